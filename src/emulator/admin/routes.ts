@@ -1,0 +1,47 @@
+// THE control-plane route table. The server dispatches on it and the admin client derives its methods and URLs
+// from it, so the two cannot drift.
+import type { AdminHandler } from './context.js';
+import { clockHandler } from './clock.js';
+import { gatewayHandler, restartHandler, sweepHandler } from './gateway.js';
+import {
+  approvalRequestHandler,
+  cancelHandler,
+  completeHandler,
+  eventHandler,
+  failHandler,
+  runInfoHandler,
+  startHandler,
+  steerPolicyHandler,
+  stopPolicyHandler,
+} from './runs.js';
+
+export interface AdminRoute {
+  /** Method name on the admin client. */
+  readonly name: string;
+  readonly method: 'GET' | 'POST';
+  /** Path under the admin prefix; `{run_id}` is the only parameter. */
+  readonly path: string;
+  readonly handler: AdminHandler;
+}
+
+export const ADMIN_PREFIX = '/__admin';
+
+export const ADMIN_ROUTES = [
+  { name: 'clock', method: 'POST', path: '/clock', handler: clockHandler },
+  { name: 'getClock', method: 'GET', path: '/clock', handler: clockHandler },
+  { name: 'sweep', method: 'POST', path: '/sweep', handler: sweepHandler },
+  { name: 'restart', method: 'POST', path: '/restart', handler: restartHandler },
+  { name: 'gateway', method: 'POST', path: '/gateway', handler: gatewayHandler },
+  { name: 'getGateway', method: 'GET', path: '/gateway', handler: gatewayHandler },
+  { name: 'run', method: 'GET', path: '/runs/{run_id}', handler: runInfoHandler },
+  { name: 'start', method: 'POST', path: '/runs/{run_id}/start', handler: startHandler },
+  { name: 'event', method: 'POST', path: '/runs/{run_id}/event', handler: eventHandler },
+  { name: 'approvalRequest', method: 'POST', path: '/runs/{run_id}/approval-request', handler: approvalRequestHandler },
+  { name: 'complete', method: 'POST', path: '/runs/{run_id}/complete', handler: completeHandler },
+  { name: 'fail', method: 'POST', path: '/runs/{run_id}/fail', handler: failHandler },
+  { name: 'cancel', method: 'POST', path: '/runs/{run_id}/cancel', handler: cancelHandler },
+  { name: 'steerPolicy', method: 'POST', path: '/runs/{run_id}/steer-policy', handler: steerPolicyHandler },
+  { name: 'stopPolicy', method: 'POST', path: '/runs/{run_id}/stop-policy', handler: stopPolicyHandler },
+] as const satisfies readonly AdminRoute[];
+
+export type AdminRouteName = (typeof ADMIN_ROUTES)[number]['name'];

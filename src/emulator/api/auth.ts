@@ -1,0 +1,49 @@
+// Hermes's API-key check and ownership scope (spec runs-api §3.1–§3.2).
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { GatewaySettings } from '../gateway.js';
+import type { HttpRequest } from '../http.js';
+import { pyStrip } from '../wire/python-json.js';
+
+export const DEFAULT_PROFILE = 'default';
+const UNAUTHENTICATED = 'unauthenticated-test-listener';
+
+/** The key a request must present: the listener's for unprefixed routes and /p/default/, else the profile's. */
+export function expectedKey(gateway: GatewaySettings, profile: string | null): string | null {
+  if (profile === null || profile === DEFAULT_PROFILE) return gateway.apiKey;
+  return gateway.profiles.get(profile)?.apiKey ?? null;
+}
+
+export type AuthOutcome = 'ok' | 'denied' | 'room';
+
+/**
+ * Bearer check: the exact prefix `Bearer `, the rest stripped and compared in constant time. A `HermesRoom`
+ * scheme (any case) is reported as 'room' so routes that accept grants can answer with the grant error.
+ */
+export function authenticate(req: HttpRequest, gateway: GatewaySettings, profile: string | null): AuthOutcome {
+  const header = req.header('authorization');
+  if (header !== undefined && /^hermesroom\s/i.test(header)) return 'room';
+  const key = expectedKey(gateway, profile);
+  if (key === null) {
+    // Hermes's test-only listener: no key configured at all lets unprefixed requests through; a named profile
+    // without its own key fails closed.
+    return profile === null || profile === DEFAULT_PROFILE ? (gateway.apiKey === null ? 'ok' : 'denied') : 'denied';
+  }
+  if (header === undefined || !header.startsWith('Bearer ')) return 'denied';
+  const presented = Buffer.from(pyStrip(header.slice(7)), 'utf8');
+  const expected = Buffer.from(key, 'utf8');
+  return presented.length === expected.length && timingSafeEqual(presented, expected) ? 'ok' : 'denied';
+}
+
+const scopeCache = new Map<string, string>();
+
+/** sha256(profile + "\0" + expected key or the unauthenticated marker), lowercase hex. */
+export function ownershipScope(gateway: GatewaySettings, profile: string | null): string {
+  const input = `${profile ?? DEFAULT_PROFILE}\0${expectedKey(gateway, profile) ?? UNAUTHENTICATED}`;
+  let scope = scopeCache.get(input);
+  if (scope === undefined) {
+    scope = createHash('sha256').update(input, 'utf8').digest('hex');
+    if (scopeCache.size > 1024) scopeCache.clear();
+    scopeCache.set(input, scope);
+  }
+  return scope;
+}

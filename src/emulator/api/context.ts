@@ -1,0 +1,27 @@
+// What a /v1 handler receives: the request, its route parameters, the caller's profile and scope, and the services.
+import type { Clock } from '../../shared/clock.js';
+import type { GatewaySettings } from '../gateway.js';
+import type { HttpRequest, HttpResponse } from '../http.js';
+import type { RunRegistry } from '../runs/registry.js';
+import type { RunService } from '../runs/service.js';
+
+export interface ApiDeps {
+  readonly service: RunService;
+  readonly registry: RunRegistry;
+  readonly gateway: GatewaySettings;
+  readonly clock: Clock;
+  /** Whether the idempotency store is on disk (capabilities advertise it). */
+  readonly durable: boolean;
+}
+
+export interface ApiContext {
+  readonly req: HttpRequest;
+  readonly params: Readonly<Record<string, string>>;
+  /** The /p/<name>/ profile, or null for unprefixed routes. */
+  readonly profile: string | null;
+  /** The caller's ownership scope (spec §3.2). */
+  readonly scope: string;
+  readonly deps: ApiDeps;
+}
+
+export type Handler = (ctx: ApiContext) => HttpResponse | Promise<HttpResponse>;

@@ -1,0 +1,92 @@
+// THE route table of the emulated Hermes surface: method, path pattern, auth rule, handler. The same routes are
+// served under /p/{profile}/ (spec runs-api §1.1). Anything else answers as aiohttp's router does.
+import type { Handler } from './context.js';
+import { capabilities, health } from './meta.js';
+import { runEvents } from './run-events.js';
+import { approveRun, getRun, steerRun, stopRun, submitRun } from './runs.js';
+
+/** 'key': API key only; 'key-or-room': API key or a HermesRoom grant; 'none': open. */
+export type AuthRule = 'key' | 'key-or-room' | 'none';
+
+export interface Route {
+  readonly method: string;
+  readonly path: string;
+  readonly auth: AuthRule;
+  readonly handler: Handler;
+}
+
+export const ROUTES: readonly Route[] = [
+  { method: 'POST', path: '/v1/runs', auth: 'key-or-room', handler: submitRun },
+  { method: 'GET', path: '/v1/runs/{run_id}', auth: 'key-or-room', handler: getRun },
+  { method: 'GET', path: '/v1/runs/{run_id}/events', auth: 'key', handler: runEvents },
+  { method: 'POST', path: '/v1/runs/{run_id}/approval', auth: 'key-or-room', handler: approveRun },
+  { method: 'POST', path: '/v1/runs/{run_id}/steer', auth: 'key', handler: steerRun },
+  { method: 'POST', path: '/v1/runs/{run_id}/stop', auth: 'key-or-room', handler: stopRun },
+  { method: 'GET', path: '/health', auth: 'none', handler: health },
+  { method: 'GET', path: '/v1/health', auth: 'none', handler: health },
+  { method: 'GET', path: '/v1/capabilities', auth: 'key', handler: capabilities },
+];
+
+export type RouteMatch =
+  | { kind: 'route'; route: Route; params: Record<string, string> }
+  | { kind: 'method-not-allowed'; allowed: string[] }
+  | { kind: 'not-found' };
+
+interface Compiled {
+  segments: Array<string | { param: string }>;
+  routes: Route[];
+}
+
+function compile(routes: readonly Route[]): Compiled[] {
+  const byPath = new Map<string, Compiled>();
+  for (const route of routes) {
+    let entry = byPath.get(route.path);
+    if (!entry) {
+      const segments = route.path.split('/').slice(1).map((s) => (s.startsWith('{') ? { param: s.slice(1, -1) } : s));
+      entry = { segments, routes: [] };
+      byPath.set(route.path, entry);
+    }
+    entry.routes.push(route);
+  }
+  return [...byPath.values()];
+}
+
+const COMPILED = compile(ROUTES);
+
+/** Decodes one path segment as aiohttp does (%2F stays inside the segment); malformed escapes stay raw. */
+function decodeSegment(s: string): string {
+  if (!s.includes('%')) return s;
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/** Resolves a (profile-stripped, still encoded) path and method against the table. */
+export function matchRoute(method: string, path: string): RouteMatch {
+  const parts = path.split('/').slice(1).map(decodeSegment);
+  for (const entry of COMPILED) {
+    if (entry.segments.length !== parts.length) continue;
+    const params: Record<string, string> = {};
+    let matched = true;
+    for (let i = 0; i < parts.length; i++) {
+      const want = entry.segments[i]!;
+      const got = parts[i]!;
+      if (typeof want === 'string') {
+        if (want !== got) {
+          matched = false;
+          break;
+        }
+      } else if (got === '' || /[{}]/.test(got)) {
+        matched = false;
+        break;
+      } else params[want.param] = got;
+    }
+    if (!matched) continue;
+    const route = entry.routes.find((r) => r.method === method);
+    if (route) return { kind: 'route', route, params };
+    return { kind: 'method-not-allowed', allowed: entry.routes.map((r) => r.method) };
+  }
+  return { kind: 'not-found' };
+}

@@ -1,0 +1,98 @@
+// GET /v1/runs/{run_id}/events: attaches a subscriber to the run's single buffer (spec runs-api §8).
+// Subscribers compete for events; keep-alive after 30 s of clock silence; the buffer is deleted when a
+// subscriber's handler exits, however it exits.
+import type { Clock, Timer } from '../../shared/clock.js';
+import type { HttpResponse, StreamSink } from '../http.js';
+import type { BufferItem, EventBuffer } from '../runs/event-log.js';
+import { hermesErrors } from '../runs/hermes-errors.js';
+import type { RunRegistry } from '../runs/registry.js';
+import { errorResponse } from '../wire/responses.js';
+import { CLOSED_FRAME, dataFrame, KEEPALIVE_FRAME, SSE_HEADERS } from '../wire/sse.js';
+import type { ApiContext } from './context.js';
+
+const KEEPALIVE_SECONDS = 30;
+/** Hermes polls 20 × 50 ms for a buffer that may be created by a racing POST. */
+const BUFFER_WAIT_SECONDS = 1;
+
+/** Waits on the clock; a frozen clock would never get there, so it answers at once. */
+function clockDelay(clock: Clock, seconds: number): Promise<void> {
+  if (clock.frozen) return Promise.resolve();
+  return new Promise((resolve) => clock.schedule(seconds, resolve));
+}
+
+export async function runEvents(ctx: ApiContext): Promise<HttpResponse> {
+  const { service, registry, clock } = ctx.deps;
+  const runId = ctx.params.run_id!;
+  const found = service.stream(ctx.scope, runId);
+  if (!found.ok) return errorResponse(found.error);
+  let buffer = found.value;
+  if (buffer === 'gone') {
+    await clockDelay(clock, BUFFER_WAIT_SECONDS);
+    buffer = registry.buffers.get(runId) ?? 'gone';
+    if (buffer === 'gone') return errorResponse(hermesErrors.runNotFound(runId));
+  }
+  const attached = buffer;
+  attached.subscribers++;
+  return {
+    status: 200,
+    headers: [...SSE_HEADERS],
+    body: null,
+    stream: (sink) => subscribe(runId, attached, sink, clock, registry),
+  };
+}
+
+/** One subscriber's loop: drain what is queued, then wait for the next item or 30 s of silence. */
+function subscribe(runId: string, buffer: EventBuffer, sink: StreamSink, clock: Clock, registry: RunRegistry): void {
+  let done = false;
+  let keepalive: Timer | null = null;
+  let cancelWait: () => void = () => {};
+
+  const exit = (): void => {
+    if (done) return;
+    done = true;
+    keepalive?.cancel();
+    cancelWait();
+    buffer.subscribers--;
+    registry.streams.delete(exit);
+    sink.end();
+    // Hermes's finally: the run's buffer goes, whichever subscriber left (spec §8.6).
+    if (registry.buffers.get(runId) === buffer) registry.buffers.delete(runId);
+  };
+
+  /** Writes one item; false when the stream is over (end of run, or a write to a departed client). */
+  const deliver = (item: BufferItem): boolean => {
+    if (item.kind === 'end') {
+      sink.write(CLOSED_FRAME);
+      exit();
+      return false;
+    }
+    if (!sink.write(dataFrame(item.event))) {
+      exit();
+      return false;
+    }
+    return true;
+  };
+
+  const wait = (): void => {
+    keepalive = clock.schedule(KEEPALIVE_SECONDS, () => {
+      cancelWait();
+      if (!sink.write(KEEPALIVE_FRAME)) exit();
+      else pump();
+    });
+    cancelWait = buffer.wait((item) => {
+      keepalive?.cancel();
+      if (deliver(item)) pump();
+    });
+  };
+
+  const pump = (): void => {
+    while (!done) {
+      const item = buffer.poll();
+      if (item === undefined) return wait();
+      if (!deliver(item)) return;
+    }
+  };
+
+  registry.streams.add(exit);
+  pump();
+}

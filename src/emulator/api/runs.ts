@@ -1,0 +1,88 @@
+// Handlers for the /v1/runs routes: parse the request in Hermes's order, ask the runs service, render the answer.
+// The step numbers refer to spec runs-api §5.1, §9, §10 and §11.
+import type { HttpResponse } from '../http.js';
+import { fingerprint } from '../runs/fingerprint.js';
+import { hermesErrors } from '../runs/hermes-errors.js';
+import { isDict } from '../runs/python-values.js';
+import { parseSessionKey, validateRunBody, validIdempotencyKey } from '../runs/validate.js';
+import { pyStrip, type PyValue } from '../wire/python-json.js';
+import { errorResponse, jsonResponse, sessionKeyErrorResponse } from '../wire/responses.js';
+import { expectedKey } from './auth.js';
+import { readJson } from './body.js';
+import type { ApiContext } from './context.js';
+
+/** POST /v1/runs (auth already passed: step 2 continues with draining). */
+export async function submitRun(ctx: ApiContext): Promise<HttpResponse> {
+  const { service, gateway } = ctx.deps;
+  if (gateway.draining) return errorResponse(hermesErrors.draining());
+  const release = service.beginAdmission();
+  try {
+    // Step 3: X-Hermes-Session-Key, before the body is read.
+    const rawSessionKey = ctx.req.header('x-hermes-session-key');
+    if (rawSessionKey !== undefined && pyStrip(rawSessionKey) !== '' && expectedKey(gateway, ctx.profile) === null) {
+      return errorResponse(hermesErrors.sessionKeyNeedsAuth());
+    }
+    const sessionKey = parseSessionKey(rawSessionKey);
+    if ('invalid' in sessionKey) return sessionKeyErrorResponse(sessionKey.invalid);
+    // Step 4: request.json().
+    const parsed = await readJson(ctx.req);
+    if (!parsed) return errorResponse(hermesErrors.invalidJson());
+    // Steps 6–7: Idempotency-Key, then the fingerprint (computed before the body is validated).
+    const key = pyStrip(ctx.req.header('idempotency-key') ?? '');
+    if (key !== '' && !validIdempotencyKey(key)) return errorResponse(hermesErrors.invalidIdempotencyKey());
+    const print = key !== '' ? fingerprint(parsed.value, sessionKey.key) : null;
+    // Steps 8–10.
+    const request = validateRunBody(parsed.value);
+    if ('status' in request) return errorResponse(request);
+    // Steps 11–15.
+    const admitted = service.submit({ scope: ctx.scope, idempotencyKey: key || null, fingerprint: print, request });
+    if (!admitted.ok) return errorResponse(admitted.error);
+    const { runId, status, replayed } = admitted.value;
+    const headers: Array<[string, string]> = [];
+    if (replayed) headers.push(['Idempotency-Replayed', 'true']);
+    if (sessionKey.key) headers.push(['X-Hermes-Session-Key', sessionKey.key]);
+    const body = new Map<string, PyValue>([['run_id', runId], ['status', status], ['replayed', replayed]]);
+    return jsonResponse(202, body, headers);
+  } finally {
+    release();
+  }
+}
+
+/** GET /v1/runs/{run_id} */
+export function getRun(ctx: ApiContext): HttpResponse {
+  const result = ctx.deps.service.get(ctx.scope, ctx.params.run_id!);
+  return result.ok ? jsonResponse(200, result.value) : errorResponse(result.error);
+}
+
+/** POST /v1/runs/{run_id}/stop — the body is never read. */
+export function stopRun(ctx: ApiContext): HttpResponse {
+  const result = ctx.deps.service.stop(ctx.scope, ctx.params.run_id!);
+  if (!result.ok) return errorResponse(result.error);
+  const outcome = result.value;
+  if (outcome.kind === 'status') return jsonResponse(200, outcome.status);
+  return jsonResponse(200, new Map<string, PyValue>([['run_id', outcome.runId], ['status', 'stopping']]));
+}
+
+/** POST /v1/runs/{run_id}/approval */
+export async function approveRun(ctx: ApiContext): Promise<HttpResponse> {
+  const { service } = ctx.deps;
+  const runId = ctx.params.run_id!;
+  const target = service.approvalTarget(ctx.scope, runId);
+  if (!target.ok) return errorResponse(target.error);
+  const parsed = await readJson(ctx.req);
+  if (!parsed) return errorResponse(hermesErrors.invalidJson());
+  const result = service.approve(runId, parsed.value);
+  return result.ok ? jsonResponse(200, result.value) : errorResponse(result.error);
+}
+
+/** POST /v1/runs/{run_id}/steer — API key only; state is checked before the body is read. */
+export async function steerRun(ctx: ApiContext): Promise<HttpResponse> {
+  const { service } = ctx.deps;
+  const target = service.steerTarget(ctx.scope, ctx.params.run_id!);
+  if (!target.ok) return errorResponse(target.error);
+  const parsed = await readJson(ctx.req);
+  if (!parsed) return errorResponse(hermesErrors.steerInvalidJson());
+  if (!isDict(parsed.value)) return errorResponse(hermesErrors.steerNotObject());
+  const result = service.steer(target.value, parsed.value);
+  return result.ok ? jsonResponse(200, result.value) : errorResponse(result.error);
+}

@@ -1,0 +1,38 @@
+// The emulator's front door for both transports: control plane under /__admin/, the emulated Hermes surface for
+// everything else, and the headers aiohttp puts on every answer (Content-Length, Date, Server).
+import type { Clock } from '../shared/clock.js';
+import { handleAdmin, type AdminDeps } from './admin/index.js';
+import { handleApi, type ApiDeps } from './api/index.js';
+import type { HttpRequest, HttpResponse } from './http.js';
+
+export const SERVER_HEADER = 'Python/3.11 aiohttp/3.14.3';
+
+export interface AppDeps {
+  api: ApiDeps;
+  admin: AdminDeps;
+  clock: Clock;
+}
+
+let dateSecond = -1;
+let dateText = '';
+/** RFC 7231 date from the emulator's clock, formatted once per second. */
+function httpDate(clock: Clock): string {
+  const second = Math.floor(clock.now());
+  if (second !== dateSecond) {
+    dateSecond = second;
+    dateText = new Date(second * 1000).toUTCString();
+  }
+  return dateText;
+}
+
+export async function handle(req: HttpRequest, deps: AppDeps): Promise<HttpResponse> {
+  const response = req.path.startsWith('/__admin/') ? await handleAdmin(req, deps.admin) : await handleApi(req, deps.api);
+  if (!response.stream) {
+    const body = response.body;
+    const length = body === null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+    response.headers.push(['Content-Length', String(length)]);
+  }
+  response.headers.push(['Date', httpDate(deps.clock)], ['Server', SERVER_HEADER]);
+  if (response.close) response.headers.push(['Connection', 'close']);
+  return response;
+}

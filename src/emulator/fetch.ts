@@ -1,0 +1,73 @@
+// The Fetch transport: a standard Request in, a standard Response out, over the same handler the server uses.
+import type { HttpRequest, HttpResponse, StreamSink } from './http.js';
+
+async function readLimited(stream: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array | 'too-large'> {
+  if (!stream) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel();
+      return 'too-large';
+    }
+    chunks.push(value);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+}
+
+export function fromFetchRequest(request: Request): HttpRequest {
+  const url = request.url;
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  const target = start < 0 ? '/' : url.slice(start);
+  const q = target.search(/[?#]/);
+  let consumed = false;
+  return {
+    method: request.method.toUpperCase(),
+    path: q < 0 ? target : target.slice(0, q),
+    header: (name) => request.headers.get(name) ?? undefined,
+    readBody: (limit) => {
+      if (consumed) return Promise.resolve(new Uint8Array(0));
+      consumed = true;
+      return readLimited(request.body, limit);
+    },
+  };
+}
+
+const encoder = new TextEncoder();
+
+export function toFetchResponse(response: HttpResponse): Response {
+  const headers = new Headers();
+  for (const [k, v] of response.headers) headers.append(k, v);
+  if (response.stream) {
+    const open = response.stream;
+    let gone = false;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        const sink: StreamSink = {
+          write(chunk) {
+            if (gone) return false;
+            controller.enqueue(encoder.encode(chunk));
+            return true;
+          },
+          end() {
+            if (gone) return;
+            gone = true;
+            controller.close();
+          },
+        };
+        open(sink);
+      },
+      cancel() {
+        // The reader went away; the subscriber notices on its next write, as over a socket.
+        gone = true;
+      },
+    });
+    return new Response(body, { status: response.status, headers });
+  }
+  const nullBody = response.body === null || response.status === 204 || response.status === 304;
+  return new Response(nullBody ? null : (response.body as string | ArrayBuffer), { status: response.status, headers });
+}

@@ -1,0 +1,39 @@
+// The transport-neutral request and response the emulator works on. Both ways in — the Fetch adapter and the
+// node:http server — translate to and from these, so every behaviour is the same over either transport.
+
+export interface HttpRequest {
+  /** Upper-case method. */
+  readonly method: string;
+  /** The request target's path, still percent-encoded, without the query string. */
+  readonly path: string;
+  /** Header lookup by lower-case name; repeated headers are joined with ", " as both transports do. */
+  header(name: string): string | undefined;
+  /** Reads the body once; resolves 'too-large' as soon as more than `limit` bytes arrive. */
+  readBody(limit: number): Promise<Uint8Array | 'too-large'>;
+}
+
+/** Where an event stream writes; write() returns false once the client is gone (noticed only when writing). */
+export interface StreamSink {
+  write(chunk: string): boolean;
+  end(): void;
+}
+
+export interface HttpResponse {
+  status: number;
+  /** Header name/value pairs in wire order; transports add Content-Length (and Transfer-Encoding for streams). */
+  headers: Array<[string, string]>;
+  body: string | Uint8Array | null;
+  /** For event streams: called once the head is sent; the body is written through the sink. */
+  stream?: (sink: StreamSink) => void;
+  /** Close the connection after this response (aiohttp does after a 500). */
+  close?: boolean;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK', 202: 'Accepted', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found',
+  405: 'Method Not Allowed', 409: 'Conflict', 413: 'Request Entity Too Large', 429: 'Too Many Requests',
+  500: 'Internal Server Error', 503: 'Service Unavailable',
+};
+
+/** aiohttp's reason phrases (used by the node server's status line). */
+export const reasonPhrase = (status: number): string => STATUS_TEXT[status] ?? 'Unknown';

@@ -1,0 +1,93 @@
+// createEmulator: Hermes v2026.8.31's /v1/runs surface with a fake agent, as an in-process Fetch handler.
+import { ControlledClock } from '../shared/clock.js';
+import { createIdSource } from '../shared/ids.js';
+import { createAdminClient, type AdminClient } from './admin/client.js';
+import { handle, type AppDeps } from './app.js';
+import { fromFetchRequest, toFetchResponse } from './fetch.js';
+import type { GatewaySettings } from './gateway.js';
+import { normaliseCap } from './gateway.js';
+import type { HttpRequest, HttpResponse } from './http.js';
+import { parseEmulatorOptions, type EmulatorOptions } from './options.js';
+import { FakeAgent } from './runs/agent.js';
+import { claimOwner, releaseOwner } from './runs/owner.js';
+import { RunRegistry } from './runs/registry.js';
+import { RunService } from './runs/service.js';
+import { openEmulatorStore } from './store/db.js';
+import { IdempotencyStore } from './store/idempotency.js';
+
+export type { EmulatorOptions } from './options.js';
+
+export interface Emulator {
+  /** Answers a standard Request exactly as Hermes would. */
+  fetch(request: Request): Promise<Response>;
+  /** The transport-neutral handler (used by the node:http server). */
+  handle(request: HttpRequest): Promise<HttpResponse>;
+  /** The control plane, driven through this emulator's fetch. */
+  readonly admin: AdminClient;
+  readonly clock: ControlledClock;
+  readonly gateway: GatewaySettings;
+  /** Emulates a gateway crash and restart on the same store. */
+  restart(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * @example
+ *   const hermes = createEmulator({ apiKey: 'test-key-0123456789abcdef' });
+ *   const res = await hermes.fetch(new Request('http://hermes.test/v1/runs', {
+ *     method: 'POST', headers: { Authorization: 'Bearer test-key-0123456789abcdef' }, body: '{"input":"hi"}' }));
+ */
+export function createEmulator(input?: EmulatorOptions): Emulator {
+  const options = parseEmulatorOptions(input);
+  const clock = options.clock ?? new ControlledClock({ start: options.time ?? undefined, frozen: options.frozen });
+  const ids = createIdSource(options.seed ?? undefined);
+  const gateway: GatewaySettings = {
+    apiKey: options.apiKey,
+    draining: options.draining,
+    maxConcurrentRuns: normaliseCap(options.maxConcurrentRuns),
+    modelName: options.modelName,
+    corsOrigins: [...options.corsOrigins],
+    profiles: new Map(Object.entries(options.profiles)),
+  };
+  const db = openEmulatorStore(options.db);
+  const store = new IdempotencyStore(db);
+  const registry = new RunRegistry(clock, store, claimOwner());
+  const agent = new FakeAgent(registry, clock, ids, { ...options.agent });
+  const service = new RunService(registry, gateway, ids, agent);
+  registry.startSweeps();
+
+  const restart = (): void => {
+    registry.clearMemory();
+    releaseOwner(registry.owner);
+    registry.owner = claimOwner();
+    gateway.draining = false;
+    registry.startSweeps();
+  };
+
+  const deps: AppDeps = {
+    clock,
+    api: { service, registry, gateway, clock, durable: options.db !== ':memory:' },
+    admin: { clock, gateway, registry, agent, restart },
+  };
+  const handleRequest = (req: HttpRequest) => handle(req, deps);
+  const fetch = async (request: Request) => toFetchResponse(await handleRequest(fromFetchRequest(request)));
+  let closed = false;
+
+  return {
+    fetch,
+    handle: handleRequest,
+    admin: createAdminClient(fetch, 'http://hermes.invalid'),
+    clock,
+    gateway,
+    restart,
+    async close() {
+      if (closed) return;
+      closed = true;
+      registry.stopSweeps();
+      registry.clearMemory();
+      releaseOwner(registry.owner);
+      if (!options.clock) clock.close();
+      store.close();
+    },
+  };
+}

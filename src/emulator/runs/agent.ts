@@ -1,0 +1,191 @@
+// The fake agent that stands in for Hermes's AIAgent: it starts as Hermes's background task does, then does what
+// the control plane tells it (progress events, approval requests, completion, failure, interrupt, steer policy).
+import type { Clock } from '../../shared/clock.js';
+import type { IdSource } from '../../shared/ids.js';
+import { PyFloat, type PyDict, type PyValue } from '../wire/python-json.js';
+import type { LiveRun, RunRegistry } from './registry.js';
+
+export interface AgentDefaults {
+  /** Seconds on the clock between admission and `running` (0: the next microtask, as Hermes's create_task). */
+  startDelay: number;
+  /** Whether the agent honours a stop's interrupt by returning interrupted (→ cancelled). */
+  acknowledgeStop: boolean;
+  /** Whether agent.steer() accepts text. */
+  acceptSteer: boolean;
+}
+
+export type ProgressEvent =
+  | { event: 'tool.started'; tool: string; preview: string | null }
+  | { event: 'tool.completed'; tool: string; duration: number | null; error: boolean }
+  | { event: 'reasoning.available'; text: string }
+  | { event: 'message.delta'; delta: string }
+  | { event: 'subagent.start' | 'subagent.complete'; fields: Array<[string, PyValue]> };
+
+/** What the agent returns when its loop ends (Hermes's result dict, reduced to what the runs module reads). */
+export type AgentResult =
+  | { kind: 'completed'; output: PyValue; usage: Usage }
+  | { kind: 'failed'; error: string }
+  | { kind: 'interrupted'; output: PyValue; usage: Usage };
+
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+}
+
+const usageDict = (u: Usage): PyDict =>
+  new Map<string, PyValue>([
+    ['input_tokens', u.input_tokens],
+    ['output_tokens', u.output_tokens],
+    ['total_tokens', u.total_tokens],
+  ]);
+
+export class FakeAgent {
+  constructor(
+    private readonly registry: RunRegistry,
+    private readonly clock: Clock,
+    private readonly ids: IdSource,
+    public defaults: AgentDefaults,
+  ) {}
+
+  /** Creates the background task; it sets `running` on the next microtask (or after startDelay on the clock). */
+  spawn(runId: string, userMessage: PyValue): LiveRun {
+    const run: LiveRun = {
+      runId,
+      started: false,
+      stopRequested: false,
+      approvals: [],
+      acceptSteer: this.defaults.acceptSteer,
+      acknowledgeStop: this.defaults.acknowledgeStop,
+      pendingSteer: [],
+      startTimer: null,
+      userMessage,
+    };
+    this.registry.live.set(runId, run);
+    if (this.defaults.startDelay > 0) run.startTimer = this.clock.schedule(this.defaults.startDelay, () => this.#start(run));
+    else queueMicrotask(() => this.#start(run));
+    return run;
+  }
+
+  #start(run: LiveRun): void {
+    if (this.registry.live.get(run.runId) !== run || run.started) return;
+    run.startTimer = null;
+    this.registry.update(run.runId, 'start');
+    if (run.stopRequested) {
+      // Stop arrived while queued: the task never creates its agent (spec §7.2).
+      this.#cancel(run);
+      return;
+    }
+    run.started = true;
+  }
+
+  /** Starts a queued run now (control plane), instead of waiting for its start delay. */
+  startNow(run: LiveRun): void {
+    run.startTimer?.cancel();
+    this.#start(run);
+  }
+
+  progress(run: LiveRun, ev: ProgressEvent): void {
+    const fields: Array<[string, PyValue]> =
+      ev.event === 'tool.started'
+        ? [['tool', ev.tool], ['preview', ev.preview]]
+        : ev.event === 'tool.completed'
+          ? [['tool', ev.tool], ['duration', ev.duration === null ? 0 : new PyFloat(Math.round(ev.duration * 1000) / 1000)], ['error', ev.error]]
+          : ev.event === 'reasoning.available'
+            ? [['text', ev.text]]
+            : ev.event === 'message.delta'
+              ? [['delta', ev.delta]]
+              : ev.fields;
+    this.registry.emit(run.runId, ev.event, fields);
+    // message.delta never touches the status; the rest record last_event and keep the status (spec §6.1).
+    if (ev.event !== 'message.delta') this.registry.update(run.runId, 'progress', [], [], ev.event);
+    // A tool boundary is where Hermes injects accepted steer text.
+    if (ev.event === 'tool.started' || ev.event === 'tool.completed') run.pendingSteer = [];
+  }
+
+  /** Parks the run on a dangerous-command approval; returns the approval.request event dict. */
+  requestApproval(run: LiveRun, notification: PyDict): PyDict {
+    const event: PyDict = new Map(notification);
+    if (!event.has('request_id')) event.set('request_id', this.ids.uuid4Hex());
+    const smartDenied = truthy(event.get('smart_denied'));
+    const allowSession = event.get('allow_session') !== false;
+    const allowPermanent = event.get('allow_permanent') !== false;
+    const choices =
+      smartDenied || !allowSession ? ['once', 'deny'] : allowPermanent ? ['once', 'session', 'always', 'deny'] : ['once', 'session', 'deny'];
+    event.set('event', 'approval.request');
+    event.set('run_id', run.runId);
+    event.set('timestamp', new PyFloat(this.clock.now()));
+    event.set('choices', choices);
+    // Status first, then the event: the status `approval` and the SSE event are the same dict (spec §8.4).
+    this.registry.update(run.runId, 'approvalRequest', [], [['approval', event]]);
+    this.registry.emitDict(run.runId, event);
+    run.approvals.push(event);
+    return event;
+  }
+
+  /** Hermes's resolve_gateway_approval: exact request_id, else all, else the oldest. */
+  resolveApprovals(run: LiveRun, _choice: string, requestId: string | null, all: boolean): number {
+    if (run.approvals.length === 0) return 0;
+    if (requestId !== null) {
+      const before = run.approvals.length;
+      run.approvals = run.approvals.filter((a) => a.get('request_id') !== requestId);
+      return before - run.approvals.length;
+    }
+    if (all) {
+      const n = run.approvals.length;
+      run.approvals = [];
+      return n;
+    }
+    run.approvals.shift();
+    return 1;
+  }
+
+  steer(run: LiveRun, text: string): boolean {
+    if (!run.acceptSteer) return false;
+    run.pendingSteer.push(text);
+    return true;
+  }
+
+  /** A stop's hard interrupt: a cooperative agent returns interrupted (releasing any approval wait). */
+  interrupt(run: LiveRun): void {
+    if (!run.acknowledgeStop) return;
+    queueMicrotask(() => {
+      if (this.registry.live.get(run.runId) === run) this.finish(run, { kind: 'interrupted', output: '', usage: zeroUsage() });
+    });
+  }
+
+  /** The agent's loop returns: classify as Hermes does (spec §7.2) and end the task. */
+  finish(run: LiveRun, result: AgentResult): void {
+    const { registry } = this;
+    const runId = run.runId;
+    if (result.kind === 'interrupted' && run.stopRequested) {
+      this.#cancel(run);
+      return;
+    }
+    if (result.kind === 'failed') {
+      const error = result.error || 'agent run failed';
+      registry.emit(runId, 'run.failed', [['error', error]]);
+      registry.update(runId, 'fail', [['error', error]]);
+    } else {
+      // Completion (also an interrupted result without a stop mark) — the event precedes the status flip (§8.5).
+      const usage = usageDict(result.usage);
+      const pending = run.pendingSteer.join('\n');
+      const tail: Array<[string, PyValue]> = pending ? [['pending_steer', pending]] : [];
+      registry.emit(runId, 'run.completed', [['output', result.output], ['usage', usage], ...tail]);
+      registry.update(runId, 'complete', [['output', result.output], ['usage', usage]], tail);
+    }
+    registry.finishTask(runId);
+  }
+
+  #cancel(run: LiveRun): void {
+    this.registry.emit(run.runId, 'run.cancelled');
+    this.registry.update(run.runId, 'cancel');
+    this.registry.finishTask(run.runId);
+  }
+}
+
+export const zeroUsage = (): Usage => ({ input_tokens: 0, output_tokens: 0, total_tokens: 0 });
+
+function truthy(v: PyValue | undefined): boolean {
+  return v !== undefined && v !== null && v !== false && v !== 0 && v !== '';
+}

@@ -1,0 +1,179 @@
+// The gateway's run memory (Hermes's _run_statuses, _run_streams, owner stamps, active tasks) plus the durable
+// rows behind it: status updates with Hermes's key-order and persistence rules, event emission, hydration of
+// durable snapshots (with the restart interruption), and the 60-second retention sweep.
+import type { Clock, Timer } from '../../shared/clock.js';
+import { PyFloat, dumpsSorted, parsePyJson, type PyDict, type PyValue } from '../wire/python-json.js';
+import type { IdempotencyStore } from '../store/idempotency.js';
+import { EventBuffer } from './event-log.js';
+import { SWEEPABLE, isTerminal, nextStatus, TRANSITIONS, type Trigger } from './lifecycle.js';
+import { applyUpdate, statusOf } from './status.js';
+import { ownerAlive, type OwnerIdentity } from './owner.js';
+
+/** What Hermes keeps while a run's background task is alive (agent, approval session, stop mark). */
+export interface LiveRun {
+  readonly runId: string;
+  /** The task has started and created its agent. */
+  started: boolean;
+  stopRequested: boolean;
+  /** Pending approval requests, oldest first (each the approval.request event dict). */
+  approvals: PyDict[];
+  acceptSteer: boolean;
+  acknowledgeStop: boolean;
+  /** Steer texts accepted but not yet injected at a tool boundary. */
+  pendingSteer: string[];
+  startTimer: Timer | null;
+  /** The user turn, kept for recorders. */
+  readonly userMessage: PyValue;
+}
+
+export const INTERRUPTED_ERROR = 'The gateway restarted before this run settled.';
+const STATUS_TTL = 3_600;
+const BUFFER_TTL = 300;
+const SWEEP_INTERVAL = 60;
+
+export class RunRegistry {
+  readonly statuses = new Map<string, PyDict>();
+  readonly owners = new Map<string, string>();
+  readonly buffers = new Map<string, EventBuffer>();
+  readonly live = new Map<string, LiveRun>();
+  /** Runs with a durable row (admitted with a key, or hydrated from one). */
+  readonly durable = new Set<string>();
+  /** Closers of attached event streams (an emulated crash cuts them). */
+  readonly streams = new Set<() => void>();
+  #sweepTimer: Timer | null = null;
+
+  constructor(
+    readonly clock: Clock,
+    readonly store: IdempotencyStore,
+    public owner: OwnerIdentity,
+  ) {}
+
+  startSweeps(): void {
+    this.#sweepTimer?.cancel();
+    const tick = () => {
+      this.sweep();
+      this.#sweepTimer = this.clock.schedule(SWEEP_INTERVAL, tick);
+    };
+    this.#sweepTimer = this.clock.schedule(SWEEP_INTERVAL, tick);
+  }
+
+  stopSweeps(): void {
+    this.#sweepTimer?.cancel();
+    this.#sweepTimer = null;
+  }
+
+  /**
+   * The status dict the caller (`scope`) may see, or null (→ 404 run_not_found). Follows the visibility rule of
+   * spec §3.3, then memory, then the durable row (hydrated, possibly rewritten to `interrupted`, and cached).
+   */
+  resolve(scope: string, runId: string): PyDict | null {
+    const stamp = this.owners.get(runId);
+    if (stamp !== undefined && stamp !== scope) return null;
+    const cached = this.statuses.get(runId);
+    if (cached) return cached;
+    const row = this.store.findRun(scope, runId);
+    if (!row) return null;
+    const dict = parsePyJson(row.status_json) as PyDict;
+    this.statuses.set(runId, dict);
+    this.owners.set(runId, scope);
+    this.durable.add(runId);
+    if (!isTerminal(statusOf(dict)) && !ownerAlive(row.owner_pid, row.owner_started)) {
+      this.update(runId, 'interrupt', [['error', INTERRUPTED_ERROR]]);
+    }
+    return dict;
+  }
+
+  /**
+   * Applies a lifecycle trigger (spec §7.2); returns false when the table forbids it. Keys are appended in the order
+   * Hermes's update call names them (§6.2): `before`, then last_event, then `after`
+   * (completion: output, usage, last_event, pending_steer; approval: last_event, approval).
+   */
+  update(
+    runId: string,
+    trigger: Trigger,
+    before: ReadonlyArray<[string, PyValue]> = [],
+    after: ReadonlyArray<[string, PyValue]> = [],
+    eventName?: string,
+  ): boolean {
+    const dict = this.statuses.get(runId);
+    if (!dict) return false;
+    const to = nextStatus(statusOf(dict), trigger);
+    if (to === null) return false;
+    const row = TRANSITIONS[trigger];
+    const lastEvent = row.lastEvent === 'event' ? eventName ?? null : row.lastEvent;
+    const extras: Array<[string, PyValue]> = lastEvent ? [...before, ['last_event', lastEvent], ...after] : [...before, ...after];
+    if (applyUpdate(dict, to, this.clock.now(), extras)) this.persist(runId, dict);
+    return true;
+  }
+
+  persist(runId: string, dict: PyDict): void {
+    if (this.durable.has(runId)) this.store.writeStatus(runId, dumpsSorted(dict), this.clock.now());
+  }
+
+  /** Creates the run's transport buffer at admission; events are buffered from then on (§8.1). */
+  openBuffer(runId: string, now: number): void {
+    this.buffers.set(runId, new EventBuffer(now));
+  }
+
+  /** Enqueues an event `{event, run_id, timestamp, ...fields}` if the run still has a buffer (else it is dropped). */
+  emit(runId: string, name: string, fields: ReadonlyArray<[string, PyValue]> = []): void {
+    const buffer = this.buffers.get(runId);
+    if (!buffer) return;
+    const event: PyDict = new Map<string, PyValue>([
+      ['event', name],
+      ['run_id', runId],
+      ['timestamp', new PyFloat(this.clock.now())],
+    ]);
+    for (const [k, v] of fields) event.set(k, v);
+    buffer.push({ kind: 'event', event });
+  }
+
+  /** Enqueues an already-built event dict (approval.request keeps the approval subsystem's key order). */
+  emitDict(runId: string, event: PyDict): void {
+    this.buffers.get(runId)?.push({ kind: 'event', event });
+  }
+
+  /** The background task finished: sentinel to the stream, approval session and capacity released. */
+  finishTask(runId: string): void {
+    const run = this.live.get(runId);
+    if (!run) return;
+    run.startTimer?.cancel();
+    this.live.delete(runId);
+    this.buffers.get(runId)?.push({ kind: 'end' });
+  }
+
+  /** Hermes's 60 s sweep: terminal statuses idle for more than an hour, unwatched buffers older than 300 s. */
+  sweep(): { statuses: number; buffers: number } {
+    const now = this.clock.now();
+    let statuses = 0;
+    let buffers = 0;
+    for (const [runId, dict] of this.statuses) {
+      const updated = dict.get('updated_at');
+      const at = updated instanceof PyFloat ? updated.value : typeof updated === 'number' ? updated : now;
+      if (SWEEPABLE.has(statusOf(dict)) && now - at > STATUS_TTL && !this.live.has(runId)) {
+        this.statuses.delete(runId);
+        this.owners.delete(runId);
+        this.durable.delete(runId);
+        statuses++;
+      }
+    }
+    for (const [runId, buffer] of this.buffers) {
+      if (buffer.subscribers === 0 && now - buffer.createdAt > BUFFER_TTL) {
+        this.buffers.delete(runId);
+        buffers++;
+      }
+    }
+    return { statuses, buffers };
+  }
+
+  /** Forgets everything a crashed process would lose; durable rows stay. */
+  clearMemory(): void {
+    for (const close of [...this.streams]) close();
+    for (const run of this.live.values()) run.startTimer?.cancel();
+    this.statuses.clear();
+    this.owners.clear();
+    this.buffers.clear();
+    this.live.clear();
+    this.durable.clear();
+  }
+}

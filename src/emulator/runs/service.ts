@@ -1,0 +1,197 @@
+// The runs domain behind the six /v1/runs routes: admission with idempotency and capacity, status reads,
+// stop, approval and steer, and the event buffer a subscriber attaches to. No HTTP and no SQL here.
+import { timingSafeEqual } from 'node:crypto';
+import type { IdSource } from '../../shared/ids.js';
+import type { GatewaySettings } from '../gateway.js';
+import { dumpsSorted, PyFloat, pyLen, pyStrip, type PyDict, type PyValue } from '../wire/python-json.js';
+import type { IdempotencyRow } from '../store/idempotency.js';
+import type { EventBuffer } from './event-log.js';
+import { fail, hermesErrors, ok, UnhandledHermesException, type Result } from './hermes-errors.js';
+import { isTerminal } from './lifecycle.js';
+import { isDict, pyTruthy } from './python-values.js';
+import type { FakeAgent } from './agent.js';
+import type { LiveRun, RunRegistry } from './registry.js';
+import { newStatus, statusOf } from './status.js';
+import { steerText } from './steer-text.js';
+import type { RunRequest } from './validate.js';
+
+export interface Submission {
+  scope: string;
+  /** Stripped, validated Idempotency-Key, or null for a keyless run. */
+  idempotencyKey: string | null;
+  fingerprint: string | null;
+  request: RunRequest;
+}
+
+export interface Admission {
+  runId: string;
+  /** `started` for a new run; the current stored status for a replay. */
+  status: string;
+  replayed: boolean;
+}
+
+export type StopOutcome = { kind: 'status'; status: PyDict } | { kind: 'stopping'; runId: string };
+
+const CHOICES = new Set(['once', 'session', 'always', 'deny']);
+const CHOICE_ALIASES: Record<string, string> = { approve: 'once', approved: 'once', allow: 'once' };
+
+/** Hermes's _coerce_request_bool (spec §9 step 7). */
+function coerceBool(v: PyValue | undefined): boolean {
+  if (typeof v === 'boolean') return v;
+  if (typeof v === 'string') return ['1', 'true', 'yes', 'on'].includes(pyStrip(v).toLowerCase());
+  if (typeof v === 'number') return v !== 0;
+  if (typeof v === 'bigint') return v !== 0n;
+  if (v instanceof PyFloat) return v.value !== 0;
+  return false;
+}
+
+const sameFingerprint = (a: string, b: string): boolean =>
+  a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+export class RunService {
+  /** Requests currently inside admission (Hermes's pending-work reservations). */
+  #admissions = 0;
+
+  constructor(
+    private readonly registry: RunRegistry,
+    private readonly gateway: GatewaySettings,
+    private readonly ids: IdSource,
+    private readonly agent: FakeAgent,
+  ) {}
+
+  /** Takes a pending-work reservation for the rest of a POST /v1/runs; call the result when done. */
+  beginAdmission(): () => void {
+    this.#admissions++;
+    let done = false;
+    return () => {
+      if (!done) this.#admissions--;
+      done = true;
+    };
+  }
+
+  /** Steps 11–15 of spec §5.1: durable lookup (replay/409), capacity (429), allocation, reserve, spawn. */
+  submit(sub: Submission): Result<Admission> {
+    const { registry } = this;
+    const now = registry.clock.now();
+    if (sub.idempotencyKey !== null) {
+      const row = registry.store.lookup(sub.scope, sub.idempotencyKey, now);
+      if (row) return this.#replay(sub, row);
+    }
+    const cap = this.gateway.maxConcurrentRuns;
+    if (cap > 0 && this.#admissions - 1 + registry.live.size >= cap) return fail(hermesErrors.capacity(cap));
+
+    const runId = `run_${this.ids.uuid4Hex()}`;
+    const sessionId = sub.request.sessionId ?? runId;
+    const model = sub.request.model ? sub.request.model.value : this.gateway.modelName;
+    const status = newStatus(runId, now, sessionId, model);
+    if (sub.idempotencyKey !== null) {
+      const reserved = registry.store.reserve({
+        scope: sub.scope,
+        idempotency_key: sub.idempotencyKey,
+        fingerprint: sub.fingerprint!,
+        run_id: runId,
+        status_json: dumpsSorted(status),
+        owner_pid: registry.owner.pid,
+        owner_started: registry.owner.started,
+        retention_until: 0,
+        acknowledged_at: null,
+        created_at: now,
+        updated_at: now,
+      });
+      if (!reserved) {
+        // Lost a race to a request in another gateway process sharing the store: answer as its replay.
+        const row = registry.store.lookup(sub.scope, sub.idempotencyKey, now);
+        return row ? this.#replay(sub, row) : fail(hermesErrors.idempotencyConflict());
+      }
+      registry.durable.add(runId);
+    }
+    registry.owners.set(runId, sub.scope);
+    registry.statuses.set(runId, status);
+    registry.openBuffer(runId, now);
+    this.agent.spawn(runId, sub.request.userMessage);
+    return ok({ runId, status: 'started', replayed: false });
+  }
+
+  #replay(sub: Submission, row: IdempotencyRow): Result<Admission> {
+    if (!sameFingerprint(row.fingerprint, sub.fingerprint!)) return fail(hermesErrors.idempotencyConflict());
+    const dict = this.registry.resolve(sub.scope, row.run_id);
+    const status = dict ? statusOf(dict) : 'queued';
+    return ok({ runId: row.run_id, status, replayed: true });
+  }
+
+  /** GET /v1/runs/{id}: the status dict, or 404. */
+  get(scope: string, runId: string): Result<PyDict> {
+    const dict = this.registry.resolve(scope, runId);
+    return dict ? ok(dict) : fail(hermesErrors.runNotFound(runId));
+  }
+
+  /** POST /v1/runs/{id}/stop (spec §11). */
+  stop(scope: string, runId: string): Result<StopOutcome> {
+    const dict = this.registry.resolve(scope, runId);
+    if (!dict) return fail(hermesErrors.runNotFound(runId));
+    if (isTerminal(statusOf(dict))) return ok({ kind: 'status', status: dict });
+    const run = this.registry.live.get(runId);
+    if (!run) return fail(hermesErrors.runNotActive(runId));
+    this.registry.update(runId, 'stop');
+    run.stopRequested = true;
+    if (run.started) this.agent.interrupt(run);
+    return ok({ kind: 'stopping', runId });
+  }
+
+  /** Visibility and status check that precedes reading an approval body (spec §9 steps 2–3). */
+  approvalTarget(scope: string, runId: string): Result<PyDict> {
+    return this.get(scope, runId);
+  }
+
+  /** POST /v1/runs/{id}/approval after the body parsed (spec §9 steps 4–11); returns the response dict. */
+  approve(runId: string, body: PyValue): Result<PyDict> {
+    if (!isDict(body)) throw new UnhandledHermesException('approval body is not a JSON object');
+    const rawChoice = body.get('choice') ?? '';
+    const lowered = typeof rawChoice === 'string' ? pyStrip(rawChoice).toLowerCase() : '\0not-a-string';
+    const choice = CHOICE_ALIASES[lowered] ?? lowered;
+    const rawRequestId = body.get('request_id') ?? null;
+    const requestId = typeof rawRequestId === 'string' ? pyStrip(rawRequestId) : '';
+    if (rawRequestId !== null && (!requestId || pyLen(requestId) > 256)) return fail(hermesErrors.approvalRequestInvalid());
+    if (!CHOICES.has(choice)) return fail(hermesErrors.approvalChoiceInvalid());
+    const all = coerceBool(body.get('all')) || coerceBool(body.get('resolve_all'));
+    const run = this.registry.live.get(runId);
+    if (!run) return fail(hermesErrors.approvalNotActive(runId));
+    const resolved = this.agent.resolveApprovals(run, choice, requestId || null, all);
+    if (resolved <= 0) return fail(hermesErrors.approvalNotPending(runId));
+    this.registry.update(runId, 'approvalResponded');
+    const fields: Array<[string, PyValue]> = [['choice', choice]];
+    if (requestId) fields.push(['request_id', requestId]);
+    fields.push(['resolved', resolved]);
+    this.registry.emit(runId, 'approval.responded', fields);
+    return ok(new Map<string, PyValue>([['object', 'hermes.run.approval_response'], ['run_id', runId], ...fields]));
+  }
+
+  /** The checks before a steer body is read (spec §10 steps 2–3). */
+  steerTarget(scope: string, runId: string): Result<LiveRun> {
+    const dict = this.registry.resolve(scope, runId);
+    if (!dict) return fail(hermesErrors.runNotFound(runId));
+    const run = this.registry.live.get(runId);
+    if (statusOf(dict) !== 'running' || !run || !run.started) return fail(hermesErrors.steerNotAccepting(runId));
+    return ok(run);
+  }
+
+  /** POST /v1/runs/{id}/steer with a parsed object body (spec §10 steps 5–7). */
+  steer(run: LiveRun, body: PyDict): Result<PyDict> {
+    // The body was read after the gate; a run that ended meanwhile no longer has an agent to steer.
+    if (this.registry.live.get(run.runId) !== run) return fail(hermesErrors.steerNotAccepting(run.runId));
+    const raw = [body.get('input'), body.get('message'), body.get('text')].find((v) => pyTruthy(v));
+    const text = pyStrip(steerText(raw ?? ''));
+    if (!text) return fail(hermesErrors.steerMissingText());
+    if (!this.agent.steer(run, text)) return fail(hermesErrors.steerNotAccepted(run.runId));
+    this.registry.update(run.runId, 'steered');
+    this.registry.emit(run.runId, 'run.steered', [['accepted', true]]);
+    return ok(new Map<string, PyValue>([['object', 'hermes.run.steer'], ['run_id', run.runId], ['accepted', true]]));
+  }
+
+  /** The event buffer a new subscriber attaches to: 404 if invisible, 'gone' if the buffer no longer exists. */
+  stream(scope: string, runId: string): Result<EventBuffer | 'gone'> {
+    if (!this.registry.resolve(scope, runId)) return fail(hermesErrors.runNotFound(runId));
+    return ok(this.registry.buffers.get(runId) ?? 'gone');
+  }
+}
+

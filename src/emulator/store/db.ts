@@ -1,0 +1,15 @@
+// Opens the emulator's SQLite store and brings its schema up to date.
+import { openReadWrite, type Db } from '../../shared/sqlite.js';
+import { MIGRATIONS } from './migrations/index.js';
+
+export function openEmulatorStore(path: string): Db {
+  const db = openReadWrite(path);
+  const version = db.pragma('user_version', { simple: true }) as number;
+  for (let i = version; i < MIGRATIONS.length; i++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[i]!);
+      db.pragma(`user_version = ${i + 1}`);
+    }).immediate();
+  }
+  return db;
+}

@@ -1,0 +1,22 @@
+// Ordered schema migrations for the emulator's own store; PRAGMA user_version records how many have run.
+
+export const MIGRATIONS: readonly string[] = [
+  // 001: the durable idempotency table, shaped as Hermes's runs_idempotency.db at v2026.8.31 (spec runs-api §12.4).
+  `CREATE TABLE IF NOT EXISTS run_idempotency (
+     scope TEXT NOT NULL,
+     idempotency_key TEXT NOT NULL,
+     fingerprint TEXT NOT NULL,
+     run_id TEXT NOT NULL,
+     status_json TEXT NOT NULL,
+     owner_pid INTEGER NOT NULL DEFAULT 0,
+     owner_started INTEGER NOT NULL DEFAULT 0,
+     retention_until REAL NOT NULL DEFAULT 0,
+     acknowledged_at REAL,
+     created_at REAL NOT NULL,
+     updated_at REAL NOT NULL,
+     PRIMARY KEY (scope, idempotency_key)
+   );
+   CREATE UNIQUE INDEX IF NOT EXISTS idx_run_idempotency_run_id ON run_idempotency(run_id);
+   -- Not in Hermes: lets the 24 h prune (run on every keyed admission) find old rows without a full scan.
+   CREATE INDEX IF NOT EXISTS idx_run_idempotency_updated_at ON run_idempotency(updated_at);`,
+];

@@ -1,0 +1,91 @@
+// Byte-exact responses as Hermes's aiohttp server writes them: JSON via Python's json.dumps, Hermes's error
+// envelopes (spec runs-api §2.1), aiohttp's plain-text pages (§2.5), and the security headers (§2.2).
+import type { HttpResponse } from '../http.js';
+import type { HermesError } from '../runs/hermes-errors.js';
+import { dumps, type PyValue } from './python-json.js';
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+export const TEXT_TYPE = 'text/plain; charset=utf-8';
+
+export const SECURITY_HEADERS: ReadonlyArray<[string, string]> = [
+  ['Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'"],
+  ['Permissions-Policy', 'camera=(), microphone=(), geolocation=()'],
+  ['Strict-Transport-Security', 'max-age=31536000; includeSubDomains'],
+  ['X-Content-Type-Options', 'nosniff'],
+  ['X-Frame-Options', 'DENY'],
+  ['X-XSS-Protection', '0'],
+  ['Referrer-Policy', 'no-referrer'],
+];
+
+export function jsonResponse(status: number, value: PyValue, headers: Array<[string, string]> = []): HttpResponse {
+  return { status, headers: [['Content-Type', JSON_TYPE], ...headers], body: dumps(value) };
+}
+
+/** Hermes's standard four-key envelope; `Retry-After: 1` on capacity and draining answers. */
+export function errorResponse(error: HermesError): HttpResponse {
+  const body = new Map<string, PyValue>([
+    ['error', new Map<string, PyValue>([
+      ['message', error.message],
+      ['type', error.type],
+      ['param', null],
+      ['code', error.code],
+    ])],
+  ]);
+  return jsonResponse(error.status, body, error.retryAfter ? [['Retry-After', '1']] : []);
+}
+
+/** The 401 for a missing or wrong API key: three keys, no `param` (127 bytes). */
+export function authErrorResponse(): HttpResponse {
+  return jsonResponse(401, new Map<string, PyValue>([
+    ['error', new Map<string, PyValue>([
+      ['message', 'Invalid gateway API key (API_SERVER_KEY)'],
+      ['type', 'gateway_auth_error'],
+      ['code', 'gateway_auth_failed'],
+    ])],
+  ]));
+}
+
+/** The X-Hermes-Session-Key 400s: two keys only. */
+export function sessionKeyErrorResponse(message: string): HttpResponse {
+  return jsonResponse(400, new Map<string, PyValue>([
+    ['error', new Map<string, PyValue>([['message', message], ['type', 'invalid_request_error']])],
+  ]));
+}
+
+export function unknownProfileResponse(): HttpResponse {
+  return jsonResponse(404, new Map<string, PyValue>([['error', 'Unknown or unconfigured profile']]));
+}
+
+export function emptyResponse(status: number, headers: Array<[string, string]> = []): HttpResponse {
+  return { status, headers, body: null };
+}
+
+export function textResponse(status: number, text: string, headers: Array<[string, string]> = []): HttpResponse {
+  return { status, headers: [['Content-Type', TEXT_TYPE], ...headers], body: text };
+}
+
+/** aiohttp's routing answers (raised exceptions: no security or CORS headers). */
+export const notFoundText = (): HttpResponse => textResponse(404, '404: Not Found');
+export const methodNotAllowedText = (allowed: string[]): HttpResponse =>
+  textResponse(405, '405: Method Not Allowed', [['Allow', [...allowed].sort().join(',')]]);
+
+/** aiohttp's page for an exception escaping a handler; it always closes the connection. */
+export function internalErrorPage(acceptsHtml: boolean): HttpResponse {
+  const title = '500 Internal Server Error';
+  const message = 'Server got itself in trouble';
+  const response = acceptsHtml
+    ? {
+        status: 500,
+        headers: [['Content-Type', 'text/html; charset=utf-8']] as Array<[string, string]>,
+        body: `<html><head><title>${title}</title></head><body>\n<h1>${title}</h1>\n${message}\n</body></html>\n`,
+      }
+    : textResponse(500, `${title}\n\n${message}`);
+  return { ...response, close: true };
+}
+
+/** The security-headers middleware: setdefault on a handler's response. */
+export function withSecurityHeaders(response: HttpResponse): HttpResponse {
+  const present = new Set(response.headers.map(([k]) => k.toLowerCase()));
+  for (const [k, v] of SECURITY_HEADERS) if (!present.has(k.toLowerCase())) response.headers.push([k, v]);
+  return response;
+}

@@ -1,0 +1,13 @@
+// SSE framing exactly as Hermes writes it (spec runs-api §8.2): one `data:` line per event, comments for
+// keep-alives and the end of the stream. No id:, event: or retry: lines at the pin.
+import { dumps, type PyDict } from './python-json.js';
+
+export const SSE_HEADERS: ReadonlyArray<[string, string]> = [
+  ['Content-Type', 'text/event-stream'],
+  ['Cache-Control', 'no-cache'],
+  ['X-Accel-Buffering', 'no'],
+];
+
+export const dataFrame = (event: PyDict): string => `data: ${dumps(event)}\n\n`;
+export const KEEPALIVE_FRAME = ': keepalive\n\n';
+export const CLOSED_FRAME = ': stream closed\n\n';

@@ -1,0 +1,25 @@
+// Seedable id minting: every random id in Hermetic comes from here, so a seed makes a whole session repeatable.
+import { randomBytes, createHash } from 'node:crypto';
+
+export interface IdSource {
+  /** 32 lowercase hex digits of a UUID v4 (13th digit 4, 17th in 8-b), like Python's uuid.uuid4().hex. */
+  uuid4Hex(): string;
+}
+
+function formatV4(bytes: Uint8Array): string {
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  return Buffer.from(bytes.buffer, bytes.byteOffset, 16).toString('hex');
+}
+
+/** Random ids from the OS, or a deterministic stream when a seed is given (SHA-256 counter mode). */
+export function createIdSource(seed?: string): IdSource {
+  if (seed === undefined) return { uuid4Hex: () => formatV4(randomBytes(16)) };
+  let counter = 0;
+  return {
+    uuid4Hex: () => {
+      const digest = createHash('sha256').update(`${seed}\0${counter++}`).digest();
+      return formatV4(new Uint8Array(digest.subarray(0, 16)));
+    },
+  };
+}
