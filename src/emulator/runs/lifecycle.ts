@@ -24,6 +24,8 @@ interface Transition {
   to: RunStatus | 'same';
   /** last_event recorded; 'event' means the progress event's own name; null records none. */
   lastEvent: string | 'event' | null;
+  /** A plain dict.update rather than Hermes's status setter: `approval` survives and the row is always written. */
+  plain?: boolean;
 }
 
 export const TRANSITIONS = {
@@ -42,7 +44,7 @@ export const TRANSITIONS = {
   /** The agent returned interrupted while the run was marked stopping, or the task itself was cancelled. */
   cancel: { from: NON_TERMINAL, to: 'cancelled', lastEvent: 'run.cancelled' },
   /** A durable snapshot whose owner process is gone (§12.6). */
-  interrupt: { from: NON_TERMINAL, to: 'interrupted', lastEvent: 'run.interrupted' },
+  interrupt: { from: NON_TERMINAL, to: 'interrupted', lastEvent: 'run.interrupted', plain: true },
 } as const satisfies Record<string, Transition>;
 
 export type Trigger = keyof typeof TRANSITIONS;

@@ -99,10 +99,10 @@ export class RunRegistry {
     if (!dict) return false;
     const to = nextStatus(statusOf(dict), trigger);
     if (to === null) return false;
-    const row = TRANSITIONS[trigger];
+    const row: { lastEvent: string | null; plain?: boolean } = TRANSITIONS[trigger];
     const lastEvent = row.lastEvent === 'event' ? eventName ?? null : row.lastEvent;
     const extras: Array<[string, PyValue]> = lastEvent ? [...before, ['last_event', lastEvent], ...after] : [...before, ...after];
-    if (applyUpdate(dict, to, this.clock.now(), extras)) this.persist(runId, dict);
+    if (applyUpdate(dict, to, this.clock.now(), extras, row.plain)) this.persist(runId, dict);
     return true;
   }
 

@@ -27,7 +27,13 @@ export const statusOf = (dict: PyDict): string => {
  * Hermes's status update: sets status and updated_at in place, appends new extras in the order given, drops
  * `approval` unless parked. Returns whether Hermes would write the change to the durable row.
  */
-export function applyUpdate(dict: PyDict, status: string, now: number, extras: ReadonlyArray<[string, PyValue]> = []): boolean {
+export function applyUpdate(
+  dict: PyDict,
+  status: string,
+  now: number,
+  extras: ReadonlyArray<[string, PyValue]> = [],
+  plain = false,
+): boolean {
   const previous = dict.get('status');
   dict.set('status', status);
   dict.set('updated_at', new PyFloat(now));
@@ -36,6 +42,7 @@ export function applyUpdate(dict: PyDict, status: string, now: number, extras: R
     dict.set(key, value);
     if (PERSISTED_EXTRAS.has(key)) persist = true;
   }
+  if (plain) return true;
   if (status !== 'waiting_for_approval') dict.delete('approval');
   return persist;
 }

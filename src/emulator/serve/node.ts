@@ -1,0 +1,135 @@
+// The HTTP transport: a real node:http server in front of the emulator's handler, streaming event responses and
+// noticing departed clients on the next write, as aiohttp does.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { HermeticError } from '../../shared/errors.js';
+import { createEmulator, type Emulator, type EmulatorOptions } from '../index.js';
+import { reasonPhrase, type HttpRequest, type HttpResponse, type StreamSink } from '../http.js';
+import { internalErrorPage } from '../wire/responses.js';
+
+export interface ServerOptions extends EmulatorOptions {
+  /** Default 8642, Hermes's own; 0 picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Serve an existing emulator instead of creating one from the options. */
+  emulator?: Emulator;
+}
+
+export interface ServerHandle {
+  readonly url: string;
+  readonly port: number;
+  readonly host: string;
+  readonly emulator: Emulator;
+  close(): Promise<void>;
+}
+
+/** Node decodes header bytes as latin-1; aiohttp reads them as UTF-8. */
+function headerText(value: string): string {
+  return /[^\x00-\x7f]/.test(value) ? Buffer.from(value, 'latin1').toString('utf8') : value;
+}
+
+function fromNode(req: IncomingMessage): HttpRequest {
+  const target = req.url ?? '/';
+  const q = target.indexOf('?');
+  let path = q < 0 ? target : target.slice(0, q);
+  if (!path.startsWith('/')) path = path.replace(/^[a-z]+:\/\/[^/]*/i, '') || '/';
+  return {
+    method: req.method ?? 'GET',
+    path,
+    header(name) {
+      const v = req.headers[name];
+      if (v === undefined) return undefined;
+      return headerText(Array.isArray(v) ? v.join(', ') : v);
+    },
+    readBody(limit) {
+      return new Promise((resolve) => {
+        const chunks: Buffer[] = [];
+        let total = 0;
+        let settled = false;
+        const settle = (value: Uint8Array | 'too-large') => {
+          if (!settled) resolve(value);
+          settled = true;
+        };
+        req.on('data', (chunk: Buffer) => {
+          if (settled) return;
+          total += chunk.length;
+          if (total > limit) {
+            chunks.length = 0;
+            settle('too-large');
+          } else chunks.push(chunk);
+        });
+        req.on('end', () => settle(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+        req.on('error', () => settle(new Uint8Array(0)));
+        req.on('close', () => settle(Buffer.concat(chunks)));
+      });
+    },
+  };
+}
+
+function writeNode(res: ServerResponse, response: HttpResponse): void {
+  const flat: string[] = [];
+  for (const [k, v] of response.headers) flat.push(k, v);
+  res.writeHead(response.status, reasonPhrase(response.status), flat);
+  if (!response.stream) {
+    res.end(response.body ?? undefined);
+    return;
+  }
+  res.flushHeaders();
+  let gone = false;
+  res.on('close', () => {
+    gone = true;
+  });
+  const sink: StreamSink = {
+    write(chunk) {
+      if (gone || res.destroyed) return false;
+      res.write(chunk);
+      return true;
+    },
+    end() {
+      if (!res.writableEnded) res.end();
+    },
+  };
+  response.stream(sink);
+}
+
+/**
+ * Starts a real HTTP server on host:port (default 127.0.0.1:8642).
+ * @example const server = await startServer({ port: 0, apiKey: 'k'.repeat(16) }); await fetch(server.url + '/health');
+ */
+export async function startServer(options: ServerOptions = {}): Promise<ServerHandle> {
+  const { port = 8642, host = '127.0.0.1', emulator: given, ...emulatorOptions } = options;
+  const emulator = given ?? createEmulator(emulatorOptions);
+  const server = createServer((req, res) => {
+    res.sendDate = false;
+    emulator.handle(fromNode(req)).then(
+      (response) => writeNode(res, response),
+      () => writeNode(res, internalErrorPage(false)),
+    );
+  });
+  // aiohttp keeps idle connections 75 s.
+  server.keepAliveTimeout = 75_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (e: NodeJS.ErrnoException) =>
+      reject(new HermeticError('HERMETIC_SERVE_LISTEN', `Cannot listen on ${host}:${port}: ${e.code === 'EADDRINUSE' ? 'the port is already in use' : e.message}.`)),
+    );
+    server.listen(port, host, resolve);
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | null = null;
+  return {
+    url: `http://${shownHost}:${address.port}`,
+    port: address.port,
+    host: address.address,
+    emulator,
+    close() {
+      closing ??= (async () => {
+        await emulator.close();
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      })();
+      return closing;
+    },
+  };
+}

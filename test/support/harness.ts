@@ -1,0 +1,249 @@
+// Runs a behaviour suite over both transports (DESIGN habit 12): in process through emulator.fetch, and over a real
+// node:http server on port 0 driven by a raw node:http client (so tests control every header and byte).
+import { request as httpRequest } from 'node:http';
+import { afterEach, describe } from 'node:test';
+import { createAdminClient, type AdminClient } from '../../src/emulator/admin/client.js';
+import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
+import { startServer, type ServerHandle } from '../../src/emulator/serve/node.js';
+
+export const K = 'test-key-0123456789abcdef';
+export const T0 = 1789169800;
+
+export interface Reply {
+  status: number;
+  /** Lower-case header names. */
+  headers: Record<string, string>;
+  text: string;
+  json(): any;
+}
+
+export interface RequestOptions {
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+  /** Add `Authorization: Bearer K` (default true). */
+  auth?: boolean;
+}
+
+/** A live event stream: text accumulates as it arrives. */
+export interface Stream {
+  status: number;
+  headers: Record<string, string>;
+  /** Everything received so far. */
+  text(): string;
+  /** Resolves once the received text satisfies `pred` (or rejects after `ms` real milliseconds). */
+  until(pred: (text: string) => boolean, ms?: number): Promise<string>;
+  /** Resolves with all text once the server ends the stream. */
+  ended: Promise<string>;
+  /** The client goes away. */
+  close(): void;
+  /** For a 404 answer instead of a stream. */
+  body?: string;
+}
+
+export interface Harness {
+  readonly transport: 'fetch' | 'http';
+  readonly emulator: Emulator;
+  readonly admin: AdminClient;
+  request(method: string, path: string, options?: RequestOptions): Promise<Reply>;
+  events(path: string, options?: RequestOptions): Promise<Stream>;
+  close(): Promise<void>;
+}
+
+export const DEFAULTS: EmulatorOptions = { apiKey: K, time: T0, frozen: true, seed: 'conformance' };
+
+function headersFor(options: RequestOptions): Record<string, string> {
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  if (options.auth !== false && !Object.keys(headers).some((h) => h.toLowerCase() === 'authorization')) {
+    headers.Authorization = `Bearer ${K}`;
+  }
+  return headers;
+}
+
+function makeStream(status: number, headers: Record<string, string>, close: () => void): {
+  stream: Stream;
+  push(chunk: string): void;
+  end(): void;
+} {
+  let text = '';
+  let waiters: Array<() => void> = [];
+  let endResolve!: (s: string) => void;
+  const ended = new Promise<string>((r) => (endResolve = r));
+  let isEnded = false;
+  const notify = () => {
+    const w = waiters;
+    waiters = [];
+    for (const f of w) f();
+  };
+  const stream: Stream = {
+    status,
+    headers,
+    text: () => text,
+    ended,
+    close,
+    until(pred, ms = 3000) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`stream did not reach the expected state; got ${JSON.stringify(text)}`)), ms);
+        const check = () => {
+          if (pred(text)) {
+            clearTimeout(timer);
+            resolve(text);
+          } else if (isEnded) {
+            clearTimeout(timer);
+            reject(new Error(`stream ended without reaching the expected state; got ${JSON.stringify(text)}`));
+          } else waiters.push(check);
+        };
+        check();
+      });
+    },
+  };
+  return {
+    stream,
+    push(chunk) {
+      text += chunk;
+      notify();
+    },
+    end() {
+      isEnded = true;
+      endResolve(text);
+      notify();
+    },
+  };
+}
+
+async function fetchHarness(options: EmulatorOptions): Promise<Harness> {
+  const emulator = createEmulator(options);
+  const base = 'http://hermes.test';
+  const toRequest = (method: string, path: string, o: RequestOptions) =>
+    new Request(base + path, { method, headers: headersFor(o), body: o.body as BodyInit | undefined });
+  return {
+    transport: 'fetch',
+    emulator,
+    admin: createAdminClient(emulator.fetch, base),
+    async request(method, path, o = {}) {
+      const res = await emulator.fetch(toRequest(method, path, o));
+      const text = await res.text();
+      return { status: res.status, headers: Object.fromEntries(res.headers), text, json: () => JSON.parse(text) };
+    },
+    async events(path, o = {}) {
+      const res = await emulator.fetch(toRequest('GET', path, o));
+      const headers = Object.fromEntries(res.headers);
+      if (res.status !== 200 || !res.body) {
+        const s = makeStream(res.status, headers, () => {});
+        s.stream.body = await res.text();
+        s.end();
+        return s.stream;
+      }
+      const reader = res.body.getReader();
+      const s = makeStream(res.status, headers, () => void reader.cancel());
+      const decoder = new TextDecoder();
+      (async () => {
+        try {
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) break;
+            s.push(decoder.decode(value, { stream: true }));
+          }
+        } catch {
+          /* cancelled */
+        }
+        s.end();
+      })();
+      return s.stream;
+    },
+    close: () => emulator.close(),
+  };
+}
+
+async function httpHarness(options: EmulatorOptions): Promise<Harness> {
+  const server: ServerHandle = await startServer({ ...options, port: 0 });
+  const url = new URL(server.url);
+  const send = (method: string, path: string, o: RequestOptions) =>
+    httpRequest({ host: url.hostname, port: url.port, method, path, headers: headersFor(o), agent: false });
+  return {
+    transport: 'http',
+    emulator: server.emulator,
+    admin: createAdminClient(globalThis.fetch, server.url),
+    request(method, path, o = {}) {
+      return new Promise((resolve, reject) => {
+        const req = send(method, path, o);
+        req.on('response', (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            const headers: Record<string, string> = {};
+            for (const [k, v] of Object.entries(res.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
+            resolve({ status: res.statusCode!, headers, text, json: () => JSON.parse(text) });
+            req.destroy();
+          });
+        });
+        req.on('error', (e) => reject(e));
+        if (o.body !== undefined) req.end(o.body);
+        else if (o.headers && Object.keys(o.headers).some((h) => h.toLowerCase() === 'content-length')) req.flushHeaders();
+        else req.end();
+      });
+    },
+    events(path, o = {}) {
+      return new Promise((resolve, reject) => {
+        const req = send('GET', path, o);
+        req.on('response', (res) => {
+          const headers: Record<string, string> = {};
+          for (const [k, v] of Object.entries(res.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
+          const s = makeStream(res.statusCode!, headers, () => req.destroy());
+          res.setEncoding('utf8');
+          if (res.statusCode !== 200) {
+            let body = '';
+            res.on('data', (c: string) => (body += c));
+            res.on('end', () => {
+              s.stream.body = body;
+              s.end();
+              resolve(s.stream);
+            });
+            return;
+          }
+          res.on('data', (c: string) => s.push(c));
+          res.on('end', () => s.end());
+          res.on('close', () => s.end());
+          resolve(s.stream);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    },
+    close: () => server.close(),
+  };
+}
+
+export function openHarness(transport: 'fetch' | 'http', options: EmulatorOptions = {}): Promise<Harness> {
+  const merged = { ...DEFAULTS, ...options };
+  return transport === 'fetch' ? fetchHarness(merged) : httpHarness(merged);
+}
+
+/**
+ * Declares the same suite once per transport. Harnesses opened through `open` are closed after each test, pass or
+ * fail (closing twice is harmless).
+ */
+export function describeTransports(name: string, suite: (open: (options?: EmulatorOptions) => Promise<Harness>, transport: 'fetch' | 'http') => void): void {
+  for (const transport of ['fetch', 'http'] as const) {
+    describe(`${name} [${transport}]`, () => {
+      const opened: Harness[] = [];
+      afterEach(async () => {
+        await Promise.all(opened.splice(0).map((h) => h.close()));
+      });
+      suite(async (options) => {
+        const h = await openHarness(transport, options);
+        opened.push(h);
+        return h;
+      }, transport);
+    });
+  }
+}
+
+/** Std(msg, code): Hermes's standard error envelope, exact bytes. */
+export const std = (message: string, code: string | null = null, type = 'invalid_request_error'): string =>
+  `{"error": {"message": ${JSON.stringify(message)}, "type": "${type}", "param": null, "code": ${code === null ? 'null' : `"${code}"`}}}`;
+
+export const RUN_ID = /^run_[0-9a-f]{12}4[0-9a-f]{3}[89ab][0-9a-f]{15}$/;
+
+/** Lets queued microtasks (the fake agent's start) run. */
+export const tick = () => new Promise<void>((r) => setImmediate(r));
