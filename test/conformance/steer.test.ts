@@ -1,0 +1,89 @@
+// Spec runs-api §18 vectors 70–76: steer.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { describeTransports, std } from '../support/harness.js';
+import { assertJson, status, submit } from '../support/runs.js';
+
+describeTransports('vectors 70–76: steer', (open) => {
+  it('70: steering a running run is accepted and streamed as run.steered (text not echoed)', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    const stream = await h.events(`/v1/runs/${runId}/events`);
+    assertJson(await h.request('POST', `/v1/runs/${runId}/steer`, { body: '{"input":"focus on tests"}' }), 200, `{"object": "hermes.run.steer", "run_id": "${runId}", "accepted": true}`);
+    assert.equal(await stream.until((t) => t.includes('run.steered')), `data: {"event": "run.steered", "run_id": "${runId}", "timestamp": 1789169800.0, "accepted": true}\n\n`);
+    assert.equal((await status(h, runId)).json().last_event, 'run.steered');
+  });
+
+  it('71: message parts are joined with newlines; text accepted after the last tool boundary comes back as pending_steer', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    await h.request('POST', `/v1/runs/${runId}/steer`, { body: '{"message":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}' });
+    await h.admin.complete(runId, { output: 'Done.' });
+    const body = (await status(h, runId)).json();
+    assert.equal(body.pending_steer, 'a\nb');
+    // last_event already existed (run.steered), so only output, usage and pending_steer are appended.
+    assert.deepEqual(Object.keys(body).slice(-4), ['last_event', 'output', 'usage', 'pending_steer']);
+  });
+
+  it('71b: steer text delivered at a tool boundary is not returned as pending_steer', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    await h.request('POST', `/v1/runs/${runId}/steer`, { body: '{"text":"use pytest"}' });
+    await h.admin.event(runId, { event: 'tool.started', tool: 'terminal', preview: 'pytest' });
+    await h.admin.complete(runId, { output: 'Done.' });
+    assert.equal((await status(h, runId)).json().pending_steer, undefined);
+  });
+
+  it('72: an empty or blank steer is 400 invalid_steer_input', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    for (const body of ['{}', '{"input":"   "}']) {
+      assertJson(
+        await h.request('POST', `/v1/runs/${runId}/steer`, { body }),
+        400,
+        std("Missing non-empty steer text; expected 'input', 'message', or 'text'.", 'invalid_steer_input'),
+      );
+    }
+  });
+
+  it('73: malformed JSON and non-object bodies have their own messages', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    assertJson(await h.request('POST', `/v1/runs/${runId}/steer`, { body: 'not json' }), 400, std('Invalid JSON in request body'));
+    assertJson(await h.request('POST', `/v1/runs/${runId}/steer`, { body: '[1]' }), 400, std('Request body must be a JSON object'));
+  });
+
+  it('74: stopping, parked and completed runs refuse steer before reading the body', async () => {
+    const h = await open();
+    const parked = await submit(h);
+    await h.admin.approvalRequest(parked, { command: 'rm -rf /' });
+    const stopping = await submit(h);
+    await h.admin.stopPolicy(stopping, { acknowledge: false });
+    await h.request('POST', `/v1/runs/${stopping}/stop`);
+    const done = await submit(h);
+    await h.admin.complete(done, {});
+    for (const runId of [parked, stopping, done]) {
+      assertJson(
+        await h.request('POST', `/v1/runs/${runId}/steer`, { body: 'not json' }),
+        409,
+        std(`Run is not currently accepting steer input: ${runId}`, 'run_not_accepting_steer'),
+      );
+    }
+  });
+
+  it('75: an agent that declines is 409 steer_not_accepted', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    await h.admin.steerPolicy(runId, { accept: false });
+    assertJson(await h.request('POST', `/v1/runs/${runId}/steer`, { body: '{"input":"x"}' }), 409, std(`Run did not accept steer text: ${runId}`, 'steer_not_accepted'));
+  });
+
+  it('76: a HermesRoom grant on steer is the API-key 401', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    const reply = await h.request('POST', `/v1/runs/${runId}/steer`, { body: '{"input":"x"}', headers: { Authorization: 'HermesRoom some.grant' } });
+    assertJson(reply, 401, '{"error": {"message": "Invalid gateway API key (API_SERVER_KEY)", "type": "gateway_auth_error", "code": "gateway_auth_failed"}}');
+    const status401 = await h.request('GET', `/v1/runs/${runId}`, { headers: { Authorization: 'hermesroom some.grant' } });
+    assertJson(status401, 401, std('Room authorization is invalid or expired.', 'invalid_room_grant', 'gateway_auth_error'));
+  });
+});
