@@ -3,11 +3,13 @@ import { pathToFileURL } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { isHermeticError } from '../shared/errors.js';
 import { serveCommand } from '../emulator/serve/cli.js';
+import { statedbCommand } from '../state-db/cli.js';
 
 const HELP = `Usage: hermetic <command> [options]
 
 Commands:
   serve      emulate Hermes Agent's /v1/runs API over HTTP (hermetic serve --help)
+  statedb    make and inspect Hermes state.db stores (hermetic statedb --help)
 
 Options:
   -h, --help     show this help
@@ -25,6 +27,8 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case 'serve':
         return await serveCommand(rest);
+      case 'statedb':
+        return await statedbCommand(rest);
       case undefined:
       case '-h':
       case '--help':
