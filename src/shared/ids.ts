@@ -4,6 +4,8 @@ import { randomBytes, createHash } from 'node:crypto';
 export interface IdSource {
   /** 32 lowercase hex digits of a UUID v4 (13th digit 4, 17th in 8-b), like Python's uuid.uuid4().hex. */
   uuid4Hex(): string;
+  /** True when the stream is deterministic (a seed was given). */
+  readonly seeded: boolean;
 }
 
 function formatV4(bytes: Uint8Array): string {
@@ -14,9 +16,10 @@ function formatV4(bytes: Uint8Array): string {
 
 /** Random ids from the OS, or a deterministic stream when a seed is given (SHA-256 counter mode). */
 export function createIdSource(seed?: string): IdSource {
-  if (seed === undefined) return { uuid4Hex: () => formatV4(randomBytes(16)) };
+  if (seed === undefined) return { uuid4Hex: () => formatV4(randomBytes(16)), seeded: false };
   let counter = 0;
   return {
+    seeded: true,
     uuid4Hex: () => {
       const digest = createHash('sha256').update(`${seed}\0${counter++}`).digest();
       return formatV4(new Uint8Array(digest.subarray(0, 16)));

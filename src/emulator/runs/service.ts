@@ -80,7 +80,7 @@ export class RunService {
     const cap = this.gateway.maxConcurrentRuns;
     if (cap > 0 && this.#admissions - 1 + registry.live.size >= cap) return fail(hermesErrors.capacity(cap));
 
-    const runId = `run_${this.ids.uuid4Hex()}`;
+    const runId = this.#mintRunId();
     const sessionId = sub.request.sessionId ?? runId;
     const model = sub.request.model ? sub.request.model.value : this.gateway.modelName;
     const status = newStatus(runId, now, sessionId, model);
@@ -110,6 +110,18 @@ export class RunService {
     registry.openBuffer(runId, now);
     this.agent.spawn(runId, sub.request.userMessage);
     return ok({ runId, status: 'started', replayed: false });
+  }
+
+  /**
+   * run_ + uuid4 hex. A seeded id stream repeats after a process restart, so seeded ids skip any id this gateway or
+   * its store already knows (random ids cannot collide in practice, and skip the check).
+   */
+  #mintRunId(): string {
+    for (;;) {
+      const runId = `run_${this.ids.uuid4Hex()}`;
+      if (!this.ids.seeded) return runId;
+      if (!this.registry.statuses.has(runId) && !this.registry.store.hasRun(runId)) return runId;
+    }
   }
 
   #replay(sub: Submission, row: IdempotencyRow): Result<Admission> {

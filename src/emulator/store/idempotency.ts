@@ -27,6 +27,7 @@ export class IdempotencyStore {
   readonly #insert: (row: IdempotencyRow) => boolean;
   readonly #update: (runId: string, statusJson: string, now: number) => void;
   readonly #byRun: (scope: string, runId: string) => IdempotencyRow | undefined;
+  readonly #hasRun: (runId: string) => boolean;
   #now = 0;
 
   constructor(db: Db) {
@@ -71,6 +72,8 @@ export class IdempotencyStore {
     this.#update = (runId, statusJson, now) => void update.run(statusJson, now, runId);
     const byRun = db.prepare('SELECT * FROM run_idempotency WHERE run_id = ? AND scope = ?');
     this.#byRun = (scope, runId) => byRun.get(runId, scope) as IdempotencyRow | undefined;
+    const hasRun = db.prepare('SELECT 1 FROM run_idempotency WHERE run_id = ?').pluck();
+    this.#hasRun = (runId) => hasRun.get(runId) !== undefined;
   }
 
   /** Prunes stale rows (every scope), then reads the row for (scope, key) — one IMMEDIATE transaction. */
@@ -90,6 +93,11 @@ export class IdempotencyStore {
 
   findRun(scope: string, runId: string): IdempotencyRow | undefined {
     return this.#byRun(scope, runId);
+  }
+
+  /** Whether any scope's row already uses this run id. */
+  hasRun(runId: string): boolean {
+    return this.#hasRun(runId);
   }
 
   close(): void {
