@@ -8,7 +8,6 @@ export const ERROR_CODES = {
   HERMETIC_RUN_UNKNOWN: { status: 404, summary: 'The control plane knows no live run with this id.' },
   HERMETIC_RUN_TERMINAL: { status: 409, summary: 'The run has already finished; the fake agent can no longer act on it.' },
   HERMETIC_RUN_NOT_STARTED: { status: 409, summary: 'The run is still queued; its fake agent has not started yet.' },
-  HERMETIC_RUN_NOT_WAITING: { status: 409, summary: 'The action needs a run state the run is not in.' },
   HERMETIC_OPTIONS_UNKNOWN: { status: 400, summary: 'An option name is not known (a suggestion is given when one is close).' },
   HERMETIC_OPTIONS_INVALID: { status: 400, summary: 'An option value has the wrong type or is out of range.' },
   HERMETIC_STORE_OPEN: { status: 500, summary: 'The emulator store could not be opened at the given path.' },
