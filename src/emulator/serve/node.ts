@@ -109,12 +109,17 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
   });
   // aiohttp keeps idle connections 75 s.
   server.keepAliveTimeout = 75_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (e: NodeJS.ErrnoException) =>
-      reject(new HermeticError('HERMETIC_SERVE_LISTEN', `Cannot listen on ${host}:${port}: ${e.code === 'EADDRINUSE' ? 'the port is already in use' : e.message}.`)),
-    );
-    server.listen(port, host, resolve);
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (e: NodeJS.ErrnoException) =>
+        reject(new HermeticError('HERMETIC_SERVE_LISTEN', `Cannot listen on ${host}:${port}: ${e.code === 'EADDRINUSE' ? 'the port is already in use' : e.message}.`)),
+      );
+      server.listen(port, host, resolve);
+    });
+  } catch (e) {
+    if (!given) await emulator.close();
+    throw e;
+  }
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   let closing: Promise<void> | null = null;
