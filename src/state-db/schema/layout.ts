@@ -44,7 +44,8 @@ export function baseLevel(table: TableDef, createdAt: Level, level: Level): Leve
   return base;
 }
 
-function chronological(table: TableDef): ColumnDef[] {
+/** Columns in the order the reconciler appended them. */
+export function chronological(table: TableDef): ColumnDef[] {
   const order = ADDITION_ORDER[table.name];
   if (!order) return [...table.columns].sort((a, b) => a.since - b.since);
   const byName = new Map(table.columns.map((c) => [c.name, c]));
