@@ -5,6 +5,7 @@ export const ERROR_CODES = {
   HERMETIC_ADMIN_NOT_FOUND: { status: 404, summary: 'No control route matches this method and path.' },
   HERMETIC_ADMIN_BAD_JSON: { status: 400, summary: 'A control request body is not a JSON object.' },
   HERMETIC_ADMIN_BAD_FIELD: { status: 400, summary: 'A control request field is missing or has the wrong type.' },
+  HERMETIC_UNSUPPORTED_ROUTE: { status: 501, summary: 'Hermes serves this route, but the emulator does not reproduce it.' },
   HERMETIC_RUN_UNKNOWN: { status: 404, summary: 'The control plane knows no live run with this id.' },
   HERMETIC_RUN_TERMINAL: { status: 409, summary: 'The run has already finished; the fake agent can no longer act on it.' },
   HERMETIC_RUN_NOT_STARTED: { status: 409, summary: 'The run is still queued; its fake agent has not started yet.' },

@@ -46,6 +46,19 @@ export function runInfoHandler(ctx: AdminContext) {
   };
 }
 
+/** GET /__admin/runs: every run this gateway holds in memory, oldest first. */
+export function listRunsHandler({ deps: { registry } }: AdminContext) {
+  return {
+    runs: [...registry.statuses].map(([runId, dict]) => ({
+      run_id: runId,
+      status: statusOf(dict),
+      live: registry.live.has(runId),
+      keyed: registry.durable.has(runId),
+      last_event: typeof dict.get('last_event') === 'string' ? dict.get('last_event') : null,
+    })),
+  };
+}
+
 export function startHandler(ctx: AdminContext) {
   onlyKeys(ctx.body, [], 'start');
   const run = liveRun(ctx, false);

@@ -1,5 +1,6 @@
 // GET /health, /v1/health (no auth) and /v1/capabilities (API key): what a peer client reads before it runs
 // anything (spec runs-api §14; body as read in Hermes's source next to the pin, docs/decisions/0003).
+import { HermeticError } from '../../shared/errors.js';
 import type { HttpResponse } from '../http.js';
 import { PyFloat, type PyDict, type PyValue } from '../wire/python-json.js';
 import { jsonResponse } from '../wire/responses.js';
@@ -45,6 +46,20 @@ const ENDPOINTS: Array<[string, string, string]> = [
   ['artifact_upload', 'POST', '/v1/artifacts/upload'],
   ['artifact_download', 'GET', '/v1/artifacts/download/{artifact_id}'],
 ];
+
+/** Routes Hermes advertises that the emulator does not reproduce (docs/reference/coverage.md). */
+export const UNEMULATED_ROUTES: Array<[string, string]> = ENDPOINTS.filter(
+  ([, , path]) => !path.startsWith('/v1/runs') && path !== '/health' && path !== '/v1/capabilities',
+).map(([, method, path]) => [method, path]);
+
+/** A Hermes route the emulator does not reproduce: a clear 501 rather than a 404 that looks like Hermes's. */
+export function unsupported(ctx: ApiContext): HttpResponse {
+  const error = new HermeticError(
+    'HERMETIC_UNSUPPORTED_ROUTE',
+    `Hermes serves ${ctx.req.method} ${ctx.req.path}, but Hermetic emulates only /v1/runs, /health, /v1/health and /v1/capabilities.`,
+  );
+  return { status: 501, headers: [['Content-Type', 'application/json; charset=utf-8']], body: JSON.stringify(error.toJSON()) };
+}
 
 const FLAGS_BEFORE_IDEMPOTENCY = ['chat_completions', 'chat_completions_streaming', 'responses_api', 'responses_streaming', 'run_submission'];
 const FLAGS_AFTER_IDEMPOTENCY: Array<[string, boolean]> = [

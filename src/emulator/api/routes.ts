@@ -1,7 +1,7 @@
 // THE route table of the emulated Hermes surface: method, path pattern, auth rule, handler. The same routes are
 // served under /p/{profile}/ (spec runs-api §1.1). Anything else answers as aiohttp's router does.
 import type { Handler } from './context.js';
-import { capabilities, health } from './meta.js';
+import { capabilities, health, UNEMULATED_ROUTES, unsupported } from './meta.js';
 import { runEvents } from './run-events.js';
 import { approveRun, getRun, steerRun, stopRun, submitRun } from './runs.js';
 
@@ -25,6 +25,8 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/health', auth: 'none', handler: health },
   { method: 'GET', path: '/v1/health', auth: 'none', handler: health },
   { method: 'GET', path: '/v1/capabilities', auth: 'key', handler: capabilities },
+  // Hermes serves these too; the emulator says plainly that it does not (501 HERMETIC_UNSUPPORTED_ROUTE).
+  ...UNEMULATED_ROUTES.map(([method, path]): Route => ({ method, path, auth: 'none', handler: unsupported })),
 ];
 
 export type RouteMatch =

@@ -1,0 +1,49 @@
+// The control plane's own behaviour: plain HERMETIC_* errors, listing, unsupported Hermes routes.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { describeTransports } from '../support/harness.js';
+import { submit } from '../support/runs.js';
+
+describeTransports('control plane', (open) => {
+  it('an unknown run, a finished run and an unknown field each get a code and a sentence', async () => {
+    const h = await open();
+    const unknown = await h.request('POST', '/__admin/runs/run_nope/complete', { body: '{}' });
+    assert.equal(unknown.status, 404);
+    assert.deepEqual(unknown.json(), { error: { code: 'HERMETIC_RUN_UNKNOWN', message: 'No live run run_nope in this gateway (unknown id, or lost in a restart).' } });
+    const runId = await submit(h);
+    await h.admin.complete(runId, {});
+    const done = await h.request('POST', `/__admin/runs/${runId}/fail`, { body: '{"error":"x"}' });
+    assert.equal(done.status, 409);
+    assert.equal(done.json().error.code, 'HERMETIC_RUN_TERMINAL');
+    const typo = await h.request('POST', '/__admin/clock', { body: '{"advnce": 5}' });
+    assert.equal(typo.status, 400);
+    assert.equal(typo.json().error.message, 'Unknown field "advnce" for the clock. Did you mean "advance"?');
+    const notJson = await h.request('POST', '/__admin/gateway', { body: '{' });
+    assert.equal(notJson.json().error.code, 'HERMETIC_ADMIN_BAD_JSON');
+    const badEvent = await h.request('POST', `/__admin/runs/${await submit(h)}/event`, { body: '{"event":"tool.failed"}' });
+    assert.equal(badEvent.json().error.code, 'HERMETIC_ADMIN_BAD_FIELD');
+    const route = await h.request('DELETE', '/__admin/clock');
+    assert.equal(route.status, 404);
+    assert.equal(route.json().error.message, 'DELETE is not allowed on /__admin/clock; use POST or GET.');
+  });
+
+  it('lists the runs in memory and reads the clock', async () => {
+    const h = await open();
+    const a = await submit(h, '{"input":"a"}', { 'Idempotency-Key': 'a' });
+    const b = await submit(h);
+    await h.admin.event(b, { event: 'tool.started', tool: 't' });
+    assert.deepEqual((await h.admin.runs()).runs, [
+      { run_id: a, status: 'running', live: true, keyed: true, last_event: null },
+      { run_id: b, status: 'running', live: true, keyed: false, last_event: 'tool.started' },
+    ]);
+    assert.deepEqual(await h.admin.clock({ advance: 1.5 }), { now: 1789169801.5, frozen: true });
+  });
+
+  it('a Hermes route the emulator does not reproduce is a plain 501, not a Hermes-looking 404', async () => {
+    const h = await open();
+    const reply = await h.request('POST', '/v1/chat/completions', { body: '{}' });
+    assert.equal(reply.status, 501);
+    assert.equal(reply.json().error.code, 'HERMETIC_UNSUPPORTED_ROUTE');
+    assert.equal((await h.request('GET', '/v1/nothing')).text, '404: Not Found');
+  });
+});
