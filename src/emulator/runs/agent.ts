@@ -3,6 +3,7 @@
 import type { Clock } from '../../shared/clock.js';
 import type { IdSource } from '../../shared/ids.js';
 import { PyFloat, type PyDict, type PyValue } from '../wire/python-json.js';
+import { pyRound } from './python-values.js';
 import type { LiveRun, RunRegistry } from './registry.js';
 
 export interface AgentDefaults {
@@ -90,7 +91,7 @@ export class FakeAgent {
       ev.event === 'tool.started'
         ? [['tool', ev.tool], ['preview', ev.preview]]
         : ev.event === 'tool.completed'
-          ? [['tool', ev.tool], ['duration', ev.duration === null ? 0 : new PyFloat(Math.round(ev.duration * 1000) / 1000)], ['error', ev.error]]
+          ? [['tool', ev.tool], ['duration', ev.duration === null ? 0 : new PyFloat(pyRound(ev.duration, 3))], ['error', ev.error]]
           : ev.event === 'reasoning.available'
             ? [['text', ev.text]]
             : ev.event === 'message.delta'

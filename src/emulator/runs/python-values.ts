@@ -31,3 +31,20 @@ function pyRepr(v: PyValue): string {
   if (typeof v === 'string') return `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
   return pyStr(v);
 }
+
+/**
+ * Python's round(x, digits) for floats: the exact binary value rounded half-to-even in decimal (0.0625 → 0.062),
+ * unlike toFixed, which rounds ties up.
+ */
+export function pyRound(x: number, digits: number): number {
+  if (!Number.isFinite(x) || x === 0) return x;
+  const [whole, frac = ''] = Math.abs(x).toFixed(100).split('.');
+  const kept = whole! + frac.slice(0, digits);
+  const rest = frac.slice(digits);
+  const beyond = /[1-9]/.test(rest.slice(1));
+  const lastOdd = Number(kept[kept.length - 1]) % 2 === 1;
+  const up = rest[0]! > '5' || (rest[0] === '5' && (beyond || lastOdd));
+  const text = (BigInt(kept) + (up ? 1n : 0n)).toString().padStart(digits + 1, '0');
+  const value = Number(`${text.slice(0, text.length - digits)}.${text.slice(text.length - digits)}`);
+  return x < 0 ? -value : value;
+}

@@ -46,3 +46,15 @@ test('steer text: parts joined with newlines, typed parts only, scalars stringif
   assert.equal(steerText(parsePyJson('{"a":1}')), "{'a': 1}");
   assert.equal(steerText('x'.repeat(70000)).length, 65536);
 });
+
+test('durations round as Python round(x, 3): half to even on the exact binary value', async () => {
+  const { pyRound } = await import('./python-values.js');
+  // Expected values from CPython 3.11.
+  assert.equal(pyRound(0.7714, 3), 0.771);
+  assert.equal(pyRound(0.0625, 3), 0.062);
+  assert.equal(pyRound(0.1875, 3), 0.188);
+  assert.equal(pyRound(2.675, 2), 2.67);
+  assert.equal(pyRound(1.0005, 3), 1.0);
+  assert.equal(pyRound(-0.0625, 3), -0.062);
+  assert.equal(pyRound(12345.6789, 3), 12345.679);
+});
