@@ -1,0 +1,223 @@
+// json.dumps in its three uses here: Hermes's wire bytes (defaults), the durable status snapshot (sorted, compact)
+// and the idempotency fingerprint's canonical form (sorted, compact, ensure_ascii=False).
+import { PyFloat, type PyValue } from './values.js';
+
+/** Python repr(float), with json's spellings NaN / Infinity / -Infinity. */
+export function pyFloatRepr(x: number): string {
+  if (x !== x) return 'NaN';
+  if (x === Infinity) return 'Infinity';
+  if (x === -Infinity) return '-Infinity';
+  if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
+  const ax = x < 0 ? -x : x;
+  // Both JS and Python emit the shortest round-trip digits. In this range (decimal exponent -4..15)
+  // Python uses fixed notation and so does JS's ToString, which only lacks the ".0" on integers.
+  if (ax >= 1e-4 && ax < 1e16) {
+    const s = String(x);
+    return Number.isInteger(x) ? s + '.0' : s;
+  }
+  // Scientific: JS "1.5e+300" / "1e-5"; Python pads the exponent to at least two digits.
+  const s = x.toExponential();
+  const e = s.indexOf('e');
+  const exp = s.slice(e + 2);
+  return exp.length < 2 ? s.slice(0, e + 2) + '0' + exp : s;
+}
+
+function intRepr(x: number): string {
+  // String() switches to exponent notation at 1e21; Python ints never do.
+  return x < 1e21 && x > -1e21 ? String(x) : BigInt(x).toString();
+}
+
+function numberRepr(x: number): string {
+  return Number.isInteger(x) ? intRepr(x) : pyFloatRepr(x);
+}
+
+// ensure_ascii=True: printable ASCII except " and \ passes through; everything else is escaped.
+const ASCII_SAFE = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+// ensure_ascii=False: only ", \ and C0 controls are escaped (DEL, U+2028/2029 and non-ASCII stay raw).
+const NEEDS_ESC = /["\\\x00-\x1f]/;
+
+const SHORT_ESC: string[] = [];
+for (let c = 0; c < 0x80; c++) {
+  SHORT_ESC.push(c < 0x20 || c === 0x7f ? '\\u' + c.toString(16).padStart(4, '0') : String.fromCharCode(c));
+}
+SHORT_ESC[0x22] = '\\"';
+SHORT_ESC[0x5c] = '\\\\';
+SHORT_ESC[0x08] = '\\b';
+SHORT_ESC[0x0c] = '\\f';
+SHORT_ESC[0x0a] = '\\n';
+SHORT_ESC[0x0d] = '\\r';
+SHORT_ESC[0x09] = '\\t';
+
+/** Python's encode_basestring_ascii. Escaping per UTF-16 unit yields exactly Python's surrogate-pair escapes. */
+function strAscii(s: string): string {
+  if (ASCII_SAFE.test(s)) return '"' + s + '"';
+  let out = '"';
+  let chunk = 0;
+  const n = s.length;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x20 && c < 0x7f && c !== 0x22 && c !== 0x5c) continue;
+    if (i > chunk) out += s.slice(chunk, i);
+    if (c < 0x80) out += SHORT_ESC[c]!;
+    else if (c < 0x100) out += '\\u00' + c.toString(16);
+    else if (c < 0x1000) out += '\\u0' + c.toString(16);
+    else out += '\\u' + c.toString(16);
+    chunk = i + 1;
+  }
+  if (n > chunk) out += s.slice(chunk);
+  return out + '"';
+}
+
+/** Python's encode_basestring (ensure_ascii=False). */
+function strRaw(s: string): string {
+  if (!NEEDS_ESC.test(s)) return '"' + s + '"';
+  let out = '"';
+  let chunk = 0;
+  const n = s.length;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x20 && c !== 0x22 && c !== 0x5c) continue;
+    if (i > chunk) out += s.slice(chunk, i);
+    out += SHORT_ESC[c]!;
+    chunk = i + 1;
+  }
+  if (n > chunk) out += s.slice(chunk);
+  return out + '"';
+}
+
+function unsupported(v: unknown): never {
+  throw new TypeError(`Object of type ${typeof v} is not JSON serializable`);
+}
+
+function dumpsInto(v: PyValue): string {
+  if (v === null) return 'null';
+  switch (typeof v) {
+    case 'string':
+      return strAscii(v);
+    case 'number':
+      return numberRepr(v);
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'bigint':
+      return v.toString();
+  }
+  if (Array.isArray(v)) {
+    const n = v.length;
+    if (n === 0) return '[]';
+    let out = '[' + dumpsInto(v[0]!);
+    for (let i = 1; i < n; i++) out += ', ' + dumpsInto(v[i]!);
+    return out + ']';
+  }
+  if (v instanceof PyFloat) return pyFloatRepr(v.value);
+  if (v instanceof Map) {
+    if (v.size === 0) return '{}';
+    let out = '{';
+    let first = true;
+    for (const [k, val] of v) {
+      if (first) first = false;
+      else out += ', ';
+      out += strAscii(k) + ': ' + dumpsInto(val);
+    }
+    return out + '}';
+  }
+  return unsupported(v);
+}
+
+/** json.dumps(value) with all defaults: ", " / ": " separators, ensure_ascii=True, insertion order. */
+export function dumps(value: PyValue): string {
+  return dumpsInto(value);
+}
+
+/**
+ * json.dumps(value, sort_keys=True, separators=(",", ":")): ASCII escapes, keys in code-point order at every
+ * level — how Hermes writes status_json into the durable idempotency store (spec runs-api §12.4).
+ */
+export function dumpsSorted(value: PyValue): string {
+  return sortedInto(value);
+}
+
+function sortedInto(v: PyValue): string {
+  if (Array.isArray(v)) {
+    const n = v.length;
+    if (n === 0) return '[]';
+    let out = '[' + sortedInto(v[0]!);
+    for (let i = 1; i < n; i++) out += ',' + sortedInto(v[i]!);
+    return out + ']';
+  }
+  if (v instanceof Map) {
+    if (v.size === 0) return '{}';
+    const keys = Array.from(v.keys()).sort(compareCodePoints);
+    let out = '{';
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]!;
+      if (i > 0) out += ',';
+      out += strAscii(k) + ':' + sortedInto(v.get(k)!);
+    }
+    return out + '}';
+  }
+  return dumpsInto(v);
+}
+
+/**
+ * Compare two strings by Unicode code point, like Python's str ordering. JS `<` compares UTF-16 units,
+ * which puts astral characters (surrogate pairs) before U+E000..U+FFFF; Python puts them after.
+ */
+export function compareCodePoints(a: string, b: string): number {
+  const n = a.length < b.length ? a.length : b.length;
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (i === n) return a.length - b.length;
+  const ua = a.charCodeAt(i);
+  const ub = b.charCodeAt(i);
+  if (ua < 0xd800 && ub < 0xd800) return ua - ub; // common case: no surrogates involved
+  // If the shared previous unit is a high surrogate, the differing code point starts there.
+  if (i > 0) {
+    const prev = a.charCodeAt(i - 1);
+    if (prev >= 0xd800 && prev <= 0xdbff) {
+      const ca = a.codePointAt(i - 1)!;
+      const cb = b.codePointAt(i - 1)!;
+      if (ca !== cb) return ca - cb;
+      // Both are the same lone high surrogate: compare the code points that follow it.
+    }
+  }
+  return a.codePointAt(i)! - b.codePointAt(i)!;
+}
+
+function canonInto(v: PyValue): string {
+  if (v === null) return 'null';
+  switch (typeof v) {
+    case 'string':
+      return strRaw(v);
+    case 'number':
+      return numberRepr(v);
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'bigint':
+      return v.toString();
+  }
+  if (Array.isArray(v)) {
+    const n = v.length;
+    if (n === 0) return '[]';
+    let out = '[' + canonInto(v[0]!);
+    for (let i = 1; i < n; i++) out += ',' + canonInto(v[i]!);
+    return out + ']';
+  }
+  if (v instanceof PyFloat) return pyFloatRepr(v.value);
+  if (v instanceof Map) {
+    if (v.size === 0) return '{}';
+    const keys = Array.from(v.keys()).sort(compareCodePoints);
+    let out = '{';
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]!;
+      if (i > 0) out += ',';
+      out += strRaw(k) + ':' + canonInto(v.get(k)!);
+    }
+    return out + '}';
+  }
+  return unsupported(v);
+}
+
+/** json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False). */
+export function canonicalDumps(value: PyValue): string {
+  return canonInto(value);
+}

@@ -1,0 +1,20 @@
+// Python value model for decoded JSON: ints vs floats, insertion-ordered dicts, and the decode error.
+
+/** A Python float: always printed as a float (`1.0`), even when integral. */
+export class PyFloat {
+  constructor(readonly value: number) {}
+}
+
+/** Insertion-ordered Python dict. Plain objects are never used: integer-like keys would reorder. */
+export type PyDict = Map<string, PyValue>;
+
+/**
+ * A decoded Python JSON value. JS number: integral → int, otherwise (incl. NaN/±Infinity) → float.
+ * bigint → int. PyFloat → float always.
+ */
+export type PyValue = null | boolean | string | number | bigint | PyFloat | PyValue[] | PyDict;
+
+/** Any failure to parse/decode a JSON request body (Python raises JSONDecodeError / ValueError there). */
+export class PyJsonError extends Error {
+  override name = 'PyJsonError';
+}
