@@ -49,9 +49,8 @@ export function createEmulator(input?: EmulatorOptions): Emulator {
     corsOrigins: [...options.corsOrigins],
     profiles: new Map(Object.entries(options.profiles)),
   };
-  const db = openEmulatorStore(options.db);
-  const store = new IdempotencyStore(db);
-  const registry = new RunRegistry(clock, store, claimOwner());
+  const openStore = () => new IdempotencyStore(openEmulatorStore(options.db));
+  const registry = new RunRegistry(clock, openStore(), claimOwner());
   const agent = new FakeAgent(registry, clock, ids, { ...options.agent });
   const service = new RunService(registry, gateway, ids, agent);
   registry.startSweeps();
@@ -60,6 +59,11 @@ export function createEmulator(input?: EmulatorOptions): Emulator {
     registry.clearMemory();
     releaseOwner(registry.owner);
     registry.owner = claimOwner();
+    if (options.db === ':memory:') {
+      // Hermes's in-memory fallback store dies with the process: nothing replays after a restart.
+      registry.store.close();
+      registry.store = openStore();
+    }
     gateway.draining = false;
     registry.startSweeps();
   };
@@ -87,7 +91,7 @@ export function createEmulator(input?: EmulatorOptions): Emulator {
       registry.clearMemory();
       releaseOwner(registry.owner);
       if (!options.clock) clock.close();
-      store.close();
+      registry.store.close();
     },
   };
 }

@@ -97,3 +97,14 @@ describeTransports('vectors 47–54: restart and retention', (open) => {
     assertJson(await status(h, runId), 404, std(`Run not found: ${runId}`, 'run_not_found'));
   });
 });
+
+describeTransports('restart with a non-durable store', (open) => {
+  it('with :memory: (Hermes\'s fallback store), nothing replays after a restart', async () => {
+    const h = await open();
+    const runId = await submit(h, '{"input":"hello"}', { 'Idempotency-Key': 'k1' });
+    await h.admin.restart();
+    assertJson(await status(h, runId), 404, std(`Run not found: ${runId}`, 'run_not_found'));
+    const again = await h.request('POST', '/v1/runs', { body: '{"input":"hello"}', headers: { 'Idempotency-Key': 'k1' } });
+    assert.equal(again.json().replayed, false);
+  });
+});

@@ -44,7 +44,7 @@ export class RunRegistry {
 
   constructor(
     readonly clock: Clock,
-    readonly store: IdempotencyStore,
+    public store: IdempotencyStore,
     public owner: OwnerIdentity,
   ) {}
 
