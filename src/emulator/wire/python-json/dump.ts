@@ -89,11 +89,26 @@ function unsupported(v: unknown): never {
   throw new TypeError(`Object of type ${typeof v} is not JSON serializable`);
 }
 
-function dumpsInto(v: PyValue): string {
+/** How one json.dumps call is set up: separators, string escaping and key order. */
+interface Style {
+  readonly item: string;
+  readonly key: string;
+  readonly str: (s: string) => string;
+  readonly sortKeys: boolean;
+}
+
+/** json.dumps() defaults: what Hermes writes on the wire. */
+const WIRE: Style = { item: ', ', key: ': ', str: strAscii, sortKeys: false };
+/** sort_keys=True, separators=(",", ":"): Hermes's durable status_json. */
+const SORTED_COMPACT: Style = { item: ',', key: ':', str: strAscii, sortKeys: true };
+/** The same with ensure_ascii=False: the idempotency fingerprint's canonical text. */
+const CANONICAL: Style = { item: ',', key: ':', str: strRaw, sortKeys: true };
+
+function encode(v: PyValue, style: Style): string {
   if (v === null) return 'null';
   switch (typeof v) {
     case 'string':
-      return strAscii(v);
+      return style.str(v);
     case 'number':
       return numberRepr(v);
     case 'boolean':
@@ -104,19 +119,20 @@ function dumpsInto(v: PyValue): string {
   if (Array.isArray(v)) {
     const n = v.length;
     if (n === 0) return '[]';
-    let out = '[' + dumpsInto(v[0]!);
-    for (let i = 1; i < n; i++) out += ', ' + dumpsInto(v[i]!);
+    let out = '[' + encode(v[0]!, style);
+    for (let i = 1; i < n; i++) out += style.item + encode(v[i]!, style);
     return out + ']';
   }
   if (v instanceof PyFloat) return pyFloatRepr(v.value);
   if (v instanceof Map) {
     if (v.size === 0) return '{}';
+    const keys = style.sortKeys ? Array.from(v.keys()).sort(compareCodePoints) : v.keys();
     let out = '{';
     let first = true;
-    for (const [k, val] of v) {
+    for (const k of keys) {
       if (first) first = false;
-      else out += ', ';
-      out += strAscii(k) + ': ' + dumpsInto(val);
+      else out += style.item;
+      out += style.str(k) + style.key + encode(v.get(k)!, style);
     }
     return out + '}';
   }
@@ -125,7 +141,7 @@ function dumpsInto(v: PyValue): string {
 
 /** json.dumps(value) with all defaults: ", " / ": " separators, ensure_ascii=True, insertion order. */
 export function dumps(value: PyValue): string {
-  return dumpsInto(value);
+  return encode(value, WIRE);
 }
 
 /**
@@ -133,29 +149,7 @@ export function dumps(value: PyValue): string {
  * level — how Hermes writes status_json into the durable idempotency store (spec runs-api §12.4).
  */
 export function dumpsSorted(value: PyValue): string {
-  return sortedInto(value);
-}
-
-function sortedInto(v: PyValue): string {
-  if (Array.isArray(v)) {
-    const n = v.length;
-    if (n === 0) return '[]';
-    let out = '[' + sortedInto(v[0]!);
-    for (let i = 1; i < n; i++) out += ',' + sortedInto(v[i]!);
-    return out + ']';
-  }
-  if (v instanceof Map) {
-    if (v.size === 0) return '{}';
-    const keys = Array.from(v.keys()).sort(compareCodePoints);
-    let out = '{';
-    for (let i = 0; i < keys.length; i++) {
-      const k = keys[i]!;
-      if (i > 0) out += ',';
-      out += strAscii(k) + ':' + sortedInto(v.get(k)!);
-    }
-    return out + '}';
-  }
-  return dumpsInto(v);
+  return encode(value, SORTED_COMPACT);
 }
 
 /**
@@ -183,41 +177,7 @@ export function compareCodePoints(a: string, b: string): number {
   return a.codePointAt(i)! - b.codePointAt(i)!;
 }
 
-function canonInto(v: PyValue): string {
-  if (v === null) return 'null';
-  switch (typeof v) {
-    case 'string':
-      return strRaw(v);
-    case 'number':
-      return numberRepr(v);
-    case 'boolean':
-      return v ? 'true' : 'false';
-    case 'bigint':
-      return v.toString();
-  }
-  if (Array.isArray(v)) {
-    const n = v.length;
-    if (n === 0) return '[]';
-    let out = '[' + canonInto(v[0]!);
-    for (let i = 1; i < n; i++) out += ',' + canonInto(v[i]!);
-    return out + ']';
-  }
-  if (v instanceof PyFloat) return pyFloatRepr(v.value);
-  if (v instanceof Map) {
-    if (v.size === 0) return '{}';
-    const keys = Array.from(v.keys()).sort(compareCodePoints);
-    let out = '{';
-    for (let i = 0; i < keys.length; i++) {
-      const k = keys[i]!;
-      if (i > 0) out += ',';
-      out += strRaw(k) + ':' + canonInto(v.get(k)!);
-    }
-    return out + '}';
-  }
-  return unsupported(v);
-}
-
 /** json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False). */
 export function canonicalDumps(value: PyValue): string {
-  return canonInto(value);
+  return encode(value, CANONICAL);
 }
