@@ -14,6 +14,9 @@ export const ERROR_CODES = {
   HERMETIC_STORE_OPEN: { status: 500, summary: 'The emulator store could not be opened at the given path.' },
   HERMETIC_CLI_USAGE: { status: 400, summary: 'A command-line argument is unknown, missing or malformed.' },
   HERMETIC_SERVE_LISTEN: { status: 500, summary: 'The server could not listen on the requested host and port.' },
+  HERMETIC_STATEDB_PROFILE: { status: 400, summary: 'The state.db generator knows no profile with this name.' },
+  HERMETIC_STATEDB_SCHEMA: { status: 400, summary: 'The requested state.db schema version is not one Hermetic knows.' },
+  HERMETIC_STATEDB_OPEN: { status: 500, summary: 'A state.db could not be opened read-only for inspection.' },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,0 +1,227 @@
+// A Hermes-like writer for state.db (spec state-db §8): sessions, messages in BEGIN IMMEDIATE transactions with
+// message_count/tool_call_count kept, and the lifecycle. Usage and rewrites live beside it; time and ids injected.
+import type Database from 'better-sqlite3';
+import type { Db } from '../../shared/sqlite.js';
+import type { IdSource } from '../../shared/ids.js';
+import { promptHash } from '../schema/create.js';
+import { displayIdentity, pyJson, type PyJson } from '../python.js';
+import type { MessageInput, SessionInput, Usage } from './types.js';
+import { recordAuxiliaryUsage, updateTokenCounts } from './usage.js';
+import { compactInPlace, compressSplit, deleteSession, replaceMessages, rewind } from './rewrite.js';
+
+export type { MessageInput, SessionInput, ToolCall, Usage } from './types.js';
+
+export interface WriterOptions {
+  /** Epoch seconds as a float, like time.time() (a Clock's now works). */
+  now: () => number;
+  ids: IdSource;
+  /** session_daily_usage.day from local time (Hermes) or UTC (default, reproducible). */
+  dayIn?: 'utc' | 'localtime';
+}
+
+/** Sources that mint 6-hex session ids; gateway-side sessions get 8 hex (spec §3). */
+const SHORT_ID_SOURCES = new Set(['cli', 'tui', 'oneshot', 'desktop']);
+export const JSON_PREFIX = '\x00json:';
+
+type Row = Record<string, unknown>;
+
+/**
+ * Writes a state.db the way Hermes's SessionDB does, adapting to the columns the open store has.
+ * @example
+ *   const w = new StateDbWriter(db, { now: () => clock.now(), ids: createIdSource('seed') });
+ *   const id = w.createSession({ source: 'cli', model: 'gpt-5' });
+ *   w.appendMessages(id, [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello', finish_reason: 'stop' }]);
+ *   w.updateTokenCounts(id, { input_tokens: 10, output_tokens: 3 });
+ *   w.endSession(id, 'user_exit');
+ */
+export class StateDbWriter {
+  readonly db: Db;
+  readonly now: () => number;
+  readonly ids: IdSource;
+  readonly dayIn: 'utc' | 'localtime';
+  #columns = new Map<string, Set<string>>();
+  #statements = new Map<string, Database.Statement<unknown[]>>();
+
+  constructor(db: Db, options: WriterOptions) {
+    this.db = db;
+    this.now = options.now;
+    this.ids = options.ids;
+    this.dayIn = options.dayIn ?? 'utc';
+    db.pragma('foreign_keys = ON');
+  }
+
+  /** Columns the store's table has (empty when the table does not exist at this version). */
+  columns(table: string): Set<string> {
+    let set = this.#columns.get(table);
+    if (!set) {
+      set = new Set((this.db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((r) => r.name));
+      this.#columns.set(table, set);
+    }
+    return set;
+  }
+
+  has(table: string, column?: string): boolean {
+    const cols = this.columns(table);
+    return column === undefined ? cols.size > 0 : cols.has(column);
+  }
+
+  /** A cached prepared statement. */
+  stmt(sql: string): Database.Statement<unknown[]> {
+    let s = this.#statements.get(sql);
+    if (!s) this.#statements.set(sql, (s = this.db.prepare<unknown[]>(sql)));
+    return s;
+  }
+
+  /** INSERT of the given columns that exist in the store (unknown or undefined ones are dropped). */
+  insert(table: string, row: Row, verb = 'INSERT'): { changes: number; lastInsertRowid: number | bigint } {
+    const cols = this.columns(table);
+    const keys = Object.keys(row).filter((k) => row[k] !== undefined && cols.has(k));
+    const sql = `${verb} INTO ${table} (${keys.join(', ')}) VALUES (${keys.map(() => '?').join(', ')})`;
+    return this.stmt(sql).run(...keys.map((k) => row[k]));
+  }
+
+  /** Runs fn inside BEGIN IMMEDIATE (nested calls join the outer transaction). */
+  tx<T>(fn: () => T): T {
+    return this.db.inTransaction ? fn() : this.db.transaction(fn).immediate();
+  }
+
+  /** `YYYYMMDD_HHMMSS_<hex>` from the clock (UTC, decision 0011) and the id source. */
+  newSessionId(source: string, at = this.now()): string {
+    const d = new Date(Math.floor(at) * 1000).toISOString();
+    const stamp = `${d.slice(0, 4)}${d.slice(5, 7)}${d.slice(8, 10)}_${d.slice(11, 13)}${d.slice(14, 16)}${d.slice(17, 19)}`;
+    return `${stamp}_${this.ids.uuid4Hex().slice(0, SHORT_ID_SOURCES.has(source) ? 6 : 8)}`;
+  }
+
+  /** Stores a prompt content-addressed (v25+) and returns its hash. */
+  storeSystemPrompt(prompt: string): string {
+    const hash = promptHash(prompt);
+    this.insert('system_prompts', { hash, prompt }, 'INSERT OR IGNORE');
+    return hash;
+  }
+
+  /** create_session: INSERT OR IGNORE; a placeholder row written by early usage (source 'unknown') is repaired. */
+  createSession(input: SessionInput): string {
+    return this.tx(() => {
+      const started = input.started_at ?? this.now();
+      const id = input.id ?? this.newSessionId(input.source, started);
+      const row: Row = { ...input, id, started_at: started };
+      if (input.model_config !== undefined) row.model_config = input.model_config === null ? null : pyJson(input.model_config);
+      if (input.system_prompt != null && this.has('system_prompts')) {
+        row.system_prompt_hash = this.storeSystemPrompt(input.system_prompt);
+        row.system_prompt = null;
+      }
+      const { changes } = this.insert('sessions', row, 'INSERT OR IGNORE');
+      if (changes === 0) {
+        const existing = this.stmt('SELECT source FROM sessions WHERE id = ?').get(id) as { source: string };
+        if (existing.source === 'unknown') {
+          const cols = this.columns('sessions');
+          const keys = Object.keys(row).filter((k) => k !== 'id' && row[k] !== undefined && cols.has(k));
+          this.stmt(`UPDATE sessions SET ${keys.map((k) => `${k} = ?`).join(', ')} WHERE id = ?`)
+            .run(...keys.map((k) => row[k]), id);
+        }
+      }
+      return id;
+    });
+  }
+
+  /** Inserts one batch in one transaction; returns the new message ids. */
+  appendMessages(sessionId: string, messages: MessageInput[]): number[] {
+    return this.tx(() => {
+      const ids: number[] = [];
+      let last = -Infinity;
+      let calls = 0;
+      for (const m of messages) {
+        let ts = m.timestamp ?? this.now();
+        if (ts <= last) ts = last + 1e-6;
+        last = ts;
+        ids.push(this.#insertMessage(sessionId, m, ts));
+        calls += m.tool_calls?.length ?? 0;
+      }
+      this.stmt('UPDATE sessions SET message_count = message_count + ?, tool_call_count = tool_call_count + ? WHERE id = ?')
+        .run(messages.length, calls, sessionId);
+      return ids;
+    });
+  }
+
+  appendMessage(sessionId: string, message: MessageInput): number {
+    return this.appendMessages(sessionId, [message])[0]!;
+  }
+
+  /** Inserts a message row without touching the session counters (used by rewrites). */
+  insertMessageRow(sessionId: string, m: MessageInput, timestamp: number): number {
+    return this.#insertMessage(sessionId, m, timestamp);
+  }
+
+  #insertMessage(sessionId: string, m: MessageInput, timestamp: number): number {
+    const json = (v: PyJson | undefined) => (v === undefined || v === null ? v : pyJson(v));
+    const content = m.content === undefined || m.content === null || typeof m.content === 'string'
+      ? m.content ?? null : JSON_PREFIX + pyJson(m.content);
+    const toolCalls = m.tool_calls && m.tool_calls.length > 0 ? pyJson(m.tool_calls as unknown as PyJson) : null;
+    const row: Row = {
+      ...m, session_id: sessionId, content, tool_calls: toolCalls, timestamp,
+      reasoning_details: json(m.reasoning_details), codex_reasoning_items: json(m.codex_reasoning_items),
+      codex_message_items: json(m.codex_message_items), display_metadata: json(m.display_metadata),
+    };
+    if (this.has('messages', 'display_identity')) {
+      row.display_identity = displayIdentity({
+        role: m.role, content, timestamp, tool_call_id: m.tool_call_id ?? null, tool_calls: toolCalls,
+        tool_name: m.tool_name ?? null,
+      });
+    }
+    return Number(this.insert('messages', row).lastInsertRowid);
+  }
+
+  /** end_session: first reason wins. */
+  endSession(sessionId: string, reason: string, at = this.now()): boolean {
+    return this.tx(() =>
+      this.stmt('UPDATE sessions SET ended_at = ?, end_reason = ? WHERE id = ? AND ended_at IS NULL')
+        .run(at, reason, sessionId).changes > 0);
+  }
+
+  /** reopen_session (resume): clears ended_at and end_reason. */
+  reopenSession(sessionId: string): void {
+    this.tx(() => this.stmt('UPDATE sessions SET ended_at = NULL, end_reason = NULL WHERE id = ?').run(sessionId));
+  }
+
+  /** Sets any sessions columns by name (title, title_source, handoff_*, flags...), skipping unknown ones. */
+  updateSession(sessionId: string, fields: Row): void {
+    const cols = this.columns('sessions');
+    const keys = Object.keys(fields).filter((k) => fields[k] !== undefined && cols.has(k));
+    if (keys.length === 0) return;
+    this.tx(() => this.stmt(`UPDATE sessions SET ${keys.map((k) => `${k} = ?`).join(', ')} WHERE id = ?`)
+      .run(...keys.map((k) => fields[k]), sessionId));
+  }
+
+  /** `/model` switch: overwrites the model and the billing route (update_session_billing_route). */
+  switchModel(sessionId: string, model: string, route: { billing_provider?: string; billing_base_url?: string; billing_mode?: string } = {}): void {
+    this.updateSession(sessionId, { model, ...route });
+  }
+
+  updateTokenCounts(sessionId: string, usage: Usage, mode: 'delta' | 'absolute' = 'delta'): void {
+    updateTokenCounts(this, sessionId, usage, mode);
+  }
+
+  recordAuxiliaryUsage(sessionId: string, task: string, usage: Usage): void {
+    recordAuxiliaryUsage(this, sessionId, task, usage);
+  }
+
+  compressSplit(parentId: string, carried: MessageInput[], child: Partial<SessionInput> = {}): string {
+    return compressSplit(this, parentId, carried, child);
+  }
+
+  compactInPlace(sessionId: string, summary: MessageInput[], carriedTail: number): number[] {
+    return compactInPlace(this, sessionId, summary, carriedTail);
+  }
+
+  replaceMessages(sessionId: string, messages: MessageInput[]): number[] {
+    return replaceMessages(this, sessionId, messages);
+  }
+
+  rewind(sessionId: string, keepThroughId: number): void {
+    rewind(this, sessionId, keepThroughId);
+  }
+
+  deleteSession(sessionId: string): void {
+    deleteSession(this, sessionId);
+  }
+}

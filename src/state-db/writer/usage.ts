@@ -1,0 +1,112 @@
+// Token accounting (spec state-db §8): update_token_counts in delta and absolute modes, session_model_usage
+// upserts per route and task, record_auxiliary_usage, and the post-v30 session_daily_usage ledger.
+import type { StateDbWriter } from './index.js';
+import { COUNTERS, type Usage } from './types.js';
+
+const n = (v: number | undefined | null) => v ?? 0;
+
+/** A usage write before create_session leaves a placeholder row (source 'unknown'), repaired on create. */
+function ensureSession(w: StateDbWriter, sessionId: string): void {
+  w.insert('sessions', { id: sessionId, source: 'unknown', started_at: w.now() }, 'INSERT OR IGNORE');
+}
+
+/**
+ * update_token_counts. Delta (CLI per-call path) adds to the counters and upserts session_model_usage; absolute
+ * (gateway path) overwrites with cumulative totals, which may go down after an agent restart.
+ */
+export function updateTokenCounts(w: StateDbWriter, sessionId: string, u: Usage, mode: 'delta' | 'absolute' = 'delta'): void {
+  w.tx(() => {
+    ensureSession(w, sessionId);
+    const cols = w.columns('sessions');
+    const counters = COUNTERS.filter((c) => cols.has(c));
+    const calls = u.api_calls ?? (mode === 'delta' ? 1 : 0);
+    const before = w.stmt('SELECT * FROM sessions WHERE id = ?').get(sessionId) as Record<string, number | null>;
+    const set: string[] = [];
+    const args: unknown[] = [];
+    for (const c of counters) {
+      set.push(mode === 'delta' ? `${c} = COALESCE(${c}, 0) + ?` : `${c} = ?`);
+      args.push(n(u[c]));
+    }
+    if (cols.has('api_call_count')) {
+      set.push(mode === 'delta' ? 'api_call_count = COALESCE(api_call_count, 0) + ?' : 'api_call_count = ?');
+      args.push(calls);
+    }
+    if (cols.has('estimated_cost_usd')) {
+      if (mode === 'delta') {
+        set.push('estimated_cost_usd = COALESCE(estimated_cost_usd, 0) + ?');
+        args.push(n(u.estimated_cost_usd));
+        set.push('actual_cost_usd = CASE WHEN ? IS NULL THEN actual_cost_usd ELSE COALESCE(actual_cost_usd, 0) + ? END');
+        args.push(u.actual_cost_usd ?? null, u.actual_cost_usd ?? null);
+      } else {
+        set.push('estimated_cost_usd = COALESCE(?, estimated_cost_usd)', 'actual_cost_usd = COALESCE(?, actual_cost_usd)');
+        args.push(u.estimated_cost_usd ?? null, u.actual_cost_usd ?? null);
+      }
+      for (const c of ['cost_status', 'cost_source', 'pricing_version'] as const) {
+        set.push(`${c} = COALESCE(?, ${c})`);
+        args.push(u[c] ?? null);
+      }
+      for (const c of ['billing_provider', 'billing_base_url', 'billing_mode'] as const) {
+        set.push(`${c} = COALESCE(${c}, ?)`);
+        args.push(u[c] ?? null);
+      }
+    }
+    set.push('model = COALESCE(model, ?)');
+    args.push(u.model ?? null);
+    w.stmt(`UPDATE sessions SET ${set.join(', ')} WHERE id = ?`).run(...args, sessionId);
+    if (mode === 'delta') {
+      upsertModelUsage(w, sessionId, u, '', calls, (before.model as unknown as string | null) ?? null);
+      addDailyUsage(w, sessionId, u, calls);
+    } else {
+      // The daily ledger only ever grows: absolute totals contribute their positive difference.
+      const diff: Usage = {};
+      for (const c of counters) diff[c] = Math.max(0, n(u[c]) - n(before[c]));
+      const est = Math.max(0, n(u.estimated_cost_usd) - n(before.estimated_cost_usd));
+      const act = Math.max(0, n(u.actual_cost_usd) - n(before.actual_cost_usd));
+      addDailyUsage(w, sessionId, { ...diff, estimated_cost_usd: est, actual_cost_usd: act },
+        Math.max(0, calls - n(before.api_call_count)));
+    }
+  });
+}
+
+/** record_auxiliary_usage: a side task's call (title_generation, compression, vision...) touches only the per-task rows. */
+export function recordAuxiliaryUsage(w: StateDbWriter, sessionId: string, task: string, u: Usage): void {
+  w.tx(() => {
+    ensureSession(w, sessionId);
+    upsertModelUsage(w, sessionId, u, task, u.api_calls ?? 1, null);
+  });
+}
+
+function upsertModelUsage(w: StateDbWriter, sessionId: string, u: Usage, task: string, calls: number, fallbackModel: string | null): void {
+  if (!w.has('session_model_usage')) return;
+  const hasTask = w.has('session_model_usage', 'task');
+  if (task && !hasTask) return;
+  const now = w.now();
+  const key = ['session_id', 'model', 'billing_provider', 'billing_base_url', 'billing_mode', ...(hasTask ? ['task'] : [])];
+  const row: Record<string, unknown> = {
+    session_id: sessionId, model: u.model ?? fallbackModel ?? '', billing_provider: u.billing_provider ?? '',
+    billing_base_url: u.billing_base_url ?? '', billing_mode: u.billing_mode ?? '', api_call_count: calls,
+    input_tokens: n(u.input_tokens), output_tokens: n(u.output_tokens), cache_read_tokens: n(u.cache_read_tokens),
+    cache_write_tokens: n(u.cache_write_tokens), reasoning_tokens: n(u.reasoning_tokens),
+    estimated_cost_usd: n(u.estimated_cost_usd), actual_cost_usd: n(u.actual_cost_usd),
+    cost_status: u.cost_status ?? null, cost_source: u.cost_source ?? null, first_seen: now, last_seen: now,
+  };
+  if (hasTask) row.task = task;
+  const keys = Object.keys(row);
+  const adds = ['api_call_count', ...COUNTERS, 'estimated_cost_usd', 'actual_cost_usd'];
+  const sql = `INSERT INTO session_model_usage (${keys.join(', ')}) VALUES (${keys.map(() => '?').join(', ')})
+    ON CONFLICT(${key.join(', ')}) DO UPDATE SET ${adds.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')},
+    cost_status = COALESCE(excluded.cost_status, cost_status), cost_source = COALESCE(excluded.cost_source, cost_source),
+    last_seen = excluded.last_seen`;
+  w.stmt(sql).run(...keys.map((k) => row[k]));
+}
+
+function addDailyUsage(w: StateDbWriter, sessionId: string, u: Usage, calls: number): void {
+  if (!w.has('session_daily_usage')) return;
+  const adds = [...COUNTERS, 'estimated_cost_usd', 'actual_cost_usd', 'api_call_count'] as const;
+  const vals = adds.map((c) => (c === 'api_call_count' ? calls : n(u[c])));
+  const modifier = w.dayIn === 'localtime' ? ", 'localtime'" : '';
+  const sql = `INSERT INTO session_daily_usage (session_id, day, ${adds.join(', ')})
+    VALUES (?, date(?, 'unixepoch'${modifier}), ${adds.map(() => '?').join(', ')})
+    ON CONFLICT(session_id, day) DO UPDATE SET ${adds.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}`;
+  w.stmt(sql).run(sessionId, w.now(), ...vals);
+}
