@@ -1,0 +1,19 @@
+// Test helpers: temp dirs and copies of the real Hermes fixtures (never opened in place; spec fixtures README).
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const FIXTURE_ROOT = '/work/shared/fixtures/state-db';
+export const FIXTURES = ['basic', 'channels', 'usage'] as const;
+
+export function tempDir(prefix = 'hermetic-statedb-'): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Copies a fixture's state.db into `dir` and returns the copy's path. */
+export function copyFixture(name: string, dir: string): string {
+  const out = join(dir, `${name}.db`);
+  copyFileSync(join(FIXTURE_ROOT, name, 'state.db'), out);
+  return out;
+}
