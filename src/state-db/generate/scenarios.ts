@@ -64,8 +64,11 @@ export function runScenario(ctx: GenContext, scenario: Scenario, budget: number)
     case 'retry': {
       const s = openSession(ctx, 'cli');
       converse(ctx, s, budget);
-      const rows = w.db.prepare('SELECT role, content, tool_call_id, tool_calls, tool_name, timestamp, finish_reason FROM messages WHERE session_id = ? ORDER BY id').all(s.id) as (MessageInput & { tool_calls: string | null })[];
-      const kept: MessageInput[] = rows.slice(0, -1).map((m) => ({ ...m, tool_calls: m.tool_calls ? JSON.parse(m.tool_calls) as ToolCall[] : null }));
+      const rows = w.db.prepare('SELECT * FROM messages WHERE session_id = ? ORDER BY id').all(s.id) as (MessageInput & { tool_calls: string | null })[];
+      const kept: MessageInput[] = rows.slice(0, -1).map((m) => ({
+        role: m.role, content: m.content, tool_call_id: m.tool_call_id, tool_name: m.tool_name, timestamp: m.timestamp,
+        finish_reason: m.finish_reason, tool_calls: m.tool_calls ? JSON.parse(m.tool_calls) as ToolCall[] : null,
+      }));
       w.replaceMessages(s.id, [...kept, { role: 'assistant', content: 'Retried: a better answer.', finish_reason: 'stop', timestamp: ctx.time.t }]);
       end(s.id);
       return;

@@ -158,7 +158,8 @@ export class StateDbWriter {
       ? m.content ?? null : JSON_PREFIX + pyJson(m.content);
     const toolCalls = m.tool_calls && m.tool_calls.length > 0 ? pyJson(m.tool_calls as unknown as PyJson) : null;
     const row: Row = {
-      ...m, session_id: sessionId, content, tool_calls: toolCalls, timestamp,
+      // active is written explicitly: stores migrated across the reconciler quirk have no default for it (spec §5.2).
+      active: 1, ...m, session_id: sessionId, content, tool_calls: toolCalls, timestamp,
       reasoning_details: json(m.reasoning_details), codex_reasoning_items: json(m.codex_reasoning_items),
       codex_message_items: json(m.codex_message_items), display_metadata: json(m.display_metadata),
     };

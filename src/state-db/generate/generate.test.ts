@@ -1,0 +1,116 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
+import { copyFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { generate, PROFILES } from './index.js';
+import { dumpSql } from '../dump.js';
+import { expectedTableInfo, tablesAt, LATEST_LEVEL } from '../schema/index.js';
+import { tempDir } from '../testing/fixtures.js';
+
+function checkStore(path: string, level: number, createdAt: number, label: string): Database.Database {
+  const db = new Database(path, { readonly: true });
+  assert.equal(db.pragma('integrity_check', { simple: true }), 'ok', label);
+  assert.deepEqual(db.pragma('foreign_key_check'), [], label);
+  for (const t of tablesAt(level)) {
+    assert.deepEqual(db.prepare(`PRAGMA table_info(${t.name})`).all(), expectedTableInfo(t.name, level, createdAt), `${label} ${t.name}`);
+  }
+  return db;
+}
+
+test('generated stores at every schema level pass integrity and foreign-key checks and match the schema data', () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    for (let level = 1; level <= LATEST_LEVEL; level++) {
+      const r = generate({ out: join(dir, `v${level}.db`), level, sessions: 16, messages: 160, seed: `lvl${level}`, journal: level % 2 ? 'wal' : 'delete' });
+      const db = checkStore(r.path, level, level, `v${level}`);
+      assert.ok((db.prepare('SELECT COUNT(*) FROM messages').pluck().get() as number) > 100);
+      db.close();
+    }
+  } finally {
+    cleanup();
+  }
+});
+
+test('every named profile generates a sound store', () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    for (const [name, p] of Object.entries(PROFILES)) {
+      const r = generate({ out: join(dir, name, 'state.db'), profile: name, sessions: 20, seed: name });
+      const db = checkStore(r.path, p.level, p.createdAt ?? p.level, name);
+      assert.equal(db.pragma('journal_mode', { simple: true }), p.journal ?? 'wal');
+      if (p.activeNull) assert.equal(db.prepare('SELECT COUNT(*) FROM messages WHERE active IS NULL').pluck().get(), 3);
+      if (p.postgres) assert.ok(existsSync(join(dir, name, 'config.yaml')));
+      db.close();
+    }
+  } finally {
+    cleanup();
+  }
+});
+
+test('the same seed gives a byte-identical SQL dump; another seed does not', () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const dump = (out: string, seed: string, journal: 'wal' | 'delete') => {
+      generate({ out: join(dir, out), sessions: 25, seed, journal, profile: 'migrated' });
+      const db = new Database(join(dir, out), { readonly: true });
+      const text = dumpSql(db);
+      db.close();
+      return text;
+    };
+    const a = dump('a.db', 's1', 'wal');
+    assert.equal(dump('b.db', 's1', 'delete'), a);
+    assert.notEqual(dump('c.db', 's2', 'wal'), a);
+  } finally {
+    cleanup();
+  }
+});
+
+test('a v30 store has every shape the issue lists', () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const r = generate({ out: join(dir, 'state.db'), sessions: 40, seed: 'shapes' });
+    const db = new Database(r.path, { readonly: true });
+    const n = (sql: string) => db.prepare(sql).pluck().get() as number;
+    assert.match(db.prepare('SELECT id FROM sessions ORDER BY started_at LIMIT 1').pluck().get() as string, /^20260714_\d{6}_[0-9a-f]{6,8}$/);
+    assert.equal(n("SELECT COUNT(*) FROM messages WHERE typeof(timestamp) <> 'real'"), 0);
+    assert.ok(n("SELECT COUNT(*) FROM messages WHERE tool_calls LIKE '[{\"id\": \"call_%\"function\": {\"name\": %\"arguments\": \"{%'") > 0);
+    assert.ok(n("SELECT COUNT(*) FROM messages WHERE role = 'tool' AND tool_call_id IS NOT NULL") > 0);
+    assert.ok(n("SELECT COUNT(*) FROM messages WHERE substr(CAST(content AS BLOB), 1, 6) = X'006A736F6E3A'") > 0);
+    assert.ok(n("SELECT COUNT(*) FROM messages WHERE role IN ('session_meta', 'system')") > 0);
+    assert.ok(n('SELECT COUNT(*) FROM messages WHERE display_kind IS NOT NULL') > 0);
+    assert.ok(n('SELECT COUNT(*) FROM messages WHERE reasoning IS NOT NULL AND (reasoning_details IS NOT NULL OR codex_reasoning_items IS NOT NULL OR reasoning_content IS NOT NULL)') > 0);
+    assert.ok(n('SELECT COUNT(*) FROM messages WHERE timestamp > 1e100') > 0);
+    assert.ok(n('SELECT COUNT(*) FROM messages WHERE active = 0 AND compacted = 1') > 0);
+    assert.ok(n('SELECT COUNT(*) FROM messages WHERE active = 0 AND compacted = 0') > 0);
+    assert.ok(n("SELECT COUNT(*) FROM sessions WHERE end_reason = 'compression'") > 0);
+    assert.ok(n("SELECT COUNT(*) FROM sessions WHERE model_config LIKE '%_branched_from%'") > 0);
+    assert.ok(n("SELECT COUNT(*) FROM sessions WHERE source = 'subagent' AND parent_session_id IS NOT NULL") > 0);
+    assert.ok(n("SELECT COUNT(*) FROM session_model_usage WHERE task <> ''") > 0);
+    assert.ok(n("SELECT COUNT(DISTINCT cost_status) FROM sessions") >= 2);
+    assert.ok(n("SELECT COUNT(DISTINCT source) FROM sessions") >= 6);
+    assert.ok(n("SELECT MAX(id) FROM messages") > n('SELECT COUNT(*) FROM messages'), 'deleted or rewritten ids leave gaps');
+    db.close();
+  } finally {
+    cleanup();
+  }
+});
+
+test('the wal-tail profile keeps its newest sessions only in state.db-wal', () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const r = generate({ out: join(dir, 'state.db'), profile: 'wal-tail', sessions: 30, seed: 'tail' });
+    assert.ok(r.walOnlySessions > 0);
+    assert.ok(existsSync(`${r.path}-wal`));
+    copyFileSync(r.path, join(dir, 'main-only.db'));
+    const mainOnly = new Database(join(dir, 'main-only.db'), { readonly: true });
+    const withWal = new Database(r.path, { readonly: true });
+    const count = (db: Database.Database) => db.prepare('SELECT COUNT(*) FROM sessions').pluck().get() as number;
+    assert.equal(count(withWal), r.sessions);
+    assert.ok(count(mainOnly) < count(withWal));
+    mainOnly.close();
+    withWal.close();
+  } finally {
+    cleanup();
+  }
+});
