@@ -1,0 +1,49 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { statedbCommand } from './cli.js';
+import { tempDir } from './testing/fixtures.js';
+
+async function capture(argv: string[]): Promise<{ code: number; out: string }> {
+  const lines: string[] = [];
+  const orig = console.log;
+  console.log = (...a: unknown[]) => void lines.push(a.join(' '));
+  try {
+    return { code: await statedbCommand(argv), out: lines.join('\n') };
+  } finally {
+    console.log = orig;
+  }
+}
+
+async function rejects(argv: string[], code: string, message: string): Promise<void> {
+  await assert.rejects(statedbCommand(argv), (e: { code: string; message: string }) => {
+    assert.deepEqual([e.code, e.message], [code, message]);
+    return true;
+  });
+}
+
+test('statedb generate then inspect round-trips through the CLI', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const out = join(dir, 'state.db');
+    const g = await capture(['generate', '--out', out, '--schema', '22', '--sessions', '5', '--messages', '40', '--seed', 's', '--journal', 'delete']);
+    assert.equal(g.code, 0);
+    assert.match(g.out, /^wrote .*state\.db: schema v22, delete journal, \d+ sessions, \d+ messages$/);
+    const i = await capture(['inspect', out, '--json']);
+    const report = JSON.parse(i.out) as { schemaVersion: number; journalMode: string; differences: string[] };
+    assert.deepEqual([report.schemaVersion, report.journalMode, report.differences], [22, 'delete', []]);
+  } finally {
+    cleanup();
+  }
+});
+
+test('statedb usage errors carry HERMETIC_CLI_USAGE and a plain sentence', async () => {
+  await rejects(['frobnicate'], 'HERMETIC_CLI_USAGE', 'Unknown statedb command "frobnicate"; use generate or inspect.');
+  await rejects(['generate'], 'HERMETIC_CLI_USAGE', 'generate needs --out PATH.');
+  await rejects(['generate', '--out', '/tmp/x.db', '--journal', 'memory'], 'HERMETIC_CLI_USAGE', '--journal must be wal or delete, not "memory".');
+  await rejects(['generate', '--out', '/tmp/x.db', '--sessions', '0'], 'HERMETIC_CLI_USAGE', '--sessions must be a positive whole number, not "0".');
+  await rejects(['generate', '--out', '/tmp/x.db', '--schema', '31'], 'HERMETIC_STATEDB_SCHEMA', 'Schema version "31" is not known; use 1 to 30 or 30-pre-daily.');
+  await rejects(['generate', '--out', '/tmp/x.db', '--profile', 'nope'], 'HERMETIC_STATEDB_PROFILE',
+    'Unknown profile "nope"; known profiles: v2-early, v9, v11, mid, v22, v25, v30, v30-pre-daily, wal-tail, delete-journal, migrated, postgres-stale.');
+  await rejects(['inspect'], 'HERMETIC_CLI_USAGE', 'inspect needs exactly one PATH to a state.db.');
+});

@@ -1,0 +1,25 @@
+// Child process for the concurrency test: polls a WAL store read-only until the writer marks it done.
+// argv: PATH SESSION_ID; prints one JSON line {reads, errors, last, monotonic}.
+import Database from 'better-sqlite3';
+
+const [path, sessionId] = process.argv.slice(2);
+const db = new Database(path, { readonly: true, fileMustExist: true });
+db.pragma('busy_timeout = 5000');
+const count = db.prepare('SELECT COUNT(*) FROM messages WHERE session_id = ?').pluck();
+const ended = db.prepare('SELECT ended_at FROM sessions WHERE id = ?').pluck();
+let reads = 0, errors = [], last = 0, monotonic = true;
+const deadline = Date.now() + 20000;
+for (;;) {
+  try {
+    const n = count.get(sessionId);
+    if (n < last) monotonic = false;
+    last = n;
+    reads++;
+    if (ended.get(sessionId) != null) break;
+  } catch (e) {
+    errors.push(String(e.message));
+  }
+  if (Date.now() > deadline) { errors.push('timeout'); break; }
+}
+db.close();
+console.log(JSON.stringify({ reads, errors, last, monotonic }));
