@@ -20,7 +20,8 @@ export function updateTokenCounts(w: StateDbWriter, sessionId: string, u: Usage,
     const cols = w.columns('sessions');
     const counters = COUNTERS.filter((c) => cols.has(c));
     const calls = u.api_calls ?? (mode === 'delta' ? 1 : 0);
-    const before = w.stmt('SELECT * FROM sessions WHERE id = ?').get(sessionId) as Record<string, number | null>;
+    const before = (mode === 'absolute' || !cols.has('model') ? w.stmt('SELECT * FROM sessions WHERE id = ?').get(sessionId)
+      : w.stmt('SELECT model FROM sessions WHERE id = ?').get(sessionId)) as Record<string, number | null>;
     const set: string[] = [];
     const args: unknown[] = [];
     for (const c of counters) {
