@@ -8,6 +8,7 @@ import type { GatewaySettings } from './gateway.js';
 import { normaliseCap } from './gateway.js';
 import type { HttpRequest, HttpResponse } from './http.js';
 import { parseEmulatorOptions, type EmulatorOptions } from './options.js';
+import { StateDbRecorder } from './record/state-db.js';
 import { FakeAgent } from './runs/agent.js';
 import { claimOwner, releaseOwner } from './runs/owner.js';
 import { RunRegistry } from './runs/registry.js';
@@ -51,12 +52,16 @@ export function createEmulator(input?: EmulatorOptions): Emulator {
   };
   const openStore = () => new IdempotencyStore(openEmulatorStore(options.db));
   const registry = new RunRegistry(clock, openStore(), claimOwner());
-  const agent = new FakeAgent(registry, clock, ids, { ...options.agent });
+  const recorder = options.stateDb
+    ? new StateDbRecorder(options.stateDb, { now: () => clock.now(), ids, modelName: () => gateway.modelName })
+    : null;
+  const agent = new FakeAgent(registry, clock, ids, { ...options.agent }, recorder);
   const service = new RunService(registry, gateway, ids, agent);
   registry.startSweeps();
 
   const restart = (): void => {
     registry.clearMemory();
+    recorder?.reset();
     releaseOwner(registry.owner);
     registry.owner = claimOwner();
     if (options.db === ':memory:') {
@@ -92,6 +97,7 @@ export function createEmulator(input?: EmulatorOptions): Emulator {
       releaseOwner(registry.owner);
       if (!options.clock) clock.close();
       registry.store.close();
+      recorder?.close();
     },
   };
 }

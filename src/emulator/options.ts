@@ -41,6 +41,8 @@ const SCHEMA = {
   time: is.nullable(is.number),
   /** Start with the clock frozen. */
   frozen: is.boolean,
+  /** Also record every run into this Hermes-shaped state.db (created at the current schema if missing). */
+  stateDb: is.nullable(is.string),
   /** Seed for run ids and request ids (default: random). */
   seed: is.nullable(is.string),
   clock,
@@ -64,6 +66,7 @@ export function parseEmulatorOptions(input: EmulatorOptions | undefined) {
     draining: false,
     time: null,
     frozen: false,
+    stateDb: null,
     seed: null,
     clock: undefined,
     agent: agent(undefined, 'agent'),

@@ -76,11 +76,22 @@ function parseEvent(body: PyDict): ProgressEvent {
   const name = field.string(body, 'event');
   switch (name) {
     case 'tool.started':
-      onlyKeys(body, ['event', 'tool', 'preview'], name);
-      return { event: name, tool: field.string(body, 'tool'), preview: field.nullableString(body, 'preview', null) };
+      onlyKeys(body, ['event', 'tool', 'preview', 'arguments'], name);
+      return {
+        event: name,
+        tool: field.string(body, 'tool'),
+        preview: field.nullableString(body, 'preview', null),
+        ...(body.has('arguments') ? { arguments: body.get('arguments')! } : {}),
+      };
     case 'tool.completed':
-      onlyKeys(body, ['event', 'tool', 'duration', 'error'], name);
-      return { event: name, tool: field.string(body, 'tool'), duration: field.number(body, 'duration') ?? null, error: field.boolean(body, 'error', false) };
+      onlyKeys(body, ['event', 'tool', 'duration', 'error', 'result'], name);
+      return {
+        event: name,
+        tool: field.string(body, 'tool'),
+        duration: field.number(body, 'duration') ?? null,
+        error: field.boolean(body, 'error', false),
+        ...(body.has('result') ? { result: field.string(body, 'result') } : {}),
+      };
     case 'reasoning.available':
       onlyKeys(body, ['event', 'text'], name);
       return { event: name, text: field.string(body, 'text', '') };

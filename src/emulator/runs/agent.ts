@@ -4,6 +4,7 @@ import type { Clock } from '../../shared/clock.js';
 import type { IdSource } from '../../shared/ids.js';
 import { PyFloat, type PyDict, type PyValue } from '../wire/python-json.js';
 import { pyRound } from './python-values.js';
+import type { RunObserver } from './observer.js';
 import type { LiveRun, RunRegistry } from './registry.js';
 
 export interface AgentDefaults {
@@ -15,9 +16,10 @@ export interface AgentDefaults {
   acceptSteer: boolean;
 }
 
+/** Progress events; `arguments` and `result` are for recorders only (Hermes's events do not carry them). */
 export type ProgressEvent =
-  | { event: 'tool.started'; tool: string; preview: string | null }
-  | { event: 'tool.completed'; tool: string; duration: number | null; error: boolean }
+  | { event: 'tool.started'; tool: string; preview: string | null; arguments?: PyValue }
+  | { event: 'tool.completed'; tool: string; duration: number | null; error: boolean; result?: string }
   | { event: 'reasoning.available'; text: string }
   | { event: 'message.delta'; delta: string }
   | { event: 'subagent.start' | 'subagent.complete'; fields: Array<[string, PyValue]> };
@@ -47,6 +49,7 @@ export class FakeAgent {
     private readonly clock: Clock,
     private readonly ids: IdSource,
     public defaults: AgentDefaults,
+    private readonly observer: RunObserver | null = null,
   ) {}
 
   /** Creates the background task; it sets `running` on the next microtask (or after startDelay on the clock). */
@@ -78,6 +81,7 @@ export class FakeAgent {
       return;
     }
     run.started = true;
+    this.observer?.started(run, this.registry.statuses.get(run.runId)!);
   }
 
   /** Starts a queued run now (control plane), instead of waiting for its start delay. */
@@ -98,6 +102,7 @@ export class FakeAgent {
               ? [['delta', ev.delta]]
               : ev.fields;
     this.registry.emit(run.runId, ev.event, fields);
+    this.observer?.progress(run, ev);
     // message.delta never touches the status; the rest record last_event and keep the status (spec §6.1).
     if (ev.event !== 'message.delta') this.registry.update(run.runId, 'progress', [], [], ev.event);
     // A tool boundary is where Hermes injects accepted steer text.
@@ -160,7 +165,7 @@ export class FakeAgent {
     const { registry } = this;
     const runId = run.runId;
     if (result.kind === 'interrupted' && run.stopRequested) {
-      this.#cancel(run);
+      this.#cancel(run, result);
       return;
     }
     if (result.kind === 'failed') {
@@ -175,12 +180,14 @@ export class FakeAgent {
       registry.emit(runId, 'run.completed', [['output', result.output], ['usage', usage], ...tail]);
       registry.update(runId, 'complete', [['output', result.output], ['usage', usage]], tail);
     }
+    this.observer?.finished(run, result, registry.statuses.get(runId)!);
     registry.finishTask(runId);
   }
 
-  #cancel(run: LiveRun): void {
+  #cancel(run: LiveRun, result: AgentResult = { kind: 'interrupted', output: null, usage: zeroUsage() }): void {
     this.registry.emit(run.runId, 'run.cancelled');
     this.registry.update(run.runId, 'cancel');
+    if (run.started) this.observer?.finished(run, result, this.registry.statuses.get(run.runId)!);
     this.registry.finishTask(run.runId);
   }
 }

@@ -16,6 +16,7 @@ Options:
   --host H                  address to bind (default 127.0.0.1, or API_SERVER_HOST)
   --db PATH                 idempotency store file (default: a file under the temp directory, named at start-up;
                             :memory: keeps nothing across restarts)
+  --state-db PATH           also record every run into this Hermes-shaped state.db (created if missing)
   --api-key K               require "Authorization: Bearer K" (default API_SERVER_KEY; none = Hermes's test listener)
   --max-concurrent-runs N   capacity (default 10; 0 disables)
   --model NAME              advertised model name (default API_SERVER_MODEL_NAME, else hermes-agent)
@@ -50,6 +51,7 @@ export function serveOptions(argv: string[], env: NodeJS.ProcessEnv): ServerOpti
         port: { type: 'string' },
         host: { type: 'string' },
         db: { type: 'string' },
+        'state-db': { type: 'string' },
         'api-key': { type: 'string' },
         'max-concurrent-runs': { type: 'string' },
         model: { type: 'string' },
@@ -77,6 +79,7 @@ export function serveOptions(argv: string[], env: NodeJS.ProcessEnv): ServerOpti
     host,
     db: v.db ?? join(tmpdir(), 'hermetic', `${host.replace(/[^\w.-]/g, '_')}-${port}`, 'runs_idempotency.db'),
     apiKey,
+    stateDb: v['state-db'] ?? null,
     maxConcurrentRuns: integer('max-concurrent-runs', v['max-concurrent-runs'], -1_000_000, 1_000_000) ?? 10,
     modelName: v.model ?? env.API_SERVER_MODEL_NAME ?? 'hermes-agent',
     corsOrigins: cors.split(',').map((s) => s.trim()).filter(Boolean),
@@ -96,6 +99,7 @@ export async function serveCommand(argv: string[], out: (line: string) => void =
   const auth = options.apiKey ? ` -H 'Authorization: Bearer ${options.apiKey}'` : '';
   out(`hermetic: Hermes Agent v${HERMES_VERSION} /v1/runs emulator listening on ${server.url}`);
   out(`  store: ${options.db}`);
+  if (options.stateDb) out(`  state.db: ${options.stateDb} (every run is recorded as Hermes's API server records it)`);
   out(`  auth:  ${options.apiKey ? 'API key required (Authorization: Bearer …)' : "none (Hermes's test-only listener)"}`);
   out(`  try:   curl -s -X POST ${server.url}/v1/runs${auth} -d '{"input":"hello"}'`);
   await new Promise<void>((resolve) => {

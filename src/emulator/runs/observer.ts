@@ -1,0 +1,16 @@
+// A port for whatever wants to watch the fake agent work (the state.db recorder): the runs domain calls it at the
+// moments Hermes's agent would touch its session store, and knows nothing of what it does.
+import type { PyDict } from '../wire/python-json.js';
+import type { AgentResult, ProgressEvent } from './agent.js';
+import type { LiveRun } from './registry.js';
+
+export interface RunObserver {
+  /** The task started and created its agent; `status` holds session_id and model. */
+  started(run: LiveRun, status: PyDict): void;
+  /** A progress event from the agent (with any recording-only fields the control plane gave). */
+  progress(run: LiveRun, event: ProgressEvent): void;
+  /** The agent returned; `status` is the run's status after Hermes classified the result. */
+  finished(run: LiveRun, result: AgentResult, status: PyDict): void;
+  /** An emulated crash: whatever the agent had not flushed is lost. */
+  reset(): void;
+}

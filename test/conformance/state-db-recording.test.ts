@@ -1,0 +1,100 @@
+// Issue 3 item 5: the runs the emulator plays are recorded into a Hermes-shaped state.db.
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { it } from 'node:test';
+import Database from 'better-sqlite3';
+import { describeTransports, T0 } from '../support/harness.js';
+import { submit } from '../support/runs.js';
+
+interface SessionRow {
+  id: string;
+  source: string;
+  model: string;
+  message_count: number;
+  tool_call_count: number;
+  input_tokens: number;
+  output_tokens: number;
+  end_reason: string | null;
+  ended_at: number | null;
+  started_at: number;
+}
+
+describeTransports('state.db recording', (open) => {
+  it('three runs (events, an approval, a completion, a failure) leave the sessions, messages and token counts Hermes would', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'hermetic-statedb-')), 'state.db');
+    const h = await open({ stateDb: path });
+
+    const a = await submit(h, '{"input":"list the files"}');
+    await h.admin.event(a, { event: 'reasoning.available', text: 'I will run ls' });
+    await h.admin.event(a, { event: 'tool.started', tool: 'terminal', preview: 'ls', arguments: { command: 'ls' } });
+    await h.admin.event(a, { event: 'tool.completed', tool: 'terminal', duration: 0.2, result: 'README.md\nsrc' });
+    await h.admin.complete(a, { output: 'Two entries.', usage: { input_tokens: 50, output_tokens: 200 } });
+
+    const b = await submit(h, '{"input":"clean up","session_id":"conv-1","model":"gpt-5"}');
+    await h.admin.approvalRequest(b, { command: 'rm -rf build', request_id: 'R1' });
+    await h.request('POST', `/v1/runs/${b}/approval`, { body: '{"choice":"once"}' });
+    await h.admin.event(b, { event: 'tool.started', tool: 'terminal', preview: 'rm -rf build' });
+    await h.admin.event(b, { event: 'tool.completed', tool: 'terminal', error: false });
+    await h.admin.complete(b, { output: 'Cleaned.', usage: { input_tokens: 10, output_tokens: 5 } });
+
+    const c = await submit(h, '{"input":[{"role":"user","content":[{"type":"text","text":"describe"},{"type":"image_url","image_url":{"url":"data:x"}}]}]}');
+    await h.admin.event(c, { event: 'tool.started', tool: 'vision', preview: null });
+    await h.admin.fail(c, { error: 'boom' });
+    await h.close();
+
+    const db = new Database(path, { readonly: true });
+    try {
+      assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
+      const sessions = db.prepare('SELECT * FROM sessions ORDER BY started_at, id').all() as SessionRow[];
+      const pick = (s: SessionRow) => [s.id, s.source, s.model, s.message_count, s.tool_call_count, s.input_tokens, s.output_tokens, s.end_reason];
+      assert.deepEqual(sessions.map(pick).sort(), [
+        [a, 'api_server', 'hermes-agent', 4, 1, 50, 200, 'done'],
+        ['conv-1', 'api_server', 'gpt-5', 4, 1, 10, 5, 'done'],
+        [c, 'api_server', 'hermes-agent', 2, 1, 0, 0, 'failed'],
+      ].sort());
+      for (const s of sessions) {
+        assert.equal(s.started_at, T0);
+        assert.equal(s.ended_at, T0);
+      }
+      const rows = db.prepare('SELECT role, content, tool_calls, tool_call_id, tool_name, finish_reason, reasoning FROM messages WHERE session_id = ? ORDER BY id').all(a) as Array<Record<string, string | null>>;
+      assert.deepEqual(rows.map((r) => r.role), ['user', 'assistant', 'tool', 'assistant']);
+      assert.equal(rows[0]!.content, 'list the files');
+      const calls = JSON.parse(rows[1]!.tool_calls!) as Array<{ id: string; type: string; function: { name: string; arguments: string } }>;
+      assert.equal(calls[0]!.function.name, 'terminal');
+      assert.equal(calls[0]!.function.arguments, '{"command":"ls"}');
+      assert.match(calls[0]!.id, /^call_[0-9a-f]{24}$/);
+      assert.equal(rows[1]!.reasoning, 'I will run ls');
+      assert.equal(rows[1]!.finish_reason, 'tool_calls');
+      assert.deepEqual([rows[2]!.tool_call_id, rows[2]!.tool_name, rows[2]!.content], [calls[0]!.id, 'terminal', 'README.md\nsrc']);
+      assert.deepEqual([rows[3]!.content, rows[3]!.finish_reason], ['Two entries.', 'stop']);
+      const multimodal = db.prepare("SELECT content FROM messages WHERE session_id = ? AND role = 'user'").pluck().get(c) as string;
+      assert.ok(multimodal.startsWith('\x00json:'), 'structured user content is stored with the \\x00json: prefix');
+      assert.deepEqual(JSON.parse(multimodal.slice(6))[0], { type: 'text', text: 'describe' });
+    } finally {
+      db.close();
+    }
+  });
+
+  it('a second run on the same session_id appends to that session; a restart loses the unflushed turn', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'hermetic-statedb-')), 'state.db');
+    const h = await open({ stateDb: path });
+    for (const text of ['one', 'two']) {
+      const runId = await submit(h, `{"input":"${text}","session_id":"conv-2"}`);
+      await h.admin.complete(runId, { output: `re: ${text}` });
+    }
+    const lost = await submit(h, '{"input":"three","session_id":"conv-3"}');
+    await h.admin.event(lost, { event: 'tool.started', tool: 'terminal' });
+    await h.admin.restart();
+    await h.close();
+    const db = new Database(path, { readonly: true });
+    try {
+      const count = (id: string) => db.prepare('SELECT message_count FROM sessions WHERE id = ?').pluck().get(id);
+      assert.equal(count('conv-2'), 4);
+      assert.equal(count('conv-3'), 0, 'the session row exists (created at agent start) but the turn never flushed');
+    } finally {
+      db.close();
+    }
+  });
+});
