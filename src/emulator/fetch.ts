@@ -1,5 +1,5 @@
 // The Fetch transport: a standard Request in, a standard Response out, over the same handler the server uses.
-import type { HttpRequest, HttpResponse, StreamSink } from './http.js';
+import { headerFromWire, headerWireText, type HttpRequest, type HttpResponse, type StreamSink } from './http.js';
 
 async function readLimited(stream: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array | 'too-large'> {
   if (!stream) return new Uint8Array(0);
@@ -28,7 +28,10 @@ export function fromFetchRequest(request: Request): HttpRequest {
   return {
     method: request.method.toUpperCase(),
     path: q < 0 ? target : target.slice(0, q),
-    header: (name) => request.headers.get(name) ?? undefined,
+    header: (name) => {
+      const v = request.headers.get(name);
+      return v === null ? undefined : headerFromWire(v);
+    },
     readBody: (limit) => {
       if (consumed) return Promise.resolve(new Uint8Array(0));
       consumed = true;
@@ -41,7 +44,7 @@ const encoder = new TextEncoder();
 
 export function toFetchResponse(response: HttpResponse): Response {
   const headers = new Headers();
-  for (const [k, v] of response.headers) headers.append(k, v);
+  for (const [k, v] of response.headers) headers.append(k, headerWireText(v));
   if (response.stream) {
     const open = response.stream;
     let gone = false;

@@ -37,3 +37,16 @@ const STATUS_TEXT: Record<number, string> = {
 
 /** aiohttp's reason phrases (used by the node server's status line). */
 export const reasonPhrase = (status: number): string => STATUS_TEXT[status] ?? 'Unknown';
+
+/**
+ * A header value as the bytes aiohttp writes (UTF-8), spelled as the latin-1 string both Node transports send
+ * byte for byte. Values from requests arrive decoded from UTF-8, so an echo round-trips exactly.
+ */
+export function headerWireText(value: string): string {
+  return /[^\x00-\x7f]/.test(value) ? Buffer.from(value, 'utf8').toString('latin1') : value;
+}
+
+/** A request header value as aiohttp reads it: the latin-1 text Node gives, re-read as UTF-8. */
+export function headerFromWire(value: string): string {
+  return /[^\x00-\x7f]/.test(value) ? Buffer.from(value, 'latin1').toString('utf8') : value;
+}

@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { HermeticError } from '../../shared/errors.js';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../index.js';
-import { reasonPhrase, type HttpRequest, type HttpResponse, type StreamSink } from '../http.js';
+import { headerFromWire, headerWireText, reasonPhrase, type HttpRequest, type HttpResponse, type StreamSink } from '../http.js';
 import { internalErrorPage } from '../wire/responses.js';
 
 export interface ServerOptions extends EmulatorOptions {
@@ -24,11 +24,6 @@ export interface ServerHandle {
   close(): Promise<void>;
 }
 
-/** Node decodes header bytes as latin-1; aiohttp reads them as UTF-8. */
-function headerText(value: string): string {
-  return /[^\x00-\x7f]/.test(value) ? Buffer.from(value, 'latin1').toString('utf8') : value;
-}
-
 function fromNode(req: IncomingMessage): HttpRequest {
   const target = req.url ?? '/';
   const q = target.indexOf('?');
@@ -40,7 +35,7 @@ function fromNode(req: IncomingMessage): HttpRequest {
     header(name) {
       const v = req.headers[name];
       if (v === undefined) return undefined;
-      return headerText(Array.isArray(v) ? v.join(', ') : v);
+      return headerFromWire(Array.isArray(v) ? v.join(', ') : v);
     },
     readBody(limit) {
       return new Promise((resolve) => {
@@ -69,10 +64,18 @@ function fromNode(req: IncomingMessage): HttpRequest {
 
 function writeNode(res: ServerResponse, response: HttpResponse): void {
   const flat: string[] = [];
-  for (const [k, v] of response.headers) flat.push(k, v);
+  let nonAscii = false;
+  for (const [k, v] of response.headers) {
+    const wire = headerWireText(v);
+    nonAscii ||= wire !== v;
+    flat.push(k, wire);
+  }
   res.writeHead(response.status, reasonPhrase(response.status), flat);
   if (!response.stream) {
-    res.end(response.body ?? undefined);
+    // Node writes the head in the body's encoding when both go out together; a Buffer body keeps the head latin-1,
+    // so a UTF-8 header value (an echoed session key) reaches the wire as the bytes aiohttp would send.
+    const body = response.body;
+    res.end(nonAscii && typeof body === 'string' ? Buffer.from(body, 'utf8') : body ?? undefined);
     return;
   }
   res.flushHeaders();
@@ -102,10 +105,14 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
   const emulator = given ?? createEmulator(emulatorOptions);
   const server = createServer((req, res) => {
     res.sendDate = false;
-    emulator.handle(fromNode(req)).then(
-      (response) => writeNode(res, response),
-      () => writeNode(res, internalErrorPage(false)),
-    );
+    emulator
+      .handle(fromNode(req))
+      .then((response) => writeNode(res, response))
+      .catch(() => {
+        // Never leave a client hanging: a failure before the head is sent is aiohttp's 500 page.
+        if (!res.headersSent) writeNode(res, internalErrorPage(false));
+        else res.destroy();
+      });
   });
   // aiohttp keeps idle connections 75 s.
   server.keepAliveTimeout = 75_000;
