@@ -4,6 +4,8 @@ import autocannon, { type Options, type Result } from 'autocannon';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+export const BENCH_KEY = 'bench-key-0123456789abcdef';
+
 /** A ~200-byte JSON body like GET /v1/runs/{id}'s, with the same number of headers (12) as the emulator sends. */
 const BARE_BODY = JSON.stringify({
   object: 'hermes.run',

@@ -1,28 +1,52 @@
 // `npm run bench`: requests/s of GET /v1/runs/{id} and of keyed POST /v1/runs (a fresh Idempotency-Key per request)
 // on the emulator's real node:http server, against a bare node:http server answering a similar small JSON body,
 // all measured in this run on loopback. Targets: GET >= 0.8x bare, keyed admission >= 0.3x bare.
+// Each server runs in its own process (bench/serve-child.ts), the load generator in this one.
 // Then runs bench/statedb-generate.ts when present.
 //   BENCH_DURATION=5 BENCH_CONNECTIONS=10 BENCH_WARMUP=1 npm run bench
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer } from '../src/emulator/serve/node.js';
-import { measure, startBare, type Load, type Measured } from './http-runs.js';
+import { BENCH_KEY, measure, type Load, type Measured } from './http-runs.js';
 
-const KEY = 'bench-key-0123456789abcdef';
+
 const load: Load = {
   connections: Number(process.env.BENCH_CONNECTIONS ?? 10),
   duration: Number(process.env.BENCH_DURATION ?? 5),
   warmup: Number(process.env.BENCH_WARMUP ?? 1),
 };
 const TARGETS = { get: 0.8, post: 0.3 };
+const here = dirname(fileURLToPath(import.meta.url));
+
+/** Starts bench/serve-child.ts in its own process and returns its URL and a stop function. */
+async function spawnTarget(kind: 'bare' | 'emulator'): Promise<{ url: string; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(here, 'serve-child.ts'), kind], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const line = out.split('\n')[0];
+      if (out.includes('\n')) resolve(line!.trim());
+    });
+    child.on('exit', (code) => reject(new Error(`bench target ${kind} exited with ${code}`)));
+  });
+  return {
+    url,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.on('exit', () => resolve());
+        child.stdin!.end();
+      }),
+  };
+}
 
 async function main(): Promise<void> {
-  console.log(`hermetic bench: ${load.connections} connections, ${load.duration} s measured after ${load.warmup} s warm-up, 127.0.0.1 (node ${process.version})\n`);
-  const bare = await startBare();
-  const server = await startServer({ port: 0, host: '127.0.0.1', apiKey: KEY, maxConcurrentRuns: 0 });
-  const auth = { Authorization: `Bearer ${KEY}` };
+  console.log(`hermetic bench: ${load.connections} connections, ${load.duration} s measured after ${load.warmup} s warm-up, 127.0.0.1 (node ${process.version})`);
+  console.log('each server runs in its own process; the load generator (autocannon) runs in this one\n');
+  const bare = await spawnTarget('bare');
+  const server = await spawnTarget('emulator');
+  const auth = { Authorization: `Bearer ${BENCH_KEY}` };
   const rows: Array<[string, Measured]> = [];
   try {
     const created = await fetch(`${server.url}/v1/runs`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: '{"input":"bench"}' });
@@ -56,8 +80,8 @@ async function main(): Promise<void> {
     rows.push(['keyed POST /v1/runs', await postRun()]);
     rows.push(['bare node:http (after)', await bareRun()]);
   } finally {
-    await server.close();
-    await bare.close();
+    await server.stop();
+    await bare.stop();
   }
 
   const col = (s: string, w: number) => s.padEnd(w);
@@ -77,7 +101,7 @@ async function main(): Promise<void> {
   const failures = rows.filter(([name, m]) => !name.startsWith('bare') && (m.non2xx > 0 || m.errors > 0));
   for (const [name, m] of failures) console.log(`warning: ${name} had ${m.non2xx} non-2xx answers and ${m.errors} errors`);
 
-  const statedb = join(dirname(fileURLToPath(import.meta.url)), 'statedb-generate.ts');
+  const statedb = join(here, 'statedb-generate.ts');
   if (existsSync(statedb)) {
     console.log('\n--- bench/statedb-generate.ts ---');
     const r = spawnSync('npx', ['tsx', statedb], { stdio: 'inherit' });

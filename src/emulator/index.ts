@@ -60,6 +60,8 @@ export function createEmulator(input?: EmulatorOptions): Emulator {
   registry.startSweeps();
 
   const restart = (): void => {
+    // Hermes writes statuses synchronously: nothing it wrote is lost in a crash.
+    registry.store.flush();
     registry.clearMemory();
     recorder?.reset();
     releaseOwner(registry.owner);

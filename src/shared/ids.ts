@@ -1,5 +1,5 @@
 // Seedable id minting: every random id in Hermetic comes from here, so a seed makes a whole session repeatable.
-import { randomBytes, createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 
 export interface IdSource {
   /** 32 lowercase hex digits of a UUID v4 (13th digit 4, 17th in 8-b), like Python's uuid.uuid4().hex. */
@@ -16,7 +16,8 @@ function formatV4(bytes: Uint8Array): string {
 
 /** Random ids from the OS, or a deterministic stream when a seed is given (SHA-256 counter mode). */
 export function createIdSource(seed?: string): IdSource {
-  if (seed === undefined) return { uuid4Hex: () => formatV4(randomBytes(16)), seeded: false };
+  // randomUUID draws from a pre-filled entropy cache: far cheaper per id than randomBytes(16).
+  if (seed === undefined) return { uuid4Hex: () => randomUUID().replace(/-/g, ''), seeded: false };
   let counter = 0;
   return {
     seeded: true,

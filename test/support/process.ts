@@ -24,7 +24,8 @@ export function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (match) {
+      // The banner's last line is the curl example.
+      if (match && /try: /.test(output)) {
         clearTimeout(timer);
         resolve({ child, url: match[1]!, output: () => output, exited });
       }

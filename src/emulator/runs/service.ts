@@ -70,35 +70,47 @@ export class RunService {
   }
 
   /** Steps 11–15 of spec §5.1: durable lookup (replay/409), capacity (429), allocation, reserve, spawn. */
-  submit(sub: Submission): Result<Admission> {
+  async submit(sub: Submission): Promise<Result<Admission>> {
     const { registry } = this;
     const now = registry.clock.now();
-    if (sub.idempotencyKey !== null) {
-      const row = registry.store.lookup(sub.scope, sub.idempotencyKey, now);
-      if (row) return this.#replay(sub, row);
-    }
     const cap = this.gateway.maxConcurrentRuns;
-    if (cap > 0 && this.#admissions - 1 + registry.live.size >= cap) return fail(hermesErrors.capacity(cap));
+    const full = () => cap > 0 && this.#admissions - 1 + registry.live.size >= cap;
+    let runId = '';
+    let status: PyDict | null = null;
+    const allocate = (): PyDict => {
+      runId = this.#mintRunId();
+      const sessionId = sub.request.sessionId ?? runId;
+      const model = sub.request.model ? sub.request.model.value : this.gateway.modelName;
+      return (status = newStatus(runId, now, sessionId, model));
+    };
 
-    const runId = this.#mintRunId();
-    const sessionId = sub.request.sessionId ?? runId;
-    const model = sub.request.model ? sub.request.model.value : this.gateway.modelName;
-    const status = newStatus(runId, now, sessionId, model);
-    if (sub.idempotencyKey !== null) {
-      const reserved = registry.store.reserve({
-        scope: sub.scope,
-        idempotency_key: sub.idempotencyKey,
-        fingerprint: sub.fingerprint!,
-        run_id: runId,
-        status_json: dumpsSorted(status),
-        owner_pid: registry.owner.pid,
-        owner_started: registry.owner.started,
-        retention_until: 0,
-        acknowledged_at: null,
-        created_at: now,
-        updated_at: now,
+    if (sub.idempotencyKey === null) {
+      if (full()) return fail(hermesErrors.capacity(cap));
+      allocate();
+    } else {
+      // Lookup, capacity and reserve run together inside the store's transaction (the requests still inside
+      // admission are counted as pending work, as Hermes counts them); the unique keys settle a race with another
+      // gateway process on the same store (§12.3).
+      const outcome = await registry.store.admit(sub.scope, sub.idempotencyKey, now, () => {
+        if (full()) return null;
+        const dict = allocate();
+        return {
+          scope: sub.scope,
+          idempotency_key: sub.idempotencyKey!,
+          fingerprint: sub.fingerprint!,
+          run_id: runId,
+          status_json: dumpsSorted(dict),
+          owner_pid: registry.owner.pid,
+          owner_started: registry.owner.started,
+          retention_until: 0,
+          acknowledged_at: null,
+          created_at: now,
+          updated_at: now,
+        };
       });
-      if (!reserved) {
+      if (outcome.kind === 'existing') return this.#replay(sub, outcome.row);
+      if (outcome.kind === 'refused') return fail(hermesErrors.capacity(cap));
+      if (outcome.kind === 'taken') {
         // Lost a race to a request in another gateway process sharing the store: answer as its replay.
         const row = registry.store.lookup(sub.scope, sub.idempotencyKey, now);
         return row ? this.#replay(sub, row) : fail(hermesErrors.idempotencyConflict());
@@ -106,7 +118,7 @@ export class RunService {
       registry.durable.add(runId);
     }
     registry.owners.set(runId, sub.scope);
-    registry.statuses.set(runId, status);
+    registry.statuses.set(runId, status!);
     registry.openBuffer(runId, now);
     this.agent.spawn(runId, sub.request.userMessage);
     return ok({ runId, status: 'started', replayed: false });

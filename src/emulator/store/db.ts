@@ -4,6 +4,9 @@ import { MIGRATIONS } from './migrations/index.js';
 
 export function openEmulatorStore(path: string): Db {
   const db = openReadWrite(path);
+  // The emulator's rows must survive a killed process (the OS keeps written pages), not a power cut: skipping the
+  // fsyncs at checkpoints keeps keyed admission fast (decision 0005).
+  db.pragma('synchronous = OFF');
   const version = db.pragma('user_version', { simple: true }) as number;
   for (let i = version; i < MIGRATIONS.length; i++) {
     db.transaction(() => {

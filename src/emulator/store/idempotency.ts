@@ -1,5 +1,7 @@
 // The durable idempotency rows (spec runs-api §12.3–§12.6): lookup with the lazy global prune, atomic reserve,
 // status writes, and reads by run id. The only SQL for runs lives here.
+import { resolve } from 'node:path';
+import type Database from 'better-sqlite3';
 import type { Db } from '../../shared/sqlite.js';
 
 export interface IdempotencyRow {
@@ -16,6 +18,32 @@ export interface IdempotencyRow {
   updated_at: number;
 }
 
+const byFile = new Map<string, Set<IdempotencyStore>>();
+
+/** The stores of this process open on the same database file (an in-memory store has none). */
+function sameFile(db: Db): Set<IdempotencyStore> {
+  if (db.memory) return new Set();
+  const file = resolve(db.name);
+  let set = byFile.get(file);
+  if (!set) byFile.set(file, (set = new Set()));
+  return set;
+}
+
+interface QueuedAdmission {
+  scope: string;
+  key: string;
+  now: number;
+  candidate: () => IdempotencyRow | null;
+  resolve: (outcome: Admission) => void;
+  reject: (error: unknown) => void;
+}
+
+export type Admission =
+  | { kind: 'existing'; row: IdempotencyRow }
+  | { kind: 'reserved' }
+  | { kind: 'refused' }
+  | { kind: 'taken' };
+
 const TERMINAL_SQL = `json_extract(status_json, '$.status') IN ('completed', 'failed', 'cancelled', 'interrupted')`;
 const RETENTION_SECONDS = 86_400;
 
@@ -24,25 +52,39 @@ export class IdempotencyStore {
   readonly #prune: () => void;
   readonly #select: (scope: string, key: string) => IdempotencyRow | undefined;
   readonly #lookup: (scope: string, key: string, now: number) => IdempotencyRow | undefined;
-  readonly #insert: (row: IdempotencyRow) => boolean;
+  readonly #admitBatch: (batch: QueuedAdmission[]) => Admission[];
+  /** Keyed admissions waiting for this turn's group commit. */
+  #queue: QueuedAdmission[] = [];
   readonly #update: (runId: string, statusJson: string, now: number) => void;
   readonly #byRun: (scope: string, runId: string) => IdempotencyRow | undefined;
   readonly #hasRun: (runId: string) => boolean;
+  readonly #flushTx: Database.Transaction<() => void>;
+  /** Status writes not yet committed, latest per run (decision 0005). */
+  readonly #pending = new Map<string, { json: string; now: number }>();
+  #flushScheduled = false;
+  /** Stores of other emulated gateways in this process on the same file (they see our writes at once). */
+  readonly #siblings: Set<IdempotencyStore>;
   #now = 0;
 
   constructor(db: Db) {
     this.#db = db;
+    this.#siblings = sameFile(db);
+    this.#siblings.add(this);
     // Strict inequalities as Hermes writes them: a row exactly 24 h old is kept (§12.5).
     const pruneOrdinary = db.prepare(
       `DELETE FROM run_idempotency WHERE updated_at < ? AND retention_until <= 0 AND ${TERMINAL_SQL}`,
     );
-    const pruneRoom = db.prepare(
-      `DELETE FROM run_idempotency WHERE ((retention_until > 0 AND retention_until <= ?)
-         OR (acknowledged_at IS NOT NULL AND acknowledged_at <= ?)) AND ${TERMINAL_SQL}`,
+    // Hermes's room clauses, one statement each so SQLite can use the partial indexes of migration 002.
+    const pruneRetention = db.prepare(
+      `DELETE FROM run_idempotency WHERE retention_until > 0 AND retention_until <= ? AND ${TERMINAL_SQL}`,
+    );
+    const pruneAcknowledged = db.prepare(
+      `DELETE FROM run_idempotency WHERE acknowledged_at IS NOT NULL AND acknowledged_at <= ? AND ${TERMINAL_SQL}`,
     );
     this.#prune = () => {
       pruneOrdinary.run(this.#now - RETENTION_SECONDS);
-      pruneRoom.run(this.#now, this.#now - RETENTION_SECONDS);
+      pruneRetention.run(this.#now);
+      pruneAcknowledged.run(this.#now - RETENTION_SECONDS);
     };
     const select = db.prepare('SELECT * FROM run_idempotency WHERE scope = ? AND idempotency_key = ?');
     this.#select = (scope, key) => select.get(scope, key) as IdempotencyRow | undefined;
@@ -60,16 +102,27 @@ export class IdempotencyStore {
        VALUES (@scope, @idempotency_key, @fingerprint, @run_id, @status_json, @owner_pid, @owner_started,
          @retention_until, @acknowledged_at, @created_at, @updated_at)`,
     );
-    const reserveTx = db.transaction((row: IdempotencyRow) => {
+    const admitOne = ({ scope, key, now, candidate }: QueuedAdmission): Admission => {
+      this.#now = now;
       this.#prune();
-      return insert.run(row).changes === 1;
+      const existing = this.#select(scope, key);
+      if (existing) return { kind: 'existing', row: existing };
+      const row = candidate();
+      if (!row) return { kind: 'refused' };
+      return insert.run(row).changes === 1 ? { kind: 'reserved' } : { kind: 'taken' };
+    };
+    const admitTx = db.transaction((batch: QueuedAdmission[]) => {
+      this.#writePending();
+      return batch.map(admitOne);
     });
-    this.#insert = (row) => {
-      this.#now = row.created_at;
-      return reserveTx.immediate(row);
+    this.#admitBatch = (batch) => {
+      for (const store of this.#siblings) if (store !== this) store.flush();
+      this.#flushScheduled = false;
+      return admitTx.immediate(batch);
     };
     const update = db.prepare('UPDATE run_idempotency SET status_json = ?, updated_at = ? WHERE run_id = ?');
     this.#update = (runId, statusJson, now) => void update.run(statusJson, now, runId);
+    this.#flushTx = db.transaction(() => this.#writePending());
     const byRun = db.prepare('SELECT * FROM run_idempotency WHERE run_id = ? AND scope = ?');
     this.#byRun = (scope, runId) => byRun.get(runId, scope) as IdempotencyRow | undefined;
     const hasRun = db.prepare('SELECT 1 FROM run_idempotency WHERE run_id = ?').pluck();
@@ -78,29 +131,82 @@ export class IdempotencyStore {
 
   /** Prunes stale rows (every scope), then reads the row for (scope, key) — one IMMEDIATE transaction. */
   lookup(scope: string, key: string, now: number): IdempotencyRow | undefined {
+    this.#flushAll();
     return this.#lookup(scope, key, now);
   }
 
-  /** Inserts the reservation; false when a concurrent request already holds (scope, key) or the run id. */
-  reserve(row: IdempotencyRow): boolean {
-    return this.#insert(row);
+  /**
+   * A keyed admission: the global prune, the lookup of (scope, key) and, when there is no row, the reservation
+   * `candidate()` builds (null: refused for capacity). 'taken' means another writer won a race for the key.
+   *
+   * Hermes runs lookup and reserve as two transactions with only in-memory checks between them. Here the admissions
+   * of one event-loop turn share one IMMEDIATE transaction (group commit), each still pruned, looked up and reserved
+   * in arrival order, so the outcomes are the same and a burst costs one commit (decision 0005).
+   */
+  admit(scope: string, key: string, now: number, candidate: () => IdempotencyRow | null): Promise<Admission> {
+    return new Promise((resolve, reject) => {
+      if (this.#queue.length === 0) setImmediate(() => this.#commitQueue());
+      this.#queue.push({ scope, key, now, candidate, resolve, reject });
+    });
   }
 
-  /** Writes a status snapshot; the row's own updated_at becomes `now`. */
+  #commitQueue(): void {
+    const batch = this.#queue;
+    this.#queue = [];
+    if (batch.length === 0) return;
+    let results: Admission[];
+    try {
+      results = this.#admitBatch(batch);
+    } catch (e) {
+      for (const item of batch) item.reject(e);
+      return;
+    }
+    batch.forEach((item, i) => item.resolve(results[i]!));
+  }
+
+  /**
+   * Writes a status snapshot; the row's own updated_at becomes `now`. Writes made in one event-loop turn are
+   * committed together right after it (every read here commits them first), so an admission burst costs one commit.
+   */
   writeStatus(runId: string, statusJson: string, now: number): void {
-    this.#update(runId, statusJson, now);
+    this.#pending.set(runId, { json: statusJson, now });
+    if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  #writePending(): void {
+    for (const [runId, { json, now }] of this.#pending) this.#update(runId, json, now);
+    this.#pending.clear();
+  }
+
+  /** Before reading: commit what this store and its same-file siblings hold, as Hermes's writes are synchronous. */
+  #flushAll(): void {
+    for (const store of this.#siblings) store.flush();
+  }
+
+  /** Commits the pending status writes now. */
+  flush(): void {
+    this.#flushScheduled = false;
+    if (this.#pending.size > 0 && this.#db.open) this.#flushTx.immediate();
   }
 
   findRun(scope: string, runId: string): IdempotencyRow | undefined {
+    this.#flushAll();
     return this.#byRun(scope, runId);
   }
 
   /** Whether any scope's row already uses this run id. */
   hasRun(runId: string): boolean {
+    this.#flushAll();
     return this.#hasRun(runId);
   }
 
   close(): void {
+    this.#commitQueue();
+    this.flush();
+    this.#siblings.delete(this);
     if (this.#db.open) this.#db.close();
   }
 }

@@ -19,4 +19,7 @@ export const MIGRATIONS: readonly string[] = [
    CREATE UNIQUE INDEX IF NOT EXISTS idx_run_idempotency_run_id ON run_idempotency(run_id);
    -- Not in Hermes: lets the 24 h prune (run on every keyed admission) find old rows without a full scan.
    CREATE INDEX IF NOT EXISTS idx_run_idempotency_updated_at ON run_idempotency(updated_at);`,
+  // 002 (not in Hermes): partial indexes so the room-retention clauses of the prune never scan the table.
+  `CREATE INDEX IF NOT EXISTS idx_run_idempotency_retention ON run_idempotency(retention_until) WHERE retention_until > 0;
+   CREATE INDEX IF NOT EXISTS idx_run_idempotency_acknowledged ON run_idempotency(acknowledged_at) WHERE acknowledged_at IS NOT NULL;`,
 ];

@@ -1,0 +1,28 @@
+// A benchmark target in its own process, so the server under test has a core to itself and the load generator
+// another: `bare` (a plain node:http server shaped like the emulator's answers) or `emulator` (startServer on a
+// durable store). Prints the URL on its first line; exits when its stdin closes.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServer } from '../src/emulator/serve/node.js';
+import { BENCH_KEY, startBare } from './http-runs.js';
+
+async function main(kind: string): Promise<void> {
+  let close: () => Promise<void>;
+  let url: string;
+  if (kind === 'bare') {
+    const bare = await startBare();
+    ({ url } = bare);
+    close = bare.close;
+  } else {
+    const db = join(mkdtempSync(join(tmpdir(), 'hermetic-bench-')), 'runs_idempotency.db');
+    const server = await startServer({ port: 0, host: '127.0.0.1', apiKey: BENCH_KEY, maxConcurrentRuns: 0, db });
+    ({ url } = server);
+    close = server.close;
+  }
+  console.log(url);
+  process.stdin.resume();
+  process.stdin.on('end', () => void close().then(() => process.exit(0)));
+}
+
+void main(process.argv[2] ?? 'bare');
