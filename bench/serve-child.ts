@@ -1,6 +1,7 @@
 // A benchmark target in its own process, so the server under test has a core to itself and the load generator
 // another: `bare` (a plain node:http server shaped like the emulator's answers) or `emulator` (startServer on a
-// durable store). Prints the URL on its first line; exits when its stdin closes.
+// durable store). Prints the URL on its first line; answers each `cpu` line on stdin with its CPU time used so far
+// (microseconds, user + system); exits when its stdin closes.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +22,20 @@ async function main(kind: string): Promise<void> {
     close = server.close;
   }
   console.log(url);
-  process.stdin.resume();
+  let pending = '';
+  process.stdin.setEncoding('utf8');
+  process.stdin.on('data', (chunk: string) => {
+    pending += chunk;
+    let nl: number;
+    while ((nl = pending.indexOf('\n')) >= 0) {
+      const line = pending.slice(0, nl).trim();
+      pending = pending.slice(nl + 1);
+      if (line === 'cpu') {
+        const { user, system } = process.cpuUsage();
+        console.log(user + system);
+      }
+    }
+  });
   process.stdin.on('end', () => void close().then(() => process.exit(0)));
 }
 

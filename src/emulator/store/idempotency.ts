@@ -172,7 +172,10 @@ export class IdempotencyStore {
     this.#pending.set(runId, { json: statusJson, now });
     if (!this.#flushScheduled) {
       this.#flushScheduled = true;
-      setImmediate(() => this.flush());
+      // An admission batch about to commit carries these writes in its own transaction.
+      setImmediate(() => {
+        if (this.#queue.length === 0) this.flush();
+      });
     }
   }
 

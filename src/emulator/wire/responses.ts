@@ -83,8 +83,15 @@ export function internalErrorPage(acceptsHtml: boolean): HttpResponse {
   return { ...response, close: true };
 }
 
+const SECURITY_NAMES = new Set(SECURITY_HEADERS.map(([k]) => k.toLowerCase()));
+
 /** The security-headers middleware: setdefault on a handler's response. */
 export function withSecurityHeaders(response: HttpResponse): HttpResponse {
+  // Handlers almost never set one of these themselves; only then is the slower setdefault needed.
+  if (!response.headers.some(([k]) => SECURITY_NAMES.has(k.toLowerCase()))) {
+    response.headers.push(...SECURITY_HEADERS);
+    return response;
+  }
   const present = new Set(response.headers.map(([k]) => k.toLowerCase()));
   for (const [k, v] of SECURITY_HEADERS) if (!present.has(k.toLowerCase())) response.headers.push([k, v]);
   return response;

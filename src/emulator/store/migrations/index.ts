@@ -22,4 +22,9 @@ export const MIGRATIONS: readonly string[] = [
   // 002 (not in Hermes): partial indexes so the room-retention clauses of the prune never scan the table.
   `CREATE INDEX IF NOT EXISTS idx_run_idempotency_retention ON run_idempotency(retention_until) WHERE retention_until > 0;
    CREATE INDEX IF NOT EXISTS idx_run_idempotency_acknowledged ON run_idempotency(acknowledged_at) WHERE acknowledged_at IS NOT NULL;`,
+  // 003 (not in Hermes): the 24 h prune only ever deletes terminal rows, so index only those. Admission writes
+  // (queued, running) then never touch this index.
+  `DROP INDEX IF EXISTS idx_run_idempotency_updated_at;
+   CREATE INDEX IF NOT EXISTS idx_run_idempotency_terminal_updated ON run_idempotency(updated_at)
+     WHERE json_extract(status_json, '$.status') IN ('completed', 'failed', 'cancelled', 'interrupted');`,
 ];
