@@ -2,8 +2,12 @@
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-export const FIXTURE_ROOT = '/work/shared/fixtures/state-db';
+/** The shared fixtures beside the repository (`../shared`), or HERMETIC_SHARED_DIR when set. */
+export const FIXTURE_ROOT = process.env.HERMETIC_SHARED_DIR
+  ? join(process.env.HERMETIC_SHARED_DIR, 'fixtures', 'state-db')
+  : fileURLToPath(new URL('../../../../shared/fixtures/state-db', import.meta.url));
 export const FIXTURES = ['basic', 'channels', 'usage'] as const;
 
 export function tempDir(prefix = 'hermetic-statedb-'): { dir: string; cleanup: () => void } {
