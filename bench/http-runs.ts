@@ -3,6 +3,7 @@
 import autocannon, { type Options, type Result } from 'autocannon';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SECURITY_HEADERS } from '../src/emulator/wire/responses.js';
 
 export const BENCH_KEY = 'bench-key-0123456789abcdef';
 
@@ -19,13 +20,7 @@ const BARE_BODY = JSON.stringify({
 
 const BARE_HEADERS: Array<[string, string]> = [
   ['Content-Type', 'application/json; charset=utf-8'],
-  ['Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'"],
-  ['Permissions-Policy', 'camera=(), microphone=(), geolocation=()'],
-  ['Strict-Transport-Security', 'max-age=31536000; includeSubDomains'],
-  ['X-Content-Type-Options', 'nosniff'],
-  ['X-Frame-Options', 'DENY'],
-  ['X-XSS-Protection', '0'],
-  ['Referrer-Policy', 'no-referrer'],
+  ...SECURITY_HEADERS,
   ['Content-Length', String(Buffer.byteLength(BARE_BODY))],
   ['Server', 'Python/3.11 aiohttp/3.14.3'],
 ];

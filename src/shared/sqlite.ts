@@ -2,7 +2,7 @@
 import Database from 'better-sqlite3';
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { HermeticError } from './errors.js';
+import { HermeticError, type ErrorCode } from './errors.js';
 
 export type Db = Database.Database;
 
@@ -25,12 +25,12 @@ export function openReadWrite(path: string): Db {
 }
 
 /** Opens a store strictly read-only (never creates, never writes, waits up to 5 s on a busy writer). */
-export function openReadOnly(path: string): Db {
+export function openReadOnly(path: string, code: ErrorCode = 'HERMETIC_STORE_OPEN'): Db {
   try {
     const db = new Database(path, { readonly: true, fileMustExist: true });
     db.pragma('busy_timeout = 5000');
     return db;
   } catch (e) {
-    throw new HermeticError('HERMETIC_STORE_OPEN', `Cannot open ${path} read-only: ${(e as Error).message}.`);
+    throw new HermeticError(code, `Cannot open ${path} read-only: ${(e as Error).message}.`);
   }
 }

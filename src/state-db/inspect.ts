@@ -2,9 +2,7 @@
 // known layout of that version. Opens strictly read-only and never writes.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
-import { HermeticError } from '../shared/errors.js';
-import type { Db } from '../shared/sqlite.js';
+import { openReadOnly, type Db } from '../shared/sqlite.js';
 import { expectedTableInfo, tablesAt } from './schema/layout.js';
 import { LATEST_LEVEL, type TableInfoRow } from './schema/types.js';
 
@@ -26,15 +24,7 @@ export interface InspectReport {
 }
 
 /** Opens `path` read-only (file must exist; never created, never migrated). */
-function openStrict(path: string): Db {
-  try {
-    const db = new Database(path, { readonly: true, fileMustExist: true });
-    db.pragma('busy_timeout = 5000');
-    return db;
-  } catch (e) {
-    throw new HermeticError('HERMETIC_STATEDB_OPEN', `Cannot open ${path} read-only: ${(e as Error).message}.`);
-  }
-}
+const openStrict = (path: string): Db => openReadOnly(path, 'HERMETIC_STATEDB_OPEN');
 
 const same = (a: TableInfoRow[], b: TableInfoRow[]) => JSON.stringify(a) === JSON.stringify(b);
 
