@@ -3,7 +3,7 @@
 // all measured in this run on loopback. Targets: GET >= 0.8x bare, keyed admission >= 0.3x bare.
 // Each server runs in its own process (bench/serve-child.ts), the load generator in this one.
 // Then runs bench/statedb-generate.ts when present.
-//   BENCH_ROUNDS=3 BENCH_DURATION=3 BENCH_CONNECTIONS=10 BENCH_WARMUP=1 npm run bench
+//   BENCH_ROUNDS=5 BENCH_DURATION=3 BENCH_CONNECTIONS=10 BENCH_WARMUP=1 npm run bench
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -16,7 +16,7 @@ const load: Load = {
   duration: Number(process.env.BENCH_DURATION ?? 3),
   warmup: Number(process.env.BENCH_WARMUP ?? 1),
 };
-const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const TARGETS = { get: 0.8, post: 0.3 };
 const here = dirname(fileURLToPath(import.meta.url));
 
