@@ -3,7 +3,7 @@
 import type { Clock } from '../../shared/clock.js';
 import type { IdSource } from '../../shared/ids.js';
 import { PyFloat, type PyDict, type PyValue } from '../wire/python-json.js';
-import { pyRound } from './python-values.js';
+import { pyRound, pyTruthy } from './python-values.js';
 import type { RunObserver } from './observer.js';
 import type { LiveRun, RunRegistry } from './registry.js';
 
@@ -113,7 +113,7 @@ export class FakeAgent {
   requestApproval(run: LiveRun, notification: PyDict): PyDict {
     const event: PyDict = new Map(notification);
     if (!event.has('request_id')) event.set('request_id', this.ids.uuid4Hex());
-    const smartDenied = truthy(event.get('smart_denied'));
+    const smartDenied = pyTruthy(event.get('smart_denied'));
     const allowSession = event.get('allow_session') !== false;
     const allowPermanent = event.get('allow_permanent') !== false;
     const choices =
@@ -193,7 +193,3 @@ export class FakeAgent {
 }
 
 export const zeroUsage = (): Usage => ({ input_tokens: 0, output_tokens: 0, total_tokens: 0 });
-
-function truthy(v: PyValue | undefined): boolean {
-  return v !== undefined && v !== null && v !== false && v !== 0 && v !== '';
-}
