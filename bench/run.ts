@@ -77,48 +77,40 @@ async function sample(target: Target, options: Parameters<typeof measure>[0]): P
 async function main(): Promise<void> {
   console.log(`hermetic bench: ${rounds} rounds; ${load.connections} connections, ${load.duration} s measured after ${load.warmup} s warm-up, 127.0.0.1 (node ${process.version})`);
   console.log('each server runs in its own process; the load generator (autocannon) runs in this one\n');
-  const bare = await spawnTarget('bare');
-  const server = await spawnTarget('emulator');
   const auth = { Authorization: `Bearer ${BENCH_KEY}` };
   const results: Array<{ before: Sample; get: Sample; post: Sample; after: Sample }> = [];
-  try {
-    const created = await fetch(`${server.url}/v1/runs`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: '{"input":"bench"}' });
-    if (created.status !== 202) throw new Error(`could not create a run: ${created.status} ${await created.text()}`);
-    const { run_id: runId } = (await created.json()) as { run_id: string };
-
-    const bareRun = () => sample(bare, { url: `${bare.url}/v1/runs/${runId}` });
-    const getRun = () => sample(server, { url: `${server.url}/v1/runs/${runId}`, headers: auth });
-    let n = 0;
-    const stamp = `${process.pid}-${Date.now()}`;
-    const postRun = () =>
-      sample(
-        server,
-        {
-          url: `${server.url}/v1/runs`,
-          requests: [
-            {
-              method: 'POST',
-              path: '/v1/runs',
-              headers: { ...auth, 'Content-Type': 'application/json' },
-              body: '{"input":"bench"}',
-              setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'Idempotency-Key': `bench-${stamp}-${n++}` } }),
-            },
-          ],
-        },
-      );
-
-    // Rounds of bare, GET, keyed POST, bare: each round's ratios use the mean of the two bare runs around it, and
-    // the reported ratio is the median over rounds (the machines are shared and noisy).
-    for (let round = 1; round <= rounds; round++) {
-      const before = await bareRun();
-      const get = await getRun();
-      const post = await postRun();
-      const after = await bareRun();
+  // Rounds of bare, GET, keyed POST, bare: each round's ratios use the mean of the two bare runs around it, and the
+  // reported ratio is the median over rounds (the machines are shared and noisy). Every round starts fresh server
+  // processes, so no round measures an emulator still holding the tens of thousands of runs a previous one admitted.
+  for (let round = 1; round <= rounds; round++) {
+    const bare = await spawnTarget('bare');
+    const server = await spawnTarget('emulator');
+    try {
+      const created = await fetch(`${server.url}/v1/runs`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: '{"input":"bench"}' });
+      if (created.status !== 202) throw new Error(`could not create a run: ${created.status} ${await created.text()}`);
+      const { run_id: runId } = (await created.json()) as { run_id: string };
+      let n = 0;
+      const keyed = {
+        url: `${server.url}/v1/runs`,
+        requests: [
+          {
+            method: 'POST' as const,
+            path: '/v1/runs',
+            headers: { ...auth, 'Content-Type': 'application/json' },
+            body: '{"input":"bench"}',
+            setupRequest: (req: Record<string, any>) => ({ ...req, headers: { ...req.headers, 'Idempotency-Key': `bench-${round}-${n++}` } }),
+          },
+        ],
+      };
+      const before = await sample(bare, { url: `${bare.url}/v1/runs/${runId}` });
+      const get = await sample(server, { url: `${server.url}/v1/runs/${runId}`, headers: auth });
+      const post = await sample(server, keyed);
+      const after = await sample(bare, { url: `${bare.url}/v1/runs/${runId}` });
       results.push({ before, get, post, after });
+    } finally {
+      await server.stop();
+      await bare.stop();
     }
-  } finally {
-    await server.stop();
-    await bare.stop();
   }
 
   const col = (s: string, w: number) => s.padEnd(w);
