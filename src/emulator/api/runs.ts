@@ -67,7 +67,8 @@ export function stopRun(ctx: ApiContext): HttpResponse {
 export async function approveRun(ctx: ApiContext): Promise<HttpResponse> {
   const { service } = ctx.deps;
   const runId = ctx.params.run_id!;
-  const target = service.approvalTarget(ctx.scope, runId);
+  // Visibility and status come before the body (spec §9 steps 2–3).
+  const target = service.get(ctx.scope, runId);
   if (!target.ok) return errorResponse(target.error);
   const parsed = await readJson(ctx.req);
   if (!parsed) return errorResponse(hermesErrors.invalidJson());

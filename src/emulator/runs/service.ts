@@ -162,11 +162,6 @@ export class RunService {
     return ok({ kind: 'stopping', runId });
   }
 
-  /** Visibility and status check that precedes reading an approval body (spec §9 steps 2–3). */
-  approvalTarget(scope: string, runId: string): Result<PyDict> {
-    return this.get(scope, runId);
-  }
-
   /** POST /v1/runs/{id}/approval after the body parsed (spec §9 steps 4–11); returns the response dict. */
   approve(runId: string, body: PyValue): Result<PyDict> {
     if (!isDict(body)) throw new UnhandledHermesException('approval body is not a JSON object');

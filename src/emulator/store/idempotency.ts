@@ -49,8 +49,6 @@ const RETENTION_SECONDS = 86_400;
 
 export class IdempotencyStore {
   readonly #db: Db;
-  readonly #prune: () => void;
-  readonly #select: (scope: string, key: string) => IdempotencyRow | undefined;
   readonly #lookup: (scope: string, key: string, now: number) => IdempotencyRow | undefined;
   readonly #admitBatch: (batch: QueuedAdmission[]) => Admission[];
   /** Keyed admissions waiting for this turn's group commit. */
@@ -64,7 +62,6 @@ export class IdempotencyStore {
   #flushScheduled = false;
   /** Stores of other emulated gateways in this process on the same file (they see our writes at once). */
   readonly #siblings: Set<IdempotencyStore>;
-  #now = 0;
 
   constructor(db: Db) {
     this.#db = db;
@@ -81,21 +78,19 @@ export class IdempotencyStore {
     const pruneAcknowledged = db.prepare(
       `DELETE FROM run_idempotency WHERE acknowledged_at IS NOT NULL AND acknowledged_at <= ? AND ${TERMINAL_SQL}`,
     );
-    this.#prune = () => {
-      pruneOrdinary.run(this.#now - RETENTION_SECONDS);
-      pruneRetention.run(this.#now);
-      pruneAcknowledged.run(this.#now - RETENTION_SECONDS);
+    const prune = (now: number) => {
+      pruneOrdinary.run(now - RETENTION_SECONDS);
+      pruneRetention.run(now);
+      pruneAcknowledged.run(now - RETENTION_SECONDS);
     };
     const select = db.prepare('SELECT * FROM run_idempotency WHERE scope = ? AND idempotency_key = ?');
-    this.#select = (scope, key) => select.get(scope, key) as IdempotencyRow | undefined;
-    const lookupTx = db.transaction((scope: string, key: string) => {
-      this.#prune();
-      return this.#select(scope, key);
-    });
-    this.#lookup = (scope, key, now) => {
-      this.#now = now;
-      return lookupTx.immediate(scope, key);
+    /** Hermes's lookup: the global prune, then the row for (scope, key). */
+    const pruneAndSelect = (scope: string, key: string, now: number) => {
+      prune(now);
+      return select.get(scope, key) as IdempotencyRow | undefined;
     };
+    const lookupTx = db.transaction(pruneAndSelect);
+    this.#lookup = (scope, key, now) => lookupTx.immediate(scope, key, now);
     const insert = db.prepare(
       `INSERT OR IGNORE INTO run_idempotency (scope, idempotency_key, fingerprint, run_id, status_json, owner_pid,
          owner_started, retention_until, acknowledged_at, created_at, updated_at)
@@ -103,9 +98,7 @@ export class IdempotencyStore {
          @retention_until, @acknowledged_at, @created_at, @updated_at)`,
     );
     const admitOne = ({ scope, key, now, candidate }: QueuedAdmission): Admission => {
-      this.#now = now;
-      this.#prune();
-      const existing = this.#select(scope, key);
+      const existing = pruneAndSelect(scope, key, now);
       if (existing) return { kind: 'existing', row: existing };
       const row = candidate();
       if (!row) return { kind: 'refused' };
@@ -117,7 +110,6 @@ export class IdempotencyStore {
     });
     this.#admitBatch = (batch) => {
       for (const store of this.#siblings) if (store !== this) store.flush();
-      this.#flushScheduled = false;
       return admitTx.immediate(batch);
     };
     const update = db.prepare('UPDATE run_idempotency SET status_json = ?, updated_at = ? WHERE run_id = ?');
@@ -174,6 +166,7 @@ export class IdempotencyStore {
       this.#flushScheduled = true;
       // An admission batch about to commit carries these writes in its own transaction.
       setImmediate(() => {
+        this.#flushScheduled = false;
         if (this.#queue.length === 0) this.flush();
       });
     }
@@ -191,7 +184,6 @@ export class IdempotencyStore {
 
   /** Commits the pending status writes now. */
   flush(): void {
-    this.#flushScheduled = false;
     if (this.#pending.size > 0 && this.#db.open) this.#flushTx.immediate();
   }
 
