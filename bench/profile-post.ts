@@ -16,6 +16,6 @@ const m = await measure(
       },
     ],
   },
-  { connections: 10, duration: 6, warmup: 0 },
+  { connections: 10, duration: Number(process.env.D ?? 6), warmup: 0 },
 );
 console.log(m);

@@ -1,5 +1,5 @@
 // Idempotency fingerprint of a /v1/runs submission (spec §12.2): sha256 of Python's canonical json.dumps.
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import { canonicalDumps, hasLoneSurrogate, type PyValue } from '../wire/python-json.js';
 
 /** The canonical text contains a lone surrogate, so Python's `.encode("utf-8")` raises (→ HTTP 500). */
@@ -24,5 +24,11 @@ export function fingerprint(body: PyValue, gatewaySessionKey: string): string {
   if (hasLoneSurrogate(text)) {
     throw new FingerprintError("'utf-8' codec can't encode character: surrogates not allowed");
   }
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  return sha256Hex(text);
 }
+
+/** crypto.hash (Node >= 20.12) skips the Hash object createHash builds; older Node 20 releases fall back to it. */
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
+const sha256Hex: (text: string) => string = oneShot
+  ? (text) => oneShot('sha256', text, 'hex')
+  : (text) => crypto.createHash('sha256').update(text, 'utf8').digest('hex');

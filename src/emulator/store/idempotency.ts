@@ -3,6 +3,8 @@
 import { resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { Db } from '../../shared/sqlite.js';
+import { Pruner } from './prune.js';
+import { RunIndex } from './run-index.js';
 
 export interface IdempotencyRow {
   scope: string;
@@ -44,22 +46,18 @@ export type Admission =
   | { kind: 'refused' }
   | { kind: 'taken' };
 
-const TERMINAL_SQL = `json_extract(status_json, '$.status') IN ('completed', 'failed', 'cancelled', 'interrupted')`;
-const RETENTION_SECONDS = 86_400;
-
 export class IdempotencyStore {
   readonly #db: Db;
   readonly #lookup: (scope: string, key: string, now: number) => IdempotencyRow | undefined;
   readonly #admitBatch: (batch: QueuedAdmission[]) => Admission[];
   /** Keyed admissions waiting for this turn's group commit. */
   #queue: QueuedAdmission[] = [];
-  readonly #update: (runId: string, statusJson: string, now: number) => void;
-  readonly #byRun: (scope: string, runId: string) => IdempotencyRow | undefined;
-  readonly #hasRun: (runId: string) => boolean;
   readonly #flushTx: Database.Transaction<() => void>;
   /** Status writes not yet committed, latest per run (decision 0005). */
-  readonly #pending = new Map<string, { json: string; now: number }>();
+  readonly #pending = new Map<string, { json: string; now: number; terminal: boolean }>();
   #flushScheduled = false;
+  readonly #writePending: () => void;
+  readonly #runs: RunIndex;
   /** Stores of other emulated gateways in this process on the same file (they see our writes at once). */
   readonly #siblings: Set<IdempotencyStore>;
 
@@ -67,58 +65,63 @@ export class IdempotencyStore {
     this.#db = db;
     this.#siblings = sameFile(db);
     this.#siblings.add(this);
-    // Strict inequalities as Hermes writes them: a row exactly 24 h old is kept (§12.5).
-    const pruneOrdinary = db.prepare(
-      `DELETE FROM run_idempotency WHERE updated_at < ? AND retention_until <= 0 AND ${TERMINAL_SQL}`,
-    );
-    // Hermes's room clauses, one statement each so SQLite can use the partial indexes of migration 002.
-    const pruneRetention = db.prepare(
-      `DELETE FROM run_idempotency WHERE retention_until > 0 AND retention_until <= ? AND ${TERMINAL_SQL}`,
-    );
-    const pruneAcknowledged = db.prepare(
-      `DELETE FROM run_idempotency WHERE acknowledged_at IS NOT NULL AND acknowledged_at <= ? AND ${TERMINAL_SQL}`,
-    );
-    const prune = (now: number) => {
-      pruneOrdinary.run(now - RETENTION_SECONDS);
-      pruneRetention.run(now);
-      pruneAcknowledged.run(now - RETENTION_SECONDS);
-    };
+    const runs = (this.#runs = new RunIndex(db));
+    const pruner = new Pruner(db);
     const select = db.prepare('SELECT * FROM run_idempotency WHERE scope = ? AND idempotency_key = ?');
     /** Hermes's lookup: the global prune, then the row for (scope, key). */
-    const pruneAndSelect = (scope: string, key: string, now: number) => {
-      prune(now);
+    const pruneAndSelect = (scope: string, key: string, now: number, version: number) => {
+      const deleted = pruner.prune(now, version);
+      if (deleted.length > 0) runs.deleted(deleted);
       return select.get(scope, key) as IdempotencyRow | undefined;
     };
-    const lookupTx = db.transaction(pruneAndSelect);
+    const lookupTx = db.transaction((scope: string, key: string, now: number) =>
+      pruneAndSelect(scope, key, now, runs.dataVersion()),
+    );
     this.#lookup = (scope, key, now) => lookupTx.immediate(scope, key, now);
     const insert = db.prepare(
       `INSERT OR IGNORE INTO run_idempotency (scope, idempotency_key, fingerprint, run_id, status_json, owner_pid,
-         owner_started, retention_until, acknowledged_at, created_at, updated_at)
-       VALUES (@scope, @idempotency_key, @fingerprint, @run_id, @status_json, @owner_pid, @owner_started,
-         @retention_until, @acknowledged_at, @created_at, @updated_at)`,
+         owner_started, retention_until, acknowledged_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    const admitOne = ({ scope, key, now, candidate }: QueuedAdmission): Admission => {
-      const existing = pruneAndSelect(scope, key, now);
-      if (existing) return { kind: 'existing', row: existing };
-      const row = candidate();
-      if (!row) return { kind: 'refused' };
-      return insert.run(row).changes === 1 ? { kind: 'reserved' } : { kind: 'taken' };
+    /** Inserts the reservation unless (scope, key) is taken; positional binding is cheaper than eleven names. */
+    const reserve = (r: IdempotencyRow, version: number): boolean => {
+      const result = insert.run(r.scope, r.idempotency_key, r.fingerprint, r.run_id, r.status_json, r.owner_pid,
+        r.owner_started, r.retention_until, r.acknowledged_at, r.created_at, r.updated_at);
+      if (result.changes !== 1) return false;
+      runs.inserted(r.run_id, Number(result.lastInsertRowid), version);
+      return true;
+    };
+    const update = db.prepare('UPDATE run_idempotency SET status_json = ?, updated_at = ? WHERE rowid = ? AND run_id = ?');
+    /** Hermes's UPDATE … WHERE run_id = ?, through the run index; no row, no write (as in Hermes). */
+    const writeRow = (runId: string, json: string, now: number): void => {
+      const rowid = runs.rowid(runId);
+      if (rowid !== undefined && update.run(json, now, rowid, runId).changes === 1) return;
+      const row = runs.row(runId);
+      if (row) update.run(json, now, runs.rowid(runId), runId);
+    };
+    this.#writePending = () => {
+      for (const [runId, { json, now, terminal }] of this.#pending) {
+        writeRow(runId, json, now);
+        if (terminal) pruner.terminalWritten(now);
+      }
+      this.#pending.clear();
     };
     const admitTx = db.transaction((batch: QueuedAdmission[]) => {
       this.#writePending();
-      return batch.map(admitOne);
+      // No other connection can commit inside this IMMEDIATE transaction: one data_version serves the batch.
+      const version = runs.dataVersion();
+      return batch.map(({ scope, key, now, candidate }): Admission => {
+        const existing = pruneAndSelect(scope, key, now, version);
+        if (existing) return { kind: 'existing', row: existing };
+        const row = candidate();
+        if (!row) return { kind: 'refused' };
+        return reserve(row, version) ? { kind: 'reserved' } : { kind: 'taken' };
+      });
     });
     this.#admitBatch = (batch) => {
       for (const store of this.#siblings) if (store !== this) store.flush();
       return admitTx.immediate(batch);
     };
-    const update = db.prepare('UPDATE run_idempotency SET status_json = ?, updated_at = ? WHERE run_id = ?');
-    this.#update = (runId, statusJson, now) => void update.run(statusJson, now, runId);
     this.#flushTx = db.transaction(() => this.#writePending());
-    const byRun = db.prepare('SELECT * FROM run_idempotency WHERE run_id = ? AND scope = ?');
-    this.#byRun = (scope, runId) => byRun.get(runId, scope) as IdempotencyRow | undefined;
-    const hasRun = db.prepare('SELECT 1 FROM run_idempotency WHERE run_id = ?').pluck();
-    this.#hasRun = (runId) => hasRun.get(runId) !== undefined;
   }
 
   /** Prunes stale rows (every scope), then reads the row for (scope, key) — one IMMEDIATE transaction. */
@@ -160,8 +163,8 @@ export class IdempotencyStore {
    * Writes a status snapshot; the row's own updated_at becomes `now`. Writes made in one event-loop turn are
    * committed together right after it (every read here commits them first), so an admission burst costs one commit.
    */
-  writeStatus(runId: string, statusJson: string, now: number): void {
-    this.#pending.set(runId, { json: statusJson, now });
+  writeStatus(runId: string, statusJson: string, now: number, terminal: boolean): void {
+    this.#pending.set(runId, { json: statusJson, now, terminal });
     if (!this.#flushScheduled) {
       this.#flushScheduled = true;
       // An admission batch about to commit carries these writes in its own transaction.
@@ -170,11 +173,6 @@ export class IdempotencyStore {
         if (this.#queue.length === 0) this.flush();
       });
     }
-  }
-
-  #writePending(): void {
-    for (const [runId, { json, now }] of this.#pending) this.#update(runId, json, now);
-    this.#pending.clear();
   }
 
   /** Before reading: commit what this store and its same-file siblings hold, as Hermes's writes are synchronous. */
@@ -189,13 +187,14 @@ export class IdempotencyStore {
 
   findRun(scope: string, runId: string): IdempotencyRow | undefined {
     this.#flushAll();
-    return this.#byRun(scope, runId);
+    const row = this.#runs.row(runId);
+    return row?.scope === scope ? row : undefined;
   }
 
   /** Whether any scope's row already uses this run id. */
   hasRun(runId: string): boolean {
     this.#flushAll();
-    return this.#hasRun(runId);
+    return this.#runs.row(runId) !== undefined;
   }
 
   close(): void {

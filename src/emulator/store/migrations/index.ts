@@ -27,4 +27,8 @@ export const MIGRATIONS: readonly string[] = [
   `DROP INDEX IF EXISTS idx_run_idempotency_updated_at;
    CREATE INDEX IF NOT EXISTS idx_run_idempotency_terminal_updated ON run_idempotency(updated_at)
      WHERE json_extract(status_json, '$.status') IN ('completed', 'failed', 'cancelled', 'interrupted');`,
+  // 004 (not in Hermes): run ids are found through an in-memory map kept exact across processes (store/run-index.ts).
+  // Hermes's unique index on run_id cost most of an admission's page writes (its leaves are in random order); run ids
+  // are uuid4, so their uniqueness never rested on it.
+  `DROP INDEX IF EXISTS idx_run_idempotency_run_id;`,
 ];

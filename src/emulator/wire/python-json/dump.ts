@@ -126,7 +126,7 @@ function encode(v: PyValue, style: Style): string {
   if (v instanceof PyFloat) return pyFloatRepr(v.value);
   if (v instanceof Map) {
     if (v.size === 0) return '{}';
-    const keys = style.sortKeys ? Array.from(v.keys()).sort(compareCodePoints) : v.keys();
+    const keys = style.sortKeys ? sortedKeys(v) : v.keys();
     let out = '{';
     let first = true;
     for (const k of keys) {
@@ -137,6 +137,23 @@ function encode(v: PyValue, style: Style): string {
     return out + '}';
   }
   return unsupported(v);
+}
+
+/** A dict's keys in code-point order. Dicts here are small: an insertion sort allocates nothing beyond the array. */
+function sortedKeys(map: Map<string, PyValue>): string[] {
+  const keys = Array.from(map.keys());
+  const n = keys.length;
+  if (n > 32) return keys.sort(compareCodePoints);
+  for (let i = 1; i < n; i++) {
+    const k = keys[i]!;
+    let j = i - 1;
+    while (j >= 0 && compareCodePoints(keys[j]!, k) > 0) {
+      keys[j + 1] = keys[j]!;
+      j--;
+    }
+    keys[j + 1] = k;
+  }
+  return keys;
 }
 
 /** json.dumps(value) with all defaults: ", " / ": " separators, ensure_ascii=True, insertion order. */

@@ -1,0 +1,81 @@
+// Hermes's lazy 24 h prune of the idempotency table (spec runs-api §12.5), run before every keyed lookup, and the
+// bounds that let most of those runs be skipped without changing what any lookup sees (decision 0005).
+import type { Db } from '../../shared/sqlite.js';
+
+const TERMINAL_SQL = `json_extract(status_json, '$.status') IN ('completed', 'failed', 'cancelled', 'interrupted')`;
+export const RETENTION_SECONDS = 86_400;
+
+/**
+ * The smallest values the prune's three clauses compare against `now`, over every row that could match them. While
+ * `now` has reached none of them, the prune would delete nothing. Rows with a room retention or an acknowledgement
+ * count whether terminal or not, so a row turning terminal lowers only the first bound.
+ */
+interface Bounds {
+  /** min(updated_at) of terminal rows without a room retention (the ordinary 24 h clause). */
+  terminalUpdated: number;
+  /** min(retention_until) of rows with a room retention. */
+  retention: number;
+  /** min(acknowledged_at) of acknowledged rows. */
+  acknowledged: number;
+}
+
+export class Pruner {
+  readonly #prune: (now: number) => string[];
+  readonly #bounds: () => Bounds;
+  #known: Bounds | null = null;
+  /** data_version when the bounds were computed (it changes when another connection commits). */
+  #version = -1;
+
+  constructor(db: Db) {
+    // Strict inequalities as Hermes writes them: a row exactly 24 h old is kept (§12.5). One statement per clause
+    // so SQLite can use the partial indexes of migrations 002 and 003. The deleted run ids go to the run index.
+    const clause = (where: string) =>
+      db.prepare(`DELETE FROM run_idempotency WHERE ${where} AND ${TERMINAL_SQL} RETURNING run_id`).pluck();
+    const ordinary = clause('updated_at < ? AND retention_until <= 0');
+    const retention = clause('retention_until > 0 AND retention_until <= ?');
+    const acknowledged = clause('acknowledged_at IS NOT NULL AND acknowledged_at <= ?');
+    this.#prune = (now) => [
+      ...(ordinary.all(now - RETENTION_SECONDS) as string[]),
+      ...(retention.all(now) as string[]),
+      ...(acknowledged.all(now - RETENTION_SECONDS) as string[]),
+    ];
+    const min = (sql: string) => {
+      const stmt = db.prepare(sql).pluck();
+      return () => {
+        const v = stmt.get();
+        return typeof v === 'number' ? v : Infinity;
+      };
+    };
+    const minTerminal = min(`SELECT min(updated_at) FROM run_idempotency WHERE retention_until <= 0 AND ${TERMINAL_SQL}`);
+    const minRetention = min('SELECT min(retention_until) FROM run_idempotency WHERE retention_until > 0');
+    const minAcknowledged = min('SELECT min(acknowledged_at) FROM run_idempotency WHERE acknowledged_at IS NOT NULL');
+    this.#bounds = () => ({ terminalUpdated: minTerminal(), retention: minRetention(), acknowledged: minAcknowledged() });
+  }
+
+  /**
+   * Hermes's prune at `now`, inside the caller's write transaction that read data_version `version`; returns the
+   * run ids it deleted. Skipped when the bounds show it would delete nothing: no other connection committed since
+   * they were computed and `now` has reached none of them. The comparisons are the SQL's own, on the same doubles.
+   */
+  prune(now: number, version: number): string[] {
+    const b = this.#known;
+    if (
+      b !== null &&
+      version === this.#version &&
+      !(b.terminalUpdated < now - RETENTION_SECONDS) &&
+      !(b.retention <= now) &&
+      !(b.acknowledged <= now - RETENTION_SECONDS)
+    ) {
+      return [];
+    }
+    const deleted = this.#prune(now);
+    this.#known = this.#bounds();
+    this.#version = version;
+    return deleted;
+  }
+
+  /** This connection wrote a terminal status stamped `updatedAt` (inside a write transaction). */
+  terminalWritten(updatedAt: number): void {
+    if (this.#known && updatedAt < this.#known.terminalUpdated) this.#known = { ...this.#known, terminalUpdated: updatedAt };
+  }
+}
