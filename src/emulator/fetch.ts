@@ -42,7 +42,8 @@ export function fromFetchRequest(request: Request): HttpRequest {
 
 const encoder = new TextEncoder();
 
-export function toFetchResponse(response: HttpResponse): Response {
+/** `head`: the answer to a HEAD request carries its headers (Content-Length included) but no body, as on the wire. */
+export function toFetchResponse(response: HttpResponse, head = false): Response {
   const headers = new Headers();
   for (const [k, v] of response.headers) headers.append(k, headerWireText(v));
   if (response.stream) {
@@ -71,6 +72,6 @@ export function toFetchResponse(response: HttpResponse): Response {
     });
     return new Response(body, { status: response.status, headers });
   }
-  const nullBody = response.body === null || response.status === 204 || response.status === 304;
+  const nullBody = head || response.body === null || response.status === 204 || response.status === 304;
   return new Response(nullBody ? null : (response.body as string | ArrayBuffer), { status: response.status, headers });
 }

@@ -81,7 +81,8 @@ export function createEmulator(input?: EmulatorOptions): Emulator {
     admin: { clock, gateway, registry, agent, restart },
   };
   const handleRequest = (req: HttpRequest) => handle(req, deps);
-  const fetch = async (request: Request) => toFetchResponse(await handleRequest(fromFetchRequest(request)));
+  const fetch = async (request: Request) =>
+    toFetchResponse(await handleRequest(fromFetchRequest(request)), request.method.toUpperCase() === 'HEAD');
   let closed = false;
 
   return {
