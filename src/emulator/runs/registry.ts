@@ -107,7 +107,7 @@ export class RunRegistry {
   }
 
   persist(runId: string, dict: PyDict): void {
-    if (this.durable.has(runId)) this.store.writeStatus(runId, dumpsSorted(dict), this.clock.now(), isTerminal(statusOf(dict)));
+    if (this.durable.has(runId)) this.store.writeStatus(runId, dumpsSorted(dict), this.clock.now());
   }
 
   /** Creates the run's transport buffer at admission; events are buffered from then on (§8.1). */

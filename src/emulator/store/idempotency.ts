@@ -54,7 +54,7 @@ export class IdempotencyStore {
   #queue: QueuedAdmission[] = [];
   readonly #flushTx: Database.Transaction<() => void>;
   /** Status writes not yet committed, latest per run (decision 0005). */
-  readonly #pending = new Map<string, { json: string; now: number; terminal: boolean }>();
+  readonly #pending = new Map<string, { json: string; now: number }>();
   #flushScheduled = false;
   readonly #writePending: () => void;
   readonly #runs: RunIndex;
@@ -88,6 +88,7 @@ export class IdempotencyStore {
         r.owner_started, r.retention_until, r.acknowledged_at, r.created_at, r.updated_at);
       if (result.changes !== 1) return false;
       runs.inserted(r.run_id, Number(result.lastInsertRowid), version);
+      pruner.written(r.updated_at);
       return true;
     };
     const update = db.prepare('UPDATE run_idempotency SET status_json = ?, updated_at = ? WHERE rowid = ? AND run_id = ?');
@@ -99,9 +100,9 @@ export class IdempotencyStore {
       if (row) update.run(json, now, runs.rowid(runId), runId);
     };
     this.#writePending = () => {
-      for (const [runId, { json, now, terminal }] of this.#pending) {
+      for (const [runId, { json, now }] of this.#pending) {
         writeRow(runId, json, now);
-        if (terminal) pruner.terminalWritten(now);
+        pruner.written(now);
       }
       this.#pending.clear();
     };
@@ -163,8 +164,8 @@ export class IdempotencyStore {
    * Writes a status snapshot; the row's own updated_at becomes `now`. Writes made in one event-loop turn are
    * committed together right after it (every read here commits them first), so an admission burst costs one commit.
    */
-  writeStatus(runId: string, statusJson: string, now: number, terminal: boolean): void {
-    this.#pending.set(runId, { json: statusJson, now, terminal });
+  writeStatus(runId: string, statusJson: string, now: number): void {
+    this.#pending.set(runId, { json: statusJson, now });
     if (!this.#flushScheduled) {
       this.#flushScheduled = true;
       // An admission batch about to commit carries these writes in its own transaction.

@@ -6,13 +6,12 @@ const TERMINAL_SQL = `json_extract(status_json, '$.status') IN ('completed', 'fa
 export const RETENTION_SECONDS = 86_400;
 
 /**
- * The smallest values the prune's three clauses compare against `now`, over every row that could match them. While
- * `now` has reached none of them, the prune would delete nothing. Rows with a room retention or an acknowledgement
- * count whether terminal or not, so a row turning terminal lowers only the first bound.
+ * The smallest values the prune's three clauses compare against `now`, over every row whatever its status (each an
+ * index-only read). While `now` has reached none of them, the prune would delete nothing.
  */
 interface Bounds {
-  /** min(updated_at) of terminal rows without a room retention (the ordinary 24 h clause). */
-  terminalUpdated: number;
+  /** min(updated_at) of all rows (the ordinary 24 h clause). */
+  updated: number;
   /** min(retention_until) of rows with a room retention. */
   retention: number;
   /** min(acknowledged_at) of acknowledged rows. */
@@ -28,7 +27,7 @@ export class Pruner {
 
   constructor(db: Db) {
     // Strict inequalities as Hermes writes them: a row exactly 24 h old is kept (§12.5). One statement per clause
-    // so SQLite can use the partial indexes of migrations 002 and 003. The deleted run ids go to the run index.
+    // so SQLite can use the indexes of migrations 002 and 005. The deleted run ids go to the run index.
     const clause = (where: string) =>
       db.prepare(`DELETE FROM run_idempotency WHERE ${where} AND ${TERMINAL_SQL} RETURNING run_id`).pluck();
     const ordinary = clause('updated_at < ? AND retention_until <= 0');
@@ -46,10 +45,10 @@ export class Pruner {
         return typeof v === 'number' ? v : Infinity;
       };
     };
-    const minTerminal = min(`SELECT min(updated_at) FROM run_idempotency WHERE retention_until <= 0 AND ${TERMINAL_SQL}`);
+    const minUpdated = min('SELECT min(updated_at) FROM run_idempotency');
     const minRetention = min('SELECT min(retention_until) FROM run_idempotency WHERE retention_until > 0');
     const minAcknowledged = min('SELECT min(acknowledged_at) FROM run_idempotency WHERE acknowledged_at IS NOT NULL');
-    this.#bounds = () => ({ terminalUpdated: minTerminal(), retention: minRetention(), acknowledged: minAcknowledged() });
+    this.#bounds = () => ({ updated: minUpdated(), retention: minRetention(), acknowledged: minAcknowledged() });
   }
 
   /**
@@ -62,7 +61,7 @@ export class Pruner {
     if (
       b !== null &&
       version === this.#version &&
-      !(b.terminalUpdated < now - RETENTION_SECONDS) &&
+      !(b.updated < now - RETENTION_SECONDS) &&
       !(b.retention <= now) &&
       !(b.acknowledged <= now - RETENTION_SECONDS)
     ) {
@@ -74,8 +73,8 @@ export class Pruner {
     return deleted;
   }
 
-  /** This connection wrote a terminal status stamped `updatedAt` (inside a write transaction). */
-  terminalWritten(updatedAt: number): void {
-    if (this.#known && updatedAt < this.#known.terminalUpdated) this.#known = { ...this.#known, terminalUpdated: updatedAt };
+  /** This connection inserted or updated a row stamped `updatedAt` (the clock may have been set back). */
+  written(updatedAt: number): void {
+    if (this.#known && updatedAt < this.#known.updated) this.#known.updated = updatedAt;
   }
 }

@@ -31,4 +31,9 @@ export const MIGRATIONS: readonly string[] = [
   // Hermes's unique index on run_id cost most of an admission's page writes (its leaves are in random order); run ids
   // are uuid4, so their uniqueness never rested on it.
   `DROP INDEX IF EXISTS idx_run_idempotency_run_id;`,
+  // 005 (not in Hermes): back to a plain index on updated_at. Deciding membership of 003's partial index parsed
+  // status_json on every insert and status write (json_extract), which cost more than keeping a plain index whose
+  // new keys land at its end. The prune's bounds read min(updated_at) from it (store/prune.ts).
+  `DROP INDEX IF EXISTS idx_run_idempotency_terminal_updated;
+   CREATE INDEX IF NOT EXISTS idx_run_idempotency_updated_at ON run_idempotency(updated_at);`,
 ];
