@@ -19,6 +19,8 @@ export class RunIndex {
   readonly #byRowid: (rowid: number, runId: string) => IdempotencyRow | undefined;
   readonly #runIdAt: (rowid: number) => string | undefined;
   readonly #after: (rowid: number) => Array<{ rowid: number; run_id: string }>;
+  /** #catchUp inside one read transaction: its checks and scan see one snapshot. */
+  readonly #snapshot: (full: boolean) => boolean;
 
   constructor(db: Db) {
     const dataVersion = db.prepare('PRAGMA data_version').pluck();
@@ -29,6 +31,8 @@ export class RunIndex {
     this.#runIdAt = (rowid) => runIdAt.get(rowid) as string | undefined;
     const after = db.prepare('SELECT rowid, run_id FROM run_idempotency WHERE rowid > ? ORDER BY rowid');
     this.#after = (rowid) => after.all(rowid) as Array<{ rowid: number; run_id: string }>;
+    const snapshot = db.transaction((full: boolean) => this.#catchUp(full));
+    this.#snapshot = (full) => snapshot.deferred(full);
     this.#version = this.#dataVersion();
     this.#scan(0);
   }
@@ -44,7 +48,7 @@ export class RunIndex {
     const row = rowid === undefined ? undefined : this.#byRowid(rowid, runId);
     // A known rowid that no longer holds the run (another process deleted the row, or renumbered rows with VACUUM)
     // calls for a full re-read; an unknown run only for the rows added since.
-    if (row || !this.#catchUp(rowid !== undefined)) return row;
+    if (row || !this.#snapshot(rowid !== undefined)) return row;
     const again = this.#rowids.get(runId);
     return again === undefined ? undefined : this.#byRowid(again, runId);
   }
