@@ -66,11 +66,13 @@ export interface Measured {
   non2xx: number;
   errors: number;
   total: number;
+  /** Seconds autocannon actually ran. */
+  seconds: number;
 }
 
 /** One warm-up run (discarded), then the measured run; requests/s is autocannon's per-second average. */
 export async function measure(options: Omit<Options, 'connections' | 'duration'>, load: Load): Promise<Measured> {
   if (load.warmup > 0) await autocannon({ ...options, connections: load.connections, duration: load.warmup });
   const r: Result = await autocannon({ ...options, connections: load.connections, duration: load.duration });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts, total: r.requests.total };
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts, total: r.requests.total, seconds: r.duration };
 }

@@ -2,8 +2,10 @@
 // on the emulator's real node:http server, against a bare node:http server answering a similar small JSON body,
 // all measured in this run on loopback. Targets: GET >= 0.8x bare, keyed admission >= 0.3x bare.
 // Each server runs in its own process (bench/serve-child.ts), the load generator in this one.
+// The machine is shared and its speed drifts within seconds, so measurements are short windows interleaved in
+// cycles (bare, GET, POST in rotating order), and each cycle's ratios use the bare window measured next to them.
 // Then runs bench/statedb-generate.ts when present.
-//   BENCH_ROUNDS=5 BENCH_DURATION=3 BENCH_CONNECTIONS=10 BENCH_WARMUP=1 npm run bench
+//   BENCH_ROUNDS=5 BENCH_CYCLES=4 BENCH_DURATION=1.5 BENCH_CONNECTIONS=10 BENCH_WARMUP=1 npm run bench
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -13,10 +15,11 @@ import { BENCH_KEY, measure, type Load, type Measured } from './http-runs.js';
 
 const load: Load = {
   connections: Number(process.env.BENCH_CONNECTIONS ?? 10),
-  duration: Number(process.env.BENCH_DURATION ?? 3),
+  duration: Number(process.env.BENCH_DURATION ?? 1.5),
   warmup: Number(process.env.BENCH_WARMUP ?? 1),
 };
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+const cycles = Number(process.env.BENCH_CYCLES ?? 4);
 const TARGETS = { get: 0.8, post: 0.3 };
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -67,79 +70,89 @@ interface Sample extends Measured {
 }
 
 async function sample(target: Target, options: Parameters<typeof measure>[0]): Promise<Sample> {
-  await measure(options, { ...load, duration: load.warmup, warmup: 0 });
   const cpu0 = await target.cpu();
   const m = await measure(options, { ...load, warmup: 0 });
   const cpu1 = await target.cpu();
-  return { ...m, perCpuSecond: m.total / ((cpu1 - cpu0) / 1e6) };
+  return { ...m, rps: m.total / m.seconds, perCpuSecond: m.total / ((cpu1 - cpu0) / 1e6) };
 }
 
+type Scenario = 'bare' | 'get' | 'post';
+type Cycle = Record<Scenario, Sample>;
+
 async function main(): Promise<void> {
-  console.log(`hermetic bench: ${rounds} rounds; ${load.connections} connections, ${load.duration} s measured after ${load.warmup} s warm-up, 127.0.0.1 (node ${process.version})`);
+  console.log(`hermetic bench: ${rounds} rounds of ${cycles} cycles; ${load.connections} connections, ${load.duration} s windows after ${load.warmup} s warm-up, 127.0.0.1 (node ${process.version})`);
   console.log('each server runs in its own process; the load generator (autocannon) runs in this one\n');
   const auth = { Authorization: `Bearer ${BENCH_KEY}` };
-  const results: Array<{ before: Sample; get: Sample; post: Sample; after: Sample }> = [];
-  // Rounds of bare, GET, keyed POST, bare: each round's ratios use the mean of the two bare runs around it, and the
-  // reported ratio is the median over rounds (the machines are shared and noisy). Every round starts fresh server
-  // processes, so no round measures an emulator still holding the tens of thousands of runs a previous one admitted.
+  const results: Cycle[] = [];
+  // Every round starts fresh server processes, so no round measures an emulator still holding the tens of thousands
+  // of runs a previous one admitted. Within a round, cycles rotate the order of the three windows.
   for (let round = 1; round <= rounds; round++) {
+    // GET and POST each get their own emulator: a GET window must not pay for the garbage a POST window left.
     const bare = await spawnTarget('bare');
-    const server = await spawnTarget('emulator');
+    const reader = await spawnTarget('emulator');
+    const admitter = await spawnTarget('emulator');
     try {
-      const created = await fetch(`${server.url}/v1/runs`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: '{"input":"bench"}' });
+      const created = await fetch(`${reader.url}/v1/runs`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: '{"input":"bench"}' });
       if (created.status !== 202) throw new Error(`could not create a run: ${created.status} ${await created.text()}`);
       const { run_id: runId } = (await created.json()) as { run_id: string };
       let n = 0;
-      const keyed = {
-        url: `${server.url}/v1/runs`,
-        requests: [
+      const windows: Record<Scenario, [Target, Parameters<typeof measure>[0]]> = {
+        bare: [bare, { url: `${bare.url}/v1/runs/${runId}` }],
+        get: [reader, { url: `${reader.url}/v1/runs/${runId}`, headers: auth }],
+        post: [
+          admitter,
           {
-            method: 'POST' as const,
-            path: '/v1/runs',
-            headers: { ...auth, 'Content-Type': 'application/json' },
-            body: '{"input":"bench"}',
-            setupRequest: (req: Record<string, any>) => ({ ...req, headers: { ...req.headers, 'Idempotency-Key': `bench-${round}-${n++}` } }),
+            url: `${admitter.url}/v1/runs`,
+            requests: [
+              {
+                method: 'POST' as const,
+                path: '/v1/runs',
+                headers: { ...auth, 'Content-Type': 'application/json' },
+                body: '{"input":"bench"}',
+                setupRequest: (req: Record<string, any>) => ({ ...req, headers: { ...req.headers, 'Idempotency-Key': `bench-${round}-${n++}` } }),
+              },
+            ],
           },
         ],
       };
-      const before = await sample(bare, { url: `${bare.url}/v1/runs/${runId}` });
-      const get = await sample(server, { url: `${server.url}/v1/runs/${runId}`, headers: auth });
-      const post = await sample(server, keyed);
-      const after = await sample(bare, { url: `${bare.url}/v1/runs/${runId}` });
-      results.push({ before, get, post, after });
+      for (const [, options] of Object.values(windows)) await measure(options, { ...load, duration: load.warmup, warmup: 0 });
+      const orders: Scenario[][] = [['bare', 'get', 'post'], ['post', 'bare', 'get'], ['get', 'post', 'bare']];
+      for (let c = 0; c < cycles; c++) {
+        const cycle: Partial<Cycle> = {};
+        for (const scenario of orders[(round + c) % orders.length]!) cycle[scenario] = await sample(...windows[scenario]);
+        results.push(cycle as Cycle);
+      }
     } finally {
-      await server.stop();
-      await bare.stop();
+      await Promise.all([reader.stop(), admitter.stop(), bare.stop()]);
     }
   }
 
   const col = (s: string, w: number) => s.padEnd(w);
   const num = (x: number, w: number, d = 0) => x.toFixed(d).padStart(w);
-  console.log(`${col('round  scenario', 30)}${'req/s'.padStart(9)}${'req/cpu-s'.padStart(11)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'non-2xx'.padStart(9)}${'errors'.padStart(8)}`);
-  const rows: Array<[string, Sample]> = [];
+  const names: Record<Scenario, string> = { bare: 'bare node:http', get: 'GET /v1/runs/{id}', post: 'keyed POST /v1/runs' };
+  console.log(`${col('cycle  scenario', 30)}${'req/s'.padStart(9)}${'req/cpu-s'.padStart(11)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'non-2xx'.padStart(9)}${'errors'.padStart(8)}`);
   results.forEach((r, i) => {
-    for (const [name, m] of [['bare node:http', r.before], ['GET /v1/runs/{id}', r.get], ['keyed POST /v1/runs', r.post], ['bare node:http', r.after]] as const) {
-      rows.push([name, m]);
-      console.log(`${col(`${i + 1}      ${name}`, 30)}${num(m.rps, 9)}${num(m.perCpuSecond, 11)}${num(m.p50, 8, 1)}${num(m.p99, 8, 1)}${num(m.non2xx, 9)}${num(m.errors, 8)}`);
+    for (const scenario of ['bare', 'get', 'post'] as const) {
+      const m = r[scenario];
+      console.log(`${col(`${i + 1}      ${names[scenario]}`, 30)}${num(m.rps, 9)}${num(m.perCpuSecond, 11)}${num(m.p50, 8, 1)}${num(m.p99, 8, 1)}${num(m.non2xx, 9)}${num(m.errors, 8)}`);
     }
   });
-  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
-  const ratios = (pick: (s: Sample) => number, which: 'get' | 'post') =>
-    results.map((r) => pick(r[which]) / ((pick(r.before) + pick(r.after)) / 2));
+  const sorted = (xs: number[]) => [...xs].sort((x, y) => x - y);
+  const quantile = (xs: number[], q: number) => sorted(xs)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
   const verdict = (r: number, t: number) => (r >= t ? `meets ${t}x` : `BELOW ${t}x`);
   const report = (label: string, pick: (s: Sample) => number) => {
-    console.log(`\n${label} (median of ${rounds} rounds; each round against the mean of its two bare runs):`);
+    console.log(`\n${label} (median of ${results.length} cycles, each against the bare window measured beside it):`);
     for (const [name, which, target] of [['GET /v1/runs/{id} / bare:  ', 'get', TARGETS.get], ['keyed POST /v1/runs / bare:', 'post', TARGETS.post]] as const) {
-      const rs = ratios(pick, which);
-      const m = median(rs);
-      console.log(`${name} ${m.toFixed(2)}x  (${verdict(m, target)})  rounds: ${rs.map((x) => x.toFixed(2)).join(', ')}`);
+      const rs = results.map((r) => pick(r[which]) / pick(r.bare));
+      const m = quantile(rs, 0.5);
+      console.log(`${name} ${m.toFixed(2)}x  (${verdict(m, target)})  quartiles ${quantile(rs, 0.25).toFixed(2)}–${quantile(rs, 0.75).toFixed(2)}, range ${Math.min(...rs).toFixed(2)}–${Math.max(...rs).toFixed(2)}`);
     }
   };
   // Wall-clock req/s is what the load generator saw; with two cores it is often the generator, not the server,
   // that is saturated. Requests per server CPU-second measures the server itself.
   report('server throughput, requests per CPU-second of the server process', (s) => s.perCpuSecond);
   report('wall-clock requests/s seen by the load generator', (s) => s.rps);
-  const failures = rows.filter(([name, m]) => !name.startsWith('bare') && (m.non2xx > 0 || m.errors > 0));
+  const failures = results.flatMap((r) => (['get', 'post'] as const).map((w) => [names[w], r[w]] as const)).filter(([, m]) => m.non2xx > 0 || m.errors > 0);
   for (const [name, m] of failures) console.log(`warning: ${name} had ${m.non2xx} non-2xx answers and ${m.errors} errors`);
 
   const statedb = join(here, 'statedb-generate.ts');

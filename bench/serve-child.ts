@@ -5,7 +5,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer } from '../src/emulator/serve/node.js';
+// The compiled package (`npm run bench` builds it first): what `hermetic serve` and `import 'hermetic'` run.
+import { startServer } from '../dist/emulator/serve/node.js';
 import { BENCH_KEY, startBare } from './http-runs.js';
 
 async function main(kind: string): Promise<void> {

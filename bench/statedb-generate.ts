@@ -1,14 +1,15 @@
 // Benchmark: synthetic state.db generation (2,000 sessions / 100,000 messages) against raw batched INSERTs of the
 // very rows it generated, into a fresh store of the same schema, measured in the same run. The store's triggers
 // (full-text indexes, display order) run for both, so the ratio is the generator's own overhead (goal >= 0.5x).
-// Run alone: npx tsx bench/statedb-generate.ts
+// Run alone: npm run build && npx tsx bench/statedb-generate.ts
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { generate } from '../src/state-db/generate/index.js';
-import { createStore } from '../src/state-db/schema/index.js';
+// The compiled package (`npm run bench` builds it first), as `hermetic statedb generate` runs it.
+import { generate } from '../dist/state-db/generate/index.js';
+import { createStore } from '../dist/state-db/schema/index.js';
 
 const SESSIONS = 2000;
 const MESSAGES = 100_000;
