@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { openEmulatorStore } from './db.js';
+import { MIGRATIONS } from './migrations/index.js';
 import { IdempotencyStore, type IdempotencyRow } from './idempotency.js';
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled', 'interrupted']);
@@ -227,4 +228,24 @@ test('skipped prunes, group commit and the run index leave the rows Hermes\'s na
     }),
     { numRuns: 80 },
   );
+});
+
+test('a store written by an older Hermetic (migrations 001–003) upgrades in place and keeps its rows', async () => {
+  const file = freshFile();
+  const old = new Database(file);
+  old.pragma('journal_mode = WAL');
+  for (const sql of MIGRATIONS.slice(0, 3)) old.exec(sql);
+  old.pragma('user_version = 3');
+  old.prepare(
+    `INSERT INTO run_idempotency (scope, idempotency_key, fingerprint, run_id, status_json, owner_pid, owner_started,
+       retention_until, acknowledged_at, created_at, updated_at) VALUES ('s', 'k', 'f', 'run_old', '{}', 1, 1, 0, NULL, 5, 5)`,
+  ).run();
+  old.close();
+  const db = openEmulatorStore(file);
+  assert.equal(db.pragma('user_version', { simple: true }), MIGRATIONS.length);
+  const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name").pluck().all();
+  assert.deepEqual(indexes, ['idx_run_idempotency_acknowledged', 'idx_run_idempotency_retention', 'idx_run_idempotency_updated_at']);
+  const store = new IdempotencyStore(db);
+  assert.equal(store.findRun('s', 'run_old')?.idempotency_key, 'k');
+  store.close();
 });
