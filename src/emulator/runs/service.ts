@@ -107,7 +107,8 @@ export class RunService {
           created_at: now,
           updated_at: now,
         };
-      });
+        // A random id stream makes allocation invisible, so the store may reserve before looking the key up.
+      }, !this.ids.seeded);
       if (outcome.kind === 'existing') return this.#replay(sub, outcome.row);
       if (outcome.kind === 'refused') return fail(hermesErrors.capacity(cap));
       if (outcome.kind === 'taken') {

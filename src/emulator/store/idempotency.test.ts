@@ -150,13 +150,13 @@ function reference(file: string) {
 }
 
 type Op =
-  | { op: 'admit'; scope: number; key: number; advance: number }
+  | { op: 'admit'; scope: number; key: number; advance: number; speculative: boolean }
   | { op: 'finish'; pick: number; status: string }
   | { op: 'foreign'; key: number; status: string; age: number; retention: number; acknowledged: number | null }
   | { op: 'foreignDeleteTop' };
 
 const ops: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ op: fc.constant('admit' as const), scope: fc.nat(1), key: fc.nat(12), advance: fc.constantFrom(0, 0.5, 3_600, 86_399, 86_400, 86_401, 200_000, -90_000) }) },
+  { weight: 5, arbitrary: fc.record({ op: fc.constant('admit' as const), scope: fc.nat(1), key: fc.nat(12), advance: fc.constantFrom(0, 0.5, 3_600, 86_399, 86_400, 86_401, 200_000, -90_000), speculative: fc.boolean() }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant('finish' as const), pick: fc.nat(), status: fc.constantFrom('running', ...TERMINAL) }) },
   {
     weight: 2,
@@ -172,7 +172,7 @@ const ops: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ op: 'foreignDeleteTop' as const }) },
 );
 
-test('skipped prunes, group commit and the run index leave the rows Hermes\'s naive algorithm leaves', async () => {
+test('skipped prunes, group commit, insert-first admission and the run index leave the rows Hermes\'s naive algorithm leaves', async () => {
   await fc.assert(
     fc.asyncProperty(fc.array(ops, { minLength: 1, maxLength: 40 }), async (steps) => {
       const file = freshFile();
@@ -192,7 +192,7 @@ test('skipped prunes, group commit and the run index leave the rows Hermes\'s na
             const key = `k${step.key}`;
             const row = reservation(scope, key, `run_${n++}`, now);
             const expected = ref.admit(scope, key, now, row);
-            const got = await store.admit(scope, key, now, () => row);
+            const got = await store.admit(scope, key, now, () => row, step.speculative);
             assert.equal(got.kind, expected);
             if (expected === 'reserved') runs.push(row.run_id);
           } else if (step.op === 'finish' && runs.length > 0) {
@@ -247,5 +247,17 @@ test('a store written by an older Hermetic (migrations 001–003) upgrades in pl
   assert.deepEqual(indexes, ['idx_run_idempotency_acknowledged', 'idx_run_idempotency_retention', 'idx_run_idempotency_updated_at']);
   const store = new IdempotencyStore(db);
   assert.equal(store.findRun('s', 'run_old')?.idempotency_key, 'k');
+  store.close();
+});
+
+test('insert-first admission answers a taken key as the lookup would, even when capacity refuses', async () => {
+  const store = new IdempotencyStore(openEmulatorStore(freshFile()));
+  assert.deepEqual(await store.admit('s', 'k', 100, () => reservation('s', 'k', 'run_a', 100), true), { kind: 'reserved' });
+  const replay = await store.admit('s', 'k', 101, () => reservation('s', 'k', 'run_b', 101), true);
+  assert.equal(replay.kind === 'existing' && replay.row.run_id, 'run_a');
+  const full = await store.admit('s', 'k', 102, () => null, true);
+  assert.equal(full.kind === 'existing' && full.row.run_id, 'run_a');
+  assert.deepEqual(await store.admit('s', 'other', 103, () => null, true), { kind: 'refused' });
+  assert.equal(store.hasRun('run_b'), false);
   store.close();
 });

@@ -36,6 +36,7 @@ interface QueuedAdmission {
   key: string;
   now: number;
   candidate: () => IdempotencyRow | null;
+  speculative: boolean;
   resolve: (outcome: Admission) => void;
   reject: (error: unknown) => void;
 }
@@ -45,6 +46,10 @@ export type Admission =
   | { kind: 'reserved' }
   | { kind: 'refused' }
   | { kind: 'taken' };
+
+const RESERVED: Admission = { kind: 'reserved' };
+const REFUSED: Admission = { kind: 'refused' };
+const TAKEN: Admission = { kind: 'taken' };
 
 export class IdempotencyStore {
   readonly #db: Db;
@@ -110,12 +115,21 @@ export class IdempotencyStore {
       this.#writePending();
       // No other connection can commit inside this IMMEDIATE transaction: one data_version serves the batch.
       const version = runs.dataVersion();
-      return batch.map(({ scope, key, now, candidate }): Admission => {
+      return batch.map(({ scope, key, now, candidate, speculative }): Admission => {
+        if (speculative) {
+          // Insert first: a new key (the common case) costs no lookup. The outcome is Hermes's order's outcome.
+          const deleted = pruner.prune(now, version);
+          if (deleted.length > 0) runs.deleted(deleted);
+          const row = candidate();
+          if (row && reserve(row, version)) return RESERVED;
+          const existing = select.get(scope, key) as IdempotencyRow | undefined;
+          return existing ? { kind: 'existing', row: existing } : row ? TAKEN : REFUSED;
+        }
         const existing = pruneAndSelect(scope, key, now, version);
         if (existing) return { kind: 'existing', row: existing };
         const row = candidate();
-        if (!row) return { kind: 'refused' };
-        return reserve(row, version) ? { kind: 'reserved' } : { kind: 'taken' };
+        if (!row) return REFUSED;
+        return reserve(row, version) ? RESERVED : TAKEN;
       });
     });
     this.#admitBatch = (batch) => {
@@ -134,15 +148,23 @@ export class IdempotencyStore {
   /**
    * A keyed admission: the global prune, the lookup of (scope, key) and, when there is no row, the reservation
    * `candidate()` builds (null: refused for capacity). 'taken' means another writer won a race for the key.
+   * `speculative`: candidate() has no effect anyone can observe, so it may be called before the lookup and its row
+   * inserted first (the lookup then runs only when the insert finds the key taken or capacity refuses).
    *
    * Hermes runs lookup and reserve as two transactions with only in-memory checks between them. Here the admissions
    * of one event-loop turn share one IMMEDIATE transaction (group commit), each still pruned, looked up and reserved
    * in arrival order, so the outcomes are the same and a burst costs one commit (decision 0005).
    */
-  admit(scope: string, key: string, now: number, candidate: () => IdempotencyRow | null): Promise<Admission> {
+  admit(
+    scope: string,
+    key: string,
+    now: number,
+    candidate: () => IdempotencyRow | null,
+    speculative = false,
+  ): Promise<Admission> {
     return new Promise((resolve, reject) => {
       if (this.#queue.length === 0) setImmediate(() => this.#commitQueue());
-      this.#queue.push({ scope, key, now, candidate, resolve, reject });
+      this.#queue.push({ scope, key, now, candidate, speculative, resolve, reject });
     });
   }
 
