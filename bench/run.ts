@@ -1,9 +1,10 @@
 // `npm run bench`: requests/s of GET /v1/runs/{id} and of keyed POST /v1/runs (a fresh Idempotency-Key per request)
-// on the emulator's real node:http server, against a bare node:http server answering a similar small JSON body,
-// all measured in this run on loopback. Targets: GET >= 0.8x bare, keyed admission >= 0.3x bare.
+// on the emulator's real node:http server, against a bare node:http server answering a similar small JSON body to
+// the same requests (GET for GET; the same keyed POST, body read, for POST), all measured in this run on loopback.
+// Targets: GET >= 0.8x bare, keyed admission >= 0.3x bare. The POST is also shown against the bare GET.
 // Each server runs in its own process (bench/serve-child.ts), the load generator in this one.
 // The machine is shared and its speed drifts within seconds, so measurements are short windows interleaved in
-// cycles (bare, GET, POST in rotating order), and each cycle's ratios use the bare window measured next to them.
+// cycles (bare GET, GET, bare POST, POST in rotating order), and each cycle's ratios use the bare windows of that cycle.
 // Then runs bench/statedb-generate.ts when present.
 //   BENCH_ROUNDS=5 BENCH_CYCLES=4 BENCH_DURATION=1.5 BENCH_CONNECTIONS=10 BENCH_WARMUP=1 npm run bench
 import { spawn, spawnSync } from 'node:child_process';
@@ -76,7 +77,7 @@ async function sample(target: Target, options: Parameters<typeof measure>[0]): P
   return { ...m, rps: m.total / m.seconds, perCpuSecond: m.total / ((cpu1 - cpu0) / 1e6) };
 }
 
-type Scenario = 'bare' | 'get' | 'post';
+type Scenario = 'bare' | 'get' | 'barePost' | 'post';
 type Cycle = Record<Scenario, Sample>;
 
 async function main(): Promise<void> {
@@ -96,27 +97,27 @@ async function main(): Promise<void> {
       if (created.status !== 202) throw new Error(`could not create a run: ${created.status} ${await created.text()}`);
       const { run_id: runId } = (await created.json()) as { run_id: string };
       let n = 0;
+      /** POST /v1/runs with a fresh Idempotency-Key per request (the bare server reads the body and answers). */
+      const keyedPost = (url: string): Parameters<typeof measure>[0] => ({
+        url: `${url}/v1/runs`,
+        requests: [
+          {
+            method: 'POST' as const,
+            path: '/v1/runs',
+            headers: { ...auth, 'Content-Type': 'application/json' },
+            body: '{"input":"bench"}',
+            setupRequest: (req: Record<string, any>) => ({ ...req, headers: { ...req.headers, 'Idempotency-Key': `bench-${round}-${n++}` } }),
+          },
+        ],
+      });
       const windows: Record<Scenario, [Target, Parameters<typeof measure>[0]]> = {
         bare: [bare, { url: `${bare.url}/v1/runs/${runId}` }],
         get: [reader, { url: `${reader.url}/v1/runs/${runId}`, headers: auth }],
-        post: [
-          admitter,
-          {
-            url: `${admitter.url}/v1/runs`,
-            requests: [
-              {
-                method: 'POST' as const,
-                path: '/v1/runs',
-                headers: { ...auth, 'Content-Type': 'application/json' },
-                body: '{"input":"bench"}',
-                setupRequest: (req: Record<string, any>) => ({ ...req, headers: { ...req.headers, 'Idempotency-Key': `bench-${round}-${n++}` } }),
-              },
-            ],
-          },
-        ],
+        barePost: [bare, keyedPost(bare.url)],
+        post: [admitter, keyedPost(admitter.url)],
       };
       for (const [, options] of Object.values(windows)) await measure(options, { ...load, duration: load.warmup, warmup: 0 });
-      const orders: Scenario[][] = [['bare', 'get', 'post'], ['post', 'bare', 'get'], ['get', 'post', 'bare']];
+      const orders: Scenario[][] = [['bare', 'get', 'barePost', 'post'], ['post', 'bare', 'get', 'barePost'], ['barePost', 'post', 'bare', 'get'], ['get', 'barePost', 'post', 'bare']];
       for (let c = 0; c < cycles; c++) {
         const cycle: Partial<Cycle> = {};
         for (const scenario of orders[(round + c) % orders.length]!) cycle[scenario] = await sample(...windows[scenario]);
@@ -129,10 +130,10 @@ async function main(): Promise<void> {
 
   const col = (s: string, w: number) => s.padEnd(w);
   const num = (x: number, w: number, d = 0) => x.toFixed(d).padStart(w);
-  const names: Record<Scenario, string> = { bare: 'bare node:http', get: 'GET /v1/runs/{id}', post: 'keyed POST /v1/runs' };
+  const names: Record<Scenario, string> = { bare: 'bare node:http GET', get: 'GET /v1/runs/{id}', barePost: 'bare node:http POST', post: 'keyed POST /v1/runs' };
   console.log(`${col('cycle  scenario', 30)}${'req/s'.padStart(9)}${'req/cpu-s'.padStart(11)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'non-2xx'.padStart(9)}${'errors'.padStart(8)}`);
   results.forEach((r, i) => {
-    for (const scenario of ['bare', 'get', 'post'] as const) {
+    for (const scenario of ['bare', 'get', 'barePost', 'post'] as const) {
       const m = r[scenario];
       console.log(`${col(`${i + 1}      ${names[scenario]}`, 30)}${num(m.rps, 9)}${num(m.perCpuSecond, 11)}${num(m.p50, 8, 1)}${num(m.p99, 8, 1)}${num(m.non2xx, 9)}${num(m.errors, 8)}`);
     }
@@ -141,11 +142,16 @@ async function main(): Promise<void> {
   const quantile = (xs: number[], q: number) => sorted(xs)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
   const verdict = (r: number, t: number) => (r >= t ? `meets ${t}x` : `BELOW ${t}x`);
   const report = (label: string, pick: (s: Sample) => number) => {
-    console.log(`\n${label} (median of ${results.length} cycles, each against the bare window measured beside it):`);
-    for (const [name, which, target] of [['GET /v1/runs/{id} / bare:  ', 'get', TARGETS.get], ['keyed POST /v1/runs / bare:', 'post', TARGETS.post]] as const) {
-      const rs = results.map((r) => pick(r[which]) / pick(r.bare));
+    console.log(`\n${label} (median of ${results.length} cycles, each against the bare windows of its cycle):`);
+    const rows = [
+      ['GET /v1/runs/{id} / bare GET:      ', 'get', 'bare', TARGETS.get],
+      ['keyed POST /v1/runs / bare POST:   ', 'post', 'barePost', TARGETS.post],
+      ['keyed POST /v1/runs / bare GET:    ', 'post', 'bare', null],
+    ] as const;
+    for (const [name, which, base, target] of rows) {
+      const rs = results.map((r) => pick(r[which]) / pick(r[base]));
       const m = quantile(rs, 0.5);
-      console.log(`${name} ${m.toFixed(2)}x  (${verdict(m, target)})  quartiles ${quantile(rs, 0.25).toFixed(2)}–${quantile(rs, 0.75).toFixed(2)}, range ${Math.min(...rs).toFixed(2)}–${Math.max(...rs).toFixed(2)}`);
+      console.log(`${name} ${m.toFixed(2)}x  (${target === null ? 'for reference' : verdict(m, target)})  quartiles ${quantile(rs, 0.25).toFixed(2)}–${quantile(rs, 0.75).toFixed(2)}, range ${Math.min(...rs).toFixed(2)}–${Math.max(...rs).toFixed(2)}`);
     }
   };
   // Wall-clock req/s is what the load generator saw; with two cores it is often the generator, not the server,
