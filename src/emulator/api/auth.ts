@@ -30,20 +30,37 @@ export function authenticate(req: HttpRequest, gateway: GatewaySettings, profile
   }
   if (header === undefined || !header.startsWith('Bearer ')) return 'denied';
   const presented = Buffer.from(pyStrip(header.slice(7)), 'utf8');
-  const expected = Buffer.from(key, 'utf8');
+  const expected = keyBytes(key);
   return presented.length === expected.length && timingSafeEqual(presented, expected) ? 'ok' : 'denied';
 }
 
+let lastKey = '';
+let lastKeyBytes = Buffer.alloc(0);
+/** UTF-8 bytes of the expected key, kept for the key last asked (keys change only through the control plane). */
+function keyBytes(key: string): Buffer {
+  if (key !== lastKey || lastKeyBytes.length === 0) {
+    lastKey = key;
+    lastKeyBytes = Buffer.from(key, 'utf8');
+  }
+  return lastKeyBytes;
+}
+
 const scopeCache = new Map<string, string>();
+let last = { profile: '', key: '', scope: '' };
 
 /** sha256(profile + "\0" + expected key or the unauthenticated marker), lowercase hex. */
 export function ownershipScope(gateway: GatewaySettings, profile: string | null): string {
-  const input = `${profile ?? DEFAULT_PROFILE}\0${expectedKey(gateway, profile) ?? UNAUTHENTICATED}`;
+  const name = profile ?? DEFAULT_PROFILE;
+  const key = expectedKey(gateway, profile) ?? UNAUTHENTICATED;
+  // Nearly every request asks for the same scope as the one before: answer it without building the input string.
+  if (name === last.profile && key === last.key && last.scope !== '') return last.scope;
+  const input = `${name}\0${key}`;
   let scope = scopeCache.get(input);
   if (scope === undefined) {
     scope = createHash('sha256').update(input, 'utf8').digest('hex');
     if (scopeCache.size > 1024) scopeCache.clear();
     scopeCache.set(input, scope);
   }
+  last = { profile: name, key, scope };
   return scope;
 }

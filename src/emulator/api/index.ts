@@ -43,7 +43,7 @@ export async function handleApi(req: HttpRequest, deps: ApiDeps): Promise<HttpRe
   // 1. Profile prefix.
   let path = req.path;
   let profile: string | null = null;
-  const prefixed = PROFILE_PREFIX.exec(path);
+  const prefixed = path.startsWith('/p/') ? PROFILE_PREFIX.exec(path) : null;
   if (prefixed) {
     profile = prefixed[1]!;
     if (profile !== DEFAULT_PROFILE && !deps.gateway.profiles.has(profile)) return unknownProfileResponse();

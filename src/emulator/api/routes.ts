@@ -54,6 +54,13 @@ function compile(routes: readonly Route[]): Compiled[] {
 }
 
 const COMPILED = compile(ROUTES);
+/** The compiled paths by segment count, in table order (a path can only match entries of its own length). */
+const BY_LENGTH = new Map<number, Compiled[]>();
+for (const entry of COMPILED) {
+  const list = BY_LENGTH.get(entry.segments.length) ?? [];
+  list.push(entry);
+  BY_LENGTH.set(entry.segments.length, list);
+}
 
 /** Decodes one path segment as aiohttp does (%2F stays inside the segment); malformed escapes stay raw. */
 function decodeSegment(s: string): string {
@@ -67,27 +74,28 @@ function decodeSegment(s: string): string {
 
 /** Resolves a (profile-stripped, still encoded) path and method against the table. */
 export function matchRoute(method: string, path: string): RouteMatch {
-  const parts = path.split('/').slice(1).map(decodeSegment);
-  for (const entry of COMPILED) {
-    if (entry.segments.length !== parts.length) continue;
-    const params: Record<string, string> = {};
+  const parts = path.split('/');
+  const candidates = BY_LENGTH.get(parts.length - 1);
+  if (!candidates) return { kind: 'not-found' };
+  for (let i = 1; i < parts.length; i++) parts[i] = decodeSegment(parts[i]!);
+  for (const entry of candidates) {
+    let params: Record<string, string> | null = null;
     let matched = true;
-    for (let i = 0; i < parts.length; i++) {
+    for (let i = 0; i < entry.segments.length; i++) {
       const want = entry.segments[i]!;
-      const got = parts[i]!;
+      const got = parts[i + 1]!;
       if (typeof want === 'string') {
         if (want !== got) {
           matched = false;
           break;
         }
-      } else if (got === '' || /[{}]/.test(got)) {
+      } else if (got === '' || got.includes('{') || got.includes('}')) {
         matched = false;
         break;
-      } else params[want.param] = got;
+      } else (params ??= {})[want.param] = got;
     }
     if (!matched) continue;
-    const route = entry.routes.find((r) => r.method === method);
-    if (route) return { kind: 'route', route, params };
+    for (const route of entry.routes) if (route.method === method) return { kind: 'route', route, params: params ?? {} };
     return { kind: 'method-not-allowed', allowed: entry.routes.map((r) => r.method) };
   }
   return { kind: 'not-found' };

@@ -88,7 +88,7 @@ const SECURITY_NAMES = new Set(SECURITY_HEADERS.map(([k]) => k.toLowerCase()));
 /** The security-headers middleware: setdefault on a handler's response. */
 export function withSecurityHeaders(response: HttpResponse): HttpResponse {
   // Handlers almost never set one of these themselves; only then is the slower setdefault needed.
-  if (!response.headers.some(([k]) => SECURITY_NAMES.has(k.toLowerCase()))) {
+  if (!response.headers.some(([k]) => k !== 'Content-Type' && SECURITY_NAMES.has(k.toLowerCase()))) {
     response.headers.push(...SECURITY_HEADERS);
     return response;
   }
