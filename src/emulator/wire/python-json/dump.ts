@@ -126,14 +126,10 @@ function encode(v: PyValue, style: Style): string {
   if (v instanceof PyFloat) return pyFloatRepr(v.value);
   if (v instanceof Map) {
     if (v.size === 0) return '{}';
-    const keys = style.sortKeys ? sortedKeys(v) : v.keys();
-    let out = '{';
-    let first = true;
-    for (const k of keys) {
-      if (first) first = false;
-      else out += style.item;
-      out += style.str(k) + style.key + encode(v.get(k)!, style);
-    }
+    // Index loops: this function is recursive and not inlined, so for-of would allocate an iterator result per key.
+    const keys = style.sortKeys ? sortedKeys(v) : Array.from(v.keys());
+    let out = '{' + style.str(keys[0]!) + style.key + encode(v.get(keys[0]!)!, style);
+    for (let i = 1; i < keys.length; i++) out += style.item + style.str(keys[i]!) + style.key + encode(v.get(keys[i]!)!, style);
     return out + '}';
   }
   return unsupported(v);
