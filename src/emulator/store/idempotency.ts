@@ -1,5 +1,6 @@
 // The durable idempotency rows (spec runs-api §12.3–§12.6): lookup with the lazy global prune, atomic reserve,
-// status writes, and reads by run id. The only SQL for runs lives here.
+// status writes, and reads by run id. The SQL for runs lives here and in the two helpers it owns: prune.ts (the 24 h
+// prune) and run-index.ts (rows by run id).
 import { resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { Db } from '../../shared/sqlite.js';
