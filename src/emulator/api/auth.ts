@@ -34,11 +34,11 @@ export function authenticate(req: HttpRequest, gateway: GatewaySettings, profile
   return presented.length === expected.length && timingSafeEqual(presented, expected) ? 'ok' : 'denied';
 }
 
-let lastKey = '';
+let lastKey: string | null = null;
 let lastKeyBytes = Buffer.alloc(0);
 /** UTF-8 bytes of the expected key, kept for the key last asked (keys change only through the control plane). */
 function keyBytes(key: string): Buffer {
-  if (key !== lastKey || lastKeyBytes.length === 0) {
+  if (key !== lastKey) {
     lastKey = key;
     lastKeyBytes = Buffer.from(key, 'utf8');
   }

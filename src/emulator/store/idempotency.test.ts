@@ -26,18 +26,23 @@ const reservation = (scope: string, key: string, runId: string, now: number, sta
   updated_at: now,
 });
 
+/** A plain INSERT of every column, as Hermes writes a row. */
+function insertRow(db: Database.Database, row: IdempotencyRow): void {
+  db.prepare(
+    `INSERT INTO run_idempotency (scope, idempotency_key, fingerprint, run_id, status_json, owner_pid, owner_started,
+       retention_until, acknowledged_at, created_at, updated_at)
+     VALUES (@scope, @idempotency_key, @fingerprint, @run_id, @status_json, @owner_pid, @owner_started,
+       @retention_until, @acknowledged_at, @created_at, @updated_at)`,
+  ).run(row);
+}
+
 /** Another process on the same file: a plain connection writing rows as Hermes would. */
 function foreign(file: string) {
   const db = new Database(file);
   db.pragma('busy_timeout = 5000');
   return {
     insert(row: IdempotencyRow) {
-      db.prepare(
-        `INSERT INTO run_idempotency (scope, idempotency_key, fingerprint, run_id, status_json, owner_pid, owner_started,
-           retention_until, acknowledged_at, created_at, updated_at)
-         VALUES (@scope, @idempotency_key, @fingerprint, @run_id, @status_json, @owner_pid, @owner_started,
-           @retention_until, @acknowledged_at, @created_at, @updated_at)`,
-      ).run(row);
+      insertRow(db, row);
     },
     deleteTop() {
       db.prepare('DELETE FROM run_idempotency WHERE rowid = (SELECT max(rowid) FROM run_idempotency)').run();
@@ -134,12 +139,7 @@ function reference(file: string) {
     admit(scope: string, key: string, now: number, row: IdempotencyRow): 'existing' | 'reserved' {
       prune(now);
       if (db.prepare('SELECT 1 FROM run_idempotency WHERE scope = ? AND idempotency_key = ?').get(scope, key)) return 'existing';
-      db.prepare(
-        `INSERT INTO run_idempotency (scope, idempotency_key, fingerprint, run_id, status_json, owner_pid, owner_started,
-           retention_until, acknowledged_at, created_at, updated_at)
-         VALUES (@scope, @idempotency_key, @fingerprint, @run_id, @status_json, @owner_pid, @owner_started,
-           @retention_until, @acknowledged_at, @created_at, @updated_at)`,
-      ).run(row);
+      insertRow(db, row);
       return 'reserved';
     },
     write(runId: string, json: string, now: number) {
@@ -236,10 +236,7 @@ test('a store written by an older Hermetic (migrations 001–003) upgrades in pl
   old.pragma('journal_mode = WAL');
   for (const sql of MIGRATIONS.slice(0, 3)) old.exec(sql);
   old.pragma('user_version = 3');
-  old.prepare(
-    `INSERT INTO run_idempotency (scope, idempotency_key, fingerprint, run_id, status_json, owner_pid, owner_started,
-       retention_until, acknowledged_at, created_at, updated_at) VALUES ('s', 'k', 'f', 'run_old', '{}', 1, 1, 0, NULL, 5, 5)`,
-  ).run();
+  insertRow(old, { ...reservation('s', 'k', 'run_old', 5), status_json: '{}' });
   old.close();
   const db = openEmulatorStore(file);
   assert.equal(db.pragma('user_version', { simple: true }), MIGRATIONS.length);

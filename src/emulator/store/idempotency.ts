@@ -74,10 +74,14 @@ export class IdempotencyStore {
     const runs = (this.#runs = new RunIndex(db));
     const pruner = new Pruner(db);
     const select = db.prepare('SELECT * FROM run_idempotency WHERE scope = ? AND idempotency_key = ?');
-    /** Hermes's lookup: the global prune, then the row for (scope, key). */
-    const pruneAndSelect = (scope: string, key: string, now: number, version: number) => {
+    /** Hermes's global prune; the run index forgets the rows it deleted. */
+    const prune = (now: number, version: number) => {
       const deleted = pruner.prune(now, version);
       if (deleted.length > 0) runs.deleted(deleted);
+    };
+    /** Hermes's lookup: the global prune, then the row for (scope, key). */
+    const pruneAndSelect = (scope: string, key: string, now: number, version: number) => {
+      prune(now, version);
       return select.get(scope, key) as IdempotencyRow | undefined;
     };
     const lookupTx = db.transaction((scope: string, key: string, now: number) =>
@@ -119,8 +123,7 @@ export class IdempotencyStore {
       return batch.map(({ scope, key, now, candidate, speculative }): Admission => {
         if (speculative) {
           // Insert first: a new key (the common case) costs no lookup. The outcome is Hermes's order's outcome.
-          const deleted = pruner.prune(now, version);
-          if (deleted.length > 0) runs.deleted(deleted);
+          prune(now, version);
           const row = candidate();
           if (row && reserve(row, version)) return RESERVED;
           const existing = select.get(scope, key) as IdempotencyRow | undefined;
