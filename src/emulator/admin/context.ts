@@ -6,7 +6,7 @@ import type { GatewaySettings } from '../gateway.js';
 import type { HttpRequest } from '../http.js';
 import type { FakeAgent } from '../runs/agent.js';
 import type { RunRegistry } from '../runs/registry.js';
-import { PyFloat, decodeAndParse, type PyDict, type PyValue } from '../wire/python-json.js';
+import { PyFloat, decodeAndParse, type PyDict, type PyValue } from '../../shared/python/index.js';
 
 export interface AdminDeps {
   readonly clock: ControlledClock;

@@ -2,7 +2,7 @@
 // HERMETIC_* errors as JSON.
 import { HermeticError, isHermeticError } from '../../shared/errors.js';
 import type { HttpRequest, HttpResponse } from '../http.js';
-import { dumps } from '../wire/python-json.js';
+import { dumps } from '../../shared/python/index.js';
 import { readAdminBody, type AdminDeps } from './context.js';
 import { ADMIN_PREFIX, ADMIN_ROUTES } from './routes.js';
 

@@ -5,7 +5,7 @@ import { zeroUsage, type ProgressEvent, type Usage } from '../runs/agent.js';
 import { isTerminal } from '../runs/lifecycle.js';
 import type { LiveRun } from '../runs/registry.js';
 import { statusOf } from '../runs/status.js';
-import type { PyDict, PyValue } from '../wire/python-json.js';
+import type { PyDict, PyValue } from '../../shared/python/index.js';
 import { field, onlyKeys, type AdminContext } from './context.js';
 
 /** The live run, or a clear error: unknown, finished, or (for most actions) not started yet. */

@@ -2,7 +2,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { GatewaySettings } from '../gateway.js';
 import type { HttpRequest } from '../http.js';
-import { pyStrip } from '../wire/python-json.js';
+import { pyStrip } from '../../shared/python/index.js';
 
 export const DEFAULT_PROFILE = 'default';
 const UNAUTHENTICATED = 'unauthenticated-test-listener';

@@ -1,7 +1,7 @@
 // Request-body readers with Hermes's failure semantics: aiohttp's request.json() (any failure → the caller's 400)
 // and the steer endpoint's strict object reader.
 import type { HttpRequest } from '../http.js';
-import { decodeAndParse, type PyValue } from '../wire/python-json.js';
+import { decodeAndParse, type PyValue } from '../../shared/python/index.js';
 
 /** aiohttp's client_max_size, equal to Hermes's MAX_REQUEST_BYTES (spec §2.3). */
 export const MAX_REQUEST_BYTES = 10_000_000;

@@ -2,7 +2,7 @@
 // anything (spec runs-api §14; body as read in Hermes's source next to the pin, docs/decisions/0003).
 import { HermeticError } from '../../shared/errors.js';
 import type { HttpResponse } from '../http.js';
-import { PyFloat, type PyDict, type PyValue } from '../wire/python-json.js';
+import { PyFloat, type PyDict, type PyValue } from '../../shared/python/index.js';
 import { jsonResponse } from '../wire/responses.js';
 import { expectedKey } from './auth.js';
 import type { ApiContext } from './context.js';

@@ -3,9 +3,8 @@
 import type { HttpResponse } from '../http.js';
 import { fingerprint } from '../runs/fingerprint.js';
 import { hermesErrors } from '../runs/hermes-errors.js';
-import { isDict } from '../runs/python-values.js';
+import { isDict, pyStrip, type PyValue } from '../../shared/python/index.js';
 import { parseSessionKey, validateRunBody, validIdempotencyKey } from '../runs/validate.js';
-import { pyStrip, type PyValue } from '../wire/python-json.js';
 import { errorResponse, jsonResponse, sessionKeyErrorResponse } from '../wire/responses.js';
 import { expectedKey } from './auth.js';
 import { readJson } from './body.js';

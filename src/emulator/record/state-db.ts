@@ -5,14 +5,12 @@
 import { existsSync } from 'node:fs';
 import type { IdSource } from '../../shared/ids.js';
 import { openReadWrite, type Db } from '../../shared/sqlite.js';
-import type { PyJson } from '../../state-db/python.js';
+import { type PlainJson as PyJson, pyStr, PyFloat, type PyDict, type PyValue } from '../../shared/python/index.js';
 import { createStore, LATEST_LEVEL } from '../../state-db/schema/index.js';
 import { StateDbWriter, type MessageInput, type ToolCall } from '../../state-db/writer/index.js';
 import type { AgentResult, ProgressEvent } from '../runs/agent.js';
 import type { RunObserver } from '../runs/observer.js';
 import type { LiveRun } from '../runs/registry.js';
-import { pyStr } from '../runs/python-values.js';
-import { PyFloat, type PyDict, type PyValue } from '../wire/python-json.js';
 
 /** What the agent has produced in this turn and not flushed yet. */
 interface Turn {

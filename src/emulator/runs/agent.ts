@@ -2,8 +2,7 @@
 // the control plane tells it (progress events, approval requests, completion, failure, interrupt, steer policy).
 import type { Clock } from '../../shared/clock.js';
 import type { IdSource } from '../../shared/ids.js';
-import { PyFloat, type PyDict, type PyValue } from '../wire/python-json.js';
-import { pyRound, pyTruthy } from './python-values.js';
+import { PyFloat, type PyDict, type PyValue, pyRound, pyTruthy } from '../../shared/python/index.js';
 import type { RunObserver } from './observer.js';
 import type { LiveRun, RunRegistry } from './registry.js';
 

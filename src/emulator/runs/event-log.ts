@@ -1,6 +1,6 @@
 // One run's event buffer: Hermes's single in-memory FIFO queue per run (spec runs-api §8.1, §8.6). Events are
 // buffered from admission on; concurrent subscribers compete (each item goes to exactly one waiting taker, FIFO).
-import type { PyDict } from '../wire/python-json.js';
+import type { PyDict } from '../../shared/python/index.js';
 
 /** An event dict, or the end-of-run sentinel. */
 export type BufferItem = { kind: 'event'; event: PyDict } | { kind: 'end' };

@@ -1,7 +1,7 @@
 // Spec §12.2 fingerprint vectors (expected values produced by CPython 3.11 json + hashlib).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeAndParse, PyFloat, type PyValue } from '../wire/python-json.js';
+import { decodeAndParse, PyFloat, type PyValue } from '../../shared/python/index.js';
 import { canonicalFingerprintText, fingerprint, FingerprintError } from './fingerprint.js';
 
 const GSK = 'agent:main:webui:dm:user-42';

@@ -1,6 +1,6 @@
 // A port for whatever wants to watch the fake agent work (the state.db recorder): the runs domain calls it at the
 // moments Hermes's agent would touch its session store, and knows nothing of what it does.
-import type { PyDict } from '../wire/python-json.js';
+import type { PyDict } from '../../shared/python/index.js';
 import type { AgentResult, ProgressEvent } from './agent.js';
 import type { LiveRun } from './registry.js';
 

@@ -2,7 +2,7 @@
 // rows behind it: status updates with Hermes's key-order and persistence rules, event emission, hydration of
 // durable snapshots (with the restart interruption), and the 60-second retention sweep.
 import type { Clock, Timer } from '../../shared/clock.js';
-import { PyFloat, dumpsSorted, parsePyJson, type PyDict, type PyValue } from '../wire/python-json.js';
+import { PyFloat, dumpsSorted, parsePyJson, type PyDict, type PyValue } from '../../shared/python/index.js';
 import type { IdempotencyStore } from '../store/idempotency.js';
 import { EventBuffer } from './event-log.js';
 import { SWEEPABLE, isTerminal, nextStatus, TRANSITIONS, type Trigger } from './lifecycle.js';

@@ -3,12 +3,11 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IdSource } from '../../shared/ids.js';
 import type { GatewaySettings } from '../gateway.js';
-import { dumpsSorted, PyFloat, pyLen, pyStrip, type PyDict, type PyValue } from '../wire/python-json.js';
+import { dumpsSorted, PyFloat, pyLen, pyStrip, type PyDict, type PyValue, isDict, pyTruthy } from '../../shared/python/index.js';
 import type { IdempotencyRow } from '../store/idempotency.js';
 import type { EventBuffer } from './event-log.js';
 import { fail, hermesErrors, ok, UnhandledHermesException, type Result } from './hermes-errors.js';
 import { isTerminal } from './lifecycle.js';
-import { isDict, pyTruthy } from './python-values.js';
 import type { FakeAgent } from './agent.js';
 import type { LiveRun, RunRegistry } from './registry.js';
 import { newStatus, statusOf } from './status.js';

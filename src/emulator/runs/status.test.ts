@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { dumps, PyFloat } from '../wire/python-json.js';
+import { dumps, PyFloat } from '../../shared/python/index.js';
 import { nextStatus } from './lifecycle.js';
 import { applyUpdate, newStatus } from './status.js';
 

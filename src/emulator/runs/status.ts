@@ -1,6 +1,6 @@
 // The `hermes.run` status object as Hermes keeps it: a Python dict updated in place, so key order is
 // first-insertion order (spec runs-api §6.2). Objects re-read from the durable store come back alphabetical.
-import { PyFloat, type PyDict, type PyValue } from '../wire/python-json.js';
+import { PyFloat, type PyDict, type PyValue } from '../../shared/python/index.js';
 import { isTerminal } from './lifecycle.js';
 
 /** The keys whose presence in an update makes Hermes persist it even without a status change (§12.4). */

@@ -1,6 +1,5 @@
 // Hermes's _normalize_chat_content as the steer endpoint applies it (spec runs-api §10 step 5).
-import type { PyValue } from '../wire/python-json.js';
-import { isDict, pyStr, pyTruthy } from './python-values.js';
+import { isDict, pyStr, pyStrip, pyTruthy, type PyValue } from '../../shared/python/index.js';
 
 const MAX_CHARS = 65_536;
 const MAX_ITEMS = 1_000;
@@ -27,7 +26,7 @@ function collect(parts: PyValue[], depth: number, out: string[], total: { n: num
     else if (isDict(part)) {
       const type = part.get('type');
       const value = part.get('text');
-      if (typeof type === 'string' && TEXT_TYPES.has(type.trim().toLowerCase()) && pyTruthy(value)) text = pyStr(value!);
+      if (typeof type === 'string' && TEXT_TYPES.has(pyStrip(type).toLowerCase()) && pyTruthy(value)) text = pyStr(value!);
     } else if (Array.isArray(part) && depth < MAX_DEPTH) {
       collect(part, depth + 1, out, total);
       continue;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parsePyJson } from '../wire/python-json.js';
+import { parsePyJson } from '../../shared/python/index.js';
 import { UnhandledHermesException } from './hermes-errors.js';
 import { steerText } from './steer-text.js';
 import { parseSessionKey, validateRunBody, validIdempotencyKey } from './validate.js';
@@ -48,7 +48,7 @@ test('steer text: parts joined with newlines, typed parts only, scalars stringif
 });
 
 test('durations round as Python round(x, 3): half to even on the exact binary value', async () => {
-  const { pyRound } = await import('./python-values.js');
+  const { pyRound } = await import('../../shared/python/index.js');
   // Expected values from CPython 3.11.
   assert.equal(pyRound(0.7714, 3), 0.771);
   assert.equal(pyRound(0.0625, 3), 0.062);

@@ -1,7 +1,6 @@
 // Hermes's checks on request bodies, as pure functions over decoded JSON (spec runs-api §5.3, §5.4, §9, §10).
-import { pyLen, pyStrip, type PyDict, type PyValue } from '../wire/python-json.js';
+import { pyLen, pyStrip, type PyDict, type PyValue, isDict, pyStr, pyTruthy } from '../../shared/python/index.js';
 import { hermesErrors, UnhandledHermesException, type HermesError } from './hermes-errors.js';
-import { isDict, pyStr, pyTruthy } from './python-values.js';
 
 export interface RunRequest {
   /** The user turn: a string, or the last input element's content. */

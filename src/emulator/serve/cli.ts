@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { HermeticError } from '../../shared/errors.js';
+import { pyStrip } from '../../shared/python/index.js';
 import { HERMES_VERSION } from '../api/meta.js';
 import { startServer, type ServerOptions } from './node.js';
 
@@ -82,7 +83,7 @@ export function serveOptions(argv: string[], env: NodeJS.ProcessEnv): ServerOpti
     stateDb: v['state-db'] ?? null,
     maxConcurrentRuns: integer('max-concurrent-runs', v['max-concurrent-runs'], -1_000_000, 1_000_000) ?? 10,
     modelName: v.model ?? env.API_SERVER_MODEL_NAME ?? 'hermes-agent',
-    corsOrigins: cors.split(',').map((s) => s.trim()).filter(Boolean),
+    corsOrigins: cors.split(',').map(pyStrip).filter(Boolean),
     time: time ?? null,
     frozen: v.frozen ?? false,
     seed: v.seed ?? null,

@@ -2,7 +2,7 @@
 // envelopes (spec runs-api §2.1), aiohttp's plain-text pages (§2.5), and the security headers (§2.2).
 import type { HttpResponse } from '../http.js';
 import type { HermesError } from '../runs/hermes-errors.js';
-import { dumps, type PyValue } from './python-json.js';
+import { dumps, type PyValue } from '../../shared/python/index.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 export const TEXT_TYPE = 'text/plain; charset=utf-8';

@@ -1,6 +1,6 @@
 // SSE framing exactly as Hermes writes it (spec runs-api §8.2): one `data:` line per event, comments for
 // keep-alives and the end of the stream. No id:, event: or retry: lines at the pin.
-import { dumps, type PyDict } from './python-json.js';
+import { dumps, type PyDict } from '../../shared/python/index.js';
 
 export const SSE_HEADERS: ReadonlyArray<[string, string]> = [
   ['Content-Type', 'text/event-stream'],

@@ -1,6 +1,6 @@
 // Realistic pools for synthetic transcripts: surfaces with their chat fields, models with billing routes, prompts,
 // tool calls with JSON-string arguments and results, reasoning and multimodal content.
-import { pyJson, type PyJson } from '../python.js';
+import { dumps as pyJson, type PlainJson as PyJson } from '../../shared/python/index.js';
 import type { MessageInput, ToolCall, Usage } from '../writer/index.js';
 import type { Rng } from './random.js';
 

@@ -1,6 +1,6 @@
 // Writes one synthetic conversation through the Hermes-like writer: turns with tool calls, usage, titles, and the
 // lifecycle scenario chosen for the session (lineage, compaction, reopen, retry, deletion, ...).
-import type { PyJson } from '../python.js';
+import type { PlainJson as PyJson } from '../../shared/python/index.js';
 import type { MessageInput, StateDbWriter } from '../writer/index.js';
 import {
   answerText, callUsage, GATEWAY_SOURCES, LOCAL_SOURCES, multimodalContent, reasoningFields, ROUTES, SYSTEM_PROMPTS,

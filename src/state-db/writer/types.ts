@@ -1,5 +1,5 @@
 // Inputs of the Hermes-like writer: sessions, messages (OpenAI-chat shaped) and usage, keeping Hermes's names.
-import type { PyJson } from '../python.js';
+import type { PlainJson as PyJson } from '../../shared/python/index.js';
 
 /** An OpenAI-chat tool call; `arguments` is itself a JSON string (spec state-db §3). */
 export interface ToolCall {

@@ -104,7 +104,7 @@ const SORTED_COMPACT: Style = { item: ',', key: ':', str: strAscii, sortKeys: tr
 /** The same with ensure_ascii=False: the idempotency fingerprint's canonical text. */
 const CANONICAL: Style = { item: ',', key: ':', str: strRaw, sortKeys: true };
 
-function encode(v: PyValue, style: Style): string {
+function encode(v: PyValue | PlainJson, style: Style): string {
   if (v === null) return 'null';
   switch (typeof v) {
     case 'string':
@@ -132,7 +132,19 @@ function encode(v: PyValue, style: Style): string {
     for (let i = 1; i < keys.length; i++) out += style.item + style.str(keys[i]!) + style.key + encode(v.get(keys[i]!)!, style);
     return out + '}';
   }
+  if (typeof v === 'object') return encodeObject(v as { [key: string]: PlainJson | undefined }, style);
   return unsupported(v);
+}
+
+/** A plain object as a dict in property order (undefined values left out, as a key that was never set). */
+function encodeObject(o: { [key: string]: PlainJson | undefined }, style: Style): string {
+  const keys = style.sortKeys ? Object.keys(o).sort(compareCodePoints) : Object.keys(o);
+  let out = '';
+  for (const k of keys) {
+    const x = o[k];
+    if (x !== undefined) out += (out ? style.item : '') + style.str(k) + style.key + encode(x, style);
+  }
+  return '{' + out + '}';
 }
 
 /** A dict's keys in code-point order. Dicts here are small: an insertion sort allocates nothing beyond the array. */
@@ -152,8 +164,14 @@ function sortedKeys(map: Map<string, PyValue>): string[] {
   return keys;
 }
 
+/**
+ * JSON built from plain JS values, for writers that know their keys (state.db rows). Integral numbers print as ints.
+ * Object keys keep JS property order, which puts integer-like keys first: use a PyDict when that matters.
+ */
+export type PlainJson = null | boolean | number | string | PlainJson[] | { [key: string]: PlainJson | undefined };
+
 /** json.dumps(value) with all defaults: ", " / ": " separators, ensure_ascii=True, insertion order. */
-export function dumps(value: PyValue): string {
+export function dumps(value: PyValue | PlainJson): string {
   return encode(value, WIRE);
 }
 

@@ -16,7 +16,7 @@ import {
   pyStrip,
   type PyDict,
   type PyValue,
-} from './python-json.js';
+} from './index.js';
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
 const dict = (entries: Array<[string, PyValue]>): PyDict => new Map(entries);

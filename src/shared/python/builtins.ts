@@ -1,0 +1,90 @@
+// Python builtins over decoded JSON values, as CPython 3.11 behaves: bool(), str(), repr(), round(x, n).
+import { pyFloatRepr } from './dump.js';
+import { PyFloat, type PyDict, type PyValue } from './values.js';
+
+export const isDict = (v: PyValue | undefined): v is PyDict => v instanceof Map;
+
+/** Python bool(v) for JSON-decoded values (NaN is truthy, as in Python). */
+export function pyTruthy(v: PyValue | undefined): boolean {
+  if (v === undefined || v === null || v === false) return false;
+  if (typeof v === 'string') return v.length > 0;
+  if (typeof v === 'number') return v !== 0;
+  if (typeof v === 'bigint') return v !== 0n;
+  if (v instanceof PyFloat) return v.value !== 0;
+  if (Array.isArray(v)) return v.length > 0;
+  if (v instanceof Map) return v.size > 0;
+  return true;
+}
+
+/** Python repr(float) / str(float): shortest round-trip digits, `nan`, `inf`, `-inf` (json spells those differently). */
+export function pyFloatStr(x: number): string {
+  if (x !== x) return 'nan';
+  if (x === Infinity) return 'inf';
+  if (x === -Infinity) return '-inf';
+  return pyFloatRepr(x);
+}
+
+/** Python int → str (never exponent notation, unlike String() from 1e21). */
+function intStr(x: number | bigint): string {
+  return typeof x === 'bigint' || (x < 1e21 && x > -1e21) ? String(x) : BigInt(x).toString();
+}
+
+/** Python str() of a JSON-decoded value: a str is itself; containers print their items' repr(). */
+export function pyStr(v: PyValue): string {
+  return typeof v === 'string' ? v : pyRepr(v);
+}
+
+/** Python repr() of a JSON-decoded value (a JS number is an int when integral, as the decoder decides). */
+export function pyRepr(v: PyValue): string {
+  if (typeof v === 'string') return pyStrRepr(v);
+  if (v === null) return 'None';
+  if (v === true) return 'True';
+  if (v === false) return 'False';
+  if (typeof v === 'bigint') return intStr(v);
+  if (typeof v === 'number') return Number.isInteger(v) ? intStr(v) : pyFloatStr(v);
+  if (v instanceof PyFloat) return pyFloatStr(v.value);
+  if (Array.isArray(v)) return `[${v.map(pyRepr).join(', ')}]`;
+  return `{${Array.from(v, ([k, x]) => `${pyStrRepr(k)}: ${pyRepr(x)}`).join(', ')}}`;
+}
+
+const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
+/** str.isprintable() is false for these (space excepted); Node's Unicode tables may be newer than Python 3.11's. */
+const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
+
+/** Python repr() of a str: `'` unless the text has `'` and no `"`; CPython's escapes for the rest. */
+export function pyStrRepr(s: string): string {
+  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+  let out = quote;
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!;
+    if (ch === '\\') out += '\\\\';
+    else if (ch === quote) out += `\\${quote}`;
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\r') out += '\\r';
+    else if (ch === '\t') out += '\\t';
+    else if (cp < 0x20 || cp === 0x7f) out += `\\x${hex(cp, 2)}`;
+    else if (cp < 0x7f || ch === ' ' || !NON_PRINTABLE.test(ch)) out += ch;
+    else if (cp < 0x100) out += `\\x${hex(cp, 2)}`;
+    else if (cp < 0x10000) out += `\\u${hex(cp, 4)}`;
+    else out += `\\U${hex(cp, 8)}`;
+  }
+  return out + quote;
+}
+
+/**
+ * Python's round(x, digits) for floats: the exact binary value rounded half-to-even in decimal (0.0625 → 0.062),
+ * unlike toFixed, which rounds ties up.
+ */
+export function pyRound(x: number, digits: number): number {
+  // From 2^52 every float is an integer (and toFixed switches to exponent notation at 1e21).
+  if (!Number.isFinite(x) || x === 0 || Math.abs(x) >= 2 ** 52) return x;
+  const [whole, frac = ''] = Math.abs(x).toFixed(100).split('.');
+  const kept = whole! + frac.slice(0, digits);
+  const rest = frac.slice(digits);
+  const beyond = /[1-9]/.test(rest.slice(1));
+  const lastOdd = Number(kept[kept.length - 1]) % 2 === 1;
+  const up = rest[0]! > '5' || (rest[0] === '5' && (beyond || lastOdd));
+  const text = (BigInt(kept) + (up ? 1n : 0n)).toString().padStart(digits + 1, '0');
+  const value = Number(`${text.slice(0, text.length - digits)}.${text.slice(text.length - digits)}`);
+  return x < 0 ? -value : value;
+}

@@ -1,0 +1,56 @@
+// Every Python semantic Hermetic reimplements, checked against what CPython answered for the same input
+// (cpython-vectors.json, made by scripts/python-vectors.py).
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import {
+  canonicalDumps, dumps, dumpsSorted, parsePyJson, pyFloatStr, pyLen, pyRepr, pyRound, pyStr, pyStrip, pyStrRepr, pyTruthy,
+} from './index.js';
+
+interface Vectors {
+  python: string;
+  values: Array<{ json: string; str: string; repr: string; bool: boolean; dumps: string; dumps_sorted: string; canonical: string }>;
+  strings: Array<{ s: string; strip: string; len: number; repr: string }>;
+  floats: Array<{ x: string; repr: string; round3: string; round0: string }>;
+}
+
+const vectors = JSON.parse(readFileSync(new URL('./cpython-vectors.json', import.meta.url), 'utf8')) as Vectors;
+
+test('the vectors were made by CPython 3.11', () => {
+  assert.match(vectors.python, /^3\.11\./);
+  assert.ok(vectors.values.length > 40 && vectors.strings.length > 10 && vectors.floats.length > 100);
+});
+
+for (const v of vectors.values) {
+  test(`str, repr, bool and the three json.dumps styles of ${v.json}`, () => {
+    const value = parsePyJson(v.json);
+    assert.equal(pyStr(value), v.str, 'str()');
+    assert.equal(pyRepr(value), v.repr, 'repr()');
+    assert.equal(pyTruthy(value), v.bool, 'bool()');
+    assert.equal(dumps(value), v.dumps, 'json.dumps()');
+    assert.equal(dumpsSorted(value), v.dumps_sorted, 'sort_keys, compact');
+    assert.equal(canonicalDumps(value), v.canonical, 'sort_keys, compact, ensure_ascii=False');
+  });
+}
+
+test('str.strip(), len() and repr() of strings with Python whitespace, surrogates and controls', () => {
+  for (const s of vectors.strings) {
+    assert.equal(pyStrip(s.s), s.strip, `strip ${JSON.stringify(s.s)}`);
+    assert.equal(pyLen(s.s), s.len, `len ${JSON.stringify(s.s)}`);
+    assert.equal(pyStrRepr(s.s), s.repr, `repr ${JSON.stringify(s.s)}`);
+  }
+});
+
+test('float repr and round(x, 3) / round(x, 0) as CPython', () => {
+  for (const f of vectors.floats) {
+    const x = Number(f.x);
+    assert.equal(pyFloatStr(x), f.repr, `repr ${f.x}`);
+    assert.equal(pyFloatStr(pyRound(x, 3)), f.round3, `round(${f.x}, 3)`);
+    assert.equal(pyFloatStr(pyRound(x, 0)), f.round0, `round(${f.x}, 0)`);
+  }
+});
+
+test('plain JS objects dump as dicts in property order, undefined left out', () => {
+  assert.equal(dumps({ a: [1, 'é', null], b: true, c: undefined }), '{"a": [1, "\\u00e9", null], "b": true}');
+  assert.equal(dumps({ t: 1780000603.5, n: 3 }), '{"t": 1780000603.5, "n": 3}');
+});

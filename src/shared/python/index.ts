@@ -1,0 +1,8 @@
+// Python semantics both halves need, once: CPython 3.11 `json` (loads with aiohttp's body decoding, the three dumps
+// styles Hermes uses), float repr, str()/repr(), bool(), round(), str.strip() and len(). Tested against CPython.
+export { PyFloat, PyJsonError, type PyDict, type PyValue } from './values.js';
+export { parsePyJson } from './parse.js';
+export { decodeAndParse } from './decode.js';
+export { canonicalDumps, compareCodePoints, dumps, dumpsSorted, pyFloatRepr, type PlainJson } from './dump.js';
+export { hasLoneSurrogate, pyLen, pyStrip } from './strings.js';
+export { isDict, pyFloatStr, pyRepr, pyRound, pyStr, pyStrRepr, pyTruthy } from './builtins.js';
