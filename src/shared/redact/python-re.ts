@@ -32,14 +32,6 @@ export const PY_LINE_START = '(?<![^\\n])';
 export const CI_I = '[i\\u0130\\u0131]';
 export const CI_I_EXTRA = '\\u0130\\u0131';
 
-const PY_WS_RUN_START = new RegExp(`^${PY_S}+`, 'u');
-const PY_WS_RUN_END = new RegExp(`${PY_S}+$`, 'u');
-
-/** Python str.strip() with no argument (Unicode whitespace per str.isspace()). */
-export function pyStrip(text: string): string {
-  return text.replace(PY_WS_RUN_START, '').replace(PY_WS_RUN_END, '');
-}
-
 const ALPHA = /^\p{L}$/u;
 const UPPER = /^\p{Uppercase}$/u;
 const LOWER = /^\p{Lowercase}$/u;
