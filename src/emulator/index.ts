@@ -13,8 +13,8 @@ import { FakeAgent } from './runs/agent.js';
 import { claimOwner, releaseOwner } from './runs/owner.js';
 import { RunRegistry } from './runs/registry.js';
 import { RunService } from './runs/service.js';
-import { openEmulatorStore } from './store/db.js';
-import { IdempotencyStore } from './store/idempotency.js';
+import { realLockWait } from './store/busy.js';
+import { openRunTable } from './store/db.js';
 
 export type { EmulatorOptions } from './options.js';
 
@@ -50,8 +50,14 @@ export function createEmulator(input?: EmulatorOptions): Emulator {
     corsOrigins: [...options.corsOrigins],
     profiles: new Map(Object.entries(options.profiles)),
   };
-  const openStore = () => new IdempotencyStore(openEmulatorStore(options.db));
-  const registry = new RunRegistry(clock, openStore(), claimOwner());
+  const lock = realLockWait();
+  const openStore = () =>
+    openRunTable(options.db, {
+      kind: 'fast',
+      lock,
+      onBackgroundError: (e) => process.emitWarning(`hermetic: ${e.message}; retrying`, { code: 'HERMETIC_STORE_RETRY' }),
+    });
+  const registry = new RunRegistry(clock, openStore(), claimOwner(), lock);
   const recorder = options.stateDb
     ? new StateDbRecorder(options.stateDb, { now: () => clock.now(), ids, modelName: () => gateway.modelName })
     : null;
@@ -60,8 +66,13 @@ export function createEmulator(input?: EmulatorOptions): Emulator {
   registry.startSweeps();
 
   const restart = (): void => {
-    // Hermes writes statuses synchronously: nothing it wrote is lost in a crash.
-    registry.store.flush();
+    // Hermes writes statuses synchronously: what it wrote survives the crash. What cannot be committed now is lost,
+    // as a crash would lose it (no client has seen it: answers wait for their commit).
+    try {
+      registry.store.commit();
+    } catch {
+      // lost with the emulated process
+    }
     registry.clearMemory();
     recorder?.reset();
     releaseOwner(registry.owner);
@@ -75,10 +86,14 @@ export function createEmulator(input?: EmulatorOptions): Emulator {
     registry.startSweeps();
   };
 
+  /** Our own bugs are never dressed up as Hermes's answers without a trace: they are reported with their stack. */
+  const onInternalError = (error: unknown): void => {
+    console.error(`hermetic: internal error (a bug in Hermetic, not an emulated Hermes error; please report it):\n${(error as Error)?.stack ?? String(error)}`);
+  };
   const deps: AppDeps = {
     clock,
-    api: { service, registry, gateway, clock, durable: options.db !== ':memory:' },
-    admin: { clock, gateway, registry, agent, restart },
+    api: { service, registry, gateway, clock, durable: options.db !== ':memory:', onInternalError },
+    admin: { clock, gateway, registry, agent, restart, onInternalError },
   };
   const handleRequest = (req: HttpRequest) => handle(req, deps);
   const fetch = async (request: Request) =>

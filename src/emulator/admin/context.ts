@@ -15,6 +15,8 @@ export interface AdminDeps {
   readonly agent: FakeAgent;
   /** Emulates a gateway crash and restart on the same store. */
   restart(): void;
+  /** A bug in Hermetic surfaced while answering (answered 500 HERMETIC_INTERNAL). */
+  readonly onInternalError: (error: unknown) => void;
 }
 
 export interface AdminContext {

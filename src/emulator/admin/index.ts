@@ -2,6 +2,7 @@
 // HERMETIC_* errors as JSON.
 import { HermeticError, isHermeticError } from '../../shared/errors.js';
 import type { HttpRequest, HttpResponse } from '../http.js';
+import { StoreUnavailable } from '../runs/run-table.js';
 import { dumps } from '../../shared/python/index.js';
 import { readAdminBody, type AdminDeps } from './context.js';
 import { ADMIN_PREFIX, ADMIN_ROUTES } from './routes.js';
@@ -35,10 +36,20 @@ export async function handleAdmin(req: HttpRequest, deps: AdminDeps): Promise<Ht
     const params: Record<string, string> = {};
     for (const [k, v] of Object.entries(groups)) params[k] = decodeURIComponent(v);
     const body = await readAdminBody(req);
-    return render(200, await hit.route.handler({ req, params, deps, body }));
+    const answer = await hit.route.handler({ req, params, deps, body });
+    // The durability barrier: a control answer may show any run's new state, so everything held is committed first.
+    await deps.registry.settle();
+    return render(200, answer);
   } catch (e) {
     if (isHermeticError(e)) return render(e.status, e.toJSON());
-    const error = new HermeticError('HERMETIC_ADMIN_BAD_FIELD', `The control request failed: ${(e as Error).message}`);
+    if (e instanceof StoreUnavailable) {
+      const error = e.reason === 'busy'
+        ? new HermeticError('HERMETIC_STORE_BUSY', `The emulator store is locked by another connection; the change is held in memory and saved once the lock is free, and nothing depending on it is answered until then. (${e.message})`)
+        : new HermeticError('HERMETIC_STORE_FAILED', `The emulator store failed; the change is held in memory and retried, and nothing depending on it is answered until it is saved. (${e.message})`);
+      return render(error.status, error.toJSON());
+    }
+    deps.onInternalError(e);
+    const error = new HermeticError('HERMETIC_INTERNAL', `A bug in Hermetic answered this control request: ${(e as Error)?.message ?? String(e)}. It was logged; please report it.`);
     return render(error.status, error.toJSON());
   }
 }

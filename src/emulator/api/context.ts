@@ -12,6 +12,8 @@ export interface ApiDeps {
   readonly clock: Clock;
   /** Whether the idempotency store is on disk (capabilities advertise it). */
   readonly durable: boolean;
+  /** A bug in Hermetic surfaced while answering (the client gets aiohttp's 500 page, as for a Hermes exception). */
+  readonly onInternalError: (error: unknown) => void;
 }
 
 export interface ApiContext {

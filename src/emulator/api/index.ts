@@ -1,7 +1,8 @@
 // The emulated Hermes surface: Hermes's middleware chain in its order (profile prefix → CORS → body limit →
 // security headers), then the route table. spec runs-api §1.2, §2.
 import type { HttpRequest, HttpResponse } from '../http.js';
-import { hermesErrors } from '../runs/hermes-errors.js';
+import { hermesErrors, UnhandledHermesException } from '../runs/hermes-errors.js';
+import { StoreUnavailable } from '../runs/run-table.js';
 import {
   authErrorResponse,
   emptyResponse,
@@ -77,7 +78,10 @@ async function limitedAndRouted(req: HttpRequest, deps: ApiDeps, path: string, p
     const response = await runHandler(req, deps, match.route, match.params, profile);
     // 4. Security headers, on what the handler returned (an event stream has already sent its head).
     return { response: response.stream ? response : withSecurityHeaders(response), raised: false };
-  } catch {
+  } catch (e) {
+    // Where Hermes raises (a Python exception, a SQLite error) aiohttp answers its 500 page; so do we. Anything else
+    // is a bug of ours: the client still gets the page (there is no better answer), and the bug is reported.
+    if (!(e instanceof UnhandledHermesException) && !(e instanceof StoreUnavailable)) deps.onInternalError(e);
     return { response: internalErrorPage((req.header('accept') ?? '').includes('text/html')), raised: true };
   }
 }

@@ -73,19 +73,44 @@ function subscribe(runId: string, buffer: EventBuffer, sink: StreamSink, clock: 
     return true;
   };
 
-  const wait = (): void => {
-    keepalive = clock.schedule(KEEPALIVE_SECONDS, () => {
-      cancelWait();
-      if (!sink.write(KEEPALIVE_FRAME)) exit();
-      else pump();
-    });
+  /** An item this subscriber took from the queue, not yet written. */
+  let taken: BufferItem | null = null;
+
+  const take = (): void => {
     cancelWait = buffer.wait((item) => {
       keepalive?.cancel();
-      if (deliver(item)) pump();
+      // The taker is called inside the code that emits the event, before that code records the status the event
+      // announces (run.completed precedes the status flip): write it once that code has finished (a microtask).
+      taken = item;
+      queueMicrotask(pump);
     });
   };
 
+  const wait = (): void => {
+    // Periodic, so a clock jump of any length sends one keep-alive, not one per missed 30 s (decision 0014). Each
+    // keep-alive ends the timed-out queue.get() and starts a new one, at the back of the waiters, as Hermes does.
+    keepalive = clock.every(KEEPALIVE_SECONDS, () => {
+      cancelWait();
+      if (!sink.write(KEEPALIVE_FRAME)) exit();
+      else take();
+    });
+    take();
+  };
+
   const pump = (): void => {
+    if (done) return;
+    // The durability barrier: a frame may announce a status (run.completed, run.failed, …); it is written only once
+    // that status is committed to the store. While the store is locked the stream waits, then tries again.
+    const barrier = registry.settle(runId);
+    if (barrier) {
+      barrier.then(pump, () => void registry.lockWait.sleep(100).then(pump));
+      return;
+    }
+    if (taken) {
+      const item = taken;
+      taken = null;
+      if (!deliver(item)) return;
+    }
     while (!done) {
       const item = buffer.poll();
       if (item === undefined) return wait();

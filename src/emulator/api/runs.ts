@@ -2,7 +2,7 @@
 // The step numbers refer to spec runs-api §5.1, §9, §10 and §11.
 import type { HttpResponse } from '../http.js';
 import { fingerprint } from '../runs/fingerprint.js';
-import { hermesErrors } from '../runs/hermes-errors.js';
+import { hermesErrors, type Result } from '../runs/hermes-errors.js';
 import { isDict, pyStrip, type PyValue } from '../../shared/python/index.js';
 import { parseSessionKey, validateRunBody, validIdempotencyKey } from '../runs/validate.js';
 import { errorResponse, jsonResponse, sessionKeyErrorResponse } from '../wire/responses.js';
@@ -47,19 +47,24 @@ export async function submitRun(ctx: ApiContext): Promise<HttpResponse> {
   }
 }
 
+/** Renders a domain result that may still wait for its commit (no promise on the common, synchronous path). */
+function render<T>(result: Result<T> | Promise<Result<T>>, ok: (value: T) => HttpResponse): HttpResponse | Promise<HttpResponse> {
+  const done = (r: Result<T>) => (r.ok ? ok(r.value) : errorResponse(r.error));
+  return result instanceof Promise ? result.then(done) : done(result);
+}
+
 /** GET /v1/runs/{run_id} */
-export function getRun(ctx: ApiContext): HttpResponse {
-  const result = ctx.deps.service.get(ctx.scope, ctx.params.run_id!);
-  return result.ok ? jsonResponse(200, result.value) : errorResponse(result.error);
+export function getRun(ctx: ApiContext): HttpResponse | Promise<HttpResponse> {
+  return render(ctx.deps.service.get(ctx.scope, ctx.params.run_id!), (status) => jsonResponse(200, status));
 }
 
 /** POST /v1/runs/{run_id}/stop — the body is never read. */
-export function stopRun(ctx: ApiContext): HttpResponse {
-  const result = ctx.deps.service.stop(ctx.scope, ctx.params.run_id!);
-  if (!result.ok) return errorResponse(result.error);
-  const outcome = result.value;
-  if (outcome.kind === 'status') return jsonResponse(200, outcome.status);
-  return jsonResponse(200, new Map<string, PyValue>([['run_id', outcome.runId], ['status', 'stopping']]));
+export function stopRun(ctx: ApiContext): HttpResponse | Promise<HttpResponse> {
+  return render(ctx.deps.service.stop(ctx.scope, ctx.params.run_id!), (outcome) =>
+    outcome.kind === 'status'
+      ? jsonResponse(200, outcome.status)
+      : jsonResponse(200, new Map<string, PyValue>([['run_id', outcome.runId], ['status', 'stopping']])),
+  );
 }
 
 /** POST /v1/runs/{run_id}/approval */
@@ -67,12 +72,11 @@ export async function approveRun(ctx: ApiContext): Promise<HttpResponse> {
   const { service } = ctx.deps;
   const runId = ctx.params.run_id!;
   // Visibility and status come before the body (spec §9 steps 2–3).
-  const target = service.get(ctx.scope, runId);
+  const target = await service.get(ctx.scope, runId);
   if (!target.ok) return errorResponse(target.error);
   const parsed = await readJson(ctx.req);
   if (!parsed) return errorResponse(hermesErrors.invalidJson());
-  const result = service.approve(runId, parsed.value);
-  return result.ok ? jsonResponse(200, result.value) : errorResponse(result.error);
+  return render(service.approve(runId, parsed.value), (answer) => jsonResponse(200, answer));
 }
 
 /** POST /v1/runs/{run_id}/steer — API key only; state is checked before the body is read. */

@@ -1,9 +1,11 @@
 // Idempotency fingerprint of a /v1/runs submission (spec §12.2): sha256 of Python's canonical json.dumps.
 import * as crypto from 'node:crypto';
 import { canonicalDumps, hasLoneSurrogate, type PyValue } from '../../shared/python/index.js';
+import { UnhandledHermesException } from './hermes-errors.js';
 
 /** The canonical text contains a lone surrogate, so Python's `.encode("utf-8")` raises (→ HTTP 500). */
-export class FingerprintError extends Error {
+/** Python's UnicodeEncodeError inside the handler: aiohttp's 500 page (spec §12.2). */
+export class FingerprintError extends UnhandledHermesException {
   override name = 'FingerprintError';
 }
 

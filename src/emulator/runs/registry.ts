@@ -3,11 +3,12 @@
 // durable snapshots (with the restart interruption), and the 60-second retention sweep.
 import type { Clock, Timer } from '../../shared/clock.js';
 import { PyFloat, dumpsSorted, parsePyJson, type PyDict, type PyValue } from '../../shared/python/index.js';
-import type { IdempotencyStore } from '../store/idempotency.js';
+import { settle } from './durability.js';
 import { EventBuffer } from './event-log.js';
 import { SWEEPABLE, isTerminal, nextStatus, TRANSITIONS, type Trigger } from './lifecycle.js';
 import { applyUpdate, statusOf } from './status.js';
 import { ownerAlive, type OwnerIdentity } from './owner.js';
+import type { LockWait, RunTable } from './run-table.js';
 
 /** What Hermes keeps while a run's background task is alive (agent, approval session, stop mark). */
 export interface LiveRun {
@@ -44,17 +45,23 @@ export class RunRegistry {
 
   constructor(
     readonly clock: Clock,
-    public store: IdempotencyStore,
+    public store: RunTable,
     public owner: OwnerIdentity,
+    readonly lockWait: LockWait,
   ) {}
+
+  /**
+   * The durability barrier (runs/durability.ts): null when nothing `runId` (or any run) shows is waiting to be
+   * committed, else a promise that settles once it is (or rejects with StoreUnavailable).
+   */
+  settle(runId?: string): Promise<void> | null {
+    return settle(this.store, this.lockWait, runId);
+  }
 
   startSweeps(): void {
     this.#sweepTimer?.cancel();
-    const tick = () => {
-      this.sweep();
-      this.#sweepTimer = this.clock.schedule(SWEEP_INTERVAL, tick);
-    };
-    this.#sweepTimer = this.clock.schedule(SWEEP_INTERVAL, tick);
+    // Periodic: a clock jump of any length runs one sweep, not one per missed minute (decision 0014).
+    this.#sweepTimer = this.clock.every(SWEEP_INTERVAL, () => this.sweep());
   }
 
   stopSweeps(): void {

@@ -4,7 +4,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IdSource } from '../../shared/ids.js';
 import type { GatewaySettings } from '../gateway.js';
 import { dumpsSorted, PyFloat, pyLen, pyStrip, type PyDict, type PyValue, isDict, pyTruthy } from '../../shared/python/index.js';
-import type { IdempotencyRow } from '../store/idempotency.js';
+import type { IdempotencyRow } from './run-table.js';
 import type { EventBuffer } from './event-log.js';
 import { fail, hermesErrors, ok, UnhandledHermesException, type Result } from './hermes-errors.js';
 import { isTerminal } from './lifecycle.js';
@@ -50,6 +50,12 @@ const sameFingerprint = (a: string, b: string): boolean =>
 export class RunService {
   /** Requests currently inside admission (Hermes's pending-work reservations). */
   #admissions = 0;
+  /**
+   * Of those, the keyed ones waiting for the store's group commit. Hermes runs lookup, capacity check and reserve
+   * synchronously after the body is read, so a burst is admitted one request at a time and no request of it counts
+   * another as pending work; waiting for a shared commit is our artifact, not Hermes's (decision 0016).
+   */
+  #parked = 0;
 
   constructor(
     private readonly registry: RunRegistry,
@@ -73,7 +79,8 @@ export class RunService {
     const { registry } = this;
     const now = registry.clock.now();
     const cap = this.gateway.maxConcurrentRuns;
-    const full = () => cap > 0 && this.#admissions - 1 + registry.live.size >= cap;
+    /** Hermes's count: other requests inside admission, plus runs not finished (§13). */
+    const full = (others: number) => cap > 0 && others + registry.live.size >= cap;
     let runId = '';
     let status: PyDict | null = null;
     const allocate = (): PyDict => {
@@ -84,16 +91,24 @@ export class RunService {
     };
 
     if (sub.idempotencyKey === null) {
-      if (full()) return fail(hermesErrors.capacity(cap));
+      if (full(this.#admissions - this.#parked - 1)) return fail(hermesErrors.capacity(cap));
       allocate();
     } else {
-      // Lookup, capacity and reserve run together inside the store's transaction (the requests still inside
-      // admission are counted as pending work, as Hermes counts them); the unique keys settle a race with another
-      // gateway process on the same store (§12.3).
-      const outcome = await registry.store.admit(sub.scope, sub.idempotencyKey, now, () => {
-        if (full()) return null;
-        const dict = allocate();
-        return {
+      // Lookup, capacity and reserve run together inside the store's transaction. Requests still reading their
+      // bodies count as pending work, as in Hermes; those parked with this one for the commit do not, but the ones
+      // reserved before it in the same commit hold capacity. The unique keys settle a race with another gateway
+      // process on the same store (§12.3).
+      this.#parked++;
+      let outcome;
+      try {
+        outcome = await registry.store.admit({
+          scope: sub.scope,
+          key: sub.idempotencyKey,
+          now,
+          candidate: (reservedBefore) => {
+            if (full(this.#admissions - this.#parked + reservedBefore)) return null;
+            const dict = allocate();
+            return {
           scope: sub.scope,
           idempotency_key: sub.idempotencyKey!,
           fingerprint: sub.fingerprint!,
@@ -105,9 +120,14 @@ export class RunService {
           acknowledged_at: null,
           created_at: now,
           updated_at: now,
-        };
-        // A random id stream makes allocation invisible, so the store may reserve before looking the key up.
-      }, !this.ids.seeded);
+            };
+          },
+          // A random id stream makes allocation invisible, so the store may reserve before looking the key up.
+          speculative: !this.ids.seeded,
+        });
+      } finally {
+        this.#parked--;
+      }
       if (outcome.kind === 'existing') return this.#replay(sub, outcome.row);
       if (outcome.kind === 'refused') return fail(hermesErrors.capacity(cap));
       if (outcome.kind === 'taken') {
@@ -136,34 +156,43 @@ export class RunService {
     }
   }
 
-  #replay(sub: Submission, row: IdempotencyRow): Result<Admission> {
+  async #replay(sub: Submission, row: IdempotencyRow): Promise<Result<Admission>> {
     if (!sameFingerprint(row.fingerprint, sub.fingerprint!)) return fail(hermesErrors.idempotencyConflict());
     const dict = this.registry.resolve(sub.scope, row.run_id);
     const status = dict ? statusOf(dict) : 'queued';
-    return ok({ runId: row.run_id, status, replayed: true });
+    return this.#reveal(row.run_id, ok({ runId: row.run_id, status, replayed: true }));
+  }
+
+  /**
+   * The answer, once what it shows of the run is committed to the store (the durability barrier): nothing a client
+   * is told may be lost by a crash. Synchronous when nothing is waiting; a store that stays locked fails the request.
+   */
+  #reveal<T>(runId: string, result: Result<T>): Result<T> | Promise<Result<T>> {
+    const wait = this.registry.settle(runId);
+    return wait ? wait.then(() => result) : result;
   }
 
   /** GET /v1/runs/{id}: the status dict, or 404. */
-  get(scope: string, runId: string): Result<PyDict> {
+  get(scope: string, runId: string): Result<PyDict> | Promise<Result<PyDict>> {
     const dict = this.registry.resolve(scope, runId);
-    return dict ? ok(dict) : fail(hermesErrors.runNotFound(runId));
+    return dict ? this.#reveal(runId, ok(dict)) : fail(hermesErrors.runNotFound(runId));
   }
 
   /** POST /v1/runs/{id}/stop (spec §11). */
-  stop(scope: string, runId: string): Result<StopOutcome> {
+  stop(scope: string, runId: string): Result<StopOutcome> | Promise<Result<StopOutcome>> {
     const dict = this.registry.resolve(scope, runId);
     if (!dict) return fail(hermesErrors.runNotFound(runId));
-    if (isTerminal(statusOf(dict))) return ok({ kind: 'status', status: dict });
+    if (isTerminal(statusOf(dict))) return this.#reveal(runId, ok({ kind: 'status', status: dict }));
     const run = this.registry.live.get(runId);
     if (!run) return fail(hermesErrors.runNotActive(runId));
     this.registry.update(runId, 'stop');
     run.stopRequested = true;
     if (run.started) this.agent.interrupt(run);
-    return ok({ kind: 'stopping', runId });
+    return this.#reveal(runId, ok({ kind: 'stopping', runId }));
   }
 
   /** POST /v1/runs/{id}/approval after the body parsed (spec §9 steps 4–11); returns the response dict. */
-  approve(runId: string, body: PyValue): Result<PyDict> {
+  approve(runId: string, body: PyValue): Result<PyDict> | Promise<Result<PyDict>> {
     if (!isDict(body)) throw new UnhandledHermesException('approval body is not a JSON object');
     const rawChoice = body.get('choice') ?? '';
     const lowered = typeof rawChoice === 'string' ? pyStrip(rawChoice).toLowerCase() : '\0not-a-string';
@@ -182,7 +211,7 @@ export class RunService {
     if (requestId) fields.push(['request_id', requestId]);
     fields.push(['resolved', resolved]);
     this.registry.emit(runId, 'approval.responded', fields);
-    return ok(new Map<string, PyValue>([['object', 'hermes.run.approval_response'], ['run_id', runId], ...fields]));
+    return this.#reveal(runId, ok(new Map<string, PyValue>([['object', 'hermes.run.approval_response'], ['run_id', runId], ...fields])));
   }
 
   /** The checks before a steer body is read (spec §10 steps 2–3). */
@@ -201,7 +230,10 @@ export class RunService {
     const raw = [body.get('input'), body.get('message'), body.get('text')].find((v) => pyTruthy(v));
     const text = pyStrip(steerText(raw ?? ''));
     if (!text) return fail(hermesErrors.steerMissingText());
-    if (!this.agent.steer(run, text)) return fail(hermesErrors.steerNotAccepted(run.runId));
+    const accepted = this.agent.steer(run, text);
+    // An agent.steer() that raises is a 500 steer_failed with the exception text (spec §10 step 6).
+    if (typeof accepted === 'object') return fail(hermesErrors.steerFailed(accepted.raised));
+    if (!accepted) return fail(hermesErrors.steerNotAccepted(run.runId));
     this.registry.update(run.runId, 'steered');
     this.registry.emit(run.runId, 'run.steered', [['accepted', true]]);
     return ok(new Map<string, PyValue>([['object', 'hermes.run.steer'], ['run_id', run.runId], ['accepted', true]]));

@@ -1,11 +1,15 @@
-// Opens the emulator's SQLite store and brings its schema up to date.
+// Opens the emulator's SQLite store, brings its schema up to date, and puts a run table over it.
 import { openReadWrite, type Db } from '../../shared/sqlite.js';
+import type { LockWait, RunTable, StoreUnavailable } from '../runs/run-table.js';
+import { STATEMENT_BUSY_MS } from './busy.js';
+import { FastRunTable } from './fast-run-table.js';
 import { MIGRATIONS } from './migrations/index.js';
+import { PlainRunTable } from './plain-run-table.js';
 
 export function openEmulatorStore(path: string): Db {
   const db = openReadWrite(path);
   // The emulator's rows must survive a killed process (the OS keeps written pages), not a power cut: skipping the
-  // fsyncs at checkpoints keeps keyed admission fast (decision 0005).
+  // fsyncs at checkpoints keeps keyed admission fast (decision 0005; coverage.md states the power-loss difference).
   db.pragma('synchronous = OFF');
   // Checkpoint less often (every ~40 MB of WAL instead of ~4 MB): fewer page copies under a burst of admissions.
   db.pragma('wal_autocheckpoint = 10000');
@@ -16,5 +20,23 @@ export function openEmulatorStore(path: string): Db {
       db.pragma(`user_version = ${i + 1}`);
     }).immediate();
   }
+  // From here a statement blocks the event loop at most this long on another connection's lock; the run table
+  // waits for the rest off the loop (store/busy.ts).
+  db.pragma(`busy_timeout = ${STATEMENT_BUSY_MS}`);
   return db;
+}
+
+/** `fast`: the run table the emulator serves; `plain`: its obviously-correct twin (Hermes's own algorithm). */
+export type RunTableKind = 'fast' | 'plain';
+
+export interface RunTableOptions {
+  kind: RunTableKind;
+  lock: LockWait;
+  /** Store failures no request will see (a background commit that failed and will be retried). */
+  onBackgroundError: (error: StoreUnavailable) => void;
+}
+
+export function openRunTable(path: string, options: RunTableOptions): RunTable {
+  const db = openEmulatorStore(path);
+  return options.kind === 'plain' ? new PlainRunTable(db, options.lock) : new FastRunTable(db, options);
 }

@@ -21,9 +21,13 @@ interface Bounds {
 export class Pruner {
   readonly #prune: (now: number) => string[];
   readonly #bounds: () => Bounds;
+  /** Bounds as of the last committed transaction that pruned (null: unknown, prune for real next time). */
   #known: Bounds | null = null;
-  /** data_version when the bounds were computed (it changes when another connection commits). */
+  /** data_version when #known was computed (it changes when another connection commits). */
   #version = -1;
+  /** The open transaction's view: starts as #known, becomes #known only if the transaction commits. */
+  #working: Bounds | null = null;
+  #workingVersion = -1;
 
   constructor(db: Db) {
     // Strict inequalities as Hermes writes them: a row exactly 24 h old is kept (§12.5). One statement per clause
@@ -51,16 +55,40 @@ export class Pruner {
     this.#bounds = () => ({ updated: minUpdated(), retention: minRetention(), acknowledged: minAcknowledged() });
   }
 
+  /** A write transaction opens: work on a copy of the committed bounds. */
+  begin(): void {
+    this.#working = this.#known && { ...this.#known };
+    this.#workingVersion = this.#version;
+  }
+
+  /** The transaction committed: its view is now the truth. */
+  commit(): void {
+    this.#known = this.#working;
+    this.#version = this.#workingVersion;
+    this.#working = null;
+  }
+
+  /** The transaction rolled back (or its outcome is unknown): forget the bounds; the next prune runs for real. */
+  abort(): void {
+    this.#known = null;
+    this.#working = null;
+  }
+
+  /** Part of the open transaction was rolled back to a savepoint: its view can no longer be trusted. */
+  poison(): void {
+    this.#working = null;
+  }
+
   /**
    * Hermes's prune at `now`, inside the caller's write transaction that read data_version `version`; returns the
    * run ids it deleted. Skipped when the bounds show it would delete nothing: no other connection committed since
    * they were computed and `now` has reached none of them. The comparisons are the SQL's own, on the same doubles.
    */
   prune(now: number, version: number): string[] {
-    const b = this.#known;
+    const b = this.#working;
     if (
       b !== null &&
-      version === this.#version &&
+      version === this.#workingVersion &&
       !(b.updated < now - RETENTION_SECONDS) &&
       !(b.retention <= now) &&
       !(b.acknowledged <= now - RETENTION_SECONDS)
@@ -68,13 +96,13 @@ export class Pruner {
       return [];
     }
     const deleted = this.#prune(now);
-    this.#known = this.#bounds();
-    this.#version = version;
+    this.#working = this.#bounds();
+    this.#workingVersion = version;
     return deleted;
   }
 
-  /** This connection inserted or updated a row stamped `updatedAt` (the clock may have been set back). */
+  /** The open transaction inserted or updated a row stamped `updatedAt` (the clock may have been set back). */
   written(updatedAt: number): void {
-    if (this.#known && updatedAt < this.#known.updated) this.#known.updated = updatedAt;
+    if (this.#working && updatedAt < this.#working.updated) this.#working.updated = updatedAt;
   }
 }
