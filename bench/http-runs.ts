@@ -4,6 +4,7 @@ import autocannon, { type Options, type Result } from 'autocannon';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SECURITY_HEADERS } from '../src/emulator/wire/responses.js';
+import { rawFrame, SSE_BATCH } from './sse-frames.js';
 
 export const BENCH_KEY = 'bench-key-0123456789abcdef';
 
@@ -25,6 +26,19 @@ const BARE_HEADERS: Array<[string, string]> = [
   ['Server', 'Python/3.11 aiohttp/3.14.3'],
 ];
 
+/** A raw node:http SSE writer: n frames, SSE_BATCH per event-loop turn, each built and written as it is produced. */
+function rawSse(res: import('node:http').ServerResponse, n: number): void {
+  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
+  const runId = 'run_3e7ae759900c4b35b9bdfb835dc33b49';
+  let i = 0;
+  const turn = () => {
+    for (let b = 0; b < SSE_BATCH && i < n; b++, i++) res.write(rawFrame(runId, i));
+    if (i < n) setImmediate(turn);
+    else res.end(': stream closed\n\n');
+  };
+  turn();
+}
+
 export interface Bare {
   url: string;
   close(): Promise<void>;
@@ -32,6 +46,7 @@ export interface Bare {
 
 export async function startBare(): Promise<Bare> {
   const server: Server = createServer((req, res) => {
+    if (req.url?.startsWith('/sse?n=')) return rawSse(res, Number(req.url.slice('/sse?n='.length)));
     req.resume();
     req.on('end', () => {
       res.writeHead(200, 'OK', [...BARE_HEADERS, ['Date', new Date().toUTCString()]].flat());

@@ -5,9 +5,13 @@
 // Each server runs in its own process (bench/serve-child.ts), the load generator in this one.
 // The machine is shared and its speed drifts within seconds, so measurements are short windows interleaved in
 // cycles (bare GET, GET, bare POST, POST in rotating order), and each cycle's ratios use the bare windows of that cycle.
+// E3: events/s delivered over SSE to one subscriber (tool.started events played through the control plane in the
+// emulator's process, 64 per event-loop turn) against a raw node:http SSE writer producing the same frames the same
+// way; each measured from the first frame the client receives to the last. Target >= 0.5x.
 // Then runs bench/statedb-generate.ts when present.
 //   BENCH_ROUNDS=5 BENCH_CYCLES=4 BENCH_DURATION=1.5 BENCH_CONNECTIONS=10 BENCH_WARMUP=1 npm run bench
 import { spawn, spawnSync } from 'node:child_process';
+import { request as httpGet } from 'node:http';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,11 +25,14 @@ const load: Load = {
 };
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const cycles = Number(process.env.BENCH_CYCLES ?? 4);
-const TARGETS = { get: 0.8, post: 0.3 };
+const TARGETS = { get: 0.8, post: 0.3, sse: 0.5 };
+const SSE_EVENTS = Number(process.env.BENCH_SSE_EVENTS ?? 20_000);
 const here = dirname(fileURLToPath(import.meta.url));
 
 interface Target {
   url: string;
+  /** Sends one command line to the child (serve-child.ts). */
+  send(line: string): void;
   /** CPU time (µs) the target process has used so far. */
   cpu(): Promise<number>;
   stop(): Promise<void>;
@@ -53,6 +60,7 @@ async function spawnTarget(kind: 'bare' | 'emulator'): Promise<Target> {
   const url = await nextLine();
   return {
     url,
+    send: (line) => void child.stdin!.write(`${line}\n`),
     async cpu() {
       child.stdin!.write('cpu\n');
       return Number(await nextLine());
@@ -161,12 +169,88 @@ async function main(): Promise<void> {
   const failures = results.flatMap((r) => (['get', 'post'] as const).map((w) => [names[w], r[w]] as const)).filter(([, m]) => m.non2xx > 0 || m.errors > 0);
   for (const [name, m] of failures) console.log(`warning: ${name} had ${m.non2xx} non-2xx answers and ${m.errors} errors`);
 
+  await sseBench(auth);
+
   const statedb = join(here, 'statedb-generate.ts');
   if (existsSync(statedb)) {
     console.log('\n--- bench/statedb-generate.ts ---');
     const r = spawnSync('npx', ['tsx', statedb], { stdio: 'inherit' });
     if (r.status !== 0) console.log(`bench/statedb-generate.ts exited with ${r.status ?? r.signal}`);
   }
+}
+
+/**
+ * Reads an event stream until `n` data frames arrived; resolves with events/s between the first and the last frame.
+ * `start` is called once the response head is in (the emulator then starts playing events).
+ */
+function sseRate(url: string, path: string, headers: Record<string, string>, n: number, start: () => void): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const req = httpGet({ host: target.hostname, port: target.port, path, headers, agent: false }, (res) => {
+      if (res.statusCode !== 200) return reject(new Error(`SSE ${path}: ${res.statusCode}`));
+      res.setEncoding('latin1');
+      let frames = 0;
+      let carry = '';
+      let first = 0;
+      res.on('data', (chunk: string) => {
+        const text = carry + chunk;
+        for (let i = text.indexOf('data: '); i >= 0; i = text.indexOf('data: ', i + 6)) frames++;
+        carry = text.slice(-5);
+        if (first === 0 && frames > 0) first = performance.now();
+        if (frames >= n) {
+          const rate = (n - 1) / ((performance.now() - first) / 1000);
+          req.destroy();
+          resolve(rate);
+        }
+      });
+      res.on('error', () => {});
+      start();
+    });
+    req.on('error', (e) => (e.message.includes('socket hang up') ? null : reject(e)));
+    req.end();
+  });
+}
+
+/** E3: interleaved SSE windows, a fresh emulator and bare server per round; ratios per pair. */
+async function sseBench(auth: Record<string, string>): Promise<void> {
+  const ratios: number[] = [];
+  const rows: string[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    const bare = await spawnTarget('bare');
+    const emulator = await spawnTarget('emulator');
+    try {
+      for (let c = 0; c < cycles; c++) {
+        const emu = async () => {
+          const created = await fetch(`${emulator.url}/v1/runs`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: '{"input":"bench"}' });
+          const { run_id: runId } = (await created.json()) as { run_id: string };
+          await new Promise((r) => setTimeout(r, 5));
+          return sseRate(emulator.url, `/v1/runs/${runId}/events`, auth, SSE_EVENTS, () => emulator.send(`emit ${runId} ${SSE_EVENTS}`));
+        };
+        const raw = () => sseRate(bare.url, `/sse?n=${SSE_EVENTS}`, {}, SSE_EVENTS, () => {});
+        // Alternate which goes first, so a drift in the machine's speed does not favour one side.
+        let rawRate: number;
+        let emuRate: number;
+        if (c % 2 === 0) {
+          rawRate = await raw();
+          emuRate = await emu();
+        } else {
+          emuRate = await emu();
+          rawRate = await raw();
+        }
+        ratios.push(emuRate / rawRate);
+        rows.push(`${String(ratios.length).padEnd(7)}${rawRate.toFixed(0).padStart(12)}${emuRate.toFixed(0).padStart(12)}${(emuRate / rawRate).toFixed(2).padStart(8)}`);
+      }
+    } finally {
+      await Promise.all([bare.stop(), emulator.stop()]);
+    }
+  }
+  console.log(`\nE3: SSE events/s to one subscriber, ${SSE_EVENTS} tool.started events per window`);
+  console.log(`${'cycle'.padEnd(7)}${'raw ev/s'.padStart(12)}${'emu ev/s'.padStart(12)}${'ratio'.padStart(8)}`);
+  for (const row of rows) console.log(row);
+  const sorted = [...ratios].sort((x, y) => x - y);
+  const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+  const m = q(0.5);
+  console.log(`SSE events/s / raw node:http SSE writer:  ${m.toFixed(2)}x  (${m >= TARGETS.sse ? `meets ${TARGETS.sse}x` : `BELOW ${TARGETS.sse}x`})  quartiles ${q(0.25).toFixed(2)}–${q(0.75).toFixed(2)}`);
 }
 
 main().catch((e) => {

@@ -11,7 +11,7 @@ export function realLockWait(timeoutMs = DEFAULT_LOCK_TIMEOUT_MS): LockWait {
   return {
     timeoutMs,
     now: () => performance.now(),
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms).unref()),
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   };
 }
 
