@@ -1,59 +1,87 @@
-// The emulator's options, validated once at the front door (the CLI builds the same object).
-import type { ControlledClock } from '../shared/clock.js';
+// The emulator's options, validated once at the front door (the CLI builds the same object). SCHEMA is the single
+// source: it validates JavaScript callers at run time and gives TypeScript callers the EmulatorOptions type.
+import { epochProblem, type ControlledClock } from '../shared/clock.js';
 import { HermeticError } from '../shared/errors.js';
-import { is, parseOptions, type Check } from '../shared/options.js';
+import { check, is, parseOptions, type OptionsInput } from '../shared/options.js';
 
-const profiles: Check<Record<string, { apiKey: string | null }>> = (value, name) => {
+const profile = {
+  /** That profile's own API_SERVER_KEY; null (default) fails closed: every request is 401. */
+  apiKey: is.nullable(is.string),
+};
+
+const profiles = check<Record<string, { apiKey: string | null }>, Record<string, OptionsInput<typeof profile>>>((value, name) => {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "${name}" must be an object of profile name → { apiKey }.`);
   }
   const out: Record<string, { apiKey: string | null }> = {};
-  for (const [profile, settings] of Object.entries(value)) {
-    if (!/^[^/\s]+$/.test(profile)) throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Profile name "${profile}" must be one path segment.`);
-    out[profile] = parseOptions(`profile "${profile}"`, settings, { apiKey: is.nullable(is.string) }, { apiKey: null });
+  for (const [name_, settings] of Object.entries(value)) {
+    if (!/^[^/\s]+$/.test(name_)) throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Profile name "${name_}" must be one path segment.`);
+    out[name_] = parseOptions(`profile "${name_}"`, settings, profile, { apiKey: null });
   }
   return out;
-};
+});
 
-const clock: Check<ControlledClock | undefined> = (value, name) => {
+const clock = check<ControlledClock | undefined, ControlledClock>((value, name) => {
   if (value && typeof value === 'object' && 'advance' in value && 'now' in value) return value as ControlledClock;
   throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "${name}" must be a ControlledClock.`);
+});
+
+/** Epoch seconds within the clock's range (decision 0014): a millisecond time is refused, not taken as year 58000. */
+const epoch = check((value, name): number => {
+  const n = is.number(value, name);
+  const problem = epochProblem(n);
+  if (problem) throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "${name}" is ${n}, which ${problem}.`);
+  return n;
+});
+
+const AGENT = {
+  /** Seconds between admission and the agent starting (0, default: at once; queued until then). */
+  startDelay: is.number,
+  /** Whether a stop's interrupt is honoured (default true: stopping → cancelled at once). */
+  acknowledgeStop: is.boolean,
+  /** Whether agent.steer() accepts text (default true). */
+  acceptSteer: is.boolean,
 };
 
-const agent = (value: unknown, name: string) =>
-  parseOptions(name, value, { startDelay: is.number, acknowledgeStop: is.boolean, acceptSteer: is.boolean }, {
-    startDelay: 0,
-    acknowledgeStop: true,
-    acceptSteer: true,
-  });
+const agent = check<
+  { readonly startDelay: number; readonly acknowledgeStop: boolean; readonly acceptSteer: boolean },
+  OptionsInput<typeof AGENT>
+>((value, name) => parseOptions(name, value, AGENT, { startDelay: 0, acknowledgeStop: true, acceptSteer: true }));
 
 const SCHEMA = {
   /** API_SERVER_KEY; null (default) is Hermes's unauthenticated test listener. */
   apiKey: is.nullable(is.string),
   /** Store path for the durable idempotency rows; ':memory:' (default) keeps nothing across restarts. */
   db: is.string,
+  /** gateway.api_server.max_concurrent_runs (default 10; 0 or less disables the cap). */
   maxConcurrentRuns: is.integer,
+  /** API_SERVER_MODEL_NAME, the model the gateway advertises (default 'hermes-agent'). */
   modelName: is.string,
+  /** API_SERVER_CORS_ORIGINS (default none: any request with an Origin header is refused). */
   corsOrigins: is.stringArray,
+  /** Named profiles served under /p/<name>/, each with its own key (default none: no multiplexing). */
   profiles,
+  /** Start draining: new runs are refused as Hermes refuses them during shutdown (default false). */
   draining: is.boolean,
-  /** Start time (epoch seconds); default the real time. */
-  time: is.nullable(is.number),
-  /** Start with the clock frozen. */
+  /** Start time in epoch seconds, 0 … 253402300799 (default: the real time). */
+  time: is.nullable(epoch),
+  /** Start with the clock frozen: only POST /__admin/clock (or clock.set/advance) moves it (default false). */
   frozen: is.boolean,
   /** Also record every run into this Hermes-shaped state.db (created at the current schema if missing). */
   stateDb: is.nullable(is.string),
   /** Seed for run ids and request ids (default: random). */
   seed: is.nullable(is.string),
+  /** Use this clock instead of making one from `time` and `frozen` (it is not closed with the emulator). */
   clock,
+  /** The fake agent's defaults for every new run. */
   agent,
 };
 
-export type EmulatorOptions = Partial<{ [K in keyof typeof SCHEMA]: Parameters<(typeof SCHEMA)[K]>[0] }> & {
-  profiles?: Record<string, { apiKey?: string | null }>;
-  agent?: Partial<{ startDelay: number; acknowledgeStop: boolean; acceptSteer: boolean }>;
-  clock?: ControlledClock;
-};
+/**
+ * What createEmulator accepts; every field is optional. JavaScript callers get the same rules at run time: an
+ * unknown name is HERMETIC_OPTIONS_UNKNOWN (with a suggestion), a wrong value HERMETIC_OPTIONS_INVALID.
+ */
+export interface EmulatorOptions extends OptionsInput<typeof SCHEMA> {}
 
 export function parseEmulatorOptions(input: EmulatorOptions | undefined) {
   const options = parseOptions('emulator', input, SCHEMA, {

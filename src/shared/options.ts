@@ -1,8 +1,30 @@
 // Option validation at the front door: unknown keys are rejected with a suggestion, values are checked once,
 // and the result is frozen. The CLI and environment build the same input object and pass through here too.
+// The schema is also the source of the public TypeScript type (OptionsInput), so the two cannot drift.
 import { HermeticError } from './errors.js';
 
-export type Check<T> = (value: unknown, name: string) => T;
+declare const INPUT: unique symbol;
+
+/**
+ * Validates one option value (from JavaScript, so typed unknown) and returns it as stored. `I` is what a TypeScript
+ * caller may pass, when that differs from what is stored (a partial nested object, say); it exists only in types.
+ */
+export type Check<T, I = T> = ((value: unknown, name: string) => T) & { readonly [INPUT]?: I };
+
+/** What a caller may pass for one check: its declared input, else what it returns. */
+export type InputOf<C> = C extends { readonly [INPUT]?: infer I } ? (unknown extends I ? ReturnOf<C> : I) : ReturnOf<C>;
+type ReturnOf<C> = C extends (...args: never[]) => infer T ? T : never;
+
+/** The public input type of a schema: every key optional, typed as its check accepts (keeps each key's JSDoc). */
+export type OptionsInput<S> = { -readonly [K in keyof S]?: InputOf<S[K]> };
+
+/** The stored (validated) form of a schema. */
+export type OptionsOutput<S> = { readonly [K in keyof S]: ReturnOf<S[K]> };
+
+/** Declares a check; give `I` when callers pass something other than what is stored. */
+export function check<T, I = T>(fn: (value: unknown, name: string) => T): Check<T, I> {
+  return fn;
+}
 
 function fail(name: string, expected: string, value: unknown): never {
   const shown = typeof value === 'string' ? JSON.stringify(value) : String(value);
@@ -10,22 +32,22 @@ function fail(name: string, expected: string, value: unknown): never {
 }
 
 export const is = {
-  string: (value: unknown, name: string): string => (typeof value === 'string' ? value : fail(name, 'a string', value)),
-  boolean: (value: unknown, name: string): boolean => (typeof value === 'boolean' ? value : fail(name, 'true or false', value)),
-  number: (value: unknown, name: string): number =>
-    typeof value === 'number' && Number.isFinite(value) ? value : fail(name, 'a finite number', value),
-  integer: (value: unknown, name: string): number =>
-    typeof value === 'number' && Number.isInteger(value) ? value : fail(name, 'an integer', value),
-  port: (value: unknown, name: string): number =>
+  string: check((value, name): string => (typeof value === 'string' ? value : fail(name, 'a string', value))),
+  boolean: check((value, name): boolean => (typeof value === 'boolean' ? value : fail(name, 'true or false', value))),
+  number: check((value, name): number =>
+    typeof value === 'number' && Number.isFinite(value) ? value : fail(name, 'a finite number', value)),
+  integer: check((value, name): number =>
+    typeof value === 'number' && Number.isInteger(value) ? value : fail(name, 'an integer', value)),
+  port: check((value, name): number =>
     typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 65535
       ? value
-      : fail(name, 'a port number from 0 to 65535', value),
-  nullable<T>(check: Check<T>): Check<T | null> {
-    return (value, name) => (value === null ? null : check(value, name));
+      : fail(name, 'a port number from 0 to 65535', value)),
+  nullable<T, I>(inner: Check<T, I>): Check<T | null, I | null> {
+    return (value, name) => (value === null ? null : inner(value, name));
   },
-  stringArray: (value: unknown, name: string): string[] =>
-    Array.isArray(value) && value.every((v) => typeof v === 'string') ? [...value] : fail(name, 'an array of strings', value),
-  any: (value: unknown): unknown => value,
+  stringArray: check((value, name): string[] =>
+    Array.isArray(value) && value.every((v) => typeof v === 'string') ? [...value] : fail(name, 'an array of strings', value)),
+  any: check((value): unknown => value),
 };
 
 /** Edit distance, for "did you mean" suggestions. */
@@ -57,12 +79,12 @@ export function suggest(name: string, known: readonly string[]): string | undefi
  * Validates `input` against `schema` (one check per key; absent keys take `defaults`), rejecting unknown keys.
  * @example parseOptions('emulator', { port: 1 }, { port: is.port }, { port: 8642 })
  */
-export function parseOptions<S extends Record<string, Check<unknown>>>(
+export function parseOptions<S extends Record<string, Check<unknown, any>>>(
   what: string,
   input: unknown,
   schema: S,
-  defaults: { [K in keyof S]: ReturnType<S[K]> },
-): Readonly<{ [K in keyof S]: ReturnType<S[K]> }> {
+  defaults: { [K in keyof S]: ReturnOf<S[K]> },
+): OptionsOutput<S> {
   if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input))) {
     throw new HermeticError('HERMETIC_OPTIONS_INVALID', `${what} options must be an object.`);
   }
@@ -82,5 +104,5 @@ export function parseOptions<S extends Record<string, Check<unknown>>>(
     const value = source[key];
     out[key] = value === undefined ? defaults[key as keyof S] : schema[key]!(value, key);
   }
-  return Object.freeze(out) as { [K in keyof S]: ReturnType<S[K]> };
+  return Object.freeze(out) as OptionsOutput<S>;
 }

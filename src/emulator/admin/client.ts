@@ -1,19 +1,308 @@
-// A typed client for the control plane, derived from the admin route table; it takes any fetch, so the same
-// object drives an in-process emulator (emulator.fetch) or a server over HTTP (globalThis.fetch).
-import { HermeticError, type ErrorCode } from '../../shared/errors.js';
-import { ADMIN_PREFIX, ADMIN_ROUTES, type AdminRouteName } from './routes.js';
+// A typed client for the control plane. Its URLs come from the admin route table (routes.ts), its types from the
+// AdminRoutes contract below, which routes.ts is checked against at compile time. It takes any fetch, so the same
+// object drives an in-process emulator (emulator.fetch) or a server over HTTP (globalThis.fetch). This module's
+// types reach no server internals, so a consumer's tsc needs nothing beyond @types/node.
+import { ERROR_CODES, HermeticError, type ErrorCode } from '../../shared/errors.js';
+import type { RunStatus } from '../runs/lifecycle.js';
+import { ADMIN_PREFIX, ADMIN_ROUTES } from './routes.js';
 
-type Routes = (typeof ADMIN_ROUTES)[number];
-type RouteOf<N extends AdminRouteName> = Extract<Routes, { name: N }>;
-type NeedsRun<N extends AdminRouteName> = RouteOf<N>['path'] extends `${string}{run_id}${string}` ? true : false;
+export type { RunStatus } from '../runs/lifecycle.js';
 
-export type AdminClient = {
-  [N in AdminRouteName]: NeedsRun<N> extends true
-    ? (runId: string, body?: Record<string, unknown>) => Promise<any>
-    : (body?: Record<string, unknown>) => Promise<any>;
-};
+/** Any JSON value. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** A control body with no fields (`{}`). */
+export type AdminNoFields = Record<string, never>;
+
+export interface AdminClockState {
+  /** Epoch seconds. */
+  now: number;
+  frozen: boolean;
+}
+
+/** `set` or `advance` (not both), and/or `freeze`. Times are epoch seconds, 0 … 253402300799. */
+export interface AdminClockChange {
+  set?: number;
+  advance?: number;
+  freeze?: boolean;
+}
+
+export interface AdminSweepResult {
+  swept_statuses: number;
+  swept_buffers: number;
+}
+
+export interface AdminRestartResult {
+  restarted: true;
+  owner_pid: number;
+  owner_started: number;
+}
+
+export interface AdminGatewayState {
+  draining: boolean;
+  max_concurrent_runs: number;
+  api_key_set: boolean;
+}
+
+export interface AdminGatewayChange {
+  draining?: boolean;
+  /** 0 (or less) disables the cap. */
+  max_concurrent_runs?: number;
+  /** A non-empty key, or null for Hermes's unauthenticated test listener. */
+  api_key?: string | null;
+}
+
+export interface AdminRunSummary {
+  run_id: string;
+  status: RunStatus;
+  live: boolean;
+  keyed: boolean;
+  last_event: string | null;
+}
+
+export interface AdminRunList {
+  /** Every run in the gateway's memory, oldest first. */
+  runs: AdminRunSummary[];
+}
+
+export interface AdminRunInfo {
+  run_id: string;
+  status: RunStatus | null;
+  live: boolean;
+  started: boolean;
+  stop_requested: boolean;
+  /** request_id of each pending approval, oldest first. */
+  pending_approvals: string[];
+  pending_steer: string[];
+  accept_steer: boolean | null;
+  /** The exception text agent.steer() raises (null: it does not raise). */
+  steer_raises: string | null;
+  acknowledge_stop: boolean | null;
+  /** Events waiting in the run's buffer; null once the buffer is gone. */
+  buffered_events: number | null;
+}
+
+export interface AdminRunState {
+  run_id: string;
+  status: RunStatus;
+}
+
+/** Hermes's subagent fields (the agent's keyword arguments): Hermes emits its pinned list, non-null, in order. */
+export interface AdminSubagentFields {
+  [key: string]: JsonValue | undefined;
+  preview?: JsonValue;
+  goal?: JsonValue;
+  task_count?: JsonValue;
+  task_index?: JsonValue;
+  subagent_id?: JsonValue;
+  child_session_id?: JsonValue;
+  parent_id?: JsonValue;
+  depth?: JsonValue;
+  model?: JsonValue;
+  tool_count?: JsonValue;
+  status?: JsonValue;
+  summary?: JsonValue;
+  duration_seconds?: JsonValue;
+  input_tokens?: JsonValue;
+  output_tokens?: JsonValue;
+  reasoning_tokens?: JsonValue;
+  api_calls?: JsonValue;
+  cost_usd?: JsonValue;
+  files_read?: JsonValue;
+  files_written?: JsonValue;
+  output_tail?: JsonValue;
+}
+
+/** Names Hermes's progress callback receives but never forwards (the emulator accepts and drops them, as Hermes). */
+export type AdminDroppedEventName =
+  | '_thinking'
+  | 'subagent.thinking'
+  | 'subagent.tool'
+  | 'subagent.progress'
+  | 'subagent_progress'
+  | 'moa.reference'
+  | 'moa.aggregating'
+  | 'reasoning.delta'
+  | 'tool.failed';
+
+/**
+ * One call of the agent's progress callback. The six forwarded names reach the stream (`arguments` and `result` are
+ * recorded with --state-db only); a message.delta with delta null is a tool boundary, dropped.
+ */
+export type AdminAgentEvent =
+  | { event: 'tool.started'; tool: string; preview?: string | null; arguments?: JsonValue }
+  | { event: 'tool.completed'; tool: string; duration?: number | null; error?: boolean; result?: string }
+  | { event: 'reasoning.available'; text?: string | null }
+  | { event: 'message.delta'; delta: string | null }
+  | ({ event: 'subagent.start' | 'subagent.complete' } & AdminSubagentFields)
+  | { event: AdminDroppedEventName; [key: string]: JsonValue };
+
+export interface AdminEventResult {
+  run_id: string;
+  event: string;
+  /** True when Hermes's callback drops this name (nothing reaches the stream or the status). */
+  dropped: boolean;
+  /** For a dropped name that looks like a mistake: the route or name probably meant. */
+  hint?: string;
+  /** Subagent fields outside Hermes's pinned list (accepted, not emitted). */
+  ignored_fields?: string[];
+}
+
+/** The approval notification dict, key for key in the order given; Hermes adds `request_id` (uuid4 hex) if absent. */
+export interface AdminApprovalNotification {
+  [key: string]: JsonValue | undefined;
+  preset?: undefined;
+  command?: string;
+  pattern_key?: string;
+  pattern_keys?: string[];
+  description?: string;
+  allow_permanent?: boolean;
+  allow_session?: boolean;
+  smart_denied?: boolean;
+  request_id?: string;
+}
+
+/** The emulator builds the approval subsystem's full dict for a dangerous shell command. */
+export interface AdminShellApproval {
+  preset: 'shell';
+  command: string;
+  description: string;
+  pattern_key?: string;
+  pattern_keys?: string[];
+  allow_permanent?: boolean;
+  allow_session?: boolean;
+  smart_denied?: boolean;
+  request_id?: string;
+}
+
+export type AdminApprovalRequest = AdminApprovalNotification | AdminShellApproval;
+
+/** The `approval.request` event dict, as the stream and the run's `approval` carry it: the notification, then these. */
+export interface AdminApprovalEvent {
+  [key: string]: JsonValue;
+  request_id: string;
+  event: 'approval.request';
+  run_id: string;
+  timestamp: number;
+  choices: Array<'once' | 'session' | 'always' | 'deny'>;
+}
+
+export interface AdminUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  /** Default input_tokens + output_tokens. */
+  total_tokens?: number;
+}
+
+export interface AdminCompletion {
+  /** Default "". */
+  output?: string | null;
+  usage?: AdminUsage | null;
+}
+
+export interface AdminFinalAnswer extends AdminCompletion {
+  /** The result's pending_steer (null: none); default the steer text accepted since the last tool boundary. */
+  pending_steer?: string | null;
+}
+
+export interface AdminFailure {
+  /** Shown as str(error), redacted; falsy (default) → Hermes's "agent run failed". */
+  error?: JsonValue;
+}
+
+export interface AdminRaise {
+  /** str(exc). */
+  message?: string;
+  /** error (default): the run fails; provider_auth: Hermes's provider-authentication failure; cancelled: the task is cancelled. */
+  kind?: 'error' | 'provider_auth' | 'cancelled';
+}
+
+/** `accept`, `raise`, or both. */
+export type AdminSteerPolicy =
+  | { accept: boolean; raise?: string | null }
+  | { accept?: boolean; raise: string | null };
+
+/**
+ * The control-plane contract: per route, whether it takes a run id, its body (never: a GET) and its answer.
+ * routes.ts checks at compile time that its table has exactly these names, and answers with these fields.
+ */
+export interface AdminRoutes {
+  /** POST /__admin/clock: set, advance and/or freeze the emulator's clock. */
+  clock: { run: false; body: AdminClockChange; result: AdminClockState };
+  /** GET /__admin/clock. */
+  getClock: { run: false; body: never; result: AdminClockState };
+  /** POST /__admin/sweep: Hermes's 60-second retention sweep, now. */
+  sweep: { run: false; body: AdminNoFields; result: AdminSweepResult };
+  /** POST /__admin/restart: a gateway crash and restart on the same store. */
+  restart: { run: false; body: AdminNoFields; result: AdminRestartResult };
+  /** POST /__admin/gateway: draining, capacity, API key. */
+  gateway: { run: false; body: AdminGatewayChange; result: AdminGatewayState };
+  /** GET /__admin/gateway. */
+  getGateway: { run: false; body: never; result: AdminGatewayState };
+  /** GET /__admin/runs: every run in the gateway's memory. */
+  runs: { run: false; body: never; result: AdminRunList };
+  /** GET /__admin/runs/{run_id}: what the fake agent holds for a run. */
+  run: { run: true; body: never; result: AdminRunInfo };
+  /** POST /__admin/runs/{run_id}/start: starts a queued run now. */
+  start: { run: true; body: AdminNoFields; result: AdminRunState };
+  /** POST /__admin/runs/{run_id}/event: one progress event. */
+  event: { run: true; body: AdminAgentEvent; result: AdminEventResult };
+  /** POST /__admin/runs/{run_id}/approval-request: parks the run on an approval. */
+  approvalRequest: { run: true; body: AdminApprovalRequest; result: AdminApprovalEvent };
+  /** POST /__admin/runs/{run_id}/complete: the agent returns its final answer. */
+  complete: { run: true; body: AdminFinalAnswer; result: AdminRunState };
+  /** POST /__admin/runs/{run_id}/fail: the agent returns failed. */
+  fail: { run: true; body: AdminFailure; result: AdminRunState };
+  /** POST /__admin/runs/{run_id}/raise: the agent raises instead of returning. */
+  raise: { run: true; body: AdminRaise; result: AdminRunState };
+  /** POST /__admin/runs/{run_id}/cancel: the agent returns interrupted (cancelled after a stop, else completed). */
+  cancel: { run: true; body: AdminCompletion; result: AdminRunState };
+  /** POST /__admin/runs/{run_id}/steer-policy: whether agent.steer() accepts text, or raises. */
+  steerPolicy: { run: true; body: AdminSteerPolicy; result: { run_id: string; accept: boolean; raise: string | null } };
+  /** POST /__admin/runs/{run_id}/stop-policy: whether a stop's interrupt is honoured. */
+  stopPolicy: { run: true; body: { acknowledge: boolean }; result: { run_id: string; acknowledge: boolean } };
+}
+
+export type AdminRouteName = keyof AdminRoutes;
+
+/** A GET takes no body; a body whose fields are all optional may be left out. */
+type BodyArgs<B> = [B] extends [never] ? [] : {} extends B ? [body?: B] : [body: B];
+
+type AdminMethod<E extends AdminRoutes[AdminRouteName]> = E['run'] extends true
+  ? (runId: string, ...body: BodyArgs<E['body']>) => Promise<E['result']>
+  : (...body: BodyArgs<E['body']>) => Promise<E['result']>;
+
+/** One method per control route; each throws AdminClientError when the control plane refuses. */
+export type AdminClient = { readonly [N in keyof AdminRoutes]: AdminMethod<AdminRoutes[N]> };
 
 export type FetchLike = (input: Request) => Promise<Response>;
+
+/**
+ * What the admin client throws when the control plane answers non-2xx: the server's HERMETIC_* code and sentence,
+ * plus the HTTP status and the route. An answer that is not such an error (a proxy's page, say) is
+ * HERMETIC_ADMIN_BAD_ANSWER. It is a HermeticError, so `instanceof HermeticError` and `.code` checks keep working.
+ */
+export class AdminClientError extends HermeticError {
+  /** The HTTP status the control plane answered. */
+  readonly httpStatus: number;
+  /** The client method that was called. */
+  readonly route: AdminRouteName;
+  constructor(code: ErrorCode, message: string, httpStatus: number, route: AdminRouteName) {
+    super(code, message);
+    this.name = 'AdminClientError';
+    this.httpStatus = httpStatus;
+    this.route = route;
+  }
+}
+
+function errorOf(parsed: unknown): { code: ErrorCode; message: string } | null {
+  if (typeof parsed !== 'object' || parsed === null) return null;
+  const error = (parsed as { error?: unknown }).error;
+  if (typeof error !== 'object' || error === null) return null;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code !== 'string' || typeof message !== 'string' || !Object.hasOwn(ERROR_CODES, code)) return null;
+  return { code: code as ErrorCode, message };
+}
 
 /**
  * @example
@@ -24,10 +313,11 @@ export function createAdminClient(fetchImpl: FetchLike, baseUrl: string): AdminC
   const base = baseUrl.replace(/\/+$/, '');
   const client: Record<string, unknown> = {};
   for (const route of ADMIN_ROUTES) {
+    const name: AdminRouteName = route.name;
     const needsRun = route.path.includes('{run_id}');
-    client[route.name] = async (...args: unknown[]) => {
+    client[name] = async (...args: unknown[]) => {
       const runId = needsRun ? String(args[0]) : undefined;
-      const body = (needsRun ? args[1] : args[0]) as Record<string, unknown> | undefined;
+      const body = needsRun ? args[1] : args[0];
       const path = ADMIN_PREFIX + route.path.replace('{run_id}', encodeURIComponent(runId ?? ''));
       const init: RequestInit = { method: route.method };
       if (route.method !== 'GET') {
@@ -35,12 +325,23 @@ export function createAdminClient(fetchImpl: FetchLike, baseUrl: string): AdminC
         init.headers = { 'Content-Type': 'application/json' };
       }
       const response = await fetchImpl(new Request(base + path, init));
-      const parsed = (await response.json()) as { error?: { code: ErrorCode; message: string } };
-      if (!response.ok) {
-        const error = parsed.error;
-        throw new HermeticError(error?.code ?? 'HERMETIC_ADMIN_NOT_FOUND', error?.message ?? `HTTP ${response.status}`);
+      const text = await response.text();
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
       }
-      return parsed;
+      if (response.ok && parsed !== undefined) return parsed;
+      const error = response.ok ? null : errorOf(parsed);
+      if (error) throw new AdminClientError(error.code, error.message, response.status, name);
+      const shown = text.length > 200 ? `${text.slice(0, 200)}…` : text;
+      throw new AdminClientError(
+        'HERMETIC_ADMIN_BAD_ANSWER',
+        `${route.method} ${path} answered ${response.status} with ${JSON.stringify(shown)}, not a control-plane answer.`,
+        response.status,
+        name,
+      );
     };
   }
   return client as AdminClient;

@@ -1,5 +1,6 @@
 // THE control-plane route table. The server dispatches on it and the admin client derives its methods and URLs
 // from it, so the two cannot drift.
+import type { AdminRoutes } from './client.js';
 import type { AdminHandler } from './context.js';
 import { clockHandler } from './clock.js';
 import { gatewayHandler, restartHandler, sweepHandler } from './gateway.js';
@@ -10,6 +11,7 @@ import {
   eventHandler,
   failHandler,
   listRunsHandler,
+  raiseHandler,
   runInfoHandler,
   startHandler,
   steerPolicyHandler,
@@ -41,9 +43,28 @@ export const ADMIN_ROUTES = [
   { name: 'approvalRequest', method: 'POST', path: '/runs/{run_id}/approval-request', handler: approvalRequestHandler },
   { name: 'complete', method: 'POST', path: '/runs/{run_id}/complete', handler: completeHandler },
   { name: 'fail', method: 'POST', path: '/runs/{run_id}/fail', handler: failHandler },
+  { name: 'raise', method: 'POST', path: '/runs/{run_id}/raise', handler: raiseHandler },
   { name: 'cancel', method: 'POST', path: '/runs/{run_id}/cancel', handler: cancelHandler },
   { name: 'steerPolicy', method: 'POST', path: '/runs/{run_id}/steer-policy', handler: steerPolicyHandler },
   { name: 'stopPolicy', method: 'POST', path: '/runs/{run_id}/stop-policy', handler: stopPolicyHandler },
 ] as const satisfies readonly AdminRoute[];
 
 export type AdminRouteName = (typeof ADMIN_ROUTES)[number]['name'];
+
+// Compile-time checks that this table and the client's contract (AdminRoutes in client.ts) agree: the same names,
+// a run id exactly where the path has {run_id}, and each plain-object answer with exactly the contract's fields.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Holds<T extends true> = T;
+type RouteNamed<N> = Extract<(typeof ADMIN_ROUTES)[number], { name: N }>;
+type TakesRun<N> = RouteNamed<N>['path'] extends `${string}{run_id}${string}` ? true : false;
+type Answer<N> = Awaited<ReturnType<RouteNamed<N>['handler']>>;
+type AllKeys<T> = T extends unknown ? keyof T : never;
+type FieldsAgree<N extends keyof AdminRoutes> =
+  Answer<N> extends ReadonlyMap<unknown, unknown> ? true : Same<AllKeys<Answer<N>>, AllKeys<AdminRoutes[N]['result']>>;
+type RouteAgrees = {
+  [N in keyof AdminRoutes]: Same<TakesRun<N>, AdminRoutes[N]['run']> extends true ? FieldsAgree<N> : false;
+};
+export type AdminTableMatchesClient = [
+  Holds<Same<AdminRouteName, keyof AdminRoutes>>,
+  Holds<RouteAgrees[keyof AdminRoutes]>,
+];

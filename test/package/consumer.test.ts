@@ -1,0 +1,160 @@
+// The published types as a TypeScript consumer meets them: `npm pack` (which builds through `prepare`) of a copy of
+// this package, unpacked as node_modules/hermetic of a throwaway project that links only @types/node and typescript
+// from here — deliberately not @types/better-sqlite3 — and compiled with strict and skipLibCheck: false. One file
+// must compile; another must fail with exactly the expected errors. No network: nothing is installed.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, test } from 'node:test';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const TSC = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
+
+const GOOD = `
+import {
+  AdminClientError, ControlledClock, EPOCH_MAX, ERROR_CODES, HermeticError, createAdminClient, createEmulator, startServer,
+  type AdminApprovalEvent, type AdminClient, type AdminRunInfo, type EmulatorOptions, type ErrorCode, type RunStatus,
+} from 'hermetic';
+
+const options: EmulatorOptions = {
+  apiKey: 'test-key-0123456789abcdef', time: 1789169800, frozen: true, seed: 'consumer',
+  profiles: { work: { apiKey: null } }, agent: { startDelay: 1 },
+};
+const hermes = createEmulator(options);
+const admin: AdminClient = hermes.admin;
+const clock: { now: number; frozen: boolean } = await admin.clock({ advance: 5, freeze: true });
+const max: number = EPOCH_MAX;
+const moved: number = clock.now + max;
+const info: AdminRunInfo = await admin.run('run_x').catch(() => ({} as AdminRunInfo));
+const status: RunStatus | null = info.status;
+const runs: string[] = (await admin.runs()).runs.map((r) => r.run_id + r.status);
+const approval: AdminApprovalEvent = await admin.approvalRequest('run_x', { command: 'rm -rf build' }).catch(() => ({} as AdminApprovalEvent));
+const choices: string[] = approval.choices;
+const done: { run_id: string; status: RunStatus } = await admin.complete('run_x', { output: 'Done.', usage: { input_tokens: 1 } }).catch(() => ({ run_id: '', status: 'completed' as const }));
+await admin.event('run_x', { event: 'tool.started', tool: 'terminal', preview: 'ls' }).catch(() => undefined);
+await admin.steerPolicy('run_x', { accept: false }).catch(() => undefined);
+await admin.sweep();
+const response: Response = await hermes.fetch(new Request('http://hermes.test/health'));
+const clock2 = new ControlledClock({ start: 0, frozen: true });
+const timer = clock2.every(60, () => undefined);
+timer.cancel();
+
+const server = await startServer({ port: 0, emulator: hermes });
+const remote = createAdminClient(globalThis.fetch, server.url);
+try {
+  await remote.clock({ set: 1796000000000 });
+} catch (e) {
+  if (e instanceof AdminClientError) {
+    const code: ErrorCode = e.code;
+    const httpStatus: number = e.httpStatus;
+    const route: keyof AdminClient = e.route;
+    void [code, httpStatus, route, ERROR_CODES[code].status];
+  } else if (e instanceof HermeticError) {
+    const message: string = e.message;
+    void message;
+  }
+}
+await server.close();
+await hermes.close();
+void [moved, status, runs, choices, done, response];
+`;
+
+/** Each line that must not compile, with the TypeScript error it must give. */
+const BAD: Array<[string, string]> = [
+  ["createEmulator({ apiKey: 42 });", 'TS2322'],
+  ["createEmulator({ apiKy: 'k' });", 'TS2561'],
+  ["createEmulator({ colour: 'red' });", 'TS2353'],
+  ["createEmulator({ time: '1789169800' });", 'TS2322'],
+  ["createEmulator({ agent: { startDelay: true } });", 'TS2322'],
+  ["await hermes.admin.clock({ set: '1' });", 'TS2322'],
+  ["await hermes.admin.getClock({});", 'TS2554'],
+  ["await hermes.admin.complete({ output: 'Done.' });", 'TS2345'],
+  ["const n: number = (await hermes.admin.run('r')).status;", 'TS2322'],
+];
+
+let dir = '';
+let packed: { files: Array<{ path: string }> } | null = null;
+let diagnostics: Array<{ file: string; line: number; code: string; text: string }> = [];
+
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'hermetic-package-'));
+  // Pack a copy, so the build of `prepare` never writes into the working tree's dist/.
+  const copy = join(dir, 'source');
+  mkdirSync(copy);
+  for (const name of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'bin', 'src']) {
+    cpSync(join(REPO, name), join(copy, name), { recursive: true, filter: (from) => !from.endsWith('.test.ts') });
+  }
+  symlinkSync(join(REPO, 'node_modules'), join(copy, 'node_modules'), 'dir');
+  const pack = spawnSync('npm', ['pack', '--json', '--pack-destination', dir], {
+    cwd: copy,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' },
+  });
+  assert.equal(pack.status, 0, `npm pack failed:\n${pack.stdout}\n${pack.stderr}`);
+  const [result] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  packed = result!;
+
+  const consumer = join(dir, 'consumer');
+  const modules = join(consumer, 'node_modules');
+  mkdirSync(join(modules, '@types'), { recursive: true });
+  const untar = spawnSync('tar', ['-xzf', join(dir, result!.filename), '-C', modules], { encoding: 'utf8' });
+  assert.equal(untar.status, 0, untar.stderr);
+  renameSync(join(modules, 'package'), join(modules, 'hermetic'));
+  symlinkSync(join(REPO, 'node_modules', '@types', 'node'), join(modules, '@types', 'node'), 'dir');
+  symlinkSync(join(REPO, 'node_modules', 'undici-types'), join(modules, 'undici-types'), 'dir');
+  symlinkSync(join(REPO, 'node_modules', 'typescript'), join(modules, 'typescript'), 'dir');
+  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  writeFileSync(join(consumer, 'good.ts'), GOOD);
+  writeFileSync(
+    join(consumer, 'bad.ts'),
+    [`import { createEmulator } from 'hermetic';`, `const hermes = createEmulator();`, ...BAD.map(([line]) => line), 'export {};'].join('\n'),
+  );
+  const compilerOptions = {
+    strict: true, skipLibCheck: false, noEmit: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', types: ['node'],
+  };
+  writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['good.ts', 'bad.ts'] }));
+  // One compiler run for both files (checking @types/node without skipLibCheck is most of its time).
+  diagnostics = tsc(consumer);
+});
+
+after(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+function tsc(cwd: string): Array<{ file: string; line: number; code: string; text: string }> {
+  const r = spawnSync(process.execPath, [TSC, '-p', 'tsconfig.json', '--pretty', 'false'], { cwd, encoding: 'utf8' });
+  const errors = [...r.stdout.matchAll(/^(.+?)\((\d+),\d+\): error (TS\d+): (.*)$/gm)].map((m) => ({
+    file: m[1]!, line: Number(m[2]), code: m[3]!, text: m[4]!,
+  }));
+  // Every line of output is a diagnostic we parsed (a config or resolution failure would not be).
+  assert.equal(errors.length, r.stdout.split('\n').filter((l) => /error TS\d+/.test(l)).length, r.stdout);
+  assert.ok(r.status === 0 || errors.length > 0, `tsc failed without diagnostics:\n${r.stdout}\n${r.stderr}`);
+  return errors;
+}
+
+test('the tarball carries the build and its declarations, and no tests', () => {
+  const paths = packed!.files.map((f) => f.path);
+  for (const path of ['package.json', 'bin/hermetic.js', 'dist/index.js', 'dist/index.d.ts', 'dist/emulator/admin/client.d.ts']) {
+    assert.ok(paths.includes(path), `${path} is packed`);
+  }
+  assert.deepEqual(paths.filter((p) => p.includes('.test.')), []);
+  assert.ok(!existsSync(join(dir, 'consumer', 'node_modules', '@types', 'better-sqlite3')));
+});
+
+test('a strict consumer without @types/better-sqlite3 compiles against the public types', () => {
+  const errors = diagnostics.filter((e) => e.file !== 'bad.ts');
+  assert.deepEqual(errors, []);
+});
+
+test('wrong option types, unknown options and wrong control bodies do not compile', () => {
+  const errors = diagnostics.filter((e) => e.file === 'bad.ts');
+  // Line 1 is the import and line 2 the emulator; BAD[i] is on line i + 3.
+  assert.deepEqual(
+    errors.map((e) => [e.file, e.line, e.code]),
+    BAD.map(([, code], i) => ['bad.ts', i + 3, code]),
+    errors.map((e) => `${e.line}: ${e.code} ${e.text}`).join('\n'),
+  );
+});
