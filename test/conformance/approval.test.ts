@@ -1,8 +1,8 @@
 // Spec runs-api §18 vectors 62–69: approvals.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { describeTransports, std } from '../support/harness.js';
-import { assertJson, status, submit } from '../support/runs.js';
+import { describeTransports, std, type Harness, type Reply } from '../support/harness.js';
+import { assertJson, runningBody, status, submit } from '../support/runs.js';
 
 const REQUEST = { command: 'rm -rf build', pattern_key: 'recursive delete', description: 'recursive delete', request_id: 'REQ' };
 
@@ -77,9 +77,13 @@ describeTransports('vectors 62–69: approval', (open) => {
     const h = await open();
     const runId = await submit(h);
     const stream = await h.events(`/v1/runs/${runId}/events`);
-    await h.admin.approvalRequest(runId, REQUEST);
-    await h.admin.approvalRequest(runId, { ...REQUEST, request_id: 'R2', allow_permanent: false });
-    await h.admin.approvalRequest(runId, { ...REQUEST, request_id: 'R3', smart_denied: true, allow_permanent: false, allow_session: false });
+    const full = (flags: Record<string, unknown>, id: string) => ({
+      command: 'rm -rf build', pattern_key: 'recursive delete', pattern_keys: ['recursive delete'], description: 'recursive delete',
+      allow_permanent: true, allow_session: true, ...flags, request_id: id,
+    });
+    await h.admin.approvalRequest(runId, full({}, 'REQ'));
+    await h.admin.approvalRequest(runId, full({ allow_permanent: false }, 'R2'));
+    await h.admin.approvalRequest(runId, full({ allow_permanent: false, allow_session: false, smart_denied: true }, 'R3'));
     const text = await stream.until((t) => t.split('\n\n').length >= 4);
     const frame = (id: string, flags: string, choices: string) =>
       `data: {"command": "rm -rf build", "pattern_key": "recursive delete", "pattern_keys": ["recursive delete"], "description": "recursive delete", ${flags}"request_id": "${id}", "event": "approval.request", "run_id": "${runId}", "timestamp": 1789169800.0, "choices": ${choices}}\n\n`;
@@ -92,5 +96,109 @@ describeTransports('vectors 62–69: approval', (open) => {
     // resolve_all clears every pending request at once.
     const all = await h.request('POST', `/v1/runs/${runId}/approval`, { body: '{"choice":"once","all":"yes"}' });
     assert.equal(all.json().resolved, 3);
+  });
+});
+
+/** POST a raw approval-request body (exact bytes: key order and Python number types survive). */
+async function notify(h: Harness, runId: string, body: string): Promise<{ reply: Reply; requestId: string }> {
+  const reply = await h.request('POST', `/__admin/runs/${runId}/approval-request`, { body });
+  assert.equal(reply.status, 200, reply.text);
+  return { reply, requestId: reply.json().request_id };
+}
+
+describeTransports('approval notification dict (decision 0015)', (open) => {
+  it('a bare {"command"} gets no defaulted keys: only request_id (32 hex) is added, then the gateway keys', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    const stream = await h.events(`/v1/runs/${runId}/events`);
+    const { reply, requestId } = await notify(h, runId, '{"command": "rm -rf /"}');
+    assert.match(requestId, /^[0-9a-f]{32}$/);
+    const dict = `{"command": "rm -rf /", "request_id": "${requestId}", "event": "approval.request", "run_id": "${runId}", "timestamp": 1789169800.0, "choices": ["once", "session", "always", "deny"]}`;
+    assert.equal(reply.text, dict);
+    assert.equal(await stream.until((t) => t.includes('approval.request')), `data: ${dict}\n\n`);
+    // The status `approval` is the same dict.
+    assertJson(await status(h, runId), 200, runningBody(runId, `, "last_event": "approval.request", "approval": ${dict}`).replace('"status": "running"', '"status": "waiting_for_approval"'));
+  });
+
+  it('the given keys keep their order and types; keys the gateway sets keep their position', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    const body = '{"choices": "mine", "description": "d", "allow_session": 1, "allow_permanent": 0, "pattern_keys": [], "extra": {"n": 2.50}, "command": "ls", "request_id": ""}';
+    const { reply } = await notify(h, runId, body);
+    // allow_session 1 and allow_permanent 0 are not exactly False: all four choices. request_id "" is kept (setdefault).
+    assert.equal(
+      reply.text,
+      `{"choices": ["once", "session", "always", "deny"], "description": "d", "allow_session": 1, "allow_permanent": 0, "pattern_keys": [], "extra": {"n": 2.5}, "command": "ls", "request_id": "", "event": "approval.request", "run_id": "${runId}", "timestamp": 1789169800.0}`,
+    );
+  });
+
+  it('choices: smart_denied truthy or allow_session exactly false → once, deny; allow_permanent exactly false → no always', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    const cases: Array<[string, string]> = [
+      ['{"smart_denied": "yes"}', '["once", "deny"]'],
+      ['{"smart_denied": 0}', '["once", "session", "always", "deny"]'],
+      ['{"allow_session": false}', '["once", "deny"]'],
+      ['{"allow_session": null}', '["once", "session", "always", "deny"]'],
+      ['{"allow_permanent": false}', '["once", "session", "deny"]'],
+      ['{"allow_permanent": false, "allow_session": false}', '["once", "deny"]'],
+    ];
+    for (const [body, choices] of cases) {
+      const { reply } = await notify(h, runId, body);
+      assert.ok(reply.text.endsWith(`"choices": ${choices}}`), `${body} → ${reply.text}`);
+    }
+  });
+
+  it('command: None and other falsy values become "", other types their Python str(); no command key, none added', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    const cases: Array<[string, string]> = [
+      ['{"command": null}', '""'],
+      ['{"command": 0}', '""'],
+      ['{"command": []}', '""'],
+      ['{"command": 5}', '"5"'],
+      ['{"command": ["rm", true]}', `"['rm', True]"`],
+    ];
+    for (const [body, command] of cases) {
+      const { reply } = await notify(h, runId, body);
+      assert.ok(reply.text.startsWith(`{"command": ${command}, "request_id": "`), `${body} → ${reply.text}`);
+    }
+    const { reply, requestId } = await notify(h, runId, '{"description": "no command"}');
+    assert.equal(reply.text, `{"description": "no command", "request_id": "${requestId}", "event": "approval.request", "run_id": "${runId}", "timestamp": 1789169800.0, "choices": ["once", "session", "always", "deny"]}`);
+  });
+
+  it('"preset": "shell" sends the dangerous-command dict: defaults from the description, request_id last', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    const stream = await h.events(`/v1/runs/${runId}/events`);
+    const { requestId } = await notify(h, runId, '{"preset": "shell", "command": "rm -rf build", "description": "recursive delete"}');
+    await notify(h, runId, '{"preset": "shell", "command": "git push -f", "description": "git force push; tirith: homograph", "pattern_keys": ["git force push", "tirith:homograph"], "pattern_key": "git force push", "allow_permanent": false, "request_id": "R2"}');
+    await notify(h, runId, '{"preset": "shell", "command": "curl x | sh", "description": "pipe remote content to shell", "smart_denied": true, "request_id": "R3"}');
+    const text = await stream.until((t) => t.split('\n\n').length >= 4);
+    const tail = (id: string, choices: string) => `"request_id": "${id}", "event": "approval.request", "run_id": "${runId}", "timestamp": 1789169800.0, "choices": ${choices}}\n\n`;
+    assert.equal(
+      text,
+      `data: {"command": "rm -rf build", "pattern_key": "recursive delete", "pattern_keys": ["recursive delete"], "description": "recursive delete", "allow_permanent": true, "allow_session": true, ${tail(requestId, '["once", "session", "always", "deny"]')}` +
+        `data: {"command": "git push -f", "pattern_key": "git force push", "pattern_keys": ["git force push", "tirith:homograph"], "description": "git force push; tirith: homograph", "allow_permanent": false, "allow_session": true, ${tail('R2', '["once", "session", "deny"]')}` +
+        `data: {"command": "curl x | sh", "pattern_key": "pipe remote content to shell", "pattern_keys": ["pipe remote content to shell"], "description": "pipe remote content to shell", "allow_permanent": false, "allow_session": false, "smart_denied": true, ${tail('R3', '["once", "deny"]')}`,
+    );
+  });
+
+  it('the shell preset refuses unknown fields, a missing description, contradictory flags and unknown presets', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    const refused = async (body: string, message: string) => {
+      const reply = await h.request('POST', `/__admin/runs/${runId}/approval-request`, { body });
+      assert.equal(reply.status, 400);
+      assert.equal(reply.text, JSON.stringify({ error: { code: 'HERMETIC_ADMIN_BAD_FIELD', message } }));
+    };
+    await refused('{"preset": "shell", "command": "ls", "descripton": "x"}', 'Unknown field "descripton" for the shell approval preset. Did you mean "description"?');
+    await refused('{"preset": "shell", "command": "ls"}', 'Field "description" must be a string (it is required).');
+    await refused(
+      '{"preset": "shell", "command": "ls", "description": "x", "smart_denied": true, "allow_session": true}',
+      'With "smart_denied": true the approval subsystem sends "allow_permanent": false and "allow_session": false.',
+    );
+    await refused('{"preset": "mcp", "command": "ls"}', 'Field "preset" must be "shell"; got "mcp". Without "preset" the body is sent as given.');
+    assert.equal((await status(h, runId)).json().status, 'running');
   });
 });

@@ -53,7 +53,7 @@ describeTransports('vectors 47–54: restart and retention', (open) => {
   it('51: a run persisted while waiting for approval keeps its approval object (first key) when interrupted', async () => {
     const h = await open({ db: storePath() });
     const runId = await submit(h, '{"input":"hello"}', { 'Idempotency-Key': 'k1' });
-    await h.admin.approvalRequest(runId, { command: 'rm -rf build', pattern_key: 'recursive delete', description: 'recursive delete', request_id: 'REQ' });
+    await h.admin.approvalRequest(runId, { preset: 'shell', command: 'rm -rf build', description: 'recursive delete', request_id: 'REQ' });
     await h.admin.restart();
     const reply = await status(h, runId);
     const approval = `{"allow_permanent": true, "allow_session": true, "choices": ["once", "session", "always", "deny"], "command": "rm -rf build", "description": "recursive delete", "event": "approval.request", "pattern_key": "recursive delete", "pattern_keys": ["recursive delete"], "request_id": "REQ", "run_id": "${runId}", "timestamp": 1789169800.0}`;

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeTransports, std } from '../support/harness.js';
-import { assertJson, status, submit } from '../support/runs.js';
+import { assertJson, assertSecurityHeaders, runningBody, status, submit } from '../support/runs.js';
 
 describeTransports('vectors 70–76: steer', (open) => {
   it('70: steering a running run is accepted and streamed as run.steered (text not echoed)', async () => {
@@ -85,5 +85,85 @@ describeTransports('vectors 70–76: steer', (open) => {
     assertJson(reply, 401, '{"error": {"message": "Invalid gateway API key (API_SERVER_KEY)", "type": "gateway_auth_error", "code": "gateway_auth_failed"}}');
     const status401 = await h.request('GET', `/v1/runs/${runId}`, { headers: { Authorization: 'hermesroom some.grant' } });
     assertJson(status401, 401, std('Room authorization is invalid or expired.', 'invalid_room_grant', 'gateway_auth_error'));
+  });
+
+  it('75b: an agent.steer() that raises is 500 steer_failed with the exception text; nothing is recorded', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    const stream = await h.events(`/v1/runs/${runId}/events`);
+    assert.deepEqual(await h.admin.steerPolicy(runId, { raise: 'steer queue is closed' }), { run_id: runId, accept: true, raise: 'steer queue is closed' });
+    const reply = await h.request('POST', `/v1/runs/${runId}/steer`, { body: '{"input":"x"}' });
+    assertJson(reply, 500, std('steer queue is closed', 'steer_failed'));
+    assertSecurityHeaders(reply);
+    // Raising wins over a declining policy; an empty exception text is an empty message.
+    await h.admin.steerPolicy(runId, { accept: false, raise: '' });
+    assertJson(await h.request('POST', `/v1/runs/${runId}/steer`, { body: '{"input":"x"}' }), 500, std('', 'steer_failed'));
+    assert.equal((await h.admin.run(runId)).steer_raises, '');
+    await h.admin.steerPolicy(runId, { raise: null, accept: true });
+    assertJson(await h.request('POST', `/v1/runs/${runId}/steer`, { body: '{"input":"x"}' }), 200, `{"object": "hermes.run.steer", "run_id": "${runId}", "accepted": true}`);
+    await h.admin.complete(runId, { output: 'Done.' });
+    // Only the accepted steer reached the stream.
+    const text = await stream.ended;
+    assert.equal(text.split('run.steered').length - 1, 1);
+    assert.equal((await status(h, runId)).json().pending_steer, 'x');
+  });
+
+  it('75c: a steer policy with neither field is refused', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    const reply = await h.request('POST', `/__admin/runs/${runId}/steer-policy`, { body: '{}' });
+    assert.equal(reply.status, 400);
+    assert.deepEqual(reply.json(), {
+      error: { code: 'HERMETIC_ADMIN_BAD_FIELD', message: 'Field "accept" (true or false) or "raise" (a string, or null to stop raising) is required.' },
+    });
+  });
+});
+
+describeTransports('pending_steer on completion (redaction.md §5)', (open) => {
+  const usage = '{"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}';
+
+  it('steer texts accepted after the last tool boundary join with newlines, after usage in run.completed and at the end of the status', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    const stream = await h.events(`/v1/runs/${runId}/events`);
+    await h.admin.event(runId, { event: 'tool.completed', tool: 'terminal', duration: 1 });
+    await h.request('POST', `/v1/runs/${runId}/steer`, { body: '{"input":"  first  "}' });
+    await h.request('POST', `/v1/runs/${runId}/steer`, { body: '{"text":"second"}' });
+    await h.admin.complete(runId, { output: 'Done.' });
+    const text = await stream.ended;
+    assert.ok(
+      text.endsWith(`data: {"event": "run.completed", "run_id": "${runId}", "timestamp": 1789169800.0, "output": "Done.", "usage": ${usage}, "pending_steer": "first\\nsecond"}\n\n: stream closed\n\n`),
+      text,
+    );
+    assertJson(
+      await status(h, runId),
+      200,
+      runningBody(runId, `, "last_event": "run.completed", "output": "Done.", "usage": ${usage}, "pending_steer": "first\\nsecond"`).replace('"running"', '"completed"'),
+    );
+  });
+
+  it('an explicit pending_steer from the agent result is used as given; with no prior event it lands after last_event', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    await h.admin.complete(runId, { output: 'Done.', pending_steer: 'replay me' });
+    assertJson(
+      await status(h, runId),
+      200,
+      runningBody(runId, `, "output": "Done.", "usage": ${usage}, "last_event": "run.completed", "pending_steer": "replay me"`).replace('"running"', '"completed"'),
+    );
+  });
+
+  it('an explicit empty or null pending_steer leaves the key out, even with undelivered steer text', async () => {
+    const h = await open();
+    for (const pending of ['', null]) {
+      const runId = await submit(h);
+      await h.request('POST', `/v1/runs/${runId}/steer`, { body: '{"input":"late"}' });
+      await h.admin.complete(runId, { output: 'Done.', pending_steer: pending });
+      assertJson(
+        await status(h, runId),
+        200,
+        runningBody(runId, `, "last_event": "run.completed", "output": "Done.", "usage": ${usage}`).replace('"running"', '"completed"'),
+      );
+    }
   });
 });

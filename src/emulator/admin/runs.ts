@@ -1,11 +1,13 @@
-// Per-run controls of the fake agent: progress events, approval requests, completion, failure, interrupt,
+// Per-run controls of the fake agent: progress events, approval requests, completion, failure, exceptions, interrupt,
 // and its steer/stop policies. Each acts on a live run (admitted, not yet finished) in this gateway.
 import { HermeticError } from '../../shared/errors.js';
-import { zeroUsage, type ProgressEvent, type Usage } from '../runs/agent.js';
+import { zeroUsage, type Usage } from '../runs/agent.js';
 import { isTerminal } from '../runs/lifecycle.js';
 import type { LiveRun } from '../runs/registry.js';
 import { statusOf } from '../runs/status.js';
-import type { PyDict, PyValue } from '../../shared/python/index.js';
+import type { PyDict } from '../../shared/python/index.js';
+import { redactSensitiveText } from '../../shared/redact/index.js';
+import { approvalNotification, parseCallbackEvent } from './agent-events.js';
 import { field, onlyKeys, type AdminContext } from './context.js';
 
 /** The live run, or a clear error: unknown, finished, or (for most actions) not started yet. */
@@ -41,6 +43,7 @@ export function runInfoHandler(ctx: AdminContext) {
     pending_approvals: run ? run.approvals.map((a) => a.get('request_id')) : [],
     pending_steer: run?.pendingSteer ?? [],
     accept_steer: run?.acceptSteer ?? null,
+    steer_raises: run ? ctx.deps.agent.steerRaises(run) : null,
     acknowledge_stop: run?.acknowledgeStop ?? null,
     buffered_events: registry.buffers.get(runId)?.pending ?? null,
   };
@@ -66,91 +69,31 @@ export function startHandler(ctx: AdminContext) {
   return { run_id: run.runId, status: statusOf(ctx.deps.registry.statuses.get(run.runId)!) };
 }
 
-const SUBAGENT_FIELDS = [
-  'goal', 'task_count', 'task_index', 'subagent_id', 'child_session_id', 'parent_id', 'depth', 'model', 'tool_count',
-  'status', 'summary', 'duration_seconds', 'input_tokens', 'output_tokens', 'reasoning_tokens', 'api_calls',
-  'cost_usd', 'files_read', 'files_written', 'output_tail',
-];
-
-function parseEvent(body: PyDict): ProgressEvent {
-  const name = field.string(body, 'event');
-  switch (name) {
-    case 'tool.started':
-      onlyKeys(body, ['event', 'tool', 'preview', 'arguments'], name);
-      return {
-        event: name,
-        tool: field.string(body, 'tool'),
-        preview: field.nullableString(body, 'preview', null),
-        ...(body.has('arguments') ? { arguments: body.get('arguments')! } : {}),
-      };
-    case 'tool.completed':
-      onlyKeys(body, ['event', 'tool', 'duration', 'error', 'result'], name);
-      return {
-        event: name,
-        tool: field.string(body, 'tool'),
-        duration: field.number(body, 'duration') ?? null,
-        error: field.boolean(body, 'error', false),
-        ...(body.has('result') ? { result: field.string(body, 'result') } : {}),
-      };
-    case 'reasoning.available':
-      onlyKeys(body, ['event', 'text'], name);
-      return { event: name, text: field.string(body, 'text', '') };
-    case 'message.delta':
-      onlyKeys(body, ['event', 'delta'], name);
-      return { event: name, delta: field.string(body, 'delta') };
-    case 'subagent.start':
-    case 'subagent.complete': {
-      onlyKeys(body, ['event', 'preview', ...SUBAGENT_FIELDS], name);
-      const fields: Array<[string, PyValue]> = [];
-      if (body.has('preview')) fields.push(['preview', body.get('preview')!]);
-      // Hermes emits the non-null ones, always in this order (spec §8.3).
-      for (const key of SUBAGENT_FIELDS) {
-        const v = body.get(key);
-        if (v !== undefined && v !== null) fields.push([key, v]);
-      }
-      return { event: name, fields };
-    }
-    default:
-      throw new HermeticError(
-        'HERMETIC_ADMIN_BAD_FIELD',
-        `Field "event" must be one of tool.started, tool.completed, reasoning.available, message.delta, subagent.start, subagent.complete; got "${name}".`,
-      );
-  }
-}
-
-/** POST /__admin/runs/{run_id}/event: one progress event; the emulator adds run_id and timestamp. */
+/**
+ * POST /__admin/runs/{run_id}/event: one call of the agent's progress callback. Hermes forwards six names (adding
+ * run_id and timestamp) and drops every other one without touching the status; the answer says which happened.
+ */
 export function eventHandler(ctx: AdminContext) {
   const run = liveRun(ctx);
-  const event = parseEvent(ctx.body);
-  ctx.deps.agent.progress(run, event);
-  return { run_id: run.runId, event: event.event };
+  const parsed = parseCallbackEvent(ctx.body);
+  if (parsed.kind === 'dropped') {
+    return { run_id: run.runId, event: parsed.name, dropped: true, ...(parsed.hint ? { hint: parsed.hint } : {}) };
+  }
+  ctx.deps.agent.progress(run, parsed.event);
+  const ignored = parsed.ignoredFields;
+  return { run_id: run.runId, event: parsed.event.event, dropped: false, ...(ignored.length ? { ignored_fields: ignored } : {}) };
 }
 
-/** POST /__admin/runs/{run_id}/approval-request: parks the run on an approval (spec §8.4). */
+/** The approval subsystem's own pass over command and description: unforced, with Hermes's switch on (its default). */
+const subsystemRedaction = (text: string): string => redactSensitiveText(text, { force: false, enabled: true })!;
+
+/**
+ * POST /__admin/runs/{run_id}/approval-request: the approval subsystem notifies the gateway (spec §8.4). The body is
+ * the notification dict, key for key, or `{"preset": "shell", …}` for the full dangerous-command dict.
+ */
 export function approvalRequestHandler(ctx: AdminContext): PyDict {
-  const { body } = ctx;
-  onlyKeys(body, ['command', 'pattern_key', 'pattern_keys', 'description', 'allow_permanent', 'allow_session', 'smart_denied', 'request_id'], 'an approval request');
+  const notification = approvalNotification(ctx.body, subsystemRedaction);
   const run = liveRun(ctx);
-  const patternKey = field.string(body, 'pattern_key', '');
-  const patternKeys = body.get('pattern_keys') ?? (patternKey ? [patternKey] : []);
-  if (!Array.isArray(patternKeys) || !patternKeys.every((k) => typeof k === 'string')) {
-    throw new HermeticError('HERMETIC_ADMIN_BAD_FIELD', 'Field "pattern_keys" must be an array of strings.');
-  }
-  // The approval subsystem's key order; request_id last (Hermes's uuid4().hex when not given).
-  const notification: PyDict = new Map<string, PyValue>([
-    ['command', field.string(body, 'command')],
-    ['pattern_key', patternKey],
-    ['pattern_keys', patternKeys],
-    ['description', field.string(body, 'description', '')],
-    ['allow_permanent', field.boolean(body, 'allow_permanent', true)],
-    ['allow_session', field.boolean(body, 'allow_session', true)],
-  ]);
-  if (field.boolean(body, 'smart_denied', false)) notification.set('smart_denied', true);
-  if (body.has('request_id')) {
-    const id = field.string(body, 'request_id');
-    if (!id) throw new HermeticError('HERMETIC_ADMIN_BAD_FIELD', 'Field "request_id" must not be empty.');
-    notification.set('request_id', id);
-  }
   return ctx.deps.agent.requestApproval(run, notification);
 }
 
@@ -169,21 +112,50 @@ function finishedStatus(ctx: AdminContext, run: LiveRun) {
   return { run_id: run.runId, status: status ? statusOf(status) : null };
 }
 
-/** POST /__admin/runs/{run_id}/complete {"output", "usage"}: the agent returns its final answer. */
+/**
+ * POST /__admin/runs/{run_id}/complete {"output", "usage", "pending_steer"}: the agent returns its final answer.
+ * `pending_steer` is the result's field (null: none); without it, the steer text accepted since the last tool boundary.
+ */
 export function completeHandler(ctx: AdminContext) {
-  onlyKeys(ctx.body, ['output', 'usage'], 'complete');
+  onlyKeys(ctx.body, ['output', 'usage', 'pending_steer'], 'complete');
   const run = liveRun(ctx);
   const output = ctx.body.has('output') ? ctx.body.get('output')! : '';
   if (output !== null && typeof output !== 'string') throw new HermeticError('HERMETIC_ADMIN_BAD_FIELD', 'Field "output" must be a string or null.');
-  ctx.deps.agent.finish(run, { kind: 'completed', output, usage: parseUsage(ctx.body) });
+  const pendingSteer = ctx.body.has('pending_steer') ? field.nullableString(ctx.body, 'pending_steer', null) : undefined;
+  ctx.deps.agent.finish(run, { kind: 'completed', output, usage: parseUsage(ctx.body), ...(pendingSteer === undefined ? {} : { pendingSteer }) });
   return finishedStatus(ctx, run);
 }
 
-/** POST /__admin/runs/{run_id}/fail {"error"}: the agent returns failed (empty text → "agent run failed"). */
+/**
+ * POST /__admin/runs/{run_id}/fail {"error"}: the agent returns `failed: true`; Hermes shows str(error) redacted, or
+ * "agent run failed" when it is falsy (absent, "", null, 0, …).
+ */
 export function failHandler(ctx: AdminContext) {
   onlyKeys(ctx.body, ['error'], 'fail');
   const run = liveRun(ctx);
-  ctx.deps.agent.finish(run, { kind: 'failed', error: field.string(ctx.body, 'error', '') });
+  ctx.deps.agent.finish(run, { kind: 'failed', error: ctx.body.get('error') ?? null });
+  return finishedStatus(ctx, run);
+}
+
+const RAISE_KINDS = ['error', 'provider_auth', 'cancelled'] as const;
+
+/**
+ * POST /__admin/runs/{run_id}/raise {"message", "kind"}: the agent raises instead of returning. `error` (default): the
+ * run fails with str(exc) redacted; `provider_auth`: "⚠️ Provider authentication failed: <message>", unredacted (the
+ * agent factory raises it, so a queued run starts first); `cancelled`: the task is cancelled.
+ */
+export function raiseHandler(ctx: AdminContext) {
+  onlyKeys(ctx.body, ['message', 'kind'], 'raise');
+  const kind = field.string(ctx.body, 'kind', 'error');
+  if (!(RAISE_KINDS as readonly string[]).includes(kind)) {
+    throw new HermeticError('HERMETIC_ADMIN_BAD_FIELD', `Field "kind" must be one of ${RAISE_KINDS.join(', ')}; got "${kind}".`);
+  }
+  const message = field.string(ctx.body, 'message', '');
+  const run = liveRun(ctx, false);
+  if (!run.started) ctx.deps.agent.startNow(run);
+  if (ctx.deps.registry.live.get(run.runId) === run) {
+    ctx.deps.agent.raise(run, { kind: kind as (typeof RAISE_KINDS)[number], message });
+  }
   return finishedStatus(ctx, run);
 }
 
@@ -202,12 +174,19 @@ export function cancelHandler(ctx: AdminContext) {
   return finishedStatus(ctx, run);
 }
 
-/** POST /__admin/runs/{run_id}/steer-policy {"accept": bool}: whether agent.steer() accepts text. */
+/**
+ * POST /__admin/runs/{run_id}/steer-policy {"accept": bool, "raise": string or null}: whether agent.steer() accepts
+ * text, and whether it raises (with that exception text) instead — a raising steer answers 500 steer_failed.
+ */
 export function steerPolicyHandler(ctx: AdminContext) {
-  onlyKeys(ctx.body, ['accept'], 'steer-policy');
+  onlyKeys(ctx.body, ['accept', 'raise'], 'steer-policy');
+  if (!ctx.body.has('accept') && !ctx.body.has('raise')) {
+    throw new HermeticError('HERMETIC_ADMIN_BAD_FIELD', 'Field "accept" (true or false) or "raise" (a string, or null to stop raising) is required.');
+  }
   const run = liveRun(ctx, false);
-  run.acceptSteer = field.boolean(ctx.body, 'accept');
-  return { run_id: run.runId, accept: run.acceptSteer };
+  if (ctx.body.has('accept')) run.acceptSteer = field.boolean(ctx.body, 'accept');
+  if (ctx.body.has('raise')) ctx.deps.agent.setSteerRaises(run, field.nullableString(ctx.body, 'raise', null));
+  return { run_id: run.runId, accept: run.acceptSteer, raise: ctx.deps.agent.steerRaises(run) };
 }
 
 /** POST /__admin/runs/{run_id}/stop-policy {"acknowledge": bool}: whether a stop's interrupt is honoured. */

@@ -3,6 +3,7 @@
 import type { Clock } from '../../shared/clock.js';
 import type { IdSource } from '../../shared/ids.js';
 import { PyFloat, type PyDict, type PyValue, pyRound, pyTruthy } from '../../shared/python/index.js';
+import { redactApiErrorText } from './hermes-errors.js';
 import type { RunObserver } from './observer.js';
 import type { LiveRun, RunRegistry } from './registry.js';
 
@@ -15,19 +16,69 @@ export interface AgentDefaults {
   acceptSteer: boolean;
 }
 
-/** Progress events; `arguments` and `result` are for recorders only (Hermes's events do not carry them). */
+/**
+ * The agent callback events Hermes forwards to the stream (decision 0015); `arguments` and `result` are for recorders
+ * only (Hermes's events do not carry them). Values keep their Python type: `duration` is an int or a float as sent.
+ */
 export type ProgressEvent =
   | { event: 'tool.started'; tool: string; preview: string | null; arguments?: PyValue }
-  | { event: 'tool.completed'; tool: string; duration: number | null; error: boolean; result?: string }
+  | { event: 'tool.completed'; tool: string; duration: PyValue; error: boolean; result?: string }
   | { event: 'reasoning.available'; text: string }
   | { event: 'message.delta'; delta: string }
-  | { event: 'subagent.start' | 'subagent.complete'; fields: Array<[string, PyValue]> };
+  | { event: 'subagent.start' | 'subagent.complete'; preview: PyValue; kwargs: PyDict };
 
 /** What the agent returns when its loop ends (Hermes's result dict, reduced to what the runs module reads). */
 export type AgentResult =
-  | { kind: 'completed'; output: PyValue; usage: Usage }
-  | { kind: 'failed'; error: string }
+  | { kind: 'completed'; output: PyValue; usage: Usage; /** The result's pending_steer; absent: what steer left undelivered. */ pendingSteer?: string | null }
+  | { kind: 'failed'; error: PyValue }
   | { kind: 'interrupted'; output: PyValue; usage: Usage };
+
+/** An exception escaping the agent (spec runs-api §7.3): a plain one, the provider-credential one, or cancellation. */
+export interface AgentException {
+  kind: 'error' | 'provider_auth' | 'cancelled';
+  /** str(exc). */
+  message: string;
+}
+
+/** The subagent keys Hermes forwards at the pin, in its order (spec §8.3; no `delegation_id` yet). */
+export const SUBAGENT_KEYS = [
+  'goal', 'task_count', 'task_index', 'subagent_id', 'child_session_id', 'parent_id', 'depth', 'model', 'tool_count',
+  'status', 'summary', 'duration_seconds', 'input_tokens', 'output_tokens', 'reasoning_tokens', 'api_calls',
+  'cost_usd', 'files_read', 'files_written', 'output_tail',
+] as const;
+/** Free-text subagent keys Hermes force-redacts when they hold a string. */
+const REDACTED_SUBAGENT_KEYS: ReadonlySet<string> = new Set(['goal', 'summary', 'output_tail']);
+
+/** Python round(x, 3): an int stays the same int, a float is rounded and stays a float. */
+function round3(x: PyValue): PyValue {
+  if (x instanceof PyFloat) return new PyFloat(pyRound(x.value, 3));
+  if (typeof x === 'number' && !Number.isInteger(x)) return new PyFloat(pyRound(x, 3));
+  return x;
+}
+
+/** Hermes's progress callback: the SSE fields of a forwarded event (api_server_runs.py `_callback`). */
+function progressFields(ev: ProgressEvent): Array<[string, PyValue]> {
+  switch (ev.event) {
+    case 'tool.started':
+      return [['tool', ev.tool], ['preview', ev.preview]];
+    case 'tool.completed':
+      return [['tool', ev.tool], ['duration', round3(ev.duration)], ['error', ev.error]];
+    case 'reasoning.available':
+      return [['text', ev.text]];
+    case 'message.delta':
+      return [['delta', ev.delta]];
+    default: {
+      const fields: Array<[string, PyValue]> = [];
+      if (ev.preview !== null) fields.push(['preview', redactApiErrorText(ev.preview)]);
+      for (const key of SUBAGENT_KEYS) {
+        const v = ev.kwargs.get(key);
+        if (v === undefined || v === null) continue;
+        fields.push([key, REDACTED_SUBAGENT_KEYS.has(key) && typeof v === 'string' ? redactApiErrorText(v) : v]);
+      }
+      return fields;
+    }
+  }
+}
 
 export interface Usage {
   input_tokens: number;
@@ -43,6 +94,9 @@ const usageDict = (u: Usage): PyDict =>
   ]);
 
 export class FakeAgent {
+  /** Runs whose agent.steer() raises, with the exception text. */
+  readonly #steerRaises = new WeakMap<LiveRun, string>();
+
   constructor(
     private readonly registry: RunRegistry,
     private readonly clock: Clock,
@@ -90,17 +144,7 @@ export class FakeAgent {
   }
 
   progress(run: LiveRun, ev: ProgressEvent): void {
-    const fields: Array<[string, PyValue]> =
-      ev.event === 'tool.started'
-        ? [['tool', ev.tool], ['preview', ev.preview]]
-        : ev.event === 'tool.completed'
-          ? [['tool', ev.tool], ['duration', ev.duration === null ? 0 : new PyFloat(pyRound(ev.duration, 3))], ['error', ev.error]]
-          : ev.event === 'reasoning.available'
-            ? [['text', ev.text]]
-            : ev.event === 'message.delta'
-              ? [['delta', ev.delta]]
-              : ev.fields;
-    this.registry.emit(run.runId, ev.event, fields);
+    this.registry.emit(run.runId, ev.event, progressFields(ev));
     this.observer?.progress(run, ev);
     // message.delta never touches the status; the rest record last_event and keep the status (spec §6.1).
     if (ev.event !== 'message.delta') this.registry.update(run.runId, 'progress', [], [], ev.event);
@@ -111,7 +155,13 @@ export class FakeAgent {
   /** Parks the run on a dangerous-command approval; returns the approval.request event dict. */
   requestApproval(run: LiveRun, notification: PyDict): PyDict {
     const event: PyDict = new Map(notification);
+    // The approval entry's setdefault (uuid4().hex, after the given keys), then the gateway's copy: `command`
+    // force-redacted in place when present (None → ""), the rest untouched (redaction.md §3).
     if (!event.has('request_id')) event.set('request_id', this.ids.uuid4Hex());
+    if (event.has('command')) {
+      const command = event.get('command')!;
+      event.set('command', redactApiErrorText(pyTruthy(command) ? command : ''));
+    }
     const smartDenied = pyTruthy(event.get('smart_denied'));
     const allowSession = event.get('allow_session') !== false;
     const allowPermanent = event.get('allow_permanent') !== false;
@@ -145,10 +195,23 @@ export class FakeAgent {
     return 1;
   }
 
-  steer(run: LiveRun, text: string): boolean {
+  /** agent.steer(text): accepted, declined, or an exception (its str()) under a raising steer policy. */
+  steer(run: LiveRun, text: string): boolean | { raised: string } {
+    const raised = this.#steerRaises.get(run);
+    if (raised !== undefined) return { raised };
     if (!run.acceptSteer) return false;
     run.pendingSteer.push(text);
     return true;
+  }
+
+  /** The steer policy's exception text (null: agent.steer() does not raise). */
+  steerRaises(run: LiveRun): string | null {
+    return this.#steerRaises.get(run) ?? null;
+  }
+
+  setSteerRaises(run: LiveRun, message: string | null): void {
+    if (message === null) this.#steerRaises.delete(run);
+    else this.#steerRaises.set(run, message);
   }
 
   /** A stop's hard interrupt: a cooperative agent returns interrupted (releasing any approval wait). */
@@ -168,18 +231,40 @@ export class FakeAgent {
       return;
     }
     if (result.kind === 'failed') {
-      const error = result.error || 'agent run failed';
+      const error = redactApiErrorText(pyTruthy(result.error) ? result.error : 'agent run failed');
       registry.emit(runId, 'run.failed', [['error', error]]);
       registry.update(runId, 'fail', [['error', error]]);
     } else {
       // Completion (also an interrupted result without a stop mark) — the event precedes the status flip (§8.5).
+      // pending_steer: undelivered steer texts joined by newlines (AIAgent.steer), only when truthy (redaction.md §5).
       const usage = usageDict(result.usage);
-      const pending = run.pendingSteer.join('\n');
+      const explicit = result.kind === 'completed' ? result.pendingSteer : undefined;
+      const pending = explicit === undefined ? run.pendingSteer.join('\n') : explicit;
       const tail: Array<[string, PyValue]> = pending ? [['pending_steer', pending]] : [];
       registry.emit(runId, 'run.completed', [['output', result.output], ['usage', usage], ...tail]);
       registry.update(runId, 'complete', [['output', result.output], ['usage', usage]], tail);
     }
     this.observer?.finished(run, result, registry.statuses.get(runId)!);
+    registry.finishTask(runId);
+  }
+
+  /**
+   * The agent raises instead of returning (decision 0002 §2c step 6): status first, then the event. A plain exception's
+   * text is force-redacted with no fallback; the provider-credential one is not redacted; cancellation is `cancelled`.
+   */
+  raise(run: LiveRun, exc: AgentException): void {
+    const { registry } = this;
+    const runId = run.runId;
+    if (exc.kind === 'cancelled') {
+      registry.update(runId, 'cancel');
+      registry.emit(runId, 'run.cancelled');
+      this.observer?.finished(run, { kind: 'interrupted', output: null, usage: zeroUsage() }, registry.statuses.get(runId)!);
+    } else {
+      const error = exc.kind === 'provider_auth' ? `\u26a0\ufe0f Provider authentication failed: ${exc.message}` : redactApiErrorText(exc.message);
+      registry.update(runId, 'fail', [['error', error]]);
+      registry.emit(runId, 'run.failed', [['error', error]]);
+      this.observer?.finished(run, { kind: 'failed', error }, registry.statuses.get(runId)!);
+    }
     registry.finishTask(runId);
   }
 

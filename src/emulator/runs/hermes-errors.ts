@@ -1,5 +1,15 @@
 // Hermes's own error answers as domain data (status, message, type, code); only wire/ turns them into bytes.
-// Texts are exact (spec runs-api §§2–13).
+// Texts are exact (spec runs-api §§2–13). Also Hermes's `_redact_api_error_text`, which its error paths share.
+import { pyStr, type PyValue } from '../../shared/python/index.js';
+import { redactSensitiveText } from '../../shared/redact/index.js';
+
+/**
+ * Hermes's `_redact_api_error_text`: str(value), force-redacted once (redaction.md §2).
+ * @example redactApiErrorText('key sk-proj-abcdefghijklmnop1234') // 'key sk-pro...1234'
+ */
+export function redactApiErrorText(value: PyValue): string {
+  return redactSensitiveText(pyStr(value), { force: true })!;
+}
 
 export interface HermesError {
   status: number;
@@ -53,6 +63,8 @@ export const hermesErrors = {
   steerMissingText: () =>
     std(400, "Missing non-empty steer text; expected 'input', 'message', or 'text'.", 'invalid_steer_input'),
   steerNotAccepted: (id: string) => std(409, `Run did not accept steer text: ${id}`, 'steer_not_accepted'),
+  /** agent.steer() raised: the exception text is redacted here, and again by the envelope (redaction.md §2). */
+  steerFailed: (exceptionText: string) => std(500, redactApiErrorText(exceptionText), 'steer_failed'),
 } as const;
 
 /** A Python exception escaping a handler: aiohttp answers with its plain-text 500 page (spec §2.5). */

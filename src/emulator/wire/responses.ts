@@ -3,6 +3,7 @@
 import type { HttpResponse } from '../http.js';
 import type { HermesError } from '../runs/hermes-errors.js';
 import { dumps, type PyValue } from '../../shared/python/index.js';
+import { redactSensitiveText } from '../../shared/redact/index.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 export const TEXT_TYPE = 'text/plain; charset=utf-8';
@@ -21,11 +22,14 @@ export function jsonResponse(status: number, value: PyValue, headers: Array<[str
   return { status, headers: [['Content-Type', JSON_TYPE], ...headers], body: dumps(value) };
 }
 
-/** Hermes's standard four-key envelope; `Retry-After: 1` on capacity and draining answers. */
+/**
+ * Hermes's standard four-key envelope (`_openai_error`): the message force-redacted once (redaction.md §2), so an id
+ * from the URL that looks like a secret is masked. `Retry-After: 1` on capacity and draining answers.
+ */
 export function errorResponse(error: HermesError): HttpResponse {
   const body = new Map<string, PyValue>([
     ['error', new Map<string, PyValue>([
-      ['message', error.message],
+      ['message', redactSensitiveText(error.message, { force: true })],
       ['type', error.type],
       ['param', null],
       ['code', error.code],
@@ -56,6 +60,7 @@ export function unknownProfileResponse(): HttpResponse {
   return jsonResponse(404, new Map<string, PyValue>([['error', 'Unknown or unconfigured profile']]));
 }
 
+/** aiohttp's bare `web.Response(status=…)`: no body, and (aiohttp ≥ 3.10.6) no Content-Type either. */
 export function emptyResponse(status: number, headers: Array<[string, string]> = []): HttpResponse {
   return { status, headers, body: null };
 }

@@ -1,0 +1,159 @@
+// Control bodies that stand for what Hermes's agent hands the gateway: one progress-callback call (POST …/event) and
+// one approval notification dict (POST …/approval-request). The gateway decides what reaches the stream; this module
+// only reads the body, keeping every value's Python type (decision 0015).
+import { HermeticError } from '../../shared/errors.js';
+import { suggest } from '../../shared/options.js';
+import { PyFloat, type PyDict, type PyValue } from '../../shared/python/index.js';
+import { SUBAGENT_KEYS, type ProgressEvent } from '../runs/agent.js';
+import { field, onlyKeys } from './context.js';
+
+/** Callback event names Hermes turns into SSE events (message.delta comes through the stream-delta callback). */
+export const FORWARDED_EVENTS = ['tool.started', 'tool.completed', 'reasoning.available', 'message.delta', 'subagent.start', 'subagent.complete'] as const;
+
+/**
+ * Names the agent (and its delegate and MoA helpers) passes to the progress callback that Hermes's `/v1/runs` callback
+ * ignores at the pin (spec runs-api §8.3, "never emitted"). Any other name is dropped too; these get no hint.
+ */
+export const DROPPED_AGENT_EVENTS = [
+  '_thinking', 'subagent.thinking', 'subagent.tool', 'subagent.progress', 'subagent_progress', 'moa.reference',
+  'moa.aggregating', 'reasoning.delta', 'tool.failed',
+] as const;
+
+/** What a dropped name most likely meant: a control route for the lifecycle, or a forwarded name it is close to. */
+const ROUTE_HINTS: Record<string, string> = {
+  'run.completed': 'complete',
+  'run.failed': 'fail',
+  'run.cancelled': 'cancel',
+  'approval.request': 'approval-request',
+};
+
+export type CallbackEvent =
+  | { kind: 'forwarded'; event: ProgressEvent; ignoredFields: string[] }
+  | { kind: 'dropped'; name: string; hint: string | null };
+
+const BAD = (message: string): never => {
+  throw new HermeticError('HERMETIC_ADMIN_BAD_FIELD', message);
+};
+
+/** round() takes an int or a float; anything else would raise inside Hermes's callback. */
+function duration(body: PyDict): PyValue {
+  const v = body.get('duration');
+  // Absent: Hermes's kwargs default 0 (an int). null stays accepted as "none given", as before.
+  if (v === undefined || v === null) return 0;
+  if (typeof v === 'number' || typeof v === 'bigint' || v instanceof PyFloat) return v;
+  return BAD('Field "duration" must be a number (an int stays an int, a float is rounded to 3 places).');
+}
+
+function dropped(name: string): CallbackEvent {
+  const route = ROUTE_HINTS[name];
+  let hint: string | null = null;
+  if (route) hint = `Hermes's agent never sends ${name} through the progress callback; use POST /__admin/runs/{run_id}/${route}.`;
+  else if (!(DROPPED_AGENT_EVENTS as readonly string[]).includes(name)) {
+    const close = suggest(name, FORWARDED_EVENTS);
+    if (close) hint = `Did you mean "${close}"?`;
+  }
+  return { kind: 'dropped', name, hint };
+}
+
+/**
+ * One progress-callback call. The six forwarded names take the fields documented in admin-api.md; subagent events
+ * take any field (the agent passes keyword arguments; Hermes keeps the pinned list); every other name is accepted and
+ * dropped, as Hermes's callback drops it.
+ */
+export function parseCallbackEvent(body: PyDict): CallbackEvent {
+  const name = field.string(body, 'event');
+  switch (name) {
+    case 'tool.started':
+      onlyKeys(body, ['event', 'tool', 'preview', 'arguments'], name);
+      return {
+        kind: 'forwarded',
+        ignoredFields: [],
+        event: {
+          event: name,
+          tool: field.string(body, 'tool'),
+          preview: field.nullableString(body, 'preview', null),
+          ...(body.has('arguments') ? { arguments: body.get('arguments')! } : {}),
+        },
+      };
+    case 'tool.completed':
+      onlyKeys(body, ['event', 'tool', 'duration', 'error', 'result'], name);
+      return {
+        kind: 'forwarded',
+        ignoredFields: [],
+        event: {
+          event: name,
+          tool: field.string(body, 'tool'),
+          duration: duration(body),
+          error: field.boolean(body, 'error', false),
+          ...(body.has('result') ? { result: field.string(body, 'result') } : {}),
+        },
+      };
+    case 'reasoning.available':
+      onlyKeys(body, ['event', 'text'], name);
+      // Hermes sends `preview or ""`.
+      return { kind: 'forwarded', ignoredFields: [], event: { event: name, text: field.nullableString(body, 'text', '') || '' } };
+    case 'message.delta': {
+      onlyKeys(body, ['event', 'delta'], name);
+      // The agent signals a tool boundary with delta None; Hermes's stream-delta callback returns on it.
+      if (body.get('delta') === null) return { kind: 'dropped', name, hint: null };
+      return { kind: 'forwarded', ignoredFields: [], event: { event: name, delta: field.string(body, 'delta') } };
+    }
+    case 'subagent.start':
+    case 'subagent.complete': {
+      const kwargs: PyDict = new Map([...body].filter(([k]) => k !== 'event' && k !== 'preview'));
+      const known: readonly string[] = SUBAGENT_KEYS;
+      return {
+        kind: 'forwarded',
+        ignoredFields: [...kwargs.keys()].filter((k) => !known.includes(k)),
+        event: { event: name, preview: body.get('preview') ?? null, kwargs },
+      };
+    }
+    default:
+      return dropped(name);
+  }
+}
+
+const SHELL_FIELDS = ['preset', 'command', 'description', 'pattern_key', 'pattern_keys', 'allow_permanent', 'allow_session', 'smart_denied', 'request_id'];
+
+/**
+ * The approval subsystem's dict for a dangerous shell command (redaction.md §3), in its key order:
+ * command, pattern_key, pattern_keys, description, allow_permanent, allow_session, [smart_denied], [request_id].
+ * `redact` is the subsystem's own (unforced) pass over command and description.
+ */
+function shellNotification(body: PyDict, redact: (text: string) => string): PyDict {
+  onlyKeys(body, SHELL_FIELDS, 'the shell approval preset');
+  const description = field.string(body, 'description');
+  // Hermes's dangerous-pattern detector uses the description as the pattern key.
+  const patternKey = field.string(body, 'pattern_key', description);
+  const patternKeys = body.get('pattern_keys') ?? [patternKey];
+  if (!Array.isArray(patternKeys) || !patternKeys.every((k) => typeof k === 'string')) BAD('Field "pattern_keys" must be an array of strings.');
+  const smartDenied = field.boolean(body, 'smart_denied', false);
+  // A guardian DENY an owner may override: neither session nor permanent allow-listing is offered.
+  const allowPermanent = field.boolean(body, 'allow_permanent', !smartDenied);
+  const allowSession = field.boolean(body, 'allow_session', !smartDenied);
+  if (smartDenied && (allowPermanent || allowSession)) {
+    BAD('With "smart_denied": true the approval subsystem sends "allow_permanent": false and "allow_session": false.');
+  }
+  const dict: PyDict = new Map<string, PyValue>([
+    ['command', redact(field.string(body, 'command'))],
+    ['pattern_key', patternKey],
+    ['pattern_keys', patternKeys],
+    ['description', redact(description)],
+    ['allow_permanent', allowPermanent],
+    ['allow_session', allowSession],
+  ]);
+  if (smartDenied) dict.set('smart_denied', true);
+  if (body.has('request_id')) dict.set('request_id', field.string(body, 'request_id'));
+  return dict;
+}
+
+/**
+ * The notification dict the approval subsystem hands the gateway: the body itself, every key in the order given
+ * (Hermes adds only `request_id`, later), or with `"preset": "shell"` the full dict for a dangerous shell command.
+ */
+export function approvalNotification(body: PyDict, redact: (text: string) => string): PyDict {
+  if (!body.has('preset')) return new Map(body);
+  const preset = body.get('preset');
+  if (preset === 'shell') return shellNotification(body, redact);
+  return BAD(`Field "preset" must be "shell"; got ${JSON.stringify(preset)}. Without "preset" the body is sent as given.`);
+}
