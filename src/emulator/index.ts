@@ -50,12 +50,19 @@ export function createEmulator(input?: EmulatorOptions): Emulator {
     corsOrigins: [...options.corsOrigins],
     profiles: new Map(Object.entries(options.profiles)),
   };
-  const lock = realLockWait();
+  const lock = realLockWait(options.lockTimeout * 1000);
+  let lastWarning = -Infinity;
+  // A private store (db: null) is an in-memory database this emulator keeps across its emulated restarts.
   const openStore = () =>
-    openRunTable(options.db, {
-      kind: 'fast',
+    openRunTable(options.db ?? ':memory:', {
+      kind: options.runTable,
       lock,
-      onBackgroundError: (e) => process.emitWarning(`hermetic: ${e.message}; retrying`, { code: 'HERMETIC_STORE_RETRY' }),
+      onBackgroundError: (e) => {
+        // A locked store can fail a background commit every few ms: say so once every 10 s, not each time.
+        if (performance.now() - lastWarning < 10_000) return;
+        lastWarning = performance.now();
+        console.warn(`hermetic: ${e.message}; held status writes are retried, and nothing that shows them is answered until they are saved`);
+      },
     });
   const registry = new RunRegistry(clock, openStore(), claimOwner(), lock);
   const recorder = options.stateDb
@@ -87,9 +94,11 @@ export function createEmulator(input?: EmulatorOptions): Emulator {
   };
 
   /** Our own bugs are never dressed up as Hermes's answers without a trace: they are reported with their stack. */
-  const onInternalError = (error: unknown): void => {
-    console.error(`hermetic: internal error (a bug in Hermetic, not an emulated Hermes error; please report it):\n${(error as Error)?.stack ?? String(error)}`);
-  };
+  const onInternalError =
+    options.onInternalError ??
+    ((error: unknown): void => {
+      console.error(`hermetic: internal error (a bug in Hermetic, not an emulated Hermes error; please report it):\n${(error as Error)?.stack ?? String(error)}`);
+    });
   const deps: AppDeps = {
     clock,
     api: { service, registry, gateway, clock, durable: options.db !== ':memory:', onInternalError },

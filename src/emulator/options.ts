@@ -48,11 +48,39 @@ const agent = check<
   OptionsInput<typeof AGENT>
 >((value, name) => parseOptions(name, value, AGENT, { startDelay: 0, acknowledgeStop: true, acceptSteer: true }));
 
+const runTable = check((value, name): 'fast' | 'plain' =>
+  value === 'fast' || value === 'plain'
+    ? value
+    : (() => {
+        throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "${name}" must be "fast" or "plain"; got ${JSON.stringify(value)}.`);
+      })());
+
+const seconds = check((value, name): number => {
+  const n = is.number(value, name);
+  if (n < 0) throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "${name}" must be 0 seconds or more; got ${n}.`);
+  return n;
+});
+
+const callback = check<((error: unknown) => void) | null, ((error: unknown) => void) | null>((value, name) => {
+  if (value === null || typeof value === 'function') return value as ((error: unknown) => void) | null;
+  throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "${name}" must be a function or null.`);
+});
+
 const SCHEMA = {
   /** API_SERVER_KEY; null (default) is Hermes's unauthenticated test listener. */
   apiKey: is.nullable(is.string),
-  /** Store path for the durable idempotency rows; ':memory:' (default) keeps nothing across restarts. */
-  db: is.string,
+  /**
+   * Where the durable idempotency rows live: a file path (kept across restarts of the process and shared by gateways
+   * given the same path); ':memory:' for Hermes's own fallback (not durable: nothing survives a restart); null
+   * (default) for a store private to this emulator that survives its emulated restarts.
+   */
+  db: is.nullable(is.string),
+  /** 'fast' (default) or 'plain': Hermes's own store algorithm, for checking the fast one (decision 0016). */
+  runTable,
+  /** Seconds a request waits for another connection's lock on the store before it fails (default 30, as Hermes). */
+  lockTimeout: seconds,
+  /** Called with every bug of Hermetic's own met while answering (default: printed to stderr with its stack). */
+  onInternalError: callback,
   /** gateway.api_server.max_concurrent_runs (default 10; 0 or less disables the cap). */
   maxConcurrentRuns: is.integer,
   /** API_SERVER_MODEL_NAME, the model the gateway advertises (default 'hermes-agent'). */
@@ -86,7 +114,10 @@ export interface EmulatorOptions extends OptionsInput<typeof SCHEMA> {}
 export function parseEmulatorOptions(input: EmulatorOptions | undefined) {
   const options = parseOptions('emulator', input, SCHEMA, {
     apiKey: null,
-    db: ':memory:',
+    db: null,
+    runTable: 'fast',
+    lockTimeout: 30,
+    onInternalError: null,
     maxConcurrentRuns: 10,
     modelName: 'hermes-agent',
     corsOrigins: [],

@@ -43,7 +43,9 @@ async function stillWaiting(p: Promise<unknown>): Promise<boolean> {
   return !settled;
 }
 
-describeTransports('durability: answers wait for their commit', (open) => {
+for (const runTable of ['fast', 'plain'] as const) describeTransports(`durability: answers wait for their commit (${runTable} run table)`, (openWith) => {
+  const open = (options: Parameters<typeof openWith>[0] = {}) => openWith({ runTable, ...options });
+
   it('a control-plane completion, and a GET that would show it, are answered only once the file holds it', async () => {
     const db = freshDb();
     const h = await open({ db });
@@ -151,5 +153,32 @@ describeTransports('durability: answers wait for their commit', (open) => {
     const res = await h.request('GET', `/v1/runs/${runId}`);
     assert.equal(res.status, 200);
     assert.equal(res.json().status, 'completed');
+  });
+
+  it('a lock held past the timeout: GET answers Hermes\'s 500 page, the control plane 503 HERMETIC_STORE_BUSY; the server lives and saves the change later', async () => {
+    const db = freshDb();
+    const h = await open({ db, lockTimeout: 0.2 });
+    const file = other(db);
+    const runId = await keyedRun(h, 'locked-out');
+    const release = file.hold();
+    try {
+      const completing = await h.request('POST', `/__admin/runs/${runId}/complete`, { body: '{"output":"Done."}' });
+      assert.equal(completing.status, 503);
+      assert.equal(completing.json().error.code, 'HERMETIC_STORE_BUSY');
+      const polled = await h.request('GET', `/v1/runs/${runId}`);
+      assert.equal(polled.status, 500);
+      assert.equal(polled.text, '500 Internal Server Error\n\nServer got itself in trouble');
+      // Everything that does not need the store keeps answering.
+      assert.equal((await h.request('GET', '/health')).status, 200);
+      const keyless = await h.request('POST', '/v1/runs', { body: '{"input":"no key"}' });
+      assert.equal(keyless.status, 202);
+    } finally {
+      release();
+    }
+    // Once the lock is free the held write is saved, and the run answers completed.
+    const polled = await h.request('GET', `/v1/runs/${runId}`);
+    assert.equal(polled.json().status, 'completed');
+    assert.equal(file.status(runId), 'completed');
+    file.close();
   });
 });

@@ -136,7 +136,7 @@ describeTransports('vectors 77–85: events', (open) => {
     assert.equal(reply.status, 200);
     assert.ok(reply.text.includes('"runs_idempotency": {"supported": true, "durable": true, "retention_seconds": 86400}'));
     assert.equal(reply.json().object, 'hermes.api_server.capabilities');
-    const memory = await open();
+    const memory = await open({ db: ':memory:' });
     assert.equal((await memory.request('GET', '/v1/capabilities')).json().features.runs_idempotency.durable, false);
     const health = await memory.request('GET', '/health', { auth: false });
     assert.equal(health.text, '{"status": "ok", "platform": "hermes-agent", "version": "0.21.0"}');

@@ -100,11 +100,32 @@ describeTransports('vectors 47–54: restart and retention', (open) => {
 
 describeTransports('restart with a non-durable store', (open) => {
   it('with :memory: (Hermes\'s fallback store), nothing replays after a restart', async () => {
-    const h = await open();
+    const h = await open({ db: ':memory:' });
     const runId = await submit(h, '{"input":"hello"}', { 'Idempotency-Key': 'k1' });
     await h.admin.restart();
     assertJson(await status(h, runId), 404, std(`Run not found: ${runId}`, 'run_not_found'));
     const again = await h.request('POST', '/v1/runs', { body: '{"input":"hello"}', headers: { 'Idempotency-Key': 'k1' } });
     assert.equal(again.json().replayed, false);
+  });
+});
+
+describeTransports('the default store: private to the emulator, durable across its emulated restarts', (open) => {
+  it('without db, a keyed run replays after an emulated restart, and capabilities say durable', async () => {
+    const h = await open();
+    const reply = await h.request('GET', '/v1/capabilities');
+    assert.equal(reply.json().features.runs_idempotency.durable, true);
+    const runId = await submit(h, '{"input":"hello"}', { 'Idempotency-Key': 'k1' });
+    await h.admin.restart();
+    const again = await h.request('POST', '/v1/runs', { body: '{"input":"hello"}', headers: { 'Idempotency-Key': 'k1' } });
+    assert.equal(again.text, `{"run_id": "${runId}", "status": "interrupted", "replayed": true}`);
+  });
+
+  it('two emulators without db never see each other\'s keys', async () => {
+    const a = await open();
+    const b = await open();
+    await submit(a, '{"input":"hello"}', { 'Idempotency-Key': 'shared' });
+    const second = await b.request('POST', '/v1/runs', { body: '{"input":"hello"}', headers: { 'Idempotency-Key': 'shared' } });
+    assert.equal(second.status, 202);
+    assert.equal(second.json().replayed, false);
   });
 });

@@ -23,7 +23,10 @@ import { K, T0 } from '../support/harness.js';
 
 const ALICE = 'alice-key-0123456789abcdef';
 const OK_ORIGIN = 'http://ok.test';
+/** Bugs of Hermetic's own met while answering; every fuzz suite ends by asserting there were none. */
+const BUGS: unknown[] = [];
 const OPTIONS: EmulatorOptions = {
+  onInternalError: (e) => void BUGS.push(e),
   apiKey: K,
   time: T0,
   frozen: true,
@@ -880,6 +883,7 @@ async function healthOk(send: (req: FuzzRequest) => Promise<Answer>): Promise<vo
 // ---------------------------------------------------------------------------------------------------------------
 
 describe(`API fuzz (seed ${SEED}; rerun with FUZZ_SEED=${SEED})`, () => {
+  after(() => assert.deepEqual(BUGS.map((b) => (b as Error)?.stack ?? String(b)), [], 'no request met a bug of Hermetic\'s own'));
   for (const transport of ['fetch', 'handle'] as const) {
     it(`in process (${transport}): random and malformed requests never break Hermes's envelopes`, async (t) => {
       const emulator = createEmulator(OPTIONS);
@@ -1062,7 +1066,7 @@ describe('stateful random walk', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(commandArb, { minLength: 5, maxLength: 40 }), async (commands) => {
         // A file store: an in-memory one does not survive an emulated restart (as Hermes's fallback store).
-        const emulator = createEmulator({ apiKey: K, time: T0, frozen: true, maxConcurrentRuns: 4, db: join(dir, `walk-${walks++}.db`) });
+        const emulator = createEmulator({ apiKey: K, time: T0, frozen: true, maxConcurrentRuns: 4, db: join(dir, `walk-${walks++}.db`), onInternalError: (e) => void BUGS.push(e) });
         const runs: RunModel[] = [];
         const keys = new Map<string, { body: number; session: boolean; runId: string; at: number }>();
         let now = T0;

@@ -42,6 +42,8 @@ export interface Stream {
 
 export interface Harness {
   readonly transport: 'fetch' | 'http';
+  /** Bugs of Hermetic's own met while answering (onInternalError); a suite fails when any is left. */
+  readonly bugs: unknown[];
   readonly emulator: Emulator;
   readonly admin: AdminClient;
   request(method: string, path: string, options?: RequestOptions): Promise<Reply>;
@@ -110,13 +112,14 @@ function makeStream(status: number, headers: Record<string, string>, close: () =
   };
 }
 
-async function fetchHarness(options: EmulatorOptions): Promise<Harness> {
+async function fetchHarness(options: EmulatorOptions, bugs: unknown[]): Promise<Harness> {
   const emulator = createEmulator(options);
   const base = 'http://hermes.test';
   const toRequest = (method: string, path: string, o: RequestOptions) =>
     new Request(base + path, { method, headers: headersFor(o), body: o.body as BodyInit | undefined });
   return {
     transport: 'fetch',
+    bugs,
     emulator,
     admin: createAdminClient(emulator.fetch, base),
     async request(method, path, o = {}) {
@@ -154,13 +157,14 @@ async function fetchHarness(options: EmulatorOptions): Promise<Harness> {
   };
 }
 
-async function httpHarness(options: EmulatorOptions): Promise<Harness> {
+async function httpHarness(options: EmulatorOptions, bugs: unknown[]): Promise<Harness> {
   const server: ServerHandle = await startServer({ ...options, port: 0 });
   const url = new URL(server.url);
   const send = (method: string, path: string, o: RequestOptions) =>
     httpRequest({ host: url.hostname, port: url.port, method, path, headers: headersFor(o), agent: false });
   return {
     transport: 'http',
+    bugs,
     emulator: server.emulator,
     admin: createAdminClient(globalThis.fetch, server.url),
     request(method, path, o = {}) {
@@ -215,8 +219,9 @@ async function httpHarness(options: EmulatorOptions): Promise<Harness> {
 }
 
 export function openHarness(transport: 'fetch' | 'http', options: EmulatorOptions = {}): Promise<Harness> {
-  const merged = { ...DEFAULTS, ...options };
-  return transport === 'fetch' ? fetchHarness(merged) : httpHarness(merged);
+  const bugs: unknown[] = [];
+  const merged = { ...DEFAULTS, onInternalError: (e: unknown) => void bugs.push(e), ...options };
+  return transport === 'fetch' ? fetchHarness(merged, bugs) : httpHarness(merged, bugs);
 }
 
 /**
@@ -228,7 +233,11 @@ export function describeTransports(name: string, suite: (open: (options?: Emulat
     describe(`${name} [${transport}]`, () => {
       const opened: Harness[] = [];
       afterEach(async () => {
-        await Promise.all(opened.splice(0).map((h) => h.close()));
+        const harnesses = opened.splice(0);
+        await Promise.all(harnesses.map((h) => h.close()));
+        // A bug of ours answered as Hermes's 500 page (or HERMETIC_INTERNAL) fails the test that met it.
+        const bugs = harnesses.flatMap((h) => h.bugs);
+        if (bugs.length > 0) throw new Error(`Hermetic met ${bugs.length} internal error(s):\n${bugs.map((b) => (b as Error)?.stack ?? String(b)).join('\n')}`);
       });
       suite(async (options) => {
         const h = await openHarness(transport, options);

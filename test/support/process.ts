@@ -1,8 +1,58 @@
-// Starts a real `hermetic serve` process (through tsx, from source) and waits for the address it prints.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+// Runs the real `hermetic` bin (bin/hermetic.js) as a person does, against the TypeScript sources: the bin imports
+// ../dist/cli/main.js, and a resolve hook points every dist/**.js at src/**.ts (tsx compiles them), so no build is
+// needed and no stale build is tested. `spawnServe` starts `hermetic serve` and waits for the address it prints.
+import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+export const BIN = fileURLToPath(new URL('../../bin/hermetic.js', import.meta.url));
+const DIST = pathToFileURL(fileURLToPath(new URL('../../dist/', import.meta.url))).href;
+const SRC = pathToFileURL(fileURLToPath(new URL('../../src/', import.meta.url))).href;
+const TSX = pathToFileURL(fileURLToPath(import.meta.resolve('tsx'))).href;
+
+const HOOKS = `const DIST = ${JSON.stringify(DIST)}, SRC = ${JSON.stringify(SRC)};
+export async function resolve(specifier, context, next) {
+  if (context.parentURL && /^(\\.|file:)/.test(specifier)) {
+    const url = new URL(specifier, context.parentURL).href;
+    if (url.startsWith(DIST) && url.endsWith('.js')) return next(SRC + url.slice(DIST.length, -3) + '.ts', context);
+  }
+  return next(specifier, context);
+}`;
+const REGISTER = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOKS)}`)});`;
+
+/** Node's arguments that run the bin from source (tsx first, so the dist → src hook resolves before it). */
+export const BIN_ARGS = ['--import', TSX, '--import', `data:text/javascript,${encodeURIComponent(REGISTER)}`, BIN];
+
+/**
+ * Runs `hermetic ...args` to completion in `cwd` (default: the repository) and returns its exit status and output.
+ * @example const r = runBin(['statedb', 'inspect', 'x.db']); assert.equal(r.status, 1);
+ */
+export function runBin(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): SpawnSyncReturns<string> {
+  return spawnSync(process.execPath, [...BIN_ARGS, ...args], {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+}
+
+export interface BinResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `runBin` without blocking, so independent command lines can run side by side. */
+export function runBinAsync(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<BinResult> {
+  const child = spawn(process.execPath, [...BIN_ARGS, ...args], { cwd: options.cwd, env: { ...process.env, ...options.env } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
 
 export interface ServeProcess {
   child: ChildProcess;
@@ -13,7 +63,7 @@ export interface ServeProcess {
 }
 
 export function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', ...args], {
+  const child = spawn(process.execPath, [...BIN_ARGS, 'serve', ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

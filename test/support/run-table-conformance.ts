@@ -79,6 +79,7 @@ const simple = (scope: string, key: string, now: number, row: IdempotencyRow | n
   key,
   now,
   candidate: () => row,
+  reserved: () => {},
   speculative,
 });
 
@@ -111,7 +112,7 @@ export function runTableConformance(name: string, make: MakeTable): void {
   test(`${name}: a reservation is found by key and by run id in its own scope; a replayed key is not reserved twice`, async () => {
     const table = open(freshFile());
     assert.deepEqual(await table.admit(simple('s', 'k', 100, reservation('s', 'k', 'run_a', 100))), { kind: 'reserved' });
-    const again = await table.admit({ scope: 's', key: 'k', now: 101, candidate: () => assert.fail('the key is taken'), speculative: false });
+    const again = await table.admit({ scope: 's', key: 'k', now: 101, candidate: () => assert.fail('the key is taken'), reserved: () => assert.fail('not reserved'), speculative: false });
     assert.equal(again.kind === 'existing' && again.row.run_id, 'run_a');
     assert.equal(table.lookup('s', 'k', 102)?.run_id, 'run_a');
     assert.equal(table.findRun('s', 'run_a')?.idempotency_key, 'k');
@@ -119,6 +120,25 @@ export function runTableConformance(name: string, make: MakeTable): void {
     assert.equal(table.hasRun('run_a'), true);
     assert.equal(table.hasRun('run_b'), false);
     assert.deepEqual(await table.admit(simple('s', 'full', 103, null)), { kind: 'refused' });
+    table.close();
+  });
+
+  test(`${name}: reserved() runs once per reservation, after its commit and before any admission promise settles`, async () => {
+    const file = freshFile();
+    const table = open(file);
+    const other = foreign(file);
+    const log: string[] = [];
+    const admit = (key: string, row: IdempotencyRow | null) =>
+      table
+        .admit({
+          scope: 's', key, now: 100, speculative: false, candidate: () => row,
+          reserved: () => log.push(`reserved ${key} (in file: ${other.runIds().includes(row!.run_id)})`),
+        })
+        .then((r) => void log.push(`settled ${key} ${r.kind}`));
+    await Promise.all([admit('a', reservation('s', 'a', 'run_a', 100)), admit('a', reservation('s', 'a', 'run_a2', 100)), admit('b', null)]);
+    assert.deepEqual(log.filter((l) => l.startsWith('reserved')), ['reserved a (in file: true)']);
+    assert.ok(log.indexOf('reserved a (in file: true)') < log.findIndex((l) => l.startsWith('settled')));
+    other.close();
     table.close();
   });
 

@@ -14,8 +14,7 @@ import type { ApiContext } from './context.js';
 export async function submitRun(ctx: ApiContext): Promise<HttpResponse> {
   const { service, gateway } = ctx.deps;
   if (gateway.draining) return errorResponse(hermesErrors.draining());
-  const release = service.beginAdmission();
-  try {
+  {
     // Step 3: X-Hermes-Session-Key, before the body is read.
     const rawSessionKey = ctx.req.header('x-hermes-session-key');
     if (rawSessionKey !== undefined && pyStrip(rawSessionKey) !== '' && expectedKey(gateway, ctx.profile) === null) {
@@ -23,8 +22,8 @@ export async function submitRun(ctx: ApiContext): Promise<HttpResponse> {
     }
     const sessionKey = parseSessionKey(rawSessionKey);
     if ('invalid' in sessionKey) return sessionKeyErrorResponse(sessionKey.invalid);
-    // Step 4: request.json().
-    const parsed = await readJson(ctx.req);
+    // Step 4: request.json(), holding Hermes's pending-work reservation while it suspends.
+    const parsed = await readBodyAsPendingWork(ctx);
     if (!parsed) return errorResponse(hermesErrors.invalidJson());
     // Steps 6–7: Idempotency-Key, then the fingerprint (computed before the body is validated).
     const key = pyStrip(ctx.req.header('idempotency-key') ?? '');
@@ -42,8 +41,22 @@ export async function submitRun(ctx: ApiContext): Promise<HttpResponse> {
     if (sessionKey.key) headers.push(['X-Hermes-Session-Key', sessionKey.key]);
     const body = new Map<string, PyValue>([['run_id', runId], ['status', status], ['replayed', replayed]]);
     return jsonResponse(202, body, headers);
+  }
+}
+
+/**
+ * aiohttp reads a body that has already arrived without suspending the handler, so a burst of small requests is
+ * admitted one at a time and none counts another as pending work. Only a read still waiting for bytes after this
+ * event-loop turn (a slow or large upload) suspends, and only then does the request count (spec §13, decision 0016).
+ */
+async function readBodyAsPendingWork(ctx: ApiContext): ReturnType<typeof readJson> {
+  let release: (() => void) | null = null;
+  const turn = setImmediate(() => (release = ctx.deps.service.suspendedInAdmission()));
+  try {
+    return await readJson(ctx.req);
   } finally {
-    release();
+    clearImmediate(turn);
+    (release as (() => void) | null)?.();
   }
 }
 

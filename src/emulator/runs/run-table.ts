@@ -36,6 +36,11 @@ export interface AdmitRequest {
    * (they hold capacity although their runs have not been spawned yet).
    */
   candidate: (reservedBefore: number) => IdempotencyRow | null;
+  /**
+   * Called synchronously right after the commit that made the reservation, before any other request can run (the
+   * caller puts the run in memory there, so the next admission's capacity check counts it, as in Hermes).
+   */
+  reserved: () => void;
   /** candidate() has no observable effect, so it may be built before the lookup (the insert then tests the key). */
   speculative: boolean;
 }

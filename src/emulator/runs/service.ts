@@ -48,14 +48,13 @@ const sameFingerprint = (a: string, b: string): boolean =>
   a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 export class RunService {
-  /** Requests currently inside admission (Hermes's pending-work reservations). */
-  #admissions = 0;
   /**
-   * Of those, the keyed ones waiting for the store's group commit. Hermes runs lookup, capacity check and reserve
-   * synchronously after the body is read, so a burst is admitted one request at a time and no request of it counts
-   * another as pending work; waiting for a shared commit is our artifact, not Hermes's (decision 0016).
+   * Requests inside admission that Hermes would count as pending work (§13): those suspended while their body is
+   * still arriving. Everything after the body read runs without yielding in Hermes (lookup, capacity check and
+   * reserve are synchronous SQLite calls on its loop), so a burst is admitted one request at a time; a request waiting
+   * for our shared commit, or for a body already received, is not suspended in Hermes's sense (decision 0016).
    */
-  #parked = 0;
+  #suspended = 0;
 
   constructor(
     private readonly registry: RunRegistry,
@@ -64,12 +63,12 @@ export class RunService {
     private readonly agent: FakeAgent,
   ) {}
 
-  /** Takes a pending-work reservation for the rest of a POST /v1/runs; call the result when done. */
-  beginAdmission(): () => void {
-    this.#admissions++;
+  /** A POST /v1/runs is suspended waiting for body bytes; call the result once they arrived. */
+  suspendedInAdmission(): () => void {
+    this.#suspended++;
     let done = false;
     return () => {
-      if (!done) this.#admissions--;
+      if (!done) this.#suspended--;
       done = true;
     };
   }
@@ -90,44 +89,51 @@ export class RunService {
       return (status = newStatus(runId, now, sessionId, model));
     };
 
+    /** Step 14–15 in memory: the run exists from here on (owner stamp, status, buffer, background task). */
+    const spawn = (): void => {
+      registry.owners.set(runId, sub.scope);
+      registry.statuses.set(runId, status!);
+      registry.openBuffer(runId, now);
+      this.agent.spawn(runId, sub.request.userMessage);
+    };
+
     if (sub.idempotencyKey === null) {
-      if (full(this.#admissions - this.#parked - 1)) return fail(hermesErrors.capacity(cap));
+      if (full(this.#suspended)) return fail(hermesErrors.capacity(cap));
       allocate();
+      spawn();
     } else {
-      // Lookup, capacity and reserve run together inside the store's transaction. Requests still reading their
-      // bodies count as pending work, as in Hermes; those parked with this one for the commit do not, but the ones
-      // reserved before it in the same commit hold capacity. The unique keys settle a race with another gateway
-      // process on the same store (§12.3).
-      this.#parked++;
-      let outcome;
-      try {
-        outcome = await registry.store.admit({
-          scope: sub.scope,
-          key: sub.idempotencyKey,
-          now,
-          candidate: (reservedBefore) => {
-            if (full(this.#admissions - this.#parked + reservedBefore)) return null;
-            const dict = allocate();
-            return {
-          scope: sub.scope,
-          idempotency_key: sub.idempotencyKey!,
-          fingerprint: sub.fingerprint!,
-          run_id: runId,
-          status_json: dumpsSorted(dict),
-          owner_pid: registry.owner.pid,
-          owner_started: registry.owner.started,
-          retention_until: 0,
-          acknowledged_at: null,
-          created_at: now,
-          updated_at: now,
-            };
-          },
-          // A random id stream makes allocation invisible, so the store may reserve before looking the key up.
-          speculative: !this.ids.seeded,
-        });
-      } finally {
-        this.#parked--;
-      }
+      // Lookup, capacity and reserve run together inside the store's transaction; the admissions reserved before
+      // this one in the same commit hold capacity although their runs are not spawned yet. The unique keys settle a
+      // race with another gateway process on the same store (§12.3).
+      const outcome = await registry.store.admit({
+        scope: sub.scope,
+        key: sub.idempotencyKey,
+        now,
+        candidate: (reservedBefore) => {
+          if (full(this.#suspended + reservedBefore)) return null;
+          const dict = allocate();
+          return {
+            scope: sub.scope,
+            idempotency_key: sub.idempotencyKey!,
+            fingerprint: sub.fingerprint!,
+            run_id: runId,
+            status_json: dumpsSorted(dict),
+            owner_pid: registry.owner.pid,
+            owner_started: registry.owner.started,
+            retention_until: 0,
+            acknowledged_at: null,
+            created_at: now,
+            updated_at: now,
+          };
+        },
+        // Right after the commit, before any other request runs: the next request's capacity check sees this run.
+        reserved: () => {
+          registry.durable.add(runId);
+          spawn();
+        },
+        // A random id stream makes allocation invisible, so the store may reserve before looking the key up.
+        speculative: !this.ids.seeded,
+      });
       if (outcome.kind === 'existing') return this.#replay(sub, outcome.row);
       if (outcome.kind === 'refused') return fail(hermesErrors.capacity(cap));
       if (outcome.kind === 'taken') {
@@ -135,12 +141,7 @@ export class RunService {
         const row = registry.store.lookup(sub.scope, sub.idempotencyKey, now);
         return row ? this.#replay(sub, row) : fail(hermesErrors.idempotencyConflict());
       }
-      registry.durable.add(runId);
     }
-    registry.owners.set(runId, sub.scope);
-    registry.statuses.set(runId, status!);
-    registry.openBuffer(runId, now);
-    this.agent.spawn(runId, sub.request.userMessage);
     return ok({ runId, status: 'started', replayed: false });
   }
 

@@ -69,8 +69,8 @@ test('skipped prunes, group commit, insert-first admission and the run index lea
           const batch = pending;
           pending = [];
           const expected: Admission[] = [];
-          for (const a of batch) expected.push(await ref.admit({ scope: a.scope, key: a.key, now, candidate: () => ({ ...a.row }), speculative: a.speculative }));
-          const got = await Promise.all(batch.map((a) => table.admit({ scope: a.scope, key: a.key, now, candidate: () => ({ ...a.row }), speculative: a.speculative })));
+          for (const a of batch) expected.push(await ref.admit({ scope: a.scope, key: a.key, now, candidate: () => ({ ...a.row }), speculative: a.speculative, reserved: () => {} }));
+          const got = await Promise.all(batch.map((a) => table.admit({ scope: a.scope, key: a.key, now, candidate: () => ({ ...a.row }), speculative: a.speculative, reserved: () => {} })));
           got.forEach((g, i) => {
             assert.equal(g.kind, expected[i]!.kind);
             if (g.kind === 'reserved') runs.push(batch[i]!.row.run_id);
@@ -143,7 +143,7 @@ test('a store written by an older Hermetic (migrations 001–003) upgrades in pl
 test('insert-first admission answers a taken key as the lookup would, even when capacity refuses', async () => {
   const table = fast(openEmulatorStore(freshFile()));
   const admit = (key: string, now: number, row: ReturnType<typeof reservation> | null) =>
-    table.admit({ scope: 's', key, now, candidate: () => row, speculative: true });
+    table.admit({ scope: 's', key, now, candidate: () => row, speculative: true, reserved: () => {} });
   assert.deepEqual(await admit('k', 100, reservation('s', 'k', 'run_a', 100)), { kind: 'reserved' });
   const replay = await admit('k', 101, reservation('s', 'k', 'run_b', 101));
   assert.equal(replay.kind === 'existing' && replay.row.run_id, 'run_a');
@@ -160,7 +160,7 @@ test('admissions sharing a commit count the ones reserved before them against ca
   const results = await Promise.all(
     [0, 1, 2].map((i) =>
       table.admit({
-        scope: 's', key: `k${i}`, now: 100, speculative: false,
+        scope: 's', key: `k${i}`, now: 100, speculative: false, reserved: () => {},
         candidate: (before) => (seen.push(before), before < 2 ? reservation('s', `k${i}`, `run_${i}`, 100) : null),
       }),
     ),
@@ -174,7 +174,7 @@ test('two gateways of one process on one file: a reader commits what the other h
   const file = freshFile();
   const a = fast(openEmulatorStore(file));
   const b = fast(openEmulatorStore(file));
-  await a.admit({ scope: 's', key: 'k', now: 100, candidate: () => reservation('s', 'k', 'run_a', 100), speculative: false });
+  await a.admit({ scope: 's', key: 'k', now: 100, candidate: () => reservation('s', 'k', 'run_a', 100), speculative: false, reserved: () => {} });
   a.writeStatus('run_a', '{"status":"running"}', 101);
   assert.equal(b.findRun('s', 'run_a')?.status_json, '{"status":"running"}');
   a.close();

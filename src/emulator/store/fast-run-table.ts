@@ -265,6 +265,10 @@ export class FastRunTable implements RunTable {
     }
     this.#drainAttempt = 0;
     this.#settleWritten(outcome.written);
+    // Every reserved run enters memory before any answer goes out or any other request runs.
+    outcome.results.forEach((result, i) => {
+      if (result === RESERVED) batch[i]!.reserved();
+    });
     outcome.results.forEach((result, i) => {
       if (result instanceof StoreUnavailable) batch[i]!.reject(result);
       else batch[i]!.resolve(result);

@@ -60,7 +60,7 @@ export class PlainRunTable implements RunTable {
     this.#byRunId = (runId) => byRunId.get(runId) as IdempotencyRow | undefined;
   }
 
-  admit({ scope, key, now, candidate }: AdmitRequest): Promise<Admission> {
+  admit({ scope, key, now, candidate, reserved }: AdmitRequest): Promise<Admission> {
     if (!this.#db.open) return Promise.reject(new StoreUnavailable('closed', 'The store is closed.'));
     // Each attempt is synchronous (as in Hermes); only a held lock makes the request wait and try again.
     return whileBusy(this.#lock, 'admitting a keyed run', (): Admission => {
@@ -68,7 +68,10 @@ export class PlainRunTable implements RunTable {
       const existing = this.#lookup(scope, key, now);
       if (existing) return { kind: 'existing', row: existing };
       const row = candidate(0);
-      return row ? this.#reserve(row, now) : { kind: 'refused' };
+      if (!row) return { kind: 'refused' };
+      const outcome = this.#reserve(row, now);
+      if (outcome.kind === 'reserved') reserved();
+      return outcome;
     });
   }
 
