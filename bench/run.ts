@@ -10,6 +10,7 @@
 // way; each measured from the first frame the client receives to the last. Target >= 0.5x.
 // Then runs bench/statedb-generate.ts when present.
 //   BENCH_ROUNDS=5 BENCH_CYCLES=4 BENCH_DURATION=1.5 BENCH_CONNECTIONS=10 BENCH_WARMUP=1 npm run bench
+//   BENCH_ONLY=http,sse,statedb (any of them; default all)
 import { spawn, spawnSync } from 'node:child_process';
 import { request as httpGet } from 'node:http';
 import { existsSync } from 'node:fs';
@@ -28,6 +29,7 @@ const cycles = Number(process.env.BENCH_CYCLES ?? 4);
 const TARGETS = { get: 0.8, post: 0.3, sse: 0.5 };
 const SSE_EVENTS = Number(process.env.BENCH_SSE_EVENTS ?? 20_000);
 const here = dirname(fileURLToPath(import.meta.url));
+const only = new Set((process.env.BENCH_ONLY ?? 'http,sse,statedb').split(',').map((x) => x.trim()));
 
 interface Target {
   url: string;
@@ -92,6 +94,18 @@ async function main(): Promise<void> {
   console.log(`hermetic bench: ${rounds} rounds of ${cycles} cycles; ${load.connections} connections, ${load.duration} s windows after ${load.warmup} s warm-up, 127.0.0.1 (node ${process.version})`);
   console.log('each server runs in its own process; the load generator (autocannon) runs in this one\n');
   const auth = { Authorization: `Bearer ${BENCH_KEY}` };
+  if (only.has('http')) await httpBench(auth);
+  if (only.has('sse')) await sseBench(auth);
+  const statedb = join(here, 'statedb-generate.ts');
+  if (only.has('statedb') && existsSync(statedb)) {
+    console.log('\n--- bench/statedb-generate.ts ---');
+    const r = spawnSync('npx', ['tsx', statedb], { stdio: 'inherit' });
+    if (r.status !== 0) console.log(`bench/statedb-generate.ts exited with ${r.status ?? r.signal}`);
+  }
+}
+
+/** GET and keyed POST against the bare server, interleaved windows (see the header). */
+async function httpBench(auth: Record<string, string>): Promise<void> {
   const results: Cycle[] = [];
   // Every round starts fresh server processes, so no round measures an emulator still holding the tens of thousands
   // of runs a previous one admitted. Within a round, cycles rotate the order of the three windows.
@@ -168,15 +182,6 @@ async function main(): Promise<void> {
   report('wall-clock requests/s seen by the load generator', (s) => s.rps);
   const failures = results.flatMap((r) => (['get', 'post'] as const).map((w) => [names[w], r[w]] as const)).filter(([, m]) => m.non2xx > 0 || m.errors > 0);
   for (const [name, m] of failures) console.log(`warning: ${name} had ${m.non2xx} non-2xx answers and ${m.errors} errors`);
-
-  await sseBench(auth);
-
-  const statedb = join(here, 'statedb-generate.ts');
-  if (existsSync(statedb)) {
-    console.log('\n--- bench/statedb-generate.ts ---');
-    const r = spawnSync('npx', ['tsx', statedb], { stdio: 'inherit' });
-    if (r.status !== 0) console.log(`bench/statedb-generate.ts exited with ${r.status ?? r.signal}`);
-  }
 }
 
 /**
@@ -219,14 +224,17 @@ async function sseBench(auth: Record<string, string>): Promise<void> {
     const bare = await spawnTarget('bare');
     const emulator = await spawnTarget('emulator');
     try {
+      const emu = async () => {
+        const created = await fetch(`${emulator.url}/v1/runs`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: '{"input":"bench"}' });
+        const { run_id: runId } = (await created.json()) as { run_id: string };
+        await new Promise((r) => setTimeout(r, 5));
+        return sseRate(emulator.url, `/v1/runs/${runId}/events`, auth, SSE_EVENTS, () => emulator.send(`emit ${runId} ${SSE_EVENTS}`));
+      };
+      const raw = () => sseRate(bare.url, `/sse?n=${SSE_EVENTS}`, {}, SSE_EVENTS, () => {});
+      // One warm-up window each (discarded): the first window of a fresh process measures the JIT, not the path.
+      await raw();
+      await emu();
       for (let c = 0; c < cycles; c++) {
-        const emu = async () => {
-          const created = await fetch(`${emulator.url}/v1/runs`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: '{"input":"bench"}' });
-          const { run_id: runId } = (await created.json()) as { run_id: string };
-          await new Promise((r) => setTimeout(r, 5));
-          return sseRate(emulator.url, `/v1/runs/${runId}/events`, auth, SSE_EVENTS, () => emulator.send(`emit ${runId} ${SSE_EVENTS}`));
-        };
-        const raw = () => sseRate(bare.url, `/sse?n=${SSE_EVENTS}`, {}, SSE_EVENTS, () => {});
         // Alternate which goes first, so a drift in the machine's speed does not favour one side.
         let rawRate: number;
         let emuRate: number;

@@ -16,25 +16,58 @@ function render(status: number, value: unknown): HttpResponse {
   return { status, headers: JSON_HEADERS(), body };
 }
 
-const COMPILED = ADMIN_ROUTES.map((route) => ({
-  route,
-  pattern: new RegExp(`^${ADMIN_PREFIX}${route.path.replace('{run_id}', '(?<run_id>[^/]+)')}$`),
-}));
+/** A route as path segments; `{name}` segments capture one non-empty segment. */
+interface Compiled {
+  route: (typeof ADMIN_ROUTES)[number];
+  segments: string[];
+}
+
+const COMPILED: Compiled[] = ADMIN_ROUTES.map((route) => ({ route, segments: (ADMIN_PREFIX + route.path).split('/') }));
+
+function decodeSegment(segment: string): string {
+  try {
+    return segment.includes('%') ? decodeURIComponent(segment) : segment;
+  } catch {
+    throw new HermeticError('HERMETIC_ADMIN_BAD_FIELD', `The path segment "${segment}" is not valid percent-encoding.`);
+  }
+}
+
+/** The route's parameters if `parts` (the request path split on '/') matches it, else null. */
+function matchSegments(c: Compiled, parts: string[]): Record<string, string> | null {
+  if (c.segments.length !== parts.length) return null;
+  let params: Record<string, string> | null = null;
+  for (let i = 0; i < parts.length; i++) {
+    const want = c.segments[i]!;
+    const got = parts[i]!;
+    if (want.charCodeAt(0) === 123 /* { */) {
+      if (got === '') return null;
+      (params ??= {})[want.slice(1, -1)] = decodeSegment(got);
+    } else if (want !== got) return null;
+  }
+  return params ?? {};
+}
 
 export async function handleAdmin(req: HttpRequest, deps: AdminDeps): Promise<HttpResponse> {
   try {
     const path = req.path.split('?')[0]!;
-    const candidates = COMPILED.filter((c) => c.pattern.test(path));
-    const hit = candidates.find((c) => c.route.method === req.method);
-    if (!hit) {
-      const message = candidates.length
-        ? `${req.method} is not allowed on ${path}; use ${candidates.map((c) => c.route.method).join(' or ')}.`
+    const parts = path.split('/');
+    let hit: Compiled | null = null;
+    let params: Record<string, string> | null = null;
+    for (const c of COMPILED) {
+      if (c.route.method !== req.method) continue;
+      params = matchSegments(c, parts);
+      if (params) {
+        hit = c;
+        break;
+      }
+    }
+    if (!hit || !params) {
+      const others = COMPILED.filter((c) => matchSegments(c, parts) !== null);
+      const message = others.length
+        ? `${req.method} is not allowed on ${path}; use ${others.map((c) => c.route.method).join(' or ')}.`
         : `No control route ${req.method} ${path}. See docs/reference/admin-api.md.`;
       throw new HermeticError('HERMETIC_ADMIN_NOT_FOUND', message);
     }
-    const groups = hit.pattern.exec(path)!.groups ?? {};
-    const params: Record<string, string> = {};
-    for (const [k, v] of Object.entries(groups)) params[k] = decodeURIComponent(v);
     const body = await readAdminBody(req);
     const answer = await hit.route.handler({ req, params, deps, body });
     // The durability barrier: a control answer may show any run's new state, so everything held is committed first.

@@ -220,15 +220,19 @@ export class FastRunTable implements RunTable {
     });
   }
 
+  /** Runs `fn` after this event-loop turn (0) or after a backoff on wall time. */
+  #later(delayMs: number, fn: () => void): void {
+    if (delayMs === 0) setImmediate(fn);
+    else void this.#options.lock.sleep(delayMs).then(fn);
+  }
+
   #scheduleDrain(delayMs: number): void {
     if (this.#drainScheduled) return;
     this.#drainScheduled = true;
-    const run = () => {
+    this.#later(delayMs, () => {
       this.#drainScheduled = false;
       this.#drain();
-    };
-    if (delayMs === 0) setImmediate(run);
-    else void this.#options.lock.sleep(delayMs).then(run);
+    });
   }
 
   /** Commits the queued admissions as one group; waits (off the loop) while another connection holds the lock. */
@@ -284,7 +288,7 @@ export class FastRunTable implements RunTable {
   #scheduleFlush(delayMs: number): void {
     if (this.#flushScheduled) return;
     this.#flushScheduled = true;
-    const run = () => {
+    this.#later(delayMs, () => {
       this.#flushScheduled = false;
       if (this.#pending.size === 0 || this.#closed) return;
       // An admission group about to commit carries these writes in its own transaction.
@@ -298,9 +302,7 @@ export class FastRunTable implements RunTable {
         this.#options.onBackgroundError(unavailable(e, 'committing status writes'));
         this.#scheduleFlush(backoff(this.#flushAttempt++));
       }
-    };
-    if (delayMs === 0) setImmediate(run);
-    else void this.#options.lock.sleep(delayMs).then(run);
+    });
   }
 
   hasPending(runId?: string): boolean {
