@@ -1,7 +1,8 @@
-// The `hermetic` command: dispatches to its subcommands and turns HERMETIC_* errors into one plain line.
+// The `hermetic` command: dispatches to its subcommands and turns HERMETIC_* errors into one plain line on stderr.
+// Exit codes (docs/reference/errors.md): 0 done, 2 the command line was refused (a 4xx code), 1 it failed (5xx).
 import { pathToFileURL } from 'node:url';
 import { readFileSync } from 'node:fs';
-import { isHermeticError } from '../shared/errors.js';
+import { HermeticError, isHermeticError } from '../shared/errors.js';
 import { serveCommand } from '../emulator/serve/cli.js';
 import { statedbCommand } from '../state-db/cli.js';
 
@@ -14,6 +15,9 @@ Commands:
 Options:
   -h, --help     show this help
   -v, --version  show the version
+
+Exit codes: 0 done, 2 the command line was refused (see --help), 1 the command failed.
+Error codes: docs/reference/errors.md
 `;
 
 function version(): string {
@@ -21,6 +25,23 @@ function version(): string {
   return pkg.version;
 }
 
+/** The exit code for a Hermetic error: 2 when the command line was refused (4xx), 1 when the command failed. */
+export function exitCode(e: HermeticError): 1 | 2 {
+  return e.status < 500 ? 2 : 1;
+}
+
+/** Where a refused command line's reader should look next. */
+function helpFor(argv: string[]): string {
+  const [command, sub] = argv;
+  if (command === 'serve') return 'Run "hermetic serve --help" for the options.';
+  if (command === 'statedb') return `Run "hermetic statedb --help" for the ${sub === 'generate' || sub === 'inspect' ? 'options' : 'commands'}.`;
+  return 'Run "hermetic --help" for the commands.';
+}
+
+/**
+ * Runs one `hermetic` command line and resolves with its exit code; never throws, never prints a stack trace.
+ * @example process.exitCode = await main(['statedb', 'inspect', 'state.db']);
+ */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
@@ -29,26 +50,28 @@ export async function main(argv: string[]): Promise<number> {
         return await serveCommand(rest);
       case 'statedb':
         return await statedbCommand(rest);
-      case undefined:
       case '-h':
       case '--help':
       case 'help':
         console.log(HELP);
-        return command === undefined ? 1 : 0;
+        return 0;
       case '-v':
       case '--version':
         console.log(version());
         return 0;
+      case undefined:
+        throw new HermeticError('HERMETIC_CLI_USAGE', 'No command given; use serve or statedb.');
       default:
-        console.error(`hermetic: unknown command "${command}". Run "hermetic --help" for the commands. [HERMETIC_CLI_USAGE]`);
-        return 2;
+        throw new HermeticError('HERMETIC_CLI_USAGE', `Unknown command "${command}"; use serve or statedb.`);
     }
   } catch (e) {
     if (isHermeticError(e)) {
+      const code = exitCode(e);
       console.error(`hermetic: ${e.message} [${e.code}]`);
-      return e.code === 'HERMETIC_CLI_USAGE' ? 2 : 1;
+      if (code === 2) console.error(helpFor(argv));
+      return code;
     }
-    console.error(`hermetic: unexpected failure: ${(e as Error).message}`);
+    console.error(`hermetic: unexpected failure: ${(e as Error)?.message ?? String(e)} (a bug: please report it with the command line)`);
     return 1;
   }
 }

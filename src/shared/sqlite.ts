@@ -1,15 +1,50 @@
-// better-sqlite3 openers: read-write stores with WAL and a busy timeout, and read-only readers for foreign stores.
+// better-sqlite3 openers: read-write stores with WAL and a busy timeout, read-only readers for foreign stores, and a
+// snapshot reader that leaves a store's folder exactly as it found it (decision 0013).
 import Database from 'better-sqlite3';
-import { chmodSync, existsSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { chmodSync, closeSync, constants, copyFileSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { HermeticError, type ErrorCode } from './errors.js';
 
 export type Db = Database.Database;
 
-/** Opens (creating if needed) a store we own: WAL where the file supports it, 5 s busy timeout, file mode 0600. */
-export function openReadWrite(path: string): Db {
+function statOf(path: string): { isDirectory(): boolean; size: number; mtimeMs: number } | NodeJS.ErrnoException {
   try {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    return statSync(path);
+  } catch (e) {
+    return e as NodeJS.ErrnoException;
+  }
+}
+
+const reason = (e: NodeJS.ErrnoException) =>
+  e.code === 'EACCES' || e.code === 'EPERM' ? 'permission denied' : e.code === 'ENOENT' ? 'the file does not exist' : e.message;
+
+/**
+ * Why no store file can be opened or created at `path`, in words ("the folder /x does not exist"), or null when
+ * SQLite may try. Hermetic never creates a folder the user named: a typo should fail, not grow a tree.
+ * @example storePathProblem('/etc/passwd/s.db') // '/etc/passwd is not a folder'
+ */
+export function storePathProblem(path: string): string | null {
+  if (path === ':memory:') return null;
+  const own = statOf(path);
+  if (!(own instanceof Error)) return own.isDirectory() ? 'it is a folder, not a file' : null;
+  const dir = dirname(path);
+  const parent = statOf(dir);
+  if (parent instanceof Error) {
+    return parent.code === 'ENOENT' || parent.code === 'ENOTDIR' ? `the folder ${dir} does not exist` : `${dir}: ${reason(parent)}`;
+  }
+  return parent.isDirectory() ? null : `${dir} is not a folder`;
+}
+
+/**
+ * Opens (creating the file if needed, never its folder) a store we own: WAL where the file supports it, 5 s busy
+ * timeout, file mode 0600 for a new file. A caller that picks a default location creates that folder itself.
+ * @example const db = openReadWrite('/tmp/hermetic/runs.db');
+ */
+export function openReadWrite(path: string): Db {
+  const problem = storePathProblem(path);
+  if (problem) throw new HermeticError('HERMETIC_STORE_OPEN', `Cannot open the store at ${path}: ${problem}.`);
+  try {
     const fresh = path === ':memory:' || !existsSync(path);
     const db = new Database(path);
     db.pragma('busy_timeout = 5000');
@@ -32,5 +67,137 @@ export function openReadOnly(path: string, code: ErrorCode = 'HERMETIC_STORE_OPE
     return db;
   } catch (e) {
     throw new HermeticError(code, `Cannot open ${path} read-only: ${(e as Error).message}.`);
+  }
+}
+
+export interface SnapshotCodes {
+  /** Missing file, a folder, unreadable, damaged. */
+  open: ErrorCode;
+  /** Empty, or not starting with SQLite's header. */
+  notSqlite: ErrorCode;
+}
+
+const COMPANIONS = ['-wal', '-shm', '-journal'] as const;
+const SQLITE_HEADER = 'SQLite format 3\0';
+
+/** An existing file's first 100 bytes (SQLite's database header), or why they cannot be read. */
+function headerOf(path: string): Buffer | { open: string } | { notSqlite: 'empty' | 'other' } {
+  const st = statOf(path);
+  if (st instanceof Error) return { open: reason(st) };
+  if (st.isDirectory()) return { open: 'it is a folder, not a file' };
+  if (st.size === 0) return { notSqlite: 'empty' };
+  const header = Buffer.alloc(100);
+  let n: number;
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      n = readSync(fd, header, 0, 100, 0);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (e) {
+    return { open: reason(e as NodeJS.ErrnoException) };
+  }
+  return n === 100 && header.toString('latin1', 0, 16) === SQLITE_HEADER ? header : { notSqlite: 'other' };
+}
+
+/**
+ * Why an existing file is not a SQLite database, in words, or null (also null for a missing file or a folder).
+ * @example sqliteFileProblem('notes.txt') // "it is not a SQLite database (it does not start with SQLite's header)"
+ */
+export function sqliteFileProblem(path: string): string | null {
+  const h = headerOf(path);
+  if (!('notSqlite' in h)) return null;
+  return h.notSqlite === 'empty' ? 'it is empty, so it is not a SQLite database' : "it is not a SQLite database (it does not start with SQLite's header)";
+}
+
+/** The header, after the checks a person needs in words. */
+function readHeader(path: string, codes: SnapshotCodes): Buffer {
+  const h = headerOf(path);
+  if ('open' in h) throw new HermeticError(codes.open, `Cannot open ${path} read-only: ${h.open}.`);
+  if ('notSqlite' in h) {
+    throw new HermeticError(codes.notSqlite, h.notSqlite === 'empty'
+      ? `${path} is empty, so it is not a SQLite database.`
+      : `${path} is not a SQLite database (it does not start with SQLite's header).`);
+  }
+  return h;
+}
+
+/** Sizes and times of the store and its companions: equal before and after a copy means the copy is one moment. */
+function fingerprint(path: string): string {
+  return ['', ...COMPANIONS].map((s) => {
+    const st = statOf(path + s);
+    return st instanceof Error ? '-' : `${st.size}@${st.mtimeMs}`;
+  }).join(' ');
+}
+
+const READONLY_REFUSALS = new Set(['SQLITE_READONLY_ROLLBACK', 'SQLITE_READONLY_RECOVERY', 'SQLITE_READONLY_CANTINIT', 'SQLITE_CANTOPEN']);
+
+/**
+ * Runs `read` on a connection that sees every committed row of the store at `path` — rows that live only in its
+ * -wal included — and leaves the store's folder exactly as it found it: no -wal, -shm or -journal appears or goes.
+ * It reads in place, read-only, when SQLite needs to create nothing there (a -wal with its -shm, or a rollback-journal
+ * store without a -wal); otherwise it reads a private copy in a temporary folder (decision 0013).
+ * @example const n = readSnapshot('state.db', (db) => db.prepare('SELECT COUNT(*) AS n FROM sessions').get());
+ */
+export function readSnapshot<T>(path: string, read: (db: Db) => T, codes: SnapshotCodes): T {
+  const header = readHeader(path, codes);
+  const has = (suffix: string) => existsSync(path + suffix);
+  // Bytes 18 and 19 are 2 in a WAL store: a read-only connection would then create the -wal and -shm it lacks.
+  const walHeader = header[18] === 2 || header[19] === 2;
+  const inPlace = has('-wal') ? has('-shm') : !walHeader;
+  const fail = (e: unknown, how: string): never => {
+    if (e instanceof HermeticError) throw e;
+    throw new HermeticError(codes.open, `Cannot read ${path}${how}: ${(e as Error).message}.`);
+  };
+  if (inPlace) {
+    let db: Db | null = null;
+    try {
+      db = new Database(path, { readonly: true, fileMustExist: true });
+      db.pragma('busy_timeout = 5000');
+      return read(db);
+    } catch (e) {
+      // A hot journal left by a crashed writer needs a rollback a read-only connection may not do: read a copy.
+      if (!READONLY_REFUSALS.has((e as { code?: string }).code ?? '')) fail(e, '');
+    } finally {
+      db?.close();
+    }
+  }
+  return readCopy(path, read, codes, fail);
+}
+
+function readCopy<T>(path: string, read: (db: Db) => T, codes: SnapshotCodes, fail: (e: unknown, how: string) => never): T {
+  let dir: string;
+  try {
+    dir = mkdtempSync(join(tmpdir(), 'hermetic-snapshot-'));
+  } catch (e) {
+    throw new HermeticError(codes.open, `Cannot make a temporary folder to read a copy of ${path}: ${reason(e as NodeJS.ErrnoException)}.`);
+  }
+  try {
+    const copy = join(dir, 'store.db');
+    for (let attempt = 1; ; attempt++) {
+      const before = fingerprint(path);
+      try {
+        copyFileSync(path, copy, constants.COPYFILE_FICLONE);
+        for (const s of ['-wal', '-journal']) if (existsSync(path + s)) copyFileSync(path + s, copy + s, constants.COPYFILE_FICLONE);
+      } catch (e) {
+        throw new HermeticError(codes.open, `Cannot copy ${path} to read it: ${reason(e as NodeJS.ErrnoException)}.`);
+      }
+      if (fingerprint(path) === before) break;
+      if (attempt === 3) throw new HermeticError(codes.open, `Cannot read ${path}: it kept changing while it was copied.`);
+      for (const s of ['', ...COMPANIONS]) rmSync(copy + s, { force: true });
+    }
+    let db: Db | null = null;
+    try {
+      // Read-write on the private copy, so SQLite can replay its -wal or roll back its hot journal there.
+      db = new Database(copy, { fileMustExist: true });
+      return read(db);
+    } catch (e) {
+      return fail(e, ' (through a private copy)');
+    } finally {
+      db?.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }

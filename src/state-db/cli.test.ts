@@ -22,6 +22,17 @@ async function rejects(argv: string[], code: string, message: string): Promise<v
   });
 }
 
+test('a profile accepts flags that repeat its own values', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const g = await capture(['generate', '--out', join(dir, 'v9.db'), '--profile', 'v9', '--schema', '9', '--created-at', '9', '--sessions', '2']);
+    assert.equal(g.code, 0);
+    assert.match(g.out, /: schema v9, wal journal, /);
+  } finally {
+    cleanup();
+  }
+});
+
 test('statedb generate then inspect round-trips through the CLI', async () => {
   const { dir, cleanup } = tempDir();
   try {
@@ -41,9 +52,15 @@ test('statedb usage errors carry HERMETIC_CLI_USAGE and a plain sentence', async
   await rejects(['frobnicate'], 'HERMETIC_CLI_USAGE', 'Unknown statedb command "frobnicate"; use generate or inspect.');
   await rejects(['generate'], 'HERMETIC_CLI_USAGE', 'generate needs --out PATH.');
   await rejects(['generate', '--out', '/tmp/x.db', '--journal', 'memory'], 'HERMETIC_CLI_USAGE', '--journal must be wal or delete, not "memory".');
-  await rejects(['generate', '--out', '/tmp/x.db', '--sessions', '0'], 'HERMETIC_CLI_USAGE', '--sessions must be a positive whole number, not "0".');
+  await rejects(['generate', '--out', '/tmp/x.db', '--sessions', '0'], 'HERMETIC_CLI_USAGE', '--sessions must be a whole number from 1 to 1000000, not "0".');
+  await rejects(['generate', '--out', '/tmp/x.db', '--profile', 'mid', '--created-at', '12'], 'HERMETIC_CLI_USAGE',
+    '--created-at 12 conflicts with --profile mid, which sets created-at 11; give one or the other.');
+  await rejects(['generate', '--out', '/tmp/x.db', '--schema', '30-pre-daily', '--profile', 'v30'], 'HERMETIC_CLI_USAGE',
+    '--schema 30-pre-daily conflicts with --profile v30, which sets schema 30; give one or the other.');
+  await rejects(['generate', '--out', '/tmp/x.db', '--schema', '12', '--created-at', '13'], 'HERMETIC_CLI_USAGE', '--created-at must not be newer than --schema.');
   await rejects(['generate', '--out', '/tmp/x.db', '--schema', '31'], 'HERMETIC_STATEDB_SCHEMA', 'Schema version "31" is not known; use 1 to 30 or 30-pre-daily.');
   await rejects(['generate', '--out', '/tmp/x.db', '--profile', 'nope'], 'HERMETIC_STATEDB_PROFILE',
     'Unknown profile "nope"; known profiles: v2-early, v9, v11, mid, v22, v25, v30, v30-pre-daily, wal-tail, delete-journal, migrated, postgres-stale.');
   await rejects(['inspect'], 'HERMETIC_CLI_USAGE', 'inspect needs exactly one PATH to a state.db.');
+  await rejects([], 'HERMETIC_CLI_USAGE', 'statedb needs a command: generate or inspect.');
 });

@@ -1,18 +1,22 @@
 // `hermetic statedb <generate|inspect>`: make deterministic synthetic Hermes stores and inspect real ones.
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { parseFlags, usageError, type FlagSpec } from '../cli/args.js';
 import { HermeticError } from '../shared/errors.js';
-import { generate, PROFILES } from './generate/index.js';
+import { storePathProblem } from '../shared/sqlite.js';
+import { generate, profileSettings, PROFILES } from './generate/index.js';
 import { formatReport, inspectStore } from './inspect.js';
 import { LATEST_LEVEL } from './schema/types.js';
 
-const HELP = `Usage: hermetic statedb <command> [options]
+export const STATEDB_HELP = `Usage: hermetic statedb <command> [options]
 
 Commands:
-  generate --out PATH [--schema 30] [--sessions N] [--messages M] [--seed S] [--journal wal|delete]
+  generate --out PATH [--force] [--schema 30] [--sessions N] [--messages M] [--seed S] [--journal wal|delete]
            [--profile NAME] [--created-at N] [--no-fts]
-      write a deterministic synthetic state.db (same options, same SQL dump)
+      write a deterministic synthetic state.db (same options, same SQL dump). An existing file is replaced only
+      with --force; the folder must exist. A profile sets the schema (and some the journal and --created-at):
+      give those flags only with the same values.
   inspect PATH [--json]
-      schema version, journal mode, table counts and column differences (read-only)
+      schema version, journal mode, table counts and column differences; reads without writing and leaves the
+      store's folder as it found it (no -wal or -shm appears)
 
 Schema: 1..30, "30-pre-daily" (v30 before session_daily_usage); 30 means the current v30 with it.
 Profiles: ${Object.keys(PROFILES).join(', ')}
@@ -22,54 +26,61 @@ Profiles: ${Object.keys(PROFILES).join(', ')}
 export function parseSchema(value: string): number {
   if (value === '30-pre-daily') return 30;
   if (value === 'latest') return LATEST_LEVEL;
-  const n = Number(value);
+  const n = /^\d+$/.test(value) ? Number(value) : NaN;
   if (!Number.isInteger(n) || n < 1 || n > 30) {
     throw new HermeticError('HERMETIC_STATEDB_SCHEMA', `Schema version "${value}" is not known; use 1 to 30 or 30-pre-daily.`);
   }
   return n === 30 ? LATEST_LEVEL : n;
 }
 
-function positiveInt(name: string, value: string | undefined): number | undefined {
+/** A level as --schema spells it. */
+const schemaName = (level: number) => (level === LATEST_LEVEL ? '30' : level === 30 ? '30-pre-daily' : String(level));
+
+function count(name: string, value: string | undefined, max: number): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new HermeticError('HERMETIC_CLI_USAGE', `--${name} must be a positive whole number, not "${value}".`);
+  const n = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!(n >= 1 && n <= max)) usageError(`--${name} must be a whole number from 1 to ${max}, not "${value}".`);
   return n;
 }
 
-type Values = Record<string, string | boolean | undefined>;
-
-function parse(argv: string[], options: ParseArgsConfig['options']): { values: Values; positionals: string[] } {
-  try {
-    const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-    return { values: values as Values, positionals };
-  } catch (e) {
-    throw new HermeticError('HERMETIC_CLI_USAGE', `${(e as Error).message.replace(/\.$/, '')}.`);
-  }
-}
+const GENERATE_FLAGS = {
+  out: { type: 'string' }, force: { type: 'boolean' }, schema: { type: 'string' }, sessions: { type: 'string' },
+  messages: { type: 'string' }, seed: { type: 'string' }, journal: { type: 'string' }, profile: { type: 'string' },
+  'created-at': { type: 'string' }, 'no-fts': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+} as const satisfies Record<string, FlagSpec>;
 
 async function generateCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, {
-    out: { type: 'string' }, schema: { type: 'string' }, sessions: { type: 'string' }, messages: { type: 'string' },
-    seed: { type: 'string' }, journal: { type: 'string' }, profile: { type: 'string' }, 'created-at': { type: 'string' },
-    'no-fts': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
-  });
-  if (values.help) return console.log(HELP), 0;
-  if (positionals.length > 0) throw new HermeticError('HERMETIC_CLI_USAGE', `Unexpected argument "${positionals[0]}".`);
-  if (typeof values.out !== 'string') throw new HermeticError('HERMETIC_CLI_USAGE', 'generate needs --out PATH.');
-  const journal = values.journal as string | undefined;
-  if (journal !== undefined && journal !== 'wal' && journal !== 'delete') {
-    throw new HermeticError('HERMETIC_CLI_USAGE', `--journal must be wal or delete, not "${journal}".`);
+  const { values } = parseFlags(argv, GENERATE_FLAGS);
+  if (values.help) return console.log(STATEDB_HELP), 0;
+  const out = values.out;
+  if (out === undefined) usageError('generate needs --out PATH.');
+  const journal = values.journal;
+  if (journal !== undefined && journal !== 'wal' && journal !== 'delete') usageError(`--journal must be wal or delete, not "${journal}".`);
+  const level = values.schema === undefined ? undefined : parseSchema(values.schema);
+  const createdAt = values['created-at'] === undefined ? undefined : parseSchema(values['created-at']);
+  const name = values.profile;
+  const profile = name === undefined ? undefined : profileSettings(name);
+  if (profile) {
+    // A profile is a named set of these flags: a flag may repeat the profile's value, never contradict it.
+    const conflict = (flag: string, given: string, set: string) =>
+      usageError(`--${flag} ${given} conflicts with --profile ${name}, which sets ${set}; give one or the other.`);
+    if (level !== undefined && level !== profile.level) conflict('schema', values.schema!, `schema ${schemaName(profile.level)}`);
+    const profileCreatedAt = profile.createdAt ?? profile.level;
+    if (createdAt !== undefined && createdAt !== profileCreatedAt) conflict('created-at', values['created-at']!, `created-at ${schemaName(profileCreatedAt)}`);
+    if (journal !== undefined && profile.journal !== undefined && journal !== profile.journal) conflict('journal', journal, `journal ${profile.journal}`);
+  } else if (createdAt !== undefined && createdAt > (level ?? LATEST_LEVEL)) {
+    usageError('--created-at must not be newer than --schema.');
   }
-  const level = typeof values.schema === 'string' ? parseSchema(values.schema) : undefined;
-  const createdAt = typeof values['created-at'] === 'string' ? parseSchema(values['created-at']) : undefined;
-  if (createdAt !== undefined && level !== undefined && createdAt > level) {
-    throw new HermeticError('HERMETIC_CLI_USAGE', '--created-at must not be newer than --schema.');
+  const sessions = count('sessions', values.sessions, 1_000_000);
+  const messages = count('messages', values.messages, 100_000_000);
+  // A folder the user named must exist: a typo in --out should fail, not grow a tree.
+  const problem = storePathProblem(out);
+  if (problem && problem !== 'it is a folder, not a file') {
+    throw new HermeticError('HERMETIC_STATEDB_WRITE', `Cannot write a state.db at ${out}: ${problem}.`);
   }
   const result = generate({
-    out: values.out, level, createdAt, journal, profile: values.profile as string | undefined,
-    sessions: positiveInt('sessions', values.sessions as string | undefined),
-    messages: positiveInt('messages', values.messages as string | undefined), seed: values.seed as string | undefined,
-    fts: values['no-fts'] ? false : undefined,
+    out, replace: values.force === true, level, createdAt, journal, profile: name, sessions, messages,
+    seed: values.seed, fts: values['no-fts'] ? false : undefined,
   });
   console.log(`wrote ${result.path}: schema v${Math.min(result.level, 30)}${result.createdAt !== result.level ? ` (created at v${result.createdAt})` : ''}, ` +
     `${result.journal} journal, ${result.sessions} sessions, ${result.messages} messages` +
@@ -78,9 +89,9 @@ async function generateCommand(argv: string[]): Promise<number> {
 }
 
 async function inspectCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } });
-  if (values.help) return console.log(HELP), 0;
-  if (positionals.length !== 1) throw new HermeticError('HERMETIC_CLI_USAGE', 'inspect needs exactly one PATH to a state.db.');
+  const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, 1);
+  if (values.help) return console.log(STATEDB_HELP), 0;
+  if (positionals.length !== 1 || positionals[0] === '') usageError('inspect needs exactly one PATH to a state.db.');
   const report = inspectStore(positionals[0]!);
   console.log(values.json ? JSON.stringify(report, null, 2) : formatReport(report));
   return 0;
@@ -93,12 +104,13 @@ export async function statedbCommand(argv: string[]): Promise<number> {
       return generateCommand(rest);
     case 'inspect':
       return inspectCommand(rest);
-    case undefined:
     case '-h':
     case '--help':
     case 'help':
-      console.log(HELP);
-      return command === undefined ? 1 : 0;
+      console.log(STATEDB_HELP);
+      return 0;
+    case undefined:
+      return usageError('statedb needs a command: generate or inspect.');
     default:
       throw new HermeticError('HERMETIC_CLI_USAGE', `Unknown statedb command "${command}"; use generate or inspect.`);
   }

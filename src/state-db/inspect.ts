@@ -1,8 +1,8 @@
 // `hermetic statedb inspect`: what a store is (version, journal mode, counts) and where its columns differ from the
-// known layout of that version. Opens strictly read-only and never writes.
+// known layout of that version. Never writes, and leaves the store's folder exactly as it found it (decision 0013).
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { openReadOnly, type Db } from '../shared/sqlite.js';
+import { readSnapshot, type Db } from '../shared/sqlite.js';
 import { expectedTableInfo, tablesAt } from './schema/layout.js';
 import { LATEST_LEVEL, type TableInfoRow } from './schema/types.js';
 
@@ -22,9 +22,6 @@ export interface InspectReport {
   /** Notes such as a PostgreSQL backend configured next to the store. */
   notes: string[];
 }
-
-/** Opens `path` read-only (file must exist; never created, never migrated). */
-const openStrict = (path: string): Db => openReadOnly(path, 'HERMETIC_STATEDB_OPEN');
 
 const same = (a: TableInfoRow[], b: TableInfoRow[]) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -47,42 +44,47 @@ function diffTable(name: string, live: TableInfoRow[], want: TableInfoRow[]): st
   return out;
 }
 
+/**
+ * Reports what the store at `path` is; throws HERMETIC_STATEDB_OPEN (missing, a folder, unreadable, damaged) or
+ * HERMETIC_STATEDB_NOT_SQLITE (empty, or not SQLite at all).
+ * @example formatReport(inspectStore('/home/me/.hermes/state.db'))
+ */
 export function inspectStore(path: string): InspectReport {
-  const db = openStrict(path);
-  try {
-    const names = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
-    const counts: Record<string, number> = {};
-    for (const n of names) counts[n] = (db.prepare(`SELECT COUNT(*) AS n FROM "${n}"`).get() as { n: number }).n;
-    const version = names.includes('schema_version')
-      ? ((db.prepare('SELECT MAX(version) AS v FROM schema_version').get() as { v: number | null }).v ?? null) : null;
-    const level = version === null ? null : version >= 30 && names.includes('session_daily_usage') ? LATEST_LEVEL : Math.min(version, 30);
-    const live = (t: string) => db.prepare(`PRAGMA table_info("${t}")`).all() as TableInfoRow[];
-    const differences: string[] = [];
-    let createdAt: number | null = null;
-    if (level !== null) {
-      const tables = tablesAt(level);
-      for (let c = level; c >= 1 && createdAt === null; c--) {
-        if (tables.every((t) => !names.includes(t.name) || same(live(t.name), expectedTableInfo(t.name, level, c)))) createdAt = c;
-      }
-      for (const t of tables) {
-        if (!names.includes(t.name)) differences.push(`${t.name}: table missing`);
-        else if (createdAt === null) differences.push(...diffTable(t.name, live(t.name), expectedTableInfo(t.name, level)));
-      }
-      if (createdAt !== null && createdAt !== level) differences.push(`layout of a store created at v${Math.min(createdAt, 30)} and migrated (columns appended)`);
+  return readSnapshot(path, (db) => report(path, db), { open: 'HERMETIC_STATEDB_OPEN', notSqlite: 'HERMETIC_STATEDB_NOT_SQLITE' });
+}
+
+function report(path: string, db: Db): InspectReport {
+  const names = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+  const counts: Record<string, number> = {};
+  for (const n of names) counts[n] = (db.prepare(`SELECT COUNT(*) AS n FROM "${n}"`).get() as { n: number }).n;
+  const version = names.includes('schema_version')
+    ? ((db.prepare('SELECT MAX(version) AS v FROM schema_version').get() as { v: number | null }).v ?? null) : null;
+  const level = version === null ? null : version >= 30 && names.includes('session_daily_usage') ? LATEST_LEVEL : Math.min(version, 30);
+  const live = (t: string) => db.prepare(`PRAGMA table_info("${t}")`).all() as TableInfoRow[];
+  const differences: string[] = [];
+  let createdAt: number | null = null;
+  if (level !== null) {
+    const tables = tablesAt(level);
+    for (let c = level; c >= 1 && createdAt === null; c--) {
+      if (tables.every((t) => !names.includes(t.name) || same(live(t.name), expectedTableInfo(t.name, level, c)))) createdAt = c;
     }
-    const notes: string[] = [];
-    const config = join(dirname(path), 'config.yaml');
-    if (existsSync(config) && /backend:\s*postgres/.test(readFileSync(config, 'utf8'))) {
-      notes.push('config.yaml selects the PostgreSQL backend: sessions and messages are not in this state.db (it may be stale).');
+    for (const t of tables) {
+      if (!names.includes(t.name)) differences.push(`${t.name}: table missing`);
+      else if (createdAt === null) differences.push(...diffTable(t.name, live(t.name), expectedTableInfo(t.name, level)));
     }
-    return {
-      path, schemaVersion: version, level, journalMode: String(db.pragma('journal_mode', { simple: true })),
-      applicationId: Number(db.pragma('application_id', { simple: true })), counts, createdAt, differences,
-      fts: names.includes('messages_fts'), notes,
-    };
-  } finally {
-    db.close();
+    if (createdAt !== null && createdAt !== level) differences.push(`layout of a store created at v${Math.min(createdAt, 30)} and migrated (columns appended)`);
   }
+  const notes: string[] = [];
+  if (!names.includes('schema_version')) notes.push('no schema_version table: this SQLite database is not a Hermes state.db.');
+  const config = join(dirname(path), 'config.yaml');
+  if (existsSync(config) && /backend:\s*postgres/.test(readFileSync(config, 'utf8'))) {
+    notes.push('config.yaml selects the PostgreSQL backend: sessions and messages are not in this state.db (it may be stale).');
+  }
+  return {
+    path, schemaVersion: version, level, journalMode: String(db.pragma('journal_mode', { simple: true })),
+    applicationId: Number(db.pragma('application_id', { simple: true })), counts, createdAt, differences,
+    fts: names.includes('messages_fts'), notes,
+  };
 }
 
 export function formatReport(r: InspectReport): string {

@@ -1,32 +1,107 @@
-// `hermetic serve` as a person meets it: help, plain usage errors with codes, the start-up banner.
+// `hermetic serve` as a person meets it, through the real bin: help, plain refusals with codes and exit codes, the
+// start-up banner, and store paths that must already have their folder.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { it } from 'node:test';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, it } from 'node:test';
 import { serveOptions } from '../../src/emulator/serve/cli.js';
 import { HermeticError } from '../../src/shared/errors.js';
-import { spawnServe } from '../support/process.js';
+import { runBin, runBinAsync, spawnServe } from '../support/process.js';
 
-const run = (...args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { encoding: 'utf8', timeout: 30_000 });
+let dir: string;
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'hermetic-serve-cli-'));
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const HELP_LINE = 'Run "hermetic serve --help" for the options.\n';
+
+async function expectLines(args: string[], status: 1 | 2, line: string, env: NodeJS.ProcessEnv = {}): Promise<void> {
+  const r = await runBinAsync(args, { cwd: dir, env });
+  assert.deepEqual({ status: r.status, stdout: r.stdout, stderr: r.stderr }, { status, stdout: '', stderr: `hermetic: ${line}\n${status === 2 ? HELP_LINE : ''}` }, args.join(' '));
+}
 
 it('serve --help lists the options and exits 0', () => {
-  const r = run('serve', '--help');
+  const r = runBin(['serve', '--help']);
   assert.equal(r.status, 0);
   assert.match(r.stdout, /--max-concurrent-runs N/);
+  assert.equal(r.stderr, '');
 });
 
-it('an unknown flag or a bad number is one plain line with a code and exit 2, never a stack trace', () => {
-  for (const [args, text] of [
-    [['serve', '--prot', '1'], "Unknown option '--prot'"],
-    [['serve', '--port', 'eighty'], '--port must be a whole number; got "eighty".'],
-    [['serve', '--port', '70000'], '--port must be between 0 and 65535; got 70000.'],
-    [['nope'], 'unknown command "nope"'],
+it('an unknown, malformed or missing flag is one plain line with a code and exit 2, never a stack trace', async () => {
+  await Promise.all([
+    expectLines(['serve', '--prot', '1'], 2, 'Unknown option "--prot"; did you mean "--port"? [HERMETIC_CLI_USAGE]'),
+    expectLines(['serve', '--port', '-1'], 2, '--port must be between 0 and 65535; got -1. [HERMETIC_CLI_USAGE]'),
+    expectLines(['serve', '--frozen=yes'], 2, '--frozen takes no value. [HERMETIC_CLI_USAGE]'),
+    expectLines(['serve'], 2, 'API_SERVER_PORT must be a whole number; got "http". [HERMETIC_CLI_USAGE]', { API_SERVER_PORT: 'http' }),
+    runBinAsync(['nope']).then((r) => {
+      // A refusal before any command names the top-level help.
+      assert.deepEqual([r.status, r.stderr], [2, 'hermetic: Unknown command "nope"; use serve or statedb. [HERMETIC_CLI_USAGE]\nRun "hermetic --help" for the commands.\n']);
+    }),
+  ]);
+});
+
+it('every other flag mistake is refused with HERMETIC_CLI_USAGE and one sentence (the same parser, in process)', () => {
+  for (const [args, message, env] of [
+    [['--port', 'eighty'], '--port must be a whole number; got "eighty".'],
+    [['--port', '70000'], '--port must be between 0 and 65535; got 70000.'],
+    [['--port', '8642.5'], '--port must be a whole number; got "8642.5".'],
+    [['--port'], '--port needs a value.'],
+    [['--db', '--frozen'], '--db needs a value.'],
+    [['--port', '1', '--port', '2'], '--port is given more than once.'],
+    [['now'], 'Unexpected argument "now".'],
+    [['-p', '80'], 'Unknown option "-p".'],
+    [['--max-concurrent-runs', 'lots'], '--max-concurrent-runs must be a whole number; got "lots".'],
+    [['--max-concurrent-runs', '1e3'], '--max-concurrent-runs must be a whole number; got "1e3".'],
+    [['--host', ''], '--host must not be empty.'],
+    [['--db', ''], '--db must not be empty.'],
+    [['--state-db', ''], '--state-db must not be empty.'],
+    [['--seed', ''], '--seed must not be empty.'],
+    [[], 'API_SERVER_PORT must be between 0 and 65535; got 99999.', { API_SERVER_PORT: '99999' }],
   ] as const) {
-    const r = run(...args);
-    assert.equal(r.status, 2, r.stderr);
-    assert.ok(r.stderr.includes(text), r.stderr);
-    assert.match(r.stderr, /HERMETIC_CLI_USAGE/);
-    assert.doesNotMatch(r.stderr, /\n\s+at /);
+    assert.throws(() => serveOptions([...args], { ...env }), (e: HermeticError) => {
+      assert.deepEqual([e.code, e.message], ['HERMETIC_CLI_USAGE', message], args.join(' '));
+      return true;
+    });
+  }
+});
+
+it('a --db or --state-db whose folder is missing, or that is under a file or is a folder, fails with exit 1 and creates nothing', async () => {
+  const work = join(dir, 'stores');
+  mkdirSync(work);
+  writeFileSync(join(work, 'file'), 'x');
+  writeFileSync(join(work, 'empty.db'), '');
+  const missing = join(work, 'no', 'such', 'runs.db');
+  await Promise.all([
+    expectLines(['serve', '--port', '0', '--db', missing], 1,
+      `Cannot open the --db store at ${missing}: the folder ${join(work, 'no', 'such')} does not exist. [HERMETIC_STORE_OPEN]`),
+    expectLines(['serve', '--port', '0', '--db', ':memory:', '--state-db', join(work, 'file', 's.db')], 1,
+      `Cannot open the --state-db store at ${join(work, 'file', 's.db')}: ${join(work, 'file')} is not a folder. [HERMETIC_STORE_OPEN]`),
+    expectLines(['serve', '--port', '0', '--db', ':memory:', '--state-db', join(work, 'no', 's.db')], 1,
+      `Cannot open the --state-db store at ${join(work, 'no', 's.db')}: the folder ${join(work, 'no')} does not exist. [HERMETIC_STORE_OPEN]`),
+    expectLines(['serve', '--port', '0', '--db', work], 1, `Cannot open the --db store at ${work}: it is a folder, not a file. [HERMETIC_STORE_OPEN]`),
+    expectLines(['serve', '--port', '0', '--db', ':memory:', '--state-db', join(work, 'file')], 1,
+      `Cannot open the --state-db store at ${join(work, 'file')}: it is not a SQLite database (it does not start with SQLite's header). [HERMETIC_STORE_OPEN]`),
+    expectLines(['serve', '--port', '0', '--db', ':memory:', '--state-db', join(work, 'empty.db')], 1,
+      `Cannot open the --state-db store at ${join(work, 'empty.db')}: it is empty, so it is not a SQLite database. [HERMETIC_STORE_OPEN]`),
+  ]);
+  assert.deepEqual(readdirSync(work).sort(), ['empty.db', 'file']);
+  assert.equal(readFileSync(join(work, 'file'), 'utf8'), 'x');
+  assert.equal(existsSync(join(work, 'no')), false);
+});
+
+it('without --db, the default store\'s folder under the temp directory is made', async () => {
+  const tmp = join(dir, 'tmp');
+  mkdirSync(tmp);
+  const server = await spawnServe(['--port', '0'], { TMPDIR: tmp });
+  try {
+    const store = /store: (\S+)/.exec(server.output())![1]!;
+    assert.ok(store.startsWith(`${tmp}/`), store);
+    assert.ok(existsSync(store), store);
+  } finally {
+    server.child.kill('SIGTERM');
+    assert.equal(await server.exited, 0);
   }
 });
 
@@ -44,7 +119,17 @@ it('flags override Hermes environment variables; defaults are 127.0.0.1:8642', (
   assert.ok(defaults !== 'help');
   assert.equal(defaults.port, 8642);
   assert.equal(defaults.host, '127.0.0.1');
-  assert.throws(() => serveOptions(['--api-key', ''], {}), HermeticError);
+  // An empty API_SERVER_KEY is no key, as Hermes reads it; an empty --api-key is a mistake.
+  const noKey = serveOptions([], { API_SERVER_KEY: '' });
+  assert.ok(noKey !== 'help');
+  assert.equal(noKey.apiKey, null);
+  assert.throws(() => serveOptions(['--api-key', ''], {}), (e: HermeticError) => {
+    assert.deepEqual([e.code, e.message], ['HERMETIC_CLI_USAGE', '--api-key must not be empty.']);
+    return true;
+  });
+  const noOrigins = serveOptions(['--cors-origins', ''], {});
+  assert.ok(noOrigins !== 'help');
+  assert.deepEqual(noOrigins.corsOrigins, []);
 });
 
 it('the banner names the address, the store and a curl example; a taken port is a plain error', async () => {
@@ -53,9 +138,7 @@ it('the banner names the address, the store and a curl example; a taken port is 
     assert.match(server.output(), /store: :memory:/);
     assert.match(server.output(), /try: {3}curl -s -X POST http:\/\/127\.0\.0\.1:\d+\/v1\/runs/);
     const port = new URL(server.url).port;
-    const clash = run('serve', '--port', port, '--db', ':memory:');
-    assert.equal(clash.status, 1);
-    assert.match(clash.stderr, /the port is already in use\. \[HERMETIC_SERVE_LISTEN\]/);
+    await expectLines(['serve', '--port', port, '--db', ':memory:'], 1, `Cannot listen on 127.0.0.1:${port}: the port is already in use. [HERMETIC_SERVE_LISTEN]`);
   } finally {
     server.child.kill('SIGINT');
     assert.equal(await server.exited, 0);

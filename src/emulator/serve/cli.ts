@@ -1,10 +1,13 @@
 // `hermetic serve`: flags (and Hermes's own API_SERVER_* variables) → emulator options → a running server that
 // stops cleanly on SIGINT/SIGTERM.
+import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { dirname, join } from 'node:path';
+import { parseFlags, wholeNumber, type FlagSpec } from '../../cli/args.js';
+import { epochProblem } from '../../shared/clock.js';
 import { HermeticError } from '../../shared/errors.js';
 import { pyStrip } from '../../shared/python/index.js';
+import { sqliteFileProblem, storePathProblem } from '../../shared/sqlite.js';
 import { HERMES_VERSION } from '../api/meta.js';
 import { startServer, type ServerOptions } from './node.js';
 
@@ -16,64 +19,49 @@ Options:
   --port N                  port to listen on (default 8642, or API_SERVER_PORT; 0 picks a free one)
   --host H                  address to bind (default 127.0.0.1, or API_SERVER_HOST)
   --db PATH                 idempotency store file (default: a file under the temp directory, named at start-up;
-                            :memory: keeps nothing across restarts)
-  --state-db PATH           also record every run into this Hermes-shaped state.db (created if missing)
+                            :memory: keeps nothing across restarts); its folder must exist
+  --state-db PATH           also record every run into this Hermes-shaped state.db (created if missing; its
+                            folder must exist)
   --api-key K               require "Authorization: Bearer K" (default API_SERVER_KEY; none = Hermes's test listener)
   --max-concurrent-runs N   capacity (default 10; 0 disables)
   --model NAME              advertised model name (default API_SERVER_MODEL_NAME, else hermes-agent)
   --cors-origins LIST       comma-separated allowed origins (default API_SERVER_CORS_ORIGINS; none refuses any Origin)
-  --time EPOCH              start the clock at this epoch time in seconds (default: now)
+  --time EPOCH              start the clock at this epoch time in seconds, 0 to 253402300799 (default: now)
   --frozen                  start with the clock frozen (move it with POST /__admin/clock)
   --seed S                  seed run ids and approval ids (repeatable sessions)
   -h, --help                show this help
 `;
 
 function usage(message: string): never {
-  throw new HermeticError('HERMETIC_CLI_USAGE', `${message} Run "hermetic serve --help" for the options.`);
+  throw new HermeticError('HERMETIC_CLI_USAGE', message);
 }
 
-function integer(name: string, raw: string | undefined, min: number, max: number): number | undefined {
-  if (raw === undefined) return undefined;
-  if (!/^-?\d+$/.test(raw.trim())) usage(`--${name} must be a whole number; got "${raw}".`);
-  const n = Number(raw);
-  if (n < min || n > max) usage(`--${name} must be between ${min} and ${max}; got ${raw}.`);
-  return n;
+/** A whole-number flag, else the Hermes variable that stands in for it; `source` names whichever gave the value. */
+function integer(flag: string, raw: string | undefined, min: number, max: number, variable?: [string, string | undefined]): number | undefined {
+  if (raw !== undefined) return wholeNumber(`--${flag}`, raw, min, max);
+  if (variable?.[1] !== undefined) return wholeNumber(variable[0], variable[1], min, max);
+  return undefined;
 }
+
+const SERVE_FLAGS = {
+  port: { type: 'string' }, host: { type: 'string' }, db: { type: 'string' }, 'state-db': { type: 'string' },
+  'api-key': { type: 'string' }, 'max-concurrent-runs': { type: 'string' }, model: { type: 'string' },
+  'cors-origins': { type: 'string', empty: true }, time: { type: 'string' }, frozen: { type: 'boolean' },
+  seed: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+} as const satisfies Record<string, FlagSpec>;
 
 /** Turns argv and the environment into server options (throws HERMETIC_CLI_USAGE with a plain sentence). */
 export function serveOptions(argv: string[], env: NodeJS.ProcessEnv): ServerOptions | 'help' {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        db: { type: 'string' },
-        'state-db': { type: 'string' },
-        'api-key': { type: 'string' },
-        'max-concurrent-runs': { type: 'string' },
-        model: { type: 'string' },
-        'cors-origins': { type: 'string' },
-        time: { type: 'string' },
-        frozen: { type: 'boolean' },
-        seed: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (e) {
-    usage((e as Error).message.replace(/\s*To specify.*$/s, '') + '.');
-  }
-  const v = parsed.values;
+  const v = parseFlags(argv, SERVE_FLAGS).values;
   if (v.help) return 'help';
-  const port = integer('port', v.port ?? env.API_SERVER_PORT, 0, 65535) ?? 8642;
+  const port = integer('port', v.port, 0, 65535, ['API_SERVER_PORT', env.API_SERVER_PORT]) ?? 8642;
   const host = v.host ?? env.API_SERVER_HOST ?? '127.0.0.1';
   const time = v.time === undefined ? undefined : Number(v.time);
-  if (time !== undefined && !Number.isFinite(time)) usage(`--time must be epoch seconds; got "${v.time}".`);
-  const apiKey = v['api-key'] ?? env.API_SERVER_KEY ?? null;
-  if (apiKey === '') usage('--api-key must not be empty.');
+  if (time !== undefined && (!Number.isFinite(time) || v.time!.trim() === '')) usage(`--time must be epoch seconds; got "${v.time}".`);
+  const timeProblem = time === undefined ? null : epochProblem(time);
+  if (timeProblem) usage(`--time is ${v.time}, which ${timeProblem}.`);
+  // An empty API_SERVER_KEY is no key, as Hermes reads it; an empty --api-key is refused by parseFlags.
+  const apiKey = v['api-key'] ?? (env.API_SERVER_KEY || null);
   const cors = v['cors-origins'] ?? env.API_SERVER_CORS_ORIGINS ?? '';
   return {
     port,
@@ -90,12 +78,32 @@ export function serveOptions(argv: string[], env: NodeJS.ProcessEnv): ServerOpti
   };
 }
 
+/**
+ * A --db or --state-db the user named must already have its folder (a typo fails with HERMETIC_STORE_OPEN instead of
+ * growing a tree); the default store's folder under the temp directory is ours, so it is made here.
+ */
+function prepareStores(options: ServerOptions, dbNamed: boolean): void {
+  const db = options.db ?? ':memory:';
+  for (const [flag, path] of [['--db', dbNamed ? db : null], ['--state-db', options.stateDb ?? null]] as const) {
+    // An existing --state-db is recorded into as it is, so it must already be a SQLite store.
+    const problem = path === null ? null : storePathProblem(path) ?? (flag === '--state-db' ? sqliteFileProblem(path) : null);
+    if (problem) throw new HermeticError('HERMETIC_STORE_OPEN', `Cannot open the ${flag} store at ${path}: ${problem}.`);
+  }
+  if (dbNamed || db === ':memory:') return;
+  try {
+    mkdirSync(dirname(db), { recursive: true });
+  } catch (e) {
+    throw new HermeticError('HERMETIC_STORE_OPEN', `Cannot make the folder of the default store ${db} (${(e as NodeJS.ErrnoException).code}); pass --db PATH or --db :memory:.`);
+  }
+}
+
 export async function serveCommand(argv: string[], out: (line: string) => void = console.log): Promise<number> {
   const options = serveOptions(argv, process.env);
   if (options === 'help') {
     out(SERVE_HELP);
     return 0;
   }
+  prepareStores(options, parseFlags(argv, SERVE_FLAGS).values.db !== undefined);
   const server = await startServer(options);
   const auth = options.apiKey ? ` -H 'Authorization: Bearer ${options.apiKey}'` : '';
   out(`hermetic: Hermes Agent v${HERMES_VERSION} /v1/runs emulator listening on ${server.url}`);

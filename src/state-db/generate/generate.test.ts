@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
-import { copyFileSync, existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generate, PROFILES } from './index.js';
 import { dumpSql } from '../dump.js';
@@ -110,6 +111,84 @@ test('the wal-tail profile keeps its newest sessions only in state.db-wal', () =
     assert.ok(count(mainOnly) < count(withWal));
     mainOnly.close();
     withWal.close();
+  } finally {
+    cleanup();
+  }
+});
+
+const sha = (p: string) => createHash('sha256').update(readFileSync(p)).digest('hex');
+const rejectsWith = (fn: () => unknown, code: string, message: string) =>
+  assert.throws(fn, (e: { code: string; message: string }) => (assert.deepEqual([e.code, e.message], [code, message]), true));
+
+test('an existing store, a companion of it or a profile config.yaml is never replaced without replace: true', () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const out = join(dir, 'state.db');
+    writeFileSync(out, 'my notes\n');
+    rejectsWith(() => generate({ out, sessions: 2 }), 'HERMETIC_STATEDB_EXISTS',
+      `${out} already exists; pass --force to replace it, or choose another --out.`);
+    assert.equal(readFileSync(out, 'utf8'), 'my notes\n');
+    const lone = join(dir, 'lone.db');
+    writeFileSync(`${lone}-wal`, '');
+    rejectsWith(() => generate({ out: lone, sessions: 2 }), 'HERMETIC_STATEDB_EXISTS',
+      `${lone}-wal exists beside it; pass --force to replace it, or choose another --out.`);
+    mkdirSync(join(dir, 'pg'));
+    writeFileSync(join(dir, 'pg', 'config.yaml'), 'model: mine\n');
+    rejectsWith(() => generate({ out: join(dir, 'pg', 'state.db'), profile: 'postgres-stale', sessions: 2 }), 'HERMETIC_STATEDB_EXISTS',
+      `${join(dir, 'pg', 'config.yaml')} exists beside it; pass --force to replace it, or choose another --out.`);
+    assert.equal(readFileSync(join(dir, 'pg', 'config.yaml'), 'utf8'), 'model: mine\n');
+    assert.deepEqual(readdirSync(dir).sort(), ['lone.db-wal', 'pg', 'state.db']);
+    assert.deepEqual(readdirSync(join(dir, 'pg')), ['config.yaml']);
+  } finally {
+    cleanup();
+  }
+});
+
+test('replace: true swaps in a complete store and drops the old one\'s -wal; a folder is refused either way', () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const out = join(dir, 'state.db');
+    writeFileSync(out, 'old');
+    writeFileSync(`${out}-wal`, 'old wal that must not meet the new store');
+    const r = generate({ out, sessions: 3, seed: 'r', replace: true });
+    assert.equal(r.path, out);
+    assert.deepEqual(readdirSync(dir), ['state.db']);
+    const db = new Database(out, { readonly: true });
+    assert.equal(db.prepare('SELECT COUNT(*) FROM sessions').pluck().get(), r.sessions);
+    db.close();
+    rejectsWith(() => generate({ out: dir, sessions: 2, replace: true }), 'HERMETIC_STATEDB_WRITE', `Cannot write a state.db at ${dir}: it is a folder, not a file.`);
+  } finally {
+    cleanup();
+  }
+});
+
+test('a failure while putting the store in place leaves the old store intact and no temporary file behind', () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const out = join(dir, 'state.db');
+    generate({ out, sessions: 2, seed: 'old', journal: 'delete' });
+    const before = sha(out);
+    // A folder where the old store's -wal would be: removing it fails after the new store is complete.
+    mkdirSync(`${out}-wal`);
+    writeFileSync(join(`${out}-wal`, 'keep'), 'x');
+    assert.throws(() => generate({ out, sessions: 3, seed: 'new', replace: true }), (e: { code: string; message: string }) => {
+      assert.equal(e.code, 'HERMETIC_STATEDB_WRITE');
+      assert.ok(e.message.startsWith(`Cannot write a state.db at ${out}: `), e.message);
+      return true;
+    });
+    assert.equal(sha(out), before);
+    assert.deepEqual(readdirSync(dir).sort(), ['state.db', 'state.db-wal']);
+  } finally {
+    cleanup();
+  }
+});
+
+test('the wal-tail profile still moves its -wal into place with the store', () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const r = generate({ out: join(dir, 'state.db'), profile: 'wal-tail', sessions: 20, seed: 'tail' });
+    assert.deepEqual(readdirSync(dir).sort(), ['state.db', 'state.db-wal']);
+    assert.ok(r.walOnlySessions > 0);
   } finally {
     cleanup();
   }

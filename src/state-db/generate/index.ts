@@ -1,10 +1,11 @@
-// Deterministic synthetic state.db stores of any schema level and shape (`hermetic statedb generate`).
-import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { HermeticError } from '../../shared/errors.js';
+// Deterministic synthetic state.db stores of any schema level and shape (`hermetic statedb generate`). The store is
+// built under a hidden temporary name beside `out` and renamed into place only when complete.
+import { copyFileSync, existsSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { HermeticError, isHermeticError } from '../../shared/errors.js';
 import { createStore, type JournalMode } from '../schema/create.js';
 import { StateDbWriter } from '../writer/index.js';
-import { PROFILES } from './profiles.js';
+import { PROFILES, type ProfileSettings } from './profiles.js';
 import { Rng } from './random.js';
 import { runScenario } from './scenarios.js';
 import { SCENARIOS, type GenContext, type Scenario } from './session.js';
@@ -12,7 +13,13 @@ import { SCENARIOS, type GenContext, type Scenario } from './session.js';
 export { PROFILES, profileNames } from './profiles.js';
 
 export interface GenerateOptions {
+  /** The store's path. Its folder is created when missing (the CLI refuses a missing folder instead). */
   out: string;
+  /**
+   * Replace what is there: an existing store at `out` with its -wal/-shm/-journal, and the config.yaml beside it
+   * for the postgres-stale profile. Default false: HERMETIC_STATEDB_EXISTS, nothing touched.
+   */
+  replace?: boolean;
   /** Schema level 1..31 (31 = v30 with session_daily_usage). Default 31, or the profile's. */
   level?: number;
   createdAt?: number;
@@ -35,15 +42,69 @@ export interface GenerateResult {
 /** 2026-07-14 10:15:03 UTC: the first session id reads 20260714_101503_... */
 export const GENERATION_EPOCH = 1784024103;
 
+/** The named profile's settings, or HERMETIC_STATEDB_PROFILE naming the known ones. */
+export function profileSettings(name: string): ProfileSettings {
+  const profile = Object.hasOwn(PROFILES, name) ? PROFILES[name] : undefined;
+  if (!profile) throw new HermeticError('HERMETIC_STATEDB_PROFILE', `Unknown profile "${name}"; known profiles: ${Object.keys(PROFILES).join(', ')}.`);
+  return profile;
+}
+
+/** What generating at `out` would replace, in refusal order: the store, its companions, a profile's config.yaml. */
+function existingFiles(out: string, postgres: boolean): string[] {
+  const paths = [out, `${out}-wal`, `${out}-shm`, `${out}-journal`];
+  if (postgres) paths.push(join(dirname(out), 'config.yaml'));
+  return paths.filter((p) => existsSync(p));
+}
+
+let building = 0;
+
 /**
- * Writes a store. Same options → byte-identical SQL dump.
+ * Writes a store. Same options → byte-identical SQL dump. Refuses to replace existing files unless `replace`; a
+ * failure leaves no file behind (and a replaced store intact).
  * @example generate({ out: '/tmp/h/state.db', profile: 'mid', sessions: 50, seed: 'a' })
  */
 export function generate(options: GenerateOptions): GenerateResult {
-  const profile = options.profile === undefined ? undefined : PROFILES[options.profile];
-  if (options.profile !== undefined && !profile) {
-    throw new HermeticError('HERMETIC_STATEDB_PROFILE', `Unknown profile "${options.profile}"; known profiles: ${Object.keys(PROFILES).join(', ')}.`);
+  const profile = options.profile === undefined ? undefined : profileSettings(options.profile);
+  const out = options.out;
+  const writeError = (why: string) => new HermeticError('HERMETIC_STATEDB_WRITE', `Cannot write a state.db at ${out}: ${why}.`);
+  if (existsSync(out) && statSync(out).isDirectory()) throw writeError('it is a folder, not a file');
+  const postgres = profile?.postgres ?? false;
+  const present = options.replace ? [] : existingFiles(out, postgres);
+  if (present.length > 0) {
+    const what = present[0] === out ? `${out} already exists` : `${present[0]} exists beside it`;
+    throw new HermeticError('HERMETIC_STATEDB_EXISTS', `${what}; pass --force to replace it, or choose another --out.`);
   }
+  // Hidden, beside `out`: the final rename stays on one file system, so it is atomic.
+  const tmp = join(dirname(out), `.${basename(out)}.${process.pid}-${++building}.tmp`);
+  const scratch = [tmp, `${tmp}.src`, `${tmp}.config.yaml`].flatMap((p) => [p, `${p}-wal`, `${p}-shm`, `${p}-journal`]);
+  try {
+    const result = build(options, profile, tmp);
+    place(tmp, out, options.walTail ?? profile?.walTail ?? false, postgres, options.replace ?? false);
+    return { ...result, path: out };
+  } catch (e) {
+    for (const p of scratch) rmSync(p, { force: true });
+    if (isHermeticError(e)) throw e;
+    const err = e as NodeJS.ErrnoException;
+    throw writeError(err.code === 'EACCES' || err.code === 'EPERM' ? 'permission denied' : err.code === 'ENOSPC' ? 'the disk is full' : err.message);
+  }
+}
+
+/** Moves the finished store (and its -wal, config.yaml) from `tmp` names to their places. */
+function place(tmp: string, out: string, walTail: boolean, postgres: boolean, replace: boolean): void {
+  const config = join(dirname(out), 'config.yaml');
+  if (!replace) {
+    const appeared = existingFiles(out, postgres);
+    if (appeared.length > 0) throw new HermeticError('HERMETIC_STATEDB_EXISTS', `${appeared[0]} appeared while the store was being written; nothing was replaced.`);
+  }
+  // An old store's -wal must never meet the new file (SQLite would replay it into the new store).
+  for (const suffix of ['-wal', '-shm', '-journal']) rmSync(out + suffix, { force: true });
+  renameSync(tmp, out);
+  if (walTail) renameSync(`${tmp}-wal`, `${out}-wal`);
+  if (postgres) renameSync(`${tmp}.config.yaml`, config);
+}
+
+/** Generates the store at `path` (a temporary name); returns the result as if written at options.out. */
+function build(options: GenerateOptions, profile: ProfileSettings | undefined, path: string): GenerateResult {
   const level = options.level ?? profile?.level ?? 31;
   const createdAt = options.createdAt ?? profile?.createdAt ?? level;
   const journal = options.journal ?? profile?.journal ?? 'wal';
@@ -53,52 +114,60 @@ export function generate(options: GenerateOptions): GenerateResult {
   const seed = options.seed ?? 'hermetic';
   if (walTail && journal !== 'wal') throw new HermeticError('HERMETIC_CLI_USAGE', 'A -wal tail needs the WAL journal mode.');
   const r = new Rng(seed);
-  const building = walTail ? `${options.out}.building` : options.out;
+  const building = walTail ? `${path}.src` : path;
   const db = createStore({ path: building, level, createdAt, journal, fts: options.fts ?? true, generation: r.hex(32) });
-  db.pragma('synchronous = OFF');
-  const time = { t: GENERATION_EPOCH };
-  const w = new StateDbWriter(db, { now: () => time.t, ids: r.idSource() });
-  const ctx: GenContext = { w, r, time, level, seq: { title: 0 } };
-  const tailFrom = walTail ? Math.max(1, Math.floor(sessions * 0.9)) : sessions;
-  let written = 0;
-  const maxRowid = db.prepare('SELECT MAX(rowid) AS n FROM sessions');
-  const newMessages = db.prepare('SELECT COUNT(*) AS n FROM messages WHERE session_id IN (SELECT id FROM sessions WHERE rowid > ?)');
-  for (let i = 0; i < sessions; i++) {
-    if (i === tailFrom) {
-      db.pragma('wal_checkpoint(TRUNCATE)');
-      db.pragma('wal_autocheckpoint = 0');
+  let result: GenerateResult;
+  try {
+    db.pragma('synchronous = OFF');
+    const time = { t: GENERATION_EPOCH };
+    const w = new StateDbWriter(db, { now: () => time.t, ids: r.idSource() });
+    const ctx: GenContext = { w, r, time, level, seq: { title: 0 } };
+    const tailFrom = walTail ? Math.max(1, Math.floor(sessions * 0.9)) : sessions;
+    let written = 0;
+    const maxRowid = db.prepare('SELECT MAX(rowid) AS n FROM sessions');
+    const newMessages = db.prepare('SELECT COUNT(*) AS n FROM messages WHERE session_id IN (SELECT id FROM sessions WHERE rowid > ?)');
+    for (let i = 0; i < sessions; i++) {
+      if (i === tailFrom) {
+        db.pragma('wal_checkpoint(TRUNCATE)');
+        db.pragma('wal_autocheckpoint = 0');
+      }
+      // The first sessions walk every scenario so even a small store has each shape; the rest are mostly plain.
+      const scenario: Scenario = i < SCENARIOS.length ? SCENARIOS[(i + 1) % SCENARIOS.length]! : r.chance(0.7) ? 'plain' : r.pick(SCENARIOS);
+      const left = messages - written;
+      const budget = Math.max(2, Math.round(left / (sessions - i)) + r.int(-3, 3));
+      // Count only this scenario's sessions (rowids grow), so the loop stays linear in the store size.
+      const before = (maxRowid.get() as { n: number | null }).n ?? 0;
+      w.tx(() => runScenario(ctx, scenario, budget));
+      written += (newMessages.get(before) as { n: number }).n;
+      time.t += r.int(60, 5400) + r.int(0, 999999) / 1e6;
     }
-    // The first sessions walk every scenario so even a small store has each shape; the rest are mostly plain.
-    const scenario: Scenario = i < SCENARIOS.length ? SCENARIOS[(i + 1) % SCENARIOS.length]! : r.chance(0.7) ? 'plain' : r.pick(SCENARIOS);
-    const left = messages - written;
-    const budget = Math.max(2, Math.round(left / (sessions - i)) + r.int(-3, 3));
-    // Count only this scenario's sessions (rowids grow), so the loop stays linear in the store size.
-    const before = (maxRowid.get() as { n: number | null }).n ?? 0;
-    w.tx(() => runScenario(ctx, scenario, budget));
-    written += (newMessages.get(before) as { n: number }).n;
-    time.t += r.int(60, 5400) + r.int(0, 999999) / 1e6;
-  }
-  if (profile?.activeNull && w.has('messages', 'active')) {
-    const nullable = (db.prepare("SELECT \"notnull\" AS nn FROM pragma_table_info('messages') WHERE name = 'active'").get() as { nn: number }).nn === 0;
-    if (nullable) db.exec('UPDATE messages SET active = NULL WHERE id IN (SELECT id FROM messages WHERE active = 1 ORDER BY id LIMIT 3)');
-  }
-  const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
-  const result: GenerateResult = {
-    path: options.out, level, createdAt, journal, sessions: count('SELECT COUNT(*) AS n FROM sessions'),
-    messages: count('SELECT COUNT(*) AS n FROM messages'), walOnlySessions: walTail ? sessions - tailFrom : 0,
-  };
-  if (walTail) {
-    // Copy the main file and its -wal while the writer is still open, so the copy keeps rows only in the -wal.
-    for (const suffix of ['', '-wal', '-shm']) rmSync(options.out + suffix, { force: true });
-    copyFileSync(building, options.out);
-    copyFileSync(`${building}-wal`, `${options.out}-wal`);
-    db.close();
-    for (const suffix of ['', '-wal', '-shm']) rmSync(building + suffix, { force: true });
-  } else {
-    db.close();
+    if (profile?.activeNull && w.has('messages', 'active')) {
+      const nullable = (db.prepare("SELECT \"notnull\" AS nn FROM pragma_table_info('messages') WHERE name = 'active'").get() as { nn: number }).nn === 0;
+      if (nullable) db.exec('UPDATE messages SET active = NULL WHERE id IN (SELECT id FROM messages WHERE active = 1 ORDER BY id LIMIT 3)');
+    }
+    const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+    result = {
+      path, level, createdAt, journal, sessions: count('SELECT COUNT(*) AS n FROM sessions'),
+      messages: count('SELECT COUNT(*) AS n FROM messages'), walOnlySessions: walTail ? sessions - tailFrom : 0,
+    };
+    if (walTail) {
+      // Copy the main file and its -wal while the writer is still open, so the copy keeps rows only in the -wal.
+      try {
+        copyFileSync(building, path);
+        copyFileSync(`${building}-wal`, `${path}-wal`);
+      } finally {
+        db.close();
+        for (const suffix of ['', '-wal', '-shm']) rmSync(building + suffix, { force: true });
+      }
+    } else {
+      db.close();
+    }
+  } catch (e) {
+    if (db.open) db.close();
+    throw e;
   }
   if (profile?.postgres) {
-    writeFileSync(join(dirname(options.out), 'config.yaml'), 'database:\n  backend: postgres\n# connection comes from HERMES_DATABASE_URL\n');
+    writeFileSync(`${path}.config.yaml`, 'database:\n  backend: postgres\n# connection comes from HERMES_DATABASE_URL\n');
   }
   return result;
 }

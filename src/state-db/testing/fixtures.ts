@@ -1,13 +1,11 @@
-// Test helpers: temp dirs and copies of the real Hermes fixtures (never opened in place; spec fixtures README).
+// Test helpers: temp dirs and copies of the real Hermes fixtures (never opened in place; fixtures README).
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The shared fixtures beside the repository (`../shared`), or HERMETIC_SHARED_DIR when set. */
-export const FIXTURE_ROOT = process.env.HERMETIC_SHARED_DIR
-  ? join(process.env.HERMETIC_SHARED_DIR, 'fixtures', 'state-db')
-  : fileURLToPath(new URL('../../../../shared/fixtures/state-db', import.meta.url));
+/** The state.db stores Hermes itself wrote, kept in the repository (test/fixtures/state-db/README.md). */
+export const FIXTURE_ROOT = fileURLToPath(new URL('../../../test/fixtures/state-db', import.meta.url));
 export const FIXTURES = ['basic', 'channels', 'usage'] as const;
 
 export function tempDir(prefix = 'hermetic-statedb-'): { dir: string; cleanup: () => void } {

@@ -1,0 +1,91 @@
+// Command-line flags for every `hermetic` command: one small parser whose refusals are plain sentences with
+// HERMETIC_CLI_USAGE (node:util's parseArgs words its errors differently across Node versions and refuses
+// "--port -1" as ambiguous instead of letting the range check speak).
+import { HermeticError } from '../shared/errors.js';
+import { suggest } from '../shared/options.js';
+
+export interface FlagSpec {
+  type: 'string' | 'boolean';
+  short?: string;
+  /** A string flag may be given as "" (default: refused, "--out must not be empty."). */
+  empty?: boolean;
+}
+
+/** Each flag's value: a string, `true` for a boolean flag, undefined when not given. */
+export type FlagValues<S extends Record<string, FlagSpec>> = { [K in keyof S]?: S[K]['type'] extends 'boolean' ? true : string };
+
+export interface ParsedFlags<S extends Record<string, FlagSpec>> {
+  values: FlagValues<S>;
+  positionals: string[];
+}
+
+export function usageError(message: string): never {
+  throw new HermeticError('HERMETIC_CLI_USAGE', message);
+}
+
+const quote = (s: string) => JSON.stringify(s);
+
+/**
+ * Parses `--name value`, `--name=value`, boolean `--name` and the declared short flags; `--` ends the flags. A
+ * string flag takes the next word as its value even when it starts with one dash ("--port -1", "--out -"), but not
+ * when it is another flag ("--out --force" is a missing value). Each flag may be given once.
+ * @example parseFlags(['--port', '-1'], { port: { type: 'string' } }) // { values: { port: '-1' }, positionals: [] }
+ */
+export function parseFlags<S extends Record<string, FlagSpec>>(argv: readonly string[], spec: S, maxPositionals = 0): ParsedFlags<S> {
+  const values: Record<string, string | true> = {};
+  const positionals: string[] = [];
+  const names = Object.keys(spec);
+  const byShort = new Map(names.filter((n) => spec[n]!.short).map((n) => [`-${spec[n]!.short}`, n]));
+  const isFlag = (word: string) => word.startsWith('--') || byShort.has(word);
+  const set = (name: string, value: string | true) => {
+    if (values[name] !== undefined) usageError(`--${name} is given more than once.`);
+    if (value === '' && !spec[name]!.empty) usageError(`--${name} must not be empty.`);
+    values[name] = value;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === '--') {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (word.startsWith('--')) {
+      const eq = word.indexOf('=');
+      const name = word.slice(2, eq < 0 ? undefined : eq);
+      const flag = spec[name];
+      if (!flag) {
+        const hint = suggest(name, names);
+        usageError(`Unknown option ${quote(`--${name}`)}${hint ? `; did you mean "--${hint}"?` : '.'}`);
+      }
+      if (flag.type === 'boolean') {
+        if (eq >= 0) usageError(`--${name} takes no value.`);
+        set(name, true);
+      } else if (eq >= 0) {
+        set(name, word.slice(eq + 1));
+      } else {
+        const next = argv[i + 1];
+        if (next === undefined || isFlag(next)) usageError(`--${name} needs a value.`);
+        set(name, next);
+        i++;
+      }
+    } else if (word.startsWith('-') && word !== '-') {
+      const name = byShort.get(word);
+      if (!name) usageError(`Unknown option ${quote(word)}.`);
+      set(name, true);
+    } else {
+      positionals.push(word);
+    }
+  }
+  if (positionals.length > maxPositionals) usageError(`Unexpected argument ${quote(positionals[maxPositionals]!)}.`);
+  return { values: values as FlagValues<S>, positionals };
+}
+
+/**
+ * A whole number in [min, max] from a flag or an environment variable (`source` names it in the message).
+ * @example wholeNumber('--port', '8642', 0, 65535) // 8642
+ */
+export function wholeNumber(source: string, raw: string, min: number, max: number): number {
+  if (!/^\s*-?\d+\s*$/.test(raw)) usageError(`${source} must be a whole number; got ${quote(raw)}.`);
+  const n = Number(raw);
+  if (n < min || n > max) usageError(`${source} must be between ${min} and ${max}; got ${raw.trim()}.`);
+  return n;
+}

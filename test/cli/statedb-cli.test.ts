@@ -1,0 +1,177 @@
+// `hermetic statedb` as a person meets it: every mistake is one line with a code and the documented exit code
+// (2 refused, 1 failed), nothing is replaced without --force, and inspect changes nothing. Each kind of answer goes
+// through the real bin; the long list of flag mistakes runs through the same main() in process (the bin only calls
+// it and sets the exit code), which keeps the suite quick on a small machine.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { main } from '../../src/cli/main.js';
+import { runBin, runBinAsync, type BinResult } from '../support/process.js';
+
+let dir: string;
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'hermetic-statedb-cli-'));
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const sha = (p: string) => createHash('sha256').update(readFileSync(p)).digest('hex');
+
+/** main() in this process, with what it prints captured as the bin's stdout and stderr would be. */
+async function inProcess(args: string[]): Promise<BinResult> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const [log, error] = [console.log, console.error];
+  console.log = (...a: unknown[]) => void out.push(`${a.join(' ')}\n`);
+  console.error = (...a: unknown[]) => void err.push(`${a.join(' ')}\n`);
+  try {
+    return { status: await main(args), stdout: out.join(''), stderr: err.join('') };
+  } finally {
+    [console.log, console.error] = [log, error];
+  }
+}
+
+type Want = { status: 1 | 2; code: string; message: string; help?: string };
+
+/** Runs `hermetic ...args` through the bin in `cwd` and asserts the whole of what a person sees. */
+async function expectRefusal(args: string[], want: Want, cwd = dir, run: (args: string[]) => Promise<BinResult> = (a) => runBinAsync(a, { cwd })): Promise<void> {
+  const r = await run(args);
+  const help = want.status === 2 ? `${want.help ?? 'Run "hermetic statedb --help" for the options.'}\n` : '';
+  assert.deepEqual(
+    { status: r.status, stdout: r.stdout, stderr: r.stderr },
+    { status: want.status, stdout: '', stderr: `hermetic: ${want.message} [${want.code}]\n${help}` },
+    args.join(' '),
+  );
+}
+
+const usage = (message: string, help?: string) => ({ status: 2 as const, code: 'HERMETIC_CLI_USAGE', message, help });
+
+describe('the command line itself', () => {
+  it('bare hermetic and bare statedb are refused with exit 2; --help exits 0', async () => {
+    const helps = [['--help'], ['statedb', '--help'], ['statedb', 'generate', '--help'], ['statedb', 'inspect', '-h']].map(async (args) => {
+      const r = await runBinAsync(args, { cwd: dir });
+      assert.deepEqual([r.status, r.stderr], [0, ''], args.join(' '));
+      assert.match(r.stdout, /^Usage: hermetic /);
+    });
+    await Promise.all([
+      expectRefusal([], usage('No command given; use serve or statedb.', 'Run "hermetic --help" for the commands.')),
+      expectRefusal(['statedb'], usage('statedb needs a command: generate or inspect.', 'Run "hermetic statedb --help" for the commands.')),
+      expectRefusal(['frobnicate'], usage('Unknown command "frobnicate"; use serve or statedb.', 'Run "hermetic --help" for the commands.')),
+      ...helps,
+    ]);
+  });
+
+  it('generate refuses a conflicting profile and a negative count through the bin', async () => {
+    await Promise.all([
+      expectRefusal(['statedb', 'generate', '--out', 'x.db', '--profile', 'v9', '--schema', '30'],
+        usage('--schema 30 conflicts with --profile v9, which sets schema 9; give one or the other.')),
+      expectRefusal(['statedb', 'generate', '--out', 'x.db', '--sessions', '-3'], usage('--sessions must be a whole number from 1 to 1000000, not "-3".')),
+    ]);
+    assert.deepEqual(readdirSync(dir), []);
+  });
+
+  it('generate refuses unknown, missing, malformed, repeated and conflicting flags before writing anything', async () => {
+    const x = join(dir, 'x.db');
+    const out = ['statedb', 'generate', '--out', x];
+    const cases = [
+      [['statedb', 'generate'], 'generate needs --out PATH.'],
+      [['statedb', 'generate', '--out'], '--out needs a value.'],
+      [['statedb', 'generate', '--out', '--force'], '--out needs a value.'],
+      [['statedb', 'generate', '--out', ''], '--out must not be empty.'],
+      [[...out, '--sesions', '3'], 'Unknown option "--sesions"; did you mean "--sessions"?'],
+      [[...out, '--frobnicate'], 'Unknown option "--frobnicate".'],
+      [[...out, '-x'], 'Unknown option "-x".'],
+      [[...out, 'extra'], 'Unexpected argument "extra".'],
+      [[...out, '--force=yes'], '--force takes no value.'],
+      [[...out, '--sessions', 'ten'], '--sessions must be a whole number from 1 to 1000000, not "ten".'],
+      [[...out, '--sessions', '-3'], '--sessions must be a whole number from 1 to 1000000, not "-3".'],
+      [[...out, '--sessions', '2.5'], '--sessions must be a whole number from 1 to 1000000, not "2.5".'],
+      [[...out, '--messages', '0'], '--messages must be a whole number from 1 to 100000000, not "0".'],
+      [[...out, '--seed', 'a', '--seed', 'b'], '--seed is given more than once.'],
+      [[...out, '--journal', 'memory'], '--journal must be wal or delete, not "memory".'],
+      [[...out, '--profile', 'v9', '--schema', '30'], '--schema 30 conflicts with --profile v9, which sets schema 9; give one or the other.'],
+      [[...out, '--profile', 'wal-tail', '--journal', 'delete'], '--journal delete conflicts with --profile wal-tail, which sets journal wal; give one or the other.'],
+      [[...out, '--profile', 'migrated', '--created-at', '30'], '--created-at 30 conflicts with --profile migrated, which sets created-at 12; give one or the other.'],
+    ] as const;
+    for (const [args, message] of cases) await expectRefusal([...args], usage(message), dir, inProcess);
+    await expectRefusal([...out, '--schema', '31'], { status: 2, code: 'HERMETIC_STATEDB_SCHEMA', message: 'Schema version "31" is not known; use 1 to 30 or 30-pre-daily.' }, dir, inProcess);
+    await expectRefusal([...out, '--schema', 'v9'], { status: 2, code: 'HERMETIC_STATEDB_SCHEMA', message: 'Schema version "v9" is not known; use 1 to 30 or 30-pre-daily.' }, dir, inProcess);
+    await expectRefusal([...out, '--profile', 'nope'], {
+      status: 2, code: 'HERMETIC_STATEDB_PROFILE',
+      message: 'Unknown profile "nope"; known profiles: v2-early, v9, v11, mid, v22, v25, v30, v30-pre-daily, wal-tail, delete-journal, migrated, postgres-stale.',
+    }, dir, inProcess);
+    assert.deepEqual(readdirSync(dir), []);
+  });
+
+  it('inspect refuses a missing or extra PATH and unknown flags', async () => {
+    // In process one at a time: the captures share console.
+    await expectRefusal(['statedb', 'inspect'], usage('inspect needs exactly one PATH to a state.db.'), dir, inProcess);
+    await expectRefusal(['statedb', 'inspect', ''], usage('inspect needs exactly one PATH to a state.db.'), dir, inProcess);
+    await expectRefusal(['statedb', 'inspect', 'a.db', 'b.db'], usage('Unexpected argument "b.db".'), dir, inProcess);
+    await expectRefusal(['statedb', 'inspect', 'a.db', '--jsn'], usage('Unknown option "--jsn"; did you mean "--json"?'), dir, inProcess);
+  });
+});
+
+describe('files', () => {
+  it('generate never replaces an existing file without --force, and --force replaces it', async () => {
+    const work = join(dir, 'force');
+    mkdirSync(work);
+    writeFileSync(join(work, 'notes.txt'), 'my notes\n');
+    await expectRefusal(['statedb', 'generate', '--out', 'notes.txt'], {
+      status: 2, code: 'HERMETIC_STATEDB_EXISTS', message: 'notes.txt already exists; pass --force to replace it, or choose another --out.',
+    }, work);
+    assert.equal(readFileSync(join(work, 'notes.txt'), 'utf8'), 'my notes\n');
+    const r = runBin(['statedb', 'generate', '--out', 'notes.txt', '--force', '--sessions', '2', '--seed', 's'], { cwd: work });
+    assert.deepEqual([r.status, r.stderr], [0, '']);
+    assert.match(r.stdout, /^wrote notes\.txt: schema v30, wal journal, \d+ sessions, \d+ messages\n$/);
+    assert.equal(readFileSync(join(work, 'notes.txt')).subarray(0, 15).toString(), 'SQLite format 3');
+    assert.deepEqual(readdirSync(work), ['notes.txt']);
+  });
+
+  it('generate into a folder, a missing folder or under a file fails with exit 1 and creates nothing', async () => {
+    const work = join(dir, 'paths');
+    mkdirSync(work);
+    writeFileSync(join(work, 'file'), 'x');
+    const write = (message: string) => ({ status: 1 as const, code: 'HERMETIC_STATEDB_WRITE', message });
+    await Promise.all([
+      expectRefusal(['statedb', 'generate', '--out', work], write(`Cannot write a state.db at ${work}: it is a folder, not a file.`), work),
+      expectRefusal(['statedb', 'generate', '--out', work, '--force'], write(`Cannot write a state.db at ${work}: it is a folder, not a file.`), work),
+      expectRefusal(['statedb', 'generate', '--out', 'no/such/x.db'], write('Cannot write a state.db at no/such/x.db: the folder no/such does not exist.'), work),
+      expectRefusal(['statedb', 'generate', '--out', 'file/x.db'], write('Cannot write a state.db at file/x.db: file is not a folder.'), work),
+    ]);
+    assert.deepEqual(readdirSync(work), ['file']);
+  });
+
+  it('inspect of a text file, an empty file, a folder or a missing file fails with exit 1 and a code', async () => {
+    const work = join(dir, 'inspect');
+    mkdirSync(work);
+    writeFileSync(join(work, 'notes.txt'), 'remember the milk\n');
+    writeFileSync(join(work, 'empty.db'), '');
+    const notSqlite = (message: string) => ({ status: 1 as const, code: 'HERMETIC_STATEDB_NOT_SQLITE', message });
+    const open = (message: string) => ({ status: 1 as const, code: 'HERMETIC_STATEDB_OPEN', message });
+    await Promise.all([
+      expectRefusal(['statedb', 'inspect', 'notes.txt'], notSqlite("notes.txt is not a SQLite database (it does not start with SQLite's header)."), work),
+      expectRefusal(['statedb', 'inspect', 'empty.db'], notSqlite('empty.db is empty, so it is not a SQLite database.'), work),
+      expectRefusal(['statedb', 'inspect', '.'], open('Cannot open . read-only: it is a folder, not a file.'), work),
+      expectRefusal(['statedb', 'inspect', 'missing.db'], open('Cannot open missing.db read-only: the file does not exist.'), work),
+    ]);
+    assert.deepEqual(readdirSync(work).sort(), ['empty.db', 'notes.txt']);
+  });
+
+  it('inspect of a WAL store reads its -wal rows and leaves the folder exactly as it was', () => {
+    const work = join(dir, 'wal');
+    mkdirSync(work);
+    const g = runBin(['statedb', 'generate', '--out', 'state.db', '--profile', 'wal-tail', '--sessions', '20', '--seed', 't'], { cwd: work });
+    assert.equal(g.status, 0, g.stderr);
+    const sessions = Number(/, (\d+) sessions,/.exec(g.stdout)![1]);
+    const before = readdirSync(work).sort().map((f) => `${f} ${sha(join(work, f))}`);
+    assert.deepEqual(before.map((l) => l.split(' ')[0]), ['state.db', 'state.db-wal']);
+    const r = runBin(['statedb', 'inspect', 'state.db', '--json'], { cwd: work });
+    assert.deepEqual([r.status, r.stderr], [0, '']);
+    const report = JSON.parse(r.stdout) as { journalMode: string; counts: Record<string, number> };
+    assert.deepEqual([report.journalMode, report.counts.sessions], ['wal', sessions]);
+    assert.deepEqual(readdirSync(work).sort().map((f) => `${f} ${sha(join(work, f))}`), before);
+  });
+});
