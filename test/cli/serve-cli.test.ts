@@ -91,18 +91,38 @@ it('a --db or --state-db whose folder is missing, or that is under a file or is 
   assert.equal(existsSync(join(work, 'no')), false);
 });
 
-it('without --db, the default store\'s folder under the temp directory is made', async () => {
+it('without --db, two servers keep private stores: a key used on one never replays on the other, and nothing is written to the temp directory', async () => {
   const tmp = join(dir, 'tmp');
   mkdirSync(tmp);
-  const server = await spawnServe(['--port', '0'], { TMPDIR: tmp });
+  const [a, b] = await Promise.all([spawnServe(['--port', '0'], { TMPDIR: tmp }), spawnServe(['--port', '0'], { TMPDIR: tmp })]);
   try {
-    const store = /store: (\S+)/.exec(server.output())![1]!;
-    assert.ok(store.startsWith(`${tmp}/`), store);
-    assert.ok(existsSync(store), store);
+    assert.match(a.output(), /store: private to this process/);
+    const post = (url: string) =>
+      fetch(`${url}/v1/runs`, { method: 'POST', headers: { 'Idempotency-Key': 'same' }, body: '{"input":"x"}' }).then((r) => r.json() as Promise<{ replayed: boolean }>);
+    assert.equal((await post(a.url)).replayed, false);
+    assert.equal((await post(b.url)).replayed, false);
+    assert.equal((await post(a.url)).replayed, true);
+    // (tsx, which runs the sources here, keeps its cache there; the emulator writes nothing.)
+    assert.deepEqual(readdirSync(tmp).filter((name) => !name.startsWith('tsx-')), []);
   } finally {
-    server.child.kill('SIGTERM');
-    assert.equal(await server.exited, 0);
+    a.child.kill('SIGTERM');
+    b.child.kill('SIGTERM');
+    assert.deepEqual([await a.exited, await b.exited], [0, 0]);
   }
+});
+
+it('--run-table and --lock-timeout reach the emulator, and bad values are refused', () => {
+  const plain = serveOptions(['--run-table', 'plain', '--lock-timeout', '0.5'], {});
+  assert.ok(plain !== 'help');
+  assert.deepEqual([plain.runTable, plain.lockTimeout, plain.db], ['plain', 0.5, null]);
+  assert.throws(() => serveOptions(['--run-table', 'quick'], {}), (e: HermeticError) => {
+    assert.deepEqual([e.code, e.message], ['HERMETIC_CLI_USAGE', '--run-table must be fast or plain; got "quick".']);
+    return true;
+  });
+  assert.throws(() => serveOptions(['--lock-timeout', '-1'], {}), (e: HermeticError) => {
+    assert.deepEqual([e.code, e.message], ['HERMETIC_CLI_USAGE', '--lock-timeout must be a number of seconds, 0 or more; got "-1".']);
+    return true;
+  });
 });
 
 it('flags override Hermes environment variables; defaults are 127.0.0.1:8642', () => {
@@ -135,7 +155,7 @@ it('flags override Hermes environment variables; defaults are 127.0.0.1:8642', (
 it('the banner names the address, the store and a curl example; a taken port is a plain error', async () => {
   const server = await spawnServe(['--port', '0', '--db', ':memory:']);
   try {
-    assert.match(server.output(), /store: :memory:/);
+    assert.match(server.output(), /store: :memory: \(Hermes's in-memory fallback/);
     assert.match(server.output(), /try: {3}curl -s -X POST http:\/\/127\.0\.0\.1:\d+\/v1\/runs/);
     const port = new URL(server.url).port;
     await expectLines(['serve', '--port', port, '--db', ':memory:'], 1, `Cannot listen on 127.0.0.1:${port}: the port is already in use. [HERMETIC_SERVE_LISTEN]`);

@@ -1,8 +1,5 @@
 // `hermetic serve`: flags (and Hermes's own API_SERVER_* variables) → emulator options → a running server that
 // stops cleanly on SIGINT/SIGTERM.
-import { mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
 import { parseFlags, wholeNumber, type FlagSpec } from '../../cli/args.js';
 import { epochProblem } from '../../shared/clock.js';
 import { HermeticError } from '../../shared/errors.js';
@@ -18,8 +15,10 @@ Emulates Hermes Agent v${HERMES_VERSION} (release v2026.8.31) /v1/runs over HTTP
 Options:
   --port N                  port to listen on (default 8642, or API_SERVER_PORT; 0 picks a free one)
   --host H                  address to bind (default 127.0.0.1, or API_SERVER_HOST)
-  --db PATH                 idempotency store file (default: a file under the temp directory, named at start-up;
-                            :memory: keeps nothing across restarts); its folder must exist
+  --db PATH                 idempotency store file, kept across restarts and shared by servers given the same
+                            path; its folder must exist. Default: a store private to this process (other servers
+                            never see it; it survives POST /__admin/restart, not the process). :memory: is
+                            Hermes's own fallback: not durable, nothing survives even an emulated restart
   --state-db PATH           also record every run into this Hermes-shaped state.db (created if missing; its
                             folder must exist)
   --api-key K               require "Authorization: Bearer K" (default API_SERVER_KEY; none = Hermes's test listener)
@@ -29,6 +28,8 @@ Options:
   --time EPOCH              start the clock at this epoch time in seconds, 0 to 253402300799 (default: now)
   --frozen                  start with the clock frozen (move it with POST /__admin/clock)
   --seed S                  seed run ids and approval ids (repeatable sessions)
+  --run-table fast|plain    the store's algorithm: fast (default) or Hermes's plain one (for checking the fast one)
+  --lock-timeout SECONDS    how long a request waits for another process's lock on --db (default 30, as Hermes)
   -h, --help                show this help
 `;
 
@@ -47,7 +48,8 @@ const SERVE_FLAGS = {
   port: { type: 'string' }, host: { type: 'string' }, db: { type: 'string' }, 'state-db': { type: 'string' },
   'api-key': { type: 'string' }, 'max-concurrent-runs': { type: 'string' }, model: { type: 'string' },
   'cors-origins': { type: 'string', empty: true }, time: { type: 'string' }, frozen: { type: 'boolean' },
-  seed: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+  seed: { type: 'string' }, 'run-table': { type: 'string' }, 'lock-timeout': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
 } as const satisfies Record<string, FlagSpec>;
 
 /** Turns argv and the environment into server options (throws HERMETIC_CLI_USAGE with a plain sentence). */
@@ -63,10 +65,20 @@ export function serveOptions(argv: string[], env: NodeJS.ProcessEnv): ServerOpti
   // An empty API_SERVER_KEY is no key, as Hermes reads it; an empty --api-key is refused by parseFlags.
   const apiKey = v['api-key'] ?? (env.API_SERVER_KEY || null);
   const cors = v['cors-origins'] ?? env.API_SERVER_CORS_ORIGINS ?? '';
+  const runTable = v['run-table'] ?? 'fast';
+  if (runTable !== 'fast' && runTable !== 'plain') usage(`--run-table must be fast or plain; got "${runTable}".`);
+  const rawTimeout = v['lock-timeout'];
+  const lockTimeout = rawTimeout === undefined ? 30 : Number(rawTimeout);
+  if (rawTimeout !== undefined && (rawTimeout.trim() === '' || !Number.isFinite(lockTimeout) || lockTimeout < 0)) {
+    usage(`--lock-timeout must be a number of seconds, 0 or more; got "${rawTimeout}".`);
+  }
   return {
     port,
     host,
-    db: v.db ?? join(tmpdir(), 'hermetic', `${host.replace(/[^\w.-]/g, '_')}-${port}`, 'runs_idempotency.db'),
+    // No --db: a store private to this process, so parallel servers (and yesterday's) never share keys or runs.
+    db: v.db ?? null,
+    runTable,
+    lockTimeout,
     apiKey,
     stateDb: v['state-db'] ?? null,
     maxConcurrentRuns: integer('max-concurrent-runs', v['max-concurrent-runs'], -1_000_000, 1_000_000) ?? 10,
@@ -78,23 +90,21 @@ export function serveOptions(argv: string[], env: NodeJS.ProcessEnv): ServerOpti
   };
 }
 
-/**
- * A --db or --state-db the user named must already have its folder (a typo fails with HERMETIC_STORE_OPEN instead of
- * growing a tree); the default store's folder under the temp directory is ours, so it is made here.
- */
-function prepareStores(options: ServerOptions, dbNamed: boolean): void {
-  const db = options.db ?? ':memory:';
-  for (const [flag, path] of [['--db', dbNamed ? db : null], ['--state-db', options.stateDb ?? null]] as const) {
+/** A --db or --state-db the user named must already have its folder: a typo fails with HERMETIC_STORE_OPEN. */
+function prepareStores(options: ServerOptions): void {
+  for (const [flag, path] of [['--db', options.db ?? null], ['--state-db', options.stateDb ?? null]] as const) {
+    if (path === null || path === ':memory:') continue;
     // An existing --state-db is recorded into as it is, so it must already be a SQLite store.
-    const problem = path === null ? null : storePathProblem(path) ?? (flag === '--state-db' ? sqliteFileProblem(path) : null);
+    const problem = storePathProblem(path) ?? (flag === '--state-db' ? sqliteFileProblem(path) : null);
     if (problem) throw new HermeticError('HERMETIC_STORE_OPEN', `Cannot open the ${flag} store at ${path}: ${problem}.`);
   }
-  if (dbNamed || db === ':memory:') return;
-  try {
-    mkdirSync(dirname(db), { recursive: true });
-  } catch (e) {
-    throw new HermeticError('HERMETIC_STORE_OPEN', `Cannot make the folder of the default store ${db} (${(e as NodeJS.ErrnoException).code}); pass --db PATH or --db :memory:.`);
-  }
+}
+
+/** What the banner says about the store. */
+function describeStore(db: string | null | undefined): string {
+  if (db === null || db === undefined) return 'private to this process (runs survive POST /__admin/restart; --db PATH keeps them across restarts)';
+  if (db === ':memory:') return ":memory: (Hermes's in-memory fallback: nothing survives a restart)";
+  return db;
 }
 
 export async function serveCommand(argv: string[], out: (line: string) => void = console.log): Promise<number> {
@@ -103,11 +113,11 @@ export async function serveCommand(argv: string[], out: (line: string) => void =
     out(SERVE_HELP);
     return 0;
   }
-  prepareStores(options, parseFlags(argv, SERVE_FLAGS).values.db !== undefined);
+  prepareStores(options);
   const server = await startServer(options);
   const auth = options.apiKey ? ` -H 'Authorization: Bearer ${options.apiKey}'` : '';
   out(`hermetic: Hermes Agent v${HERMES_VERSION} /v1/runs emulator listening on ${server.url}`);
-  out(`  store: ${options.db}`);
+  out(`  store: ${describeStore(options.db)}`);
   if (options.stateDb) out(`  state.db: ${options.stateDb} (every run is recorded as Hermes's API server records it)`);
   out(`  auth:  ${options.apiKey ? 'API key required (Authorization: Bearer …)' : "none (Hermes's test-only listener)"}`);
   out(`  try:   curl -s -X POST ${server.url}/v1/runs${auth} -d '{"input":"hello"}'`);
