@@ -69,9 +69,11 @@ export async function handleAdmin(req: HttpRequest, deps: AdminDeps): Promise<Ht
       throw new HermeticError('HERMETIC_ADMIN_NOT_FOUND', message);
     }
     const body = await readAdminBody(req);
-    const answer = await hit.route.handler({ req, params, deps, body });
+    let answer = hit.route.handler({ req, params, deps, body });
+    if (answer instanceof Promise) answer = await answer;
     // The durability barrier: a control answer may show any run's new state, so everything held is committed first.
-    await deps.registry.settle();
+    const barrier = deps.registry.settle();
+    if (barrier) await barrier;
     return render(200, answer);
   } catch (e) {
     if (isHermeticError(e)) return render(e.status, e.toJSON());

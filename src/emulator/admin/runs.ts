@@ -77,11 +77,14 @@ export function eventHandler(ctx: AdminContext) {
   const run = liveRun(ctx);
   const parsed = parseCallbackEvent(ctx.body);
   if (parsed.kind === 'dropped') {
-    return { run_id: run.runId, event: parsed.name, dropped: true, ...(parsed.hint ? { hint: parsed.hint } : {}) };
+    const answer: { run_id: string; event: string; dropped: true; hint?: string } = { run_id: run.runId, event: parsed.name, dropped: true };
+    if (parsed.hint) answer.hint = parsed.hint;
+    return answer;
   }
   ctx.deps.agent.progress(run, parsed.event);
-  const ignored = parsed.ignoredFields;
-  return { run_id: run.runId, event: parsed.event.event, dropped: false, ...(ignored.length ? { ignored_fields: ignored } : {}) };
+  const answer: { run_id: string; event: string; dropped: false; ignored_fields?: string[] } = { run_id: run.runId, event: parsed.event.event, dropped: false };
+  if (parsed.ignoredFields.length) answer.ignored_fields = parsed.ignoredFields;
+  return answer;
 }
 
 /** The approval subsystem's own pass over command and description: unforced, with Hermes's switch on (its default). */

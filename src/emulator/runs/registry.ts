@@ -126,12 +126,10 @@ export class RunRegistry {
   emit(runId: string, name: string, fields: ReadonlyArray<[string, PyValue]> = []): void {
     const buffer = this.buffers.get(runId);
     if (!buffer) return;
-    const event: PyDict = new Map<string, PyValue>([
-      ['event', name],
-      ['run_id', runId],
-      ['timestamp', new PyFloat(this.clock.now())],
-    ]);
-    for (const [k, v] of fields) event.set(k, v);
+    // Built key by key (no entry arrays): this runs once per streamed event.
+    const event: PyDict = new Map<string, PyValue>();
+    event.set('event', name).set('run_id', runId).set('timestamp', new PyFloat(this.clock.now()));
+    for (let i = 0; i < fields.length; i++) event.set(fields[i]![0], fields[i]![1]);
     buffer.push({ kind: 'event', event });
   }
 
