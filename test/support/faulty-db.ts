@@ -15,6 +15,8 @@ export interface Faults {
   arm(nth: number | null, mode?: FaultMode, sql?: RegExp): void;
   /** Whether an armed fault has fired since the last arm(). */
   readonly fired: boolean;
+  /** Fail every execution for which `when(sql, args)` holds (a statement that keeps failing), until called with null. */
+  always(when: ((sql: string, args: unknown[]) => boolean) | null): void;
 }
 
 const EXECUTE = new Set(['run', 'get', 'all', 'iterate']);
@@ -27,8 +29,10 @@ export function faultyDb(db: Database.Database): { db: Database.Database; faults
   let fired = false;
   let match: RegExp | null = null;
   let matched = 0;
-  const maybeFail = (sql: string) => {
+  let persistent: ((sql: string, args: unknown[]) => boolean) | null = null;
+  const maybeFail = (sql: string, args: unknown[] = []) => {
     count++;
+    if (persistent?.(sql, args)) throw Object.assign(new Error('injected persistent fault'), { code: 'SQLITE_IOERR' });
     if (failAt === null) return;
     if (match ? !match.test(sql) || ++matched !== failAt : count !== failAt) return;
     failAt = null;
@@ -43,7 +47,7 @@ export function faultyDb(db: Database.Database): { db: Database.Database; faults
         if (typeof value !== 'function') return value;
         if (EXECUTE.has(key as string)) {
           return (...args: unknown[]) => {
-            maybeFail(target.source);
+            maybeFail(target.source, args);
             return (value as (...a: unknown[]) => unknown).apply(target, args);
           };
         }
@@ -73,6 +77,9 @@ export function faultyDb(db: Database.Database): { db: Database.Database; faults
       },
       get fired() {
         return fired;
+      },
+      always(when) {
+        persistent = when;
       },
       arm(nth, m = 'statement', sql) {
         match = sql ?? null;

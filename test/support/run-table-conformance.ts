@@ -256,6 +256,30 @@ export function runTableConformance(name: string, make: MakeTable): void {
     table.close();
   });
 
+  test(`${name}: a status write that keeps failing holds back neither the other writes nor admissions`, async () => {
+    const file = freshFile();
+    const { table, faults } = openFaulty(file);
+    const other = foreign(file);
+    await Promise.all(['a', 'b'].map((k) => table.admit(simple('s', k, 100, reservation('s', k, `run_${k}`, 100)))));
+    faults.always((sql, args) => /^\s*UPDATE/.test(sql) && args.includes('run_a'));
+    table.writeStatus('run_a', '{"status":"completed"}', 101);
+    table.writeStatus('run_b', '{"status":"completed"}', 101);
+    attempt(() => table.commit());
+    const admitted = await outcome(table.admit(simple('s', 'c', 102, reservation('s', 'c', 'run_c', 102))));
+    table.writeStatus('run_c', '{"status":"running"}', 103);
+    attempt(() => table.commit());
+    assert.deepEqual(admitted, { kind: 'reserved' });
+    assert.equal(other.status('run_b'), '{"status":"completed"}');
+    assert.equal(other.status('run_c'), '{"status":"running"}');
+    assert.equal(table.hasPending('run_a'), true, 'the failing write stays held');
+    faults.always(null);
+    table.commit();
+    assert.equal(other.status('run_a'), '{"status":"completed"}');
+    assert.equal(table.hasPending(), false);
+    other.close();
+    table.close();
+  });
+
   test(`${name}: a statement that fails at any step loses nothing acknowledged and leaves no trace`, async () => {
     // One script of admissions (some sharing a commit), replays, status writes, lookups and reads. Run once clean to
     // count its statements, then once per (step, mode) with that statement failing.

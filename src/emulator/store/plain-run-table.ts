@@ -94,15 +94,18 @@ export class PlainRunTable implements RunTable {
     return runId === undefined ? this.#pending.size > 0 : this.#pending.has(runId);
   }
 
+  /** Each held write on its own (Hermes's writes are independent): one that fails stays held, the others go in. */
   commit(): void {
+    let failure: unknown = null;
     for (const [runId, { json, now }] of this.#pending) {
       try {
         this.#update(runId, json, now);
+        this.#pending.delete(runId);
       } catch (e) {
-        throw unavailable(e, `writing the status of ${runId}`);
+        failure ??= unavailable(e, `writing the status of ${runId}`);
       }
-      this.#pending.delete(runId);
     }
+    if (failure) throw failure;
   }
 
   findRun(scope: string, runId: string): IdempotencyRow | undefined {
