@@ -8,17 +8,17 @@ import { join } from 'node:path';
 import { CRASH_KEY, crashRound } from '../test/support/crash-load.js';
 
 const rounds = Number(process.env.CRASH_ROUNDS ?? 20);
-const clients = Number(process.env.CRASH_CLIENTS ?? 32);
+const clients = Number(process.env.CRASH_CLIENTS ?? 64);
 const table = process.env.CRASH_RUN_TABLE;
 
 async function main(): Promise<void> {
-  console.log(`hermetic crash bench: ${rounds} rounds, ${clients} concurrent clients, SIGKILL 100–1100 ms into the load${table ? `, --run-table ${table}` : ''}`);
+  console.log(`hermetic crash bench: ${rounds} rounds, ${clients} concurrent clients, SIGKILL 300–3300 ms into the load${table ? `, --run-table ${table}` : ''}`);
   let acknowledged = 0;
   let completions = 0;
   let lost = 0;
   for (let round = 1; round <= rounds; round++) {
     const db = join(mkdtempSync(join(tmpdir(), 'hermetic-crash-bench-')), 'runs_idempotency.db');
-    const killAfterMs = 100 + Math.floor(Math.random() * 1000);
+    const killAfterMs = 300 + Math.floor(Math.random() * 3000);
     const args = ['--port', '0', '--db', db, '--api-key', CRASH_KEY, ...(table ? ['--run-table', table] : [])];
     const r = await crashRound({ args, clients, killAfterMs });
     acknowledged += r.acknowledged;
