@@ -3,7 +3,8 @@
 import type { HttpResponse } from '../http.js';
 import { fingerprint } from '../runs/fingerprint.js';
 import { hermesErrors, type Result } from '../runs/hermes-errors.js';
-import { isDict, pyStrip, type PyValue } from '../../shared/python/index.js';
+import { isDict, pyStrip, type PyDict, type PyValue } from '../../shared/python/index.js';
+import type { StopOutcome } from '../runs/service.js';
 import { parseSessionKey, validateRunBody, validIdempotencyKey } from '../runs/validate.js';
 import { errorResponse, jsonResponse, sessionKeyErrorResponse } from '../wire/responses.js';
 import { expectedKey } from './auth.js';
@@ -61,23 +62,28 @@ async function readBodyAsPendingWork(ctx: ApiContext): ReturnType<typeof readJso
 }
 
 /** Renders a domain result that may still wait for its commit (no promise on the common, synchronous path). */
-function render<T>(result: Result<T> | Promise<Result<T>>, ok: (value: T) => HttpResponse): HttpResponse | Promise<HttpResponse> {
-  const done = (r: Result<T>) => (r.ok ? ok(r.value) : errorResponse(r.error));
-  return result instanceof Promise ? result.then(done) : done(result);
+function render<T>(result: Result<T> | Promise<Result<T>>, ok: (r: Result<T>) => HttpResponse): HttpResponse | Promise<HttpResponse> {
+  return result instanceof Promise ? result.then(ok) : ok(result);
 }
+
+// Renderers defined once (a GET is the hottest path: no closure per request).
+const statusAnswer = (r: Result<PyDict>): HttpResponse => (r.ok ? jsonResponse(200, r.value) : errorResponse(r.error));
+const stopAnswer = (r: Result<StopOutcome>): HttpResponse => {
+  if (!r.ok) return errorResponse(r.error);
+  const outcome = r.value;
+  return outcome.kind === 'status'
+    ? jsonResponse(200, outcome.status)
+    : jsonResponse(200, new Map<string, PyValue>([['run_id', outcome.runId], ['status', 'stopping']]));
+};
 
 /** GET /v1/runs/{run_id} */
 export function getRun(ctx: ApiContext): HttpResponse | Promise<HttpResponse> {
-  return render(ctx.deps.service.get(ctx.scope, ctx.params.run_id!), (status) => jsonResponse(200, status));
+  return render(ctx.deps.service.get(ctx.scope, ctx.params.run_id!), statusAnswer);
 }
 
 /** POST /v1/runs/{run_id}/stop — the body is never read. */
 export function stopRun(ctx: ApiContext): HttpResponse | Promise<HttpResponse> {
-  return render(ctx.deps.service.stop(ctx.scope, ctx.params.run_id!), (outcome) =>
-    outcome.kind === 'status'
-      ? jsonResponse(200, outcome.status)
-      : jsonResponse(200, new Map<string, PyValue>([['run_id', outcome.runId], ['status', 'stopping']])),
-  );
+  return render(ctx.deps.service.stop(ctx.scope, ctx.params.run_id!), stopAnswer);
 }
 
 /** POST /v1/runs/{run_id}/approval */
@@ -89,7 +95,7 @@ export async function approveRun(ctx: ApiContext): Promise<HttpResponse> {
   if (!target.ok) return errorResponse(target.error);
   const parsed = await readJson(ctx.req);
   if (!parsed) return errorResponse(hermesErrors.invalidJson());
-  return render(service.approve(runId, parsed.value), (answer) => jsonResponse(200, answer));
+  return render(service.approve(runId, parsed.value), statusAnswer);
 }
 
 /** POST /v1/runs/{run_id}/steer — API key only; state is checked before the body is read. */

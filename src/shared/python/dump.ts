@@ -2,8 +2,31 @@
 // and the idempotency fingerprint's canonical form (sorted, compact, ensure_ascii=False).
 import { PyFloat, type PyValue } from './values.js';
 
+// A small direct-mapped cache of recent float texts: a status polled again prints the same two floats every time
+// (V8's own number-string cache served that when String() was used), while a stream's timestamps never repeat.
+const CACHE_SIZE = 64;
+const cachedNumbers = new Float64Array(CACHE_SIZE);
+const cachedTexts: Array<string | undefined> = new Array(CACHE_SIZE).fill(undefined);
+const bits = new Float64Array(1);
+const words = new Uint32Array(bits.buffer);
+
 /** Python repr(float), with json's spellings NaN / Infinity / -Infinity. */
 export function pyFloatRepr(x: number): string {
+  // Zero (±) and non-finite values have fixed texts; `===` cannot tell -0 from 0 or find NaN, so they skip the cache.
+  if (x === 0 || x !== x || x === Infinity || x === -Infinity) return floatText(x);
+  bits[0] = x;
+  const slot = (words[0]! ^ words[1]!) & (CACHE_SIZE - 1);
+  if (cachedNumbers[slot] === x) {
+    const hit = cachedTexts[slot];
+    if (hit !== undefined) return hit;
+  }
+  const text = floatText(x);
+  cachedNumbers[slot] = x;
+  cachedTexts[slot] = text;
+  return text;
+}
+
+function floatText(x: number): string {
   if (x !== x) return 'NaN';
   if (x === Infinity) return 'Infinity';
   if (x === -Infinity) return '-Infinity';
