@@ -107,19 +107,19 @@ function headerOf(path: string): Buffer | { open: string } | { notSqlite: 'empty
  */
 export function sqliteFileProblem(path: string): string | null {
   const h = headerOf(path);
-  if (!('notSqlite' in h)) return null;
-  return h.notSqlite === 'empty' ? 'it is empty, so it is not a SQLite database' : "it is not a SQLite database (it does not start with SQLite's header)";
+  return 'notSqlite' in h ? `it is ${NOT_SQLITE[h.notSqlite]}` : null;
 }
+
+const NOT_SQLITE = {
+  empty: 'empty, so it is not a SQLite database',
+  other: "not a SQLite database (it does not start with SQLite's header)",
+} as const;
 
 /** The header, after the checks a person needs in words. */
 function readHeader(path: string, codes: SnapshotCodes): Buffer {
   const h = headerOf(path);
   if ('open' in h) throw new HermeticError(codes.open, `Cannot open ${path} read-only: ${h.open}.`);
-  if ('notSqlite' in h) {
-    throw new HermeticError(codes.notSqlite, h.notSqlite === 'empty'
-      ? `${path} is empty, so it is not a SQLite database.`
-      : `${path} is not a SQLite database (it does not start with SQLite's header).`);
-  }
+  if ('notSqlite' in h) throw new HermeticError(codes.notSqlite, `${path} is ${NOT_SQLITE[h.notSqlite]}.`);
   return h;
 }
 

@@ -15,34 +15,32 @@ import type { ApiContext } from './context.js';
 export async function submitRun(ctx: ApiContext): Promise<HttpResponse> {
   const { service, gateway } = ctx.deps;
   if (gateway.draining) return errorResponse(hermesErrors.draining());
-  {
-    // Step 3: X-Hermes-Session-Key, before the body is read.
-    const rawSessionKey = ctx.req.header('x-hermes-session-key');
-    if (rawSessionKey !== undefined && pyStrip(rawSessionKey) !== '' && expectedKey(gateway, ctx.profile) === null) {
-      return errorResponse(hermesErrors.sessionKeyNeedsAuth());
-    }
-    const sessionKey = parseSessionKey(rawSessionKey);
-    if ('invalid' in sessionKey) return sessionKeyErrorResponse(sessionKey.invalid);
-    // Step 4: request.json(), holding Hermes's pending-work reservation while it suspends.
-    const parsed = await readBodyAsPendingWork(ctx);
-    if (!parsed) return errorResponse(hermesErrors.invalidJson());
-    // Steps 6–7: Idempotency-Key, then the fingerprint (computed before the body is validated).
-    const key = pyStrip(ctx.req.header('idempotency-key') ?? '');
-    if (key !== '' && !validIdempotencyKey(key)) return errorResponse(hermesErrors.invalidIdempotencyKey());
-    const print = key !== '' ? fingerprint(parsed.value, sessionKey.key) : null;
-    // Steps 8–10.
-    const request = validateRunBody(parsed.value);
-    if ('status' in request) return errorResponse(request);
-    // Steps 11–15.
-    const admitted = await service.submit({ scope: ctx.scope, idempotencyKey: key || null, fingerprint: print, request });
-    if (!admitted.ok) return errorResponse(admitted.error);
-    const { runId, status, replayed } = admitted.value;
-    const headers: Array<[string, string]> = [];
-    if (replayed) headers.push(['Idempotency-Replayed', 'true']);
-    if (sessionKey.key) headers.push(['X-Hermes-Session-Key', sessionKey.key]);
-    const body = new Map<string, PyValue>([['run_id', runId], ['status', status], ['replayed', replayed]]);
-    return jsonResponse(202, body, headers);
+  // Step 3: X-Hermes-Session-Key, before the body is read.
+  const rawSessionKey = ctx.req.header('x-hermes-session-key');
+  if (rawSessionKey !== undefined && pyStrip(rawSessionKey) !== '' && expectedKey(gateway, ctx.profile) === null) {
+    return errorResponse(hermesErrors.sessionKeyNeedsAuth());
   }
+  const sessionKey = parseSessionKey(rawSessionKey);
+  if ('invalid' in sessionKey) return sessionKeyErrorResponse(sessionKey.invalid);
+  // Step 4: request.json(), holding Hermes's pending-work reservation while it suspends.
+  const parsed = await readBodyAsPendingWork(ctx);
+  if (!parsed) return errorResponse(hermesErrors.invalidJson());
+  // Steps 6–7: Idempotency-Key, then the fingerprint (computed before the body is validated).
+  const key = pyStrip(ctx.req.header('idempotency-key') ?? '');
+  if (key !== '' && !validIdempotencyKey(key)) return errorResponse(hermesErrors.invalidIdempotencyKey());
+  const print = key !== '' ? fingerprint(parsed.value, sessionKey.key) : null;
+  // Steps 8–10.
+  const request = validateRunBody(parsed.value);
+  if ('status' in request) return errorResponse(request);
+  // Steps 11–15.
+  const admitted = await service.submit({ scope: ctx.scope, idempotencyKey: key || null, fingerprint: print, request });
+  if (!admitted.ok) return errorResponse(admitted.error);
+  const { runId, status, replayed } = admitted.value;
+  const headers: Array<[string, string]> = [];
+  if (replayed) headers.push(['Idempotency-Replayed', 'true']);
+  if (sessionKey.key) headers.push(['X-Hermes-Session-Key', sessionKey.key]);
+  const body = new Map<string, PyValue>([['run_id', runId], ['status', status], ['replayed', replayed]]);
+  return jsonResponse(202, body, headers);
 }
 
 /**

@@ -1,6 +1,6 @@
 // The durability barrier: before the runs domain answers anything that reveals a run's state, the status writes it
 // made are committed to the store (decision 0016). Nothing a client has seen can then be lost by a crash.
-import { StoreUnavailable, type LockWait, type RunTable } from './run-table.js';
+import { lockBackoff, StoreUnavailable, type LockWait, type RunTable } from './run-table.js';
 
 /**
  * Commits the held status writes (of `runId`, or of every run) before an answer leaves. null when nothing is held
@@ -27,7 +27,7 @@ async function retry(store: RunTable, wait: LockWait, runId: string | undefined,
       if (last instanceof StoreUnavailable) throw last;
       throw new StoreUnavailable('failed', `A status write could not be committed within ${wait.timeoutMs} ms.`, { cause: last });
     }
-    await wait.sleep(Math.min(2 ** Math.min(attempt, 7), Math.max(0, deadline - wait.now())));
+    await wait.sleep(Math.min(lockBackoff(attempt), Math.max(0, deadline - wait.now())));
     try {
       store.commit();
     } catch (e) {

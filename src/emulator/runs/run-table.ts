@@ -53,6 +53,10 @@ export interface LockWait {
   readonly sleep: (ms: number) => Promise<void>;
 }
 
+/** Backoff between attempts to get the lock (ms), then the last value repeats; one schedule for every waiter. */
+const BACKOFF_MS = [1, 2, 5, 10, 20, 50, 100];
+export const lockBackoff = (attempt: number): number => BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)]!;
+
 /** Why the store could not do what was asked: another connection holds the lock past the timeout, or a statement failed. */
 export class StoreUnavailable extends Error {
   override name = 'StoreUnavailable';

@@ -37,6 +37,9 @@ function usage(message: string): never {
   throw new HermeticError('HERMETIC_CLI_USAGE', message);
 }
 
+/** A decimal flag value; NaN for an empty or non-numeric one (Number('') would be 0). */
+const decimal = (raw: string): number => (raw.trim() === '' ? NaN : Number(raw));
+
 /** A whole-number flag, else the Hermes variable that stands in for it; `source` names whichever gave the value. */
 function integer(flag: string, raw: string | undefined, min: number, max: number, variable?: [string, string | undefined]): number | undefined {
   if (raw !== undefined) return wholeNumber(`--${flag}`, raw, min, max);
@@ -58,8 +61,8 @@ export function serveOptions(argv: string[], env: NodeJS.ProcessEnv): ServerOpti
   if (v.help) return 'help';
   const port = integer('port', v.port, 0, 65535, ['API_SERVER_PORT', env.API_SERVER_PORT]) ?? 8642;
   const host = v.host ?? env.API_SERVER_HOST ?? '127.0.0.1';
-  const time = v.time === undefined ? undefined : Number(v.time);
-  if (time !== undefined && (!Number.isFinite(time) || v.time!.trim() === '')) usage(`--time must be epoch seconds; got "${v.time}".`);
+  const time = v.time === undefined ? undefined : decimal(v.time);
+  if (time !== undefined && !Number.isFinite(time)) usage(`--time must be epoch seconds; got "${v.time}".`);
   const timeProblem = time === undefined ? null : epochProblem(time);
   if (timeProblem) usage(`--time is ${v.time}, which ${timeProblem}.`);
   // An empty API_SERVER_KEY is no key, as Hermes reads it; an empty --api-key is refused by parseFlags.
@@ -68,8 +71,8 @@ export function serveOptions(argv: string[], env: NodeJS.ProcessEnv): ServerOpti
   const runTable = v['run-table'] ?? 'fast';
   if (runTable !== 'fast' && runTable !== 'plain') usage(`--run-table must be fast or plain; got "${runTable}".`);
   const rawTimeout = v['lock-timeout'];
-  const lockTimeout = rawTimeout === undefined ? 30 : Number(rawTimeout);
-  if (rawTimeout !== undefined && (rawTimeout.trim() === '' || !Number.isFinite(lockTimeout) || lockTimeout < 0)) {
+  const lockTimeout = rawTimeout === undefined ? 30 : decimal(rawTimeout);
+  if (!Number.isFinite(lockTimeout) || lockTimeout < 0) {
     usage(`--lock-timeout must be a number of seconds, 0 or more; got "${rawTimeout}".`);
   }
   return {

@@ -1,7 +1,7 @@
 // When another connection holds the write lock: classify SQLite's errors, and wait for the lock without blocking the
 // event loop. Hermes blocks its loop for up to 30 s (sqlite3.connect(timeout=30)) and then raises; here only the
 // requests that need the store wait, on wall time (a lock is held by a real process, not by the virtual clock).
-import { StoreUnavailable, type LockWait } from '../runs/run-table.js';
+import { lockBackoff, StoreUnavailable, type LockWait } from '../runs/run-table.js';
 
 export type { LockWait } from '../runs/run-table.js';
 
@@ -18,9 +18,7 @@ export function realLockWait(timeoutMs = DEFAULT_LOCK_TIMEOUT_MS): LockWait {
 /** How long a statement itself may block the event loop on a held lock before it gives up and retries later (ms). */
 export const STATEMENT_BUSY_MS = 10;
 
-/** Backoff between attempts (ms), then the last value repeats. */
-const BACKOFF_MS = [1, 2, 5, 10, 20, 50, 100];
-export const backoff = (attempt: number): number => BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)]!;
+export { lockBackoff as backoff } from '../runs/run-table.js';
 
 /** SQLITE_BUSY / SQLITE_LOCKED and their extended codes: someone else holds a lock; trying later may work. */
 export function isBusy(e: unknown): boolean {
@@ -46,6 +44,6 @@ export async function whileBusy<T>(wait: LockWait, what: string, attempt: () => 
     } catch (e) {
       if (!isBusy(e) || wait.now() >= deadline) throw unavailable(e, what);
     }
-    await wait.sleep(Math.min(backoff(i), Math.max(0, deadline - wait.now())));
+    await wait.sleep(Math.min(lockBackoff(i), Math.max(0, deadline - wait.now())));
   }
 }

@@ -234,9 +234,9 @@ export class FastRunTable implements RunTable {
 
   /**
    * Hermes runs lookup and reserve as two transactions with only in-memory checks between them. Here the admissions
-   * of one event-loop turn share one IMMEDIATE transaction (group commit), each in its own savepoint, pruned, looked
-   * up and reserved in arrival order: the outcomes are the same and a burst costs one commit. Each request is
-   * answered only after that commit.
+   * of one event-loop turn share one IMMEDIATE transaction (group commit), each pruned, looked up and reserved in
+   * arrival order: the outcomes are the same and a burst costs one commit. Each request is answered only after that
+   * commit; one whose statement fails is refused and the others go again without it.
    */
   admit(request: AdmitRequest): Promise<Admission> {
     if (this.#closed) return Promise.reject(new StoreUnavailable('closed', 'The store is closed.'));
