@@ -25,6 +25,13 @@ export const ERROR_CODES = {
   HERMETIC_STATEDB_NOT_SQLITE: { status: 500, summary: 'The file is empty or is not a SQLite database.' },
   HERMETIC_STATEDB_EXISTS: { status: 409, summary: 'statedb generate would replace an existing file (the store, its -wal, -shm or -journal, or a config.yaml); --force allows it.' },
   HERMETIC_STATEDB_WRITE: { status: 500, summary: 'A state.db could not be written at the given path (a folder, a missing folder, no permission, a full disk).' },
+  HERMETIC_READER_OPEN: { status: 500, summary: 'A Hermes state.db could not be opened or read (missing, a folder, not SQLite, unreadable, damaged).' },
+  HERMETIC_READER_BUSY: { status: 503, summary: 'A Hermes state.db stayed locked by a writer through every retry; nothing was read from it this time.' },
+  HERMETIC_DATASET_OPEN: { status: 500, summary: 'The forwarder\'s dataset (hermetic.db under --home) could not be opened, created or migrated.' },
+  HERMETIC_DATASET_VERSION: { status: 500, summary: 'The dataset was written by a newer Hermetic; this version will not read or change it.' },
+  HERMETIC_QUERY_INVALID: { status: 400, summary: 'hermetic query was given SQL that SQLite cannot run (a syntax error, an unknown table or column).' },
+  HERMETIC_QUERY_WRITE: { status: 400, summary: 'hermetic query only reads; the statement would change the dataset.' },
+  HERMETIC_POLICY_LIST: { status: 500, summary: 'The machine-local usage-policy list exists but cannot be read or is malformed; forwarding stops rather than guess (fail closed).' },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -70,6 +70,9 @@ export function openReadOnly(path: string, code: ErrorCode = 'HERMETIC_STORE_OPE
   }
 }
 
+/** How readSnapshot reached the rows: a read-only connection on the store, or a private copy of it. */
+export type ReadHow = 'in-place' | 'copy';
+
 export interface SnapshotCodes {
   /** Missing file, a folder, unreadable, damaged. */
   open: ErrorCode;
@@ -140,7 +143,7 @@ const READONLY_REFUSALS = new Set(['SQLITE_READONLY_ROLLBACK', 'SQLITE_READONLY_
  * store without a -wal); otherwise it reads a private copy in a temporary folder (decision 0013).
  * @example const n = readSnapshot('state.db', (db) => db.prepare('SELECT COUNT(*) AS n FROM sessions').get());
  */
-export function readSnapshot<T>(path: string, read: (db: Db) => T, codes: SnapshotCodes): T {
+export function readSnapshot<T>(path: string, read: (db: Db, how: ReadHow) => T, codes: SnapshotCodes): T {
   const header = readHeader(path, codes);
   const has = (suffix: string) => existsSync(path + suffix);
   // Bytes 18 and 19 are 2 in a WAL store: a read-only connection would then create the -wal and -shm it lacks.
@@ -155,7 +158,7 @@ export function readSnapshot<T>(path: string, read: (db: Db) => T, codes: Snapsh
     try {
       db = new Database(path, { readonly: true, fileMustExist: true });
       db.pragma('busy_timeout = 5000');
-      return read(db);
+      return read(db, 'in-place');
     } catch (e) {
       // A hot journal left by a crashed writer needs a rollback a read-only connection may not do: read a copy.
       if (!READONLY_REFUSALS.has((e as { code?: string }).code ?? '')) fail(e, '');
@@ -166,7 +169,7 @@ export function readSnapshot<T>(path: string, read: (db: Db) => T, codes: Snapsh
   return readCopy(path, read, codes, fail);
 }
 
-function readCopy<T>(path: string, read: (db: Db) => T, codes: SnapshotCodes, fail: (e: unknown, how: string) => never): T {
+function readCopy<T>(path: string, read: (db: Db, how: ReadHow) => T, codes: SnapshotCodes, fail: (e: unknown, how: string) => never): T {
   let dir: string;
   try {
     dir = mkdtempSync(join(tmpdir(), 'hermetic-snapshot-'));
@@ -191,7 +194,7 @@ function readCopy<T>(path: string, read: (db: Db) => T, codes: SnapshotCodes, fa
     try {
       // Read-write on the private copy, so SQLite can replay its -wal or roll back its hot journal there.
       db = new Database(copy, { fileMustExist: true });
-      return read(db);
+      return read(db, 'copy');
     } catch (e) {
       return fail(e, ' (through a private copy)');
     } finally {

@@ -1,0 +1,214 @@
+// The canonical dataset, defined once: every table and column the forwarder writes, with its meaning. The embedded
+// store's DDL, its migrations check and docs/reference/dataset.md are all generated from this list.
+
+export type ColumnType = 'TEXT' | 'INTEGER' | 'REAL' | 'JSON';
+
+export interface DatasetColumn {
+  name: string;
+  type: ColumnType;
+  notNull?: boolean;
+  doc: string;
+}
+
+export interface DatasetTable {
+  name: string;
+  doc: string;
+  columns: DatasetColumn[];
+  primaryKey: string[];
+  indexes?: string[][];
+  /** Internal bookkeeping of the forwarder, not part of the forwarded data. */
+  internal?: boolean;
+}
+
+const c = (name: string, type: ColumnType, doc: string, notNull = false): DatasetColumn => ({ name, type, doc, notNull });
+
+const COUNTERS: DatasetColumn[] = [
+  c('input_tokens', 'INTEGER', 'Non-cached prompt tokens (net of cache, as Hermes counts them).', true),
+  c('output_tokens', 'INTEGER', 'Output tokens.', true),
+  c('cache_read_tokens', 'INTEGER', 'Prompt tokens read from the provider cache.', true),
+  c('cache_write_tokens', 'INTEGER', 'Prompt tokens written to the provider cache.', true),
+  c('reasoning_tokens', 'INTEGER', 'Reasoning tokens (telemetry unless billed separately).', true),
+  c('estimated_cost_usd', 'REAL', 'Estimated cost in US dollars (NULL when Hermes has none).'),
+  c('actual_cost_usd', 'REAL', 'Billed cost in US dollars when reconciled (NULL when Hermes has none).'),
+];
+
+export const SESSIONS: DatasetTable = {
+  name: 'sessions',
+  doc: 'One row per Hermes session, open ones included, upserted as it changes. Its counters are Hermes\'s own `sessions` counters: summing this table never loses tokens.',
+  primaryKey: ['store', 'session_id'],
+  indexes: [['last_activity_at'], ['parent_session_id']],
+  columns: [
+    c('store', 'TEXT', 'Absolute path of the state.db the session was read from.', true),
+    c('session_id', 'TEXT', 'Hermes\'s session id (`sessions.id`, text).', true),
+    c('profile', 'TEXT', 'Hermes profile of the store (`default` for the root home).', true),
+    c('source', 'TEXT', 'Surface that owns the session (`cli`, `telegram`, `cron`, …).', true),
+    c('model', 'TEXT', 'The session\'s current model.'),
+    c('provider', 'TEXT', 'Normalized provider of the current billing route (never the raw base URL).', true),
+    c('billing_host', 'TEXT', 'Host of `billing_base_url` (the URL itself may hold secrets and is never stored).'),
+    c('billing_mode', 'TEXT', 'Pricing basis.'),
+    c('scope', 'TEXT', 'Directory that decides the usage policy: `cwd` for interactive sessions, `<hermes home>/channels/<source>` for messaging, `<hermes home>/sources/<source>` for cron and other automation, the parent\'s for delegates; NULL when there is none.'),
+    c('policy', 'TEXT', 'Usage policy class that governed the session: `full` or `local-only` (`ignore` sessions are never written).', true),
+    c('parent_session_id', 'TEXT', 'Lineage parent.'),
+    c('lineage_kind', 'TEXT', '`compression`, `branch`, `delegate`, `reset` or `child` (a parent without a marker); NULL for a root.'),
+    c('lineage_root', 'TEXT', 'First session of the lineage chain (the session itself for a root).', true),
+    c('title', 'TEXT', 'Session title.'),
+    c('cwd', 'TEXT', 'Working directory Hermes recorded.'),
+    c('git_branch', 'TEXT', 'Git branch Hermes recorded at capture.'),
+    c('git_repo_root', 'TEXT', 'Git repository root Hermes recorded at capture.'),
+    c('system_prompt', 'TEXT', 'System prompt (inline, or joined from `system_prompts` on v25+ stores).'),
+    c('started_at', 'REAL', 'Start, epoch seconds.', true),
+    c('ended_at', 'REAL', 'End, epoch seconds; NULL while open (a resumed session is open again).'),
+    c('end_reason', 'TEXT', 'Why the session ended.'),
+    c('last_activity_at', 'REAL', 'Latest of the last message time, Hermes\'s activity heartbeat, the end and the start.', true),
+    c('message_count', 'INTEGER', 'Hermes\'s message count.', true),
+    c('tool_call_count', 'INTEGER', 'Hermes\'s tool call count.', true),
+    c('api_call_count', 'INTEGER', 'LLM API calls (0 on stores older than v8).', true),
+    ...COUNTERS,
+    c('cost_status', 'TEXT', '`estimated`, `actual`, `included` or `unknown`.'),
+    c('cost_source', 'TEXT', 'Where the price came from.'),
+    c('rewind_count', 'INTEGER', 'Times the user rewound.', true),
+    c('live_messages', 'INTEGER', 'Rows in `messages` for this session (the live transcript).', true),
+    c('archived_messages', 'INTEGER', 'Rows Hermes archived by in-place compaction (not in `messages`).', true),
+    c('inactive_messages', 'INTEGER', 'Rows rewound, undone or superseded (not in `messages`).', true),
+    c('removed_from_store', 'INTEGER', '1 when Hermes has since deleted the session (its rows here are kept).', true),
+    c('origin', 'TEXT', '`backfill` or `forward`: the command that last wrote the row.', true),
+  ],
+};
+
+export const MESSAGES: DatasetTable = {
+  name: 'messages',
+  doc: 'One row per message of the live transcript as Hermes replays it (active rows; nothing compacted away, rewound or replaced), bookkeeping rows included and told apart by `kind`.',
+  primaryKey: ['store', 'message_id'],
+  indexes: [['store', 'session_id', 'seq']],
+  columns: [
+    c('store', 'TEXT', 'The state.db it came from.', true),
+    c('session_id', 'TEXT', 'Owning session.', true),
+    c('message_id', 'INTEGER', 'Hermes\'s row id (`messages.id`).', true),
+    c('logical_id', 'INTEGER', 'First row id of the logical message: the same across compaction generations.', true),
+    c('seq', 'INTEGER', '0-based position in the live transcript.', true),
+    c('role', 'TEXT', '`user`, `assistant`, `tool`, `system` or `session_meta`.', true),
+    c('kind', 'TEXT', '`message` for conversation; `session_meta`, `system`, `compaction_summary`, or Hermes\'s `display_kind` (`steer`, `model_switch`, `hidden`, …) for the rest.', true),
+    c('content', 'TEXT', 'Content as Hermes stored it; for structured content the JSON document after the `\\x00json:` sentinel.'),
+    c('content_format', 'TEXT', '`text` or `json` (structured content); NULL when there is no content.'),
+    c('tool_calls', 'JSON', 'The parsed `tool_calls` array.'),
+    c('tool_name', 'TEXT', 'On tool results: the tool that answered (Hermes\'s column, else the answered call\'s name).'),
+    c('tool_call_id', 'TEXT', 'On tool results: the call answered.'),
+    c('reasoning', 'TEXT', 'Reasoning text from `reasoning`, `reasoning_content` or `reasoning_details`.'),
+    c('model', 'TEXT', 'Model that wrote the message (assistant rows only; follows `/model` switches).'),
+    c('finish_reason', 'TEXT', 'Why the model stopped.'),
+    c('created_at', 'REAL', 'Epoch seconds; a garbage stored time is replaced by the previous message\'s (see `row_issues`).', true),
+  ],
+};
+
+export const PARTS: DatasetTable = {
+  name: 'parts',
+  doc: 'One row per part of a message, in HypAware\'s `ai_gateway_messages` vocabulary, plus one `status` part per end of a session.',
+  primaryKey: ['store', 'part_id'],
+  indexes: [['store', 'session_id'], ['tool_name']],
+  columns: [
+    c('store', 'TEXT', 'The state.db it came from.', true),
+    c('session_id', 'TEXT', 'Owning session.', true),
+    c('part_id', 'TEXT', '`hermes-<session>-<logical message>-<k>#0`, or `hermes-<session>-session_end-<ended_at>#0`: stable across re-reads and compaction.', true),
+    c('message_id', 'INTEGER', 'Hermes\'s row id of the message (NULL for a session-end part).'),
+    c('part_index', 'INTEGER', 'Position of the part inside its message (k).', true),
+    c('role', 'TEXT', 'Role of the message (`system` for a session end).', true),
+    c('part_type', 'TEXT', '`text`, `reasoning`, `tool_call`, `tool_result` or `status`.', true),
+    c('content_text', 'TEXT', 'Searchable text: message text, reasoning, tool result; NULL for tool calls.'),
+    c('tool_name', 'TEXT', 'Tool of a call, or of the call a result answers.'),
+    c('tool_call_id', 'TEXT', 'Call id.'),
+    c('tool_args', 'JSON', 'Parsed call arguments.'),
+    c('tool_result_for', 'TEXT', 'On results: the call answered.'),
+    c('status', 'JSON', 'Finish reason (last part of an assistant message), session end details, or a bookkeeping row\'s kind.'),
+    c('model', 'TEXT', 'Model (assistant parts only).'),
+    c('created_at', 'REAL', 'Epoch seconds.', true),
+    c('attributes', 'JSON', 'Provenance and extras: `hermes.kind`, `hermes.display_kind`, `usage.total_tokens`, `content.native_type`, …'),
+  ],
+};
+
+export const MODEL_USAGE: DatasetTable = {
+  name: 'model_usage',
+  doc: 'One row per `session_model_usage` row (session × model × billing route × task). Rows with `in_session_totals = 1` (the main loop) are already inside `sessions`\' counters; rows with 0 (auxiliary tasks such as title generation, compression, vision) are not, so total spend is SUM over `sessions` plus SUM over `model_usage WHERE in_session_totals = 0`.',
+  primaryKey: ['store', 'session_id', 'model', 'provider_key', 'task'],
+  columns: [
+    c('store', 'TEXT', 'The state.db it came from.', true),
+    c('session_id', 'TEXT', 'Session.', true),
+    c('model', 'TEXT', 'Model.', true),
+    c('provider_key', 'TEXT', 'Hermes\'s route key: billing provider, base URL host and billing mode joined by `|`.', true),
+    c('provider', 'TEXT', 'Normalized provider of the route.', true),
+    c('billing_mode', 'TEXT', 'Pricing basis.'),
+    c('task', 'TEXT', '`` for the main loop; `title_generation`, `compression`, `vision`, … for auxiliary calls.', true),
+    c('in_session_totals', 'INTEGER', '1 when Hermes also counted this usage in the session\'s counters (the main loop).', true),
+    c('api_call_count', 'INTEGER', 'Calls.', true),
+    ...COUNTERS,
+    c('cost_status', 'TEXT', 'Cost certainty.'),
+    c('cost_source', 'TEXT', 'Price source.'),
+    c('first_seen', 'REAL', 'First call, epoch seconds.'),
+    c('last_seen', 'REAL', 'Last call, epoch seconds.'),
+  ],
+};
+
+export const ROW_ISSUES: DatasetTable = {
+  name: 'row_issues',
+  doc: 'Every problem found in a Hermes row and how it was handled (a garbage time replaced, invalid JSON left out): nothing is dropped silently.',
+  primaryKey: ['store', 'session_id', 'message_id', 'field'],
+  columns: [
+    c('store', 'TEXT', 'The state.db.', true),
+    c('session_id', 'TEXT', 'Session.', true),
+    c('message_id', 'INTEGER', 'Hermes row id (0 for a session-level problem).', true),
+    c('field', 'TEXT', 'Column with the problem.', true),
+    c('problem', 'TEXT', 'What was wrong and what was done.', true),
+  ],
+};
+
+export const STORES: DatasetTable = {
+  name: 'stores',
+  internal: true,
+  doc: 'Each state.db the forwarder has read: identity, cursor and health (what `hermetic status` shows).',
+  primaryKey: ['store'],
+  columns: [
+    c('store', 'TEXT', 'Absolute path of the state.db.', true),
+    c('profile', 'TEXT', 'Hermes profile.', true),
+    c('identity', 'TEXT', 'Device and inode, schema version and `state_meta.db_file_generation`: a change means the file was replaced and is re-read whole.'),
+    c('schema_version', 'INTEGER', 'Hermes schema version.'),
+    c('journal_mode', 'TEXT', '`wal` or `delete`.'),
+    c('read_mode', 'TEXT', '`in-place` (read-only connection) or `copy` (a private copy, when SQLite would have had to create files beside the store).'),
+    c('max_message_id', 'INTEGER', 'Highest Hermes message id seen: the cursor of new rows.', true),
+    c('last_tick_at', 'REAL', 'End of the last successful read, epoch seconds.'),
+    c('last_error', 'TEXT', 'Last error reading this store (cleared by a good read).'),
+  ],
+};
+
+export const CURSORS: DatasetTable = {
+  name: 'session_cursors',
+  internal: true,
+  doc: 'Per session, the fingerprint of what was last written: a session whose fingerprint has not changed is not read again.',
+  primaryKey: ['store', 'session_id'],
+  columns: [
+    c('store', 'TEXT', 'The state.db.', true),
+    c('session_id', 'TEXT', 'Session.', true),
+    c('fingerprint', 'TEXT', 'Counters, end, activity and newest message id of the session when it was written.', true),
+    c('max_message_id', 'INTEGER', 'Highest message id of the session when written.', true),
+  ],
+};
+
+export const QUARANTINE: DatasetTable = {
+  name: 'quarantine',
+  internal: true,
+  doc: 'Sessions that failed to project, retried with backoff and shown by `hermetic status`.',
+  primaryKey: ['store', 'session_id'],
+  columns: [
+    c('store', 'TEXT', 'The state.db.', true),
+    c('session_id', 'TEXT', 'Session.', true),
+    c('failures', 'INTEGER', 'Consecutive failures.', true),
+    c('last_error', 'TEXT', 'The last failure.', true),
+    c('retry_at', 'REAL', 'Not retried before this time, epoch seconds.', true),
+  ],
+};
+
+/** Every table, forwarded data first. */
+export const DATASET_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PARTS, MODEL_USAGE, ROW_ISSUES, STORES, CURSORS, QUARANTINE];
+
+/** The dataset's schema version: bump it with a migration in sinks/sqlite/migrations.ts. */
+export const DATASET_VERSION = 1;
+
+export type RecordOf = Record<string, unknown>;

@@ -1,0 +1,4 @@
+// The forwarder's public face: read Hermes's state.db stores into the embedded dataset.
+export { createForwarder, hermeticHome, type Forwarder, type ForwarderOptions, type PassOptions } from './pipeline/forwarder.js';
+export type { StepResult } from './pipeline/step.js';
+export { DATASET_TABLES, DATASET_VERSION } from './dataset/columns.js';

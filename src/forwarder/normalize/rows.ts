@@ -1,0 +1,108 @@
+// One session's message rows → its live transcript as Hermes replays it: the rows that are active (or predate the
+// `active` column), classified by kind, with logical ids that stay the same across compaction generations
+// (spec forwarding §6.1 items 7–8, §7 "Normalizer").
+import { decodeContent } from './content.js';
+import { reasoningOf, replyTextOf } from './reasoning.js';
+import { validEpoch } from './time.js';
+import { decodeToolCalls } from './tool-calls.js';
+import type { Kind, NormalMessage, Row, RowIssue } from './types.js';
+
+const DISPLAY_KINDS = new Set<Kind>(['hidden', 'auto_continue', 'steer', 'model_switch', 'failed_turn', 'process_complete', 'async_delegation_complete']);
+
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : v === null || v === undefined ? null : String(v));
+const int = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'bigint' ? Number(v) : null);
+
+/** The row's kind (bookkeeping rows are kept, classified, never mistaken for conversation). */
+export function kindOf(row: Row): Kind {
+  if (row.role === 'session_meta') return 'session_meta';
+  if (int(row._compressed_summary) === 1) return 'compaction_summary';
+  const display = str(row.display_kind);
+  if (display) return DISPLAY_KINDS.has(display as Kind) ? (display as Kind) : 'display_other';
+  if (row.role === 'system') return 'system';
+  return 'message';
+}
+
+/** Live: part of the transcript Hermes replays. `active` NULL (an old reconciler quirk) or absent counts as live. */
+export function isLive(row: Row): boolean {
+  const active = row.active;
+  return active === null || active === undefined || active === 1 || active === 1n;
+}
+
+/** Hermes's display identity over the fields it hashes: the same logical message across generations. */
+function identityKey(row: Row): string {
+  return JSON.stringify([row.role, row.content, row.timestamp, row.tool_call_id, row.tool_calls, row.tool_name]);
+}
+
+export interface NormalizedSession {
+  live: NormalMessage[];
+  issues: RowIssue[];
+  /** Rows archived by in-place compaction (active 0, compacted 1). */
+  compacted: number;
+  /** Rows rewound, undone or superseded (active 0, compacted 0). */
+  inactive: number;
+  maxMessageId: number;
+}
+
+/**
+ * Normalizes every row of one session (all generations, in id order) into its live transcript.
+ * @example normalizeMessages(rows, 1780000000).live.map((m) => m.role)
+ */
+export function normalizeMessages(rows: readonly Row[], startedAt: number): NormalizedSession {
+  const issues: RowIssue[] = [];
+  const firstOf = new Map<string, number>();
+  let compacted = 0;
+  let inactive = 0;
+  let maxMessageId = 0;
+  let previous = validEpoch(startedAt) ? startedAt : null;
+  const live: NormalMessage[] = [];
+  const usedLogical = new Set<number>();
+  for (const row of rows) {
+    const id = int(row.id) ?? 0;
+    if (id > maxMessageId) maxMessageId = id;
+    const key = identityKey(row);
+    if (!firstOf.has(key)) firstOf.set(key, id);
+    let createdAt = row.timestamp as number;
+    let repaired = false;
+    if (!validEpoch(createdAt)) {
+      issues.push({ messageId: id, field: 'timestamp', problem: `timestamp ${String(row.timestamp)} is not a plausible time; the previous message's time is used` });
+      createdAt = previous ?? 0;
+      repaired = true;
+    } else previous = createdAt;
+    if (!isLive(row)) {
+      if (int(row.compacted) === 1) compacted++;
+      else inactive++;
+      continue;
+    }
+    const content = decodeContent(row.content);
+    if (content.problem) issues.push({ messageId: id, field: 'content', problem: content.problem });
+    const calls = decodeToolCalls(row.tool_calls);
+    if (calls.problem) issues.push({ messageId: id, field: 'tool_calls', problem: calls.problem });
+    const order = int(row.display_order);
+    // Two live rows never share a logical id (ids of parts hang on it): a second one keeps its own row id.
+    let logicalId = order !== null && order > 0 ? order : firstOf.get(key)!;
+    if (usedLogical.has(logicalId)) logicalId = id;
+    usedLogical.add(logicalId);
+    live.push({
+      id,
+      logicalId,
+      role: str(row.role) ?? 'unknown',
+      kind: kindOf(row),
+      content: content.content,
+      contentFormat: content.format,
+      blocks: content.blocks,
+      toolCalls: calls.calls,
+      toolCallsJson: calls.json,
+      toolName: str(row.tool_name),
+      toolCallId: str(row.tool_call_id),
+      reasoning: reasoningOf(row),
+      finishReason: str(row.finish_reason),
+      tokenCount: int(row.token_count),
+      createdAt,
+      timestampRepaired: repaired,
+      replyText: content.blocks.some((b) => b.text) ? null : replyTextOf(row),
+      displayKind: str(row.display_kind),
+      platformMessageId: str(row.platform_message_id),
+    });
+  }
+  return { live, issues, compacted, inactive, maxMessageId };
+}

@@ -1,0 +1,71 @@
+// The forwarder as a library: stores discovered once per pass, one sink, the usage policy, and the two ways to run
+// a pass (backfill: windowed, origin `backfill`; forward: everything changed, origin `forward`).
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { createPolicyResolver, type PolicyResolver } from '../policy/index.js';
+import { discoverStores, type StoreRef } from '../reader/index.js';
+import type { Sink } from '../sinks/sink.js';
+import { SqliteSink } from '../sinks/sqlite/sink.js';
+import { stepStore, type StepOptions, type StepResult } from './step.js';
+
+export interface ForwarderOptions {
+  /** Hermetic's home: the dataset is `<home>/hermetic.db` (default `$HERMETIC_HOME` or `~/.hermetic`). */
+  home?: string;
+  /** The user's home, where `~/.hermes` is looked for (default os.homedir()). */
+  userHome?: string;
+  /** `HERMES_HOME` (default the environment's). */
+  hermesHome?: string | undefined;
+  /** Read only these stores (--state-db). */
+  stateDbs?: readonly string[];
+  /** Store text through Hermes's secret redactor. */
+  redact?: boolean;
+  /** Milliseconds since the epoch (injected for tests). */
+  now?: () => number;
+  sink?: Sink;
+}
+
+export interface PassOptions {
+  since?: number | undefined;
+  until?: number | undefined;
+  onProgress?: StepOptions['onProgress'];
+  beforeWrite?: StepOptions['beforeWrite'];
+  onStore?: (ref: StoreRef) => void;
+}
+
+export interface Forwarder {
+  readonly home: string;
+  readonly sink: Sink;
+  stores(): StoreRef[];
+  backfill(options?: PassOptions): StepResult[];
+  forwardOnce(options?: PassOptions): StepResult[];
+  close(): void;
+}
+
+/** Hermetic's home: the option, else HERMETIC_HOME, else ~/.hermetic. */
+export function hermeticHome(option: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  return option ?? env.HERMETIC_HOME ?? join(homedir(), '.hermetic');
+}
+
+/**
+ * @example const f = createForwarder({ stateDbs: ['/tmp/state.db'], home: '/tmp/h' }); f.backfill(); f.close();
+ */
+export function createForwarder(options: ForwarderOptions = {}): Forwarder {
+  const home = hermeticHome(options.home);
+  const now = options.now ?? Date.now;
+  const sink = options.sink ?? SqliteSink.open(home);
+  const policy: PolicyResolver = createPolicyResolver({ stateDir: home, now });
+  const stores = () => discoverStores({ home: options.userHome ?? homedir(), hermesHome: options.hermesHome ?? process.env.HERMES_HOME, explicit: options.stateDbs ?? [] });
+  const pass = (origin: 'backfill' | 'forward', o: PassOptions = {}) => stores().map((ref) => {
+    o.onStore?.(ref);
+    return stepStore(ref, {
+      sink, policy, redact: options.redact ?? false, origin, now: () => now() / 1000,
+      window: { since: o.since, until: o.until }, onProgress: o.onProgress, beforeWrite: o.beforeWrite,
+    });
+  });
+  return {
+    home, sink, stores,
+    backfill: (o) => pass('backfill', o),
+    forwardOnce: (o) => pass('forward', { ...o, since: undefined, until: undefined }),
+    close: () => sink.close(),
+  };
+}

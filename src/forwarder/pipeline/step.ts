@@ -1,0 +1,195 @@
+// One pass over one store: the only place the stages meet (read → normalize/project → policy → write with cursors).
+// Backfill and forward both run it; only the window and the origin differ.
+import { HermeticError } from '../../shared/errors.js';
+import type { RecordOf } from '../dataset/columns.js';
+import type { PolicyResolver } from '../policy/index.js';
+import { strictest, type PolicyClass } from '../policy/index.js';
+import { projectSession } from '../projector/index.js';
+import { readStore, StoreReader, type ReadHow, type StoreRef } from '../reader/index.js';
+import type { Batch, SessionWrite, Sink } from '../sinks/sink.js';
+import { backoffSeconds } from './quarantine.js';
+
+export interface StepOptions {
+  sink: Sink;
+  policy: PolicyResolver;
+  redact: boolean;
+  origin: 'backfill' | 'forward';
+  /** Epoch seconds; only sessions active inside it are read (by last activity, spec forwarding §6.4 item 25). */
+  window?: { since?: number | undefined; until?: number | undefined };
+  /** Epoch seconds now (quarantine and tick times); injected, never read from the wall clock here. */
+  now: () => number;
+  /** Sessions per read snapshot and write transaction (bounds memory and lock holding). */
+  batchSessions?: number;
+  batchMessages?: number;
+  onProgress?: (done: number, total: number) => void;
+  /** A test hook: called before each batch is written (crash tests kill the process here). */
+  beforeWrite?: (batch: Batch) => void;
+}
+
+export interface PolicyDrop { sessionId: string; scope: string | null; reason: string }
+
+export interface StepResult {
+  store: string;
+  profile: string;
+  backend: 'sqlite' | 'postgres';
+  warning: string | null;
+  read: ReadHow | null;
+  schemaVersion: number | null;
+  journalMode: string | null;
+  replaced: boolean;
+  sessionsSeen: number;
+  sessionsUnchanged: number;
+  sessionsOutsideWindow: number;
+  sessionsWritten: number;
+  sessionsIgnored: number;
+  sessionsRemoved: number;
+  sessionsQuarantined: number;
+  sessionsWaiting: number;
+  messages: number;
+  parts: number;
+  rowIssues: number;
+  policyDrops: PolicyDrop[];
+  error: { code: string; message: string } | null;
+}
+
+function emptyResult(ref: StoreRef): StepResult {
+  return {
+    store: ref.path, profile: ref.profile, backend: ref.backend, warning: ref.warning, read: null, schemaVersion: null,
+    journalMode: null, replaced: false, sessionsSeen: 0, sessionsUnchanged: 0, sessionsOutsideWindow: 0, sessionsWritten: 0,
+    sessionsIgnored: 0, sessionsRemoved: 0, sessionsQuarantined: 0, sessionsWaiting: 0, messages: 0, parts: 0,
+    rowIssues: 0, policyDrops: [], error: null,
+  };
+}
+
+/**
+ * Reads what changed in one store and writes it. Never throws for a store problem: the result carries the error.
+ * @example const r = stepStore(ref, { sink, policy, redact: false, origin: 'forward', now: () => Date.now() / 1000 });
+ */
+export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
+  const result = emptyResult(ref);
+  const { sink } = options;
+  const storeRow = (extra: RecordOf): RecordOf => ({
+    store: ref.path, profile: ref.profile, identity: null, schema_version: result.schemaVersion, journal_mode: result.journalMode,
+    read_mode: result.read, max_message_id: 0, last_tick_at: null, last_error: null, ...extra,
+  });
+  if (!ref.exists) {
+    result.error = { code: 'HERMETIC_READER_OPEN', message: `${ref.path} does not exist${ref.backend === 'postgres' ? ' (this profile uses the PostgreSQL backend)' : ''}` };
+    return result;
+  }
+  const cursors = sink.cursors(ref.path);
+  try {
+    readStore(ref.path, (db, how) => {
+      result.read = how;
+      const reader = new StoreReader(db, ref.path);
+      const { facts, marks, fresh } = reader.snapshot(() => {
+        const f = reader.facts();
+        const replaced = cursors.identity !== null && cursors.identity !== f.identity;
+        return { facts: f, marks: reader.marks(), fresh: reader.newMessages(replaced ? 0 : cursors.maxMessageId) };
+      });
+      result.schemaVersion = facts.schemaVersion;
+      result.journalMode = facts.journalMode;
+      result.replaced = cursors.identity !== null && cursors.identity !== facts.identity;
+      const known = result.replaced ? new Map() : cursors.sessions;
+      result.sessionsSeen = marks.length;
+      const now = options.now();
+      const present = new Set(marks.map((m) => m.id));
+      const removed = result.replaced ? [] : [...known.keys()].filter((id) => !present.has(id));
+      result.sessionsRemoved = removed.length;
+
+      // Which sessions to read: changed ones (fingerprint or new messages), not waiting in quarantine, in the window.
+      let todo = marks.filter((m) => {
+        const cur = known.get(m.id);
+        if (cur && cur.fingerprint === m.fingerprint && !fresh.has(m.id)) { result.sessionsUnchanged++; return false; }
+        const q = cursors.quarantine.get(m.id);
+        if (q && q.retryAt > now) { result.sessionsWaiting++; return false; }
+        return true;
+      });
+      const w = options.window;
+      if (w && (w.since !== undefined || w.until !== undefined)) {
+        const last = reader.lastMessageAt(todo.filter((m) => w.since !== undefined && m.activity < w.since).map((m) => m.id));
+        todo = todo.filter((m) => {
+          const activity = Math.max(m.activity, last.get(m.id) ?? 0);
+          const inside = (w.since === undefined || activity >= w.since) && (w.until === undefined || activity <= w.until);
+          if (!inside) result.sessionsOutsideWindow++;
+          return inside;
+        });
+      }
+
+      const identity = facts.identity;
+      const batchSessions = options.batchSessions ?? 200;
+      const batchMessages = options.batchMessages ?? 20000;
+      let done = 0;
+      let reset = result.replaced;
+      let i = 0;
+      options.onProgress?.(0, todo.length);
+      while (i < todo.length || removed.length > 0 || reset || i === 0) {
+        const batch: Batch = { store: {}, reset, writes: [], removed: i === 0 ? removed.splice(0) : [], quarantine: { failed: [], cleared: [] } };
+        reset = false;
+        let messages = 0;
+        reader.snapshot(() => {
+          while (i < todo.length && batch.writes.length < batchSessions && messages < batchMessages) {
+            const mark = todo[i++]!;
+            const write = projectOne(reader, ref, mark.id, mark.fingerprint, options, result);
+            if (write === null) continue; // deleted since the marks were read: the next pass marks it removed
+            if ('error' in write) {
+              const failures = (cursors.quarantine.get(mark.id)?.failures ?? 0) + 1;
+              batch.quarantine.failed.push({ sessionId: mark.id, error: write.error, failures, retryAt: now + backoffSeconds(failures) });
+              result.sessionsQuarantined++;
+              continue;
+            }
+            if (write.projection) messages += write.projection.messages.length;
+            batch.writes.push(write);
+            if (cursors.quarantine.has(mark.id)) batch.quarantine.cleared.push(mark.id);
+          }
+        });
+        const last = i >= todo.length;
+        batch.store = storeRow({ identity, max_message_id: last ? facts.maxMessageId : result.replaced ? 0 : cursors.maxMessageId, last_tick_at: last ? options.now() : null });
+        options.beforeWrite?.(batch);
+        sink.write(batch);
+        for (const wr of batch.writes) {
+          if (wr.projection) { result.sessionsWritten++; result.messages += wr.projection.messages.length; result.parts += wr.projection.parts.length; result.rowIssues += wr.projection.issues.length; }
+          else result.sessionsIgnored++;
+        }
+        done += batch.writes.length + batch.quarantine.failed.length;
+        options.onProgress?.(done, todo.length);
+        if (last) break;
+      }
+    });
+  } catch (e) {
+    const err = e instanceof HermeticError ? e : new HermeticError('HERMETIC_READER_OPEN', `Cannot read ${ref.path}: ${(e as Error).message}.`);
+    result.error = { code: err.code, message: err.message };
+    try {
+      const prev = cursors;
+      sink.write({ store: storeRow({ identity: prev.identity, max_message_id: prev.maxMessageId, last_error: err.message }), reset: false, writes: [], removed: [], quarantine: { failed: [], cleared: [] } });
+    } catch { /* the dataset itself failing is reported by the caller's next write */ }
+  }
+  return result;
+}
+
+/** Reads, projects and judges one session; a failure is returned (for quarantine), never thrown. */
+function projectOne(reader: StoreReader, ref: StoreRef, id: string, fingerprint: string, options: StepOptions, result: StepResult): SessionWrite | { error: string } | null {
+  try {
+    const session = reader.session(id);
+    if (!session) return null;
+    const projection = projectSession({
+      store: ref.path, profile: ref.profile, hermesHome: ref.hermesHome, session, messages: reader.messages(id),
+      modelUsage: reader.modelUsage(id), parents: reader.parents(session), systemPrompt: reader.systemPrompt(session),
+      redact: options.redact, origin: options.origin,
+    });
+    let cls: PolicyClass = 'full';
+    let why = '';
+    for (const scope of projection.scopes) {
+      const v = options.policy.resolve(scope);
+      if (cls !== strictest(cls, v.class)) why = v.reason;
+      cls = strictest(cls, v.class);
+    }
+    if (cls === 'ignore') {
+      result.policyDrops.push({ sessionId: id, scope: projection.session.scope as string | null, reason: why });
+      return { sessionId: id, projection: null, policy: 'full', fingerprint, maxMessageId: projection.maxMessageId };
+    }
+    return { sessionId: id, projection, policy: cls, fingerprint, maxMessageId: projection.maxMessageId };
+  } catch (e) {
+    if (e instanceof HermeticError && e.code === 'HERMETIC_POLICY_LIST') throw e;
+    return { error: (e as Error).message };
+  }
+}

@@ -1,0 +1,27 @@
+// Columns by name, never by position (spec forwarding §6.1 item 1): what this store has, introspected once per
+// connection, and SELECT lists that name every column Hermes has ever had, `NULL AS col` for the missing ones.
+import type { Db } from '../../shared/sqlite.js';
+import { MESSAGES, SESSIONS, SESSION_MODEL_USAGE } from '../../state-db/schema/index.js';
+
+export const SESSION_COLUMNS = SESSIONS.columns.map((c) => c.name);
+export const MESSAGE_COLUMNS = MESSAGES.columns.map((c) => c.name);
+export const MODEL_USAGE_COLUMNS = SESSION_MODEL_USAGE.columns.map((c) => c.name);
+
+const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/** The store's capability map: table → its columns. */
+export function introspect(db: Db): Map<string, Set<string>> {
+  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[];
+  const out = new Map<string, Set<string>>();
+  for (const t of tables) {
+    const cols = db.prepare(`PRAGMA table_info(${quote(t)})`).all() as { name: string }[];
+    out.set(t, new Set(cols.map((c) => c.name)));
+  }
+  return out;
+}
+
+/** `a, b, NULL AS c`: every wanted column, whether the table has it or not. */
+export function selectList(have: Set<string> | undefined, wanted: readonly string[], alias = ''): string {
+  const prefix = alias ? `${alias}.` : '';
+  return wanted.map((c) => (have?.has(c) ? `${prefix}${quote(c)}` : `NULL AS ${quote(c)}`)).join(', ');
+}

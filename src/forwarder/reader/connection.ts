@@ -1,0 +1,66 @@
+// One short-lived read of a Hermes state.db per tick (spec forwarding §6.3 items 19–20): read-only in place when
+// SQLite needs to create nothing beside the store, else a private copy (decision 0013, 0017); a 5 s busy timeout
+// like Hermes's own readers; transient SQLITE_IOERR (a WAL checkpoint seen by a read-only reader) and lock errors
+// retried a few times, classified by the low byte of the result code.
+import { HermeticError } from '../../shared/errors.js';
+import { readSnapshot, type Db, type ReadHow } from '../../shared/sqlite.js';
+
+export type { ReadHow };
+
+/** A lock or I/O error worth another try; a HermeticError so the snapshot reader passes it through untouched. */
+class Transient extends HermeticError {
+  readonly kind: 'busy' | 'ioerr';
+  constructor(kind: 'busy' | 'ioerr', message: string) {
+    super(kind === 'busy' ? 'HERMETIC_READER_BUSY' : 'HERMETIC_READER_OPEN', message);
+    this.kind = kind;
+  }
+}
+
+/** SQLite's primary result code (the low byte of an extended code such as SQLITE_BUSY_SNAPSHOT), by name. */
+export function primaryCode(e: unknown): string | null {
+  const code = (e as { code?: unknown })?.code;
+  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return null;
+  const m = /^SQLITE_[A-Z]+/.exec(code);
+  return m ? m[0] : null;
+}
+
+function classify(path: string, e: unknown): unknown {
+  const primary = primaryCode(e);
+  if (primary === 'SQLITE_BUSY' || primary === 'SQLITE_LOCKED') return new Transient('busy', `${path} stayed locked by a Hermes writer: ${(e as Error).message}.`);
+  if (primary === 'SQLITE_IOERR') return new Transient('ioerr', `Cannot read ${path}: ${(e as Error).message}.`);
+  return e;
+}
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+const sleepSync = (ms: number) => { Atomics.wait(sleeper, 0, 0, ms); };
+
+export interface ReadOptions {
+  attempts?: number;
+  backoffMs?: number;
+  sleep?: (ms: number) => void;
+}
+
+/**
+ * Runs `fn` on a fresh read-only view of the store and closes it. Never creates or changes anything in the store's
+ * folder. Throws HERMETIC_READER_OPEN (missing, not SQLite, damaged) or HERMETIC_READER_BUSY (locked through every
+ * retry).
+ * @example const n = readStore('/home/u/.hermes/state.db', (db) => db.prepare('SELECT COUNT(*) FROM sessions').pluck().get());
+ */
+export function readStore<T>(path: string, fn: (db: Db, how: ReadHow) => T, options: ReadOptions = {}): T {
+  const attempts = options.attempts ?? 3;
+  const sleep = options.sleep ?? sleepSync;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return readSnapshot(path, (db, how) => {
+        try {
+          return fn(db, how);
+        } catch (e) {
+          throw classify(path, e);
+        }
+      }, { open: 'HERMETIC_READER_OPEN', notSqlite: 'HERMETIC_READER_OPEN' });
+    } catch (e) {
+      if (!(e instanceof Transient) || attempt >= attempts) throw e instanceof Transient ? new HermeticError(e.code, e.message) : e;
+      sleep((options.backoffMs ?? 50) * attempt);
+    }
+  }
+}

@@ -1,0 +1,86 @@
+// Where Hermes keeps its stores (spec state-db §2, forwarding §6.4 item 28): `$HERMES_HOME/state.db`,
+// `~/.hermes/state.db`, every `profiles/<name>/state.db` under those homes, or the paths given with --state-db.
+// A profile whose config.yaml selects the PostgreSQL backend is reported as such (§6.1 item 11).
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { parse } from 'yaml';
+
+export interface StoreRef {
+  /** Absolute path of the state.db (it may not exist yet). */
+  path: string;
+  /** `default` for a Hermes root, the profile name under `profiles/`. */
+  profile: string;
+  /** The Hermes home the store belongs to (its folder). */
+  hermesHome: string;
+  backend: 'sqlite' | 'postgres';
+  /** A sentence for status and the log when something is off (unreadable config, PostgreSQL backend). */
+  warning: string | null;
+  exists: boolean;
+}
+
+export interface DiscoverOptions {
+  /** The user's home (`~`). */
+  home: string;
+  /** `HERMES_HOME`, when set. */
+  hermesHome?: string | undefined;
+  /** Paths given with --state-db: only these are read. */
+  explicit?: readonly string[];
+}
+
+const isFile = (p: string) => { try { return statSync(p).isFile(); } catch { return false; } };
+const isDir = (p: string) => { try { return statSync(p).isDirectory(); } catch { return false; } };
+
+/** The backend a Hermes home's config.yaml selects (`database.backend`), read with a YAML parser. */
+export function backendOf(hermesHome: string): { backend: 'sqlite' | 'postgres'; warning: string | null } {
+  const config = join(hermesHome, 'config.yaml');
+  if (!existsSync(config)) return { backend: 'sqlite', warning: null };
+  let doc: unknown;
+  try {
+    doc = parse(readFileSync(config, 'utf8'));
+  } catch (e) {
+    return { backend: 'sqlite', warning: `${config} could not be read as YAML (${(e as Error).message.split('\n')[0]}); assuming the SQLite backend` };
+  }
+  const db = doc && typeof doc === 'object' ? (doc as Record<string, unknown>).database : undefined;
+  const backend = db && typeof db === 'object' ? (db as Record<string, unknown>).backend : undefined;
+  if (typeof backend === 'string' && /^postgres(ql)?$/i.test(backend.trim())) {
+    return { backend: 'postgres', warning: `${config} selects Hermes's PostgreSQL backend: its sessions are not in state.db, and the forwarder does not read PostgreSQL yet` };
+  }
+  return { backend: 'sqlite', warning: null };
+}
+
+function ref(path: string, profile: string): StoreRef {
+  const hermesHome = dirname(path);
+  const { backend, warning } = backendOf(hermesHome);
+  return { path, profile, hermesHome, backend, warning, exists: isFile(path) };
+}
+
+/** The profile a store path belongs to: `<root>/profiles/<name>/state.db` → name, else `default`. */
+export function profileOf(path: string): string {
+  const dir = dirname(path);
+  return basename(dirname(dir)) === 'profiles' ? basename(dir) : 'default';
+}
+
+/**
+ * Every store to read, each once, in a stable order.
+ * @example discoverStores({ home: '/home/u', hermesHome: process.env.HERMES_HOME })
+ */
+export function discoverStores(options: DiscoverOptions): StoreRef[] {
+  if (options.explicit && options.explicit.length > 0) {
+    const paths = [...new Set(options.explicit.map((p) => resolve(p)))];
+    return paths.map((p) => ref(p, profileOf(p)));
+  }
+  const roots = [...new Set([options.hermesHome, join(options.home, '.hermes')].filter((r): r is string => !!r).map((r) => resolve(r)))];
+  const out: StoreRef[] = [];
+  for (const root of roots) {
+    const main = ref(join(root, 'state.db'), 'default');
+    if (main.exists || main.backend === 'postgres' || isDir(root)) out.push(main);
+    const profiles = join(root, 'profiles');
+    if (!isDir(profiles)) continue;
+    for (const name of readdirSync(profiles).sort()) {
+      if (!isDir(join(profiles, name))) continue;
+      const p = ref(join(profiles, name, 'state.db'), name);
+      if (p.exists || p.backend === 'postgres') out.push(p);
+    }
+  }
+  return out;
+}

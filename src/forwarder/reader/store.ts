@@ -1,0 +1,152 @@
+// Every query the forwarder runs against a Hermes state.db, on one read-only connection: store facts and identity,
+// the cheap per-session fingerprint (spec forwarding §6.3 item 22), and the full rows of changed sessions.
+import { statSync } from 'node:fs';
+import type { Db } from '../../shared/sqlite.js';
+import { introspect, MESSAGE_COLUMNS, MODEL_USAGE_COLUMNS, selectList, SESSION_COLUMNS } from './columns.js';
+
+export type Row = Record<string, unknown>;
+
+export interface StoreFacts {
+  schemaVersion: number | null;
+  journalMode: string;
+  /** `state_meta.db_file_generation`, when the store has one. */
+  generation: string | null;
+  /** dev:ino of the file, schema version and generation: a change means the store was replaced. */
+  identity: string;
+  maxMessageId: number;
+}
+
+/** Session columns whose change means the session must be read again. */
+const FINGERPRINT = [
+  'source', 'model', 'parent_session_id', 'started_at', 'ended_at', 'end_reason', 'message_count', 'tool_call_count',
+  'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'api_call_count',
+  'estimated_cost_usd', 'actual_cost_usd', 'cost_status', 'billing_provider', 'billing_base_url', 'title',
+  'last_activity_at', 'rewind_count', 'cwd', 'handoff_platform', 'system_prompt_hash',
+];
+
+export interface SessionMark {
+  id: string;
+  /** Everything that decides whether the session changed, except its newest message id (kept by the cursor). */
+  fingerprint: string;
+  /** Last activity Hermes recorded on the session row (for windows); messages are checked when projecting. */
+  activity: number;
+}
+
+export class StoreReader {
+  readonly db: Db;
+  readonly columns: Map<string, Set<string>>;
+  readonly path: string;
+  #messages: ReturnType<Db['prepare']> | null = null;
+  #usage: ReturnType<Db['prepare']> | null = null;
+  #session: ReturnType<Db['prepare']> | null = null;
+
+  constructor(db: Db, path: string) {
+    this.db = db;
+    this.path = path;
+    this.columns = introspect(db);
+  }
+
+  has(table: string, column?: string): boolean {
+    const cols = this.columns.get(table);
+    return cols !== undefined && (column === undefined || cols.has(column));
+  }
+
+  facts(): StoreFacts {
+    const version = this.has('schema_version') ? (this.db.prepare('SELECT MAX(version) FROM schema_version').pluck().get() as number | null) : null;
+    const generation = this.has('state_meta')
+      ? ((this.db.prepare("SELECT value FROM state_meta WHERE key = 'db_file_generation'").pluck().get() as string | undefined) ?? null)
+      : null;
+    const journalMode = String(this.db.pragma('journal_mode', { simple: true }));
+    const maxMessageId = this.has('messages') ? ((this.db.prepare('SELECT MAX(id) FROM messages').pluck().get() as number | null) ?? 0) : 0;
+    let file = '?';
+    try {
+      const st = statSync(this.path);
+      file = `${st.dev}:${st.ino}`;
+    } catch { /* gone between open and stat: the next tick sees it */ }
+    return { schemaVersion: version, journalMode, generation, identity: `${file}|v${version ?? '?'}|${generation ?? '-'}`, maxMessageId };
+  }
+
+  /** One mark per session: a scan of `sessions` (plus per-session usage totals), no message is read. */
+  marks(): SessionMark[] {
+    if (!this.has('sessions')) return [];
+    const cols = selectList(this.columns.get('sessions'), FINGERPRINT, 's');
+    const usage = this.has('session_model_usage')
+      ? "(SELECT SUM(api_call_count) || '/' || TOTAL(input_tokens + output_tokens) || '/' || MAX(last_seen) FROM session_model_usage u WHERE u.session_id = s.id)"
+      : "''";
+    const rows = this.db.prepare(`SELECT s.id AS id, ${cols}, ${usage} AS usage FROM sessions s`).raw().all() as unknown[][];
+    return rows.map((r) => {
+      const activity = Math.max(...[r[4], r[5], r[21]].map((v) => (typeof v === 'number' && Number.isFinite(v) ? v : 0)));
+      return { id: String(r[0]), fingerprint: JSON.stringify(r.slice(1)), activity };
+    });
+  }
+
+  /** Sessions that have messages with ids above `afterId`, with their newest id. */
+  newMessages(afterId: number): Map<string, number> {
+    if (!this.has('messages')) return new Map();
+    const rows = this.db.prepare('SELECT session_id, MAX(id) FROM messages WHERE id > ? GROUP BY session_id').raw().all(afterId) as [string, number][];
+    return new Map(rows.map(([s, m]) => [String(s), m]));
+  }
+
+  /** Newest message time per session (for activity windows), only for the given ids. */
+  lastMessageAt(ids: readonly string[]): Map<string, number> {
+    const out = new Map<string, number>();
+    if (!this.has('messages')) return out;
+    const stmt = this.db.prepare('SELECT MAX(timestamp) FROM messages WHERE session_id = ?').pluck();
+    for (const id of ids) {
+      const t = stmt.get(id);
+      if (typeof t === 'number' && Number.isFinite(t)) out.set(id, t);
+    }
+    return out;
+  }
+
+  session(id: string): Row | undefined {
+    this.#session ??= this.db.prepare(`SELECT ${selectList(this.columns.get('sessions'), SESSION_COLUMNS)} FROM sessions WHERE id = ?`);
+    return this.#session.get(id) as Row | undefined;
+  }
+
+  /** Every message row of the session, all generations, in id order. */
+  messages(id: string): Row[] {
+    this.#messages ??= this.db.prepare(`SELECT ${selectList(this.columns.get('messages'), MESSAGE_COLUMNS)} FROM messages WHERE session_id = ? ORDER BY id`);
+    return this.#messages.all(id) as Row[];
+  }
+
+  modelUsage(id: string): Row[] {
+    if (!this.has('session_model_usage')) return [];
+    this.#usage ??= this.db.prepare(`SELECT ${selectList(this.columns.get('session_model_usage'), MODEL_USAGE_COLUMNS)} FROM session_model_usage WHERE session_id = ? ORDER BY model, billing_provider, billing_base_url, billing_mode${this.has('session_model_usage', 'task') ? ', task' : ''}`);
+    return this.#usage.all(id) as Row[];
+  }
+
+  /** The session's system prompt: inline when present, else joined from `system_prompts` (v25+). */
+  systemPrompt(session: Row): string | null {
+    if (typeof session.system_prompt === 'string' && session.system_prompt !== '') return session.system_prompt;
+    if (typeof session.system_prompt_hash === 'string' && this.has('system_prompts')) {
+      return (this.db.prepare('SELECT prompt FROM system_prompts WHERE hash = ?').pluck().get(session.system_prompt_hash) as string | undefined) ?? null;
+    }
+    return null;
+  }
+
+  /** Ancestors, nearest first; stops at a cycle or a missing parent. */
+  parents(session: Row): Row[] {
+    const out: Row[] = [];
+    const seen = new Set([String(session.id)]);
+    let next = session.parent_session_id;
+    while (typeof next === 'string' && next !== '' && !seen.has(next) && out.length < 64) {
+      seen.add(next);
+      const p = this.session(next);
+      if (!p) break;
+      out.push(p);
+      next = p.parent_session_id;
+    }
+    return out;
+  }
+
+  /** Runs `fn` inside one read transaction, so the rows it reads are one moment of the store. */
+  snapshot<T>(fn: () => T): T {
+    this.db.exec('BEGIN');
+    try {
+      return fn();
+    } finally {
+      this.db.exec('COMMIT');
+    }
+  }
+}

@@ -1,0 +1,41 @@
+// The sink contract: what a pipeline step hands to a sink, and the promise a sink makes. A sink applies a batch
+// whole or not at all, cursors included (spec DESIGN habit 14: the checkpoint moves only with the rows it covers).
+import type { RecordOf } from '../dataset/columns.js';
+import type { Projection } from '../projector/index.js';
+
+export type PolicyClass = 'full' | 'local-only';
+
+export interface SessionWrite {
+  sessionId: string;
+  /** The session's records, or null when policy says ignore: then every row of it is removed and none written. */
+  projection: Projection | null;
+  policy: PolicyClass;
+  fingerprint: string;
+  maxMessageId: number;
+}
+
+export interface Batch {
+  /** The stores-table row for the store this batch came from (identity, cursor, health). */
+  store: RecordOf;
+  /** The store was replaced since the last batch: every cursor of it is dropped before this batch applies. */
+  reset: boolean;
+  writes: SessionWrite[];
+  /** Sessions Hermes no longer has: their rows stay, marked `removed_from_store`, and their cursors go. */
+  removed: string[];
+  quarantine: { failed: { sessionId: string; error: string; retryAt: number; failures: number }[]; cleared: string[] };
+}
+
+export interface Cursors {
+  identity: string | null;
+  maxMessageId: number;
+  sessions: Map<string, { fingerprint: string; maxMessageId: number }>;
+  quarantine: Map<string, { failures: number; retryAt: number; lastError: string }>;
+}
+
+export interface Sink {
+  /** Applies the batch atomically; throws (and changes nothing) on failure. */
+  write(batch: Batch): void;
+  /** The cursors last committed for a store (empty for a store never read). */
+  cursors(store: string): Cursors;
+  close(): void;
+}

@@ -1,0 +1,81 @@
+// The embedded dataset: one SQLite file (default ~/.hermetic/hermetic.db) in WAL mode so queries run while the
+// forwarder writes, its schema generated from dataset/columns.ts and versioned with `PRAGMA user_version`.
+import Database from 'better-sqlite3';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { HermeticError } from '../../../shared/errors.js';
+import type { Db } from '../../../shared/sqlite.js';
+import { DATASET_TABLES, DATASET_VERSION, type DatasetTable } from '../../dataset/columns.js';
+
+export const DATASET_FILE = 'hermetic.db';
+
+const q = (n: string) => `"${n}"`;
+
+export function createTableSql(t: DatasetTable): string {
+  const cols = t.columns.map((c) => `${q(c.name)} ${c.type === 'JSON' ? 'TEXT' : c.type}${c.notNull ? ' NOT NULL' : ''}`);
+  return `CREATE TABLE IF NOT EXISTS ${q(t.name)} (${[...cols, `PRIMARY KEY (${t.primaryKey.map(q).join(', ')})`].join(', ')})`;
+}
+
+function indexSql(t: DatasetTable): string[] {
+  return (t.indexes ?? []).map((cols) => `CREATE INDEX IF NOT EXISTS ${q(`${t.name}_${cols.join('_')}`)} ON ${q(t.name)} (${cols.map(q).join(', ')})`);
+}
+
+/** Migrations by version: index i brings the dataset from version i to i + 1. */
+const MIGRATIONS: ((db: Db) => void)[] = [
+  (db) => { for (const t of DATASET_TABLES) { db.exec(createTableSql(t)); for (const s of indexSql(t)) db.exec(s); } },
+];
+
+function migrate(db: Db, path: string): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > DATASET_VERSION) {
+    throw new HermeticError('HERMETIC_DATASET_VERSION', `${path} is at dataset version ${version}, newer than this Hermetic's ${DATASET_VERSION}; upgrade Hermetic to use it.`);
+  }
+  if (version === DATASET_VERSION) return;
+  db.transaction(() => {
+    for (let v = version; v < DATASET_VERSION; v++) MIGRATIONS[v]!(db);
+    db.pragma(`user_version = ${DATASET_VERSION}`);
+  }).immediate();
+}
+
+/**
+ * Opens (creating the folder and file when missing) the dataset under `home`, migrated to this version.
+ * @example const db = openDataset('/home/u/.hermetic');
+ */
+export function openDataset(home: string): Db {
+  const path = join(home, DATASET_FILE);
+  try {
+    mkdirSync(home, { recursive: true, mode: 0o700 });
+    const fresh = !existsSync(path);
+    const db = new Database(path);
+    db.pragma('busy_timeout = 5000');
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    if (fresh) chmodSync(path, 0o600);
+    migrate(db, path);
+    return db;
+  } catch (e) {
+    if (e instanceof HermeticError) throw e;
+    throw new HermeticError('HERMETIC_DATASET_OPEN', `Cannot open the dataset at ${path}: ${(e as Error).message}.`);
+  }
+}
+
+/** Opens the dataset strictly read-only (for `hermetic query` and `status`); it must exist. */
+export function openDatasetReadOnly(home: string): Db {
+  const path = join(home, DATASET_FILE);
+  if (!existsSync(path)) {
+    throw new HermeticError('HERMETIC_DATASET_OPEN', `There is no dataset at ${path} yet; run "hermetic backfill" first.`);
+  }
+  try {
+    const db = new Database(path, { readonly: true, fileMustExist: true });
+    db.pragma('busy_timeout = 5000');
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version > DATASET_VERSION) {
+      db.close();
+      throw new HermeticError('HERMETIC_DATASET_VERSION', `${path} is at dataset version ${version}, newer than this Hermetic's ${DATASET_VERSION}; upgrade Hermetic to use it.`);
+    }
+    return db;
+  } catch (e) {
+    if (e instanceof HermeticError) throw e;
+    throw new HermeticError('HERMETIC_DATASET_OPEN', `Cannot open the dataset at ${path}: ${(e as Error).message}.`);
+  }
+}

@@ -1,0 +1,94 @@
+// The embedded SQLite sink: applies a batch (rows, cursors, store health, quarantine) in one local transaction, so
+// a crash anywhere leaves either the whole batch or none of it (issue 8 "in one local transaction").
+import type { Db } from '../../../shared/sqlite.js';
+import { CURSORS, MESSAGES, MODEL_USAGE, PARTS, QUARANTINE, ROW_ISSUES, SESSIONS, STORES, type DatasetTable, type RecordOf } from '../../dataset/columns.js';
+import type { Batch, Cursors, Sink } from '../sink.js';
+import { openDataset } from './dataset.js';
+
+type Stmt = { run(...params: unknown[]): unknown };
+type Tx = ReturnType<Db['transaction']>;
+
+function inserter(db: Db, t: DatasetTable, verb = 'INSERT'): (r: RecordOf) => void {
+  const names = t.columns.map((c) => c.name);
+  const stmt = db.prepare(`${verb} INTO "${t.name}" (${names.map((n) => `"${n}"`).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`);
+  return (r) => { stmt.run(names.map((n) => (r[n] === undefined ? null : r[n]))); };
+}
+
+export class SqliteSink implements Sink {
+  readonly db: Db;
+  readonly #put: Record<string, (r: RecordOf) => void>;
+  readonly #del: Record<string, Stmt>;
+  readonly #apply: Tx;
+
+  constructor(db: Db) {
+    this.db = db;
+    this.#put = {
+      session: inserter(db, SESSIONS, 'INSERT OR REPLACE'), message: inserter(db, MESSAGES), part: inserter(db, PARTS),
+      usage: inserter(db, MODEL_USAGE), issue: inserter(db, ROW_ISSUES, 'INSERT OR REPLACE'), store: inserter(db, STORES, 'INSERT OR REPLACE'),
+      cursor: inserter(db, CURSORS, 'INSERT OR REPLACE'), quarantine: inserter(db, QUARANTINE, 'INSERT OR REPLACE'),
+    };
+    const del = (table: string) => db.prepare(`DELETE FROM "${table}" WHERE store = ? AND session_id = ?`);
+    this.#del = {
+      messages: del('messages'), parts: del('parts'), usage: del('model_usage'), issues: del('row_issues'),
+      session: del('sessions'), cursor: del('session_cursors'), quarantine: del('quarantine'),
+      removed: db.prepare('UPDATE sessions SET removed_from_store = 1 WHERE store = ? AND session_id = ?'),
+      resetCursors: db.prepare('DELETE FROM session_cursors WHERE store = ? AND ? IS NOT NULL'),
+    };
+    this.#apply = db.transaction((batch: Batch) => this.#applyBatch(batch));
+  }
+
+  static open(home: string): SqliteSink {
+    return new SqliteSink(openDataset(home));
+  }
+
+  #applyBatch(batch: Batch): void {
+    const store = String(batch.store.store);
+    const d = this.#del;
+    if (batch.reset) d.resetCursors!.run(store, 1);
+    for (const w of batch.writes) {
+      const key = [store, w.sessionId];
+      for (const t of ['messages', 'parts', 'usage', 'issues'] as const) d[t]!.run(key);
+      const p = w.projection;
+      if (p === null) d.session!.run(key);
+      else {
+        this.#put.session!({ ...p.session, policy: w.policy });
+        for (const m of p.messages) this.#put.message!(m);
+        for (const x of p.parts) this.#put.part!(x);
+        for (const u of p.modelUsage) this.#put.usage!(u);
+        for (const i of p.issues) this.#put.issue!(i);
+      }
+      this.#put.cursor!({ store, session_id: w.sessionId, fingerprint: w.fingerprint, max_message_id: w.maxMessageId });
+      d.quarantine!.run(key);
+    }
+    for (const id of batch.removed) {
+      d.removed!.run(store, id);
+      d.cursor!.run(store, id);
+    }
+    for (const q of batch.quarantine.failed) {
+      this.#put.quarantine!({ store, session_id: q.sessionId, failures: q.failures, last_error: q.error, retry_at: q.retryAt });
+    }
+    for (const id of batch.quarantine.cleared) d.quarantine!.run(store, id);
+    this.#put.store!(batch.store);
+  }
+
+  write(batch: Batch): void {
+    this.#apply.immediate(batch);
+  }
+
+  cursors(store: string): Cursors {
+    const row = this.db.prepare('SELECT identity, max_message_id FROM stores WHERE store = ?').get(store) as { identity: string | null; max_message_id: number } | undefined;
+    const sessions = new Map<string, { fingerprint: string; maxMessageId: number }>();
+    for (const r of this.db.prepare('SELECT session_id, fingerprint, max_message_id FROM session_cursors WHERE store = ?').raw().iterate(store) as Iterable<[string, string, number]>) {
+      sessions.set(r[0], { fingerprint: r[1], maxMessageId: r[2] });
+    }
+    const quarantine = new Map<string, { failures: number; retryAt: number; lastError: string }>();
+    for (const r of this.db.prepare('SELECT session_id, failures, retry_at, last_error FROM quarantine WHERE store = ?').raw().iterate(store) as Iterable<[string, number, number, string]>) {
+      quarantine.set(r[0], { failures: r[1], retryAt: r[2], lastError: r[3] });
+    }
+    return { identity: row?.identity ?? null, maxMessageId: row?.max_message_id ?? 0, sessions, quarantine };
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,31 @@
+// Test helpers for the forwarder: a temporary Hermetic home and user home, a forwarder over given stores, and the
+// dataset opened for assertions.
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { tempDir } from '../../state-db/testing/fixtures.js';
+import { createForwarder, type Forwarder, type ForwarderOptions } from '../pipeline/forwarder.js';
+
+export interface Rig {
+  dir: string;
+  home: string;
+  forwarder: Forwarder;
+  /** The dataset, read-only, for assertions. */
+  query<T = Record<string, unknown>>(sql: string, ...params: unknown[]): T[];
+  cleanup(): void;
+}
+
+export function forwarderRig(stateDbs: string[], options: Omit<ForwarderOptions, 'stateDbs'> & { dir?: string } = {}): Rig {
+  const own = options.dir ? null : tempDir('hermetic-fwd-');
+  const dir = options.dir ?? own!.dir;
+  const home = options.home ?? join(dir, 'hermetic-home');
+  const forwarder = createForwarder({ userHome: dir, hermesHome: undefined, now: () => 1_800_000_000_000, ...options, home, stateDbs });
+  let ro: Database.Database | null = null;
+  return {
+    dir, home, forwarder,
+    query: <T>(sql: string, ...params: unknown[]) => {
+      ro ??= new Database(join(home, 'hermetic.db'), { readonly: true });
+      return ro.prepare(sql).all(...params) as T[];
+    },
+    cleanup: () => { ro?.close(); forwarder.close(); own?.cleanup(); },
+  };
+}
