@@ -9,10 +9,14 @@ export interface FlagSpec {
   short?: string;
   /** A string flag may be given as "" (default: refused, "--out must not be empty."). */
   empty?: boolean;
+  /** A string flag that may be repeated; its value is then the list of every value given. */
+  multiple?: boolean;
 }
 
 /** Each flag's value: a string, `true` for a boolean flag, undefined when not given. */
-export type FlagValues<S extends Record<string, FlagSpec>> = { [K in keyof S]?: S[K]['type'] extends 'boolean' ? true : string };
+export type FlagValues<S extends Record<string, FlagSpec>> = {
+  [K in keyof S]?: S[K]['type'] extends 'boolean' ? true : S[K]['multiple'] extends true ? string[] : string;
+};
 
 export interface ParsedFlags<S extends Record<string, FlagSpec>> {
   values: FlagValues<S>;
@@ -28,19 +32,20 @@ const quote = (s: string) => JSON.stringify(s);
 /**
  * Parses `--name value`, `--name=value`, boolean `--name` and the declared short flags; `--` ends the flags. A
  * string flag takes the next word as its value even when it starts with one dash ("--port -1", "--out -"), but not
- * when it is another flag ("--out --force" is a missing value). Each flag may be given once.
+ * when it is another flag ("--out --force" is a missing value). Each flag may be given once, unless it is declared `multiple`.
  * @example parseFlags(['--port', '-1'], { port: { type: 'string' } }) // { values: { port: '-1' }, positionals: [] }
  */
 export function parseFlags<S extends Record<string, FlagSpec>>(argv: readonly string[], spec: S, maxPositionals = 0): ParsedFlags<S> {
-  const values: Record<string, string | true> = {};
+  const values: Record<string, string | true | string[]> = {};
   const positionals: string[] = [];
   const names = Object.keys(spec);
   const byShort = new Map(names.filter((n) => spec[n]!.short).map((n) => [`-${spec[n]!.short}`, n]));
   const isFlag = (word: string) => word.startsWith('--') || byShort.has(word);
   const set = (name: string, value: string | true) => {
-    if (values[name] !== undefined) usageError(`--${name} is given more than once.`);
+    const multiple = spec[name]!.multiple === true;
+    if (values[name] !== undefined && !multiple) usageError(`--${name} is given more than once.`);
     if (value === '' && !spec[name]!.empty) usageError(`--${name} must not be empty.`);
-    values[name] = value;
+    values[name] = multiple ? [...((values[name] as string[] | undefined) ?? []), value as string] : value;
   };
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i]!;

@@ -126,7 +126,15 @@ function readHeader(path: string, codes: SnapshotCodes): Buffer {
   return h;
 }
 
-/** Sizes and times of the store and its companions: equal before and after a copy means the copy is one moment. */
+/**
+ * Sizes and times of the store and its companions: equal before and after a copy means the copy is one moment.
+ * Also what a reader that must copy compares between reads: nothing wrote to the store while it is unchanged.
+ */
+export function fileSignature(path: string): string {
+  const st = statOf(path);
+  return `${st instanceof Error ? '-' : (st as { ino?: number }).ino ?? '?'} ${fingerprint(path)}`;
+}
+
 function fingerprint(path: string): string {
   return ['', ...COMPANIONS].map((s) => {
     const st = statOf(path + s);
@@ -135,6 +143,14 @@ function fingerprint(path: string): string {
 }
 
 const READONLY_REFUSALS = new Set(['SQLITE_READONLY_ROLLBACK', 'SQLITE_READONLY_RECOVERY', 'SQLITE_READONLY_CANTINIT', 'SQLITE_CANTOPEN']);
+
+/** Whether readSnapshot would read a private copy of the store (SQLite would otherwise create files beside it). */
+export function readsCopy(path: string): boolean {
+  const h = headerOf(path);
+  if (!Buffer.isBuffer(h)) return false;
+  const has = (suffix: string) => existsSync(path + suffix);
+  return !(has('-wal') ? has('-shm') : !(h[18] === 2 || h[19] === 2));
+}
 
 /**
  * Runs `read` on a connection that sees every committed row of the store at `path` — rows that live only in its

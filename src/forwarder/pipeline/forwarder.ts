@@ -55,11 +55,12 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
   const sink = options.sink ?? SqliteSink.open(home);
   const policy: PolicyResolver = createPolicyResolver({ stateDir: home, now });
   const stores = () => discoverStores({ home: options.userHome ?? homedir(), hermesHome: options.hermesHome ?? process.env.HERMES_HOME, explicit: options.stateDbs ?? [] });
+  const copied = new Map<string, string>();
   const pass = (origin: 'backfill' | 'forward', o: PassOptions = {}) => stores().map((ref) => {
     o.onStore?.(ref);
     return stepStore(ref, {
       sink, policy, redact: options.redact ?? false, origin, now: () => now() / 1000,
-      window: { since: o.since, until: o.until }, onProgress: o.onProgress, beforeWrite: o.beforeWrite,
+      window: { since: o.since, until: o.until }, copied: origin === 'forward' ? copied : undefined, onProgress: o.onProgress, beforeWrite: o.beforeWrite,
     });
   });
   return {

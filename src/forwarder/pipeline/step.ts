@@ -1,6 +1,7 @@
 // One pass over one store: the only place the stages meet (read → normalize/project → policy → write with cursors).
 // Backfill and forward both run it; only the window and the origin differ.
 import { HermeticError } from '../../shared/errors.js';
+import { fileSignature, readsCopy } from '../../shared/sqlite.js';
 import type { RecordOf } from '../dataset/columns.js';
 import type { PolicyResolver } from '../policy/index.js';
 import { strictest, type PolicyClass } from '../policy/index.js';
@@ -22,6 +23,11 @@ export interface StepOptions {
   batchSessions?: number;
   batchMessages?: number;
   onProgress?: (done: number, total: number) => void;
+  /**
+   * File signatures of stores last read through a private copy (forward passes only): such a store has no live
+   * writer, so while its files are unchanged the pass skips it without copying it again.
+   */
+  copied?: Map<string, string>;
   /** A test hook: called before each batch is written (crash tests kill the process here). */
   beforeWrite?: (batch: Batch) => void;
 }
@@ -77,6 +83,12 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
     return result;
   }
   const cursors = sink.cursors(ref.path);
+  const signature = options.copied && readsCopy(ref.path) ? fileSignature(ref.path) : null;
+  if (signature !== null && cursors.identity !== null && options.copied!.get(ref.path) === signature) {
+    result.read = 'copy';
+    result.sessionsUnchanged = cursors.sessions.size;
+    return result;
+  }
   try {
     readStore(ref.path, (db, how) => {
       result.read = how;
@@ -155,6 +167,7 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
         if (last) break;
       }
     });
+    if (signature !== null && result.read === 'copy' && result.sessionsQuarantined === 0) options.copied!.set(ref.path, signature);
   } catch (e) {
     const err = e instanceof HermeticError ? e : new HermeticError('HERMETIC_READER_OPEN', `Cannot read ${ref.path}: ${(e as Error).message}.`);
     result.error = { code: err.code, message: err.message };

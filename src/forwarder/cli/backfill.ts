@@ -1,0 +1,60 @@
+// `hermetic backfill`: read every session active in a window (default: all) into the dataset, once.
+import { parseFlags } from '../../cli/args.js';
+import { HermeticError } from '../../shared/errors.js';
+import { createForwarder } from '../pipeline/forwarder.js';
+import { COMMON_FLAGS, parseTime, plural, progressBar, totals } from './common.js';
+import { FORWARDER_HELP } from './help.js';
+
+const FLAGS = { ...COMMON_FLAGS, since: { type: 'string' }, until: { type: 'string' }, redact: { type: 'boolean' } } as const;
+
+export async function backfillCommand(argv: string[], now = Date.now): Promise<number> {
+  const { values } = parseFlags(argv, FLAGS);
+  if (values.help) return console.log(FORWARDER_HELP), 0;
+  const nowS = now() / 1000;
+  const since = values.since === undefined ? undefined : parseTime('since', values.since, nowS);
+  const until = values.until === undefined ? undefined : parseTime('until', values.until, nowS);
+  const started = process.hrtime.bigint();
+  const forwarder = createForwarder({ home: values.home, stateDbs: values['state-db'] ?? [], redact: values.redact === true });
+  try {
+    const stores = forwarder.stores();
+    if (stores.length === 0) {
+      throw new HermeticError('HERMETIC_READER_OPEN', 'No Hermes store was found (looked for $HERMES_HOME/state.db, ~/.hermes/state.db and their profiles); give --state-db PATH.');
+    }
+    let current = '';
+    const bar = values.json ? null : progressBar(process.stderr, () => `backfill ${current}`);
+    const results = forwarder.backfill({ since, until, onStore: (ref) => { current = ref.profile; }, onProgress: (d, t) => bar?.update(d, t) });
+    bar?.end();
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const t = totals(results);
+    const failed = results.filter((r) => r.error);
+    if (values.json) {
+      console.log(JSON.stringify({
+        stores: results.map((r) => ({ path: r.store, profile: r.profile, backend: r.backend, schema_version: r.schemaVersion, journal_mode: r.journalMode, read: r.read, sessions_written: r.sessionsWritten, messages: r.messages, parts: r.parts, warning: r.warning, error: r.error })),
+        sessions: t.sessionsWritten, messages: t.messages, parts: t.parts,
+        skipped: { unchanged: t.sessionsUnchanged, outside_window: t.sessionsOutsideWindow, ignored_by_policy: t.sessionsIgnored, quarantined: t.sessionsQuarantined, waiting_in_quarantine: t.sessionsWaiting },
+        row_issues: t.rowIssues, removed_from_store: t.sessionsRemoved, wrote_nothing: t.sessionsWritten + t.sessionsIgnored + t.sessionsRemoved === 0,
+        seconds: Math.round(seconds * 1000) / 1000,
+      }, null, 2));
+    } else {
+      for (const r of results) {
+        if (r.warning) console.error(`hermetic: warning: ${r.warning}`);
+        if (r.error) console.error(`hermetic: ${r.error.message} [${r.error.code}]`);
+        for (const d of r.policyDrops) console.error(`hermetic: session ${d.sessionId} not recorded: ${d.reason}`);
+      }
+      const skipped = [
+        t.sessionsUnchanged && `${plural(t.sessionsUnchanged, 'session')} unchanged`,
+        t.sessionsOutsideWindow && `${t.sessionsOutsideWindow} outside the window`,
+        t.sessionsIgnored && `${t.sessionsIgnored} ignored by usage policy`,
+        t.sessionsQuarantined && `${t.sessionsQuarantined} failed (quarantined; see hermetic status)`,
+      ].filter(Boolean);
+      if (t.sessionsWritten + t.sessionsIgnored + t.sessionsRemoved === 0 && failed.length === 0) {
+        console.log(`backfill: nothing to write: the dataset already holds every session${skipped.length ? ` (${skipped.join(', ')})` : ''}.`);
+      } else {
+        console.log(`backfill: ${plural(t.stores, 'store')}, ${plural(t.sessionsWritten, 'session')} written (${plural(t.messages, 'message')}, ${plural(t.parts, 'part')})${skipped.length ? `; ${skipped.join(', ')}` : ''}${t.rowIssues ? `; ${plural(t.rowIssues, 'row issue')} recorded` : ''} in ${seconds.toFixed(1)} s → ${forwarder.home}/hermetic.db`);
+      }
+    }
+    return failed.length > 0 ? 1 : 0;
+  } finally {
+    forwarder.close();
+  }
+}

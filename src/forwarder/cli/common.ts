@@ -1,0 +1,73 @@
+// What the forwarder commands share: their flags, durations and times as people write them, and the summary line.
+import { usageError, type FlagSpec } from '../../cli/args.js';
+import type { StepResult } from '../pipeline/step.js';
+
+export const COMMON_FLAGS = {
+  'state-db': { type: 'string', multiple: true },
+  home: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies Record<string, FlagSpec>;
+
+const UNITS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400, w: 604800 };
+
+/** Seconds in `10s`, `5m`, `2h`, `7d`, `500ms`, `1w`; null when it is not a duration. */
+export function durationSeconds(text: string): number | null {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)\s*$/.exec(text);
+  return m ? Number(m[1]) * UNITS[m[2]!]! : null;
+}
+
+/** An epoch-seconds time from `7d` (that long ago) or an ISO date/time; refused with a plain sentence otherwise. */
+export function parseTime(flag: string, text: string, nowSeconds: number): number {
+  const ago = durationSeconds(text);
+  if (ago !== null) return nowSeconds - ago;
+  if (/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text.trim())) {
+    const ms = Date.parse(text.trim().length === 10 ? `${text.trim()}T00:00:00Z` : text.trim());
+    if (Number.isFinite(ms)) return ms / 1000;
+  }
+  return usageError(`--${flag} must be a duration such as 7d, 12h or 30m, or an ISO date such as 2026-11-01; got "${text}".`);
+}
+
+export const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+
+export interface Totals {
+  stores: number;
+  sessionsSeen: number;
+  sessionsWritten: number;
+  sessionsUnchanged: number;
+  sessionsOutsideWindow: number;
+  sessionsIgnored: number;
+  sessionsRemoved: number;
+  sessionsQuarantined: number;
+  sessionsWaiting: number;
+  messages: number;
+  parts: number;
+  rowIssues: number;
+}
+
+export function totals(results: readonly StepResult[]): Totals {
+  const t: Totals = { stores: results.length, sessionsSeen: 0, sessionsWritten: 0, sessionsUnchanged: 0, sessionsOutsideWindow: 0, sessionsIgnored: 0, sessionsRemoved: 0, sessionsQuarantined: 0, sessionsWaiting: 0, messages: 0, parts: 0, rowIssues: 0 };
+  for (const r of results) {
+    for (const k of Object.keys(t) as (keyof Totals)[]) if (k !== 'stores') t[k] += r[k] as number;
+  }
+  return t;
+}
+
+/** Progress on a terminal: one line rewritten in place on stderr; nothing when piped. */
+export function progressBar(stream: NodeJS.WriteStream, label: () => string): { update(done: number, total: number): void; end(): void } | null {
+  if (!stream.isTTY) return null;
+  let last = 0;
+  let shown = false;
+  return {
+    update(done, total) {
+      const now = Date.now();
+      if (done < total && now - last < 100) return;
+      last = now;
+      const width = 30;
+      const filled = total === 0 ? width : Math.round((done / total) * width);
+      stream.write(`\r${label()} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} sessions`);
+      shown = true;
+    },
+    end() { if (shown) stream.write('\n'); shown = false; },
+  };
+}

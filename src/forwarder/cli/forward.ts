@@ -1,0 +1,73 @@
+// `hermetic forward`: the live loop. Each tick reads only what changed since the last one, and writes it with the
+// cursors in one local transaction; SIGINT/SIGTERM stop it between ticks.
+import { parseFlags, usageError } from '../../cli/args.js';
+import { createForwarder } from '../pipeline/forwarder.js';
+import type { StepResult } from '../pipeline/step.js';
+import { COMMON_FLAGS, durationSeconds, plural } from './common.js';
+import { FORWARDER_HELP } from './help.js';
+
+const FLAGS = { ...COMMON_FLAGS, interval: { type: 'string' }, once: { type: 'boolean' }, redact: { type: 'boolean' }, quiet: { type: 'boolean' } } as const;
+
+export async function forwardCommand(argv: string[]): Promise<number> {
+  const { values } = parseFlags(argv, FLAGS);
+  if (values.help) return console.log(FORWARDER_HELP), 0;
+  const interval = values.interval === undefined ? 10 : durationSeconds(values.interval);
+  if (interval === null || interval < 0.05 || interval > 86400) usageError(`--interval must be a duration from 50ms to 24h such as 10s or 1m; got "${values.interval}".`);
+  const forwarder = createForwarder({ home: values.home, stateDbs: values['state-db'] ?? [], redact: values.redact === true });
+  const said = new Map<string, string>();
+  const say = (line: string) => { if (!values.quiet) console.error(line); };
+  const report = (results: StepResult[]) => {
+    for (const r of results) {
+      // Idle and error states are said once per change, not every tick.
+      const state = r.error ? `${r.error.code}:${r.error.message}` : r.warning ? `warn:${r.warning}` : 'ok';
+      if (said.get(r.store) !== state) {
+        if (r.error) say(`hermetic: ${r.error.message} [${r.error.code}]${r.error.message.includes('does not exist') ? '; waiting for it to appear' : ''}`);
+        else if (r.warning) say(`hermetic: warning: ${r.warning}`);
+        else if (said.has(r.store)) say(`hermetic: reading ${r.store} again`);
+        said.set(r.store, state);
+      }
+      for (const d of r.policyDrops) say(`hermetic: session ${d.sessionId} not recorded: ${d.reason}`);
+      if (values.json) console.log(JSON.stringify({ at: new Date().toISOString(), store: r.store, profile: r.profile, sessions_written: r.sessionsWritten, messages: r.messages, parts: r.parts, removed_from_store: r.sessionsRemoved, quarantined: r.sessionsQuarantined, row_issues: r.rowIssues, error: r.error }));
+      else if (r.sessionsWritten + r.sessionsRemoved + r.sessionsQuarantined + r.sessionsIgnored > 0) {
+        say(`forward: ${r.profile}: ${plural(r.sessionsWritten, 'session')} written (${plural(r.messages, 'message')})${r.sessionsRemoved ? `, ${r.sessionsRemoved} removed in Hermes` : ''}${r.sessionsQuarantined ? `, ${r.sessionsQuarantined} quarantined` : ''}`);
+      }
+    }
+  };
+  if (values.once) {
+    try {
+      const results = forwarder.forwardOnce();
+      report(results);
+      return results.some((r) => r.error) ? 1 : 0;
+    } finally {
+      forwarder.close();
+    }
+  }
+  say(`forward: reading ${forwarder.stores().map((s) => s.path).join(', ') || '(no store yet)'} every ${values.interval ?? '10s'} into ${forwarder.home}/hermetic.db; Ctrl-C stops`);
+  return new Promise<number>((resolve) => {
+    let timer: NodeJS.Timeout | null = null;
+    let stopped = false;
+    const stop = () => {
+      if (stopped) return;
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      forwarder.close();
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      say('forward: stopped');
+      resolve(0);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    const tick = () => {
+      if (stopped) return;
+      try {
+        report(forwarder.forwardOnce());
+      } catch (e) {
+        // The dataset itself failed (disk full, a newer version): say it and keep trying.
+        say(`hermetic: ${(e as Error).message}${(e as { code?: string }).code ? ` [${(e as { code?: string }).code}]` : ''}`);
+      }
+      if (!stopped) timer = setTimeout(tick, interval * 1000);
+    };
+    tick();
+  });
+}

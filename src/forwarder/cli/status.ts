@@ -1,0 +1,75 @@
+// `hermetic status`: what the forwarder sees and has done — stores (path, profile, schema, journal, backend),
+// cursors, rows per table, last tick, last error, quarantined sessions. Bounded: counts, never whole cursor maps.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { homedir } from 'node:os';
+import { parseFlags } from '../../cli/args.js';
+import { DATASET_TABLES } from '../dataset/columns.js';
+import { hermeticHome } from '../pipeline/forwarder.js';
+import { discoverStores, readStore } from '../reader/index.js';
+import { DATASET_FILE, openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
+import { COMMON_FLAGS } from './common.js';
+import { FORWARDER_HELP } from './help.js';
+
+interface StoreStatus {
+  path: string; profile: string; exists: boolean; backend: string; warning: string | null;
+  schema_version: number | null; journal_mode: string | null; read_error: string | null;
+  cursor_max_message_id: number | null; sessions_tracked: number; last_tick_at: string | null; last_error: string | null;
+  quarantined: { session_id: string; failures: number; last_error: string; retry_at: string }[];
+}
+
+const iso = (t: number | null | undefined) => (typeof t === 'number' ? new Date(t * 1000).toISOString() : null);
+
+export async function statusCommand(argv: string[]): Promise<number> {
+  const { values } = parseFlags(argv, COMMON_FLAGS);
+  if (values.help) return console.log(FORWARDER_HELP), 0;
+  const home = hermeticHome(values.home);
+  const datasetPath = join(home, DATASET_FILE);
+  const db = existsSync(datasetPath) ? openDatasetReadOnly(home) : null;
+  try {
+    const refs = discoverStores({ home: homedir(), hermesHome: process.env.HERMES_HOME, explicit: values['state-db'] ?? [] });
+    const known = db ? (db.prepare('SELECT store FROM stores').pluck().all() as string[]) : [];
+    for (const k of known) if (!refs.some((r) => r.path === k)) refs.push({ path: k, profile: '?', hermesHome: '', backend: 'sqlite', warning: null, exists: existsSync(k) });
+    const stores: StoreStatus[] = refs.map((r) => {
+      let schema: number | null = null, journal: string | null = null, readError: string | null = null;
+      if (r.exists) {
+        try {
+          [schema, journal] = readStore(r.path, (d) => [
+            d.prepare("SELECT name FROM sqlite_master WHERE name = 'schema_version'").get() ? (d.prepare('SELECT MAX(version) FROM schema_version').pluck().get() as number) : null,
+            String(d.pragma('journal_mode', { simple: true })),
+          ] as [number | null, string]);
+        } catch (e) { readError = (e as Error).message; }
+      }
+      const row = db?.prepare('SELECT * FROM stores WHERE store = ?').get(r.path) as Record<string, unknown> | undefined;
+      return {
+        path: r.path, profile: row?.profile as string ?? r.profile, exists: r.exists, backend: r.backend, warning: r.warning,
+        schema_version: schema, journal_mode: journal, read_error: readError,
+        cursor_max_message_id: (row?.max_message_id as number | undefined) ?? null,
+        sessions_tracked: db ? (db.prepare('SELECT COUNT(*) FROM session_cursors WHERE store = ?').pluck().get(r.path) as number) : 0,
+        last_tick_at: iso(row?.last_tick_at as number | null), last_error: (row?.last_error as string | null) ?? null,
+        quarantined: db ? (db.prepare('SELECT session_id, failures, last_error, retry_at FROM quarantine WHERE store = ? ORDER BY retry_at LIMIT 20').all(r.path) as { session_id: string; failures: number; last_error: string; retry_at: number }[]).map((q) => ({ ...q, retry_at: iso(q.retry_at)! })) : [],
+      };
+    });
+    const rows = Object.fromEntries(DATASET_TABLES.filter((t) => !t.internal).map((t) => [t.name, db ? (db.prepare(`SELECT COUNT(*) FROM "${t.name}"`).pluck().get() as number) : 0]));
+    const report = { dataset: datasetPath, dataset_exists: db !== null, stores, rows };
+    if (values.json) {
+      console.log(JSON.stringify(report, null, 2));
+      return 0;
+    }
+    console.log(`dataset: ${datasetPath}${db ? '' : ' (not created yet; run hermetic backfill)'}`);
+    console.log(`rows: ${Object.entries(rows).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    if (stores.length === 0) console.log('stores: none found (looked for $HERMES_HOME/state.db, ~/.hermes/state.db and profiles/*/state.db)');
+    for (const s of stores) {
+      console.log(`store ${s.path} (profile ${s.profile}, ${s.backend} backend)`);
+      if (!s.exists) console.log('  missing: waiting for Hermes to create it');
+      else console.log(`  schema v${s.schema_version ?? '?'}, ${s.journal_mode ?? '?'} journal${s.read_error ? `; cannot read: ${s.read_error}` : ''}`);
+      if (s.warning) console.log(`  warning: ${s.warning}`);
+      console.log(`  cursor: message id ${s.cursor_max_message_id ?? '-'}, ${s.sessions_tracked} sessions tracked, last tick ${s.last_tick_at ?? 'never'}`);
+      if (s.last_error) console.log(`  last error: ${s.last_error}`);
+      for (const q of s.quarantined) console.log(`  quarantined: ${q.session_id} (${q.failures} failures, retry after ${q.retry_at}): ${q.last_error}`);
+    }
+    return 0;
+  } finally {
+    db?.close();
+  }
+}
