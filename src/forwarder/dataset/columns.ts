@@ -133,7 +133,7 @@ export const MODEL_USAGE: DatasetTable = {
     c('store', 'TEXT', 'The state.db it came from.', true),
     c('session_id', 'TEXT', 'Session.', true),
     c('model', 'TEXT', 'Model.', true),
-    c('provider_key', 'TEXT', 'Hermes\'s route key: billing provider, base URL host and billing mode joined by `|`.', true),
+    c('provider_key', 'TEXT', 'Hermes\'s route key: billing provider, base URL (host and path; a short hash of the whole URL when it also has credentials or a query, which are never stored) and billing mode, joined by `|`.', true),
     c('provider', 'TEXT', 'Normalized provider of the route.', true),
     c('billing_mode', 'TEXT', 'Pricing basis.'),
     c('task', 'TEXT', '`` for the main loop; `title_generation`, `compression`, `vision`, … for auxiliary calls.', true),

@@ -157,8 +157,8 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
         const last = i >= todo.length;
         batch.store = storeRow({ identity, max_message_id: last ? facts.maxMessageId : result.replaced ? 0 : cursors.maxMessageId, last_tick_at: last ? options.now() : null });
         options.beforeWrite?.(batch);
-        sink.write(batch);
-        for (const wr of batch.writes) {
+        const written = writeIsolated(sink, batch, (id) => (cursors.quarantine.get(id)?.failures ?? 0) + 1, now, result);
+        for (const wr of written) {
           if (wr.projection) { result.sessionsWritten++; result.messages += wr.projection.messages.length; result.parts += wr.projection.parts.length; result.rowIssues += wr.projection.issues.length; }
           else result.sessionsIgnored++;
         }
@@ -177,6 +177,35 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
     } catch { /* the dataset itself failing is reported by the caller's next write */ }
   }
   return result;
+}
+
+/**
+ * Writes the batch; when it fails for something other than a busy dataset, writes its sessions one by one and
+ * quarantines each that fails, so one session's rows never stop the others. Returns the writes that landed.
+ */
+function writeIsolated(sink: Sink, batch: Batch, failuresOf: (id: string) => number, now: number, result: StepResult): SessionWrite[] {
+  try {
+    sink.write(batch);
+    return batch.writes;
+  } catch (e) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^SQLITE_(BUSY|LOCKED|FULL|IOERR|READONLY|CANTOPEN|CORRUPT|NOTADB)/.test(code)) throw e;
+    if (batch.writes.length === 0) throw e;
+  }
+  const none = { failed: [], cleared: [] };
+  sink.write({ ...batch, writes: [] });
+  const landed: SessionWrite[] = [];
+  for (const w of batch.writes) {
+    try {
+      sink.write({ store: batch.store, reset: false, removed: [], writes: [w], quarantine: none });
+      landed.push(w);
+    } catch (e) {
+      const failures = failuresOf(w.sessionId);
+      sink.write({ store: batch.store, reset: false, removed: [], writes: [], quarantine: { failed: [{ sessionId: w.sessionId, error: `writing its rows failed: ${(e as Error).message}`, failures, retryAt: now + backoffSeconds(failures) }], cleared: [] } });
+      result.sessionsQuarantined++;
+    }
+  }
+  return landed;
 }
 
 /** Reads, projects and judges one session; a failure is returned (for quarantine), never thrown. */

@@ -148,12 +148,31 @@ function redactedJson(value: unknown, redact: (t: string | null) => string | nul
   }
 }
 
+/**
+ * A billing base URL as a key that never shows its secrets: host and path, plus a short hash of the whole URL when
+ * it has more (credentials, a query), so two routes that differ only there stay two rows.
+ */
+export function routeKey(baseUrl: unknown): string {
+  if (typeof baseUrl !== 'string' || baseUrl === '') return '';
+  let shown = baseUrl;
+  try {
+    const u = new URL(baseUrl);
+    shown = `${u.host}${u.pathname.replace(/\/+$/, '')}`;
+    if (!u.username && !u.password && !u.search && !u.hash) return shown;
+  } catch {
+    shown = 'unparsed';
+  }
+  let h = 0x811c9dc5; // FNV-1a, 32 bits: a key, not a secret
+  for (let i = 0; i < baseUrl.length; i++) h = Math.imul(h ^ baseUrl.charCodeAt(i), 0x01000193) >>> 0;
+  return `${shown}#${h.toString(16).padStart(8, '0')}`;
+}
+
 /** One session_model_usage row; `in_session_totals` says whether Hermes also counted it on the session row. */
 export function modelUsageRecord(store: string, sessionId: string, u: Row): RecordOf {
   const task = str(u.task) ?? '';
   return {
     store, session_id: sessionId, model: str(u.model) ?? '',
-    provider_key: [str(u.billing_provider) ?? '', hostOf(u.billing_base_url) ?? str(u.billing_base_url) ?? '', str(u.billing_mode) ?? ''].join('|'),
+    provider_key: [str(u.billing_provider) ?? '', routeKey(u.billing_base_url), str(u.billing_mode) ?? ''].join('|'),
     provider: normalizeProvider(u.billing_base_url, u.billing_provider), billing_mode: str(u.billing_mode), task,
     in_session_totals: task === '' ? 1 : 0, api_call_count: num(u.api_call_count),
     ...Object.fromEntries(COUNTERS.map((k) => [k, num(u[k])])),
