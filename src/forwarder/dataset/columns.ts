@@ -147,6 +147,40 @@ export const MODEL_USAGE: DatasetTable = {
   ],
 };
 
+export const USAGE_EVENTS: DatasetTable = {
+  name: 'usage_events',
+  doc: 'The usage ledger (spec forwarding §6.2 item 13): one row per observed change of a session\'s cumulative counters, carrying the change. Backfill of a finished session gives one row (0 to its final counters), live forwarding several; both share one ledger per session, so they never count twice. Append-only: a re-read session keeps its events. A counter that went down (Hermes\'s absolute-mode counters after an agent restart) gives 0 for that counter and `clamped = 1`; SUM over this table is usage as it was observed, SUM over `sessions` is Hermes\'s current counters.',
+  primaryKey: ['store', 'event_id'],
+  indexes: [['store', 'session_id', 'seq'], ['observed_at']],
+  columns: [
+    c('store', 'TEXT', 'The state.db.', true),
+    c('session_id', 'TEXT', 'Session.', true),
+    c('event_id', 'TEXT', '`hermes-<session>-usage-<seq>`.', true),
+    c('seq', 'INTEGER', '1, 2, … per session.', true),
+    c('observed_at', 'REAL', 'The session\'s last activity when the change was seen (from the store, not the wall clock), epoch seconds.', true),
+    c('model', 'TEXT', 'The session\'s model when the change was seen.'),
+    c('provider', 'TEXT', 'Normalized provider of the route when the change was seen.', true),
+    c('api_call_count', 'INTEGER', 'Calls in this change.', true),
+    ...COUNTERS.map((col) => ({ ...col, doc: `Change of ${col.name} (${col.doc.charAt(0).toLowerCase()}${col.doc.slice(1)})` })),
+    c('cost_status', 'TEXT', 'Cost certainty when seen.'),
+    c('clamped', 'INTEGER', '1 when a counter went down and its change was counted as 0.', true),
+    c('origin', 'TEXT', '`backfill` or `forward`.', true),
+  ],
+};
+
+export const DAILY_USAGE: DatasetTable = {
+  name: 'daily_usage',
+  doc: 'One row per `session_daily_usage` row (session × local day), where the store has that table: usage of long sessions attributed to the day it happened.',
+  primaryKey: ['store', 'session_id', 'day'],
+  columns: [
+    c('store', 'TEXT', 'The state.db.', true),
+    c('session_id', 'TEXT', 'Session.', true),
+    c('day', 'TEXT', '`YYYY-MM-DD`, the machine\'s local day as Hermes computed it.', true),
+    c('api_call_count', 'INTEGER', 'Calls that day.', true),
+    ...COUNTERS,
+  ],
+};
+
 export const ROW_ISSUES: DatasetTable = {
   name: 'row_issues',
   doc: 'Every problem found in a Hermes row and how it was handled (a garbage time replaced, invalid JSON left out): nothing is dropped silently.',
@@ -188,6 +222,7 @@ export const CURSORS: DatasetTable = {
     c('session_id', 'TEXT', 'Session.', true),
     c('fingerprint', 'TEXT', 'Counters, end, activity and newest message id of the session when it was written.', true),
     c('max_message_id', 'INTEGER', 'Highest message id of the session when written.', true),
+    c('ledger', 'JSON', 'The usage ledger\'s last observed counters and sequence number (kept when the store is replaced or the session removed, so nothing is counted twice).'),
   ],
 };
 
@@ -206,7 +241,7 @@ export const QUARANTINE: DatasetTable = {
 };
 
 /** Every table, forwarded data first. */
-export const DATASET_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PARTS, MODEL_USAGE, ROW_ISSUES, STORES, CURSORS, QUARANTINE];
+export const DATASET_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PARTS, MODEL_USAGE, USAGE_EVENTS, DAILY_USAGE, ROW_ISSUES, STORES, CURSORS, QUARANTINE];
 
 /** The dataset's schema version: bump it with a migration in sinks/sqlite/migrations.ts. */
 export const DATASET_VERSION = 1;

@@ -45,6 +45,14 @@ for (const name of FIXTURES) {
       close(t.estimated_cost_usd, expected.totals.estimated_cost_usd, 'total estimated_cost_usd');
       close(t.actual_cost_usd, expected.totals.actual_cost_usd, 'total actual_cost_usd');
 
+      // The usage ledger of a first backfill: one event per session with usage, summing to the same totals.
+      const ledger = rig.query<Json>('SELECT SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens, SUM(cache_read_tokens) AS cache_read_tokens, SUM(cache_write_tokens) AS cache_write_tokens, SUM(reasoning_tokens) AS reasoning_tokens, SUM(api_call_count) AS api_call_count, SUM(clamped) AS clamped FROM usage_events')[0]!;
+      for (const k of ['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'api_call_count']) assert.equal(ledger[k], expected.totals[k], `ledger ${k}`);
+      assert.equal(ledger.clamped, 0);
+      // Per-day usage equals session_daily_usage.
+      const daily = rig.query<Json>('SELECT session_id, day, input_tokens, api_call_count FROM daily_usage ORDER BY session_id, day');
+      assert.deepEqual(daily, (expected.session_daily_usage as Json[]).map((d) => ({ session_id: d.session_id, day: d.day, input_tokens: d.input_tokens, api_call_count: d.api_call_count })));
+
       // model_usage equals session_model_usage, row for row.
       const usage = rig.query<Json>('SELECT * FROM model_usage ORDER BY session_id, model, task, provider_key');
       assert.equal(usage.length, expected.session_model_usage.length);

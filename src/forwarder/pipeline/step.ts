@@ -7,7 +7,7 @@ import type { PolicyResolver } from '../policy/index.js';
 import { strictest, type PolicyClass } from '../policy/index.js';
 import { projectSession } from '../projector/index.js';
 import { readStore, StoreReader, type ReadHow, type StoreRef } from '../reader/index.js';
-import type { Batch, SessionWrite, Sink } from '../sinks/sink.js';
+import { REMOVED, type Batch, type Cursors, type SessionWrite, type Sink } from '../sinks/sink.js';
 import { backoffSeconds } from './quarantine.js';
 
 export interface StepOptions {
@@ -105,7 +105,7 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
       result.sessionsSeen = marks.length;
       const now = options.now();
       const present = new Set(marks.map((m) => m.id));
-      const removed = result.replaced ? [] : [...known.keys()].filter((id) => !present.has(id));
+      const removed = result.replaced ? [] : [...known].filter(([id, c]) => !present.has(id) && c.fingerprint !== REMOVED).map(([id]) => id);
       result.sessionsRemoved = removed.length;
 
       // Which sessions to read: changed ones (fingerprint or new messages), not waiting in quarantine, in the window.
@@ -141,7 +141,7 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
         reader.snapshot(() => {
           while (i < todo.length && batch.writes.length < batchSessions && messages < batchMessages) {
             const mark = todo[i++]!;
-            const write = projectOne(reader, ref, mark.id, mark.fingerprint, options, result);
+            const write = projectOne(reader, ref, mark.id, mark.fingerprint, options, result, cursors);
             if (write === null) continue; // deleted since the marks were read: the next pass marks it removed
             if ('error' in write) {
               const failures = (cursors.quarantine.get(mark.id)?.failures ?? 0) + 1;
@@ -209,14 +209,14 @@ function writeIsolated(sink: Sink, batch: Batch, failuresOf: (id: string) => num
 }
 
 /** Reads, projects and judges one session; a failure is returned (for quarantine), never thrown. */
-function projectOne(reader: StoreReader, ref: StoreRef, id: string, fingerprint: string, options: StepOptions, result: StepResult): SessionWrite | { error: string } | null {
+function projectOne(reader: StoreReader, ref: StoreRef, id: string, fingerprint: string, options: StepOptions, result: StepResult, cursors: Cursors): SessionWrite | { error: string } | null {
   try {
     const session = reader.session(id);
     if (!session) return null;
     const projection = projectSession({
       store: ref.path, profile: ref.profile, hermesHome: ref.hermesHome, session, messages: reader.messages(id),
       modelUsage: reader.modelUsage(id), parents: reader.parents(session), systemPrompt: reader.systemPrompt(session),
-      redact: options.redact, origin: options.origin,
+      dailyUsage: reader.dailyUsage(id), ledger: cursors.sessions.get(id)?.ledger ?? null, redact: options.redact, origin: options.origin,
     });
     let cls: PolicyClass = 'full';
     let why = '';
@@ -227,9 +227,9 @@ function projectOne(reader: StoreReader, ref: StoreRef, id: string, fingerprint:
     }
     if (cls === 'ignore') {
       result.policyDrops.push({ sessionId: id, scope: projection.session.scope as string | null, reason: why });
-      return { sessionId: id, projection: null, policy: 'full', fingerprint, maxMessageId: projection.maxMessageId };
+      return { sessionId: id, projection: null, policy: 'full', fingerprint, maxMessageId: projection.maxMessageId, ledger: null };
     }
-    return { sessionId: id, projection, policy: cls, fingerprint, maxMessageId: projection.maxMessageId };
+    return { sessionId: id, projection, policy: cls, fingerprint, maxMessageId: projection.maxMessageId, ledger: projection.ledger };
   } catch (e) {
     if (e instanceof HermeticError && e.code === 'HERMETIC_POLICY_LIST') throw e;
     return { error: (e as Error).message };

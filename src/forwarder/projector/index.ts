@@ -4,3 +4,4 @@ export { normalizeProvider, hostOf } from './provider.js';
 export { scopesOf, ownScope, INTERACTIVE, AUTOMATION } from './scope.js';
 export { lineageKind, type LineageKind } from './lineage.js';
 export { partsOf, textOf } from './parts.js';
+export { usageEvent, LEDGER_FIELDS, type Ledger } from './usage.js';

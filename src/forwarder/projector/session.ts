@@ -7,6 +7,7 @@ import { lineageKind } from './lineage.js';
 import { partsOf } from './parts.js';
 import { hostOf, normalizeProvider } from './provider.js';
 import { scopesOf } from './scope.js';
+import { usageEvent, type Ledger } from './usage.js';
 
 export interface ProjectInput {
   store: string;
@@ -20,6 +21,10 @@ export interface ProjectInput {
   /** Ancestors, nearest first (for lineage and inherited scopes). */
   parents: readonly Row[];
   systemPrompt: string | null;
+  /** `session_daily_usage` rows of the session (empty when the store has no such table). */
+  dailyUsage?: readonly Row[];
+  /** What the usage ledger last saw of this session (null: nothing yet). */
+  ledger?: Ledger | null;
   redact: boolean;
   origin: 'backfill' | 'forward';
 }
@@ -30,6 +35,10 @@ export interface Projection {
   parts: RecordOf[];
   modelUsage: RecordOf[];
   issues: RecordOf[];
+  dailyUsage: RecordOf[];
+  /** The ledger's event for what changed since `ledger` (null when nothing did), and the ledger's next state. */
+  usageEvent: RecordOf | null;
+  ledger: Ledger;
   /** Every scope that governs the session (policy is the most restrictive of them); empty when it has none. */
   scopes: string[];
   maxMessageId: number;
@@ -126,7 +135,14 @@ export function projectSession(input: ProjectInput): Projection {
     inactive_messages: normalized.inactive, removed_from_store: 0, origin: input.origin,
   };
   const modelUsage = input.modelUsage.map((u) => modelUsageRecord(store, sessionId, u));
-  return { session, messages, parts, modelUsage, issues, scopes, maxMessageId: normalized.maxMessageId };
+  const dailyUsage = (input.dailyUsage ?? []).map((d) => ({
+    store, session_id: sessionId, day: str(d.day) ?? '', api_call_count: num(d.api_call_count),
+    ...Object.fromEntries(COUNTERS.map((k) => [k, num(d[k])])), estimated_cost_usd: numOrNull(d.estimated_cost_usd), actual_cost_usd: numOrNull(d.actual_cost_usd),
+  }));
+  const { event: usageEventRecord, next: ledger } = usageEvent(input.ledger ?? null, s, {
+    store, sessionId, observedAt: activity, model: str(s.model), provider, costStatus: str(s.cost_status), origin: input.origin,
+  });
+  return { session, messages, parts, modelUsage, issues, dailyUsage, usageEvent: usageEventRecord, ledger, scopes, maxMessageId: normalized.maxMessageId };
 }
 
 function providerOfConfig(modelConfig: unknown): unknown {

@@ -1,7 +1,7 @@
 // The sink contract: what a pipeline step hands to a sink, and the promise a sink makes. A sink applies a batch
 // whole or not at all, cursors included (spec DESIGN habit 14: the checkpoint moves only with the rows it covers).
 import type { RecordOf } from '../dataset/columns.js';
-import type { Projection } from '../projector/index.js';
+import type { Ledger, Projection } from '../projector/index.js';
 
 export type PolicyClass = 'full' | 'local-only';
 
@@ -12,23 +12,34 @@ export interface SessionWrite {
   policy: PolicyClass;
   fingerprint: string;
   maxMessageId: number;
+  /** The usage ledger after this write (null when the session is ignored: its ledger starts over if it comes back). */
+  ledger: Ledger | null;
 }
 
 export interface Batch {
   /** The stores-table row for the store this batch came from (identity, cursor, health). */
   store: RecordOf;
-  /** The store was replaced since the last batch: every cursor of it is dropped before this batch applies. */
+  /** The store was replaced since the last batch: every cursor's fingerprint is cleared (ledgers kept) first. */
   reset: boolean;
   writes: SessionWrite[];
-  /** Sessions Hermes no longer has: their rows stay, marked `removed_from_store`, and their cursors go. */
+  /** Sessions Hermes no longer has: their rows stay, marked `removed_from_store`; their cursors say REMOVED. */
   removed: string[];
   quarantine: { failed: { sessionId: string; error: string; retryAt: number; failures: number }[]; cleared: string[] };
+}
+
+/** A cursor's fingerprint after Hermes deleted the session (the cursor stays: it holds the usage ledger). */
+export const REMOVED = '-removed-';
+
+export interface SessionCursor {
+  fingerprint: string;
+  maxMessageId: number;
+  ledger: Ledger | null;
 }
 
 export interface Cursors {
   identity: string | null;
   maxMessageId: number;
-  sessions: Map<string, { fingerprint: string; maxMessageId: number }>;
+  sessions: Map<string, SessionCursor>;
   quarantine: Map<string, { failures: number; retryAt: number; lastError: string }>;
 }
 

@@ -1,8 +1,9 @@
 // The embedded SQLite sink: applies a batch (rows, cursors, store health, quarantine) in one local transaction, so
 // a crash anywhere leaves either the whole batch or none of it (issue 8 "in one local transaction").
 import type { Db } from '../../../shared/sqlite.js';
-import { CURSORS, MESSAGES, MODEL_USAGE, PARTS, QUARANTINE, ROW_ISSUES, SESSIONS, STORES, type DatasetTable, type RecordOf } from '../../dataset/columns.js';
-import type { Batch, Cursors, Sink } from '../sink.js';
+import { CURSORS, DAILY_USAGE, MESSAGES, MODEL_USAGE, PARTS, QUARANTINE, ROW_ISSUES, SESSIONS, STORES, USAGE_EVENTS, type DatasetTable, type RecordOf } from '../../dataset/columns.js';
+import type { Ledger } from '../../projector/index.js';
+import { REMOVED, type Batch, type Cursors, type SessionCursor, type Sink } from '../sink.js';
 import { openDataset } from './dataset.js';
 
 type Stmt = { run(...params: unknown[]): unknown };
@@ -26,13 +27,16 @@ export class SqliteSink implements Sink {
       session: inserter(db, SESSIONS, 'INSERT OR REPLACE'), message: inserter(db, MESSAGES), part: inserter(db, PARTS),
       usage: inserter(db, MODEL_USAGE), issue: inserter(db, ROW_ISSUES, 'INSERT OR REPLACE'), store: inserter(db, STORES, 'INSERT OR REPLACE'),
       cursor: inserter(db, CURSORS, 'INSERT OR REPLACE'), quarantine: inserter(db, QUARANTINE, 'INSERT OR REPLACE'),
+      event: inserter(db, USAGE_EVENTS, 'INSERT OR IGNORE'), daily: inserter(db, DAILY_USAGE),
     };
     const del = (table: string) => db.prepare(`DELETE FROM "${table}" WHERE store = ? AND session_id = ?`);
     this.#del = {
-      messages: del('messages'), parts: del('parts'), usage: del('model_usage'), issues: del('row_issues'),
+      messages: del('messages'), parts: del('parts'), usage: del('model_usage'), issues: del('row_issues'), daily: del('daily_usage'),
+      events: del('usage_events'),
       session: del('sessions'), cursor: del('session_cursors'), quarantine: del('quarantine'),
       removed: db.prepare('UPDATE sessions SET removed_from_store = 1 WHERE store = ? AND session_id = ?'),
-      resetCursors: db.prepare('DELETE FROM session_cursors WHERE store = ? AND ? IS NOT NULL'),
+      removedCursor: db.prepare(`UPDATE session_cursors SET fingerprint = '${REMOVED}' WHERE store = ? AND session_id = ?`),
+      resetCursors: db.prepare("UPDATE session_cursors SET fingerprint = '' WHERE store = ? AND ? IS NOT NULL"),
     };
     this.#apply = db.transaction((batch: Batch) => this.#applyBatch(batch));
   }
@@ -47,22 +51,26 @@ export class SqliteSink implements Sink {
     if (batch.reset) d.resetCursors!.run(store, 1);
     for (const w of batch.writes) {
       const key = [store, w.sessionId];
-      for (const t of ['messages', 'parts', 'usage', 'issues'] as const) d[t]!.run(key);
+      for (const t of ['messages', 'parts', 'usage', 'issues', 'daily'] as const) d[t]!.run(key);
       const p = w.projection;
-      if (p === null) d.session!.run(key);
-      else {
+      if (p === null) {
+        d.session!.run(key);
+        d.events!.run(key);
+      } else {
         this.#put.session!({ ...p.session, policy: w.policy });
         for (const m of p.messages) this.#put.message!(m);
         for (const x of p.parts) this.#put.part!(x);
         for (const u of p.modelUsage) this.#put.usage!(u);
         for (const i of p.issues) this.#put.issue!(i);
+        for (const x of p.dailyUsage) this.#put.daily!(x);
+        if (p.usageEvent) this.#put.event!(p.usageEvent);
       }
-      this.#put.cursor!({ store, session_id: w.sessionId, fingerprint: w.fingerprint, max_message_id: w.maxMessageId });
+      this.#put.cursor!({ store, session_id: w.sessionId, fingerprint: w.fingerprint, max_message_id: w.maxMessageId, ledger: w.ledger ? JSON.stringify(w.ledger) : null });
       d.quarantine!.run(key);
     }
     for (const id of batch.removed) {
       d.removed!.run(store, id);
-      d.cursor!.run(store, id);
+      d.removedCursor!.run(store, id);
     }
     for (const q of batch.quarantine.failed) {
       this.#put.quarantine!({ store, session_id: q.sessionId, failures: q.failures, last_error: q.error, retry_at: q.retryAt });
@@ -77,9 +85,9 @@ export class SqliteSink implements Sink {
 
   cursors(store: string): Cursors {
     const row = this.db.prepare('SELECT identity, max_message_id FROM stores WHERE store = ?').get(store) as { identity: string | null; max_message_id: number } | undefined;
-    const sessions = new Map<string, { fingerprint: string; maxMessageId: number }>();
-    for (const r of this.db.prepare('SELECT session_id, fingerprint, max_message_id FROM session_cursors WHERE store = ?').raw().iterate(store) as Iterable<[string, string, number]>) {
-      sessions.set(r[0], { fingerprint: r[1], maxMessageId: r[2] });
+    const sessions = new Map<string, SessionCursor>();
+    for (const r of this.db.prepare('SELECT session_id, fingerprint, max_message_id, ledger FROM session_cursors WHERE store = ?').raw().iterate(store) as Iterable<[string, string, number, string | null]>) {
+      sessions.set(r[0], { fingerprint: r[1], maxMessageId: r[2], ledger: r[3] === null ? null : (JSON.parse(r[3]) as Ledger) });
     }
     const quarantine = new Map<string, { failures: number; retryAt: number; lastError: string }>();
     for (const r of this.db.prepare('SELECT session_id, failures, retry_at, last_error FROM quarantine WHERE store = ?').raw().iterate(store) as Iterable<[string, number, number, string]>) {
