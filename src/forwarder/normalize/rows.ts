@@ -78,8 +78,11 @@ export function normalizeMessages(rows: readonly Row[], startedAt: number): Norm
     const calls = decodeToolCalls(row.tool_calls);
     if (calls.problem) issues.push({ messageId: id, field: 'tool_calls', problem: calls.problem });
     const order = int(row.display_order);
+    const first = firstOf.get(key)!;
+    // Hermes moves display_order to the clone once compaction hides the carried original (active 0, compacted 0):
+    // the first row of the identity over every generation keeps the logical id, and so the part ids, stable.
     // Two live rows never share a logical id (ids of parts hang on it): a second one keeps its own row id.
-    let logicalId = order !== null && order > 0 ? order : firstOf.get(key)!;
+    let logicalId = order !== null && order > 0 ? Math.min(order, first) : first;
     if (usedLogical.has(logicalId)) logicalId = id;
     usedLogical.add(logicalId);
     live.push({

@@ -2,6 +2,7 @@
 // the cheap per-session fingerprint (spec forwarding §6.3 item 22), and the full rows of changed sessions.
 import { statSync } from 'node:fs';
 import type { Db } from '../../shared/sqlite.js';
+import { EPOCH_MAX, EPOCH_MIN, validEpoch } from '../normalize/index.js';
 import { introspect, MESSAGE_COLUMNS, MODEL_USAGE_COLUMNS, selectList, SESSION_COLUMNS } from './columns.js';
 
 export type Row = Record<string, unknown>;
@@ -73,9 +74,10 @@ export class StoreReader {
     const usage = this.has('session_model_usage')
       ? "(SELECT SUM(api_call_count) || '/' || TOTAL(input_tokens + output_tokens) || '/' || MAX(last_seen) FROM session_model_usage u WHERE u.session_id = s.id)"
       : "''";
-    const rows = this.db.prepare(`SELECT s.id AS id, ${cols}, ${usage} AS usage FROM sessions s`).raw().all() as unknown[][];
+    const rows = this.db.prepare(`SELECT s.id AS id, ${cols}, ${usage} AS usage FROM sessions s ORDER BY s.id`).raw().all() as unknown[][];
     return rows.map((r) => {
-      const activity = Math.max(...[r[4], r[5], r[21]].map((v) => (typeof v === 'number' && Number.isFinite(v) ? v : 0)));
+      // A garbage time (5e+246) is no activity: it would put the session inside every window.
+      const activity = Math.max(...[r[4], r[5], r[21]].map((v) => (validEpoch(v) ? v : 0)));
       return { id: String(r[0]), fingerprint: JSON.stringify(r.slice(1)), activity };
     });
   }
@@ -91,7 +93,7 @@ export class StoreReader {
   lastMessageAt(ids: readonly string[]): Map<string, number> {
     const out = new Map<string, number>();
     if (!this.has('messages')) return out;
-    const stmt = this.db.prepare('SELECT MAX(timestamp) FROM messages WHERE session_id = ?').pluck();
+    const stmt = this.db.prepare(`SELECT MAX(timestamp) FROM messages WHERE session_id = ? AND timestamp >= ${EPOCH_MIN} AND timestamp < ${EPOCH_MAX}`).pluck();
     for (const id of ids) {
       const t = stmt.get(id);
       if (typeof t === 'number' && Number.isFinite(t)) out.set(id, t);
@@ -114,6 +116,12 @@ export class StoreReader {
     if (!this.has('session_model_usage')) return [];
     this.#usage ??= this.db.prepare(`SELECT ${selectList(this.columns.get('session_model_usage'), MODEL_USAGE_COLUMNS)} FROM session_model_usage WHERE session_id = ? ORDER BY model, billing_provider, billing_base_url, billing_mode${this.has('session_model_usage', 'task') ? ', task' : ''}`);
     return this.#usage.all(id) as Row[];
+  }
+
+  /** The session's per-day usage (post-v30 stores). */
+  dailyUsage(id: string): Row[] {
+    if (!this.has('session_daily_usage')) return [];
+    return this.db.prepare('SELECT * FROM session_daily_usage WHERE session_id = ? ORDER BY day').all(id) as Row[];
   }
 
   /** The session's system prompt: inline when present, else joined from `system_prompts` (v25+). */
