@@ -39,3 +39,7 @@ export {
 } from './emulator/admin/client.js';
 export { ControlledClock, EPOCH_MIN, EPOCH_MAX, type Clock, type Timer, type ControlledClockOptions } from './shared/clock.js';
 export { HermeticError, ERROR_CODES, type ErrorCode } from './shared/errors.js';
+export {
+  createForwarder, hermeticHome, DATASET_TABLES, DATASET_VERSION,
+  type Forwarder, type ForwarderOptions, type PassOptions, type StepResult,
+} from './forwarder/index.js';

@@ -3,7 +3,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { createPolicyResolver, type PolicyResolver } from '../policy/index.js';
-import { discoverStores, type StoreRef } from '../reader/index.js';
+import { discoverStores, type StoreRef } from '../reader/discover.js';
 import type { Sink } from '../sinks/sink.js';
 import { SqliteSink } from '../sinks/sqlite/sink.js';
 import { stepStore, type StepOptions, type StepResult } from './step.js';

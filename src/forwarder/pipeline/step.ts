@@ -6,7 +6,9 @@ import type { RecordOf } from '../dataset/columns.js';
 import type { PolicyResolver } from '../policy/index.js';
 import { strictest, type PolicyClass } from '../policy/index.js';
 import { projectSession } from '../projector/index.js';
-import { readStore, StoreReader, type ReadHow, type StoreRef } from '../reader/index.js';
+import { readStore, StoreReader } from '../reader/index.js';
+// Types from the file itself: the public declarations must not reach better-sqlite3's (test/package).
+import type { StoreRef } from '../reader/discover.js';
 import { REMOVED, type Batch, type Cursors, type SessionWrite, type Sink } from '../sinks/sink.js';
 import { backoffSeconds } from './quarantine.js';
 
@@ -39,7 +41,8 @@ export interface StepResult {
   profile: string;
   backend: 'sqlite' | 'postgres';
   warning: string | null;
-  read: ReadHow | null;
+  /** How the store was read: in place (read-only), or through a private copy (decision 0017). */
+  read: 'in-place' | 'copy' | null;
   schemaVersion: number | null;
   journalMode: string | null;
   replaced: boolean;
