@@ -8,9 +8,9 @@
 // E3: events/s delivered over SSE to one subscriber (tool.started events played through the control plane in the
 // emulator's process, 64 per event-loop turn) against a raw node:http SSE writer producing the same frames the same
 // way; each measured from the first frame the client receives to the last. Target >= 0.5x.
-// Then runs bench/statedb-generate.ts when present.
+// Then runs bench/statedb-generate.ts and bench/forwarder.ts (backfill, forward tick, peak RSS) when present.
 //   BENCH_ROUNDS=5 BENCH_CYCLES=4 BENCH_DURATION=1.5 BENCH_CONNECTIONS=10 BENCH_WARMUP=1 npm run bench
-//   BENCH_ONLY=http,sse,statedb (any of them; default all)
+//   BENCH_ONLY=http,sse,statedb,forwarder (any of them; default all)
 import { spawn, spawnSync } from 'node:child_process';
 import { request as httpGet } from 'node:http';
 import { existsSync } from 'node:fs';
@@ -29,7 +29,7 @@ const cycles = Number(process.env.BENCH_CYCLES ?? 4);
 const TARGETS = { get: 0.8, post: 0.3, sse: 0.5 };
 const SSE_EVENTS = Number(process.env.BENCH_SSE_EVENTS ?? 20_000);
 const here = dirname(fileURLToPath(import.meta.url));
-const only = new Set((process.env.BENCH_ONLY ?? 'http,sse,statedb').split(',').map((x) => x.trim()));
+const only = new Set((process.env.BENCH_ONLY ?? 'http,sse,statedb,forwarder').split(',').map((x) => x.trim()));
 
 interface Target {
   url: string;
@@ -101,6 +101,12 @@ async function main(): Promise<void> {
     console.log('\n--- bench/statedb-generate.ts ---');
     const r = spawnSync('npx', ['tsx', statedb], { stdio: 'inherit' });
     if (r.status !== 0) console.log(`bench/statedb-generate.ts exited with ${r.status ?? r.signal}`);
+  }
+  const forwarder = join(here, 'forwarder.ts');
+  if (only.has('forwarder') && existsSync(forwarder)) {
+    console.log('\n--- bench/forwarder.ts ---');
+    const r = spawnSync('npx', ['tsx', forwarder], { stdio: 'inherit' });
+    if (r.status !== 0) console.log(`bench/forwarder.ts exited with ${r.status ?? r.signal}`);
   }
 }
 

@@ -1,0 +1,306 @@
+// Benchmark: the forwarder (src/forwarder) reading a Hermes state.db into the embedded dataset, each figure against
+// a baseline measured in the same run (the machine is shared and noisy; nothing here passes or fails, it prints).
+//   F1  backfill of a ~100,000-message store (~2,000 sessions) in message rows/s, against a raw better-sqlite3 scan of
+//       the same store's `messages` table (SELECT *, every row, every column touched); rounds interleaved, order
+//       alternating, a fresh dataset home per backfill. Goal >= 0.5x.
+//   F2  forwardOnce() with exactly one changed session (one message appended with Hermes's writer between ticks, on a
+//       copy of the store) against an empty tick on the same dataset, interleaved. Goals: <= 2x, empty tick <= 5 ms.
+//   F3  peak RSS of a backfill in a child process per store size (bench/forwarder-child.ts): ~25k, 50k, 100k
+//       messages. Goal <= 256 MB and flat as the store grows.
+// A Hermes writer connection stays open on every store while it is read (as when Hermes runs), so the store has its
+// -wal and -shm and the forwarder reads it in place; F2 also shows the empty tick once that connection is closed
+// (the forwarder then takes its copy path: a private copy of the store, see src/shared/sqlite.ts readSnapshot, or no
+// read at all while the file looks unchanged, see src/forwarder/pipeline/step.ts).
+// The forwarder is imported from src/ through tsx. Stores are generated once per run into a temporary folder.
+//   npx tsx bench/forwarder.ts            (npm run bench runs it too; BENCH_ONLY=forwarder for it alone)
+//   BENCH_FWD_MESSAGES=100000 BENCH_FWD_SESSIONS=2000 BENCH_FWD_ROUNDS=5 BENCH_FWD_TICKS=25
+//   BENCH_FWD_RSS_SIZES=25000,50000,100000 BENCH_FWD_ONLY=f1,f2,f3 BENCH_FWD_KEEP=1 (keep the temporary folder)
+import Database from 'better-sqlite3';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { createForwarder, type StepResult } from '../src/forwarder/index.js';
+import { createIdSource } from '../src/shared/ids.js';
+import { generate } from '../src/state-db/generate/index.js';
+import { StateDbWriter } from '../src/state-db/writer/index.js';
+
+const MESSAGES = Number(process.env.BENCH_FWD_MESSAGES ?? 100_000);
+const SESSIONS = Number(process.env.BENCH_FWD_SESSIONS ?? Math.max(1, Math.round(MESSAGES / 50)));
+const ROUNDS = Number(process.env.BENCH_FWD_ROUNDS ?? 5);
+const TICKS = Number(process.env.BENCH_FWD_TICKS ?? 25);
+const RSS_SIZES = (process.env.BENCH_FWD_RSS_SIZES ?? [MESSAGES / 4, MESSAGES / 2, MESSAGES].map(Math.round).join(','))
+  .split(',').map((x) => Number(x.trim())).filter((x) => x > 0);
+const ONLY = new Set((process.env.BENCH_FWD_ONLY ?? 'f1,f2,f3').split(',').map((x) => x.trim().toLowerCase()));
+const GOALS = { backfill: 0.5, tick: 2, emptyMs: 5, rssMb: 256 };
+const here = dirname(fileURLToPath(import.meta.url));
+
+const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+const quantile = (xs: number[], q: number) => sorted(xs)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+const median = (xs: number[]) => quantile(xs, 0.5);
+const spread = (xs: number[], d = 2) => `quartiles ${quantile(xs, 0.25).toFixed(d)}–${quantile(xs, 0.75).toFixed(d)}, range ${Math.min(...xs).toFixed(d)}–${Math.max(...xs).toFixed(d)}`;
+const int = (x: number) => Math.round(x).toLocaleString('en-US');
+
+interface Store { path: string; sessions: number; messages: number; genMs: number }
+
+/** A generated store (default profile, current schema), its WAL checkpointed away. */
+function makeStore(dir: string, name: string, messages: number, sessions: number): Store {
+  const t0 = performance.now();
+  const r = generate({ out: join(dir, name, 'state.db'), sessions, messages, seed: 'bench-forwarder' });
+  return { path: r.path, sessions: r.sessions, messages: r.messages, genMs: performance.now() - t0 };
+}
+
+/** A connection held open on the store, like a running Hermes: the store keeps its -wal and -shm. */
+function holdOpen(path: string): Database.Database {
+  const db = new Database(path);
+  db.pragma('busy_timeout = 5000');
+  db.prepare('SELECT COUNT(*) FROM sessions').get();
+  return db;
+}
+
+/** The result of a pass over the one store, or a thrown error when it failed. */
+function only(results: StepResult[]): StepResult {
+  if (results.length !== 1) throw new Error(`expected one store in the pass, got ${results.length}`);
+  const r = results[0]!;
+  if (r.error) throw new Error(`forwarder: ${r.error.code}: ${r.error.message}`);
+  return r;
+}
+
+/** SELECT * FROM messages, every row, every column touched; returns [ms, rows]. */
+function rawScan(path: string): [number, number] {
+  const t0 = performance.now();
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  let rows = 0;
+  let touched = 0;
+  for (const row of db.prepare('SELECT * FROM messages').iterate() as Iterable<Record<string, unknown>>) {
+    rows++;
+    for (const key in row) {
+      const v = row[key];
+      touched += typeof v === 'string' ? v.length : v === null ? 0 : 1;
+    }
+  }
+  db.close();
+  const ms = performance.now() - t0;
+  if (touched === 0) throw new Error('the raw scan read nothing');
+  return [ms, rows];
+}
+
+/** One backfill into a fresh dataset home (removed afterwards); returns [ms, result]. Only backfill() is timed. */
+function backfillOnce(store: string, dir: string): [number, StepResult] {
+  const home = mkdtempSync(join(dir, 'home-'));
+  try {
+    const f = createForwarder({ stateDbs: [store], home, userHome: home });
+    try {
+      const t0 = performance.now();
+      const results = f.backfill();
+      const ms = performance.now() - t0;
+      return [ms, only(results)];
+    } finally {
+      f.close();
+    }
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+interface F1 { storeMsgPerS: number[]; rawMsgPerS: number[]; ratios: number[]; result: StepResult | null; rows: number }
+
+function f1(store: Store, dir: string): F1 {
+  const hermes = holdOpen(store.path);
+  const out: F1 = { storeMsgPerS: [], rawMsgPerS: [], ratios: [], result: null, rows: 0 };
+  try {
+    // Warm-up, discarded: the first of each measures the JIT and a cold page cache.
+    rawScan(store.path);
+    const [, warm] = backfillOnce(store.path, dir);
+    if (warm.read !== 'in-place') console.log(`note: the forwarder read the store by ${warm.read}`);
+    if (warm.sessionsWritten !== store.sessions) throw new Error(`backfill wrote ${warm.sessionsWritten} of ${store.sessions} sessions`);
+    out.result = warm;
+    console.log(`${'round'.padEnd(7)}${'backfill ms'.padStart(12)}${'msg/s'.padStart(10)}${'raw ms'.padStart(9)}${'raw msg/s'.padStart(12)}${'ratio'.padStart(8)}`);
+    for (let round = 1; round <= ROUNDS; round++) {
+      let bf: [number, StepResult];
+      let raw: [number, number];
+      if (round % 2 === 1) {
+        raw = rawScan(store.path);
+        bf = backfillOnce(store.path, dir);
+      } else {
+        bf = backfillOnce(store.path, dir);
+        raw = rawScan(store.path);
+      }
+      out.rows = raw[1];
+      // Both rates count the store's message rows, the work both sides do (the backfill writes fewer: see below).
+      const bfRate = raw[1] / (bf[0] / 1000);
+      const rawRate = raw[1] / (raw[0] / 1000);
+      out.storeMsgPerS.push(bfRate);
+      out.rawMsgPerS.push(rawRate);
+      out.ratios.push(bfRate / rawRate);
+      console.log(`${String(round).padEnd(7)}${bf[0].toFixed(0).padStart(12)}${int(bfRate).padStart(10)}${raw[0].toFixed(0).padStart(9)}${int(rawRate).padStart(12)}${(bfRate / rawRate).toFixed(3).padStart(8)}`);
+    }
+  } finally {
+    hermes.close();
+  }
+  return out;
+}
+
+interface F2 { changedMs: number[]; emptyMs: number[]; ratios: number[]; copyEmptyMs: number[]; session: string; sessionMessages: number }
+
+function f2(store: Store, dir: string): F2 {
+  const copy = join(dir, 'f2', 'state.db');
+  rmSync(dirname(copy), { recursive: true, force: true });
+  mkdirSync(dirname(copy), { recursive: true });
+  copyFileSync(store.path, copy);
+  const home = mkdtempSync(join(dir, 'home-f2-'));
+  // Hermes's writer, open for the whole measurement (its clock moves on by a second per message).
+  const hermesDb = new Database(copy);
+  hermesDb.pragma('busy_timeout = 5000');
+  let clock = (hermesDb.prepare('SELECT MAX(timestamp) FROM messages').pluck().get() as number) + 60;
+  const writer = new StateDbWriter(hermesDb, { now: () => (clock += 1), ids: createIdSource('bench-f2') });
+  // One session of about the median size, not a child of another (so one changed session is one session).
+  const sizes = hermesDb.prepare('SELECT session_id AS id, COUNT(*) AS n FROM messages WHERE session_id IN (SELECT id FROM sessions WHERE parent_session_id IS NULL) GROUP BY session_id ORDER BY n, session_id').all() as { id: string; n: number }[];
+  const { id: session, n: sessionMessages } = sizes[Math.floor(sizes.length / 2)]!;
+  const f = createForwarder({ stateDbs: [copy], home, userHome: home });
+  const out: F2 = { changedMs: [], emptyMs: [], ratios: [], copyEmptyMs: [], session, sessionMessages };
+  let appended = 0;
+  const append = () => writer.appendMessage(session, { role: appended++ % 2 === 0 ? 'user' : 'assistant', content: `bench tick message ${appended}: the quick brown fox jumps over the lazy dog`, ...(appended % 2 === 0 ? { finish_reason: 'stop' } : {}) });
+  const tick = (expectWritten: number): number => {
+    const t0 = performance.now();
+    const r = only(f.forwardOnce());
+    const ms = performance.now() - t0;
+    if (r.sessionsWritten !== expectWritten) throw new Error(`a forward tick wrote ${r.sessionsWritten} sessions, expected ${expectWritten}`);
+    if (r.read !== 'in-place') throw new Error(`a forward tick read the store by ${r.read}, expected in place`);
+    return ms;
+  };
+  try {
+    const initial = only(f.backfill());
+    if (initial.sessionsWritten !== store.sessions) throw new Error(`the initial backfill wrote ${initial.sessionsWritten} of ${store.sessions} sessions`);
+    // Warm-up, discarded.
+    for (let k = 0; k < 3; k++) { tick(0); append(); tick(1); }
+    for (let round = 0; round < TICKS; round++) {
+      let changed: number;
+      let empty: number;
+      if (round % 2 === 0) {
+        append();
+        changed = tick(1);
+        empty = tick(0);
+      } else {
+        empty = tick(0);
+        append();
+        changed = tick(1);
+      }
+      out.changedMs.push(changed);
+      out.emptyMs.push(empty);
+      out.ratios.push(changed / empty);
+    }
+    // Hermes gone: its last connection closing removes the -wal, and each tick then reads a private copy.
+    hermesDb.close();
+    for (let k = 0; k < Math.min(5, TICKS); k++) {
+      const t0 = performance.now();
+      const r = only(f.forwardOnce());
+      const ms = performance.now() - t0;
+      if (r.sessionsWritten !== 0) throw new Error(`an empty tick wrote ${r.sessionsWritten} sessions`);
+      if (k > 0) out.copyEmptyMs.push(ms);
+      if (k === 0 && r.read !== 'copy') console.log(`note: with Hermes's connection closed the tick read the store ${r.read}`);
+    }
+  } finally {
+    f.close();
+    if (hermesDb.open) hermesDb.close();
+    rmSync(home, { recursive: true, force: true });
+    rmSync(dirname(copy), { recursive: true, force: true });
+  }
+  return out;
+}
+
+interface Child { ms: number; read: string | null; sessionsWritten: number; messages: number; parts: number; error: { code: string; message: string } | null; rssBeforeMb: number; hwmBeforeMb: number | null; maxRssMb: number; hwmMb: number | null; heapTotalMb: number; heapUsedMb: number; externalMb: number }
+interface F3 { size: number; store: Store; child: Child }
+
+function f3(stores: Store[], dir: string): F3[] {
+  const out: F3[] = [];
+  for (const store of stores) {
+    const hermes = holdOpen(store.path);
+    const home = mkdtempSync(join(dir, 'home-f3-'));
+    try {
+      const r = spawnSync(process.execPath, ['--import', 'tsx', join(here, 'forwarder-child.ts'), store.path, home], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+      if (r.status !== 0) throw new Error(`bench/forwarder-child.ts exited with ${r.status ?? r.signal}`);
+      const child = JSON.parse(r.stdout.trim().split('\n').pop()!) as Child;
+      if (child.error) throw new Error(`child backfill: ${child.error.code}: ${child.error.message}`);
+      out.push({ size: store.messages, store, child });
+    } finally {
+      hermes.close();
+      rmSync(home, { recursive: true, force: true });
+    }
+  }
+  return out;
+}
+
+function main(): void {
+  const dir = mkdtempSync(join(tmpdir(), 'hermetic-bench-forwarder-'));
+  const started = performance.now();
+  try {
+    console.log(`forwarder bench: ${int(MESSAGES)} messages / ~${int(SESSIONS)} sessions; F1 ${ROUNDS} rounds, F2 ${TICKS} tick pairs, F3 sizes ${RSS_SIZES.map(int).join(', ')} (node ${process.version})`);
+    const stores = new Map<number, Store>();
+    const need = new Set<number>();
+    if (ONLY.has('f1') || ONLY.has('f2')) need.add(MESSAGES);
+    if (ONLY.has('f3')) for (const s of RSS_SIZES) need.add(s);
+    for (const size of sorted([...need])) {
+      const s = makeStore(dir, `store-${size}`, size, size === MESSAGES ? SESSIONS : Math.max(1, Math.round(size / 50)));
+      stores.set(size, s);
+      console.log(`generated ${s.path}: ${int(s.sessions)} sessions / ${int(s.messages)} messages in ${(s.genMs / 1000).toFixed(1)} s`);
+    }
+    const big = stores.get(MESSAGES);
+    let r1: F1 | null = null;
+    let r2: F2 | null = null;
+    let r3: F3[] | null = null;
+
+    if (ONLY.has('f1') && big) {
+      console.log(`\nF1: backfill of ${int(big.messages)} message rows (${int(big.sessions)} sessions), fresh dataset per round, against SELECT * FROM messages`);
+      r1 = f1(big, dir);
+      const w = r1.result!;
+      console.log(`(the backfill writes ${int(w.messages)} messages, ${int(w.parts)} parts, ${int(w.sessionsWritten)} sessions; rates count the ${int(r1.rows)} message rows both sides read)`);
+    }
+    if (ONLY.has('f2') && big) {
+      console.log(`\nF2: forward tick with one changed session of ${int(big.sessions)} (one message appended by Hermes's writer) against an empty tick, ${TICKS} pairs`);
+      r2 = f2(big, dir);
+      console.log(`changed session ${r2.session} (${r2.sessionMessages} messages before the bench)`);
+      console.log(`${'pair'.padEnd(7)}${'changed ms'.padStart(12)}${'empty ms'.padStart(10)}${'ratio'.padStart(8)}`);
+      r2.changedMs.forEach((c, i) => console.log(`${String(i + 1).padEnd(7)}${c.toFixed(2).padStart(12)}${r2!.emptyMs[i]!.toFixed(2).padStart(10)}${r2!.ratios[i]!.toFixed(2).padStart(8)}`));
+    }
+    if (ONLY.has('f3')) {
+      console.log('\nF3: peak RSS of one backfill in a child process per store size (node --import tsx bench/forwarder-child.ts)');
+      r3 = f3(RSS_SIZES.map((s) => stores.get(s)!), dir);
+      console.log(`${'messages'.padStart(10)}${'sessions'.padStart(10)}${'backfill s'.padStart(12)}${'RSS before'.padStart(12)}${'peak RSS'.padStart(10)}${'VmHWM'.padStart(8)}${'peak - before'.padStart(15)}${'V8 heap'.padStart(10)}`);
+      for (const { store, child } of r3) {
+        console.log(`${int(store.messages).padStart(10)}${int(store.sessions).padStart(10)}${(child.ms / 1000).toFixed(1).padStart(12)}${child.rssBeforeMb.toFixed(0).padStart(9)} MB${child.maxRssMb.toFixed(0).padStart(7)} MB${(child.hwmMb ?? NaN).toFixed(0).padStart(5)} MB${(child.maxRssMb - child.rssBeforeMb).toFixed(0).padStart(12)} MB${child.heapTotalMb.toFixed(0).padStart(7)} MB`);
+      }
+    }
+
+    // Summary, in the style of bench/run.ts: medians, each ratio against its own round's baseline.
+    console.log(`\nforwarder summary (${((performance.now() - started) / 1000).toFixed(0)} s, store generation included):`);
+    const meets = (ok: boolean, goal: string) => (ok ? `meets ${goal}` : `MISSES ${goal}`);
+    if (r1) {
+      const m = median(r1.ratios);
+      console.log(`F1 backfill / raw messages scan:        ${m.toFixed(3)}x  (${meets(m >= GOALS.backfill, `>= ${GOALS.backfill}x`)})  ${spread(r1.ratios, 3)}; median ${int(median(r1.storeMsgPerS))} msg/s against ${int(median(r1.rawMsgPerS))} msg/s raw, ${ROUNDS} rounds`);
+    }
+    if (r2) {
+      const m = median(r2.ratios);
+      const e = median(r2.emptyMs);
+      console.log(`F2 one-changed-session tick / empty:     ${m.toFixed(2)}x  (${meets(m <= GOALS.tick, `<= ${GOALS.tick}x`)})  ${spread(r2.ratios)}; median ${median(r2.changedMs).toFixed(2)} ms against ${e.toFixed(2)} ms, ${TICKS} pairs`);
+      console.log(`F2 empty tick, Hermes running:          ${e.toFixed(2)} ms  (${meets(e <= GOALS.emptyMs, `<= ${GOALS.emptyMs} ms`)})  ${spread(r2.emptyMs)}`);
+      if (r2.copyEmptyMs.length) console.log(`F2 empty tick, Hermes not running:      ${median(r2.copyEmptyMs).toFixed(2)} ms  (for reference: the ${int(statSync(big!.path).size / 1024 / 1024)} MB store has no -wal then, so the forwarder takes its copy path)`);
+    }
+    if (r3 && r3.length) {
+      const peaks = r3.map((x) => x.child.maxRssMb);
+      const worst = Math.max(...peaks);
+      const first = r3[0]!;
+      const last = r3[r3.length - 1]!;
+      const growth = (last.child.maxRssMb - last.child.rssBeforeMb) / Math.max(1, first.child.maxRssMb - first.child.rssBeforeMb);
+      console.log(`F3 backfill peak RSS by store size:      ${r3.map((x) => `${int(x.size)}: ${x.child.maxRssMb.toFixed(0)} MB`).join(', ')}  (${meets(worst <= GOALS.rssMb, `<= ${GOALS.rssMb} MB`)})`);
+      console.log(`F3 growth above the child's own start:   ${r3.map((x) => `${(x.child.maxRssMb - x.child.rssBeforeMb).toFixed(0)} MB`).join(', ')} (x${growth.toFixed(2)} from the smallest to the largest store; flat is ~x1; the child starts at ~${first.child.rssBeforeMb.toFixed(0)} MB after node, tsx and the imports)`);
+    }
+  } finally {
+    if (process.env.BENCH_FWD_KEEP) console.log(`kept ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main();
