@@ -15,6 +15,8 @@ export interface DatasetTable {
   doc: string;
   columns: DatasetColumn[];
   primaryKey: string[];
+  /** Stored as a clustered b-tree on the primary key (one b-tree per row written: faster bulk writes). */
+  withoutRowid?: boolean;
   indexes?: string[][];
   /** Internal bookkeeping of the forwarder, not part of the forwarded data. */
   internal?: boolean;
@@ -78,12 +80,12 @@ export const SESSIONS: DatasetTable = {
 export const MESSAGES: DatasetTable = {
   name: 'messages',
   doc: 'One row per message of the live transcript as Hermes replays it (active rows; nothing compacted away, rewound or replaced), bookkeeping rows included and told apart by `kind`.',
-  primaryKey: ['store', 'message_id'],
-  indexes: [['store', 'session_id', 'seq']],
+  primaryKey: ['store', 'session_id', 'seq'],
+  withoutRowid: true,
   columns: [
     c('store', 'TEXT', 'The state.db it came from.', true),
     c('session_id', 'TEXT', 'Owning session.', true),
-    c('message_id', 'INTEGER', 'Hermes\'s row id (`messages.id`).', true),
+    c('message_id', 'INTEGER', 'Hermes\'s row id (`messages.id`), unique in its store.', true),
     c('logical_id', 'INTEGER', 'First row id of the logical message: the same across compaction generations.', true),
     c('seq', 'INTEGER', '0-based position in the live transcript.', true),
     c('role', 'TEXT', '`user`, `assistant`, `tool`, `system` or `session_meta`.', true),
@@ -103,8 +105,8 @@ export const MESSAGES: DatasetTable = {
 export const PARTS: DatasetTable = {
   name: 'parts',
   doc: 'One row per part of a message, in HypAware\'s `ai_gateway_messages` vocabulary, plus one `status` part per end of a session.',
-  primaryKey: ['store', 'part_id'],
-  indexes: [['store', 'session_id'], ['tool_name']],
+  primaryKey: ['store', 'session_id', 'part_id'],
+  withoutRowid: true,
   columns: [
     c('store', 'TEXT', 'The state.db it came from.', true),
     c('session_id', 'TEXT', 'Owning session.', true),
@@ -129,6 +131,7 @@ export const MODEL_USAGE: DatasetTable = {
   name: 'model_usage',
   doc: 'One row per `session_model_usage` row (session × model × billing route × task). Rows with `in_session_totals = 1` (the main loop) are already inside `sessions`\' counters; rows with 0 (auxiliary tasks such as title generation, compression, vision) are not, so total spend is SUM over `sessions` plus SUM over `model_usage WHERE in_session_totals = 0`.',
   primaryKey: ['store', 'session_id', 'model', 'provider_key', 'task'],
+  withoutRowid: true,
   columns: [
     c('store', 'TEXT', 'The state.db it came from.', true),
     c('session_id', 'TEXT', 'Session.', true),
@@ -150,8 +153,9 @@ export const MODEL_USAGE: DatasetTable = {
 export const USAGE_EVENTS: DatasetTable = {
   name: 'usage_events',
   doc: 'The usage ledger (spec forwarding §6.2 item 13): one row per observed change of a session\'s cumulative counters, carrying the change. Backfill of a finished session gives one row (0 to its final counters), live forwarding several; both share one ledger per session, so they never count twice. Append-only: a re-read session keeps its events. A counter that went down (Hermes\'s absolute-mode counters after an agent restart) gives 0 for that counter and `clamped = 1`; SUM over this table is usage as it was observed, SUM over `sessions` is Hermes\'s current counters.',
-  primaryKey: ['store', 'event_id'],
-  indexes: [['store', 'session_id', 'seq'], ['observed_at']],
+  primaryKey: ['store', 'session_id', 'seq'],
+  withoutRowid: true,
+  indexes: [['observed_at']],
   columns: [
     c('store', 'TEXT', 'The state.db.', true),
     c('session_id', 'TEXT', 'Session.', true),
@@ -172,6 +176,7 @@ export const DAILY_USAGE: DatasetTable = {
   name: 'daily_usage',
   doc: 'One row per `session_daily_usage` row (session × local day), where the store has that table: usage of long sessions attributed to the day it happened.',
   primaryKey: ['store', 'session_id', 'day'],
+  withoutRowid: true,
   columns: [
     c('store', 'TEXT', 'The state.db.', true),
     c('session_id', 'TEXT', 'Session.', true),
@@ -185,6 +190,7 @@ export const ROW_ISSUES: DatasetTable = {
   name: 'row_issues',
   doc: 'Every problem found in a Hermes row and how it was handled (a garbage time replaced, invalid JSON left out): nothing is dropped silently.',
   primaryKey: ['store', 'session_id', 'message_id', 'field'],
+  withoutRowid: true,
   columns: [
     c('store', 'TEXT', 'The state.db.', true),
     c('session_id', 'TEXT', 'Session.', true),
@@ -207,6 +213,7 @@ export const STORES: DatasetTable = {
     c('journal_mode', 'TEXT', '`wal` or `delete`.'),
     c('read_mode', 'TEXT', '`in-place` (read-only connection) or `copy` (a private copy, when SQLite would have had to create files beside the store).'),
     c('max_message_id', 'INTEGER', 'Highest Hermes message id seen: the cursor of new rows.', true),
+    c('usage_stamp', 'TEXT', 'Rows, calls, tokens and newest `last_seen` of `session_model_usage` when last read: auxiliary usage changes only that table.'),
     c('last_tick_at', 'REAL', 'End of the last successful read, epoch seconds.'),
     c('last_error', 'TEXT', 'Last error reading this store (cleared by a good read).'),
   ],

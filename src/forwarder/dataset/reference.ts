@@ -20,7 +20,7 @@ export function datasetReference(): string {
     '',
   ];
   for (const t of DATASET_TABLES) {
-    out.push(`## \`${t.name}\`${t.internal ? ' (forwarder state)' : ''}`, '', t.doc, '', `Primary key: ${t.primaryKey.map((k) => `\`${k}\``).join(', ')}.`, '');
+    out.push(`## \`${t.name}\`${t.internal ? ' (forwarder state)' : ''}`, '', t.doc, '', `Primary key: ${t.primaryKey.map((k) => `\`${k}\``).join(', ')}${t.withoutRowid ? ' (a WITHOUT ROWID table)' : ''}.`, '');
     out.push('| column | type | meaning |', '| --- | --- | --- |');
     for (const c of t.columns) out.push(`| \`${c.name}\` | ${c.type}${c.notNull ? ' not null' : ''} | ${esc(c.doc)} |`);
     out.push('');

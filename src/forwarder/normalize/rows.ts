@@ -56,6 +56,11 @@ export function normalizeMessages(rows: readonly Row[], startedAt: number): Norm
   let previous = validEpoch(startedAt) ? startedAt : null;
   const live: NormalMessage[] = [];
   const usedLogical = new Set<number>();
+  // A row archived with active 0, compacted 0 is a rewind, undo or replace — unless a live clone carries it on (the
+  // verbatim tail of an in-place compaction), which is not a rewind.
+  const liveKeys = new Set<string>();
+  for (const row of rows) if (isLive(row)) liveKeys.add(identityKey(row));
+  let rewoundSince = 0;
   for (const row of rows) {
     const id = int(row.id) ?? 0;
     if (id > maxMessageId) maxMessageId = id;
@@ -70,7 +75,10 @@ export function normalizeMessages(rows: readonly Row[], startedAt: number): Norm
     } else previous = createdAt;
     if (!isLive(row)) {
       if (int(row.compacted) === 1) compacted++;
-      else inactive++;
+      else {
+        inactive++;
+        if (!liveKeys.has(key)) rewoundSince++;
+      }
       continue;
     }
     const content = decodeContent(row.content);
@@ -105,7 +113,9 @@ export function normalizeMessages(rows: readonly Row[], startedAt: number): Norm
       replyText: content.blocks.some((b) => b.text) ? null : replyTextOf(row),
       displayKind: str(row.display_kind),
       platformMessageId: str(row.platform_message_id),
+      afterRewind: rewoundSince,
     });
+    rewoundSince = 0;
   }
   return { live, issues, compacted, inactive, maxMessageId };
 }

@@ -60,4 +60,6 @@ export interface NormalMessage {
   replyText: string | null;
   displayKind: string | null;
   platformMessageId: string | null;
+  /** Rows rewound, undone or replaced just before this one (since the previous live row): the turn it follows. */
+  afterRewind: number;
 }

@@ -7,6 +7,7 @@ import { discoverStores, type StoreRef } from '../reader/discover.js';
 import type { Sink } from '../sinks/sink.js';
 import { SqliteSink } from '../sinks/sqlite/sink.js';
 import { stepStore, type StepOptions, type StepResult } from './step.js';
+import { CursorCache } from '../checkpoint/cursors.js';
 
 export interface ForwarderOptions {
   /** Hermetic's home: the dataset is `<home>/hermetic.db` (default `$HERMETIC_HOME` or `~/.hermetic`). */
@@ -56,11 +57,13 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
   const policy: PolicyResolver = createPolicyResolver({ stateDir: home, now });
   const stores = () => discoverStores({ home: options.userHome ?? homedir(), hermesHome: options.hermesHome ?? process.env.HERMES_HOME, explicit: options.stateDbs ?? [] });
   const copied = new Map<string, string>();
+  const cursorCache = new CursorCache(sink);
+  const schemaCache = new Map<string, { cookie: number; columns: Map<string, Set<string>> }>();
   const pass = (origin: 'backfill' | 'forward', o: PassOptions = {}) => stores().map((ref) => {
     o.onStore?.(ref);
     return stepStore(ref, {
       sink, policy, redact: options.redact ?? false, origin, now: () => now() / 1000,
-      window: { since: o.since, until: o.until }, copied: origin === 'forward' ? copied : undefined, onProgress: o.onProgress, beforeWrite: o.beforeWrite,
+      window: { since: o.since, until: o.until }, copied: origin === 'forward' ? copied : undefined, cursorCache, schemaCache, onProgress: o.onProgress, beforeWrite: o.beforeWrite,
     });
   });
   return {

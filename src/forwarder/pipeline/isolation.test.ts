@@ -21,6 +21,7 @@ test('a session whose rows fail to write is quarantined with backoff; the rest o
       real.write(batch);
     },
     cursors: (s) => real.cursors(s),
+    dataVersion: () => real.dataVersion(),
     close: () => real.close(),
   };
   let now = 1_800_000_000_000;

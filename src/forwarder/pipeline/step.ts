@@ -11,6 +11,7 @@ import { readStore, StoreReader } from '../reader/index.js';
 import type { StoreRef } from '../reader/discover.js';
 import { REMOVED, type Batch, type Cursors, type SessionWrite, type Sink } from '../sinks/sink.js';
 import { backoffSeconds } from './quarantine.js';
+import type { CursorCache } from '../checkpoint/cursors.js';
 
 export interface StepOptions {
   sink: Sink;
@@ -30,6 +31,10 @@ export interface StepOptions {
    * writer, so while its files are unchanged the pass skips it without copying it again.
    */
   copied?: Map<string, string>;
+  /** Cursors kept in memory between passes (they follow commits); without it they are loaded every pass. */
+  cursorCache?: CursorCache;
+  /** Column maps per store, reused while the store's schema cookie is unchanged. */
+  schemaCache?: Map<string, { cookie: number; columns: Map<string, Set<string>> }>;
   /** A test hook: called before each batch is written (crash tests kill the process here). */
   beforeWrite?: (batch: Batch) => void;
 }
@@ -85,7 +90,11 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
     result.error = { code: 'HERMETIC_READER_OPEN', message: `${ref.path} does not exist${ref.backend === 'postgres' ? ' (this profile uses the PostgreSQL backend)' : ''}` };
     return result;
   }
-  const cursors = sink.cursors(ref.path);
+  const cursors = options.cursorCache ? options.cursorCache.load(ref.path) : sink.cursors(ref.path);
+  const commit = (batch: Batch) => {
+    sink.write(batch);
+    options.cursorCache?.committed(batch);
+  };
   const signature = options.copied && readsCopy(ref.path) ? fileSignature(ref.path) : null;
   if (signature !== null && cursors.identity !== null && options.copied!.get(ref.path) === signature) {
     result.read = 'copy';
@@ -95,11 +104,15 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
   try {
     readStore(ref.path, (db, how) => {
       result.read = how;
-      const reader = new StoreReader(db, ref.path);
-      const { facts, marks, fresh } = reader.snapshot(() => {
+      const reader = new StoreReader(db, ref.path, options.schemaCache);
+      const { facts, marks, fresh, usage, usageChanged } = reader.snapshot(() => {
         const f = reader.facts();
         const replaced = cursors.identity !== null && cursors.identity !== f.identity;
-        return { facts: f, marks: reader.marks(), fresh: reader.newMessages(replaced ? 0 : cursors.maxMessageId) };
+        const u = reader.usageStamp();
+        // Auxiliary usage touches only session_model_usage: find the sessions it touched since the last stamp.
+        const before = replaced || cursors.usageStamp === null ? null : Number(cursors.usageStamp.split('/')[3]) || 0;
+        const changed = u === null || (!replaced && cursors.usageStamp === u.stamp) ? new Set<string>() : reader.usageChangedSince(before);
+        return { facts: f, marks: reader.marks(), fresh: reader.newMessages(replaced ? 0 : cursors.maxMessageId), usage: u, usageChanged: changed };
       });
       result.schemaVersion = facts.schemaVersion;
       result.journalMode = facts.journalMode;
@@ -114,14 +127,15 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
       // Which sessions to read: changed ones (fingerprint or new messages), not waiting in quarantine, in the window.
       let todo = marks.filter((m) => {
         const cur = known.get(m.id);
-        if (cur && cur.fingerprint === m.fingerprint && !fresh.has(m.id)) { result.sessionsUnchanged++; return false; }
+        if (cur && cur.fingerprint === m.fingerprint && (fresh.get(m.id) ?? 0) <= cur.maxMessageId && !usageChanged.has(m.id)) { result.sessionsUnchanged++; return false; }
         const q = cursors.quarantine.get(m.id);
         if (q && q.retryAt > now) { result.sessionsWaiting++; return false; }
         return true;
       });
       const w = options.window;
       if (w && (w.since !== undefined || w.until !== undefined)) {
-        const last = reader.lastMessageAt(todo.filter((m) => w.since !== undefined && m.activity < w.since).map((m) => m.id));
+        // Last activity includes the last message: a session without a heartbeat is judged by it, both ways.
+        const last = reader.lastMessageAt(todo.map((m) => m.id));
         todo = todo.filter((m) => {
           const activity = Math.max(m.activity, last.get(m.id) ?? 0);
           const inside = (w.since === undefined || activity >= w.since) && (w.until === undefined || activity <= w.until);
@@ -158,9 +172,12 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
           }
         });
         const last = i >= todo.length;
-        batch.store = storeRow({ identity, max_message_id: last ? facts.maxMessageId : result.replaced ? 0 : cursors.maxMessageId, last_tick_at: last ? options.now() : null });
+        batch.store = storeRow({
+          identity, max_message_id: last ? facts.maxMessageId : result.replaced ? 0 : cursors.maxMessageId,
+          usage_stamp: last ? usage?.stamp ?? null : result.replaced ? null : cursors.usageStamp, last_tick_at: last ? options.now() : null,
+        });
         options.beforeWrite?.(batch);
-        const written = writeIsolated(sink, batch, (id) => (cursors.quarantine.get(id)?.failures ?? 0) + 1, now, result);
+        const written = writeIsolated(commit, batch, (id) => (cursors.quarantine.get(id)?.failures ?? 0) + 1, now, result);
         for (const wr of written) {
           if (wr.projection) { result.sessionsWritten++; result.messages += wr.projection.messages.length; result.parts += wr.projection.parts.length; result.rowIssues += wr.projection.issues.length; }
           else result.sessionsIgnored++;
@@ -175,8 +192,7 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
     const err = e instanceof HermeticError ? e : new HermeticError('HERMETIC_READER_OPEN', `Cannot read ${ref.path}: ${(e as Error).message}.`);
     result.error = { code: err.code, message: err.message };
     try {
-      const prev = cursors;
-      sink.write({ store: storeRow({ identity: prev.identity, max_message_id: prev.maxMessageId, last_error: err.message }), reset: false, writes: [], removed: [], quarantine: { failed: [], cleared: [] } });
+      commit({ store: storeRow({ identity: cursors.identity, max_message_id: cursors.maxMessageId, usage_stamp: cursors.usageStamp, last_error: err.message }), reset: false, writes: [], removed: [], quarantine: { failed: [], cleared: [] } });
     } catch { /* the dataset itself failing is reported by the caller's next write */ }
   }
   return result;
@@ -186,9 +202,9 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
  * Writes the batch; when it fails for something other than a busy dataset, writes its sessions one by one and
  * quarantines each that fails, so one session's rows never stop the others. Returns the writes that landed.
  */
-function writeIsolated(sink: Sink, batch: Batch, failuresOf: (id: string) => number, now: number, result: StepResult): SessionWrite[] {
+function writeIsolated(write: (b: Batch) => void, batch: Batch, failuresOf: (id: string) => number, now: number, result: StepResult): SessionWrite[] {
   try {
-    sink.write(batch);
+    write(batch);
     return batch.writes;
   } catch (e) {
     const code = (e as { code?: unknown }).code;
@@ -196,15 +212,15 @@ function writeIsolated(sink: Sink, batch: Batch, failuresOf: (id: string) => num
     if (batch.writes.length === 0) throw e;
   }
   const none = { failed: [], cleared: [] };
-  sink.write({ ...batch, writes: [] });
+  write({ ...batch, writes: [] });
   const landed: SessionWrite[] = [];
   for (const w of batch.writes) {
     try {
-      sink.write({ store: batch.store, reset: false, removed: [], writes: [w], quarantine: none });
+      write({ store: batch.store, reset: false, removed: [], writes: [w], quarantine: none });
       landed.push(w);
     } catch (e) {
       const failures = failuresOf(w.sessionId);
-      sink.write({ store: batch.store, reset: false, removed: [], writes: [], quarantine: { failed: [{ sessionId: w.sessionId, error: `writing its rows failed: ${(e as Error).message}`, failures, retryAt: now + backoffSeconds(failures) }], cleared: [] } });
+      write({ store: batch.store, reset: false, removed: [], writes: [], quarantine: { failed: [{ sessionId: w.sessionId, error: `writing its rows failed: ${(e as Error).message}`, failures, retryAt: now + backoffSeconds(failures) }], cleared: [] } });
       result.sessionsQuarantined++;
     }
   }

@@ -35,7 +35,11 @@ export function partsOf(m: NormalMessage, ctx: PartContext): RecordOf[] {
       attributes: null, ...extra,
     };
   };
-  const kindAttrs = m.kind === 'message' ? {} : { hermes: { kind: m.kind, ...(m.displayKind ? { display_kind: m.displayKind } : {}) } };
+  const hermes = {
+    ...(m.kind === 'message' ? {} : { kind: m.kind, ...(m.displayKind ? { display_kind: m.displayKind } : {}) }),
+    ...(m.afterRewind > 0 ? { after_rewind: m.afterRewind } : {}),
+  };
+  const kindAttrs = Object.keys(hermes).length > 0 ? { hermes } : {};
   if (m.reasoning) parts.push(base('reasoning', { content_text: redact(m.reasoning) }));
   for (const call of m.toolCalls ?? []) {
     const args = call.args === null || call.args === undefined ? null : redactJson(call.args, redact, json);
@@ -49,14 +53,22 @@ export function partsOf(m: NormalMessage, ctx: PartContext): RecordOf[] {
   } else if (BOOKKEEPING.has(m.kind)) {
     parts.push(base('status', { content_text: redact(textOf(m)), status: json({ kind: m.kind }), attributes: json(kindAttrs) }));
   } else {
-    const blocks = m.blocks.filter((b) => b.text !== null && b.text !== '');
+    // One part per block; a block with no text (audio, a file) gets a placeholder naming its type.
+    const blocks = m.blocks.filter((b) => (b.text !== null && b.text !== '') || b.type === 'other');
     for (const b of blocks) {
       const attrs = { ...kindAttrs, ...(b.native ? { content: { native_type: b.native } } : {}) };
-      parts.push(base('text', { content_text: redact(b.text), attributes: Object.keys(attrs).length ? json(attrs) : null }));
+      const text = b.text ?? `[${b.native ?? 'content'}]`;
+      parts.push(base('text', { content_text: b.text === null ? text : redact(text), attributes: Object.keys(attrs).length ? json(attrs) : null }));
     }
     if (blocks.length === 0 && m.replyText) {
       parts.push(base('text', { content_text: redact(m.replyText), attributes: json({ ...kindAttrs, hermes: { ...(kindAttrs as { hermes?: object }).hermes, reply_from: 'codex_message_items_or_api_content' } }) }));
     }
+  }
+  // The first part always says what came just before it was rewound (its text part may not be first).
+  const first = parts[0];
+  if (first && m.afterRewind > 0) {
+    const prev = first.attributes ? (JSON.parse(first.attributes as string) as { hermes?: object }) : {};
+    first.attributes = json({ ...prev, hermes: { ...prev.hermes, after_rewind: m.afterRewind } });
   }
   const last = parts[parts.length - 1];
   if (last) {

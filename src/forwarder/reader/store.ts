@@ -41,10 +41,20 @@ export class StoreReader {
   #usage: ReturnType<Db['prepare']> | null = null;
   #session: ReturnType<Db['prepare']> | null = null;
 
-  constructor(db: Db, path: string) {
+  /**
+   * @param schemaCache columns per store path, reused while SQLite's schema cookie (`PRAGMA schema_version`, bumped
+   * by every CREATE/ALTER) is the same: introspecting every table on every tick costs more than the tick's reads.
+   */
+  constructor(db: Db, path: string, schemaCache?: Map<string, { cookie: number; columns: Map<string, Set<string>> }>) {
     this.db = db;
     this.path = path;
-    this.columns = introspect(db);
+    const cookie = db.pragma('schema_version', { simple: true }) as number;
+    const cached = schemaCache?.get(path);
+    if (cached && cached.cookie === cookie) this.columns = cached.columns;
+    else {
+      this.columns = introspect(db);
+      schemaCache?.set(path, { cookie, columns: this.columns });
+    }
   }
 
   has(table: string, column?: string): boolean {
@@ -67,14 +77,11 @@ export class StoreReader {
     return { schemaVersion: version, journalMode, generation, identity: `${file}|v${version ?? '?'}|${generation ?? '-'}`, maxMessageId };
   }
 
-  /** One mark per session: a scan of `sessions` (plus per-session usage totals), no message is read. */
+  /** One mark per session: a scan of `sessions`, no message is read (usage-only changes: see usageStamp). */
   marks(): SessionMark[] {
     if (!this.has('sessions')) return [];
     const cols = selectList(this.columns.get('sessions'), FINGERPRINT, 's');
-    const usage = this.has('session_model_usage')
-      ? "(SELECT SUM(api_call_count) || '/' || TOTAL(input_tokens + output_tokens) || '/' || MAX(last_seen) FROM session_model_usage u WHERE u.session_id = s.id)"
-      : "''";
-    const rows = this.db.prepare(`SELECT s.id AS id, ${cols}, ${usage} AS usage FROM sessions s ORDER BY s.id`).raw().all() as unknown[][];
+    const rows = this.db.prepare(`SELECT s.id AS id, ${cols} FROM sessions s ORDER BY s.id`).raw().all() as unknown[][];
     return rows.map((r) => {
       // A garbage time (5e+246) is no activity: it would put the session inside every window.
       const activity = Math.max(...[r[4], r[5], r[21]].map((v) => (validEpoch(v) ? v : 0)));
@@ -82,10 +89,30 @@ export class StoreReader {
     });
   }
 
+  /**
+   * A stamp of all of `session_model_usage` (rows, calls, tokens, newest `last_seen`): auxiliary usage changes only
+   * that table, never the session row. Null when the store has no such table.
+   */
+  usageStamp(): { stamp: string; lastSeen: number } | null {
+    if (!this.has('session_model_usage')) return null;
+    const r = this.db.prepare('SELECT COUNT(*), TOTAL(api_call_count), TOTAL(input_tokens + output_tokens), MAX(last_seen) FROM session_model_usage').raw().get() as [number, number, number, number | null];
+    return { stamp: r.join('/'), lastSeen: typeof r[3] === 'number' ? r[3] : 0 };
+  }
+
+  /** Sessions with usage rows written after `lastSeen` (every session with usage when null). */
+  usageChangedSince(lastSeen: number | null): Set<string> {
+    if (!this.has('session_model_usage')) return new Set();
+    const rows = lastSeen === null
+      ? this.db.prepare('SELECT DISTINCT session_id FROM session_model_usage').pluck().all()
+      : this.db.prepare('SELECT DISTINCT session_id FROM session_model_usage WHERE last_seen > ?').pluck().all(lastSeen);
+    return new Set((rows as unknown[]).map(String));
+  }
+
   /** Sessions that have messages with ids above `afterId`, with their newest id. */
   newMessages(afterId: number): Map<string, number> {
     if (!this.has('messages')) return new Map();
-    const rows = this.db.prepare('SELECT session_id, MAX(id) FROM messages WHERE id > ? GROUP BY session_id').raw().all(afterId) as [string, number][];
+    // NOT INDEXED: a range of the rowid itself; with an index SQLite would scan all of it to skip a sort.
+    const rows = this.db.prepare('SELECT session_id, MAX(id) FROM messages NOT INDEXED WHERE id > ? GROUP BY session_id').raw().all(afterId) as [string, number][];
     return new Map(rows.map(([s, m]) => [String(s), m]));
   }
 

@@ -39,6 +39,7 @@ export interface SessionCursor {
 export interface Cursors {
   identity: string | null;
   maxMessageId: number;
+  usageStamp: string | null;
   sessions: Map<string, SessionCursor>;
   quarantine: Map<string, { failures: number; retryAt: number; lastError: string }>;
 }
@@ -48,5 +49,10 @@ export interface Sink {
   write(batch: Batch): void;
   /** The cursors last committed for a store (empty for a store never read). */
   cursors(store: string): Cursors;
+  /**
+   * Changes whenever another process commits to the sink (SQLite's `PRAGMA data_version`): cursors cached in memory
+   * are then loaded again. A sink that cannot tell returns a fresh value every time (no caching).
+   */
+  dataVersion(): number;
   close(): void;
 }

@@ -13,7 +13,7 @@ const q = (n: string) => `"${n}"`;
 
 export function createTableSql(t: DatasetTable): string {
   const cols = t.columns.map((c) => `${q(c.name)} ${c.type === 'JSON' ? 'TEXT' : c.type}${c.notNull ? ' NOT NULL' : ''}`);
-  return `CREATE TABLE IF NOT EXISTS ${q(t.name)} (${[...cols, `PRIMARY KEY (${t.primaryKey.map(q).join(', ')})`].join(', ')})`;
+  return `CREATE TABLE IF NOT EXISTS ${q(t.name)} (${[...cols, `PRIMARY KEY (${t.primaryKey.map(q).join(', ')})`].join(', ')})${t.withoutRowid ? ' WITHOUT ROWID' : ''}`;
 }
 
 function indexSql(t: DatasetTable): string[] {
@@ -50,6 +50,7 @@ export function openDataset(home: string): Db {
     db.pragma('busy_timeout = 5000');
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
+    db.pragma('cache_size = -32768'); // 32 MiB: a backfill's b-tree pages stay in memory
     if (fresh) chmodSync(path, 0o600);
     migrate(db, path);
     return db;

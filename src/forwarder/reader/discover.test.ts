@@ -1,0 +1,87 @@
+// Where Hermes keeps its stores (spec state-db §2, forwarding §6.1 item 11, §6.4 item 28; checklist §5.3 #29):
+// the default home, HERMES_HOME, every profile, explicit paths, and the PostgreSQL backend detected.
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { tempDir } from '../../state-db/testing/fixtures.js';
+import { backendOf, discoverStores, profileOf } from './discover.js';
+
+function withHome(fn: (home: string) => void): () => void {
+  return () => {
+    const { dir, cleanup } = tempDir('hermetic-discover-');
+    try {
+      fn(dir);
+    } finally {
+      cleanup();
+    }
+  };
+}
+const touch = (path: string, text = 'x') => { mkdirSync(join(path, '..'), { recursive: true }); writeFileSync(path, text); };
+
+test('the default store is <home>/.hermes/state.db, profile default (§5.3 #29)', withHome((home) => {
+  touch(join(home, '.hermes', 'state.db'));
+  assert.deepEqual(discoverStores({ home }), [{ path: join(home, '.hermes', 'state.db'), profile: 'default', hermesHome: join(home, '.hermes'), backend: 'sqlite', warning: null, exists: true }]);
+}));
+
+test('a Hermes home without state.db yet is still listed (it idles with an error); no Hermes home lists nothing', withHome((home) => {
+  assert.deepEqual(discoverStores({ home }), []);
+  mkdirSync(join(home, '.hermes'));
+  assert.deepEqual(discoverStores({ home }).map((r) => [r.path, r.exists]), [[join(home, '.hermes', 'state.db'), false]]);
+}));
+
+test('HERMES_HOME comes first, then ~/.hermes, each with its profiles in name order (profiles without a store skipped)', withHome((home) => {
+  const hh = join(home, 'custom-hermes');
+  touch(join(hh, 'state.db'));
+  touch(join(hh, 'profiles', 'zeta', 'state.db'));
+  touch(join(hh, 'profiles', 'alpha', 'state.db'));
+  mkdirSync(join(hh, 'profiles', 'empty'), { recursive: true });
+  touch(join(hh, 'profiles', 'not-a-dir'));
+  touch(join(home, '.hermes', 'profiles', 'coder', 'state.db'));
+  assert.deepEqual(discoverStores({ home, hermesHome: hh }).map((r) => [r.path, r.profile, r.hermesHome]), [
+    [join(hh, 'state.db'), 'default', hh],
+    [join(hh, 'profiles', 'alpha', 'state.db'), 'alpha', join(hh, 'profiles', 'alpha')],
+    [join(hh, 'profiles', 'zeta', 'state.db'), 'zeta', join(hh, 'profiles', 'zeta')],
+    [join(home, '.hermes', 'state.db'), 'default', join(home, '.hermes')],
+    [join(home, '.hermes', 'profiles', 'coder', 'state.db'), 'coder', join(home, '.hermes', 'profiles', 'coder')],
+  ]);
+}));
+
+test('HERMES_HOME equal to ~/.hermes is read once', withHome((home) => {
+  touch(join(home, '.hermes', 'state.db'));
+  assert.equal(discoverStores({ home, hermesHome: join(home, '.hermes') }).length, 1);
+}));
+
+test('explicit paths are the only ones read, resolved and de-duplicated, with the profile their place implies', withHome((home) => {
+  touch(join(home, '.hermes', 'state.db'));
+  const a = join(home, 'h', 'profiles', 'ops', 'state.db');
+  const stores = discoverStores({ home, explicit: [a, `${join(home, 'h', 'profiles', 'ops')}/../ops/state.db`, join(home, 'x.db')] });
+  assert.deepEqual(stores.map((r) => [r.path, r.profile, r.exists]), [[a, 'ops', false], [join(home, 'x.db'), 'default', false]]);
+}));
+
+test('a profile whose config.yaml selects PostgreSQL is reported with a warning, with or without a stale state.db (§6.1 item 11)', withHome((home) => {
+  const pg = join(home, '.hermes', 'profiles', 'pg');
+  touch(join(pg, 'config.yaml'), 'database:\n  backend: PostgreSQL\n');
+  touch(join(home, '.hermes', 'config.yaml'), 'database:\n  backend: postgres\n');
+  touch(join(home, '.hermes', 'state.db'));
+  assert.deepEqual(discoverStores({ home }).map((r) => [r.profile, r.backend, r.exists, r.warning]), [
+    ['default', 'postgres', true, `${join(home, '.hermes', 'config.yaml')} selects Hermes's PostgreSQL backend: its sessions are not in state.db, and the forwarder does not read PostgreSQL yet`],
+    ['pg', 'postgres', false, `${join(pg, 'config.yaml')} selects Hermes's PostgreSQL backend: its sessions are not in state.db, and the forwarder does not read PostgreSQL yet`],
+  ]);
+}));
+
+test('config.yaml without a postgres backend, or none at all, means SQLite; unreadable YAML is a warning', withHome((home) => {
+  assert.deepEqual(backendOf(home), { backend: 'sqlite', warning: null });
+  touch(join(home, 'config.yaml'), 'database:\n  backend: sqlite\nmodel: gpt-5\n');
+  assert.deepEqual(backendOf(home), { backend: 'sqlite', warning: null });
+  touch(join(home, 'config.yaml'), 'database: [unclosed\n');
+  const r = backendOf(home);
+  assert.equal(r.backend, 'sqlite');
+  assert.match(r.warning!, new RegExp(`^${join(home, 'config.yaml').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} could not be read as YAML \\(.+\\); assuming the SQLite backend$`));
+}));
+
+test('the profile of a store path: <root>/profiles/<name>/state.db is <name>, anything else default', () => {
+  assert.equal(profileOf('/h/.hermes/profiles/coder/state.db'), 'coder');
+  assert.equal(profileOf('/h/.hermes/state.db'), 'default');
+  assert.equal(profileOf('/tmp/state.db'), 'default');
+});

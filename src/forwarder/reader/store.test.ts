@@ -1,0 +1,183 @@
+// Every query the forwarder runs against a state.db (spec forwarding §6.1 items 1 and 4, §6.3 items 18 and 22;
+// checklist §5.1 #1–#2): columns by name with NULL for missing ones, sessions in id order, messages of every
+// generation, the joined v25 prompt, ancestors, the store's identity and the cheap change marks.
+import assert from 'node:assert/strict';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { createIdSource } from '../../shared/ids.js';
+import { createStore } from '../../state-db/schema/create.js';
+import { tempDir } from '../../state-db/testing/fixtures.js';
+import { StateDbWriter } from '../../state-db/writer/index.js';
+import { MESSAGE_COLUMNS, SESSION_COLUMNS } from './columns.js';
+import { readStore } from './connection.js';
+import { StoreReader } from './store.js';
+
+const T0 = 1784000000;
+
+function withWriter(level: number, fn: (w: StateDbWriter, read: <T>(f: (r: StoreReader) => T) => T, path: string) => void, createdAt = level): () => void {
+  return () => {
+    const { dir, cleanup } = tempDir('hermetic-store-');
+    const path = join(dir, 'state.db');
+    const db = createStore({ path, level, createdAt, journal: 'delete', fts: false, generation: 'gen-0001' });
+    let t = T0;
+    const w = new StateDbWriter(db, { now: () => (t += 1), ids: createIdSource('store-test') });
+    try {
+      fn(w, (f) => readStore(path, (conn) => f(new StoreReader(conn, path))), path);
+    } finally {
+      db.close();
+      cleanup();
+    }
+  };
+}
+
+test('marks list every session in id order, whatever order they were written in (§5.1 #1)', withWriter(31, (w, read) => {
+  for (const id of ['20260714_120000_bbbbbb', '20260714_090000_aaaaaa', 'sess_imported', '20260714_150000_cccccc']) w.createSession({ id, source: 'cli', started_at: T0 });
+  assert.deepEqual(read((r) => r.marks().map((m) => m.id)), ['20260714_090000_aaaaaa', '20260714_120000_bbbbbb', '20260714_150000_cccccc', 'sess_imported']);
+}));
+
+test('a session row has every column Hermes ever had, by name, NULL where this store lacks it (§5.1 #1, §6.1 item 1)', withWriter(2, (w, read) => {
+  w.createSession({ id: 's1', source: 'cli', model: 'gpt-5', started_at: T0 });
+  const row = read((r) => r.session('s1'))!;
+  assert.deepEqual(Object.keys(row), SESSION_COLUMNS);
+  assert.deepEqual([row.id, row.source, row.model, row.started_at, row.cwd, row.api_call_count, row.system_prompt_hash, row.billing_base_url], ['s1', 'cli', 'gpt-5', T0, null, null, null, null]);
+  assert.equal(read((r) => r.session('nope')), undefined);
+}));
+
+test('on a store created at v12 and migrated (appended column order) columns are still read by name', withWriter(31, (w, read) => {
+  w.createSession({ id: 's1', source: 'cli', model: 'gpt-5', started_at: T0, cwd: '/home/dev/p', git_branch: 'main', profile_name: 'coder' });
+  w.updateTokenCounts('s1', { input_tokens: 10, output_tokens: 2, cache_read_tokens: 7, api_calls: 3, estimated_cost_usd: 0.5 });
+  const row = read((r) => r.session('s1'))!;
+  assert.deepEqual([row.cwd, row.git_branch, row.input_tokens, row.output_tokens, row.cache_read_tokens, row.api_call_count, row.estimated_cost_usd],
+    ['/home/dev/p', 'main', 10, 2, 7, 3, 0.5]);
+}, 12));
+
+test('a session\'s messages come in id order with tool-call and reasoning fields; a session without messages has none (§5.1 #2)', withWriter(31, (w, read) => {
+  w.createSession({ id: 's1', source: 'cli', started_at: T0 });
+  w.createSession({ id: 'empty', source: 'cli', started_at: T0 });
+  const calls = [{ id: 'call_1', type: 'function' as const, function: { name: 'terminal', arguments: '{"command": "ls"}' } }];
+  const [a, b, c] = w.appendMessages('s1', [
+    { role: 'user', content: 'list', timestamp: T0 + 1 },
+    { role: 'assistant', content: null, tool_calls: calls, reasoning: 'look', reasoning_content: 'native', finish_reason: 'tool_calls', timestamp: T0 + 2 },
+    { role: 'tool', content: 'a.py', tool_call_id: 'call_1', tool_name: 'terminal', timestamp: T0 + 3 },
+  ]);
+  const rows = read((r) => r.messages('s1'));
+  assert.deepEqual(Object.keys(rows[0]!), MESSAGE_COLUMNS);
+  assert.deepEqual(rows.map((m) => [m.id, m.role, m.content, m.tool_calls, m.tool_call_id, m.tool_name, m.reasoning, m.reasoning_content, m.finish_reason, m.timestamp]), [
+    [a, 'user', 'list', null, null, null, null, null, null, T0 + 1],
+    [b, 'assistant', null, '[{"id": "call_1", "type": "function", "function": {"name": "terminal", "arguments": "{\\"command\\": \\"ls\\"}"}}]', null, null, 'look', 'native', 'tool_calls', T0 + 2],
+    [c, 'tool', 'a.py', null, 'call_1', 'terminal', null, null, null, T0 + 3],
+  ]);
+  assert.deepEqual(read((r) => r.messages('empty')), []);
+}));
+
+test('messages of every generation are read (archived and rewound rows too), so the normalizer can tell them apart', withWriter(31, (w, read) => {
+  w.createSession({ id: 's1', source: 'cli', started_at: T0 });
+  const ids = w.appendMessages('s1', [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'user', content: 'c' }]);
+  w.rewind('s1', ids[0]!);
+  assert.deepEqual(read((r) => r.messages('s1').map((m) => [m.id, m.active])), [[ids[0], 1], [ids[1], 0], [ids[2], 0]]);
+}));
+
+test('on v25+ the system prompt is joined from system_prompts; an inline prompt is preferred; an unknown hash gives null (§6.1 item 4)', withWriter(31, (w, read) => {
+  w.createSession({ id: 'joined', source: 'cli', started_at: T0, system_prompt: 'You are Hermes.' });
+  w.createSession({ id: 'inline', source: 'cli', started_at: T0, system_prompt: 'Stored prompt.' });
+  w.updateSession('inline', { system_prompt: 'Inline prompt.' });
+  w.createSession({ id: 'dangling', source: 'cli', started_at: T0 });
+  w.db.pragma('foreign_keys = OFF');
+  w.updateSession('dangling', { system_prompt_hash: 'f'.repeat(64) });
+  assert.deepEqual(read((r) => ['joined', 'inline', 'dangling'].map((id) => r.systemPrompt(r.session(id)!))), ['You are Hermes.', 'Inline prompt.', null]);
+  assert.equal(read((r) => r.session('joined')!.system_prompt), null);
+}));
+
+test('before v25 the inline prompt is the prompt', withWriter(22, (w, read) => {
+  w.createSession({ id: 's', source: 'cli', started_at: T0, system_prompt: 'Old inline.' });
+  assert.equal(read((r) => r.systemPrompt(r.session('s')!)), 'Old inline.');
+}));
+
+test('ancestors come nearest first and stop at a missing parent or a cycle', withWriter(31, (w, read) => {
+  w.db.pragma('foreign_keys = OFF');
+  w.createSession({ id: 'root', source: 'cli', started_at: T0 });
+  w.createSession({ id: 'mid', source: 'cli', started_at: T0, parent_session_id: 'root' });
+  w.createSession({ id: 'leaf', source: 'subagent', started_at: T0, parent_session_id: 'mid' });
+  w.createSession({ id: 'orphan', source: 'cli', started_at: T0, parent_session_id: 'gone' });
+  w.createSession({ id: 'loop-a', source: 'cli', started_at: T0, parent_session_id: 'loop-b' });
+  w.createSession({ id: 'loop-b', source: 'cli', started_at: T0, parent_session_id: 'loop-a' });
+  assert.deepEqual(read((r) => r.parents(r.session('leaf')!).map((p) => p.id)), ['mid', 'root']);
+  assert.deepEqual(read((r) => r.parents(r.session('orphan')!).map((p) => p.id)), []);
+  assert.deepEqual(read((r) => r.parents(r.session('loop-a')!).map((p) => p.id)), ['loop-b']);
+}));
+
+test('store facts: schema version, journal mode, generation key, identity from dev:ino, newest message id', withWriter(31, (w, read, path) => {
+  w.createSession({ id: 's', source: 'cli', started_at: T0 });
+  const [, last] = w.appendMessages('s', [{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }]);
+  const st = statSync(path);
+  assert.deepEqual(read((r) => r.facts()), { schemaVersion: 30, journalMode: 'delete', generation: 'gen-0001', identity: `${st.dev}:${st.ino}|v30|gen-0001`, maxMessageId: last });
+}));
+
+test('an old store without state_meta has no generation; an empty one has message id 0', withWriter(2, (_w, read, path) => {
+  const st = statSync(path);
+  assert.deepEqual(read((r) => r.facts()), { schemaVersion: 2, journalMode: 'delete', generation: null, identity: `${st.dev}:${st.ino}|v2|-`, maxMessageId: 0 });
+}));
+
+test('a mark changes when the session\'s end, counters or title change, and not otherwise', withWriter(31, (w, read) => {
+  w.createSession({ id: 's', source: 'cli', started_at: T0, model: 'gpt-5' });
+  const mark = () => read((r) => r.marks()[0]!.fingerprint);
+  const seen = [mark()];
+  assert.equal(mark(), seen[0]);
+  w.endSession('s', 'user_exit', T0 + 50);
+  seen.push(mark());
+  w.updateTokenCounts('s', { input_tokens: 5 });
+  seen.push(mark());
+  w.updateSession('s', { title: 'named' });
+  seen.push(mark());
+  w.reopenSession('s');
+  seen.push(mark());
+  assert.equal(new Set(seen).size, 5);
+}));
+
+test('new messages are found per session above a message id', withWriter(31, (w, read) => {
+  w.createSession({ id: 'a', source: 'cli', started_at: T0 });
+  w.createSession({ id: 'b', source: 'cli', started_at: T0 });
+  const [a1] = w.appendMessages('a', [{ role: 'user', content: '1' }]);
+  const [b1, b2] = w.appendMessages('b', [{ role: 'user', content: '2' }, { role: 'user', content: '3' }]);
+  assert.deepEqual([...read((r) => r.newMessages(0))], [['a', a1], ['b', b2]]);
+  assert.deepEqual([...read((r) => r.newMessages(b1!))], [['b', b2]]);
+  assert.deepEqual([...read((r) => r.newMessages(b2!))], []);
+}));
+
+test('a garbage time counts as no activity: neither the session marks nor the last message time take 5e+246', withWriter(31, (w, read) => {
+  w.createSession({ id: 's', source: 'cli', started_at: T0 });
+  w.appendMessages('s', [{ role: 'user', content: 'ok', timestamp: T0 + 10 }]);
+  w.appendMessage('s', { role: 'assistant', content: 'salvaged', timestamp: 5e246 });
+  w.updateSession('s', { last_activity_at: 5e246 });
+  w.createSession({ id: 'bad-start', source: 'cli', started_at: 5e246 });
+  assert.deepEqual(read((r) => r.marks().map((m) => [m.id, m.activity])), [['bad-start', 0], ['s', T0]]);
+  assert.deepEqual([...read((r) => r.lastMessageAt(['s', 'bad-start']))], [['s', T0 + 10]]);
+}));
+
+test('the last activity of a mark is the latest of start, end and Hermes\'s heartbeat', withWriter(31, (w, read) => {
+  w.createSession({ id: 's', source: 'cli', started_at: T0 });
+  w.updateSession('s', { last_activity_at: T0 + 30 });
+  assert.equal(read((r) => r.marks()[0]!.activity), T0 + 30);
+  w.endSession('s', 'done', T0 + 90);
+  assert.equal(read((r) => r.marks()[0]!.activity), T0 + 90);
+}));
+
+test('per-route usage rows are read in key order (none before v20)', withWriter(31, (w, read) => {
+  w.createSession({ id: 's', source: 'cli', started_at: T0, model: 'gpt-5' });
+  w.recordAuxiliaryUsage('s', 'vision', { model: 'b-model', billing_provider: 'openai', input_tokens: 1 });
+  w.recordAuxiliaryUsage('s', 'compression', { model: 'a-model', billing_provider: 'openrouter', input_tokens: 2 });
+  w.updateTokenCounts('s', { model: 'gpt-5', billing_provider: 'openai', input_tokens: 3 });
+  assert.deepEqual(read((r) => r.modelUsage('s').map((u) => [u.model, u.task, u.input_tokens])), [['a-model', 'compression', 2], ['b-model', 'vision', 1], ['gpt-5', '', 3]]);
+}));
+
+test('a store before v20 has no per-route usage', withWriter(9, (w, read) => {
+  w.createSession({ id: 's', source: 'cli', started_at: T0 });
+  assert.deepEqual(read((r) => r.modelUsage('s')), []);
+}));
+
+test('snapshot runs its reads in one transaction and returns their value', withWriter(31, (w, read) => {
+  w.createSession({ id: 's', source: 'cli', started_at: T0 });
+  assert.deepEqual(read((r) => r.snapshot(() => [r.db.inTransaction, r.marks().length])), [true, 1]);
+  assert.equal(read((r) => { r.snapshot(() => 1); return r.db.inTransaction; }), false);
+}));
