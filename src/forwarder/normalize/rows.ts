@@ -58,14 +58,17 @@ export function normalizeMessages(rows: readonly Row[], startedAt: number): Norm
   const usedLogical = new Set<number>();
   // A row archived with active 0, compacted 0 is a rewind, undo or replace — unless a live clone carries it on (the
   // verbatim tail of an in-place compaction), which is not a rewind.
+  // Identities only matter when some row is archived (a clone then maps back to its original); most sessions have
+  // none, and hashing every row's content would be most of the normalizer's time.
+  const archived = rows.some((r) => !isLive(r));
   const liveKeys = new Set<string>();
-  for (const row of rows) if (isLive(row)) liveKeys.add(identityKey(row));
+  if (archived) for (const row of rows) if (isLive(row)) liveKeys.add(identityKey(row));
   let rewoundSince = 0;
   for (const row of rows) {
     const id = int(row.id) ?? 0;
     if (id > maxMessageId) maxMessageId = id;
-    const key = identityKey(row);
-    if (!firstOf.has(key)) firstOf.set(key, id);
+    const key = archived ? identityKey(row) : '';
+    if (archived && !firstOf.has(key)) firstOf.set(key, id);
     let createdAt = row.timestamp as number;
     let repaired = false;
     if (!validEpoch(createdAt)) {
@@ -86,7 +89,7 @@ export function normalizeMessages(rows: readonly Row[], startedAt: number): Norm
     const calls = decodeToolCalls(row.tool_calls);
     if (calls.problem) issues.push({ messageId: id, field: 'tool_calls', problem: calls.problem });
     const order = int(row.display_order);
-    const first = firstOf.get(key)!;
+    const first = archived ? firstOf.get(key)! : id;
     // Hermes moves display_order to the clone once compaction hides the carried original (active 0, compacted 0):
     // the first row of the identity over every generation keeps the logical id, and so the part ids, stable.
     // Two live rows never share a logical id (ids of parts hang on it): a second one keeps its own row id.

@@ -56,14 +56,14 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
   const sink = options.sink ?? SqliteSink.open(home);
   const policy: PolicyResolver = createPolicyResolver({ stateDir: home, now });
   const stores = () => discoverStores({ home: options.userHome ?? homedir(), hermesHome: options.hermesHome ?? process.env.HERMES_HOME, explicit: options.stateDbs ?? [] });
-  const copied = new Map<string, string>();
+  const stamps = new Map<string, string>();
   const cursorCache = new CursorCache(sink);
   const schemaCache = new Map<string, { cookie: number; columns: Map<string, Set<string>> }>();
   const pass = (origin: 'backfill' | 'forward', o: PassOptions = {}) => stores().map((ref) => {
     o.onStore?.(ref);
     return stepStore(ref, {
       sink, policy, redact: options.redact ?? false, origin, now: () => now() / 1000,
-      window: { since: o.since, until: o.until }, copied: origin === 'forward' ? copied : undefined, cursorCache, schemaCache, onProgress: o.onProgress, beforeWrite: o.beforeWrite,
+      window: { since: o.since, until: o.until }, stamps: origin === 'forward' ? stamps : undefined, cursorCache, schemaCache, onProgress: o.onProgress, beforeWrite: o.beforeWrite,
     });
   });
   return {

@@ -1,7 +1,7 @@
 // One pass over one store: the only place the stages meet (read → normalize/project → policy → write with cursors).
 // Backfill and forward both run it; only the window and the origin differ.
 import { HermeticError } from '../../shared/errors.js';
-import { fileSignature, readsCopy } from '../../shared/sqlite.js';
+import { changeStamp } from '../reader/stamp.js';
 import type { RecordOf } from '../dataset/columns.js';
 import type { PolicyResolver } from '../policy/index.js';
 import { strictest, type PolicyClass } from '../policy/index.js';
@@ -27,10 +27,10 @@ export interface StepOptions {
   batchMessages?: number;
   onProgress?: (done: number, total: number) => void;
   /**
-   * File signatures of stores last read through a private copy (forward passes only): such a store has no live
-   * writer, so while its files are unchanged the pass skips it without copying it again.
+   * Each store's commit stamp after the last complete pass (forward passes only): while it is unchanged nothing has
+   * committed to the store, and the pass skips it without opening it (reader/stamp.ts).
    */
-  copied?: Map<string, string>;
+  stamps?: Map<string, string>;
   /** Cursors kept in memory between passes (they follow commits); without it they are loaded every pass. */
   cursorCache?: CursorCache;
   /** Column maps per store, reused while the store's schema cookie is unchanged. */
@@ -95,10 +95,13 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
     sink.write(batch);
     options.cursorCache?.committed(batch);
   };
-  const signature = options.copied && readsCopy(ref.path) ? fileSignature(ref.path) : null;
-  if (signature !== null && cursors.identity !== null && options.copied!.get(ref.path) === signature) {
-    result.read = 'copy';
-    result.sessionsUnchanged = cursors.sessions.size;
+  // Nothing committed since the last complete pass, and nobody waits in quarantine: nothing to read.
+  const stamp = options.stamps ? changeStamp(ref.path) : null;
+  const due = [...cursors.quarantine.values()].some((q) => q.retryAt <= options.now());
+  if (stamp !== null && !due && cursors.identity !== null && options.stamps!.get(ref.path) === stamp) {
+    result.sessionsUnchanged = [...cursors.sessions.values()].filter((c) => c.fingerprint !== REMOVED).length;
+    result.sessionsSeen = result.sessionsUnchanged + cursors.quarantine.size;
+    result.sessionsWaiting = cursors.quarantine.size;
     return result;
   }
   try {
@@ -112,7 +115,9 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
         // Auxiliary usage touches only session_model_usage: find the sessions it touched since the last stamp.
         const before = replaced || cursors.usageStamp === null ? null : Number(cursors.usageStamp.split('/')[3]) || 0;
         const changed = u === null || (!replaced && cursors.usageStamp === u.stamp) ? new Set<string>() : reader.usageChangedSince(before);
-        return { facts: f, marks: reader.marks(), fresh: reader.newMessages(replaced ? 0 : cursors.maxMessageId), usage: u, usageChanged: changed };
+        // With no cursor at all (a first backfill) every session is read anyway: no need to look for new ids.
+        const fresh = cursors.sessions.size === 0 ? new Map<string, number>() : reader.newMessages(replaced ? 0 : cursors.maxMessageId);
+        return { facts: f, marks: reader.marks(), fresh, usage: u, usageChanged: changed };
       });
       result.schemaVersion = facts.schemaVersion;
       result.journalMode = facts.journalMode;
@@ -121,7 +126,8 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
       result.sessionsSeen = marks.length;
       const now = options.now();
       const present = new Set(marks.map((m) => m.id));
-      const removed = result.replaced ? [] : [...known].filter(([id, c]) => !present.has(id) && c.fingerprint !== REMOVED).map(([id]) => id);
+      // Sessions the store no longer has (also across a replacement: a restored file may lack some).
+      const removed = [...cursors.sessions].filter(([id, c]) => !present.has(id) && c.fingerprint !== REMOVED).map(([id]) => id);
       result.sessionsRemoved = removed.length;
 
       // Which sessions to read: changed ones (fingerprint or new messages), not waiting in quarantine, in the window.
@@ -146,7 +152,7 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
 
       const identity = facts.identity;
       const batchSessions = options.batchSessions ?? 200;
-      const batchMessages = options.batchMessages ?? 20000;
+      const batchMessages = options.batchMessages ?? 5000;
       let done = 0;
       let reset = result.replaced;
       let i = 0;
@@ -187,7 +193,7 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
         if (last) break;
       }
     });
-    if (signature !== null && result.read === 'copy' && result.sessionsQuarantined === 0) options.copied!.set(ref.path, signature);
+    if (stamp !== null) options.stamps!.set(ref.path, stamp);
   } catch (e) {
     const err = e instanceof HermeticError ? e : new HermeticError('HERMETIC_READER_OPEN', `Cannot read ${ref.path}: ${(e as Error).message}.`);
     result.error = { code: err.code, message: err.message };

@@ -9,7 +9,7 @@ import { createIdSource } from '../../shared/ids.js';
 import { createStore } from '../../state-db/schema/create.js';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { StateDbWriter } from '../../state-db/writer/index.js';
-import { MESSAGE_COLUMNS, SESSION_COLUMNS } from './columns.js';
+import { MESSAGE_READ_COLUMNS, SESSION_COLUMNS } from './columns.js';
 import { readStore } from './connection.js';
 import { StoreReader } from './store.js';
 
@@ -62,7 +62,7 @@ test('a session\'s messages come in id order with tool-call and reasoning fields
     { role: 'tool', content: 'a.py', tool_call_id: 'call_1', tool_name: 'terminal', timestamp: T0 + 3 },
   ]);
   const rows = read((r) => r.messages('s1'));
-  assert.deepEqual(Object.keys(rows[0]!), MESSAGE_COLUMNS);
+  assert.deepEqual(Object.keys(rows[0]!), MESSAGE_READ_COLUMNS);
   assert.deepEqual(rows.map((m) => [m.id, m.role, m.content, m.tool_calls, m.tool_call_id, m.tool_name, m.reasoning, m.reasoning_content, m.finish_reason, m.timestamp]), [
     [a, 'user', 'list', null, null, null, null, null, null, T0 + 1],
     [b, 'assistant', null, '[{"id": "call_1", "type": "function", "function": {"name": "terminal", "arguments": "{\\"command\\": \\"ls\\"}"}}]', null, null, 'look', 'native', 'tool_calls', T0 + 2],

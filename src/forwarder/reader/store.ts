@@ -3,7 +3,7 @@
 import { statSync } from 'node:fs';
 import type { Db } from '../../shared/sqlite.js';
 import { EPOCH_MAX, EPOCH_MIN, validEpoch } from '../normalize/index.js';
-import { introspect, MESSAGE_COLUMNS, MODEL_USAGE_COLUMNS, selectList, SESSION_COLUMNS } from './columns.js';
+import { introspect, MESSAGE_READ_COLUMNS, MODEL_USAGE_COLUMNS, selectList, SESSION_COLUMNS } from './columns.js';
 
 export type Row = Record<string, unknown>;
 
@@ -40,6 +40,9 @@ export class StoreReader {
   #messages: ReturnType<Db['prepare']> | null = null;
   #usage: ReturnType<Db['prepare']> | null = null;
   #session: ReturnType<Db['prepare']> | null = null;
+  #daily: ReturnType<Db['prepare']> | null = null;
+  #prompt: ReturnType<Db['prepare']> | null = null;
+  readonly #prompts = new Map<string, string | null>();
 
   /**
    * @param schemaCache columns per store path, reused while SQLite's schema cookie (`PRAGMA schema_version`, bumped
@@ -80,12 +83,18 @@ export class StoreReader {
   /** One mark per session: a scan of `sessions`, no message is read (usage-only changes: see usageStamp). */
   marks(): SessionMark[] {
     if (!this.has('sessions')) return [];
-    const cols = selectList(this.columns.get('sessions'), FINGERPRINT, 's');
-    const rows = this.db.prepare(`SELECT s.id AS id, ${cols} FROM sessions s ORDER BY s.id`).raw().all() as unknown[][];
+    const have = this.columns.get('sessions')!;
+    // The fingerprint is built by SQLite (quote() keeps NULL, text and numbers apart): one string per row instead of
+    // 25 values to materialize and encode. Sorted here, not by ORDER BY: walking the TEXT primary key's index costs a
+    // table lookup per row.
+    const fp = FINGERPRINT.map((c) => (have.has(c) ? `quote(s."${c}")` : "'N'")).join(" || '|' || ");
+    const time = (c: string) => (have.has(c) ? `s."${c}"` : 'NULL');
+    const rows = (this.db.prepare(`SELECT s.id, ${fp}, ${time('started_at')}, ${time('ended_at')}, ${time('last_activity_at')} FROM sessions s`).raw().all() as unknown[][])
+      .sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : String(a[0]) > String(b[0]) ? 1 : 0));
     return rows.map((r) => {
       // A garbage time (5e+246) is no activity: it would put the session inside every window.
-      const activity = Math.max(...[r[4], r[5], r[21]].map((v) => (validEpoch(v) ? v : 0)));
-      return { id: String(r[0]), fingerprint: JSON.stringify(r.slice(1)), activity };
+      const activity = Math.max(...[r[2], r[3], r[4]].map((v) => (validEpoch(v) ? v : 0)));
+      return { id: String(r[0]), fingerprint: String(r[1]), activity };
     });
   }
 
@@ -135,7 +144,7 @@ export class StoreReader {
 
   /** Every message row of the session, all generations, in id order. */
   messages(id: string): Row[] {
-    this.#messages ??= this.db.prepare(`SELECT ${selectList(this.columns.get('messages'), MESSAGE_COLUMNS)} FROM messages WHERE session_id = ? ORDER BY id`);
+    this.#messages ??= this.db.prepare(`SELECT ${selectList(this.columns.get('messages'), MESSAGE_READ_COLUMNS)} FROM messages WHERE session_id = ? ORDER BY id`);
     return this.#messages.all(id) as Row[];
   }
 
@@ -148,14 +157,21 @@ export class StoreReader {
   /** The session's per-day usage (post-v30 stores). */
   dailyUsage(id: string): Row[] {
     if (!this.has('session_daily_usage')) return [];
-    return this.db.prepare('SELECT * FROM session_daily_usage WHERE session_id = ? ORDER BY day').all(id) as Row[];
+    this.#daily ??= this.db.prepare('SELECT * FROM session_daily_usage WHERE session_id = ? ORDER BY day');
+    return this.#daily.all(id) as Row[];
   }
 
   /** The session's system prompt: inline when present, else joined from `system_prompts` (v25+). */
   systemPrompt(session: Row): string | null {
     if (typeof session.system_prompt === 'string' && session.system_prompt !== '') return session.system_prompt;
     if (typeof session.system_prompt_hash === 'string' && this.has('system_prompts')) {
-      return (this.db.prepare('SELECT prompt FROM system_prompts WHERE hash = ?').pluck().get(session.system_prompt_hash) as string | undefined) ?? null;
+      // Few prompts, shared by many sessions: each is read once per pass.
+      const hash = session.system_prompt_hash;
+      if (!this.#prompts.has(hash)) {
+        this.#prompt ??= this.db.prepare('SELECT prompt FROM system_prompts WHERE hash = ?').pluck();
+        this.#prompts.set(hash, (this.#prompt.get(hash) as string | undefined) ?? null);
+      }
+      return this.#prompts.get(hash)!;
     }
     return null;
   }
