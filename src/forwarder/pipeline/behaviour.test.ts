@@ -762,8 +762,9 @@ scenario('with redact on, a secret like sk-ant-api03-… is stored masked the wa
     { part_type: 'text', content_text: 'my key is sk-ant...6789 ok', tool_args: null },
     { part_type: 'reasoning', content_text: 'the key sk-ant...6789', tool_args: null },
     { part_type: 'tool_call', content_text: null, tool_args: '{"command":"echo sk-ant...6789"}' },
-    // The env-assignment pass masks to the end of the JSON text, which then no longer parses: kept as a JSON string.
-    { part_type: 'tool_call', content_text: null, tool_args: JSON.stringify(redactSensitiveText(`{"command":"export ANTHROPIC_API_KEY=${KEY}"}`)) },
+    // The whole JSON text masked through its closing quote would no longer parse: each string is masked instead, so
+    // the arguments stay an object.
+    { part_type: 'tool_call', content_text: null, tool_args: JSON.stringify({ command: redactSensitiveText(`export ANTHROPIC_API_KEY=${KEY}`) }) },
     { part_type: 'tool_result', content_text: 'echoed sk-ant...6789', tool_args: null },
   ]);
   assert.deepEqual(h.q('SELECT title, system_prompt FROM sessions'), [{ title: 'key sk-ant...6789', system_prompt: 'Use sk-ant...6789.' }]);

@@ -3,6 +3,7 @@
 // parts; the finish reason and a stored token count ride the last part of the row.
 import type { NormalMessage } from '../normalize/index.js';
 import type { RecordOf } from '../dataset/columns.js';
+import { redactValue } from './redact-json.js';
 
 const BOOKKEEPING = new Set(['session_meta', 'system', 'hidden', 'auto_continue', 'model_switch', 'failed_turn', 'process_complete', 'async_delegation_complete', 'display_other']);
 
@@ -42,7 +43,7 @@ export function partsOf(m: NormalMessage, ctx: PartContext): RecordOf[] {
   const kindAttrs = Object.keys(hermes).length > 0 ? { hermes } : {};
   if (m.reasoning) parts.push(base('reasoning', { content_text: redact(m.reasoning) }));
   for (const call of m.toolCalls ?? []) {
-    const args = call.args === null || call.args === undefined ? null : redactJson(call.args, redact, json);
+    const args = call.args === null || call.args === undefined ? null : json(redactValue(call.args, redact));
     parts.push(base('tool_call', { tool_name: call.name, tool_call_id: call.id, tool_args: args,
       attributes: call.flattened ? json({ hermes: { flattened_call: true } }) : null }));
   }
@@ -79,17 +80,4 @@ export function partsOf(m: NormalMessage, ctx: PartContext): RecordOf[] {
     }
   }
   return parts;
-}
-
-/** Arguments through the redactor: their JSON text is redacted and read back (a string when it no longer parses). */
-function redactJson(value: unknown, redact: (t: string | null) => string | null, json: (v: unknown) => string | null): string | null {
-  const text = json(value);
-  const masked = redact(text);
-  if (masked === text) return text;
-  try {
-    JSON.parse(masked ?? 'null');
-    return masked;
-  } catch {
-    return json(masked);
-  }
 }

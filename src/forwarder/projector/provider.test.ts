@@ -64,3 +64,8 @@ test('hostOf gives the lower-case host only, never the URL (which may carry secr
   assert.equal(hostOf(null), null);
   assert.equal(hostOf(42), null);
 });
+
+test('hermes is never a provider: a route billed as "hermes" with no known host is unknown (spec forwarding §2.6)', () => {
+  assert.equal(normalizeProvider(null, 'hermes'), 'unknown');
+  assert.equal(normalizeProvider(null, 'hermes', 'openrouter'), 'openrouter');
+});

@@ -22,7 +22,8 @@ const HOSTS: Record<string, string> = {
   'api.fireworks.ai': 'fireworks',
 };
 const LOCAL = new Set(['localhost', '127.0.0.1', '::1', '[::1]', '0.0.0.0']);
-const BUCKETS = new Set(['auto', 'custom', '']);
+// Buckets, not providers; and a provider is never `hermes` (spec forwarding §2.6): Hermes routes, it does not serve.
+const BUCKETS = new Set(['auto', 'custom', 'hermes', '']);
 
 /** The host of a base URL, or null when it does not parse. */
 export function hostOf(baseUrl: unknown): string | null {

@@ -6,6 +6,7 @@ import { normalizeMessages, validEpoch, type NormalMessage, type Row } from '../
 import { lineageKind } from './lineage.js';
 import { partsOf } from './parts.js';
 import { hostOf, normalizeProvider } from './provider.js';
+import { redactValue } from './redact-json.js';
 import { scopesOf } from './scope.js';
 import { usageEvent, type Ledger } from './usage.js';
 
@@ -92,7 +93,7 @@ export function projectSession(input: ProjectInput): Projection {
   normalized.live.forEach((m, seq) => {
     const msgModel = model(m);
     const toolName = m.toolName ?? (m.role === 'tool' && m.toolCallId ? callNames.get(m.toolCallId) ?? null : null);
-    const toolCalls = m.toolCallsJson === null ? null : input.redact ? redactedJson(m.toolCallsJson, redact) : json(m.toolCallsJson);
+    const toolCalls = m.toolCallsJson === null ? null : json(input.redact ? redactValue(m.toolCallsJson, redact) : m.toolCallsJson);
     messages.push({
       store, session_id: sessionId, message_id: m.id, logical_id: m.logicalId, seq, role: m.role, kind: m.kind,
       content: redact(m.content), content_format: m.contentFormat, tool_calls: toolCalls, tool_name: toolName,
@@ -151,16 +152,6 @@ function providerOfConfig(modelConfig: unknown): unknown {
     return (JSON.parse(modelConfig) as { provider?: unknown }).provider ?? null;
   } catch {
     return null;
-  }
-}
-
-function redactedJson(value: unknown, redact: (t: string | null) => string | null): string | null {
-  const masked = redact(json(value));
-  try {
-    JSON.parse(masked ?? 'null');
-    return masked;
-  } catch {
-    return json(masked);
   }
 }
 
