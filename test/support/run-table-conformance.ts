@@ -2,7 +2,7 @@
 // (DESIGN habit 13/16): admissions, held writes, other processes on the same file, a statement that fails at any
 // step, another connection holding the write lock. Crashes (SIGKILL) are tested on real servers: test/cli/crash.test.ts.
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -13,7 +13,14 @@ import { faultyDb, type Faults, type FaultMode } from './faulty-db.js';
 
 export type MakeTable = (db: Database.Database, lock: LockWait) => RunTable;
 
-export const freshFile = () => join(mkdtempSync(join(tmpdir(), 'hermetic-store-')), 'runs_idempotency.db');
+const made: string[] = [];
+// Every store folder made here goes when the test process ends (each test may still hold its connection open).
+process.once('exit', () => { for (const dir of made) rmSync(dir, { recursive: true, force: true }); });
+export const freshFile = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hermetic-store-'));
+  made.push(dir);
+  return join(dir, 'runs_idempotency.db');
+};
 
 export function testLock(timeoutMs: number): LockWait {
   return { timeoutMs, now: () => performance.now(), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) };
