@@ -1,0 +1,388 @@
+// The forwarder's commands as a person meets them, through the real bin: backfill's summary in words and in JSON
+// with exact counts, windows, refusals with their codes and exit statuses, query, status, forward's exit codes and
+// its wait for a store that is not there yet, policy check, and --redact. No command ever prints a stack trace.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, it } from 'node:test';
+import { main } from '../../src/cli/main.js';
+import { createIdSource } from '../../src/shared/ids.js';
+import { generate } from '../../src/state-db/generate/index.js';
+import { createStore, LATEST_LEVEL } from '../../src/state-db/schema/index.js';
+import { copyFixture } from '../../src/state-db/testing/fixtures.js';
+import { StateDbWriter } from '../../src/state-db/writer/index.js';
+import { childEnv, spawnHermetic, STACK_LINE, storeLiveCounts, storeValue } from '../support/forwarder-harness.js';
+
+let dir: string;
+let env: NodeJS.ProcessEnv;
+/** The three Hermes fixtures, copied: basic (3 sessions, 42 messages), channels (14, 102), usage (3, 21). */
+let fixtures: { basic: string; channels: string; usage: string };
+const stderrSeen: string[] = [];
+
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'hermetic-forwarder-cli-'));
+  env = childEnv(dir);
+  const fx = join(dir, 'fixtures');
+  mkdirSync(fx);
+  fixtures = { basic: copyFixture('basic', fx), channels: copyFixture('channels', fx), usage: copyFixture('usage', fx) };
+});
+after(() => {
+  rmSync(dir, { recursive: true, force: true });
+  assert.doesNotMatch(stderrSeen.join('\n'), STACK_LINE);
+});
+
+interface Run { status: number | null; stdout: string; stderr: string }
+
+/** `hermetic ...args` to its end, as its own process; never a stack trace. */
+async function hermetic(...args: string[]): Promise<Run> {
+  const h = spawnHermetic(args, { env });
+  const { code, signal } = await h.exited;
+  stderrSeen.push(h.stderr());
+  assert.doesNotMatch(h.stderr(), STACK_LINE, args.join(' '));
+  return { status: code ?? (signal as unknown as number), stdout: h.stdout(), stderr: h.stderr() };
+}
+
+/**
+ * main() in this process, its console captured as the bin's stdout and stderr (the bin only calls it and sets the exit
+ * code): for the longer lists of refusals, each kind of which also goes through the bin. Runs one at a time.
+ */
+let inProcessQueue: Promise<unknown> = Promise.resolve();
+function inProcess(...args: string[]): Promise<Run> {
+  const run = inProcessQueue.then(async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const [log, error] = [console.log, console.error];
+    console.log = (...a: unknown[]) => void out.push(`${a.join(' ')}\n`);
+    console.error = (...a: unknown[]) => void err.push(`${a.join(' ')}\n`);
+    try {
+      const status = await main(args);
+      return { status, stdout: out.join(''), stderr: err.join('') };
+    } finally {
+      [console.log, console.error] = [log, error];
+      stderrSeen.push(err.join(''));
+    }
+  });
+  inProcessQueue = run.catch(() => {});
+  return run;
+}
+
+const home = (name: string) => join(dir, 'homes', name);
+const all = () => ['--state-db', fixtures.basic, '--state-db', fixtures.channels, '--state-db', fixtures.usage];
+const refusal = (command: string, message: string, code: string) => `hermetic: ${message} [${code}]\nRun "hermetic ${command} --help" for the options.\n`;
+
+/** A store written through the Hermes-like writer: `build` gets the writer and a settable clock (epoch seconds). */
+function buildStore(name: string, build: (w: StateDbWriter, clock: { t: number }) => void): string {
+  const path = join(dir, `${name}.db`);
+  const db = createStore({ path, level: LATEST_LEVEL, journal: 'wal' });
+  const clock = { t: 1_780_000_000 };
+  const w = new StateDbWriter(db, { now: () => clock.t, ids: createIdSource(name) });
+  build(w, clock);
+  db.close();
+  return path;
+}
+
+interface Summary {
+  stores: { path: string; profile: string; backend: string; schema_version: number; journal_mode: string; read: string; sessions_written: number; messages: number; parts: number; warning: null; error: null | { code: string; message: string } }[];
+  sessions: number; messages: number; parts: number;
+  skipped: Record<string, number>;
+  row_issues: number; removed_from_store: number; wrote_nothing: boolean; seconds: number;
+}
+
+const SKIPPED_NONE = { unchanged: 0, outside_window: 0, ignored_by_policy: 0, quarantined: 0, waiting_in_quarantine: 0 };
+
+// Each case has its own stores and homes, so they run side by side (the bin's start-up dominates).
+describe('the forwarder commands', { concurrency: 2 }, () => {
+  describe('hermetic backfill', () => {
+    it('summarises a backfill of the Hermes fixtures in words and in JSON with exact counts; a second run writes nothing', async () => {
+      const [words, json] = await Promise.all([hermetic('backfill', ...all(), '--home', home('words')), hermetic('backfill', ...all(), '--home', home('json'), '--json')]);
+      // 20 sessions and 165 messages: what the stores hold (every message of these stores is live).
+      const live = [fixtures.basic, fixtures.channels, fixtures.usage].map((s) => [...storeLiveCounts(s).values()].reduce((a, b) => a + b, 0));
+      assert.deepEqual(live, [42, 102, 21]);
+      assert.deepEqual([words.status, words.stderr], [0, '']);
+      assert.match(words.stdout, new RegExp(`^backfill: 3 stores, 20 sessions written \\(165 messages, 265 parts\\) in \\d+\\.\\d s → ${home('words')}/hermetic\\.db\\n$`));
+
+      assert.deepEqual([json.status, json.stderr], [0, '']);
+      const s = JSON.parse(json.stdout) as Summary;
+      assert.deepEqual(Object.keys(s), ['stores', 'sessions', 'messages', 'parts', 'skipped', 'row_issues', 'removed_from_store', 'wrote_nothing', 'seconds']);
+      assert.deepEqual({ ...s, seconds: 0 }, {
+        stores: [
+          { path: fixtures.basic, profile: 'default', backend: 'sqlite', schema_version: 30, journal_mode: 'delete', read: 'in-place', sessions_written: 3, messages: 42, parts: 69, warning: null, error: null },
+          { path: fixtures.channels, profile: 'default', backend: 'sqlite', schema_version: 30, journal_mode: 'delete', read: 'in-place', sessions_written: 14, messages: 102, parts: 166, warning: null, error: null },
+          { path: fixtures.usage, profile: 'default', backend: 'sqlite', schema_version: 30, journal_mode: 'delete', read: 'in-place', sessions_written: 3, messages: 21, parts: 30, warning: null, error: null },
+        ],
+        sessions: 20, messages: 165, parts: 265, skipped: SKIPPED_NONE, row_issues: 0, removed_from_store: 0, wrote_nothing: false, seconds: 0,
+      });
+      assert.ok(typeof s.seconds === 'number' && s.seconds >= 0 && s.seconds < 60);
+      // The summary is what the dataset holds.
+      const counted = await hermetic('query', 'SELECT (SELECT COUNT(*) FROM sessions) AS sessions, (SELECT COUNT(*) FROM messages) AS messages, (SELECT COUNT(*) FROM parts) AS parts', '--home', home('json'), '--json');
+      assert.deepEqual(JSON.parse(counted.stdout), [{ sessions: 20, messages: 165, parts: 265 }]);
+
+      const [again, againJson] = await Promise.all([hermetic('backfill', ...all(), '--home', home('words')), hermetic('backfill', ...all(), '--home', home('json'), '--json')]);
+      assert.deepEqual(again, { status: 0, stdout: 'backfill: nothing to write: the dataset already holds every session (20 sessions unchanged).\n', stderr: '' });
+      const a = JSON.parse(againJson.stdout) as Summary;
+      assert.equal(againJson.status, 0);
+      assert.deepEqual([a.wrote_nothing, a.sessions, a.messages, a.parts, a.skipped], [true, 0, 0, 0, { ...SKIPPED_NONE, unchanged: 20 }]);
+    });
+
+    it('--since 7d picks the sessions active in the last 7 days, by their last activity', async () => {
+      const now = Date.now() / 1000;
+      const day = 86_400;
+      const ids: Record<string, string> = {};
+      const store = buildStore('recent', (w, clock) => {
+        for (const [name, ago, end] of [['1d', 1, true], ['3d', 3, true], ['10d', 10, true], ['40d', 40, true], ['open-10d-talked-2d', 10, false]] as const) {
+          clock.t = now - ago * day;
+          const id = (ids[name] = w.createSession({ source: 'cli', model: 'gpt-5' }));
+          w.appendMessages(id, [{ role: 'user', content: `hello ${name}` }, { role: 'assistant', content: 'hi', finish_reason: 'stop' }]);
+          if (end) w.endSession(id, 'user_exit', clock.t + 60);
+        }
+        // The open session started 10 days ago and was last written 2 days ago: its last message puts it inside.
+        clock.t = now - 2 * day;
+        w.appendMessage(ids['open-10d-talked-2d']!, { role: 'user', content: 'still here' });
+      });
+      const r = await hermetic('backfill', '--state-db', store, '--home', home('recent'), '--since', '7d', '--json');
+      assert.equal(r.status, 0, r.stderr);
+      const s = JSON.parse(r.stdout) as Summary;
+      assert.deepEqual([s.sessions, s.messages, s.skipped.outside_window], [3, 7, 2]);
+      const got = JSON.parse((await hermetic('query', 'SELECT session_id FROM sessions ORDER BY started_at', '--home', home('recent'), '--json')).stdout) as { session_id: string }[];
+      assert.deepEqual(got.map((x) => x.session_id), [ids['open-10d-talked-2d'], ids['3d'], ids['1d']]);
+    });
+
+    it('--since and --until with ISO dates select exact sessions of the fixtures (mid-2026)', async () => {
+      const window = async (name: string, ...flags: string[]) => {
+        const r = await hermetic('backfill', ...all(), '--home', home(name), '--json', ...flags);
+        assert.equal(r.status, 0, r.stderr);
+        const s = JSON.parse(r.stdout) as Summary;
+        return { per: s.stores.map((x) => x.sessions_written), outside: s.skipped.outside_window };
+      };
+      const [june, lateMay30, untilMay29, between, weekAgo] = await Promise.all([
+        window('since-june', '--since', '2026-06-01'),
+        window('since-0200', '--since', '2026-05-30T02:00:00Z'),
+        window('until-may29', '--until', '2026-05-29'),
+        window('between', '--since', '2026-05-29', '--until', '2026-05-31'),
+        window('week', '--since', '7d'),
+      ]);
+      assert.deepEqual(june, { per: [0, 0, 3], outside: 17 });
+      assert.deepEqual(lateMay30, { per: [0, 11, 3], outside: 6 });
+      assert.deepEqual(untilMay29, { per: [3, 0, 0], outside: 17 });
+      assert.deepEqual(between, { per: [0, 14, 0], outside: 6 });
+      // --since 7d against this clock: the fixtures (May–June 2026) are judged by their last activity like any store.
+      const since = Date.now() / 1000 - 7 * 86_400;
+      const active = [fixtures.basic, fixtures.channels, fixtures.usage].map((p) => storeValue(p, `SELECT COUNT(*) FROM sessions s WHERE MAX(s.started_at, COALESCE(s.ended_at, 0), COALESCE(s.last_activity_at, 0), COALESCE((SELECT MAX(timestamp) FROM messages m WHERE m.session_id = s.id), 0)) >= ${since}`) as number);
+      assert.deepEqual(weekAgo, { per: active, outside: 20 - active.reduce((a, b) => a + b, 0) });
+    });
+
+    it('refuses a bad --since or --until with exit 2 before reading anything', async () => {
+      const runs = await Promise.all(['yesterday', '7 days', '2026-13-45', '-3d', ''].map((v, i) => (i === 0 ? hermetic : inProcess)('backfill', ...all(), '--home', home('bad'), '--since', v)));
+      const [yesterday, spaced, badDate, negative, empty] = runs;
+      const why = (v: string) => `--since must be a duration such as 7d, 12h or 30m, or an ISO date such as 2026-11-01; got "${v}".`;
+      assert.deepEqual(yesterday, { status: 2, stdout: '', stderr: refusal('backfill', why('yesterday'), 'HERMETIC_CLI_USAGE') });
+      assert.deepEqual(spaced, { status: 2, stdout: '', stderr: refusal('backfill', why('7 days'), 'HERMETIC_CLI_USAGE') });
+      assert.deepEqual(badDate, { status: 2, stdout: '', stderr: refusal('backfill', why('2026-13-45'), 'HERMETIC_CLI_USAGE') });
+      assert.deepEqual(negative, { status: 2, stdout: '', stderr: refusal('backfill', why('-3d'), 'HERMETIC_CLI_USAGE') });
+      assert.deepEqual(empty, { status: 2, stdout: '', stderr: refusal('backfill', '--since must not be empty.', 'HERMETIC_CLI_USAGE') });
+      const until = await inProcess('backfill', ...all(), '--home', home('bad'), '--until', 'soon');
+      assert.deepEqual(until, { status: 2, stdout: '', stderr: refusal('backfill', '--until must be a duration such as 7d, 12h or 30m, or an ISO date such as 2026-11-01; got "soon".', 'HERMETIC_CLI_USAGE') });
+    });
+
+    it('a --state-db that does not exist fails with exit 1 and HERMETIC_READER_OPEN, in words and in JSON', async () => {
+      const missing = join(dir, 'no-such', 'state.db');
+      const [words, json] = await Promise.all([
+        hermetic('backfill', '--state-db', missing, '--home', home('missing')),
+        hermetic('backfill', '--state-db', missing, '--home', home('missing-json'), '--json'),
+      ]);
+      assert.equal(words.status, 1);
+      assert.equal(words.stderr, `hermetic: ${missing} does not exist [HERMETIC_READER_OPEN]\n`);
+      assert.equal(json.status, 1);
+      assert.equal(json.stderr, '');
+      const s = JSON.parse(json.stdout) as Summary;
+      assert.deepEqual(s.stores.map((x) => [x.path, x.error]), [[missing, { code: 'HERMETIC_READER_OPEN', message: `${missing} does not exist` }]]);
+      assert.equal(s.sessions, 0);
+    });
+  });
+
+  describe('hermetic query', () => {
+    it('prints a table, or a JSON array of row objects; refuses writes (exit 2) and SQL SQLite cannot run (exit 2)', async () => {
+      const h = home('query');
+      assert.equal((await hermetic('backfill', '--state-db', fixtures.basic, '--home', h)).status, 0);
+      const sql = 'SELECT session_id, live_messages, ended_at IS NOT NULL AS ended FROM sessions ORDER BY session_id';
+      const [table, json, write, insert, syntax, unknown] = await Promise.all([
+        hermetic('query', sql, '--home', h),
+        hermetic('query', sql, '--home', h, '--json'),
+        hermetic('query', 'DELETE FROM sessions', '--home', h),
+        inProcess('query', "INSERT INTO sessions (store) VALUES ('x')", '--home', h),
+        hermetic('query', 'SELEC 1', '--home', h),
+        inProcess('query', 'SELECT * FROM no_such_table', '--home', h),
+      ]);
+      assert.deepEqual(table, {
+        status: 0, stderr: '',
+        stdout: [
+          'session_id              live_messages  ended',
+          '----------------------  -------------  -----',
+          '20260528_203640_3697a7  14             1',
+          '20260528_214744_414d27  14             1',
+          '20260528_235851_29303a  14             1',
+          '(3 rows)',
+          '',
+        ].join('\n'),
+      });
+      assert.deepEqual([json.status, json.stderr], [0, '']);
+      assert.deepEqual(JSON.parse(json.stdout), [
+        { session_id: '20260528_203640_3697a7', live_messages: 14, ended: 1 },
+        { session_id: '20260528_214744_414d27', live_messages: 14, ended: 1 },
+        { session_id: '20260528_235851_29303a', live_messages: 14, ended: 1 },
+      ]);
+      const onlyReads = refusal('query', 'hermetic query only reads the dataset; use a SELECT (or WITH … SELECT) statement.', 'HERMETIC_QUERY_WRITE');
+      assert.deepEqual(write, { status: 2, stdout: '', stderr: onlyReads });
+      assert.deepEqual(insert, { status: 2, stdout: '', stderr: onlyReads });
+      assert.deepEqual(syntax, { status: 2, stdout: '', stderr: refusal('query', 'SQLite cannot run this query: near "SELEC": syntax error.', 'HERMETIC_QUERY_INVALID') });
+      assert.deepEqual(unknown, { status: 2, stdout: '', stderr: refusal('query', 'SQLite cannot run this query: no such table: no_such_table.', 'HERMETIC_QUERY_INVALID') });
+      // The refused write changed nothing.
+      assert.deepEqual(JSON.parse((await hermetic('query', 'SELECT COUNT(*) AS n FROM sessions', '--home', h, '--json')).stdout), [{ n: 3 }]);
+    });
+
+    it('before any backfill there is no dataset: exit 1 with HERMETIC_DATASET_OPEN, and nothing is created', async () => {
+      const h = home('never');
+      const r = await hermetic('query', 'SELECT 1', '--home', h);
+      assert.deepEqual(r, { status: 1, stdout: '', stderr: `hermetic: There is no dataset at ${h}/hermetic.db yet; run "hermetic backfill" first. [HERMETIC_DATASET_OPEN]\n` });
+      assert.equal(existsSync(h), false);
+      const none = await inProcess('query', '', '--home', h);
+      assert.deepEqual(none, { status: 2, stdout: '', stderr: refusal('query', 'query needs one SQL statement, e.g. hermetic query "SELECT source, SUM(input_tokens) FROM sessions GROUP BY source".', 'HERMETIC_CLI_USAGE') });
+    });
+  });
+
+  describe('hermetic status', () => {
+    it('--json shows each store\'s schema version, journal mode, cursor and the rows per table', async () => {
+      const h = home('status');
+      const wal = join(dir, 'status-wal', 'state.db');
+      const made = generate({ out: wal, sessions: 6, messages: 60, seed: 'status', journal: 'wal' });
+      assert.equal((await hermetic('backfill', ...all(), '--state-db', wal, '--home', h)).status, 0);
+      const r = await hermetic('status', ...all(), '--state-db', wal, '--home', h, '--json');
+      assert.deepEqual([r.status, r.stderr], [0, '']);
+      const s = JSON.parse(r.stdout) as { dataset: string; dataset_exists: boolean; stores: Record<string, unknown>[]; rows: Record<string, number> };
+      assert.equal(s.dataset, join(h, 'hermetic.db'));
+      assert.equal(s.dataset_exists, true);
+      const maxId = (p: string) => storeValue(p, 'SELECT MAX(id) FROM messages');
+      assert.deepEqual(s.stores.map((x) => ({ path: x.path, exists: x.exists, schema_version: x.schema_version, journal_mode: x.journal_mode, cursor: x.cursor_max_message_id, tracked: x.sessions_tracked, last_error: x.last_error, quarantined: x.quarantined })), [
+        { path: fixtures.basic, exists: true, schema_version: 30, journal_mode: 'delete', cursor: maxId(fixtures.basic), tracked: 3, last_error: null, quarantined: [] },
+        { path: fixtures.channels, exists: true, schema_version: 30, journal_mode: 'delete', cursor: maxId(fixtures.channels), tracked: 14, last_error: null, quarantined: [] },
+        { path: fixtures.usage, exists: true, schema_version: 30, journal_mode: 'delete', cursor: maxId(fixtures.usage), tracked: 3, last_error: null, quarantined: [] },
+        { path: wal, exists: true, schema_version: 30, journal_mode: 'wal', cursor: maxId(wal), tracked: made.sessions, last_error: null, quarantined: [] },
+      ]);
+      for (const x of s.stores) assert.match(String(x.last_tick_at), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      const messages = 165 + [...storeLiveCounts(wal).values()].reduce((a, b) => a + b, 0);
+      assert.deepEqual({ sessions: s.rows.sessions, messages: s.rows.messages }, { sessions: 20 + made.sessions, messages });
+      for (const t of ['parts', 'model_usage', 'row_issues']) assert.equal(typeof s.rows[t], 'number', t);
+      const counted = JSON.parse((await hermetic('query', 'SELECT (SELECT COUNT(*) FROM parts) AS parts, (SELECT COUNT(*) FROM model_usage) AS model_usage, (SELECT COUNT(*) FROM row_issues) AS row_issues', '--home', h, '--json')).stdout) as Record<string, number>[];
+      assert.deepEqual({ parts: s.rows.parts, model_usage: s.rows.model_usage, row_issues: s.rows.row_issues }, counted[0]);
+      // The same in words.
+      const words = await hermetic('status', '--state-db', wal, '--home', h);
+      assert.equal(words.status, 0);
+      assert.match(words.stdout, new RegExp(`store ${wal} \\(profile default, sqlite backend\\)\\n  schema v30, wal journal\\n  cursor: message id ${maxId(wal)}, ${made.sessions} sessions tracked, last tick `));
+    });
+  });
+
+  describe('hermetic forward', () => {
+    it('--once exits 0 when it read every store, 1 when one is missing, 2 for a bad --interval', async () => {
+      const [ok, missing, bad, again] = await Promise.all([
+        hermetic('forward', '--once', '--state-db', fixtures.usage, '--home', home('once')),
+        hermetic('forward', '--once', '--state-db', join(dir, 'gone.db'), '--home', home('once-missing')),
+        hermetic('forward', '--once', '--interval', '10ms', '--state-db', fixtures.usage, '--home', home('once-bad')),
+        inProcess('forward', '--once', '--interval', 'often', '--state-db', fixtures.usage, '--home', home('once-bad')),
+      ]);
+      assert.deepEqual(ok, { status: 0, stdout: '', stderr: 'forward: default: 3 sessions written (21 messages)\n' });
+      assert.deepEqual(missing, { status: 1, stdout: '', stderr: `hermetic: ${join(dir, 'gone.db')} does not exist [HERMETIC_READER_OPEN]; waiting for it to appear\n` });
+      assert.deepEqual(bad, { status: 2, stdout: '', stderr: refusal('forward', '--interval must be a duration from 50ms to 24h such as 10s or 1m; got "10ms".', 'HERMETIC_CLI_USAGE') });
+      assert.deepEqual(again, { status: 2, stdout: '', stderr: refusal('forward', '--interval must be a duration from 50ms to 24h such as 10s or 1m; got "often".', 'HERMETIC_CLI_USAGE') });
+      const second = await hermetic('forward', '--once', '--state-db', fixtures.usage, '--home', home('once'), '--json');
+      assert.equal(second.status, 0);
+      assert.deepEqual(second.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { sessions_written: number; error: unknown }).sessions_written), [0]);
+    });
+
+    it('on a missing store says once that it waits, then reads the store when it appears; SIGTERM stops it with exit 0', async () => {
+      const later = join(dir, 'later');
+      mkdirSync(later);
+      const store = join(later, 'state.db');
+      const h = home('waits');
+      const fwd = spawnHermetic(['forward', '--state-db', store, '--home', h, '--interval', '100ms'], { env });
+      try {
+        assert.ok(await fwd.line(/waiting for it to appear/), fwd.stderr());
+        await sleep(1000); // about ten more ticks on the missing store
+        const waiting = () => fwd.stderr().split('\n').filter((l) => l.includes('waiting for it to appear'));
+        assert.deepEqual(waiting(), [`hermetic: ${store} does not exist [HERMETIC_READER_OPEN]; waiting for it to appear`]);
+        const made = generate({ out: store, sessions: 5, messages: 40, seed: 'appears', journal: 'wal' });
+        const written = await Promise.race([fwd.line(/^forward: default: \d+ sessions? written/), sleep(20_000).then(() => null)]);
+        assert.equal(written, `forward: default: ${made.sessions} sessions written (${[...storeLiveCounts(store).values()].reduce((a, b) => a + b, 0)} messages)`);
+        fwd.child.kill('SIGTERM');
+        const { code } = await fwd.exited;
+        assert.equal(code, 0);
+        const lines = fwd.stderr().trimEnd().split('\n');
+        assert.deepEqual(lines, [
+          `forward: reading ${store} every 100ms into ${h}/hermetic.db; Ctrl-C stops`,
+          `hermetic: ${store} does not exist [HERMETIC_READER_OPEN]; waiting for it to appear`,
+          `hermetic: reading ${store} again`,
+          written,
+          'forward: stopped',
+        ]);
+        assert.equal(fwd.stdout(), '');
+      } finally {
+        fwd.child.kill('SIGKILL');
+        stderrSeen.push(fwd.stderr());
+      }
+    });
+  });
+
+  describe('hermetic policy check', () => {
+    it('names the class, the governing .hypignore and why, in words and in JSON', async () => {
+      const project = join(dir, 'project');
+      mkdirSync(join(project, 'src', 'deep'), { recursive: true });
+      writeFileSync(join(project, '.hypignore'), '# kept on this machine\nlocal-only  # synced elsewhere\n');
+      const target = join(project, 'src', 'deep');
+      const [words, json, free, none] = await Promise.all([
+        hermetic('policy', 'check', target, '--home', home('policy')),
+        hermetic('policy', 'check', target, '--home', home('policy'), '--json'),
+        hermetic('policy', 'check', join(dir, 'fixtures'), '--home', home('policy')),
+        hermetic('policy', 'check', '--home', home('policy')),
+      ]);
+      assert.deepEqual(words, {
+        status: 0, stderr: '',
+        stdout: [
+          'class: local-only', `scope: ${target}`, `governing file: ${project}/.hypignore`, 'declared token: local-only', 'list entry: none',
+          `reason: ${project}/.hypignore says local-only`, '',
+        ].join('\n'),
+      });
+      assert.deepEqual(JSON.parse(json.stdout), { class: 'local-only', scope: target, governingFile: `${project}/.hypignore`, declared: 'local-only', listEntry: null, clamped: false, reason: `${project}/.hypignore says local-only` });
+      assert.equal(free.status, 0);
+      assert.match(free.stdout, /^class: full\n/);
+      assert.deepEqual(none, { status: 2, stdout: '', stderr: refusal('policy', 'policy check needs exactly one PATH (a folder).', 'HERMETIC_CLI_USAGE') });
+    });
+  });
+
+  describe('--redact', () => {
+    it('stores a secret masked by Hermes\'s redactor; without it the text is kept as Hermes wrote it', async () => {
+      const secret = `sk-ant-api03-${'QwErTyUiOpAsDfGhJkLzXcVbNm'.repeat(2).slice(0, 42)}`;
+      let sessionId = '';
+      const store = buildStore('secret', (w, clock) => {
+        sessionId = w.createSession({ source: 'cli', model: 'claude-sonnet-4' });
+        clock.t += 5;
+        w.appendMessages(sessionId, [
+          { role: 'user', content: `my key is ${secret} please keep it` },
+          { role: 'assistant', content: 'Noted.', finish_reason: 'stop' },
+        ]);
+      });
+      const [masked, plain] = await Promise.all([
+        hermetic('backfill', '--state-db', store, '--home', home('redacted'), '--redact'),
+        hermetic('backfill', '--state-db', store, '--home', home('plain')),
+      ]);
+      assert.deepEqual([masked.status, plain.status], [0, 0]);
+      const sql = `SELECT m.content, p.content_text FROM messages m JOIN parts p ON p.store = m.store AND p.message_id = m.message_id WHERE m.session_id = '${sessionId}' AND m.role = 'user'`;
+      const [redacted, kept] = await Promise.all([hermetic('query', sql, '--home', home('redacted'), '--json'), hermetic('query', sql, '--home', home('plain'), '--json')]);
+      const mask = `sk-ant...${secret.slice(-4)}`;
+      assert.deepEqual(JSON.parse(redacted.stdout), [{ content: `my key is ${mask} please keep it`, content_text: `my key is ${mask} please keep it` }]);
+      assert.deepEqual(JSON.parse(kept.stdout), [{ content: `my key is ${secret} please keep it`, content_text: `my key is ${secret} please keep it` }]);
+      const anywhere = await hermetic('query', `SELECT COUNT(*) AS n FROM parts WHERE content_text LIKE '%${secret}%'`, '--home', home('redacted'), '--json');
+      assert.deepEqual(JSON.parse(anywhere.stdout), [{ n: 0 }]);
+    });
+  });
+});

@@ -1,0 +1,211 @@
+// The forwarder killed with SIGKILL at random points loses nothing and duplicates nothing: every batch of sessions
+// is written with its cursors in one transaction, so a restarted `hermetic backfill` or `hermetic forward` picks up
+// where the last commit left off, and the dataset ends row for row equal to one clean backfill of the same store.
+// Kill points are seeded: each is a random delay after the process opened its dataset, spread over what is left of
+// the run; every other kill then waits for the next batch write to begin, so some land inside a write transaction.
+// A probe loaded into each process (test/support/forwarder-probe.ts) reports where every kill landed.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, it } from 'node:test';
+import { generate } from '../../src/state-db/generate/index.js';
+import {
+  childEnv, countDifferences, datasetCount, datasetDifferences, ledgerDifferences, datasetMessageCounts, datasetRows, seeded, spawnHermetic, STACK_LINE,
+  startWriter, storeLiveCounts, storeValue, type Hermetic, type ProbeEvent, type WriterReport,
+} from '../support/forwarder-harness.js';
+
+const KILLS = 20;
+let dir: string;
+let env: NodeJS.ProcessEnv;
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'hermetic-forwarder-crash-'));
+  env = childEnv(dir);
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const sha = (p: string) => createHash('sha256').update(readFileSync(p)).digest('hex');
+
+/** Runs a command to its end; asserts it exits 0 without a stack trace, and returns its output. */
+async function complete(args: string[], probe = false): Promise<{ h: Hermetic; stdout: string; stderr: string }> {
+  const h = spawnHermetic(args, { env, probe });
+  const { code, signal } = await h.exited;
+  assert.equal(code, 0, `${args.join(' ')} exited ${code ?? signal}: ${h.stderr()}`);
+  assert.doesNotMatch(h.stderr(), STACK_LINE);
+  return { h, stdout: h.stdout(), stderr: h.stderr() };
+}
+
+/** Milliseconds from the probe's `open` to the pass's final commit. */
+function passMs(h: Hermetic): number {
+  const open = h.events.find((e) => e.kind === 'open');
+  const done = h.events.find((e) => e.kind === 'commit' && e.final);
+  assert.ok(open && done, `the probe saw the pass: ${JSON.stringify(h.events.slice(0, 5))}`);
+  return done.at - open.at;
+}
+
+interface Kill {
+  /** Where it landed, from the probe's events at the moment of the kill. */
+  landing: string;
+  /** Killed while its pass was under way: after its dataset opened and before its last commit. */
+  midRun: boolean;
+  /** Milliseconds from the command being let go (its modules already loaded) to its dataset being open. */
+  startupMs: number;
+}
+
+/**
+ * Kills `h` at a seeded point: `delay` ms after its dataset opened, or — when `atWrite` — at the first batch write
+ * that begins after that. A forward process never finishes its pass, so "after the last commit" there is between
+ * ticks.
+ */
+async function killAt(h: Hermetic, delay: number, atWrite: boolean, forward = false): Promise<Kill> {
+  const open = await h.next((e) => e.kind === 'open', true);
+  const startupMs = open ? open.at - h.spawnedAt : NaN;
+  const gone = (): Kill => ({ landing: 'after it exited', midRun: false, startupMs });
+  if (open === null) return (await h.exited, gone());
+  await sleep(Math.max(0, delay - (performance.now() - open.at)));
+  if (atWrite) await h.next((e) => e.kind === 'begin');
+  if (h.child.exitCode !== null || h.child.signalCode !== null) return gone();
+  const last: ProbeEvent = h.last()!;
+  h.child.kill('SIGKILL');
+  const { signal } = await h.exited;
+  if (signal !== 'SIGKILL') return gone();
+  if (last.kind === 'begin') return { landing: 'in a write transaction', midRun: true, startupMs };
+  const finished = h.events.some((e) => e.kind === 'commit' && e.final && e.at <= last.at);
+  if (forward) return { landing: finished ? 'between ticks or reading one' : 'reading its first pass', midRun: true, startupMs };
+  return finished ? { landing: 'after the last commit', midRun: false, startupMs } : { landing: 'reading or projecting', midRun: true, startupMs };
+}
+
+/**
+ * The processes of a kill series, each started ahead with its modules loaded while the one before it runs (the probe's
+ * gate), so a restart follows a kill at once instead of after node's and tsx's start-up.
+ */
+function series(args: string[]): { next(more: boolean): Promise<Hermetic>; close(): void } {
+  let ahead: Hermetic | null = null;
+  const start = () => spawnHermetic(args, { env, probe: true, gate: true });
+  return {
+    async next(more) {
+      const h = ahead ?? start();
+      ahead = null;
+      assert.ok(await h.loaded(), `the command loaded: ${h.stderr()}`);
+      h.go();
+      if (more) ahead = start();
+      return h;
+    },
+    close() {
+      ahead?.child.kill('SIGKILL');
+    },
+  };
+}
+
+function tally(kills: Kill[]): string {
+  const counts = new Map<string, number>();
+  for (const k of kills) counts.set(k.landing, (counts.get(k.landing) ?? 0) + 1);
+  const startup = kills.map((k) => k.startupMs).filter(Number.isFinite).sort((a, b) => a - b);
+  return `${[...counts].map(([l, n]) => `${n} ${l}`).join(', ')}; from go to dataset open ${Math.round(startup[0] ?? 0)}–${Math.round(startup.at(-1) ?? 0)} ms`;
+}
+
+// The two runs are independent (their own stores and homes); side by side they fit the time budget.
+describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
+  it(`backfill killed with SIGKILL at ${KILLS} random points, then run to the end, equals a clean backfill row for row`, async (t) => {
+    const store = join(dir, 'backfill', 'state.db');
+    const made = generate({ out: store, sessions: 1000, messages: 15_000, seed: 'forwarder-crash', journal: 'wal' });
+    const before = sha(store);
+    const args = (home: string) => ['backfill', '--state-db', store, '--home', home, '--json'];
+
+    // The reference: one clean backfill into a fresh home, and a second one that finds nothing to do.
+    const clean = join(dir, 'backfill', 'clean');
+    const first = await complete(args(clean), true);
+    const summary = JSON.parse(first.stdout) as { sessions: number; messages: number; seconds: number };
+    assert.equal(summary.sessions, made.sessions);
+    const second = await complete(args(clean), true);
+    assert.equal((JSON.parse(second.stdout) as { wrote_nothing: boolean }).wrote_nothing, true);
+    const full = passMs(first.h);
+    const idle = passMs(second.h);
+
+    const home = join(dir, 'backfill', 'killed');
+    const random = seeded(20260714);
+    const kills: Kill[] = [];
+    let written = 0;
+    const started = performance.now();
+    const runs = series(args(home));
+    try {
+      for (let i = 0; i < KILLS; i++) {
+        // Spread over what is left of the run: the fixed part (copy, marks) plus the share of sessions not yet written.
+        const left = Math.max(0, 1 - written / made.sessions);
+        const delay = random() * (idle + (full - idle) * left);
+        const h = await runs.next(i < KILLS - 1);
+        kills.push(await killAt(h, delay, i % 2 === 1));
+        written = datasetCount(home, 'sessions');
+        assert.doesNotMatch(h.stderr(), STACK_LINE);
+      }
+    } finally {
+      runs.close();
+    }
+    const killing = (performance.now() - started) / 1000;
+    const committed = datasetCount(home, 'sessions');
+    const last = await complete(args(home));
+    const rewritten = (JSON.parse(last.stdout) as { sessions: number }).sessions - (made.sessions - committed);
+
+    const midRun = kills.filter((k) => k.midRun).length;
+    t.diagnostic(`store: ${made.sessions} sessions, ${made.messages} messages; clean backfill ${summary.seconds} s in process (${(full / 1000).toFixed(2)} s from dataset open to last commit), an idle pass ${(idle / 1000).toFixed(2)} s`);
+    t.diagnostic(`${KILLS} kills in ${killing.toFixed(1)} s: ${midRun} landed mid-run (${tally(kills)}); sessions in the dataset before the final run: ${committed} of ${made.sessions}; the final run read ${rewritten} of those again`);
+    const leftovers = readdirSync(env.TMPDIR!).filter((n) => n.startsWith('hermetic-snapshot-'));
+    t.diagnostic(`private store copies left in TMPDIR by killed runs: ${leftovers.length}`);
+
+    assert.deepEqual(datasetDifferences(datasetRows(home), datasetRows(clean)), []);
+    // Beyond the five tables: the usage ledger and per-day usage, also written once per session by a backfill.
+    assert.deepEqual(datasetDifferences(datasetRows(home, ['usage_events', 'daily_usage']), datasetRows(clean, ['usage_events', 'daily_usage'])), []);
+    assert.ok(midRun > KILLS / 2, `most kills landed mid-run: ${tally(kills)}`);
+    // Strictly read-only: the store's bytes are untouched and nothing appeared beside it.
+    assert.equal(sha(store), before);
+    assert.deepEqual(['-wal', '-shm', '-journal'].filter((s) => existsSync(store + s)), []);
+  });
+
+  it(`forward killed with SIGKILL ${KILLS} times while Hermes writes, then run once, equals a clean backfill of the final store`, async (t) => {
+    const store = join(dir, 'forward', 'state.db');
+    generate({ out: store, sessions: 120, messages: 2_000, seed: 'forwarder-crash-forward', journal: 'wal' });
+    const writer = startWriter(store, { rate: 150, seed: 'forwarder-crash-writer', env });
+    const { baseMaxMessageId } = await writer.ready;
+    const home = join(dir, 'forward', 'killed');
+    const args = ['forward', '--state-db', store, '--home', home, '--interval', '100ms'];
+    const random = seeded(20260530);
+    const kills: Kill[] = [];
+    const stderr: string[] = [];
+    let report: WriterReport;
+    const runs = series(args);
+    try {
+      for (let i = 0; i < KILLS; i++) {
+        const h = await runs.next(i < KILLS - 1);
+        kills.push(await killAt(h, random() * 1000, i % 2 === 1, true));
+        stderr.push(h.stderr());
+      }
+    } finally {
+      runs.close();
+      report = await writer.stop();
+    }
+    const once = await complete(['forward', '--once', '--state-db', store, '--home', home]);
+    stderr.push(once.stderr);
+    const clean = join(dir, 'forward', 'clean');
+    await complete(['backfill', '--state-db', store, '--home', clean, '--json']);
+
+    t.diagnostic(`writer: ${report.writes} writes, ${report.messages} messages (${report.messagesPerSecond}/s), ${report.sessionsCreated} sessions created, ${report.sessionsEnded} ended, ${report.sessionsResumed} resumed; longest write ${report.maxWaitMs} ms (lock ${report.maxLockMs} ms), p99 ${report.p99WaitMs} ms`);
+    t.diagnostic(`${KILLS} kills: ${tally(kills)}`);
+    assert.deepEqual(report.errors, []);
+    assert.ok(kills.every((k) => k.midRun), `every kill found forward running: ${tally(kills)}`);
+
+    // Nothing lost, nothing twice: per session the rows in `messages` are the store's live rows.
+    const counts = datasetMessageCounts(home);
+    assert.equal(counts.duplicates, 0);
+    assert.deepEqual(countDifferences(counts.perSession, storeLiveCounts(store)), []);
+    assert.deepEqual(countDifferences(counts.liveColumn, counts.perSession), []);
+    assert.equal(storeValue(store, `SELECT COUNT(*) FROM messages WHERE id > ${baseMaxMessageId}`), report.messages);
+    assert.deepEqual(datasetDifferences(datasetRows(home), datasetRows(clean)), []);
+    // The usage ledger (one row per observed change, so forward and backfill differ in rows) adds up exactly.
+    assert.deepEqual(ledgerDifferences(home), []);
+    const all = stderr.join('');
+    assert.doesNotMatch(all, STACK_LINE);
+    assert.deepEqual(all.split('\n').filter((l) => l.startsWith('hermetic:')), []);
+  });
+});
