@@ -1,7 +1,7 @@
 // better-sqlite3 openers: read-write stores with WAL and a busy timeout, read-only readers for foreign stores, and a
 // snapshot reader that leaves a store's folder exactly as it found it (decision 0013).
 import Database from 'better-sqlite3';
-import { chmodSync, closeSync, constants, copyFileSync, existsSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, constants, copyFileSync, existsSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { HermeticError, type ErrorCode } from './errors.js';
@@ -185,10 +185,37 @@ export function readSnapshot<T>(path: string, read: (db: Db, how: ReadHow) => T,
   return readCopy(path, read, codes, fail);
 }
 
+let swept = false;
+
+/**
+ * Private copies left by a reader that was killed mid-read (SIGKILL skips its cleanup): removed once per process,
+ * only those whose owner process (the pid in the name) is gone.
+ */
+function sweepDeadCopies(): void {
+  if (swept) return;
+  swept = true;
+  let names: string[];
+  try {
+    names = readdirSync(tmpdir());
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = /^hermetic-snapshot-(\d+)-/.exec(name);
+    if (!m || Number(m[1]) === process.pid) continue;
+    try {
+      process.kill(Number(m[1]), 0);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ESRCH') rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    }
+  }
+}
+
 function readCopy<T>(path: string, read: (db: Db, how: ReadHow) => T, codes: SnapshotCodes, fail: (e: unknown, how: string) => never): T {
   let dir: string;
   try {
-    dir = mkdtempSync(join(tmpdir(), 'hermetic-snapshot-'));
+    sweepDeadCopies();
+    dir = mkdtempSync(join(tmpdir(), `hermetic-snapshot-${process.pid}-`));
   } catch (e) {
     throw new HermeticError(codes.open, `Cannot make a temporary folder to read a copy of ${path}: ${reason(e as NodeJS.ErrnoException)}.`);
   }

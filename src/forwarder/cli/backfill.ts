@@ -1,4 +1,6 @@
 // `hermetic backfill`: read every session active in a window (default: all) into the dataset, once.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseFlags } from '../../cli/args.js';
 import { HermeticError } from '../../shared/errors.js';
 import { createForwarder } from '../pipeline/forwarder.js';
@@ -14,6 +16,11 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
   const since = values.since === undefined ? undefined : parseTime('since', values.since, nowS);
   const until = values.until === undefined ? undefined : parseTime('until', values.until, nowS);
   const started = process.hrtime.bigint();
+  // A store named on the command line must exist: say so before anything (the dataset included) is created.
+  const missing = (values['state-db'] ?? []).filter((p) => !existsSync(p));
+  if (missing.length > 0) {
+    throw new HermeticError('HERMETIC_READER_OPEN', `${missing.map((p) => resolve(p)).join(', ')} ${missing.length === 1 ? 'does' : 'do'} not exist; nothing was read.`);
+  }
   const forwarder = createForwarder({ home: values.home, stateDbs: values['state-db'] ?? [], redact: values.redact === true });
   try {
     const stores = forwarder.stores();
@@ -48,7 +55,8 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
         t.sessionsQuarantined && `${t.sessionsQuarantined} failed (quarantined; see hermetic status)`,
       ].filter(Boolean);
       if (t.sessionsWritten + t.sessionsIgnored + t.sessionsRemoved === 0 && failed.length === 0) {
-        console.log(`backfill: nothing to write: the dataset already holds every session${skipped.length ? ` (${skipped.join(', ')})` : ''}.`);
+        const why = t.sessionsUnchanged > 0 ? 'every session in the window is already in the dataset' : t.sessionsSeen === 0 ? 'the store has no session yet' : 'no session was active in the window';
+        console.log(`backfill: nothing to write: ${why}${skipped.length ? ` (${skipped.join(', ')})` : ''}.`);
       } else {
         console.log(`backfill: ${plural(t.stores, 'store')}, ${plural(t.sessionsWritten, 'session')} written (${plural(t.messages, 'message')}, ${plural(t.parts, 'part')})${skipped.length ? `; ${skipped.join(', ')}` : ''}${t.rowIssues ? `; ${plural(t.rowIssues, 'row issue')} recorded` : ''} in ${seconds.toFixed(1)} s → ${forwarder.home}/hermetic.db`);
       }

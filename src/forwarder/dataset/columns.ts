@@ -229,6 +229,7 @@ export const CURSORS: DatasetTable = {
     c('session_id', 'TEXT', 'Session.', true),
     c('fingerprint', 'TEXT', 'Counters, end, activity and newest message id of the session when it was written.', true),
     c('max_message_id', 'INTEGER', 'Highest message id of the session when written.', true),
+    c('usage_mark', 'TEXT', 'Rows, calls and newest `last_seen` of the session\'s `session_model_usage` when written (auxiliary usage changes only that table).', true),
     c('ledger', 'JSON', 'The usage ledger\'s last observed counters and sequence number (kept when the store is replaced or the session removed, so nothing is counted twice).'),
   ],
 };

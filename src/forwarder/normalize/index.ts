@@ -5,3 +5,4 @@ export { decodeToolCalls } from './tool-calls.js';
 export { reasoningOf, replyTextOf } from './reasoning.js';
 export { validEpoch, EPOCH_MIN, EPOCH_MAX } from './time.js';
 export { normalizeMessages, kindOf, isLive, type NormalizedSession } from './rows.js';
+export { usageMark, usageMarkOf } from './usage-mark.js';

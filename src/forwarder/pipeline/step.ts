@@ -112,9 +112,9 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
         const f = reader.facts();
         const replaced = cursors.identity !== null && cursors.identity !== f.identity;
         const u = reader.usageStamp();
-        // Auxiliary usage touches only session_model_usage: find the sessions it touched since the last stamp.
-        const before = replaced || cursors.usageStamp === null ? null : Number(cursors.usageStamp.split('/')[3]) || 0;
-        const changed = u === null || (!replaced && cursors.usageStamp === u.stamp) ? new Set<string>() : reader.usageChangedSince(before);
+        // Auxiliary usage touches only session_model_usage. While its store-wide stamp is the one last committed,
+        // no session's usage moved; else each session's usage mark is compared with its cursor's.
+        const changed = u === null || (!replaced && cursors.usageStamp === u.stamp) ? null : reader.usageMarks();
         // With no cursor at all (a first backfill) every session is read anyway: no need to look for new ids.
         const fresh = cursors.sessions.size === 0 ? new Map<string, number>() : reader.newMessages(replaced ? 0 : cursors.maxMessageId);
         return { facts: f, marks: reader.marks(), fresh, usage: u, usageChanged: changed };
@@ -133,7 +133,8 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
       // Which sessions to read: changed ones (fingerprint or new messages), not waiting in quarantine, in the window.
       let todo = marks.filter((m) => {
         const cur = known.get(m.id);
-        if (cur && cur.fingerprint === m.fingerprint && (fresh.get(m.id) ?? 0) <= cur.maxMessageId && !usageChanged.has(m.id)) { result.sessionsUnchanged++; return false; }
+        const usageSame = usageChanged === null || (usageChanged.get(m.id) ?? '') === cur?.usageMark;
+        if (cur && cur.fingerprint === m.fingerprint && (fresh.get(m.id) ?? 0) <= cur.maxMessageId && usageSame) { result.sessionsUnchanged++; return false; }
         const q = cursors.quarantine.get(m.id);
         if (q && q.retryAt > now) { result.sessionsWaiting++; return false; }
         return true;
@@ -252,9 +253,9 @@ function projectOne(reader: StoreReader, ref: StoreRef, id: string, fingerprint:
     }
     if (cls === 'ignore') {
       result.policyDrops.push({ sessionId: id, scope: projection.session.scope as string | null, reason: why });
-      return { sessionId: id, projection: null, policy: 'full', fingerprint, maxMessageId: projection.maxMessageId, ledger: null };
+      return { sessionId: id, projection: null, policy: 'full', fingerprint, maxMessageId: projection.maxMessageId, usageMark: projection.usageMark, ledger: null };
     }
-    return { sessionId: id, projection, policy: cls, fingerprint, maxMessageId: projection.maxMessageId, ledger: projection.ledger };
+    return { sessionId: id, projection, policy: cls, fingerprint, maxMessageId: projection.maxMessageId, usageMark: projection.usageMark, ledger: projection.ledger };
   } catch (e) {
     if (e instanceof HermeticError && e.code === 'HERMETIC_POLICY_LIST') throw e;
     return { error: (e as Error).message };

@@ -2,7 +2,7 @@
 // input gives the same records, byte for byte; no clock, no I/O (spec forwarding §7 "Projector").
 import { redactSensitiveText } from '../../shared/redact/index.js';
 import type { RecordOf } from '../dataset/columns.js';
-import { normalizeMessages, validEpoch, type NormalMessage, type Row } from '../normalize/index.js';
+import { normalizeMessages, usageMarkOf, validEpoch, type NormalMessage, type Row } from '../normalize/index.js';
 import { lineageKind } from './lineage.js';
 import { partsOf } from './parts.js';
 import { hostOf, normalizeProvider } from './provider.js';
@@ -40,6 +40,8 @@ export interface Projection {
   /** The ledger's event for what changed since `ledger` (null when nothing did), and the ledger's next state. */
   usageEvent: RecordOf | null;
   ledger: Ledger;
+  /** The session's usage mark (normalize/usage-mark.ts), for its cursor. */
+  usageMark: string;
   /** Every scope that governs the session (policy is the most restrictive of them); empty when it has none. */
   scopes: string[];
   maxMessageId: number;
@@ -143,7 +145,7 @@ export function projectSession(input: ProjectInput): Projection {
   const { event: usageEventRecord, next: ledger } = usageEvent(input.ledger ?? null, s, {
     store, sessionId, observedAt: activity, model: str(s.model), provider, costStatus: str(s.cost_status), origin: input.origin,
   });
-  return { session, messages, parts, modelUsage, issues, dailyUsage, usageEvent: usageEventRecord, ledger, scopes, maxMessageId: normalized.maxMessageId };
+  return { session, messages, parts, modelUsage, issues, dailyUsage, usageEvent: usageEventRecord, ledger, usageMark: usageMarkOf(input.modelUsage), scopes, maxMessageId: normalized.maxMessageId };
 }
 
 function providerOfConfig(modelConfig: unknown): unknown {

@@ -2,7 +2,7 @@
 // the cheap per-session fingerprint (spec forwarding §6.3 item 22), and the full rows of changed sessions.
 import { statSync } from 'node:fs';
 import type { Db } from '../../shared/sqlite.js';
-import { EPOCH_MAX, EPOCH_MIN, validEpoch } from '../normalize/index.js';
+import { EPOCH_MAX, EPOCH_MIN, usageMark, validEpoch } from '../normalize/index.js';
 import { introspect, MESSAGE_READ_COLUMNS, MODEL_USAGE_COLUMNS, selectList, SESSION_COLUMNS } from './columns.js';
 
 export type Row = Record<string, unknown>;
@@ -108,13 +108,11 @@ export class StoreReader {
     return { stamp: r.join('/'), lastSeen: typeof r[3] === 'number' ? r[3] : 0 };
   }
 
-  /** Sessions with usage rows written after `lastSeen` (every session with usage when null). */
-  usageChangedSince(lastSeen: number | null): Set<string> {
-    if (!this.has('session_model_usage')) return new Set();
-    const rows = lastSeen === null
-      ? this.db.prepare('SELECT DISTINCT session_id FROM session_model_usage').pluck().all()
-      : this.db.prepare('SELECT DISTINCT session_id FROM session_model_usage WHERE last_seen > ?').pluck().all(lastSeen);
-    return new Set((rows as unknown[]).map(String));
+  /** Every session's usage mark (normalize/usage-mark.ts), read when the store-wide stamp moved. */
+  usageMarks(): Map<string, string> {
+    if (!this.has('session_model_usage')) return new Map();
+    const rows = this.db.prepare('SELECT session_id, COUNT(*), TOTAL(api_call_count), MAX(last_seen) FROM session_model_usage GROUP BY session_id').raw().all() as [string, number, number, number | null][];
+    return new Map(rows.map(([id, n, calls, last]) => [String(id), usageMark(n, calls, last)]));
   }
 
   /** Sessions that have messages with ids above `afterId`, with their newest id. */

@@ -12,6 +12,8 @@ export interface SessionWrite {
   policy: PolicyClass;
   fingerprint: string;
   maxMessageId: number;
+  /** The session's usage mark when read (normalize/usage-mark.ts). */
+  usageMark: string;
   /** The usage ledger after this write (null when the session is ignored: its ledger starts over if it comes back). */
   ledger: Ledger | null;
 }
@@ -33,6 +35,7 @@ export const REMOVED = '-removed-';
 export interface SessionCursor {
   fingerprint: string;
   maxMessageId: number;
+  usageMark: string;
   ledger: Ledger | null;
 }
 

@@ -65,7 +65,7 @@ export class SqliteSink implements Sink {
         for (const x of p.dailyUsage) this.#put.daily!(x);
         if (p.usageEvent) this.#put.event!(p.usageEvent);
       }
-      this.#put.cursor!({ store, session_id: w.sessionId, fingerprint: w.fingerprint, max_message_id: w.maxMessageId, ledger: w.ledger ? JSON.stringify(w.ledger) : null });
+      this.#put.cursor!({ store, session_id: w.sessionId, fingerprint: w.fingerprint, max_message_id: w.maxMessageId, usage_mark: w.usageMark, ledger: w.ledger ? JSON.stringify(w.ledger) : null });
       d.quarantine!.run(key);
     }
     for (const id of batch.removed) {
@@ -86,8 +86,8 @@ export class SqliteSink implements Sink {
   cursors(store: string): Cursors {
     const row = this.db.prepare('SELECT identity, max_message_id, usage_stamp FROM stores WHERE store = ?').get(store) as { identity: string | null; max_message_id: number; usage_stamp: string | null } | undefined;
     const sessions = new Map<string, SessionCursor>();
-    for (const r of this.db.prepare('SELECT session_id, fingerprint, max_message_id, ledger FROM session_cursors WHERE store = ?').raw().iterate(store) as Iterable<[string, string, number, string | null]>) {
-      sessions.set(r[0], { fingerprint: r[1], maxMessageId: r[2], ledger: r[3] === null ? null : (JSON.parse(r[3]) as Ledger) });
+    for (const r of this.db.prepare('SELECT session_id, fingerprint, max_message_id, usage_mark, ledger FROM session_cursors WHERE store = ?').raw().iterate(store) as Iterable<[string, string, number, string, string | null]>) {
+      sessions.set(r[0], { fingerprint: r[1], maxMessageId: r[2], usageMark: r[3], ledger: r[4] === null ? null : (JSON.parse(r[4]) as Ledger) });
     }
     const quarantine = new Map<string, { failures: number; retryAt: number; lastError: string }>();
     for (const r of this.db.prepare('SELECT session_id, failures, retry_at, last_error FROM quarantine WHERE store = ?').raw().iterate(store) as Iterable<[string, number, number, string]>) {
