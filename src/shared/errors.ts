@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   HERMETIC_READER_BUSY: { status: 503, summary: 'A Hermes state.db stayed locked by a writer through every retry; nothing was read from it this time.' },
   HERMETIC_DATASET_OPEN: { status: 500, summary: 'The forwarder\'s dataset (hermetic.db under --home) could not be opened, created or migrated.' },
   HERMETIC_DATASET_VERSION: { status: 500, summary: 'The dataset was written by a newer Hermetic; this version will not read or change it.' },
+  HERMETIC_DATASET_WRITE: { status: 500, summary: 'A write to the dataset failed (a full disk, no permission, a locked or damaged file); nothing of that batch was saved, and the next pass tries again.' },
   HERMETIC_QUERY_INVALID: { status: 400, summary: 'hermetic query was given SQL that SQLite cannot run (a syntax error, an unknown table or column).' },
   HERMETIC_QUERY_WRITE: { status: 400, summary: 'hermetic query only reads; the statement would change the dataset.' },
   HERMETIC_POLICY_LIST: { status: 500, summary: 'The machine-local usage-policy list exists but cannot be read or is malformed; forwarding stops rather than guess (fail closed).' },

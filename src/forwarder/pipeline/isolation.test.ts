@@ -33,7 +33,7 @@ test('a session whose rows fail to write is quarantined with backoff; the rest o
     assert.equal(r!.sessionsQuarantined, 1);
     assert.deepEqual(rig.query('SELECT session_id FROM sessions ORDER BY session_id').map((x) => x.session_id), ['20260528_203640_3697a7', '20260528_235851_29303a']);
     const [q] = rig.query<{ session_id: string; failures: number; retry_at: number; last_error: string }>('SELECT * FROM quarantine');
-    assert.deepEqual(q, { store: path, session_id: bad, failures: 1, retry_at: 1_800_000_030, last_error: 'writing its rows failed: disk says no to this one' });
+    assert.deepEqual(q, { store: path, session_id: bad, failures: 1, retry_at: 1_800_000_030, last_error: 'writing its rows failed: Cannot write to the dataset: disk says no to this one.' });
 
     // Before the backoff ends it waits; after, it is retried and lands, and the quarantine entry goes.
     failing = false;
@@ -45,6 +45,36 @@ test('a session whose rows fail to write is quarantined with backoff; the rest o
     assert.deepEqual([retry!.sessionsWritten, retry!.sessionsUnchanged], [1, 2]);
     assert.equal(rig.query('SELECT COUNT(*) AS n FROM quarantine')[0]!.n, 0);
     assert.equal(rig.query('SELECT COUNT(*) AS n FROM sessions')[0]!.n, 3);
+  } finally {
+    rig.cleanup();
+    cleanup();
+  }
+});
+
+test('a dataset that cannot be written (a full disk) fails the pass with HERMETIC_DATASET_WRITE; nothing is half-written and the next pass does it all', () => {
+  const { dir, cleanup } = tempDir();
+  const path = copyFixture('usage', dir);
+  const home = join(dir, 'home');
+  const real = SqliteSink.open(home);
+  let full = true;
+  const sink: Sink = {
+    write(batch: Batch) {
+      if (full) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+      real.write(batch);
+    },
+    cursors: (s) => real.cursors(s),
+    dataVersion: () => real.dataVersion(),
+    close: () => real.close(),
+  };
+  const rig = forwarderRig([path], { dir, home, sink });
+  try {
+    const [r] = rig.forwarder.forwardOnce();
+    assert.deepEqual(r!.error, { code: 'HERMETIC_DATASET_WRITE', message: 'Cannot write to the dataset: database or disk is full.' });
+    assert.deepEqual([r!.sessionsWritten, r!.sessionsQuarantined], [0, 0]);
+    full = false;
+    const [next] = rig.forwarder.forwardOnce();
+    assert.deepEqual([next!.error, next!.sessionsWritten], [null, 3]);
+    assert.equal(rig.query<{ n: number }>('SELECT COUNT(*) AS n FROM quarantine')[0]!.n, 0);
   } finally {
     rig.cleanup();
     cleanup();

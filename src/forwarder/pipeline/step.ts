@@ -92,7 +92,13 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
   }
   const cursors = options.cursorCache ? options.cursorCache.load(ref.path) : sink.cursors(ref.path);
   const commit = (batch: Batch) => {
-    sink.write(batch);
+    try {
+      sink.write(batch);
+    } catch (e) {
+      if (e instanceof HermeticError) throw e;
+      // Said as the dataset's failure, not the store's; the SQLite code stays readable for writeIsolated.
+      throw Object.assign(new HermeticError('HERMETIC_DATASET_WRITE', `Cannot write to the dataset: ${(e as Error).message}.`), { sqliteCode: (e as { code?: unknown }).code });
+    }
     options.cursorCache?.committed(batch);
   };
   // Nothing committed since the last complete pass, and nobody waits in quarantine: nothing to read.
@@ -214,7 +220,7 @@ function writeIsolated(write: (b: Batch) => void, batch: Batch, failuresOf: (id:
     write(batch);
     return batch.writes;
   } catch (e) {
-    const code = (e as { code?: unknown }).code;
+    const code = (e as { sqliteCode?: unknown }).sqliteCode;
     if (typeof code === 'string' && /^SQLITE_(BUSY|LOCKED|FULL|IOERR|READONLY|CANTOPEN|CORRUPT|NOTADB)/.test(code)) throw e;
     if (batch.writes.length === 0) throw e;
   }
