@@ -43,6 +43,7 @@ export class CursorCache {
     }
     for (const q of batch.quarantine.failed) c.quarantine.set(q.sessionId, { failures: q.failures, retryAt: q.retryAt, lastError: q.error });
     for (const id of batch.quarantine.cleared) c.quarantine.delete(id);
+    c.row = batch.store;
     c.identity = (batch.store.identity as string | null) ?? c.identity;
     c.maxMessageId = Number(batch.store.max_message_id ?? c.maxMessageId);
     c.usageStamp = batch.store.usage_stamp === undefined ? c.usageStamp : (batch.store.usage_stamp as string | null);

@@ -57,13 +57,14 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
   const policy: PolicyResolver = createPolicyResolver({ stateDir: home, now });
   const stores = () => discoverStores({ home: options.userHome ?? homedir(), hermesHome: options.hermesHome ?? process.env.HERMES_HOME, explicit: options.stateDbs ?? [] });
   const stamps = new Map<string, string>();
+  const heartbeats = new Map<string, number>();
   const cursorCache = new CursorCache(sink);
   const schemaCache = new Map<string, { cookie: number; columns: Map<string, Set<string>> }>();
   const pass = (origin: 'backfill' | 'forward', o: PassOptions = {}) => stores().map((ref) => {
     o.onStore?.(ref);
     return stepStore(ref, {
       sink, policy, redact: options.redact ?? false, origin, now: () => now() / 1000,
-      window: { since: o.since, until: o.until }, stamps: origin === 'forward' ? stamps : undefined, cursorCache, schemaCache, onProgress: o.onProgress, beforeWrite: o.beforeWrite,
+      window: { since: o.since, until: o.until }, stamps: origin === 'forward' ? stamps : undefined, heartbeats: origin === 'forward' ? heartbeats : undefined, cursorCache, schemaCache, onProgress: o.onProgress, beforeWrite: o.beforeWrite,
     });
   });
   return {

@@ -31,6 +31,8 @@ export interface StepOptions {
    * committed to the store, and the pass skips it without opening it (reader/stamp.ts).
    */
   stamps?: Map<string, string>;
+  /** When each store's `last_tick_at` was last written (forward passes): an idle store says it is alive once a minute. */
+  heartbeats?: Map<string, number>;
   /** Cursors kept in memory between passes (they follow commits); without it they are loaded every pass. */
   cursorCache?: CursorCache;
   /** Column maps per store, reused while the store's schema cookie is unchanged. */
@@ -108,6 +110,16 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
     result.sessionsUnchanged = [...cursors.sessions.values()].filter((c) => c.fingerprint !== REMOVED).length;
     result.sessionsSeen = result.sessionsUnchanged + cursors.quarantine.size;
     result.sessionsWaiting = cursors.quarantine.size;
+    // Nothing to read, but `hermetic status` should see a running forwarder: last_tick_at moves once a minute.
+    const now = options.now();
+    if (options.heartbeats && now - (options.heartbeats.get(ref.path) ?? 0) >= 60) {
+      try {
+        commit({ store: { ...(cursors.row ?? storeRow({ identity: cursors.identity, max_message_id: cursors.maxMessageId, usage_stamp: cursors.usageStamp })), last_tick_at: now, last_error: null }, reset: false, writes: [], removed: [], quarantine: { failed: [], cleared: [] } });
+        options.heartbeats.set(ref.path, now);
+      } catch (e) {
+        result.error = { code: (e as HermeticError).code ?? 'HERMETIC_DATASET_WRITE', message: (e as Error).message };
+      }
+    }
     return result;
   }
   try {
@@ -201,11 +213,13 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
       }
     });
     if (stamp !== null) options.stamps!.set(ref.path, stamp);
+    options.heartbeats?.set(ref.path, options.now());
   } catch (e) {
     const err = e instanceof HermeticError ? e : new HermeticError('HERMETIC_READER_OPEN', `Cannot read ${ref.path}: ${(e as Error).message}.`);
     result.error = { code: err.code, message: err.message };
     try {
-      commit({ store: storeRow({ identity: cursors.identity, max_message_id: cursors.maxMessageId, usage_stamp: cursors.usageStamp, last_error: err.message }), reset: false, writes: [], removed: [], quarantine: { failed: [], cleared: [] } });
+      const base = cursors.row ?? storeRow({ identity: cursors.identity, max_message_id: cursors.maxMessageId, usage_stamp: cursors.usageStamp });
+      commit({ store: { ...base, last_error: err.message }, reset: false, writes: [], removed: [], quarantine: { failed: [], cleared: [] } });
     } catch { /* the dataset itself failing is reported by the caller's next write */ }
   }
   return result;

@@ -40,6 +40,8 @@ export interface SessionCursor {
 }
 
 export interface Cursors {
+  /** The store's row in the stores table as last committed (null for a store never read). */
+  row: RecordOf | null;
   identity: string | null;
   maxMessageId: number;
   usageStamp: string | null;

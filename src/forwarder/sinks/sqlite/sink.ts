@@ -84,7 +84,7 @@ export class SqliteSink implements Sink {
   }
 
   cursors(store: string): Cursors {
-    const row = this.db.prepare('SELECT identity, max_message_id, usage_stamp FROM stores WHERE store = ?').get(store) as { identity: string | null; max_message_id: number; usage_stamp: string | null } | undefined;
+    const row = this.db.prepare('SELECT * FROM stores WHERE store = ?').get(store) as (RecordOf & { identity: string | null; max_message_id: number; usage_stamp: string | null }) | undefined;
     const sessions = new Map<string, SessionCursor>();
     for (const r of this.db.prepare('SELECT session_id, fingerprint, max_message_id, usage_mark, ledger FROM session_cursors WHERE store = ?').raw().iterate(store) as Iterable<[string, string, number, string, string | null]>) {
       sessions.set(r[0], { fingerprint: r[1], maxMessageId: r[2], usageMark: r[3], ledger: r[4] === null ? null : (JSON.parse(r[4]) as Ledger) });
@@ -93,7 +93,7 @@ export class SqliteSink implements Sink {
     for (const r of this.db.prepare('SELECT session_id, failures, retry_at, last_error FROM quarantine WHERE store = ?').raw().iterate(store) as Iterable<[string, number, number, string]>) {
       quarantine.set(r[0], { failures: r[1], retryAt: r[2], lastError: r[3] });
     }
-    return { identity: row?.identity ?? null, maxMessageId: row?.max_message_id ?? 0, usageStamp: row?.usage_stamp ?? null, sessions, quarantine };
+    return { row: row ?? null, identity: row?.identity ?? null, maxMessageId: row?.max_message_id ?? 0, usageStamp: row?.usage_stamp ?? null, sessions, quarantine };
   }
 
   dataVersion(): number {

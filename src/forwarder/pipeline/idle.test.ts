@@ -1,0 +1,45 @@
+// The forward loop on a store nobody writes: a tick opens nothing (the commit stamp is unchanged), says it is alive
+// in the stores table once a minute, and notices the next commit at once.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { createIdSource } from '../../shared/ids.js';
+import { createStore, LATEST_LEVEL } from '../../state-db/schema/index.js';
+import { tempDir } from '../../state-db/testing/fixtures.js';
+import { StateDbWriter } from '../../state-db/writer/index.js';
+import { forwarderRig } from '../testing/index.js';
+
+for (const journal of ['wal', 'delete'] as const) {
+  test(`${journal} store: an idle tick opens nothing, a heartbeat a minute, and the next commit is read at once`, () => {
+    const { dir, cleanup } = tempDir();
+    const path = join(dir, 'state.db');
+    const db = createStore({ path, level: LATEST_LEVEL, journal });
+    const w = new StateDbWriter(db, { now: () => 1784024103, ids: createIdSource('idle') });
+    let now = 1_800_000_000_000;
+    const rig = forwarderRig([path], { dir, now: () => now });
+    try {
+      const id = w.createSession({ source: 'cli' });
+      w.appendMessage(id, { role: 'user', content: 'hi' });
+      const [first] = rig.forwarder.forwardOnce();
+      assert.deepEqual([first!.read, first!.sessionsWritten], ['in-place', 1]);
+      const row = () => rig.query<{ last_tick_at: number; schema_version: number; journal_mode: string }>('SELECT last_tick_at, schema_version, journal_mode FROM stores')[0]!;
+      assert.deepEqual(row(), { last_tick_at: 1_800_000_000, schema_version: 30, journal_mode: journal });
+
+      now += 10_000;
+      const [idle] = rig.forwarder.forwardOnce();
+      assert.deepEqual([idle!.read, idle!.sessionsSeen, idle!.sessionsUnchanged, idle!.sessionsWritten], [null, 1, 1, 0]);
+      assert.equal(row().last_tick_at, 1_800_000_000);
+      now += 60_000;
+      rig.forwarder.forwardOnce();
+      assert.deepEqual(row(), { last_tick_at: 1_800_000_070, schema_version: 30, journal_mode: journal });
+
+      w.appendMessage(id, { role: 'assistant', content: 'hello' });
+      const [next] = rig.forwarder.forwardOnce();
+      assert.deepEqual([next!.read, next!.sessionsWritten, next!.messages], ['in-place', 1, 2]);
+    } finally {
+      db.close();
+      rig.cleanup();
+      cleanup();
+    }
+  });
+}
