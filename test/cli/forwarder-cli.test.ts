@@ -7,13 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import { main } from '../../src/cli/main.js';
 import { createIdSource } from '../../src/shared/ids.js';
 import { generate } from '../../src/state-db/generate/index.js';
 import { createStore, LATEST_LEVEL } from '../../src/state-db/schema/index.js';
 import { copyFixture } from '../../src/state-db/testing/fixtures.js';
 import { StateDbWriter } from '../../src/state-db/writer/index.js';
 import { childEnv, spawnHermetic, STACK_LINE, storeLiveCounts, storeValue } from '../support/forwarder-harness.js';
+import { runMain } from '../support/process.js';
 
 let dir: string;
 let env: NodeJS.ProcessEnv;
@@ -44,28 +44,11 @@ async function hermetic(...args: string[]): Promise<Run> {
   return { status: code ?? (signal as unknown as number), stdout: h.stdout(), stderr: h.stderr() };
 }
 
-/**
- * main() in this process, its console captured as the bin's stdout and stderr (the bin only calls it and sets the exit
- * code): for the longer lists of refusals, each kind of which also goes through the bin. Runs one at a time.
- */
-let inProcessQueue: Promise<unknown> = Promise.resolve();
-function inProcess(...args: string[]): Promise<Run> {
-  const run = inProcessQueue.then(async () => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const [log, error] = [console.log, console.error];
-    console.log = (...a: unknown[]) => void out.push(`${a.join(' ')}\n`);
-    console.error = (...a: unknown[]) => void err.push(`${a.join(' ')}\n`);
-    try {
-      const status = await main(args);
-      return { status, stdout: out.join(''), stderr: err.join('') };
-    } finally {
-      [console.log, console.error] = [log, error];
-      stderrSeen.push(err.join(''));
-    }
-  });
-  inProcessQueue = run.catch(() => {});
-  return run;
+/** main() in this process (test/support/process.ts); what it says on stderr is kept to check for stack traces. */
+async function inProcess(...args: string[]): Promise<Run> {
+  const r = await runMain(args);
+  stderrSeen.push(r.stderr);
+  return r;
 }
 
 const home = (name: string) => join(dir, 'homes', name);

@@ -8,8 +8,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { main } from '../../src/cli/main.js';
-import { runBin, runBinAsync, type BinResult } from '../support/process.js';
+import { runBin, runBinAsync, runMain, type BinResult } from '../support/process.js';
 
 let dir: string;
 before(() => {
@@ -19,19 +18,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 const sha = (p: string) => createHash('sha256').update(readFileSync(p)).digest('hex');
 
-/** main() in this process, with what it prints captured as the bin's stdout and stderr would be. */
-async function inProcess(args: string[]): Promise<BinResult> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const [log, error] = [console.log, console.error];
-  console.log = (...a: unknown[]) => void out.push(`${a.join(' ')}\n`);
-  console.error = (...a: unknown[]) => void err.push(`${a.join(' ')}\n`);
-  try {
-    return { status: await main(args), stdout: out.join(''), stderr: err.join('') };
-  } finally {
-    [console.log, console.error] = [log, error];
-  }
-}
+const inProcess = runMain;
 
 type Want = { status: 1 | 2; code: string; message: string; help?: string };
 

@@ -3,6 +3,7 @@
 // needed and no stale build is tested. `spawnServe` starts `hermetic serve` and waits for the address it prints.
 import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { main } from '../../src/cli/main.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/hermetic.js', import.meta.url));
 const DIST = pathToFileURL(fileURLToPath(new URL('../../dist/', import.meta.url))).href;
@@ -88,3 +89,28 @@ export function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise
     });
   });
 }
+
+let mainQueue: Promise<unknown> = Promise.resolve();
+
+/**
+ * `hermetic ...args` as main() in this process, its console captured as the bin's stdout and stderr would be (the
+ * bin only calls main and sets the exit code): quicker than a process for long lists of refusals. One at a time,
+ * since the console is shared.
+ */
+export function runMain(args: string[]): Promise<BinResult> {
+  const run = mainQueue.then(async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const [log, error] = [console.log, console.error];
+    console.log = (...a: unknown[]) => void out.push(`${a.join(' ')}\n`);
+    console.error = (...a: unknown[]) => void err.push(`${a.join(' ')}\n`);
+    try {
+      return { status: await main(args), stdout: out.join(''), stderr: err.join('') };
+    } finally {
+      [console.log, console.error] = [log, error];
+    }
+  });
+  mainQueue = run.catch(() => {});
+  return run;
+}
+

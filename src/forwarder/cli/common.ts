@@ -30,26 +30,14 @@ export function parseTime(flag: string, text: string, nowSeconds: number): numbe
 
 export const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
 
-export interface Totals {
-  stores: number;
-  sessionsSeen: number;
-  sessionsWritten: number;
-  sessionsUnchanged: number;
-  sessionsOutsideWindow: number;
-  sessionsIgnored: number;
-  sessionsRemoved: number;
-  sessionsQuarantined: number;
-  sessionsWaiting: number;
-  messages: number;
-  parts: number;
-  rowIssues: number;
-}
+const COUNTED = ['sessionsSeen', 'sessionsWritten', 'sessionsUnchanged', 'sessionsOutsideWindow', 'sessionsIgnored', 'sessionsRemoved', 'sessionsQuarantined', 'sessionsWaiting', 'messages', 'parts', 'rowIssues'] as const;
+
+/** A pass's counts over every store. */
+export type Totals = { stores: number } & Pick<StepResult, (typeof COUNTED)[number]>;
 
 export function totals(results: readonly StepResult[]): Totals {
-  const t: Totals = { stores: results.length, sessionsSeen: 0, sessionsWritten: 0, sessionsUnchanged: 0, sessionsOutsideWindow: 0, sessionsIgnored: 0, sessionsRemoved: 0, sessionsQuarantined: 0, sessionsWaiting: 0, messages: 0, parts: 0, rowIssues: 0 };
-  for (const r of results) {
-    for (const k of Object.keys(t) as (keyof Totals)[]) if (k !== 'stores') t[k] += r[k] as number;
-  }
+  const t = { stores: results.length, ...Object.fromEntries(COUNTED.map((k) => [k, 0])) } as Totals;
+  for (const r of results) for (const k of COUNTED) t[k] += r[k];
   return t;
 }
 
