@@ -12,7 +12,15 @@ type Tx = ReturnType<Db['transaction']>;
 function inserter(db: Db, t: DatasetTable, verb = 'INSERT'): (r: RecordOf) => void {
   const names = t.columns.map((c) => c.name);
   const stmt = db.prepare(`${verb} INTO "${t.name}" (${names.map((n) => `"${n}"`).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`);
-  return (r) => { stmt.run(names.map((n) => (r[n] === undefined ? null : r[n]))); };
+  const values: unknown[] = new Array(names.length);
+  // One array, refilled for each row: a backfill writes hundreds of thousands of rows.
+  return (r) => {
+    for (let i = 0; i < names.length; i++) {
+      const v = r[names[i]!];
+      values[i] = v === undefined ? null : v;
+    }
+    stmt.run(values);
+  };
 }
 
 export class SqliteSink implements Sink {
