@@ -180,6 +180,12 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       }
       assert.equal(existsSync(home('missing')), false);
     });
+
+    it('no Hermes store at all (no ~/.hermes, no $HERMES_HOME): exit 1, said plainly, and no dataset is created', async () => {
+      const r = await hermetic('backfill', '--home', home('none'));
+      assert.deepEqual(r, { status: 1, stdout: '', stderr: 'hermetic: No Hermes store was found (looked for $HERMES_HOME/state.db, ~/.hermes/state.db and their profiles); give --state-db PATH. [HERMETIC_READER_OPEN]\n' });
+      assert.equal(existsSync(home('none')), false);
+    });
   });
 
   describe('hermetic query', () => {

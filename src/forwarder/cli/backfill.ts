@@ -1,6 +1,8 @@
 // `hermetic backfill`: read every session active in a window (default: all) into the dataset, once.
 import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { resolve } from 'node:path';
+import { discoverStores } from '../reader/discover.js';
 import { parseFlags } from '../../cli/args.js';
 import { HermeticError } from '../../shared/errors.js';
 import { createForwarder } from '../pipeline/forwarder.js';
@@ -21,12 +23,12 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
   if (missing.length > 0) {
     throw new HermeticError('HERMETIC_READER_OPEN', `${missing.map((p) => resolve(p)).join(', ')} ${missing.length === 1 ? 'does' : 'do'} not exist; nothing was read.`);
   }
+  // Nothing to read is said before anything (the dataset included) is created.
+  if (discoverStores({ home: homedir(), hermesHome: process.env.HERMES_HOME, explicit: values['state-db'] ?? [] }).length === 0) {
+    throw new HermeticError('HERMETIC_READER_OPEN', 'No Hermes store was found (looked for $HERMES_HOME/state.db, ~/.hermes/state.db and their profiles); give --state-db PATH.');
+  }
   const forwarder = createForwarder({ home: values.home, stateDbs: values['state-db'] ?? [], redact: values.redact === true });
   try {
-    const stores = forwarder.stores();
-    if (stores.length === 0) {
-      throw new HermeticError('HERMETIC_READER_OPEN', 'No Hermes store was found (looked for $HERMES_HOME/state.db, ~/.hermes/state.db and their profiles); give --state-db PATH.');
-    }
     let current = '';
     const bar = values.json ? null : progressBar(process.stderr, () => `backfill ${current}`);
     const results = forwarder.backfill({ since, until, onStore: (ref) => { current = ref.profile; }, onProgress: (d, t) => bar?.update(d, t) });
