@@ -278,6 +278,8 @@ scenario('lineage kinds: compression continuation, branch, delegate, reset and p
     { session_id: 'reset', parent_session_id: 'root', lineage_kind: 'reset', lineage_root: 'root', title: null },
     { session_id: 'root', parent_session_id: null, lineage_kind: null, lineage_root: 'root', title: 'work' },
   ]);
+  // Only a delegate is a sidechain (§6.4 item 26).
+  assert.deepEqual(h.q('SELECT session_id FROM sessions WHERE is_sidechain = 1'), [{ session_id: 'delegate' }]);
 });
 
 // §5.3: backfill windows, empty and missing stores, reruns.

@@ -125,3 +125,23 @@ test('a replaced store with the same sessions adds no usage event; a deleted the
     cleanup();
   }
 });
+
+test('usage events carry the cost status, price source and pricing basis seen with them (spec forwarding §6.2 item 13)', () => {
+  const { dir, cleanup } = tempDir();
+  const path = join(dir, 'state.db');
+  const { db, w } = store(path);
+  const rig = forwarderRig([path], { dir });
+  try {
+    const id = w.createSession({ source: 'cli' });
+    w.appendMessage(id, { role: 'user', content: 'hi' });
+    w.updateTokenCounts(id, { input_tokens: 10, estimated_cost_usd: 0.001, cost_status: 'estimated', cost_source: 'provider_models_api', billing_mode: 'official_docs_snapshot', billing_provider: 'openrouter', billing_base_url: 'https://openrouter.ai/api/v1' }, 'delta');
+    rig.forwarder.backfill();
+    assert.deepEqual(rig.query('SELECT cost_status, cost_source, billing_mode, provider FROM usage_events'), [
+      { cost_status: 'estimated', cost_source: 'provider_models_api', billing_mode: 'official_docs_snapshot', provider: 'openrouter' },
+    ]);
+  } finally {
+    db.close();
+    rig.cleanup();
+    cleanup();
+  }
+});

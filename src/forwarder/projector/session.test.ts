@@ -69,7 +69,7 @@ test('golden projection of an open interactive session: parts in order, ids, usa
   assert.deepEqual(p.session, {
     store: STORE, session_id: 'S', profile: 'default', source: 'cli', model: 'gpt-5', provider: 'openai', billing_host: 'api.openai.com',
     billing_mode: 'official_docs_snapshot', scope: '/home/dev/proj', policy: 'full', parent_session_id: null, lineage_kind: null,
-    lineage_root: 'S', title: 'list files', cwd: '/home/dev/proj', git_branch: 'main', git_repo_root: '/home/dev/proj',
+    lineage_root: 'S', is_sidechain: 0, title: 'list files', cwd: '/home/dev/proj', git_branch: 'main', git_repo_root: '/home/dev/proj',
     system_prompt: 'You are Hermes.', started_at: T0, ended_at: null, end_reason: null, last_activity_at: T0 + 4, message_count: 4,
     tool_call_count: 1, api_call_count: 2, input_tokens: 1200, output_tokens: 300, cache_read_tokens: 5000, cache_write_tokens: 40,
     reasoning_tokens: 25, estimated_cost_usd: 0.0125, actual_cost_usd: null, cost_status: 'estimated', cost_source: 'provider_models_api',

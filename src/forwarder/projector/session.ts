@@ -125,10 +125,11 @@ export function projectSession(input: ProjectInput): Projection {
   const parent = input.parents[0];
   const root = input.parents.length > 0 ? String(input.parents[input.parents.length - 1]!.id) : sessionId;
   const scopes = scopesOf(s, input.parents, input.hermesHome);
+  const kind = lineageKind(s, parent);
   const session: RecordOf = {
     store, session_id: sessionId, profile: input.profile, source: str(s.source) ?? 'unknown', model: str(s.model), provider,
     billing_host: hostOf(s.billing_base_url), billing_mode: str(s.billing_mode), scope: scopes[0] ?? null, policy: 'full',
-    parent_session_id: str(s.parent_session_id) || null, lineage_kind: lineageKind(s, parent), lineage_root: root,
+    parent_session_id: str(s.parent_session_id) || null, lineage_kind: kind, lineage_root: root, is_sidechain: kind === 'delegate' ? 1 : 0,
     title: redact(str(s.title)), cwd: str(s.cwd), git_branch: str(s.git_branch), git_repo_root: str(s.git_repo_root),
     system_prompt: redact(input.systemPrompt), started_at: startedAt, ended_at: endedAt, end_reason: str(s.end_reason),
     last_activity_at: activity, message_count: num(s.message_count), tool_call_count: num(s.tool_call_count),
@@ -143,7 +144,8 @@ export function projectSession(input: ProjectInput): Projection {
     ...Object.fromEntries(COUNTERS.map((k) => [k, num(d[k])])), estimated_cost_usd: numOrNull(d.estimated_cost_usd), actual_cost_usd: numOrNull(d.actual_cost_usd),
   }));
   const { event: usageEventRecord, next: ledger } = usageEvent(input.ledger ?? null, s, {
-    store, sessionId, observedAt: activity, model: str(s.model), provider, costStatus: str(s.cost_status), origin: input.origin,
+    store, sessionId, observedAt: activity, model: str(s.model), provider, costStatus: str(s.cost_status),
+    costSource: str(s.cost_source), billingMode: str(s.billing_mode), origin: input.origin,
   });
   return { session, messages, parts, modelUsage, issues, dailyUsage, usageEvent: usageEventRecord, ledger, usageMark: usageMarkOf(input.modelUsage), scopes, maxMessageId: normalized.maxMessageId };
 }

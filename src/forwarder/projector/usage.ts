@@ -21,6 +21,8 @@ export interface UsageContext {
   model: string | null;
   provider: string;
   costStatus: string | null;
+  costSource: string | null;
+  billingMode: string | null;
   origin: 'backfill' | 'forward';
 }
 
@@ -43,7 +45,8 @@ export function usageEvent(prev: Ledger | null, session: Readonly<Record<string,
   const seq = (prev?.seq ?? 0) + 1;
   const event: RecordOf = {
     store: ctx.store, session_id: ctx.sessionId, event_id: `hermes-${ctx.sessionId}-usage-${seq}`, seq, observed_at: ctx.observedAt,
-    model: ctx.model, provider: ctx.provider, ...delta, cost_status: ctx.costStatus, clamped, origin: ctx.origin,
+    model: ctx.model, provider: ctx.provider, ...delta, cost_status: ctx.costStatus, cost_source: ctx.costSource,
+    billing_mode: ctx.billingMode, clamped, origin: ctx.origin,
   };
   return { event, next: { seq, counters: now } };
 }
