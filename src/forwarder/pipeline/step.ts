@@ -1,17 +1,17 @@
 // One pass over one store: the only place the stages meet (read → normalize/project → policy → write with cursors).
 // Backfill and forward both run it; only the window and the origin differ.
 import { HermeticError } from '../../shared/errors.js';
-import { changeStamp } from '../reader/stamp.js';
+import type { CursorCache } from '../checkpoint/cursors.js';
 import type { RecordOf } from '../dataset/columns.js';
 import type { PolicyResolver } from '../policy/index.js';
-import { strictest, type PolicyClass } from '../policy/index.js';
-import { projectSession } from '../projector/index.js';
-import { readStore, StoreReader } from '../reader/index.js';
 // Types from the file itself: the public declarations must not reach better-sqlite3's (test/package).
 import type { StoreRef } from '../reader/discover.js';
-import { REMOVED, type Batch, type Cursors, type SessionWrite, type Sink } from '../sinks/sink.js';
+import { readStore, StoreReader } from '../reader/index.js';
+import { changeStamp } from '../reader/stamp.js';
+import { REMOVED, type Batch, type Sink } from '../sinks/sink.js';
+import { projectOne } from './project.js';
 import { backoffSeconds } from './quarantine.js';
-import type { CursorCache } from '../checkpoint/cursors.js';
+import { batchCommitter, writeIsolated } from './write.js';
 
 export interface StepOptions {
   sink: Sink;
@@ -93,16 +93,7 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
     return result;
   }
   const cursors = options.cursorCache ? options.cursorCache.load(ref.path) : sink.cursors(ref.path);
-  const commit = (batch: Batch) => {
-    try {
-      sink.write(batch);
-    } catch (e) {
-      if (e instanceof HermeticError) throw e;
-      // Said as the dataset's failure, not the store's; the SQLite code stays readable for writeIsolated.
-      throw Object.assign(new HermeticError('HERMETIC_DATASET_WRITE', `Cannot write to the dataset: ${(e as Error).message}.`), { sqliteCode: (e as { code?: unknown }).code });
-    }
-    options.cursorCache?.committed(batch);
-  };
+  const commit = batchCommitter(sink, options.cursorCache);
   // Nothing committed since the last complete pass, and nobody waits in quarantine: nothing to read.
   const stamp = options.stamps ? changeStamp(ref.path) : null;
   const due = [...cursors.quarantine.values()].some((q) => q.retryAt <= options.now());
@@ -223,61 +214,4 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
     } catch { /* the dataset itself failing is reported by the caller's next write */ }
   }
   return result;
-}
-
-/**
- * Writes the batch; when it fails for something other than a busy dataset, writes its sessions one by one and
- * quarantines each that fails, so one session's rows never stop the others. Returns the writes that landed.
- */
-function writeIsolated(write: (b: Batch) => void, batch: Batch, failuresOf: (id: string) => number, now: number, result: StepResult): SessionWrite[] {
-  try {
-    write(batch);
-    return batch.writes;
-  } catch (e) {
-    const code = (e as { sqliteCode?: unknown }).sqliteCode;
-    if (typeof code === 'string' && /^SQLITE_(BUSY|LOCKED|FULL|IOERR|READONLY|CANTOPEN|CORRUPT|NOTADB)/.test(code)) throw e;
-    if (batch.writes.length === 0) throw e;
-  }
-  const none = { failed: [], cleared: [] };
-  write({ ...batch, writes: [] });
-  const landed: SessionWrite[] = [];
-  for (const w of batch.writes) {
-    try {
-      write({ store: batch.store, reset: false, removed: [], writes: [w], quarantine: none });
-      landed.push(w);
-    } catch (e) {
-      const failures = failuresOf(w.sessionId);
-      write({ store: batch.store, reset: false, removed: [], writes: [], quarantine: { failed: [{ sessionId: w.sessionId, error: `writing its rows failed: ${(e as Error).message}`, failures, retryAt: now + backoffSeconds(failures) }], cleared: [] } });
-      result.sessionsQuarantined++;
-    }
-  }
-  return landed;
-}
-
-/** Reads, projects and judges one session; a failure is returned (for quarantine), never thrown. */
-function projectOne(reader: StoreReader, ref: StoreRef, id: string, fingerprint: string, options: StepOptions, result: StepResult, cursors: Cursors): SessionWrite | { error: string } | null {
-  try {
-    const session = reader.session(id);
-    if (!session) return null;
-    const projection = projectSession({
-      store: ref.path, profile: ref.profile, hermesHome: ref.hermesHome, session, messages: reader.messages(id),
-      modelUsage: reader.modelUsage(id), parents: reader.parents(session), systemPrompt: reader.systemPrompt(session),
-      dailyUsage: reader.dailyUsage(id), ledger: cursors.sessions.get(id)?.ledger ?? null, redact: options.redact, origin: options.origin,
-    });
-    let cls: PolicyClass = 'full';
-    let why = '';
-    for (const scope of projection.scopes) {
-      const v = options.policy.resolve(scope);
-      if (cls !== strictest(cls, v.class)) why = v.reason;
-      cls = strictest(cls, v.class);
-    }
-    if (cls === 'ignore') {
-      result.policyDrops.push({ sessionId: id, scope: projection.session.scope as string | null, reason: why });
-      return { sessionId: id, projection: null, policy: 'full', fingerprint, maxMessageId: projection.maxMessageId, usageMark: projection.usageMark, ledger: null };
-    }
-    return { sessionId: id, projection, policy: cls, fingerprint, maxMessageId: projection.maxMessageId, usageMark: projection.usageMark, ledger: projection.ledger };
-  } catch (e) {
-    if (e instanceof HermeticError && e.code === 'HERMETIC_POLICY_LIST') throw e;
-    return { error: (e as Error).message };
-  }
 }
