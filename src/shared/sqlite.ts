@@ -1,7 +1,7 @@
 // better-sqlite3 openers: read-write stores with WAL and a busy timeout, read-only readers for foreign stores, and a
 // snapshot reader that leaves a store's folder exactly as it found it (decision 0013).
 import Database from 'better-sqlite3';
-import { chmodSync, closeSync, constants, copyFileSync, existsSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, constants, copyFileSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { HermeticError, type ErrorCode } from './errors.js';
@@ -187,9 +187,22 @@ export function readSnapshot<T>(path: string, read: (db: Db, how: ReadHow) => T,
 
 let swept = false;
 
+/** A process's start time (clock ticks since boot, /proc/<pid>/stat field 22), or '' where /proc is not there. */
+function startTime(pid: number | 'self'): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '';
+  } catch {
+    return '';
+  }
+}
+
+/** The owner of a private copy, in its folder name: pid and start time (a pid alone may have been reused). */
+const owner = `${process.pid}-${startTime('self') || '0'}`;
+
 /**
  * Private copies left by a reader that was killed mid-read (SIGKILL skips its cleanup): removed once per process,
- * only those whose owner process (the pid in the name) is gone.
+ * only those whose owner (the pid and start time in the name) is gone.
  */
 function sweepDeadCopies(): void {
   if (swept) return;
@@ -201,13 +214,18 @@ function sweepDeadCopies(): void {
     return;
   }
   for (const name of names) {
-    const m = /^hermetic-snapshot-(\d+)-/.exec(name);
-    if (!m || Number(m[1]) === process.pid) continue;
+    const m = /^hermetic-snapshot-(\d+)-(\d+)-/.exec(name);
+    if (!m || `${m[1]}-${m[2]}` === owner) continue;
+    const pid = Number(m[1]);
+    let alive = true;
     try {
-      process.kill(Number(m[1]), 0);
+      process.kill(pid, 0);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ESRCH') rmSync(join(tmpdir(), name), { recursive: true, force: true });
+      alive = (e as NodeJS.ErrnoException).code !== 'ESRCH';
     }
+    // A live pid with another start time is a new process that reused the number: the owner is gone.
+    const now = alive ? startTime(pid) : '';
+    if (!alive || (m[2] !== '0' && now !== '' && now !== m[2])) rmSync(join(tmpdir(), name), { recursive: true, force: true });
   }
 }
 
@@ -215,7 +233,7 @@ function readCopy<T>(path: string, read: (db: Db, how: ReadHow) => T, codes: Sna
   let dir: string;
   try {
     sweepDeadCopies();
-    dir = mkdtempSync(join(tmpdir(), `hermetic-snapshot-${process.pid}-`));
+    dir = mkdtempSync(join(tmpdir(), `hermetic-snapshot-${owner}-`));
   } catch (e) {
     throw new HermeticError(codes.open, `Cannot make a temporary folder to read a copy of ${path}: ${reason(e as NodeJS.ErrnoException)}.`);
   }
