@@ -6,3 +6,4 @@ export { reasoningOf, replyTextOf } from './reasoning.js';
 export { validEpoch, EPOCH_MIN, EPOCH_MAX } from './time.js';
 export { normalizeMessages, kindOf, isLive, type NormalizedSession } from './rows.js';
 export { usageMark, usageMarkOf } from './usage-mark.js';
+export { str, num, numOrNull } from './values.js';

@@ -6,16 +6,15 @@ import { reasoningOf, replyTextOf } from './reasoning.js';
 import { validEpoch } from './time.js';
 import { decodeToolCalls } from './tool-calls.js';
 import type { Kind, NormalMessage, Row, RowIssue } from './types.js';
+import { numOrNull, str } from './values.js';
 
 const DISPLAY_KINDS = new Set<Kind>(['hidden', 'auto_continue', 'steer', 'model_switch', 'failed_turn', 'process_complete', 'async_delegation_complete']);
 
-const str = (v: unknown): string | null => (typeof v === 'string' ? v : v === null || v === undefined ? null : String(v));
-const int = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'bigint' ? Number(v) : null);
 
 /** The row's kind (bookkeeping rows are kept, classified, never mistaken for conversation). */
 export function kindOf(row: Row): Kind {
   if (row.role === 'session_meta') return 'session_meta';
-  if (int(row._compressed_summary) === 1) return 'compaction_summary';
+  if (numOrNull(row._compressed_summary) === 1) return 'compaction_summary';
   const display = str(row.display_kind);
   if (display) return DISPLAY_KINDS.has(display as Kind) ? (display as Kind) : 'display_other';
   if (row.role === 'system') return 'system';
@@ -65,7 +64,7 @@ export function normalizeMessages(rows: readonly Row[], startedAt: number): Norm
   if (archived) for (const row of rows) if (isLive(row)) liveKeys.add(identityKey(row));
   let rewoundSince = 0;
   for (const row of rows) {
-    const id = int(row.id) ?? 0;
+    const id = numOrNull(row.id) ?? 0;
     if (id > maxMessageId) maxMessageId = id;
     const key = archived ? identityKey(row) : '';
     if (archived && !firstOf.has(key)) firstOf.set(key, id);
@@ -77,7 +76,7 @@ export function normalizeMessages(rows: readonly Row[], startedAt: number): Norm
       repaired = true;
     } else previous = createdAt;
     if (!isLive(row)) {
-      if (int(row.compacted) === 1) compacted++;
+      if (numOrNull(row.compacted) === 1) compacted++;
       else {
         inactive++;
         if (!liveKeys.has(key)) rewoundSince++;
@@ -88,7 +87,7 @@ export function normalizeMessages(rows: readonly Row[], startedAt: number): Norm
     if (content.problem) issues.push({ messageId: id, field: 'content', problem: content.problem });
     const calls = decodeToolCalls(row.tool_calls);
     if (calls.problem) issues.push({ messageId: id, field: 'tool_calls', problem: calls.problem });
-    const order = int(row.display_order);
+    const order = numOrNull(row.display_order);
     const first = archived ? firstOf.get(key)! : id;
     // Hermes moves display_order to the clone once compaction hides the carried original (active 0, compacted 0):
     // the first row of the identity over every generation keeps the logical id, and so the part ids, stable.
@@ -110,7 +109,7 @@ export function normalizeMessages(rows: readonly Row[], startedAt: number): Norm
       toolCallId: str(row.tool_call_id),
       reasoning: reasoningOf(row),
       finishReason: str(row.finish_reason),
-      tokenCount: int(row.token_count),
+      tokenCount: numOrNull(row.token_count),
       createdAt,
       timestampRepaired: repaired,
       replyText: content.blocks.some((b) => b.text) ? null : replyTextOf(row),

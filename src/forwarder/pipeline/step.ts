@@ -94,6 +94,11 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
   }
   const cursors = options.cursorCache ? options.cursorCache.load(ref.path) : sink.cursors(ref.path);
   const commit = batchCommitter(sink, options.cursorCache);
+  /** A batch that only updates the store's row (health, heartbeat), starting from the row last committed. */
+  const storeOnly = (change: RecordOf): Batch => ({
+    store: { ...(cursors.row ?? storeRow({ identity: cursors.identity, max_message_id: cursors.maxMessageId, usage_stamp: cursors.usageStamp })), ...change },
+    reset: false, writes: [], removed: [], quarantine: { failed: [], cleared: [] },
+  });
   // Nothing committed since the last complete pass, and nobody waits in quarantine: nothing to read.
   const stamp = options.stamps ? changeStamp(ref.path) : null;
   const due = [...cursors.quarantine.values()].some((q) => q.retryAt <= options.now());
@@ -105,7 +110,7 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
     const now = options.now();
     if (options.heartbeats && now - (options.heartbeats.get(ref.path) ?? 0) >= 60) {
       try {
-        commit({ store: { ...(cursors.row ?? storeRow({ identity: cursors.identity, max_message_id: cursors.maxMessageId, usage_stamp: cursors.usageStamp })), last_tick_at: now, last_error: null }, reset: false, writes: [], removed: [], quarantine: { failed: [], cleared: [] } });
+        commit(storeOnly({ last_tick_at: now, last_error: null }));
         options.heartbeats.set(ref.path, now);
       } catch (e) {
         result.error = { code: (e as HermeticError).code ?? 'HERMETIC_DATASET_WRITE', message: (e as Error).message };
@@ -209,8 +214,7 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
     const err = e instanceof HermeticError ? e : new HermeticError('HERMETIC_READER_OPEN', `Cannot read ${ref.path}: ${(e as Error).message}.`);
     result.error = { code: err.code, message: err.message };
     try {
-      const base = cursors.row ?? storeRow({ identity: cursors.identity, max_message_id: cursors.maxMessageId, usage_stamp: cursors.usageStamp });
-      commit({ store: { ...base, last_error: err.message }, reset: false, writes: [], removed: [], quarantine: { failed: [], cleared: [] } });
+      commit(storeOnly({ last_error: err.message }));
     } catch { /* the dataset itself failing is reported by the caller's next write */ }
   }
   return result;

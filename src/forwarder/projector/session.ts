@@ -2,7 +2,7 @@
 // input gives the same records, byte for byte; no clock, no I/O (spec forwarding §7 "Projector").
 import { redactSensitiveText } from '../../shared/redact/index.js';
 import type { RecordOf } from '../dataset/columns.js';
-import { normalizeMessages, usageMarkOf, validEpoch, type NormalMessage, type Row } from '../normalize/index.js';
+import { normalizeMessages, num, numOrNull, str, usageMarkOf, validEpoch, type NormalMessage, type Row } from '../normalize/index.js';
 import { lineageKind } from './lineage.js';
 import { partsOf } from './parts.js';
 import { hostOf, normalizeProvider } from './provider.js';
@@ -47,9 +47,6 @@ export interface Projection {
   maxMessageId: number;
 }
 
-const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'bigint' ? Number(v) : 0);
-const numOrNull = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'bigint' ? Number(v) : null);
-const str = (v: unknown): string | null => (typeof v === 'string' ? v : v === null || v === undefined ? null : String(v));
 const json = (v: unknown): string | null => (v === null || v === undefined ? null : JSON.stringify(v));
 const COUNTERS = ['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens'] as const;
 

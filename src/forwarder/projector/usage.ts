@@ -1,6 +1,7 @@
 // The usage ledger (spec forwarding §6.2 item 13): from the last counters the ledger saw and the session row now,
 // the change as one `usage_events` record, and the ledger's next state. Pure; the same inputs give the same event.
 import type { RecordOf } from '../dataset/columns.js';
+import { num } from '../normalize/index.js';
 
 export const LEDGER_FIELDS = ['api_call_count', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'estimated_cost_usd', 'actual_cost_usd'] as const;
 export type LedgerField = (typeof LEDGER_FIELDS)[number];
@@ -11,7 +12,6 @@ export interface Ledger {
   counters: Record<LedgerField, number>;
 }
 
-const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'bigint' ? Number(v) : 0);
 const round = (v: number) => Math.round(v * 1e12) / 1e12;
 
 export interface UsageContext {

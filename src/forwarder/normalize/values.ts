@@ -1,0 +1,10 @@
+// SQLite values as the stages read them: a column may be missing (NULL), a number may come back as a bigint.
+
+/** Text, or null for NULL (other values as their string). */
+export const str = (v: unknown): string | null => (typeof v === 'string' ? v : v === null || v === undefined ? null : String(v));
+
+/** A finite number, or null. */
+export const numOrNull = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'bigint' ? Number(v) : null);
+
+/** A finite number, 0 for NULL or anything else (counters). */
+export const num = (v: unknown): number => numOrNull(v) ?? 0;
