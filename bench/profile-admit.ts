@@ -12,6 +12,7 @@ const body = new TextEncoder().encode('{"input":"bench"}');
 const request = (i: number) => ({
   method: 'POST',
   path: '/v1/runs',
+  query: '',
   header: (name: string) => (name === 'idempotency-key' ? `k-${i}` : name === 'content-type' ? 'application/json' : undefined),
   readBody: async () => body,
 });

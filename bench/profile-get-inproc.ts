@@ -6,7 +6,7 @@ const N = Number(process.argv[2] ?? 200000);
 const emulator = createEmulator({});
 const created = await emulator.fetch(new Request('http://x/v1/runs', { method: 'POST', body: '{"input":"x"}' }));
 const { run_id: runId } = (await created.json()) as { run_id: string };
-const request = { method: 'GET', path: `/v1/runs/${runId}`, header: () => undefined, readBody: async () => new Uint8Array() };
+const request = { method: 'GET', path: `/v1/runs/${runId}`, query: '', header: () => undefined, readBody: async () => new Uint8Array() };
 for (let i = 0; i < 20000; i++) await emulator.handle(request);
 const cpu0 = process.cpuUsage();
 for (let i = 0; i < N; i++) await emulator.handle(request);

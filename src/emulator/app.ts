@@ -1,9 +1,11 @@
 // The emulator's front door for both transports: control plane under /__admin/, the emulated Hermes surface for
 // everything else, and the headers aiohttp puts on every answer (Content-Length, Date, Server).
 import type { Clock } from '../shared/clock.js';
-import { handleAdmin, type AdminDeps } from './admin/index.js';
+import { isHermeticError } from '../shared/errors.js';
+import { handleAdmin, renderAdminError, type AdminDeps } from './admin/index.js';
 import { handleApi, type ApiDeps } from './api/index.js';
 import type { HttpRequest, HttpResponse } from './http.js';
+import { selectNamespace, type Namespaces } from './namespaces/index.js';
 
 export const SERVER_HEADER = 'Python/3.11 aiohttp/3.14.3';
 
@@ -25,14 +27,34 @@ function httpDate(clock: Clock): string {
   return dateText;
 }
 
+/** Every request: its namespace (header or /ns/<name> prefix; a bad name is a 400 here), then that namespace's answer. */
+export function handleFront(req: HttpRequest, namespaces: Namespaces): Promise<HttpResponse> {
+  let name: string;
+  let path: string;
+  try {
+    ({ name, path } = selectNamespace(req));
+  } catch (e) {
+    if (!isHermeticError(e)) throw e;
+    return Promise.resolve(finish(renderAdminError(e), namespaces.default.clock));
+  }
+  const ns = namespaces.get(name);
+  return ns.handle(path === req.path ? req : { ...req, path, header: req.header, readBody: req.readBody });
+}
+
+/** One namespace's answer: the control plane under /__admin/, the emulated Hermes surface for everything else. */
 export async function handle(req: HttpRequest, deps: AppDeps): Promise<HttpResponse> {
   const response = req.path.startsWith('/__admin/') ? await handleAdmin(req, deps.admin) : await handleApi(req, deps.api);
+  return finish(response, deps.clock);
+}
+
+/** The headers aiohttp puts on every answer. */
+function finish(response: HttpResponse, clock: Clock): HttpResponse {
   if (!response.stream) {
     const body = response.body;
     const length = body === null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
     response.headers.push(['Content-Length', String(length)]);
   }
-  response.headers.push(['Date', httpDate(deps.clock)], ['Server', SERVER_HEADER]);
+  response.headers.push(['Date', httpDate(clock)], ['Server', SERVER_HEADER]);
   if (response.close) response.headers.push(['Connection', 'close']);
   return response;
 }

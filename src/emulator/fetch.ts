@@ -24,10 +24,12 @@ export function fromFetchRequest(request: Request): HttpRequest {
   const start = url.indexOf('/', url.indexOf('//') + 2);
   const target = start < 0 ? '/' : url.slice(start);
   const q = target.search(/[?#]/);
+  const hash = target.indexOf('#');
   let consumed = false;
   return {
     method: request.method.toUpperCase(),
     path: q < 0 ? target : target.slice(0, q),
+    query: q < 0 || target[q] === '#' ? '' : target.slice(q + 1, hash < 0 ? undefined : hash),
     header: (name) => {
       const v = request.headers.get(name);
       return v === null ? undefined : headerFromWire(v);

@@ -6,6 +6,8 @@ export interface HttpRequest {
   readonly method: string;
   /** The request target's path, still percent-encoded, without the query string. */
   readonly path: string;
+  /** The raw query string without its '?' ('' when there is none). */
+  readonly query: string;
   /** Header lookup by lower-case name; repeated headers are joined with ", " as both transports do. */
   header(name: string): string | undefined;
   /** Reads the body once; resolves 'too-large' as soon as more than `limit` bytes arrive. */

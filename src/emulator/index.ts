@@ -1,18 +1,13 @@
 // createEmulator: Hermes v2026.8.31's /v1/runs surface with a fake agent, as an in-process Fetch handler.
-import { ControlledClock } from '../shared/clock.js';
-import { createIdSource } from '../shared/ids.js';
+import type { ControlledClock } from '../shared/clock.js';
+import { HermeticError } from '../shared/errors.js';
 import { createAdminClient, type AdminClient } from './admin/client.js';
-import { handle, type AppDeps } from './app.js';
+import { handleFront } from './app.js';
 import { fromFetchRequest, toFetchResponse } from './fetch.js';
 import type { GatewaySettings } from './gateway.js';
-import { normaliseCap } from './gateway.js';
 import type { HttpRequest, HttpResponse } from './http.js';
+import { DEFAULT_NAMESPACE, Namespaces, namespaceProblem } from './namespaces/index.js';
 import { parseEmulatorOptions, type EmulatorOptions } from './options.js';
-import { StateDbRecorder } from './record/state-db.js';
-import { FakeAgent } from './runs/agent.js';
-import { claimOwner, releaseOwner } from './runs/owner.js';
-import { RunRegistry } from './runs/registry.js';
-import { RunService } from './runs/service.js';
 import { realLockWait } from './store/busy.js';
 import { openRunTable } from './store/db.js';
 
@@ -23,13 +18,24 @@ export interface Emulator {
   fetch(request: Request): Promise<Response>;
   /** The transport-neutral handler (used by the node:http server). */
   handle(request: HttpRequest): Promise<HttpResponse>;
-  /** The control plane, driven through this emulator's fetch. */
+  /** The control plane of the default namespace, driven through this emulator's fetch. */
   readonly admin: AdminClient;
+  /** The default namespace's clock and settings. */
   readonly clock: ControlledClock;
   readonly gateway: GatewaySettings;
-  /** Emulates a gateway crash and restart on the same store. */
+  /** Another namespace (created on first use): its clock, settings and admin client (requests under /ns/<name>). */
+  namespace(name: string): EmulatorNamespace;
+  /** Emulates a gateway crash and restart of the default namespace on the same store. */
   restart(): void;
   close(): Promise<void>;
+}
+
+export interface EmulatorNamespace {
+  readonly name: string;
+  readonly clock: ControlledClock;
+  readonly gateway: GatewaySettings;
+  /** The control plane of this namespace only. */
+  readonly admin: AdminClient;
 }
 
 /**
@@ -40,71 +46,27 @@ export interface Emulator {
  */
 export function createEmulator(input?: EmulatorOptions): Emulator {
   const options = parseEmulatorOptions(input);
-  const clock = options.clock ?? new ControlledClock({ start: options.time ?? undefined, frozen: options.frozen });
-  const ids = createIdSource(options.seed ?? undefined);
-  const gateway: GatewaySettings = {
-    apiKey: options.apiKey,
-    draining: options.draining,
-    maxConcurrentRuns: normaliseCap(options.maxConcurrentRuns),
-    modelName: options.modelName,
-    corsOrigins: [...options.corsOrigins],
-    profiles: new Map(Object.entries(options.profiles)),
-  };
   const lock = realLockWait(options.lockTimeout * 1000);
   let lastWarning = -Infinity;
-  // A private store (db: null) is an in-memory database this emulator keeps across its emulated restarts.
-  const openStore = () =>
-    openRunTable(options.db ?? ':memory:', {
-      kind: options.runTable,
-      lock,
-      onBackgroundError: (e) => {
-        // A locked store can fail a background commit every few ms: say so once every 10 s, not each time.
-        if (performance.now() - lastWarning < 10_000) return;
-        lastWarning = performance.now();
-        console.warn(`hermetic: ${e.message}; held status writes are retried, and nothing that shows them is answered until they are saved`);
-      },
-    });
-  const registry = new RunRegistry(clock, openStore(), claimOwner(), lock);
-  const recorder = options.stateDb
-    ? new StateDbRecorder(options.stateDb, { now: () => clock.now(), ids, modelName: () => gateway.modelName })
-    : null;
-  const agent = new FakeAgent(registry, clock, ids, { ...options.agent }, recorder);
-  const service = new RunService(registry, gateway, ids, agent);
-  registry.startSweeps();
-
-  const restart = (): void => {
-    // Hermes writes statuses synchronously: what it wrote survives the crash. What cannot be committed now is lost,
-    // as a crash would lose it (no client has seen it: answers wait for their commit).
-    try {
-      registry.store.commit();
-    } catch {
-      // lost with the emulated process
-    }
-    registry.clearMemory();
-    recorder?.reset();
-    releaseOwner(registry.owner);
-    registry.owner = claimOwner();
-    if (options.db === ':memory:') {
-      // Hermes's in-memory fallback store dies with the process: nothing replays after a restart.
-      registry.store.close();
-      registry.store = openStore();
-    }
-    gateway.draining = false;
-    registry.startSweeps();
+  const onBackgroundError = (e: Error): void => {
+    // A locked store can fail a background commit every few ms: say so once every 10 s, not each time.
+    if (performance.now() - lastWarning < 10_000) return;
+    lastWarning = performance.now();
+    console.warn(`hermetic: ${e.message}; held status writes are retried, and nothing that shows them is answered until they are saved`);
   };
-
+  // The default namespace's rows live in options.db; every other namespace's in a store private to it (decision 0019).
+  // A private store (db: null) is an in-memory database kept across the namespace's emulated restarts.
+  const openStore = (name: string) =>
+    openRunTable(name === DEFAULT_NAMESPACE ? (options.db ?? ':memory:') : ':memory:', { kind: options.runTable, lock, onBackgroundError });
   /** Our own bugs are never dressed up as Hermes's answers without a trace: they are reported with their stack. */
   const onInternalError =
     options.onInternalError ??
     ((error: unknown): void => {
       console.error(`hermetic: internal error (a bug in Hermetic, not an emulated Hermes error; please report it):\n${(error as Error)?.stack ?? String(error)}`);
     });
-  const deps: AppDeps = {
-    clock,
-    api: { service, registry, gateway, clock, durable: options.db !== ':memory:', onInternalError },
-    admin: { clock, gateway, registry, agent, restart, onInternalError },
-  };
-  const handleRequest = (req: HttpRequest) => handle(req, deps);
+  const namespaces = new Namespaces({ options, lock, openStore, onInternalError });
+  const main = namespaces.default;
+  const handleRequest = (req: HttpRequest) => handleFront(req, namespaces);
   const fetch = async (request: Request) =>
     toFetchResponse(await handleRequest(fromFetchRequest(request)), request.method.toUpperCase() === 'HEAD');
   let closed = false;
@@ -113,18 +75,29 @@ export function createEmulator(input?: EmulatorOptions): Emulator {
     fetch,
     handle: handleRequest,
     admin: createAdminClient(fetch, 'http://hermes.invalid'),
-    clock,
-    gateway,
-    restart,
+    clock: main.clock,
+    gateway: main.gateway,
+    namespace(name: string) {
+      const problem = namespaceProblem(name);
+      if (problem) throw new HermeticError('HERMETIC_NAMESPACE_INVALID', `${problem}.`);
+      namespaces.get(name);
+      // Looked up at each use: after a reset of every namespace, the same handle reaches the namespace made anew.
+      return {
+        name,
+        get clock() {
+          return namespaces.get(name).clock;
+        },
+        get gateway() {
+          return namespaces.get(name).gateway;
+        },
+        admin: createAdminClient(fetch, `http://hermes.invalid/ns/${name}`),
+      };
+    },
+    restart: () => main.restart(),
     async close() {
       if (closed) return;
       closed = true;
-      registry.stopSweeps();
-      registry.clearMemory();
-      releaseOwner(registry.owner);
-      if (!options.clock) clock.close();
-      registry.store.close();
-      recorder?.close();
+      namespaces.close();
     },
   };
 }

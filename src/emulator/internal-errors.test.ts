@@ -17,6 +17,7 @@ const gateway: GatewaySettings = {
 const get = (path: string): HttpRequest => ({
   method: 'GET',
   path,
+  query: '',
   header: () => undefined,
   readBody: async () => new Uint8Array(),
 });

@@ -180,3 +180,20 @@ test('times outside 0 … 253402300799 and bad steps are refused and change noth
   assert.equal(epochProblem(EPOCH_MAX), null);
   assert.equal(epochProblem(EPOCH_MIN), null);
 });
+
+test('reset starts the same clock over: timers cancelled, new start time, frozen as asked', () => {
+  const clock = new ControlledClock({ start: 1_000, frozen: true });
+  const fired: number[] = [];
+  clock.schedule(5, () => fired.push(clock.now()));
+  clock.every(60, () => fired.push(clock.now()));
+  clock.reset({ start: 5_000, frozen: true });
+  assert.equal(clock.now(), 5_000);
+  assert.equal(clock.frozen, true);
+  clock.advance(600);
+  assert.equal(fired.length, 0);
+  clock.schedule(1, () => fired.push(clock.now()));
+  clock.advance(1);
+  assert.deepEqual(fired, [5_601]);
+  assert.throws(() => clock.reset({ start: -1 }), /HERMETIC_CLOCK_RANGE|start time/);
+  clock.close();
+});

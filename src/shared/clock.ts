@@ -186,6 +186,24 @@ export class ControlledClock implements Clock {
     this.#arm();
   }
 
+  /**
+   * Starts over as a new clock would (a namespace reset): every timer is cancelled, the time is `start` (default: the
+   * real time) and frozen as asked. The object stays the same, so whoever holds it keeps a working clock.
+   */
+  reset(options: { start?: number; frozen?: boolean } = {}): void {
+    const anchor = this.#real();
+    const start = options.start ?? anchor;
+    const problem = epochProblem(start);
+    if (problem) throw rangeError(`The clock's start time ${start} ${problem}.`);
+    for (const entry of this.#timers) entry.done = true;
+    this.#timers = [];
+    if (this.#handle) clearTimeout(this.#handle);
+    this.#handle = null;
+    this.#anchor = anchor;
+    this.#base = start;
+    this.#frozen = options.frozen ?? false;
+  }
+
   /** Cancels every timer and stops the real-time driver. */
   close(): void {
     this.#closed = true;

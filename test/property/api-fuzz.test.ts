@@ -499,6 +499,7 @@ function toHttpRequest(req: FuzzRequest): HttpRequest {
   return {
     method: req.method,
     path: q < 0 ? req.target : req.target.slice(0, q),
+    query: q < 0 || req.target[q] === '#' ? '' : req.target.slice(q + 1).split('#')[0]!,
     header: (name) => header(req, name),
     readBody: async (limit) => {
       if (read) return new Uint8Array(0);

@@ -403,4 +403,34 @@ export function runTableConformance(name: string, make: MakeTable): void {
     other.close();
     table.close();
   });
+
+  test(`${name}: replaceAll swaps every row in one transaction (held writes dropped); rows() reads them back`, async () => {
+    const file = freshFile();
+    const table = open(file);
+    const other = foreign(file);
+    await table.admit(simple('s', 'a', 100, reservation('s', 'a', 'run_a', 100)));
+    await table.admit(simple('s', 'b', 100, reservation('s', 'b', 'run_b', 100)));
+    table.writeStatus('run_a', '{"status":"running"}', 101);
+    const saved = table.rows();
+    assert.deepEqual(saved.map((r) => [r.run_id, r.status_json]), [['run_a', '{"status":"running"}'], ['run_b', '{"run_id":"run_b","status":"queued"}']]);
+    await table.admit(simple('s', 'c', 102, reservation('s', 'c', 'run_c', 102)));
+    table.writeStatus('run_b', '{"status":"completed"}', 103);
+    table.replaceAll(saved);
+    assert.equal(table.hasPending(), false);
+    assert.deepEqual(other.runIds().sort(), ['run_a', 'run_b']);
+    assert.equal(table.hasRun('run_c'), false);
+    assert.equal(table.findRun('s', 'run_b')?.status_json, '{"run_id":"run_b","status":"queued"}');
+    assert.equal(table.lookup('s', 'c', 104), undefined);
+    table.replaceAll([]);
+    assert.deepEqual(other.runIds(), []);
+    assert.equal(table.hasRun('run_a'), false);
+    assert.deepEqual(await table.admit(simple('s', 'a', 105, reservation('s', 'a', 'run_a2', 105))), { kind: 'reserved' });
+    // A replacement that cannot go in (two rows for one key) changes nothing.
+    const failed = attempt(() => table.replaceAll([reservation('s', 'x', 'run_x', 106), reservation('s', 'x', 'run_y', 106)]));
+    assert.ok(failed instanceof StoreUnavailable);
+    assert.deepEqual(other.runIds(), ['run_a2']);
+    assert.equal(table.hasRun('run_x'), false);
+    other.close();
+    table.close();
+  });
 }

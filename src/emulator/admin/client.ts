@@ -52,6 +52,30 @@ export interface AdminGatewayChange {
   api_key?: string | null;
 }
 
+export interface AdminResetChange {
+  /** Every namespace (the default starts over, the others are forgotten); default false: this namespace only. */
+  all?: boolean;
+}
+
+export interface AdminResetResult {
+  /** The namespaces that started over. */
+  reset: string[];
+}
+
+export interface AdminNamespaceSummary {
+  name: string;
+  /** Runs in the namespace's memory, and how many of them are live (admitted, not finished). */
+  runs: number;
+  live_runs: number;
+  /** Wall-clock epoch seconds of its first use. */
+  created_at: number;
+}
+
+export interface AdminNamespaceList {
+  /** The default first, then in order of first use. */
+  namespaces: AdminNamespaceSummary[];
+}
+
 export interface AdminRunSummary {
   run_id: string;
   status: RunStatus;
@@ -239,6 +263,10 @@ export interface AdminRoutes {
   gateway: { run: false; body: AdminGatewayChange; result: AdminGatewayState };
   /** GET /__admin/gateway. */
   getGateway: { run: false; body: never; result: AdminGatewayState };
+  /** POST /__admin/reset: this namespace (or, with all, every namespace) starts over. */
+  reset: { run: false; body: AdminResetChange; result: AdminResetResult };
+  /** GET /__admin/namespaces: every namespace with its run counts. */
+  namespaces: { run: false; body: never; result: AdminNamespaceList };
   /** GET /__admin/runs: every run in the gateway's memory. */
   runs: { run: false; body: never; result: AdminRunList };
   /** GET /__admin/runs/{run_id}: what the fake agent holds for a run. */

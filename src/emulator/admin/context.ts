@@ -4,6 +4,7 @@ import { suggest } from '../../shared/options.js';
 import type { ControlledClock } from '../../shared/clock.js';
 import type { GatewaySettings } from '../gateway.js';
 import type { HttpRequest } from '../http.js';
+import type { Namespace, Namespaces } from '../namespaces/index.js';
 import type { FakeAgent } from '../runs/agent.js';
 import type { RunRegistry } from '../runs/registry.js';
 import { PyFloat, decodeAndParse, type PyDict, type PyValue } from '../../shared/python/index.js';
@@ -13,6 +14,9 @@ export interface AdminDeps {
   readonly gateway: GatewaySettings;
   readonly registry: RunRegistry;
   readonly agent: FakeAgent;
+  /** The namespace this request is for, and every namespace of the emulator. */
+  readonly namespace: Namespace;
+  readonly namespaces: () => Namespaces;
   /** Emulates a gateway crash and restart on the same store. */
   restart(): void;
   /** A bug in Hermetic surfaced while answering (answered 500 HERMETIC_INTERNAL). */

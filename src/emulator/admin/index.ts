@@ -16,6 +16,9 @@ function render(status: number, value: unknown): HttpResponse {
   return { status, headers: JSON_HEADERS(), body };
 }
 
+/** A HERMETIC_* error as the control plane renders it. */
+export const renderAdminError = (e: HermeticError): HttpResponse => render(e.status, e.toJSON());
+
 /** A route as path segments; `{name}` segments capture one non-empty segment. */
 interface Compiled {
   route: (typeof ADMIN_ROUTES)[number];

@@ -4,6 +4,7 @@ import type { AdminRoutes } from './client.js';
 import type { AdminHandler } from './context.js';
 import { clockHandler } from './clock.js';
 import { gatewayHandler, restartHandler, sweepHandler } from './gateway.js';
+import { listNamespacesHandler, resetHandler } from './namespaces.js';
 import {
   approvalRequestHandler,
   cancelHandler,
@@ -36,6 +37,8 @@ export const ADMIN_ROUTES = [
   { name: 'restart', method: 'POST', path: '/restart', handler: restartHandler },
   { name: 'gateway', method: 'POST', path: '/gateway', handler: gatewayHandler },
   { name: 'getGateway', method: 'GET', path: '/gateway', handler: gatewayHandler },
+  { name: 'reset', method: 'POST', path: '/reset', handler: resetHandler },
+  { name: 'namespaces', method: 'GET', path: '/namespaces', handler: listNamespacesHandler },
   { name: 'runs', method: 'GET', path: '/runs', handler: listRunsHandler },
   { name: 'run', method: 'GET', path: '/runs/{run_id}', handler: runInfoHandler },
   { name: 'start', method: 'POST', path: '/runs/{run_id}/start', handler: startHandler },

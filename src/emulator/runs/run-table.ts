@@ -89,6 +89,13 @@ export interface RunTable {
   findRun(scope: string, runId: string): IdempotencyRow | undefined;
   /** Whether any scope's row already uses this run id. */
   hasRun(runId: string): boolean;
+  /** Every row as committed (held writes committed first when they can be), oldest first: what a checkpoint keeps. */
+  rows(): IdempotencyRow[];
+  /**
+   * Replaces every row with `rows` in one transaction and drops the held writes (a namespace reset, a checkpoint
+   * restore). Throws StoreUnavailable and changes nothing when it cannot.
+   */
+  replaceAll(rows: readonly IdempotencyRow[]): void;
   /** Commits what it can, then closes; never throws. */
   close(): void;
 }

@@ -32,6 +32,7 @@ function fromNode(req: IncomingMessage): HttpRequest {
   return {
     method: req.method ?? 'GET',
     path,
+    query: q < 0 ? '' : target.slice(q + 1),
     header(name) {
       const v = req.headers[name];
       if (v === undefined) return undefined;

@@ -87,6 +87,8 @@ export class FastRunTable implements RunTable {
   readonly #lookupTx: (scope: string, key: string, now: number) => IdempotencyRow | undefined;
   readonly #batchTx: Database.Transaction<(batch: Queued[]) => BatchOutcome>;
   readonly #flushTx: Database.Transaction<(isolated: boolean) => Map<string, PendingWrite>>;
+  readonly #all: () => IdempotencyRow[];
+  readonly #replaceTx: Database.Transaction<(rows: readonly IdempotencyRow[]) => void>;
 
   constructor(db: Db, options: FastRunTableOptions) {
     this.#db = db;
@@ -179,6 +181,18 @@ export class FastRunTable implements RunTable {
       return written;
     };
     this.#flushTx = db.transaction((isolated: boolean) => writePending(isolated));
+    const all = db.prepare('SELECT * FROM run_idempotency ORDER BY rowid');
+    this.#all = () => all.all() as IdempotencyRow[];
+    const clear = db.prepare('DELETE FROM run_idempotency RETURNING run_id').pluck();
+    this.#replaceTx = db.transaction((rows: readonly IdempotencyRow[]) => {
+      runs.deleted(clear.all() as string[]);
+      for (const row of rows) {
+        if (!reserve(row)) throw new Error(`Two rows hold (${row.scope}, ${row.idempotency_key}).`);
+      }
+      // Bounds and completeness are recomputed from the table on the next prune and the next miss.
+      runs.poison();
+      pruner.poison();
+    });
 
     this.#batchTx = db.transaction((batch: Queued[]) => {
       // Held status writes ride along; if one fails, the group is tried again with the writes isolated.
@@ -394,6 +408,26 @@ export class FastRunTable implements RunTable {
     } catch (e) {
       throw unavailable(e, 'reading a run');
     }
+  }
+
+  rows(): IdempotencyRow[] {
+    this.#tryCommit();
+    try {
+      return this.#all();
+    } catch (e) {
+      throw unavailable(e, 'reading every row');
+    }
+  }
+
+  replaceAll(rows: readonly IdempotencyRow[]): void {
+    if (this.#queue.length > 0) this.#drain();
+    try {
+      this.#transact(() => this.#replaceTx.immediate(rows));
+    } catch (e) {
+      throw unavailable(e, 'replacing every row');
+    }
+    this.#pending.clear();
+    this.#isolateWrites = false;
   }
 
   close(): void {

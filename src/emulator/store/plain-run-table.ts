@@ -18,6 +18,8 @@ export class PlainRunTable implements RunTable {
   readonly #reserve: (row: IdempotencyRow, now: number) => Admission;
   readonly #update: (runId: string, json: string, now: number) => void;
   readonly #byRunId: (runId: string) => IdempotencyRow | undefined;
+  readonly #all: () => IdempotencyRow[];
+  readonly #replace: (rows: readonly IdempotencyRow[]) => void;
 
   constructor(db: Db, lock: LockWait) {
     this.#db = db;
@@ -58,6 +60,14 @@ export class PlainRunTable implements RunTable {
     this.#update = (runId, json, now) => void update.run(json, now, runId);
     const byRunId = db.prepare('SELECT * FROM run_idempotency WHERE run_id = ?');
     this.#byRunId = (runId) => byRunId.get(runId) as IdempotencyRow | undefined;
+    const all = db.prepare('SELECT * FROM run_idempotency ORDER BY rowid');
+    this.#all = () => all.all() as IdempotencyRow[];
+    const clear = db.prepare('DELETE FROM run_idempotency');
+    const replace = db.transaction((rows: readonly IdempotencyRow[]) => {
+      clear.run();
+      for (const row of rows) insert.run(row);
+    });
+    this.#replace = (rows) => replace.immediate(rows);
   }
 
   admit({ scope, key, now, candidate, reserved }: AdmitRequest): Promise<Admission> {
@@ -133,6 +143,24 @@ export class PlainRunTable implements RunTable {
     } catch {
       // Still held; the next commit() tries again.
     }
+  }
+
+  rows(): IdempotencyRow[] {
+    this.#tryCommit();
+    try {
+      return this.#all();
+    } catch (e) {
+      throw unavailable(e, 'reading every row');
+    }
+  }
+
+  replaceAll(rows: readonly IdempotencyRow[]): void {
+    try {
+      this.#replace(rows);
+    } catch (e) {
+      throw unavailable(e, 'replacing every row');
+    }
+    this.#pending.clear();
   }
 
   close(): void {

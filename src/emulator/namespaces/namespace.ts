@@ -1,0 +1,167 @@
+// One namespace: a whole emulated gateway of its own — clock, ids, settings, run memory, durable rows, fake agent —
+// answering through the same front door (app.ts). The default namespace is the gateway createEmulator always had.
+import { ControlledClock } from '../../shared/clock.js';
+import { createIdSource, type IdSource } from '../../shared/ids.js';
+import { handle, type AppDeps } from '../app.js';
+import { normaliseCap, type GatewaySettings } from '../gateway.js';
+import type { HttpRequest, HttpResponse } from '../http.js';
+import type { ParsedEmulatorOptions } from '../options.js';
+import { StateDbRecorder } from '../record/state-db.js';
+import { FakeAgent } from '../runs/agent.js';
+import { claimOwner, releaseOwner } from '../runs/owner.js';
+import { RunRegistry } from '../runs/registry.js';
+import type { LockWait, RunTable } from '../runs/run-table.js';
+import { RunService } from '../runs/service.js';
+import { DEFAULT_NAMESPACE } from './names.js';
+import type { Namespaces } from './index.js';
+
+/** What every namespace of one emulator shares. */
+export interface NamespaceShared {
+  readonly options: ParsedEmulatorOptions;
+  readonly lock: LockWait;
+  /** Opens a namespace's run table: the default one on options.db, the others on a store private to them. */
+  openStore(name: string): RunTable;
+  readonly onInternalError: (error: unknown) => void;
+  /** The emulator's namespaces (the admin routes that list, reset or describe them). */
+  readonly namespaces: () => Namespaces;
+}
+
+/** The gateway settings the options describe (a reset goes back to these). */
+function initialSettings(options: ParsedEmulatorOptions): GatewaySettings {
+  return {
+    apiKey: options.apiKey,
+    draining: options.draining,
+    maxConcurrentRuns: normaliseCap(options.maxConcurrentRuns),
+    modelName: options.modelName,
+    corsOrigins: [...options.corsOrigins],
+    profiles: new Map(Object.entries(options.profiles)),
+  };
+}
+
+export class Namespace {
+  readonly clock: ControlledClock;
+  readonly gateway: GatewaySettings;
+  /** Wall-clock milliseconds when the namespace was created (first used). */
+  readonly createdAt = Date.now();
+  store: RunTable;
+  ids!: IdSource;
+  registry!: RunRegistry;
+  agent!: FakeAgent;
+  service!: RunService;
+  deps!: AppDeps;
+  readonly #shared: NamespaceShared;
+  readonly #ownClock: boolean;
+  readonly #recorder: StateDbRecorder | null;
+
+  constructor(
+    readonly name: string,
+    shared: NamespaceShared,
+  ) {
+    this.#shared = shared;
+    const { options } = shared;
+    // The default namespace may run on a clock the caller gave; every other namespace has a clock of its own.
+    this.#ownClock = !(options.clock && name === DEFAULT_NAMESPACE);
+    this.clock = this.#ownClock
+      ? new ControlledClock({ start: options.time ?? undefined, frozen: options.frozen })
+      : options.clock!;
+    this.gateway = initialSettings(options);
+    this.store = shared.openStore(name);
+    // The recorder draws from whichever id stream the namespace has now (a reset starts a new one).
+    const ids: IdSource = { uuid4Hex: () => this.ids.uuid4Hex(), seeded: options.seed !== null };
+    this.#recorder = options.stateDb
+      ? new StateDbRecorder(options.stateDb, { now: () => this.clock.now(), ids, modelName: () => this.gateway.modelName })
+      : null;
+    this.#build(claimOwner());
+  }
+
+  get isDefault(): boolean {
+    return this.name === DEFAULT_NAMESPACE;
+  }
+
+  /** Whether the durable rows are on disk (capabilities advertise it). */
+  get durable(): boolean {
+    return this.#shared.options.db !== ':memory:';
+  }
+
+  /** Answers one request whose path has already lost its /ns/<name> prefix. */
+  handle(req: HttpRequest): Promise<HttpResponse> {
+    return handle(req, this.deps);
+  }
+
+  /** Seeded emulators give each namespace its own repeatable stream (the default keeps the seed as given). */
+  #idSource(): IdSource {
+    const seed = this.#shared.options.seed;
+    if (seed === null) return createIdSource();
+    return createIdSource(this.isDefault ? seed : `${seed}/ns/${this.name}`);
+  }
+
+  /** Run memory, agent and service over this namespace's clock, settings and store. */
+  #build(owner: ReturnType<typeof claimOwner>): void {
+    const { options, lock, onInternalError } = this.#shared;
+    this.ids = this.#idSource();
+    this.registry = new RunRegistry(this.clock, this.store, owner, lock);
+    this.agent = new FakeAgent(this.registry, this.clock, this.ids, { ...options.agent }, this.#recorder);
+    this.service = new RunService(this.registry, this.gateway, this.ids, this.agent);
+    this.registry.startSweeps();
+    const { clock, gateway, registry, agent, service } = this;
+    this.deps = {
+      clock,
+      api: { service, registry, gateway, clock, durable: this.durable, onInternalError },
+      admin: {
+        clock, gateway, registry, agent, onInternalError,
+        namespace: this,
+        namespaces: this.#shared.namespaces,
+        restart: () => this.restart(),
+      },
+    };
+  }
+
+  /**
+   * A gateway crash and restart on the same store: Hermes writes statuses synchronously, so what it wrote survives.
+   * What cannot be committed now is lost, as a crash would lose it (no client has seen it: answers wait for commits).
+   */
+  restart(): void {
+    const { registry } = this;
+    try {
+      registry.store.commit();
+    } catch {
+      // lost with the emulated process
+    }
+    registry.stopSweeps();
+    registry.clearMemory();
+    this.#recorder?.reset();
+    releaseOwner(registry.owner);
+    registry.owner = claimOwner();
+    if (this.#shared.options.db === ':memory:') {
+      // Hermes's in-memory fallback store dies with the process: nothing replays after a restart.
+      registry.store.close();
+      this.store = registry.store = this.#shared.openStore(this.name);
+    }
+    this.gateway.draining = false;
+    registry.startSweeps();
+  }
+
+  /**
+   * Back to how the options describe a new namespace: no runs, no durable rows, the start time, the first settings,
+   * the seed's first ids. The clock and settings objects stay the same (callers may hold them).
+   */
+  reset(): void {
+    this.registry.stopSweeps();
+    this.registry.clearMemory();
+    this.store.replaceAll([]);
+    this.#recorder?.reset();
+    const { options } = this.#shared;
+    if (this.#ownClock) this.clock.reset({ start: options.time ?? undefined, frozen: options.frozen });
+    Object.assign(this.gateway, initialSettings(options));
+    this.#build(this.registry.owner);
+  }
+
+  close(): void {
+    this.registry.stopSweeps();
+    this.registry.clearMemory();
+    releaseOwner(this.registry.owner);
+    if (this.#ownClock) this.clock.close();
+    this.store.close();
+    this.#recorder?.close();
+  }
+}
