@@ -11,22 +11,28 @@ export type AuthRule = 'key' | 'key-or-room' | 'none';
 export interface Route {
   readonly method: string;
   readonly path: string;
+  /** What the request does, as the request journal, faults and metrics name it. */
+  readonly operation: Operation;
   readonly auth: AuthRule;
   readonly handler: Handler;
 }
 
+/** The operations fault rules and the request journal match on (decision 0019). */
+export const OPERATIONS = ['submit', 'get', 'events', 'approval', 'steer', 'stop', 'health', 'capabilities', 'unsupported'] as const;
+export type Operation = (typeof OPERATIONS)[number];
+
 export const ROUTES: readonly Route[] = [
-  { method: 'POST', path: '/v1/runs', auth: 'key-or-room', handler: submitRun },
-  { method: 'GET', path: '/v1/runs/{run_id}', auth: 'key-or-room', handler: getRun },
-  { method: 'GET', path: '/v1/runs/{run_id}/events', auth: 'key', handler: runEvents },
-  { method: 'POST', path: '/v1/runs/{run_id}/approval', auth: 'key-or-room', handler: approveRun },
-  { method: 'POST', path: '/v1/runs/{run_id}/steer', auth: 'key', handler: steerRun },
-  { method: 'POST', path: '/v1/runs/{run_id}/stop', auth: 'key-or-room', handler: stopRun },
-  { method: 'GET', path: '/health', auth: 'none', handler: health },
-  { method: 'GET', path: '/v1/health', auth: 'none', handler: health },
-  { method: 'GET', path: '/v1/capabilities', auth: 'key', handler: capabilities },
+  { method: 'POST', path: '/v1/runs', operation: 'submit', auth: 'key-or-room', handler: submitRun },
+  { method: 'GET', path: '/v1/runs/{run_id}', operation: 'get', auth: 'key-or-room', handler: getRun },
+  { method: 'GET', path: '/v1/runs/{run_id}/events', operation: 'events', auth: 'key', handler: runEvents },
+  { method: 'POST', path: '/v1/runs/{run_id}/approval', operation: 'approval', auth: 'key-or-room', handler: approveRun },
+  { method: 'POST', path: '/v1/runs/{run_id}/steer', operation: 'steer', auth: 'key', handler: steerRun },
+  { method: 'POST', path: '/v1/runs/{run_id}/stop', operation: 'stop', auth: 'key-or-room', handler: stopRun },
+  { method: 'GET', path: '/health', operation: 'health', auth: 'none', handler: health },
+  { method: 'GET', path: '/v1/health', operation: 'health', auth: 'none', handler: health },
+  { method: 'GET', path: '/v1/capabilities', operation: 'capabilities', auth: 'key', handler: capabilities },
   // Hermes serves these too; the emulator says plainly that it does not (501 HERMETIC_UNSUPPORTED_ROUTE).
-  ...UNEMULATED_ROUTES.map(([method, path]): Route => ({ method, path, auth: 'none', handler: unsupported })),
+  ...UNEMULATED_ROUTES.map(([method, path]): Route => ({ method, path, operation: 'unsupported', auth: 'none', handler: unsupported })),
 ];
 
 export type RouteMatch =

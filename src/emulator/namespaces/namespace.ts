@@ -83,7 +83,10 @@ export class Namespace {
     return this.#shared.options.db !== ':memory:';
   }
 
-  /** Answers one request whose path has already lost its /ns/<name> prefix. */
+  /**
+   * Answers one request whose path has already lost its /ns/<name> prefix. This is the namespace's request pipeline:
+   * the place where what the request does (describeRequest) meets the namespace's fault rules and request journal.
+   */
   handle(req: HttpRequest): Promise<HttpResponse> {
     return handle(req, this.deps);
   }
