@@ -5,6 +5,8 @@ import { HermeticError } from './errors.js';
 /** A scheduled callback; cancel() is idempotent (and safe from inside the callback itself). */
 export interface Timer {
   cancel(): void;
+  /** The clock time it is next due (a checkpoint re-arms it there). */
+  readonly due: number;
 }
 
 export interface Clock {
@@ -226,6 +228,9 @@ export class ControlledClock implements Clock {
         entry.done = true;
         const i = this.#indexOf(entry);
         if (i >= 0) this.#timers.splice(i, 1);
+      },
+      get due() {
+        return entry.due;
       },
     };
   }

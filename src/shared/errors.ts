@@ -7,6 +7,7 @@ export const ERROR_CODES = {
   HERMETIC_ADMIN_BAD_FIELD: { status: 400, summary: 'A control request field is missing or has the wrong type.' },
   HERMETIC_NAMESPACE_INVALID: { status: 400, summary: 'A namespace name (x-hermetic-namespace header or /ns/<name> prefix) is not valid, or the two disagree.' },
   HERMETIC_ADMIN_UNAUTHORIZED: { status: 401, summary: 'The server has an admin key and this control request did not send it (x-hermetic-admin-key, or Authorization: Bearer on /__admin routes), or sent another; only GET /__admin/health is open.' },
+  HERMETIC_CHECKPOINT_UNKNOWN: { status: 404, summary: 'No checkpoint with this id in this namespace.' },
   HERMETIC_ADMIN_BAD_ANSWER: { status: 502, summary: 'The control plane answered something other than JSON with a known HERMETIC_* code (admin client).' },
   HERMETIC_CLOCK_RANGE: { status: 400, summary: 'A clock time is outside 0 to 253402300799 (the end of year 9999), or a clock step is negative or not finite.' },
   HERMETIC_UNSUPPORTED_ROUTE: { status: 501, summary: 'Hermes serves this route, but the emulator does not reproduce it.' },

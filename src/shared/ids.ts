@@ -6,6 +6,9 @@ export interface IdSource {
   uuid4Hex(): string;
   /** True when the stream is deterministic (a seed was given). */
   readonly seeded: boolean;
+  /** How many ids a seeded stream has drawn (0 for random ids); seek() goes back to such a point (a checkpoint). */
+  readonly position?: number;
+  seek?(position: number): void;
 }
 
 function formatV4(bytes: Uint8Array): string {
@@ -21,6 +24,12 @@ export function createIdSource(seed?: string): IdSource {
   let counter = 0;
   return {
     seeded: true,
+    get position() {
+      return counter;
+    },
+    seek(position: number) {
+      counter = position;
+    },
     uuid4Hex: () => {
       const digest = createHash('sha256').update(`${seed}\0${counter++}`).digest();
       return formatV4(new Uint8Array(digest.subarray(0, 16)));

@@ -12,6 +12,7 @@ import { claimOwner, releaseOwner } from '../runs/owner.js';
 import { RunRegistry } from '../runs/registry.js';
 import type { LockWait, RunTable } from '../runs/run-table.js';
 import { RunService } from '../runs/service.js';
+import { Checkpoints, type CheckpointPart, type CheckpointSummary } from './checkpoints.js';
 import { DEFAULT_NAMESPACE } from './names.js';
 import type { Namespaces } from './index.js';
 
@@ -49,6 +50,9 @@ export class Namespace {
   agent!: FakeAgent;
   service!: RunService;
   deps!: AppDeps;
+  /** State owned by other parts (fault rules, scenarios) that checkpoints save and restore, by name. */
+  readonly checkpointParts = new Map<string, CheckpointPart>();
+  readonly checkpoints = new Checkpoints();
   readonly #shared: NamespaceShared;
   readonly #ownClock: boolean;
   readonly #recorder: StateDbRecorder | null;
@@ -157,6 +161,15 @@ export class Namespace {
     if (this.#ownClock) this.clock.reset({ start: options.time ?? undefined, frozen: options.frozen });
     Object.assign(this.gateway, initialSettings(options));
     this.#build(this.registry.owner);
+  }
+
+  /** Saves this namespace's state (checkpoints.ts); kept across a reset of the namespace. */
+  checkpoint(): CheckpointSummary {
+    return this.checkpoints.take(this, this.#ownClock ? this.clock : null, this.checkpointParts);
+  }
+
+  restoreCheckpoint(id: string): CheckpointSummary {
+    return this.checkpoints.restore(this, id, this.#ownClock ? this.clock : null, this.checkpointParts);
   }
 
   close(): void {

@@ -2,10 +2,10 @@
 // the control plane tells it (progress events, approval requests, completion, failure, interrupt, steer policy).
 import type { Clock } from '../../shared/clock.js';
 import type { IdSource } from '../../shared/ids.js';
-import { PyFloat, type PyDict, type PyValue, pyRound, pyTruthy } from '../../shared/python/index.js';
+import { PyFloat, clonePy, type PyDict, type PyValue, pyRound, pyTruthy } from '../../shared/python/index.js';
 import { redactApiErrorText } from './hermes-errors.js';
 import type { RunObserver } from './observer.js';
-import type { LiveRun, RunRegistry } from './registry.js';
+import type { LiveRun, LiveRunSnapshot, RunRegistry } from './registry.js';
 
 export interface AgentDefaults {
   /** Seconds on the clock between admission and `running` (0: the next microtask, as Hermes's create_task). */
@@ -121,6 +121,26 @@ export class FakeAgent {
     this.registry.live.set(runId, run);
     if (this.defaults.startDelay > 0) run.startTimer = this.clock.schedule(this.defaults.startDelay, () => this.#start(run));
     else queueMicrotask(() => this.#start(run));
+    return run;
+  }
+
+  /** Re-creates a live run from a checkpoint, its start timer re-armed at the time it was due. */
+  revive(saved: LiveRunSnapshot): LiveRun {
+    const run: LiveRun = {
+      runId: saved.runId,
+      started: saved.started,
+      stopRequested: saved.stopRequested,
+      approvals: saved.approvals.map((a) => clonePy(a)),
+      acceptSteer: saved.acceptSteer,
+      acknowledgeStop: saved.acknowledgeStop,
+      pendingSteer: [...saved.pendingSteer],
+      startTimer: null,
+      userMessage: clonePy(saved.userMessage),
+    };
+    this.registry.live.set(run.runId, run);
+    if (saved.steerRaises !== null) this.#steerRaises.set(run, saved.steerRaises);
+    if (saved.startAt !== null) run.startTimer = this.clock.schedule(saved.startAt - this.clock.now(), () => this.#start(run));
+    else if (!saved.started) queueMicrotask(() => this.#start(run));
     return run;
   }
 

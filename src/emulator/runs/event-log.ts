@@ -46,6 +46,11 @@ export class EventBuffer {
     };
   }
 
+  /** The queued items, oldest first (a checkpoint keeps them). */
+  queued(): BufferItem[] {
+    return this.#items.slice(this.#head);
+  }
+
   get pending(): number {
     return this.#items.length - this.#head;
   }

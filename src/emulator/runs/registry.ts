@@ -2,9 +2,9 @@
 // rows behind it: status updates with Hermes's key-order and persistence rules, event emission, hydration of
 // durable snapshots (with the restart interruption), and the 60-second retention sweep.
 import type { Clock, Timer } from '../../shared/clock.js';
-import { PyFloat, dumpsSorted, parsePyJson, type PyDict, type PyValue } from '../../shared/python/index.js';
+import { PyFloat, clonePy, dumpsSorted, parsePyJson, type PyDict, type PyValue } from '../../shared/python/index.js';
 import { settle } from './durability.js';
-import { EventBuffer } from './event-log.js';
+import { EventBuffer, type BufferItem } from './event-log.js';
 import { SWEEPABLE, isTerminal, nextStatus, TRANSITIONS, type Trigger } from './lifecycle.js';
 import { applyUpdate, statusOf } from './status.js';
 import { ownerAlive, type OwnerIdentity } from './owner.js';
@@ -26,6 +26,32 @@ export interface LiveRun {
   /** The user turn, kept for recorders. */
   readonly userMessage: PyValue;
 }
+
+/** A live run as a checkpoint keeps it: its fields, when its start timer was due, its steer policy's exception. */
+export interface LiveRunSnapshot {
+  readonly runId: string;
+  readonly started: boolean;
+  readonly stopRequested: boolean;
+  readonly approvals: PyDict[];
+  readonly acceptSteer: boolean;
+  readonly acknowledgeStop: boolean;
+  readonly pendingSteer: string[];
+  /** Clock time the queued run was due to start (null: not waiting on a timer). */
+  readonly startAt: number | null;
+  readonly userMessage: PyValue;
+  readonly steerRaises: string | null;
+}
+
+/** The gateway's run memory, deep-copied (a checkpoint): statuses, owners, keyed runs, queued events, live runs. */
+export interface MemorySnapshot {
+  readonly statuses: ReadonlyArray<[string, PyDict]>;
+  readonly owners: ReadonlyArray<[string, string]>;
+  readonly durable: readonly string[];
+  readonly buffers: ReadonlyArray<{ runId: string; createdAt: number; items: BufferItem[] }>;
+  readonly live: readonly LiveRunSnapshot[];
+}
+
+const cloneItem = (item: BufferItem): BufferItem => (item.kind === 'event' ? { kind: 'event', event: clonePy(item.event) } : item);
 
 export const INTERRUPTED_ERROR = 'The gateway restarted before this run settled.';
 const STATUS_TTL = 3_600;
@@ -169,6 +195,45 @@ export class RunRegistry {
       }
     }
     return { statuses, buffers };
+  }
+
+  /** A deep copy of the run memory; `steerRaises` reads each live run's steer exception from the agent. */
+  snapshotMemory(steerRaises: (run: LiveRun) => string | null): MemorySnapshot {
+    return {
+      statuses: [...this.statuses].map(([id, dict]) => [id, clonePy(dict)]),
+      owners: [...this.owners],
+      durable: [...this.durable],
+      buffers: [...this.buffers].map(([runId, b]) => ({ runId, createdAt: b.createdAt, items: b.queued().map(cloneItem) })),
+      live: [...this.live.values()].map((run) => ({
+        runId: run.runId,
+        started: run.started,
+        stopRequested: run.stopRequested,
+        approvals: run.approvals.map((a) => clonePy(a)),
+        acceptSteer: run.acceptSteer,
+        acknowledgeStop: run.acknowledgeStop,
+        pendingSteer: [...run.pendingSteer],
+        startAt: run.startTimer ? run.startTimer.due : null,
+        userMessage: clonePy(run.userMessage),
+        steerRaises: steerRaises(run),
+      })),
+    };
+  }
+
+  /**
+   * Replaces the run memory with a copy of `snapshot` (after clearMemory: attached streams are cut). Live runs are
+   * handed to `revive` (the agent re-creates them and re-arms their start timers); the copy stays reusable.
+   */
+  restoreMemory(snapshot: MemorySnapshot, revive: (run: LiveRunSnapshot) => void): void {
+    this.clearMemory();
+    for (const [id, dict] of snapshot.statuses) this.statuses.set(id, clonePy(dict));
+    for (const [id, scope] of snapshot.owners) this.owners.set(id, scope);
+    for (const id of snapshot.durable) this.durable.add(id);
+    for (const { runId, createdAt, items } of snapshot.buffers) {
+      const buffer = new EventBuffer(createdAt);
+      for (const item of items) buffer.push(cloneItem(item));
+      this.buffers.set(runId, buffer);
+    }
+    for (const run of snapshot.live) revive(run);
   }
 
   /** Forgets everything a crashed process would lose; durable rows stay. */

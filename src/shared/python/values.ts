@@ -18,3 +18,15 @@ export type PyValue = null | boolean | string | number | bigint | PyFloat | PyVa
 export class PyJsonError extends Error {
   override name = 'PyJsonError';
 }
+
+/** A deep copy (PyFloat, being immutable, is shared). */
+export function clonePy<T extends PyValue>(value: T): T {
+  const v: PyValue = value;
+  if (v instanceof Map) {
+    const out: PyDict = new Map();
+    for (const [key, item] of v) out.set(key, clonePy(item));
+    return out as T;
+  }
+  if (Array.isArray(v)) return v.map((item) => clonePy(item)) as T;
+  return value;
+}
