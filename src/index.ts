@@ -9,6 +9,8 @@ export {
   type AdminRoutes,
   type AdminRouteName,
   type FetchLike,
+  type AdminClientOptions,
+  type AdminHealth,
   type JsonValue,
   type RunStatus,
   type AdminNoFields,

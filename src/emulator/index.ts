@@ -74,7 +74,7 @@ export function createEmulator(input?: EmulatorOptions): Emulator {
   return {
     fetch,
     handle: handleRequest,
-    admin: createAdminClient(fetch, 'http://hermes.invalid'),
+    admin: createAdminClient(fetch, 'http://hermes.invalid', { adminKey: options.adminKey }),
     clock: main.clock,
     gateway: main.gateway,
     namespace(name: string) {
@@ -90,7 +90,7 @@ export function createEmulator(input?: EmulatorOptions): Emulator {
         get gateway() {
           return namespaces.get(name).gateway;
         },
-        admin: createAdminClient(fetch, `http://hermes.invalid/ns/${name}`),
+        admin: createAdminClient(fetch, `http://hermes.invalid/ns/${name}`, { adminKey: options.adminKey }),
       };
     },
     restart: () => main.restart(),

@@ -70,6 +70,11 @@ const SCHEMA = {
   /** API_SERVER_KEY; null (default) is Hermes's unauthenticated test listener. */
   apiKey: is.nullable(is.string),
   /**
+   * Hermetic's own key for the control plane: every /__admin route but GET /__admin/health then needs it, as
+   * "x-hermetic-admin-key: K" or "Authorization: Bearer K" (decision 0025). null (default): the control plane is open.
+   */
+  adminKey: is.nullable(is.string),
+  /**
    * Where the durable idempotency rows live: a file path (kept across restarts of the process and shared by gateways
    * given the same path); ':memory:' for Hermes's own fallback (not durable: nothing survives a restart); null
    * (default) for a store private to this emulator that survives its emulated restarts.
@@ -111,9 +116,13 @@ const SCHEMA = {
  */
 export interface EmulatorOptions extends OptionsInput<typeof SCHEMA> {}
 
+/** Every option name createEmulator accepts (a config file is checked against these and the server's own). */
+export const EMULATOR_OPTION_NAMES = Object.keys(SCHEMA) as ReadonlyArray<keyof typeof SCHEMA>;
+
 export function parseEmulatorOptions(input: EmulatorOptions | undefined) {
   const options = parseOptions('emulator', input, SCHEMA, {
     apiKey: null,
+    adminKey: null,
     db: null,
     runTable: 'fast',
     lockTimeout: 30,
@@ -131,6 +140,7 @@ export function parseEmulatorOptions(input: EmulatorOptions | undefined) {
     agent: agent(undefined, 'agent'),
   });
   if (options.apiKey === '') throw new HermeticError('HERMETIC_OPTIONS_INVALID', 'Option "apiKey" must not be empty; use null for no key.');
+  if (options.adminKey === '') throw new HermeticError('HERMETIC_OPTIONS_INVALID', 'Option "adminKey" must not be empty; use null for an open control plane.');
   return options;
 }
 

@@ -4,6 +4,7 @@
 // types reach no server internals, so a consumer's tsc needs nothing beyond @types/node.
 import { ERROR_CODES, HermeticError, type ErrorCode } from '../../shared/errors.js';
 import type { RunStatus } from '../runs/lifecycle.js';
+import { ADMIN_KEY_HEADER } from './auth.js';
 import { ADMIN_PREFIX, ADMIN_ROUTES } from './routes.js';
 
 export type { RunStatus } from '../runs/lifecycle.js';
@@ -13,6 +14,23 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 
 /** A control body with no fields (`{}`). */
 export type AdminNoFields = Record<string, never>;
+
+/** GET /__admin/health: who answered (open even when the server has an admin key). */
+export interface AdminHealth {
+  status: 'ok';
+  /** Always "hermetic": a real Hermes has no /__admin routes. */
+  emulator: 'hermetic';
+  /** Hermetic's own version (package.json). */
+  version: string;
+  /** The Hermes release emulated, e.g. "v2026.8.31". */
+  hermes_release: string;
+  /** The version that release reports on GET /health, e.g. "0.21.0". */
+  hermes_version: string;
+  /** The namespace that answered ("default" without a selector). */
+  namespace: string;
+  /** Whether the other control routes need the admin key. */
+  admin_key_required: boolean;
+}
 
 export interface AdminClockState {
   /** Epoch seconds. */
@@ -251,6 +269,8 @@ export type AdminSteerPolicy =
  * routes.ts checks at compile time that its table has exactly these names, and answers with these fields.
  */
 export interface AdminRoutes {
+  /** GET /__admin/health: Hermetic's identity, its Hermes release and the namespace; never needs the admin key. */
+  health: { run: false; body: never; result: AdminHealth };
   /** POST /__admin/clock: set, advance and/or freeze the emulator's clock. */
   clock: { run: false; body: AdminClockChange; result: AdminClockState };
   /** GET /__admin/clock. */
@@ -305,6 +325,11 @@ export type AdminClient = { readonly [N in keyof AdminRoutes]: AdminMethod<Admin
 
 export type FetchLike = (input: Request) => Promise<Response>;
 
+export interface AdminClientOptions {
+  /** The server's admin key (--admin-key), sent as x-hermetic-admin-key on every call; null or absent: none. */
+  adminKey?: string | null;
+}
+
 /**
  * What the admin client throws when the control plane answers non-2xx: the server's HERMETIC_* code and sentence,
  * plus the HTTP status and the route. An answer that is not such an error (a proxy's page, say) is
@@ -336,9 +361,12 @@ function errorOf(parsed: unknown): { code: ErrorCode; message: string } | null {
  * @example
  *   const admin = createAdminClient(emulator.fetch, 'http://hermes.test');
  *   await admin.complete(runId, { output: 'Done.', usage: { input_tokens: 50, output_tokens: 200 } });
+ *   // against `hermetic serve --admin-key K`:
+ *   const remote = createAdminClient(fetch, 'http://127.0.0.1:8642', { adminKey: process.env.HERMETIC_ADMIN_KEY });
  */
-export function createAdminClient(fetchImpl: FetchLike, baseUrl: string): AdminClient {
+export function createAdminClient(fetchImpl: FetchLike, baseUrl: string, options: AdminClientOptions = {}): AdminClient {
   const base = baseUrl.replace(/\/+$/, '');
+  const adminKey = options.adminKey ?? null;
   const client: Record<string, unknown> = {};
   for (const route of ADMIN_ROUTES) {
     const name: AdminRouteName = route.name;
@@ -347,10 +375,12 @@ export function createAdminClient(fetchImpl: FetchLike, baseUrl: string): AdminC
       const runId = needsRun ? String(args[0]) : undefined;
       const body = needsRun ? args[1] : args[0];
       const path = ADMIN_PREFIX + route.path.replace('{run_id}', encodeURIComponent(runId ?? ''));
-      const init: RequestInit = { method: route.method };
+      const headers: Record<string, string> = {};
+      if (adminKey !== null) headers[ADMIN_KEY_HEADER] = adminKey;
+      const init: RequestInit = { method: route.method, headers };
       if (route.method !== 'GET') {
         init.body = JSON.stringify(body ?? {});
-        init.headers = { 'Content-Type': 'application/json' };
+        headers['Content-Type'] = 'application/json';
       }
       const response = await fetchImpl(new Request(base + path, init));
       const text = await response.text();

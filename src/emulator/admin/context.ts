@@ -17,6 +17,8 @@ export interface AdminDeps {
   /** The namespace this request is for, and every namespace of the emulator. */
   readonly namespace: Namespace;
   readonly namespaces: () => Namespaces;
+  /** The admin key every control route but GET /__admin/health needs (null: open), checked by the dispatcher. */
+  readonly adminKey: string | null;
   /** Emulates a gateway crash and restart on the same store. */
   restart(): void;
   /** A bug in Hermetic surfaced while answering (answered 500 HERMETIC_INTERNAL). */

@@ -4,6 +4,7 @@ import { HermeticError, isHermeticError } from '../../shared/errors.js';
 import type { HttpRequest, HttpResponse } from '../http.js';
 import { StoreUnavailable } from '../runs/run-table.js';
 import { dumps } from '../../shared/python/index.js';
+import { checkAdminKey } from './auth.js';
 import { readAdminBody, type AdminDeps } from './context.js';
 import { ADMIN_PREFIX, ADMIN_ROUTES } from './routes.js';
 
@@ -53,6 +54,8 @@ function matchSegments(c: Compiled, parts: string[]): Record<string, string> | n
 export async function handleAdmin(req: HttpRequest, deps: AdminDeps): Promise<HttpResponse> {
   try {
     const path = req.path.split('?')[0]!;
+    // Before anything else, unknown routes included: without the key a caller learns nothing but the health route.
+    checkAdminKey(req, path, deps.adminKey);
     const parts = path.split('/');
     let hit: Compiled | null = null;
     let params: Record<string, string> | null = null;
@@ -79,7 +82,12 @@ export async function handleAdmin(req: HttpRequest, deps: AdminDeps): Promise<Ht
     if (barrier) await barrier;
     return render(200, answer);
   } catch (e) {
-    if (isHermeticError(e)) return render(e.status, e.toJSON());
+    if (isHermeticError(e)) {
+      const answer = render(e.status, e.toJSON());
+      // RFC 9110 §11.6.1: a 401 names the scheme it wants.
+      if (e.code === 'HERMETIC_ADMIN_UNAUTHORIZED') answer.headers.push(['WWW-Authenticate', 'Bearer realm="hermetic-admin"']);
+      return answer;
+    }
     if (e instanceof StoreUnavailable) {
       const error = e.reason === 'busy'
         ? new HermeticError('HERMETIC_STORE_BUSY', `The emulator store is locked by another connection; the change is held in memory and saved once the lock is free, and nothing depending on it is answered until then. (${e.message})`)

@@ -4,6 +4,7 @@ import type { AdminRoutes } from './client.js';
 import type { AdminHandler } from './context.js';
 import { clockHandler } from './clock.js';
 import { gatewayHandler, restartHandler, sweepHandler } from './gateway.js';
+import { healthHandler } from './health.js';
 import { listNamespacesHandler, resetHandler } from './namespaces.js';
 import {
   approvalRequestHandler,
@@ -31,6 +32,7 @@ export interface AdminRoute {
 export const ADMIN_PREFIX = '/__admin';
 
 export const ADMIN_ROUTES = [
+  { name: 'health', method: 'GET', path: '/health', handler: healthHandler },
   { name: 'clock', method: 'POST', path: '/clock', handler: clockHandler },
   { name: 'getClock', method: 'GET', path: '/clock', handler: clockHandler },
   { name: 'sweep', method: 'POST', path: '/sweep', handler: sweepHandler },

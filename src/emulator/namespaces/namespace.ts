@@ -118,6 +118,7 @@ export class Namespace {
         clock, gateway, registry, agent, onInternalError,
         namespace: this,
         namespaces: this.#shared.namespaces,
+        adminKey: options.adminKey,
         restart: () => this.restart(),
       },
     };
