@@ -3,6 +3,7 @@
 import { epochProblem, type ControlledClock } from '../shared/clock.js';
 import { HermeticError } from '../shared/errors.js';
 import { check, is, parseOptions, type OptionsInput } from '../shared/options.js';
+import type { RequestListener } from './journal/traffic.js';
 
 const profile = {
   /** That profile's own API_SERVER_KEY; null (default) fails closed: every request is 401. */
@@ -66,6 +67,17 @@ const callback = check<((error: unknown) => void) | null, ((error: unknown) => v
   throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "${name}" must be a function or null.`);
 });
 
+const journalSize = check((value, name): number => {
+  const n = is.integer(value, name);
+  if (n < 0 || n > 10_000_000) throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "${name}" must be 0 (no journal) to 10000000 entries; got ${n}.`);
+  return n;
+});
+
+const requestListener = check<RequestListener | null, RequestListener | null>((value, name) => {
+  if (value === null || typeof value === 'function') return value as RequestListener | null;
+  throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "${name}" must be a function or null.`);
+});
+
 const SCHEMA = {
   /** API_SERVER_KEY; null (default) is Hermes's unauthenticated test listener. */
   apiKey: is.nullable(is.string),
@@ -108,6 +120,10 @@ const SCHEMA = {
   clock,
   /** The fake agent's defaults for every new run. */
   agent,
+  /** Entries each namespace's request journal keeps, newest replacing oldest (default 1000; 0: no journal). */
+  journalSize,
+  /** Called with every answered request's metadata (control-plane requests too); `hermetic serve` prints it. */
+  onRequest: requestListener,
 };
 
 /**
@@ -138,6 +154,8 @@ export function parseEmulatorOptions(input: EmulatorOptions | undefined) {
     seed: null,
     clock: undefined,
     agent: agent(undefined, 'agent'),
+    journalSize: 1000,
+    onRequest: null,
   });
   if (options.apiKey === '') throw new HermeticError('HERMETIC_OPTIONS_INVALID', 'Option "apiKey" must not be empty; use null for no key.');
   if (options.adminKey === '') throw new HermeticError('HERMETIC_OPTIONS_INVALID', 'Option "adminKey" must not be empty; use null for an open control plane.');

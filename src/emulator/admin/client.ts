@@ -5,7 +5,7 @@
 import { ERROR_CODES, HermeticError, type ErrorCode } from '../../shared/errors.js';
 import type { RunStatus } from '../runs/lifecycle.js';
 import { ADMIN_KEY_HEADER } from './auth.js';
-import { ADMIN_PREFIX, ADMIN_ROUTES } from './routes.js';
+import { ADMIN_PREFIX, ADMIN_ROUTES, type AdminRoute } from './routes.js';
 
 export type { RunStatus } from '../runs/lifecycle.js';
 
@@ -264,6 +264,55 @@ export type AdminSteerPolicy =
   | { accept: boolean; raise?: string | null }
   | { accept?: boolean; raise: string | null };
 
+/** What a journaled request did (control-plane requests are not journaled). */
+export type AdminRequestOperation =
+  | 'submit' | 'get' | 'events' | 'approval' | 'steer' | 'stop' | 'health' | 'capabilities' | 'unsupported' | 'other';
+
+/** One request in the namespace's journal: metadata only, never bodies, query strings or headers. */
+export interface AdminJournalEntry {
+  /** 1, 2, 3, … in arrival order within the namespace (from 1 again after a reset). */
+  seq: number;
+  /** When it was answered, on the namespace's clock (epoch seconds). */
+  time: number;
+  method: string;
+  /** After the /ns/<name> prefix, without the query string. */
+  path: string;
+  operation: AdminRequestOperation;
+  status: number;
+  /** Wall-clock milliseconds to the answer's head (for an event stream, to its head, not its end). */
+  duration_ms: number;
+  /** The run the path names; for an admitted submit, the run it was answered with. */
+  run_id: string | null;
+  /** For a submit answered 202: whether it was an idempotent replay; otherwise null. */
+  replayed: boolean | null;
+  /** The fault rule that affected the request, if any. */
+  fault_id: string | null;
+}
+
+/** Journal filters (a query string); every one narrows. Lists may be arrays or comma-separated. */
+export interface AdminRequestFilter {
+  operation?: AdminRequestOperation | AdminRequestOperation[] | string;
+  /** Statuses (404) and classes ("4xx"). */
+  status?: number | string | Array<number | string>;
+  run_id?: string;
+  method?: string;
+  /** Entries answered at or after this namespace-clock time (epoch seconds). */
+  since?: number;
+  /** Entries with a larger seq (poll without repeats). */
+  after?: number;
+  /** The most recent `limit` matches (still oldest first). */
+  limit?: number;
+}
+
+export interface AdminRequestList {
+  /** Oldest first. */
+  requests: AdminJournalEntry[];
+  /** The journal's cap (0: disabled, nothing is recorded). */
+  capacity: number;
+  /** Entries pushed out by newer ones since the journal was last cleared (non-zero: the list is not complete). */
+  evicted: number;
+}
+
 /**
  * The control-plane contract: per route, whether it takes a run id, its body (never: a GET) and its answer.
  * routes.ts checks at compile time that its table has exactly these names, and answers with these fields.
@@ -309,6 +358,14 @@ export interface AdminRoutes {
   steerPolicy: { run: true; body: AdminSteerPolicy; result: { run_id: string; accept: boolean; raise: string | null } };
   /** POST /__admin/runs/{run_id}/stop-policy: whether a stop's interrupt is honoured. */
   stopPolicy: { run: true; body: { acknowledge: boolean }; result: { run_id: string; acknowledge: boolean } };
+  /** GET /__admin/requests?…: the namespace's request journal, filtered. */
+  requests: { run: false; body: never; query: AdminRequestFilter; result: AdminRequestList };
+  /** GET /__admin/requests/count?…: how many entries the same filters list. */
+  countRequests: { run: false; body: never; query: AdminRequestFilter; result: { count: number } };
+  /** DELETE /__admin/requests: forgets the namespace's journal. */
+  clearRequests: { run: false; body: AdminNoFields; result: { deleted: number } };
+  /** GET /__admin/metrics: every namespace's series, Prometheus text format (answered as a string). */
+  metrics: { run: false; body: never; result: string };
 }
 
 export type AdminRouteName = keyof AdminRoutes;
@@ -316,9 +373,12 @@ export type AdminRouteName = keyof AdminRoutes;
 /** A GET takes no body; a body whose fields are all optional may be left out. */
 type BodyArgs<B> = [B] extends [never] ? [] : {} extends B ? [body?: B] : [body: B];
 
+/** A GET with filters takes them as an object, sent as the query string. */
+type ArgsOf<E> = E extends { query: infer Q } ? [query?: Q] : E extends { body: infer B } ? BodyArgs<B> : [];
+
 type AdminMethod<E extends AdminRoutes[AdminRouteName]> = E['run'] extends true
-  ? (runId: string, ...body: BodyArgs<E['body']>) => Promise<E['result']>
-  : (...body: BodyArgs<E['body']>) => Promise<E['result']>;
+  ? (runId: string, ...body: ArgsOf<E>) => Promise<E['result']>
+  : (...body: ArgsOf<E>) => Promise<E['result']>;
 
 /** One method per control route; each throws AdminClientError when the control plane refuses. */
 export type AdminClient = { readonly [N in keyof AdminRoutes]: AdminMethod<AdminRoutes[N]> };
@@ -357,6 +417,17 @@ function errorOf(parsed: unknown): { code: ErrorCode; message: string } | null {
   return { code: code as ErrorCode, message };
 }
 
+/** `{operation: ['get', 'submit'], limit: 5}` → `?operation=get%2Csubmit&limit=5` (undefined fields left out). */
+function queryString(fields: Record<string, unknown>): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    params.append(key, Array.isArray(value) ? value.join(',') : String(value));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
 /**
  * @example
  *   const admin = createAdminClient(emulator.fetch, 'http://hermes.test');
@@ -374,7 +445,8 @@ export function createAdminClient(fetchImpl: FetchLike, baseUrl: string, options
     client[name] = async (...args: unknown[]) => {
       const runId = needsRun ? String(args[0]) : undefined;
       const body = needsRun ? args[1] : args[0];
-      const path = ADMIN_PREFIX + route.path.replace('{run_id}', encodeURIComponent(runId ?? ''));
+      let path = ADMIN_PREFIX + route.path.replace('{run_id}', encodeURIComponent(runId ?? ''));
+      if (route.method === 'GET' && body && typeof body === 'object') path += queryString(body as Record<string, unknown>);
       const headers: Record<string, string> = {};
       if (adminKey !== null) headers[ADMIN_KEY_HEADER] = adminKey;
       const init: RequestInit = { method: route.method, headers };
@@ -384,6 +456,7 @@ export function createAdminClient(fetchImpl: FetchLike, baseUrl: string, options
       }
       const response = await fetchImpl(new Request(base + path, init));
       const text = await response.text();
+      if (response.ok && (route as AdminRoute).text) return text;
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);

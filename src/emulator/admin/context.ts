@@ -33,8 +33,16 @@ export interface AdminContext {
   readonly body: PyDict;
 }
 
-/** A handler's answer: a plain object (JSON.stringify) or a Hermes dict (Python json.dumps). */
+/** A handler's answer: a plain object (JSON.stringify), a Hermes dict (Python json.dumps), or AdminText. */
 export type AdminHandler = (ctx: AdminContext) => unknown;
+
+/** An answer sent as it is rather than as JSON (Prometheus text from GET /__admin/metrics); the client gets a string. */
+export class AdminText {
+  constructor(
+    readonly contentType: string,
+    readonly text: string,
+  ) {}
+}
 
 export async function readAdminBody(req: HttpRequest): Promise<PyDict> {
   if (req.method === 'GET') return new Map();

@@ -5,7 +5,7 @@ import type { HttpRequest, HttpResponse } from '../http.js';
 import { StoreUnavailable } from '../runs/run-table.js';
 import { dumps } from '../../shared/python/index.js';
 import { checkAdminKey } from './auth.js';
-import { readAdminBody, type AdminDeps } from './context.js';
+import { AdminText, readAdminBody, type AdminDeps } from './context.js';
 import { ADMIN_PREFIX, ADMIN_ROUTES } from './routes.js';
 
 export type { AdminDeps } from './context.js';
@@ -75,11 +75,12 @@ export async function handleAdmin(req: HttpRequest, deps: AdminDeps): Promise<Ht
       throw new HermeticError('HERMETIC_ADMIN_NOT_FOUND', message);
     }
     const body = await readAdminBody(req);
-    let answer = hit.route.handler({ req, params, deps, body });
+    let answer: unknown = hit.route.handler({ req, params, deps, body });
     if (answer instanceof Promise) answer = await answer;
     // The durability barrier: a control answer may show any run's new state, so everything held is committed first.
     const barrier = deps.registry.settle();
     if (barrier) await barrier;
+    if (answer instanceof AdminText) return { status: 200, headers: [['Content-Type', answer.contentType]], body: answer.text };
     return render(200, answer);
   } catch (e) {
     if (isHermeticError(e)) {

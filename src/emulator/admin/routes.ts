@@ -1,11 +1,13 @@
 // THE control-plane route table. The server dispatches on it and the admin client derives its methods and URLs
 // from it, so the two cannot drift.
 import type { AdminRoutes } from './client.js';
-import type { AdminHandler } from './context.js';
+import type { AdminHandler, AdminText } from './context.js';
 import { clockHandler } from './clock.js';
 import { gatewayHandler, restartHandler, sweepHandler } from './gateway.js';
 import { healthHandler } from './health.js';
 import { listNamespacesHandler, resetHandler } from './namespaces.js';
+import { clearRequestsHandler, countRequestsHandler, listRequestsHandler } from './journal.js';
+import { metricsHandler } from './metrics.js';
 import {
   approvalRequestHandler,
   cancelHandler,
@@ -23,10 +25,12 @@ import {
 export interface AdminRoute {
   /** Method name on the admin client. */
   readonly name: string;
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'DELETE';
   /** Path under the admin prefix; `{run_id}` is the only parameter. */
   readonly path: string;
   readonly handler: AdminHandler;
+  /** The answer is text (the handler returns AdminText) and the client returns it as a string. */
+  readonly text?: true;
 }
 
 export const ADMIN_PREFIX = '/__admin';
@@ -52,6 +56,10 @@ export const ADMIN_ROUTES = [
   { name: 'cancel', method: 'POST', path: '/runs/{run_id}/cancel', handler: cancelHandler },
   { name: 'steerPolicy', method: 'POST', path: '/runs/{run_id}/steer-policy', handler: steerPolicyHandler },
   { name: 'stopPolicy', method: 'POST', path: '/runs/{run_id}/stop-policy', handler: stopPolicyHandler },
+  { name: 'requests', method: 'GET', path: '/requests', handler: listRequestsHandler },
+  { name: 'countRequests', method: 'GET', path: '/requests/count', handler: countRequestsHandler },
+  { name: 'clearRequests', method: 'DELETE', path: '/requests', handler: clearRequestsHandler },
+  { name: 'metrics', method: 'GET', path: '/metrics', text: true, handler: metricsHandler },
 ] as const satisfies readonly AdminRoute[];
 
 export type AdminRouteName = (typeof ADMIN_ROUTES)[number]['name'];
@@ -65,7 +73,11 @@ type TakesRun<N> = RouteNamed<N>['path'] extends `${string}{run_id}${string}` ? 
 type Answer<N> = Awaited<ReturnType<RouteNamed<N>['handler']>>;
 type AllKeys<T> = T extends unknown ? keyof T : never;
 type FieldsAgree<N extends keyof AdminRoutes> =
-  Answer<N> extends ReadonlyMap<unknown, unknown> ? true : Same<AllKeys<Answer<N>>, AllKeys<AdminRoutes[N]['result']>>;
+  Answer<N> extends ReadonlyMap<unknown, unknown>
+    ? true
+    : Answer<N> extends AdminText
+      ? Same<AdminRoutes[N]['result'], string> extends true ? (RouteNamed<N> extends { text: true } ? true : false) : false
+      : Same<AllKeys<Answer<N>>, AllKeys<AdminRoutes[N]['result']>>;
 type RouteAgrees = {
   [N in keyof AdminRoutes]: Same<TakesRun<N>, AdminRoutes[N]['run']> extends true ? FieldsAgree<N> : false;
 };

@@ -11,6 +11,7 @@ import { FakeAgent } from '../runs/agent.js';
 import { claimOwner, releaseOwner } from '../runs/owner.js';
 import { RunRegistry } from '../runs/registry.js';
 import type { LockWait, RunTable } from '../runs/run-table.js';
+import { RequestTraffic } from '../journal/traffic.js';
 import { RunService } from '../runs/service.js';
 import { Checkpoints, type CheckpointPart, type CheckpointSummary } from './checkpoints.js';
 import { DEFAULT_NAMESPACE } from './names.js';
@@ -53,6 +54,8 @@ export class Namespace {
   /** State owned by other parts (fault rules, scenarios) that checkpoints save and restore, by name. */
   readonly checkpointParts = new Map<string, CheckpointPart>();
   readonly checkpoints = new Checkpoints();
+  /** The request journal, per-request tallies for metrics, and the onRequest listener (journal/traffic.ts). */
+  readonly traffic: RequestTraffic;
   readonly #shared: NamespaceShared;
   readonly #ownClock: boolean;
   readonly #recorder: StateDbRecorder | null;
@@ -70,6 +73,7 @@ export class Namespace {
       : options.clock!;
     this.gateway = initialSettings(options);
     this.store = shared.openStore(name);
+    this.traffic = new RequestTraffic(name, options.journalSize, () => this.clock, options.onRequest);
     // The recorder draws from whichever id stream the namespace has now (a reset starts a new one).
     const ids: IdSource = { uuid4Hex: () => this.ids.uuid4Hex(), seeded: options.seed !== null };
     this.#recorder = options.stateDb
@@ -92,7 +96,14 @@ export class Namespace {
    * the place where what the request does (describeRequest) meets the namespace's fault rules and request journal.
    */
   handle(req: HttpRequest): Promise<HttpResponse> {
-    return handle(req, this.deps);
+    const trace = this.traffic.begin(req);
+    return handle(req, this.deps).then(
+      (response) => this.traffic.end(req, trace, response),
+      (error: unknown) => {
+        this.traffic.failed(req, trace);
+        throw error;
+      },
+    );
   }
 
   /** Seeded emulators give each namespace its own repeatable stream (the default keeps the seed as given). */
@@ -154,6 +165,7 @@ export class Namespace {
    * the seed's first ids. The clock and settings objects stay the same (callers may hold them).
    */
   reset(): void {
+    this.traffic.reset();
     this.registry.stopSweeps();
     this.registry.clearMemory();
     this.store.replaceAll([]);

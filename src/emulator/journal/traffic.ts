@@ -1,0 +1,111 @@
+// What a namespace notes about each request it answers: an entry in its journal (client requests only), a tally by
+// operation and status (every request, for metrics), and a line for whoever listens (`hermetic serve`'s console).
+// The namespace's pipeline calls begin() on arrival and end() once the answer's head is ready (decision 0022).
+import type { Clock } from '../../shared/clock.js';
+import type { HttpRequest, HttpResponse } from '../http.js';
+import { describeRequest, type RequestInfo, type RequestOperation } from '../namespaces/operation.js';
+import { RequestJournal } from './journal.js';
+
+/** One request on its way through a namespace's pipeline; the faults part sets `faultId` when a rule affects it. */
+export interface RequestTrace {
+  readonly info: RequestInfo;
+  /** performance.now() at arrival. */
+  readonly started: number;
+  faultId: string | null;
+}
+
+/** What the `onRequest` option receives for every answered request (control-plane requests included). */
+export interface RequestRecord {
+  readonly namespace: string;
+  readonly method: string;
+  /** Without the /ns/<name> prefix and without the query string. */
+  readonly path: string;
+  readonly operation: RequestOperation;
+  readonly status: number;
+  readonly durationMs: number;
+  readonly runId: string | null;
+  readonly replayed: boolean | null;
+  readonly faultId: string | null;
+}
+
+export type RequestListener = (record: RequestRecord) => void;
+
+/** A submit's 202 body starts with its run id (wire/run-object key order). */
+const SUBMIT_RUN_ID = /^\{"run_id": "([^"\\]+)"/;
+
+export class RequestTraffic {
+  readonly journal: RequestJournal;
+  /** Answered requests by operation, then status (metrics read these at scrape time). */
+  readonly counts = new Map<RequestOperation, Map<number, number>>();
+  /** Requests a fault rule affected, by rule id. */
+  readonly faultsFired = new Map<string, number>();
+
+  constructor(
+    readonly namespace: string,
+    journalSize: number,
+    private readonly clock: () => Clock,
+    private readonly listener: RequestListener | null,
+  ) {
+    this.journal = new RequestJournal(journalSize);
+  }
+
+  begin(req: HttpRequest): RequestTrace {
+    return { info: describeRequest(req), started: performance.now(), faultId: null };
+  }
+
+  /** Notes the answer; returns it unchanged. */
+  end(req: HttpRequest, trace: RequestTrace, response: HttpResponse): HttpResponse {
+    this.#note(req, trace, response.status, response);
+    return response;
+  }
+
+  /** The pipeline threw: the transport answers 500 (aiohttp's page); noted as such, then rethrown by the caller. */
+  failed(req: HttpRequest, trace: RequestTrace): void {
+    this.#note(req, trace, 500, null);
+  }
+
+  /** Journal and tallies as new (a namespace reset). */
+  reset(): void {
+    this.journal.reset();
+    this.counts.clear();
+    this.faultsFired.clear();
+  }
+
+  #note(req: HttpRequest, trace: RequestTrace, status: number, response: HttpResponse | null): void {
+    const durationMs = performance.now() - trace.started;
+    const { operation } = trace.info;
+    let runId = trace.info.runId;
+    let replayed: boolean | null = null;
+    if (operation === 'submit' && status === 202 && response) [runId, replayed] = admitted(response);
+    let byStatus = this.counts.get(operation);
+    if (!byStatus) this.counts.set(operation, (byStatus = new Map()));
+    byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+    if (trace.faultId !== null) this.faultsFired.set(trace.faultId, (this.faultsFired.get(trace.faultId) ?? 0) + 1);
+    // The control plane is the test's own plumbing, not what the client under test sent: not journaled.
+    if (operation !== 'admin') {
+      this.journal.record(this.clock().now(), req.method, req.path, operation, status, durationMs, runId, replayed, trace.faultId);
+    }
+    this.listener?.({
+      namespace: this.namespace,
+      method: req.method,
+      path: req.path,
+      operation,
+      status,
+      durationMs,
+      runId,
+      replayed,
+      faultId: trace.faultId,
+    });
+  }
+}
+
+/** The run id a submit was answered with, and whether the answer was a replay (Hermes's Idempotency-Replayed header). */
+function admitted(response: HttpResponse): [string | null, boolean] {
+  let replayed = false;
+  for (const [name, value] of response.headers) {
+    if (name === 'Idempotency-Replayed') replayed = value === 'true';
+  }
+  const body = response.body;
+  const text = typeof body === 'string' ? body : body ? Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, 200)).toString('utf8') : '';
+  return [SUBMIT_RUN_ID.exec(text)?.[1] ?? null, replayed];
+}
