@@ -53,9 +53,9 @@ export function parseJournalFilter(query: string): JournalFilter {
   const statuses = new Set<number>();
   const classes = new Set<number>();
   for (const s of listOf(params, 'status')) {
-    if (/^[1-5]\d\d$/.test(s)) statuses.add(Number(s));
+    if (/^[1-5]\d\d$/.test(s) || s === '0') statuses.add(Number(s));
     else if (/^[1-5]xx$/i.test(s)) classes.add(Number(s[0]));
-    else bad(`Query parameter "status" must be an HTTP status (404) or a class (4xx); got "${s}".`);
+    else bad(`Query parameter "status" must be an HTTP status (404), a class (4xx), or 0 (a dropped connection); got "${s}".`);
   }
   const sinceRaw = single(params, 'since');
   const since = sinceRaw === null ? null : Number(sinceRaw);

@@ -37,8 +37,6 @@ export class RequestTraffic {
   readonly journal: RequestJournal;
   /** Answered requests by operation, then status (metrics read these at scrape time). */
   readonly counts = new Map<RequestOperation, Map<number, number>>();
-  /** Requests a fault rule affected, by rule id. */
-  readonly faultsFired = new Map<string, number>();
 
   constructor(
     readonly namespace: string,
@@ -55,6 +53,7 @@ export class RequestTraffic {
 
   /** Notes the answer; returns it unchanged. */
   end(req: HttpRequest, trace: RequestTrace, response: HttpResponse): HttpResponse {
+    // A dropped connection (a fault) reached the client as no answer at all: noted as status 0.
     this.#note(req, trace, response.status, response);
     return response;
   }
@@ -68,7 +67,6 @@ export class RequestTraffic {
   reset(): void {
     this.journal.reset();
     this.counts.clear();
-    this.faultsFired.clear();
   }
 
   #note(req: HttpRequest, trace: RequestTrace, status: number, response: HttpResponse | null): void {
@@ -76,11 +74,11 @@ export class RequestTraffic {
     const { operation } = trace.info;
     let runId = trace.info.runId;
     let replayed: boolean | null = null;
-    if (operation === 'submit' && status === 202 && response) [runId, replayed] = admitted(response);
+    // An admitted submit's run id, even when the answer was then lost (admit_then_drop: Hermes did admit it).
+    if (operation === 'submit' && response?.status === 202) [runId, replayed] = admitted(response);
     let byStatus = this.counts.get(operation);
     if (!byStatus) this.counts.set(operation, (byStatus = new Map()));
     byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
-    if (trace.faultId !== null) this.faultsFired.set(trace.faultId, (this.faultsFired.get(trace.faultId) ?? 0) + 1);
     // The control plane is the test's own plumbing, not what the client under test sent: not journaled.
     if (operation !== 'admin') {
       this.journal.record(this.clock().now(), req.method, req.path, operation, status, durationMs, runId, replayed, trace.faultId);

@@ -47,13 +47,26 @@ export class EmulatorMetrics {
     });
     const faults = new Counter({
       name: 'hermetic_faults_fired_total',
-      help: 'Requests a fault rule affected, by namespace and rule id.',
-      labelNames: ['namespace', 'fault_id'] as const,
+      help: 'Requests fault rules affected, by namespace (rules since deleted included).',
+      labelNames: ['namespace'] as const,
       registers,
       collect() {
         faults.reset();
         for (const ns of namespaces.list()) {
-          for (const [faultId, n] of ns.traffic.faultsFired) faults.inc({ namespace: ns.name, fault_id: faultId }, n);
+          const part = faultsOf(ns);
+          if (part) faults.inc({ namespace: ns.name }, part.firedTotal());
+        }
+      },
+    });
+    const rules = new Counter({
+      name: 'hermetic_fault_rule_fired_total',
+      help: 'Requests each fault rule in place affected, by namespace and rule id.',
+      labelNames: ['namespace', 'fault_id'] as const,
+      registers,
+      collect() {
+        rules.reset();
+        for (const ns of namespaces.list()) {
+          for (const rule of faultsOf(ns)?.list() ?? []) rules.inc({ namespace: ns.name, fault_id: rule.id }, rule.fired);
         }
       },
     });
@@ -85,6 +98,17 @@ export class EmulatorMetrics {
   async scrape(): Promise<MetricsText> {
     return { contentType: this.registry.contentType, text: await this.registry.metrics() };
   }
+}
+
+/** What metrics read of a namespace's fault rules (faults/index.ts), if the namespace has them. */
+interface FaultCounts {
+  firedTotal(): number;
+  list(): ReadonlyArray<{ readonly id: string; readonly fired: number }>;
+}
+
+function faultsOf(ns: object): FaultCounts | null {
+  const faults = (ns as { faults?: Partial<FaultCounts> }).faults;
+  return faults && typeof faults.firedTotal === 'function' && typeof faults.list === 'function' ? (faults as FaultCounts) : null;
 }
 
 const byEmulator = new WeakMap<Namespaces, EmulatorMetrics>();

@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { HermeticError } from '../../shared/errors.js';
+import { parseJournalFilter } from './filter.js';
+import { RequestJournal } from './journal.js';
+
+/** Records n GETs of run r<i> answered 200 at time 100 + i. */
+function filled(capacity: number, n: number): RequestJournal {
+  const j = new RequestJournal(capacity);
+  for (let i = 1; i <= n; i++) j.record(100 + i, 'GET', `/v1/runs/r${i}`, 'get', 200, 0.5, `r${i}`, null, null);
+  return j;
+}
+
+test('the ring keeps the newest `capacity` entries, oldest first, and counts what it pushed out', () => {
+  const j = filled(3, 5);
+  assert.deepEqual(j.query().map((e) => [e.seq, e.run_id]), [[3, 'r3'], [4, 'r4'], [5, 'r5']]);
+  assert.deepEqual([j.size, j.evicted, j.capacity], [3, 2, 3]);
+});
+
+test('entries keep every field; a submit has replayed true or false, everything else null', () => {
+  const j = new RequestJournal(10);
+  j.record(5.25, 'POST', '/v1/runs', 'submit', 202, 1.23456, 'run_a', true, 'f1');
+  j.record(6, 'GET', '/nope', 'other', 404, 0.1, null, null, null);
+  assert.deepEqual(j.query(), [
+    { seq: 1, time: 5.25, method: 'POST', path: '/v1/runs', operation: 'submit', status: 202, duration_ms: 1.235, run_id: 'run_a', replayed: true, fault_id: 'f1' },
+    { seq: 2, time: 6, method: 'GET', path: '/nope', operation: 'other', status: 404, duration_ms: 0.1, run_id: null, replayed: null, fault_id: null },
+  ]);
+});
+
+test('capacity 0 records nothing', () => {
+  const j = filled(0, 10);
+  assert.deepEqual([j.enabled, j.size, j.evicted, j.query()], [false, 0, 0, []]);
+});
+
+test('filters narrow together; a limit keeps the most recent matches; count agrees with query', () => {
+  const j = new RequestJournal(100);
+  j.record(10, 'POST', '/v1/runs', 'submit', 202, 1, 'a', false, null);
+  j.record(11, 'GET', '/v1/runs/a', 'get', 200, 1, 'a', null, null);
+  j.record(12, 'POST', '/v1/runs', 'submit', 429, 1, null, null, 'throttle');
+  j.record(13, 'GET', '/v1/runs/b', 'get', 404, 1, 'b', null, null);
+  j.record(14, 'POST', '/v1/runs/a/stop', 'stop', 200, 1, 'a', null, null);
+  const seqs = (query: string) => j.query(parseJournalFilter(query)).map((e) => e.seq);
+  assert.deepEqual(seqs('operation=submit'), [1, 3]);
+  assert.deepEqual(seqs('operation=submit,stop'), [1, 3, 5]);
+  assert.deepEqual(seqs('operation=get&operation=stop'), [2, 4, 5]);
+  assert.deepEqual(seqs('status=4xx'), [3, 4]);
+  assert.deepEqual(seqs('status=200,429'), [2, 3, 5]);
+  assert.deepEqual(seqs('run_id=a'), [1, 2, 5]);
+  assert.deepEqual(seqs('run_id=a&operation=get'), [2]);
+  assert.deepEqual(seqs('method=post'), [1, 3, 5]);
+  assert.deepEqual(seqs('since=12'), [3, 4, 5]);
+  assert.deepEqual(seqs('since=12.5'), [4, 5]);
+  assert.deepEqual(seqs('after=3'), [4, 5]);
+  assert.deepEqual(seqs('limit=2'), [4, 5]);
+  assert.deepEqual(seqs('operation=submit&limit=1'), [3]);
+  assert.deepEqual(seqs('limit=0'), []);
+  for (const q of ['', 'operation=submit', 'status=4xx', 'run_id=a&limit=2', 'limit=0', 'since=99']) {
+    assert.equal(j.count(parseJournalFilter(q)), j.query(parseJournalFilter(q)).length, q);
+  }
+});
+
+test('filters on a wrapped ring see only what is held', () => {
+  const j = filled(4, 10);
+  assert.deepEqual(j.query(parseJournalFilter('since=105')).map((e) => e.seq), [7, 8, 9, 10]);
+  assert.deepEqual(j.query(parseJournalFilter('run_id=r3')), []);
+  assert.equal(j.count(parseJournalFilter('after=8')), 2);
+});
+
+test('clear forgets the entries and keeps numbering; reset starts numbering again', () => {
+  const j = filled(3, 5);
+  assert.equal(j.clear(), 3);
+  assert.deepEqual([j.size, j.evicted, j.query()], [0, 0, []]);
+  j.record(1, 'GET', '/health', 'health', 200, 0, null, null, null);
+  assert.equal(j.query()[0]!.seq, 6);
+  j.reset();
+  j.record(1, 'GET', '/health', 'health', 200, 0, null, null, null);
+  assert.equal(j.query()[0]!.seq, 1);
+});
+
+test('snapshot is plain JSON and restore gives the same journal back, twice', () => {
+  const j = filled(3, 5);
+  const snapshot = JSON.parse(JSON.stringify(j.snapshot()));
+  const before = j.query();
+  j.reset();
+  j.record(1, 'GET', '/other', 'other', 404, 0, null, null, null);
+  j.restore(snapshot);
+  assert.deepEqual([j.query(), j.evicted], [before, 2]);
+  j.restore(snapshot);
+  assert.deepEqual(j.query(), before);
+  j.record(200, 'GET', '/v1/runs/r6', 'get', 200, 0.5, 'r6', null, null);
+  assert.deepEqual(j.query().map((e) => e.seq), [4, 5, 6]);
+  // Into a smaller journal: the newest entries, the rest counted as evicted.
+  const small = new RequestJournal(2);
+  small.restore(snapshot);
+  assert.deepEqual([small.query().map((e) => e.seq), small.evicted], [[4, 5], 3]);
+});
+
+test('the ring grows to its cap as entries arrive, never beyond it, and wraps in place', () => {
+  const j = filled(1000, 2500);
+  assert.deepEqual([j.size, j.evicted, j.query()[0]!.seq, j.query().at(-1)!.seq], [1000, 1500, 1501, 2500]);
+});
+
+test('unknown filter names and bad values are refused with the rule they break', () => {
+  const refuses = (query: string, message: string) =>
+    assert.throws(() => parseJournalFilter(query), (e: HermeticError) => {
+      assert.deepEqual([e.code, e.message], ['HERMETIC_ADMIN_BAD_FIELD', message], query);
+      return true;
+    });
+  refuses('operations=get', 'Unknown query parameter "operations" for the request journal. Did you mean "operation"?');
+  refuses('q=1', 'Unknown query parameter "q" for the request journal. Known: operation, status, run_id, method, since, after, limit.');
+  refuses('operation=submti', 'Query parameter "operation" must be one of submit, get, events, approval, steer, stop, health, capabilities, unsupported, other; got "submti". Did you mean "submit"?');
+  refuses('operation=admin', 'Query parameter "operation" must be one of submit, get, events, approval, steer, stop, health, capabilities, unsupported, other; got "admin".');
+  refuses('status=20', 'Query parameter "status" must be an HTTP status (404), a class (4xx), or 0 (a dropped connection); got "20".');
+  refuses('since=yesterday', 'Query parameter "since" must be a time in epoch seconds on the namespace\'s clock; got "yesterday".');
+  refuses('limit=-1', 'Query parameter "limit" must be a whole number, 0 or more; got "-1".');
+  refuses('after=1.5', 'Query parameter "after" must be a whole number, 0 or more; got "1.5".');
+  refuses('limit=1&limit=2', 'Query parameter "limit" is given 2 times; give it once.');
+});
