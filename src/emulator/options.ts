@@ -2,7 +2,7 @@
 // source: it validates JavaScript callers at run time and gives TypeScript callers the EmulatorOptions type.
 import { epochProblem, type ControlledClock } from '../shared/clock.js';
 import { HermeticError } from '../shared/errors.js';
-import { check, is, parseOptions, type OptionsInput } from '../shared/options.js';
+import { check, is, parseOptions, within, type OptionsInput } from '../shared/options.js';
 import type { RequestListener } from './journal/traffic.js';
 
 const profile = {
@@ -17,7 +17,7 @@ const profiles = check<Record<string, { apiKey: string | null }>, Record<string,
   const out: Record<string, { apiKey: string | null }> = {};
   for (const [name_, settings] of Object.entries(value)) {
     if (!/^[^/\s]+$/.test(name_)) throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Profile name "${name_}" must be one path segment.`);
-    out[name_] = parseOptions(`profile "${name_}"`, settings, profile, { apiKey: null });
+    out[name_] = within(name_, () => parseOptions(`profile "${name_}"`, settings, profile, { apiKey: null }));
   }
   return out;
 });

@@ -50,6 +50,30 @@ export const is = {
   any: check((value): unknown => value),
 };
 
+/** Where in the input each option error was thrown: the key path, outermost first (see optionPath). */
+const PATHS = new WeakMap<object, readonly string[]>();
+
+/**
+ * The key path of an error thrown while validating options (`['agent', 'startDelay']`), for readers that must say where
+ * in a file the value was; empty for anything else. parseOptions records it without changing the error's message.
+ */
+export function optionPath(error: unknown): readonly string[] {
+  return (typeof error === 'object' && error !== null && PATHS.get(error)) || [];
+}
+
+/**
+ * Runs `fn` (a nested check) with `key` prepended to the path of any error it throws.
+ * @example within(profileName, () => parseOptions(`profile "${profileName}"`, settings, PROFILE, defaults))
+ */
+export function within<T>(key: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (typeof e === 'object' && e !== null) PATHS.set(e, [key, ...optionPath(e)]);
+    throw e;
+  }
+}
+
 /** Edit distance, for "did you mean" suggestions. */
 function distance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, i) => i);
@@ -93,16 +117,18 @@ export function parseOptions<S extends Record<string, Check<unknown, any>>>(
   for (const key of Object.keys(source)) {
     if (!(key in schema)) {
       const hint = suggest(key, known);
-      throw new HermeticError(
+      const error = new HermeticError(
         'HERMETIC_OPTIONS_UNKNOWN',
         `Unknown ${what} option "${key}".${hint ? ` Did you mean "${hint}"?` : ` Known options: ${known.join(', ')}.`}`,
       );
+      PATHS.set(error, [key]);
+      throw error;
     }
   }
   const out: Record<string, unknown> = {};
   for (const key of known) {
     const value = source[key];
-    out[key] = value === undefined ? defaults[key as keyof S] : schema[key]!(value, key);
+    out[key] = value === undefined ? defaults[key as keyof S] : within(key, () => schema[key]!(value, key));
   }
   return Object.freeze(out) as OptionsOutput<S>;
 }

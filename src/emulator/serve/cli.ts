@@ -6,7 +6,10 @@ import { HermeticError } from '../../shared/errors.js';
 import { pyStrip } from '../../shared/python/index.js';
 import { sqliteFileProblem, storePathProblem } from '../../shared/sqlite.js';
 import { HERMES_VERSION } from '../api/meta.js';
+import { loadConfig } from './config.js';
+import { isLoopbackHost } from './exposure.js';
 import { startServer, type ServerOptions } from './node.js';
+import { profileOptions } from './profiles.js';
 
 export const SERVE_HELP = `Usage: hermetic serve [options]
 
@@ -30,6 +33,15 @@ Options:
   --seed S                  seed run ids and approval ids (repeatable sessions)
   --run-table fast|plain    the store's algorithm: fast (default) or Hermes's plain one (for checking the fast one)
   --lock-timeout SECONDS    how long a request waits for another process's lock on --db (default 30, as Hermes)
+  --draining                start draining: new runs are refused as Hermes refuses them while shutting down
+  --profile NAME[=KEY]      also serve Hermes profile NAME under /p/NAME/ with its own API key (repeatable); without
+                            =KEY the key is HERMETIC_PROFILE_<NAME>_KEY, else none: every request 401, as Hermes
+  --admin-key K             require K on every /__admin route but GET /__admin/health, as "x-hermetic-admin-key: K"
+                            or "Authorization: Bearer K" (default HERMETIC_ADMIN_KEY; none: the control plane is open)
+  --insecure-admin          allow a --host beyond loopback without an admin key (refused otherwise)
+  --config FILE             read options from a JSON or YAML file: any createEmulator option, plus port, host and
+                            insecureAdmin (examples/hermetic.yaml). Flags win over environment variables, which win
+                            over the file. Relative paths in the file are relative to its folder
   -h, --help                show this help
 `;
 
@@ -52,55 +64,118 @@ const SERVE_FLAGS = {
   'api-key': { type: 'string' }, 'max-concurrent-runs': { type: 'string' }, model: { type: 'string' },
   'cors-origins': { type: 'string', empty: true }, time: { type: 'string' }, frozen: { type: 'boolean' },
   seed: { type: 'string' }, 'run-table': { type: 'string' }, 'lock-timeout': { type: 'string' },
+  draining: { type: 'boolean' }, profile: { type: 'string', multiple: true }, 'admin-key': { type: 'string' },
+  'insecure-admin': { type: 'boolean' }, config: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies Record<string, FlagSpec>;
 
-/** Turns argv and the environment into server options (throws HERMETIC_CLI_USAGE with a plain sentence). */
-export function serveOptions(argv: string[], env: NodeJS.ProcessEnv): ServerOptions | 'help' {
+/** What `hermetic serve` runs: the server's options, and what only the command reads. */
+export interface ServeSettings extends ServerOptions {
+  /** Listen beyond loopback without an admin key. */
+  insecureAdmin: boolean;
+  /** The --config file read, if any (absolute). */
+  configPath: string | null;
+  /** How refusals name the db and stateDb paths: the flag, or the config file they came from. */
+  storeLabels: { db: string; stateDb: string };
+}
+
+/** The object without its undefined values, so a flag that was not given never hides the config file's value. */
+const given = <T extends object>(o: T): Partial<T> =>
+  Object.fromEntries(Object.entries(o).filter(([, value]) => value !== undefined)) as Partial<T>;
+
+/**
+ * Turns argv, the environment and the --config file into server options (throws HERMETIC_CLI_USAGE with a plain
+ * sentence). Every key is `flag ?? environment ?? config file ?? default` (decision 0025); a key with no flag (agent,
+ * say) comes from the file alone.
+ */
+export function serveOptions(argv: string[], env: NodeJS.ProcessEnv, cwd: string = process.cwd()): ServeSettings | 'help' {
   const v = parseFlags(argv, SERVE_FLAGS).values;
   if (v.help) return 'help';
-  const port = integer('port', v.port, 0, 65535, ['API_SERVER_PORT', env.API_SERVER_PORT]) ?? 8642;
-  const host = v.host ?? env.API_SERVER_HOST ?? '127.0.0.1';
+  const config = v.config === undefined ? null : loadConfig(v.config, cwd);
+  const file = config?.emulator ?? {};
+  const fileServer = config?.server ?? {};
+  const port = integer('port', v.port, 0, 65535, ['API_SERVER_PORT', env.API_SERVER_PORT]) ?? fileServer.port ?? 8642;
+  const host = v.host ?? env.API_SERVER_HOST ?? fileServer.host ?? '127.0.0.1';
   const time = v.time === undefined ? undefined : decimal(v.time);
   if (time !== undefined && !Number.isFinite(time)) usage(`--time must be epoch seconds; got "${v.time}".`);
   const timeProblem = time === undefined ? null : epochProblem(time);
   if (timeProblem) usage(`--time is ${v.time}, which ${timeProblem}.`);
-  // An empty API_SERVER_KEY is no key, as Hermes reads it; an empty --api-key is refused by parseFlags.
-  const apiKey = v['api-key'] ?? (env.API_SERVER_KEY || null);
-  const cors = v['cors-origins'] ?? env.API_SERVER_CORS_ORIGINS ?? '';
-  const runTable = v['run-table'] ?? 'fast';
+  // An empty API_SERVER_KEY (or HERMETIC_ADMIN_KEY) is no key, as Hermes reads it; an empty flag is refused by parseFlags.
+  const apiKey = v['api-key'] ?? (env.API_SERVER_KEY || null) ?? file.apiKey ?? null;
+  const adminKey = v['admin-key'] ?? (env.HERMETIC_ADMIN_KEY || null) ?? file.adminKey ?? null;
+  const cors = v['cors-origins'] ?? env.API_SERVER_CORS_ORIGINS;
+  const runTable = v['run-table'] ?? file.runTable ?? 'fast';
   if (runTable !== 'fast' && runTable !== 'plain') usage(`--run-table must be fast or plain; got "${runTable}".`);
   const rawTimeout = v['lock-timeout'];
-  const lockTimeout = rawTimeout === undefined ? 30 : decimal(rawTimeout);
+  const lockTimeout = rawTimeout === undefined ? (file.lockTimeout ?? 30) : decimal(rawTimeout);
   if (!Number.isFinite(lockTimeout) || lockTimeout < 0) {
     usage(`--lock-timeout must be a number of seconds, 0 or more; got "${rawTimeout}".`);
   }
-  return {
-    port,
-    host,
-    // No --db: a store private to this process, so parallel servers (and yesterday's) never share keys or runs.
-    db: v.db ?? null,
-    runTable,
-    lockTimeout,
-    apiKey,
-    stateDb: v['state-db'] ?? null,
-    maxConcurrentRuns: integer('max-concurrent-runs', v['max-concurrent-runs'], -1_000_000, 1_000_000) ?? 10,
-    modelName: v.model ?? env.API_SERVER_MODEL_NAME ?? 'hermes-agent',
-    corsOrigins: cors.split(',').map(pyStrip).filter(Boolean),
-    time: time ?? null,
-    frozen: v.frozen ?? false,
-    seed: v.seed ?? null,
+  const settings: ServeSettings = {
+    // Keys without a flag (agent, and any option added later) come from the config file as written.
+    ...file,
+    ...given({
+      port,
+      host,
+      // No --db: a store private to this process, so parallel servers (and yesterday's) never share keys or runs.
+      db: v.db ?? file.db ?? null,
+      runTable,
+      lockTimeout,
+      apiKey,
+      adminKey,
+      stateDb: v['state-db'] ?? file.stateDb ?? null,
+      maxConcurrentRuns: integer('max-concurrent-runs', v['max-concurrent-runs'], -1_000_000, 1_000_000) ?? file.maxConcurrentRuns ?? 10,
+      modelName: v.model ?? env.API_SERVER_MODEL_NAME ?? file.modelName ?? 'hermes-agent',
+      corsOrigins: cors === undefined ? [...(file.corsOrigins ?? [])] : cors.split(',').map(pyStrip).filter(Boolean),
+      time: time ?? file.time ?? null,
+      frozen: v.frozen ?? file.frozen ?? false,
+      seed: v.seed ?? file.seed ?? null,
+      draining: v.draining ?? file.draining,
+      profiles: profileOptions(v.profile ?? [], env, file.profiles),
+    }),
+    insecureAdmin: v['insecure-admin'] ?? fileServer.insecureAdmin ?? false,
+    configPath: config?.path ?? null,
+    storeLabels: {
+      db: v.db === undefined && file.db != null ? `db (from ${config!.name})` : '--db',
+      stateDb: v['state-db'] === undefined && file.stateDb != null ? `stateDb (from ${config!.name})` : '--state-db',
+    },
   };
+  refuseOpenControlPlane(settings);
+  return settings;
+}
+
+/** Beyond loopback, an open control plane would let the network drive runs and change the gateway. */
+function refuseOpenControlPlane({ host, adminKey, insecureAdmin }: ServeSettings): void {
+  if (adminKey || insecureAdmin || isLoopbackHost(host ?? '127.0.0.1')) return;
+  throw new HermeticError(
+    'HERMETIC_SERVE_INSECURE',
+    `Refusing to listen on ${host} without an admin key: anyone who can reach it could drive runs and change the gateway through /__admin. Give --admin-key K (or HERMETIC_ADMIN_KEY), or --insecure-admin to serve the control plane open.`,
+  );
 }
 
 /** A --db or --state-db the user named must already have its folder: a typo fails with HERMETIC_STORE_OPEN. */
-function prepareStores(options: ServerOptions): void {
-  for (const [flag, path] of [['--db', options.db ?? null], ['--state-db', options.stateDb ?? null]] as const) {
+function prepareStores(options: ServeSettings): void {
+  const { db, stateDb } = options.storeLabels;
+  for (const [label, path, isStateDb] of [[db, options.db ?? null, false], [stateDb, options.stateDb ?? null, true]] as const) {
     if (path === null || path === ':memory:') continue;
     // An existing --state-db is recorded into as it is, so it must already be a SQLite store.
-    const problem = storePathProblem(path) ?? (flag === '--state-db' ? sqliteFileProblem(path) : null);
-    if (problem) throw new HermeticError('HERMETIC_STORE_OPEN', `Cannot open the ${flag} store at ${path}: ${problem}.`);
+    const problem = storePathProblem(path) ?? (isStateDb ? sqliteFileProblem(path) : null);
+    if (problem) throw new HermeticError('HERMETIC_STORE_OPEN', `Cannot open the ${label} store at ${path}: ${problem}.`);
   }
+}
+
+/** What the banner says about the control plane (never the key itself). */
+function describeAdmin(options: ServeSettings): string {
+  if (options.adminKey) return 'admin key required on /__admin (x-hermetic-admin-key: … or Authorization: Bearer …; GET /__admin/health is open)';
+  if (isLoopbackHost(options.host ?? '127.0.0.1')) return 'open to this machine (--admin-key K guards it)';
+  return `OPEN to anyone who can reach ${options.host} (--insecure-admin)`;
+}
+
+/** What the banner says about profiles (their keys are never printed). */
+function describeProfiles(profiles: ServeSettings['profiles']): string | null {
+  const names = Object.entries(profiles ?? {});
+  if (names.length === 0) return null;
+  return names.map(([name, p]) => `/p/${name}/ (${p.apiKey ? 'own API key' : 'no key: every request is 401'})`).join(', ');
 }
 
 /** What the banner says about the store. */
@@ -117,12 +192,17 @@ export async function serveCommand(argv: string[], out: (line: string) => void =
     return 0;
   }
   prepareStores(options);
-  const server = await startServer(options);
+  const { insecureAdmin: _insecure, configPath, storeLabels: _labels, ...serverOptions } = options;
+  const server = await startServer(serverOptions);
   const auth = options.apiKey ? ` -H 'Authorization: Bearer ${options.apiKey}'` : '';
   out(`hermetic: Hermes Agent v${HERMES_VERSION} /v1/runs emulator listening on ${server.url}`);
   out(`  store: ${describeStore(options.db)}`);
   if (options.stateDb) out(`  state.db: ${options.stateDb} (every run is recorded as Hermes's API server records it)`);
   out(`  auth:  ${options.apiKey ? 'API key required (Authorization: Bearer …)' : "none (Hermes's test-only listener)"}`);
+  const profiles = describeProfiles(options.profiles);
+  if (profiles) out(`  profiles: ${profiles}`);
+  out(`  admin: ${describeAdmin(options)}`);
+  if (configPath) out(`  config: ${configPath}`);
   out(`  try:   curl -s -X POST ${server.url}/v1/runs${auth} -d '{"input":"hello"}'`);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();

@@ -1,0 +1,149 @@
+// `hermetic serve --config FILE`: one JSON or YAML file holding any createEmulator option (checked by the same schema,
+// with the same did-you-mean errors) and the server's own keys. Relative paths in it are relative to its folder.
+// Precedence is decided by the caller (cli.ts): flags > environment > this file > defaults (decision 0025).
+import { readFileSync } from 'node:fs';
+import { dirname, extname, isAbsolute, resolve } from 'node:path';
+import { parseDocument } from 'yaml';
+import { HermeticError, isHermeticError } from '../../shared/errors.js';
+import { check, is, optionPath, suggest, type Check } from '../../shared/options.js';
+import { EMULATOR_OPTION_NAMES, parseEmulatorOptions, type EmulatorOptions } from '../options.js';
+
+const nonEmpty = check((value, name): string => {
+  const s = is.string(value, name);
+  if (s === '') throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "${name}" must not be empty.`);
+  return s;
+});
+
+/** Keys only `hermetic serve` reads (the rest of a config file is createEmulator's options). */
+export const SERVER_SCHEMA = {
+  /** Port to listen on (default 8642; 0 picks a free one). */
+  port: is.port,
+  /** Address to bind (default 127.0.0.1); beyond loopback it needs adminKey or insecureAdmin. */
+  host: nonEmpty,
+  /** Serve beyond loopback without an admin key (an open control plane on the network). */
+  insecureAdmin: is.boolean,
+} satisfies Record<string, Check<unknown, any>>;
+
+export type ServerFileOptions = { -readonly [K in keyof typeof SERVER_SCHEMA]?: ReturnType<(typeof SERVER_SCHEMA)[K]> };
+
+/** createEmulator options a file cannot hold: they are code, not data. */
+export const CODE_ONLY_OPTIONS: Readonly<Record<string, string>> = {
+  clock: 'a ControlledClock object (a file sets the clock with "time" and "frozen")',
+  onInternalError: 'a function',
+  onRequest: 'a function',
+};
+
+/** Options that name files: a relative path in a config file is relative to the file's folder. */
+export const PATH_OPTIONS = ['db', 'stateDb', 'scenarios', 'faults'] as const;
+
+export interface ConfigFile {
+  /** The file as named on the command line, and where it was found. */
+  readonly name: string;
+  readonly path: string;
+  readonly server: ServerFileOptions;
+  /** createEmulator options as written (paths resolved), already checked by the option schema. */
+  readonly emulator: EmulatorOptions;
+}
+
+function refuse(name: string, message: string): never {
+  throw new HermeticError('HERMETIC_CONFIG_INVALID', `Config file ${name} ${message}`);
+}
+
+/** The file's text, or a one-line refusal that says why it cannot be read. */
+function readText(name: string, path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') refuse(name, `does not exist (looked for ${path}).`);
+    if (code === 'EISDIR') refuse(name, 'is a folder, not a file.');
+    if (code === 'EACCES' || code === 'EPERM') refuse(name, 'cannot be read: permission denied.');
+    refuse(name, `cannot be read: ${(e as Error).message}.`);
+  }
+}
+
+/** JSON or YAML by extension, decoded to plain values; syntax errors name the line and column. */
+function decode(name: string, path: string, text: string): unknown {
+  const ext = extname(path).toLowerCase();
+  if (ext === '.json') {
+    try {
+      return JSON.parse(text);
+    } catch (e) {
+      refuse(name, `is not valid JSON: ${jsonProblem(text, (e as Error).message)}.`);
+    }
+  }
+  if (ext === '.yaml' || ext === '.yml') {
+    const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
+    const problem = doc.errors[0];
+    if (problem) refuse(name, `is not valid YAML: ${problem.message.split('\n')[0]!.replace(/:$/, '')}.`);
+    try {
+      return doc.toJS({ maxAliasCount: 100 });
+    } catch (e) {
+      refuse(name, `is not valid YAML: ${(e as Error).message.split('\n')[0]}.`);
+    }
+  }
+  refuse(name, `must end in .json, .yaml or .yml (got "${ext || 'no extension'}").`);
+}
+
+/** JSON.parse's message with the position turned into a line and column a person can find. */
+function jsonProblem(text: string, message: string): string {
+  const at = /at position (\d+)/.exec(message);
+  const clean = message.split('\n')[0]!.replace(/ in JSON at position \d+.*$/, '').replace(/^JSON\.parse: /, '');
+  if (!at) return clean;
+  const before = text.slice(0, Number(at[1]));
+  const line = before.split('\n').length;
+  return `${clean} at line ${line}, column ${before.length - before.lastIndexOf('\n')}`;
+}
+
+/** An option error from the schema, said again with the file and the key path in front (same code). */
+function located(name: string, e: unknown, outer: string[] = []): never {
+  if (!isHermeticError(e)) throw e;
+  const path = [...outer, ...optionPath(e)].join('.');
+  throw new HermeticError(e.code, `In ${name}${path ? `, ${path}` : ''}: ${e.message}`);
+}
+
+/**
+ * Reads and checks a `--config` file: every key known (server keys, then createEmulator's options), every value
+ * valid, relative paths made absolute against the file's folder. Throws HERMETIC_CONFIG_INVALID for a file that is
+ * not a readable JSON/YAML mapping, and HERMETIC_OPTIONS_UNKNOWN/_INVALID (prefixed "In FILE, key.path:") for options.
+ * @example loadConfig('hermetic.yaml').emulator.maxConcurrentRuns
+ */
+export function loadConfig(name: string, cwd: string = process.cwd()): ConfigFile {
+  const path = resolve(cwd, name);
+  const value = decode(name, path, readText(name, path));
+  // An empty file (or one of comments only) is an empty configuration.
+  if (value === null || value === undefined) return { name, path, server: {}, emulator: {} };
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    refuse(name, `must be a mapping of option names to values (like {"port": 8642}); its top level is ${Array.isArray(value) ? 'a list' : `a ${typeof value}`}.`);
+  }
+  const known = [...Object.keys(SERVER_SCHEMA), ...EMULATOR_OPTION_NAMES.filter((k) => !(k in CODE_ONLY_OPTIONS))];
+  const server: Record<string, unknown> = {};
+  const emulator: Record<string, unknown> = {};
+  for (const [key, raw] of Object.entries(value as Record<string, unknown>)) {
+    if (Object.hasOwn(CODE_ONLY_OPTIONS, key)) {
+      refuse(name, `sets "${key}", which is ${CODE_ONLY_OPTIONS[key]}: only code can give it (createEmulator({ ${key} })).`);
+    }
+    if (Object.hasOwn(SERVER_SCHEMA, key)) {
+      try {
+        server[key] = SERVER_SCHEMA[key as keyof typeof SERVER_SCHEMA](raw, key);
+      } catch (e) {
+        located(name, e, [key]);
+      }
+    } else if ((EMULATOR_OPTION_NAMES as readonly string[]).includes(key)) {
+      const relative = (PATH_OPTIONS as readonly string[]).includes(key) && typeof raw === 'string' && raw !== ':memory:' && raw !== '' && !isAbsolute(raw);
+      emulator[key] = relative ? resolve(dirname(path), raw as string) : raw;
+    } else {
+      const hint = suggest(key, known);
+      throw new HermeticError(
+        'HERMETIC_OPTIONS_UNKNOWN',
+        `In ${name}, ${key}: Unknown option "${key}".${hint ? ` Did you mean "${hint}"?` : ` Known options: ${known.join(', ')}.`}`,
+      );
+    }
+  }
+  try {
+    parseEmulatorOptions(emulator as EmulatorOptions);
+  } catch (e) {
+    located(name, e);
+  }
+  return { name, path, server: server as ServerFileOptions, emulator: emulator as EmulatorOptions };
+}
