@@ -47,8 +47,8 @@ export async function handle(req: HttpRequest, deps: AppDeps): Promise<HttpRespo
   return finish(response, deps.clock);
 }
 
-/** The headers aiohttp puts on every answer. */
-function finish(response: HttpResponse, clock: Clock): HttpResponse {
+/** The headers aiohttp puts on every answer (also on a fault rule's own answer). */
+export function finish(response: HttpResponse, clock: Clock): HttpResponse {
   if (!response.stream) {
     const body = response.body;
     const length = body === null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;

@@ -44,13 +44,22 @@ export function fromFetchRequest(request: Request): HttpRequest {
 
 const encoder = new TextEncoder();
 
+/** What undici's fetch rejects with when the server closes the connection (a dropped-connection fault). */
+function socketClosed(message: 'fetch failed' | 'terminated'): TypeError {
+  const cause = Object.assign(new Error('other side closed'), { name: 'SocketError', code: 'UND_ERR_SOCKET' });
+  return new TypeError(message, { cause });
+}
+
 /** `head`: the answer to a HEAD request carries its headers (Content-Length included) but no body, as on the wire. */
 export function toFetchResponse(response: HttpResponse, head = false): Response {
+  // A dropped connection: no Response at all, as a network failure rejects fetch().
+  if (response.drop) throw socketClosed('fetch failed');
   const headers = new Headers();
   for (const [k, v] of response.headers) headers.append(k, headerWireText(v));
   if (response.stream) {
     const open = response.stream;
     let gone = false;
+    let aborting = false;
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
         const sink: StreamSink = {
@@ -64,8 +73,18 @@ export function toFetchResponse(response: HttpResponse, head = false): Response 
             gone = true;
             controller.close();
           },
+          abort() {
+            if (gone) return;
+            gone = true;
+            // What was written still reaches the reader; the read after it fails, as over a socket closed mid-body.
+            if ((controller.desiredSize ?? 0) > 0) controller.error(socketClosed('terminated'));
+            else aborting = true;
+          },
         };
         open(sink);
+      },
+      pull(controller) {
+        if (aborting) controller.error(socketClosed('terminated'));
       },
       cancel() {
         // The reader went away; the subscriber notices on its next write, as over a socket.

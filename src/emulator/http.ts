@@ -12,12 +12,27 @@ export interface HttpRequest {
   header(name: string): string | undefined;
   /** Reads the body once; resolves 'too-large' as soon as more than `limit` bytes arrive. */
   readBody(limit: number): Promise<Uint8Array | 'too-large'>;
+  /** Set by the namespace's fault rules when one is armed at Hermes's own checks (faults/index.ts). */
+  readonly faultChecks?: FaultChecks;
+}
+
+/**
+ * Fault rules armed at Hermes's own checks in POST /v1/runs, asked only where Hermes checks (spec runs-api §5.1):
+ * true makes that check refuse, and spends the rule. Each is asked at most once per request that reaches the check.
+ */
+export interface FaultChecks {
+  /** Step 2: draining, right after auth (replays too). */
+  draining(): boolean;
+  /** Step 12: capacity, for new runs only (after validation and the idempotency lookup). */
+  capacity(): boolean;
 }
 
 /** Where an event stream writes; write() returns false once the client is gone (noticed only when writing). */
 export interface StreamSink {
   write(chunk: string): boolean;
   end(): void;
+  /** Drops the connection after what was written (a fault): over node:http the socket closes mid-body; in process the body's reader rejects with TypeError('terminated'). */
+  abort?(): void;
 }
 
 export interface HttpResponse {
@@ -29,6 +44,15 @@ export interface HttpResponse {
   stream?: (sink: StreamSink) => void;
   /** Close the connection after this response (aiohttp does after a 500). */
   close?: boolean;
+  /**
+   * No answer reaches the client: the transport drops the connection (node:http destroys the socket; in process the
+   * fetch rejects with TypeError('fetch failed')). Set by a fault rule; `status` and `body` are then what Hermes had
+   * answered before the answer was lost (admit_then_drop: a 202 with its run id), or 0 and null when Hermes never saw
+   * the request (drop).
+   */
+  drop?: boolean;
+  /** The id of the fault rule that affected this request (faults/index.ts), for the request journal. */
+  faultId?: string;
 }
 
 const STATUS_TEXT: Record<number, string> = {

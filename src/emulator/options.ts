@@ -4,6 +4,8 @@ import { epochProblem, type ControlledClock } from '../shared/clock.js';
 import { HermeticError } from '../shared/errors.js';
 import { check, is, parseOptions, within, type OptionsInput } from '../shared/options.js';
 import type { RequestListener } from './journal/traffic.js';
+import { parseFaultRules, type ParsedFaultRule } from './faults/index.js';
+import type { FaultRuleInput } from './faults/types.js';
 
 const profile = {
   /** That profile's own API_SERVER_KEY; null (default) fails closed: every request is 401. */
@@ -78,6 +80,10 @@ const requestListener = check<RequestListener | null, RequestListener | null>((v
   throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "${name}" must be a function or null.`);
 });
 
+/** Fault rules or presets, checked as POST /__admin/faults checks them (decision 0021). */
+const faults = check<readonly ParsedFaultRule[], FaultRuleInput[]>((value, name) =>
+  parseFaultRules(value, `Option "${name}"`, { unknown: 'HERMETIC_OPTIONS_INVALID', invalid: 'HERMETIC_OPTIONS_INVALID' }));
+
 const SCHEMA = {
   /** API_SERVER_KEY; null (default) is Hermes's unauthenticated test listener. */
   apiKey: is.nullable(is.string),
@@ -120,6 +126,8 @@ const SCHEMA = {
   clock,
   /** The fake agent's defaults for every new run. */
   agent,
+  /** Fault rules (or named presets) every namespace starts with, and goes back to on reset (docs/reference/admin-api.md#faults). */
+  faults,
   /** Entries each namespace's request journal keeps, newest replacing oldest (default 1000; 0: no journal). */
   journalSize,
   /** Called with every answered request's metadata (control-plane requests too); `hermetic serve` prints it. */
@@ -154,6 +162,7 @@ export function parseEmulatorOptions(input: EmulatorOptions | undefined) {
     seed: null,
     clock: undefined,
     agent: agent(undefined, 'agent'),
+    faults: [],
     journalSize: 1000,
     onRequest: null,
   });

@@ -8,6 +8,16 @@ import { ADMIN_KEY_HEADER } from './auth.js';
 import { ADMIN_PREFIX, ADMIN_ROUTES, type AdminRoute } from './routes.js';
 
 export type { RunStatus } from '../runs/lifecycle.js';
+export type {
+  FaultAction,
+  FaultJson,
+  FaultOperation,
+  FaultPresetName,
+  FaultRule,
+  FaultRuleInput,
+  FaultRuleState,
+} from '../faults/types.js';
+import type { FaultPresetName, FaultRuleInput, FaultRuleState } from '../faults/types.js';
 
 /** Any JSON value. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -313,6 +323,20 @@ export interface AdminRequestList {
   evicted: number;
 }
 
+export interface AdminFaultList {
+  /** In the order they are tried. */
+  faults: FaultRuleState[];
+  /** Requests any rule of this namespace affected since it started (or was last reset). */
+  fired_total: number;
+}
+
+export interface AdminFaultPreset {
+  name: FaultPresetName;
+  description: string;
+  /** The rule it stands for; POST /__admin/faults {"preset": name, …} may override any field but `action`. */
+  rule: FaultRuleInput;
+}
+
 /**
  * The control-plane contract: per route, whether it takes a run id, its body (never: a GET) and its answer.
  * routes.ts checks at compile time that its table has exactly these names, and answers with these fields.
@@ -358,6 +382,18 @@ export interface AdminRoutes {
   steerPolicy: { run: true; body: AdminSteerPolicy; result: { run_id: string; accept: boolean; raise: string | null } };
   /** POST /__admin/runs/{run_id}/stop-policy: whether a stop's interrupt is honoured. */
   stopPolicy: { run: true; body: { acknowledge: boolean }; result: { run_id: string; acknowledge: boolean } };
+  /** GET /__admin/faults: this namespace's fault rules with their counts. */
+  faults: { run: false; body: never; result: AdminFaultList };
+  /** POST /__admin/faults: adds one rule, or a named preset with overrides; answers it with its id. */
+  addFault: { run: false; body: FaultRuleInput; result: FaultRuleState };
+  /** DELETE /__admin/faults: deletes every rule of this namespace. */
+  clearFaults: { run: false; body: never; result: { deleted: number } };
+  /** GET /__admin/faults/presets: the named Hermes faults. */
+  faultPresets: { run: false; body: never; result: { presets: AdminFaultPreset[] } };
+  /** GET /__admin/faults/{fault_id}: one rule with its counts. */
+  fault: { run: false; fault: true; body: never; result: FaultRuleState };
+  /** DELETE /__admin/faults/{fault_id}: deletes one rule; answers it as it was. */
+  deleteFault: { run: false; fault: true; body: never; result: FaultRuleState };
   /** GET /__admin/requests?…: the namespace's request journal, filtered. */
   requests: { run: false; body: never; query: AdminRequestFilter; result: AdminRequestList };
   /** GET /__admin/requests/count?…: how many entries the same filters list. */
@@ -378,7 +414,9 @@ type ArgsOf<E> = E extends { query: infer Q } ? [query?: Q] : E extends { body: 
 
 type AdminMethod<E extends AdminRoutes[AdminRouteName]> = E['run'] extends true
   ? (runId: string, ...body: ArgsOf<E>) => Promise<E['result']>
-  : (...body: ArgsOf<E>) => Promise<E['result']>;
+  : E extends { fault: true }
+    ? (faultId: string, ...body: ArgsOf<E>) => Promise<E['result']>
+    : (...body: ArgsOf<E>) => Promise<E['result']>;
 
 /** One method per control route; each throws AdminClientError when the control plane refuses. */
 export type AdminClient = { readonly [N in keyof AdminRoutes]: AdminMethod<AdminRoutes[N]> };
@@ -441,11 +479,12 @@ export function createAdminClient(fetchImpl: FetchLike, baseUrl: string, options
   const client: Record<string, unknown> = {};
   for (const route of ADMIN_ROUTES) {
     const name: AdminRouteName = route.name;
-    const needsRun = route.path.includes('{run_id}');
+    // At most one path parameter: a run id or a fault id, the method's first argument.
+    const param = /\{(run_id|fault_id)\}/.exec(route.path)?.[0] ?? null;
     client[name] = async (...args: unknown[]) => {
-      const runId = needsRun ? String(args[0]) : undefined;
-      const body = needsRun ? args[1] : args[0];
-      let path = ADMIN_PREFIX + route.path.replace('{run_id}', encodeURIComponent(runId ?? ''));
+      const id = param ? String(args[0]) : undefined;
+      const body = param ? args[1] : args[0];
+      let path = ADMIN_PREFIX + (param ? route.path.replace(param, encodeURIComponent(id ?? '')) : route.path);
       if (route.method === 'GET' && body && typeof body === 'object') path += queryString(body as Record<string, unknown>);
       const headers: Record<string, string> = {};
       if (adminKey !== null) headers[ADMIN_KEY_HEADER] = adminKey;

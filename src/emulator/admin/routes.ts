@@ -3,6 +3,14 @@
 import type { AdminRoutes } from './client.js';
 import type { AdminHandler, AdminText } from './context.js';
 import { clockHandler } from './clock.js';
+import {
+  addFaultHandler,
+  clearFaultsHandler,
+  deleteFaultHandler,
+  faultPresetsHandler,
+  getFaultHandler,
+  listFaultsHandler,
+} from './faults.js';
 import { gatewayHandler, restartHandler, sweepHandler } from './gateway.js';
 import { healthHandler } from './health.js';
 import { listNamespacesHandler, resetHandler } from './namespaces.js';
@@ -26,7 +34,7 @@ export interface AdminRoute {
   /** Method name on the admin client. */
   readonly name: string;
   readonly method: 'GET' | 'POST' | 'DELETE';
-  /** Path under the admin prefix; `{run_id}` is the only parameter. */
+  /** Path under the admin prefix; at most one parameter, `{run_id}` or `{fault_id}`. */
   readonly path: string;
   readonly handler: AdminHandler;
   /** The answer is text (the handler returns AdminText) and the client returns it as a string. */
@@ -56,6 +64,13 @@ export const ADMIN_ROUTES = [
   { name: 'cancel', method: 'POST', path: '/runs/{run_id}/cancel', handler: cancelHandler },
   { name: 'steerPolicy', method: 'POST', path: '/runs/{run_id}/steer-policy', handler: steerPolicyHandler },
   { name: 'stopPolicy', method: 'POST', path: '/runs/{run_id}/stop-policy', handler: stopPolicyHandler },
+  { name: 'faults', method: 'GET', path: '/faults', handler: listFaultsHandler },
+  { name: 'addFault', method: 'POST', path: '/faults', handler: addFaultHandler },
+  { name: 'clearFaults', method: 'DELETE', path: '/faults', handler: clearFaultsHandler },
+  // Before /faults/{fault_id}: "presets" is never a rule id.
+  { name: 'faultPresets', method: 'GET', path: '/faults/presets', handler: faultPresetsHandler },
+  { name: 'fault', method: 'GET', path: '/faults/{fault_id}', handler: getFaultHandler },
+  { name: 'deleteFault', method: 'DELETE', path: '/faults/{fault_id}', handler: deleteFaultHandler },
   { name: 'requests', method: 'GET', path: '/requests', handler: listRequestsHandler },
   { name: 'countRequests', method: 'GET', path: '/requests/count', handler: countRequestsHandler },
   { name: 'clearRequests', method: 'DELETE', path: '/requests', handler: clearRequestsHandler },
@@ -65,11 +80,13 @@ export const ADMIN_ROUTES = [
 export type AdminRouteName = (typeof ADMIN_ROUTES)[number]['name'];
 
 // Compile-time checks that this table and the client's contract (AdminRoutes in client.ts) agree: the same names,
-// a run id exactly where the path has {run_id}, and each plain-object answer with exactly the contract's fields.
+// a run id exactly where the path has {run_id} (a fault id where it has {fault_id}), and each plain-object answer with exactly the contract's fields.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Holds<T extends true> = T;
 type RouteNamed<N> = Extract<(typeof ADMIN_ROUTES)[number], { name: N }>;
 type TakesRun<N> = RouteNamed<N>['path'] extends `${string}{run_id}${string}` ? true : false;
+type TakesFault<N> = RouteNamed<N>['path'] extends `${string}{fault_id}${string}` ? true : false;
+type ContractTakesFault<N extends keyof AdminRoutes> = AdminRoutes[N] extends { fault: true } ? true : false;
 type Answer<N> = Awaited<ReturnType<RouteNamed<N>['handler']>>;
 type AllKeys<T> = T extends unknown ? keyof T : never;
 type FieldsAgree<N extends keyof AdminRoutes> =
@@ -79,7 +96,9 @@ type FieldsAgree<N extends keyof AdminRoutes> =
       ? Same<AdminRoutes[N]['result'], string> extends true ? (RouteNamed<N> extends { text: true } ? true : false) : false
       : Same<AllKeys<Answer<N>>, AllKeys<AdminRoutes[N]['result']>>;
 type RouteAgrees = {
-  [N in keyof AdminRoutes]: Same<TakesRun<N>, AdminRoutes[N]['run']> extends true ? FieldsAgree<N> : false;
+  [N in keyof AdminRoutes]: Same<TakesRun<N>, AdminRoutes[N]['run']> extends true
+    ? Same<TakesFault<N>, ContractTakesFault<N>> extends true ? FieldsAgree<N> : false
+    : false;
 };
 export type AdminTableMatchesClient = [
   Holds<Same<AdminRouteName, keyof AdminRoutes>>,

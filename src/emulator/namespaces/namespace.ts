@@ -2,7 +2,8 @@
 // answering through the same front door (app.ts). The default namespace is the gateway createEmulator always had.
 import { ControlledClock } from '../../shared/clock.js';
 import { createIdSource, type IdSource } from '../../shared/ids.js';
-import { handle, type AppDeps } from '../app.js';
+import { finish, handle, type AppDeps } from '../app.js';
+import { Faults } from '../faults/index.js';
 import { normaliseCap, type GatewaySettings } from '../gateway.js';
 import type { HttpRequest, HttpResponse } from '../http.js';
 import type { ParsedEmulatorOptions } from '../options.js';
@@ -56,6 +57,8 @@ export class Namespace {
   readonly checkpoints = new Checkpoints();
   /** The request journal, per-request tallies for metrics, and the onRequest listener (journal/traffic.ts). */
   readonly traffic: RequestTraffic;
+  /** Fault rules (faults/index.ts): the pipeline step between the journal and the gateway; a checkpoint part. */
+  readonly faults: Faults;
   readonly #shared: NamespaceShared;
   readonly #ownClock: boolean;
   readonly #recorder: StateDbRecorder | null;
@@ -74,6 +77,10 @@ export class Namespace {
     this.gateway = initialSettings(options);
     this.store = shared.openStore(name);
     this.traffic = new RequestTraffic(name, options.journalSize, () => this.clock, options.onRequest);
+    // Probability draws follow the namespace's seed as its ids do (no seed: random draws).
+    const seed = options.seed === null ? null : name === DEFAULT_NAMESPACE ? options.seed : `${options.seed}/ns/${name}`;
+    this.faults = new Faults({ clock: this.clock, seed, initial: options.faults, finish: (r) => finish(r, this.clock) });
+    this.checkpointParts.set('faults', this.faults);
     // The recorder draws from whichever id stream the namespace has now (a reset starts a new one).
     const ids: IdSource = { uuid4Hex: () => this.ids.uuid4Hex(), seeded: options.seed !== null };
     this.#recorder = options.stateDb
@@ -97,7 +104,7 @@ export class Namespace {
    */
   handle(req: HttpRequest): Promise<HttpResponse> {
     const trace = this.traffic.begin(req);
-    return handle(req, this.deps).then(
+    return this.faults.handle(req, (r) => handle(r, this.deps), trace).then(
       (response) => this.traffic.end(req, trace, response),
       (error: unknown) => {
         this.traffic.failed(req, trace);
@@ -166,6 +173,7 @@ export class Namespace {
    */
   reset(): void {
     this.traffic.reset();
+    this.faults.reset();
     this.registry.stopSweeps();
     this.registry.clearMemory();
     this.store.replaceAll([]);
@@ -186,6 +194,7 @@ export class Namespace {
   }
 
   close(): void {
+    this.faults.close();
     this.registry.stopSweeps();
     this.registry.clearMemory();
     releaseOwner(this.registry.owner);

@@ -20,6 +20,8 @@ export interface Submission {
   idempotencyKey: string | null;
   fingerprint: string | null;
   request: RunRequest;
+  /** A fault rule armed at Hermes's capacity check: true makes the check refuse (and spends the rule; decision 0021). */
+  capacityFault?: () => boolean;
 }
 
 export interface Admission {
@@ -78,8 +80,10 @@ export class RunService {
     const { registry } = this;
     const now = registry.clock.now();
     const cap = this.gateway.maxConcurrentRuns;
-    /** Hermes's count: other requests inside admission, plus runs not finished (§13). */
-    const full = (others: number) => cap > 0 && others + registry.live.size >= cap;
+    /** Hermes's count: other requests inside admission, plus runs not finished (§13); or a capacity fault. */
+    const full = (others: number) => (cap > 0 && others + registry.live.size >= cap) || (sub.capacityFault?.() ?? false);
+    /** A capacity fault with the cap disabled still says what Hermes says by default. */
+    const shownCap = cap > 0 ? cap : 10;
     let runId = '';
     let status: PyDict | null = null;
     const allocate = (): PyDict => {
@@ -98,7 +102,7 @@ export class RunService {
     };
 
     if (sub.idempotencyKey === null) {
-      if (full(this.#suspended)) return fail(hermesErrors.capacity(cap));
+      if (full(this.#suspended)) return fail(hermesErrors.capacity(shownCap));
       allocate();
       spawn();
     } else {
@@ -131,11 +135,12 @@ export class RunService {
           registry.durable.add(runId);
           spawn();
         },
-        // A random id stream makes allocation invisible, so the store may reserve before looking the key up.
-        speculative: !this.ids.seeded,
+        // A random id stream makes allocation invisible, so the store may reserve before looking the key up; not with
+        // a capacity fault armed, which must be asked only after the lookup (a replay never spends it).
+        speculative: !this.ids.seeded && !sub.capacityFault,
       });
       if (outcome.kind === 'existing') return this.#replay(sub, outcome.row);
-      if (outcome.kind === 'refused') return fail(hermesErrors.capacity(cap));
+      if (outcome.kind === 'refused') return fail(hermesErrors.capacity(shownCap));
       if (outcome.kind === 'taken') {
         // Lost a race to a request in another gateway process sharing the store: answer as its replay.
         const row = registry.store.lookup(sub.scope, sub.idempotencyKey, now);

@@ -1,11 +1,13 @@
 // `hermetic serve`: flags (and Hermes's own API_SERVER_* variables) → emulator options → a running server that
 // stops cleanly on SIGINT/SIGTERM.
+import { resolve } from 'node:path';
 import { parseFlags, wholeNumber, type FlagSpec } from '../../cli/args.js';
 import { epochProblem } from '../../shared/clock.js';
 import { HermeticError } from '../../shared/errors.js';
 import { pyStrip } from '../../shared/python/index.js';
 import { sqliteFileProblem, storePathProblem } from '../../shared/sqlite.js';
 import { HERMES_VERSION } from '../api/meta.js';
+import { loadFaultFile } from '../faults/file.js';
 import { loadConfig } from './config.js';
 import { isLoopbackHost } from './exposure.js';
 import { startServer, type ServerOptions } from './node.js';
@@ -39,6 +41,8 @@ Options:
   --admin-key K             require K on every /__admin route but GET /__admin/health, as "x-hermetic-admin-key: K"
                             or "Authorization: Bearer K" (default HERMETIC_ADMIN_KEY; none: the control plane is open)
   --insecure-admin          allow a --host beyond loopback without an admin key (refused otherwise)
+  --faults FILE.json        fault rules or presets every namespace starts with: a JSON list as POST /__admin/faults
+                            takes, e.g. [{"preset": "hermes_submit_accepted_drop"}] (docs/reference/admin-api.md)
   --config FILE             read options from a JSON or YAML file: any createEmulator option, plus port, host and
                             insecureAdmin (examples/hermetic.yaml). Flags win over environment variables, which win
                             over the file. Relative paths in the file are relative to its folder
@@ -65,7 +69,7 @@ const SERVE_FLAGS = {
   'cors-origins': { type: 'string', empty: true }, time: { type: 'string' }, frozen: { type: 'boolean' },
   seed: { type: 'string' }, 'run-table': { type: 'string' }, 'lock-timeout': { type: 'string' },
   draining: { type: 'boolean' }, profile: { type: 'string', multiple: true }, 'admin-key': { type: 'string' },
-  'insecure-admin': { type: 'boolean' }, config: { type: 'string' },
+  'insecure-admin': { type: 'boolean' }, config: { type: 'string' }, faults: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies Record<string, FlagSpec>;
 
@@ -132,6 +136,7 @@ export function serveOptions(argv: string[], env: NodeJS.ProcessEnv, cwd: string
       seed: v.seed ?? file.seed ?? null,
       draining: v.draining ?? file.draining,
       profiles: profileOptions(v.profile ?? [], env, file.profiles),
+      faults: v.faults === undefined ? undefined : loadFaultFile(resolve(cwd, v.faults), v.faults),
     }),
     insecureAdmin: v['insecure-admin'] ?? fileServer.insecureAdmin ?? false,
     configPath: config?.path ?? null,

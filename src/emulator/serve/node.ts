@@ -64,6 +64,11 @@ function fromNode(req: IncomingMessage): HttpRequest {
 }
 
 function writeNode(res: ServerResponse, response: HttpResponse): void {
+  if (response.drop) {
+    // A dropped-connection fault: the socket closes with no answer at all.
+    res.socket?.destroy();
+    return;
+  }
   const flat: string[] = [];
   let nonAscii = false;
   for (const [k, v] of response.headers) {
@@ -92,6 +97,13 @@ function writeNode(res: ServerResponse, response: HttpResponse): void {
     },
     end() {
       if (!res.writableEnded) res.end();
+    },
+    abort() {
+      // A fault: what was written goes out, then the connection closes without the chunked body's end.
+      gone = true;
+      const socket = res.socket;
+      if (socket && !socket.destroyed) socket.end(() => socket.destroy());
+      else res.destroy();
     },
   };
   response.stream(sink);

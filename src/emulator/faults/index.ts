@@ -1,0 +1,359 @@
+// A namespace's fault rules and the step of its request pipeline that applies them (decision 0021). Rules are tried
+// in order: `delay` and Hermes-check rules (`throttle`, `drain`) apply and let later rules match; the first rule of
+// any other action decides the request. A rule is spent only by a request it actually affects.
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../shared/clock.js';
+import { HermeticError } from '../../shared/errors.js';
+import type { FaultChecks, HttpRequest, HttpResponse } from '../http.js';
+import { describeRequest, type RequestInfo } from '../namespaces/operation.js';
+import { draw } from './draw.js';
+import { ADMIN_FAULT_CODES, parseFaultRule, toPy } from './rules.js';
+import { armStream } from './stream.js';
+import type { FaultRule, FaultRuleState } from './types.js';
+
+export type { FaultRule, FaultRuleInput, FaultRuleState } from './types.js';
+export { FAULT_PRESETS } from './presets.js';
+export { ADMIN_FAULT_CODES, parseFaultRule, parseFaultRules, toPy } from './rules.js';
+
+/** A parsed rule before it has an id (parseFaultRule's answer). */
+export type ParsedFaultRule = Omit<FaultRule, 'id'> & { id: string | null };
+
+/** A namespace holds at most this many rules (control-plane state is bounded). */
+export const MAX_FAULT_RULES = 1000;
+
+export interface FaultsOptions {
+  /** The namespace's clock (`virtual` delays wait on it). */
+  readonly clock: Clock;
+  /** The namespace's seed for probability draws; null: a random one (drawn again at each reset). */
+  readonly seed: string | null;
+  /** Rules every start (creation, reset) begins with: the `faults` option. */
+  readonly initial: readonly ParsedFaultRule[];
+  /** Adds what every answer carries (Content-Length, Date, Server) to a `respond` answer. */
+  readonly finish: (response: HttpResponse) => HttpResponse;
+}
+
+/** What the request journal hands the pipeline: the request's description, and where to note the fault. */
+export interface FaultTrace {
+  readonly info: RequestInfo;
+  faultId: string | null;
+}
+
+interface Live {
+  readonly rule: Readonly<FaultRule>;
+  fired: number;
+  draws: number;
+  /** Deleted, cleared or replaced: armed requests no longer see it. */
+  removed: boolean;
+}
+
+/** The plain data a checkpoint keeps (snapshot/restore). */
+interface FaultsState {
+  version: 1;
+  seed: string;
+  next: number;
+  fired_total: number;
+  rules: Array<{ rule: FaultRule; fired: number; draws: number }>;
+}
+
+const SNAPSHOT_CODES = ADMIN_FAULT_CODES;
+
+export class Faults {
+  #rules: Live[] = [];
+  #next = 1;
+  #firedTotal = 0;
+  #seed: string;
+  #closed = false;
+  /** Releases for requests waiting on a delay (a reset or close lets them go on). */
+  readonly #waiting = new Set<() => void>();
+
+  constructor(private readonly options: FaultsOptions) {
+    this.#seed = options.seed ?? randomUUID();
+    this.#start();
+  }
+
+  /** Requests any rule of this namespace has affected since it started (metrics read this). */
+  firedTotal(): number {
+    return this.#firedTotal;
+  }
+
+  get size(): number {
+    return this.#rules.length;
+  }
+
+  /** Every rule in the order they are tried, with its counters. */
+  list(): FaultRuleState[] {
+    return this.#rules.map(view);
+  }
+
+  /** One rule (404 HERMETIC_FAULT_UNKNOWN if there is none with that id). */
+  get(id: string): FaultRuleState {
+    return view(this.#find(id));
+  }
+
+  /**
+   * Adds a rule at the end, or replaces the rule with the same id in place (its counters start over).
+   * @example faults.add(parseFaultRule(toPy({ preset: 'hermes_throttled' }), 'Fault rule', ADMIN_FAULT_CODES))
+   */
+  add(parsed: ParsedFaultRule): FaultRuleState {
+    const id = parsed.id ?? this.#freshId();
+    const live: Live = { rule: Object.freeze({ ...parsed, id }), fired: 0, draws: 0, removed: false };
+    const at = this.#rules.findIndex((r) => r.rule.id === id);
+    if (at >= 0) {
+      this.#rules[at]!.removed = true;
+      this.#rules[at] = live;
+    } else {
+      if (this.#rules.length >= MAX_FAULT_RULES) {
+        throw new HermeticError('HERMETIC_FAULT_LIMIT', `This namespace already has ${MAX_FAULT_RULES} fault rules; delete some (DELETE /__admin/faults) first.`);
+      }
+      this.#rules.push(live);
+    }
+    return view(live);
+  }
+
+  /** Deletes one rule; returns it as it was. */
+  remove(id: string): FaultRuleState {
+    const live = this.#find(id);
+    live.removed = true;
+    this.#rules = this.#rules.filter((r) => r !== live);
+    return view(live);
+  }
+
+  /** Deletes every rule; returns their ids. */
+  clear(): string[] {
+    const ids = this.#rules.map((r) => r.rule.id);
+    for (const r of this.#rules) r.removed = true;
+    this.#rules = [];
+    return ids;
+  }
+
+  /** As the namespace started: the option rules with no counts, the seed's first draws; waiting requests go on. */
+  reset(): void {
+    this.#release();
+    if (this.options.seed === null) this.#seed = randomUUID();
+    this.#start();
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#release();
+    for (const r of this.#rules) r.removed = true;
+    this.#rules = [];
+  }
+
+  /** The rules, their counters and the seed as plain JSON-able data (a checkpoint). */
+  snapshot(): unknown {
+    const state: FaultsState = {
+      version: 1,
+      seed: this.#seed,
+      next: this.#next,
+      fired_total: this.#firedTotal,
+      rules: this.#rules.map((r) => ({ rule: { ...r.rule, headers: r.rule.headers && { ...r.rule.headers } }, fired: r.fired, draws: r.draws })),
+    };
+    return JSON.parse(JSON.stringify(state));
+  }
+
+  /** Back to a snapshot(): requests already in flight keep what they were armed with, but spend nothing more. */
+  restore(state: unknown): void {
+    const s = state as Partial<FaultsState> | null;
+    if (!s || s.version !== 1 || typeof s.seed !== 'string' || !Array.isArray(s.rules)) {
+      throw new HermeticError('HERMETIC_FAULT_INVALID', 'Not a snapshot of fault rules (version 1).');
+    }
+    const rules = s.rules.map((entry, i): Live => {
+      const parsed = parseFaultRule(toPy(entry.rule), `Snapshot fault rule ${i + 1}`, SNAPSHOT_CODES);
+      return { rule: Object.freeze({ ...parsed, id: parsed.id ?? `fault_${i + 1}` }), fired: entry.fired | 0, draws: entry.draws | 0, removed: false };
+    });
+    for (const r of this.#rules) r.removed = true;
+    this.#rules = rules;
+    this.#seed = s.seed;
+    this.#next = Number(s.next) || 1;
+    this.#firedTotal = Number(s.fired_total) || 0;
+  }
+
+  /**
+   * The pipeline step: `next` is the namespace's own answer. Control-plane requests are never faulted. The rule that
+   * affected the request is noted on `trace.faultId` and on the answer's `faultId`.
+   */
+  async handle(req: HttpRequest, next: (req: HttpRequest) => Promise<HttpResponse>, trace?: FaultTrace): Promise<HttpResponse> {
+    if (this.#rules.length === 0) return next(req);
+    const info = trace?.info ?? describeRequest(req);
+    if (info.operation === 'admin') return next(req);
+    let decidedBy: string | null = null;
+    let delayedBy: string | null = null;
+    const note = (): void => {
+      const id = decidedBy ?? delayedBy;
+      if (trace) trace.faultId = id;
+    };
+
+    const armed: Live[] = [];
+    const after: Live[] = [];
+    let decider: Live | null = null;
+    for (const live of [...this.#rules]) {
+      if (live.removed || spent(live) || !matches(live.rule, req, info) || !this.#draw(live)) continue;
+      const { action } = live.rule;
+      if (action === 'delay') {
+        if (live.rule.when === 'after') after.push(live);
+        else if (this.#take(live)) {
+          delayedBy = live.rule.id;
+          await this.#wait(live.rule);
+          if (this.#closed) return finishFault(dropped(0), decidedBy ?? delayedBy, note);
+        }
+      } else if (action === 'throttle' || action === 'drain') armed.push(live);
+      else {
+        decider = live;
+        break;
+      }
+    }
+
+    let response: HttpResponse;
+    let handled = false;
+    if (decider && (decider.rule.action === 'respond' || decider.rule.action === 'drop') && this.#take(decider)) {
+      decidedBy = decider.rule.id;
+      response = decider.rule.action === 'respond' ? this.options.finish(answer(decider.rule)) : dropped(0);
+    } else {
+      const checks = armed.length > 0 ? this.#checks(armed, (id) => (decidedBy = id)) : null;
+      response = await next(checks ? { ...req, header: req.header, readBody: req.readBody, faultChecks: checks } : req);
+      handled = true;
+    }
+
+    for (const live of after) {
+      if (!this.#take(live)) continue;
+      delayedBy ??= live.rule.id;
+      await this.#wait(live.rule);
+      if (this.#closed) return finishFault(dropped(response.status), decidedBy ?? delayedBy, note);
+    }
+
+    if (handled && decider) {
+      const rule = decider.rule;
+      const take = (): boolean => this.#take(decider);
+      if (response.stream && response.status === 200) {
+        // Only an event stream can stall or lose its connection mid-way; admit_then_drop loses it at once.
+        const mode = rule.action === 'sse_stall' ? 'stall' : 'drop';
+        armStream(response, mode, rule.action === 'admit_then_drop' ? 0 : (rule.after_events ?? 0), take);
+        decidedBy = rule.id;
+      } else if (rule.action === 'admit_then_drop' && response.status >= 200 && response.status < 300 && take()) {
+        // Hermes answered (the run is admitted); the answer is lost on the way. Status and body stay for the journal.
+        response.drop = true;
+        decidedBy = rule.id;
+      }
+    }
+    return finishFault(response, decidedBy ?? delayedBy, note);
+  }
+
+  #start(): void {
+    for (const r of this.#rules) r.removed = true;
+    this.#rules = [];
+    this.#next = 1;
+    this.#firedTotal = 0;
+    for (const rule of this.options.initial) this.add(rule);
+  }
+
+  #find(id: string): Live {
+    const live = this.#rules.find((r) => r.rule.id === id);
+    if (!live) throw new HermeticError('HERMETIC_FAULT_UNKNOWN', `No fault rule "${id}" in this namespace (GET /__admin/faults lists them).`);
+    return live;
+  }
+
+  #freshId(): string {
+    for (;;) {
+      const id = `fault_${this.#next++}`;
+      if (!this.#rules.some((r) => r.rule.id === id)) return id;
+    }
+  }
+
+  /** Whether the rule fires for this request: its probability, drawn from the seed (one draw per matching request). */
+  #draw(live: Live): boolean {
+    const p = live.rule.probability;
+    if (p === null || p >= 1) return true;
+    return draw(live.rule.seed ?? this.#seed, live.rule.id, live.draws++) < p;
+  }
+
+  /** Spends one of the rule's times, if it has one left and still exists. */
+  #take(live: Live): boolean {
+    if (live.removed || spent(live)) return false;
+    live.fired++;
+    this.#firedTotal++;
+    return true;
+  }
+
+  /** Hermes's checks as this request's armed rules see them; each answer is kept, so asking twice spends once. */
+  #checks(armed: Live[], fired: (id: string) => void): FaultChecks {
+    const fire = (action: 'drain' | 'throttle'): boolean => {
+      for (const live of armed) {
+        if (live.rule.action === action && this.#take(live)) {
+          fired(live.rule.id);
+          return true;
+        }
+      }
+      return false;
+    };
+    let draining: boolean | undefined;
+    let capacity: boolean | undefined;
+    return {
+      draining: () => (draining ??= fire('drain')),
+      capacity: () => (capacity ??= fire('throttle')),
+    };
+  }
+
+  /** Waits the delay on the namespace's clock (a frozen clock: until it is moved) or in wall time. */
+  #wait(rule: FaultRule): Promise<void> {
+    const seconds = rule.seconds ?? 0;
+    if (seconds <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      let cancel = (): void => {};
+      const done = (): void => {
+        this.#waiting.delete(done);
+        cancel();
+        resolve();
+      };
+      if (rule.clock === 'wall') {
+        const timer = setTimeout(done, seconds * 1000);
+        cancel = () => clearTimeout(timer);
+      } else {
+        const timer = this.options.clock.schedule(seconds, done);
+        cancel = () => timer.cancel();
+      }
+      this.#waiting.add(done);
+    });
+  }
+
+  #release(): void {
+    for (const done of [...this.#waiting]) done();
+  }
+}
+
+const spent = (live: Live): boolean => live.rule.times !== null && live.fired >= live.rule.times;
+
+function matches(rule: FaultRule, req: HttpRequest, info: RequestInfo): boolean {
+  return (
+    (rule.operation === null || rule.operation === info.operation) &&
+    (rule.method === null || rule.method === req.method) &&
+    (rule.path_prefix === null || req.path.startsWith(rule.path_prefix)) &&
+    (rule.run_id === null || rule.run_id === info.runId)
+  );
+}
+
+function view(live: Live): FaultRuleState {
+  const { rule } = live;
+  return {
+    ...rule,
+    ...(rule.headers ? { headers: { ...rule.headers } } : {}),
+    fired: live.fired,
+    remaining: rule.times === null ? null : Math.max(0, rule.times - live.fired),
+  };
+}
+
+/** A `respond` rule's answer (no security headers: it stands for something in front of Hermes, or a Hermes of its own). */
+function answer(rule: FaultRule): HttpResponse {
+  return { status: rule.status!, headers: Object.entries(rule.headers ?? {}), body: rule.body ?? null };
+}
+
+/** No answer: the transport drops the connection. `status`: what Hermes had answered (0: it never saw the request). */
+function dropped(status: number): HttpResponse {
+  return { status, headers: [], body: null, drop: true };
+}
+
+function finishFault(response: HttpResponse, faultId: string | null, note: () => void): HttpResponse {
+  note();
+  if (faultId !== null) response.faultId = faultId;
+  return response;
+}

@@ -1,0 +1,48 @@
+// Event-stream faults: a sink between the subscriber and the transport that, after N events, drops the connection
+// (sse_drop) or lets nothing more through while the connection stays open (sse_stall).
+import type { HttpResponse, StreamSink } from '../http.js';
+
+/**
+ * Arms `response`'s stream (a 200 event stream) with the fault. `take()` is asked when the fault would act (after
+ * `afterEvents` data frames): true spends the rule and the fault acts; false (spent meanwhile) lets the stream run on.
+ * A stream that ends before that point is not affected and spends nothing.
+ */
+export function armStream(response: HttpResponse, mode: 'drop' | 'stall', afterEvents: number, take: () => boolean): void {
+  const open = response.stream!;
+  response.stream = (sink) => {
+    let state: 'pass' | 'drop' | 'stall' = 'pass';
+    let waiting = true;
+    let events = 0;
+    const trip = (): void => {
+      waiting = false;
+      if (!take()) return;
+      state = mode;
+      if (mode === 'drop') abort(sink);
+    };
+    if (afterEvents === 0) trip();
+    open({
+      write(chunk) {
+        if (state === 'drop') return false;
+        // Stalled: Hermes keeps writing into a connection that no longer moves; nothing reaches the client.
+        if (state === 'stall') return true;
+        const ok = sink.write(chunk);
+        if (ok && waiting && chunk.startsWith('data:') && ++events >= afterEvents) trip();
+        return ok;
+      },
+      end() {
+        if (state === 'pass') sink.end();
+      },
+      abort() {
+        if (state === 'drop') return;
+        state = 'drop';
+        abort(sink);
+      },
+    });
+  };
+}
+
+/** Drops the connection under a stream (a transport without abort() ends it instead). */
+function abort(sink: StreamSink): void {
+  if (sink.abort) sink.abort();
+  else sink.end();
+}
