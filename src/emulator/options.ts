@@ -4,6 +4,9 @@ import { epochProblem, type ControlledClock } from '../shared/clock.js';
 import { HermeticError } from '../shared/errors.js';
 import { check, is, parseOptions, within, type OptionsInput } from '../shared/options.js';
 import type { RequestListener } from './journal/traffic.js';
+import type { AdminScenario, AdminScenarioDocument } from './scenarios/document.js';
+import { scenariosOption } from './scenarios/file.js';
+import type { ScenarioSet } from './scenarios/schema.js';
 import { parseFaultRules, type ParsedFaultRule } from './faults/index.js';
 import type { FaultRuleInput } from './faults/types.js';
 
@@ -84,6 +87,10 @@ const requestListener = check<RequestListener | null, RequestListener | null>((v
 const faults = check<readonly ParsedFaultRule[], FaultRuleInput[]>((value, name) =>
   parseFaultRules(value, `Option "${name}"`, { unknown: 'HERMETIC_OPTIONS_INVALID', invalid: 'HERMETIC_OPTIONS_INVALID' }));
 
+/** Scenarios for the fake agent, checked as POST /__admin/scenarios checks them (decision 0023). */
+const scenarios = check<ScenarioSet | null, AdminScenarioDocument | AdminScenario[] | ScenarioSet | string | null>((value, name) =>
+  value === null ? null : scenariosOption(value, name));
+
 const SCHEMA = {
   /** API_SERVER_KEY; null (default) is Hermes's unauthenticated test listener. */
   apiKey: is.nullable(is.string),
@@ -130,6 +137,12 @@ const SCHEMA = {
   faults,
   /** Entries each namespace's request journal keeps, newest replacing oldest (default 1000; 0: no journal). */
   journalSize,
+  /**
+   * Scenarios every namespace starts with, and goes back to on reset: `{"scenarios": [...], "default": ...}` or the list
+   * (docs/reference/admin-api.md#scenarios), a JSON or YAML file's path, or what loadScenarioFile read. Default none:
+   * runs are left to the control plane.
+   */
+  scenarios,
   /** Called with every answered request's metadata (control-plane requests too); `hermetic serve` prints it. */
   onRequest: requestListener,
 };
@@ -164,6 +177,7 @@ export function parseEmulatorOptions(input: EmulatorOptions | undefined) {
     agent: agent(undefined, 'agent'),
     faults: [],
     journalSize: 1000,
+    scenarios: null,
     onRequest: null,
   });
   if (options.apiKey === '') throw new HermeticError('HERMETIC_OPTIONS_INVALID', 'Option "apiKey" must not be empty; use null for no key.');

@@ -17,6 +17,8 @@ export const ERROR_CODES = {
   HERMETIC_RUN_UNKNOWN: { status: 404, summary: 'The control plane knows no live run with this id.' },
   HERMETIC_RUN_TERMINAL: { status: 409, summary: 'The run has already finished; the fake agent can no longer act on it.' },
   HERMETIC_RUN_NOT_STARTED: { status: 409, summary: 'The run is still queued; its fake agent has not started yet.' },
+  HERMETIC_SCENARIO_INVALID: { status: 400, summary: 'A scenario (POST /__admin/scenarios, the scenarios option, a --scenarios file) is malformed: an unknown field, a wrong step kind or body, a bad regular expression, steps out of order; or the file cannot be read or parsed. The message says where.' },
+  HERMETIC_SCENARIO_UNKNOWN: { status: 404, summary: 'No scenario with this name in this namespace (DELETE /__admin/scenarios?name=…).' },
   HERMETIC_OPTIONS_UNKNOWN: { status: 400, summary: 'An option name is not known (a suggestion is given when one is close).' },
   HERMETIC_OPTIONS_INVALID: { status: 400, summary: 'An option value has the wrong type or is out of range.' },
   HERMETIC_STORE_BUSY: { status: 503, summary: 'Another connection held the emulator store\'s write lock past the timeout; what was asked is not done (or, for a control action, done in memory but not yet saved: nothing depending on it is answered until it is).' },

@@ -1,10 +1,12 @@
-// Control bodies that stand for what Hermes's agent hands the gateway: one progress-callback call (POST …/event) and
-// one approval notification dict (POST …/approval-request). The gateway decides what reaches the stream; this module
-// only reads the body, keeping every value's Python type (decision 0015).
+// Control bodies that stand for what Hermes's agent hands the gateway: one progress-callback call (POST …/event), one
+// approval notification dict (POST …/approval-request), what its loop returns or raises (…/complete, …/fail, …/raise,
+// …/cancel) and its steer and stop policies. The gateway decides what reaches the stream; this module only reads the
+// body, keeping every value's Python type (decision 0015). The control routes and scenario steps share these readers.
 import { HermeticError } from '../../shared/errors.js';
 import { suggest } from '../../shared/options.js';
 import { PyFloat, type PyDict, type PyValue } from '../../shared/python/index.js';
-import { SUBAGENT_KEYS, type ProgressEvent } from '../runs/agent.js';
+import { redactSensitiveText } from '../../shared/redact/index.js';
+import { SUBAGENT_KEYS, zeroUsage, type AgentException, type ProgressEvent, type Usage } from '../runs/agent.js';
 import { field, onlyKeys } from './context.js';
 
 /** Callback event names Hermes turns into SSE events (message.delta comes through the stream-delta callback). */
@@ -113,6 +115,9 @@ export function parseCallbackEvent(body: PyDict): CallbackEvent {
   }
 }
 
+/** The approval subsystem's own pass over command and description: unforced, with Hermes's switch on (its default). */
+export const subsystemRedaction = (text: string): string => redactSensitiveText(text, { force: false, enabled: true })!;
+
 const SHELL_FIELDS = ['preset', 'command', 'description', 'pattern_key', 'pattern_keys', 'allow_permanent', 'allow_session', 'smart_denied', 'request_id'];
 
 /**
@@ -156,4 +161,64 @@ export function approvalNotification(body: PyDict, redact: (text: string) => str
   const preset = body.get('preset');
   if (preset === 'shell') return shellNotification(body, redact);
   return BAD(`Field "preset" must be "shell"; got ${JSON.stringify(preset)}. Without "preset" the body is sent as given.`);
+}
+
+/** A result's `usage` dict: absent or null is zero; `total_tokens` defaults to input + output. */
+export function parseUsage(body: PyDict): Usage {
+  const raw = body.get('usage');
+  if (raw === undefined || raw === null) return zeroUsage();
+  if (!(raw instanceof Map)) return BAD('Field "usage" must be an object.');
+  onlyKeys(raw, ['input_tokens', 'output_tokens', 'total_tokens'], 'usage');
+  const input = field.integer(raw, 'input_tokens', 0);
+  const output = field.integer(raw, 'output_tokens', 0);
+  return { input_tokens: input, output_tokens: output, total_tokens: field.integer(raw, 'total_tokens', input + output) };
+}
+
+/** The agent's final answer (…/complete): `output` (default ""), `usage`, and the result's `pending_steer` if given. */
+export function parseFinalAnswer(body: PyDict): { output: PyValue; usage: Usage; pendingSteer?: string | null } {
+  onlyKeys(body, ['output', 'usage', 'pending_steer'], 'complete');
+  const output = body.has('output') ? body.get('output')! : '';
+  if (output !== null && typeof output !== 'string') BAD('Field "output" must be a string or null.');
+  const pendingSteer = body.has('pending_steer') ? field.nullableString(body, 'pending_steer', null) : undefined;
+  return { output, usage: parseUsage(body), ...(pendingSteer === undefined ? {} : { pendingSteer }) };
+}
+
+/** A returned failure (…/fail): the result's `error`, any value (falsy: Hermes's "agent run failed"). */
+export function parseFailure(body: PyDict): PyValue {
+  onlyKeys(body, ['error'], 'fail');
+  return body.get('error') ?? null;
+}
+
+export const RAISE_KINDS = ['error', 'provider_auth', 'cancelled'] as const;
+
+/** An exception escaping the agent (…/raise): `kind` error (default), provider_auth or cancelled; `message` its str(). */
+export function parseRaise(body: PyDict): AgentException {
+  onlyKeys(body, ['message', 'kind'], 'raise');
+  const kind = field.string(body, 'kind', 'error');
+  if (!(RAISE_KINDS as readonly string[]).includes(kind)) BAD(`Field "kind" must be one of ${RAISE_KINDS.join(', ')}; got "${kind}".`);
+  return { kind: kind as AgentException['kind'], message: field.string(body, 'message', '') };
+}
+
+/** The agent returns interrupted (…/cancel): `output` (default "") and `usage`. */
+export function parseInterrupted(body: PyDict): { output: PyValue; usage: Usage } {
+  onlyKeys(body, ['output', 'usage'], 'cancel');
+  return { output: field.nullableString(body, 'output', ''), usage: parseUsage(body) };
+}
+
+/** Whether agent.steer() accepts text (`accept`) and what it raises (`raise`; null: nothing); at least one. */
+export function parseSteerPolicy(body: PyDict): { accept?: boolean; raise?: string | null } {
+  onlyKeys(body, ['accept', 'raise'], 'steer-policy');
+  if (!body.has('accept') && !body.has('raise')) {
+    BAD('Field "accept" (true or false) or "raise" (a string, or null to stop raising) is required.');
+  }
+  const policy: { accept?: boolean; raise?: string | null } = {};
+  if (body.has('accept')) policy.accept = field.boolean(body, 'accept');
+  if (body.has('raise')) policy.raise = field.nullableString(body, 'raise', null);
+  return policy;
+}
+
+/** Whether a stop's interrupt is honoured (…/stop-policy `acknowledge`). */
+export function parseStopPolicy(body: PyDict): boolean {
+  onlyKeys(body, ['acknowledge'], 'stop-policy');
+  return field.boolean(body, 'acknowledge');
 }

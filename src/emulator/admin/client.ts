@@ -19,6 +19,18 @@ export type {
 } from '../faults/types.js';
 import type { FaultPresetName, FaultRuleInput, FaultRuleState } from '../faults/types.js';
 
+export type {
+  AdminScenario,
+  AdminScenarioDocument,
+  AdminScenarioList,
+  AdminScenarioRemoval,
+  ScenarioDefault,
+  ScenarioMatch,
+  ScenarioMatcher,
+  ScenarioStep,
+} from '../scenarios/document.js';
+import type { AdminScenarioDocument, AdminScenarioList, AdminScenarioRemoval } from '../scenarios/document.js';
+
 /** Any JSON value. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
@@ -132,6 +144,8 @@ export interface AdminRunInfo {
   acknowledge_stop: boolean | null;
   /** Events waiting in the run's buffer; null once the buffer is gone. */
   buffered_events: number | null;
+  /** The scenario playing the run (null: none matched it, or it has finished). */
+  scenario: string | null;
 }
 
 export interface AdminRunState {
@@ -382,6 +396,12 @@ export interface AdminRoutes {
   steerPolicy: { run: true; body: AdminSteerPolicy; result: { run_id: string; accept: boolean; raise: string | null } };
   /** POST /__admin/runs/{run_id}/stop-policy: whether a stop's interrupt is honoured. */
   stopPolicy: { run: true; body: { acknowledge: boolean }; result: { run_id: string; acknowledge: boolean } };
+  /** POST /__admin/scenarios: adds scenarios (a name already listed is replaced in place) and/or sets the default. */
+  scenarios: { run: false; body: AdminScenarioDocument; result: AdminScenarioList };
+  /** GET /__admin/scenarios: the namespace's scenarios in matching order, and the default. */
+  getScenarios: { run: false; body: never; result: AdminScenarioList };
+  /** DELETE /__admin/scenarios: one by name, or every scenario (and the default back to manual). */
+  deleteScenarios: { run: false; body: AdminScenarioRemoval; result: AdminScenarioList };
   /** GET /__admin/faults: this namespace's fault rules with their counts. */
   faults: { run: false; body: never; result: AdminFaultList };
   /** POST /__admin/faults: adds one rule, or a named preset with overrides; answers it with its id. */

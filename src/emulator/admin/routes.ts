@@ -29,6 +29,7 @@ import {
   steerPolicyHandler,
   stopPolicyHandler,
 } from './runs.js';
+import { addScenariosHandler, deleteScenariosHandler, listScenariosHandler } from './scenarios.js';
 
 export interface AdminRoute {
   /** Method name on the admin client. */
@@ -64,6 +65,9 @@ export const ADMIN_ROUTES = [
   { name: 'cancel', method: 'POST', path: '/runs/{run_id}/cancel', handler: cancelHandler },
   { name: 'steerPolicy', method: 'POST', path: '/runs/{run_id}/steer-policy', handler: steerPolicyHandler },
   { name: 'stopPolicy', method: 'POST', path: '/runs/{run_id}/stop-policy', handler: stopPolicyHandler },
+  { name: 'scenarios', method: 'POST', path: '/scenarios', handler: addScenariosHandler },
+  { name: 'getScenarios', method: 'GET', path: '/scenarios', handler: listScenariosHandler },
+  { name: 'deleteScenarios', method: 'DELETE', path: '/scenarios', handler: deleteScenariosHandler },
   { name: 'faults', method: 'GET', path: '/faults', handler: listFaultsHandler },
   { name: 'addFault', method: 'POST', path: '/faults', handler: addFaultHandler },
   { name: 'clearFaults', method: 'DELETE', path: '/faults', handler: clearFaultsHandler },

@@ -1,14 +1,22 @@
 // Per-run controls of the fake agent: progress events, approval requests, completion, failure, exceptions, interrupt,
 // and its steer/stop policies. Each acts on a live run (admitted, not yet finished) in this gateway.
 import { HermeticError } from '../../shared/errors.js';
-import { zeroUsage, type Usage } from '../runs/agent.js';
 import { isTerminal } from '../runs/lifecycle.js';
 import type { LiveRun } from '../runs/registry.js';
 import { statusOf } from '../runs/status.js';
 import type { PyDict } from '../../shared/python/index.js';
-import { redactSensitiveText } from '../../shared/redact/index.js';
-import { approvalNotification, parseCallbackEvent } from './agent-events.js';
-import { field, onlyKeys, type AdminContext } from './context.js';
+import {
+  approvalNotification,
+  parseCallbackEvent,
+  parseFailure,
+  parseFinalAnswer,
+  parseInterrupted,
+  parseRaise,
+  parseSteerPolicy,
+  parseStopPolicy,
+  subsystemRedaction,
+} from './agent-events.js';
+import { onlyKeys, type AdminContext } from './context.js';
 
 /** The live run, or a clear error: unknown, finished, or (for most actions) not started yet. */
 function liveRun({ params, deps: { registry } }: AdminContext, mustBeStarted = true): LiveRun {
@@ -46,6 +54,7 @@ export function runInfoHandler(ctx: AdminContext) {
     steer_raises: run ? ctx.deps.agent.steerRaises(run) : null,
     acknowledge_stop: run?.acknowledgeStop ?? null,
     buffered_events: registry.buffers.get(runId)?.pending ?? null,
+    scenario: ctx.deps.namespace.scenarios.playing(runId),
   };
 }
 
@@ -87,9 +96,6 @@ export function eventHandler(ctx: AdminContext) {
   return answer;
 }
 
-/** The approval subsystem's own pass over command and description: unforced, with Hermes's switch on (its default). */
-const subsystemRedaction = (text: string): string => redactSensitiveText(text, { force: false, enabled: true })!;
-
 /**
  * POST /__admin/runs/{run_id}/approval-request: the approval subsystem notifies the gateway (spec §8.4). The body is
  * the notification dict, key for key, or `{"preset": "shell", …}` for the full dangerous-command dict.
@@ -98,16 +104,6 @@ export function approvalRequestHandler(ctx: AdminContext): PyDict {
   const notification = approvalNotification(ctx.body, subsystemRedaction);
   const run = liveRun(ctx);
   return ctx.deps.agent.requestApproval(run, notification);
-}
-
-function parseUsage(body: PyDict): Usage {
-  const raw = body.get('usage');
-  if (raw === undefined || raw === null) return zeroUsage();
-  if (!(raw instanceof Map)) throw new HermeticError('HERMETIC_ADMIN_BAD_FIELD', 'Field "usage" must be an object.');
-  onlyKeys(raw, ['input_tokens', 'output_tokens', 'total_tokens'], 'usage');
-  const input = field.integer(raw, 'input_tokens', 0);
-  const output = field.integer(raw, 'output_tokens', 0);
-  return { input_tokens: input, output_tokens: output, total_tokens: field.integer(raw, 'total_tokens', input + output) };
 }
 
 function finishedStatus(ctx: AdminContext, run: LiveRun) {
@@ -122,10 +118,7 @@ function finishedStatus(ctx: AdminContext, run: LiveRun) {
 export function completeHandler(ctx: AdminContext) {
   onlyKeys(ctx.body, ['output', 'usage', 'pending_steer'], 'complete');
   const run = liveRun(ctx);
-  const output = ctx.body.has('output') ? ctx.body.get('output')! : '';
-  if (output !== null && typeof output !== 'string') throw new HermeticError('HERMETIC_ADMIN_BAD_FIELD', 'Field "output" must be a string or null.');
-  const pendingSteer = ctx.body.has('pending_steer') ? field.nullableString(ctx.body, 'pending_steer', null) : undefined;
-  ctx.deps.agent.finish(run, { kind: 'completed', output, usage: parseUsage(ctx.body), ...(pendingSteer === undefined ? {} : { pendingSteer }) });
+  ctx.deps.agent.finish(run, { kind: 'completed', ...parseFinalAnswer(ctx.body) });
   return finishedStatus(ctx, run);
 }
 
@@ -134,13 +127,11 @@ export function completeHandler(ctx: AdminContext) {
  * "agent run failed" when it is falsy (absent, "", null, 0, …).
  */
 export function failHandler(ctx: AdminContext) {
-  onlyKeys(ctx.body, ['error'], 'fail');
+  const error = parseFailure(ctx.body);
   const run = liveRun(ctx);
-  ctx.deps.agent.finish(run, { kind: 'failed', error: ctx.body.get('error') ?? null });
+  ctx.deps.agent.finish(run, { kind: 'failed', error });
   return finishedStatus(ctx, run);
 }
-
-const RAISE_KINDS = ['error', 'provider_auth', 'cancelled'] as const;
 
 /**
  * POST /__admin/runs/{run_id}/raise {"message", "kind"}: the agent raises instead of returning. `error` (default): the
@@ -148,17 +139,10 @@ const RAISE_KINDS = ['error', 'provider_auth', 'cancelled'] as const;
  * agent factory raises it, so a queued run starts first); `cancelled`: the task is cancelled.
  */
 export function raiseHandler(ctx: AdminContext) {
-  onlyKeys(ctx.body, ['message', 'kind'], 'raise');
-  const kind = field.string(ctx.body, 'kind', 'error');
-  if (!(RAISE_KINDS as readonly string[]).includes(kind)) {
-    throw new HermeticError('HERMETIC_ADMIN_BAD_FIELD', `Field "kind" must be one of ${RAISE_KINDS.join(', ')}; got "${kind}".`);
-  }
-  const message = field.string(ctx.body, 'message', '');
+  const exception = parseRaise(ctx.body);
   const run = liveRun(ctx, false);
   if (!run.started) ctx.deps.agent.startNow(run);
-  if (ctx.deps.registry.live.get(run.runId) === run) {
-    ctx.deps.agent.raise(run, { kind: kind as (typeof RAISE_KINDS)[number], message });
-  }
+  if (ctx.deps.registry.live.get(run.runId) === run) ctx.deps.agent.raise(run, exception);
   return finishedStatus(ctx, run);
 }
 
@@ -169,11 +153,9 @@ export function raiseHandler(ctx: AdminContext) {
 export function cancelHandler(ctx: AdminContext) {
   onlyKeys(ctx.body, ['output', 'usage'], 'cancel');
   const run = liveRun(ctx, false);
-  const output = field.nullableString(ctx.body, 'output', '');
+  const result = parseInterrupted(ctx.body);
   if (!run.started) ctx.deps.agent.startNow(run);
-  if (ctx.deps.registry.live.get(run.runId) === run) {
-    ctx.deps.agent.finish(run, { kind: 'interrupted', output, usage: parseUsage(ctx.body) });
-  }
+  if (ctx.deps.registry.live.get(run.runId) === run) ctx.deps.agent.finish(run, { kind: 'interrupted', ...result });
   return finishedStatus(ctx, run);
 }
 
@@ -182,20 +164,16 @@ export function cancelHandler(ctx: AdminContext) {
  * text, and whether it raises (with that exception text) instead — a raising steer answers 500 steer_failed.
  */
 export function steerPolicyHandler(ctx: AdminContext) {
-  onlyKeys(ctx.body, ['accept', 'raise'], 'steer-policy');
-  if (!ctx.body.has('accept') && !ctx.body.has('raise')) {
-    throw new HermeticError('HERMETIC_ADMIN_BAD_FIELD', 'Field "accept" (true or false) or "raise" (a string, or null to stop raising) is required.');
-  }
+  const policy = parseSteerPolicy(ctx.body);
   const run = liveRun(ctx, false);
-  if (ctx.body.has('accept')) run.acceptSteer = field.boolean(ctx.body, 'accept');
-  if (ctx.body.has('raise')) ctx.deps.agent.setSteerRaises(run, field.nullableString(ctx.body, 'raise', null));
+  ctx.deps.agent.setSteerPolicy(run, policy);
   return { run_id: run.runId, accept: run.acceptSteer, raise: ctx.deps.agent.steerRaises(run) };
 }
 
 /** POST /__admin/runs/{run_id}/stop-policy {"acknowledge": bool}: whether a stop's interrupt is honoured. */
 export function stopPolicyHandler(ctx: AdminContext) {
-  onlyKeys(ctx.body, ['acknowledge'], 'stop-policy');
+  const acknowledge = parseStopPolicy(ctx.body);
   const run = liveRun(ctx, false);
-  run.acknowledgeStop = field.boolean(ctx.body, 'acknowledge');
+  run.acknowledgeStop = acknowledge;
   return { run_id: run.runId, acknowledge: run.acknowledgeStop };
 }

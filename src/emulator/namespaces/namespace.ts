@@ -14,6 +14,7 @@ import { RunRegistry } from '../runs/registry.js';
 import type { LockWait, RunTable } from '../runs/run-table.js';
 import { RequestTraffic } from '../journal/traffic.js';
 import { RunService } from '../runs/service.js';
+import { ScenarioBook } from '../scenarios/index.js';
 import { Checkpoints, type CheckpointPart, type CheckpointSummary } from './checkpoints.js';
 import { DEFAULT_NAMESPACE } from './names.js';
 import type { Namespaces } from './index.js';
@@ -59,6 +60,8 @@ export class Namespace {
   readonly traffic: RequestTraffic;
   /** Fault rules (faults/index.ts): the pipeline step between the journal and the gateway; a checkpoint part. */
   readonly faults: Faults;
+  /** Scenarios (scenarios/book.ts): the fake agent's script; a checkpoint part. */
+  readonly scenarios: ScenarioBook;
   readonly #shared: NamespaceShared;
   readonly #ownClock: boolean;
   readonly #recorder: StateDbRecorder | null;
@@ -81,6 +84,8 @@ export class Namespace {
     const seed = options.seed === null ? null : name === DEFAULT_NAMESPACE ? options.seed : `${options.seed}/ns/${name}`;
     this.faults = new Faults({ clock: this.clock, seed, initial: options.faults, finish: (r) => finish(r, this.clock) });
     this.checkpointParts.set('faults', this.faults);
+    this.scenarios = new ScenarioBook(this, options.scenarios);
+    this.checkpointParts.set('scenarios', this.scenarios);
     // The recorder draws from whichever id stream the namespace has now (a reset starts a new one).
     const ids: IdSource = { uuid4Hex: () => this.ids.uuid4Hex(), seeded: options.seed !== null };
     this.#recorder = options.stateDb
@@ -126,6 +131,7 @@ export class Namespace {
     this.ids = this.#idSource();
     this.registry = new RunRegistry(this.clock, this.store, owner, lock);
     this.agent = new FakeAgent(this.registry, this.clock, this.ids, { ...options.agent }, this.#recorder);
+    this.agent.script = this.scenarios;
     this.service = new RunService(this.registry, this.gateway, this.ids, this.agent);
     this.registry.startSweeps();
     const { clock, gateway, registry, agent, service } = this;
@@ -154,6 +160,7 @@ export class Namespace {
       // lost with the emulated process
     }
     registry.stopSweeps();
+    this.scenarios.cancelPlays();
     registry.clearMemory();
     this.#recorder?.reset();
     releaseOwner(registry.owner);
@@ -174,6 +181,7 @@ export class Namespace {
   reset(): void {
     this.traffic.reset();
     this.faults.reset();
+    this.scenarios.reset();
     this.registry.stopSweeps();
     this.registry.clearMemory();
     this.store.replaceAll([]);
@@ -195,6 +203,7 @@ export class Namespace {
 
   close(): void {
     this.faults.close();
+    this.scenarios.cancelPlays();
     this.registry.stopSweeps();
     this.registry.clearMemory();
     releaseOwner(this.registry.owner);

@@ -7,6 +7,33 @@ import { redactApiErrorText } from './hermes-errors.js';
 import type { RunObserver } from './observer.js';
 import type { LiveRun, LiveRunSnapshot, RunRegistry } from './registry.js';
 
+/** What a run was submitted with, for a scripted agent that chooses its behaviour by it (scenarios). */
+export interface RunInput {
+  /** The user turn, as the body gave it. */
+  readonly userMessage: PyValue;
+  /** The run's `model` and `session_id` as its status shows them. */
+  readonly model: PyValue;
+  readonly sessionId: PyValue;
+  /** The body's `instructions` (undefined when absent). */
+  readonly instructions: PyValue | undefined;
+  /** The submission's request headers, by lower-case name. */
+  header(name: string): string | undefined;
+}
+
+/**
+ * A script driving the agent (src/emulator/scenarios): told when a run is spawned (it may choose the run's start
+ * delay), starts, has approvals resolved by a client, and ends. It acts through the agent's own methods.
+ */
+export interface AgentScript {
+  /** A new run; returns its start delay in seconds, or undefined for the agent's default. */
+  spawned(run: LiveRun, input: RunInput): number | undefined;
+  started(run: LiveRun): void;
+  /** A client's answer resolved these pending approvals (event dicts) with `choice`. */
+  resolved(run: LiveRun, approvals: readonly PyDict[], choice: string): void;
+  /** The run's task finished (completed, failed, cancelled). */
+  ended(run: LiveRun): void;
+}
+
 export interface AgentDefaults {
   /** Seconds on the clock between admission and `running` (0: the next microtask, as Hermes's create_task). */
   startDelay: number;
@@ -96,6 +123,8 @@ const usageDict = (u: Usage): PyDict =>
 export class FakeAgent {
   /** Runs whose agent.steer() raises, with the exception text. */
   readonly #steerRaises = new WeakMap<LiveRun, string>();
+  /** What drives runs besides the control plane (the namespace's scenarios); null: the control plane alone. */
+  script: AgentScript | null = null;
 
   constructor(
     private readonly registry: RunRegistry,
@@ -106,7 +135,7 @@ export class FakeAgent {
   ) {}
 
   /** Creates the background task; it sets `running` on the next microtask (or after startDelay on the clock). */
-  spawn(runId: string, userMessage: PyValue): LiveRun {
+  spawn(runId: string, userMessage: PyValue, input?: RunInput): LiveRun {
     const run: LiveRun = {
       runId,
       started: false,
@@ -119,7 +148,8 @@ export class FakeAgent {
       userMessage,
     };
     this.registry.live.set(runId, run);
-    if (this.defaults.startDelay > 0) run.startTimer = this.clock.schedule(this.defaults.startDelay, () => this.#start(run));
+    const startDelay = (input && this.script?.spawned(run, input)) ?? this.defaults.startDelay;
+    if (startDelay > 0) run.startTimer = this.clock.schedule(startDelay, () => this.#start(run));
     else queueMicrotask(() => this.#start(run));
     return run;
   }
@@ -155,6 +185,7 @@ export class FakeAgent {
     }
     run.started = true;
     this.observer?.started(run, this.registry.statuses.get(run.runId)!);
+    this.script?.started(run);
   }
 
   /** Starts a queued run now (control plane), instead of waiting for its start delay. */
@@ -199,20 +230,20 @@ export class FakeAgent {
   }
 
   /** Hermes's resolve_gateway_approval: exact request_id, else all, else the oldest. */
-  resolveApprovals(run: LiveRun, _choice: string, requestId: string | null, all: boolean): number {
+  resolveApprovals(run: LiveRun, choice: string, requestId: string | null, all: boolean): number {
     if (run.approvals.length === 0) return 0;
+    let resolved: PyDict[];
     if (requestId !== null) {
-      const before = run.approvals.length;
+      resolved = run.approvals.filter((a) => a.get('request_id') === requestId);
       run.approvals = run.approvals.filter((a) => a.get('request_id') !== requestId);
-      return before - run.approvals.length;
-    }
-    if (all) {
-      const n = run.approvals.length;
+    } else if (all) {
+      resolved = run.approvals;
       run.approvals = [];
-      return n;
+    } else {
+      resolved = [run.approvals.shift()!];
     }
-    run.approvals.shift();
-    return 1;
+    if (resolved.length > 0) this.script?.resolved(run, resolved, choice);
+    return resolved.length;
   }
 
   /** agent.steer(text): accepted, declined, or an exception (its str()) under a raising steer policy. */
@@ -227,6 +258,12 @@ export class FakeAgent {
   /** The steer policy's exception text (null: agent.steer() does not raise). */
   steerRaises(run: LiveRun): string | null {
     return this.#steerRaises.get(run) ?? null;
+  }
+
+  /** The steer policy: `accept` sets whether steer() accepts text, `raise` its exception text (null: none). */
+  setSteerPolicy(run: LiveRun, policy: { accept?: boolean; raise?: string | null }): void {
+    if (policy.accept !== undefined) run.acceptSteer = policy.accept;
+    if (policy.raise !== undefined) this.setSteerRaises(run, policy.raise);
   }
 
   setSteerRaises(run: LiveRun, message: string | null): void {
@@ -265,7 +302,7 @@ export class FakeAgent {
       registry.update(runId, 'complete', [['output', result.output], ['usage', usage]], tail);
     }
     this.observer?.finished(run, result, registry.statuses.get(runId)!);
-    registry.finishTask(runId);
+    this.#end(run);
   }
 
   /**
@@ -285,13 +322,19 @@ export class FakeAgent {
       registry.emit(runId, 'run.failed', [['error', error]]);
       this.observer?.finished(run, { kind: 'failed', error }, registry.statuses.get(runId)!);
     }
-    registry.finishTask(runId);
+    this.#end(run);
   }
 
   #cancel(run: LiveRun, result: AgentResult = { kind: 'interrupted', output: null, usage: zeroUsage() }): void {
     this.registry.emit(run.runId, 'run.cancelled');
     this.registry.update(run.runId, 'cancel');
     if (run.started) this.observer?.finished(run, result, this.registry.statuses.get(run.runId)!);
+    this.#end(run);
+  }
+
+  /** The task is over: the script stops playing it, then the stream gets its sentinel and capacity is released. */
+  #end(run: LiveRun): void {
+    this.script?.ended(run);
     this.registry.finishTask(run.runId);
   }
 }

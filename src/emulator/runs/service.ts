@@ -20,6 +20,8 @@ export interface Submission {
   idempotencyKey: string | null;
   fingerprint: string | null;
   request: RunRequest;
+  /** The request's headers by lower-case name (a scripted agent may match on one). */
+  header?: (name: string) => string | undefined;
   /** A fault rule armed at Hermes's capacity check: true makes the check refuse (and spends the rule; decision 0021). */
   capacityFault?: () => boolean;
 }
@@ -98,7 +100,13 @@ export class RunService {
       registry.owners.set(runId, sub.scope);
       registry.statuses.set(runId, status!);
       registry.openBuffer(runId, now);
-      this.agent.spawn(runId, sub.request.userMessage);
+      this.agent.spawn(runId, sub.request.userMessage, {
+        userMessage: sub.request.userMessage,
+        model: status!.get('model')!,
+        sessionId: status!.get('session_id')!,
+        instructions: sub.request.instructions,
+        header: sub.header ?? (() => undefined),
+      });
     };
 
     if (sub.idempotencyKey === null) {

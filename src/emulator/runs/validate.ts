@@ -10,6 +10,8 @@ export interface RunRequest {
   sessionId: PyValue | undefined;
   /** The body's `model` when the key is present (any JSON value), else undefined. */
   model: { value: PyValue } | undefined;
+  /** The body's `instructions` (any JSON value; scenarios match on it), else undefined. */
+  instructions: PyValue | undefined;
 }
 
 function flattenContent(content: PyValue): string {
@@ -57,6 +59,7 @@ export function validateRunBody(body: PyValue): RunRequest | HermesError {
     history,
     sessionId: pyTruthy(sessionId) ? sessionId : undefined,
     model: body.has('model') ? { value: body.get('model')! } : undefined,
+    instructions: body.get('instructions'),
   };
 }
 

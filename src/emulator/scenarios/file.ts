@@ -1,0 +1,83 @@
+// A scenarios file (hermetic serve --scenarios FILE): .json read with Python's json rules, anything else as YAML, both
+// into decoded-JSON values that keep Python's int/float split (YAML's `2.0` stays a float), then read and checked.
+import { readFileSync } from 'node:fs';
+import { isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
+import { HermeticError } from '../../shared/errors.js';
+import { PyFloat, decodeAndParse, type PyDict, type PyValue } from '../../shared/python/index.js';
+import { ScenarioSet, fromJs, readScenarios } from './schema.js';
+
+const invalid = (message: string): never => {
+  throw new HermeticError('HERMETIC_SCENARIO_INVALID', message);
+};
+
+/** A YAML float written with a point, an exponent, or as .inf/.nan; other numbers are ints. */
+const FLOAT = /[.eE]|inf|nan/i;
+
+function fromYaml(node: unknown, doc: Document, file: string): PyValue {
+  if (isAlias(node)) return fromYaml(node.resolve(doc), doc, file);
+  if (isMap(node)) {
+    const out: PyDict = new Map();
+    for (const pair of node.items) {
+      const key = isScalar(pair.key) ? pair.key.value : pair.key;
+      if (typeof key !== 'string') invalid(`${file}: a mapping key is ${JSON.stringify(key ?? null)}; keys must be strings.`);
+      out.set(key as string, fromYaml(pair.value, doc, file));
+    }
+    return out;
+  }
+  if (isSeq(node)) return node.items.map((item) => fromYaml(item, doc, file));
+  if (isScalar(node)) {
+    const v = node.value;
+    if (typeof v === 'number') {
+      if (FLOAT.test(node.source ?? String(v))) return new PyFloat(v);
+      return Number.isSafeInteger(v) ? v : new PyFloat(v);
+    }
+    if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : v;
+    if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
+    return invalid(`${file}: ${JSON.stringify(node.source ?? String(v))} is not JSON data (a string, number, boolean or null).`);
+  }
+  if (node === null || node === undefined) return null;
+  return invalid(`${file}: unexpected YAML content.`);
+}
+
+/** The file's text as a decoded-JSON value (no checks of the scenarios yet). */
+export function parseScenarioText(text: string | Uint8Array, file: string): PyValue {
+  if (file.toLowerCase().endsWith('.json')) {
+    try {
+      return decodeAndParse(typeof text === 'string' ? new TextEncoder().encode(text) : text);
+    } catch (e) {
+      return invalid(`${file} is not valid JSON (${(e as Error).message}).`);
+    }
+  }
+  const source = typeof text === 'string' ? text : new TextDecoder().decode(text);
+  const doc = parseDocument(source, { intAsBigInt: true, uniqueKeys: true, prettyErrors: false });
+  const error = doc.errors[0];
+  if (error) invalid(`${file} is not valid YAML (${error.message.split('\n')[0]!.trim()}).`);
+  return fromYaml(doc.contents, doc, file);
+}
+
+/**
+ * Reads and checks a scenarios file; every refusal is one sentence with HERMETIC_SCENARIO_INVALID. `name` is how the
+ * user named the file (messages use it).
+ * @example const scenarios = loadScenarioFile('examples/scenarios.yaml'); createEmulator({ scenarios });
+ */
+export function loadScenarioFile(path: string, name: string = path): ScenarioSet {
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'does not exist' : code === 'EISDIR' ? 'is a folder, not a file' : `cannot be read (${code ?? (e as Error).message})`;
+    return invalid(`The scenarios file ${name} ${why}.`);
+  }
+  return readScenarios(parseScenarioText(bytes, name), name);
+}
+
+/**
+ * The `scenarios` option: a set already read (loadScenarioFile), a file path (read here), or a document as plain
+ * JavaScript data (integral numbers are ints, others floats), whose mistakes are HERMETIC_OPTIONS_INVALID.
+ */
+export function scenariosOption(value: unknown, name: string): ScenarioSet {
+  if (value instanceof ScenarioSet) return value;
+  if (typeof value === 'string') return loadScenarioFile(value);
+  return readScenarios(fromJs(value, name), `Option "${name}"`, undefined, 'HERMETIC_OPTIONS_INVALID');
+}
