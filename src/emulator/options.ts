@@ -4,11 +4,11 @@ import { epochProblem, type ControlledClock } from '../shared/clock.js';
 import { HermeticError } from '../shared/errors.js';
 import { check, is, parseOptions, within, type OptionsInput } from '../shared/options.js';
 import type { RequestListener } from './journal/traffic.js';
+import { parseFaultRules, type ParsedFaultRule } from './faults/index.js';
+import type { FaultRuleInput } from './faults/types.js';
 import type { AdminScenario, AdminScenarioDocument } from './scenarios/document.js';
 import { scenariosOption } from './scenarios/file.js';
 import type { ScenarioSet } from './scenarios/schema.js';
-import { parseFaultRules, type ParsedFaultRule } from './faults/index.js';
-import type { FaultRuleInput } from './faults/types.js';
 
 const profile = {
   /** That profile's own API_SERVER_KEY; null (default) fails closed: every request is 401. */

@@ -20,10 +20,10 @@ export interface Submission {
   idempotencyKey: string | null;
   fingerprint: string | null;
   request: RunRequest;
-  /** The request's headers by lower-case name (a scripted agent may match on one). */
-  header?: (name: string) => string | undefined;
   /** A fault rule armed at Hermes's capacity check: true makes the check refuse (and spends the rule; decision 0021). */
   capacityFault?: () => boolean;
+  /** The request's headers by lower-case name (a scripted agent may match on one). */
+  header?: (name: string) => string | undefined;
 }
 
 export interface Admission {
