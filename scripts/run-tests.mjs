@@ -21,7 +21,8 @@ if (files.length === 0) {
   console.error('run-tests: no test files matched');
   process.exit(1);
 }
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
+// Every test process holds the admin answers it receives to the OpenAPI document (test/support/contract-check.ts).
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--import', './test/support/contract-check.ts', '--test', '--test-reporter=spec', ...files], {
   stdio: 'inherit',
   env: { ...process.env, HERMETIC_TEST: '1' },
 });

@@ -5,6 +5,10 @@ import { afterEach, describe } from 'node:test';
 import { createAdminClient, type AdminClient } from '../../src/emulator/admin/client.js';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
 import { startServer, type ServerHandle } from '../../src/emulator/serve/node.js';
+import { checkAnswer, installContractCheck } from './contract.js';
+
+// Every answer a harness receives, Hermes's and the control plane's, is held to the OpenAPI document.
+installContractCheck();
 
 export const K = 'test-key-0123456789abcdef';
 export const T0 = 1789169800;
@@ -125,6 +129,7 @@ async function fetchHarness(options: EmulatorOptions, bugs: unknown[]): Promise<
     async request(method, path, o = {}) {
       const res = await emulator.fetch(toRequest(method, path, o));
       const text = await res.text();
+      checkAnswer({ method, url: path, status: res.status, contentType: res.headers.get('content-type'), text });
       return { status: res.status, headers: Object.fromEntries(res.headers), text, json: () => JSON.parse(text) };
     },
     async events(path, o = {}) {
@@ -133,6 +138,7 @@ async function fetchHarness(options: EmulatorOptions, bugs: unknown[]): Promise<
       if (res.status !== 200 || !res.body) {
         const s = makeStream(res.status, headers, () => {});
         s.stream.body = await res.text();
+        checkAnswer({ method: 'GET', url: path, status: res.status, contentType: res.headers.get('content-type'), text: s.stream.body });
         s.end();
         return s.stream;
       }
@@ -177,6 +183,13 @@ async function httpHarness(options: EmulatorOptions, bugs: unknown[]): Promise<H
             const text = Buffer.concat(chunks).toString('utf8');
             const headers: Record<string, string> = {};
             for (const [k, v] of Object.entries(res.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
+            try {
+              checkAnswer({ method, url: path, status: res.statusCode!, contentType: headers['content-type'] ?? null, text });
+            } catch (e) {
+              req.destroy();
+              reject(e);
+              return;
+            }
             resolve({ status: res.statusCode!, headers, text, json: () => JSON.parse(text) });
             req.destroy();
           });
@@ -201,6 +214,12 @@ async function httpHarness(options: EmulatorOptions, bugs: unknown[]): Promise<H
             res.on('end', () => {
               s.stream.body = body;
               s.end();
+              try {
+                checkAnswer({ method: 'GET', url: path, status: res.statusCode!, contentType: headers['content-type'] ?? null, text: body });
+              } catch (e) {
+                reject(e);
+                return;
+              }
               resolve(s.stream);
             });
             return;

@@ -352,6 +352,17 @@ export interface AdminFaultPreset {
 }
 
 /**
+ * GET /__admin/openapi.json: the OpenAPI 3.1 document of every Hermes and control route, generated from the route
+ * tables and this contract (npm run docs:openapi).
+ */
+export interface AdminOpenApiDocument {
+  [key: string]: JsonValue;
+  openapi: string;
+  info: { [key: string]: JsonValue; title: string; version: string };
+  paths: { [path: string]: { [key: string]: JsonValue } };
+}
+
+/**
  * The control-plane contract: per route, whether it takes a run id, its body (never: a GET) and its answer.
  * routes.ts checks at compile time that its table has exactly these names, and answers with these fields.
  */
@@ -372,6 +383,8 @@ export interface AdminRoutes {
   getGateway: { run: false; body: never; result: AdminGatewayState };
   /** POST /__admin/reset: this namespace (or, with all, every namespace) starts over. */
   reset: { run: false; body: AdminResetChange; result: AdminResetResult };
+  /** GET /__admin/openapi.json: this API's OpenAPI 3.1 document (Hermes routes and control routes). */
+  openapi: { run: false; body: never; result: AdminOpenApiDocument };
   /** GET /__admin/namespaces: every namespace with its run counts. */
   namespaces: { run: false; body: never; result: AdminNamespaceList };
   /** GET /__admin/runs: every run in the gateway's memory. */
@@ -487,6 +500,13 @@ function queryString(fields: Record<string, unknown>): string {
 }
 
 /**
+ * A check every admin client runs on each answer it receives, before reading it: the test suite installs one that
+ * holds answers to the OpenAPI document (test/support/contract.ts, decision 0024). Nothing installs one otherwise.
+ */
+type AdminAnswerCheck = (answer: { method: string; url: string; status: number; headers: Headers; text: string }) => void;
+const ANSWER_CHECK = Symbol.for('hermetic.adminAnswerCheck');
+
+/**
  * @example
  *   const admin = createAdminClient(emulator.fetch, 'http://hermes.test');
  *   await admin.complete(runId, { output: 'Done.', usage: { input_tokens: 50, output_tokens: 200 } });
@@ -515,6 +535,8 @@ export function createAdminClient(fetchImpl: FetchLike, baseUrl: string, options
       }
       const response = await fetchImpl(new Request(base + path, init));
       const text = await response.text();
+      const check = (globalThis as { [ANSWER_CHECK]?: AdminAnswerCheck })[ANSWER_CHECK];
+      if (check) check({ method: route.method, url: base + path, status: response.status, headers: response.headers, text });
       if (response.ok && (route as AdminRoute).text) return text;
       let parsed: unknown;
       try {

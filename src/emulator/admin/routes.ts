@@ -14,6 +14,7 @@ import {
 import { gatewayHandler, restartHandler, sweepHandler } from './gateway.js';
 import { healthHandler } from './health.js';
 import { listNamespacesHandler, resetHandler } from './namespaces.js';
+import { openApiHandler } from './openapi.js';
 import { clearRequestsHandler, countRequestsHandler, listRequestsHandler } from './journal.js';
 import { metricsHandler } from './metrics.js';
 import {
@@ -53,6 +54,7 @@ export const ADMIN_ROUTES = [
   { name: 'gateway', method: 'POST', path: '/gateway', handler: gatewayHandler },
   { name: 'getGateway', method: 'GET', path: '/gateway', handler: gatewayHandler },
   { name: 'reset', method: 'POST', path: '/reset', handler: resetHandler },
+  { name: 'openapi', method: 'GET', path: '/openapi.json', handler: openApiHandler },
   { name: 'namespaces', method: 'GET', path: '/namespaces', handler: listNamespacesHandler },
   { name: 'runs', method: 'GET', path: '/runs', handler: listRunsHandler },
   { name: 'run', method: 'GET', path: '/runs/{run_id}', handler: runInfoHandler },

@@ -8,10 +8,10 @@ export const NAMESPACE_HEADER = 'x-hermetic-namespace';
 export const NAMESPACE_PREFIX = '/ns/';
 
 /** Letters, digits, '.', '_' and '-', 1 … 64 of them, starting with a letter or digit (safe in a path and a label). */
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+export const NAMESPACE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export function namespaceProblem(name: string): string | null {
-  if (NAME.test(name)) return null;
+  if (NAMESPACE_NAME.test(name)) return null;
   return `"${name.length > 80 ? `${name.slice(0, 80)}…` : name}" is not a namespace name: use 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit`;
 }
 

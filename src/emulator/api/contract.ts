@@ -1,0 +1,304 @@
+// What each route of the Hermes table (routes.ts) takes and answers, as JSON Schema, for the OpenAPI document
+// (scripts/openapi/, served at GET /__admin/openapi.json). One entry per route of the table, keyed "METHOD path";
+// the routes Hermes has but the emulator does not share one entry. The schemas say the shapes of spec runs-api
+// §2.1, §5–§11 and §14 (docs/reference/hermes-api.md); the bytes (key order, spacing) are wire/'s business.
+// Nothing here runs when a request is answered.
+import type { Operation } from './routes.js';
+
+export type SchemaObject = { readonly [keyword: string]: unknown };
+export type Schema = boolean | SchemaObject;
+
+/** One answer: JSON (a schema), an event stream, a text page, or no body at all. */
+export interface HermesAnswer {
+  readonly description: string;
+  readonly json?: Schema;
+  readonly eventStream?: true;
+  /** text/plain (and, for aiohttp's 500 page, text/html when the client accepts it). */
+  readonly text?: true;
+  readonly headers?: readonly string[];
+}
+
+export interface HermesOperation {
+  readonly operationId: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly tag: 'Hermes runs' | 'Hermes meta' | 'Not emulated';
+  /** Request headers of this route (names of HERMES_HEADERS). */
+  readonly headers?: readonly string[];
+  readonly body?: { readonly schema: Schema; readonly description: string };
+  /** By status code; the front door's answers (COMMON_ANSWERS) are added to every route. */
+  readonly answers: Readonly<Record<string, HermesAnswer | readonly HermesAnswer[]>>;
+}
+
+const ref = (name: string): SchemaObject => ({ $ref: `#/components/schemas/${name}` });
+const string: Schema = { type: 'string' };
+const number: Schema = { type: 'number' };
+const closed = (properties: Record<string, Schema>, required: string[] = Object.keys(properties)): SchemaObject => ({
+  type: 'object',
+  properties,
+  required,
+  additionalProperties: false,
+});
+
+/** Schemas the entries below refer to (components/schemas; RunStatus comes from the admin contract's type). */
+export const HERMES_SCHEMAS: Readonly<Record<string, Schema>> = {
+  HermesError: {
+    description: "Hermes's standard error envelope (spec runs-api §2.1): four keys, `param` always null, the message redacted.",
+    ...closed({
+      error: closed({ message: string, type: string, param: { type: 'null' }, code: { type: ['string', 'null'] } }),
+    }),
+  },
+  HermesAuthError: {
+    description: 'The 401 for a missing or wrong API key: three keys, no `param`.',
+    ...closed({
+      error: closed({ message: { const: 'Invalid gateway API key (API_SERVER_KEY)' }, type: { const: 'gateway_auth_error' }, code: { const: 'gateway_auth_failed' } }),
+    }),
+  },
+  HermesSessionKeyError: {
+    description: 'The two X-Hermes-Session-Key 400s: `message` and `type` only.',
+    ...closed({ error: closed({ message: { enum: ['Invalid session key', 'Session key too long'] }, type: { const: 'invalid_request_error' } }) }),
+  },
+  HermesProfileNotFound: {
+    description: 'An unknown /p/{profile}/ prefix: `error` is a string here.',
+    ...closed({ error: { const: 'Unknown or unconfigured profile' } }),
+  },
+  HermeticError: {
+    description: "Hermetic's own errors (docs/reference/errors.md): a stable HERMETIC_* code and a sentence.",
+    ...closed({ error: closed({ code: { type: 'string', pattern: '^HERMETIC_[A-Z0-9_]+$' }, message: string }) }),
+  },
+  HermesUsage: closed({ input_tokens: number, output_tokens: number, total_tokens: number }),
+  HermesRunEvent: {
+    description: 'One event of a run (spec runs-api §8.3): `event`, `run_id`, `timestamp`, then the fields of its kind.',
+    type: 'object',
+    properties: { event: string, run_id: string, timestamp: number },
+    required: ['event', 'run_id', 'timestamp'],
+  },
+  HermesRun: {
+    description:
+      'The `hermes.run` status object (spec runs-api §6). A new run has object … model in this order; later changes append keys; a run read back from the store has its keys in alphabetical order.',
+    ...closed(
+      {
+        object: { const: 'hermes.run' },
+        run_id: string,
+        status: ref('RunStatus'),
+        updated_at: number,
+        created_at: number,
+        session_id: { description: 'As the client sent it (any JSON value); default the run id.' },
+        model: { description: 'As the client sent it (even null); default the advertised model name.' },
+        last_event: string,
+        approval: { description: 'While waiting_for_approval: the whole approval.request event.', ...ref('HermesRunEvent') },
+        output: { type: ['string', 'null'] },
+        usage: ref('HermesUsage'),
+        pending_steer: string,
+        error: string,
+      },
+      ['object', 'run_id', 'status', 'updated_at', 'created_at'],
+    ),
+  },
+  HermesSubmitAccepted: closed({
+    run_id: { type: 'string', pattern: '^run_[0-9a-f]{32}$' },
+    status: { description: '"started" for a new run; a replay gives the run\'s current status.', anyOf: [{ const: 'started' }, ref('RunStatus')] },
+    replayed: { type: 'boolean' },
+  }),
+  HermesSubmitRequest: {
+    type: 'object',
+    description: 'Unknown fields are ignored, but count in the idempotency fingerprint.',
+    properties: {
+      input: {
+        description: 'A string, or a list of message objects whose last item\'s `content` is the user turn.',
+        anyOf: [string, { type: 'array', items: { type: 'object' } }],
+      },
+      session_id: { description: 'Any truthy value, recorded as given; default the run id.' },
+      instructions: {},
+      conversation_history: { type: 'array', items: { type: 'object', properties: { role: string, content: {} }, required: ['role', 'content'] } },
+      previous_response_id: {},
+      model: {},
+      provider: {},
+      model_options: {},
+    },
+    required: ['input'],
+  },
+  HermesApprovalRequest: {
+    type: 'object',
+    properties: {
+      choice: { description: 'once, session, always or deny (approve, approved and allow mean once); stripped, lower-cased.', type: 'string' },
+      request_id: { type: ['string', 'null'], maxLength: 256 },
+      all: { type: ['boolean', 'number', 'string'] },
+      resolve_all: { type: ['boolean', 'number', 'string'] },
+    },
+    required: ['choice'],
+  },
+  HermesApprovalResponse: closed(
+    { object: { const: 'hermes.run.approval_response' }, run_id: string, choice: string, request_id: string, resolved: { type: 'integer' } },
+    ['object', 'run_id', 'choice', 'resolved'],
+  ),
+  HermesSteerRequest: {
+    type: 'object',
+    description: "The text is the first truthy of `input`, `message`, `text`: a string, or a list of strings and text parts.",
+    properties: { input: {}, message: {}, text: {} },
+  },
+  HermesSteerAccepted: closed({ object: { const: 'hermes.run.steer' }, run_id: string, accepted: { type: 'boolean' } }),
+  HermesStopAccepted: closed({ run_id: string, status: { const: 'stopping' } }),
+  HermesHealth: closed({ status: { const: 'ok' }, platform: { const: 'hermes-agent' }, version: string }),
+  HermesCapabilities: {
+    type: 'object',
+    properties: {
+      object: { const: 'hermes.api_server.capabilities' },
+      platform: { const: 'hermes-agent' },
+      model: string,
+      auth: closed({ type: { const: 'bearer' }, required: { type: 'boolean' } }),
+      runtime: { type: 'object' },
+      features: { type: 'object', properties: { runs_idempotency: closed({ supported: { type: 'boolean' }, durable: { type: 'boolean' }, retention_seconds: number }) } },
+      endpoints: { type: 'object', additionalProperties: closed({ method: string, path: string }) },
+    },
+    required: ['object', 'platform', 'model', 'auth', 'runtime', 'features', 'endpoints'],
+    additionalProperties: false,
+  },
+};
+
+/** Request and answer headers the entries name (components/parameters and components/headers). */
+export const HERMES_HEADERS: Readonly<Record<string, { readonly description: string; readonly schema: Schema }>> = {
+  'Idempotency-Key': {
+    description: '1–255 visible ASCII characters after stripping; empty means no key. Same key and same request: the first run is answered again.',
+    schema: string,
+  },
+  'X-Hermes-Session-Key': { description: 'Stripped; at most 256 characters, no CR, LF or NUL. Echoed on 202 answers.', schema: string },
+  'Idempotency-Replayed': { description: '`true` on a replayed submission.', schema: { const: 'true' } },
+  'Retry-After': { description: '`1` on capacity (429) and draining (503) answers.', schema: string },
+};
+
+const err = (description: string): HermesAnswer => ({ description, json: ref('HermesError') });
+const runNotFound = err('Unknown run, another key\'s or profile\'s run (`run_not_found`).');
+const unauthorized: readonly HermesAnswer[] = [
+  { description: 'Missing or wrong API key.', json: ref('HermesAuthError') },
+  err('A room grant, which the emulator never honours (`invalid_room_grant`).'),
+];
+
+/** What the front door can answer on any route before the route's handler runs (spec runs-api §1.2, §2.5). */
+export const COMMON_ANSWERS: Readonly<Record<string, HermesAnswer | readonly HermesAnswer[]>> = {
+  '400': { description: 'A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).', json: ref('HermeticError') },
+  '403': { description: 'An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.' },
+  '404': { description: 'An unknown /p/{profile}/ prefix.', json: ref('HermesProfileNotFound') },
+  '500': { description: "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).", text: true },
+};
+
+const RUNS = 'Hermes runs';
+
+const health: HermesOperation = {
+  operationId: 'hermes.health',
+  summary: 'Liveness',
+  tag: 'Hermes meta',
+  answers: { '200': { description: 'Always this body.', json: ref('HermesHealth') } },
+};
+
+/** Every route of ROUTES by "METHOD path", except the not-emulated ones (UNEMULATED). */
+export const HERMES_OPERATIONS: Readonly<Record<string, HermesOperation>> = {
+  'POST /v1/runs': {
+    operationId: 'hermes.submit',
+    summary: 'Submit a run',
+    description:
+      'Checks in order: profile, Origin, body size, API key, draining (503), session-key header, JSON body, Idempotency-Key, input, history, then (with a key) replay or conflict, then capacity (429).',
+    tag: RUNS,
+    headers: ['Idempotency-Key', 'X-Hermes-Session-Key'],
+    body: { schema: ref('HermesSubmitRequest'), description: 'Read as aiohttp\'s request.json().' },
+    answers: {
+      '202': { description: 'Admitted, or a replay of the same key and request.', json: ref('HermesSubmitAccepted'), headers: ['Idempotency-Replayed', 'X-Hermes-Session-Key'] },
+      '400': [
+        err('Invalid JSON, a missing or empty input, a bad history, a bad Idempotency-Key, a non-integer Content-Length.'),
+        { description: 'A bad X-Hermes-Session-Key.', json: ref('HermesSessionKeyError') },
+      ],
+      '401': unauthorized,
+      '409': err('The Idempotency-Key was used with a different request (`idempotency_key_conflict`).'),
+      '413': err('Content-Length above 10 000 000 (`body_too_large`).'),
+      '429': { description: 'At capacity (`rate_limit_exceeded`).', json: ref('HermesError'), headers: ['Retry-After'] },
+      '503': { description: 'The gateway is draining (`gateway_draining`).', json: ref('HermesError'), headers: ['Retry-After'] },
+    },
+  },
+  'GET /v1/runs/{run_id}': {
+    operationId: 'hermes.get',
+    summary: "A run's status object",
+    tag: RUNS,
+    answers: { '200': { description: 'The status object.', json: ref('HermesRun') }, '401': unauthorized, '404': runNotFound },
+  },
+  'GET /v1/runs/{run_id}/events': {
+    operationId: 'hermes.events',
+    summary: "A run's events as server-sent events",
+    description:
+      'Each event is `data: <JSON>` and a blank line (HermesRunEvent); `: keepalive` after 30 s of silence; `: stream closed` after the final event. No id:, event: or retry: lines; two subscribers share one queue.',
+    tag: RUNS,
+    answers: {
+      '200': { description: 'The stream (no security headers).', eventStream: true },
+      '401': { description: 'Missing or wrong API key (this route takes no room grant).', json: ref('HermesAuthError') },
+      '404': err('Unknown run, or its event buffer is gone (`run_not_found`).'),
+    },
+  },
+  'POST /v1/runs/{run_id}/approval': {
+    operationId: 'hermes.approval',
+    summary: 'Answer a pending approval',
+    tag: RUNS,
+    body: { schema: ref('HermesApprovalRequest'), description: 'Read as aiohttp\'s request.json().' },
+    answers: {
+      '200': { description: 'Answered; the run goes back to running.', json: ref('HermesApprovalResponse') },
+      '400': err('Invalid JSON, an invalid request_id or choice, a non-integer Content-Length.'),
+      '401': unauthorized,
+      '404': runNotFound,
+      '409': err('The run has finished (`approval_not_active`) or nothing matched (`approval_not_pending`).'),
+      '413': err('Content-Length above 10 000 000 (`body_too_large`).'),
+    },
+  },
+  'POST /v1/runs/{run_id}/steer': {
+    operationId: 'hermes.steer',
+    summary: 'Add guidance to a running run',
+    tag: RUNS,
+    body: { schema: ref('HermesSteerRequest'), description: 'A JSON object, read strictly.' },
+    answers: {
+      '200': { description: 'Accepted.', json: ref('HermesSteerAccepted') },
+      '400': err('Invalid JSON, not an object, no steer text (`invalid_steer_input`), a non-integer Content-Length.'),
+      '401': { description: 'Missing or wrong API key (this route takes no room grant).', json: ref('HermesAuthError') },
+      '404': runNotFound,
+      '409': err('The run is not running (`run_not_accepting_steer`) or the agent declined (`steer_not_accepted`).'),
+      '413': err('Content-Length above 10 000 000 (`body_too_large`).'),
+      '500': [err('agent.steer() raised (`steer_failed`).'), COMMON_ANSWERS['500'] as HermesAnswer],
+    },
+  },
+  'POST /v1/runs/{run_id}/stop': {
+    operationId: 'hermes.stop',
+    summary: 'Interrupt a run',
+    description: 'The body is never read.',
+    tag: RUNS,
+    answers: {
+      '200': [
+        { description: 'A live run: exactly two keys.', json: ref('HermesStopAccepted') },
+        { description: 'A finished run: its status object, unchanged.', json: ref('HermesRun') },
+      ],
+      '400': err('A non-integer Content-Length.'),
+      '401': unauthorized,
+      '404': runNotFound,
+      '409': err('Another live gateway process owns the run (`run_not_active`).'),
+      '413': err('Content-Length above 10 000 000 (`body_too_large`).'),
+    },
+  },
+  'GET /health': health,
+  'GET /v1/health': { ...health, operationId: 'hermes.health.v1' },
+  'GET /v1/capabilities': {
+    operationId: 'hermes.capabilities',
+    summary: 'What the gateway offers',
+    tag: 'Hermes meta',
+    answers: { '200': { description: 'Features, endpoints, auth.', json: ref('HermesCapabilities') }, '401': unauthorized },
+  },
+};
+
+/** The routes Hermes serves that the emulator does not reproduce (operation `unsupported`). */
+export const UNEMULATED: HermesOperation = {
+  operationId: 'hermes.unsupported',
+  summary: 'Served by Hermes, not emulated',
+  description: 'A clear 501 rather than a 404 that looks like Hermes\'s own (docs/reference/coverage.md).',
+  tag: 'Not emulated',
+  answers: { '501': { description: 'HERMETIC_UNSUPPORTED_ROUTE.', json: ref('HermeticError') } },
+};
+
+/** The entry of a route of the table, by its method, path and operation. */
+export function hermesOperation(route: { readonly method: string; readonly path: string; readonly operation: Operation }): HermesOperation | undefined {
+  if (route.operation === 'unsupported') return UNEMULATED;
+  return HERMES_OPERATIONS[`${route.method} ${route.path}`];
+}
