@@ -110,12 +110,16 @@ describe('fault rules', () => {
     assert.equal(await pattern(f, 20), next);
   });
 
-  it('a reset or a close lets requests waiting on a delay go on (a close drops them)', async () => {
+  it('a reset, a restore or a close lets requests waiting on a delay go on (a close drops them)', async () => {
     const clock = new ControlledClock({ start: 1000, frozen: true });
     const f = faults([{ action: 'delay', seconds: 60, times: null }], 'seed', clock);
     const first = f.handle(request('GET', '/health'), ok);
     f.reset();
     assert.equal((await first).status, 200);
+    const saved = f.snapshot();
+    const restored = f.handle(request('GET', '/health'), ok);
+    f.restore(saved);
+    assert.equal((await restored).status, 200);
     const second = f.handle(request('GET', '/health'), ok);
     f.close();
     assert.equal((await second).drop, true);

@@ -154,6 +154,8 @@ export class Faults {
 
   /** Back to a snapshot(): requests already in flight keep what they were armed with, but spend nothing more. */
   restore(state: unknown): void {
+    // A checkpoint's restore resets the clock, cancelling the timers of requests waiting on a delay: they go on now.
+    this.#release();
     const s = state as Partial<FaultsState> | null;
     if (!s || s.version !== 1 || typeof s.seed !== 'string' || !Array.isArray(s.rules)) {
       throw new HermeticError('HERMETIC_FAULT_INVALID', 'Not a snapshot of fault rules (version 1).');
@@ -173,10 +175,15 @@ export class Faults {
    * The pipeline step: `next` is the namespace's own answer. Control-plane requests are never faulted. The rule that
    * affected the request is noted on `trace.faultId` and on the answer's `faultId`.
    */
-  async handle(req: HttpRequest, next: (req: HttpRequest) => Promise<HttpResponse>, trace?: FaultTrace): Promise<HttpResponse> {
+  handle(req: HttpRequest, next: (req: HttpRequest) => Promise<HttpResponse>, trace?: FaultTrace): Promise<HttpResponse> {
+    // No rules (the usual case): nothing to describe, match or wait for.
     if (this.#rules.length === 0) return next(req);
     const info = trace?.info ?? describeRequest(req);
     if (info.operation === 'admin') return next(req);
+    return this.#apply(req, info, next, trace);
+  }
+
+  async #apply(req: HttpRequest, info: RequestInfo, next: (req: HttpRequest) => Promise<HttpResponse>, trace?: FaultTrace): Promise<HttpResponse> {
     let decidedBy: string | null = null;
     let delayedBy: string | null = null;
     const note = (): void => {
