@@ -159,7 +159,7 @@ test('createAdminClient sends the key given in its options as x-hermetic-admin-k
   const seen: Request[] = [];
   const fake = async (request: Request) => {
     seen.push(request);
-    return new Response('{"now": 1, "frozen": true}', { status: 200 });
+    return new Response('{"now": 1, "frozen": true}', { status: 200, headers: { 'Content-Type': 'application/json; charset=utf-8' } });
   };
   await createAdminClient(fake, 'http://hermes.test', { adminKey: KEY }).clock({ advance: 1 });
   await createAdminClient(fake, 'http://hermes.test', { adminKey: KEY }).getClock();
