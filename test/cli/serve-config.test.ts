@@ -200,6 +200,20 @@ it('a JSON and a YAML config file give the same options, checked by the option s
   assert.equal(options(['--config', write('empty.yaml', '# nothing yet\n')]).port, 8642);
 });
 
+it('a scenarios file and a faults file named in a config file are read relative to it; their mistakes name the config key', () => {
+  write('withfiles/agents/scenarios.yaml', 'default:\n  complete_after: 1\n  output: Done.\n');
+  write('withfiles/faults.json', '[{"preset": "hermes_throttled"}]');
+  const config = write('withfiles/hermetic.yaml', 'scenarios: agents/scenarios.yaml\nfaults: faults.json\n');
+  const o = options(['--config', config]);
+  assert.equal(o.scenarios, join(dir, 'withfiles/agents/scenarios.yaml'));
+  assert.deepEqual(o.faults, [{ preset: 'hermes_throttled' }]);
+  write('withfiles/missing-faults.yaml', 'faults: nowhere.json\n');
+  refused(['--config', 'withfiles/missing-faults.yaml'], 'HERMETIC_FAULT_INVALID', 'In withfiles/missing-faults.yaml, faults: The fault file nowhere.json does not exist.');
+  write('withfiles/missing-scenarios.yaml', 'scenarios: nowhere.yaml\n');
+  assert.throws(() => serveOptions(['--config', 'withfiles/missing-scenarios.yaml'], {}, dir), (e: HermeticError) =>
+    e.message.startsWith('In withfiles/missing-scenarios.yaml, scenarios: ') && e.message.includes(join(dir, 'withfiles/nowhere.yaml')));
+});
+
 it('precedence: flags, then environment variables, then the config file, then defaults', () => {
   const file = write('precedence.yaml', [
     'port: 1111', 'host: 127.0.0.5', 'apiKey: file-key', 'adminKey: file-admin', 'modelName: file-model',

@@ -6,6 +6,7 @@ import { dirname, extname, isAbsolute, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { HermeticError, isHermeticError } from '../../shared/errors.js';
 import { check, is, optionPath, suggest, type Check } from '../../shared/options.js';
+import { loadFaultFile } from '../faults/file.js';
 import { EMULATOR_OPTION_NAMES, parseEmulatorOptions, type EmulatorOptions } from '../options.js';
 
 const nonEmpty = check((value, name): string => {
@@ -33,7 +34,10 @@ export const CODE_ONLY_OPTIONS: Readonly<Record<string, string>> = {
   onRequest: 'a function',
 };
 
-/** Options that name files: a relative path in a config file is relative to the file's folder. */
+/**
+ * Options that may name files: a relative path in a config file is relative to the file's folder. `faults` is a list
+ * of rules, or (in a file only) the path of a JSON file of them, as `--faults FILE` reads.
+ */
 export const PATH_OPTIONS = ['db', 'stateDb', 'scenarios', 'faults'] as const;
 
 export interface ConfigFile {
@@ -132,6 +136,13 @@ export function loadConfig(name: string, cwd: string = process.cwd()): ConfigFil
     } else if ((EMULATOR_OPTION_NAMES as readonly string[]).includes(key)) {
       const relative = (PATH_OPTIONS as readonly string[]).includes(key) && typeof raw === 'string' && raw !== ':memory:' && raw !== '' && !isAbsolute(raw);
       emulator[key] = relative ? resolve(dirname(path), raw as string) : raw;
+      if (key === 'faults' && typeof raw === 'string') {
+        try {
+          emulator[key] = loadFaultFile(emulator[key] as string, raw);
+        } catch (e) {
+          located(name, e, [key]);
+        }
+      }
     } else {
       const hint = suggest(key, known);
       throw new HermeticError(
