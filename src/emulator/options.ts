@@ -5,6 +5,7 @@ import { HermeticError } from '../shared/errors.js';
 import { check, is, parseOptions, within, type OptionsInput } from '../shared/options.js';
 import type { RequestListener } from './journal/traffic.js';
 import { parseFaultRules, type ParsedFaultRule } from './faults/index.js';
+import { loadFaultFile } from './faults/file.js';
 import type { FaultRuleInput } from './faults/types.js';
 import type { AdminScenario, AdminScenarioDocument } from './scenarios/document.js';
 import { scenariosOption } from './scenarios/file.js';
@@ -83,9 +84,11 @@ const requestListener = check<RequestListener | null, RequestListener | null>((v
   throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "${name}" must be a function or null.`);
 });
 
-/** Fault rules or presets, checked as POST /__admin/faults checks them (decision 0021). */
-const faults = check<readonly ParsedFaultRule[], FaultRuleInput[]>((value, name) =>
-  parseFaultRules(value, `Option "${name}"`, { unknown: 'HERMETIC_OPTIONS_INVALID', invalid: 'HERMETIC_OPTIONS_INVALID' }));
+/** Fault rules or presets, checked as POST /__admin/faults checks them, or a JSON file of them (decision 0021). */
+const faults = check<readonly ParsedFaultRule[], FaultRuleInput[] | string>((value, name) =>
+  typeof value === 'string'
+    ? parseFaultRules(loadFaultFile(value), `The fault file ${value}`, { unknown: 'HERMETIC_FAULT_INVALID', invalid: 'HERMETIC_FAULT_INVALID' })
+    : parseFaultRules(value, `Option "${name}"`, { unknown: 'HERMETIC_OPTIONS_INVALID', invalid: 'HERMETIC_OPTIONS_INVALID' }));
 
 /** Scenarios for the fake agent, checked as POST /__admin/scenarios checks them (decision 0023). */
 const scenarios = check<ScenarioSet | null, AdminScenarioDocument | AdminScenario[] | ScenarioSet | string | null>((value, name) =>
@@ -133,7 +136,10 @@ const SCHEMA = {
   clock,
   /** The fake agent's defaults for every new run. */
   agent,
-  /** Fault rules (or named presets) every namespace starts with, and goes back to on reset (docs/reference/admin-api.md#faults). */
+  /**
+   * Fault rules (or named presets) every namespace starts with, and goes back to on reset, or the path of a JSON file
+   * of them (docs/reference/admin-api.md#faults).
+   */
   faults,
   /** Entries each namespace's request journal keeps, newest replacing oldest (default 1000; 0: no journal). */
   journalSize,

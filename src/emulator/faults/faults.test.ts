@@ -140,6 +140,10 @@ describe('fault rules', () => {
     writeFileSync(join(dir, 'good.json'), '[{"preset": "hermes_submit_accepted_drop"}, {"action": "drop", "operation": "stop"}]');
     writeFileSync(join(dir, 'bad.json'), '[{"preset": "hermes_submit_accepted_drop", "tims": 2}]');
     writeFileSync(join(dir, 'broken.json'), '[{');
+    // The option takes the file's path too (a config file's `faults: faults.json`).
+    const emulator = createEmulator({ faults: join(dir, 'good.json') });
+    void emulator.close();
+    assert.throws(() => createEmulator({ faults: join(dir, 'bad.json') }), /^HermeticError: The fault file .*bad\.json item 1: unknown field "tims"/);
     const settings = serveOptions(['--faults', 'good.json'], {}, dir);
     assert.ok(settings !== 'help');
     assert.deepEqual(settings.faults, loadFaultFile(join(dir, 'good.json')));
