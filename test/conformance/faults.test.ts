@@ -242,9 +242,11 @@ for (const transport of ['fetch', 'http'] as const) {
       await c.admin().complete(runId, { output: 'ok' });
       assert.equal(await settledSoon(watch.settled, 50), false);
       assert.equal(watch.text(), '');
-      watch.close();
       // The run itself finished as usual.
       assert.match(answered(await c.send('GET', `/v1/runs/${runId}`)).text, /"status": "completed"/);
+      // A reset of the namespace drops the stalled connection (as the gateway going away would).
+      await c.admin().reset();
+      assert.equal(await watch.settled, 'dropped');
     });
 
     it('hermes_server_error: aiohttp\'s 500 page without reaching Hermes', async () => {

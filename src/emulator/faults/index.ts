@@ -65,6 +65,8 @@ export class Faults {
   #closed = false;
   /** Releases for requests waiting on a delay (a reset or close lets them go on). */
   readonly #waiting = new Set<() => void>();
+  /** Streams held by sse_stall (a reset or close drops their connections). */
+  readonly #stalls = new Set<() => void>();
 
   constructor(private readonly options: FaultsOptions) {
     this.#seed = options.seed ?? randomUUID();
@@ -129,6 +131,7 @@ export class Faults {
   /** As the namespace started: the option rules with no counts, the seed's first draws; waiting requests go on. */
   reset(): void {
     this.#release();
+    this.#dropStalls();
     if (this.options.seed === null) this.#seed = randomUUID();
     this.#start();
   }
@@ -136,6 +139,7 @@ export class Faults {
   close(): void {
     this.#closed = true;
     this.#release();
+    this.#dropStalls();
     for (const r of this.#rules) r.removed = true;
     this.#rules = [];
   }
@@ -235,7 +239,7 @@ export class Faults {
       if (response.stream && response.status === 200) {
         // Only an event stream can stall or lose its connection mid-way; admit_then_drop loses it at once.
         const mode = rule.action === 'sse_stall' ? 'stall' : 'drop';
-        armStream(response, mode, rule.action === 'admit_then_drop' ? 0 : (rule.after_events ?? 0), take);
+        armStream(response, mode, rule.action === 'admit_then_drop' ? 0 : (rule.after_events ?? 0), take, this.#stalls);
         decidedBy = rule.id;
       } else if (rule.action === 'admit_then_drop' && response.status >= 200 && response.status < 300 && take()) {
         // Hermes answered (the run is admitted); the answer is lost on the way. Status and body stay for the journal.
@@ -325,6 +329,10 @@ export class Faults {
 
   #release(): void {
     for (const done of [...this.#waiting]) done();
+  }
+
+  #dropStalls(): void {
+    for (const unstall of [...this.#stalls]) unstall();
   }
 }
 

@@ -1,5 +1,6 @@
 // Event-stream faults: a sink between the subscriber and the transport that, after N events, drops the connection
-// (sse_drop) or lets nothing more through while the connection stays open (sse_stall).
+// (sse_drop) or lets nothing more through while the connection stays open (sse_stall; until the namespace is reset or
+// closed, which drops it).
 import type { HttpResponse, StreamSink } from '../http.js';
 
 /**
@@ -7,17 +8,30 @@ import type { HttpResponse, StreamSink } from '../http.js';
  * `afterEvents` data frames): true spends the rule and the fault acts; false (spent meanwhile) lets the stream run on.
  * A stream that ends before that point is not affected and spends nothing.
  */
-export function armStream(response: HttpResponse, mode: 'drop' | 'stall', afterEvents: number, take: () => boolean): void {
+export function armStream(
+  response: HttpResponse,
+  mode: 'drop' | 'stall',
+  afterEvents: number,
+  take: () => boolean,
+  stalls: Set<() => void>,
+): void {
   const open = response.stream!;
   response.stream = (sink) => {
     let state: 'pass' | 'drop' | 'stall' = 'pass';
     let waiting = true;
     let events = 0;
+    /** A stalled stream stays open until the client leaves or the namespace goes (then the connection drops). */
+    const unstall = (): void => {
+      stalls.delete(unstall);
+      state = 'drop';
+      abort(sink);
+    };
     const trip = (): void => {
       waiting = false;
       if (!take()) return;
       state = mode;
       if (mode === 'drop') abort(sink);
+      else stalls.add(unstall);
     };
     if (afterEvents === 0) trip();
     open({
@@ -34,6 +48,7 @@ export function armStream(response: HttpResponse, mode: 'drop' | 'stall', afterE
       },
       abort() {
         if (state === 'drop') return;
+        stalls.delete(unstall);
         state = 'drop';
         abort(sink);
       },
