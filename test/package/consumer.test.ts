@@ -62,6 +62,46 @@ await hermes.close();
 void [moved, status, runs, choices, done, response];
 `;
 
+/** hermetic/testing as a node:test (or vitest) suite uses it. */
+const TESTING = `
+import * as nodeTest from 'node:test';
+import {
+  AdminClientError, connect, createAdminClient, start, uniqueNamespace, useHermetic,
+  type AdminClient, type Hermetic, type HermeticNamespace, type HermeticSuite, type TestHooks,
+} from 'hermetic/testing';
+
+const hermes: HermeticSuite = useHermetic(nodeTest, { apiKey: 'test-key-0123456789abcdef', time: 1789169800, frozen: true });
+nodeTest.test('a run', async () => {
+  const url: string = hermes.url;
+  const headers: Readonly<Record<string, string>> = hermes.headers;
+  const res: Response = await hermes.fetch(new Request(url + '/v1/runs', { method: 'POST', headers, body: '{"input":"hi"}' }));
+  const { run_id } = (await res.json()) as { run_id: string };
+  await hermes.admin.complete(run_id, { output: 'Done.' });
+  const other: HermeticNamespace = hermes.another();
+  await other.admin.clock({ advance: 60 });
+  const server: Hermetic = hermes.server;
+  void server.url;
+});
+
+const vitestLike: TestHooks = {
+  beforeAll: (fn) => void fn(), afterAll: (fn) => void fn(), beforeEach: (fn) => void fn(), afterEach: (fn) => void fn(),
+};
+useHermetic(vitestLike, { url: 'http://127.0.0.1:8642', adminKey: 'admin', prefix: 'w' });
+
+const started: Hermetic = await start({ transport: 'fetch', adminKey: 'admin' });
+const ns: HermeticNamespace = started.namespace(uniqueNamespace('worker'));
+const admin: AdminClient = ns.admin;
+try {
+  await admin.clock({ set: 1 });
+} catch (e) {
+  if (e instanceof AdminClientError) void e.httpStatus;
+}
+await ns.reset();
+const remote: Hermetic = connect(started.url, { adminKey: null, fetch: started.fetch });
+void createAdminClient(remote.fetch, remote.url);
+await started.close();
+`;
+
 /** Each line that must not compile, with the TypeScript error it must give. */
 const BAD: Array<[string, string]> = [
   ["createEmulator({ apiKey: 42 });", 'TS2322'],
@@ -73,6 +113,8 @@ const BAD: Array<[string, string]> = [
   ["await hermes.admin.getClock({});", 'TS2554'],
   ["await hermes.admin.complete({ output: 'Done.' });", 'TS2345'],
   ["const n: number = (await hermes.admin.run('r')).status;", 'TS2322'],
+  ["useHermetic({ before: () => undefined, after: () => undefined, beforeEach: () => undefined });", 'TS2345'],
+  ["await start({ transport: 'tcp' });", 'TS2322'],
 ];
 
 let dir = '';
@@ -108,15 +150,21 @@ before(() => {
   symlinkSync(join(REPO, 'node_modules', 'typescript'), join(modules, 'typescript'), 'dir');
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
   writeFileSync(join(consumer, 'good.ts'), GOOD);
+  writeFileSync(join(consumer, 'testing.ts'), TESTING);
   writeFileSync(
     join(consumer, 'bad.ts'),
-    [`import { createEmulator } from 'hermetic';`, `const hermes = createEmulator();`, ...BAD.map(([line]) => line), 'export {};'].join('\n'),
+    [
+      `import { createEmulator } from 'hermetic'; import { start, useHermetic } from 'hermetic/testing';`,
+      `const hermes = createEmulator();`,
+      ...BAD.map(([line]) => line),
+      'export {};',
+    ].join('\n'),
   );
   const compilerOptions = {
     strict: true, skipLibCheck: false, noEmit: true, target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', types: ['node'],
   };
-  writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['good.ts', 'bad.ts'] }));
-  // One compiler run for both files (checking @types/node without skipLibCheck is most of its time).
+  writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['good.ts', 'testing.ts', 'bad.ts'] }));
+  // One compiler run for every file (checking @types/node without skipLibCheck is most of its time).
   diagnostics = tsc(consumer);
 });
 
@@ -137,14 +185,14 @@ function tsc(cwd: string): Array<{ file: string; line: number; code: string; tex
 
 test('the tarball carries the build and its declarations, and no tests', () => {
   const paths = packed!.files.map((f) => f.path);
-  for (const path of ['package.json', 'bin/hermetic.js', 'dist/index.js', 'dist/index.d.ts', 'dist/emulator/admin/client.d.ts']) {
+  for (const path of ['package.json', 'bin/hermetic.js', 'dist/index.js', 'dist/index.d.ts', 'dist/emulator/admin/client.d.ts', 'dist/testing/index.js', 'dist/testing/index.d.ts']) {
     assert.ok(paths.includes(path), `${path} is packed`);
   }
   assert.deepEqual(paths.filter((p) => p.includes('.test.')), []);
   assert.ok(!existsSync(join(dir, 'consumer', 'node_modules', '@types', 'better-sqlite3')));
 });
 
-test('a strict consumer without @types/better-sqlite3 compiles against the public types', () => {
+test('a strict consumer without @types/better-sqlite3 compiles against the public types, hermetic/testing included', () => {
   const errors = diagnostics.filter((e) => e.file !== 'bad.ts');
   assert.deepEqual(errors, []);
 });

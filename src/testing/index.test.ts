@@ -1,0 +1,113 @@
+// hermetic/testing: one server per file, a fresh namespace per test (nothing of one test is seen by the next, even
+// with the same server), reset after each; over a real server, in process, and against a server started elsewhere.
+import assert from 'node:assert/strict';
+import * as nodeTest from 'node:test';
+import { after, describe, test } from 'node:test';
+import { startServer } from '../emulator/serve/node.js';
+import { connect, start, uniqueNamespace, useHermetic, type HermeticNamespace, type HermeticSuite, type TestHooks } from './index.js';
+
+const KEY = 'test-key-0123456789abcdef';
+const T0 = 1789169800;
+
+async function submit(ns: HermeticNamespace, input = 'hello'): Promise<string> {
+  const res = await ns.fetch(new Request(`${ns.url}/v1/runs`, { method: 'POST', headers: { Authorization: `Bearer ${KEY}` }, body: JSON.stringify({ input }) }));
+  assert.equal(res.status, 202);
+  return ((await res.json()) as { run_id: string }).run_id;
+}
+
+async function status(ns: HermeticNamespace, runId: string): Promise<number | string> {
+  const res = await ns.fetch(new Request(`${ns.url}/v1/runs/${runId}`, { headers: { Authorization: `Bearer ${KEY}` } }));
+  return res.status === 200 ? ((await res.json()) as { status: string }).status : res.status;
+}
+
+/** Two tests in order: the first dirties its namespace in every way; the second must see none of it. */
+function isolationSuite(hermes: HermeticSuite): void {
+  const seen: { name?: string; runId?: string } = {};
+  test('a test changes its namespace: a run, the clock, the gateway, a scenario-free manual agent', async () => {
+    assert.match(hermes.name, /^t-[0-9a-z]+-\d+$/);
+    assert.ok(hermes.url.endsWith(`/ns/${hermes.name}`));
+    assert.deepEqual(hermes.headers, { 'x-hermetic-namespace': hermes.name });
+    seen.name = hermes.name;
+    seen.runId = await submit(hermes);
+    await hermes.admin.complete(seen.runId, { output: 'Done.' });
+    assert.equal(await status(hermes, seen.runId), 'completed');
+    await hermes.admin.clock({ advance: 3600 });
+    await hermes.admin.gateway({ draining: true });
+    assert.equal((await hermes.admin.runs()).runs.length, 1);
+  });
+  test('the next test has a fresh namespace: no runs, the start time, settings as configured', async () => {
+    assert.notEqual(hermes.name, seen.name);
+    assert.equal((await hermes.admin.runs()).runs.length, 0);
+    assert.equal(await status(hermes, seen.runId!), 404);
+    assert.equal((await hermes.admin.getClock()).now, T0);
+    assert.equal((await hermes.admin.getGateway()).draining, false);
+    // The first test's namespace was reset after it: it still exists, empty.
+    const list = (await hermes.server.admin.namespaces()).namespaces;
+    assert.equal(list.find((n) => n.name === seen.name)?.runs, 0);
+    // Another namespace for the same test is isolated from this one too.
+    const other = hermes.another();
+    const runId = await submit(other);
+    assert.equal(await status(other, runId), 'running');
+    assert.equal(await status(hermes, runId), 404);
+  });
+}
+
+describe('useHermetic over a real server (node:test hooks)', () => {
+  const hermes = useHermetic(nodeTest, { apiKey: KEY, time: T0, frozen: true });
+  isolationSuite(hermes);
+  test('the server is a real one on a free port of 127.0.0.1', () => {
+    assert.match(hermes.server.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.ok(hermes.server.emulator);
+  });
+});
+
+describe('useHermetic in process', () => {
+  const hermes = useHermetic(nodeTest, { transport: 'fetch', apiKey: KEY, time: T0, frozen: true });
+  isolationSuite(hermes);
+});
+
+const ADMIN_KEY = 'admin-key-0123456789';
+// A server started elsewhere (as `hermetic serve` would be, in CI), with an admin key.
+const elsewhere = await startServer({ port: 0, apiKey: KEY, time: T0, frozen: true, adminKey: ADMIN_KEY });
+after(() => elsewhere.close());
+
+describe('useHermetic with vitest-style hooks (beforeAll/afterAll), connected to a server started elsewhere', () => {
+  const hooks: TestHooks = { beforeAll: nodeTest.before, afterAll: nodeTest.after, beforeEach: nodeTest.beforeEach, afterEach: nodeTest.afterEach };
+  const hermes = useHermetic(hooks, { url: elsewhere.url, adminKey: ADMIN_KEY });
+  isolationSuite(hermes);
+  test('connected: no emulator of its own, and the admin key goes with every control call', async () => {
+    assert.equal(hermes.server.emulator, null);
+    const res = await fetch(`${hermes.url}/__admin/clock`);
+    assert.equal(res.status, 401);
+    assert.equal((await hermes.admin.getClock()).now, T0);
+  });
+});
+
+test('start() and connect() by hand; uniqueNamespace never repeats', async () => {
+  const names = new Set(Array.from({ length: 100 }, () => uniqueNamespace('w')));
+  assert.equal(names.size, 100);
+  const hermes = await start({ apiKey: KEY, time: T0, frozen: true });
+  try {
+    const remote = connect(hermes.url);
+    const a = hermes.namespace();
+    const b = remote.namespace(a.name);
+    const runId = await submit(a);
+    assert.equal((await b.admin.run(runId)).status, 'running');
+    await b.reset();
+    assert.equal((await a.admin.runs()).runs.length, 0);
+    await remote.close();
+    assert.equal((await hermes.admin.getClock()).now, T0, 'a connected server is not stopped by close()');
+  } finally {
+    await hermes.close();
+  }
+});
+
+test('useHermetic refuses hooks it cannot use, and a namespace outside a test', () => {
+  assert.throws(() => useHermetic({ beforeEach: () => undefined, afterEach: () => undefined }), /before\/beforeAll/);
+  const registered: Array<() => Promise<void>> = [];
+  const hooks: TestHooks = { before: (fn) => registered.push(fn), after: (fn) => registered.push(fn), beforeEach: (fn) => registered.push(fn), afterEach: (fn) => registered.push(fn) };
+  const hermes = useHermetic(hooks, { transport: 'fetch' });
+  assert.equal(registered.length, 4);
+  assert.throws(() => hermes.url, /inside a test/);
+  assert.throws(() => hermes.server, /before\/beforeAll hook/);
+});
