@@ -19,7 +19,7 @@ function fromYaml(node: unknown, doc: Document, file: string): PyValue {
     const out: PyDict = new Map();
     for (const pair of node.items) {
       const key = isScalar(pair.key) ? pair.key.value : pair.key;
-      if (typeof key !== 'string') invalid(`${file}: a mapping key is ${JSON.stringify(key ?? null)}; keys must be strings.`);
+      if (typeof key !== 'string') invalid(`${file}: a mapping key is ${isScalar(pair.key) ? (pair.key.source ?? String(key)) : 'not a scalar'}; keys must be strings.`);
       out.set(key as string, fromYaml(pair.value, doc, file));
     }
     return out;
@@ -49,9 +49,14 @@ export function parseScenarioText(text: string | Uint8Array, file: string): PyVa
     }
   }
   const source = typeof text === 'string' ? text : new TextDecoder().decode(text);
-  const doc = parseDocument(source, { intAsBigInt: true, uniqueKeys: true, prettyErrors: false });
+  const doc = parseDocument(source, { intAsBigInt: true, uniqueKeys: true });
   const error = doc.errors[0];
-  if (error) invalid(`${file} is not valid YAML (${error.message.split('\n')[0]!.trim()}).`);
+  if (error) {
+    const at = error.linePos?.[0];
+    // The message's first line, without the " at line L, column C:" the pretty form adds before its code excerpt.
+    const message = error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '').trim();
+    invalid(`${file} is not valid YAML (${message}${at ? ` at line ${at.line}, column ${at.col}` : ''}).`);
+  }
   return fromYaml(doc.contents, doc, file);
 }
 
@@ -69,7 +74,8 @@ export function loadScenarioFile(path: string, name: string = path): ScenarioSet
     const why = code === 'ENOENT' ? 'does not exist' : code === 'EISDIR' ? 'is a folder, not a file' : `cannot be read (${code ?? (e as Error).message})`;
     return invalid(`The scenarios file ${name} ${why}.`);
   }
-  return readScenarios(parseScenarioText(bytes, name), name);
+  // An empty file (or one of comments only) holds no scenarios.
+  return readScenarios(parseScenarioText(bytes, name) ?? new Map(), name);
 }
 
 /**

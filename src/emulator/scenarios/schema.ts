@@ -299,10 +299,10 @@ export function readScenarios(
     let fallback: ScenarioSet['fallback'];
     if (Array.isArray(value)) list = value;
     else if (isDict(value)) {
-      onlyKeys(value, ['scenarios', 'default'], '(top level)', 'a scenarios document');
+      onlyKeys(value, ['scenarios', 'default'], '', 'a scenarios document');
       list = value.get('scenarios');
       if (value.has('default')) fallback = parseDefault(value.get('default')!);
-    } else fail('(top level)', 'must be an object {"scenarios": [...], "default": ...} or a list of scenarios.');
+    } else fail('', `must be an object {"scenarios": [...], "default": ...} or a list of scenarios; got ${show(value)}.`);
     if (list !== undefined && !Array.isArray(list)) fail('scenarios', 'must be a list of scenarios.');
     const scenarios = ((list ?? []) as PyValue[]).map((s, i) => parseScenario(s, `scenarios[${i}]`, nameFor(i)));
     const seen = new Set<string>();
@@ -312,7 +312,7 @@ export function readScenarios(
     }
     return new ScenarioSet(scenarios, fallback);
   } catch (e) {
-    if (e instanceof Problem) throw new HermeticError(code, `${where}, ${e.path}: ${e.message}`);
+    if (e instanceof Problem) throw new HermeticError(code, `${where}${e.path ? `, ${e.path}` : ''}: ${e.message}`);
     throw e;
   }
 }

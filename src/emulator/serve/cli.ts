@@ -8,6 +8,7 @@ import { pyStrip } from '../../shared/python/index.js';
 import { sqliteFileProblem, storePathProblem } from '../../shared/sqlite.js';
 import { HERMES_VERSION } from '../api/meta.js';
 import { loadFaultFile } from '../faults/file.js';
+import { loadScenarioFile, ScenarioSet } from '../scenarios/index.js';
 import { loadConfig } from './config.js';
 import { isLoopbackHost } from './exposure.js';
 import { startServer, type ServerOptions } from './node.js';
@@ -31,7 +32,9 @@ Options:
   --model NAME              advertised model name (default API_SERVER_MODEL_NAME, else hermes-agent)
   --cors-origins LIST       comma-separated allowed origins (default API_SERVER_CORS_ORIGINS; none refuses any Origin)
   --time EPOCH              start the clock at this epoch time in seconds, 0 to 253402300799 (default: now)
-  --frozen                  start with the clock frozen (move it with POST /__admin/clock)
+  --clock real|virtual      real (default): time passes with the wall clock, scenario steps run in wall time;
+                            virtual: the clock stands still until POST /__admin/clock {"advance": s} moves it
+  --frozen                  the same as --clock virtual
   --seed S                  seed run ids and approval ids (repeatable sessions)
   --run-table fast|plain    the store's algorithm: fast (default) or Hermes's plain one (for checking the fast one)
   --lock-timeout SECONDS    how long a request waits for another process's lock on --db (default 30, as Hermes)
@@ -41,6 +44,14 @@ Options:
   --admin-key K             require K on every /__admin route but GET /__admin/health, as "x-hermetic-admin-key: K"
                             or "Authorization: Bearer K" (default HERMETIC_ADMIN_KEY; none: the control plane is open)
   --insecure-admin          allow a --host beyond loopback without an admin key (refused otherwise)
+  --scenarios FILE          scenarios for the fake agent, JSON or YAML (examples/scenarios.yaml): each new run is
+                            matched by input, model, session_id, instructions or a header and plays its steps on
+                            the clock; a run nothing matches follows the file's default (else it waits for
+                            /__admin/runs/{id}/… as without scenarios)
+  --start-delay SECONDS     the agent starts this long after admission (default 0; the run is queued until then)
+  --on-stop cancel|hold     a stop is honoured at once (cancel, default: stopping → cancelled) or held in stopping
+                            until the agent finishes or is told to honour it
+  --steer accept|decline    whether the agent accepts steer text (default accept; decline: 409 as Hermes)
   --faults FILE.json        fault rules or presets every namespace starts with: a JSON list as POST /__admin/faults
                             takes, e.g. [{"preset": "hermes_submit_accepted_drop"}] (docs/reference/admin-api.md)
   --config FILE             read options from a JSON or YAML file: any createEmulator option, plus port, host and
@@ -70,6 +81,8 @@ const SERVE_FLAGS = {
   seed: { type: 'string' }, 'run-table': { type: 'string' }, 'lock-timeout': { type: 'string' },
   draining: { type: 'boolean' }, profile: { type: 'string', multiple: true }, 'admin-key': { type: 'string' },
   'insecure-admin': { type: 'boolean' }, config: { type: 'string' }, faults: { type: 'string' },
+  clock: { type: 'string' }, scenarios: { type: 'string' }, 'start-delay': { type: 'string' }, 'on-stop': { type: 'string' },
+  steer: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies Record<string, FlagSpec>;
 
@@ -81,6 +94,35 @@ export interface ServeSettings extends ServerOptions {
   configPath: string | null;
   /** How refusals name the db and stateDb paths: the flag, or the config file they came from. */
   storeLabels: { db: string; stateDb: string };
+}
+
+/** A flag that takes one of a few words: the word's value, or a refusal naming them. */
+function choice<T>(flag: string, raw: string | undefined, words: Record<string, T>): T | undefined {
+  if (raw === undefined) return undefined;
+  if (Object.hasOwn(words, raw)) return words[raw];
+  return usage(`--${flag} must be ${Object.keys(words).join(' or ')}; got "${raw}".`);
+}
+
+/** --clock virtual (or --frozen) freezes the clock; --clock real lets it run; both ways at once are refused. */
+function frozenFlag(v: { clock?: string; frozen?: true }): boolean | undefined {
+  const clock = choice('clock', v.clock, { real: false, virtual: true });
+  if (v.frozen && clock === false) usage('--frozen and --clock real disagree (--frozen is --clock virtual).');
+  return v.frozen ?? clock;
+}
+
+/** The agent defaults the flags give, over the config file's (decision 0023). */
+function agentFlags(v: { 'start-delay'?: string; 'on-stop'?: string; steer?: string }, file: ServerOptions['agent']): ServerOptions['agent'] {
+  const raw = v['start-delay'];
+  const startDelay = raw === undefined ? undefined : decimal(raw);
+  if (startDelay !== undefined && !(Number.isFinite(startDelay) && startDelay >= 0)) {
+    usage(`--start-delay must be a number of seconds, 0 or more; got "${raw}".`);
+  }
+  const flags = given({
+    startDelay,
+    acknowledgeStop: choice('on-stop', v['on-stop'], { cancel: true, hold: false }),
+    acceptSteer: choice('steer', v.steer, { accept: true, decline: false }),
+  });
+  return Object.keys(flags).length === 0 ? file : { ...file, ...flags };
 }
 
 /** The object without its undefined values, so a flag that was not given never hides the config file's value. */
@@ -132,11 +174,13 @@ export function serveOptions(argv: string[], env: NodeJS.ProcessEnv, cwd: string
       modelName: v.model ?? env.API_SERVER_MODEL_NAME ?? file.modelName ?? 'hermes-agent',
       corsOrigins: cors === undefined ? [...(file.corsOrigins ?? [])] : cors.split(',').map(pyStrip).filter(Boolean),
       time: time ?? file.time ?? null,
-      frozen: v.frozen ?? file.frozen ?? false,
+      frozen: frozenFlag(v) ?? file.frozen ?? false,
       seed: v.seed ?? file.seed ?? null,
       draining: v.draining ?? file.draining,
       profiles: profileOptions(v.profile ?? [], env, file.profiles),
       faults: v.faults === undefined ? undefined : loadFaultFile(resolve(cwd, v.faults), v.faults),
+      scenarios: v.scenarios === undefined ? undefined : loadScenarioFile(resolve(cwd, v.scenarios), v.scenarios),
+      agent: agentFlags(v, file.agent),
     }),
     insecureAdmin: v['insecure-admin'] ?? fileServer.insecureAdmin ?? false,
     configPath: config?.path ?? null,
@@ -183,6 +227,20 @@ function describeProfiles(profiles: ServeSettings['profiles']): string | null {
   return names.map(([name, p]) => `/p/${name}/ (${p.apiKey ? 'own API key' : 'no key: every request is 401'})`).join(', ');
 }
 
+/** What the banner says about the clock and the agent. */
+function describeAgent(options: ServeSettings): string[] {
+  const clock = options.frozen
+    ? `virtual: stands at ${new Date((options.time ?? Date.now() / 1000) * 1000).toISOString()} until POST /__admin/clock moves it`
+    : 'real: time passes, scenario steps run in wall time';
+  const set = options.scenarios;
+  let agent = 'driven through /__admin/runs/{id}/… (--scenarios FILE scripts it)';
+  if (set instanceof ScenarioSet) {
+    const unmatched = set.fallback?.scenario ? 'the default scenario' : 'wait for /__admin/runs/{id}/…';
+    agent = `${set.scenarios.length} scenario${set.scenarios.length === 1 ? '' : 's'}; runs nothing matches: ${unmatched}`;
+  } else if (set) agent = 'scripted by the config file\'s scenarios';
+  return [`  clock: ${clock}`, `  agent: ${agent}`];
+}
+
 /** What the banner says about the store. */
 function describeStore(db: string | null | undefined): string {
   if (db === null || db === undefined) return 'private to this process (runs survive POST /__admin/restart; --db PATH keeps them across restarts)';
@@ -207,6 +265,7 @@ export async function serveCommand(argv: string[], out: (line: string) => void =
   const profiles = describeProfiles(options.profiles);
   if (profiles) out(`  profiles: ${profiles}`);
   out(`  admin: ${describeAdmin(options)}`);
+  for (const line of describeAgent(options)) out(line);
   if (configPath) out(`  config: ${configPath}`);
   out(`  try:   curl -s -X POST ${server.url}/v1/runs${auth} -d '{"input":"hello"}'`);
   await new Promise<void>((resolve) => {
