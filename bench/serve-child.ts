@@ -18,6 +18,7 @@ function emit(emulator: Emulator, runId: string, n: number): void {
   const request = {
     method: 'POST',
     path: `/__admin/runs/${runId}/event`,
+    query: '',
     header: (name: string) => (name === 'content-type' ? 'application/json' : undefined),
     readBody: async () => body,
   };

@@ -18,7 +18,6 @@ export type {
   FaultRuleState,
 } from '../faults/types.js';
 import type { FaultPresetName, FaultRuleInput, FaultRuleState } from '../faults/types.js';
-
 export type {
   AdminScenario,
   AdminScenarioDocument,
@@ -337,6 +336,28 @@ export interface AdminRequestList {
   evicted: number;
 }
 
+/**
+ * GET /__admin/openapi.json: the OpenAPI 3.1 document of every Hermes and control route, generated from the route
+ * tables and this contract (npm run docs:openapi).
+ */
+export interface AdminOpenApiDocument {
+  [key: string]: JsonValue;
+  openapi: string;
+  info: { [key: string]: JsonValue; title: string; version: string };
+  paths: { [path: string]: { [key: string]: JsonValue } };
+}
+
+/** A checkpoint of one namespace (POST /__admin/checkpoints). */
+export interface AdminCheckpoint {
+  /** cp_1, cp_2, … per namespace. */
+  id: string;
+  /** The namespace's clock time when it was taken. */
+  taken_at: number;
+  /** Runs in memory and durable rows it holds. */
+  runs: number;
+  durable_rows: number;
+}
+
 export interface AdminFaultList {
   /** In the order they are tried. */
   faults: FaultRuleState[];
@@ -349,17 +370,6 @@ export interface AdminFaultPreset {
   description: string;
   /** The rule it stands for; POST /__admin/faults {"preset": name, …} may override any field but `action`. */
   rule: FaultRuleInput;
-}
-
-/**
- * GET /__admin/openapi.json: the OpenAPI 3.1 document of every Hermes and control route, generated from the route
- * tables and this contract (npm run docs:openapi).
- */
-export interface AdminOpenApiDocument {
-  [key: string]: JsonValue;
-  openapi: string;
-  info: { [key: string]: JsonValue; title: string; version: string };
-  paths: { [path: string]: { [key: string]: JsonValue } };
 }
 
 /**
@@ -424,9 +434,17 @@ export interface AdminRoutes {
   /** GET /__admin/faults/presets: the named Hermes faults. */
   faultPresets: { run: false; body: never; result: { presets: AdminFaultPreset[] } };
   /** GET /__admin/faults/{fault_id}: one rule with its counts. */
-  fault: { run: false; fault: true; body: never; result: FaultRuleState };
+  fault: { run: false; param: 'fault_id'; body: never; result: FaultRuleState };
   /** DELETE /__admin/faults/{fault_id}: deletes one rule; answers it as it was. */
-  deleteFault: { run: false; fault: true; body: never; result: FaultRuleState };
+  deleteFault: { run: false; param: 'fault_id'; body: never; result: FaultRuleState };
+  /** POST /__admin/checkpoints: saves this namespace's runs, durable rows, clock, settings, faults and scenarios. */
+  checkpoint: { run: false; body: AdminNoFields; result: AdminCheckpoint };
+  /** GET /__admin/checkpoints: this namespace's checkpoints, oldest first. */
+  checkpoints: { run: false; body: never; result: { checkpoints: AdminCheckpoint[] } };
+  /** POST /__admin/checkpoints/{checkpoint_id}/restore: the namespace as it was when the checkpoint was taken. */
+  restoreCheckpoint: { run: false; param: 'checkpoint_id'; body: AdminNoFields; result: AdminCheckpoint };
+  /** DELETE /__admin/checkpoints/{checkpoint_id}: forgets one checkpoint; answers it as it was. */
+  deleteCheckpoint: { run: false; param: 'checkpoint_id'; body: never; result: AdminCheckpoint };
   /** GET /__admin/requests?…: the namespace's request journal, filtered. */
   requests: { run: false; body: never; query: AdminRequestFilter; result: AdminRequestList };
   /** GET /__admin/requests/count?…: how many entries the same filters list. */
@@ -447,8 +465,8 @@ type ArgsOf<E> = E extends { query: infer Q } ? [query?: Q] : E extends { body: 
 
 type AdminMethod<E extends AdminRoutes[AdminRouteName]> = E['run'] extends true
   ? (runId: string, ...body: ArgsOf<E>) => Promise<E['result']>
-  : E extends { fault: true }
-    ? (faultId: string, ...body: ArgsOf<E>) => Promise<E['result']>
+  : E extends { param: string }
+    ? (id: string, ...body: ArgsOf<E>) => Promise<E['result']>
     : (...body: ArgsOf<E>) => Promise<E['result']>;
 
 /** One method per control route; each throws AdminClientError when the control plane refuses. */
@@ -519,8 +537,8 @@ export function createAdminClient(fetchImpl: FetchLike, baseUrl: string, options
   const client: Record<string, unknown> = {};
   for (const route of ADMIN_ROUTES) {
     const name: AdminRouteName = route.name;
-    // At most one path parameter: a run id or a fault id, the method's first argument.
-    const param = /\{(run_id|fault_id)\}/.exec(route.path)?.[0] ?? null;
+    // At most one path parameter (a run, fault or checkpoint id): the method's first argument.
+    const param = /\{[a-z_]+\}/.exec(route.path)?.[0] ?? null;
     client[name] = async (...args: unknown[]) => {
       const id = param ? String(args[0]) : undefined;
       const body = param ? args[1] : args[0];

@@ -2826,6 +2826,126 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
         "security": [{ "adminKey": [] }, {}]
       }
     },
+    "/__admin/checkpoints": {
+      "parameters": [{ "$ref": "#/components/parameters/namespace" }],
+      "post": {
+        "operationId": "admin.checkpoint",
+        "summary": "Saves this namespace's runs, durable rows, clock, settings, faults and scenarios.",
+        "tags": ["Control plane"],
+        "x-hermetic-client-method": "checkpoint",
+        "requestBody": {
+          "required": false,
+          "description": "A JSON object; unknown fields are refused with a suggestion. No body reads as {}.",
+          "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AdminNoFields" } } }
+        },
+        "responses": {
+          "200": {
+            "description": "The answer.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AdminCheckpoint" } } }
+          },
+          "4XX": {
+            "description": "Refused: a HERMETIC_* code and a sentence (docs/reference/errors.md).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "5XX": {
+            "description": "Refused: a HERMETIC_* code and a sentence (docs/reference/errors.md).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          }
+        },
+        "security": [{ "adminKey": [] }, {}]
+      },
+      "get": {
+        "operationId": "admin.checkpoints",
+        "summary": "This namespace's checkpoints, oldest first.",
+        "tags": ["Control plane"],
+        "x-hermetic-client-method": "checkpoints",
+        "responses": {
+          "200": {
+            "description": "The answer.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "properties": {
+                    "checkpoints": { "type": "array", "items": { "$ref": "#/components/schemas/AdminCheckpoint" } }
+                  },
+                  "required": ["checkpoints"],
+                  "additionalProperties": false
+                }
+              }
+            }
+          },
+          "4XX": {
+            "description": "Refused: a HERMETIC_* code and a sentence (docs/reference/errors.md).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "5XX": {
+            "description": "Refused: a HERMETIC_* code and a sentence (docs/reference/errors.md).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          }
+        },
+        "security": [{ "adminKey": [] }, {}]
+      }
+    },
+    "/__admin/checkpoints/{checkpoint_id}/restore": {
+      "parameters": [
+        { "name": "checkpoint_id", "in": "path", "required": true, "schema": { "type": "string" } },
+        { "$ref": "#/components/parameters/namespace" }
+      ],
+      "post": {
+        "operationId": "admin.restoreCheckpoint",
+        "summary": "The namespace as it was when the checkpoint was taken.",
+        "tags": ["Control plane"],
+        "x-hermetic-client-method": "restoreCheckpoint",
+        "requestBody": {
+          "required": false,
+          "description": "A JSON object; unknown fields are refused with a suggestion. No body reads as {}.",
+          "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AdminNoFields" } } }
+        },
+        "responses": {
+          "200": {
+            "description": "The answer.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AdminCheckpoint" } } }
+          },
+          "4XX": {
+            "description": "Refused: a HERMETIC_* code and a sentence (docs/reference/errors.md).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "5XX": {
+            "description": "Refused: a HERMETIC_* code and a sentence (docs/reference/errors.md).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          }
+        },
+        "security": [{ "adminKey": [] }, {}]
+      }
+    },
+    "/__admin/checkpoints/{checkpoint_id}": {
+      "parameters": [
+        { "name": "checkpoint_id", "in": "path", "required": true, "schema": { "type": "string" } },
+        { "$ref": "#/components/parameters/namespace" }
+      ],
+      "delete": {
+        "operationId": "admin.deleteCheckpoint",
+        "summary": "Forgets one checkpoint; answers it as it was.",
+        "tags": ["Control plane"],
+        "x-hermetic-client-method": "deleteCheckpoint",
+        "responses": {
+          "200": {
+            "description": "The answer.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AdminCheckpoint" } } }
+          },
+          "4XX": {
+            "description": "Refused: a HERMETIC_* code and a sentence (docs/reference/errors.md).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "5XX": {
+            "description": "Refused: a HERMETIC_* code and a sentence (docs/reference/errors.md).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          }
+        },
+        "security": [{ "adminKey": [] }, {}]
+      }
+    },
     "/__admin/requests": {
       "parameters": [{ "$ref": "#/components/parameters/namespace" }],
       "get": {
@@ -3973,6 +4093,18 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           }
         },
         "required": ["name", "description", "rule"],
+        "additionalProperties": false
+      },
+      "AdminCheckpoint": {
+        "description": "A checkpoint of one namespace (POST /__admin/checkpoints).",
+        "type": "object",
+        "properties": {
+          "id": { "description": "cp_1, cp_2, … per namespace.", "type": "string" },
+          "taken_at": { "description": "The namespace's clock time when it was taken.", "type": "number" },
+          "runs": { "description": "Runs in memory and durable rows it holds.", "type": "number" },
+          "durable_rows": { "type": "number" }
+        },
+        "required": ["id", "taken_at", "runs", "durable_rows"],
         "additionalProperties": false
       },
       "AdminRequestList": {

@@ -2,6 +2,7 @@
 // from it, so the two cannot drift.
 import type { AdminRoutes } from './client.js';
 import type { AdminHandler, AdminText } from './context.js';
+import { deleteCheckpointHandler, listCheckpointsHandler, restoreCheckpointHandler, takeCheckpointHandler } from './checkpoints.js';
 import { clockHandler } from './clock.js';
 import {
   addFaultHandler,
@@ -36,7 +37,7 @@ export interface AdminRoute {
   /** Method name on the admin client. */
   readonly name: string;
   readonly method: 'GET' | 'POST' | 'DELETE';
-  /** Path under the admin prefix; at most one parameter, `{run_id}` or `{fault_id}`. */
+  /** Path under the admin prefix; at most one parameter: `{run_id}`, `{fault_id}` or `{checkpoint_id}`. */
   readonly path: string;
   readonly handler: AdminHandler;
   /** The answer is text (the handler returns AdminText) and the client returns it as a string. */
@@ -77,6 +78,10 @@ export const ADMIN_ROUTES = [
   { name: 'faultPresets', method: 'GET', path: '/faults/presets', handler: faultPresetsHandler },
   { name: 'fault', method: 'GET', path: '/faults/{fault_id}', handler: getFaultHandler },
   { name: 'deleteFault', method: 'DELETE', path: '/faults/{fault_id}', handler: deleteFaultHandler },
+  { name: 'checkpoint', method: 'POST', path: '/checkpoints', handler: takeCheckpointHandler },
+  { name: 'checkpoints', method: 'GET', path: '/checkpoints', handler: listCheckpointsHandler },
+  { name: 'restoreCheckpoint', method: 'POST', path: '/checkpoints/{checkpoint_id}/restore', handler: restoreCheckpointHandler },
+  { name: 'deleteCheckpoint', method: 'DELETE', path: '/checkpoints/{checkpoint_id}', handler: deleteCheckpointHandler },
   { name: 'requests', method: 'GET', path: '/requests', handler: listRequestsHandler },
   { name: 'countRequests', method: 'GET', path: '/requests/count', handler: countRequestsHandler },
   { name: 'clearRequests', method: 'DELETE', path: '/requests', handler: clearRequestsHandler },
@@ -86,13 +91,15 @@ export const ADMIN_ROUTES = [
 export type AdminRouteName = (typeof ADMIN_ROUTES)[number]['name'];
 
 // Compile-time checks that this table and the client's contract (AdminRoutes in client.ts) agree: the same names,
-// a run id exactly where the path has {run_id} (a fault id where it has {fault_id}), and each plain-object answer with exactly the contract's fields.
+// a run id exactly where the path has {run_id} (any other parameter where the contract's `param` names it), and each
+// plain-object answer with exactly the contract's fields.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Holds<T extends true> = T;
 type RouteNamed<N> = Extract<(typeof ADMIN_ROUTES)[number], { name: N }>;
 type TakesRun<N> = RouteNamed<N>['path'] extends `${string}{run_id}${string}` ? true : false;
-type TakesFault<N> = RouteNamed<N>['path'] extends `${string}{fault_id}${string}` ? true : false;
-type ContractTakesFault<N extends keyof AdminRoutes> = AdminRoutes[N] extends { fault: true } ? true : false;
+/** The path's parameter other than a run id (`{fault_id}`, `{checkpoint_id}`), as the contract's `param` names it. */
+type PathParam<N> = RouteNamed<N>['path'] extends `${string}{${infer P}}${string}` ? (P extends 'run_id' ? null : P) : null;
+type ContractParam<N extends keyof AdminRoutes> = AdminRoutes[N] extends { param: infer P } ? P : null;
 type Answer<N> = Awaited<ReturnType<RouteNamed<N>['handler']>>;
 type AllKeys<T> = T extends unknown ? keyof T : never;
 type FieldsAgree<N extends keyof AdminRoutes> =
@@ -103,7 +110,7 @@ type FieldsAgree<N extends keyof AdminRoutes> =
       : Same<AllKeys<Answer<N>>, AllKeys<AdminRoutes[N]['result']>>;
 type RouteAgrees = {
   [N in keyof AdminRoutes]: Same<TakesRun<N>, AdminRoutes[N]['run']> extends true
-    ? Same<TakesFault<N>, ContractTakesFault<N>> extends true ? FieldsAgree<N> : false
+    ? Same<PathParam<N>, ContractParam<N>> extends true ? FieldsAgree<N> : false
     : false;
 };
 export type AdminTableMatchesClient = [

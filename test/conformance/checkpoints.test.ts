@@ -1,0 +1,90 @@
+// Checkpoints (issue 9 item 5): a checkpoint holds the namespace's runs, reservations and durable rows, clock,
+// settings and id stream; restoring it puts them back, and restoring it twice gives the same state twice.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { describeTransports, T0, type Harness } from '../support/harness.js';
+
+async function admin(h: Harness, method: string, path: string, body?: unknown) {
+  const reply = await h.request(method, `/__admin${path}`, { body: body === undefined ? undefined : JSON.stringify(body) });
+  return { status: reply.status, json: reply.text ? reply.json() : null };
+}
+
+async function submit(h: Harness, input: string, key?: string) {
+  const reply = await h.request('POST', '/v1/runs', { body: JSON.stringify({ input }), headers: key ? { 'Idempotency-Key': key } : {} });
+  assert.equal(reply.status, 202, reply.text);
+  return reply.json() as { run_id: string; replayed: boolean };
+}
+
+/** Everything a client or a test could observe of the namespace. */
+async function observe(h: Harness, runIds: string[]) {
+  const polls: Record<string, string> = {};
+  for (const id of runIds) {
+    const reply = await h.request('GET', `/v1/runs/${id}`);
+    polls[id] = `${reply.status} ${reply.text}`;
+  }
+  return { runs: (await h.admin.runs()).runs, clock: await h.admin.getClock(), gateway: await h.admin.getGateway(), polls };
+}
+
+describeTransports('checkpoints', (open) => {
+  it('restore puts back runs, keys, queued events, start timers, clock and settings — twice the same', async () => {
+    const h = await open({ agent: { startDelay: 5 } });
+    const a = await submit(h, 'a', 'k1');
+    await h.admin.clock({ advance: 5 });
+    await h.admin.event(a.run_id, { event: 'tool.started', tool: 'terminal', preview: 'ls' });
+    const b = await submit(h, 'b', 'k2'); // queued until T0 + 10
+    const taken = await admin(h, 'POST', '/checkpoints', {});
+    assert.equal(taken.status, 200);
+    assert.deepEqual(taken.json, { id: 'cp_1', taken_at: T0 + 5, runs: 2, durable_rows: 2 });
+    const saved = await observe(h, [a.run_id, b.run_id]);
+
+    // Move on: finish a, start b, a new run c, drain the gateway.
+    await h.admin.complete(a.run_id, { output: 'done' });
+    await h.admin.clock({ advance: 10 });
+    const c = await submit(h, 'c', 'k3');
+    await h.admin.gateway({ draining: true });
+
+    for (let round = 0; round < 2; round++) {
+      const restored = await admin(h, 'POST', '/checkpoints/cp_1/restore', {});
+      assert.equal(restored.status, 200, JSON.stringify(restored.json));
+      assert.deepEqual(await observe(h, [a.run_id, b.run_id]), saved, `round ${round}`);
+      assert.equal((await h.request('GET', `/v1/runs/${c.run_id}`)).status, 404, 'a run from after the checkpoint is gone');
+      // The durable rows: k3 is free again and draws the id c drew (the id stream went back too); k2 replays b.
+      const again = await submit(h, 'c', 'k3');
+      assert.deepEqual(again, c);
+      const replay = await submit(h, 'b', 'k2');
+      assert.deepEqual([replay.run_id, replay.replayed], [b.run_id, true]);
+      // b's start timer was re-armed where it was due.
+      await h.admin.clock({ advance: 4 });
+      assert.equal((await h.admin.run(b.run_id)).started, false);
+      await h.admin.clock({ advance: 1 });
+      assert.equal((await h.admin.run(b.run_id)).started, true);
+      // a's queued event is still there for its first subscriber.
+      const stream = await h.events(`/v1/runs/${a.run_id}/events`);
+      await stream.until((t) => t.includes('"tool.started"'));
+      stream.close();
+    }
+  });
+
+  it('lists and deletes checkpoints; an unknown id is a clear 404', async () => {
+    const h = await open();
+    await admin(h, 'POST', '/checkpoints', {});
+    await h.admin.clock({ advance: 1 });
+    await admin(h, 'POST', '/checkpoints', {});
+    const listed = await admin(h, 'GET', '/checkpoints');
+    assert.deepEqual(listed.json.checkpoints.map((c: { id: string; taken_at: number }) => [c.id, c.taken_at]), [['cp_1', T0], ['cp_2', T0 + 1]]);
+    assert.equal((await admin(h, 'DELETE', '/checkpoints/cp_1')).status, 200);
+    const unknown = await admin(h, 'POST', '/checkpoints/cp_1/restore', {});
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.json.error.code, 'HERMETIC_CHECKPOINT_UNKNOWN');
+    assert.match(unknown.json.error.message, /No checkpoint cp_1 in this namespace \(it has cp_2\)/);
+  });
+
+  it('checkpoints belong to their namespace', async () => {
+    const h = await open();
+    const taken = await h.request('POST', '/ns/one/__admin/checkpoints', { body: '{}' });
+    assert.equal(taken.json().id, 'cp_1');
+    const elsewhere = await h.request('POST', '/ns/two/__admin/checkpoints/cp_1/restore', { body: '{}' });
+    assert.equal(elsewhere.status, 404);
+    assert.equal((await h.request('POST', '/ns/one/__admin/checkpoints/cp_1/restore', { body: '{}' })).status, 200);
+  });
+});
