@@ -1,6 +1,6 @@
 // Scenario documents from every door (option, file, checkpoint) and a book's snapshot and restore.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -114,4 +114,14 @@ test("a namespace's book: snapshot and restore bring back the scenarios, counts 
   } finally {
     namespaces.close();
   }
+});
+
+test('the example in admin-api.md § Scenarios is a valid scenarios file', () => {
+  const doc = readFileSync('docs/reference/admin-api.md', 'utf8');
+  const section = doc.slice(doc.indexOf('## Scenarios'));
+  const yaml = /```yaml\n([\s\S]*?)```/.exec(section)?.[1];
+  assert.ok(yaml, 'the section has a YAML example');
+  const set = readScenarios(parseScenarioText(yaml, 'admin-api.md'), 'admin-api.md');
+  assert.deepEqual(set.scenarios.map((s) => s.name), ['dangerous']);
+  assert.ok(set.fallback?.scenario);
 });
