@@ -115,17 +115,22 @@ describeTransports('namespaces', (open) => {
     assert.deepEqual((await adminIn(h, 'header', 'b', 'GET', '/runs')).runs, []);
   });
 
-  it('eight concurrent workers sharing one server never see each other’s runs or time', async () => {
+  it('eight concurrent workers sharing one server never see each other’s runs, time, faults or journal entries', async () => {
     const h = await open();
     const worker = async (i: number) => {
       const via: Via = i % 2 === 0 ? 'header' : 'prefix';
       const ns = `worker-${i}`;
       const mine: string[] = [];
+      // Each worker's own fault: its first poll answers a Hermes-shaped 404 that names the worker.
+      const envelope = { error: { message: `worker ${i}`, type: 'invalid_request_error', param: null, code: 'run_not_found' } };
+      await adminIn(h, via, ns, 'POST', '/faults', { id: `teapot-${i}`, operation: 'get', times: 1, action: 'respond', status: 404, body: envelope, headers: { 'Content-Type': 'application/json; charset=utf-8' } });
       for (let n = 0; n < 5; n++) {
         mine.push((await submitIn(h, via, ns, `{"input":"w${i}-${n}"}`, { 'Idempotency-Key': `same-key-${n}` })).run_id);
         await adminIn(h, via, ns, 'POST', '/clock', { advance: i + 1 });
       }
       for (const id of mine.slice(0, 2)) await adminIn(h, via, ns, 'POST', `/runs/${id}/complete`, { output: `done ${i}` });
+      const teapot = await h.request('GET', at(via, ns, `/v1/runs/${mine[4]}`), { headers: nsHeaders(via, ns) });
+      assert.deepEqual([teapot.status, teapot.json().error.message], [404, `worker ${i}`]);
       return { i, via, ns, mine };
     };
     const results = await Promise.all(Array.from({ length: 8 }, (_, i) => worker(i)));
@@ -141,7 +146,18 @@ describeTransports('namespaces', (open) => {
       }
       const done = await h.request('GET', at(via, ns, `/v1/runs/${mine[0]}`), { headers: nsHeaders(via, ns) });
       assert.equal(done.json().output, `done ${i}`);
+      // Its fault is its own and spent; its journal holds its own requests only.
+      const faults = (await adminIn(h, via, ns, 'GET', '/faults')).faults;
+      assert.deepEqual(faults.map((f: { id: string }) => f.id), [`teapot-${i}`]);
+      const journal = (await adminIn(h, via, ns, 'GET', '/requests?operation=submit')).requests;
+      assert.equal(journal.length, 5, `worker ${i} journal`);
+      assert.ok(journal.every((e: { run_id: string | null }) => e.run_id === null || mine.includes(e.run_id)));
+      const teapots = (await adminIn(h, via, ns, 'GET', '/requests?status=404&operation=get')).requests;
+      assert.deepEqual(teapots.map((e: { fault_id: string | null }) => e.fault_id).filter(Boolean), [`teapot-${i}`]);
+      assert.equal(teapots.length, 9, 'its fault, then the 8 runs of others it could not read');
     }
     assert.deepEqual((await h.admin.runs()).runs, []);
+    assert.deepEqual((await h.admin.faults()).faults, []);
+    assert.equal((await h.admin.countRequests({ operation: 'submit' })).count, 0);
   });
 });
