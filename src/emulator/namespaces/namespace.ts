@@ -179,12 +179,13 @@ export class Namespace {
    * the seed's first ids. The clock and settings objects stay the same (callers may hold them).
    */
   reset(): void {
+    // The rows first: a store that refuses (locked, failing) fails the reset before anything else has changed.
+    this.store.replaceAll([]);
     this.traffic.reset();
     this.faults.reset();
     this.scenarios.reset();
     this.registry.stopSweeps();
     this.registry.clearMemory();
-    this.store.replaceAll([]);
     this.#recorder?.reset();
     const { options } = this.#shared;
     if (this.#ownClock) this.clock.reset({ start: options.time ?? undefined, frozen: options.frozen });

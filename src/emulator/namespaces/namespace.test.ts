@@ -1,0 +1,36 @@
+// A namespace reset against a store another connection has locked: the reset fails as one 503, changes nothing, and
+// goes through once the lock is gone (a busy database fails one request, never the process).
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import Database from 'better-sqlite3';
+import { createEmulator } from '../index.js';
+
+test('a reset on a locked store is one 503 that changes nothing; the next one goes through', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hermetic-ns-'));
+  const db = join(dir, 'runs.db');
+  const hermes = createEmulator({ db, time: 1_800_000_000, frozen: true, lockTimeout: 0.05 });
+  try {
+    const submit = await hermes.fetch(new Request('http://h/v1/runs', { method: 'POST', headers: { 'Idempotency-Key': 'k' }, body: '{"input":"x"}' }));
+    assert.equal(submit.status, 202);
+    await hermes.admin.clock({ advance: 5 });
+    const other = new Database(db);
+    other.exec('BEGIN IMMEDIATE');
+    const refused = await hermes.fetch(new Request('http://h/__admin/reset', { method: 'POST', body: '{}' }));
+    assert.equal(refused.status, 503);
+    assert.equal(((await refused.json()) as { error: { code: string } }).error.code, 'HERMETIC_STORE_BUSY');
+    assert.equal((await hermes.admin.runs()).runs.length, 1, 'the runs are still there');
+    assert.equal((await hermes.admin.getClock()).now, 1_800_000_005, 'the clock did not move');
+    other.exec('ROLLBACK');
+    other.close();
+    assert.deepEqual(await hermes.admin.reset(), { reset: ['default'] });
+    assert.equal((await hermes.admin.runs()).runs.length, 0);
+    const again = await hermes.fetch(new Request('http://h/v1/runs', { method: 'POST', headers: { 'Idempotency-Key': 'k' }, body: '{"input":"x"}' }));
+    assert.equal(((await again.json()) as { replayed: boolean }).replayed, false, 'the durable row went with the reset');
+  } finally {
+    await hermes.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
