@@ -52,7 +52,7 @@ test('where Hermes itself raises (a Python exception, a SQLite error) the page i
 /** A control plane whose run listing throws `error`. */
 function admin(error: unknown, reported: unknown[]): AdminDeps {
   const registry = { get statuses(): never { throw error; }, settle: () => null };
-  return { registry, onInternalError: (e: unknown) => void reported.push(e) } as unknown as AdminDeps;
+  return { registry, adminKey: null, onInternalError: (e: unknown) => void reported.push(e) } as unknown as AdminDeps;
 }
 
 test('a bug behind a control route is 500 HERMETIC_INTERNAL (not a BAD_FIELD) and reported', async () => {
