@@ -4045,7 +4045,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "type": ["string", "null"]
           },
           "action": { "$ref": "#/components/schemas/FaultAction" },
-          "status": { "description": "respond: the status (100 … 599).", "type": "number" },
+          "status": { "description": "respond: the status (200 … 599).", "type": "number" },
           "body": {
             "description": "respond: a string is sent as it is (text/plain unless headers say), null sends no body, other JSON as JSON.",
             "$ref": "#/components/schemas/FaultJson"

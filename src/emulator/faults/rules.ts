@@ -157,7 +157,8 @@ export function parseFaultRule(input: PyValue, where: string, codes: FaultErrorC
   };
   switch (action) {
     case 'respond': {
-      rule.status = num('status', (n) => Number.isInteger(n) && n >= 100 && n <= 599, 'an HTTP status from 100 to 599')
+      // A 1xx is never a final answer: a client would wait for the real one.
+      rule.status = num('status', (n) => Number.isInteger(n) && n >= 200 && n <= 599, 'an HTTP status from 200 to 599')
         ?? invalid('action "respond" needs "status".');
       const headers = parseHeaders(body.get('headers'), invalid);
       const raw = body.get('body');

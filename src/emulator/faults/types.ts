@@ -72,7 +72,7 @@ export interface FaultRuleInput {
   /** Draw this rule's probability from this seed instead of the namespace's. */
   seed?: string | null;
   action?: FaultAction;
-  /** respond: the status (100 … 599). */
+  /** respond: the status (200 … 599). */
   status?: number;
   /** respond: a string is sent as it is (text/plain unless headers say), null sends no body, other JSON as JSON. */
   body?: FaultJson;
