@@ -233,7 +233,8 @@ export class Faults {
       if (this.#closed) return finishFault(dropped(response.status), decidedBy ?? delayedBy, note);
     }
 
-    if (handled && decider) {
+    const wraps = decider !== null && ['admit_then_drop', 'sse_drop', 'sse_stall'].includes(decider.rule.action);
+    if (handled && decider && wraps) {
       const rule = decider.rule;
       const take = (): boolean => this.#take(decider);
       if (response.stream && response.status === 200) {
