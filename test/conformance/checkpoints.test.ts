@@ -87,4 +87,25 @@ describeTransports('checkpoints', (open) => {
     assert.equal(elsewhere.status, 404);
     assert.equal((await h.request('POST', '/ns/one/__admin/checkpoints/cp_1/restore', { body: '{}' })).status, 200);
   });
+
+  it('fault rules come back with their counts, and scenarios with them', async () => {
+    const h = await open();
+    const envelope = { error: { message: 'nope', type: 'invalid_request_error', param: null, code: 'run_not_found' } };
+    await h.admin.addFault({ id: 'twice', operation: 'get', times: 2, action: 'respond', status: 404, body: envelope, headers: { 'Content-Type': 'application/json; charset=utf-8' } });
+    await h.admin.scenarios({ scenarios: [{ name: 'greet', match: { input: 'hello' }, steps: [{ at: 1, complete: { output: 'hi there' } }] }] });
+    const run = await submit(h, 'x');
+    assert.equal((await h.request('GET', `/v1/runs/${run.run_id}`)).status, 404);
+    await admin(h, 'POST', '/checkpoints', {});
+    assert.equal((await h.request('GET', `/v1/runs/${run.run_id}`)).status, 404);
+    assert.equal((await h.request('GET', `/v1/runs/${run.run_id}`)).status, 200, 'spent');
+    await h.admin.deleteScenarios();
+    await admin(h, 'POST', '/checkpoints/cp_1/restore', {});
+    assert.deepEqual((await h.admin.faults()).faults.map((f) => [f.id, f.fired, f.remaining]), [['twice', 1, 1]]);
+    assert.equal((await h.request('GET', `/v1/runs/${run.run_id}`)).status, 404, 'one firing left');
+    assert.equal((await h.request('GET', `/v1/runs/${run.run_id}`)).status, 200);
+    assert.deepEqual((await h.admin.getScenarios()).scenarios.map((sc) => sc.name), ['greet']);
+    const greeted = await submit(h, 'hello');
+    await h.admin.clock({ advance: 1 });
+    assert.equal((await h.request('GET', `/v1/runs/${greeted.run_id}`)).json().output, 'hi there');
+  });
 });
