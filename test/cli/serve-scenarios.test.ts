@@ -1,10 +1,11 @@
 // `hermetic serve` with scenarios and the agent's defaults: --scenarios, --clock real|virtual, --start-delay, --on-stop,
 // --steer; refusals are one line with a code and exit 2; a real server plays examples/scenarios.yaml on its clock.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
+import { EMULATOR_OPTION_NAMES, parseEmulatorOptions } from '../../src/emulator/options.js';
 import { ScenarioSet } from '../../src/emulator/scenarios/index.js';
 import { serveOptions, type ServeSettings } from '../../src/emulator/serve/cli.js';
 import { HermeticError } from '../../src/shared/errors.js';
@@ -31,6 +32,21 @@ it('--clock virtual (or --frozen) freezes the clock, --clock real lets it run; t
   const scripted = settings(['--scenarios', 'examples/scenarios.yaml']).scenarios;
   assert.ok(scripted instanceof ScenarioSet);
   assert.equal(scripted.scenarios.length, 7);
+});
+
+it("a config file's scenarios (a path beside it, or written inline) and agent defaults; flags win over the file", () => {
+  mkdirSync(join(dir, 'conf'), { recursive: true });
+  writeFileSync(join(dir, 'conf', 's.yaml'), 'scenarios:\n  - name: from-file\n    steps: []\n');
+  writeFileSync(join(dir, 'conf', 'path.yaml'), 'scenarios: s.yaml\nagent: { startDelay: 3, acceptSteer: true }\n');
+  writeFileSync(join(dir, 'conf', 'inline.yaml'), 'scenarios:\n  default: { complete_after: 1 }\n  scenarios:\n    - { name: inline, steps: [] }\n');
+  const names = (args: string[]) => {
+    const settings = serveOptions(args, {}, dir) as ServeSettings;
+    const options = Object.fromEntries(Object.entries(settings).filter(([k]) => (EMULATOR_OPTION_NAMES as readonly string[]).includes(k)));
+    return { scenarios: parseEmulatorOptions(options).scenarios!.scenarios.map((x) => x.name), agent: settings.agent };
+  };
+  assert.deepEqual(names(['--config', 'conf/path.yaml', '--steer', 'decline']), { scenarios: ['from-file'], agent: { startDelay: 3, acceptSteer: false } });
+  assert.deepEqual(names(['--config', 'conf/inline.yaml']).scenarios, ['inline']);
+  assert.deepEqual(names(['--config', 'conf/inline.yaml', '--scenarios', 'conf/s.yaml']).scenarios, ['from-file'], 'the flag wins');
 });
 
 it('a wrong clock or agent flag is refused with HERMETIC_CLI_USAGE and one sentence', () => {
