@@ -81,7 +81,7 @@ function adminOperation(route: (typeof ADMIN_ROUTES)[number], contract: AdminRou
     '4XX': refused,
     '5XX': refused,
   };
-  operation.security = open ? [] : [{ adminKey: [] }, {}];
+  operation.security = open ? [] : [{ adminKey: [] }, { adminBearer: [] }, {}];
   return operation;
 }
 
@@ -219,7 +219,12 @@ export function openApiDocument(root = REPO_ROOT): Json {
           type: 'apiKey',
           in: 'header',
           name: ADMIN_KEY_HEADER,
-          description: `The control plane's key (--admin-key, HERMETIC_ADMIN_KEY); "Authorization: Bearer <key>" works too. Not needed when the server has none; ${OPEN_ADMIN_ROUTE.method} ${OPEN_ADMIN_ROUTE.path} never needs it.`,
+          description: `The control plane's key (--admin-key, HERMETIC_ADMIN_KEY). Not needed when the server has none; ${OPEN_ADMIN_ROUTE.method} ${OPEN_ADMIN_ROUTE.path} never needs it.`,
+        },
+        adminBearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: `The admin key as "Authorization: Bearer <key>", on control routes only (${ADMIN_KEY_HEADER} decides when both are sent).`,
         },
       },
     },

@@ -2008,7 +2008,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       },
       "get": {
         "operationId": "admin.getClock",
@@ -2029,7 +2029,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       }
     },
     "/__admin/sweep": {
@@ -2058,7 +2058,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       }
     },
     "/__admin/restart": {
@@ -2087,7 +2087,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       }
     },
     "/__admin/gateway": {
@@ -2116,7 +2116,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       },
       "get": {
         "operationId": "admin.getGateway",
@@ -2137,7 +2137,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       }
     },
     "/__admin/reset": {
@@ -2166,7 +2166,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       }
     },
     "/__admin/openapi.json": {
@@ -2190,7 +2190,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       }
     },
     "/__admin/namespaces": {
@@ -2214,7 +2214,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       }
     },
     "/__admin/runs": {
@@ -2238,7 +2238,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       }
     },
     "/__admin/runs/{run_id}": {
@@ -2265,7 +2265,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       }
     },
     "/__admin/runs/{run_id}/start": {
@@ -2297,7 +2297,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       }
     },
     "/__admin/runs/{run_id}/event": {
@@ -2329,7 +2329,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       }
     },
     "/__admin/runs/{run_id}/approval-request": {
@@ -2361,7 +2361,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       }
     },
     "/__admin/runs/{run_id}/complete": {
@@ -2393,7 +2393,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       }
     },
     "/__admin/runs/{run_id}/fail": {
@@ -2425,7 +2425,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       }
     },
     "/__admin/runs/{run_id}/raise": {
@@ -2457,7 +2457,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       }
     },
     "/__admin/runs/{run_id}/cancel": {
@@ -2489,7 +2489,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       }
     },
     "/__admin/runs/{run_id}/steer-policy": {
@@ -2534,7 +2534,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       }
     },
     "/__admin/runs/{run_id}/stop-policy": {
@@ -2584,7 +2584,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       }
     },
     "/__admin/scenarios": {
@@ -2613,7 +2613,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       },
       "get": {
         "operationId": "admin.getScenarios",
@@ -2634,7 +2634,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       },
       "delete": {
         "operationId": "admin.deleteScenarios",
@@ -2660,7 +2660,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       }
     },
     "/__admin/faults": {
@@ -2684,7 +2684,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       },
       "post": {
         "operationId": "admin.addFault",
@@ -2710,7 +2710,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       },
       "delete": {
         "operationId": "admin.clearFaults",
@@ -2740,7 +2740,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       }
     },
     "/__admin/faults/presets": {
@@ -2775,7 +2775,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       }
     },
     "/__admin/faults/{fault_id}": {
@@ -2802,7 +2802,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       },
       "delete": {
         "operationId": "admin.deleteFault",
@@ -2823,7 +2823,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       }
     },
     "/__admin/checkpoints": {
@@ -2852,7 +2852,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       },
       "get": {
         "operationId": "admin.checkpoints",
@@ -2884,7 +2884,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       }
     },
     "/__admin/checkpoints/{checkpoint_id}/restore": {
@@ -2916,7 +2916,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       }
     },
     "/__admin/checkpoints/{checkpoint_id}": {
@@ -2943,7 +2943,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       }
     },
     "/__admin/requests": {
@@ -3016,7 +3016,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       },
       "delete": {
         "operationId": "admin.clearRequests",
@@ -3051,7 +3051,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       }
     },
     "/__admin/requests/count": {
@@ -3133,7 +3133,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       }
     },
     "/__admin/metrics": {
@@ -3154,7 +3154,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": [{ "adminKey": [] }, {}]
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       }
     }
   },
@@ -4500,7 +4500,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
         "type": "apiKey",
         "in": "header",
         "name": "x-hermetic-admin-key",
-        "description": "The control plane's key (--admin-key, HERMETIC_ADMIN_KEY); \"Authorization: Bearer <key>\" works too. Not needed when the server has none; GET /__admin/health never needs it."
+        "description": "The control plane's key (--admin-key, HERMETIC_ADMIN_KEY). Not needed when the server has none; GET /__admin/health never needs it."
+      },
+      "adminBearer": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "The admin key as \"Authorization: Bearer <key>\", on control routes only (x-hermetic-admin-key decides when both are sent)."
       }
     }
   }
