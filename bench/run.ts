@@ -8,9 +8,10 @@
 // E3: events/s delivered over SSE to one subscriber (tool.started events played through the control plane in the
 // emulator's process, 64 per event-loop turn) against a raw node:http SSE writer producing the same frames the same
 // way; each measured from the first frame the client receives to the last. Target >= 0.5x.
-// Then runs bench/statedb-generate.ts and bench/forwarder.ts (backfill, forward tick, peak RSS) when present.
+// Then runs bench/statedb-generate.ts and bench/forwarder.ts (backfill, forward tick, peak RSS) when present, and
+// bench/namespaces.ts (1,000,000 requests through the journal, namespace creation, 1,000 namespaces against one).
 //   BENCH_ROUNDS=5 BENCH_CYCLES=4 BENCH_DURATION=1.5 BENCH_CONNECTIONS=10 BENCH_WARMUP=1 npm run bench
-//   BENCH_ONLY=http,sse,statedb,forwarder (any of them; default all)
+//   BENCH_ONLY=http,sse,statedb,forwarder,namespaces (any of them; default all)
 import { spawn, spawnSync } from 'node:child_process';
 import { request as httpGet } from 'node:http';
 import { existsSync } from 'node:fs';
@@ -29,7 +30,7 @@ const cycles = Number(process.env.BENCH_CYCLES ?? 4);
 const TARGETS = { get: 0.8, post: 0.3, sse: 0.5 };
 const SSE_EVENTS = Number(process.env.BENCH_SSE_EVENTS ?? 20_000);
 const here = dirname(fileURLToPath(import.meta.url));
-const only = new Set((process.env.BENCH_ONLY ?? 'http,sse,statedb,forwarder').split(',').map((x) => x.trim()));
+const only = new Set((process.env.BENCH_ONLY ?? 'http,sse,statedb,forwarder,namespaces').split(',').map((x) => x.trim()));
 
 interface Target {
   url: string;
@@ -107,6 +108,12 @@ async function main(): Promise<void> {
     console.log('\n--- bench/forwarder.ts ---');
     const r = spawnSync('npx', ['tsx', forwarder], { stdio: 'inherit' });
     if (r.status !== 0) console.log(`bench/forwarder.ts exited with ${r.status ?? r.signal}`);
+  }
+  const namespaces = join(here, 'namespaces.ts');
+  if (only.has('namespaces') && existsSync(namespaces)) {
+    console.log('\n--- bench/namespaces.ts ---');
+    const r = spawnSync('npx', ['tsx', namespaces], { stdio: 'inherit' });
+    if (r.status !== 0) console.log(`bench/namespaces.ts exited with ${r.status ?? r.signal}`);
   }
 }
 

@@ -189,6 +189,7 @@ it('a JSON and a YAML config file give the same options, checked by the option s
     adminKey: null,
     profiles: { alice: { apiKey: 'alice-file-key' }, bob: { apiKey: null } },
     insecureAdmin: false,
+    quiet: false,
   } as unknown as ReturnType<typeof strip>);
   assert.deepEqual([fromJson.db, fromJson.stateDb, fromJson.configPath], [join(dir, 'conf/json/stores/runs.db'), join(dir, 'conf/json/stores/state.db'), json]);
   assert.deepEqual([fromYaml.db, fromYaml.stateDb], [join(dir, 'conf/yaml/stores/runs.db'), join(dir, 'conf/yaml/stores/state.db')]);

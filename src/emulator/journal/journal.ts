@@ -53,21 +53,20 @@ const REPLAY_NONE = 0;
 const REPLAY_NO = 1;
 const REPLAY_YES = 2;
 
+// Per slot: NUMS numbers (seq, time, duration, status × 4 + replay) and REFS references (method, path, operation,
+// run id, fault id), each slot's fields side by side, so recording touches one or two cache lines, not ten arrays —
+// with a thousand namespaces, each ring is cold when its next request comes.
+const NUMS = 4;
+const REFS = 5;
+
 export class RequestJournal {
   readonly capacity: number;
-  // Struct of arrays: numbers in typed arrays, strings by reference (the request's own strings, no copies). The
-  // arrays grow by doubling up to the cap, so an idle namespace costs nothing; at the cap the ring only overwrites.
-  #seq = new Float64Array(0);
-  #time = new Float64Array(0);
-  #duration = new Float64Array(0);
-  #status = new Uint16Array(0);
-  #replay = new Uint8Array(0);
-  #method: string[] = [];
-  #path: string[] = [];
-  #operation: RequestOperation[] = [];
-  #runId: Array<string | null> = [];
-  #faultId: Array<string | null> = [];
-  /** Index of the oldest entry, and how many there are. */
+  // The arrays grow by doubling up to the cap, so an idle namespace costs nothing; at the cap the ring only overwrites.
+  #nums = new Float64Array(0);
+  #refs: Array<string | null> = [];
+  /** Slots allocated so far (≤ capacity). */
+  #allocated = 0;
+  /** Slot of the oldest entry, and how many there are. */
   #start = 0;
   #size = 0;
   #nextSeq = 1;
@@ -107,23 +106,26 @@ export class RequestJournal {
     let slot: number;
     if (this.#size < this.capacity) {
       // Not yet full: entries sit at 0 … size-1 (no wrap happens before the ring is full).
-      if (this.#size === this.#seq.length) this.#grow();
+      if (this.#size === this.#allocated) this.#grow();
       slot = this.#size++;
     } else {
       slot = this.#start;
       this.#start = this.#start + 1 === this.capacity ? 0 : this.#start + 1;
       this.#evicted++;
     }
-    this.#seq[slot] = this.#nextSeq++;
-    this.#time[slot] = time;
-    this.#duration[slot] = durationMs;
-    this.#status[slot] = status;
-    this.#replay[slot] = replayed === null ? REPLAY_NONE : replayed ? REPLAY_YES : REPLAY_NO;
-    this.#method[slot] = method;
-    this.#path[slot] = path;
-    this.#operation[slot] = operation;
-    this.#runId[slot] = runId;
-    this.#faultId[slot] = faultId;
+    const n = slot * NUMS;
+    const nums = this.#nums;
+    nums[n] = this.#nextSeq++;
+    nums[n + 1] = time;
+    nums[n + 2] = durationMs;
+    nums[n + 3] = status * 4 + (replayed === null ? REPLAY_NONE : replayed ? REPLAY_YES : REPLAY_NO);
+    const r = slot * REFS;
+    const refs = this.#refs;
+    refs[r] = method;
+    refs[r + 1] = path;
+    refs[r + 2] = operation;
+    refs[r + 3] = runId;
+    refs[r + 4] = faultId;
   }
 
   /** Matching entries, oldest first (with a limit: the most recent `limit` of them). */
@@ -148,11 +150,8 @@ export class RequestJournal {
     this.#start = 0;
     this.#size = 0;
     this.#evicted = 0;
-    // Drop the string references so cleared requests' paths and ids can be collected.
-    this.#method.fill('');
-    this.#path.fill('');
-    this.#runId.fill(null);
-    this.#faultId.fill(null);
+    // Drop the references so cleared requests' paths and ids can be collected.
+    this.#refs.fill(null);
     return n;
   }
 
@@ -188,65 +187,60 @@ export class RequestJournal {
     const since = f.since ?? null;
     const after = f.after ?? null;
     const byStatus = (statuses?.size ?? 0) + (classes?.size ?? 0) > 0;
+    const nums = this.#nums;
+    const refs = this.#refs;
     for (let i = 0; i < this.#size; i++) {
       let slot = this.#start + i;
       if (slot >= this.capacity) slot -= this.capacity;
-      if (after !== null && this.#seq[slot]! <= after) continue;
-      if (since !== null && this.#time[slot]! < since) continue;
-      if (operations && operations.size > 0 && !operations.has(this.#operation[slot]!)) continue;
+      const n = slot * NUMS;
+      const r = slot * REFS;
+      if (after !== null && nums[n]! <= after) continue;
+      if (since !== null && nums[n + 1]! < since) continue;
+      if (operations && operations.size > 0 && !operations.has(refs[r + 2]!)) continue;
       if (byStatus) {
-        const status = this.#status[slot]!;
+        const status = Math.floor(nums[n + 3]! / 4);
         if (!statuses?.has(status) && !classes?.has(Math.floor(status / 100))) continue;
       }
-      if (runId != null && this.#runId[slot] !== runId) continue;
-      if (method != null && this.#method[slot] !== method) continue;
+      if (runId != null && refs[r + 3] !== runId) continue;
+      if (method != null && refs[r] !== method) continue;
       out.push(slot);
     }
     return out;
   }
 
   #entry(slot: number): JournalEntry {
-    const replay = this.#replay[slot]!;
+    const n = slot * NUMS;
+    const r = slot * REFS;
+    const nums = this.#nums;
+    const refs = this.#refs;
+    const replay = nums[n + 3]! % 4;
     return {
-      seq: this.#seq[slot]!,
-      time: this.#time[slot]!,
-      method: this.#method[slot]!,
-      path: this.#path[slot]!,
-      operation: this.#operation[slot]!,
-      status: this.#status[slot]!,
-      duration_ms: Math.round(this.#duration[slot]! * 1000) / 1000,
-      run_id: this.#runId[slot]!,
+      seq: nums[n]!,
+      time: nums[n + 1]!,
+      method: refs[r]!,
+      path: refs[r + 1]!,
+      operation: refs[r + 2] as RequestOperation,
+      status: Math.floor(nums[n + 3]! / 4),
+      duration_ms: Math.round(nums[n + 2]! * 1000) / 1000,
+      run_id: refs[r + 3]!,
       replayed: replay === REPLAY_NONE ? null : replay === REPLAY_YES,
-      fault_id: this.#faultId[slot]!,
+      fault_id: refs[r + 4]!,
     };
   }
 
   #grow(): void {
-    this.#allocate(Math.min(this.capacity, Math.max(FIRST_ALLOCATION, this.#seq.length * 2)));
+    this.#allocate(Math.min(this.capacity, Math.max(FIRST_ALLOCATION, this.#allocated * 2)));
   }
 
-  /** New arrays of `length` slots keeping entries 0 … size-1 (only called while the ring has not wrapped). */
-  #allocate(length: number): void {
-    const keep = Math.min(this.#size, length);
-    const typed = <T extends Float64Array | Uint16Array | Uint8Array>(old: T, make: (n: number) => T): T => {
-      const next = make(length);
-      next.set(old.subarray(0, keep));
-      return next;
-    };
-    this.#seq = typed(this.#seq, (n) => new Float64Array(n));
-    this.#time = typed(this.#time, (n) => new Float64Array(n));
-    this.#duration = typed(this.#duration, (n) => new Float64Array(n));
-    this.#status = typed(this.#status, (n) => new Uint16Array(n));
-    this.#replay = typed(this.#replay, (n) => new Uint8Array(n));
-    const strings = <T>(old: T[], fill: T): T[] => {
-      const next = new Array<T>(length).fill(fill);
-      for (let i = 0; i < keep; i++) next[i] = old[i]!;
-      return next;
-    };
-    this.#method = strings(this.#method, '');
-    this.#path = strings(this.#path, '');
-    this.#operation = strings<RequestOperation>(this.#operation, 'other');
-    this.#runId = strings<string | null>(this.#runId, null);
-    this.#faultId = strings<string | null>(this.#faultId, null);
+  /** New arrays of `slots` slots keeping entries 0 … size-1 (only called while the ring has not wrapped). */
+  #allocate(slots: number): void {
+    const keep = Math.min(this.#size, slots);
+    const nums = new Float64Array(slots * NUMS);
+    nums.set(this.#nums.subarray(0, keep * NUMS));
+    const refs = new Array<string | null>(slots * REFS).fill(null);
+    for (let i = 0; i < keep * REFS; i++) refs[i] = this.#refs[i]!;
+    this.#nums = nums;
+    this.#refs = refs;
+    this.#allocated = slots;
   }
 }

@@ -4,6 +4,7 @@
 import type { Clock } from '../../shared/clock.js';
 import type { HttpRequest, HttpResponse } from '../http.js';
 import { describeRequest, type RequestInfo, type RequestOperation } from '../namespaces/operation.js';
+import { OPERATIONS } from '../api/routes.js';
 import { RequestJournal } from './journal.js';
 
 /** One request on its way through a namespace's pipeline; the faults part sets `faultId` when a rule affects it. */
@@ -30,13 +31,16 @@ export interface RequestRecord {
 
 export type RequestListener = (record: RequestRecord) => void;
 
+const REQUEST_OPERATIONS: readonly RequestOperation[] = [...OPERATIONS, 'admin', 'other'];
+const OPERATION_INDEX = new Map(REQUEST_OPERATIONS.map((op, i) => [op, i]));
+
 /** A submit's 202 body starts with its run id (wire/run-object key order). */
 const SUBMIT_RUN_ID = /^\{"run_id": "([^"\\]+)"/;
 
 export class RequestTraffic {
   readonly journal: RequestJournal;
-  /** Answered requests by operation, then status (metrics read these at scrape time). */
-  readonly counts = new Map<RequestOperation, Map<number, number>>();
+  /** Answered requests by operation and status, keyed operation index × 1000 + status (one numeric Map lookup). */
+  readonly #counts = new Map<number, number>();
 
   constructor(
     readonly namespace: string,
@@ -54,7 +58,7 @@ export class RequestTraffic {
   /** Notes the answer; returns it unchanged. */
   end(req: HttpRequest, trace: RequestTrace, response: HttpResponse): HttpResponse {
     // A dropped connection (a fault) reached the client as no answer at all: noted as status 0.
-    this.#note(req, trace, response.status, response);
+    this.#note(req, trace, response.drop ? 0 : response.status, response);
     return response;
   }
 
@@ -63,10 +67,15 @@ export class RequestTraffic {
     this.#note(req, trace, 500, null);
   }
 
+  /** Answered requests so far: [operation, status, count] (metrics read these at scrape time). */
+  *counts(): IterableIterator<[RequestOperation, number, number]> {
+    for (const [key, n] of this.#counts) yield [REQUEST_OPERATIONS[Math.floor(key / 1000)]!, key % 1000, n];
+  }
+
   /** Journal and tallies as new (a namespace reset). */
   reset(): void {
     this.journal.reset();
-    this.counts.clear();
+    this.#counts.clear();
   }
 
   #note(req: HttpRequest, trace: RequestTrace, status: number, response: HttpResponse | null): void {
@@ -76,9 +85,8 @@ export class RequestTraffic {
     let replayed: boolean | null = null;
     // An admitted submit's run id, even when the answer was then lost (admit_then_drop: Hermes did admit it).
     if (operation === 'submit' && response?.status === 202) [runId, replayed] = admitted(response);
-    let byStatus = this.counts.get(operation);
-    if (!byStatus) this.counts.set(operation, (byStatus = new Map()));
-    byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+    const key = OPERATION_INDEX.get(operation)! * 1000 + status;
+    this.#counts.set(key, (this.#counts.get(key) ?? 0) + 1);
     // The control plane is the test's own plumbing, not what the client under test sent: not journaled.
     if (operation !== 'admin') {
       this.journal.record(this.clock().now(), req.method, req.path, operation, status, durationMs, runId, replayed, trace.faultId);

@@ -22,9 +22,7 @@ export class EmulatorMetrics {
       collect() {
         requests.reset();
         for (const ns of namespaces.list()) {
-          for (const [operation, byStatus] of ns.traffic.counts) {
-            for (const [status, n] of byStatus) requests.inc({ namespace: ns.name, operation, status: String(status) }, n);
-          }
+          for (const [operation, status, n] of ns.traffic.counts()) requests.inc({ namespace: ns.name, operation, status: String(status) }, n);
         }
       },
     });

@@ -13,6 +13,7 @@ import { loadConfig } from './config.js';
 import { isLoopbackHost } from './exposure.js';
 import { startServer, type ServerOptions } from './node.js';
 import { profileOptions } from './profiles.js';
+import { requestLine } from './request-log.js';
 
 export const SERVE_HELP = `Usage: hermetic serve [options]
 
@@ -57,6 +58,9 @@ Options:
   --config FILE             read options from a JSON or YAML file: any createEmulator option, plus port, host and
                             insecureAdmin (examples/hermetic.yaml). Flags win over environment variables, which win
                             over the file. Relative paths in the file are relative to its folder
+  --journal-size N          requests each namespace's journal keeps for GET /__admin/requests (default 1000; 0: none)
+  --quiet                   print no line per request (by default: method, path, status, duration, namespace,
+                            operation)
   -h, --help                show this help
 `;
 
@@ -82,7 +86,7 @@ const SERVE_FLAGS = {
   draining: { type: 'boolean' }, profile: { type: 'string', multiple: true }, 'admin-key': { type: 'string' },
   'insecure-admin': { type: 'boolean' }, config: { type: 'string' }, faults: { type: 'string' },
   clock: { type: 'string' }, scenarios: { type: 'string' }, 'start-delay': { type: 'string' }, 'on-stop': { type: 'string' },
-  steer: { type: 'string' },
+  steer: { type: 'string' }, 'journal-size': { type: 'string' }, quiet: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies Record<string, FlagSpec>;
 
@@ -92,6 +96,8 @@ export interface ServeSettings extends ServerOptions {
   insecureAdmin: boolean;
   /** The --config file read, if any (absolute). */
   configPath: string | null;
+  /** No line per request on the console. */
+  quiet: boolean;
   /** How refusals name the db and stateDb paths: the flag, or the config file they came from. */
   storeLabels: { db: string; stateDb: string };
 }
@@ -181,7 +187,9 @@ export function serveOptions(argv: string[], env: NodeJS.ProcessEnv, cwd: string
       faults: v.faults === undefined ? undefined : loadFaultFile(resolve(cwd, v.faults), v.faults),
       scenarios: v.scenarios === undefined ? undefined : loadScenarioFile(resolve(cwd, v.scenarios), v.scenarios),
       agent: agentFlags(v, file.agent),
+      journalSize: integer('journal-size', v['journal-size'], 0, 10_000_000),
     }),
+    quiet: v.quiet ?? fileServer.quiet ?? false,
     insecureAdmin: v['insecure-admin'] ?? fileServer.insecureAdmin ?? false,
     configPath: config?.path ?? null,
     storeLabels: {
@@ -255,8 +263,9 @@ export async function serveCommand(argv: string[], out: (line: string) => void =
     return 0;
   }
   prepareStores(options);
-  const { insecureAdmin: _insecure, configPath, storeLabels: _labels, ...serverOptions } = options;
-  const server = await startServer(serverOptions);
+  const { insecureAdmin: _insecure, configPath, storeLabels: _labels, quiet, ...serverOptions } = options;
+  // One line per answered request, from the journal's metadata (never bodies, query strings or headers).
+  const server = await startServer({ ...serverOptions, onRequest: quiet ? null : (record) => out(requestLine(record)) });
   const auth = options.apiKey ? ` -H 'Authorization: Bearer ${options.apiKey}'` : '';
   out(`hermetic: Hermes Agent v${HERMES_VERSION} /v1/runs emulator listening on ${server.url}`);
   out(`  store: ${describeStore(options.db)}`);

@@ -23,6 +23,8 @@ export const SERVER_SCHEMA = {
   host: nonEmpty,
   /** Serve beyond loopback without an admin key (an open control plane on the network). */
   insecureAdmin: is.boolean,
+  /** Print no line per request (--quiet). */
+  quiet: is.boolean,
 } satisfies Record<string, Check<unknown, any>>;
 
 export type ServerFileOptions = { -readonly [K in keyof typeof SERVER_SCHEMA]?: ReturnType<(typeof SERVER_SCHEMA)[K]> };
