@@ -160,6 +160,20 @@ describeTransports('request journal', (open) => {
     assert.deepEqual(await paths('/ns/w2'), ['/v1/runs/run_b']);
   });
 
+  it('an onRequest listener that throws changes no answer (it is reported on stderr)', async () => {
+    const h = await open({ onRequest: () => { throw new Error('listener bug'); } });
+    const said: string[] = [];
+    const error = console.error;
+    console.error = (...a: unknown[]) => void said.push(a.join(' '));
+    try {
+      assert.equal((await h.request('GET', '/health')).status, 200);
+    } finally {
+      console.error = error;
+    }
+    assert.match(said.join('\n'), /^hermetic: the onRequest listener threw: Error: listener bug/);
+    assert.equal((await h.admin.countRequests()).count, 1);
+  });
+
   it('an event stream is journaled once its head is sent', async () => {
     const h = await open();
     const runId = await submit(h);

@@ -91,17 +91,13 @@ export class RequestTraffic {
     if (operation !== 'admin') {
       this.journal.record(this.clock().now(), req.method, req.path, operation, status, durationMs, runId, replayed, trace.faultId);
     }
-    this.listener?.({
-      namespace: this.namespace,
-      method: req.method,
-      path: req.path,
-      operation,
-      status,
-      durationMs,
-      runId,
-      replayed,
-      faultId: trace.faultId,
-    });
+    if (!this.listener) return;
+    try {
+      this.listener({ namespace: this.namespace, method: req.method, path: req.path, operation, status, durationMs, runId, replayed, faultId: trace.faultId });
+    } catch (e) {
+      // The listener is the caller's code: its failure must not turn the answer already made into a 500.
+      console.error(`hermetic: the onRequest listener threw: ${(e as Error)?.stack ?? String(e)}`);
+    }
   }
 }
 
