@@ -38,7 +38,16 @@ export {
   type AdminFailure,
   type AdminRaise,
   type AdminSteerPolicy,
+  type AdminScenario,
+  type AdminScenarioDocument,
+  type AdminScenarioList,
+  type AdminScenarioRemoval,
+  type ScenarioDefault,
+  type ScenarioMatch,
+  type ScenarioMatcher,
+  type ScenarioStep,
 } from './emulator/admin/client.js';
+export { loadScenarioFile, ScenarioSet } from './emulator/scenarios/index.js';
 export { ControlledClock, EPOCH_MIN, EPOCH_MAX, type Clock, type Timer, type ControlledClockOptions } from './shared/clock.js';
 export { HermeticError, ERROR_CODES, type ErrorCode } from './shared/errors.js';
 export {

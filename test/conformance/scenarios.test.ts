@@ -269,7 +269,7 @@ describeTransports('scenarios: steps', (open) => {
     await h.admin.scenarios({
       scenarios: [
         { match: { input: 'a' }, steps: [{ stop_policy: { acknowledge: false } }, { at: 5, complete: { output: 'anyway' } }] },
-        { match: { input: 'b' }, steps: [{ stop_policy: { acknowledge: false } }, { at: 3, stop_policy: { acknowledge: true } }, { at: 5, complete: {} }] },
+        { match: { input: 'b' }, steps: [{ stop_policy: { acknowledge: false } }, { at: 3, stop_policy: { acknowledge: true } }, { complete: { output: 'too late' } }] },
       ],
     });
     const a = await submit(h, { input: 'a' });

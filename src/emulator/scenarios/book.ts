@@ -242,8 +242,12 @@ export class ScenarioBook implements AgentScript {
         return;
       case 'stop_policy':
         run.acknowledgeStop = a.acknowledge;
-        // A stop held so far is noticed now: the agent checks its interrupt flag and returns interrupted.
-        if (a.acknowledge && run.stopRequested) agent.interrupt(run);
+        if (a.acknowledge && run.stopRequested) {
+          // A stop held so far is noticed now: the agent checks its interrupt flag and returns interrupted; it does
+          // nothing more of its script (not even steps due at this same instant).
+          this.#plays.delete(run.runId);
+          agent.interrupt(run);
+        }
         return;
       case 'hang':
         return;
