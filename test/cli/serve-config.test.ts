@@ -320,7 +320,7 @@ it('examples/hermetic.yaml loads and shows every key a config file can hold', ()
   const written = Object.keys(parse(readFileSync(example, 'utf8')) as object).sort();
   const every = [...Object.keys(SERVER_SCHEMA), ...EMULATOR_OPTION_NAMES.filter((k) => !(k in CODE_ONLY_OPTIONS))].sort();
   assert.deepEqual(written, every, 'add the new option to examples/hermetic.yaml (or, if only code can give it, to CODE_ONLY_OPTIONS)');
-  assert.deepEqual(config.server, { port: 8642, host: '127.0.0.1', insecureAdmin: false });
+  assert.deepEqual(config.server, { port: 8642, host: '127.0.0.1', insecureAdmin: false, quiet: false });
   // Every value it shows is the default (its one profile aside): the example documents, it does not change.
   assert.deepEqual({ ...parseEmulatorOptions(config.emulator), profiles: {} }, parseEmulatorOptions({}));
 });

@@ -55,9 +55,9 @@ Options:
   --steer accept|decline    whether the agent accepts steer text (default accept; decline: 409 as Hermes)
   --faults FILE.json        fault rules or presets every namespace starts with: a JSON list as POST /__admin/faults
                             takes, e.g. [{"preset": "hermes_submit_accepted_drop"}] (docs/reference/admin-api.md)
-  --config FILE             read options from a JSON or YAML file: any createEmulator option, plus port, host and
-                            insecureAdmin (examples/hermetic.yaml). Flags win over environment variables, which win
-                            over the file. Relative paths in the file are relative to its folder
+  --config FILE             read options from a JSON or YAML file: any createEmulator option, plus port, host,
+                            insecureAdmin and quiet (examples/hermetic.yaml). Flags win over environment variables,
+                            which win over the file. Relative paths in the file are relative to its folder
   --journal-size N          requests each namespace's journal keeps for GET /__admin/requests (default 1000; 0: none)
   --quiet                   print no line per request (by default: method, path, status, duration, namespace,
                             operation)
