@@ -31,6 +31,10 @@ function isolationSuite(hermes: HermeticSuite): void {
     seen.runId = await submit(hermes);
     await hermes.admin.complete(seen.runId, { output: 'Done.' });
     assert.equal(await status(hermes, seen.runId), 'completed');
+    // The header selects the same namespace as the /ns/<name> prefix.
+    const root = hermes.url.slice(0, -`/ns/${hermes.name}`.length);
+    const byHeader = await hermes.fetch(new Request(`${root}/v1/runs/${seen.runId}`, { headers: { ...hermes.headers, Authorization: `Bearer ${KEY}` } }));
+    assert.equal(byHeader.status, 200);
     await hermes.admin.clock({ advance: 3600 });
     await hermes.admin.gateway({ draining: true });
     assert.equal((await hermes.admin.runs()).runs.length, 1);
