@@ -7,6 +7,8 @@ import { discoverStores, type StoreRef } from '../reader/discover.js';
 import type { Sink } from '../sinks/sink.js';
 import { SqliteSink } from '../sinks/sqlite/sink.js';
 import { stepStore, type StepOptions, type StepResult } from './step.js';
+import { READ_WORKER_MODES, type ReadWorkerMode } from './feed.js';
+import { HermeticError } from '../../shared/errors.js';
 import { CursorCache } from '../checkpoint/cursors.js';
 
 export interface ForwarderOptions {
@@ -23,6 +25,12 @@ export interface ForwarderOptions {
   /** Milliseconds since the epoch (injected for tests). */
   now?: () => number;
   sink?: Sink;
+  /**
+   * Whether a worker thread reads and projects sessions while this thread writes (decision 0026): `auto` for passes
+   * with many sessions to read, `off`, or `only` (every pass that reads; for tests). Default `$HERMETIC_READ_WORKER`,
+   * else `auto`.
+   */
+  readWorker?: ReadWorkerMode;
 }
 
 export interface PassOptions {
@@ -42,6 +50,15 @@ export interface Forwarder {
   close(): void;
 }
 
+/** The read worker's mode: the option, else HERMETIC_READ_WORKER, else `auto`. */
+export function readWorkerMode(option: ReadWorkerMode | undefined, env: NodeJS.ProcessEnv = process.env): ReadWorkerMode {
+  const mode = option ?? env.HERMETIC_READ_WORKER ?? 'auto';
+  if (!(READ_WORKER_MODES as readonly string[]).includes(mode)) {
+    throw new HermeticError('HERMETIC_OPTIONS_INVALID', `The read worker mode must be ${READ_WORKER_MODES.join(', ')}; got "${mode}"${option === undefined ? ' (HERMETIC_READ_WORKER)' : ''}.`);
+  }
+  return mode as ReadWorkerMode;
+}
+
 /** Hermetic's home: the option, else HERMETIC_HOME, else ~/.hermetic. */
 export function hermeticHome(option: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
   return option ?? env.HERMETIC_HOME ?? join(homedir(), '.hermetic');
@@ -52,6 +69,7 @@ export function hermeticHome(option: string | undefined, env: NodeJS.ProcessEnv 
  */
 export function createForwarder(options: ForwarderOptions = {}): Forwarder {
   const home = hermeticHome(options.home);
+  const readWorker = readWorkerMode(options.readWorker);
   const now = options.now ?? Date.now;
   const sink = options.sink ?? SqliteSink.open(home);
   const policy: PolicyResolver = createPolicyResolver({ stateDir: home, now });
@@ -64,7 +82,7 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
     o.onStore?.(ref);
     return stepStore(ref, {
       sink, policy, redact: options.redact ?? false, origin, now: () => now() / 1000,
-      window: { since: o.since, until: o.until }, stamps: origin === 'forward' ? stamps : undefined, heartbeats: origin === 'forward' ? heartbeats : undefined, cursorCache, schemaCache, onProgress: o.onProgress, beforeWrite: o.beforeWrite,
+      window: { since: o.since, until: o.until }, stamps: origin === 'forward' ? stamps : undefined, heartbeats: origin === 'forward' ? heartbeats : undefined, cursorCache, schemaCache, readWorker, onProgress: o.onProgress, beforeWrite: o.beforeWrite,
     });
   });
   return {

@@ -9,7 +9,8 @@ import type { StoreRef } from '../reader/discover.js';
 import { readStore, StoreReader } from '../reader/index.js';
 import { changeStamp } from '../reader/stamp.js';
 import { REMOVED, type Batch, type Sink } from '../sinks/sink.js';
-import { projectOne } from './project.js';
+import { SessionFeed, type ReadWorkerMode } from './feed.js';
+import { judge } from './project.js';
 import { backoffSeconds } from './quarantine.js';
 import { batchCommitter, writeIsolated } from './write.js';
 
@@ -37,6 +38,8 @@ export interface StepOptions {
   cursorCache?: CursorCache;
   /** Column maps per store, reused while the store's schema cookie is unchanged. */
   schemaCache?: Map<string, { cookie: number; columns: Map<string, Set<string>> }>;
+  /** Whether a read worker reads sessions beside this thread (feed.ts; default `auto`). */
+  readWorker?: ReadWorkerMode;
   /** A test hook: called before each batch is written (crash tests kill the process here). */
   beforeWrite?: (batch: Batch) => void;
 }
@@ -64,6 +67,8 @@ export interface StepResult {
   messages: number;
   parts: number;
   rowIssues: number;
+  /** Sessions the read worker read and projected (the rest were read on the calling thread); decision 0026. */
+  readByWorker: number;
   policyDrops: PolicyDrop[];
   error: { code: string; message: string } | null;
 }
@@ -73,7 +78,7 @@ function emptyResult(ref: StoreRef): StepResult {
     store: ref.path, profile: ref.profile, backend: ref.backend, warning: ref.warning, read: null, schemaVersion: null,
     journalMode: null, replaced: false, sessionsSeen: 0, sessionsUnchanged: 0, sessionsOutsideWindow: 0, sessionsWritten: 0,
     sessionsIgnored: 0, sessionsRemoved: 0, sessionsQuarantined: 0, sessionsWaiting: 0, messages: 0, parts: 0,
-    rowIssues: 0, policyDrops: [], error: null,
+    rowIssues: 0, readByWorker: 0, policyDrops: [], error: null,
   };
 }
 
@@ -170,17 +175,28 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
       const batchMessages = options.batchMessages ?? 5000;
       let done = 0;
       let reset = result.replaced;
-      let i = 0;
+      let taken = 0;
+      let first = true;
       options.onProgress?.(0, todo.length);
-      while (i < todo.length || removed.length > 0 || reset || i === 0) {
-        const batch: Batch = { store: {}, reset, writes: [], removed: i === 0 ? removed.splice(0) : [], quarantine: { failed: [], cleared: [] } };
-        reset = false;
-        let messages = 0;
-        reader.snapshot(() => {
-          while (i < todo.length && batch.writes.length < batchSessions && messages < batchMessages) {
-            const mark = todo[i++]!;
-            const write = projectOne(reader, ref, mark.id, mark.fingerprint, options, result, cursors);
-            if (write === null) continue; // deleted since the marks were read: the next pass marks it removed
+      // Sessions come read and projected, in the order they are ready (feed.ts: here, or by the read worker).
+      const feed = new SessionFeed({
+        reader, ref, redact: options.redact, origin: options.origin, ids: todo.map((m) => m.id),
+        ledgerOf: (id) => cursors.sessions.get(id)?.ledger ?? null, mode: options.readWorker ?? 'auto',
+        window: { sessions: batchSessions, messages: batchMessages },
+      });
+      try {
+        for (;;) {
+          const batch: Batch = { store: {}, reset, writes: [], removed: first ? removed.splice(0) : [], quarantine: { failed: [], cleared: [] } };
+          reset = false;
+          first = false;
+          let messages = 0;
+          while (taken < todo.length && batch.writes.length < batchSessions && messages < batchMessages) {
+            const item = feed.next();
+            if (item === null) throw new HermeticError('HERMETIC_INTERNAL', `The pass over ${ref.path} ran out of sessions: ${taken} of ${todo.length} read.`);
+            taken++;
+            const mark = todo[item.index]!;
+            if (item.read === null) continue; // deleted since the marks were read: the next pass marks it removed
+            const write = 'error' in item.read ? item.read : judge(mark.id, mark.fingerprint, item.read, options.policy, result);
             if ('error' in write) {
               const failures = (cursors.quarantine.get(mark.id)?.failures ?? 0) + 1;
               batch.quarantine.failed.push({ sessionId: mark.id, error: write.error, failures, retryAt: now + backoffSeconds(failures) });
@@ -191,21 +207,24 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
             batch.writes.push(write);
             if (cursors.quarantine.has(mark.id)) batch.quarantine.cleared.push(mark.id);
           }
-        });
-        const last = i >= todo.length;
-        batch.store = storeRow({
-          identity, max_message_id: last ? facts.maxMessageId : result.replaced ? 0 : cursors.maxMessageId,
-          usage_stamp: last ? usage?.stamp ?? null : result.replaced ? null : cursors.usageStamp, last_tick_at: last ? options.now() : null,
-        });
-        options.beforeWrite?.(batch);
-        const written = writeIsolated(commit, batch, (id) => (cursors.quarantine.get(id)?.failures ?? 0) + 1, now, result);
-        for (const wr of written) {
-          if (wr.projection) { result.sessionsWritten++; result.messages += wr.projection.messages.length; result.parts += wr.projection.parts.length; result.rowIssues += wr.projection.issues.length; }
-          else result.sessionsIgnored++;
+          const last = taken >= todo.length;
+          batch.store = storeRow({
+            identity, max_message_id: last ? facts.maxMessageId : result.replaced ? 0 : cursors.maxMessageId,
+            usage_stamp: last ? usage?.stamp ?? null : result.replaced ? null : cursors.usageStamp, last_tick_at: last ? options.now() : null,
+          });
+          options.beforeWrite?.(batch);
+          const written = writeIsolated(commit, batch, (id) => (cursors.quarantine.get(id)?.failures ?? 0) + 1, now, result);
+          for (const wr of written) {
+            if (wr.projection) { result.sessionsWritten++; result.messages += wr.projection.messages.length; result.parts += wr.projection.parts.length; result.rowIssues += wr.projection.issues.length; }
+            else result.sessionsIgnored++;
+          }
+          done += batch.writes.length + batch.quarantine.failed.length;
+          options.onProgress?.(done, todo.length);
+          if (last) break;
         }
-        done += batch.writes.length + batch.quarantine.failed.length;
-        options.onProgress?.(done, todo.length);
-        if (last) break;
+      } finally {
+        result.readByWorker += feed.readByWorker;
+        feed.close();
       }
     });
     if (stamp !== null) options.stamps!.set(ref.path, stamp);

@@ -1,14 +1,21 @@
 // The sink contract: what a pipeline step hands to a sink, and the promise a sink makes. A sink applies a batch
 // whole or not at all, cursors included (spec DESIGN habit 14: the checkpoint moves only with the rows it covers).
 import type { RecordOf } from '../dataset/columns.js';
+import type { PackedRows } from '../dataset/packed.js';
 import type { Ledger, Projection } from '../projector/index.js';
 
 export type PolicyClass = 'full' | 'local-only';
 
+/** One table's rows: records, or packed (dataset/packed.ts) when the read worker projected the session. */
+export type Rows = readonly RecordOf[] | PackedRows;
+
+/** A session's records as a sink takes them: its messages and parts may come packed. */
+export type SessionRecords = Omit<Projection, 'messages' | 'parts'> & { messages: Rows; parts: Rows };
+
 export interface SessionWrite {
   sessionId: string;
   /** The session's records, or null when policy says ignore: then every row of it is removed and none written. */
-  projection: Projection | null;
+  projection: SessionRecords | null;
   policy: PolicyClass;
   fingerprint: string;
   maxMessageId: number;

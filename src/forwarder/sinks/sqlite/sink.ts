@@ -3,7 +3,8 @@
 import type { Db } from '../../../shared/sqlite.js';
 import { CURSORS, DAILY_USAGE, MESSAGES, MODEL_USAGE, PARTS, QUARANTINE, ROW_ISSUES, SESSIONS, STORES, USAGE_EVENTS, type DatasetTable, type RecordOf } from '../../dataset/columns.js';
 import type { Ledger } from '../../projector/index.js';
-import { REMOVED, type Batch, type Cursors, type SessionCursor, type Sink } from '../sink.js';
+import { isPacked, unpackRow } from '../../dataset/packed.js';
+import { REMOVED, type Batch, type Cursors, type Rows, type SessionCursor, type Sink } from '../sink.js';
 import { openDataset } from './dataset.js';
 
 type Stmt = { run(...params: unknown[]): unknown };
@@ -27,29 +28,38 @@ const CHUNK = 32;
 
 /**
  * Inserts many rows of one table: CHUNK rows per statement (one call into SQLite instead of CHUNK), the rest one by
- * one. The many messages and parts of a backfill spend less time crossing from JavaScript to SQLite.
+ * one. The many messages and parts of a backfill spend less time crossing from JavaScript to SQLite. The rows are
+ * records, or packed by the read worker (dataset/packed.ts): then each value is taken straight from the packing.
  */
-function bulkInserter(db: Db, t: DatasetTable): (rows: readonly RecordOf[]) => void {
+function bulkInserter(db: Db, t: DatasetTable): (rows: Rows) => void {
   const names = t.columns.map((c) => c.name);
   const tuple = `(${names.map(() => '?').join(', ')})`;
   const head = `INSERT INTO "${t.name}" (${names.map((n) => `"${n}"`).join(', ')}) VALUES `;
   const many = db.prepare(head + Array.from({ length: CHUNK }, () => tuple).join(', '));
-  const one = inserter(db, t);
+  const one = db.prepare(head + tuple);
   const values: unknown[] = new Array(names.length * CHUNK);
+  const single: unknown[] = new Array(names.length);
+  const fromRecord = (r: RecordOf, into: unknown[], at: number): number => {
+    for (const n of names) {
+      const v = r[n];
+      into[at++] = v === undefined ? null : v;
+    }
+    return at;
+  };
   return (rows) => {
+    const packed = isPacked(rows) ? rows : null;
+    if (packed && packed.width !== names.length) throw new Error(`packed ${t.name} rows have ${packed.width} values, not ${names.length}`);
+    const fill = (row: number, into: unknown[], at: number) => (packed ? unpackRow(packed, row, into, at) : fromRecord((rows as readonly RecordOf[])[row]!, into, at));
     let i = 0;
     for (; i + CHUNK <= rows.length; i += CHUNK) {
       let k = 0;
-      for (let j = i; j < i + CHUNK; j++) {
-        const r = rows[j]!;
-        for (const n of names) {
-          const v = r[n];
-          values[k++] = v === undefined ? null : v;
-        }
-      }
+      for (let j = i; j < i + CHUNK; j++) k = fill(j, values, k);
       many.run(values);
     }
-    for (; i < rows.length; i++) one(rows[i]!);
+    for (; i < rows.length; i++) {
+      fill(i, single, 0);
+      one.run(single);
+    }
   };
 }
 
@@ -57,7 +67,7 @@ export class SqliteSink implements Sink {
   readonly db: Db;
   readonly #put: Record<string, (r: RecordOf) => void>;
   readonly #del: Record<string, Stmt>;
-  readonly #bulk: { messages: (rows: readonly RecordOf[]) => void; parts: (rows: readonly RecordOf[]) => void };
+  readonly #bulk: { messages: (rows: Rows) => void; parts: (rows: Rows) => void };
   readonly #apply: Tx;
 
   constructor(db: Db) {

@@ -1,0 +1,105 @@
+// The sessions of a pass, read and projected, one at a time in whatever order they are ready: read on this thread,
+// or by the read worker while this thread writes (decision 0026). Both take indexes from one shared counter, so each
+// session is read once. With the worker off (or a small pass) this is simply a loop over the list.
+import { HermeticError } from '../../shared/errors.js';
+import type { Ledger } from '../projector/index.js';
+import type { StoreRef } from '../reader/discover.js';
+import type { StoreReader } from '../reader/index.js';
+import type { SessionRecords } from '../sinks/sink.js';
+import { newControl, ReadAhead } from './read-ahead.js';
+import { SLOT } from './read-protocol.js';
+import { readSession, type ReadContext } from './read-session.js';
+
+/**
+ * `auto`: a worker joins passes with at least READ_WORKER_MIN_SESSIONS sessions to read, while this thread also reads
+ * whenever the worker has nothing ready (so a worker that is slow to start costs nothing); `off`: never; `only`: the
+ * worker reads every session of every pass that has any (tests; a worker that cannot start is then an error).
+ */
+export type ReadWorkerMode = 'auto' | 'off' | 'only';
+export const READ_WORKER_MODES: readonly ReadWorkerMode[] = ['auto', 'off', 'only'];
+export const READ_WORKER_MIN_SESSIONS = 200;
+
+export interface FeedItem {
+  index: number;
+  read: SessionRecords | null | { error: string };
+}
+
+export interface FeedOptions {
+  reader: StoreReader;
+  ref: StoreRef;
+  redact: boolean;
+  origin: 'backfill' | 'forward';
+  ids: readonly string[];
+  ledgerOf: (id: string) => Ledger | null;
+  mode: ReadWorkerMode;
+  window: { sessions: number; messages: number };
+}
+
+export class SessionFeed {
+  readonly #o: FeedOptions;
+  readonly #ctx: ReadContext;
+  readonly #control = newControl();
+  #worker: ReadAhead | null = null;
+  /** The worker has read every session; what this thread reads it reads alone. */
+  #alone: boolean;
+  /** Sessions the worker read (the rest this thread read). */
+  readByWorker = 0;
+
+  constructor(o: FeedOptions) {
+    this.#o = o;
+    this.#ctx = { ref: o.ref, redact: o.redact, origin: o.origin };
+    const wanted = o.mode === 'only' ? o.ids.length > 0 : o.mode === 'auto' && o.ids.length >= READ_WORKER_MIN_SESSIONS;
+    if (wanted) {
+      this.#worker = ReadAhead.start({
+        ref: { path: o.ref.path, profile: o.ref.profile, hermesHome: o.ref.hermesHome }, file: o.reader.db.name, redact: o.redact,
+        origin: o.origin, ids: [...o.ids], ledgers: o.ids.map((id) => o.ledgerOf(id)),
+        schema: { cookie: o.reader.db.pragma('schema_version', { simple: true }) as number, columns: o.reader.columns },
+        window: o.window,
+      }, this.#control);
+      if (!this.#worker && o.mode === 'only') throw new HermeticError('HERMETIC_INTERNAL', 'The read worker could not be started.');
+    }
+    this.#alone = this.#worker === null;
+  }
+
+  /** Whether a worker is reading beside this thread (or was, this pass). */
+  get parallel(): boolean {
+    return this.#worker !== null;
+  }
+
+  /** The next session read, or null when every one has been handed out. Throws the worker's failure to read the store. */
+  next(): FeedItem | null {
+    for (;;) {
+      const w = this.#worker;
+      if (w && !w.finished) {
+        const m = w.take();
+        if (m) {
+          if (m.kind === 'session') {
+            this.readByWorker++;
+            return { index: m.index, read: m.read };
+          }
+          if (m.kind === 'fatal') throw new HermeticError(m.code, m.message);
+          if (m.kind === 'boot-failed') {
+            if (this.#o.mode === 'only') throw new HermeticError('HERMETIC_INTERNAL', `The read worker could not be started: ${m.message}`);
+            this.#alone = true;
+          }
+          continue;
+        }
+      }
+      if (this.#o.mode !== 'only' || this.#alone) {
+        const index = Atomics.add(this.#control, SLOT.next, 1);
+        if (index < this.#o.ids.length) {
+          const id = this.#o.ids[index]!;
+          return { index, read: readSession(this.#o.reader, id, this.#o.ledgerOf(id), this.#ctx) };
+        }
+      }
+      // Every index is taken: what is left is the worker's, unless it never started (in `only` mode it is waited for).
+      if (!w || w.finished || this.#alone || (this.#o.mode !== 'only' && w.closeIfIdle())) return null;
+      w.wait();
+    }
+  }
+
+  /** Stops the worker, if any (always called, also when the pass fails). */
+  close(): void {
+    this.#worker?.release();
+  }
+}

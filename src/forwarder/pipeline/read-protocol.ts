@@ -1,0 +1,57 @@
+// What the writing thread and the read worker share (decision 0026): the job, the messages, and the slots of one
+// shared Int32Array through which they claim sessions, wake each other and keep the worker at most a window ahead.
+import type { ErrorCode } from '../../shared/errors.js';
+import type { Ledger } from '../projector/index.js';
+import type { SessionRecords } from '../sinks/sink.js';
+
+/** Slots of the control array. */
+export const SLOT = {
+  /** The next index of the job's session list to read; both threads take indexes from it (Atomics.add). */
+  next: 0,
+  /** 0 before the worker starts, 1 once it runs, 2 when the writing thread gave up waiting for it to start. */
+  state: 1,
+  /** Bumped after each message the worker posts (the writing thread sleeps on it). */
+  posted: 2,
+  /** Sessions and message rows posted by the worker, and taken by the writing thread (it sleeps on `taken`). */
+  postedSessions: 3,
+  postedMessages: 4,
+  taken: 5,
+  takenMessages: 6,
+  /** Set by the writing thread to stop the worker at the next session. */
+  abort: 7,
+} as const;
+export const SLOTS = 8;
+
+export const STATE = { idle: 0, running: 1, closed: 2 } as const;
+
+export interface ReadJob {
+  ref: { path: string; profile: string; hermesHome: string };
+  /** The file the writing thread reads: the store, or its private copy (the worker reads the same one). */
+  file: string;
+  redact: boolean;
+  origin: 'backfill' | 'forward';
+  /** The sessions to read, by index (the control array hands the indexes out), with their usage ledgers. */
+  ids: string[];
+  ledgers: (Ledger | null)[];
+  /** The store's columns as the writing thread introspected them, valid while the schema cookie is this. */
+  schema: { cookie: number; columns: Map<string, Set<string>> };
+  /** How far ahead the worker may read: sessions and message rows posted but not yet taken. */
+  window: { sessions: number; messages: number };
+}
+
+/** A job as the writing thread posts it to the worker, with the control array of its pass. */
+export interface JobMessage {
+  id: number;
+  job: ReadJob;
+  control: Int32Array;
+}
+
+/** What the worker posts; `job` is the id of the job it belongs to (0 for the worker as a whole). */
+export type WorkerMessage =
+  | { kind: 'session'; job: number; index: number; read: SessionRecords | null | { error: string } }
+  /** Every index is taken and every read posted (or the job was let go). */
+  | { kind: 'done'; job: number }
+  /** Reading the store failed for good (after the reader's retries): the pass fails with this code. */
+  | { kind: 'fatal'; job: number; code: ErrorCode; message: string }
+  /** The worker's modules could not be loaded: it will run no job. */
+  | { kind: 'boot-failed'; job: 0; message: string };
