@@ -191,6 +191,7 @@ export function openApiDocument(root = REPO_ROOT): Json {
     servers: [HERMES_SERVERS[0], HERMES_SERVERS[1]],
     tags: [
       { name: 'Hermes runs', description: "Hermes's peer-run API." },
+      { name: 'Hermes sessions', description: "The API server's sessions, as `hermes peer run|dm` uses them." },
       { name: 'Hermes meta', description: 'What a peer client reads before it runs anything.' },
       { name: 'Not emulated', description: 'Routes Hermes serves that Hermetic answers with 501.' },
       { name: 'Control plane', description: 'Not part of Hermes: the routes a test drives the fake agent, the clock and the gateway with.' },

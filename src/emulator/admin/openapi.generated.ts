@@ -21,6 +21,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
   ],
   "tags": [
     { "name": "Hermes runs", "description": "Hermes's peer-run API." },
+    { "name": "Hermes sessions", "description": "The API server's sessions, as `hermes peer run|dm` uses them." },
     { "name": "Hermes meta", "description": "What a peer client reads before it runs anything." },
     { "name": "Not emulated", "description": "Routes Hermes serves that Hermetic answers with 501." },
     {
@@ -797,6 +798,530 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
         "security": [{ "hermesApiKey": [] }, {}]
       }
     },
+    "/api/sessions": {
+      "servers": [
+        { "url": "/", "description": "The default namespace." },
+        {
+          "url": "/ns/{namespace}",
+          "description": "Another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." }
+          }
+        },
+        {
+          "url": "/p/{profile}",
+          "description": "A named Hermes profile (its own API key).",
+          "variables": { "profile": { "default": "default" } }
+        },
+        {
+          "url": "/ns/{namespace}/p/{profile}",
+          "description": "A named Hermes profile of another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." },
+            "profile": { "default": "default" }
+          }
+        }
+      ],
+      "parameters": [{ "$ref": "#/components/parameters/namespace" }],
+      "get": {
+        "operationId": "hermes.sessions",
+        "summary": "List a profile's sessions",
+        "description": "Query: limit (default 50, at most 200), offset (at most 1000000) — Python int(), a bad or negative value is the default; source; include_children; title (exact, after strip); include_hidden (only with a title). Never a 400. Ordered by last activity, newest first; pinned sessions outside the window are appended.",
+        "tags": ["Hermes sessions"],
+        "x-hermetic-operation": "sessions",
+        "responses": {
+          "200": {
+            "description": "A page of sessions.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesSessionList" } } }
+          },
+          "400": {
+            "description": "A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "401": {
+            "description": "Missing or wrong API key (these routes take no room grant).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
+          },
+          "403": {
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+          },
+          "404": {
+            "description": "An unknown /p/{profile}/ prefix.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "500": {
+            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "content": {
+              "text/plain": { "schema": { "type": "string" } },
+              "text/html": { "schema": { "type": "string" } }
+            }
+          },
+          "503": {
+            "description": "The session store is locked past the lock timeout or failed (`session_db_unavailable`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          }
+        },
+        "security": [{ "hermesApiKey": [] }, {}]
+      },
+      "post": {
+        "operationId": "hermes.session_create",
+        "summary": "Create a session",
+        "tags": ["Hermes sessions"],
+        "x-hermetic-operation": "session_create",
+        "requestBody": {
+          "required": true,
+          "description": "Read as aiohttp's request.json(); must be an object.",
+          "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesSessionCreateRequest" } } }
+        },
+        "responses": {
+          "201": {
+            "description": "Created.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesSessionAnswer" } } }
+          },
+          "400": {
+            "description": "- Invalid JSON in the body, a body that is not an object, a non-integer Content-Length; an invalid or too long id (`invalid_session_id`), a system_prompt that is not a string, a title another session holds (`invalid_title`), `missing_model`.\n- A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or wrong API key (these routes take no room grant).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
+          },
+          "403": {
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+          },
+          "404": {
+            "description": "An unknown /p/{profile}/ prefix.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "409": {
+            "description": "The id exists (`session_exists`), or a model lock that cannot be routed (`model_lock_unavailable`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "413": {
+            "description": "Content-Length above 10 000 000 (`body_too_large`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "500": {
+            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "content": {
+              "text/plain": { "schema": { "type": "string" } },
+              "text/html": { "schema": { "type": "string" } }
+            }
+          },
+          "503": {
+            "description": "The session store is locked past the lock timeout or failed (`session_db_unavailable`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          }
+        },
+        "security": [{ "hermesApiKey": [] }, {}]
+      }
+    },
+    "/api/sessions/{session_id}": {
+      "servers": [
+        { "url": "/", "description": "The default namespace." },
+        {
+          "url": "/ns/{namespace}",
+          "description": "Another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." }
+          }
+        },
+        {
+          "url": "/p/{profile}",
+          "description": "A named Hermes profile (its own API key).",
+          "variables": { "profile": { "default": "default" } }
+        },
+        {
+          "url": "/ns/{namespace}/p/{profile}",
+          "description": "A named Hermes profile of another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." },
+            "profile": { "default": "default" }
+          }
+        }
+      ],
+      "parameters": [
+        { "name": "session_id", "in": "path", "required": true, "schema": { "type": "string" } },
+        { "$ref": "#/components/parameters/namespace" }
+      ],
+      "get": {
+        "operationId": "hermes.session",
+        "summary": "A session",
+        "tags": ["Hermes sessions"],
+        "x-hermetic-operation": "session",
+        "responses": {
+          "200": {
+            "description": "The session.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesSessionAnswer" } } }
+          },
+          "400": {
+            "description": "A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "401": {
+            "description": "Missing or wrong API key (these routes take no room grant).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
+          },
+          "403": {
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+          },
+          "404": {
+            "description": "- Unknown session id in this profile (`session_not_found`).\n- An unknown /p/{profile}/ prefix.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermesProfileNotFound" }
+                  ]
+                }
+              }
+            }
+          },
+          "500": {
+            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "content": {
+              "text/plain": { "schema": { "type": "string" } },
+              "text/html": { "schema": { "type": "string" } }
+            }
+          },
+          "503": {
+            "description": "The session store is locked past the lock timeout or failed (`session_db_unavailable`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          }
+        },
+        "security": [{ "hermesApiKey": [] }, {}]
+      },
+      "patch": {
+        "operationId": "hermes.session_update",
+        "summary": "Rename, pin, archive, hide or end a session",
+        "description": "The session is looked up before the body is read (404 first).",
+        "tags": ["Hermes sessions"],
+        "x-hermetic-operation": "session_update",
+        "requestBody": {
+          "required": true,
+          "description": "Read as aiohttp's request.json(); must be an object.",
+          "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesSessionUpdateRequest" } } }
+        },
+        "responses": {
+          "200": {
+            "description": "The session after the change.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesSessionAnswer" } } }
+          },
+          "400": {
+            "description": "- Invalid JSON in the body, a body that is not an object, a non-integer Content-Length; unknown fields (`unsupported_session_field`), a flag that is not a boolean (`invalid_session_field`), a title too long or held by another session (`invalid_title`).\n- A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or wrong API key (these routes take no room grant).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
+          },
+          "403": {
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+          },
+          "404": {
+            "description": "- Unknown session id in this profile (`session_not_found`).\n- An unknown /p/{profile}/ prefix.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermesProfileNotFound" }
+                  ]
+                }
+              }
+            }
+          },
+          "413": {
+            "description": "Content-Length above 10 000 000 (`body_too_large`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "500": {
+            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "content": {
+              "text/plain": { "schema": { "type": "string" } },
+              "text/html": { "schema": { "type": "string" } }
+            }
+          },
+          "503": {
+            "description": "The session store is locked past the lock timeout or failed (`session_db_unavailable`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          }
+        },
+        "security": [{ "hermesApiKey": [] }, {}]
+      },
+      "delete": {
+        "operationId": "hermes.session_delete",
+        "summary": "Delete a session and its messages",
+        "tags": ["Hermes sessions"],
+        "x-hermetic-operation": "session_delete",
+        "responses": {
+          "200": {
+            "description": "Deleted.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesSessionDeleted" } } }
+          },
+          "400": {
+            "description": "A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "401": {
+            "description": "Missing or wrong API key (these routes take no room grant).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
+          },
+          "403": {
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+          },
+          "404": {
+            "description": "- Unknown session id in this profile (`session_not_found`).\n- An unknown /p/{profile}/ prefix.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermesProfileNotFound" }
+                  ]
+                }
+              }
+            }
+          },
+          "500": {
+            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "content": {
+              "text/plain": { "schema": { "type": "string" } },
+              "text/html": { "schema": { "type": "string" } }
+            }
+          },
+          "503": {
+            "description": "The session store is locked past the lock timeout or failed (`session_db_unavailable`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          }
+        },
+        "security": [{ "hermesApiKey": [] }, {}]
+      }
+    },
+    "/api/sessions/{session_id}/messages": {
+      "servers": [
+        { "url": "/", "description": "The default namespace." },
+        {
+          "url": "/ns/{namespace}",
+          "description": "Another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." }
+          }
+        },
+        {
+          "url": "/p/{profile}",
+          "description": "A named Hermes profile (its own API key).",
+          "variables": { "profile": { "default": "default" } }
+        },
+        {
+          "url": "/ns/{namespace}/p/{profile}",
+          "description": "A named Hermes profile of another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." },
+            "profile": { "default": "default" }
+          }
+        }
+      ],
+      "parameters": [
+        { "name": "session_id", "in": "path", "required": true, "schema": { "type": "string" } },
+        { "$ref": "#/components/parameters/namespace" }
+      ],
+      "get": {
+        "operationId": "hermes.session_messages",
+        "summary": "A session's messages",
+        "description": "Query: limit (at most 500; absent: the latest 500), offset, order (oldest or latest).",
+        "tags": ["Hermes sessions"],
+        "x-hermetic-operation": "session_messages",
+        "responses": {
+          "200": {
+            "description": "A page of messages, oldest first.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesSessionMessages" } } }
+          },
+          "400": {
+            "description": "- A bad order, limit or offset (`invalid_pagination`).\n- A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or wrong API key (these routes take no room grant).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
+          },
+          "403": {
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+          },
+          "404": {
+            "description": "- Unknown session id in this profile (`session_not_found`).\n- An unknown /p/{profile}/ prefix.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermesProfileNotFound" }
+                  ]
+                }
+              }
+            }
+          },
+          "500": {
+            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "content": {
+              "text/plain": { "schema": { "type": "string" } },
+              "text/html": { "schema": { "type": "string" } }
+            }
+          },
+          "503": {
+            "description": "The session store is locked past the lock timeout or failed (`session_db_unavailable`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          }
+        },
+        "security": [{ "hermesApiKey": [] }, {}]
+      }
+    },
+    "/api/sessions/{session_id}/chat": {
+      "servers": [
+        { "url": "/", "description": "The default namespace." },
+        {
+          "url": "/ns/{namespace}",
+          "description": "Another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." }
+          }
+        },
+        {
+          "url": "/p/{profile}",
+          "description": "A named Hermes profile (its own API key).",
+          "variables": { "profile": { "default": "default" } }
+        },
+        {
+          "url": "/ns/{namespace}/p/{profile}",
+          "description": "A named Hermes profile of another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." },
+            "profile": { "default": "default" }
+          }
+        }
+      ],
+      "parameters": [
+        { "name": "session_id", "in": "path", "required": true, "schema": { "type": "string" } },
+        { "$ref": "#/components/parameters/namespace" }
+      ],
+      "post": {
+        "operationId": "hermes.session_chat",
+        "summary": "One synchronous agent turn in a session",
+        "description": "Answered when the fake agent returns (the control plane or a scenario ends the turn; the turn is listed by GET /__admin/runs). Checks in order: profile, Origin, body size, API key, draining (503), session-key header, the session (404), JSON body, the message, the system message, the model lock.",
+        "tags": ["Hermes sessions"],
+        "x-hermetic-operation": "session_chat",
+        "parameters": [{ "$ref": "#/components/parameters/X-Hermes-Session-Key" }],
+        "requestBody": {
+          "required": true,
+          "description": "Read as aiohttp's request.json(); must be an object.",
+          "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesSessionChatRequest" } } }
+        },
+        "responses": {
+          "200": {
+            "description": "The agent's reply.",
+            "headers": {
+              "X-Hermes-Session-Id": { "$ref": "#/components/headers/X-Hermes-Session-Id" },
+              "X-Hermes-Session-Key": { "$ref": "#/components/headers/X-Hermes-Session-Key" }
+            },
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesSessionChat" } } }
+          },
+          "400": {
+            "description": "- Invalid JSON in the body, a body that is not an object, a non-integer Content-Length; no message (`missing_message`), a bad content part (`param` is \"message\"), a system_message that is not a string, `missing_model`.\n- A bad X-Hermes-Session-Key.\n- A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermesSessionKeyError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or wrong API key (these routes take no room grant).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
+          },
+          "403": {
+            "description": "- X-Hermes-Session-Key while no API key is configured.\n- An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "404": {
+            "description": "- Unknown session id in this profile (`session_not_found`).\n- An unknown /p/{profile}/ prefix.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermesProfileNotFound" }
+                  ]
+                }
+              }
+            }
+          },
+          "409": {
+            "description": "A model lock that cannot be routed (`model_lock_unavailable`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "413": {
+            "description": "Content-Length above 10 000 000 (`body_too_large`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "500": {
+            "description": "- A model lock that could not be saved (`model_lock_persistence_failed`).\n- aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "content": {
+              "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } },
+              "text/plain": { "schema": { "type": "string" } },
+              "text/html": { "schema": { "type": "string" } }
+            }
+          },
+          "503": {
+            "description": "- The session store is locked past the lock timeout or failed (`session_db_unavailable`).\n- The gateway is draining (`gateway_draining`).",
+            "headers": { "Retry-After": { "$ref": "#/components/headers/Retry-After" } },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermesError" }
+                  ]
+                }
+              }
+            }
+          }
+        },
+        "security": [{ "hermesApiKey": [] }, {}]
+      }
+    },
     "/health/detailed": {
       "servers": [
         { "url": "/", "description": "The default namespace." },
@@ -1203,282 +1728,6 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
         "security": []
       }
     },
-    "/api/sessions": {
-      "servers": [
-        { "url": "/", "description": "The default namespace." },
-        {
-          "url": "/ns/{namespace}",
-          "description": "Another namespace.",
-          "variables": {
-            "namespace": { "default": "default", "description": "Any namespace name; created on first use." }
-          }
-        },
-        {
-          "url": "/p/{profile}",
-          "description": "A named Hermes profile (its own API key).",
-          "variables": { "profile": { "default": "default" } }
-        },
-        {
-          "url": "/ns/{namespace}/p/{profile}",
-          "description": "A named Hermes profile of another namespace.",
-          "variables": {
-            "namespace": { "default": "default", "description": "Any namespace name; created on first use." },
-            "profile": { "default": "default" }
-          }
-        }
-      ],
-      "parameters": [{ "$ref": "#/components/parameters/namespace" }],
-      "get": {
-        "operationId": "hermes.unsupported GET /api/sessions",
-        "summary": "Served by Hermes, not emulated",
-        "description": "A clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
-        "tags": ["Not emulated"],
-        "x-hermetic-operation": "unsupported",
-        "responses": {
-          "400": {
-            "description": "A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
-          },
-          "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
-          },
-          "404": {
-            "description": "An unknown /p/{profile}/ prefix.",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
-          },
-          "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
-            "content": {
-              "text/plain": { "schema": { "type": "string" } },
-              "text/html": { "schema": { "type": "string" } }
-            }
-          },
-          "501": {
-            "description": "HERMETIC_UNSUPPORTED_ROUTE.",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
-          }
-        },
-        "security": []
-      },
-      "post": {
-        "operationId": "hermes.unsupported POST /api/sessions",
-        "summary": "Served by Hermes, not emulated",
-        "description": "A clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
-        "tags": ["Not emulated"],
-        "x-hermetic-operation": "unsupported",
-        "responses": {
-          "400": {
-            "description": "A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
-          },
-          "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
-          },
-          "404": {
-            "description": "An unknown /p/{profile}/ prefix.",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
-          },
-          "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
-            "content": {
-              "text/plain": { "schema": { "type": "string" } },
-              "text/html": { "schema": { "type": "string" } }
-            }
-          },
-          "501": {
-            "description": "HERMETIC_UNSUPPORTED_ROUTE.",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
-          }
-        },
-        "security": []
-      }
-    },
-    "/api/sessions/{session_id}": {
-      "servers": [
-        { "url": "/", "description": "The default namespace." },
-        {
-          "url": "/ns/{namespace}",
-          "description": "Another namespace.",
-          "variables": {
-            "namespace": { "default": "default", "description": "Any namespace name; created on first use." }
-          }
-        },
-        {
-          "url": "/p/{profile}",
-          "description": "A named Hermes profile (its own API key).",
-          "variables": { "profile": { "default": "default" } }
-        },
-        {
-          "url": "/ns/{namespace}/p/{profile}",
-          "description": "A named Hermes profile of another namespace.",
-          "variables": {
-            "namespace": { "default": "default", "description": "Any namespace name; created on first use." },
-            "profile": { "default": "default" }
-          }
-        }
-      ],
-      "parameters": [
-        { "name": "session_id", "in": "path", "required": true, "schema": { "type": "string" } },
-        { "$ref": "#/components/parameters/namespace" }
-      ],
-      "get": {
-        "operationId": "hermes.unsupported GET /api/sessions/{session_id}",
-        "summary": "Served by Hermes, not emulated",
-        "description": "A clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
-        "tags": ["Not emulated"],
-        "x-hermetic-operation": "unsupported",
-        "responses": {
-          "400": {
-            "description": "A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
-          },
-          "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
-          },
-          "404": {
-            "description": "An unknown /p/{profile}/ prefix.",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
-          },
-          "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
-            "content": {
-              "text/plain": { "schema": { "type": "string" } },
-              "text/html": { "schema": { "type": "string" } }
-            }
-          },
-          "501": {
-            "description": "HERMETIC_UNSUPPORTED_ROUTE.",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
-          }
-        },
-        "security": []
-      },
-      "patch": {
-        "operationId": "hermes.unsupported PATCH /api/sessions/{session_id}",
-        "summary": "Served by Hermes, not emulated",
-        "description": "A clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
-        "tags": ["Not emulated"],
-        "x-hermetic-operation": "unsupported",
-        "responses": {
-          "400": {
-            "description": "A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
-          },
-          "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
-          },
-          "404": {
-            "description": "An unknown /p/{profile}/ prefix.",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
-          },
-          "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
-            "content": {
-              "text/plain": { "schema": { "type": "string" } },
-              "text/html": { "schema": { "type": "string" } }
-            }
-          },
-          "501": {
-            "description": "HERMETIC_UNSUPPORTED_ROUTE.",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
-          }
-        },
-        "security": []
-      },
-      "delete": {
-        "operationId": "hermes.unsupported DELETE /api/sessions/{session_id}",
-        "summary": "Served by Hermes, not emulated",
-        "description": "A clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
-        "tags": ["Not emulated"],
-        "x-hermetic-operation": "unsupported",
-        "responses": {
-          "400": {
-            "description": "A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
-          },
-          "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
-          },
-          "404": {
-            "description": "An unknown /p/{profile}/ prefix.",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
-          },
-          "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
-            "content": {
-              "text/plain": { "schema": { "type": "string" } },
-              "text/html": { "schema": { "type": "string" } }
-            }
-          },
-          "501": {
-            "description": "HERMETIC_UNSUPPORTED_ROUTE.",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
-          }
-        },
-        "security": []
-      }
-    },
-    "/api/sessions/{session_id}/messages": {
-      "servers": [
-        { "url": "/", "description": "The default namespace." },
-        {
-          "url": "/ns/{namespace}",
-          "description": "Another namespace.",
-          "variables": {
-            "namespace": { "default": "default", "description": "Any namespace name; created on first use." }
-          }
-        },
-        {
-          "url": "/p/{profile}",
-          "description": "A named Hermes profile (its own API key).",
-          "variables": { "profile": { "default": "default" } }
-        },
-        {
-          "url": "/ns/{namespace}/p/{profile}",
-          "description": "A named Hermes profile of another namespace.",
-          "variables": {
-            "namespace": { "default": "default", "description": "Any namespace name; created on first use." },
-            "profile": { "default": "default" }
-          }
-        }
-      ],
-      "parameters": [
-        { "name": "session_id", "in": "path", "required": true, "schema": { "type": "string" } },
-        { "$ref": "#/components/parameters/namespace" }
-      ],
-      "get": {
-        "operationId": "hermes.unsupported GET /api/sessions/{session_id}/messages",
-        "summary": "Served by Hermes, not emulated",
-        "description": "A clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
-        "tags": ["Not emulated"],
-        "x-hermetic-operation": "unsupported",
-        "responses": {
-          "400": {
-            "description": "A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
-          },
-          "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
-          },
-          "404": {
-            "description": "An unknown /p/{profile}/ prefix.",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
-          },
-          "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
-            "content": {
-              "text/plain": { "schema": { "type": "string" } },
-              "text/html": { "schema": { "type": "string" } }
-            }
-          },
-          "501": {
-            "description": "HERMETIC_UNSUPPORTED_ROUTE.",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
-          }
-        },
-        "security": []
-      }
-    },
     "/api/sessions/{session_id}/fork": {
       "servers": [
         { "url": "/", "description": "The default namespace." },
@@ -1509,67 +1758,6 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
       ],
       "post": {
         "operationId": "hermes.unsupported POST /api/sessions/{session_id}/fork",
-        "summary": "Served by Hermes, not emulated",
-        "description": "A clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
-        "tags": ["Not emulated"],
-        "x-hermetic-operation": "unsupported",
-        "responses": {
-          "400": {
-            "description": "A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
-          },
-          "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
-          },
-          "404": {
-            "description": "An unknown /p/{profile}/ prefix.",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
-          },
-          "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
-            "content": {
-              "text/plain": { "schema": { "type": "string" } },
-              "text/html": { "schema": { "type": "string" } }
-            }
-          },
-          "501": {
-            "description": "HERMETIC_UNSUPPORTED_ROUTE.",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
-          }
-        },
-        "security": []
-      }
-    },
-    "/api/sessions/{session_id}/chat": {
-      "servers": [
-        { "url": "/", "description": "The default namespace." },
-        {
-          "url": "/ns/{namespace}",
-          "description": "Another namespace.",
-          "variables": {
-            "namespace": { "default": "default", "description": "Any namespace name; created on first use." }
-          }
-        },
-        {
-          "url": "/p/{profile}",
-          "description": "A named Hermes profile (its own API key).",
-          "variables": { "profile": { "default": "default" } }
-        },
-        {
-          "url": "/ns/{namespace}/p/{profile}",
-          "description": "A named Hermes profile of another namespace.",
-          "variables": {
-            "namespace": { "default": "default", "description": "Any namespace name; created on first use." },
-            "profile": { "default": "default" }
-          }
-        }
-      ],
-      "parameters": [
-        { "name": "session_id", "in": "path", "required": true, "schema": { "type": "string" } },
-        { "$ref": "#/components/parameters/namespace" }
-      ],
-      "post": {
-        "operationId": "hermes.unsupported POST /api/sessions/{session_id}/chat",
         "summary": "Served by Hermes, not emulated",
         "description": "A clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
         "tags": ["Not emulated"],
@@ -4005,6 +4193,13 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "stop",
           "health",
           "capabilities",
+          "sessions",
+          "session_create",
+          "session",
+          "session_update",
+          "session_delete",
+          "session_messages",
+          "session_chat",
           "unsupported",
           "other"
         ]
@@ -4176,6 +4371,13 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "stop",
           "health",
           "capabilities",
+          "sessions",
+          "session_create",
+          "session",
+          "session_update",
+          "session_delete",
+          "session_messages",
+          "session_chat",
           "unsupported",
           "other"
         ]
@@ -4396,6 +4598,254 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
         "required": ["status", "platform", "version"],
         "additionalProperties": false
       },
+      "HermesSession": {
+        "description": "A session (spec sessions-api §5): keys in this order, only those the row has — create, get and update answers have neither `last_active` nor `preview`; list rows have both.",
+        "type": "object",
+        "properties": {
+          "id": { "type": "string" },
+          "source": { "type": "string" },
+          "user_id": { "type": ["string", "null"] },
+          "model": { "type": ["string", "null"] },
+          "title": { "type": ["string", "null"] },
+          "started_at": { "type": "number" },
+          "ended_at": { "type": ["number", "null"] },
+          "end_reason": { "type": ["string", "null"] },
+          "message_count": { "type": "integer" },
+          "tool_call_count": { "type": "integer" },
+          "input_tokens": { "type": "integer" },
+          "output_tokens": { "type": "integer" },
+          "cache_read_tokens": { "type": "integer" },
+          "cache_write_tokens": { "type": "integer" },
+          "reasoning_tokens": { "type": "integer" },
+          "estimated_cost_usd": { "type": ["number", "null"] },
+          "actual_cost_usd": { "type": ["number", "null"] },
+          "api_call_count": { "type": "integer" },
+          "parent_session_id": { "type": ["string", "null"] },
+          "last_active": { "type": "number" },
+          "preview": {
+            "type": "string",
+            "description": "The first user message: newlines as spaces, stripped, 60 characters and \"...\" when longer."
+          },
+          "_lineage_root_id": { "type": "string" },
+          "pinned": { "type": "boolean" },
+          "archived": { "type": "boolean" },
+          "hidden": { "type": "boolean" },
+          "has_system_prompt": { "type": "boolean" },
+          "has_model_config": { "type": "boolean" }
+        },
+        "required": [
+          "id",
+          "source",
+          "user_id",
+          "model",
+          "title",
+          "started_at",
+          "ended_at",
+          "end_reason",
+          "message_count",
+          "tool_call_count",
+          "input_tokens",
+          "output_tokens",
+          "cache_read_tokens",
+          "cache_write_tokens",
+          "reasoning_tokens",
+          "estimated_cost_usd",
+          "actual_cost_usd",
+          "api_call_count",
+          "parent_session_id",
+          "pinned",
+          "archived",
+          "hidden",
+          "has_system_prompt",
+          "has_model_config"
+        ],
+        "additionalProperties": false
+      },
+      "HermesSessionAnswer": {
+        "type": "object",
+        "properties": {
+          "object": { "const": "hermes.session" },
+          "session": { "$ref": "#/components/schemas/HermesSession" }
+        },
+        "required": ["object", "session"],
+        "additionalProperties": false
+      },
+      "HermesSessionList": {
+        "type": "object",
+        "properties": {
+          "object": { "const": "list" },
+          "data": { "type": "array", "items": { "$ref": "#/components/schemas/HermesSession" } },
+          "limit": { "type": "integer" },
+          "offset": { "type": "integer" },
+          "has_more": {
+            "type": "boolean",
+            "description": "Rows in `data` that are not pinned ≥ limit (pinned rows back-filled past the window do not count)."
+          }
+        },
+        "required": ["object", "data", "limit", "offset", "has_more"],
+        "additionalProperties": false
+      },
+      "HermesSessionDeleted": {
+        "type": "object",
+        "properties": {
+          "object": { "const": "hermes.session.deleted" },
+          "id": { "type": "string" },
+          "deleted": { "type": "boolean" }
+        },
+        "required": ["object", "id", "deleted"],
+        "additionalProperties": false
+      },
+      "HermesSessionMessage": {
+        "type": "object",
+        "properties": {
+          "id": { "type": "integer" },
+          "session_id": { "type": "string" },
+          "role": { "type": "string" },
+          "content": { "description": "Text, or the structured content (text and image parts) as stored." },
+          "tool_call_id": { "type": ["string", "null"] },
+          "tool_calls": {
+            "description": "OpenAI-style tool calls (`call_…`, function name and JSON arguments), or null."
+          },
+          "tool_name": { "type": ["string", "null"] },
+          "timestamp": { "type": "number" },
+          "token_count": { "type": ["integer", "null"] },
+          "finish_reason": { "type": ["string", "null"] },
+          "reasoning": { "type": ["string", "null"] },
+          "reasoning_content": { "type": ["string", "null"] },
+          "display_kind": { "type": ["string", "null"] }
+        },
+        "required": [
+          "id",
+          "session_id",
+          "role",
+          "content",
+          "tool_call_id",
+          "tool_calls",
+          "tool_name",
+          "timestamp",
+          "token_count",
+          "finish_reason",
+          "reasoning",
+          "reasoning_content",
+          "display_kind"
+        ],
+        "additionalProperties": false
+      },
+      "HermesSessionMessages": {
+        "type": "object",
+        "properties": {
+          "object": { "const": "list" },
+          "session_id": { "type": "string" },
+          "data": { "type": "array", "items": { "$ref": "#/components/schemas/HermesSessionMessage" } },
+          "pagination": {
+            "type": "object",
+            "properties": {
+              "limit": { "type": "integer" },
+              "offset": { "type": "integer" },
+              "order": { "enum": ["oldest", "latest"] },
+              "returned": { "type": "integer" }
+            },
+            "required": ["limit", "offset", "order", "returned"],
+            "additionalProperties": false
+          }
+        },
+        "required": ["object", "session_id", "data", "pagination"],
+        "additionalProperties": false
+      },
+      "HermesSessionCreateRequest": {
+        "type": "object",
+        "description": "Every field is optional; other fields are ignored.",
+        "properties": {
+          "id": {
+            "description": "Or `session_id`. A truthy value is str()-ed and stripped; else `api_<epoch>_<8 hex>` is minted."
+          },
+          "session_id": {},
+          "title": { "description": "str()-ed and sanitized; unique among the profile's sessions." },
+          "source": {
+            "description": "api_server, hermes_browser, browser (→ hermes_browser), cli, telegram, discord, slack, desktop or dashboard; anything else is api_server."
+          },
+          "system_prompt": { "type": ["string", "null"] },
+          "model": {},
+          "model_id": {},
+          "provider": {},
+          "provider_id": {},
+          "model_options": {},
+          "require_model_lock": {}
+        }
+      },
+      "HermesSessionUpdateRequest": {
+        "type": "object",
+        "description": "Only these fields; the flags must be JSON booleans.",
+        "properties": {
+          "title": { "type": ["string", "number", "boolean", "null"] },
+          "end_reason": {},
+          "pinned": { "type": "boolean" },
+          "archived": { "type": "boolean" },
+          "hidden": { "type": "boolean" },
+          "unread": { "type": "boolean" }
+        },
+        "additionalProperties": false
+      },
+      "HermesSessionChatRequest": {
+        "type": "object",
+        "properties": {
+          "message": { "description": "The user turn (or `input`): text, or a list of text and image_url parts." },
+          "input": {},
+          "system_message": { "type": ["string", "null"], "description": "Or `instructions`." },
+          "instructions": {},
+          "model": {},
+          "provider": {},
+          "model_options": {},
+          "require_model_lock": {}
+        }
+      },
+      "HermesSessionRuntime": {
+        "type": "object",
+        "properties": {
+          "provider": { "type": "string" },
+          "model": { "type": "string" },
+          "route_source": { "type": "string" },
+          "requested": {
+            "type": "object",
+            "properties": { "provider": { "type": "string" }, "model": { "type": "string" } },
+            "required": ["provider", "model"],
+            "additionalProperties": false
+          },
+          "model_lock": { "type": "string" }
+        },
+        "required": ["provider", "model", "route_source"],
+        "additionalProperties": false
+      },
+      "HermesSessionChat": {
+        "type": "object",
+        "properties": {
+          "object": { "const": "hermes.session.chat.completion" },
+          "session_id": { "type": "string" },
+          "message": {
+            "type": "object",
+            "properties": {
+              "role": { "const": "assistant" },
+              "content": { "description": "The agent's final answer (null when its loop failed)." }
+            },
+            "required": ["role", "content"],
+            "additionalProperties": false
+          },
+          "usage": {
+            "type": "object",
+            "properties": {
+              "input_tokens": { "type": "number" },
+              "output_tokens": { "type": "number" },
+              "total_tokens": { "type": "number" },
+              "runtime": { "$ref": "#/components/schemas/HermesSessionRuntime" }
+            },
+            "required": ["input_tokens", "output_tokens", "total_tokens"],
+            "additionalProperties": false
+          },
+          "runtime": { "$ref": "#/components/schemas/HermesSessionRuntime" }
+        },
+        "required": ["object", "session_id", "message", "usage", "runtime"],
+        "additionalProperties": false
+      },
       "HermesCapabilities": {
         "type": "object",
         "properties": {
@@ -4473,6 +4923,13 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
         "required": false,
         "description": "`1` on capacity (429) and draining (503) answers.",
         "schema": { "type": "string" }
+      },
+      "X-Hermes-Session-Id": {
+        "name": "X-Hermes-Session-Id",
+        "in": "header",
+        "required": false,
+        "description": "The session a session chat answered in.",
+        "schema": { "type": "string" }
       }
     },
     "headers": {
@@ -4487,6 +4944,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
       "Idempotency-Replayed": { "description": "`true` on a replayed submission.", "schema": { "const": "true" } },
       "Retry-After": {
         "description": "`1` on capacity (429) and draining (503) answers.",
+        "schema": { "type": "string" }
+      },
+      "X-Hermes-Session-Id": {
+        "description": "The session a session chat answered in.",
         "schema": { "type": "string" }
       }
     },

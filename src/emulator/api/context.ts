@@ -4,9 +4,12 @@ import type { GatewaySettings } from '../gateway.js';
 import type { HttpRequest, HttpResponse } from '../http.js';
 import type { RunRegistry } from '../runs/registry.js';
 import type { RunService } from '../runs/service.js';
+import type { SessionService } from '../sessions/index.js';
 
 export interface ApiDeps {
   readonly service: RunService;
+  /** The /api/sessions domain of this namespace. */
+  readonly sessions: SessionService;
   readonly registry: RunRegistry;
   readonly gateway: GatewaySettings;
   readonly clock: Clock;

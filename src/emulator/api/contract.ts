@@ -22,7 +22,7 @@ export interface HermesOperation {
   readonly operationId: string;
   readonly summary: string;
   readonly description?: string;
-  readonly tag: 'Hermes runs' | 'Hermes meta' | 'Not emulated';
+  readonly tag: 'Hermes runs' | 'Hermes sessions' | 'Hermes meta' | 'Not emulated';
   /** Request headers of this route (names of HERMES_HEADERS). */
   readonly headers?: readonly string[];
   readonly body?: { readonly schema: Schema; readonly description: string };
@@ -33,6 +33,10 @@ export interface HermesOperation {
 const ref = (name: string): SchemaObject => ({ $ref: `#/components/schemas/${name}` });
 const string: Schema = { type: 'string' };
 const number: Schema = { type: 'number' };
+const integer: Schema = { type: 'integer' };
+const boolean: Schema = { type: 'boolean' };
+const nullableString: Schema = { type: ['string', 'null'] };
+const nullableNumber: Schema = { type: ['number', 'null'] };
 const closed = (properties: Record<string, Schema>, required: string[] = Object.keys(properties)): SchemaObject => ({
   type: 'object',
   properties,
@@ -140,6 +144,135 @@ export const HERMES_SCHEMAS: Readonly<Record<string, Schema>> = {
   HermesSteerAccepted: closed({ object: { const: 'hermes.run.steer' }, run_id: string, accepted: { type: 'boolean' } }),
   HermesStopAccepted: closed({ run_id: string, status: { const: 'stopping' } }),
   HermesHealth: closed({ status: { const: 'ok' }, platform: { const: 'hermes-agent' }, version: string }),
+  HermesSession: {
+    description:
+      'A session (spec sessions-api §5): keys in this order, only those the row has — create, get and update answers have neither `last_active` nor `preview`; list rows have both.',
+    ...closed(
+      {
+        id: string,
+        source: string,
+        user_id: nullableString,
+        model: nullableString,
+        title: nullableString,
+        started_at: number,
+        ended_at: nullableNumber,
+        end_reason: nullableString,
+        message_count: integer,
+        tool_call_count: integer,
+        input_tokens: integer,
+        output_tokens: integer,
+        cache_read_tokens: integer,
+        cache_write_tokens: integer,
+        reasoning_tokens: integer,
+        estimated_cost_usd: nullableNumber,
+        actual_cost_usd: nullableNumber,
+        api_call_count: integer,
+        parent_session_id: nullableString,
+        last_active: number,
+        preview: { type: 'string', description: 'The first user message: newlines as spaces, stripped, 60 characters and "..." when longer.' },
+        _lineage_root_id: string,
+        pinned: boolean,
+        archived: boolean,
+        hidden: boolean,
+        has_system_prompt: boolean,
+        has_model_config: boolean,
+      },
+      [
+        'id', 'source', 'user_id', 'model', 'title', 'started_at', 'ended_at', 'end_reason', 'message_count', 'tool_call_count',
+        'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'estimated_cost_usd',
+        'actual_cost_usd', 'api_call_count', 'parent_session_id', 'pinned', 'archived', 'hidden', 'has_system_prompt', 'has_model_config',
+      ],
+    ),
+  },
+  HermesSessionAnswer: closed({ object: { const: 'hermes.session' }, session: ref('HermesSession') }),
+  HermesSessionList: closed({
+    object: { const: 'list' },
+    data: { type: 'array', items: ref('HermesSession') },
+    limit: integer,
+    offset: integer,
+    has_more: { type: 'boolean', description: 'Rows in `data` that are not pinned ≥ limit (pinned rows back-filled past the window do not count).' },
+  }),
+  HermesSessionDeleted: closed({ object: { const: 'hermes.session.deleted' }, id: string, deleted: boolean }),
+  HermesSessionMessage: closed({
+    id: integer,
+    session_id: string,
+    role: string,
+    content: { description: 'Text, or the structured content (text and image parts) as stored.' },
+    tool_call_id: nullableString,
+    tool_calls: { description: 'OpenAI-style tool calls (`call_…`, function name and JSON arguments), or null.' },
+    tool_name: nullableString,
+    timestamp: number,
+    token_count: { type: ['integer', 'null'] },
+    finish_reason: nullableString,
+    reasoning: nullableString,
+    reasoning_content: nullableString,
+    display_kind: nullableString,
+  }),
+  HermesSessionMessages: closed({
+    object: { const: 'list' },
+    session_id: string,
+    data: { type: 'array', items: ref('HermesSessionMessage') },
+    pagination: closed({ limit: integer, offset: integer, order: { enum: ['oldest', 'latest'] }, returned: integer }),
+  }),
+  HermesSessionCreateRequest: {
+    type: 'object',
+    description: 'Every field is optional; other fields are ignored.',
+    properties: {
+      id: { description: 'Or `session_id`. A truthy value is str()-ed and stripped; else `api_<epoch>_<8 hex>` is minted.' },
+      session_id: {},
+      title: { description: 'str()-ed and sanitized; unique among the profile\'s sessions.' },
+      source: { description: 'api_server, hermes_browser, browser (→ hermes_browser), cli, telegram, discord, slack, desktop or dashboard; anything else is api_server.' },
+      system_prompt: { type: ['string', 'null'] },
+      model: {}, model_id: {}, provider: {}, provider_id: {}, model_options: {}, require_model_lock: {},
+    },
+  },
+  HermesSessionUpdateRequest: {
+    type: 'object',
+    description: 'Only these fields; the flags must be JSON booleans.',
+    properties: {
+      title: { type: ['string', 'number', 'boolean', 'null'] },
+      end_reason: {},
+      pinned: boolean,
+      archived: boolean,
+      hidden: boolean,
+      unread: boolean,
+    },
+    additionalProperties: false,
+  },
+  HermesSessionChatRequest: {
+    type: 'object',
+    properties: {
+      message: { description: 'The user turn (or `input`): text, or a list of text and image_url parts.' },
+      input: {},
+      system_message: { type: ['string', 'null'], description: 'Or `instructions`.' },
+      instructions: {},
+      model: {}, provider: {}, model_options: {}, require_model_lock: {},
+    },
+  },
+  HermesSessionRuntime: {
+    type: 'object',
+    properties: {
+      provider: string,
+      model: string,
+      route_source: string,
+      requested: closed({ provider: string, model: string }),
+      model_lock: string,
+    },
+    required: ['provider', 'model', 'route_source'],
+    additionalProperties: false,
+  },
+  HermesSessionChat: closed({
+    object: { const: 'hermes.session.chat.completion' },
+    session_id: string,
+    message: closed({ role: { const: 'assistant' }, content: { description: "The agent's final answer (null when its loop failed)." } }),
+    usage: {
+      type: 'object',
+      properties: { input_tokens: number, output_tokens: number, total_tokens: number, runtime: ref('HermesSessionRuntime') },
+      required: ['input_tokens', 'output_tokens', 'total_tokens'],
+      additionalProperties: false,
+    },
+    runtime: ref('HermesSessionRuntime'),
+  }),
   HermesCapabilities: {
     type: 'object',
     properties: {
@@ -165,6 +298,7 @@ export const HERMES_HEADERS: Readonly<Record<string, { readonly description: str
   'X-Hermes-Session-Key': { description: 'Stripped; at most 256 characters, no CR, LF or NUL. Echoed on 202 answers.', schema: string },
   'Idempotency-Replayed': { description: '`true` on a replayed submission.', schema: { const: 'true' } },
   'Retry-After': { description: '`1` on capacity (429) and draining (503) answers.', schema: string },
+  'X-Hermes-Session-Id': { description: 'The session a session chat answered in.', schema: string },
 };
 
 const err = (description: string): HermesAnswer => ({ description, json: ref('HermesError') });
@@ -183,6 +317,11 @@ export const COMMON_ANSWERS: Readonly<Record<string, HermesAnswer | readonly Her
 };
 
 const RUNS = 'Hermes runs';
+const SESSIONS = 'Hermes sessions';
+const sessionNotFound = err('Unknown session id in this profile (`session_not_found`).');
+const sessionsUnavailable = err('The session store is locked past the lock timeout or failed (`session_db_unavailable`).');
+const keyOnly = { description: 'Missing or wrong API key (these routes take no room grant).', json: ref('HermesAuthError') } as const;
+const bodyErrors = 'Invalid JSON in the body, a body that is not an object, a non-integer Content-Length';
 
 const health: HermesOperation = {
   operationId: 'hermes.health',
@@ -276,6 +415,91 @@ export const HERMES_OPERATIONS: Readonly<Record<string, HermesOperation>> = {
       '404': runNotFound,
       '409': err('Another live gateway process owns the run (`run_not_active`).'),
       '413': err('Content-Length above 10 000 000 (`body_too_large`).'),
+    },
+  },
+  'GET /api/sessions': {
+    operationId: 'hermes.sessions',
+    summary: "List a profile's sessions",
+    description:
+      'Query: limit (default 50, at most 200), offset (at most 1000000) — Python int(), a bad or negative value is the default; source; include_children; title (exact, after strip); include_hidden (only with a title). Never a 400. Ordered by last activity, newest first; pinned sessions outside the window are appended.',
+    tag: SESSIONS,
+    answers: { '200': { description: 'A page of sessions.', json: ref('HermesSessionList') }, '401': keyOnly, '503': sessionsUnavailable },
+  },
+  'POST /api/sessions': {
+    operationId: 'hermes.session_create',
+    summary: 'Create a session',
+    tag: SESSIONS,
+    body: { schema: ref('HermesSessionCreateRequest'), description: "Read as aiohttp's request.json(); must be an object." },
+    answers: {
+      '201': { description: 'Created.', json: ref('HermesSessionAnswer') },
+      '400': err(`${bodyErrors}; an invalid or too long id (\`invalid_session_id\`), a system_prompt that is not a string, a title another session holds (\`invalid_title\`), \`missing_model\`.`),
+      '401': keyOnly,
+      '409': err('The id exists (`session_exists`), or a model lock that cannot be routed (`model_lock_unavailable`).'),
+      '413': err('Content-Length above 10 000 000 (`body_too_large`).'),
+      '503': sessionsUnavailable,
+    },
+  },
+  'GET /api/sessions/{session_id}': {
+    operationId: 'hermes.session',
+    summary: 'A session',
+    tag: SESSIONS,
+    answers: { '200': { description: 'The session.', json: ref('HermesSessionAnswer') }, '401': keyOnly, '404': sessionNotFound, '503': sessionsUnavailable },
+  },
+  'PATCH /api/sessions/{session_id}': {
+    operationId: 'hermes.session_update',
+    summary: 'Rename, pin, archive, hide or end a session',
+    description: 'The session is looked up before the body is read (404 first).',
+    tag: SESSIONS,
+    body: { schema: ref('HermesSessionUpdateRequest'), description: "Read as aiohttp's request.json(); must be an object." },
+    answers: {
+      '200': { description: 'The session after the change.', json: ref('HermesSessionAnswer') },
+      '400': err(`${bodyErrors}; unknown fields (\`unsupported_session_field\`), a flag that is not a boolean (\`invalid_session_field\`), a title too long or held by another session (\`invalid_title\`).`),
+      '401': keyOnly,
+      '404': sessionNotFound,
+      '413': err('Content-Length above 10 000 000 (`body_too_large`).'),
+      '503': sessionsUnavailable,
+    },
+  },
+  'DELETE /api/sessions/{session_id}': {
+    operationId: 'hermes.session_delete',
+    summary: 'Delete a session and its messages',
+    tag: SESSIONS,
+    answers: { '200': { description: 'Deleted.', json: ref('HermesSessionDeleted') }, '401': keyOnly, '404': sessionNotFound, '503': sessionsUnavailable },
+  },
+  'GET /api/sessions/{session_id}/messages': {
+    operationId: 'hermes.session_messages',
+    summary: "A session's messages",
+    description: 'Query: limit (at most 500; absent: the latest 500), offset, order (oldest or latest).',
+    tag: SESSIONS,
+    answers: {
+      '200': { description: 'A page of messages, oldest first.', json: ref('HermesSessionMessages') },
+      '400': err('A bad order, limit or offset (`invalid_pagination`).'),
+      '401': keyOnly,
+      '404': sessionNotFound,
+      '503': sessionsUnavailable,
+    },
+  },
+  'POST /api/sessions/{session_id}/chat': {
+    operationId: 'hermes.session_chat',
+    summary: 'One synchronous agent turn in a session',
+    description:
+      "Answered when the fake agent returns (the control plane or a scenario ends the turn; the turn is listed by GET /__admin/runs). Checks in order: profile, Origin, body size, API key, draining (503), session-key header, the session (404), JSON body, the message, the system message, the model lock.",
+    tag: SESSIONS,
+    headers: ['X-Hermes-Session-Key'],
+    body: { schema: ref('HermesSessionChatRequest'), description: "Read as aiohttp's request.json(); must be an object." },
+    answers: {
+      '200': { description: "The agent's reply.", json: ref('HermesSessionChat'), headers: ['X-Hermes-Session-Id', 'X-Hermes-Session-Key'] },
+      '400': [
+        err(`${bodyErrors}; no message (\`missing_message\`), a bad content part (\`param\` is "message"), a system_message that is not a string, \`missing_model\`.`),
+        { description: 'A bad X-Hermes-Session-Key.', json: ref('HermesSessionKeyError') },
+      ],
+      '401': keyOnly,
+      '403': err('X-Hermes-Session-Key while no API key is configured.'),
+      '404': sessionNotFound,
+      '409': err('A model lock that cannot be routed (`model_lock_unavailable`).'),
+      '413': err('Content-Length above 10 000 000 (`body_too_large`).'),
+      '500': [err('A model lock that could not be saved (`model_lock_persistence_failed`).'), COMMON_ANSWERS['500'] as HermesAnswer],
+      '503': [sessionsUnavailable, { description: 'The gateway is draining (`gateway_draining`).', json: ref('HermesError'), headers: ['Retry-After'] }],
     },
   },
   'GET /health': health,

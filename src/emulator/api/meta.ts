@@ -47,16 +47,20 @@ const ENDPOINTS: Array<[string, string, string]> = [
   ['artifact_download', 'GET', '/v1/artifacts/download/{artifact_id}'],
 ];
 
+/** The session endpoints the emulator serves (spec sessions-api §1); fork, chat/stream and model are not. */
+const EMULATED_SESSION_ENDPOINTS = new Set(['sessions', 'session_create', 'session', 'session_update', 'session_delete', 'session_messages', 'session_chat']);
+
 /** Routes Hermes advertises that the emulator does not reproduce (docs/reference/coverage.md). */
 export const UNEMULATED_ROUTES: Array<[string, string]> = ENDPOINTS.filter(
-  ([, , path]) => !path.startsWith('/v1/runs') && path !== '/health' && path !== '/v1/capabilities',
+  ([name, , path]) =>
+    !path.startsWith('/v1/runs') && path !== '/health' && path !== '/v1/capabilities' && !EMULATED_SESSION_ENDPOINTS.has(name),
 ).map(([, method, path]) => [method, path]);
 
 /** A Hermes route the emulator does not reproduce: a clear 501 rather than a 404 that looks like Hermes's. */
 export function unsupported(ctx: ApiContext): HttpResponse {
   const error = new HermeticError(
     'HERMETIC_UNSUPPORTED_ROUTE',
-    `Hermes serves ${ctx.req.method} ${ctx.req.path}, but Hermetic emulates only /v1/runs, /health, /v1/health and /v1/capabilities.`,
+    `Hermes serves ${ctx.req.method} ${ctx.req.path}, but Hermetic emulates only /v1/runs, /api/sessions (list, create, get, update, delete, messages, chat), /health, /v1/health and /v1/capabilities.`,
   );
   return { status: 501, headers: [['Content-Type', 'application/json; charset=utf-8']], body: JSON.stringify(error.toJSON()) };
 }

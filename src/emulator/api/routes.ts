@@ -4,6 +4,7 @@ import type { Handler } from './context.js';
 import { capabilities, health, UNEMULATED_ROUTES, unsupported } from './meta.js';
 import { runEvents } from './run-events.js';
 import { approveRun, getRun, steerRun, stopRun, submitRun } from './runs.js';
+import { createSession, deleteSession, getSession, listSessions, patchSession, sessionChat, sessionMessages } from './sessions.js';
 
 /** 'key': API key only; 'key-or-room': API key or a HermesRoom grant; 'none': open. */
 export type AuthRule = 'key' | 'key-or-room' | 'none';
@@ -18,7 +19,12 @@ export interface Route {
 }
 
 /** The operations fault rules and the request journal match on (decision 0019). */
-export const OPERATIONS = ['submit', 'get', 'events', 'approval', 'steer', 'stop', 'health', 'capabilities', 'unsupported'] as const;
+export const OPERATIONS = [
+  'submit', 'get', 'events', 'approval', 'steer', 'stop', 'health', 'capabilities',
+  // The session routes, named as /v1/capabilities names their endpoints (spec sessions-api §1).
+  'sessions', 'session_create', 'session', 'session_update', 'session_delete', 'session_messages', 'session_chat',
+  'unsupported',
+] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
 export const ROUTES: readonly Route[] = [
@@ -31,6 +37,14 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/health', operation: 'health', auth: 'none', handler: health },
   { method: 'GET', path: '/v1/health', operation: 'health', auth: 'none', handler: health },
   { method: 'GET', path: '/v1/capabilities', operation: 'capabilities', auth: 'key', handler: capabilities },
+  // spec sessions-api §1: the plain API-key check on every session route (no room grants).
+  { method: 'GET', path: '/api/sessions', operation: 'sessions', auth: 'key', handler: listSessions },
+  { method: 'POST', path: '/api/sessions', operation: 'session_create', auth: 'key', handler: createSession },
+  { method: 'GET', path: '/api/sessions/{session_id}', operation: 'session', auth: 'key', handler: getSession },
+  { method: 'PATCH', path: '/api/sessions/{session_id}', operation: 'session_update', auth: 'key', handler: patchSession },
+  { method: 'DELETE', path: '/api/sessions/{session_id}', operation: 'session_delete', auth: 'key', handler: deleteSession },
+  { method: 'GET', path: '/api/sessions/{session_id}/messages', operation: 'session_messages', auth: 'key', handler: sessionMessages },
+  { method: 'POST', path: '/api/sessions/{session_id}/chat', operation: 'session_chat', auth: 'key', handler: sessionChat },
   // Hermes serves these too; the emulator says plainly that it does not (501 HERMETIC_UNSUPPORTED_ROUTE).
   ...UNEMULATED_ROUTES.map(([method, path]): Route => ({ method, path, operation: 'unsupported', auth: 'none', handler: unsupported })),
 ];

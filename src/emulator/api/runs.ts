@@ -7,7 +7,7 @@ import { isDict, pyStrip, type PyDict, type PyValue } from '../../shared/python/
 import type { StopOutcome } from '../runs/service.js';
 import { parseSessionKey, validateRunBody, validIdempotencyKey } from '../runs/validate.js';
 import { errorResponse, jsonResponse, sessionKeyErrorResponse } from '../wire/responses.js';
-import { expectedKey } from './auth.js';
+import { DEFAULT_PROFILE, expectedKey } from './auth.js';
 import { readJson } from './body.js';
 import type { ApiContext } from './context.js';
 
@@ -34,7 +34,7 @@ export async function submitRun(ctx: ApiContext): Promise<HttpResponse> {
   const request = validateRunBody(parsed.value);
   if ('status' in request) return errorResponse(request);
   // Steps 11–15.
-  const admitted = await service.submit({ scope: ctx.scope, idempotencyKey: key || null, fingerprint: print, request, capacityFault: faults?.capacity, header: (name) => ctx.req.header(name) });
+  const admitted = await service.submit({ scope: ctx.scope, idempotencyKey: key || null, fingerprint: print, request, capacityFault: faults?.capacity, header: (name) => ctx.req.header(name), profile: ctx.profile ?? DEFAULT_PROFILE });
   if (!admitted.ok) return errorResponse(admitted.error);
   const { runId, status, replayed } = admitted.value;
   const headers: Array<[string, string]> = [];

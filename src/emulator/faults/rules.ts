@@ -8,7 +8,8 @@ import { findPreset, PRESET_NAMES } from './presets.js';
 import type { FaultAction, FaultOperation, FaultPresetName, FaultRule } from './types.js';
 
 export const FAULT_OPERATIONS: readonly FaultOperation[] = [
-  'submit', 'get', 'events', 'approval', 'steer', 'stop', 'health', 'capabilities', 'unsupported', 'other',
+  'submit', 'get', 'events', 'approval', 'steer', 'stop', 'health', 'capabilities',
+  'sessions', 'session_create', 'session', 'session_update', 'session_delete', 'session_messages', 'session_chat', 'unsupported', 'other',
 ];
 export const FAULT_ACTIONS: readonly FaultAction[] = [
   'respond', 'delay', 'drop', 'admit_then_drop', 'sse_drop', 'sse_stall', 'throttle', 'drain',

@@ -12,6 +12,13 @@ export type FaultOperation =
   | 'stop'
   | 'health'
   | 'capabilities'
+  | 'sessions'
+  | 'session_create'
+  | 'session'
+  | 'session_update'
+  | 'session_delete'
+  | 'session_messages'
+  | 'session_chat'
   | 'unsupported'
   | 'other';
 

@@ -8,6 +8,7 @@ import { normaliseCap, type GatewaySettings } from '../gateway.js';
 import type { HttpRequest, HttpResponse } from '../http.js';
 import type { ParsedEmulatorOptions } from '../options.js';
 import { StateDbRecorder } from '../record/state-db.js';
+import { TurnRecorder, type TurnSink } from '../record/turns.js';
 import { FakeAgent } from '../runs/agent.js';
 import { claimOwner, releaseOwner } from '../runs/owner.js';
 import { RunRegistry } from '../runs/registry.js';
@@ -15,6 +16,8 @@ import type { LockWait, RunTable } from '../runs/run-table.js';
 import { RequestTraffic } from '../journal/traffic.js';
 import { RunService } from '../runs/service.js';
 import { ScenarioBook } from '../scenarios/index.js';
+import { SessionService, Sessions } from '../sessions/index.js';
+import { openSessionTable } from '../store/session-table.js';
 import { Checkpoints, type CheckpointPart, type CheckpointSummary } from './checkpoints.js';
 import { DEFAULT_NAMESPACE } from './names.js';
 import type { Namespaces } from './index.js';
@@ -62,9 +65,13 @@ export class Namespace {
   readonly faults: Faults;
   /** Scenarios (scenarios/book.ts): the fake agent's script; a checkpoint part. */
   readonly scenarios: ScenarioBook;
+  /** The API server's sessions (sessions/): their store and the sink of the agent's turns; a checkpoint part. */
+  readonly sessions: Sessions;
   readonly #shared: NamespaceShared;
   readonly #ownClock: boolean;
   readonly #recorder: StateDbRecorder | null;
+  /** Hands each run's turn to the sessions and the --state-db recorder (rebuilt with the agent). */
+  #turns!: TurnRecorder;
 
   constructor(
     readonly name: string,
@@ -88,9 +95,12 @@ export class Namespace {
     this.checkpointParts.set('scenarios', this.scenarios);
     // The recorder draws from whichever id stream the namespace has now (a reset starts a new one).
     const ids: IdSource = { uuid4Hex: () => this.ids.uuid4Hex(), seeded: options.seed !== null };
-    this.#recorder = options.stateDb
-      ? new StateDbRecorder(options.stateDb, { now: () => this.clock.now(), ids, modelName: () => this.gateway.modelName })
-      : null;
+    this.#recorder = options.stateDb ? new StateDbRecorder(options.stateDb, { now: () => this.clock.now(), ids }) : null;
+    // Sessions outlive the gateway's restarts, as Hermes's state.db does: the default namespace's beside its run rows
+    // in the --db file, every other namespace's in memory (decision 0026).
+    const file = this.isDefault && options.db !== null && options.db !== ':memory:' ? options.db : ':memory:';
+    this.sessions = new Sessions(openSessionTable(file, shared.lock), shared.lock, (e) => warn('recording a turn into the sessions', e));
+    this.checkpointParts.set('sessions', this.sessions);
     this.#build(claimOwner());
   }
 
@@ -130,14 +140,27 @@ export class Namespace {
     const { options, lock, onInternalError } = this.#shared;
     this.ids = this.#idSource();
     this.registry = new RunRegistry(this.clock, this.store, owner, lock);
-    this.agent = new FakeAgent(this.registry, this.clock, this.ids, { ...options.agent }, this.#recorder);
+    const sinks: TurnSink[] = [this.sessions.recorder, ...(this.#recorder ? [this.#recorder] : [])];
+    this.#turns = new TurnRecorder(() => this.clock.now(), () => this.gateway.modelName, sinks);
+    this.agent = new FakeAgent(this.registry, this.clock, this.ids, { ...options.agent }, this.#turns);
     this.agent.script = this.scenarios;
     this.service = new RunService(this.registry, this.gateway, this.ids, this.agent);
     this.registry.startSweeps();
     const { clock, gateway, registry, agent, service } = this;
+    const sessions = new SessionService({
+      table: this.sessions.table,
+      recorder: this.sessions.recorder,
+      chat: { registry, agent, ids: this.ids, clock, gateway },
+      clock,
+      ids: () => this.ids,
+      gateway,
+      lock,
+      mirror: this.#recorder,
+      onMirrorError: (e) => warn('recording a session into the --state-db file', e),
+    });
     this.deps = {
       clock,
-      api: { service, registry, gateway, clock, durable: this.durable, onInternalError },
+      api: { service, sessions, registry, gateway, clock, durable: this.durable, onInternalError },
       admin: {
         clock, gateway, registry, agent, onInternalError,
         namespace: this,
@@ -162,7 +185,7 @@ export class Namespace {
     registry.stopSweeps();
     this.scenarios.cancelPlays();
     registry.clearMemory();
-    this.#recorder?.reset();
+    this.#turns.reset();
     releaseOwner(registry.owner);
     registry.owner = claimOwner();
     if (this.#shared.options.db === ':memory:') {
@@ -181,12 +204,13 @@ export class Namespace {
   reset(): void {
     // The rows first: a store that refuses (locked, failing) fails the reset before anything else has changed.
     this.store.replaceAll([]);
+    this.sessions.reset();
     this.traffic.reset();
     this.faults.reset();
     this.scenarios.reset();
     this.registry.stopSweeps();
     this.registry.clearMemory();
-    this.#recorder?.reset();
+    this.#turns.reset();
     const { options } = this.#shared;
     if (this.#ownClock) this.clock.reset({ start: options.time ?? undefined, frozen: options.frozen });
     Object.assign(this.gateway, initialSettings(options));
@@ -210,6 +234,12 @@ export class Namespace {
     releaseOwner(this.registry.owner);
     if (this.#ownClock) this.clock.close();
     this.store.close();
+    this.sessions.close();
     this.#recorder?.close();
   }
+}
+
+/** A write Hermetic could not make in the background (the request it belongs to has been answered). */
+function warn(what: string, error: unknown): void {
+  console.warn(`hermetic: ${what} failed: ${(error as Error)?.message ?? String(error)}`);
 }

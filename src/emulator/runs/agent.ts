@@ -18,6 +18,8 @@ export interface RunInput {
   readonly instructions: PyValue | undefined;
   /** The submission's request headers, by lower-case name. */
   header(name: string): string | undefined;
+  /** The /p/<name>/ profile ('default' when absent). */
+  readonly profile?: string;
 }
 
 /**
@@ -59,6 +61,9 @@ export type AgentResult =
   | { kind: 'completed'; output: PyValue; usage: Usage; /** The result's pending_steer; absent: what steer left undelivered. */ pendingSteer?: string | null }
   | { kind: 'failed'; error: PyValue }
   | { kind: 'interrupted'; output: PyValue; usage: Usage };
+
+/** How the agent's task ended: its loop returned a result, or an exception escaped it. */
+export type AgentEnding = { kind: 'returned'; result: AgentResult } | { kind: 'raised'; exception: AgentException };
 
 /** An exception escaping the agent (spec runs-api §7.3): a plain one, the provider-credential one, or cancellation. */
 export interface AgentException {
@@ -125,6 +130,8 @@ export class FakeAgent {
   readonly #steerRaises = new WeakMap<LiveRun, string>();
   /** What drives runs besides the control plane (the namespace's scenarios); null: the control plane alone. */
   script: AgentScript | null = null;
+  /** Callers waiting for a run's task to end, by run id (the sync session chat waits for its turn this way). */
+  readonly endings = new Map<string, (ending: AgentEnding) => void>();
 
   constructor(
     private readonly registry: RunRegistry,
@@ -146,6 +153,7 @@ export class FakeAgent {
       pendingSteer: [],
       startTimer: null,
       userMessage,
+      profile: input?.profile ?? 'default',
     };
     this.registry.live.set(runId, run);
     const startDelay = (input && this.script?.spawned(run, input)) ?? this.defaults.startDelay;
@@ -166,6 +174,7 @@ export class FakeAgent {
       pendingSteer: [...saved.pendingSteer],
       startTimer: null,
       userMessage: clonePy(saved.userMessage),
+      profile: saved.profile ?? 'default',
     };
     this.registry.live.set(run.runId, run);
     if (saved.steerRaises !== null) this.#steerRaises.set(run, saved.steerRaises);
@@ -302,7 +311,7 @@ export class FakeAgent {
       registry.update(runId, 'complete', [['output', result.output], ['usage', usage]], tail);
     }
     this.observer?.finished(run, result, registry.statuses.get(runId)!);
-    this.#end(run);
+    this.#end(run, { kind: 'returned', result });
   }
 
   /**
@@ -322,20 +331,25 @@ export class FakeAgent {
       registry.emit(runId, 'run.failed', [['error', error]]);
       this.observer?.finished(run, { kind: 'failed', error }, registry.statuses.get(runId)!);
     }
-    this.#end(run);
+    this.#end(run, { kind: 'raised', exception: exc });
   }
 
   #cancel(run: LiveRun, result: AgentResult = { kind: 'interrupted', output: null, usage: zeroUsage() }): void {
     this.registry.emit(run.runId, 'run.cancelled');
     this.registry.update(run.runId, 'cancel');
     if (run.started) this.observer?.finished(run, result, this.registry.statuses.get(run.runId)!);
-    this.#end(run);
+    this.#end(run, { kind: 'returned', result });
   }
 
   /** The task is over: the script stops playing it, then the stream gets its sentinel and capacity is released. */
-  #end(run: LiveRun): void {
+  #end(run: LiveRun, ending: AgentEnding): void {
     this.script?.ended(run);
     this.registry.finishTask(run.runId);
+    const waiter = this.endings.get(run.runId);
+    if (waiter) {
+      this.endings.delete(run.runId);
+      waiter(ending);
+    }
   }
 }
 

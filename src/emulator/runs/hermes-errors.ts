@@ -18,6 +18,8 @@ export interface HermesError {
   code: string | null;
   /** Adds `Retry-After: 1` (429 capacity, 503 draining). */
   retryAfter?: boolean;
+  /** The envelope's `param` (null unless set: the session chat's content errors name `message`). */
+  param?: string;
 }
 
 const std = (status: number, message: string, code: string | null = null, type = 'invalid_request_error'): HermesError => ({

@@ -25,6 +25,8 @@ export interface LiveRun {
   startTimer: Timer | null;
   /** The user turn, kept for recorders. */
   readonly userMessage: PyValue;
+  /** The /p/<name>/ profile it was admitted under ('default' without a prefix): whose sessions it writes. */
+  readonly profile: string;
 }
 
 /** A live run as a checkpoint keeps it: its fields, when its start timer was due, its steer policy's exception. */
@@ -39,6 +41,7 @@ export interface LiveRunSnapshot {
   /** Clock time the queued run was due to start (null: not waiting on a timer). */
   readonly startAt: number | null;
   readonly userMessage: PyValue;
+  readonly profile: string;
   readonly steerRaises: string | null;
 }
 
@@ -214,6 +217,7 @@ export class RunRegistry {
         pendingSteer: [...run.pendingSteer],
         startAt: run.startTimer ? run.startTimer.due : null,
         userMessage: clonePy(run.userMessage),
+        profile: run.profile,
         steerRaises: steerRaises(run),
       })),
     };

@@ -24,6 +24,8 @@ export interface Submission {
   capacityFault?: () => boolean;
   /** The request's headers by lower-case name (a scripted agent may match on one). */
   header?: (name: string) => string | undefined;
+  /** The /p/<name>/ profile ('default' without a prefix): the sessions the run's agent writes to. */
+  profile?: string;
 }
 
 export interface Admission {
@@ -106,6 +108,7 @@ export class RunService {
         sessionId: status!.get('session_id')!,
         instructions: sub.request.instructions,
         header: sub.header ?? (() => undefined),
+        profile: sub.profile,
       });
     };
 

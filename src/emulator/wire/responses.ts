@@ -31,7 +31,7 @@ export function errorResponse(error: HermesError): HttpResponse {
     ['error', new Map<string, PyValue>([
       ['message', redactSensitiveText(error.message, { force: true })],
       ['type', error.type],
-      ['param', null],
+      ['param', error.param ?? null],
       ['code', error.code],
     ])],
   ]);

@@ -36,4 +36,56 @@ export const MIGRATIONS: readonly string[] = [
   // new keys land at its end. The prune's bounds read min(updated_at) from it (store/prune.ts).
   `DROP INDEX IF EXISTS idx_run_idempotency_terminal_updated;
    CREATE INDEX IF NOT EXISTS idx_run_idempotency_updated_at ON run_idempotency(updated_at);`,
+  // 006: the API server's sessions (spec sessions-api §3–§6), one set per profile: the columns of Hermes's state.db
+  // `sessions` and `messages` that the session routes read, under their own names, plus the profile (Hermes keeps a
+  // state.db per profile). Decision 0026.
+  `CREATE TABLE IF NOT EXISTS api_sessions (
+     profile TEXT NOT NULL,
+     id TEXT NOT NULL,
+     source TEXT NOT NULL,
+     user_id TEXT,
+     model TEXT,
+     model_config TEXT,
+     system_prompt TEXT,
+     parent_session_id TEXT,
+     started_at REAL NOT NULL,
+     ended_at REAL,
+     end_reason TEXT,
+     message_count INTEGER NOT NULL DEFAULT 0,
+     tool_call_count INTEGER NOT NULL DEFAULT 0,
+     input_tokens INTEGER NOT NULL DEFAULT 0,
+     output_tokens INTEGER NOT NULL DEFAULT 0,
+     cache_read_tokens INTEGER NOT NULL DEFAULT 0,
+     cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+     reasoning_tokens INTEGER NOT NULL DEFAULT 0,
+     estimated_cost_usd REAL,
+     actual_cost_usd REAL,
+     api_call_count INTEGER NOT NULL DEFAULT 0,
+     title TEXT,
+     last_activity_at REAL,
+     pinned INTEGER NOT NULL DEFAULT 0,
+     archived INTEGER NOT NULL DEFAULT 0,
+     hidden INTEGER NOT NULL DEFAULT 0,
+     last_read_at REAL,
+     PRIMARY KEY (profile, id)
+   );
+   -- Hermes's idx_sessions_title_unique, per profile.
+   CREATE UNIQUE INDEX IF NOT EXISTS idx_api_sessions_title ON api_sessions(profile, title) WHERE title IS NOT NULL;
+   CREATE TABLE IF NOT EXISTS api_session_messages (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     profile TEXT NOT NULL,
+     session_id TEXT NOT NULL,
+     role TEXT NOT NULL,
+     content TEXT,
+     tool_call_id TEXT,
+     tool_calls TEXT,
+     tool_name TEXT,
+     timestamp REAL NOT NULL,
+     token_count INTEGER,
+     finish_reason TEXT,
+     reasoning TEXT,
+     reasoning_content TEXT,
+     display_kind TEXT
+   );
+   CREATE INDEX IF NOT EXISTS idx_api_session_messages_session ON api_session_messages(profile, session_id, id);`,
 ];

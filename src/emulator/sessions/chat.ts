@@ -1,0 +1,119 @@
+// POST /api/sessions/{id}/chat, the synchronous turn `hermes peer dm` sends (spec sessions-api §6, §9.6): the fake
+// agent plays one turn in the session — driven by the control plane or a scenario, on the namespace's clock — and
+// the request is answered when the agent returns. The turn is a run the registry holds (capacity counts it, the
+// control plane and scenarios act on it by its id), owned by no client: GET /v1/runs never shows it, as Hermes's
+// sync chat registers no run status.
+import type { Clock } from '../../shared/clock.js';
+import type { IdSource } from '../../shared/ids.js';
+import type { PyDict, PyValue } from '../../shared/python/index.js';
+import type { GatewaySettings } from '../gateway.js';
+import type { AgentEnding, FakeAgent } from '../runs/agent.js';
+import type { RunRegistry } from '../runs/registry.js';
+import { newStatus } from '../runs/status.js';
+import { runtimeMetadata, type RuntimeRequest } from './runtime.js';
+
+/** The owner stamp of a chat turn: no request's ownership scope (a SHA-256 hex) is ever empty. */
+export const CHAT_OWNER = '';
+
+export interface ChatTurn {
+  readonly profile: string;
+  readonly sessionId: string;
+  /** The normalized user turn (text, or text and image parts). */
+  readonly userMessage: PyValue;
+  /** system_message / instructions, when given. */
+  readonly instructions: PyValue | undefined;
+  readonly runtime: RuntimeRequest;
+  /** The model the session row stores (null: none). */
+  readonly storedModel: string | null;
+  readonly header: (name: string) => string | undefined;
+}
+
+export type ChatOutcome =
+  | { kind: 'answer'; body: PyDict }
+  /** An exception escaped the agent: aiohttp's 500 page. */
+  | { kind: 'raised' }
+  /** The gateway crashed (an emulated restart or reset) while the turn ran: the connection is dropped. */
+  | { kind: 'dropped' };
+
+export interface ChatDeps {
+  readonly registry: RunRegistry;
+  readonly agent: FakeAgent;
+  readonly ids: IdSource;
+  readonly clock: Clock;
+  readonly gateway: GatewaySettings;
+}
+
+/** run_ + uuid4 hex; a seeded stream skips ids this gateway already holds (as RunService does). */
+function mintRunId(deps: ChatDeps): string {
+  for (;;) {
+    const runId = `run_${deps.ids.uuid4Hex()}`;
+    if (!deps.ids.seeded) return runId;
+    if (!deps.registry.statuses.has(runId) && !deps.registry.store.hasRun(runId)) return runId;
+  }
+}
+
+/** Plays one chat turn and resolves with the answer once the agent's task has ended. */
+export function playChat(deps: ChatDeps, turn: ChatTurn): Promise<ChatOutcome> {
+  const { registry, agent, clock, gateway } = deps;
+  const runId = mintRunId(deps);
+  // The agent runs the lock's or the requested model, else the session's stored model, else the gateway's default.
+  const model = turn.runtime.route?.model ?? turn.storedModel ?? gateway.modelName;
+  const provider = turn.runtime.route?.provider ?? '';
+  registry.owners.set(runId, CHAT_OWNER);
+  registry.statuses.set(runId, newStatus(runId, clock.now(), turn.sessionId, model));
+  return new Promise<ChatOutcome>((resolve) => {
+    const crashed = (): void => {
+      registry.streams.delete(crashed);
+      agent.endings.delete(runId);
+      resolve({ kind: 'dropped' });
+    };
+    registry.streams.add(crashed);
+    agent.endings.set(runId, (ending) => {
+      registry.streams.delete(crashed);
+      resolve(answer(turn, ending, { provider, model }));
+    });
+    agent.spawn(runId, turn.userMessage, {
+      userMessage: turn.userMessage,
+      model,
+      sessionId: turn.sessionId,
+      instructions: turn.instructions,
+      header: turn.header,
+      profile: turn.profile,
+    });
+  });
+}
+
+const ZERO_USAGE = (): Array<[string, PyValue]> => [['input_tokens', 0], ['output_tokens', 0], ['total_tokens', 0]];
+
+/** The answer Hermes builds from _run_agent's (result, usage): the reply, the usage with its runtime, the runtime. */
+function answer(turn: ChatTurn, ending: AgentEnding, actual: { provider: string; model: string }): ChatOutcome {
+  const lock = turn.runtime.requireLock;
+  let content: PyValue;
+  let usage: PyDict;
+  let runtime: PyDict;
+  if (ending.kind === 'raised') {
+    // _run_agent turns only the provider-credential failure into a reply; any other exception escapes the handler.
+    if (ending.exception.kind !== 'provider_auth') return { kind: 'raised' };
+    content = `\u26a0\ufe0f Provider authentication failed: ${ending.exception.message}`;
+    usage = new Map(ZERO_USAGE());
+    runtime = runtimeMetadata(turn.runtime, { provider: '', model: '' }, lock ? 'accepted' : '');
+  } else {
+    const { result } = ending;
+    // A completed or interrupted loop returns its final response; a failed one has none.
+    content = result.kind === 'failed' ? null : result.output;
+    runtime = runtimeMetadata(turn.runtime, actual, lock ? 'confirmed' : '');
+    const u = result.kind === 'failed' ? null : result.usage;
+    usage = new Map<string, PyValue>(u ? [['input_tokens', u.input_tokens], ['output_tokens', u.output_tokens], ['total_tokens', u.total_tokens]] : ZERO_USAGE());
+    usage.set('runtime', runtime);
+  }
+  return {
+    kind: 'answer',
+    body: new Map<string, PyValue>([
+      ['object', 'hermes.session.chat.completion'],
+      ['session_id', turn.sessionId],
+      ['message', new Map<string, PyValue>([['role', 'assistant'], ['content', content]])],
+      ['usage', usage],
+      ['runtime', runtime],
+    ]),
+  };
+}

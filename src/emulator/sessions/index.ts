@@ -1,0 +1,45 @@
+// One namespace's sessions: the store, the sink that writes the agent's turns into it, and what a namespace asks of
+// them — a reset, a checkpoint part, a close. The routes' domain is service.ts; the default namespace keeps its
+// sessions in the --db file beside its run rows, every other namespace in memory (decisions 0019, 0026).
+import type { CheckpointPart } from '../namespaces/checkpoints.js';
+import type { LockWait } from '../runs/run-table.js';
+import { SessionRecorder } from './recorder.js';
+import type { SessionsSnapshot, SessionTable } from './table.js';
+
+export { SessionService, BOT_CHAT_TITLE, bodyObject, type Query, type SessionMirror } from './service.js';
+export { CHAT_OWNER, type ChatOutcome } from './chat.js';
+export type { SessionTable } from './table.js';
+
+const EMPTY: SessionsSnapshot = { sessions: [], messages: [] };
+
+export class Sessions implements CheckpointPart {
+  readonly recorder: SessionRecorder;
+
+  constructor(
+    readonly table: SessionTable,
+    lock: LockWait,
+    onError: (error: unknown) => void,
+  ) {
+    this.recorder = new SessionRecorder(table, lock, onError);
+  }
+
+  /** A namespace reset: no sessions. Throws StoreUnavailable (and changes nothing) when the store refuses. */
+  reset(): void {
+    this.table.writeNow('resetting the sessions', (ops) => ops.replaceAll(EMPTY));
+    this.recorder.clear();
+  }
+
+  /** Every session and message as committed (a write still waiting for a lock has been shown to nobody). */
+  snapshot(): SessionsSnapshot {
+    return this.table.writeNow('taking a checkpoint of the sessions', (ops) => ops.snapshot());
+  }
+
+  restore(state: unknown): void {
+    this.table.writeNow('restoring the sessions', (ops) => ops.replaceAll(state as SessionsSnapshot));
+    this.recorder.clear();
+  }
+
+  close(): void {
+    this.table.close();
+  }
+}

@@ -1,0 +1,335 @@
+// The sessions domain behind /api/sessions (spec sessions-api §3–§6): list, create, get, update, delete and the
+// messages of a session, per profile, on the namespace's clock. No HTTP and no SQL here: handlers parse and render
+// (api/sessions.ts), the store remembers (store/session-table.ts). Every answer is read from, or written to, the
+// store first, so nothing a client is told can be lost by a crash.
+import type { Clock } from '../../shared/clock.js';
+import type { IdSource } from '../../shared/ids.js';
+import { compareCodePoints, isDict, pyStr, pyStrip, pyTruthy, type PyDict, type PyValue } from '../../shared/python/index.js';
+import type { GatewaySettings } from '../gateway.js';
+import { fail, ok, UnhandledHermesException, type Result } from '../runs/hermes-errors.js';
+import { StoreUnavailable, type LockWait } from '../runs/run-table.js';
+import { playChat, type ChatDeps, type ChatOutcome } from './chat.js';
+import { ContentError, hasVisiblePayload, normalizeContent } from './content.js';
+import { sessionErrors } from './errors.js';
+import { messageObject, sessionObject, shapePreview } from './object.js';
+import type { SessionRecorder } from './recorder.js';
+import { effectiveRuntime, lockConfig, lockError, runtimeFromBody } from './runtime.js';
+import { mintSessionId, normalizeSource, parseQueryInt, pyInt, queryBool, sanitizeTitle, sessionIdProblem, TitleTooLong } from './rules.js';
+import type { SessionOps, SessionRow, SessionTable } from './table.js';
+
+/** The canonical peer chat (tools.bot_mode_probe.BOT_CHAT_TITLE): the only title the list resurrects. */
+export const BOT_CHAT_TITLE = 'Bot Chat';
+/** End reasons that mark an accidental archive (SessionDB.RECOVERABLE_END_REASONS). */
+const RECOVERABLE_END_REASONS = new Set(['ws_orphan_reap', 'agent_close']);
+const PATCHABLE = new Set(['title', 'end_reason', 'pinned', 'archived', 'hidden', 'unread']);
+const PATCH_FLAGS = ['pinned', 'archived', 'hidden', 'unread'] as const;
+
+/** Where API-created sessions are also written (the --state-db recorder), or null. */
+export interface SessionMirror {
+  sessionCreated(row: { id: string; source: string; model: string | null; model_config: string | null; system_prompt: string | null; started_at: number; title: string | null }): void;
+  sessionUpdated(id: string, fields: Record<string, unknown>): void;
+  sessionEnded(id: string, reason: string, at: number): void;
+  sessionDeleted(id: string): void;
+}
+
+export interface SessionServiceDeps {
+  readonly table: SessionTable;
+  /** The agent and run memory a chat turn is played on. */
+  readonly chat: ChatDeps;
+  readonly recorder: SessionRecorder;
+  readonly clock: Clock;
+  readonly ids: () => IdSource;
+  readonly gateway: GatewaySettings;
+  readonly lock: LockWait;
+  readonly mirror: SessionMirror | null;
+  /** A mirror write that failed (the request is answered all the same). */
+  readonly onMirrorError: (error: unknown) => void;
+}
+
+/** A query string's parameters as aiohttp's request.query.get gives them (the first value of a name). */
+export type Query = (name: string) => string | undefined;
+
+export class SessionService {
+  constructor(private readonly deps: SessionServiceDeps) {}
+
+  /**
+   * Runs a store call once the agent's waiting writes (if any) are committed, so a reader never reads around them.
+   * A store that stays unavailable fails the request with Hermes's 503.
+   */
+  async #store<T>(kind: 'read' | 'write', what: string, fn: (ops: SessionOps) => T): Promise<Result<T>> {
+    try {
+      await this.settled();
+      return ok(await this.deps.table[kind](what, fn));
+    } catch (e) {
+      if (e instanceof StoreUnavailable) return fail(sessionErrors.unavailable());
+      throw e;
+    }
+  }
+
+  /** The agent's waiting writes, committed (or the lock timeout passed: StoreUnavailable). */
+  async settled(): Promise<void> {
+    const waiting = this.deps.recorder.settled();
+    if (!waiting) return;
+    const { lock } = this.deps;
+    let timedOut = false;
+    await Promise.race([waiting, lock.sleep(lock.timeoutMs).then(() => (timedOut = true))]);
+    if (timedOut && this.deps.recorder.settled()) throw new StoreUnavailable('busy', 'The session store stayed locked.');
+  }
+
+  #mirror(write: (m: SessionMirror) => void): void {
+    if (!this.deps.mirror) return;
+    try {
+      write(this.deps.mirror);
+    } catch (e) {
+      this.deps.onMirrorError(e);
+    }
+  }
+
+  /** GET /api/sessions (spec §3): the parameters parsed as Hermes parses them; never a 400. */
+  async list(profile: string, query: Query): Promise<Result<PyDict>> {
+    const limit = parseQueryInt(query('limit'), 50, 200);
+    const offset = parseQueryInt(query('offset'), 0, 1_000_000);
+    const source = query('source') || null;
+    const includeChildren = queryBool(query('include_children'), false);
+    const title = pyStrip(query('title') ?? '') || null;
+    const includeHidden = title !== null && queryBool(query('include_hidden'), false);
+    const q = { profile, source, limit, offset, includeChildren, includeHidden, search: title };
+    const exact = (rows: ReturnType<SessionOps['list']>) => (title === null ? rows : rows.filter((r) => pyStrip(r.title ?? '') === title));
+    const listed = await this.#store('read', 'listing sessions', (ops) => exact(ops.list(q)));
+    if (!listed.ok) return listed;
+    let rows = listed.value;
+    if (rows.length === 0 && title === BOT_CHAT_TITLE) {
+      // Recoverable-archive resurrection (#92687): a Bot Chat archived by an accident is un-archived, then listed again.
+      const again = await this.#store('write', 'resurrecting the Bot Chat', (ops) => {
+        const stale = ops.byTitle(profile, title);
+        if (!stale || !stale.archived || !RECOVERABLE_END_REASONS.has(stale.end_reason ?? '')) return null;
+        ops.update(profile, stale.id, { archived: 0, ended_at: null, end_reason: null });
+        return { id: stale.id, rows: exact(ops.list(q)) };
+      });
+      if (!again.ok) return again;
+      if (again.value) {
+        const { id } = again.value;
+        this.#mirror((m) => m.sessionUpdated(id, { archived: 0, ended_at: null, end_reason: null }));
+        rows = again.value.rows;
+      }
+    }
+    // Back-filled pins arrive past the window: only rows that are not pinned count towards another page.
+    const windowed = rows.filter((r) => !r.pinned).length;
+    return ok(new Map<string, PyValue>([
+      ['object', 'list'],
+      ['data', rows.map((r) => sessionObject({ ...r, preview: shapePreview(r.preview_raw) }))],
+      ['limit', limit],
+      ['offset', offset],
+      ['has_more', windowed >= limit],
+    ]));
+  }
+
+  /** POST /api/sessions after the body parsed as an object (spec §4.1 steps 3–9). */
+  async create(profile: string, body: PyDict): Promise<Result<PyDict>> {
+    const { clock, gateway } = this.deps;
+    const now = clock.now();
+    const rawId = pyTruthy(body.get('id')) ? body.get('id')! : body.get('session_id');
+    const id = pyTruthy(rawId) ? pyStrip(pyStr(rawId!)) : mintSessionId(now, this.deps.ids().uuid4Hex());
+    const idProblem = sessionIdProblem(id);
+    if (idProblem) return fail(sessionErrors.sessionId(idProblem));
+    const systemPrompt = body.get('system_prompt') ?? null;
+    if (systemPrompt !== null && typeof systemPrompt !== 'string') return fail(sessionErrors.systemPrompt());
+    const source = normalizeSource(pyStr(pyTruthy(body.get('source')) ? body.get('source')! : 'api_server'));
+    const runtime = runtimeFromBody(body, gateway.modelName);
+    const refused = lockError(runtime);
+    if (refused) return fail(refused);
+    const rawTitle = body.get('title');
+    // sanitize_title runs inside Hermes's create transaction: too long raises there (after the exists check).
+    let title: string | null = null;
+    let tooLong = false;
+    if (rawTitle !== undefined && rawTitle !== null) {
+      try {
+        title = sanitizeTitle(pyStr(rawTitle));
+      } catch (e) {
+        if (!(e instanceof TitleTooLong)) throw e;
+        tooLong = true;
+      }
+    }
+    const row = {
+      profile,
+      id,
+      source,
+      model: runtime.model || null,
+      model_config: lockConfig(runtime, now),
+      system_prompt: systemPrompt,
+      started_at: now,
+    };
+    const created = await this.#store('write', 'creating a session', (ops) => {
+      if (ops.get(profile, id)) return { kind: 'exists' as const };
+      if (tooLong) return { kind: 'too-long' as const };
+      return ops.create(row, title);
+    });
+    if (!created.ok) return created;
+    const outcome = created.value;
+    if (outcome.kind === 'exists') return fail(sessionErrors.exists(id));
+    if (outcome.kind === 'too-long') throw new UnhandledHermesException('sanitize_title raised ValueError inside the create transaction');
+    if (outcome.kind === 'title-taken') return fail(sessionErrors.titleTaken(outcome.holder));
+    this.#mirror((m) => m.sessionCreated({ ...row, title }));
+    return ok(wrap(outcome.row));
+  }
+
+  /** GET /api/sessions/{id}. */
+  async get(profile: string, id: string): Promise<Result<PyDict>> {
+    const found = await this.find(profile, id);
+    return found.ok ? ok(wrap(found.value)) : found;
+  }
+
+  /** _get_existing_session_or_404: the row, 404, or 503. */
+  async find(profile: string, id: string): Promise<Result<SessionRow>> {
+    const row = await this.#store('read', 'reading a session', (ops) => ops.get(profile, id));
+    if (!row.ok) return row;
+    return row.value ? ok(row.value) : fail(sessionErrors.notFound(id));
+  }
+
+  /** PATCH /api/sessions/{id} after the 404 check and the body parsed as an object (spec §6). */
+  async patch(profile: string, id: string, body: PyDict): Promise<Result<PyDict>> {
+    const unknown = [...body.keys()].filter((k) => !PATCHABLE.has(k)).sort(compareCodePoints);
+    if (unknown.length > 0) return fail(sessionErrors.unsupportedFields(unknown));
+    for (const flag of PATCH_FLAGS) {
+      if (body.has(flag) && typeof body.get(flag) !== 'boolean') return fail(sessionErrors.notBoolean(flag));
+    }
+    const now = this.deps.clock.now();
+    let title: string | null | undefined;
+    if (body.has('title')) {
+      const raw = body.get('title')!;
+      try {
+        title = sanitizeTitle(raw === null ? '' : pyStr(raw));
+      } catch (e) {
+        if (e instanceof TitleTooLong) return fail(sessionErrors.title(e.message));
+        throw e;
+      }
+    }
+    const changes: Record<string, unknown> = {};
+    if (title !== undefined) changes.title = title;
+    // set_session_pinned, set_session_archived, set_session_hidden, set_session_read, in this order.
+    if (body.has('pinned')) changes.pinned = body.get('pinned') ? 1 : 0;
+    if (body.has('archived')) changes.archived = body.get('archived') ? 1 : 0;
+    if (body.has('hidden')) changes.hidden = body.get('hidden') ? 1 : 0;
+    if (body.has('unread')) changes.last_read_at = body.get('unread') ? 0 : now;
+    const endReason = pyTruthy(body.get('end_reason')) ? pyStr(body.get('end_reason')!) : null;
+    const updated = await this.#store('write', 'updating a session', (ops) => {
+      if (title) {
+        const holder = ops.titleHolder(profile, title, id);
+        if (holder !== undefined) return { conflict: holder };
+      }
+      ops.update(profile, id, changes as Partial<SessionRow>);
+      if (endReason !== null) ops.end(profile, id, endReason, now);
+      return { row: ops.get(profile, id) };
+    });
+    if (!updated.ok) return updated;
+    const { conflict, row } = updated.value as { conflict?: string; row?: SessionRow };
+    if (conflict !== undefined) return fail(sessionErrors.title(`Title '${title}' is already in use by session ${conflict}`));
+    this.#mirror((m) => {
+      m.sessionUpdated(id, changes);
+      if (endReason !== null) m.sessionEnded(id, endReason, now);
+    });
+    if (!row) return fail(sessionErrors.notFound(id));
+    return ok(wrap(row));
+  }
+
+  /** DELETE /api/sessions/{id} after the 404 check. */
+  async delete(profile: string, id: string): Promise<Result<PyDict>> {
+    const deleted = await this.#store('write', 'deleting a session', (ops) => ops.delete(profile, id));
+    if (!deleted.ok) return deleted;
+    if (deleted.value) this.#mirror((m) => m.sessionDeleted(id));
+    return ok(new Map<string, PyValue>([['object', 'hermes.session.deleted'], ['id', id], ['deleted', deleted.value]]));
+  }
+
+  /**
+   * POST /api/sessions/{id}/chat after the 404 check and the body parsed as an object (spec §6): the user turn, the
+   * system message, the model lock, then one agent turn. Resolves when the agent's task has ended.
+   */
+  async chat(session: SessionRow, body: PyDict, header: (name: string) => string | undefined): Promise<Result<ChatOutcome>> {
+    const raw = pyOr(body, 'message', 'input');
+    if (!hasVisiblePayload(raw)) return fail(sessionErrors.missingMessage());
+    let userMessage: PyValue;
+    try {
+      userMessage = normalizeContent(raw);
+    } catch (e) {
+      if (e instanceof ContentError) return fail(sessionErrors.content(e.code, e.message));
+      throw e;
+    }
+    const system = pyOr(body, 'system_message', 'instructions');
+    if (system !== undefined && system !== null && typeof system !== 'string') return fail(sessionErrors.systemMessage());
+    const runtime = effectiveRuntime(body, session.model_config, this.deps.gateway.modelName);
+    const refused = lockError(runtime);
+    if (refused) return fail(refused);
+    if (runtime.requireLock && !runtime.persisted) {
+      // _persist_session_runtime_lock: a newly confirmed lock is kept on the session row.
+      const modelConfig = lockConfig(runtime, this.deps.clock.now());
+      const saved = await this.#store('write', 'saving a model lock', (ops) => ops.update(session.profile, session.id, { model_config: modelConfig }));
+      if (!saved.ok) {
+        return fail({ status: 500, message: 'Could not persist the requested session model lock', type: 'invalid_request_error', code: 'model_lock_persistence_failed' });
+      }
+      this.#mirror((m) => m.sessionUpdated(session.id, { model_config: modelConfig }));
+    }
+    const outcome = await playChat(this.deps.chat, {
+      profile: session.profile,
+      sessionId: session.id,
+      userMessage,
+      instructions: system ?? undefined,
+      runtime,
+      storedModel: session.model,
+      header,
+    });
+    // The turn's messages are in the session before the reply leaves (they wait only if the store was locked).
+    try {
+      await this.settled();
+    } catch (e) {
+      if (e instanceof StoreUnavailable) return fail(sessionErrors.unavailable());
+      throw e;
+    }
+    return ok(outcome);
+  }
+
+  /** GET /api/sessions/{id}/messages after the 404 check (spec §6): a page, latest 500 by default. */
+  async messages(profile: string, id: string, query: Query): Promise<Result<PyDict>> {
+    const order = query('order');
+    if (order !== undefined && order !== 'oldest' && order !== 'latest') return fail(sessionErrors.order());
+    const rawLimit = query('limit');
+    const offset = pyInt(query('offset') ?? '0');
+    const requested = rawLimit === undefined ? null : pyInt(rawLimit);
+    if (offset === null || offset < 0 || (rawLimit !== undefined && (requested === null || requested < 0))) return fail(sessionErrors.page());
+    const defaultPage = requested === null;
+    const latest = order === 'latest' || (order === undefined && defaultPage);
+    const limit = defaultPage ? 500 : Math.min(requested, 500);
+    // resolve_resume_session_id: no compression continuations exist here, so the session itself holds its messages.
+    const rows = await this.#store('read', 'reading messages', (ops) => ops.messages(profile, id, { limit, offset, latest }));
+    if (!rows.ok) return rows;
+    return ok(new Map<string, PyValue>([
+      ['object', 'list'],
+      ['session_id', id],
+      ['data', rows.value.map(messageObject)],
+      ['pagination', new Map<string, PyValue>([
+        ['limit', limit],
+        ['offset', offset],
+        ['order', order ?? (defaultPage ? 'latest' : 'oldest')],
+        ['returned', rows.value.length],
+      ])],
+    ]));
+  }
+}
+
+/** Python's `a or b` over a dict's keys: the first truthy value, else the last one looked up. */
+function pyOr(body: PyDict, ...keys: string[]): PyValue | undefined {
+  let value: PyValue | undefined;
+  for (const key of keys) {
+    value = body.get(key);
+    if (pyTruthy(value)) return value;
+  }
+  return value;
+}
+
+/** {"object": "hermes.session", "session": …} */
+const wrap = (row: SessionRow): PyDict => new Map<string, PyValue>([['object', 'hermes.session'], ['session', sessionObject(row)]]);
+
+/** Reads a body value the route requires to be a JSON object (`_read_json_body`); undefined → Invalid JSON. */
+export function bodyObject(parsed: { value: PyValue } | undefined): Result<PyDict> {
+  if (!parsed) return fail(sessionErrors.invalidJson());
+  return isDict(parsed.value) ? ok(parsed.value) : fail(sessionErrors.notObject());
+}

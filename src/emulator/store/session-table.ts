@@ -1,0 +1,282 @@
+// The API server's sessions in the emulator's store (migration 006): Hermes's SessionDB statements the session routes
+// use — create, get, list_sessions_rich, set_* flags, end_session, delete_session, get_messages — over one profile's
+// rows at a time. Each call is one transaction; a held lock is waited for off the event loop (store/busy.ts).
+import type Database from 'better-sqlite3';
+import type { Db } from '../../shared/sqlite.js';
+import { StoreUnavailable, type LockWait } from '../runs/run-table.js';
+import type {
+  CreateOutcome,
+  ListedSessionRow,
+  ListQuery,
+  MessageRow,
+  NewMessage,
+  NewSession,
+  SessionOps,
+  SessionRow,
+  SessionsSnapshot,
+  SessionTable,
+} from '../sessions/table.js';
+import { unavailable, whileBusy } from './busy.js';
+import { openEmulatorStore } from './db.js';
+
+const SESSION_COLUMNS = [
+  'profile', 'id', 'source', 'user_id', 'model', 'model_config', 'system_prompt', 'parent_session_id', 'started_at',
+  'ended_at', 'end_reason', 'message_count', 'tool_call_count', 'input_tokens', 'output_tokens', 'cache_read_tokens',
+  'cache_write_tokens', 'reasoning_tokens', 'estimated_cost_usd', 'actual_cost_usd', 'api_call_count', 'title',
+  'last_activity_at', 'pinned', 'archived', 'hidden', 'last_read_at',
+] as const;
+const MESSAGE_COLUMNS = [
+  'id', 'profile', 'session_id', 'role', 'content', 'tool_call_id', 'tool_calls', 'tool_name', 'timestamp', 'token_count',
+  'finish_reason', 'reasoning', 'reasoning_content', 'display_kind',
+] as const;
+const UPDATABLE = new Set<string>(SESSION_COLUMNS.filter((c) => c !== 'profile' && c !== 'id'));
+
+/** The first user message, newlines as spaces, its first 63 characters (hermes_state_common._PREVIEW_RAW_SELECT). */
+const PREVIEW_RAW = `COALESCE((SELECT SUBSTR(REPLACE(REPLACE(m.content, X'0A', ' '), X'0D', ' '), 1, 63)
+    FROM api_session_messages m
+    WHERE m.profile = s.profile AND m.session_id = s.id AND m.role = 'user' AND m.content IS NOT NULL
+    ORDER BY m.timestamp, m.id LIMIT 1), '')`;
+/** _sql_session_last_active: the freshest of the activity heartbeat and the newest message, else started_at. */
+const LAST_ACTIVE = `COALESCE((SELECT MAX(v) FROM (SELECT s.last_activity_at AS v UNION ALL
+    SELECT (SELECT MAX(a.timestamp) FROM api_session_messages a WHERE a.profile = s.profile AND a.session_id = s.id))),
+    s.started_at)`;
+/** The pinned back-fill's recency: newest message, else started_at (its own expression in Hermes). */
+const LAST_MESSAGE = `COALESCE((SELECT MAX(a.timestamp) FROM api_session_messages a WHERE a.profile = s.profile AND a.session_id = s.id),
+    s.started_at)`;
+/** _LISTABLE_CHILD_SQL and the delegate filter: roots and /branch children only. */
+const LISTABLE = `(s.parent_session_id IS NULL
+    OR json_extract(COALESCE(s.model_config, '{}'), '$._branched_from') IS NOT NULL
+    OR EXISTS (SELECT 1 FROM api_sessions p WHERE p.profile = s.profile AND p.id = s.parent_session_id
+               AND p.end_reason = 'branched' AND s.started_at >= p.ended_at))
+  AND json_extract(COALESCE(s.model_config, '{}'), '$._delegate_from') IS NULL`;
+
+const like = (needle: string): string => `%${needle.replace(/\\/g, '\\\\').replace(/%/g, '\\%').replace(/_/g, '\\_')}%`;
+
+/** The list filters (without the search): list_sessions_rich's WHERE at the pin. */
+function baseWhere(q: ListQuery): { sql: string; params: unknown[] } {
+  const clauses = ['s.profile = ?'];
+  const params: unknown[] = [q.profile];
+  if (!q.includeChildren) clauses.push(LISTABLE);
+  if (q.source !== null) {
+    clauses.push('s.source IN (?)');
+    params.push(q.source);
+  }
+  clauses.push('s.archived = 0');
+  if (!q.includeHidden) clauses.push('s.hidden = 0');
+  return { sql: clauses.join(' AND '), params };
+}
+
+/** search_query: a case-insensitive substring of the title or the id, or of the title without - _ . and spaces. */
+function searchWhere(search: string): { sql: string; params: unknown[] } {
+  const needle = search.trim().toLowerCase();
+  // Python's re.sub(r"[\W_]+", "", needle): only letters and digits stay.
+  const compact = needle.replace(/[^\p{L}\p{N}]+/gu, '');
+  let sql = `(LOWER(COALESCE(s.title, '')) LIKE ? ESCAPE '\\' OR LOWER(s.id) LIKE ? ESCAPE '\\'`;
+  const params: unknown[] = [like(needle), like(needle)];
+  if (compact) {
+    sql += ` OR REPLACE(REPLACE(REPLACE(REPLACE(LOWER(COALESCE(s.title, '')), '-', ''), '_', ''), '.', ''), ' ', '') LIKE ? ESCAPE '\\'`;
+    params.push(like(compact));
+  }
+  return { sql: `${sql})`, params };
+}
+
+class Ops implements SessionOps {
+  readonly #db: Db;
+  readonly #stmts = new Map<string, Database.Statement<unknown[]>>();
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  #stmt(sql: string): Database.Statement<unknown[]> {
+    let s = this.#stmts.get(sql);
+    if (!s) this.#stmts.set(sql, (s = this.#db.prepare<unknown[]>(sql)));
+    return s;
+  }
+
+  get(profile: string, id: string): SessionRow | undefined {
+    return this.#stmt('SELECT * FROM api_sessions WHERE profile = ? AND id = ?').get(profile, id) as SessionRow | undefined;
+  }
+
+  byTitle(profile: string, title: string): SessionRow | undefined {
+    return this.#stmt('SELECT * FROM api_sessions WHERE profile = ? AND title = ?').get(profile, title) as SessionRow | undefined;
+  }
+
+  titleHolder(profile: string, title: string, id: string): string | undefined {
+    const row = this.#stmt('SELECT id FROM api_sessions WHERE profile = ? AND title = ? AND id != ?').get(profile, title, id) as
+      | { id: string }
+      | undefined;
+    return row?.id;
+  }
+
+  #insert(row: NewSession, verb: string): number {
+    return this.#stmt(
+      `${verb} INTO api_sessions (profile, id, source, model, model_config, system_prompt, started_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ).run(row.profile, row.id, row.source, row.model, row.model_config, row.system_prompt, row.started_at).changes;
+  }
+
+  create(row: NewSession, title: string | null): CreateOutcome {
+    if (this.get(row.profile, row.id)) return { kind: 'exists' };
+    this.#insert(row, 'INSERT');
+    if (title !== null) {
+      const holder = this.titleHolder(row.profile, title, row.id);
+      if (holder !== undefined) {
+        this.#stmt('DELETE FROM api_sessions WHERE profile = ? AND id = ?').run(row.profile, row.id);
+        return { kind: 'title-taken', holder };
+      }
+      this.update(row.profile, row.id, { title });
+    }
+    return { kind: 'created', row: this.get(row.profile, row.id)! };
+  }
+
+  ensure(row: NewSession): void {
+    this.#insert(row, 'INSERT OR IGNORE');
+  }
+
+  update(profile: string, id: string, changes: Partial<Omit<SessionRow, 'profile' | 'id'>>): void {
+    const keys = Object.keys(changes).filter((k) => UPDATABLE.has(k));
+    if (keys.length === 0) return;
+    this.#stmt(`UPDATE api_sessions SET ${keys.map((k) => `${k} = ?`).join(', ')} WHERE profile = ? AND id = ?`).run(
+      ...keys.map((k) => (changes as Record<string, unknown>)[k]),
+      profile,
+      id,
+    );
+  }
+
+  end(profile: string, id: string, reason: string, at: number): void {
+    this.#stmt('UPDATE api_sessions SET ended_at = ?, end_reason = ? WHERE profile = ? AND id = ? AND ended_at IS NULL').run(
+      at,
+      reason,
+      profile,
+      id,
+    );
+  }
+
+  append(profile: string, sessionId: string, messages: readonly NewMessage[], tokens: { input: number; output: number } | null): void {
+    const insert = this.#stmt(
+      `INSERT INTO api_session_messages (profile, session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp,
+         token_count, finish_reason, reasoning, reasoning_content, display_kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    let calls = 0;
+    for (const m of messages) {
+      insert.run(profile, sessionId, m.role, m.content, m.tool_call_id, m.tool_calls, m.tool_name, m.timestamp, m.token_count,
+        m.finish_reason, m.reasoning, m.reasoning_content, m.display_kind);
+      if (m.tool_calls) calls += (JSON.parse(m.tool_calls) as unknown[]).length;
+    }
+    this.#stmt('UPDATE api_sessions SET message_count = message_count + ?, tool_call_count = tool_call_count + ? WHERE profile = ? AND id = ?')
+      .run(messages.length, calls, profile, sessionId);
+    if (tokens) {
+      this.#stmt('UPDATE api_sessions SET input_tokens = ?, output_tokens = ? WHERE profile = ? AND id = ?').run(
+        tokens.input,
+        tokens.output,
+        profile,
+        sessionId,
+      );
+    }
+  }
+
+  list(q: ListQuery): ListedSessionRow[] {
+    const base = baseWhere(q);
+    const search = q.search === null ? null : searchWhere(q.search);
+    const where = search ? `${base.sql} AND ${search.sql}` : base.sql;
+    const page = this.#db
+      .prepare(
+        `SELECT s.*, ${PREVIEW_RAW} AS preview_raw, ${LAST_ACTIVE} AS last_active FROM api_sessions s WHERE ${where}
+         ORDER BY last_active DESC, s.started_at DESC, s.id DESC LIMIT ? OFFSET ?`,
+      )
+      .all(...base.params, ...(search?.params ?? []), q.limit, q.offset) as ListedSessionRow[];
+    // include_pinned: pins the window left out, under the same filters (not the search), newest first.
+    const seen = new Set(page.map((r) => r.id));
+    const pinned = this.#db
+      .prepare(
+        `SELECT s.*, ${PREVIEW_RAW} AS preview_raw, ${LAST_MESSAGE} AS last_active FROM api_sessions s
+         WHERE ${base.sql} AND s.pinned = 1 ORDER BY s.started_at DESC`,
+      )
+      .all(...base.params) as ListedSessionRow[];
+    for (const row of pinned) if (!seen.has(row.id)) page.push(row);
+    return page;
+  }
+
+  messages(profile: string, sessionId: string, page: { limit: number; offset: number; latest: boolean }): MessageRow[] {
+    if (!page.latest) {
+      return this.#stmt('SELECT * FROM api_session_messages WHERE profile = ? AND session_id = ? ORDER BY id LIMIT ? OFFSET ?')
+        .all(profile, sessionId, page.limit, page.offset) as MessageRow[];
+    }
+    const rows = this.#stmt('SELECT * FROM api_session_messages WHERE profile = ? AND session_id = ? ORDER BY id DESC LIMIT ? OFFSET ?')
+      .all(profile, sessionId, page.limit, page.offset) as MessageRow[];
+    return rows.reverse();
+  }
+
+  delete(profile: string, id: string): boolean {
+    if (!this.get(profile, id)) return false;
+    this.#stmt('UPDATE api_sessions SET parent_session_id = NULL WHERE profile = ? AND parent_session_id = ?').run(profile, id);
+    this.#stmt('DELETE FROM api_session_messages WHERE profile = ? AND session_id = ?').run(profile, id);
+    this.#stmt('DELETE FROM api_sessions WHERE profile = ? AND id = ?').run(profile, id);
+    return true;
+  }
+
+  snapshot(): SessionsSnapshot {
+    return {
+      sessions: this.#stmt('SELECT * FROM api_sessions ORDER BY rowid').all() as SessionRow[],
+      messages: this.#stmt('SELECT * FROM api_session_messages ORDER BY id').all() as MessageRow[],
+    };
+  }
+
+  replaceAll(snapshot: SessionsSnapshot): void {
+    this.#stmt('DELETE FROM api_session_messages').run();
+    this.#stmt('DELETE FROM api_sessions').run();
+    const session = this.#stmt(`INSERT INTO api_sessions (${SESSION_COLUMNS.join(', ')}) VALUES (${SESSION_COLUMNS.map(() => '?').join(', ')})`);
+    for (const row of snapshot.sessions) session.run(...SESSION_COLUMNS.map((c) => row[c]));
+    const message = this.#stmt(`INSERT INTO api_session_messages (${MESSAGE_COLUMNS.join(', ')}) VALUES (${MESSAGE_COLUMNS.map(() => '?').join(', ')})`);
+    for (const row of snapshot.messages) message.run(...MESSAGE_COLUMNS.map((c) => row[c]));
+  }
+}
+
+/** The session store over its own connection (the run table keeps its own; neither holds a transaction across turns). */
+export class SqliteSessionTable implements SessionTable {
+  readonly #db: Db;
+  readonly #ops: Ops;
+  readonly #lock: LockWait;
+  #closed = false;
+
+  constructor(db: Db, lock: LockWait) {
+    this.#db = db;
+    this.#ops = new Ops(db);
+    this.#lock = lock;
+  }
+
+  #run<T>(what: string, fn: (ops: SessionOps) => T, mode: 'deferred' | 'immediate'): T {
+    if (this.#closed) throw new StoreUnavailable('closed', 'The session store is closed.');
+    return this.#db.transaction(() => fn(this.#ops))[mode]();
+  }
+
+  read<T>(what: string, fn: (ops: SessionOps) => T): Promise<T> {
+    return whileBusy(this.#lock, what, () => this.#run(what, fn, 'deferred'));
+  }
+
+  write<T>(what: string, fn: (ops: SessionOps) => T): Promise<T> {
+    return whileBusy(this.#lock, what, () => this.#run(what, fn, 'immediate'));
+  }
+
+  writeNow<T>(what: string, fn: (ops: SessionOps) => T): T {
+    try {
+      return this.#run(what, fn, 'immediate');
+    } catch (e) {
+      throw unavailable(e, what);
+    }
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#db.open) this.#db.close();
+  }
+}
+
+/**
+ * Opens a namespace's session store: on `path` (the default namespace's --db file, beside its run rows) or in memory
+ * (kept for the emulator's life, across emulated restarts: Hermes's state.db outlives its gateway).
+ */
+export function openSessionTable(path: string, lock: LockWait): SessionTable {
+  return new SqliteSessionTable(openEmulatorStore(path), lock);
+}
