@@ -159,8 +159,12 @@ export class SessionService {
       system_prompt: systemPrompt,
       started_at: now,
     };
+    const ids = this.deps.ids();
     const created = await this.#store('write', 'creating a session', (ops) => {
-      if (ops.get(profile, id)) return { kind: 'exists' as const };
+      // A seeded id stream starts over in a new process: a minted id skips the ids the store already holds (Hermes's
+      // uuid4 never repeats), as run ids do.
+      if (!pyTruthy(rawId) && ids.seeded) while (ops.get(profile, row.id)) row.id = mintSessionId(now, ids.uuid4Hex());
+      if (ops.get(profile, row.id)) return { kind: 'exists' as const };
       if (tooLong) return { kind: 'too-long' as const };
       return ops.create(row, title);
     });
