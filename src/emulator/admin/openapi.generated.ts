@@ -1254,13 +1254,14 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesSessionChat" } } }
           },
           "400": {
-            "description": "- Invalid JSON in the body, a body that is not an object, a non-integer Content-Length; no message (`missing_message`), a bad content part (`param` is \"message\"), a system_message that is not a string, `missing_model`.\n- A bad X-Hermes-Session-Key.\n- A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "description": "- Invalid JSON in the body, a body that is not an object, a non-integer Content-Length; no message (`missing_message`), a system_message that is not a string, `missing_model`.\n- A bad X-Hermes-Session-Key.\n- A content part that is not text or an image, or a bad image part (`unsupported_content_type`, `invalid_image_url`, `invalid_content_part`).\n- A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
             "content": {
               "application/json": {
                 "schema": {
                   "anyOf": [
                     { "$ref": "#/components/schemas/HermesError" },
                     { "$ref": "#/components/schemas/HermesSessionKeyError" },
+                    { "$ref": "#/components/schemas/HermesContentError" },
                     { "$ref": "#/components/schemas/HermeticError" }
                   ]
                 }
@@ -4668,6 +4669,25 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "session": { "$ref": "#/components/schemas/HermesSession" }
         },
         "required": ["object", "session"],
+        "additionalProperties": false
+      },
+      "HermesContentError": {
+        "description": "A bad content part of the session chat's message: the four-key envelope with `param` naming the field.",
+        "type": "object",
+        "properties": {
+          "error": {
+            "type": "object",
+            "properties": {
+              "message": { "type": "string" },
+              "type": { "const": "invalid_request_error" },
+              "param": { "const": "message" },
+              "code": { "type": "string" }
+            },
+            "required": ["message", "type", "param", "code"],
+            "additionalProperties": false
+          }
+        },
+        "required": ["error"],
         "additionalProperties": false
       },
       "HermesSessionList": {

@@ -185,6 +185,10 @@ export const HERMES_SCHEMAS: Readonly<Record<string, Schema>> = {
     ),
   },
   HermesSessionAnswer: closed({ object: { const: 'hermes.session' }, session: ref('HermesSession') }),
+  HermesContentError: {
+    description: 'A bad content part of the session chat\'s message: the four-key envelope with `param` naming the field.',
+    ...closed({ error: closed({ message: string, type: { const: 'invalid_request_error' }, param: { const: 'message' }, code: string }) }),
+  },
   HermesSessionList: closed({
     object: { const: 'list' },
     data: { type: 'array', items: ref('HermesSession') },
@@ -490,8 +494,9 @@ export const HERMES_OPERATIONS: Readonly<Record<string, HermesOperation>> = {
     answers: {
       '200': { description: "The agent's reply.", json: ref('HermesSessionChat'), headers: ['X-Hermes-Session-Id', 'X-Hermes-Session-Key'] },
       '400': [
-        err(`${bodyErrors}; no message (\`missing_message\`), a bad content part (\`param\` is "message"), a system_message that is not a string, \`missing_model\`.`),
+        err(`${bodyErrors}; no message (\`missing_message\`), a system_message that is not a string, \`missing_model\`.`),
         { description: 'A bad X-Hermes-Session-Key.', json: ref('HermesSessionKeyError') },
+        { description: 'A content part that is not text or an image, or a bad image part (`unsupported_content_type`, `invalid_image_url`, `invalid_content_part`).', json: ref('HermesContentError') },
       ],
       '401': keyOnly,
       '403': err('X-Hermes-Session-Key while no API key is configured.'),
