@@ -39,6 +39,26 @@ export interface EmulatorNamespace {
 }
 
 /**
+ * A check run on every answer of an in-process emulator's fetch, when one is registered: the test suite holds each to
+ * the OpenAPI document (test/support/contract.ts, decision 0024). Nothing registers one otherwise.
+ */
+type FetchAnswerCheck = (answer: { method: string; url: string; status: number; headers: Headers; text: string }) => void;
+const FETCH_ANSWER_CHECK = Symbol.for('hermetic.fetchAnswerCheck');
+
+/** Reads the answer (not an event stream, which is checked by its head), checks it, and hands on the same bytes. */
+async function checked(request: Request, response: Response, check: FetchAnswerCheck): Promise<Response> {
+  const { status, statusText, headers } = response;
+  const info = { method: request.method, url: request.url, status, headers };
+  if (headers.get('content-type')?.startsWith('text/event-stream')) {
+    check({ ...info, text: '' });
+    return response;
+  }
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  check({ ...info, text: new TextDecoder().decode(bytes) });
+  return new Response(response.body === null ? null : bytes, { status, statusText, headers });
+}
+
+/**
  * @example
  *   const hermes = createEmulator({ apiKey: 'test-key-0123456789abcdef' });
  *   const res = await hermes.fetch(new Request('http://hermes.test/v1/runs', {
@@ -67,8 +87,13 @@ export function createEmulator(input?: EmulatorOptions): Emulator {
   const namespaces = new Namespaces({ options, lock, openStore, onInternalError });
   const main = namespaces.default;
   const handleRequest = (req: HttpRequest) => handleFront(req, namespaces);
-  const fetch = async (request: Request) =>
-    toFetchResponse(await handleRequest(fromFetchRequest(request)), request.method.toUpperCase() === 'HEAD');
+  const fetch = async (request: Request) => {
+    const answer = await handleRequest(fromFetchRequest(request));
+    const response = toFetchResponse(answer, request.method.toUpperCase() === 'HEAD');
+    const check = (globalThis as { [FETCH_ANSWER_CHECK]?: FetchAnswerCheck })[FETCH_ANSWER_CHECK];
+    // A fault rule's answer is what the test asked for, not the emulated API's: not checked.
+    return check && answer.faultId === undefined ? checked(request, response, check) : response;
+  };
   let closed = false;
 
   return {

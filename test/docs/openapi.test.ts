@@ -82,14 +82,40 @@ test('the answer check refuses a wrong field, an undocumented status or media ty
   checkAnswer({ ...ok, status: 400, text: '{"error": {"code": "HERMETIC_CLOCK_RANGE", "message": "no"}}' });
   assert.throws(() => checkAnswer({ ...ok, status: 400, text: '{"error": "no"}' }), ContractViolation);
   // Hermes routes, under a profile and a namespace too.
-  const run = { method: 'GET', url: '/ns/a/p/work/v1/runs/run_1', status: 404, contentType: 'application/json; charset=utf-8' };
-  checkAnswer({ ...run, text: '{"error": {"message": "Run not found: run_1", "type": "invalid_request_error", "param": null, "code": "run_not_found"}}' });
-  checkAnswer({ ...run, text: '{"error": "Unknown or unconfigured profile"}' });
-  assert.throws(() => checkAnswer({ ...run, text: '{"error": {"message": "Run not found", "type": "invalid_request_error"}}' }), ContractViolation);
-  assert.throws(() => checkAnswer({ ...run, status: 403, text: 'x' }), /has no body/);
+  const missing = { method: 'GET', url: '/ns/a/p/work/v1/runs/run_1', status: 404, contentType: 'application/json; charset=utf-8' };
+  checkAnswer({ ...missing, text: '{"error": {"message": "Run not found: run_1", "type": "invalid_request_error", "param": null, "code": "run_not_found"}}' });
+  checkAnswer({ ...missing, text: '{"error": "Unknown or unconfigured profile"}' });
+  assert.throws(() => checkAnswer({ ...missing, text: '{"error": {"message": "Run not found", "type": "invalid_request_error"}}' }), ContractViolation);
+  assert.throws(() => checkAnswer({ ...missing, status: 403, text: 'x' }), /has no body/);
   // aiohttp's 404 page for a path that is not a route, and a wrong method: no operation, nothing to hold them to.
   checkAnswer({ method: 'GET', url: '/v1/nothing', status: 404, contentType: 'text/plain', text: '404: Not Found' });
   checkAnswer({ method: 'DELETE', url: '/v1/runs', status: 405, contentType: 'text/plain', text: '405: Method Not Allowed' });
+  // A parameter segment with braces is no route for aiohttp either (its 404 page).
+  checkAnswer({ method: 'POST', url: '/v1/runs/%7Brun_id%7D/approval', status: 404, contentType: 'text/plain', text: '404: Not Found' });
+  // Python's json.dumps writes Infinity for a float overflow the client sent (`1e999`): still a JSON number here.
+  const run = '{"object": "hermes.run", "run_id": "run_1", "status": "running", "updated_at": 1.5, "created_at": 1.0, "session_id": Infinity, "model": -Infinity}';
+  checkAnswer({ method: 'GET', url: '/v1/runs/run_1', status: 200, contentType: 'application/json', text: run });
+});
+
+test('an in-process emulator holds every answer of its fetch to the document, except a fault rule\'s own', async () => {
+  installContractCheck();
+  const hermes = createEmulator();
+  try {
+    // A namespace's fault answers what the test asked for (an undocumented 418): not the emulated API's answer.
+    await hermes.admin.addFault({ operation: 'health', action: 'respond', status: 418, body: 'teapot' });
+    const res = await hermes.fetch(new Request('http://h/health'));
+    assert.equal(res.status, 418);
+    assert.equal(await res.text(), 'teapot');
+    // The answer handed on is the same bytes, and an empty body stays without a Content-Type.
+    await hermes.admin.clearFaults();
+    const health = await hermes.fetch(new Request('http://h/health'));
+    assert.equal(await health.text(), '{"status": "ok", "platform": "hermes-agent", "version": "0.21.0"}');
+    const refused = await hermes.fetch(new Request('http://h/v1/runs', { method: 'POST', headers: { Origin: 'http://x' } }));
+    assert.equal(refused.status, 403);
+    assert.equal(refused.headers.get('content-type'), null);
+  } finally {
+    await hermes.close();
+  }
 });
 
 test('admin clients hold their answers to the document in the test suite', async () => {

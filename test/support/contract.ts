@@ -25,16 +25,33 @@ const document = OPENAPI_DOCUMENT as Json;
 
 interface Template {
   path: string;
-  pattern: RegExp;
+  /** Literal segments, and null where the template has a parameter. */
+  segments: Array<string | null>;
   item: Json;
 }
 
-const escape = (s: string) => s.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
 const TEMPLATES: Template[] = Object.entries(document.paths as Record<string, Json>).map(([path, item]) => ({
   path,
-  pattern: new RegExp(`^${path.split(/\{[^}]+\}/).map(escape).join('[^/]+')}$`),
+  segments: path.split('/').map((s) => (s.startsWith('{') ? null : s)),
   item,
 }));
+
+function decode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** As the routers match: a parameter is one non-empty segment, decoded, without braces (api/routes.ts matchRoute). */
+function matches(t: Template, parts: string[]): boolean {
+  if (t.segments.length !== parts.length) return false;
+  return t.segments.every((want, i) => {
+    const got = decode(parts[i]!);
+    return want === null ? got !== '' && !got.includes('{') && !got.includes('}') : want === got;
+  });
+}
 
 // ajv is CommonJS: under NodeNext its class is the default export's `default`.
 const Ajv2020 = ajv2020.default;
@@ -64,10 +81,22 @@ export function operationOf(method: string, url: string): { path: string; method
   const profile = path.startsWith('/__admin/') ? null : /^\/p\/[^/]+(\/.*)$/.exec(path);
   if (profile) path = profile[1]!;
   const m = method.toLowerCase();
+  const parts = path.split('/');
   for (const t of TEMPLATES) {
-    if (t.pattern.test(path) && t.item[m]) return { path: t.path, method: m, operation: t.item[m] };
+    if (t.item[m] && matches(t, parts)) return { path: t.path, method: m, operation: t.item[m] };
   }
   return null;
+}
+
+/**
+ * Python's json.dumps writes NaN, Infinity and -Infinity for such floats (Hermes echoes `1e999` that way); JSON.parse
+ * does not read them. Outside strings they become the largest finite numbers (NaN: 0), which a number schema accepts.
+ */
+function pythonJsonToJson(text: string): string {
+  if (!/NaN|Infinity/.test(text)) return text;
+  return text.replace(/"(?:[^"\\]|\\.)*"|-?Infinity|NaN/g, (token) =>
+    token.startsWith('"') ? token : token === 'NaN' ? '0' : token.startsWith('-') ? '-1.7976931348623157e308' : '1.7976931348623157e308',
+  );
 }
 
 function show(text: string): string {
@@ -99,7 +128,7 @@ export function checkAnswer(answer: ReceivedAnswer): void {
   if (media !== 'application/json') return;
   let body: unknown;
   try {
-    body = JSON.parse(answer.text);
+    body = JSON.parse(pythonJsonToJson(answer.text));
   } catch {
     return fail('the body is not JSON');
   }
@@ -111,26 +140,10 @@ export function checkAnswer(answer: ReceivedAnswer): void {
   }
 }
 
-/** A fetch that checks every answer it passes on (the body is read once and handed on unchanged). */
-export function checkedFetch(fetchImpl: (request: Request) => Promise<Response>): (request: Request) => Promise<Response> {
-  return async (request) => {
-    const response = await fetchImpl(request);
-    if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
-      checkAnswer({ method: request.method, url: request.url, status: response.status, contentType: response.headers.get('content-type'), text: '' });
-      return response;
-    }
-    const text = await response.text();
-    checkAnswer({ method: request.method, url: request.url, status: response.status, contentType: response.headers.get('content-type'), text });
-    return new Response(request.method === 'HEAD' || [101, 204, 205, 304].includes(response.status) ? null : text, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
-  };
-}
-
 /** The hook every admin client runs on each answer (src/emulator/admin/client.ts): the document's check. */
 export const ADMIN_ANSWER_CHECK = Symbol.for('hermetic.adminAnswerCheck');
+/** The hook an in-process emulator's fetch runs on each answer it gives (src/emulator/index.ts). */
+export const FETCH_ANSWER_CHECK = Symbol.for('hermetic.fetchAnswerCheck');
 
 /**
  * Every admin client in this process checks its answers from now on (unless HERMETIC_CONTRACT_CHECK=0). Only answers
@@ -143,4 +156,5 @@ export function installContractCheck(): void {
     checkAnswer({ ...answer, contentType: headers.get('content-type') });
   };
   (globalThis as Record<symbol, unknown>)[ADMIN_ANSWER_CHECK] = check;
+  (globalThis as Record<symbol, unknown>)[FETCH_ANSWER_CHECK] = check;
 }
