@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ADMIN_KEY_HEADER, OPEN_ADMIN_ROUTE } from '../../src/emulator/admin/auth.js';
 import { ADMIN_PREFIX, ADMIN_ROUTES } from '../../src/emulator/admin/routes.js';
-import { COMMON_ANSWERS, HERMES_HEADERS, HERMES_SCHEMAS, hermesOperation, type HermesAnswer, type Schema } from '../../src/emulator/api/contract.js';
+import { COMMON_ANSWERS, HERMES_HEADERS, HERMES_SCHEMAS, HERMES_TAGS, hermesOperation, type HermesAnswer, type Schema } from '../../src/emulator/api/contract.js';
 import { HERMES_VERSION } from '../../src/emulator/api/meta.js';
 import { ROUTES } from '../../src/emulator/api/routes.js';
 import { NAMESPACE_HEADER, NAMESPACE_NAME } from '../../src/emulator/namespaces/names.js';
@@ -190,10 +190,7 @@ export function openApiDocument(root = REPO_ROOT): Json {
     },
     servers: [HERMES_SERVERS[0], HERMES_SERVERS[1]],
     tags: [
-      { name: 'Hermes runs', description: "Hermes's peer-run API." },
-      { name: 'Hermes sessions', description: "The API server's sessions, as `hermes peer run|dm` uses them." },
-      { name: 'Hermes meta', description: 'What a peer client reads before it runs anything.' },
-      { name: 'Not emulated', description: 'Routes Hermes serves that Hermetic answers with 501.' },
+      ...Object.entries(HERMES_TAGS).map(([name, description]) => ({ name, description })),
       { name: 'Control plane', description: 'Not part of Hermes: the routes a test drives the fake agent, the clock and the gateway with.' },
     ],
     paths,

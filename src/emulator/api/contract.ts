@@ -18,11 +18,19 @@ export interface HermesAnswer {
   readonly headers?: readonly string[];
 }
 
+/** The document's groups of Hermes routes, in this order, each with its description. */
+export const HERMES_TAGS = {
+  'Hermes runs': "Hermes's peer-run API.",
+  'Hermes sessions': "The API server's sessions, as `hermes peer run|dm` uses them.",
+  'Hermes meta': 'What a peer client reads before it runs anything.',
+  'Not emulated': 'Routes Hermes serves that Hermetic answers with 501.',
+} as const;
+
 export interface HermesOperation {
   readonly operationId: string;
   readonly summary: string;
   readonly description?: string;
-  readonly tag: 'Hermes runs' | 'Hermes sessions' | 'Hermes meta' | 'Not emulated';
+  readonly tag: keyof typeof HERMES_TAGS;
   /** Request headers of this route (names of HERMES_HEADERS). */
   readonly headers?: readonly string[];
   readonly body?: { readonly schema: Schema; readonly description: string };
