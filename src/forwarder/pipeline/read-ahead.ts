@@ -65,7 +65,9 @@ function startThread(): Thread | null {
   const where = workerEntry();
   if (!where) return null;
   const { port1, port2 } = new MessageChannel();
-  const options = { eval: true, workerData: { port: port2, ...where }, transferList: [port2] };
+  // A small young generation: each session's garbage dies there, and the old generation stays small and flat
+  // (with V8's default the worker's heap grew with the store; decision 0026).
+  const options = { eval: true, workerData: { port: port2, ...where }, transferList: [port2], resourceLimits: { maxYoungGenerationSizeMb: 8 } };
   let worker: Worker;
   try {
     worker = new Worker(BOOT, { ...options, execArgv: workerFlags(process.execArgv) });

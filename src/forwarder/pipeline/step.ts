@@ -23,7 +23,10 @@ export interface StepOptions {
   window?: { since?: number | undefined; until?: number | undefined };
   /** Epoch seconds now (quarantine and tick times); injected, never read from the wall clock here. */
   now: () => number;
-  /** Sessions per read snapshot and write transaction (bounds memory and lock holding). */
+  /**
+   * Sessions and messages per write transaction (default 20 and 500). A batch is held in memory until it is written:
+   * small ones die young in V8's heap, so memory stays flat however large the store (decision 0026).
+   */
   batchSessions?: number;
   batchMessages?: number;
   onProgress?: (done: number, total: number) => void;
@@ -171,8 +174,8 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
       }
 
       const identity = facts.identity;
-      const batchSessions = options.batchSessions ?? 200;
-      const batchMessages = options.batchMessages ?? 5000;
+      const batchSessions = options.batchSessions ?? 20;
+      const batchMessages = options.batchMessages ?? 500;
       let done = 0;
       let reset = result.replaced;
       let taken = 0;
@@ -182,7 +185,8 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
       const feed = new SessionFeed({
         reader, ref, redact: options.redact, origin: options.origin, ids: todo.map((m) => m.id),
         ledgerOf: (id) => cursors.sessions.get(id)?.ledger ?? null, mode: options.readWorker ?? 'auto',
-        window: { sessions: batchSessions, messages: batchMessages },
+        // The worker may run a few batches ahead of the writes (what it posted waits packed, outside the heap).
+        window: { sessions: batchSessions * 4, messages: batchMessages * 4 },
       });
       try {
         for (;;) {
