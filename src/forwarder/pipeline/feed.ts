@@ -42,6 +42,7 @@ export class SessionFeed {
   #worker: ReadAhead | null = null;
   /** The worker has read every session; what this thread reads it reads alone. */
   #alone: boolean;
+  #waited = false;
   /** Sessions the worker read (the rest this thread read). */
   readByWorker = 0;
 
@@ -75,6 +76,7 @@ export class SessionFeed {
         if (m) {
           if (m.kind === 'session') {
             this.readByWorker++;
+            this.#waited = false;
             return { index: m.index, read: m.read };
           }
           if (m.kind === 'fatal') throw new HermeticError(m.code, m.message);
@@ -86,6 +88,14 @@ export class SessionFeed {
         }
       }
       if (this.#o.mode !== 'only' || this.#alone) {
+        // While the worker reads, this thread (the one that writes) waits a moment for it before reading a session
+        // itself: reading here is for while the worker starts, or when it falls behind.
+        if (w && !w.finished && !this.#alone && w.running && !this.#waited) {
+          this.#waited = true;
+          w.wait(2);
+          continue;
+        }
+        this.#waited = false;
         const index = Atomics.add(this.#control, SLOT.next, 1);
         if (index < this.#o.ids.length) {
           const id = this.#o.ids[index]!;

@@ -155,9 +155,14 @@ export class ReadAhead {
     }
   }
 
-  /** Sleeps until the worker posts again (or a second has passed: a worker that failed to load cannot wake us). */
-  wait(): void {
-    Atomics.wait(this.control, SLOT.posted, this.#seen, 1000);
+  /** Whether the worker is reading for this job (it has started it and not yet said it is done). */
+  get running(): boolean {
+    return !this.#finished && Atomics.load(this.control, SLOT.state) === STATE.running;
+  }
+
+  /** Sleeps until the worker posts again, or `ms` have passed (a worker that failed to load cannot wake us). */
+  wait(ms = 1000): void {
+    Atomics.wait(this.control, SLOT.posted, this.#seen, ms);
   }
 
   /**
