@@ -47,21 +47,59 @@ export function toJson(v: PyValue): PlainJson {
   return Object.fromEntries([...v].map(([k, x]) => [k, toJson(x)]));
 }
 
+/** What a turn remembers of one progress event: three slots of a flat list (no object per event). */
+const TOOL_STARTED = 0;
+const TOOL_COMPLETED = 1;
+const REASONING = 2;
+const NO_ARGUMENTS = '{}';
+
 interface Turn {
   start: TurnStart;
-  messages: MessageInput[];
-  /** Open tool calls by tool name, oldest first (tool.completed answers the oldest). */
-  open: Map<string, ToolCall[]>;
-  /** Interim assistant text (reasoning.available) waiting for the next assistant message. */
-  reasoning: string | null;
-  calls: number;
+  user: MessageInput;
+  /**
+   * [kind, tool or text, arguments or result, …]: a turn may stream thousands of events, so they are kept as
+   * primitives (tool names shared through `names`) and the messages built once, when the agent returns.
+   */
+  steps: Array<number | string | null>;
+  names: Map<string, string>;
 }
 
 /**
- * `call_` + 24 hex, derived from the run id and the call's position: the same on every sink and every replay of a
- * seeded run, and drawn from no id stream (recording changes no other id).
+ * `call_` + 24 hex, derived from the run id (16 hex of its SHA-256, once per turn) and the call's position (8 hex):
+ * the same on every sink and every replay of a seeded run, and drawn from no id stream (recording changes no other id).
  */
-const callId = (runId: string, n: number): string => `call_${createHash('sha256').update(`${runId}\0${n}`).digest('hex').slice(0, 24)}`;
+const callPrefix = (runId: string): string => `call_${createHash('sha256').update(runId).digest('hex').slice(0, 16)}`;
+const callId = (prefix: string, n: number): string => prefix + n.toString(16).padStart(8, '0');
+
+/** The turn's messages so far (user, tool calls, results), and the reasoning waiting for the final answer. */
+function turnMessages(runId: string, turn: Turn): MessageInput[] & { reasoning: string | null } {
+  const messages: MessageInput[] = [turn.user];
+  /** Open tool calls by tool name, oldest first (tool.completed answers the oldest). */
+  const open = new Map<string, ToolCall[]>();
+  /** Interim assistant text (reasoning.available) waiting for the next assistant message. */
+  let reasoning: string | null = null;
+  let prefix: string | null = null;
+  let n = 0;
+  const { steps } = turn;
+  for (let i = 0; i < steps.length; i += 3) {
+    const kind = steps[i];
+    const a = steps[i + 1] as string;
+    const b = steps[i + 2] as string;
+    if (kind === REASONING) reasoning = a || reasoning;
+    else if (kind === TOOL_STARTED) {
+      const call: ToolCall = { id: callId((prefix ??= callPrefix(runId)), n++), type: 'function', function: { name: a, arguments: b } };
+      messages.push({ role: 'assistant', content: null, tool_calls: [call], finish_reason: 'tool_calls', reasoning });
+      reasoning = null;
+      const queue = open.get(a) ?? [];
+      queue.push(call);
+      open.set(a, queue);
+    } else {
+      const call = open.get(a)?.shift();
+      messages.push({ role: 'tool', content: b, tool_call_id: call?.id ?? null, tool_name: a });
+    }
+  }
+  return Object.assign(messages, { reasoning });
+}
 
 /** Watches the fake agent (RunObserver) and hands each turn to the sinks. */
 export class TurnRecorder implements RunObserver {
@@ -84,35 +122,23 @@ export class TurnRecorder implements RunObserver {
     };
     const content = run.userMessage;
     const user: MessageInput = { role: 'user', content: typeof content === 'string' ? content : (toJson(content) as PlainJson[]) };
-    this.#turns.set(run.runId, { start, messages: [user], open: new Map(), reasoning: null, calls: 0 });
+    this.#turns.set(run.runId, { start, user, steps: [], names: new Map() });
     for (const sink of this.sinks) sink.started(start);
   }
 
   progress(run: LiveRun, event: ProgressEvent): void {
     const turn = this.#turns.get(run.runId);
     if (!turn) return;
-    if (event.event === 'reasoning.available') turn.reasoning = event.text || turn.reasoning;
-    if (event.event === 'tool.started') {
-      const args = event.arguments === undefined ? {} : toJson(event.arguments);
-      const call: ToolCall = {
-        id: callId(run.runId, turn.calls++),
-        type: 'function',
-        function: { name: event.tool, arguments: typeof args === 'string' ? args : JSON.stringify(args) },
-      };
-      turn.messages.push({ role: 'assistant', content: null, tool_calls: [call], finish_reason: 'tool_calls', reasoning: turn.reasoning });
-      turn.reasoning = null;
-      const queue = turn.open.get(event.tool) ?? [];
-      queue.push(call);
-      turn.open.set(event.tool, queue);
-    }
-    if (event.event === 'tool.completed') {
-      const call = turn.open.get(event.tool)?.shift();
-      turn.messages.push({
-        role: 'tool',
-        content: event.result ?? (event.error ? 'Error' : ''),
-        tool_call_id: call?.id ?? null,
-        tool_name: event.tool,
-      });
+    if (event.event === 'reasoning.available') turn.steps.push(REASONING, event.text, null);
+    else if (event.event === 'tool.started' || event.event === 'tool.completed') {
+      let tool = turn.names.get(event.tool);
+      if (tool === undefined) turn.names.set(event.tool, (tool = event.tool));
+      if (event.event === 'tool.started') {
+        const args = event.arguments === undefined ? NO_ARGUMENTS : toJson(event.arguments);
+        turn.steps.push(TOOL_STARTED, tool, typeof args === 'string' ? args : JSON.stringify(args));
+      } else {
+        turn.steps.push(TOOL_COMPLETED, tool, event.result ?? (event.error ? 'Error' : ''));
+      }
     }
   }
 
@@ -120,19 +146,21 @@ export class TurnRecorder implements RunObserver {
     const turn = this.#turns.get(run.runId);
     if (!turn) return;
     this.#turns.delete(run.runId);
+    const built = turnMessages(run.runId, turn);
+    const all: MessageInput[] = [...built];
     const final = status.get('status');
     if (final === 'completed' && 'output' in result) {
-      turn.messages.push({
+      all.push({
         role: 'assistant',
         content: typeof result.output === 'string' ? result.output : null,
         finish_reason: 'stop',
-        reasoning: turn.reasoning,
+        reasoning: built.reasoning,
       });
     }
     // One flush time for the turn; equal or earlier times are nudged by 1 µs to keep the order (the writer's rule).
     let last = -Infinity;
     const at = this.now();
-    const messages = turn.messages.map((m) => {
+    const messages = all.map((m) => {
       let ts = m.timestamp ?? at;
       if (ts <= last) ts = last + 1e-6;
       last = ts;

@@ -29,8 +29,9 @@ export class Sessions implements CheckpointPart {
     this.recorder.clear();
   }
 
-  /** Every session and message as committed (a write still waiting for a lock has been shown to nobody). */
+  /** Every session and message, the agent's waiting writes committed first when they can be. */
   snapshot(): SessionsSnapshot {
+    this.recorder.flush();
     return this.table.writeNow('taking a checkpoint of the sessions', (ops) => ops.snapshot());
   }
 
@@ -40,6 +41,7 @@ export class Sessions implements CheckpointPart {
   }
 
   close(): void {
+    this.recorder.reset();
     this.table.close();
   }
 }

@@ -1,7 +1,10 @@
 // A run's turn in the API server's sessions: the agent opens the run's session when it starts (a row the client
 // created is kept) and flushes the turn's messages and token totals when it returns, as Hermes's AIAgent does in the
-// profile's state.db. The agent cannot wait: a write the store refuses now (a lock held by another connection) is
-// kept, in order, and retried off the loop; readers wait for those first (`settled`), so nobody reads around them.
+// profile's state.db. The agent cannot wait, and a row written per admitted run would cost keyed admission much of
+// its throughput (decision 0005). So a session a run opens is written when something could see it — any session
+// route first commits what is waiting (`settled`) — or with its run's turn; turns are committed together, at most
+// COALESCE_MS after the first of them (or once MAX_PENDING wait). A lock held by another connection keeps the writes
+// waiting, in order, retried off the loop.
 import { dumps, type PlainJson } from '../../shared/python/index.js';
 import type { MessageInput } from '../../state-db/writer/index.js';
 import type { FinishedTurn, TurnSink, TurnStart } from '../record/turns.js';
@@ -30,10 +33,19 @@ export function storedMessage(m: MessageInput): NewMessage {
 
 type Write = { what: string; apply: (ops: SessionOps) => void };
 
+/** Wall-clock milliseconds the agent's writes may wait for company before they are committed. */
+const COALESCE_MS = 20;
+/** Waiting writes that are committed at once, whatever the time. */
+const MAX_PENDING = 512;
+
 export class SessionRecorder implements TurnSink {
-  /** Writes the store refused, oldest first; while any is waiting, new ones queue behind it. */
+  /** Writes not committed yet, oldest first: flushed together at the end of the event-loop turn (group commit). */
   #pending: Write[] = [];
-  #flushing: Promise<void> | null = null;
+  /** Sessions runs opened that no one could see yet, by profile and id (written before anything that could show them). */
+  #opened = new Map<string, Write>();
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  /** While another connection holds the lock: the retry loop readers wait for. */
+  #retrying: Promise<void> | null = null;
   #generation = 0;
 
   constructor(
@@ -43,76 +55,125 @@ export class SessionRecorder implements TurnSink {
   ) {}
 
   started(turn: TurnStart): void {
-    this.#write(`opening session ${turn.sessionId}`, (ops) =>
-      ops.ensure({ profile: turn.profile, id: turn.sessionId, source: 'api_server', model: turn.model, model_config: null, system_prompt: null, started_at: turn.at }),
-    );
+    const key = `${turn.profile}\0${turn.sessionId}`;
+    if (this.#opened.has(key)) return;
+    this.#opened.set(key, {
+      what: `opening session ${turn.sessionId}`,
+      apply: (ops) =>
+        ops.ensure({ profile: turn.profile, id: turn.sessionId, source: 'api_server', model: turn.model, model_config: null, system_prompt: null, started_at: turn.at }),
+    });
   }
 
   finished(turn: FinishedTurn): void {
+    const key = `${turn.profile}\0${turn.sessionId}`;
+    const opened = this.#opened.get(key);
+    if (opened) {
+      this.#opened.delete(key);
+      this.#pending.push(opened);
+    }
     const messages = turn.messages.map(storedMessage);
     const tokens = turn.usage ? { input: turn.usage.input_tokens, output: turn.usage.output_tokens } : null;
     this.#write(`recording a turn of session ${turn.sessionId}`, (ops) => ops.append(turn.profile, turn.sessionId, messages, tokens));
   }
 
-  /** null when nothing is waiting; else a promise that settles once every waiting write is committed (or given up). */
+  /**
+   * null when nothing is waiting (or it could be committed now); else a promise that settles once every waiting write
+   * is committed or given up. Every session route calls this before it reads or writes: nobody reads around a turn.
+   */
   settled(): Promise<void> | null {
-    return this.#pending.length === 0 ? null : (this.#flushing ?? this.#flush());
+    this.#takeOpened();
+    if (this.#pending.length === 0) return null;
+    if (this.#retrying) return this.#retrying;
+    return this.flush() ? null : this.#retrying;
   }
 
-  /** An emulated crash: a write still waiting is tried once more, then lost with the process. */
-  reset(): void {
+  /** Commits what is waiting now, in one transaction; true when nothing is left waiting. */
+  flush(): boolean {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#takeOpened();
+    if (this.#pending.length === 0) return true;
+    if (this.#retrying) return false;
+    if (this.#attempt()) return true;
+    this.#retry();
+    return false;
+  }
+
+  /** One try at everything waiting; false when another connection holds the lock (nothing is lost then). */
+  #attempt(): boolean {
+    const batch = this.#pending;
     try {
-      for (const w of this.#pending) this.table.writeNow(w.what, w.apply);
-    } catch {
-      // lost with the emulated process
+      this.table.writeNow('recording turns into their sessions', (ops) => {
+        for (const w of batch) w.apply(ops);
+      });
+      this.#pending = this.#pending.slice(batch.length);
+      return true;
+    } catch (e) {
+      if (e instanceof StoreUnavailable && e.reason === 'busy') return false;
     }
+    // One write fails for another reason (rolled back with the batch): each alone, so only that one is lost.
+    while (this.#pending.length > 0) {
+      const next = this.#pending[0]!;
+      try {
+        this.table.writeNow(next.what, next.apply);
+      } catch (e) {
+        if (e instanceof StoreUnavailable && e.reason === 'busy') return false;
+        this.onError(e);
+      }
+      this.#pending.shift();
+    }
+    return true;
+  }
+
+  /** An emulated crash: what is still waiting is tried once more, then lost with the process. */
+  reset(): void {
+    this.flush();
     this.clear();
   }
 
   /** Drops what is waiting (a namespace reset, a checkpoint restore). */
   clear(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
     this.#pending = [];
+    this.#opened.clear();
     this.#generation++;
+    this.#retrying = null;
+  }
+
+  /** The opened sessions join the waiting writes, ahead of them (INSERT OR IGNORE: their order among others is free). */
+  #takeOpened(): void {
+    if (this.#opened.size === 0) return;
+    this.#pending = [...this.#opened.values(), ...this.#pending];
+    this.#opened.clear();
   }
 
   #write(what: string, apply: (ops: SessionOps) => void): void {
-    if (this.#pending.length === 0) {
-      try {
-        this.table.writeNow(what, apply);
-        return;
-      } catch (e) {
-        if (!(e instanceof StoreUnavailable) || e.reason === 'closed') {
-          this.onError(e);
-          return;
-        }
-      }
-    }
     this.#pending.push({ what, apply });
-    void this.settled();
+    if (this.#retrying) return;
+    if (this.#pending.length >= MAX_PENDING) {
+      this.flush();
+      return;
+    }
+    if (this.#timer) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.flush();
+    }, COALESCE_MS);
+    this.#timer.unref?.();
   }
 
-  #flush(): Promise<void> {
+  /** Retries off the loop while another connection holds the lock; the writes keep their order. */
+  #retry(): void {
     const generation = this.#generation;
-    this.#flushing = (async () => {
+    const retrying = (async () => {
       for (let attempt = 0; this.#pending.length > 0 && generation === this.#generation; attempt++) {
-        const next = this.#pending[0]!;
-        try {
-          this.table.writeNow(next.what, next.apply);
-          this.#pending.shift();
-          attempt = -1;
-        } catch (e) {
-          if (!(e instanceof StoreUnavailable) || e.reason !== 'busy') {
-            // A statement that fails for another reason will not succeed later: reported, and dropped.
-            this.onError(e);
-            this.#pending.shift();
-            continue;
-          }
-          await this.lock.sleep(lockBackoff(attempt));
-        }
+        await this.lock.sleep(lockBackoff(attempt));
+        if (generation === this.#generation && this.#attempt()) return;
       }
     })().finally(() => {
-      this.#flushing = null;
+      if (this.#retrying === retrying) this.#retrying = null;
     });
-    return this.#flushing;
+    this.#retrying = retrying;
   }
 }
