@@ -8,6 +8,8 @@ import type { Db } from '../../../shared/sqlite.js';
 import { DATASET_TABLES, DATASET_VERSION, type DatasetTable } from '../../dataset/columns.js';
 
 export const DATASET_FILE = 'hermetic.db';
+/** Checkpoint every 32 MiB of WAL, not 4: fewer second writes in a backfill (see also sink.ts's checkpoint thread). */
+export const AUTOCHECKPOINT_PAGES = 8192;
 
 const q = (n: string) => `"${n}"`;
 
@@ -51,7 +53,7 @@ export function openDataset(home: string): Db {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('cache_size = -8192'); // 8 MiB: enough for the pages a batch touches; more only grows memory with the store
-    db.pragma('wal_autocheckpoint = 8192'); // checkpoint every 32 MiB of WAL, not 4: fewer second writes in a backfill
+    db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
     if (fresh) chmodSync(path, 0o600);
     migrate(db, path);
     return db;

@@ -1,11 +1,14 @@
 // The embedded SQLite sink: applies a batch (rows, cursors, store health, quarantine) in one local transaction, so
 // a crash anywhere leaves either the whole batch or none of it (issue 8 "in one local transaction").
+import { closeSync, openSync, readSync } from 'node:fs';
+import { endianness } from 'node:os';
 import type { Db } from '../../../shared/sqlite.js';
 import { CURSORS, DAILY_USAGE, MESSAGES, MODEL_USAGE, PARTS, QUARANTINE, ROW_ISSUES, SESSIONS, STORES, USAGE_EVENTS, type DatasetTable, type RecordOf } from '../../dataset/columns.js';
 import type { Ledger } from '../../projector/index.js';
 import { isPacked, unpackRow } from '../../dataset/packed.js';
 import { REMOVED, type Batch, type Cursors, type Rows, type SessionCursor, type Sink } from '../sink.js';
-import { openDataset } from './dataset.js';
+import { Checkpointer } from './checkpointer.js';
+import { AUTOCHECKPOINT_PAGES, openDataset } from './dataset.js';
 
 type Stmt = { run(...params: unknown[]): unknown };
 type Tx = ReturnType<Db['transaction']>;
@@ -25,6 +28,21 @@ function inserter(db: Db, t: DatasetTable, verb = 'INSERT'): (r: RecordOf) => vo
 }
 
 const CHUNK = 32;
+
+/** WAL frames waiting to be copied into the file at which the checkpoint thread is nudged (16 MiB of 4 KiB pages). */
+const NUDGE_FRAMES = 4096;
+const LE = endianness() === 'LE';
+
+/**
+ * Frames in the dataset's WAL not yet copied into the file, from the wal-index header at the start of its -shm
+ * (mxFrame at byte 16, nBackfill at 96, in the machine's byte order): a hint, read without SQL.
+ */
+function pendingFrames(fd: number, buf: Buffer): number {
+  if (readSync(fd, buf, 0, 100, 0) < 100) return 0;
+  const mx = LE ? buf.readUInt32LE(16) : buf.readUInt32BE(16);
+  const done = LE ? buf.readUInt32LE(96) : buf.readUInt32BE(96);
+  return Math.max(0, mx - done);
+}
 
 /**
  * Inserts many rows of one table: CHUNK rows per statement (one call into SQLite instead of CHUNK), the rest one by
@@ -69,6 +87,8 @@ export class SqliteSink implements Sink {
   readonly #del: Record<string, Stmt>;
   readonly #bulk: { messages: (rows: Rows) => void; parts: (rows: Rows) => void };
   readonly #apply: Tx;
+  #checkpointer: Checkpointer | null = null;
+  #shm: { fd: number; buf: Buffer } | null | undefined;
 
   constructor(db: Db) {
     this.db = db;
@@ -131,6 +151,37 @@ export class SqliteSink implements Sink {
 
   write(batch: Batch): void {
     this.#apply.immediate(batch);
+    this.#afterCommit();
+  }
+
+  /**
+   * A WAL grown past NUDGE_FRAMES is checkpointed by a thread of its own (started the first time), and the
+   * connection's own autocheckpoint moves four times further out, as a safety net (decision 0026).
+   */
+  #afterCommit(): void {
+    if (this.#shm === undefined) {
+      try {
+        this.#shm = { fd: openSync(`${this.db.name}-shm`, 'r'), buf: Buffer.alloc(100) };
+      } catch {
+        this.#shm = null;
+      }
+    }
+    if (!this.#shm || pendingFrames(this.#shm.fd, this.#shm.buf) < NUDGE_FRAMES) return;
+    if (this.#checkpointer && !this.#checkpointer.alive) {
+      this.#checkpointer = null;
+      this.db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+      this.#shm = null;
+      return;
+    }
+    if (!this.#checkpointer) {
+      this.#checkpointer = Checkpointer.start(this.db.name);
+      if (!this.#checkpointer) {
+        this.#shm = null;
+        return;
+      }
+      this.db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES * 4}`);
+    }
+    this.#checkpointer.nudge();
   }
 
   cursors(store: string): Cursors {
@@ -151,6 +202,10 @@ export class SqliteSink implements Sink {
   }
 
   close(): void {
+    this.#checkpointer?.stop();
+    this.#checkpointer = null;
+    if (this.#shm) closeSync(this.#shm.fd);
+    this.#shm = null;
     if (this.db.open) this.db.close();
   }
 }
