@@ -4,7 +4,7 @@
 // the same messages, ids and times. Decision 0004 (shapes), 0026 (one session model for both halves).
 import { createHash } from 'node:crypto';
 import { PyFloat, pyStr, type PlainJson, type PyDict, type PyValue } from '../../shared/python/index.js';
-import type { MessageInput, ToolCall } from '../../state-db/writer/index.js';
+import type { MessageInput, ToolCall } from '../../state-db/writer/types.js';
 import type { AgentResult, ProgressEvent } from '../runs/agent.js';
 import type { RunObserver } from '../runs/observer.js';
 import type { LiveRun } from '../runs/registry.js';

@@ -6,7 +6,7 @@
 // COALESCE_MS after the first of them (or once MAX_PENDING wait). A lock held by another connection keeps the writes
 // waiting, in order, retried off the loop.
 import { dumps, type PlainJson } from '../../shared/python/index.js';
-import type { MessageInput } from '../../state-db/writer/index.js';
+import type { MessageInput } from '../../state-db/writer/types.js';
 import type { FinishedTurn, TurnSink, TurnStart } from '../record/turns.js';
 import { lockBackoff, StoreUnavailable, type LockWait } from '../runs/run-table.js';
 import { CONTENT_JSON_PREFIX } from './object.js';
