@@ -4,6 +4,8 @@
 // Kill points are seeded: each is a random delay after the process opened its dataset, spread over what is left of
 // the run; every other kill then waits for the next batch write to begin, so some land inside a write transaction.
 // A probe loaded into each process (test/support/forwarder-probe.ts) reports where every kill landed.
+// The read worker (decision 0026) is crashed too: the killed processes read with it (HERMETIC_READ_WORKER `only`, or
+// `auto` beside the calling thread), and the dataset they leave must equal the plain pass's (`off`) row for row.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -27,10 +29,11 @@ before(() => {
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 const sha = (p: string) => createHash('sha256').update(readFileSync(p)).digest('hex');
+const withWorker = (mode: string): NodeJS.ProcessEnv => ({ ...env, HERMETIC_READ_WORKER: mode });
 
 /** Runs a command to its end; asserts it exits 0 without a stack trace, and returns its output. */
-async function complete(args: string[], probe = false): Promise<{ h: Hermetic; stdout: string; stderr: string }> {
-  const h = spawnHermetic(args, { env, probe });
+async function complete(args: string[], probe = false, readWorker = 'auto'): Promise<{ h: Hermetic; stdout: string; stderr: string }> {
+  const h = spawnHermetic(args, { env: withWorker(readWorker), probe });
   const { code, signal } = await h.exited;
   assert.equal(code, 0, `${args.join(' ')} exited ${code ?? signal}: ${h.stderr()}`);
   assert.doesNotMatch(h.stderr(), STACK_LINE);
@@ -81,9 +84,10 @@ async function killAt(h: Hermetic, delay: number, atWrite: boolean, forward = fa
  * The processes of a kill series, each started ahead with its modules loaded while the one before it runs (the probe's
  * gate), so a restart follows a kill at once instead of after node's and tsx's start-up.
  */
-function series(args: string[]): { next(more: boolean): Promise<Hermetic>; close(): void } {
+function series(args: string[], envOf: (i: number) => NodeJS.ProcessEnv = () => env): { next(more: boolean): Promise<Hermetic>; close(): void } {
   let ahead: Hermetic | null = null;
-  const start = () => spawnHermetic(args, { env, probe: true, gate: true });
+  let started = 0;
+  const start = () => spawnHermetic(args, { env: envOf(started++), probe: true, gate: true });
   return {
     async next(more) {
       const h = ahead ?? start();
@@ -116,10 +120,10 @@ describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
 
     // The reference: one clean backfill into a fresh home, and a second one that finds nothing to do.
     const clean = join(dir, 'backfill', 'clean');
-    const first = await complete(args(clean), true);
+    const first = await complete(args(clean), true, 'off');
     const summary = JSON.parse(first.stdout) as { sessions: number; messages: number; seconds: number };
     assert.equal(summary.sessions, made.sessions);
-    const second = await complete(args(clean), true);
+    const second = await complete(args(clean), true, 'off');
     assert.equal((JSON.parse(second.stdout) as { wrote_nothing: boolean }).wrote_nothing, true);
     const full = passMs(first.h);
     const idle = passMs(second.h);
@@ -129,7 +133,7 @@ describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
     const kills: Kill[] = [];
     let written = 0;
     const started = performance.now();
-    const runs = series(args(home));
+    const runs = series(args(home), (i) => withWorker(i % 2 === 0 ? 'only' : 'auto'));
     try {
       for (let i = 0; i < KILLS; i++) {
         // Spread over what is left of the run: the fixed part (copy, marks) plus the share of sessions not yet written.
@@ -145,7 +149,7 @@ describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
     }
     const killing = (performance.now() - started) / 1000;
     const committed = datasetCount(home, 'sessions');
-    const last = await complete(args(home));
+    const last = await complete(args(home), false, 'only');
     const rewritten = (JSON.parse(last.stdout) as { sessions: number }).sessions - (made.sessions - committed);
 
     const midRun = kills.filter((k) => k.midRun).length;
@@ -184,7 +188,7 @@ describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
     const kills: Kill[] = [];
     const stderr: string[] = [];
     let report: WriterReport;
-    const runs = series(args);
+    const runs = series(args, (i) => withWorker(i % 2 === 0 ? 'only' : 'off'));
     try {
       for (let i = 0; i < KILLS; i++) {
         const h = await runs.next(i < KILLS - 1);
@@ -195,10 +199,10 @@ describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
       runs.close();
       report = await writer.stop();
     }
-    const once = await complete(['forward', '--once', '--state-db', store, '--home', home]);
+    const once = await complete(['forward', '--once', '--state-db', store, '--home', home], false, 'only');
     stderr.push(once.stderr);
     const clean = join(dir, 'forward', 'clean');
-    await complete(['backfill', '--state-db', store, '--home', clean, '--json']);
+    await complete(['backfill', '--state-db', store, '--home', clean, '--json'], false, 'off');
 
     t.diagnostic(`writer: ${report.writes} writes, ${report.messages} messages (${report.messagesPerSecond}/s), ${report.sessionsCreated} sessions created, ${report.sessionsEnded} ended, ${report.sessionsResumed} resumed; longest write ${report.maxWaitMs} ms (lock ${report.maxLockMs} ms), p99 ${report.p99WaitMs} ms`);
     t.diagnostic(`${KILLS} kills: ${tally(kills)}`);
