@@ -33,12 +33,14 @@ export interface SessionMark {
   activity: number;
 }
 
-/** A message row from its column values (in MESSAGE_READ_COLUMNS order). */
-function asRow(values: unknown[]): Row {
-  const row: Row = {};
-  for (let i = 0; i < MESSAGE_READ_COLUMNS.length; i++) row[MESSAGE_READ_COLUMNS[i]!] = values[i];
-  return row;
-}
+/**
+ * A message row from its column values (in MESSAGE_READ_COLUMNS order): one object literal, generated once, so every
+ * row is built whole with the same shape (setting the columns one by one costs twice as much over a backfill).
+ */
+const asRow = new Function('v', `return { ${MESSAGE_READ_COLUMNS.map((c, i) => `${JSON.stringify(c)}: v[${i}]`).join(', ')} };`) as (values: unknown[]) => Row;
+
+/** The columns of an ancestor that lineage and scopes read (projector/lineage.ts, scope.ts). */
+const PARENT_COLUMNS = ['id', 'parent_session_id', 'end_reason', 'source', 'cwd', 'handoff_platform', 'model_config'];
 
 export class StoreReader {
   readonly db: Db;
@@ -47,6 +49,9 @@ export class StoreReader {
   #messages: ReturnType<Db['prepare']> | null = null;
   #usage: ReturnType<Db['prepare']> | null = null;
   #session: ReturnType<Db['prepare']> | null = null;
+  #parent: ReturnType<Db['prepare']> | null = null;
+  #begin: { run(): unknown } | null = null;
+  #commit: { run(): unknown } | null = null;
   #daily: ReturnType<Db['prepare']> | null = null;
   #prompt: ReturnType<Db['prepare']> | null = null;
   readonly #prompts = new Map<string, string | null>();
@@ -59,7 +64,7 @@ export class StoreReader {
     this.db = db;
     this.path = path;
     // 2 MiB of page cache, not better-sqlite3's 16: a pass reads each page about once, and a larger cache only grows
-    // memory with the store (decision 0026).
+    // memory with the store (decision 0027).
     db.pragma('cache_size = -2048');
     const cookie = db.pragma('schema_version', { simple: true }) as number;
     const cached = schemaCache?.get(path);
@@ -185,14 +190,18 @@ export class StoreReader {
     return null;
   }
 
-  /** Ancestors, nearest first; stops at a cycle or a missing parent. */
+  /**
+   * Ancestors, nearest first, with the columns lineage and scopes read (PARENT_COLUMNS: a chain of compressions would
+   * otherwise read every ancestor's whole row, prompt included, for each session); stops at a cycle or a missing parent.
+   */
   parents(session: Row): Row[] {
     const out: Row[] = [];
     const seen = new Set([String(session.id)]);
     let next = session.parent_session_id;
+    this.#parent ??= this.db.prepare(`SELECT ${selectList(this.columns.get('sessions'), PARENT_COLUMNS)} FROM sessions WHERE id = ?`);
     while (typeof next === 'string' && next !== '' && !seen.has(next) && out.length < 64) {
       seen.add(next);
-      const p = this.session(next);
+      const p = this.#parent.get(next) as Row | undefined;
       if (!p) break;
       out.push(p);
       next = p.parent_session_id;
@@ -202,11 +211,14 @@ export class StoreReader {
 
   /** Runs `fn` inside one read transaction, so the rows it reads are one moment of the store. */
   snapshot<T>(fn: () => T): T {
-    this.db.exec('BEGIN');
+    // Prepared once: a pass takes a snapshot per session.
+    this.#begin ??= this.db.prepare('BEGIN');
+    this.#commit ??= this.db.prepare('COMMIT');
+    this.#begin.run();
     try {
       return fn();
     } finally {
-      this.db.exec('COMMIT');
+      this.#commit.run();
     }
   }
 }
