@@ -2,7 +2,8 @@
 // a baseline measured in the same run (the machine is shared and noisy; nothing here passes or fails, it prints).
 //   F1  backfill of a ~100,000-message store (~2,000 sessions) in message rows/s, against a raw better-sqlite3 scan of
 //       the same store's `messages` table (SELECT *, every row, every column touched); rounds interleaved, order
-//       alternating, a fresh dataset home per backfill. Goal >= 0.5x.
+//       alternating, a fresh dataset home per backfill. Goal >= 0.5x. The forwarder's read worker (decision 0027)
+//       is started by the warm-up pass and kept by the process; the sessions it read and each thread's CPU are shown.
 //   F2  forwardOnce() with exactly one changed session (one message appended with Hermes's writer between ticks, on a
 //       copy of the store) against an empty tick that queries the store: Hermes committed something that touches no
 //       session (its gateway heartbeat row), so the commit stamp moved and the tick opens the store, scans the
@@ -21,7 +22,7 @@
 //   BENCH_FWD_RSS_SIZES=25000,50000,100000 BENCH_FWD_ONLY=f1,f2,f3 BENCH_FWD_KEEP=1 (keep the temporary folder)
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -91,16 +92,41 @@ function rawScan(path: string): [number, number] {
   return [ms, rows];
 }
 
-/** One backfill into a fresh dataset home (removed afterwards); returns [ms, result]. Only backfill() is timed. */
-function backfillOnce(store: string, dir: string): [number, StepResult] {
+/**
+ * CPU milliseconds so far of this process's calling thread and of its other threads (the read worker, the dataset's
+ * checkpoint thread, V8's helpers), from /proc/self/task (Linux); null elsewhere. On a shared machine a pass with a
+ * worker is faster only when a second core is free: these say what each side cost whatever the wall clock did.
+ */
+function threadCpu(): { main: number; others: number } | null {
+  try {
+    const out = { main: 0, others: 0 };
+    for (const task of readdirSync('/proc/self/task')) {
+      const stat = readFileSync(`/proc/self/task/${task}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ms = (Number(f[11]) + Number(f[12])) * 10; // utime + stime, in ticks of 1/100 s
+      if (task === String(process.pid)) out.main += ms;
+      else out.others += ms;
+    }
+    return out;
+  } catch {
+    return null;
+  }
+}
+
+interface Backfilled { ms: number; result: StepResult; cpu: { main: number; others: number } | null }
+
+/** One backfill into a fresh dataset home (removed afterwards). Only backfill() is timed. */
+function backfillOnce(store: string, dir: string): Backfilled {
   const home = mkdtempSync(join(dir, 'home-'));
   try {
     const f = createForwarder({ stateDbs: [store], home, userHome: home });
     try {
+      const cpu0 = threadCpu();
       const t0 = performance.now();
       const results = f.backfill();
       const ms = performance.now() - t0;
-      return [ms, only(results)];
+      const cpu1 = threadCpu();
+      return { ms, result: only(results), cpu: cpu0 && cpu1 ? { main: cpu1.main - cpu0.main, others: cpu1.others - cpu0.others } : null };
     } finally {
       f.close();
     }
@@ -109,21 +135,22 @@ function backfillOnce(store: string, dir: string): [number, StepResult] {
   }
 }
 
-interface F1 { storeMsgPerS: number[]; rawMsgPerS: number[]; ratios: number[]; result: StepResult | null; rows: number }
+interface F1 { storeMsgPerS: number[]; rawMsgPerS: number[]; ratios: number[]; result: StepResult | null; rows: number; cpuMain: number[]; cpuOthers: number[] }
 
 function f1(store: Store, dir: string): F1 {
   const hermes = holdOpen(store.path);
-  const out: F1 = { storeMsgPerS: [], rawMsgPerS: [], ratios: [], result: null, rows: 0 };
+  const out: F1 = { storeMsgPerS: [], rawMsgPerS: [], ratios: [], result: null, rows: 0, cpuMain: [], cpuOthers: [] };
   try {
-    // Warm-up, discarded: the first of each measures the JIT and a cold page cache.
+    // Warm-up, discarded: the first of each measures the JIT and a cold page cache (and starts the read worker,
+    // which the process keeps for the passes after it).
     rawScan(store.path);
-    const [, warm] = backfillOnce(store.path, dir);
+    const { result: warm } = backfillOnce(store.path, dir);
     if (warm.read !== 'in-place') console.log(`note: the forwarder read the store by ${warm.read}`);
     if (warm.sessionsWritten !== store.sessions) throw new Error(`backfill wrote ${warm.sessionsWritten} of ${store.sessions} sessions`);
     out.result = warm;
-    console.log(`${'round'.padEnd(7)}${'backfill ms'.padStart(12)}${'msg/s'.padStart(10)}${'raw ms'.padStart(9)}${'raw msg/s'.padStart(12)}${'ratio'.padStart(8)}`);
+    console.log(`${'round'.padEnd(7)}${'backfill ms'.padStart(12)}${'msg/s'.padStart(10)}${'raw ms'.padStart(9)}${'raw msg/s'.padStart(12)}${'ratio'.padStart(8)}${'worker read'.padStart(13)}${'CPU ms: calling thread, others'.padStart(32)}`);
     for (let round = 1; round <= ROUNDS; round++) {
-      let bf: [number, StepResult];
+      let bf: Backfilled;
       let raw: [number, number];
       if (round % 2 === 1) {
         raw = rawScan(store.path);
@@ -134,12 +161,14 @@ function f1(store: Store, dir: string): F1 {
       }
       out.rows = raw[1];
       // Both rates count the store's message rows, the work both sides do (the backfill writes fewer: see below).
-      const bfRate = raw[1] / (bf[0] / 1000);
+      const bfRate = raw[1] / (bf.ms / 1000);
       const rawRate = raw[1] / (raw[0] / 1000);
       out.storeMsgPerS.push(bfRate);
       out.rawMsgPerS.push(rawRate);
       out.ratios.push(bfRate / rawRate);
-      console.log(`${String(round).padEnd(7)}${bf[0].toFixed(0).padStart(12)}${int(bfRate).padStart(10)}${raw[0].toFixed(0).padStart(9)}${int(rawRate).padStart(12)}${(bfRate / rawRate).toFixed(3).padStart(8)}`);
+      if (bf.cpu) { out.cpuMain.push(bf.cpu.main); out.cpuOthers.push(bf.cpu.others); }
+      const cpu = bf.cpu ? `${bf.cpu.main}, ${bf.cpu.others}` : '-';
+      console.log(`${String(round).padEnd(7)}${bf.ms.toFixed(0).padStart(12)}${int(bfRate).padStart(10)}${raw[0].toFixed(0).padStart(9)}${int(rawRate).padStart(12)}${(bfRate / rawRate).toFixed(3).padStart(8)}${`${bf.result.readByWorker}/${bf.result.sessionsWritten}`.padStart(13)}${cpu.padStart(32)}`);
     }
   } finally {
     hermes.close();
@@ -294,6 +323,7 @@ function main(): void {
     if (r1) {
       const m = median(r1.ratios);
       console.log(`F1 backfill / raw messages scan:        ${m.toFixed(3)}x  (${meets(m >= GOALS.backfill, `>= ${GOALS.backfill}x`)})  ${spread(r1.ratios, 3)}; median ${int(median(r1.storeMsgPerS))} msg/s against ${int(median(r1.rawMsgPerS))} msg/s raw, ${ROUNDS} rounds`);
+      if (r1.cpuMain.length) console.log(`F1 backfill CPU, median:                calling thread ${median(r1.cpuMain)} ms, other threads ${median(r1.cpuOthers)} ms (the read worker, the checkpoint thread, V8's helpers); with a second core free the pass takes about the larger`);
     }
     if (r2) {
       const m = median(r2.ratios);

@@ -1,5 +1,5 @@
 // Rows of one dataset table packed column by column, so they cross from the read worker to the writing thread
-// cheaply (decision 0026): every value's kind and number in two typed arrays, the text of every string value in one
+// cheaply (decision 0027): every value's kind and number in two typed arrays, the text of every string value in one
 // string, sent as UTF-8 bytes (all three transferred, not copied); each value is then a slice of the text. Pure.
 import type { DatasetTable, RecordOf } from './columns.js';
 

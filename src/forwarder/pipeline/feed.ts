@@ -1,5 +1,5 @@
 // The sessions of a pass, read and projected, one at a time in whatever order they are ready: read on this thread,
-// or by the read worker while this thread writes (decision 0026). Both take indexes from one shared counter, so each
+// or by the read worker while this thread writes (decision 0027). Both take indexes from one shared counter, so each
 // session is read once. With the worker off (or a small pass) this is simply a loop over the list.
 import { HermeticError } from '../../shared/errors.js';
 import type { Ledger } from '../projector/index.js';

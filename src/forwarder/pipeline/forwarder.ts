@@ -26,7 +26,7 @@ export interface ForwarderOptions {
   now?: () => number;
   sink?: Sink;
   /**
-   * Whether a worker thread reads and projects sessions while this thread writes (decision 0026): `auto` for passes
+   * Whether a worker thread reads and projects sessions while this thread writes (decision 0027): `auto` for passes
    * with many sessions to read, `off`, or `only` (every pass that reads; for tests). Default `$HERMETIC_READ_WORKER`,
    * else `auto`.
    */

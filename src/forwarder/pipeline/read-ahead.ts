@@ -1,4 +1,4 @@
-// The writing thread's side of the read worker (decision 0026): one worker thread per process, started by the first
+// The writing thread's side of the read worker (decision 0027): one worker thread per process, started by the first
 // pass that wants it and kept for the next ones (it ends after a minute without work, and never keeps the process
 // alive). A pass hands it a job, takes what it posts without yielding to the event loop (a pass is synchronous), and
 // lets it go. The worker is loaded from the file beside this one: read-worker.js when running from the build,
@@ -66,7 +66,7 @@ function startThread(): Thread | null {
   if (!where) return null;
   const { port1, port2 } = new MessageChannel();
   // A small young generation: each session's garbage dies there, and the old generation stays small and flat
-  // (with V8's default the worker's heap grew with the store; decision 0026).
+  // (with V8's default the worker's heap grew with the store; decision 0027).
   const options = { eval: true, workerData: { port: port2, ...where }, transferList: [port2], resourceLimits: { maxYoungGenerationSizeMb: 8 } };
   let worker: Worker;
   try {

@@ -1,4 +1,4 @@
-// What the writing thread and the read worker share (decision 0026): the job, the messages, and the slots of one
+// What the writing thread and the read worker share (decision 0027): the job, the messages, and the slots of one
 // shared Int32Array through which they claim sessions, wake each other and keep the worker at most a window ahead.
 import type { ErrorCode } from '../../shared/errors.js';
 import type { Ledger } from '../projector/index.js';

@@ -1,4 +1,4 @@
-// The read worker (decision 0026) is a fast path beside the plain one: a backfill read by the worker writes the same
+// The read worker (decision 0027) is a fast path beside the plain one: a backfill read by the worker writes the same
 // dataset, row for row, as one read on the calling thread alone; a store the worker cannot read fails the pass with
 // the code the calling thread would give, and the next pass does it all.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The read worker (decision 0026): in a worker thread, reads and projects sessions of the job's list while the
+// The read worker (decision 0027): in a worker thread, reads and projects sessions of the job's list while the
 // writing thread writes them, and posts each one with its messages and parts packed (dataset/packed.ts). It takes
 // indexes from the shared control array as the writing thread does, and never runs more than the job's window ahead.
 // Started by read-ahead.ts, once per process; it writes nothing anywhere.

@@ -25,7 +25,7 @@ export interface StepOptions {
   now: () => number;
   /**
    * Sessions and messages per write transaction (default 20 and 500). A batch is held in memory until it is written:
-   * small ones die young in V8's heap, so memory stays flat however large the store (decision 0026).
+   * small ones die young in V8's heap, so memory stays flat however large the store (decision 0027).
    */
   batchSessions?: number;
   batchMessages?: number;
@@ -70,7 +70,7 @@ export interface StepResult {
   messages: number;
   parts: number;
   rowIssues: number;
-  /** Sessions the read worker read and projected (the rest were read on the calling thread); decision 0026. */
+  /** Sessions the read worker read and projected (the rest were read on the calling thread); decision 0027. */
   readByWorker: number;
   policyDrops: PolicyDrop[];
   error: { code: string; message: string } | null;

@@ -1,5 +1,5 @@
 // A dataset whose WAL grows past 16 MiB is checkpointed by a thread of its own while the writes go on, and closing
-// the sink leaves the file whole and no -wal behind (decision 0026).
+// the sink leaves the file whole and no -wal behind (decision 0027).
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { existsSync, readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// The dataset's WAL checkpointed on a thread of its own (decision 0026): a long backfill writes tens of MB, and each
+// The dataset's WAL checkpointed on a thread of its own (decision 0027): a long backfill writes tens of MB, and each
 // checkpoint (copying the WAL into the file, with its fsyncs) would otherwise stop the writing thread for a tenth of a
 // second or more. The sink nudges this thread when enough frames wait; its own autocheckpoint stays as a safety net.
 import { createRequire } from 'node:module';

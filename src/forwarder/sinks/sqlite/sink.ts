@@ -156,7 +156,7 @@ export class SqliteSink implements Sink {
 
   /**
    * A WAL grown past NUDGE_FRAMES is checkpointed by a thread of its own (started the first time), and the
-   * connection's own autocheckpoint moves four times further out, as a safety net (decision 0026).
+   * connection's own autocheckpoint moves four times further out, as a safety net (decision 0027).
    */
   #afterCommit(): void {
     if (this.#shm === undefined) {
