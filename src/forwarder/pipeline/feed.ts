@@ -7,16 +7,10 @@ import type { StoreRef } from '../reader/discover.js';
 import type { StoreReader } from '../reader/index.js';
 import type { SessionRecords } from '../sinks/sink.js';
 import { newControl, ReadAhead } from './read-ahead.js';
+import type { ReadWorkerMode } from './read-mode.js';
 import { SLOT } from './read-protocol.js';
 import { readSession, type ReadContext } from './read-session.js';
 
-/**
- * `auto`: a worker joins passes with at least READ_WORKER_MIN_SESSIONS sessions to read, while this thread also reads
- * whenever the worker has nothing ready (so a worker that is slow to start costs nothing); `off`: never; `only`: the
- * worker reads every session of every pass that has any (tests; a worker that cannot start is then an error).
- */
-export type ReadWorkerMode = 'auto' | 'off' | 'only';
-export const READ_WORKER_MODES: readonly ReadWorkerMode[] = ['auto', 'off', 'only'];
 export const READ_WORKER_MIN_SESSIONS = 200;
 
 export interface FeedItem {

@@ -7,7 +7,7 @@ import { discoverStores, type StoreRef } from '../reader/discover.js';
 import type { Sink } from '../sinks/sink.js';
 import { SqliteSink } from '../sinks/sqlite/sink.js';
 import { stepStore, type StepOptions, type StepResult } from './step.js';
-import { READ_WORKER_MODES, type ReadWorkerMode } from './feed.js';
+import { READ_WORKER_MODES, type ReadWorkerMode } from './read-mode.js';
 import { HermeticError } from '../../shared/errors.js';
 import { CursorCache } from '../checkpoint/cursors.js';
 

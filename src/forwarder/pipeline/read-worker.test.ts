@@ -9,7 +9,7 @@ import { generate } from '../../state-db/generate/index.js';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { DATASET_TABLES } from '../dataset/columns.js';
 import { forwarderRig, type Rig } from '../testing/index.js';
-import type { ReadWorkerMode } from './feed.js';
+import type { ReadWorkerMode } from './read-mode.js';
 
 /** Every table of the dataset, every row, in primary-key order. */
 function dump(rig: Rig): Record<string, unknown[]> {
