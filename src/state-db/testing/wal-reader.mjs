@@ -15,7 +15,13 @@ for (;;) {
     if (n < last) monotonic = false;
     last = n;
     reads++;
-    if (ended.get(sessionId) != null) break;
+    // The count and the end are two reads: rows appended between them (before the end) are counted once more.
+    if (ended.get(sessionId) != null) {
+      const final = count.get(sessionId);
+      if (final < last) monotonic = false;
+      last = final;
+      break;
+    }
   } catch (e) {
     errors.push(String(e.message));
   }
