@@ -8,6 +8,7 @@ import type { IdSource } from '../../shared/ids.js';
 import { openReadWrite, type Db } from '../../shared/sqlite.js';
 import { createStore, LATEST_LEVEL } from '../../state-db/schema/index.js';
 import { StateDbWriter } from '../../state-db/writer/index.js';
+import type { NewSession } from '../sessions/table.js';
 import type { FinishedTurn, TurnSink, TurnStart } from './turns.js';
 
 const END_REASONS: Record<string, string> = { completed: 'done', failed: 'failed', cancelled: 'cancelled' };
@@ -18,15 +19,7 @@ export function openStateDb(path: string): Db {
 }
 
 /** The row POST /api/sessions inserts (Hermes's INSERT names these columns; the title is set after). */
-export interface ApiSessionRow {
-  id: string;
-  source: string;
-  model: string | null;
-  model_config: string | null;
-  system_prompt: string | null;
-  started_at: number;
-  title: string | null;
-}
+export type ApiSessionRow = Omit<NewSession, 'profile'> & { title: string | null };
 
 export class StateDbRecorder implements TurnSink {
   readonly #writer: StateDbWriter;
