@@ -1,11 +1,10 @@
-// The emulator's front door for both transports: control plane under /__admin/, the emulated Hermes surface for
-// everything else, and the headers aiohttp puts on every answer (Content-Length, Date, Server).
+// One namespace's gateway, the last step of its pipeline (front-door.ts → namespace → journal → faults → here): the
+// control plane under /__admin/, the emulated Hermes surface for everything else, and the headers aiohttp puts on
+// every answer (Content-Length, Date, Server).
 import type { Clock } from '../shared/clock.js';
-import { isHermeticError } from '../shared/errors.js';
-import { handleAdmin, renderAdminError, type AdminDeps } from './admin/index.js';
+import { handleAdmin, type AdminDeps } from './admin/index.js';
 import { handleApi, type ApiDeps } from './api/index.js';
 import type { HttpRequest, HttpResponse } from './http.js';
-import { selectNamespace, type Namespaces } from './namespaces/index.js';
 
 export const SERVER_HEADER = 'Python/3.11 aiohttp/3.14.3';
 
@@ -18,27 +17,13 @@ export interface AppDeps {
 let dateSecond = -1;
 let dateText = '';
 /** RFC 7231 date from the emulator's clock, formatted once per second. */
-function httpDate(clock: Clock): string {
+function httpDate(clock: Pick<Clock, 'now'>): string {
   const second = Math.floor(clock.now());
   if (second !== dateSecond) {
     dateSecond = second;
     dateText = new Date(second * 1000).toUTCString();
   }
   return dateText;
-}
-
-/** Every request: its namespace (header or /ns/<name> prefix; a bad name is a 400 here), then that namespace's answer. */
-export function handleFront(req: HttpRequest, namespaces: Namespaces): Promise<HttpResponse> {
-  let name: string;
-  let path: string;
-  try {
-    ({ name, path } = selectNamespace(req));
-  } catch (e) {
-    if (!isHermeticError(e)) throw e;
-    return Promise.resolve(finish(renderAdminError(e), namespaces.default.clock));
-  }
-  const ns = namespaces.get(name);
-  return ns.handle(path === req.path ? req : { ...req, path, header: req.header, readBody: req.readBody });
 }
 
 /** One namespace's answer: the control plane under /__admin/, the emulated Hermes surface for everything else. */
@@ -48,7 +33,7 @@ export async function handle(req: HttpRequest, deps: AppDeps): Promise<HttpRespo
 }
 
 /** The headers aiohttp puts on every answer (also on a fault rule's own answer). */
-export function finish(response: HttpResponse, clock: Clock): HttpResponse {
+export function finish(response: HttpResponse, clock: Pick<Clock, 'now'>): HttpResponse {
   if (!response.stream) {
     const body = response.body;
     const length = body === null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;

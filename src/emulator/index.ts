@@ -2,8 +2,8 @@
 import type { ControlledClock } from '../shared/clock.js';
 import { HermeticError } from '../shared/errors.js';
 import { createAdminClient, type AdminClient } from './admin/client.js';
-import { handleFront } from './app.js';
 import { fromFetchRequest, toFetchResponse } from './fetch.js';
+import { createFrontDoor } from './front-door.js';
 import type { GatewaySettings } from './gateway.js';
 import type { HttpRequest, HttpResponse } from './http.js';
 import { DEFAULT_NAMESPACE, Namespaces, namespaceProblem } from './namespaces/index.js';
@@ -86,7 +86,7 @@ export function createEmulator(input?: EmulatorOptions): Emulator {
     });
   const namespaces = new Namespaces({ options, lock, openStore, onInternalError });
   const main = namespaces.default;
-  const handleRequest = (req: HttpRequest) => handleFront(req, namespaces);
+  const handleRequest = createFrontDoor(namespaces, options);
   const fetch = async (request: Request) => {
     const answer = await handleRequest(fromFetchRequest(request));
     const response = toFetchResponse(answer, request.method.toUpperCase() === 'HEAD');

@@ -73,6 +73,12 @@ const callback = check<((error: unknown) => void) | null, ((error: unknown) => v
   throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "${name}" must be a function or null.`);
 });
 
+const maxNamespaces = check((value, name): number => {
+  const n = is.integer(value, name);
+  if (n < 1 || n > 1_000_000) throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "${name}" must be 1 (the default namespace alone) to 1000000; got ${n}.`);
+  return n;
+});
+
 const journalSize = check((value, name): number => {
   const n = is.integer(value, name);
   if (n < 0 || n > 10_000_000) throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "${name}" must be 0 (no journal) to 10000000 entries; got ${n}.`);
@@ -144,6 +150,12 @@ const SCHEMA = {
   /** Entries each namespace's request journal keeps, newest replacing oldest (default 1000; 0: no journal). */
   journalSize,
   /**
+   * Namespaces held at once, the default included (default 10000). Past it, the idle namespace untouched for the longest
+   * (no live run, stream or request) is closed and forgotten; when none is idle, the request is refused with 503
+   * HERMETIC_NAMESPACE_LIMIT (decision 0028).
+   */
+  maxNamespaces,
+  /**
    * Scenarios every namespace starts with, and goes back to on reset: `{"scenarios": [...], "default": ...}` or the list
    * (docs/reference/admin-api.md#scenarios), a JSON or YAML file's path, or what loadScenarioFile read. Default none:
    * runs are left to the control plane.
@@ -183,6 +195,7 @@ export function parseEmulatorOptions(input: EmulatorOptions | undefined) {
     agent: agent(undefined, 'agent'),
     faults: [],
     journalSize: 1000,
+    maxNamespaces: 10_000,
     scenarios: null,
     onRequest: null,
   });

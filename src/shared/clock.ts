@@ -15,10 +15,11 @@ export interface Clock {
   /** Runs fn once the clock reaches now() + delaySeconds (real time passing, or set/advance). */
   schedule(delaySeconds: number, fn: () => void): Timer;
   /**
-   * Runs fn at every boundary start + k·intervalSeconds (start = now() at the call, k = 1, 2, …). A jump over any
-   * number of boundaries runs fn once, at the last boundary reached, as a real timer does after a long pause.
+   * Runs fn at every boundary start + k·intervalSeconds (start = `origin`, default now() at the call; the first
+   * boundary run is the first after now). A jump over any number of boundaries runs fn once, at the last boundary
+   * reached, as a real timer does after a long pause.
    */
-  every(intervalSeconds: number, fn: () => void): Timer;
+  every(intervalSeconds: number, fn: () => void, origin?: number): Timer;
   /** True when time does not pass on its own (only set/advance move it). */
   readonly frozen: boolean;
 }
@@ -152,12 +153,16 @@ export class ControlledClock implements Clock {
     return this.#add({ due: this.now() + delay, seq: 0, fn, done: false, periodic: null });
   }
 
-  every(intervalSeconds: number, fn: () => void): Timer {
+  every(intervalSeconds: number, fn: () => void, origin?: number): Timer {
     if (!(intervalSeconds >= MIN_INTERVAL) || !Number.isFinite(intervalSeconds)) {
       throw rangeError(`A periodic timer's interval must be a finite number of seconds, at least ${MIN_INTERVAL}; got ${intervalSeconds}.`);
     }
-    const periodic: Periodic = { origin: this.now(), interval: intervalSeconds, k: 1 };
-    return this.#add({ due: boundary(periodic, 1), seq: 0, fn, done: false, periodic });
+    const now = this.now();
+    const start = origin === undefined || !Number.isFinite(origin) || origin > now ? now : origin;
+    // The first boundary after now (k = 1 when the phase starts now).
+    const k = Math.floor((now - start) / intervalSeconds) + 1;
+    const periodic: Periodic = { origin: start, interval: intervalSeconds, k };
+    return this.#add({ due: boundary(periodic, k), seq: 0, fn, done: false, periodic });
   }
 
   /** Jumps to `epoch`: forwards (or to now) fires what falls due on the way; backwards fires nothing. */

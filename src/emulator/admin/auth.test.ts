@@ -101,6 +101,7 @@ test('GET /__admin/health is open in every namespace and identifies the emulator
         hermes_version: HERMES_VERSION,
         namespace,
         admin_key_required: true,
+        held_writes: 0,
       });
     }
     assert.equal(HERMES_RELEASE, 'v2026.8.31');

@@ -51,6 +51,11 @@ export interface AdminHealth {
   namespace: string;
   /** Whether the other control routes need the admin key. */
   admin_key_required: boolean;
+  /**
+   * Runs of this namespace whose status write waits for a commit (another connection holds the store's lock); answers
+   * that show those runs wait for it, health never does.
+   */
+  held_writes: number;
 }
 
 export interface AdminClockState {

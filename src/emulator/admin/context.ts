@@ -1,13 +1,52 @@
 // What a control-plane handler receives, and the small helpers for reading control bodies.
 import { HermeticError } from '../../shared/errors.js';
-import { suggest } from '../../shared/options.js';
 import type { ControlledClock } from '../../shared/clock.js';
 import type { GatewaySettings } from '../gateway.js';
 import type { HttpRequest } from '../http.js';
-import type { Namespace, Namespaces } from '../namespaces/index.js';
+import type { Faults } from '../faults/index.js';
+import type { RequestJournal } from '../journal/journal.js';
+import type { CheckpointSummary } from '../namespaces/checkpoints.js';
 import type { FakeAgent } from '../runs/agent.js';
 import type { RunRegistry } from '../runs/registry.js';
-import { PyFloat, decodeAndParse, type PyDict, type PyValue } from '../../shared/python/index.js';
+import type { ScenarioBook } from '../scenarios/book.js';
+import { decodeAndParse, type PyDict, type PyValue } from '../../shared/python/index.js';
+
+export { field, onlyKeys } from '../control/fields.js';
+
+/** The namespace a control request is for, as the control plane sees it (namespaces/namespace.ts implements it). */
+export interface ControlledNamespace {
+  readonly name: string;
+  readonly faults: Faults;
+  readonly scenarios: ScenarioBook;
+  readonly journal: RequestJournal;
+  readonly checkpoints: { list(): CheckpointSummary[]; delete(id: string): CheckpointSummary };
+  checkpoint(): CheckpointSummary;
+  restoreCheckpoint(id: string): CheckpointSummary;
+  /** Back to how the options describe a new namespace. */
+  reset(): void;
+  /** An emulated gateway crash and restart on the same store. */
+  restart(): void;
+  /** Runs whose status write is waiting for a commit (held while another connection holds the store's lock). */
+  heldWrites(): number;
+}
+
+/** One namespace in GET /__admin/namespaces. */
+export interface NamespaceSummary {
+  name: string;
+  runs: number;
+  live_runs: number;
+  created_at: number;
+}
+
+/** Every namespace of the emulator, as the control plane sees them (namespaces/index.ts implements it). */
+export interface ControlledNamespaces {
+  /** The default first, then the others in order of first use. */
+  summaries(): NamespaceSummary[];
+  /** Resets every namespace (the default starts over, the others are forgotten); the names it reset. */
+  resetAll(): string[];
+  /** The Prometheus text of every namespace (src/emulator/metrics/). */
+  scrapeMetrics(): Promise<{ contentType: string; text: string }>;
+}
 
 export interface AdminDeps {
   readonly clock: ControlledClock;
@@ -15,12 +54,10 @@ export interface AdminDeps {
   readonly registry: RunRegistry;
   readonly agent: FakeAgent;
   /** The namespace this request is for, and every namespace of the emulator. */
-  readonly namespace: Namespace;
-  readonly namespaces: () => Namespaces;
+  readonly namespace: ControlledNamespace;
+  readonly namespaces: ControlledNamespaces;
   /** The admin key every control route but GET /__admin/health needs (null: open), checked by the dispatcher. */
   readonly adminKey: string | null;
-  /** Emulates a gateway crash and restart on the same store. */
-  restart(): void;
   /** A bug in Hermetic surfaced while answering (answered 500 HERMETIC_INTERNAL). */
   readonly onInternalError: (error: unknown) => void;
 }
@@ -59,48 +96,3 @@ export async function readAdminBody(req: HttpRequest): Promise<PyDict> {
   return value;
 }
 
-/** Rejects keys outside `known`, naming the closest known one. */
-export function onlyKeys(body: PyDict, known: readonly string[], what: string): void {
-  for (const key of body.keys()) {
-    if (known.includes(key)) continue;
-    const hint = suggest(key, known);
-    throw new HermeticError(
-      'HERMETIC_ADMIN_BAD_FIELD',
-      `Unknown field "${key}" for ${what}.${hint ? ` Did you mean "${hint}"?` : ` Known fields: ${known.join(', ') || 'none'}.`}`,
-    );
-  }
-}
-
-function wrongType(name: string, expected: string): never {
-  throw new HermeticError('HERMETIC_ADMIN_BAD_FIELD', `Field "${name}" must be ${expected}.`);
-}
-
-export const field = {
-  string(body: PyDict, name: string, fallback?: string): string {
-    const v = body.get(name);
-    if (v === undefined) return fallback ?? wrongType(name, 'a string (it is required)');
-    return typeof v === 'string' ? v : wrongType(name, 'a string');
-  },
-  nullableString(body: PyDict, name: string, fallback: string | null): string | null {
-    const v = body.get(name);
-    if (v === undefined) return fallback;
-    return v === null || typeof v === 'string' ? v : wrongType(name, 'a string or null');
-  },
-  boolean(body: PyDict, name: string, fallback?: boolean): boolean {
-    const v = body.get(name);
-    if (v === undefined) return fallback ?? wrongType(name, 'true or false (it is required)');
-    return typeof v === 'boolean' ? v : wrongType(name, 'true or false');
-  },
-  number(body: PyDict, name: string): number | undefined {
-    const v = body.get(name);
-    if (v === undefined || v === null) return undefined;
-    if (typeof v === 'number') return v;
-    if (v instanceof PyFloat && Number.isFinite(v.value)) return v.value;
-    return wrongType(name, 'a finite number');
-  },
-  integer(body: PyDict, name: string, fallback?: number): number {
-    const v = body.get(name);
-    if (v === undefined) return fallback ?? wrongType(name, 'an integer (it is required)');
-    return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : wrongType(name, 'a non-negative integer');
-  },
-};

@@ -36,6 +36,6 @@ export function sweepHandler({ body, deps: { registry } }: AdminContext) {
 /** POST /__admin/restart: the gateway crashes and starts again on the same store. */
 export function restartHandler({ body, deps }: AdminContext) {
   onlyKeys(body, [], 'a restart');
-  deps.restart();
+  deps.namespace.restart();
   return { restarted: true, owner_pid: deps.registry.owner.pid, owner_started: deps.registry.owner.started };
 }

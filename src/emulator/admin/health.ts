@@ -1,5 +1,6 @@
 // GET /__admin/health: what a probe reads to know it reached Hermetic (not a real Hermes), which release it emulates
-// and which namespace answered. Always open, even on a server with an admin key (auth.ts).
+// and which namespace answered. Always open, even on a server with an admin key (auth.ts), and always answered at
+// once: it shows no run's status, so it never waits for a held write; it says how many are held (decision 0028).
 import { HERMES_RELEASE, HERMETIC_VERSION } from '../../shared/version.js';
 import { HERMES_VERSION } from '../api/meta.js';
 import type { AdminContext } from './context.js';
@@ -13,5 +14,6 @@ export function healthHandler({ deps }: AdminContext) {
     hermes_version: HERMES_VERSION,
     namespace: deps.namespace.name,
     admin_key_required: deps.adminKey !== null,
+    held_writes: deps.namespace.heldWrites(),
   };
 }

@@ -1,14 +1,81 @@
-// The control plane's dispatcher: matches the admin route table, reads the body, renders answers and
-// HERMETIC_* errors as JSON.
+// The control plane's dispatcher: binds a handler to each row of the route table (routes.ts), matches a request to
+// its row, reads the body, commits what the answer shows (the row's `shows`), and renders answers and HERMETIC_*
+// errors as JSON.
 import { HermeticError, isHermeticError } from '../../shared/errors.js';
 import type { HttpRequest, HttpResponse } from '../http.js';
 import { StoreUnavailable } from '../runs/run-table.js';
 import { dumps } from '../../shared/python/index.js';
 import { checkAdminKey } from './auth.js';
-import { AdminText, readAdminBody, type AdminDeps } from './context.js';
-import { ADMIN_PREFIX, ADMIN_ROUTES } from './routes.js';
+import { deleteCheckpointHandler, listCheckpointsHandler, restoreCheckpointHandler, takeCheckpointHandler } from './checkpoints.js';
+import type { AdminRoutes } from './client.js';
+import { clockHandler } from './clock.js';
+import { AdminText, readAdminBody, type AdminDeps, type AdminHandler } from './context.js';
+import { addFaultHandler, clearFaultsHandler, deleteFaultHandler, faultPresetsHandler, getFaultHandler, listFaultsHandler } from './faults.js';
+import { gatewayHandler, restartHandler, sweepHandler } from './gateway.js';
+import { healthHandler } from './health.js';
+import { clearRequestsHandler, countRequestsHandler, listRequestsHandler } from './journal.js';
+import { metricsHandler } from './metrics.js';
+import { listNamespacesHandler, resetHandler } from './namespaces.js';
+import { openApiHandler } from './openapi.js';
+import { ADMIN_PREFIX, ADMIN_ROUTES, type AdminRouteName, type AdminRouteNamed } from './routes.js';
+import {
+  approvalRequestHandler,
+  cancelHandler,
+  completeHandler,
+  eventHandler,
+  failHandler,
+  listRunsHandler,
+  raiseHandler,
+  runInfoHandler,
+  startHandler,
+  steerPolicyHandler,
+  stopPolicyHandler,
+} from './runs.js';
+import { addScenariosHandler, deleteScenariosHandler, listScenariosHandler } from './scenarios.js';
 
-export type { AdminDeps } from './context.js';
+export type { AdminDeps, ControlledNamespace, ControlledNamespaces, NamespaceSummary } from './context.js';
+
+/** The handler of each route of the table, by the route's name. */
+const HANDLERS = {
+  health: healthHandler,
+  clock: clockHandler,
+  getClock: clockHandler,
+  sweep: sweepHandler,
+  restart: restartHandler,
+  gateway: gatewayHandler,
+  getGateway: gatewayHandler,
+  reset: resetHandler,
+  openapi: openApiHandler,
+  namespaces: listNamespacesHandler,
+  runs: listRunsHandler,
+  run: runInfoHandler,
+  start: startHandler,
+  event: eventHandler,
+  approvalRequest: approvalRequestHandler,
+  complete: completeHandler,
+  fail: failHandler,
+  raise: raiseHandler,
+  cancel: cancelHandler,
+  steerPolicy: steerPolicyHandler,
+  stopPolicy: stopPolicyHandler,
+  scenarios: addScenariosHandler,
+  getScenarios: listScenariosHandler,
+  deleteScenarios: deleteScenariosHandler,
+  faults: listFaultsHandler,
+  addFault: addFaultHandler,
+  clearFaults: clearFaultsHandler,
+  faultPresets: faultPresetsHandler,
+  fault: getFaultHandler,
+  deleteFault: deleteFaultHandler,
+  checkpoint: takeCheckpointHandler,
+  checkpoints: listCheckpointsHandler,
+  restoreCheckpoint: restoreCheckpointHandler,
+  deleteCheckpoint: deleteCheckpointHandler,
+  requests: listRequestsHandler,
+  countRequests: countRequestsHandler,
+  clearRequests: clearRequestsHandler,
+  metrics: metricsHandler,
+} as const satisfies { readonly [N in AdminRouteName]: AdminHandler };
 
 const JSON_HEADERS = (): Array<[string, string]> => [['Content-Type', 'application/json; charset=utf-8']];
 
@@ -18,15 +85,39 @@ function render(status: number, value: unknown): HttpResponse {
 }
 
 /** A HERMETIC_* error as the control plane renders it. */
-export const renderAdminError = (e: HermeticError): HttpResponse => render(e.status, e.toJSON());
+export function renderAdminError(e: HermeticError): HttpResponse {
+  const answer = render(e.status, e.toJSON());
+  // RFC 9110 §11.6.1: a 401 names the scheme it wants.
+  if (e.code === 'HERMETIC_ADMIN_UNAUTHORIZED') answer.headers.push(['WWW-Authenticate', 'Bearer realm="hermetic-admin"']);
+  return answer;
+}
+
+/**
+ * The 401 a control request without the admin key gets (the dispatcher checks the key before anything else), or null.
+ * The front door asks this of a namespace not created yet, so such a request creates nothing (decision 0028).
+ */
+export function refuseAdminKey(req: HttpRequest, adminKey: string | null): HttpResponse | null {
+  try {
+    checkAdminKey(req, req.path.split('?')[0]!, adminKey);
+    return null;
+  } catch (e) {
+    if (isHermeticError(e)) return renderAdminError(e);
+    throw e;
+  }
+}
 
 /** A route as path segments; `{name}` segments capture one non-empty segment. */
 interface Compiled {
   route: (typeof ADMIN_ROUTES)[number];
+  handler: AdminHandler;
   segments: string[];
 }
 
-const COMPILED: Compiled[] = ADMIN_ROUTES.map((route) => ({ route, segments: (ADMIN_PREFIX + route.path).split('/') }));
+const COMPILED: Compiled[] = ADMIN_ROUTES.map((route) => ({
+  route,
+  handler: HANDLERS[route.name],
+  segments: (ADMIN_PREFIX + route.path).split('/'),
+}));
 
 function decodeSegment(segment: string): string {
   try {
@@ -75,20 +166,17 @@ export async function handleAdmin(req: HttpRequest, deps: AdminDeps): Promise<Ht
       throw new HermeticError('HERMETIC_ADMIN_NOT_FOUND', message);
     }
     const body = await readAdminBody(req);
-    let answer: unknown = hit.route.handler({ req, params, deps, body });
+    let answer: unknown = hit.handler({ req, params, deps, body });
     if (answer instanceof Promise) answer = await answer;
-    // The durability barrier: a control answer may show any run's new state, so everything held is committed first.
-    const barrier = deps.registry.settle();
+    // The durability barrier, for what this answer shows: one run's state, every run's, or none (decision 0028). An
+    // answer that shows no held status never waits for another connection's lock.
+    const shows = (hit.route as { shows?: 'run' | 'runs' }).shows;
+    const barrier = shows === 'run' ? deps.registry.settle(params.run_id) : shows === 'runs' ? deps.registry.settle() : null;
     if (barrier) await barrier;
     if (answer instanceof AdminText) return { status: 200, headers: [['Content-Type', answer.contentType]], body: answer.text };
     return render(200, answer);
   } catch (e) {
-    if (isHermeticError(e)) {
-      const answer = render(e.status, e.toJSON());
-      // RFC 9110 §11.6.1: a 401 names the scheme it wants.
-      if (e.code === 'HERMETIC_ADMIN_UNAUTHORIZED') answer.headers.push(['WWW-Authenticate', 'Bearer realm="hermetic-admin"']);
-      return answer;
-    }
+    if (isHermeticError(e)) return renderAdminError(e);
     if (e instanceof StoreUnavailable) {
       const error = e.reason === 'busy'
         ? new HermeticError('HERMETIC_STORE_BUSY', `The emulator store is locked by another connection; the change is held in memory and saved once the lock is free, and nothing depending on it is answered until then. (${e.message})`)
@@ -100,3 +188,30 @@ export async function handleAdmin(req: HttpRequest, deps: AdminDeps): Promise<Ht
     return render(error.status, error.toJSON());
   }
 }
+
+// Compile-time checks that the table, its handlers and the client's contract (AdminRoutes in client.ts) agree: the
+// same names, a run id exactly where the path has {run_id} (any other parameter where the contract's `param` names
+// it), and each plain-object answer with exactly the contract's fields.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Holds<T extends true> = T;
+type TakesRun<N extends AdminRouteName> = AdminRouteNamed<N>['path'] extends `${string}{run_id}${string}` ? true : false;
+/** The path's parameter other than a run id (`{fault_id}`, `{checkpoint_id}`), as the contract's `param` names it. */
+type PathParam<N extends AdminRouteName> = AdminRouteNamed<N>['path'] extends `${string}{${infer P}}${string}` ? (P extends 'run_id' ? null : P) : null;
+type ContractParam<N extends keyof AdminRoutes> = AdminRoutes[N] extends { param: infer P } ? P : null;
+type Answer<N extends AdminRouteName> = Awaited<ReturnType<(typeof HANDLERS)[N]>>;
+type AllKeys<T> = T extends unknown ? keyof T : never;
+type FieldsAgree<N extends keyof AdminRoutes & AdminRouteName> =
+  Answer<N> extends ReadonlyMap<unknown, unknown>
+    ? true
+    : Answer<N> extends AdminText
+      ? Same<AdminRoutes[N]['result'], string> extends true ? (AdminRouteNamed<N> extends { text: true } ? true : false) : false
+      : Same<AllKeys<Answer<N>>, AllKeys<AdminRoutes[N]['result']>>;
+type RouteAgrees = {
+  [N in keyof AdminRoutes & AdminRouteName]: Same<TakesRun<N>, AdminRoutes[N]['run']> extends true
+    ? Same<PathParam<N>, ContractParam<N>> extends true ? FieldsAgree<N> : false
+    : false;
+};
+export type AdminTableMatchesClient = [
+  Holds<Same<AdminRouteName, keyof AdminRoutes>>,
+  Holds<RouteAgrees[keyof AdminRoutes & AdminRouteName]>,
+];

@@ -2,16 +2,9 @@
 // namespace starts. These see the whole emulator, whichever namespace the request came through.
 import { field, onlyKeys, type AdminContext } from './context.js';
 
-/** GET /__admin/namespaces: the default first, then in order of first use. */
+/** GET /__admin/namespaces: the default first, then the others in order of first use. */
 export function listNamespacesHandler({ deps }: AdminContext) {
-  return {
-    namespaces: deps.namespaces().list().map((ns) => ({
-      name: ns.name,
-      runs: ns.registry.statuses.size,
-      live_runs: ns.registry.live.size,
-      created_at: ns.createdAt / 1000,
-    })),
-  };
+  return { namespaces: deps.namespaces.summaries() };
 }
 
 /**
@@ -22,11 +15,7 @@ export function resetHandler({ req, body, deps }: AdminContext) {
   onlyKeys(body, ['all'], 'a reset');
   const query = new URLSearchParams(req.query);
   const all = field.boolean(body, 'all', false) || query.get('all') === '1' || query.get('all') === 'true';
-  if (all) {
-    const names = deps.namespaces().list().map((ns) => ns.name);
-    deps.namespaces().resetAll();
-    return { reset: names };
-  }
+  if (all) return { reset: deps.namespaces.resetAll() };
   deps.namespace.reset();
   return { reset: [deps.namespace.name] };
 }

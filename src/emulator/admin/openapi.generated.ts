@@ -134,9 +134,18 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             }
           },
           "503": {
-            "description": "The gateway is draining (`gateway_draining`).",
+            "description": "- The gateway is draining (`gateway_draining`).\n- The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
             "headers": { "Retry-After": { "$ref": "#/components/headers/Retry-After" } },
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
           }
         },
         "security": [{ "hermesApiKey": [] }, {}]
@@ -219,6 +228,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
             }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
         "security": [{ "hermesApiKey": [] }, {}]
@@ -300,6 +313,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
             }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
         "security": [{ "hermesApiKey": [] }, {}]
@@ -404,6 +421,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
             }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
         "security": [{ "hermesApiKey": [] }, {}]
@@ -500,6 +521,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
             }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
         "security": [{ "hermesApiKey": [] }, {}]
@@ -609,6 +634,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
             }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
         "security": [{ "hermesApiKey": [] }, {}]
@@ -666,6 +695,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
             }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
         "security": []
@@ -723,6 +756,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
             }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
         "security": []
@@ -793,6 +830,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
             }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
         "security": [{ "hermesApiKey": [] }, {}]
@@ -857,8 +898,17 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             }
           },
           "503": {
-            "description": "The session store is locked past the lock timeout or failed (`session_db_unavailable`).",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+            "description": "- The session store is locked past the lock timeout or failed (`session_db_unavailable`).\n- The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
           }
         },
         "security": [{ "hermesApiKey": [] }, {}]
@@ -918,8 +968,17 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             }
           },
           "503": {
-            "description": "The session store is locked past the lock timeout or failed (`session_db_unavailable`).",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+            "description": "- The session store is locked past the lock timeout or failed (`session_db_unavailable`).\n- The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
           }
         },
         "security": [{ "hermesApiKey": [] }, {}]
@@ -995,8 +1054,17 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             }
           },
           "503": {
-            "description": "The session store is locked past the lock timeout or failed (`session_db_unavailable`).",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+            "description": "- The session store is locked past the lock timeout or failed (`session_db_unavailable`).\n- The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
           }
         },
         "security": [{ "hermesApiKey": [] }, {}]
@@ -1062,8 +1130,17 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             }
           },
           "503": {
-            "description": "The session store is locked past the lock timeout or failed (`session_db_unavailable`).",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+            "description": "- The session store is locked past the lock timeout or failed (`session_db_unavailable`).\n- The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
           }
         },
         "security": [{ "hermesApiKey": [] }, {}]
@@ -1110,8 +1187,17 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             }
           },
           "503": {
-            "description": "The session store is locked past the lock timeout or failed (`session_db_unavailable`).",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+            "description": "- The session store is locked past the lock timeout or failed (`session_db_unavailable`).\n- The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
           }
         },
         "security": [{ "hermesApiKey": [] }, {}]
@@ -1197,8 +1283,17 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             }
           },
           "503": {
-            "description": "The session store is locked past the lock timeout or failed (`session_db_unavailable`).",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+            "description": "- The session store is locked past the lock timeout or failed (`session_db_unavailable`).\n- The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
           }
         },
         "security": [{ "hermesApiKey": [] }, {}]
@@ -1306,14 +1401,15 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             }
           },
           "503": {
-            "description": "- The session store is locked past the lock timeout or failed (`session_db_unavailable`).\n- The gateway is draining (`gateway_draining`).",
+            "description": "- The session store is locked past the lock timeout or failed (`session_db_unavailable`).\n- The gateway is draining (`gateway_draining`).\n- The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
             "headers": { "Retry-After": { "$ref": "#/components/headers/Retry-After" } },
             "content": {
               "application/json": {
                 "schema": {
                   "anyOf": [
                     { "$ref": "#/components/schemas/HermesError" },
-                    { "$ref": "#/components/schemas/HermesError" }
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
                   ]
                 }
               }
@@ -1376,6 +1472,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "501": {
             "description": "HERMETIC_UNSUPPORTED_ROUTE.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
         "security": []
@@ -1433,6 +1533,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           },
           "501": {
             "description": "HERMETIC_UNSUPPORTED_ROUTE.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
@@ -1492,6 +1596,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "501": {
             "description": "HERMETIC_UNSUPPORTED_ROUTE.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
         "security": []
@@ -1549,6 +1657,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           },
           "501": {
             "description": "HERMETIC_UNSUPPORTED_ROUTE.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
@@ -1608,6 +1720,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "501": {
             "description": "HERMETIC_UNSUPPORTED_ROUTE.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
         "security": []
@@ -1666,6 +1782,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "501": {
             "description": "HERMETIC_UNSUPPORTED_ROUTE.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
         "security": []
@@ -1723,6 +1843,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           },
           "501": {
             "description": "HERMETIC_UNSUPPORTED_ROUTE.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
@@ -1785,6 +1909,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "501": {
             "description": "HERMETIC_UNSUPPORTED_ROUTE.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
         "security": []
@@ -1845,6 +1973,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           },
           "501": {
             "description": "HERMETIC_UNSUPPORTED_ROUTE.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
@@ -1907,6 +2039,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "501": {
             "description": "HERMETIC_UNSUPPORTED_ROUTE.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
         "security": []
@@ -1964,6 +2100,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           },
           "501": {
             "description": "HERMETIC_UNSUPPORTED_ROUTE.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
@@ -2023,6 +2163,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "501": {
             "description": "HERMETIC_UNSUPPORTED_ROUTE.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
         "security": []
@@ -2080,6 +2224,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           },
           "501": {
             "description": "HERMETIC_UNSUPPORTED_ROUTE.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
@@ -2141,6 +2289,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           },
           "501": {
             "description": "HERMETIC_UNSUPPORTED_ROUTE.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
@@ -3383,6 +3535,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "admin_key_required": {
             "description": "Whether the other control routes need the admin key.",
             "type": "boolean"
+          },
+          "held_writes": {
+            "description": "Runs of this namespace whose status write waits for a commit (another connection holds the store's lock); answers\nthat show those runs wait for it, health never does.",
+            "type": "number"
           }
         },
         "required": [
@@ -3392,7 +3548,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "hermes_release",
           "hermes_version",
           "namespace",
-          "admin_key_required"
+          "admin_key_required",
+          "held_writes"
         ],
         "additionalProperties": false
       },

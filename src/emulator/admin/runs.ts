@@ -15,7 +15,7 @@ import {
   parseSteerPolicy,
   parseStopPolicy,
   subsystemRedaction,
-} from './agent-events.js';
+} from '../control/agent-events.js';
 import { onlyKeys, type AdminContext } from './context.js';
 
 /** The live run, or a clear error: unknown, finished, or (for most actions) not started yet. */

@@ -326,6 +326,7 @@ export const COMMON_ANSWERS: Readonly<Record<string, HermesAnswer | readonly Her
   '403': { description: 'An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.' },
   '404': { description: 'An unknown /p/{profile}/ prefix.', json: ref('HermesProfileNotFound') },
   '500': { description: "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).", text: true },
+  '503': { description: 'The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).', json: ref('HermeticError') },
 };
 
 const RUNS = 'Hermes runs';

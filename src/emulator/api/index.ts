@@ -1,5 +1,6 @@
 // The emulated Hermes surface: Hermes's middleware chain in its order (profile prefix → CORS → body limit →
 // security headers), then the route table. spec runs-api §1.2, §2.
+import type { GatewaySettings } from '../gateway.js';
 import type { HttpRequest, HttpResponse } from '../http.js';
 import { hermesErrors, UnhandledHermesException } from '../runs/hermes-errors.js';
 import { StoreUnavailable } from '../runs/run-table.js';
@@ -15,10 +16,34 @@ import {
 } from '../wire/responses.js';
 import { authenticate, DEFAULT_PROFILE, ownershipScope } from './auth.js';
 import { MAX_REQUEST_BYTES } from './body.js';
-import type { ApiDeps } from './context.js';
-import { matchRoute, type Route } from './routes.js';
+import type { ApiDeps, Handler } from './context.js';
+import { capabilities, health, unsupported } from './meta.js';
+import { runEvents } from './run-events.js';
+import { approveRun, getRun, steerRun, stopRun, submitRun } from './runs.js';
+import { matchRoute, type Operation, type Route } from './routes.js';
+import { createSession, deleteSession, getSession, listSessions, patchSession, sessionChat, sessionMessages } from './sessions.js';
 
 export type { ApiDeps } from './context.js';
+
+/** The handler of each operation of the route table (routes.ts). */
+const HANDLERS: { readonly [O in Operation]: Handler } = {
+  submit: submitRun,
+  get: getRun,
+  events: runEvents,
+  approval: approveRun,
+  steer: steerRun,
+  stop: stopRun,
+  health,
+  capabilities,
+  sessions: listSessions,
+  session_create: createSession,
+  session: getSession,
+  session_update: patchSession,
+  session_delete: deleteSession,
+  session_messages: sessionMessages,
+  session_chat: sessionChat,
+  unsupported,
+};
 
 const CORS_COMMON: ReadonlyArray<[string, string]> = [
   ['Access-Control-Allow-Methods', 'GET, POST, DELETE, OPTIONS'],
@@ -38,44 +63,76 @@ interface Outcome {
   raised: boolean;
 }
 
+/**
+ * Where a request stands after Hermes's middlewares (profile prefix, CORS, body limit) and aiohttp's router: answered
+ * there, or a route for the auth check and the handler; `cors` is what the CORS middleware adds on the way out.
+ */
+type Gate =
+  | { kind: 'answered'; response: HttpResponse }
+  | { kind: 'outcome'; outcome: Outcome; cors: Array<[string, string]> | null }
+  | { kind: 'route'; route: Route; params: Record<string, string>; profile: string | null; cors: Array<[string, string]> | null };
+
 const PROFILE_PREFIX = /^\/p\/([^/]+)(\/.*)$/;
 
-export async function handleApi(req: HttpRequest, deps: ApiDeps): Promise<HttpResponse> {
+function gate(req: HttpRequest, gateway: GatewaySettings): Gate {
   // 1. Profile prefix.
   let path = req.path;
   let profile: string | null = null;
   const prefixed = path.startsWith('/p/') ? PROFILE_PREFIX.exec(path) : null;
   if (prefixed) {
     profile = prefixed[1]!;
-    if (profile !== DEFAULT_PROFILE && !deps.gateway.profiles.has(profile)) return unknownProfileResponse();
+    if (profile !== DEFAULT_PROFILE && !gateway.profiles.has(profile)) return { kind: 'answered', response: unknownProfileResponse() };
     path = prefixed[2]!;
   }
   // 2. CORS: a refused Origin gets a bare 403 before anything else; preflights end here.
   const origin = req.header('origin') ?? '';
-  const origins = deps.gateway.corsOrigins;
-  if (origin && !origins.includes('*') && !origins.includes(origin)) return emptyResponse(403);
+  const origins = gateway.corsOrigins;
+  if (origin && !origins.includes('*') && !origins.includes(origin)) return { kind: 'answered', response: emptyResponse(403) };
   const cors = corsHeadersFor(origin, origins);
-  if (req.method === 'OPTIONS') return cors ? emptyResponse(200, cors) : emptyResponse(403);
-  const { response, raised } = await limitedAndRouted(req, deps, path, profile);
-  if (cors && !raised && !response.stream) response.headers.push(...cors);
-  return response;
-}
-
-async function limitedAndRouted(req: HttpRequest, deps: ApiDeps, path: string, profile: string | null): Promise<Outcome> {
+  if (req.method === 'OPTIONS') return { kind: 'answered', response: cors ? emptyResponse(200, cors) : emptyResponse(403) };
   // 3. Body limit (POST/PUT/PATCH).
   if (req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH') {
     const length = req.header('content-length');
     if (length !== undefined) {
-      if (!/^\s*[+-]?\d+\s*$/.test(length)) return { response: errorResponse(hermesErrors.invalidContentLength()), raised: false };
-      if (Number(length) > MAX_REQUEST_BYTES) return { response: errorResponse(hermesErrors.bodyTooLarge()), raised: false };
+      if (!/^\s*[+-]?\d+\s*$/.test(length)) return { kind: 'outcome', outcome: { response: errorResponse(hermesErrors.invalidContentLength()), raised: false }, cors };
+      if (Number(length) > MAX_REQUEST_BYTES) return { kind: 'outcome', outcome: { response: errorResponse(hermesErrors.bodyTooLarge()), raised: false }, cors };
     }
   }
   // aiohttp resolves the route; a miss is an exception passing through every middleware untouched.
   const match = matchRoute(req.method, path);
-  if (match.kind === 'not-found') return { response: notFoundText(), raised: true };
-  if (match.kind === 'method-not-allowed') return { response: methodNotAllowedText(match.allowed), raised: true };
+  if (match.kind === 'not-found') return { kind: 'outcome', outcome: { response: notFoundText(), raised: true }, cors };
+  if (match.kind === 'method-not-allowed') return { kind: 'outcome', outcome: { response: methodNotAllowedText(match.allowed), raised: true }, cors };
+  return { kind: 'route', route: match.route, params: match.params, profile, cors };
+}
+
+/** The CORS middleware's headers on the way out (not on a raised exception, nor on an event stream's sent head). */
+function withCors({ response, raised }: Outcome, cors: Array<[string, string]> | null): HttpResponse {
+  if (cors && !raised && !response.stream) response.headers.push(...cors);
+  return response;
+}
+
+export async function handleApi(req: HttpRequest, deps: ApiDeps): Promise<HttpResponse> {
+  const at = gate(req, deps.gateway);
+  if (at.kind === 'answered') return at.response;
+  if (at.kind === 'outcome') return withCors(at.outcome, at.cors);
+  return withCors(await routed(req, deps, at.route, at.params, at.profile), at.cors);
+}
+
+/**
+ * The 401 this request gets from a gateway with these settings, before any handler could run; null when it passes
+ * the key check (or is answered before it). The front door asks this of a namespace not created yet, so a request
+ * refused for its credentials creates nothing (decision 0028); the answer is the same bytes handleApi would give.
+ */
+export function refuseUnauthenticated(req: HttpRequest, gateway: GatewaySettings): HttpResponse | null {
+  const at = gate(req, gateway);
+  if (at.kind !== 'route') return null;
+  const refusal = authorize(req, gateway, at.route, at.profile);
+  return refusal ? withCors({ response: withSecurityHeaders(refusal), raised: false }, at.cors) : null;
+}
+
+async function routed(req: HttpRequest, deps: ApiDeps, route: Route, params: Record<string, string>, profile: string | null): Promise<Outcome> {
   try {
-    const response = await runHandler(req, deps, match.route, match.params, profile);
+    const response = authorize(req, deps.gateway, route, profile) ?? (await HANDLERS[route.operation]({ req, params, profile, scope: ownershipScope(deps.gateway, profile), deps }));
     // 4. Security headers, on what the handler returned (an event stream has already sent its head).
     return { response: response.stream ? response : withSecurityHeaders(response), raised: false };
   } catch (e) {
@@ -86,14 +143,14 @@ async function limitedAndRouted(req: HttpRequest, deps: ApiDeps, path: string, p
   }
 }
 
-function runHandler(req: HttpRequest, deps: ApiDeps, route: Route, params: Record<string, string>, profile: string | null) {
-  if (route.auth !== 'none') {
-    const outcome = authenticate(req, deps.gateway, profile);
-    if (outcome === 'room' && route.auth === 'key-or-room') {
-      // No room authority exists in the emulator: every grant is invalid (spec §15).
-      return errorResponse({ status: 401, message: 'Room authorization is invalid or expired.', type: 'gateway_auth_error', code: 'invalid_room_grant' });
-    }
-    if (outcome !== 'ok') return authErrorResponse();
+/** The route's key check: null when the request may go on, else Hermes's 401. */
+function authorize(req: HttpRequest, gateway: GatewaySettings, route: Route, profile: string | null): HttpResponse | null {
+  if (route.auth === 'none') return null;
+  const outcome = authenticate(req, gateway, profile);
+  if (outcome === 'ok') return null;
+  if (outcome === 'room' && route.auth === 'key-or-room') {
+    // No room authority exists in the emulator: every grant is invalid (spec §15).
+    return errorResponse({ status: 401, message: 'Room authorization is invalid or expired.', type: 'gateway_auth_error', code: 'invalid_room_grant' });
   }
-  return route.handler({ req, params, profile, scope: ownershipScope(deps.gateway, profile), deps });
+  return authErrorResponse();
 }

@@ -1,10 +1,8 @@
-// THE route table of the emulated Hermes surface: method, path pattern, auth rule, handler. The same routes are
-// served under /p/{profile}/ (spec runs-api §1.1). Anything else answers as aiohttp's router does.
-import type { Handler } from './context.js';
-import { capabilities, health, UNEMULATED_ROUTES, unsupported } from './meta.js';
-import { runEvents } from './run-events.js';
-import { approveRun, getRun, steerRun, stopRun, submitRun } from './runs.js';
-import { createSession, deleteSession, getSession, listSessions, patchSession, sessionChat, sessionMessages } from './sessions.js';
+// THE route table of the emulated Hermes surface, as data: method, path pattern, operation, auth rule. The handler of
+// each operation is bound in api/index.ts, so what names or counts requests (the journal, faults, metrics) reads the
+// table without loading a handler. The same routes are served under /p/{profile}/ (spec runs-api §1.1). Anything
+// else answers as aiohttp's router does.
+import { UNEMULATED_ROUTES } from './endpoints.js';
 
 /** 'key': API key only; 'key-or-room': API key or a HermesRoom grant; 'none': open. */
 export type AuthRule = 'key' | 'key-or-room' | 'none';
@@ -15,7 +13,6 @@ export interface Route {
   /** What the request does, as the request journal, faults and metrics name it. */
   readonly operation: Operation;
   readonly auth: AuthRule;
-  readonly handler: Handler;
 }
 
 /** The operations fault rules and the request journal match on (decision 0019). */
@@ -28,25 +25,25 @@ export const OPERATIONS = [
 export type Operation = (typeof OPERATIONS)[number];
 
 export const ROUTES: readonly Route[] = [
-  { method: 'POST', path: '/v1/runs', operation: 'submit', auth: 'key-or-room', handler: submitRun },
-  { method: 'GET', path: '/v1/runs/{run_id}', operation: 'get', auth: 'key-or-room', handler: getRun },
-  { method: 'GET', path: '/v1/runs/{run_id}/events', operation: 'events', auth: 'key', handler: runEvents },
-  { method: 'POST', path: '/v1/runs/{run_id}/approval', operation: 'approval', auth: 'key-or-room', handler: approveRun },
-  { method: 'POST', path: '/v1/runs/{run_id}/steer', operation: 'steer', auth: 'key', handler: steerRun },
-  { method: 'POST', path: '/v1/runs/{run_id}/stop', operation: 'stop', auth: 'key-or-room', handler: stopRun },
-  { method: 'GET', path: '/health', operation: 'health', auth: 'none', handler: health },
-  { method: 'GET', path: '/v1/health', operation: 'health', auth: 'none', handler: health },
-  { method: 'GET', path: '/v1/capabilities', operation: 'capabilities', auth: 'key', handler: capabilities },
+  { method: 'POST', path: '/v1/runs', operation: 'submit', auth: 'key-or-room' },
+  { method: 'GET', path: '/v1/runs/{run_id}', operation: 'get', auth: 'key-or-room' },
+  { method: 'GET', path: '/v1/runs/{run_id}/events', operation: 'events', auth: 'key' },
+  { method: 'POST', path: '/v1/runs/{run_id}/approval', operation: 'approval', auth: 'key-or-room' },
+  { method: 'POST', path: '/v1/runs/{run_id}/steer', operation: 'steer', auth: 'key' },
+  { method: 'POST', path: '/v1/runs/{run_id}/stop', operation: 'stop', auth: 'key-or-room' },
+  { method: 'GET', path: '/health', operation: 'health', auth: 'none' },
+  { method: 'GET', path: '/v1/health', operation: 'health', auth: 'none' },
+  { method: 'GET', path: '/v1/capabilities', operation: 'capabilities', auth: 'key' },
   // spec sessions-api §1: the plain API-key check on every session route (no room grants).
-  { method: 'GET', path: '/api/sessions', operation: 'sessions', auth: 'key', handler: listSessions },
-  { method: 'POST', path: '/api/sessions', operation: 'session_create', auth: 'key', handler: createSession },
-  { method: 'GET', path: '/api/sessions/{session_id}', operation: 'session', auth: 'key', handler: getSession },
-  { method: 'PATCH', path: '/api/sessions/{session_id}', operation: 'session_update', auth: 'key', handler: patchSession },
-  { method: 'DELETE', path: '/api/sessions/{session_id}', operation: 'session_delete', auth: 'key', handler: deleteSession },
-  { method: 'GET', path: '/api/sessions/{session_id}/messages', operation: 'session_messages', auth: 'key', handler: sessionMessages },
-  { method: 'POST', path: '/api/sessions/{session_id}/chat', operation: 'session_chat', auth: 'key', handler: sessionChat },
+  { method: 'GET', path: '/api/sessions', operation: 'sessions', auth: 'key' },
+  { method: 'POST', path: '/api/sessions', operation: 'session_create', auth: 'key' },
+  { method: 'GET', path: '/api/sessions/{session_id}', operation: 'session', auth: 'key' },
+  { method: 'PATCH', path: '/api/sessions/{session_id}', operation: 'session_update', auth: 'key' },
+  { method: 'DELETE', path: '/api/sessions/{session_id}', operation: 'session_delete', auth: 'key' },
+  { method: 'GET', path: '/api/sessions/{session_id}/messages', operation: 'session_messages', auth: 'key' },
+  { method: 'POST', path: '/api/sessions/{session_id}/chat', operation: 'session_chat', auth: 'key' },
   // Hermes serves these too; the emulator says plainly that it does not (501 HERMETIC_UNSUPPORTED_ROUTE).
-  ...UNEMULATED_ROUTES.map(([method, path]): Route => ({ method, path, operation: 'unsupported', auth: 'none', handler: unsupported })),
+  ...UNEMULATED_ROUTES.map(([method, path]): Route => ({ method, path, operation: 'unsupported', auth: 'none' })),
 ];
 
 export type RouteMatch =

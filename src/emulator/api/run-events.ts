@@ -46,6 +46,7 @@ function subscribe(runId: string, buffer: EventBuffer, sink: StreamSink, clock: 
   let done = false;
   let keepalive: Timer | null = null;
   let cancelWait: () => void = () => {};
+  let detach: () => void = () => {};
 
   const exit = (): void => {
     if (done) return;
@@ -53,10 +54,10 @@ function subscribe(runId: string, buffer: EventBuffer, sink: StreamSink, clock: 
     keepalive?.cancel();
     cancelWait();
     buffer.subscribers--;
-    registry.streams.delete(exit);
+    detach();
     sink.end();
     // Hermes's finally: the run's buffer goes, whichever subscriber left (spec §8.6).
-    if (registry.buffers.get(runId) === buffer) registry.buffers.delete(runId);
+    registry.releaseBuffer(runId, buffer);
   };
 
   /** Writes one item; false when the stream is over (end of run, or a write to a departed client). */
@@ -118,6 +119,6 @@ function subscribe(runId: string, buffer: EventBuffer, sink: StreamSink, clock: 
     }
   };
 
-  registry.streams.add(exit);
+  detach = registry.onCrash(exit);
   pump();
 }

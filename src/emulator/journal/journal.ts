@@ -48,7 +48,8 @@ export interface JournalSnapshot {
   readonly entries: readonly JournalEntry[];
 }
 
-const FIRST_ALLOCATION = 64;
+/** Slots of a ring's first allocation (then doubling): small, so a namespace that answered one request costs little. */
+const FIRST_ALLOCATION = 4;
 const REPLAY_NONE = 0;
 const REPLAY_NO = 1;
 const REPLAY_YES = 2;

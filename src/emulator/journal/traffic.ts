@@ -41,6 +41,7 @@ export class RequestTraffic {
   readonly journal: RequestJournal;
   /** Answered requests by operation and status, keyed operation index × 1000 + status (one numeric Map lookup). */
   readonly #counts = new Map<number, number>();
+  #total = 0;
 
   constructor(
     readonly namespace: string,
@@ -72,10 +73,16 @@ export class RequestTraffic {
     for (const [key, n] of this.#counts) yield [REQUEST_OPERATIONS[Math.floor(key / 1000)]!, key % 1000, n];
   }
 
+  /** Requests answered so far (metrics rank namespaces by it). */
+  get total(): number {
+    return this.#total;
+  }
+
   /** Journal and tallies as new (a namespace reset). */
   reset(): void {
     this.journal.reset();
     this.#counts.clear();
+    this.#total = 0;
   }
 
   #note(req: HttpRequest, trace: RequestTrace, status: number, response: HttpResponse | null): void {
@@ -87,6 +94,7 @@ export class RequestTraffic {
     if (operation === 'submit' && response?.status === 202) [runId, replayed] = admitted(response);
     const key = OPERATION_INDEX.get(operation)! * 1000 + status;
     this.#counts.set(key, (this.#counts.get(key) ?? 0) + 1);
+    this.#total++;
     // The control plane is the test's own plumbing, not what the client under test sent: not journaled.
     if (operation !== 'admin') {
       this.journal.record(this.clock().now(), req.method, req.path, operation, status, durationMs, runId, replayed, trace.faultId);

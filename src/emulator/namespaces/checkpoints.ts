@@ -1,31 +1,13 @@
-// Checkpoints of one namespace: its runs (memory, queued events, live runs and their start timers), durable rows,
-// clock, settings, id stream position and the state of its parts (faults, scenarios). Restoring one puts all of it
-// back; a checkpoint is never changed by a restore, so restoring it twice gives the same state twice.
-import type { ControlledClock } from '../../shared/clock.js';
+// Checkpoints of one namespace: each holds what every checkpoint part of the namespace handed over (the core gateway
+// state first: rows, run memory, clock, settings, id stream; then faults, scenarios, sessions). Restoring one hands
+// each part its state back, in the same order; a checkpoint is never changed by a restore, so restoring it twice
+// gives the same state twice.
 import { HermeticError } from '../../shared/errors.js';
-import type { GatewaySettings } from '../gateway.js';
-import type { MemorySnapshot } from '../runs/registry.js';
-import type { IdempotencyRow } from '../runs/run-table.js';
-import type { Namespace } from './namespace.js';
+import type { CheckpointPart } from './checkpoint-part.js';
 
-/** A piece of namespace state owned elsewhere (fault rules, scenarios) that a checkpoint saves and restores. */
-export interface CheckpointPart {
-  snapshot(): unknown;
-  restore(state: unknown): void;
-}
+export type { CheckpointPart } from './checkpoint-part.js';
 
-interface Checkpoint {
-  readonly id: string;
-  /** Namespace clock time when it was taken. */
-  readonly takenAt: number;
-  readonly clock: { now: number; frozen: boolean } | null;
-  readonly gateway: GatewaySettings;
-  readonly rows: readonly IdempotencyRow[];
-  readonly memory: MemorySnapshot;
-  readonly idPosition: number | undefined;
-  readonly parts: ReadonlyMap<string, unknown>;
-}
-
+/** What a checkpoint shows of itself (counts of the core state, measured when it was taken). */
 export interface CheckpointSummary {
   id: string;
   taken_at: number;
@@ -33,59 +15,46 @@ export interface CheckpointSummary {
   durable_rows: number;
 }
 
-const copySettings = (g: GatewaySettings): GatewaySettings => ({
-  ...g,
-  corsOrigins: [...g.corsOrigins],
-  profiles: new Map([...g.profiles].map(([name, p]) => [name, { ...p }])),
-});
+interface Checkpoint {
+  readonly summary: CheckpointSummary;
+  readonly states: ReadonlyArray<readonly [string, unknown]>;
+}
 
 export class Checkpoints {
   readonly #saved = new Map<string, Checkpoint>();
   #next = 1;
 
-  /** Saves the namespace's state now; held writes are committed first so the rows are what clients were answered. */
-  take(ns: Namespace, ownClock: ControlledClock | null, parts: ReadonlyMap<string, CheckpointPart>): CheckpointSummary {
+  /** Saves every part's state now, in order; `summarize` counts what the saved states hold. */
+  take(
+    parts: ReadonlyArray<readonly [string, CheckpointPart]>,
+    summarize: (states: ReadonlyMap<string, unknown>) => Omit<CheckpointSummary, 'id'>,
+  ): CheckpointSummary {
+    const states = parts.map(([name, part]) => [name, part.snapshot()] as const);
     const id = `cp_${this.#next++}`;
-    const checkpoint: Checkpoint = {
-      id,
-      takenAt: ns.clock.now(),
-      clock: ownClock ? { now: ownClock.now(), frozen: ownClock.frozen } : null,
-      gateway: copySettings(ns.gateway),
-      rows: ns.store.rows(),
-      memory: ns.registry.snapshotMemory((run) => ns.agent.steerRaises(run)),
-      idPosition: ns.ids.position,
-      parts: new Map([...parts].map(([name, part]) => [name, part.snapshot()])),
-    };
+    const checkpoint: Checkpoint = { summary: { id, ...summarize(new Map(states)) }, states };
     this.#saved.set(id, checkpoint);
-    return summary(checkpoint);
+    return { ...checkpoint.summary };
   }
 
-  /** Puts the namespace back as it was when `id` was taken (attached event streams are cut, as in a restart). */
-  restore(ns: Namespace, id: string, ownClock: ControlledClock | null, parts: ReadonlyMap<string, CheckpointPart>): CheckpointSummary {
+  /**
+   * Hands each part its saved state, in the order they were saved. The first part checks what can fail (the core
+   * part replaces the durable rows first), so a store that refuses fails the restore before anything has changed.
+   */
+  restore(id: string, parts: ReadonlyArray<readonly [string, CheckpointPart]>): CheckpointSummary {
     const checkpoint = this.#get(id);
-    // The rows first: if the store refuses, nothing else has changed.
-    ns.store.replaceAll(checkpoint.rows);
-    ns.registry.stopSweeps();
-    ns.registry.clearMemory();
-    if (ownClock && checkpoint.clock) ownClock.reset({ start: checkpoint.clock.now, frozen: checkpoint.clock.frozen });
-    Object.assign(ns.gateway, copySettings(checkpoint.gateway));
-    if (checkpoint.idPosition !== undefined) ns.ids.seek?.(checkpoint.idPosition);
-    ns.registry.restoreMemory(checkpoint.memory, (run) => void ns.agent.revive(run));
-    for (const [name, part] of parts) {
-      if (checkpoint.parts.has(name)) part.restore(checkpoint.parts.get(name));
-    }
-    ns.registry.startSweeps();
-    return summary(checkpoint);
+    const byName = new Map(parts);
+    for (const [name, state] of checkpoint.states) byName.get(name)?.restore(state);
+    return { ...checkpoint.summary };
   }
 
   list(): CheckpointSummary[] {
-    return [...this.#saved.values()].map(summary);
+    return [...this.#saved.values()].map((c) => ({ ...c.summary }));
   }
 
   delete(id: string): CheckpointSummary {
     const checkpoint = this.#get(id);
     this.#saved.delete(id);
-    return summary(checkpoint);
+    return { ...checkpoint.summary };
   }
 
   #get(id: string): Checkpoint {
@@ -99,8 +68,4 @@ export class Checkpoints {
     }
     return checkpoint;
   }
-}
-
-function summary(c: Checkpoint): CheckpointSummary {
-  return { id: c.id, taken_at: c.takenAt, runs: c.memory.statuses.length, durable_rows: c.rows.length };
 }

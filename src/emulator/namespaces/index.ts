@@ -1,58 +1,115 @@
-// The emulator's namespaces: created on first use, listed, reset one or all, closed together. The default namespace
-// always exists; a reset of every namespace keeps it (reset) and forgets the others (they come back on first use).
+// The emulator's namespaces: created on first use, bounded, listed, reset one or all, closed together. The default
+// namespace always exists; a reset of every namespace keeps it (reset) and forgets the others (they come back on first
+// use). Past the cap (maxNamespaces), creating one evicts the idle namespace untouched for the longest (decision 0028).
+import { HermeticError } from '../../shared/errors.js';
+import type { ControlledNamespaces, NamespaceSummary } from '../admin/context.js';
+import { metricsOf } from '../metrics/metrics.js';
 import { DEFAULT_NAMESPACE } from './names.js';
 import { Namespace, type NamespaceShared } from './namespace.js';
 
 export { DEFAULT_NAMESPACE, NAMESPACE_HEADER, NAMESPACE_PREFIX, namespaceProblem, selectNamespace } from './names.js';
-export { Namespace } from './namespace.js';
+export { initialSettings, Namespace } from './namespace.js';
 
-export class Namespaces {
-  readonly #all = new Map<string, Namespace>();
+export class Namespaces implements ControlledNamespaces {
+  /** Every namespace but the default, in order of first use. */
+  readonly #others = new Map<string, Namespace>();
+  /** Stamps of use: each use of a namespace other than the default takes the next one (eviction picks the oldest). */
+  #uses = 0;
   readonly #shared: NamespaceShared;
+  readonly #max: number;
   readonly default: Namespace;
+  /** Namespaces evicted to stay under the cap since the emulator started (metrics). */
+  evicted = 0;
 
   constructor(shared: Omit<NamespaceShared, 'namespaces'>) {
-    this.#shared = { ...shared, namespaces: () => this };
+    this.#shared = { ...shared, namespaces: this };
+    this.#max = shared.options.maxNamespaces;
     this.default = new Namespace(DEFAULT_NAMESPACE, this.#shared);
-    this.#all.set(DEFAULT_NAMESPACE, this.default);
   }
 
-  /** The namespace called `name` (a valid name: see names.ts), created if this is its first use. */
-  get(name: string): Namespace {
-    let ns = this.#all.get(name);
-    if (!ns) {
-      ns = new Namespace(name, this.#shared);
-      this.#all.set(name, ns);
-    }
+  /** The namespace called `name`, if it exists, marked as just used. */
+  use(name: string): Namespace | undefined {
+    if (name === DEFAULT_NAMESPACE) return this.default;
+    const ns = this.#others.get(name);
+    if (ns) ns.lastUse = ++this.#uses;
     return ns;
   }
 
-  /** Without creating it. */
+  /**
+   * The namespace called `name` (a valid name: see names.ts), created if this is its first use. At the cap, the idle
+   * namespace untouched for the longest is closed and forgotten first; when every one is busy, HERMETIC_NAMESPACE_LIMIT.
+   */
+  get(name: string): Namespace {
+    const found = this.use(name);
+    if (found) return found;
+    if (this.size >= this.#max) this.#evictOne();
+    const ns = new Namespace(name, this.#shared);
+    ns.lastUse = ++this.#uses;
+    this.#others.set(name, ns);
+    return ns;
+  }
+
+  /** Closes and forgets the idle namespace used least recently (one scan: eviction is rare, a use costs a stamp). */
+  #evictOne(): void {
+    let idlest: Namespace | null = null;
+    for (const ns of this.#others.values()) {
+      if (!ns.busy && (idlest === null || ns.lastUse < idlest.lastUse)) idlest = ns;
+    }
+    if (idlest) {
+      this.#others.delete(idlest.name);
+      idlest.close();
+      this.evicted++;
+      return;
+    }
+    throw new HermeticError(
+      'HERMETIC_NAMESPACE_LIMIT',
+      `This server already holds ${this.size} namespaces (--max-namespaces ${this.#max}), each with a run, a stream or a request in progress, so none can be evicted; reset some (POST /__admin/reset) or raise the cap.`,
+    );
+  }
+
+  /** Without creating it, or marking it used. */
   find(name: string): Namespace | undefined {
-    return this.#all.get(name);
+    return name === DEFAULT_NAMESPACE ? this.default : this.#others.get(name);
   }
 
   /** Every namespace, the default first, then in order of first use. */
   list(): Namespace[] {
-    return [...this.#all.values()];
+    return [this.default, ...this.#others.values()];
   }
 
   get size(): number {
-    return this.#all.size;
+    return this.#others.size + 1;
   }
 
-  /** Resets every namespace: the default starts over, the others are closed and forgotten. */
-  resetAll(): void {
-    for (const ns of this.#all.values()) {
-      if (ns === this.default) continue;
-      ns.close();
-      this.#all.delete(ns.name);
-    }
+  get max(): number {
+    return this.#max;
+  }
+
+  summaries(): NamespaceSummary[] {
+    return this.list().map((ns) => ({
+      name: ns.name,
+      runs: ns.registry.statuses.size,
+      live_runs: ns.registry.live.size,
+      created_at: ns.createdAt / 1000,
+    }));
+  }
+
+  /** Resets every namespace: the default starts over, the others are closed and forgotten; the names reset. */
+  resetAll(): string[] {
+    const names = this.list().map((ns) => ns.name);
+    // The default first: a store that refuses fails the reset before any namespace is forgotten.
     this.default.reset();
+    for (const ns of this.#others.values()) ns.close();
+    this.#others.clear();
+    return names;
+  }
+
+  scrapeMetrics(): Promise<{ contentType: string; text: string }> {
+    return metricsOf(this).scrape();
   }
 
   close(): void {
-    for (const ns of this.#all.values()) ns.close();
-    this.#all.clear();
+    for (const ns of this.list()) ns.close();
+    this.#others.clear();
   }
 }

@@ -16,6 +16,8 @@ test('a reset on a locked store is one 503 that changes nothing; the next one go
     const submit = await hermes.fetch(new Request('http://h/v1/runs', { method: 'POST', headers: { 'Idempotency-Key': 'k' }, body: '{"input":"x"}' }));
     assert.equal(submit.status, 202);
     await hermes.admin.clock({ advance: 5 });
+    // Listing the runs commits their held status writes (the answer shows them); the clock's answer does not.
+    assert.equal((await hermes.admin.runs()).runs.length, 1);
     const other = new Database(db);
     other.exec('BEGIN IMMEDIATE');
     const refused = await hermes.fetch(new Request('http://h/__admin/reset', { method: 'POST', body: '{}' }));

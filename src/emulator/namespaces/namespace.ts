@@ -1,26 +1,32 @@
-// One namespace: a whole emulated gateway of its own — clock, ids, settings, run memory, durable rows, fake agent —
-// answering through the same front door (app.ts). The default namespace is the gateway createEmulator always had.
+// One namespace: a whole emulated gateway of its own — clock, ids, settings, run memory, durable rows, fake agent,
+// fault rules, scenarios, sessions, request journal, checkpoints — answering through its pipeline (journal → faults →
+// app.ts). The default namespace is the gateway createEmulator always had. Every other namespace costs memory only for
+// what it holds: its stores (SQLite) open on first write, its journal grows with its requests, its sweep timer is armed
+// by its first run (decision 0028).
 import { ControlledClock } from '../../shared/clock.js';
 import { createIdSource, type IdSource } from '../../shared/ids.js';
+import type { ControlledNamespace, ControlledNamespaces } from '../admin/context.js';
 import { finish, handle, type AppDeps } from '../app.js';
 import { Faults } from '../faults/index.js';
 import { normaliseCap, type GatewaySettings } from '../gateway.js';
 import type { HttpRequest, HttpResponse } from '../http.js';
+import type { RequestJournal } from '../journal/journal.js';
+import { RequestTraffic } from '../journal/traffic.js';
 import type { ParsedEmulatorOptions } from '../options.js';
 import { StateDbRecorder } from '../record/state-db.js';
 import { TurnRecorder, type TurnSink } from '../record/turns.js';
 import { FakeAgent } from '../runs/agent.js';
-import { claimOwner, releaseOwner } from '../runs/owner.js';
-import { RunRegistry } from '../runs/registry.js';
-import type { LockWait, RunTable } from '../runs/run-table.js';
-import { RequestTraffic } from '../journal/traffic.js';
+import { claimOwner, releaseOwner, type OwnerIdentity } from '../runs/owner.js';
+import { RunRegistry, type MemorySnapshot } from '../runs/registry.js';
+import type { IdempotencyRow, LockWait, RunTable } from '../runs/run-table.js';
 import { RunService } from '../runs/service.js';
 import { ScenarioBook } from '../scenarios/index.js';
 import { SessionService, Sessions } from '../sessions/index.js';
+import { LazyRunTable, LazySessionTable } from '../store/lazy.js';
 import { openSessionTable } from '../store/session-table.js';
-import { Checkpoints, type CheckpointPart, type CheckpointSummary } from './checkpoints.js';
+import type { CheckpointPart } from './checkpoint-part.js';
+import { Checkpoints, type CheckpointSummary } from './checkpoints.js';
 import { DEFAULT_NAMESPACE } from './names.js';
-import type { Namespaces } from './index.js';
 
 /** What every namespace of one emulator shares. */
 export interface NamespaceShared {
@@ -30,11 +36,11 @@ export interface NamespaceShared {
   openStore(name: string): RunTable;
   readonly onInternalError: (error: unknown) => void;
   /** The emulator's namespaces (the admin routes that list, reset or describe them). */
-  readonly namespaces: () => Namespaces;
+  readonly namespaces: ControlledNamespaces;
 }
 
 /** The gateway settings the options describe (a reset goes back to these). */
-function initialSettings(options: ParsedEmulatorOptions): GatewaySettings {
+export function initialSettings(options: ParsedEmulatorOptions): GatewaySettings {
   return {
     apiKey: options.apiKey,
     draining: options.draining,
@@ -45,19 +51,38 @@ function initialSettings(options: ParsedEmulatorOptions): GatewaySettings {
   };
 }
 
-export class Namespace {
+const copySettings = (g: GatewaySettings): GatewaySettings => ({
+  ...g,
+  corsOrigins: [...g.corsOrigins],
+  profiles: new Map([...g.profiles].map(([name, p]) => [name, { ...p }])),
+});
+
+/** The gateway between two resets: its id stream, run memory, agent, services and what the handlers are given. */
+interface Core {
+  readonly ids: IdSource;
+  readonly registry: RunRegistry;
+  readonly agent: FakeAgent;
+  readonly service: RunService;
+  /** Hands each run's turn to the sessions and the --state-db recorder. */
+  readonly turns: TurnRecorder;
+  readonly deps: AppDeps;
+}
+
+/** The core state as a checkpoint keeps it. */
+interface CoreState {
+  readonly clock: { now: number; frozen: boolean } | null;
+  readonly gateway: GatewaySettings;
+  readonly rows: readonly IdempotencyRow[];
+  readonly memory: MemorySnapshot;
+  readonly idPosition: number | undefined;
+}
+
+export class Namespace implements ControlledNamespace {
   readonly clock: ControlledClock;
+  /** The gateway's settings: one object for the namespace's life (a reset puts the options' values back in it). */
   readonly gateway: GatewaySettings;
   /** Wall-clock milliseconds when the namespace was created (first used). */
   readonly createdAt = Date.now();
-  store: RunTable;
-  ids!: IdSource;
-  registry!: RunRegistry;
-  agent!: FakeAgent;
-  service!: RunService;
-  deps!: AppDeps;
-  /** State owned by other parts (fault rules, scenarios) that checkpoints save and restore, by name. */
-  readonly checkpointParts = new Map<string, CheckpointPart>();
   readonly checkpoints = new Checkpoints();
   /** The request journal, per-request tallies for metrics, and the onRequest listener (journal/traffic.ts). */
   readonly traffic: RequestTraffic;
@@ -70,8 +95,13 @@ export class Namespace {
   readonly #shared: NamespaceShared;
   readonly #ownClock: boolean;
   readonly #recorder: StateDbRecorder | null;
-  /** Hands each run's turn to the sessions and the --state-db recorder (rebuilt with the agent). */
-  #turns!: TurnRecorder;
+  /** The parts a checkpoint saves, in the order they are restored (the core first: it fails before anything changed). */
+  readonly #parts: ReadonlyArray<readonly [string, CheckpointPart]>;
+  #core: Core;
+  /** When it was last used, as its emulator's Namespaces stamps uses (eviction picks the oldest idle one). */
+  lastUse = 0;
+  /** Requests being answered now (an event stream counts until its head is ready; then as an attached stream). */
+  #inFlight = 0;
 
   constructor(
     readonly name: string,
@@ -79,29 +109,32 @@ export class Namespace {
   ) {
     this.#shared = shared;
     const { options } = shared;
+    const isDefault = name === DEFAULT_NAMESPACE;
     // The default namespace may run on a clock the caller gave; every other namespace has a clock of its own.
-    this.#ownClock = !(options.clock && name === DEFAULT_NAMESPACE);
-    this.clock = this.#ownClock
-      ? new ControlledClock({ start: options.time ?? undefined, frozen: options.frozen })
-      : options.clock!;
+    this.#ownClock = !(options.clock && isDefault);
+    this.clock = this.#ownClock ? new ControlledClock({ start: options.time ?? undefined, frozen: options.frozen }) : options.clock!;
     this.gateway = initialSettings(options);
-    this.store = shared.openStore(name);
     this.traffic = new RequestTraffic(name, options.journalSize, () => this.clock, options.onRequest);
     // Probability draws follow the namespace's seed as its ids do (no seed: random draws).
-    const seed = options.seed === null ? null : name === DEFAULT_NAMESPACE ? options.seed : `${options.seed}/ns/${name}`;
+    const seed = options.seed === null ? null : isDefault ? options.seed : `${options.seed}/ns/${name}`;
     this.faults = new Faults({ clock: this.clock, seed, initial: options.faults, finish: (r) => finish(r, this.clock) });
-    this.checkpointParts.set('faults', this.faults);
     this.scenarios = new ScenarioBook(this, options.scenarios);
-    this.checkpointParts.set('scenarios', this.scenarios);
     // The recorder draws from whichever id stream the namespace has now (a reset starts a new one).
-    const ids: IdSource = { uuid4Hex: () => this.ids.uuid4Hex(), seeded: options.seed !== null };
-    this.#recorder = options.stateDb ? new StateDbRecorder(options.stateDb, { now: () => this.clock.now(), ids }) : null;
+    const ids: IdSource = { uuid4Hex: () => this.#core.ids.uuid4Hex(), seeded: options.seed !== null };
+    this.#recorder = options.stateDb ? new StateDbRecorder(options.stateDb, { now: () => this.clock.now(), ids, eager: isDefault }) : null;
     // Sessions outlive the gateway's restarts, as Hermes's state.db does: the default namespace's beside its run rows
-    // in the --db file, every other namespace's in memory (decision 0026).
-    const file = this.isDefault && options.db !== null && options.db !== ':memory:' ? options.db : ':memory:';
-    this.sessions = new Sessions(openSessionTable(file, shared.lock), shared.lock, (e) => warn('recording a turn into the sessions', e));
-    this.checkpointParts.set('sessions', this.sessions);
-    this.#build(claimOwner());
+    // in the --db file, every other namespace's in memory, opened by its first write (decisions 0026, 0028).
+    const sessionsFile = isDefault && options.db !== null && options.db !== ':memory:' ? options.db : ':memory:';
+    const sessionTable = isDefault ? openSessionTable(sessionsFile, shared.lock) : new LazySessionTable(() => openSessionTable(':memory:', shared.lock));
+    this.sessions = new Sessions(sessionTable, shared.lock, (e) => warn('recording a turn into the sessions', e));
+    const store = isDefault ? shared.openStore(name) : new LazyRunTable(() => shared.openStore(name));
+    this.#core = this.#build(claimOwner(), store);
+    this.#parts = [
+      ['core', { snapshot: () => this.#snapshotCore(), restore: (state) => this.#restoreCore(state as CoreState) }],
+      ['faults', this.faults],
+      ['scenarios', this.scenarios],
+      ['sessions', this.sessions],
+    ];
   }
 
   get isDefault(): boolean {
@@ -113,15 +146,43 @@ export class Namespace {
     return this.#shared.options.db !== ':memory:';
   }
 
+  // What the scenario book plays through, and what metrics and listings read: the current gateway's (a reset replaces it).
+  get registry(): RunRegistry {
+    return this.#core.registry;
+  }
+
+  get agent(): FakeAgent {
+    return this.#core.agent;
+  }
+
+  get journal(): RequestJournal {
+    return this.traffic.journal;
+  }
+
+  /** Something is going on: a request being answered, a live run, an attached event stream (never evicted then). */
+  get busy(): boolean {
+    const { registry } = this.#core;
+    return this.#inFlight > 0 || registry.live.size > 0 || registry.attached > 0;
+  }
+
+  heldWrites(): number {
+    return this.#core.registry.store.pendingCount();
+  }
+
   /**
    * Answers one request whose path has already lost its /ns/<name> prefix. This is the namespace's request pipeline:
    * the place where what the request does (describeRequest) meets the namespace's fault rules and request journal.
    */
   handle(req: HttpRequest): Promise<HttpResponse> {
     const trace = this.traffic.begin(req);
-    return this.faults.handle(req, (r) => handle(r, this.deps), trace).then(
-      (response) => this.traffic.end(req, trace, response),
+    this.#inFlight++;
+    return this.faults.handle(req, (r) => handle(r, this.#core.deps), trace).then(
+      (response) => {
+        this.#inFlight--;
+        return this.traffic.end(req, trace, response);
+      },
       (error: unknown) => {
+        this.#inFlight--;
         this.traffic.failed(req, trace);
         throw error;
       },
@@ -135,40 +196,35 @@ export class Namespace {
     return createIdSource(this.isDefault ? seed : `${seed}/ns/${this.name}`);
   }
 
-  /** Run memory, agent and service over this namespace's clock, settings and store. */
-  #build(owner: ReturnType<typeof claimOwner>): void {
+  /** A gateway over this namespace's clock, settings and store: run memory, agent, services, handler deps. */
+  #build(owner: OwnerIdentity, store: RunTable): Core {
     const { options, lock, onInternalError } = this.#shared;
-    this.ids = this.#idSource();
-    this.registry = new RunRegistry(this.clock, this.store, owner, lock);
+    const { clock, gateway } = this;
+    const ids = this.#idSource();
+    const registry = new RunRegistry(clock, store, owner, lock);
     const sinks: TurnSink[] = [this.sessions.recorder, ...(this.#recorder ? [this.#recorder] : [])];
-    this.#turns = new TurnRecorder(() => this.clock.now(), () => this.gateway.modelName, sinks);
-    this.agent = new FakeAgent(this.registry, this.clock, this.ids, { ...options.agent }, this.#turns);
-    this.agent.script = this.scenarios;
-    this.service = new RunService(this.registry, this.gateway, this.ids, this.agent);
-    this.registry.startSweeps();
-    const { clock, gateway, registry, agent, service } = this;
+    const turns = new TurnRecorder(() => clock.now(), () => gateway.modelName, sinks);
+    const agent = new FakeAgent(registry, clock, ids, { ...options.agent }, turns);
+    agent.script = this.scenarios;
+    const service = new RunService(registry, gateway, ids, agent);
+    registry.startSweeps();
     const sessions = new SessionService({
       table: this.sessions.table,
       recorder: this.sessions.recorder,
-      chat: { registry, agent, ids: this.ids, clock, gateway },
+      chat: { service, registry, agent, gateway },
       clock,
-      ids: () => this.ids,
+      ids: () => this.#core.ids,
       gateway,
       lock,
       mirror: this.#recorder,
       onMirrorError: (e) => warn('recording a session into the --state-db file', e),
     });
-    this.deps = {
+    const deps: AppDeps = {
       clock,
       api: { service, sessions, registry, gateway, clock, durable: this.durable, onInternalError },
-      admin: {
-        clock, gateway, registry, agent, onInternalError,
-        namespace: this,
-        namespaces: this.#shared.namespaces,
-        adminKey: options.adminKey,
-        restart: () => this.restart(),
-      },
+      admin: { clock, gateway, registry, agent, onInternalError, namespace: this, namespaces: this.#shared.namespaces, adminKey: options.adminKey },
     };
+    return { ids, registry, agent, service, turns, deps };
   }
 
   /**
@@ -176,7 +232,7 @@ export class Namespace {
    * What cannot be committed now is lost, as a crash would lose it (no client has seen it: answers wait for commits).
    */
   restart(): void {
-    const { registry } = this;
+    const { registry, turns } = this.#core;
     try {
       registry.store.commit();
     } catch {
@@ -185,55 +241,90 @@ export class Namespace {
     registry.stopSweeps();
     this.scenarios.cancelPlays();
     registry.clearMemory();
-    this.#turns.reset();
+    turns.reset();
     releaseOwner(registry.owner);
-    registry.owner = claimOwner();
+    let store = registry.store;
     if (this.#shared.options.db === ':memory:') {
       // Hermes's in-memory fallback store dies with the process: nothing replays after a restart.
-      registry.store.close();
-      this.store = registry.store = this.#shared.openStore(this.name);
+      store.close();
+      store = this.isDefault ? this.#shared.openStore(this.name) : new LazyRunTable(() => this.#shared.openStore(this.name));
     }
+    registry.restarted(claimOwner(), store);
     this.gateway.draining = false;
     registry.startSweeps();
   }
 
   /**
    * Back to how the options describe a new namespace: no runs, no durable rows, the start time, the first settings,
-   * the seed's first ids. The clock and settings objects stay the same (callers may hold them).
+   * the seed's first ids. The clock and settings objects stay the same (callers may hold them); checkpoints are kept.
    */
   reset(): void {
-    // The rows first: a store that refuses (locked, failing) fails the reset before anything else has changed.
-    this.store.replaceAll([]);
+    const { registry, turns } = this.#core;
+    // The rows first: a store that refuses (locked, failing) fails the reset before anything else has changed. A
+    // store private to the namespace is simply closed (its memory goes back).
+    const store = registry.store;
+    if (store instanceof LazyRunTable) store.discard();
+    else store.replaceAll([]);
     this.sessions.reset();
     this.traffic.reset();
     this.faults.reset();
     this.scenarios.reset();
-    this.registry.stopSweeps();
-    this.registry.clearMemory();
-    this.#turns.reset();
+    registry.stopSweeps();
+    registry.clearMemory();
+    turns.reset();
     const { options } = this.#shared;
     if (this.#ownClock) this.clock.reset({ start: options.time ?? undefined, frozen: options.frozen });
     Object.assign(this.gateway, initialSettings(options));
-    this.#build(this.registry.owner);
+    this.#core = this.#build(registry.owner, store);
   }
 
   /** Saves this namespace's state (checkpoints.ts); kept across a reset of the namespace. */
   checkpoint(): CheckpointSummary {
-    return this.checkpoints.take(this, this.#ownClock ? this.clock : null, this.checkpointParts);
+    const takenAt = this.clock.now();
+    return this.checkpoints.take(this.#parts, (states) => {
+      const core = states.get('core') as CoreState;
+      return { taken_at: takenAt, runs: core.memory.statuses.length, durable_rows: core.rows.length };
+    });
   }
 
   restoreCheckpoint(id: string): CheckpointSummary {
-    return this.checkpoints.restore(this, id, this.#ownClock ? this.clock : null, this.checkpointParts);
+    return this.checkpoints.restore(id, this.#parts);
+  }
+
+  /** The core part: durable rows (held writes committed first when they can be), run memory, clock, settings, ids. */
+  #snapshotCore(): CoreState {
+    const { registry, agent, ids } = this.#core;
+    return {
+      clock: this.#ownClock ? { now: this.clock.now(), frozen: this.clock.frozen } : null,
+      gateway: copySettings(this.gateway),
+      rows: registry.store.rows(),
+      memory: registry.snapshotMemory((run) => agent.steerRaises(run)),
+      idPosition: ids.position,
+    };
+  }
+
+  /** Puts the core state back (attached event streams are cut, as in a restart); the rows first, so a store that refuses changes nothing. */
+  #restoreCore(state: CoreState): void {
+    const { registry, agent, ids } = this.#core;
+    registry.store.replaceAll(state.rows);
+    registry.stopSweeps();
+    registry.clearMemory();
+    if (this.#ownClock && state.clock) this.clock.reset({ start: state.clock.now, frozen: state.clock.frozen });
+    Object.assign(this.gateway, copySettings(state.gateway));
+    if (state.idPosition !== undefined) ids.seek?.(state.idPosition);
+    registry.restoreMemory(state.memory, (run) => void agent.revive(run));
+    registry.startSweeps();
   }
 
   close(): void {
+    const { registry } = this.#core;
     this.faults.close();
     this.scenarios.cancelPlays();
-    this.registry.stopSweeps();
-    this.registry.clearMemory();
-    releaseOwner(this.registry.owner);
+    registry.stopSweeps();
+    registry.clearMemory();
+    releaseOwner(registry.owner);
     if (this.#ownClock) this.clock.close();
-    this.store.close();
+    registry.store.close();
     this.sessions.close();
     this.#recorder?.close();
   }

@@ -22,10 +22,18 @@ export function openStateDb(path: string): Db {
 export type ApiSessionRow = Omit<NewSession, 'profile'> & { title: string | null };
 
 export class StateDbRecorder implements TurnSink {
-  readonly #writer: StateDbWriter;
+  #open: StateDbWriter | null = null;
 
-  constructor(path: string, options: { now: () => number; ids: IdSource }) {
-    this.#writer = new StateDbWriter(openStateDb(path), { now: options.now, ids: options.ids });
+  /** `eager`: open the file now (a bad path fails here); otherwise at the first record (decision 0028). */
+  constructor(
+    private readonly path: string,
+    private readonly options: { now: () => number; ids: IdSource; eager?: boolean },
+  ) {
+    if (options.eager) void this.#writer;
+  }
+
+  get #writer(): StateDbWriter {
+    return (this.#open ??= new StateDbWriter(openStateDb(this.path), { now: this.options.now, ids: this.options.ids }));
   }
 
   started(turn: TurnStart): void {
@@ -88,6 +96,7 @@ export class StateDbRecorder implements TurnSink {
   }
 
   close(): void {
-    if (this.#writer.db.open) this.#writer.db.close();
+    if (this.#open?.db.open) this.#open.db.close();
+    this.#open = null;
   }
 }

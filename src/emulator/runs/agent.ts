@@ -131,7 +131,7 @@ export class FakeAgent {
   /** What drives runs besides the control plane (the namespace's scenarios); null: the control plane alone. */
   script: AgentScript | null = null;
   /** Callers waiting for a run's task to end, by run id (the sync session chat waits for its turn this way). */
-  readonly endings = new Map<string, (ending: AgentEnding) => void>();
+  readonly #endings = new Map<string, (ending: AgentEnding) => void>();
 
   constructor(
     private readonly registry: RunRegistry,
@@ -140,6 +140,14 @@ export class FakeAgent {
     public defaults: AgentDefaults,
     private readonly observer: RunObserver | null = null,
   ) {}
+
+  /** Calls `fn` once when the run's task ends (completes, fails, raises, is cancelled); returns its removal. */
+  whenEnded(runId: string, fn: (ending: AgentEnding) => void): () => void {
+    this.#endings.set(runId, fn);
+    return () => {
+      if (this.#endings.get(runId) === fn) this.#endings.delete(runId);
+    };
+  }
 
   /** Creates the background task; it sets `running` on the next microtask (or after startDelay on the clock). */
   spawn(runId: string, userMessage: PyValue, input?: RunInput): LiveRun {
@@ -155,7 +163,7 @@ export class FakeAgent {
       userMessage,
       profile: input?.profile ?? 'default',
     };
-    this.registry.live.set(runId, run);
+    this.registry.track(run);
     const startDelay = (input && this.script?.spawned(run, input)) ?? this.defaults.startDelay;
     if (startDelay > 0) run.startTimer = this.clock.schedule(startDelay, () => this.#start(run));
     else queueMicrotask(() => this.#start(run));
@@ -176,7 +184,7 @@ export class FakeAgent {
       userMessage: clonePy(saved.userMessage),
       profile: saved.profile ?? 'default',
     };
-    this.registry.live.set(run.runId, run);
+    this.registry.track(run);
     if (saved.steerRaises !== null) this.#steerRaises.set(run, saved.steerRaises);
     if (saved.startAt !== null) run.startTimer = this.clock.schedule(saved.startAt - this.clock.now(), () => this.#start(run));
     else if (!saved.started) queueMicrotask(() => this.#start(run));
@@ -345,9 +353,9 @@ export class FakeAgent {
   #end(run: LiveRun, ending: AgentEnding): void {
     this.script?.ended(run);
     this.registry.finishTask(run.runId);
-    const waiter = this.endings.get(run.runId);
+    const waiter = this.#endings.get(run.runId);
     if (waiter) {
-      this.endings.delete(run.runId);
+      this.#endings.delete(run.runId);
       waiter(ending);
     }
   }

@@ -61,39 +61,130 @@ const STATUS_TTL = 3_600;
 const BUFFER_TTL = 300;
 const SWEEP_INTERVAL = 60;
 
+/**
+ * Run memory. Its maps change only through its methods (admission, hydration, updates, the sweep, a crash); everyone
+ * else reads them through read-only views.
+ */
 export class RunRegistry {
-  readonly statuses = new Map<string, PyDict>();
-  readonly owners = new Map<string, string>();
-  readonly buffers = new Map<string, EventBuffer>();
-  readonly live = new Map<string, LiveRun>();
+  readonly #statuses = new Map<string, PyDict>();
+  /** Each run's owner stamp (the ownership scope that admitted it; '' for a chat turn no client owns). */
+  readonly #owners = new Map<string, string>();
+  readonly #buffers = new Map<string, EventBuffer>();
+  readonly #live = new Map<string, LiveRun>();
   /** Runs with a durable row (admitted with a key, or hydrated from one). */
-  readonly durable = new Set<string>();
-  /** Closers of attached event streams (an emulated crash cuts them). */
-  readonly streams = new Set<() => void>();
+  readonly #durable = new Set<string>();
+  /** Closers of attached event streams and waiting chat turns (an emulated crash cuts them). */
+  readonly #streams = new Set<() => void>();
   #sweepTimer: Timer | null = null;
+  /** Whether the sweep runs (between startSweeps and stopSweeps), and the clock time its phase starts from. */
+  #sweepsOn = false;
+  #sweepOrigin = 0;
+  #store: RunTable;
+  #owner: OwnerIdentity;
 
   constructor(
     readonly clock: Clock,
-    public store: RunTable,
-    public owner: OwnerIdentity,
+    store: RunTable,
+    owner: OwnerIdentity,
     readonly lockWait: LockWait,
-  ) {}
+  ) {
+    this.#store = store;
+    this.#owner = owner;
+  }
+
+  /** Status dicts by run id (Hermes's _run_statuses). */
+  get statuses(): ReadonlyMap<string, PyDict> {
+    return this.#statuses;
+  }
+
+  /** Event buffers by run id (Hermes's _run_streams). */
+  get buffers(): ReadonlyMap<string, EventBuffer> {
+    return this.#buffers;
+  }
+
+  /** Runs whose background task is alive. */
+  get live(): ReadonlyMap<string, LiveRun> {
+    return this.#live;
+  }
+
+  get durable(): ReadonlySet<string> {
+    return this.#durable;
+  }
+
+  /** Attached event streams and waiting chat turns. */
+  get attached(): number {
+    return this.#streams.size;
+  }
+
+  get store(): RunTable {
+    return this.#store;
+  }
+
+  get owner(): OwnerIdentity {
+    return this.#owner;
+  }
+
+  /** After an emulated crash (clearMemory first): the new process's owner identity, and its store when it changed. */
+  restarted(owner: OwnerIdentity, store: RunTable = this.#store): void {
+    this.#owner = owner;
+    this.#store = store;
+  }
+
+  /** A run enters memory at admission: its owner stamp and its first status (spec §5.1 step 14). */
+  admit(runId: string, ownerStamp: string, status: PyDict): void {
+    this.#owners.set(runId, ownerStamp);
+    this.#statuses.set(runId, status);
+    // The first run of this gateway starts Hermes's sweep (a gateway that never ran one needs no timer).
+    if (this.#sweepTimer === null && this.#sweepsOn) this.#armSweeps();
+  }
+
+  /** The run's row was reserved in the store: its status writes are durable from now on. */
+  markDurable(runId: string): void {
+    this.#durable.add(runId);
+  }
+
+  /** The run's background task exists (its agent; removed by finishTask or a crash). */
+  track(run: LiveRun): void {
+    this.#live.set(run.runId, run);
+  }
+
+  /** Registers what an emulated crash must cut (an event stream, a waiting chat turn); returns its removal. */
+  onCrash(close: () => void): () => void {
+    this.#streams.add(close);
+    return () => void this.#streams.delete(close);
+  }
+
+  /** Hermes's finally of a subscriber: the run's buffer goes, if it is still this one (spec §8.6). */
+  releaseBuffer(runId: string, buffer: EventBuffer): void {
+    if (this.#buffers.get(runId) === buffer) this.#buffers.delete(runId);
+  }
 
   /**
    * The durability barrier (runs/durability.ts): null when nothing `runId` (or any run) shows is waiting to be
    * committed, else a promise that settles once it is (or rejects with StoreUnavailable).
    */
   settle(runId?: string): Promise<void> | null {
-    return settle(this.store, this.lockWait, runId);
+    return settle(this.#store, this.lockWait, runId);
   }
 
+  /**
+   * Hermes's 60 s sweep runs from now on, in the phase of this moment (the gateway's start). Its timer is armed by the
+   * first run the gateway holds: a gateway that never held one costs no timer (decision 0028).
+   */
   startSweeps(): void {
+    this.#sweepsOn = true;
+    this.#sweepOrigin = this.clock.now();
+    if (this.#statuses.size > 0 || this.#buffers.size > 0) this.#armSweeps();
+  }
+
+  #armSweeps(): void {
     this.#sweepTimer?.cancel();
     // Periodic: a clock jump of any length runs one sweep, not one per missed minute (decision 0014).
-    this.#sweepTimer = this.clock.every(SWEEP_INTERVAL, () => this.sweep());
+    this.#sweepTimer = this.clock.every(SWEEP_INTERVAL, () => this.sweep(), this.#sweepOrigin);
   }
 
   stopSweeps(): void {
+    this.#sweepsOn = false;
     this.#sweepTimer?.cancel();
     this.#sweepTimer = null;
   }
@@ -103,16 +194,16 @@ export class RunRegistry {
    * spec §3.3, then memory, then the durable row (hydrated, possibly rewritten to `interrupted`, and cached).
    */
   resolve(scope: string, runId: string): PyDict | null {
-    const stamp = this.owners.get(runId);
+    const stamp = this.#owners.get(runId);
     if (stamp !== undefined && stamp !== scope) return null;
-    const cached = this.statuses.get(runId);
+    const cached = this.#statuses.get(runId);
     if (cached) return cached;
-    const row = this.store.findRun(scope, runId);
+    const row = this.#store.findRun(scope, runId);
     if (!row) return null;
     const dict = parsePyJson(row.status_json) as PyDict;
-    this.statuses.set(runId, dict);
-    this.owners.set(runId, scope);
-    this.durable.add(runId);
+    this.#statuses.set(runId, dict);
+    this.#owners.set(runId, scope);
+    this.#durable.add(runId);
     if (!isTerminal(statusOf(dict)) && !ownerAlive(row.owner_pid, row.owner_started)) {
       this.update(runId, 'interrupt', [['error', INTERRUPTED_ERROR]]);
     }
@@ -131,7 +222,7 @@ export class RunRegistry {
     after: ReadonlyArray<[string, PyValue]> = [],
     eventName?: string,
   ): boolean {
-    const dict = this.statuses.get(runId);
+    const dict = this.#statuses.get(runId);
     if (!dict) return false;
     const to = nextStatus(statusOf(dict), trigger);
     if (to === null) return false;
@@ -143,17 +234,18 @@ export class RunRegistry {
   }
 
   persist(runId: string, dict: PyDict): void {
-    if (this.durable.has(runId)) this.store.writeStatus(runId, dumpsSorted(dict), this.clock.now());
+    if (this.#durable.has(runId)) this.#store.writeStatus(runId, dumpsSorted(dict), this.clock.now());
   }
 
   /** Creates the run's transport buffer at admission; events are buffered from then on (§8.1). */
   openBuffer(runId: string, now: number): void {
-    this.buffers.set(runId, new EventBuffer(now));
+    this.#buffers.set(runId, new EventBuffer(now));
+    if (this.#sweepTimer === null && this.#sweepsOn) this.#armSweeps();
   }
 
   /** Enqueues an event `{event, run_id, timestamp, ...fields}` if the run still has a buffer (else it is dropped). */
   emit(runId: string, name: string, fields: ReadonlyArray<[string, PyValue]> = []): void {
-    const buffer = this.buffers.get(runId);
+    const buffer = this.#buffers.get(runId);
     if (!buffer) return;
     // Built key by key (no entry arrays): this runs once per streamed event.
     const event: PyDict = new Map<string, PyValue>();
@@ -164,16 +256,16 @@ export class RunRegistry {
 
   /** Enqueues an already-built event dict (approval.request keeps the approval subsystem's key order). */
   emitDict(runId: string, event: PyDict): void {
-    this.buffers.get(runId)?.push({ kind: 'event', event });
+    this.#buffers.get(runId)?.push({ kind: 'event', event });
   }
 
   /** The background task finished: sentinel to the stream, approval session and capacity released. */
   finishTask(runId: string): void {
-    const run = this.live.get(runId);
+    const run = this.#live.get(runId);
     if (!run) return;
     run.startTimer?.cancel();
-    this.live.delete(runId);
-    this.buffers.get(runId)?.push({ kind: 'end' });
+    this.#live.delete(runId);
+    this.#buffers.get(runId)?.push({ kind: 'end' });
   }
 
   /** Hermes's 60 s sweep: terminal statuses idle for more than an hour, unwatched buffers older than 300 s. */
@@ -181,19 +273,19 @@ export class RunRegistry {
     const now = this.clock.now();
     let statuses = 0;
     let buffers = 0;
-    for (const [runId, dict] of this.statuses) {
+    for (const [runId, dict] of this.#statuses) {
       const updated = dict.get('updated_at');
       const at = updated instanceof PyFloat ? updated.value : typeof updated === 'number' ? updated : now;
-      if (SWEEPABLE.has(statusOf(dict)) && now - at > STATUS_TTL && !this.live.has(runId)) {
-        this.statuses.delete(runId);
-        this.owners.delete(runId);
-        this.durable.delete(runId);
+      if (SWEEPABLE.has(statusOf(dict)) && now - at > STATUS_TTL && !this.#live.has(runId)) {
+        this.#statuses.delete(runId);
+        this.#owners.delete(runId);
+        this.#durable.delete(runId);
         statuses++;
       }
     }
-    for (const [runId, buffer] of this.buffers) {
+    for (const [runId, buffer] of this.#buffers) {
       if (buffer.subscribers === 0 && now - buffer.createdAt > BUFFER_TTL) {
-        this.buffers.delete(runId);
+        this.#buffers.delete(runId);
         buffers++;
       }
     }
@@ -203,11 +295,11 @@ export class RunRegistry {
   /** A deep copy of the run memory; `steerRaises` reads each live run's steer exception from the agent. */
   snapshotMemory(steerRaises: (run: LiveRun) => string | null): MemorySnapshot {
     return {
-      statuses: [...this.statuses].map(([id, dict]) => [id, clonePy(dict)]),
-      owners: [...this.owners],
-      durable: [...this.durable],
-      buffers: [...this.buffers].map(([runId, b]) => ({ runId, createdAt: b.createdAt, items: b.queued().map(cloneItem) })),
-      live: [...this.live.values()].map((run) => ({
+      statuses: [...this.#statuses].map(([id, dict]) => [id, clonePy(dict)]),
+      owners: [...this.#owners],
+      durable: [...this.#durable],
+      buffers: [...this.#buffers].map(([runId, b]) => ({ runId, createdAt: b.createdAt, items: b.queued().map(cloneItem) })),
+      live: [...this.#live.values()].map((run) => ({
         runId: run.runId,
         started: run.started,
         stopRequested: run.stopRequested,
@@ -229,25 +321,26 @@ export class RunRegistry {
    */
   restoreMemory(snapshot: MemorySnapshot, revive: (run: LiveRunSnapshot) => void): void {
     this.clearMemory();
-    for (const [id, dict] of snapshot.statuses) this.statuses.set(id, clonePy(dict));
-    for (const [id, scope] of snapshot.owners) this.owners.set(id, scope);
-    for (const id of snapshot.durable) this.durable.add(id);
+    for (const [id, dict] of snapshot.statuses) this.#statuses.set(id, clonePy(dict));
+    for (const [id, scope] of snapshot.owners) this.#owners.set(id, scope);
+    for (const id of snapshot.durable) this.#durable.add(id);
     for (const { runId, createdAt, items } of snapshot.buffers) {
       const buffer = new EventBuffer(createdAt);
       for (const item of items) buffer.push(cloneItem(item));
-      this.buffers.set(runId, buffer);
+      this.#buffers.set(runId, buffer);
     }
     for (const run of snapshot.live) revive(run);
+    if (this.#sweepsOn && (this.#statuses.size > 0 || this.#buffers.size > 0)) this.#armSweeps();
   }
 
   /** Forgets everything a crashed process would lose; durable rows stay. */
   clearMemory(): void {
-    for (const close of [...this.streams]) close();
-    for (const run of this.live.values()) run.startTimer?.cancel();
-    this.statuses.clear();
-    this.owners.clear();
-    this.buffers.clear();
-    this.live.clear();
-    this.durable.clear();
+    for (const close of [...this.#streams]) close();
+    for (const run of this.#live.values()) run.startTimer?.cancel();
+    this.#statuses.clear();
+    this.#owners.clear();
+    this.#buffers.clear();
+    this.#live.clear();
+    this.#durable.clear();
   }
 }

@@ -83,6 +83,8 @@ export interface RunTable {
   writeStatus(runId: string, statusJson: string, now: number): void;
   /** Whether a status write for `runId` (any run, when omitted) is waiting for a commit. */
   hasPending(runId?: string): boolean;
+  /** How many runs have a status write waiting for a commit (health reports it). */
+  pendingCount(): number;
   /** Commits every waiting status write now; throws StoreUnavailable and keeps them waiting when it cannot. */
   commit(): void;
   /** The row holding `runId` in `scope`, as committed (this process's waiting writes included). */

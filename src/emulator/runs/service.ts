@@ -35,6 +35,19 @@ export interface Admission {
   replayed: boolean;
 }
 
+/** A run the agent plays for a synchronous session chat (POST /api/sessions/{id}/chat). */
+export interface ChatTurnRun {
+  readonly sessionId: string;
+  readonly model: string;
+  readonly userMessage: PyValue;
+  readonly instructions: PyValue | undefined;
+  readonly header: (name: string) => string | undefined;
+  readonly profile: string;
+}
+
+/** The owner stamp of a chat turn: no request's ownership scope (a SHA-256 hex) is ever empty, so no client sees it. */
+export const UNOWNED = '';
+
 export type StopOutcome = { kind: 'status'; status: PyDict } | { kind: 'stopping'; runId: string };
 
 const CHOICES = new Set(['once', 'session', 'always', 'deny']);
@@ -99,8 +112,7 @@ export class RunService {
 
     /** Step 14–15 in memory: the run exists from here on (owner stamp, status, buffer, background task). */
     const spawn = (): void => {
-      registry.owners.set(runId, sub.scope);
-      registry.statuses.set(runId, status!);
+      registry.admit(runId, sub.scope, status!);
       registry.openBuffer(runId, now);
       this.agent.spawn(runId, sub.request.userMessage, {
         userMessage: sub.request.userMessage,
@@ -143,7 +155,7 @@ export class RunService {
         },
         // Right after the commit, before any other request runs: the next request's capacity check sees this run.
         reserved: () => {
-          registry.durable.add(runId);
+          registry.markDurable(runId);
           spawn();
         },
         // A random id stream makes allocation invisible, so the store may reserve before looking the key up; not with
@@ -159,6 +171,24 @@ export class RunService {
       }
     }
     return ok({ runId, status: 'started', replayed: false });
+  }
+
+  /**
+   * A chat turn's run: admitted now, owned by no client (GET /v1/runs never shows it, as Hermes's sync chat registers
+   * no run status), not counted against the capacity check; its agent starts as any run's does. Returns its id.
+   */
+  admitChatTurn(turn: ChatTurnRun): string {
+    const runId = this.#mintRunId();
+    this.registry.admit(runId, UNOWNED, newStatus(runId, this.registry.clock.now(), turn.sessionId, turn.model));
+    this.agent.spawn(runId, turn.userMessage, {
+      userMessage: turn.userMessage,
+      model: turn.model,
+      sessionId: turn.sessionId,
+      instructions: turn.instructions,
+      header: turn.header,
+      profile: turn.profile,
+    });
+    return runId;
   }
 
   /**

@@ -16,7 +16,7 @@ import {
   parseSteerPolicy,
   parseStopPolicy,
   subsystemRedaction,
-} from '../admin/agent-events.js';
+} from '../control/agent-events.js';
 import type { AgentException, ProgressEvent, Usage } from '../runs/agent.js';
 
 export const STEP_KINDS = ['event', 'approval', 'complete', 'fail', 'raise', 'cancel', 'steer_policy', 'stop_policy', 'hang'] as const;

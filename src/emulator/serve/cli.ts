@@ -59,6 +59,8 @@ Options:
                             insecureAdmin and quiet (examples/hermetic.yaml). Flags win over environment variables,
                             which win over the file. Relative paths in the file are relative to its folder
   --journal-size N          requests each namespace's journal keeps for GET /__admin/requests (default 1000; 0: none)
+  --max-namespaces N        namespaces held at once, the default included (default 10000); past it the idle one used
+                            least recently is forgotten, and with none idle a new one is refused (503)
   --quiet                   print no line per request (by default: method, path, status, duration, namespace,
                             operation)
   -h, --help                show this help
@@ -86,7 +88,7 @@ const SERVE_FLAGS = {
   draining: { type: 'boolean' }, profile: { type: 'string', multiple: true }, 'admin-key': { type: 'string' },
   'insecure-admin': { type: 'boolean' }, config: { type: 'string' }, faults: { type: 'string' },
   clock: { type: 'string' }, scenarios: { type: 'string' }, 'start-delay': { type: 'string' }, 'on-stop': { type: 'string' },
-  steer: { type: 'string' }, 'journal-size': { type: 'string' }, quiet: { type: 'boolean' },
+  steer: { type: 'string' }, 'journal-size': { type: 'string' }, 'max-namespaces': { type: 'string' }, quiet: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies Record<string, FlagSpec>;
 
@@ -188,6 +190,7 @@ export function serveOptions(argv: string[], env: NodeJS.ProcessEnv, cwd: string
       scenarios: v.scenarios === undefined ? undefined : loadScenarioFile(resolve(cwd, v.scenarios), v.scenarios),
       agent: agentFlags(v, file.agent),
       journalSize: integer('journal-size', v['journal-size'], 0, 10_000_000),
+      maxNamespaces: integer('max-namespaces', v['max-namespaces'], 1, 1_000_000),
     }),
     quiet: v.quiet ?? fileServer.quiet ?? false,
     insecureAdmin: v['insecure-admin'] ?? fileServer.insecureAdmin ?? false,

@@ -3,17 +3,15 @@
 // the request is answered when the agent returns. The turn is a run the registry holds (capacity counts it, the
 // control plane and scenarios act on it by its id), owned by no client: GET /v1/runs never shows it, as Hermes's
 // sync chat registers no run status.
-import type { Clock } from '../../shared/clock.js';
-import type { IdSource } from '../../shared/ids.js';
 import type { PyDict, PyValue } from '../../shared/python/index.js';
 import type { GatewaySettings } from '../gateway.js';
 import type { AgentEnding, FakeAgent } from '../runs/agent.js';
 import type { RunRegistry } from '../runs/registry.js';
-import { newStatus } from '../runs/status.js';
+import { UNOWNED, type RunService } from '../runs/service.js';
 import { runtimeMetadata, type RuntimeRequest } from './runtime.js';
 
 /** The owner stamp of a chat turn: no request's ownership scope (a SHA-256 hex) is ever empty. */
-export const CHAT_OWNER = '';
+export const CHAT_OWNER = UNOWNED;
 
 export interface ChatTurn {
   readonly profile: string;
@@ -36,49 +34,37 @@ export type ChatOutcome =
   | { kind: 'dropped' };
 
 export interface ChatDeps {
+  readonly service: RunService;
   readonly registry: RunRegistry;
   readonly agent: FakeAgent;
-  readonly ids: IdSource;
-  readonly clock: Clock;
   readonly gateway: GatewaySettings;
-}
-
-/** run_ + uuid4 hex; a seeded stream skips ids this gateway already holds (as RunService does). */
-function mintRunId(deps: ChatDeps): string {
-  for (;;) {
-    const runId = `run_${deps.ids.uuid4Hex()}`;
-    if (!deps.ids.seeded) return runId;
-    if (!deps.registry.statuses.has(runId) && !deps.registry.store.hasRun(runId)) return runId;
-  }
 }
 
 /** Plays one chat turn and resolves with the answer once the agent's task has ended. */
 export function playChat(deps: ChatDeps, turn: ChatTurn): Promise<ChatOutcome> {
-  const { registry, agent, clock, gateway } = deps;
-  const runId = mintRunId(deps);
+  const { service, registry, agent, gateway } = deps;
   // The agent runs the lock's or the requested model, else the session's stored model, else the gateway's default.
   const model = turn.runtime.route?.model ?? turn.storedModel ?? gateway.modelName;
   const provider = turn.runtime.route?.provider ?? '';
-  registry.owners.set(runId, CHAT_OWNER);
-  registry.statuses.set(runId, newStatus(runId, clock.now(), turn.sessionId, model));
   return new Promise<ChatOutcome>((resolve) => {
-    const crashed = (): void => {
-      registry.streams.delete(crashed);
-      agent.endings.delete(runId);
+    let forget = (): void => {};
+    const detach = registry.onCrash(() => {
+      detach();
+      forget();
       resolve({ kind: 'dropped' });
-    };
-    registry.streams.add(crashed);
-    agent.endings.set(runId, (ending) => {
-      registry.streams.delete(crashed);
-      resolve(answer(turn, ending, { provider, model }));
     });
-    agent.spawn(runId, turn.userMessage, {
-      userMessage: turn.userMessage,
-      model,
+    // The agent starts on a later microtask or timer, so the ending is awaited before it can come.
+    const runId = service.admitChatTurn({
       sessionId: turn.sessionId,
+      model,
+      userMessage: turn.userMessage,
       instructions: turn.instructions,
       header: turn.header,
       profile: turn.profile,
+    });
+    forget = agent.whenEnded(runId, (ending) => {
+      detach();
+      resolve(answer(turn, ending, { provider, model }));
     });
   });
 }

@@ -1,7 +1,7 @@
 // One namespace's sessions: the store, the sink that writes the agent's turns into it, and what a namespace asks of
 // them — a reset, a checkpoint part, a close. The routes' domain is service.ts; the default namespace keeps its
 // sessions in the --db file beside its run rows, every other namespace in memory (decisions 0019, 0026).
-import type { CheckpointPart } from '../namespaces/checkpoints.js';
+import type { CheckpointPart } from '../namespaces/checkpoint-part.js';
 import type { LockWait } from '../runs/run-table.js';
 import { SessionRecorder } from './recorder.js';
 import type { SessionsSnapshot, SessionTable } from './table.js';
@@ -25,18 +25,22 @@ export class Sessions implements CheckpointPart {
 
   /** A namespace reset: no sessions. Throws StoreUnavailable (and changes nothing) when the store refuses. */
   reset(): void {
-    this.table.writeNow('resetting the sessions', (ops) => ops.replaceAll(EMPTY));
+    if (this.table.discard) this.table.discard();
+    else this.table.writeNow('resetting the sessions', (ops) => ops.replaceAll(EMPTY));
     this.recorder.clear();
   }
 
   /** Every session and message, the agent's waiting writes committed first when they can be. */
   snapshot(): SessionsSnapshot {
     this.recorder.flush();
+    if (!this.table.opened) return EMPTY;
     return this.table.writeNow('taking a checkpoint of the sessions', (ops) => ops.snapshot());
   }
 
   restore(state: unknown): void {
-    this.table.writeNow('restoring the sessions', (ops) => ops.replaceAll(state as SessionsSnapshot));
+    const snapshot = state as SessionsSnapshot;
+    if (this.table.discard && snapshot.sessions.length === 0 && snapshot.messages.length === 0) this.table.discard();
+    else this.table.writeNow('restoring the sessions', (ops) => ops.replaceAll(snapshot));
     this.recorder.clear();
   }
 

@@ -126,6 +126,10 @@ export interface SessionTable {
   write<T>(what: string, fn: (ops: SessionOps) => T): Promise<T>;
   /** The same, now or never: for callers that cannot wait (a run's turn, flushed from the agent). Throws StoreUnavailable. */
   writeNow<T>(what: string, fn: (ops: SessionOps) => T): T;
+  /** False while a store opened on first write has had none: it holds nothing, and no handle. */
+  readonly opened: boolean;
+  /** A store private to its namespace: closes it and forgets its sessions (a reset gives the memory back). */
+  discard?(): void;
   close(): void;
 }
 

@@ -358,6 +358,10 @@ export class FastRunTable implements RunTable {
     return runId === undefined ? this.#pending.size > 0 : this.#pending.has(runId);
   }
 
+  pendingCount(): number {
+    return this.#pending.size;
+  }
+
   commit(): void {
     if (this.#pending.size === 0) return;
     if (this.#closed) throw new StoreUnavailable('closed', 'The store is closed.');

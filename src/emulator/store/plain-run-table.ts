@@ -104,6 +104,10 @@ export class PlainRunTable implements RunTable {
     return runId === undefined ? this.#pending.size > 0 : this.#pending.has(runId);
   }
 
+  pendingCount(): number {
+    return this.#pending.size;
+  }
+
   /** Each held write on its own (Hermes's writes are independent): one that fails stays held, the others go in. */
   commit(): void {
     let failure: unknown = null;

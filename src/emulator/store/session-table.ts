@@ -245,6 +245,8 @@ export class SqliteSessionTable implements SessionTable {
     this.#lock = lock;
   }
 
+  readonly opened = true;
+
   #run<T>(what: string, fn: (ops: SessionOps) => T, mode: 'deferred' | 'immediate'): T {
     if (this.#closed) throw new StoreUnavailable('closed', 'The session store is closed.');
     return this.#db.transaction(() => fn(this.#ops))[mode]();

@@ -7,7 +7,7 @@ import { suggest } from '../../shared/options.js';
 import { PyFloat, type PyDict, type PyValue } from '../../shared/python/index.js';
 import { redactSensitiveText } from '../../shared/redact/index.js';
 import { SUBAGENT_KEYS, zeroUsage, type AgentException, type ProgressEvent, type Usage } from '../runs/agent.js';
-import { field, onlyKeys } from './context.js';
+import { field, onlyKeys } from './fields.js';
 
 /** Callback event names Hermes turns into SSE events (message.delta comes through the stream-delta callback). */
 export const FORWARDED_EVENTS = ['tool.started', 'tool.completed', 'reasoning.available', 'message.delta', 'subagent.start', 'subagent.complete'] as const;

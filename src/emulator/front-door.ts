@@ -1,0 +1,67 @@
+// The front door of both transports: which namespace a request is for (x-hermetic-namespace header or /ns/<name>
+// prefix; a bad name is a 400), then that namespace's pipeline (namespaces/namespace.ts: journal → faults → app.ts).
+// A namespace is created by its first request, with two exceptions answered here that create nothing (decision 0028):
+// a request refused for its credentials (the API key of the route, or the admin key) to a namespace not used yet,
+// and a new namespace past the cap when no idle one can be evicted (503 HERMETIC_NAMESPACE_LIMIT).
+import { HermeticError, isHermeticError } from '../shared/errors.js';
+import { ADMIN_PREFIX } from './admin/routes.js';
+import { refuseAdminKey, renderAdminError } from './admin/index.js';
+import { refuseUnauthenticated } from './api/index.js';
+import { finish } from './app.js';
+import type { GatewaySettings } from './gateway.js';
+import type { HttpRequest, HttpResponse } from './http.js';
+import { describeRequest } from './namespaces/operation.js';
+import { initialSettings, selectNamespace, type Namespaces } from './namespaces/index.js';
+import type { ParsedEmulatorOptions } from './options.js';
+
+export type FrontDoor = (req: HttpRequest) => Promise<HttpResponse>;
+
+export function createFrontDoor(namespaces: Namespaces, options: ParsedEmulatorOptions): FrontDoor {
+  /** A new namespace's gateway settings: what its key check would see (never changed here). */
+  const fresh: GatewaySettings = initialSettings(options);
+  /** What a new namespace's clock would read now (its Date header). */
+  const freshClock = { now: () => options.time ?? Date.now() / 1000 };
+
+  /** The answer a namespace not created yet would give without running anything, when it is a credentials refusal. */
+  const refusal = (req: HttpRequest): HttpResponse | null =>
+    req.path === ADMIN_PREFIX || req.path.startsWith(`${ADMIN_PREFIX}/`) ? refuseAdminKey(req, options.adminKey) : refuseUnauthenticated(req, fresh);
+
+  /** Tells the onRequest listener (`hermetic serve`'s log line) of an answer no namespace journaled. */
+  const told = (name: string, req: HttpRequest, response: HttpResponse, started: number): HttpResponse => {
+    const listener = options.onRequest;
+    if (listener) {
+      const { operation, runId } = describeRequest(req);
+      try {
+        listener({ namespace: name, method: req.method, path: req.path, operation, status: response.status, durationMs: performance.now() - started, runId, replayed: null, faultId: null });
+      } catch (e) {
+        console.error(`hermetic: the onRequest listener threw: ${(e as Error)?.stack ?? String(e)}`);
+      }
+    }
+    return response;
+  };
+
+  return (req) => {
+    let name: string;
+    let path: string;
+    try {
+      ({ name, path } = selectNamespace(req));
+    } catch (e) {
+      if (!isHermeticError(e)) throw e;
+      return Promise.resolve(finish(renderAdminError(e), namespaces.default.clock));
+    }
+    const routed = path === req.path ? req : { ...req, path, header: req.header, readBody: req.readBody };
+    const existing = namespaces.use(name);
+    if (existing) return existing.handle(routed);
+    const started = performance.now();
+    const refused = refusal(routed);
+    if (refused) return Promise.resolve(told(name, routed, finish(refused, freshClock), started));
+    let ns;
+    try {
+      ns = namespaces.get(name);
+    } catch (e) {
+      if (!(e instanceof HermeticError)) throw e;
+      return Promise.resolve(told(name, routed, finish(renderAdminError(e), freshClock), started));
+    }
+    return ns.handle(routed);
+  };
+}
