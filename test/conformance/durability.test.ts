@@ -66,6 +66,58 @@ for (const runTable of ['fast', 'plain'] as const) describeTransports(`durabilit
     file.close();
   });
 
+  it('while a write waits for the lock, health, the clock, an event on another run and reads of other runs answer at once (decision 0028)', async () => {
+    const db = freshDb();
+    const h = await open({ db });
+    const file = other(db);
+    const held = await keyedRun(h, 'held');
+    const other1 = await keyedRun(h, 'other-1');
+    const other2 = await keyedRun(h, 'other-2');
+    // Everything admitted so far is in the file before the lock is taken.
+    assert.equal((await h.request('GET', '/__admin/runs')).status, 200);
+    const release = file.hold();
+    let released = false;
+    try {
+      const completing = h.request('POST', `/__admin/runs/${held}/complete`, { body: '{"output":"Done."}' });
+      assert.ok(await stillWaiting(completing), 'the completion shows its run: it waits for the lock');
+      // Each of these resolves while the lock is still held (the completion above is still waiting): none waited.
+      const health = await h.request('GET', '/__admin/health');
+      assert.equal(health.status, 200);
+      assert.equal(health.json().held_writes, 1, 'health reports the held write');
+      const clock = await h.request('GET', '/__admin/clock');
+      assert.deepEqual(clock.json(), { now: T0, frozen: true });
+      assert.equal((await h.request('POST', '/__admin/clock', { body: '{"advance": 1}' })).status, 200);
+      // An event on another keyed run (a progress update: Hermes does not persist it, so nothing more is held).
+      const event = await h.request('POST', `/__admin/runs/${other1}/event`, { body: '{"event": "tool.started", "tool": "terminal", "preview": "ls"}' });
+      assert.equal(event.status, 200, event.text);
+      assert.equal(event.json().dropped, false);
+      assert.equal((await h.request('GET', `/v1/runs/${other1}`)).json().last_event, 'tool.started');
+      assert.equal((await h.request('GET', '/__admin/health')).json().held_writes, 1);
+      // Runs with nothing held read at once, on Hermes's route and the control plane; so do the other control reads.
+      assert.equal((await h.request('GET', `/v1/runs/${other2}`)).json().status, 'running');
+      assert.equal((await h.request('GET', `/__admin/runs/${other2}`)).json().status, 'running');
+      assert.equal((await h.request('GET', '/__admin/faults')).status, 200);
+      assert.equal((await h.request('GET', '/__admin/requests/count')).status, 200);
+      assert.equal((await h.request('GET', '/__admin/namespaces')).status, 200);
+      assert.equal((await h.request('GET', '/health')).status, 200);
+      // What shows the held run still waits.
+      const polling = h.request('GET', `/v1/runs/${held}`);
+      assert.ok(await stillWaiting(completing), 'the completion is still waiting');
+      assert.ok(await stillWaiting(polling), 'a GET that would show the completion waits too');
+      assert.equal(file.status(held), 'running', 'nothing held is in the file yet');
+      release();
+      released = true;
+      const [done, polled] = await Promise.all([completing, polling]);
+      assert.equal(done.json().status, 'completed');
+      assert.equal(polled.json().status, 'completed');
+      assert.equal(file.status(held), 'completed');
+      assert.equal((await h.request('GET', '/__admin/health')).json().held_writes, 0);
+    } finally {
+      if (!released) release();
+      file.close();
+    }
+  });
+
   it('the stop answer, the approval parking and the SSE run.completed frame wait for their commit', async () => {
     const db = freshDb();
     const h = await open({ db });
