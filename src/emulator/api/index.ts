@@ -5,6 +5,7 @@ import { hermesErrors, UnhandledHermesException } from '../runs/hermes-errors.js
 import { StoreUnavailable } from '../runs/run-table.js';
 import {
   authErrorResponse,
+  corsForbiddenResponse,
   emptyResponse,
   errorResponse,
   internalErrorPage,
@@ -53,9 +54,9 @@ export async function handleApi(req: HttpRequest, deps: ApiDeps): Promise<HttpRe
   // 2. CORS: a refused Origin gets a bare 403 before anything else; preflights end here.
   const origin = req.header('origin') ?? '';
   const origins = deps.gateway.corsOrigins;
-  if (origin && !origins.includes('*') && !origins.includes(origin)) return emptyResponse(403);
+  if (origin && !origins.includes('*') && !origins.includes(origin)) return corsForbiddenResponse();
   const cors = corsHeadersFor(origin, origins);
-  if (req.method === 'OPTIONS') return cors ? emptyResponse(200, cors) : emptyResponse(403);
+  if (req.method === 'OPTIONS') return cors ? emptyResponse(200, cors) : corsForbiddenResponse();
   const { response, raised } = await limitedAndRouted(req, deps, path, profile);
   if (cors && !raised && !response.stream) response.headers.push(...cors);
   return response;
