@@ -6,11 +6,13 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-// The compiled package (`npm run bench` builds it first): what `hermetic serve` and `import 'hermetic'` run.
-import { startServer } from '../dist/emulator/serve/node.js';
-import type { Emulator } from '../dist/emulator/index.js';
+import type { Emulator } from '../src/emulator/index.js';
 import { BENCH_KEY, startBare } from './http-runs.js';
 import { SSE_BATCH } from './sse-frames.js';
+
+// The compiled package (`npm run bench` builds it first): what `hermetic serve` and `import 'hermetic'` run. Loaded by
+// URL, so type-checking the repository needs no build (`npm install` no longer builds); the types are the sources'.
+const { startServer } = (await import(new URL('../dist/emulator/serve/node.js', import.meta.url).href)) as typeof import('../src/emulator/serve/node.js');
 
 /** n tool.started events through the control plane's in-process handler, SSE_BATCH per event-loop turn. */
 function emit(emulator: Emulator, runId: string, n: number): void {

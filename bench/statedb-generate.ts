@@ -7,9 +7,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-// The compiled package (`npm run bench` builds it first), as `hermetic statedb generate` runs it.
-import { generate } from '../dist/state-db/generate/index.js';
-import { createStore } from '../dist/state-db/schema/index.js';
+
+// The compiled package (`npm run bench` builds it first), as `hermetic statedb generate` runs it. Loaded by URL, so
+// type-checking the repository needs no build (`npm install` no longer builds); the types are the sources'.
+const { generate } = (await import(new URL('../dist/state-db/generate/index.js', import.meta.url).href)) as typeof import('../src/state-db/generate/index.js');
+const { createStore } = (await import(new URL('../dist/state-db/schema/index.js', import.meta.url).href)) as typeof import('../src/state-db/schema/index.js');
 
 const SESSIONS = 2000;
 const MESSAGES = 100_000;

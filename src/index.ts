@@ -1,6 +1,6 @@
 // Hermetic's public face: re-exports only. Nothing reachable from here may name better-sqlite3 or other server
 // internals in its types (test/package/consumer.test.ts compiles a consumer without @types/better-sqlite3).
-export { createEmulator, type Emulator, type EmulatorOptions } from './emulator/index.js';
+export { createEmulator, type Emulator, type EmulatorOptions, type FetchFunction } from './emulator/index.js';
 export { startServer, type ServerHandle, type ServerOptions } from './emulator/serve/node.js';
 export {
   createAdminClient,

@@ -39,6 +39,8 @@ export function finish(response: HttpResponse, clock: Pick<Clock, 'now'>): HttpR
     const length = body === null ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
     response.headers.push(['Content-Length', String(length)]);
   }
+  const type = response.defaultContentType;
+  if (type && !response.headers.some(([k]) => k.toLowerCase() === 'content-type')) response.headers.push(['Content-Type', type]);
   response.headers.push(['Date', httpDate(clock)], ['Server', SERVER_HEADER]);
   if (response.close) response.headers.push(['Connection', 'close']);
   return response;

@@ -19,6 +19,21 @@ async function readLimited(stream: ReadableStream<Uint8Array> | null, limit: num
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 
+/**
+ * A drop-in `fetch`: `(input: RequestInfo | URL, init?: RequestInit) => Promise<Response>`, so a client that takes a
+ * `fetch` option accepts it. `RequestInfo` is `Request | string` (spelled out: Node's types have no global for it).
+ */
+export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+/**
+ * fetch's two arguments as one Request. A string that is not an absolute URL is a path under `base`: '/v1/runs' and
+ * 'v1/runs' both mean `${base}/v1/runs` (so a path reaches a namespace's base URL, /ns/<name> included).
+ */
+export function toRequest(input: string | URL | Request, init: RequestInit | undefined, base: string): Request {
+  if (typeof input === 'string' && !URL.canParse(input)) input = `${base.replace(/\/+$/, '')}/${input.replace(/^\/+/, '')}`;
+  return input instanceof Request && init === undefined ? input : new Request(input, init);
+}
+
 export function fromFetchRequest(request: Request): HttpRequest {
   const url = request.url;
   const start = url.indexOf('/', url.indexOf('//') + 2);

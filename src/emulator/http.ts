@@ -45,6 +45,11 @@ export interface HttpResponse {
   /** Close the connection after this response (aiohttp does after a 500). */
   close?: boolean;
   /**
+   * The Content-Type aiohttp's prepare() sets by default (`setdefault`) when the answer has none: written after
+   * Content-Length, before Date and Server. Only the CORS 403s carry one, as recorded from Hermes (decision 0029).
+   */
+  defaultContentType?: string;
+  /**
    * No answer reaches the client: the transport drops the connection (node:http destroys the socket; in process the
    * fetch rejects with TypeError('fetch failed')). Set by a fault rule; `status` and `body` are then what Hermes had
    * answered before the answer was lost (admit_then_drop: a 202 with its run id), or 0 and null when Hermes never saw

@@ -2,7 +2,7 @@
 import type { ControlledClock } from '../shared/clock.js';
 import { HermeticError } from '../shared/errors.js';
 import { createAdminClient, type AdminClient } from './admin/client.js';
-import { fromFetchRequest, toFetchResponse } from './fetch.js';
+import { fromFetchRequest, toFetchResponse, toRequest, type FetchFunction } from './fetch.js';
 import { createFrontDoor } from './front-door.js';
 import type { GatewaySettings } from './gateway.js';
 import type { HttpRequest, HttpResponse } from './http.js';
@@ -12,10 +12,17 @@ import { realLockWait } from './store/busy.js';
 import { openRunTable } from './store/db.js';
 
 export type { EmulatorOptions } from './options.js';
+export type { FetchFunction } from './fetch.js';
+
+/** The base URL a path given to an in-process emulator's fetch is resolved against (any host name would do). */
+export const IN_PROCESS_URL = 'http://hermes.test';
 
 export interface Emulator {
-  /** Answers a standard Request exactly as Hermes would. */
-  fetch(request: Request): Promise<Response>;
+  /**
+   * Answers a request exactly as Hermes would: a drop-in `fetch` (a Request, a URL, or a string with `init`), for any
+   * client that takes one. A bare path ('/v1/runs') is resolved against http://hermes.test.
+   */
+  readonly fetch: FetchFunction;
   /** The transport-neutral handler (used by the node:http server). */
   handle(request: HttpRequest): Promise<HttpResponse>;
   /** The control plane of the default namespace, driven through this emulator's fetch. */
@@ -61,8 +68,8 @@ async function checked(request: Request, response: Response, check: FetchAnswerC
 /**
  * @example
  *   const hermes = createEmulator({ apiKey: 'test-key-0123456789abcdef' });
- *   const res = await hermes.fetch(new Request('http://hermes.test/v1/runs', {
- *     method: 'POST', headers: { Authorization: 'Bearer test-key-0123456789abcdef' }, body: '{"input":"hi"}' }));
+ *   const res = await hermes.fetch('http://hermes.test/v1/runs', {
+ *     method: 'POST', headers: { Authorization: 'Bearer test-key-0123456789abcdef' }, body: '{"input":"hi"}' });
  */
 export function createEmulator(input?: EmulatorOptions): Emulator {
   const options = parseEmulatorOptions(input);
@@ -87,7 +94,8 @@ export function createEmulator(input?: EmulatorOptions): Emulator {
   const namespaces = new Namespaces({ options, lock, openStore, onInternalError });
   const main = namespaces.default;
   const handleRequest = createFrontDoor(namespaces, options);
-  const fetch = async (request: Request) => {
+  const fetch: FetchFunction = async (input, init) => {
+    const request = toRequest(input, init, IN_PROCESS_URL);
     const answer = await handleRequest(fromFetchRequest(request));
     const response = toFetchResponse(answer, request.method.toUpperCase() === 'HEAD');
     const check = (globalThis as { [FETCH_ANSWER_CHECK]?: FetchAnswerCheck })[FETCH_ANSWER_CHECK];

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import * as nodeTest from 'node:test';
 import { after, describe, test } from 'node:test';
 import { startServer } from '../emulator/serve/node.js';
+import { isHermeticError } from '../shared/errors.js';
 import { connect, start, uniqueNamespace, useHermetic, type HermeticNamespace, type HermeticSuite, type TestHooks } from './index.js';
 
 const KEY = 'test-key-0123456789abcdef';
@@ -53,6 +54,25 @@ function isolationSuite(hermes: HermeticSuite): void {
     const runId = await submit(other);
     assert.equal(await status(other, runId), 'running');
     assert.equal(await status(hermes, runId), 404);
+  });
+  test('fetch is a drop-in fetch: a URL string, a URL, a Request, init overriding them, and paths under the namespace', async () => {
+    // A client typed to take `fetch` itself, called with a string and init (as SDKs do).
+    const sdk = { fetch: hermes.fetch as typeof globalThis.fetch };
+    const submitted = await sdk.fetch(`${hermes.url}/v1/runs`, { method: 'POST', headers: { Authorization: `Bearer ${KEY}` }, body: '{"input":"hi"}' });
+    assert.equal(submitted.status, 202);
+    const runId = ((await submitted.json()) as { run_id: string }).run_id;
+    const auth = { Authorization: `Bearer ${KEY}` };
+    const replies = [
+      await hermes.fetch(new URL(`${hermes.url}/v1/runs/${runId}`), { headers: auth }),
+      await hermes.fetch(new Request(`${hermes.url}/v1/runs/${runId}`, { headers: { Authorization: 'Bearer wrong' } }), { headers: auth }),
+      await hermes.fetch(`/v1/runs/${runId}`, { headers: auth }),
+    ];
+    assert.deepEqual(replies.map((r) => r.status), [200, 200, 200]);
+    // The bare path reached this test's namespace: another namespace does not know the run.
+    assert.equal((await hermes.another().fetch(`/v1/runs/${runId}`, { headers: auth })).status, 404);
+    assert.equal((await hermes.server.fetch(`/ns/${hermes.name}/v1/runs/${runId}`, { headers: auth })).status, 200);
+    const stopped = await hermes.fetch(new Request(`${hermes.url}/v1/runs/${runId}`, { headers: auth }), { method: 'POST', body: '' });
+    assert.equal(stopped.status, 405, 'init gave the method');
   });
 }
 
@@ -104,6 +124,30 @@ test('start() and connect() by hand; uniqueNamespace never repeats', async () =>
   } finally {
     await hermes.close();
   }
+});
+
+test('useHermetic refuses a url that is present but undefined, empty or not http(s), at once, starting nothing', () => {
+  const registered: Array<() => Promise<void>> = [];
+  const hooks: TestHooks = { before: (fn) => registered.push(fn), after: (fn) => registered.push(fn), beforeEach: (fn) => registered.push(fn), afterEach: (fn) => registered.push(fn) };
+  const unset = "useHermetic was given url: undefined (an unset environment variable?); give the running server's URL, or leave url out to start a server for this file.";
+  const cases: Array<[unknown, string]> = [
+    [undefined, unset],
+    [null, unset.replace('url: undefined', 'url: null')],
+    ['', unset.replace('url: undefined', "url: ''")],
+    ['127.0.0.1:8642', `useHermetic was given url: "127.0.0.1:8642", which is not an http(s) URL; give the running server's URL, e.g. http://127.0.0.1:8642.`],
+    ['ftp://x', `useHermetic was given url: "ftp://x", which is not an http(s) URL; give the running server's URL, e.g. http://127.0.0.1:8642.`],
+  ];
+  for (const [url, message] of cases) {
+    assert.throws(
+      () => useHermetic(hooks, { url: url as string | undefined, apiKey: KEY }),
+      (e: unknown) => isHermeticError(e) && e.code === 'HERMETIC_TESTING_URL' && e.status === 400 && e.message === message,
+      String(url),
+    );
+  }
+  assert.equal(registered.length, 0, 'no hooks registered: nothing would start');
+  // Absent, the key still means "start a server for this file".
+  useHermetic(hooks, { apiKey: KEY });
+  assert.equal(registered.length, 4);
 });
 
 test('useHermetic refuses hooks it cannot use, and a namespace outside a test', () => {

@@ -6,9 +6,11 @@ import {
   type AdminClient,
   type FetchLike,
 } from '../emulator/admin/client.js';
-import { createEmulator, type Emulator, type EmulatorOptions } from '../emulator/index.js';
+import { toRequest, type FetchFunction } from '../emulator/fetch.js';
+import { createEmulator, IN_PROCESS_URL, type Emulator, type EmulatorOptions } from '../emulator/index.js';
 import { NAMESPACE_HEADER } from '../emulator/namespaces/names.js';
 import { startServer } from '../emulator/serve/node.js';
+import { HermeticError } from '../shared/errors.js';
 import { createIdSource } from '../shared/ids.js';
 
 export {
@@ -20,7 +22,7 @@ export {
   type AdminRouteName,
   type FetchLike,
 } from '../emulator/admin/client.js';
-export type { Emulator, EmulatorOptions } from '../emulator/index.js';
+export type { Emulator, EmulatorOptions, FetchFunction } from '../emulator/index.js';
 
 export interface StartOptions extends EmulatorOptions {
   /**
@@ -33,7 +35,7 @@ export interface StartOptions extends EmulatorOptions {
 export interface ConnectOptions {
   /** The server's admin key (--admin-key), if it has one. */
   adminKey?: string | null;
-  /** Default globalThis.fetch. */
+  /** What sends the requests (it is handed one Request each time); default globalThis.fetch. */
   fetch?: FetchLike;
 }
 
@@ -44,8 +46,11 @@ export interface HermeticNamespace {
   readonly url: string;
   /** The header that selects this namespace instead of the /ns/<name> prefix (for a client you can give headers). */
   readonly headers: Readonly<Record<string, string>>;
-  /** What reaches the server: globalThis.fetch over HTTP, the emulator's own fetch in process. */
-  readonly fetch: FetchLike;
+  /**
+   * A drop-in `fetch` that reaches the server (globalThis.fetch over HTTP, the emulator's own fetch in process), for a
+   * client's `fetch` option. A bare path ('/v1/runs') is resolved against `url`, so it reaches this namespace.
+   */
+  readonly fetch: FetchFunction;
   /** This namespace's control plane: complete runs, move its clock, add faults and scenarios, read its journal. */
   readonly admin: AdminClient;
   /** Back to as new: runs and durable rows, clock, settings, faults, scenarios, journal (POST /__admin/reset). */
@@ -55,7 +60,8 @@ export interface HermeticNamespace {
 export interface Hermetic {
   /** The server's URL (the default namespace); in process, a placeholder URL that emulator.fetch answers. */
   readonly url: string;
-  readonly fetch: FetchLike;
+  /** A drop-in `fetch` that reaches the server; a bare path ('/v1/runs') is resolved against `url`. */
+  readonly fetch: FetchFunction;
   /** The default namespace's control plane. */
   readonly admin: AdminClient;
   /** The emulator itself when it runs in this process (null when connected to a server elsewhere). */
@@ -76,11 +82,16 @@ export function uniqueNamespace(prefix = 't'): string {
   return `${prefix}-${processTag}-${counter}`;
 }
 
+/** `send` as a drop-in fetch whose bare paths are resolved against `base`. */
+function fetchUnder(base: string, send: FetchLike): FetchFunction {
+  return (input, init) => send(toRequest(input, init, base));
+}
+
 function open(root: string, fetchImpl: FetchLike, adminKey: string | null, emulator: Emulator | null, stop: () => Promise<void>): Hermetic {
   const base = root.replace(/\/+$/, '');
   return {
     url: base,
-    fetch: fetchImpl,
+    fetch: fetchUnder(base, fetchImpl),
     admin: createAdminClient(fetchImpl, base, { adminKey }),
     emulator,
     namespace(name = uniqueNamespace()) {
@@ -90,7 +101,7 @@ function open(root: string, fetchImpl: FetchLike, adminKey: string | null, emula
         name,
         url,
         headers: { [NAMESPACE_HEADER]: name },
-        fetch: fetchImpl,
+        fetch: fetchUnder(url, fetchImpl),
         admin,
         reset: async () => {
           await admin.reset();
@@ -115,7 +126,7 @@ export async function start(options: StartOptions = {}): Promise<Hermetic> {
   const adminKey = emulatorOptions.adminKey ?? null;
   if (transport === 'fetch') {
     const emulator = createEmulator(emulatorOptions);
-    return open('http://hermes.test', emulator.fetch, adminKey, emulator, () => emulator.close());
+    return open(IN_PROCESS_URL, emulator.fetch, adminKey, emulator, () => emulator.close());
   }
   const server = await startServer({ ...emulatorOptions, port: 0, host: '127.0.0.1' });
   return open(server.url, (request) => globalThis.fetch(request), adminKey, server.emulator, () => server.close());
@@ -128,6 +139,23 @@ export async function start(options: StartOptions = {}): Promise<Hermetic> {
 export function connect(url: string, options: ConnectOptions = {}): Hermetic {
   const fetchImpl = options.fetch ?? ((request: Request) => globalThis.fetch(request));
   return open(url, fetchImpl, options.adminKey ?? null, null, async () => {});
+}
+
+/**
+ * A `url` given to useHermetic, checked when it is given: an unset environment variable must not silently start a
+ * server of its own (the tests would pass against it, not against the server CI meant).
+ */
+function serverUrl(url: unknown): string {
+  if (url === undefined || url === null || url === '') {
+    throw new HermeticError(
+      'HERMETIC_TESTING_URL',
+      `useHermetic was given url: ${url === '' ? "''" : String(url)} (an unset environment variable?); give the running server's URL, or leave url out to start a server for this file.`,
+    );
+  }
+  if (typeof url !== 'string' || !/^https?:\/\//i.test(url) || !URL.canParse(url)) {
+    throw new HermeticError('HERMETIC_TESTING_URL', `useHermetic was given url: ${JSON.stringify(url)}, which is not an http(s) URL; give the running server's URL, e.g. http://127.0.0.1:8642.`);
+  }
+  return url;
 }
 
 type Hook = (fn: () => Promise<void>) => unknown;
@@ -143,7 +171,10 @@ export interface TestHooks {
 }
 
 export interface UseOptions extends StartOptions {
-  /** Use this running server instead of starting one (e.g. `process.env.HERMETIC_URL`). */
+  /**
+   * Use this running server instead of starting one (e.g. `process.env.HERMETIC_URL`). Leave the key out to start
+   * one; present, it must be an http(s) URL — `undefined` or '' (an unset variable) is refused (HERMETIC_TESTING_URL).
+   */
   url?: string;
   /** Prefix of the fresh namespaces' names (default "t"). */
   prefix?: string;
@@ -176,12 +207,13 @@ export function useHermetic(hooks: TestHooks, options: UseOptions = {}): Hermeti
     throw new TypeError('useHermetic needs before/beforeAll, after/afterAll, beforeEach and afterEach (pass node:test or vitest, or pick them).');
   }
   const { url, prefix, ...startOptions } = options;
+  if ('url' in options) serverUrl(url);
   let server: Hermetic | null = null;
   let current: HermeticNamespace | null = null;
   let extra: HermeticNamespace[] = [];
 
   before(async () => {
-    server = url === undefined ? await start(startOptions) : connect(url, { adminKey: startOptions.adminKey ?? null });
+    server = 'url' in options ? connect(serverUrl(url), { adminKey: startOptions.adminKey ?? null }) : await start(startOptions);
   });
   after(async () => {
     await server?.close();

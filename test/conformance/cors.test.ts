@@ -1,12 +1,23 @@
-// Hermes's CORS middleware answers with bare aiohttp `web.Response(status=…)` objects. aiohttp 3.14.3 (since 3.10.6,
-// aio-libs/aiohttp#8858) sets no Content-Type on a response without content, so these carry only Content-Length: 0,
-// Date and Server (plus the CORS headers on an allowed preflight) — decision 0015.
+// Hermes's CORS middleware answers with bare aiohttp `web.Response(status=…)` objects. Recorded from aiohttp 3.14.3,
+// its 403s carry `Content-Type: application/octet-stream` after `Content-Length: 0` (then Date and Server), though that
+// tag's source would set none on an empty answer (decision 0029); the allowed preflight carries only the CORS headers,
+// Content-Length: 0, Date and Server (decision 0015).
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeTransports, type Reply } from '../support/harness.js';
 import { SECURITY } from '../support/runs.js';
 
 const BARE = ['content-length', 'date', 'server'];
+/** The recorded 403: aiohttp's prepare() order, Content-Length (Response._start), then its setdefaults. */
+const FORBIDDEN = ['content-length', 'content-type', 'date', 'server'];
+
+function assertForbidden(reply: Reply, transport: 'fetch' | 'http', what: string): void {
+  assert.equal(reply.status, 403, what);
+  assert.equal(reply.text, '', what);
+  assert.equal(reply.headers['content-length'], '0', what);
+  assert.equal(reply.headers['content-type'], 'application/octet-stream', what);
+  assertHeaders(reply, transport, FORBIDDEN);
+}
 const ALLOW = {
   'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
   'access-control-allow-headers': 'Authorization, Content-Type, Idempotency-Key',
@@ -23,27 +34,22 @@ function assertHeaders(reply: Reply, transport: 'fetch' | 'http', names: string[
 }
 
 describeTransports('CORS answers are bare aiohttp responses', (open, transport) => {
-  it('a disallowed Origin is 403 with no body and no Content-Type, before auth, on every method', async () => {
+  it('a disallowed Origin is 403 with no body and Content-Type: application/octet-stream, before auth, on every method', async () => {
     for (const origins of [[], ['http://app.test']]) {
       const h = await open({ corsOrigins: origins });
       for (const [method, path] of [['POST', '/v1/runs'], ['GET', '/v1/runs/run_x'], ['GET', '/nowhere'], ['OPTIONS', '/v1/runs']]) {
         const reply = await h.request(method!, path!, { headers: { Origin: 'http://evil.test' }, auth: false });
-        assert.equal(reply.status, 403, `${method} ${path}`);
-        assert.equal(reply.text, '');
-        assert.equal(reply.headers['content-length'], '0');
-        assertHeaders(reply, transport, BARE);
+        assertForbidden(reply, transport, `${method} ${path} (origins ${origins.join(',') || 'none'})`);
       }
     }
   });
 
-  it('a preflight without an Origin, or with origins unconfigured, is the same bare 403', async () => {
+  it('a preflight without an Origin, or with origins unconfigured, is the same 403', async () => {
     const configured = await open({ corsOrigins: ['http://app.test'] });
     const none = await open();
-    for (const reply of [await configured.request('OPTIONS', '/v1/runs'), await none.request('OPTIONS', '/v1/runs')]) {
-      assert.equal(reply.status, 403);
-      assert.equal(reply.text, '');
-      assertHeaders(reply, transport, BARE);
-    }
+    assertForbidden(await configured.request('OPTIONS', '/v1/runs'), transport, 'no Origin');
+    assertForbidden(await none.request('OPTIONS', '/v1/runs', { headers: { Origin: 'http://app.test' } }), transport, 'origins unconfigured');
+    assertForbidden(await none.request('OPTIONS', '/v1/runs'), transport, 'neither');
   });
 
   it('an allowed preflight is 200 with the CORS headers only (no Content-Type), on any path', async () => {

@@ -224,6 +224,28 @@ describeTransports('scenarios: steps', (open) => {
     assert.deepEqual([doneB.pending_steer, doneB.usage], ['given', { input_tokens: 2, output_tokens: 0, total_tokens: 2 }]);
   });
 
+  it('an approval step is a tool boundary: steer text accepted before it is delivered, text after its answer is pending_steer', async () => {
+    const h = await open();
+    await h.admin.scenarios({
+      scenarios: [
+        {
+          match: { input: 'a' },
+          steps: [{ at: 1, approval: { command: 'make test', request_id: 'R' } }, { at: 3, complete: { output: 'tested' } }],
+        },
+      ],
+    });
+    const a = await submit(h, { input: 'a' });
+    await tick();
+    assert.equal((await h.request('POST', `/v1/runs/${a}/steer`, { body: '{"input": "focus on tests"}' })).status, 200);
+    await advance(h, 1);
+    assert.deepEqual((await h.admin.run(a)).pending_steer, []);
+    assert.equal((await h.request('POST', `/v1/runs/${a}/approval`, { body: '{"choice": "once"}' })).status, 200);
+    assert.equal((await h.request('POST', `/v1/runs/${a}/steer`, { body: '{"input": "late"}' })).status, 200);
+    await advance(h, 2);
+    const done = await poll(h, a);
+    assert.deepEqual([done.status, done.output, done.pending_steer], ['completed', 'tested', 'late']);
+  });
+
   it('complete, fail, raise and cancel end the run as their control routes do; usage can be counted from the input', async () => {
     const h = await open();
     await h.admin.scenarios({

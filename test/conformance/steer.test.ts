@@ -167,3 +167,67 @@ describeTransports('pending_steer on completion (redaction.md §5)', (open) => {
     }
   });
 });
+
+describeTransports('steer delivered at tool boundaries, approvals included (decision 0029)', (open) => {
+  const usage = '{"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}';
+  const REQUEST = { command: 'rm -rf build', pattern_key: 'recursive delete', description: 'recursive delete' };
+
+  it('a steer, then two approvals raised from tool calls and resolved, then completion: no pending_steer anywhere', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    const stream = await h.events(`/v1/runs/${runId}/events`);
+    assertJson(await h.request('POST', `/v1/runs/${runId}/steer`, { body: '{"input":"focus on tests"}' }), 200, `{"object": "hermes.run.steer", "run_id": "${runId}", "accepted": true}`);
+    await h.admin.approvalRequest(runId, { ...REQUEST, request_id: 'REQ1' });
+    assertJson(
+      await h.request('POST', `/v1/runs/${runId}/approval`, { body: '{"choice":"once","request_id":"REQ1"}' }),
+      200,
+      `{"object": "hermes.run.approval_response", "run_id": "${runId}", "choice": "once", "request_id": "REQ1", "resolved": 1}`,
+    );
+    await h.admin.approvalRequest(runId, { ...REQUEST, request_id: 'REQ2' });
+    assertJson(
+      await h.request('POST', `/v1/runs/${runId}/approval`, { body: '{"choice":"deny","all":true}' }),
+      200,
+      `{"object": "hermes.run.approval_response", "run_id": "${runId}", "choice": "deny", "resolved": 1}`,
+    );
+    assert.deepEqual((await h.admin.run(runId)).pending_steer, []);
+    await h.admin.complete(runId, { output: 'Done.' });
+    const request = (id: string) =>
+      `data: {"command": "rm -rf build", "pattern_key": "recursive delete", "description": "recursive delete", "request_id": "${id}", "event": "approval.request", "run_id": "${runId}", "timestamp": 1789169800.0, "choices": ["once", "session", "always", "deny"]}\n\n`;
+    assert.equal(
+      await stream.ended,
+      `data: {"event": "run.steered", "run_id": "${runId}", "timestamp": 1789169800.0, "accepted": true}\n\n` +
+        request('REQ1') +
+        `data: {"event": "approval.responded", "run_id": "${runId}", "timestamp": 1789169800.0, "choice": "once", "request_id": "REQ1", "resolved": 1}\n\n` +
+        request('REQ2') +
+        `data: {"event": "approval.responded", "run_id": "${runId}", "timestamp": 1789169800.0, "choice": "deny", "resolved": 1}\n\n` +
+        `data: {"event": "run.completed", "run_id": "${runId}", "timestamp": 1789169800.0, "output": "Done.", "usage": ${usage}}\n\n: stream closed\n\n`,
+    );
+    assertJson(
+      await status(h, runId),
+      200,
+      runningBody(runId, `, "last_event": "run.completed", "output": "Done.", "usage": ${usage}`).replace('"running"', '"completed"'),
+    );
+  });
+
+  it('a steer accepted after the last approval was resolved (no boundary after it) is still pending_steer', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    const stream = await h.events(`/v1/runs/${runId}/events`);
+    await h.request('POST', `/v1/runs/${runId}/steer`, { body: '{"input":"delivered"}' });
+    await h.admin.approvalRequest(runId, { ...REQUEST, request_id: 'REQ1' });
+    await h.request('POST', `/v1/runs/${runId}/approval`, { body: '{"choice":"session"}' });
+    await h.request('POST', `/v1/runs/${runId}/steer`, { body: '{"input":"focus on tests"}' });
+    assert.deepEqual((await h.admin.run(runId)).pending_steer, ['focus on tests']);
+    await h.admin.complete(runId, { output: 'Done.' });
+    const text = await stream.ended;
+    assert.ok(
+      text.endsWith(`data: {"event": "run.completed", "run_id": "${runId}", "timestamp": 1789169800.0, "output": "Done.", "usage": ${usage}, "pending_steer": "focus on tests"}\n\n: stream closed\n\n`),
+      text,
+    );
+    assertJson(
+      await status(h, runId),
+      200,
+      runningBody(runId, `, "last_event": "run.completed", "output": "Done.", "usage": ${usage}, "pending_steer": "focus on tests"`).replace('"running"', '"completed"'),
+    );
+  });
+});

@@ -1,7 +1,7 @@
 // Spec runs-api §18 vectors 9–37: submission validation, successful submission and polling.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { describeTransports, RUN_ID, std } from '../support/harness.js';
+import { describeTransports, RUN_ID, std, type Reply } from '../support/harness.js';
 import { assertJson, assertSecurityHeaders, runningBody, status, submit, USAGE_250 } from '../support/runs.js';
 
 const REJECTIONS: Array<[number, string, string]> = [
@@ -141,5 +141,40 @@ describeTransports('vectors 29–37: submission and polling', (open) => {
     const h = await open();
     assertJson(await status(h, 'run_doesnotexist'), 404, std('Run not found: run_doesnotexist', 'run_not_found'));
     await h.close();
+  });
+});
+
+describeTransports("where Hermes raises: aiohttp's 500 page (hermes-api.md, 'Where Hermes answers 500')", (open) => {
+  const PAGE = '500 Internal Server Error\n\nServer got itself in trouble';
+  const assertPage = (reply: Reply, what: string) => {
+    assert.equal(reply.status, 500, what);
+    assert.equal(reply.text, PAGE, what);
+    assert.equal(reply.headers['content-type'], 'text/plain; charset=utf-8', what);
+    assert.equal(reply.headers.connection, 'close', what);
+    assert.equal(reply.headers['x-frame-options'], undefined, `${what}: no security headers`);
+  };
+
+  it('non-object JSON roots, a non-object last input item, and a lone surrogate with an Idempotency-Key', async () => {
+    const h = await open();
+    for (const body of ['[]', '[1]', '"x"', 'null', '1', 'true', '{"input":[1]}', '{"input":["x"]}', '{"input":[null]}']) {
+      assertPage(await h.request('POST', '/v1/runs', { body }), body);
+    }
+    // With a key the fingerprint comes first, so the surrogate wins even over a missing input; without one, no 500.
+    for (const body of ['{"input":"a\\ud800"}', '{"input":"","note":"\\udc00"}']) {
+      assertPage(await h.request('POST', '/v1/runs', { body, headers: { 'Idempotency-Key': 'k' } }), body);
+    }
+    assert.equal((await h.request('POST', '/v1/runs', { body: '{"input":"a\\ud800"}' })).status, 202);
+    assert.equal((await h.admin.runs()).runs.length, 1, 'nothing admitted by the 500s');
+  });
+
+  it('a non-object approval body on any visible run; an unknown run is its 404 first', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    assertPage(await h.request('POST', `/v1/runs/${runId}/approval`, { body: '[1]' }), 'running');
+    await h.admin.approvalRequest(runId, { command: 'x' });
+    assertPage(await h.request('POST', `/v1/runs/${runId}/approval`, { body: '"x"' }), 'waiting');
+    await h.admin.complete(runId, {});
+    assertPage(await h.request('POST', `/v1/runs/${runId}/approval`, { body: 'null' }), 'finished');
+    assertJson(await h.request('POST', '/v1/runs/run_nope/approval', { body: '[1]' }), 404, std('Run not found: run_nope', 'run_not_found'));
   });
 });

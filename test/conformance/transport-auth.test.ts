@@ -39,12 +39,12 @@ describeTransports('vectors 1–8: transport and auth', (open) => {
     await h.close();
   });
 
-  it('5: an Origin header with no allowed origins is a bare 403 with an empty body', async () => {
+  it('5: an Origin header with no allowed origins is a bare 403 with an empty body (octet-stream, as recorded: decision 0029)', async () => {
     const h = await open();
     const reply = await h.request('POST', '/v1/runs', { body: '{"input":"hi"}', headers: { Origin: 'http://localhost:3000' } });
     assert.equal(reply.status, 403);
     assert.equal(reply.text, '');
-    assert.equal(reply.headers['content-type'], undefined);
+    assert.equal(reply.headers['content-type'], 'application/octet-stream');
     assertNoSecurityHeaders(reply);
     await h.close();
   });

@@ -99,20 +99,24 @@ test('the answer check refuses a wrong field, an undocumented status or media ty
 
 test('an in-process emulator holds every answer of its fetch to the document, except a fault rule\'s own', async () => {
   installContractCheck();
-  const hermes = createEmulator();
+  const hermes = createEmulator({ corsOrigins: ['http://app.test'] });
   try {
     // A namespace's fault answers what the test asked for (an undocumented 418): not the emulated API's answer.
     await hermes.admin.addFault({ operation: 'health', action: 'respond', status: 418, body: 'teapot' });
     const res = await hermes.fetch(new Request('http://h/health'));
     assert.equal(res.status, 418);
     assert.equal(await res.text(), 'teapot');
-    // The answer handed on is the same bytes, and an empty body stays without a Content-Type.
+    // The answer handed on is the same bytes and headers: an empty body keeps its Content-Type (the CORS 403's, decision
+    // 0029) or its lack of one (the allowed preflight).
     await hermes.admin.clearFaults();
     const health = await hermes.fetch(new Request('http://h/health'));
     assert.equal(await health.text(), '{"status": "ok", "platform": "hermes-agent", "version": "0.21.0"}');
     const refused = await hermes.fetch(new Request('http://h/v1/runs', { method: 'POST', headers: { Origin: 'http://x' } }));
     assert.equal(refused.status, 403);
-    assert.equal(refused.headers.get('content-type'), null);
+    assert.equal(refused.headers.get('content-type'), 'application/octet-stream');
+    const preflight = await hermes.fetch(new Request('http://h/v1/runs', { method: 'OPTIONS', headers: { Origin: 'http://app.test' } }));
+    assert.equal(preflight.status, 200);
+    assert.equal(preflight.headers.get('content-type'), null);
   } finally {
     await hermes.close();
   }

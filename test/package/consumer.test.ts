@@ -1,4 +1,4 @@
-// The published types as a TypeScript consumer meets them: `npm pack` (which builds through `prepare`) of a copy of
+// The published types as a TypeScript consumer meets them: `npm pack` (which builds through `prepack`) of a copy of
 // this package, unpacked as node_modules/hermetic of a throwaway project that links only @types/node and typescript
 // from here — deliberately not @types/better-sqlite3 — and compiled with strict and skipLibCheck: false. One file
 // must compile; another must fail with exactly the expected errors. No network: nothing is installed.
@@ -16,7 +16,8 @@ const TSC = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
 const GOOD = `
 import {
   AdminClientError, ControlledClock, EPOCH_MAX, ERROR_CODES, HermeticError, createAdminClient, createEmulator, startServer,
-  type AdminApprovalEvent, type AdminClient, type AdminRunInfo, type EmulatorOptions, type ErrorCode, type RunStatus,
+  type AdminApprovalEvent, type AdminClient, type AdminRunInfo, type EmulatorOptions, type ErrorCode, type FetchFunction,
+  type FetchLike, type RunStatus,
 } from 'hermetic';
 
 const options: EmulatorOptions = {
@@ -38,6 +39,21 @@ await admin.event('run_x', { event: 'tool.started', tool: 'terminal', preview: '
 await admin.steerPolicy('run_x', { accept: false }).catch(() => undefined);
 await admin.sweep();
 const response: Response = await hermes.fetch(new Request('http://hermes.test/health'));
+
+/** A client that takes a fetch, typed as fetch itself (as the OpenAI and Anthropic SDKs, ky, ofetch do). */
+class MyClient {
+  constructor(readonly options: { baseUrl: string; fetch?: typeof globalThis.fetch }) {}
+  health(): Promise<Response> {
+    return (this.options.fetch ?? globalThis.fetch)(this.options.baseUrl + '/health', { headers: { Accept: 'application/json' } });
+  }
+}
+const client = new MyClient({ baseUrl: 'http://hermes.test', fetch: hermes.fetch });
+const drop: typeof globalThis.fetch = hermes.fetch;
+const wide: FetchFunction = hermes.fetch;
+const narrow: FetchLike = hermes.fetch;
+const viaString: Response = await hermes.fetch('/health', { method: 'GET' });
+const viaUrl: Response = await hermes.fetch(new URL('http://hermes.test/health'));
+void [client.health(), drop, wide, narrow, viaString, viaUrl];
 const clock2 = new ControlledClock({ start: 0, frozen: true });
 const timer = clock2.every(60, () => undefined);
 timer.cancel();
@@ -67,7 +83,8 @@ const TESTING = `
 import * as nodeTest from 'node:test';
 import {
   AdminClientError, connect, createAdminClient, start, uniqueNamespace, useHermetic,
-  type AdminClient, type Hermetic, type HermeticNamespace, type HermeticSuite, type TestHooks,
+  type AdminClient, type FetchFunction, type Hermetic, type HermeticNamespace, type HermeticSuite, type TestHooks,
+  type UseOptions,
 } from 'hermetic/testing';
 
 const hermes: HermeticSuite = useHermetic(nodeTest, { apiKey: 'test-key-0123456789abcdef', time: 1789169800, frozen: true });
@@ -76,6 +93,10 @@ nodeTest.test('a run', async () => {
   const headers: Readonly<Record<string, string>> = hermes.headers;
   const res: Response = await hermes.fetch(new Request(url + '/v1/runs', { method: 'POST', headers, body: '{"input":"hi"}' }));
   const { run_id } = (await res.json()) as { run_id: string };
+  const byPath: Response = await hermes.fetch('/v1/runs/' + run_id, { headers });
+  const sdkFetch: typeof globalThis.fetch = hermes.fetch;
+  const serverFetch: FetchFunction = hermes.server.fetch;
+  void [byPath, sdkFetch, serverFetch];
   await hermes.admin.complete(run_id, { output: 'Done.' });
   const other: HermeticNamespace = hermes.another();
   await other.admin.clock({ advance: 60 });
@@ -87,6 +108,9 @@ const vitestLike: TestHooks = {
   beforeAll: (fn) => void fn(), afterAll: (fn) => void fn(), beforeEach: (fn) => void fn(), afterEach: (fn) => void fn(),
 };
 useHermetic(vitestLike, { url: 'http://127.0.0.1:8642', adminKey: 'admin', prefix: 'w' });
+// What CI writes: compiles (string | undefined), and an unset variable is refused at run time (HERMETIC_TESTING_URL).
+const fromEnv = (): UseOptions => ({ url: process.env.HERMES_URL, apiKey: 'k' });
+void fromEnv;
 
 const started: Hermetic = await start({ transport: 'fetch', adminKey: 'admin' });
 const ns: HermeticNamespace = started.namespace(uniqueNamespace('worker'));
@@ -126,7 +150,7 @@ before(() => {
   // Pack a copy, so the build of `prepare` never writes into the working tree's dist/.
   const copy = join(dir, 'source');
   mkdirSync(copy);
-  for (const name of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'bin', 'src']) {
+  for (const name of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'bin', 'src', 'examples']) {
     cpSync(join(REPO, name), join(copy, name), { recursive: true, filter: (from) => !from.endsWith('.test.ts') });
   }
   symlinkSync(join(REPO, 'node_modules'), join(copy, 'node_modules'), 'dir');
@@ -183,9 +207,12 @@ function tsc(cwd: string): Array<{ file: string; line: number; code: string; tex
   return errors;
 }
 
-test('the tarball carries the build and its declarations, and no tests', () => {
+test('the tarball carries the build and its declarations, and the example files, and no tests', () => {
   const paths = packed!.files.map((f) => f.path);
-  for (const path of ['package.json', 'bin/hermetic.js', 'dist/index.js', 'dist/index.d.ts', 'dist/emulator/admin/client.d.ts', 'dist/testing/index.js', 'dist/testing/index.d.ts']) {
+  for (const path of [
+    'package.json', 'bin/hermetic.js', 'dist/index.js', 'dist/index.d.ts', 'dist/emulator/admin/client.d.ts', 'dist/testing/index.js',
+    'dist/testing/index.d.ts', 'examples/scenarios.yaml', 'examples/hermetic.yaml',
+  ]) {
     assert.ok(paths.includes(path), `${path} is packed`);
   }
   assert.deepEqual(paths.filter((p) => p.includes('.test.')), []);

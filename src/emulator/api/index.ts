@@ -6,6 +6,7 @@ import { hermesErrors, UnhandledHermesException } from '../runs/hermes-errors.js
 import { StoreUnavailable } from '../runs/run-table.js';
 import {
   authErrorResponse,
+  corsForbiddenResponse,
   emptyResponse,
   errorResponse,
   internalErrorPage,
@@ -87,9 +88,9 @@ function gate(req: HttpRequest, gateway: GatewaySettings): Gate {
   // 2. CORS: a refused Origin gets a bare 403 before anything else; preflights end here.
   const origin = req.header('origin') ?? '';
   const origins = gateway.corsOrigins;
-  if (origin && !origins.includes('*') && !origins.includes(origin)) return { kind: 'answered', response: emptyResponse(403) };
+  if (origin && !origins.includes('*') && !origins.includes(origin)) return { kind: 'answered', response: corsForbiddenResponse() };
   const cors = corsHeadersFor(origin, origins);
-  if (req.method === 'OPTIONS') return { kind: 'answered', response: cors ? emptyResponse(200, cors) : emptyResponse(403) };
+  if (req.method === 'OPTIONS') return { kind: 'answered', response: cors ? emptyResponse(200, cors) : corsForbiddenResponse() };
   // 3. Body limit (POST/PUT/PATCH).
   if (req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH') {
     const length = req.header('content-length');

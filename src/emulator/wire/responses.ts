@@ -65,6 +65,15 @@ export function emptyResponse(status: number, headers: Array<[string, string]> =
   return { status, headers, body: null };
 }
 
+/**
+ * Hermes's CORS refusal, a bare `web.Response(status=403)`, as recorded from aiohttp 3.14.3: no body, yet
+ * `Content-Type: application/octet-stream` after `Content-Length: 0` — which that tag's source would not send
+ * (decision 0029: the emulator follows the recording).
+ */
+export function corsForbiddenResponse(): HttpResponse {
+  return { status: 403, headers: [], body: null, defaultContentType: 'application/octet-stream' };
+}
+
 export function textResponse(status: number, text: string, headers: Array<[string, string]> = []): HttpResponse {
   return { status, headers: [['Content-Type', TEXT_TYPE], ...headers], body: text };
 }

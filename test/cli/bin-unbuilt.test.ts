@@ -1,0 +1,52 @@
+// bin/hermetic.js run plainly (no test hooks) in a copy of the repository that nobody built: it runs the sources
+// through tsx when the dev dependencies are there, and otherwise says in one line how to build — never a stack trace.
+// Also: `npm install` no longer builds (no `prepare`), while `npm pack`/`npm publish` still do (`prepack`).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, test } from 'node:test';
+import { ERROR_CODES } from '../../src/shared/errors.js';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const dirs: string[] = [];
+after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+/** A copy of `names` from the repository (no dist/), with node_modules linked when asked. */
+function clone(names: string[], modules: boolean): string {
+  const dir = mkdtempSync(join(tmpdir(), 'hermetic-unbuilt-'));
+  dirs.push(dir);
+  for (const name of names) cpSync(join(REPO, name), join(dir, name), { recursive: true, filter: (from) => !from.endsWith('.test.ts') });
+  if (modules) symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  return dir;
+}
+
+const run = (dir: string, args: string[]) =>
+  spawnSync(process.execPath, [join(dir, 'bin', 'hermetic.js'), ...args], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+
+test('without dist/, the bin runs the sources through tsx (the dev dependency)', () => {
+  const dir = clone(['package.json', 'bin', 'src'], true);
+  const version = run(dir, ['--version']);
+  assert.deepEqual([version.status, version.stdout, version.stderr], [0, `${JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).version}\n`, '']);
+  const refused = run(dir, ['nope']);
+  assert.equal(refused.status, 2);
+  assert.equal(refused.stderr, 'hermetic: Unknown command "nope"; use serve, statedb, backfill, forward, status, query or policy. [HERMETIC_CLI_USAGE]\nRun "hermetic --help" for the commands.\n');
+});
+
+test('without dist/ and without tsx, the bin says how to build in one line and exits 1', () => {
+  for (const [names, modules] of [[['package.json', 'bin', 'src'], false], [['package.json', 'bin'], true]] as const) {
+    const r = run(clone([...names], modules), ['serve']);
+    assert.equal(r.status, 1);
+    assert.equal(r.stdout, '');
+    assert.equal(r.stderr, 'hermetic: this copy has no build (dist/) and cannot run its sources without tsx; run "npm run build" first. [HERMETIC_CLI_NOT_BUILT]\n');
+  }
+  assert.equal(ERROR_CODES.HERMETIC_CLI_NOT_BUILT.status, 500, 'a 5xx code: exit 1');
+});
+
+test('npm install does not build (no prepare script); npm pack and npm publish do (prepack)', () => {
+  const scripts = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  for (const hook of ['prepare', 'preinstall', 'install', 'postinstall']) assert.equal(scripts[hook], undefined, hook);
+  assert.equal(scripts.prepack, scripts.build);
+});
