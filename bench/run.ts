@@ -1,8 +1,10 @@
 // `npm run bench`: requests/s of GET /v1/runs/{id} and of keyed POST /v1/runs (a fresh Idempotency-Key per request)
 // on the emulator's real node:http server, against a bare node:http server answering a similar small JSON body to
 // the same requests (GET for GET; the same keyed POST, body read, for POST), all measured in this run on loopback.
-// Targets: GET >= 0.8x bare, keyed admission >= 0.3x bare. The POST is also shown against the bare GET.
-// Each server runs in its own process (bench/serve-child.ts), the load generator in this one.
+// Targets: GET >= 0.8x bare, keyed admission >= 0.3x bare. The POST is also shown against the bare GET. Both are
+// measured twice: on startServer (bench/serve-child.ts, no request log) and on `hermetic serve` itself with its
+// default flags (the compiled CLI, printing its line per request to a pipe this process drains).
+// Each server runs in its own process, the load generator in this one.
 // The machine is shared and its speed drifts within seconds, so measurements are short windows interleaved in
 // cycles (bare GET, GET, bare POST, POST in rotating order), and each cycle's ratios use the bare windows of that cycle.
 // E3: events/s delivered over SSE to one subscriber (tool.started events played through the control plane in the
@@ -14,7 +16,8 @@
 //   BENCH_ONLY=http,sse,statedb,forwarder,namespaces (any of them; default all)
 import { spawn, spawnSync } from 'node:child_process';
 import { request as httpGet } from 'node:http';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BENCH_KEY, measure, type Load, type Measured } from './http-runs.js';
@@ -76,6 +79,53 @@ async function spawnTarget(kind: 'bare' | 'emulator'): Promise<Target> {
   };
 }
 
+/**
+ * Starts `hermetic serve` from the build with default flags but those the bench needs (a free port, the bench key, no
+ * capacity cap, a durable store): it prints its banner and then a line per request, to a pipe this process drains.
+ * Its CPU time comes from /proc (user + system clock ticks).
+ */
+async function spawnServe(): Promise<Target> {
+  const db = join(mkdtempSync(join(tmpdir(), 'hermetic-bench-serve-')), 'runs_idempotency.db');
+  const main = join(here, '..', 'dist', 'cli', 'main.js');
+  const child = spawn(process.execPath, [main, 'serve', '--port', '0', '--api-key', BENCH_KEY, '--max-concurrent-runs', '0', '--db', db], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let lines = 0;
+  const url = await new Promise<string>((resolve, reject) => {
+    let head: string | null = '';
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (chunk: string) => {
+      lines += chunk.split('\n').length - 1;
+      if (head === null) return;
+      head += chunk;
+      const found = /listening on (http:\/\/\S+)/.exec(head);
+      if (found) {
+        head = null;
+        resolve(found[1]!);
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`hermetic serve exited with ${code} before listening`)));
+  });
+  const ticks = 100;
+  return {
+    url,
+    send: () => {},
+    async cpu() {
+      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return ((Number(fields[11]) + Number(fields[12])) / ticks) * 1e6;
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.removeAllListeners('exit');
+        child.on('exit', () => {
+          if (lines < 100) console.log(`warning: hermetic serve printed only ${lines} lines`);
+          resolve();
+        });
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
 /** A measured run plus the server's CPU use during it: requests per CPU-second is what one busy core would serve. */
 interface Sample extends Measured {
   perCpuSecond: number;
@@ -88,7 +138,7 @@ async function sample(target: Target, options: Parameters<typeof measure>[0]): P
   return { ...m, rps: m.total / m.seconds, perCpuSecond: m.total / ((cpu1 - cpu0) / 1e6) };
 }
 
-type Scenario = 'bare' | 'get' | 'barePost' | 'post';
+type Scenario = 'bare' | 'get' | 'barePost' | 'post' | 'serveGet' | 'servePost';
 type Cycle = Record<Scenario, Sample>;
 
 async function main(): Promise<void> {
@@ -127,10 +177,16 @@ async function httpBench(auth: Record<string, string>): Promise<void> {
     const bare = await spawnTarget('bare');
     const reader = await spawnTarget('emulator');
     const admitter = await spawnTarget('emulator');
+    const serveReader = await spawnServe();
+    const serveAdmitter = await spawnServe();
     try {
-      const created = await fetch(`${reader.url}/v1/runs`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: '{"input":"bench"}' });
-      if (created.status !== 202) throw new Error(`could not create a run: ${created.status} ${await created.text()}`);
-      const { run_id: runId } = (await created.json()) as { run_id: string };
+      const createRun = async (url: string): Promise<string> => {
+        const created = await fetch(`${url}/v1/runs`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body: '{"input":"bench"}' });
+        if (created.status !== 202) throw new Error(`could not create a run: ${created.status} ${await created.text()}`);
+        return ((await created.json()) as { run_id: string }).run_id;
+      };
+      const runId = await createRun(reader.url);
+      const serveRunId = await createRun(serveReader.url);
       let n = 0;
       /** POST /v1/runs with a fresh Idempotency-Key per request (the bare server reads the body and answers). */
       const keyedPost = (url: string): Parameters<typeof measure>[0] => ({
@@ -150,25 +206,35 @@ async function httpBench(auth: Record<string, string>): Promise<void> {
         get: [reader, { url: `${reader.url}/v1/runs/${runId}`, headers: auth }],
         barePost: [bare, keyedPost(bare.url)],
         post: [admitter, keyedPost(admitter.url)],
+        serveGet: [serveReader, { url: `${serveReader.url}/v1/runs/${serveRunId}`, headers: auth }],
+        servePost: [serveAdmitter, keyedPost(serveAdmitter.url)],
       };
       for (const [, options] of Object.values(windows)) await measure(options, { ...load, duration: load.warmup, warmup: 0 });
-      const orders: Scenario[][] = [['bare', 'get', 'barePost', 'post'], ['post', 'bare', 'get', 'barePost'], ['barePost', 'post', 'bare', 'get'], ['get', 'barePost', 'post', 'bare']];
+      const all: Scenario[] = ['bare', 'get', 'serveGet', 'barePost', 'post', 'servePost'];
+      const orders: Scenario[][] = all.map((_, i) => [...all.slice(i), ...all.slice(0, i)]);
       for (let c = 0; c < cycles; c++) {
         const cycle: Partial<Cycle> = {};
         for (const scenario of orders[(round + c) % orders.length]!) cycle[scenario] = await sample(...windows[scenario]);
         results.push(cycle as Cycle);
       }
     } finally {
-      await Promise.all([reader.stop(), admitter.stop(), bare.stop()]);
+      await Promise.all([reader.stop(), admitter.stop(), bare.stop(), serveReader.stop(), serveAdmitter.stop()]);
     }
   }
 
   const col = (s: string, w: number) => s.padEnd(w);
   const num = (x: number, w: number, d = 0) => x.toFixed(d).padStart(w);
-  const names: Record<Scenario, string> = { bare: 'bare node:http GET', get: 'GET /v1/runs/{id}', barePost: 'bare node:http POST', post: 'keyed POST /v1/runs' };
+  const names: Record<Scenario, string> = {
+    bare: 'bare node:http GET',
+    get: 'GET /v1/runs/{id}',
+    serveGet: 'GET, hermetic serve',
+    barePost: 'bare node:http POST',
+    post: 'keyed POST /v1/runs',
+    servePost: 'keyed POST, hermetic serve',
+  };
   console.log(`${col('cycle  scenario', 30)}${'req/s'.padStart(9)}${'req/cpu-s'.padStart(11)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'non-2xx'.padStart(9)}${'errors'.padStart(8)}`);
   results.forEach((r, i) => {
-    for (const scenario of ['bare', 'get', 'barePost', 'post'] as const) {
+    for (const scenario of ['bare', 'get', 'serveGet', 'barePost', 'post', 'servePost'] as const) {
       const m = r[scenario];
       console.log(`${col(`${i + 1}      ${names[scenario]}`, 30)}${num(m.rps, 9)}${num(m.perCpuSecond, 11)}${num(m.p50, 8, 1)}${num(m.p99, 8, 1)}${num(m.non2xx, 9)}${num(m.errors, 8)}`);
     }
@@ -179,9 +245,11 @@ async function httpBench(auth: Record<string, string>): Promise<void> {
   const report = (label: string, pick: (s: Sample) => number) => {
     console.log(`\n${label} (median of ${results.length} cycles, each against the bare windows of its cycle):`);
     const rows = [
-      ['GET /v1/runs/{id} / bare GET:      ', 'get', 'bare', TARGETS.get],
-      ['keyed POST /v1/runs / bare POST:   ', 'post', 'barePost', TARGETS.post],
-      ['keyed POST /v1/runs / bare GET:    ', 'post', 'bare', null],
+      ['GET /v1/runs/{id} / bare GET:                       ', 'get', 'bare', TARGETS.get],
+      ['  hermetic serve, default flags (log) / bare GET:   ', 'serveGet', 'bare', TARGETS.get],
+      ['keyed POST /v1/runs / bare POST:                    ', 'post', 'barePost', TARGETS.post],
+      ['  hermetic serve, default flags (log) / bare POST:  ', 'servePost', 'barePost', TARGETS.post],
+      ['keyed POST /v1/runs / bare GET:                     ', 'post', 'bare', null],
     ] as const;
     for (const [name, which, base, target] of rows) {
       const rs = results.map((r) => pick(r[which]) / pick(r[base]));
@@ -193,7 +261,7 @@ async function httpBench(auth: Record<string, string>): Promise<void> {
   // that is saturated. Requests per server CPU-second measures the server itself.
   report('server throughput, requests per CPU-second of the server process', (s) => s.perCpuSecond);
   report('wall-clock requests/s seen by the load generator', (s) => s.rps);
-  const failures = results.flatMap((r) => (['get', 'post'] as const).map((w) => [names[w], r[w]] as const)).filter(([, m]) => m.non2xx > 0 || m.errors > 0);
+  const failures = results.flatMap((r) => (['get', 'post', 'serveGet', 'servePost'] as const).map((w) => [names[w], r[w]] as const)).filter(([, m]) => m.non2xx > 0 || m.errors > 0);
   for (const [name, m] of failures) console.log(`warning: ${name} had ${m.non2xx} non-2xx answers and ${m.errors} errors`);
 }
 

@@ -13,7 +13,7 @@ import { loadConfig } from './config.js';
 import { isLoopbackHost } from './exposure.js';
 import { startServer, type ServerOptions } from './node.js';
 import { profileOptions } from './profiles.js';
-import { requestLine } from './request-log.js';
+import { LineBatch, requestLine } from './request-log.js';
 
 export const SERVE_HELP = `Usage: hermetic serve [options]
 
@@ -268,7 +268,11 @@ export async function serveCommand(argv: string[], out: (line: string) => void =
   prepareStores(options);
   const { insecureAdmin: _insecure, configPath, storeLabels: _labels, quiet, ...serverOptions } = options;
   // One line per answered request, from the journal's metadata (never bodies, query strings or headers).
-  const server = await startServer({ ...serverOptions, onRequest: quiet ? null : (record) => out(requestLine(record)) });
+  // Request lines are batched: a request costs an array push, stdout gets one write per event-loop turn.
+  const log = quiet ? null : new LineBatch(out);
+  const flushLog = () => log?.flush();
+  process.on('exit', flushLog);
+  const server = await startServer({ ...serverOptions, onRequest: log ? (record) => log.push(requestLine(record)) : null });
   const auth = options.apiKey ? ` -H 'Authorization: Bearer ${options.apiKey}'` : '';
   out(`hermetic: Hermes Agent v${HERMES_VERSION} /v1/runs emulator listening on ${server.url}`);
   out(`  store: ${describeStore(options.db)}`);
@@ -286,6 +290,8 @@ export async function serveCommand(argv: string[], out: (line: string) => void =
     process.once('SIGTERM', stop);
   });
   await server.close();
+  flushLog();
+  process.off('exit', flushLog);
   out('hermetic: stopped');
   return 0;
 }
