@@ -9,9 +9,19 @@
 //       the same GET on an emulator with one namespace, interleaved windows; the ratio of requests per CPU-second
 //       (this process's CPU time: the machine is shared, and another process taking the core does not change it).
 //       Also 1,000 namespaces with and without the journal, to show its share of the difference.
+//   N4  20,000 requests refused for their credentials to 20,000 new namespaces, then 20,000 new namespaces that each
+//       answer a 404 (with the API key): RSS growth per request and per namespace after a forced GC, namespaces
+//       created, and GET /__admin/health's latency every 100 requests during both, against its latency in an idle
+//       emulator measured in the same run; then a reset of every namespace, timed.
+//   N5  GET /__admin/health and GET /__admin/clock while a status write waits for another connection's lock on the
+//       store (a completion held), against the same requests with no lock held: latency of each (decision 0028).
 //   npx tsx bench/namespaces.ts            (npm run bench runs it too; BENCH_ONLY=namespaces for it alone)
-//   BENCH_NS_REQUESTS=1000000 BENCH_NS_COUNT=1000 BENCH_NS_WINDOW=20000 BENCH_NS_ROUNDS=5 BENCH_NS_ONLY=n1,n2,n3
+//   BENCH_NS_REQUESTS=1000000 BENCH_NS_COUNT=1000 BENCH_NS_WINDOW=20000 BENCH_NS_ROUNDS=5 BENCH_NS_ONLY=n1,n2,n3,n4,n5
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import Database from 'better-sqlite3';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createEmulator, type Emulator } from '../src/emulator/index.js';
@@ -24,7 +34,7 @@ const REQUESTS = Number(process.env.BENCH_NS_REQUESTS ?? 1_000_000);
 const COUNT = Number(process.env.BENCH_NS_COUNT ?? 1_000);
 const WINDOW = Number(process.env.BENCH_NS_WINDOW ?? 20_000);
 const ROUNDS = Number(process.env.BENCH_NS_ROUNDS ?? 5);
-const ONLY = new Set((process.env.BENCH_NS_ONLY ?? 'n1,n2,n3').split(',').map((x) => x.trim().toLowerCase()));
+const ONLY = new Set((process.env.BENCH_NS_ONLY ?? 'n1,n2,n3,n4,n5').split(',').map((x) => x.trim().toLowerCase()));
 const T0 = 1789169800;
 
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
@@ -236,11 +246,111 @@ async function manyVersusOne(): Promise<void> {
   }
 }
 
+/** Milliseconds one answer takes, from the call to the answer's head. */
+async function latency(emulator: Emulator, request: HttpRequest): Promise<number> {
+  const started = performance.now();
+  const answer = await emulator.handle(request);
+  if (answer.status !== 200) throw new Error(`${request.method} ${request.path}: ${answer.status}`);
+  return performance.now() - started;
+}
+
+const ms = (xs: number[]) => `p50 ${quantile(xs, 0.5).toFixed(2)} ms, p99 ${quantile(xs, 0.99).toFixed(2)} ms, max ${Math.max(...xs).toFixed(2)} ms`;
+
+async function scale(): Promise<void> {
+  const N = 20_000;
+  console.log(`\nN4: ${int(N)} refused requests to new namespaces, then ${int(N)} new namespaces (a 404 each), health probed every 100 requests`);
+  const key = 'k'.repeat(24);
+  const health = get('/__admin/health');
+  const idle = createEmulator({ apiKey: key, adminKey: 'a'.repeat(24), time: T0, frozen: true });
+  const busy = createEmulator({ apiKey: key, adminKey: 'a'.repeat(24), time: T0, frozen: true, maxNamespaces: 1_000_000 });
+  try {
+    const baseline: number[] = [];
+    for (let i = 0; i < 400; i++) baseline.push(await latency(idle, health));
+    for (let i = 0; i < 2000; i++) await busy.handle(get(`/ns/warm${i}/v1/runs/x`, { authorization: `Bearer ${key}` }));
+    for (let i = 0; i < 2000; i++) await busy.handle(get(`/ns/cold${i}/v1/runs/x`));
+    const count = async () => (await busy.admin.namespaces()).namespaces.length;
+    const before = await count();
+    const during: number[] = [];
+    gc();
+    const rss0 = process.memoryUsage().rss;
+    let t = performance.now();
+    for (let i = 0; i < N; i++) {
+      const answer = await busy.handle(get(`/ns/u${i}/v1/runs/x`));
+      if (answer.status !== 401) throw new Error(`refused: ${answer.status}`);
+      if (i % 100 === 0) during.push(await latency(busy, health));
+    }
+    const refusedMs = (performance.now() - t) / N;
+    gc();
+    const rss1 = process.memoryUsage().rss;
+    const afterRefused = await count();
+    t = performance.now();
+    for (let i = 0; i < N; i++) {
+      const answer = await busy.handle(get(`/ns/n${i}/v1/runs/x`, { authorization: `Bearer ${key}` }));
+      if (answer.status !== 404) throw new Error(`created: ${answer.status}`);
+      if (i % 100 === 0) during.push(await latency(busy, health));
+    }
+    const createdMs = (performance.now() - t) / N;
+    gc();
+    const rss2 = process.memoryUsage().rss;
+    const heap2 = process.memoryUsage().heapUsed;
+    const created = (await count()) - afterRefused;
+    t = performance.now();
+    await busy.admin.reset({ all: true });
+    const resetMs = performance.now() - t;
+    gc();
+    const heap3 = process.memoryUsage().heapUsed;
+    console.log(`refused: ${int(N)} requests, ${int(afterRefused - before)} namespaces created, RSS +${mb(rss1 - rss0)} MB (${((rss1 - rss0) / N / 1024).toFixed(2)} KiB each), ${(refusedMs * 1000).toFixed(0)} µs each`);
+    console.log(`created: ${int(created)} namespaces, RSS +${mb(rss2 - rss1)} MB (${((rss2 - rss1) / N / 1024).toFixed(1)} KiB each; goal ≤ 20), ${(createdMs * 1000).toFixed(0)} µs each`);
+    console.log(`reset of every namespace (${int(before + created)}): ${resetMs.toFixed(0)} ms; heap ${mb(heap2)} → ${mb(heap3)} MB (V8 keeps the RSS for reuse)`);
+    console.log(`health in an idle emulator: ${ms(baseline)}; during the load (${during.length} probes): ${ms(during)}; p99 ratio ${(quantile(during, 0.99) / quantile(baseline, 0.99)).toFixed(2)}x`);
+  } finally {
+    await Promise.all([idle.close(), busy.close()]);
+  }
+}
+
+async function heldLock(): Promise<void> {
+  console.log('\nN5: GET /__admin/health and GET /__admin/clock while a completion waits for another connection\'s lock, against no lock');
+  const db = join(mkdtempSync(join(tmpdir(), 'hermetic-bench-lock-')), 'runs.db');
+  const emulator = createEmulator({ db, time: T0, frozen: true, lockTimeout: 60 });
+  const other = new Database(db);
+  try {
+    const submitted = await emulator.handle({ ...get('/v1/runs'), method: 'POST', header: (n) => (n === 'idempotency-key' ? 'held' : undefined), readBody: async () => new TextEncoder().encode('{"input":"x"}') });
+    const runId = JSON.parse(String(submitted.body)).run_id as string;
+    await emulator.admin.runs();
+    const probe = async (n: number) => {
+      const out = { health: [] as number[], clock: [] as number[] };
+      for (let i = 0; i < n; i++) {
+        out.health.push(await latency(emulator, get('/__admin/health')));
+        out.clock.push(await latency(emulator, get('/__admin/clock')));
+      }
+      return out;
+    };
+    const free = await probe(500);
+    other.exec('BEGIN IMMEDIATE');
+    const completing = emulator.handle({ ...get(`/__admin/runs/${runId}/complete`), method: 'POST', readBody: async () => new TextEncoder().encode('{"output":"done"}') });
+    const held = await probe(500);
+    const heldWrites = JSON.parse(String((await emulator.handle(get('/__admin/health'))).body)).held_writes as number;
+    let waited = true;
+    void completing.then(() => (waited = false));
+    await new Promise((r) => setTimeout(r, 20));
+    const stillWaiting = waited;
+    other.exec('COMMIT');
+    const done = await completing;
+    console.log(`no lock:   health ${ms(free.health)}; clock ${ms(free.clock)}`);
+    console.log(`lock held: health ${ms(held.health)}; clock ${ms(held.clock)} (held_writes ${heldWrites}; the completion ${stillWaiting ? 'still waited' : 'DID NOT WAIT'}, then answered ${done.status} once the lock was free)`);
+  } finally {
+    other.close();
+    await emulator.close();
+  }
+}
+
 async function main(): Promise<void> {
   console.log(`hermetic bench: namespaces and the request journal, in process (node ${process.version})`);
   if (ONLY.has('n1')) await journalMillion();
   if (ONLY.has('n2')) await creation();
   if (ONLY.has('n3')) await manyVersusOne();
+  if (ONLY.has('n4')) await scale();
+  if (ONLY.has('n5')) await heldLock();
 }
 
 main().catch((e) => {
