@@ -10,11 +10,21 @@ const DIST = pathToFileURL(fileURLToPath(new URL('../../dist/', import.meta.url)
 const SRC = pathToFileURL(fileURLToPath(new URL('../../src/', import.meta.url))).href;
 const TSX = pathToFileURL(fileURLToPath(import.meta.resolve('tsx'))).href;
 
-const HOOKS = `const DIST = ${JSON.stringify(DIST)}, SRC = ${JSON.stringify(SRC)};
+// With HERMETIC_TEST_LOAD_GATE=DIR, the bin's import of the CLI (dist/cli/main.js, after its first line held the stop
+// signals) writes DIR/loading and waits for DIR/go: a test can act at the moment the modules are about to load.
+const HOOKS = `import { existsSync, writeFileSync } from 'node:fs';
+const DIST = ${JSON.stringify(DIST)}, SRC = ${JSON.stringify(SRC)}, GATE = process.env.HERMETIC_TEST_LOAD_GATE;
+async function gate() {
+  writeFileSync(GATE + '/loading', '');
+  while (!existsSync(GATE + '/go')) await new Promise((r) => setTimeout(r, 10));
+}
 export async function resolve(specifier, context, next) {
   if (context.parentURL && /^(\\.|file:)/.test(specifier)) {
     const url = new URL(specifier, context.parentURL).href;
-    if (url.startsWith(DIST) && url.endsWith('.js')) return next(SRC + url.slice(DIST.length, -3) + '.ts', context);
+    if (url.startsWith(DIST) && url.endsWith('.js')) {
+      if (GATE && url === DIST + 'cli/main.js') await gate();
+      return next(SRC + url.slice(DIST.length, -3) + '.ts', context);
+    }
   }
   return next(specifier, context);
 }`;
@@ -55,39 +65,79 @@ export function runBinAsync(args: string[], options: { cwd?: string; env?: NodeJ
   });
 }
 
+export interface BinProcess {
+  child: ChildProcess;
+  /** stdout and stderr as they arrived, interleaved. */
+  output(): string;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves once the output satisfies `match` (false when the process ended first). */
+  until(match: (output: string) => boolean): Promise<boolean>;
+  /** Resolves with the exit code (or signal name) once the process has ended and its output is all read. */
+  exited: Promise<number | string>;
+}
+
+/**
+ * Starts `hermetic ...args` as its own process, output piped.
+ * @example const p = spawnBin(['forward', '--home', dir]); await p.until((o) => o.length > 0); p.child.kill('SIGTERM');
+ */
+export function spawnBin(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): BinProcess {
+  const child = spawn(process.execPath, [...BIN_ARGS, ...args], {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  let stdout = '';
+  let stderr = '';
+  let ended = false;
+  const waiters = new Set<() => void>();
+  const poke = () => { for (const w of [...waiters]) w(); };
+  child.stdout!.setEncoding('utf8').on('data', (s: string) => { stdout += s; output += s; poke(); });
+  child.stderr!.setEncoding('utf8').on('data', (s: string) => { stderr += s; output += s; poke(); });
+  // 'close', not 'exit': by then every byte the process wrote has been read.
+  const exited = new Promise<number | string>((resolve) => child.on('close', (code, signal) => {
+    ended = true;
+    poke();
+    resolve(code ?? signal ?? -1);
+  }));
+  return {
+    child, exited,
+    output: () => output,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    until: (match) => new Promise((resolve) => {
+      const w = () => {
+        const hit = match(output);
+        if (hit || ended) {
+          waiters.delete(w);
+          resolve(hit);
+        }
+      };
+      waiters.add(w);
+      w();
+    }),
+  };
+}
+
 export interface ServeProcess {
   child: ChildProcess;
   url: string;
   output(): string;
-  /** Resolves with the exit code (or signal name) once the process ends. */
+  /** Resolves with the exit code (or signal name) once the process ends and its output is all read. */
   exited: Promise<number | string>;
 }
 
-export function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [...BIN_ARGS, 'serve', ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`hermetic serve did not start: ${output}`)), 20_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      // The banner's last line is the curl example.
-      if (match && /try: /.test(output)) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1]!, output: () => output, exited });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    exited.then(() => {
-      clearTimeout(timer);
-      reject(new Error(`hermetic serve exited before listening: ${output}`));
-    });
-  });
+/** Starts `hermetic serve ...args` and resolves once its banner is printed (its last line is the curl example). */
+export async function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
+  const p = spawnBin(['serve', ...args], { env });
+  // A deadline only for a server that hangs: a slow start on a busy machine is not a failure.
+  const deadline = setTimeout(() => p.child.kill('SIGKILL'), 60_000);
+  const listening = await p.until((o) => /listening on http:\/\/\S+[\s\S]*try: .*\n/.test(o));
+  clearTimeout(deadline);
+  if (!listening) throw new Error(`hermetic serve exited (${await p.exited}) before listening: ${p.output()}`);
+  const url = /listening on (http:\/\/\S+)/.exec(p.output())![1]!;
+  return { child: p.child, url, output: p.output, exited: p.exited };
 }
 
 let mainQueue: Promise<unknown> = Promise.resolve();
