@@ -3,7 +3,7 @@
 // where the last commit left off, and the dataset ends row for row equal to one clean backfill of the same store.
 // Kill points are seeded: each is a random delay after the process opened its dataset, spread over what is left of
 // the run; every other kill then waits for the next batch write to begin, so some land inside a write transaction.
-// A probe loaded into each process (test/support/forwarder-probe.ts) reports where every kill landed.
+// A probe loaded into each process (test/support/forwarder-probe.mjs) reports where every kill landed.
 // The read worker (decision 0027) is crashed too: the killed processes read with it (HERMETIC_READ_WORKER `only`, or
 // `auto` beside the calling thread), and the dataset they leave must equal the plain pass's (`off`) row for row.
 import assert from 'node:assert/strict';
