@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import { generate } from '../../src/state-db/generate/index.js';
+import { generatedStore } from '../../src/state-db/testing/generated.js';
 import {
   childEnv, countDifferences, datasetCount, datasetDifferences, ledgerDifferences, datasetMessageCounts, datasetRows, seeded, spawnHermetic, STACK_LINE,
   startWriter, storeLiveCounts, storeValue, type Hermetic, type ProbeEvent, type WriterReport,
@@ -114,7 +114,7 @@ function tally(kills: Kill[]): string {
 describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
   it(`backfill killed with SIGKILL at ${KILLS} random points, then run to the end, equals a clean backfill row for row`, async (t) => {
     const store = join(dir, 'backfill', 'state.db');
-    const made = generate({ out: store, sessions: 1000, messages: 15_000, seed: 'forwarder-crash', journal: 'wal' });
+    const made = generatedStore({ out: store, sessions: 1000, messages: 15_000, seed: 'forwarder-crash', journal: 'wal' });
     const before = sha(store);
     const args = (home: string) => ['backfill', '--state-db', store, '--home', home, '--json'];
 
@@ -179,7 +179,7 @@ describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
 
   it(`forward killed with SIGKILL ${KILLS} times while Hermes writes, then run once, equals a clean backfill of the final store`, async (t) => {
     const store = join(dir, 'forward', 'state.db');
-    generate({ out: store, sessions: 120, messages: 2_000, seed: 'forwarder-crash-forward', journal: 'wal' });
+    generatedStore({ out: store, sessions: 120, messages: 2_000, seed: 'forwarder-crash-forward', journal: 'wal' });
     const writer = startWriter(store, { rate: 150, seed: 'forwarder-crash-writer', env });
     const { baseMaxMessageId } = await writer.ready;
     const home = join(dir, 'forward', 'killed');
