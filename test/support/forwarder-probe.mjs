@@ -8,6 +8,9 @@
 // With HERMETIC_PROBE_GATE=1 it also loads the command's modules ahead (dist/cli/main.js beside the bin, the module the
 // bin runs), reports `ready`, and holds the bin back until SIGUSR2: a crash test starts the next process while the
 // current one runs, so node's start-up is not paid between a kill and the restart.
+// With HERMETIC_PROBE_HOLD_FINAL=1 the pass's last batch, its rows written, waits inside its transaction (before the
+// COMMIT) for the SIGKILL the test sends once it sees that batch begin: a killed backfill never finishes, so every
+// kill lands mid-run however fast or slow the machine is (the wait ends by itself after two minutes).
 // Plain JavaScript: the bin the tests run is built JavaScript (test/support/cli-build.ts), started without tsx.
 import { writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -23,9 +26,15 @@ if (Number.isInteger(fd) && fd > 2) {
   const Database = createRequire(import.meta.url)('better-sqlite3');
   const original = Database.prototype.transaction;
   let opened = false;
+  const holdFinal = process.env.HERMETIC_PROBE_HOLD_FINAL === '1';
   Database.prototype.transaction = function transaction(fn) {
-    const tx = original.call(this, fn);
-    if (this.readonly || !/(^|[\\/])hermetic\.db$/.test(this.name)) return tx;
+    if (this.readonly || !/(^|[\\/])hermetic\.db$/.test(this.name)) return original.call(this, fn);
+    let holding = false;
+    const tx = original.call(this, function (...args) {
+      const out = fn.apply(this, args);
+      if (holding) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 120_000);
+      return out;
+    });
     if (!opened) {
       opened = true;
       emit('open');
@@ -34,6 +43,7 @@ if (Number.isInteger(fd) && fd > 2) {
       const batch = args[0];
       const what = batch && Array.isArray(batch.writes) ? `${batch.writes.length} ${batch.store?.last_tick_at == null ? 0 : 1}` : 'other';
       emit(`begin ${what}`);
+      holding = holdFinal && what.endsWith(' 1');
       const out = inner.apply(this, args);
       emit(`commit ${what}`);
       return out;
