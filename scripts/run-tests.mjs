@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 
 /**
  * The soak and crash suites, and the package's pack-and-compile, which --fast leaves out: each runs a minute of load,
- * dozens of SIGKILLed processes or a whole build. Longest first: a full run starts them first, so none begins last.
+ * dozens of SIGKILLed processes or a whole build.
  */
 const SLOW = [
   'test/cli/forwarder-crash.test.ts', // 40 SIGKILLs of backfill and forward (~1 min of CPU)
@@ -24,8 +24,15 @@ const SLOW = [
   'test/cli/crash.test.ts', // a gateway SIGKILLed under concurrent keyed load, 4 rounds
 ];
 
-/** Longer files that also start early, right after the slow ones. */
-const LONG = ['test/cli/forwarder-cli.test.ts', 'test/cli/statedb-cli.test.ts', 'test/property/api-fuzz.test.ts'];
+/**
+ * The order a run starts its processes in: the longest first (as measured on a 2-core machine), so that none of them
+ * begins near the end; the shared groups come after these, then every other file in path order.
+ */
+const FIRST = [
+  'test/cli/forwarder-crash.test.ts', 'test/cli/forwarder-live.test.ts', 'test/cli/forwarder-cli.test.ts', 'test/package/consumer.test.ts',
+  'src/forwarder/pipeline/read-worker.test.ts', 'test/cli/statedb-cli.test.ts', 'test/cli/serve-cli.test.ts', 'test/cli/crash.test.ts',
+  'test/cli/serve-config.test.ts', 'test/property/api-fuzz.test.ts',
+];
 
 /**
  * Which files share a process: the in-process suites (unit, conformance, docs), whose own tests take less than the
@@ -35,7 +42,7 @@ const LONG = ['test/cli/forwarder-cli.test.ts', 'test/cli/statedb-cli.test.ts', 
  * process, which no shared file relies on otherwise (none has a top-level beforeEach/afterEach). The CLI suites, which
  * start processes, signal them and count handles, keep a process each, as do the slow and long files.
  */
-const SHARED = (f) => !f.startsWith('test/cli/') && !f.startsWith('test/package/') && !SLOW.includes(f) && !LONG.includes(f);
+const SHARED = (f) => !f.startsWith('test/cli/') && !f.startsWith('test/package/') && !SLOW.includes(f) && !FIRST.includes(f);
 
 function walk(dir, out) {
   for (const name of readdirSync(dir)) {
@@ -63,11 +70,11 @@ if (files.length === 0) {
 // The CPUs are the limit: a few more processes than cores keep them busy while some wait on children or timers.
 const concurrency = Number(process.env.HERMETIC_TEST_CONCURRENCY) || availableParallelism() + 2;
 
-// The shared files, dealt in path order into one group per process slot, so the groups mix heavier and lighter suites.
+// The shared files, dealt in path order into twice as many groups as process slots: small enough that the slots
+// free up evenly towards the end of the run, few enough that start-ups stay few.
 const shared = isolate ? [] : files.filter(SHARED);
-const groups = Array.from({ length: Math.min(concurrency, shared.length) }, () => []);
+const groups = Array.from({ length: Math.min(2 * concurrency, shared.length) }, () => []);
 shared.forEach((f, i) => groups[i % groups.length].push(f));
-// The groups' entry files, for this run only (another run may be under way in the same tree).
 const GROUPS = join('.cache', 'test-groups', String(process.pid));
 if (groups.length > 0) mkdirSync(GROUPS, { recursive: true });
 const entries = groups.map((group, i) => {
@@ -76,14 +83,9 @@ const entries = groups.map((group, i) => {
   return entry;
 });
 
-const rank = (f) => {
-  const i = [...SLOW, ...LONG].indexOf(f);
-  return i === -1 ? Infinity : i;
-};
-// Slow and long files first, then the groups, then every other file in path order.
-const own = files.filter((f) => !shared.includes(f)).sort((a, b) => rank(a) - rank(b));
-const first = own.filter((f) => rank(f) !== Infinity);
-const queue = [...first, ...entries, ...own.filter((f) => rank(f) === Infinity)];
+const own = files.filter((f) => !shared.includes(f));
+const first = FIRST.filter((f) => own.includes(f));
+const queue = [...first, ...entries, ...own.filter((f) => !first.includes(f))];
 
 /** Runs a command; resolves with its exit status and (when `capture`) its output. */
 function run(command, argv, { capture = false, env = process.env } = {}) {
@@ -107,9 +109,8 @@ if (typecheck) {
 
 // Every test process holds the admin answers it receives to the OpenAPI document (test/support/contract-check.ts).
 const tests = await run(process.execPath, [
-  '--import', 'tsx', '--import', './test/support/contract-check.ts',
-  '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', '--test-reporter-destination=stdout',
-  ...(process.env.HERMETIC_TEST_TIMES ? ['--test-reporter=./scripts/test-times.mjs', `--test-reporter-destination=${process.env.HERMETIC_TEST_TIMES}`] : []),
+  '--import', 'tsx', '--import', './test/support/contract-check.ts', join('scripts', 'test-processes.mjs'), String(concurrency),
+  ...(process.env.HERMETIC_TEST_TIMES ? ['--times', process.env.HERMETIC_TEST_TIMES] : []),
   ...queue,
 ], { env: { ...process.env, HERMETIC_TEST: '1' } });
 

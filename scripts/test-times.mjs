@@ -1,13 +1,15 @@
 // A node:test reporter that says where a run's time went: per test process (a file, or a group of files sharing one),
 // when it started and ended in the run and how long it took, longest first; then the run's length.
 // Used by scripts/run-tests.mjs when HERMETIC_TEST_TIMES=FILE is set (decision 0030).
+import { resolve } from 'node:path';
+
 export default async function* testTimes(source) {
   const t0 = Date.now();
   const files = new Map();
   for await (const event of source) {
     const d = event.data ?? {};
     // The runner's own test for each process is named by its file.
-    if (!d.file || d.name !== d.file) continue;
+    if (!d.file || resolve(d.name ?? '') !== d.file) continue;
     const f = files.get(d.file) ?? { start: null, end: null, ms: 0, passed: true };
     files.set(d.file, f);
     if (event.type === 'test:dequeue') f.start = Date.now() - t0;
