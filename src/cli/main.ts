@@ -4,9 +4,9 @@ import { pathToFileURL } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { HermeticError, isHermeticError } from '../shared/errors.js';
 import { serveCommand } from '../emulator/serve/cli.js';
-import { releaseStopSignals } from './stop-signals.js';
 import { statedbCommand } from '../state-db/cli.js';
 import { backfillCommand, forwardCommand, policyCommand, queryCommand, statusCommand } from '../forwarder/cli/index.js';
+import { releaseStopSignals } from './stop-signals.js';
 
 const HELP = `Usage: hermetic <command> [options]
 

@@ -52,8 +52,9 @@ export async function releaseStopSignals(): Promise<void> {
   unlisten(h);
   if (h.signal === null) return;
   process.kill(process.pid, h.signal);
-  // The signal ends the process as soon as it is delivered; this keeps the event loop alive until then.
-  await new Promise<never>(() => setInterval(() => {}, 1000));
+  // The signal ends the process as soon as it is delivered; until then the event loop stays alive (and should another
+  // listener have kept it from ending the process, the exit status is the one a shell gives a process it ended).
+  await new Promise<never>(() => setTimeout(() => process.exit(h.signal === 'SIGINT' ? 130 : 143), 1000));
 }
 
 export interface StopRequest {
