@@ -121,6 +121,7 @@ if (types && types.status !== 0) {
   process.stdout.write(`\n${types.output}`);
   console.error('run-tests: the type-check failed (tsc -p tsconfig.json --noEmit)');
 }
-const how = `${files.length} files in ${queue.length} processes, ${concurrency} at a time${fast ? ' (--fast: without the slow suites)' : ''}`;
+const n = (count, what) => `${count} ${what}${count === 1 ? '' : what.endsWith('s') ? 'es' : 's'}`;
+const how = `${n(files.length, 'file')} in ${n(queue.length, 'process')}, ${concurrency} at a time${fast ? ' (--fast: without the slow suites)' : ''}`;
 console.log(`run-tests: ${how}${types ? `; type-check ${types.status === 0 ? 'passed' : 'FAILED'}` : ''}; ${seconds} s`);
 process.exit(tests.status || (types?.status ?? 0));

@@ -2,8 +2,8 @@
 // "stopped" as the last line, no stack trace. The moments are reached by waiting for them, never by sleeping: while
 // the CLI's modules load (the bin's first line has held the signals; a resolve hook holds the import until the test
 // lets it go), after the first byte of output, after the banner; and in process, while the server binds. Other
-// commands end by the signal, as any process does. Before the bin's first line runs, node's own default applies
-// (nothing of ours is running yet; docs/decisions/0030-test-suite-speed.md).
+// commands end by the signal, as any process does. Before the bin's first line runs, node's own default applies: the
+// process ends by the signal having done nothing (docs/decisions/0030-test-suite-speed.md).
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -63,6 +63,19 @@ describe('hermetic serve', { concurrency: true, timeout: 180_000 }, () => {
       assert.doesNotMatch(p.output(), /listening on/);
     });
   }
+
+  it('a SIGTERM the moment the process exists: before the bin\'s first line node ends it by the signal, having done nothing; after, exit 0', async () => {
+    const db = join(dir, 'spawned.db');
+    const p = spawnBin(['serve', '--port', '0', '--db', db]);
+    await new Promise((resolve) => p.child.once('spawn', resolve));
+    p.child.kill('SIGTERM');
+    const status = await p.exited;
+    if (status === 'SIGTERM') {
+      // Node's own handler (it resets every inherited disposition at start-up): nothing printed, nothing created.
+      assert.equal(p.output(), '');
+      assert.equal(existsSync(db), false);
+    } else assertStopped(p, status, 'hermetic: stopped');
+  });
 
   it('a SIGTERM right after the first byte of output: exit 0', async () => {
     const p = spawnBin(SERVE);
