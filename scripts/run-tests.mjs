@@ -1,8 +1,50 @@
-// Runs every *.test.ts under src/ and test/ with node's test runner (Node 20 has no --test globs).
-// Usage: node scripts/run-tests.mjs [substring filter ...]
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+// Runs every *.test.ts under src/ and test/ with node's test runner (Node 20 has no --test globs), several processes
+// at a time, and with --typecheck the type-check beside them (decision 0034).
+// Usage: node scripts/run-tests.mjs [--typecheck] [--fast] [substring filter ...]
+//   --typecheck  also `tsc -p tsconfig.json --noEmit` (incremental: .cache/tsc/), concurrently; its errors fail the run
+//   --fast       the inner loop (npm run test:fast): leaves out the SLOW files below
+// HERMETIC_TEST_CONCURRENCY=N  how many test processes run at once (default: the CPU count + 2)
+// HERMETIC_TEST_ISOLATE=1      every file in a process of its own (default: the small suites share a few; see SHARED)
+// HERMETIC_TEST_TIMES=FILE     also write each test process's time to FILE (scripts/test-times.mjs)
+import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+/**
+ * The soak and crash suites, and the package's pack-and-compile, which --fast leaves out: each runs a minute of load,
+ * dozens of SIGKILLed processes or a whole build.
+ */
+const SLOW = [
+  'test/cli/forwarder-crash.test.ts', // 40 SIGKILLs of backfill and forward (~1 min of CPU)
+  'test/cli/forwarder-live.test.ts', // forward beside a writer at 200 messages/s for 60 s
+  'test/package/consumer.test.ts', // npm pack (a tsc build) and a strict consumer's tsc
+  'src/forwarder/pipeline/read-worker.test.ts', // 18 backfills of 5,200 messages, read three ways
+  'test/cli/crash.test.ts', // a gateway SIGKILLed under concurrent keyed load, 4 rounds
+];
+
+/**
+ * The order a run starts its processes in: the longest first (as measured on a 2-core machine), so that none of them
+ * begins near the end; the shared groups come after these, then every other file in path order.
+ */
+const FIRST = [
+  'test/cli/forwarder-crash.test.ts', 'test/cli/forwarder-live.test.ts', 'test/cli/forwarder-cli.test.ts', 'test/package/consumer.test.ts',
+  'src/forwarder/pipeline/read-worker.test.ts', 'test/cli/statedb-cli.test.ts', 'test/cli/serve-cli.test.ts', 'test/cli/crash.test.ts',
+  'test/cli/serve-config.test.ts', 'test/property/api-fuzz.test.ts',
+  // Measures its own RSS over 40,000 namespaces: a process of its own, so no other suite's memory is counted.
+  'src/emulator/namespaces/bounds.test.ts',
+];
+
+/**
+ * Which files share a process: the in-process suites (unit, conformance, docs), whose own tests take less than the
+ * start-up of a process of their own (node, tsx's loader thread, the preloaded contract check and the module graph:
+ * about a second of CPU each, for most of them more than their tests). They run one after another in a few processes,
+ * as Node 22's --test-isolation=none would run them; a file's top-level before/after hooks then run once for its
+ * process, which no shared file relies on otherwise (none has a top-level beforeEach/afterEach). The CLI suites, which
+ * start processes, signal them and count handles, keep a process each, as do the slow and long files.
+ */
+const SHARED = (f) => !f.startsWith('test/cli/') && !f.startsWith('test/package/') && !SLOW.includes(f) && !FIRST.includes(f);
 
 function walk(dir, out) {
   for (const name of readdirSync(dir)) {
@@ -14,16 +56,74 @@ function walk(dir, out) {
   return out;
 }
 
-const filters = process.argv.slice(2);
+const args = process.argv.slice(2);
+const typecheck = args.includes('--typecheck');
+const fast = args.includes('--fast');
+const filters = args.filter((a) => !a.startsWith('--'));
+const isolate = process.env.HERMETIC_TEST_ISOLATE === '1';
 const files = ['src', 'test'].flatMap((d) => walk(d, [])).sort()
-  .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
+  .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
+  .filter((f) => !fast || !SLOW.includes(f));
 if (files.length === 0) {
   console.error('run-tests: no test files matched');
   process.exit(1);
 }
-// Every test process holds the admin answers it receives to the OpenAPI document (test/support/contract-check.ts).
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--import', './test/support/contract-check.ts', '--test', '--test-reporter=spec', ...files], {
-  stdio: 'inherit',
-  env: { ...process.env, HERMETIC_TEST: '1' },
+
+// The CPUs are the limit: a few more processes than cores keep them busy while some wait on children or timers.
+const concurrency = Number(process.env.HERMETIC_TEST_CONCURRENCY) || availableParallelism() + 2;
+
+// The shared files, dealt in path order into twice as many groups as process slots: small enough that the slots
+// free up evenly towards the end of the run, few enough that start-ups stay few.
+const shared = isolate ? [] : files.filter(SHARED);
+const groups = Array.from({ length: Math.min(2 * concurrency, shared.length) }, () => []);
+shared.forEach((f, i) => groups[i % groups.length].push(f));
+const GROUPS = join('.cache', 'test-groups', String(process.pid));
+if (groups.length > 0) mkdirSync(GROUPS, { recursive: true });
+const entries = groups.map((group, i) => {
+  const entry = join(GROUPS, `shared-${i + 1}-of-${groups.length}.test.mjs`);
+  writeFileSync(entry, `// ${group.length} test files sharing one process (scripts/run-tests.mjs)\n${group.map((f) => `import ${JSON.stringify(pathToFileURL(resolve(f)).href)};\n`).join('')}`);
+  return entry;
 });
-process.exit(result.status ?? 1);
+
+const own = files.filter((f) => !shared.includes(f));
+const first = FIRST.filter((f) => own.includes(f));
+const queue = [...first, ...entries, ...own.filter((f) => !first.includes(f))];
+
+/** Runs a command; resolves with its exit status and (when `capture`) its output. */
+function run(command, argv, { capture = false, env = process.env } = {}) {
+  const child = spawn(command, argv, { stdio: capture ? ['ignore', 'pipe', 'pipe'] : 'inherit', env });
+  let output = '';
+  if (capture) {
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+  }
+  return new Promise((resolve) => child.on('close', (status, signal) => resolve({ status: status ?? (signal ? 1 : 0), output })));
+}
+
+const started = performance.now();
+// The type-check runs beside the tests (they need nothing it makes), incrementally: a second run re-checks what changed.
+let checked = Promise.resolve(null);
+if (typecheck) {
+  mkdirSync(join('.cache', 'tsc'), { recursive: true });
+  const tsc = join('node_modules', 'typescript', 'bin', 'tsc');
+  checked = run(process.execPath, [tsc, '-p', 'tsconfig.json', '--noEmit', '--incremental', '--tsBuildInfoFile', join('.cache', 'tsc', 'tsconfig.tsbuildinfo'), '--pretty', 'false'], { capture: true });
+}
+
+// Every test process holds the admin answers it receives to the OpenAPI document (test/support/contract-check.ts).
+const tests = await run(process.execPath, [
+  '--import', 'tsx', '--import', './test/support/contract-check.ts', join('scripts', 'test-processes.mjs'), String(concurrency),
+  ...(process.env.HERMETIC_TEST_TIMES ? ['--times', process.env.HERMETIC_TEST_TIMES] : []),
+  ...queue,
+], { env: { ...process.env, HERMETIC_TEST: '1' } });
+
+rmSync(GROUPS, { recursive: true, force: true });
+const types = await checked;
+const seconds = ((performance.now() - started) / 1000).toFixed(1);
+if (types && types.status !== 0) {
+  process.stdout.write(`\n${types.output}`);
+  console.error('run-tests: the type-check failed (tsc -p tsconfig.json --noEmit)');
+}
+const n = (count, what) => `${count} ${what}${count === 1 ? '' : what.endsWith('s') ? 'es' : 's'}`;
+const how = `${n(files.length, 'file')} in ${n(queue.length, 'process')}, ${concurrency} at a time${fast ? ' (--fast: without the slow suites)' : ''}`;
+console.log(`run-tests: ${how}${types ? `; type-check ${types.status === 0 ? 'passed' : 'FAILED'}` : ''}; ${seconds} s`);
+process.exit(tests.status || (types?.status ?? 0));

@@ -6,6 +6,7 @@ import { HermeticError, isHermeticError } from '../shared/errors.js';
 import { serveCommand } from '../emulator/serve/cli.js';
 import { statedbCommand } from '../state-db/cli.js';
 import { backfillCommand, forwardCommand, policyCommand, queryCommand, statusCommand } from '../forwarder/cli/index.js';
+import { releaseStopSignals } from './stop-signals.js';
 
 const HELP = `Usage: hermetic <command> [options]
 
@@ -52,6 +53,9 @@ function helpFor(argv: string[]): string {
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
+    // Only `serve` and `forward` stop cleanly on SIGINT/SIGTERM (they take the signals over); every other command ends
+    // by the signal as any process does, and one the bin held while the modules loaded ends it now.
+    if (command !== 'serve' && command !== 'forward') await releaseStopSignals();
     switch (command) {
       case 'serve':
         return await serveCommand(rest);

@@ -52,7 +52,7 @@ test('an unfrozen clock follows real time from its start and fires timers on its
 
   const live = new ControlledClock();
   // The clock's own timer is unref'd (it never keeps a process alive), so hold the loop open meanwhile.
-  const hold = setTimeout(() => {}, 5000);
+  const hold = setTimeout(() => {}, 60_000);
   await new Promise<void>((resolve) => live.schedule(0.02, resolve));
   clearTimeout(hold);
   live.close();

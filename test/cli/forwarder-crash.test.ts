@@ -3,7 +3,9 @@
 // where the last commit left off, and the dataset ends row for row equal to one clean backfill of the same store.
 // Kill points are seeded: each is a random delay after the process opened its dataset, spread over what is left of
 // the run; every other kill then waits for the next batch write to begin, so some land inside a write transaction.
-// A probe loaded into each process (test/support/forwarder-probe.ts) reports where every kill landed.
+// A killed backfill's last batch waits inside its transaction for the kill, so no kill comes after the end, however
+// the machine's load makes a pass faster or slower than the clean one the delays are drawn from.
+// A probe loaded into each process (test/support/forwarder-probe.mjs) reports where every kill landed.
 // The read worker (decision 0027) is crashed too: the killed processes read with it (HERMETIC_READ_WORKER `only`, or
 // `auto` beside the calling thread), and the dataset they leave must equal the plain pass's (`off`) row for row.
 import assert from 'node:assert/strict';
@@ -13,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import { generate } from '../../src/state-db/generate/index.js';
+import { generatedStore } from '../../src/state-db/testing/generated.js';
 import {
   childEnv, countDifferences, datasetCount, datasetDifferences, ledgerDifferences, datasetMessageCounts, datasetRows, seeded, spawnHermetic, STACK_LINE,
   startWriter, storeLiveCounts, storeValue, type Hermetic, type ProbeEvent, type WriterReport,
@@ -67,8 +69,11 @@ async function killAt(h: Hermetic, delay: number, atWrite: boolean, forward = fa
   const startupMs = open ? open.at - h.spawnedAt : NaN;
   const gone = (): Kill => ({ landing: 'after it exited', midRun: false, startupMs });
   if (open === null) return (await h.exited, gone());
-  await sleep(Math.max(0, delay - (performance.now() - open.at)));
-  if (atWrite) await h.next((e) => e.kind === 'begin');
+  // A backfill's last batch waits in its transaction (HERMETIC_PROBE_HOLD_FINAL): when it begins before the delay is
+  // up, the kill lands there, so a fast pass on a quiet machine is killed mid-run like a slow one.
+  const final = (e: ProbeEvent) => e.kind === 'begin' && e.final && !forward;
+  await Promise.race([sleep(Math.max(0, delay - (performance.now() - open.at)), null, { ref: false }), h.next(final, true)]);
+  if (atWrite && !h.events.some(final)) await h.next((e) => e.kind === 'begin');
   if (h.child.exitCode !== null || h.child.signalCode !== null) return gone();
   const last: ProbeEvent = h.last()!;
   h.child.kill('SIGKILL');
@@ -114,7 +119,7 @@ function tally(kills: Kill[]): string {
 describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
   it(`backfill killed with SIGKILL at ${KILLS} random points, then run to the end, equals a clean backfill row for row`, async (t) => {
     const store = join(dir, 'backfill', 'state.db');
-    const made = generate({ out: store, sessions: 1000, messages: 15_000, seed: 'forwarder-crash', journal: 'wal' });
+    const made = generatedStore({ out: store, sessions: 1000, messages: 15_000, seed: 'forwarder-crash', journal: 'wal' });
     const before = sha(store);
     const args = (home: string) => ['backfill', '--state-db', store, '--home', home, '--json'];
 
@@ -133,7 +138,7 @@ describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
     const kills: Kill[] = [];
     let written = 0;
     const started = performance.now();
-    const runs = series(args(home), (i) => withWorker(i % 2 === 0 ? 'only' : 'auto'));
+    const runs = series(args(home), (i) => ({ ...withWorker(i % 2 === 0 ? 'only' : 'auto'), HERMETIC_PROBE_HOLD_FINAL: '1' }));
     try {
       for (let i = 0; i < KILLS; i++) {
         // Spread over what is left of the run: the fixed part (copy, marks) plus the share of sessions not yet written.
@@ -179,7 +184,7 @@ describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
 
   it(`forward killed with SIGKILL ${KILLS} times while Hermes writes, then run once, equals a clean backfill of the final store`, async (t) => {
     const store = join(dir, 'forward', 'state.db');
-    generate({ out: store, sessions: 120, messages: 2_000, seed: 'forwarder-crash-forward', journal: 'wal' });
+    generatedStore({ out: store, sessions: 120, messages: 2_000, seed: 'forwarder-crash-forward', journal: 'wal' });
     const writer = startWriter(store, { rate: 150, seed: 'forwarder-crash-writer', env });
     const { baseMaxMessageId } = await writer.ready;
     const home = join(dir, 'forward', 'killed');

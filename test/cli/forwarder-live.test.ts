@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { generate } from '../../src/state-db/generate/index.js';
+import { generatedStore } from '../../src/state-db/testing/generated.js';
 import {
   childEnv, countDifferences, datasetMessageCounts, ledgerDifferences, spawnHermetic, STACK_LINE, startWriter, storeLiveCounts, storeValue,
 } from '../support/forwarder-harness.js';
@@ -31,7 +31,7 @@ const errorLines = (text: string) => text.split('\n').filter((l) => l.startsWith
 it(`forward --interval 1s keeps up with ${RATE} messages/s for ${SECONDS} s, then stops on SIGTERM with exit 0`, { timeout: (SECONDS + 180) * 1000 }, async (t) => {
   assert.ok(Number.isFinite(SECONDS) && SECONDS > 0, 'HERMETIC_LIVE_SECONDS is a number of seconds');
   const store = join(dir, 'state.db');
-  generate({ out: store, sessions: 30, messages: 400, seed: 'forwarder-live', journal: 'wal' });
+  generatedStore({ out: store, sessions: 30, messages: 400, seed: 'forwarder-live', journal: 'wal' });
   const home = join(dir, 'home');
   const writer = startWriter(store, { rate: RATE, seed: 'forwarder-live-writer', env });
   const { baseMaxMessageId } = await writer.ready;

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { it } from 'node:test';
 import { describeTransports, std, type Harness } from '../support/harness.js';
 import { assertNoSecurityHeaders, status, submit, USAGE_250 } from '../support/runs.js';
+import { waitFor } from '../support/wait.js';
 
 const frame = (runId: string, rest: string) => `data: {"event": ${rest.replace('{RUN}', runId)}}\n\n`;
 
@@ -98,10 +99,7 @@ describeTransports('vectors 77–85: events', (open) => {
     await h.admin.event(runId, { event: 'tool.started', tool: 'two', preview: null });
     await h.admin.complete(runId, {});
     const all = () => a.text() + b.text();
-    await (async () => {
-      const arrived = () => ['"one"', '"two"', 'run.completed', ': stream closed'].every((x) => all().includes(x));
-      for (let i = 0; i < 200 && !arrived(); i++) await new Promise((r) => setTimeout(r, 10));
-    })();
+    await waitFor(() => ['"one"', '"two"', 'run.completed', ': stream closed'].every((x) => all().includes(x)), 'every frame on one of the streams');
     for (const tool of ['"one"', '"two"', 'run.completed']) {
       assert.equal(all().split(tool).length - 1, 1, `${tool} delivered exactly once`);
     }
@@ -119,11 +117,11 @@ describeTransports('vectors 77–85: events', (open) => {
     const stream = await h.events(`/v1/runs/${runId}/events`);
     stream.close();
     // The server notices the departure on its next write, as aiohttp does.
-    for (let i = 0; i < 100; i++) {
-      await h.admin.event(runId, { event: 'reasoning.available', text: `after ${i}` });
-      if ((await h.admin.run(runId)).buffered_events === null) break;
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    let i = 0;
+    await waitFor(async () => {
+      await h.admin.event(runId, { event: 'reasoning.available', text: `after ${i++}` });
+      return (await h.admin.run(runId)).buffered_events === null;
+    }, 'the server to notice the departure');
     const again = await h.events(`/v1/runs/${runId}/events`);
     assert.equal(again.status, 404);
     await h.admin.complete(runId, { output: 'Done.' });

@@ -7,6 +7,7 @@ import { it } from 'node:test';
 import { describeTransports, K, RUN_ID, type Harness, type Reply } from '../support/harness.js';
 import { Peer, type PeerTarget } from '../support/peer.js';
 import { L, list, py, S, wrapped } from '../support/sessions.js';
+import { waitFor } from '../support/wait.js';
 
 const T: PeerTarget = { name: 't', url: '', key: K };
 const LOOKUP = '/api/sessions?limit=200&title=Bot+Chat&include_hidden=1';
@@ -14,12 +15,10 @@ const CREATE_BODY = '{"title": "Bot Chat", "source": "bot_peer_dm"}';
 
 /** The one run the agent is playing (a dm's turn is listed by the control plane, not by GET /v1/runs). */
 async function liveRun(h: Harness): Promise<string> {
-  for (let i = 0; i < 200; i++) {
+  return waitFor(async () => {
     const live = (await h.admin.runs()).runs.filter((r) => r.live);
-    if (live.length === 1) return live[0]!.run_id;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  throw new Error('no live run appeared');
+    return live.length === 1 ? live[0]!.run_id : null;
+  }, 'a live run');
 }
 
 describeTransports('hermes peer against the emulator (spec sessions-api §9)', (open) => {

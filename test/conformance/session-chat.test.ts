@@ -5,17 +5,16 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeTransports, std, type Harness } from '../support/harness.js';
 import { assertBytes, createSession } from '../support/sessions.js';
+import { waitFor } from '../support/wait.js';
 
 const RUNTIME = '{"provider": "", "model": "hermes-agent", "route_source": "global", "requested": {"provider": "", "model": ""}}';
 
 /** The one live run (a chat turn), once the agent has it. */
 async function turn(h: Harness): Promise<string> {
-  for (let i = 0; i < 200; i++) {
+  return waitFor(async () => {
     const live = (await h.admin.runs()).runs.filter((r) => r.live);
-    if (live.length === 1) return live[0]!.run_id;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  throw new Error('no chat turn appeared');
+    return live.length === 1 ? live[0]!.run_id : null;
+  }, 'a chat turn');
 }
 
 const chatAnswer = (id: string, content: string, usage = '"input_tokens": 0, "output_tokens": 0, "total_tokens": 0', runtime = RUNTIME) =>

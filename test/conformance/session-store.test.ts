@@ -11,6 +11,7 @@ import { createEmulator } from '../../src/emulator/index.js';
 import { describeTransports, DEFAULTS, K, std, T0, type Harness } from '../support/harness.js';
 import { submit } from '../support/runs.js';
 import { assertBytes, createSession, L, list, S, wrapped } from '../support/sessions.js';
+import { waitFor } from '../support/wait.js';
 
 const freshDir = () => mkdtempSync(join(tmpdir(), 'hermetic-sessions-'));
 const UNAVAILABLE = std('Session database unavailable', 'session_db_unavailable');
@@ -100,7 +101,8 @@ describeTransports('session store', (open) => {
 
   it('a run that ends while the lock is held: its turn waits, in order, and readers wait for it', async () => {
     const db = join(freshDir(), 'runs.db');
-    const h = await open({ db, lockTimeout: 5 });
+    // The lock is let go after 100 ms; the timeout is only the deadline for a machine too busy to fire that timer.
+    const h = await open({ db, lockTimeout: 60 });
     const id = await createSession(h, '{"id": "s"}');
     const runId = await submit(h, '{"input": "during the lock", "session_id": "s"}');
     const other = new Database(db);
@@ -172,7 +174,7 @@ describeTransports('session store', (open) => {
       () => 'answered',
       () => 'dropped',
     );
-    for (let i = 0; i < 100 && !(await h.admin.runs()).runs.some((r) => r.live); i++) await new Promise((r) => setTimeout(r, 5));
+    await waitFor(async () => (await h.admin.runs()).runs.some((r) => r.live), 'the chat turn to go live');
     await h.admin.restart();
     assert.equal(await chat, 'dropped');
     assert.equal((await h.request('GET', `/api/sessions/${id}`)).json().session.message_count, 0);

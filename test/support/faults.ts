@@ -5,6 +5,7 @@ import { createAdminClient, type AdminClient } from '../../src/emulator/admin/cl
 import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
 import { startServer, type ServerHandle } from '../../src/emulator/serve/node.js';
 import { DEFAULTS, K } from './harness.js';
+import { DEADLINE_MS } from './wait.js';
 
 export interface Answer {
   status: number;
@@ -66,7 +67,7 @@ function makeWatch(status: number, close: () => void): { watch: Watch; push(s: s
       return done;
     },
     close,
-    until(pred, ms = 3000) {
+    until(pred, ms = DEADLINE_MS) {
       return new Promise((ok, fail) => {
         const timer = setTimeout(() => fail(new Error(`stream never matched; got ${JSON.stringify(text)}`)), ms);
         const check = () => {

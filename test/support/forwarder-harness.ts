@@ -14,7 +14,7 @@ import type { WriterReport } from './forwarder-writer.js';
 
 export type { WriterReport };
 
-const PROBE = pathToFileURL(fileURLToPath(new URL('./forwarder-probe.ts', import.meta.url))).href;
+const PROBE = pathToFileURL(fileURLToPath(new URL('./forwarder-probe.mjs', import.meta.url))).href;
 const WRITER = fileURLToPath(new URL('./forwarder-writer.ts', import.meta.url));
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -24,7 +24,7 @@ export const STACK_LINE = /^\s+at .+[:(]/m;
 /**
  * An environment for child processes under `dir`: HOME there (no real ~/.hermes is found), no HERMES_HOME or
  * HERMETIC_HOME, and TMPDIR there too, so private store copies a SIGKILL leaves behind are removed with `dir` (tsx's
- * compile cache is linked in, so children start as fast as usual).
+ * compile cache is linked in, so the Hermes-like writer, which runs through tsx, starts as fast as usual).
  */
 export function childEnv(dir: string): NodeJS.ProcessEnv {
   const tmp = join(dir, 'tmp');
@@ -74,7 +74,7 @@ export interface Hermetic {
 }
 
 /**
- * Starts `hermetic ...args` from source as its own process. `probe` loads test/support/forwarder-probe.ts into it;
+ * Starts `hermetic ...args` as its own process (test/support/process.ts). `probe` loads test/support/forwarder-probe.mjs into it;
  * `gate` (with probe) loads the modules ahead and holds the command until go().
  */
 export function spawnHermetic(args: string[], options: { env: NodeJS.ProcessEnv; probe?: boolean; gate?: boolean }): Hermetic {

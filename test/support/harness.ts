@@ -6,6 +6,7 @@ import { createAdminClient, type AdminClient } from '../../src/emulator/admin/cl
 import { createEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
 import { startServer, type ServerHandle } from '../../src/emulator/serve/node.js';
 import { checkAnswer, installContractCheck } from './contract.js';
+import { DEADLINE_MS } from './wait.js';
 
 // Every answer a harness receives, Hermes's and the control plane's, is held to the OpenAPI document.
 installContractCheck();
@@ -34,7 +35,7 @@ export interface Stream {
   headers: Record<string, string>;
   /** Everything received so far. */
   text(): string;
-  /** Resolves once the received text satisfies `pred` (or rejects after `ms` real milliseconds). */
+  /** Resolves once the received text satisfies `pred` (or rejects after `ms` real milliseconds: a minute unless given). */
   until(pred: (text: string) => boolean, ms?: number): Promise<string>;
   /** Resolves with all text once the server ends the stream. */
   ended: Promise<string>;
@@ -86,7 +87,7 @@ function makeStream(status: number, headers: Record<string, string>, close: () =
     text: () => text,
     ended,
     close,
-    until(pred, ms = 3000) {
+    until(pred, ms = DEADLINE_MS) {
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`stream did not reach the expected state; got ${JSON.stringify(text)}`)), ms);
         const check = () => {

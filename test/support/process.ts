@@ -1,34 +1,43 @@
-// Runs the real `hermetic` bin (bin/hermetic.js) as a person does, against the TypeScript sources: the bin imports
-// ../dist/cli/main.js, and a resolve hook points every dist/**.js at src/**.ts (tsx compiles them), so no build is
-// needed and no stale build is tested. `spawnServe` starts `hermetic serve` and waits for the address it prints.
+// Runs the real `hermetic` bin as a person does: bin/hermetic.js, which imports ../dist/cli/main.js, copied beside the
+// sources transpiled to JavaScript (test/support/cli-build.ts: named by a hash of the sources, so never stale), and
+// started by plain node, without tsx. `spawnServe` starts `hermetic serve` and waits for the address it prints.
 import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { main } from '../../src/cli/main.js';
+import { cliBuild } from './cli-build.js';
 
-export const BIN = fileURLToPath(new URL('../../bin/hermetic.js', import.meta.url));
-const DIST = pathToFileURL(fileURLToPath(new URL('../../dist/', import.meta.url))).href;
-const SRC = pathToFileURL(fileURLToPath(new URL('../../src/', import.meta.url))).href;
-const TSX = pathToFileURL(fileURLToPath(import.meta.resolve('tsx'))).href;
+const BUILD = cliBuild();
+/** The bin the tests run: the build's copy of bin/hermetic.js. */
+export const BIN = join(BUILD, 'bin', 'hermetic.js');
+/** Node's arguments that run the bin. */
+export const BIN_ARGS: readonly string[] = [BIN];
 
-const HOOKS = `const DIST = ${JSON.stringify(DIST)}, SRC = ${JSON.stringify(SRC)};
+// With HERMETIC_TEST_LOAD_GATE=DIR, the bin's import of the CLI (dist/cli/main.js, after its first line held the stop
+// signals) writes DIR/loading and waits for DIR/go: a test can act at the moment the modules are about to load.
+const GATE_HOOKS = `import { existsSync, writeFileSync } from 'node:fs';
+const MAIN = ${JSON.stringify(pathToFileURL(join(BUILD, 'dist', 'cli', 'main.js')).href)}, GATE = process.env.HERMETIC_TEST_LOAD_GATE;
 export async function resolve(specifier, context, next) {
-  if (context.parentURL && /^(\\.|file:)/.test(specifier)) {
-    const url = new URL(specifier, context.parentURL).href;
-    if (url.startsWith(DIST) && url.endsWith('.js')) return next(SRC + url.slice(DIST.length, -3) + '.ts', context);
+  const resolved = await next(specifier, context);
+  if (GATE && resolved.url === MAIN) {
+    writeFileSync(GATE + '/loading', '');
+    while (!existsSync(GATE + '/go')) await new Promise((r) => setTimeout(r, 10));
   }
-  return next(specifier, context);
+  return resolved;
 }`;
-const REGISTER = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOKS)}`)});`;
+const GATE_ARGS = ['--import', `data:text/javascript,${encodeURIComponent(`import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(GATE_HOOKS)}`)});`)}`];
 
-/** Node's arguments that run the bin from source (tsx first, so the dist → src hook resolves before it). */
-export const BIN_ARGS = ['--import', TSX, '--import', `data:text/javascript,${encodeURIComponent(REGISTER)}`, BIN];
+/** The arguments for node that run `hermetic ...args` (with the load gate's hook when the environment asks for it). */
+function argsFor(args: string[], env: NodeJS.ProcessEnv | undefined): string[] {
+  return [...(env?.HERMETIC_TEST_LOAD_GATE ? GATE_ARGS : []), ...BIN_ARGS, ...args];
+}
 
 /**
  * Runs `hermetic ...args` to completion in `cwd` (default: the repository) and returns its exit status and output.
  * @example const r = runBin(['statedb', 'inspect', 'x.db']); assert.equal(r.status, 1);
  */
 export function runBin(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): SpawnSyncReturns<string> {
-  return spawnSync(process.execPath, [...BIN_ARGS, ...args], {
+  return spawnSync(process.execPath, argsFor(args, options.env), {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
     encoding: 'utf8',
@@ -44,7 +53,7 @@ export interface BinResult {
 
 /** `runBin` without blocking, so independent command lines can run side by side. */
 export function runBinAsync(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<BinResult> {
-  const child = spawn(process.execPath, [...BIN_ARGS, ...args], { cwd: options.cwd, env: { ...process.env, ...options.env } });
+  const child = spawn(process.execPath, argsFor(args, options.env), { cwd: options.cwd, env: { ...process.env, ...options.env } });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
@@ -55,39 +64,79 @@ export function runBinAsync(args: string[], options: { cwd?: string; env?: NodeJ
   });
 }
 
+export interface BinProcess {
+  child: ChildProcess;
+  /** stdout and stderr as they arrived, interleaved. */
+  output(): string;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves once the output satisfies `match` (false when the process ended first). */
+  until(match: (output: string) => boolean): Promise<boolean>;
+  /** Resolves with the exit code (or signal name) once the process has ended and its output is all read. */
+  exited: Promise<number | string>;
+}
+
+/**
+ * Starts `hermetic ...args` as its own process, output piped.
+ * @example const p = spawnBin(['forward', '--home', dir]); await p.until((o) => o.length > 0); p.child.kill('SIGTERM');
+ */
+export function spawnBin(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): BinProcess {
+  const child = spawn(process.execPath, argsFor(args, options.env), {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  let stdout = '';
+  let stderr = '';
+  let ended = false;
+  const waiters = new Set<() => void>();
+  const poke = () => { for (const w of [...waiters]) w(); };
+  child.stdout!.setEncoding('utf8').on('data', (s: string) => { stdout += s; output += s; poke(); });
+  child.stderr!.setEncoding('utf8').on('data', (s: string) => { stderr += s; output += s; poke(); });
+  // 'close', not 'exit': by then every byte the process wrote has been read.
+  const exited = new Promise<number | string>((resolve) => child.on('close', (code, signal) => {
+    ended = true;
+    poke();
+    resolve(code ?? signal ?? -1);
+  }));
+  return {
+    child, exited,
+    output: () => output,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    until: (match) => new Promise((resolve) => {
+      const w = () => {
+        const hit = match(output);
+        if (hit || ended) {
+          waiters.delete(w);
+          resolve(hit);
+        }
+      };
+      waiters.add(w);
+      w();
+    }),
+  };
+}
+
 export interface ServeProcess {
   child: ChildProcess;
   url: string;
   output(): string;
-  /** Resolves with the exit code (or signal name) once the process ends. */
+  /** Resolves with the exit code (or signal name) once the process ends and its output is all read. */
   exited: Promise<number | string>;
 }
 
-export function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [...BIN_ARGS, 'serve', ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`hermetic serve did not start: ${output}`)), 20_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
-      // The banner's last line is the curl example.
-      if (match && /try: /.test(output)) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1]!, output: () => output, exited });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    exited.then(() => {
-      clearTimeout(timer);
-      reject(new Error(`hermetic serve exited before listening: ${output}`));
-    });
-  });
+/** Starts `hermetic serve ...args` and resolves once its banner is printed (its last line is the curl example). */
+export async function spawnServe(args: string[], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
+  const p = spawnBin(['serve', ...args], { env });
+  // A deadline only for a server that hangs: a slow start on a busy machine is not a failure.
+  const deadline = setTimeout(() => p.child.kill('SIGKILL'), 60_000);
+  const listening = await p.until((o) => /listening on http:\/\/\S+[\s\S]*try: .*\n/.test(o));
+  clearTimeout(deadline);
+  if (!listening) throw new Error(`hermetic serve exited (${await p.exited}) before listening: ${p.output()}`);
+  const url = /listening on (http:\/\/\S+)/.exec(p.output())![1]!;
+  return { child: p.child, url, output: p.output, exited: p.exited };
 }
 
 let mainQueue: Promise<unknown> = Promise.resolve();

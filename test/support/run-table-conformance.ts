@@ -368,7 +368,7 @@ export function runTableConformance(name: string, make: MakeTable): void {
 
   test(`${name}: while another connection holds the write lock, requests wait off the event loop, then go through`, async () => {
     const file = freshFile();
-    const table = open(file, testLock(10_000));
+    const table = open(file, testLock(60_000));
     const other = foreign(file);
     await table.admit(simple('s', 'a', 100, reservation('s', 'a', 'run_a', 100)));
     const release = other.holdLock();

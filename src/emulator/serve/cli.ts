@@ -2,6 +2,7 @@
 // stops cleanly on SIGINT/SIGTERM.
 import { resolve } from 'node:path';
 import { parseFlags, wholeNumber, type FlagSpec } from '../../cli/args.js';
+import { listenForStop } from '../../cli/stop-signals.js';
 import { epochProblem } from '../../shared/clock.js';
 import { HermeticError } from '../../shared/errors.js';
 import { pyStrip } from '../../shared/python/index.js';
@@ -260,38 +261,48 @@ function describeStore(db: string | null | undefined): string {
 }
 
 export async function serveCommand(argv: string[], out: (line: string) => void = console.log): Promise<number> {
-  const options = serveOptions(argv, process.env);
-  if (options === 'help') {
-    out(SERVE_HELP);
+  // Listening first, before anything is read, bound or printed: a SIGINT or SIGTERM at any moment stops it with exit 0.
+  const stop = listenForStop();
+  let flushLog = (): void => {};
+  try {
+    const options = serveOptions(argv, process.env);
+    if (options === 'help') {
+      out(SERVE_HELP);
+      return 0;
+    }
+    prepareStores(options);
+    // Stopped while the modules loaded (the bin held the signal): nothing is opened.
+    if (stop.signal !== null) {
+      out('hermetic: stopped');
+      return 0;
+    }
+    const { insecureAdmin: _insecure, configPath, storeLabels: _labels, quiet, ...serverOptions } = options;
+    // One line per answered request, from the journal's metadata (never bodies, query strings or headers), batched: a
+    // request costs an array push, stdout gets one write per event-loop turn.
+    const log = quiet ? null : new LineBatch(out);
+    process.on('exit', flushLog = () => log?.flush());
+    const server = await startServer({ ...serverOptions, onRequest: log ? (record) => log.push(requestLine(record)) : null });
+    // Stopped while it started: what it opened is closed, and no banner announces a server that is going away.
+    if (stop.signal === null) {
+      const auth = options.apiKey ? ` -H 'Authorization: Bearer ${options.apiKey}'` : '';
+      out(`hermetic: Hermes Agent v${HERMES_VERSION} /v1/runs emulator listening on ${server.url}`);
+      out(`  store: ${describeStore(options.db)}`);
+      if (options.stateDb) out(`  state.db: ${options.stateDb} (every run is recorded as Hermes's API server records it)`);
+      out(`  auth:  ${options.apiKey ? 'API key required (Authorization: Bearer …)' : "none (Hermes's test-only listener)"}`);
+      const profiles = describeProfiles(options.profiles);
+      if (profiles) out(`  profiles: ${profiles}`);
+      out(`  admin: ${describeAdmin(options)}`);
+      for (const line of describeAgent(options)) out(line);
+      if (configPath) out(`  config: ${configPath}`);
+      out(`  try:   curl -s -X POST ${server.url}/v1/runs${auth} -d '{"input":"hello"}'`);
+    }
+    await stop.stopped;
+    await server.close();
+    flushLog();
+    out('hermetic: stopped');
     return 0;
+  } finally {
+    stop.dispose();
+    process.off('exit', flushLog);
   }
-  prepareStores(options);
-  const { insecureAdmin: _insecure, configPath, storeLabels: _labels, quiet, ...serverOptions } = options;
-  // One line per answered request, from the journal's metadata (never bodies, query strings or headers).
-  // Request lines are batched: a request costs an array push, stdout gets one write per event-loop turn.
-  const log = quiet ? null : new LineBatch(out);
-  const flushLog = () => log?.flush();
-  process.on('exit', flushLog);
-  const server = await startServer({ ...serverOptions, onRequest: log ? (record) => log.push(requestLine(record)) : null });
-  const auth = options.apiKey ? ` -H 'Authorization: Bearer ${options.apiKey}'` : '';
-  out(`hermetic: Hermes Agent v${HERMES_VERSION} /v1/runs emulator listening on ${server.url}`);
-  out(`  store: ${describeStore(options.db)}`);
-  if (options.stateDb) out(`  state.db: ${options.stateDb} (every run is recorded as Hermes's API server records it)`);
-  out(`  auth:  ${options.apiKey ? 'API key required (Authorization: Bearer …)' : "none (Hermes's test-only listener)"}`);
-  const profiles = describeProfiles(options.profiles);
-  if (profiles) out(`  profiles: ${profiles}`);
-  out(`  admin: ${describeAdmin(options)}`);
-  for (const line of describeAgent(options)) out(line);
-  if (configPath) out(`  config: ${configPath}`);
-  out(`  try:   curl -s -X POST ${server.url}/v1/runs${auth} -d '{"input":"hello"}'`);
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-  await server.close();
-  flushLog();
-  process.off('exit', flushLog);
-  out('hermetic: stopped');
-  return 0;
 }

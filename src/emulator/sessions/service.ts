@@ -7,7 +7,7 @@ import type { IdSource } from '../../shared/ids.js';
 import { compareCodePoints, isDict, pyStr, pyStrip, pyTruthy, type PyDict, type PyValue } from '../../shared/python/index.js';
 import type { GatewaySettings } from '../gateway.js';
 import { fail, ok, UnhandledHermesException, type Result } from '../runs/hermes-errors.js';
-import { StoreUnavailable, type LockWait } from '../runs/run-table.js';
+import { lockBackoff, StoreUnavailable, type LockWait } from '../runs/run-table.js';
 import { playChat, type ChatDeps, type ChatOutcome } from './chat.js';
 import { ContentError, hasVisiblePayload, normalizeContent } from './content.js';
 import { sessionErrors } from './errors.js';
@@ -71,9 +71,15 @@ export class SessionService {
     const waiting = this.deps.recorder.settled();
     if (!waiting) return;
     const { lock } = this.deps;
-    let timedOut = false;
-    await Promise.race([waiting, lock.sleep(lock.timeoutMs).then(() => (timedOut = true))]);
-    if (timedOut && this.deps.recorder.settled()) throw new StoreUnavailable('busy', 'The session store stayed locked.');
+    let done = false;
+    void waiting.then(() => (done = true), () => (done = true));
+    // Short sleeps up to the timeout, never one sleep of all of it: that timer, left running once the writes commit,
+    // kept the process alive for the whole lock timeout (30 s after `hermetic serve` said it stopped).
+    const deadline = lock.now() + lock.timeoutMs;
+    for (let attempt = 0; !done && lock.now() < deadline; attempt++) {
+      await Promise.race([waiting, lock.sleep(Math.min(lockBackoff(attempt), Math.max(0, deadline - lock.now())))]);
+    }
+    if (!done && this.deps.recorder.settled()) throw new StoreUnavailable('busy', 'The session store stayed locked.');
   }
 
   #mirror(write: (m: SessionMirror) => void): void {

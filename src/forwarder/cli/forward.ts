@@ -1,6 +1,7 @@
 // `hermetic forward`: the live loop. Each tick reads only what changed since the last one, and writes it with the
-// cursors in one local transaction; SIGINT/SIGTERM stop it between ticks.
-import { parseFlags, usageError } from '../../cli/args.js';
+// cursors in one local transaction; SIGINT/SIGTERM stop it between ticks, from the moment it starts.
+import { parseFlags, usageError, type FlagValues } from '../../cli/args.js';
+import { listenForStop, releaseStopSignals, type StopRequest } from '../../cli/stop-signals.js';
 import { createForwarder } from '../pipeline/forwarder.js';
 import type { StepResult } from '../pipeline/step.js';
 import { COMMON_FLAGS, durationSeconds, plural } from './common.js';
@@ -11,11 +12,24 @@ const FLAGS = { ...COMMON_FLAGS, interval: { type: 'string' }, once: { type: 'bo
 export async function forwardCommand(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, FLAGS);
   if (values.help) return console.log(FORWARDER_HELP), 0;
+  // One pass (--once) ends on a signal as any other command does. The loop listens before it opens or prints anything,
+  // so a SIGINT or SIGTERM at any moment stops it cleanly with exit 0.
+  if (values.once) await releaseStopSignals();
+  const stop = values.once ? null : listenForStop();
+  try {
+    return await forward(values, stop);
+  } finally {
+    stop?.dispose();
+  }
+}
+
+async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | null): Promise<number> {
   const interval = values.interval === undefined ? 10 : durationSeconds(values.interval);
   if (interval === null || interval < 0.05 || interval > 86400) usageError(`--interval must be a duration from 50ms to 24h such as 10s or 1m; got "${values.interval}".`);
+  const say = (line: string) => { if (!values.quiet) console.error(line); };
+  if (stop?.signal) return say('forward: stopped'), 0;
   const forwarder = createForwarder({ home: values.home, stateDbs: values['state-db'] ?? [], redact: values.redact === true });
   const said = new Map<string, string>();
-  const say = (line: string) => { if (!values.quiet) console.error(line); };
   const report = (results: StepResult[]) => {
     for (const r of results) {
       // Idle and error states are said once per change, not every tick.
@@ -33,7 +47,7 @@ export async function forwardCommand(argv: string[]): Promise<number> {
       }
     }
   };
-  if (values.once) {
+  if (!stop) {
     try {
       const results = forwarder.forwardOnce();
       report(results);
@@ -45,28 +59,21 @@ export async function forwardCommand(argv: string[]): Promise<number> {
   say(`forward: reading ${forwarder.stores().map((s) => s.path).join(', ') || '(no store yet)'} every ${values.interval ?? '10s'} into ${forwarder.home}/hermetic.db; Ctrl-C stops`);
   return new Promise<number>((resolve) => {
     let timer: NodeJS.Timeout | null = null;
-    let stopped = false;
-    const stop = () => {
-      if (stopped) return;
-      stopped = true;
+    void stop.stopped.then(() => {
       if (timer) clearTimeout(timer);
       forwarder.close();
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
       say('forward: stopped');
       resolve(0);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    });
     const tick = () => {
-      if (stopped) return;
+      if (stop.signal) return;
       try {
         report(forwarder.forwardOnce());
       } catch (e) {
         // The dataset itself failed (disk full, a newer version): say it and keep trying.
         say(`hermetic: ${(e as Error).message}${(e as { code?: string }).code ? ` [${(e as { code?: string }).code}]` : ''}`);
       }
-      if (!stopped) timer = setTimeout(tick, interval * 1000);
+      if (!stop.signal) timer = setTimeout(tick, interval * 1000);
     };
     tick();
   });

@@ -6,6 +6,7 @@ import { renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { generate } from '../../state-db/generate/index.js';
+import { generatedStore } from '../../state-db/testing/generated.js';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { DATASET_TABLES } from '../dataset/columns.js';
 import { forwarderRig, type Rig } from '../testing/index.js';
@@ -20,7 +21,8 @@ for (const profile of ['v30', 'mid', 'wal-tail']) {
   for (const redact of [false, true]) {
     test(`${profile}${redact ? ', redacted' : ''}: read by the worker, by this thread alone, or both, the dataset is the same`, () => {
       const { dir, cleanup } = tempDir('hermetic-read-worker-');
-      const { path } = generate({ out: join(dir, 'hermes', 'state.db'), profile, sessions: 260, messages: 5200, seed: 'read-worker' });
+      // One store per profile, generated once for both redact settings (and kept for the next run).
+      const { path } = generatedStore({ out: join(dir, 'hermes', 'state.db'), profile, sessions: 260, messages: 5200, seed: 'read-worker' });
       const rigs = (['off', 'only', 'auto'] as ReadWorkerMode[]).map((readWorker) => forwarderRig([path], { dir, home: join(dir, readWorker), readWorker, redact }));
       try {
         const results = rigs.map((rig) => rig.forwarder.backfill()[0]!);

@@ -3,14 +3,14 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { generate } from '../../state-db/generate/index.js';
 import { tempDir } from '../../state-db/testing/fixtures.js';
+import { generatedStore } from '../../state-db/testing/generated.js';
 import { forwarderRig } from '../testing/index.js';
 
 test('a backfill stopped after some batches resumes with only the sessions it had not written', () => {
   const { dir, cleanup } = tempDir();
   const out = join(dir, 'state.db');
-  const made = generate({ out, sessions: 300, messages: 6000, seed: 'resume' });
+  const made = generatedStore({ out, sessions: 300, messages: 6000, seed: 'resume' });
   const rig = forwarderRig([out], { dir });
   try {
     let batches = 0;

@@ -188,11 +188,10 @@ test('in DELETE journal mode a read waits out a writer holding the lock (5 s bus
   `, { eval: true, workerData: { sqlite, path } });
   try {
     await new Promise((resolve, reject) => { worker.once('message', resolve); worker.once('error', reject); });
-    const started = Date.now();
+    // One attempt, so no retry: the read saw s2, which the writer committed only when it let go of its lock, so the
+    // read waited for it (how long depends on the machine, and is not asserted).
     const ids = readStore(path, (db, how) => { assert.equal(how, 'in-place'); return db.prepare('SELECT id FROM sessions ORDER BY id').pluck().all(); }, { attempts: 1 });
-    const waited = Date.now() - started;
     assert.deepEqual(ids, ['s1', 's2']);
-    assert.ok(waited >= 200 && waited < 5000, `waited ${waited} ms for the writer's commit`);
   } finally {
     await worker.terminate();
   }

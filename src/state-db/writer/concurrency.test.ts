@@ -22,10 +22,15 @@ test('a reader in another process polling a WAL store while the writer appends n
     const id = w.createSession({ source: 'cli', model: 'gpt-5' });
     const child = spawn(process.execPath, [READER, path, id], { cwd: fileURLToPath(new URL('../../..', import.meta.url)) });
     let out = '';
+    let err = '';
     child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    await sleep(150);
+    const reading = new Promise<void>((resolve) => child.stderr.on('data', (d) => {
+      err += d;
+      if (err.includes('reading\n')) resolve();
+    }));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    // The writes begin once the reader is reading, however long its start-up takes on this machine.
+    await Promise.race([reading, exited]);
     for (let i = 0; i < 150; i++) {
       w.appendMessages(id, [
         { role: 'user', content: `question ${i}` },
@@ -35,7 +40,7 @@ test('a reader in another process polling a WAL store while the writer appends n
       if (i % 10 === 0) await sleep(2);
     }
     w.endSession(id, 'user_exit');
-    assert.equal(await exited, 0, out);
+    assert.equal(await exited, 0, out + err);
     const report = JSON.parse(out.trim()) as { reads: number; errors: string[]; last: number; monotonic: boolean };
     assert.deepEqual(report.errors, []);
     assert.equal(report.last, 300);

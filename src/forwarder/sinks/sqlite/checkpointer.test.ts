@@ -43,7 +43,8 @@ test('a WAL past 16 MiB is checkpointed by another thread while writes go on; cl
     // (32 MiB, moved to 128 MiB once the thread runs) is not reached.
     for (let i = 0; i < 12; i++) sink.write(batch('/s/state.db', `s${i}`, 1000));
     let copied = 0;
-    for (let waited = 0; waited < 5000 && copied === 0; waited += 50) {
+    // Waits for the thread (up to a minute: on a busy machine it runs late, not wrong).
+    for (let waited = 0; waited < 60_000 && copied === 0; waited += 50) {
       sleep(50);
       copied = backfilled(`${file}-shm`);
     }

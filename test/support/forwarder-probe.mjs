@@ -5,44 +5,53 @@
 //   open                        the dataset is open (the sink is made; the store is read next)
 //   begin <writes> <final>      a batch is about to be written (BEGIN IMMEDIATE … COMMIT follows)
 //   commit <writes> <final>     that batch is committed; final is 1 for a pass's last batch (it sets last_tick_at)
-// With HERMETIC_PROBE_GATE=1 it also loads the command's modules ahead (src/cli/main.ts, the module the bin runs),
-// reports `ready`, and holds the bin back until SIGUSR2: a crash test starts the next process while the current one
-// runs, so node's and tsx's start-up is not paid between a kill and the restart.
+// With HERMETIC_PROBE_GATE=1 it also loads the command's modules ahead (dist/cli/main.js beside the bin, the module the
+// bin runs), reports `ready`, and holds the bin back until SIGUSR2: a crash test starts the next process while the
+// current one runs, so node's start-up is not paid between a kill and the restart.
+// With HERMETIC_PROBE_HOLD_FINAL=1 the pass's last batch, its rows written, waits inside its transaction (before the
+// COMMIT) for the SIGKILL the test sends once it sees that batch begin: a killed backfill never finishes, so every
+// kill lands mid-run however fast or slow the machine is (the wait ends by itself after two minutes).
+// Plain JavaScript: the bin the tests run is built JavaScript (test/support/cli-build.ts), started without tsx.
 import { writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
-
-type Tx = ((...args: unknown[]) => unknown) & { deferred: Tx; immediate: Tx; exclusive: Tx };
-interface BatchLike { writes?: unknown[]; store?: { last_tick_at?: unknown } }
+import { pathToFileURL } from 'node:url';
 
 const fd = Number(process.env.HERMETIC_PROBE_FD ?? '');
 if (Number.isInteger(fd) && fd > 2) {
-  const emit = (line: string) => {
+  const emit = (line) => {
     try {
       writeSync(fd, `${line}\n`);
     } catch { /* the test stopped listening */ }
   };
-  const Database = createRequire(import.meta.url)('better-sqlite3') as { prototype: { transaction(this: { name: string; readonly: boolean }, fn: unknown): Tx } };
+  const Database = createRequire(import.meta.url)('better-sqlite3');
   const original = Database.prototype.transaction;
   let opened = false;
+  const holdFinal = process.env.HERMETIC_PROBE_HOLD_FINAL === '1';
   Database.prototype.transaction = function transaction(fn) {
-    const tx = original.call(this, fn);
-    if (this.readonly || !/(^|[\\/])hermetic\.db$/.test(this.name)) return tx;
+    if (this.readonly || !/(^|[\\/])hermetic\.db$/.test(this.name)) return original.call(this, fn);
+    let holding = false;
+    const tx = original.call(this, function (...args) {
+      const out = fn.apply(this, args);
+      if (holding) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 120_000);
+      return out;
+    });
     if (!opened) {
       opened = true;
       emit('open');
     }
-    const wrap = (inner: Tx) => function (this: unknown, ...args: unknown[]) {
-      const batch = args[0] as BatchLike | undefined;
+    const wrap = (inner) => function (...args) {
+      const batch = args[0];
       const what = batch && Array.isArray(batch.writes) ? `${batch.writes.length} ${batch.store?.last_tick_at == null ? 0 : 1}` : 'other';
       emit(`begin ${what}`);
+      holding = holdFinal && what.endsWith(' 1');
       const out = inner.apply(this, args);
       emit(`commit ${what}`);
       return out;
     };
-    const wrapped = wrap(tx) as Tx;
-    wrapped.deferred = wrap(tx.deferred) as Tx;
-    wrapped.immediate = wrap(tx.immediate) as Tx;
-    wrapped.exclusive = wrap(tx.exclusive) as Tx;
+    const wrapped = wrap(tx);
+    wrapped.deferred = wrap(tx.deferred);
+    wrapped.immediate = wrap(tx.immediate);
+    wrapped.exclusive = wrap(tx.exclusive);
     return wrapped;
   };
 }
@@ -52,7 +61,7 @@ if (Number.isInteger(fd) && fd > 2 && process.env.HERMETIC_PROBE_GATE === '1') {
   let release = () => {};
   const onGo = () => { go = true; release(); };
   process.on('SIGUSR2', onGo);
-  await import(new URL('../../src/cli/main.ts', import.meta.url).href);
+  await import(new URL('../dist/cli/main.js', pathToFileURL(process.argv[1])).href);
   writeSync(fd, 'ready\n');
   if (!go) {
     // Waiting keeps the process alive; a test that went away without letting it go takes it along.
@@ -64,7 +73,7 @@ if (Number.isInteger(fd) && fd > 2 && process.env.HERMETIC_PROBE_GATE === '1') {
         process.exit(1);
       }
     }, 250);
-    await new Promise<void>((resolve) => { release = resolve; });
+    await new Promise((resolve) => { release = resolve; });
     clearInterval(watch);
   }
   process.off('SIGUSR2', onGo);
