@@ -78,7 +78,40 @@ export interface SnapshotCodes {
   open: ErrorCode;
   /** Empty, or not starting with SQLite's header. */
   notSqlite: ErrorCode;
+  /**
+   * Which errors thrown while reading are the store's, said as `open` (default: any SQLite error). The rest — a
+   * TypeError, or what `isStore` turns down — are bugs of the reader and are thrown as they are, stack included.
+   */
+  isStore?: (e: unknown) => boolean;
 }
+
+/** SQLite's primary result code (the low byte of an extended code such as SQLITE_BUSY_SNAPSHOT), by name. */
+export function primaryCode(e: unknown): string | null {
+  const code = (e as { code?: unknown })?.code;
+  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return null;
+  const m = /^SQLITE_[A-Z]+/.exec(code);
+  return m ? m[0] : null;
+}
+
+/** Primary codes that describe a database file's state (locked, damaged, unreadable), not the statement run on it. */
+const STORE_CONDITIONS = new Set([
+  'SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'SQLITE_CORRUPT', 'SQLITE_NOTADB', 'SQLITE_CANTOPEN', 'SQLITE_READONLY',
+  'SQLITE_FULL', 'SQLITE_PERM', 'SQLITE_AUTH', 'SQLITE_PROTOCOL', 'SQLITE_SCHEMA', 'SQLITE_FORMAT', 'SQLITE_NOLFS',
+  'SQLITE_EMPTY', 'SQLITE_NOMEM',
+]);
+
+/**
+ * Whether an error is the state of a database file (SQLITE_BUSY, _CORRUPT, _IOERR, _NOTADB, …) rather than a
+ * statement that cannot run (SQLITE_ERROR: a syntax error, no such column; _MISUSE, _RANGE): the former is the
+ * store's, the latter a bug of the SQL that ran.
+ */
+export function isStoreCondition(e: unknown): boolean {
+  const p = primaryCode(e);
+  return p !== null && STORE_CONDITIONS.has(p);
+}
+
+/** Any SQLite error (the default of SnapshotCodes.isStore). */
+const isSqliteError = (e: unknown): boolean => primaryCode(e) !== null;
 
 const COMPANIONS = ['-wal', '-shm', '-journal'] as const;
 const SQLITE_HEADER = 'SQLite format 3\0';
@@ -169,20 +202,34 @@ export function readSnapshot<T>(path: string, read: (db: Db, how: ReadHow) => T,
     if (e instanceof HermeticError) throw e;
     throw new HermeticError(codes.open, `Cannot read ${path}${how}: ${(e as Error).message}.`);
   };
+  // What `read` throws: the store's errors in words, anything else (a bug) untouched, with its stack.
+  const isStore = codes.isStore ?? isSqliteError;
+  const failed = (e: unknown, how: string): never => {
+    if (e instanceof HermeticError || isStore(e)) fail(e, how);
+    throw e;
+  };
   if (inPlace) {
     let db: Db | null = null;
     try {
       db = new Database(path, { readonly: true, fileMustExist: true });
       db.pragma('busy_timeout = 5000');
-      return read(db, 'in-place');
     } catch (e) {
-      // A hot journal left by a crashed writer needs a rollback a read-only connection may not do: read a copy.
-      if (!READONLY_REFUSALS.has((e as { code?: string }).code ?? '')) fail(e, '');
-    } finally {
       db?.close();
+      db = null;
+      if (!READONLY_REFUSALS.has((e as { code?: string }).code ?? '')) fail(e, '');
+    }
+    if (db) {
+      try {
+        return read(db, 'in-place');
+      } catch (e) {
+        // A hot journal left by a crashed writer needs a rollback a read-only connection may not do: read a copy.
+        if (!READONLY_REFUSALS.has((e as { code?: string }).code ?? '')) failed(e, '');
+      } finally {
+        db.close();
+      }
     }
   }
-  return readCopy(path, read, codes, fail);
+  return readCopy(path, read, codes, fail, failed);
 }
 
 let swept = false;
@@ -229,7 +276,7 @@ function sweepDeadCopies(): void {
   }
 }
 
-function readCopy<T>(path: string, read: (db: Db, how: ReadHow) => T, codes: SnapshotCodes, fail: (e: unknown, how: string) => never): T {
+function readCopy<T>(path: string, read: (db: Db, how: ReadHow) => T, codes: SnapshotCodes, fail: (e: unknown, how: string) => never, failed: (e: unknown, how: string) => never): T {
   let dir: string;
   try {
     sweepDeadCopies();
@@ -251,15 +298,19 @@ function readCopy<T>(path: string, read: (db: Db, how: ReadHow) => T, codes: Sna
       if (attempt === 3) throw new HermeticError(codes.open, `Cannot read ${path}: it kept changing while it was copied.`);
       for (const s of ['', ...COMPANIONS]) rmSync(copy + s, { force: true });
     }
-    let db: Db | null = null;
+    let db: Db;
     try {
       // Read-write on the private copy, so SQLite can replay its -wal or roll back its hot journal there.
       db = new Database(copy, { fileMustExist: true });
-      return read(db, 'copy');
     } catch (e) {
       return fail(e, ' (through a private copy)');
+    }
+    try {
+      return read(db, 'copy');
+    } catch (e) {
+      return failed(e, ' (through a private copy)');
     } finally {
-      db?.close();
+      db.close();
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -698,7 +698,7 @@ scenario('a session whose projection throws is quarantined with backoff; the oth
   h.w.appendMessages('good', [{ role: 'user', content: 'fine' }]);
   const r = h.forward();
   assert.deepEqual(counts(r), C({ seen: 2, written: 1, quarantined: 1 }));
-  assert.deepEqual(h.q('SELECT * FROM quarantine'), [{ store: h.path, session_id: 'bad', failures: 1, last_error: 'Maximum call stack size exceeded', retry_at: NOW + 30 }]);
+  assert.deepEqual(h.q('SELECT * FROM quarantine'), [{ store: h.path, session_id: 'bad', failures: 1, last_error: 'its data nests too deep to project (Maximum call stack size exceeded)', retry_at: NOW + 30 }]);
   assert.deepEqual(h.q('SELECT session_id FROM sessions'), [{ session_id: 'good' }]);
   assert.deepEqual(counts(h.forward()), C({ seen: 2, unchanged: 1, waiting: 1 }));
 });

@@ -3,7 +3,7 @@
 // like Hermes's own readers; transient SQLITE_IOERR (a WAL checkpoint seen by a read-only reader) and lock errors
 // retried a few times, classified by the low byte of the result code.
 import { HermeticError } from '../../shared/errors.js';
-import { readSnapshot, type Db, type ReadHow } from '../../shared/sqlite.js';
+import { isStoreCondition, primaryCode, readSnapshot, type Db, type ReadHow } from '../../shared/sqlite.js';
 
 export type { ReadHow };
 
@@ -16,12 +16,19 @@ class Transient extends HermeticError {
   }
 }
 
-/** SQLite's primary result code (the low byte of an extended code such as SQLITE_BUSY_SNAPSHOT), by name. */
-export function primaryCode(e: unknown): string | null {
-  const code = (e as { code?: unknown })?.code;
-  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return null;
-  const m = /^SQLITE_[A-Z]+/.exec(code);
-  return m ? m[0] : null;
+export { primaryCode };
+
+/**
+ * The store's failure in words, when `e` is one: a HermeticError as it is, a SQLite error that describes the file
+ * (locked, damaged, unreadable: shared/sqlite.ts isStoreCondition) as HERMETIC_READER_BUSY or _OPEN. Null for anything
+ * else — a bug of ours (a TypeError, SQL that cannot run), which must surface with its stack, not as the store's.
+ */
+export function storeFailure(path: string, e: unknown): HermeticError | null {
+  if (e instanceof HermeticError) return e;
+  if (!isStoreCondition(e)) return null;
+  const primary = primaryCode(e);
+  if (primary === 'SQLITE_BUSY' || primary === 'SQLITE_LOCKED') return new HermeticError('HERMETIC_READER_BUSY', `${path} stayed locked by a Hermes writer: ${(e as Error).message}.`);
+  return new HermeticError('HERMETIC_READER_OPEN', `Cannot read ${path}: ${(e as Error).message}.`);
 }
 
 function classify(path: string, e: unknown): unknown {
@@ -43,7 +50,7 @@ export interface ReadOptions {
 /**
  * Runs `fn` on a fresh read-only view of the store and closes it. Never creates or changes anything in the store's
  * folder. Throws HERMETIC_READER_OPEN (missing, not SQLite, damaged) or HERMETIC_READER_BUSY (locked through every
- * retry).
+ * retry); anything else `fn` throws (a bug) is thrown as it is.
  * @example const n = readStore('/home/u/.hermes/state.db', (db) => db.prepare('SELECT COUNT(*) FROM sessions').pluck().get());
  */
 export function readStore<T>(path: string, fn: (db: Db, how: ReadHow) => T, options: ReadOptions = {}): T {
@@ -57,7 +64,7 @@ export function readStore<T>(path: string, fn: (db: Db, how: ReadHow) => T, opti
         } catch (e) {
           throw classify(path, e);
         }
-      }, { open: 'HERMETIC_READER_OPEN', notSqlite: 'HERMETIC_READER_OPEN' });
+      }, { open: 'HERMETIC_READER_OPEN', notSqlite: 'HERMETIC_READER_OPEN', isStore: isStoreCondition });
     } catch (e) {
       if (!(e instanceof Transient) || attempt >= attempts) throw e instanceof Transient ? new HermeticError(e.code, e.message) : e;
       sleep((options.backoffMs ?? 50) * attempt);

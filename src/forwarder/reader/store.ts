@@ -2,7 +2,7 @@
 // the cheap per-session fingerprint (spec forwarding §6.3 item 22), and the full rows of changed sessions.
 import { statSync } from 'node:fs';
 import type { Db } from '../../shared/sqlite.js';
-import { EPOCH_MAX, EPOCH_MIN, usageMark, validEpoch } from '../normalize/index.js';
+import { EPOCH_MAX, EPOCH_MIN, identityKey, INVALID_UTF8, MESSAGE_TEXT_COLUMNS, SESSION_TEXT_COLUMNS, usageMark, validEpoch, type RowsCarry } from '../normalize/index.js';
 import { introspect, MESSAGE_READ_COLUMNS, MODEL_USAGE_COLUMNS, selectList, SESSION_COLUMNS } from './columns.js';
 
 export type Row = Record<string, unknown>;
@@ -39,6 +39,18 @@ export interface SessionMark {
  */
 const asRow = new Function('v', `return { ${MESSAGE_READ_COLUMNS.map((c, i) => `${JSON.stringify(c)}: v[${i}]`).join(', ')} };`) as (values: unknown[]) => Row;
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Whether bytes are valid UTF-8. */
+function wellFormed(bytes: Uint8Array): boolean {
+  try {
+    strictUtf8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The columns of an ancestor that lineage and scopes read (projector/lineage.ts, scope.ts). */
 const PARENT_COLUMNS = ['id', 'parent_session_id', 'end_reason', 'source', 'cwd', 'handoff_platform', 'model_config'];
 
@@ -47,6 +59,10 @@ export class StoreReader {
   readonly columns: Map<string, Set<string>>;
   readonly path: string;
   #messages: ReturnType<Db['prepare']> | null = null;
+  #after: ReturnType<Db['prepare']> | null = null;
+  #prefix: { rows: ReturnType<Db['prepare']>; inactive: ReturnType<Db['prepare']> | null } | null = null;
+  #same: ReturnType<Db['prepare']> | null = null;
+  readonly #bytes = new Map<string, ReturnType<Db['prepare']>>();
   #usage: ReturnType<Db['prepare']> | null = null;
   #session: ReturnType<Db['prepare']> | null = null;
   #parent: ReturnType<Db['prepare']> | null = null;
@@ -152,14 +168,71 @@ export class StoreReader {
 
   session(id: string): Row | undefined {
     this.#session ??= this.db.prepare(`SELECT ${selectList(this.columns.get('sessions'), SESSION_COLUMNS)} FROM sessions WHERE id = ?`);
-    return this.#session.get(id) as Row | undefined;
+    const row = this.#session.get(id) as Row | undefined;
+    return row && this.#utf8('sessions', 'id', row, SESSION_TEXT_COLUMNS);
   }
 
   /** Every message row of the session, all generations, in id order. */
   messages(id: string): Row[] {
     this.#messages ??= this.db.prepare(`SELECT ${selectList(this.columns.get('messages'), MESSAGE_READ_COLUMNS)} FROM messages WHERE session_id = ? ORDER BY id`).raw();
     // Rows as arrays, made objects here: better-sqlite3 builds an object key by key in C++, which costs twice as much.
-    return (this.#messages.all(id) as unknown[][]).map(asRow);
+    return (this.#messages.all(id) as unknown[][]).map((v) => this.#utf8('messages', 'id', asRow(v), MESSAGE_TEXT_COLUMNS));
+  }
+
+  /** The session's message rows with ids above `afterId` (the rows Hermes appended since a tick), in id order. */
+  messagesAfter(id: string, afterId: number): Row[] {
+    this.#after ??= this.db.prepare(`SELECT ${selectList(this.columns.get('messages'), MESSAGE_READ_COLUMNS)} FROM messages WHERE session_id = ? AND id > ? ORDER BY id`).raw();
+    return (this.#after.all([id, afterId]) as unknown[][]).map((v) => this.#utf8('messages', 'id', asRow(v), MESSAGE_TEXT_COLUMNS));
+  }
+
+  /**
+   * Whether the session's rows up to the carry's newest id are the rows the carry counted, in the same states: as
+   * many rows, and the same rows with active 0 (their count, the sum of their ids, how many are compacted). A delete,
+   * a rewind, compaction or a reactivation changes one of these (decision 0032). Index-only on the row count.
+   */
+  prefixUnchanged(id: string, carry: RowsCarry): boolean {
+    const cols = this.columns.get('messages');
+    this.#prefix ??= {
+      rows: this.db.prepare('SELECT COUNT(*) FROM messages WHERE session_id = ? AND id <= ?').pluck(),
+      inactive: cols?.has('active')
+        ? this.db.prepare(`SELECT COUNT(*), TOTAL(id), ${cols.has('compacted') ? 'TOTAL(compacted = 1)' : '0'} FROM messages WHERE session_id = ? AND active = 0 AND id <= ?`).raw()
+        : null,
+    };
+    if ((this.#prefix.rows.get([id, carry.maxMessageId]) as number) !== carry.rows) return false;
+    const [n, ids, compacted] = this.#prefix.inactive ? (this.#prefix.inactive.get([id, carry.maxMessageId]) as [number, number, number]) : [0, 0, 0];
+    return n === carry.inactive + carry.compacted && ids === carry.inactiveIds && compacted === carry.compacted;
+  }
+
+  /**
+   * Whether one of `rows` has the display identity of a row at or below `upToId` (a compaction clone of it, or the
+   * same message again): then logical ids depend on rows before `rows`, and the session is read whole. A row without
+   * a plausible numeric time counts as repeating (its identity cannot be looked up by time).
+   */
+  repeatsIdentity(id: string, upToId: number, rows: readonly Row[]): boolean {
+    this.#same ??= this.db.prepare(`SELECT ${selectList(this.columns.get('messages'), ['role', 'content', 'timestamp', 'tool_call_id', 'tool_calls', 'tool_name'])} FROM messages WHERE session_id = ? AND timestamp = ? AND id <= ?`);
+    for (const r of rows) {
+      if (typeof r.timestamp !== 'number' || !Number.isFinite(r.timestamp)) return true;
+      const key = identityKey(r);
+      for (const other of this.#same.all([id, r.timestamp, upToId]) as Row[]) if (identityKey(other) === key) return true;
+    }
+    return false;
+  }
+
+  /**
+   * The row, marked with the columns whose stored text is not valid UTF-8 (INVALID_UTF8): SQLite hands such text back
+   * with U+FFFD for the bad bytes, so only a text holding U+FFFD is looked at again, as its bytes.
+   */
+  #utf8(table: string, key: string, row: Row, columns: readonly string[]): Row {
+    let bad: string[] | null = null;
+    for (const c of columns) {
+      const v = row[c];
+      if (typeof v !== 'string' || !v.includes('\uFFFD')) continue;
+      let stmt = this.#bytes.get(`${table}.${c}`);
+      if (!stmt) this.#bytes.set(`${table}.${c}`, (stmt = this.db.prepare(`SELECT CAST("${c}" AS BLOB) FROM "${table}" WHERE "${key}" = ?`).pluck()));
+      const bytes = stmt.get(row[key] as string | number) as Uint8Array | null;
+      if (bytes && !wellFormed(bytes)) (bad ??= []).push(c);
+    }
+    return bad ? { ...row, [INVALID_UTF8]: bad } : row;
   }
 
   modelUsage(id: string): Row[] {
