@@ -193,6 +193,33 @@ export function readsCopy(path: string): boolean {
  * @example const n = readSnapshot('state.db', (db) => db.prepare('SELECT COUNT(*) AS n FROM sessions').get());
  */
 export function readSnapshot<T>(path: string, read: (db: Db, how: ReadHow) => T, codes: SnapshotCodes): T {
+  const snap = openSnapshot(path, codes);
+  try {
+    return read(snap.db, snap.how);
+  } catch (e) {
+    return snap.failed(e);
+  } finally {
+    snap.close();
+  }
+}
+
+/** An open read of a store (openSnapshot): its connection, how it reads, and the one way to let it go. */
+export interface Snapshot {
+  db: Db;
+  how: ReadHow;
+  /** Closes the connection, and removes the private copy when it read one. */
+  close(): void;
+  /** What an error thrown while reading is: the store's (said as `codes.open`), or a bug (thrown as it is). */
+  failed(e: unknown): never;
+}
+
+/**
+ * readSnapshot's connection, open until `close()`: for reads spread over time (a long pass that lets the event loop
+ * run between its batches). A first read at once finds what a read-only connection cannot do (roll back a hot
+ * journal, recover a WAL): such a store is read through a private copy.
+ * @example const s = openSnapshot('state.db', codes); try { s.db.prepare('SELECT 1').get(); } finally { s.close(); }
+ */
+export function openSnapshot(path: string, codes: SnapshotCodes): Snapshot {
   const header = readHeader(path, codes);
   const has = (suffix: string) => existsSync(path + suffix);
   // Bytes 18 and 19 are 2 in a WAL store: a read-only connection would then create the -wal and -shm it lacks.
@@ -202,9 +229,9 @@ export function readSnapshot<T>(path: string, read: (db: Db, how: ReadHow) => T,
     if (e instanceof HermeticError) throw e;
     throw new HermeticError(codes.open, `Cannot read ${path}${how}: ${(e as Error).message}.`);
   };
-  // What `read` throws: the store's errors in words, anything else (a bug) untouched, with its stack.
+  // What a read throws: the store's errors in words, anything else (a bug) untouched, with its stack.
   const isStore = codes.isStore ?? isSqliteError;
-  const failed = (e: unknown, how: string): never => {
+  const failedAs = (how: string) => (e: unknown): never => {
     if (e instanceof HermeticError || isStore(e)) fail(e, how);
     throw e;
   };
@@ -213,23 +240,17 @@ export function readSnapshot<T>(path: string, read: (db: Db, how: ReadHow) => T,
     try {
       db = new Database(path, { readonly: true, fileMustExist: true });
       db.pragma('busy_timeout = 5000');
+      // The first read: a hot journal left by a crashed writer (a rollback a read-only connection may not do) or a
+      // WAL to recover shows here, and the store is then read through a copy.
+      db.pragma('schema_version');
+      const open = db;
+      return { db: open, how: 'in-place', close: () => open.close(), failed: failedAs('') };
     } catch (e) {
       db?.close();
-      db = null;
       if (!READONLY_REFUSALS.has((e as { code?: string }).code ?? '')) fail(e, '');
     }
-    if (db) {
-      try {
-        return read(db, 'in-place');
-      } catch (e) {
-        // A hot journal left by a crashed writer needs a rollback a read-only connection may not do: read a copy.
-        if (!READONLY_REFUSALS.has((e as { code?: string }).code ?? '')) failed(e, '');
-      } finally {
-        db.close();
-      }
-    }
   }
-  return readCopy(path, read, codes, fail, failed);
+  return openCopy(path, codes, fail, failedAs(' (through a private copy)'));
 }
 
 let swept = false;
@@ -276,7 +297,7 @@ function sweepDeadCopies(): void {
   }
 }
 
-function readCopy<T>(path: string, read: (db: Db, how: ReadHow) => T, codes: SnapshotCodes, fail: (e: unknown, how: string) => never, failed: (e: unknown, how: string) => never): T {
+function openCopy(path: string, codes: SnapshotCodes, fail: (e: unknown, how: string) => never, failed: (e: unknown) => never): Snapshot {
   let dir: string;
   try {
     sweepDeadCopies();
@@ -284,6 +305,7 @@ function readCopy<T>(path: string, read: (db: Db, how: ReadHow) => T, codes: Sna
   } catch (e) {
     throw new HermeticError(codes.open, `Cannot make a temporary folder to read a copy of ${path}: ${reason(e as NodeJS.ErrnoException)}.`);
   }
+  const removeDir = () => rmSync(dir, { recursive: true, force: true });
   try {
     const copy = join(dir, 'store.db');
     for (let attempt = 1; ; attempt++) {
@@ -305,14 +327,18 @@ function readCopy<T>(path: string, read: (db: Db, how: ReadHow) => T, codes: Sna
     } catch (e) {
       return fail(e, ' (through a private copy)');
     }
-    try {
-      return read(db, 'copy');
-    } catch (e) {
-      return failed(e, ' (through a private copy)');
-    } finally {
-      db.close();
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+    return {
+      db, how: 'copy', failed,
+      close: () => {
+        try {
+          db.close();
+        } finally {
+          removeDir();
+        }
+      },
+    };
+  } catch (e) {
+    removeDir();
+    throw e;
   }
 }

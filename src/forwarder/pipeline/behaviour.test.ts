@@ -26,6 +26,7 @@ import { tempDir } from '../../state-db/testing/fixtures.js';
 import { StateDbWriter, type ToolCall } from '../../state-db/writer/index.js';
 import { createPolicyResolver, type PolicyResolver } from '../policy/index.js';
 import { discoverStores } from '../reader/index.js';
+import { LazySqliteSink } from '../sinks/sqlite/lazy.js';
 import { SqliteSink } from '../sinks/sqlite/sink.js';
 import { forwarderRig, type Rig } from '../testing/index.js';
 import { createForwarder } from './forwarder.js';
@@ -332,7 +333,7 @@ scenario('an empty store reads cleanly: no session, no error, the store recorded
   ]);
 });
 
-test('a missing store idles: every pass returns the error, writes nothing and throws nothing (§5.3 #36, §5.8 #59)', () => {
+test('a missing store idles: every pass returns the error, writes nothing, creates no dataset and throws nothing (§5.3 #36, §5.8 #59)', () => {
   const { dir, cleanup } = tempDir('hermetic-behaviour-');
   const path = join(dir, 'hermes', 'state.db');
   const rig = forwarderRig([path], { dir });
@@ -342,8 +343,7 @@ test('a missing store idles: every pass returns the error, writes nothing and th
       assert.deepEqual(r!.error, { code: 'HERMETIC_READER_OPEN', message: `${path} does not exist` });
       assert.deepEqual([counts(r!), r!.read, r!.schemaVersion], [C({}), null, null]);
     }
-    assert.deepEqual(rig.query('SELECT COUNT(*) AS n FROM sessions'), [{ n: 0 }]);
-    assert.deepEqual(readdirSync(dir).sort(), ['hermetic-home']);
+    assert.deepEqual(readdirSync(dir).sort(), []);
   } finally {
     rig.cleanup();
     cleanup();
@@ -365,10 +365,12 @@ test('without any Hermes home there is no store to read and nothing is written (
 
 test('close() can be called twice (§5.8 #64)', () => {
   const { dir, cleanup } = tempDir('hermetic-behaviour-');
+  SqliteSink.open(join(dir, 'hermetic')).close();
   const f = createForwarder({ home: join(dir, 'hermetic'), userHome: dir, stateDbs: [join(dir, 'none.db')] });
+  f.sink.dataVersion();
+  assert.equal((f.sink as LazySqliteSink).opened, true);
   f.close();
   f.close();
-  assert.equal((f.sink as SqliteSink).db.open, false);
   cleanup();
 });
 

@@ -6,7 +6,7 @@ import type { RecordOf } from '../dataset/columns.js';
 import type { PolicyResolver } from '../policy/index.js';
 // Types from the file itself: the public declarations must not reach better-sqlite3's (test/package).
 import type { StoreRef } from '../reader/discover.js';
-import { readStore, storeFailure, StoreReader } from '../reader/index.js';
+import { openStore, storeFailure, StoreReader, type StoreConnection } from '../reader/index.js';
 import { changeStamp } from '../reader/stamp.js';
 import { REMOVED, type Batch, type Cursors, type Sink, type Written } from '../sinks/sink.js';
 import { HermeticError } from '../../shared/errors.js';
@@ -75,6 +75,18 @@ function storeOnly(ref: StoreRef, result: StepResult, cursors: Cursors, change: 
  * @example const r = stepStore(ref, { sink, policy, redact: false, origin: 'forward', now: () => Date.now() / 1000 });
  */
 export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
+  const steps = stepStoreInSteps(ref, options);
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+  }
+}
+
+/**
+ * stepStore, pausing after each committed batch: whoever drives it may let the event loop run there (a SIGINT
+ * handler, timers) before asking for the next batch; the store stays open in between.
+ */
+export function* stepStoreInSteps(ref: StoreRef, options: StepOptions): Generator<void, StepResult, void> {
   const result = emptyResult(ref);
   if (!ref.exists) {
     result.error = { code: 'HERMETIC_READER_OPEN', message: `${ref.path} does not exist${ref.backend === 'postgres' ? ' (this profile uses the PostgreSQL backend)' : ''}` };
@@ -84,14 +96,13 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
   const commit = batchCommitter(options.sink, options.cursorCache);
   const stamp = options.stamps ? changeStamp(ref.path) : null;
   if (stamp !== null && idle(ref, options, cursors, stamp, result, commit)) return result;
-  let complete = false;
+  let conn: StoreConnection | null = null;
   try {
-    readStore(ref.path, (db, how) => {
-      result.read = how;
-      const reader = new StoreReader(db, ref.path, options.schemaCache);
-      const plan = planPass(reader, cursors, { window: options.window, now: options.now() });
-      complete = writePass(ref, options, cursors, reader, plan, result, commit);
-    });
+    conn = openStore(ref.path);
+    result.read = conn.how;
+    const reader = new StoreReader(conn.db, ref.path, options.schemaCache);
+    const plan = planPass(reader, cursors, { window: options.window, now: options.now() });
+    const complete = yield* writePass(ref, options, cursors, reader, plan, result, commit);
     // A pass stopped between batches has more to read: the next one must not take the store for idle.
     if (stamp !== null && complete) options.stamps!.set(ref.path, stamp);
     options.heartbeats?.set(ref.path, options.now());
@@ -105,6 +116,8 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
         commit(storeOnly(ref, result, cursors, { last_error: failure.message }));
       } catch { /* the dataset itself failing is reported by the caller's next write */ }
     }
+  } finally {
+    conn?.close();
   }
   return result;
 }
@@ -136,7 +149,7 @@ function idle(ref: StoreRef, options: StepOptions, cursors: Cursors, stamp: stri
  * Reads the plan's sessions (here or by the read worker) and writes them in batches, each with its cursors; false
  * when `keepGoing` stopped it before the end.
  */
-function writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reader: StoreReader, plan: PassPlan, result: StepResult, commit: (b: Batch) => Written): boolean {
+function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reader: StoreReader, plan: PassPlan, result: StepResult, commit: (b: Batch) => Written): Generator<void, boolean, void> {
   const { facts, todo } = plan;
   Object.assign(result, {
     schemaVersion: facts.schemaVersion, journalMode: facts.journalMode, replaced: plan.replaced, sessionsSeen: plan.seen,
@@ -203,6 +216,7 @@ function writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reader
       done += batch.writes.length + batch.quarantine.failed.length;
       options.onProgress?.(done, todo.length);
       if (last) return true;
+      yield;
       if (options.keepGoing?.() === false) return false;
     }
   } finally {

@@ -3,6 +3,7 @@
 import { statSync } from 'node:fs';
 import type { Db } from '../../shared/sqlite.js';
 import { EPOCH_MAX, EPOCH_MIN, identityKey, INVALID_UTF8, MESSAGE_TEXT_COLUMNS, SESSION_TEXT_COLUMNS, usageMark, validEpoch, type RowsCarry } from '../normalize/index.js';
+import { retrying } from './connection.js';
 import { introspect, MESSAGE_READ_COLUMNS, MODEL_USAGE_COLUMNS, selectList, SESSION_COLUMNS } from './columns.js';
 
 export type Row = Record<string, unknown>;
@@ -282,16 +283,21 @@ export class StoreReader {
     return out;
   }
 
-  /** Runs `fn` inside one read transaction, so the rows it reads are one moment of the store. */
+  /**
+   * Runs `fn` inside one read transaction, so the rows it reads are one moment of the store; a lock or a transient
+   * I/O error is tried again (reader/connection.ts), then said as the store's HERMETIC_READER_BUSY or _OPEN.
+   */
   snapshot<T>(fn: () => T): T {
     // Prepared once: a pass takes a snapshot per session.
     this.#begin ??= this.db.prepare('BEGIN');
     this.#commit ??= this.db.prepare('COMMIT');
-    this.#begin.run();
-    try {
-      return fn();
-    } finally {
-      this.#commit.run();
-    }
+    return retrying(this.path, () => {
+      this.#begin!.run();
+      try {
+        return fn();
+      } finally {
+        if (this.db.inTransaction) this.#commit!.run();
+      }
+    });
   }
 }
