@@ -44,10 +44,24 @@ export function planPass(reader: StoreReader, cursors: Cursors, options: PlanOpt
   const plan: PassPlan = { facts, usage, replaced, todo: [], removed: [], seen: marks.length, unchanged: 0, waiting: 0, outsideWindow: 0 };
   // Sessions the store no longer has (also across a replacement: a restored file may lack some).
   plan.removed = [...cursors.sessions].filter(([id, c]) => !present.has(id) && c.fingerprint !== REMOVED).map(([id]) => id);
+  // A session whose own row changed also changes its descendants' lineage kind and scopes (a parent resumed is no
+  // longer ended by compression): they are read again with it.
+  const rowChanged = new Set(marks.filter((m) => known.get(m.id)?.fingerprint !== m.fingerprint).map((m) => m.id));
+  const children = new Map<string, string[]>();
+  for (const m of marks) if (m.parent !== null) children.set(m.parent, [...(children.get(m.parent) ?? []), m.id]);
+  const lineage = new Set<string>();
+  const stack = [...rowChanged];
+  while (stack.length > 0) {
+    for (const child of children.get(stack.pop()!) ?? []) {
+      if (lineage.has(child) || rowChanged.has(child)) continue;
+      lineage.add(child);
+      stack.push(child);
+    }
+  }
   let todo = marks.filter((m) => {
     const cur = known.get(m.id);
     const usageSame = usageChanged === null || (usageChanged.get(m.id) ?? '') === cur?.usageMark;
-    if (cur && cur.fingerprint === m.fingerprint && (fresh.get(m.id) ?? 0) <= cur.maxMessageId && usageSame) {
+    if (cur && cur.fingerprint === m.fingerprint && (fresh.get(m.id) ?? 0) <= cur.maxMessageId && usageSame && !lineage.has(m.id)) {
       plan.unchanged++;
       return false;
     }

@@ -172,6 +172,10 @@ scenario('a compression split ends the parent (its end part only) and starts a c
   w.compressSplit(s, [{ role: 'user', content: '[summary]' }]);
   const r = tick('split');
   assert.deepEqual([r.sessionsAppended, r.sessionsReplaced, r.messagesRemoved], [1, 1, 0]);
+  // The parent resumed: no longer ended by compression, so its (unchanged) child is a plain child now — read again.
+  w.reopenSession(s);
+  const resumed = tick('the parent resumed');
+  assert.deepEqual([resumed.sessionsWritten, resumed.sessionsAppended, resumed.messages], [2, 2, 0]);
 });
 
 scenario('a /model switch that opens a new main-loop route re-attributes from the first message it changes', ({ w, tick }) => {

@@ -3,8 +3,12 @@
 // folder given there stands for the state.db in it).
 // A profile whose config.yaml selects the PostgreSQL backend is reported as such (§6.1 item 11).
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
-import { parse } from 'yaml';
+
+/** The YAML parser, loaded the first time a config.yaml is there to read (most runs have none to parse). */
+let yamlParse: ((text: string) => unknown) | null = null;
+const parse = (text: string): unknown => (yamlParse ??= (createRequire(import.meta.url)('yaml') as { parse: (t: string) => unknown }).parse)(text);
 
 export interface StoreRef {
   /** Absolute path of the state.db (it may not exist yet). */

@@ -32,6 +32,8 @@ export interface SessionMark {
   fingerprint: string;
   /** Last activity Hermes recorded on the session row (for windows); messages are checked when projecting. */
   activity: number;
+  /** The lineage parent (a child's lineage kind and scopes depend on its ancestors' rows). */
+  parent: string | null;
 }
 
 /**
@@ -121,12 +123,12 @@ export class StoreReader {
     // table lookup per row.
     const fp = FINGERPRINT.map((c) => (have.has(c) ? `quote(s."${c}")` : "'N'")).join(" || '|' || ");
     const time = (c: string) => (have.has(c) ? `s."${c}"` : 'NULL');
-    const rows = (this.db.prepare(`SELECT s.id, ${fp}, ${time('started_at')}, ${time('ended_at')}, ${time('last_activity_at')} FROM sessions s`).raw().all() as unknown[][])
+    const rows = (this.db.prepare(`SELECT s.id, ${fp}, ${time('started_at')}, ${time('ended_at')}, ${time('last_activity_at')}, ${time('parent_session_id')} FROM sessions s`).raw().all() as unknown[][])
       .sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : String(a[0]) > String(b[0]) ? 1 : 0));
     return rows.map((r) => {
       // A garbage time (5e+246) is no activity: it would put the session inside every window.
       const activity = Math.max(...[r[2], r[3], r[4]].map((v) => (validEpoch(v) ? v : 0)));
-      return { id: String(r[0]), fingerprint: String(r[1]), activity };
+      return { id: String(r[0]), fingerprint: String(r[1]), activity, parent: typeof r[5] === 'string' && r[5] !== '' ? r[5] : null };
     });
   }
 
@@ -196,7 +198,9 @@ export class StoreReader {
     this.#prefix ??= {
       rows: this.db.prepare('SELECT COUNT(*) FROM messages WHERE session_id = ? AND id <= ?').pluck(),
       inactive: cols?.has('active')
-        ? this.db.prepare(`SELECT COUNT(*), TOTAL(id), ${cols.has('compacted') ? 'TOTAL(compacted = 1)' : '0'} FROM messages WHERE session_id = ? AND active = 0 AND id <= ?`).raw()
+        // `+id`: the (session_id, active) index then walks only the session's inactive rows; on (session_id, id) SQLite
+        // would look up every row of a long session for its `active` (7 ms against 0.01 ms at 30,000 rows).
+        ? this.db.prepare(`SELECT COUNT(*), TOTAL(id), ${cols.has('compacted') ? 'TOTAL(compacted = 1)' : '0'} FROM messages WHERE session_id = ? AND active = 0 AND +id <= ?`).raw()
         : null,
     };
     if ((this.#prefix.rows.get([id, carry.maxMessageId]) as number) !== carry.rows) return false;
