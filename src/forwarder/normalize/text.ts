@@ -43,17 +43,20 @@ export const isBlob = (v: unknown): v is Uint8Array => v instanceof Uint8Array;
  */
 export function textColumns<R extends Readonly<Record<string, unknown>>>(row: R, columns: readonly string[]): { row: R; problems: TextProblem[] } {
   let out: Record<string, unknown> | null = null;
-  const problems: TextProblem[] = [];
+  let problems: TextProblem[] | null = null;
   for (const c of columns) {
     const v = row[c];
     if (!isBlob(v)) continue;
     const { text, problem } = blobText(v);
     (out ??= { ...row })[c] = text;
-    problems.push({ field: c, problem });
+    (problems ??= []).push({ field: c, problem });
   }
   const invalid = row[INVALID_UTF8];
   if (Array.isArray(invalid)) {
-    for (const c of invalid as string[]) problems.push({ field: c, problem: 'stored text is not valid UTF-8; the bad bytes were replaced with U+FFFD' });
+    for (const c of invalid as string[]) (problems ??= []).push({ field: c, problem: 'stored text is not valid UTF-8; the bad bytes were replaced with U+FFFD' });
   }
-  return { row: (out as R | null) ?? row, problems };
+  // Nearly every row: nothing to say, and nothing allocated for it.
+  return problems === null ? { row, problems: NONE } : { row: (out as R | null) ?? row, problems };
 }
+
+const NONE: TextProblem[] = [];

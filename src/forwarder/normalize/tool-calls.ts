@@ -56,8 +56,8 @@ export function decodeToolCalls(stored: unknown): DecodedToolCalls {
   }
   if (doc === null) return { calls: null, json: null, problem: null };
   const list = Array.isArray(doc) ? doc : [doc];
+  if (list.every(isCall)) return { calls: list.map(call), json: doc, problem: null };
   const bad = list.flatMap((v, i) => (isCall(v) ? [] : [i]));
-  if (bad.length === 0) return { calls: list.map(call), json: doc, problem: null };
   const what = Array.isArray(doc)
     ? `${bad.length === 1 ? 'element' : 'elements'} ${bad.map((i) => `${i} (${shown(list[i])})`).join(', ')} of ${list.length} ${bad.length === 1 ? 'is not a tool call' : 'are not tool calls'}`
     : `${shown(doc)} is not a tool call`;

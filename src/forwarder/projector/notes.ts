@@ -39,6 +39,7 @@ export function sessionNotes(session: Row, modelUsage: readonly Row[], dailyUsag
 
 /** Issue records, one per (message, field): problems of one field are joined (the table's key allows one). */
 export function issueRecords(store: string, sessionId: string, issues: readonly { messageId: number | null; field: string; problem: string }[]): RecordOf[] {
+  if (issues.length === 0) return [];
   const byKey = new Map<string, RecordOf>();
   for (const i of issues) {
     const messageId = i.messageId ?? 0;

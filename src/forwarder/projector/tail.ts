@@ -42,6 +42,9 @@ export const MAX_CALLS = 64;
 const BASE_STEP = 32;
 const MAX_MARKS = 64;
 
+const F64 = new Float64Array(1);
+const U32 = new Uint32Array(F64.buffer);
+
 /** Two independent 32-bit lanes (FNV-1a, and a multiply-xorshift): 64 bits, so two different transcripts do not meet. */
 export class Lanes {
   a: number;
@@ -60,7 +63,18 @@ export class Lanes {
       b = Math.imul(b ^ c, 0x85ebca6b);
       b ^= b >>> 13;
     }
-    // A separator no text holds, so ["ab", "c"] and ["a", "bc"] differ.
+    this.#end(a, b);
+  }
+
+  /** A number, by the two halves of its float64 bits (no formatting: a backfill feeds one per message). */
+  num(x: number): void {
+    F64[0] = x;
+    this.#end(Math.imul(Math.imul(this.a ^ U32[0]!, 0x01000193) ^ U32[1]!, 0x01000193), Math.imul(Math.imul(this.b ^ U32[1]!, 0x85ebca6b) ^ U32[0]!, 0x85ebca6b));
+  }
+
+  /** A separator no text holds closes each value, so ["ab", "c"] and ["a", "bc"] differ. */
+  #end(a: number, b: number): void {
+    b ^= b >>> 13;
     this.a = Math.imul(a ^ 0xffff, 0x01000193) >>> 0;
     this.b = (Math.imul(b ^ 0xffff, 0x85ebca6b) ^ (b >>> 16)) >>> 0;
   }

@@ -112,7 +112,12 @@ export function projectTranscript(live: readonly NormalMessage[], ctx: Transcrip
     if (m.createdAt > lastTime) lastTime = m.createdAt;
     // What else than the row's own (unchanging) content decides its records: its place, ids, model, the name it
     // answers, its time and the rewind before it.
-    hash.feed(`${m.id}\u0001${m.logicalId}\u0001${model ?? ''}\u0001${toolName ?? ''}\u0001${m.createdAt}\u0001${m.afterRewind}`);
+    hash.num(m.id);
+    hash.num(m.logicalId);
+    hash.feed(model ?? '\u0000');
+    hash.feed(toolName ?? '\u0000');
+    hash.num(m.createdAt);
+    hash.num(m.afterRewind);
     seq++;
   }
   if (probes?.has(seq)) hashes.set(seq, hash.hex());
