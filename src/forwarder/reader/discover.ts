@@ -80,7 +80,7 @@ export function profileOf(path: string): string {
 
 /**
  * Every store to read, each once, in a stable order.
- * @example discoverStores({ home: '/home/u', hermesHome: process.env.HERMES_HOME })
+ * @example discoverStores({ home: '/home/u', hermesHome: '/srv/hermes' }) // HERMES_HOME comes from pipeline/forwarder.ts findStores
  */
 export function discoverStores(options: DiscoverOptions): StoreRef[] {
   if (options.explicit && options.explicit.length > 0) {

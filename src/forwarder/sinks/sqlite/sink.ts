@@ -88,7 +88,6 @@ const prefixRange = (prefix: string): [string, string] => [prefix, `${prefix.sli
 /** Removed messages past which their parts are found by one scan of the session's parts, not a range each. */
 const RANGE_DELETES = 256;
 
-
 export class SqliteSink implements Sink {
   readonly db: Db;
   readonly #put: Record<string, (r: RecordOf) => void>;
