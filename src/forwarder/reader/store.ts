@@ -2,7 +2,7 @@
 // the cheap per-session fingerprint (spec forwarding §6.3 item 22), and the full rows of changed sessions.
 import { statSync } from 'node:fs';
 import type { Db } from '../../shared/sqlite.js';
-import { EPOCH_MAX, EPOCH_MIN, identityKey, INVALID_UTF8, MESSAGE_TEXT_COLUMNS, SESSION_TEXT_COLUMNS, usageMark, validEpoch, type RowsCarry } from '../normalize/index.js';
+import { anyReplacement, EPOCH_MAX, EPOCH_MIN, identityKey, INVALID_UTF8, MESSAGE_TEXT_COLUMNS, SESSION_TEXT_COLUMNS, usageMark, validEpoch, type RowsCarry } from '../normalize/index.js';
 import { retrying } from './connection.js';
 import { introspect, MESSAGE_READ_COLUMNS, MODEL_USAGE_COLUMNS, selectList, SESSION_COLUMNS } from './columns.js';
 
@@ -228,6 +228,7 @@ export class StoreReader {
    * with U+FFFD for the bad bytes, so only a text holding U+FFFD is looked at again, as its bytes.
    */
   #utf8(table: string, key: string, row: Row, columns: readonly string[]): Row {
+    if (!anyReplacement(row, columns)) return row;
     let bad: string[] | null = null;
     for (const c of columns) {
       const v = row[c];
