@@ -4,12 +4,19 @@
 //       the same store's `messages` table (SELECT *, every row, every column touched); rounds interleaved, order
 //       alternating, a fresh dataset home per backfill. Goal >= 0.5x. The forwarder's read worker (decision 0027)
 //       is started by the warm-up pass and kept by the process; the sessions it read and each thread's CPU are shown.
+//       Each read mode (BENCH_FWD_MODES, default auto,off: HERMETIC_READ_WORKER) is timed in every round.
+//   F1p the same backfill as a whole process, as a user runs it (`node bin/hermetic.js backfill --json` on the build in
+//       dist/, start-up and the final checkpoint included), per read mode, against a raw scan in a process of its
+//       own (node, better-sqlite3, SELECT * FROM messages); best of BENCH_FWD_PROCESS_ROUNDS (3). Goal >= 0.5x. It
+//       says what `auto` picked (the sessions the worker read).
 //   F2  forwardOnce() with exactly one changed session (one message appended with Hermes's writer between ticks, on a
 //       copy of the store) against an empty tick that queries the store: Hermes committed something that touches no
 //       session (its gateway heartbeat row), so the commit stamp moved and the tick opens the store, scans the
 //       sessions' marks and finds nothing to read. Goal <= 2x. The empty tick with nothing committed (the stamp is
 //       unchanged: it opens nothing) is timed too. Goal <= 5 ms. The three kinds of tick are interleaved, order
 //       rotating.
+//       Then a long session: BENCH_FWD_LONG (30,000) messages in one session of the same store, 10 messages appended
+//       between ticks, against the same empty tick that queries (issue 16 §3: a tick costs what changed). Goal <= 2x.
 //   F3  peak RSS of a backfill in a child process per store size (bench/forwarder-child.ts): ~25k, 50k, 100k
 //       messages. Goal <= 256 MB and flat as the store grows.
 // A Hermes writer connection stays open on every store while it is read (as when Hermes runs), so the store has its
@@ -19,15 +26,18 @@
 // The forwarder is imported from src/ through tsx. Stores are generated once per run into a temporary folder.
 //   npx tsx bench/forwarder.ts            (npm run bench runs it too; BENCH_ONLY=forwarder for it alone)
 //   BENCH_FWD_MESSAGES=100000 BENCH_FWD_SESSIONS=2000 BENCH_FWD_ROUNDS=5 BENCH_FWD_TICKS=25
-//   BENCH_FWD_RSS_SIZES=25000,50000,100000 BENCH_FWD_ONLY=f1,f2,f3 BENCH_FWD_KEEP=1 (keep the temporary folder)
+//   BENCH_FWD_RSS_SIZES=25000,50000,100000 BENCH_FWD_ONLY=f1,f1p,f2,f3 BENCH_FWD_KEEP=1 (keep the temporary folder)
+//   BENCH_FWD_MODES=auto,off BENCH_FWD_PROCESS_ROUNDS=3 BENCH_FWD_LONG=30000 BENCH_FWD_LONG_TICKS=10
+// Every figure is printed with the machine's load (`uptime`) when it was taken.
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { createForwarder, type StepResult } from '../src/forwarder/index.js';
+import type { ReadWorkerMode } from '../src/forwarder/pipeline/read-mode.js';
 import { createIdSource } from '../src/shared/ids.js';
 import { generate } from '../src/state-db/generate/index.js';
 import { StateDbWriter } from '../src/state-db/writer/index.js';
@@ -38,7 +48,11 @@ const ROUNDS = Number(process.env.BENCH_FWD_ROUNDS ?? 5);
 const TICKS = Number(process.env.BENCH_FWD_TICKS ?? 25);
 const RSS_SIZES = (process.env.BENCH_FWD_RSS_SIZES ?? [MESSAGES / 4, MESSAGES / 2, MESSAGES].map(Math.round).join(','))
   .split(',').map((x) => Number(x.trim())).filter((x) => x > 0);
-const ONLY = new Set((process.env.BENCH_FWD_ONLY ?? 'f1,f2,f3').split(',').map((x) => x.trim().toLowerCase()));
+const MODES = (process.env.BENCH_FWD_MODES ?? 'auto,off').split(',').map((x) => x.trim()) as ReadWorkerMode[];
+const PROCESS_ROUNDS = Number(process.env.BENCH_FWD_PROCESS_ROUNDS ?? 3);
+const LONG = Number(process.env.BENCH_FWD_LONG ?? 30_000);
+const LONG_TICKS = Number(process.env.BENCH_FWD_LONG_TICKS ?? 10);
+const ONLY = new Set((process.env.BENCH_FWD_ONLY ?? 'f1,f1p,f2,f3').split(',').map((x) => x.trim().toLowerCase()));
 const GOALS = { backfill: 0.5, tick: 2, emptyMs: 5, rssMb: 256 };
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -47,6 +61,8 @@ const quantile = (xs: number[], q: number) => sorted(xs)[Math.min(xs.length - 1,
 const median = (xs: number[]) => quantile(xs, 0.5);
 const spread = (xs: number[], d = 2) => `quartiles ${quantile(xs, 0.25).toFixed(d)}–${quantile(xs, 0.75).toFixed(d)}, range ${Math.min(...xs).toFixed(d)}–${Math.max(...xs).toFixed(d)}`;
 const int = (x: number) => Math.round(x).toLocaleString('en-US');
+/** The machine's load averages (1, 5, 15 min), as `uptime` prints them: printed beside every figure. */
+const load = () => `load ${loadavg().map((x) => x.toFixed(2)).join(' ')}`;
 
 interface Store { path: string; sessions: number; messages: number; genMs: number }
 
@@ -115,11 +131,11 @@ function threadCpu(): { main: number; others: number } | null {
 
 interface Backfilled { ms: number; result: StepResult; cpu: { main: number; others: number } | null }
 
-/** One backfill into a fresh dataset home (removed afterwards). Only backfill() is timed. */
-function backfillOnce(store: string, dir: string): Backfilled {
+/** One backfill into a fresh dataset home (removed afterwards), reading in `mode`. Only backfill() is timed. */
+function backfillOnce(store: string, dir: string, mode: ReadWorkerMode): Backfilled {
   const home = mkdtempSync(join(dir, 'home-'));
   try {
-    const f = createForwarder({ stateDbs: [store], home, userHome: home });
+    const f = createForwarder({ stateDbs: [store], home, userHome: home, readWorker: mode });
     try {
       const cpu0 = threadCpu();
       const t0 = performance.now();
@@ -135,40 +151,121 @@ function backfillOnce(store: string, dir: string): Backfilled {
   }
 }
 
-interface F1 { storeMsgPerS: number[]; rawMsgPerS: number[]; ratios: number[]; result: StepResult | null; rows: number; cpuMain: number[]; cpuOthers: number[] }
+interface F1Mode { storeMsgPerS: number[]; rawMsgPerS: number[]; ratios: number[]; cpuMain: number[]; cpuOthers: number[]; readByWorker: number[]; loads: string[] }
+interface F1 { modes: Map<ReadWorkerMode, F1Mode>; result: StepResult | null; rows: number }
 
 function f1(store: Store, dir: string): F1 {
   const hermes = holdOpen(store.path);
-  const out: F1 = { storeMsgPerS: [], rawMsgPerS: [], ratios: [], result: null, rows: 0, cpuMain: [], cpuOthers: [] };
+  const out: F1 = { modes: new Map(MODES.map((m) => [m, { storeMsgPerS: [], rawMsgPerS: [], ratios: [], cpuMain: [], cpuOthers: [], readByWorker: [], loads: [] }])), result: null, rows: 0 };
   try {
     // Warm-up, discarded: the first of each measures the JIT and a cold page cache (and starts the read worker,
     // which the process keeps for the passes after it).
     rawScan(store.path);
-    const { result: warm } = backfillOnce(store.path, dir);
-    if (warm.read !== 'in-place') console.log(`note: the forwarder read the store by ${warm.read}`);
-    if (warm.sessionsWritten !== store.sessions) throw new Error(`backfill wrote ${warm.sessionsWritten} of ${store.sessions} sessions`);
-    out.result = warm;
-    console.log(`${'round'.padEnd(7)}${'backfill ms'.padStart(12)}${'msg/s'.padStart(10)}${'raw ms'.padStart(9)}${'raw msg/s'.padStart(12)}${'ratio'.padStart(8)}${'worker read'.padStart(13)}${'CPU ms: calling thread, others'.padStart(32)}`);
+    for (const mode of MODES) {
+      const { result: warm } = backfillOnce(store.path, dir, mode);
+      if (warm.read !== 'in-place') console.log(`note: the forwarder read the store by ${warm.read}`);
+      if (warm.sessionsWritten !== store.sessions) throw new Error(`backfill wrote ${warm.sessionsWritten} of ${store.sessions} sessions`);
+      out.result = warm;
+    }
+    console.log(`${'round'.padEnd(7)}${'mode'.padEnd(6)}${'backfill ms'.padStart(12)}${'msg/s'.padStart(10)}${'raw ms'.padStart(9)}${'raw msg/s'.padStart(12)}${'ratio'.padStart(8)}${'worker read'.padStart(13)}${'CPU ms: calling, others'.padStart(25)}  load`);
     for (let round = 1; round <= ROUNDS; round++) {
-      let bf: Backfilled;
-      let raw: [number, number];
-      if (round % 2 === 1) {
-        raw = rawScan(store.path);
-        bf = backfillOnce(store.path, dir);
-      } else {
-        bf = backfillOnce(store.path, dir);
-        raw = rawScan(store.path);
+      // Each mode beside its own raw scan, the order rotating from round to round.
+      const modes = MODES.map((_, i) => MODES[(i + round) % MODES.length]!);
+      for (const mode of modes) {
+        let bf: Backfilled;
+        let raw: [number, number];
+        if (round % 2 === 1) {
+          raw = rawScan(store.path);
+          bf = backfillOnce(store.path, dir, mode);
+        } else {
+          bf = backfillOnce(store.path, dir, mode);
+          raw = rawScan(store.path);
+        }
+        out.rows = raw[1];
+        const m = out.modes.get(mode)!;
+        // Both rates count the store's message rows, the work both sides do (the backfill writes fewer: see below).
+        const bfRate = raw[1] / (bf.ms / 1000);
+        const rawRate = raw[1] / (raw[0] / 1000);
+        m.storeMsgPerS.push(bfRate);
+        m.rawMsgPerS.push(rawRate);
+        m.ratios.push(bfRate / rawRate);
+        m.readByWorker.push(bf.result.readByWorker);
+        if (bf.cpu) { m.cpuMain.push(bf.cpu.main); m.cpuOthers.push(bf.cpu.others); }
+        const cpu = bf.cpu ? `${bf.cpu.main}, ${bf.cpu.others}` : '-';
+        m.loads.push(load());
+        console.log(`${String(round).padEnd(7)}${mode.padEnd(6)}${bf.ms.toFixed(0).padStart(12)}${int(bfRate).padStart(10)}${raw[0].toFixed(0).padStart(9)}${int(rawRate).padStart(12)}${(bfRate / rawRate).toFixed(3).padStart(8)}${`${bf.result.readByWorker}/${bf.result.sessionsWritten}`.padStart(13)}${cpu.padStart(25)}  ${load()}`);
       }
-      out.rows = raw[1];
-      // Both rates count the store's message rows, the work both sides do (the backfill writes fewer: see below).
-      const bfRate = raw[1] / (bf.ms / 1000);
-      const rawRate = raw[1] / (raw[0] / 1000);
-      out.storeMsgPerS.push(bfRate);
-      out.rawMsgPerS.push(rawRate);
-      out.ratios.push(bfRate / rawRate);
-      if (bf.cpu) { out.cpuMain.push(bf.cpu.main); out.cpuOthers.push(bf.cpu.others); }
-      const cpu = bf.cpu ? `${bf.cpu.main}, ${bf.cpu.others}` : '-';
-      console.log(`${String(round).padEnd(7)}${bf.ms.toFixed(0).padStart(12)}${int(bfRate).padStart(10)}${raw[0].toFixed(0).padStart(9)}${int(rawRate).padStart(12)}${(bfRate / rawRate).toFixed(3).padStart(8)}${`${bf.result.readByWorker}/${bf.result.sessionsWritten}`.padStart(13)}${cpu.padStart(32)}`);
+    }
+  } finally {
+    hermes.close();
+  }
+  return out;
+}
+
+/** The script a raw-scan process runs: open the store read-only, SELECT * FROM messages touching every value. */
+const RAW_SCAN_SCRIPT = `
+const Database = require('better-sqlite3');
+const db = new Database(process.argv[1], { readonly: true, fileMustExist: true });
+let rows = 0, touched = 0;
+for (const row of db.prepare('SELECT * FROM messages').iterate()) {
+  rows++;
+  for (const k in row) { const v = row[k]; touched += typeof v === 'string' ? v.length : v === null ? 0 : 1; }
+}
+db.close();
+if (touched === 0) process.exit(3);
+console.log(rows);
+`;
+
+interface F1p { rawMs: number[]; modes: Map<ReadWorkerMode, { ms: number[]; readByWorker: number[]; sessions: number }>; loads: string[]; bin: string }
+
+/**
+ * Whole processes, as a user (and issue 16's external harness) runs them: `hermetic backfill` on the build, and a raw
+ * scan in a node process of its own; each timed from spawn to exit, rounds interleaved, best of PROCESS_ROUNDS.
+ */
+function f1p(store: Store, dir: string): F1p | null {
+  const bin = join(here, '..', 'bin', 'hermetic.js');
+  if (!existsSync(join(here, '..', 'dist', 'cli', 'main.js'))) {
+    console.log('F1p skipped: no build in dist/ (npm run build, or npm run bench, builds it)');
+    return null;
+  }
+  const hermes = holdOpen(store.path);
+  const out: F1p = { rawMs: [], modes: new Map(MODES.map((m) => [m, { ms: [], readByWorker: [], sessions: 0 }])), loads: [], bin };
+  const env = { ...process.env };
+  delete env.HERMETIC_HOME;
+  delete env.HERMES_HOME;
+  const timed = (args: string[], extra: NodeJS.ProcessEnv = {}): { ms: number; stdout: string } => {
+    const t0 = performance.now();
+    const r = spawnSync(process.execPath, args, { encoding: 'utf8', env: { ...env, ...extra }, cwd: join(here, '..'), maxBuffer: 1 << 26 });
+    const ms = performance.now() - t0;
+    if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status ?? r.signal}: ${r.stderr}`);
+    return { ms, stdout: r.stdout };
+  };
+  try {
+    console.log(`${'round'.padEnd(7)}${'what'.padEnd(14)}${'ms'.padStart(8)}${'worker read'.padStart(13)}  load`);
+    for (let round = 1; round <= PROCESS_ROUNDS; round++) {
+      const kinds: (ReadWorkerMode | 'raw')[] = ['raw', ...MODES];
+      for (const kind of kinds.map((_, i) => kinds[(i + round) % kinds.length]!)) {
+        if (kind === 'raw') {
+          const r = timed(['-e', RAW_SCAN_SCRIPT, store.path]);
+          out.rawMs.push(r.ms);
+          console.log(`${String(round).padEnd(7)}${'raw scan'.padEnd(14)}${r.ms.toFixed(0).padStart(8)}${''.padStart(13)}  ${load()}`);
+          continue;
+        }
+        const home = mkdtempSync(join(dir, 'home-p-'));
+        try {
+          const r = timed([bin, 'backfill', '--state-db', store.path, '--home', home, '--json'], { HERMETIC_READ_WORKER: kind });
+          const j = JSON.parse(r.stdout) as { sessions: number; stores: { read_by_worker?: number }[] };
+          const m = out.modes.get(kind)!;
+          m.ms.push(r.ms);
+          m.sessions = j.sessions;
+          const worker = j.stores[0]?.read_by_worker;
+          m.readByWorker.push(worker ?? NaN);
+          console.log(`${String(round).padEnd(7)}${`backfill ${kind}`.padEnd(14)}${r.ms.toFixed(0).padStart(8)}${(worker === undefined ? '?' : `${worker}/${j.sessions}`).padStart(13)}  ${load()}`);
+        } finally {
+          rmSync(home, { recursive: true, force: true });
+        }
+      }
+      out.loads.push(load());
     }
   } finally {
     hermes.close();
@@ -187,7 +284,16 @@ interface F2 {
   copyEmptyMs: number[];
   session: string;
   sessionMessages: number;
+  /** Ticks with LONG_TICK_MESSAGES appended to the LONG-message session, and the queried empty tick of each round. */
+  longMs: number[];
+  longQueryMs: number[];
+  longRatios: number[];
+  /** Message and part rows each long tick wrote (what it added). */
+  longWrote: string;
+  loads: string[];
 }
+
+const LONG_TICK_MESSAGES = 10;
 
 function f2(store: Store, dir: string): F2 {
   const copy = join(dir, 'f2', 'state.db');
@@ -198,13 +304,20 @@ function f2(store: Store, dir: string): F2 {
   // Hermes's writer, open for the whole measurement (its clock moves on by a second per message).
   const hermesDb = new Database(copy);
   hermesDb.pragma('busy_timeout = 5000');
-  let clock = (hermesDb.prepare('SELECT MAX(timestamp) FROM messages').pluck().get() as number) + 60;
+  // The newest plausible time (a generated store holds a few garbage ones, such as 5e+246, on purpose).
+  let clock = (hermesDb.prepare('SELECT MAX(timestamp) FROM messages WHERE timestamp < 4102444800').pluck().get() as number) + 60;
   const writer = new StateDbWriter(hermesDb, { now: () => (clock += 1), ids: createIdSource('bench-f2') });
   // One session of about the median size, not a child of another (so one changed session is one session).
   const sizes = hermesDb.prepare('SELECT session_id AS id, COUNT(*) AS n FROM messages WHERE session_id IN (SELECT id FROM sessions WHERE parent_session_id IS NULL) GROUP BY session_id ORDER BY n, session_id').all() as { id: string; n: number }[];
   const { id: session, n: sessionMessages } = sizes[Math.floor(sizes.length / 2)]!;
   const f = createForwarder({ stateDbs: [copy], home, userHome: home });
-  const out: F2 = { changedMs: [], queryMs: [], emptyMs: [], ratios: [], copyEmptyMs: [], session, sessionMessages };
+  const out: F2 = { changedMs: [], queryMs: [], emptyMs: [], ratios: [], copyEmptyMs: [], session, sessionMessages, longMs: [], longQueryMs: [], longRatios: [], longWrote: '', loads: [] };
+  // The long session (issue 16 §3): LONG messages, user and assistant turns, written in one transaction.
+  const long = LONG > 0 ? writer.createSession({ source: 'cli', model: 'bench-model', started_at: clock }) : null;
+  if (long) {
+    const turns = Array.from({ length: LONG }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: `long session message ${i}: the quick brown fox jumps over the lazy dog`, ...(i % 2 === 1 ? { finish_reason: 'stop' } : {}) }));
+    writer.appendMessages(long, turns);
+  }
   let appended = 0;
   const append = () => writer.appendMessage(session, { role: appended++ % 2 === 0 ? 'user' : 'assistant', content: `bench tick message ${appended}: the quick brown fox jumps over the lazy dog`, ...(appended % 2 === 0 ? { finish_reason: 'stop' } : {}) });
   // A commit that touches no session: Hermes's gateway says it is alive (its row in gateway_heartbeats).
@@ -227,13 +340,35 @@ function f2(store: Store, dir: string): F2 {
   const orders = [['changed', 'query', 'empty'], ['query', 'empty', 'changed'], ['empty', 'changed', 'query']] as const;
   try {
     const initial = only(f.backfill());
-    if (initial.sessionsWritten !== store.sessions) throw new Error(`the initial backfill wrote ${initial.sessionsWritten} of ${store.sessions} sessions`);
+    if (initial.sessionsWritten !== store.sessions + (long ? 1 : 0)) throw new Error(`the initial backfill wrote ${initial.sessionsWritten} of ${store.sessions} sessions`);
     // Warm-up, discarded (the first forward pass reads the store once to take its commit stamp).
     f.forwardOnce();
     for (let k = 0; k < 3; k++) { tick(0, false); append(); tick(1, true); beat(); tick(0, true); }
     for (let round = 0; round < TICKS; round++) {
       for (const kind of orders[round % orders.length]!) kinds[kind]();
       out.ratios.push(out.changedMs[round]! / out.queryMs[round]!);
+      out.loads.push(load());
+    }
+    if (long) {
+      let n = 0;
+      const appendLong = () => writer.appendMessages(long, Array.from({ length: LONG_TICK_MESSAGES }, () => ({ role: n++ % 2 === 0 ? 'user' : 'assistant', content: `long tick message ${n}: the quick brown fox` })));
+      const longTick = () => {
+        appendLong();
+        const t0 = performance.now();
+        const r = only(f.forwardOnce());
+        const ms = performance.now() - t0;
+        if (r.sessionsWritten !== 1) throw new Error(`a long tick wrote ${r.sessionsWritten} sessions`);
+        out.longWrote = `${int(r.messages)} messages, ${int(r.parts)} parts`;
+        return ms;
+      };
+      // Warm-up, discarded.
+      longTick();
+      for (let round = 0; round < LONG_TICKS; round++) {
+        if (round % 2 === 0) { out.longMs.push(longTick()); beat(); out.longQueryMs.push(tick(0, true)); }
+        else { beat(); out.longQueryMs.push(tick(0, true)); out.longMs.push(longTick()); }
+        out.longRatios.push(out.longMs[round]! / out.longQueryMs[round]!);
+        out.loads.push(load());
+      }
     }
     // Hermes gone: its last connection closing removes the -wal, and each tick then reads a private copy.
     hermesDb.close();
@@ -301,12 +436,22 @@ function main(): void {
       const w = r1.result!;
       console.log(`(the backfill writes ${int(w.messages)} messages, ${int(w.parts)} parts, ${int(w.sessionsWritten)} sessions; rates count the ${int(r1.rows)} message rows both sides read)`);
     }
+    let r1p: F1p | null = null;
+    if (ONLY.has('f1p') && big) {
+      console.log(`\nF1p: whole processes: hermetic backfill (bin/hermetic.js on dist/) per read mode against a raw scan in a process of its own; best of ${PROCESS_ROUNDS}`);
+      r1p = f1p(big, dir);
+    }
     if (ONLY.has('f2') && big) {
       console.log(`\nF2: forward tick with one changed session of ${int(big.sessions)} (one message appended by Hermes's writer) against an empty tick that queries (Hermes's heartbeat committed, no session changed), and an empty tick with nothing committed; ${TICKS} rounds`);
       r2 = f2(big, dir);
       console.log(`changed session ${r2.session} (${r2.sessionMessages} messages before the bench)`);
       console.log(`${'round'.padEnd(7)}${'changed ms'.padStart(12)}${'queried ms'.padStart(12)}${'ratio'.padStart(8)}${'unopened ms'.padStart(13)}`);
-      r2.changedMs.forEach((c, i) => console.log(`${String(i + 1).padEnd(7)}${c.toFixed(2).padStart(12)}${r2!.queryMs[i]!.toFixed(2).padStart(12)}${r2!.ratios[i]!.toFixed(2).padStart(8)}${r2!.emptyMs[i]!.toFixed(2).padStart(13)}`));
+      r2.changedMs.forEach((c, i) => console.log(`${String(i + 1).padEnd(7)}${c.toFixed(2).padStart(12)}${r2!.queryMs[i]!.toFixed(2).padStart(12)}${r2!.ratios[i]!.toFixed(2).padStart(8)}${r2!.emptyMs[i]!.toFixed(2).padStart(13)}  ${r2!.loads[i]}`));
+      if (r2.longMs.length) {
+        console.log(`long session: ${int(LONG)} messages, ${LONG_TICK_MESSAGES} appended before each tick (each wrote ${r2.longWrote})`);
+        console.log(`${'round'.padEnd(7)}${'long ms'.padStart(12)}${'queried ms'.padStart(12)}${'ratio'.padStart(8)}`);
+        r2.longMs.forEach((c, i) => console.log(`${String(i + 1).padEnd(7)}${c.toFixed(2).padStart(12)}${r2!.longQueryMs[i]!.toFixed(2).padStart(12)}${r2!.longRatios[i]!.toFixed(2).padStart(8)}  ${r2!.loads[r2!.changedMs.length + i]}`));
+      }
     }
     if (ONLY.has('f3')) {
       console.log('\nF3: peak RSS of one backfill in a child process per store size (node --import tsx bench/forwarder-child.ts)');
@@ -321,9 +466,18 @@ function main(): void {
     console.log(`\nforwarder summary (${((performance.now() - started) / 1000).toFixed(0)} s, store generation included):`);
     const meets = (ok: boolean, goal: string) => (ok ? `meets ${goal}` : `MISSES ${goal}`);
     if (r1) {
-      const m = median(r1.ratios);
-      console.log(`F1 backfill / raw messages scan:        ${m.toFixed(3)}x  (${meets(m >= GOALS.backfill, `>= ${GOALS.backfill}x`)})  ${spread(r1.ratios, 3)}; median ${int(median(r1.storeMsgPerS))} msg/s against ${int(median(r1.rawMsgPerS))} msg/s raw, ${ROUNDS} rounds`);
-      if (r1.cpuMain.length) console.log(`F1 backfill CPU, median:                calling thread ${median(r1.cpuMain)} ms, other threads ${median(r1.cpuOthers)} ms (the read worker, the checkpoint thread, V8's helpers); with a second core free the pass takes about the larger`);
+      for (const [mode, f] of r1.modes) {
+        const m = median(f.ratios);
+        console.log(`F1 backfill (${mode}) / raw messages scan: ${m.toFixed(3)}x  (${meets(m >= GOALS.backfill, `>= ${GOALS.backfill}x`)})  ${spread(f.ratios, 3)}; median ${int(median(f.storeMsgPerS))} msg/s against ${int(median(f.rawMsgPerS))} msg/s raw, ${ROUNDS} rounds; worker read ${median(f.readByWorker)} sessions; ${f.loads.at(-1)}`);
+        if (f.cpuMain.length) console.log(`F1 backfill (${mode}) CPU, median:       calling thread ${median(f.cpuMain)} ms, other threads ${median(f.cpuOthers)} ms (the read worker, the checkpoint thread, V8's helpers)`);
+      }
+    }
+    if (r1p) {
+      const raw = Math.min(...r1p.rawMs);
+      for (const [mode, f] of r1p.modes) {
+        const best = Math.min(...f.ms);
+        console.log(`F1p whole process (${mode}) / raw scan process: ${(raw / best).toFixed(3)}x  (${meets(raw / best >= GOALS.backfill, `>= ${GOALS.backfill}x`)})  best ${best.toFixed(0)} ms against ${raw.toFixed(0)} ms, all ${f.ms.map((x) => x.toFixed(0)).join(', ')} ms; worker read ${f.readByWorker.map((x) => (Number.isNaN(x) ? '?' : x)).join(', ')} of ${f.sessions} sessions; ${r1p.loads.at(-1)}`);
+      }
     }
     if (r2) {
       const m = median(r2.ratios);
@@ -331,6 +485,10 @@ function main(): void {
       const c = median(r2.changedMs);
       console.log(`F2 one-changed-session tick / queried:  ${m.toFixed(2)}x  (${meets(m <= GOALS.tick, `<= ${GOALS.tick}x`)})  ${spread(r2.ratios)}; median ${c.toFixed(2)} ms against ${median(r2.queryMs).toFixed(2)} ms (an empty tick that opens the store), ${TICKS} rounds`);
       console.log(`F2 empty tick, nothing committed:       ${e.toFixed(2)} ms  (${meets(e <= GOALS.emptyMs, `<= ${GOALS.emptyMs} ms`)})  ${spread(r2.emptyMs)}; it opens nothing (the changed tick is ${(c / e).toFixed(0)}x it, for reference)`);
+      if (r2.longMs.length) {
+        const l = median(r2.longRatios);
+        console.log(`F2 ${LONG_TICK_MESSAGES} new in a ${int(LONG)}-message session / queried: ${l.toFixed(2)}x  (${meets(l <= GOALS.tick, `<= ${GOALS.tick}x`)})  ${spread(r2.longRatios)}; median ${median(r2.longMs).toFixed(2)} ms against ${median(r2.longQueryMs).toFixed(2)} ms; each wrote ${r2.longWrote}; ${r2.loads.at(-1)}`);
+      }
       if (r2.copyEmptyMs.length) console.log(`F2 empty tick, Hermes not running:      ${median(r2.copyEmptyMs).toFixed(2)} ms  (for reference: the ${int(statSync(big!.path).size / 1024 / 1024)} MB store has no -wal then, so the forwarder takes its copy path)`);
     }
     if (r3 && r3.length) {

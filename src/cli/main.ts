@@ -3,10 +3,18 @@
 import { pathToFileURL } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { HermeticError, isHermeticError } from '../shared/errors.js';
-import { serveCommand } from '../emulator/serve/cli.js';
-import { statedbCommand } from '../state-db/cli.js';
-import { backfillCommand, forwardCommand, policyCommand, queryCommand, statusCommand } from '../forwarder/cli/index.js';
 import { releaseStopSignals } from './stop-signals.js';
+
+// Each command's modules are loaded when it runs: a backfill does not pay for the emulator's (prom-client, the HTTP
+// stack) or the generator's start-up (issue 16 §4: a fixed cost of every run).
+const serveCommand = async (argv: string[]) => (await import('../emulator/serve/cli.js')).serveCommand(argv);
+const statedbCommand = async (argv: string[]) => (await import('../state-db/cli.js')).statedbCommand(argv);
+const backfillCommand = async (argv: string[]) => (await import('../forwarder/cli/backfill.js')).backfillCommand(argv);
+const forwardCommand = async (argv: string[]) => (await import('../forwarder/cli/forward.js')).forwardCommand(argv);
+const statusCommand = async (argv: string[]) => (await import('../forwarder/cli/status.js')).statusCommand(argv);
+const queryCommand = async (argv: string[]) => (await import('../forwarder/cli/query.js')).queryCommand(argv);
+const policyCommand = async (argv: string[]) => (await import('../forwarder/cli/policy.js')).policyCommand(argv);
+const forgetCommand = async (argv: string[]) => (await import('../forwarder/cli/forget.js')).forgetCommand(argv);
 
 const HELP = `Usage: hermetic <command> [options]
 
@@ -18,6 +26,7 @@ Commands:
   status     stores found, cursors, rows, errors, quarantined sessions
   query      read-only SQL on the dataset (hermetic query "SELECT ...")
   policy     which usage policy governs a folder (hermetic policy check PATH)
+  forget     remove what was forwarded before its folder became ignore (--session ID | --scope DIR)
 
 Options:
   -h, --help     show this help
@@ -41,13 +50,14 @@ export function exitCode(e: HermeticError): 1 | 2 {
 function helpFor(argv: string[]): string {
   const [command, sub] = argv;
   if (command === 'serve') return 'Run "hermetic serve --help" for the options.';
-  if (['backfill', 'forward', 'status', 'query', 'policy'].includes(command ?? '')) return `Run "hermetic ${command} --help" for the options.`;
+  if (['backfill', 'forward', 'status', 'query', 'policy', 'forget'].includes(command ?? '')) return `Run "hermetic ${command} --help" for the options.`;
   if (command === 'statedb') return `Run "hermetic statedb --help" for the ${sub === 'generate' || sub === 'inspect' ? 'options' : 'commands'}.`;
   return 'Run "hermetic --help" for the commands.';
 }
 
 /**
- * Runs one `hermetic` command line and resolves with its exit code; never throws, never prints a stack trace.
+ * Runs one `hermetic` command line and resolves with its exit code; never throws. A refusal or failure is one line;
+ * only a bug (HERMETIC_INTERNAL, or any error Hermetic did not expect) prints its stack after that line.
  * @example process.exitCode = await main(['statedb', 'inspect', 'state.db']);
  */
 export async function main(argv: string[]): Promise<number> {
@@ -71,6 +81,8 @@ export async function main(argv: string[]): Promise<number> {
         return await queryCommand(rest);
       case 'policy':
         return await policyCommand(rest);
+      case 'forget':
+        return await forgetCommand(rest);
       case '-h':
       case '--help':
       case 'help':
@@ -81,18 +93,20 @@ export async function main(argv: string[]): Promise<number> {
         console.log(version());
         return 0;
       case undefined:
-        throw new HermeticError('HERMETIC_CLI_USAGE', 'No command given; use serve, statedb, backfill, forward, status, query or policy.');
+        throw new HermeticError('HERMETIC_CLI_USAGE', 'No command given; use serve, statedb, backfill, forward, status, query, policy or forget.');
       default:
-        throw new HermeticError('HERMETIC_CLI_USAGE', `Unknown command "${command}"; use serve, statedb, backfill, forward, status, query or policy.`);
+        throw new HermeticError('HERMETIC_CLI_USAGE', `Unknown command "${command}"; use serve, statedb, backfill, forward, status, query, policy or forget.`);
     }
   } catch (e) {
-    if (isHermeticError(e)) {
+    if (isHermeticError(e) && e.code !== 'HERMETIC_INTERNAL') {
       const code = exitCode(e);
       console.error(`hermetic: ${e.message} [${e.code}]`);
       if (code === 2) console.error(helpFor(argv));
       return code;
     }
-    console.error(`hermetic: unexpected failure: ${(e as Error)?.message ?? String(e)} (a bug: please report it with the command line)`);
+    // A bug: said in one line, then its stack, so it can be reported (and fails the tests that meet it).
+    console.error(`hermetic: unexpected failure: ${(e as Error)?.message ?? String(e)} (a bug: please report it with the command line and what follows) [HERMETIC_INTERNAL]`);
+    console.error((e as Error)?.stack ?? String(e));
     return 1;
   }
 }

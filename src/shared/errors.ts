@@ -40,12 +40,15 @@ export const ERROR_CODES = {
   HERMETIC_STATEDB_WRITE: { status: 500, summary: 'A state.db could not be written at the given path (a folder, a missing folder, no permission, a full disk).' },
   HERMETIC_READER_OPEN: { status: 500, summary: 'A Hermes state.db could not be opened or read (missing, a folder, not SQLite, unreadable, damaged).' },
   HERMETIC_READER_BUSY: { status: 503, summary: 'A Hermes state.db stayed locked by a writer through every retry; nothing was read from it this time.' },
+  HERMETIC_READER_PATH: { status: 400, summary: 'A --state-db path names no Hermes store: it does not exist, or it is a folder with no state.db in it (a folder holding one stands for it). Nothing was read or created.' },
   HERMETIC_DATASET_OPEN: { status: 500, summary: 'The forwarder\'s dataset (hermetic.db under --home) could not be opened, created or migrated.' },
   HERMETIC_DATASET_VERSION: { status: 500, summary: 'The dataset was written by a newer Hermetic; this version will not read or change it.' },
   HERMETIC_DATASET_WRITE: { status: 500, summary: 'A write to the dataset failed (a full disk, no permission, a locked or damaged file); nothing of that batch was saved, and the next pass tries again.' },
   HERMETIC_QUERY_INVALID: { status: 400, summary: 'hermetic query was given SQL that SQLite cannot run (a syntax error, an unknown table or column).' },
   HERMETIC_QUERY_WRITE: { status: 400, summary: 'hermetic query only reads; the statement would change the dataset.' },
   HERMETIC_POLICY_LIST: { status: 500, summary: 'The machine-local usage-policy list exists but cannot be read or is malformed; forwarding stops rather than guess (fail closed).' },
+  HERMETIC_POLICY_PATH: { status: 400, summary: 'hermetic policy check or hermetic forget --scope was given a path that does not exist or is not a folder.' },
+  HERMETIC_FORGET_NONE: { status: 400, summary: 'hermetic forget removed nothing: no forwarded session matches, or none that matches is ignored by the usage policy now (only sessions a .hypignore or the machine-local list now says `ignore` for are forgotten).' },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -78,7 +78,40 @@ export interface SnapshotCodes {
   open: ErrorCode;
   /** Empty, or not starting with SQLite's header. */
   notSqlite: ErrorCode;
+  /**
+   * Which errors thrown while reading are the store's, said as `open` (default: any SQLite error). The rest — a
+   * TypeError, or what `isStore` turns down — are bugs of the reader and are thrown as they are, stack included.
+   */
+  isStore?: (e: unknown) => boolean;
 }
+
+/** SQLite's primary result code (the low byte of an extended code such as SQLITE_BUSY_SNAPSHOT), by name. */
+export function primaryCode(e: unknown): string | null {
+  const code = (e as { code?: unknown })?.code;
+  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return null;
+  const m = /^SQLITE_[A-Z]+/.exec(code);
+  return m ? m[0] : null;
+}
+
+/** Primary codes that describe a database file's state (locked, damaged, unreadable), not the statement run on it. */
+const STORE_CONDITIONS = new Set([
+  'SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'SQLITE_CORRUPT', 'SQLITE_NOTADB', 'SQLITE_CANTOPEN', 'SQLITE_READONLY',
+  'SQLITE_FULL', 'SQLITE_PERM', 'SQLITE_AUTH', 'SQLITE_PROTOCOL', 'SQLITE_SCHEMA', 'SQLITE_FORMAT', 'SQLITE_NOLFS',
+  'SQLITE_EMPTY', 'SQLITE_NOMEM',
+]);
+
+/**
+ * Whether an error is the state of a database file (SQLITE_BUSY, _CORRUPT, _IOERR, _NOTADB, …) rather than a
+ * statement that cannot run (SQLITE_ERROR: a syntax error, no such column; _MISUSE, _RANGE): the former is the
+ * store's, the latter a bug of the SQL that ran.
+ */
+export function isStoreCondition(e: unknown): boolean {
+  const p = primaryCode(e);
+  return p !== null && STORE_CONDITIONS.has(p);
+}
+
+/** Any SQLite error (the default of SnapshotCodes.isStore). */
+const isSqliteError = (e: unknown): boolean => primaryCode(e) !== null;
 
 const COMPANIONS = ['-wal', '-shm', '-journal'] as const;
 const SQLITE_HEADER = 'SQLite format 3\0';
@@ -160,6 +193,33 @@ export function readsCopy(path: string): boolean {
  * @example const n = readSnapshot('state.db', (db) => db.prepare('SELECT COUNT(*) AS n FROM sessions').get());
  */
 export function readSnapshot<T>(path: string, read: (db: Db, how: ReadHow) => T, codes: SnapshotCodes): T {
+  const snap = openSnapshot(path, codes);
+  try {
+    return read(snap.db, snap.how);
+  } catch (e) {
+    return snap.failed(e);
+  } finally {
+    snap.close();
+  }
+}
+
+/** An open read of a store (openSnapshot): its connection, how it reads, and the one way to let it go. */
+export interface Snapshot {
+  db: Db;
+  how: ReadHow;
+  /** Closes the connection, and removes the private copy when it read one. */
+  close(): void;
+  /** What an error thrown while reading is: the store's (said as `codes.open`), or a bug (thrown as it is). */
+  failed(e: unknown): never;
+}
+
+/**
+ * readSnapshot's connection, open until `close()`: for reads spread over time (a long pass that lets the event loop
+ * run between its batches). A first read at once finds what a read-only connection cannot do (roll back a hot
+ * journal, recover a WAL): such a store is read through a private copy.
+ * @example const s = openSnapshot('state.db', codes); try { s.db.prepare('SELECT 1').get(); } finally { s.close(); }
+ */
+export function openSnapshot(path: string, codes: SnapshotCodes): Snapshot {
   const header = readHeader(path, codes);
   const has = (suffix: string) => existsSync(path + suffix);
   // Bytes 18 and 19 are 2 in a WAL store: a read-only connection would then create the -wal and -shm it lacks.
@@ -169,20 +229,28 @@ export function readSnapshot<T>(path: string, read: (db: Db, how: ReadHow) => T,
     if (e instanceof HermeticError) throw e;
     throw new HermeticError(codes.open, `Cannot read ${path}${how}: ${(e as Error).message}.`);
   };
+  // What a read throws: the store's errors in words, anything else (a bug) untouched, with its stack.
+  const isStore = codes.isStore ?? isSqliteError;
+  const failedAs = (how: string) => (e: unknown): never => {
+    if (e instanceof HermeticError || isStore(e)) fail(e, how);
+    throw e;
+  };
   if (inPlace) {
     let db: Db | null = null;
     try {
       db = new Database(path, { readonly: true, fileMustExist: true });
       db.pragma('busy_timeout = 5000');
-      return read(db, 'in-place');
+      // The first read: a hot journal left by a crashed writer (a rollback a read-only connection may not do) or a
+      // WAL to recover shows here, and the store is then read through a copy.
+      db.pragma('schema_version');
+      const open = db;
+      return { db: open, how: 'in-place', close: () => open.close(), failed: failedAs('') };
     } catch (e) {
-      // A hot journal left by a crashed writer needs a rollback a read-only connection may not do: read a copy.
-      if (!READONLY_REFUSALS.has((e as { code?: string }).code ?? '')) fail(e, '');
-    } finally {
       db?.close();
+      if (!READONLY_REFUSALS.has((e as { code?: string }).code ?? '')) fail(e, '');
     }
   }
-  return readCopy(path, read, codes, fail);
+  return openCopy(path, codes, fail, failedAs(' (through a private copy)'));
 }
 
 let swept = false;
@@ -229,7 +297,7 @@ function sweepDeadCopies(): void {
   }
 }
 
-function readCopy<T>(path: string, read: (db: Db, how: ReadHow) => T, codes: SnapshotCodes, fail: (e: unknown, how: string) => never): T {
+function openCopy(path: string, codes: SnapshotCodes, fail: (e: unknown, how: string) => never, failed: (e: unknown) => never): Snapshot {
   let dir: string;
   try {
     sweepDeadCopies();
@@ -237,6 +305,7 @@ function readCopy<T>(path: string, read: (db: Db, how: ReadHow) => T, codes: Sna
   } catch (e) {
     throw new HermeticError(codes.open, `Cannot make a temporary folder to read a copy of ${path}: ${reason(e as NodeJS.ErrnoException)}.`);
   }
+  const removeDir = () => rmSync(dir, { recursive: true, force: true });
   try {
     const copy = join(dir, 'store.db');
     for (let attempt = 1; ; attempt++) {
@@ -251,17 +320,25 @@ function readCopy<T>(path: string, read: (db: Db, how: ReadHow) => T, codes: Sna
       if (attempt === 3) throw new HermeticError(codes.open, `Cannot read ${path}: it kept changing while it was copied.`);
       for (const s of ['', ...COMPANIONS]) rmSync(copy + s, { force: true });
     }
-    let db: Db | null = null;
+    let db: Db;
     try {
       // Read-write on the private copy, so SQLite can replay its -wal or roll back its hot journal there.
       db = new Database(copy, { fileMustExist: true });
-      return read(db, 'copy');
     } catch (e) {
       return fail(e, ' (through a private copy)');
-    } finally {
-      db?.close();
     }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+    return {
+      db, how: 'copy', failed,
+      close: () => {
+        try {
+          db.close();
+        } finally {
+          removeDir();
+        }
+      },
+    };
+  } catch (e) {
+    removeDir();
+    throw e;
   }
 }

@@ -2,7 +2,7 @@
 // with exact counts, windows, refusals with their codes and exit statuses, query, status, forward's exit codes and
 // its wait for a store that is not there yet, policy check, and --redact. No command ever prints a stack trace.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -68,10 +68,10 @@ function buildStore(name: string, build: (w: StateDbWriter, clock: { t: number }
 }
 
 interface Summary {
-  stores: { path: string; profile: string; backend: string; schema_version: number; journal_mode: string; read: string; sessions_written: number; messages: number; parts: number; warning: null; error: null | { code: string; message: string } }[];
-  sessions: number; messages: number; parts: number;
+  stores: { path: string; profile: string; backend: string; schema_version: number; journal_mode: string; read: string; sessions_written: number; messages: number; parts: number; messages_removed: number; parts_removed: number; row_issues: number; read_by_worker: number; warning: null; error: null | { code: string; message: string } }[];
+  sessions: number; messages: number; parts: number; messages_removed: number; parts_removed: number;
   skipped: Record<string, number>;
-  row_issues: number; removed_from_store: number; wrote_nothing: boolean; seconds: number;
+  row_issues: number; removed_from_store: number; failed_stores: number; wrote_nothing: boolean; seconds: number;
 }
 
 const SKIPPED_NONE = { unchanged: 0, outside_window: 0, ignored_by_policy: 0, quarantined: 0, waiting_in_quarantine: 0 };
@@ -89,14 +89,14 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
 
       assert.deepEqual([json.status, json.stderr], [0, '']);
       const s = JSON.parse(json.stdout) as Summary;
-      assert.deepEqual(Object.keys(s), ['stores', 'sessions', 'messages', 'parts', 'skipped', 'row_issues', 'removed_from_store', 'wrote_nothing', 'seconds']);
+      assert.deepEqual(Object.keys(s), ['stores', 'sessions', 'messages', 'parts', 'messages_removed', 'parts_removed', 'skipped', 'row_issues', 'removed_from_store', 'failed_stores', 'wrote_nothing', 'seconds']);
+      const store = (path: string, sessions: number, messages: number, parts: number) => ({
+        path, profile: 'default', backend: 'sqlite', schema_version: 30, journal_mode: 'delete', read: 'in-place', sessions_written: sessions,
+        messages, parts, messages_removed: 0, parts_removed: 0, row_issues: 0, read_by_worker: 0, warning: null, error: null,
+      });
       assert.deepEqual({ ...s, seconds: 0 }, {
-        stores: [
-          { path: fixtures.basic, profile: 'default', backend: 'sqlite', schema_version: 30, journal_mode: 'delete', read: 'in-place', sessions_written: 3, messages: 42, parts: 69, warning: null, error: null },
-          { path: fixtures.channels, profile: 'default', backend: 'sqlite', schema_version: 30, journal_mode: 'delete', read: 'in-place', sessions_written: 14, messages: 102, parts: 166, warning: null, error: null },
-          { path: fixtures.usage, profile: 'default', backend: 'sqlite', schema_version: 30, journal_mode: 'delete', read: 'in-place', sessions_written: 3, messages: 21, parts: 30, warning: null, error: null },
-        ],
-        sessions: 20, messages: 165, parts: 265, skipped: SKIPPED_NONE, row_issues: 0, removed_from_store: 0, wrote_nothing: false, seconds: 0,
+        stores: [store(fixtures.basic, 3, 42, 69), store(fixtures.channels, 14, 102, 166), store(fixtures.usage, 3, 21, 30)],
+        sessions: 20, messages: 165, parts: 265, messages_removed: 0, parts_removed: 0, skipped: SKIPPED_NONE, row_issues: 0, removed_from_store: 0, failed_stores: 0, wrote_nothing: false, seconds: 0,
       });
       assert.ok(typeof s.seconds === 'number' && s.seconds >= 0 && s.seconds < 60);
       // The summary is what the dataset holds.
@@ -170,16 +170,66 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       assert.deepEqual(until, { status: 2, stdout: '', stderr: refusal('backfill', '--until must be a duration such as 7d, 12h or 30m, or an ISO date such as 2026-11-01; got "soon".', 'HERMETIC_CLI_USAGE') });
     });
 
-    it('a --state-db that does not exist fails with exit 1 and HERMETIC_READER_OPEN before anything is created', async () => {
+    it('a --state-db that does not exist, or a folder without a state.db, is refused (exit 2, HERMETIC_READER_PATH) before anything is created', async () => {
       const missing = join(dir, 'no-such', 'state.db');
-      const [words, json] = await Promise.all([
+      const empty = join(dir, 'empty-folder');
+      mkdirSync(empty);
+      const [words, json, folder] = await Promise.all([
         hermetic('backfill', '--state-db', missing, '--home', home('missing')),
-        hermetic('backfill', '--state-db', missing, '--home', home('missing-json'), '--json'),
+        inProcess('backfill', '--state-db', missing, '--home', home('missing-json'), '--json'),
+        inProcess('backfill', '--state-db', empty, '--home', home('missing')),
       ]);
-      for (const r of [words, json]) {
-        assert.deepEqual(r, { status: 1, stdout: '', stderr: `hermetic: ${missing} does not exist; nothing was read. [HERMETIC_READER_OPEN]\n` });
-      }
+      for (const r of [words, json]) assert.deepEqual(r, { status: 2, stdout: '', stderr: refusal('backfill', `${missing} does not exist; nothing was read.`, 'HERMETIC_READER_PATH') });
+      assert.deepEqual(folder, { status: 2, stdout: '', stderr: refusal('backfill', `${empty} is a folder with no state.db in it; nothing was read.`, 'HERMETIC_READER_PATH') });
       assert.equal(existsSync(home('missing')), false);
+    });
+
+    it('a folder given as --state-db stands for the state.db in it (a Hermes home)', async () => {
+      const hermesHome = join(dir, 'a-hermes-home');
+      mkdirSync(hermesHome);
+      const store = copyFixture('usage', hermesHome);
+      renameSync(store, join(hermesHome, 'state.db'));
+      const r = await inProcess('backfill', '--state-db', hermesHome, '--home', home('folder'), '--json');
+      assert.equal(r.status, 0, r.stderr);
+      const s = JSON.parse(r.stdout) as Summary;
+      assert.deepEqual([s.stores[0]!.path, s.sessions, s.messages], [join(hermesHome, 'state.db'), 3, 21]);
+    });
+
+    it('a store that cannot be read fails the run (exit 1): said first, the summary says so, and no dataset is created', async () => {
+      const bad = join(dir, 'not-sqlite.db');
+      writeFileSync(bad, 'this is not a database, just some text that is long enough to have a header of 100 bytes or so, you see...');
+      const [words, json] = await Promise.all([
+        inProcess('backfill', '--state-db', bad, '--home', home('bad-store')),
+        inProcess('backfill', '--state-db', bad, '--home', home('bad-store-json'), '--json'),
+      ]);
+      assert.deepEqual(words, {
+        status: 1,
+        stderr: `hermetic: ${bad} is not a SQLite database (it does not start with SQLite's header). [HERMETIC_READER_OPEN]\n`,
+        stdout: 'backfill: nothing was written: 1 of 1 store could not be read (see above).\n',
+      });
+      assert.equal(json.status, 1);
+      const s = JSON.parse(json.stdout) as Summary;
+      assert.deepEqual([s.failed_stores, s.wrote_nothing, s.stores[0]!.error?.code], [1, true, 'HERMETIC_READER_OPEN']);
+      assert.equal(existsSync(home('bad-store')), false);
+      assert.equal(existsSync(home('bad-store-json')), false);
+    });
+
+    it('Ctrl-C (SIGINT) stops after the batch being written, says to run again, exits 130; the next run finishes', async () => {
+      const store = join(dir, 'interrupt', 'state.db');
+      const made = generate({ out: store, sessions: 400, messages: 8000, seed: 'interrupt', journal: 'delete' });
+      const h = home('interrupt');
+      const run = spawnHermetic(['backfill', '--state-db', store, '--home', h], { env, probe: true });
+      assert.ok(await run.next((e) => e.kind === 'commit'), run.stderr());
+      run.child.kill('SIGINT');
+      const { code } = await run.exited;
+      stderrSeen.push(run.stderr());
+      assert.equal(code, 130, run.stderr());
+      assert.match(run.stderr(), /^hermetic: interrupted — run again to finish \(\d+ sessions? written before it stopped\)\n$/);
+      assert.equal(run.stdout(), '');
+      const again = await inProcess('backfill', '--state-db', store, '--home', h, '--json');
+      const s = JSON.parse(again.stdout) as Summary;
+      assert.equal(again.status, 0);
+      assert.ok(s.skipped.unchanged! > 0 && s.sessions + s.skipped.unchanged! === made.sessions, `the second run wrote the rest: ${s.sessions} + ${s.skipped.unchanged}`);
     });
 
     it('no Hermes store at all (no ~/.hermes, no $HERMES_HOME): exit 1, said plainly, and no dataset is created', async () => {
@@ -270,6 +320,62 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
     });
   });
 
+  describe('hermetic status, without a store or a dataset', () => {
+    it('says why a store is missing, and gives the dataset path absolute even for a relative --home', async () => {
+      const missing = join(dir, 'status-missing', 'state.db');
+      const relative = join('.scratch', 'no-such-home-for-status');
+      const r = await inProcess('status', '--state-db', missing, '--home', relative, '--json');
+      assert.equal(r.status, 0, r.stderr);
+      const s = JSON.parse(r.stdout) as { dataset: string; dataset_exists: boolean; stores: { exists: boolean; read_error: string | null; last_error: string | null }[] };
+      assert.equal(s.dataset, join(process.cwd(), relative, 'hermetic.db'));
+      assert.deepEqual([s.dataset_exists, s.stores[0]!.exists, s.stores[0]!.read_error], [false, false, `${missing} does not exist (yet: forward waits for Hermes to create it)`]);
+      const words = await inProcess('status', '--state-db', missing, '--home', relative);
+      assert.match(words.stdout, new RegExp(`^dataset: ${join(process.cwd(), relative, 'hermetic.db')} \\(not created yet; run hermetic backfill\\)\n`));
+      assert.match(words.stdout, /\n {2}missing: .* does not exist \(yet: forward waits for Hermes to create it\)\n/);
+    });
+  });
+
+  describe('hermetic forget', () => {
+    it('removes the sessions forwarded before their folder became ignore, and nothing else', async () => {
+      const secret = join(dir, 'forget', 'secret');
+      const open = join(dir, 'forget', 'open');
+      mkdirSync(secret, { recursive: true });
+      mkdirSync(open, { recursive: true });
+      const ids: Record<string, string> = {};
+      const store = buildStore('forget', (w, clock) => {
+        for (const [name, cwd] of [['s1', secret], ['s2', secret], ['o1', open]] as const) {
+          clock.t += 10;
+          ids[name] = w.createSession({ source: 'cli', cwd });
+          w.appendMessages(ids[name]!, [{ role: 'user', content: `hello from ${name}` }, { role: 'assistant', content: 'hi', finish_reason: 'stop' }]);
+          w.updateTokenCounts(ids[name]!, { input_tokens: 10, output_tokens: 2, model: 'gpt-5' });
+        }
+      });
+      const h = home('forget');
+      assert.equal((await inProcess('backfill', '--state-db', store, '--home', h)).status, 0);
+      // Before the folder is ignored there is nothing to forget: refused, nothing removed.
+      const early = await inProcess('forget', '--scope', secret, '--home', h);
+      assert.equal(early.status, 2);
+      assert.match(early.stderr, /hermetic: None of the 2 sessions under .* is ignored by the usage policy now; nothing was removed/);
+      writeFileSync(join(secret, '.hypignore'), 'ignore\n');
+      const r = await inProcess('forget', '--scope', secret, '--home', h);
+      assert.deepEqual(r, { status: 0, stderr: '', stdout: 'forget: 2 sessions removed (4 messages, 4 parts, with their usage and issues).\n' });
+      const left = JSON.parse((await inProcess('query', 'SELECT session_id, (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.session_id) AS messages, (SELECT COUNT(*) FROM usage_events e WHERE e.session_id = s.session_id) AS events FROM sessions s', '--home', h, '--json')).stdout) as unknown[];
+      assert.deepEqual(left, [{ session_id: ids.o1, messages: 2, events: 1 }]);
+      const gone = JSON.parse((await inProcess('query', `SELECT (SELECT COUNT(*) FROM messages WHERE session_id != '${ids.o1}') + (SELECT COUNT(*) FROM parts WHERE session_id != '${ids.o1}') + (SELECT COUNT(*) FROM usage_events WHERE session_id != '${ids.o1}') + (SELECT COUNT(*) FROM model_usage WHERE session_id != '${ids.o1}') AS n`, '--home', h, '--json')).stdout) as unknown[];
+      assert.deepEqual(gone, [{ n: 0 }]);
+      // A session that is not ignored is named and kept; the next passes do not bring the forgotten ones back.
+      const kept = await inProcess('forget', '--session', ids.o1!, '--home', h);
+      assert.equal(kept.status, 2);
+      assert.match(kept.stderr, new RegExp(`^hermetic: session ${ids.o1} kept: no .hypignore above .* \\(only what the usage policy ignores now is forgotten\\)\n`));
+      assert.equal((await inProcess('backfill', '--state-db', store, '--home', h)).status, 0);
+      assert.deepEqual(JSON.parse((await inProcess('query', 'SELECT COUNT(*) AS n FROM sessions', '--home', h, '--json')).stdout), [{ n: 1 }]);
+      const nothing = await inProcess('forget', '--scope', secret, '--home', h);
+      assert.deepEqual(nothing, { status: 2, stdout: '', stderr: refusal('forget', `No forwarded session under ${secret}; nothing was removed.`, 'HERMETIC_FORGET_NONE') });
+      const both = await inProcess('forget', '--scope', secret, '--session', 'x', '--home', h);
+      assert.deepEqual(both, { status: 2, stdout: '', stderr: refusal('forget', 'forget needs --session ID (repeatable) or --scope DIR, not both.', 'HERMETIC_CLI_USAGE') });
+    });
+  });
+
   describe('hermetic forward', () => {
     it('--once exits 0 when it read every store, 1 when one is missing, 2 for a bad --interval', async () => {
       const [ok, missing, bad, again] = await Promise.all([
@@ -278,13 +384,18 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
         hermetic('forward', '--once', '--interval', '10ms', '--state-db', fixtures.usage, '--home', home('once-bad')),
         inProcess('forward', '--once', '--interval', 'often', '--state-db', fixtures.usage, '--home', home('once-bad')),
       ]);
-      assert.deepEqual(ok, { status: 0, stdout: '', stderr: 'forward: default: 3 sessions written (21 messages)\n' });
+      assert.deepEqual(ok, { status: 0, stdout: '', stderr: 'forward: default: 3 sessions written (21 new messages, 30 new parts)\n' });
       assert.deepEqual(missing, { status: 1, stdout: '', stderr: `hermetic: ${join(dir, 'gone.db')} does not exist [HERMETIC_READER_OPEN]; waiting for it to appear\n` });
       assert.deepEqual(bad, { status: 2, stdout: '', stderr: refusal('forward', '--interval must be a duration from 50ms to 24h such as 10s or 1m; got "10ms".', 'HERMETIC_CLI_USAGE') });
       assert.deepEqual(again, { status: 2, stdout: '', stderr: refusal('forward', '--interval must be a duration from 50ms to 24h such as 10s or 1m; got "often".', 'HERMETIC_CLI_USAGE') });
-      const second = await hermetic('forward', '--once', '--state-db', fixtures.usage, '--home', home('once'), '--json');
+      const [second, words] = await Promise.all([
+        hermetic('forward', '--once', '--state-db', fixtures.usage, '--home', home('once'), '--json'),
+        inProcess('forward', '--once', '--state-db', fixtures.usage, '--home', home('once')),
+      ]);
       assert.equal(second.status, 0);
       assert.deepEqual(second.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { sessions_written: number; error: unknown }).sessions_written), [0]);
+      // An unchanged tick says so, in words.
+      assert.deepEqual(words, { status: 0, stdout: '', stderr: 'forward: default: nothing new (3 sessions up to date)\n' });
     });
 
     it('on a missing store says once that it waits, then reads the store when it appears; SIGTERM stops it with exit 0', async () => {
@@ -300,7 +411,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
         assert.deepEqual(waiting(), [`hermetic: ${store} does not exist [HERMETIC_READER_OPEN]; waiting for it to appear`]);
         const made = generate({ out: store, sessions: 5, messages: 40, seed: 'appears', journal: 'wal' });
         const written = await Promise.race([fwd.line(/^forward: default: \d+ sessions? written/), sleep(DEADLINE_MS, null, { ref: false })]);
-        assert.equal(written, `forward: default: ${made.sessions} sessions written (${[...storeLiveCounts(store).values()].reduce((a, b) => a + b, 0)} messages)`);
+        assert.match(written ?? '', new RegExp(`^forward: default: ${made.sessions} sessions written \\(${[...storeLiveCounts(store).values()].reduce((a, b) => a + b, 0)} new messages, \\d+ new parts\\)$`));
         fwd.child.kill('SIGTERM');
         const { code } = await fwd.exited;
         assert.equal(code, 0);
@@ -343,6 +454,13 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       assert.equal(free.status, 0);
       assert.match(free.stdout, /^class: full\n/);
       assert.deepEqual(none, { status: 2, stdout: '', stderr: refusal('policy', 'policy check needs exactly one PATH (a folder).', 'HERMETIC_CLI_USAGE') });
+      // A folder that is not there is refused, never judged `full`.
+      const [gone, file] = await Promise.all([
+        inProcess('policy', 'check', join(dir, 'nonexistent'), '--home', home('policy')),
+        inProcess('policy', 'check', join(project, '.hypignore'), '--home', home('policy')),
+      ]);
+      assert.deepEqual(gone, { status: 2, stdout: '', stderr: refusal('policy', `${join(dir, 'nonexistent')} does not exist; give a folder (a session's working directory or a scope).`, 'HERMETIC_POLICY_PATH') });
+      assert.deepEqual(file, { status: 2, stdout: '', stderr: refusal('policy', `${join(project, '.hypignore')} is a file, not a folder; give the folder a session ran in.`, 'HERMETIC_POLICY_PATH') });
     });
   });
 

@@ -8,6 +8,9 @@
 // A probe loaded into each process (test/support/forwarder-probe.mjs) reports where every kill landed.
 // The read worker (decision 0027) is crashed too: the killed processes read with it (HERMETIC_READ_WORKER `only`, or
 // `auto` beside the calling thread), and the dataset they leave must equal the plain pass's (`off`) row for row.
+// So are incremental ticks (decision 0032): forward killed while Hermes appends to one long session and now and then
+// rewinds its tail, each tick writing a delta against the session's cursor — and the dataset still equals a clean
+// backfill row for row.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -15,7 +18,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { createIdSource } from '../../src/shared/ids.js';
+import { generate } from '../../src/state-db/generate/index.js';
 import { generatedStore } from '../../src/state-db/testing/generated.js';
+import { StateDbWriter } from '../../src/state-db/writer/index.js';
 import {
   childEnv, countDifferences, datasetCount, datasetDifferences, ledgerDifferences, datasetMessageCounts, datasetRows, seeded, spawnHermetic, STACK_LINE,
   startWriter, storeLiveCounts, storeValue, type Hermetic, type ProbeEvent, type WriterReport,
@@ -115,7 +122,7 @@ function tally(kills: Kill[]): string {
   return `${[...counts].map(([l, n]) => `${n} ${l}`).join(', ')}; from go to dataset open ${Math.round(startup[0] ?? 0)}–${Math.round(startup.at(-1) ?? 0)} ms`;
 }
 
-// The two runs are independent (their own stores and homes); side by side they fit the time budget.
+// The runs are independent (their own stores and homes); side by side they fit the time budget.
 describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
   it(`backfill killed with SIGKILL at ${KILLS} random points, then run to the end, equals a clean backfill row for row`, async (t) => {
     const store = join(dir, 'backfill', 'state.db');
@@ -222,6 +229,59 @@ describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
     assert.equal(storeValue(store, `SELECT COUNT(*) FROM messages WHERE id > ${baseMaxMessageId}`), report.messages);
     assert.deepEqual(datasetDifferences(datasetRows(home), datasetRows(clean)), []);
     // The usage ledger (one row per observed change, so forward and backfill differ in rows) adds up exactly.
+    assert.deepEqual(ledgerDifferences(home), []);
+    const all = stderr.join('');
+    assert.doesNotMatch(all, STACK_LINE);
+    assert.deepEqual(all.split('\n').filter((l) => l.startsWith('hermetic:')), []);
+  });
+
+  it(`forward killed with SIGKILL ${KILLS} times during incremental ticks of a long session (appends, rewinds), then run once, equals a clean backfill`, async (t) => {
+    const store = join(dir, 'long', 'state.db');
+    generate({ out: store, sessions: 40, messages: 400, seed: 'forwarder-crash-long', journal: 'wal' });
+    // The long session: 20,000 messages, written before forwarding starts.
+    const db = new Database(store);
+    let clock = 1_780_000_000;
+    const w = new StateDbWriter(db, { now: () => (clock += 1), ids: createIdSource('crash-long') });
+    const long = w.createSession({ source: 'cli', model: 'gpt-5', started_at: 1_780_000_000 });
+    w.appendMessages(long, Array.from({ length: 20_000 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `long message ${i}` })));
+    db.close();
+    const home = join(dir, 'long', 'killed');
+    // Forwarded once whole: every tick after is a delta against the long session's cursor.
+    await complete(['forward', '--once', '--state-db', store, '--home', home], false, 'off');
+    const writer = startWriter(store, { rate: 120, seed: 'forwarder-crash-long-writer', env, focus: long });
+    await writer.ready;
+    const args = ['forward', '--state-db', store, '--home', home, '--interval', '100ms'];
+    const random = seeded(20260716);
+    const kills: Kill[] = [];
+    const stderr: string[] = [];
+    let report: WriterReport;
+    const runs = series(args, (i) => withWorker(i % 2 === 0 ? 'off' : 'only'));
+    try {
+      for (let i = 0; i < KILLS; i++) {
+        const h = await runs.next(i < KILLS - 1);
+        kills.push(await killAt(h, random() * 1000, i % 2 === 1, true));
+        stderr.push(h.stderr());
+      }
+    } finally {
+      runs.close();
+      report = await writer.stop();
+    }
+    const once = await complete(['forward', '--once', '--json', '--state-db', store, '--home', home], false, 'only');
+    stderr.push(once.stderr);
+    const clean = join(dir, 'long', 'clean');
+    await complete(['backfill', '--state-db', store, '--home', clean, '--json'], false, 'off');
+
+    const longNow = storeValue(store, `SELECT COUNT(*) FROM messages WHERE session_id = '${long}' AND active = 1`);
+    t.diagnostic(`writer: ${report.writes} writes, ${report.messages} messages (${report.messagesPerSecond}/s) mostly to a session of 20,000, ${report.rewinds} rewinds of its tail; it ends with ${longNow} live messages`);
+    t.diagnostic(`${KILLS} kills: ${tally(kills)}`);
+    assert.deepEqual(report.errors, []);
+    assert.ok(report.rewinds > 0, 'the long session was rewound');
+    assert.ok(kills.every((k) => k.midRun), `every kill found forward running: ${tally(kills)}`);
+    const counts = datasetMessageCounts(home);
+    assert.equal(counts.duplicates, 0);
+    assert.deepEqual(countDifferences(counts.perSession, storeLiveCounts(store)), []);
+    assert.deepEqual(datasetDifferences(datasetRows(home), datasetRows(clean)), []);
+    assert.deepEqual(datasetDifferences(datasetRows(home, ['daily_usage']), datasetRows(clean, ['daily_usage'])), []);
     assert.deepEqual(ledgerDifferences(home), []);
     const all = stderr.join('');
     assert.doesNotMatch(all, STACK_LINE);

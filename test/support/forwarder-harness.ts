@@ -148,8 +148,8 @@ export interface WriterProcess {
 }
 
 /** Starts the Hermes-like writer (test/support/forwarder-writer.ts) on a WAL store. */
-export function startWriter(store: string, options: { rate: number; seed: string; env: NodeJS.ProcessEnv }): WriterProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', WRITER, store, '--rate', String(options.rate), '--seed', options.seed], {
+export function startWriter(store: string, options: { rate: number; seed: string; env: NodeJS.ProcessEnv; focus?: string }): WriterProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', WRITER, store, '--rate', String(options.rate), '--seed', options.seed, ...(options.focus ? ['--focus', options.focus] : [])], {
     cwd: REPO, env: options.env, stdio: ['ignore', 'pipe', 'pipe'],
   });
   track(child);

@@ -3,10 +3,11 @@
 // busy timeout with a jittered retry on "locked" (Hermes: timeout=1.0, up to 15 retries 20–150 ms apart), WAL, and a
 // PASSIVE checkpoint every 50 writes — at a steady rate, and times every write from asking for the lock to the commit.
 //
-//   node --import tsx test/support/forwarder-writer.ts <state.db> [--rate MESSAGES_PER_S] [--seed S]
+//   node --import tsx test/support/forwarder-writer.ts <state.db> [--rate MESSAGES_PER_S] [--seed S] [--focus SESSION]
 //
 // Each write is one of: a message appended to an open session (about 85%; existing sessions of the store are resumed
-// for it), a new session, the end of a session, a token-count update. It prints {"ready":…} once the store is open,
+// for it), a new session, the end of a session, a token-count update. With --focus, most messages go to that one
+// (long) session, and about one write in 40 rewinds its last messages (soft-archived: a rewrite of its tail). It prints {"ready":…} once the store is open,
 // and on SIGTERM or SIGINT it finishes the write in progress, closes the store (Hermes's last checkpoint) and prints
 // one report line (WriterReport) before exiting 0.
 import Database from 'better-sqlite3';
@@ -18,8 +19,10 @@ import { StateDbWriter, type MessageInput } from '../../src/state-db/writer/inde
 export interface WriterReport {
   /** Write transactions committed. */
   writes: number;
-  /** Messages appended (every one of them stays live: the writer never rewinds or compacts). */
+  /** Messages appended (without --focus every one of them stays live: the writer never rewinds or compacts). */
   messages: number;
+  /** Rewinds of the focus session. */
+  rewinds: number;
   sessionsCreated: number;
   sessionsEnded: number;
   /** Existing sessions of the store resumed and appended to. */
@@ -56,6 +59,7 @@ if (!path) {
 }
 const rate = Number(flag(rest, 'rate', '200'));
 const seed = flag(rest, 'seed', 'writer');
+const focus = flag(rest, 'focus', '');
 const r = new Rng(seed);
 
 const db = new Database(path, { fileMustExist: true });
@@ -71,7 +75,7 @@ const baseMaxMessageId = (db.prepare('SELECT MAX(id) FROM messages').pluck().get
 const open = new Map<string, number>();
 const existing = db.prepare('SELECT id FROM sessions ORDER BY id').pluck().all() as string[];
 const report: WriterReport = {
-  writes: 0, messages: 0, sessionsCreated: 0, sessionsEnded: 0, sessionsResumed: 0, maxWaitMs: 0, maxLockMs: 0, p99WaitMs: 0,
+  writes: 0, messages: 0, rewinds: 0, sessionsCreated: 0, sessionsEnded: 0, sessionsResumed: 0, maxWaitMs: 0, maxLockMs: 0, p99WaitMs: 0,
   over100ms: 0, maxCheckpointMs: 0, busyRetries: 0, errors: [], seconds: 0, messagesPerSecond: 0, writesPerSecond: 0, baseMaxMessageId,
 };
 const times: number[] = [];
@@ -152,7 +156,12 @@ await write(() => {
     report.sessionsResumed++;
   }
   for (let i = 0; i < 4; i++) newSession();
+  if (focus) {
+    w.reopenSession(focus);
+    open.set(focus, 0);
+  }
 });
+const lastLive = db.prepare('SELECT id FROM messages WHERE session_id = ? AND active = 1 ORDER BY id DESC LIMIT 1 OFFSET 2').pluck();
 console.log(JSON.stringify({ ready: true, baseMaxMessageId, open: open.size }));
 
 const started = performance.now();
@@ -163,10 +172,16 @@ while (!stopping) {
   if (stopping) break;
   const roll = r.next();
   try {
-    if (roll < 0.04 || open.size < 3) {
+    if (focus && roll < 0.025) {
+      const keep = lastLive.get(focus) as number | undefined;
+      if (keep !== undefined) {
+        await write(() => w.rewind(focus, keep));
+        report.rewinds++;
+      }
+    } else if (roll < 0.04 || open.size < 3) {
       await write(newSession);
     } else if (roll < 0.07 && open.size > 6) {
-      const id = r.pick([...open.keys()]);
+      const id = r.pick([...open.keys()].filter((k) => k !== focus));
       await write(() => { w.endSession(id, r.pick(['user_exit', 'cli_close', 'session_reset'])); });
       open.delete(id);
       report.sessionsEnded++;
@@ -174,7 +189,7 @@ while (!stopping) {
       const id = r.pick([...open.keys()]);
       await write(() => w.updateTokenCounts(id, { input_tokens: r.int(100, 4000), output_tokens: r.int(10, 900), model: 'gpt-5', billing_provider: 'openai' }));
     } else {
-      const id = r.pick([...open.keys()]);
+      const id = focus && r.chance(0.8) ? focus : r.pick([...open.keys()]);
       const batch = nextMessages(id, open.get(id)!);
       await write(() => { w.appendMessages(id, batch); });
       open.set(id, open.get(id)! + 1);

@@ -1,12 +1,10 @@
-// `hermetic backfill`: read every session active in a window (default: all) into the dataset, once.
-import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { resolve } from 'node:path';
-import { discoverStores } from '../reader/discover.js';
+// `hermetic backfill`: read every session active in a window (default: all) into the dataset, once. Ctrl-C stops it
+// after the batch it is writing: what it committed stays, and the next run goes on from there.
 import { parseFlags } from '../../cli/args.js';
 import { HermeticError } from '../../shared/errors.js';
-import { createForwarder } from '../pipeline/forwarder.js';
-import { COMMON_FLAGS, parseTime, plural, progressBar, totals } from './common.js';
+import { createForwarder, findStores } from '../pipeline/forwarder.js';
+import { explicitProblem } from '../reader/discover.js';
+import { COMMON_FLAGS, interruption, parseTime, plural, progressBar, rewritten, totals } from './common.js';
 import { FORWARDER_HELP } from './help.js';
 
 const FLAGS = { ...COMMON_FLAGS, since: { type: 'string' }, until: { type: 'string' }, redact: { type: 'boolean' } } as const;
@@ -18,53 +16,64 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
   const since = values.since === undefined ? undefined : parseTime('since', values.since, nowS);
   const until = values.until === undefined ? undefined : parseTime('until', values.until, nowS);
   const started = process.hrtime.bigint();
-  // A store named on the command line must exist: say so before anything (the dataset included) is created.
-  const missing = (values['state-db'] ?? []).filter((p) => !existsSync(p));
-  if (missing.length > 0) {
-    throw new HermeticError('HERMETIC_READER_OPEN', `${missing.map((p) => resolve(p)).join(', ')} ${missing.length === 1 ? 'does' : 'do'} not exist; nothing was read.`);
-  }
-  // Nothing to read is said before anything (the dataset included) is created.
-  if (discoverStores({ home: homedir(), hermesHome: process.env.HERMES_HOME, explicit: values['state-db'] ?? [] }).length === 0) {
+  // A store named on the command line must be one: said before anything (the dataset included) is created.
+  const problems = (values['state-db'] ?? []).map(explicitProblem).filter((p): p is string => p !== null);
+  if (problems.length > 0) throw new HermeticError('HERMETIC_READER_PATH', `${problems.join('; ')}; nothing was read.`);
+  if (findStores({ stateDbs: values['state-db'] ?? [] }).length === 0) {
     throw new HermeticError('HERMETIC_READER_OPEN', 'No Hermes store was found (looked for $HERMES_HOME/state.db, ~/.hermes/state.db and their profiles); give --state-db PATH.');
   }
   const forwarder = createForwarder({ home: values.home, stateDbs: values['state-db'] ?? [], redact: values.redact === true });
+  const stop = interruption();
   try {
     let current = '';
     const bar = values.json ? null : progressBar(process.stderr, () => `backfill ${current}`);
-    const results = forwarder.backfill({ since, until, onStore: (ref) => { current = ref.profile; }, onProgress: (d, t) => bar?.update(d, t) });
+    const results = await forwarder.backfillAsync({ since, until, keepGoing: stop.keepGoing, onStore: (ref) => { current = ref.profile; }, onProgress: (d, t) => bar?.update(d, t) });
     bar?.end();
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const t = totals(results);
     const failed = results.filter((r) => r.error);
+    if (stop.interrupted) {
+      console.error(`hermetic: interrupted — run again to finish (${plural(t.sessionsWritten, 'session')} written before it stopped)`);
+      return 130;
+    }
     if (values.json) {
       console.log(JSON.stringify({
-        stores: results.map((r) => ({ path: r.store, profile: r.profile, backend: r.backend, schema_version: r.schemaVersion, journal_mode: r.journalMode, read: r.read, sessions_written: r.sessionsWritten, messages: r.messages, parts: r.parts, warning: r.warning, error: r.error })),
-        sessions: t.sessionsWritten, messages: t.messages, parts: t.parts,
+        stores: results.map((r) => ({
+          path: r.store, profile: r.profile, backend: r.backend, schema_version: r.schemaVersion, journal_mode: r.journalMode, read: r.read,
+          sessions_written: r.sessionsWritten, messages: r.messages, parts: r.parts, messages_removed: r.messagesRemoved, parts_removed: r.partsRemoved,
+          row_issues: r.rowIssues, read_by_worker: r.readByWorker, warning: r.warning, error: r.error,
+        })),
+        sessions: t.sessionsWritten, messages: t.messages, parts: t.parts, messages_removed: t.messagesRemoved, parts_removed: t.partsRemoved,
         skipped: { unchanged: t.sessionsUnchanged, outside_window: t.sessionsOutsideWindow, ignored_by_policy: t.sessionsIgnored, quarantined: t.sessionsQuarantined, waiting_in_quarantine: t.sessionsWaiting },
-        row_issues: t.rowIssues, removed_from_store: t.sessionsRemoved, wrote_nothing: t.sessionsWritten + t.sessionsIgnored + t.sessionsRemoved === 0,
+        row_issues: t.rowIssues, removed_from_store: t.sessionsRemoved, failed_stores: failed.length, wrote_nothing: t.sessionsWritten + t.sessionsIgnored + t.sessionsRemoved === 0,
         seconds: Math.round(seconds * 1000) / 1000,
       }, null, 2));
+      return failed.length > 0 ? 1 : 0;
+    }
+    for (const r of results) {
+      if (r.warning) console.error(`hermetic: warning: ${r.warning}`);
+      if (r.error) console.error(`hermetic: ${r.error.message} [${r.error.code}]`);
+      for (const d of r.policyDrops) console.error(`hermetic: session ${d.sessionId} not recorded: ${d.reason}`);
+    }
+    const skipped = [
+      t.sessionsUnchanged && `${plural(t.sessionsUnchanged, 'session')} unchanged`,
+      t.sessionsOutsideWindow && `${t.sessionsOutsideWindow} outside the window`,
+      t.sessionsIgnored && `${t.sessionsIgnored} ignored by usage policy`,
+      t.sessionsQuarantined && `${t.sessionsQuarantined} failed (quarantined; see hermetic status)`,
+    ].filter(Boolean);
+    const wrote = t.sessionsWritten + t.sessionsIgnored + t.sessionsRemoved > 0;
+    // A store that failed is said first, and the run fails: a summary must not read like a success.
+    const failure = failed.length > 0 ? `${failed.length} of ${plural(results.length, 'store')} could not be read (see above)` : null;
+    if (!wrote) {
+      const why = failure ?? (t.sessionsUnchanged > 0 ? 'every session in the window is already in the dataset' : t.sessionsSeen === 0 ? 'the store has no session yet' : 'no session was active in the window');
+      console.log(`backfill: nothing ${failure ? 'was written' : 'to write'}: ${why}${skipped.length ? ` (${skipped.join(', ')})` : ''}.`);
     } else {
-      for (const r of results) {
-        if (r.warning) console.error(`hermetic: warning: ${r.warning}`);
-        if (r.error) console.error(`hermetic: ${r.error.message} [${r.error.code}]`);
-        for (const d of r.policyDrops) console.error(`hermetic: session ${d.sessionId} not recorded: ${d.reason}`);
-      }
-      const skipped = [
-        t.sessionsUnchanged && `${plural(t.sessionsUnchanged, 'session')} unchanged`,
-        t.sessionsOutsideWindow && `${t.sessionsOutsideWindow} outside the window`,
-        t.sessionsIgnored && `${t.sessionsIgnored} ignored by usage policy`,
-        t.sessionsQuarantined && `${t.sessionsQuarantined} failed (quarantined; see hermetic status)`,
-      ].filter(Boolean);
-      if (t.sessionsWritten + t.sessionsIgnored + t.sessionsRemoved === 0 && failed.length === 0) {
-        const why = t.sessionsUnchanged > 0 ? 'every session in the window is already in the dataset' : t.sessionsSeen === 0 ? 'the store has no session yet' : 'no session was active in the window';
-        console.log(`backfill: nothing to write: ${why}${skipped.length ? ` (${skipped.join(', ')})` : ''}.`);
-      } else {
-        console.log(`backfill: ${plural(t.stores, 'store')}, ${plural(t.sessionsWritten, 'session')} written (${plural(t.messages, 'message')}, ${plural(t.parts, 'part')})${skipped.length ? `; ${skipped.join(', ')}` : ''}${t.rowIssues ? `; ${plural(t.rowIssues, 'row issue')} recorded` : ''} in ${seconds.toFixed(1)} s → ${forwarder.home}/hermetic.db`);
-      }
+      const stores = failure ? `${failure}; ${plural(results.length - failed.length, 'store')} read` : plural(t.stores, 'store');
+      console.log(`backfill: ${stores}, ${plural(t.sessionsWritten, 'session')} written (${plural(t.messages, 'message')}, ${plural(t.parts, 'part')}${rewritten(t)})${skipped.length ? `; ${skipped.join(', ')}` : ''}${t.rowIssues ? `; ${plural(t.rowIssues, 'row issue')} recorded` : ''} in ${seconds.toFixed(1)} s → ${forwarder.home}/hermetic.db`);
     }
     return failed.length > 0 ? 1 : 0;
   } finally {
+    stop.release();
     forwarder.close();
   }
 }

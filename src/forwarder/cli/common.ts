@@ -30,7 +30,7 @@ export function parseTime(flag: string, text: string, nowSeconds: number): numbe
 
 export const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
 
-const COUNTED = ['sessionsSeen', 'sessionsWritten', 'sessionsUnchanged', 'sessionsOutsideWindow', 'sessionsIgnored', 'sessionsRemoved', 'sessionsQuarantined', 'sessionsWaiting', 'messages', 'parts', 'rowIssues'] as const;
+const COUNTED = ['sessionsSeen', 'sessionsWritten', 'sessionsUnchanged', 'sessionsOutsideWindow', 'sessionsIgnored', 'sessionsRemoved', 'sessionsQuarantined', 'sessionsWaiting', 'messages', 'parts', 'messagesRemoved', 'partsRemoved', 'rowIssues'] as const;
 
 /** A pass's counts over every store. */
 export type Totals = { stores: number } & Pick<StepResult, (typeof COUNTED)[number]>;
@@ -57,5 +57,33 @@ export function progressBar(stream: NodeJS.WriteStream, label: () => string): { 
       shown = true;
     },
     end() { if (shown) stream.write('\n'); shown = false; },
+  };
+}
+
+/** ", 3 messages rewritten" when a pass removed messages (a rewrite: /retry, a rewind, compaction), else "". */
+export function rewritten(t: Pick<StepResult, 'messagesRemoved'>): string {
+  return t.messagesRemoved > 0 ? `; ${plural(t.messagesRemoved, 'message')} removed or rewritten` : '';
+}
+
+/**
+ * Ctrl-C (SIGINT) for a command whose pass lets the event loop run between batches: the first stops the pass after
+ * the batch it is writing (keepGoing turns false); a second one ends the process at once.
+ */
+export function interruption(): { readonly interrupted: boolean; keepGoing: () => boolean; release(): void } {
+  let interrupted = false;
+  const onSignal = () => {
+    if (interrupted) {
+      console.error('hermetic: interrupted — run again to finish');
+      process.exit(130);
+    }
+    interrupted = true;
+  };
+  process.on('SIGINT', onSignal);
+  return {
+    get interrupted() { return interrupted; },
+    keepGoing: () => !interrupted,
+    release: () => {
+      process.off('SIGINT', onSignal);
+    },
   };
 }

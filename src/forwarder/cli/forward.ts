@@ -1,13 +1,27 @@
 // `hermetic forward`: the live loop. Each tick reads only what changed since the last one, and writes it with the
-// cursors in one local transaction; SIGINT/SIGTERM stop it between ticks, from the moment it starts.
+// cursors in one local transaction; SIGINT/SIGTERM stop it from the moment it starts (a tick under way stops after the
+// batch it is writing).
 import { parseFlags, usageError, type FlagValues } from '../../cli/args.js';
 import { listenForStop, releaseStopSignals, type StopRequest } from '../../cli/stop-signals.js';
 import { createForwarder } from '../pipeline/forwarder.js';
 import type { StepResult } from '../pipeline/step.js';
-import { COMMON_FLAGS, durationSeconds, plural } from './common.js';
+import { COMMON_FLAGS, durationSeconds, plural, rewritten } from './common.js';
 import { FORWARDER_HELP } from './help.js';
 
 const FLAGS = { ...COMMON_FLAGS, interval: { type: 'string' }, once: { type: 'boolean' }, redact: { type: 'boolean' }, quiet: { type: 'boolean' } } as const;
+
+/** What a tick did to one store, in words: what was new, not the sessions' whole counts. */
+export function tickLine(r: StepResult): string {
+  const what = [
+    r.sessionsRemoved && `${r.sessionsRemoved} removed in Hermes`,
+    r.sessionsIgnored && `${r.sessionsIgnored} ignored by usage policy`,
+    r.sessionsQuarantined && `${r.sessionsQuarantined} quarantined`,
+  ].filter(Boolean);
+  const written = r.sessionsWritten > 0 || what.length === 0
+    ? `${plural(r.sessionsWritten, 'session')} written (${plural(r.messages, 'new message')}, ${plural(r.parts, 'new part')}${rewritten(r)})`
+    : '';
+  return `forward: ${r.profile}: ${[written, ...what].filter(Boolean).join(', ')}`;
+}
 
 export async function forwardCommand(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, FLAGS);
@@ -30,7 +44,9 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
   if (stop?.signal) return say('forward: stopped'), 0;
   const forwarder = createForwarder({ home: values.home, stateDbs: values['state-db'] ?? [], redact: values.redact === true });
   const said = new Map<string, string>();
-  const report = (results: StepResult[]) => {
+  /** Whether anything has been said of a store's sessions yet (an unchanged first tick says it is up to date). */
+  const spoken = new Set<string>();
+  const report = (results: StepResult[], once: boolean) => {
     for (const r of results) {
       // Idle and error states are said once per change, not every tick.
       const state = r.error ? `${r.error.code}:${r.error.message}` : r.warning ? `warn:${r.warning}` : 'ok';
@@ -41,40 +57,63 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
         said.set(r.store, state);
       }
       for (const d of r.policyDrops) say(`hermetic: session ${d.sessionId} not recorded: ${d.reason}`);
-      if (values.json) console.log(JSON.stringify({ at: new Date().toISOString(), store: r.store, profile: r.profile, sessions_written: r.sessionsWritten, messages: r.messages, parts: r.parts, removed_from_store: r.sessionsRemoved, quarantined: r.sessionsQuarantined, row_issues: r.rowIssues, error: r.error }));
-      else if (r.sessionsWritten + r.sessionsRemoved + r.sessionsQuarantined + r.sessionsIgnored > 0) {
-        say(`forward: ${r.profile}: ${plural(r.sessionsWritten, 'session')} written (${plural(r.messages, 'message')})${r.sessionsRemoved ? `, ${r.sessionsRemoved} removed in Hermes` : ''}${r.sessionsQuarantined ? `, ${r.sessionsQuarantined} quarantined` : ''}`);
+      if (values.json) {
+        console.log(JSON.stringify({
+          at: new Date().toISOString(), store: r.store, profile: r.profile, sessions_written: r.sessionsWritten, sessions_appended: r.sessionsAppended,
+          sessions_rewritten: r.sessionsRewritten + r.sessionsReplaced, messages: r.messages, parts: r.parts, messages_removed: r.messagesRemoved,
+          parts_removed: r.partsRemoved, removed_from_store: r.sessionsRemoved, quarantined: r.sessionsQuarantined, row_issues: r.rowIssues, error: r.error,
+        }));
+      } else if (r.sessionsWritten + r.sessionsRemoved + r.sessionsQuarantined + r.sessionsIgnored > 0) {
+        say(tickLine(r));
+        spoken.add(r.store);
+      } else if (!r.error && (once || !spoken.has(r.store))) {
+        say(`forward: ${r.profile}: nothing new (${plural(r.sessionsUnchanged, 'session')} up to date)`);
+        spoken.add(r.store);
       }
     }
   };
   if (!stop) {
     try {
       const results = forwarder.forwardOnce();
-      report(results);
+      report(results, true);
       return results.some((r) => r.error) ? 1 : 0;
     } finally {
       forwarder.close();
     }
   }
   say(`forward: reading ${forwarder.stores().map((s) => s.path).join(', ') || '(no store yet)'} every ${values.interval ?? '10s'} into ${forwarder.home}/hermetic.db; Ctrl-C stops`);
-  return new Promise<number>((resolve) => {
+  return new Promise<number>((resolve, reject) => {
     let timer: NodeJS.Timeout | null = null;
-    void stop.stopped.then(() => {
-      if (timer) clearTimeout(timer);
+    let ticking = false;
+    const finish = () => {
       forwarder.close();
       say('forward: stopped');
       resolve(0);
-    });
-    const tick = () => {
-      if (stop.signal) return;
-      try {
-        report(forwarder.forwardOnce());
-      } catch (e) {
-        // The dataset itself failed (disk full, a newer version): say it and keep trying.
-        say(`hermetic: ${(e as Error).message}${(e as { code?: string }).code ? ` [${(e as { code?: string }).code}]` : ''}`);
-      }
-      if (!stop.signal) timer = setTimeout(tick, interval * 1000);
     };
-    tick();
+    void stop.stopped.then(() => {
+      if (timer) clearTimeout(timer);
+      // A tick under way stops after its batch, then finishes; between ticks, now.
+      if (!ticking) finish();
+    });
+    const tick = async () => {
+      if (stop.signal) return;
+      ticking = true;
+      try {
+        report(await forwarder.forwardOnceAsync({ keepGoing: () => !stop.signal }), false);
+      } catch (e) {
+        // The dataset itself failed (disk full, a newer version): say it and keep trying. A bug stops the loop.
+        if ((e as { code?: string }).code === undefined || !String((e as { code?: string }).code).startsWith('HERMETIC_')) throw e;
+        say(`hermetic: ${(e as Error).message} [${(e as { code?: string }).code}]`);
+      } finally {
+        ticking = false;
+      }
+      if (stop.signal) finish();
+      else timer = setTimeout(() => void tick().catch(fail), interval * 1000);
+    };
+    const fail = (e: unknown) => {
+      forwarder.close();
+      reject(e);
+    };
+    void tick().catch(fail);
   });
 }

@@ -1,6 +1,8 @@
 // `hermetic policy check PATH`: which usage-policy class governs a folder, and why (spec forwarding §4).
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseFlags, usageError } from '../../cli/args.js';
+import { HermeticError } from '../../shared/errors.js';
 import { hermeticHome } from '../pipeline/forwarder.js';
 import { createPolicyResolver, explainPolicy } from '../policy/index.js';
 import { FORWARDER_HELP } from './help.js';
@@ -12,7 +14,20 @@ export async function policyCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(rest, { home: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, 1);
   if (values.help) return console.log(FORWARDER_HELP), 0;
   if (positionals.length !== 1) usageError('policy check needs exactly one PATH (a folder).');
-  const verdict = createPolicyResolver({ stateDir: hermeticHome(values.home), now: Date.now }).resolve(resolve(positionals[0]!));
+  const verdict = createPolicyResolver({ stateDir: hermeticHome(values.home), now: Date.now }).resolve(existingFolder(positionals[0]!));
   console.log(values.json ? JSON.stringify(verdict, null, 2) : explainPolicy(verdict).join('\n'));
   return 0;
+}
+
+/** The absolute path of a folder that exists, or a refusal (HERMETIC_POLICY_PATH): a typo must not read as `full`. */
+export function existingFolder(path: string): string {
+  const abs = resolve(path);
+  let isDir: boolean;
+  try {
+    isDir = statSync(abs).isDirectory();
+  } catch {
+    throw new HermeticError('HERMETIC_POLICY_PATH', `${abs} does not exist; give a folder (a session's working directory or a scope).`);
+  }
+  if (!isDir) throw new HermeticError('HERMETIC_POLICY_PATH', `${abs} is a file, not a folder; give the folder a session ran in.`);
+  return abs;
 }

@@ -1,4 +1,5 @@
-// `hermetic query "SQL"`: read-only SQL on the dataset; a table on a terminal, a JSON array with --json.
+// `hermetic query "SQL"`: read-only SQL on the dataset; a table (fitted to a terminal's width, BLOBs in hex), or a
+// JSON array with --json.
 import { parseFlags, usageError } from '../../cli/args.js';
 import { HermeticError } from '../../shared/errors.js';
 import { hermeticHome } from '../pipeline/forwarder.js';
@@ -6,15 +7,48 @@ import { openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
 import { COMMON_FLAGS } from './common.js';
 import { FORWARDER_HELP } from './help.js';
 
-const cell = (v: unknown): string => (v === null || v === undefined ? 'NULL' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+/** A value as a table shows it: NULL, a BLOB in hex (x'…', as SQLite writes one), JSON for objects, else text. */
+const cell = (v: unknown): string => {
+  if (v === null || v === undefined) return 'NULL';
+  if (v instanceof Uint8Array) return `x'${Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex')}'`;
+  return typeof v === 'object' ? JSON.stringify(v) : String(v);
+};
 
-/** A plain text table: a header, a rule, one line per row; long cells cut at 60 characters. */
-export function formatTable(columns: string[], rows: Record<string, unknown>[]): string {
-  const cut = (s: string) => (s.length > 60 ? `${s.slice(0, 59)}…` : s).replace(/\n/g, ' ');
-  const cells = rows.map((r) => columns.map((c) => cut(cell(r[c]))));
-  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]!.length)));
+/** Said under a table whose values were cut. */
+export const CUT_HINT = '(values cut to fit are marked …; hermetic query --json shows them whole)';
+
+/**
+ * A plain text table: a header, a rule, one line per row, and the row count. Line breaks show as ⏎. Long values are
+ * cut at 60 characters, or, given the terminal's width, so that each line fits it; a table with a cut value says so.
+ */
+export function formatTable(columns: string[], rows: Record<string, unknown>[], width?: number): string {
+  const text = rows.map((r) => columns.map((c) => cell(r[c]).replace(/\r?\n/g, '⏎')));
+  const natural = columns.map((c, i) => Math.max(c.length, ...text.map((r) => r[i]!.length)));
+  let widths = natural.map((w) => Math.min(w, 60));
+  if (width !== undefined) {
+    // The widest columns give way first, none below 8 characters (or its header), until the line fits.
+    const floor = columns.map((c) => Math.min(natural[columns.indexOf(c)]!, Math.max(8, c.length)));
+    widths = [...natural];
+    const total = () => widths.reduce((a, b) => a + b, 0) + 2 * (columns.length - 1);
+    while (total() > width) {
+      let widest = -1;
+      for (let i = 0; i < widths.length; i++) if (widths[i]! > floor[i]! && (widest < 0 || widths[i]! > widths[widest]!)) widest = i;
+      if (widest < 0) break;
+      widths[widest]!--;
+    }
+  }
+  let cut = false;
+  const fit = (s: string, w: number) => {
+    if (s.length <= w) return s;
+    cut = true;
+    return `${s.slice(0, Math.max(0, w - 1)).trimEnd()}…`;
+  };
+  const cells = text.map((r) => r.map((v, i) => fit(v, widths[i]!)));
   const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [line(columns), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line), `(${rows.length} row${rows.length === 1 ? '' : 's'})`].join('\n');
+  const head = columns.map((c, i) => fit(c, widths[i]!));
+  const out = [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line), `(${rows.length} row${rows.length === 1 ? '' : 's'})`];
+  if (cut) out.push(CUT_HINT);
+  return out.join('\n');
 }
 
 export async function queryCommand(argv: string[]): Promise<number> {
@@ -38,7 +72,12 @@ export async function queryCommand(argv: string[]): Promise<number> {
       throw new HermeticError('HERMETIC_QUERY_INVALID', `SQLite cannot run this query: ${(e as Error).message}.`);
     }
     const columns = stmt.columns().map((c) => c.name);
-    console.log(values.json ? JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v)) : formatTable(columns, rows));
+    // A BLOB is its bytes in hex (its toJSON would give a list of numbers); a bigint a number.
+    const json = function (this: Record<string, unknown>, k: string, v: unknown) {
+      const raw = this[k];
+      return raw instanceof Uint8Array ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('hex') : typeof v === 'bigint' ? Number(v) : v;
+    };
+    console.log(values.json ? JSON.stringify(rows, json) : formatTable(columns, rows, process.stdout.isTTY ? process.stdout.columns || 80 : undefined));
     return 0;
   } finally {
     db.close();

@@ -1,20 +1,23 @@
 // `hermetic status`: what the forwarder sees and has done — stores (path, profile, schema, journal, backend),
 // cursors, rows per table, last tick, last error, quarantined sessions. Bounded: counts, never whole cursor maps.
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { parseFlags } from '../../cli/args.js';
 import { DATASET_TABLES } from '../dataset/columns.js';
-import { hermeticHome } from '../pipeline/forwarder.js';
-import { discoverStores, readStore } from '../reader/index.js';
+import { findStores, hermeticHome } from '../pipeline/forwarder.js';
+import { readStore } from '../reader/index.js';
 import { DATASET_FILE, openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
-import { COMMON_FLAGS } from './common.js';
+import { COMMON_FLAGS, plural } from './common.js';
 import { FORWARDER_HELP } from './help.js';
 
 interface StoreStatus {
   path: string; profile: string; exists: boolean; backend: string; warning: string | null;
-  schema_version: number | null; journal_mode: string | null; read_error: string | null;
+  schema_version: number | null; journal_mode: string | null;
+  /** Why the store cannot be read now (missing, not SQLite, locked…), or null. */
+  read_error: string | null;
   cursor_max_message_id: number | null; sessions_tracked: number; last_tick_at: string | null; last_error: string | null;
+  /** Values changed or left out on the way into the dataset (issue 16 §5): entries, and the messages and sessions they touch. */
+  row_issues: { entries: number; messages: number; sessions: number };
   quarantined: { session_id: string; failures: number; last_error: string; retry_at: string }[];
 }
 
@@ -23,16 +26,17 @@ const iso = (t: number | null | undefined) => (typeof t === 'number' ? new Date(
 export async function statusCommand(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, COMMON_FLAGS);
   if (values.help) return console.log(FORWARDER_HELP), 0;
-  const home = hermeticHome(values.home);
+  const home = resolve(hermeticHome(values.home));
   const datasetPath = join(home, DATASET_FILE);
   const db = existsSync(datasetPath) ? openDatasetReadOnly(home) : null;
   try {
-    const refs = discoverStores({ home: homedir(), hermesHome: process.env.HERMES_HOME, explicit: values['state-db'] ?? [] });
+    const refs = findStores({ stateDbs: values['state-db'] ?? [] });
     const known = db ? (db.prepare('SELECT store FROM stores').pluck().all() as string[]) : [];
     for (const k of known) if (!refs.some((r) => r.path === k)) refs.push({ path: k, profile: '?', hermesHome: '', backend: 'sqlite', warning: null, exists: existsSync(k) });
     const stores: StoreStatus[] = refs.map((r) => {
       let schema: number | null = null, journal: string | null = null, readError: string | null = null;
-      if (r.exists) {
+      if (!r.exists) readError = `${r.path} does not exist${r.backend === 'postgres' ? ': this profile uses the PostgreSQL backend' : ' (yet: forward waits for Hermes to create it)'}`;
+      else {
         try {
           [schema, journal] = readStore(r.path, (d) => [
             d.prepare("SELECT name FROM sqlite_master WHERE name = 'schema_version'").get() ? (d.prepare('SELECT MAX(version) FROM schema_version').pluck().get() as number) : null,
@@ -41,12 +45,14 @@ export async function statusCommand(argv: string[]): Promise<number> {
         } catch (e) { readError = (e as Error).message; }
       }
       const row = db?.prepare('SELECT * FROM stores WHERE store = ?').get(r.path) as Record<string, unknown> | undefined;
+      const issuesOf = (store: string) => (db?.prepare('SELECT COUNT(*) AS entries, COUNT(DISTINCT session_id || char(0) || message_id) FILTER (WHERE message_id > 0) AS messages, COUNT(DISTINCT session_id) AS sessions FROM row_issues WHERE store = ?').get(store) as StoreStatus['row_issues'] | undefined) ?? { entries: 0, messages: 0, sessions: 0 };
       return {
         path: r.path, profile: row?.profile as string ?? r.profile, exists: r.exists, backend: r.backend, warning: r.warning,
         schema_version: schema, journal_mode: journal, read_error: readError,
         cursor_max_message_id: (row?.max_message_id as number | undefined) ?? null,
         sessions_tracked: db ? (db.prepare('SELECT COUNT(*) FROM session_cursors WHERE store = ?').pluck().get(r.path) as number) : 0,
         last_tick_at: iso(row?.last_tick_at as number | null), last_error: (row?.last_error as string | null) ?? null,
+        row_issues: issuesOf(r.path),
         quarantined: db ? (db.prepare('SELECT session_id, failures, last_error, retry_at FROM quarantine WHERE store = ? ORDER BY retry_at LIMIT 20').all(r.path) as { session_id: string; failures: number; last_error: string; retry_at: number }[]).map((q) => ({ ...q, retry_at: iso(q.retry_at)! })) : [],
       };
     });
@@ -61,11 +67,12 @@ export async function statusCommand(argv: string[]): Promise<number> {
     if (stores.length === 0) console.log('stores: none found (looked for $HERMES_HOME/state.db, ~/.hermes/state.db and profiles/*/state.db)');
     for (const s of stores) {
       console.log(`store ${s.path} (profile ${s.profile}, ${s.backend} backend)`);
-      if (!s.exists) console.log('  missing: waiting for Hermes to create it');
+      if (!s.exists) console.log(`  missing: ${s.read_error}`);
       else console.log(`  schema v${s.schema_version ?? '?'}, ${s.journal_mode ?? '?'} journal${s.read_error ? `; cannot read: ${s.read_error}` : ''}`);
       if (s.warning) console.log(`  warning: ${s.warning}`);
       console.log(`  cursor: message id ${s.cursor_max_message_id ?? '-'}, ${s.sessions_tracked} sessions tracked, last tick ${s.last_tick_at ?? 'never'}`);
       if (s.last_error) console.log(`  last error: ${s.last_error}`);
+      if (s.row_issues.entries > 0) console.log(`  row issues: ${s.row_issues.entries} values changed or left out, in ${plural(s.row_issues.messages, 'message')} of ${plural(s.row_issues.sessions, 'session')} (hermetic query "SELECT * FROM row_issues")`);
       for (const q of s.quarantined) console.log(`  quarantined: ${q.session_id} (${q.failures} failures, retry after ${q.retry_at}): ${q.last_error}`);
     }
     return 0;

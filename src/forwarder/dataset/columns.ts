@@ -234,6 +234,7 @@ export const CURSORS: DatasetTable = {
     c('max_message_id', 'INTEGER', 'Highest message id of the session when written.', true),
     c('usage_mark', 'TEXT', 'Rows, calls and newest `last_seen` of the session\'s `session_model_usage` when written (auxiliary usage changes only that table).', true),
     c('ledger', 'JSON', 'The usage ledger\'s last observed counters and sequence number (kept when the store is replaced or the session removed, so nothing is counted twice).'),
+    c('tail', 'JSON', 'Where the session\'s transcript was last projected to (counts, the last good time, recent calls, a rolling hash with checkpoints): the next write is a delta against it (decision 0032). NULL: the next write replaces the session\'s rows.'),
   ],
 };
 
@@ -254,7 +255,7 @@ export const QUARANTINE: DatasetTable = {
 /** Every table, forwarded data first. */
 export const DATASET_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PARTS, MODEL_USAGE, USAGE_EVENTS, DAILY_USAGE, ROW_ISSUES, STORES, CURSORS, QUARANTINE];
 
-/** The dataset's schema version: bump it with a migration in sinks/sqlite/migrations.ts. */
-export const DATASET_VERSION = 1;
+/** The dataset's schema version: bump it with a migration in sinks/sqlite/dataset.ts (2: session_cursors.tail). */
+export const DATASET_VERSION = 2;
 
 export type RecordOf = Record<string, unknown>;

@@ -1,8 +1,10 @@
 // One session's message rows → its live transcript as Hermes replays it: the rows that are active (or predate the
 // `active` column), classified by kind, with logical ids that stay the same across compaction generations
-// (spec forwarding §6.1 items 7–8, §7 "Normalizer").
+// (spec forwarding §6.1 items 7–8, §7 "Normalizer"). Rows can be normalized in runs (decision 0032): the state after
+// one run (RowsCarry) is where the next run starts, so the rows appended to a session are normalized alone.
 import { decodeContent } from './content.js';
 import { reasoningOf, replyTextOf } from './reasoning.js';
+import { MESSAGE_TEXT_COLUMNS, textColumns } from './text.js';
 import { validEpoch } from './time.js';
 import { decodeToolCalls } from './tool-calls.js';
 import type { Kind, NormalMessage, Row, RowIssue } from './types.js';
@@ -28,8 +30,26 @@ export function isLive(row: Row): boolean {
 }
 
 /** Hermes's display identity over the fields it hashes: the same logical message across generations. */
-function identityKey(row: Row): string {
+export function identityKey(row: Row): string {
   return JSON.stringify([row.role, row.content, row.timestamp, row.tool_call_id, row.tool_calls, row.tool_name]);
+}
+
+/**
+ * Where normalizing stopped: what the rows after the last one normalized need from those before it. All of it is a
+ * function of the rows alone, so normalizing in runs gives what one run gives.
+ */
+export interface RowsCarry {
+  /** Rows normalized so far (every state), and those archived by compaction or rewound (active 0). */
+  rows: number;
+  compacted: number;
+  inactive: number;
+  /** Sum of the ids of the rows with active 0: with `inactive` and `compacted`, the prefix's mark (reader/store.ts). */
+  inactiveIds: number;
+  maxMessageId: number;
+  /** The last plausible time seen (a garbage time takes it), or null. */
+  prevTime: number | null;
+  /** Rows rewound since the last live row: the next live row says so. */
+  rewoundSince: number;
 }
 
 export interface NormalizedSession {
@@ -40,49 +60,66 @@ export interface NormalizedSession {
   /** Rows rewound, undone or superseded (active 0, compacted 0). */
   inactive: number;
   maxMessageId: number;
+  carry: RowsCarry;
+  /**
+   * Continuing a carry only: a live row whose logical id is older than the rows normalized here (display_order points
+   * back into the prefix), or a row that is not live. Then the run's answer may depend on the prefix's rows, and the
+   * caller normalizes the session whole instead.
+   */
+  needsPrefix: boolean;
+}
+
+/** The carry before any row: the session's start is the first "previous" time. */
+export function startCarry(startedAt: number): RowsCarry {
+  return { rows: 0, compacted: 0, inactive: 0, inactiveIds: 0, maxMessageId: 0, prevTime: validEpoch(startedAt) ? startedAt : null, rewoundSince: 0 };
 }
 
 /**
- * Normalizes every row of one session (all generations, in id order) into its live transcript.
+ * Normalizes every row of one session (all generations, in id order) into its live transcript; or, given `from`, the
+ * rows after the ones `from` was carried out of. A continued run is exact when none of its rows repeats the display
+ * identity of a prefix row (the caller checks that in the store when the prefix has archived rows) and `needsPrefix`
+ * comes back false.
  * @example normalizeMessages(rows, 1780000000).live.map((m) => m.role)
  */
-export function normalizeMessages(rows: readonly Row[], startedAt: number): NormalizedSession {
+export function normalizeMessages(rows: readonly Row[], startedAt: number, from?: RowsCarry): NormalizedSession {
+  const carry: RowsCarry = { ...(from ?? startCarry(startedAt)) };
   const issues: RowIssue[] = [];
   const firstOf = new Map<string, number>();
-  let compacted = 0;
-  let inactive = 0;
-  let maxMessageId = 0;
-  let previous = validEpoch(startedAt) ? startedAt : null;
   const live: NormalMessage[] = [];
   const usedLogical = new Set<number>();
+  let needsPrefix = false;
   // A row archived with active 0, compacted 0 is a rewind, undo or replace — unless a live clone carries it on (the
   // verbatim tail of an in-place compaction), which is not a rewind.
   // Identities only matter when some row is archived (a clone then maps back to its original); most sessions have
   // none, and hashing every row's content would be most of the normalizer's time.
-  const archived = rows.some((r) => !isLive(r));
+  const archived = carry.inactive + carry.compacted > 0 || rows.some((r) => !isLive(r));
   const liveKeys = new Set<string>();
   if (archived) for (const row of rows) if (isLive(row)) liveKeys.add(identityKey(row));
-  let rewoundSince = 0;
-  for (const row of rows) {
-    const id = numOrNull(row.id) ?? 0;
-    if (id > maxMessageId) maxMessageId = id;
-    const key = archived ? identityKey(row) : '';
+  for (const raw of rows) {
+    const id = numOrNull(raw.id) ?? 0;
+    if (id > carry.maxMessageId) carry.maxMessageId = id;
+    carry.rows++;
+    const key = archived ? identityKey(raw) : '';
     if (archived && !firstOf.has(key)) firstOf.set(key, id);
-    let createdAt = row.timestamp as number;
+    let createdAt = raw.timestamp as number;
     let repaired = false;
     if (!validEpoch(createdAt)) {
-      issues.push({ messageId: id, field: 'timestamp', problem: `timestamp ${String(row.timestamp)} is not a plausible time; the previous message's time is used` });
-      createdAt = previous ?? 0;
+      issues.push({ messageId: id, field: 'timestamp', problem: `timestamp ${String(raw.timestamp)} is not a plausible time; the previous message's time is used` });
+      createdAt = carry.prevTime ?? 0;
       repaired = true;
-    } else previous = createdAt;
-    if (!isLive(row)) {
-      if (numOrNull(row.compacted) === 1) compacted++;
+    } else carry.prevTime = createdAt;
+    if (!isLive(raw)) {
+      carry.inactiveIds += id;
+      if (numOrNull(raw.compacted) === 1) carry.compacted++;
       else {
-        inactive++;
-        if (!liveKeys.has(key)) rewoundSince++;
+        carry.inactive++;
+        if (!liveKeys.has(key)) carry.rewoundSince++;
       }
+      if (from) needsPrefix = true;
       continue;
     }
+    const { row, problems } = textColumns(raw, MESSAGE_TEXT_COLUMNS);
+    for (const p of problems) issues.push({ messageId: id, ...p });
     const content = decodeContent(row.content);
     if (content.problem) issues.push({ messageId: id, field: 'content', problem: content.problem });
     const calls = decodeToolCalls(row.tool_calls);
@@ -93,6 +130,7 @@ export function normalizeMessages(rows: readonly Row[], startedAt: number): Norm
     // the first row of the identity over every generation keeps the logical id, and so the part ids, stable.
     // Two live rows never share a logical id (ids of parts hang on it): a second one keeps its own row id.
     let logicalId = order !== null && order > 0 ? Math.min(order, first) : first;
+    if (from && logicalId <= from.maxMessageId) needsPrefix = true;
     if (usedLogical.has(logicalId)) logicalId = id;
     usedLogical.add(logicalId);
     live.push({
@@ -115,9 +153,9 @@ export function normalizeMessages(rows: readonly Row[], startedAt: number): Norm
       replyText: content.blocks.some((b) => b.text) ? null : replyTextOf(row),
       displayKind: str(row.display_kind),
       platformMessageId: str(row.platform_message_id),
-      afterRewind: rewoundSince,
+      afterRewind: carry.rewoundSince,
     });
-    rewoundSince = 0;
+    carry.rewoundSince = 0;
   }
-  return { live, issues, compacted, inactive, maxMessageId };
+  return { live, issues, compacted: carry.compacted, inactive: carry.inactive, maxMessageId: carry.maxMessageId, carry, needsPrefix };
 }

@@ -27,7 +27,25 @@ function call(value: unknown): ToolCall {
   return { id, name: typeof c.name === 'string' ? c.name : null, args: parseArgs(c.arguments ?? c.input), flattened: true };
 }
 
-/** Decodes a stored `tool_calls` value; invalid JSON yields no calls and a problem to report. */
+/**
+ * Whether a parsed element is a tool call at all: an object with a `function` object (OpenAI-nested) or a `name`
+ * string (flattened). `{"a": 1}`, `3` or `{"function": null}` are not, and become no part.
+ */
+function isCall(value: unknown): boolean {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return false;
+  const c = value as Record<string, unknown>;
+  return (!!c.function && typeof c.function === 'object' && !Array.isArray(c.function)) || typeof c.name === 'string';
+}
+
+const shown = (v: unknown): string => {
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > 40 ? `${s.slice(0, 39)}…` : s;
+};
+
+/**
+ * Decodes a stored `tool_calls` value; invalid JSON yields no calls and a problem to report, and so does each element
+ * that is valid JSON but not a call (it is left out of the parts; `messages.tool_calls` keeps the document as stored).
+ */
 export function decodeToolCalls(stored: unknown): DecodedToolCalls {
   if (stored === null || stored === undefined || stored === '') return { calls: null, json: null, problem: null };
   let doc: unknown;
@@ -38,5 +56,10 @@ export function decodeToolCalls(stored: unknown): DecodedToolCalls {
   }
   if (doc === null) return { calls: null, json: null, problem: null };
   const list = Array.isArray(doc) ? doc : [doc];
-  return { calls: list.map(call), json: doc, problem: null };
+  if (list.every(isCall)) return { calls: list.map(call), json: doc, problem: null };
+  const bad = list.flatMap((v, i) => (isCall(v) ? [] : [i]));
+  const what = Array.isArray(doc)
+    ? `${bad.length === 1 ? 'element' : 'elements'} ${bad.map((i) => `${i} (${shown(list[i])})`).join(', ')} of ${list.length} ${bad.length === 1 ? 'is not a tool call' : 'are not tool calls'}`
+    : `${shown(doc)} is not a tool call`;
+  return { calls: list.filter(isCall).map(call), json: doc, problem: `tool_calls ${what}; left out of the parts` };
 }

@@ -26,6 +26,7 @@ import { tempDir } from '../../state-db/testing/fixtures.js';
 import { StateDbWriter, type ToolCall } from '../../state-db/writer/index.js';
 import { createPolicyResolver, type PolicyResolver } from '../policy/index.js';
 import { discoverStores } from '../reader/index.js';
+import { LazySqliteSink } from '../sinks/sqlite/lazy.js';
 import { SqliteSink } from '../sinks/sqlite/sink.js';
 import { forwarderRig, type Rig } from '../testing/index.js';
 import { createForwarder } from './forwarder.js';
@@ -332,7 +333,7 @@ scenario('an empty store reads cleanly: no session, no error, the store recorded
   ]);
 });
 
-test('a missing store idles: every pass returns the error, writes nothing and throws nothing (§5.3 #36, §5.8 #59)', () => {
+test('a missing store idles: every pass returns the error, writes nothing, creates no dataset and throws nothing (§5.3 #36, §5.8 #59)', () => {
   const { dir, cleanup } = tempDir('hermetic-behaviour-');
   const path = join(dir, 'hermes', 'state.db');
   const rig = forwarderRig([path], { dir });
@@ -342,8 +343,7 @@ test('a missing store idles: every pass returns the error, writes nothing and th
       assert.deepEqual(r!.error, { code: 'HERMETIC_READER_OPEN', message: `${path} does not exist` });
       assert.deepEqual([counts(r!), r!.read, r!.schemaVersion], [C({}), null, null]);
     }
-    assert.deepEqual(rig.query('SELECT COUNT(*) AS n FROM sessions'), [{ n: 0 }]);
-    assert.deepEqual(readdirSync(dir).sort(), ['hermetic-home']);
+    assert.deepEqual(readdirSync(dir).sort(), []);
   } finally {
     rig.cleanup();
     cleanup();
@@ -365,10 +365,12 @@ test('without any Hermes home there is no store to read and nothing is written (
 
 test('close() can be called twice (§5.8 #64)', () => {
   const { dir, cleanup } = tempDir('hermetic-behaviour-');
+  SqliteSink.open(join(dir, 'hermetic')).close();
   const f = createForwarder({ home: join(dir, 'hermetic'), userHome: dir, stateDbs: [join(dir, 'none.db')] });
+  f.sink.dataVersion();
+  assert.equal((f.sink as LazySqliteSink).opened, true);
   f.close();
   f.close();
-  assert.equal((f.sink as SqliteSink).db.open, false);
   cleanup();
 });
 
@@ -689,6 +691,42 @@ scenario('invalid tool_calls JSON: the row is kept without calls, the problem re
   assert.deepEqual(h.q('SELECT session_id, message_id, field, problem FROM row_issues'), [{ session_id: 'bad', message_id: a, field: 'tool_calls', problem: 'tool_calls is not valid JSON; its calls are left out' }]);
 });
 
+scenario('every value changed on the way in has a row_issues entry: BLOB text, invalid UTF-8, tool_calls that are not calls, bad counters (issue 16 §5)', (h) => {
+  h.w.createSession({ id: 's', source: 'cli', started_at: T0 });
+  const [blob, latin1, shapes, obj, nul] = h.w.appendMessages('s', [
+    { role: 'user', content: 'x' }, { role: 'user', content: 'y' },
+    { role: 'assistant', content: 'a', tool_calls: [call('c1', 'terminal', {})] }, { role: 'assistant', content: 'b', tool_calls: [call('c2', 'terminal', {})] },
+    { role: 'assistant', content: 'c', tool_calls: [call('c3', 'terminal', {})] },
+  ]);
+  h.db.prepare('UPDATE messages SET content = ? WHERE id = ?').run(Buffer.from('héllo', 'utf8'), blob);
+  h.db.prepare("UPDATE messages SET content = CAST(X'68E96C6C6F' AS TEXT) WHERE id = ?").run(latin1);
+  h.db.prepare('UPDATE messages SET tool_calls = ? WHERE id = ?').run('[1, 2, 3]', shapes);
+  h.db.prepare('UPDATE messages SET tool_calls = ? WHERE id = ?').run('{"a": 1}', obj);
+  h.db.prepare('UPDATE messages SET tool_calls = ? WHERE id = ?').run('[{"id": "c3", "function": null}, {"id": "c4", "type": "function", "function": {"name": "t", "arguments": "{}"}}]', nul);
+  h.db.prepare("UPDATE sessions SET input_tokens = -5, output_tokens = 'many' WHERE id = 's'").run();
+  const r = h.forward();
+  assert.deepEqual([r.error, r.rowIssues], [null, 7]);
+  assert.deepEqual(h.q('SELECT message_id, field, problem FROM row_issues ORDER BY message_id, field'), [
+    { message_id: 0, field: 'input_tokens', problem: 'input_tokens is -5, below 0; kept as stored (the usage ledger counts a drop as 0)' },
+    { message_id: 0, field: 'output_tokens', problem: 'output_tokens is "many", not a number; 0 is used' },
+    { message_id: blob, field: 'content', problem: 'stored as a 6-byte BLOB, not text; decoded as UTF-8' },
+    { message_id: latin1, field: 'content', problem: 'stored text is not valid UTF-8; the bad bytes were replaced with U+FFFD' },
+    { message_id: shapes, field: 'tool_calls', problem: 'tool_calls elements 0 (1), 1 (2), 2 (3) of 3 are not tool calls; left out of the parts' },
+    { message_id: obj, field: 'tool_calls', problem: 'tool_calls {"a":1} is not a tool call; left out of the parts' },
+    { message_id: nul, field: 'tool_calls', problem: 'tool_calls element 0 ({"id":"c3","function":null}) of 2 is not a tool call; left out of the parts' },
+  ]);
+  assert.deepEqual(h.q('SELECT message_id, content FROM messages WHERE message_id IN (?, ?) ORDER BY seq', blob, latin1), [{ message_id: blob, content: 'héllo' }, { message_id: latin1, content: 'h\uFFFDllo' }]);
+  // Only real calls become parts; the rows keep their text, and messages.tool_calls the document as stored.
+  assert.deepEqual(h.q("SELECT message_id, part_type, tool_call_id FROM parts WHERE message_id IN (?, ?, ?) ORDER BY message_id, part_index", shapes, obj, nul), [
+    { message_id: shapes, part_type: 'text', tool_call_id: null }, { message_id: obj, part_type: 'text', tool_call_id: null },
+    { message_id: nul, part_type: 'tool_call', tool_call_id: 'c4' }, { message_id: nul, part_type: 'text', tool_call_id: null },
+  ]);
+  assert.deepEqual(h.q("SELECT input_tokens, output_tokens FROM sessions"), [{ input_tokens: -5, output_tokens: 0 }]);
+  // status counts them per store: 7 entries, 5 messages, 1 session.
+  const [counted] = h.q('SELECT COUNT(*) AS n, COUNT(DISTINCT message_id) FILTER (WHERE message_id > 0) AS m FROM row_issues');
+  assert.deepEqual(counted, { n: 7, m: 5 });
+});
+
 scenario('a session whose projection throws is quarantined with backoff; the others are written; it waits on the next pass (§6.3 item 21)', (h) => {
   h.w.createSession({ id: 'bad', source: 'cli', started_at: T0 });
   const [a] = h.w.appendMessages('bad', [{ role: 'assistant', content: 'x', tool_calls: [call('c', 'terminal', {})] }]);
@@ -698,7 +736,7 @@ scenario('a session whose projection throws is quarantined with backoff; the oth
   h.w.appendMessages('good', [{ role: 'user', content: 'fine' }]);
   const r = h.forward();
   assert.deepEqual(counts(r), C({ seen: 2, written: 1, quarantined: 1 }));
-  assert.deepEqual(h.q('SELECT * FROM quarantine'), [{ store: h.path, session_id: 'bad', failures: 1, last_error: 'Maximum call stack size exceeded', retry_at: NOW + 30 }]);
+  assert.deepEqual(h.q('SELECT * FROM quarantine'), [{ store: h.path, session_id: 'bad', failures: 1, last_error: 'its data nests too deep to project (Maximum call stack size exceeded)', retry_at: NOW + 30 }]);
   assert.deepEqual(h.q('SELECT session_id FROM sessions'), [{ session_id: 'good' }]);
   assert.deepEqual(counts(h.forward()), C({ seen: 2, unchanged: 1, waiting: 1 }));
 });

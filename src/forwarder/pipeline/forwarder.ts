@@ -1,12 +1,14 @@
 // The forwarder as a library: stores discovered once per pass, one sink, the usage policy, and the two ways to run
-// a pass (backfill: windowed, origin `backfill`; forward: everything changed, origin `forward`).
+// a pass (backfill: windowed, origin `backfill`; forward: everything changed, origin `forward`), each also as a pass
+// that lets the event loop run between its batches (a SIGINT handler can stop it there). The environment
+// (HERMES_HOME, HERMETIC_HOME, HERMETIC_READ_WORKER) is read here and nowhere else.
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createPolicyResolver, type PolicyResolver } from '../policy/index.js';
 import { discoverStores, type StoreRef } from '../reader/discover.js';
 import type { Sink } from '../sinks/sink.js';
-import { SqliteSink } from '../sinks/sqlite/sink.js';
-import { stepStore, type StepOptions, type StepResult } from './step.js';
+import { LazySqliteSink } from '../sinks/sqlite/lazy.js';
+import { stepStore, stepStoreInSteps, type StepOptions, type StepResult } from './step.js';
 import { READ_WORKER_MODES, type ReadWorkerMode } from './read-mode.js';
 import { HermeticError } from '../../shared/errors.js';
 import { CursorCache } from '../checkpoint/cursors.js';
@@ -39,6 +41,8 @@ export interface PassOptions {
   onProgress?: StepOptions['onProgress'];
   beforeWrite?: StepOptions['beforeWrite'];
   onStore?: (ref: StoreRef) => void;
+  /** Asked after each committed batch: false stops the pass there (what is committed stays; a later pass goes on). */
+  keepGoing?: () => boolean;
 }
 
 export interface Forwarder {
@@ -47,6 +51,9 @@ export interface Forwarder {
   stores(): StoreRef[];
   backfill(options?: PassOptions): StepResult[];
   forwardOnce(options?: PassOptions): StepResult[];
+  /** The same passes, letting the event loop run after each committed batch (where `keepGoing` may stop them). */
+  backfillAsync(options?: PassOptions): Promise<StepResult[]>;
+  forwardOnceAsync(options?: PassOptions): Promise<StepResult[]>;
   close(): void;
 }
 
@@ -64,31 +71,76 @@ export function hermeticHome(option: string | undefined, env: NodeJS.ProcessEnv 
   return option ?? env.HERMETIC_HOME ?? join(homedir(), '.hermetic');
 }
 
+/** Where the stores are looked for: the user's home, HERMES_HOME (the option, else the environment's), --state-db. */
+export interface StoreSearch {
+  userHome?: string;
+  hermesHome?: string | undefined;
+  stateDbs?: readonly string[];
+}
+
+/**
+ * The stores a pass reads (reader/discover.ts), with HERMES_HOME taken from the environment when not given.
+ * @example findStores({ stateDbs: ['/tmp/state.db'] })
+ */
+export function findStores(search: StoreSearch = {}, env: NodeJS.ProcessEnv = process.env): StoreRef[] {
+  const hermesHome = 'hermesHome' in search ? search.hermesHome : env.HERMES_HOME;
+  return discoverStores({ home: search.userHome ?? homedir(), hermesHome, explicit: search.stateDbs ?? [] });
+}
+
 /**
  * @example const f = createForwarder({ stateDbs: ['/tmp/state.db'], home: '/tmp/h' }); f.backfill(); f.close();
  */
 export function createForwarder(options: ForwarderOptions = {}): Forwarder {
-  const home = hermeticHome(options.home);
+  const home = resolve(hermeticHome(options.home));
   const readWorker = readWorkerMode(options.readWorker);
   const now = options.now ?? Date.now;
-  const sink = options.sink ?? SqliteSink.open(home);
+  // Opened on the first write: a pass that writes nothing creates no dataset.
+  const sink = options.sink ?? new LazySqliteSink(home);
   const policy: PolicyResolver = createPolicyResolver({ stateDir: home, now });
-  const stores = () => discoverStores({ home: options.userHome ?? homedir(), hermesHome: options.hermesHome ?? process.env.HERMES_HOME, explicit: options.stateDbs ?? [] });
+  const stores = () => findStores({ userHome: options.userHome, ...('hermesHome' in options ? { hermesHome: options.hermesHome } : {}), stateDbs: options.stateDbs });
   const stamps = new Map<string, string>();
   const heartbeats = new Map<string, number>();
   const cursorCache = new CursorCache(sink);
   const schemaCache = new Map<string, { cookie: number; columns: Map<string, Set<string>> }>();
-  const pass = (origin: 'backfill' | 'forward', o: PassOptions = {}) => stores().map((ref) => {
-    o.onStore?.(ref);
-    return stepStore(ref, {
-      sink, policy, redact: options.redact ?? false, origin, now: () => now() / 1000,
-      window: { since: o.since, until: o.until }, stamps: origin === 'forward' ? stamps : undefined, heartbeats: origin === 'forward' ? heartbeats : undefined, cursorCache, schemaCache, readWorker, onProgress: o.onProgress, beforeWrite: o.beforeWrite,
-    });
+  const stepOptions = (origin: 'backfill' | 'forward', o: PassOptions): StepOptions => ({
+    sink, policy, redact: options.redact ?? false, origin, now: () => now() / 1000,
+    window: { since: o.since, until: o.until }, stamps: origin === 'forward' ? stamps : undefined, heartbeats: origin === 'forward' ? heartbeats : undefined,
+    cursorCache, schemaCache, readWorker, onProgress: o.onProgress, beforeWrite: o.beforeWrite, keepGoing: o.keepGoing,
   });
+  const pass = (origin: 'backfill' | 'forward', o: PassOptions = {}) => {
+    const out: StepResult[] = [];
+    for (const ref of stores()) {
+      if (o.keepGoing?.() === false) break;
+      o.onStore?.(ref);
+      out.push(stepStore(ref, stepOptions(origin, o)));
+    }
+    return out;
+  };
+  const passAsync = async (origin: 'backfill' | 'forward', o: PassOptions = {}) => {
+    const out: StepResult[] = [];
+    for (const ref of stores()) {
+      if (o.keepGoing?.() === false) break;
+      o.onStore?.(ref);
+      const steps = stepStoreInSteps(ref, stepOptions(origin, o));
+      for (;;) {
+        const next = steps.next();
+        if (next.done) {
+          out.push(next.value);
+          break;
+        }
+        // One turn of the event loop: a signal's handler runs here, and keepGoing() answers it after.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+    return out;
+  };
+  const forwardPass = (o: PassOptions = {}): PassOptions => ({ ...o, since: undefined, until: undefined });
   return {
     home, sink, stores,
     backfill: (o) => pass('backfill', o),
-    forwardOnce: (o) => pass('forward', { ...o, since: undefined, until: undefined }),
+    forwardOnce: (o) => pass('forward', forwardPass(o)),
+    backfillAsync: (o) => passAsync('backfill', o),
+    forwardOnceAsync: (o) => passAsync('forward', forwardPass(o)),
     close: () => sink.close(),
   };
 }

@@ -35,7 +35,8 @@ for (const journal of ['wal', 'delete'] as const) {
 
       w.appendMessage(id, { role: 'assistant', content: 'hello' });
       const [next] = rig.forwarder.forwardOnce();
-      assert.deepEqual([next!.read, next!.sessionsWritten, next!.messages], ['in-place', 1, 2]);
+      // What was new: one message appended, nothing removed.
+      assert.deepEqual([next!.read, next!.sessionsWritten, next!.sessionsAppended, next!.messages, next!.messagesRemoved], ['in-place', 1, 1, 1, 0]);
     } finally {
       db.close();
       rig.cleanup();

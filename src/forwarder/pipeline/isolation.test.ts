@@ -17,8 +17,8 @@ test('a session whose rows fail to write is quarantined with backoff; the rest o
   let failing = true;
   const sink: Sink = {
     write(batch: Batch) {
-      if (failing && batch.writes.some((w) => w.sessionId === bad)) throw new Error('disk says no to this one');
-      real.write(batch);
+      if (failing && batch.writes.some((w) => w.sessionId === bad)) throw Object.assign(new Error('disk says no to this one'), { code: 'SQLITE_CONSTRAINT_CHECK' });
+      return real.write(batch);
     },
     cursors: (s) => real.cursors(s),
     dataVersion: () => real.dataVersion(),
@@ -60,7 +60,7 @@ test('a dataset that cannot be written (a full disk) fails the pass with HERMETI
   const sink: Sink = {
     write(batch: Batch) {
       if (full) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
-      real.write(batch);
+      return real.write(batch);
     },
     cursors: (s) => real.cursors(s),
     dataVersion: () => real.dataVersion(),

@@ -1,30 +1,35 @@
-// A session's records judged by the usage policy: the write for its batch, or the reason it failed.
+// A session's records judged by the usage policy: the write for its batch (and, when a scope says ignore, the drop
+// to report), or the reason it failed.
 import { HermeticError } from '../../shared/errors.js';
 import { strictest, type PolicyClass, type PolicyResolver } from '../policy/index.js';
-import type { SessionRecords, SessionWrite } from '../sinks/sink.js';
-import type { StepResult } from './step.js';
+import type { CursorBase, SessionRecords, SessionWrite } from '../sinks/sink.js';
+import type { PolicyDrop } from './result.js';
+
+export type Judged = { write: SessionWrite; drop: PolicyDrop | null } | { error: string };
 
 /**
  * The write for one session read (read-session.ts): its records under the strictest class of its scopes, or none when
- * a scope says ignore. A policy failure is returned (for quarantine), except an unreadable local list, which stops
- * the pass (HERMETIC_POLICY_LIST: fail closed).
+ * a scope says ignore. `base` is the cursor the records' delta was computed against. A scope the resolver cannot
+ * judge is returned (for quarantine), except an unreadable local list, which stops the pass (HERMETIC_POLICY_LIST:
+ * fail closed). Anything else thrown is a bug and is not caught.
  */
-export function judge(id: string, fingerprint: string, projection: SessionRecords, policy: PolicyResolver, result: StepResult): SessionWrite | { error: string } {
-  try {
-    let cls: PolicyClass = 'full';
-    let why = '';
-    for (const scope of projection.scopes) {
-      const v = policy.resolve(scope);
-      if (cls !== strictest(cls, v.class)) why = v.reason;
-      cls = strictest(cls, v.class);
+export function judge(id: string, fingerprint: string, projection: SessionRecords, policy: PolicyResolver, base: CursorBase | null): Judged {
+  let cls: PolicyClass = 'full';
+  let why = '';
+  for (const scope of projection.scopes) {
+    let v;
+    try {
+      v = policy.resolve(scope);
+    } catch (e) {
+      if (e instanceof HermeticError && e.code !== 'HERMETIC_POLICY_LIST') return { error: e.message };
+      throw e;
     }
-    if (cls === 'ignore') {
-      result.policyDrops.push({ sessionId: id, scope: projection.session.scope as string | null, reason: why });
-      return { sessionId: id, projection: null, policy: 'full', fingerprint, maxMessageId: projection.maxMessageId, usageMark: projection.usageMark, ledger: null };
-    }
-    return { sessionId: id, projection, policy: cls, fingerprint, maxMessageId: projection.maxMessageId, usageMark: projection.usageMark, ledger: projection.ledger };
-  } catch (e) {
-    if (e instanceof HermeticError && e.code === 'HERMETIC_POLICY_LIST') throw e;
-    return { error: (e as Error).message };
+    if (cls !== strictest(cls, v.class)) why = v.reason;
+    cls = strictest(cls, v.class);
   }
+  const cursor = { sessionId: id, fingerprint, maxMessageId: projection.maxMessageId, usageMark: projection.usageMark };
+  if (cls === 'ignore') {
+    return { write: { ...cursor, projection: null, policy: 'full', ledger: null, base: null }, drop: { sessionId: id, scope: projection.session.scope as string | null, reason: why } };
+  }
+  return { write: { ...cursor, projection, policy: cls, ledger: projection.ledger, base: projection.delta.kind === 'replace' ? null : base }, drop: null };
 }

@@ -1,8 +1,8 @@
 // What the writing thread and the read worker share (decision 0027): the job, the messages, and the slots of one
 // shared Int32Array through which they claim sessions, wake each other and keep the worker at most a window ahead.
 import type { ErrorCode } from '../../shared/errors.js';
-import type { Ledger } from '../projector/index.js';
 import type { SessionRecords } from '../sinks/sink.js';
+import type { Prior } from './read-session.js';
 
 /** Slots of the control array. */
 export const SLOT = {
@@ -30,9 +30,9 @@ export interface ReadJob {
   file: string;
   redact: boolean;
   origin: 'backfill' | 'forward';
-  /** The sessions to read, by index (the control array hands the indexes out), with their usage ledgers. */
+  /** The sessions to read, by index (the control array hands the indexes out), with what their cursors hold. */
   ids: string[];
-  ledgers: (Ledger | null)[];
+  priors: (Prior | null)[];
   /** The store's columns as the writing thread introspected them, valid while the schema cookie is this. */
   schema: { cookie: number; columns: Map<string, Set<string>> };
   /** How far ahead the worker may read: sessions and message rows posted but not yet taken. */
@@ -53,5 +53,7 @@ export type WorkerMessage =
   | { kind: 'done'; job: number }
   /** Reading the store failed for good (after the reader's retries): the pass fails with this code. */
   | { kind: 'fatal'; job: number; code: ErrorCode; message: string }
+  /** A bug (not the store's failure): the pass fails with it, its stack included. */
+  | { kind: 'bug'; job: number; message: string; stack: string }
   /** The worker's modules could not be loaded: it will run no job. */
   | { kind: 'boot-failed'; job: 0; message: string };

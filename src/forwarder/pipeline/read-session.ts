@@ -1,9 +1,11 @@
-// One session read and projected: its records, nothing (deleted since the marks were read), or why it failed. The
-// same function runs on the writing thread and in the read worker (read-worker.ts); the usage policy is judged after
-// it, on the writing thread (project.ts).
-import { projectSession, type Ledger, type Projection } from '../projector/index.js';
+// One session read and projected in one read transaction, as a delta against its cursor's tail (decision 0032): when
+// the rows the tail saw are unchanged, only the rows appended since are read and projected; else the session is read
+// whole and compared with the tail's checkpoints. The same function runs on the writing thread and in the read worker
+// (read-worker.ts); the usage policy is judged after it, on the writing thread (project.ts).
+import { projectAppended, projectSession, TAIL_VERSION, type Ledger, type Projection, type Tail } from '../projector/index.js';
 import type { StoreRef } from '../reader/discover.js';
 import type { StoreReader } from '../reader/index.js';
+import { isStoreCondition, primaryCode } from '../../shared/sqlite.js';
 
 export interface ReadContext {
   ref: Pick<StoreRef, 'path' | 'profile' | 'hermesHome'>;
@@ -11,22 +13,56 @@ export interface ReadContext {
   origin: 'backfill' | 'forward';
 }
 
+/** What the session's cursor holds: its usage ledger and the tail of its last write (null: none, or not to be used). */
+export interface Prior {
+  ledger: Ledger | null;
+  tail: Tail | null;
+}
+
 /** What reading one session gave: its records, null when it is gone, or the error that keeps it in quarantine. */
 export type SessionRead = Projection | null | { error: string };
 
-/** Reads and projects one session in one read transaction; a failure is returned, never thrown. */
-export function readSession(reader: StoreReader, id: string, ledger: Ledger | null, ctx: ReadContext): SessionRead {
+/**
+ * Why a session could not be read, when that is the session's own trouble: a damaged page of the store under it, or
+ * data that nests deeper than the projector can follow. Null for anything else: a locked or unreadable store fails
+ * the whole pass (reader/connection.ts), and any other error is a bug and surfaces with its stack.
+ */
+export function sessionFailure(e: unknown): string | null {
+  const primary = primaryCode(e);
+  if (isStoreCondition(e) && primary !== 'SQLITE_BUSY' && primary !== 'SQLITE_LOCKED' && primary !== 'SQLITE_IOERR') return `the store cannot be read under it: ${(e as Error).message}`;
+  if (e instanceof RangeError && /call stack/i.test(e.message)) return `its data nests too deep to project (${e.message})`;
+  return null;
+}
+
+/**
+ * Reads and projects one session in one read transaction; a failure of the session's own is returned, never thrown.
+ * @example const read = readSession(reader, 'sess_1', { ledger: null, tail: cursor.tail }, { ref, redact: false, origin: 'forward' });
+ */
+export function readSession(reader: StoreReader, id: string, prior: Prior | null, ctx: ReadContext): SessionRead {
   try {
     return reader.snapshot(() => {
       const session = reader.session(id);
       if (!session) return null;
-      return projectSession({
-        store: ctx.ref.path, profile: ctx.ref.profile, hermesHome: ctx.ref.hermesHome, session, messages: reader.messages(id),
-        modelUsage: reader.modelUsage(id), parents: reader.parents(session), systemPrompt: reader.systemPrompt(session),
-        dailyUsage: reader.dailyUsage(id), ledger, redact: ctx.redact, origin: ctx.origin,
-      });
+      const input = {
+        store: ctx.ref.path, profile: ctx.ref.profile, hermesHome: ctx.ref.hermesHome, session, modelUsage: reader.modelUsage(id),
+        parents: reader.parents(session), systemPrompt: reader.systemPrompt(session), dailyUsage: reader.dailyUsage(id),
+        ledger: prior?.ledger ?? null, redact: ctx.redact, origin: ctx.origin, tail: prior?.tail ?? null,
+      };
+      const tail = prior?.tail;
+      if (tail && tail.v === TAIL_VERSION && tail.redact === ctx.redact && reader.prefixUnchanged(id, tail.rows)) {
+        const after = reader.messagesAfter(id, tail.rows.maxMessageId);
+        // With archived rows in the prefix, a new row's logical id depends on whether it repeats one of them.
+        const archived = tail.rows.inactive + tail.rows.compacted > 0;
+        if (!archived || !reader.repeatsIdentity(id, tail.rows.maxMessageId, after)) {
+          const appended = projectAppended({ ...input, messages: after, tail });
+          if (appended) return appended;
+        }
+      }
+      return projectSession({ ...input, messages: reader.messages(id) });
     });
   } catch (e) {
-    return { error: (e as Error).message };
+    const failure = sessionFailure(e);
+    if (failure === null) throw e;
+    return { error: failure };
   }
 }

@@ -2,7 +2,7 @@
 // dataset, row for row, as one read on the calling thread alone; a store the worker cannot read fails the pass with
 // the code the calling thread would give, and the next pass does it all.
 import assert from 'node:assert/strict';
-import { renameSync } from 'node:fs';
+import { existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { generate } from '../../state-db/generate/index.js';
@@ -42,7 +42,7 @@ for (const profile of ['v30', 'mid', 'wal-tail']) {
   }
 }
 
-test('a store the worker cannot open fails the pass with HERMETIC_READER_OPEN, writes no session, and the next pass does it all', () => {
+test('a store the worker cannot open fails the pass with HERMETIC_READER_OPEN, writes nothing (no dataset), and the next pass does it all', () => {
   const { dir, cleanup } = tempDir('hermetic-read-worker-');
   const { path, sessions } = generate({ out: join(dir, 'hermes', 'state.db'), sessions: 40, messages: 400, seed: 'read-worker-gone', journal: 'delete' });
   const rig = forwarderRig([path], { dir, readWorker: 'only' });
@@ -51,7 +51,8 @@ test('a store the worker cannot open fails the pass with HERMETIC_READER_OPEN, w
     const [r] = rig.forwarder.backfill({ onProgress: (done) => { if (done === 0) renameSync(path, `${path}.away`); } });
     assert.equal(r!.error?.code, 'HERMETIC_READER_OPEN');
     assert.match(r!.error!.message, new RegExp(`${path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`));
-    assert.equal(rig.query<{ n: number }>('SELECT COUNT(*) AS n FROM sessions')[0]!.n, 0);
+    // Nothing was written, so not even the dataset was created.
+    assert.equal(existsSync(join(rig.home, 'hermetic.db')), false);
     renameSync(`${path}.away`, path);
     const [again] = rig.forwarder.backfill();
     assert.deepEqual([again!.error, again!.sessionsWritten, again!.readByWorker], [null, sessions, sessions]);

@@ -2,10 +2,9 @@
 // writing thread writes them, and posts each one with its messages and parts packed (dataset/packed.ts). It takes
 // indexes from the shared control array as the writing thread does, and never runs more than the job's window ahead.
 // Started by read-ahead.ts, once per process; it writes nothing anywhere.
-import { HermeticError } from '../../shared/errors.js';
 import { MESSAGES, PARTS } from '../dataset/columns.js';
 import { packRows, toWire } from '../dataset/packed.js';
-import { readStore, StoreReader } from '../reader/index.js';
+import { readStore, storeFailure, StoreReader } from '../reader/index.js';
 import type { MessagePort } from 'node:worker_threads';
 import { SLOT, STATE, type JobMessage, type WorkerMessage } from './read-protocol.js';
 import { readSession } from './read-session.js';
@@ -35,7 +34,7 @@ function runJob({ id, job, control }: JobMessage, port: MessagePort): void {
         const index = pending ?? Atomics.add(control, SLOT.next, 1);
         if (index >= job.ids.length) return;
         pending = index;
-        const read = readSession(reader, job.ids[index]!, job.ledgers[index] ?? null, ctx);
+        const read = readSession(reader, job.ids[index]!, job.priors[index] ?? null, ctx);
         pending = null;
         if (read === null || 'error' in read) {
           Atomics.add(control, SLOT.postedSessions, 1);
@@ -51,9 +50,10 @@ function runJob({ id, job, control }: JobMessage, port: MessagePort): void {
     });
     post({ kind: 'done', job: id });
   } catch (e) {
-    const err = e instanceof HermeticError ? e : new HermeticError('HERMETIC_READER_OPEN', `Cannot read ${job.ref.path}: ${(e as Error).message}.`);
+    const err = storeFailure(job.file, e);
     // Said of the store, as the writing thread says it, also when this thread read its private copy.
-    post({ kind: 'fatal', job: id, code: err.code, message: err.message.split(job.file).join(job.ref.path) });
+    if (err) post({ kind: 'fatal', job: id, code: err.code, message: err.message.split(job.file).join(job.ref.path) });
+    else post({ kind: 'bug', job: id, message: (e as Error)?.message ?? String(e), stack: (e as Error)?.stack ?? String(e) });
   }
 }
 

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { HermeticError } from '../../shared/errors.js';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { generatedStore } from '../../state-db/testing/generated.js';
 import { forwarderRig } from '../testing/index.js';
@@ -14,7 +15,7 @@ test('a backfill stopped after some batches resumes with only the sessions it ha
   const rig = forwarderRig([out], { dir });
   try {
     let batches = 0;
-    const [stopped] = rig.forwarder.backfill({ beforeWrite: () => { if (++batches === 2) throw new Error('crash'); } });
+    const [stopped] = rig.forwarder.backfill({ beforeWrite: () => { if (++batches === 2) throw new HermeticError('HERMETIC_DATASET_WRITE', 'crash'); } });
     assert.match(stopped!.error!.message, /crash/);
     const [written] = rig.query<{ n: number }>('SELECT COUNT(*) AS n FROM sessions');
     assert.ok(written!.n > 0 && written!.n < made.sessions, `the first batch landed: ${written!.n}`);

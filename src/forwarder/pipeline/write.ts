@@ -1,50 +1,70 @@
 // Writing a batch: the sink applies it whole, then the cached cursors follow; a batch that fails for one session's
 // rows is split so the others land and that one is quarantined.
 import { HermeticError } from '../../shared/errors.js';
+import { primaryCode } from '../../shared/sqlite.js';
 import type { CursorCache } from '../checkpoint/cursors.js';
-import type { Batch, SessionWrite, Sink } from '../sinks/sink.js';
+import { CursorMoved, NOTHING_WRITTEN, type Batch, type SessionWrite, type Sink, type Written } from '../sinks/sink.js';
 import { backoffSeconds } from './quarantine.js';
-import type { StepResult } from './step.js';
 
-/** Commits batches to the sink; a failure is HERMETIC_DATASET_WRITE (the dataset's, not the store's). */
-export function batchCommitter(sink: Sink, cache: CursorCache | undefined): (batch: Batch) => void {
+/**
+ * Commits batches to the sink. A SQLite failure, or a session another process wrote meanwhile, is
+ * HERMETIC_DATASET_WRITE (the dataset's, not the store's); anything else is a bug and is thrown as it is.
+ */
+export function batchCommitter(sink: Sink, cache: CursorCache | undefined): (batch: Batch) => Written {
   return (batch) => {
+    let written: Written;
     try {
-      sink.write(batch);
+      written = sink.write(batch);
     } catch (e) {
-      if (e instanceof HermeticError) throw e;
+      if (e instanceof HermeticError || (primaryCode(e) === null && !(e instanceof CursorMoved))) throw e;
       // The SQLite code stays readable for writeIsolated.
-      throw Object.assign(new HermeticError('HERMETIC_DATASET_WRITE', `Cannot write to the dataset: ${(e as Error).message}.`), { sqliteCode: (e as { code?: unknown }).code });
+      throw Object.assign(new HermeticError('HERMETIC_DATASET_WRITE', `Cannot write to the dataset: ${(e as Error).message}.`), { sqliteCode: (e as { code?: unknown }).code, cause: e });
     }
     cache?.committed(batch);
+    return written;
   };
 }
 
+export interface Isolated {
+  /** The writes that landed, and what they added and removed. */
+  landed: SessionWrite[];
+  written: Written;
+  /** Sessions whose rows could not be written: quarantined. */
+  quarantined: string[];
+}
+
+const add = (a: Written, b: Written): Written => ({
+  messagesAdded: a.messagesAdded + b.messagesAdded, messagesRemoved: a.messagesRemoved + b.messagesRemoved,
+  partsAdded: a.partsAdded + b.partsAdded, partsRemoved: a.partsRemoved + b.partsRemoved,
+});
+
 /**
- * Writes the batch; when it fails for something other than a busy dataset, writes its sessions one by one and
- * quarantines each that fails, so one session's rows never stop the others. Returns the writes that landed.
+ * Writes the batch; when it fails for something other than the dataset itself (busy, full, unreadable), writes its
+ * sessions one by one and quarantines each that fails, so one session's rows never stop the others.
  */
-export function writeIsolated(write: (b: Batch) => void, batch: Batch, failuresOf: (id: string) => number, now: number, result: StepResult): SessionWrite[] {
+export function writeIsolated(write: (b: Batch) => Written, batch: Batch, failuresOf: (id: string) => number, now: number): Isolated {
   try {
-    write(batch);
-    return batch.writes;
+    return { landed: batch.writes, written: write(batch), quarantined: [] };
   } catch (e) {
+    // Only a failed write is split; a bug (anything but HERMETIC_DATASET_WRITE) surfaces as it is.
+    if (!(e instanceof HermeticError) || e.code !== 'HERMETIC_DATASET_WRITE') throw e;
     const code = (e as { sqliteCode?: unknown }).sqliteCode;
     if (typeof code === 'string' && /^SQLITE_(BUSY|LOCKED|FULL|IOERR|READONLY|CANTOPEN|CORRUPT|NOTADB)/.test(code)) throw e;
     if (batch.writes.length === 0) throw e;
   }
   const none = { failed: [], cleared: [] };
-  write({ ...batch, writes: [] });
+  let written = write({ ...batch, writes: [] });
   const landed: SessionWrite[] = [];
+  const quarantined: string[] = [];
   for (const w of batch.writes) {
     try {
-      write({ store: batch.store, reset: false, removed: [], writes: [w], quarantine: none });
+      written = add(written, write({ store: batch.store, reset: false, removed: [], writes: [w], quarantine: none }));
       landed.push(w);
     } catch (e) {
       const failures = failuresOf(w.sessionId);
       write({ store: batch.store, reset: false, removed: [], writes: [], quarantine: { failed: [{ sessionId: w.sessionId, error: `writing its rows failed: ${(e as Error).message}`, failures, retryAt: now + backoffSeconds(failures) }], cleared: [] } });
-      result.sessionsQuarantined++;
+      quarantined.push(w.sessionId);
     }
   }
-  return landed;
+  return { landed, written: written ?? NOTHING_WRITTEN, quarantined };
 }

@@ -8,7 +8,7 @@ import { partsOf, textOf, type PartContext } from './parts.js';
 
 const T0 = 1784000000;
 const ctx: PartContext = {
-  store: '/s.db', sessionId: 'S', callNames: new Map([['call_9', 'read_file']]), model: 'gpt-5',
+  store: '/s.db', sessionId: 'S', answeredName: 'read_file', model: 'gpt-5',
   redact: (t) => t, json: (v) => (v === null || v === undefined ? null : JSON.stringify(v)),
 };
 const one = (fields: Record<string, unknown>): NormalMessage => normalizeMessages([{
@@ -62,7 +62,7 @@ test('a flattened legacy call keeps its name and arguments and is marked; a nest
 test('a tool result is named by its own tool_name first, else by the call it answers; an empty result is still a part', () => {
   assert.deepEqual(partsOf(one({ role: 'tool', content: 'out', tool_call_id: 'call_9', tool_name: 'terminal' }), ctx).map((p) => [p.tool_name, p.tool_result_for, p.content_text]), [['terminal', 'call_9', 'out']]);
   assert.deepEqual(partsOf(one({ role: 'tool', content: 'out', tool_call_id: 'call_9' }), ctx).map((p) => [p.tool_name, p.tool_result_for]), [['read_file', 'call_9']]);
-  assert.deepEqual(partsOf(one({ role: 'tool', content: '', tool_call_id: 'call_x' }), ctx).map((p) => [p.part_type, p.tool_name, p.content_text]), [['tool_result', null, '']]);
+  assert.deepEqual(partsOf(one({ role: 'tool', content: '', tool_call_id: 'call_x' }), { ...ctx, answeredName: null }).map((p) => [p.part_type, p.tool_name, p.content_text]), [['tool_result', null, '']]);
   assert.deepEqual(partsOf(one({ role: 'tool', content: null, tool_call_id: null }), ctx).map((p) => [p.part_type, p.content_text]), [['tool_result', '']]);
 });
 

@@ -10,8 +10,8 @@ const BOOKKEEPING = new Set(['session_meta', 'system', 'hidden', 'auto_continue'
 export interface PartContext {
   store: string;
   sessionId: string;
-  /** Call id → tool name, over the whole session. */
-  callNames: ReadonlyMap<string, string>;
+  /** On a tool result without a tool name of its own: the name of the call it answers (the latest before it). */
+  answeredName: string | null;
   model: string | null;
   redact: (text: string | null) => string | null;
   json: (value: unknown) => string | null;
@@ -49,7 +49,7 @@ export function partsOf(m: NormalMessage, ctx: PartContext): RecordOf[] {
   }
   if (m.role === 'tool') {
     const answered = m.toolCallId;
-    const name = m.toolName ?? (answered ? ctx.callNames.get(answered) ?? null : null);
+    const name = m.toolName ?? ctx.answeredName;
     parts.push(base('tool_result', { content_text: redact(textOf(m) ?? ''), tool_name: name, tool_call_id: answered, tool_result_for: answered }));
   } else if (BOOKKEEPING.has(m.kind)) {
     parts.push(base('status', { content_text: redact(textOf(m)), status: json({ kind: m.kind }), attributes: json(kindAttrs) }));

@@ -1,13 +1,16 @@
-// One Hermes session (its row, every message row, its per-model usage) → the dataset's records. Pure: the same
-// input gives the same records, byte for byte; no clock, no I/O (spec forwarding §7 "Projector").
+// One Hermes session (its row, its message rows, its per-model usage) → the dataset's records, as a delta against the
+// rows written before (decision 0032): whole, from the first message that differs, or only the messages appended.
+// Pure: the same input gives the same records, byte for byte; no clock, no I/O (spec forwarding §7 "Projector").
 import { redactSensitiveText } from '../../shared/redact/index.js';
 import type { RecordOf } from '../dataset/columns.js';
-import { normalizeMessages, num, numOrNull, str, usageMarkOf, validEpoch, type NormalMessage, type Row } from '../normalize/index.js';
+import { REPLACE, type SessionDelta } from '../dataset/delta.js';
+import { normalizeMessages, num, numOrNull, str, usageMarkOf, validEpoch, type Row } from '../normalize/index.js';
 import { lineageKind } from './lineage.js';
-import { partsOf } from './parts.js';
+import { issueRecords, sessionNotes } from './notes.js';
 import { hostOf, normalizeProvider } from './provider.js';
-import { redactValue } from './redact-json.js';
 import { scopesOf } from './scope.js';
+import { digest, firstDifference, probesOf, TAIL_VERSION, type Tail } from './tail.js';
+import { modelsKey, projectTranscript } from './transcript.js';
 import { usageEvent, type Ledger } from './usage.js';
 
 export interface ProjectInput {
@@ -16,7 +19,7 @@ export interface ProjectInput {
   /** The Hermes home the store lives in (its folder): channel and source scopes hang under it. */
   hermesHome: string;
   session: Row;
-  /** Every message row of the session, all generations, in id order. */
+  /** Every message row of the session, all generations, in id order; with `appended`, only the rows after the tail's. */
   messages: readonly Row[];
   modelUsage: readonly Row[];
   /** Ancestors, nearest first (for lineage and inherited scopes). */
@@ -28,10 +31,13 @@ export interface ProjectInput {
   ledger?: Ledger | null;
   redact: boolean;
   origin: 'backfill' | 'forward';
+  /** The tail the session was last written with (its cursor's), if any: what this write is a delta against. */
+  tail?: Tail | null;
 }
 
 export interface Projection {
   session: RecordOf;
+  /** Messages and parts to add (after what `delta` removes): all of them, or those from the first one that changed. */
   messages: RecordOf[];
   parts: RecordOf[];
   modelUsage: RecordOf[];
@@ -45,80 +51,75 @@ export interface Projection {
   /** Every scope that governs the session (policy is the most restrictive of them); empty when it has none. */
   scopes: string[];
   maxMessageId: number;
+  /** What the rows above do to the ones written before (dataset/delta.ts), and the tail to keep with them. */
+  delta: SessionDelta;
+  tail: Tail;
 }
 
 const json = (v: unknown): string | null => (v === null || v === undefined ? null : JSON.stringify(v));
 const COUNTERS = ['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens'] as const;
 
-/** Model per assistant row: the main-loop route in use at its time (session_model_usage), else the session's. */
-function modelAt(routes: readonly Row[], fallback: string | null): (m: NormalMessage) => string | null {
-  const main = routes.filter((r) => (r.task ?? '') === '' && typeof r.first_seen === 'number').sort((a, b) => num(a.first_seen) - num(b.first_seen));
-  let metaModel: string | null = null;
-  return (m) => {
-    if (m.kind === 'session_meta' && m.content) {
-      try {
-        const meta = JSON.parse(m.content) as { model?: unknown };
-        if (typeof meta.model === 'string') metaModel = meta.model;
-      } catch { /* not JSON: no model marker */ }
-    }
-    if (m.role !== 'assistant') return null;
-    if (main.length === 0) return metaModel ?? fallback;
-    let pick = main[0]!;
-    for (const r of main) if (num(r.first_seen) <= m.createdAt + 1e-6) pick = r;
-    return str(pick.model) ?? fallback;
-  };
+/** A tail this projection can be compared with or continue (same format, text redacted the same way). */
+const usable = (tail: Tail | null | undefined, redact: boolean): Tail | null => (tail && tail.v === TAIL_VERSION && tail.redact === redact ? tail : null);
+
+/** `started_at` as the tail keeps it. */
+const storedStart = (v: unknown): number | string | null => (typeof v === 'number' || typeof v === 'string' ? v : v === null || v === undefined ? null : String(v));
+
+/**
+ * One session's records from all its rows, and the delta they are against the rows written with `input.tail`.
+ * @example projectSession({ store, profile: 'default', hermesHome, session, messages, modelUsage: [], parents: [], systemPrompt: null, redact: false, origin: 'backfill' })
+ */
+export function projectSession(input: ProjectInput): Projection {
+  return project(input, false)!;
 }
 
-/** @example projectSession({ store, profile: 'default', hermesHome, session, messages, modelUsage: [], parents: [], systemPrompt: null, redact: false, origin: 'backfill' }) */
-export function projectSession(input: ProjectInput): Projection {
-  const { store, session: s } = input;
+/**
+ * The records of the rows Hermes appended after `input.tail` (`input.messages` holds only those; the caller checked
+ * that the rows before them are the ones the tail saw), or null when they cannot be projected alone: then the session
+ * is read and projected whole (projectSession).
+ */
+export function projectAppended(input: ProjectInput & { tail: Tail }): Projection | null {
+  return project(input, true);
+}
+
+function project(input: ProjectInput, appended: boolean): Projection | null {
+  const { store } = input;
+  const notes = sessionNotes(input.session, input.modelUsage, input.dailyUsage ?? []);
+  const s = notes.session;
   const sessionId = String(s.id);
-  const redact = input.redact ? (t: string | null) => redactSensitiveText(t) : (t: string | null) => t;
-  const issues: RecordOf[] = [];
+  const text = input.redact ? (t: string | null) => redactSensitiveText(t) : (t: string | null) => t;
+  const previous = usable(input.tail, input.redact);
+  const startedRaw = storedStart(s.started_at);
+  const models = modelsKey(input.modelUsage, str(s.model));
+  // Rows appended to a tail are projected alone only when nothing they depend on moved: else the whole session.
+  if (appended && (!previous || previous.startedAt !== startedRaw || previous.models !== models)) return null;
+  const from = appended ? previous : null;
+  const normalized = normalizeMessages(input.messages, numOrNull(s.started_at) ?? 0, from?.rows);
+  if (normalized.needsPrefix) return null;
+  const transcript = projectTranscript(normalized.live, { store, sessionId, redact: input.redact, text, json, routes: input.modelUsage, sessionModel: str(s.model) }, from, !from && previous ? probesOf(previous) : undefined);
+  if (transcript.needsPrefix) return null;
+  const t = transcript.carry;
+
+  const sessionIssues: { messageId: number | null; field: string; problem: string }[] = notes.problems.map((p) => ({ messageId: 0, ...p }));
   let startedAt = numOrNull(s.started_at);
-  const normalized = normalizeMessages(input.messages, startedAt ?? 0);
   if (!validEpoch(startedAt)) {
-    const first = normalized.live.find((m) => !m.timestampRepaired)?.createdAt ?? 0;
-    issues.push({ store, session_id: sessionId, message_id: 0, field: 'started_at', problem: `started_at ${String(s.started_at)} is not a plausible time; the first message's time is used` });
-    startedAt = first;
+    sessionIssues.push({ messageId: 0, field: 'started_at', problem: `started_at ${String(s.started_at)} is not a plausible time; the first message's time is used` });
+    startedAt = t.firstTime ?? 0;
   }
-  for (const i of normalized.issues) issues.push({ store, session_id: sessionId, message_id: i.messageId ?? 0, field: i.field, problem: i.problem });
-
-  const callNames = new Map<string, string>();
-  for (const m of normalized.live) for (const c of m.toolCalls ?? []) if (c.id && c.name) callNames.set(c.id, c.name);
-  const model = modelAt(input.modelUsage, str(s.model));
-  const messages: RecordOf[] = [];
-  const parts: RecordOf[] = [];
-  normalized.live.forEach((m, seq) => {
-    const msgModel = model(m);
-    const toolName = m.toolName ?? (m.role === 'tool' && m.toolCallId ? callNames.get(m.toolCallId) ?? null : null);
-    const toolCalls = m.toolCallsJson === null ? null : json(input.redact ? redactValue(m.toolCallsJson, redact) : m.toolCallsJson);
-    messages.push({
-      store, session_id: sessionId, message_id: m.id, logical_id: m.logicalId, seq, role: m.role, kind: m.kind,
-      content: redact(m.content), content_format: m.contentFormat, tool_calls: toolCalls, tool_name: toolName,
-      tool_call_id: m.toolCallId, reasoning: redact(m.reasoning), model: msgModel, finish_reason: m.finishReason,
-      created_at: m.createdAt,
-    });
-    parts.push(...partsOf(m, { store, sessionId, callNames, model: msgModel, redact, json }));
-  });
-
   const endedAt = validEpoch(s.ended_at) ? (s.ended_at as number) : null;
   if (s.ended_at !== null && s.ended_at !== undefined && endedAt === null) {
-    issues.push({ store, session_id: sessionId, message_id: 0, field: 'ended_at', problem: `ended_at ${String(s.ended_at)} is not a plausible time; the session is treated as open` });
+    sessionIssues.push({ messageId: 0, field: 'ended_at', problem: `ended_at ${String(s.ended_at)} is not a plausible time; the session is treated as open` });
   }
-  const lastMessageAt = normalized.live.reduce((t, m) => Math.max(t, m.createdAt), 0);
-  const activity = Math.max(startedAt!, lastMessageAt, endedAt ?? 0, validEpoch(s.last_activity_at) ? (s.last_activity_at as number) : 0);
+  const activity = Math.max(startedAt!, t.lastTime, endedAt ?? 0, validEpoch(s.last_activity_at) ? (s.last_activity_at as number) : 0);
   const provider = normalizeProvider(s.billing_base_url, s.billing_provider, providerOfConfig(s.model_config));
   const counters = Object.fromEntries(COUNTERS.map((k) => [k, num(s[k])]));
-  if (endedAt !== null) {
-    parts.push({
-      store, session_id: sessionId, part_id: `hermes-${sessionId}-session_end-${Math.round(endedAt * 1e6)}#0`, message_id: null,
-      part_index: 0, role: 'system', part_type: 'status', content_text: null, tool_name: null, tool_call_id: null,
-      tool_args: null, tool_result_for: null, status: json({ status: 'session_end', end_reason: str(s.end_reason) }), model: null,
-      created_at: endedAt,
-      attributes: json({ hermes: { session_end: true, api_call_count: num(s.api_call_count), estimated_cost_usd: numOrNull(s.estimated_cost_usd), actual_cost_usd: numOrNull(s.actual_cost_usd) }, usage: counters }),
-    });
-  }
+  const end: RecordOf | null = endedAt === null ? null : {
+    store, session_id: sessionId, part_id: `hermes-${sessionId}-session_end-${Math.round(endedAt * 1e6)}#0`, message_id: null,
+    part_index: 0, role: 'system', part_type: 'status', content_text: null, tool_name: null, tool_call_id: null,
+    tool_args: null, tool_result_for: null, status: json({ status: 'session_end', end_reason: str(s.end_reason) }), model: null,
+    created_at: endedAt,
+    attributes: json({ hermes: { session_end: true, api_call_count: num(s.api_call_count), estimated_cost_usd: numOrNull(s.estimated_cost_usd), actual_cost_usd: numOrNull(s.actual_cost_usd) }, usage: counters }),
+  };
   const parent = input.parents[0];
   const root = input.parents.length > 0 ? String(input.parents[input.parents.length - 1]!.id) : sessionId;
   const scopes = scopesOf(s, input.parents, input.hermesHome);
@@ -127,13 +128,13 @@ export function projectSession(input: ProjectInput): Projection {
     store, session_id: sessionId, profile: input.profile, source: str(s.source) ?? 'unknown', model: str(s.model), provider,
     billing_host: hostOf(s.billing_base_url), billing_mode: str(s.billing_mode), scope: scopes[0] ?? null, policy: 'full',
     parent_session_id: str(s.parent_session_id) || null, lineage_kind: kind, lineage_root: root, is_sidechain: kind === 'delegate' ? 1 : 0,
-    title: redact(str(s.title)), cwd: str(s.cwd), git_branch: str(s.git_branch), git_repo_root: str(s.git_repo_root),
-    system_prompt: redact(input.systemPrompt), started_at: startedAt, ended_at: endedAt, end_reason: str(s.end_reason),
+    title: text(str(s.title)), cwd: str(s.cwd), git_branch: str(s.git_branch), git_repo_root: str(s.git_repo_root),
+    system_prompt: text(input.systemPrompt), started_at: startedAt, ended_at: endedAt, end_reason: str(s.end_reason),
     last_activity_at: activity, message_count: num(s.message_count), tool_call_count: num(s.tool_call_count),
     api_call_count: num(s.api_call_count), ...counters, estimated_cost_usd: numOrNull(s.estimated_cost_usd),
     actual_cost_usd: numOrNull(s.actual_cost_usd), cost_status: str(s.cost_status), cost_source: str(s.cost_source),
-    rewind_count: num(s.rewind_count), live_messages: messages.length, archived_messages: normalized.compacted,
-    inactive_messages: normalized.inactive, removed_from_store: 0, origin: input.origin,
+    rewind_count: num(s.rewind_count), live_messages: t.live, archived_messages: normalized.carry.compacted,
+    inactive_messages: normalized.carry.inactive, removed_from_store: 0, origin: input.origin,
   };
   const modelUsage = input.modelUsage.map((u) => modelUsageRecord(store, sessionId, u));
   const dailyUsage = (input.dailyUsage ?? []).map((d) => ({
@@ -144,7 +145,42 @@ export function projectSession(input: ProjectInput): Projection {
     store, sessionId, observedAt: activity, model: str(s.model), provider, costStatus: str(s.cost_status),
     costSource: str(s.cost_source), billingMode: str(s.billing_mode), origin: input.origin,
   });
-  return { session, messages, parts, modelUsage, issues, dailyUsage, usageEvent: usageEventRecord, ledger, usageMark: usageMarkOf(input.modelUsage), scopes, maxMessageId: normalized.maxMessageId };
+
+  // The delta against the rows written with `previous`: each session-level set only when it changed.
+  const sessionLevel = issueRecords(store, sessionId, sessionIssues);
+  const messageLevel = issueRecords(store, sessionId, normalized.issues);
+  const digests = { end: end === null ? null : digest(end), usage: digest(modelUsage), daily: digest(dailyUsage), notes: digest(sessionLevel) };
+  let delta: SessionDelta;
+  let messages = transcript.messages;
+  let parts = transcript.parts;
+  let issues: RecordOf[];
+  if (!previous) {
+    delta = REPLACE;
+    issues = [...sessionLevel, ...messageLevel];
+  } else {
+    const changed = { replaceEnd: digests.end !== previous.end, usage: digests.usage !== previous.usage, daily: digests.daily !== previous.daily };
+    if (from) {
+      // Appended: the new rows' issues join; the session-level ones are replaced when they changed.
+      const notesChanged = digests.notes !== previous.notes;
+      delta = { kind: 'append', fromSeq: null, ...changed, issues: notesChanged ? 'session' : 'none' };
+      issues = notesChanged ? [...sessionLevel, ...messageLevel] : messageLevel;
+    } else {
+      const fromSeq = firstDifference(previous, transcript.hashes);
+      delta = { kind: 'rewrite', fromSeq, ...changed, issues: 'all' };
+      issues = [...sessionLevel, ...messageLevel];
+      if (fromSeq > 0) {
+        messages = messages.slice(fromSeq);
+        const kept = new Set(messages.map((m) => m.message_id));
+        parts = parts.filter((p) => kept.has(p.message_id));
+      }
+    }
+  }
+  if (end && delta.replaceEnd) parts.push(end);
+  const tail: Tail = { v: TAIL_VERSION, redact: input.redact, startedAt: startedRaw, models, rows: normalized.carry, ...t, ...digests };
+  return {
+    session, messages, parts, modelUsage, issues, dailyUsage, usageEvent: usageEventRecord, ledger,
+    usageMark: usageMarkOf(input.modelUsage), scopes, maxMessageId: normalized.carry.maxMessageId, delta, tail,
+  };
 }
 
 function providerOfConfig(modelConfig: unknown): unknown {

@@ -1,7 +1,8 @@
 // Columns by name, never by position (spec forwarding §6.1 item 1): what this store has, introspected once per
 // connection, and SELECT lists that name every column Hermes has ever had, `NULL AS col` for the missing ones.
 import type { Db } from '../../shared/sqlite.js';
-import { MESSAGES, SESSIONS, SESSION_MODEL_USAGE } from '../../state-db/schema/index.js';
+// tables.ts alone: the schema's face also loads store creation (DDL, migrations), which a reader never needs.
+import { MESSAGES, SESSIONS, SESSION_MODEL_USAGE } from '../../state-db/schema/tables.js';
 
 export const SESSION_COLUMNS = SESSIONS.columns.map((c) => c.name);
 export const MESSAGE_COLUMNS = MESSAGES.columns.map((c) => c.name);

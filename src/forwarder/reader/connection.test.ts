@@ -82,18 +82,27 @@ test('a transient I/O error (a WAL checkpoint seen read-only) is retried, then r
   assert.equal(calls, 3);
 }));
 
-test('any other error fails at once as HERMETIC_READER_OPEN with its message, without a retry or a sleep (§5.1 #10)', withStore('delete', (path) => {
+test('a damaged store fails at once as HERMETIC_READER_OPEN with its message, without a retry or a sleep (§5.1 #10)', withStore('delete', (path) => {
   const sleeps: number[] = [];
   let calls = 0;
-  const boom = sqliteError('SQLITE_CONSTRAINT_UNIQUE', 'UNIQUE constraint failed');
+  const boom = sqliteError('SQLITE_CORRUPT', 'database disk image is malformed');
   assert.throws(() => readStore(path, () => { calls++; throw boom; }, { sleep: (ms) => sleeps.push(ms) }), (e: unknown) => {
     assert.ok(e instanceof HermeticError);
     assert.equal(e.code, 'HERMETIC_READER_OPEN');
-    assert.equal(e.message, `Cannot read ${path}: UNIQUE constraint failed.`);
+    assert.equal(e.message, `Cannot read ${path}: database disk image is malformed.`);
     return true;
   });
   assert.equal(calls, 1);
   assert.deepEqual(sleeps, []);
+}));
+
+test('an error that is not the store\'s state (a constraint, SQL that cannot run, a TypeError) is a bug: thrown as it is, stack included, at once', withStore('delete', (path) => {
+  for (const boom of [sqliteError('SQLITE_CONSTRAINT_UNIQUE', 'UNIQUE constraint failed'), sqliteError('SQLITE_ERROR', 'no such column: nope'), new TypeError('x is undefined')]) {
+    const sleeps: number[] = [];
+    let calls = 0;
+    assert.throws(() => readStore(path, () => { calls++; throw boom; }, { sleep: (ms) => sleeps.push(ms) }), (e: unknown) => e === boom);
+    assert.deepEqual([calls, sleeps], [1, []]);
+  }
 }));
 
 test('without options the reader makes 3 attempts with 50 ms, 100 ms backoff (§5.1 #11)', withStore('delete', (path) => {

@@ -3,7 +3,7 @@
 // like Hermes's own readers; transient SQLITE_IOERR (a WAL checkpoint seen by a read-only reader) and lock errors
 // retried a few times, classified by the low byte of the result code.
 import { HermeticError } from '../../shared/errors.js';
-import { readSnapshot, type Db, type ReadHow } from '../../shared/sqlite.js';
+import { isStoreCondition, openSnapshot, primaryCode, readSnapshot, type Db, type ReadHow, type SnapshotCodes } from '../../shared/sqlite.js';
 
 export type { ReadHow };
 
@@ -16,12 +16,19 @@ class Transient extends HermeticError {
   }
 }
 
-/** SQLite's primary result code (the low byte of an extended code such as SQLITE_BUSY_SNAPSHOT), by name. */
-export function primaryCode(e: unknown): string | null {
-  const code = (e as { code?: unknown })?.code;
-  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return null;
-  const m = /^SQLITE_[A-Z]+/.exec(code);
-  return m ? m[0] : null;
+export { primaryCode };
+
+/**
+ * The store's failure in words, when `e` is one: a HermeticError as it is, a SQLite error that describes the file
+ * (locked, damaged, unreadable: shared/sqlite.ts isStoreCondition) as HERMETIC_READER_BUSY or _OPEN. Null for anything
+ * else — a bug of ours (a TypeError, SQL that cannot run), which must surface with its stack, not as the store's.
+ */
+export function storeFailure(path: string, e: unknown): HermeticError | null {
+  if (e instanceof HermeticError) return e;
+  if (!isStoreCondition(e)) return null;
+  const primary = primaryCode(e);
+  if (primary === 'SQLITE_BUSY' || primary === 'SQLITE_LOCKED') return new HermeticError('HERMETIC_READER_BUSY', `${path} stayed locked by a Hermes writer: ${(e as Error).message}.`);
+  return new HermeticError('HERMETIC_READER_OPEN', `Cannot read ${path}: ${(e as Error).message}.`);
 }
 
 function classify(path: string, e: unknown): unknown {
@@ -40,10 +47,47 @@ export interface ReadOptions {
   sleep?: (ms: number) => void;
 }
 
+const CODES: SnapshotCodes = { open: 'HERMETIC_READER_OPEN', notSqlite: 'HERMETIC_READER_OPEN', isStore: isStoreCondition };
+
+/** `fn`, tried again on a lock or transient I/O error (with backoff), then said as the store's failure. */
+export function retrying<T>(path: string, fn: () => T, options: ReadOptions = {}): T {
+  const attempts = options.attempts ?? 3;
+  const sleep = options.sleep ?? sleepSync;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return fn();
+    } catch (e) {
+      const c = classify(path, e);
+      if (!(c instanceof Transient)) throw e;
+      if (attempt >= attempts) throw new HermeticError(c.code, c.message);
+      sleep((options.backoffMs ?? 50) * attempt);
+    }
+  }
+}
+
+/** A store open for reads spread over a pass (a read transaction each: StoreReader.snapshot), closed by `close()`. */
+export interface StoreConnection {
+  db: Db;
+  how: ReadHow;
+  close(): void;
+}
+
+/**
+ * Opens the store read-only (in place, or through a private copy) for a pass whose reads are spread over time; the
+ * open is retried on a lock. Throws HERMETIC_READER_OPEN or _BUSY. Reads on it go through StoreReader.snapshot.
+ * @example const c = openStore(path); try { new StoreReader(c.db, path).marks(); } finally { c.close(); }
+ */
+export function openStore(path: string, options: ReadOptions = {}): StoreConnection {
+  return retrying(path, () => {
+    const snap = openSnapshot(path, CODES);
+    return { db: snap.db, how: snap.how, close: () => snap.close() };
+  }, options);
+}
+
 /**
  * Runs `fn` on a fresh read-only view of the store and closes it. Never creates or changes anything in the store's
  * folder. Throws HERMETIC_READER_OPEN (missing, not SQLite, damaged) or HERMETIC_READER_BUSY (locked through every
- * retry).
+ * retry); anything else `fn` throws (a bug) is thrown as it is.
  * @example const n = readStore('/home/u/.hermes/state.db', (db) => db.prepare('SELECT COUNT(*) FROM sessions').pluck().get());
  */
 export function readStore<T>(path: string, fn: (db: Db, how: ReadHow) => T, options: ReadOptions = {}): T {
@@ -57,7 +101,7 @@ export function readStore<T>(path: string, fn: (db: Db, how: ReadHow) => T, opti
         } catch (e) {
           throw classify(path, e);
         }
-      }, { open: 'HERMETIC_READER_OPEN', notSqlite: 'HERMETIC_READER_OPEN' });
+      }, CODES);
     } catch (e) {
       if (!(e instanceof Transient) || attempt >= attempts) throw e instanceof Transient ? new HermeticError(e.code, e.message) : e;
       sleep((options.backoffMs ?? 50) * attempt);

@@ -1,9 +1,14 @@
 // Where Hermes keeps its stores (spec state-db §2, forwarding §6.4 item 28): `$HERMES_HOME/state.db`,
-// `~/.hermes/state.db`, every `profiles/<name>/state.db` under those homes, or the paths given with --state-db.
+// `~/.hermes/state.db`, every `profiles/<name>/state.db` under those homes, or the paths given with --state-db (a
+// folder given there stands for the state.db in it).
 // A profile whose config.yaml selects the PostgreSQL backend is reported as such (§6.1 item 11).
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
-import { parse } from 'yaml';
+
+/** The YAML parser, loaded the first time a config.yaml is there to read (most runs have none to parse). */
+let yamlParse: ((text: string) => unknown) | null = null;
+const parse = (text: string): unknown => (yamlParse ??= (createRequire(import.meta.url)('yaml') as { parse: (t: string) => unknown }).parse)(text);
 
 export interface StoreRef {
   /** Absolute path of the state.db (it may not exist yet). */
@@ -54,6 +59,19 @@ function ref(path: string, profile: string): StoreRef {
   return { path, profile, hermesHome, backend, warning, exists: isFile(path) };
 }
 
+/** A --state-db path as a store: absolute, and a folder taken for the state.db in it (a Hermes home). */
+export function explicitStore(path: string): string {
+  const p = resolve(path);
+  return isDir(p) ? join(p, 'state.db') : p;
+}
+
+/** Why a --state-db path names no store, in words, or null when it names one. */
+export function explicitProblem(path: string): string | null {
+  const p = resolve(path);
+  if (isDir(p)) return isFile(join(p, 'state.db')) ? null : `${p} is a folder with no state.db in it`;
+  return existsSync(p) ? null : `${p} does not exist`;
+}
+
 /** The profile a store path belongs to: `<root>/profiles/<name>/state.db` → name, else `default`. */
 export function profileOf(path: string): string {
   const dir = dirname(path);
@@ -62,11 +80,11 @@ export function profileOf(path: string): string {
 
 /**
  * Every store to read, each once, in a stable order.
- * @example discoverStores({ home: '/home/u', hermesHome: process.env.HERMES_HOME })
+ * @example discoverStores({ home: '/home/u', hermesHome: '/srv/hermes' }) // HERMES_HOME comes from pipeline/forwarder.ts findStores
  */
 export function discoverStores(options: DiscoverOptions): StoreRef[] {
   if (options.explicit && options.explicit.length > 0) {
-    const paths = [...new Set(options.explicit.map((p) => resolve(p)))];
+    const paths = [...new Set(options.explicit.map(explicitStore))];
     return paths.map((p) => ref(p, profileOf(p)));
   }
   const roots = [...new Set([options.hermesHome, join(options.home, '.hermes')].filter((r): r is string => !!r).map((r) => resolve(r)))];

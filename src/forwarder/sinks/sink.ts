@@ -1,16 +1,24 @@
 // The sink contract: what a pipeline step hands to a sink, and the promise a sink makes. A sink applies a batch
 // whole or not at all, cursors included (spec DESIGN habit 14: the checkpoint moves only with the rows it covers).
+// A batch carries deltas, not sessions (decision 0032): per session the rows added, the rows replaced (by primary key)
+// and the ranges removed (dataset/delta.ts), so a remote sink (PostgreSQL, Parquet, OTLP) receives what changed.
 import type { RecordOf } from '../dataset/columns.js';
 import type { PackedRows } from '../dataset/packed.js';
-import type { Ledger, Projection } from '../projector/index.js';
+import type { Ledger, Projection, Tail } from '../projector/index.js';
 
 export type PolicyClass = 'full' | 'local-only';
 
 /** One table's rows: records, or packed (dataset/packed.ts) when the read worker projected the session. */
 export type Rows = readonly RecordOf[] | PackedRows;
 
-/** A session's records as a sink takes them: its messages and parts may come packed. */
-export type SessionRecords = Omit<Projection, 'messages' | 'parts'> & { messages: Rows; parts: Rows };
+/**
+ * A session's records as a sink takes them: the rows to add (messages and parts may come packed) and the delta that
+ * says what goes first (`delta`), with the tail its cursor keeps.
+ */
+export type SessionRecords = Omit<Projection, 'messages' | 'parts' | 'tail'> & { messages: Rows; parts: Rows; tail: Tail | null };
+
+/** The cursor a delta was computed against. */
+export interface CursorBase { fingerprint: string; maxMessageId: number }
 
 export interface SessionWrite {
   sessionId: string;
@@ -23,6 +31,12 @@ export interface SessionWrite {
   usageMark: string;
   /** The usage ledger after this write (null when the session is ignored: its ledger starts over if it comes back). */
   ledger: Ledger | null;
+  /**
+   * The cursor the projection's delta was computed against (null for a delta that replaces everything). A sink
+   * refuses the write when the session's stored cursor is no longer this one: another process wrote the session
+   * since, and a delta against what it no longer holds would be wrong. The next pass reads the session again.
+   */
+  base: CursorBase | null;
 }
 
 export interface Batch {
@@ -36,6 +50,14 @@ export interface Batch {
   quarantine: { failed: { sessionId: string; error: string; retryAt: number; failures: number }[]; cleared: string[] };
 }
 
+/** Thrown by a sink for a write whose `base` is not the session's stored cursor any more (nothing of it is applied). */
+export class CursorMoved extends Error {
+  constructor(sessionId: string) {
+    super(`session ${sessionId} was written by another process since it was read; it is read again on the next pass`);
+    this.name = 'CursorMoved';
+  }
+}
+
 /** A cursor's fingerprint after Hermes deleted the session (the cursor stays: it holds the usage ledger). */
 export const REMOVED = '-removed-';
 
@@ -44,7 +66,19 @@ export interface SessionCursor {
   maxMessageId: number;
   usageMark: string;
   ledger: Ledger | null;
+  /** What the session's rows were projected from (projector/tail.ts): the next write is a delta against it. */
+  tail: Tail | null;
 }
+
+/** Rows a batch added and removed in the transcript tables (issue 16 §5: reports say how many rows were affected). */
+export interface Written {
+  messagesAdded: number;
+  messagesRemoved: number;
+  partsAdded: number;
+  partsRemoved: number;
+}
+
+export const NOTHING_WRITTEN: Readonly<Written> = { messagesAdded: 0, messagesRemoved: 0, partsAdded: 0, partsRemoved: 0 };
 
 export interface Cursors {
   /** The store's row in the stores table as last committed (null for a store never read). */
@@ -57,8 +91,8 @@ export interface Cursors {
 }
 
 export interface Sink {
-  /** Applies the batch atomically; throws (and changes nothing) on failure. */
-  write(batch: Batch): void;
+  /** Applies the batch atomically and says how many rows it added and removed; throws (and changes nothing) on failure. */
+  write(batch: Batch): Written;
   /** The cursors last committed for a store (empty for a store never read). */
   cursors(store: string): Cursors;
   /**

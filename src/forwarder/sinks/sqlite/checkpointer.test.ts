@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { tempDir } from '../../../state-db/testing/fixtures.js';
 import type { RecordOf } from '../../dataset/columns.js';
+import { REPLACE } from '../../dataset/delta.js';
 import type { Ledger } from '../../projector/index.js';
 import type { Batch } from '../sink.js';
 import { SqliteSink } from './sink.js';
@@ -29,7 +30,7 @@ function batch(store: string, session: string, messages: number): Batch {
   };
   return {
     store: { store, profile: 'default', max_message_id: 0 }, reset: false, removed: [], quarantine: { failed: [], cleared: [] },
-    writes: [{ sessionId: session, policy: 'full', fingerprint: 'f', maxMessageId: messages, usageMark: '', ledger: null, projection: { session: session_, messages: rows, parts: [], modelUsage: [], issues: [], dailyUsage: [], usageEvent: null, ledger: { seq: 0, counters: {} as Ledger['counters'] }, usageMark: '', scopes: [], maxMessageId: messages } }],
+    writes: [{ sessionId: session, policy: 'full', fingerprint: 'f', maxMessageId: messages, usageMark: '', ledger: null, base: null, projection: { session: session_, messages: rows, parts: [], modelUsage: [], issues: [], dailyUsage: [], usageEvent: null, ledger: { seq: 0, counters: {} as Ledger['counters'] }, usageMark: '', scopes: [], maxMessageId: messages, delta: REPLACE, tail: null } }],
   };
 }
 

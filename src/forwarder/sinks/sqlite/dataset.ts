@@ -22,9 +22,26 @@ function indexSql(t: DatasetTable): string[] {
   return (t.indexes ?? []).map((cols) => `CREATE INDEX IF NOT EXISTS ${q(`${t.name}_${cols.join('_')}`)} ON ${q(t.name)} (${cols.map(q).join(', ')})`);
 }
 
+/**
+ * Every table, index and column of the definition that the file lacks, added (never changed or dropped): a migration
+ * that only adds is this, whatever it adds. Columns added later must be nullable (SQLite adds them as NULL).
+ */
+function addMissing(db: Db): void {
+  for (const t of DATASET_TABLES) {
+    db.exec(createTableSql(t));
+    const have = new Set((db.prepare(`PRAGMA table_info(${q(t.name)})`).all() as { name: string }[]).map((c) => c.name));
+    for (const c of t.columns) {
+      if (!have.has(c.name)) db.exec(`ALTER TABLE ${q(t.name)} ADD COLUMN ${q(c.name)} ${c.type === 'JSON' ? 'TEXT' : c.type}`);
+    }
+    for (const s of indexSql(t)) db.exec(s);
+  }
+}
+
 /** Migrations by version: index i brings the dataset from version i to i + 1. */
 const MIGRATIONS: ((db: Db) => void)[] = [
-  (db) => { for (const t of DATASET_TABLES) { db.exec(createTableSql(t)); for (const s of indexSql(t)) db.exec(s); } },
+  addMissing,
+  // 2 (decision 0032): session_cursors.tail. Cursors without a tail replace their session's rows on its next write.
+  addMissing,
 ];
 
 function migrate(db: Db, path: string): void {

@@ -4,13 +4,13 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { endianness } from 'node:os';
 import type { Db } from '../../../shared/sqlite.js';
 import { CURSORS, DAILY_USAGE, MESSAGES, MODEL_USAGE, PARTS, QUARANTINE, ROW_ISSUES, SESSIONS, STORES, USAGE_EVENTS, type DatasetTable, type RecordOf } from '../../dataset/columns.js';
-import type { Ledger } from '../../projector/index.js';
+import type { Ledger, Tail } from '../../projector/index.js';
 import { isPacked, unpackRow } from '../../dataset/packed.js';
-import { REMOVED, type Batch, type Cursors, type Rows, type SessionCursor, type Sink } from '../sink.js';
+import { CursorMoved, REMOVED, type Batch, type Cursors, type Rows, type SessionCursor, type SessionWrite, type Sink, type Written } from '../sink.js';
 import { Checkpointer } from './checkpointer.js';
 import { AUTOCHECKPOINT_PAGES, openDataset } from './dataset.js';
 
-type Stmt = { run(...params: unknown[]): unknown };
+type Stmt = { run(...params: unknown[]): { changes: number } };
 type Tx = ReturnType<Db['transaction']>;
 
 function inserter(db: Db, t: DatasetTable, verb = 'INSERT'): (r: RecordOf) => void {
@@ -49,7 +49,7 @@ function pendingFrames(fd: number, buf: Buffer): number {
  * one. The many messages and parts of a backfill spend less time crossing from JavaScript to SQLite. The rows are
  * records, or packed by the read worker (dataset/packed.ts): then each value is taken straight from the packing.
  */
-function bulkInserter(db: Db, t: DatasetTable): (rows: Rows) => void {
+function bulkInserter(db: Db, t: DatasetTable): (rows: Rows) => number {
   const names = t.columns.map((c) => c.name);
   const tuple = `(${names.map(() => '?').join(', ')})`;
   const head = `INSERT INTO "${t.name}" (${names.map((n) => `"${n}"`).join(', ')}) VALUES `;
@@ -78,14 +78,22 @@ function bulkInserter(db: Db, t: DatasetTable): (rows: Rows) => void {
       fill(i, single, 0);
       one.run(single);
     }
+    return rows.length;
   };
 }
+
+/** The range of part ids that start with `prefix` (which ends in `-`): [prefix, prefix with `-` turned `.`). */
+const prefixRange = (prefix: string): [string, string] => [prefix, `${prefix.slice(0, -1)}.`];
+
+/** Removed messages past which their parts are found by one scan of the session's parts, not a range each. */
+const RANGE_DELETES = 256;
 
 export class SqliteSink implements Sink {
   readonly db: Db;
   readonly #put: Record<string, (r: RecordOf) => void>;
   readonly #del: Record<string, Stmt>;
-  readonly #bulk: { messages: (rows: Rows) => void; parts: (rows: Rows) => void };
+  readonly #bulk: { messages: (rows: Rows) => number; parts: (rows: Rows) => number };
+  readonly #q: Record<'logicalFrom' | 'cursor', ReturnType<Db['prepare']>>;
   readonly #apply: Tx;
   #checkpointer: Checkpointer | null = null;
   #shm: { fd: number; buf: Buffer } | null | undefined;
@@ -107,6 +115,14 @@ export class SqliteSink implements Sink {
       removed: db.prepare('UPDATE sessions SET removed_from_store = 1 WHERE store = ? AND session_id = ?'),
       removedCursor: db.prepare(`UPDATE session_cursors SET fingerprint = '${REMOVED}' WHERE store = ? AND session_id = ?`),
       resetCursors: db.prepare("UPDATE session_cursors SET fingerprint = '' WHERE store = ? AND ? IS NOT NULL"),
+      messagesFrom: db.prepare('DELETE FROM messages WHERE store = ? AND session_id = ? AND seq >= ?'),
+      partRange: db.prepare('DELETE FROM parts WHERE store = ? AND session_id = ? AND part_id >= ? AND part_id < ?'),
+      partsOfFrom: db.prepare('DELETE FROM parts WHERE store = ? AND session_id = ? AND message_id IN (SELECT message_id FROM messages WHERE store = ? AND session_id = ? AND seq >= ?)'),
+      sessionIssues: db.prepare('DELETE FROM row_issues WHERE store = ? AND session_id = ? AND message_id = 0'),
+    };
+    this.#q = {
+      logicalFrom: db.prepare('SELECT logical_id FROM messages WHERE store = ? AND session_id = ? AND seq >= ?').pluck(),
+      cursor: db.prepare('SELECT fingerprint, max_message_id FROM session_cursors WHERE store = ? AND session_id = ?').raw(),
     };
     this.#apply = db.transaction((batch: Batch) => this.#applyBatch(batch));
   }
@@ -115,28 +131,16 @@ export class SqliteSink implements Sink {
     return new SqliteSink(openDataset(home));
   }
 
-  #applyBatch(batch: Batch): void {
+  #applyBatch(batch: Batch): Written {
     const store = String(batch.store.store);
     const d = this.#del;
+    const written: Written = { messagesAdded: 0, messagesRemoved: 0, partsAdded: 0, partsRemoved: 0 };
     if (batch.reset) d.resetCursors!.run(store, 1);
     for (const w of batch.writes) {
-      const key = [store, w.sessionId];
-      for (const t of ['messages', 'parts', 'usage', 'issues', 'daily'] as const) d[t]!.run(key);
-      const p = w.projection;
-      if (p === null) {
-        d.session!.run(key);
-        d.events!.run(key);
-      } else {
-        this.#put.session!({ ...p.session, policy: w.policy });
-        this.#bulk.messages(p.messages);
-        this.#bulk.parts(p.parts);
-        for (const u of p.modelUsage) this.#put.usage!(u);
-        for (const i of p.issues) this.#put.issue!(i);
-        for (const x of p.dailyUsage) this.#put.daily!(x);
-        if (p.usageEvent) this.#put.event!(p.usageEvent);
-      }
-      this.#put.cursor!({ store, session_id: w.sessionId, fingerprint: w.fingerprint, max_message_id: w.maxMessageId, usage_mark: w.usageMark, ledger: w.ledger ? JSON.stringify(w.ledger) : null });
-      d.quarantine!.run(key);
+      this.#applyWrite(store, w, written);
+      const tail = w.projection?.tail ?? null;
+      this.#put.cursor!({ store, session_id: w.sessionId, fingerprint: w.fingerprint, max_message_id: w.maxMessageId, usage_mark: w.usageMark, ledger: w.ledger ? JSON.stringify(w.ledger) : null, tail: tail ? JSON.stringify(tail) : null });
+      d.quarantine!.run(store, w.sessionId);
     }
     for (const id of batch.removed) {
       d.removed!.run(store, id);
@@ -147,11 +151,58 @@ export class SqliteSink implements Sink {
     }
     for (const id of batch.quarantine.cleared) d.quarantine!.run(store, id);
     this.#put.store!(batch.store);
+    return written;
   }
 
-  write(batch: Batch): void {
-    this.#apply.immediate(batch);
+  /** One session's delta (dataset/delta.ts): what goes first, then the rows added or replaced. */
+  #applyWrite(store: string, w: SessionWrite, written: Written): void {
+    const key = [store, w.sessionId];
+    const d = this.#del;
+    const p = w.projection;
+    if (p === null) {
+      for (const t of ['messages', 'parts', 'usage', 'issues', 'daily', 'session', 'events'] as const) {
+        const n = d[t]!.run(key).changes;
+        if (t === 'messages') written.messagesRemoved += n;
+        if (t === 'parts') written.partsRemoved += n;
+      }
+      return;
+    }
+    const delta = p.delta;
+    if (w.base !== null) {
+      const had = this.#q.cursor.get([store, w.sessionId]) as [string, number] | undefined;
+      if (!had || had[0] !== w.base.fingerprint || had[1] !== w.base.maxMessageId) throw new CursorMoved(w.sessionId);
+    }
+    if (delta.kind === 'replace') {
+      written.messagesRemoved += d.messages!.run(key).changes;
+      written.partsRemoved += d.parts!.run(key).changes;
+    } else {
+      if (delta.fromSeq !== null) {
+        // The parts of the messages that go: by their ids' prefix (hermes-<session>-<logical id>-), or, for many,
+        // by one scan of the session's parts.
+        const logical = this.#q.logicalFrom.all([store, w.sessionId, delta.fromSeq]) as number[];
+        if (logical.length > RANGE_DELETES) written.partsRemoved += d.partsOfFrom!.run(store, w.sessionId, store, w.sessionId, delta.fromSeq).changes;
+        else for (const l of logical) written.partsRemoved += d.partRange!.run(store, w.sessionId, ...prefixRange(`hermes-${w.sessionId}-${l}-`)).changes;
+        written.messagesRemoved += d.messagesFrom!.run(store, w.sessionId, delta.fromSeq).changes;
+      }
+      if (delta.replaceEnd) written.partsRemoved += d.partRange!.run(store, w.sessionId, ...prefixRange(`hermes-${w.sessionId}-session_end-`)).changes;
+    }
+    if (delta.usage) d.usage!.run(key);
+    if (delta.daily) d.daily!.run(key);
+    if (delta.issues === 'all') d.issues!.run(key);
+    else if (delta.issues === 'session') d.sessionIssues!.run(key);
+    this.#put.session!({ ...p.session, policy: w.policy });
+    written.messagesAdded += this.#bulk.messages(p.messages);
+    written.partsAdded += this.#bulk.parts(p.parts);
+    if (delta.usage) for (const u of p.modelUsage) this.#put.usage!(u);
+    for (const i of p.issues) this.#put.issue!(i);
+    if (delta.daily) for (const x of p.dailyUsage) this.#put.daily!(x);
+    if (p.usageEvent) this.#put.event!(p.usageEvent);
+  }
+
+  write(batch: Batch): Written {
+    const written = this.#apply.immediate(batch) as Written;
     this.#afterCommit();
+    return written;
   }
 
   /**
@@ -187,8 +238,8 @@ export class SqliteSink implements Sink {
   cursors(store: string): Cursors {
     const row = this.db.prepare('SELECT * FROM stores WHERE store = ?').get(store) as (RecordOf & { identity: string | null; max_message_id: number; usage_stamp: string | null }) | undefined;
     const sessions = new Map<string, SessionCursor>();
-    for (const r of this.db.prepare('SELECT session_id, fingerprint, max_message_id, usage_mark, ledger FROM session_cursors WHERE store = ?').raw().iterate(store) as Iterable<[string, string, number, string, string | null]>) {
-      sessions.set(r[0], { fingerprint: r[1], maxMessageId: r[2], usageMark: r[3], ledger: r[4] === null ? null : (JSON.parse(r[4]) as Ledger) });
+    for (const r of this.db.prepare('SELECT session_id, fingerprint, max_message_id, usage_mark, ledger, tail FROM session_cursors WHERE store = ?').raw().iterate(store) as Iterable<[string, string, number, string, string | null, string | null]>) {
+      sessions.set(r[0], { fingerprint: r[1], maxMessageId: r[2], usageMark: r[3], ledger: r[4] === null ? null : (JSON.parse(r[4]) as Ledger), tail: r[5] === null ? null : (JSON.parse(r[5]) as Tail) });
     }
     const quarantine = new Map<string, { failures: number; retryAt: number; lastError: string }>();
     for (const r of this.db.prepare('SELECT session_id, failures, retry_at, last_error FROM quarantine WHERE store = ?').raw().iterate(store) as Iterable<[string, number, number, string]>) {

@@ -1,0 +1,88 @@
+// Which sessions of a store a pass reads (spec forwarding §6.3 item 22): those whose mark moved, that have new message
+// ids or whose usage moved, not waiting in quarantine, active inside the window; and those Hermes no longer has.
+import type { StoreFacts, SessionMark, StoreReader } from '../reader/index.js';
+import { REMOVED, type Cursors } from '../sinks/sink.js';
+
+export interface PassPlan {
+  facts: StoreFacts;
+  /** The store's session_model_usage stamp now (null: no such table). */
+  usage: { stamp: string; lastSeen: number } | null;
+  /** The store is not the one the cursors were taken from (decision 0017 §8): every session is read whole. */
+  replaced: boolean;
+  /** The sessions to read, in mark order. */
+  todo: SessionMark[];
+  /** Sessions the cursors know that the store no longer has. */
+  removed: string[];
+  seen: number;
+  unchanged: number;
+  waiting: number;
+  outsideWindow: number;
+}
+
+export interface PlanOptions {
+  /** Epoch seconds; only sessions active inside it are read (by last activity, spec forwarding §6.4 item 25). */
+  window?: { since?: number | undefined; until?: number | undefined } | undefined;
+  now: number;
+}
+
+/** Reads the store's marks in one read transaction and decides what the pass reads. */
+export function planPass(reader: StoreReader, cursors: Cursors, options: PlanOptions): PassPlan {
+  const { facts, marks, fresh, usage, usageChanged } = reader.snapshot(() => {
+    const f = reader.facts();
+    const replaced = cursors.identity !== null && cursors.identity !== f.identity;
+    const u = reader.usageStamp();
+    // Auxiliary usage touches only session_model_usage. While its store-wide stamp is the one last committed,
+    // no session's usage moved; else each session's usage mark is compared with its cursor's.
+    const changed = u === null || (!replaced && cursors.usageStamp === u.stamp) ? null : reader.usageMarks();
+    // With no cursor at all (a first backfill) every session is read anyway: no need to look for new ids.
+    const newIds = cursors.sessions.size === 0 ? new Map<string, number>() : reader.newMessages(replaced ? 0 : cursors.maxMessageId);
+    return { facts: f, marks: reader.marks(), fresh: newIds, usage: u, usageChanged: changed };
+  });
+  const replaced = cursors.identity !== null && cursors.identity !== facts.identity;
+  const known = replaced ? new Map() : cursors.sessions;
+  const present = new Set(marks.map((m) => m.id));
+  const plan: PassPlan = { facts, usage, replaced, todo: [], removed: [], seen: marks.length, unchanged: 0, waiting: 0, outsideWindow: 0 };
+  // Sessions the store no longer has (also across a replacement: a restored file may lack some).
+  plan.removed = [...cursors.sessions].filter(([id, c]) => !present.has(id) && c.fingerprint !== REMOVED).map(([id]) => id);
+  // A session whose own row changed also changes its descendants' lineage kind and scopes (a parent resumed is no
+  // longer ended by compression): they are read again with it.
+  const rowChanged = new Set(marks.filter((m) => known.get(m.id)?.fingerprint !== m.fingerprint).map((m) => m.id));
+  const children = new Map<string, string[]>();
+  for (const m of marks) if (m.parent !== null) children.set(m.parent, [...(children.get(m.parent) ?? []), m.id]);
+  const lineage = new Set<string>();
+  const stack = [...rowChanged];
+  while (stack.length > 0) {
+    for (const child of children.get(stack.pop()!) ?? []) {
+      if (lineage.has(child) || rowChanged.has(child)) continue;
+      lineage.add(child);
+      stack.push(child);
+    }
+  }
+  let todo = marks.filter((m) => {
+    const cur = known.get(m.id);
+    const usageSame = usageChanged === null || (usageChanged.get(m.id) ?? '') === cur?.usageMark;
+    if (cur && cur.fingerprint === m.fingerprint && (fresh.get(m.id) ?? 0) <= cur.maxMessageId && usageSame && !lineage.has(m.id)) {
+      plan.unchanged++;
+      return false;
+    }
+    const q = cursors.quarantine.get(m.id);
+    if (q && q.retryAt > options.now) {
+      plan.waiting++;
+      return false;
+    }
+    return true;
+  });
+  const w = options.window;
+  if (w && (w.since !== undefined || w.until !== undefined)) {
+    // Last activity includes the last message: a session without a heartbeat is judged by it, both ways.
+    const last = reader.lastMessageAt(todo.map((m) => m.id));
+    todo = todo.filter((m) => {
+      const activity = Math.max(m.activity, last.get(m.id) ?? 0);
+      const inside = (w.since === undefined || activity >= w.since) && (w.until === undefined || activity <= w.until);
+      if (!inside) plan.outsideWindow++;
+      return inside;
+    });
+  }
+  plan.todo = todo;
+  return plan;
+}

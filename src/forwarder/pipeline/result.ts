@@ -1,0 +1,71 @@
+// What one pass over one store did (StepResult): counts for the summaries, `status` and reports, and the store's
+// error when it could not be read. Built by step.ts alone, from what the other stages return.
+import type { StoreRef } from '../reader/discover.js';
+import type { SessionWrite, Written } from '../sinks/sink.js';
+
+export interface PolicyDrop { sessionId: string; scope: string | null; reason: string }
+
+export interface StepResult {
+  store: string;
+  profile: string;
+  backend: 'sqlite' | 'postgres';
+  warning: string | null;
+  /** How the store was read: in place (read-only), or through a private copy (decision 0017). */
+  read: 'in-place' | 'copy' | null;
+  schemaVersion: number | null;
+  journalMode: string | null;
+  replaced: boolean;
+  sessionsSeen: number;
+  sessionsUnchanged: number;
+  sessionsOutsideWindow: number;
+  sessionsWritten: number;
+  sessionsIgnored: number;
+  sessionsRemoved: number;
+  sessionsQuarantined: number;
+  sessionsWaiting: number;
+  /** How the written sessions' transcripts changed (decision 0032): appended to, rewritten from a message, or whole. */
+  sessionsAppended: number;
+  sessionsRewritten: number;
+  sessionsReplaced: number;
+  /** Rows added and removed in `messages` and `parts` (a rewrite removes some and adds them again). */
+  messages: number;
+  parts: number;
+  messagesRemoved: number;
+  partsRemoved: number;
+  /** row_issues rows written: each a value that was changed or left out (issue 16 §5). */
+  rowIssues: number;
+  /** Sessions the read worker read and projected (the rest were read on the calling thread); decision 0027. */
+  readByWorker: number;
+  policyDrops: PolicyDrop[];
+  error: { code: string; message: string } | null;
+}
+
+export function emptyResult(ref: StoreRef): StepResult {
+  return {
+    store: ref.path, profile: ref.profile, backend: ref.backend, warning: ref.warning, read: null, schemaVersion: null,
+    journalMode: null, replaced: false, sessionsSeen: 0, sessionsUnchanged: 0, sessionsOutsideWindow: 0, sessionsWritten: 0,
+    sessionsIgnored: 0, sessionsRemoved: 0, sessionsQuarantined: 0, sessionsWaiting: 0, sessionsAppended: 0,
+    sessionsRewritten: 0, sessionsReplaced: 0, messages: 0, parts: 0, messagesRemoved: 0, partsRemoved: 0, rowIssues: 0,
+    readByWorker: 0, policyDrops: [], error: null,
+  };
+}
+
+/** Adds what a committed batch did to the result. */
+export function countWritten(result: StepResult, landed: readonly SessionWrite[], written: Written): void {
+  for (const w of landed) {
+    const p = w.projection;
+    if (!p) {
+      result.sessionsIgnored++;
+      continue;
+    }
+    result.sessionsWritten++;
+    result.rowIssues += p.issues.length;
+    if (p.delta.kind === 'append') result.sessionsAppended++;
+    else if (p.delta.kind === 'rewrite') result.sessionsRewritten++;
+    else result.sessionsReplaced++;
+  }
+  result.messages += written.messagesAdded;
+  result.parts += written.partsAdded;
+  result.messagesRemoved += written.messagesRemoved;
+  result.partsRemoved += written.partsRemoved;
+}

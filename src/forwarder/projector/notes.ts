@@ -1,0 +1,52 @@
+// Problems with a session's own row and its usage rows (issue 16 §5): a BLOB where text belongs, a counter that is
+// negative or not a number. Each is a row_issues entry with message_id 0; the value kept is said in the problem.
+import type { RecordOf } from '../dataset/columns.js';
+import { numOrNull, SESSION_TEXT_COLUMNS, textColumns, type Row, type TextProblem } from '../normalize/index.js';
+
+/** Counters and costs of a session row, and of its usage rows. */
+const SESSION_NUMBERS = ['message_count', 'tool_call_count', 'api_call_count', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'estimated_cost_usd', 'actual_cost_usd', 'rewind_count'] as const;
+const USAGE_NUMBERS = ['api_call_count', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'estimated_cost_usd', 'actual_cost_usd'] as const;
+
+const shown = (v: unknown): string => (v instanceof Uint8Array ? `a ${v.length}-byte BLOB` : typeof v === 'string' ? JSON.stringify(v.length > 30 ? `${v.slice(0, 29)}…` : v) : String(v));
+
+/** A counter's problem: not a number (it counts as 0), or below 0 (kept as stored). */
+function counterProblem(v: unknown): string | null {
+  if (v === null || v === undefined) return null;
+  const n = numOrNull(v);
+  if (n === null) return `is ${shown(v)}, not a number; 0 is used`;
+  if (n < 0) return `is ${n}, below 0; kept as stored (the usage ledger counts a drop as 0)`;
+  return null;
+}
+
+/** The session row with BLOB text decoded, and every problem of it and of its usage rows. */
+export function sessionNotes(session: Row, modelUsage: readonly Row[], dailyUsage: readonly Row[]): { session: Row; problems: TextProblem[] } {
+  const { row, problems } = textColumns(session, SESSION_TEXT_COLUMNS);
+  const out = [...problems];
+  for (const c of SESSION_NUMBERS) {
+    const p = counterProblem(session[c]);
+    if (p) out.push({ field: c, problem: `${c} ${p}` });
+  }
+  const rows = (table: string, list: readonly Row[], label: (r: Row) => string) => {
+    for (const c of USAGE_NUMBERS) {
+      const bad = list.flatMap((r) => { const p = counterProblem(r[c]); return p ? [`${label(r)}: ${c} ${p}`] : []; });
+      if (bad.length) out.push({ field: `${table}.${c}`, problem: bad.join('; ') });
+    }
+  };
+  rows('session_model_usage', modelUsage, (r) => `model ${String(r.model)}${r.task ? `, task ${String(r.task)}` : ''}`);
+  rows('session_daily_usage', dailyUsage, (r) => `day ${String(r.day)}`);
+  return { session: row, problems: out };
+}
+
+/** Issue records, one per (message, field): problems of one field are joined (the table's key allows one). */
+export function issueRecords(store: string, sessionId: string, issues: readonly { messageId: number | null; field: string; problem: string }[]): RecordOf[] {
+  if (issues.length === 0) return [];
+  const byKey = new Map<string, RecordOf>();
+  for (const i of issues) {
+    const messageId = i.messageId ?? 0;
+    const key = `${messageId}\u0000${i.field}`;
+    const had = byKey.get(key);
+    if (had) had.problem = `${had.problem as string}; ${i.problem}`;
+    else byKey.set(key, { store, session_id: sessionId, message_id: messageId, field: i.field, problem: i.problem });
+  }
+  return [...byKey.values()];
+}

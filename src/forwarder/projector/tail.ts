@@ -1,0 +1,130 @@
+// What a session's cursor keeps of its transcript as last written (decision 0032): where the normalizer and the
+// projector stopped, so the rows Hermes appends are projected alone, and a rolling hash of the live transcript with
+// checkpoints along it, so a rewrite (/retry, a rewind, compaction, a /model route) rewrites only from the first
+// checkpoint that differs. Pure; the same rows give the same tail however many ticks they came in.
+import type { RowsCarry } from '../normalize/rows.js';
+
+export const TAIL_VERSION = 1;
+
+export interface Tail {
+  v: typeof TAIL_VERSION;
+  /** Whether text went through the redactor (a tail written the other way is not continued). */
+  redact: boolean;
+  /** `started_at` as stored: a garbage one decides how the first garbage message times are repaired. */
+  startedAt: number | string | null;
+  /** The main-loop routes (model, first seen) and, without any, the session's model: what assistant rows' models came from. */
+  models: string;
+  /** The normalizer's carry (normalize/rows.ts): counts, the prefix's mark, the last good time, pending rewinds. */
+  rows: RowsCarry;
+  /** Live messages written (the next one's seq). */
+  live: number;
+  /** The first live message's good time (the start, when `started_at` is garbage) and the latest live time. */
+  firstTime: number | null;
+  lastTime: number;
+  /** The last `session_meta` model marker seen. */
+  metaModel: string | null;
+  /** The latest calls (id → name), most recent last: a tool result names the latest call before it with its id. */
+  calls: [string, string][];
+  /** Rolling hash of every live message's projection-dependent fields so far (see signature()). */
+  hash: string;
+  /** Checkpoints: [seq, hash of the messages before seq], every `step` messages; at most MAX_MARKS of them. */
+  step: number;
+  marks: [number, string][];
+  /** Digests of the session-level rows as written: the end part, model usage, daily usage, session-level issues. */
+  end: string | null;
+  usage: string;
+  daily: string;
+  notes: string;
+}
+
+/** Calls remembered for tool results that answer them in a later tick. */
+export const MAX_CALLS = 64;
+const BASE_STEP = 32;
+const MAX_MARKS = 64;
+
+const F64 = new Float64Array(1);
+const U32 = new Uint32Array(F64.buffer);
+
+/** Two independent 32-bit lanes (FNV-1a, and a multiply-xorshift): 64 bits, so two different transcripts do not meet. */
+export class Lanes {
+  a: number;
+  b: number;
+  constructor(hex?: string) {
+    this.a = hex ? Number.parseInt(hex.slice(0, 8), 16) : 0x811c9dc5;
+    this.b = hex ? Number.parseInt(hex.slice(8, 16), 16) : 0x2545f491;
+  }
+
+  feed(s: string): void {
+    let a = this.a;
+    let b = this.b;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x85ebca6b);
+      b ^= b >>> 13;
+    }
+    this.#end(a, b);
+  }
+
+  /** A number, by the two halves of its float64 bits (no formatting: a backfill feeds one per message). */
+  num(x: number): void {
+    F64[0] = x;
+    this.#end(Math.imul(Math.imul(this.a ^ U32[0]!, 0x01000193) ^ U32[1]!, 0x01000193), Math.imul(Math.imul(this.b ^ U32[1]!, 0x85ebca6b) ^ U32[0]!, 0x85ebca6b));
+  }
+
+  /** A separator no text holds closes each value, so ["ab", "c"] and ["a", "bc"] differ. */
+  #end(a: number, b: number): void {
+    b ^= b >>> 13;
+    this.a = Math.imul(a ^ 0xffff, 0x01000193) >>> 0;
+    this.b = (Math.imul(b ^ 0xffff, 0x85ebca6b) ^ (b >>> 16)) >>> 0;
+  }
+
+  hex(): string {
+    return (this.a >>> 0).toString(16).padStart(8, '0') + (this.b >>> 0).toString(16).padStart(8, '0');
+  }
+}
+
+/** A digest of a JSON-able value (small session-level row sets). */
+export function digest(value: unknown): string {
+  const l = new Lanes();
+  l.feed(JSON.stringify(value) ?? 'undefined');
+  return l.hex();
+}
+
+/** Checkpoints as messages are projected: a mark every `step` seqs, the step doubling when there are too many. */
+export class Marks {
+  step: number;
+  marks: [number, string][];
+  constructor(from?: Pick<Tail, 'step' | 'marks'>) {
+    this.step = from?.step ?? BASE_STEP;
+    this.marks = from ? from.marks.map(([s, h]) => [s, h]) : [];
+  }
+
+  /** Called before the message at `seq` is hashed, with the hash of those before it. */
+  at(seq: number, hash: Lanes): void {
+    if (seq % this.step !== 0) return;
+    this.marks.push([seq, hash.hex()]);
+    if (this.marks.length > MAX_MARKS) {
+      this.step *= 2;
+      this.marks = this.marks.filter(([s]) => s % this.step === 0);
+    }
+  }
+}
+
+/** The seqs a full projection reports its hash at, to be compared with an earlier tail (see firstDifference). */
+export function probesOf(previous: Tail): Set<number> {
+  return new Set([...previous.marks.map(([s]) => s), previous.live]);
+}
+
+/**
+ * The first seq from which the messages projected now may differ from the ones written with `previous`: the largest
+ * probe (a checkpoint, or where `previous` ended) at which both hashes agree. Every message before it is the same
+ * message, projected the same way.
+ */
+export function firstDifference(previous: Tail, hashes: ReadonlyMap<number, string>): number {
+  let from = 0;
+  const old = new Map<number, string>(previous.marks);
+  old.set(previous.live, previous.hash);
+  for (const [seq, h] of old) if (seq > from && hashes.get(seq) === h) from = seq;
+  return from;
+}
