@@ -31,6 +31,11 @@ export interface ForwarderOptions {
    * else `auto`.
    */
   readWorker?: ReadWorkerMode;
+  /**
+   * The usage ledger's time zone, for its local days (an IANA name; decision 0031). Default `$HERMETIC_TZ`, else the
+   * zone the dataset's ledger was built in, else the machine's. Naming another zone rebuilds the ledger once.
+   */
+  timeZone?: string;
 }
 
 export interface PassOptions {
@@ -71,7 +76,7 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
   const home = hermeticHome(options.home);
   const readWorker = readWorkerMode(options.readWorker);
   const now = options.now ?? Date.now;
-  const sink = options.sink ?? SqliteSink.open(home);
+  const sink = options.sink ?? SqliteSink.open(home, { timeZone: options.timeZone });
   const policy: PolicyResolver = createPolicyResolver({ stateDir: home, now });
   const stores = () => discoverStores({ home: options.userHome ?? homedir(), hermesHome: options.hermesHome ?? process.env.HERMES_HOME, explicit: options.stateDbs ?? [] });
   const stamps = new Map<string, string>();

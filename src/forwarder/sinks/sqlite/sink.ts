@@ -8,7 +8,9 @@ import type { Ledger } from '../../projector/index.js';
 import { isPacked, unpackRow } from '../../dataset/packed.js';
 import { REMOVED, type Batch, type Cursors, type Rows, type SessionCursor, type Sink } from '../sink.js';
 import { Checkpointer } from './checkpointer.js';
-import { AUTOCHECKPOINT_PAGES, openDataset } from './dataset.js';
+import { AUTOCHECKPOINT_PAGES, openDataset, type DatasetOptions } from './dataset.js';
+import { ledgerTimeZone } from '../../ledger/zone.js';
+import { datasetSetting, LedgerWriter } from './ledger.js';
 
 type Stmt = { run(...params: unknown[]): unknown };
 type Tx = ReturnType<Db['transaction']>;
@@ -87,11 +89,15 @@ export class SqliteSink implements Sink {
   readonly #del: Record<string, Stmt>;
   readonly #bulk: { messages: (rows: Rows) => void; parts: (rows: Rows) => void };
   readonly #apply: Tx;
+  readonly #ledger: LedgerWriter;
   #checkpointer: Checkpointer | null = null;
   #shm: { fd: number; buf: Buffer } | null | undefined;
 
-  constructor(db: Db) {
+  constructor(db: Db, options: DatasetOptions = {}) {
     this.db = db;
+    // The usage ledger follows every batch; one built in another zone or with older rules is rebuilt first (decision 0031).
+    this.#ledger = new LedgerWriter(db, ledgerTimeZone(options.timeZone, datasetSetting(db, 'ledger_time_zone')));
+    if (this.#ledger.stale()) db.transaction(() => this.#ledger.rebuildAll()).immediate();
     this.#put = {
       session: inserter(db, SESSIONS, 'INSERT OR REPLACE'),
       usage: inserter(db, MODEL_USAGE), issue: inserter(db, ROW_ISSUES, 'INSERT OR REPLACE'), store: inserter(db, STORES, 'INSERT OR REPLACE'),
@@ -111,8 +117,8 @@ export class SqliteSink implements Sink {
     this.#apply = db.transaction((batch: Batch) => this.#applyBatch(batch));
   }
 
-  static open(home: string): SqliteSink {
-    return new SqliteSink(openDataset(home));
+  static open(home: string, options: DatasetOptions = {}): SqliteSink {
+    return new SqliteSink(openDataset(home, options), options);
   }
 
   #applyBatch(batch: Batch): void {
@@ -138,6 +144,7 @@ export class SqliteSink implements Sink {
       this.#put.cursor!({ store, session_id: w.sessionId, fingerprint: w.fingerprint, max_message_id: w.maxMessageId, usage_mark: w.usageMark, ledger: w.ledger ? JSON.stringify(w.ledger) : null });
       d.quarantine!.run(key);
     }
+    this.#ledger.rebuild(store, batch.writes.map((w) => w.sessionId));
     for (const id of batch.removed) {
       d.removed!.run(store, id);
       d.removedCursor!.run(store, id);
