@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { HermeticError, isHermeticError } from '../shared/errors.js';
 import { serveCommand } from '../emulator/serve/cli.js';
 import { statedbCommand } from '../state-db/cli.js';
-import { backfillCommand, forwardCommand, policyCommand, queryCommand, statusCommand } from '../forwarder/cli/index.js';
+import { backfillCommand, forwardCommand, policyCommand, queryCommand, reportCommand, statusCommand } from '../forwarder/cli/index.js';
 
 const HELP = `Usage: hermetic <command> [options]
 
@@ -15,6 +15,7 @@ Commands:
   backfill   read Hermes's state.db stores into the dataset once (hermetic backfill --help)
   forward    keep the dataset up to date as Hermes writes (hermetic forward --help)
   status     stores found, cursors, rows, errors, quarantined sessions
+  report     what the agent spent: cost and tokens by day, model, source, session, … (hermetic report --help)
   query      read-only SQL on the dataset (hermetic query "SELECT ...")
   policy     which usage policy governs a folder (hermetic policy check PATH)
 
@@ -40,7 +41,7 @@ export function exitCode(e: HermeticError): 1 | 2 {
 function helpFor(argv: string[]): string {
   const [command, sub] = argv;
   if (command === 'serve') return 'Run "hermetic serve --help" for the options.';
-  if (['backfill', 'forward', 'status', 'query', 'policy'].includes(command ?? '')) return `Run "hermetic ${command} --help" for the options.`;
+  if (['backfill', 'forward', 'status', 'report', 'query', 'policy'].includes(command ?? '')) return `Run "hermetic ${command} --help" for the options.`;
   if (command === 'statedb') return `Run "hermetic statedb --help" for the ${sub === 'generate' || sub === 'inspect' ? 'options' : 'commands'}.`;
   return 'Run "hermetic --help" for the commands.';
 }
@@ -63,6 +64,8 @@ export async function main(argv: string[]): Promise<number> {
         return await forwardCommand(rest);
       case 'status':
         return await statusCommand(rest);
+      case 'report':
+        return await reportCommand(rest);
       case 'query':
         return await queryCommand(rest);
       case 'policy':
@@ -77,9 +80,9 @@ export async function main(argv: string[]): Promise<number> {
         console.log(version());
         return 0;
       case undefined:
-        throw new HermeticError('HERMETIC_CLI_USAGE', 'No command given; use serve, statedb, backfill, forward, status, query or policy.');
+        throw new HermeticError('HERMETIC_CLI_USAGE', 'No command given; use serve, statedb, backfill, forward, status, report, query or policy.');
       default:
-        throw new HermeticError('HERMETIC_CLI_USAGE', `Unknown command "${command}"; use serve, statedb, backfill, forward, status, query or policy.`);
+        throw new HermeticError('HERMETIC_CLI_USAGE', `Unknown command "${command}"; use serve, statedb, backfill, forward, status, report, query or policy.`);
     }
   } catch (e) {
     if (isHermeticError(e)) {

@@ -1,0 +1,87 @@
+// `hermetic report`: what the agent spent, from the usage ledger — a summary and tables on a terminal, or the rows of
+// one grouping as JSON, CSV or Markdown. Reads the dataset only (an older dataset is upgraded in place first).
+import { parseFlags, usageError, wholeNumber } from '../../cli/args.js';
+import { HermeticError } from '../../shared/errors.js';
+import type { Db } from '../../shared/sqlite.js';
+import { DATASET_VERSION } from '../dataset/columns.js';
+import { hermeticHome } from '../pipeline/forwarder.js';
+import { Zone } from '../ledger/zone.js';
+import { ledgerZone, renderCsv, renderMarkdown, renderSummary, renderTable, resolveWindow, usageReport, type ReportRequest, type SummaryView } from '../report/index.js';
+import { openDataset, openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
+import { COMMON_FLAGS } from './common.js';
+import { REPORT_HELP } from './help.js';
+
+const FLAGS = {
+  home: COMMON_FLAGS.home, json: COMMON_FLAGS.json, help: COMMON_FLAGS.help,
+  since: { type: 'string' }, until: { type: 'string' }, period: { type: 'string' }, by: { type: 'string', multiple: true },
+  top: { type: 'string' }, csv: { type: 'boolean' }, markdown: { type: 'boolean' }, utc: { type: 'boolean' },
+} as const;
+
+export interface ReportIo {
+  /** Milliseconds since the epoch (injected by tests). */
+  now?: () => number;
+  /** Colour the terminal view (default: stdout is a terminal and NO_COLOR is unset). */
+  color?: boolean;
+}
+
+/** The dataset, read-only; one written by an older Hermetic is migrated first (that builds its usage ledger). */
+function openForReport(home: string): Db {
+  let db = openDatasetReadOnly(home);
+  if ((db.pragma('user_version', { simple: true }) as number) < DATASET_VERSION) {
+    db.close();
+    console.error('hermetic: upgrading the dataset to this version (building its usage ledger) before the first report…');
+    openDataset(home).close();
+    db = openDatasetReadOnly(home);
+  }
+  return db;
+}
+
+/** More than 62 days (or no start) reads better by month than by day. */
+const LONG = 62 * 86400;
+
+export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<number> {
+  const { values } = parseFlags(argv, FLAGS);
+  if (values.help) return console.log(REPORT_HELP), 0;
+  const formats = (['json', 'csv', 'markdown'] as const).filter((f) => values[f]);
+  if (formats.length > 1) usageError(`Give one output format; got ${formats.map((f) => `--${f}`).join(' and ')}.`);
+  const top = values.top === undefined ? undefined : wholeNumber('--top', values.top, 1, 1_000_000);
+  const nowS = (io.now ?? Date.now)() / 1000;
+  const db = openForReport(hermeticHome(values.home));
+  try {
+    // Days are the ledger's local days (or UTC ones with --utc); so are the windows' midnights.
+    const zone = values.utc ? new Zone('UTC') : ledgerZone(db);
+    const window = resolveWindow({ period: values.period, since: values.since, until: values.until }, nowS, zone);
+    if (window.since !== null && window.until !== null && window.since > window.until) {
+      throw new HermeticError('HERMETIC_REPORT_INVALID', `--since ${values.since ?? ''} starts after --until ${values.until ?? 'now'} ends; swap them.`);
+    }
+    const base: ReportRequest = { since: window.since, until: window.until, utc: values.utc === true };
+    const by = values.by ?? [];
+    const color = io.color ?? (process.stdout.isTTY === true && !process.env.NO_COLOR);
+    const emptyDataset = () => (db.prepare('SELECT COUNT(*) FROM usage_ledger').pluck().get() as number) === 0;
+    if (formats.length > 0 || by.length > 0) {
+      const report = usageReport(db, { ...base, by, top });
+      if (values.json) console.log(JSON.stringify(report, null, 2));
+      else if (values.csv) console.log(renderCsv(report));
+      else if (values.markdown) console.log(renderMarkdown(report));
+      else console.log(renderSummary({ totals: report, tables: [{ title: `By ${by.join(' and ')}`, report }], zoneName: zone.name, emptyDataset: emptyDataset() }, color));
+      return 0;
+    }
+    // The terminal view: a summary, then by day (by month over long windows), model, source, and the costliest sessions.
+    const long = window.since === null || (window.until ?? nowS) - window.since > LONG;
+    const view: SummaryView = db.transaction((): SummaryView => ({
+      totals: usageReport(db, base),
+      tables: [
+        { title: long ? 'By month' : 'By day', report: usageReport(db, { ...base, by: [long ? 'month' : 'day'] }) },
+        { title: 'By model', report: usageReport(db, { ...base, by: ['model'], top: 8 }) },
+        { title: 'By source', report: usageReport(db, { ...base, by: ['source'], top: 8 }) },
+        { title: 'Most expensive sessions', report: usageReport(db, { ...base, by: ['session'], top: 5 }), omitOther: true },
+      ],
+      zoneName: zone.name,
+      emptyDataset: emptyDataset(),
+    })).deferred();
+    console.log(renderSummary(view, color));
+    return 0;
+  } finally {
+    db.close();
+  }
+}
