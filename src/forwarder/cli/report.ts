@@ -6,7 +6,7 @@ import type { Db } from '../../shared/sqlite.js';
 import { DATASET_VERSION } from '../dataset/columns.js';
 import { hermeticHome } from '../pipeline/forwarder.js';
 import { Zone } from '../ledger/zone.js';
-import { ledgerZone, renderCsv, renderMarkdown, renderSummary, renderTable, resolveWindow, usageReport, type ReportRequest, type SummaryView } from '../report/index.js';
+import { ledgerZone, renderCsv, renderMarkdown, renderSummary, resolveWindow, summaryTables, usageReport, type ReportRequest, type SummaryView } from '../report/index.js';
 import { openDataset, openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
 import { COMMON_FLAGS } from './common.js';
 import { REPORT_HELP } from './help.js';
@@ -36,9 +36,6 @@ function openForReport(home: string): Db {
   return db;
 }
 
-/** More than 62 days (or no start) reads better by month than by day. */
-const LONG = 62 * 86400;
-
 export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<number> {
   const { values } = parseFlags(argv, FLAGS);
   if (values.help) return console.log(REPORT_HELP), 0;
@@ -57,7 +54,7 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
     const base: ReportRequest = { since: window.since, until: window.until, utc: values.utc === true };
     const by = values.by ?? [];
     const color = io.color ?? (process.stdout.isTTY === true && !process.env.NO_COLOR);
-    const emptyDataset = () => (db.prepare('SELECT COUNT(*) FROM usage_ledger').pluck().get() as number) === 0;
+    const emptyDataset = () => db.prepare('SELECT 1 FROM usage_ledger LIMIT 1').get() === undefined;
     if (formats.length > 0 || by.length > 0) {
       const report = usageReport(db, { ...base, by, top });
       if (values.json) console.log(JSON.stringify(report, null, 2));
@@ -67,18 +64,7 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
       return 0;
     }
     // The terminal view: a summary, then by day (by month over long windows), model, source, and the costliest sessions.
-    const long = window.since === null || (window.until ?? nowS) - window.since > LONG;
-    const view: SummaryView = db.transaction((): SummaryView => ({
-      totals: usageReport(db, base),
-      tables: [
-        { title: long ? 'By month' : 'By day', report: usageReport(db, { ...base, by: [long ? 'month' : 'day'] }) },
-        { title: 'By model', report: usageReport(db, { ...base, by: ['model'], top: 8 }) },
-        { title: 'By source', report: usageReport(db, { ...base, by: ['source'], top: 8 }) },
-        { title: 'Most expensive sessions', report: usageReport(db, { ...base, by: ['session'], top: 5 }), omitOther: true },
-      ],
-      zoneName: zone.name,
-      emptyDataset: emptyDataset(),
-    })).deferred();
+    const view: SummaryView = { ...summaryTables(db, base, nowS), zoneName: zone.name };
     console.log(renderSummary(view, color));
     return 0;
   } finally {

@@ -206,9 +206,10 @@ export const USAGE_LEDGER: DatasetTable = {
   name: 'usage_ledger',
   since: 2,
   doc: 'The usage ledger (decision 0031): every token and dollar Hermes recorded, once, by cell of time (local and UTC day), model, route, task and session. The main loop is the session\'s counters (`sessions`), split by its `session_model_usage` main rows (`basis` `route`) with the rest on the session\'s own model (`session`); auxiliary tasks (`auxiliary`) are added on top; each amount is laid along the days `session_daily_usage` names and the cells its messages were written in. So SUM over any grouping of it equals SUM over `sessions` plus the auxiliary rows of `model_usage`, for every counter and both costs, open sessions included. A session with no usage at all has one empty row (`none`) where it was last active. Rebuilt for a session from the dataset\'s own tables whenever the session is written.',
-  primaryKey: ['store', 'session_id', 'at', 'task', 'basis', 'model', 'provider_key'],
+  // Clustered by time: a report's window reads one stretch of the table; a session's rows are found by the index.
+  primaryKey: ['at', 'store', 'session_id', 'task', 'basis', 'model', 'provider_key'],
   withoutRowid: true,
-  indexes: [['at']],
+  indexes: [['store', 'session_id']],
   columns: [
     ...LEDGER_KEYS,
     c('model', 'TEXT', 'Model (empty when Hermes recorded none).', true),
@@ -229,9 +230,9 @@ export const TOOL_USAGE: DatasetTable = {
   name: 'tool_usage',
   since: 2,
   doc: 'Tool calls by cell of time, session and tool (from `parts`), with the tool results that say they failed (a JSON object whose `exit_code` is not 0, whose `error` is set, whose `success` is false or whose `status` is `error` or `failed`). Rebuilt with the session\'s `usage_ledger` rows.',
-  primaryKey: ['store', 'session_id', 'at', 'tool_name'],
+  primaryKey: ['at', 'store', 'session_id', 'tool_name'],
   withoutRowid: true,
-  indexes: [['at']],
+  indexes: [['store', 'session_id']],
   columns: [
     ...LEDGER_KEYS,
     c('tool_name', 'TEXT', 'Tool (empty when unknown).', true),

@@ -93,6 +93,24 @@ export function split(total: number, weights: readonly number[]): number[] {
   if (total <= 0) return out;
   const sum = weights.reduce((a, b) => a + b, 0);
   if (sum <= 0) throw new Error('split: no weight to split by');
+  if (total * sum < Number.MAX_SAFE_INTEGER) {
+    // Every product is exact in a double: the same answer as below, without BigInt.
+    const rest: { i: number; r: number }[] = [];
+    let given = 0;
+    weights.forEach((w, i) => {
+      const p = total * w;
+      let q = Math.floor(p / sum);
+      // p / sum is rounded: the quotient may be one off, the remainder says which way.
+      if (p - q * sum < 0) q -= 1;
+      else if (p - q * sum >= sum) q += 1;
+      out[i] = q;
+      given += q;
+      rest.push({ i, r: p - q * sum });
+    });
+    rest.sort((a, b) => b.r - a.r || a.i - b.i);
+    for (let k = 0; given < total; k++, given++) out[rest[k % rest.length]!.i]! += 1;
+    return out;
+  }
   const T = BigInt(total);
   const S = BigInt(sum);
   const rest: { i: number; r: bigint }[] = [];

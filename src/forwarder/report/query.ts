@@ -101,29 +101,34 @@ export function usageReport(db: Db, request: ReportRequest = {}): UsageReport {
   const table = tools ? 'tool_usage' : 'usage_ledger';
   const sums = tools ? ['SUM(l.calls) AS tool_calls', 'SUM(l.errors) AS tool_errors'] : USAGE_SUMS.map((m) => `SUM(l.${m}) AS ${m}`);
   const outer = tools ? ['SUM(g.tool_calls) AS tool_calls', 'SUM(g.tool_errors) AS tool_errors'] : USAGE_SUMS.map((m) => `SUM(g.${m}) AS ${m}`);
-  const keyList = keys.map((k, i) => `${k.sql} AS k${i}`);
+  // The tables are clustered by time, so a window is one range of them and no window one scan; grouped by a session's
+  // columns as they are, SQLite would walk the per-session index instead, a lookup per row. A unary + (a no-op on any
+  // value; SQLite's way to say "not through an index") keeps it to the scan. The PostgreSQL sink drops it.
+  const keyList = keys.map((k, i) => `+${k.sql} AS k${i}`);
   const groupKeys = keys.map((_, i) => `k${i}`);
   // Sessions are counted per store (two profiles may hold the same id), then added up.
-  const inner = `SELECT ${[...keyList, 'l.store AS st', 'COUNT(DISTINCT l.session_id) AS sessions', ...sums].join(', ')} FROM ${table} l WHERE ${where} GROUP BY ${[...groupKeys, 'st'].join(', ')}`;
+  const inner = `SELECT ${[...keyList, '+l.store AS st', 'COUNT(DISTINCT l.session_id) AS sessions', ...sums].join(', ')} FROM ${table} l WHERE ${where} GROUP BY ${[...groupKeys, 'st'].join(', ')}`;
   const sessionKey = by.includes('session');
-  const titled = sessionKey ? `, (SELECT s.title FROM sessions s WHERE s.store = g.k${keys.findIndex((k) => k.name === 'store')} AND s.session_id = g.k${keys.findIndex((k) => k.name === 'session_id')}) AS title` : '';
   const sql = keys.length === 0
     ? `SELECT SUM(g.sessions) AS sessions, ${outer.join(', ')} FROM (${inner}) g`
-    : `SELECT ${groupKeys.map((k) => `g.${k}`).join(', ')}, SUM(g.sessions) AS sessions, ${outer.join(', ')}${titled} FROM (${inner}) g GROUP BY ${groupKeys.join(', ')}`;
+    : `SELECT ${groupKeys.map((k) => `g.${k}`).join(', ')}, SUM(g.sessions) AS sessions, ${outer.join(', ')} FROM (${inner}) g GROUP BY ${groupKeys.join(', ')}`;
   const tx = db.transaction(() => {
     const raw = db.prepare(sql).all(params) as Record<string, unknown>[];
-    const totals = db.prepare(`SELECT SUM(g.sessions) AS sessions, ${USAGE_SUMS.map((m) => `SUM(g.${m}) AS ${m}`).join(', ')} FROM (SELECT COUNT(DISTINCT l.session_id) AS sessions, ${USAGE_SUMS.map((m) => `SUM(l.${m}) AS ${m}`).join(', ')} FROM usage_ledger l WHERE ${where} GROUP BY l.store) g`).get(params) as Record<string, number | null>;
-    const toolTotals = db.prepare(`SELECT SUM(g.sessions) AS sessions, SUM(g.calls) AS calls, SUM(g.errors) AS errors FROM (SELECT COUNT(DISTINCT l.session_id) AS sessions, SUM(l.calls) AS calls, SUM(l.errors) AS errors FROM tool_usage l WHERE ${where} GROUP BY l.store) g`).get(params) as { sessions: number | null; calls: number | null; errors: number | null };
+    const totals = db.prepare(`SELECT SUM(g.sessions) AS sessions, ${USAGE_SUMS.map((m) => `SUM(g.${m}) AS ${m}`).join(', ')} FROM (SELECT COUNT(DISTINCT l.session_id) AS sessions, ${USAGE_SUMS.map((m) => `SUM(l.${m}) AS ${m}`).join(', ')} FROM usage_ledger l WHERE ${where} GROUP BY +l.store) g`).get(params) as Record<string, number | null>;
+    const toolTotals = db.prepare(`SELECT SUM(g.sessions) AS sessions, SUM(g.calls) AS calls, SUM(g.errors) AS errors FROM (SELECT COUNT(DISTINCT l.session_id) AS sessions, SUM(l.calls) AS calls, SUM(l.errors) AS errors FROM tool_usage l WHERE ${where} GROUP BY +l.store) g`).get(params) as { sessions: number | null; calls: number | null; errors: number | null };
     return { raw, totals, toolTotals };
   });
   const { raw, totals, toolTotals } = tx.deferred();
 
+  // A session's store is part of its key (two profiles may share an id) but not shown; it is kept aside for its title.
+  const storeOf = new Map<ReportRow, string>();
   let rows: ReportRow[] = raw.map((r) => {
     const row: ReportRow = {};
     keys.forEach((k, i) => {
-      if (k.name !== 'store') row[k.name] = (r[`k${i}`] as string | null) ?? null;
+      if (k.name === 'store') storeOf.set(row, r[`k${i}`] as string);
+      else row[k.name] = (r[`k${i}`] as string | null) ?? null;
     });
-    if (sessionKey) row.title = (r.title as string | null) ?? null;
+    if (sessionKey) row.title = null;
     row.sessions = (r.sessions as number | null) ?? 0;
     for (const m of USAGE_SUMS) row[m] = tools ? null : measure(m, r[m]);
     if (tools) {
@@ -148,6 +153,11 @@ export function usageReport(db: Db, request: ReportRequest = {}): UsageReport {
     if (!tools && rest.every((r) => r.actual_cost_usd === null)) other.actual_cost_usd = null;
     other.other_rows = rest.length;
     rows.push(other);
+  }
+  if (sessionKey) {
+    // Titles for the rows kept only (after --top): one lookup each.
+    const title = db.prepare('SELECT title FROM sessions WHERE store = ? AND session_id = ?').pluck();
+    for (const r of rows) if (storeOf.has(r)) r.title = (title.get(storeOf.get(r), r.session_id) as string | null | undefined) ?? null;
   }
   const timeKeys = by.filter((d) => TIME_DIMENSIONS.includes(d));
   rows.sort((a, b) => {

@@ -1,6 +1,7 @@
 // How a report reads: the terminal view (a summary, then tables, 80 columns, colour only on a terminal), and the
 // same rows as CSV or Markdown. Pure text from `usageReport` results; no SQL here.
 import { MEASURES, type Dimension, type ReportRow, type UsageReport } from './query.js';
+import type { SummaryTables } from './summary.js';
 
 const WIDTH = 80;
 
@@ -117,12 +118,8 @@ function lastDay(iso: string): string {
   return iso.slice(0, 10);
 }
 
-export interface SummaryView {
-  totals: UsageReport;
-  tables: { title: string; report: UsageReport; omitOther?: boolean }[];
+export interface SummaryView extends SummaryTables {
   zoneName: string;
-  /** The dataset has no usage at all (not just none in this window). */
-  emptyDataset: boolean;
 }
 
 /** The terminal report: a summary of the window, then each table under its title. */

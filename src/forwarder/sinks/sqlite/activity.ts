@@ -40,8 +40,9 @@ export const ACTIVITY_TRIGGERS = [
   `CREATE TRIGGER IF NOT EXISTS messages_activity_insert AFTER INSERT ON messages BEGIN ${addMessage} END`,
   `CREATE TRIGGER IF NOT EXISTS messages_activity_delete AFTER DELETE ON messages BEGIN ${dropMessage} END`,
   `CREATE TRIGGER IF NOT EXISTS messages_activity_update AFTER UPDATE OF store, session_id, created_at, role ON messages BEGIN ${dropMessage} ${addMessage} END`,
-  `CREATE TRIGGER IF NOT EXISTS parts_activity_insert AFTER INSERT ON parts BEGIN ${addTool} END`,
-  `CREATE TRIGGER IF NOT EXISTS parts_activity_delete AFTER DELETE ON parts BEGIN ${dropTool} END`,
+  // Most parts are text or reasoning: the WHEN keeps the trigger's program from even starting for them.
+  `CREATE TRIGGER IF NOT EXISTS parts_activity_insert AFTER INSERT ON parts WHEN NEW.part_type IN ('tool_call', 'tool_result') BEGIN ${addTool} END`,
+  `CREATE TRIGGER IF NOT EXISTS parts_activity_delete AFTER DELETE ON parts WHEN OLD.part_type IN ('tool_call', 'tool_result') BEGIN ${dropTool} END`,
   `CREATE TRIGGER IF NOT EXISTS parts_activity_update AFTER UPDATE OF store, session_id, created_at, part_type, tool_name, content_text ON parts BEGIN ${dropTool} ${addTool} END`,
 ];
 
