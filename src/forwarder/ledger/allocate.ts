@@ -193,23 +193,22 @@ export function allocateSession(input: LedgerInput): { usage: RecordOf[]; tools:
   const cellAt = (t: number | null | undefined): Cell => zone.cellOf(Math.floor((validEpoch(t) ? t : lastActivity ?? 0) / QUARTER));
   const rows = new Rows();
 
-  // Where an amount goes in time: split over the given slots by weight, or into one fallback cell.
-  const spread = (amount: number, over: readonly Slot[], fallback: Cell, into: Map<number, { cell: Cell; amount: number }>) => {
+  // Where an amount goes in time: split over a plan's slots by weight, or into its one fallback cell.
+  interface Plan { over: readonly Slot[]; weights: number[]; fallback: Cell | null }
+  const plan = (over: readonly Slot[], fallback: () => Cell): Plan => {
+    const weights = weightsOf(over);
+    return over.length > 0 && weights.some((x) => x > 0) ? { over, weights, fallback: null } : { over: [], weights: [], fallback: fallback() };
+  };
+  const spread = (amount: number, p: Plan, into: Map<number, { cell: Cell; amount: number }>) => {
     if (amount <= 0) return;
-    const w = weightsOf(over);
-    if (over.length === 0 || w.every((x) => x === 0)) {
-      const e = into.get(fallback.at) ?? { cell: fallback, amount: 0 };
-      e.amount += amount;
-      into.set(fallback.at, e);
-      return;
-    }
-    split(amount, w).forEach((part, i) => {
-      if (part === 0) return;
-      const cell = over[i]!.cell;
-      const e = into.get(cell.at) ?? { cell, amount: 0 };
-      e.amount += part;
-      into.set(cell.at, e);
-    });
+    const put = (cell: Cell, part: number) => {
+      const e = into.get(cell.at);
+      if (e) e.amount += part;
+      else into.set(cell.at, { cell, amount: part });
+    };
+    if (p.fallback) return put(p.fallback, amount);
+    const parts = split(amount, p.weights);
+    for (let i = 0; i < parts.length; i++) if (parts[i]! > 0) put(p.over[i]!.cell, parts[i]!);
   };
 
   // 1. The main loop: the session's counters, split by route (session_model_usage rows with task '') and the rest
@@ -224,6 +223,9 @@ export function allocateSession(input: LedgerInput): { usage: RecordOf[]; tools:
       || (a.r.provider_key < b.r.provider_key ? -1 : a.r.provider_key > b.r.provider_key ? 1 : 0) || (a.r.model < b.r.model ? -1 : a.r.model > b.r.model ? 1 : 0));
   const routes: Route[] = [...main.map((x) => x.route), sessionRoute];
   const days = input.days.filter((d) => /^\d{4}-\d{2}-\d{2}$/.test(d.day)).sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
+  // Each Hermes day's cells (none: its local noon), and every cell (none: the last activity), planned once.
+  const dayPlans = days.map((d) => plan(slots.filter((x) => x.cell.day === d.day), () => cellAt(zone.timeOf(d.day, 12))));
+  const everyCell = plan(slots, () => cellAt(lastActivity));
   let estimateByRoute: number[] = [];
   MEASURES.forEach((measure, m) => {
     const total = measure === 'actual_cost_usd' && s.actual_cost_usd === null ? 0 : units(s, measure);
@@ -242,8 +244,8 @@ export function allocateSession(input: LedgerInput): { usage: RecordOf[]; tools:
     const perDay = days.map((d) => units(d, measure));
     const daySum = perDay.reduce((a, b) => a + b, 0);
     const dayParts = daySum > total ? split(total, perDay) : perDay;
-    days.forEach((d, i) => spread(dayParts[i]!, slots.filter((x) => x.cell.day === d.day), cellAt(zone.timeOf(d.day, 12)), inTime));
-    spread(total - Math.min(daySum, total), slots, cellAt(lastActivity), inTime);
+    dayPlans.forEach((p, i) => spread(dayParts[i]!, p, inTime));
+    spread(total - Math.min(daySum, total), everyCell, inTime);
     // Routes in the order they were first used take the timeline in order (the session's own model last).
     const cells = [...inTime.values()].sort((a, b) => a.cell.at - b.cell.at);
     let j = 0;
@@ -270,10 +272,11 @@ export function allocateSession(input: LedgerInput): { usage: RecordOf[]; tools:
     const first = validEpoch(r.first_seen) ? r.first_seen : validEpoch(r.last_seen) ? r.last_seen : null;
     const last = validEpoch(r.last_seen) ? r.last_seen : first;
     const over = first === null || last === null ? [] : slots.filter((x) => x.quarters.some((q) => q >= Math.floor(first / QUARTER) && q <= Math.floor(last / QUARTER)));
+    const between = plan(over, () => cellAt(last));
     MEASURES.forEach((measure, m) => {
       if (measure === 'actual_cost_usd' && !route.actualRecorded) return;
       const inTime = new Map<number, { cell: Cell; amount: number }>();
-      spread(units(r, measure), over, cellAt(last), inTime);
+      spread(units(r, measure), between, inTime);
       for (const e of inTime.values()) rows.add(e.cell, route, m, e.amount);
     });
   }

@@ -15,10 +15,19 @@ export interface Cell {
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 
-/** `YYYY-MM-DD` of an epoch second in UTC. */
+const days = new Map<number, string>();
+
+/** `YYYY-MM-DD` of an epoch second in UTC (the strings of recent days are kept). */
 export function utcDay(t: number): string {
-  const d = new Date(Math.floor(t) * 1000);
-  return `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
+  const n = Math.floor(t / 86400);
+  let s = days.get(n);
+  if (s === undefined) {
+    const d = new Date(n * 86400_000);
+    s = `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
+    if (days.size > 20_000) days.clear();
+    days.set(n, s);
+  }
+  return s;
 }
 
 /** The machine's zone (`TZ` included), as Hermes's `session_daily_usage` uses it. */
@@ -55,6 +64,7 @@ export class Zone {
   readonly name: string;
   readonly #format: Intl.DateTimeFormat | null;
   readonly #offsets = new Map<number, number>();
+  readonly #cells = new Map<number, Cell>();
 
   constructor(name: string) {
     this.name = name;
@@ -107,11 +117,16 @@ export class Zone {
    * 45 minutes off the hour), starting where the hour and the local day first meet.
    */
   cellOf(q: number): Cell {
+    const hit = this.#cells.get(q);
+    if (hit) return hit;
     const t = q * QUARTER;
     const day = this.dayOf(t);
     let at = Math.floor(t / HOUR) * HOUR;
     while (at < t && this.dayOf(at) !== day) at += QUARTER;
-    return { at, day, dayUtc: utcDay(at) };
+    const cell = { at, day, dayUtc: utcDay(at) };
+    if (this.#cells.size > 50_000) this.#cells.clear();
+    this.#cells.set(q, cell);
+    return cell;
   }
 
   /** An ISO 8601 time with this zone's offset (`2026-07-14T00:00:00+02:00`). */
