@@ -18,7 +18,8 @@ export const FORWARDER_HELP = `Forwarder commands: read Hermes's state.db stores
 
 Stores: $HERMES_HOME/state.db, ~/.hermes/state.db and every profiles/<name>/state.db under them, unless --state-db
 is given (repeatable). The dataset is <home>/hermetic.db; home is --home, else $HERMETIC_HOME, else ~/.hermetic.
---redact stores text through Hermes's own secret redactor. Tables: docs/reference/dataset.md.
+--redact stores text through Hermes's own secret redactor. Tables: docs/reference/dataset.md. The usage ledger's
+local days are in HERMETIC_TZ (an IANA zone), else the zone it was built in, else the machine's.
 `;
 
 export const REPORT_HELP = `Usage: hermetic report [options]

@@ -5,7 +5,7 @@ import { HermeticError } from '../../shared/errors.js';
 import type { Db } from '../../shared/sqlite.js';
 import { DATASET_VERSION } from '../dataset/columns.js';
 import { hermeticHome } from '../pipeline/forwarder.js';
-import { Zone } from '../ledger/zone.js';
+import { explicitTimeZone, Zone } from '../ledger/zone.js';
 import { ledgerZone, renderCsv, renderMarkdown, renderSummary, resolveWindow, summaryTables, usageReport, type ReportRequest, type SummaryView } from '../report/index.js';
 import { openDataset, openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
 import { COMMON_FLAGS } from './common.js';
@@ -46,7 +46,12 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
   const db = openForReport(hermeticHome(values.home));
   try {
     // Days are the ledger's local days (or UTC ones with --utc); so are the windows' midnights.
-    const zone = values.utc ? new Zone('UTC') : ledgerZone(db);
+    const built = ledgerZone(db);
+    const zone = values.utc ? new Zone('UTC') : built;
+    const asked = explicitTimeZone();
+    if (asked !== undefined && asked !== built.name && !values.utc) {
+      console.error(`hermetic: the ledger's days are in ${built.name}; HERMETIC_TZ=${asked} applies once the forwarder runs again (backfill or forward).`);
+    }
     const window = resolveWindow({ period: values.period, since: values.since, until: values.until }, nowS, zone);
     if (window.since !== null && window.until !== null && window.since > window.until) {
       throw new HermeticError('HERMETIC_REPORT_INVALID', `--since ${values.since ?? ''} starts after --until ${values.until ?? 'now'} ends; swap them.`);
