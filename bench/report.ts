@@ -95,8 +95,8 @@ try {
 
   if (existsSync(MAIN)) {
     const run = (args: string[]) => {
-      const [t, r] = time(() => spawnSync(process.execPath, [MAIN, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } }));
-      if (r.status !== 0) throw new Error(`hermetic ${args.join(' ')}: ${r.stderr}`);
+      const [t, r] = time(() => spawnSync(process.execPath, [MAIN, ...args], { encoding: 'utf8', maxBuffer: 1 << 28, env: { ...process.env, NO_COLOR: '1' } }));
+      if (r.status !== 0) throw new Error(`hermetic ${args.join(' ')}: ${r.status ?? r.signal} ${r.error?.message ?? ''} ${r.stderr}`);
       return t;
     };
     const cli: [string, string[]][] = [

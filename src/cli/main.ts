@@ -3,9 +3,6 @@
 import { pathToFileURL } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { HermeticError, isHermeticError } from '../shared/errors.js';
-import { serveCommand } from '../emulator/serve/cli.js';
-import { statedbCommand } from '../state-db/cli.js';
-import { backfillCommand, forwardCommand, policyCommand, queryCommand, reportCommand, statusCommand } from '../forwarder/cli/index.js';
 
 const HELP = `Usage: hermetic <command> [options]
 
@@ -53,23 +50,24 @@ function helpFor(argv: string[]): string {
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
+    // Each command's modules load when it runs: a report need not load the emulator (start-up is most of its time).
     switch (command) {
       case 'serve':
-        return await serveCommand(rest);
+        return await (await import('../emulator/serve/cli.js')).serveCommand(rest);
       case 'statedb':
-        return await statedbCommand(rest);
+        return await (await import('../state-db/cli.js')).statedbCommand(rest);
       case 'backfill':
-        return await backfillCommand(rest);
+        return await (await import('../forwarder/cli/backfill.js')).backfillCommand(rest);
       case 'forward':
-        return await forwardCommand(rest);
+        return await (await import('../forwarder/cli/forward.js')).forwardCommand(rest);
       case 'status':
-        return await statusCommand(rest);
+        return await (await import('../forwarder/cli/status.js')).statusCommand(rest);
       case 'report':
-        return await reportCommand(rest);
+        return await (await import('../forwarder/cli/report.js')).reportCommand(rest);
       case 'query':
-        return await queryCommand(rest);
+        return await (await import('../forwarder/cli/query.js')).queryCommand(rest);
       case 'policy':
-        return await policyCommand(rest);
+        return await (await import('../forwarder/cli/policy.js')).policyCommand(rest);
       case '-h':
       case '--help':
       case 'help':

@@ -4,7 +4,7 @@ import { parseFlags, usageError, wholeNumber } from '../../cli/args.js';
 import { HermeticError } from '../../shared/errors.js';
 import type { Db } from '../../shared/sqlite.js';
 import { DATASET_VERSION } from '../dataset/columns.js';
-import { hermeticHome } from '../pipeline/forwarder.js';
+import { hermeticHome } from '../home.js';
 import { explicitTimeZone, Zone } from '../ledger/zone.js';
 import { ledgerZone, renderCsv, renderMarkdown, renderSummary, resolveWindow, summaryTables, usageReport, type ReportRequest, type SummaryView } from '../report/index.js';
 import { openDataset, openDatasetReadOnly } from '../sinks/sqlite/dataset.js';

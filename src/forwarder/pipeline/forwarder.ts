@@ -1,7 +1,6 @@
 // The forwarder as a library: stores discovered once per pass, one sink, the usage policy, and the two ways to run
 // a pass (backfill: windowed, origin `backfill`; forward: everything changed, origin `forward`).
 import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { createPolicyResolver, type PolicyResolver } from '../policy/index.js';
 import { discoverStores, type StoreRef } from '../reader/discover.js';
 import type { Sink } from '../sinks/sink.js';
@@ -10,6 +9,7 @@ import { stepStore, type StepOptions, type StepResult } from './step.js';
 import { READ_WORKER_MODES, type ReadWorkerMode } from './read-mode.js';
 import { HermeticError } from '../../shared/errors.js';
 import { CursorCache } from '../checkpoint/cursors.js';
+import { hermeticHome } from '../home.js';
 
 export interface ForwarderOptions {
   /** Hermetic's home: the dataset is `<home>/hermetic.db` (default `$HERMETIC_HOME` or `~/.hermetic`). */
@@ -64,10 +64,7 @@ export function readWorkerMode(option: ReadWorkerMode | undefined, env: NodeJS.P
   return mode as ReadWorkerMode;
 }
 
-/** Hermetic's home: the option, else HERMETIC_HOME, else ~/.hermetic. */
-export function hermeticHome(option: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  return option ?? env.HERMETIC_HOME ?? join(homedir(), '.hermetic');
-}
+export { hermeticHome } from '../home.js';
 
 /**
  * @example const f = createForwarder({ stateDbs: ['/tmp/state.db'], home: '/tmp/h' }); f.backfill(); f.close();

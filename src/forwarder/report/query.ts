@@ -80,11 +80,18 @@ export function ledgerZone(db: Db): Zone {
   return new Zone(row?.value ?? 'UTC');
 }
 
-/**
- * Usage (and tool calls) in a window, grouped by any dimensions; the rows of any grouping sum to the totals.
- * @example usageReport(db, { since: Date.now() / 1000 - 7 * 86400, by: ['day', 'model'] })
- */
-export function usageReport(db: Db, request: ReportRequest = {}): UsageReport {
+/** A request checked: its dimensions, window and the SQL condition and parameters for it. */
+interface Checked {
+  by: Dimension[];
+  since: number | null;
+  until: number | null;
+  top: number | undefined;
+  utc: boolean;
+  where: string;
+  params: Record<string, number>;
+}
+
+function check(request: ReportRequest): Checked {
   const by = checkDimensions(request.by ?? []);
   const since = request.since ?? null;
   const until = request.until ?? null;
@@ -93,36 +100,64 @@ export function usageReport(db: Db, request: ReportRequest = {}): UsageReport {
   }
   const top = request.top;
   if (top !== undefined && !(Number.isInteger(top) && top >= 1)) throw new HermeticError('HERMETIC_REPORT_INVALID', `top must be a whole number of rows, 1 or more; got ${top}.`);
-  const zone = request.utc ? new Zone('UTC') : ledgerZone(db);
   const where = [since !== null ? 'l.at >= @since' : null, until !== null ? 'l.at < @until' : null].filter(Boolean).join(' AND ') || '1';
   const params = { ...(since !== null ? { since } : {}), ...(until !== null ? { until } : {}) };
+  return { by, since, until, top, utc: request.utc === true, where, params };
+}
+
+/** The window's totals: every measure of the ledger, distinct sessions, tool calls and failed results. */
+export function reportTotals(db: Db, request: Pick<ReportRequest, 'since' | 'until'> = {}): UsageReport['totals'] {
+  const { where, params } = check(request);
+  return db.transaction(() => {
+    const sums = db.prepare(`SELECT ${USAGE_SUMS.map((m) => `SUM(l.${m}) AS ${m}`).join(', ')} FROM usage_ledger l WHERE ${where}`).get(params) as Record<string, number | null>;
+    // Distinct sessions from the per-session index alone (it holds each row's time too): no row is read.
+    const sessions = db.prepare(`SELECT COUNT(*) FROM (SELECT DISTINCT l.store, l.session_id FROM usage_ledger l INDEXED BY usage_ledger_store_session_id WHERE ${where})`).pluck().get(params) as number;
+    const tools = db.prepare(`SELECT SUM(l.calls) AS calls, SUM(l.errors) AS errors FROM tool_usage l WHERE ${where}`).get(params) as { calls: number | null; errors: number | null };
+    const total = { sessions } as UsageReport['totals'];
+    for (const m of USAGE_SUMS) total[m] = measure(m, sums[m]);
+    total.tool_calls = tools.calls ?? 0;
+    total.tool_errors = tools.errors ?? 0;
+    return total;
+  }).deferred();
+}
+
+/**
+ * The rows of a grouping, given the window's totals (the rest of a --top is the totals less the rows kept, so the
+ * rows always add up to them). One SQL aggregation; only the rows kept reach JavaScript.
+ */
+export function reportRows(db: Db, request: ReportRequest, totals: UsageReport['totals']): ReportRow[] {
+  const { by, top, utc, where, params } = check(request);
+  if (by.length === 0) {
+    const row: ReportRow = {};
+    for (const m of MEASURES) row[m] = totals[m];
+    return [row];
+  }
   const tools = by.includes('tool');
-  const keys = by.flatMap((d) => keysOf(d, request.utc === true));
+  const keys = by.flatMap((d) => keysOf(d, utc));
+  const shown = keys.filter((k) => k.name !== 'store');
   const table = tools ? 'tool_usage' : 'usage_ledger';
+  const figures = tools ? ['tool_calls', 'tool_errors'] : USAGE_SUMS;
   const sums = tools ? ['SUM(l.calls) AS tool_calls', 'SUM(l.errors) AS tool_errors'] : USAGE_SUMS.map((m) => `SUM(l.${m}) AS ${m}`);
-  const outer = tools ? ['SUM(g.tool_calls) AS tool_calls', 'SUM(g.tool_errors) AS tool_errors'] : USAGE_SUMS.map((m) => `SUM(g.${m}) AS ${m}`);
   // The tables are clustered by time, so a window is one range of them and no window one scan; grouped by a session's
   // columns as they are, SQLite would walk the per-session index instead, a lookup per row. A unary + (a no-op on any
   // value; SQLite's way to say "not through an index") keeps it to the scan. The PostgreSQL sink drops it.
   const keyList = keys.map((k, i) => `+${k.sql} AS k${i}`);
   const groupKeys = keys.map((_, i) => `k${i}`);
-  // Sessions are counted per store (two profiles may hold the same id), then added up.
-  const inner = `SELECT ${[...keyList, '+l.store AS st', 'COUNT(DISTINCT l.session_id) AS sessions', ...sums].join(', ')} FROM ${table} l WHERE ${where} GROUP BY ${[...groupKeys, 'st'].join(', ')}`;
+  // Sessions are counted per store (two profiles may hold the same id), then added up; grouped by session, each
+  // group is one.
   const sessionKey = by.includes('session');
-  const sql = keys.length === 0
-    ? `SELECT SUM(g.sessions) AS sessions, ${outer.join(', ')} FROM (${inner}) g`
-    : `SELECT ${groupKeys.map((k) => `g.${k}`).join(', ')}, SUM(g.sessions) AS sessions, ${outer.join(', ')} FROM (${inner}) g GROUP BY ${groupKeys.join(', ')}`;
-  const tx = db.transaction(() => {
-    const raw = db.prepare(sql).all(params) as Record<string, unknown>[];
-    const totals = db.prepare(`SELECT SUM(g.sessions) AS sessions, ${USAGE_SUMS.map((m) => `SUM(g.${m}) AS ${m}`).join(', ')} FROM (SELECT COUNT(DISTINCT l.session_id) AS sessions, ${USAGE_SUMS.map((m) => `SUM(l.${m}) AS ${m}`).join(', ')} FROM usage_ledger l WHERE ${where} GROUP BY +l.store) g`).get(params) as Record<string, number | null>;
-    const toolTotals = db.prepare(`SELECT SUM(g.sessions) AS sessions, SUM(g.calls) AS calls, SUM(g.errors) AS errors FROM (SELECT COUNT(DISTINCT l.session_id) AS sessions, SUM(l.calls) AS calls, SUM(l.errors) AS errors FROM tool_usage l WHERE ${where} GROUP BY +l.store) g`).get(params) as { sessions: number | null; calls: number | null; errors: number | null };
-    return { raw, totals, toolTotals };
-  });
-  const { raw, totals, toolTotals } = tx.deferred();
+  const distinct = sessionKey ? '1 AS sessions' : 'COUNT(DISTINCT l.session_id) AS sessions';
+  const inner = `SELECT ${[...keyList, '+l.store AS st', distinct, ...sums].join(', ')} FROM ${table} l WHERE ${where} GROUP BY ${[...groupKeys, 'st'].join(', ')}`;
+  const grouped = `SELECT ${groupKeys.map((k) => `g.${k}`).join(', ')}, SUM(g.sessions) AS sessions, ${figures.map((m) => `SUM(g.${m}) AS ${m}`).join(', ')} FROM (${inner}) g GROUP BY ${groupKeys.join(', ')}`;
+  const rank = `${tools ? 'tool_calls' : 'cost_usd'} DESC, ${shown.map((k) => `k${keys.indexOf(k)}`).join(', ')}`;
+  // With --top: the costliest rows (most called, for tools), how many there were, and their sessions all told.
+  const sql = top === undefined ? grouped
+    : `SELECT * FROM (SELECT x.*, ROW_NUMBER() OVER (ORDER BY ${rank}) AS rn, COUNT(*) OVER () AS n, SUM(sessions) OVER () AS all_sessions FROM (${grouped}) x) WHERE rn <= ${top}`;
+  const raw = db.prepare(sql).all(params) as Record<string, unknown>[];
 
   // A session's store is part of its key (two profiles may share an id) but not shown; it is kept aside for its title.
   const storeOf = new Map<ReportRow, string>();
-  let rows: ReportRow[] = raw.map((r) => {
+  const rows: ReportRow[] = raw.map((r) => {
     const row: ReportRow = {};
     keys.forEach((k, i) => {
       if (k.name === 'store') storeOf.set(row, r[`k${i}`] as string);
@@ -137,30 +172,31 @@ export function usageReport(db: Db, request: ReportRequest = {}): UsageReport {
     }
     return row;
   });
-  const costOf = (r: ReportRow) => (tools ? Number(r.tool_calls) : Number(r.cost_usd ?? 0));
-  const keyText = (r: ReportRow) => keys.filter((k) => k.name !== 'store').map((k) => String(r[k.name] ?? '')).join('\u0000');
-  if (top !== undefined && rows.length > top) {
-    const ranked = [...rows].sort((a, b) => costOf(b) - costOf(a) || (keyText(a) < keyText(b) ? -1 : 1));
-    const rest = ranked.slice(top);
-    rows = ranked.slice(0, top);
+  const n = Number(raw[0]?.n ?? 0);
+  if (top !== undefined && n > top) {
+    // The rest, summed into one row: the totals less the rows kept.
     const other: ReportRow = {};
-    for (const k of keys) if (k.name !== 'store') other[k.name] = null;
+    for (const k of shown) other[k.name] = null;
     if (sessionKey) other.title = null;
-    for (const m of [...MEASURES, ...(tools ? ['tool_calls', 'tool_errors'] : [])]) {
-      other[m] = tools && (USAGE_SUMS as readonly string[]).includes(m) ? null : round(rest.reduce((t, r) => t + Number(r[m] ?? 0), 0));
+    const less = (m: string, all: number | null) => (all === null ? null : round(all - rows.reduce((t, r) => t + Number(r[m] ?? 0), 0)));
+    other.sessions = Number(raw[0]!.all_sessions) - rows.reduce((t, r) => t + Number(r.sessions), 0);
+    for (const m of USAGE_SUMS) other[m] = tools ? null : less(m, totals[m]);
+    if (tools) {
+      other.tool_calls = less('tool_calls', totals.tool_calls);
+      other.tool_errors = less('tool_errors', totals.tool_errors);
     }
-    // Sessions are distinct per row, so the other row's count is a sum of counts (a session may be in two rows).
-    if (!tools && rest.every((r) => r.actual_cost_usd === null)) other.actual_cost_usd = null;
-    other.other_rows = rest.length;
+    other.other_rows = n - top;
     rows.push(other);
   }
   if (sessionKey) {
-    // Titles for the rows kept only (after --top): one lookup each.
+    // Titles for the rows kept only: one lookup each.
     const title = db.prepare('SELECT title FROM sessions WHERE store = ? AND session_id = ?').pluck();
     for (const r of rows) if (storeOf.has(r)) r.title = (title.get(storeOf.get(r), r.session_id) as string | null | undefined) ?? null;
   }
+  const costOf = (r: ReportRow) => (tools ? Number(r.tool_calls) : Number(r.cost_usd ?? 0));
+  const keyTexts = new Map<ReportRow, string>(rows.map((r) => [r, shown.map((k) => String(r[k.name] ?? '')).join('\u0000')]));
   const timeKeys = by.filter((d) => TIME_DIMENSIONS.includes(d));
-  rows.sort((a, b) => {
+  return rows.sort((a, b) => {
     if (a.other_rows !== undefined) return 1;
     if (b.other_rows !== undefined) return -1;
     for (const t of timeKeys) {
@@ -168,18 +204,29 @@ export function usageReport(db: Db, request: ReportRequest = {}): UsageReport {
       const y = String(b[t] ?? '');
       if (x !== y) return x < y ? -1 : 1;
     }
-    return costOf(b) - costOf(a) || (keyText(a) < keyText(b) ? -1 : keyText(a) > keyText(b) ? 1 : 0);
+    const [x, y] = [keyTexts.get(a)!, keyTexts.get(b)!];
+    return costOf(b) - costOf(a) || (x < y ? -1 : x > y ? 1 : 0);
   });
+}
 
-  const total = {} as UsageReport['totals'];
-  total.sessions = totals.sessions ?? 0;
-  for (const m of USAGE_SUMS) total[m] = measure(m, totals[m]);
-  total.tool_calls = toolTotals.calls ?? 0;
-  total.tool_errors = toolTotals.errors ?? 0;
-  return {
-    period: { since: since === null ? null : zone.iso(since), until: until === null ? null : zone.iso(until) },
-    by, totals: total, rows,
-  };
+/** The window as the report gives it: ISO times with the zone's offset. */
+export function reportPeriod(db: Db, request: Pick<ReportRequest, 'since' | 'until' | 'utc'>): UsageReport['period'] {
+  const zone = request.utc ? new Zone('UTC') : ledgerZone(db);
+  const since = request.since ?? null;
+  const until = request.until ?? null;
+  return { since: since === null ? null : zone.iso(since), until: until === null ? null : zone.iso(until) };
+}
+
+/**
+ * Usage (and tool calls) in a window, grouped by any dimensions; the rows of any grouping sum to the totals.
+ * @example usageReport(db, { since: Date.now() / 1000 - 7 * 86400, by: ['day', 'model'] })
+ */
+export function usageReport(db: Db, request: ReportRequest = {}): UsageReport {
+  const by = checkDimensions(request.by ?? []);
+  return db.transaction((): UsageReport => {
+    const totals = reportTotals(db, request);
+    return { period: reportPeriod(db, request), by, totals, rows: reportRows(db, request, totals) };
+  }).deferred();
 }
 
 /** A summed measure as the report gives it: counts as whole numbers (0 when nothing), costs rounded to 1e-10 (actual may be null). */
