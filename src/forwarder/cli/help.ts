@@ -34,9 +34,10 @@ Window (usage counts where it happened, whatever session it belongs to; default:
   --until ISO                         up to then: a date includes that whole day; an ISO time ends there
 Grouping (repeatable: --by day --by model gives one row per day and model):
   --by day|week|month|model|provider|profile|source|project|task|session|tool
-      project is the git repository root (else the working directory); task is main or an auxiliary task
-      (title_generation, compression, vision, …); session rows carry session_id and title; tool counts tool calls
-      and the results that say they failed (it groups by tool, time, profile, source, project or session only)
+      a week is named by its Monday; project is the git repository root (else the working directory); task is
+      main or an auxiliary task (title_generation, compression, vision, …); session rows carry session_id and
+      title; tool counts tool calls and the results that say they failed (it groups by tool, time, profile,
+      source, project or session only)
   --top N          keep the N costliest rows (most called, for tools); the rest are summed into one row
 Output (one of; default a table):
   --json           {"period": {"since", "until"}, "by": [...], "totals": {...}, "rows": [...]}
