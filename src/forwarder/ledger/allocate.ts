@@ -173,10 +173,6 @@ class Rows {
     row.amounts[m]! += amount;
   }
 
-  get size(): number {
-    return this.#rows.size;
-  }
-
   values() {
     return this.#rows.values();
   }
