@@ -143,16 +143,21 @@ export function reportRows(db: Db, request: ReportRequest, totals: UsageReport['
   // value; SQLite's way to say "not through an index") keeps it to the scan. The PostgreSQL sink drops it.
   const keyList = keys.map((k, i) => `+${k.sql} AS k${i}`);
   const groupKeys = keys.map((_, i) => `k${i}`);
-  // Sessions are counted per store (two profiles may hold the same id), then added up; grouped by session, each
-  // group is one.
+  // Sessions are counted per store when there are several (two profiles may hold the same id), then added up;
+  // grouped by session, each group is one.
   const sessionKey = by.includes('session');
   const distinct = sessionKey ? '1 AS sessions' : 'COUNT(DISTINCT l.session_id) AS sessions';
-  const inner = `SELECT ${[...keyList, '+l.store AS st', distinct, ...sums].join(', ')} FROM ${table} l WHERE ${where} GROUP BY ${[...groupKeys, 'st'].join(', ')}`;
-  const grouped = `SELECT ${groupKeys.map((k) => `g.${k}`).join(', ')}, SUM(g.sessions) AS sessions, ${figures.map((m) => `SUM(g.${m}) AS ${m}`).join(', ')} FROM (${inner}) g GROUP BY ${groupKeys.join(', ')}`;
+  const stores = db.prepare('SELECT COUNT(*) FROM stores').pluck().get() as number;
+  const grouped = stores <= 1
+    ? `SELECT ${[...keyList, distinct, ...sums].join(', ')} FROM ${table} l WHERE ${where} GROUP BY ${groupKeys.join(', ')}`
+    : `SELECT ${groupKeys.map((k) => `g.${k}`).join(', ')}, SUM(g.sessions) AS sessions, ${figures.map((m) => `SUM(g.${m}) AS ${m}`).join(', ')} FROM (SELECT ${[...keyList, '+l.store AS st', distinct, ...sums].join(', ')} FROM ${table} l WHERE ${where} GROUP BY ${[...groupKeys, 'st'].join(', ')}) g GROUP BY ${groupKeys.join(', ')}`;
   const rank = `${tools ? 'tool_calls' : 'cost_usd'} DESC, ${shown.map((k) => `k${keys.indexOf(k)}`).join(', ')}`;
-  // With --top: the costliest rows (most called, for tools), how many there were, and their sessions all told.
+  // With --top: the costliest rows (most called, for tools), how many rows there were and their sessions all told.
+  // By session alone those two are the window's sessions, and a plain ORDER BY … LIMIT keeps it cheap.
+  const bySessionOnly = keys.every((k) => k.name === 'store' || k.name === 'session_id');
   const sql = top === undefined ? grouped
-    : `SELECT * FROM (SELECT x.*, ROW_NUMBER() OVER (ORDER BY ${rank}) AS rn, COUNT(*) OVER () AS n, SUM(sessions) OVER () AS all_sessions FROM (${grouped}) x) WHERE rn <= ${top}`;
+    : bySessionOnly ? `SELECT x.*, ${totals.sessions ?? 0} AS n, ${totals.sessions ?? 0} AS all_sessions FROM (${grouped}) x ORDER BY ${rank} LIMIT ${top}`
+      : `SELECT * FROM (SELECT x.*, ROW_NUMBER() OVER (ORDER BY ${rank}) AS rn, COUNT(*) OVER () AS n, SUM(sessions) OVER () AS all_sessions FROM (${grouped}) x) WHERE rn <= ${top}`;
   const raw = db.prepare(sql).all(params) as Record<string, unknown>[];
 
   // A session's store is part of its key (two profiles may share an id) but not shown; it is kept aside for its title.

@@ -259,3 +259,34 @@ describe('an older dataset', () => {
     }
   });
 });
+
+describe('several stores', () => {
+  it('sessions are counted per store (two profiles may hold the same id) and every grouping adds up', () => {
+    const { dir: d, cleanup: done } = tempDir('hermetic-report-stores-');
+    try {
+      // The same seed and end twice: two stores with the same session ids, each counted once per store.
+      const options = { sessions: 20, messages: 200, seed: 'stores', end: NOW, days: 5 };
+      const a = generate({ ...options, out: join(d, 'a', 'state.db') });
+      const b = generate({ ...options, out: join(d, 'b', 'state.db') });
+      const rig = forwarderRig([a.path, b.path], { dir: d, timeZone: 'UTC' });
+      rig.forwarder.backfill();
+      rig.forwarder.close();
+      const ro = new Database(join(rig.home, 'hermetic.db'), { readonly: true });
+      try {
+        const bySession = usageReport(ro, { by: ['session'] });
+        assert.deepEqual([bySession.totals.sessions, bySession.rows.length], [40, 40]);
+        assert.equal(new Set(bySession.rows.map((r) => r.session_id)).size, 20);
+        for (const by of [['day'], ['model'], ['source', 'task'], ['session']]) addsUp(usageReport(ro, { by }), by.join('+'));
+        const tools = usageReport(ro, { by: ['tool'] });
+        assert.equal(tools.rows.reduce((t, r) => t + Number(r.tool_calls), 0), tools.totals.tool_calls);
+        addsUp(usageReport(ro, { by: ['model'], top: 2 }), 'top 2 models');
+        addsUp(usageReport(ro, { by: ['session'], top: 3 }), 'top 3 sessions');
+        assert.equal(usageReport(ro, { by: ['source'] }).rows.reduce((t, r) => t + Number(r.sessions), 0), 40, 'a session has one source');
+      } finally {
+        ro.close();
+      }
+    } finally {
+      done();
+    }
+  });
+});
