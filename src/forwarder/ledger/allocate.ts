@@ -22,7 +22,6 @@ export function units(row: Readonly<Record<string, unknown>>, m: Measure): numbe
   return Number.isSafeInteger(u) ? u : Number.MAX_SAFE_INTEGER;
 }
 
-const fromUnits = (m: Measure, u: number) => (isCost(m) ? u / COST_UNITS : u);
 
 /** The dataset's session row, as far as the ledger reads it (sessions table, plus its project). */
 export interface LedgerSession extends Readonly<Record<string, unknown>> {
@@ -161,22 +160,13 @@ const weightsOf = (slots: readonly Slot[]) => {
   return a.some((x) => x > 0) ? a : slots.map((s) => s.messages);
 };
 
-/** Builds ledger rows keyed by (cell, route). */
-class Rows {
-  readonly #rows = new Map<string, { cell: Cell; route: Route; amounts: number[] }>();
+/** Where an amount goes in time: cells (indexes into the session's cells) and their weights. */
+interface Plan { cells: number[]; weights: number[] }
 
-  add(cell: Cell, route: Route, m: number, amount: number): void {
-    if (amount === 0) return;
-    const key = `${cell.at}\u0000${route.task}\u0000${route.basis}\u0000${route.model}\u0000${route.provider_key}`;
-    let row = this.#rows.get(key);
-    if (!row) this.#rows.set(key, (row = { cell, route, amounts: MEASURES.map(() => 0) }));
-    row.amounts[m]! += amount;
-  }
-
-  values() {
-    return this.#rows.values();
-  }
-}
+const byDay = (a: { day: string }, b: { day: string }) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0);
+const byFirstUse = (a: { r: LedgerRoute }, b: { r: LedgerRoute }) => (validEpoch(a.r.first_seen) ? a.r.first_seen : Infinity) - (validEpoch(b.r.first_seen) ? b.r.first_seen : Infinity)
+  || (a.r.provider_key < b.r.provider_key ? -1 : a.r.provider_key > b.r.provider_key ? 1 : 0) || (a.r.model < b.r.model ? -1 : a.r.model > b.r.model ? 1 : 0);
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
  * The ledger rows of one session, and its tool rows.
@@ -187,42 +177,71 @@ export function allocateSession(input: LedgerInput): { usage: RecordOf[]; tools:
   const slots = timeline(input);
   const lastActivity = validEpoch(s.last_activity_at) ? s.last_activity_at : validEpoch(s.started_at) ? s.started_at : null;
   const cellAt = (t: number | null | undefined): Cell => zone.cellOf(Math.floor((validEpoch(t) ? t : lastActivity ?? 0) / QUARTER));
-  const rows = new Rows();
 
-  // Where an amount goes in time: split over a plan's slots by weight, or into its one fallback cell.
-  interface Plan { over: readonly Slot[]; weights: number[]; fallback: Cell | null }
+  // The session's cells: those its messages were written in, then any fallback cell a plan needs (a day's noon, the
+  // last activity, an auxiliary row's last call), each once; `order` walks them in time.
+  const cells: Cell[] = slots.map((x) => x.cell);
+  const indexOf = new Map<number, number>(cells.map((c, i) => [c.at, i]));
+  const cellIndex = (c: Cell) => {
+    let i = indexOf.get(c.at);
+    if (i === undefined) indexOf.set(c.at, (i = cells.push(c) - 1));
+    return i;
+  };
   const plan = (over: readonly Slot[], fallback: () => Cell): Plan => {
     const weights = weightsOf(over);
-    return over.length > 0 && weights.some((x) => x > 0) ? { over, weights, fallback: null } : { over: [], weights: [], fallback: fallback() };
+    return over.length > 0 && weights.some((x) => x > 0) ? { cells: over.map((x) => indexOf.get(x.cell.at)!), weights } : { cells: [cellIndex(fallback())], weights: [1] };
   };
-  const spread = (amount: number, p: Plan, into: Map<number, { cell: Cell; amount: number }>) => {
+  const spread = (amount: number, p: Plan, into: number[]) => {
     if (amount <= 0) return;
-    const put = (cell: Cell, part: number) => {
-      const e = into.get(cell.at);
-      if (e) e.amount += part;
-      else into.set(cell.at, { cell, amount: part });
-    };
-    if (p.fallback) return put(p.fallback, amount);
+    if (p.cells.length === 1) {
+      into[p.cells[0]!]! += amount;
+      return;
+    }
     const parts = split(amount, p.weights);
-    for (let i = 0; i < parts.length; i++) if (parts[i]! > 0) put(p.over[i]!.cell, parts[i]!);
+    for (let i = 0; i < parts.length; i++) into[p.cells[i]!]! += parts[i]!;
   };
 
-  // 1. The main loop: the session's counters, split by route (session_model_usage rows with task '') and the rest
-  //    to the session's own model; laid along time by session_daily_usage and the days its messages were written.
+  // The routes: main-loop rows in the order they were first used, the session's own model, then auxiliary rows.
   const sessionRoute: Route = {
     model: s.model ?? '', provider: s.provider, provider_key: '', billing_mode: s.billing_mode, task: MAIN_TASK, basis: 'session',
     actualRecorded: s.actual_cost_usd !== null,
   };
   const main = input.routes.filter((r) => r.task === '' || r.task === MAIN_TASK)
     .map((r) => ({ r, route: { model: r.model, provider: r.provider, provider_key: r.provider_key, billing_mode: r.billing_mode, task: MAIN_TASK, basis: 'route' as const, actualRecorded: s.actual_cost_usd !== null } }))
-    .sort((a, b) => (validEpoch(a.r.first_seen) ? a.r.first_seen : Infinity) - (validEpoch(b.r.first_seen) ? b.r.first_seen : Infinity)
-      || (a.r.provider_key < b.r.provider_key ? -1 : a.r.provider_key > b.r.provider_key ? 1 : 0) || (a.r.model < b.r.model ? -1 : a.r.model > b.r.model ? 1 : 0));
-  const routes: Route[] = [...main.map((x) => x.route), sessionRoute];
-  const days = input.days.filter((d) => /^\d{4}-\d{2}-\d{2}$/.test(d.day)).sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0));
+    .sort(byFirstUse);
+  const aux = input.routes.filter((r) => r.task !== '' && r.task !== MAIN_TASK).map((r) => {
+    const first = validEpoch(r.first_seen) ? r.first_seen : validEpoch(r.last_seen) ? r.last_seen : null;
+    const last = validEpoch(r.last_seen) ? r.last_seen : first;
+    const [q0, q1] = first === null || last === null ? [0, -1] : [Math.floor(first / QUARTER), Math.floor(last / QUARTER)];
+    const route: Route = {
+      model: r.model, provider: r.provider, provider_key: r.provider_key, billing_mode: r.billing_mode, task: r.task, basis: 'auxiliary',
+      actualRecorded: units(r, 'actual_cost_usd') > 0 || r.cost_status === 'actual',
+    };
+    return { r, route, between: plan(slots.filter((x) => x.quarters.some((q) => q >= q0 && q <= q1)), () => cellAt(last)) };
+  });
+  const routes: Route[] = [...main.map((x) => x.route), sessionRoute, ...aux.map((x) => x.route)];
+  // Two rows of one route (the same key, say two base URLs that differ only by a trailing slash) make one ledger row.
+  const same = (a: Route, b: Route) => a.task === b.task && a.basis === b.basis && a.model === b.model && a.provider_key === b.provider_key;
+  const canonical = routes.map((r) => routes.findIndex((x) => same(x, r)));
+  const days = input.days.filter((d) => DAY.test(d.day)).sort(byDay);
   // Each Hermes day's cells (none: its local noon), and every cell (none: the last activity), planned once.
   const dayPlans = days.map((d) => plan(slots.filter((x) => x.cell.day === d.day), () => cellAt(zone.timeOf(d.day, 12))));
   const everyCell = plan(slots, () => cellAt(lastActivity));
+  const order = cells.map((_, i) => i).sort((a, b) => cells[a]!.at - cells[b]!.at);
+  // amounts[route × cells + cell][measure], in whole units.
+  const amounts = new Map<number, number[]>();
+  const add = (route: number, cell: number, m: number, amount: number) => {
+    if (amount === 0) return;
+    const k = canonical[route]! * cells.length + cell;
+    let a = amounts.get(k);
+    if (!a) amounts.set(k, (a = MEASURES.map(() => 0)));
+    a[m]! += amount;
+  };
+
+  // 1. The main loop: the session's counters, split by route and the rest to the session's own model; laid along
+  //    time by session_daily_usage and the cells its messages were written in; routes take the timeline in order.
   let estimateByRoute: number[] = [];
+  const inTime = new Array<number>(cells.length);
   MEASURES.forEach((measure, m) => {
     const total = measure === 'actual_cost_usd' && s.actual_cost_usd === null ? 0 : units(s, measure);
     if (total === 0) return;
@@ -235,83 +254,77 @@ export function allocateSession(input: LedgerInput): { usage: RecordOf[]; tools:
       byRoute = estimateByRoute.some((x) => x > 0) ? split(total, estimateByRoute) : [...recorded, total];
     } else byRoute = sum > total ? [...split(total, recorded), 0] : [...recorded, total - sum];
     if (measure === 'estimated_cost_usd') estimateByRoute = byRoute;
-    // By time: each Hermes day's amount over that day's cells (a day too many is scaled down), the rest over every cell.
-    const inTime = new Map<number, { cell: Cell; amount: number }>();
+    // By time: each Hermes day's amount over that day's cells (days holding too much are scaled down), the rest over all.
+    inTime.fill(0);
     const perDay = days.map((d) => units(d, measure));
     const daySum = perDay.reduce((a, b) => a + b, 0);
     const dayParts = daySum > total ? split(total, perDay) : perDay;
     dayPlans.forEach((p, i) => spread(dayParts[i]!, p, inTime));
     spread(total - Math.min(daySum, total), everyCell, inTime);
-    // Routes in the order they were first used take the timeline in order (the session's own model last).
-    const cells = [...inTime.values()].sort((a, b) => a.cell.at - b.cell.at);
     let j = 0;
-    let left = cells[0]?.amount ?? 0;
+    let left = inTime[order[0]!] ?? 0;
     byRoute.forEach((amount, i) => {
       let need = amount;
-      while (need > 0 && j < cells.length) {
+      while (need > 0 && j < order.length) {
+        if (left === 0) {
+          left = inTime[order[++j]!] ?? 0;
+          continue;
+        }
         const take = Math.min(need, left);
-        rows.add(cells[j]!.cell, routes[i]!, m, take);
+        add(i, order[j]!, m, take);
         need -= take;
         left -= take;
-        if (left === 0) left = cells[++j]?.amount ?? 0;
       }
     });
   });
 
   // 2. Auxiliary tasks (never in the session's counters): each row over the cells between its first and last call.
-  for (const r of input.routes) {
-    if (r.task === '' || r.task === MAIN_TASK) continue;
-    const route: Route = {
-      model: r.model, provider: r.provider, provider_key: r.provider_key, billing_mode: r.billing_mode, task: r.task, basis: 'auxiliary',
-      actualRecorded: units(r, 'actual_cost_usd') > 0 || r.cost_status === 'actual',
-    };
-    const first = validEpoch(r.first_seen) ? r.first_seen : validEpoch(r.last_seen) ? r.last_seen : null;
-    const last = validEpoch(r.last_seen) ? r.last_seen : first;
-    const over = first === null || last === null ? [] : slots.filter((x) => x.quarters.some((q) => q >= Math.floor(first / QUARTER) && q <= Math.floor(last / QUARTER)));
-    const between = plan(over, () => cellAt(last));
+  aux.forEach(({ r, route, between }, k) => {
+    const index = main.length + 1 + k;
     MEASURES.forEach((measure, m) => {
       if (measure === 'actual_cost_usd' && !route.actualRecorded) return;
-      const inTime = new Map<number, { cell: Cell; amount: number }>();
+      inTime.fill(0);
       spread(units(r, measure), between, inTime);
-      for (const e of inTime.values()) rows.add(e.cell, route, m, e.amount);
+      for (let c = 0; c < cells.length; c++) add(index, c, m, inTime[c]!);
     });
-  }
+  });
 
-  const base = {
-    store: s.store, session_id: s.session_id, profile: s.profile, source: s.source,
-    project: s.git_repo_root || s.cwd || null,
+  // Records are built as literals with every key in column order: one object shape for all (a backfill makes many).
+  const project = s.git_repo_root || s.cwd || null;
+  const record = (cell: Cell, route: Route, a: readonly number[] | null): RecordOf => {
+    const actual = route.actualRecorded && a ? a[7]! / COST_UNITS : null;
+    const estimated = a ? a[6]! / COST_UNITS : 0;
+    return {
+      store: s.store, session_id: s.session_id, at: cell.at, day: cell.day, day_utc: cell.dayUtc, profile: s.profile,
+      source: s.source, project, model: route.model, provider: route.provider, provider_key: route.provider_key,
+      billing_mode: route.billing_mode, task: route.task, basis: route.basis, api_calls: a ? a[0]! : 0,
+      input_tokens: a ? a[1]! : 0, output_tokens: a ? a[2]! : 0, cache_read_tokens: a ? a[3]! : 0,
+      cache_write_tokens: a ? a[4]! : 0, reasoning_tokens: a ? a[5]! : 0, estimated_cost_usd: estimated,
+      actual_cost_usd: actual, cost_usd: route.actualRecorded ? actual : estimated,
+    };
   };
   const usage: RecordOf[] = [];
-  for (const { cell, route, amounts } of rows.values()) {
-    const record: RecordOf = {
-      ...base, at: cell.at, day: cell.day, day_utc: cell.dayUtc, model: route.model, provider: route.provider,
-      provider_key: route.provider_key, billing_mode: route.billing_mode, task: route.task, basis: route.basis,
-    };
-    MEASURES.forEach((measure, m) => (record[measure] = fromUnits(measure, amounts[m]!)));
-    if (!route.actualRecorded) record.actual_cost_usd = null;
-    record.cost_usd = route.actualRecorded ? record.actual_cost_usd : record.estimated_cost_usd;
-    usage.push(record);
-  }
-  if (usage.length === 0) {
-    // No usage at all: one empty row at its last activity, so the session still counts where it was active.
-    const cell = cellAt(lastActivity);
-    usage.push({
-      ...base, at: cell.at, day: cell.day, day_utc: cell.dayUtc, model: sessionRoute.model, provider: s.provider, provider_key: '',
-      billing_mode: s.billing_mode, task: MAIN_TASK, basis: 'none', ...Object.fromEntries(MEASURES.map((x) => [x, 0])),
-      actual_cost_usd: null, cost_usd: 0,
-    });
-  }
+  for (const [k, a] of amounts) usage.push(record(cells[k % cells.length]!, routes[Math.floor(k / cells.length)]!, a));
+  // No usage at all: one empty row at its last activity, so the session still counts where it was active.
+  if (usage.length === 0) usage.push(record(cellAt(lastActivity), { ...sessionRoute, basis: 'none', actualRecorded: false }, null));
   usage.sort((a, b) => (a.at as number) - (b.at as number));
 
-  const toolRows = new Map<string, RecordOf>();
+  const toolRows = new Map<string, { cell: Cell; tool: string; calls: number; errors: number }>();
   for (const t of input.tools ?? []) {
     if ((t.calls <= 0 && t.errors <= 0) || !validEpoch(t.quarter * QUARTER)) continue;
     const cell = zone.cellOf(t.quarter);
     const key = `${cell.at}\u0000${t.tool_name}`;
-    const row = toolRows.get(key) ?? { ...base, at: cell.at, day: cell.day, day_utc: cell.dayUtc, tool_name: t.tool_name, calls: 0, errors: 0 };
-    row.calls = (row.calls as number) + Math.max(0, t.calls);
-    row.errors = (row.errors as number) + Math.max(0, t.errors);
-    toolRows.set(key, row);
+    let row = toolRows.get(key);
+    if (!row) toolRows.set(key, (row = { cell, tool: t.tool_name, calls: 0, errors: 0 }));
+    row.calls += Math.max(0, t.calls);
+    row.errors += Math.max(0, t.errors);
   }
-  return { usage, tools: [...toolRows.values()] };
+  const tools: RecordOf[] = [];
+  for (const { cell, tool, calls, errors } of toolRows.values()) {
+    tools.push({
+      store: s.store, session_id: s.session_id, at: cell.at, day: cell.day, day_utc: cell.dayUtc, profile: s.profile,
+      source: s.source, project, tool_name: tool, calls, errors,
+    });
+  }
+  return { usage, tools };
 }

@@ -4,22 +4,24 @@
 // twin, `recomputeActivity`, counts them again from the tables; a test holds the two equal.
 import type { Db } from '../../../shared/sqlite.js';
 
-/** A tool result that says its call failed: a JSON object with a non-zero exit_code, an error, success false, or status error. */
+/**
+ * A tool result that says its call failed: a JSON object with a non-zero exit_code, an error, success false, or status
+ * error/failed. Text that names none of those keys is not parsed at all, and the rest is parsed once (one
+ * json_extract of the four paths): most results cost a few byte searches.
+ */
 export function toolErrorSql(text: string): string {
-  // CASE, not AND: SQLite evaluates both sides of an AND in a value, and json_type() throws on text that is not JSON.
-  return `(CASE WHEN json_valid(${text}) AND substr(ltrim(${text}), 1, 1) = '{' THEN (
-    (json_type(${text}, '$.exit_code') IN ('integer', 'real') AND json_extract(${text}, '$.exit_code') <> 0)
-    OR (json_type(${text}, '$.error') NOT IN ('null', 'false') AND COALESCE(json_extract(${text}, '$.error'), '') NOT IN ('', '{}', '[]'))
-    OR json_type(${text}, '$.success') = 'false'
-    OR json_extract(${text}, '$.status') IN ('error', 'failed')) IS 1 ELSE 0 END)`;
+  const v = `json_extract(${text}, '$.exit_code', '$.error', '$.success', '$.status')`;
+  // CASE, not AND: SQLite evaluates both sides of an AND in a value, and json_extract() throws on text that is not JSON.
+  return `(CASE WHEN substr(ltrim(${text}), 1, 1) = '{' AND (instr(${text}, '"exit_code"') OR instr(${text}, '"error"') OR instr(${text}, '"success"') OR instr(${text}, '"status"')) AND json_valid(${text})
+    THEN (SELECT (json_type(v, '$[0]') IN ('integer', 'real') AND v ->> '$[0]' <> 0)
+      OR (json_type(v, '$[1]') NOT IN ('null', 'false') AND COALESCE(v ->> '$[1]', '') NOT IN ('', '{}', '[]'))
+      OR json_type(v, '$[2]') = 'false' OR v ->> '$[3]' IN ('error', 'failed') FROM (SELECT ${v} AS v)) IS 1
+    ELSE 0 END)`;
 }
 
 const quarter = (t: string) => `CAST(${t} / 900 AS INTEGER)`;
-const counts = (row: 'NEW' | 'OLD') => ({
-  tool: `${row}.part_type = 'tool_call' OR (${row}.part_type = 'tool_result' AND ${toolErrorSql(`${row}.content_text`)})`,
-  calls: `(${row}.part_type = 'tool_call')`,
-  errors: `(${row}.part_type = 'tool_result' AND ${toolErrorSql(`${row}.content_text`)})`,
-});
+/** Whether a part counts: a tool call, or a tool result that says it failed. */
+const counted = (row: 'NEW' | 'OLD') => `(${row}.part_type = 'tool_call' OR (${row}.part_type = 'tool_result' AND ${toolErrorSql(`${row}.content_text`)}))`;
 
 const addMessage = `INSERT INTO session_activity (store, session_id, quarter, messages, assistant)
   VALUES (NEW.store, NEW.session_id, ${quarter('NEW.created_at')}, 1, NEW.role = 'assistant')
@@ -27,12 +29,12 @@ const addMessage = `INSERT INTO session_activity (store, session_id, quarter, me
 const dropMessage = `UPDATE session_activity SET messages = messages - 1, assistant = assistant - (OLD.role = 'assistant')
   WHERE store = OLD.store AND session_id = OLD.session_id AND quarter = ${quarter('OLD.created_at')};
   DELETE FROM session_activity WHERE store = OLD.store AND session_id = OLD.session_id AND quarter = ${quarter('OLD.created_at')} AND messages <= 0;`;
+// The insert and delete triggers run only for parts that count (their WHEN): inside, a part is a call or a failure.
 const addTool = `INSERT INTO tool_activity (store, session_id, quarter, tool_name, calls, errors)
-  SELECT NEW.store, NEW.session_id, ${quarter('NEW.created_at')}, COALESCE(NEW.tool_name, ''), ${counts('NEW').calls}, ${counts('NEW').errors}
-  WHERE ${counts('NEW').tool}
+  VALUES (NEW.store, NEW.session_id, ${quarter('NEW.created_at')}, COALESCE(NEW.tool_name, ''), NEW.part_type = 'tool_call', NEW.part_type = 'tool_result')
   ON CONFLICT (store, session_id, quarter, tool_name) DO UPDATE SET calls = calls + excluded.calls, errors = errors + excluded.errors;`;
-const dropTool = `UPDATE tool_activity SET calls = calls - ${counts('OLD').calls}, errors = errors - ${counts('OLD').errors}
-  WHERE store = OLD.store AND session_id = OLD.session_id AND quarter = ${quarter('OLD.created_at')} AND tool_name = COALESCE(OLD.tool_name, '') AND (${counts('OLD').tool});
+const dropTool = `UPDATE tool_activity SET calls = calls - (OLD.part_type = 'tool_call'), errors = errors - (OLD.part_type = 'tool_result')
+  WHERE store = OLD.store AND session_id = OLD.session_id AND quarter = ${quarter('OLD.created_at')} AND tool_name = COALESCE(OLD.tool_name, '');
   DELETE FROM tool_activity WHERE store = OLD.store AND session_id = OLD.session_id AND quarter = ${quarter('OLD.created_at')} AND tool_name = COALESCE(OLD.tool_name, '') AND calls <= 0 AND errors <= 0;`;
 
 /** The triggers (created by the dataset's migration to version 2). */
@@ -40,10 +42,11 @@ export const ACTIVITY_TRIGGERS = [
   `CREATE TRIGGER IF NOT EXISTS messages_activity_insert AFTER INSERT ON messages BEGIN ${addMessage} END`,
   `CREATE TRIGGER IF NOT EXISTS messages_activity_delete AFTER DELETE ON messages BEGIN ${dropMessage} END`,
   `CREATE TRIGGER IF NOT EXISTS messages_activity_update AFTER UPDATE OF store, session_id, created_at, role ON messages BEGIN ${dropMessage} ${addMessage} END`,
-  // Most parts are text or reasoning: the WHEN keeps the trigger's program from even starting for them.
-  `CREATE TRIGGER IF NOT EXISTS parts_activity_insert AFTER INSERT ON parts WHEN NEW.part_type IN ('tool_call', 'tool_result') BEGIN ${addTool} END`,
-  `CREATE TRIGGER IF NOT EXISTS parts_activity_delete AFTER DELETE ON parts WHEN OLD.part_type IN ('tool_call', 'tool_result') BEGIN ${dropTool} END`,
-  `CREATE TRIGGER IF NOT EXISTS parts_activity_update AFTER UPDATE OF store, session_id, created_at, part_type, tool_name, content_text ON parts BEGIN ${dropTool} ${addTool} END`,
+  `CREATE TRIGGER IF NOT EXISTS parts_activity_insert AFTER INSERT ON parts WHEN ${counted('NEW')} BEGIN ${addTool} END`,
+  `CREATE TRIGGER IF NOT EXISTS parts_activity_delete AFTER DELETE ON parts WHEN ${counted('OLD')} BEGIN ${dropTool} END`,
+  // An update is two triggers: the old row uncounted (when it counted), the new one counted (when it counts).
+  `CREATE TRIGGER IF NOT EXISTS parts_activity_update_old AFTER UPDATE OF store, session_id, created_at, part_type, tool_name, content_text ON parts WHEN ${counted('OLD')} BEGIN ${dropTool} END`,
+  `CREATE TRIGGER IF NOT EXISTS parts_activity_update_new AFTER UPDATE OF store, session_id, created_at, part_type, tool_name, content_text ON parts WHEN ${counted('NEW')} BEGIN ${addTool} END`,
 ];
 
 /**

@@ -208,7 +208,7 @@ test('a version-1 dataset upgrades in place: tables, triggers, activity and the 
       assert.equal(upgraded.pragma('user_version', { simple: true }), 2);
       assert.deepEqual(ledgerAgainstRebuild(upgraded).now, before);
       assert.deepEqual(ledgerDiscrepancies(upgraded), []);
-      assert.equal((upgraded.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger'").pluck().get() as number), 6);
+      assert.equal((upgraded.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger'").pluck().get() as number), 7);
     } finally {
       upgraded.close();
     }
