@@ -10,10 +10,11 @@
 // E3: events/s delivered over SSE to one subscriber (tool.started events played through the control plane in the
 // emulator's process, 64 per event-loop turn) against a raw node:http SSE writer producing the same frames the same
 // way; each measured from the first frame the client receives to the last. Target >= 0.5x.
-// Then runs bench/statedb-generate.ts and bench/forwarder.ts (backfill, forward tick, peak RSS) when present, and
-// bench/namespaces.ts (1,000,000 requests through the journal, namespace creation, 1,000 namespaces against one).
+// Then runs bench/statedb-generate.ts and bench/forwarder.ts (backfill, forward tick, peak RSS) when present,
+// bench/namespaces.ts (1,000,000 requests through the journal, namespace creation, 1,000 namespaces against one), and
+// bench/report.ts (hermetic report over a year of history, ~1M messages, against a count(*) of the same table).
 //   BENCH_ROUNDS=5 BENCH_CYCLES=4 BENCH_DURATION=1.5 BENCH_CONNECTIONS=10 BENCH_WARMUP=1 npm run bench
-//   BENCH_ONLY=http,sse,statedb,forwarder,namespaces (any of them; default all)
+//   BENCH_ONLY=http,sse,statedb,forwarder,namespaces,report (any of them; default all)
 import { spawn, spawnSync } from 'node:child_process';
 import { request as httpGet } from 'node:http';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -33,7 +34,7 @@ const cycles = Number(process.env.BENCH_CYCLES ?? 4);
 const TARGETS = { get: 0.8, post: 0.3, sse: 0.5 };
 const SSE_EVENTS = Number(process.env.BENCH_SSE_EVENTS ?? 20_000);
 const here = dirname(fileURLToPath(import.meta.url));
-const only = new Set((process.env.BENCH_ONLY ?? 'http,sse,statedb,forwarder,namespaces').split(',').map((x) => x.trim()));
+const only = new Set((process.env.BENCH_ONLY ?? 'http,sse,statedb,forwarder,namespaces,report').split(',').map((x) => x.trim()));
 
 interface Target {
   url: string;
@@ -164,6 +165,12 @@ async function main(): Promise<void> {
     console.log('\n--- bench/namespaces.ts ---');
     const r = spawnSync('npx', ['tsx', namespaces], { stdio: 'inherit' });
     if (r.status !== 0) console.log(`bench/namespaces.ts exited with ${r.status ?? r.signal}`);
+  }
+  const report = join(here, 'report.ts');
+  if (only.has('report') && existsSync(report)) {
+    console.log('\n--- bench/report.ts ---');
+    const r = spawnSync('npx', ['tsx', report], { stdio: 'inherit' });
+    if (r.status !== 0) console.log(`bench/report.ts exited with ${r.status ?? r.signal}`);
   }
 }
 

@@ -46,6 +46,7 @@ export const ERROR_CODES = {
   HERMETIC_DATASET_WRITE: { status: 500, summary: 'A write to the dataset failed (a full disk, no permission, a locked or damaged file); nothing of that batch was saved, and the next pass tries again.' },
   HERMETIC_QUERY_INVALID: { status: 400, summary: 'hermetic query was given SQL that SQLite cannot run (a syntax error, an unknown table or column).' },
   HERMETIC_QUERY_WRITE: { status: 400, summary: 'hermetic query only reads; the statement would change the dataset.' },
+  HERMETIC_REPORT_INVALID: { status: 400, summary: 'hermetic report (or usageReport) was asked for something it cannot give: a window that starts after it ends, an unknown --by dimension, tool calls by model, provider or task, or --top below 1.' },
   HERMETIC_POLICY_LIST: { status: 500, summary: 'The machine-local usage-policy list exists but cannot be read or is malformed; forwarding stops rather than guess (fail closed).' },
   HERMETIC_POLICY_PATH: { status: 400, summary: 'hermetic policy check or hermetic forget --scope was given a path that does not exist or is not a folder.' },
   HERMETIC_FORGET_NONE: { status: 400, summary: 'hermetic forget removed nothing: no forwarded session matches, or none that matches is ignored by the usage policy now (only sessions a .hypignore or the machine-local list now says `ignore` for are forgotten).' },

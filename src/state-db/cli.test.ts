@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { statedbCommand } from './cli.js';
+import { PROFILES } from './generate/index.js';
 import { tempDir } from './testing/fixtures.js';
 
 async function capture(argv: string[]): Promise<{ code: number; out: string }> {
@@ -63,4 +65,38 @@ test('statedb usage errors carry HERMETIC_CLI_USAGE and a plain sentence', async
     'Unknown profile "nope"; known profiles: v2-early, v9, v11, mid, v22, v25, v30, v30-pre-daily, wal-tail, delete-journal, migrated, postgres-stale.');
   await rejects(['inspect'], 'HERMETIC_CLI_USAGE', 'inspect needs exactly one PATH to a state.db.');
   await rejects([], 'HERMETIC_CLI_USAGE', 'statedb needs a command: generate or inspect.');
+});
+
+test('generate --end and --days: the history ends at --end (default now, injected), over --days; bad values refused', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const now = Date.UTC(2026, 9, 1, 12);
+    const last = (path: string) => {
+      const db = new Database(path, { readonly: true });
+      const t = db.prepare('SELECT MAX(timestamp) FROM messages WHERE timestamp < 1e100').pluck().get() as number;
+      const first = db.prepare('SELECT MIN(started_at) FROM sessions').pluck().get() as number;
+      db.close();
+      return [first, t];
+    };
+    const g = await statedbCommand(['generate', '--out', join(dir, 'a.db'), '--sessions', '20', '--days', '3', '--seed', 's'], () => now);
+    assert.equal(g, 0);
+    const [first, t] = last(join(dir, 'a.db'));
+    assert.ok(t! <= now / 1000 && t! > now / 1000 - 86400 && first! >= now / 1000 - 3 * 86400, `${first} ${t}`);
+    await statedbCommand(['generate', '--out', join(dir, 'b.db'), '--sessions', '20', '--end', '2026-09-01T00:00:00Z'], () => now);
+    assert.ok(last(join(dir, 'b.db'))[1]! <= Date.UTC(2026, 8, 1) / 1000);
+    await rejects(['generate', '--out', join(dir, 'c.db'), '--end', 'yesterday'], 'HERMETIC_CLI_USAGE', '--end must be an ISO date such as 2026-07-14, a date-time such as 2026-07-14T18:00Z, or now; got "yesterday".');
+    await rejects(['generate', '--out', join(dir, 'c.db'), '--end', '2026-02-30'], 'HERMETIC_CLI_USAGE', '--end must be an ISO date such as 2026-07-14, a date-time such as 2026-07-14T18:00Z, or now; got "2026-02-30".');
+    await rejects(['generate', '--out', join(dir, 'c.db'), '--end', '2150-01-01'], 'HERMETIC_CLI_USAGE', '--end must fall between 2000 and 2100 (the times Hermes accepts); got "2150-01-01".');
+    await rejects(['generate', '--out', join(dir, 'c.db'), '--days', '0'], 'HERMETIC_CLI_USAGE', '--days must be a whole number from 1 to 36500, not "0".');
+    await rejects(['generate', '--out', join(dir, 'c.db'), '--end', '2001-01-01', '--days', '3650'], 'HERMETIC_CLI_USAGE', '--days 3650 before --end starts before 2000; give fewer days.');
+  } finally {
+    cleanup();
+  }
+});
+
+test('generate --help says what each profile is', async () => {
+  const { out } = await capture(['generate', '--help']);
+  for (const [name, p] of Object.entries(PROFILES)) assert.ok(out.includes(`  ${name.padEnd(15)}${p.description}`), name);
+  assert.match(out, /--end DATE/);
+  assert.match(out, /--days N/);
 });

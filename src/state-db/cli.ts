@@ -10,16 +10,22 @@ export const STATEDB_HELP = `Usage: hermetic statedb <command> [options]
 
 Commands:
   generate --out PATH [--force] [--schema 30] [--sessions N] [--messages M] [--seed S] [--journal wal|delete]
-           [--profile NAME] [--created-at N] [--no-fts]
-      write a deterministic synthetic state.db (same options, same SQL dump). An existing file is replaced only
-      with --force; the folder must exist. A profile sets the schema (and some the journal and --created-at):
-      give those flags only with the same values.
+           [--profile NAME] [--created-at N] [--no-fts] [--end DATE] [--days N]
+      write a deterministic synthetic state.db (same options, same --end, same SQL dump). An existing file is
+      replaced only with --force; the folder must exist. A profile sets the schema (and some the journal and
+      --created-at): give those flags only with the same values.
+      --sessions N   exactly N sessions in the store (lineage children count; default 40)
+      --messages M   about M messages in all (default 20 per session)
+      --days N       spread the sessions over the N days (default 30) that end at --end
+      --end DATE     when the history ends: an ISO date (the end of that local day) or date-time; default now,
+                     so "hermetic report --since 7d" over the generated store has data
   inspect PATH [--json]
       schema version, journal mode, table counts and column differences; reads without writing and leaves the
       store's folder as it found it (no -wal or -shm appears)
 
 Schema: 1..30, "30-pre-daily" (v30 before session_daily_usage); 30 means the current v30 with it.
-Profiles: ${Object.keys(PROFILES).join(', ')}
+Profiles (each names a schema and, for some, a journal mode and the version the store was created at):
+${Object.entries(PROFILES).map(([name, p]) => `  ${name.padEnd(15)}${p.description}`).join('\n')}
 `;
 
 /** Maps a --schema value to a level (30 → 31, the current v30 with session_daily_usage). */
@@ -46,10 +52,34 @@ function count(name: string, value: string | undefined, max: number): number | u
 const GENERATE_FLAGS = {
   out: { type: 'string' }, force: { type: 'boolean' }, schema: { type: 'string' }, sessions: { type: 'string' },
   messages: { type: 'string' }, seed: { type: 'string' }, journal: { type: 'string' }, profile: { type: 'string' },
-  'created-at': { type: 'string' }, 'no-fts': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  'created-at': { type: 'string' }, 'no-fts': { type: 'boolean' }, end: { type: 'string' }, days: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
 } as const satisfies Record<string, FlagSpec>;
 
-async function generateCommand(argv: string[]): Promise<number> {
+/** 2000-01-01 and 2100-01-01: the times Hermes's own readers accept (spec state-db §3). */
+const EARLIEST = 946684800;
+const LATEST = 4102444800;
+
+/**
+ * Epoch seconds from --end: `now`, an ISO date (the end of that day in the machine's zone: the next local midnight),
+ * or an ISO date-time (local unless it has a zone).
+ */
+export function parseEnd(value: string, nowMs: number): number {
+  const text = value.trim();
+  let t = NaN;
+  const date = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (text === 'now') t = nowMs / 1000;
+  else if (date) {
+    const [y, m, d] = [Number(date[1]), Number(date[2]) - 1, Number(date[3])];
+    const day = new Date(y, m, d);
+    if (day.getFullYear() === y && day.getMonth() === m && day.getDate() === d) t = new Date(y, m, d + 1).getTime() / 1000;
+  } else if (/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/.test(text)) t = Date.parse(text.replace(' ', 'T')) / 1000;
+  if (!Number.isFinite(t)) usageError(`--end must be an ISO date such as 2026-07-14, a date-time such as 2026-07-14T18:00Z, or now; got "${value}".`);
+  if (t <= EARLIEST || t > LATEST) usageError(`--end must fall between 2000 and 2100 (the times Hermes accepts); got "${value}".`);
+  return t;
+}
+
+async function generateCommand(argv: string[], now: () => number): Promise<number> {
   const { values } = parseFlags(argv, GENERATE_FLAGS);
   if (values.help) return console.log(STATEDB_HELP), 0;
   const out = values.out;
@@ -73,6 +103,9 @@ async function generateCommand(argv: string[]): Promise<number> {
   }
   const sessions = count('sessions', values.sessions, 1_000_000);
   const messages = count('messages', values.messages, 100_000_000);
+  const days = count('days', values.days, 36_500) ?? 30;
+  const end = values.end === undefined ? now() / 1000 : parseEnd(values.end, now());
+  if (end - days * 86400 < EARLIEST) usageError(`--days ${days} before --end starts before 2000; give fewer days.`);
   // A folder the user named must exist: a typo in --out should fail, not grow a tree.
   const problem = storePathProblem(out);
   if (problem && problem !== 'it is a folder, not a file') {
@@ -80,7 +113,7 @@ async function generateCommand(argv: string[]): Promise<number> {
   }
   const result = generate({
     out, replace: values.force === true, level, createdAt, journal, profile: name, sessions, messages,
-    seed: values.seed, fts: values['no-fts'] ? false : undefined,
+    seed: values.seed, fts: values['no-fts'] ? false : undefined, end, days,
   });
   console.log(`wrote ${result.path}: schema v${Math.min(result.level, 30)}${result.createdAt !== result.level ? ` (created at v${result.createdAt})` : ''}, ` +
     `${result.journal} journal, ${result.sessions} sessions, ${result.messages} messages` +
@@ -97,11 +130,12 @@ async function inspectCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
-export async function statedbCommand(argv: string[]): Promise<number> {
+/** @param now epoch milliseconds, the default --end (injected by tests) */
+export async function statedbCommand(argv: string[], now: () => number = Date.now): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'generate':
-      return generateCommand(rest);
+      return generateCommand(rest, now);
     case 'inspect':
       return inspectCommand(rest);
     case '-h':

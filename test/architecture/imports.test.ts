@@ -120,8 +120,9 @@ const RULES: Array<{ from: RegExp; to: RegExp; why: string }> = [
   { from: /^emulator\/wire\//, to: /^emulator\/(api|admin|serve|store|app)/, why: 'wire/ only encodes' },
   { from: /^emulator\/store\//, to: /^emulator\/(api|admin|serve|app)/, why: 'store/ only remembers' },
   { from: /^shared\/(python|redact)\//, to: IO, why: 'Python semantics and the redactor are pure' },
-  { from: /^forwarder\/(normalize|projector)\//, to: IO, why: 'the normalizer and the projector do no I/O' },
-  { from: /^forwarder\/(normalize|projector)\//, to: /^(shared\/(clock|sqlite|log)|forwarder\/(reader|sinks|checkpoint|pipeline))/, why: 'pure stages take no clock, database or sink' },
+  { from: /^forwarder\/(normalize|projector|ledger)\//, to: IO, why: 'the normalizer, the projector and the ledger\'s rules do no I/O' },
+  { from: /^forwarder\/(normalize|projector|ledger)\//, to: /^(shared\/(clock|sqlite|log)|forwarder\/(reader|sinks|checkpoint|pipeline|report))/, why: 'pure stages take no clock, database or sink' },
+  { from: /^forwarder\/report\//, to: /^forwarder\/(reader|pipeline|sinks)\//, why: 'reports read the dataset through SQL, never the reader, the pipeline or a sink' },
   { from: /^forwarder\/sinks\//, to: /^forwarder\/reader\//, why: 'sinks never see the reader' },
 ];
 
@@ -139,6 +140,7 @@ test('the rules catch what they name', () => {
   const hits = (from: string, to: string) => RULES.some((r) => r.from.test(from) && r.to.test(to));
   assert.ok(hits('forwarder/projector/session.ts', 'node:fs'));
   assert.ok(hits('forwarder/normalize/rows.ts', 'better-sqlite3'));
+  assert.ok(hits('forwarder/ledger/allocate.ts', 'node:fs'));
   assert.ok(hits('shared/python/dump.ts', 'node:crypto'));
   assert.ok(hits('shared/errors.ts', 'emulator/app.ts'));
   assert.ok(!hits('forwarder/reader/open.ts', 'better-sqlite3'));

@@ -8,6 +8,10 @@ export const FORWARDER_HELP = `Forwarder commands: read Hermes's state.db stores
       keep reading what changes, every interval, until Ctrl-C (SIGINT) or SIGTERM
   hermetic status [--state-db PATH ...] [--home DIR] [--json]
       stores found, cursors, rows per table, last tick, last error, quarantined sessions
+  hermetic report [--period today|week|month|30d|all] [--since 7d|ISO] [--until ISO] [--by DIM]… [--top N]
+                  [--json | --csv | --markdown] [--utc] [--home DIR]
+      what the agent spent: cost, tokens, cache hits, sessions and calls, by day, model, source, session, …
+      (hermetic report --help)
   hermetic query "SQL" [--home DIR] [--json]
       read-only SQL on the dataset: a table, or a JSON array of row objects with --json
   hermetic policy check PATH [--home DIR]
@@ -17,5 +21,36 @@ export const FORWARDER_HELP = `Forwarder commands: read Hermes's state.db stores
 
 Stores: $HERMES_HOME/state.db, ~/.hermes/state.db and every profiles/<name>/state.db under them, unless --state-db
 is given (repeatable; a folder stands for the state.db in it). The dataset is <home>/hermetic.db; home is --home, else $HERMETIC_HOME, else ~/.hermetic.
---redact stores text through Hermes's own secret redactor. Tables: docs/reference/dataset.md.
+--redact stores text through Hermes's own secret redactor. Tables: docs/reference/dataset.md. The usage ledger's
+local days are in HERMETIC_TZ (an IANA zone), else the zone it was built in, else the machine's.
+`;
+
+export const REPORT_HELP = `Usage: hermetic report [options]
+
+What your Hermes agent spent, from the dataset's usage ledger (run "hermetic backfill" or "hermetic forward" first).
+On a terminal: a summary (cost, tokens by kind, cache-hit rate, sessions, API and tool calls), then tables by day
+(by month over long windows), model and source, and the five most expensive sessions.
+
+Window (usage counts where it happened, whatever session it belongs to; default: the last 30 days):
+  --period today|week|month|30d|all   today; this week (from Monday); this month; the last 30 days; everything
+  --since 7d|4w|12h|ISO               from then: 7d is today and the 6 days before it; 2026-07-01 is its midnight
+  --until ISO                         up to then: a date includes that whole day; an ISO time ends there
+Grouping (repeatable: --by day --by model gives one row per day and model):
+  --by day|week|month|model|provider|profile|source|project|task|session|tool
+      a week is named by its Monday; project is the git repository root (else the working directory); task is
+      main or an auxiliary task (title_generation, compression, vision, …); session rows carry session_id and
+      title; tool counts tool calls and the results that say they failed (it groups by tool, time, profile,
+      source, project or session only)
+  --top N          keep the N costliest rows (most called, for tools); the rest are summed into one row
+Output (one of; default a table):
+  --json           {"period": {"since", "until"}, "by": [...], "totals": {...}, "rows": [...]}
+  --csv            the rows as CSV        --markdown   the rows as a Markdown table
+Other:
+  --utc            days, weeks and months in UTC instead of the ledger's time zone
+  --home DIR       the dataset's folder (default $HERMETIC_HOME, else ~/.hermetic)
+
+Cost: the billed cost (actual_cost_usd) where Hermes recorded one, else its estimate; both are in --json.
+Rows of any grouping add up to the totals (sessions is a count of distinct sessions, so a session active on two
+days counts on both). Days are local to the ledger's time zone, set when the forwarder runs: HERMETIC_TZ, else the
+machine's. The ledger's rules: docs/decisions/0031-usage-ledger.md; its table: docs/reference/dataset.md.
 `;

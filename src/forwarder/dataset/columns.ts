@@ -20,6 +20,8 @@ export interface DatasetTable {
   indexes?: string[][];
   /** Internal bookkeeping of the forwarder, not part of the forwarded data. */
   internal?: boolean;
+  /** The dataset version that added the table (default 1): its migration creates it (sinks/sqlite/dataset.ts). */
+  since?: number;
 }
 
 const c = (name: string, type: ColumnType, doc: string, notNull = false): DatasetColumn => ({ name, type, doc, notNull });
@@ -153,7 +155,7 @@ export const MODEL_USAGE: DatasetTable = {
 
 export const USAGE_EVENTS: DatasetTable = {
   name: 'usage_events',
-  doc: 'The usage ledger (spec forwarding §6.2 item 13): one row per observed change of a session\'s cumulative counters, carrying the change. Backfill of a finished session gives one row (0 to its final counters), live forwarding several; both share one ledger per session, so they never count twice. Append-only: a re-read session keeps its events. A counter that went down (Hermes\'s absolute-mode counters after an agent restart) gives 0 for that counter and `clamped = 1`; SUM over this table is usage as it was observed, SUM over `sessions` is Hermes\'s current counters.',
+  doc: 'The log of usage as it was observed (spec forwarding §6.2 item 13; for reports use `usage_ledger`): one row per observed change of a session\'s cumulative counters, carrying the change. Backfill of a finished session gives one row (0 to its final counters), live forwarding several; both share one ledger per session, so they never count twice. Append-only: a re-read session keeps its events. A counter that went down (Hermes\'s absolute-mode counters after an agent restart) gives 0 for that counter and `clamped = 1`; SUM over this table is usage as it was observed, SUM over `sessions` is Hermes\'s current counters.',
   primaryKey: ['store', 'session_id', 'seq'],
   withoutRowid: true,
   indexes: [['observed_at']],
@@ -186,6 +188,56 @@ export const DAILY_USAGE: DatasetTable = {
     c('day', 'TEXT', '`YYYY-MM-DD`, the machine\'s local day as Hermes computed it.', true),
     c('api_call_count', 'INTEGER', 'Calls that day.', true),
     ...COUNTERS,
+  ],
+};
+
+const LEDGER_KEYS: DatasetColumn[] = [
+  c('store', 'TEXT', 'The state.db.', true),
+  c('session_id', 'TEXT', 'Session.', true),
+  c('at', 'INTEGER', 'Start of the cell, epoch seconds: a UTC hour, cut where a local midnight falls inside it (zones 30 or 45 minutes off the hour). Windows compare with it.', true),
+  c('day', 'TEXT', '`YYYY-MM-DD`, the local day of the cell in the ledger\'s time zone (`dataset_meta.ledger_time_zone`: `HERMETIC_TZ`, else the machine\'s).', true),
+  c('day_utc', 'TEXT', '`YYYY-MM-DD`, the UTC day of the cell.', true),
+  c('profile', 'TEXT', 'Hermes profile of the store.', true),
+  c('source', 'TEXT', 'Surface that owns the session (`cli`, `telegram`, `cron`, …).', true),
+  c('project', 'TEXT', 'The session\'s git repository root, else its working directory; NULL when Hermes recorded neither.'),
+];
+
+export const USAGE_LEDGER: DatasetTable = {
+  name: 'usage_ledger',
+  since: 3,
+  doc: 'The usage ledger (decision 0031): every token and dollar Hermes recorded, once, by cell of time (local and UTC day), model, route, task and session. The main loop is the session\'s counters (`sessions`), split by its `session_model_usage` main rows (`basis` `route`) with the rest on the session\'s own model (`session`); auxiliary tasks (`auxiliary`) are added on top; each amount is laid along the days `session_daily_usage` names and the cells its messages were written in. So SUM over any grouping of it equals SUM over `sessions` plus the auxiliary rows of `model_usage`, for every counter and both costs, open sessions included. A session with no usage at all has one empty row (`none`) where it was last active. Rebuilt for a session from the dataset\'s own tables whenever the session is written.',
+  // Clustered by time: a report's window reads one stretch of the table; a session's rows are found by the index.
+  primaryKey: ['at', 'store', 'session_id', 'task', 'basis', 'model', 'provider_key'],
+  withoutRowid: true,
+  indexes: [['store', 'session_id']],
+  columns: [
+    ...LEDGER_KEYS,
+    c('model', 'TEXT', 'Model (empty when Hermes recorded none).', true),
+    c('provider', 'TEXT', 'Normalized provider of the billing route.', true),
+    c('provider_key', 'TEXT', 'Hermes\'s route key, as in `model_usage`; empty for usage attributed to the session\'s own route.', true),
+    c('billing_mode', 'TEXT', 'Pricing basis.'),
+    c('task', 'TEXT', '`main` for the main loop (Hermes\'s empty task); `title_generation`, `compression`, `vision`, … for auxiliary calls.', true),
+    c('basis', 'TEXT', 'Where the amount comes from: `route` (a main-loop `session_model_usage` row), `session` (the session\'s counters beyond its routes, on its own model), `auxiliary` (an auxiliary-task row), `none` (a session without usage).', true),
+    c('api_calls', 'INTEGER', 'LLM API calls.', true),
+    ...COUNTERS.slice(0, 5),
+    c('estimated_cost_usd', 'REAL', 'Estimated cost in US dollars (0 when Hermes estimated none).', true),
+    c('actual_cost_usd', 'REAL', 'Billed cost in US dollars; NULL where Hermes recorded none (a session whose `actual_cost_usd` is NULL, an auxiliary row whose actual cost is 0 and whose `cost_status` is not `actual`).'),
+    c('cost_usd', 'REAL', 'The cost a report shows: `actual_cost_usd` where Hermes recorded a billed cost, else `estimated_cost_usd`.', true),
+  ],
+};
+
+export const TOOL_USAGE: DatasetTable = {
+  name: 'tool_usage',
+  since: 3,
+  doc: 'Tool calls by cell of time, session and tool (from `parts`), with the tool results that say they failed (a JSON object whose `exit_code` is not 0, whose `error` is set, whose `success` is false or whose `status` is `error` or `failed`). Rebuilt with the session\'s `usage_ledger` rows.',
+  primaryKey: ['at', 'store', 'session_id', 'tool_name'],
+  withoutRowid: true,
+  indexes: [['store', 'session_id']],
+  columns: [
+    ...LEDGER_KEYS,
+    c('tool_name', 'TEXT', 'Tool (empty when unknown).', true),
+    c('calls', 'INTEGER', 'Tool calls.', true),
+    c('errors', 'INTEGER', 'Tool results that say the call failed (where known).', true),
   ],
 };
 
@@ -252,10 +304,58 @@ export const QUARANTINE: DatasetTable = {
   ],
 };
 
-/** Every table, forwarded data first. */
-export const DATASET_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PARTS, MODEL_USAGE, USAGE_EVENTS, DAILY_USAGE, ROW_ISSUES, STORES, CURSORS, QUARANTINE];
+export const SESSION_ACTIVITY: DatasetTable = {
+  name: 'session_activity',
+  internal: true,
+  since: 3,
+  doc: 'Messages of each session per quarter of an hour, kept by triggers on `messages` whatever writes it: when a session\'s usage is attributed to time, this is read instead of its messages.',
+  primaryKey: ['store', 'session_id', 'quarter'],
+  withoutRowid: true,
+  columns: [
+    c('store', 'TEXT', 'The state.db.', true),
+    c('session_id', 'TEXT', 'Session.', true),
+    c('quarter', 'INTEGER', '`created_at / 900`, rounded down.', true),
+    c('messages', 'INTEGER', 'Messages written in it.', true),
+    c('assistant', 'INTEGER', 'Assistant messages among them.', true),
+  ],
+};
 
-/** The dataset's schema version: bump it with a migration in sinks/sqlite/dataset.ts (2: session_cursors.tail). */
-export const DATASET_VERSION = 2;
+export const TOOL_ACTIVITY: DatasetTable = {
+  name: 'tool_activity',
+  internal: true,
+  since: 3,
+  doc: 'Tool calls and failed tool results of each session per quarter of an hour and tool, kept by triggers on `parts`.',
+  primaryKey: ['store', 'session_id', 'quarter', 'tool_name'],
+  withoutRowid: true,
+  columns: [
+    c('store', 'TEXT', 'The state.db.', true),
+    c('session_id', 'TEXT', 'Session.', true),
+    c('quarter', 'INTEGER', '`created_at / 900`, rounded down.', true),
+    c('tool_name', 'TEXT', 'Tool (empty when unknown).', true),
+    c('calls', 'INTEGER', 'Tool calls.', true),
+    c('errors', 'INTEGER', 'Tool results that say the call failed.', true),
+  ],
+};
+
+export const DATASET_META: DatasetTable = {
+  name: 'dataset_meta',
+  internal: true,
+  since: 3,
+  doc: 'Settings the dataset was built with: `ledger_time_zone` (the zone of `usage_ledger.day`; the ledger is rebuilt when the forwarder runs with another) and `ledger_rules` (the version of the attribution rules).',
+  primaryKey: ['key'],
+  columns: [
+    c('key', 'TEXT', 'Setting.', true),
+    c('value', 'TEXT', 'Its value.'),
+  ],
+};
+
+/** Every table, forwarded data first. */
+export const DATASET_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PARTS, MODEL_USAGE, USAGE_EVENTS, DAILY_USAGE, USAGE_LEDGER, TOOL_USAGE, ROW_ISSUES, STORES, CURSORS, QUARANTINE, SESSION_ACTIVITY, TOOL_ACTIVITY, DATASET_META];
+
+/**
+ * The dataset's schema version: bump it with a migration in sinks/sqlite/dataset.ts (and `since` on new tables).
+ * 2: session_cursors.tail (decision 0032); 3: the usage ledger (decision 0031).
+ */
+export const DATASET_VERSION = 3;
 
 export type RecordOf = Record<string, unknown>;

@@ -12,6 +12,7 @@ import { stepStore, stepStoreInSteps, type StepOptions, type StepResult } from '
 import { READ_WORKER_MODES, type ReadWorkerMode } from './read-mode.js';
 import { HermeticError } from '../../shared/errors.js';
 import { CursorCache } from '../checkpoint/cursors.js';
+import { hermeticHome } from '../home.js';
 
 export interface ForwarderOptions {
   /** Hermetic's home: the dataset is `<home>/hermetic.db` (default `$HERMETIC_HOME` or `~/.hermetic`). */
@@ -33,6 +34,11 @@ export interface ForwarderOptions {
    * else `auto`.
    */
   readWorker?: ReadWorkerMode;
+  /**
+   * The usage ledger's time zone, for its local days (an IANA name; decision 0031). Default `$HERMETIC_TZ`, else the
+   * zone the dataset's ledger was built in, else the machine's. Naming another zone rebuilds the ledger once.
+   */
+  timeZone?: string;
 }
 
 export interface PassOptions {
@@ -66,10 +72,7 @@ export function readWorkerMode(option: ReadWorkerMode | undefined, env: NodeJS.P
   return mode as ReadWorkerMode;
 }
 
-/** Hermetic's home: the option, else HERMETIC_HOME, else ~/.hermetic. */
-export function hermeticHome(option: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  return option ?? env.HERMETIC_HOME ?? join(homedir(), '.hermetic');
-}
+export { hermeticHome } from '../home.js';
 
 /** Where the stores are looked for: the user's home, HERMES_HOME (the option, else the environment's), --state-db. */
 export interface StoreSearch {
@@ -95,7 +98,7 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
   const readWorker = readWorkerMode(options.readWorker);
   const now = options.now ?? Date.now;
   // Opened on the first write: a pass that writes nothing creates no dataset.
-  const sink = options.sink ?? new LazySqliteSink(home);
+  const sink = options.sink ?? new LazySqliteSink(home, { timeZone: options.timeZone });
   const policy: PolicyResolver = createPolicyResolver({ stateDir: home, now });
   const stores = () => findStores({ userHome: options.userHome, ...('hermesHome' in options ? { hermesHome: options.hermesHome } : {}), stateDbs: options.stateDbs });
   const stamps = new Map<string, string>();

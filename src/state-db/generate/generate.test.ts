@@ -193,3 +193,73 @@ test('the wal-tail profile still moves its -wal into place with the store', () =
     cleanup();
   }
 });
+
+test('--sessions N gives exactly N sessions, lineage children included, for every profile and small counts', () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const rows = (path: string) => {
+      const db = new Database(path, { readonly: true });
+      const n = db.prepare('SELECT COUNT(*) FROM sessions').pluck().get() as number;
+      db.close();
+      return n;
+    };
+    for (const n of [1, 2, 3, 10, 13, 17, 18, 19]) {
+      const r = generate({ out: join(dir, `n${n}.db`), sessions: n, seed: `n${n}` });
+      assert.deepEqual([r.sessions, rows(r.path)], [n, n], `--sessions ${n}`);
+    }
+    for (const name of Object.keys(PROFILES)) {
+      const r = generate({ out: join(dir, name, 'state.db'), profile: name, sessions: 10, seed: name });
+      assert.deepEqual([r.sessions, rows(r.path)], [10, 10], name);
+    }
+  } finally {
+    cleanup();
+  }
+});
+
+test('a small store still has every one-session shape: the first sessions walk them before lineage', () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const r = generate({ out: join(dir, 'state.db'), sessions: 12, messages: 150, seed: 'walk' });
+    const db = new Database(r.path, { readonly: true });
+    const n = (sql: string) => db.prepare(sql).pluck().get() as number;
+    assert.ok(n('SELECT COUNT(*) FROM messages WHERE timestamp > 1e100') > 0, 'garbage_ts');
+    assert.ok(n("SELECT COUNT(*) FROM sessions WHERE source = 'cron'") > 0, 'cron');
+    assert.ok(n("SELECT COUNT(*) FROM session_model_usage WHERE task = 'vision'") > 0, 'model_switch');
+    assert.ok(n('SELECT COUNT(*) FROM messages WHERE active = 0 AND compacted = 1') > 0, 'compaction');
+    db.close();
+  } finally {
+    cleanup();
+  }
+});
+
+test('end and days lay the history over the days that end at end: every day has sessions, nothing after it', () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const end = Date.UTC(2026, 9, 1, 12) / 1000;
+    const dump = (out: string, options: Omit<Parameters<typeof generate>[0], 'out'>) => {
+      const r = generate({ ...options, out: join(dir, out) });
+      const db = new Database(r.path, { readonly: true });
+      const text = dumpSql(db);
+      const times = db.prepare('SELECT timestamp FROM messages WHERE timestamp < 1e100 UNION ALL SELECT started_at FROM sessions UNION ALL SELECT ended_at FROM sessions WHERE ended_at IS NOT NULL UNION ALL SELECT last_seen FROM session_model_usage').pluck().all() as number[];
+      const days = new Set(db.prepare("SELECT date(started_at, 'unixepoch') FROM sessions").pluck().all() as string[]);
+      db.close();
+      return { text, times, days };
+    };
+    const a = dump('a.db', { sessions: 60, seed: 'spread', end, days: 7 });
+    assert.ok(Math.max(...a.times) <= end, 'nothing after end');
+    assert.ok(Math.min(...a.times) >= end - 7 * 86400, 'nothing before the first day');
+    assert.ok(Math.max(...a.times) > end - 86400, 'the last day has usage');
+    // 60 sessions over 7 days: a session every 2.8 hours, so each UTC day the span touches has some.
+    for (let d = 0; d < 7; d++) assert.ok(a.days.has(new Date((end - d * 86400) * 1000).toISOString().slice(0, 10)), `day -${d}`);
+    // Deterministic for a seed and an end; `now` is the default end (injected).
+    assert.equal(dump('b.db', { sessions: 60, seed: 'spread', end, days: 7 }).text, a.text);
+    assert.equal(dump('c.db', { sessions: 60, seed: 'spread', days: 7, now: () => end * 1000 }).text, a.text);
+    assert.notEqual(dump('d.db', { sessions: 60, seed: 'spread', end: end + 86400, days: 7 }).text, a.text);
+    // A year of many small sessions still ends in time: pauses shrink to fit each session's slot.
+    const year = dump('e.db', { sessions: 800, messages: 4000, seed: 'year', end, days: 365, journal: 'delete', fts: false });
+    assert.ok(Math.max(...year.times) <= end);
+    assert.ok(year.days.size > 300, `${year.days.size} days with sessions`); // 800 sessions, one every 11 hours
+  } finally {
+    cleanup();
+  }
+});

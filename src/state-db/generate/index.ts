@@ -8,7 +8,7 @@ import { StateDbWriter } from '../writer/index.js';
 import { PROFILES, type ProfileSettings } from './profiles.js';
 import { Rng } from './random.js';
 import { runScenario } from './scenarios.js';
-import { SCENARIOS, type GenContext, type Scenario } from './session.js';
+import { SCENARIOS, SESSION_ROWS, WALK, type GenContext, type Scenario } from './session.js';
 
 export { PROFILES, profileNames } from './profiles.js';
 
@@ -23,6 +23,7 @@ export interface GenerateOptions {
   /** Schema level 1..31 (31 = v30 with session_daily_usage). Default 31, or the profile's. */
   level?: number;
   createdAt?: number;
+  /** Session rows in the store (exactly: lineage children count, deleted sessions do not). Default 40. */
   sessions?: number;
   /** Target message count across the store (about; default 20 per session). */
   messages?: number;
@@ -31,6 +32,15 @@ export interface GenerateOptions {
   profile?: string;
   fts?: boolean;
   walTail?: boolean;
+  /**
+   * Spread the sessions over `days` days ending at `end` (epoch seconds), each in its own slot, so the history ends
+   * then and every stretch of it has sessions. Giving either sets the layout: `days` defaults to 30, `end` to
+   * `now()`. Without both, sessions follow each other from 2026-07-14 10:15:03 UTC at a natural pace.
+   */
+  end?: number;
+  days?: number;
+  /** Epoch milliseconds for the default `end` (injected by tests; default Date.now). */
+  now?: () => number;
 }
 
 export interface GenerateResult {
@@ -119,27 +129,47 @@ function build(options: GenerateOptions, profile: ProfileSettings | undefined, p
   let result: GenerateResult;
   try {
     db.pragma('synchronous = OFF');
-    const time = { t: GENERATION_EPOCH };
+    // Spread over --days ending at --end, or back to back from GENERATION_EPOCH.
+    const planned = options.end !== undefined || options.days !== undefined;
+    const span = (options.days ?? 30) * 86400;
+    const end = options.end ?? (options.now ?? Date.now)() / 1000;
+    const slot = span / sessions;
+    const time = { t: planned ? end - span : GENERATION_EPOCH };
     const w = new StateDbWriter(db, { now: () => time.t, ids: r.idSource() });
-    const ctx: GenContext = { w, r, time, level, seq: { title: 0 } };
+    const ctx: GenContext = { w, r, time, level, seq: { title: 0 }, scale: 1 };
     const tailFrom = walTail ? Math.max(1, Math.floor(sessions * 0.9)) : sessions;
     let written = 0;
+    let rows = 0;
+    let tailRows = sessions;
     const maxRowid = db.prepare('SELECT MAX(rowid) AS n FROM sessions');
+    const newRows = db.prepare('SELECT COUNT(*) AS n FROM sessions WHERE rowid > ?');
     const newMessages = db.prepare('SELECT COUNT(*) AS n FROM messages WHERE session_id IN (SELECT id FROM sessions WHERE rowid > ?)');
-    for (let i = 0; i < sessions; i++) {
-      if (i === tailFrom) {
+    for (let i = 0; rows < sessions; i++) {
+      if (walTail && tailRows === sessions && rows >= tailFrom) {
         db.pragma('wal_checkpoint(TRUNCATE)');
         db.pragma('wal_autocheckpoint = 0');
+        tailRows = rows;
       }
-      // The first sessions walk every scenario so even a small store has each shape; the rest are mostly plain.
-      const scenario: Scenario = i < SCENARIOS.length ? SCENARIOS[(i + 1) % SCENARIOS.length]! : r.chance(0.7) ? 'plain' : r.pick(SCENARIOS);
+      // The first sessions walk every scenario so even a small store has each shape; the rest are mostly plain. A
+      // scenario that would leave more sessions than are left to make is played plain.
+      let scenario: Scenario = i < WALK.length ? WALK[i]! : r.chance(0.7) ? 'plain' : r.pick(SCENARIOS);
+      if (rows + SESSION_ROWS[scenario] > sessions) scenario = 'plain';
+      const cost = Math.max(1, SESSION_ROWS[scenario]);
       const left = messages - written;
-      const budget = Math.max(2, Math.round(left / (sessions - i)) + r.int(-3, 3));
+      const budget = Math.max(2, Math.round((left / (sessions - rows)) * cost) + r.int(-3, 3));
+      if (planned) {
+        // Each session gets its slot of the span; its pauses shrink so that it ends inside it (and never after `end`).
+        time.t = Math.max(time.t, end - span + rows * slot + r.next() * 0.25 * slot * cost);
+        const until = end - span + Math.min(sessions, rows + cost) * slot;
+        const longest = (budget + 30) * 66 + 3600; // every pause at its longest: 6 s a message, 120 s a turn, a reopen
+        ctx.scale = Math.min(1, (0.9 * Math.max(until - time.t, 1e-3)) / longest);
+      }
       // Count only this scenario's sessions (rowids grow), so the loop stays linear in the store size.
       const before = (maxRowid.get() as { n: number | null }).n ?? 0;
       w.tx(() => runScenario(ctx, scenario, budget));
       written += (newMessages.get(before) as { n: number }).n;
-      time.t += r.int(60, 5400) + r.int(0, 999999) / 1e6;
+      rows += (newRows.get(before) as { n: number }).n; // a scenario deletes only sessions it made
+      if (!planned) time.t += r.int(60, 5400) + r.int(0, 999999) / 1e6;
     }
     if (profile?.activeNull && w.has('messages', 'active')) {
       const nullable = (db.prepare("SELECT \"notnull\" AS nn FROM pragma_table_info('messages') WHERE name = 'active'").get() as { nn: number }).nn === 0;
@@ -148,7 +178,7 @@ function build(options: GenerateOptions, profile: ProfileSettings | undefined, p
     const count = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
     result = {
       path, level, createdAt, journal, sessions: count('SELECT COUNT(*) AS n FROM sessions'),
-      messages: count('SELECT COUNT(*) AS n FROM messages'), walOnlySessions: walTail ? sessions - tailFrom : 0,
+      messages: count('SELECT COUNT(*) AS n FROM messages'), walOnlySessions: walTail ? sessions - tailRows : 0,
     };
     if (walTail) {
       // Copy the main file and its -wal while the writer is still open, so the copy keeps rows only in the -wal.

@@ -55,7 +55,7 @@ export function runScenario(ctx: GenContext, scenario: Scenario, budget: number)
       const s = openSession(ctx, r.pick(['cli', 'tui']));
       converse(ctx, s, half);
       end(s.id, 'tui_shutdown');
-      ctx.time.t += 3600;
+      ctx.time.t += 3600 * ctx.scale;
       w.reopenSession(s.id);
       converse(ctx, s, budget - half, false);
       end(s.id, 'user_exit');

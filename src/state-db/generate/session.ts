@@ -14,6 +14,18 @@ export const SCENARIOS = [
 ] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
+/** Session rows each scenario leaves in the store (lineage adds children; a deleted session leaves none). */
+export const SESSION_ROWS: Record<Scenario, number> = {
+  plain: 1, compression: 2, branch: 2, delegate: 3, compaction: 1, reopen: 1, retry: 1, rewind: 1, deleted: 0, recreated: 1,
+  model_switch: 1, handoff: 1, garbage_ts: 1, placeholder: 1, cron: 1,
+};
+
+/**
+ * The order the first sessions walk every scenario in: one-session shapes first, lineage last, so a small store
+ * (--sessions 12) still has each one-session shape, and exactly as many sessions as asked.
+ */
+export const WALK: readonly Scenario[] = [...SCENARIOS.filter((x) => SESSION_ROWS[x] <= 1), ...SCENARIOS.filter((x) => SESSION_ROWS[x] > 1)];
+
 export interface GenContext {
   w: StateDbWriter;
   r: Rng;
@@ -21,6 +33,8 @@ export interface GenContext {
   level: number;
   /** Serial for unique titles. */
   seq: { title: number };
+  /** Every pause is multiplied by this (1 normally; less when a session must fit a slot of --days). */
+  scale: number;
 }
 
 interface Live {
@@ -31,7 +45,7 @@ interface Live {
   written: number;
 }
 
-const tick = (ctx: GenContext, lo: number, hi: number) => (ctx.time.t += ctx.r.int(lo * 1000, hi * 1000) / 1000 + ctx.r.int(0, 999999) / 1e9);
+const tick = (ctx: GenContext, lo: number, hi: number) => (ctx.time.t += (ctx.r.int(lo * 1000, hi * 1000) / 1000 + ctx.r.int(0, 999999) / 1e9) * ctx.scale);
 
 function gatewayFields(ctx: GenContext, source: string): Record<string, unknown> {
   const { r } = ctx;

@@ -6,6 +6,9 @@ import { join } from 'node:path';
 import { HermeticError } from '../../../shared/errors.js';
 import type { Db } from '../../../shared/sqlite.js';
 import { DATASET_TABLES, DATASET_VERSION, type DatasetTable } from '../../dataset/columns.js';
+import { ledgerTimeZone } from '../../ledger/zone.js';
+import { ACTIVITY_TRIGGERS, recomputeActivity } from './activity.js';
+import { LedgerWriter } from './ledger.js';
 
 export const DATASET_FILE = 'hermetic.db';
 /** Checkpoint every 32 MiB of WAL, not 4: fewer second writes in a backfill (see also sink.ts's checkpoint thread). */
@@ -37,21 +40,41 @@ function addMissing(db: Db): void {
   }
 }
 
+/** Creates the tables (and their indexes) that dataset version `v` added. */
+function createTables(db: Db, v: number): void {
+  for (const t of DATASET_TABLES.filter((x) => (x.since ?? 1) === v)) {
+    db.exec(createTableSql(t));
+    for (const s of indexSql(t)) db.exec(s);
+  }
+}
+
+export interface DatasetOptions {
+  /** The usage ledger's time zone (default `HERMETIC_TZ`, else the one it was built in, else the machine's; decision 0031). */
+  timeZone?: string;
+}
+
 /** Migrations by version: index i brings the dataset from version i to i + 1. */
-const MIGRATIONS: ((db: Db) => void)[] = [
-  addMissing,
+const MIGRATIONS: ((db: Db, options: DatasetOptions) => void)[] = [
+  (db) => createTables(db, 1),
   // 2 (decision 0032): session_cursors.tail. Cursors without a tail replace their session's rows on its next write.
   addMissing,
+  // 3: the usage ledger (decision 0031): its tables, the activity triggers, and the ledger of every session already here.
+  (db, options) => {
+    createTables(db, 3);
+    for (const sql of ACTIVITY_TRIGGERS) db.exec(sql);
+    recomputeActivity(db);
+    new LedgerWriter(db, ledgerTimeZone(options.timeZone, null)).rebuildAll();
+  },
 ];
 
-function migrate(db: Db, path: string): void {
+function migrate(db: Db, path: string, options: DatasetOptions): void {
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version > DATASET_VERSION) {
     throw new HermeticError('HERMETIC_DATASET_VERSION', `${path} is at dataset version ${version}, newer than this Hermetic's ${DATASET_VERSION}; upgrade Hermetic to use it.`);
   }
   if (version === DATASET_VERSION) return;
   db.transaction(() => {
-    for (let v = version; v < DATASET_VERSION; v++) MIGRATIONS[v]!(db);
+    for (let v = version; v < DATASET_VERSION; v++) MIGRATIONS[v]!(db, options);
     db.pragma(`user_version = ${DATASET_VERSION}`);
   }).immediate();
 }
@@ -60,7 +83,7 @@ function migrate(db: Db, path: string): void {
  * Opens (creating the folder and file when missing) the dataset under `home`, migrated to this version.
  * @example const db = openDataset('/home/u/.hermetic');
  */
-export function openDataset(home: string): Db {
+export function openDataset(home: string, options: DatasetOptions = {}): Db {
   const path = join(home, DATASET_FILE);
   try {
     mkdirSync(home, { recursive: true, mode: 0o700 });
@@ -71,8 +94,10 @@ export function openDataset(home: string): Db {
     db.pragma('synchronous = NORMAL');
     db.pragma('cache_size = -8192'); // 8 MiB: enough for the pages a batch touches; more only grows memory with the store
     db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+    // Rows that INSERT OR REPLACE deletes fire delete triggers only with this on: the activity triggers count them.
+    db.pragma('recursive_triggers = ON');
     if (fresh) chmodSync(path, 0o600);
-    migrate(db, path);
+    migrate(db, path, options);
     return db;
   } catch (e) {
     if (e instanceof HermeticError) throw e;

@@ -3,20 +3,23 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Batch, Cursors, Sink, Written } from '../sink.js';
-import { DATASET_FILE } from './dataset.js';
+import { DATASET_FILE, type DatasetOptions } from './dataset.js';
 import { SqliteSink } from './sink.js';
 
 export class LazySqliteSink implements Sink {
   readonly home: string;
   #sink: SqliteSink | null = null;
 
-  constructor(home: string) {
+  constructor(
+    home: string,
+    private readonly options: DatasetOptions = {},
+  ) {
     this.home = home;
   }
 
   /** The dataset when it exists (opened now if it was not), else null. */
   #existing(): SqliteSink | null {
-    if (!this.#sink && existsSync(join(this.home, DATASET_FILE))) this.#sink = SqliteSink.open(this.home);
+    if (!this.#sink && existsSync(join(this.home, DATASET_FILE))) this.#sink = SqliteSink.open(this.home, this.options);
     return this.#sink;
   }
 
@@ -26,7 +29,7 @@ export class LazySqliteSink implements Sink {
   }
 
   write(batch: Batch): Written {
-    this.#sink ??= SqliteSink.open(this.home);
+    this.#sink ??= SqliteSink.open(this.home, this.options);
     return this.#sink.write(batch);
   }
 

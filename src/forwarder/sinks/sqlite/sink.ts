@@ -8,7 +8,9 @@ import type { Ledger, Tail } from '../../projector/index.js';
 import { isPacked, unpackRow } from '../../dataset/packed.js';
 import { CursorMoved, REMOVED, type Batch, type Cursors, type Rows, type SessionCursor, type SessionWrite, type Sink, type Written } from '../sink.js';
 import { Checkpointer } from './checkpointer.js';
-import { AUTOCHECKPOINT_PAGES, openDataset } from './dataset.js';
+import { AUTOCHECKPOINT_PAGES, openDataset, type DatasetOptions } from './dataset.js';
+import { ledgerTimeZone } from '../../ledger/zone.js';
+import { datasetSetting, LedgerWriter } from './ledger.js';
 
 type Stmt = { run(...params: unknown[]): { changes: number } };
 type Tx = ReturnType<Db['transaction']>;
@@ -95,11 +97,15 @@ export class SqliteSink implements Sink {
   readonly #bulk: { messages: (rows: Rows) => number; parts: (rows: Rows) => number };
   readonly #q: Record<'logicalFrom' | 'cursor', ReturnType<Db['prepare']>>;
   readonly #apply: Tx;
+  readonly #ledger: LedgerWriter;
   #checkpointer: Checkpointer | null = null;
   #shm: { fd: number; buf: Buffer } | null | undefined;
 
-  constructor(db: Db) {
+  constructor(db: Db, options: DatasetOptions = {}) {
     this.db = db;
+    // The usage ledger follows every batch; one built in another zone or with older rules is rebuilt first (decision 0031).
+    this.#ledger = new LedgerWriter(db, ledgerTimeZone(options.timeZone, datasetSetting(db, 'ledger_time_zone')));
+    if (this.#ledger.stale()) db.transaction(() => this.#ledger.rebuildAll()).immediate();
     this.#put = {
       session: inserter(db, SESSIONS, 'INSERT OR REPLACE'),
       usage: inserter(db, MODEL_USAGE), issue: inserter(db, ROW_ISSUES, 'INSERT OR REPLACE'), store: inserter(db, STORES, 'INSERT OR REPLACE'),
@@ -127,8 +133,8 @@ export class SqliteSink implements Sink {
     this.#apply = db.transaction((batch: Batch) => this.#applyBatch(batch));
   }
 
-  static open(home: string): SqliteSink {
-    return new SqliteSink(openDataset(home));
+  static open(home: string, options: DatasetOptions = {}): SqliteSink {
+    return new SqliteSink(openDataset(home, options), options);
   }
 
   #applyBatch(batch: Batch): Written {
@@ -142,6 +148,7 @@ export class SqliteSink implements Sink {
       this.#put.cursor!({ store, session_id: w.sessionId, fingerprint: w.fingerprint, max_message_id: w.maxMessageId, usage_mark: w.usageMark, ledger: w.ledger ? JSON.stringify(w.ledger) : null, tail: tail ? JSON.stringify(tail) : null });
       d.quarantine!.run(store, w.sessionId);
     }
+    this.#ledger.rebuild(store, batch.writes.map((w) => w.sessionId));
     for (const id of batch.removed) {
       d.removed!.run(store, id);
       d.removedCursor!.run(store, id);

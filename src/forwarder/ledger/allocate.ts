@@ -1,0 +1,330 @@
+// The usage ledger's attribution rules (decision 0031): one session's counters, its session_model_usage rows, its
+// session_daily_usage rows and when its messages were written → ledger rows by cell (UTC hour cut at local
+// midnight), model, route and task, adding up exactly to its counters plus its auxiliary rows. Pure: the same input
+// gives the same rows; every amount is split in whole units (tokens, calls, 1e-10 dollars), so nothing is lost to
+// rounding and nothing is counted twice.
+import type { RecordOf } from '../dataset/columns.js';
+import { validEpoch } from '../normalize/time.js';
+import { QUARTER, type Cell, type Zone } from './zone.js';
+
+/** The ledger's additive measures, in the order of its columns. */
+export const MEASURES = ['api_calls', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'estimated_cost_usd', 'actual_cost_usd'] as const;
+export type Measure = (typeof MEASURES)[number];
+const COST_UNITS = 1e10;
+const isCost = (m: Measure) => m === 'estimated_cost_usd' || m === 'actual_cost_usd';
+const INPUT_NAME: Record<Measure, string> = { api_calls: 'api_call_count', input_tokens: 'input_tokens', output_tokens: 'output_tokens', cache_read_tokens: 'cache_read_tokens', cache_write_tokens: 'cache_write_tokens', reasoning_tokens: 'reasoning_tokens', estimated_cost_usd: 'estimated_cost_usd', actual_cost_usd: 'actual_cost_usd' };
+
+/** A counter of a Hermes row in whole units: negative, NULL or garbage counts as 0 (decision 0031, clamping). */
+export function units(row: Readonly<Record<string, unknown>>, m: Measure): number {
+  const v = row[INPUT_NAME[m]];
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) return 0;
+  const u = Math.round(isCost(m) ? v * COST_UNITS : v);
+  return Number.isSafeInteger(u) ? u : Number.MAX_SAFE_INTEGER;
+}
+
+
+/** The dataset's session row, as far as the ledger reads it (sessions table, plus its project). */
+export interface LedgerSession extends Readonly<Record<string, unknown>> {
+  store: string;
+  session_id: string;
+  profile: string;
+  source: string;
+  model: string | null;
+  provider: string;
+  billing_mode: string | null;
+  cwd: string | null;
+  git_repo_root: string | null;
+  started_at: number;
+  last_activity_at: number;
+  actual_cost_usd: number | null;
+}
+
+/** A model_usage row (session × model × route × task). */
+export interface LedgerRoute extends Readonly<Record<string, unknown>> {
+  model: string;
+  provider_key: string;
+  provider: string;
+  billing_mode: string | null;
+  task: string;
+  cost_status: string | null;
+  first_seen: number | null;
+  last_seen: number | null;
+}
+
+/** A daily_usage row (session × Hermes's local day). */
+export interface LedgerDay extends Readonly<Record<string, unknown>> {
+  day: string;
+}
+
+/** Messages of the session written in one quarter of an hour (epoch seconds / 900), assistant ones apart. */
+export interface Activity {
+  quarter: number;
+  messages: number;
+  assistant: number;
+}
+
+/** Tool calls (and tool results that say they failed) in one quarter of an hour. */
+export interface ToolActivity {
+  quarter: number;
+  tool_name: string;
+  calls: number;
+  errors: number;
+}
+
+export interface LedgerInput {
+  session: LedgerSession;
+  routes: readonly LedgerRoute[];
+  days: readonly LedgerDay[];
+  activity: readonly Activity[];
+  tools?: readonly ToolActivity[];
+  zone: Zone;
+}
+
+/** The task name of the main loop in the ledger (Hermes writes '' in session_model_usage). */
+export const MAIN_TASK = 'main';
+
+/**
+ * Splits `total` units in proportion to `weights` (largest remainders, ties to the earlier weight): the parts add up
+ * to `total` exactly. Weights must not all be 0 unless `total` is.
+ */
+export function split(total: number, weights: readonly number[]): number[] {
+  const out = weights.map(() => 0);
+  if (total <= 0) return out;
+  const sum = weights.reduce((a, b) => a + b, 0);
+  if (sum <= 0) throw new Error('split: no weight to split by');
+  if (total * sum < Number.MAX_SAFE_INTEGER) {
+    // Every product is exact in a double: the same answer as below, without BigInt.
+    const rest: { i: number; r: number }[] = [];
+    let given = 0;
+    weights.forEach((w, i) => {
+      const p = total * w;
+      let q = Math.floor(p / sum);
+      // p / sum is rounded: the quotient may be one off, the remainder says which way.
+      if (p - q * sum < 0) q -= 1;
+      else if (p - q * sum >= sum) q += 1;
+      out[i] = q;
+      given += q;
+      rest.push({ i, r: p - q * sum });
+    });
+    rest.sort((a, b) => b.r - a.r || a.i - b.i);
+    for (let k = 0; given < total; k++, given++) out[rest[k % rest.length]!.i]! += 1;
+    return out;
+  }
+  const T = BigInt(total);
+  const S = BigInt(sum);
+  const rest: { i: number; r: bigint }[] = [];
+  let given = 0n;
+  weights.forEach((w, i) => {
+    const p = T * BigInt(w);
+    const q = p / S;
+    out[i] = Number(q);
+    given += q;
+    rest.push({ i, r: p % S });
+  });
+  rest.sort((a, b) => (a.r === b.r ? a.i - b.i : a.r > b.r ? -1 : 1));
+  for (let k = 0; given < T; k++, given++) out[rest[k % rest.length]!.i]! += 1;
+  return out;
+}
+
+interface Route {
+  model: string;
+  provider: string;
+  provider_key: string;
+  billing_mode: string | null;
+  task: string;
+  basis: 'route' | 'session' | 'auxiliary' | 'none';
+  /** Whether this row's actual cost is one Hermes recorded (else the ledger keeps NULL and shows the estimate). */
+  actualRecorded: boolean;
+}
+
+interface Slot { cell: Cell; assistant: number; messages: number; quarters: number[] }
+
+/** The session's cells (from its activity), in time order, with their weights. */
+function timeline(input: LedgerInput): Slot[] {
+  const byAt = new Map<number, Slot>();
+  for (const a of input.activity) {
+    if (a.messages <= 0 || !validEpoch(a.quarter * QUARTER)) continue;
+    const cell = input.zone.cellOf(a.quarter);
+    const slot = byAt.get(cell.at) ?? { cell, assistant: 0, messages: 0, quarters: [] };
+    slot.assistant += Math.max(0, a.assistant);
+    slot.messages += a.messages;
+    slot.quarters.push(a.quarter);
+    byAt.set(cell.at, slot);
+  }
+  return [...byAt.values()].sort((a, b) => a.cell.at - b.cell.at);
+}
+
+/** Assistant messages as weights, else every message (a session whose assistant rows were all rewound). */
+const weightsOf = (slots: readonly Slot[]) => {
+  const a = slots.map((s) => s.assistant);
+  return a.some((x) => x > 0) ? a : slots.map((s) => s.messages);
+};
+
+/** Where an amount goes in time: cells (indexes into the session's cells) and their weights. */
+interface Plan { cells: number[]; weights: number[] }
+
+const byDay = (a: { day: string }, b: { day: string }) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0);
+const byFirstUse = (a: { r: LedgerRoute }, b: { r: LedgerRoute }) => (validEpoch(a.r.first_seen) ? a.r.first_seen : Infinity) - (validEpoch(b.r.first_seen) ? b.r.first_seen : Infinity)
+  || (a.r.provider_key < b.r.provider_key ? -1 : a.r.provider_key > b.r.provider_key ? 1 : 0) || (a.r.model < b.r.model ? -1 : a.r.model > b.r.model ? 1 : 0);
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * The ledger rows of one session, and its tool rows.
+ * @example allocateSession({ session, routes: [], days: [], activity: [{ quarter: 1978000, messages: 2, assistant: 1 }], zone: new Zone('UTC') })
+ */
+export function allocateSession(input: LedgerInput): { usage: RecordOf[]; tools: RecordOf[] } {
+  const { session: s, zone } = input;
+  const slots = timeline(input);
+  const lastActivity = validEpoch(s.last_activity_at) ? s.last_activity_at : validEpoch(s.started_at) ? s.started_at : null;
+  const cellAt = (t: number | null | undefined): Cell => zone.cellOf(Math.floor((validEpoch(t) ? t : lastActivity ?? 0) / QUARTER));
+
+  // The session's cells: those its messages were written in, then any fallback cell a plan needs (a day's noon, the
+  // last activity, an auxiliary row's last call), each once; `order` walks them in time.
+  const cells: Cell[] = slots.map((x) => x.cell);
+  const indexOf = new Map<number, number>(cells.map((c, i) => [c.at, i]));
+  const cellIndex = (c: Cell) => {
+    let i = indexOf.get(c.at);
+    if (i === undefined) indexOf.set(c.at, (i = cells.push(c) - 1));
+    return i;
+  };
+  const plan = (over: readonly Slot[], fallback: () => Cell): Plan => {
+    const weights = weightsOf(over);
+    return over.length > 0 && weights.some((x) => x > 0) ? { cells: over.map((x) => indexOf.get(x.cell.at)!), weights } : { cells: [cellIndex(fallback())], weights: [1] };
+  };
+  const spread = (amount: number, p: Plan, into: number[]) => {
+    if (amount <= 0) return;
+    if (p.cells.length === 1) {
+      into[p.cells[0]!]! += amount;
+      return;
+    }
+    const parts = split(amount, p.weights);
+    for (let i = 0; i < parts.length; i++) into[p.cells[i]!]! += parts[i]!;
+  };
+
+  // The routes: main-loop rows in the order they were first used, the session's own model, then auxiliary rows.
+  const sessionRoute: Route = {
+    model: s.model ?? '', provider: s.provider, provider_key: '', billing_mode: s.billing_mode, task: MAIN_TASK, basis: 'session',
+    actualRecorded: s.actual_cost_usd !== null,
+  };
+  const main = input.routes.filter((r) => r.task === '' || r.task === MAIN_TASK)
+    .map((r) => ({ r, route: { model: r.model, provider: r.provider, provider_key: r.provider_key, billing_mode: r.billing_mode, task: MAIN_TASK, basis: 'route' as const, actualRecorded: s.actual_cost_usd !== null } }))
+    .sort(byFirstUse);
+  const aux = input.routes.filter((r) => r.task !== '' && r.task !== MAIN_TASK).map((r) => {
+    const first = validEpoch(r.first_seen) ? r.first_seen : validEpoch(r.last_seen) ? r.last_seen : null;
+    const last = validEpoch(r.last_seen) ? r.last_seen : first;
+    const [q0, q1] = first === null || last === null ? [0, -1] : [Math.floor(first / QUARTER), Math.floor(last / QUARTER)];
+    const route: Route = {
+      model: r.model, provider: r.provider, provider_key: r.provider_key, billing_mode: r.billing_mode, task: r.task, basis: 'auxiliary',
+      actualRecorded: units(r, 'actual_cost_usd') > 0 || r.cost_status === 'actual',
+    };
+    return { r, route, between: plan(slots.filter((x) => x.quarters.some((q) => q >= q0 && q <= q1)), () => cellAt(last)) };
+  });
+  const routes: Route[] = [...main.map((x) => x.route), sessionRoute, ...aux.map((x) => x.route)];
+  // Two rows of one route (the same key, say two base URLs that differ only by a trailing slash) make one ledger row.
+  const same = (a: Route, b: Route) => a.task === b.task && a.basis === b.basis && a.model === b.model && a.provider_key === b.provider_key;
+  const canonical = routes.map((r) => routes.findIndex((x) => same(x, r)));
+  const days = input.days.filter((d) => DAY.test(d.day)).sort(byDay);
+  // Each Hermes day's cells (none: its local noon), and every cell (none: the last activity), planned once.
+  const dayPlans = days.map((d) => plan(slots.filter((x) => x.cell.day === d.day), () => cellAt(zone.timeOf(d.day, 12))));
+  const everyCell = plan(slots, () => cellAt(lastActivity));
+  const order = cells.map((_, i) => i).sort((a, b) => cells[a]!.at - cells[b]!.at);
+  // amounts[route × cells + cell][measure], in whole units.
+  const amounts = new Map<number, number[]>();
+  const add = (route: number, cell: number, m: number, amount: number) => {
+    if (amount === 0) return;
+    const k = canonical[route]! * cells.length + cell;
+    let a = amounts.get(k);
+    if (!a) amounts.set(k, (a = MEASURES.map(() => 0)));
+    a[m]! += amount;
+  };
+
+  // 1. The main loop: the session's counters, split by route and the rest to the session's own model; laid along
+  //    time by session_daily_usage and the cells its messages were written in; routes take the timeline in order.
+  let estimateByRoute: number[] = [];
+  const inTime = new Array<number>(cells.length);
+  MEASURES.forEach((measure, m) => {
+    const total = measure === 'actual_cost_usd' && s.actual_cost_usd === null ? 0 : units(s, measure);
+    if (total === 0) return;
+    // By route: what each route recorded; more than the counters hold is scaled down to them, the rest is the session's.
+    const recorded = main.map((x) => units(x.r, measure));
+    const sum = recorded.reduce((a, b) => a + b, 0);
+    let byRoute: number[];
+    if (measure === 'actual_cost_usd' && sum === 0) {
+      // Routes with no billed cost: the session's billed cost follows its estimate's split.
+      byRoute = estimateByRoute.some((x) => x > 0) ? split(total, estimateByRoute) : [...recorded, total];
+    } else byRoute = sum > total ? [...split(total, recorded), 0] : [...recorded, total - sum];
+    if (measure === 'estimated_cost_usd') estimateByRoute = byRoute;
+    // By time: each Hermes day's amount over that day's cells (days holding too much are scaled down), the rest over all.
+    inTime.fill(0);
+    const perDay = days.map((d) => units(d, measure));
+    const daySum = perDay.reduce((a, b) => a + b, 0);
+    const dayParts = daySum > total ? split(total, perDay) : perDay;
+    dayPlans.forEach((p, i) => spread(dayParts[i]!, p, inTime));
+    spread(total - Math.min(daySum, total), everyCell, inTime);
+    let j = 0;
+    let left = inTime[order[0]!] ?? 0;
+    byRoute.forEach((amount, i) => {
+      let need = amount;
+      while (need > 0 && j < order.length) {
+        if (left === 0) {
+          left = inTime[order[++j]!] ?? 0;
+          continue;
+        }
+        const take = Math.min(need, left);
+        add(i, order[j]!, m, take);
+        need -= take;
+        left -= take;
+      }
+    });
+  });
+
+  // 2. Auxiliary tasks (never in the session's counters): each row over the cells between its first and last call.
+  aux.forEach(({ r, route, between }, k) => {
+    const index = main.length + 1 + k;
+    MEASURES.forEach((measure, m) => {
+      if (measure === 'actual_cost_usd' && !route.actualRecorded) return;
+      inTime.fill(0);
+      spread(units(r, measure), between, inTime);
+      for (let c = 0; c < cells.length; c++) add(index, c, m, inTime[c]!);
+    });
+  });
+
+  // Records are built as literals with every key in column order: one object shape for all (a backfill makes many).
+  const project = s.git_repo_root || s.cwd || null;
+  const record = (cell: Cell, route: Route, a: readonly number[] | null): RecordOf => {
+    const actual = route.actualRecorded && a ? a[7]! / COST_UNITS : null;
+    const estimated = a ? a[6]! / COST_UNITS : 0;
+    return {
+      store: s.store, session_id: s.session_id, at: cell.at, day: cell.day, day_utc: cell.dayUtc, profile: s.profile,
+      source: s.source, project, model: route.model, provider: route.provider, provider_key: route.provider_key,
+      billing_mode: route.billing_mode, task: route.task, basis: route.basis, api_calls: a ? a[0]! : 0,
+      input_tokens: a ? a[1]! : 0, output_tokens: a ? a[2]! : 0, cache_read_tokens: a ? a[3]! : 0,
+      cache_write_tokens: a ? a[4]! : 0, reasoning_tokens: a ? a[5]! : 0, estimated_cost_usd: estimated,
+      actual_cost_usd: actual, cost_usd: route.actualRecorded ? actual : estimated,
+    };
+  };
+  const usage: RecordOf[] = [];
+  for (const [k, a] of amounts) usage.push(record(cells[k % cells.length]!, routes[Math.floor(k / cells.length)]!, a));
+  // No usage at all: one empty row at its last activity, so the session still counts where it was active.
+  if (usage.length === 0) usage.push(record(cellAt(lastActivity), { ...sessionRoute, basis: 'none', actualRecorded: false }, null));
+  usage.sort((a, b) => (a.at as number) - (b.at as number));
+
+  const toolRows = new Map<string, { cell: Cell; tool: string; calls: number; errors: number }>();
+  for (const t of input.tools ?? []) {
+    if ((t.calls <= 0 && t.errors <= 0) || !validEpoch(t.quarter * QUARTER)) continue;
+    const cell = zone.cellOf(t.quarter);
+    const key = `${cell.at}\u0000${t.tool_name}`;
+    let row = toolRows.get(key);
+    if (!row) toolRows.set(key, (row = { cell, tool: t.tool_name, calls: 0, errors: 0 }));
+    row.calls += Math.max(0, t.calls);
+    row.errors += Math.max(0, t.errors);
+  }
+  const tools: RecordOf[] = [];
+  for (const { cell, tool, calls, errors } of toolRows.values()) {
+    tools.push({
+      store: s.store, session_id: s.session_id, at: cell.at, day: cell.day, day_utc: cell.dayUtc, profile: s.profile,
+      source: s.source, project, tool_name: tool, calls, errors,
+    });
+  }
+  return { usage, tools };
+}

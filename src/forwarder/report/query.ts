@@ -1,0 +1,242 @@
+// The one aggregation every face of usage reads (DESIGN habit 17): filters in, `{ period, by, totals, rows }` out,
+// computed by SQL over `usage_ledger` (and `tool_usage` for tools) so it stays fast over years of history. The
+// terminal report, its CSV/Markdown/JSON forms, and later the web dashboard all call `usageReport`.
+import { HermeticError } from '../../shared/errors.js';
+import { suggest } from '../../shared/options.js';
+import type { Db } from '../../shared/sqlite.js';
+import { Zone } from '../ledger/zone.js';
+import type { Window } from './window.js';
+
+export const DIMENSIONS = ['day', 'week', 'month', 'model', 'provider', 'profile', 'source', 'project', 'task', 'session', 'tool'] as const;
+export type Dimension = (typeof DIMENSIONS)[number];
+export const TIME_DIMENSIONS: readonly Dimension[] = ['day', 'week', 'month'];
+/** Dimensions tool calls do not have (Hermes records usage per call, not per tool). */
+const NOT_FOR_TOOLS: readonly Dimension[] = ['model', 'provider', 'task'];
+
+/** The additive measures, in output order (`sessions` is a distinct count: a session active on two days counts on both). */
+export const MEASURES = ['sessions', 'api_calls', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'estimated_cost_usd', 'actual_cost_usd', 'cost_usd'] as const;
+export type MeasureName = (typeof MEASURES)[number];
+const USAGE_SUMS = MEASURES.filter((m) => m !== 'sessions');
+
+export interface ReportRequest {
+  /** Epoch seconds; null or missing: open. Usage is windowed by when it happened (the ledger's cells). */
+  since?: number | null;
+  until?: number | null;
+  by?: readonly string[];
+  /** Keep the N costliest rows; the rest are summed into one row whose keys are null (`other_rows` says how many). */
+  top?: number;
+  /** Days, weeks and months in UTC instead of the ledger's zone. */
+  utc?: boolean;
+}
+
+export type Measures = Record<MeasureName, number | null>;
+export type ReportRow = Record<string, string | number | null>;
+
+export interface UsageReport {
+  period: { since: string | null; until: string | null };
+  by: Dimension[];
+  totals: Measures & { tool_calls: number; tool_errors: number };
+  rows: ReportRow[];
+}
+
+/** Keys each dimension adds to a row, and the SQL (over a ledger or tool_usage row `l`) for each. */
+function keysOf(dim: Dimension, utc: boolean): { name: string; sql: string }[] {
+  const day = utc ? 'l.day_utc' : 'l.day';
+  switch (dim) {
+    case 'day': return [{ name: 'day', sql: day }];
+    // Monday of the ISO week.
+    case 'week': return [{ name: 'week', sql: `date(${day}, '-6 days', 'weekday 1')` }];
+    case 'month': return [{ name: 'month', sql: `substr(${day}, 1, 7)` }];
+    case 'session': return [{ name: 'store', sql: 'l.store' }, { name: 'session_id', sql: 'l.session_id' }];
+    case 'tool': return [{ name: 'tool', sql: 'l.tool_name' }];
+    default: return [{ name: dim, sql: `l.${dim}` }];
+  }
+}
+
+/** The checked, de-duplicated dimensions; a refusal (HERMETIC_REPORT_INVALID) names the problem. */
+export function checkDimensions(by: readonly string[]): Dimension[] {
+  const out: Dimension[] = [];
+  for (const d of by) {
+    if (!(DIMENSIONS as readonly string[]).includes(d)) {
+      const hint = suggest(d, DIMENSIONS);
+      throw new HermeticError('HERMETIC_REPORT_INVALID', `"${d}" is not a report dimension${hint ? `; did you mean "${hint}"?` : `; use ${DIMENSIONS.join(', ')}.`}`);
+    }
+    if (!out.includes(d as Dimension)) out.push(d as Dimension);
+  }
+  if (out.includes('tool')) {
+    const bad = out.filter((d) => NOT_FOR_TOOLS.includes(d));
+    if (bad.length > 0) {
+      throw new HermeticError('HERMETIC_REPORT_INVALID', `Tool calls cannot be grouped by ${bad.join(' or ')}: Hermes records usage per call, not per tool; group tools by ${DIMENSIONS.filter((d) => d !== 'tool' && !NOT_FOR_TOOLS.includes(d)).join(', ')}.`);
+    }
+  }
+  return out;
+}
+
+const round = (v: number | null) => (v === null ? null : Math.round(v * 1e10) / 1e10);
+
+/** The zone the dataset's ledger was built in (dataset_meta), UTC when it says nothing. */
+export function ledgerZone(db: Db): Zone {
+  const row = db.prepare("SELECT value FROM dataset_meta WHERE key = 'ledger_time_zone'").get() as { value: string } | undefined;
+  return new Zone(row?.value ?? 'UTC');
+}
+
+/** A request checked: its dimensions, window and the SQL condition and parameters for it. */
+interface Checked {
+  by: Dimension[];
+  since: number | null;
+  until: number | null;
+  top: number | undefined;
+  utc: boolean;
+  where: string;
+  params: Record<string, number>;
+}
+
+function check(request: ReportRequest): Checked {
+  const by = checkDimensions(request.by ?? []);
+  const since = request.since ?? null;
+  const until = request.until ?? null;
+  if (since !== null && until !== null && since > until) {
+    throw new HermeticError('HERMETIC_REPORT_INVALID', `The window starts after it ends (since ${new Date(since * 1000).toISOString()}, until ${new Date(until * 1000).toISOString()}); swap them.`);
+  }
+  const top = request.top;
+  if (top !== undefined && !(Number.isInteger(top) && top >= 1)) throw new HermeticError('HERMETIC_REPORT_INVALID', `top must be a whole number of rows, 1 or more; got ${top}.`);
+  const where = [since !== null ? 'l.at >= @since' : null, until !== null ? 'l.at < @until' : null].filter(Boolean).join(' AND ') || '1';
+  const params = { ...(since !== null ? { since } : {}), ...(until !== null ? { until } : {}) };
+  return { by, since, until, top, utc: request.utc === true, where, params };
+}
+
+/** The window's totals: every measure of the ledger, distinct sessions, tool calls and failed results. */
+export function reportTotals(db: Db, request: Pick<ReportRequest, 'since' | 'until'> = {}): UsageReport['totals'] {
+  const { where, params } = check(request);
+  return db.transaction(() => {
+    const sums = db.prepare(`SELECT ${USAGE_SUMS.map((m) => `SUM(l.${m}) AS ${m}`).join(', ')} FROM usage_ledger l WHERE ${where}`).get(params) as Record<string, number | null>;
+    // Distinct sessions from the per-session index alone (it holds each row's time too): no row is read.
+    const sessions = db.prepare(`SELECT COUNT(*) FROM (SELECT DISTINCT l.store, l.session_id FROM usage_ledger l INDEXED BY usage_ledger_store_session_id WHERE ${where})`).pluck().get(params) as number;
+    const tools = db.prepare(`SELECT SUM(l.calls) AS calls, SUM(l.errors) AS errors FROM tool_usage l WHERE ${where}`).get(params) as { calls: number | null; errors: number | null };
+    const total = { sessions } as UsageReport['totals'];
+    for (const m of USAGE_SUMS) total[m] = measure(m, sums[m]);
+    total.tool_calls = tools.calls ?? 0;
+    total.tool_errors = tools.errors ?? 0;
+    return total;
+  }).deferred();
+}
+
+/**
+ * The rows of a grouping, given the window's totals (the rest of a --top is the totals less the rows kept, so the
+ * rows always add up to them). One SQL aggregation; only the rows kept reach JavaScript.
+ */
+export function reportRows(db: Db, request: ReportRequest, totals: UsageReport['totals']): ReportRow[] {
+  const { by, top, utc, where, params } = check(request);
+  if (by.length === 0) {
+    const row: ReportRow = {};
+    for (const m of MEASURES) row[m] = totals[m];
+    return [row];
+  }
+  const tools = by.includes('tool');
+  const keys = by.flatMap((d) => keysOf(d, utc));
+  const shown = keys.filter((k) => k.name !== 'store');
+  const table = tools ? 'tool_usage' : 'usage_ledger';
+  const figures = tools ? ['tool_calls', 'tool_errors'] : USAGE_SUMS;
+  const sums = tools ? ['SUM(l.calls) AS tool_calls', 'SUM(l.errors) AS tool_errors'] : USAGE_SUMS.map((m) => `SUM(l.${m}) AS ${m}`);
+  // The tables are clustered by time, so a window is one range of them and no window one scan; grouped by a session's
+  // columns as they are, SQLite would walk the per-session index instead, a lookup per row. A unary + (a no-op on any
+  // value; SQLite's way to say "not through an index") keeps it to the scan. The PostgreSQL sink drops it.
+  const keyList = keys.map((k, i) => `+${k.sql} AS k${i}`);
+  const groupKeys = keys.map((_, i) => `k${i}`);
+  // Sessions are counted per store when there are several (two profiles may hold the same id), then added up;
+  // grouped by session, each group is one.
+  const sessionKey = by.includes('session');
+  const distinct = sessionKey ? '1 AS sessions' : 'COUNT(DISTINCT l.session_id) AS sessions';
+  const stores = db.prepare('SELECT COUNT(*) FROM stores').pluck().get() as number;
+  const grouped = stores <= 1
+    ? `SELECT ${[...keyList, distinct, ...sums].join(', ')} FROM ${table} l WHERE ${where} GROUP BY ${groupKeys.join(', ')}`
+    : `SELECT ${groupKeys.map((k) => `g.${k}`).join(', ')}, SUM(g.sessions) AS sessions, ${figures.map((m) => `SUM(g.${m}) AS ${m}`).join(', ')} FROM (SELECT ${[...keyList, '+l.store AS st', distinct, ...sums].join(', ')} FROM ${table} l WHERE ${where} GROUP BY ${[...groupKeys, 'st'].join(', ')}) g GROUP BY ${groupKeys.join(', ')}`;
+  const rank = `${tools ? 'tool_calls' : 'cost_usd'} DESC, ${shown.map((k) => `k${keys.indexOf(k)}`).join(', ')}`;
+  // With --top: the costliest rows (most called, for tools), how many rows there were and their sessions all told.
+  // By session alone those two are the window's sessions, and a plain ORDER BY … LIMIT keeps it cheap.
+  const bySessionOnly = keys.every((k) => k.name === 'store' || k.name === 'session_id');
+  const sql = top === undefined ? grouped
+    : bySessionOnly ? `SELECT x.*, ${totals.sessions ?? 0} AS n, ${totals.sessions ?? 0} AS all_sessions FROM (${grouped}) x ORDER BY ${rank} LIMIT ${top}`
+      : `SELECT * FROM (SELECT x.*, ROW_NUMBER() OVER (ORDER BY ${rank}) AS rn, COUNT(*) OVER () AS n, SUM(sessions) OVER () AS all_sessions FROM (${grouped}) x) WHERE rn <= ${top}`;
+  const raw = db.prepare(sql).all(params) as Record<string, unknown>[];
+
+  // A session's store is part of its key (two profiles may share an id) but not shown; it is kept aside for its title.
+  const storeOf = new Map<ReportRow, string>();
+  const rows: ReportRow[] = raw.map((r) => {
+    const row: ReportRow = {};
+    keys.forEach((k, i) => {
+      if (k.name === 'store') storeOf.set(row, r[`k${i}`] as string);
+      else row[k.name] = (r[`k${i}`] as string | null) ?? null;
+    });
+    if (sessionKey) row.title = null;
+    row.sessions = (r.sessions as number | null) ?? 0;
+    for (const m of USAGE_SUMS) row[m] = tools ? null : measure(m, r[m]);
+    if (tools) {
+      row.tool_calls = (r.tool_calls as number | null) ?? 0;
+      row.tool_errors = (r.tool_errors as number | null) ?? 0;
+    }
+    return row;
+  });
+  const n = Number(raw[0]?.n ?? 0);
+  if (top !== undefined && n > top) {
+    // The rest, summed into one row: the totals less the rows kept.
+    const other: ReportRow = {};
+    for (const k of shown) other[k.name] = null;
+    if (sessionKey) other.title = null;
+    const less = (m: string, all: number | null) => (all === null ? null : round(all - rows.reduce((t, r) => t + Number(r[m] ?? 0), 0)));
+    other.sessions = Number(raw[0]!.all_sessions) - rows.reduce((t, r) => t + Number(r.sessions), 0);
+    for (const m of USAGE_SUMS) other[m] = tools ? null : less(m, totals[m]);
+    if (tools) {
+      other.tool_calls = less('tool_calls', totals.tool_calls);
+      other.tool_errors = less('tool_errors', totals.tool_errors);
+    }
+    other.other_rows = n - top;
+    rows.push(other);
+  }
+  if (sessionKey) {
+    // Titles for the rows kept only: one lookup each.
+    const title = db.prepare('SELECT title FROM sessions WHERE store = ? AND session_id = ?').pluck();
+    for (const r of rows) if (storeOf.has(r)) r.title = (title.get(storeOf.get(r), r.session_id) as string | null | undefined) ?? null;
+  }
+  const costOf = (r: ReportRow) => (tools ? Number(r.tool_calls) : Number(r.cost_usd ?? 0));
+  const keyTexts = new Map<ReportRow, string>(rows.map((r) => [r, shown.map((k) => String(r[k.name] ?? '')).join('\u0000')]));
+  const timeKeys = by.filter((d) => TIME_DIMENSIONS.includes(d));
+  return rows.sort((a, b) => {
+    if (a.other_rows !== undefined) return 1;
+    if (b.other_rows !== undefined) return -1;
+    for (const t of timeKeys) {
+      const x = String(a[t] ?? '');
+      const y = String(b[t] ?? '');
+      if (x !== y) return x < y ? -1 : 1;
+    }
+    const [x, y] = [keyTexts.get(a)!, keyTexts.get(b)!];
+    return costOf(b) - costOf(a) || (x < y ? -1 : x > y ? 1 : 0);
+  });
+}
+
+/** The window as the report gives it: ISO times with the zone's offset. */
+export function reportPeriod(db: Db, request: Pick<ReportRequest, 'since' | 'until' | 'utc'>): UsageReport['period'] {
+  const zone = request.utc ? new Zone('UTC') : ledgerZone(db);
+  const since = request.since ?? null;
+  const until = request.until ?? null;
+  return { since: since === null ? null : zone.iso(since), until: until === null ? null : zone.iso(until) };
+}
+
+/**
+ * Usage (and tool calls) in a window, grouped by any dimensions; the rows of any grouping sum to the totals.
+ * @example usageReport(db, { since: Date.now() / 1000 - 7 * 86400, by: ['day', 'model'] })
+ */
+export function usageReport(db: Db, request: ReportRequest = {}): UsageReport {
+  const by = checkDimensions(request.by ?? []);
+  return db.transaction((): UsageReport => {
+    const totals = reportTotals(db, request);
+    return { period: reportPeriod(db, request), by, totals, rows: reportRows(db, request, totals) };
+  }).deferred();
+}
+
+/** A summed measure as the report gives it: counts as whole numbers (0 when nothing), costs rounded to 1e-10 (actual may be null). */
+function measure(m: string, v: unknown): number | null {
+  if (m === 'actual_cost_usd') return v === null || v === undefined ? null : round(Number(v));
+  if (m.endsWith('_usd')) return round(Number(v ?? 0));
+  return Number(v ?? 0);
+}

@@ -1,0 +1,185 @@
+// How a report reads: the terminal view (a summary, then tables, 80 columns, colour only on a terminal), and the
+// same rows as CSV or Markdown. Pure text from `usageReport` results; no SQL here.
+import { MEASURES, type Dimension, type ReportRow, type UsageReport } from './query.js';
+import type { SummaryTables } from './summary.js';
+
+const WIDTH = 80;
+
+/** `$1,234`, `$12.34`, `$0.0042`, `$0.00`. */
+export function formatCost(v: number | null): string {
+  if (v === null) return '-';
+  const a = Math.abs(v);
+  if (a >= 100) return `$${Math.round(v).toLocaleString('en-US')}`;
+  if (a >= 0.01 || a === 0) return `$${v.toFixed(2)}`;
+  if (a < 0.00005) return '<$0.0001';
+  return `$${v.toFixed(4)}`;
+}
+
+/** `999`, `12.3k`, `123k`, `1.23M`, `4.5B`. */
+export function formatTokens(v: number | null): string {
+  if (v === null) return '-';
+  const scaled = (x: number, unit: string) => `${x >= 100 ? Math.round(x) : x >= 10 ? x.toFixed(1) : x.toFixed(2)}${unit}`;
+  if (v < 1000) return String(v);
+  if (v < 1e6) return scaled(v / 1e3, 'k');
+  if (v < 1e9) return scaled(v / 1e6, 'M');
+  return scaled(v / 1e9, 'B');
+}
+
+const count = (v: number | null) => (v === null ? '-' : v.toLocaleString('en-US'));
+/** Whole numbers up to 9,999 as they are, larger ones short. */
+const calls = (v: number | null) => (v === null ? '-' : v < 10_000 ? count(v) : formatTokens(v));
+
+interface Style { bold(s: string): string; dim(s: string): string; cost(s: string): string }
+const PLAIN: Style = { bold: (s) => s, dim: (s) => s, cost: (s) => s };
+const ANSI: Style = { bold: (s) => `\x1b[1m${s}\x1b[22m`, dim: (s) => `\x1b[2m${s}\x1b[22m`, cost: (s) => `\x1b[32m${s}\x1b[39m` };
+
+const KEY_LABEL: Record<string, string> = { session_id: 'session', title: 'title', tool: 'tool' };
+const keyText = (v: string | number | null | undefined, name: string): string => {
+  if (v === null || v === undefined) return name === 'project' ? '(none)' : '(unknown)';
+  if (v === '') return name === 'task' ? 'main' : '(unknown)';
+  return String(v);
+};
+
+/** The key columns of a report's rows, in order (`store` is never shown; sessions carry their title). */
+function keyColumns(by: readonly Dimension[]): string[] {
+  return by.flatMap((d) => (d === 'session' ? ['session_id', 'title'] : [d]));
+}
+
+interface Column { label: string; align: 'left' | 'right'; text(r: ReportRow): string; flex?: boolean; style?: keyof Style }
+
+/** The figures of a usage table; a table of sessions leaves out what a title needs the room for. */
+function usageColumns(bySession: boolean): Column[] {
+  const all: Column[] = [
+    { label: 'cost', align: 'right', text: (r) => formatCost(r.cost_usd as number | null), style: 'cost' },
+    { label: 'sessions', align: 'right', text: (r) => count(r.sessions as number) },
+    { label: 'calls', align: 'right', text: (r) => calls(r.api_calls as number) },
+    { label: 'input', align: 'right', text: (r) => formatTokens(r.input_tokens as number) },
+    { label: 'output', align: 'right', text: (r) => formatTokens(r.output_tokens as number) },
+    { label: 'cache rd', align: 'right', text: (r) => formatTokens(r.cache_read_tokens as number) },
+    { label: 'cache wr', align: 'right', text: (r) => formatTokens(r.cache_write_tokens as number) },
+  ];
+  return bySession ? all.filter((c) => !['sessions', 'cache wr'].includes(c.label)) : all;
+}
+
+function toolColumns(): Column[] {
+  return [
+    { label: 'calls', align: 'right', text: (r) => calls(r.tool_calls as number) },
+    { label: 'errors', align: 'right', text: (r) => calls(r.tool_errors as number) },
+    { label: 'sessions', align: 'right', text: (r) => count(r.sessions as number) },
+  ];
+}
+
+/** A table at most 80 columns wide: key columns share what the figures leave, the last key (a title) takes the rest. */
+export function renderTable(report: UsageReport, color = false, options: { omitOther?: boolean } = {}): string {
+  const style = color ? ANSI : PLAIN;
+  const keys = keyColumns(report.by);
+  const tools = report.by.includes('tool');
+  const figures = tools ? toolColumns() : usageColumns(report.by.includes('session'));
+  const rows = options.omitOther ? report.rows.filter((r) => r.other_rows === undefined) : report.rows;
+  const keyCols: Column[] = keys.map((k, i) => ({
+    label: KEY_LABEL[k] ?? k, align: 'left', flex: k === 'title' || (i === keys.length - 1 && !keys.includes('title')),
+    text: (r: ReportRow) => (r.other_rows !== undefined ? (i === 0 ? `(${r.other_rows} more)` : '') : keyText(r[k], k)),
+  }));
+  const cols = [...keyCols, ...figures];
+  const cells = rows.map((r) => cols.map((c) => c.text(r)));
+  const widths = cols.map((c, i) => Math.max(c.label.length, ...cells.map((r) => r[i]!.length)));
+  // Fit in WIDTH: cut key columns (the flexible one first) down to what the figures leave.
+  const over = () => widths.reduce((a, b) => a + b, 0) + 2 * (cols.length - 1) - WIDTH;
+  for (const i of [...keyCols.keys()].sort((a, b) => Number(keyCols[b]!.flex) - Number(keyCols[a]!.flex))) {
+    const excess = over();
+    if (excess <= 0) break;
+    widths[i] = Math.max(keyCols[i]!.label.length, Math.min(widths[i]!, Math.max(8, widths[i]! - excess)));
+  }
+  const cut = (s: string, w: number) => (s.length > w ? `${s.slice(0, w - 1)}…` : s);
+  const line = (vals: string[], head = false) => vals.map((v, i) => {
+    const c = cols[i]!;
+    const text = cut(v, widths[i]!);
+    const padded = c.align === 'right' ? text.padStart(widths[i]!) : text.padEnd(widths[i]!);
+    return head ? style.bold(padded) : c.style ? style[c.style](padded) : padded;
+  }).join('  ').trimEnd();
+  return [line(cols.map((c) => c.label), true), style.dim(widths.map((w) => '─'.repeat(w)).join('  ')), ...cells.map((r) => line(r))].join('\n');
+}
+
+/** The window as people read it: `2026-07-08 … 2026-07-14 (Europe/Berlin)`, `all time`. */
+export function describePeriod(report: UsageReport, zoneName: string): string {
+  const { since, until } = report.period;
+  if (since === null && until === null) return `all time (days in ${zoneName})`;
+  const from = since === null ? 'the beginning' : since.slice(0, 10);
+  // The window's end is exclusive: the last day shown is the day of the second before it.
+  const to = until === null ? 'now' : lastDay(until);
+  return `${from} … ${to} (days in ${zoneName})`;
+}
+
+function lastDay(iso: string): string {
+  if (/T00:00:00/.test(iso)) {
+    const t = Date.parse(`${iso.slice(0, 10)}T00:00:00Z`) / 1000 - 86400;
+    return new Date(t * 1000).toISOString().slice(0, 10);
+  }
+  return iso.slice(0, 10);
+}
+
+export interface SummaryView extends SummaryTables {
+  zoneName: string;
+}
+
+/** The terminal report: a summary of the window, then each table under its title. */
+export function renderSummary(view: SummaryView, color: boolean): string {
+  const style = color ? ANSI : PLAIN;
+  const t = view.totals.totals;
+  const out = [style.bold(`Hermes usage, ${describePeriod(view.totals, view.zoneName)}`), ''];
+  if (t.sessions === 0) {
+    out.push(view.emptyDataset ? 'The dataset holds no usage yet: run "hermetic backfill" (or "hermetic forward") first.' : 'No usage was recorded in this window (try --period all).');
+    return out.join('\n');
+  }
+  const prompt = (t.input_tokens ?? 0) + (t.cache_read_tokens ?? 0) + (t.cache_write_tokens ?? 0);
+  const hit = prompt > 0 ? `${(((t.cache_read_tokens ?? 0) / prompt) * 100).toFixed(1)}% of prompt tokens came from the cache` : 'no prompt tokens';
+  const label = (s: string) => style.dim(s.padEnd(11));
+  out.push(
+    `${label('cost')}${style.cost(formatCost(t.cost_usd))} (the billed cost where Hermes has one, else the estimate)`,
+    `${label('')}estimated ${formatCost(t.estimated_cost_usd)} · ${t.actual_cost_usd === null ? 'no billed cost recorded' : `billed ${formatCost(t.actual_cost_usd)}`}`,
+    `${label('tokens')}${formatTokens(t.input_tokens)} input · ${formatTokens(t.output_tokens)} output · ${formatTokens(t.reasoning_tokens)} reasoning`,
+    `${label('cache')}${formatTokens(t.cache_read_tokens)} read · ${formatTokens(t.cache_write_tokens)} written: ${hit}`,
+    `${label('activity')}${count(t.sessions)} sessions · ${calls(t.api_calls)} API calls · ${calls(t.tool_calls)} tool calls${t.tool_errors ? ` (${calls(t.tool_errors)} failed)` : ''}`,
+  );
+  for (const table of view.tables) {
+    if (table.report.rows.length === 0) continue;
+    out.push('', style.bold(table.title), renderTable(table.report, color, { omitOther: table.omitOther }));
+  }
+  return out.join('\n');
+}
+
+/** Every column of a report's rows, keys first (as in the JSON). */
+export function rowColumns(report: UsageReport): string[] {
+  const keys = keyColumns(report.by);
+  const measures: string[] = [...MEASURES, ...(report.by.includes('tool') ? ['tool_calls', 'tool_errors'] : [])];
+  const extra = report.rows.some((r) => r.other_rows !== undefined) ? ['other_rows'] : [];
+  return [...keys, ...measures, ...extra];
+}
+
+/** The rows as CSV (RFC 4180): a header, then one line per row; empty for NULL. */
+export function renderCsv(report: UsageReport): string {
+  const cols = rowColumns(report);
+  const cell = (v: unknown) => {
+    if (v === null || v === undefined) return '';
+    const s = String(v);
+    return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  return [cols.join(','), ...report.rows.map((r) => cols.map((c) => cell(r[c])).join(','))].join('\n');
+}
+
+/** The rows as a Markdown table (costs in dollars, counts with separators). */
+export function renderMarkdown(report: UsageReport): string {
+  const cols = rowColumns(report);
+  const cell = (c: string, v: unknown) => {
+    if (v === null || v === undefined) return '';
+    if (c.endsWith('_usd')) return formatCost(v as number);
+    if (typeof v === 'number') return v.toLocaleString('en-US');
+    return String(v).replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  };
+  const right = (c: string) => !keyColumns(report.by).includes(c);
+  return [
+    `| ${cols.join(' | ')} |`,
+    `| ${cols.map((c) => (right(c) ? '---:' : '---')).join(' | ')} |`,
+    ...report.rows.map((r) => `| ${cols.map((c) => cell(c, r[c])).join(' | ')} |`),
+  ].join('\n');
+}

@@ -1,0 +1,292 @@
+// `usageReport` and `hermetic report` in process, over a month of generated history ending "now": the rows of any
+// grouping add up to the totals, and the totals to the session counters plus the auxiliary rows; windows are local
+// days of the ledger's zone; --top keeps the sums; every refusal has its code and sentence; the terminal view fits in
+// 80 columns and is coloured only when asked.
+import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { generate } from '../../state-db/generate/index.js';
+import { tempDir } from '../../state-db/testing/fixtures.js';
+import { reportCommand } from '../cli/report.js';
+import { Zone } from '../ledger/zone.js';
+import { forwarderRig } from '../testing/index.js';
+import { DIMENSIONS, MEASURES, resolveWindow, usageReport, type UsageReport } from './index.js';
+
+const NOW = Date.UTC(2026, 6, 15, 10, 30) / 1000; // Wednesday 2026-07-15, 12:30 in Berlin
+const ZONE = 'Europe/Berlin';
+let dir: string;
+let home: string;
+let db: Database.Database;
+let cleanup: () => void;
+
+before(() => {
+  ({ dir, cleanup } = tempDir('hermetic-report-'));
+  const g = generate({ out: join(dir, 'hermes', 'state.db'), sessions: 150, messages: 3000, seed: 'report', end: NOW, days: 30 });
+  const rig = forwarderRig([g.path], { dir, timeZone: ZONE });
+  rig.forwarder.backfill();
+  rig.forwarder.close();
+  home = rig.home;
+  db = new Database(join(home, 'hermetic.db'), { readonly: true });
+});
+after(() => {
+  db.close();
+  cleanup();
+});
+
+const ADDITIVE = MEASURES.filter((m) => m !== 'sessions');
+const near = (a: number | null, b: number | null, what: string) => {
+  if (a === null || b === null) return assert.equal(a, b, what);
+  assert.ok(Math.abs(a - b) <= 1e-8 * Math.max(1, Math.abs(b)), `${what}: ${a} != ${b}`);
+};
+
+/** The rows add up to the totals, measure by measure. */
+function addsUp(r: UsageReport, label: string): void {
+  for (const m of ADDITIVE) {
+    const values = r.rows.map((row) => row[m] as number | null);
+    const sum = values.every((v) => v === null) ? null : values.reduce<number>((t, v) => t + (v ?? 0), 0);
+    if (m === 'actual_cost_usd' && sum === null) assert.equal(r.totals[m], null, `${label} ${m}`);
+    else if (m.endsWith('_usd')) near(sum, r.totals[m], `${label} ${m}`);
+    else assert.equal(sum, r.totals[m], `${label} ${m}`);
+  }
+}
+
+describe('usageReport', () => {
+  it('gives exactly { period, by, totals, rows }, the totals equal to the counters plus auxiliary rows', () => {
+    const r = usageReport(db, {});
+    assert.deepEqual(Object.keys(r), ['period', 'by', 'totals', 'rows']);
+    assert.deepEqual(Object.keys(r.totals), [...MEASURES, 'tool_calls', 'tool_errors']);
+    assert.deepEqual(r.period, { since: null, until: null });
+    assert.deepEqual(r.rows.length, 1);
+    const want = db.prepare(`SELECT (SELECT SUM(input_tokens) FROM sessions) + (SELECT TOTAL(input_tokens) FROM model_usage WHERE task <> '') AS input,
+      (SELECT SUM(api_call_count) FROM sessions) + (SELECT TOTAL(api_call_count) FROM model_usage WHERE task <> '') AS calls,
+      (SELECT COUNT(*) FROM sessions) AS sessions, (SELECT COUNT(*) FROM parts WHERE part_type = 'tool_call') AS tools`).get() as Record<string, number>;
+    assert.deepEqual([r.totals.input_tokens, r.totals.api_calls, r.totals.sessions, r.totals.tool_calls], [want.input, want.calls, want.sessions, want.tools]);
+    near(r.totals.cost_usd, (db.prepare('SELECT TOTAL(COALESCE(actual_cost_usd, estimated_cost_usd)) FROM sessions').pluck().get() as number)
+      + (db.prepare("SELECT TOTAL(CASE WHEN actual_cost_usd > 0 OR cost_status = 'actual' THEN actual_cost_usd ELSE estimated_cost_usd END) FROM model_usage WHERE task <> ''").pluck().get() as number), 'cost shown');
+  });
+
+  it('the rows of every dimension, and of pairs of them, add up to the totals', () => {
+    const usage = DIMENSIONS.filter((d) => d !== 'tool');
+    for (const d of usage) addsUp(usageReport(db, { by: [d] }), d);
+    for (const [a, b] of [['day', 'model'], ['week', 'task'], ['month', 'source'], ['project', 'provider'], ['profile', 'session']] as const) {
+      addsUp(usageReport(db, { by: [a, b], since: NOW - 10 * 86400, until: NOW }), `${a}+${b}`);
+    }
+    const byDay = usageReport(db, { by: ['day'] });
+    assert.ok(byDay.rows.length >= 28, `${byDay.rows.length} days`);
+    assert.deepEqual(byDay.rows.map((r) => r.day), [...byDay.rows.map((r) => r.day)].sort(), 'days in order');
+    const tasks = usageReport(db, { by: ['task'] }).rows.map((r) => r.task);
+    assert.ok(tasks.includes('main') && tasks.includes('title_generation'), tasks.join());
+  });
+
+  it('windows add up over time: [a, b) and [b, c) make [a, c); local days and UTC days both cover the window', () => {
+    const a = NOW - 20 * 86400;
+    const b = NOW - 7 * 86400;
+    const whole = usageReport(db, { since: a, until: NOW });
+    const parts = [usageReport(db, { since: a, until: b }), usageReport(db, { since: b, until: NOW })];
+    for (const m of ADDITIVE) {
+      if (m.endsWith('_usd')) near((parts[0]!.totals[m] ?? 0) + (parts[1]!.totals[m] ?? 0), whole.totals[m] ?? 0, m);
+      else assert.equal(Number(parts[0]!.totals[m]) + Number(parts[1]!.totals[m]), whole.totals[m], m);
+    }
+    addsUp(usageReport(db, { since: a, until: NOW, by: ['day'], utc: true }), 'utc days');
+    assert.deepEqual(whole.period, { since: new Zone(ZONE).iso(a), until: new Zone(ZONE).iso(NOW) });
+  });
+
+  it('--top keeps the costliest rows and sums the rest into one, so the rows still add up; sessions carry titles', () => {
+    const r = usageReport(db, { by: ['session'], top: 5 });
+    assert.equal(r.rows.length, 6);
+    const other = r.rows[5]!;
+    assert.equal(other.session_id, null);
+    assert.equal(other.other_rows, r.totals.sessions! - 5);
+    addsUp(r, 'top 5 sessions');
+    const costs = r.rows.slice(0, 5).map((x) => Number(x.cost_usd));
+    assert.deepEqual(costs, [...costs].sort((x, y) => y - x));
+    assert.ok(r.rows.slice(0, 5).every((x) => typeof x.session_id === 'string' && 'title' in x));
+    assert.ok(r.rows.slice(0, 5).some((x) => typeof x.title === 'string'));
+  });
+
+  it('tools: calls and failed results by tool add up to the totals; usage is not attributed to tools', () => {
+    const r = usageReport(db, { by: ['tool'] });
+    assert.equal(r.rows.reduce((t, x) => t + Number(x.tool_calls), 0), r.totals.tool_calls);
+    assert.equal(r.rows.reduce((t, x) => t + Number(x.tool_errors), 0), r.totals.tool_errors);
+    assert.ok(r.totals.tool_errors > 0, 'the generator\'s terminal exits 1 now and then');
+    assert.ok(r.rows.every((x) => x.cost_usd === null && x.input_tokens === null));
+    const byDay = usageReport(db, { by: ['tool', 'day'], top: 3 });
+    assert.equal(byDay.rows.reduce((t, x) => t + Number(x.tool_calls), 0), r.totals.tool_calls);
+  });
+
+  it('refuses an inverted window, an unknown dimension and tools by model, with HERMETIC_REPORT_INVALID', () => {
+    const refused = (request: Parameters<typeof usageReport>[1], message: string) => assert.throws(() => usageReport(db, request), (e: { code: string; message: string }) => {
+      assert.deepEqual([e.code, e.message], ['HERMETIC_REPORT_INVALID', message]);
+      return true;
+    });
+    refused({ since: NOW, until: NOW - 60 }, 'The window starts after it ends (since 2026-07-15T10:30:00.000Z, until 2026-07-15T10:29:00.000Z); swap them.');
+    refused({ by: ['modle'] }, '"modle" is not a report dimension; did you mean "model"?');
+    refused({ by: ['colour'] }, '"colour" is not a report dimension; use day, week, month, model, provider, profile, source, project, task, session, tool.');
+    refused({ by: ['tool', 'model', 'task'] }, 'Tool calls cannot be grouped by model or task: Hermes records usage per call, not per tool; group tools by day, week, month, profile, source, project, session.');
+    refused({ top: 0 }, 'top must be a whole number of rows, 1 or more; got 0.');
+  });
+});
+
+describe('windows', () => {
+  const zone = new Zone(ZONE);
+  const local = (iso: string) => zone.iso(Date.parse(iso) / 1000);
+  const w = (flags: Parameters<typeof resolveWindow>[0]) => {
+    const r = resolveWindow(flags, NOW, zone);
+    return [r.since === null ? null : zone.iso(r.since), r.until === null ? null : zone.iso(r.until)];
+  };
+  it('periods and durations are local days of the ledger\'s zone; a date in --until includes that day', () => {
+    const now = local('2026-07-15T10:30:00Z');
+    assert.deepEqual(w({ period: 'today' }), ['2026-07-15T00:00:00+02:00', now]);
+    assert.deepEqual(w({ period: 'week' }), ['2026-07-13T00:00:00+02:00', now]);
+    assert.deepEqual(w({ period: 'month' }), ['2026-07-01T00:00:00+02:00', now]);
+    assert.deepEqual(w({ period: '30d' }), ['2026-06-16T00:00:00+02:00', now]);
+    assert.deepEqual(w({}), w({ period: '30d' }));
+    assert.deepEqual(w({ period: 'all' }), [null, null]);
+    assert.deepEqual(w({ since: '7d' }), ['2026-07-09T00:00:00+02:00', now]);
+    assert.deepEqual(w({ since: '1w' }), w({ since: '7d' }));
+    assert.deepEqual(w({ since: '12h' }), ['2026-07-15T00:30:00+02:00', now]);
+    assert.deepEqual(w({ since: '2026-07-01', until: '2026-07-07' }), ['2026-07-01T00:00:00+02:00', '2026-07-08T00:00:00+02:00']);
+    assert.deepEqual(w({ since: '2026-07-01T09:00', until: '2026-07-01T18:00:00Z' }), ['2026-07-01T09:00:00+02:00', '2026-07-01T20:00:00+02:00']);
+    assert.deepEqual(w({ until: '2026-07-01' }), [null, '2026-07-02T00:00:00+02:00']);
+  });
+  it('refuses what it cannot read, and --period beside --since', () => {
+    const refused = (flags: Parameters<typeof resolveWindow>[0], message: string) => assert.throws(() => resolveWindow(flags, NOW, zone), (e: { code: string; message: string }) => {
+      assert.deepEqual([e.code, e.message], ['HERMETIC_CLI_USAGE', message]);
+      return true;
+    });
+    refused({ period: 'fortnight' }, '--period must be one of today, week, month, 30d, all; got "fortnight".');
+    refused({ period: 'week', since: '7d' }, '--period sets the window; give it, or --since/--until, not both.');
+    refused({ since: 'last tuesday' }, '--since must be a duration such as 7d, 4w or 12h, or an ISO date such as 2026-07-01 (or 2026-07-01T09:00); got "last tuesday".');
+    refused({ since: '1.5d' }, '--since counts whole days: 1.5d is not a whole number of days.');
+    refused({ until: '2026-13-01' }, '--until must be a duration such as 7d, 4w or 12h, or an ISO date such as 2026-07-01 (or 2026-07-01T09:00); got "2026-13-01".');
+  });
+});
+
+/** reportCommand with its console captured; refusals come back as thrown errors, as main() turns them into lines. */
+async function report(args: string[], color = false): Promise<string> {
+  const out: string[] = [];
+  const log = console.log;
+  console.log = (...a: unknown[]) => void out.push(a.join(' '));
+  try {
+    assert.equal(await reportCommand(['--home', home, ...args], { now: () => NOW * 1000, color }), 0);
+    return out.join('\n');
+  } finally {
+    console.log = log;
+  }
+}
+
+describe('hermetic report (in process)', () => {
+  it('on a terminal: a summary, tables by day, model and source, the five costliest sessions; 80 columns; colour only when asked', async () => {
+    const text = await report([]);
+    for (const heading of ['Hermes usage, 2026-06-16 … 2026-07-15 (days in Europe/Berlin)', 'By day', 'By model', 'By source', 'Most expensive sessions']) assert.ok(text.includes(heading), heading);
+    assert.match(text, /^cost +\$[\d,.]+ \(the billed cost where Hermes has one, else the estimate\)\n +estimated \$[\d,.]+ · billed \$[\d,.]+$/m);
+    assert.match(text, /^tokens +[\d.]+[kM]? input · [\d.]+[kM]? output · [\d.]+[kM]? reasoning$/m);
+    assert.match(text, /^cache +[\d.]+[kM]? read · [\d.]+[kM]? written: [\d.]+% of prompt tokens came from the cache$/m);
+    assert.match(text, /^activity +\d+ sessions · [\d,]+ API calls · [\d,]+ tool calls/m);
+    assert.ok(text.split('\n').every((l) => l.length <= 80), text.split('\n').filter((l) => l.length > 80).join('\n'));
+    assert.doesNotMatch(text, /\x1b\[/);
+    const sessions = text.slice(text.indexOf('Most expensive sessions')).split('\n').slice(3);
+    assert.equal(sessions.length, 5);
+    assert.match(await report([], true), /\x1b\[1mBy day\x1b\[22m/);
+    assert.match(await report(['--period', 'all']), /^By month$/m);
+  });
+
+  it('--json is the usageReport; --csv and --markdown give the same rows', async () => {
+    const json = JSON.parse(await report(['--since', '7d', '--by', 'day', '--by', 'model', '--json'])) as UsageReport;
+    assert.deepEqual(json, usageReport(db, { since: Date.parse('2026-07-09T00:00:00+02:00') / 1000, until: NOW, by: ['day', 'model'] }));
+    addsUp(json, 'json');
+    const csv = (await report(['--since', '7d', '--by', 'day', '--by', 'model', '--csv'])).split('\n');
+    assert.equal(csv[0], `day,model,${MEASURES.join(',')}`);
+    assert.equal(csv.length, json.rows.length + 1);
+    assert.equal(csv[1], [json.rows[0]!.day, json.rows[0]!.model, ...MEASURES.map((m) => json.rows[0]![m] ?? '')].join(','));
+    const md = (await report(['--since', '7d', '--by', 'day', '--by', 'model', '--markdown'])).split('\n');
+    assert.equal(md[0], `| day | model | ${MEASURES.join(' | ')} |`);
+    assert.equal(md.length, json.rows.length + 2);
+    const sessions = JSON.parse(await report(['--period', 'all', '--by', 'session', '--top', '3', '--json'])) as UsageReport;
+    assert.deepEqual(Object.keys(sessions.rows[0]!).slice(0, 2), ['session_id', 'title']);
+    const table = await report(['--period', 'all', '--by', 'tool']);
+    assert.match(table, /^By tool\ntool +calls +errors +sessions$/m);
+  });
+
+  it('refuses with codes main() turns into one line and exit 2', async () => {
+    const refused = async (args: string[], code: string, message: string) => assert.rejects(reportCommand(['--home', home, ...args], { now: () => NOW * 1000 }), (e: { code: string; message: string }) => {
+      assert.deepEqual([e.code, e.message], [code, message]);
+      return true;
+    });
+    await refused(['--since', '2026-07-10', '--until', '2026-07-01'], 'HERMETIC_REPORT_INVALID', '--since 2026-07-10 starts after --until 2026-07-01 ends; swap them.');
+    await refused(['--since', '2026-08-01'], 'HERMETIC_REPORT_INVALID', '--since 2026-08-01 starts after --until now ends; swap them.');
+    await refused(['--json', '--csv'], 'HERMETIC_CLI_USAGE', 'Give one output format; got --json and --csv.');
+    await refused(['--top', '0'], 'HERMETIC_CLI_USAGE', '--top must be between 1 and 1000000; got 0.');
+    await refused(['--by', 'tool', '--by', 'provider'], 'HERMETIC_REPORT_INVALID', 'Tool calls cannot be grouped by provider: Hermes records usage per call, not per tool; group tools by day, week, month, profile, source, project, session.');
+    await refused(['--sinse', '7d'], 'HERMETIC_CLI_USAGE', 'Unknown option "--sinse"; did you mean "--since"?');
+    await assert.rejects(reportCommand(['--home', join(dir, 'nowhere')]), (e: { code: string }) => e.code === 'HERMETIC_DATASET_OPEN');
+  });
+});
+
+describe('an older dataset', () => {
+  it('is upgraded in place by the first report (which says so on stderr), then reported', async () => {
+    const { dir: d, cleanup: done } = tempDir('hermetic-report-old-');
+    try {
+      const g = generate({ out: join(d, 'hermes', 'state.db'), sessions: 12, messages: 120, seed: 'old', end: NOW, days: 3 });
+      const rig = forwarderRig([g.path], { dir: d, timeZone: 'UTC' });
+      rig.forwarder.backfill();
+      rig.forwarder.close();
+      const ro = new Database(join(rig.home, 'hermetic.db'), { readonly: true });
+      const before = usageReport(ro, { by: ['day'] });
+      ro.close();
+      const old = new Database(join(rig.home, 'hermetic.db'));
+      for (const t of ['usage_ledger', 'tool_usage', 'session_activity', 'tool_activity', 'dataset_meta']) old.exec(`DROP TABLE ${t}`);
+      old.pragma('user_version = 1');
+      old.close();
+      const out: string[] = [];
+      const err: string[] = [];
+      const [log, error, tz] = [console.log, console.error, process.env.HERMETIC_TZ];
+      console.log = (...a: unknown[]) => void out.push(a.join(' '));
+      console.error = (...a: unknown[]) => void err.push(a.join(' '));
+      process.env.HERMETIC_TZ = 'UTC'; // a version-1 dataset has no ledger zone yet: the upgrade takes the named one
+      try {
+        assert.equal(await reportCommand(['--home', rig.home, '--period', 'all', '--by', 'day', '--json'], { now: () => NOW * 1000 }), 0);
+      } finally {
+        [console.log, console.error] = [log, error];
+        if (tz === undefined) delete process.env.HERMETIC_TZ;
+        else process.env.HERMETIC_TZ = tz;
+      }
+      assert.deepEqual(err, ['hermetic: upgrading the dataset to this version (building its usage ledger) before the first report…']);
+      assert.deepEqual(JSON.parse(out.join('\n')), before);
+    } finally {
+      done();
+    }
+  });
+});
+
+describe('several stores', () => {
+  it('sessions are counted per store (two profiles may hold the same id) and every grouping adds up', () => {
+    const { dir: d, cleanup: done } = tempDir('hermetic-report-stores-');
+    try {
+      // The same seed and end twice: two stores with the same session ids, each counted once per store.
+      const options = { sessions: 20, messages: 200, seed: 'stores', end: NOW, days: 5 };
+      const a = generate({ ...options, out: join(d, 'a', 'state.db') });
+      const b = generate({ ...options, out: join(d, 'b', 'state.db') });
+      const rig = forwarderRig([a.path, b.path], { dir: d, timeZone: 'UTC' });
+      rig.forwarder.backfill();
+      rig.forwarder.close();
+      const ro = new Database(join(rig.home, 'hermetic.db'), { readonly: true });
+      try {
+        const bySession = usageReport(ro, { by: ['session'] });
+        assert.deepEqual([bySession.totals.sessions, bySession.rows.length], [40, 40]);
+        assert.equal(new Set(bySession.rows.map((r) => r.session_id)).size, 20);
+        for (const by of [['day'], ['model'], ['source', 'task'], ['session']]) addsUp(usageReport(ro, { by }), by.join('+'));
+        const tools = usageReport(ro, { by: ['tool'] });
+        assert.equal(tools.rows.reduce((t, r) => t + Number(r.tool_calls), 0), tools.totals.tool_calls);
+        addsUp(usageReport(ro, { by: ['model'], top: 2 }), 'top 2 models');
+        addsUp(usageReport(ro, { by: ['session'], top: 3 }), 'top 3 sessions');
+        assert.equal(usageReport(ro, { by: ['source'] }).rows.reduce((t, r) => t + Number(r.sessions), 0), 40, 'a session has one source');
+      } finally {
+        ro.close();
+      }
+    } finally {
+      done();
+    }
+  });
+});

@@ -1,0 +1,87 @@
+// A report's window from what people type (`--period week`, `--since 7d`, `--until 2026-07-01`), in the ledger's
+// time zone: days start at local midnight there, whatever zone the reading process runs in.
+import { usageError } from '../../cli/args.js';
+import { utcDay, type Zone } from '../ledger/zone.js';
+
+export const PERIODS = ['today', 'week', 'month', '30d', 'all'] as const;
+export type Period = (typeof PERIODS)[number];
+
+/** Epoch seconds; null for an open end. */
+export interface Window {
+  since: number | null;
+  until: number | null;
+}
+
+const DAY = 86400;
+const UNITS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: DAY, w: 7 * DAY };
+
+/** `YYYY-MM-DD` plus n days. */
+export function addDays(day: string, n: number): string {
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+  return utcDay(Date.UTC(y, m - 1, d + n) / 1000);
+}
+
+/**
+ * A point in time from `7d` (whole days and weeks count back from today's local midnight: `1d` is today's start,
+ * `7d` the start of the day six days ago), `12h`/`30m` (that long before now), `YYYY-MM-DD` (its local midnight, or,
+ * as an end, the next day's: the day is included), or an ISO date-time (a zone offset, else local wall time).
+ */
+export function parsePoint(flag: string, text: string, now: number, zone: Zone, end = false): number {
+  const t = text.trim();
+  const ago = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)$/.exec(t);
+  if (ago) {
+    const n = Number(ago[1]);
+    if (ago[2] === 'd' || ago[2] === 'w') {
+      const days = ago[2] === 'w' ? n * 7 : n;
+      if (!Number.isInteger(days)) usageError(`--${flag} counts whole days: ${t} is not a whole number of days.`);
+      return zone.startOfDay(addDays(zone.dayOf(now), 1 - days));
+    }
+    return now - n * UNITS[ago[2]!]!;
+  }
+  const date = /^(\d{4})-(\d{2})-(\d{2})$/.exec(t);
+  if (date && Number(date[2]) >= 1 && Number(date[2]) <= 12 && Number(date[3]) >= 1 && Number(date[3]) <= 31) {
+    return zone.startOfDay(end ? addDays(t, 1) : t);
+  }
+  const local = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?$/.exec(t);
+  if (local) return zone.timeOf(local[1]!, Number(local[2]), Number(local[3])) + Number(local[4] ?? 0) + Number(local[5] ?? 0);
+  if (/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(t)) {
+    const ms = Date.parse(t.replace(' ', 'T'));
+    if (Number.isFinite(ms)) return ms / 1000;
+  }
+  return usageError(`--${flag} must be a duration such as 7d, 4w or 12h, or an ISO date such as 2026-07-01 (or 2026-07-01T09:00); got "${text}".`);
+}
+
+/**
+ * The window of `--period`, or of `--since`/`--until` (default: the last 30 days). An explicit `--since` or a period
+ * ends now; `--period all` and `--until` alone have no start.
+ * @example resolveWindow({ period: 'today' }, now, zone) // { since: <local midnight>, until: now }
+ */
+export function resolveWindow(flags: { period?: string | undefined; since?: string | undefined; until?: string | undefined }, now: number, zone: Zone): Window {
+  if (flags.period !== undefined && (flags.since !== undefined || flags.until !== undefined)) {
+    usageError('--period sets the window; give it, or --since/--until, not both.');
+  }
+  if (flags.since === undefined && flags.until === undefined) {
+    const period = flags.period ?? '30d';
+    if (!(PERIODS as readonly string[]).includes(period)) usageError(`--period must be one of ${PERIODS.join(', ')}; got "${period}".`);
+    const today = zone.dayOf(now);
+    switch (period as Period) {
+      case 'all':
+        return { since: null, until: null };
+      case 'today':
+        return { since: zone.startOfDay(today), until: now };
+      case 'week': {
+        // ISO weeks start on Monday.
+        const weekday = (new Date(`${today}T00:00:00Z`).getUTCDay() + 6) % 7;
+        return { since: zone.startOfDay(addDays(today, -weekday)), until: now };
+      }
+      case 'month':
+        return { since: zone.startOfDay(`${today.slice(0, 8)}01`), until: now };
+      default:
+        return { since: zone.startOfDay(addDays(today, -29)), until: now };
+    }
+  }
+  return {
+    since: flags.since === undefined ? null : parsePoint('since', flags.since, now, zone),
+    until: flags.until === undefined ? (flags.since === undefined ? null : now) : parsePoint('until', flags.until, now, zone, true),
+  };
+}
