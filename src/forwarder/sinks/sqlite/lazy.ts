@@ -23,14 +23,19 @@ export class LazySqliteSink implements Sink {
     return this.#sink;
   }
 
+  /** The dataset itself, opened (and created) now if it was not: for tests and tools that read it directly. */
+  dataset(): SqliteSink {
+    this.#sink ??= SqliteSink.open(this.home, this.options);
+    return this.#sink;
+  }
+
   /** Whether the dataset file is open (a write, or a cursor read of an existing file, opened it). */
   get opened(): boolean {
     return this.#sink !== null;
   }
 
   write(batch: Batch): Written {
-    this.#sink ??= SqliteSink.open(this.home, this.options);
-    return this.#sink.write(batch);
+    return this.dataset().write(batch);
   }
 
   cursors(store: string): Cursors {
