@@ -1,0 +1,119 @@
+// A throwaway PostgreSQL server for tests and benches: Debian's `postgresql` package (.ci/run installs it), a cluster
+// made with initdb in a temp dir, started with pg_ctl on a free TCP port (127.0.0.1) and a Unix socket in that dir,
+// run as the `postgres` user when we are root. One cluster per process (sharedPostgres), one database per test.
+// Stopped at process exit, whatever happens (an immediate shutdown; the temp dir removed).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface PgCluster {
+  /** A URL for the `postgres` database, with the password (tests only). */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  readonly user: string;
+  readonly password: string;
+  /** The directory of the Unix socket (for `?host=` URLs and psql -h). */
+  readonly socketDir: string;
+  readonly binDir: string;
+  /** A new empty database, and its URL. */
+  createDatabase(name?: string): string;
+  /** Runs SQL with psql against a database (default `postgres`) and returns its unaligned, tuples-only output. */
+  psql(sql: string, database?: string): string;
+  /** Stops the server (`mode`: fast, the default, or immediate: a crash), keeping its data. */
+  stop(mode?: 'fast' | 'immediate'): void;
+  /** Starts it again on the same port. */
+  start(): void;
+  /** Stops it and removes its files (also done at process exit). */
+  destroy(): void;
+}
+
+const PASSWORD = 'pg-test-secret';
+const USER = 'hermetic';
+
+/** The directory of initdb and pg_ctl: $HERMETIC_PG_BIN, else the newest /usr/lib/postgresql/<v>/bin. */
+export function postgresBinDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.HERMETIC_PG_BIN) return env.HERMETIC_PG_BIN;
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a)) : [];
+  if (versions.length === 0) {
+    throw new Error('PostgreSQL is not installed: the tests need Debian\'s postgresql package (apt-get install postgresql; .ci/run installs it), or HERMETIC_PG_BIN naming a directory with initdb and pg_ctl.');
+  }
+  return join(root, versions[0]!, 'bin');
+}
+
+/** A TCP port nobody listens on now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.unref();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const isRoot = () => process.getuid?.() === 0;
+
+/** Runs a PostgreSQL program as the postgres user when we are root (initdb and postgres refuse root). */
+function runPg(bin: string, args: string[], options: { input?: string } = {}): string {
+  const [cmd, argv] = isRoot() ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
+  const r = spawnSync(cmd, argv, { encoding: 'utf8', input: options.input, timeout: 120_000 });
+  if (r.status !== 0) throw new Error(`${bin.split('/').pop()} ${args.join(' ')} failed (${r.status ?? r.signal}): ${r.stderr || r.stdout}`);
+  return r.stdout;
+}
+
+/** Makes and starts a new cluster. */
+export async function startPostgres(): Promise<PgCluster> {
+  const binDir = postgresBinDir();
+  const dir = mkdtempSync(join(tmpdir(), 'hermetic-pg-'));
+  const data = join(dir, 'data');
+  const pwfile = join(dir, 'pw');
+  writeFileSync(pwfile, PASSWORD);
+  if (isRoot()) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+    chownSync(dir, uid, gid);
+    chownSync(pwfile, uid, gid);
+  }
+  chmodSync(dir, 0o700);
+  runPg(join(binDir, 'initdb'), ['-D', data, '-U', USER, '--pwfile', pwfile, '--auth-local=trust', '--auth-host=scram-sha-256', '--no-sync', '-E', 'UTF8', '--locale=C']);
+  const port = await freePort();
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=200`;
+  let destroyed = false;
+  const start = () => { runPg(join(binDir, 'pg_ctl'), ['-D', data, '-l', join(dir, 'log'), '-o', options, '-w', '-t', '60', 'start']); };
+  const stop = (mode: 'fast' | 'immediate' = 'fast') => { runPg(join(binDir, 'pg_ctl'), ['-D', data, '-m', mode, '-w', '-t', '60', 'stop']); };
+  const destroy = () => {
+    if (destroyed) return;
+    destroyed = true;
+    spawnSync(isRoot() ? 'runuser' : join(binDir, 'pg_ctl'), isRoot() ? ['-u', 'postgres', '--', join(binDir, 'pg_ctl'), '-D', data, '-m', 'immediate', 'stop'] : ['-D', data, '-m', 'immediate', 'stop'], { stdio: 'ignore' });
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.on('exit', destroy);
+  start();
+  const psql = (sql: string, database = 'postgres') =>
+    runPg(join(binDir, 'psql'), ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-At', '-h', dir, '-p', String(port), '-U', USER, '-d', database], { input: sql });
+  let n = 0;
+  return {
+    url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
+    host: '127.0.0.1', port, user: USER, password: PASSWORD, socketDir: dir, binDir,
+    createDatabase(name) {
+      const db = name ?? `t${process.pid}_${++n}_${Math.random().toString(36).slice(2, 8)}`;
+      psql(`CREATE DATABASE "${db}"`);
+      return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${db}`;
+    },
+    psql, stop, start, destroy,
+  };
+}
+
+let shared: Promise<PgCluster> | null = null;
+
+/** One cluster for this process, started on first use. */
+export function sharedPostgres(): Promise<PgCluster> {
+  shared ??= startPostgres();
+  return shared;
+}
