@@ -1,0 +1,63 @@
+// The contract between the forwarder and a sink that lives outside the embedded dataset (PostgreSQL, OTLP; decision
+// 0035). The embedded dataset is the hub: every remote sink is fed from it, never from Hermes's store, through a change
+// log the dataset keeps while any remote sink is registered. A remote sink receives deltas (rows upserted, keys
+// removed) in batches, applies each batch idempotently and atomically where it can, and acknowledges it; only then
+// does that sink's own cursor move (in the dataset, in one local transaction). A slow or down sink holds no other back.
+import type { RecordOf } from '../../dataset/columns.js';
+
+/** The tables a remote sink may receive, by their dataset names (dataset/columns.ts). */
+export type ShippedTable =
+  | 'sessions' | 'messages' | 'parts' | 'model_usage' | 'usage_events' | 'daily_usage' | 'usage_ledger' | 'tool_usage';
+
+/** Where the rows come from: a machine (a stable id kept in the Hermetic home, and the host name) and its dataset. */
+export interface Origin {
+  machineId: string;
+  hostname: string;
+}
+
+/**
+ * One batch of changes, in the order they were made. `upserts` carry whole rows as the dataset holds them now (after
+ * the sink's redaction, when on); `deletes` carry primary keys (dataset/columns.ts `primaryKey`) of rows that are gone.
+ * Within a batch, a key is either upserted or deleted, never both. Local-only sessions never appear, and a session
+ * that became local-only (or ignored) arrives as deletes of all its rows.
+ */
+export interface DeltaBatch {
+  origin: Origin;
+  /** The change-log sequence numbers this batch covers: (fromSeq, toSeq]. A replay sends the same range again. */
+  fromSeq: number;
+  toSeq: number;
+  upserts: { table: ShippedTable; rows: RecordOf[] }[];
+  deletes: { table: ShippedTable; keys: RecordOf[] }[];
+}
+
+/** Why a sink failed: `retriable` ones (connection refused, timeout, serialization failure) are retried with backoff. */
+export class SinkError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly retriable: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'SinkError';
+  }
+}
+
+export interface RemoteSink {
+  /** A stable identity for the sink's cursor: its kind and URL without credentials (never a password). */
+  readonly id: string;
+  /** What `status` prints: the URL with any password redacted. */
+  readonly display: string;
+  /** Whether rows leave the machine (then redaction is on unless the user said --no-redact). */
+  readonly leavesMachine: boolean;
+  /** Connects and prepares the destination (migrations); throws SinkError. Called before the first write. */
+  open(): Promise<void>;
+  /**
+   * The highest `toSeq` the destination itself recorded for this origin (when it can record one in the same
+   * transaction as the rows: PostgreSQL does), else null. A batch at or below it is already applied: skipped.
+   */
+  appliedSeq(origin: Origin): Promise<number | null>;
+  /** Applies one batch; resolves only when the destination holds it durably. Idempotent. Throws SinkError. */
+  write(batch: DeltaBatch): Promise<void>;
+  close(): Promise<void>;
+}
