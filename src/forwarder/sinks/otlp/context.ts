@@ -14,12 +14,12 @@ export function datasetContext(path: string): DatasetContext {
   const session = db.prepare('SELECT * FROM sessions WHERE store = ? AND session_id = ?');
   // From the turn's user message (else the start) up to the message before `seq`.
   const turn = db.prepare(`
-    SELECT * FROM messages WHERE store = ?1 AND session_id = ?2 AND seq < ?3 AND seq >= COALESCE((
-      SELECT MAX(seq) FROM messages WHERE store = ?1 AND session_id = ?2 AND seq < ?3 AND role = 'user' AND kind = 'message'
+    SELECT * FROM messages WHERE store = @store AND session_id = @sessionId AND seq < @seq AND seq >= COALESCE((
+      SELECT MAX(seq) FROM messages WHERE store = @store AND session_id = @sessionId AND seq < @seq AND role = 'user' AND kind = 'message'
     ), 0) ORDER BY seq`);
   return {
     session: (store, sessionId) => (session.get(store, sessionId) as RecordOf | undefined) ?? null,
-    turnBefore: (store, sessionId, seq) => (seq > 0 ? (turn.all(store, sessionId, seq) as RecordOf[]) : []),
+    turnBefore: (store, sessionId, seq) => (seq > 0 ? (turn.all({ store, sessionId, seq }) as RecordOf[]) : []),
     close: () => {
       db?.close();
       db = null;

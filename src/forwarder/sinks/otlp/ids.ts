@@ -23,7 +23,7 @@ export function traceIdOf(k: SessionKey): string {
 
 /**
  * 8 bytes (16 hex digits) for one span of a session's trace: `session`, `turn:<logical id>`, `chat:<logical id>`,
- * `tool:<call id>` (or `tool:<logical id>#<index>` for a call without an id).
+ * `tool:<logical id>#<index of the call in its message>` (logical ids stay the same across compaction).
  * @example spanIdOf(key, 'chat:42')
  */
 export function spanIdOf(k: SessionKey, what: string): string {

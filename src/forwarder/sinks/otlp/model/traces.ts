@@ -163,7 +163,8 @@ export function sessionSpans(machineId: string, rows: SessionRows, options: { co
       const decoded = decodeToolCalls(m.tool_calls).calls ?? [];
       decoded.forEach((c, i) => {
         const callId = c.id;
-        const spanId = spanIdOf(key, callId ? `tool:${callId}` : `tool:${m.logical_id}#${i}`);
+        // By position, not call id: Hermes's stores reuse a call id within a session (a result answers the latest).
+        const spanId = spanIdOf(key, `tool:${m.logical_id}#${i}`);
         const pending: PendingCall = { spanId, name: c.name ?? 'unknown', callId, args: c.args, start: end, turn, isNew };
         if (callId) calls.set(callId, pending);
         if (isNew) toolSpans.set(spanId, toolSpan(pending, null));
