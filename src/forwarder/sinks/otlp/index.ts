@@ -4,7 +4,7 @@ import { otlpSettings, type OtlpSinkOptions } from './options.js';
 import { OtlpSink } from './sink.js';
 
 export { isOtlpUrl, otlpSettings, type OtlpSinkOptions, type OtlpSettings, type OtlpPartialSuccess } from './options.js';
-export { OtlpSink, type OtlpWriteResult, SPANS_PER_REQUEST, POINTS_PER_REQUEST } from './sink.js';
+export { OtlpSink, type OtlpWriteResult } from './sink.js';
 export { traceIdOf, spanIdOf } from './ids.js';
 
 /**

@@ -37,6 +37,18 @@ const SCHEMA = {
     if (n <= 0) throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "${name}" must be above 0; got ${n}.`);
     return n;
   }),
+  /** Most spans in one request (default 1000: a whole backfill in one body would pass many receivers' size limits). */
+  spansPerRequest: check((value, name): number => {
+    const n = is.integer(value, name);
+    if (n < 1) throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "${name}" must be at least 1; got ${n}.`);
+    return n;
+  }),
+  /** Most data points in one request (default 3000; a series' points are never split). */
+  pointsPerRequest: check((value, name): number => {
+    const n = is.integer(value, name);
+    if (n < 9) throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "${name}" must be at least 9 (one series); got ${n}.`);
+    return n;
+  }),
   /** Told of every partial success the receiver answers (spans or points it refused); default: one line on stderr. */
   onPartialSuccess: check((value, name): (p: OtlpPartialSuccess) => void => {
     if (typeof value === 'function') return value as (p: OtlpPartialSuccess) => void;
@@ -61,6 +73,8 @@ export interface OtlpSettings {
   content: boolean;
   datasetPath: string | null;
   timeoutMs: number;
+  spansPerRequest: number;
+  pointsPerRequest: number;
   onPartialSuccess: (p: OtlpPartialSuccess) => void;
 }
 
@@ -116,7 +130,7 @@ function envHeaders(env: Record<string, string | undefined>, signal: 'TRACES' | 
  */
 export function otlpSettings(url: string, options: OtlpSinkOptions = {}): OtlpSettings {
   const o = parseOptions('OTLP sink', options, SCHEMA, {
-    headers: [], content: false, datasetPath: null, env: process.env, timeoutMs: 10_000,
+    headers: [], content: false, datasetPath: null, env: process.env, timeoutMs: 10_000, spansPerRequest: 1000, pointsPerRequest: 3000,
     onPartialSuccess: (p: OtlpPartialSuccess) => {
       process.stderr.write(`hermetic: the OTLP receiver refused ${p.rejected} ${p.signal === 'traces' ? 'spans' : 'data points'} of a batch: ${p.message} [HERMETIC_SINK_OTLP_PARTIAL]\n`);
     },
@@ -150,7 +164,8 @@ export function otlpSettings(url: string, options: OtlpSinkOptions = {}): OtlpSe
   return Object.freeze({
     base, tracesUrl: `${base}/v1/traces`, metricsUrl: `${base}/v1/metrics`, encoding: scheme.encoding,
     tracesHeaders: signalHeaders('TRACES'), metricsHeaders: signalHeaders('METRICS'),
-    id, display, content: o.content, datasetPath: o.datasetPath, timeoutMs: o.timeoutMs, onPartialSuccess: o.onPartialSuccess,
+    id, display, content: o.content, datasetPath: o.datasetPath, timeoutMs: o.timeoutMs, spansPerRequest: o.spansPerRequest, pointsPerRequest: o.pointsPerRequest,
+    onPartialSuccess: o.onPartialSuccess,
   });
 }
 

@@ -12,10 +12,6 @@ import { NO_CONTEXT, type SpanModel } from './model/traces.js';
 import type { OtlpPartialSuccess, OtlpSettings } from './options.js';
 import { postExport } from './transport.js';
 
-/** Spans per request: a whole backfill in one body would pass most receivers' size limits (4 MiB is common). */
-export const SPANS_PER_REQUEST = 1000;
-/** Data points per metrics request (each series gives up to 9). */
-export const POINTS_PER_REQUEST = 3000;
 
 export interface OtlpWriteResult {
   spans: number;
@@ -60,10 +56,11 @@ export class OtlpSink implements RemoteSink {
   async write(batch: DeltaBatch): Promise<void> {
     const t = batchTelemetry(batch, this.context ?? NO_CONTEXT, { content: this.settings.content });
     const result: OtlpWriteResult = { spans: t.spans.length, points: 0, requests: 0, deletesIgnored: t.deletesIgnored, partial: [] };
-    for (let i = 0; i < t.spans.length; i += SPANS_PER_REQUEST) {
-      await this.send(result, 'traces', encodeSpans(t.spans.slice(i, i + SPANS_PER_REQUEST), batch.origin, this.settings.encoding));
+    const per = this.settings.spansPerRequest;
+    for (let i = 0; i < t.spans.length; i += per) {
+      await this.send(result, 'traces', encodeSpans(t.spans.slice(i, i + per), batch.origin, this.settings.encoding));
     }
-    for (const chunk of chunks(t.metrics)) {
+    for (const chunk of chunks(t.metrics, this.settings.pointsPerRequest)) {
       result.points += chunk.tokenUsage.length + chunk.tokens.length + chunk.cost.length;
       await this.send(result, 'metrics', encodeMetrics(chunk, batch.origin, this.settings.encoding));
     }
@@ -90,15 +87,15 @@ export class OtlpSink implements RemoteSink {
   }
 }
 
-// The points of a batch in requests of at most POINTS_PER_REQUEST, a series' points never split across two.
-function* chunks(m: MetricsModel): Generator<MetricsModel> {
+// The points of a batch in requests of at most `limit` points, a series' points (at most 9) never split across two.
+function* chunks(m: MetricsModel, limit: number): Generator<MetricsModel> {
   const total = m.tokenUsage.length + m.tokens.length + m.cost.length;
   if (total === 0) return;
-  if (total <= POINTS_PER_REQUEST) {
+  if (total <= limit) {
     yield m;
     return;
   }
-  const per = Math.max(1, Math.floor(POINTS_PER_REQUEST / 9));
+  const per = Math.max(1, Math.floor(limit / 9));
   const series = m.tokenUsage.length / 2;
   for (let i = 0; i < series; i += per) {
     const ids = new Set(m.tokenUsage.slice(i * 2, (i + per) * 2).map((p) => seriesKey(p.attributes)));
