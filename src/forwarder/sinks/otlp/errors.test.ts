@@ -97,7 +97,11 @@ test('400, 401 and 404 are fatal, with a hint where one helps', async () => {
   assert.match(e.message, /refused the traces with 401.*check the credentials: --sink-header or OTEL_EXPORTER_OTLP_HEADERS/);
   receiver.plan({ status: 404 });
   e = await failure(sink.write(BATCH));
-  assert.match(e.message, /with 404.*\/v1\/traces the receiver's OTLP\/HTTP path/);
+  assert.match(e.message, /with 404.*\/v1\/traces the receiver's OTLP\/HTTP path/);  receiver.plan({ status: 307, headers: { location: 'http://elsewhere.test/v1/traces' } });
+  e = await failure(sink.write(BATCH));
+  assert.equal(e.retriable, false);
+  assert.match(e.message, /with 307.*a redirect: give the final URL/);
+  assert.equal(receiver.requests.length, 4, 'the redirect was not followed');
 });
 
 test('a partial success is reported, not retried', async () => {
