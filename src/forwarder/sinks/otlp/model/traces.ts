@@ -4,6 +4,7 @@
 // leaves out (the turn's earlier messages, the session row) comes through `TraceContext`.
 import type { RecordOf } from '../../../dataset/columns.js';
 import { decodeToolCalls } from '../../../normalize/tool-calls.js';
+import type { ToolCall } from '../../../normalize/types.js';
 import { spanIdOf, traceIdOf, type SessionKey } from '../ids.js';
 import { AGENT_NAME, providerName, type AttrValue } from './vocabulary.js';
 
@@ -108,7 +109,7 @@ interface PendingCall {
 /**
  * The spans one batch adds or updates for one session: the root (when the session row is known), every turn holding
  * a new message, a chat span per new assistant message, an execute_tool span per call that is new or newly answered.
- * @example sessionSpans({ machineId: 'm', hostname: 'h' }, rows, { content: false })
+ * @example sessionSpans('machine-id', { store, sessionId, session, messages }, { content: false, context: [] })
  */
 export function sessionSpans(machineId: string, rows: SessionRows, options: { content: boolean; context: RecordOf[] }): SpanModel[] {
   const key: SessionKey = { machineId, store: rows.store, sessionId: rows.sessionId };
@@ -214,7 +215,7 @@ export function sessionSpans(machineId: string, rows: SessionRows, options: { co
 }
 
 // GenAI's output message shape: text, reasoning and tool-call parts, and the finish reason.
-function outputMessage(m: RecordOf, calls: ReturnType<typeof decodeToolCalls>['calls'] & object): unknown {
+function outputMessage(m: RecordOf, calls: ToolCall[]): unknown {
   const parts: unknown[] = [];
   if (text(m.reasoning)) parts.push({ type: 'reasoning', content: m.reasoning });
   if (text(m.content)) parts.push({ type: 'text', content: m.content });
