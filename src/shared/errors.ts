@@ -50,6 +50,11 @@ export const ERROR_CODES = {
   HERMETIC_POLICY_LIST: { status: 500, summary: 'The machine-local usage-policy list exists but cannot be read or is malformed; forwarding stops rather than guess (fail closed).' },
   HERMETIC_POLICY_PATH: { status: 400, summary: 'hermetic policy check or hermetic forget --scope was given a path that does not exist or is not a folder.' },
   HERMETIC_FORGET_NONE: { status: 400, summary: 'hermetic forget removed nothing: no forwarded session matches, or none that matches is ignored by the usage policy now (only sessions a .hypignore or the machine-local list now says `ignore` for are forgotten).' },
+  HERMETIC_SINK_OTLP_URL: { status: 400, summary: 'An OTLP sink URL is not otlp+http://, otlp+https://, otlp+http-json:// or otlp+https-json:// followed by a host (and an optional path), or it carries a query or fragment.' },
+  HERMETIC_SINK_OTLP_HEADERS: { status: 400, summary: 'An OTLP header (--sink-header K=V, or OTEL_EXPORTER_OTLP_HEADERS as key=value pairs separated by commas) has no `=`, an empty or invalid name, or a value HTTP cannot carry; the value itself is never shown.' },
+  HERMETIC_SINK_OTLP_UNAVAILABLE: { status: 503, summary: 'The OTLP receiver could not be reached (connection refused, a timeout) or answered 408, 429 or any 5xx; the batch is retried later (after Retry-After when the receiver sent one), nothing is lost.' },
+  HERMETIC_SINK_OTLP_REJECTED: { status: 502, summary: 'The OTLP receiver refused the batch with a 4xx other than 408 and 429 (400 bad data, 401/403 credentials, 404 wrong path, 413 too large) or answered something that is not OTLP; retrying the same batch cannot help, so the sink stops until its configuration is fixed.' },
+  HERMETIC_SINK_OTLP_PARTIAL: { status: 502, summary: 'The OTLP receiver accepted a batch but said it refused some of its spans or data points (an OTLP partial success); they are not sent again (OTLP forbids it), and the batch counts as delivered.' },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -30,16 +30,22 @@ export interface DeltaBatch {
   deletes: { table: ShippedTable; keys: RecordOf[] }[];
 }
 
-/** Why a sink failed: `retriable` ones (connection refused, timeout, serialization failure) are retried with backoff. */
+/**
+ * Why a sink failed: `retriable` ones (connection refused, timeout, serialization failure) are retried with backoff.
+ * `retryAfterMs`: the destination asked to be left alone that long first (HTTP Retry-After); the backoff waits at
+ * least that much.
+ */
 export class SinkError extends Error {
+  readonly retryAfterMs: number | null;
   constructor(
     readonly code: string,
     message: string,
     readonly retriable: boolean,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAfterMs?: number },
   ) {
     super(message, options);
     this.name = 'SinkError';
+    this.retryAfterMs = options?.retryAfterMs ?? null;
   }
 }
 

@@ -1,0 +1,105 @@
+// The span and point models → OTLP request bodies, through OpenTelemetry's own serializers
+// (@opentelemetry/otlp-transformer, protobuf or JSON). We hand them SDK-shaped records built from our own ids and
+// times, so the bytes are deterministic: no SDK tracer, no clock, no random id (decision 0039).
+import { SpanKind, SpanStatusCode, TraceFlags, ValueType, type HrTime } from '@opentelemetry/api';
+import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
+import { AggregationTemporality, DataPointType, type MetricData, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
+import { JsonMetricsSerializer, JsonTraceSerializer, ProtobufMetricsSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import type { Origin } from '../remote/contract.js';
+import type { MetricsModel, PointModel } from './model/metrics.js';
+import type { SpanModel } from './model/traces.js';
+import { SCOPE, SERVICE_NAME } from './model/vocabulary.js';
+import type { OtlpEncoding } from './options.js';
+
+/**
+ * Epoch seconds (a REAL with microseconds, as Hermes stores them) → [seconds, nanoseconds], rounded to the microsecond
+ * so the same REAL always gives the same nanoseconds.
+ * @example hrTime(1780000606.510776) // [1780000606, 510776000]
+ */
+export function hrTime(seconds: number): HrTime {
+  const micros = Math.round(seconds * 1e6);
+  const s = Math.floor(micros / 1e6);
+  return [s, (micros - s * 1e6) * 1000];
+}
+
+/** The resource every span and point of an origin is sent under. */
+export function originResource(origin: Origin): Resource {
+  return resourceFromAttributes({
+    'service.name': SERVICE_NAME,
+    'host.name': origin.hostname,
+    'hermetic.machine.id': origin.machineId,
+  });
+}
+
+function readable(s: SpanModel, resource: Resource): ReadableSpan {
+  const start = hrTime(s.start), end = hrTime(s.end);
+  const context = { traceId: s.traceId, spanId: s.spanId, traceFlags: TraceFlags.SAMPLED };
+  const micros = Math.max(0, Math.round(s.end * 1e6) - Math.round(s.start * 1e6));
+  return {
+    name: s.name,
+    kind: s.kind === 'client' ? SpanKind.CLIENT : SpanKind.INTERNAL,
+    spanContext: () => context,
+    ...(s.parentSpanId ? { parentSpanContext: { traceId: s.traceId, spanId: s.parentSpanId, traceFlags: TraceFlags.SAMPLED } } : {}),
+    startTime: start,
+    endTime: end,
+    duration: [Math.floor(micros / 1e6), (micros % 1e6) * 1000],
+    status: { code: SpanStatusCode.UNSET },
+    attributes: s.attributes,
+    links: [],
+    events: [],
+    ended: true,
+    resource,
+    instrumentationScope: SCOPE,
+    droppedAttributesCount: 0,
+    droppedEventsCount: 0,
+    droppedLinksCount: 0,
+  };
+}
+
+export function encodeSpans(spans: SpanModel[], origin: Origin, encoding: OtlpEncoding): Uint8Array {
+  const resource = originResource(origin);
+  const records = spans.map((s) => readable(s, resource));
+  const body = encoding === 'json' ? JsonTraceSerializer.serializeRequest(records) : ProtobufTraceSerializer.serializeRequest(records);
+  if (!body) throw new Error('the OTLP trace serializer returned nothing');
+  return body;
+}
+
+const at = (p: PointModel) => ({ startTime: hrTime(p.start), endTime: hrTime(p.time), attributes: p.attributes });
+
+export function encodeMetrics(m: MetricsModel, origin: Origin, encoding: OtlpEncoding): Uint8Array {
+  const metrics: MetricData[] = [];
+  if (m.tokenUsage.length) {
+    metrics.push({
+      descriptor: { name: 'gen_ai.client.token.usage', description: 'Tokens used by the model calls of a Hermes conversation (running total since it started).', unit: '{token}', valueType: ValueType.INT },
+      aggregationTemporality: AggregationTemporality.CUMULATIVE,
+      dataPointType: DataPointType.HISTOGRAM,
+      // One bucket: Hermes keeps totals per session, not each call's figure, so count and sum are exact and the
+      // distribution is not known.
+      dataPoints: m.tokenUsage.map((p) => ({ ...at(p), value: { buckets: { boundaries: [], counts: [p.count] }, count: p.count, sum: p.sum } })),
+    });
+  }
+  if (m.tokens.length) {
+    metrics.push({
+      descriptor: { name: 'hermetic.usage.tokens', description: 'Hermes\'s token counters of a conversation (input net of cache, output, cache read, cache write, reasoning).', unit: '{token}', valueType: ValueType.INT },
+      aggregationTemporality: AggregationTemporality.CUMULATIVE,
+      dataPointType: DataPointType.SUM,
+      // Not monotonic: Hermes's counters can go down (absolute-mode counters after an agent restart).
+      isMonotonic: false,
+      dataPoints: m.tokens.map((p) => ({ ...at(p), value: p.value })),
+    });
+  }
+  if (m.cost.length) {
+    metrics.push({
+      descriptor: { name: 'hermetic.usage.cost', description: 'Cost of a conversation in US dollars, estimated or billed, as Hermes recorded it.', unit: 'USD', valueType: ValueType.DOUBLE },
+      aggregationTemporality: AggregationTemporality.CUMULATIVE,
+      dataPointType: DataPointType.SUM,
+      isMonotonic: false,
+      dataPoints: m.cost.map((p) => ({ ...at(p), value: p.value })),
+    });
+  }
+  const request: ResourceMetrics = { resource: originResource(origin), scopeMetrics: [{ scope: SCOPE, metrics }] };
+  const body = encoding === 'json' ? JsonMetricsSerializer.serializeRequest(request) : ProtobufMetricsSerializer.serializeRequest(request);
+  if (!body) throw new Error('the OTLP metrics serializer returned nothing');
+  return body;
+}

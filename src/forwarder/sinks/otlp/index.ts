@@ -1,0 +1,18 @@
+// The OTLP sink's face: `createOtlpSink(url, options)` for otlp+http:// (protobuf) and otlp+http-json:// (JSON)
+// receivers, and the pieces the CLI and tests name (decision 0039).
+import { otlpSettings, type OtlpSinkOptions } from './options.js';
+import { OtlpSink } from './sink.js';
+
+export { isOtlpUrl, otlpSettings, type OtlpSinkOptions, type OtlpSettings, type OtlpPartialSuccess } from './options.js';
+export { OtlpSink, type OtlpWriteResult } from './sink.js';
+export { traceIdOf, spanIdOf } from './ids.js';
+
+/**
+ * A RemoteSink sending a dataset's deltas to an OTLP/HTTP receiver. Throws HermeticError (HERMETIC_SINK_OTLP_URL,
+ * HERMETIC_SINK_OTLP_HEADERS, HERMETIC_OPTIONS_*) on a bad URL or option; its writes throw SinkError.
+ * @example const sink = createOtlpSink('otlp+http://localhost:4318', { headers: ['x-api-key=…'], datasetPath: home + '/hermetic.db' });
+ */
+export function createOtlpSink(url: string, options: OtlpSinkOptions & { now?: () => number } = {}): OtlpSink {
+  const { now, ...rest } = options;
+  return new OtlpSink(otlpSettings(url, rest), now);
+}

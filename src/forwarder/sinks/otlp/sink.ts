@@ -1,0 +1,114 @@
+// The OTLP remote sink (decision 0039): each DeltaBatch becomes spans (POST /v1/traces) and cumulative usage points
+// (POST /v1/metrics), protobuf or JSON. Ids and times come from the data, so sending a batch twice sends the same
+// telemetry twice; a receiver that dedupes by span id (and any metrics backend, for cumulative points) keeps one.
+import { HermeticError } from '../../../shared/errors.js';
+import type { DeltaBatch, Origin, RemoteSink } from '../remote/contract.js';
+import { SinkError } from '../remote/contract.js';
+import { datasetContext, type DatasetContext } from './context.js';
+import { encodeMetrics, encodeSpans } from './encode.js';
+import { batchTelemetry } from './model/batch.js';
+import type { MetricsModel } from './model/metrics.js';
+import { NO_CONTEXT, type SpanModel } from './model/traces.js';
+import type { OtlpPartialSuccess, OtlpSettings } from './options.js';
+import { postExport } from './transport.js';
+
+
+export interface OtlpWriteResult {
+  spans: number;
+  points: number;
+  requests: number;
+  deletesIgnored: number;
+  partial: OtlpPartialSuccess[];
+}
+
+export class OtlpSink implements RemoteSink {
+  readonly id: string;
+  readonly display: string;
+  /** Telemetry goes to a collector or a vendor: treated as leaving the machine even when the collector is local. */
+  readonly leavesMachine = true;
+  /** What the last write sent (for `status` and tests). */
+  lastWrite: OtlpWriteResult | null = null;
+  private context: DatasetContext | null = null;
+
+  constructor(
+    private readonly settings: OtlpSettings,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.id = settings.id;
+    this.display = settings.display;
+  }
+
+  async open(): Promise<void> {
+    if (!this.settings.datasetPath || this.context) return;
+    try {
+      this.context = datasetContext(this.settings.datasetPath);
+    } catch (e) {
+      const message = e instanceof HermeticError ? e.message : String(e);
+      throw new SinkError('HERMETIC_DATASET_OPEN', `The OTLP sink cannot read the dataset for context: ${message}`, false, { cause: e });
+    }
+  }
+
+  /** OTLP receivers keep no sequence numbers: every batch is sent, and a replay is harmless (same ids). */
+  async appliedSeq(_origin: Origin): Promise<number | null> {
+    return null;
+  }
+
+  async write(batch: DeltaBatch): Promise<void> {
+    const t = batchTelemetry(batch, this.context ?? NO_CONTEXT, { content: this.settings.content });
+    const result: OtlpWriteResult = { spans: t.spans.length, points: 0, requests: 0, deletesIgnored: t.deletesIgnored, partial: [] };
+    const per = this.settings.spansPerRequest;
+    for (let i = 0; i < t.spans.length; i += per) {
+      await this.send(result, 'traces', encodeSpans(t.spans.slice(i, i + per), batch.origin, this.settings.encoding));
+    }
+    for (const chunk of chunks(t.metrics, this.settings.pointsPerRequest)) {
+      result.points += chunk.tokenUsage.length + chunk.tokens.length + chunk.cost.length;
+      await this.send(result, 'metrics', encodeMetrics(chunk, batch.origin, this.settings.encoding));
+    }
+    this.lastWrite = result;
+  }
+
+  async close(): Promise<void> {
+    this.context?.close();
+    this.context = null;
+  }
+
+  private async send(result: OtlpWriteResult, signal: 'traces' | 'metrics', body: Uint8Array): Promise<void> {
+    const s = this.settings;
+    const partial = await postExport({
+      signal, body, encoding: s.encoding, display: s.display, timeoutMs: s.timeoutMs, now: this.now,
+      url: signal === 'traces' ? s.tracesUrl : s.metricsUrl,
+      headers: signal === 'traces' ? s.tracesHeaders : s.metricsHeaders,
+    });
+    result.requests++;
+    if (partial) {
+      result.partial.push(partial);
+      s.onPartialSuccess(partial);
+    }
+  }
+}
+
+// The points of a batch in requests of at most `limit` points, a series' points (at most 9) never split across two.
+function* chunks(m: MetricsModel, limit: number): Generator<MetricsModel> {
+  const total = m.tokenUsage.length + m.tokens.length + m.cost.length;
+  if (total === 0) return;
+  if (total <= limit) {
+    yield m;
+    return;
+  }
+  const per = Math.max(1, Math.floor(limit / 9));
+  const series = m.tokenUsage.length / 2;
+  for (let i = 0; i < series; i += per) {
+    const ids = new Set(m.tokenUsage.slice(i * 2, (i + per) * 2).map((p) => seriesKey(p.attributes)));
+    yield {
+      tokenUsage: m.tokenUsage.slice(i * 2, (i + per) * 2),
+      tokens: m.tokens.filter((p) => ids.has(seriesKey(p.attributes))),
+      cost: m.cost.filter((p) => ids.has(seriesKey(p.attributes))),
+    };
+  }
+}
+
+function seriesKey(a: Record<string, unknown>): string {
+  return JSON.stringify([a['gen_ai.conversation.id'], a['hermes.task'], a['hermes.route'] ?? null, a['gen_ai.request.model'] ?? null]);
+}
+
+export type { SpanModel };
