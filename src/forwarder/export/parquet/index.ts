@@ -1,0 +1,5 @@
+// Parquet export of the dataset (decision 0037): `exportParquet` and what it reports.
+export { exportParquet, windowDays, EXPORTED_TABLES, PARTITIONED, type ExportRequest, type ExportSummary, type TableSummary } from './export.js';
+export { readManifest, MANIFEST_FORMAT, type Manifest, type ManifestFile, type ManifestTable } from './manifest.js';
+export { exportColumns, manifestSchema, epochMicros, epochDays, TIME_COLUMNS, DATE_COLUMNS, type ExportColumn } from './schema.js';
+export { DEFAULT_BUDGET, type RowGroupBudget } from './write-file.js';
