@@ -150,7 +150,7 @@ function write(out: string, table: DatasetTable, path: string, rows: Iterable<un
     return writeParquetFile(path, exportColumns(table), rows, { [META.table]: table.name, ...metadata }, keyNamer(table), budget);
   } catch (e) {
     if (e instanceof RowProblem) {
-      throw new HermeticError('HERMETIC_EXPORT_VALUE', `${table.name}.${e.column} of the row ${e.key} holds ${e.why}, which its Parquet column cannot; ${path} was left as it was. Check the row with "hermetic query"; this is a bug in the dataset or in Hermetic.`);
+      throw new HermeticError('HERMETIC_EXPORT_VALUE', `Cannot export ${table.name}.${e.column} of the row ${e.key}: ${e.why}. ${path} was left as it was; check the row with "hermetic query" (a bug in the dataset or in Hermetic).`);
     }
     if (e instanceof HermeticError) throw e;
     if (typeof (e as NodeJS.ErrnoException)?.code === 'string') throw outError(out, e);
