@@ -3,7 +3,7 @@
 // the types DuckDB sees, nullability, row groups, the manifest; then incremental exports (a window, the next one, the
 // first again: nothing twice, nothing missing), a window with no rows, and a day the dataset lost.
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
@@ -256,4 +256,20 @@ test('incremental: a window, the next window, the first again: each day rewritte
   // No temporary files are left, and only our names are in the folder.
   const names = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? names(join(dir, e.name)).map((n) => `${e.name}/${n}`) : [e.name]));
   assert.deepEqual(names(out).filter((n) => !/^(manifest\.json|[a-z_]+\/data\.parquet|(messages|parts)\/day=\d{4}-\d{2}-\d{2}\/data\.parquet)$/.test(n)), []);
+});
+
+test('the manifest is rebuilt from the files themselves, and temporary files an interrupted export left are removed', async () => {
+  const out = join(tmp.dir, 'out-fixtures-again');
+  run(fixtures, out);
+  const before = readManifest(out)!;
+  const day = before.tables.messages!.files[0]!.day!;
+  const leftover = join(out, 'messages', `day=${day}`, '.data.parquet.999999-1.tmp');
+  writeFileSync(leftover, 'half a file');
+  rmSync(join(out, 'manifest.json'));
+  run(fixtures, out, { since: Date.UTC(2001, 0, 1) / 1000, until: Date.UTC(2001, 0, 2) / 1000 });
+  assert.ok(!existsSync(leftover), 'the leftover is gone');
+  const after = readManifest(out)!;
+  assert.deepEqual(after.tables.messages, before.tables.messages, 'the days, read back from their footers');
+  assert.equal(after.tables.sessions!.rows, before.tables.sessions!.rows);
+  assert.deepEqual(after.last_export.days, { messages: [], parts: [] });
 });
