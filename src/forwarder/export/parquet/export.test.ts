@@ -30,8 +30,8 @@ before(async () => {
   tmp = tempDir('hermetic-parquet-');
   fixtures = forwarderRig(FIXTURES.map((name) => copyFixture(name, tmp.dir)), { dir: join(tmp.dir, 'fixtures') });
   fixtures.forwarder.backfill();
-  // Six days of history, a few hundred messages each, ending on a fixed day.
-  const store = generatedStore({ out: join(tmp.dir, 'gen', 'state.db'), sessions: 60, messages: 2400, seed: 'parquet-export', end: Date.UTC(2026, 10, 20) / 1000, days: 6 });
+  // Six days of history, about 250 messages each, ending on a fixed day.
+  const store = generatedStore({ out: join(tmp.dir, 'gen', 'state.db'), sessions: 40, messages: 1500, seed: 'parquet-export', end: Date.UTC(2026, 10, 20) / 1000, days: 6 });
   generated = forwarderRig([store.path], { dir: join(tmp.dir, 'gen') });
   generated.forwarder.backfill();
 });
@@ -164,7 +164,7 @@ test('a generated store: rows per table and per day, token and cost sums, a samp
     assert.deepEqual(await duckTypes(duck, out, table.name), expectedTypes(table), `${table.name}: types`);
     await assertTableMatches(generated, out, table, PARTITIONED.has(table.name) ? 7 : 3);
   }
-  assert.ok(count(generated, 'SELECT count(*) FROM messages') >= 2000);
+  assert.ok(count(generated, 'SELECT count(*) FROM messages') >= 1200);
   for (const table of ['messages', 'parts']) {
     const days = datasetPerDay(generated, table);
     assert.ok(Object.keys(days).length >= 5, `${table}: several days`);
@@ -195,12 +195,13 @@ test('a generated store: rows per table and per day, token and cost sums, a samp
 
 test('a byte budget cuts row groups too: long texts do not make one huge group', () => {
   const out = join(tmp.dir, 'out-bytes');
-  run(generated, out, { budget: { rows: 1_000_000, bytes: 20_000 } });
+  const first = generated.query<{ t: number }>('SELECT min(created_at) AS t FROM messages')[0]!.t;
+  run(generated, out, { budget: { rows: 1_000_000, bytes: 20_000 }, since: first, until: first + DAY });
   const files = readManifest(out)!.tables.messages!.files;
   assert.ok(files.every((f) => f.row_groups > 1), files.map((f) => `${f.day}: ${f.rows} rows in ${f.row_groups} groups`).join(', '));
 });
 
-test('incremental: a window, the next window, the first again: each day rewritten whole, no row twice, none missing; then a window with no rows, and a day the dataset lost', async () => {
+test('incremental: a window, the next window, the first again: each day rewritten whole, no row twice, none missing; then a window with no rows, a day the dataset lost, and rows that changed day outside the window', async () => {
   const out = join(tmp.dir, 'out-incremental');
   const days = Object.keys(datasetPerDay(generated, 'messages'));
   const start = (day: string) => Date.parse(`${day}T00:00:00Z`) / 1000;
@@ -229,7 +230,7 @@ test('incremental: a window, the next window, the first again: each day rewritte
 
   // A window with no rows: nothing written for messages and parts, nothing of theirs touched.
   const empty = run(generated, out, { since: Date.UTC(2001, 0, 1) / 1000, until: Date.UTC(2001, 0, 3) / 1000, now: NOW + 60_000 });
-  for (const name of ['messages', 'parts']) assert.deepEqual(empty.tables.find((t) => t.table === name), { table: name, rows: 0, files: 0, bytes: 0, days: [], removedDays: [] });
+  for (const name of ['messages', 'parts']) assert.deepEqual(empty.tables.find((t) => t.table === name), { table: name, rows: 0, files: 0, bytes: 0, days: [], repairedDays: [], removedDays: [] });
   assert.deepEqual(readManifest(out)!.tables.messages!.files.map((f) => [f.path, f.written_at, f.rows]), before);
 
   // The rest, whole: the folder equals the dataset.
@@ -253,6 +254,29 @@ test('incremental: a window, the next window, the first again: each day rewritte
   assert.deepEqual(again.tables.find((t) => t.table === 'messages')!.days, [days[0]]);
   assert.ok(!existsSync(join(out, 'messages', `day=${lost}`)), 'the empty day has no folder');
   for (const name of ['messages', 'parts']) assert.deepEqual(await perDay(out, name), datasetPerDay(generated, name));
+
+  // Rows that changed day outside the window (a row moved from one day to the next, as a /retry the next day reuses
+  // a seq; a session's rows of another day forgotten): those days are rewritten too, so no row is in two files.
+  const moved = generated.query<{ store: string; session_id: string; seq: number }>('SELECT store, session_id, seq FROM messages WHERE created_at >= ? AND created_at < ? ORDER BY store, session_id, seq LIMIT 1', start(days[4]!), start(days[4]!) + DAY)[0]!;
+  const forgotten = generated.query<{ session_id: string }>('SELECT session_id FROM messages WHERE created_at >= ? AND created_at < ? ORDER BY session_id LIMIT 1', start(days[3]!), start(days[3]!) + DAY)[0]!;
+  const rw2 = new Database(join(generated.home, 'hermetic.db'));
+  try {
+    rw2.prepare('UPDATE messages SET created_at = ? WHERE store = ? AND session_id = ? AND seq = ?').run(start(days[5]!) + 60.5, moved.store, moved.session_id, moved.seq);
+    for (const name of ['parts', 'messages']) rw2.prepare(`DELETE FROM ${name} WHERE session_id = ? AND created_at >= ? AND created_at < ?`).run(forgotten.session_id, start(days[3]!), start(days[3]!) + DAY);
+  } finally {
+    rw2.close();
+  }
+  const repaired = run(generated, out, a);
+  assert.deepEqual(repaired.tables.find((t) => t.table === 'messages')!.repairedDays, [days[3], days[4], days[5]]);
+  assert.deepEqual(repaired.tables.find((t) => t.table === 'parts')!.repairedDays, [days[3]]);
+  assert.deepEqual(readManifest(out)!.last_export.repaired_days, { messages: [days[3], days[4], days[5]], parts: [days[3]] });
+  for (const name of ['messages', 'parts']) {
+    assert.equal(await duplicates(out, EXPORTED_TABLES.find((t) => t.name === name)!), 0, `${name}: no row twice`);
+    assert.deepEqual(await perDay(out, name), datasetPerDay(generated, name));
+  }
+  await assertTableMatches(generated, out, EXPORTED_TABLES.find((t) => t.name === 'messages')!, 5);
+  // Nothing changed since: the same window rewrites its own days only.
+  assert.deepEqual(run(generated, out, a).tables.find((t) => t.table === 'messages')!.repairedDays, []);
   // No temporary files are left, and only our names are in the folder.
   const names = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? names(join(dir, e.name)).map((n) => `${e.name}/${n}`) : [e.name]));
   assert.deepEqual(names(out).filter((n) => !/^(manifest\.json|[a-z_]+\/data\.parquet|(messages|parts)\/day=\d{4}-\d{2}-\d{2}\/data\.parquet)$/.test(n)), []);

@@ -20,6 +20,8 @@ export const META = {
   writtenAt: 'hermetic.written_at',
   since: 'hermetic.window_since',
   until: 'hermetic.window_until',
+  /** A day file's rows summed up (day.ts): what tells a day the dataset has changed since. */
+  fingerprint: 'hermetic.fingerprint',
 } as const;
 
 export interface ManifestFile {
@@ -51,7 +53,14 @@ export interface Manifest {
   partitioning: { tables: string[]; key: 'day'; rule: string };
   /** The zone of the ledger's local `day` column (`day_utc` and the day= folders are UTC). */
   ledger_time_zone: string;
-  last_export: { since: string | null; until: string | null; days: Record<string, string[]>; removed_days: Record<string, string[]> };
+  last_export: {
+    since: string | null;
+    until: string | null;
+    /** Per partitioned table: the days written, those outside the window rewritten because the dataset changed there, those removed. */
+    days: Record<string, string[]>;
+    repaired_days: Record<string, string[]>;
+    removed_days: Record<string, string[]>;
+  };
   tables: Record<string, ManifestTable>;
 }
 
@@ -71,6 +80,15 @@ function footer(path: string): ReturnType<typeof parquetMetadata> {
     return parquetMetadata(new Uint8Array(tail.buffer, tail.byteOffset, tail.length));
   } finally {
     closeSync(fd);
+  }
+}
+
+/** A file's key-value metadata (empty when it cannot be read: a damaged file is then rewritten, never trusted). */
+export function fileMetadata(path: string): Map<string, string> {
+  try {
+    return new Map((footer(path).key_value_metadata ?? []).map((e) => [e.key, e.value ?? '']));
+  } catch {
+    return new Map();
   }
 }
 

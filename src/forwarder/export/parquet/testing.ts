@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import type { DatasetTable } from '../../dataset/columns.js';
-import { PARTITIONED } from './export.js';
+import { PARTITIONED } from './days.js';
 import { kindOf, manifestSchema } from './schema.js';
 
 export interface Duck {

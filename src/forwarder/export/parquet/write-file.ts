@@ -45,7 +45,7 @@ export function writeParquetFile(
   path: string,
   columns: readonly ExportColumn[],
   rows: Iterable<unknown[]>,
-  metadata: Record<string, string>,
+  metadata: Record<string, string> | (() => Record<string, string>),
   keyOf: (row: unknown[]) => string,
   budget: RowGroupBudget = DEFAULT_BUDGET,
 ): WrittenFile {
@@ -54,7 +54,6 @@ export function writeParquetFile(
     const writer = new ParquetWriter({
       writer: fileWriter(tmp),
       schema: [{ name: 'root', num_children: columns.length }, ...columns.map((c) => c.element)],
-      kvMetadata: Object.entries(metadata).map(([key, value]) => ({ key, value })),
       createdBy: 'hermetic (hyparquet-writer)',
     });
     const n = columns.length;
@@ -89,6 +88,8 @@ export function writeParquetFile(
       if (count >= budget.rows || bytes >= budget.bytes) flush();
     }
     flush();
+    // Key-value metadata is written with the footer: a function may sum up the rows it has seen.
+    writer.kvMetadata = Object.entries(typeof metadata === 'function' ? metadata() : metadata).map(([key, value]) => ({ key, value }));
     writer.finish();
     renameSync(tmp, path);
     return { path, rows: total, rowGroups: groups, bytes: statSync(path).size };
