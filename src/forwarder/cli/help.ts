@@ -78,9 +78,9 @@ Options:
   --json           the summary as JSON: {"out", "manifest", "window", "datasetVersion", "tables": [...], "totals"}
 
 Exporting a window again replaces its days, never duplicates them: each day's file is written under a temporary
-name and renamed over the old one, and a day in the window that has no rows any more loses its file. Rows of days
-outside the window are left as they were (a row the dataset lost there leaves at the next export of its day;
-an export without --since/--until refreshes everything). Read it with DuckDB:
+name and renamed over the old one, and a day that has no rows any more loses its file. A day outside the window is
+rewritten too when its rows no longer match the dataset (a row moved to another day or removed: a fingerprint in
+each file tells), so no row is ever in two files; an export without --since/--until refreshes everything. Read it:
   SELECT day, count(*) FROM read_parquet('DIR/messages/**/*.parquet', hive_partitioning = true) GROUP BY day;
 Decision: docs/decisions/0037-parquet-export.md.
 `;
