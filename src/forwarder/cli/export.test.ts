@@ -67,7 +67,8 @@ test('the summary names each table with its rows and files; --json gives the sam
   const written = summary.tables.find((t: { table: string }) => t.table === 'messages');
   assert.deepEqual(written.days, rig.query<{ d: string }>("SELECT DISTINCT date(floor(created_at), 'unixepoch') AS d FROM messages WHERE d = '2026-05-30'").map((r) => r.d));
   assert.equal(written.rows, rig.query<{ n: number }>("SELECT count(*) AS n FROM messages WHERE date(floor(created_at), 'unixepoch') = '2026-05-30'")[0]!.n);
-  assert.deepEqual(Object.keys(summary), ['out', 'manifest', 'window', 'datasetVersion', 'tables', 'totals']);
+  assert.deepEqual(Object.keys(summary), ['out', 'manifest', 'window', 'datasetVersion', 'localOnly', 'tables', 'totals']);
+  assert.deepEqual(summary.localOnly, { sessions: 0, exported: false });
 });
 
 test('no dataset: HERMETIC_DATASET_OPEN, exit 1', async () => {
@@ -138,4 +139,41 @@ test('a value that does not fit its column stops the export with HERMETIC_EXPORT
   });
   assert.equal(readFileSync(join(out, 'manifest.json'), 'utf8'), manifest);
   assert.equal(statSync(join(out, 'sessions', 'data.parquet')).mtimeMs, sessions);
+});
+
+test('local-only sessions are left out of every table unless --include-local-only; the summary says which', async () => {
+  const dir = join(tmp.dir, 'local-only');
+  mkdirSync(dir);
+  const source = new Database(join(rig.home, 'hermetic.db'), { readonly: true });
+  source.exec(`VACUUM INTO '${join(dir, 'hermetic.db')}'`);
+  source.close();
+  const db = new Database(join(dir, 'hermetic.db'));
+  // The session with the most messages becomes local-only (as a .hypignore saying local-only would make it).
+  const victim = db.prepare('SELECT store, session_id FROM messages GROUP BY 1, 2 ORDER BY count(*) DESC LIMIT 1').get() as { store: string; session_id: string };
+  db.prepare("UPDATE sessions SET policy = 'local-only' WHERE store = ? AND session_id = ?").run(victim.store, victim.session_id);
+  const tables = ['sessions', 'messages', 'parts', 'model_usage', 'usage_events', 'usage_ledger'];
+  const counts = (where: string) => tables.map((t) => db.prepare(`SELECT count(*) FROM ${t} ${where}`).pluck().get() as number);
+  const all = counts('');
+  const without = counts('WHERE NOT (store = ? AND session_id = ?)'.replace('?', `'${victim.store.replaceAll("'", "''")}'`).replace('?', `'${victim.session_id}'`));
+  db.close();
+  assert.ok(all.every((n, i) => n > without[i]!), `the session has rows in every table: ${all} vs ${without}`);
+  const rowsOf = (summary: { tables: { table: string; rows: number }[] }) => tables.map((t) => summary.tables.find((x) => x.table === t)!.rows);
+
+  const left = await hermetic('export', 'parquet', '--out', join(tmp.dir, 'out-local'), '--home', dir);
+  assert.equal(left.code, 0, left.err);
+  assert.match(left.out, /^1 local-only session left out, in every table \(--include-local-only exports them\)\.$/m);
+  const leftJson = JSON.parse((await hermetic('export', 'parquet', '--out', join(tmp.dir, 'out-local'), '--home', dir, '--json')).out);
+  assert.deepEqual(rowsOf(leftJson), without);
+  assert.deepEqual(leftJson.localOnly, { sessions: 1, exported: false });
+  assert.equal(JSON.parse(readFileSync(join(tmp.dir, 'out-local', 'manifest.json'), 'utf8')).local_only_sessions, 'left out');
+
+  const kept = JSON.parse((await hermetic('export', 'parquet', '--out', join(tmp.dir, 'out-local-kept'), '--home', dir, '--include-local-only', '--json')).out);
+  assert.deepEqual(rowsOf(kept), all);
+  assert.deepEqual(kept.localOnly, { sessions: 1, exported: true });
+  // A later windowed export that leaves them out takes them out of the days outside its window too (their files no
+  // longer match what would be exported).
+  const later = JSON.parse((await hermetic('export', 'parquet', '--out', join(tmp.dir, 'out-local-kept'), '--home', dir, '--since', '2001-01-01', '--until', '2001-01-02', '--json')).out);
+  assert.ok(later.tables.find((t: { table: string }) => t.table === 'messages').repairedDays.length > 0);
+  const manifest = JSON.parse(readFileSync(join(tmp.dir, 'out-local-kept', 'manifest.json'), 'utf8'));
+  assert.deepEqual(tables.map((t) => manifest.tables[t].rows), without);
 });

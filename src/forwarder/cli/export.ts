@@ -12,7 +12,7 @@ import { openForReport } from './report.js';
 
 const FLAGS = {
   home: COMMON_FLAGS.home, json: COMMON_FLAGS.json, help: COMMON_FLAGS.help,
-  out: { type: 'string' }, since: { type: 'string' }, until: { type: 'string' },
+  out: { type: 'string' }, since: { type: 'string' }, until: { type: 'string' }, 'include-local-only': { type: 'boolean' },
 } as const;
 
 export interface ExportIo {
@@ -33,6 +33,11 @@ export function renderExportSummary(s: ExportSummary, seconds: number): string {
     const days = t.days === undefined ? '' : `  ${plural(t.days.length, 'day')} written${t.removedDays?.length ? `, ${plural(t.removedDays.length, 'day')} removed (no rows left)` : ''}`;
     lines.push(`  ${t.table.padEnd(width)}  ${plural(t.rows, 'row').padStart(16)}  ${plural(t.files, 'file').padStart(10)}  ${size(t.bytes).padStart(9)}${days}`);
   }
+  if (s.localOnly.sessions > 0) {
+    lines.push(s.localOnly.exported
+      ? `The ${plural(s.localOnly.sessions, 'local-only session')} are in the files (--include-local-only): keep them on this machine.`
+      : `${plural(s.localOnly.sessions, 'local-only session')} left out, in every table (--include-local-only exports them).`);
+  }
   lines.push(`Wrote ${plural(s.totals.files, 'file')}, ${plural(s.totals.rows, 'row')}, ${size(s.totals.bytes)} in ${seconds.toFixed(1)} s. Manifest: ${s.manifest}`);
   return lines.join('\n');
 }
@@ -52,7 +57,7 @@ export async function exportCommand(argv: string[], io: ExportIo = {}): Promise<
     const zone = ledgerZone(db);
     const since = values.since === undefined ? null : parsePoint('since', values.since, now / 1000, zone);
     const until = values.until === undefined ? null : parsePoint('until', values.until, now / 1000, zone, true);
-    const summary = exportParquet(db, { out: values.out, since, until, now });
+    const summary = exportParquet(db, { out: values.out, since, until, now, includeLocalOnly: values['include-local-only'] === true });
     if (values.json) console.log(JSON.stringify(summary, null, 2));
     else console.log(renderExportSummary(summary, Number(process.hrtime.bigint() - started) / 1e9));
     return 0;

@@ -12,9 +12,9 @@ export const FORWARDER_HELP = `Forwarder commands: read Hermes's state.db stores
                   [--json | --csv | --markdown] [--utc] [--home DIR]
       what the agent spent: cost, tokens, cache hits, sessions and calls, by day, model, source, session, …
       (hermetic report --help)
-  hermetic export parquet --out DIR [--since 7d|ISO] [--until ISO] [--home DIR] [--json]
+  hermetic export parquet --out DIR [--since 7d|ISO] [--until ISO] [--include-local-only] [--home DIR] [--json]
       the dataset's tables and usage ledger as Parquet files (messages and parts by day) and a manifest.json;
-      a window rewrites only the days it touches (hermetic export --help)
+      a window rewrites only the days it touches; local-only sessions are left out (hermetic export --help)
   hermetic query "SQL" [--home DIR] [--json]
       read-only SQL on the dataset: a table, or a JSON array of row objects with --json
   hermetic policy check PATH [--home DIR]
@@ -74,8 +74,10 @@ Options:
   --since 7d|4w|12h|ISO   rewrite only the messages and parts of the UTC days from then (as "hermetic report" reads
                    it: 7d is today and the 6 days before it; 2026-07-01 is its midnight in the ledger's zone)
   --until ISO      ... up to then (a date includes that whole day); without either, every day is rewritten
+  --include-local-only   also export the sessions whose usage policy is local-only (left out by default, from
+                   every table: an export is made to be copied elsewhere, and local-only data stays on this machine)
   --home DIR       the dataset's folder (default $HERMETIC_HOME, else ~/.hermetic)
-  --json           the summary as JSON: {"out", "manifest", "window", "datasetVersion", "tables": [...], "totals"}
+  --json           the summary as JSON: {"out", "manifest", "window", "datasetVersion", "localOnly", "tables", "totals"}
 
 Exporting a window again replaces its days, never duplicates them: each day's file is written under a temporary
 name and renamed over the old one, and a day that has no rows any more loses its file. A day outside the window is

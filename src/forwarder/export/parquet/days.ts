@@ -67,20 +67,23 @@ class Fingerprint {
 }
 
 /** The days outside the window whose file no longer matches the dataset's rows of that day. */
-function staleDays(db: Db, out: string, table: DatasetTable, window: DayWindow): string[] {
+function staleDays(db: Db, out: string, table: DatasetTable, window: DayWindow, scope: string): string[] {
   const outside = listDays(out, table.name).filter((day) => !inWindow(day, window));
   if (outside.length === 0) return [];
-  const now = new Map((db.prepare(`SELECT floor(created_at / ${DAY}) AS d, ${FINGERPRINT_SQL} AS f FROM "${table.name}" GROUP BY d`).raw().all() as [number, string][])
+  const now = new Map((db.prepare(`SELECT floor(created_at / ${DAY}) AS d, ${FINGERPRINT_SQL} AS f FROM "${table.name}"${scope ? ` WHERE ${scope}` : ''} GROUP BY d`).raw().all() as [number, string][])
     .map(([d, f]) => [utcDay(d * DAY), f]));
   return outside.filter((day) => fileMetadata(dayFile(out, table.name, day)).get(META.fingerprint) !== now.get(day));
 }
 
 type WriteFile = (path: string, rows: Iterable<unknown[]>, metadata: () => Record<string, string>) => WrittenFile;
 
-/** Rewrites the table's days in the window and its stale days; removes the files of those days that have no rows now. */
-export function exportDays(db: Db, out: string, table: DatasetTable, window: DayWindow, metadata: Record<string, string>, write: WriteFile): TableSummary {
+/**
+ * Rewrites the table's days in the window and its stale days; removes the files of those days that have no rows now.
+ * `scope` is an SQL condition on the rows exported (the local-only sessions left out), or ''.
+ */
+export function exportDays(db: Db, out: string, table: DatasetTable, window: DayWindow, scope: string, metadata: Record<string, string>, write: WriteFile): TableSummary {
   const windowed = window.first !== null || window.last !== null;
-  const repair = windowed ? staleDays(db, out, table, window) : [];
+  const repair = windowed ? staleDays(db, out, table, window, scope) : [];
   const where: string[] = [];
   const params: number[] = [];
   if (window.first !== null) where.push('created_at >= ?'), params.push(dayStart(window.first));
@@ -88,6 +91,7 @@ export function exportDays(db: Db, out: string, table: DatasetTable, window: Day
   let condition = where.length ? `(${where.join(' AND ')})` : '';
   if (repair.length) condition = `${condition} OR floor(created_at / ${DAY}) IN (${repair.map((d) => dayStart(d) / DAY).join(', ')})`;
   const names = table.columns.map((c) => `"${c.name}"`).join(', ');
+  if (scope) condition = condition ? `(${condition}) AND ${scope}` : scope;
   const sql = `SELECT ${names}, floor(created_at / ${DAY}) AS day_number FROM "${table.name}"${condition ? ` WHERE ${condition}` : ''} ORDER BY day_number, ${DAY_ORDER[table.name]}`;
   const dayAt = table.columns.length;
   const createdAt = table.columns.findIndex((c) => c.name === 'created_at');

@@ -25,6 +25,11 @@ export interface ExportRequest {
   until: number | null;
   /** Epoch milliseconds of this export (written into each file and the manifest). */
   now: number;
+  /**
+   * Export the sessions whose usage policy is `local-only` too (default false: their rows, in every table, are left
+   * out, since an export is made to be copied elsewhere and local-only data never leaves the machine).
+   */
+  includeLocalOnly?: boolean;
   budget?: RowGroupBudget;
 }
 
@@ -36,6 +41,8 @@ export interface ExportSummary {
   /** The window as given (ISO; null: open) and the UTC days it covers for messages and parts. */
   window: { since: string | null; until: string | null; firstDay: string | null; lastDay: string | null };
   datasetVersion: number;
+  /** Local-only sessions in the dataset, and whether their rows were exported (--include-local-only). */
+  localOnly: { sessions: number; exported: boolean };
   tables: TableSummary[];
   totals: { rows: number; files: number; bytes: number };
 }
@@ -69,12 +76,16 @@ export function exportParquet(db: Db, request: ExportRequest): ExportSummary {
       [META.until]: iso(request.until) ?? '',
     };
     const summaries: TableSummary[] = [];
+    const includeLocalOnly = request.includeLocalOnly === true;
+    let localOnly = 0;
     db.exec('BEGIN'); // one snapshot of the dataset for every table
     try {
+      localOnly = db.prepare("SELECT count(*) FROM sessions WHERE policy = 'local-only'").pluck().get() as number;
       for (const table of EXPORTED_TABLES) {
+        const scope = localOnly > 0 && !includeLocalOnly ? withoutLocalOnly(table) : '';
         summaries.push(PARTITIONED.has(table.name)
-          ? exportDays(db, out, table, { first, last }, metadata, (path, rows, meta) => write(out, table, path, rows, meta, budget))
-          : exportWhole(db, out, table, metadata, budget));
+          ? exportDays(db, out, table, { first, last }, scope, metadata, (path, rows, meta) => write(out, table, path, rows, meta, budget))
+          : exportWhole(db, out, table, scope, metadata, budget));
       }
     } finally {
       db.exec('COMMIT');
@@ -94,6 +105,7 @@ export function exportParquet(db: Db, request: ExportRequest): ExportSummary {
         removed_days: Object.fromEntries(summaries.filter((s) => s.removedDays).map((s) => [s.table, s.removedDays!])),
       },
       ledger_time_zone: zone,
+      local_only_sessions: includeLocalOnly ? 'exported' : 'left out',
       tables: describeTables(out, EXPORTED_TABLES, PARTITIONED),
     };
     try {
@@ -106,12 +118,19 @@ export function exportParquet(db: Db, request: ExportRequest): ExportSummary {
       manifest: join(out, MANIFEST_FILE),
       window: { since: iso(request.since), until: iso(request.until), firstDay: first, lastDay: last },
       datasetVersion,
+      localOnly: { sessions: localOnly, exported: includeLocalOnly },
       tables: summaries,
       totals: summaries.reduce((t, s) => ({ rows: t.rows + s.rows, files: t.files + s.files, bytes: t.bytes + s.bytes }), { rows: 0, files: 0, bytes: 0 }),
     };
   } finally {
     release();
   }
+}
+
+/** A condition leaving out the rows of local-only sessions (every exported table has `store` and `session_id`). */
+function withoutLocalOnly(table: DatasetTable): string {
+  if (table.name === 'sessions') return "policy <> 'local-only'";
+  return `NOT EXISTS (SELECT 1 FROM sessions AS s WHERE s.store = "${table.name}".store AND s.session_id = "${table.name}".session_id AND s.policy = 'local-only')`;
 }
 
 const columnList = (table: DatasetTable) => table.columns.map((c) => `"${c.name}"`).join(', ');
@@ -137,13 +156,13 @@ function write(out: string, table: DatasetTable, path: string, rows: Iterable<un
   }
 }
 
-function exportWhole(db: Db, out: string, table: DatasetTable, metadata: Record<string, string>, budget: RowGroupBudget): TableSummary {
+function exportWhole(db: Db, out: string, table: DatasetTable, scope: string, metadata: Record<string, string>, budget: RowGroupBudget): TableSummary {
   try {
     mkdirSync(join(out, table.name), { recursive: true });
   } catch (e) {
     throw outError(out, e);
   }
-  const rows = db.prepare(`SELECT ${columnList(table)} FROM "${table.name}" ORDER BY ${table.primaryKey.map((k) => `"${k}"`).join(', ')}`).raw().iterate() as IterableIterator<unknown[]>;
+  const rows = db.prepare(`SELECT ${columnList(table)} FROM "${table.name}"${scope ? ` WHERE ${scope}` : ''} ORDER BY ${table.primaryKey.map((k) => `"${k}"`).join(', ')}`).raw().iterate() as IterableIterator<unknown[]>;
   try {
     const file = write(out, table, tableFile(out, table.name), rows, metadata, budget);
     return { table: table.name, rows: file.rows, files: 1, bytes: file.bytes };

@@ -53,6 +53,8 @@ export interface Manifest {
   partitioning: { tables: string[]; key: 'day'; rule: string };
   /** The zone of the ledger's local `day` column (`day_utc` and the day= folders are UTC). */
   ledger_time_zone: string;
+  /** Whether the rows of local-only sessions are in the files (`hermetic export --include-local-only`). */
+  local_only_sessions: 'exported' | 'left out';
   last_export: {
     since: string | null;
     until: string | null;
