@@ -79,7 +79,7 @@ test('no dataset: HERMETIC_DATASET_OPEN, exit 1', async () => {
   assert.ok(!existsSync(join(tmp.dir, 'never')), 'no folder made for nothing');
 });
 
-test('the command line refused (exit 2): no format, another format, no --out, a window that does not parse or ends before it starts', async () => {
+test('the command line refused (exit 2): no format, another format, no --out, a window that does not parse or ends before it starts, a window into an export of another dataset version', async () => {
   const out = join(tmp.dir, 'out-refused');
   const home = ['--home', rig.home];
   assert.deepEqual(await hermetic('export', '--out', out, ...home), { code: 2, out: '', err: refused('Name the format: hermetic export parquet --out DIR.', 'HERMETIC_CLI_USAGE') });
@@ -93,6 +93,15 @@ test('the command line refused (exit 2): no format, another format, no --out, a 
   });
   assert.deepEqual(await hermetic('export', 'parquet', '--out', out, '--unti', '1d', ...home), { code: 2, out: '', err: refused('Unknown option "--unti"; did you mean "--until"?', 'HERMETIC_CLI_USAGE') });
   assert.ok(!existsSync(out), 'nothing written');
+  // A window into a folder exported from another dataset version: its days would mix two schemas.
+  const older = join(tmp.dir, 'out-older');
+  mkdirSync(older);
+  writeFileSync(join(older, 'manifest.json'), JSON.stringify({ format: 'hermetic-parquet-export', format_version: 1, dataset_version: 2, tables: {} }));
+  assert.deepEqual(await hermetic('export', 'parquet', '--out', older, '--since', '7d', ...home), {
+    code: 2, out: '', err: refused(`${older} was exported from dataset version 2 and this dataset is at version 3, so its tables differ; export without --since/--until once to rewrite it whole.`, 'HERMETIC_EXPORT_INVALID'),
+  });
+  assert.equal((await hermetic('export', 'parquet', '--out', older, ...home)).code, 0, 'a whole export rewrites it');
+  assert.equal(JSON.parse(readFileSync(join(older, 'manifest.json'), 'utf8')).dataset_version, 3);
 });
 
 test('an --out that cannot be a folder: HERMETIC_EXPORT_OUT, exit 1', async () => {
