@@ -12,6 +12,9 @@ export const FORWARDER_HELP = `Forwarder commands: read Hermes's state.db stores
                   [--json | --csv | --markdown] [--utc] [--home DIR]
       what the agent spent: cost, tokens, cache hits, sessions and calls, by day, model, source, session, …
       (hermetic report --help)
+  hermetic export parquet --out DIR [--since 7d|ISO] [--until ISO] [--include-local-only] [--home DIR] [--json]
+      the dataset's tables and usage ledger as Parquet files (messages and parts by day) and a manifest.json;
+      a window rewrites only the days it touches; local-only sessions are left out (hermetic export --help)
   hermetic query "SQL" [--home DIR] [--json]
       read-only SQL on the dataset: a table, or a JSON array of row objects with --json
   hermetic policy check PATH [--home DIR]
@@ -53,4 +56,33 @@ Cost: the billed cost (actual_cost_usd) where Hermes recorded one, else its esti
 Rows of any grouping add up to the totals (sessions is a count of distinct sessions, so a session active on two
 days counts on both). Days are local to the ledger's time zone, set when the forwarder runs: HERMETIC_TZ, else the
 machine's. The ledger's rules: docs/decisions/0031-usage-ledger.md; its table: docs/reference/dataset.md.
+`;
+
+export const EXPORT_HELP = `Usage: hermetic export parquet --out DIR [options]
+
+Writes the dataset's tables (sessions, messages, parts, model_usage, usage_events, daily_usage, row_issues) and the
+usage ledger (usage_ledger, tool_usage) as Parquet files for DuckDB, pandas, Spark and the rest, with typed columns:
+times as TIMESTAMP (UTC, microseconds), days as DATE, tokens and counters as INT64, costs as DOUBLE, text and JSON as
+UTF-8 strings, NULL only where the dataset allows it. The dataset is only read (run "hermetic backfill" first).
+
+  DIR/<table>/data.parquet                  every table but messages and parts, whole, rewritten by every export
+  DIR/messages/day=YYYY-MM-DD/data.parquet  one file per UTC day of created_at (Hive style); so for parts
+  DIR/manifest.json                         tables, files, rows, the window that wrote each file, schemas
+
+Options:
+  --out DIR        the folder (created when missing); only the files above are written or removed in it
+  --since 7d|4w|12h|ISO   rewrite only the messages and parts of the UTC days from then (as "hermetic report" reads
+                   it: 7d is today and the 6 days before it; 2026-07-01 is its midnight in the ledger's zone)
+  --until ISO      ... up to then (a date includes that whole day); without either, every day is rewritten
+  --include-local-only   also export the sessions whose usage policy is local-only (left out by default, from
+                   every table: an export is made to be copied elsewhere, and local-only data stays on this machine)
+  --home DIR       the dataset's folder (default $HERMETIC_HOME, else ~/.hermetic)
+  --json           the summary as JSON: {"out", "manifest", "window", "datasetVersion", "localOnly", "tables", "totals"}
+
+Exporting a window again replaces its days, never duplicates them: each day's file is written under a temporary
+name and renamed over the old one, and a day that has no rows any more loses its file. A day outside the window is
+rewritten too when its rows no longer match the dataset (a row moved to another day or removed: a fingerprint in
+each file tells), so no row is ever in two files; an export without --since/--until refreshes everything. Read it:
+  SELECT day, count(*) FROM read_parquet('DIR/messages/**/*.parquet', hive_partitioning = true) GROUP BY day;
+Decision: docs/decisions/0037-parquet-export.md.
 `;

@@ -25,7 +25,7 @@ export interface ReportIo {
 }
 
 /** The dataset, read-only; one written by an older Hermetic is migrated first (that builds its usage ledger). */
-function openForReport(home: string): Db {
+export function openForReport(home: string): Db {
   let db = openDatasetReadOnly(home);
   if ((db.pragma('user_version', { simple: true }) as number) < DATASET_VERSION) {
     db.close();

@@ -1,0 +1,188 @@
+// `hermetic export parquet` on the command line: its summary and --json, --help, and each refusal or failure as one
+// line with its HERMETIC_* code and exit status (no dataset, a bad window, an unwritable --out, a busy folder, a
+// value that does not fit), losing nothing: what a failed export did not finish leaves the folder as it was.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import Database from 'better-sqlite3';
+import { main } from '../../cli/main.js';
+import { copyFixture, tempDir } from '../../state-db/testing/fixtures.js';
+import { forwarderRig, type Rig } from '../testing/index.js';
+import { EXPORT_HELP } from './help.js';
+
+process.env.HERMETIC_TZ = 'UTC';
+
+let tmp: { dir: string; cleanup: () => void };
+let rig: Rig;
+
+before(() => {
+  tmp = tempDir('hermetic-export-cli-');
+  rig = forwarderRig([copyFixture('basic', tmp.dir), copyFixture('usage', tmp.dir)], { dir: tmp.dir });
+  rig.forwarder.backfill();
+});
+
+after(() => {
+  rig?.cleanup();
+  tmp?.cleanup();
+});
+
+/** Runs `hermetic …` in this process and returns its exit code and what it printed. */
+async function hermetic(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const { log, error } = console;
+  console.log = (...a: unknown[]) => void out.push(a.join(' '));
+  console.error = (...a: unknown[]) => void err.push(a.join(' '));
+  try {
+    const code = await main(argv);
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  } finally {
+    console.log = log;
+    console.error = error;
+  }
+}
+
+const refused = (message: string, code: string) => `hermetic: ${message} [${code}]\nRun "hermetic export --help" for the options.`;
+
+test('--help shows the export help; the top-level help lists the command', async () => {
+  assert.deepEqual(await hermetic('export', '--help'), { code: 0, out: EXPORT_HELP, err: '' });
+  assert.match((await hermetic('--help')).out, /^ {2}export {5}the dataset as Parquet files/m);
+});
+
+test('the summary names each table with its rows and files; --json gives the same as an object', async () => {
+  const out = join(tmp.dir, 'out-cli');
+  const text = await hermetic('export', 'parquet', '--out', out, '--home', rig.home);
+  assert.equal(text.code, 0, text.err);
+  const lines = text.out.split('\n');
+  assert.equal(lines[0], `Exported the whole dataset from dataset version 3 to ${out}:`);
+  const messages = rig.query<{ n: number; days: number }>("SELECT count(*) AS n, count(DISTINCT date(floor(created_at), 'unixepoch')) AS days FROM messages")[0]!;
+  assert.match(text.out, new RegExp(`^ {2}messages +${messages.n} rows +${messages.days} files +[\\d.]+ kB  ${messages.days} days written$`, 'm'));
+  assert.match(lines.at(-1)!, new RegExp(`^Wrote \\d+ files, [\\d,]+ rows, [\\d.]+ kB in [\\d.]+ s\\. Manifest: ${out}/manifest\\.json$`));
+
+  const json = await hermetic('export', 'parquet', '--out', out, '--home', rig.home, '--since', '2026-05-30', '--until', '2026-05-30', '--json');
+  assert.equal(json.code, 0, json.err);
+  const summary = JSON.parse(json.out);
+  assert.deepEqual(summary.window, { since: '2026-05-30T00:00:00.000Z', until: '2026-05-31T00:00:00.000Z', firstDay: '2026-05-30', lastDay: '2026-05-30' });
+  const written = summary.tables.find((t: { table: string }) => t.table === 'messages');
+  assert.deepEqual(written.days, rig.query<{ d: string }>("SELECT DISTINCT date(floor(created_at), 'unixepoch') AS d FROM messages WHERE d = '2026-05-30'").map((r) => r.d));
+  assert.equal(written.rows, rig.query<{ n: number }>("SELECT count(*) AS n FROM messages WHERE date(floor(created_at), 'unixepoch') = '2026-05-30'")[0]!.n);
+  assert.deepEqual(Object.keys(summary), ['out', 'manifest', 'window', 'datasetVersion', 'localOnly', 'tables', 'totals']);
+  assert.deepEqual(summary.localOnly, { sessions: 0, exported: false });
+});
+
+test('no dataset: HERMETIC_DATASET_OPEN, exit 1', async () => {
+  const home = join(tmp.dir, 'no-home');
+  assert.deepEqual(await hermetic('export', 'parquet', '--out', join(tmp.dir, 'never'), '--home', home), {
+    code: 1, out: '', err: `hermetic: There is no dataset at ${join(home, 'hermetic.db')} yet; run "hermetic backfill" first. [HERMETIC_DATASET_OPEN]`,
+  });
+  assert.ok(!existsSync(join(tmp.dir, 'never')), 'no folder made for nothing');
+});
+
+test('the command line refused (exit 2): no format, another format, no --out, a window that does not parse or ends before it starts, a window into an export of another dataset version', async () => {
+  const out = join(tmp.dir, 'out-refused');
+  const home = ['--home', rig.home];
+  assert.deepEqual(await hermetic('export', '--out', out, ...home), { code: 2, out: '', err: refused('Name the format: hermetic export parquet --out DIR.', 'HERMETIC_CLI_USAGE') });
+  assert.deepEqual(await hermetic('export', 'csv', '--out', out, ...home), { code: 2, out: '', err: refused('Unknown export format "csv"; the format Hermetic exports is parquet.', 'HERMETIC_EXPORT_INVALID') });
+  assert.deepEqual(await hermetic('export', 'parquet', ...home), { code: 2, out: '', err: refused('--out DIR is required: the folder the Parquet files go to.', 'HERMETIC_CLI_USAGE') });
+  assert.deepEqual(await hermetic('export', 'parquet', '--out', out, '--since', 'yesterday', ...home), {
+    code: 2, out: '', err: refused('--since must be a duration such as 7d, 4w or 12h, or an ISO date such as 2026-07-01 (or 2026-07-01T09:00); got "yesterday".', 'HERMETIC_CLI_USAGE'),
+  });
+  assert.deepEqual(await hermetic('export', 'parquet', '--out', out, '--since', '2026-06-01', '--until', '2026-05-01', ...home), {
+    code: 2, out: '', err: refused('The window starts (2026-06-01T00:00:00.000Z) after it ends (2026-05-02T00:00:00.000Z); swap --since and --until.', 'HERMETIC_EXPORT_INVALID'),
+  });
+  assert.deepEqual(await hermetic('export', 'parquet', '--out', out, '--unti', '1d', ...home), { code: 2, out: '', err: refused('Unknown option "--unti"; did you mean "--until"?', 'HERMETIC_CLI_USAGE') });
+  assert.ok(!existsSync(out), 'nothing written');
+  // A window into a folder exported from another dataset version: its days would mix two schemas.
+  const older = join(tmp.dir, 'out-older');
+  mkdirSync(older);
+  writeFileSync(join(older, 'manifest.json'), JSON.stringify({ format: 'hermetic-parquet-export', format_version: 1, dataset_version: 2, tables: {} }));
+  assert.deepEqual(await hermetic('export', 'parquet', '--out', older, '--since', '7d', ...home), {
+    code: 2, out: '', err: refused(`${older} was exported from dataset version 2 and this dataset is at version 3, so its tables differ; export without --since/--until once to rewrite it whole.`, 'HERMETIC_EXPORT_INVALID'),
+  });
+  assert.equal((await hermetic('export', 'parquet', '--out', older, ...home)).code, 0, 'a whole export rewrites it');
+  assert.equal(JSON.parse(readFileSync(join(older, 'manifest.json'), 'utf8')).dataset_version, 3);
+});
+
+test('an --out that cannot be a folder: HERMETIC_EXPORT_OUT, exit 1', async () => {
+  const file = join(tmp.dir, 'a-file');
+  writeFileSync(file, 'mine');
+  for (const out of [file, join(file, 'below')]) {
+    assert.deepEqual(await hermetic('export', 'parquet', '--out', out, '--home', rig.home), {
+      code: 1, out: '', err: `hermetic: Cannot write the export to ${out}: a file is in the way of a folder. Nothing there was changed but the files already replaced, each whole. [HERMETIC_EXPORT_OUT]`,
+    });
+  }
+  assert.equal(readFileSync(file, 'utf8'), 'mine');
+});
+
+test('a folder another export is writing to: HERMETIC_EXPORT_BUSY; a lock left by a process that is gone is taken over', async () => {
+  const out = join(tmp.dir, 'out-busy');
+  mkdirSync(out);
+  writeFileSync(join(out, '.hermetic-export.lock'), String(process.ppid));
+  assert.deepEqual(await hermetic('export', 'parquet', '--out', out, '--home', rig.home), {
+    code: 2, out: '', err: refused(`Another export (process ${process.ppid}) is writing to ${out}; wait for it to finish, or choose another --out.`, 'HERMETIC_EXPORT_BUSY'),
+  });
+  writeFileSync(join(out, '.hermetic-export.lock'), '2147483646');
+  const done = await hermetic('export', 'parquet', '--out', out, '--home', rig.home, '--json');
+  assert.equal(done.code, 0, done.err);
+  assert.ok(!existsSync(join(out, '.hermetic-export.lock')), 'the lock is released');
+});
+
+test('a value that does not fit its column stops the export with HERMETIC_EXPORT_VALUE; the files it would have replaced are as they were', async () => {
+  const dir = join(tmp.dir, 'damaged');
+  mkdirSync(dir);
+  const source = new Database(join(rig.home, 'hermetic.db'), { readonly: true });
+  source.exec(`VACUUM INTO '${join(dir, 'hermetic.db')}'`);
+  source.close();
+  const out = join(tmp.dir, 'out-damaged');
+  assert.equal((await hermetic('export', 'parquet', '--out', out, '--home', dir)).code, 0);
+  const manifest = readFileSync(join(out, 'manifest.json'), 'utf8');
+  const sessions = statSync(join(out, 'sessions', 'data.parquet')).mtimeMs;
+  const db = new Database(join(dir, 'hermetic.db'));
+  const victim = db.prepare('SELECT store, session_id FROM sessions ORDER BY store, session_id LIMIT 1').get() as { store: string; session_id: string };
+  db.prepare("UPDATE sessions SET input_tokens = 'lots' WHERE store = ? AND session_id = ?").run(victim.store, victim.session_id);
+  db.close();
+  assert.deepEqual(await hermetic('export', 'parquet', '--out', out, '--home', dir), {
+    code: 1, out: '',
+    err: `hermetic: Cannot export sessions.input_tokens of the row (store=${JSON.stringify(victim.store)}, session_id=${JSON.stringify(victim.session_id)}): the text "lots" is not a whole number. ${join(out, 'sessions', 'data.parquet')} was left as it was; check the row with "hermetic query" (a bug in the dataset or in Hermetic). [HERMETIC_EXPORT_VALUE]`,
+  });
+  assert.equal(readFileSync(join(out, 'manifest.json'), 'utf8'), manifest);
+  assert.equal(statSync(join(out, 'sessions', 'data.parquet')).mtimeMs, sessions);
+});
+
+test('local-only sessions are left out of every table unless --include-local-only; the summary says which', async () => {
+  const dir = join(tmp.dir, 'local-only');
+  mkdirSync(dir);
+  const source = new Database(join(rig.home, 'hermetic.db'), { readonly: true });
+  source.exec(`VACUUM INTO '${join(dir, 'hermetic.db')}'`);
+  source.close();
+  const db = new Database(join(dir, 'hermetic.db'));
+  // The session with the most messages becomes local-only (as a .hypignore saying local-only would make it).
+  const victim = db.prepare('SELECT store, session_id FROM messages GROUP BY 1, 2 ORDER BY count(*) DESC LIMIT 1').get() as { store: string; session_id: string };
+  db.prepare("UPDATE sessions SET policy = 'local-only' WHERE store = ? AND session_id = ?").run(victim.store, victim.session_id);
+  const tables = ['sessions', 'messages', 'parts', 'model_usage', 'usage_events', 'usage_ledger'];
+  const counts = (where: string) => tables.map((t) => db.prepare(`SELECT count(*) FROM ${t} ${where}`).pluck().get() as number);
+  const all = counts('');
+  const without = counts('WHERE NOT (store = ? AND session_id = ?)'.replace('?', `'${victim.store.replaceAll("'", "''")}'`).replace('?', `'${victim.session_id}'`));
+  db.close();
+  assert.ok(all.every((n, i) => n > without[i]!), `the session has rows in every table: ${all} vs ${without}`);
+  const rowsOf = (summary: { tables: { table: string; rows: number }[] }) => tables.map((t) => summary.tables.find((x) => x.table === t)!.rows);
+
+  const left = await hermetic('export', 'parquet', '--out', join(tmp.dir, 'out-local'), '--home', dir);
+  assert.equal(left.code, 0, left.err);
+  assert.match(left.out, /^1 local-only session left out, in every table \(--include-local-only exports them\)\.$/m);
+  const leftJson = JSON.parse((await hermetic('export', 'parquet', '--out', join(tmp.dir, 'out-local'), '--home', dir, '--json')).out);
+  assert.deepEqual(rowsOf(leftJson), without);
+  assert.deepEqual(leftJson.localOnly, { sessions: 1, exported: false });
+  assert.equal(JSON.parse(readFileSync(join(tmp.dir, 'out-local', 'manifest.json'), 'utf8')).local_only_sessions, 'left out');
+
+  const kept = JSON.parse((await hermetic('export', 'parquet', '--out', join(tmp.dir, 'out-local-kept'), '--home', dir, '--include-local-only', '--json')).out);
+  assert.deepEqual(rowsOf(kept), all);
+  assert.deepEqual(kept.localOnly, { sessions: 1, exported: true });
+  // A later windowed export that leaves them out takes them out of the days outside its window too (their files no
+  // longer match what would be exported).
+  const later = JSON.parse((await hermetic('export', 'parquet', '--out', join(tmp.dir, 'out-local-kept'), '--home', dir, '--since', '2001-01-01', '--until', '2001-01-02', '--json')).out);
+  assert.ok(later.tables.find((t: { table: string }) => t.table === 'messages').repairedDays.length > 0);
+  const manifest = JSON.parse(readFileSync(join(tmp.dir, 'out-local-kept', 'manifest.json'), 'utf8'));
+  assert.deepEqual(tables.map((t) => manifest.tables[t].rows), without);
+});
