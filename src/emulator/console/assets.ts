@@ -29,7 +29,15 @@ let loaded: ReadonlyMap<string, ConsoleAsset> | null = null;
 export function consoleAssets(): ReadonlyMap<string, ConsoleAsset> {
   if (loaded) return loaded;
   const assets = new Map<string, ConsoleAsset>();
-  for (const entry of readdirSync(ASSETS_DIR, { withFileTypes: true })) {
+  let entries;
+  try {
+    entries = readdirSync(ASSETS_DIR, { withFileTypes: true });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    // A build made by tsc alone (without scripts/copy-assets.mjs): every console path answers 404 saying so.
+    return new Map();
+  }
+  for (const entry of entries) {
     const type = entry.isFile() ? CONTENT_TYPES[entry.name.slice(entry.name.lastIndexOf('.'))] : undefined;
     if (!type) continue;
     const body = readFileSync(new URL(entry.name, ASSETS_DIR));

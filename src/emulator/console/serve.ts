@@ -74,6 +74,9 @@ export function handleConsole(req: HttpRequest): HttpResponse {
   const name = hit === null ? null : hit.asset === null ? 'index.html' : decode(hit.asset);
   const asset = name === null ? undefined : assets.get(name);
   if (!asset) {
+    if (assets.size === 0) {
+      return errorAnswer(new HermeticError('HERMETIC_ADMIN_NOT_FOUND', "The console's files are not installed beside this build (emulator/console/assets/ was not copied): build with `npm run build`, which copies them."));
+    }
     const shown = req.path.length > 120 ? `${req.path.slice(0, 120)}…` : req.path;
     return errorAnswer(new HermeticError('HERMETIC_ADMIN_NOT_FOUND', `The console has no file at ${shown}; open ${CONSOLE_PREFIX}/ (its files: ${[...assets.keys()].sort().join(', ')}).`));
   }
