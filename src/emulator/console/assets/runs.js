@@ -151,7 +151,7 @@ export function runsView(main, ctx) {
   };
 
   const renderList = (runs) => {
-    fill(listBox, table('Runs', ['Run', 'Status', 'Live', 'Last event', 'Idempotency key'], runs.map((r) => [
+    fill(listBox, table('Runs', ['Run', 'Status', 'Live', 'Last event', 'Keyed'], runs.map((r) => [
       h('a', { href: ctx.href('runs', r.run_id), 'aria-current': r.run_id === selected ? 'true' : false }, h('code', {}, r.run_id)),
       badge(r.status), r.live ? 'yes' : 'no', r.last_event ?? '—', r.keyed ? 'yes' : 'no',
     ]), 'No runs yet: submit one with your client (POST /v1/runs).'));
