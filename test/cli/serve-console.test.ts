@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
-import { spawnServe, type ServeProcess } from '../../../test/support/process.js';
-import { sharedBrowser } from '../../shared/testing/browser.js';
+import { spawnServe, type ServeProcess } from '../support/process.js';
+import { sharedBrowser } from '../../src/shared/testing/browser.js';
 
 const ADMIN_KEY = 'console-admin-key-0123456789';
 const API_KEY = 'console-api-key-0123456789ab';
