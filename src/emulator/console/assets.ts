@@ -34,7 +34,7 @@ export function consoleAssets(): ReadonlyMap<string, ConsoleAsset> {
     entries = readdirSync(ASSETS_DIR, { withFileTypes: true });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    // A build made by tsc alone (without scripts/copy-assets.mjs): every console path answers 404 saying so.
+    // A build made by tsc alone (not `npm run build`, which copies the files): every console path answers 404 saying so.
     return new Map();
   }
   for (const entry of entries) {
