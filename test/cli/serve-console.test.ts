@@ -1,6 +1,6 @@
 // The console end to end, in a real Chromium (src/shared/testing/browser.ts) against a real `hermetic serve` process
-// with an admin key and an API key: the key form; a run submitted by a client appears without a reload, "Complete"
-// shows the status and the run.completed event; a fault preset refuses the next submit and its hit shows; the clock
+// with an admin key and an API key: the key form; a run submitted by a client appears without a reload, an approval
+// request shows its choices and "once" answers it, "Complete" shows the status and the run.completed event; a fault preset refuses the next submit and its hit shows; the clock
 // advances; the sections are reachable from the keyboard. Every test also holds that the page logged no error or
 // warning, threw nothing, and asked nothing of another origin. Conditions are waited for, never slept on.
 import assert from 'node:assert/strict';
@@ -18,7 +18,9 @@ const DEADLINE_MS = 60_000;
 let server: ServeProcess;
 
 before(async () => {
-  server = await spawnServe(['--port', '0', '--quiet', '--time', String(T0), '--frozen', '--seed', 'console', '--admin-key', ADMIN_KEY, '--api-key', API_KEY]);
+  // --cors-origins: a browser's POST carries an Origin, which Hermes refuses unless listed (the approval choices are
+  // POST /v1/runs/{run_id}/approval); the port is not known before the server starts, so any origin.
+  server = await spawnServe(['--port', '0', '--quiet', '--time', String(T0), '--frozen', '--seed', 'console', '--admin-key', ADMIN_KEY, '--api-key', API_KEY, '--cors-origins', '*']);
 });
 
 after(async () => {
@@ -85,6 +87,15 @@ test('a run a client submits appears without a reload; "Complete" shows the stat
     await page.locator('#status-object', { hasText: '"status": "running"' }).waitFor();
     await page.getByRole('button', { name: 'Attach to the event stream' }).click();
     await page.getByRole('button', { name: 'Detach from the event stream' }).waitFor();
+    // An approval request parks the run; its choices are buttons; "once" answers it through Hermes's own route.
+    await page.getByRole('button', { name: 'Request approval' }).click();
+    await row.locator('.badge', { hasText: 'waiting_for_approval' }).waitFor();
+    const choices = page.getByRole('group', { name: /^Choices for / });
+    assert.deepEqual(await choices.getByRole('button').allInnerTexts(), ['once', 'session', 'always', 'deny']);
+    await choices.getByRole('button', { name: 'once' }).click();
+    await page.getByText('No approval pending.').waitFor();
+    await page.locator('#events li strong', { hasText: 'approval.responded' }).waitFor();
+    await row.locator('.badge', { hasText: 'running' }).waitFor();
     await page.getByLabel('Text', { exact: true }).fill('All done.');
     await page.getByRole('button', { name: 'Complete' }).click();
     await row.locator('.badge', { hasText: 'completed' }).waitFor();

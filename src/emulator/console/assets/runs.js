@@ -7,6 +7,7 @@ import { badge, field, fill, h, pretty, table } from './dom.js';
 
 const EVENTS = ['tool.started', 'tool.completed', 'reasoning.available', 'message.delta'];
 const DEFAULT_CHOICES = ['once', 'session', 'always', 'deny'];
+const SHOWN = 200;
 
 /** The body of POST …/event for `name`, from the text box and the tool name. */
 function eventBody(name, text, tool) {
@@ -16,6 +17,12 @@ function eventBody(name, text, tool) {
     case 'reasoning.available': return { event: name, text: text || null };
     default: return { event: 'message.delta', delta: text || '' };
   }
+}
+
+/** Hermes's CORS refusal (a bare 403 before anything else, spec runs-api §2.4) as a sentence saying what to do. */
+function corsHint(error) {
+  if (!(error instanceof ApiError) || error.status !== 403 || error.code) return error;
+  return new Error(`Hermes refused this page's request (403): it refuses a browser's Origin that --cors-origins (API_SERVER_CORS_ORIGINS) does not list. Start the server with --cors-origins ${location.origin}, or answer with your client (POST /v1/runs/{run_id}/approval).`);
 }
 
 export function runsView(main, ctx) {
@@ -60,8 +67,8 @@ export function runsView(main, ctx) {
       return h('div', { class: 'approval' },
         h('p', {}, h('strong', {}, 'Request '), h('code', {}, id), shown?.command ? [' — ', h('code', {}, shown.command)] : null),
         h('div', { class: 'buttons', role: 'group', 'aria-label': `Choices for ${id}` }, choices.map((choice) =>
-          h('button', { type: 'button', onclick: () => ctx.act(`Approval ${choice}`, () => ctx.call('hermesApproval', { param: selected, body: { choice, request_id: id } })) }, choice))));
-    }));
+          h('button', { type: 'button', onclick: () => ctx.act(`Approval ${choice}`, () => ctx.call('hermesApproval', { param: selected, body: { choice, request_id: id } }).catch((e) => { throw corsHint(e); })) }, choice))));
+    }), h('p', { class: 'hint' }, `A choice is sent as POST /v1/runs/{run_id}/approval, as a client sends it. A browser's POST carries an Origin, which Hermes refuses (403) unless --cors-origins lists it: start the server with --cors-origins ${location.origin} to answer here.`));
   };
 
   const stopStream = () => {
@@ -150,8 +157,11 @@ export function runsView(main, ctx) {
       });
   };
 
-  const renderList = (runs) => {
-    fill(listBox, table('Runs', ['Run', 'Status', 'Live', 'Last event', 'Keyed'], runs.map((r) => [
+  const renderList = (all) => {
+    // The newest SHOWN runs: a table of thousands redrawn every second would make the page sluggish.
+    const runs = all.slice(-SHOWN);
+    const older = all.length - runs.length;
+    fill(listBox, older ? h('p', { class: 'hint' }, `${older} older runs are not shown.`) : null, table('Runs', ['Run', 'Status', 'Live', 'Last event', 'Keyed'], runs.map((r) => [
       h('a', { href: ctx.href('runs', r.run_id), 'aria-current': r.run_id === selected ? 'true' : false }, h('code', {}, r.run_id)),
       badge(r.status), r.live ? 'yes' : 'no', r.last_event ?? '—', r.keyed ? 'yes' : 'no',
     ]), 'No runs yet: submit one with your client (POST /v1/runs).'));
