@@ -68,7 +68,7 @@ export function runsView(main, ctx) {
         h('p', {}, h('strong', {}, 'Request '), h('code', {}, id), shown?.command ? [' — ', h('code', {}, shown.command)] : null),
         h('div', { class: 'buttons', role: 'group', 'aria-label': `Choices for ${id}` }, choices.map((choice) =>
           h('button', { type: 'button', onclick: () => ctx.act(`Approval ${choice}`, () => ctx.call('hermesApproval', { param: selected, body: { choice, request_id: id } }).catch((e) => { throw corsHint(e); })) }, choice))));
-    }), h('p', { class: 'hint' }, `A choice is sent as POST /v1/runs/{run_id}/approval, as a client sends it. A browser's POST carries an Origin, which Hermes refuses (403) unless --cors-origins lists it: start the server with --cors-origins ${location.origin} to answer here.`));
+    }), h('p', { class: 'hint' }, 'A choice is sent as POST /v1/runs/{run_id}/approval, as a client sends it. A browser\'s POST carries an Origin, which Hermes refuses (403) unless --cors-origins lists this page\'s origin.'));
   };
 
   const stopStream = () => {
