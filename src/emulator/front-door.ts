@@ -8,11 +8,19 @@ import { ADMIN_PREFIX } from './admin/routes.js';
 import { refuseAdminKey, renderAdminError } from './admin/index.js';
 import { refuseUnauthenticated } from './api/index.js';
 import { finish } from './app.js';
+import { handleConsole, isConsolePath } from './console/serve.js';
 import type { GatewaySettings } from './gateway.js';
 import type { HttpRequest, HttpResponse } from './http.js';
 import { describeRequest } from './namespaces/operation.js';
 import { initialSettings, selectNamespace, type Namespaces } from './namespaces/index.js';
 import type { ParsedEmulatorOptions } from './options.js';
+
+/** A console file with the headers every answer has; a 304 carries no Content-Length (it has no body of its own). */
+function consoleAnswer(req: HttpRequest, clock: { now(): number }): HttpResponse {
+  const answer = finish(handleConsole(req), clock);
+  if (answer.status === 304) answer.headers = answer.headers.filter(([k]) => k !== 'Content-Length');
+  return answer;
+}
 
 export type FrontDoor = (req: HttpRequest) => Promise<HttpResponse>;
 
@@ -41,6 +49,8 @@ export function createFrontDoor(namespaces: Namespaces, options: ParsedEmulatorO
   };
 
   return (req) => {
+    // The console is the server's, not a namespace's: answered before one is chosen (decision 0042).
+    if (isConsolePath(req.path)) return Promise.resolve(consoleAnswer(req, freshClock));
     let name: string;
     let path: string;
     try {

@@ -12,7 +12,7 @@ import { AdminClientError, createAdminClient } from './client.js';
 import { ADMIN_PREFIX, ADMIN_ROUTES } from './routes.js';
 
 const KEY = 'admin-key-0123456789abcdef';
-const MISSING = `This server's control plane needs its admin key: send it as "x-hermetic-admin-key: <key>" (or "Authorization: Bearer <key>"). Only GET /__admin/health is open.`;
+const MISSING = `This server's control plane needs its admin key: send it as "x-hermetic-admin-key: <key>" (or "Authorization: Bearer <key>"). Only GET /__admin/health and the console's files (GET /__admin/ui/) are open.`;
 
 const send = (emulator: ReturnType<typeof createEmulator>, method: string, path: string, headers: Record<string, string> = {}) =>
   emulator.fetch(new Request(`http://hermes.test${path}`, { method, headers, body: method === 'GET' ? undefined : '{}' }));

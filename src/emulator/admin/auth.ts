@@ -4,7 +4,7 @@
 import crypto from 'node:crypto';
 import { HermeticError } from '../../shared/errors.js';
 import type { HttpRequest } from '../http.js';
-import { ADMIN_PREFIX } from './routes.js';
+import { ADMIN_PREFIX, CONSOLE_PREFIX } from './routes.js';
 
 /** The header a control request carries the admin key in (Authorization: Bearer is Hermes's API key elsewhere). */
 export const ADMIN_KEY_HEADER = 'x-hermetic-admin-key';
@@ -44,7 +44,7 @@ export function checkAdminKey(req: HttpRequest, path: string, expected: string |
   if (given === null) {
     throw new HermeticError(
       'HERMETIC_ADMIN_UNAUTHORIZED',
-      `This server's control plane needs its admin key: send it as "${ADMIN_KEY_HEADER}: <key>" (or "Authorization: Bearer <key>"). Only GET ${OPEN_ADMIN_ROUTE.path} is open.`,
+      `This server's control plane needs its admin key: send it as "${ADMIN_KEY_HEADER}: <key>" (or "Authorization: Bearer <key>"). Only GET ${OPEN_ADMIN_ROUTE.path} and the console's files (GET ${CONSOLE_PREFIX}/) are open.`,
     );
   }
   if (!adminKeyMatches(given.key, expected)) {

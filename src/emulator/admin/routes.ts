@@ -65,3 +65,24 @@ export const ADMIN_ROUTES = [
 
 export type AdminRouteName = (typeof ADMIN_ROUTES)[number]['name'];
 export type AdminRouteNamed<N extends AdminRouteName> = Extract<(typeof ADMIN_ROUTES)[number], { name: N }>;
+
+/** A route of the console (src/emulator/console/): static files, served before any namespace is chosen. */
+export interface ConsoleRoute {
+  readonly name: string;
+  readonly method: 'GET';
+  /** Under the admin prefix; `{asset}` is one path segment naming one of the console's files. */
+  readonly path: string;
+}
+
+/** Where the console lives: GET /__admin/ui/ (decision 0042). */
+export const CONSOLE_PREFIX = `${ADMIN_PREFIX}/ui`;
+
+// The console's own table. Its files hold no data and need no key; every call they make is a control route above,
+// which does (decision 0042). Not in ADMIN_ROUTES: the admin client has no method for a page.
+export const CONSOLE_ROUTES = [
+  { name: 'consoleRedirect', method: 'GET', path: '/ui' },
+  { name: 'consolePage', method: 'GET', path: '/ui/' },
+  { name: 'consoleAsset', method: 'GET', path: '/ui/{asset}' },
+] as const satisfies readonly ConsoleRoute[];
+
+export type ConsoleRouteName = (typeof CONSOLE_ROUTES)[number]['name'];

@@ -1,0 +1,185 @@
+// The namespace's other sections: the request journal (filter, count, clear), faults (presets, rules, hits), the
+// scenarios and the runs they play, the clock with checkpoints and reset, and every namespace. Forms are built once;
+// `refresh` (called every second) redraws only the tables, so nothing a person is typing is lost.
+import { badge, field, fill, h, pretty, table, when } from './dom.js';
+
+const OPERATIONS = ['', 'submit', 'get', 'events', 'approval', 'steer', 'stop', 'health', 'capabilities', 'sessions',
+  'session_create', 'session', 'session_update', 'session_delete', 'session_messages', 'session_chat', 'unsupported', 'other'];
+
+const section = (id, title, ...children) => h('section', { 'aria-labelledby': id }, h('h3', { id }, title), ...children);
+
+export function journalView(main, ctx) {
+  const operation = h('select', { id: 'journal-operation' }, OPERATIONS.map((o) => h('option', { value: o }, o || 'any')));
+  const status = h('input', { id: 'journal-status', placeholder: '404, 4xx, 5xx', size: '10' });
+  const runId = h('input', { id: 'journal-run', placeholder: 'run_…', size: '24' });
+  const count = h('output', { id: 'journal-count', 'aria-live': 'polite' });
+  const box = h('div', { id: 'journal-table' });
+  const filter = () => ({ operation: operation.value || undefined, status: status.value.trim() || undefined, run_id: runId.value.trim() || undefined });
+  const form = h('form', { class: 'row', 'aria-label': 'Journal filters', onsubmit: (e) => { e.preventDefault(); void ctx.act('Filter', async () => {}); } },
+    field('Operation', operation), field('Status', status), field('Run', runId), h('button', { type: 'submit' }, 'Filter'));
+  main.append(section('journal-title', 'Request journal',
+    h('p', { class: 'hint' }, 'What clients sent to this namespace (control requests are not journaled), newest 200 shown.'),
+    form,
+    h('p', {}, 'Matching requests: ', count),
+    h('button', { type: 'button', class: 'danger', onclick: () => ctx.act('Clear the journal', () => ctx.call('clearRequests', { body: {} })) }, 'Clear the journal'),
+    box));
+  return {
+    async refresh() {
+      const query = filter();
+      const [{ requests, evicted }, counted] = await Promise.all([
+        ctx.call('requests', { query: { ...query, limit: 200 } }),
+        ctx.call('countRequests', { query }),
+      ]);
+      fill(count, String(counted.count), evicted ? ` (${evicted} older entries were pushed out)` : '');
+      fill(box, table('Journaled requests, oldest first', ['#', 'Time', 'Method', 'Path', 'Operation', 'Status', 'ms', 'Run', 'Fault'],
+        requests.map((r) => [String(r.seq), when(r.time), r.method, h('code', {}, r.path), r.operation, badge(String(r.status)),
+          r.duration_ms.toFixed(1), r.run_id ? h('a', { href: ctx.href('runs', r.run_id) }, h('code', {}, r.run_id)) : '—', r.fault_id ?? '—']),
+        'No requests match.'));
+    },
+  };
+}
+
+export function faultsView(main, ctx) {
+  const presets = h('select', { id: 'fault-preset' });
+  const presetHelp = h('p', { class: 'hint', id: 'fault-preset-help' });
+  const rule = h('textarea', { id: 'fault-rule', rows: '4', spellcheck: 'false' }, '{"operation": "submit", "action": "respond", "status": 500, "body": "boom", "times": 1}');
+  const box = h('div', { id: 'faults-table' });
+  const total = h('output', { id: 'faults-fired' });
+  let presetList = [];
+  presets.addEventListener('change', () => fill(presetHelp, presetList.find((p) => p.name === presets.value)?.description ?? ''));
+  main.append(
+    section('fault-add-title', 'Add a fault',
+      h('form', { class: 'row', onsubmit: (e) => { e.preventDefault(); void ctx.act(`Preset ${presets.value}`, () => ctx.call('addFault', { body: { preset: presets.value } })); } },
+        field('Preset', presets), h('button', { type: 'submit', id: 'add-preset' }, 'Add preset')),
+      presetHelp,
+      h('form', { onsubmit: (e) => {
+        e.preventDefault();
+        void ctx.act('Rule', async () => {
+          let body;
+          try { body = JSON.parse(rule.value); } catch (err) { throw new Error(`The rule is not JSON: ${err.message}`); }
+          return ctx.call('addFault', { body });
+        });
+      } }, field('Rule (JSON, as POST /__admin/faults takes it)', rule), h('button', { type: 'submit' }, 'Add rule'))),
+    section('fault-list-title', 'Rules',
+      h('p', {}, 'Requests affected since the namespace started: ', total),
+      h('button', { type: 'button', class: 'danger', onclick: () => ctx.act('Remove every rule', () => ctx.call('clearFaults')) }, 'Remove every rule'),
+      box));
+  ctx.call('faultPresets').then(({ presets: list }) => {
+    presetList = list;
+    fill(presets, list.map((p) => h('option', { value: p.name }, p.name)));
+    fill(presetHelp, list[0]?.description ?? '');
+  }, ctx.problem);
+  return {
+    async refresh() {
+      const { faults, fired_total } = await ctx.call('faults');
+      fill(total, String(fired_total));
+      fill(box, table('Fault rules, in the order they are tried', ['Id', 'Preset', 'Matches', 'Action', 'Hits', 'Remaining', ''],
+        faults.map((f) => [h('code', {}, f.id), f.preset ?? '—',
+          [f.method, f.operation, f.path_prefix, f.run_id].filter(Boolean).join(' ') || 'any request', f.action,
+          String(f.fired), f.remaining === null ? 'no limit' : String(f.remaining),
+          h('button', { type: 'button', 'aria-label': `Remove ${f.id}`, onclick: () => ctx.act(`Remove ${f.id}`, () => ctx.call('deleteFault', { param: f.id })) }, 'Remove')]),
+        'No fault rules: every request reaches Hermes.'));
+    },
+  };
+}
+
+export function scenariosView(main, ctx) {
+  const doc = h('textarea', { id: 'scenario-doc', rows: '6', spellcheck: 'false' },
+    pretty({ scenarios: [{ name: 'quick-answer', steps: [{ complete: { output: 'Done.' } }] }] }));
+  const box = h('div', { id: 'scenarios-table' });
+  const fallback = h('p', { id: 'scenario-default' });
+  main.append(
+    section('scenario-load-title', 'Load scenarios',
+      h('form', { onsubmit: (e) => {
+        e.preventDefault();
+        void ctx.act('Scenarios', async () => {
+          let body;
+          try { body = JSON.parse(doc.value); } catch (err) { throw new Error(`The document is not JSON: ${err.message}`); }
+          return ctx.call('scenarios', { body });
+        });
+      } }, field('Scenario document (JSON, as POST /__admin/scenarios takes it)', doc), h('button', { type: 'submit' }, 'Load'))),
+    section('scenario-list-title', 'Scenarios and the runs they play', fallback,
+      h('button', { type: 'button', class: 'danger', onclick: () => ctx.act('Remove every scenario', () => ctx.call('deleteScenarios', { body: {} })) }, 'Remove every scenario'),
+      box));
+  return {
+    async refresh() {
+      const [{ scenarios, default: dflt }, { runs }] = await Promise.all([ctx.call('getScenarios'), ctx.call('runs')]);
+      // Which scenario plays each live run: GET /__admin/runs/{run_id} names it (the newest 50 live runs).
+      const live = runs.filter((r) => r.live).slice(-50);
+      const infos = await Promise.all(live.map((r) => ctx.call('run', { param: r.run_id }).catch(() => null)));
+      const playing = new Map();
+      for (const info of infos) if (info?.scenario) playing.set(info.scenario, [...(playing.get(info.scenario) ?? []), info.run_id]);
+      fill(fallback, 'Runs no scenario matches: ', h('code', {}, typeof dflt === 'string' ? dflt : JSON.stringify(dflt)));
+      fill(box, table('Scenarios, in matching order', ['Name', 'Match', 'Steps', 'Runs played', 'Playing now', ''],
+        scenarios.map((s) => [h('code', {}, s.name), s.match ? h('code', {}, JSON.stringify(s.match)) : 'every run', String(s.steps.length), String(s.matched),
+          (playing.get(s.name) ?? []).map((id) => h('a', { href: ctx.href('runs', id) }, h('code', {}, id), ' ')),
+          h('button', { type: 'button', 'aria-label': `Remove ${s.name}`, onclick: () => ctx.act(`Remove ${s.name}`, () => ctx.call('deleteScenarios', { body: { name: s.name } })) }, 'Remove')]),
+        'No scenarios: runs wait for the control plane.'));
+    },
+  };
+}
+
+export function timeView(main, ctx) {
+  const now = h('output', { id: 'clock-now' });
+  const advance = h('input', { id: 'clock-advance', type: 'number', step: 'any', min: '0', value: '60' });
+  const set = h('input', { id: 'clock-set', type: 'number', step: 'any', min: '0', placeholder: 'epoch seconds' });
+  const freeze = h('button', { type: 'button', id: 'clock-freeze' }, 'Freeze');
+  const checkpoints = h('div', { id: 'checkpoints-table' });
+  let frozen = false;
+  const armed = { reset: false };
+  const resetButton = h('button', { type: 'button', class: 'danger', id: 'reset' }, 'Reset this namespace…');
+  resetButton.addEventListener('click', () => {
+    if (!armed.reset) {
+      armed.reset = true;
+      resetButton.textContent = 'Press again to reset: every run, row, fault and scenario goes';
+      return;
+    }
+    armed.reset = false;
+    resetButton.textContent = 'Reset this namespace…';
+    void ctx.act('Reset', () => ctx.call('reset', { body: {} }));
+  });
+  resetButton.addEventListener('blur', () => { armed.reset = false; resetButton.textContent = 'Reset this namespace…'; });
+  freeze.addEventListener('click', () => ctx.act(frozen ? 'Unfreeze' : 'Freeze', () => ctx.call('clock', { body: { freeze: !frozen } })));
+  main.append(
+    section('clock-title', 'Clock',
+      h('p', {}, 'Now: ', now),
+      h('form', { class: 'row', onsubmit: (e) => { e.preventDefault(); void ctx.act('Advance', () => ctx.call('clock', { body: { advance: Number(advance.value) } })); } },
+        field('Advance by (seconds)', advance), h('button', { type: 'submit', id: 'clock-advance-go' }, 'Advance')),
+      h('form', { class: 'row', onsubmit: (e) => { e.preventDefault(); void ctx.act('Set', () => ctx.call('clock', { body: { set: Number(set.value) } })); } },
+        field('Set to (epoch seconds)', set), h('button', { type: 'submit' }, 'Set')),
+      freeze),
+    section('checkpoints-title', 'Checkpoints',
+      h('p', { class: 'hint' }, 'A checkpoint keeps this namespace\'s runs, rows, clock, settings, faults and scenarios.'),
+      h('button', { type: 'button', id: 'checkpoint-save', onclick: () => ctx.act('Save checkpoint', () => ctx.call('checkpoint', { body: {} })) }, 'Save a checkpoint'),
+      checkpoints),
+    section('reset-title', 'Reset', resetButton));
+  return {
+    async refresh() {
+      const [clock, { checkpoints: list }] = await Promise.all([ctx.call('getClock'), ctx.call('checkpoints')]);
+      frozen = clock.frozen;
+      fill(now, `${when(clock.now)} (${clock.now})${clock.frozen ? ', frozen' : ', running'}`);
+      fill(freeze, frozen ? 'Unfreeze' : 'Freeze');
+      fill(checkpoints, table('Checkpoints, oldest first', ['Id', 'Taken at', 'Runs', 'Durable rows', '', ''],
+        list.map((c) => [h('code', {}, c.id), when(c.taken_at), String(c.runs), String(c.durable_rows),
+          h('button', { type: 'button', 'aria-label': `Restore ${c.id}`, onclick: () => ctx.act(`Restore ${c.id}`, () => ctx.call('restoreCheckpoint', { param: c.id, body: {} })) }, 'Restore'),
+          h('button', { type: 'button', 'aria-label': `Delete ${c.id}`, onclick: () => ctx.act(`Delete ${c.id}`, () => ctx.call('deleteCheckpoint', { param: c.id })) }, 'Delete')]),
+        'No checkpoints yet.'));
+    },
+  };
+}
+
+export function namespacesView(main, ctx) {
+  const box = h('div', { id: 'namespaces-table' });
+  main.append(section('namespaces-list-title', 'Namespaces',
+    h('p', { class: 'hint' }, 'A namespace is created by its first request (x-hermetic-namespace header or a /ns/<name>/ prefix).'),
+    box,
+    h('button', { type: 'button', class: 'danger', onclick: () => ctx.act('Reset every namespace', () => ctx.call('reset', { body: { all: true } })) }, 'Reset every namespace')));
+  return {
+    async refresh() {
+      const { namespaces } = await ctx.call('namespaces');
+      fill(box, table('Namespaces, the default first', ['Name', 'Runs', 'Live', 'First used'],
+        namespaces.map((n) => [h('a', { href: ctx.href('runs', null, n.name), 'aria-current': n.name === ctx.ns ? 'true' : false }, n.name),
+          String(n.runs), String(n.live_runs), when(n.created_at)])));
+    },
+  };
+}
