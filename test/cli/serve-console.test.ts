@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { spawnServe, type ServeProcess } from '../support/process.js';
-import { sharedBrowser } from '../../src/shared/testing/browser.js';
+import { closeSharedBrowser, sharedBrowser } from '../../src/shared/testing/browser.js';
 
 const ADMIN_KEY = 'console-admin-key-0123456789';
 const API_KEY = 'console-api-key-0123456789ab';
@@ -25,8 +25,7 @@ before(async () => {
 
 after(async () => {
   server.child.kill('SIGTERM');
-  // The browser's pipes keep the event loop alive, so the process would never reach sharedBrowser's beforeExit.
-  await Promise.all([server.exited, sharedBrowser().then((b) => b.close())]);
+  await Promise.all([server.exited, closeSharedBrowser()]);
 });
 
 interface Session {

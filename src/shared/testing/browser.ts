@@ -18,15 +18,25 @@ export function launchBrowser(): Promise<Browser> {
 
 let shared: Promise<Browser> | null = null;
 
-/** One browser for this process, launched on first use and closed when the process ends. */
+/**
+ * One browser for this process, launched on first use. A test file closes it in its own `after(closeSharedBrowser)`:
+ * the browser's pipe keeps the process alive, so no `beforeExit` would ever come. Should a process end without that,
+ * the browser is killed at exit so no chromium is left behind.
+ */
 export function sharedBrowser(): Promise<Browser> {
   if (!shared) {
     shared = launchBrowser();
     shared.then((b) => {
-      // node:test ends the process when its tests are done; close the browser then so no chromium is left behind.
-      const close = () => { void b.close().catch(() => undefined); };
-      process.once('beforeExit', close);
+      const pid = (b as unknown as { process?: () => { pid?: number } | null }).process?.()?.pid;
+      if (pid) process.once('exit', () => { try { process.kill(pid, 'SIGKILL'); } catch { /* gone already */ } });
     }, () => undefined);
   }
   return shared;
+}
+
+/** Closes the shared browser, if one was launched (for `after()`). */
+export async function closeSharedBrowser(): Promise<void> {
+  const b = shared;
+  shared = null;
+  if (b) await (await b.catch(() => null))?.close();
 }
