@@ -15,6 +15,7 @@ const statusCommand = async (argv: string[]) => (await import('../forwarder/cli/
 const queryCommand = async (argv: string[]) => (await import('../forwarder/cli/query.js')).queryCommand(argv);
 const policyCommand = async (argv: string[]) => (await import('../forwarder/cli/policy.js')).policyCommand(argv);
 const reportCommand = async (argv: string[]) => (await import('../forwarder/cli/report.js')).reportCommand(argv);
+const webCommand = async (argv: string[]) => (await import('../forwarder/cli/web.js')).webCommand(argv);
 const forgetCommand = async (argv: string[]) => (await import('../forwarder/cli/forget.js')).forgetCommand(argv);
 
 const HELP = `Usage: hermetic <command> [options]
@@ -26,6 +27,7 @@ Commands:
   forward    keep the dataset up to date as Hermes writes (hermetic forward --help)
   status     stores found, cursors, rows, errors, quarantined sessions
   report     what the agent spent: cost and tokens by day, model, source, session, … (hermetic report --help)
+  web        the usage dashboard in a browser, over the dataset (hermetic web --help)
   query      read-only SQL on the dataset (hermetic query "SELECT ...")
   policy     which usage policy governs a folder (hermetic policy check PATH)
   forget     remove what was forwarded before its folder became ignore (--session ID | --scope DIR)
@@ -52,7 +54,7 @@ export function exitCode(e: HermeticError): 1 | 2 {
 function helpFor(argv: string[]): string {
   const [command, sub] = argv;
   if (command === 'serve') return 'Run "hermetic serve --help" for the options.';
-  if (['backfill', 'forward', 'status', 'report', 'query', 'policy', 'forget'].includes(command ?? '')) return `Run "hermetic ${command} --help" for the options.`;
+  if (['backfill', 'forward', 'status', 'report', 'web', 'query', 'policy', 'forget'].includes(command ?? '')) return `Run "hermetic ${command} --help" for the options.`;
   if (command === 'statedb') return `Run "hermetic statedb --help" for the ${sub === 'generate' || sub === 'inspect' ? 'options' : 'commands'}.`;
   return 'Run "hermetic --help" for the commands.';
 }
@@ -81,6 +83,8 @@ export async function main(argv: string[]): Promise<number> {
         return await statusCommand(rest);
       case 'report':
         return await reportCommand(rest);
+      case 'web':
+        return await webCommand(rest);
       case 'query':
         return await queryCommand(rest);
       case 'policy':
@@ -97,9 +101,9 @@ export async function main(argv: string[]): Promise<number> {
         console.log(version());
         return 0;
       case undefined:
-        throw new HermeticError('HERMETIC_CLI_USAGE', 'No command given; use serve, statedb, backfill, forward, status, report, query, policy or forget.');
+        throw new HermeticError('HERMETIC_CLI_USAGE', 'No command given; use serve, statedb, backfill, forward, status, report, web, query, policy or forget.');
       default:
-        throw new HermeticError('HERMETIC_CLI_USAGE', `Unknown command "${command}"; use serve, statedb, backfill, forward, status, report, query, policy or forget.`);
+        throw new HermeticError('HERMETIC_CLI_USAGE', `Unknown command "${command}"; use serve, statedb, backfill, forward, status, report, web, query, policy or forget.`);
     }
   } catch (e) {
     if (isHermeticError(e) && e.code !== 'HERMETIC_INTERNAL') {
