@@ -1,7 +1,7 @@
 // The dashboard's single page: reads its state from the URL, draws the controls and the view, and follows links
 // inside the app with history.pushState (so back and forward work, and every state has a URL to share).
 import { get } from './api.js';
-import { clearCharts } from './charts.js';
+import { pruneCharts } from './charts.js';
 import { renderControls } from './controls.js';
 import { h } from './dom.js';
 import { setZone } from './format.js';
@@ -34,14 +34,17 @@ async function render() {
     const controls = document.getElementById('controls');
     controls.hidden = state.view === 'session';
     if (options) renderControls(controls, state, options);
-    clearCharts();
     main.replaceChildren(...nodes.flat().filter(Boolean));
+    pruneCharts();
     document.title = `${TITLES[state.view]} — Hermetic`;
   } catch (e) {
     if (mine !== generation) return;
-    clearCharts();
     main.replaceChildren(h('div', { class: 'error', role: 'alert' }, h('strong', {}, 'This page could not be shown. '), e.message, ' ', h('code', {}, e.code ?? '')));
+    pruneCharts();
   }
+  // Ready once the charts have drawn (Chart.js draws a canvas when it is attached): two frames later.
+  await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+  if (mine !== generation) return;
   root.dataset.ready = location.pathname + location.search;
 }
 

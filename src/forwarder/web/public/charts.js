@@ -13,10 +13,13 @@ function themeColours() {
   return { text: css.getPropertyValue('--fg-muted').trim(), grid: css.getPropertyValue('--grid').trim() };
 }
 
-/** Destroys the charts of the page being left. */
-export function clearCharts() {
-  for (const c of live) c.destroy();
-  live.clear();
+/** Destroys the charts no longer on the page (the page left, or a render overtaken by a newer one). */
+export function pruneCharts() {
+  for (const c of live) {
+    if (c.canvas?.isConnected) continue;
+    c.destroy();
+    live.delete(c);
+  }
 }
 
 /**
