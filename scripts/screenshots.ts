@@ -3,7 +3,7 @@
 // entries to PAGES.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { sharedBrowser } from '../src/shared/testing/browser.js';
+import { launchBrowser } from '../src/shared/testing/browser.js';
 import { dashboardRig } from '../src/forwarder/web/testing.js';
 
 interface Shot {
@@ -37,7 +37,7 @@ export const PAGES: Shot[] = [
 async function main(): Promise<void> {
   const out = join(process.cwd(), 'docs', 'screenshots');
   mkdirSync(out, { recursive: true });
-  const browser = await sharedBrowser();
+  const browser = await launchBrowser();
   const started = new Map<Shot['start'], Awaited<ReturnType<Shot['start']>>>();
   try {
     for (const shot of PAGES) {

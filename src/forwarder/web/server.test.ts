@@ -198,17 +198,17 @@ describe('on the Hermes fixtures', () => {
   });
   after(() => fixture.close());
   it('all time, each endpoint equals usageReport', async () => {
-    const get = async (path: string) => (await (await fetch(new URL(path, fixture.url))).json()) as any;
+    const get = async (path: string): Promise<any> => (await (await fetch(new URL(path, fixture.url))).json());
     const { cache_hit_rate: _, ...overview } = await get('/api/overview?period=all');
     assert.deepEqual(overview, usageReport(fixture.db, {}));
-    assert.ok(overview.totals.sessions > 0);
+    assert.ok(Number(overview.totals.sessions) > 0);
     assert.deepEqual(await get('/api/daily?period=all'), usageReport(fixture.db, { by: ['day', 'model'] }));
     for (const by of ['model', 'provider', 'profile', 'source', 'project', 'task']) assert.deepEqual(await get(`/api/breakdown?period=all&by=${by}`), usageReport(fixture.db, { by: [by], top: 10 }), by);
     const { slowest: __, ...tools } = await get('/api/tools?period=all');
     assert.deepEqual(tools, usageReport(fixture.db, { by: ['tool'] }));
     const sessions = await get('/api/sessions?period=all&top=3');
     assert.deepEqual(sessions, usageReport(fixture.db, { by: ['session'], top: 3 }));
-    const view = await get(`/api/session?id=${encodeURIComponent(sessions.rows[0].session_id)}`);
-    assert.equal(view.transcript.total, fixture.db.prepare('SELECT COUNT(*) FROM messages WHERE session_id = ?').pluck().get(sessions.rows[0].session_id));
+    const view = await get(`/api/session?id=${encodeURIComponent(String(sessions.rows[0]!.session_id))}`);
+    assert.equal(view.transcript.total, fixture.db.prepare('SELECT COUNT(*) FROM messages WHERE session_id = ?').pluck().get(String(sessions.rows[0]!.session_id)));
   });
 });

@@ -18,6 +18,16 @@ export function launchBrowser(): Promise<Browser> {
 
 let shared: Promise<Browser> | null = null;
 
+/**
+ * Closes the shared browser (call it in the test file's `after`): its pipe keeps the event loop alive, so a test
+ * process holding it would not reach 'beforeExit' and would never end.
+ */
+export async function closeSharedBrowser(): Promise<void> {
+  const b = shared;
+  shared = null;
+  if (b) await (await b.catch(() => null))?.close().catch(() => undefined);
+}
+
 /** One browser for this process, launched on first use and closed when the process ends. */
 export function sharedBrowser(): Promise<Browser> {
   if (!shared) {

@@ -5,13 +5,24 @@ import { FILTERS, PERIODS, go } from './state.js';
 const LABELS = { model: 'Model', provider: 'Provider', profile: 'Profile', source: 'Source', project: 'Project', task: 'Task' };
 const shown = (f, v) => (v === '' ? '(none)' : f === 'project' ? v.split('/').filter(Boolean).slice(-2).join('/') || v : v);
 
+let customOpen = false;
+window.addEventListener('hermetic:navigate', () => { customOpen = false; });
+window.addEventListener('popstate', () => { customOpen = false; });
+
 export function renderControls(el, state, options) {
   const periods = h('div', { class: 'periods', role: 'group', 'aria-label': 'Period' },
     PERIODS.map(([value, label]) => h('button', {
-      type: 'button', class: 'period', 'aria-pressed': String(state.period === value), dataset: { period: value },
-      onclick: () => go({ ...state, period: value, since: value === 'custom' ? state.since : '', until: value === 'custom' ? state.until : '', page: 1 }),
+      type: 'button', class: 'period', 'aria-pressed': String(value === 'custom' ? state.period === 'custom' || customOpen : state.period === value && !customOpen), dataset: { period: value },
+      onclick: () => {
+        // Custom first opens its form; the window changes when its dates are applied.
+        if (value === 'custom') {
+          customOpen = true;
+          renderControls(el, state, options);
+          el.querySelector('input[name="since"]')?.focus();
+        } else go({ ...state, period: value, since: '', until: '', page: 1 });
+      },
     }, label)));
-  const custom = state.period === 'custom'
+  const custom = state.period === 'custom' || customOpen
     ? h('form', { class: 'custom', onsubmit: (e) => {
       e.preventDefault();
       const data = new FormData(e.target);

@@ -35,7 +35,7 @@ function messageNode(m) {
 }
 
 function sessionLink(state, s, label) {
-  return h('a', { href: href({ ...state, view: 'session', id: s.session_id, store: null, page: 1 }), dataset: { nav: '' } }, label ?? (s.title || s.session_id));
+  return h('a', { href: href({ ...state, view: 'session', id: s.session_id, store: null, page: 1, pageSize: null }), dataset: { nav: '' } }, label ?? (s.title || s.session_id));
 }
 
 function pager(state, t) {
@@ -51,6 +51,7 @@ export async function session(state) {
   const q = new URLSearchParams({ id: state.id ?? '' });
   if (state.store) q.set('store', state.store);
   if (state.page > 1) q.set('page', String(state.page));
+  if (state.pageSize) q.set('page_size', state.pageSize);
   const v = await get('/api/session', q);
   const s = v.session;
   const facts = [
