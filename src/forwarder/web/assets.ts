@@ -13,12 +13,19 @@ const TYPES: Record<string, string> = {
   '.png': 'image/png',
 };
 
-/** public/ beside this module's source: src/forwarder/web/public (also from dist/, whose sources are not copied). */
+/**
+ * public/ beside this module's source (src/forwarder/web/public); from a build (dist/, whose assets tsc does not copy)
+ * the nearest folder above that holds src/forwarder/web/public: the package's, which `files` in package.json ships.
+ */
 function publicDir(): string {
   const here = dirname(fileURLToPath(import.meta.url));
   const beside = join(here, 'public');
   if (existsSync(beside)) return beside;
-  return join(here, '..', '..', '..', 'src', 'forwarder', 'web', 'public');
+  for (let dir = here; dirname(dir) !== dir; dir = dirname(dir)) {
+    const candidate = join(dir, 'src', 'forwarder', 'web', 'public');
+    if (existsSync(join(candidate, 'index.html'))) return candidate;
+  }
+  throw new Error(`The dashboard's page (src/forwarder/web/public) is missing from this installation, looked for from ${here}.`);
 }
 
 /** Chart.js's UMD build (one classic script that defines `Chart`), found through Node's resolution. */
