@@ -87,8 +87,9 @@ describe('usage endpoints equal usageReport', () => {
     assert.equal(body.slowest.length, 5);
     const seconds = body.slowest.map((s: { seconds: number }) => s.seconds);
     assert.deepEqual(seconds, [...seconds].sort((a, b) => b - a));
-    const longest = app.db.prepare(`SELECT MAX(r.created_at - c.created_at) FROM parts c JOIN parts r ON r.store = c.store AND r.session_id = c.session_id
-      AND r.part_type = 'tool_result' AND r.tool_result_for = c.tool_call_id WHERE c.part_type = 'tool_call'`).pluck().get() as number;
+    // Each call to its first result, found here call by call.
+    const longest = app.db.prepare(`SELECT MAX((SELECT MIN(r.created_at) FROM parts r WHERE r.store = c.store AND r.session_id = c.session_id
+      AND r.part_type = 'tool_result' AND r.tool_result_for = c.tool_call_id) - c.created_at) FROM parts c WHERE c.part_type = 'tool_call'`).pluck().get() as number;
     assert.equal(seconds[0], longest);
   });
 

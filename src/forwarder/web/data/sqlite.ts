@@ -77,14 +77,20 @@ export function sqliteSource(db: Db): UsageSource {
     },
     slowestCalls(request: ReportRequest, limit: number): SlowCall[] {
       const { tools, params } = reportCondition(request);
-      // The calls of the sessions and cells the report counts; a call's time is its result's time less its own.
-      const window = [request.since != null ? 'c.created_at >= @since' : null, request.until != null ? 'c.created_at < @until' : null].filter(Boolean).join(' AND ') || '1';
-      return db.prepare(`SELECT c.tool_name AS tool, c.session_id, c.created_at AS started_at, r.created_at - c.created_at AS seconds
-        FROM parts c JOIN parts r ON r.store = c.store AND r.session_id = c.session_id AND r.part_type = 'tool_result' AND r.tool_result_for = c.tool_call_id
-        WHERE c.part_type = 'tool_call' AND ${window}
-          AND EXISTS (SELECT 1 FROM tool_usage l WHERE l.store = c.store AND l.session_id = c.session_id AND ${tools})
-          AND r.created_at >= c.created_at
-        ORDER BY seconds DESC, c.created_at LIMIT ${Math.trunc(limit)}`).all(params) as SlowCall[];
+      // A call's time is from it to its first result. One pass over the calls and results, grouped by call id (parts
+      // has no index by call id; a join would search a session's parts once per call), kept where the report counts
+      // the session's tool calls (the window's cells and the filter).
+      const window = [request.since != null ? 'x.called >= @since' : null, request.until != null ? 'x.called < @until' : null].filter(Boolean).join(' AND ') || '1';
+      const callId = "CASE WHEN p.part_type = 'tool_call' THEN p.tool_call_id ELSE p.tool_result_for END";
+      return db.prepare(`SELECT x.tool, x.session_id, x.called AS started_at, x.answered - x.called AS seconds FROM (
+          SELECT p.store, p.session_id, MAX(CASE WHEN p.part_type = 'tool_call' THEN p.tool_name END) AS tool,
+            MIN(CASE WHEN p.part_type = 'tool_call' THEN p.created_at END) AS called,
+            MIN(CASE WHEN p.part_type = 'tool_result' THEN p.created_at END) AS answered
+          FROM parts p WHERE p.part_type IN ('tool_call', 'tool_result') AND ${callId} IS NOT NULL
+          GROUP BY p.store, p.session_id, ${callId}) x
+        WHERE ${window} AND x.answered >= x.called
+          AND EXISTS (SELECT 1 FROM tool_usage l WHERE l.store = x.store AND l.session_id = x.session_id AND ${tools})
+        ORDER BY seconds DESC, x.called LIMIT ${Math.trunc(limit)}`).all(params) as SlowCall[];
     },
     close: () => db.close(),
   };
