@@ -12,7 +12,7 @@ import { dashboardRig, type DashboardRig } from './testing.js';
 
 let app: DashboardRig;
 before(async () => {
-  app = await dashboardRig();
+  app = await dashboardRig({ sessions: 80, messages: 1600 }); // enough for lineage, tool calls and top sessions
 });
 after(async () => {
   await closeSharedBrowser();
