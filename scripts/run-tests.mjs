@@ -34,6 +34,8 @@ const FIRST = [
   'test/cli/serve-config.test.ts', 'test/property/api-fuzz.test.ts',
   // Measures its own RSS over 40,000 namespaces: a process of its own, so no other suite's memory is counted.
   'src/emulator/namespaces/bounds.test.ts',
+  // A Chromium each, driven through a dashboard (decision 0041).
+  'src/forwarder/web/page.test.ts', 'src/forwarder/web/page-session.test.ts',
 ];
 
 /**

@@ -16,6 +16,7 @@ const queryCommand = async (argv: string[]) => (await import('../forwarder/cli/q
 const policyCommand = async (argv: string[]) => (await import('../forwarder/cli/policy.js')).policyCommand(argv);
 const reportCommand = async (argv: string[]) => (await import('../forwarder/cli/report.js')).reportCommand(argv);
 const exportCommand = async (argv: string[]) => (await import('../forwarder/cli/export.js')).exportCommand(argv);
+const webCommand = async (argv: string[]) => (await import('../forwarder/cli/web.js')).webCommand(argv);
 const forgetCommand = async (argv: string[]) => (await import('../forwarder/cli/forget.js')).forgetCommand(argv);
 
 const HELP = `Usage: hermetic <command> [options]
@@ -28,6 +29,7 @@ Commands:
   status     stores found, cursors, rows, errors, quarantined sessions
   report     what the agent spent: cost and tokens by day, model, source, session, … (hermetic report --help)
   export     the dataset as Parquet files for DuckDB, pandas, Spark (hermetic export parquet --out DIR)
+  web        the usage dashboard in a browser, over the dataset (hermetic web --help)
   query      read-only SQL on the dataset (hermetic query "SELECT ...")
   policy     which usage policy governs a folder (hermetic policy check PATH)
   forget     remove what was forwarded before its folder became ignore (--session ID | --scope DIR)
@@ -54,7 +56,7 @@ export function exitCode(e: HermeticError): 1 | 2 {
 function helpFor(argv: string[]): string {
   const [command, sub] = argv;
   if (command === 'serve') return 'Run "hermetic serve --help" for the options.';
-  if (['backfill', 'forward', 'status', 'report', 'export', 'query', 'policy', 'forget'].includes(command ?? '')) return `Run "hermetic ${command} --help" for the options.`;
+  if (['backfill', 'forward', 'status', 'report', 'export', 'web', 'query', 'policy', 'forget'].includes(command ?? '')) return `Run "hermetic ${command} --help" for the options.`;
   if (command === 'statedb') return `Run "hermetic statedb --help" for the ${sub === 'generate' || sub === 'inspect' ? 'options' : 'commands'}.`;
   return 'Run "hermetic --help" for the commands.';
 }
@@ -85,6 +87,8 @@ export async function main(argv: string[]): Promise<number> {
         return await reportCommand(rest);
       case 'export':
         return await exportCommand(rest);
+      case 'web':
+        return await webCommand(rest);
       case 'query':
         return await queryCommand(rest);
       case 'policy':
@@ -101,9 +105,9 @@ export async function main(argv: string[]): Promise<number> {
         console.log(version());
         return 0;
       case undefined:
-        throw new HermeticError('HERMETIC_CLI_USAGE', 'No command given; use serve, statedb, backfill, forward, status, report, export, query, policy or forget.');
+        throw new HermeticError('HERMETIC_CLI_USAGE', 'No command given; use serve, statedb, backfill, forward, status, report, export, web, query, policy or forget.');
       default:
-        throw new HermeticError('HERMETIC_CLI_USAGE', `Unknown command "${command}"; use serve, statedb, backfill, forward, status, report, export, query, policy or forget.`);
+        throw new HermeticError('HERMETIC_CLI_USAGE', `Unknown command "${command}"; use serve, statedb, backfill, forward, status, report, export, web, query, policy or forget.`);
     }
   } catch (e) {
     if (isHermeticError(e) && e.code !== 'HERMETIC_INTERNAL') {

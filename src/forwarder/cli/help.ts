@@ -45,6 +45,9 @@ Grouping (repeatable: --by day --by model gives one row per day and model):
       title; tool counts tool calls and the results that say they failed (it groups by tool, time, profile,
       source, project or session only)
   --top N          keep the N costliest rows (most called, for tools); the rest are summed into one row
+Filter (repeatable; values of one column are alternatives, columns combine):
+  --filter COLUMN=VALUE   model, provider, profile, source, project, task or session; project= is no project;
+      tool calls filtered by model, provider or task are those of the sessions with such usage
 Output (one of; default a table):
   --json           {"period": {"since", "until"}, "by": [...], "totals": {...}, "rows": [...]}
   --csv            the rows as CSV        --markdown   the rows as a Markdown table
@@ -85,4 +88,21 @@ rewritten too when its rows no longer match the dataset (a row moved to another 
 each file tells), so no row is ever in two files; an export without --since/--until refreshes everything. Read it:
   SELECT day, count(*) FROM read_parquet('DIR/messages/**/*.parquet', hive_partitioning = true) GROUP BY day;
 Decision: docs/decisions/0037-parquet-export.md.
+`;
+
+export const WEB_HELP = `Usage: hermetic web [options]
+
+The usage dashboard: a local web page over the dataset (run "hermetic backfill" or "hermetic forward" first) with
+cost and tokens for a period, spend per day by model, breakdowns by model, provider, profile, source, project and
+task, the most expensive sessions, each session's transcript and lineage, and tool calls. Every figure is the one
+"hermetic report --json" gives for the same window and filter. It only reads the dataset; Ctrl-C stops it.
+
+Options:
+  --port N      port to listen on (default 8650; 0 picks a free one)
+  --host HOST   address to listen on (default 127.0.0.1, this machine only; the dashboard has no login)
+  --home DIR    the dataset's folder (default $HERMETIC_HOME, else ~/.hermetic)
+  --open        open the dashboard in the desktop's browser
+
+Its URL keeps the page's state: /?period=7d&model=gpt-5 is what "hermetic report --since 7d --filter model=gpt-5"
+reports; /session?id=ID is a session; /tools is the tool view. The JSON endpoints are under /api/ (decision 0041).
 `;

@@ -6,7 +6,7 @@ import type { Db } from '../../shared/sqlite.js';
 import { DATASET_VERSION } from '../dataset/columns.js';
 import { hermeticHome } from '../home.js';
 import { explicitTimeZone, Zone } from '../ledger/zone.js';
-import { ledgerZone, renderCsv, renderMarkdown, renderSummary, resolveWindow, summaryTables, usageReport, type ReportRequest, type SummaryView } from '../report/index.js';
+import { ledgerZone, parseFilters, renderCsv, renderMarkdown, renderSummary, resolveWindow, summaryTables, usageReport, type ReportRequest, type SummaryView } from '../report/index.js';
 import { openDataset, openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
 import { COMMON_FLAGS } from './common.js';
 import { REPORT_HELP } from './help.js';
@@ -14,7 +14,7 @@ import { REPORT_HELP } from './help.js';
 const FLAGS = {
   home: COMMON_FLAGS.home, json: COMMON_FLAGS.json, help: COMMON_FLAGS.help,
   since: { type: 'string' }, until: { type: 'string' }, period: { type: 'string' }, by: { type: 'string', multiple: true },
-  top: { type: 'string' }, csv: { type: 'boolean' }, markdown: { type: 'boolean' }, utc: { type: 'boolean' },
+  top: { type: 'string' }, filter: { type: 'string', multiple: true }, csv: { type: 'boolean' }, markdown: { type: 'boolean' }, utc: { type: 'boolean' },
 } as const;
 
 export interface ReportIo {
@@ -56,7 +56,8 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
     if (window.since !== null && window.until !== null && window.since > window.until) {
       throw new HermeticError('HERMETIC_REPORT_INVALID', `--since ${values.since ?? ''} starts after --until ${values.until ?? 'now'} ends; swap them.`);
     }
-    const base: ReportRequest = { since: window.since, until: window.until, utc: values.utc === true };
+    const filter = parseFilters(values.filter ?? []);
+    const base: ReportRequest = { since: window.since, until: window.until, utc: values.utc === true, ...(Object.keys(filter).length > 0 ? { filter } : {}) };
     const by = values.by ?? [];
     const color = io.color ?? (process.stdout.isTTY === true && !process.env.NO_COLOR);
     const emptyDataset = () => db.prepare('SELECT 1 FROM usage_ledger LIMIT 1').get() === undefined;

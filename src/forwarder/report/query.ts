@@ -10,6 +10,11 @@ import type { Window } from './window.js';
 export const DIMENSIONS = ['day', 'week', 'month', 'model', 'provider', 'profile', 'source', 'project', 'task', 'session', 'tool'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 export const TIME_DIMENSIONS: readonly Dimension[] = ['day', 'week', 'month'];
+/** The ledger's columns a report can be narrowed to (`filter`); values of one column are alternatives, columns combine. */
+export const FILTERS = ['model', 'provider', 'profile', 'source', 'project', 'task', 'session'] as const;
+export type FilterName = (typeof FILTERS)[number];
+export type ReportFilter = Partial<Record<FilterName, readonly string[]>>;
+
 /** Dimensions tool calls do not have (Hermes records usage per call, not per tool). */
 const NOT_FOR_TOOLS: readonly Dimension[] = ['model', 'provider', 'task'];
 
@@ -27,6 +32,11 @@ export interface ReportRequest {
   top?: number;
   /** Days, weeks and months in UTC instead of the ledger's zone. */
   utc?: boolean;
+  /**
+   * Only usage whose column has one of the values given (`project: ['']` is usage with no project). Tool calls have no
+   * model, provider or task: filtered by those, they are the calls of the sessions that have such usage in the window.
+   */
+  filter?: ReportFilter;
 }
 
 export type Measures = Record<MeasureName, number | null>;
@@ -87,8 +97,10 @@ interface Checked {
   until: number | null;
   top: number | undefined;
   utc: boolean;
+  /** The condition on a `usage_ledger` row `l`, and on a `tool_usage` row `l`. */
   where: string;
-  params: Record<string, number>;
+  toolWhere: string;
+  params: Record<string, number | string>;
 }
 
 function check(request: ReportRequest): Checked {
@@ -100,19 +112,62 @@ function check(request: ReportRequest): Checked {
   }
   const top = request.top;
   if (top !== undefined && !(Number.isInteger(top) && top >= 1)) throw new HermeticError('HERMETIC_REPORT_INVALID', `top must be a whole number of rows, 1 or more; got ${top}.`);
-  const where = [since !== null ? 'l.at >= @since' : null, until !== null ? 'l.at < @until' : null].filter(Boolean).join(' AND ') || '1';
-  const params = { ...(since !== null ? { since } : {}), ...(until !== null ? { until } : {}) };
-  return { by, since, until, top, utc: request.utc === true, where, params };
+  const time = [since !== null ? 'l.at >= @since' : null, until !== null ? 'l.at < @until' : null].filter((x): x is string => x !== null);
+  const params: Record<string, number | string> = { ...(since !== null ? { since } : {}), ...(until !== null ? { until } : {}) };
+  const { ledger, tools } = filterSql(request.filter ?? {}, params);
+  const where = [...time, ...ledger].join(' AND ') || '1';
+  // A model, provider or task filter reaches tool calls through the sessions with such usage in the window.
+  const viaSessions = ledger.length > tools.length
+    ? [`EXISTS (SELECT 1 FROM usage_ledger u INDEXED BY usage_ledger_store_session_id WHERE u.store = l.store AND u.session_id = l.session_id AND ${[...time, ...ledger].join(' AND ').replace(/\bl\./g, 'u.')})`]
+    : [];
+  const toolWhere = [...time, ...tools, ...viaSessions].join(' AND ') || '1';
+  return { by, since, until, top, utc: request.utc === true, where, toolWhere, params };
+}
+
+/**
+ * The request's window and filter as SQL conditions on a `usage_ledger` row `l` and on a `tool_usage` row `l`, for a
+ * face that lists rows the report counts (the dashboard's slowest tool calls) without aggregating them again.
+ */
+export function reportCondition(request: ReportRequest): { ledger: string; tools: string; params: Record<string, number | string> } {
+  const { where, toolWhere, params } = check(request);
+  return { ledger: where, tools: toolWhere, params };
+}
+
+/** The SQL conditions of a filter (on the ledger; on tool_usage, the columns it has), its values added to `params`. */
+function filterSql(filter: ReportFilter, params: Record<string, number | string>): { ledger: string[]; tools: string[] } {
+  const ledger: string[] = [];
+  const tools: string[] = [];
+  for (const [name, values] of Object.entries(filter)) {
+    if (!(FILTERS as readonly string[]).includes(name)) {
+      const hint = suggest(name, FILTERS);
+      throw new HermeticError('HERMETIC_REPORT_INVALID', `"${name}" is not a report filter${hint ? `; did you mean "${hint}"?` : `; use ${FILTERS.join(', ')}.`}`);
+    }
+    if (values === undefined) continue;
+    if (!Array.isArray(values) || values.length === 0 || values.some((v) => typeof v !== 'string')) {
+      throw new HermeticError('HERMETIC_REPORT_INVALID', `The ${name} filter needs one or more values as text.`);
+    }
+    const column = name === 'session' ? 'l.session_id' : `l.${name}`;
+    const alternatives = (values as string[]).map((v, i) => {
+      const key = `f_${name}_${i}`;
+      params[key] = v;
+      // usage without a project (NULL) is asked for as ''.
+      return name === 'project' && v === '' ? `(${column} IS NULL OR ${column} = '')` : `${column} = @${key}`;
+    });
+    const sql = alternatives.length === 1 ? alternatives[0]! : `(${alternatives.join(' OR ')})`;
+    ledger.push(sql);
+    if (!NOT_FOR_TOOLS.includes(name as Dimension)) tools.push(sql);
+  }
+  return { ledger, tools };
 }
 
 /** The window's totals: every measure of the ledger, distinct sessions, tool calls and failed results. */
-export function reportTotals(db: Db, request: Pick<ReportRequest, 'since' | 'until'> = {}): UsageReport['totals'] {
-  const { where, params } = check(request);
+export function reportTotals(db: Db, request: Pick<ReportRequest, 'since' | 'until' | 'filter'> = {}): UsageReport['totals'] {
+  const { where, toolWhere, params } = check(request);
   return db.transaction(() => {
     const sums = db.prepare(`SELECT ${USAGE_SUMS.map((m) => `SUM(l.${m}) AS ${m}`).join(', ')} FROM usage_ledger l WHERE ${where}`).get(params) as Record<string, number | null>;
     // Distinct sessions from the per-session index alone (it holds each row's time too): no row is read.
     const sessions = db.prepare(`SELECT COUNT(*) FROM (SELECT DISTINCT l.store, l.session_id FROM usage_ledger l INDEXED BY usage_ledger_store_session_id WHERE ${where})`).pluck().get(params) as number;
-    const tools = db.prepare(`SELECT SUM(l.calls) AS calls, SUM(l.errors) AS errors FROM tool_usage l WHERE ${where}`).get(params) as { calls: number | null; errors: number | null };
+    const tools = db.prepare(`SELECT SUM(l.calls) AS calls, SUM(l.errors) AS errors FROM tool_usage l WHERE ${toolWhere}`).get(params) as { calls: number | null; errors: number | null };
     const total = { sessions } as UsageReport['totals'];
     for (const m of USAGE_SUMS) total[m] = measure(m, sums[m]);
     total.tool_calls = tools.calls ?? 0;
@@ -126,13 +181,14 @@ export function reportTotals(db: Db, request: Pick<ReportRequest, 'since' | 'unt
  * rows always add up to them). One SQL aggregation; only the rows kept reach JavaScript.
  */
 export function reportRows(db: Db, request: ReportRequest, totals: UsageReport['totals']): ReportRow[] {
-  const { by, top, utc, where, params } = check(request);
+  const { by, top, utc, where: ledgerWhere, toolWhere, params } = check(request);
   if (by.length === 0) {
     const row: ReportRow = {};
     for (const m of MEASURES) row[m] = totals[m];
     return [row];
   }
   const tools = by.includes('tool');
+  const where = tools ? toolWhere : ledgerWhere;
   const keys = by.flatMap((d) => keysOf(d, utc));
   const shown = keys.filter((k) => k.name !== 'store');
   const table = tools ? 'tool_usage' : 'usage_ledger';

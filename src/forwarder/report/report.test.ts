@@ -11,7 +11,7 @@ import { tempDir } from '../../state-db/testing/fixtures.js';
 import { reportCommand } from '../cli/report.js';
 import { Zone } from '../ledger/zone.js';
 import { forwarderRig } from '../testing/index.js';
-import { DIMENSIONS, MEASURES, resolveWindow, usageReport, type UsageReport } from './index.js';
+import { DIMENSIONS, MEASURES, parseFilters, resolveWindow, usageReport, type UsageReport } from './index.js';
 
 const NOW = Date.UTC(2026, 6, 15, 10, 30) / 1000; // Wednesday 2026-07-15, 12:30 in Berlin
 const ZONE = 'Europe/Berlin';
@@ -113,6 +113,33 @@ describe('usageReport', () => {
     assert.ok(r.rows.every((x) => x.cost_usd === null && x.input_tokens === null));
     const byDay = usageReport(db, { by: ['tool', 'day'], top: 3 });
     assert.equal(byDay.rows.reduce((t, x) => t + Number(x.tool_calls), 0), r.totals.tool_calls);
+  });
+
+  it('filters: a model\'s totals are its row by model; columns combine; tools by a model are its sessions\' calls', () => {
+    const byModel = usageReport(db, { by: ['model'] });
+    const [a, b] = byModel.rows.map((r) => r.model as string);
+    const only = usageReport(db, { filter: { model: [a!] } });
+    const row = byModel.rows[0]!;
+    for (const m of ADDITIVE) assert.equal(only.totals[m], row[m], m);
+    addsUp(usageReport(db, { filter: { model: [a!, b!] }, by: ['day', 'source'] }), 'two models by day and source');
+    const both = usageReport(db, { filter: { model: [a!, b!] } });
+    near(both.totals.cost_usd, Number(byModel.rows[0]!.cost_usd) + Number(byModel.rows[1]!.cost_usd), 'two models');
+    const cliMain = usageReport(db, { filter: { source: ['cli'], task: ['main'] }, by: ['source', 'task'] });
+    assert.deepEqual(cliMain.rows.map((r) => [r.source, r.task]), [['cli', 'main']]);
+    const session = usageReport(db, { by: ['session'], top: 1 }).rows[0]!;
+    assert.equal(usageReport(db, { filter: { session: [String(session.session_id)] } }).totals.cost_usd, session.cost_usd);
+    const calls = db.prepare(`SELECT TOTAL(calls) FROM tool_usage t WHERE EXISTS (SELECT 1 FROM usage_ledger u WHERE u.store = t.store AND u.session_id = t.session_id AND u.model = ?)`).pluck().get(a) as number;
+    assert.equal(only.totals.tool_calls, calls);
+    const noProject = usageReport(db, { filter: { project: [''] } }).totals.cost_usd;
+    near(noProject, Number(usageReport(db, { by: ['project'] }).rows.find((r) => r.project === null)?.cost_usd ?? 0), 'no project');
+  });
+
+  it('refuses a filter it does not know, and one without values', () => {
+    assert.throws(() => usageReport(db, { filter: { modle: ['x'] } as never }), { code: 'HERMETIC_REPORT_INVALID', message: '"modle" is not a report filter; did you mean "model"?' });
+    assert.throws(() => usageReport(db, { filter: { model: [] } }), { code: 'HERMETIC_REPORT_INVALID', message: 'The model filter needs one or more values as text.' });
+    assert.throws(() => parseFilters(['model']), { code: 'HERMETIC_REPORT_INVALID', message: '--filter takes COLUMN=VALUE, such as model=gpt-5; got "model".' });
+    assert.throws(() => parseFilters(['colour=red']), { code: 'HERMETIC_REPORT_INVALID', message: '--filter: "colour" is not a column a report can be filtered by; use model, provider, profile, source, project, task, session.' });
+    assert.deepEqual(parseFilters(['model=a', 'source=cli', 'model=b=c', 'project=']), { model: ['a', 'b=c'], source: ['cli'], project: [''] });
   });
 
   it('refuses an inverted window, an unknown dimension and tools by model, with HERMETIC_REPORT_INVALID', () => {

@@ -15,7 +15,7 @@ export interface SummaryTables {
 }
 
 /** @example summaryTables(db, { since: now - 30 * 86400, until: now }, now) */
-export function summaryTables(db: Db, request: Pick<ReportRequest, 'since' | 'until' | 'utc'>, now: number): SummaryTables {
+export function summaryTables(db: Db, request: Pick<ReportRequest, 'since' | 'until' | 'utc' | 'filter'>, now: number): SummaryTables {
   const since = request.since ?? null;
   const long = since === null || (request.until ?? now) - since > LONG;
   return db.transaction((): SummaryTables => {

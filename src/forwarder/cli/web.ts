@@ -1,0 +1,52 @@
+// `hermetic web`: the usage dashboard over the dataset, on a local HTTP server (loopback unless --host says
+// otherwise), read-only. Prints its URL; --open asks the desktop to open it.
+import { spawn } from 'node:child_process';
+import { parseFlags, wholeNumber } from '../../cli/args.js';
+import { hermeticHome } from '../home.js';
+import { sqliteSource } from '../web/data/sqlite.js';
+import { startWebServer, type WebServer } from '../web/server.js';
+import { COMMON_FLAGS } from './common.js';
+import { WEB_HELP } from './help.js';
+import { openForReport } from './report.js';
+
+const FLAGS = {
+  home: COMMON_FLAGS.home, help: COMMON_FLAGS.help,
+  port: { type: 'string' }, host: { type: 'string' }, open: { type: 'boolean' },
+} as const;
+
+export interface WebIo {
+  /** Milliseconds since the epoch (injected by tests and the screenshot script). */
+  now?: () => number;
+  /** Receives the running server (tests close it). */
+  started?: (server: WebServer) => void;
+}
+
+/** The desktop's opener for a URL; failures are said, not fatal. */
+function openBrowser(url: string): void {
+  const [cmd, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+  const child = spawn(cmd as string, args as string[], { stdio: 'ignore', detached: true });
+  child.on('error', () => console.error(`hermetic: could not open a browser (${cmd} failed); open ${url} yourself.`));
+  child.unref();
+}
+
+export async function webCommand(argv: string[], io: WebIo = {}): Promise<number> {
+  const { values } = parseFlags(argv, FLAGS);
+  if (values.help) return console.log(WEB_HELP), 0;
+  const port = values.port === undefined ? 8650 : wholeNumber('--port', values.port, 0, 65535);
+  const host = values.host ?? '127.0.0.1';
+  const db = openForReport(hermeticHome(values.home));
+  const source = sqliteSource(db);
+  let server: WebServer;
+  try {
+    server = await startWebServer({ source, host, port, now: io.now, onError: (e) => console.error('hermetic web: unexpected failure (a bug):', e) });
+  } catch (e) {
+    source.close();
+    throw e;
+  }
+  const shown = host === '0.0.0.0' || host === '::' ? server.url.replace(/\/\/[^/]+:/, '//localhost:') : server.url;
+  console.log(`hermetic web: the usage dashboard is at ${shown} (Ctrl-C stops it)`);
+  if (!['127.0.0.1', 'localhost', '::1'].includes(host)) console.error(`hermetic web: listening on ${host}: anyone who can reach this machine can read your usage; the dashboard has no login.`);
+  if (values.open) openBrowser(shown);
+  io.started?.({ url: server.url, close: async () => { await server.close(); source.close(); } });
+  return 0;
+}

@@ -1,0 +1,55 @@
+// What the dashboard reads, as one interface: the embedded dataset implements it today (sqlite.ts); a fleet store
+// (`hermetic web --from postgres://…`) would implement the same methods. Every usage figure comes from `usageReport`
+// (DESIGN habit 17); the transcript and lineage are the dataset's rows as they are.
+import type { ReportRequest, UsageReport } from '../../report/index.js';
+import type { Zone } from '../../ledger/zone.js';
+
+/** A session's row as the page shows it (the dataset's `sessions` columns, foreign names kept). */
+export type SessionRow = Record<string, string | number | null>;
+
+export interface TranscriptMessage {
+  seq: number;
+  role: string;
+  /** `message` for conversation, else the bookkeeping kind (`session_meta`, `model_switch`, `compaction_summary`, …). */
+  kind: string;
+  bookkeeping: boolean;
+  content: string | null;
+  content_format: string | null;
+  reasoning: string | null;
+  tool_calls: { id: string | null; name: string | null; arguments: unknown }[];
+  tool_name: string | null;
+  tool_call_id: string | null;
+  model: string | null;
+  finish_reason: string | null;
+  created_at: number;
+}
+
+export interface SessionView {
+  session: SessionRow;
+  parent: SessionRow | null;
+  children: SessionRow[];
+  /** Where an assistant message's model differs from the one before it. */
+  model_changes: { seq: number; created_at: number; from: string | null; to: string | null }[];
+  /** The session's usage by model and task, all time: `usageReport` with the session as its filter. */
+  usage: UsageReport;
+  transcript: { page: number; page_size: number; pages: number; total: number; messages: TranscriptMessage[] };
+}
+
+export interface SlowCall {
+  tool: string | null;
+  session_id: string;
+  started_at: number;
+  seconds: number;
+}
+
+export interface UsageSource {
+  /** The zone of the ledger's days (windows start at its midnights). */
+  zone(): Zone;
+  /** The one aggregation: exactly `usageReport` for the request. */
+  report(request: ReportRequest): UsageReport;
+  /** A session by id (and store, when two profiles hold the id); null when there is none. */
+  session(id: string, store: string | null, page: number, pageSize: number): SessionView | null;
+  /** The slowest tool calls whose call and result both have a time (the report's window and filter). */
+  slowestCalls(request: ReportRequest, limit: number): SlowCall[];
+  close(): void;
+}

@@ -1,0 +1,69 @@
+// Handlers for the dashboard's endpoints: each parses its query (request.ts), asks the source (data/source.ts) and
+// returns the JSON to send. No SQL and no HTTP here; the server turns a thrown HermeticError into its status.
+import { HermeticError } from '../../shared/errors.js';
+import { FILTERS, type ReportRequest, type UsageReport } from '../report/index.js';
+import type { UsageSource } from './data/source.js';
+import { single, usageRequest, wholeParam } from './request.js';
+import type { ApiName } from './routes.js';
+
+/** The columns a breakdown can be by (the filters but the session, which has its own endpoint). */
+export const BREAKDOWNS = ['model', 'provider', 'profile', 'source', 'project', 'task'] as const;
+
+export interface HandlerContext {
+  source: UsageSource;
+  /** Epoch seconds: the end of every period (injected by tests). */
+  now(): number;
+}
+
+type Handler = (query: URLSearchParams, ctx: HandlerContext) => unknown;
+
+/** Cache reads over all prompt tokens (input, cache read, cache write), as `hermetic report` says it; null without any. */
+export function cacheHitRate(totals: UsageReport['totals']): number | null {
+  const prompt = (totals.input_tokens ?? 0) + (totals.cache_read_tokens ?? 0) + (totals.cache_write_tokens ?? 0);
+  return prompt > 0 ? (totals.cache_read_tokens ?? 0) / prompt : null;
+}
+
+const usage = (query: URLSearchParams, ctx: HandlerContext): ReportRequest => usageRequest(query, ctx.now(), ctx.source.zone());
+
+function grouping(query: URLSearchParams): { by: string[]; top?: number } {
+  const top = query.has('top') ? wholeParam(query, 'top', 10, 1, 1000) : undefined;
+  return { by: query.getAll('by'), ...(top !== undefined ? { top } : {}) };
+}
+
+export const HANDLERS: Record<ApiName, Handler> = {
+  overview(query, ctx) {
+    const report = ctx.source.report(usage(query, ctx));
+    return { ...report, cache_hit_rate: cacheHitRate(report.totals) };
+  },
+  daily: (query, ctx) => ctx.source.report({ ...usage(query, ctx), by: ['day', 'model'] }),
+  breakdown(query, ctx) {
+    const by = single(query, 'by');
+    if (by === undefined || !(BREAKDOWNS as readonly string[]).includes(by)) {
+      throw new HermeticError('HERMETIC_WEB_INVALID', `"by" must be one of ${BREAKDOWNS.join(', ')}; got ${by === undefined ? 'nothing' : `"${by}"`}.`);
+    }
+    return ctx.source.report({ ...usage(query, ctx), by: [by], top: wholeParam(query, 'top', 10, 1, 1000) });
+  },
+  sessions: (query, ctx) => ctx.source.report({ ...usage(query, ctx), by: ['session'], top: wholeParam(query, 'top', 10, 1, 1000) }),
+  tools(query, ctx) {
+    const request = usage(query, ctx);
+    const limit = wholeParam(query, 'limit', 10, 1, 100);
+    return { ...ctx.source.report({ ...request, by: ['tool'] }), slowest: ctx.source.slowestCalls(request, limit) };
+  },
+  report: (query, ctx) => ctx.source.report({ ...usage(query, ctx), ...grouping(query) }),
+  options(query, ctx) {
+    const { since, until } = usage(query, ctx);
+    const values: Record<string, (string | null)[]> = {};
+    for (const column of FILTERS.filter((f) => f !== 'session')) {
+      values[column] = ctx.source.report({ since, until, by: [column], top: 200 }).rows.filter((r) => r.other_rows === undefined).map((r) => r[column] as string | null);
+    }
+    const zone = ctx.source.zone();
+    return { zone: zone.name, now: zone.iso(ctx.now()), period: { since: since === null || since === undefined ? null : zone.iso(since), until: until === null || until === undefined ? null : zone.iso(until) }, values };
+  },
+  session(query, ctx) {
+    const id = single(query, 'id');
+    if (!id) throw new HermeticError('HERMETIC_WEB_INVALID', 'Name the session: /api/session?id=<session id>.');
+    const view = ctx.source.session(id, single(query, 'store') ?? null, wholeParam(query, 'page', 1, 1, 1_000_000), wholeParam(query, 'page_size', 100, 1, 500));
+    if (!view) throw new HermeticError('HERMETIC_WEB_NOT_FOUND', `The dataset has no session "${id}".`);
+    return view;
+  },
+};

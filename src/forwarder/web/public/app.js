@@ -1,0 +1,80 @@
+// The dashboard's single page: reads its state from the URL, draws the controls and the view, and follows links
+// inside the app with history.pushState (so back and forward work, and every state has a URL to share).
+import { get } from './api.js';
+import { pruneCharts } from './charts.js';
+import { renderControls } from './controls.js';
+import { h } from './dom.js';
+import { setZone } from './format.js';
+import { read, usageParams } from './state.js';
+import { overview } from './views/overview.js';
+import { session } from './views/session.js';
+import { tools } from './views/tools.js';
+
+const VIEWS = { overview, session, tools };
+const TITLES = { overview: 'Usage', session: 'Session', tools: 'Tools' };
+let generation = 0;
+
+async function render() {
+  const mine = ++generation;
+  const state = read();
+  const main = document.getElementById('main');
+  const root = document.documentElement;
+  root.dataset.ready = '';
+  document.querySelectorAll('[data-view-link]').forEach((a) => {
+    if (a.dataset.viewLink === state.view) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  });
+  try {
+    const [options, nodes] = await Promise.all([
+      state.view === 'session' ? null : get('/api/options', usageParams(state)),
+      VIEWS[state.view](state),
+    ]);
+    if (mine !== generation) return;
+    if (options) setZone(options.zone);
+    const controls = document.getElementById('controls');
+    controls.hidden = state.view === 'session';
+    if (options) renderControls(controls, state, options);
+    main.replaceChildren(...nodes.flat().filter(Boolean));
+    pruneCharts();
+    document.title = `${TITLES[state.view]} — Hermetic`;
+  } catch (e) {
+    if (mine !== generation) return;
+    main.replaceChildren(h('div', { class: 'error', role: 'alert' }, h('strong', {}, 'This page could not be shown. '), e.message, ' ', h('code', {}, e.code ?? '')));
+    pruneCharts();
+  }
+  // Ready once the charts have drawn (Chart.js draws a canvas when it is attached): two frames later.
+  await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+  if (mine !== generation) return;
+  root.dataset.ready = location.pathname + location.search;
+}
+
+// Links inside the app change the URL without a reload.
+document.addEventListener('click', (e) => {
+  const a = e.target.closest?.('a[data-nav]');
+  if (!a || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+  e.preventDefault();
+  if (a.getAttribute('href') !== location.pathname + location.search) history.pushState(null, '', a.getAttribute('href'));
+  window.dispatchEvent(new Event('hermetic:navigate'));
+  document.getElementById('main').focus({ preventScroll: false });
+});
+window.addEventListener('popstate', render);
+window.addEventListener('hermetic:navigate', render);
+
+// Light and dark: the system's choice unless the toggle says otherwise (remembered on this browser).
+const themeButton = document.getElementById('theme');
+function applyTheme() {
+  const chosen = localStorage.getItem('hermetic-theme');
+  const dark = chosen ? chosen === 'dark' : window.matchMedia('(prefers-color-scheme: dark)').matches;
+  document.documentElement.dataset.theme = dark ? 'dark' : 'light';
+  themeButton.setAttribute('aria-pressed', String(dark));
+}
+themeButton.addEventListener('click', () => {
+  localStorage.setItem('hermetic-theme', document.documentElement.dataset.theme === 'dark' ? 'light' : 'dark');
+  applyTheme();
+  render();
+});
+window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { applyTheme(); render(); });
+applyTheme();
+
+// Chart.js is a deferred classic script; module scripts run after it, so window.Chart is there.
+render();

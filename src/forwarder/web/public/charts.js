@@ -1,0 +1,45 @@
+// Charts with Chart.js (served from node_modules by our own server: /vendor/chart.umd.js), in the theme's colours.
+// Every chart is drawn beside a table of the same figures (for screen readers and copy-paste); the canvas is an image
+// whose label says so.
+import { h } from './dom.js';
+
+const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
+const live = new Set();
+
+export const colour = (i) => PALETTE[i % PALETTE.length];
+
+function themeColours() {
+  const css = getComputedStyle(document.documentElement);
+  return { text: css.getPropertyValue('--fg-muted').trim(), grid: css.getPropertyValue('--grid').trim() };
+}
+
+/** Destroys the charts no longer on the page (the page left, or a render overtaken by a newer one). */
+export function pruneCharts() {
+  for (const c of live) {
+    if (c.canvas?.isConnected) continue;
+    c.destroy();
+    live.delete(c);
+  }
+}
+
+/**
+ * A chart in a figure: `config` is Chart.js's (type, data, options); `label` names it for screen readers, who are
+ * pointed at the table that follows.
+ */
+export function chart(label, config, tableNode) {
+  const canvas = h('canvas', { role: 'img', 'aria-label': `${label} (chart; the table below has the same figures)` });
+  const figure = h('figure', { class: 'chart' }, h('figcaption', {}, label), h('div', { class: 'canvas-box' }, canvas), tableNode);
+  const { text, grid } = themeColours();
+  if (window.Chart) {
+    const Chart = window.Chart;
+    Chart.defaults.color = text;
+    Chart.defaults.borderColor = grid;
+    Chart.defaults.font.family = getComputedStyle(document.body).fontFamily;
+    const c = new Chart(canvas, {
+      ...config,
+      options: { responsive: true, maintainAspectRatio: false, animation: false, ...config.options },
+    });
+    live.add(c);
+  }
+  return figure;
+}

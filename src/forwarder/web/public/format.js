@@ -1,0 +1,42 @@
+// Numbers and times as the page shows them (the raw value stays in each figure's data-value).
+const tokens = new Intl.NumberFormat('en-US');
+
+/** `$1,234`, `$12.34`, `$0.0042`, `$0.00`; `–` for nothing. */
+export function cost(v) {
+  if (v === null || v === undefined) return '–';
+  const a = Math.abs(v);
+  if (a >= 1000) return `$${Math.round(v).toLocaleString('en-US')}`;
+  if (a >= 0.01 || a === 0) return `$${v.toFixed(2)}`;
+  return `$${v.toPrecision(2)}`;
+}
+
+export function count(v) {
+  return v === null || v === undefined ? '–' : tokens.format(v);
+}
+
+/** 1.2k, 3.4M: for chart axes. */
+export function short(v) {
+  const a = Math.abs(v);
+  if (a >= 1e9) return `${(v / 1e9).toFixed(1)}B`;
+  if (a >= 1e6) return `${(v / 1e6).toFixed(1)}M`;
+  if (a >= 1e3) return `${(v / 1e3).toFixed(1)}k`;
+  return String(v);
+}
+
+export function percent(v) {
+  return v === null || v === undefined ? '–' : `${(v * 100).toFixed(1)}%`;
+}
+
+let zone = 'UTC';
+export function setZone(name) { zone = name; }
+
+/** Epoch seconds as a date and time in the ledger's zone. */
+export function time(s) {
+  if (s === null || s === undefined) return '–';
+  return new Intl.DateTimeFormat('en-GB', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' }).format(new Date(s * 1000));
+}
+
+export function seconds(s) {
+  if (s === null || s === undefined) return '–';
+  return s >= 60 ? `${Math.floor(s / 60)} min ${Math.round(s % 60)} s` : `${s.toFixed(s < 10 ? 1 : 0)} s`;
+}

@@ -1,0 +1,46 @@
+// The page's state lives in its URL (shareable; the back button works): the view is the path, the period and the
+// filters are the query, in the same words as the API's (?period=7d&model=a&model=b, /session?id=…&page=2).
+export const FILTERS = ['model', 'provider', 'profile', 'source', 'project', 'task'];
+export const PERIODS = [['today', 'Today'], ['7d', '7 d'], ['30d', '30 d'], ['month', 'Month'], ['all', 'All'], ['custom', 'Custom']];
+
+export function read(location = window.location) {
+  const q = new URLSearchParams(location.search);
+  const view = location.pathname === '/session' ? 'session' : location.pathname === '/tools' ? 'tools' : 'overview';
+  const filters = {};
+  for (const f of FILTERS) if (q.getAll(f).length) filters[f] = q.getAll(f);
+  return { view, period: q.get('period') ?? '30d', since: q.get('since') ?? '', until: q.get('until') ?? '', filters, id: q.get('id'), store: q.get('store'), page: Number(q.get('page') ?? '1'), pageSize: q.get('page_size') };
+}
+
+/** The API's query for the window and filters of a state. */
+export function usageParams(s) {
+  const q = new URLSearchParams();
+  if (s.period === 'custom') {
+    q.set('period', 'custom');
+    if (s.since) q.set('since', s.since);
+    if (s.until) q.set('until', s.until);
+  } else if (s.period !== '30d') q.set('period', s.period);
+  for (const f of FILTERS) for (const v of s.filters[f] ?? []) q.append(f, v);
+  return q;
+}
+
+/** The URL of a state (the window and filters are kept across views). */
+export function href(s) {
+  const q = usageParams(s);
+  if (s.view === 'session') {
+    const own = new URLSearchParams({ id: s.id });
+    if (s.store) own.set('store', s.store);
+    if (s.page > 1) own.set('page', String(s.page));
+    if (s.pageSize) own.set('page_size', s.pageSize);
+    for (const [k, v] of q) own.append(k, v);
+    return `/session?${own}`;
+  }
+  const path = s.view === 'tools' ? '/tools' : '/';
+  return q.toString() ? `${path}?${q}` : path;
+}
+
+export function go(s, replace = false) {
+  const url = href(s);
+  if (replace) history.replaceState(null, '', url);
+  else history.pushState(null, '', url);
+  window.dispatchEvent(new Event('hermetic:navigate'));
+}

@@ -1,0 +1,101 @@
+// The overview: the period's totals, spend per day stacked by model, tokens by kind, the breakdowns and the most
+// expensive sessions. Each figure carries its raw value (data-figure/data-value) exactly as the API gave it.
+import { get } from '../api.js';
+import { chart, colour } from '../charts.js';
+import { h, table } from '../dom.js';
+import { cost, count, percent, short } from '../format.js';
+import { FILTERS, go, href, usageParams } from '../state.js';
+
+const KINDS = [['input_tokens', 'Input'], ['output_tokens', 'Output'], ['cache_read_tokens', 'Cache read'], ['cache_write_tokens', 'Cache write'], ['reasoning_tokens', 'Reasoning']];
+const TITLES = { model: 'By model', provider: 'By provider', profile: 'By profile', source: 'By source', project: 'By project', task: 'By task' };
+
+function card(label, figure, value, text) {
+  return h('div', { class: 'card' }, h('div', { class: 'label' }, label), h('div', { class: 'figure', dataset: { figure, value: value === null ? 'null' : String(value) } }, text));
+}
+
+function totalsCards(o) {
+  const t = o.totals;
+  return h('section', { class: 'cards', 'aria-label': 'Totals for the period' },
+    card('Cost', 'cost_usd', t.cost_usd, cost(t.cost_usd)),
+    card('Input tokens', 'input_tokens', t.input_tokens, count(t.input_tokens)),
+    card('Output tokens', 'output_tokens', t.output_tokens, count(t.output_tokens)),
+    card('Cache-hit rate', 'cache_hit_rate', o.cache_hit_rate, percent(o.cache_hit_rate)),
+    card('Sessions', 'sessions', t.sessions, count(t.sessions)),
+    card('API calls', 'api_calls', t.api_calls, count(t.api_calls)),
+    card('Tool calls', 'tool_calls', t.tool_calls, count(t.tool_calls)),
+    card('Estimated', 'estimated_cost_usd', t.estimated_cost_usd, cost(t.estimated_cost_usd)));
+}
+
+function dailyChart(daily) {
+  const days = [...new Set(daily.rows.map((r) => r.day))];
+  const models = [...new Set(daily.rows.map((r) => r.model ?? ''))];
+  const at = new Map(daily.rows.map((r) => [`${r.day}\u0000${r.model ?? ''}`, r.cost_usd]));
+  const datasets = models.map((m, i) => ({ label: m || '(no model)', data: days.map((d) => at.get(`${d}\u0000${m}`) ?? 0), backgroundColor: colour(i), stack: 'cost' }));
+  const rows = days.map((d) => ({ day: d, cells: models.map((m) => at.get(`${d}\u0000${m}`) ?? null) }));
+  const columns = [{ label: 'Day', value: (r) => r.day }, ...models.map((m, i) => ({ label: m || '(no model)', num: true, key: `cost_usd:${m}`, raw: (r) => r.cells[i], value: (r) => (r.cells[i] === null ? '' : cost(r.cells[i])) }))];
+  return chart('Spend per day by model', {
+    type: 'bar',
+    data: { labels: days, datasets },
+    options: { scales: { x: { stacked: true }, y: { stacked: true, ticks: { callback: (v) => cost(v) } } }, plugins: { tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${cost(c.raw)}` } } } },
+  }, table('Spend per day by model (US dollars)', columns, rows, { id: 'daily-table' }));
+}
+
+function tokensChart(t) {
+  return chart('Tokens by kind', {
+    type: 'bar',
+    data: { labels: KINDS.map(([, l]) => l), datasets: [{ label: 'Tokens', data: KINDS.map(([k]) => t[k] ?? 0), backgroundColor: KINDS.map((_, i) => colour(i)) }] },
+    options: { indexAxis: 'y', plugins: { legend: { display: false } }, scales: { x: { ticks: { callback: (v) => short(v) } } } },
+  }, table('Tokens by kind', [{ label: 'Kind', value: (r) => r[1] }, { label: 'Tokens', num: true, key: 'tokens', raw: (r) => t[r[0]], value: (r) => count(t[r[0]]) }], KINDS, { id: 'tokens-table' }));
+}
+
+function breakdown(dim, report, state) {
+  const name = (r) => (r.other_rows !== undefined ? `${r.other_rows} more` : r[dim] === null || r[dim] === '' ? '(none)' : r[dim]);
+  const key = (r) => {
+    if (r.other_rows !== undefined) return name(r);
+    const v = r[dim] ?? '';
+    const next = { ...state, filters: { ...state.filters, [dim]: [...new Set([...(state.filters[dim] ?? []), v])] } };
+    return h('a', { href: href(next), dataset: { nav: '' }, title: `Only ${dim} ${name(r)}` }, name(r));
+  };
+  return h('section', { class: 'breakdown', 'aria-labelledby': `by-${dim}` },
+    h('h3', { id: `by-${dim}` }, TITLES[dim]),
+    table(`${TITLES[dim]}: cost, tokens and sessions`, [
+      { label: dim[0].toUpperCase() + dim.slice(1), value: key },
+      { label: 'Cost', num: true, key: 'cost_usd', raw: (r) => r.cost_usd, value: (r) => cost(r.cost_usd) },
+      { label: 'Input', num: true, key: 'input_tokens', raw: (r) => r.input_tokens, value: (r) => short(r.input_tokens ?? 0) },
+      { label: 'Output', num: true, key: 'output_tokens', raw: (r) => r.output_tokens, value: (r) => short(r.output_tokens ?? 0) },
+      { label: 'Sessions', num: true, key: 'sessions', raw: (r) => r.sessions, value: (r) => count(r.sessions) },
+    ], report.rows, { id: `breakdown-${dim}` }));
+}
+
+function topSessions(report, state) {
+  return h('section', { class: 'sessions', 'aria-labelledby': 'top-sessions' },
+    h('h2', { id: 'top-sessions' }, 'Most expensive sessions'),
+    table('The most expensive sessions of the period', [
+      { label: 'Session', value: (r) => (r.other_rows !== undefined ? `${r.other_rows} more sessions` : h('a', { href: href({ ...state, view: 'session', id: r.session_id, page: 1, pageSize: null }), dataset: { nav: '' } }, r.title || r.session_id)) },
+      { label: 'Cost', num: true, key: 'cost_usd', raw: (r) => r.cost_usd, value: (r) => cost(r.cost_usd) },
+      { label: 'Input', num: true, key: 'input_tokens', raw: (r) => r.input_tokens, value: (r) => short(r.input_tokens ?? 0) },
+      { label: 'Output', num: true, key: 'output_tokens', raw: (r) => r.output_tokens, value: (r) => short(r.output_tokens ?? 0) },
+      { label: 'API calls', num: true, key: 'api_calls', raw: (r) => r.api_calls, value: (r) => count(r.api_calls) },
+    ], report.rows, { id: 'sessions-table' }));
+}
+
+export async function overview(state) {
+  const q = usageParams(state);
+  const withBy = (by) => { const p = new URLSearchParams(q); p.set('by', by); return p; };
+  const [o, daily, sessions, ...breakdowns] = await Promise.all([
+    get('/api/overview', q), get('/api/daily', q), get('/api/sessions', q),
+    ...FILTERS.map((f) => get('/api/breakdown', withBy(f))),
+  ]);
+  const empty = o.totals.sessions === 0 ? h('p', { class: 'notice' }, 'No usage in this period. Choose a longer one, or run "hermetic backfill" to read Hermes\'s stores.') : null;
+  return [
+    h('h1', {}, 'Usage'),
+    empty,
+    totalsCards(o),
+    h('div', { class: 'grid two' }, dailyChart(daily), tokensChart(o.totals)),
+    topSessions(sessions, state),
+    h('h2', {}, 'Breakdowns'),
+    h('div', { class: 'grid three' }, FILTERS.map((f, i) => breakdown(f, breakdowns[i], state))),
+  ];
+}
+
+export { go };

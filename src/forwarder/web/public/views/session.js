@@ -1,0 +1,89 @@
+// A session: its facts, lineage (parent and children, linked), usage by model and task, model changes, and its live
+// transcript as Hermes replays it, a page at a time (reasoning and tool results collapsed; bookkeeping rows marked).
+import { get } from '../api.js';
+import { h, table } from '../dom.js';
+import { cost, count, time } from '../format.js';
+import { href } from '../state.js';
+
+const pretty = (v) => (typeof v === 'string' ? v : JSON.stringify(v, null, 2));
+
+function content(m) {
+  if (m.content === null || m.content === '') return null;
+  if (m.content_format === 'json') {
+    try { return h('pre', { class: 'content' }, JSON.stringify(JSON.parse(m.content), null, 2)); } catch { /* shown as text */ }
+  }
+  return h('div', { class: 'content' }, m.content);
+}
+
+function messageNode(m) {
+  const role = m.role === 'tool' ? `result of ${m.tool_name ?? 'a tool'}` : m.role;
+  const head = h('div', { class: 'msg-head' },
+    h('span', { class: `role role-${m.role}` }, role),
+    m.bookkeeping ? h('span', { class: 'badge', title: 'A row Hermes keeps for bookkeeping, not conversation' }, `bookkeeping: ${m.kind}`) : null,
+    m.model ? h('span', { class: 'muted' }, m.model) : null,
+    h('span', { class: 'muted seq' }, `#${m.seq} · ${time(m.created_at)}`));
+  const body = [];
+  if (m.reasoning) body.push(h('details', { class: 'reasoning' }, h('summary', {}, 'Reasoning'), h('div', { class: 'content' }, m.reasoning)));
+  if (m.role === 'tool') body.push(h('details', { class: 'result' }, h('summary', {}, `Result${m.tool_call_id ? ` (${m.tool_call_id})` : ''}`), content(m)));
+  else body.push(content(m));
+  for (const c of m.tool_calls) {
+    body.push(h('div', { class: 'tool-call' },
+      h('div', {}, h('span', { class: 'badge call' }, 'tool call'), ' ', h('code', {}, c.name ?? '(unnamed)'), c.id ? h('span', { class: 'muted' }, ` ${c.id}`) : null),
+      c.arguments === null ? null : h('pre', { class: 'args' }, pretty(c.arguments))));
+  }
+  return h('li', { class: `msg${m.bookkeeping ? ' bookkeeping' : ''}`, dataset: { seq: String(m.seq), role: m.role, kind: m.kind } }, head, body);
+}
+
+function sessionLink(state, s, label) {
+  return h('a', { href: href({ ...state, view: 'session', id: s.session_id, store: null, page: 1, pageSize: null }), dataset: { nav: '' } }, label ?? (s.title || s.session_id));
+}
+
+function pager(state, t) {
+  if (t.pages <= 1) return null;
+  const to = (p) => href({ ...state, page: p });
+  return h('nav', { class: 'pager', 'aria-label': 'Transcript pages' },
+    t.page > 1 ? h('a', { href: to(t.page - 1), dataset: { nav: '' }, rel: 'prev' }, '← Earlier') : h('span', { class: 'muted' }, '← Earlier'),
+    h('span', { 'aria-current': 'page' }, `Page ${t.page} of ${t.pages} (${count(t.total)} messages)`),
+    t.page < t.pages ? h('a', { href: to(t.page + 1), dataset: { nav: '' }, rel: 'next' }, 'Later →') : h('span', { class: 'muted' }, 'Later →'));
+}
+
+export async function session(state) {
+  const q = new URLSearchParams({ id: state.id ?? '' });
+  if (state.store) q.set('store', state.store);
+  if (state.page > 1) q.set('page', String(state.page));
+  if (state.pageSize) q.set('page_size', state.pageSize);
+  const v = await get('/api/session', q);
+  const s = v.session;
+  const facts = [
+    ['Model', s.model], ['Provider', s.provider], ['Profile', s.profile], ['Source', s.source],
+    ['Started', time(s.started_at)], ['Ended', s.ended_at === null ? 'open' : `${time(s.ended_at)}${s.end_reason ? ` (${s.end_reason})` : ''}`],
+    ['Project', s.git_repo_root ?? s.cwd], ['Messages', count(s.live_messages)],
+  ];
+  const usageRows = v.usage.rows;
+  return [
+    h('p', {}, h('a', { href: href({ ...state, view: 'overview', id: null, page: 1 }), dataset: { nav: '' } }, '← Overview')),
+    h('h1', {}, s.title || s.session_id),
+    h('p', { class: 'muted' }, h('code', {}, s.session_id)),
+    h('dl', { class: 'facts' }, facts.map(([k, val]) => [h('dt', {}, k), h('dd', {}, val ?? '–')])),
+    h('section', { class: 'lineage', 'aria-labelledby': 'lineage' }, h('h2', { id: 'lineage' }, 'Lineage'),
+      h('ul', {},
+        v.parent ? h('li', {}, `Parent${s.lineage_kind ? ` (this session is its ${s.lineage_kind})` : ''}: `, sessionLink(state, v.parent)) : h('li', { class: 'muted' }, 'No parent: a root session.'),
+        v.children.length ? v.children.map((c) => h('li', {}, `Child (${c.lineage_kind ?? 'child'}): `, sessionLink(state, c))) : h('li', { class: 'muted' }, 'No children.'))),
+    h('section', { 'aria-labelledby': 'usage' }, h('h2', { id: 'usage' }, 'Usage'),
+      table('The session\'s usage by model and task', [
+        { label: 'Model', value: (r) => (r.other_rows !== undefined ? 'other' : r.model || '(none)') },
+        { label: 'Task', value: (r) => r.task ?? '' },
+        { label: 'Cost', num: true, key: 'cost_usd', raw: (r) => r.cost_usd, value: (r) => cost(r.cost_usd) },
+        { label: 'Input', num: true, key: 'input_tokens', raw: (r) => r.input_tokens, value: (r) => count(r.input_tokens) },
+        { label: 'Output', num: true, key: 'output_tokens', raw: (r) => r.output_tokens, value: (r) => count(r.output_tokens) },
+        { label: 'Cache read', num: true, key: 'cache_read_tokens', raw: (r) => r.cache_read_tokens, value: (r) => count(r.cache_read_tokens) },
+        { label: 'API calls', num: true, key: 'api_calls', raw: (r) => r.api_calls, value: (r) => count(r.api_calls) },
+      ], usageRows, { id: 'session-usage' })),
+    v.model_changes.length ? h('section', { 'aria-labelledby': 'models' }, h('h2', { id: 'models' }, 'Model changes'),
+      h('ul', {}, v.model_changes.map((c) => h('li', {}, `#${c.seq} ${time(c.created_at)}: ${c.from} → ${c.to}`)))) : null,
+    h('section', { 'aria-labelledby': 'transcript' }, h('h2', { id: 'transcript' }, 'Transcript'),
+      pager(state, v.transcript),
+      h('ol', { class: 'transcript', start: String(v.transcript.messages[0]?.seq ?? 0) }, v.transcript.messages.map(messageNode)),
+      pager(state, v.transcript)),
+  ];
+}

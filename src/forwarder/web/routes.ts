@@ -1,0 +1,28 @@
+// The dashboard's one route table, as data (DESIGN habits 2 and 18): each endpoint's name, path and the query
+// parameters it takes. Handlers are bound to the names in handlers.ts; the server (server.ts) dispatches by path.
+import { USAGE_PARAMS } from './request.js';
+
+export interface WebRoute {
+  name: string;
+  path: string;
+  /** Query parameters it takes; anything else is refused (HERMETIC_WEB_INVALID). */
+  params: readonly string[];
+  /** What it answers, for the reader of this table and decision 0041. */
+  text: string;
+}
+
+export const API_ROUTES = [
+  { name: 'overview', path: '/api/overview', params: USAGE_PARAMS, text: 'The window\'s totals (`usageReport` with no grouping) and the cache-hit rate.' },
+  { name: 'daily', path: '/api/daily', params: USAGE_PARAMS, text: 'Spend per day by model (`usageReport` by day and model).' },
+  { name: 'breakdown', path: '/api/breakdown', params: [...USAGE_PARAMS, 'by', 'top'], text: 'One breakdown: by=model|provider|profile|source|project|task, the top N rows and the rest summed.' },
+  { name: 'sessions', path: '/api/sessions', params: [...USAGE_PARAMS, 'top'], text: 'The most expensive sessions (`usageReport` by session, top N).' },
+  { name: 'tools', path: '/api/tools', params: [...USAGE_PARAMS, 'limit'], text: 'Tool calls and failed results by tool (`usageReport` by tool), and the slowest calls where both times are known.' },
+  { name: 'report', path: '/api/report', params: [...USAGE_PARAMS, 'by', 'top'], text: 'Any grouping: the same JSON as `hermetic report --json` with the same window, --by, --top and --filter.' },
+  { name: 'options', path: '/api/options', params: USAGE_PARAMS, text: 'The values each filter can take in the window (from `usageReport` by each column), the zone and the window.' },
+  { name: 'session', path: '/api/session', params: ['id', 'store', 'page', 'page_size'], text: 'One session: its row, parent and children, model changes, usage, and a page of its live transcript.' },
+] as const satisfies readonly WebRoute[];
+
+export type ApiName = (typeof API_ROUTES)[number]['name'];
+
+/** Paths that answer the page itself (the app routes them in the browser). */
+export const PAGE_PATHS = ['/', '/session', '/tools'] as const;

@@ -1,0 +1,215 @@
+// hermetic web's JSON endpoints over real HTTP: each equals `usageReport` (and `hermetic report --json`) for the same
+// window and filter, on a generated month of history and on the repository's Hermes fixtures; a session's transcript
+// pages through the dataset's messages in order; every refusal has its status, code and sentence; every answer
+// carries the Content-Security-Policy; the page and Chart.js are served from our own origin.
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { reportCommand } from '../cli/report.js';
+import { Zone } from '../ledger/zone.js';
+import { resolveWindow, usageReport, type ReportRequest, type UsageReport } from '../report/index.js';
+import { CSP } from './server.js';
+import { dashboardRig, type DashboardRig } from './testing.js';
+
+let app: DashboardRig;
+before(async () => {
+  app = await dashboardRig();
+});
+after(() => app.close());
+
+async function api(path: string, init?: RequestInit & { host?: string }): Promise<{ status: number; body: any; headers: Headers }> {
+  const res = await fetch(new URL(path, app.url), init);
+  const text = await res.text();
+  return { status: res.status, body: res.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : text, headers: res.headers };
+}
+
+/** The window the report would use for a dashboard period, computed here from the report's own window code. */
+function windowOf(period: string, custom: { since?: string; until?: string } = {}, rig = app): ReportRequest {
+  const zone = new Zone('Europe/Berlin');
+  const flags = period === '7d' ? { since: '7d' } : period === 'custom' ? custom : { period };
+  const w = resolveWindow(flags, rig.now, zone);
+  return { since: w.since, until: w.until };
+}
+
+describe('usage endpoints equal usageReport', () => {
+  const cases: { query: string; period: string; custom?: { since?: string; until?: string }; filter?: ReportRequest['filter'] }[] = [
+    { query: '', period: '30d' },
+    { query: 'period=today', period: 'today' },
+    { query: 'period=7d', period: '7d' },
+    { query: 'period=month', period: 'month' },
+    { query: 'period=all', period: 'all' },
+    { query: 'period=custom&since=2026-07-01&until=2026-07-07', period: 'custom', custom: { since: '2026-07-01', until: '2026-07-07' } },
+    { query: 'period=all&model=gpt-5&model=claude-opus-4-1', period: 'all', filter: { model: ['gpt-5', 'claude-opus-4-1'] } },
+    { query: 'period=30d&source=cli&task=main', period: '30d', filter: { source: ['cli'], task: ['main'] } },
+    { query: 'period=all&project=', period: 'all', filter: { project: [''] } },
+  ];
+  for (const c of cases) {
+    it(`?${c.query || '(the default: 30 days)'}`, async () => {
+      const request: ReportRequest = { ...windowOf(c.period, c.custom), ...(c.filter ? { filter: c.filter } : {}) };
+      const q = c.query ? `?${c.query}` : '';
+      const amp = c.query ? `&${c.query}` : '';
+      const overview = await api(`/api/overview${q}`);
+      const { cache_hit_rate, ...report } = overview.body;
+      const want = usageReport(app.db, request);
+      assert.deepEqual(report, want);
+      const prompt = want.totals.input_tokens! + want.totals.cache_read_tokens! + want.totals.cache_write_tokens!;
+      assert.equal(cache_hit_rate, prompt ? want.totals.cache_read_tokens! / prompt : null);
+      assert.deepEqual((await api(`/api/daily${q}`)).body, usageReport(app.db, { ...request, by: ['day', 'model'] }));
+      for (const by of ['model', 'provider', 'profile', 'source', 'project', 'task']) {
+        assert.deepEqual((await api(`/api/breakdown?by=${by}${amp}`)).body, usageReport(app.db, { ...request, by: [by], top: 10 }), by);
+      }
+      assert.deepEqual((await api(`/api/sessions?top=5${amp}`)).body, usageReport(app.db, { ...request, by: ['session'], top: 5 }));
+      const { slowest, ...tools } = (await api(`/api/tools${q}`)).body;
+      assert.deepEqual(tools, usageReport(app.db, { ...request, by: ['tool'] }));
+      assert.ok(Array.isArray(slowest));
+      if (c.filter === undefined) assert.ok(want.totals.sessions! > 0, 'the window has usage');
+    });
+  }
+
+  it('/api/report is `hermetic report --json` for the same window, grouping, top and filter', async () => {
+    const out: string[] = [];
+    const log = console.log;
+    console.log = (...a: unknown[]) => void out.push(a.join(' '));
+    try {
+      await reportCommand(['--home', app.home, '--since', '7d', '--by', 'day', '--by', 'source', '--top', '6', '--filter', 'model=gpt-5', '--filter', 'model=claude-opus-4-1', '--filter', 'profile=default', '--json'], { now: () => app.now * 1000 });
+    } finally {
+      console.log = log;
+    }
+    const cli = JSON.parse(out.join('\n')) as UsageReport;
+    const web = await api('/api/report?period=7d&by=day&by=source&top=6&model=gpt-5&model=claude-opus-4-1&profile=default');
+    assert.equal(web.status, 200);
+    assert.deepEqual(web.body, cli);
+    assert.ok(cli.rows.length > 1);
+  });
+
+  it('the slowest tool calls are the window\'s calls with both times, slowest first', async () => {
+    const { body } = await api('/api/tools?period=all&limit=5');
+    assert.equal(body.slowest.length, 5);
+    const seconds = body.slowest.map((s: { seconds: number }) => s.seconds);
+    assert.deepEqual(seconds, [...seconds].sort((a, b) => b - a));
+    // Each call to its first result, found here call by call.
+    const longest = app.db.prepare(`SELECT MAX((SELECT MIN(r.created_at) FROM parts r WHERE r.store = c.store AND r.session_id = c.session_id
+      AND r.part_type = 'tool_result' AND r.tool_result_for = c.tool_call_id) - c.created_at) FROM parts c WHERE c.part_type = 'tool_call'`).pluck().get() as number;
+    assert.equal(seconds[0], longest);
+  });
+
+  it('/api/options lists each filter\'s values in the window (the report by that column)', async () => {
+    const { body } = await api('/api/options?period=7d');
+    assert.equal(body.zone, 'Europe/Berlin');
+    assert.deepEqual(body.period, usageReport(app.db, windowOf('7d')).period);
+    assert.deepEqual(body.values.model, usageReport(app.db, { ...windowOf('7d'), by: ['model'] }).rows.map((r) => r.model));
+    assert.deepEqual(Object.keys(body.values), ['model', 'provider', 'profile', 'source', 'project', 'task']);
+  });
+});
+
+describe('the session endpoint', () => {
+  it('pages the live transcript in order; bookkeeping rows marked; usage is the report filtered to the session', async () => {
+    const id = app.db.prepare("SELECT session_id FROM messages WHERE kind <> 'message' GROUP BY session_id ORDER BY COUNT(*) DESC LIMIT 1").pluck().get() as string;
+    const all = app.db.prepare('SELECT seq, role, kind FROM messages WHERE session_id = ? ORDER BY seq').all(id) as { seq: number; role: string; kind: string }[];
+    const first = (await api(`/api/session?id=${id}&page_size=7`)).body;
+    assert.equal(first.transcript.total, all.length);
+    assert.equal(first.transcript.pages, Math.ceil(all.length / 7));
+    const seen = [...first.transcript.messages];
+    for (let p = 2; p <= first.transcript.pages; p++) seen.push(...(await api(`/api/session?id=${id}&page_size=7&page=${p}`)).body.transcript.messages);
+    assert.deepEqual(seen.map((m) => [m.seq, m.role, m.kind, m.bookkeeping]), all.map((m) => [m.seq, m.role, m.kind, m.kind !== 'message']));
+    assert.deepEqual(first.usage, usageReport(app.db, { filter: { session: [id] }, by: ['model', 'task'] }));
+    assert.equal(first.session.session_id, id);
+  });
+
+  it('tool calls carry their parsed arguments; results name their tool', async () => {
+    const id = app.db.prepare("SELECT session_id FROM parts WHERE part_type = 'tool_call' LIMIT 1").pluck().get() as string;
+    const { body } = await api(`/api/session?id=${id}&page_size=500`);
+    const call = body.transcript.messages.flatMap((m: any) => m.tool_calls)[0];
+    const part = app.db.prepare("SELECT tool_name, tool_call_id, tool_args FROM parts WHERE session_id = ? AND part_type = 'tool_call' ORDER BY created_at, part_id LIMIT 1").get(id) as { tool_name: string; tool_call_id: string; tool_args: string };
+    assert.deepEqual([call.name, call.id, call.arguments], [part.tool_name, part.tool_call_id, JSON.parse(part.tool_args)]);
+    const result = body.transcript.messages.find((m: any) => m.role === 'tool');
+    assert.ok(result.tool_name && result.tool_call_id);
+  });
+
+  it('lineage: a child links to its parent, and the parent lists it among its children', async () => {
+    const child = app.db.prepare('SELECT session_id, parent_session_id, lineage_kind FROM sessions WHERE parent_session_id IS NOT NULL AND parent_session_id IN (SELECT session_id FROM sessions) LIMIT 1').get() as { session_id: string; parent_session_id: string; lineage_kind: string };
+    const view = (await api(`/api/session?id=${child.session_id}`)).body;
+    assert.equal(view.parent.session_id, child.parent_session_id);
+    assert.equal(view.session.lineage_kind, child.lineage_kind);
+    const parent = (await api(`/api/session?id=${child.parent_session_id}`)).body;
+    assert.ok(parent.children.some((c: { session_id: string }) => c.session_id === child.session_id));
+  });
+});
+
+describe('refusals', () => {
+  const refused = async (path: string, status: number, code: string, message: string, init?: RequestInit) => {
+    const r = await api(path, init);
+    assert.deepEqual([r.status, r.body], [status, { error: { code, message } }], path);
+    assert.equal(r.headers.get('content-security-policy'), CSP);
+  };
+  it('bad input: 400 with HERMETIC_WEB_INVALID or HERMETIC_REPORT_INVALID and a sentence', async () => {
+    await refused('/api/overview?perod=7d', 400, 'HERMETIC_WEB_INVALID', '"perod" is not a parameter of this endpoint; did you mean "period"?');
+    await refused('/api/overview?period=fortnight', 400, 'HERMETIC_WEB_INVALID', '"period" must be one of today, 7d, 30d, month, all or custom; got "fortnight".');
+    await refused('/api/overview?period=7d&since=2026-07-01', 400, 'HERMETIC_WEB_INVALID', '"period" sets the window; give it, or since/until (with period=custom), not both.');
+    await refused('/api/overview?period=custom&since=last+week', 400, 'HERMETIC_WEB_INVALID', '"since" must be a duration such as 7d, 4w or 12h, or an ISO date such as 2026-07-01 (or 2026-07-01T09:00); got "last week".');
+    await refused('/api/overview?period=custom&since=2026-07-10&until=2026-07-01', 400, 'HERMETIC_WEB_INVALID', 'The window starts after it ends (since 2026-07-10, until 2026-07-01); swap them.');
+    await refused('/api/breakdown?by=tool', 400, 'HERMETIC_WEB_INVALID', '"by" must be one of model, provider, profile, source, project, task; got "tool".');
+    await refused('/api/report?by=modle', 400, 'HERMETIC_REPORT_INVALID', '"modle" is not a report dimension; did you mean "model"?');
+    await refused('/api/report?by=tool&by=model', 400, 'HERMETIC_REPORT_INVALID', 'Tool calls cannot be grouped by model: Hermes records usage per call, not per tool; group tools by day, week, month, profile, source, project, session.');
+    await refused('/api/sessions?top=0', 400, 'HERMETIC_WEB_INVALID', '"top" must be a whole number from 1 to 1000; got "0".');
+    await refused('/api/session', 400, 'HERMETIC_WEB_INVALID', 'Name the session: /api/session?id=<session id>.');
+    const id = app.db.prepare('SELECT session_id FROM sessions ORDER BY session_id LIMIT 1').pluck().get() as string;
+    const pages = (await api(`/api/session?id=${id}&page_size=500`)).body.transcript.pages;
+    await refused(`/api/session?id=${id}&page_size=500&page=${pages + 1}`, 400, 'HERMETIC_WEB_INVALID', `Session "${id}" has ${pages} page${pages === 1 ? '' : 's'} of 500 messages; page ${pages + 1} is past its end.`);
+  });
+  it('what is not there: 404 HERMETIC_WEB_NOT_FOUND; writes are not answered; another host name is refused', async () => {
+    await refused('/api/session?id=nope', 404, 'HERMETIC_WEB_NOT_FOUND', 'The dataset has no session "nope".');
+    await refused('/api/nothing', 404, 'HERMETIC_WEB_NOT_FOUND', 'There is no endpoint /api/nothing; the endpoints are /api/overview, /api/daily, /api/breakdown, /api/sessions, /api/tools, /api/report, /api/options, /api/session.');
+    await refused('/secret.txt', 404, 'HERMETIC_WEB_NOT_FOUND', 'There is no page or file at /secret.txt.');
+    await refused('/app/../../package.json', 404, 'HERMETIC_WEB_NOT_FOUND', 'There is no page or file at /package.json.');
+    await refused('/api/overview', 404, 'HERMETIC_WEB_NOT_FOUND', 'The dashboard only reads: POST /api/overview is not something it answers.', { method: 'POST', body: '{}' });
+    // fetch cannot set Host; a DNS-rebinding page would reach us with its own name in it.
+    const rebound = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(new URL('/api/overview', app.url), { headers: { host: 'evil.example:8650' } }, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c)).on('end', () => resolve({ status: res.statusCode!, body }));
+      });
+      req.on('error', reject).end();
+    });
+    assert.deepEqual([rebound.status, JSON.parse(rebound.body)], [404, { error: { code: 'HERMETIC_WEB_NOT_FOUND', message: 'This dashboard answers only as localhost or 127.0.0.1, not as "evil.example".' } }]);
+  });
+});
+
+describe('the page and its assets', () => {
+  it('the app\'s paths answer the page; its modules and Chart.js come from this server; every answer has the CSP', async () => {
+    for (const path of ['/', '/session?id=x', '/tools?period=7d']) {
+      const r = await api(path);
+      assert.equal(r.status, 200);
+      assert.match(r.body, /<script src="\/vendor\/chart\.umd\.js" defer><\/script>/);
+      assert.equal(r.headers.get('content-security-policy'), CSP);
+      assert.doesNotMatch(r.body, /https?:\/\//, 'no other origin named in the page');
+    }
+    const chart = await api('/vendor/chart.umd.js');
+    assert.equal(chart.status, 200);
+    assert.match(chart.headers.get('content-type')!, /^text\/javascript/);
+    assert.match(chart.body, /Chart\.js v4\./);
+    for (const path of ['/app/app.js', '/app/style.css', '/app/views/overview.js', '/app/icon.svg']) assert.equal((await api(path)).status, 200, path);
+  });
+});
+
+describe('on the Hermes fixtures', () => {
+  let fixture: DashboardRig;
+  before(async () => {
+    fixture = await dashboardRig({ fixtures: ['basic', 'channels', 'usage'] });
+  });
+  after(() => fixture.close());
+  it('all time, each endpoint equals usageReport', async () => {
+    const get = async (path: string): Promise<any> => (await (await fetch(new URL(path, fixture.url))).json());
+    const { cache_hit_rate: _, ...overview } = await get('/api/overview?period=all');
+    assert.deepEqual(overview, usageReport(fixture.db, {}));
+    assert.ok(Number(overview.totals.sessions) > 0);
+    assert.deepEqual(await get('/api/daily?period=all'), usageReport(fixture.db, { by: ['day', 'model'] }));
+    for (const by of ['model', 'provider', 'profile', 'source', 'project', 'task']) assert.deepEqual(await get(`/api/breakdown?period=all&by=${by}`), usageReport(fixture.db, { by: [by], top: 10 }), by);
+    const { slowest: __, ...tools } = await get('/api/tools?period=all');
+    assert.deepEqual(tools, usageReport(fixture.db, { by: ['tool'] }));
+    const sessions = await get('/api/sessions?period=all&top=3');
+    assert.deepEqual(sessions, usageReport(fixture.db, { by: ['session'], top: 3 }));
+    const view = await get(`/api/session?id=${encodeURIComponent(String(sessions.rows[0]!.session_id))}`);
+    assert.equal(view.transcript.total, fixture.db.prepare('SELECT COUNT(*) FROM messages WHERE session_id = ?').pluck().get(String(sessions.rows[0]!.session_id)));
+  });
+});

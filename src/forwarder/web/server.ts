@@ -1,0 +1,109 @@
+// `hermetic web`'s HTTP server (node:http): the page, its assets and the JSON endpoints of routes.ts, read-only over
+// a UsageSource. Every answer carries a strict Content-Security-Policy (self only); errors are JSON with a HERMETIC_*
+// code and a sentence, never a stack. Loopback by default; a request naming another host is refused (DNS rebinding).
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { HermeticError, isHermeticError } from '../../shared/errors.js';
+import { assetTable } from './assets.js';
+import type { UsageSource } from './data/source.js';
+import { HANDLERS } from './handlers.js';
+import { checkParams } from './request.js';
+import { API_ROUTES, PAGE_PATHS } from './routes.js';
+
+export const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+const HEADERS = {
+  'content-security-policy': CSP,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+};
+
+export interface WebServerOptions {
+  source: UsageSource;
+  host?: string;
+  port?: number;
+  /** Epoch milliseconds (injected by tests: every period ends "now"). */
+  now?: () => number;
+  /** Called with each unexpected failure (a bug); the browser gets only its code and sentence. */
+  onError?: (e: unknown) => void;
+}
+
+export interface WebServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+const LOOPBACK = ['127.0.0.1', 'localhost', '::1', '[::1]'];
+
+function send(res: ServerResponse, status: number, type: string, body: string | Buffer, cache = 'no-store'): void {
+  res.writeHead(status, { ...HEADERS, 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': cache });
+  res.end(body);
+}
+
+function sendError(res: ServerResponse, e: HermeticError): void {
+  send(res, e.status, 'application/json; charset=utf-8', JSON.stringify({ error: { code: e.code, message: e.message } }));
+}
+
+/**
+ * Starts the dashboard's server and resolves once it listens.
+ * @example const web = await startWebServer({ source: sqliteSource(db), port: 0 }); console.log(web.url);
+ */
+export async function startWebServer(options: WebServerOptions): Promise<WebServer> {
+  const host = options.host ?? '127.0.0.1';
+  const now = options.now ?? Date.now;
+  const assets = assetTable();
+  const index = readFileSync(assets.get('/app/index.html')!.file);
+  const routes = new Map<string, (typeof API_ROUTES)[number]>(API_ROUTES.map((r) => [r.path, r]));
+  const loopback = LOOPBACK.includes(host);
+
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    try {
+      const url = new URL(req.url ?? '/', 'http://dashboard.invalid');
+      if (loopback) {
+        const name = (req.headers.host ?? '').replace(/:\d+$/, '');
+        if (!LOOPBACK.includes(name)) throw new HermeticError('HERMETIC_WEB_NOT_FOUND', `This dashboard answers only as localhost or 127.0.0.1, not as "${name}".`);
+      }
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        res.setHeader('allow', 'GET, HEAD');
+        throw new HermeticError('HERMETIC_WEB_NOT_FOUND', `The dashboard only reads: ${req.method} ${url.pathname} is not something it answers.`);
+      }
+      const route = routes.get(url.pathname);
+      if (route) {
+        checkParams(url.searchParams, route.params);
+        const body = HANDLERS[route.name](url.searchParams, { source: options.source, now: () => now() / 1000 });
+        return send(res, 200, 'application/json; charset=utf-8', JSON.stringify(body));
+      }
+      if ((PAGE_PATHS as readonly string[]).includes(url.pathname)) return send(res, 200, 'text/html; charset=utf-8', index);
+      const asset = assets.get(url.pathname);
+      if (asset) return send(res, 200, asset.type, readFileSync(asset.file), 'no-cache');
+      throw new HermeticError('HERMETIC_WEB_NOT_FOUND', url.pathname.startsWith('/api/')
+        ? `There is no endpoint ${url.pathname}; the endpoints are ${API_ROUTES.map((r) => r.path).join(', ')}.`
+        : `There is no page or file at ${url.pathname}.`);
+    } catch (e) {
+      if (isHermeticError(e) && e.code !== 'HERMETIC_INTERNAL') return sendError(res, e);
+      options.onError?.(e);
+      return sendError(res, new HermeticError('HERMETIC_INTERNAL', 'The dashboard failed to answer this request (a bug: the server\'s console has the details).'));
+    }
+  };
+
+  const server = createServer(handle);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (e: NodeJS.ErrnoException) => reject(new HermeticError('HERMETIC_SERVE_LISTEN', e.code === 'EADDRINUSE'
+      ? `Port ${options.port ?? 8650} on ${host} is already in use; choose another with --port.`
+      : `The dashboard could not listen on ${host}:${options.port ?? 8650} (${e.code ?? e.message}).`)));
+    server.listen(options.port ?? 8650, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${shown}:${address.port}/`,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}

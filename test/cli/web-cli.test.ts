@@ -1,0 +1,57 @@
+// `hermetic web` through the real bin: it prints its URL, answers the report's figures over HTTP, serves the page and
+// Chart.js from a build too (assets found from dist/), stops on SIGTERM; a refused flag is one line and exit 2.
+import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { after, before, it } from 'node:test';
+import { usageReport } from '../../src/forwarder/report/index.js';
+import { forwarderRig } from '../../src/forwarder/testing/index.js';
+import { copyFixture, tempDir } from '../../src/state-db/testing/fixtures.js';
+import { runBinAsync, spawnBin } from '../support/process.js';
+
+let home: string;
+let cleanup: () => void;
+
+before(() => {
+  const t = tempDir('hermetic-web-cli-');
+  cleanup = t.cleanup;
+  const rig = forwarderRig(['basic', 'usage'].map((f) => copyFixture(f, t.dir)), { dir: t.dir, timeZone: 'UTC' });
+  rig.forwarder.backfill();
+  rig.forwarder.close();
+  home = rig.home;
+});
+after(() => cleanup());
+
+it('prints its URL, answers usageReport, serves the page and Chart.js, and stops on SIGTERM', async () => {
+  const p = spawnBin(['web', '--home', home, '--port', '0']);
+  const deadline = setTimeout(() => p.child.kill('SIGKILL'), 60_000); // only a hang; a slow start is not a failure
+  assert.ok(await p.until((o) => /dashboard is at http:\/\/\S+/.test(o)), p.output());
+  clearTimeout(deadline);
+  const url = /dashboard is at (http:\/\/\S+)/.exec(p.output())![1]!;
+  try {
+    const overview = (await (await fetch(new URL('/api/overview?period=all', url))).json()) as Record<string, unknown>;
+    const db = new Database(join(home, 'hermetic.db'), { readonly: true });
+    try {
+      const { cache_hit_rate: _, ...report } = overview;
+      assert.deepEqual(report, usageReport(db, {}));
+    } finally {
+      db.close();
+    }
+    assert.equal((await fetch(new URL('/', url))).status, 200);
+    assert.equal((await fetch(new URL('/vendor/chart.umd.js', url))).status, 200);
+  } finally {
+    p.child.kill('SIGTERM');
+  }
+  assert.equal(await p.exited, 'SIGTERM');
+  assert.equal(p.stderr(), '');
+});
+
+it('refuses a bad port and a missing dataset in one line', async () => {
+  const [port, missing] = await Promise.all([
+    runBinAsync(['web', '--port', 'http']),
+    runBinAsync(['web', '--home', join(home, 'nowhere')]),
+  ]);
+  assert.deepEqual(port, { status: 2, stdout: '', stderr: 'hermetic: --port must be a whole number; got "http". [HERMETIC_CLI_USAGE]\nRun "hermetic web --help" for the options.\n' });
+  assert.equal(missing.status, 1);
+  assert.match(missing.stderr, /^hermetic: There is no dataset at .*nowhere\/hermetic\.db yet; run "hermetic backfill" first\. \[HERMETIC_DATASET_OPEN\]\n$/);
+});
