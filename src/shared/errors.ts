@@ -50,6 +50,14 @@ export const ERROR_CODES = {
   HERMETIC_POLICY_LIST: { status: 500, summary: 'The machine-local usage-policy list exists but cannot be read or is malformed; forwarding stops rather than guess (fail closed).' },
   HERMETIC_POLICY_PATH: { status: 400, summary: 'hermetic policy check or hermetic forget --scope was given a path that does not exist or is not a folder.' },
   HERMETIC_FORGET_NONE: { status: 400, summary: 'hermetic forget removed nothing: no forwarded session matches, or none that matches is ignored by the usage policy now (only sessions a .hypignore or the machine-local list now says `ignore` for are forgotten).' },
+  HERMETIC_SINK_URL: { status: 400, summary: 'A --sink URL (or a `sinks:` entry of the config file) is malformed or has a scheme no sink serves; the message lists the schemes there are.' },
+  HERMETIC_SINK_NOT_BUILT: { status: 500, summary: 'The sink for this URL scheme is not part of this build of Hermetic (its module is missing).' },
+  HERMETIC_SINK_UNAVAILABLE: { status: 503, summary: 'A remote sink could not be reached or was busy (connection refused, a timeout, a lock); its cursor stays, it is retried with backoff and catches up.' },
+  HERMETIC_SINK_FAILED: { status: 500, summary: 'A remote sink refused a batch for a reason retrying cannot fix (credentials, schema, a bug); that sink stops for this run, the dataset and the other sinks go on.' },
+  HERMETIC_SINK_DUPLICATE: { status: 400, summary: 'The same sink was given twice (by --sink or the config file\'s sinks:).' },
+  HERMETIC_SINK_REMOVED: { status: 409, summary: 'A remote sink was removed (hermetic sinks remove) while a forwarder was shipping to it.' },
+  HERMETIC_SINK_CURSOR_MOVED: { status: 409, summary: 'Another forwarder on the same home moved this sink\'s cursor while a batch was in flight; the batch is read again from the new cursor.' },
+  HERMETIC_SINK_UNKNOWN: { status: 404, summary: 'hermetic sinks remove was given a sink the dataset does not feed (see hermetic status).' },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
