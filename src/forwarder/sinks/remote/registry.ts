@@ -1,19 +1,7 @@
 // URL schemes → remote sink factories (decision 0035). Each sink's module is imported only when a URL of its scheme is
 // given: a forwarder without sinks loads none of them (and none of their drivers).
 import { suggest } from '../../../shared/options.js';
-import { SinkError, type RemoteSink } from './contract.js';
-
-export interface SinkFactoryOptions {
-  /** The Hermetic home (where a sink may keep state of its own). */
-  home: string;
-  /** The folder relative paths are resolved against (default the process's). */
-  cwd?: string;
-  /** Extra settings of a config file `sinks:` entry besides its url (each sink checks its own). */
-  settings?: Readonly<Record<string, unknown>>;
-}
-
-/** What a sink module exports: `createPostgresSink(url, options)`, `createOtlpSink(url, options)`, … */
-export type SinkFactory = (url: string, options: SinkFactoryOptions) => RemoteSink | Promise<RemoteSink>;
+import { SinkError, type RemoteSink, type SinkFactory, type SinkFactoryOptions } from './contract.js';
 
 /** A scheme's module (relative to this folder) and the factory it exports. */
 const SCHEMES: Readonly<Record<string, { module: string; factory: string }>> = {
