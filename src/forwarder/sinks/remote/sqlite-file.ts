@@ -36,7 +36,7 @@ export function sqliteUrlPath(url: string, cwd = process.cwd()): string {
 export class SqliteFileSink implements RemoteSink {
   readonly id: string;
   readonly display: string;
-  readonly leavesMachine = false;
+  readonly leavesMachine: boolean = false;
   readonly path: string;
   readonly #busyMs: number;
   #db: Db | null = null;

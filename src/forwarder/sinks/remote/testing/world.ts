@@ -71,8 +71,11 @@ export function createWorld(prefix = 'hermetic-remote-'): World {
   const priv = w.createSession({ source: 'cli', model: 'gpt-5', started_at: T0 + 90, cwd: join(privateDir, 'p') });
   w.appendMessages(priv, turn(0, ' (private)'));
   const home = join(dir, 'hermetic-home');
-  const forwarder = createForwarder({ userHome: dir, hermesHome: undefined, home, stateDbs: [stateDb], now: () => 1_800_000_000_000, readWorker: 'off' });
+  // Each pass 10 s after the last: the usage policy's 5-second cache sees a .hypignore written between passes.
+  const passes = { ms: 1_800_000_000_000 };
+  const forwarder = createForwarder({ userHome: dir, hermesHome: undefined, home, stateDbs: [stateDb], now: () => passes.ms, readWorker: 'off' });
   const tick = () => {
+    passes.ms += 10_000;
     const results = forwarder.forwardOnce();
     for (const r of results) if (r.error) throw new Error(`the forward pass failed: ${r.error.message}`);
   };
