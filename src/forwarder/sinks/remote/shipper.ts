@@ -15,8 +15,8 @@ export interface ShipperOptions {
   db: Db;
   sinks: readonly RemoteSink[];
   origin: Origin;
-  /** Redact rows for sinks that leave the machine (default true; `--no-redact` turns it off). */
-  redact?: boolean;
+  /** Redact rows for sinks that leave the machine (default true; `--no-redact` turns it off), or per sink. */
+  redact?: boolean | ((sink: RemoteSink) => boolean);
   /** Milliseconds since the epoch (injected). */
   now?: () => number;
   /** [0, 1) (injected): the jitter of the backoff. */
@@ -68,7 +68,7 @@ export class Shipper {
   readonly #db: Db;
   readonly #reader: DeltaReader;
   readonly #states: SinkState[];
-  readonly #redact: boolean;
+  readonly #redact: (sink: RemoteSink) => boolean;
   readonly #now: () => number;
   readonly #random: () => number;
   readonly #backoff: { baseMs: number; maxMs: number };
@@ -82,7 +82,8 @@ export class Shipper {
     this.#options = options;
     this.#db = options.db;
     this.#reader = new DeltaReader(options.db, options.origin, options.limits);
-    this.#redact = options.redact ?? true;
+    const redact = options.redact ?? true;
+    this.#redact = typeof redact === 'function' ? redact : () => redact;
     this.#now = options.now ?? Date.now;
     this.#random = options.random ?? Math.random;
     this.#backoff = options.backoff ?? DEFAULT_BACKOFF;
@@ -143,7 +144,7 @@ export class Shipper {
     const counts = { batches: 0, skipped: 0, rows: 0 };
     if (s.stopped) return this.#result(s, 'stopped', counts, s.stopped);
     if (this.#now() < s.retryAtMs) return this.#result(s, 'waiting', counts);
-    const redact = this.#redact && s.sink.leavesMachine;
+    const redact = s.sink.leavesMachine && this.#redact(s.sink);
     try {
       registerSink(this.#db, s.sink, this.#now() / 1000);
       if (!s.opened) {
@@ -153,6 +154,11 @@ export class Shipper {
         s.applied = await s.sink.appliedSeq(this.#options.origin);
       }
       const max = this.#options.maxBatches ?? Infinity;
+      const failing = (sinkRow(this.#db, s.sink.id)?.failures ?? 0) > 0;
+      const back = (r: ShipResult) => {
+        if (failing) this.#options.say?.(`hermetic: sink ${s.sink.display} is reachable again (${r.rows} rows sent)${r.state === 'caught-up' ? ' and up to date' : ''}`);
+        return r;
+      };
       for (;;) {
         const row = sinkRow(this.#db, s.sink.id);
         if (!row) throw new SinkError('HERMETIC_SINK_REMOVED', `the sink ${s.sink.display} was removed while shipping`, false);
@@ -163,11 +169,11 @@ export class Shipper {
         const next = this.#reader.next(row, redact);
         if (!next) {
           this.#touchCaughtUp(row);
-          return this.#result(s, 'caught-up', counts);
+          return back(this.#result(s, 'caught-up', counts));
         }
-        if (counts.batches + counts.skipped >= max) return this.#result(s, 'behind', counts);
+        if (counts.batches + counts.skipped >= max) return back(this.#result(s, 'behind', counts));
         await this.#deliver(s, row, next, counts);
-        if (next.caughtUp) return this.#result(s, 'caught-up', counts);
+        if (next.caughtUp) return back(this.#result(s, 'caught-up', counts));
       }
     } catch (e) {
       return this.#failed(s, asSinkError(e), counts);
