@@ -18,6 +18,7 @@ const reportCommand = async (argv: string[]) => (await import('../forwarder/cli/
 const exportCommand = async (argv: string[]) => (await import('../forwarder/cli/export.js')).exportCommand(argv);
 const webCommand = async (argv: string[]) => (await import('../forwarder/cli/web.js')).webCommand(argv);
 const forgetCommand = async (argv: string[]) => (await import('../forwarder/cli/forget.js')).forgetCommand(argv);
+const sinksCommand = async (argv: string[]) => (await import('../forwarder/cli/sinks-command.js')).sinksCommand(argv);
 
 const HELP = `Usage: hermetic <command> [options]
 
@@ -33,6 +34,7 @@ Commands:
   query      read-only SQL on the dataset (hermetic query "SELECT ...")
   policy     which usage policy governs a folder (hermetic policy check PATH)
   forget     remove what was forwarded before its folder became ignore (--session ID | --scope DIR)
+  sinks      stop feeding a remote sink (hermetic sinks remove URL); sinks are given with --sink URL
 
 Options:
   -h, --help     show this help
@@ -56,7 +58,7 @@ export function exitCode(e: HermeticError): 1 | 2 {
 function helpFor(argv: string[]): string {
   const [command, sub] = argv;
   if (command === 'serve') return 'Run "hermetic serve --help" for the options.';
-  if (['backfill', 'forward', 'status', 'report', 'export', 'web', 'query', 'policy', 'forget'].includes(command ?? '')) return `Run "hermetic ${command} --help" for the options.`;
+  if (['backfill', 'forward', 'status', 'report', 'export', 'web', 'query', 'policy', 'forget', 'sinks'].includes(command ?? '')) return `Run "hermetic ${command} --help" for the options.`;
   if (command === 'statedb') return `Run "hermetic statedb --help" for the ${sub === 'generate' || sub === 'inspect' ? 'options' : 'commands'}.`;
   return 'Run "hermetic --help" for the commands.';
 }
@@ -95,6 +97,8 @@ export async function main(argv: string[]): Promise<number> {
         return await policyCommand(rest);
       case 'forget':
         return await forgetCommand(rest);
+      case 'sinks':
+        return await sinksCommand(rest);
       case '-h':
       case '--help':
       case 'help':
@@ -105,9 +109,9 @@ export async function main(argv: string[]): Promise<number> {
         console.log(version());
         return 0;
       case undefined:
-        throw new HermeticError('HERMETIC_CLI_USAGE', 'No command given; use serve, statedb, backfill, forward, status, report, export, web, query, policy or forget.');
+        throw new HermeticError('HERMETIC_CLI_USAGE', 'No command given; use serve, statedb, backfill, forward, status, report, export, web, query, policy, forget or sinks.');
       default:
-        throw new HermeticError('HERMETIC_CLI_USAGE', `Unknown command "${command}"; use serve, statedb, backfill, forward, status, report, export, web, query, policy or forget.`);
+        throw new HermeticError('HERMETIC_CLI_USAGE', `Unknown command "${command}"; use serve, statedb, backfill, forward, status, report, export, web, query, policy, forget or sinks.`);
     }
   } catch (e) {
     if (isHermeticError(e) && e.code !== 'HERMETIC_INTERNAL') {

@@ -61,6 +61,14 @@ export const ERROR_CODES = {
   HERMETIC_SINK_OTLP_UNAVAILABLE: { status: 503, summary: 'The OTLP receiver could not be reached (connection refused, a timeout) or answered 408, 429 or any 5xx; the batch is retried later (after Retry-After when the receiver sent one), nothing is lost.' },
   HERMETIC_SINK_OTLP_REJECTED: { status: 502, summary: 'The OTLP receiver refused the batch with a 4xx other than 408 and 429 (400 bad data, 401/403 credentials, 404 wrong path, 413 too large) or answered something that is not OTLP; retrying the same batch cannot help, so the sink stops until its configuration is fixed.' },
   HERMETIC_SINK_OTLP_PARTIAL: { status: 502, summary: 'The OTLP receiver accepted a batch but said it refused some of its spans or data points (an OTLP partial success); they are not sent again (OTLP forbids it), and the batch counts as delivered.' },
+  HERMETIC_SINK_URL: { status: 400, summary: 'A --sink URL (or a `sinks:` entry of the config file) is malformed or has a scheme no sink serves; the message lists the schemes there are.' },
+  HERMETIC_SINK_NOT_BUILT: { status: 500, summary: 'The sink for this URL scheme is not part of this build of Hermetic (its module is missing).' },
+  HERMETIC_SINK_UNAVAILABLE: { status: 503, summary: 'A remote sink could not be reached or was busy (connection refused, a timeout, a lock); its cursor stays, it is retried with backoff and catches up.' },
+  HERMETIC_SINK_FAILED: { status: 500, summary: 'A remote sink refused a batch for a reason retrying cannot fix (credentials, schema, a bug); that sink stops for this run, the dataset and the other sinks go on.' },
+  HERMETIC_SINK_DUPLICATE: { status: 400, summary: 'The same sink was given twice (by --sink or the config file\'s sinks:).' },
+  HERMETIC_SINK_REMOVED: { status: 409, summary: 'A remote sink was removed (hermetic sinks remove) while a forwarder was shipping to it.' },
+  HERMETIC_SINK_CURSOR_MOVED: { status: 409, summary: 'Another forwarder on the same home moved this sink\'s cursor while a batch was in flight; the batch is read again from the new cursor.' },
+  HERMETIC_SINK_UNKNOWN: { status: 404, summary: 'hermetic sinks remove was given a sink the dataset does not feed (see hermetic status).' },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
