@@ -38,6 +38,8 @@ SQLite file). Each is fed from the dataset on its own cursor: a new sink first g
 every change; a sink that is down keeps its cursor, is retried with backoff and catches up. Local-only sessions never
 reach a sink. Redaction is ON by default for every sink that leaves the machine (postgres, otlp): text and JSON go
 through Hermes's secret redactor on the way out; --no-redact turns that off (the dataset itself is unchanged).
+For otlp+… sinks given by --sink: --sink-header K=V (repeatable; also OTEL_EXPORTER_OTLP_HEADERS) adds a header,
+--otlp-content also sends message text, reasoning and tool arguments and results (off by default).
 The config file is --config FILE, else config.yaml (or .yml, .json) in the home:
     sinks:
       - postgres://hermetic@db.internal/fleet

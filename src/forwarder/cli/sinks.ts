@@ -11,6 +11,8 @@ export const SINK_FLAGS = {
   sink: { type: 'string', multiple: true },
   'no-redact': { type: 'boolean' },
   config: { type: 'string' },
+  'sink-header': { type: 'string', multiple: true },
+  'otlp-content': { type: 'boolean' },
 } as const satisfies Record<string, FlagSpec>;
 
 export interface SinkSetup {
@@ -23,10 +25,16 @@ export interface SinkSetup {
 }
 
 /** The sinks of this run: the config file's, then --sink's; none loads no sink module at all. */
-export async function sinkSetup(values: { home?: string; sink?: string[]; 'no-redact'?: true; config?: string }): Promise<SinkSetup> {
+export async function sinkSetup(values: { home?: string; sink?: string[]; 'no-redact'?: true; config?: string; 'sink-header'?: string[]; 'otlp-content'?: true }): Promise<SinkSetup> {
   const home = resolve(hermeticHome(values.home));
   const config = loadForwarderConfig(values.config, home);
-  const specs: SinkSpec[] = [...config.sinks, ...(values.sink ?? []).map((url) => ({ url }))];
+  // --sink-header and --otlp-content are settings of the OTLP sinks given by --sink (a config entry has its own).
+  const otlp: Record<string, unknown> = {
+    ...(values['sink-header']?.length ? { headers: values['sink-header'] } : {}),
+    ...(values['otlp-content'] ? { content: true } : {}),
+  };
+  const flagSpec = (url: string): SinkSpec => (/^otlp\+/i.test(url) && Object.keys(otlp).length > 0 ? { url, options: otlp } : { url });
+  const specs: SinkSpec[] = [...config.sinks, ...(values.sink ?? []).map(flagSpec)];
   if (specs.length === 0) return { home, specs, sinks: [], redact: values['no-redact'] !== true, configPath: config.path };
   const { makeSinks } = await import('../sinks/remote/index.js');
   return { home, specs, sinks: await makeSinks(specs, home), redact: values['no-redact'] !== true, configPath: config.path };

@@ -8,8 +8,10 @@ const SCHEMES: Readonly<Record<string, { module: string; factory: string }>> = {
   sqlite: { module: './sqlite-file.js', factory: 'createSqliteFileSink' },
   postgres: { module: '../postgres/index.js', factory: 'createPostgresSink' },
   postgresql: { module: '../postgres/index.js', factory: 'createPostgresSink' },
-  'otlp+http': { module: '../otlp/index.js', factory: 'createOtlpSink' },
-  'otlp+http-json': { module: '../otlp/index.js', factory: 'createOtlpSink' },
+  'otlp+http': { module: '../otlp/index.js', factory: 'otlpSinkFactory' },
+  'otlp+http-json': { module: '../otlp/index.js', factory: 'otlpSinkFactory' },
+  'otlp+https': { module: '../otlp/index.js', factory: 'otlpSinkFactory' },
+  'otlp+https-json': { module: '../otlp/index.js', factory: 'otlpSinkFactory' },
 };
 
 export const SINK_SCHEMES: readonly string[] = Object.keys(SCHEMES);
