@@ -86,7 +86,7 @@ describe('hermetic backfill and forward with --sink', () => {
     const h = home('bad-url');
     const r = await runMain(['backfill', '--state-db', store, '--home', h, '--sink', 'postgress://me:hunter2@db.example/fleet']);
     assert.equal(r.status, 2);
-    assert.match(r.stderr, /^hermetic: No sink serves "postgress:\/\/" URLs; did you mean "postgres:\/\/"\? \(there are sqlite:\/\/, postgres:\/\/, postgresql:\/\/, otlp\+http:\/\/, otlp\+http-json:\/\/\)\. \[HERMETIC_SINK_URL\]/);
+    assert.match(r.stderr, /^hermetic: No sink serves "postgress:\/\/" URLs; did you mean "postgres:\/\/"\? \(there are sqlite:\/\/, postgres:\/\/, postgresql:\/\/, otlp\+http:\/\/, otlp\+http-json:\/\/, otlp\+https:\/\/, otlp\+https-json:\/\/\)\. \[HERMETIC_SINK_URL\]/);
     assert.doesNotMatch(r.stderr + r.stdout, /hunter2/);
     assert.equal(existsSync(join(h, 'hermetic.db')), false);
     const notUrl = await runMain(['forward', '--once', '--state-db', store, '--home', h, '--sink', 'just-a-path.db']);
