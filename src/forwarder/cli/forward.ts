@@ -74,7 +74,7 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
   };
   if (!stop) {
     try {
-      const results = forwarder.forwardOnce();
+      const results = await forwarder.forwardOnceAsync();
       report(results, true);
       return results.some((r) => r.error) ? 1 : 0;
     } finally {

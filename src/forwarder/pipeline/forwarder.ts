@@ -6,7 +6,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createPolicyResolver, type PolicyResolver } from '../policy/index.js';
 import { discoverStores, type StoreRef } from '../reader/discover.js';
-import { mirrorFile } from '../reader/postgres/settings.js';
+import { mirrorFile, mirrorJob } from '../reader/postgres/settings.js';
 import type { Sink } from '../sinks/sink.js';
 import { LazySqliteSink } from '../sinks/sqlite/lazy.js';
 import { stepStore, stepStoreInSteps, type StepOptions, type StepResult } from './step.js';
@@ -127,7 +127,20 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
     for (const ref of stores()) {
       if (o.keepGoing?.() === false) break;
       o.onStore?.(ref);
-      const steps = stepStoreInSteps(ref, stepOptions(origin, o));
+      // A PostgreSQL store's mirror is refreshed here, awaited in this thread (the synchronous passes use the mirror thread).
+      let mirrorRefreshed: HermeticError | null | undefined;
+      if (ref.source) {
+        try {
+          // Loaded only when a PostgreSQL store is there: pg is no cost to a pass over state.db files.
+          const { refreshMirror } = await import('../reader/postgres/mirror.js');
+          await refreshMirror(mirrorJob(ref));
+          mirrorRefreshed = null;
+        } catch (e) {
+          if (!(e instanceof HermeticError)) throw e;
+          mirrorRefreshed = e;
+        }
+      }
+      const steps = stepStoreInSteps(ref, { ...stepOptions(origin, o), mirrorRefreshed });
       for (;;) {
         const next = steps.next();
         if (next.done) {

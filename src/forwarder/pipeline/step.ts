@@ -1,8 +1,6 @@
 // One pass over one store: the only place the stages meet (plan → read/project → policy → write with cursors).
 // Backfill and forward both run it; only the window and the origin differ. The stages return what they did; this
 // module alone counts it into the StepResult.
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { CursorCache } from '../checkpoint/cursors.js';
 import type { RecordOf } from '../dataset/columns.js';
 import type { PolicyResolver } from '../policy/index.js';
@@ -10,6 +8,7 @@ import type { PolicyResolver } from '../policy/index.js';
 import type { StoreRef } from '../reader/discover.js';
 import { openStore, storeFailure, StoreReader, type StoreConnection } from '../reader/index.js';
 import { changeStamp } from '../reader/stamp.js';
+import { mirrorJob } from '../reader/postgres/settings.js';
 import { refreshMirrorSync } from '../reader/postgres/thread.js';
 import { REMOVED, type Batch, type Cursors, type Sink, type Written } from '../sinks/sink.js';
 import { HermeticError } from '../../shared/errors.js';
@@ -54,6 +53,11 @@ export interface StepOptions {
   readWorker?: ReadWorkerMode;
   /** Between batches: false stops the pass there (what is committed stays; the next pass does the rest). */
   keepGoing?: () => boolean;
+  /**
+   * A PostgreSQL store's mirror, already refreshed by the caller (the async passes await it in this thread, without
+   * the mirror thread): null when it was, the failure when it failed. Undefined: the pass refreshes it itself.
+   */
+  mirrorRefreshed?: HermeticError | null;
   /** A test hook: called before each batch is written (crash tests kill the process here). */
   beforeWrite?: (batch: Batch) => void;
 }
@@ -117,9 +121,8 @@ export function* stepStoreInSteps(ref: StoreRef, options: StepOptions): Generato
   };
   if (ref.source) {
     try {
-      if (!ref.file) throw new HermeticError('HERMETIC_INTERNAL', `The PostgreSQL store ${ref.path} was given no mirror file.`);
-      mkdirSync(dirname(ref.file), { recursive: true, mode: 0o700 });
-      refreshMirrorSync({ url: ref.source.url, schema: ref.source.schema, identity: ref.source.identity, display: ref.source.display, file: ref.file });
+      if (options.mirrorRefreshed === undefined) refreshMirrorSync(mirrorJob(ref));
+      else if (options.mirrorRefreshed !== null) throw options.mirrorRefreshed;
     } catch (e) {
       if (!(e instanceof HermeticError)) throw e;
       return failed(e);

@@ -81,3 +81,18 @@ export async function readOnly<T>(target: PgTarget, fn: (client: pg.Client) => P
     await client.end().catch(() => {});
   }
 }
+
+/**
+ * The source's `schema_version` (what status shows), on a short read-only connection. Throws HERMETIC_READER_PG_*
+ * when the server cannot be reached or holds no Hermes state in the schema.
+ */
+export async function pgSchemaVersion(target: PgTarget): Promise<number | null> {
+  return readOnly(target, async (c) => {
+    const s = `"${target.schema.replace(/"/g, '""')}"`;
+    if (!(await c.query('SELECT to_regclass($1) AS r', [`${s}.schema_version`])).rows[0]?.r) {
+      throw Object.assign(new Error(`schema "${target.schema}" holds no schema_version table`), { code: '3F000' });
+    }
+    const v = (await c.query(`SELECT max(version) AS v FROM ${s}.schema_version`)).rows[0]?.v;
+    return v === null || v === undefined ? null : Number(v);
+  }, { connectTimeoutMs: 5000 });
+}

@@ -6,24 +6,16 @@
 // newest id copied, and within changed sessions every row whose hash moved or that is gone (a /retry, a rewind,
 // compaction); the small tables (usage, prompts, meta, version) are copied again when their stamp moves. A pass that
 // finds nothing changed writes nothing, so the file's commit stamp stays and the pipeline skips the store.
-import { existsSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { Db } from '../../../shared/sqlite.js';
 import { sqliteContent } from './content.js';
 import { pgFailure, readOnly } from './connect.js';
+import type { MirrorJob } from './settings.js';
 
-export interface MirrorJob {
-  /** The connection URL (secret). */
-  url: string;
-  schema: string;
-  /** The store identity (no password), recorded in the mirror: another source's mirror is never reused. */
-  identity: string;
-  /** The URL with its password redacted, for messages. */
-  display: string;
-  /** The mirror file (in Hermetic's home). */
-  file: string;
-}
+export type { MirrorJob } from './settings.js';
 
 export interface MirrorResult {
   /** Whether the mirror file was written this pass. */
@@ -290,6 +282,7 @@ export async function refreshMirror(job: MirrorJob): Promise<MirrorResult> {
     const shape = await shapeOf(client, job.schema);
     const signature = JSON.stringify([...shape.tables].map(([t, c]) => [t, c, shape.keys.get(t) ?? []]));
     const maxId = shape.tables.has('messages') ? Number((await client.query(`SELECT coalesce(max(id), 0) AS m FROM ${q(job.schema)}.messages`)).rows[0].m) : 0;
+    mkdirSync(dirname(job.file), { recursive: true, mode: 0o700 });
     let db: Db | null = existsSync(job.file) ? openMirror(job.file) : null;
     const meta = db ? metaOf(db) : new Map<string, string>();
     // Made again from nothing: no mirror yet, another source's, a column added or dropped, or ids that went back (the

@@ -23,6 +23,25 @@ export interface PgSource {
   from: string;
 }
 
+/** What one mirror refresh needs (reader/postgres/mirror.ts). */
+export interface MirrorJob {
+  /** The connection URL (secret). */
+  url: string;
+  schema: string;
+  /** The store identity (no password), recorded in the mirror: another source's mirror is never reused. */
+  identity: string;
+  /** The URL with its password redacted, for messages. */
+  display: string;
+  /** The mirror file (in Hermetic's home). */
+  file: string;
+}
+
+/** The refresh job of a discovered PostgreSQL store (its `file` set by the forwarder). */
+export function mirrorJob(ref: { path: string; source?: PgSource | undefined; file?: string | undefined }): MirrorJob {
+  if (!ref.source || !ref.file) throw new HermeticError('HERMETIC_INTERNAL', `The store ${ref.path} is not a PostgreSQL store with a mirror file.`);
+  return { url: ref.source.url, schema: ref.source.schema, identity: ref.source.identity, display: ref.source.display, file: ref.file };
+}
+
 /** The settings to resolve a profile's source from: its config's `database` mapping and the environment. */
 export interface PgSettingsInput {
   hermesHome: string;

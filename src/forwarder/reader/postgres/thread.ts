@@ -1,12 +1,13 @@
 // The pass's side of the mirror thread (decision 0038): a pass is synchronous over better-sqlite3, and pg is
 // asynchronous, so the refresh runs in a worker thread while the pass waits on a shared flag (Atomics.wait) and then
 // takes the answer from the port (receiveMessageOnPort). One thread per process, started by the first PostgreSQL
-// store, never keeping the process alive. The worker is mirror-worker's `serveMirrorJobs`, loaded from the file
+// store, never keeping the process alive. The worker is worker.ts's `serveMirrorJobs`, loaded from the file
 // beside this one (worker.js from the build; worker.ts through tsx from the sources).
 import { extname } from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { HermeticError, type ErrorCode } from '../../../shared/errors.js';
-import type { MirrorJob, MirrorResult } from './mirror.js';
+import type { MirrorResult } from './mirror.js';
+import type { MirrorJob } from './settings.js';
 import type { MirrorAnswer } from './worker.js';
 
 const BOOT = `
