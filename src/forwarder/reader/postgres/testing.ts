@@ -164,6 +164,8 @@ export async function loadStateDb(url: string, schema: string, statePath: string
     await upsert('messages', all('messages', cols.messages), cols.messages);
     await upsert('session_model_usage', all('session_model_usage', cols.session_model_usage), cols.session_model_usage);
     await upsert('state_meta', all('state_meta', cols.state_meta), cols.state_meta);
+    // The identity goes on after the highest id, as it would had Hermes written these rows.
+    await client.query(`SELECT setval(pg_get_serial_sequence('${s}.messages', 'id'), GREATEST((SELECT max(id) FROM ${s}.messages), 1))`);
     const version = src.prepare('SELECT MAX(version) FROM schema_version').pluck().get();
     await client.query(`UPDATE ${s}.schema_version SET version = $1 WHERE version IS DISTINCT FROM $1`, [version]);
     await client.query('COMMIT');
