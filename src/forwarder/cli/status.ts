@@ -6,7 +6,6 @@ import { parseFlags } from '../../cli/args.js';
 import { DATASET_TABLES } from '../dataset/columns.js';
 import { findStores, hermeticHome } from '../pipeline/forwarder.js';
 import { readStore } from '../reader/index.js';
-import { pgSchemaVersion } from '../reader/postgres/connect.js';
 import { HermeticError } from '../../shared/errors.js';
 import { DATASET_FILE, openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
 import { COMMON_FLAGS, plural } from './common.js';
@@ -44,6 +43,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
       else if (r.source) {
         // Asked of the server itself, read-only, on a short connection: is the source there, and which version is it.
         try {
+          const { pgSchemaVersion } = await import('../reader/postgres/connect.js');
           schema = await pgSchemaVersion(r.source);
           journal = 'postgres';
         } catch (e) {
