@@ -281,13 +281,15 @@ export async function refreshMirror(job: MirrorJob): Promise<MirrorResult> {
     }
     const shape = await shapeOf(client, job.schema);
     const signature = JSON.stringify([...shape.tables].map(([t, c]) => [t, c, shape.keys.get(t) ?? []]));
-    const maxId = shape.tables.has('messages') ? Number((await client.query(`SELECT coalesce(max(id), 0) AS m FROM ${q(job.schema)}.messages`)).rows[0].m) : 0;
+    // The tables' oids: a table dropped and made again (a schema rebuilt, a restore) gets a new one, and its ids may
+    // start again below those the mirror holds.
+    const oids = (await client.query(`SELECT coalesce(string_agg(c.relname || '=' || c.oid::text, ',' ORDER BY c.relname), '') AS o FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = ANY($2) AND c.relkind IN ('r', 'p')`, [job.schema, [...TABLES]])).rows[0].o as string;
     mkdirSync(dirname(job.file), { recursive: true, mode: 0o700 });
     let db: Db | null = existsSync(job.file) ? openMirror(job.file) : null;
     const meta = db ? metaOf(db) : new Map<string, string>();
-    // Made again from nothing: no mirror yet, another source's, a column added or dropped, or ids that went back (the
-    // schema was dropped and made again). Built beside and renamed over, so a half-made mirror is never read.
-    const rebuild = !db || meta.get('source') !== job.identity || meta.get('shape') !== signature || maxId < Number(meta.get('max_message_id') ?? 0);
+    // Made again from nothing: no mirror yet, another source's, a column added or dropped, or tables made again.
+    // Built beside and renamed over, so a half-made mirror is never read.
+    const rebuild = !db || meta.get('source') !== job.identity || meta.get('shape') !== signature || meta.get('oids') !== oids;
     try {
       if (rebuild) {
         db?.close();
@@ -295,6 +297,7 @@ export async function refreshMirror(job: MirrorJob): Promise<MirrorResult> {
         rmSync(temp, { force: true });
         db = openMirror(temp);
         for (const stmt of mirrorDdl(shape)) db.prepare(stmt).run();
+        db.prepare("INSERT INTO hermetic_mirror (key, value) VALUES ('oids', ?)").run(oids);
         await copyChanges(client, job, db, shape, true, result);
         db.close();
         db = null;

@@ -77,8 +77,8 @@ async function twin(fixture: string) {
   };
 }
 
-// `basic` through the synchronous pass (the mirror thread), `usage` through the asynchronous one (in this thread).
-for (const [fixture, sync] of [['basic', true], ['usage', false]] as const) {
+// `channels` through the synchronous pass (the mirror thread), `usage` through the asynchronous one (in this thread).
+for (const [fixture, sync] of [['channels', true], ['usage', false]] as const) {
   test(`${fixture}: a PostgreSQL profile gives the dataset its state.db twin gives, row for row (${sync ? 'synchronous' : 'asynchronous'} pass)`, async () => {
     const t = await twin(fixture);
     try {
@@ -102,15 +102,15 @@ for (const [fixture, sync] of [['basic', true], ['usage', false]] as const) {
   });
 }
 
-test('ticks: new messages, a /retry, a rewind and a deleted session reach the dataset as they do from the state.db; an idle tick writes nothing', async () => {
-  const t = await twin('channels');
+test('ticks: new messages, a /retry, a rewind, a deleted session and a new one reach the dataset as they do from the state.db; an idle tick writes nothing; a schema made again is read whole', async () => {
+  const t = await twin('basic');
   try {
     t.a.forwarder.forwardOnce();
     await t.b.forwarder.forwardOnceAsync();
     assert.deepEqual(dataset(t.b, t.pgHome), dataset(t.a, t.sqliteHome));
     const ids = new Database(t.statePath, { readonly: true });
     const sessions = ids.prepare('SELECT id FROM sessions WHERE parent_session_id IS NULL ORDER BY id').pluck().all() as string[];
-    const [s1, s2, s3] = sessions;
+    const [s1, s2] = sessions;
     const firstOfS2 = ids.prepare('SELECT MIN(id) FROM messages WHERE session_id = ?').pluck().get(s2!) as number;
     ids.close();
 
@@ -118,7 +118,8 @@ test('ticks: new messages, a /retry, a rewind and a deleted session reach the da
       ['new messages', (w) => { w.appendMessages(s1!, [{ role: 'user', content: 'and now?' }, { role: 'assistant', content: [{ type: 'text', text: 'structured reply' }], finish_reason: 'stop' }]); }],
       ['a /retry (the session\'s rows replaced, new ids)', (w) => { w.replaceMessages(s1!, [{ role: 'user', content: 'and now?' }, { role: 'assistant', content: 'a better answer\u0000with a NUL', finish_reason: 'stop' }]); }],
       ['a rewind (rows made inactive in place)', (w) => { w.rewind(s2!, firstOfS2); }],
-      ['a deleted session', (w) => { w.deleteSession(s3!); }],
+      ['a deleted session (the one holding the newest ids)', (w) => { w.deleteSession(s1!); }],
+      ['a new session', (w) => { const id = w.createSession({ source: 'cli', model: 'gpt-5' }); w.appendMessages(id, [{ role: 'user', content: 'hello' }]); }],
     ];
     for (const [what, fn] of steps) {
       await t.change(fn);
@@ -128,6 +129,8 @@ test('ticks: new messages, a /retry, a rewind and a deleted session reach the da
       assert.ok(ra!.sessionsWritten + ra!.sessionsRemoved > 0, `${what} changes the dataset`);
       assert.equal(rb!.sessionsWritten, ra!.sessionsWritten, what);
       assert.equal(rb!.sessionsRemoved, ra!.sessionsRemoved, what);
+      // Continued, never rebuilt: the store keeps its identity, and only what changed is read.
+      assert.equal(rb!.replaced, false, what);
       assert.deepEqual(dataset(t.b, t.pgHome), dataset(t.a, t.sqliteHome), what);
     }
 
@@ -138,6 +141,14 @@ test('ticks: new messages, a /retry, a rewind and a deleted session reach the da
     assert.equal(idle!.error, null);
     assert.equal(idle!.sessionsWritten, 0);
     assert.equal(statSync(mirror).mtimeMs, before);
+
+    // The schema dropped and made again (a restore): the mirror is rebuilt, the store read whole, the dataset the same.
+    cluster.psql(`DROP SCHEMA "${t.schema}" CASCADE;\n${hermesPgSchema(t.schema)}`, dbName);
+    await loadStateDb(t.url, t.schema, t.statePath);
+    const [rebuilt] = await t.b.forwarder.forwardOnceAsync();
+    assert.equal(rebuilt!.error, null);
+    assert.equal(rebuilt!.replaced, true);
+    assert.deepEqual(dataset(t.b, t.pgHome), dataset(t.a, t.sqliteHome));
   } finally {
     t.cleanup();
   }
