@@ -33,18 +33,22 @@ function pgHome(dir: string, name: string, databaseUrl: string, schema = SCHEMA)
   return home;
 }
 
-/** What statusCommand printed, parsed. */
-async function status(args: string[]): Promise<{ text: string; json: { stores: Record<string, unknown>[] } }> {
-  const lines: string[] = [];
-  const log = console.log;
-  console.log = (...a: unknown[]) => { lines.push(a.join(' ')); };
-  try {
-    assert.equal(await statusCommand(['--json', ...args]), 0);
-  } finally {
-    console.log = log;
-  }
-  const text = lines.join('\n');
-  return { text, json: JSON.parse(text) };
+/** What statusCommand printed (for people, then as JSON), the JSON parsed. */
+async function status(args: string[]): Promise<{ text: string; human: string; json: { stores: Record<string, unknown>[] } }> {
+  const run = async (extra: string[]) => {
+    const lines: string[] = [];
+    const log = console.log;
+    console.log = (...a: unknown[]) => { lines.push(a.join(' ')); };
+    try {
+      assert.equal(await statusCommand([...extra, ...args]), 0);
+    } finally {
+      console.log = log;
+    }
+    return lines.join('\n');
+  };
+  const human = await run([]);
+  const text = await run(['--json']);
+  return { text, human, json: JSON.parse(text) };
 }
 
 test('the source only reads: its transaction refuses a write, and a role with SELECT alone (no TEMP right) forwards everything', async () => {
@@ -107,8 +111,9 @@ test('a bad URL, an unreachable server, refused credentials and a missing schema
       const said = JSON.stringify(results);
       for (const s of secrets) assert.ok(!said.includes(s), `${pass}: no password in the results`);
     }
-    const { text, json } = await status(['--home', rig.home, ...[sqlite, ...Object.values(homes)].flatMap((p) => ['--state-db', p])]);
-    for (const s of secrets) assert.ok(!text.includes(s), 'no password in status');
+    const { text, human, json } = await status(['--home', rig.home, ...[sqlite, ...Object.values(homes)].flatMap((p) => ['--state-db', p])]);
+    for (const s of secrets) assert.ok(!text.includes(s) && !human.includes(s), 'no password in status');
+    assert.match(human, /\n {2}cannot read: Cannot reach PostgreSQL at postgresql:\/\/hermetic:\*\*\*@/);
     const pgStores = json.stores.filter((s) => s.backend === 'postgres');
     assert.deepEqual(pgStores.map((s) => [s.connection, String(s.read_error).replace(/^.*\[(HERMETIC_[A-Z_]+)\]$/, '$1').slice(0, 60)]), [
       [null, `HERMES_DATABASE_URL from ${join(homes.badurl, '.env')} is not a postgres:// or postgresql:// URL (mysql://root:***@db/hermes).`.slice(0, 60)],
@@ -128,8 +133,10 @@ test('status shows a healthy PostgreSQL store: its backend, its connection with 
   const rig = forwarderRig([home], { dir });
   try {
     await rig.forwarder.backfillAsync();
-    const { text, json } = await status(['--home', rig.home, '--state-db', home]);
-    assert.ok(!text.includes(cluster.password));
+    const { text, human, json } = await status(['--home', rig.home, '--state-db', home]);
+    assert.ok(!text.includes(cluster.password) && !human.includes(cluster.password));
+    const display = url.replace(`:${cluster.password}@`, ':***@');
+    assert.ok(human.includes(`store postgres://${cluster.user}@127.0.0.1:${cluster.port}/${dbName}#${SCHEMA} (profile default, postgres backend)\n  connection: ${display}\n  schema v30, read through a local mirror\n  cursor: message id `), human);
     const [s] = json.stores;
     assert.equal(s!.backend, 'postgres');
     assert.equal(s!.path, `postgres://${cluster.user}@127.0.0.1:${cluster.port}/${dbName}#${SCHEMA}`);
