@@ -6,8 +6,9 @@
 // newest id copied, and within changed sessions every row whose hash moved or that is gone (a /retry, a rewind,
 // compaction); the small tables (usage, prompts, meta, version) are copied again when their stamp moves. A pass that
 // finds nothing changed writes nothing, so the file's commit stamp stays and the pipeline skips the store.
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { threadId } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { Db } from '../../../shared/sqlite.js';
@@ -290,12 +291,15 @@ export async function refreshMirror(job: MirrorJob): Promise<MirrorResult> {
     // Made again from nothing: no mirror yet, another source's, a column added or dropped, or tables made again.
     // Built beside and renamed over, so a half-made mirror is never read.
     const rebuild = !db || meta.get('source') !== job.identity || meta.get('shape') !== signature || meta.get('oids') !== oids;
+    // A name of its own: two forwarders on one home may rebuild at once; the last rename wins, whole.
+    const temp = `${job.file}.${process.pid}-${threadId}.new`;
     try {
       if (rebuild) {
         db?.close();
-        const temp = `${job.file}.new`;
         rmSync(temp, { force: true });
         db = openMirror(temp);
+        // The user's conversations: readable by the user alone, like the dataset.
+        chmodSync(temp, 0o600);
         for (const stmt of mirrorDdl(shape)) db.prepare(stmt).run();
         db.prepare("INSERT INTO hermetic_mirror (key, value) VALUES ('oids', ?)").run(oids);
         await copyChanges(client, job, db, shape, true, result);
@@ -312,6 +316,9 @@ export async function refreshMirror(job: MirrorJob): Promise<MirrorResult> {
       result.schemaVersion = version === null || version === undefined ? null : Number(version);
     } finally {
       db?.close();
+      // A rebuild that failed leaves nothing behind (one that succeeded was renamed).
+      rmSync(temp, { force: true });
+      rmSync(`${temp}-journal`, { force: true });
     }
   });
   return result;

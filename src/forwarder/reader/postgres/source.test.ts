@@ -137,6 +137,7 @@ test('ticks: new messages, a /retry, a rewind, a deleted session and a new one r
     // Nothing changed in PostgreSQL: the mirror is not written, and the pass reads nothing.
     const mirror = join(t.b.home, 'mirrors', readdirSync(join(t.b.home, 'mirrors')).find((f) => f.endsWith('.db'))!);
     const before = statSync(mirror).mtimeMs;
+    assert.equal(statSync(mirror).mode & 0o777, 0o600, 'the mirror is the user\'s alone');
     const [idle] = await t.b.forwarder.forwardOnceAsync();
     assert.equal(idle!.error, null);
     assert.equal(idle!.sessionsWritten, 0);
