@@ -79,7 +79,7 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
   };
   if (!stop) {
     try {
-      const results = forwarder.forwardOnce();
+      const results = await forwarder.forwardOnceAsync();
       report(results, true);
       const shipped = (await shipper?.shipAll()) ?? [];
       for (const r of shipped) {

@@ -28,7 +28,10 @@ export const FORWARDER_HELP = `Forwarder commands: read Hermes's state.db stores
       remove what was forwarded before its folder became ignore (only sessions the usage policy ignores now)
 
 Stores: $HERMES_HOME/state.db, ~/.hermes/state.db and every profiles/<name>/state.db under them, unless --state-db
-is given (repeatable; a folder stands for the state.db in it). The dataset is <home>/hermetic.db; home is --home, else $HERMETIC_HOME, else ~/.hermetic.
+is given (repeatable; a folder stands for the state.db in it). A profile whose config.yaml selects database.backend:
+postgres is read from PostgreSQL (HERMES_DATABASE_URL from the environment, its .env or database.url), read-only,
+through a local mirror in <home>/mirrors; status shows its connection with the password redacted.
+The dataset is <home>/hermetic.db; home is --home, else $HERMETIC_HOME, else ~/.hermetic.
 --redact stores text through Hermes's own secret redactor. Tables: docs/reference/dataset.md. The usage ledger's
 local days are in HERMETIC_TZ (an IANA zone), else the zone it was built in, else the machine's.
 

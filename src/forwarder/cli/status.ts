@@ -6,6 +6,7 @@ import { parseFlags } from '../../cli/args.js';
 import { DATASET_TABLES } from '../dataset/columns.js';
 import { findStores, hermeticHome } from '../pipeline/forwarder.js';
 import { readStore } from '../reader/index.js';
+import { HermeticError } from '../../shared/errors.js';
 import { DATASET_FILE, openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
 import { sinkStatus, type SinkStatus } from '../sinks/remote/status.js';
 import { COMMON_FLAGS, plural } from './common.js';
@@ -13,6 +14,8 @@ import { FORWARDER_HELP } from './help.js';
 
 interface StoreStatus {
   path: string; profile: string; exists: boolean; backend: string; warning: string | null;
+  /** A PostgreSQL store's connection, the password redacted (decision 0038); null for a state.db. */
+  connection: string | null;
   schema_version: number | null; journal_mode: string | null;
   /** Why the store cannot be read now (missing, not SQLite, locked…), or null. */
   read_error: string | null;
@@ -34,9 +37,21 @@ export async function statusCommand(argv: string[]): Promise<number> {
     const refs = findStores({ stateDbs: values['state-db'] ?? [] });
     const known = db ? (db.prepare('SELECT store FROM stores').pluck().all() as string[]) : [];
     for (const k of known) if (!refs.some((r) => r.path === k)) refs.push({ path: k, profile: '?', hermesHome: '', backend: 'sqlite', warning: null, exists: existsSync(k) });
-    const stores: StoreStatus[] = refs.map((r) => {
+    const stores: StoreStatus[] = [];
+    for (const r of refs) {
       let schema: number | null = null, journal: string | null = null, readError: string | null = null;
-      if (!r.exists) readError = `${r.path} does not exist${r.backend === 'postgres' ? ': this profile uses the PostgreSQL backend' : ' (yet: forward waits for Hermes to create it)'}`;
+      if (r.problem) readError = r.problem.message;
+      else if (r.source) {
+        // Asked of the server itself, read-only, on a short connection: is the source there, and which version is it.
+        try {
+          const { pgSchemaVersion } = await import('../reader/postgres/connect.js');
+          schema = await pgSchemaVersion(r.source);
+          journal = 'postgres';
+        } catch (e) {
+          if (!(e instanceof HermeticError)) throw e;
+          readError = `${e.message} [${e.code}]`;
+        }
+      } else if (!r.exists) readError = `${r.path} does not exist${r.backend === 'postgres' ? ': this profile uses the PostgreSQL backend' : ' (yet: forward waits for Hermes to create it)'}`;
       else {
         try {
           [schema, journal] = readStore(r.path, (d) => [
@@ -47,16 +62,17 @@ export async function statusCommand(argv: string[]): Promise<number> {
       }
       const row = db?.prepare('SELECT * FROM stores WHERE store = ?').get(r.path) as Record<string, unknown> | undefined;
       const issuesOf = (store: string) => (db?.prepare('SELECT COUNT(*) AS entries, COUNT(DISTINCT session_id || char(0) || message_id) FILTER (WHERE message_id > 0) AS messages, COUNT(DISTINCT session_id) AS sessions FROM row_issues WHERE store = ?').get(store) as StoreStatus['row_issues'] | undefined) ?? { entries: 0, messages: 0, sessions: 0 };
-      return {
+      stores.push({
         path: r.path, profile: row?.profile as string ?? r.profile, exists: r.exists, backend: r.backend, warning: r.warning,
+        connection: r.source?.display ?? null,
         schema_version: schema, journal_mode: journal, read_error: readError,
         cursor_max_message_id: (row?.max_message_id as number | undefined) ?? null,
         sessions_tracked: db ? (db.prepare('SELECT COUNT(*) FROM session_cursors WHERE store = ?').pluck().get(r.path) as number) : 0,
         last_tick_at: iso(row?.last_tick_at as number | null), last_error: (row?.last_error as string | null) ?? null,
         row_issues: issuesOf(r.path),
         quarantined: db ? (db.prepare('SELECT session_id, failures, last_error, retry_at FROM quarantine WHERE store = ? ORDER BY retry_at LIMIT 20').all(r.path) as { session_id: string; failures: number; last_error: string; retry_at: number }[]).map((q) => ({ ...q, retry_at: iso(q.retry_at)! })) : [],
-      };
-    });
+      });
+    }
     const rows = Object.fromEntries(DATASET_TABLES.filter((t) => !t.internal).map((t) => [t.name, db ? (db.prepare(`SELECT COUNT(*) FROM "${t.name}"`).pluck().get() as number) : 0]));
     const sinks: SinkStatus[] = db ? sinkStatus(db, Date.now() / 1000) : [];
     const report = { dataset: datasetPath, dataset_exists: db !== null, stores, rows, sinks };
@@ -69,7 +85,10 @@ export async function statusCommand(argv: string[]): Promise<number> {
     if (stores.length === 0) console.log('stores: none found (looked for $HERMES_HOME/state.db, ~/.hermes/state.db and profiles/*/state.db)');
     for (const s of stores) {
       console.log(`store ${s.path} (profile ${s.profile}, ${s.backend} backend)`);
-      if (!s.exists) console.log(`  missing: ${s.read_error}`);
+      if (s.connection) console.log(`  connection: ${s.connection}`);
+      if (s.backend === 'postgres' && s.read_error) console.log(`  cannot read: ${s.read_error}`);
+      else if (s.backend === 'postgres') console.log(`  schema v${s.schema_version ?? '?'}, read through a local mirror`);
+      else if (!s.exists) console.log(`  missing: ${s.read_error}`);
       else console.log(`  schema v${s.schema_version ?? '?'}, ${s.journal_mode ?? '?'} journal${s.read_error ? `; cannot read: ${s.read_error}` : ''}`);
       if (s.warning) console.log(`  warning: ${s.warning}`);
       console.log(`  cursor: message id ${s.cursor_max_message_id ?? '-'}, ${s.sessions_tracked} sessions tracked, last tick ${s.last_tick_at ?? 'never'}`);

@@ -44,7 +44,7 @@ export const SESSIONS: DatasetTable = {
   primaryKey: ['store', 'session_id'],
   indexes: [['last_activity_at'], ['parent_session_id']],
   columns: [
-    c('store', 'TEXT', 'Absolute path of the state.db the session was read from.', true),
+    c('store', 'TEXT', 'Absolute path of the state.db the session was read from, or for a profile on Hermes\'s PostgreSQL backend `postgres://user@host:port/db#schema` (never a password).', true),
     c('session_id', 'TEXT', 'Hermes\'s session id (`sessions.id`, text).', true),
     c('profile', 'TEXT', 'Hermes profile of the store (`default` for the root home).', true),
     c('source', 'TEXT', 'Surface that owns the session (`cli`, `telegram`, `cron`, …).', true),
@@ -263,7 +263,7 @@ export const STORES: DatasetTable = {
   doc: 'Each state.db the forwarder has read: identity, cursor and health (what `hermetic status` shows).',
   primaryKey: ['store'],
   columns: [
-    c('store', 'TEXT', 'Absolute path of the state.db.', true),
+    c('store', 'TEXT', 'Absolute path of the state.db, or `postgres://user@host:port/db#schema` for a PostgreSQL profile.', true),
     c('profile', 'TEXT', 'Hermes profile.', true),
     c('identity', 'TEXT', 'Device and inode, schema version and `state_meta.db_file_generation`: a change means the file was replaced and is re-read whole.'),
     c('schema_version', 'INTEGER', 'Hermes schema version.'),

@@ -6,6 +6,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createPolicyResolver, type PolicyResolver } from '../policy/index.js';
 import { discoverStores, type StoreRef } from '../reader/discover.js';
+import { mirrorFile, mirrorJob } from '../reader/postgres/settings.js';
 import type { Sink } from '../sinks/sink.js';
 import { LazySqliteSink } from '../sinks/sqlite/lazy.js';
 import { stepStore, stepStoreInSteps, type StepOptions, type StepResult } from './step.js';
@@ -87,7 +88,7 @@ export interface StoreSearch {
  */
 export function findStores(search: StoreSearch = {}, env: NodeJS.ProcessEnv = process.env): StoreRef[] {
   const hermesHome = 'hermesHome' in search ? search.hermesHome : env.HERMES_HOME;
-  return discoverStores({ home: search.userHome ?? homedir(), hermesHome, explicit: search.stateDbs ?? [] });
+  return discoverStores({ home: search.userHome ?? homedir(), hermesHome, explicit: search.stateDbs ?? [], env });
 }
 
 /**
@@ -100,7 +101,9 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
   // Opened on the first write: a pass that writes nothing creates no dataset.
   const sink = options.sink ?? new LazySqliteSink(home, { timeZone: options.timeZone });
   const policy: PolicyResolver = createPolicyResolver({ stateDir: home, now });
-  const stores = () => findStores({ userHome: options.userHome, ...('hermesHome' in options ? { hermesHome: options.hermesHome } : {}), stateDbs: options.stateDbs });
+  // A PostgreSQL store is read through its local mirror in Hermetic's home (decision 0038).
+  const stores = () => findStores({ userHome: options.userHome, ...('hermesHome' in options ? { hermesHome: options.hermesHome } : {}), stateDbs: options.stateDbs })
+    .map((r) => (r.source ? { ...r, file: mirrorFile(home, r.source) } : r));
   const stamps = new Map<string, string>();
   const heartbeats = new Map<string, number>();
   const cursorCache = new CursorCache(sink);
@@ -124,7 +127,20 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
     for (const ref of stores()) {
       if (o.keepGoing?.() === false) break;
       o.onStore?.(ref);
-      const steps = stepStoreInSteps(ref, stepOptions(origin, o));
+      // A PostgreSQL store's mirror is refreshed here, awaited in this thread (the synchronous passes use the mirror thread).
+      let mirrorRefreshed: HermeticError | null | undefined;
+      if (ref.source) {
+        try {
+          // Loaded only when a PostgreSQL store is there: pg is no cost to a pass over state.db files.
+          const { refreshMirror } = await import('../reader/postgres/mirror.js');
+          await refreshMirror(mirrorJob(ref));
+          mirrorRefreshed = null;
+        } catch (e) {
+          if (!(e instanceof HermeticError)) throw e;
+          mirrorRefreshed = e;
+        }
+      }
+      const steps = stepStoreInSteps(ref, { ...stepOptions(origin, o), mirrorRefreshed });
       for (;;) {
         const next = steps.next();
         if (next.done) {

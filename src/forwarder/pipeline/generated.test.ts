@@ -56,18 +56,22 @@ function check(profile: string, settings: ProfileSettings, gen: { profile?: stri
     const ref = openCopy(storeDir, join(dir, 'reference'));
     try {
       const [r] = rig.forwarder.backfill();
+      if (settings.postgres) {
+        // A profile on the PostgreSQL backend is read from PostgreSQL, never from its stale state.db; with no
+        // HERMES_DATABASE_URL anywhere it says so, and nothing is read (decision 0038).
+        assert.equal(r!.backend, 'postgres');
+        assert.equal(r!.error?.code, 'HERMETIC_READER_PG_CONFIG');
+        assert.match(r!.warning!, /selects the PostgreSQL backend, but no HERMES_DATABASE_URL was found/);
+        assert.equal(existsSync(join(rig.forwarder.home, 'hermetic.db')), false, 'nothing read, no dataset made');
+        return;
+      }
       assert.equal(r!.error, null);
       assert.equal(r!.schemaVersion, Math.min(settings.level, 30));
       assert.equal(r!.journalMode, settings.journal === 'delete' ? 'delete' : 'wal');
       // A WAL store without its -shm would gain files if opened in place: the reader reads a private copy instead.
       assert.equal(r!.read, settings.journal === 'delete' ? 'in-place' : 'copy');
-      if (settings.postgres) {
-        assert.equal(r!.backend, 'postgres');
-        assert.equal(r!.warning, `${join(storeDir, 'config.yaml')} selects Hermes's PostgreSQL backend: its sessions are not in state.db, and the forwarder does not read PostgreSQL yet`);
-      } else {
-        assert.equal(r!.backend, 'sqlite');
-        assert.equal(r!.warning, null);
-      }
+      assert.equal(r!.backend, 'sqlite');
+      assert.equal(r!.warning, null);
 
       // Sessions: exactly the store's (deleted ones are gone from it, so they must not appear), counters equal.
       const sCols = columnsOf(ref, 'sessions');

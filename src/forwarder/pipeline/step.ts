@@ -8,6 +8,8 @@ import type { PolicyResolver } from '../policy/index.js';
 import type { StoreRef } from '../reader/discover.js';
 import { openStore, storeFailure, StoreReader, type StoreConnection } from '../reader/index.js';
 import { changeStamp } from '../reader/stamp.js';
+import { mirrorJob } from '../reader/postgres/settings.js';
+import { refreshMirrorSync } from '../reader/postgres/thread.js';
 import { REMOVED, type Batch, type Cursors, type Sink, type Written } from '../sinks/sink.js';
 import { HermeticError } from '../../shared/errors.js';
 import { SessionFeed } from './feed.js';
@@ -51,6 +53,11 @@ export interface StepOptions {
   readWorker?: ReadWorkerMode;
   /** Between batches: false stops the pass there (what is committed stays; the next pass does the rest). */
   keepGoing?: () => boolean;
+  /**
+   * A PostgreSQL store's mirror, already refreshed by the caller (the async passes await it in this thread, without
+   * the mirror thread): null when it was, the failure when it failed. Undefined: the pass refreshes it itself.
+   */
+  mirrorRefreshed?: HermeticError | null;
   /** A test hook: called before each batch is written (crash tests kill the process here). */
   beforeWrite?: (batch: Batch) => void;
 }
@@ -88,34 +95,55 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
  */
 export function* stepStoreInSteps(ref: StoreRef, options: StepOptions): Generator<void, StepResult, void> {
   const result = emptyResult(ref);
+  if (ref.problem) {
+    result.error = { ...ref.problem };
+    return result;
+  }
   if (!ref.exists) {
     result.error = { code: 'HERMETIC_READER_OPEN', message: `${ref.path} does not exist${ref.backend === 'postgres' ? ' (this profile uses the PostgreSQL backend)' : ''}` };
     return result;
   }
+  // The file read: the store itself, or the local mirror of a PostgreSQL store (refreshed first; decision 0038).
+  const file = ref.file ?? ref.path;
   const cursors = options.cursorCache ? options.cursorCache.load(ref.path) : options.sink.cursors(ref.path);
   const commit = batchCommitter(options.sink, options.cursorCache);
-  const stamp = options.stamps ? changeStamp(ref.path) : null;
+  /** The failure said in the result, and in the store's row when the dataset already knows the store. */
+  const failed = (failure: HermeticError) => {
+    const message = file === ref.path ? failure.message : failure.message.split(file).join(ref.path);
+    result.error = { code: failure.code, message };
+    // A store never read creates nothing.
+    if (cursors.row !== null && failure.code !== 'HERMETIC_DATASET_WRITE') {
+      try {
+        commit(storeOnly(ref, result, cursors, { last_error: message }));
+      } catch { /* the dataset itself failing is reported by the caller's next write */ }
+    }
+    return result;
+  };
+  if (ref.source) {
+    try {
+      if (options.mirrorRefreshed === undefined) refreshMirrorSync(mirrorJob(ref));
+      else if (options.mirrorRefreshed !== null) throw options.mirrorRefreshed;
+    } catch (e) {
+      if (!(e instanceof HermeticError)) throw e;
+      return failed(e);
+    }
+  }
+  const stamp = options.stamps ? changeStamp(file) : null;
   if (stamp !== null && idle(ref, options, cursors, stamp, result, commit)) return result;
   let conn: StoreConnection | null = null;
   try {
-    conn = openStore(ref.path);
+    conn = openStore(file);
     result.read = conn.how;
-    const reader = new StoreReader(conn.db, ref.path, options.schemaCache);
+    const reader = new StoreReader(conn.db, file, options.schemaCache);
     const plan = planPass(reader, cursors, { window: options.window, now: options.now() });
     const complete = yield* writePass(ref, options, cursors, reader, plan, result, commit);
     // A pass stopped between batches has more to read: the next one must not take the store for idle.
     if (stamp !== null && complete) options.stamps!.set(ref.path, stamp);
     options.heartbeats?.set(ref.path, options.now());
   } catch (e) {
-    const failure = storeFailure(ref.path, e);
+    const failure = storeFailure(file, e);
     if (failure === null) throw e;
-    result.error = { code: failure.code, message: failure.message };
-    // Said in the store's row when the dataset already knows the store; a store never read creates nothing.
-    if (cursors.row !== null && failure.code !== 'HERMETIC_DATASET_WRITE') {
-      try {
-        commit(storeOnly(ref, result, cursors, { last_error: failure.message }));
-      } catch { /* the dataset itself failing is reported by the caller's next write */ }
-    }
+    failed(failure);
   } finally {
     conn?.close();
   }

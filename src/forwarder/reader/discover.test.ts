@@ -59,21 +59,33 @@ test('explicit paths are the only ones read, resolved and de-duplicated, with th
   assert.deepEqual(stores.map((r) => [r.path, r.profile, r.exists]), [[a, 'ops', false], [join(home, 'x.db'), 'default', false]]);
 }));
 
-test('a profile whose config.yaml selects PostgreSQL is reported with a warning, with or without a stale state.db (§6.1 item 11)', withHome((home) => {
+test('a profile whose config.yaml selects PostgreSQL is a PostgreSQL store, named by its source, never its stale state.db (§6.1 item 11, decision 0038)', withHome((home) => {
   const pg = join(home, '.hermes', 'profiles', 'pg');
   touch(join(pg, 'config.yaml'), 'database:\n  backend: PostgreSQL\n');
-  touch(join(home, '.hermes', 'config.yaml'), 'database:\n  backend: postgres\n');
+  touch(join(pg, '.env'), '# Hermes\nexport HERMES_DATABASE_URL="postgresql://hermes:s3cret@db.example:6543/state?sslmode=require"\n');
+  touch(join(home, '.hermes', 'config.yaml'), 'database:\n  backend: postgres\n  schema: team_state\n');
   touch(join(home, '.hermes', 'state.db'));
-  assert.deepEqual(discoverStores({ home }).map((r) => [r.profile, r.backend, r.exists, r.warning]), [
-    ['default', 'postgres', true, `${join(home, '.hermes', 'config.yaml')} selects Hermes's PostgreSQL backend: its sessions are not in state.db, and the forwarder does not read PostgreSQL yet`],
-    ['pg', 'postgres', false, `${join(pg, 'config.yaml')} selects Hermes's PostgreSQL backend: its sessions are not in state.db, and the forwarder does not read PostgreSQL yet`],
+  const stores = discoverStores({ home, env: {} });
+  const noUrl = `${join(home, '.hermes', 'config.yaml')} selects the PostgreSQL backend, but no HERMES_DATABASE_URL was found (the environment, ${join(home, '.hermes', '.env')}, or database.url in config.yaml); nothing was read from this profile.`;
+  assert.deepEqual(stores.map((r) => [r.profile, r.backend, r.exists, r.warning, r.problem?.code ?? null]), [
+    ['default', 'postgres', false, noUrl, 'HERMETIC_READER_PG_CONFIG'],
+    ['pg', 'postgres', true, null, null],
   ]);
+  const source = stores[1]!.source!;
+  assert.match(source.schema, /^hermes_pg_[0-9a-f]{12}$/);
+  assert.equal(stores[1]!.path, `postgres://hermes@db.example:6543/state#${source.schema}`);
+  assert.equal(source.display, 'postgresql://hermes:***@db.example:6543/state?sslmode=require');
+  // The process's own home takes HERMES_DATABASE_URL from the environment; its schema comes from config.yaml.
+  const fromEnv = discoverStores({ home, env: { HERMES_DATABASE_URL: 'postgres://u:pw@127.0.0.1/h' } })[0]!;
+  assert.equal(fromEnv.path, 'postgres://u@127.0.0.1:5432/h#team_state');
+  assert.equal(fromEnv.source!.from, 'HERMES_DATABASE_URL');
+  assert.ok(!JSON.stringify(fromEnv).replace(fromEnv.source!.url, '').includes('pw@'), 'the password only in the URL itself');
 }));
 
 test('config.yaml without a postgres backend, or none at all, means SQLite; unreadable YAML is a warning', withHome((home) => {
-  assert.deepEqual(backendOf(home), { backend: 'sqlite', warning: null });
+  assert.deepEqual(backendOf(home), { backend: 'sqlite', warning: null, database: {} });
   touch(join(home, 'config.yaml'), 'database:\n  backend: sqlite\nmodel: gpt-5\n');
-  assert.deepEqual(backendOf(home), { backend: 'sqlite', warning: null });
+  assert.deepEqual(backendOf(home), { backend: 'sqlite', warning: null, database: { backend: 'sqlite' } });
   touch(join(home, 'config.yaml'), 'database: [unclosed\n');
   const r = backendOf(home);
   assert.equal(r.backend, 'sqlite');

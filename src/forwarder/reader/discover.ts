@@ -1,17 +1,23 @@
 // Where Hermes keeps its stores (spec state-db §2, forwarding §6.4 item 28): `$HERMES_HOME/state.db`,
 // `~/.hermes/state.db`, every `profiles/<name>/state.db` under those homes, or the paths given with --state-db (a
 // folder given there stands for the state.db in it).
-// A profile whose config.yaml selects the PostgreSQL backend is reported as such (§6.1 item 11).
+// A profile whose config.yaml selects the PostgreSQL backend (§6.1 item 11) is a store whose rows come from PostgreSQL:
+// its connection and schema are resolved here (postgres/settings.ts), its identity names the source, never a file.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
+import { HermeticError, type ErrorCode } from '../../shared/errors.js';
+import { pgSource, type PgSource } from './postgres/settings.js';
 
 /** The YAML parser, loaded the first time a config.yaml is there to read (most runs have none to parse). */
 let yamlParse: ((text: string) => unknown) | null = null;
 const parse = (text: string): unknown => (yamlParse ??= (createRequire(import.meta.url)('yaml') as { parse: (t: string) => unknown }).parse)(text);
 
 export interface StoreRef {
-  /** Absolute path of the state.db (it may not exist yet). */
+  /**
+   * The store's identity: the absolute path of the state.db (it may not exist yet), or for a PostgreSQL profile
+   * `postgres://user@host:port/db#schema` (postgres/settings.ts; no password).
+   */
   path: string;
   /** `default` for a Hermes root, the profile name under `profiles/`. */
   profile: string;
@@ -21,6 +27,12 @@ export interface StoreRef {
   /** A sentence for status and the log when something is off (unreadable config, PostgreSQL backend). */
   warning: string | null;
   exists: boolean;
+  /** A PostgreSQL profile's source (its URL holds the password: never print it). */
+  source?: PgSource;
+  /** The file the pipeline reads when it is not `path`: a PostgreSQL store's local mirror (set by the forwarder). */
+  file?: string;
+  /** Why the store cannot be read at all (a PostgreSQL profile with no usable connection), said in every pass. */
+  problem?: { code: ErrorCode; message: string };
 }
 
 export interface DiscoverOptions {
@@ -30,33 +42,41 @@ export interface DiscoverOptions {
   hermesHome?: string | undefined;
   /** Paths given with --state-db: only these are read. */
   explicit?: readonly string[];
+  /** The environment, for a PostgreSQL profile's HERMES_DATABASE_URL (default process.env). */
+  env?: NodeJS.ProcessEnv;
 }
 
 const isFile = (p: string) => { try { return statSync(p).isFile(); } catch { return false; } };
 const isDir = (p: string) => { try { return statSync(p).isDirectory(); } catch { return false; } };
 
 /** The backend a Hermes home's config.yaml selects (`database.backend`), read with a YAML parser. */
-export function backendOf(hermesHome: string): { backend: 'sqlite' | 'postgres'; warning: string | null } {
+export function backendOf(hermesHome: string): { backend: 'sqlite' | 'postgres'; warning: string | null; database: Record<string, unknown> } {
   const config = join(hermesHome, 'config.yaml');
-  if (!existsSync(config)) return { backend: 'sqlite', warning: null };
+  if (!existsSync(config)) return { backend: 'sqlite', warning: null, database: {} };
   let doc: unknown;
   try {
     doc = parse(readFileSync(config, 'utf8'));
   } catch (e) {
-    return { backend: 'sqlite', warning: `${config} could not be read as YAML (${(e as Error).message.split('\n')[0]}); assuming the SQLite backend` };
+    return { backend: 'sqlite', warning: `${config} could not be read as YAML (${(e as Error).message.split('\n')[0]}); assuming the SQLite backend`, database: {} };
   }
   const db = doc && typeof doc === 'object' ? (doc as Record<string, unknown>).database : undefined;
-  const backend = db && typeof db === 'object' ? (db as Record<string, unknown>).backend : undefined;
-  if (typeof backend === 'string' && /^postgres(ql)?$/i.test(backend.trim())) {
-    return { backend: 'postgres', warning: `${config} selects Hermes's PostgreSQL backend: its sessions are not in state.db, and the forwarder does not read PostgreSQL yet` };
-  }
-  return { backend: 'sqlite', warning: null };
+  const database = db && typeof db === 'object' ? (db as Record<string, unknown>) : {};
+  const backend = database.backend;
+  if (typeof backend === 'string' && /^postgres(ql)?$/i.test(backend.trim())) return { backend: 'postgres', warning: null, database };
+  return { backend: 'sqlite', warning: null, database };
 }
 
-function ref(path: string, profile: string): StoreRef {
+function ref(path: string, profile: string, options: Pick<DiscoverOptions, 'env' | 'home'>): StoreRef {
   const hermesHome = dirname(path);
-  const { backend, warning } = backendOf(hermesHome);
-  return { path, profile, hermesHome, backend, warning, exists: isFile(path) };
+  const { backend, warning, database } = backendOf(hermesHome);
+  if (backend === 'sqlite') return { path, profile, hermesHome, backend, warning, exists: isFile(path) };
+  try {
+    const source = pgSource({ hermesHome, database, env: options.env ?? process.env, userHome: options.home });
+    return { path: source.identity, profile, hermesHome, backend, warning: null, exists: true, source };
+  } catch (e) {
+    if (!(e instanceof HermeticError)) throw e;
+    return { path, profile, hermesHome, backend, warning: e.message, exists: false, problem: { code: e.code, message: e.message } };
+  }
 }
 
 /** A --state-db path as a store: absolute, and a folder taken for the state.db in it (a Hermes home). */
@@ -68,7 +88,7 @@ export function explicitStore(path: string): string {
 /** Why a --state-db path names no store, in words, or null when it names one. */
 export function explicitProblem(path: string): string | null {
   const p = resolve(path);
-  if (isDir(p)) return isFile(join(p, 'state.db')) ? null : `${p} is a folder with no state.db in it`;
+  if (isDir(p)) return isFile(join(p, 'state.db')) || backendOf(p).backend === 'postgres' ? null : `${p} is a folder with no state.db in it`;
   return existsSync(p) ? null : `${p} does not exist`;
 }
 
@@ -85,18 +105,18 @@ export function profileOf(path: string): string {
 export function discoverStores(options: DiscoverOptions): StoreRef[] {
   if (options.explicit && options.explicit.length > 0) {
     const paths = [...new Set(options.explicit.map(explicitStore))];
-    return paths.map((p) => ref(p, profileOf(p)));
+    return paths.map((p) => ref(p, profileOf(p), options));
   }
   const roots = [...new Set([options.hermesHome, join(options.home, '.hermes')].filter((r): r is string => !!r).map((r) => resolve(r)))];
   const out: StoreRef[] = [];
   for (const root of roots) {
-    const main = ref(join(root, 'state.db'), 'default');
+    const main = ref(join(root, 'state.db'), 'default', options);
     if (main.exists || main.backend === 'postgres' || isDir(root)) out.push(main);
     const profiles = join(root, 'profiles');
     if (!isDir(profiles)) continue;
     for (const name of readdirSync(profiles).sort()) {
       if (!isDir(join(profiles, name))) continue;
-      const p = ref(join(profiles, name, 'state.db'), name);
+      const p = ref(join(profiles, name, 'state.db'), name, options);
       if (p.exists || p.backend === 'postgres') out.push(p);
     }
   }

@@ -1,0 +1,30 @@
+// Message content as Hermes's PostgreSQL backend stores it, back in the form its SQLite store holds (decision 0038).
+// PostgreSQL TEXT cannot hold NUL, so PostgresSessionDB uses `\x01json:` where SessionDB uses `\x00json:`, and
+// also wraps a string that contains NUL (or starts with one of its prefixes) as a JSON string, and bytes as
+// `\x01bytes:` + base64. SQLite would have held the structured content as `\x00json:` + the same json.dumps text,
+// the string as itself, and the bytes as a BLOB — which is what this gives, so one normalizer reads both.
+
+export const PG_JSON_PREFIX = '\x01json:';
+export const PG_BYTES_PREFIX = '\x01bytes:';
+export const SQLITE_JSON_PREFIX = '\x00json:';
+
+/**
+ * The SQLite form of a PostgreSQL `messages.content` value. A `\x01json:` text that is not JSON is left as it is
+ * (Hermes's own decoder does the same).
+ * @example sqliteContent('\x01json:[{"type": "text"}]') // '\x00json:[{"type": "text"}]'
+ */
+export function sqliteContent(value: unknown): unknown {
+  if (typeof value !== 'string' || value.charCodeAt(0) !== 1) return value;
+  if (value.startsWith(PG_JSON_PREFIX)) {
+    const doc = value.slice(PG_JSON_PREFIX.length);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(doc);
+    } catch {
+      return value;
+    }
+    return typeof parsed === 'string' ? parsed : SQLITE_JSON_PREFIX + doc;
+  }
+  if (value.startsWith(PG_BYTES_PREFIX)) return Buffer.from(value.slice(PG_BYTES_PREFIX.length), 'base64');
+  return value;
+}
