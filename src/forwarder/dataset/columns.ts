@@ -356,6 +356,6 @@ export const DATASET_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PART
  * The dataset's schema version: bump it with a migration in sinks/sqlite/dataset.ts (and `since` on new tables).
  * 2: session_cursors.tail (decision 0032); 3: the usage ledger (decision 0031).
  */
-export const DATASET_VERSION = 3;
+export const DATASET_VERSION = 4;
 
 export type RecordOf = Record<string, unknown>;

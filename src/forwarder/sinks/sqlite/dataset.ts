@@ -7,7 +7,7 @@ import { HermeticError } from '../../../shared/errors.js';
 import type { Db } from '../../../shared/sqlite.js';
 import { DATASET_TABLES, DATASET_VERSION, type DatasetTable } from '../../dataset/columns.js';
 import { ledgerTimeZone } from '../../ledger/zone.js';
-import { ACTIVITY_TRIGGERS, recomputeActivity } from './activity.js';
+import { ACTIVITY_TRIGGERS, DROPPED_INSERT_TRIGGERS, recomputeActivity } from './activity.js';
 import { LedgerWriter } from './ledger.js';
 
 export const DATASET_FILE = 'hermetic.db';
@@ -64,6 +64,10 @@ const MIGRATIONS: ((db: Db, options: DatasetOptions) => void)[] = [
     for (const sql of ACTIVITY_TRIGGERS) db.exec(sql);
     recomputeActivity(db);
     new LedgerWriter(db, ledgerTimeZone(options.timeZone, null)).rebuildAll();
+  },
+  // 4 (decision 0040): rows the sink inserts are counted by the sink (activity.ts InsertedActivity), not per row.
+  (db) => {
+    for (const name of DROPPED_INSERT_TRIGGERS) db.exec(`DROP TRIGGER IF EXISTS ${name}`);
   },
 ];
 
