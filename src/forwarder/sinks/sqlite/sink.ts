@@ -5,7 +5,7 @@ import { endianness } from 'node:os';
 import type { Db } from '../../../shared/sqlite.js';
 import { CURSORS, DAILY_USAGE, MESSAGES, MODEL_USAGE, PARTS, QUARANTINE, ROW_ISSUES, SESSIONS, STORES, USAGE_EVENTS, type DatasetTable, type RecordOf } from '../../dataset/columns.js';
 import type { Ledger, Tail } from '../../projector/index.js';
-import { isPacked, unpackRow, valueAt } from '../../dataset/packed.js';
+import { isPacked, unpackRow } from '../../dataset/packed.js';
 import { InsertedActivity } from './activity.js';
 import { CursorMoved, REMOVED, type Batch, type Cursors, type Rows, type SessionCursor, type SessionWrite, type Sink, type Written } from '../sink.js';
 import { Checkpointer } from './checkpointer.js';
@@ -83,13 +83,6 @@ function bulkInserter(db: Db, t: DatasetTable): (rows: Rows) => number {
     }
     return rows.length;
   };
-}
-
-/** One column's values of the rows, records or packed. */
-function columnOf(rows: Rows, t: DatasetTable, name: string): unknown[] {
-  if (!isPacked(rows)) return rows.map((r) => r[name] ?? null);
-  const col = t.columns.findIndex((c) => c.name === name);
-  return Array.from({ length: rows.length }, (_, i) => valueAt(rows, i, col));
 }
 
 /** The range of part ids that start with `prefix` (which ends in `-`): [prefix, prefix with `-` turned `.`). */
@@ -212,8 +205,8 @@ export class SqliteSink implements Sink {
     written.partsAdded += this.#bulk.parts(p.parts);
     // What was inserted, counted in the activity tables: the whole session when it was replaced, else the new rows.
     const whole = delta.kind === 'replace';
-    if (p.messages.length > 0) this.#activity.messages(store, w.sessionId, whole ? null : columnOf(p.messages, MESSAGES, 'seq'));
-    if (p.parts.length > 0) this.#activity.parts(store, w.sessionId, whole ? null : columnOf(p.parts, PARTS, 'part_id'));
+    if (p.messages.length > 0) this.#activity.messages(store, w.sessionId, p.messages, whole);
+    if (p.parts.length > 0) this.#activity.parts(store, w.sessionId, p.parts, whole);
     if (delta.usage) for (const u of p.modelUsage) this.#put.usage!(u);
     for (const i of p.issues) this.#put.issue!(i);
     if (delta.daily) for (const x of p.dailyUsage) this.#put.daily!(x);
