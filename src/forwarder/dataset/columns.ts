@@ -308,7 +308,7 @@ export const SESSION_ACTIVITY: DatasetTable = {
   name: 'session_activity',
   internal: true,
   since: 3,
-  doc: 'Messages of each session per quarter of an hour, kept by triggers on `messages` whatever writes it: when a session\'s usage is attributed to time, this is read instead of its messages.',
+  doc: 'Messages of each session per quarter of an hour: counted by the forwarder as it inserts messages, uncounted by triggers on `messages` whatever deletes or changes one. When a session\'s usage is attributed to time, this is read instead of its messages.',
   primaryKey: ['store', 'session_id', 'quarter'],
   withoutRowid: true,
   columns: [
@@ -324,7 +324,7 @@ export const TOOL_ACTIVITY: DatasetTable = {
   name: 'tool_activity',
   internal: true,
   since: 3,
-  doc: 'Tool calls and failed tool results of each session per quarter of an hour and tool, kept by triggers on `parts`.',
+  doc: 'Tool calls and failed tool results of each session per quarter of an hour and tool: counted by the forwarder as it inserts parts, uncounted by triggers on `parts` whatever deletes or changes one.',
   primaryKey: ['store', 'session_id', 'quarter', 'tool_name'],
   withoutRowid: true,
   columns: [
