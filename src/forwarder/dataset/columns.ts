@@ -310,7 +310,7 @@ export const SESSION_ACTIVITY: DatasetTable = {
   name: 'session_activity',
   internal: true,
   since: 3,
-  doc: 'Messages of each session per quarter of an hour, kept by triggers on `messages` whatever writes it: when a session\'s usage is attributed to time, this is read instead of its messages.',
+  doc: 'Messages of each session per quarter of an hour: counted by the forwarder as it inserts messages, uncounted by triggers on `messages` whatever deletes or changes one. When a session\'s usage is attributed to time, this is read instead of its messages.',
   primaryKey: ['store', 'session_id', 'quarter'],
   withoutRowid: true,
   columns: [
@@ -326,7 +326,7 @@ export const TOOL_ACTIVITY: DatasetTable = {
   name: 'tool_activity',
   internal: true,
   since: 3,
-  doc: 'Tool calls and failed tool results of each session per quarter of an hour and tool, kept by triggers on `parts`.',
+  doc: 'Tool calls and failed tool results of each session per quarter of an hour and tool: counted by the forwarder as it inserts parts, uncounted by triggers on `parts` whatever deletes or changes one.',
   primaryKey: ['store', 'session_id', 'quarter', 'tool_name'],
   withoutRowid: true,
   columns: [
@@ -393,8 +393,8 @@ export const DATASET_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PART
 /**
  * The dataset's schema version: bump it with a migration in sinks/sqlite/dataset.ts (and `since` on new tables).
  * 2: session_cursors.tail (decision 0032); 3: the usage ledger (decision 0031); 4: remote sinks and the change log
- * (decision 0035).
+ * (decision 0035); 5: the sink counts the activity of what it inserts, the per-row insert triggers dropped (decision 0040).
  */
-export const DATASET_VERSION = 4;
+export const DATASET_VERSION = 5;
 
 export type RecordOf = Record<string, unknown>;

@@ -83,6 +83,13 @@ export function unpackRow(p: PackedRows, row: number, into: unknown[], at: numbe
   return at;
 }
 
+/** The value of column `col` in row `row`. */
+export function valueAt(p: PackedRows, row: number, col: number): unknown {
+  const k = row * p.width + col;
+  const kind = p.kinds[k]!;
+  return kind >= 0 ? p.text.slice(p.nums[k]!, kind) : kind === NUMBER ? p.nums[k]! : kind === NULL ? null : p.other[OTHER - kind];
+}
+
 // String.prototype.isWellFormed is in Node 20 (V8 11), not yet in TypeScript's ES2022 library.
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

@@ -19,7 +19,7 @@ const withHome = (fn: (home: string) => void) => {
   }
 };
 
-test('a version-3 dataset migrates to 4: the tables, a seeded sequence, no triggers', () => withHome((home) => {
+test('a version-3 dataset migrates to 4 and on: the tables, a seeded sequence, no triggers', () => withHome((home) => {
   let db = openDataset(home);
   db.exec('DROP TABLE change_log; DROP TABLE remote_sinks; DELETE FROM sqlite_sequence');
   db.pragma('user_version = 3');

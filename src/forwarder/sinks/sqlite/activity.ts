@@ -1,8 +1,12 @@
-// When each session's messages and tool calls were written, per quarter of an hour, kept by triggers on `messages`
-// and `parts` (decision 0031): whatever writes those tables — a whole session replaced, or only its new rows — the
-// counts follow, so attributing a session's usage to time reads a few rows instead of its transcript. The plain
-// twin, `recomputeActivity`, counts them again from the tables; a test holds the two equal.
+// When each session's messages and tool calls were written, per quarter of an hour (decision 0031), so attributing a
+// session's usage to time reads a few rows instead of its transcript. Rows the sink inserts are counted by the sink,
+// one set-based statement per session and table (`InsertedActivity`: a per-row trigger cost a backfill ~0.5 s per
+// 100k messages, decision 0040); rows deleted or changed by anyone (a rewrite, `forget`, a hand edit) are uncounted
+// by triggers. The plain twin, `recomputeActivity`, counts them again from the tables; tests hold the two equal.
 import type { Db } from '../../../shared/sqlite.js';
+import { MESSAGES, PARTS, type DatasetTable } from '../../dataset/columns.js';
+import { isPacked, valueAt } from '../../dataset/packed.js';
+import type { Rows } from '../sink.js';
 
 /**
  * A tool result that says its call failed: a JSON object with a non-zero exit_code, an error, success false, or status
@@ -29,7 +33,7 @@ const addMessage = `INSERT INTO session_activity (store, session_id, quarter, me
 const dropMessage = `UPDATE session_activity SET messages = messages - 1, assistant = assistant - (OLD.role = 'assistant')
   WHERE store = OLD.store AND session_id = OLD.session_id AND quarter = ${quarter('OLD.created_at')};
   DELETE FROM session_activity WHERE store = OLD.store AND session_id = OLD.session_id AND quarter = ${quarter('OLD.created_at')} AND messages <= 0;`;
-// The insert and delete triggers run only for parts that count (their WHEN): inside, a part is a call or a failure.
+// The delete and update triggers run only for parts that count (their WHEN): inside, a part is a call or a failure.
 const addTool = `INSERT INTO tool_activity (store, session_id, quarter, tool_name, calls, errors)
   VALUES (NEW.store, NEW.session_id, ${quarter('NEW.created_at')}, COALESCE(NEW.tool_name, ''), NEW.part_type = 'tool_call', NEW.part_type = 'tool_result')
   ON CONFLICT (store, session_id, quarter, tool_name) DO UPDATE SET calls = calls + excluded.calls, errors = errors + excluded.errors;`;
@@ -37,17 +41,133 @@ const dropTool = `UPDATE tool_activity SET calls = calls - (OLD.part_type = 'too
   WHERE store = OLD.store AND session_id = OLD.session_id AND quarter = ${quarter('OLD.created_at')} AND tool_name = COALESCE(OLD.tool_name, '');
   DELETE FROM tool_activity WHERE store = OLD.store AND session_id = OLD.session_id AND quarter = ${quarter('OLD.created_at')} AND tool_name = COALESCE(OLD.tool_name, '') AND calls <= 0 AND errors <= 0;`;
 
-/** The triggers (created by the dataset's migration to version 3). */
+/** The triggers: deletes and updates (created by the dataset's migration to version 3). */
 export const ACTIVITY_TRIGGERS = [
-  `CREATE TRIGGER IF NOT EXISTS messages_activity_insert AFTER INSERT ON messages BEGIN ${addMessage} END`,
   `CREATE TRIGGER IF NOT EXISTS messages_activity_delete AFTER DELETE ON messages BEGIN ${dropMessage} END`,
   `CREATE TRIGGER IF NOT EXISTS messages_activity_update AFTER UPDATE OF store, session_id, created_at, role ON messages BEGIN ${dropMessage} ${addMessage} END`,
-  `CREATE TRIGGER IF NOT EXISTS parts_activity_insert AFTER INSERT ON parts WHEN ${counted('NEW')} BEGIN ${addTool} END`,
   `CREATE TRIGGER IF NOT EXISTS parts_activity_delete AFTER DELETE ON parts WHEN ${counted('OLD')} BEGIN ${dropTool} END`,
   // An update is two triggers: the old row uncounted (when it counted), the new one counted (when it counts).
   `CREATE TRIGGER IF NOT EXISTS parts_activity_update_old AFTER UPDATE OF store, session_id, created_at, part_type, tool_name, content_text ON parts WHEN ${counted('OLD')} BEGIN ${dropTool} END`,
   `CREATE TRIGGER IF NOT EXISTS parts_activity_update_new AFTER UPDATE OF store, session_id, created_at, part_type, tool_name, content_text ON parts WHEN ${counted('NEW')} BEGIN ${addTool} END`,
 ];
+
+/** The insert triggers versions 3 had; version 4 drops them (the sink counts what it inserts: InsertedActivity). */
+export const DROPPED_INSERT_TRIGGERS = ['messages_activity_insert', 'parts_activity_insert'];
+
+type Stmt = { run(...params: unknown[]): unknown; get(...params: unknown[]): unknown };
+
+/** The value in column `col` of row `i`, records or packed. */
+function reader(rows: Rows, t: DatasetTable): (i: number, col: string) => unknown {
+  if (isPacked(rows)) {
+    const index = new Map(t.columns.map((c, k) => [c.name, k]));
+    return (i, col) => valueAt(rows, i, index.get(col)!);
+  }
+  return (i, col) => rows[i]![col] ?? null;
+}
+
+/** SQLite's CAST(t / 900 AS INTEGER) for the times it can be told exactly here (a finite number of reasonable size). */
+const quarterOf = (t: unknown): number | null => (typeof t === 'number' && Math.abs(t) < 1e15 ? Math.trunc(t / 900) : null);
+
+/** Whether toolErrorSql can be true of `text`: it starts with `{` after spaces and names one of the four keys. */
+const mayBeError = (text: unknown): boolean => typeof text === 'string' && text.replace(/^ +/, '').startsWith('{')
+  && (text.includes('"exit_code"') || text.includes('"error"') || text.includes('"success"') || text.includes('"status"'));
+
+/**
+ * Counts the rows the sink has just inserted into `messages` and `parts` (call it after they are in, in the same
+ * transaction), added to what is there. Counted from the rows in hand — a quarter and a role per message, a tool
+ * name per tool part; SQLite judges only the results that may say they failed (toolErrorSql, the triggers' own
+ * test) — not read back: reading back a session's rows cost about as much as the triggers did. A row whose values
+ * are not plain (a time that is not a number, a name that is not text) sends its table back to SQL: the session's
+ * rows counted there (a replacement), or only the new ones (by seq and part id).
+ */
+export class InsertedActivity {
+  readonly #put: { message: Stmt; tool: Stmt };
+  readonly #failed: Stmt;
+  readonly #sql: { messages: { all: Stmt; some: Stmt }; parts: { all: Stmt; some: Stmt; drop: Stmt } };
+
+  constructor(db: Db) {
+    this.#put = {
+      message: db.prepare(`INSERT INTO session_activity (store, session_id, quarter, messages, assistant) VALUES (?, ?, ?, ?, ?)
+        ON CONFLICT (store, session_id, quarter) DO UPDATE SET messages = messages + excluded.messages, assistant = assistant + excluded.assistant`),
+      tool: db.prepare(`INSERT INTO tool_activity (store, session_id, quarter, tool_name, calls, errors) VALUES (?, ?, ?, ?, ?, ?)
+        ON CONFLICT (store, session_id, quarter, tool_name) DO UPDATE SET calls = calls + excluded.calls, errors = errors + excluded.errors`),
+    };
+    this.#failed = db.prepare(`SELECT ${toolErrorSql('@text')}`).pluck();
+    const e = toolErrorSql('content_text');
+    const messages = (only: string) => db.prepare(`INSERT INTO session_activity (store, session_id, quarter, messages, assistant)
+      SELECT store, session_id, ${quarter('created_at')}, COUNT(*), SUM(role = 'assistant') FROM messages
+      WHERE store = ? AND session_id = ?${only} GROUP BY 3
+      ON CONFLICT (store, session_id, quarter) DO UPDATE SET messages = messages + excluded.messages, assistant = assistant + excluded.assistant`);
+    const parts = (only: string) => db.prepare(`INSERT INTO tool_activity (store, session_id, quarter, tool_name, calls, errors)
+      SELECT store, session_id, ${quarter('created_at')}, COALESCE(tool_name, ''), SUM(part_type = 'tool_call'), SUM(part_type = 'tool_result') FROM parts
+      WHERE store = ? AND session_id = ?${only} AND (part_type = 'tool_call' OR (part_type = 'tool_result' AND ${e})) GROUP BY 3, 4
+      ON CONFLICT (store, session_id, quarter, tool_name) DO UPDATE SET calls = calls + excluded.calls, errors = errors + excluded.errors`);
+    this.#sql = {
+      messages: { all: messages(''), some: messages(' AND seq IN (SELECT value FROM json_each(?))') },
+      parts: { all: parts(''), some: parts(' AND part_id IN (SELECT value FROM json_each(?))'), drop: db.prepare('DELETE FROM tool_activity WHERE store = ? AND session_id = ?') },
+    };
+  }
+
+  /** The session's inserted messages counted; `whole`: they are all its messages (it was replaced). */
+  messages(store: string, sessionId: string, rows: Rows, whole: boolean): void {
+    const at = reader(rows, MESSAGES);
+    const counts = new Map<number, [number, number]>();
+    for (let i = 0; i < rows.length; i++) {
+      const q = quarterOf(at(i, 'created_at'));
+      const role = at(i, 'role');
+      if (q === null || typeof role !== 'string') return this.#messagesInSql(store, sessionId, rows, whole);
+      const c = counts.get(q);
+      const assistant = role === 'assistant' ? 1 : 0;
+      if (c) { c[0]++; c[1] += assistant; } else counts.set(q, [1, assistant]);
+    }
+    for (const [q, [n, assistant]] of counts) this.#put.message.run(store, sessionId, q, n, assistant);
+  }
+
+  /** The session's inserted tool calls and failed tool results counted; `whole`: they are all its parts. */
+  parts(store: string, sessionId: string, rows: Rows, whole: boolean): void {
+    const at = reader(rows, PARTS);
+    const counts = new Map<string, [number, string, number, number]>();
+    for (let i = 0; i < rows.length; i++) {
+      const type = at(i, 'part_type');
+      if (type !== 'tool_call' && type !== 'tool_result') {
+        if (typeof type === 'string') continue;
+        return this.#partsInSql(store, sessionId, rows, whole);
+      }
+      const call = type === 'tool_call';
+      if (!call) {
+        const text = at(i, 'content_text');
+        if (!mayBeError(text) || this.#failed.get({ text }) !== 1) continue;
+      }
+      const q = quarterOf(at(i, 'created_at'));
+      const name = at(i, 'tool_name') ?? '';
+      if (q === null || typeof name !== 'string') return this.#partsInSql(store, sessionId, rows, whole);
+      const key = `${q}\u0000${name}`;
+      const c = counts.get(key);
+      if (c) { if (call) c[2]++; else c[3]++; } else counts.set(key, [q, name, call ? 1 : 0, call ? 0 : 1]);
+    }
+    for (const [q, name, calls, errors] of counts.values()) this.#put.tool.run(store, sessionId, q, name, calls, errors);
+  }
+
+  #messagesInSql(store: string, sessionId: string, rows: Rows, whole: boolean): void {
+    if (whole) this.#sql.messages.all.run(store, sessionId);
+    else this.#sql.messages.some.run(store, sessionId, JSON.stringify(columnOf(rows, MESSAGES, 'seq')));
+  }
+
+  #partsInSql(store: string, sessionId: string, rows: Rows, whole: boolean): void {
+    const ids = columnOf(rows, PARTS, 'part_id');
+    // An id with a lone surrogate would not survive JSON into SQLite as it was bound: the session is counted again.
+    if (whole || ids.some((id) => typeof id === 'string' && !(id as string & { isWellFormed(): boolean }).isWellFormed())) {
+      this.#sql.parts.drop.run(store, sessionId);
+      this.#sql.parts.all.run(store, sessionId);
+    } else this.#sql.parts.some.run(store, sessionId, JSON.stringify(ids));
+  }
+}
+
+/** One column's values of the rows, records or packed. */
+export function columnOf(rows: Rows, t: DatasetTable, name: string): unknown[] {
+  const at = reader(rows, t);
+  return Array.from({ length: rows.length }, (_, i) => at(i, name));
+}
 
 /**
  * Counts the activity again from `messages` and `parts` (one session, one store, or all), replacing what the

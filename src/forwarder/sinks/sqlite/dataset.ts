@@ -7,7 +7,7 @@ import { HermeticError } from '../../../shared/errors.js';
 import type { Db } from '../../../shared/sqlite.js';
 import { DATASET_TABLES, DATASET_VERSION, type DatasetTable } from '../../dataset/columns.js';
 import { ledgerTimeZone } from '../../ledger/zone.js';
-import { ACTIVITY_TRIGGERS, recomputeActivity } from './activity.js';
+import { ACTIVITY_TRIGGERS, DROPPED_INSERT_TRIGGERS, recomputeActivity } from './activity.js';
 import { LedgerWriter } from './ledger.js';
 import { seedChangeLog } from '../remote/changelog.js';
 
@@ -73,6 +73,10 @@ const MIGRATIONS: ((db: Db, options: DatasetOptions) => void)[] = [
   (db) => {
     createTables(db, 4);
     seedChangeLog(db);
+  },
+  // 5 (decision 0040): rows the sink inserts are counted by the sink (activity.ts InsertedActivity), not per row.
+  (db) => {
+    for (const name of DROPPED_INSERT_TRIGGERS) db.exec(`DROP TRIGGER IF EXISTS ${name}`);
   },
 ];
 

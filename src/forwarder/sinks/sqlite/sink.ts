@@ -6,6 +6,7 @@ import type { Db } from '../../../shared/sqlite.js';
 import { CURSORS, DAILY_USAGE, MESSAGES, MODEL_USAGE, PARTS, QUARANTINE, ROW_ISSUES, SESSIONS, STORES, USAGE_EVENTS, type DatasetTable, type RecordOf } from '../../dataset/columns.js';
 import type { Ledger, Tail } from '../../projector/index.js';
 import { isPacked, unpackRow } from '../../dataset/packed.js';
+import { InsertedActivity } from './activity.js';
 import { CursorMoved, REMOVED, type Batch, type Cursors, type Rows, type SessionCursor, type SessionWrite, type Sink, type Written } from '../sink.js';
 import { Checkpointer } from './checkpointer.js';
 import { AUTOCHECKPOINT_PAGES, openDataset, type DatasetOptions } from './dataset.js';
@@ -98,6 +99,7 @@ export class SqliteSink implements Sink {
   readonly #q: Record<'logicalFrom' | 'cursor', ReturnType<Db['prepare']>>;
   readonly #apply: Tx;
   readonly #ledger: LedgerWriter;
+  readonly #activity: InsertedActivity;
   #checkpointer: Checkpointer | null = null;
   #shm: { fd: number; buf: Buffer } | null | undefined;
 
@@ -113,6 +115,7 @@ export class SqliteSink implements Sink {
       event: inserter(db, USAGE_EVENTS, 'INSERT OR IGNORE'), daily: inserter(db, DAILY_USAGE),
     };
     this.#bulk = { messages: bulkInserter(db, MESSAGES), parts: bulkInserter(db, PARTS) };
+    this.#activity = new InsertedActivity(db);
     const del = (table: string) => db.prepare(`DELETE FROM "${table}" WHERE store = ? AND session_id = ?`);
     this.#del = {
       messages: del('messages'), parts: del('parts'), usage: del('model_usage'), issues: del('row_issues'), daily: del('daily_usage'),
@@ -200,6 +203,10 @@ export class SqliteSink implements Sink {
     this.#put.session!({ ...p.session, policy: w.policy });
     written.messagesAdded += this.#bulk.messages(p.messages);
     written.partsAdded += this.#bulk.parts(p.parts);
+    // What was inserted, counted in the activity tables: the whole session when it was replaced, else the new rows.
+    const whole = delta.kind === 'replace';
+    if (p.messages.length > 0) this.#activity.messages(store, w.sessionId, p.messages, whole);
+    if (p.parts.length > 0) this.#activity.parts(store, w.sessionId, p.parts, whole);
     if (delta.usage) for (const u of p.modelUsage) this.#put.usage!(u);
     for (const i of p.issues) this.#put.issue!(i);
     if (delta.daily) for (const x of p.dailyUsage) this.#put.daily!(x);

@@ -1,0 +1,74 @@
+// The activity the sink counts for rows it inserts (InsertedActivity, decision 0040) equals a count from the tables
+// (recomputeActivity, the SQL the triggers of version 3 ran), for records and packed rows, failed tool results in
+// every spelling toolErrorSql knows, and rows whose values send the count back to SQL.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { tempDir } from '../../../state-db/testing/fixtures.js';
+import { MESSAGES, PARTS, type DatasetTable, type RecordOf } from '../../dataset/columns.js';
+import { packRows } from '../../dataset/packed.js';
+import { InsertedActivity, recomputeActivity } from './activity.js';
+import { openDataset } from './dataset.js';
+import type { Db } from '../../../shared/sqlite.js';
+
+const T0 = 1_780_000_000;
+const STORE = '/home/u/.hermes/state.db';
+
+const message = (session: string, seq: number, role: string, created_at: unknown): RecordOf => ({
+  store: STORE, session_id: session, message_id: seq + 1, logical_id: seq + 1, seq, role, kind: 'live', content: 'hi', created_at,
+} as RecordOf);
+const part = (session: string, k: number, part_type: string, fields: RecordOf = {}): RecordOf => ({
+  store: STORE, session_id: session, part_id: `hermes-${session}-${k}-0#0`, message_id: k, part_index: 0, role: 'tool', part_type, created_at: T0 + k * 400, ...fields,
+} as RecordOf);
+
+function insert(db: Db, t: DatasetTable, rows: RecordOf[]): void {
+  const names = t.columns.map((c) => c.name);
+  const stmt = db.prepare(`INSERT INTO ${t.name} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`);
+  for (const r of rows) stmt.run(names.map((n) => r[n] ?? null));
+}
+
+const dump = (db: Db) => ({
+  activity: db.prepare('SELECT * FROM session_activity ORDER BY store, session_id, quarter').all(),
+  tools: db.prepare('SELECT * FROM tool_activity ORDER BY store, session_id, quarter, tool_name').all(),
+});
+
+test('the activity counted from the inserted rows equals a count from the tables, records and packed, odd values included', () => {
+  const { dir, cleanup } = tempDir();
+  const db = openDataset(dir, { timeZone: 'UTC' });
+  try {
+    const counter = new InsertedActivity(db);
+    const results = [
+      '{"exit_code": 1}', '{"exit_code": 0}', '  {"error": "boom"}', '{"error": ""}', '{"error": {}}', '{"success": false}', '{"status": "failed"}',
+      '{"status": "ok"}', 'an "error" in prose', '{"error": "x"', null, '\t{"error": "tab before the brace"}', '{"exit_code": 2.5}',
+    ];
+    const sessions: [string, RecordOf[], RecordOf[]][] = [];
+    for (const [s, pack] of [['plain', false], ['packed', true]] as const) {
+      const messages = Array.from({ length: 40 }, (_, i) => message(s, i, i % 3 === 0 ? 'user' : 'assistant', T0 + i * 100));
+      const parts = [
+        ...results.map((text, k) => part(s, k, 'tool_result', { content_text: text, tool_name: k % 2 ? 'terminal' : null })),
+        ...Array.from({ length: 6 }, (_, k) => part(s, 100 + k, 'tool_call', { tool_name: k % 3 ? 'read_file' : null })),
+        part(s, 200, 'text', { content_text: '{"error": "not a tool part"}' }),
+      ];
+      sessions.push([s, messages, parts]);
+      insert(db, MESSAGES, messages);
+      insert(db, PARTS, parts);
+      counter.messages(STORE, s, pack ? packRows(MESSAGES, messages) : messages, true);
+      counter.parts(STORE, s, pack ? packRows(PARTS, parts) : parts, true);
+    }
+    // Values SQLite reads otherwise than JavaScript would (a time as text, a huge time): counted in SQL, the new rows only.
+    const odd = [message('odd', 0, 'assistant', T0), message('odd', 1, 'user', String(T0 + 5000)), message('odd', 2, 'assistant', 5e246)];
+    const oddParts = [part('odd', 1, 'tool_call', { tool_name: 'x', created_at: 5e246 }), part('odd', 2, 'tool_call', { tool_name: 'x' })];
+    insert(db, MESSAGES, odd.slice(0, 1));
+    counter.messages(STORE, 'odd', odd.slice(0, 1), true);
+    insert(db, MESSAGES, odd.slice(1));
+    counter.messages(STORE, 'odd', odd.slice(1), false);
+    insert(db, PARTS, oddParts);
+    counter.parts(STORE, 'odd', oddParts, false);
+    const counted = dump(db);
+    recomputeActivity(db);
+    assert.deepEqual(counted, dump(db));
+    assert.ok((counted.tools as { errors: number }[]).some((r) => r.errors > 0), 'some results count as failed');
+  } finally {
+    db.close();
+    cleanup();
+  }
+});
