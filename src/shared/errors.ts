@@ -51,13 +51,13 @@ export const ERROR_CODES = {
   HERMETIC_POLICY_PATH: { status: 400, summary: 'hermetic policy check or hermetic forget --scope was given a path that does not exist or is not a folder.' },
   HERMETIC_FORGET_NONE: { status: 400, summary: 'hermetic forget removed nothing: no forwarded session matches, or none that matches is ignored by the usage policy now (only sessions a .hypignore or the machine-local list now says `ignore` for are forgotten).' },
   HERMETIC_SINK_URL: { status: 400, summary: 'A sink URL cannot be used: not postgres:// or postgresql://, unreadable, or a schema name (?schema=) that is not a plain PostgreSQL name.' },
-  HERMETIC_SINK_UNREACHABLE: { status: 503, summary: 'The PostgreSQL sink could not be reached, dropped the connection, was shutting down or starting, or had no connection or resource to spare; retriable: the batch is kept and sent again.' },
+  HERMETIC_SINK_UNAVAILABLE: { status: 503, summary: 'A remote sink could not be reached or was busy (connection refused, a timeout, a lock); its cursor stays, it is retried with backoff and catches up.' },
   HERMETIC_SINK_CONFLICT: { status: 503, summary: 'PostgreSQL gave up a batch to resolve a conflict with another writer (a serialization failure or a deadlock); retriable: the batch is sent again.' },
   HERMETIC_SINK_AUTH: { status: 500, summary: 'PostgreSQL refused the sink\'s user name or password (or its pg_hba.conf has no rule for this connection); fatal until the URL is fixed.' },
   HERMETIC_SINK_NO_DATABASE: { status: 500, summary: 'The database named in the PostgreSQL sink URL does not exist; fatal until it is created or the URL fixed.' },
   HERMETIC_SINK_SCHEMA: { status: 500, summary: 'PostgreSQL refused the sink\'s schema or statements (no permission to create it, tables changed by hand, or a schema migrated by a newer Hermetic); fatal.' },
   HERMETIC_SINK_REJECTED: { status: 500, summary: 'PostgreSQL refused a row of a batch (a value its column cannot hold), or the batch named a table the sink does not hold; fatal, nothing of the batch was applied.' },
-  HERMETIC_SINK_FAILED: { status: 500, summary: 'The PostgreSQL sink failed in a way Hermetic does not classify; fatal, nothing of the batch was applied.' },
+  HERMETIC_SINK_FAILED: { status: 500, summary: 'A remote sink refused a batch for a reason retrying cannot fix (credentials, schema, a bug); that sink stops for this run, the dataset and the other sinks go on.' },
   HERMETIC_QUERY_READ_ONLY: { status: 400, summary: 'hermetic query --from postgres:// runs in a read-only transaction; PostgreSQL refused the statement because it would write.' },
 } as const;
 

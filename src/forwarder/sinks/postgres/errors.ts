@@ -14,11 +14,11 @@ function classOf(e: { code?: unknown; message?: unknown }): Class {
   const code = typeof e.code === 'string' ? e.code : '';
   const text = typeof e.message === 'string' ? e.message : '';
   if (NETWORK.has(code) || /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Connection ended unexpectedly|server closed the connection/i.test(text)) {
-    return { code: 'HERMETIC_SINK_UNREACHABLE', retriable: true, say: 'PostgreSQL could not be reached or dropped the connection' };
+    return { code: 'HERMETIC_SINK_UNAVAILABLE', retriable: true, say: 'PostgreSQL could not be reached or dropped the connection' };
   }
   if (code === '40001' || code === '40P01') return { code: 'HERMETIC_SINK_CONFLICT', retriable: true, say: 'PostgreSQL gave up the batch to resolve a conflict with another writer (a serialization failure or a deadlock)' };
   if (code === '57P01' || code === '57P02' || code === '57P03' || code === '57014' || code.startsWith('08') || code.startsWith('53') || code === '58000' || code === '58030') {
-    return { code: 'HERMETIC_SINK_UNREACHABLE', retriable: true, say: 'PostgreSQL is shutting down, starting, out of connections or resources, or cancelled the statement' };
+    return { code: 'HERMETIC_SINK_UNAVAILABLE', retriable: true, say: 'PostgreSQL is shutting down, starting, out of connections or resources, or cancelled the statement' };
   }
   if (code === '28P01' || code === '28000') return { code: 'HERMETIC_SINK_AUTH', retriable: false, say: 'PostgreSQL refused the user name or password' };
   if (code === '3D000') return { code: 'HERMETIC_SINK_NO_DATABASE', retriable: false, say: 'the database in the URL does not exist' };

@@ -27,10 +27,21 @@ const OPTIONS = {
   strategy: check((v, name): UpsertStrategy => (v === 'unnest' || v === 'values' ? v : invalid(name, '"unnest" or "values"', v))),
 };
 
-export type PostgresSinkOptions = OptionsInput<typeof OPTIONS>;
+/** What the sink registry passes (sinks/remote/registry.ts): the home and folder, and a config entry's settings. */
+const FACTORY = {
+  ...OPTIONS,
+  home: is.string,
+  cwd: is.string,
+  /** A config file `sinks:` entry's settings besides its url: the options above, checked the same way. */
+  settings: check((v, name): Record<string, unknown> => (typeof v === 'object' && v !== null && !Array.isArray(v) ? v as Record<string, unknown> : invalid(name, 'a mapping of sink settings', v))),
+};
+
+export type PostgresSinkOptions = OptionsInput<typeof FACTORY>;
 
 export interface PostgresSink extends RemoteSink {
   readonly schema: string;
+  /** The SQL a batch becomes, deletes first (for tests and the bench). */
+  statements(batch: DeltaBatch): Statement[];
 }
 
 class Sink implements PostgresSink {
@@ -141,7 +152,11 @@ class Sink implements PostgresSink {
  * @example const sink = createPostgresSink('postgres://me@db/fleet?sslmode=require'); await sink.open(); await sink.write(batch);
  */
 export function createPostgresSink(url: string, options: PostgresSinkOptions = {}): PostgresSink {
-  const o = parseOptions('PostgreSQL sink', options, OPTIONS, { schema: null, poolSize: 4, connectTimeoutMs: 10_000, strategy: 'unnest' });
+  const defaults = { schema: null, poolSize: 4, connectTimeoutMs: 10_000, strategy: 'unnest' as UpsertStrategy };
+  const { settings } = parseOptions('PostgreSQL sink', options, FACTORY, { ...defaults, home: '', cwd: '', settings: {} });
+  // A config file's settings, then options given in code (home and cwd are the registry's; this sink keeps no files).
+  const given = Object.fromEntries(Object.entries(options).filter(([k]) => k in OPTIONS));
+  const o = parseOptions('PostgreSQL sink', { ...settings, ...given }, OPTIONS, defaults);
   return new Sink(postgresTarget(url, o.schema ?? undefined), o);
 }
 

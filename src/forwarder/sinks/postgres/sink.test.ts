@@ -204,14 +204,14 @@ describe('failures are classified and never show the password', () => {
     await sink.close();
   });
 
-  it('nobody listening: HERMETIC_SINK_UNREACHABLE, retriable; the display and id never hold the password', async () => {
+  it('nobody listening: HERMETIC_SINK_UNAVAILABLE, retriable; the display and id never hold the password', async () => {
     const url = `postgresql://${pg.user}:${pg.password}@127.0.0.1:1/fleet?sslmode=disable&schema=team`;
     const sink = createPostgresSink(url);
     assert.equal(sink.display, `postgresql://${pg.user}:***@127.0.0.1:1/fleet?sslmode=disable&schema=team`);
     assert.equal(sink.id, 'postgres://127.0.0.1:1/fleet?schema=team');
     assert.equal(sink.schema, 'team');
-    await assert.rejects(sink.open(), (e: SinkError) => e.code === 'HERMETIC_SINK_UNREACHABLE' && e.retriable && noPassword(e) && e.message.includes('ECONNREFUSED'));
-    await assert.rejects(sink.write({ origin: A, fromSeq: 0, toSeq: 1, upserts: [], deletes: [] }), (e: SinkError) => e.code === 'HERMETIC_SINK_UNREACHABLE' && e.retriable);
+    await assert.rejects(sink.open(), (e: SinkError) => e.code === 'HERMETIC_SINK_UNAVAILABLE' && e.retriable && noPassword(e) && e.message.includes('ECONNREFUSED'));
+    await assert.rejects(sink.write({ origin: A, fromSeq: 0, toSeq: 1, upserts: [], deletes: [] }), (e: SinkError) => e.code === 'HERMETIC_SINK_UNAVAILABLE' && e.retriable);
     await sink.close();
   });
 
@@ -230,5 +230,14 @@ describe('failures are classified and never show the password', () => {
     await assert.rejects(sink.write(batch), (e: SinkError) => e.code === 'HERMETIC_SINK_REJECTED' && /"row_issues"/.test(e.message));
     assert.equal(await sink.appliedSeq(A), null);
     await sink.close();
+  });
+});
+
+describe('options', () => {
+  it('takes what the sink registry passes (home, cwd, a config entry\'s settings), settings checked like options', () => {
+    const sink = createPostgresSink('postgres://db.example/fleet', { home: '/tmp/h', cwd: '/tmp', settings: { schema: 'team', poolSize: 2 } });
+    assert.equal(sink.schema, 'team');
+    assert.throws(() => createPostgresSink('postgres://db.example/fleet', { home: '/tmp/h', settings: { schemaa: 'x' } }), /Unknown PostgreSQL sink option "schemaa". Did you mean "schema"\?/);
+    assert.throws(() => createPostgresSink('postgres://db.example/fleet', { settings: { poolSize: 0 } }), /Option "poolSize" must be a whole number from 1 to 100; got 0/);
   });
 });
