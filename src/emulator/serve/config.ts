@@ -1,9 +1,8 @@
 // `hermetic serve --config FILE`: one JSON or YAML file holding any createEmulator option (checked by the same schema,
 // with the same did-you-mean errors) and the server's own keys. Relative paths in it are relative to its folder.
 // Precedence is decided by the caller (cli.ts): flags > environment > this file > defaults (decision 0025).
-import { readFileSync } from 'node:fs';
-import { dirname, extname, isAbsolute, resolve } from 'node:path';
-import { parseDocument } from 'yaml';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { readConfigFile } from '../../shared/config-file.js';
 import { HermeticError, isHermeticError } from '../../shared/errors.js';
 import { check, is, optionPath, suggest, type Check } from '../../shared/options.js';
 import { loadFaultFile } from '../faults/file.js';
@@ -55,52 +54,6 @@ function refuse(name: string, message: string): never {
   throw new HermeticError('HERMETIC_CONFIG_INVALID', `Config file ${name} ${message}`);
 }
 
-/** The file's text, or a one-line refusal that says why it cannot be read. */
-function readText(name: string, path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') refuse(name, `does not exist (looked for ${path}).`);
-    if (code === 'EISDIR') refuse(name, 'is a folder, not a file.');
-    if (code === 'EACCES' || code === 'EPERM') refuse(name, 'cannot be read: permission denied.');
-    refuse(name, `cannot be read: ${(e as Error).message}.`);
-  }
-}
-
-/** JSON or YAML by extension, decoded to plain values; syntax errors name the line and column. */
-function decode(name: string, path: string, text: string): unknown {
-  const ext = extname(path).toLowerCase();
-  if (ext === '.json') {
-    try {
-      return JSON.parse(text);
-    } catch (e) {
-      refuse(name, `is not valid JSON: ${jsonProblem(text, (e as Error).message)}.`);
-    }
-  }
-  if (ext === '.yaml' || ext === '.yml') {
-    const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
-    const problem = doc.errors[0];
-    if (problem) refuse(name, `is not valid YAML: ${problem.message.split('\n')[0]!.replace(/:$/, '')}.`);
-    try {
-      return doc.toJS({ maxAliasCount: 100 });
-    } catch (e) {
-      refuse(name, `is not valid YAML: ${(e as Error).message.split('\n')[0]}.`);
-    }
-  }
-  refuse(name, `must end in .json, .yaml or .yml (got "${ext || 'no extension'}").`);
-}
-
-/** JSON.parse's message with the position turned into a line and column a person can find. */
-function jsonProblem(text: string, message: string): string {
-  const at = /at position (\d+)/.exec(message);
-  const clean = message.split('\n')[0]!.replace(/ in JSON at position \d+.*$/, '').replace(/^JSON\.parse: /, '');
-  if (!at) return clean;
-  const before = text.slice(0, Number(at[1]));
-  const line = before.split('\n').length;
-  return `${clean} at line ${line}, column ${before.length - before.lastIndexOf('\n')}`;
-}
-
 /** An option error from the schema, said again with the file and the key path in front (same code). */
 function located(name: string, e: unknown, outer: string[] = []): never {
   if (!isHermeticError(e)) throw e;
@@ -116,7 +69,7 @@ function located(name: string, e: unknown, outer: string[] = []): never {
  */
 export function loadConfig(name: string, cwd: string = process.cwd()): ConfigFile {
   const path = resolve(cwd, name);
-  const value = decode(name, path, readText(name, path));
+  const value = readConfigFile(name, path);
   // An empty file (or one of comments only) is an empty configuration.
   if (value === null || value === undefined) return { name, path, server: {}, emulator: {} };
   if (typeof value !== 'object' || Array.isArray(value)) {

@@ -22,6 +22,8 @@ export interface DatasetTable {
   internal?: boolean;
   /** The dataset version that added the table (default 1): its migration creates it (sinks/sqlite/dataset.ts). */
   since?: number;
+  /** Its one INTEGER key never reuses a value, even after the rows holding the highest are deleted (AUTOINCREMENT). */
+  autoincrement?: boolean;
 }
 
 const c = (name: string, type: ColumnType, doc: string, notNull = false): DatasetColumn => ({ name, type, doc, notNull });
@@ -349,13 +351,50 @@ export const DATASET_META: DatasetTable = {
   ],
 };
 
+export const REMOTE_SINKS: DatasetTable = {
+  name: 'remote_sinks',
+  internal: true,
+  since: 4,
+  doc: 'Each remote sink the dataset feeds (PostgreSQL, OTLP, another SQLite file; decision 0035) and its own cursor in `change_log`: what `hermetic status` shows. While any row is here, triggers on the shipped tables fill `change_log`.',
+  primaryKey: ['sink_id'],
+  columns: [
+    c('sink_id', 'TEXT', 'The sink\'s identity: its kind and URL without credentials.', true),
+    c('display', 'TEXT', 'The URL as shown, any password replaced by `***`.', true),
+    c('acked_seq', 'INTEGER', 'Every `change_log` entry up to this sequence number is at the sink.', true),
+    c('snapshot', 'JSON', 'While the sink\'s first copy of the dataset is under way: `{"table": …, "after": [key…]}`, the last row it acknowledged in key order; NULL once done.'),
+    c('registered_at', 'REAL', 'When the sink was first given, epoch seconds.', true),
+    c('acked_at', 'REAL', 'Its last acknowledged batch, epoch seconds.'),
+    c('caught_up_at', 'REAL', 'The last time it held everything the dataset held, epoch seconds: the lag in seconds counts from it.'),
+    c('shipped_rows', 'INTEGER', 'Rows upserted and keys deleted at the sink so far.', true),
+    c('failures', 'INTEGER', 'Consecutive failed attempts (0 after a success).', true),
+    c('last_error', 'TEXT', 'The last failure, in words (never a password); NULL after a success.'),
+    c('retry_at', 'REAL', 'A sink that failed retriably is not tried before this, epoch seconds.'),
+  ],
+};
+
+export const CHANGE_LOG: DatasetTable = {
+  name: 'change_log',
+  internal: true,
+  since: 4,
+  autoincrement: true,
+  doc: 'The keys of rows written or removed in the shipped tables, in order, kept by triggers only while a remote sink is registered (decision 0035); entries every sink acknowledged are pruned.',
+  primaryKey: ['seq'],
+  columns: [
+    c('seq', 'INTEGER', 'Sequence number: increases with every change and is never reused.', true),
+    c('tbl', 'TEXT', 'The table changed.', true),
+    c('key', 'JSON', 'The row\'s primary key, as a JSON array in the table\'s key order.', true),
+    c('note', 'TEXT', 'For `sessions`: the usage policy of the row written or removed (a session becoming `local-only`, or `full` again, moves all its rows).'),
+  ],
+};
+
 /** Every table, forwarded data first. */
-export const DATASET_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PARTS, MODEL_USAGE, USAGE_EVENTS, DAILY_USAGE, USAGE_LEDGER, TOOL_USAGE, ROW_ISSUES, STORES, CURSORS, QUARANTINE, SESSION_ACTIVITY, TOOL_ACTIVITY, DATASET_META];
+export const DATASET_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PARTS, MODEL_USAGE, USAGE_EVENTS, DAILY_USAGE, USAGE_LEDGER, TOOL_USAGE, ROW_ISSUES, STORES, CURSORS, QUARANTINE, SESSION_ACTIVITY, TOOL_ACTIVITY, DATASET_META, REMOTE_SINKS, CHANGE_LOG];
 
 /**
  * The dataset's schema version: bump it with a migration in sinks/sqlite/dataset.ts (and `since` on new tables).
- * 2: session_cursors.tail (decision 0032); 3: the usage ledger (decision 0031).
+ * 2: session_cursors.tail (decision 0032); 3: the usage ledger (decision 0031); 4: remote sinks and the change log
+ * (decision 0035).
  */
-export const DATASET_VERSION = 3;
+export const DATASET_VERSION = 4;
 
 export type RecordOf = Record<string, unknown>;

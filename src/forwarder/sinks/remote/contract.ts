@@ -23,7 +23,11 @@ export interface Origin {
  */
 export interface DeltaBatch {
   origin: Origin;
-  /** The change-log sequence numbers this batch covers: (fromSeq, toSeq]. A replay sends the same range again. */
+  /**
+   * The change-log sequence numbers this batch covers: (fromSeq, toSeq]. A replay sends the same range again. A
+   * snapshot batch (a new sink's first copy of the dataset, upserts only) covers none: fromSeq === toSeq, and it is
+   * never skipped by `appliedSeq`. A sink that records `toSeq` keeps the highest it saw for the origin.
+   */
   fromSeq: number;
   toSeq: number;
   upserts: { table: ShippedTable; rows: RecordOf[] }[];
@@ -61,3 +65,19 @@ export interface RemoteSink {
   write(batch: DeltaBatch): Promise<void>;
   close(): Promise<void>;
 }
+
+/** What a sink factory is given besides its URL (registry.ts maps each URL scheme to a module's factory). */
+export interface SinkFactoryOptions {
+  /** The Hermetic home (where a sink may keep state of its own). */
+  home: string;
+  /** The folder relative paths are resolved against (default the process's). */
+  cwd?: string;
+  /** Extra settings of a config file `sinks:` entry besides its url (each sink checks its own). */
+  settings?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * What a sink module exports for its scheme: `createPostgresSink(url, options)`, `createOtlpSink(url, options)`. The
+ * shared conformance suite every sink passes is conformance.ts (remoteSinkConformance).
+ */
+export type SinkFactory = (url: string, options: SinkFactoryOptions) => RemoteSink | Promise<RemoteSink>;

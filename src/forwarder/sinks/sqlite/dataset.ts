@@ -9,6 +9,7 @@ import { DATASET_TABLES, DATASET_VERSION, type DatasetTable } from '../../datase
 import { ledgerTimeZone } from '../../ledger/zone.js';
 import { ACTIVITY_TRIGGERS, recomputeActivity } from './activity.js';
 import { LedgerWriter } from './ledger.js';
+import { seedChangeLog } from '../remote/changelog.js';
 
 export const DATASET_FILE = 'hermetic.db';
 /** Checkpoint every 32 MiB of WAL, not 4: fewer second writes in a backfill (see also sink.ts's checkpoint thread). */
@@ -17,8 +18,11 @@ export const AUTOCHECKPOINT_PAGES = 8192;
 const q = (n: string) => `"${n}"`;
 
 export function createTableSql(t: DatasetTable): string {
-  const cols = t.columns.map((c) => `${q(c.name)} ${c.type === 'JSON' ? 'TEXT' : c.type}${c.notNull ? ' NOT NULL' : ''}`);
-  return `CREATE TABLE IF NOT EXISTS ${q(t.name)} (${[...cols, `PRIMARY KEY (${t.primaryKey.map(q).join(', ')})`].join(', ')})${t.withoutRowid ? ' WITHOUT ROWID' : ''}`;
+  // AUTOINCREMENT can only be said on the column itself.
+  const inline = t.autoincrement === true && t.primaryKey.length === 1 ? t.primaryKey[0]! : null;
+  const cols = t.columns.map((c) => `${q(c.name)} ${c.type === 'JSON' ? 'TEXT' : c.type}${c.name === inline ? ' PRIMARY KEY AUTOINCREMENT' : c.notNull ? ' NOT NULL' : ''}`);
+  const key = inline ? [] : [`PRIMARY KEY (${t.primaryKey.map(q).join(', ')})`];
+  return `CREATE TABLE IF NOT EXISTS ${q(t.name)} (${[...cols, ...key].join(', ')})${t.withoutRowid ? ' WITHOUT ROWID' : ''}`;
 }
 
 function indexSql(t: DatasetTable): string[] {
@@ -64,6 +68,11 @@ const MIGRATIONS: ((db: Db, options: DatasetOptions) => void)[] = [
     for (const sql of ACTIVITY_TRIGGERS) db.exec(sql);
     recomputeActivity(db);
     new LedgerWriter(db, ledgerTimeZone(options.timeZone, null)).rebuildAll();
+  },
+  // 4 (decision 0035): remote sinks and the change log; no triggers until a sink is registered.
+  (db) => {
+    createTables(db, 4);
+    seedChangeLog(db);
   },
 ];
 

@@ -1,0 +1,212 @@
+// Turns a sink's cursor into its next DeltaBatch (decision 0035), read from the dataset in one read transaction:
+// while its snapshot is under way, the next rows of the shipped tables in key order; then the change log after its
+// cursor, each key once (its current row → an upsert; no row, or a row of a local-only session → a delete). A
+// session that became local-only sends deletes for all its rows; one that became `full` again sends all of them.
+// Batches are bounded by entries and by bytes.
+import type { Db } from '../../../shared/sqlite.js';
+import type { DatasetTable, RecordOf } from '../../dataset/columns.js';
+import { CHANGE_LOG } from '../../dataset/columns.js';
+import { logHead, SHIPPED, SHIPPED_BY_NAME, type SinkRow } from './changelog.js';
+import type { DeltaBatch, Origin, ShippedTable } from './contract.js';
+import { redactRow } from './redact-row.js';
+
+export interface BatchLimits {
+  /** Rows (snapshot) or log entries (log) per batch. */
+  rows: number;
+  /** Estimated bytes of the rows in a batch: a batch stops at the row that passes it. */
+  bytes: number;
+}
+
+export const DEFAULT_LIMITS: BatchLimits = { rows: 2000, bytes: 4 * 1024 * 1024 };
+
+/** Where a sink's cursor goes once the batch is acknowledged. */
+export interface CursorAfter {
+  ackedSeq: number;
+  /** The snapshot's position (JSON), or null once the snapshot is done. */
+  snapshot: string | null;
+}
+
+export interface NextBatch {
+  kind: 'snapshot' | 'log';
+  batch: DeltaBatch;
+  /** Rows upserted plus keys deleted. */
+  rows: number;
+  after: CursorAfter;
+  /** Whether the cursor, once moved, is at the head of the log with no snapshot left. */
+  caughtUp: boolean;
+}
+
+interface SnapshotPosition {
+  table: ShippedTable;
+  after: unknown[] | null;
+}
+
+const q = (n: string) => `"${n}"`;
+
+type Stmt = { all(...params: unknown[]): unknown[]; get(...params: unknown[]): unknown; pluck(): Stmt };
+
+/** A rough size of a row on the wire: text lengths plus 8 bytes for anything else. */
+function sizeOf(row: RecordOf): number {
+  let n = 0;
+  for (const k in row) {
+    const v = row[k];
+    n += typeof v === 'string' ? v.length + 2 : 8;
+  }
+  return n;
+}
+
+export class DeltaReader {
+  readonly #db: Db;
+  readonly #origin: Origin;
+  readonly #limits: BatchLimits;
+  readonly #stmts = new Map<string, Stmt>();
+
+  constructor(db: Db, origin: Origin, limits: Partial<BatchLimits> = {}) {
+    this.#db = db;
+    this.#origin = origin;
+    this.#limits = { ...DEFAULT_LIMITS, ...limits };
+  }
+
+  #stmt(sql: string): Stmt {
+    let s = this.#stmts.get(sql);
+    if (!s) this.#stmts.set(sql, (s = this.#db.prepare(sql) as unknown as Stmt));
+    return s;
+  }
+
+  /** The sink's next batch, or null when it holds everything (`redact`: mask secrets in the rows). */
+  next(row: SinkRow, redact: boolean): NextBatch | null {
+    // One read transaction: the rows, the log and its head are seen as of one moment.
+    return this.#db.transaction(() => (row.snapshot !== null ? this.#snapshot(row, JSON.parse(row.snapshot) as SnapshotPosition, redact) : this.#log(row, redact)))();
+  }
+
+  /** A policy lookup per (store, session), cached for one batch: only sessions whose policy is `full` are shipped. */
+  #policies(): (store: unknown, sessionId: unknown) => string | null {
+    const cache = new Map<string, string | null>();
+    const get = this.#stmt('SELECT policy FROM sessions WHERE store = ? AND session_id = ?').pluck();
+    return (store, sessionId) => {
+      const k = `${String(store)}\0${String(sessionId)}`;
+      if (!cache.has(k)) cache.set(k, (get.get(store, sessionId) as string | undefined) ?? null);
+      return cache.get(k)!;
+    };
+  }
+
+  #snapshot(row: SinkRow, at: SnapshotPosition, redact: boolean): NextBatch {
+    // The first chunk of a snapshot starts the log where the rows are read: every earlier change is in them.
+    const ackedSeq = at.after === null && at.table === SHIPPED[0]!.name ? logHead(this.#db) : row.acked_seq;
+    const policy = this.#policies();
+    const upserts: { table: ShippedTable; rows: RecordOf[] }[] = [];
+    let index = SHIPPED.findIndex((t) => t.name === at.table);
+    let after = at.after;
+    let count = 0;
+    let bytes = 0;
+    while (index < SHIPPED.length && count < this.#limits.rows && bytes < this.#limits.bytes) {
+      const t = SHIPPED[index]!;
+      const keys = t.primaryKey.map(q).join(', ');
+      const where = after === null ? '' : `WHERE (${keys}) > (${t.primaryKey.map(() => '?').join(', ')})`;
+      const want = this.#limits.rows - count;
+      const rows = this.#stmt(`SELECT * FROM ${q(t.name)} ${where} ORDER BY ${keys} LIMIT ?`).all(...(after ?? []), want) as RecordOf[];
+      const out: RecordOf[] = [];
+      let stopped = false;
+      for (const r of rows) {
+        after = t.primaryKey.map((c) => r[c]);
+        count++;
+        if (policy(r.store, r.session_id) === 'full') {
+          const shipped = redact ? redactRow(t, r) : r;
+          out.push(shipped);
+          bytes += sizeOf(shipped);
+        }
+        if (bytes >= this.#limits.bytes) {
+          stopped = true;
+          break;
+        }
+      }
+      if (out.length > 0) upserts.push({ table: t.name, rows: out });
+      if (!stopped && rows.length < want) {
+        index++;
+        after = null;
+      }
+    }
+    const done = index >= SHIPPED.length;
+    return {
+      kind: 'snapshot',
+      batch: { origin: this.#origin, fromSeq: ackedSeq, toSeq: ackedSeq, upserts, deletes: [] },
+      rows: upserts.reduce((n, u) => n + u.rows.length, 0),
+      after: { ackedSeq, snapshot: done ? null : JSON.stringify({ table: SHIPPED[index]!.name, after }) },
+      caughtUp: done && ackedSeq >= logHead(this.#db),
+    };
+  }
+
+  #lookup(t: DatasetTable, key: unknown[]): RecordOf | null {
+    const sql = `SELECT * FROM ${q(t.name)} WHERE ${t.primaryKey.map((c) => `${q(c)} = ?`).join(' AND ')}`;
+    return (this.#stmt(sql).get(...key) as RecordOf | undefined) ?? null;
+  }
+
+  #log(row: SinkRow, redact: boolean): NextBatch | null {
+    const entries = this.#stmt(`SELECT seq, tbl, key, note FROM ${CHANGE_LOG.name} WHERE seq > ? ORDER BY seq LIMIT ?`).all(row.acked_seq, this.#limits.rows) as { seq: number; tbl: string; key: string; note: string | null }[];
+    if (entries.length === 0) return null;
+    const policy = this.#policies();
+    /** Per table, per key (its JSON): the current row to upsert, or null for a delete. */
+    const decided = new Map<ShippedTable, Map<string, { key: RecordOf; row: RecordOf | null }>>();
+    let bytes = 0;
+    const decide = (t: DatasetTable & { name: ShippedTable }, keyJson: string, key: unknown[], current: RecordOf | null | undefined) => {
+      let forTable = decided.get(t.name);
+      if (!forTable) decided.set(t.name, (forTable = new Map()));
+      const found = current === undefined ? this.#lookup(t, key) : current;
+      const keyRecord = Object.fromEntries(t.primaryKey.map((c, i) => [c, key[i]]));
+      const shipped = found !== null && policy(keyRecord.store, keyRecord.session_id) === 'full' ? (redact ? redactRow(t, found) : found) : null;
+      const before = forTable.get(keyJson);
+      if (before) bytes -= before.row ? sizeOf(before.row) : 16;
+      forTable.set(keyJson, { key: keyRecord, row: shipped });
+      bytes += shipped ? sizeOf(shipped) : 16;
+    };
+    /** Every row the dataset holds for a session, decided again (its policy changed). */
+    const wholeSession = (store: unknown, sessionId: unknown) => {
+      for (const t of SHIPPED) {
+        for (const r of this.#stmt(`SELECT * FROM ${q(t.name)} WHERE store = ? AND session_id = ?`).all(store, sessionId) as RecordOf[]) {
+          const key = t.primaryKey.map((c) => r[c]);
+          decide(t, JSON.stringify(key), key, r);
+        }
+      }
+    };
+    const moved = new Set<string>();
+    let toSeq = row.acked_seq;
+    for (const e of entries) {
+      const t = SHIPPED_BY_NAME.get(e.tbl);
+      toSeq = e.seq;
+      if (!t) continue;
+      const key = JSON.parse(e.key) as unknown[];
+      if (decided.get(t.name)?.has(e.key) !== true) decide(t, e.key, key, undefined);
+      if (t.name === 'sessions') {
+        // A change of policy moves the session's other rows too: they may not have been written again.
+        const now = policy(key[0], key[1]);
+        const k = `${String(key[0])}\0${String(key[1])}`;
+        const became = (now === 'local-only' && e.note !== 'local-only') || (now === 'full' && e.note === 'local-only');
+        if (became && !moved.has(k)) {
+          moved.add(k);
+          wholeSession(key[0], key[1]);
+        }
+      }
+      if (bytes >= this.#limits.bytes) break;
+    }
+    const upserts: DeltaBatch['upserts'] = [];
+    const deletes: DeltaBatch['deletes'] = [];
+    let rows = 0;
+    for (const t of SHIPPED) {
+      const forTable = decided.get(t.name);
+      if (!forTable) continue;
+      const up: RecordOf[] = [];
+      const del: RecordOf[] = [];
+      for (const d of forTable.values()) (d.row ? up : del).push(d.row ?? d.key);
+      if (up.length) upserts.push({ table: t.name, rows: up });
+      if (del.length) deletes.push({ table: t.name, keys: del });
+      rows += up.length + del.length;
+    }
+    return {
+      kind: 'log',
+      batch: { origin: this.#origin, fromSeq: row.acked_seq, toSeq, upserts, deletes },
+      rows,
+      after: { ackedSeq: toSeq, snapshot: null },
+      caughtUp: toSeq >= logHead(this.#db),
+    };
+  }
+}

@@ -1,0 +1,63 @@
+// URL schemes → remote sink factories (decision 0035). Each sink's module is imported only when a URL of its scheme is
+// given: a forwarder without sinks loads none of them (and none of their drivers).
+import { suggest } from '../../../shared/options.js';
+import { SinkError, type RemoteSink, type SinkFactory, type SinkFactoryOptions } from './contract.js';
+
+/** A scheme's module (relative to this folder) and the factory it exports. */
+const SCHEMES: Readonly<Record<string, { module: string; factory: string }>> = {
+  sqlite: { module: './sqlite-file.js', factory: 'createSqliteFileSink' },
+  postgres: { module: '../postgres/index.js', factory: 'createPostgresSink' },
+  postgresql: { module: '../postgres/index.js', factory: 'createPostgresSink' },
+  'otlp+http': { module: '../otlp/index.js', factory: 'createOtlpSink' },
+  'otlp+http-json': { module: '../otlp/index.js', factory: 'createOtlpSink' },
+};
+
+export const SINK_SCHEMES: readonly string[] = Object.keys(SCHEMES);
+
+/**
+ * The URL as it may be printed: any password replaced by `***` (the redactor's DSN rule), and nothing of it when it
+ * does not parse (it could be anything).
+ * @example displayUrl('postgres://u:secret@db:5432/x') // 'postgres://u:***@db:5432/x'
+ */
+export function displayUrl(url: string): string {
+  const m = /^([a-z][a-z0-9+.-]*:\/\/)([^/@?#]*)@/i.exec(url);
+  if (!m) return url;
+  const userinfo = m[2]!;
+  const colon = userinfo.indexOf(':');
+  return colon < 0 ? url : `${m[1]}${userinfo.slice(0, colon)}:***@${url.slice(m[0].length)}`;
+}
+
+/** The scheme of a sink URL, checked against the registry (a refusal names the schemes there are, and a near one). */
+export function sinkScheme(url: string): string {
+  const m = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url);
+  if (!m) {
+    throw new SinkError('HERMETIC_SINK_URL', `"${displayUrl(url)}" is not a sink URL; a sink is given as SCHEME://…, with SCHEME one of ${SINK_SCHEMES.join(', ')}`, false);
+  }
+  const scheme = m[1]!.toLowerCase();
+  if (!Object.hasOwn(SCHEMES, scheme)) {
+    const hint = suggest(scheme, SINK_SCHEMES);
+    throw new SinkError('HERMETIC_SINK_URL', `No sink serves "${scheme}://" URLs${hint ? `; did you mean "${hint}://"?` : ''} (there are ${SINK_SCHEMES.map((s) => `${s}://`).join(', ')})`, false);
+  }
+  return scheme;
+}
+
+/**
+ * Makes the sink a URL names, importing its module on first use.
+ * @example const sink = await createRemoteSink('sqlite:///backup/hermetic-copy.db', { home });
+ */
+export async function createRemoteSink(url: string, options: SinkFactoryOptions): Promise<RemoteSink> {
+  const entry = SCHEMES[sinkScheme(url)]!;
+  let mod: Record<string, unknown>;
+  try {
+    // A variable specifier: sinks built by other parts of the project are found at run time, not required to compile.
+    const specifier: string = entry.module;
+    mod = (await import(specifier)) as Record<string, unknown>;
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code === 'ERR_MODULE_NOT_FOUND') throw new SinkError('HERMETIC_SINK_NOT_BUILT', `The sink for ${displayUrl(url)} is not part of this build of Hermetic`, false, { cause: e });
+    throw e;
+  }
+  const factory = mod[entry.factory];
+  if (typeof factory !== 'function') throw new SinkError('HERMETIC_SINK_NOT_BUILT', `The sink module for ${displayUrl(url)} has no ${entry.factory}()`, false);
+  return (factory as SinkFactory)(url, options);
+}

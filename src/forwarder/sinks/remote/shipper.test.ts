@@ -1,0 +1,207 @@
+// The shipper over a real second SQLite file (the sqlite:// sink): snapshot then log, cursors and pruning, local-only
+// sessions, redaction for sinks that leave the machine, retriable and fatal failures, one sink never holding another.
+import Database from 'better-sqlite3';
+import assert from 'node:assert/strict';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { logHead, pendingEntries, removeSink, sinkRow, triggersOn } from './changelog.js';
+import { Shipper } from './shipper.js';
+import { readSqliteSinkFile, SqliteFileSink } from './sqlite-file.js';
+import { createWorld, expectedRows, heldRows, SECRET } from './testing/world.js';
+
+test('a new sink gets a snapshot of the dataset, then the log; the log is pruned once it acknowledged', async () => {
+  const world = createWorld();
+  try {
+    const path = join(world.dir, 'copy.db');
+    const url = `sqlite://${path}`;
+    assert.equal(triggersOn(world.dataset), false, 'no sink yet: no triggers');
+    const first = await world.ship(url, { limits: { rows: 7 } });
+    assert.equal(first.state, 'caught-up');
+    assert.ok(first.batches > 3, `several bounded batches (${first.batches})`);
+    assert.deepEqual(heldRows(readSqliteSinkFile(path, world.origin.machineId)), expectedRows(world.dataset, false));
+    assert.equal(triggersOn(world.dataset), true);
+    const row = sinkRow(world.dataset, url)!;
+    assert.equal(row.snapshot, null);
+    world.w.appendMessages(world.sessions.second, [{ role: 'user', content: 'one more' }]);
+    world.tick();
+    assert.ok(pendingEntries(world.dataset, row.acked_seq) > 0, 'the tick logged its changes');
+    const second = await world.ship(url);
+    assert.equal(second.state, 'caught-up');
+    assert.deepEqual(heldRows(readSqliteSinkFile(path, world.origin.machineId)), expectedRows(world.dataset, false));
+    assert.equal(sinkRow(world.dataset, url)!.acked_seq, logHead(world.dataset));
+    assert.equal(pendingEntries(world.dataset, 0), 0, 'every entry acknowledged is pruned');
+  } finally {
+    await world.cleanup();
+  }
+});
+
+test('without a registered sink the dataset keeps no log; the last sink removed takes the triggers and the log away', async () => {
+  const world = createWorld();
+  try {
+    world.w.appendMessages(world.sessions.main, [{ role: 'user', content: 'no sink yet' }]);
+    world.tick();
+    assert.equal(triggersOn(world.dataset), false);
+    assert.equal(world.dataset.prepare('SELECT COUNT(*) FROM change_log').pluck().get(), 0, 'a forwarder without sinks pays nothing');
+    const url = `sqlite://${join(world.dir, 'a.db')}`;
+    assert.equal((await world.ship(url)).state, 'caught-up');
+    world.w.appendMessages(world.sessions.main, [{ role: 'user', content: 'a sink now' }]);
+    // A write that fails leaves no entry: the log is written in the forwarder's own transaction.
+    assert.throws(() => world.dataset.transaction(() => {
+      world.dataset.prepare("UPDATE sessions SET title = 'x' WHERE session_id = ?").run(world.sessions.main);
+      throw new Error('rolled back');
+    })());
+    assert.equal(pendingEntries(world.dataset, 0), 0);
+    world.tick();
+    assert.ok(pendingEntries(world.dataset, 0) > 0);
+    assert.equal(removeSink(world.dataset, url), true);
+    assert.equal(triggersOn(world.dataset), false);
+    assert.equal(pendingEntries(world.dataset, 0), 0);
+    assert.equal(removeSink(world.dataset, url), false);
+  } finally {
+    await world.cleanup();
+  }
+});
+
+test('a session that becomes local-only is deleted at the sink, rows and all; full again, it is sent whole again', async () => {
+  const world = createWorld();
+  try {
+    const path = join(world.dir, 'copy.db');
+    const url = `sqlite://${path}`;
+    const held = () => readSqliteSinkFile(path, world.origin.machineId);
+    const rowsOf = (id: string) => Object.values(held()).flat().filter((r) => r.session_id === id).length;
+    assert.equal((await world.ship(url)).state, 'caught-up');
+    assert.ok(rowsOf(world.sessions.second) > 10);
+    mkdirSync(join(world.dir, 'work'), { recursive: true });
+    writeFileSync(join(world.dir, 'work', '.hypignore'), 'local-only\n');
+    world.w.appendMessages(world.sessions.second, [{ role: 'user', content: 'now private' }]);
+    world.tick();
+    assert.equal(world.dataset.prepare('SELECT policy FROM sessions WHERE session_id = ?').pluck().get(world.sessions.second), 'local-only');
+    assert.equal((await world.ship(url)).state, 'caught-up');
+    assert.equal(rowsOf(world.sessions.second), 0, 'nothing of it is left at the sink');
+    assert.deepEqual(heldRows(held()), expectedRows(world.dataset, false));
+    rmSync(join(world.dir, 'work', '.hypignore'));
+    world.w.appendMessages(world.sessions.second, [{ role: 'user', content: 'public again' }]);
+    world.tick();
+    assert.equal((await world.ship(url)).state, 'caught-up');
+    assert.ok(rowsOf(world.sessions.second) > 10, 'all of it is back');
+    assert.deepEqual(heldRows(held()), expectedRows(world.dataset, false));
+  } finally {
+    await world.cleanup();
+  }
+});
+
+/** A second SQLite file on another machine, as far as redaction goes (the same file sink, leavesMachine true). */
+class FarFileSink extends SqliteFileSink {
+  override readonly leavesMachine = true;
+}
+
+test('rows leaving the machine are redacted by default (keys never), and sent as they are with redact off', async () => {
+  const world = createWorld();
+  try {
+    const far = new FarFileSink(join(world.dir, 'far.db'));
+    const shipper = new Shipper({ db: world.dataset, sinks: [far], origin: world.origin, now: () => 1.8e12 });
+    assert.equal((await shipper.shipAll())[0]!.state, 'caught-up');
+    await shipper.close();
+    const held = readSqliteSinkFile(far.path, world.origin.machineId);
+    assert.ok(!JSON.stringify(held).includes(SECRET));
+    assert.deepEqual(heldRows(held), expectedRows(world.dataset, true));
+    const first = held.messages!.find((m) => m.session_id === world.sessions.main && m.seq === 0)!;
+    assert.match(String(first.content), /OPENAI_API_KEY=\*\*\*|sk-pro\.\.\./);
+    const args = held.parts!.find((p) => p.part_type === 'tool_call')!;
+    assert.equal(typeof JSON.parse(String(args.tool_args)).command, 'string', 'JSON stays JSON');
+    const plain = new FarFileSink(join(world.dir, 'plain.db'));
+    const raw = new Shipper({ db: world.dataset, sinks: [plain], origin: world.origin, redact: false });
+    await raw.shipAll();
+    await raw.close();
+    assert.ok(JSON.stringify(readSqliteSinkFile(plain.path, world.origin.machineId)).includes(SECRET), '--no-redact');
+  } finally {
+    await world.cleanup();
+  }
+});
+
+test('a fatal failure stops that sink with a clear message and the others go on; retriable ones back off with jitter', async () => {
+  const world = createWorld();
+  try {
+    const broken = join(world.dir, 'broken.db');
+    writeFileSync(broken, 'this is not a database, and never will be'.repeat(100));
+    const locked = join(world.dir, 'locked.db');
+    const good = join(world.dir, 'good.db');
+    const lines: string[] = [];
+    const clock = { ms: 1_800_000_000_000 };
+    let draws = 0;
+    const shipper = await world.shipper([`sqlite://${broken}`, `sqlite://${locked}?busy_timeout_ms=20`, `sqlite://${good}`], {
+      now: () => clock.ms, random: () => [0, 1, 0.5][draws++ % 3]!, say: (l) => lines.push(l), backoff: { baseMs: 1000, maxMs: 8000 },
+    });
+    const holder = new Database(locked);
+    holder.exec('BEGIN EXCLUSIVE');
+    try {
+      const [fatal, retry, fine] = await shipper.shipAll();
+      assert.equal(fatal!.state, 'stopped');
+      assert.equal(fatal!.error!.retriable, false);
+      assert.match(fatal!.error!.message, /^cannot open .*broken\.db: file is not a database \(SQLITE_NOTADB\)$/);
+      assert.equal(fine!.state, 'caught-up', 'the good sink is not held back');
+      assert.deepEqual(heldRows(readSqliteSinkFile(good, world.origin.machineId)), expectedRows(world.dataset, false));
+      assert.equal(retry!.state, 'retrying');
+      // Backoff: half the delay plus a random half (random() = 0 → 500 ms after the first failure).
+      assert.equal(retry!.retryAt, clock.ms / 1000 + 0.5);
+      assert.equal((await shipper.shipAll())[0]!.state, 'stopped', 'a stopped sink is not tried again in this process');
+      clock.ms += 600;
+      const again = (await shipper.shipAll())[1]!;
+      assert.equal(again.retryAt, clock.ms / 1000 + 2, 'second failure: 2 s, the random half whole (random() = 1)');
+      const row = sinkRow(world.dataset, `sqlite://${locked}`)!;
+      assert.equal(row.failures, 2);
+      assert.match(row.last_error!, /database is locked \(SQLITE_BUSY\) \[HERMETIC_SINK_UNAVAILABLE\]$/);
+      assert.ok(lines.some((l) => /sink sqlite:.*broken\.db stopped: .* \[HERMETIC_SINK_FAILED\]; the other sinks go on/.test(l)), lines.join('\n'));
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+    clock.ms += 5000;
+    assert.equal((await shipper.shipAll())[1]!.state, 'caught-up');
+    assert.equal(sinkRow(world.dataset, `sqlite://${locked}`)!.last_error, null);
+  } finally {
+    await world.cleanup();
+  }
+});
+
+test('one slow sink holds neither the local write nor another sink back', async () => {
+  const world = createWorld();
+  try {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => { release = r; });
+    const slow = new (class extends SqliteFileSink {
+      override async write(batch: Parameters<SqliteFileSink['write']>[0]): Promise<void> {
+        await gate;
+        return super.write(batch);
+      }
+    })(join(world.dir, 'slow.db'));
+    const fast = new SqliteFileSink(join(world.dir, 'fast.db'));
+    const shipper = new Shipper({ db: world.dataset, sinks: [slow, fast], origin: world.origin });
+    shipper.kick();
+    // The fast one finishes while the slow one waits; the forwarder writes meanwhile, and the fast one ships that too.
+    await waitFor(() => sinkRow(world.dataset, fast.id)?.snapshot === null);
+    world.w.appendMessages(world.sessions.main, [{ role: 'user', content: 'while one sink is slow' }]);
+    world.tick();
+    shipper.kick();
+    await waitFor(() => sinkRow(world.dataset, fast.id)!.acked_seq === logHead(world.dataset));
+    assert.deepEqual(heldRows(readSqliteSinkFile(fast.path, world.origin.machineId)), expectedRows(world.dataset, false));
+    assert.notEqual(sinkRow(world.dataset, slow.id)!.snapshot, null, 'the slow one is still on its first batch');
+    release();
+    await shipper.idle();
+    shipper.kick();
+    await shipper.idle();
+    assert.deepEqual(heldRows(readSqliteSinkFile(slow.path, world.origin.machineId)), expectedRows(world.dataset, false));
+    await shipper.close();
+  } finally {
+    await world.cleanup();
+  }
+});
+
+/** Waits (yielding to the event loop) until the condition holds. */
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let i = 0; !condition(); i++) {
+    if (i > 100_000) throw new Error('the condition never held');
+    await new Promise((r) => setImmediate(r));
+  }
+}

@@ -1,0 +1,234 @@
+// The shipper (decision 0035): feeds every remote sink from the dataset, each on its own cursor. Per sink: register
+// (a new one gets a snapshot, then the change log), open, ask once what the destination already applied, then read a
+// bounded batch, write it, and only when the sink says it is durable move that sink's cursor in one local
+// transaction (and prune what every sink has). A retriable SinkError backs off with jitter (recorded in the sink's
+// row for `status`); a fatal one stops that sink for this process with a clear message; the others go on. Sinks run
+// concurrently and never inside the forwarder's write: a slow or down sink holds nothing else back.
+import type { Db } from '../../../shared/sqlite.js';
+import { REMOTE_SINKS } from '../../dataset/columns.js';
+import { logHead, prune, registerSink, sinkRow, type SinkRow } from './changelog.js';
+import { SinkError, type DeltaBatch, type Origin, type RemoteSink } from './contract.js';
+import { DeltaReader, type BatchLimits, type CursorAfter, type NextBatch } from './deltas.js';
+
+export interface ShipperOptions {
+  /** The dataset, opened for writing (its own connection; sinks/sqlite/dataset.ts openDataset). */
+  db: Db;
+  sinks: readonly RemoteSink[];
+  origin: Origin;
+  /** Redact rows for sinks that leave the machine (default true; `--no-redact` turns it off). */
+  redact?: boolean;
+  /** Milliseconds since the epoch (injected). */
+  now?: () => number;
+  /** [0, 1) (injected): the jitter of the backoff. */
+  random?: () => number;
+  limits?: Partial<BatchLimits>;
+  /** Backoff after the n-th consecutive failure: base × 2^(n-1) capped, then half of it plus a random half. */
+  backoff?: { baseMs: number; maxMs: number };
+  /** Batches per sink in one pass (default: until caught up). */
+  maxBatches?: number;
+  /** Said once per event worth a line (a sink failing, stopping, catching up again). */
+  say?: (line: string) => void;
+  /** Test hook: called after a sink acknowledged a batch and before the local cursor moves. */
+  afterWrite?: (sink: RemoteSink, batch: DeltaBatch) => Promise<void> | void;
+}
+
+/** What one pass did for one sink. */
+export interface ShipResult {
+  sink: string;
+  display: string;
+  state: 'caught-up' | 'behind' | 'waiting' | 'retrying' | 'stopped';
+  batches: number;
+  /** Batches the destination already held (its applied sequence number covered them): acknowledged, not sent. */
+  skipped: number;
+  rows: number;
+  error: { code: string; message: string; retriable: boolean } | null;
+  /** When a retriable failure may be tried again, epoch seconds. */
+  retryAt: number | null;
+}
+
+interface SinkState {
+  sink: RemoteSink;
+  opened: boolean;
+  applied: number | null;
+  /** Set by a fatal error: this sink is not tried again in this process. */
+  stopped: SinkError | null;
+  retryAtMs: number;
+  running: Promise<ShipResult> | null;
+}
+
+const DEFAULT_BACKOFF = { baseMs: 1000, maxMs: 5 * 60_000 };
+
+/** Any failure as a SinkError: one that is not is a bug in the sink, so it stops that sink (never the others). */
+function asSinkError(e: unknown): SinkError {
+  if (e instanceof SinkError) return e;
+  return new SinkError('HERMETIC_SINK_FAILED', `the sink failed unexpectedly: ${(e as Error)?.message ?? String(e)}`, false, { cause: e });
+}
+
+export class Shipper {
+  readonly #db: Db;
+  readonly #reader: DeltaReader;
+  readonly #states: SinkState[];
+  readonly #redact: boolean;
+  readonly #now: () => number;
+  readonly #random: () => number;
+  readonly #backoff: { baseMs: number; maxMs: number };
+  readonly #options: ShipperOptions;
+  readonly #ack;
+
+  /**
+   * @example const s = new Shipper({ db: openDataset(home), sinks: [sink], origin }); await s.shipAll(); await s.close();
+   */
+  constructor(options: ShipperOptions) {
+    this.#options = options;
+    this.#db = options.db;
+    this.#reader = new DeltaReader(options.db, options.origin, options.limits);
+    this.#redact = options.redact ?? true;
+    this.#now = options.now ?? Date.now;
+    this.#random = options.random ?? Math.random;
+    this.#backoff = options.backoff ?? DEFAULT_BACKOFF;
+    const ids = new Set<string>();
+    for (const s of options.sinks) {
+      if (ids.has(s.id)) throw new SinkError('HERMETIC_SINK_DUPLICATE', `the sink ${s.display} is given twice`, false);
+      ids.add(s.id);
+    }
+    this.#states = options.sinks.map((sink) => ({ sink, opened: false, applied: null, stopped: null, retryAtMs: 0, running: null }));
+    this.#ack = options.db.transaction((from: SinkRow, after: CursorAfter, rows: number, caughtUp: boolean, nowS: number): boolean => {
+      // Moved only from where it was read: another process that moved it meanwhile (two forwarders on one home) wins.
+      const moved = this.#db.prepare(`UPDATE ${REMOTE_SINKS.name} SET acked_seq = ?, snapshot = ?, acked_at = ?, caught_up_at = CASE WHEN ? THEN ? ELSE caught_up_at END,
+        shipped_rows = shipped_rows + ?, failures = 0, last_error = NULL, retry_at = NULL WHERE sink_id = ? AND acked_seq = ? AND snapshot IS ?`)
+        .run(after.ackedSeq, after.snapshot, nowS, caughtUp ? 1 : 0, nowS, rows, from.sink_id, from.acked_seq, from.snapshot).changes === 1;
+      if (moved) prune(this.#db);
+      return moved;
+    });
+  }
+
+  get sinks(): readonly RemoteSink[] {
+    return this.#states.map((s) => s.sink);
+  }
+
+  /** One pass for every sink at once, each until it is caught up or fails; resolves when all are done. */
+  async shipAll(): Promise<ShipResult[]> {
+    return Promise.all(this.#states.map((s) => this.#start(s)));
+  }
+
+  /**
+   * Starts a pass for every sink not already shipping and not waiting for its retry time, without waiting for it
+   * (`hermetic forward` calls it after each tick: a slow sink's pass simply goes on).
+   */
+  kick(): void {
+    for (const s of this.#states) if (!s.running) void this.#start(s);
+  }
+
+  /** Resolves when no pass is under way. */
+  async idle(): Promise<void> {
+    await Promise.all(this.#states.map((s) => s.running));
+  }
+
+  #start(s: SinkState): Promise<ShipResult> {
+    s.running ??= this.#pass(s).finally(() => {
+      s.running = null;
+    });
+    return s.running;
+  }
+
+  #result(s: SinkState, state: ShipResult['state'], counts: { batches: number; skipped: number; rows: number }, error: SinkError | null = null): ShipResult {
+    return {
+      sink: s.sink.id, display: s.sink.display, state, ...counts,
+      error: error ? { code: error.code, message: error.message, retriable: error.retriable } : null,
+      retryAt: state === 'retrying' || state === 'waiting' ? s.retryAtMs / 1000 : null,
+    };
+  }
+
+  async #pass(s: SinkState): Promise<ShipResult> {
+    const counts = { batches: 0, skipped: 0, rows: 0 };
+    if (s.stopped) return this.#result(s, 'stopped', counts, s.stopped);
+    if (this.#now() < s.retryAtMs) return this.#result(s, 'waiting', counts);
+    const redact = this.#redact && s.sink.leavesMachine;
+    try {
+      registerSink(this.#db, s.sink, this.#now() / 1000);
+      if (!s.opened) {
+        await s.sink.open();
+        s.opened = true;
+        // Asked once per connection: batches at or below it are already at the destination (a crash after its write).
+        s.applied = await s.sink.appliedSeq(this.#options.origin);
+      }
+      const max = this.#options.maxBatches ?? Infinity;
+      for (;;) {
+        const row = sinkRow(this.#db, s.sink.id);
+        if (!row) throw new SinkError('HERMETIC_SINK_REMOVED', `the sink ${s.sink.display} was removed while shipping`, false);
+        if (s.applied !== null && s.applied > logHead(this.#db)) {
+          // Higher than anything this dataset numbered: the destination's number is from another dataset (decision 0035).
+          s.applied = null;
+        }
+        const next = this.#reader.next(row, redact);
+        if (!next) {
+          this.#touchCaughtUp(row);
+          return this.#result(s, 'caught-up', counts);
+        }
+        if (counts.batches + counts.skipped >= max) return this.#result(s, 'behind', counts);
+        await this.#deliver(s, row, next, counts);
+        if (next.caughtUp) return this.#result(s, 'caught-up', counts);
+      }
+    } catch (e) {
+      return this.#failed(s, asSinkError(e), counts);
+    }
+  }
+
+  async #deliver(s: SinkState, row: SinkRow, next: NextBatch, counts: { batches: number; skipped: number; rows: number }): Promise<void> {
+    const { batch } = next;
+    const covered = next.kind === 'log' && s.applied !== null && batch.toSeq <= s.applied;
+    const empty = batch.upserts.length === 0 && batch.deletes.length === 0;
+    if (covered || empty) {
+      if (covered) counts.skipped++;
+    } else {
+      await s.sink.write(batch);
+      counts.batches++;
+      counts.rows += next.rows;
+      await this.#options.afterWrite?.(s.sink, batch);
+    }
+    if (!this.#ack.immediate(row, next.after, covered ? 0 : next.rows, next.caughtUp, this.#now() / 1000)) {
+      throw new SinkError('HERMETIC_SINK_CURSOR_MOVED', `the cursor of ${s.sink.display} was moved by another process meanwhile; it is read again`, true);
+    }
+  }
+
+  #touchCaughtUp(row: SinkRow): void {
+    if (row.snapshot === null) this.#db.prepare(`UPDATE ${REMOTE_SINKS.name} SET caught_up_at = ? WHERE sink_id = ?`).run(this.#now() / 1000, row.sink_id);
+  }
+
+  async #failed(s: SinkState, error: SinkError, counts: { batches: number; skipped: number; rows: number }): Promise<ShipResult> {
+    const row = sinkRow(this.#db, s.sink.id);
+    const failures = (row?.failures ?? 0) + 1;
+    // The connection is dropped on any failure: the next attempt opens again and asks the applied number again.
+    if (s.opened) {
+      s.opened = false;
+      await s.sink.close().catch(() => undefined);
+    }
+    let state: ShipResult['state'];
+    if (error.retriable) {
+      const d = Math.min(this.#backoff.maxMs, this.#backoff.baseMs * 2 ** Math.min(30, failures - 1));
+      s.retryAtMs = this.#now() + d / 2 + this.#random() * (d / 2);
+      state = 'retrying';
+      this.#options.say?.(`hermetic: sink ${s.sink.display} failed (${error.message}) [${error.code}]; retrying in ${Math.ceil((s.retryAtMs - this.#now()) / 1000)} s`);
+    } else {
+      s.stopped = error;
+      state = 'stopped';
+      this.#options.say?.(`hermetic: sink ${s.sink.display} stopped: ${error.message} [${error.code}]; the other sinks go on`);
+    }
+    if (row) {
+      this.#db.prepare(`UPDATE ${REMOTE_SINKS.name} SET failures = ?, last_error = ?, retry_at = ? WHERE sink_id = ?`)
+        .run(failures, `${error.message} [${error.code}]`, error.retriable ? s.retryAtMs / 1000 : null, s.sink.id);
+    }
+    return this.#result(s, state, counts, error);
+  }
+
+  /** Waits for passes under way, then closes every sink. */
+  async close(): Promise<void> {
+    await this.idle();
+    for (const s of this.#states) {
+      if (s.opened) {
+        s.opened = false;
+        await s.sink.close().catch(() => undefined);
+      }
+    }
+  }
+}

@@ -1,0 +1,142 @@
+// `--sink sqlite:///path/to/copy.db`: a remote sink that is another SQLite file (a copy on another disk, a file several
+// machines' forwarders can share over a synchronised folder). Each shipped table keeps the dataset's columns with the
+// origin's machine id and host name in front (the machine id leads the key, so several machines' rows coexist); each
+// batch is one transaction that also records the batch's `toSeq` for its origin, so `appliedSeq` is exact.
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { Db } from '../../../shared/sqlite.js';
+import type { RecordOf } from '../../dataset/columns.js';
+import { SHIPPED, SHIPPED_BY_NAME } from './changelog.js';
+import { SinkError, type DeltaBatch, type Origin, type RemoteSink } from './contract.js';
+
+const q = (n: string) => `"${n}"`;
+
+/** The table of origins: each machine's last applied change-log number. */
+export const ORIGINS_TABLE = 'hermetic_origins';
+
+/** SQLite's transient failures (another writer, a disk that went away for a moment) are retried; the rest are not. */
+const RETRIABLE = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|PROTOCOL)/;
+
+function sinkError(what: string, e: unknown): SinkError {
+  const code = String((e as { code?: string }).code ?? '');
+  const retriable = RETRIABLE.test(code);
+  return new SinkError(retriable ? 'HERMETIC_SINK_UNAVAILABLE' : 'HERMETIC_SINK_FAILED', `${what}: ${(e as Error).message}${code ? ` (${code})` : ''}`, retriable, { cause: e });
+}
+
+/** The file a `sqlite://` URL names: `sqlite:///abs/path.db`, or `sqlite://relative/path.db` (from the working folder). */
+export function sqliteUrlPath(url: string, cwd = process.cwd()): string {
+  const m = /^sqlite:\/\/(.*)$/.exec(url);
+  if (!m || m[1]!.split('?')[0] === '') {
+    throw new SinkError('HERMETIC_SINK_URL', `"${url}" is not a SQLite sink URL; write sqlite:///absolute/path.db or sqlite://relative/path.db`, false);
+  }
+  return resolve(cwd, decodeURIComponent(m[1]!.split('?')[0]!));
+}
+
+export class SqliteFileSink implements RemoteSink {
+  readonly id: string;
+  readonly display: string;
+  readonly leavesMachine: boolean = false;
+  readonly path: string;
+  readonly #busyMs: number;
+  #db: Db | null = null;
+
+  constructor(path: string, options: { busyTimeoutMs?: number } = {}) {
+    this.path = path;
+    this.id = `sqlite://${path}`;
+    this.display = this.id;
+    this.#busyMs = options.busyTimeoutMs ?? 5000;
+  }
+
+  async open(): Promise<void> {
+    if (this.#db) return;
+    try {
+      mkdirSync(dirname(this.path), { recursive: true });
+      const db = new Database(this.path);
+      try {
+        db.pragma(`busy_timeout = ${this.#busyMs}`);
+        db.pragma('journal_mode = WAL');
+        db.transaction(() => {
+          for (const t of SHIPPED) {
+            const cols = ['"machine_id" TEXT NOT NULL', '"hostname" TEXT NOT NULL', ...t.columns.map((c) => `${q(c.name)} ${c.type === 'JSON' ? 'TEXT' : c.type}`)];
+            db.exec(`CREATE TABLE IF NOT EXISTS ${q(t.name)} (${cols.join(', ')}, PRIMARY KEY (machine_id, ${t.primaryKey.map(q).join(', ')}))`);
+          }
+          db.exec(`CREATE TABLE IF NOT EXISTS ${ORIGINS_TABLE} (machine_id TEXT PRIMARY KEY, hostname TEXT NOT NULL, applied_seq INTEGER NOT NULL)`);
+        }).immediate();
+      } catch (e) {
+        db.close();
+        throw e;
+      }
+      this.#db = db;
+    } catch (e) {
+      throw sinkError(`cannot open ${this.path}`, e);
+    }
+  }
+
+  #open(): Db {
+    if (!this.#db) throw new SinkError('HERMETIC_SINK_FAILED', `${this.display} is not open`, false);
+    return this.#db;
+  }
+
+  async appliedSeq(origin: Origin): Promise<number | null> {
+    try {
+      return (this.#open().prepare(`SELECT applied_seq FROM ${ORIGINS_TABLE} WHERE machine_id = ?`).pluck().get(origin.machineId) as number | undefined) ?? null;
+    } catch (e) {
+      throw sinkError(`cannot read ${this.path}`, e);
+    }
+  }
+
+  async write(batch: DeltaBatch): Promise<void> {
+    const db = this.#open();
+    const { machineId, hostname } = batch.origin;
+    try {
+      db.transaction(() => {
+        for (const d of batch.deletes) {
+          const t = SHIPPED_BY_NAME.get(d.table)!;
+          const del = db.prepare(`DELETE FROM ${q(t.name)} WHERE machine_id = ? AND ${t.primaryKey.map((c) => `${q(c)} = ?`).join(' AND ')}`);
+          for (const k of d.keys) del.run(machineId, ...t.primaryKey.map((c) => k[c] as unknown));
+        }
+        for (const u of batch.upserts) {
+          const t = SHIPPED_BY_NAME.get(u.table)!;
+          const names = t.columns.map((c) => c.name);
+          const put = db.prepare(`INSERT OR REPLACE INTO ${q(t.name)} (machine_id, hostname, ${names.map(q).join(', ')}) VALUES (?, ?, ${names.map(() => '?').join(', ')})`);
+          for (const r of u.rows) put.run(machineId, hostname, ...names.map((n) => valueOf(r, n)));
+        }
+        db.prepare(`INSERT INTO ${ORIGINS_TABLE} (machine_id, hostname, applied_seq) VALUES (?, ?, ?)
+          ON CONFLICT (machine_id) DO UPDATE SET hostname = excluded.hostname, applied_seq = MAX(applied_seq, excluded.applied_seq)`).run(machineId, hostname, batch.toSeq);
+      }).immediate();
+    } catch (e) {
+      throw sinkError(`cannot write to ${this.path}`, e);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#db?.close();
+    this.#db = null;
+  }
+}
+
+function valueOf(r: RecordOf, n: string): unknown {
+  const v = r[n];
+  return v === undefined ? null : v;
+}
+
+/** The `sqlite://` factory for the sink registry. */
+export function createSqliteFileSink(url: string, options: { cwd?: string } = {}): RemoteSink {
+  const busy = /[?&]busy_timeout_ms=(\d+)/.exec(url);
+  return new SqliteFileSink(sqliteUrlPath(url, options.cwd), busy ? { busyTimeoutMs: Number(busy[1]) } : {});
+}
+
+/** What a SQLite sink file holds for one machine: rows per shipped table, in the dataset's columns. */
+export function readSqliteSinkFile(path: string, machineId: string): Record<string, RecordOf[]> {
+  const db = new Database(path, { readonly: true });
+  try {
+    const out: Record<string, RecordOf[]> = {};
+    for (const t of SHIPPED) {
+      out[t.name] = db.prepare(`SELECT ${t.columns.map((c) => q(c.name)).join(', ')} FROM ${q(t.name)} WHERE machine_id = ? ORDER BY ${t.primaryKey.map(q).join(', ')}`).all(machineId) as RecordOf[];
+    }
+    return out;
+  } finally {
+    db.close();
+  }
+}

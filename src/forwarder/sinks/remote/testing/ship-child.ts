@@ -1,0 +1,23 @@
+// A forwarder's shipping half in a child process, for the crash case of the conformance suite: it ships one sink in
+// small batches and, after the sink acknowledged the first batch it writes, says "WROTE <toSeq>" and waits to be
+// killed (kill -9) before the local cursor moves. Arguments: <home> <sink url> <cwd> <rows per batch>.
+import { openDataset } from '../../sqlite/dataset.js';
+import { machineOrigin } from '../origin.js';
+import { createRemoteSink } from '../registry.js';
+import { Shipper } from '../shipper.js';
+
+const [home, url, cwd, rows] = process.argv.slice(2) as [string, string, string, string];
+const db = openDataset(home);
+const sink = await createRemoteSink(url, { home, cwd });
+const shipper = new Shipper({
+  db, sinks: [sink], origin: machineOrigin(home), limits: { rows: Number(rows) },
+  say: (line) => process.stderr.write(`${line}\n`),
+  afterWrite: async (_sink, batch) => {
+    process.stdout.write(`WROTE ${batch.fromSeq} ${batch.toSeq}\n`);
+    await new Promise(() => undefined);
+  },
+});
+const [result] = await shipper.shipAll();
+process.stdout.write(`DONE ${JSON.stringify(result)}\n`);
+await shipper.close();
+db.close();
