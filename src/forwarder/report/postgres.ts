@@ -47,6 +47,7 @@ export async function readFleet<T>(url: string, fn: (client: pg.PoolClient, dial
     } catch (e) {
       throw fail(e);
     }
+    client.on('error', () => { /* the query in flight fails with it */ });
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY').catch((e) => { throw fail(e); });
       if (options.requireSchema !== false) {
@@ -63,7 +64,7 @@ export async function readFleet<T>(url: string, fn: (client: pg.PoolClient, dial
       await client.query('ROLLBACK').catch(() => undefined);
       throw e instanceof HermeticError ? e : fail(e);
     } finally {
-      client.release();
+      client.release(true);
     }
   } finally {
     await pool.end().catch(() => undefined);

@@ -73,10 +73,14 @@ class Sink implements PostgresSink {
   async open(): Promise<void> {
     try {
       const client = await this.#poolOf().connect();
+      let broken: Error | undefined;
+      const onError = (e: Error) => { broken = e; };
+      client.on('error', onError);
       try {
         await migrate(client, this.schema);
       } finally {
-        client.release();
+        client.off('error', onError);
+        client.release(broken);
       }
     } catch (e) {
       throw this.#fail(e);
@@ -114,19 +118,23 @@ class Sink implements PostgresSink {
       throw this.#fail(e);
     }
     let broken: Error | undefined;
+    // A connection the server drops while this batch holds it says so here (and the query fails), not as a crash.
+    const onError = (e: Error) => { broken = e; };
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
-      // The machine's progress row, locked: two processes shipping for one machine take turns, and a batch the
-      // database already holds (a replay after a crash between write and ack) changes nothing.
+      // The machine's progress row, locked: two processes shipping for one machine take turns. A log batch the
+      // database already holds (a replay after a crash between write and ack) changes nothing; snapshot pages
+      // (fromSeq = toSeq) are upserts of rows as they are now, applied whatever the number.
       const seen = await client.query(`SELECT applied_seq FROM ${q(this.schema)}.progress WHERE machine_id = $1 FOR UPDATE`, [batch.origin.machineId]);
-      if (seen.rows.length > 0 && Number(seen.rows[0].applied_seq) >= batch.toSeq) {
+      if (batch.fromSeq < batch.toSeq && seen.rows.length > 0 && Number(seen.rows[0].applied_seq) >= batch.toSeq) {
         await client.query('COMMIT');
         return;
       }
       for (const s of statements) await client.query(s.text, s.values);
       await client.query(
         `INSERT INTO ${q(this.schema)}.progress (machine_id, hostname, applied_seq, updated_at) VALUES ($1, $2, $3, now())
-         ON CONFLICT (machine_id) DO UPDATE SET hostname = EXCLUDED.hostname, applied_seq = EXCLUDED.applied_seq, updated_at = EXCLUDED.updated_at`,
+         ON CONFLICT (machine_id) DO UPDATE SET hostname = EXCLUDED.hostname, applied_seq = GREATEST(progress.applied_seq, EXCLUDED.applied_seq), updated_at = EXCLUDED.updated_at`,
         [batch.origin.machineId, batch.origin.hostname, batch.toSeq],
       );
       await client.query('COMMIT');
@@ -136,6 +144,7 @@ class Sink implements PostgresSink {
       throw this.#fail(e);
     } finally {
       // A connection that failed mid-batch is closed rather than handed to the next write.
+      client.off('error', onError);
       client.release(broken);
     }
   }
