@@ -12,7 +12,7 @@ import { queryCommand } from '../cli/query.js';
 import { reportCommand } from '../cli/report.js';
 import { Zone } from '../ledger/zone.js';
 import { createPostgresSink } from '../sinks/postgres/index.js';
-import { datasetBatch } from '../sinks/postgres/testing.js';
+import { datasetBatch } from '../sinks/postgres/testing/rows.js';
 import type { Origin } from '../sinks/remote/contract.js';
 import { forwarderRig } from '../testing/index.js';
 import { MEASURES, usageReport, type UsageReport } from './index.js';

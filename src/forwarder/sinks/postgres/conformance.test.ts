@@ -4,7 +4,7 @@ import { sharedPostgres } from '../../../shared/testing/postgres.js';
 import { remoteSinkConformance } from '../remote/conformance.js';
 import { createPool } from './pool.js';
 import { SHIPPED_TABLES } from './schema.js';
-import { fleetRows } from './testing.js';
+import { fleetRows } from './testing/rows.js';
 import { postgresTarget } from './url.js';
 
 remoteSinkConformance('postgres', {

@@ -12,7 +12,7 @@ import { forwarderRig } from '../../testing/index.js';
 import { SinkError, type DeltaBatch, type Origin } from '../remote/contract.js';
 import { createPool } from './pool.js';
 import { SHIPPED_TABLES } from './schema.js';
-import { datasetBatch, datasetRows, fleetRows } from './testing.js';
+import { datasetBatch, datasetRows, fleetRows } from './testing/rows.js';
 import { createPostgresSink, postgresTarget } from './index.js';
 
 let pg: PgCluster;

@@ -2,10 +2,10 @@
 // a backfill carries), and a table's rows read back from the dataset and from PostgreSQL in one comparable form.
 import Database from 'better-sqlite3';
 import type pg from 'pg';
-import type { DatasetTable, RecordOf } from '../../dataset/columns.js';
-import type { DeltaBatch, Origin, ShippedTable } from '../remote/contract.js';
-import { SHIPPED_TABLES, q } from './schema.js';
-import { pgValue } from './write.js';
+import type { DatasetTable, RecordOf } from '../../../dataset/columns.js';
+import type { DeltaBatch, Origin, ShippedTable } from '../../remote/contract.js';
+import { SHIPPED_TABLES, q } from '../schema.js';
+import { pgValue } from '../write.js';
 
 /** Every row of the dataset's shipped tables as upserts of one batch (fromSeq, toSeq]. */
 export function datasetBatch(datasetPath: string, origin: Origin, toSeq = 1, fromSeq = 0): DeltaBatch {
