@@ -12,9 +12,10 @@
 // way; each measured from the first frame the client receives to the last. Target >= 0.5x.
 // Then runs bench/statedb-generate.ts and bench/forwarder.ts (backfill, forward tick, peak RSS) when present,
 // bench/namespaces.ts (1,000,000 requests through the journal, namespace creation, 1,000 namespaces against one), and
-// bench/report.ts (hermetic report over a year of history, ~1M messages, against a count(*) of the same table).
+// bench/report.ts (hermetic report over a year of history, ~1M messages, against a count(*) of the same table), and
+// bench/postgres.ts (the PostgreSQL fleet sink against psql's COPY of the same rows; 8 forwarders at once).
 //   BENCH_ROUNDS=5 BENCH_CYCLES=4 BENCH_DURATION=1.5 BENCH_CONNECTIONS=10 BENCH_WARMUP=1 npm run bench
-//   BENCH_ONLY=http,sse,statedb,forwarder,namespaces,report (any of them; default all)
+//   BENCH_ONLY=http,sse,statedb,forwarder,namespaces,report,postgres (any of them; default all)
 import { spawn, spawnSync } from 'node:child_process';
 import { request as httpGet } from 'node:http';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -34,7 +35,7 @@ const cycles = Number(process.env.BENCH_CYCLES ?? 4);
 const TARGETS = { get: 0.8, post: 0.3, sse: 0.5 };
 const SSE_EVENTS = Number(process.env.BENCH_SSE_EVENTS ?? 20_000);
 const here = dirname(fileURLToPath(import.meta.url));
-const only = new Set((process.env.BENCH_ONLY ?? 'http,sse,statedb,forwarder,namespaces,report').split(',').map((x) => x.trim()));
+const only = new Set((process.env.BENCH_ONLY ?? 'http,sse,statedb,forwarder,namespaces,report,postgres').split(',').map((x) => x.trim()));
 
 interface Target {
   url: string;
@@ -171,6 +172,12 @@ async function main(): Promise<void> {
     console.log('\n--- bench/report.ts ---');
     const r = spawnSync('npx', ['tsx', report], { stdio: 'inherit' });
     if (r.status !== 0) console.log(`bench/report.ts exited with ${r.status ?? r.signal}`);
+  }
+  const postgres = join(here, 'postgres.ts');
+  if (only.has('postgres') && existsSync(postgres)) {
+    console.log('\n--- bench/postgres.ts ---');
+    const r = spawnSync('npx', ['tsx', postgres], { stdio: 'inherit' });
+    if (r.status !== 0) console.log(`bench/postgres.ts exited with ${r.status ?? r.signal}`);
   }
 }
 
