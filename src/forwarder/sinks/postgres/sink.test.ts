@@ -79,15 +79,20 @@ describe('the PostgreSQL sink on real datasets', () => {
     const url = pg.createDatabase();
     const sink = createPostgresSink(url);
     const plain = createPostgresSink(url, { strategy: 'values' });
+    const arrays = createPostgresSink(url, { strategy: 'unnest' });
     await sink.open();
     await plain.open();
+    await arrays.open();
     try {
       const batch = datasetBatch(datasets.get('generated')!, A, 3);
       await sink.write(batch);
       await sink.write(batch);
+      await assertEqualsDataset(url, datasets.get('generated')!, A);
+      await arrays.write({ ...batch, fromSeq: 3, toSeq: 4 });
+      await assertEqualsDataset(url, datasets.get('generated')!, A);
       // The same rows again as a later batch (a dataset re-read): upserted over themselves, no duplicate.
-      await plain.write({ ...batch, fromSeq: 3, toSeq: 4 });
-      assert.equal(await sink.appliedSeq(A), 4);
+      await plain.write({ ...batch, fromSeq: 4, toSeq: 5 });
+      assert.equal(await sink.appliedSeq(A), 5);
       await assertEqualsDataset(url, datasets.get('generated')!, A);
       // 4,299 messages × 16 columns is past 65,535 parameters: the VALUES statements are cut to fit, and all land.
       const messages = batch.upserts.find((u) => u.table === 'messages')!.rows;
@@ -97,9 +102,17 @@ describe('the PostgreSQL sink on real datasets', () => {
       assert.ok(plain.statements(big).length >= 2);
       await plain.write(big);
       assert.equal(pg.psql(`SELECT COUNT(*) FROM hermetic.messages WHERE machine_id = '${B.machineId}'`, url.split('/').pop()!).trim(), String(many.length));
+      // An old log batch sent again after a newer one (toSeq at or below what the database applied) is skipped: the
+      // rows the newer batch deleted stay deleted.
+      const gone = batch.upserts.find((u) => u.table === 'sessions')!.rows[0]!;
+      await sink.write({ origin: A, fromSeq: 5, toSeq: 6, upserts: [], deletes: [{ table: 'sessions', keys: [{ store: gone.store, session_id: gone.session_id }] }] });
+      await sink.write({ ...batch, fromSeq: 2, toSeq: 3 });
+      assert.equal(pg.psql(`SELECT COUNT(*) FROM hermetic.sessions WHERE machine_id = '${A.machineId}' AND session_id = '${String(gone.session_id)}'`, url.split('/').pop()!).trim(), '0');
+      assert.equal(await sink.appliedSeq(A), 6);
     } finally {
       await sink.close();
       await plain.close();
+      await arrays.close();
     }
   });
 

@@ -1,6 +1,7 @@
 // A DeltaBatch as SQL (decision 0036): deletes by key, then upserts, each chunked. Rows travel as one array per
 // column through `unnest` (a statement has 2 + columns parameters whatever its row count, far under PostgreSQL's
 // 65,535), or as a multi-row VALUES list cut to fit them (`values`, kept as the plain twin the bench compares).
+// One JSON parameter read by json_populate_recordset was measured too: slower on the server (decision 0036).
 import type { DatasetTable, RecordOf } from '../../dataset/columns.js';
 import { PG_TYPE, fleetKey, q } from './schema.js';
 
@@ -29,11 +30,16 @@ export function pgValue(v: unknown): unknown {
 const arrayType = (t: DatasetTable, name: string) => `${PG_TYPE[t.columns.find((c) => c.name === name)!.type].replace('double precision', 'float8')}[]`;
 
 /** The last row for each key (a batch should hold one; a second would make ON CONFLICT refuse the statement). */
-function lastPerKey(t: DatasetTable, rows: readonly RecordOf[]): RecordOf[] {
-  if (rows.length < 2) return [...rows];
+function lastPerKey(t: DatasetTable, rows: readonly RecordOf[]): readonly RecordOf[] {
+  if (rows.length < 2) return rows;
+  const keys = t.primaryKey;
   const byKey = new Map<string, RecordOf>();
-  for (const r of rows) byKey.set(JSON.stringify(t.primaryKey.map((k) => r[k])), r);
-  return byKey.size === rows.length ? [...rows] : [...byKey.values()];
+  for (const r of rows) {
+    let k = '';
+    for (const c of keys) k += `${typeof r[c]}:${String(r[c])}\u0001`;
+    byKey.set(k, r);
+  }
+  return byKey.size === rows.length ? rows : [...byKey.values()];
 }
 
 /** DELETE … USING unnest(keys) for the machine's rows with these keys. */
