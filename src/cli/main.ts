@@ -16,6 +16,7 @@ const queryCommand = async (argv: string[]) => (await import('../forwarder/cli/q
 const policyCommand = async (argv: string[]) => (await import('../forwarder/cli/policy.js')).policyCommand(argv);
 const reportCommand = async (argv: string[]) => (await import('../forwarder/cli/report.js')).reportCommand(argv);
 const forgetCommand = async (argv: string[]) => (await import('../forwarder/cli/forget.js')).forgetCommand(argv);
+const sinksCommand = async (argv: string[]) => (await import('../forwarder/cli/sinks-command.js')).sinksCommand(argv);
 
 const HELP = `Usage: hermetic <command> [options]
 
@@ -29,6 +30,7 @@ Commands:
   query      read-only SQL on the dataset (hermetic query "SELECT ...")
   policy     which usage policy governs a folder (hermetic policy check PATH)
   forget     remove what was forwarded before its folder became ignore (--session ID | --scope DIR)
+  sinks      stop feeding a remote sink (hermetic sinks remove URL); sinks are given with --sink URL
 
 Options:
   -h, --help     show this help
@@ -52,7 +54,7 @@ export function exitCode(e: HermeticError): 1 | 2 {
 function helpFor(argv: string[]): string {
   const [command, sub] = argv;
   if (command === 'serve') return 'Run "hermetic serve --help" for the options.';
-  if (['backfill', 'forward', 'status', 'report', 'query', 'policy', 'forget'].includes(command ?? '')) return `Run "hermetic ${command} --help" for the options.`;
+  if (['backfill', 'forward', 'status', 'report', 'query', 'policy', 'forget', 'sinks'].includes(command ?? '')) return `Run "hermetic ${command} --help" for the options.`;
   if (command === 'statedb') return `Run "hermetic statedb --help" for the ${sub === 'generate' || sub === 'inspect' ? 'options' : 'commands'}.`;
   return 'Run "hermetic --help" for the commands.';
 }
@@ -87,6 +89,8 @@ export async function main(argv: string[]): Promise<number> {
         return await policyCommand(rest);
       case 'forget':
         return await forgetCommand(rest);
+      case 'sinks':
+        return await sinksCommand(rest);
       case '-h':
       case '--help':
       case 'help':
@@ -97,9 +101,9 @@ export async function main(argv: string[]): Promise<number> {
         console.log(version());
         return 0;
       case undefined:
-        throw new HermeticError('HERMETIC_CLI_USAGE', 'No command given; use serve, statedb, backfill, forward, status, report, query, policy or forget.');
+        throw new HermeticError('HERMETIC_CLI_USAGE', 'No command given; use serve, statedb, backfill, forward, status, report, query, policy, forget or sinks.');
       default:
-        throw new HermeticError('HERMETIC_CLI_USAGE', `Unknown command "${command}"; use serve, statedb, backfill, forward, status, report, query, policy or forget.`);
+        throw new HermeticError('HERMETIC_CLI_USAGE', `Unknown command "${command}"; use serve, statedb, backfill, forward, status, report, query, policy, forget or sinks.`);
     }
   } catch (e) {
     if (isHermeticError(e) && e.code !== 'HERMETIC_INTERNAL') {

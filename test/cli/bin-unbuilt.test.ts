@@ -32,7 +32,7 @@ test('without dist/, the bin runs the sources through tsx (the dev dependency)',
   assert.deepEqual([version.status, version.stdout, version.stderr], [0, `${JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).version}\n`, '']);
   const refused = run(dir, ['nope']);
   assert.equal(refused.status, 2);
-  assert.equal(refused.stderr, 'hermetic: Unknown command "nope"; use serve, statedb, backfill, forward, status, report, query, policy or forget. [HERMETIC_CLI_USAGE]\nRun "hermetic --help" for the commands.\n');
+  assert.equal(refused.stderr, 'hermetic: Unknown command "nope"; use serve, statedb, backfill, forward, status, report, query, policy, forget or sinks. [HERMETIC_CLI_USAGE]\nRun "hermetic --help" for the commands.\n');
 });
 
 test('without dist/ and without tsx, the bin says how to build in one line and exits 1', () => {

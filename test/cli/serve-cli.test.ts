@@ -37,7 +37,7 @@ it('an unknown, malformed or missing flag is one plain line with a code and exit
     expectLines(['serve'], 2, 'API_SERVER_PORT must be a whole number; got "http". [HERMETIC_CLI_USAGE]', { API_SERVER_PORT: 'http' }),
     runBinAsync(['nope']).then((r) => {
       // A refusal before any command names the top-level help.
-      assert.deepEqual([r.status, r.stderr], [2, 'hermetic: Unknown command "nope"; use serve, statedb, backfill, forward, status, report, query, policy or forget. [HERMETIC_CLI_USAGE]\nRun "hermetic --help" for the commands.\n']);
+      assert.deepEqual([r.status, r.stderr], [2, 'hermetic: Unknown command "nope"; use serve, statedb, backfill, forward, status, report, query, policy, forget or sinks. [HERMETIC_CLI_USAGE]\nRun "hermetic --help" for the commands.\n']);
     }),
   ]);
 });

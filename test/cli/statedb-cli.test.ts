@@ -43,9 +43,9 @@ describe('the command line itself', () => {
       assert.match(r.stdout, /^Usage: hermetic /);
     });
     await Promise.all([
-      expectRefusal([], usage('No command given; use serve, statedb, backfill, forward, status, report, query, policy or forget.', 'Run "hermetic --help" for the commands.')),
+      expectRefusal([], usage('No command given; use serve, statedb, backfill, forward, status, report, query, policy, forget or sinks.', 'Run "hermetic --help" for the commands.')),
       expectRefusal(['statedb'], usage('statedb needs a command: generate or inspect.', 'Run "hermetic statedb --help" for the commands.')),
-      expectRefusal(['frobnicate'], usage('Unknown command "frobnicate"; use serve, statedb, backfill, forward, status, report, query, policy or forget.', 'Run "hermetic --help" for the commands.')),
+      expectRefusal(['frobnicate'], usage('Unknown command "frobnicate"; use serve, statedb, backfill, forward, status, report, query, policy, forget or sinks.', 'Run "hermetic --help" for the commands.')),
       ...helps,
     ]);
   });

@@ -6,8 +6,22 @@ import { createForwarder, findStores } from '../pipeline/forwarder.js';
 import { explicitProblem } from '../reader/discover.js';
 import { COMMON_FLAGS, interruption, parseTime, plural, progressBar, rewritten, totals } from './common.js';
 import { FORWARDER_HELP } from './help.js';
+import { SINK_FLAGS, sinkSetup, type SinkSetup } from './sinks.js';
+import type { ShipResult } from '../sinks/remote/shipper.js';
 
-const FLAGS = { ...COMMON_FLAGS, since: { type: 'string' }, until: { type: 'string' }, redact: { type: 'boolean' } } as const;
+const FLAGS = { ...COMMON_FLAGS, ...SINK_FLAGS, since: { type: 'string' }, until: { type: 'string' }, redact: { type: 'boolean' } } as const;
+
+/** Ships the dataset to every sink once, to the end (or until a sink fails); nothing when there are none. */
+async function ship(setup: SinkSetup, say: (line: string) => void): Promise<ShipResult[]> {
+  if (setup.sinks.length === 0) return [];
+  const { openShipper } = await import('../sinks/remote/index.js');
+  const shipper = openShipper({ home: setup.home, sinks: setup.sinks, specs: setup.specs, redact: setup.redact, say });
+  try {
+    return await shipper.shipAll();
+  } finally {
+    await shipper.closeAll();
+  }
+}
 
 export async function backfillCommand(argv: string[], now = Date.now): Promise<number> {
   const { values } = parseFlags(argv, FLAGS);
@@ -22,6 +36,8 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
   if (findStores({ stateDbs: values['state-db'] ?? [] }).length === 0) {
     throw new HermeticError('HERMETIC_READER_OPEN', 'No Hermes store was found (looked for $HERMES_HOME/state.db, ~/.hermes/state.db and their profiles); give --state-db PATH.');
   }
+  // Sink URLs and the config file are checked before anything is read.
+  const setup = await sinkSetup(values);
   const forwarder = createForwarder({ home: values.home, stateDbs: values['state-db'] ?? [], redact: values.redact === true });
   const stop = interruption();
   try {
@@ -36,6 +52,9 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
       console.error(`hermetic: interrupted — run again to finish (${plural(t.sessionsWritten, 'session')} written before it stopped)`);
       return 130;
     }
+    // After the local pass, the remote sinks (decision 0035): a sink that fails keeps its cursor and catches up later.
+    const shipped = await ship(setup, (line) => console.error(line));
+    const sinkFailed = shipped.some((r) => r.state !== 'caught-up');
     if (values.json) {
       console.log(JSON.stringify({
         stores: results.map((r) => ({
@@ -47,8 +66,9 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
         skipped: { unchanged: t.sessionsUnchanged, outside_window: t.sessionsOutsideWindow, ignored_by_policy: t.sessionsIgnored, quarantined: t.sessionsQuarantined, waiting_in_quarantine: t.sessionsWaiting },
         row_issues: t.rowIssues, removed_from_store: t.sessionsRemoved, failed_stores: failed.length, wrote_nothing: t.sessionsWritten + t.sessionsIgnored + t.sessionsRemoved === 0,
         seconds: Math.round(seconds * 1000) / 1000,
+        ...(shipped.length > 0 ? { sinks: shipped.map((r) => ({ sink: r.display, state: r.state, batches: r.batches, skipped: r.skipped, rows: r.rows, error: r.error, retry_at: r.retryAt })) } : {}),
       }, null, 2));
-      return failed.length > 0 ? 1 : 0;
+      return failed.length > 0 || sinkFailed ? 1 : 0;
     }
     for (const r of results) {
       if (r.warning) console.error(`hermetic: warning: ${r.warning}`);
@@ -71,7 +91,11 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
       const stores = failure ? `${failure}; ${plural(results.length - failed.length, 'store')} read` : plural(t.stores, 'store');
       console.log(`backfill: ${stores}, ${plural(t.sessionsWritten, 'session')} written (${plural(t.messages, 'message')}, ${plural(t.parts, 'part')}${rewritten(t)})${skipped.length ? `; ${skipped.join(', ')}` : ''}${t.rowIssues ? `; ${plural(t.rowIssues, 'row issue')} recorded` : ''} in ${seconds.toFixed(1)} s → ${forwarder.home}/hermetic.db`);
     }
-    return failed.length > 0 ? 1 : 0;
+    if (shipped.length > 0) {
+      const { shipLine } = await import('../sinks/remote/index.js');
+      for (const r of shipped) console.log(shipLine(r));
+    }
+    return failed.length > 0 || sinkFailed ? 1 : 0;
   } finally {
     stop.release();
     forwarder.close();

@@ -7,8 +7,9 @@ import { createForwarder } from '../pipeline/forwarder.js';
 import type { StepResult } from '../pipeline/step.js';
 import { COMMON_FLAGS, durationSeconds, plural, rewritten } from './common.js';
 import { FORWARDER_HELP } from './help.js';
+import { SINK_FLAGS, sinkSetup } from './sinks.js';
 
-const FLAGS = { ...COMMON_FLAGS, interval: { type: 'string' }, once: { type: 'boolean' }, redact: { type: 'boolean' }, quiet: { type: 'boolean' } } as const;
+const FLAGS = { ...COMMON_FLAGS, ...SINK_FLAGS, interval: { type: 'string' }, once: { type: 'boolean' }, redact: { type: 'boolean' }, quiet: { type: 'boolean' } } as const;
 
 /** What a tick did to one store, in words: what was new, not the sessions' whole counts. */
 export function tickLine(r: StepResult): string {
@@ -42,6 +43,10 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
   if (interval === null || interval < 0.05 || interval > 86400) usageError(`--interval must be a duration from 50ms to 24h such as 10s or 1m; got "${values.interval}".`);
   const say = (line: string) => { if (!values.quiet) console.error(line); };
   if (stop?.signal) return say('forward: stopped'), 0;
+  // Sink URLs and the config file are checked before anything is read; each tick then ships (decision 0035).
+  const setup = await sinkSetup(values);
+  const remote = setup.sinks.length > 0 ? await import('../sinks/remote/index.js') : null;
+  const shipper = remote?.openShipper({ home: setup.home, sinks: setup.sinks, specs: setup.specs, redact: setup.redact, say: (line) => say(line) }) ?? null;
   const forwarder = createForwarder({ home: values.home, stateDbs: values['state-db'] ?? [], redact: values.redact === true });
   const said = new Map<string, string>();
   /** Whether anything has been said of a store's sessions yet (an unchanged first tick says it is up to date). */
@@ -76,9 +81,15 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
     try {
       const results = forwarder.forwardOnce();
       report(results, true);
-      return results.some((r) => r.error) ? 1 : 0;
+      const shipped = (await shipper?.shipAll()) ?? [];
+      for (const r of shipped) {
+        if (values.json) console.log(JSON.stringify({ at: new Date().toISOString(), sink: r.display, state: r.state, batches: r.batches, skipped: r.skipped, rows: r.rows, error: r.error, retry_at: r.retryAt }));
+        else say(remote!.shipLine(r));
+      }
+      return results.some((r) => r.error) || shipped.some((r) => r.state !== 'caught-up') ? 1 : 0;
     } finally {
       forwarder.close();
+      await shipper?.closeAll();
     }
   }
   say(`forward: reading ${forwarder.stores().map((s) => s.path).join(', ') || '(no store yet)'} every ${values.interval ?? '10s'} into ${forwarder.home}/hermetic.db; Ctrl-C stops`);
@@ -87,8 +98,11 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
     let ticking = false;
     const finish = () => {
       forwarder.close();
-      say('forward: stopped');
-      resolve(0);
+      // A sink's batch under way is let finish (its cursor then moves), so nothing is sent twice for no reason.
+      void (shipper?.closeAll() ?? Promise.resolve()).finally(() => {
+        say('forward: stopped');
+        resolve(0);
+      });
     };
     void stop.stopped.then(() => {
       if (timer) clearTimeout(timer);
@@ -100,6 +114,8 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
       ticking = true;
       try {
         report(await forwarder.forwardOnceAsync({ keepGoing: () => !stop.signal }), false);
+        // Each sink goes on from its cursor at its own pace; one still busy from the last tick is left to it.
+        if (!stop.signal) shipper?.kick();
       } catch (e) {
         // The dataset itself failed (disk full, a newer version): say it and keep trying. A bug stops the loop.
         if ((e as { code?: string }).code === undefined || !String((e as { code?: string }).code).startsWith('HERMETIC_')) throw e;
@@ -112,6 +128,7 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
     };
     const fail = (e: unknown) => {
       forwarder.close();
+      void shipper?.closeAll().catch(() => undefined);
       reject(e);
     };
     void tick().catch(fail);

@@ -2,12 +2,17 @@
 export const FORWARDER_HELP = `Forwarder commands: read Hermes's state.db stores (strictly read-only) into a dataset you can query.
 
   hermetic backfill [--since 7d|ISO] [--until 7d|ISO] [--state-db PATH ...] [--home DIR] [--redact] [--json]
+                   [--sink URL ...] [--no-redact] [--config FILE]
       read every session active in the window (all by default) once; a second run writes nothing; Ctrl-C stops
-      after the batch it is writing (exit 130): run it again to finish
+      after the batch it is writing (exit 130): run it again to finish; then ship to each --sink
   hermetic forward [--interval 10s] [--once] [--state-db PATH ...] [--home DIR] [--redact] [--json] [--quiet]
-      keep reading what changes, every interval, until Ctrl-C (SIGINT) or SIGTERM
+                  [--sink URL ...] [--no-redact] [--config FILE]
+      keep reading what changes, every interval, until Ctrl-C (SIGINT) or SIGTERM; each tick ships to each --sink
   hermetic status [--state-db PATH ...] [--home DIR] [--json]
-      stores found, cursors, rows per table, last tick, last error, quarantined sessions
+      stores found, cursors, rows per table, last tick, last error, quarantined sessions; each remote sink's
+      cursor, lag (rows and seconds), last error and next retry
+  hermetic sinks remove URL [--home DIR]
+      stop feeding a remote sink: its cursor goes, and with the last one the change log and its triggers
   hermetic report [--period today|week|month|30d|all] [--since 7d|ISO] [--until ISO] [--by DIM]… [--top N]
                   [--json | --csv | --markdown] [--utc] [--home DIR | --from postgres://…]
       what the agent spent: cost, tokens, cache hits, sessions and calls, by day, model, source, session, …
@@ -24,6 +29,17 @@ Stores: $HERMES_HOME/state.db, ~/.hermes/state.db and every profiles/<name>/stat
 is given (repeatable; a folder stands for the state.db in it). The dataset is <home>/hermetic.db; home is --home, else $HERMETIC_HOME, else ~/.hermetic.
 --redact stores text through Hermes's own secret redactor. Tables: docs/reference/dataset.md. The usage ledger's
 local days are in HERMETIC_TZ (an IANA zone), else the zone it was built in, else the machine's.
+
+Remote sinks (--sink URL, repeatable, added to the config file's sinks:): postgres:// or postgresql:// (a PostgreSQL
+fleet store), otlp+http:// or otlp+http-json:// (an OpenTelemetry collector), sqlite:///PATH (a copy in another
+SQLite file). Each is fed from the dataset on its own cursor: a new sink first gets a copy of the whole dataset, then
+every change; a sink that is down keeps its cursor, is retried with backoff and catches up. Local-only sessions never
+reach a sink. Redaction is ON by default for every sink that leaves the machine (postgres, otlp): text and JSON go
+through Hermes's secret redactor on the way out; --no-redact turns that off (the dataset itself is unchanged).
+The config file is --config FILE, else config.yaml (or .yml, .json) in the home:
+    sinks:
+      - postgres://hermetic@db.internal/fleet
+      - { url: "sqlite:///mnt/backup/hermetic-copy.db" }
 `;
 
 export const REPORT_HELP = `Usage: hermetic report [options]

@@ -7,6 +7,7 @@ import { DATASET_TABLES } from '../dataset/columns.js';
 import { findStores, hermeticHome } from '../pipeline/forwarder.js';
 import { readStore } from '../reader/index.js';
 import { DATASET_FILE, openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
+import { sinkStatus, type SinkStatus } from '../sinks/remote/status.js';
 import { COMMON_FLAGS, plural } from './common.js';
 import { FORWARDER_HELP } from './help.js';
 
@@ -57,7 +58,8 @@ export async function statusCommand(argv: string[]): Promise<number> {
       };
     });
     const rows = Object.fromEntries(DATASET_TABLES.filter((t) => !t.internal).map((t) => [t.name, db ? (db.prepare(`SELECT COUNT(*) FROM "${t.name}"`).pluck().get() as number) : 0]));
-    const report = { dataset: datasetPath, dataset_exists: db !== null, stores, rows };
+    const sinks: SinkStatus[] = db ? sinkStatus(db, Date.now() / 1000) : [];
+    const report = { dataset: datasetPath, dataset_exists: db !== null, stores, rows, sinks };
     if (values.json) {
       console.log(JSON.stringify(report, null, 2));
       return 0;
@@ -74,6 +76,12 @@ export async function statusCommand(argv: string[]): Promise<number> {
       if (s.last_error) console.log(`  last error: ${s.last_error}`);
       if (s.row_issues.entries > 0) console.log(`  row issues: ${s.row_issues.entries} values changed or left out, in ${plural(s.row_issues.messages, 'message')} of ${plural(s.row_issues.sessions, 'session')} (hermetic query "SELECT * FROM row_issues")`);
       for (const q of s.quarantined) console.log(`  quarantined: ${q.session_id} (${q.failures} failures, retry after ${q.retry_at}): ${q.last_error}`);
+    }
+    for (const k of sinks) {
+      console.log(`sink ${k.display}`);
+      const lag = k.lag_rows === 0 && !k.snapshot_pending ? 'up to date' : `${k.snapshot_pending ? 'first copy under way, ' : ''}${plural(k.lag_rows, 'change')} behind${k.lag_seconds > 0 ? `, ${Math.round(k.lag_seconds)} s` : ''}`;
+      console.log(`  acked seq ${k.acked_seq}, ${lag}; ${plural(k.shipped_rows, 'row')} sent; last ack ${k.acked_at ?? 'never'}`);
+      if (k.last_error) console.log(`  last error (${plural(k.failures, 'failure')}): ${k.last_error}${k.retry_at ? `; next retry after ${k.retry_at}` : ''}`);
     }
     return 0;
   } finally {

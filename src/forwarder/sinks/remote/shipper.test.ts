@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { logHead, pendingEntries, removeSink, sinkRow, triggersOn } from './changelog.js';
 import { Shipper } from './shipper.js';
+import { sinkStatus } from './status.js';
 import { readSqliteSinkFile, SqliteFileSink } from './sqlite-file.js';
 import { createWorld, expectedRows, heldRows, SECRET } from './testing/world.js';
 
@@ -205,3 +206,19 @@ async function waitFor(condition: () => boolean): Promise<void> {
     await new Promise((r) => setImmediate(r));
   }
 }
+
+test('status: a sink behind counts its changes and the seconds since it last held everything', async () => {
+  const world = createWorld();
+  try {
+    const url = `sqlite://${join(world.dir, 'copy.db')}`;
+    assert.equal((await world.ship(url, { now: () => 1_800_000_000_000 })).state, 'caught-up');
+    assert.deepEqual(sinkStatus(world.dataset, 1_800_000_100).map((s) => [s.display, s.lag_rows, s.lag_seconds, s.snapshot_pending]), [[url, 0, 0, false]]);
+    world.w.appendMessages(world.sessions.main, [{ role: 'user', content: 'later' }]);
+    world.tick();
+    const [behind] = sinkStatus(world.dataset, 1_800_000_100);
+    assert.ok(behind!.lag_rows > 0);
+    assert.equal(behind!.lag_seconds, 100, 'since it was last caught up');
+  } finally {
+    await world.cleanup();
+  }
+});

@@ -15,8 +15,8 @@ export interface ShipperOptions {
   db: Db;
   sinks: readonly RemoteSink[];
   origin: Origin;
-  /** Redact rows for sinks that leave the machine (default true; `--no-redact` turns it off). */
-  redact?: boolean;
+  /** Redact rows for sinks that leave the machine (default true; `--no-redact` turns it off), or per sink. */
+  redact?: boolean | ((sink: RemoteSink) => boolean);
   /** Milliseconds since the epoch (injected). */
   now?: () => number;
   /** [0, 1) (injected): the jitter of the backoff. */
@@ -64,11 +64,24 @@ function asSinkError(e: unknown): SinkError {
   return new SinkError('HERMETIC_SINK_FAILED', `the sink failed unexpectedly: ${(e as Error)?.message ?? String(e)}`, false, { cause: e });
 }
 
+/**
+ * Runs a step on the local dataset: its failure (a lock held past the busy timeout, a full disk) is the dataset's,
+ * not the sink's, and passes: retried like a sink that is down.
+ */
+function local<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof SinkError) throw e;
+    throw new SinkError('HERMETIC_DATASET_WRITE', `the dataset could not be read or written: ${(e as Error)?.message ?? String(e)}`, true, { cause: e });
+  }
+}
+
 export class Shipper {
   readonly #db: Db;
   readonly #reader: DeltaReader;
   readonly #states: SinkState[];
-  readonly #redact: boolean;
+  readonly #redact: (sink: RemoteSink) => boolean;
   readonly #now: () => number;
   readonly #random: () => number;
   readonly #backoff: { baseMs: number; maxMs: number };
@@ -82,7 +95,8 @@ export class Shipper {
     this.#options = options;
     this.#db = options.db;
     this.#reader = new DeltaReader(options.db, options.origin, options.limits);
-    this.#redact = options.redact ?? true;
+    const redact = options.redact ?? true;
+    this.#redact = typeof redact === 'function' ? redact : () => redact;
     this.#now = options.now ?? Date.now;
     this.#random = options.random ?? Math.random;
     this.#backoff = options.backoff ?? DEFAULT_BACKOFF;
@@ -143,9 +157,9 @@ export class Shipper {
     const counts = { batches: 0, skipped: 0, rows: 0 };
     if (s.stopped) return this.#result(s, 'stopped', counts, s.stopped);
     if (this.#now() < s.retryAtMs) return this.#result(s, 'waiting', counts);
-    const redact = this.#redact && s.sink.leavesMachine;
+    const redact = s.sink.leavesMachine && this.#redact(s.sink);
     try {
-      registerSink(this.#db, s.sink, this.#now() / 1000);
+      local(() => registerSink(this.#db, s.sink, this.#now() / 1000));
       if (!s.opened) {
         await s.sink.open();
         s.opened = true;
@@ -153,21 +167,26 @@ export class Shipper {
         s.applied = await s.sink.appliedSeq(this.#options.origin);
       }
       const max = this.#options.maxBatches ?? Infinity;
+      const failing = (local(() => sinkRow(this.#db, s.sink.id))?.failures ?? 0) > 0;
+      const back = (r: ShipResult) => {
+        if (failing) this.#options.say?.(`hermetic: sink ${s.sink.display} is reachable again (${r.rows} rows sent)${r.state === 'caught-up' ? ' and up to date' : ''}`);
+        return r;
+      };
       for (;;) {
-        const row = sinkRow(this.#db, s.sink.id);
+        const row = local(() => sinkRow(this.#db, s.sink.id));
         if (!row) throw new SinkError('HERMETIC_SINK_REMOVED', `the sink ${s.sink.display} was removed while shipping`, false);
         if (s.applied !== null && s.applied > logHead(this.#db)) {
           // Higher than anything this dataset numbered: the destination's number is from another dataset (decision 0035).
           s.applied = null;
         }
-        const next = this.#reader.next(row, redact);
+        const next = local(() => this.#reader.next(row, redact));
         if (!next) {
-          this.#touchCaughtUp(row);
-          return this.#result(s, 'caught-up', counts);
+          local(() => this.#touchCaughtUp(row));
+          return back(this.#result(s, 'caught-up', counts));
         }
-        if (counts.batches + counts.skipped >= max) return this.#result(s, 'behind', counts);
+        if (counts.batches + counts.skipped >= max) return back(this.#result(s, 'behind', counts));
         await this.#deliver(s, row, next, counts);
-        if (next.caughtUp) return this.#result(s, 'caught-up', counts);
+        if (next.caughtUp) return back(this.#result(s, 'caught-up', counts));
       }
     } catch (e) {
       return this.#failed(s, asSinkError(e), counts);
@@ -186,7 +205,7 @@ export class Shipper {
       counts.rows += next.rows;
       await this.#options.afterWrite?.(s.sink, batch);
     }
-    if (!this.#ack.immediate(row, next.after, covered ? 0 : next.rows, next.caughtUp, this.#now() / 1000)) {
+    if (!local(() => this.#ack.immediate(row, next.after, covered ? 0 : next.rows, next.caughtUp, this.#now() / 1000))) {
       throw new SinkError('HERMETIC_SINK_CURSOR_MOVED', `the cursor of ${s.sink.display} was moved by another process meanwhile; it is read again`, true);
     }
   }
@@ -196,7 +215,10 @@ export class Shipper {
   }
 
   async #failed(s: SinkState, error: SinkError, counts: { batches: number; skipped: number; rows: number }): Promise<ShipResult> {
-    const row = sinkRow(this.#db, s.sink.id);
+    let row: SinkRow | null = null;
+    try {
+      row = sinkRow(this.#db, s.sink.id);
+    } catch { /* the dataset itself is failing: the failure is still said and returned */ }
     const failures = (row?.failures ?? 0) + 1;
     // The connection is dropped on any failure: the next attempt opens again and asks the applied number again.
     if (s.opened) {
@@ -215,8 +237,10 @@ export class Shipper {
       this.#options.say?.(`hermetic: sink ${s.sink.display} stopped: ${error.message} [${error.code}]; the other sinks go on`);
     }
     if (row) {
-      this.#db.prepare(`UPDATE ${REMOTE_SINKS.name} SET failures = ?, last_error = ?, retry_at = ? WHERE sink_id = ?`)
-        .run(failures, `${error.message} [${error.code}]`, error.retriable ? s.retryAtMs / 1000 : null, s.sink.id);
+      try {
+        this.#db.prepare(`UPDATE ${REMOTE_SINKS.name} SET failures = ?, last_error = ?, retry_at = ? WHERE sink_id = ?`)
+          .run(failures, `${error.message} [${error.code}]`, error.retriable ? s.retryAtMs / 1000 : null, s.sink.id);
+      } catch { /* as above */ }
     }
     return this.#result(s, state, counts, error);
   }

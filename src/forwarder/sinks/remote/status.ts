@@ -1,0 +1,38 @@
+// What `hermetic status` says of each remote sink (decision 0035): its display URL (never a password), its cursor,
+// how far behind it is in change-log entries and in seconds, its last error and when it is tried again.
+import type { Db } from '../../../shared/sqlite.js';
+import { REMOTE_SINKS } from '../../dataset/columns.js';
+import { pendingEntries, sinkRows } from './changelog.js';
+
+export interface SinkStatus {
+  sink_id: string;
+  display: string;
+  acked_seq: number;
+  /** Its first copy of the dataset is not finished. */
+  snapshot_pending: boolean;
+  /** Change-log entries after its cursor. */
+  lag_rows: number;
+  /** 0 when it holds everything; else seconds since it last did (since it was registered, when it never did). */
+  lag_seconds: number;
+  shipped_rows: number;
+  acked_at: string | null;
+  failures: number;
+  last_error: string | null;
+  retry_at: string | null;
+}
+
+const iso = (t: number | null) => (t === null ? null : new Date(t * 1000).toISOString());
+
+/** Each registered sink, oldest first (none on a dataset older than version 4). */
+export function sinkStatus(db: Db, nowS: number): SinkStatus[] {
+  if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(REMOTE_SINKS.name)) return [];
+  return sinkRows(db).map((r) => {
+    const lag = pendingEntries(db, r.acked_seq);
+    const behind = lag > 0 || r.snapshot !== null;
+    return {
+      sink_id: r.sink_id, display: r.display, acked_seq: r.acked_seq, snapshot_pending: r.snapshot !== null, lag_rows: lag,
+      lag_seconds: !behind ? 0 : r.caught_up_at === null ? Math.max(0, nowS - r.registered_at) : Math.max(0, nowS - r.caught_up_at),
+      shipped_rows: r.shipped_rows, acked_at: iso(r.acked_at), failures: r.failures, last_error: r.last_error, retry_at: iso(r.retry_at),
+    };
+  });
+}

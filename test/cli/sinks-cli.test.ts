@@ -1,0 +1,114 @@
+// Remote sinks as a person meets them (decision 0035): --sink on backfill and forward, the config file's sinks: with
+// did-you-mean refusals, status per sink, sinks remove, a bad URL refused before anything is read (and never a
+// password printed), a failing sink leaving the dataset written and the run failed.
+import Database from 'better-sqlite3';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { readSqliteSinkFile } from '../../src/forwarder/sinks/remote/sqlite-file.js';
+import { copyFixture } from '../../src/state-db/testing/fixtures.js';
+import { runMain } from '../support/process.js';
+
+let dir: string;
+let store: string;
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'hermetic-sinks-cli-'));
+  mkdirSync(join(dir, 'fx'));
+  store = copyFixture('basic', join(dir, 'fx'));
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const home = (name: string) => join(dir, 'homes', name);
+const machineId = (h: string) => readFileSync(join(h, 'machine-id'), 'utf8').trim();
+
+const count = (h: string, table: string) => {
+  const db = new Database(join(h, 'hermetic.db'), { readonly: true });
+  try {
+    return db.prepare(`SELECT COUNT(*) FROM "${table}"`).pluck().get() as number;
+  } finally {
+    db.close();
+  }
+};
+
+describe('hermetic backfill and forward with --sink', () => {
+  it('backfill ships the dataset to a sqlite:// sink after the local pass; status shows it up to date; forward ships what changed', async () => {
+    const h = home('ship');
+    const copy = join(dir, 'copy.db');
+    const r = await runMain(['backfill', '--state-db', store, '--home', h, '--sink', `sqlite://${copy}`]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, new RegExp(`^sink sqlite://${copy}: up to date \\([\\d,]+ rows in \\d+ batch(es)? sent\\)$`, 'm'));
+    const held = readSqliteSinkFile(copy, machineId(h));
+    assert.equal(held.messages!.length, count(h, 'messages'));
+    assert.equal(held.sessions!.length, count(h, 'sessions'));
+    const status = await runMain(['status', '--state-db', store, '--home', h, '--json']);
+    const sinks = (JSON.parse(status.stdout) as { sinks: { display: string; lag_rows: number; lag_seconds: number; snapshot_pending: boolean; last_error: null }[] }).sinks;
+    assert.deepEqual(sinks.map((s) => [s.display, s.lag_rows, s.lag_seconds, s.snapshot_pending, s.last_error]), [[`sqlite://${copy}`, 0, 0, false, null]]);
+    const words = await runMain(['status', '--state-db', store, '--home', h]);
+    assert.match(words.stdout, new RegExp(`^sink sqlite://${copy}\\n  acked seq \\d+, up to date; [\\d,]+ rows sent; last ack \\d{4}-`, 'm'));
+    const once = await runMain(['forward', '--once', '--state-db', store, '--home', h, '--sink', `sqlite://${copy}`]);
+    assert.equal(once.status, 0, once.stderr);
+    assert.match(once.stderr, /sink sqlite:.*: up to date \(0 rows in 0 batches sent\)/);
+    // sinks remove: the cursor, and with the last sink the log's triggers, go.
+    const removed = await runMain(['sinks', 'remove', `sqlite://${copy}`, '--home', h]);
+    assert.equal(removed.status, 0, removed.stderr);
+    assert.match(removed.stdout, /removed; no sink is left, so the change log is gone too/);
+    const db = new Database(join(h, 'hermetic.db'), { readonly: true });
+    assert.equal(db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'change_log_%'").pluck().get(), 0);
+    db.close();
+    const again = await runMain(['sinks', 'remove', `sqlite://${copy}`, '--home', h]);
+    assert.equal(again.status, 2);
+    assert.match(again.stderr, /The dataset feeds no sink sqlite:.* \(it feeds none\)\. \[HERMETIC_SINK_UNKNOWN\]/);
+  });
+
+  it('the config file\'s sinks: are shipped to, and its mistakes are refused with did-you-mean before anything is read', async () => {
+    const h = home('config');
+    mkdirSync(h, { recursive: true });
+    const copy = join(dir, 'from-config.db');
+    writeFileSync(join(h, 'config.yaml'), `sinks:\n  - url: sqlite://${copy}\n    redact: false\n`);
+    const r = await runMain(['backfill', '--state-db', store, '--home', h]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^sink sqlite:.*from-config\.db: up to date/m);
+    const bad = join(dir, 'bad.yaml');
+    writeFileSync(bad, `sinkz:\n  - sqlite://${copy}\n`);
+    const h2 = home('config-typo');
+    const typo = await runMain(['backfill', '--state-db', store, '--home', h2, '--config', bad]);
+    assert.equal(typo.status, 2);
+    assert.match(typo.stderr, /^hermetic: In .*bad\.yaml, sinkz: Unknown forwarder config option "sinkz"\. Did you mean "sinks"\? \[HERMETIC_OPTIONS_UNKNOWN\]/);
+    writeFileSync(bad, `sinks:\n  - url: sqlite://${copy}\n    rdact: false\n`);
+    const entry = await runMain(['backfill', '--state-db', store, '--home', h2, '--config', bad]);
+    assert.match(entry.stderr, /^hermetic: In .*bad\.yaml, sinks\.0\.rdact: Unknown sink option "rdact"\. Did you mean "redact"\? \[HERMETIC_OPTIONS_UNKNOWN\]/);
+    assert.equal(existsSync(join(h2, 'hermetic.db')), false, 'nothing was read or created');
+  });
+
+  it('a sink URL with an unknown scheme is refused before anything is read, with its password masked', async () => {
+    const h = home('bad-url');
+    const r = await runMain(['backfill', '--state-db', store, '--home', h, '--sink', 'postgress://me:hunter2@db.example/fleet']);
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /^hermetic: No sink serves "postgress:\/\/" URLs; did you mean "postgres:\/\/"\? \(there are sqlite:\/\/, postgres:\/\/, postgresql:\/\/, otlp\+http:\/\/, otlp\+http-json:\/\/\)\. \[HERMETIC_SINK_URL\]/);
+    assert.doesNotMatch(r.stderr + r.stdout, /hunter2/);
+    assert.equal(existsSync(join(h, 'hermetic.db')), false);
+    const notUrl = await runMain(['forward', '--once', '--state-db', store, '--home', h, '--sink', 'just-a-path.db']);
+    assert.match(notUrl.stderr, /"just-a-path\.db" is not a sink URL; a sink is given as SCHEME:\/\/…/);
+  });
+
+  it('a sink that fails leaves the dataset written, says why, and fails the run; status keeps the error', async () => {
+    const h = home('failing');
+    const broken = join(dir, 'broken.db');
+    writeFileSync(broken, 'not a database at all '.repeat(200));
+    const r = await runMain(['backfill', '--state-db', store, '--home', h, '--sink', `sqlite://${broken}`]);
+    assert.equal(r.status, 1);
+    assert.ok(count(h, 'messages') > 0, 'the dataset is written');
+    assert.match(r.stderr, /hermetic: sink sqlite:.*broken\.db stopped: cannot open .*: file is not a database \(SQLITE_NOTADB\) \[HERMETIC_SINK_FAILED\]; the other sinks go on/);
+    assert.match(r.stdout, /^sink sqlite:.*broken\.db: stopped: /m);
+    const status = await runMain(['status', '--state-db', store, '--home', h]);
+    assert.match(status.stdout, /first copy under way, .* behind.*\n  last error \(1 failure\): cannot open .*SQLITE_NOTADB/);
+  });
+
+  it('--help says redaction is on by default for sinks that leave the machine', async () => {
+    const r = await runMain(['backfill', '--help']);
+    assert.match(r.stdout, /Redaction is ON by default for every sink that leaves the machine/);
+    assert.match(r.stdout, /--no-redact turns that off/);
+  });
+});
