@@ -44,6 +44,6 @@ export function toSinkError(e: unknown, display: string, secrets: readonly strin
   const c = classOf(err);
   const detail = scrub(typeof err.message === 'string' && err.message !== '' ? err.message : String(e), secrets);
   const pgCode = typeof err.code === 'string' ? ` [${err.code}]` : '';
-  const next = c.retriable ? 'the batch is kept and retried' : c.code === 'HERMETIC_SINK_AUTH' || c.code === 'HERMETIC_SINK_NO_DATABASE' ? 'fix the URL and start the forwarder again' : 'nothing of the batch was applied';
+  const next = c.retriable ? 'the batch is kept and retried' : c.code === 'HERMETIC_SINK_AUTH' || c.code === 'HERMETIC_SINK_NO_DATABASE' ? 'fix the URL and try again' : 'nothing of the batch was applied';
   return new SinkError(c.code, `${c.say} (${display}): ${detail}${pgCode}; ${next}.`, c.retriable);
 }
