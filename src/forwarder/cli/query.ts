@@ -56,7 +56,7 @@ export function formatTable(columns: string[], rows: Record<string, unknown>[], 
  * transaction with the fleet schema first on the search path.
  */
 async function fleetQuery(url: string, sql: string): Promise<{ columns: string[]; rows: Record<string, unknown>[] }> {
-  const { readFleet } = await import('../report/postgres.js');
+  const { readFleet } = await import('../sinks/postgres/read.js');
   return readFleet(url, async (client) => {
     try {
       const r = await client.query({ name: 'hermetic_query', text: sql });

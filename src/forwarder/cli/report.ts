@@ -57,7 +57,7 @@ function datasetSource(home: string): ReportSource {
 
 /** The fleet store: each run of the report is one read-only transaction; days are each machine's, windows this one's. */
 async function fleetSource(url: string): Promise<ReportSource> {
-  const { readFleet, runPostgres } = await import('../report/postgres.js');
+  const [{ readFleet }, { runPostgres }] = await Promise.all([import('../sinks/postgres/read.js'), import('../report/postgres.js')]);
   return {
     zone: new Zone(explicitTimeZone() ?? systemTimeZone()),
     report: (request, zone) => readFleet(url, (c, d) => runPostgres(c, planReport(request, zone, d), d)),

@@ -17,7 +17,8 @@ import type { Origin } from '../sinks/remote/contract.js';
 import { forwarderRig } from '../testing/index.js';
 import { MEASURES, usageReport, type UsageReport } from './index.js';
 import { planReport } from './query.js';
-import { readFleet, runPostgres } from './postgres.js';
+import { readFleet } from '../sinks/postgres/read.js';
+import { runPostgres } from './postgres.js';
 
 const NOW = Date.UTC(2026, 6, 15, 10, 30) / 1000;
 const ZONE = 'Europe/Berlin';
