@@ -44,7 +44,7 @@ export const ERROR_CODES = {
   HERMETIC_DATASET_OPEN: { status: 500, summary: 'The forwarder\'s dataset (hermetic.db under --home) could not be opened, created or migrated.' },
   HERMETIC_DATASET_VERSION: { status: 500, summary: 'The dataset was written by a newer Hermetic; this version will not read or change it.' },
   HERMETIC_DATASET_WRITE: { status: 500, summary: 'A write to the dataset failed (a full disk, no permission, a locked or damaged file); nothing of that batch was saved, and the next pass tries again.' },
-  HERMETIC_QUERY_INVALID: { status: 400, summary: 'hermetic query was given SQL that SQLite cannot run (a syntax error, an unknown table or column).' },
+  HERMETIC_QUERY_INVALID: { status: 400, summary: 'hermetic query was given SQL that SQLite (or, with --from, PostgreSQL) cannot run (a syntax error, an unknown table or column, several statements at once on PostgreSQL).' },
   HERMETIC_QUERY_WRITE: { status: 400, summary: 'hermetic query only reads; the statement would change the dataset.' },
   HERMETIC_REPORT_INVALID: { status: 400, summary: 'hermetic report (or usageReport) was asked for something it cannot give: a window that starts after it ends, an unknown --by dimension, tool calls by model, provider or task, or --top below 1.' },
   HERMETIC_POLICY_LIST: { status: 500, summary: 'The machine-local usage-policy list exists but cannot be read or is malformed; forwarding stops rather than guess (fail closed).' },
