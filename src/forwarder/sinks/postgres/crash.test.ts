@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { sharedPostgres, type PgCluster } from '../../../shared/testing/postgres.js';
 import { createWorld, type World } from '../remote/testing/world.js';
-import { assertFleetHolds, runChild, startChild } from './testing/children.js';
+import { assertFleetHolds, runChild, startChild } from '../../../../test/support/postgres-fleet.js';
 
 const KILLS = 20;
 let pg: PgCluster;

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { generate } from '../../../state-db/generate/index.js';
 import { tempDir } from '../../../state-db/testing/fixtures.js';
 import { sharedPostgres, type PgCluster } from '../../../shared/testing/postgres.js';
-import { assertFleetHolds, runChild, startChild } from './testing/children.js';
+import { assertFleetHolds, runChild, startChild } from '../../../../test/support/postgres-fleet.js';
 
 let pg: PgCluster;
 let dir: string;

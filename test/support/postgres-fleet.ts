@@ -1,16 +1,16 @@
-// Forwarders in child processes for the fleet tests (fleet-child.ts, run from the test build: a start in about half a
+// Forwarders in child processes for the PostgreSQL fleet tests (src/forwarder/sinks/postgres/testing/fleet-child.ts, run from the test build: a start in about half a
 // second instead of tsx's), and what a fleet database holds compared with each forwarder's own dataset.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { cliBuild } from '../../../../../test/support/cli-build.js';
-import { machineOrigin } from '../../remote/origin.js';
-import { expectedRows, heldRows } from '../../remote/testing/world.js';
-import { createPool } from '../pool.js';
-import { SHIPPED_TABLES } from '../schema.js';
-import { postgresTarget } from '../url.js';
-import { fleetRows } from './rows.js';
+import { cliBuild } from './cli-build.js';
+import { machineOrigin } from '../../src/forwarder/sinks/remote/origin.js';
+import { expectedRows, heldRows } from '../../src/forwarder/sinks/remote/testing/world.js';
+import { createPool } from '../../src/forwarder/sinks/postgres/pool.js';
+import { SHIPPED_TABLES } from '../../src/forwarder/sinks/postgres/schema.js';
+import { postgresTarget } from '../../src/forwarder/sinks/postgres/url.js';
+import { fleetRows } from '../../src/forwarder/sinks/postgres/testing/rows.js';
 
 export interface ChildOptions { home: string; dir: string; stateDb: string; url: string; rows: number; backfill: boolean }
 
