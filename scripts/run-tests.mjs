@@ -22,6 +22,7 @@ const SLOW = [
   'test/package/consumer.test.ts', // npm pack (a tsc build) and a strict consumer's tsc
   'src/forwarder/pipeline/read-worker.test.ts', // 18 backfills of 5,200 messages, read three ways
   'test/cli/crash.test.ts', // a gateway SIGKILLed under concurrent keyed load, 4 rounds
+  'src/forwarder/sinks/postgres/crash.test.ts', // 20 SIGKILLed forwarder processes shipping into PostgreSQL
 ];
 
 /**
@@ -32,6 +33,8 @@ const FIRST = [
   'test/cli/forwarder-crash.test.ts', 'test/cli/forwarder-live.test.ts', 'test/cli/forwarder-cli.test.ts', 'test/package/consumer.test.ts',
   'src/forwarder/pipeline/read-worker.test.ts', 'test/cli/statedb-cli.test.ts', 'test/cli/serve-cli.test.ts', 'test/cli/crash.test.ts',
   'test/cli/serve-config.test.ts', 'test/property/api-fuzz.test.ts',
+  // A PostgreSQL cluster each, forwarder processes, the server stopped and started: a process of their own.
+  'src/forwarder/sinks/postgres/fleet.test.ts', 'src/forwarder/sinks/postgres/crash.test.ts', 'src/forwarder/sinks/postgres/conformance.test.ts',
   // Measures its own RSS over 40,000 namespaces: a process of its own, so no other suite's memory is counted.
   'src/emulator/namespaces/bounds.test.ts',
   // A Chromium each, driven through a dashboard (decision 0041).

@@ -48,7 +48,7 @@ export const ERROR_CODES = {
   HERMETIC_DATASET_OPEN: { status: 500, summary: 'The forwarder\'s dataset (hermetic.db under --home) could not be opened, created or migrated.' },
   HERMETIC_DATASET_VERSION: { status: 500, summary: 'The dataset was written by a newer Hermetic; this version will not read or change it.' },
   HERMETIC_DATASET_WRITE: { status: 500, summary: 'A write to the dataset failed (a full disk, no permission, a locked or damaged file); nothing of that batch was saved, and the next pass tries again.' },
-  HERMETIC_QUERY_INVALID: { status: 400, summary: 'hermetic query was given SQL that SQLite cannot run (a syntax error, an unknown table or column).' },
+  HERMETIC_QUERY_INVALID: { status: 400, summary: 'hermetic query was given SQL that SQLite (or, with --from, PostgreSQL) cannot run (a syntax error, an unknown table or column, several statements at once on PostgreSQL).' },
   HERMETIC_QUERY_WRITE: { status: 400, summary: 'hermetic query only reads; the statement would change the dataset.' },
   HERMETIC_REPORT_INVALID: { status: 400, summary: 'hermetic report (or usageReport) was asked for something it cannot give: a window that starts after it ends, an unknown --by dimension or --filter column, tool calls by model, provider or task, or --top below 1.' },
   HERMETIC_EXPORT_INVALID: { status: 400, summary: 'hermetic export was asked for something it cannot do: an unknown format, a window that starts after it ends, or a window into a folder exported from another dataset version (export it whole once).' },
@@ -73,6 +73,12 @@ export const ERROR_CODES = {
   HERMETIC_SINK_REMOVED: { status: 409, summary: 'A remote sink was removed (hermetic sinks remove) while a forwarder was shipping to it.' },
   HERMETIC_SINK_CURSOR_MOVED: { status: 409, summary: 'Another forwarder on the same home moved this sink\'s cursor while a batch was in flight; the batch is read again from the new cursor.' },
   HERMETIC_SINK_UNKNOWN: { status: 404, summary: 'hermetic sinks remove was given a sink the dataset does not feed (see hermetic status).' },
+  HERMETIC_SINK_CONFLICT: { status: 503, summary: 'PostgreSQL gave up a batch to resolve a conflict with another writer (a serialization failure or a deadlock); retriable: the batch is sent again.' },
+  HERMETIC_SINK_AUTH: { status: 500, summary: 'PostgreSQL refused the sink\'s user name or password (or its pg_hba.conf has no rule for this connection); fatal until the URL is fixed.' },
+  HERMETIC_SINK_NO_DATABASE: { status: 500, summary: 'The database named in the PostgreSQL sink URL does not exist; fatal until it is created or the URL fixed.' },
+  HERMETIC_SINK_SCHEMA: { status: 500, summary: 'PostgreSQL refused the sink\'s schema or statements (no permission to create it, tables changed by hand, or a schema migrated by a newer Hermetic); fatal.' },
+  HERMETIC_SINK_REJECTED: { status: 500, summary: 'PostgreSQL refused a row of a batch (a value its column cannot hold), or the batch named a table the sink does not hold; fatal, nothing of the batch was applied.' },
+  HERMETIC_QUERY_READ_ONLY: { status: 400, summary: 'hermetic query --from postgres:// runs in a read-only transaction; PostgreSQL refused the statement because it would write.' },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -14,14 +14,15 @@ export const FORWARDER_HELP = `Forwarder commands: read Hermes's state.db stores
   hermetic sinks remove URL [--home DIR]
       stop feeding a remote sink: its cursor goes, and with the last one the change log and its triggers
   hermetic report [--period today|week|month|30d|all] [--since 7d|ISO] [--until ISO] [--by DIM]… [--top N]
-                  [--json | --csv | --markdown] [--utc] [--home DIR]
+                  [--json | --csv | --markdown] [--utc] [--home DIR | --from postgres://…]
       what the agent spent: cost, tokens, cache hits, sessions and calls, by day, model, source, session, …
       (hermetic report --help)
   hermetic export parquet --out DIR [--since 7d|ISO] [--until ISO] [--include-local-only] [--home DIR] [--json]
       the dataset's tables and usage ledger as Parquet files (messages and parts by day) and a manifest.json;
       a window rewrites only the days it touches; local-only sessions are left out (hermetic export --help)
-  hermetic query "SQL" [--home DIR] [--json]
-      read-only SQL on the dataset: a table, or a JSON array of row objects with --json
+  hermetic query "SQL" [--home DIR | --from postgres://…] [--json]
+      read-only SQL on the dataset (or, with --from, on the fleet store in a read-only transaction): a table, or
+      a JSON array of row objects with --json
   hermetic policy check PATH [--home DIR]
       which usage-policy class (ignore, local-only, full) governs a folder, and why
   hermetic forget (--session ID ... | --scope DIR) [--state-db PATH ...] [--home DIR] [--json]
@@ -60,11 +61,11 @@ Window (usage counts where it happened, whatever session it belongs to; default:
   --since 7d|4w|12h|ISO               from then: 7d is today and the 6 days before it; 2026-07-01 is its midnight
   --until ISO                         up to then: a date includes that whole day; an ISO time ends there
 Grouping (repeatable: --by day --by model gives one row per day and model):
-  --by day|week|month|model|provider|profile|source|project|task|session|tool
+  --by day|week|month|model|provider|profile|source|project|task|session|tool|machine
       a week is named by its Monday; project is the git repository root (else the working directory); task is
       main or an auxiliary task (title_generation, compression, vision, …); session rows carry session_id and
       title; tool counts tool calls and the results that say they failed (it groups by tool, time, profile,
-      source, project or session only)
+      source, project, session or machine only); machine rows carry the host name and machine id
   --top N          keep the N costliest rows (most called, for tools); the rest are summed into one row
 Filter (repeatable; values of one column are alternatives, columns combine):
   --filter COLUMN=VALUE   model, provider, profile, source, project, task or session; project= is no project;
@@ -75,6 +76,9 @@ Output (one of; default a table):
 Other:
   --utc            days, weeks and months in UTC instead of the ledger's time zone
   --home DIR       the dataset's folder (default $HERMETIC_HOME, else ~/.hermetic)
+  --from postgres://USER@HOST/DB[?schema=NAME&sslmode=…]
+                   the fleet store every machine's forwarder ships to (--sink): the same report over all
+                   machines (read-only; days are each machine's local days, --utc for one calendar)
 
 Cost: the billed cost (actual_cost_usd) where Hermes recorded one, else its estimate; both are in --json.
 Rows of any grouping add up to the totals (sessions is a count of distinct sessions, so a session active on two

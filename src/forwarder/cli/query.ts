@@ -51,11 +51,37 @@ export function formatTable(columns: string[], rows: Record<string, unknown>[], 
   return out.join('\n');
 }
 
+/**
+ * The statement on the fleet store: one statement (a prepared one: PostgreSQL refuses several), in a read-only
+ * transaction with the fleet schema first on the search path.
+ */
+async function fleetQuery(url: string, sql: string): Promise<{ columns: string[]; rows: Record<string, unknown>[] }> {
+  const { readFleet } = await import('../sinks/postgres/read.js');
+  return readFleet(url, async (client) => {
+    try {
+      const r = await client.query({ name: 'hermetic_query', text: sql });
+      return { columns: r.fields.map((f) => f.name), rows: r.rows as Record<string, unknown>[] };
+    } catch (e) {
+      const code = (e as { code?: unknown }).code;
+      if (code === '25006') throw new HermeticError('HERMETIC_QUERY_READ_ONLY', 'hermetic query --from reads the fleet store in a read-only transaction; PostgreSQL refused this statement because it would write. Use a SELECT (or WITH … SELECT) statement.');
+      if (typeof code === 'string' && /^(42|22|0A|21|2F|34|3F)/.test(code)) throw new HermeticError('HERMETIC_QUERY_INVALID', `PostgreSQL cannot run this query: ${(e as Error).message}.`);
+      throw e;
+    }
+  }, { requireSchema: false });
+}
+
 export async function queryCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { home: COMMON_FLAGS.home, json: COMMON_FLAGS.json, help: COMMON_FLAGS.help }, 1);
+  const { values, positionals } = parseFlags(argv, { home: COMMON_FLAGS.home, json: COMMON_FLAGS.json, help: COMMON_FLAGS.help, from: { type: 'string' } }, 1);
   if (values.help) return console.log(FORWARDER_HELP), 0;
   const sql = positionals[0];
   if (sql === undefined || sql.trim() === '') usageError('query needs one SQL statement, e.g. hermetic query "SELECT source, SUM(input_tokens) FROM sessions GROUP BY source".');
+  if (values.from !== undefined) {
+    if (!/^postgres(ql)?:\/\//i.test(values.from)) usageError(`--from takes the fleet store's URL (postgres://… or postgresql://…); got "${values.from.replace(/:[^:@/]*@/, ':***@')}".`);
+    if (values.home !== undefined) usageError('--from and --home name two different datasets; give one.');
+    const { columns, rows } = await fleetQuery(values.from, sql);
+    console.log(values.json ? JSON.stringify(rows) : formatTable(columns, rows, process.stdout.isTTY ? process.stdout.columns || 80 : undefined));
+    return 0;
+  }
   const db = openDatasetReadOnly(hermeticHome(values.home));
   try {
     let stmt;

@@ -1,12 +1,18 @@
 // `hermetic report`: what the agent spent, from the usage ledger — a summary and tables on a terminal, or the rows of
 // one grouping as JSON, CSV or Markdown. Reads the dataset only (an older dataset is upgraded in place first).
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { parseFlags, usageError, wholeNumber } from '../../cli/args.js';
 import { HermeticError } from '../../shared/errors.js';
 import type { Db } from '../../shared/sqlite.js';
 import { DATASET_VERSION } from '../dataset/columns.js';
 import { hermeticHome } from '../home.js';
-import { explicitTimeZone, Zone } from '../ledger/zone.js';
-import { ledgerZone, parseFilters, renderCsv, renderMarkdown, renderSummary, resolveWindow, summaryTables, usageReport, type ReportRequest, type SummaryView } from '../report/index.js';
+import { explicitTimeZone, systemTimeZone, Zone } from '../ledger/zone.js';
+import { ledgerZone, parseFilters, renderCsv, renderMarkdown, renderSummary, resolveWindow, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
+import { sqliteDialect } from '../report/dialect.js';
+import { planSummary } from '../report/summary.js';
+import { planReport } from '../report/query.js';
 import { openDataset, openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
 import { COMMON_FLAGS } from './common.js';
 import { REPORT_HELP } from './help.js';
@@ -15,7 +21,51 @@ const FLAGS = {
   home: COMMON_FLAGS.home, json: COMMON_FLAGS.json, help: COMMON_FLAGS.help,
   since: { type: 'string' }, until: { type: 'string' }, period: { type: 'string' }, by: { type: 'string', multiple: true },
   top: { type: 'string' }, filter: { type: 'string', multiple: true }, csv: { type: 'boolean' }, markdown: { type: 'boolean' }, utc: { type: 'boolean' },
+  from: { type: 'string' },
 } as const;
+
+/** Where a report reads: the embedded dataset (sync), or the fleet store in PostgreSQL (`--from postgres://…`). */
+interface ReportSource {
+  /** The zone the ledger's days are in. */
+  zone: Zone;
+  report(request: ReportRequest, zone: Zone): Promise<UsageReport>;
+  summary(request: ReportRequest, now: number, zone: Zone): Promise<SummaryTables>;
+  emptyDataset(): Promise<boolean>;
+  close(): void;
+}
+
+/** This machine as `--by machine` shows it on its own dataset: its host name and, once a sink made one, its id. */
+function localMachine(home: string): { hostname: string; machineId: string | null } {
+  let id: string | null = null;
+  try {
+    id = readFileSync(join(home, 'machine-id'), 'utf8').trim() || null;
+  } catch { /* no remote sink yet: no id */ }
+  return { hostname: hostname(), machineId: id };
+}
+
+function datasetSource(home: string): ReportSource {
+  const db = openForReport(home);
+  const dialect = sqliteDialect(localMachine(home));
+  return {
+    zone: ledgerZone(db),
+    report: async (request) => usageReport(db, request, dialect),
+    summary: async (request, now) => summaryTables(db, request, now, dialect),
+    emptyDataset: async () => db.prepare('SELECT 1 FROM usage_ledger LIMIT 1').get() === undefined,
+    close: () => db.close(),
+  };
+}
+
+/** The fleet store: each run of the report is one read-only transaction; days are each machine's, windows this one's. */
+async function fleetSource(url: string): Promise<ReportSource> {
+  const [{ readFleet }, { runPostgres }] = await Promise.all([import('../sinks/postgres/read.js'), import('../report/postgres.js')]);
+  return {
+    zone: new Zone(explicitTimeZone() ?? systemTimeZone()),
+    report: (request, zone) => readFleet(url, (c, d) => runPostgres(c, planReport(request, zone, d), d)),
+    summary: (request, now, zone) => readFleet(url, (c, d) => runPostgres(c, planSummary(request, now, zone, d), d)),
+    emptyDataset: () => readFleet(url, async (c) => (await c.query('SELECT 1 FROM usage_ledger LIMIT 1')).rows.length === 0),
+    close: () => undefined,
+  };
+}
 
 export interface ReportIo {
   /** Milliseconds since the epoch (injected by tests). */
@@ -43,13 +93,15 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
   if (formats.length > 1) usageError(`Give one output format; got ${formats.map((f) => `--${f}`).join(' and ')}.`);
   const top = values.top === undefined ? undefined : wholeNumber('--top', values.top, 1, 1_000_000);
   const nowS = (io.now ?? Date.now)() / 1000;
-  const db = openForReport(hermeticHome(values.home));
+  if (values.from !== undefined && !/^postgres(ql)?:\/\//i.test(values.from)) usageError(`--from takes the fleet store's URL (postgres://… or postgresql://…); got "${values.from.replace(/:[^:@/]*@/, ':***@')}".`);
+  if (values.from !== undefined && values.home !== undefined) usageError('--from and --home name two different datasets; give one.');
+  const source = values.from !== undefined ? await fleetSource(values.from) : datasetSource(hermeticHome(values.home));
   try {
     // Days are the ledger's local days (or UTC ones with --utc); so are the windows' midnights.
-    const built = ledgerZone(db);
+    const built = source.zone;
     const zone = values.utc ? new Zone('UTC') : built;
     const asked = explicitTimeZone();
-    if (asked !== undefined && asked !== built.name && !values.utc) {
+    if (values.from === undefined && asked !== undefined && asked !== built.name && !values.utc) {
       console.error(`hermetic: the ledger's days are in ${built.name}; HERMETIC_TZ=${asked} applies once the forwarder runs again (backfill or forward).`);
     }
     const window = resolveWindow({ period: values.period, since: values.since, until: values.until }, nowS, zone);
@@ -60,20 +112,19 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
     const base: ReportRequest = { since: window.since, until: window.until, utc: values.utc === true, ...(Object.keys(filter).length > 0 ? { filter } : {}) };
     const by = values.by ?? [];
     const color = io.color ?? (process.stdout.isTTY === true && !process.env.NO_COLOR);
-    const emptyDataset = () => db.prepare('SELECT 1 FROM usage_ledger LIMIT 1').get() === undefined;
     if (formats.length > 0 || by.length > 0) {
-      const report = usageReport(db, { ...base, by, top });
+      const report = await source.report({ ...base, by, top }, zone);
       if (values.json) console.log(JSON.stringify(report, null, 2));
       else if (values.csv) console.log(renderCsv(report));
       else if (values.markdown) console.log(renderMarkdown(report));
-      else console.log(renderSummary({ totals: report, tables: [{ title: `By ${by.join(' and ')}`, report }], zoneName: zone.name, emptyDataset: emptyDataset() }, color));
+      else console.log(renderSummary({ totals: report, tables: [{ title: `By ${by.join(' and ')}`, report }], zoneName: zone.name, emptyDataset: await source.emptyDataset() }, color));
       return 0;
     }
     // The terminal view: a summary, then by day (by month over long windows), model, source, and the costliest sessions.
-    const view: SummaryView = { ...summaryTables(db, base, nowS), zoneName: zone.name };
+    const view: SummaryView = { ...(await source.summary(base, nowS, zone)), zoneName: zone.name };
     console.log(renderSummary(view, color));
     return 0;
   } finally {
-    db.close();
+    source.close();
   }
 }

@@ -1,13 +1,15 @@
 // The one aggregation every face of usage reads (DESIGN habit 17): filters in, `{ period, by, totals, rows }` out,
 // computed by SQL over `usage_ledger` (and `tool_usage` for tools) so it stays fast over years of history. The
-// terminal report, its CSV/Markdown/JSON forms, and later the web dashboard all call `usageReport`.
+// terminal report, its CSV/Markdown/JSON forms, and later the web dashboard all call `usageReport`. The same plan runs
+// on the fleet store in PostgreSQL (postgres.ts): each step is a generator that yields its SQL (dialect.ts) and gets
+// the rows back, driven synchronously on SQLite and asynchronously on PostgreSQL.
 import { HermeticError } from '../../shared/errors.js';
 import { suggest } from '../../shared/options.js';
 import type { Db } from '../../shared/sqlite.js';
 import { Zone } from '../ledger/zone.js';
-import type { Window } from './window.js';
+import { HIDDEN_KEYS, sqliteDialect, type Dialect, type Key, type Params } from './dialect.js';
 
-export const DIMENSIONS = ['day', 'week', 'month', 'model', 'provider', 'profile', 'source', 'project', 'task', 'session', 'tool'] as const;
+export const DIMENSIONS = ['day', 'week', 'month', 'model', 'provider', 'profile', 'source', 'project', 'task', 'session', 'tool', 'machine'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 export const TIME_DIMENSIONS: readonly Dimension[] = ['day', 'week', 'month'];
 /** The ledger's columns a report can be narrowed to (`filter`); values of one column are alternatives, columns combine. */
@@ -49,16 +51,30 @@ export interface UsageReport {
   rows: ReportRow[];
 }
 
+/** A step of the report: yields statements, gets each one's rows back, returns its result. */
+export type Plan<T> = Generator<{ sql: string; params: Params }, T, Record<string, unknown>[]>;
+
+/** Runs a plan on SQLite, synchronously. */
+export function runSqlite<T>(db: Db, plan: Plan<T>, dialect: Dialect = sqliteDialect()): T {
+  let step = plan.next();
+  while (!step.done) {
+    const { sql, values } = dialect.bind(step.value.sql, step.value.params);
+    step = plan.next(db.prepare(sql).all(values) as Record<string, unknown>[]);
+  }
+  return step.value;
+}
+
 /** Keys each dimension adds to a row, and the SQL (over a ledger or tool_usage row `l`) for each. */
-function keysOf(dim: Dimension, utc: boolean): { name: string; sql: string }[] {
+function keysOf(dim: Dimension, utc: boolean, dialect: Dialect): Key[] {
   const day = utc ? 'l.day_utc' : 'l.day';
   switch (dim) {
     case 'day': return [{ name: 'day', sql: day }];
     // Monday of the ISO week.
-    case 'week': return [{ name: 'week', sql: `date(${day}, '-6 days', 'weekday 1')` }];
+    case 'week': return [{ name: 'week', sql: dialect.week(day) }];
     case 'month': return [{ name: 'month', sql: `substr(${day}, 1, 7)` }];
-    case 'session': return [{ name: 'store', sql: 'l.store' }, { name: 'session_id', sql: 'l.session_id' }];
+    case 'session': return [...dialect.sessionKeys];
     case 'tool': return [{ name: 'tool', sql: 'l.tool_name' }];
+    case 'machine': return [...dialect.machineKeys];
     default: return [{ name: dim, sql: `l.${dim}` }];
   }
 }
@@ -103,7 +119,7 @@ interface Checked {
   params: Record<string, number | string>;
 }
 
-function check(request: ReportRequest): Checked {
+function check(request: ReportRequest, dialect: Dialect = sqliteDialect()): Checked {
   const by = checkDimensions(request.by ?? []);
   const since = request.since ?? null;
   const until = request.until ?? null;
@@ -115,12 +131,13 @@ function check(request: ReportRequest): Checked {
   const time = [since !== null ? 'l.at >= @since' : null, until !== null ? 'l.at < @until' : null].filter((x): x is string => x !== null);
   const params: Record<string, number | string> = { ...(since !== null ? { since } : {}), ...(until !== null ? { until } : {}) };
   const { ledger, tools } = filterSql(request.filter ?? {}, params);
-  const where = [...time, ...ledger].join(' AND ') || '1';
+  const where = [...time, ...ledger].join(' AND ') || '1 = 1';
   // A model, provider or task filter reaches tool calls through the sessions with such usage in the window.
+  const same = dialect.sessionKeys.map((k) => `${k.sql.replace(/\bl\./g, 'u.')} = ${k.sql}`).join(' AND ');
   const viaSessions = ledger.length > tools.length
-    ? [`EXISTS (SELECT 1 FROM usage_ledger u INDEXED BY usage_ledger_store_session_id WHERE u.store = l.store AND u.session_id = l.session_id AND ${[...time, ...ledger].join(' AND ').replace(/\bl\./g, 'u.')})`]
+    ? [`EXISTS (SELECT 1 FROM usage_ledger u WHERE ${same} AND ${[...time, ...ledger].join(' AND ').replace(/\bl\./g, 'u.')})`]
     : [];
-  const toolWhere = [...time, ...tools, ...viaSessions].join(' AND ') || '1';
+  const toolWhere = [...time, ...tools, ...viaSessions].join(' AND ') || '1 = 1';
   return { by, since, until, top, utc: request.utc === true, where, toolWhere, params };
 }
 
@@ -128,8 +145,8 @@ function check(request: ReportRequest): Checked {
  * The request's window and filter as SQL conditions on a `usage_ledger` row `l` and on a `tool_usage` row `l`, for a
  * face that lists rows the report counts (the dashboard's slowest tool calls) without aggregating them again.
  */
-export function reportCondition(request: ReportRequest): { ledger: string; tools: string; params: Record<string, number | string> } {
-  const { where, toolWhere, params } = check(request);
+export function reportCondition(request: ReportRequest, dialect: Dialect = sqliteDialect()): { ledger: string; tools: string; params: Record<string, number | string> } {
+  const { where, toolWhere, params } = check(request, dialect);
   return { ledger: where, tools: toolWhere, params };
 }
 
@@ -161,27 +178,32 @@ function filterSql(filter: ReportFilter, params: Record<string, number | string>
 }
 
 /** The window's totals: every measure of the ledger, distinct sessions, tool calls and failed results. */
-export function reportTotals(db: Db, request: Pick<ReportRequest, 'since' | 'until' | 'filter'> = {}): UsageReport['totals'] {
-  const { where, toolWhere, params } = check(request);
-  return db.transaction(() => {
-    const sums = db.prepare(`SELECT ${USAGE_SUMS.map((m) => `SUM(l.${m}) AS ${m}`).join(', ')} FROM usage_ledger l WHERE ${where}`).get(params) as Record<string, number | null>;
-    // Distinct sessions from the per-session index alone (it holds each row's time too): no row is read.
-    const sessions = db.prepare(`SELECT COUNT(*) FROM (SELECT DISTINCT l.store, l.session_id FROM usage_ledger l INDEXED BY usage_ledger_store_session_id WHERE ${where})`).pluck().get(params) as number;
-    const tools = db.prepare(`SELECT SUM(l.calls) AS calls, SUM(l.errors) AS errors FROM tool_usage l WHERE ${toolWhere}`).get(params) as { calls: number | null; errors: number | null };
-    const total = { sessions } as UsageReport['totals'];
-    for (const m of USAGE_SUMS) total[m] = measure(m, sums[m]);
-    total.tool_calls = tools.calls ?? 0;
-    total.tool_errors = tools.errors ?? 0;
-    return total;
-  }).deferred();
+export function reportTotals(db: Db, request: Pick<ReportRequest, 'since' | 'until' | 'filter'> = {}, dialect: Dialect = sqliteDialect()): UsageReport['totals'] {
+  return db.transaction(() => runSqlite(db, planTotals(request, dialect), dialect)).deferred();
+}
+
+export function* planTotals(request: Pick<ReportRequest, 'since' | 'until' | 'filter'>, dialect: Dialect): Plan<UsageReport['totals']> {
+  const { where, toolWhere, params } = check(request, dialect);
+  const [sums] = (yield { sql: `SELECT ${USAGE_SUMS.map((m) => `SUM(l.${m}) AS ${m}`).join(', ')} FROM usage_ledger l WHERE ${where}`, params }) as Record<string, number | null>[];
+  const [sessions] = yield { sql: dialect.distinctSessions(where), params };
+  const [tools] = (yield { sql: `SELECT SUM(l.calls) AS calls, SUM(l.errors) AS errors FROM tool_usage l WHERE ${toolWhere}`, params }) as { calls: number | null; errors: number | null }[];
+  const total = { sessions: Number(sessions?.n ?? 0) } as UsageReport['totals'];
+  for (const m of USAGE_SUMS) total[m] = measure(m, sums?.[m]);
+  total.tool_calls = Number(tools?.calls ?? 0);
+  total.tool_errors = Number(tools?.errors ?? 0);
+  return total;
 }
 
 /**
  * The rows of a grouping, given the window's totals (the rest of a --top is the totals less the rows kept, so the
  * rows always add up to them). One SQL aggregation; only the rows kept reach JavaScript.
  */
-export function reportRows(db: Db, request: ReportRequest, totals: UsageReport['totals']): ReportRow[] {
-  const { by, top, utc, where: ledgerWhere, toolWhere, params } = check(request);
+export function reportRows(db: Db, request: ReportRequest, totals: UsageReport['totals'], dialect: Dialect = sqliteDialect()): ReportRow[] {
+  return runSqlite(db, planRows(request, totals, dialect), dialect);
+}
+
+export function* planRows(request: ReportRequest, totals: UsageReport['totals'], dialect: Dialect): Plan<ReportRow[]> {
+  const { by, top, utc, where: ledgerWhere, toolWhere, params } = check(request, dialect);
   if (by.length === 0) {
     const row: ReportRow = {};
     for (const m of MEASURES) row[m] = totals[m];
@@ -189,47 +211,49 @@ export function reportRows(db: Db, request: ReportRequest, totals: UsageReport['
   }
   const tools = by.includes('tool');
   const where = tools ? toolWhere : ledgerWhere;
-  const keys = by.flatMap((d) => keysOf(d, utc));
-  const shown = keys.filter((k) => k.name !== 'store');
+  const keys = by.flatMap((d) => keysOf(d, utc, dialect));
+  const shown = keys.filter((k) => !HIDDEN_KEYS.has(k.name));
   const table = tools ? 'tool_usage' : 'usage_ledger';
   const figures = tools ? ['tool_calls', 'tool_errors'] : USAGE_SUMS;
   const sums = tools ? ['SUM(l.calls) AS tool_calls', 'SUM(l.errors) AS tool_errors'] : USAGE_SUMS.map((m) => `SUM(l.${m}) AS ${m}`);
   // The tables are clustered by time, so a window is one range of them and no window one scan; grouped by a session's
   // columns as they are, SQLite would walk the per-session index instead, a lookup per row. A unary + (a no-op on any
-  // value; SQLite's way to say "not through an index") keeps it to the scan. The PostgreSQL sink drops it.
-  const keyList = keys.map((k, i) => `+${k.sql} AS k${i}`);
+  // value; SQLite's way to say "not through an index") keeps it to the scan. PostgreSQL has no need of it.
+  const keyList = keys.map((k, i) => `${dialect.noIndex(k.sql)} AS k${i}`);
   const groupKeys = keys.map((_, i) => `k${i}`);
   // Sessions are counted per store when there are several (two profiles may hold the same id), then added up;
   // grouped by session, each group is one.
   const sessionKey = by.includes('session');
   const distinct = sessionKey ? '1 AS sessions' : 'COUNT(DISTINCT l.session_id) AS sessions';
-  const stores = db.prepare('SELECT COUNT(*) FROM stores').pluck().get() as number;
+  // The fleet always has several stores (one per machine at least): counted per store there.
+  const stores = dialect.name === 'postgres' ? 2 : Number((yield { sql: 'SELECT COUNT(*) AS n FROM stores', params: {} })[0]?.n ?? 0);
   const grouped = stores <= 1
     ? `SELECT ${[...keyList, distinct, ...sums].join(', ')} FROM ${table} l WHERE ${where} GROUP BY ${groupKeys.join(', ')}`
-    : `SELECT ${groupKeys.map((k) => `g.${k}`).join(', ')}, SUM(g.sessions) AS sessions, ${figures.map((m) => `SUM(g.${m}) AS ${m}`).join(', ')} FROM (SELECT ${[...keyList, '+l.store AS st', distinct, ...sums].join(', ')} FROM ${table} l WHERE ${where} GROUP BY ${[...groupKeys, 'st'].join(', ')}) g GROUP BY ${groupKeys.join(', ')}`;
+    : `SELECT ${groupKeys.map((k) => `g.${k}`).join(', ')}, SUM(g.sessions) AS sessions, ${figures.map((m) => `SUM(g.${m}) AS ${m}`).join(', ')} FROM (SELECT ${[...keyList, `${dialect.noIndex(dialect.storeKey)} AS st`, distinct, ...sums].join(', ')} FROM ${table} l WHERE ${where} GROUP BY ${[...groupKeys, 'st'].join(', ')}) g GROUP BY ${groupKeys.join(', ')}`;
   const rank = `${tools ? 'tool_calls' : 'cost_usd'} DESC, ${shown.map((k) => `k${keys.indexOf(k)}`).join(', ')}`;
   // With --top: the costliest rows (most called, for tools), how many rows there were and their sessions all told.
   // By session alone those two are the window's sessions, and a plain ORDER BY … LIMIT keeps it cheap.
-  const bySessionOnly = keys.every((k) => k.name === 'store' || k.name === 'session_id');
+  const bySessionOnly = keys.every((k) => HIDDEN_KEYS.has(k.name) || k.name === 'session_id');
   const sql = top === undefined ? grouped
     : bySessionOnly ? `SELECT x.*, ${totals.sessions ?? 0} AS n, ${totals.sessions ?? 0} AS all_sessions FROM (${grouped}) x ORDER BY ${rank} LIMIT ${top}`
-      : `SELECT * FROM (SELECT x.*, ROW_NUMBER() OVER (ORDER BY ${rank}) AS rn, COUNT(*) OVER () AS n, SUM(sessions) OVER () AS all_sessions FROM (${grouped}) x) WHERE rn <= ${top}`;
-  const raw = db.prepare(sql).all(params) as Record<string, unknown>[];
+      : `SELECT * FROM (SELECT x.*, ROW_NUMBER() OVER (ORDER BY ${rank}) AS rn, COUNT(*) OVER () AS n, SUM(sessions) OVER () AS all_sessions FROM (${grouped}) x) r WHERE rn <= ${top}`;
+  const raw = yield { sql, params };
 
-  // A session's store is part of its key (two profiles may share an id) but not shown; it is kept aside for its title.
-  const storeOf = new Map<ReportRow, string>();
+  // A session's store (and machine, in the fleet) is part of its key (two profiles may share an id) but not shown;
+  // it is kept aside for its title.
+  const hiddenOf = new Map<ReportRow, Record<string, unknown>>();
   const rows: ReportRow[] = raw.map((r) => {
     const row: ReportRow = {};
     keys.forEach((k, i) => {
-      if (k.name === 'store') storeOf.set(row, r[`k${i}`] as string);
+      if (HIDDEN_KEYS.has(k.name)) hiddenOf.set(row, { ...hiddenOf.get(row), [k.name]: r[`k${i}`] });
       else row[k.name] = (r[`k${i}`] as string | null) ?? null;
     });
     if (sessionKey) row.title = null;
-    row.sessions = (r.sessions as number | null) ?? 0;
+    row.sessions = Number(r.sessions ?? 0);
     for (const m of USAGE_SUMS) row[m] = tools ? null : measure(m, r[m]);
     if (tools) {
-      row.tool_calls = (r.tool_calls as number | null) ?? 0;
-      row.tool_errors = (r.tool_errors as number | null) ?? 0;
+      row.tool_calls = Number(r.tool_calls ?? 0);
+      row.tool_errors = Number(r.tool_errors ?? 0);
     }
     return row;
   });
@@ -251,8 +275,13 @@ export function reportRows(db: Db, request: ReportRequest, totals: UsageReport['
   }
   if (sessionKey) {
     // Titles for the rows kept only: one lookup each.
-    const title = db.prepare('SELECT title FROM sessions WHERE store = ? AND session_id = ?').pluck();
-    for (const r of rows) if (storeOf.has(r)) r.title = (title.get(storeOf.get(r), r.session_id) as string | null | undefined) ?? null;
+    for (const r of rows) {
+      const hidden = hiddenOf.get(r);
+      if (!hidden) continue;
+      const machine = 'machine_key' in hidden ? ' AND machine_id = @machine_key' : '';
+      const found = yield { sql: `SELECT title FROM sessions WHERE store = @store AND session_id = @session_id${machine}`, params: { ...(hidden as Params), session_id: r.session_id as string } };
+      r.title = (found[0]?.title as string | null | undefined) ?? null;
+    }
   }
   const costOf = (r: ReportRow) => (tools ? Number(r.tool_calls) : Number(r.cost_usd ?? 0));
   const keyTexts = new Map<ReportRow, string>(rows.map((r) => [r, shown.map((k) => String(r[k.name] ?? '')).join('\u0000')]));
@@ -272,22 +301,30 @@ export function reportRows(db: Db, request: ReportRequest, totals: UsageReport['
 
 /** The window as the report gives it: ISO times with the zone's offset. */
 export function reportPeriod(db: Db, request: Pick<ReportRequest, 'since' | 'until' | 'utc'>): UsageReport['period'] {
-  const zone = request.utc ? new Zone('UTC') : ledgerZone(db);
-  const since = request.since ?? null;
-  const until = request.until ?? null;
-  return { since: since === null ? null : zone.iso(since), until: until === null ? null : zone.iso(until) };
+  return periodIn(request.utc ? new Zone('UTC') : ledgerZone(db), request);
 }
 
 /**
  * Usage (and tool calls) in a window, grouped by any dimensions; the rows of any grouping sum to the totals.
  * @example usageReport(db, { since: Date.now() / 1000 - 7 * 86400, by: ['day', 'model'] })
  */
-export function usageReport(db: Db, request: ReportRequest = {}): UsageReport {
+export function usageReport(db: Db, request: ReportRequest = {}, dialect: Dialect = sqliteDialect()): UsageReport {
+  const zone = request.utc ? new Zone('UTC') : ledgerZone(db);
+  return db.transaction((): UsageReport => runSqlite(db, planReport(request, zone, dialect), dialect)).deferred();
+}
+
+/** The whole report: its period in `zone`, totals and rows. */
+export function* planReport(request: ReportRequest, zone: Zone, dialect: Dialect): Plan<UsageReport> {
   const by = checkDimensions(request.by ?? []);
-  return db.transaction((): UsageReport => {
-    const totals = reportTotals(db, request);
-    return { period: reportPeriod(db, request), by, totals, rows: reportRows(db, request, totals) };
-  }).deferred();
+  const totals = yield* planTotals(request, dialect);
+  return { period: periodIn(zone, request), by, totals, rows: yield* planRows(request, totals, dialect) };
+}
+
+/** The window in a zone, as ISO times with its offset. */
+export function periodIn(zone: Zone, request: Pick<ReportRequest, 'since' | 'until'>): UsageReport['period'] {
+  const since = request.since ?? null;
+  const until = request.until ?? null;
+  return { since: since === null ? null : zone.iso(since), until: until === null ? null : zone.iso(until) };
 }
 
 /** A summed measure as the report gives it: counts as whole numbers (0 when nothing), costs rounded to 1e-10 (actual may be null). */

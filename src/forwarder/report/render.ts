@@ -33,7 +33,7 @@ interface Style { bold(s: string): string; dim(s: string): string; cost(s: strin
 const PLAIN: Style = { bold: (s) => s, dim: (s) => s, cost: (s) => s };
 const ANSI: Style = { bold: (s) => `\x1b[1m${s}\x1b[22m`, dim: (s) => `\x1b[2m${s}\x1b[22m`, cost: (s) => `\x1b[32m${s}\x1b[39m` };
 
-const KEY_LABEL: Record<string, string> = { session_id: 'session', title: 'title', tool: 'tool' };
+const KEY_LABEL: Record<string, string> = { session_id: 'session', title: 'title', tool: 'tool', machine_id: 'machine id' };
 const keyText = (v: string | number | null | undefined, name: string): string => {
   if (v === null || v === undefined) return name === 'project' ? '(none)' : '(unknown)';
   if (v === '') return name === 'task' ? 'main' : '(unknown)';
@@ -42,7 +42,7 @@ const keyText = (v: string | number | null | undefined, name: string): string =>
 
 /** The key columns of a report's rows, in order (`store` is never shown; sessions carry their title). */
 function keyColumns(by: readonly Dimension[]): string[] {
-  return by.flatMap((d) => (d === 'session' ? ['session_id', 'title'] : [d]));
+  return by.flatMap((d) => (d === 'session' ? ['session_id', 'title'] : d === 'machine' ? ['machine', 'machine_id'] : [d]));
 }
 
 interface Column { label: string; align: 'left' | 'right'; text(r: ReportRow): string; flex?: boolean; style?: keyof Style }

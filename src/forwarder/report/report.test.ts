@@ -149,8 +149,8 @@ describe('usageReport', () => {
     });
     refused({ since: NOW, until: NOW - 60 }, 'The window starts after it ends (since 2026-07-15T10:30:00.000Z, until 2026-07-15T10:29:00.000Z); swap them.');
     refused({ by: ['modle'] }, '"modle" is not a report dimension; did you mean "model"?');
-    refused({ by: ['colour'] }, '"colour" is not a report dimension; use day, week, month, model, provider, profile, source, project, task, session, tool.');
-    refused({ by: ['tool', 'model', 'task'] }, 'Tool calls cannot be grouped by model or task: Hermes records usage per call, not per tool; group tools by day, week, month, profile, source, project, session.');
+    refused({ by: ['colour'] }, '"colour" is not a report dimension; use day, week, month, model, provider, profile, source, project, task, session, tool, machine.');
+    refused({ by: ['tool', 'model', 'task'] }, 'Tool calls cannot be grouped by model or task: Hermes records usage per call, not per tool; group tools by day, week, month, profile, source, project, session, machine.');
     refused({ top: 0 }, 'top must be a whole number of rows, 1 or more; got 0.');
   });
 });
@@ -245,7 +245,7 @@ describe('hermetic report (in process)', () => {
     await refused(['--since', '2026-08-01'], 'HERMETIC_REPORT_INVALID', '--since 2026-08-01 starts after --until now ends; swap them.');
     await refused(['--json', '--csv'], 'HERMETIC_CLI_USAGE', 'Give one output format; got --json and --csv.');
     await refused(['--top', '0'], 'HERMETIC_CLI_USAGE', '--top must be between 1 and 1000000; got 0.');
-    await refused(['--by', 'tool', '--by', 'provider'], 'HERMETIC_REPORT_INVALID', 'Tool calls cannot be grouped by provider: Hermes records usage per call, not per tool; group tools by day, week, month, profile, source, project, session.');
+    await refused(['--by', 'tool', '--by', 'provider'], 'HERMETIC_REPORT_INVALID', 'Tool calls cannot be grouped by provider: Hermes records usage per call, not per tool; group tools by day, week, month, profile, source, project, session, machine.');
     await refused(['--sinse', '7d'], 'HERMETIC_CLI_USAGE', 'Unknown option "--sinse"; did you mean "--since"?');
     await assert.rejects(reportCommand(['--home', join(dir, 'nowhere')]), (e: { code: string }) => e.code === 'HERMETIC_DATASET_OPEN');
   });

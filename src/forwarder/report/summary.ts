@@ -1,8 +1,10 @@
 // The default report (what `hermetic report` shows on a terminal, and what a dashboard's first page would): the
 // window's totals, then by day (by month over long windows), by model, by source, and the costliest sessions — all
-// from `usageReport`, in one read transaction so every table sees the same dataset.
+// from one plan, in one read transaction so every table sees the same dataset (or fleet store).
 import type { Db } from '../../shared/sqlite.js';
-import { checkDimensions, reportPeriod, reportRows, reportTotals, type ReportRequest, type UsageReport } from './query.js';
+import { Zone } from '../ledger/zone.js';
+import { sqliteDialect, type Dialect } from './dialect.js';
+import { checkDimensions, ledgerZone, periodIn, planRows, planTotals, runSqlite, type Plan, type ReportRequest, type UsageReport } from './query.js';
 
 /** More than 62 days (or no start) reads better by month than by day. */
 const LONG = 62 * 86400;
@@ -15,23 +17,26 @@ export interface SummaryTables {
 }
 
 /** @example summaryTables(db, { since: now - 30 * 86400, until: now }, now) */
-export function summaryTables(db: Db, request: Pick<ReportRequest, 'since' | 'until' | 'utc' | 'filter'>, now: number): SummaryTables {
+export function summaryTables(db: Db, request: Pick<ReportRequest, 'since' | 'until' | 'utc' | 'filter'>, now: number, dialect: Dialect = sqliteDialect()): SummaryTables {
+  const zone = request.utc ? new Zone('UTC') : ledgerZone(db);
+  return db.transaction((): SummaryTables => runSqlite(db, planSummary(request, now, zone, dialect), dialect)).deferred();
+}
+
+export function* planSummary(request: Pick<ReportRequest, 'since' | 'until' | 'utc' | 'filter'>, now: number, zone: Zone, dialect: Dialect): Plan<SummaryTables> {
   const since = request.since ?? null;
   const long = since === null || (request.until ?? now) - since > LONG;
-  return db.transaction((): SummaryTables => {
-    // The totals once; every table is a grouping of the same window, so they share them.
-    const totals = reportTotals(db, request);
-    const period = reportPeriod(db, request);
-    const report = (by: string[], top?: number): UsageReport => ({ period, by: checkDimensions(by), totals, rows: reportRows(db, { ...request, by, top }, totals) });
-    return {
-      totals: report([]),
-      tables: [
-        { title: long ? 'By month' : 'By day', report: report([long ? 'month' : 'day']) },
-        { title: 'By model', report: report(['model'], 8) },
-        { title: 'By source', report: report(['source'], 8) },
-        { title: 'Most expensive sessions', report: report(['session'], 5), omitOther: true },
-      ],
-      emptyDataset: db.prepare('SELECT 1 FROM usage_ledger LIMIT 1').get() === undefined,
-    };
-  }).deferred();
+  // The totals once; every table is a grouping of the same window, so they share them.
+  const totals = yield* planTotals(request, dialect);
+  const period = periodIn(zone, request);
+  const report = function* (by: string[], top?: number): Plan<UsageReport> {
+    return { period, by: checkDimensions(by), totals, rows: yield* planRows({ ...request, by, top }, totals, dialect) };
+  };
+  const tables = [
+    { title: long ? 'By month' : 'By day', report: yield* report([long ? 'month' : 'day']) },
+    { title: 'By model', report: yield* report(['model'], 8) },
+    { title: 'By source', report: yield* report(['source'], 8) },
+    { title: 'Most expensive sessions', report: yield* report(['session'], 5), omitOther: true },
+  ];
+  const any = yield { sql: 'SELECT 1 AS one FROM usage_ledger LIMIT 1', params: {} };
+  return { totals: yield* report([]), tables, emptyDataset: any.length === 0 };
 }

@@ -1,0 +1,69 @@
+// Where the report's SQL differs between the embedded dataset (SQLite) and the fleet store (PostgreSQL): the week's
+// Monday, how a session and a store are identified (the fleet adds the machine), how `--by machine` reads, the
+// no-index hint, and parameters. Everything else in the report is one code path (plan.ts).
+
+export interface Key { name: string; sql: string }
+export type Params = Record<string, number | string | null>;
+
+export interface Dialect {
+  readonly name: 'sqlite' | 'postgres';
+  /** Monday of the ISO week of a `YYYY-MM-DD` text, as `YYYY-MM-DD`. */
+  week(day: string): string;
+  /** The keys that tell sessions apart (the hidden ones first: they are kept aside, not shown). */
+  readonly sessionKeys: readonly Key[];
+  /** One expression naming a row's store (sessions are counted per store, then added up). */
+  readonly storeKey: string;
+  /** The keys of `--by machine`. */
+  readonly machineKeys: readonly Key[];
+  /** The distinct (…store, session) pairs of the ledger in a window, counted. */
+  distinctSessions(where: string): string;
+  /** A select-list expression the planner should not serve through an index (SQLite's unary +). */
+  noIndex(sql: string): string;
+  /** A statement with `@name` parameters as the driver takes it. */
+  bind(sql: string, params: Params): { sql: string; values: Params | unknown[] };
+}
+
+/** Keys a report row holds but does not show (they identify; the row shows the session id and title). */
+export const HIDDEN_KEYS: ReadonlySet<string> = new Set(['store', 'machine_key']);
+
+const literal = (v: string | null) => (v === null ? 'NULL' : `'${v.replace(/'/g, "''")}'`);
+
+/** The embedded dataset: one machine, whose host name and id (when known) `--by machine` shows. */
+export function sqliteDialect(machine: { hostname: string; machineId: string | null } = { hostname: 'localhost', machineId: null }): Dialect {
+  return {
+    name: 'sqlite',
+    week: (day) => `date(${day}, '-6 days', 'weekday 1')`,
+    sessionKeys: [{ name: 'store', sql: 'l.store' }, { name: 'session_id', sql: 'l.session_id' }],
+    storeKey: 'l.store',
+    machineKeys: [{ name: 'machine', sql: literal(machine.hostname) }, { name: 'machine_id', sql: literal(machine.machineId) }],
+    // Distinct sessions from the per-session index alone (it holds each row's time too): no row is read.
+    distinctSessions: (where) => `SELECT COUNT(*) AS n FROM (SELECT DISTINCT l.store, l.session_id FROM usage_ledger l INDEXED BY usage_ledger_store_session_id WHERE ${where})`,
+    // A unary + (a no-op on any value) keeps SQLite to the time-clustered scan instead of a lookup per row.
+    noIndex: (sql) => `+${sql}`,
+    bind: (sql, params) => ({ sql, values: params }),
+  };
+}
+
+/** The fleet store: every row carries its machine; `--by machine` is its host name and id. */
+export function postgresDialect(schema: string): Dialect & { readonly schema: string } {
+  return {
+    name: 'postgres',
+    schema,
+    week: (day) => `to_char(date_trunc('week', (${day})::date), 'YYYY-MM-DD')`,
+    sessionKeys: [{ name: 'machine_key', sql: 'l.machine_id' }, { name: 'store', sql: 'l.store' }, { name: 'session_id', sql: 'l.session_id' }],
+    // A machine id is 32 hex digits: glued to the store path it stays unambiguous.
+    storeKey: '(l.machine_id || l.store)',
+    machineKeys: [{ name: 'machine', sql: 'l.hostname' }, { name: 'machine_id', sql: 'l.machine_id' }],
+    distinctSessions: (where) => `SELECT COUNT(*) AS n FROM (SELECT DISTINCT l.machine_id, l.store, l.session_id FROM usage_ledger l WHERE ${where}) d`,
+    noIndex: (sql) => sql,
+    bind(sql, params) {
+      const values: unknown[] = [];
+      const index = new Map<string, number>();
+      const text = sql.replace(/@([a-z_]+)/g, (_m, name: string) => {
+        if (!index.has(name)) index.set(name, values.push(params[name] ?? null));
+        return `$${index.get(name)!}`;
+      });
+      return { sql: text, values };
+    },
+  };
+}

@@ -1,0 +1,141 @@
+// The report over the fleet store equals the report over each machine's own dataset (same plan, same JSON shape),
+// --by machine splits the fleet's totals by machine, and `hermetic report|query --from postgres://` read the fleet
+// read-only, with errors that carry a code and never the password. One throwaway PostgreSQL cluster for the file.
+import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { generate } from '../../state-db/generate/index.js';
+import { tempDir } from '../../state-db/testing/fixtures.js';
+import { sharedPostgres, type PgCluster } from '../../shared/testing/postgres.js';
+import { queryCommand } from '../cli/query.js';
+import { reportCommand } from '../cli/report.js';
+import { Zone } from '../ledger/zone.js';
+import { createPostgresSink } from '../sinks/postgres/index.js';
+import { datasetBatch } from '../sinks/postgres/testing/rows.js';
+import type { Origin } from '../sinks/remote/contract.js';
+import { forwarderRig } from '../testing/index.js';
+import { MEASURES, usageReport, type UsageReport } from './index.js';
+import { planReport } from './query.js';
+import { readFleet } from '../sinks/postgres/read.js';
+import { runPostgres } from './postgres.js';
+
+const NOW = Date.UTC(2026, 6, 15, 10, 30) / 1000;
+const ZONE = 'Europe/Berlin';
+const A: Origin = { machineId: 'a'.repeat(32), hostname: 'laptop-a' };
+const B: Origin = { machineId: 'b'.repeat(32), hostname: 'gateway-b' };
+let pg: PgCluster;
+let dir: string;
+let cleanup: () => void;
+let dbA: Database.Database;
+let dbB: Database.Database;
+/** Machine A alone, and A and B together. */
+let aloneUrl: string;
+let fleetUrl: string;
+
+before(async () => {
+  pg = await sharedPostgres();
+  ({ dir, cleanup } = tempDir('hermetic-pgreport-'));
+  const homes: string[] = [];
+  for (const [name, seed, sessions] of [['a', 'fleet-a', 60], ['b', 'fleet-b', 40]] as const) {
+    const g = generate({ out: join(dir, name, 'hermes', 'state.db'), sessions, messages: sessions * 20, seed, end: NOW, days: 30 });
+    const rig = forwarderRig([g.path], { dir: join(dir, name), timeZone: ZONE });
+    rig.forwarder.backfill();
+    rig.forwarder.close();
+    homes.push(join(rig.home, 'hermetic.db'));
+  }
+  dbA = new Database(homes[0]!, { readonly: true });
+  dbB = new Database(homes[1]!, { readonly: true });
+  aloneUrl = pg.createDatabase();
+  fleetUrl = pg.createDatabase();
+  for (const [url, ships] of [[aloneUrl, [[homes[0]!, A]]], [fleetUrl, [[homes[0]!, A], [homes[1]!, B]]]] as const) {
+    const sink = createPostgresSink(url);
+    await sink.open();
+    for (const [path, origin] of ships) await sink.write(datasetBatch(path, origin, 1));
+    await sink.close();
+  }
+});
+after(() => {
+  dbA.close();
+  dbB.close();
+  cleanup();
+});
+
+const fleetReport = (url: string, request: Parameters<typeof usageReport>[1]) =>
+  readFleet(url, (c, d) => runPostgres(c, planReport(request ?? {}, request?.utc ? new Zone('UTC') : new Zone(ZONE), d), d));
+
+/** Costs are sums of doubles added in another order: equal to 1e-9. */
+function sameReport(actual: UsageReport, expected: UsageReport, label: string): void {
+  const strip = (r: UsageReport) => JSON.parse(JSON.stringify(r, (k, v) => (typeof v === 'number' && k.endsWith('_usd') ? Math.round(v * 1e6) / 1e6 : v))) as UsageReport;
+  assert.deepEqual(strip(actual), strip(expected), label);
+}
+
+describe('the report on the fleet store', () => {
+  const shapes: { by?: string[]; top?: number; since?: number; until?: number; utc?: boolean }[] = [
+    {}, { by: ['day'] }, { by: ['week', 'model'] }, { by: ['month', 'source'] }, { by: ['session'], top: 5 }, { by: ['model'], top: 2 },
+    { by: ['tool', 'day'] }, { by: ['project', 'task'], since: NOW - 7 * 86400, until: NOW }, { by: ['provider', 'profile'], utc: true },
+  ];
+  for (const shape of shapes) {
+    it(`one machine: ${JSON.stringify(shape)} equals the report of its own dataset`, async () => {
+      sameReport(await fleetReport(aloneUrl, shape), usageReport(dbA, shape), JSON.stringify(shape));
+    });
+  }
+
+  it('two machines: totals are the sum of both datasets\'; --by machine gives one row per machine with its own totals', async () => {
+    const fleet = await fleetReport(fleetUrl, { by: ['machine'] });
+    const [a, b] = [usageReport(dbA, {}), usageReport(dbB, {})];
+    for (const m of MEASURES) {
+      if (m.endsWith('_usd')) assert.ok(Math.abs(Number(fleet.totals[m]) - Number(a.totals[m]) - Number(b.totals[m])) < 1e-6, m);
+      else assert.equal(fleet.totals[m], Number(a.totals[m]) + Number(b.totals[m]), m);
+    }
+    assert.equal(fleet.totals.tool_calls, a.totals.tool_calls + b.totals.tool_calls);
+    const rows = new Map(fleet.rows.map((r) => [r.machine, r]));
+    assert.deepEqual([...rows.keys()].sort(), ['gateway-b', 'laptop-a']);
+    assert.equal(rows.get('laptop-a')!.machine_id, A.machineId);
+    for (const [name, own] of [['laptop-a', a], ['gateway-b', b]] as const) {
+      assert.equal(rows.get(name)!.sessions, own.totals.sessions);
+      assert.equal(rows.get(name)!.input_tokens, own.totals.input_tokens);
+    }
+    // Sessions of the same id on two machines stay two sessions.
+    const sessions = await fleetReport(fleetUrl, { by: ['session'] });
+    assert.equal(sessions.rows.length, Number(a.totals.sessions) + Number(b.totals.sessions));
+  });
+});
+
+/** Runs a command in process; its stdout lines. */
+async function run(command: (argv: string[]) => Promise<number>, args: string[]): Promise<string> {
+  const out: string[] = [];
+  const log = console.log;
+  console.log = (...a: unknown[]) => void out.push(a.join(' '));
+  try {
+    assert.equal(await command(args), 0);
+    return out.join('\n');
+  } finally {
+    console.log = log;
+  }
+}
+
+describe('hermetic report and query --from postgres://', () => {
+  it('report --from --json --by machine is the fleet report; the terminal view has the usual tables', async () => {
+    const json = JSON.parse(await run((a) => reportCommand(a, { now: () => NOW * 1000 }), ['--from', fleetUrl, '--period', 'all', '--by', 'machine', '--json'])) as UsageReport;
+    assert.deepEqual(json.by, ['machine']);
+    assert.equal(json.rows.length, 2);
+    const text = await run((a) => reportCommand(a, { now: () => NOW * 1000, color: false }), ['--from', fleetUrl, '--period', 'all']);
+    for (const heading of ['By month', 'By model', 'By source', 'Most expensive sessions']) assert.ok(text.includes(heading), heading);
+    assert.ok(!text.includes(pg.password));
+  });
+
+  it('query --from reads the fleet schema; a write or two statements are refused; the password never shows', async () => {
+    const rows = JSON.parse(await run(queryCommand, ['--from', fleetUrl, '--json', 'SELECT hostname, COUNT(*) AS sessions FROM sessions GROUP BY hostname ORDER BY hostname'])) as { hostname: string; sessions: number }[];
+    assert.deepEqual(rows.map((r) => r.hostname), ['gateway-b', 'laptop-a']);
+    assert.equal(rows[1]!.sessions, (dbA.prepare('SELECT COUNT(*) FROM sessions').pluck().get() as number));
+    await assert.rejects(queryCommand(['--from', fleetUrl, 'DELETE FROM sessions']), (e: { code: string; message: string }) => e.code === 'HERMETIC_QUERY_READ_ONLY' && /read-only transaction/.test(e.message));
+    await assert.rejects(queryCommand(['--from', fleetUrl, 'SELECT 1; DELETE FROM sessions']), (e: { code: string; message: string }) => e.code === 'HERMETIC_QUERY_INVALID' && /multiple commands/.test(e.message));
+    await assert.rejects(queryCommand(['--from', fleetUrl, 'SELECT nope FROM sessions']), (e: { code: string; message: string }) => e.code === 'HERMETIC_QUERY_INVALID' && /PostgreSQL cannot run this query: column "nope" does not exist/.test(e.message));
+    assert.equal(pg.psql(`SELECT COUNT(*) > 0 FROM hermetic.sessions`, fleetUrl.split('/').pop()!).trim(), 't');
+    const wrong = fleetUrl.replace(`:${pg.password}@`, ':wrong-secret@');
+    await assert.rejects(queryCommand(['--from', wrong, 'SELECT 1']), (e: { code: string; message: string }) => e.code === 'HERMETIC_SINK_AUTH' && !e.message.includes('wrong-secret') && e.message.includes(':***@'));
+    await assert.rejects(reportCommand(['--from', pg.createDatabase()]), (e: { code: string; message: string }) => e.code === 'HERMETIC_SINK_SCHEMA' && /no "hermetic" schema/.test(e.message) && !e.message.includes(pg.password));
+    await assert.rejects(reportCommand(['--from', '/some/dir']), (e: { code: string }) => e.code === 'HERMETIC_CLI_USAGE');
+  });
+});

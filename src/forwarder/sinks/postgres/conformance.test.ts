@@ -1,0 +1,42 @@
+// The PostgreSQL sink passes the remote sink conformance suite against a real server: a fresh database per scenario,
+// "down" being the server itself stopped (pg_ctl stop) and "up" started again on the same port.
+import { sharedPostgres } from '../../../shared/testing/postgres.js';
+import { remoteSinkConformance } from '../remote/conformance.js';
+import { createPool } from './pool.js';
+import { SHIPPED_TABLES } from './schema.js';
+import { fleetRows } from './testing/rows.js';
+import { postgresTarget } from './url.js';
+
+remoteSinkConformance('postgres', {
+  fresh: async () => {
+    const pg = await sharedPostgres();
+    const url = pg.createDatabase();
+    let stopped = false;
+    return {
+      url,
+      read: async (origin) => {
+        const target = postgresTarget(url);
+        const pool = createPool(target, { max: 1 });
+        try {
+          const out: Record<string, Record<string, unknown>[]> = {};
+          const exists = (await pool.query('SELECT to_regclass($1) AS t', ['hermetic.sessions'])).rows[0].t !== null;
+          for (const t of SHIPPED_TABLES) out[t.name] = exists ? await fleetRows(pool, target.schema, t, origin.machineId) : [];
+          return out;
+        } finally {
+          await pool.end();
+        }
+      },
+      down: async () => {
+        pg.stop('fast');
+        stopped = true;
+      },
+      up: async () => {
+        pg.start();
+        stopped = false;
+      },
+      cleanup: async () => {
+        if (stopped) pg.start();
+      },
+    };
+  },
+});

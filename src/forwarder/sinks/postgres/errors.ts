@@ -1,0 +1,49 @@
+// What went wrong talking to PostgreSQL, as a SinkError a person can act on (decision 0036): retriable when waiting
+// can fix it (the server unreachable, restarting, out of connections; a serialization failure or deadlock), fatal
+// when only a person can (authentication, a missing database, a schema we cannot use, data refused). Every message
+// is scrubbed: the password never appears, whatever the driver or server put in its text.
+import { SinkError } from '../remote/contract.js';
+import { redactUrl } from './url.js';
+
+/** Node socket errors that mean "not reachable now". */
+const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND', 'ECONNABORTED', 'ENOENT']);
+
+interface Class { code: string; retriable: boolean; say: string }
+
+function classOf(e: { code?: unknown; message?: unknown }): Class {
+  const code = typeof e.code === 'string' ? e.code : '';
+  const text = typeof e.message === 'string' ? e.message : '';
+  if (NETWORK.has(code) || /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Connection ended unexpectedly|server closed the connection/i.test(text)) {
+    return { code: 'HERMETIC_SINK_UNAVAILABLE', retriable: true, say: 'PostgreSQL could not be reached or dropped the connection' };
+  }
+  if (code === '40001' || code === '40P01') return { code: 'HERMETIC_SINK_CONFLICT', retriable: true, say: 'PostgreSQL gave up the batch to resolve a conflict with another writer (a serialization failure or a deadlock)' };
+  if (code === '57P01' || code === '57P02' || code === '57P03' || code === '57014' || code.startsWith('08') || code.startsWith('53') || code === '58000' || code === '58030') {
+    return { code: 'HERMETIC_SINK_UNAVAILABLE', retriable: true, say: 'PostgreSQL is shutting down, starting, out of connections or resources, or cancelled the statement' };
+  }
+  if (code === '28P01' || code === '28000') return { code: 'HERMETIC_SINK_AUTH', retriable: false, say: 'PostgreSQL refused the user name or password' };
+  if (code === '3D000') return { code: 'HERMETIC_SINK_NO_DATABASE', retriable: false, say: 'the database in the URL does not exist' };
+  if (code.startsWith('42') || code === '3F000' || code === '25006') return { code: 'HERMETIC_SINK_SCHEMA', retriable: false, say: 'PostgreSQL refused the sink\'s tables or statements (a missing permission, or a schema changed by hand)' };
+  if (code.startsWith('22') || code.startsWith('23')) return { code: 'HERMETIC_SINK_REJECTED', retriable: false, say: 'PostgreSQL refused a row of the batch' };
+  return { code: 'HERMETIC_SINK_FAILED', retriable: false, say: 'the PostgreSQL sink failed' };
+}
+
+/** Text with every secret (and any DSN password) replaced by ***. */
+export function scrub(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) if (s !== '') out = out.split(s).join('***');
+  return redactUrl(out);
+}
+
+/**
+ * A driver or server error as a SinkError: its class, a sentence with what to do, and the server's own words.
+ * @example throw toSinkError(e, target.display, target.secrets)
+ */
+export function toSinkError(e: unknown, display: string, secrets: readonly string[]): SinkError {
+  if (e instanceof SinkError) return e;
+  const err = (e ?? {}) as { code?: unknown; message?: unknown };
+  const c = classOf(err);
+  const detail = scrub(typeof err.message === 'string' && err.message !== '' ? err.message : String(e), secrets);
+  const pgCode = typeof err.code === 'string' ? ` [${err.code}]` : '';
+  const next = c.retriable ? 'the batch is kept and retried' : c.code === 'HERMETIC_SINK_AUTH' || c.code === 'HERMETIC_SINK_NO_DATABASE' ? 'fix the URL and try again' : 'nothing of the batch was applied';
+  return new SinkError(c.code, `${c.say} (${display}): ${detail}${pgCode}; ${next}.`, c.retriable);
+}

@@ -1,0 +1,173 @@
+// The PostgreSQL fleet store as a remote sink (issue 17 §2, decision 0036): many forwarders, one database; each row
+// carries its machine; a batch is one transaction that also moves the machine's `progress`, so `appliedSeq` tells a
+// restarted forwarder what the database already holds.
+import type pg from 'pg';
+import { HermeticError } from '../../../shared/errors.js';
+import { check, is, parseOptions, type OptionsInput, type OptionsOutput } from '../../../shared/options.js';
+import { SinkError, type DeltaBatch, type Origin, type RemoteSink } from '../remote/contract.js';
+import { toSinkError } from './errors.js';
+import { migrate } from './migrate.js';
+import { createPool } from './pool.js';
+import { SHIPPED, q } from './schema.js';
+import { postgresTarget, type PostgresTarget } from './url.js';
+import { deleteStatements, upsertStatements, type Statement, type UpsertStrategy } from './write.js';
+
+function invalid(name: string, expected: string, value: unknown): never {
+  throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "${name}" must be ${expected}; got ${JSON.stringify(value) ?? String(value)}.`);
+}
+
+const OPTIONS = {
+  /** The schema (default: `?schema=` in the URL, else `hermetic`). */
+  schema: is.nullable(is.string),
+  /** Connections in the pool. */
+  poolSize: check((v, name): number => (Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 100 ? (v as number) : invalid(name, 'a whole number from 1 to 100', v))),
+  /** Milliseconds to wait for a connection. */
+  connectTimeoutMs: is.integer,
+  /** How rows are sent: `unnest` (arrays per column; the default) or `values` (a multi-row VALUES list). */
+  strategy: check((v, name): UpsertStrategy => (v === 'unnest' || v === 'values' ? v : invalid(name, '"unnest" or "values"', v))),
+};
+
+/** What the sink registry passes (sinks/remote/registry.ts): the home and folder, and a config entry's settings. */
+const FACTORY = {
+  ...OPTIONS,
+  home: is.string,
+  cwd: is.string,
+  /** A config file `sinks:` entry's settings besides its url: the options above, checked the same way. */
+  settings: check((v, name): Record<string, unknown> => (typeof v === 'object' && v !== null && !Array.isArray(v) ? v as Record<string, unknown> : invalid(name, 'a mapping of sink settings', v))),
+};
+
+export type PostgresSinkOptions = OptionsInput<typeof FACTORY>;
+
+export interface PostgresSink extends RemoteSink {
+  readonly schema: string;
+  /** The SQL a batch becomes, deletes first (for tests and the bench). */
+  statements(batch: DeltaBatch): Statement[];
+}
+
+class Sink implements PostgresSink {
+  readonly id: string;
+  readonly display: string;
+  readonly leavesMachine = true;
+  readonly schema: string;
+  readonly #target: PostgresTarget;
+  readonly #options: OptionsOutput<typeof OPTIONS>;
+  #pool: pg.Pool | null = null;
+
+  constructor(target: PostgresTarget, options: OptionsOutput<typeof OPTIONS>) {
+    this.#target = target;
+    this.#options = options;
+    this.id = target.id;
+    this.display = target.display;
+    this.schema = target.schema;
+  }
+
+  #fail(e: unknown): SinkError {
+    return toSinkError(e, this.display, this.#target.secrets);
+  }
+
+  #poolOf(): pg.Pool {
+    this.#pool ??= createPool(this.#target, { max: this.#options.poolSize, connectTimeoutMs: this.#options.connectTimeoutMs });
+    return this.#pool;
+  }
+
+  async open(): Promise<void> {
+    try {
+      const client = await this.#poolOf().connect();
+      let broken: Error | undefined;
+      const onError = (e: Error) => { broken = e; };
+      client.on('error', onError);
+      try {
+        await migrate(client, this.schema);
+      } finally {
+        client.off('error', onError);
+        client.release(broken);
+      }
+    } catch (e) {
+      throw this.#fail(e);
+    }
+  }
+
+  async appliedSeq(origin: Origin): Promise<number | null> {
+    try {
+      const r = await this.#poolOf().query(`SELECT applied_seq FROM ${q(this.schema)}.progress WHERE machine_id = $1`, [origin.machineId]);
+      return r.rows.length === 0 ? null : Number(r.rows[0].applied_seq);
+    } catch (e) {
+      throw this.#fail(e);
+    }
+  }
+
+  /** The statements of a batch, deletes first (exported for the bench and tests through `statements`). */
+  statements(batch: DeltaBatch): Statement[] {
+    const out: Statement[] = [];
+    const table = (name: string) => {
+      const t = SHIPPED.get(name as never);
+      if (!t) throw new SinkError('HERMETIC_SINK_REJECTED', `The batch names a table the PostgreSQL sink does not hold: "${name}".`, false);
+      return t;
+    };
+    for (const d of batch.deletes) if (d.keys.length > 0) out.push(...deleteStatements(this.schema, table(d.table), batch.origin.machineId, d.keys));
+    for (const u of batch.upserts) if (u.rows.length > 0) out.push(...upsertStatements(this.schema, table(u.table), batch.origin, u.rows, this.#options.strategy));
+    return out;
+  }
+
+  async write(batch: DeltaBatch): Promise<void> {
+    const statements = this.statements(batch);
+    let client: pg.PoolClient;
+    try {
+      client = await this.#poolOf().connect();
+    } catch (e) {
+      throw this.#fail(e);
+    }
+    let broken: Error | undefined;
+    // A connection the server drops while this batch holds it says so here (and the query fails), not as a crash.
+    const onError = (e: Error) => { broken = e; };
+    client.on('error', onError);
+    try {
+      await client.query('BEGIN');
+      // The machine's progress row, locked: two processes shipping for one machine take turns. A log batch the
+      // database already holds (a replay after a crash between write and ack) changes nothing; snapshot pages
+      // (fromSeq = toSeq) are upserts of rows as they are now, applied whatever the number.
+      const seen = await client.query(`SELECT applied_seq FROM ${q(this.schema)}.progress WHERE machine_id = $1 FOR UPDATE`, [batch.origin.machineId]);
+      if (batch.fromSeq < batch.toSeq && seen.rows.length > 0 && Number(seen.rows[0].applied_seq) >= batch.toSeq) {
+        await client.query('COMMIT');
+        return;
+      }
+      for (const s of statements) await client.query(s.text, s.values);
+      await client.query(
+        `INSERT INTO ${q(this.schema)}.progress (machine_id, hostname, applied_seq, updated_at) VALUES ($1, $2, $3, now())
+         ON CONFLICT (machine_id) DO UPDATE SET hostname = EXCLUDED.hostname, applied_seq = GREATEST(progress.applied_seq, EXCLUDED.applied_seq), updated_at = EXCLUDED.updated_at`,
+        [batch.origin.machineId, batch.origin.hostname, batch.toSeq],
+      );
+      await client.query('COMMIT');
+    } catch (e) {
+      broken = e as Error;
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw this.#fail(e);
+    } finally {
+      // A connection that failed mid-batch is closed rather than handed to the next write.
+      client.off('error', onError);
+      client.release(broken);
+    }
+  }
+
+  async close(): Promise<void> {
+    const pool = this.#pool;
+    this.#pool = null;
+    await pool?.end().catch(() => undefined);
+  }
+}
+
+/**
+ * A sink writing into PostgreSQL; nothing connects before `open()`.
+ * @example const sink = createPostgresSink('postgres://me@db/fleet?sslmode=require'); await sink.open(); await sink.write(batch);
+ */
+export function createPostgresSink(url: string, options: PostgresSinkOptions = {}): PostgresSink {
+  const defaults = { schema: null, poolSize: 4, connectTimeoutMs: 10_000, strategy: 'unnest' as UpsertStrategy };
+  const { settings } = parseOptions('PostgreSQL sink', options, FACTORY, { ...defaults, home: '', cwd: '', settings: {} });
+  // A config file's settings, then options given in code (home and cwd are the registry's; this sink keeps no files).
+  const given = Object.fromEntries(Object.entries(options).filter(([k]) => k in OPTIONS));
+  const o = parseOptions('PostgreSQL sink', { ...settings, ...given }, OPTIONS, defaults);
+  return new Sink(postgresTarget(url, o.schema ?? undefined), o);
+}
+
+export { postgresTarget, redactUrl } from './url.js';
+export { SHIPPED_TABLES } from './schema.js';

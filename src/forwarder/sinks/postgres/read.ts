@@ -1,0 +1,65 @@
+// The fleet store's read side (issue 17 §2): `hermetic report|query --from postgres://…` open it here, run in one
+// read-only, repeatable-read transaction with the fleet schema first on the search path, and close it. Failures are
+// HermeticErrors with the sink's codes (HERMETIC_SINK_*), the password scrubbed.
+import type pg from 'pg';
+import { HermeticError, type ErrorCode } from '../../../shared/errors.js';
+import { postgresDialect } from '../../report/dialect.js';
+import { SinkError } from '../remote/contract.js';
+import { toSinkError } from './errors.js';
+import { createPool } from './pool.js';
+import { q } from './schema.js';
+import { postgresTarget, type PostgresTarget } from './url.js';
+
+/** A SinkError as the CLI prints it: its code and sentence (the codes are in the catalogue). */
+function asHermetic(e: SinkError): HermeticError {
+  return new HermeticError(e.code as ErrorCode, e.message);
+}
+
+/**
+ * Opens the fleet store at `url`, runs `fn` in a read-only transaction (search_path: the schema, then public), and
+ * closes it. Connection and server failures become HermeticErrors with HERMETIC_SINK_* codes, password scrubbed.
+ * @example await readFleet('postgres://me@db/fleet', async (client, dialect) => runPostgres(client, planTotals({}, dialect), dialect))
+ */
+export async function readFleet<T>(url: string, fn: (client: pg.PoolClient, dialect: ReturnType<typeof postgresDialect>, target: PostgresTarget) => Promise<T>, options: { requireSchema?: boolean } = {}): Promise<T> {
+  let target: PostgresTarget;
+  try {
+    target = postgresTarget(url);
+  } catch (e) {
+    throw e instanceof SinkError ? asHermetic(e) : e;
+  }
+  const pool = createPool(target, { max: 1 });
+  const fail = (e: unknown) => asHermetic(toSinkError(e, target.display, target.secrets));
+  try {
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (e) {
+      throw fail(e);
+    }
+    client.on('error', () => { /* the query in flight fails with it */ });
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY').catch((e) => { throw fail(e); });
+      if (options.requireSchema !== false) {
+        const found = await client.query('SELECT to_regclass($1) AS t', [`${q(target.schema)}.usage_ledger`]).catch((e) => { throw fail(e); });
+        if (found.rows[0].t === null) {
+          throw new HermeticError('HERMETIC_SINK_SCHEMA', `The fleet store ${target.display} has no "${target.schema}" schema with Hermetic's tables yet: run a forwarder with --sink ${target.display} first (or give ?schema=NAME).`);
+        }
+      }
+      await client.query(`SET LOCAL search_path TO ${q(target.schema)}, public`).catch((e) => { throw fail(e); });
+      const out = await fn(client, postgresDialect(target.schema), target);
+      await client.query('COMMIT').catch(() => undefined);
+      return out;
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw e instanceof HermeticError ? e : fail(e);
+    } finally {
+      client.release(true);
+    }
+  } finally {
+    await pool.end().catch(() => undefined);
+  }
+}
+
+/** Whether a CLI `--from` names the fleet store rather than a folder. */
+export const isFleetUrl = (from: string | undefined): from is string => from !== undefined && /^postgres(ql)?:\/\//i.test(from);
+

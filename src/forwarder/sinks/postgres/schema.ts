@@ -1,0 +1,65 @@
+// The fleet store's tables, generated from dataset/columns.ts (decision 0036): the shipped tables under their dataset
+// names, each with `machine_id` and `hostname` first and the key (machine_id, dataset key); INTEGER → bigint, REAL →
+// double precision, TEXT and JSON → text (the dataset's bytes kept as they are; `::jsonb` reads them). Plus
+// `progress` (per machine, the last change-log sequence applied, written with the rows) and `schema_version`.
+import { DAILY_USAGE, MESSAGES, MODEL_USAGE, PARTS, SESSIONS, TOOL_USAGE, USAGE_EVENTS, USAGE_LEDGER, type ColumnType, type DatasetTable } from '../../dataset/columns.js';
+import type { ShippedTable } from '../remote/contract.js';
+
+/** The tables a remote sink receives, in the dataset's order. */
+export const SHIPPED_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PARTS, MODEL_USAGE, USAGE_EVENTS, DAILY_USAGE, USAGE_LEDGER, TOOL_USAGE];
+export const SHIPPED: ReadonlyMap<ShippedTable, DatasetTable> = new Map(SHIPPED_TABLES.map((t) => [t.name as ShippedTable, t]));
+
+export const PG_TYPE: Record<ColumnType, string> = { INTEGER: 'bigint', REAL: 'double precision', TEXT: 'text', JSON: 'text' };
+/** The columns every fleet row carries before the dataset's own. */
+export const ORIGIN_COLUMNS = ['machine_id', 'hostname'] as const;
+
+export const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/** The fleet key of a table: the machine, then the dataset's primary key. */
+export const fleetKey = (t: DatasetTable): string[] => ['machine_id', ...t.primaryKey];
+
+function createTable(schema: string, t: DatasetTable): string[] {
+  const cols = [
+    'machine_id text NOT NULL',
+    'hostname text NOT NULL',
+    ...t.columns.map((c) => `${q(c.name)} ${PG_TYPE[c.type]}${c.notNull ? ' NOT NULL' : ''}`),
+    `PRIMARY KEY (${fleetKey(t).map(q).join(', ')})`,
+  ];
+  const out = [`CREATE TABLE IF NOT EXISTS ${q(schema)}.${q(t.name)} (\n  ${cols.join(',\n  ')}\n)`];
+  for (const idx of t.indexes ?? []) {
+    out.push(`CREATE INDEX IF NOT EXISTS ${q(`${t.name}_${idx.join('_')}`)} ON ${q(schema)}.${q(t.name)} (${['machine_id', ...idx].map(q).join(', ')})`);
+  }
+  // The ledger and tool usage are clustered by time in the dataset; across machines, a report's window is a range of `at`.
+  if (t.primaryKey[0] === 'at') out.push(`CREATE INDEX IF NOT EXISTS ${q(`${t.name}_at`)} ON ${q(schema)}.${q(t.name)} (at)`);
+  return out;
+}
+
+export interface Migration { version: number; doc: string; sql(schema: string): string[] }
+
+/**
+ * Versioned migrations, applied in order under an advisory lock (migrate.ts). Append only: a new dataset column is a
+ * new migration adding it (reconcileColumns adds any column columns.ts has and the table lacks, as a safety net).
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    doc: 'The shipped tables of dataset version 3, progress per machine.',
+    sql: (s) => [
+      ...SHIPPED_TABLES.flatMap((t) => createTable(s, t)),
+      `CREATE TABLE IF NOT EXISTS ${q(s)}.progress (\n  machine_id text PRIMARY KEY,\n  hostname text NOT NULL,\n  applied_seq bigint NOT NULL,\n  updated_at timestamptz NOT NULL\n)`,
+    ],
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+/** ALTER statements for columns columns.ts has and the table lacks (nullable: rows already there have none). */
+export function missingColumns(schema: string, have: ReadonlyMap<string, ReadonlySet<string>>): string[] {
+  const out: string[] = [];
+  for (const t of SHIPPED_TABLES) {
+    const cols = have.get(t.name);
+    if (!cols) continue;
+    for (const c of t.columns) if (!cols.has(c.name)) out.push(`ALTER TABLE ${q(schema)}.${q(t.name)} ADD COLUMN IF NOT EXISTS ${q(c.name)} ${PG_TYPE[c.type]}`);
+  }
+  return out;
+}

@@ -1,0 +1,256 @@
+// The PostgreSQL sink against a real server (one throwaway cluster for the file, a database per test): datasets of
+// Hermes's own fixture stores and a generated one land row for row; a replay changes nothing; deletes touch only
+// their machine; four forwarders migrating at once agree; every failure is classified and never shows the password.
+import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { generate } from '../../../state-db/generate/index.js';
+import { copyFixture, FIXTURES, tempDir } from '../../../state-db/testing/fixtures.js';
+import { sharedPostgres, type PgCluster } from '../../../shared/testing/postgres.js';
+import { forwarderRig } from '../../testing/index.js';
+import { SinkError, type DeltaBatch, type Origin } from '../remote/contract.js';
+import { createPool } from './pool.js';
+import { SHIPPED_TABLES } from './schema.js';
+import { datasetBatch, datasetRows, fleetRows } from './testing/rows.js';
+import { createPostgresSink, postgresTarget } from './index.js';
+
+let pg: PgCluster;
+let dir: string;
+let cleanup: () => void;
+/** Dataset paths by name: the three fixture stores and a generated one, each backfilled once. */
+const datasets = new Map<string, string>();
+const A: Origin = { machineId: 'a'.repeat(32), hostname: 'laptop-a' };
+const B: Origin = { machineId: 'b'.repeat(32), hostname: 'laptop-b' };
+
+before(async () => {
+  pg = await sharedPostgres();
+  ({ dir, cleanup } = tempDir('hermetic-pgsink-'));
+  const stores: [string, string][] = FIXTURES.map((f) => [f, copyFixture(f, dir)]);
+  stores.push(['generated', generate({ out: join(dir, 'gen', 'state.db'), sessions: 40, messages: 1500, seed: 'pgsink' }).path]);
+  for (const [name, path] of stores) {
+    const rig = forwarderRig([path], { dir: join(dir, name), timeZone: 'Europe/Berlin' });
+    rig.forwarder.backfill();
+    rig.forwarder.close();
+    datasets.set(name, join(rig.home, 'hermetic.db'));
+  }
+});
+after(() => cleanup());
+
+/** Asserts that PostgreSQL holds exactly the dataset's shipped rows for the machine. */
+async function assertEqualsDataset(url: string, datasetPath: string, origin: Origin, schema = 'hermetic'): Promise<number> {
+  const pool = createPool(postgresTarget(url));
+  const db = new Database(datasetPath, { readonly: true });
+  let rows = 0;
+  try {
+    for (const t of SHIPPED_TABLES) {
+      const want = datasetRows(db, t);
+      assert.deepEqual(await fleetRows(pool, schema, t, origin.machineId), want, `${t.name} row for row`);
+      rows += want.length;
+    }
+  } finally {
+    db.close();
+    await pool.end();
+  }
+  return rows;
+}
+
+describe('the PostgreSQL sink on real datasets', () => {
+  for (const name of [...FIXTURES, 'generated']) {
+    it(`${name}: every shipped table equals the dataset row for row, with the machine on every row and its progress`, async () => {
+      const url = pg.createDatabase();
+      const sink = createPostgresSink(url);
+      await sink.open();
+      try {
+        assert.equal(await sink.appliedSeq(A), null);
+        await sink.write(datasetBatch(datasets.get(name)!, A, 7));
+        assert.equal(await sink.appliedSeq(A), 7);
+        const rows = await assertEqualsDataset(url, datasets.get(name)!, A);
+        assert.ok(rows > 0);
+        const db = url.split('/').pop()!;
+        assert.equal(pg.psql(`SELECT COUNT(*) FROM hermetic.sessions WHERE hostname <> 'laptop-a'`, db).trim(), '0');
+      } finally {
+        await sink.close();
+      }
+    });
+  }
+
+  it('a replayed batch changes nothing, a later one with the same rows neither; both strategies give the same rows', async () => {
+    const url = pg.createDatabase();
+    const sink = createPostgresSink(url);
+    const plain = createPostgresSink(url, { strategy: 'values' });
+    const arrays = createPostgresSink(url, { strategy: 'unnest' });
+    await sink.open();
+    await plain.open();
+    await arrays.open();
+    try {
+      const batch = datasetBatch(datasets.get('generated')!, A, 3);
+      await sink.write(batch);
+      await sink.write(batch);
+      await assertEqualsDataset(url, datasets.get('generated')!, A);
+      await arrays.write({ ...batch, fromSeq: 3, toSeq: 4 });
+      await assertEqualsDataset(url, datasets.get('generated')!, A);
+      // The same rows again as a later batch (a dataset re-read): upserted over themselves, no duplicate.
+      await plain.write({ ...batch, fromSeq: 4, toSeq: 5 });
+      assert.equal(await sink.appliedSeq(A), 5);
+      await assertEqualsDataset(url, datasets.get('generated')!, A);
+      // 4,299 messages × 16 columns is past 65,535 parameters: the VALUES statements are cut to fit, and all land.
+      const messages = batch.upserts.find((u) => u.table === 'messages')!.rows;
+      const many = [0, 1, 2].flatMap((k) => messages.map((r) => ({ ...r, session_id: `${String(r.session_id)}-copy${k}` })));
+      assert.ok(many.length * 16 > 65535, `${many.length} messages`);
+      const big: DeltaBatch = { origin: B, fromSeq: 0, toSeq: 1, upserts: [{ table: 'messages', rows: many }], deletes: [] };
+      assert.ok(plain.statements(big).length >= 2);
+      await plain.write(big);
+      assert.equal(pg.psql(`SELECT COUNT(*) FROM hermetic.messages WHERE machine_id = '${B.machineId}'`, url.split('/').pop()!).trim(), String(many.length));
+      // An old log batch sent again after a newer one (toSeq at or below what the database applied) is skipped: the
+      // rows the newer batch deleted stay deleted.
+      const gone = batch.upserts.find((u) => u.table === 'sessions')!.rows[0]!;
+      await sink.write({ origin: A, fromSeq: 5, toSeq: 6, upserts: [], deletes: [{ table: 'sessions', keys: [{ store: gone.store, session_id: gone.session_id }] }] });
+      await sink.write({ ...batch, fromSeq: 2, toSeq: 3 });
+      assert.equal(pg.psql(`SELECT COUNT(*) FROM hermetic.sessions WHERE machine_id = '${A.machineId}' AND session_id = '${String(gone.session_id)}'`, url.split('/').pop()!).trim(), '0');
+      assert.equal(await sink.appliedSeq(A), 6);
+    } finally {
+      await sink.close();
+      await plain.close();
+      await arrays.close();
+    }
+  });
+
+  it('deletes remove the keys of their machine only; two machines with the same store path and ids coexist', async () => {
+    const url = pg.createDatabase();
+    const sink = createPostgresSink(url, { schema: 'fleet' });
+    await sink.open();
+    try {
+      const path = datasets.get('basic')!;
+      await sink.write(datasetBatch(path, A, 1));
+      await sink.write(datasetBatch(path, B, 1));
+      const a = datasetBatch(path, A, 2, 1);
+      const gone = a.upserts.find((u) => u.table === 'messages')!.rows.slice(0, 3);
+      const session = a.upserts.find((u) => u.table === 'sessions')!.rows[0]!;
+      await sink.write({ origin: A, fromSeq: 1, toSeq: 2, upserts: [], deletes: [
+        { table: 'messages', keys: gone.map((r) => ({ store: r.store, session_id: r.session_id, seq: r.seq })) },
+        { table: 'sessions', keys: [{ store: session.store, session_id: session.session_id }] },
+      ] });
+      const db = url.split('/').pop()!;
+      const count = (sql: string) => Number(pg.psql(sql, db).trim());
+      const total = a.upserts.find((u) => u.table === 'messages')!.rows.length;
+      assert.equal(count(`SELECT COUNT(*) FROM fleet.messages WHERE machine_id = '${A.machineId}'`), total - 3);
+      assert.equal(count(`SELECT COUNT(*) FROM fleet.messages WHERE machine_id = '${B.machineId}'`), total);
+      assert.equal(count(`SELECT COUNT(*) FROM fleet.sessions WHERE machine_id = '${A.machineId}' AND session_id = '${String(session.session_id)}'`), 0);
+      await assertEqualsDataset(url, path, B, 'fleet');
+      assert.equal(pg.psql("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'hermetic'", db).trim(), '0', 'nothing in the default schema');
+    } finally {
+      await sink.close();
+    }
+  });
+
+  it('text with U+0000 (PostgreSQL text cannot hold it) arrives with U+FFFD in its place; the rest of the value is kept', async () => {
+    const url = pg.createDatabase();
+    const sink = createPostgresSink(url);
+    await sink.open();
+    try {
+      const batch = datasetBatch(datasets.get('basic')!, A, 1);
+      const m = batch.upserts.find((u) => u.table === 'messages')!.rows[0]!;
+      m.content = 'before\u0000after';
+      await sink.write(batch);
+      const r = pg.psql(`SELECT content FROM hermetic.messages WHERE session_id = '${String(m.session_id)}' AND seq = ${String(m.seq)}`, url.split('/').pop()!);
+      assert.equal(r.trim(), 'before\uFFFDafter');
+    } finally {
+      await sink.close();
+    }
+  });
+});
+
+describe('migrations', () => {
+  it('four forwarders opening one new database at once: one migration, every sink ready, the tables as columns.ts says', async () => {
+    const url = pg.createDatabase();
+    const sinks = Array.from({ length: 4 }, () => createPostgresSink(url));
+    try {
+      await Promise.all(sinks.map((s) => s.open()));
+      const db = url.split('/').pop()!;
+      assert.equal(pg.psql('SELECT version FROM hermetic.schema_version', db).trim(), '1');
+      for (const t of SHIPPED_TABLES) {
+        const cols = pg.psql(`SELECT column_name || ' ' || data_type FROM information_schema.columns WHERE table_schema = 'hermetic' AND table_name = '${t.name}' ORDER BY ordinal_position`, db).trim().split('\n');
+        const type = { INTEGER: 'bigint', REAL: 'double precision', TEXT: 'text', JSON: 'text' } as const;
+        assert.deepEqual(cols, ['machine_id text', 'hostname text', ...t.columns.map((c) => `${c.name} ${type[c.type]}`)]);
+        const key = pg.psql(`SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) WHERE i.indrelid = 'hermetic.${t.name}'::regclass AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)`, db).trim().split('\n');
+        assert.deepEqual(key, ['machine_id', ...t.primaryKey]);
+      }
+      // They all write at once too, each its own machine.
+      await Promise.all(sinks.map((s, i) => s.write(datasetBatch(datasets.get('usage')!, { machineId: String(i).repeat(32), hostname: `h${i}` }, 1))));
+      assert.equal(pg.psql('SELECT COUNT(DISTINCT machine_id) FROM hermetic.sessions', db).trim(), '4');
+    } finally {
+      await Promise.all(sinks.map((s) => s.close()));
+    }
+  });
+
+  it('a column columns.ts has and the table lacks is added; a schema from a newer Hermetic is refused, untouched', async () => {
+    const url = pg.createDatabase();
+    const db = url.split('/').pop()!;
+    const first = createPostgresSink(url);
+    await first.open();
+    await first.close();
+    pg.psql('ALTER TABLE hermetic.sessions DROP COLUMN title', db);
+    const again = createPostgresSink(url);
+    await again.open();
+    await again.close();
+    assert.equal(pg.psql("SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = 'hermetic' AND table_name = 'sessions' AND column_name = 'title'", db).trim(), '1');
+    pg.psql("INSERT INTO hermetic.schema_version (version, doc) VALUES (99, 'future')", db);
+    const old = createPostgresSink(url);
+    await assert.rejects(old.open(), (e: SinkError) => e.code === 'HERMETIC_SINK_SCHEMA' && !e.retriable && /migrated to version 99 by a newer Hermetic/.test(e.message));
+    await old.close();
+  });
+});
+
+describe('failures are classified and never show the password', () => {
+  const noPassword = (e: SinkError) => !e.message.includes(pg.password) && !String(e.stack).includes(pg.password);
+
+  it('a wrong password: HERMETIC_SINK_AUTH, fatal', async () => {
+    const sink = createPostgresSink(`postgres://${pg.user}:not-the-${pg.password}@127.0.0.1:${pg.port}/postgres`);
+    await assert.rejects(sink.open(), (e: SinkError) => e.code === 'HERMETIC_SINK_AUTH' && !e.retriable && noPassword(e) && /password authentication failed/.test(e.message) && e.message.includes(':***@'));
+    await sink.close();
+  });
+
+  it('a missing database: HERMETIC_SINK_NO_DATABASE, fatal', async () => {
+    const sink = createPostgresSink(pg.url.replace(/\/postgres$/, '/nowhere'));
+    await assert.rejects(sink.open(), (e: SinkError) => e.code === 'HERMETIC_SINK_NO_DATABASE' && !e.retriable && noPassword(e));
+    await sink.close();
+  });
+
+  it('nobody listening: HERMETIC_SINK_UNAVAILABLE, retriable; the display and id never hold the password', async () => {
+    const url = `postgresql://${pg.user}:${pg.password}@127.0.0.1:1/fleet?sslmode=disable&schema=team`;
+    const sink = createPostgresSink(url);
+    assert.equal(sink.display, `postgresql://${pg.user}:***@127.0.0.1:1/fleet?sslmode=disable&schema=team`);
+    assert.equal(sink.id, 'postgres://127.0.0.1:1/fleet?schema=team');
+    assert.equal(sink.schema, 'team');
+    await assert.rejects(sink.open(), (e: SinkError) => e.code === 'HERMETIC_SINK_UNAVAILABLE' && e.retriable && noPassword(e) && e.message.includes('ECONNREFUSED'));
+    await assert.rejects(sink.write({ origin: A, fromSeq: 0, toSeq: 1, upserts: [], deletes: [] }), (e: SinkError) => e.code === 'HERMETIC_SINK_UNAVAILABLE' && e.retriable);
+    await sink.close();
+  });
+
+  it('URLs and schemas that cannot be used are refused before anything connects (HERMETIC_SINK_URL)', () => {
+    assert.throws(() => createPostgresSink(`mysql://u:${pg.password}@h/db`), (e: SinkError) => e.code === 'HERMETIC_SINK_URL' && !e.message.includes(pg.password) && e.message.includes('postgres://'));
+    assert.throws(() => createPostgresSink('postgres://h/db?schema=Bad-Name'), (e: SinkError) => e.code === 'HERMETIC_SINK_URL' && /plain PostgreSQL name/.test(e.message));
+    assert.throws(() => createPostgresSink('postgres://h/db', { strategy: 'copy' as never }), /Option "strategy" must be "unnest" or "values"; got "copy"/);
+    assert.throws(() => createPostgresSink('postgres://h/db', { poolSiz: 3 } as never), /Unknown PostgreSQL sink option "poolSiz". Did you mean "poolSize"\?/);
+  });
+
+  it('a batch naming a table the sink does not hold is refused whole (HERMETIC_SINK_REJECTED)', async () => {
+    const url = pg.createDatabase();
+    const sink = createPostgresSink(url);
+    await sink.open();
+    const batch: DeltaBatch = { origin: A, fromSeq: 0, toSeq: 1, upserts: [{ table: 'row_issues' as never, rows: [{}] }], deletes: [] };
+    await assert.rejects(sink.write(batch), (e: SinkError) => e.code === 'HERMETIC_SINK_REJECTED' && /"row_issues"/.test(e.message));
+    assert.equal(await sink.appliedSeq(A), null);
+    await sink.close();
+  });
+});
+
+describe('options', () => {
+  it('takes what the sink registry passes (home, cwd, a config entry\'s settings), settings checked like options', () => {
+    const sink = createPostgresSink('postgres://db.example/fleet', { home: '/tmp/h', cwd: '/tmp', settings: { schema: 'team', poolSize: 2 } });
+    assert.equal(sink.schema, 'team');
+    assert.throws(() => createPostgresSink('postgres://db.example/fleet', { home: '/tmp/h', settings: { schemaa: 'x' } }), /Unknown PostgreSQL sink option "schemaa". Did you mean "schema"\?/);
+    assert.throws(() => createPostgresSink('postgres://db.example/fleet', { settings: { poolSize: 0 } }), /Option "poolSize" must be a whole number from 1 to 100; got 0/);
+  });
+});

@@ -1,0 +1,63 @@
+// A PostgreSQL sink URL read once: pg's own connection-string parsing (sslmode, host=/socket, …), the schema
+// (`?schema=NAME`, default `hermetic`) taken out of it, and the forms that may be shown: `display` (the URL with the
+// password as ***) and `id` (kind, host, port, database and schema: no user, no password).
+import { parse } from 'pg-connection-string';
+import type { PoolConfig } from 'pg';
+import { redactSensitiveText } from '../../../shared/redact/index.js';
+import { SinkError } from '../remote/contract.js';
+
+export const DEFAULT_SCHEMA = 'hermetic';
+/** A plain identifier: no quoting needed, at most 63 bytes (PostgreSQL's NAMEDATALEN - 1). */
+const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export interface PostgresTarget {
+  /** What pg.Pool takes (the schema left out). */
+  config: PoolConfig;
+  schema: string;
+  display: string;
+  id: string;
+  /** Every secret a message might echo (the password, raw and URL-encoded): scrub() replaces them. */
+  secrets: string[];
+}
+
+/** The URL with its password (userinfo or `?password=`) shown as ***. */
+export function redactUrl(url: string): string {
+  let out = url;
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    if (u.searchParams.has('password')) u.searchParams.set('password', '***');
+    out = u.toString().replace('%2A%2A%2A', '***');
+  } catch {
+    // Not a URL: the redactor's DSN rule and the password parameter rule below still apply.
+  }
+  return (redactSensitiveText(out) ?? '').replace(/([?&]password=)[^&\s]*/gi, '$1***');
+}
+
+/**
+ * Parses `postgres://` / `postgresql://` URLs; a refusal is a fatal SinkError (HERMETIC_SINK_URL) naming the problem.
+ * @example postgresTarget('postgres://me@db.example/fleet?sslmode=require&schema=team')
+ */
+export function postgresTarget(url: string, schemaOption?: string): PostgresTarget {
+  if (!/^postgres(ql)?:\/\//i.test(url)) {
+    throw new SinkError('HERMETIC_SINK_URL', `A PostgreSQL sink URL starts with postgres:// or postgresql://; got ${JSON.stringify(redactUrl(url))}.`, false);
+  }
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(url);
+  } catch (e) {
+    throw new SinkError('HERMETIC_SINK_URL', `The PostgreSQL URL ${redactUrl(url)} cannot be read: ${(e as Error).message}.`, false);
+  }
+  const { schema: fromUrl, ...rest } = parsed as Record<string, unknown>;
+  const schema = schemaOption ?? (typeof fromUrl === 'string' && fromUrl !== '' ? fromUrl : DEFAULT_SCHEMA);
+  if (!IDENTIFIER.test(schema)) {
+    throw new SinkError('HERMETIC_SINK_URL', `The schema name ${JSON.stringify(schema)} is not a plain PostgreSQL name: use lower-case letters, digits and _, starting with a letter or _, at most 63 characters.`, false);
+  }
+  const password = typeof rest.password === 'string' ? rest.password : '';
+  const secrets = password === '' ? [] : [...new Set([password, encodeURIComponent(password)])];
+  const config = { ...rest, port: rest.port ? Number(rest.port) : undefined, application_name: (rest.application_name as string | undefined) ?? 'hermetic' } as PoolConfig;
+  if (config.port === undefined) delete config.port;
+  const host = String(rest.host || 'localhost');
+  const id = `postgres://${host}:${config.port ?? 5432}/${String(rest.database || rest.user || '')}?schema=${schema}`;
+  return { config, schema, display: redactUrl(url), id, secrets };
+}
