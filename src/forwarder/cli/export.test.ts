@@ -10,15 +10,15 @@ import { main } from '../../cli/main.js';
 import { copyFixture, tempDir } from '../../state-db/testing/fixtures.js';
 import { forwarderRig, type Rig } from '../testing/index.js';
 import { EXPORT_HELP } from './help.js';
+import { DATASET_VERSION } from '../dataset/columns.js';
 
-process.env.HERMETIC_TZ = 'UTC';
 
 let tmp: { dir: string; cleanup: () => void };
 let rig: Rig;
 
 before(() => {
   tmp = tempDir('hermetic-export-cli-');
-  rig = forwarderRig([copyFixture('basic', tmp.dir), copyFixture('usage', tmp.dir)], { dir: tmp.dir });
+  rig = forwarderRig([copyFixture('basic', tmp.dir), copyFixture('usage', tmp.dir)], { dir: tmp.dir, timeZone: 'UTC' });
   rig.forwarder.backfill();
 });
 
@@ -55,7 +55,7 @@ test('the summary names each table with its rows and files; --json gives the sam
   const text = await hermetic('export', 'parquet', '--out', out, '--home', rig.home);
   assert.equal(text.code, 0, text.err);
   const lines = text.out.split('\n');
-  assert.equal(lines[0], `Exported the whole dataset from dataset version 3 to ${out}:`);
+  assert.equal(lines[0], `Exported the whole dataset from dataset version ${DATASET_VERSION} to ${out}:`);
   const messages = rig.query<{ n: number; days: number }>("SELECT count(*) AS n, count(DISTINCT date(floor(created_at), 'unixepoch')) AS days FROM messages")[0]!;
   assert.match(text.out, new RegExp(`^ {2}messages +${messages.n} rows +${messages.days} files +[\\d.]+ kB  ${messages.days} days written$`, 'm'));
   assert.match(lines.at(-1)!, new RegExp(`^Wrote \\d+ files, [\\d,]+ rows, [\\d.]+ kB in [\\d.]+ s\\. Manifest: ${out}/manifest\\.json$`));
@@ -98,10 +98,10 @@ test('the command line refused (exit 2): no format, another format, no --out, a 
   mkdirSync(older);
   writeFileSync(join(older, 'manifest.json'), JSON.stringify({ format: 'hermetic-parquet-export', format_version: 1, dataset_version: 2, tables: {} }));
   assert.deepEqual(await hermetic('export', 'parquet', '--out', older, '--since', '7d', ...home), {
-    code: 2, out: '', err: refused(`${older} was exported from dataset version 2 and this dataset is at version 3, so its tables differ; export without --since/--until once to rewrite it whole.`, 'HERMETIC_EXPORT_INVALID'),
+    code: 2, out: '', err: refused(`${older} was exported from dataset version 2 and this dataset is at version ${DATASET_VERSION}, so its tables differ; export without --since/--until once to rewrite it whole.`, 'HERMETIC_EXPORT_INVALID'),
   });
   assert.equal((await hermetic('export', 'parquet', '--out', older, ...home)).code, 0, 'a whole export rewrites it');
-  assert.equal(JSON.parse(readFileSync(join(older, 'manifest.json'), 'utf8')).dataset_version, 3);
+  assert.equal(JSON.parse(readFileSync(join(older, 'manifest.json'), 'utf8')).dataset_version, DATASET_VERSION);
 });
 
 test('an --out that cannot be a folder: HERMETIC_EXPORT_OUT, exit 1', async () => {

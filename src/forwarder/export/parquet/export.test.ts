@@ -16,7 +16,6 @@ import { EXPORTED_TABLES, exportParquet, PARTITIONED, readManifest, windowDays, 
 import { epochMicros, kindOf, TIME_COLUMNS } from './schema.js';
 import { assertSameRow, duckTypes, expectedTypes, openDuck, plainColumns, source, type Duck } from './testing.js';
 
-process.env.HERMETIC_TZ = 'UTC';
 const NOW = Date.UTC(2026, 11, 2, 12); // the export's own time, written into each file
 const DAY = 86400;
 
@@ -28,11 +27,11 @@ let generated: Rig;
 before(async () => {
   duck = await openDuck();
   tmp = tempDir('hermetic-parquet-');
-  fixtures = forwarderRig(FIXTURES.map((name) => copyFixture(name, tmp.dir)), { dir: join(tmp.dir, 'fixtures') });
+  fixtures = forwarderRig(FIXTURES.map((name) => copyFixture(name, tmp.dir)), { dir: join(tmp.dir, 'fixtures'), timeZone: 'UTC' });
   fixtures.forwarder.backfill();
   // Six days of history, about 250 messages each, ending on a fixed day.
   const store = generatedStore({ out: join(tmp.dir, 'gen', 'state.db'), sessions: 40, messages: 1500, seed: 'parquet-export', end: Date.UTC(2026, 10, 20) / 1000, days: 6 });
-  generated = forwarderRig([store.path], { dir: join(tmp.dir, 'gen') });
+  generated = forwarderRig([store.path], { dir: join(tmp.dir, 'gen'), timeZone: 'UTC' });
   generated.forwarder.backfill();
 });
 
