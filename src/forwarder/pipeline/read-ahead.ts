@@ -7,6 +7,7 @@ import { extname } from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { fromWire, type PackedRows } from '../dataset/packed.js';
 import { SLOT, SLOTS, STATE, type JobMessage, type ReadJob, type WorkerMessage } from './read-protocol.js';
+import { workerFlags } from '../../shared/worker-flags.js';
 
 /**
  * Runs in the new thread as plain CommonJS, so it loads anywhere: registers tsx when the worker is TypeScript, then
@@ -25,17 +26,6 @@ const { workerData } = require('node:worker_threads');
 
 /** A worker left without work this long ends (the next pass that wants one starts another). */
 const IDLE_MS = 60_000;
-
-/** Node's flags for the worker: the parent's, without the modules it preloads (tsx, test probes): it loads its own. */
-function workerFlags(argv: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (/^(--import|--require|-r|--loader|--experimental-loader)$/.test(a)) i++;
-    else if (!/^(--import|--require|--loader|--experimental-loader)=/.test(a)) out.push(a);
-  }
-  return out;
-}
 
 /** Where the worker module is, and the tsx loader it needs when it is TypeScript (null when it cannot be found). */
 function workerEntry(): { entry: string; tsx: string | null } | null {

@@ -9,6 +9,7 @@ import { HermeticError, type ErrorCode } from '../../../shared/errors.js';
 import type { MirrorResult } from './mirror.js';
 import type { MirrorJob } from './settings.js';
 import type { MirrorAnswer } from './worker.js';
+import { workerFlags } from '../../../shared/worker-flags.js';
 
 const BOOT = `
 const { workerData } = require('node:worker_threads');
@@ -23,17 +24,6 @@ const { workerData } = require('node:worker_threads');
   }),
 );
 `;
-
-/** Node's flags for the worker: the parent's, without the modules it preloads (tsx, test probes): it loads its own. */
-function workerFlags(argv: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (/^(--import|--require|-r|--loader|--experimental-loader)$/.test(a)) i++;
-    else if (!/^(--import|--require|--loader|--experimental-loader)=/.test(a)) out.push(a);
-  }
-  return out;
-}
 
 let thread: { worker: Worker; port: MessagePort } | null = null;
 
