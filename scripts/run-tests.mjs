@@ -18,9 +18,9 @@ import { pathToFileURL } from 'node:url';
  */
 const SLOW = [
   'test/cli/forwarder-crash.test.ts', // 40 SIGKILLs of backfill and forward (~1 min of CPU)
-  'test/cli/forwarder-live.test.ts', // forward beside a writer at 200 messages/s for 60 s
+  'test/cli/forwarder-live.test.ts', // forward beside a writer at 200 messages/s for 30 s
   'test/package/consumer.test.ts', // npm pack (a tsc build) and a strict consumer's tsc
-  'src/forwarder/pipeline/read-worker.test.ts', // 18 backfills of 5,200 messages, read three ways
+  'src/forwarder/pipeline/read-worker.test.ts', // 18 backfills of 2,600 messages, read three ways
   'test/cli/crash.test.ts', // a gateway SIGKILLed under concurrent keyed load, 4 rounds
   'src/forwarder/sinks/postgres/crash.test.ts', // 20 SIGKILLed forwarder processes shipping into PostgreSQL
 ];

@@ -216,7 +216,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
 
     it('Ctrl-C (SIGINT) stops after the batch being written, says to run again, exits 130; the next run finishes', async () => {
       const store = join(dir, 'interrupt', 'state.db');
-      const made = generate({ out: store, sessions: 400, messages: 8000, seed: 'interrupt', journal: 'delete' });
+      const made = generate({ out: store, sessions: 200, messages: 4000, seed: 'interrupt', journal: 'delete' });
       const h = home('interrupt');
       const run = spawnHermetic(['backfill', '--state-db', store, '--home', h], { env, probe: true });
       assert.ok(await run.next((e) => e.kind === 'commit'), run.stderr());

@@ -28,7 +28,9 @@ import {
   startWriter, storeLiveCounts, storeValue, type Hermetic, type ProbeEvent, type WriterReport,
 } from '../support/forwarder-harness.js';
 
+/** Kills of the backfill; each forward series (two of them, beside a writer) is killed half as often. */
 const KILLS = 20;
+const FORWARD_KILLS = 10;
 let dir: string;
 let env: NodeJS.ProcessEnv;
 before(() => {
@@ -126,7 +128,7 @@ function tally(kills: Kill[]): string {
 describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
   it(`backfill killed with SIGKILL at ${KILLS} random points, then run to the end, equals a clean backfill row for row`, async (t) => {
     const store = join(dir, 'backfill', 'state.db');
-    const made = generatedStore({ out: store, sessions: 1000, messages: 15_000, seed: 'forwarder-crash', journal: 'wal' });
+    const made = generatedStore({ out: store, sessions: 600, messages: 9_000, seed: 'forwarder-crash', journal: 'wal' });
     const before = sha(store);
     const args = (home: string) => ['backfill', '--state-db', store, '--home', home, '--json'];
 
@@ -189,7 +191,7 @@ describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
     assert.deepEqual(['-wal', '-shm', '-journal'].filter((s) => existsSync(store + s)), []);
   });
 
-  it(`forward killed with SIGKILL ${KILLS} times while Hermes writes, then run once, equals a clean backfill of the final store`, async (t) => {
+  it(`forward killed with SIGKILL ${FORWARD_KILLS} times while Hermes writes, then run once, equals a clean backfill of the final store`, async (t) => {
     const store = join(dir, 'forward', 'state.db');
     generatedStore({ out: store, sessions: 120, messages: 2_000, seed: 'forwarder-crash-forward', journal: 'wal' });
     const writer = startWriter(store, { rate: 150, seed: 'forwarder-crash-writer', env });
@@ -202,8 +204,8 @@ describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
     let report: WriterReport;
     const runs = series(args, (i) => withWorker(i % 2 === 0 ? 'only' : 'off'));
     try {
-      for (let i = 0; i < KILLS; i++) {
-        const h = await runs.next(i < KILLS - 1);
+      for (let i = 0; i < FORWARD_KILLS; i++) {
+        const h = await runs.next(i < FORWARD_KILLS - 1);
         kills.push(await killAt(h, random() * 1000, i % 2 === 1, true));
         stderr.push(h.stderr());
       }
@@ -217,7 +219,7 @@ describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
     await complete(['backfill', '--state-db', store, '--home', clean, '--json'], false, 'off');
 
     t.diagnostic(`writer: ${report.writes} writes, ${report.messages} messages (${report.messagesPerSecond}/s), ${report.sessionsCreated} sessions created, ${report.sessionsEnded} ended, ${report.sessionsResumed} resumed; longest write ${report.maxWaitMs} ms (lock ${report.maxLockMs} ms), p99 ${report.p99WaitMs} ms`);
-    t.diagnostic(`${KILLS} kills: ${tally(kills)}`);
+    t.diagnostic(`${FORWARD_KILLS} kills: ${tally(kills)}`);
     assert.deepEqual(report.errors, []);
     assert.ok(kills.every((k) => k.midRun), `every kill found forward running: ${tally(kills)}`);
 
@@ -235,7 +237,7 @@ describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
     assert.deepEqual(all.split('\n').filter((l) => l.startsWith('hermetic:')), []);
   });
 
-  it(`forward killed with SIGKILL ${KILLS} times during incremental ticks of a long session (appends, rewinds), then run once, equals a clean backfill`, async (t) => {
+  it(`forward killed with SIGKILL ${FORWARD_KILLS} times during incremental ticks of a long session (appends, rewinds), then run once, equals a clean backfill`, async (t) => {
     const store = join(dir, 'long', 'state.db');
     generate({ out: store, sessions: 40, messages: 400, seed: 'forwarder-crash-long', journal: 'wal' });
     // The long session: 20,000 messages, written before forwarding starts.
@@ -257,8 +259,8 @@ describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
     let report: WriterReport;
     const runs = series(args, (i) => withWorker(i % 2 === 0 ? 'off' : 'only'));
     try {
-      for (let i = 0; i < KILLS; i++) {
-        const h = await runs.next(i < KILLS - 1);
+      for (let i = 0; i < FORWARD_KILLS; i++) {
+        const h = await runs.next(i < FORWARD_KILLS - 1);
         kills.push(await killAt(h, random() * 1000, i % 2 === 1, true));
         stderr.push(h.stderr());
       }
@@ -273,7 +275,7 @@ describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
 
     const longNow = storeValue(store, `SELECT COUNT(*) FROM messages WHERE session_id = '${long}' AND active = 1`);
     t.diagnostic(`writer: ${report.writes} writes, ${report.messages} messages (${report.messagesPerSecond}/s) mostly to a session of 20,000, ${report.rewinds} rewinds of its tail; it ends with ${longNow} live messages`);
-    t.diagnostic(`${KILLS} kills: ${tally(kills)}`);
+    t.diagnostic(`${FORWARD_KILLS} kills: ${tally(kills)}`);
     assert.deepEqual(report.errors, []);
     assert.ok(report.rewinds > 0, 'the long session was rewound');
     assert.ok(kills.every((k) => k.midRun), `every kill found forward running: ${tally(kills)}`);

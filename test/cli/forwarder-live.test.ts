@@ -1,6 +1,6 @@
 // `hermetic forward` against a live Hermes: while another process appends 200 messages a second to a WAL state.db
 // through the Hermes-like writer (one BEGIN IMMEDIATE transaction per write, as Hermes's SessionDB), forward reads
-// it every second for a minute (HERMETIC_LIVE_SECONDS shortens it for local runs), then stops on SIGTERM. Every
+// it every second for 30 s (HERMETIC_LIVE_SECONDS sets another length), then stops on SIGTERM. Every
 // message the writer wrote ends up in `messages` exactly once, and no error is ever printed. How long the writer
 // waited for its write transactions is reported (the goal is ≤ 100 ms), never asserted: timing depends on the machine.
 import assert from 'node:assert/strict';
@@ -15,7 +15,7 @@ import {
   childEnv, countDifferences, datasetMessageCounts, ledgerDifferences, spawnHermetic, STACK_LINE, startWriter, storeLiveCounts, storeValue,
 } from '../support/forwarder-harness.js';
 
-const SECONDS = Number(process.env.HERMETIC_LIVE_SECONDS ?? 60);
+const SECONDS = Number(process.env.HERMETIC_LIVE_SECONDS ?? 30);
 const RATE = 200;
 
 let dir: string;
