@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { createPostgresSink } from '../src/forwarder/sinks/postgres/index.js';
 import { batchesOf } from './postgres-batches.js';
 
-const [path, url, machineId, strategy] = process.argv.slice(2) as [string, string, string, 'unnest' | 'values'];
+const [path, url, machineId, strategy] = process.argv.slice(2) as [string, string, string, 'copy' | 'unnest' | 'values'];
 const batches = batchesOf(path, { machineId, hostname: `bench-${machineId.slice(0, 4)}` });
 const sink = createPostgresSink(url, { strategy });
 await sink.open();

@@ -39,6 +39,8 @@ const FIRST = [
   'src/emulator/namespaces/bounds.test.ts',
   // A Chromium each, driven through a dashboard (decision 0041).
   'src/forwarder/web/page.test.ts', 'src/forwarder/web/page-session.test.ts',
+  // The fleet's dashboard: a PostgreSQL cluster and a Chromium.
+  'src/forwarder/web/fleet.test.ts',
 ];
 
 /**

@@ -117,15 +117,18 @@ Decision: docs/decisions/0037-parquet-export.md.
 
 export const WEB_HELP = `Usage: hermetic web [options]
 
-The usage dashboard: a local web page over the dataset (run "hermetic backfill" or "hermetic forward" first) with
-cost and tokens for a period, spend per day by model, breakdowns by model, provider, profile, source, project and
-task, the most expensive sessions, each session's transcript and lineage, and tool calls. Every figure is the one
-"hermetic report --json" gives for the same window and filter. It only reads the dataset; Ctrl-C stops it.
+The usage dashboard: a local web page over the dataset (run "hermetic backfill" or "hermetic forward" first), or
+over the fleet store many forwarders ship to (--from), with cost and tokens for a period, spend per day by model,
+breakdowns by model, provider, profile, source, project, task and (in the fleet) machine, the most expensive
+sessions, each session's transcript and lineage, and tool calls. Every figure is the one "hermetic report --json"
+gives for the same window and filter. It only reads; Ctrl-C stops it.
 
 Options:
   --port N      port to listen on (default 8650; 0 picks a free one)
   --host HOST   address to listen on (default 127.0.0.1, this machine only; the dashboard has no login)
   --home DIR    the dataset's folder (default $HERMETIC_HOME, else ~/.hermetic)
+  --from URL    the fleet store instead: postgres://user:password@host:5432/db[?schema=NAME] (read-only
+                transactions; days are each machine's own, periods are read in $HERMETIC_TZ or this machine's zone)
   --open        open the dashboard in the desktop's browser
 
 Its URL keeps the page's state: /?period=7d&model=gpt-5 is what "hermetic report --since 7d --filter model=gpt-5"

@@ -35,7 +35,7 @@ interface ReportSource {
 }
 
 /** This machine as `--by machine` shows it on its own dataset: its host name and, once a sink made one, its id. */
-function localMachine(home: string): { hostname: string; machineId: string | null } {
+export function localMachine(home: string): { hostname: string; machineId: string | null } {
   let id: string | null = null;
   try {
     id = readFileSync(join(home, 'machine-id'), 'utf8').trim() || null;

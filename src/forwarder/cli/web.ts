@@ -1,17 +1,20 @@
-// `hermetic web`: the usage dashboard over the dataset, on a local HTTP server (loopback unless --host says
-// otherwise), read-only. Prints its URL; --open asks the desktop to open it.
+// `hermetic web`: the usage dashboard over the dataset (or the fleet store: --from postgres://…), on a local HTTP
+// server (loopback unless --host says otherwise), read-only. Prints its URL; --open asks the desktop to open it.
 import { spawn } from 'node:child_process';
-import { parseFlags, wholeNumber } from '../../cli/args.js';
+import { parseFlags, usageError, wholeNumber } from '../../cli/args.js';
 import { hermeticHome } from '../home.js';
+import { explicitTimeZone, systemTimeZone, Zone } from '../ledger/zone.js';
+import { sqliteDialect } from '../report/dialect.js';
+import type { UsageSource } from '../web/data/source.js';
 import { sqliteSource } from '../web/data/sqlite.js';
 import { startWebServer, type WebServer } from '../web/server.js';
 import { COMMON_FLAGS } from './common.js';
 import { WEB_HELP } from './help.js';
-import { openForReport } from './report.js';
+import { localMachine, openForReport } from './report.js';
 
 const FLAGS = {
   home: COMMON_FLAGS.home, help: COMMON_FLAGS.help,
-  port: { type: 'string' }, host: { type: 'string' }, open: { type: 'boolean' },
+  port: { type: 'string' }, host: { type: 'string' }, open: { type: 'boolean' }, from: { type: 'string' },
 } as const;
 
 export interface WebIo {
@@ -34,19 +37,26 @@ export async function webCommand(argv: string[], io: WebIo = {}): Promise<number
   if (values.help) return console.log(WEB_HELP), 0;
   const port = values.port === undefined ? 8650 : wholeNumber('--port', values.port, 0, 65535);
   const host = values.host ?? '127.0.0.1';
-  const db = openForReport(hermeticHome(values.home));
-  const source = sqliteSource(db);
+  if (values.from !== undefined && !/^postgres(ql)?:\/\//i.test(values.from)) usageError(`--from takes the fleet store's URL (postgres://… or postgresql://…); got "${values.from.replace(/:[^:@/]*@/, ':***@')}".`);
+  let source: UsageSource;
+  if (values.from !== undefined) {
+    const { postgresSource } = await import('../web/data/postgres.js');
+    source = postgresSource(values.from, new Zone(explicitTimeZone() ?? systemTimeZone()));
+  } else {
+    const home = hermeticHome(values.home);
+    source = sqliteSource(openForReport(home), sqliteDialect(localMachine(home)));
+  }
   let server: WebServer;
   try {
     server = await startWebServer({ source, host, port, now: io.now, onError: (e) => console.error('hermetic web: unexpected failure (a bug):', e) });
   } catch (e) {
-    source.close();
+    await source.close();
     throw e;
   }
   const shown = host === '0.0.0.0' || host === '::' ? server.url.replace(/\/\/[^/]+:/, '//localhost:') : server.url;
-  console.log(`hermetic web: the usage dashboard is at ${shown} (Ctrl-C stops it)`);
+  console.log(`hermetic web: the usage dashboard${values.from !== undefined ? ' of the fleet store' : ''} is at ${shown} (Ctrl-C stops it)`);
   if (!['127.0.0.1', 'localhost', '::1'].includes(host)) console.error(`hermetic web: listening on ${host}: anyone who can reach this machine can read your usage; the dashboard has no login.`);
   if (values.open) openBrowser(shown);
-  io.started?.({ url: server.url, close: async () => { await server.close(); source.close(); } });
+  io.started?.({ url: server.url, close: async () => { await server.close(); await source.close(); } });
   return 0;
 }

@@ -59,7 +59,7 @@ export function postgresDialect(schema: string): Dialect & { readonly schema: st
     bind(sql, params) {
       const values: unknown[] = [];
       const index = new Map<string, number>();
-      const text = sql.replace(/@([a-z_]+)/g, (_m, name: string) => {
+      const text = sql.replace(/@([a-z_][a-z0-9_]*)/gi, (_m, name: string) => {
         if (!index.has(name)) index.set(name, values.push(params[name] ?? null));
         return `$${index.get(name)!}`;
       });

@@ -71,9 +71,11 @@ function sameReport(actual: UsageReport, expected: UsageReport, label: string): 
 }
 
 describe('the report on the fleet store', () => {
-  const shapes: { by?: string[]; top?: number; since?: number; until?: number; utc?: boolean }[] = [
+  const shapes: { by?: string[]; top?: number; since?: number; until?: number; utc?: boolean; filter?: Record<string, string[]> }[] = [
     {}, { by: ['day'] }, { by: ['week', 'model'] }, { by: ['month', 'source'] }, { by: ['session'], top: 5 }, { by: ['model'], top: 2 },
     { by: ['tool', 'day'] }, { by: ['project', 'task'], since: NOW - 7 * 86400, until: NOW }, { by: ['provider', 'profile'], utc: true },
+    // Filters: their parameters are numbered (f_source_0, f_source_1), which the dialect must bind whole.
+    { by: ['model'], filter: { source: ['cli', 'telegram'] } }, { by: ['tool'], filter: { task: ['main'], project: [''] } },
   ];
   for (const shape of shapes) {
     it(`one machine: ${JSON.stringify(shape)} equals the report of its own dataset`, async () => {

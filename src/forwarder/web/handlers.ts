@@ -6,8 +6,8 @@ import type { UsageSource } from './data/source.js';
 import { single, usageRequest, wholeParam } from './request.js';
 import type { ApiName } from './routes.js';
 
-/** The columns a breakdown can be by (the filters but the session, which has its own endpoint). */
-export const BREAKDOWNS = ['model', 'provider', 'profile', 'source', 'project', 'task'] as const;
+/** The columns a breakdown can be by (the filters but the session, which has its own endpoint, and the machine). */
+export const BREAKDOWNS = ['model', 'provider', 'profile', 'source', 'project', 'task', 'machine'] as const;
 
 export interface HandlerContext {
   source: UsageSource;
@@ -15,7 +15,7 @@ export interface HandlerContext {
   now(): number;
 }
 
-type Handler = (query: URLSearchParams, ctx: HandlerContext) => unknown;
+type Handler = (query: URLSearchParams, ctx: HandlerContext) => Promise<unknown>;
 
 /** Cache reads over all prompt tokens (input, cache read, cache write), as `hermetic report` says it; null without any. */
 export function cacheHitRate(totals: UsageReport['totals']): number | null {
@@ -31,38 +31,42 @@ function grouping(query: URLSearchParams): { by: string[]; top?: number } {
 }
 
 export const HANDLERS: Record<ApiName, Handler> = {
-  overview(query, ctx) {
-    const report = ctx.source.report(usage(query, ctx));
+  async overview(query, ctx) {
+    const report = await ctx.source.report(usage(query, ctx));
     return { ...report, cache_hit_rate: cacheHitRate(report.totals) };
   },
-  daily: (query, ctx) => ctx.source.report({ ...usage(query, ctx), by: ['day', 'model'] }),
-  breakdown(query, ctx) {
+  daily: async (query, ctx) => ctx.source.report({ ...usage(query, ctx), by: ['day', 'model'] }),
+  async breakdown(query, ctx) {
     const by = single(query, 'by');
     if (by === undefined || !(BREAKDOWNS as readonly string[]).includes(by)) {
       throw new HermeticError('HERMETIC_WEB_INVALID', `"by" must be one of ${BREAKDOWNS.join(', ')}; got ${by === undefined ? 'nothing' : `"${by}"`}.`);
     }
     return ctx.source.report({ ...usage(query, ctx), by: [by], top: wholeParam(query, 'top', 10, 1, 1000) });
   },
-  sessions: (query, ctx) => ctx.source.report({ ...usage(query, ctx), by: ['session'], top: wholeParam(query, 'top', 10, 1, 1000) }),
-  tools(query, ctx) {
+  sessions: async (query, ctx) => ctx.source.report({ ...usage(query, ctx), by: ['session'], top: wholeParam(query, 'top', 10, 1, 1000) }),
+  async tools(query, ctx) {
     const request = usage(query, ctx);
     const limit = wholeParam(query, 'limit', 10, 1, 100);
-    return { ...ctx.source.report({ ...request, by: ['tool'] }), slowest: ctx.source.slowestCalls(request, limit) };
+    const [report, slowest] = await Promise.all([ctx.source.report({ ...request, by: ['tool'] }), ctx.source.slowestCalls(request, limit)]);
+    return { ...report, slowest };
   },
-  report: (query, ctx) => ctx.source.report({ ...usage(query, ctx), ...grouping(query) }),
-  options(query, ctx) {
+  report: async (query, ctx) => ctx.source.report({ ...usage(query, ctx), ...grouping(query) }),
+  async options(query, ctx) {
     const { since, until } = usage(query, ctx);
+    const columns = FILTERS.filter((f) => f !== 'session');
+    const reports = await Promise.all(columns.map((column) => ctx.source.report({ since, until, by: [column], top: 200 })));
     const values: Record<string, (string | null)[]> = {};
-    for (const column of FILTERS.filter((f) => f !== 'session')) {
-      values[column] = ctx.source.report({ since, until, by: [column], top: 200 }).rows.filter((r) => r.other_rows === undefined).map((r) => r[column] as string | null);
-    }
+    columns.forEach((column, i) => {
+      values[column] = reports[i]!.rows.filter((r) => r.other_rows === undefined).map((r) => r[column] as string | null);
+    });
     const zone = ctx.source.zone();
-    return { zone: zone.name, now: zone.iso(ctx.now()), period: { since: since === null || since === undefined ? null : zone.iso(since), until: until === null || until === undefined ? null : zone.iso(until) }, values };
+    return { zone: zone.name, now: zone.iso(ctx.now()), fleet: ctx.source.fleet, period: { since: since === null || since === undefined ? null : zone.iso(since), until: until === null || until === undefined ? null : zone.iso(until) }, values };
   },
-  session(query, ctx) {
+  async session(query, ctx) {
     const id = single(query, 'id');
     if (!id) throw new HermeticError('HERMETIC_WEB_INVALID', 'Name the session: /api/session?id=<session id>.');
-    const view = ctx.source.session(id, single(query, 'store') ?? null, wholeParam(query, 'page', 1, 1, 1_000_000), wholeParam(query, 'page_size', 100, 1, 500));
+    const key = { id, store: single(query, 'store') ?? null, machine: single(query, 'machine') ?? null };
+    const view = await ctx.source.session(key, wholeParam(query, 'page', 1, 1, 1_000_000), wholeParam(query, 'page_size', 100, 1, 500));
     if (!view) throw new HermeticError('HERMETIC_WEB_NOT_FOUND', `The dataset has no session "${id}".`);
     return view;
   },

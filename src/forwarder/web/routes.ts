@@ -14,12 +14,12 @@ export interface WebRoute {
 export const API_ROUTES = [
   { name: 'overview', path: '/api/overview', params: USAGE_PARAMS, text: 'The window\'s totals (`usageReport` with no grouping) and the cache-hit rate.' },
   { name: 'daily', path: '/api/daily', params: USAGE_PARAMS, text: 'Spend per day by model (`usageReport` by day and model).' },
-  { name: 'breakdown', path: '/api/breakdown', params: [...USAGE_PARAMS, 'by', 'top'], text: 'One breakdown: by=model|provider|profile|source|project|task, the top N rows and the rest summed.' },
+  { name: 'breakdown', path: '/api/breakdown', params: [...USAGE_PARAMS, 'by', 'top'], text: 'One breakdown: by=model|provider|profile|source|project|task|machine, the top N rows and the rest summed.' },
   { name: 'sessions', path: '/api/sessions', params: [...USAGE_PARAMS, 'top'], text: 'The most expensive sessions (`usageReport` by session, top N).' },
   { name: 'tools', path: '/api/tools', params: [...USAGE_PARAMS, 'limit'], text: 'Tool calls and failed results by tool (`usageReport` by tool), and the slowest calls where both times are known.' },
   { name: 'report', path: '/api/report', params: [...USAGE_PARAMS, 'by', 'top'], text: 'Any grouping: the same JSON as `hermetic report --json` with the same window, --by, --top and --filter.' },
   { name: 'options', path: '/api/options', params: USAGE_PARAMS, text: 'The values each filter can take in the window (from `usageReport` by each column), the zone and the window.' },
-  { name: 'session', path: '/api/session', params: ['id', 'store', 'page', 'page_size'], text: 'One session: its row, parent and children, model changes, usage, and a page of its live transcript.' },
+  { name: 'session', path: '/api/session', params: ['id', 'store', 'machine', 'page', 'page_size'], text: 'One session: its row, parent and children, model changes, usage, and a page of its live transcript (`machine`: the fleet\'s machine id, when two machines hold the id).' },
 ] as const satisfies readonly WebRoute[];
 
 export type ApiName = (typeof API_ROUTES)[number]['name'];

@@ -60,7 +60,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   const routes = new Map<string, (typeof API_ROUTES)[number]>(API_ROUTES.map((r) => [r.path, r]));
   const loopback = LOOPBACK.includes(host);
 
-  const handle = (req: IncomingMessage, res: ServerResponse) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     try {
       const url = new URL(req.url ?? '/', 'http://dashboard.invalid');
       if (loopback) {
@@ -74,7 +74,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       const route = routes.get(url.pathname);
       if (route) {
         checkParams(url.searchParams, route.params);
-        const body = HANDLERS[route.name](url.searchParams, { source: options.source, now: () => now() / 1000 });
+        const body = await HANDLERS[route.name](url.searchParams, { source: options.source, now: () => now() / 1000 });
         return send(res, 200, 'application/json; charset=utf-8', JSON.stringify(body));
       }
       if ((PAGE_PATHS as readonly string[]).includes(url.pathname)) return send(res, 200, 'text/html; charset=utf-8', index);
@@ -90,7 +90,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     }
   };
 
-  const server = createServer(handle);
+  const server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e: NodeJS.ErrnoException) => reject(new HermeticError('HERMETIC_SERVE_LISTEN', e.code === 'EADDRINUSE'
       ? `Port ${options.port ?? 8650} on ${host} is already in use; choose another with --port.`

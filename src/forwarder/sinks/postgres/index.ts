@@ -1,7 +1,11 @@
 // The PostgreSQL fleet store as a remote sink (issue 17 §2, decision 0036): many forwarders, one database; each row
 // carries its machine; a batch is one transaction that also moves the machine's `progress`, so `appliedSeq` tells a
 // restarted forwarder what the database already holds.
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import type { RecordOf } from '../../dataset/columns.js';
 import { HermeticError } from '../../../shared/errors.js';
 import { check, is, parseOptions, type OptionsInput, type OptionsOutput } from '../../../shared/options.js';
 import { SinkError, type DeltaBatch, type Origin, type RemoteSink } from '../remote/contract.js';
@@ -23,8 +27,8 @@ const OPTIONS = {
   poolSize: check((v, name): number => (Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 100 ? (v as number) : invalid(name, 'a whole number from 1 to 100', v))),
   /** Milliseconds to wait for a connection. */
   connectTimeoutMs: is.integer,
-  /** How rows are sent: `unnest` (arrays per column; the default) or `values` (a multi-row VALUES list). */
-  strategy: check((v, name): UpsertStrategy => (v === 'unnest' || v === 'values' ? v : invalid(name, '"unnest" or "values"', v))),
+  /** How rows are sent: `copy` (COPY into a staging table; the default), `unnest` (arrays per column) or `values` (a multi-row VALUES list). */
+  strategy: check((v, name): UpsertStrategy => (v === 'copy' || v === 'unnest' || v === 'values' ? v : invalid(name, '"copy", "unnest" or "values"', v))),
 };
 
 /** What the sink registry passes (sinks/remote/registry.ts): the home and folder, and a config entry's settings. */
@@ -105,7 +109,10 @@ class Sink implements PostgresSink {
       return t;
     };
     for (const d of batch.deletes) if (d.keys.length > 0) out.push(...deleteStatements(this.schema, table(d.table), batch.origin.machineId, d.keys));
-    for (const u of batch.upserts) if (u.rows.length > 0) out.push(...upsertStatements(this.schema, table(u.table), batch.origin, u.rows, this.#options.strategy));
+    // One upsert per table, its rows in the batch's order (the last row of a key wins, as it would one by one).
+    const upserts = new Map<string, RecordOf[]>();
+    for (const u of batch.upserts) if (u.rows.length > 0) upserts.set(u.table, [...(upserts.get(u.table) ?? []), ...u.rows]);
+    for (const [name, rows] of upserts) out.push(...upsertStatements(this.schema, table(name), batch.origin, rows, this.#options.strategy));
     return out;
   }
 
@@ -131,7 +138,7 @@ class Sink implements PostgresSink {
         await client.query('COMMIT');
         return;
       }
-      for (const s of statements) await client.query(s.text, s.values);
+      await run(client, statements);
       await client.query(
         `INSERT INTO ${q(this.schema)}.progress (machine_id, hostname, applied_seq, updated_at) VALUES ($1, $2, $3, now())
          ON CONFLICT (machine_id) DO UPDATE SET hostname = EXCLUDED.hostname, applied_seq = GREATEST(progress.applied_seq, EXCLUDED.applied_seq), updated_at = EXCLUDED.updated_at`,
@@ -156,12 +163,25 @@ class Sink implements PostgresSink {
   }
 }
 
+/** Runs statements in order: COPY's rows streamed as they are encoded; a key conflict runs the statement's `onConflict`. */
+async function run(client: pg.PoolClient, statements: readonly Statement[]): Promise<void> {
+  for (const s of statements) {
+    try {
+      if (s.copy === undefined) await client.query(s.text, s.values);
+      else await pipeline(Readable.from(s.copy()), client.query(copyFrom(s.text)));
+    } catch (e) {
+      if (!s.onConflict || (e as { code?: string }).code !== '23505') throw e;
+      await run(client, s.onConflict);
+    }
+  }
+}
+
 /**
  * A sink writing into PostgreSQL; nothing connects before `open()`.
  * @example const sink = createPostgresSink('postgres://me@db/fleet?sslmode=require'); await sink.open(); await sink.write(batch);
  */
 export function createPostgresSink(url: string, options: PostgresSinkOptions = {}): PostgresSink {
-  const defaults = { schema: null, poolSize: 4, connectTimeoutMs: 10_000, strategy: 'unnest' as UpsertStrategy };
+  const defaults = { schema: null, poolSize: 4, connectTimeoutMs: 10_000, strategy: 'copy' as UpsertStrategy };
   const { settings } = parseOptions('PostgreSQL sink', options, FACTORY, { ...defaults, home: '', cwd: '', settings: {} });
   // A config file's settings, then options given in code (home and cwd are the registry's; this sink keeps no files).
   const given = Object.fromEntries(Object.entries(options).filter(([k]) => k in OPTIONS));

@@ -15,48 +15,80 @@ function asHermetic(e: SinkError): HermeticError {
   return new HermeticError(e.code as ErrorCode, e.message);
 }
 
+type FleetFn<T> = (client: pg.PoolClient, dialect: ReturnType<typeof postgresDialect>, target: PostgresTarget) => Promise<T>;
+
+export interface FleetReader {
+  readonly target: PostgresTarget;
+  /** Runs `fn` in one read-only, repeatable-read transaction (search_path: the schema, then public). */
+  read<T>(fn: FleetFn<T>, options?: { requireSchema?: boolean }): Promise<T>;
+  close(): Promise<void>;
+}
+
 /**
- * Opens the fleet store at `url`, runs `fn` in a read-only transaction (search_path: the schema, then public), and
- * closes it. Connection and server failures become HermeticErrors with HERMETIC_SINK_* codes, password scrubbed.
- * @example await readFleet('postgres://me@db/fleet', async (client, dialect) => runPostgres(client, planTotals({}, dialect), dialect))
+ * The fleet store at `url` for many reads (`hermetic web --from`): a pool of `connections`, each read its own
+ * transaction. Connection and server failures become HermeticErrors with HERMETIC_SINK_* codes, password scrubbed.
+ * @example const fleet = openFleet('postgres://me@db/fleet'); await fleet.read(async (c) => (await c.query('SELECT 1')).rows); await fleet.close();
  */
-export async function readFleet<T>(url: string, fn: (client: pg.PoolClient, dialect: ReturnType<typeof postgresDialect>, target: PostgresTarget) => Promise<T>, options: { requireSchema?: boolean } = {}): Promise<T> {
+export function openFleet(url: string, connections = 1): FleetReader {
   let target: PostgresTarget;
   try {
     target = postgresTarget(url);
   } catch (e) {
     throw e instanceof SinkError ? asHermetic(e) : e;
   }
-  const pool = createPool(target, { max: 1 });
+  const pool = createPool(target, { max: connections });
+  // An idle connection the server drops is removed by the pool; without a listener it would end the process.
+  pool.on('error', () => undefined);
   const fail = (e: unknown) => asHermetic(toSinkError(e, target.display, target.secrets));
-  try {
-    let client: pg.PoolClient;
-    try {
-      client = await pool.connect();
-    } catch (e) {
-      throw fail(e);
-    }
-    client.on('error', () => { /* the query in flight fails with it */ });
-    try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY').catch((e) => { throw fail(e); });
-      if (options.requireSchema !== false) {
-        const found = await client.query('SELECT to_regclass($1) AS t', [`${q(target.schema)}.usage_ledger`]).catch((e) => { throw fail(e); });
-        if (found.rows[0].t === null) {
-          throw new HermeticError('HERMETIC_SINK_SCHEMA', `The fleet store ${target.display} has no "${target.schema}" schema with Hermetic's tables yet: run a forwarder with --sink ${target.display} first (or give ?schema=NAME).`);
-        }
+  return {
+    target,
+    async read(fn, options = {}) {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (e) {
+        throw fail(e);
       }
-      await client.query(`SET LOCAL search_path TO ${q(target.schema)}, public`).catch((e) => { throw fail(e); });
-      const out = await fn(client, postgresDialect(target.schema), target);
-      await client.query('COMMIT').catch(() => undefined);
-      return out;
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw e instanceof HermeticError ? e : fail(e);
-    } finally {
-      client.release(true);
-    }
+      const onError = () => { /* the query in flight fails with it */ };
+      client.on('error', onError);
+      let broken = false;
+      try {
+        await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY').catch((e) => { throw fail(e); });
+        if (options.requireSchema !== false) {
+          const found = await client.query('SELECT to_regclass($1) AS t', [`${q(target.schema)}.usage_ledger`]).catch((e) => { throw fail(e); });
+          if (found.rows[0].t === null) {
+            throw new HermeticError('HERMETIC_SINK_SCHEMA', `The fleet store ${target.display} has no "${target.schema}" schema with Hermetic's tables yet: run a forwarder with --sink ${target.display} first (or give ?schema=NAME).`);
+          }
+        }
+        await client.query(`SET LOCAL search_path TO ${q(target.schema)}, public`).catch((e) => { throw fail(e); });
+        const out = await fn(client, postgresDialect(target.schema), target);
+        await client.query('COMMIT').catch(() => undefined);
+        return out;
+      } catch (e) {
+        broken = !(e instanceof HermeticError) || e.code !== 'HERMETIC_SINK_SCHEMA';
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw e instanceof HermeticError ? e : fail(e);
+      } finally {
+        client.off('error', onError);
+        // A connection whose read failed is closed rather than handed to the next one.
+        client.release(broken);
+      }
+    },
+    close: () => pool.end().catch(() => undefined),
+  };
+}
+
+/**
+ * Opens the fleet store at `url`, runs `fn` in a read-only transaction (search_path: the schema, then public), and
+ * closes it. Connection and server failures become HermeticErrors with HERMETIC_SINK_* codes, password scrubbed.
+ * @example await readFleet('postgres://me@db/fleet', async (client, dialect) => runPostgres(client, planTotals({}, dialect), dialect))
+ */
+export async function readFleet<T>(url: string, fn: FleetFn<T>, options: { requireSchema?: boolean } = {}): Promise<T> {
+  const fleet = openFleet(url);
+  try {
+    return await fleet.read(fn, options);
   } finally {
-    await pool.end().catch(() => undefined);
+    await fleet.close();
   }
 }
 

@@ -75,9 +75,10 @@ describe('the PostgreSQL sink on real datasets', () => {
     });
   }
 
-  it('a replayed batch changes nothing, a later one with the same rows neither; both strategies give the same rows', async () => {
+  it('a replayed batch changes nothing, a later one with the same rows neither; the three strategies give the same rows', async () => {
     const url = pg.createDatabase();
     const sink = createPostgresSink(url);
+    assert.ok(sink.statements(datasetBatch(datasets.get('basic')!, A)).some((s) => s.copy !== undefined), 'COPY is the default');
     const plain = createPostgresSink(url, { strategy: 'values' });
     const arrays = createPostgresSink(url, { strategy: 'unnest' });
     await sink.open();
@@ -161,6 +162,103 @@ describe('the PostgreSQL sink on real datasets', () => {
   });
 });
 
+describe('COPY (the default strategy)', () => {
+  /** A session row of the basic fixture, its text set to `title`, and the count of its messages. */
+  const withTitle = (title: unknown, toSeq: number): DeltaBatch => {
+    const batch = datasetBatch(datasets.get('basic')!, A, toSeq, toSeq - 1);
+    const sessions = batch.upserts.find((u) => u.table === 'sessions')!;
+    sessions.rows = sessions.rows.map((r, i) => (i === 0 ? { ...r, title } : r));
+    return batch;
+  };
+  const titleOf = async (url: string, batch: DeltaBatch) => {
+    const pool = createPool(postgresTarget(url));
+    try {
+      const first = batch.upserts.find((u) => u.table === 'sessions')!.rows[0]!;
+      return (await pool.query('SELECT title FROM hermetic.sessions WHERE machine_id = $1 AND session_id = $2', [A.machineId, first.session_id])).rows[0]?.title as unknown;
+    } finally {
+      await pool.end();
+    }
+  };
+
+  it('text COPY treats specially (tab, newline, return, backslash, a literal \\N, an empty string, NULL) arrives as it was', async () => {
+    const url = pg.createDatabase();
+    const sink = createPostgresSink(url);
+    await sink.open();
+    try {
+      let seq = 0;
+      for (const title of ['a\tb\nc\rd\\e', '\\N', '\\\\N\\t', '', null, 'ünïcödé ✓ 🎉', 'trailing\\']) {
+        const batch = withTitle(title, ++seq);
+        await sink.write(batch);
+        assert.equal(await titleOf(url, batch), title, JSON.stringify(title));
+      }
+      // Every kind of value a dataset holds (integers, fractions, JSON text, long transcripts), as another machine.
+      await sink.write(datasetBatch(datasets.get('generated')!, B, 1));
+      await assertEqualsDataset(url, datasets.get('generated')!, B);
+    } finally {
+      await sink.close();
+    }
+  });
+
+  it('a batch naming a table twice lands once per key, the later row winning, as two writes would', async () => {
+    const url = pg.createDatabase();
+    const sink = createPostgresSink(url);
+    await sink.open();
+    try {
+      const batch = datasetBatch(datasets.get('basic')!, A, 1);
+      const sessions = batch.upserts.find((u) => u.table === 'sessions')!;
+      const changed = sessions.rows.map((r) => ({ ...r, title: `again ${String(r.session_id)}` }));
+      await sink.write({ ...batch, upserts: [...batch.upserts, { table: 'sessions', rows: changed }] });
+      const db = url.split('/').pop()!;
+      assert.equal(pg.psql(`SELECT COUNT(*) FROM hermetic.sessions WHERE title LIKE 'again %'`, db).trim(), String(changed.length));
+      assert.equal(pg.psql('SELECT COUNT(*) FROM hermetic.sessions', db).trim(), String(changed.length));
+    } finally {
+      await sink.close();
+    }
+  });
+
+  it('rows some of whose keys are there already (changed since, or sent again) fall back to the upsert: every row lands once, the newer values win', async () => {
+    const url = pg.createDatabase();
+    const sink = createPostgresSink(url);
+    await sink.open();
+    try {
+      const all = datasetBatch(datasets.get('generated')!, A, 1);
+      const messages = all.upserts.find((u) => u.table === 'messages')!.rows;
+      await sink.write({ origin: A, fromSeq: 0, toSeq: 1, upserts: [{ table: 'messages', rows: messages.filter((_, i) => i % 2 === 0) }], deletes: [] });
+      const changed = messages.map((r, i) => (i % 4 === 0 ? { ...r, content: `edited ${i}` } : r));
+      const statements = sink.statements({ origin: A, fromSeq: 1, toSeq: 2, upserts: [{ table: 'messages', rows: changed }], deletes: [] });
+      assert.ok(statements.some((st) => st.onConflict?.some((f) => f.text.includes('ON CONFLICT'))), 'the COPY carries its fallback');
+      await sink.write({ origin: A, fromSeq: 1, toSeq: 2, upserts: [{ table: 'messages', rows: changed }], deletes: [] });
+      const db = url.split('/').pop()!;
+      assert.equal(pg.psql('SELECT COUNT(*) FROM hermetic.messages', db).trim(), String(messages.length));
+      assert.equal(pg.psql("SELECT COUNT(*) FROM hermetic.messages WHERE content LIKE 'edited %'", db).trim(), String(changed.filter((r) => String(r.content).startsWith('edited ')).length));
+      assert.equal(await sink.appliedSeq(A), 2);
+    } finally {
+      await sink.close();
+    }
+  });
+
+  it('a row PostgreSQL refuses mid-COPY fails the batch whole (HERMETIC_SINK_REJECTED), leaves nothing staged or written, and the next batch on the same connections lands', async () => {
+    const url = pg.createDatabase();
+    const sink = createPostgresSink(url, { poolSize: 1 });
+    await sink.open();
+    try {
+      const bad = datasetBatch(datasets.get('basic')!, A, 1);
+      const messages = bad.upserts.find((u) => u.table === 'messages')!;
+      messages.rows = messages.rows.map((r, i) => (i === messages.rows.length - 1 ? { ...r, seq: 'not a number' } : r));
+      await assert.rejects(sink.write(bad), (e: SinkError) => e.code === 'HERMETIC_SINK_REJECTED' && !e.retriable && /bigint/.test(e.message));
+      const db = url.split('/').pop()!;
+      assert.equal(pg.psql('SELECT COUNT(*) FROM hermetic.sessions', db).trim(), '0', 'the sessions COPYed before the bad row were rolled back');
+      assert.equal(await sink.appliedSeq(A), null);
+      const good = datasetBatch(datasets.get('basic')!, A, 1);
+      await sink.write(good);
+      await sink.write({ ...good, fromSeq: 1, toSeq: 2 });
+      await assertEqualsDataset(url, datasets.get('basic')!, A);
+    } finally {
+      await sink.close();
+    }
+  });
+});
+
 describe('migrations', () => {
   it('four forwarders opening one new database at once: one migration, every sink ready, the tables as columns.ts says', async () => {
     const url = pg.createDatabase();
@@ -231,7 +329,7 @@ describe('failures are classified and never show the password', () => {
   it('URLs and schemas that cannot be used are refused before anything connects (HERMETIC_SINK_URL)', () => {
     assert.throws(() => createPostgresSink(`mysql://u:${pg.password}@h/db`), (e: SinkError) => e.code === 'HERMETIC_SINK_URL' && !e.message.includes(pg.password) && e.message.includes('postgres://'));
     assert.throws(() => createPostgresSink('postgres://h/db?schema=Bad-Name'), (e: SinkError) => e.code === 'HERMETIC_SINK_URL' && /plain PostgreSQL name/.test(e.message));
-    assert.throws(() => createPostgresSink('postgres://h/db', { strategy: 'copy' as never }), /Option "strategy" must be "unnest" or "values"; got "copy"/);
+    assert.throws(() => createPostgresSink('postgres://h/db', { strategy: 'bulk' as never }), /Option "strategy" must be "copy", "unnest" or "values"; got "bulk"/);
     assert.throws(() => createPostgresSink('postgres://h/db', { poolSiz: 3 } as never), /Unknown PostgreSQL sink option "poolSiz". Did you mean "poolSize"\?/);
   });
 

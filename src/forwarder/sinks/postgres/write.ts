@@ -1,12 +1,16 @@
-// A DeltaBatch as SQL (decision 0036): deletes by key, then upserts, each chunked. Rows travel as one array per
-// column through `unnest` (a statement has 2 + columns parameters whatever its row count, far under PostgreSQL's
-// 65,535), or as a multi-row VALUES list cut to fit them (`values`, kept as the plain twin the bench compares).
-// One JSON parameter read by json_populate_recordset was measured too: slower on the server (decision 0036).
+// A DeltaBatch as SQL (decision 0036): deletes by key, then upserts, each chunked. Rows travel by COPY into a
+// temporary staging table, then into the table by key (`copy`, the default: decision 0043), as one array per column
+// through `unnest` (a statement has 2 + columns parameters whatever its row count, far under PostgreSQL's 65,535), or
+// as a multi-row VALUES list cut to fit them (`values`, the plain twin the bench compares).
 import type { DatasetTable, RecordOf } from '../../dataset/columns.js';
 import { PG_TYPE, fleetKey, q } from './schema.js';
 
-export type UpsertStrategy = 'unnest' | 'values';
-export interface Statement { text: string; values: unknown[] }
+export type UpsertStrategy = 'copy' | 'unnest' | 'values';
+/**
+ * One statement; with `copy`, a `COPY … FROM STDIN` and the text-format rows it reads; with `onConflict`, what runs
+ * instead when it fails on a key already there (SQLSTATE 23505).
+ */
+export interface Statement { text: string; values: unknown[]; copy?: () => Iterable<string>; onConflict?: Statement[] }
 
 /** Rows per statement (unnest): bounds a message's size, not its parameters. */
 const CHUNK = 5000;
@@ -61,7 +65,8 @@ function conflict(t: DatasetTable): string {
 }
 
 /** INSERT … ON CONFLICT DO UPDATE for the rows, in chunks. */
-export function upsertStatements(schema: string, t: DatasetTable, origin: { machineId: string; hostname: string }, rows: readonly RecordOf[], strategy: UpsertStrategy = 'unnest'): Statement[] {
+export function upsertStatements(schema: string, t: DatasetTable, origin: { machineId: string; hostname: string }, rows: readonly RecordOf[], strategy: UpsertStrategy = 'copy'): Statement[] {
+  if (strategy === 'copy') return copyStatements(schema, t, origin, rows);
   const unique = lastPerKey(t, rows);
   const names = t.columns.map((c) => c.name);
   const head = `INSERT INTO ${q(schema)}.${q(t.name)} (machine_id, hostname, ${names.map(q).join(', ')})`;
@@ -87,4 +92,74 @@ export function upsertStatements(schema: string, t: DatasetTable, origin: { mach
     out.push({ text: `${head} VALUES ${tuples.join(', ')} ${conflict(t)}`, values });
   }
   return out;
+}
+
+/** A value in COPY's text format: `\N` for NULL; backslash, newline, carriage return and tab escaped. */
+export function copyField(v: unknown): string {
+  const x = pgValue(v);
+  if (x === null) return '\\N';
+  const s = typeof x === 'string' ? x : String(x);
+  return /[\\\n\r\t]/.test(s) ? s.replace(/[\\\n\r\t]/g, (c) => COPY_ESCAPES[c]!) : s;
+}
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
+ * The connection's staging table for `t`: like the table, without its key; emptied by the commit (or the rollback) of
+ * the batch that filled it, so a batch names each table once (`statements` merges a batch's upserts per table).
+ */
+const stage = (t: DatasetTable) => q(`hermetic_stage_${t.name}`);
+
+/** Rows per piece of a COPY's data: the server takes one piece while the next is encoded. */
+const PIECE = 256;
+
+/** The rows as COPY text, in pieces, encoded as the stream asks for them. */
+function copyPieces(origin: { machineId: string; hostname: string }, names: readonly string[], rows: readonly RecordOf[]): () => Iterable<string> {
+  const head = `${copyField(origin.machineId)}\t${copyField(origin.hostname)}`;
+  return function* pieces() {
+    for (let i = 0; i < rows.length; i += PIECE) {
+      let body = '';
+      for (let j = i; j < Math.min(rows.length, i + PIECE); j++) {
+        const r = rows[j]!;
+        body += head;
+        for (const n of names) body += `\t${copyField(r[n])}`;
+        body += '\n';
+      }
+      yield body;
+    }
+  };
+}
+
+/**
+ * The tables whose rows are mostly new when shipped (a transcript grows; usage events are appended): COPY straight
+ * into them first. The others (a session's counters, its ledger and tool rows, rebuilt as it goes) mostly update rows
+ * already there, and go through the staging table at once, so the server's log holds no refused COPY for each tick.
+ */
+const APPENDED = new Set(['messages', 'parts', 'usage_events']);
+
+/**
+ * Rows by COPY (decision 0043). Into an appended table, straight under a savepoint, as PostgreSQL's own bulk load
+ * does; when a row's key is already there (a row changed since it was shipped, a batch replayed after a crash), the
+ * savepoint is rolled back and the rows go the other tables' way: COPY into the connection's staging table, then into
+ * the table with ON CONFLICT DO UPDATE.
+ */
+export function copyStatements(schema: string, t: DatasetTable, origin: { machineId: string; hostname: string }, rows: readonly RecordOf[]): Statement[] {
+  const unique = lastPerKey(t, rows);
+  const names = t.columns.map((c) => c.name);
+  const cols = ['machine_id', 'hostname', ...names].map(q).join(', ');
+  const table = `${q(schema)}.${q(t.name)}`;
+  const copy = copyPieces(origin, names, unique);
+  const staged: Statement[] = [
+    { text: `CREATE TEMPORARY TABLE IF NOT EXISTS ${stage(t)} (LIKE ${table}) ON COMMIT DELETE ROWS`, values: [] },
+    { text: `COPY ${stage(t)} (${cols}) FROM STDIN`, values: [], copy },
+    { text: `INSERT INTO ${table} (${cols}) SELECT ${cols} FROM ${stage(t)} ${conflict(t)}`, values: [] },
+  ];
+  if (!APPENDED.has(t.name)) return staged;
+  return [
+    { text: 'SAVEPOINT hermetic_copy', values: [] },
+    {
+      text: `COPY ${table} (${cols}) FROM STDIN`, values: [], copy,
+      onConflict: [{ text: 'ROLLBACK TO SAVEPOINT hermetic_copy', values: [] }, ...staged],
+    },
+    { text: 'RELEASE SAVEPOINT hermetic_copy', values: [] },
+  ];
 }

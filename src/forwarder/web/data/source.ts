@@ -1,6 +1,6 @@
-// What the dashboard reads, as one interface: the embedded dataset implements it today (sqlite.ts); a fleet store
-// (`hermetic web --from postgres://…`) would implement the same methods. Every usage figure comes from `usageReport`
-// (DESIGN habit 17); the transcript and lineage are the dataset's rows as they are.
+// What the dashboard reads, as one interface: the embedded dataset (sqlite.ts) and the fleet store in PostgreSQL
+// (`hermetic web --from postgres://…`, postgres.ts). Every usage figure comes from the report's one plan (`planReport`,
+// as `hermetic report` runs it; DESIGN habit 17); the transcript and lineage are the dataset's rows as they are.
 import type { ReportRequest, UsageReport } from '../../report/index.js';
 import type { Zone } from '../../ledger/zone.js';
 
@@ -42,14 +42,24 @@ export interface SlowCall {
   seconds: number;
 }
 
+/** Which session: its id, and its store and machine when more than one hold the id. */
+export interface SessionKey {
+  id: string;
+  store: string | null;
+  /** The fleet's machine id (fleet stores only). */
+  machine: string | null;
+}
+
 export interface UsageSource {
+  /** Whether rows come from many machines (the fleet store): the page then shows the breakdown by machine. */
+  readonly fleet: boolean;
   /** The zone of the ledger's days (windows start at its midnights). */
   zone(): Zone;
-  /** The one aggregation: exactly `usageReport` for the request. */
-  report(request: ReportRequest): UsageReport;
-  /** A session by id (and store, when two profiles hold the id); null when there is none. */
-  session(id: string, store: string | null, page: number, pageSize: number): SessionView | null;
+  /** The one aggregation: exactly what `hermetic report --json` answers for the request. */
+  report(request: ReportRequest): Promise<UsageReport>;
+  /** A session; null when there is none. */
+  session(key: SessionKey, page: number, pageSize: number): Promise<SessionView | null>;
   /** The slowest tool calls whose call and result both have a time (the report's window and filter). */
-  slowestCalls(request: ReportRequest, limit: number): SlowCall[];
-  close(): void;
+  slowestCalls(request: ReportRequest, limit: number): Promise<SlowCall[]>;
+  close(): Promise<void>;
 }

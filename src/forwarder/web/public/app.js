@@ -25,10 +25,9 @@ async function render() {
     else a.removeAttribute('aria-current');
   });
   try {
-    const [options, nodes] = await Promise.all([
-      state.view === 'session' ? null : get('/api/options', usageParams(state)),
-      VIEWS[state.view](state),
-    ]);
+    // The window's filter values, the zone and whether this is the fleet store; the overview reads it too.
+    const asked = state.view === 'session' ? Promise.resolve(null) : get('/api/options', usageParams(state));
+    const [options, nodes] = await Promise.all([asked, VIEWS[state.view](state, asked)]);
     if (mine !== generation) return;
     if (options) setZone(options.zone);
     const controls = document.getElementById('controls');

@@ -7,7 +7,7 @@ import { cost, count, percent, short } from '../format.js';
 import { FILTERS, go, href, usageParams } from '../state.js';
 
 const KINDS = [['input_tokens', 'Input'], ['output_tokens', 'Output'], ['cache_read_tokens', 'Cache read'], ['cache_write_tokens', 'Cache write'], ['reasoning_tokens', 'Reasoning']];
-const TITLES = { model: 'By model', provider: 'By provider', profile: 'By profile', source: 'By source', project: 'By project', task: 'By task' };
+const TITLES = { model: 'By model', provider: 'By provider', profile: 'By profile', source: 'By source', project: 'By project', task: 'By task', machine: 'By machine' };
 
 function card(label, figure, value, text) {
   return h('div', { class: 'card' }, h('div', { class: 'label' }, label), h('div', { class: 'figure', dataset: { figure, value: value === null ? 'null' : String(value) } }, text));
@@ -51,7 +51,8 @@ function tokensChart(t) {
 function breakdown(dim, report, state) {
   const name = (r) => (r.other_rows !== undefined ? `${r.other_rows} more` : r[dim] === null || r[dim] === '' ? '(none)' : r[dim]);
   const key = (r) => {
-    if (r.other_rows !== undefined) return name(r);
+    // A machine is not a report filter: its row names it, nothing to narrow to.
+    if (r.other_rows !== undefined || !FILTERS.includes(dim)) return name(r);
     const v = r[dim] ?? '';
     const next = { ...state, filters: { ...state.filters, [dim]: [...new Set([...(state.filters[dim] ?? []), v])] } };
     return h('a', { href: href(next), dataset: { nav: '' }, title: `Only ${dim} ${name(r)}` }, name(r));
@@ -79,13 +80,16 @@ function topSessions(report, state) {
     ], report.rows, { id: 'sessions-table' }));
 }
 
-export async function overview(state) {
+export async function overview(state, options) {
   const q = usageParams(state);
   const withBy = (by) => { const p = new URLSearchParams(q); p.set('by', by); return p; };
-  const [o, daily, sessions, ...breakdowns] = await Promise.all([
-    get('/api/overview', q), get('/api/daily', q), get('/api/sessions', q),
-    ...FILTERS.map((f) => get('/api/breakdown', withBy(f))),
+  // The fleet store (hermetic web --from postgres://…) adds the breakdown by machine.
+  const dims = [...FILTERS, 'machine'];
+  const [o, daily, sessions, { fleet }, ...breakdowns] = await Promise.all([
+    get('/api/overview', q), get('/api/daily', q), get('/api/sessions', q), options,
+    ...dims.map((f) => get('/api/breakdown', withBy(f))),
   ]);
+  const shown = dims.map((f, i) => [f, breakdowns[i]]).filter(([f]) => f !== 'machine' || fleet);
   const empty = o.totals.sessions === 0 ? h('p', { class: 'notice' }, 'No usage in this period. Choose a longer one, or run "hermetic backfill" to read Hermes\'s stores.') : null;
   return [
     h('h1', {}, 'Usage'),
@@ -94,7 +98,7 @@ export async function overview(state) {
     h('div', { class: 'grid two' }, dailyChart(daily), tokensChart(o.totals)),
     topSessions(sessions, state),
     h('h2', {}, 'Breakdowns'),
-    h('div', { class: 'grid three' }, FILTERS.map((f, i) => breakdown(f, breakdowns[i], state))),
+    h('div', { class: 'grid three' }, shown.map(([f, report]) => breakdown(f, report, state))),
   ];
 }
 

@@ -50,6 +50,7 @@ function pager(state, t) {
 export async function session(state) {
   const q = new URLSearchParams({ id: state.id ?? '' });
   if (state.store) q.set('store', state.store);
+  if (state.machine) q.set('machine', state.machine);
   if (state.page > 1) q.set('page', String(state.page));
   if (state.pageSize) q.set('page_size', state.pageSize);
   const v = await get('/api/session', q);

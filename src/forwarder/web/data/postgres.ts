@@ -1,0 +1,79 @@
+// The dashboard's data from the fleet store (`hermetic web --from postgres://…`): the same report plans `hermetic
+// report --from` runs, a session's transcript, lineage and model changes from the fleet's tables (each row keyed by
+// its machine), and the slowest tool calls. Every request is one read-only transaction (sinks/postgres/read.ts).
+import type pg from 'pg';
+import { HermeticError } from '../../../shared/errors.js';
+import { MESSAGES, SESSIONS } from '../../dataset/columns.js';
+import type { Dialect } from '../../report/dialect.js';
+import { planReport, reportCondition, type ReportRequest } from '../../report/query.js';
+import { runPostgres } from '../../report/postgres.js';
+import { Zone } from '../../ledger/zone.js';
+import { openFleet } from '../../sinks/postgres/read.js';
+import { LINK_COLUMNS, MESSAGE_COLUMNS, SESSION_COLUMNS, message, slowestSql, unknownParent, type RawMessage } from './rows.js';
+import type { SessionKey, SessionRow, SessionView, SlowCall, UsageSource } from './source.js';
+
+/** Connections for the page's requests, which it sends side by side. */
+const CONNECTIONS = 4;
+
+const pick = (cols: string[]) => cols.map((c) => `s.${c}`).join(', ');
+/** The dataset's INTEGER columns (bigint in the fleet, which pg gives as text). */
+const INTEGERS = new Set([SESSIONS, MESSAGES].flatMap((t) => t.columns.filter((c) => c.type === 'INTEGER').map((c) => c.name)));
+/** A row as the dataset gives it: integers as numbers. */
+const numeric = (row: Record<string, unknown>): SessionRow =>
+  Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'string' && INTEGERS.has(k) ? Number(v) : v])) as SessionRow;
+
+async function sessionView(c: pg.PoolClient, d: Dialect, zone: Zone, key: SessionKey, pageNo: number, pageSize: number): Promise<SessionView | null> {
+  const where = ['s.session_id = $1'];
+  const values: unknown[] = [key.id];
+  if (key.store !== null) where.push(`s.store = $${values.push(key.store)}`);
+  if (key.machine !== null) where.push(`s.machine_id = $${values.push(key.machine)}`);
+  const rows = (await c.query(`SELECT ${pick(SESSION_COLUMNS)}, s.machine_id, s.hostname FROM sessions s WHERE ${where.join(' AND ')} ORDER BY s.machine_id, s.store LIMIT 2`, values)).rows as Record<string, unknown>[];
+  if (rows.length > 1) {
+    const [a, b] = rows as [Record<string, unknown>, Record<string, unknown>];
+    throw new HermeticError('HERMETIC_WEB_INVALID', a.machine_id !== b.machine_id
+      ? `Two machines hold session "${key.id}" (${String(a.hostname)} and ${String(b.hostname)}); name one with machine=${String(a.machine_id)} or machine=${String(b.machine_id)}.`
+      : `Two stores hold session "${key.id}"; name one with store=${encodeURIComponent(String(a.store))} or store=${encodeURIComponent(String(b.store))}.`);
+  }
+  const found = rows[0];
+  if (!found) return null;
+  const [machine, store] = [String(found.machine_id), String(found.store)];
+  const total = Number((await c.query('SELECT COUNT(*) AS n FROM messages WHERE machine_id = $1 AND store = $2 AND session_id = $3', [machine, store, key.id])).rows[0].n);
+  const pages = Math.max(1, Math.ceil(total / pageSize));
+  if (pageNo > pages) throw new HermeticError('HERMETIC_WEB_INVALID', `Session "${key.id}" has ${pages} page${pages === 1 ? '' : 's'} of ${pageSize} messages; page ${pageNo} is past its end.`);
+  const link = `SELECT ${pick(LINK_COLUMNS)} FROM sessions s WHERE s.machine_id = $1 AND s.store = $2`;
+  const parentRow = found.parent_session_id === null ? null : (await c.query(`${link} AND s.session_id = $3`, [machine, store, found.parent_session_id])).rows[0] as Record<string, unknown> | undefined;
+  const children = (await c.query(`${link} AND s.parent_session_id = $3 ORDER BY s.started_at, s.session_id`, [machine, store, key.id])).rows as Record<string, unknown>[];
+  const changes = (await c.query(`SELECT seq, created_at, prev AS "from", model AS "to" FROM (
+      SELECT seq, created_at, model, LAG(model) OVER (ORDER BY seq) AS prev FROM messages WHERE machine_id = $1 AND store = $2 AND session_id = $3 AND role = 'assistant' AND model IS NOT NULL) m
+    WHERE prev IS NOT NULL AND prev <> model ORDER BY seq`, [machine, store, key.id])).rows as Record<string, unknown>[];
+  const page = (await c.query(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE machine_id = $1 AND store = $2 AND session_id = $3 AND seq >= $4 ORDER BY seq LIMIT $5`, [machine, store, key.id, (pageNo - 1) * pageSize, pageSize])).rows as Record<string, unknown>[];
+  const { machine_id: _m, hostname: _h, ...session } = found;
+  return {
+    session: numeric(session),
+    parent: found.parent_session_id === null ? null : parentRow ? numeric(parentRow) : unknownParent(found.parent_session_id, store),
+    children: children.map(numeric),
+    model_changes: changes.map(numeric) as unknown as SessionView['model_changes'],
+    usage: await runPostgres(c, planReport({ filter: { session: [key.id] }, by: ['model', 'task'] }, zone, d), d),
+    transcript: { page: pageNo, page_size: pageSize, pages, total, messages: page.map((r) => message(numeric(r) as unknown as RawMessage)) },
+  };
+}
+
+/**
+ * The fleet store as the dashboard's source. Nothing connects before the first request; `zone` is the one windows
+ * are read in (each machine's days are its own, as `hermetic report --from` says).
+ */
+export function postgresSource(url: string, zone: Zone): UsageSource {
+  const fleet = openFleet(url, CONNECTIONS);
+  return {
+    fleet: true,
+    zone: () => zone,
+    report: (request) => fleet.read((c, d) => runPostgres(c, planReport(request, request.utc ? new Zone('UTC') : zone, d), d)),
+    session: (key, pageNo, pageSize) => fleet.read((c, d) => sessionView(c, d, zone, key, pageNo, pageSize)),
+    slowestCalls: (request: ReportRequest, limit: number) => fleet.read(async (c, d) => {
+      const { tools, params } = reportCondition(request, d);
+      const { sql, values } = d.bind(slowestSql(request, tools, limit, true), params);
+      return ((await c.query(sql, values as unknown[])).rows as Record<string, unknown>[]).map((r) => ({ ...r, started_at: Number(r.started_at), seconds: Number(r.seconds) })) as SlowCall[];
+    }),
+    close: () => fleet.close(),
+  };
+}

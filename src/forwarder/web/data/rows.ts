@@ -1,0 +1,62 @@
+// What both sources (sqlite.ts, postgres.ts) share: the columns a session shows, a transcript row as the page gets it,
+// and the slowest-calls query (written once, with @name parameters each dialect binds).
+import type { SessionRow, SlowCall, TranscriptMessage } from './source.js';
+
+export const SESSION_COLUMNS = ['store', 'session_id', 'title', 'profile', 'source', 'model', 'provider', 'parent_session_id', 'lineage_kind', 'lineage_root', 'is_sidechain', 'cwd', 'git_repo_root', 'git_branch', 'started_at', 'ended_at', 'end_reason', 'last_activity_at', 'message_count', 'tool_call_count', 'api_call_count', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'estimated_cost_usd', 'actual_cost_usd', 'cost_status', 'live_messages', 'archived_messages', 'inactive_messages', 'removed_from_store'];
+export const LINK_COLUMNS = ['store', 'session_id', 'title', 'lineage_kind', 'started_at', 'model'];
+
+export interface RawMessage {
+  seq: number; role: string; kind: string; content: string | null; content_format: string | null; tool_calls: string | null;
+  tool_name: string | null; tool_call_id: string | null; reasoning: string | null; model: string | null; finish_reason: string | null; created_at: number;
+}
+
+/** A tool call as Hermes stored it (OpenAI's nested form or a flattened one), its arguments parsed when they are JSON. */
+function call(raw: unknown): TranscriptMessage['tool_calls'][number] {
+  const c = (raw ?? {}) as Record<string, unknown>;
+  const fn = (c.function ?? {}) as Record<string, unknown>;
+  let args: unknown = fn.arguments ?? c.arguments ?? null;
+  if (typeof args === 'string') {
+    try { args = JSON.parse(args); } catch { /* shown as the text it is */ }
+  }
+  const text = (v: unknown) => (typeof v === 'string' ? v : null);
+  return { id: text(c.id) ?? text(c.call_id), name: text(fn.name) ?? text(c.name), arguments: args };
+}
+
+export function message(r: RawMessage): TranscriptMessage {
+  let calls: unknown[] = [];
+  if (r.tool_calls) {
+    try {
+      const parsed = JSON.parse(r.tool_calls) as unknown;
+      if (Array.isArray(parsed)) calls = parsed;
+    } catch { /* the dataset holds valid JSON; nothing to show otherwise */ }
+  }
+  return { ...r, bookkeeping: r.kind !== 'message', tool_calls: calls.map(call) };
+}
+
+export const MESSAGE_COLUMNS = 'seq, role, kind, content, content_format, tool_calls, tool_name, tool_call_id, reasoning, model, finish_reason, created_at';
+
+/** A parent the dataset does not hold (forgotten, or in a store not read): its id, nothing else. */
+export const unknownParent = (id: unknown, store: string): SessionRow => ({ session_id: id as string, title: null, store, lineage_kind: null, started_at: null, model: null });
+
+/**
+ * The slowest tool calls: a call's time is from it to its first result. One pass over the calls and results, grouped
+ * by call id (parts has no index by call id; a join would search a session's parts once per call), kept where the
+ * report counts the session's tool calls (`tools`: the window's cells and the filter). `machine` adds the fleet's
+ * machine to every key.
+ */
+export function slowestSql(request: { since?: number | null; until?: number | null }, tools: string, limit: number, machine = false): string {
+  const window = [request.since != null ? 'x.called >= @since' : null, request.until != null ? 'x.called < @until' : null].filter(Boolean).join(' AND ') || '1 = 1';
+  const callId = "CASE WHEN p.part_type = 'tool_call' THEN p.tool_call_id ELSE p.tool_result_for END";
+  const m = machine ? 'p.machine_id, ' : '';
+  return `SELECT x.tool, x.session_id, x.called AS started_at, x.answered - x.called AS seconds FROM (
+      SELECT ${m}p.store, p.session_id, MAX(CASE WHEN p.part_type = 'tool_call' THEN p.tool_name END) AS tool,
+        MIN(CASE WHEN p.part_type = 'tool_call' THEN p.created_at END) AS called,
+        MIN(CASE WHEN p.part_type = 'tool_result' THEN p.created_at END) AS answered
+      FROM parts p WHERE p.part_type IN ('tool_call', 'tool_result') AND ${callId} IS NOT NULL
+      GROUP BY ${m}p.store, p.session_id, ${callId}) x
+    WHERE ${window} AND x.answered >= x.called
+      AND EXISTS (SELECT 1 FROM tool_usage l WHERE ${machine ? 'l.machine_id = x.machine_id AND ' : ''}l.store = x.store AND l.session_id = x.session_id AND ${tools})
+    ORDER BY seconds DESC, x.called LIMIT ${Math.trunc(limit)}`;
+}
+
+export type { SlowCall };

@@ -1,0 +1,225 @@
+// `hermetic web --from postgres://…`: the dashboard over the fleet store. Two machines' datasets shipped by the
+// PostgreSQL sink into one throwaway cluster; the dashboard's endpoints equal `hermetic report --from` (the same plans)
+// for the same window, the breakdown by machine splits the totals into each machine's own report, a session's view
+// equals the one its machine's own dashboard gives, an id two machines hold asks for the machine, and a store that
+// cannot be reached answers a code and a sentence without the password.
+import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { generate } from '../../state-db/generate/index.js';
+import { tempDir } from '../../state-db/testing/fixtures.js';
+import { closeSharedBrowser, sharedBrowser } from '../../shared/testing/browser.js';
+import { sharedPostgres, type PgCluster } from '../../shared/testing/postgres.js';
+import { webCommand } from '../cli/web.js';
+import { Zone } from '../ledger/zone.js';
+import { planReport } from '../report/query.js';
+import { runPostgres } from '../report/postgres.js';
+import { resolveWindow, usageReport, type ReportRequest, type UsageReport } from '../report/index.js';
+import { createPostgresSink } from '../sinks/postgres/index.js';
+import { readFleet } from '../sinks/postgres/read.js';
+import { datasetBatch } from '../sinks/postgres/testing/rows.js';
+import type { Origin } from '../sinks/remote/contract.js';
+import { forwarderRig } from '../testing/index.js';
+import { postgresSource } from './data/postgres.js';
+import { sqliteSource } from './data/sqlite.js';
+import { startWebServer, type WebServer } from './server.js';
+import { DASHBOARD_NOW } from './testing.js';
+
+const ZONE = new Zone('Europe/Berlin');
+const A: Origin = { machineId: 'a'.repeat(32), hostname: 'laptop-a' };
+const B: Origin = { machineId: 'b'.repeat(32), hostname: 'gateway-b' };
+const C: Origin = { machineId: 'c'.repeat(32), hostname: 'laptop-c' };
+let pg: PgCluster;
+let cleanup: () => void;
+let dbA: Database.Database;
+let dbB: Database.Database;
+let fleetUrl: string;
+/** A's dataset shipped twice, as A and as C: every session id is held by two machines. */
+let twinUrl: string;
+const servers: WebServer[] = [];
+
+before(async () => {
+  pg = await sharedPostgres();
+  const made = tempDir('hermetic-web-fleet-');
+  cleanup = made.cleanup;
+  const homes: string[] = [];
+  for (const [name, sessions] of [['a', 50], ['b', 30]] as const) {
+    const g = generate({ out: join(made.dir, name, 'hermes', 'state.db'), sessions, messages: sessions * 20, seed: `web-fleet-${name}`, end: DASHBOARD_NOW, days: 30 });
+    const rig = forwarderRig([g.path], { dir: join(made.dir, name), timeZone: ZONE.name });
+    rig.forwarder.backfill();
+    rig.forwarder.close();
+    homes.push(join(rig.home, 'hermetic.db'));
+  }
+  dbA = new Database(homes[0]!, { readonly: true });
+  dbB = new Database(homes[1]!, { readonly: true });
+  fleetUrl = pg.createDatabase();
+  twinUrl = pg.createDatabase();
+  for (const [url, ships] of [[fleetUrl, [[homes[0]!, A], [homes[1]!, B]]], [twinUrl, [[homes[0]!, A], [homes[0]!, C]]]] as const) {
+    const sink = createPostgresSink(url);
+    await sink.open();
+    for (const [path, origin] of ships) await sink.write(datasetBatch(path, origin, 1));
+    await sink.close();
+  }
+});
+after(async () => {
+  await closeSharedBrowser();
+  await Promise.all(servers.map((s) => s.close()));
+  dbA.close();
+  dbB.close();
+  cleanup();
+});
+
+async function serve(source: Parameters<typeof startWebServer>[0]['source']): Promise<string> {
+  const server = await startWebServer({ source, port: 0, now: () => DASHBOARD_NOW * 1000, onError: (e) => { throw e; } });
+  servers.push({ url: server.url, close: async () => { await server.close(); await source.close(); } });
+  return server.url;
+}
+
+async function api(base: string, path: string): Promise<{ status: number; body: any }> {
+  const res = await fetch(new URL(path, base));
+  return { status: res.status, body: await res.json() };
+}
+
+const fleetReport = (url: string, request: ReportRequest) => readFleet(url, (c, d) => runPostgres(c, planReport(request, ZONE, d), d));
+
+/** Costs are sums of doubles added in another order: equal to 1e-6. */
+const rounded = (r: unknown) => JSON.parse(JSON.stringify(r, (k, v) => (typeof v === 'number' && k.endsWith('_usd') ? Math.round(v * 1e6) / 1e6 : v))) as UsageReport;
+
+const windowOf = (flags: Parameters<typeof resolveWindow>[0]): ReportRequest => {
+  const w = resolveWindow(flags, DASHBOARD_NOW, ZONE);
+  return { since: w.since, until: w.until };
+};
+
+describe('hermetic web over the fleet store', () => {
+  let fleet: string;
+  before(async () => {
+    fleet = await serve(postgresSource(fleetUrl, ZONE));
+  });
+
+  for (const [query, flags] of [['', { period: '30d' }], ['period=7d', { since: '7d' }], ['period=all&source=cli', { period: 'all' }]] as const) {
+    it(`?${query || '(30 days)'}: overview, daily, sessions, breakdowns and any grouping equal the fleet report`, async () => {
+      const request: ReportRequest = { ...windowOf(flags), ...(query.includes('source=cli') ? { filter: { source: ['cli'] } } : {}) };
+      const q = query ? `?${query}` : '';
+      const amp = query ? `&${query}` : '';
+      const { cache_hit_rate: _rate, ...overview } = (await api(fleet, `/api/overview${q}`)).body;
+      assert.deepEqual(overview, await fleetReport(fleetUrl, request));
+      assert.ok((overview.totals.sessions ?? 0) > 0, 'the window has usage');
+      assert.deepEqual((await api(fleet, `/api/daily${q}`)).body, await fleetReport(fleetUrl, { ...request, by: ['day', 'model'] }));
+      assert.deepEqual((await api(fleet, `/api/sessions?top=5${amp}`)).body, await fleetReport(fleetUrl, { ...request, by: ['session'], top: 5 }));
+      for (const by of ['model', 'task', 'machine']) {
+        assert.deepEqual((await api(fleet, `/api/breakdown?by=${by}${amp}`)).body, await fleetReport(fleetUrl, { ...request, by: [by], top: 10 }), by);
+      }
+      assert.deepEqual((await api(fleet, `/api/report?by=machine&by=model${amp}`)).body, await fleetReport(fleetUrl, { ...request, by: ['machine', 'model'] }));
+    });
+  }
+
+  it('the breakdown by machine is each machine\'s own report; the options say it is the fleet', async () => {
+    const request = windowOf({ period: 'all' });
+    const rows = (await api(fleet, '/api/breakdown?by=machine&period=all')).body.rows as Record<string, unknown>[];
+    assert.deepEqual(rows.map((r) => [r.machine, r.machine_id]).sort(), [[B.hostname, B.machineId], [A.hostname, A.machineId]].sort());
+    for (const [origin, db] of [[A, dbA], [B, dbB]] as const) {
+      const own = usageReport(db, request).totals;
+      const row = rows.find((r) => r.machine_id === origin.machineId)!;
+      const { machine: _m, machine_id: _id, ...figures } = row;
+      // A row carries the ledger's measures (the totals add tool calls, which a breakdown row has not).
+      assert.deepEqual(rounded(figures), rounded(Object.fromEntries(Object.keys(figures).map((k) => [k, own[k as keyof typeof own]]))), origin.hostname);
+      assert.ok(Object.keys(figures).length >= 9);
+    }
+    const options = (await api(fleet, '/api/options?period=all')).body;
+    assert.equal(options.fleet, true);
+    assert.ok(options.values.model.length > 0);
+  });
+
+  it('a session\'s view (row, lineage, model changes, usage, transcript pages) equals its machine\'s own dashboard', async () => {
+    const local = await serve(sqliteSource(new Database(dbA.name, { readonly: true })));
+    assert.equal((await api(local, '/api/options?period=all')).body.fleet, false);
+    const child = dbA.prepare('SELECT session_id FROM sessions WHERE parent_session_id IN (SELECT session_id FROM sessions) LIMIT 1').pluck().get() as string;
+    const busiest = dbA.prepare('SELECT session_id FROM messages GROUP BY session_id ORDER BY COUNT(*) DESC LIMIT 1').pluck().get() as string;
+    for (const id of [child, busiest]) {
+      for (const page of ['', '&page_size=7&page=2']) {
+        const [mine, theirs] = [(await api(fleet, `/api/session?id=${id}${page}`)), (await api(local, `/api/session?id=${id}${page}`))];
+        assert.equal(mine.status, 200, JSON.stringify(mine.body));
+        assert.deepEqual({ ...mine.body, usage: rounded(mine.body.usage) }, { ...theirs.body, usage: rounded(theirs.body.usage) }, `${id}${page}`);
+      }
+    }
+    const tools = (await api(fleet, '/api/tools?period=all')).body;
+    assert.deepEqual({ ...tools, slowest: undefined }, { ...(await fleetReport(fleetUrl, { ...windowOf({ period: 'all' }), by: ['tool'] })), slowest: undefined });
+    assert.ok(tools.slowest.length > 0 && tools.slowest.every((s: { seconds: number }) => s.seconds >= 0));
+  });
+});
+
+describe('the fleet\'s page in Chromium', () => {
+  it('shows the breakdown by machine, its figures the fleet report\'s, beside the others; no console error, no other origin', async () => {
+    const url = await serve(postgresSource(fleetUrl, ZONE));
+    const browser = await sharedBrowser();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(m.text()); });
+    page.on('pageerror', (e) => problems.push(e.message));
+    page.on('request', (r) => { if (new URL(r.url()).origin !== new URL(url).origin) problems.push(`request to ${r.url()}`); });
+    try {
+      await page.goto(new URL('/?period=all', url).href);
+      await page.waitForFunction(() => document.documentElement.dataset.ready === location.pathname + location.search);
+      const cells = await page.$$eval('#breakdown-machine tbody tr', (rows) => rows.map((tr) => [tr.querySelector('th')!.textContent, (tr.querySelector('[data-column="cost_usd"]') as HTMLElement).dataset.value]));
+      const want = await fleetReport(fleetUrl, { ...windowOf({ period: 'all' }), by: ['machine'], top: 10 });
+      assert.deepEqual(cells, want.rows.map((r) => [r.machine, String(r.cost_usd)]));
+      assert.equal(await page.$$eval('section.breakdown', (s) => s.length), 7);
+      // A machine is not a filter: its names are not links that would narrow the page to it.
+      assert.equal(await page.$$eval('#breakdown-machine a', (a) => a.length), 0);
+    } finally {
+      await context.close();
+    }
+    assert.deepEqual(problems, []);
+  });
+});
+
+describe('refusals', () => {
+  it('an id two machines hold: 400 naming both machines; with machine= it is that machine\'s session', async () => {
+    const twins = await serve(postgresSource(twinUrl, ZONE));
+    const id = dbA.prepare('SELECT session_id FROM sessions LIMIT 1').pluck().get() as string;
+    const both = await api(twins, `/api/session?id=${id}`);
+    assert.equal(both.status, 400);
+    assert.equal(both.body.error.code, 'HERMETIC_WEB_INVALID');
+    assert.match(both.body.error.message, new RegExp(`^Two machines hold session "${id}" \\(laptop-a and laptop-c\\); name one with machine=a{32} or machine=c{32}\\.$`));
+    const one = await api(twins, `/api/session?id=${id}&machine=${C.machineId}`);
+    assert.equal(one.status, 200);
+    assert.equal(one.body.session.session_id, id);
+    assert.equal((await api(twins, `/api/session?id=nope&machine=${C.machineId}`)).status, 404);
+  });
+
+  it('a fleet store nobody answers at: 503 HERMETIC_SINK_UNAVAILABLE with a sentence, never the password; the server keeps serving', async () => {
+    const down = await serve(postgresSource(`postgres://u:not-${pg.password}@127.0.0.1:1/fleet`, ZONE));
+    const r = await api(down, '/api/overview');
+    assert.equal(r.status, 503);
+    assert.equal(r.body.error.code, 'HERMETIC_SINK_UNAVAILABLE');
+    assert.ok(!JSON.stringify(r.body).includes(pg.password), JSON.stringify(r.body));
+    assert.match(r.body.error.message, /ECONNREFUSED/);
+    assert.equal((await fetch(new URL('/', down))).status, 200);
+  });
+
+  it('a database without the fleet\'s tables: HERMETIC_SINK_SCHEMA says to run a forwarder with --sink first', async () => {
+    const empty = await serve(postgresSource(pg.createDatabase(), ZONE));
+    const r = await api(empty, '/api/overview');
+    assert.equal(r.body.error.code, 'HERMETIC_SINK_SCHEMA');
+    assert.match(r.body.error.message, /run a forwarder with --sink/);
+  });
+
+  it('hermetic web --from: a fleet URL starts it over the fleet; anything else is refused with exit 2', async () => {
+    const out: string[] = [];
+    const log = console.log;
+    console.log = (line: string) => void out.push(line);
+    let started: WebServer | undefined;
+    try {
+      assert.equal(await webCommand(['--from', fleetUrl, '--port', '0'], { now: () => DASHBOARD_NOW * 1000, started: (s) => { started = s; } }), 0);
+    } finally {
+      console.log = log;
+    }
+    assert.ok(started);
+    servers.push(started);
+    assert.match(out.join('\n'), /^hermetic web: the usage dashboard of the fleet store is at http:\/\/127\.0\.0\.1:\d+\/ \(Ctrl-C stops it\)$/);
+    assert.equal((await api(started.url, '/api/options')).body.fleet, true);
+    await assert.rejects(webCommand(['--from', `mysql://u:${pg.password}@h/db`]), (e: Error & { code?: string }) => e.code === 'HERMETIC_CLI_USAGE' && !e.message.includes(pg.password) && /postgres:\/\//.test(e.message));
+  });
+});
