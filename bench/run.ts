@@ -14,9 +14,10 @@
 // bench/namespaces.ts (1,000,000 requests through the journal, namespace creation, 1,000 namespaces against one), and
 // bench/report.ts (hermetic report over a year of history, ~1M messages, against a count(*) of the same table), and
 // bench/parquet.ts (hermetic export parquet of 100,000 messages: seconds, MB/s, peak RSS, against reading the rows).
-// bench/postgres.ts (the PostgreSQL fleet sink against psql's COPY of the same rows; 8 forwarders at once).
+// bench/postgres.ts (the PostgreSQL fleet sink against psql's COPY of the same rows; 8 forwarders at once), and
+// bench/web.ts (the dashboard's first paint in Chromium over ~1M messages, against the same page over 10,000).
 //   BENCH_ROUNDS=5 BENCH_CYCLES=4 BENCH_DURATION=1.5 BENCH_CONNECTIONS=10 BENCH_WARMUP=1 npm run bench
-//   BENCH_ONLY=http,sse,statedb,forwarder,namespaces,report,parquet,postgres (any of them; default all)
+//   BENCH_ONLY=http,sse,statedb,forwarder,namespaces,report,parquet,postgres,web (any of them; default all)
 import { spawn, spawnSync } from 'node:child_process';
 import { request as httpGet } from 'node:http';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -36,7 +37,7 @@ const cycles = Number(process.env.BENCH_CYCLES ?? 4);
 const TARGETS = { get: 0.8, post: 0.3, sse: 0.5 };
 const SSE_EVENTS = Number(process.env.BENCH_SSE_EVENTS ?? 20_000);
 const here = dirname(fileURLToPath(import.meta.url));
-const only = new Set((process.env.BENCH_ONLY ?? 'http,sse,statedb,forwarder,namespaces,report,parquet,postgres').split(',').map((x) => x.trim()));
+const only = new Set((process.env.BENCH_ONLY ?? 'http,sse,statedb,forwarder,namespaces,report,parquet,postgres,web').split(',').map((x) => x.trim()));
 
 interface Target {
   url: string;
@@ -185,6 +186,12 @@ async function main(): Promise<void> {
     console.log('\n--- bench/postgres.ts ---');
     const r = spawnSync('npx', ['tsx', postgres], { stdio: 'inherit' });
     if (r.status !== 0) console.log(`bench/postgres.ts exited with ${r.status ?? r.signal}`);
+  }
+  const web = join(here, 'web.ts');
+  if (only.has('web') && existsSync(web)) {
+    console.log('\n--- bench/web.ts ---');
+    const r = spawnSync('npx', ['tsx', web], { stdio: 'inherit' });
+    if (r.status !== 0) console.log(`bench/web.ts exited with ${r.status ?? r.signal}`);
   }
 }
 
