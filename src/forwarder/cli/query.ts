@@ -4,7 +4,7 @@ import { parseFlags, usageError } from '../../cli/args.js';
 import { HermeticError } from '../../shared/errors.js';
 import { hermeticHome } from '../pipeline/forwarder.js';
 import { openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
-import { COMMON_FLAGS } from './common.js';
+import { COMMON_FLAGS, fleetFrom } from './common.js';
 import { FORWARDER_HELP } from './help.js';
 
 /** A value as a table shows it: NULL, a BLOB in hex (x'…', as SQLite writes one), JSON for objects, else text. */
@@ -76,7 +76,7 @@ export async function queryCommand(argv: string[]): Promise<number> {
   const sql = positionals[0];
   if (sql === undefined || sql.trim() === '') usageError('query needs one SQL statement, e.g. hermetic query "SELECT source, SUM(input_tokens) FROM sessions GROUP BY source".');
   if (values.from !== undefined) {
-    if (!/^postgres(ql)?:\/\//i.test(values.from)) usageError(`--from takes the fleet store's URL (postgres://… or postgresql://…); got "${values.from.replace(/:[^:@/]*@/, ':***@')}".`);
+    fleetFrom(values.from);
     if (values.home !== undefined) usageError('--from and --home name two different datasets; give one.');
     const { columns, rows } = await fleetQuery(values.from, sql);
     console.log(values.json ? JSON.stringify(rows) : formatTable(columns, rows, process.stdout.isTTY ? process.stdout.columns || 80 : undefined));

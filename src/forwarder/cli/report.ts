@@ -14,7 +14,7 @@ import { sqliteDialect } from '../report/dialect.js';
 import { planSummary } from '../report/summary.js';
 import { planReport } from '../report/query.js';
 import { openDataset, openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
-import { COMMON_FLAGS } from './common.js';
+import { COMMON_FLAGS, fleetFrom } from './common.js';
 import { REPORT_HELP } from './help.js';
 
 const FLAGS = {
@@ -93,7 +93,7 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
   if (formats.length > 1) usageError(`Give one output format; got ${formats.map((f) => `--${f}`).join(' and ')}.`);
   const top = values.top === undefined ? undefined : wholeNumber('--top', values.top, 1, 1_000_000);
   const nowS = (io.now ?? Date.now)() / 1000;
-  if (values.from !== undefined && !/^postgres(ql)?:\/\//i.test(values.from)) usageError(`--from takes the fleet store's URL (postgres://… or postgresql://…); got "${values.from.replace(/:[^:@/]*@/, ':***@')}".`);
+  fleetFrom(values.from);
   if (values.from !== undefined && values.home !== undefined) usageError('--from and --home name two different datasets; give one.');
   const source = values.from !== undefined ? await fleetSource(values.from) : datasetSource(hermeticHome(values.home));
   try {

@@ -1,14 +1,14 @@
 // `hermetic web`: the usage dashboard over the dataset (or the fleet store: --from postgres://…), on a local HTTP
 // server (loopback unless --host says otherwise), read-only. Prints its URL; --open asks the desktop to open it.
 import { spawn } from 'node:child_process';
-import { parseFlags, usageError, wholeNumber } from '../../cli/args.js';
+import { parseFlags, wholeNumber } from '../../cli/args.js';
 import { hermeticHome } from '../home.js';
 import { explicitTimeZone, systemTimeZone, Zone } from '../ledger/zone.js';
 import { sqliteDialect } from '../report/dialect.js';
 import type { UsageSource } from '../web/data/source.js';
 import { sqliteSource } from '../web/data/sqlite.js';
 import { startWebServer, type WebServer } from '../web/server.js';
-import { COMMON_FLAGS } from './common.js';
+import { COMMON_FLAGS, fleetFrom } from './common.js';
 import { WEB_HELP } from './help.js';
 import { localMachine, openForReport } from './report.js';
 
@@ -37,7 +37,7 @@ export async function webCommand(argv: string[], io: WebIo = {}): Promise<number
   if (values.help) return console.log(WEB_HELP), 0;
   const port = values.port === undefined ? 8650 : wholeNumber('--port', values.port, 0, 65535);
   const host = values.host ?? '127.0.0.1';
-  if (values.from !== undefined && !/^postgres(ql)?:\/\//i.test(values.from)) usageError(`--from takes the fleet store's URL (postgres://… or postgresql://…); got "${values.from.replace(/:[^:@/]*@/, ':***@')}".`);
+  fleetFrom(values.from);
   let source: UsageSource;
   if (values.from !== undefined) {
     const { postgresSource } = await import('../web/data/postgres.js');

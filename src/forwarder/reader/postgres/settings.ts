@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { HermeticError } from '../../../shared/errors.js';
-import { redactSensitiveText } from '../../../shared/redact/index.js';
+import { hideSecrets } from '../../../shared/url-password.js';
 
 /** A PostgreSQL source: what to connect to (`url` holds the password: never print it) and what to call it. */
 export interface PgSource {
@@ -88,15 +88,8 @@ export function defaultSchema(hermesHome: string): string {
   return `hermes_${profile}_${createHash('sha256').update(path).digest('hex').slice(0, 12)}`;
 }
 
-/**
- * The URL with its password as `***`: Hermes's redactor (its DSN rule masks `scheme://user:password@`), then the
- * cases that rule leaves (a password with `@` or spaces in it, a `password=` parameter).
- */
-export function redactUrl(url: string): string {
-  return (redactSensitiveText(url) ?? '')
-    .replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/?#]*:)([^@/?#]*)(@)/i, '$1***$3')
-    .replace(/([?&]password=)[^&#]*/gi, '$1***');
-}
+/** The URL with its password as `***` (Hermes's redactor, then what its DSN rule leaves). */
+export const redactUrl = hideSecrets;
 
 /** The identity of a source: scheme, user, host, port, database and schema; never the password or other parameters. */
 export function sourceIdentity(url: URL, schema: string): string {

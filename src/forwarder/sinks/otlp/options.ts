@@ -1,6 +1,7 @@
 // The OTLP sink's front door: its URL (otlp+http://, otlp+http-json://, and the https forms), its headers (options
 // over OTEL_EXPORTER_OTLP_*HEADERS) and its options, validated once and frozen. Header values never appear in a
 // message, an id or a display string: they are often credentials.
+import { hidePassword } from '../../../shared/url-password.js';
 import { HermeticError } from '../../../shared/errors.js';
 import { check, is, parseOptions, type OptionsInput } from '../../../shared/options.js';
 
@@ -171,5 +172,5 @@ export function otlpSettings(url: string, options: OtlpSinkOptions = {}): OtlpSe
 
 // A URL as it may be shown: never its password.
 function shownUrl(url: string): string {
-  return JSON.stringify(url.replace(/\/\/([^/@:]*):[^/@]*@/, '//$1:***@'));
+  return JSON.stringify(hidePassword(url));
 }

@@ -3,7 +3,7 @@
 // password as ***) and `id` (kind, host, port, database and schema: no user, no password).
 import { parse } from 'pg-connection-string';
 import type { PoolConfig } from 'pg';
-import { redactSensitiveText } from '../../../shared/redact/index.js';
+import { hideSecrets } from '../../../shared/url-password.js';
 import { SinkError } from '../remote/contract.js';
 
 export const DEFAULT_SCHEMA = 'hermetic';
@@ -20,19 +20,8 @@ export interface PostgresTarget {
   secrets: string[];
 }
 
-/** The URL with its password (userinfo or `?password=`) shown as ***. */
-export function redactUrl(url: string): string {
-  let out = url;
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    if (u.searchParams.has('password')) u.searchParams.set('password', '***');
-    out = u.toString().replace('%2A%2A%2A', '***');
-  } catch {
-    // Not a URL: the redactor's DSN rule and the password parameter rule below still apply.
-  }
-  return (redactSensitiveText(out) ?? '').replace(/([?&]password=)[^&\s]*/gi, '$1***');
-}
+/** The URL (or a message holding one) with its password (userinfo or `?password=`) shown as ***. */
+export const redactUrl = hideSecrets;
 
 /**
  * Parses `postgres://` / `postgresql://` URLs; a refusal is a fatal SinkError (HERMETIC_SINK_URL) naming the problem.

@@ -1,5 +1,6 @@
 // URL schemes → remote sink factories (decision 0035). Each sink's module is imported only when a URL of its scheme is
 // given: a forwarder without sinks loads none of them (and none of their drivers).
+import { hidePassword } from '../../../shared/url-password.js';
 import { suggest } from '../../../shared/options.js';
 import { SinkError, type RemoteSink, type SinkFactory, type SinkFactoryOptions } from './contract.js';
 
@@ -16,18 +17,8 @@ const SCHEMES: Readonly<Record<string, { module: string; factory: string }>> = {
 
 export const SINK_SCHEMES: readonly string[] = Object.keys(SCHEMES);
 
-/**
- * The URL as it may be printed: any password replaced by `***` (the redactor's DSN rule), and nothing of it when it
- * does not parse (it could be anything).
- * @example displayUrl('postgres://u:secret@db:5432/x') // 'postgres://u:***@db:5432/x'
- */
-export function displayUrl(url: string): string {
-  const m = /^([a-z][a-z0-9+.-]*:\/\/)([^/@?#]*)@/i.exec(url);
-  if (!m) return url;
-  const userinfo = m[2]!;
-  const colon = userinfo.indexOf(':');
-  return colon < 0 ? url : `${m[1]}${userinfo.slice(0, colon)}:***@${url.slice(m[0].length)}`;
-}
+/** The URL as it may be printed (its password as `***`). */
+export const displayUrl = hidePassword;
 
 /** The scheme of a sink URL, checked against the registry (a refusal names the schemes there are, and a near one). */
 export function sinkScheme(url: string): string {
