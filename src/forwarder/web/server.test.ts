@@ -4,6 +4,8 @@
 // carries the Content-Security-Policy; the page and Chart.js are served from our own origin.
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { after, before, describe, it } from 'node:test';
 import { reportCommand } from '../cli/report.js';
 import { Zone } from '../ledger/zone.js';
@@ -211,5 +213,20 @@ describe('on the Hermes fixtures', () => {
     assert.deepEqual(sessions, usageReport(fixture.db, { by: ['session'], top: 3 }));
     const view = await get(`/api/session?id=${encodeURIComponent(String(sessions.rows[0]!.session_id))}`);
     assert.equal(view.transcript.total, fixture.db.prepare('SELECT COUNT(*) FROM messages WHERE session_id = ?').pluck().get(String(sessions.rows[0]!.session_id)));
+  });
+
+  it('a dataset that changes under it (a forwarder committing) is read afresh: a window\'s totals are kept for one snapshot only', async () => {
+    const get = async (path: string): Promise<any> => (await (await fetch(new URL(path, fixture.url))).json());
+    const before = (await get('/api/overview?period=all')).totals;
+    assert.deepEqual((await get('/api/breakdown?period=all&by=model')).totals, before);
+    const writer = new Database(join(fixture.home, 'hermetic.db'));
+    const rows = writer.prepare('UPDATE usage_ledger SET input_tokens = input_tokens + 1000').run().changes;
+    writer.close();
+    assert.ok(rows > 0);
+    for (const path of ['/api/breakdown?period=all&by=model', '/api/overview?period=all']) {
+      const { totals } = await get(path);
+      assert.equal(totals.input_tokens, before.input_tokens + 1000 * rows, path);
+      assert.deepEqual(totals, usageReport(fixture.db, {}).totals, path);
+    }
   });
 });

@@ -39,10 +39,10 @@ export const MESSAGE_COLUMNS = 'seq, role, kind, content, content_format, tool_c
 export const unknownParent = (id: unknown, store: string): SessionRow => ({ session_id: id as string, title: null, store, lineage_kind: null, started_at: null, model: null });
 
 /**
- * The slowest tool calls: a call's time is from it to its first result. One pass over the calls and results, grouped
- * by call id (parts has no index by call id; a join would search a session's parts once per call), kept where the
- * report counts the session's tool calls (`tools`: the window's cells and the filter). `machine` adds the fleet's
- * machine to every key.
+ * The slowest tool calls: a call's time is from it to its first result. The sessions come first, from `tool_usage`
+ * where the report counts their tool calls (`tools`: the window's cells and the filter); then only their tool parts
+ * are read, by the parts' key, grouped by call id (parts has no index by call id; a join would search a session's
+ * parts once per call). `machine` adds the fleet's machine to every key.
  */
 export function slowestSql(request: { since?: number | null; until?: number | null }, tools: string, limit: number, machine = false): string {
   const window = [request.since != null ? 'x.called >= @since' : null, request.until != null ? 'x.called < @until' : null].filter(Boolean).join(' AND ') || '1 = 1';
@@ -52,10 +52,11 @@ export function slowestSql(request: { since?: number | null; until?: number | nu
       SELECT ${m}p.store, p.session_id, MAX(CASE WHEN p.part_type = 'tool_call' THEN p.tool_name END) AS tool,
         MIN(CASE WHEN p.part_type = 'tool_call' THEN p.created_at END) AS called,
         MIN(CASE WHEN p.part_type = 'tool_result' THEN p.created_at END) AS answered
-      FROM parts p WHERE p.part_type IN ('tool_call', 'tool_result') AND ${callId} IS NOT NULL
+      FROM (SELECT DISTINCT ${machine ? 'l.machine_id, ' : ''}l.store, l.session_id FROM tool_usage l WHERE ${tools}) s
+      JOIN parts p ON ${machine ? 'p.machine_id = s.machine_id AND ' : ''}p.store = s.store AND p.session_id = s.session_id
+      WHERE p.part_type IN ('tool_call', 'tool_result') AND ${callId} IS NOT NULL
       GROUP BY ${m}p.store, p.session_id, ${callId}) x
     WHERE ${window} AND x.answered >= x.called
-      AND EXISTS (SELECT 1 FROM tool_usage l WHERE ${machine ? 'l.machine_id = x.machine_id AND ' : ''}l.store = x.store AND l.session_id = x.session_id AND ${tools})
     ORDER BY seconds DESC, x.called LIMIT ${Math.trunc(limit)}`;
 }
 

@@ -3,7 +3,9 @@
 import { HermeticError } from '../../../shared/errors.js';
 import type { Db } from '../../../shared/sqlite.js';
 import { sqliteDialect, type Dialect } from '../../report/dialect.js';
-import { ledgerZone, reportCondition, usageReport, type ReportRequest } from '../../report/index.js';
+import { ledgerZone, reportCondition, usageReport, type ReportRequest, type UsageReport } from '../../report/index.js';
+import { planReport, planTotals, runSqlite } from '../../report/query.js';
+import { Zone } from '../../ledger/zone.js';
 import { LINK_COLUMNS, MESSAGE_COLUMNS, SESSION_COLUMNS, message, slowestSql, unknownParent, type RawMessage } from './rows.js';
 import type { SessionRow, SessionView, SlowCall, UsageSource } from './source.js';
 
@@ -42,10 +44,28 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
       transcript: { page: pageNo, page_size: pageSize, pages, total, messages: (page.all(key, id, (pageNo - 1) * pageSize, pageSize) as RawMessage[]).map(message) },
     };
   }).deferred();
+  // A page asks for a dozen groupings of one window: its totals are computed once per snapshot of the dataset
+  // (PRAGMA data_version changes when another connection, a running forwarder, commits).
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
+  const begin = db.prepare('SELECT 1 FROM sessions LIMIT 1');
+  const totals = new Map<string, UsageReport['totals']>();
+  let seen: unknown = null;
+  const report = (request: ReportRequest) => db.transaction((): UsageReport => {
+    begin.get(); // the read transaction's snapshot starts here; data_version is the snapshot's
+    const version = dataVersion.get();
+    if (version !== seen || totals.size >= 64) {
+      totals.clear();
+      seen = version;
+    }
+    const key = JSON.stringify([request.since ?? null, request.until ?? null, request.filter ?? null]);
+    let known = totals.get(key);
+    if (!known) totals.set(key, (known = runSqlite(db, planTotals(request, dialect), dialect)));
+    return runSqlite(db, planReport(request, request.utc ? new Zone('UTC') : ledgerZone(db), dialect, known), dialect);
+  }).deferred();
   return {
     fleet: false,
     zone: () => ledgerZone(db),
-    report: async (request) => usageReport(db, request, dialect),
+    report: async (request) => report(request),
     session: async (key, pageNo, pageSize) => session(key, pageNo, pageSize),
     async slowestCalls(request: ReportRequest, limit: number): Promise<SlowCall[]> {
       const { tools, params } = reportCondition(request, dialect);
