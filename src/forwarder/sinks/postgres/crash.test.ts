@@ -18,7 +18,7 @@ before(async () => {
 });
 after(() => world.cleanup());
 
-it(`kill -9 of a forwarder mid-flush ×${KILLS}: nothing lost, nothing duplicated`, async () => {
+it(`kill -9 of a forwarder mid-flush ×${KILLS}: nothing lost, nothing duplicated`, async (t) => {
   const url = pg.createDatabase();
   const options = { home: world.home, dir: world.dir, stateDb: world.stateDb, url, rows: 4, backfill: false };
   let killed = 0;
@@ -42,6 +42,7 @@ it(`kill -9 of a forwarder mid-flush ×${KILLS}: nothing lost, nothing duplicate
   await runChild(options);
   const rows = await assertFleetHolds(url, world.home);
   assert.ok(rows > 80, `${rows} rows`);
+  t.diagnostic(`${killed} of ${KILLS} runs killed after their 1st to 3rd acknowledged batch; after one more run the database holds ${rows} rows, the dataset's row for row`);
   const db = url.split('/').pop()!;
   assert.equal(pg.psql("SELECT COUNT(*) FROM hermetic.messages WHERE content LIKE 'round %'", db).trim(), String(KILLS));
 });
