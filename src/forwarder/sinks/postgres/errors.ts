@@ -36,14 +36,17 @@ export function scrub(text: string, secrets: readonly string[]): string {
 
 /**
  * A driver or server error as a SinkError: its class, a sentence with what to do, and the server's own words.
+ * `reading`: the fleet store read by `report`/`query`/`web --from` (no batch to keep or retry).
  * @example throw toSinkError(e, target.display, target.secrets)
  */
-export function toSinkError(e: unknown, display: string, secrets: readonly string[]): SinkError {
+export function toSinkError(e: unknown, display: string, secrets: readonly string[], reading = false): SinkError {
   if (e instanceof SinkError) return e;
   const err = (e ?? {}) as { code?: unknown; message?: unknown };
   const c = classOf(err);
   const detail = scrub(typeof err.message === 'string' && err.message !== '' ? err.message : String(e), secrets);
   const pgCode = typeof err.code === 'string' ? ` [${err.code}]` : '';
-  const next = c.retriable ? 'the batch is kept and retried' : c.code === 'HERMETIC_SINK_AUTH' || c.code === 'HERMETIC_SINK_NO_DATABASE' ? 'fix the URL and try again' : 'nothing of the batch was applied';
+  const next = c.code === 'HERMETIC_SINK_AUTH' || c.code === 'HERMETIC_SINK_NO_DATABASE' ? 'fix the URL and try again'
+    : reading ? (c.retriable ? 'nothing was read; try again when it answers' : 'nothing was read')
+      : c.retriable ? 'the batch is kept and retried' : 'nothing of the batch was applied';
   return new SinkError(c.code, `${c.say} (${display}): ${detail}${pgCode}; ${next}.`, c.retriable);
 }

@@ -39,7 +39,7 @@ export function openFleet(url: string, connections = 1): FleetReader {
   const pool = createPool(target, { max: connections });
   // An idle connection the server drops is removed by the pool; without a listener it would end the process.
   pool.on('error', () => undefined);
-  const fail = (e: unknown) => asHermetic(toSinkError(e, target.display, target.secrets));
+  const fail = (e: unknown) => asHermetic(toSinkError(e, target.display, target.secrets, true));
   return {
     target,
     async read(fn, options = {}) {
