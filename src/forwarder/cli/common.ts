@@ -10,15 +10,15 @@ export const COMMON_FLAGS = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies Record<string, FlagSpec>;
 
-const UNITS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400, w: 604800 };
-
-/** Seconds in `10s`, `5m`, `2h`, `7d`, `500ms`, `1w`; null when it is not a duration. */
 /** A `--from` flag: the fleet store's URL as given (postgres:// or postgresql://), else a usage error (password hidden). */
 export function fleetFrom(from: string | undefined): string | undefined {
   if (from !== undefined && !/^postgres(ql)?:\/\//i.test(from)) usageError(`--from takes the fleet store's URL (postgres://… or postgresql://…); got "${hidePassword(from)}".`);
   return from;
 }
 
+const UNITS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400, w: 604800 };
+
+/** Seconds in `10s`, `5m`, `2h`, `7d`, `500ms`, `1w`; null when it is not a duration. */
 export function durationSeconds(text: string): number | null {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)\s*$/.exec(text);
   return m ? Number(m[1]) * UNITS[m[2]!]! : null;

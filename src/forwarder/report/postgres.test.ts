@@ -5,16 +5,13 @@ import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { generate } from '../../state-db/generate/index.js';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { sharedPostgres, type PgCluster } from '../../shared/testing/postgres.js';
 import { queryCommand } from '../cli/query.js';
 import { reportCommand } from '../cli/report.js';
 import { Zone } from '../ledger/zone.js';
-import { createPostgresSink } from '../sinks/postgres/index.js';
-import { datasetBatch } from '../sinks/postgres/testing/rows.js';
+import { generatedDataset, shipDatasets } from '../sinks/postgres/testing/fleet.js';
 import type { Origin } from '../sinks/remote/contract.js';
-import { forwarderRig } from '../testing/index.js';
 import { MEASURES, usageReport, type UsageReport } from './index.js';
 import { planReport } from './query.js';
 import { readFleet } from '../sinks/postgres/read.js';
@@ -36,24 +33,14 @@ let fleetUrl: string;
 before(async () => {
   pg = await sharedPostgres();
   ({ dir, cleanup } = tempDir('hermetic-pgreport-'));
-  const homes: string[] = [];
-  for (const [name, seed, sessions] of [['a', 'fleet-a', 60], ['b', 'fleet-b', 40]] as const) {
-    const g = generate({ out: join(dir, name, 'hermes', 'state.db'), sessions, messages: sessions * 20, seed, end: NOW, days: 30 });
-    const rig = forwarderRig([g.path], { dir: join(dir, name), timeZone: ZONE });
-    rig.forwarder.backfill();
-    rig.forwarder.close();
-    homes.push(join(rig.home, 'hermetic.db'));
-  }
-  dbA = new Database(homes[0]!, { readonly: true });
-  dbB = new Database(homes[1]!, { readonly: true });
+  const [a, b] = ([['a', 'fleet-a', 60], ['b', 'fleet-b', 40]] as const).map(([name, seed, sessions]) =>
+    generatedDataset(join(dir, name), { sessions, seed, end: NOW, timeZone: ZONE }));
+  dbA = new Database(a!, { readonly: true });
+  dbB = new Database(b!, { readonly: true });
   aloneUrl = pg.createDatabase();
   fleetUrl = pg.createDatabase();
-  for (const [url, ships] of [[aloneUrl, [[homes[0]!, A]]], [fleetUrl, [[homes[0]!, A], [homes[1]!, B]]]] as const) {
-    const sink = createPostgresSink(url);
-    await sink.open();
-    for (const [path, origin] of ships) await sink.write(datasetBatch(path, origin, 1));
-    await sink.close();
-  }
+  await shipDatasets(aloneUrl, [[a!, A]]);
+  await shipDatasets(fleetUrl, [[a!, A], [b!, B]]);
 });
 after(() => {
   dbA.close();

@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { generate } from '../../state-db/generate/index.js';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { closeSharedBrowser, sharedBrowser } from '../../shared/testing/browser.js';
 import { sharedPostgres, type PgCluster } from '../../shared/testing/postgres.js';
@@ -16,11 +15,9 @@ import { Zone } from '../ledger/zone.js';
 import { planReport } from '../report/query.js';
 import { runPostgres } from '../report/postgres.js';
 import { resolveWindow, usageReport, type ReportRequest, type UsageReport } from '../report/index.js';
-import { createPostgresSink } from '../sinks/postgres/index.js';
 import { readFleet } from '../sinks/postgres/read.js';
-import { datasetBatch } from '../sinks/postgres/testing/rows.js';
+import { generatedDataset, shipDatasets } from '../sinks/postgres/testing/fleet.js';
 import type { Origin } from '../sinks/remote/contract.js';
-import { forwarderRig } from '../testing/index.js';
 import { postgresSource } from './data/postgres.js';
 import { sqliteSource } from './data/sqlite.js';
 import { startWebServer, type WebServer } from './server.js';
@@ -43,24 +40,14 @@ before(async () => {
   pg = await sharedPostgres();
   const made = tempDir('hermetic-web-fleet-');
   cleanup = made.cleanup;
-  const homes: string[] = [];
-  for (const [name, sessions] of [['a', 50], ['b', 30]] as const) {
-    const g = generate({ out: join(made.dir, name, 'hermes', 'state.db'), sessions, messages: sessions * 20, seed: `web-fleet-${name}`, end: DASHBOARD_NOW, days: 30 });
-    const rig = forwarderRig([g.path], { dir: join(made.dir, name), timeZone: ZONE.name });
-    rig.forwarder.backfill();
-    rig.forwarder.close();
-    homes.push(join(rig.home, 'hermetic.db'));
-  }
-  dbA = new Database(homes[0]!, { readonly: true });
-  dbB = new Database(homes[1]!, { readonly: true });
+  const [a, b] = ([['a', 50], ['b', 30]] as const).map(([name, sessions]) =>
+    generatedDataset(join(made.dir, name), { sessions, seed: `web-fleet-${name}`, end: DASHBOARD_NOW, timeZone: ZONE.name }));
+  dbA = new Database(a!, { readonly: true });
+  dbB = new Database(b!, { readonly: true });
   fleetUrl = pg.createDatabase();
   twinUrl = pg.createDatabase();
-  for (const [url, ships] of [[fleetUrl, [[homes[0]!, A], [homes[1]!, B]]], [twinUrl, [[homes[0]!, A], [homes[0]!, C]]]] as const) {
-    const sink = createPostgresSink(url);
-    await sink.open();
-    for (const [path, origin] of ships) await sink.write(datasetBatch(path, origin, 1));
-    await sink.close();
-  }
+  await shipDatasets(fleetUrl, [[a!, A], [b!, B]]);
+  await shipDatasets(twinUrl, [[a!, A], [a!, C]]);
 });
 after(async () => {
   await closeSharedBrowser();

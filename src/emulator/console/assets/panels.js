@@ -8,6 +8,18 @@ const OPERATIONS = ['', 'submit', 'get', 'events', 'approval', 'steer', 'stop', 
 
 const section = (id, title, ...children) => h('section', { 'aria-labelledby': id }, h('h3', { id }, title), ...children);
 
+/** A form that sends a textarea's JSON as the body of a control route; text that is not JSON is refused, named `noun`. */
+function jsonForm(ctx, { action, noun, label, textarea, route, button }) {
+  return h('form', { onsubmit: (e) => {
+    e.preventDefault();
+    void ctx.act(action, async () => {
+      let body;
+      try { body = JSON.parse(textarea.value); } catch (err) { throw new Error(`The ${noun} is not JSON: ${err.message}`); }
+      return ctx.call(route, { body });
+    });
+  } }, field(label, textarea), h('button', { type: 'submit' }, button));
+}
+
 export function journalView(main, ctx) {
   const operation = h('select', { id: 'journal-operation' }, OPERATIONS.map((o) => h('option', { value: o }, o || 'any')));
   const status = h('input', { id: 'journal-status', placeholder: '404, 4xx, 5xx', size: '10' });
@@ -52,14 +64,7 @@ export function faultsView(main, ctx) {
       h('form', { class: 'row', onsubmit: (e) => { e.preventDefault(); void ctx.act(`Preset ${presets.value}`, () => ctx.call('addFault', { body: { preset: presets.value } })); } },
         field('Preset', presets), h('button', { type: 'submit', id: 'add-preset' }, 'Add preset')),
       presetHelp,
-      h('form', { onsubmit: (e) => {
-        e.preventDefault();
-        void ctx.act('Rule', async () => {
-          let body;
-          try { body = JSON.parse(rule.value); } catch (err) { throw new Error(`The rule is not JSON: ${err.message}`); }
-          return ctx.call('addFault', { body });
-        });
-      } }, field('Rule (JSON, as POST /__admin/faults takes it)', rule), h('button', { type: 'submit' }, 'Add rule'))),
+      jsonForm(ctx, { action: 'Rule', noun: 'rule', label: 'Rule (JSON, as POST /__admin/faults takes it)', textarea: rule, route: 'addFault', button: 'Add rule' })),
     section('fault-list-title', 'Rules',
       h('p', {}, 'Requests affected since the namespace started: ', total),
       h('button', { type: 'button', class: 'danger', onclick: () => ctx.act('Remove every rule', () => ctx.call('clearFaults')) }, 'Remove every rule'),
@@ -90,14 +95,7 @@ export function scenariosView(main, ctx) {
   const fallback = h('p', { id: 'scenario-default' });
   main.append(
     section('scenario-load-title', 'Load scenarios',
-      h('form', { onsubmit: (e) => {
-        e.preventDefault();
-        void ctx.act('Scenarios', async () => {
-          let body;
-          try { body = JSON.parse(doc.value); } catch (err) { throw new Error(`The document is not JSON: ${err.message}`); }
-          return ctx.call('scenarios', { body });
-        });
-      } }, field('Scenario document (JSON, as POST /__admin/scenarios takes it)', doc), h('button', { type: 'submit' }, 'Load'))),
+      jsonForm(ctx, { action: 'Scenarios', noun: 'document', label: 'Scenario document (JSON, as POST /__admin/scenarios takes it)', textarea: doc, route: 'scenarios', button: 'Load' })),
     section('scenario-list-title', 'Scenarios and the runs they play', fallback,
       h('button', { type: 'button', class: 'danger', onclick: () => ctx.act('Remove every scenario', () => ctx.call('deleteScenarios', { body: {} })) }, 'Remove every scenario'),
       box));

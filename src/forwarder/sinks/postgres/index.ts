@@ -27,7 +27,7 @@ const OPTIONS = {
   poolSize: check((v, name): number => (Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 100 ? (v as number) : invalid(name, 'a whole number from 1 to 100', v))),
   /** Milliseconds to wait for a connection. */
   connectTimeoutMs: is.integer,
-  /** How rows are sent: `copy` (COPY into a staging table; the default), `unnest` (arrays per column) or `values` (a multi-row VALUES list). */
+  /** How rows are sent: `copy` (COPY; the default, decision 0043), `unnest` (arrays per column) or `values` (a multi-row VALUES list). */
   strategy: check((v, name): UpsertStrategy => (v === 'copy' || v === 'unnest' || v === 'values' ? v : invalid(name, '"copy", "unnest" or "values"', v))),
 };
 

@@ -51,6 +51,7 @@ export function openFleet(url: string, connections = 1): FleetReader {
       }
       const onError = () => { /* the query in flight fails with it */ };
       client.on('error', onError);
+      // A connection that cannot even roll back is closed rather than handed to the next read.
       let broken = false;
       try {
         await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY').catch((e) => { throw fail(e); });
@@ -65,12 +66,10 @@ export function openFleet(url: string, connections = 1): FleetReader {
         await client.query('COMMIT').catch(() => undefined);
         return out;
       } catch (e) {
-        broken = !(e instanceof HermeticError) || e.code !== 'HERMETIC_SINK_SCHEMA';
-        await client.query('ROLLBACK').catch(() => undefined);
+        broken = await client.query('ROLLBACK').then(() => false, () => true);
         throw e instanceof HermeticError ? e : fail(e);
       } finally {
         client.off('error', onError);
-        // A connection whose read failed is closed rather than handed to the next one.
         client.release(broken);
       }
     },
@@ -91,7 +90,4 @@ export async function readFleet<T>(url: string, fn: FleetFn<T>, options: { requi
     await fleet.close();
   }
 }
-
-/** Whether a CLI `--from` names the fleet store rather than a folder. */
-export const isFleetUrl = (from: string | undefined): from is string => from !== undefined && /^postgres(ql)?:\/\//i.test(from);
 

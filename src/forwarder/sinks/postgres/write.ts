@@ -1,6 +1,6 @@
-// A DeltaBatch as SQL (decision 0036): deletes by key, then upserts, each chunked. Rows travel by COPY into a
-// temporary staging table, then into the table by key (`copy`, the default: decision 0043), as one array per column
-// through `unnest` (a statement has 2 + columns parameters whatever its row count, far under PostgreSQL's 65,535), or
+// A DeltaBatch as SQL (decision 0036): deletes by key, then upserts, each chunked. Rows travel by COPY (`copy`, the
+// default: straight into the appended tables, else through a staging table and ON CONFLICT; decision 0043), as one
+// array per column through `unnest` (a statement has 2 + columns parameters whatever its row count, far under PostgreSQL's 65,535), or
 // as a multi-row VALUES list cut to fit them (`values`, the plain twin the bench compares).
 import type { DatasetTable, RecordOf } from '../../dataset/columns.js';
 import { PG_TYPE, fleetKey, q } from './schema.js';
@@ -64,7 +64,7 @@ function conflict(t: DatasetTable): string {
   return `ON CONFLICT (${fleetKey(t).map(q).join(', ')}) DO UPDATE SET ${set.join(', ')}`;
 }
 
-/** INSERT … ON CONFLICT DO UPDATE for the rows, in chunks. */
+/** The rows written by key, by the strategy's statements (`copy`: copyStatements; else INSERT … ON CONFLICT DO UPDATE, in chunks). */
 export function upsertStatements(schema: string, t: DatasetTable, origin: { machineId: string; hostname: string }, rows: readonly RecordOf[], strategy: UpsertStrategy = 'copy'): Statement[] {
   if (strategy === 'copy') return copyStatements(schema, t, origin, rows);
   const unique = lastPerKey(t, rows);

@@ -9,7 +9,7 @@ import { planReport, reportCondition, type ReportRequest } from '../../report/qu
 import { runPostgres } from '../../report/postgres.js';
 import { Zone } from '../../ledger/zone.js';
 import { openFleet } from '../../sinks/postgres/read.js';
-import { LINK_COLUMNS, MESSAGE_COLUMNS, SESSION_COLUMNS, message, slowestSql, unknownParent, type RawMessage } from './rows.js';
+import { LINK_COLUMNS, MESSAGE_COLUMNS, SESSION_COLUMNS, message, slowestSql, transcriptPages, twoStores, unknownParent, type RawMessage } from './rows.js';
 import type { SessionKey, SessionRow, SessionView, SlowCall, UsageSource } from './source.js';
 
 /** Connections for the page's requests, which it sends side by side. */
@@ -30,16 +30,14 @@ async function sessionView(c: pg.PoolClient, d: Dialect, zone: Zone, key: Sessio
   const rows = (await c.query(`SELECT ${pick(SESSION_COLUMNS)}, s.machine_id, s.hostname FROM sessions s WHERE ${where.join(' AND ')} ORDER BY s.machine_id, s.store LIMIT 2`, values)).rows as Record<string, unknown>[];
   if (rows.length > 1) {
     const [a, b] = rows as [Record<string, unknown>, Record<string, unknown>];
-    throw new HermeticError('HERMETIC_WEB_INVALID', a.machine_id !== b.machine_id
-      ? `Two machines hold session "${key.id}" (${String(a.hostname)} and ${String(b.hostname)}); name one with machine=${String(a.machine_id)} or machine=${String(b.machine_id)}.`
-      : `Two stores hold session "${key.id}"; name one with store=${encodeURIComponent(String(a.store))} or store=${encodeURIComponent(String(b.store))}.`);
+    if (a.machine_id === b.machine_id) throw twoStores(key.id, [a.store, b.store]);
+    throw new HermeticError('HERMETIC_WEB_INVALID', `Two machines hold session "${key.id}" (${String(a.hostname)} and ${String(b.hostname)}); name one with machine=${String(a.machine_id)} or machine=${String(b.machine_id)}.`);
   }
   const found = rows[0];
   if (!found) return null;
   const [machine, store] = [String(found.machine_id), String(found.store)];
   const total = Number((await c.query('SELECT COUNT(*) AS n FROM messages WHERE machine_id = $1 AND store = $2 AND session_id = $3', [machine, store, key.id])).rows[0].n);
-  const pages = Math.max(1, Math.ceil(total / pageSize));
-  if (pageNo > pages) throw new HermeticError('HERMETIC_WEB_INVALID', `Session "${key.id}" has ${pages} page${pages === 1 ? '' : 's'} of ${pageSize} messages; page ${pageNo} is past its end.`);
+  const pages = transcriptPages(key.id, total, pageNo, pageSize);
   const link = `SELECT ${pick(LINK_COLUMNS)} FROM sessions s WHERE s.machine_id = $1 AND s.store = $2`;
   const parentRow = found.parent_session_id === null ? null : (await c.query(`${link} AND s.session_id = $3`, [machine, store, found.parent_session_id])).rows[0] as Record<string, unknown> | undefined;
   const children = (await c.query(`${link} AND s.parent_session_id = $3 ORDER BY s.started_at, s.session_id`, [machine, store, key.id])).rows as Record<string, unknown>[];

@@ -1,5 +1,6 @@
 // What both sources (sqlite.ts, postgres.ts) share: the columns a session shows, a transcript row as the page gets it,
 // and the slowest-calls query (written once, with @name parameters each dialect binds).
+import { HermeticError } from '../../../shared/errors.js';
 import type { SessionRow, SlowCall, TranscriptMessage } from './source.js';
 
 export const SESSION_COLUMNS = ['store', 'session_id', 'title', 'profile', 'source', 'model', 'provider', 'parent_session_id', 'lineage_kind', 'lineage_root', 'is_sidechain', 'cwd', 'git_repo_root', 'git_branch', 'started_at', 'ended_at', 'end_reason', 'last_activity_at', 'message_count', 'tool_call_count', 'api_call_count', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'estimated_cost_usd', 'actual_cost_usd', 'cost_status', 'live_messages', 'archived_messages', 'inactive_messages', 'removed_from_store'];
@@ -34,6 +35,17 @@ export function message(r: RawMessage): TranscriptMessage {
 }
 
 export const MESSAGE_COLUMNS = 'seq, role, kind, content, content_format, tool_calls, tool_name, tool_call_id, reasoning, model, finish_reason, created_at';
+
+/** The pages of a session's transcript; a page past its end is refused (HERMETIC_WEB_INVALID). */
+export function transcriptPages(id: string, total: number, pageNo: number, pageSize: number): number {
+  const pages = Math.max(1, Math.ceil(total / pageSize));
+  if (pageNo > pages) throw new HermeticError('HERMETIC_WEB_INVALID', `Session "${id}" has ${pages} page${pages === 1 ? '' : 's'} of ${pageSize} messages; page ${pageNo} is past its end.`);
+  return pages;
+}
+
+/** The refusal of an id two stores hold: it names both, to be picked with store=. */
+export const twoStores = (id: string, stores: readonly unknown[]) =>
+  new HermeticError('HERMETIC_WEB_INVALID', `Two stores hold session "${id}"; name one with store=${stores.map((s) => encodeURIComponent(String(s))).join(' or store=')}.`);
 
 /** A parent the dataset does not hold (forgotten, or in a store not read): its id, nothing else. */
 export const unknownParent = (id: unknown, store: string): SessionRow => ({ session_id: id as string, title: null, store, lineage_kind: null, started_at: null, model: null });

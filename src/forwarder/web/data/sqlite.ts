@@ -1,12 +1,12 @@
-// The dashboard's data from the embedded dataset (hermetic.db, opened read-only): usage through `usageReport`, a
-// session's transcript page by page, its lineage and model changes, the slowest tool calls.
-import { HermeticError } from '../../../shared/errors.js';
+// The dashboard's data from the embedded dataset (hermetic.db, opened read-only): usage through the report's plans
+// (as `usageReport`, a window's totals kept for the snapshot), a session's transcript page by page, its lineage and
+// model changes, the slowest tool calls.
 import type { Db } from '../../../shared/sqlite.js';
 import { sqliteDialect, type Dialect } from '../../report/dialect.js';
 import { ledgerZone, reportCondition, usageReport, type ReportRequest, type UsageReport } from '../../report/index.js';
 import { planReport, planTotals, runSqlite } from '../../report/query.js';
 import { Zone } from '../../ledger/zone.js';
-import { LINK_COLUMNS, MESSAGE_COLUMNS, SESSION_COLUMNS, message, slowestSql, unknownParent, type RawMessage } from './rows.js';
+import { LINK_COLUMNS, MESSAGE_COLUMNS, SESSION_COLUMNS, message, slowestSql, transcriptPages, twoStores, unknownParent, type RawMessage } from './rows.js';
 import type { SessionRow, SessionView, SlowCall, UsageSource } from './source.js';
 
 /** The embedded dataset as the dashboard's source; `dialect` names this machine for the breakdown by machine. */
@@ -26,14 +26,13 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
     if (store !== null) rows = byStoreId.all(store, id) as SessionRow[];
     else {
       rows = byId.all(id) as SessionRow[];
-      if (rows.length > 1) throw new HermeticError('HERMETIC_WEB_INVALID', `Two stores hold session "${id}"; name one with store=${rows.map((r) => encodeURIComponent(String(r.store))).join(' or store=')}.`);
+      if (rows.length > 1) throw twoStores(id, rows.map((r) => r.store));
     }
     const found = rows[0];
     if (!found) return null;
     const key = String(found.store);
     const total = count.get(key, id) as number;
-    const pages = Math.max(1, Math.ceil(total / pageSize));
-    if (pageNo > pages) throw new HermeticError('HERMETIC_WEB_INVALID', `Session "${id}" has ${pages} page${pages === 1 ? '' : 's'} of ${pageSize} messages; page ${pageNo} is past its end.`);
+    const pages = transcriptPages(id, total, pageNo, pageSize);
     const parent = found.parent_session_id === null ? null : ((link.get(key, found.parent_session_id) as SessionRow | undefined) ?? unknownParent(found.parent_session_id, key));
     return {
       session: found,
