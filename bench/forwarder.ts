@@ -418,7 +418,7 @@ function main(): void {
     console.log(`forwarder bench: ${int(MESSAGES)} messages / ~${int(SESSIONS)} sessions; F1 ${ROUNDS} rounds, F2 ${TICKS} tick pairs, F3 sizes ${RSS_SIZES.map(int).join(', ')} (node ${process.version})`);
     const stores = new Map<number, Store>();
     const need = new Set<number>();
-    if (ONLY.has('f1') || ONLY.has('f2')) need.add(MESSAGES);
+    if (ONLY.has('f1') || ONLY.has('f1p') || ONLY.has('f2')) need.add(MESSAGES);
     if (ONLY.has('f3')) for (const s of RSS_SIZES) need.add(s);
     for (const size of sorted([...need])) {
       const s = makeStore(dir, `store-${size}`, size, size === MESSAGES ? SESSIONS : Math.max(1, Math.round(size / 50)));

@@ -2,6 +2,7 @@
 // or by the read worker while this thread writes (decision 0027). Both take indexes from one shared counter, so each
 // session is read once. With the worker off (or a small pass) this is simply a loop over the list.
 import { availableParallelism, loadavg } from 'node:os';
+import { idleCores } from './idle-cores.js';
 import { HermeticError } from '../../shared/errors.js';
 import type { StoreRef } from '../reader/discover.js';
 import type { StoreReader } from '../reader/index.js';
@@ -13,13 +14,19 @@ import { readSession, type Prior, type ReadContext } from './read-session.js';
 
 export const READ_WORKER_MIN_SESSIONS = 200;
 
+/** Idle cores, on average over the last window, from which one counts as free for the worker. */
+export const FREE_CORE_IDLE = 0.6;
+
 /**
- * Whether a core is free for the read worker (issue 16 §4): at least two, and the last minute's load average below
- * one less than their number. With every core busy the two threads share one and the pass is slower than the plain
- * one (measured: 8.3–9.7 s against 5.7 s for a 50k-message store), so `auto` then reads on this thread alone.
+ * Whether a core is free for the read worker (issue 16 §4): at least two cores, and at least FREE_CORE_IDLE of one
+ * idle since the last look (idle-cores.ts; this process's own start-up is busy on the other meanwhile); without that
+ * measure, the last minute's load average below one less than their number. With every core busy the two threads
+ * share one and the pass is slower than the plain one (measured: 8.3–9.7 s against 5.7 s for a 50k-message store),
+ * so `auto` then reads on this thread alone (decisions 0033, 0044).
  */
-export function coreFree(cores = availableParallelism(), load = loadavg()[0]!): boolean {
-  return cores >= 2 && load < cores - 1;
+export function coreFree(cores = availableParallelism(), idle: number | null = idleCores.sample(), load = loadavg()[0]!): boolean {
+  if (cores < 2) return false;
+  return idle !== null ? idle >= FREE_CORE_IDLE : load < cores - 1;
 }
 
 export interface FeedItem {
@@ -37,7 +44,19 @@ export interface FeedOptions {
   priorOf: (id: string) => Prior | null;
   mode: ReadWorkerMode;
   window: { sessions: number; messages: number };
+  /** Whether a core is free for the worker, and whether that can be told yet (default: this process's meter). */
+  cores?: CoreJudge;
 }
+
+/** `auto`'s judge of the machine (tests give their own). */
+export interface CoreJudge {
+  /** The meter's window is long enough to tell. */
+  ready(): boolean;
+  /** A core is free: asked once `ready()` says so. */
+  free(): boolean;
+}
+
+const processCores: CoreJudge = { ready: () => idleCores.ready(), free: () => coreFree() };
 
 export class SessionFeed {
   readonly #o: FeedOptions;
@@ -50,20 +69,43 @@ export class SessionFeed {
   /** Sessions the worker read (the rest this thread read). */
   readByWorker = 0;
 
+  /** `auto` waits for a window long enough to tell whether a core is free: decided on a later `next()`. */
+  #decideLater = false;
+  get #cores(): CoreJudge {
+    return this.#o.cores ?? processCores;
+  }
+
   constructor(o: FeedOptions) {
     this.#o = o;
     this.#ctx = { ref: o.ref, redact: o.redact, origin: o.origin };
-    const wanted = o.mode === 'only' ? o.ids.length > 0 : o.mode === 'auto' && o.ids.length >= READ_WORKER_MIN_SESSIONS && coreFree();
-    if (wanted) {
-      this.#worker = ReadAhead.start({
-        ref: { path: o.ref.path, profile: o.ref.profile, hermesHome: o.ref.hermesHome }, file: o.reader.db.name, redact: o.redact,
-        origin: o.origin, ids: [...o.ids], priors: o.ids.map((id) => o.priorOf(id)),
-        schema: { cookie: o.reader.db.pragma('schema_version', { simple: true }) as number, columns: o.reader.columns },
-        window: o.window,
-      }, this.#control);
-      if (!this.#worker && o.mode === 'only') throw new HermeticError('HERMETIC_INTERNAL', 'The read worker could not be started.');
+    if (o.mode === 'only' ? o.ids.length > 0 : o.mode === 'auto' && o.ids.length >= READ_WORKER_MIN_SESSIONS) {
+      if (o.mode === 'only' || this.#cores.ready()) {
+        if (o.mode === 'only' || this.#cores.free()) this.#start();
+      } else this.#decideLater = true;
     }
     this.#alone = this.#worker === null;
+  }
+
+  #start(): void {
+    const o = this.#o;
+    this.#worker = ReadAhead.start({
+      ref: { path: o.ref.path, profile: o.ref.profile, hermesHome: o.ref.hermesHome }, file: o.reader.db.name, redact: o.redact,
+      origin: o.origin, ids: [...o.ids], priors: o.ids.map((id) => o.priorOf(id)),
+      schema: { cookie: o.reader.db.pragma('schema_version', { simple: true }) as number, columns: o.reader.columns },
+      window: o.window,
+    }, this.#control);
+    if (!this.#worker && o.mode === 'only') throw new HermeticError('HERMETIC_INTERNAL', 'The read worker could not be started.');
+    this.#alone = this.#worker === null;
+  }
+
+  /**
+   * `auto` started its pass reading on this thread (a run's start-up is too short a window to judge the cores):
+   * once the window is long enough, the worker joins if a core is free and sessions are left for it.
+   */
+  #maybeJoin(): void {
+    if (!this.#cores.ready()) return;
+    this.#decideLater = false;
+    if (Atomics.load(this.#control, SLOT.next) < this.#o.ids.length && this.#cores.free()) this.#start();
   }
 
   /** Whether a worker is reading beside this thread (or was, this pass). */
@@ -73,6 +115,7 @@ export class SessionFeed {
 
   /** The next session read, or null when every one has been handed out. Throws the worker's failure to read the store. */
   next(): FeedItem | null {
+    if (this.#decideLater) this.#maybeJoin();
     for (;;) {
       const w = this.#worker;
       if (w && !w.finished) {
