@@ -12,6 +12,8 @@ import { dashboardRig, type DashboardRig } from './testing.js';
 export interface Visit {
   page: Page;
   context: BrowserContext;
+  /** What the page asked its server for: path and query of every request, in order. */
+  requests: string[];
   /** Ends the visit: no console error, no page error, no request to another origin. */
   done(): Promise<void>;
 }
@@ -35,11 +37,16 @@ export function dashboardInBrowser(options?: Parameters<typeof dashboardRig>[0])
     const origin = new URL(app.url).origin;
     page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`); });
     page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    page.on('request', (r) => { if (new URL(r.url()).origin !== origin) problems.push(`request to another origin: ${r.url()}`); });
+    const requests: string[] = [];
+    page.on('request', (r) => {
+      const url = new URL(r.url());
+      if (url.origin !== origin) problems.push(`request to another origin: ${r.url()}`);
+      else requests.push(url.pathname + url.search);
+    });
     await page.goto(new URL(path, app.url).href);
     await settled(page);
     return {
-      page, context,
+      page, context, requests,
       done: async () => {
         await context.close();
         assert.deepEqual(problems, []);

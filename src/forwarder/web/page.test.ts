@@ -15,8 +15,11 @@ describe('the dashboard in Chromium', () => {
   it('the overview\'s figures equal the report\'s JSON; the charts are drawn', async () => {
     const v = await visit('/');
     await equalsReport(v.page, windowOf({ period: '30d' }));
-    // One machine's own dataset: no breakdown by machine (the fleet store's page has one: fleet.test.ts).
+    // One machine's own dataset: no breakdown by machine, not even asked for (the fleet store's page has one:
+    // fleet.test.ts); the other breakdowns were.
     assert.equal((await figures(v.page)).tables['breakdown-machine'], undefined);
+    const breakdowns = v.requests.filter((r) => r.startsWith('/api/breakdown?')).map((r) => new URLSearchParams(r.split('?')[1]).get('by')).sort();
+    assert.deepEqual(breakdowns, ['model', 'profile', 'project', 'provider', 'source', 'task']);
     const canvases = await v.page.$$eval('canvas', (cs) => cs.map((c) => (c as HTMLCanvasElement).width > 300 && c.getAttribute('role') === 'img'));
     assert.deepEqual(canvases, [true, true]);
     await v.done();

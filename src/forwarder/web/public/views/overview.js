@@ -83,13 +83,13 @@ function topSessions(report, state) {
 export async function overview(state, options) {
   const q = usageParams(state);
   const withBy = (by) => { const p = new URLSearchParams(q); p.set('by', by); return p; };
-  // The fleet store (hermetic web --from postgres://…) adds the breakdown by machine.
-  const dims = [...FILTERS, 'machine'];
-  const [o, daily, sessions, { fleet }, ...breakdowns] = await Promise.all([
-    get('/api/overview', q), get('/api/daily', q), get('/api/sessions', q), options,
-    ...dims.map((f) => get('/api/breakdown', withBy(f))),
+  // The fleet store (hermetic web --from postgres://…) adds the breakdown by machine: asked for only there.
+  const machine = options.then(({ fleet }) => (fleet ? get('/api/breakdown', withBy('machine')) : null));
+  const [o, daily, sessions, byMachine, ...breakdowns] = await Promise.all([
+    get('/api/overview', q), get('/api/daily', q), get('/api/sessions', q), machine,
+    ...FILTERS.map((f) => get('/api/breakdown', withBy(f))),
   ]);
-  const shown = dims.map((f, i) => [f, breakdowns[i]]).filter(([f]) => f !== 'machine' || fleet);
+  const shown = [...FILTERS.map((f, i) => [f, breakdowns[i]]), ...(byMachine ? [['machine', byMachine]] : [])];
   const empty = o.totals.sessions === 0 ? h('p', { class: 'notice' }, 'No usage in this period. Choose a longer one, or run "hermetic backfill" to read Hermes\'s stores.') : null;
   return [
     h('h1', {}, 'Usage'),
