@@ -39,6 +39,11 @@ export interface ReportRequest {
    * model, provider or task: filtered by those, they are the calls of the sessions that have such usage in the window.
    */
   filter?: ReportFilter;
+  /**
+   * Rows by session also say where the session is: `store`, and in the fleet store `machine_id` (the dashboard links
+   * each to its own session view with them; the CLI's rows leave them out).
+   */
+  locate?: boolean;
 }
 
 export type Measures = Record<MeasureName, number | null>;
@@ -281,6 +286,10 @@ export function* planRows(request: ReportRequest, totals: UsageReport['totals'],
       const machine = 'machine_key' in hidden ? ' AND machine_id = @machine_key' : '';
       const found = yield { sql: `SELECT title FROM sessions WHERE store = @store AND session_id = @session_id${machine}`, params: { ...(hidden as Params), session_id: r.session_id as string } };
       r.title = (found[0]?.title as string | null | undefined) ?? null;
+      if (request.locate) {
+        r.store = (hidden.store as string | null) ?? null;
+        if ('machine_key' in hidden) r.machine_id = (hidden.machine_key as string | null) ?? null;
+      }
     }
   }
   const costOf = (r: ReportRow) => (tools ? Number(r.tool_calls) : Number(r.cost_usd ?? 0));

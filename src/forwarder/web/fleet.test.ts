@@ -93,7 +93,7 @@ describe('hermetic web over the fleet store', () => {
       assert.deepEqual(overview, await fleetReport(fleetUrl, request));
       assert.ok((overview.totals.sessions ?? 0) > 0, 'the window has usage');
       assert.deepEqual((await api(fleet, `/api/daily${q}`)).body, await fleetReport(fleetUrl, { ...request, by: ['day', 'model'] }));
-      assert.deepEqual((await api(fleet, `/api/sessions?top=5${amp}`)).body, await fleetReport(fleetUrl, { ...request, by: ['session'], top: 5 }));
+      assert.deepEqual((await api(fleet, `/api/sessions?top=5${amp}`)).body, await fleetReport(fleetUrl, { ...request, by: ['session'], top: 5, locate: true }));
       for (const by of ['model', 'task', 'machine']) {
         assert.deepEqual((await api(fleet, `/api/breakdown?by=${by}${amp}`)).body, await fleetReport(fleetUrl, { ...request, by: [by], top: 10 }), by);
       }
@@ -155,6 +155,31 @@ describe('the fleet\'s page in Chromium', () => {
       assert.equal(await page.$$eval('section.breakdown', (s) => s.length), 7);
       // A machine is not a filter: its names are not links that would narrow the page to it.
       assert.equal(await page.$$eval('#breakdown-machine a', (a) => a.length), 0);
+    } finally {
+      await context.close();
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  it('a top session\'s link names its machine: where every id is held by two machines it opens that machine\'s session', async () => {
+    const url = await serve(postgresSource(twinUrl, ZONE));
+    const browser = await sharedBrowser();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(m.text()); });
+    page.on('pageerror', (e) => problems.push(e.message));
+    try {
+      await page.goto(new URL('/?period=all', url).href);
+      await page.waitForFunction(() => document.documentElement.dataset.ready === location.pathname + location.search);
+      await page.click('#sessions-table tbody tr:first-child a');
+      await page.waitForFunction(() => document.documentElement.dataset.ready === location.pathname + location.search);
+      const params = new URL(page.url()).searchParams;
+      assert.ok([A.machineId, C.machineId].includes(params.get('machine')!), `machine=${params.get('machine')}`);
+      assert.equal(params.get('store'), dbA.prepare('SELECT store FROM sessions WHERE session_id = ?').pluck().get(params.get('id')));
+      // The transcript is there, not the refusal that names both machines.
+      assert.equal(await page.$$eval('.transcript > li', (els) => els.length > 0), true);
+      assert.equal(await page.$$eval('.error, [role="alert"]', (els) => els.map((e) => e.textContent).filter((t) => t && /Two machines/.test(t)).length), 0);
     } finally {
       await context.close();
     }

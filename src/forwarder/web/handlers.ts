@@ -43,7 +43,7 @@ export const HANDLERS: Record<ApiName, Handler> = {
     }
     return ctx.source.report({ ...usage(query, ctx), by: [by], top: wholeParam(query, 'top', 10, 1, 1000) });
   },
-  sessions: async (query, ctx) => ctx.source.report({ ...usage(query, ctx), by: ['session'], top: wholeParam(query, 'top', 10, 1, 1000) }),
+  sessions: async (query, ctx) => ctx.source.report({ ...usage(query, ctx), by: ['session'], top: wholeParam(query, 'top', 10, 1, 1000), locate: true }),
   async tools(query, ctx) {
     const request = usage(query, ctx);
     const limit = wholeParam(query, 'limit', 10, 1, 100);

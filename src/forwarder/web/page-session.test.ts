@@ -19,6 +19,8 @@ describe('the dashboard in Chromium: sessions, keyboard, themes, sizes', () => {
     const id = new URL(page.url()).searchParams.get('id')!;
     const top = usageReport(h.app.db, { by: ['session'], top: 10 }).rows[0]!;
     assert.equal(id, top.session_id);
+    // The link names the session's store too: another profile's session with the same id would not be asked about.
+    assert.equal(new URL(page.url()).searchParams.get('store'), h.app.db.prepare('SELECT store FROM sessions WHERE session_id = ?').pluck().get(id));
     const total = h.app.db.prepare('SELECT COUNT(*) FROM messages WHERE session_id = ?').pluck().get(id) as number;
     const onPage = await page.$$eval('.transcript > li', (els) => els.map((e) => [Number((e as HTMLElement).dataset.seq), (e as HTMLElement).dataset.kind]));
     const want = (h.app.db.prepare('SELECT seq, kind FROM messages WHERE session_id = ? ORDER BY seq LIMIT 100').all(id) as { seq: number; kind: string }[]).map((m) => [m.seq, m.kind]);

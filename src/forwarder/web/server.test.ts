@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { after, before, describe, it } from 'node:test';
 import { reportCommand } from '../cli/report.js';
 import { Zone } from '../ledger/zone.js';
-import { resolveWindow, usageReport, type ReportRequest, type UsageReport } from '../report/index.js';
+import { resolveWindow, usageReport, type ReportRequest, type ReportRow, type UsageReport } from '../report/index.js';
 import { CSP } from './server.js';
 import { dashboardRig, type DashboardRig } from './testing.js';
 
@@ -60,7 +60,11 @@ describe('usage endpoints equal usageReport', () => {
       for (const by of ['model', 'provider', 'profile', 'source', 'project', 'task']) {
         assert.deepEqual((await api(`/api/breakdown?by=${by}${amp}`)).body, usageReport(app.db, { ...request, by: [by], top: 10 }), by);
       }
-      assert.deepEqual((await api(`/api/sessions?top=5${amp}`)).body, usageReport(app.db, { ...request, by: ['session'], top: 5 }));
+      const sessions = (await api(`/api/sessions?top=5${amp}`)).body;
+      assert.deepEqual(sessions, usageReport(app.db, { ...request, by: ['session'], top: 5, locate: true }));
+      // Each row says where its session is (the page's link); the CLI's report rows do not.
+      for (const r of sessions.rows.filter((x: ReportRow) => x.other_rows === undefined)) assert.equal(r.store, app.db.prepare('SELECT store FROM sessions WHERE session_id = ?').pluck().get(r.session_id));
+      assert.ok(usageReport(app.db, { ...request, by: ['session'], top: 5 }).rows.every((r) => !('store' in r)));
       const { slowest, ...tools } = (await api(`/api/tools${q}`)).body;
       assert.deepEqual(tools, usageReport(app.db, { ...request, by: ['tool'] }));
       assert.ok(Array.isArray(slowest));
@@ -210,7 +214,7 @@ describe('on the Hermes fixtures', () => {
     const { slowest: __, ...tools } = await get('/api/tools?period=all');
     assert.deepEqual(tools, usageReport(fixture.db, { by: ['tool'] }));
     const sessions = await get('/api/sessions?period=all&top=3');
-    assert.deepEqual(sessions, usageReport(fixture.db, { by: ['session'], top: 3 }));
+    assert.deepEqual(sessions, usageReport(fixture.db, { by: ['session'], top: 3, locate: true }));
     const view = await get(`/api/session?id=${encodeURIComponent(String(sessions.rows[0]!.session_id))}`);
     assert.equal(view.transcript.total, fixture.db.prepare('SELECT COUNT(*) FROM messages WHERE session_id = ?').pluck().get(String(sessions.rows[0]!.session_id)));
   });

@@ -72,7 +72,7 @@ function topSessions(report, state) {
   return h('section', { class: 'sessions', 'aria-labelledby': 'top-sessions' },
     h('h2', { id: 'top-sessions' }, 'Most expensive sessions'),
     table('The most expensive sessions of the period', [
-      { label: 'Session', value: (r) => (r.other_rows !== undefined ? `${r.other_rows} more sessions` : h('a', { href: href({ ...state, view: 'session', id: r.session_id, page: 1, pageSize: null }), dataset: { nav: '' } }, r.title || r.session_id)) },
+      { label: 'Session', value: (r) => (r.other_rows !== undefined ? `${r.other_rows} more sessions` : h('a', { href: href({ ...state, view: 'session', id: r.session_id, store: r.store ?? null, machine: r.machine_id ?? null, page: 1, pageSize: null }), dataset: { nav: '' } }, r.title || r.session_id)) },
       { label: 'Cost', num: true, key: 'cost_usd', raw: (r) => r.cost_usd, value: (r) => cost(r.cost_usd) },
       { label: 'Input', num: true, key: 'input_tokens', raw: (r) => r.input_tokens, value: (r) => short(r.input_tokens ?? 0) },
       { label: 'Output', num: true, key: 'output_tokens', raw: (r) => r.output_tokens, value: (r) => short(r.output_tokens ?? 0) },
