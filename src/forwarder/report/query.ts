@@ -155,6 +155,25 @@ export function reportCondition(request: ReportRequest, dialect: Dialect = sqlit
   return { ledger: where, tools: toolWhere, params };
 }
 
+/**
+ * The values a filter column takes in the request's window and filter, the costliest first (then by value), at most
+ * `limit`: what the report by that column would list, without counting sessions or summing the other measures (a
+ * filter's menu needs only the values; the dashboard asks for six at every page). Cut by SQL's order as the report's
+ * `top` is, then ordered as its rows are.
+ */
+export function* planValues(request: ReportRequest, column: Exclude<FilterName, 'session'>, limit: number, dialect: Dialect): Plan<(string | null)[]> {
+  const { where, params } = check({ ...request, by: [column] }, dialect);
+  const [key] = keysOf(column, request.utc === true, dialect);
+  const rows = yield {
+    sql: `SELECT ${dialect.noIndex(key!.sql)} AS k0, SUM(l.cost_usd) AS cost_usd FROM usage_ledger l WHERE ${where} GROUP BY k0 ORDER BY cost_usd DESC, k0 LIMIT ${Math.max(1, Math.trunc(limit))}`,
+    params,
+  };
+  const costOf = (r: Record<string, unknown>) => Number(measure('cost_usd', r.cost_usd) ?? 0);
+  return [...rows]
+    .sort((a, b) => costOf(b) - costOf(a) || (String(a.k0 ?? '') < String(b.k0 ?? '') ? -1 : String(a.k0 ?? '') > String(b.k0 ?? '') ? 1 : 0))
+    .map((r) => (r.k0 as string | null) ?? null);
+}
+
 /** The SQL conditions of a filter (on the ledger; on tool_usage, the columns it has), its values added to `params`. */
 function filterSql(filter: ReportFilter, params: Record<string, number | string>): { ledger: string[]; tools: string[] } {
   const ledger: string[] = [];

@@ -116,6 +116,9 @@ describe('hermetic web over the fleet store', () => {
     const options = (await api(fleet, '/api/options?period=all')).body;
     assert.equal(options.fleet, true);
     assert.ok(options.values.model.length > 0);
+    for (const column of Object.keys(options.values)) {
+      assert.deepEqual(options.values[column], (await fleetReport(fleetUrl, { ...request, by: [column] })).rows.map((r) => r[column]), column);
+    }
   });
 
   it('a session\'s view (row, lineage, model changes, usage, transcript pages) equals its machine\'s own dashboard', async () => {

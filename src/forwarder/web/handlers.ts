@@ -53,11 +53,12 @@ export const HANDLERS: Record<ApiName, Handler> = {
   report: async (query, ctx) => ctx.source.report({ ...usage(query, ctx), ...grouping(query) }),
   async options(query, ctx) {
     const { since, until } = usage(query, ctx);
-    const columns = FILTERS.filter((f) => f !== 'session');
-    const reports = await Promise.all(columns.map((column) => ctx.source.report({ since, until, by: [column], top: 200 })));
+    const columns = FILTERS.filter((f): f is Exclude<typeof f, 'session'> => f !== 'session');
+    // What the report by each column would list (its 200 costliest values), read without the report's sums.
+    const lists = await Promise.all(columns.map((column) => ctx.source.values({ since, until }, column, 200)));
     const values: Record<string, (string | null)[]> = {};
     columns.forEach((column, i) => {
-      values[column] = reports[i]!.rows.filter((r) => r.other_rows === undefined).map((r) => r[column] as string | null);
+      values[column] = lists[i]!;
     });
     const zone = ctx.source.zone();
     return { zone: zone.name, now: zone.iso(ctx.now()), fleet: ctx.source.fleet, period: { since: since === null || since === undefined ? null : zone.iso(since), until: until === null || until === undefined ? null : zone.iso(until) }, values };

@@ -12,6 +12,7 @@ import { Zone } from '../ledger/zone.js';
 import { resolveWindow, usageReport, type ReportRequest, type ReportRow, type UsageReport } from '../report/index.js';
 import { CSP } from './server.js';
 import { dashboardRig, type DashboardRig } from './testing.js';
+import { sqliteSource } from './data/sqlite.js';
 
 let app: DashboardRig;
 before(async () => {
@@ -103,8 +104,20 @@ describe('usage endpoints equal usageReport', () => {
     const { body } = await api('/api/options?period=7d');
     assert.equal(body.zone, 'Europe/Berlin');
     assert.deepEqual(body.period, usageReport(app.db, windowOf('7d')).period);
-    assert.deepEqual(body.values.model, usageReport(app.db, { ...windowOf('7d'), by: ['model'] }).rows.map((r) => r.model));
     assert.deepEqual(Object.keys(body.values), ['model', 'provider', 'profile', 'source', 'project', 'task']);
+    // Read by a query of their own (no sums but cost), the values are the report's rows by that column, in its order.
+    for (const period of ['7d', 'all'] as const) {
+      const { values } = (await api(`/api/options?period=${period}`)).body;
+      for (const column of Object.keys(values)) {
+        assert.deepEqual(values[column], usageReport(app.db, { ...windowOf(period), by: [column] }).rows.map((r) => r[column]), `${period} ${column}`);
+      }
+    }
+    // Cut at a limit, they are the report's top rows.
+    const source = sqliteSource(app.db);
+    for (const column of ['source', 'project', 'model'] as const) {
+      const top = usageReport(app.db, { by: [column], top: 3 }).rows.filter((r) => r.other_rows === undefined).map((r) => r[column]);
+      assert.deepEqual(await source.values({}, column, 3), top, column);
+    }
   });
 });
 

@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { HermeticError } from '../../../shared/errors.js';
 import { MESSAGES, SESSIONS } from '../../dataset/columns.js';
 import type { Dialect } from '../../report/dialect.js';
-import { planReport, reportCondition, type ReportRequest } from '../../report/query.js';
+import { planReport, planValues, reportCondition, type ReportRequest } from '../../report/query.js';
 import { runPostgres } from '../../report/postgres.js';
 import { Zone } from '../../ledger/zone.js';
 import { openFleet } from '../../sinks/postgres/read.js';
@@ -66,6 +66,7 @@ export function postgresSource(url: string, zone: Zone): UsageSource {
     fleet: true,
     zone: () => zone,
     report: (request) => fleet.read((c, d) => runPostgres(c, planReport(request, request.utc ? new Zone('UTC') : zone, d), d)),
+    values: (request, column, limit) => fleet.read((c, d) => runPostgres(c, planValues(request, column, limit, d), d)),
     session: (key, pageNo, pageSize) => fleet.read((c, d) => sessionView(c, d, zone, key, pageNo, pageSize)),
     slowestCalls: (request: ReportRequest, limit: number) => fleet.read(async (c, d) => {
       const { tools, params } = reportCondition(request, d);

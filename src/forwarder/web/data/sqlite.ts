@@ -4,7 +4,7 @@
 import type { Db } from '../../../shared/sqlite.js';
 import { sqliteDialect, type Dialect } from '../../report/dialect.js';
 import { ledgerZone, reportCondition, usageReport, type ReportRequest, type UsageReport } from '../../report/index.js';
-import { planReport, planTotals, runSqlite } from '../../report/query.js';
+import { planReport, planTotals, planValues, runSqlite } from '../../report/query.js';
 import { Zone } from '../../ledger/zone.js';
 import { LINK_COLUMNS, MESSAGE_COLUMNS, SESSION_COLUMNS, message, slowestSql, transcriptPages, twoStores, unknownParent, type RawMessage } from './rows.js';
 import type { SessionRow, SessionView, SlowCall, UsageSource } from './source.js';
@@ -65,6 +65,7 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
     fleet: false,
     zone: () => ledgerZone(db),
     report: async (request) => report(request),
+    values: async (request, column, limit) => db.transaction(() => runSqlite(db, planValues(request, column, limit, dialect), dialect)).deferred(),
     session: async (key, pageNo, pageSize) => session(key, pageNo, pageSize),
     async slowestCalls(request: ReportRequest, limit: number): Promise<SlowCall[]> {
       const { tools, params } = reportCondition(request, dialect);
