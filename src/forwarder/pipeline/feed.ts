@@ -78,10 +78,11 @@ export class SessionFeed {
   constructor(o: FeedOptions) {
     this.#o = o;
     this.#ctx = { ref: o.ref, redact: o.redact, origin: o.origin };
-    if (o.mode === 'only' ? o.ids.length > 0 : o.mode === 'auto' && o.ids.length >= READ_WORKER_MIN_SESSIONS) {
-      if (o.mode === 'only' || this.#cores.ready()) {
-        if (o.mode === 'only' || this.#cores.free()) this.#start();
-      } else this.#decideLater = true;
+    if (o.mode === 'only') {
+      if (o.ids.length > 0) this.#start();
+    } else if (o.mode === 'auto' && o.ids.length >= READ_WORKER_MIN_SESSIONS) {
+      if (!this.#cores.ready()) this.#decideLater = true;
+      else if (this.#cores.free()) this.#start();
     }
     this.#alone = this.#worker === null;
   }
