@@ -1,60 +1,68 @@
-// `auto` reads with the worker only when it wins (issue 16 §4): with a core free, judged by the cores' measured idle
-// time since the last look, else by the core count and the last minute's load (decisions 0033, 0044).
+// `auto` reads with the worker only when it wins (issue 16 §4): with a core free, judged by what other processes kept
+// busy since the last look, else by the core count and the last minute's load (decisions 0033, 0044).
 import Database from 'better-sqlite3';
 import assert from 'node:assert/strict';
+import { availableParallelism } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import { generatedStore } from '../../state-db/testing/generated.js';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { readStore, StoreReader } from '../reader/index.js';
 import { coreFree, READ_WORKER_MIN_SESSIONS, SessionFeed, type CoreJudge } from './feed.js';
-import { IdleCores, MAX_WINDOW_MS, MIN_WINDOW_MS } from './idle-cores.js';
+import { CpuMeter, MAX_WINDOW_MS, MIN_WINDOW_MS } from './cpu-meter.js';
 
-test('without a measure of idle time: a core is free with two or more cores and a load below one less than their number; never with one core', () => {
+test('without a measure of the cores: a core is free with two or more cores and a load below one less than their number; never with one core', () => {
   assert.deepEqual([coreFree(2, null, 0.3), coreFree(2, null, 0.99), coreFree(2, null, 1), coreFree(2, null, 4.5), coreFree(1, null, 0), coreFree(8, null, 6.5), coreFree(8, null, 7.2)], [true, true, false, false, false, true, false]);
 });
 
-test('measured idle time decides over the load average: a just-ended process raises the load of an idle machine', () => {
-  assert.equal(coreFree(2, 0.95, 1.4), true); // the previous backfill's load, both cores now idle but this one
-  assert.equal(coreFree(2, 0.1, 0.2), false); // another process took the second core a moment ago
-  assert.equal(coreFree(2, 0.6, 3), true);
-  assert.equal(coreFree(2, 0.59, 0), false);
-  assert.equal(coreFree(1, 1, 0), false);
+test('what other processes keep busy decides over the load average: a just-ended process raises the load of an idle machine', () => {
+  assert.equal(coreFree(2, 0.05, 1.4), true); // the previous backfill's load; nobody else busy now
+  assert.equal(coreFree(2, 0.9, 0.2), false); // another process took the second core a moment ago
+  assert.equal(coreFree(2, 0.4, 3), true);
+  assert.equal(coreFree(2, 0.41, 0), false);
+  assert.equal(coreFree(8, 6.4, 0), true);
+  assert.equal(coreFree(8, 6.5, 0), false);
+  assert.equal(coreFree(1, 0, 0), false);
 });
 
-test('idle cores are the idle milliseconds over the window, a window too short says nothing and keeps growing', () => {
+test("others' busy cores: the machine's busy milliseconds less this process's, over the window; a window too short says nothing and keeps growing", () => {
   let now = 0;
-  let idle = 1000;
-  const meter = new IdleCores(() => now, () => idle);
+  let busy = 1000;
+  let own = 500;
+  const meter = new CpuMeter(() => now, () => ({ busyMs: busy, ownMs: own }));
   now = MIN_WINDOW_MS - 1;
-  idle += 40;
+  busy += 40;
   assert.equal(meter.ready(), false);
-  assert.equal(meter.sample(), null);
+  assert.equal(meter.othersBusy(), null);
   now = 200;
-  idle = 1000 + 300; // 300 idle ms over 200 ms: one and a half cores idle
-  assert.equal(meter.sample(), 1.5);
+  busy = 1000 + 300; // 300 busy ms over 200 ms, 180 of them this process's (its main thread and its helpers)
+  own = 500 + 180;
+  assert.equal(meter.othersBusy(), 0.6);
   now = 300;
-  idle += 5;
-  assert.equal(meter.sample(), 0.05);
+  busy += 90;
+  own += 100; // counters of different granularity: never below none
+  assert.equal(meter.othersBusy(), 0);
   // A stale window (a forward process between big passes) starts over rather than averaging minutes.
   now = 300 + MAX_WINDOW_MS + 1;
   assert.equal(meter.ready(), false);
   now += MIN_WINDOW_MS;
-  idle += MIN_WINDOW_MS * 2;
+  busy += MIN_WINDOW_MS * 2;
   assert.equal(meter.ready(), true);
-  assert.equal(meter.sample(), 2);
-  const none = new IdleCores(() => now, () => null);
-  assert.equal(none.ready(), true);
+  assert.equal(meter.othersBusy(), 2);
+  const none = new CpuMeter(() => now, () => null);
   now = 1000;
-  assert.equal(none.sample(), null);
+  assert.equal(none.ready(), true);
+  assert.equal(none.othersBusy(), null);
 });
 
-test('the real meter reads the machine: a number of cores between none and all of them, after a window', async () => {
-  const meter = new IdleCores();
-  await new Promise((r) => setTimeout(r, MIN_WINDOW_MS + 30));
-  const idle = meter.sample();
-  if (process.platform === 'linux') assert.notEqual(idle, null, 'Linux reports per-core idle time');
-  if (idle !== null) assert.ok(idle >= 0 && idle <= (await import('node:os')).availableParallelism() + 0.5, `idle ${idle}`);
+test('the real meter reads the machine: others kept between none and all of the cores busy, whatever this process spins', async () => {
+  const meter = new CpuMeter();
+  const until = performance.now() + MIN_WINDOW_MS + 30;
+  while (performance.now() < until); // this process busy on one core: not counted as others'
+  const others = meter.othersBusy();
+  if (process.platform === 'linux') assert.notEqual(others, null, 'Linux reports per-core times');
+  if (others !== null) assert.ok(others >= 0 && others <= availableParallelism() + 0.5, `others ${others}`);
 });
 
 /** Every session of a generated store through a feed in `auto`, with a judge of the cores given. */

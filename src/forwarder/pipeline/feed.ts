@@ -2,11 +2,11 @@
 // or by the read worker while this thread writes (decision 0027). Both take indexes from one shared counter, so each
 // session is read once. With the worker off (or a small pass) this is simply a loop over the list.
 import { availableParallelism, loadavg } from 'node:os';
-import { idleCores } from './idle-cores.js';
 import { HermeticError } from '../../shared/errors.js';
 import type { StoreRef } from '../reader/discover.js';
 import type { StoreReader } from '../reader/index.js';
 import type { SessionRecords } from '../sinks/sink.js';
+import { cpuMeter } from './cpu-meter.js';
 import { newControl, ReadAhead } from './read-ahead.js';
 import type { ReadWorkerMode } from './read-mode.js';
 import { SLOT } from './read-protocol.js';
@@ -14,19 +14,19 @@ import { readSession, type Prior, type ReadContext } from './read-session.js';
 
 export const READ_WORKER_MIN_SESSIONS = 200;
 
-/** Idle cores, on average over the last window, from which one counts as free for the worker. */
-export const FREE_CORE_IDLE = 0.6;
+/** The cores others may keep busy, at most, for one to count as free: the worker would get most of what is left. */
+export const FREE_CORE_SLACK = 0.4;
 
 /**
- * Whether a core is free for the read worker (issue 16 §4): at least two cores, and at least FREE_CORE_IDLE of one
- * idle since the last look (idle-cores.ts; this process's own start-up is busy on the other meanwhile); without that
- * measure, the last minute's load average below one less than their number. With every core busy the two threads
- * share one and the pass is slower than the plain one (measured: 8.3–9.7 s against 5.7 s for a 50k-message store),
- * so `auto` then reads on this thread alone (decisions 0033, 0044).
+ * Whether a core is free for the read worker (issue 16 §4): at least two cores, and other processes kept no more than
+ * `cores - 2 + FREE_CORE_SLACK` of them busy since the last look (cpu-meter.ts: this process's own threads are not
+ * counted); without that measure, the last minute's load average below one less than their number. With every core
+ * busy the two threads share one and the pass is slower than the plain one (measured: 8.3–9.7 s against 5.7 s for a
+ * 50k-message store), so `auto` then reads on this thread alone (decisions 0033, 0044).
  */
-export function coreFree(cores = availableParallelism(), idle: number | null = idleCores.sample(), load = loadavg()[0]!): boolean {
+export function coreFree(cores = availableParallelism(), othersBusy: number | null = cpuMeter.othersBusy(), load = loadavg()[0]!): boolean {
   if (cores < 2) return false;
-  return idle !== null ? idle >= FREE_CORE_IDLE : load < cores - 1;
+  return othersBusy !== null ? othersBusy <= cores - 2 + FREE_CORE_SLACK : load < cores - 1;
 }
 
 export interface FeedItem {
@@ -56,7 +56,7 @@ export interface CoreJudge {
   free(): boolean;
 }
 
-const processCores: CoreJudge = { ready: () => idleCores.ready(), free: () => coreFree() };
+const processCores: CoreJudge = { ready: () => cpuMeter.ready(), free: () => coreFree() };
 
 export class SessionFeed {
   readonly #o: FeedOptions;
