@@ -103,6 +103,9 @@ export function checkDimensions(by: readonly string[]): Dimension[] {
   return out;
 }
 
+/** Rows of equal cost in the order of their keys' text (code units, as the report and its values list them). */
+const byText = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+
 const round = (v: number | null) => (v === null ? null : Math.round(v * 1e10) / 1e10);
 
 /** The zone the dataset's ledger was built in (dataset_meta), UTC when it says nothing. */
@@ -170,7 +173,7 @@ export function* planValues(request: ReportRequest, column: Exclude<FilterName, 
   };
   const costOf = (r: Record<string, unknown>) => Number(measure('cost_usd', r.cost_usd) ?? 0);
   return [...rows]
-    .sort((a, b) => costOf(b) - costOf(a) || (String(a.k0 ?? '') < String(b.k0 ?? '') ? -1 : String(a.k0 ?? '') > String(b.k0 ?? '') ? 1 : 0))
+    .sort((a, b) => costOf(b) - costOf(a) || byText(String(a.k0 ?? ''), String(b.k0 ?? '')))
     .map((r) => (r.k0 as string | null) ?? null);
 }
 
@@ -323,7 +326,7 @@ export function* planRows(request: ReportRequest, totals: UsageReport['totals'],
       if (x !== y) return x < y ? -1 : 1;
     }
     const [x, y] = [keyTexts.get(a)!, keyTexts.get(b)!];
-    return costOf(b) - costOf(a) || (x < y ? -1 : x > y ? 1 : 0);
+    return costOf(b) - costOf(a) || byText(x, y);
   });
 }
 

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { closeSharedBrowser, sharedBrowser } from '../../shared/testing/browser.js';
 import { sharedPostgres, type PgCluster } from '../../shared/testing/postgres.js';
@@ -140,8 +141,12 @@ describe('hermetic web over the fleet store', () => {
 });
 
 describe('the fleet\'s page in Chromium', () => {
-  it('shows the breakdown by machine, its figures the fleet report\'s, beside the others; no console error, no other origin', async () => {
-    const url = await serve(postgresSource(fleetUrl, ZONE));
+  /**
+   * The dashboard over `source` opened in Chromium at `path` and drawn; `check` runs on the page, which is closed after.
+   * No console error or warning, no page error and no request to another origin may happen meanwhile.
+   */
+  async function inBrowser(source: Parameters<typeof serve>[0], path: string, check: (page: Page) => Promise<void>): Promise<void> {
+    const url = await serve(source);
     const browser = await sharedBrowser();
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
@@ -150,43 +155,39 @@ describe('the fleet\'s page in Chromium', () => {
     page.on('pageerror', (e) => problems.push(e.message));
     page.on('request', (r) => { if (new URL(r.url()).origin !== new URL(url).origin) problems.push(`request to ${r.url()}`); });
     try {
-      await page.goto(new URL('/?period=all', url).href);
-      await page.waitForFunction(() => document.documentElement.dataset.ready === location.pathname + location.search);
+      await page.goto(new URL(path, url).href);
+      await drawn(page);
+      await check(page);
+    } finally {
+      await context.close();
+    }
+    assert.deepEqual(problems, []);
+  }
+
+  const drawn = (page: Page) => page.waitForFunction(() => document.documentElement.dataset.ready === location.pathname + location.search);
+
+  it('shows the breakdown by machine, its figures the fleet report\'s, beside the others; no console error, no other origin', async () => {
+    await inBrowser(postgresSource(fleetUrl, ZONE), '/?period=all', async (page) => {
       const cells = await page.$$eval('#breakdown-machine tbody tr', (rows) => rows.map((tr) => [tr.querySelector('th')!.textContent, (tr.querySelector('[data-column="cost_usd"]') as HTMLElement).dataset.value]));
       const want = await fleetReport(fleetUrl, { ...windowOf({ period: 'all' }), by: ['machine'], top: 10 });
       assert.deepEqual(cells, want.rows.map((r) => [r.machine, String(r.cost_usd)]));
       assert.equal(await page.$$eval('section.breakdown', (s) => s.length), 7);
       // A machine is not a filter: its names are not links that would narrow the page to it.
       assert.equal(await page.$$eval('#breakdown-machine a', (a) => a.length), 0);
-    } finally {
-      await context.close();
-    }
-    assert.deepEqual(problems, []);
+    });
   });
 
   it('a top session\'s link names its machine: where every id is held by two machines it opens that machine\'s session', async () => {
-    const url = await serve(postgresSource(twinUrl, ZONE));
-    const browser = await sharedBrowser();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(m.text()); });
-    page.on('pageerror', (e) => problems.push(e.message));
-    try {
-      await page.goto(new URL('/?period=all', url).href);
-      await page.waitForFunction(() => document.documentElement.dataset.ready === location.pathname + location.search);
+    await inBrowser(postgresSource(twinUrl, ZONE), '/?period=all', async (page) => {
       await page.click('#sessions-table tbody tr:first-child a');
-      await page.waitForFunction(() => document.documentElement.dataset.ready === location.pathname + location.search);
+      await drawn(page);
       const params = new URL(page.url()).searchParams;
       assert.ok([A.machineId, C.machineId].includes(params.get('machine')!), `machine=${params.get('machine')}`);
       assert.equal(params.get('store'), dbA.prepare('SELECT store FROM sessions WHERE session_id = ?').pluck().get(params.get('id')));
       // The transcript is there, not the refusal that names both machines.
       assert.equal(await page.$$eval('.transcript > li', (els) => els.length > 0), true);
       assert.equal(await page.$$eval('.error, [role="alert"]', (els) => els.map((e) => e.textContent).filter((t) => t && /Two machines/.test(t)).length), 0);
-    } finally {
-      await context.close();
-    }
-    assert.deepEqual(problems, []);
+    });
   });
 });
 

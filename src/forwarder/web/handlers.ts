@@ -56,10 +56,7 @@ export const HANDLERS: Record<ApiName, Handler> = {
     const columns = FILTERS.filter((f): f is Exclude<typeof f, 'session'> => f !== 'session');
     // What the report by each column would list (its 200 costliest values), read without the report's sums.
     const lists = await Promise.all(columns.map((column) => ctx.source.values({ since, until }, column, 200)));
-    const values: Record<string, (string | null)[]> = {};
-    columns.forEach((column, i) => {
-      values[column] = lists[i]!;
-    });
+    const values = Object.fromEntries(columns.map((column, i) => [column, lists[i]!]));
     const zone = ctx.source.zone();
     return { zone: zone.name, now: zone.iso(ctx.now()), fleet: ctx.source.fleet, period: { since: since === null || since === undefined ? null : zone.iso(since), until: until === null || until === undefined ? null : zone.iso(until) }, values };
   },
