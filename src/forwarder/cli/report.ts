@@ -9,7 +9,7 @@ import type { Db } from '../../shared/sqlite.js';
 import { DATASET_VERSION } from '../dataset/columns.js';
 import { hermeticHome } from '../home.js';
 import { explicitTimeZone, systemTimeZone, Zone } from '../ledger/zone.js';
-import { ledgerZone, parseFilters, renderCsv, renderMarkdown, renderSummary, resolveWindow, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
+import { ledgerZone, parseFilters, rowIssuesIn, type RowIssueCount, renderCsv, renderMarkdown, renderSummary, resolveWindow, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
 import { sqliteDialect } from '../report/dialect.js';
 import { planSummary } from '../report/summary.js';
 import { planReport } from '../report/query.js';
@@ -31,6 +31,8 @@ interface ReportSource {
   report(request: ReportRequest, zone: Zone): Promise<UsageReport>;
   summary(request: ReportRequest, now: number, zone: Zone): Promise<SummaryTables>;
   emptyDataset(): Promise<boolean>;
+  /** Values the forwarder changed or left out in the window's sessions; null where the source does not keep them. */
+  rowIssues(request: ReportRequest): Promise<RowIssueCount | null>;
   close(): void;
 }
 
@@ -51,6 +53,7 @@ function datasetSource(home: string): ReportSource {
     report: async (request) => usageReport(db, request, dialect),
     summary: async (request, now) => summaryTables(db, request, now, dialect),
     emptyDataset: async () => db.prepare('SELECT 1 FROM usage_ledger LIMIT 1').get() === undefined,
+    rowIssues: async (request) => rowIssuesIn(db, request),
     close: () => db.close(),
   };
 }
@@ -63,6 +66,8 @@ async function fleetSource(url: string): Promise<ReportSource> {
     report: (request, zone) => readFleet(url, (c, d) => runPostgres(c, planReport(request, zone, d), d)),
     summary: (request, now, zone) => readFleet(url, (c, d) => runPostgres(c, planSummary(request, now, zone, d), d)),
     emptyDataset: () => readFleet(url, async (c) => (await c.query('SELECT 1 FROM usage_ledger LIMIT 1')).rows.length === 0),
+    // The fleet store receives no row issues (each machine's `hermetic status` has them).
+    rowIssues: async () => null,
     close: () => undefined,
   };
 }
@@ -117,11 +122,14 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
       if (values.json) console.log(JSON.stringify(report, null, 2));
       else if (values.csv) console.log(renderCsv(report));
       else if (values.markdown) console.log(renderMarkdown(report));
-      else console.log(renderSummary({ totals: report, tables: [{ title: `By ${by.join(' and ')}`, report }], zoneName: zone.name, emptyDataset: await source.emptyDataset() }, color));
+      else {
+        const rowIssues = (await source.rowIssues(base)) ?? undefined;
+        console.log(renderSummary({ totals: report, tables: [{ title: `By ${by.join(' and ')}`, report }], zoneName: zone.name, emptyDataset: await source.emptyDataset(), rowIssues }, color));
+      }
       return 0;
     }
     // The terminal view: a summary, then by day (by month over long windows), model, source, and the costliest sessions.
-    const view: SummaryView = { ...(await source.summary(base, nowS, zone)), zoneName: zone.name };
+    const view: SummaryView = { ...(await source.summary(base, nowS, zone)), zoneName: zone.name, rowIssues: (await source.rowIssues(base)) ?? undefined };
     console.log(renderSummary(view, color));
     return 0;
   } finally {

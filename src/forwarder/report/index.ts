@@ -5,3 +5,4 @@ export { summaryTables, type SummaryTables } from './summary.js';
 export { parseFilters } from './filter.js';
 export { resolveWindow, parsePoint, addDays, PERIODS, type Period, type Window } from './window.js';
 export { renderSummary, renderTable, renderCsv, renderMarkdown, formatCost, formatTokens, describePeriod, type SummaryView } from './render.js';
+export { rowIssuesIn, type RowIssueCount } from './row-issues.js';

@@ -1,6 +1,7 @@
 // How a report reads: the terminal view (a summary, then tables, 80 columns, colour only on a terminal), and the
 // same rows as CSV or Markdown. Pure text from `usageReport` results; no SQL here.
 import { MEASURES, type Dimension, type ReportRow, type UsageReport } from './query.js';
+import type { RowIssueCount } from './row-issues.js';
 import type { SummaryTables } from './summary.js';
 
 const WIDTH = 80;
@@ -120,6 +121,8 @@ function lastDay(iso: string): string {
 
 export interface SummaryView extends SummaryTables {
   zoneName: string;
+  /** Values the forwarder changed or left out in the window's sessions (the embedded dataset; none: not known). */
+  rowIssues?: RowIssueCount;
 }
 
 /** The terminal report: a summary of the window, then each table under its title. */
@@ -141,6 +144,11 @@ export function renderSummary(view: SummaryView, color: boolean): string {
     `${label('cache')}${formatTokens(t.cache_read_tokens)} read · ${formatTokens(t.cache_write_tokens)} written: ${hit}`,
     `${label('activity')}${count(t.sessions)} sessions · ${calls(t.api_calls)} API calls · ${calls(t.tool_calls)} tool calls${t.tool_errors ? ` (${calls(t.tool_errors)} failed)` : ''}`,
   );
+  const issues = view.rowIssues;
+  if (issues && issues.entries > 0) {
+    out.push(`${label('repaired')}${count(issues.entries)} ${issues.entries === 1 ? 'value' : 'values'} changed or left out while forwarding, in ${count(issues.sessions)} ${issues.sessions === 1 ? 'session' : 'sessions'}`,
+      `${label('')}(hermetic query "SELECT * FROM row_issues" lists them)`);
+  }
   for (const table of view.tables) {
     if (table.report.rows.length === 0) continue;
     out.push('', style.bold(table.title), renderTable(table.report, color, { omitOther: table.omitOther }));

@@ -219,6 +219,27 @@ describe('hermetic report (in process)', () => {
     assert.match(await report(['--period', 'all']), /^By month$/m);
   });
 
+  it('says how many values the forwarder repaired in the sessions it counts, and only those', async () => {
+    // Counted here from the rows: the sessions with ledger rows in the window, their row_issues entries.
+    const count = (since: number | null) => {
+      const inWindow = new Set((db.prepare('SELECT store, session_id, at FROM usage_ledger').all() as { store: string; session_id: string; at: number }[])
+        .filter((r) => since === null || (r.at >= since && r.at < NOW)).map((r) => `${r.store}\0${r.session_id}`));
+      const issues = (db.prepare('SELECT store, session_id FROM row_issues').all() as { store: string; session_id: string }[]).filter((r) => inWindow.has(`${r.store}\0${r.session_id}`));
+      return { entries: issues.length, sessions: new Set(issues.map((r) => `${r.store}\0${r.session_id}`)).size };
+    };
+    const all = count(null);
+    assert.ok(all.entries > 0, 'the generated history has repaired values');
+    const line = (c: { entries: number; sessions: number }) => `repaired   ${c.entries} value${c.entries === 1 ? '' : 's'} changed or left out while forwarding, in ${c.sessions} session${c.sessions === 1 ? '' : 's'}`;
+    assert.ok((await report(['--period', 'all'])).split('\n').includes(line(all)));
+    assert.ok((await report(['--period', 'all', '--by', 'model'])).split('\n').includes(line(all)));
+    const day = resolveWindow({ period: 'today' }, NOW, new Zone(ZONE)).since!;
+    const today = count(day);
+    const text = await report(['--period', 'today']);
+    if (today.entries === 0) assert.doesNotMatch(text, /^repaired/m);
+    else assert.ok(text.split('\n').includes(line(today)));
+    assert.doesNotMatch(await report(['--period', 'all', '--json']), /repaired/);
+  });
+
   it('--json is the usageReport; --csv and --markdown give the same rows', async () => {
     const json = JSON.parse(await report(['--since', '7d', '--by', 'day', '--by', 'model', '--json'])) as UsageReport;
     assert.deepEqual(json, usageReport(db, { since: Date.parse('2026-07-09T00:00:00+02:00') / 1000, until: NOW, by: ['day', 'model'] }));
