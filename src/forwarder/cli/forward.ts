@@ -21,7 +21,9 @@ export function tickLine(r: StepResult): string {
   const written = r.sessionsWritten > 0 || what.length === 0
     ? `${plural(r.sessionsWritten, 'session')} written (${plural(r.messages, 'new message')}, ${plural(r.parts, 'new part')}${rewritten(r)})`
     : '';
-  return `forward: ${r.profile}: ${[written, ...what].filter(Boolean).join(', ')}`;
+  // Values changed or left out in what was written (as backfill says): `hermetic status` counts them all.
+  const issues = r.rowIssues > 0 ? `; ${plural(r.rowIssues, 'row issue')} recorded` : '';
+  return `forward: ${r.profile}: ${[written, ...what].filter(Boolean).join(', ')}${issues}`;
 }
 
 export async function forwardCommand(argv: string[]): Promise<number> {
