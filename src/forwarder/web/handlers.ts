@@ -32,8 +32,9 @@ function grouping(query: URLSearchParams): { by: string[]; top?: number } {
 
 export const HANDLERS: Record<ApiName, Handler> = {
   async overview(query, ctx) {
-    const report = await ctx.source.report(usage(query, ctx));
-    return { ...report, cache_hit_rate: cacheHitRate(report.totals) };
+    const request = usage(query, ctx);
+    const [report, rowIssues] = await Promise.all([ctx.source.report(request), ctx.source.rowIssues(request)]);
+    return { ...report, cache_hit_rate: cacheHitRate(report.totals), row_issues: rowIssues };
   },
   daily: async (query, ctx) => ctx.source.report({ ...usage(query, ctx), by: ['day', 'model'] }),
   async breakdown(query, ctx) {

@@ -6,7 +6,7 @@ import { after, before } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { closeSharedBrowser, sharedBrowser } from '../../shared/testing/browser.js';
 import { Zone } from '../ledger/zone.js';
-import { resolveWindow, usageReport, type ReportRequest } from '../report/index.js';
+import { resolveWindow, rowIssuesIn, usageReport, type ReportRequest } from '../report/index.js';
 import { dashboardRig, type DashboardRig } from './testing.js';
 
 export interface Visit {
@@ -93,6 +93,9 @@ export function dashboardInBrowser(options?: Parameters<typeof dashboardRig>[0])
     assert.deepEqual(tables['breakdown-model']!.filter(([, c]) => c === 'cost_usd').map(([, , v]) => v), byModel.rows.map((r) => r.cost_usd));
     const top = usageReport(app.db, { ...request, by: ['session'], top: 10 });
     assert.deepEqual(tables['sessions-table']!.filter(([, c]) => c === 'cost_usd').map(([, , v]) => v), top.rows.map((r) => r.cost_usd));
+    // The values the forwarder repaired in the period's sessions: said under the cards when there are any.
+    const issues = rowIssuesIn(app.db, request);
+    assert.equal(cards.row_issues, issues.entries > 0 ? issues.entries : undefined, 'row_issues');
     const kinds = tables['tokens-table']!.map(([, , v]) => v);
     assert.deepEqual(kinds, [totals.input_tokens, totals.output_tokens, totals.cache_read_tokens, totals.cache_write_tokens, totals.reasoning_tokens]);
   }

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { after, before, describe, it } from 'node:test';
 import { reportCommand } from '../cli/report.js';
 import { Zone } from '../ledger/zone.js';
-import { resolveWindow, usageReport, type ReportRequest, type ReportRow, type UsageReport } from '../report/index.js';
+import { resolveWindow, rowIssuesIn, usageReport, type ReportRequest, type ReportRow, type UsageReport } from '../report/index.js';
 import { CSP } from './server.js';
 import { dashboardRig, type DashboardRig } from './testing.js';
 import { sqliteSource } from './data/sqlite.js';
@@ -52,9 +52,10 @@ describe('usage endpoints equal usageReport', () => {
       const q = c.query ? `?${c.query}` : '';
       const amp = c.query ? `&${c.query}` : '';
       const overview = await api(`/api/overview${q}`);
-      const { cache_hit_rate, ...report } = overview.body;
+      const { cache_hit_rate, row_issues, ...report } = overview.body;
       const want = usageReport(app.db, request);
       assert.deepEqual(report, want);
+      assert.deepEqual(row_issues, rowIssuesIn(app.db, request));
       const prompt = want.totals.input_tokens! + want.totals.cache_read_tokens! + want.totals.cache_write_tokens!;
       assert.equal(cache_hit_rate, prompt ? want.totals.cache_read_tokens! / prompt : null);
       assert.deepEqual((await api(`/api/daily${q}`)).body, usageReport(app.db, { ...request, by: ['day', 'model'] }));
@@ -219,8 +220,9 @@ describe('on the Hermes fixtures', () => {
   after(() => fixture.close());
   it('all time, each endpoint equals usageReport', async () => {
     const get = async (path: string): Promise<any> => (await (await fetch(new URL(path, fixture.url))).json());
-    const { cache_hit_rate: _, ...overview } = await get('/api/overview?period=all');
+    const { cache_hit_rate: _, row_issues, ...overview } = await get('/api/overview?period=all');
     assert.deepEqual(overview, usageReport(fixture.db, {}));
+    assert.deepEqual(row_issues, rowIssuesIn(fixture.db, {}));
     assert.ok(Number(overview.totals.sessions) > 0);
     assert.deepEqual(await get('/api/daily?period=all'), usageReport(fixture.db, { by: ['day', 'model'] }));
     for (const by of ['model', 'provider', 'profile', 'source', 'project', 'task']) assert.deepEqual(await get(`/api/breakdown?period=all&by=${by}`), usageReport(fixture.db, { by: [by], top: 10 }), by);

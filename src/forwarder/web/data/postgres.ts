@@ -73,6 +73,8 @@ export function postgresSource(url: string, zone: Zone): UsageSource {
       const { sql, values } = d.bind(slowestSql(request, tools, limit, true), params);
       return ((await c.query(sql, values as unknown[])).rows as Record<string, unknown>[]).map((r) => ({ ...r, started_at: Number(r.started_at), seconds: Number(r.seconds) })) as SlowCall[];
     }),
+    // The fleet store receives no row issues (each machine's `hermetic status` has them).
+    rowIssues: async () => null,
     close: () => fleet.close(),
   };
 }

@@ -3,7 +3,7 @@
 // model changes, the slowest tool calls.
 import type { Db } from '../../../shared/sqlite.js';
 import { sqliteDialect, type Dialect } from '../../report/dialect.js';
-import { ledgerZone, reportCondition, usageReport, type ReportRequest, type UsageReport } from '../../report/index.js';
+import { ledgerZone, reportCondition, rowIssuesIn, usageReport, type ReportRequest, type UsageReport } from '../../report/index.js';
 import { planReport, planTotals, planValues, runSqlite } from '../../report/query.js';
 import { Zone } from '../../ledger/zone.js';
 import { LINK_COLUMNS, MESSAGE_COLUMNS, SESSION_COLUMNS, message, slowestSql, transcriptPages, twoStores, unknownParent, type RawMessage } from './rows.js';
@@ -71,6 +71,7 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
       const { tools, params } = reportCondition(request, dialect);
       return db.prepare(slowestSql(request, tools, limit)).all(params) as SlowCall[];
     },
+    rowIssues: async (request) => rowIssuesIn(db, request),
     close: async () => { db.close(); },
   };
 }

@@ -26,6 +26,14 @@ function totalsCards(o) {
     card('Estimated', 'estimated_cost_usd', t.estimated_cost_usd, cost(t.estimated_cost_usd)));
 }
 
+/** Values the forwarder changed or left out in the period's sessions (the embedded dataset keeps them), as `hermetic report` says it. */
+function repaired(issues) {
+  if (!issues || issues.entries === 0) return null;
+  const n = (x, one, many) => `${count(x)} ${x === 1 ? one : many}`;
+  return h('p', { class: 'muted repaired', dataset: { figure: 'row_issues', value: String(issues.entries) } },
+    `${n(issues.entries, 'value', 'values')} changed or left out while forwarding, in ${n(issues.sessions, 'session', 'sessions')} of this period (hermetic status says more; the dataset's row_issues table lists them).`);
+}
+
 function dailyChart(daily) {
   const days = [...new Set(daily.rows.map((r) => r.day))];
   const models = [...new Set(daily.rows.map((r) => r.model ?? ''))];
@@ -95,6 +103,7 @@ export async function overview(state, options) {
     h('h1', {}, 'Usage'),
     empty,
     totalsCards(o),
+    repaired(o.row_issues),
     h('div', { class: 'grid two' }, dailyChart(daily), tokensChart(o.totals)),
     topSessions(sessions, state),
     h('h2', {}, 'Breakdowns'),
