@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
-import { usageReport } from '../../src/forwarder/report/index.js';
+import { rowIssuesIn, usageReport } from '../../src/forwarder/report/index.js';
 import { forwarderRig } from '../../src/forwarder/testing/index.js';
 import { copyFixture, tempDir } from '../../src/state-db/testing/fixtures.js';
 import { runBinAsync, spawnBin } from '../support/process.js';
@@ -32,8 +32,9 @@ it('prints its URL, answers usageReport, serves the page and Chart.js, and stops
     const overview = (await (await fetch(new URL('/api/overview?period=all', url))).json()) as Record<string, unknown>;
     const db = new Database(join(home, 'hermetic.db'), { readonly: true });
     try {
-      const { cache_hit_rate: _, ...report } = overview;
+      const { cache_hit_rate: _, row_issues, ...report } = overview;
       assert.deepEqual(report, usageReport(db, {}));
+      assert.deepEqual(row_issues, rowIssuesIn(db, {}));
     } finally {
       db.close();
     }
