@@ -117,6 +117,30 @@ function series(args: string[], envOf: (i: number) => NodeJS.ProcessEnv = () => 
   };
 }
 
+/**
+ * `forward` started FORWARD_KILLS times beside a Hermes writer, the read worker alternating between two modes, each
+ * run SIGKILLed at a random moment of its first second; then the writer is stopped and says what it wrote.
+ */
+async function killForwardBeside(writer: { stop(): Promise<WriterReport> }, args: string[], seed: number, modes: [string, string]): Promise<{ kills: Kill[]; stderr: string[]; report: WriterReport }> {
+  const random = seeded(seed);
+  const kills: Kill[] = [];
+  const stderr: string[] = [];
+  const runs = series(args, (i) => withWorker(modes[i % 2]!));
+  let report: WriterReport;
+  try {
+    for (let i = 0; i < FORWARD_KILLS; i++) {
+      const h = await runs.next(i < FORWARD_KILLS - 1);
+      kills.push(await killAt(h, random() * 1000, i % 2 === 1, true));
+      stderr.push(h.stderr());
+    }
+  } finally {
+    runs.close();
+    // Stopped whatever happened: a failed kill must not leave the writer running.
+    report = await writer.stop();
+  }
+  return { kills, stderr, report };
+}
+
 function tally(kills: Kill[]): string {
   const counts = new Map<string, number>();
   for (const k of kills) counts.set(k.landing, (counts.get(k.landing) ?? 0) + 1);
@@ -198,21 +222,7 @@ describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
     const { baseMaxMessageId } = await writer.ready;
     const home = join(dir, 'forward', 'killed');
     const args = ['forward', '--state-db', store, '--home', home, '--interval', '100ms'];
-    const random = seeded(20260530);
-    const kills: Kill[] = [];
-    const stderr: string[] = [];
-    let report: WriterReport;
-    const runs = series(args, (i) => withWorker(i % 2 === 0 ? 'only' : 'off'));
-    try {
-      for (let i = 0; i < FORWARD_KILLS; i++) {
-        const h = await runs.next(i < FORWARD_KILLS - 1);
-        kills.push(await killAt(h, random() * 1000, i % 2 === 1, true));
-        stderr.push(h.stderr());
-      }
-    } finally {
-      runs.close();
-      report = await writer.stop();
-    }
+    const { kills, stderr, report } = await killForwardBeside(writer, args, 20260530, ['only', 'off']);
     const once = await complete(['forward', '--once', '--state-db', store, '--home', home], false, 'only');
     stderr.push(once.stderr);
     const clean = join(dir, 'forward', 'clean');
@@ -253,21 +263,7 @@ describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
     const writer = startWriter(store, { rate: 120, seed: 'forwarder-crash-long-writer', env, focus: long });
     await writer.ready;
     const args = ['forward', '--state-db', store, '--home', home, '--interval', '100ms'];
-    const random = seeded(20260716);
-    const kills: Kill[] = [];
-    const stderr: string[] = [];
-    let report: WriterReport;
-    const runs = series(args, (i) => withWorker(i % 2 === 0 ? 'off' : 'only'));
-    try {
-      for (let i = 0; i < FORWARD_KILLS; i++) {
-        const h = await runs.next(i < FORWARD_KILLS - 1);
-        kills.push(await killAt(h, random() * 1000, i % 2 === 1, true));
-        stderr.push(h.stderr());
-      }
-    } finally {
-      runs.close();
-      report = await writer.stop();
-    }
+    const { kills, stderr, report } = await killForwardBeside(writer, args, 20260716, ['off', 'only']);
     const once = await complete(['forward', '--once', '--json', '--state-db', store, '--home', home], false, 'only');
     stderr.push(once.stderr);
     const clean = join(dir, 'long', 'clean');
