@@ -3,10 +3,12 @@
 // every spelling toolErrorSql knows, and rows whose values send the count back to SQL.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import Database from 'better-sqlite3';
+import fc from 'fast-check';
 import { tempDir } from '../../../state-db/testing/fixtures.js';
 import { MESSAGES, PARTS, type DatasetTable, type RecordOf } from '../../dataset/columns.js';
 import { packRows } from '../../dataset/packed.js';
-import { InsertedActivity, recomputeActivity } from './activity.js';
+import { InsertedActivity, recomputeActivity, toolErrorJs, toolErrorSql } from './activity.js';
 import { openDataset } from './dataset.js';
 import type { Db } from '../../../shared/sqlite.js';
 
@@ -70,5 +72,43 @@ test('the activity counted from the inserted rows equals a count from the tables
   } finally {
     db.close();
     cleanup();
+  }
+});
+
+test('toolErrorJs answers as toolErrorSql wherever it answers, and answers for plain results', () => {
+  const db = new Database(':memory:');
+  try {
+    const sql = db.prepare(`SELECT ${toolErrorSql('@text')}`).pluck();
+    const judged = (text: string) => sql.get({ text }) === 1;
+    // Values SQLite and JavaScript might read apart: zeros and huge numbers, empty and look-alike strings and containers.
+    const value = fc.constantFrom('0', '-0', '0.0', '0e5', '1', '-1', '2.5', '1e400', '-1e-400', '123456789012345678901234', 'true', 'false',
+      'null', '""', '"{}"', '"[]"', '" "', '"error"', '"failed"', '"Failed"', '"ok"', '{}', '{ }', '[]', '[ ]', '[0]', '{"a": 1}', '{"error": 1}',
+      '"x\\u0041"', '"line\\nbreak"');
+    const key = fc.constantFrom('"exit_code"', '"error"', '"success"', '"status"', '"output"', '"e\\u0072ror"', '"error "', '"Error"');
+    const space = fc.constantFrom('', ' ', '  ', '\n', '\t', '\r\n');
+    const member = fc.tuple(space, key, space, value, space).map(([a, k, b, v, c]) => `${a}${k}${b}:${b}${v}${c}`);
+    const object = fc.array(member, { maxLength: 5 }).map((m) => `{${m.join(',')}}`);
+    const nested = fc.tuple(object, member).map(([o, m]) => `{${m}, "inner": ${o}}`);
+    // Damaged documents: cut short, trailing text, a brace of a bare word, prose naming a key.
+    const damaged = fc.tuple(fc.oneof(object, nested), fc.constantFrom('cut', 'tail', 'word', 'prose', 'lead')).map(([doc, how]) => {
+      if (how === 'cut') return doc.slice(0, Math.max(1, doc.length - 2));
+      if (how === 'tail') return `${doc} trailing`;
+      if (how === 'word') return '{error: 1}';
+      if (how === 'prose') return `the "error" was ${doc}`;
+      return `   ${doc}`;
+    });
+    fc.assert(fc.property(fc.oneof(object, nested, damaged), (text) => {
+      const js = toolErrorJs(text);
+      if (js !== null) assert.equal(js, judged(text), text);
+    }), { numRuns: 3000 });
+    const deep = `{"error": 1, "x": ${'['.repeat(1001)}${']'.repeat(1001)}}`;
+    assert.equal(toolErrorJs(deep), null, 'nesting SQLite may refuse goes to SQLite');
+    for (const text of ['{"exit_code": 0, "output": "done"}', '{"exit_code": 1}', '{"status": "completed", "summary": "done"}', '{"error": null}', '{"success": false}', 'plain text']) {
+      assert.notEqual(toolErrorJs(text), null, text);
+      assert.equal(toolErrorJs(text), judged(text), text);
+    }
+    for (const text of ['{"error": 0, "error": 1}', '{"error": 1, "note": "\\u0041"}', '{"error": 1']) assert.equal(toolErrorJs(text), null, text);
+  } finally {
+    db.close();
   }
 });

@@ -72,11 +72,59 @@ const quarterOf = (t: unknown): number | null => (typeof t === 'number' && Math.
 const mayBeError = (text: unknown): boolean => typeof text === 'string' && text.replace(/^ +/, '').startsWith('{')
   && (text.includes('"exit_code"') || text.includes('"error"') || text.includes('"success"') || text.includes('"status"'));
 
+const ERROR_KEYS = ['"exit_code"', '"error"', '"success"', '"status"'];
+/** Past this many brackets a document may nest deeper than SQLite's JSON parser accepts (1,000 levels). */
+const MAX_BRACKETS = 1000;
+
+/** Whether `text` has more than `limit` `{` and `[` (string contents counted too: an upper bound of the nesting). */
+function bracketsOver(text: string, limit: number): boolean {
+  if (text.length <= limit) return false;
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c === 123 || c === 91) && ++n > limit) return true;
+  }
+  return false;
+}
+
+/**
+ * toolErrorSql's verdict on `text` reached in JavaScript (about ten times cheaper than a statement per result), or
+ * null when only SQLite can tell: text JSON.parse refuses, a `\u` escape (it could spell a key), one of the four keys
+ * named twice (JSON.parse keeps the last, SQLite the first), or nesting SQLite may refuse. Where it answers, it
+ * answers as SQLite does: activity.test.ts holds the two equal over generated documents.
+ */
+export function toolErrorJs(text: string): boolean | null {
+  if (!mayBeError(text)) return false;
+  if (text.includes('\\u') || bracketsOver(text, MAX_BRACKETS)) return null;
+  for (const key of ERROR_KEYS) {
+    const at = text.indexOf(key);
+    if (at >= 0 && text.indexOf(key, at + 1) >= 0) return null;
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return null;
+  const { exit_code: code, error, success, status } = doc as Record<string, unknown>;
+  if (typeof code === 'number' && code !== 0) return true;
+  if (error !== undefined && error !== null && error !== false) {
+    // SQLite's `->>` gives an object or array as its minified JSON: an empty one reads '{}' or '[]', as do those strings.
+    if (typeof error === 'string') {
+      if (error !== '' && error !== '{}' && error !== '[]') return true;
+    } else if (typeof error === 'object') {
+      if (Array.isArray(error) ? error.length > 0 : Object.keys(error).length > 0) return true;
+    } else return true;
+  }
+  return success === false || status === 'error' || status === 'failed';
+}
+
 /**
  * Counts the rows the sink has just inserted into `messages` and `parts` (call it after they are in, in the same
  * transaction), added to what is there. Counted from the rows in hand — a quarter and a role per message, a tool
  * name per tool part; SQLite judges only the results that may say they failed (toolErrorSql, the triggers' own
- * test) — not read back: reading back a session's rows cost about as much as the triggers did. A row whose values
+ * test, in JavaScript where it can tell: toolErrorJs) — not read back: reading back a session's rows cost about as much as the triggers did. A row whose values
  * are not plain (a time that is not a number, a name that is not text) sends its table back to SQL: the session's
  * rows counted there (a replacement), or only the new ones (by seq and part id).
  */
@@ -136,7 +184,9 @@ export class InsertedActivity {
       const call = type === 'tool_call';
       if (!call) {
         const text = at(i, 'content_text');
-        if (!mayBeError(text) || this.#failed.get({ text }) !== 1) continue;
+        if (!mayBeError(text)) continue;
+        const verdict = toolErrorJs(text as string);
+        if (verdict === null ? this.#failed.get({ text }) !== 1 : !verdict) continue;
       }
       const q = quarterOf(at(i, 'created_at'));
       const name = at(i, 'tool_name') ?? '';

@@ -6,6 +6,7 @@ import type { Db } from '../../../shared/sqlite.js';
 import { DATASET_META, TOOL_USAGE, USAGE_LEDGER, type DatasetTable, type RecordOf } from '../../dataset/columns.js';
 import { allocateSession, type Activity, type LedgerDay, type LedgerRoute, type LedgerSession, type ToolActivity } from '../../ledger/allocate.js';
 import { Zone } from '../../ledger/zone.js';
+import { rowInserter } from './insert.js';
 
 /** Bump when the attribution rules change: datasets built with older rules are rebuilt when next opened for writing. */
 export const LEDGER_RULES = '1';
@@ -13,35 +14,6 @@ export const LEDGER_RULES = '1';
 const COUNTER_COLUMNS = 'api_call_count, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated_cost_usd, actual_cost_usd';
 
 type Stmt = { run(...params: unknown[]): unknown; get(...params: unknown[]): unknown; all(...params: unknown[]): unknown[] };
-
-/** Inserts rows of a table, up to 32 a statement (the rows of a batch's sessions go in a few calls, not one each). */
-function inserter(db: Db, t: DatasetTable): (rows: readonly RecordOf[]) => void {
-  const names = t.columns.map((c) => c.name);
-  const tuple = `(${names.map(() => '?').join(', ')})`;
-  const head = `INSERT INTO "${t.name}" (${names.map((n) => `"${n}"`).join(', ')}) VALUES `;
-  const CHUNK = 32;
-  const many = db.prepare(head + Array.from({ length: CHUNK }, () => tuple).join(', '));
-  const one = db.prepare(head + tuple);
-  // Two arrays refilled for every statement (no slices and flattened copies per chunk).
-  const values: unknown[] = new Array(names.length * CHUNK);
-  const single: unknown[] = new Array(names.length);
-  const fill = (r: RecordOf, into: unknown[], at: number) => {
-    for (const n of names) into[at++] = r[n] === undefined ? null : r[n];
-    return at;
-  };
-  return (rows) => {
-    let i = 0;
-    for (; i + CHUNK <= rows.length; i += CHUNK) {
-      let k = 0;
-      for (let j = i; j < i + CHUNK; j++) k = fill(rows[j]!, values, k);
-      many.run(values);
-    }
-    for (; i < rows.length; i++) {
-      fill(rows[i]!, single, 0);
-      one.run(single);
-    }
-  };
-}
 
 /** A setting of `dataset_meta`, or null. */
 export function datasetSetting(db: Db, key: string): string | null {
@@ -72,7 +44,7 @@ export class LedgerWriter {
       tools: db.prepare(`SELECT session_id, quarter, tool_name, calls, errors FROM tool_activity ${where}`),
     };
     this.#drop = { usage: db.prepare(`DELETE FROM ${USAGE_LEDGER.name} ${where}`), tools: db.prepare(`DELETE FROM ${TOOL_USAGE.name} ${where}`) };
-    this.#put = { usage: inserter(db, USAGE_LEDGER), tools: inserter(db, TOOL_USAGE) };
+    this.#put = { usage: rowInserter(db, USAGE_LEDGER), tools: rowInserter(db, TOOL_USAGE) };
   }
 
   /** Rebuilds the rows of these sessions (call it inside the transaction that wrote them); a session gone has none. */

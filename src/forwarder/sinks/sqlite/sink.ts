@@ -5,10 +5,10 @@ import { endianness } from 'node:os';
 import type { Db } from '../../../shared/sqlite.js';
 import { CURSORS, DAILY_USAGE, MESSAGES, MODEL_USAGE, PARTS, QUARANTINE, ROW_ISSUES, SESSIONS, STORES, USAGE_EVENTS, type DatasetTable, type RecordOf } from '../../dataset/columns.js';
 import type { Ledger, Tail } from '../../projector/index.js';
-import { isPacked, unpackRow } from '../../dataset/packed.js';
 import { InsertedActivity } from './activity.js';
 import { CursorMoved, REMOVED, type Batch, type Cursors, type Rows, type SessionCursor, type SessionWrite, type Sink, type Written } from '../sink.js';
 import { Checkpointer } from './checkpointer.js';
+import { rowInserter } from './insert.js';
 import { AUTOCHECKPOINT_PAGES, openDataset, type DatasetOptions } from './dataset.js';
 import { ledgerTimeZone } from '../../ledger/zone.js';
 import { datasetSetting, LedgerWriter } from './ledger.js';
@@ -16,21 +16,12 @@ import { datasetSetting, LedgerWriter } from './ledger.js';
 type Stmt = { run(...params: unknown[]): { changes: number } };
 type Tx = ReturnType<Db['transaction']>;
 
+/** One record at a time (sessions, cursors, a store's row): the shared inserter with a row of one. */
 function inserter(db: Db, t: DatasetTable, verb = 'INSERT'): (r: RecordOf) => void {
-  const names = t.columns.map((c) => c.name);
-  const stmt = db.prepare(`${verb} INTO "${t.name}" (${names.map((n) => `"${n}"`).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`);
-  const values: unknown[] = new Array(names.length);
-  // One array, refilled for each row: a backfill writes hundreds of thousands of rows.
-  return (r) => {
-    for (let i = 0; i < names.length; i++) {
-      const v = r[names[i]!];
-      values[i] = v === undefined ? null : v;
-    }
-    stmt.run(values);
-  };
+  const put = rowInserter(db, t, verb);
+  return (r) => put([r]);
 }
 
-const CHUNK = 32;
 
 /** WAL frames waiting to be copied into the file at which the checkpoint thread is nudged (16 MiB of 4 KiB pages). */
 const NUDGE_FRAMES = 4096;
@@ -45,44 +36,6 @@ function pendingFrames(fd: number, buf: Buffer): number {
   const mx = LE ? buf.readUInt32LE(16) : buf.readUInt32BE(16);
   const done = LE ? buf.readUInt32LE(96) : buf.readUInt32BE(96);
   return Math.max(0, mx - done);
-}
-
-/**
- * Inserts many rows of one table: CHUNK rows per statement (one call into SQLite instead of CHUNK), the rest one by
- * one. The many messages and parts of a backfill spend less time crossing from JavaScript to SQLite. The rows are
- * records, or packed by the read worker (dataset/packed.ts): then each value is taken straight from the packing.
- */
-function bulkInserter(db: Db, t: DatasetTable): (rows: Rows) => number {
-  const names = t.columns.map((c) => c.name);
-  const tuple = `(${names.map(() => '?').join(', ')})`;
-  const head = `INSERT INTO "${t.name}" (${names.map((n) => `"${n}"`).join(', ')}) VALUES `;
-  const many = db.prepare(head + Array.from({ length: CHUNK }, () => tuple).join(', '));
-  const one = db.prepare(head + tuple);
-  const values: unknown[] = new Array(names.length * CHUNK);
-  const single: unknown[] = new Array(names.length);
-  const fromRecord = (r: RecordOf, into: unknown[], at: number): number => {
-    for (const n of names) {
-      const v = r[n];
-      into[at++] = v === undefined ? null : v;
-    }
-    return at;
-  };
-  return (rows) => {
-    const packed = isPacked(rows) ? rows : null;
-    if (packed && packed.width !== names.length) throw new Error(`packed ${t.name} rows have ${packed.width} values, not ${names.length}`);
-    const fill = (row: number, into: unknown[], at: number) => (packed ? unpackRow(packed, row, into, at) : fromRecord((rows as readonly RecordOf[])[row]!, into, at));
-    let i = 0;
-    for (; i + CHUNK <= rows.length; i += CHUNK) {
-      let k = 0;
-      for (let j = i; j < i + CHUNK; j++) k = fill(j, values, k);
-      many.run(values);
-    }
-    for (; i < rows.length; i++) {
-      fill(i, single, 0);
-      one.run(single);
-    }
-    return rows.length;
-  };
 }
 
 /** The range of part ids that start with `prefix` (which ends in `-`): [prefix, prefix with `-` turned `.`). */
@@ -114,7 +67,7 @@ export class SqliteSink implements Sink {
       cursor: inserter(db, CURSORS, 'INSERT OR REPLACE'), quarantine: inserter(db, QUARANTINE, 'INSERT OR REPLACE'),
       event: inserter(db, USAGE_EVENTS, 'INSERT OR IGNORE'), daily: inserter(db, DAILY_USAGE),
     };
-    this.#bulk = { messages: bulkInserter(db, MESSAGES), parts: bulkInserter(db, PARTS) };
+    this.#bulk = { messages: rowInserter(db, MESSAGES), parts: rowInserter(db, PARTS) };
     this.#activity = new InsertedActivity(db);
     const del = (table: string) => db.prepare(`DELETE FROM "${table}" WHERE store = ? AND session_id = ?`);
     this.#del = {
