@@ -1,22 +1,38 @@
 #!/usr/bin/env node
-// The `hermetic` command: runs the compiled CLI in dist/ (in the package; `npm pack` and `npm publish` build it first).
-// In a clone nobody built, it runs the TypeScript sources through tsx (a dev dependency), or says how to build.
+// The `hermetic` command: runs the compiled CLI in dist/ (in the package; `npm pack` and `npm publish` build it first;
+// in a clone, `npm install` transpiles it: scripts/build-clone.mjs). In a clone whose dist/ is missing or older than
+// a source, it runs the TypeScript sources through tsx (a dev dependency), or says how to build.
 // SIGINT and SIGTERM are held before the CLI's modules load, so a signal at any moment after start-up reaches the
 // command: `serve` and `forward` stop cleanly (exit 0), the others end by the signal (src/cli/stop-signals.ts).
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const dist = new URL('../dist/cli/', import.meta.url);
 const src = new URL('../src/cli/', import.meta.url);
 
-/** The CLI's folder and the extension of its modules: the build, else the sources through tsx, else null. */
+/** Whether a file under `dir` (tests aside) changed after `since` (ms): the build beside the sources is stale. */
+function newerThan(dir, since) {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const path = `${dir}/${e.name}`;
+    if (e.isDirectory() ? newerThan(path, since) : !e.name.endsWith('.test.ts') && statSync(path).mtimeMs > since) return true;
+  }
+  return false;
+}
+
+/**
+ * The CLI's folder and the extension of its modules: the build, unless it sits in a clone whose sources changed since
+ * (about 5 ms to tell; the package has no sources); else the sources through tsx; else a stale build; else null.
+ */
 async function locate() {
-  if (existsSync(fileURLToPath(new URL('main.js', dist)))) return [dist, 'js'];
+  const main = fileURLToPath(new URL('main.js', dist));
+  const built = existsSync(main);
+  const sources = existsSync(fileURLToPath(new URL('main.ts', src)));
+  if (built && (!sources || !newerThan(fileURLToPath(new URL('..', src)), statSync(main).mtimeMs))) return [dist, 'js'];
   let tsx = null;
   try {
     tsx = import.meta.resolve('tsx/esm/api');
   } catch {}
-  if (tsx === null || !existsSync(fileURLToPath(new URL('main.ts', src)))) return null;
+  if (tsx === null || !sources) return built ? [dist, 'js'] : null;
   (await import(tsx)).register();
   return [src, 'ts'];
 }

@@ -1,9 +1,10 @@
 // bin/hermetic.js run plainly (no test hooks) in a copy of the repository that nobody built: it runs the sources
 // through tsx when the dev dependencies are there, and otherwise says in one line how to build — never a stack trace.
-// Also: `npm install` no longer builds (no `prepare`), while `npm pack`/`npm publish` still do (`prepack`).
+// Also: `npm install` transpiles the sources into dist/ (`prepare`, decision 0045), which the bin runs until a source
+// is newer than it; `npm pack`/`npm publish` build with tsc (`prepack`).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,8 +46,37 @@ test('without dist/ and without tsx, the bin says how to build in one line and e
   assert.equal(ERROR_CODES.HERMETIC_CLI_NOT_BUILT.status, 500, 'a 5xx code: exit 1');
 });
 
-test('npm install does not build (no prepare script); npm pack and npm publish do (prepack)', () => {
+test('npm install transpiles the sources (prepare), except when packing; npm pack and npm publish build with tsc (prepack)', () => {
   const scripts = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-  for (const hook of ['prepare', 'preinstall', 'install', 'postinstall']) assert.equal(scripts[hook], undefined, hook);
+  assert.equal(scripts.prepare, 'node scripts/build-clone.mjs');
+  for (const hook of ['preinstall', 'install', 'postinstall']) assert.equal(scripts[hook], undefined, hook);
   assert.equal(scripts.prepack, scripts.build);
+  const dir = clone(['package.json', 'bin', 'src', 'scripts', 'tsconfig.json'], true);
+  const packing = spawnSync(process.execPath, [join(dir, 'scripts', 'build-clone.mjs')], { cwd: dir, encoding: 'utf8', env: { ...process.env, npm_command: 'pack' } });
+  assert.equal(packing.status, 0, packing.stderr);
+  assert.equal(existsSync(join(dir, 'dist')), false, 'packing leaves dist/ to prepack');
+});
+
+test('a clone\'s build runs until a source is newer than it; then the sources run through tsx', () => {
+  const dir = clone(['package.json', 'bin', 'src', 'scripts', 'tsconfig.json'], true);
+  const build = spawnSync(process.execPath, [join(dir, 'scripts', 'build-clone.mjs')], { cwd: dir, encoding: 'utf8', env: { ...process.env, npm_command: 'install' } });
+  assert.equal(build.status, 0, build.stderr);
+  assert.match(build.stdout, /^hermetic: sources transpiled into dist\/ in [\d.]+ s/);
+  const version = `${JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version}\n`;
+  // Which of the two runs shows by a source broken after the build: the build does not read it, tsx does.
+  const source = join(dir, 'src', 'cli', 'main.ts');
+  const built = statSync(join(dir, 'dist', 'cli', 'main.js')).mtime;
+  writeFileSync(source, `${readFileSync(source, 'utf8')}\nthis is not TypeScript\n`);
+  utimesSync(source, new Date(built.getTime() - 60_000), new Date(built.getTime() - 60_000));
+  const fromBuild = run(dir, ['--version']);
+  assert.deepEqual([fromBuild.status, fromBuild.stdout], [0, version], fromBuild.stderr);
+  utimesSync(source, new Date(built.getTime() + 60_000), new Date(built.getTime() + 60_000));
+  const fromSources = run(dir, ['--version']);
+  assert.notEqual(fromSources.status, 0, 'the changed source ran');
+  assert.match(fromSources.stderr, /main\.ts/);
+  // A test file changed after the build is not a change of the CLI.
+  const other = join(dir, 'src', 'cli', 'later.test.ts');
+  utimesSync(source, new Date(built.getTime() - 60_000), new Date(built.getTime() - 60_000));
+  writeFileSync(other, '');
+  assert.equal(run(dir, ['--version']).stdout, version);
 });

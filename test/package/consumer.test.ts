@@ -147,10 +147,10 @@ let diagnostics: Array<{ file: string; line: number; code: string; text: string 
 
 before(() => {
   dir = mkdtempSync(join(tmpdir(), 'hermetic-package-'));
-  // Pack a copy, so the build of `prepare` never writes into the working tree's dist/.
+  // Pack a copy, so the build of `prepack` never writes into the working tree's dist/ (`prepare` then does nothing).
   const copy = join(dir, 'source');
   mkdirSync(copy);
-  for (const name of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'bin', 'src', 'examples']) {
+  for (const name of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'bin', 'src', 'examples', 'scripts']) {
     cpSync(join(REPO, name), join(copy, name), { recursive: true, filter: (from) => !from.endsWith('.test.ts') });
   }
   symlinkSync(join(REPO, 'node_modules'), join(copy, 'node_modules'), 'dir');

@@ -1,38 +1,19 @@
-// The `hermetic` bin as the processes the tests start run it: src/**/*.ts transpiled to JavaScript by esbuild (the
-// transformer tsx itself runs the sources with, found through tsx) into .cache/test-build/<hash>/dist/, beside copies
+// The `hermetic` bin as the processes the tests start run it: src/ transpiled to JavaScript as a clone's `npm install`
+// does it (scripts/transpile.mjs: esbuild, found through tsx) into .cache/test-build/<hash>/dist/, beside copies
 // of bin/hermetic.js and package.json. A spawned command then starts in about 0.5 s instead of 1.4 s through tsx's
 // loader, and a few hundred spawns make that minutes of CPU (decision 0034). The folder is named by a hash of every
 // file it is made from (and of this file), so what runs is always the working tree as it is: no stale build is
 // tested. Test processes that start at once share one build; the first to finish renames its copy into place.
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findEsbuild, sourceFiles, transpile } from '../../scripts/transpile.mjs';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const CACHE = join(REPO, '.cache', 'test-build');
 /** Builds older than this, of sources since changed, are removed when a new one is made. */
 const KEEP_MS = 60 * 60 * 1000;
-
-function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return files(path);
-    return e.name.endsWith('.test.ts') ? [] : [path];
-  });
-}
-
-interface Esbuild {
-  buildSync(options: Record<string, unknown>): unknown;
-  version: string;
-}
-
-/** esbuild as tsx has it: a dependency of tsx, so wherever tsx is installed. */
-function esbuild(): Esbuild {
-  const tsx = fileURLToPath(import.meta.resolve('tsx'));
-  return createRequire(tsx)('esbuild') as Esbuild;
-}
 
 let built: string | null = null;
 
@@ -42,11 +23,12 @@ let built: string | null = null;
  */
 export function cliBuild(): string {
   if (built) return built;
-  const sources = files(join(REPO, 'src')).sort();
-  const inputs = [...sources, join(REPO, 'bin', 'hermetic.js'), join(REPO, 'package.json'), join(REPO, 'tsconfig.json'), fileURLToPath(import.meta.url)];
+  const sources = sourceFiles(join(REPO, 'src'));
+  const inputs = [...sources, join(REPO, 'bin', 'hermetic.js'), join(REPO, 'package.json'), join(REPO, 'tsconfig.json'), fileURLToPath(import.meta.url), join(REPO, 'scripts', 'transpile.mjs')];
   const hash = createHash('sha256');
   for (const file of inputs) hash.update(relative(REPO, file)).update('\0').update(readFileSync(file)).update('\0');
-  const es = esbuild();
+  const es = findEsbuild();
+  if (es === null) throw new Error('The tests run the bin from a build made with tsx\'s esbuild, and tsx is not installed (npm install).');
   hash.update(es.version);
   const root = join(CACHE, hash.digest('hex').slice(0, 16));
   if (existsSync(join(root, 'bin', 'hermetic.js'))) return (built = root);
@@ -54,23 +36,7 @@ export function cliBuild(): string {
   mkdirSync(CACHE, { recursive: true });
   const temp = `${root}.${process.pid}.tmp`;
   rmSync(temp, { recursive: true, force: true });
-  const ts = sources.filter((f) => f.endsWith('.ts'));
-  es.buildSync({
-    entryPoints: ts,
-    outbase: join(REPO, 'src'),
-    outdir: join(temp, 'dist'),
-    format: 'esm',
-    platform: 'node',
-    target: `node${process.versions.node}`,
-    tsconfig: join(REPO, 'tsconfig.json'),
-    logLevel: 'error',
-  });
-  // What the sources read beside themselves (JSON data, a .mjs helper) comes along as it is.
-  for (const file of sources.filter((f) => !f.endsWith('.ts'))) {
-    const to = join(temp, 'dist', relative(join(REPO, 'src'), file));
-    mkdirSync(dirname(to), { recursive: true });
-    cpSync(file, to);
-  }
+  transpile(es, REPO, join(temp, 'dist'), sources);
   mkdirSync(join(temp, 'bin'));
   cpSync(join(REPO, 'bin', 'hermetic.js'), join(temp, 'bin', 'hermetic.js'));
   cpSync(join(REPO, 'package.json'), join(temp, 'package.json'));
