@@ -19,6 +19,15 @@ function newerThan(dir, since) {
   return false;
 }
 
+/** Whether a source beside the build changed after it; a tree that cannot be read is taken as unchanged. */
+function stale(main) {
+  try {
+    return newerThan(fileURLToPath(new URL('..', src)), statSync(main).mtimeMs);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The CLI's folder and the extension of its modules: the build, unless it sits in a clone whose sources changed since
  * (about 5 ms to tell; the package has no sources); else the sources through tsx; else a stale build; else null.
@@ -27,7 +36,7 @@ async function locate() {
   const main = fileURLToPath(new URL('main.js', dist));
   const built = existsSync(main);
   const sources = existsSync(fileURLToPath(new URL('main.ts', src)));
-  if (built && (!sources || !newerThan(fileURLToPath(new URL('..', src)), statSync(main).mtimeMs))) return [dist, 'js'];
+  if (built && (!sources || !stale(main))) return [dist, 'js'];
   let tsx = null;
   try {
     tsx = import.meta.resolve('tsx/esm/api');
