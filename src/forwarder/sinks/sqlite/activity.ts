@@ -68,11 +68,12 @@ function reader(rows: Rows, t: DatasetTable): (i: number, col: string) => unknow
 /** SQLite's CAST(t / 900 AS INTEGER) for the times it can be told exactly here (a finite number of reasonable size). */
 const quarterOf = (t: unknown): number | null => (typeof t === 'number' && Math.abs(t) < 1e15 ? Math.trunc(t / 900) : null);
 
-/** Whether toolErrorSql can be true of `text`: it starts with `{` after spaces and names one of the four keys. */
-const mayBeError = (text: unknown): boolean => typeof text === 'string' && text.replace(/^ +/, '').startsWith('{')
-  && (text.includes('"exit_code"') || text.includes('"error"') || text.includes('"success"') || text.includes('"status"'));
-
+/** The keys toolErrorSql reads, as they appear in JSON text. */
 const ERROR_KEYS = ['"exit_code"', '"error"', '"success"', '"status"'];
+/** Whether toolErrorSql can be true of `text`: it starts with `{` after spaces and names one of the four keys. */
+const mayBeError = (text: unknown): text is string => typeof text === 'string' && text.replace(/^ +/, '').startsWith('{')
+  && ERROR_KEYS.some((key) => text.includes(key));
+
 /** Past this many brackets a document may nest deeper than SQLite's JSON parser accepts (1,000 levels). */
 const MAX_BRACKETS = 1000;
 
@@ -93,7 +94,7 @@ function bracketsOver(text: string, limit: number): boolean {
  * named twice (JSON.parse keeps the last, SQLite the first), or nesting SQLite may refuse. Where it answers, it
  * answers as SQLite does: activity.test.ts holds the two equal over generated documents.
  */
-export function toolErrorJs(text: string): boolean | null {
+export function toolErrorJs(text: unknown): boolean | null {
   if (!mayBeError(text)) return false;
   if (text.includes('\\u') || bracketsOver(text, MAX_BRACKETS)) return null;
   for (const key of ERROR_KEYS) {
@@ -124,9 +125,10 @@ export function toolErrorJs(text: string): boolean | null {
  * Counts the rows the sink has just inserted into `messages` and `parts` (call it after they are in, in the same
  * transaction), added to what is there. Counted from the rows in hand — a quarter and a role per message, a tool
  * name per tool part; SQLite judges only the results that may say they failed (toolErrorSql, the triggers' own
- * test, in JavaScript where it can tell: toolErrorJs) — not read back: reading back a session's rows cost about as much as the triggers did. A row whose values
- * are not plain (a time that is not a number, a name that is not text) sends its table back to SQL: the session's
- * rows counted there (a replacement), or only the new ones (by seq and part id).
+ * test, in JavaScript where it can tell: toolErrorJs) — not read back: reading back a session's rows cost about as
+ * much as the triggers did. A row whose values are not plain (a time that is not a number, a name that is not text)
+ * sends its table back to SQL: the session's rows counted there (a replacement), or only the new ones (by seq and
+ * part id).
  */
 export class InsertedActivity {
   readonly #put: { message: Stmt; tool: Stmt };
@@ -184,8 +186,7 @@ export class InsertedActivity {
       const call = type === 'tool_call';
       if (!call) {
         const text = at(i, 'content_text');
-        if (!mayBeError(text)) continue;
-        const verdict = toolErrorJs(text as string);
+        const verdict = toolErrorJs(text);
         if (verdict === null ? this.#failed.get({ text }) !== 1 : !verdict) continue;
       }
       const q = quarterOf(at(i, 'created_at'));

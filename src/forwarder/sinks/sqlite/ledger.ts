@@ -3,7 +3,7 @@
 // the triggers keep (activity.ts) — never from Hermes's store, so they stay exact however the session's messages got
 // there. A change of the ledger's time zone (or of its rules) rebuilds every session's rows once.
 import type { Db } from '../../../shared/sqlite.js';
-import { DATASET_META, TOOL_USAGE, USAGE_LEDGER, type DatasetTable, type RecordOf } from '../../dataset/columns.js';
+import { DATASET_META, TOOL_USAGE, USAGE_LEDGER, type RecordOf } from '../../dataset/columns.js';
 import { allocateSession, type Activity, type LedgerDay, type LedgerRoute, type LedgerSession, type ToolActivity } from '../../ledger/allocate.js';
 import { Zone } from '../../ledger/zone.js';
 import { rowInserter } from './insert.js';

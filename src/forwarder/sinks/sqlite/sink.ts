@@ -22,7 +22,6 @@ function inserter(db: Db, t: DatasetTable, verb = 'INSERT'): (r: RecordOf) => vo
   return (r) => put([r]);
 }
 
-
 /** WAL frames waiting to be copied into the file at which the checkpoint thread is nudged (16 MiB of 4 KiB pages). */
 const NUDGE_FRAMES = 4096;
 const LE = endianness() === 'LE';
