@@ -3,8 +3,8 @@
 // why — a missing file, a folder, a syntax error at a line and column. What the keys mean is each reader's business.
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
-import { parseDocument } from 'yaml';
 import { HermeticError } from './errors.js';
+import { yaml } from './yaml.js';
 
 function refuse(name: string, message: string): never {
   throw new HermeticError('HERMETIC_CONFIG_INVALID', `Config file ${name} ${message}`);
@@ -34,7 +34,7 @@ function decode(name: string, path: string, text: string): unknown {
     }
   }
   if (ext === '.yaml' || ext === '.yml') {
-    const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
+    const doc = yaml().parseDocument(text, { uniqueKeys: true, prettyErrors: true });
     const problem = doc.errors[0];
     if (problem) refuse(name, `is not valid YAML: ${problem.message.split('\n')[0]!.replace(/:$/, '')}.`);
     try {

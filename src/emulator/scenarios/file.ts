@@ -1,9 +1,10 @@
 // A scenarios file (hermetic serve --scenarios FILE): .json read with Python's json rules, anything else as YAML, both
 // into decoded-JSON values that keep Python's int/float split (YAML's `2.0` stays a float), then read and checked.
 import { readFileSync } from 'node:fs';
-import { isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
+import type { Document } from 'yaml';
 import { HermeticError } from '../../shared/errors.js';
 import { PyFloat, decodeAndParse, type PyDict, type PyValue } from '../../shared/python/index.js';
+import { yaml } from '../../shared/yaml.js';
 import { ScenarioSet, fromJs, readScenarios } from './schema.js';
 
 const invalid = (message: string): never => {
@@ -14,6 +15,7 @@ const invalid = (message: string): never => {
 const FLOAT = /[.eE]|inf|nan/i;
 
 function fromYaml(node: unknown, doc: Document, file: string): PyValue {
+  const { isAlias, isMap, isScalar, isSeq } = yaml();
   if (isAlias(node)) return fromYaml(node.resolve(doc), doc, file);
   if (isMap(node)) {
     const out: PyDict = new Map();
@@ -49,7 +51,7 @@ export function parseScenarioText(text: string | Uint8Array, file: string): PyVa
     }
   }
   const source = typeof text === 'string' ? text : new TextDecoder().decode(text);
-  const doc = parseDocument(source, { intAsBigInt: true, uniqueKeys: true });
+  const doc = yaml().parseDocument(source, { intAsBigInt: true, uniqueKeys: true });
   const error = doc.errors[0];
   if (error) {
     const at = error.linePos?.[0];
