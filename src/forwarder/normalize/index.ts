@@ -6,5 +6,5 @@ export { reasoningOf, replyTextOf } from './reasoning.js';
 export { validEpoch, EPOCH_MIN, EPOCH_MAX } from './time.js';
 export { normalizeMessages, startCarry, kindOf, isLive, identityKey, type NormalizedSession, type RowsCarry } from './rows.js';
 export { textColumns, anyReplacement, blobText, isBlob, MESSAGE_TEXT_COLUMNS, SESSION_TEXT_COLUMNS, INVALID_UTF8, type TextProblem } from './text.js';
-export { usageMark, usageMarkOf } from './usage-mark.js';
+export { usageMark, usageMarkOf, usageMarkSql } from './usage-mark.js';
 export { str, num, numOrNull } from './values.js';

@@ -145,6 +145,23 @@ scenario('auxiliary usage alone (it changes only session_model_usage, never the 
   ]);
 });
 
+scenario('a change of usage that keeps calls and tokens (a cost settled later, tokens moved between counters) is picked up, once', (h) => {
+  h.w.createSession({ id: 's', source: 'cli', model: 'gpt-5', started_at: T0 });
+  h.w.createSession({ id: 'other', source: 'cli', started_at: T0 });
+  h.w.updateTokenCounts('s', { input_tokens: 100, output_tokens: 10, model: 'gpt-5', billing_provider: 'openai', billing_base_url: 'https://api.openai.com/v1' });
+  h.w.recordAuxiliaryUsage('s', 'title_generation', { model: 'google/gemini-2.5-flash', billing_provider: 'openrouter', billing_base_url: 'https://openrouter.ai/api/v1', input_tokens: 300, output_tokens: 9, estimated_cost_usd: 0.000126 });
+  h.forward();
+  const aux = () => h.q("SELECT input_tokens, cache_read_tokens, estimated_cost_usd, actual_cost_usd FROM model_usage WHERE task = 'title_generation'");
+  h.db.prepare("UPDATE session_model_usage SET estimated_cost_usd = 0.5, actual_cost_usd = 0.45 WHERE task = 'title_generation'").run();
+  assert.deepEqual(counts(h.forward()), C({ seen: 2, written: 1, unchanged: 1 }));
+  assert.deepEqual(aux(), [{ input_tokens: 300, cache_read_tokens: 0, estimated_cost_usd: 0.5, actual_cost_usd: 0.45 }]);
+  h.db.prepare("UPDATE session_model_usage SET input_tokens = 200, cache_read_tokens = 100 WHERE task = 'title_generation'").run();
+  assert.deepEqual(counts(h.forward()), C({ seen: 2, written: 1, unchanged: 1 }));
+  assert.deepEqual(aux(), [{ input_tokens: 200, cache_read_tokens: 100, estimated_cost_usd: 0.5, actual_cost_usd: 0.45 }]);
+  // The marks the projector kept match what the store says: nothing is read again on the next tick.
+  assert.deepEqual(counts(h.forward()), C({ seen: 2, unchanged: 2 }));
+});
+
 scenario('a session that ends with no new message is read again and only its session-end part is added (§5.1 #16, §5.8 #63)', (h) => {
   h.w.createSession({ id: 's', source: 'cli', started_at: T0 });
   const [m] = h.w.appendMessages('s', [{ role: 'user', content: 'bye', timestamp: T0 + 1 }]);

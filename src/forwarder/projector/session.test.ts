@@ -219,3 +219,19 @@ test('per-route usage rows: the main loop is inside the session totals, auxiliar
   ]);
   assert.equal(rows[1]!.provider_key, 'auto||');
 });
+
+test('routes whose base URLs differ only in spelling (a trailing slash, the host case, a default port) stay apart', () => {
+  const route = (url: string, calls: number) => ({
+    session_id: 'S', model: 'gpt-5', billing_provider: 'openrouter', billing_base_url: url, billing_mode: 'm', task: '',
+    api_call_count: calls, input_tokens: 10 * calls, output_tokens: calls, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0,
+    estimated_cost_usd: 0.001 * calls, actual_cost_usd: 0, cost_status: 'estimated', cost_source: null, first_seen: T0, last_seen: T0 + calls,
+  });
+  const usage = [route('https://openrouter.ai/api/v1', 1), route('https://openrouter.ai/api/v1/', 2), route('https://OPENROUTER.ai:443/api/v1', 3), route('https://example.com/v1', 4)];
+  const rows = projectSession(input({ modelUsage: usage })).modelUsage;
+  const keys = rows.map((u) => u.provider_key as string);
+  assert.equal(new Set(keys).size, 4, keys.join(' '));
+  assert.deepEqual(rows.map((u) => u.api_call_count), [1, 2, 3, 4]);
+  // A route that collides with nothing keeps its plain key; the colliding ones show host and path, never more.
+  assert.equal(keys[3], 'openrouter|example.com/v1|m');
+  for (const k of keys.slice(0, 3)) assert.match(k, /^openrouter\|openrouter\.ai\/api\/v1\|m#[0-9a-f]{8}$/);
+});

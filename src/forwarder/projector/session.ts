@@ -136,7 +136,7 @@ function project(input: ProjectInput, appended: boolean): Projection | null {
     rewind_count: num(s.rewind_count), live_messages: t.live, archived_messages: normalized.carry.compacted,
     inactive_messages: normalized.carry.inactive, removed_from_store: 0, origin: input.origin,
   };
-  const modelUsage = input.modelUsage.map((u) => modelUsageRecord(store, sessionId, u));
+  const modelUsage = modelUsageRecords(store, sessionId, input.modelUsage);
   const dailyUsage = (input.dailyUsage ?? []).map((d) => ({
     store, session_id: sessionId, day: str(d.day) ?? '', api_call_count: num(d.api_call_count),
     ...Object.fromEntries(COUNTERS.map((k) => [k, num(d[k])])), estimated_cost_usd: numOrNull(d.estimated_cost_usd), actual_cost_usd: numOrNull(d.actual_cost_usd),
@@ -206,9 +206,40 @@ export function routeKey(baseUrl: unknown): string {
   } catch {
     shown = 'unparsed';
   }
-  let h = 0x811c9dc5; // FNV-1a, 32 bits: a key, not a secret
-  for (let i = 0; i < baseUrl.length; i++) h = Math.imul(h ^ baseUrl.charCodeAt(i), 0x01000193) >>> 0;
-  return `${shown}#${h.toString(16).padStart(8, '0')}`;
+  return `${shown}#${urlHash(baseUrl)}`;
+}
+
+/** FNV-1a, 32 bits, as 8 hex digits: tells URLs apart in a key, never shows them. */
+function urlHash(url: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < url.length; i++) h = Math.imul(h ^ url.charCodeAt(i), 0x01000193) >>> 0;
+  return h.toString(16).padStart(8, '0');
+}
+
+/**
+ * A session's `session_model_usage` rows as dataset rows, one each. Hermes keys them by the raw base URL; routeKey
+ * shows it shortened, so two URLs that differ only in a trailing slash, the host's case or a default port would share
+ * a key (and the second row would fail the table's key): those get the hash of their whole URL, then, if even that
+ * repeats, their position.
+ */
+export function modelUsageRecords(store: string, sessionId: string, rows: readonly Row[]): RecordOf[] {
+  const records = rows.map((u) => modelUsageRecord(store, sessionId, u));
+  const keyOf = (r: RecordOf) => `${String(r.model)}\u0000${String(r.provider_key)}\u0000${String(r.task)}`;
+  const seen = new Map<string, number>();
+  for (const r of records) seen.set(keyOf(r), (seen.get(keyOf(r)) ?? 0) + 1);
+  if (seen.size === records.length) return records;
+  const taken = new Set<string>();
+  records.forEach((r, i) => {
+    if (seen.get(keyOf(r))! > 1) {
+      const url = rows[i]!.billing_base_url;
+      r.provider_key = `${String(r.provider_key)}#${urlHash(typeof url === 'string' ? url : String(url))}`;
+    }
+  });
+  records.forEach((r, i) => {
+    if (taken.has(keyOf(r))) r.provider_key = `${String(r.provider_key)}~${i}`;
+    taken.add(keyOf(r));
+  });
+  return records;
 }
 
 /** One session_model_usage row; `in_session_totals` says whether Hermes also counted it on the session row. */

@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import fc from 'fast-check';
+import { usageMarkOf } from '../normalize/index.js';
 import { createIdSource } from '../../shared/ids.js';
 import { createStore } from '../../state-db/schema/create.js';
 import { tempDir } from '../../state-db/testing/fixtures.js';
@@ -133,6 +135,32 @@ test('a mark changes when the session\'s end, counters or title change, and not 
   w.reopenSession('s');
   seen.push(mark());
   assert.equal(new Set(seen).size, 5);
+}));
+
+test('a mark follows the billing URL without holding it: a key in the URL never reaches the dataset', withWriter(31, (w, read) => {
+  w.createSession({ id: 's', source: 'cli', started_at: T0, model: 'gpt-5' });
+  const mark = () => read((r) => r.marks()[0]!.fingerprint);
+  w.updateSession('s', { billing_base_url: 'http://localhost:11434/v1?api_key=SECRETKEY123' });
+  const first = mark();
+  assert.ok(!first.includes('SECRETKEY123') && !first.includes('localhost'), first);
+  assert.equal(mark(), first);
+  w.updateSession('s', { billing_base_url: 'http://localhost:11434/v1?api_key=SECRETKEY124' });
+  assert.notEqual(mark(), first);
+}));
+
+test('a session\'s usage mark is the same from SQL (every session) and from its rows as read, whatever the amounts', withWriter(31, (w, read) => {
+  let n = 0;
+  const cost = fc.oneof(fc.constant(0), fc.double({ min: 0, max: 50, noNaN: true }), fc.integer({ min: 0, max: 10 ** 7 }).map((x) => x / 1e8));
+  const route = fc.record({ task: fc.constantFrom('', 'vision', 'title_generation', 'compression'), model: fc.constantFrom('a', 'b', 'c'),
+    input_tokens: fc.nat(10 ** 7), output_tokens: fc.nat(10 ** 6), cache_read_tokens: fc.nat(10 ** 8), reasoning_tokens: fc.nat(1000),
+    estimated_cost_usd: cost, actual_cost_usd: cost, api_calls: fc.integer({ min: 1, max: 40 }) });
+  fc.assert(fc.property(fc.array(route, { minLength: 1, maxLength: 9 }), (routes) => {
+    const id = `s${++n}`;
+    w.createSession({ id, source: 'cli', started_at: T0 });
+    for (const r of routes) w.recordAuxiliaryUsage(id, r.task, r);
+    const [fromSql, fromRows] = read((r) => [r.usageMarks().get(id), usageMarkOf(r.modelUsage(id))]);
+    assert.equal(fromSql, fromRows);
+  }), { numRuns: 60 });
 }));
 
 test('new messages are found per session above a message id', withWriter(31, (w, read) => {

@@ -1,8 +1,9 @@
 // Every query the forwarder runs against a Hermes state.db, on one read-only connection: store facts and identity,
 // the cheap per-session fingerprint (spec forwarding §6.3 item 22), and the full rows of changed sessions.
+import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type { Db } from '../../shared/sqlite.js';
-import { anyReplacement, EPOCH_MAX, EPOCH_MIN, identityKey, INVALID_UTF8, MESSAGE_TEXT_COLUMNS, SESSION_TEXT_COLUMNS, usageMark, validEpoch, type RowsCarry } from '../normalize/index.js';
+import { anyReplacement, EPOCH_MAX, EPOCH_MIN, identityKey, INVALID_UTF8, MESSAGE_TEXT_COLUMNS, SESSION_TEXT_COLUMNS, usageMark, usageMarkSql, validEpoch, type RowsCarry } from '../normalize/index.js';
 import { retrying } from './connection.js';
 import { introspect, MESSAGE_READ_COLUMNS, MODEL_USAGE_COLUMNS, selectList, SESSION_COLUMNS } from './columns.js';
 
@@ -22,9 +23,22 @@ export interface StoreFacts {
 const FINGERPRINT = [
   'source', 'model', 'parent_session_id', 'started_at', 'ended_at', 'end_reason', 'message_count', 'tool_call_count',
   'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'api_call_count',
-  'estimated_cost_usd', 'actual_cost_usd', 'cost_status', 'billing_provider', 'billing_base_url', 'title',
+  'estimated_cost_usd', 'actual_cost_usd', 'cost_status', 'billing_provider', 'title',
   'last_activity_at', 'rewind_count', 'cwd', 'handoff_platform', 'system_prompt_hash',
 ];
+
+/**
+ * `billing_base_url` may carry a key (`?api_key=…`, `user:pass@`), and the fingerprint is stored in the dataset: it
+ * joins the fingerprint as a digest, never as itself (spec forwarding §6.1 item 12). A store has a handful of URLs.
+ */
+function urlDigest(url: unknown, cache: Map<unknown, string>): string {
+  let d = cache.get(url);
+  if (d === undefined) {
+    d = url === null || url === undefined ? 'NULL' : createHash('sha256').update(`${typeof url}:${String(url)}`).digest('base64url').slice(0, 16);
+    cache.set(url, d);
+  }
+  return d;
+}
 
 export interface SessionMark {
   id: string;
@@ -123,30 +137,37 @@ export class StoreReader {
     // table lookup per row.
     const fp = FINGERPRINT.map((c) => (have.has(c) ? `quote(s."${c}")` : "'N'")).join(" || '|' || ");
     const time = (c: string) => (have.has(c) ? `s."${c}"` : 'NULL');
-    const rows = (this.db.prepare(`SELECT s.id, ${fp}, ${time('started_at')}, ${time('ended_at')}, ${time('last_activity_at')}, ${time('parent_session_id')} FROM sessions s`).raw().all() as unknown[][])
+    const rows = (this.db.prepare(`SELECT s.id, ${fp}, ${time('started_at')}, ${time('ended_at')}, ${time('last_activity_at')}, ${time('parent_session_id')}, ${time('billing_base_url')} FROM sessions s`).raw().all() as unknown[][])
       .sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : String(a[0]) > String(b[0]) ? 1 : 0));
+    const urls = new Map<unknown, string>();
     return rows.map((r) => {
       // A garbage time (5e+246) is no activity: it would put the session inside every window.
       const activity = Math.max(...[r[2], r[3], r[4]].map((v) => (validEpoch(v) ? v : 0)));
-      return { id: String(r[0]), fingerprint: String(r[1]), activity, parent: typeof r[5] === 'string' && r[5] !== '' ? r[5] : null };
+      const fingerprint = `${String(r[1])}|${urlDigest(r[6], urls)}`;
+      return { id: String(r[0]), fingerprint, activity, parent: typeof r[5] === 'string' && r[5] !== '' ? r[5] : null };
     });
   }
 
   /**
-   * A stamp of all of `session_model_usage` (rows, calls, tokens, newest `last_seen`): auxiliary usage changes only
+   * A stamp of all of `session_model_usage` (rows, the sums of calls, tokens and costs, newest `last_seen`): auxiliary usage changes only
    * that table, never the session row. Null when the store has no such table.
    */
   usageStamp(): { stamp: string; lastSeen: number } | null {
     if (!this.has('session_model_usage')) return null;
-    const r = this.db.prepare('SELECT COUNT(*), TOTAL(api_call_count), TOTAL(input_tokens + output_tokens), MAX(last_seen) FROM session_model_usage').raw().get() as [number, number, number, number | null];
-    return { stamp: r.join('/'), lastSeen: typeof r[3] === 'number' ? r[3] : 0 };
+    const r = this.db.prepare(`SELECT COUNT(*), ${this.#usageSums()}, MAX(last_seen) FROM session_model_usage`).raw().get() as (number | null)[];
+    const last = r[r.length - 1];
+    return { stamp: r.join('/'), lastSeen: typeof last === 'number' ? last : 0 };
   }
 
   /** Every session's usage mark (normalize/usage-mark.ts), read when the store-wide stamp moved. */
   usageMarks(): Map<string, string> {
     if (!this.has('session_model_usage')) return new Map();
-    const rows = this.db.prepare('SELECT session_id, COUNT(*), TOTAL(api_call_count), MAX(last_seen) FROM session_model_usage GROUP BY session_id').raw().all() as [string, number, number, number | null][];
-    return new Map(rows.map(([id, n, calls, last]) => [String(id), usageMark(n, calls, last)]));
+    const rows = this.db.prepare(`SELECT session_id, COUNT(*), ${this.#usageSums()}, MAX(last_seen) FROM session_model_usage GROUP BY session_id`).raw().all() as unknown[][];
+    return new Map(rows.map((r) => [String(r[0]), usageMark(r[1] as number, r.slice(2, -1) as number[], r[r.length - 1] as number | null)]));
+  }
+
+  #usageSums(): string {
+    return usageMarkSql((c) => this.has('session_model_usage', c));
   }
 
   /** Sessions that have messages with ids above `afterId`, with their newest id. */
