@@ -171,3 +171,10 @@ describe('spec redaction §1.1: entry behaviour', () => {
     assert.equal(redact(input), input);
   });
 });
+
+test('P1a masks every split token of a long text, each in its place (the edits are applied in one pass)', () => {
+  const tokens = Array.from({ length: 3000 }, (_, i) => `ghp_abc\u200bdefghijklm${String(i).padStart(4, '0')}`);
+  const text = tokens.map((t, i) => `${i}: ${t}`).join(' | ');
+  const expected = tokens.map((t, i) => `${i}: ghp_ab...${String(i).padStart(4, '0')}`).join(' | ');
+  assert.equal(redact(text), expected);
+});

@@ -135,10 +135,13 @@ export function maskControlSplitTokens(text: string): string {
     if (LINE_BREAK.test(span) && PREFIX_ANY.test(span)) continue;
     if (SPAN_CHARS.test(span) && text[end] !== '=') edits.push([start, end, maskToken(m[0])]);
   }
-  let out = text;
-  for (let k = edits.length - 1; k >= 0; k--) {
-    const [start, end, replacement] = edits[k]!;
-    out = out.slice(0, start) + replacement + out.slice(end);
+  // One pass over the edits (in order, never overlapping): rebuilding the string per edit would be quadratic.
+  const pieces: string[] = [];
+  let at = 0;
+  for (const [start, end, replacement] of edits) {
+    pieces.push(text.slice(at, start), replacement);
+    at = end;
   }
-  return out;
+  pieces.push(text.slice(at));
+  return pieces.join('');
 }
