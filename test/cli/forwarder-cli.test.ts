@@ -2,6 +2,7 @@
 // with exact counts, windows, refusals with their codes and exit statuses, query, status, forward's exit codes and
 // its wait for a store that is not there yet, policy check, and --redact. No command ever prints a stack trace.
 import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -212,6 +213,28 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       assert.deepEqual([s.failed_stores, s.wrote_nothing, s.stores[0]!.error?.code], [1, true, 'HERMETIC_READER_OPEN']);
       assert.equal(existsSync(home('bad-store')), false);
       assert.equal(existsSync(home('bad-store-json')), false);
+    });
+
+    it('a session that cannot be written fails the run (exit 1), pointing at hermetic status; the next run says it waits, and fails too', async () => {
+      const path = buildStore('poison', (w) => {
+        w.createSession({ id: 'good', source: 'cli', started_at: 1_780_000_000 });
+        w.appendMessages('good', [{ role: 'user', content: 'fine' }]);
+        w.createSession({ id: 'bad', source: 'cli', started_at: 1_780_000_000 });
+        w.appendMessages('bad', [{ role: 'user', content: 'nested' }]);
+      });
+      // tool_calls nested deeper than the JS stack: it parses, but cannot be projected.
+      const db = new Database(path);
+      db.prepare("UPDATE messages SET tool_calls = ? WHERE session_id = 'bad'").run(`${'['.repeat(100000)}${']'.repeat(100000)}`);
+      db.close();
+      const first = await inProcess('backfill', '--state-db', path, '--home', home('poison'));
+      assert.equal(first.status, 1);
+      assert.match(first.stdout, /^backfill: 1 store, 1 session written \(1 message, 1 part\); 1 failed \(quarantined; see hermetic status\) in /);
+      const again = await inProcess('backfill', '--state-db', path, '--home', home('poison'), '--json');
+      assert.equal(again.status, 1);
+      const s = JSON.parse(again.stdout) as Summary;
+      assert.deepEqual([s.wrote_nothing, s.skipped], [true, { ...SKIPPED_NONE, unchanged: 1, waiting_in_quarantine: 1 }]);
+      const words = await inProcess('backfill', '--state-db', path, '--home', home('poison'));
+      assert.deepEqual([words.status, words.stdout], [1, 'backfill: nothing was written: 1 session could not be written (1 session unchanged, 1 that failed before, waiting to be retried (see hermetic status)).\n']);
     });
 
     it('Ctrl-C (SIGINT) stops after the batch being written, says to run again, exits 130; the next run finishes', async () => {

@@ -55,6 +55,10 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
     // After the local pass, the remote sinks (decision 0035): a sink that fails keeps its cursor and catches up later.
     const shipped = await ship(setup, (line) => console.error(line));
     const sinkFailed = shipped.some((r) => r.state !== 'caught-up');
+    // A session that could not be written leaves the dataset short: the run says so and fails, as a store that
+    // could not be read does (it is retried with backoff; `hermetic status` lists it with its error).
+    const unwritten = t.sessionsQuarantined + t.sessionsWaiting;
+    const exitCode = failed.length > 0 || sinkFailed || unwritten > 0 ? 1 : 0;
     if (values.json) {
       console.log(JSON.stringify({
         stores: results.map((r) => ({
@@ -68,7 +72,7 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
         seconds: Math.round(seconds * 1000) / 1000,
         ...(shipped.length > 0 ? { sinks: shipped.map((r) => ({ sink: r.display, state: r.state, batches: r.batches, skipped: r.skipped, rows: r.rows, error: r.error, retry_at: r.retryAt })) } : {}),
       }, null, 2));
-      return failed.length > 0 || sinkFailed ? 1 : 0;
+      return exitCode;
     }
     for (const r of results) {
       if (r.warning) console.error(`hermetic: warning: ${r.warning}`);
@@ -80,13 +84,14 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
       t.sessionsOutsideWindow && `${t.sessionsOutsideWindow} outside the window`,
       t.sessionsIgnored && `${t.sessionsIgnored} ignored by usage policy`,
       t.sessionsQuarantined && `${t.sessionsQuarantined} failed (quarantined; see hermetic status)`,
+      t.sessionsWaiting && `${t.sessionsWaiting} that failed before, waiting to be retried (see hermetic status)`,
     ].filter(Boolean);
     const wrote = t.sessionsWritten + t.sessionsIgnored + t.sessionsRemoved > 0;
     // A store that failed is said first, and the run fails: a summary must not read like a success.
     const failure = failed.length > 0 ? `${failed.length} of ${plural(results.length, 'store')} could not be read (see above)` : null;
     if (!wrote) {
-      const why = failure ?? (t.sessionsUnchanged > 0 ? 'every session in the window is already in the dataset' : t.sessionsSeen === 0 ? 'the store has no session yet' : 'no session was active in the window');
-      console.log(`backfill: nothing ${failure ? 'was written' : 'to write'}: ${why}${skipped.length ? ` (${skipped.join(', ')})` : ''}.`);
+      const why = failure ?? (unwritten > 0 ? `${plural(unwritten, 'session')} could not be written` : t.sessionsUnchanged > 0 ? 'every session in the window is already in the dataset' : t.sessionsSeen === 0 ? 'the store has no session yet' : 'no session was active in the window');
+      console.log(`backfill: nothing ${failure || unwritten > 0 ? 'was written' : 'to write'}: ${why}${skipped.length ? ` (${skipped.join(', ')})` : ''}.`);
     } else {
       const stores = failure ? `${failure}; ${plural(results.length - failed.length, 'store')} read` : plural(t.stores, 'store');
       console.log(`backfill: ${stores}, ${plural(t.sessionsWritten, 'session')} written (${plural(t.messages, 'message')}, ${plural(t.parts, 'part')}${rewritten(t)})${skipped.length ? `; ${skipped.join(', ')}` : ''}${t.rowIssues ? `; ${plural(t.rowIssues, 'row issue')} recorded` : ''} in ${seconds.toFixed(1)} s → ${forwarder.home}/hermetic.db`);
@@ -95,7 +100,7 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
       const { shipLine } = await import('../sinks/remote/index.js');
       for (const r of shipped) console.log(shipLine(r));
     }
-    return failed.length > 0 || sinkFailed ? 1 : 0;
+    return exitCode;
   } finally {
     stop.release();
     forwarder.close();

@@ -4,7 +4,8 @@ export const FORWARDER_HELP = `Forwarder commands: read Hermes's state.db stores
   hermetic backfill [--since 7d|ISO] [--until 7d|ISO] [--state-db PATH ...] [--home DIR] [--redact] [--json]
                    [--sink URL ...] [--no-redact] [--config FILE]
       read every session active in the window (all by default) once; a second run writes nothing; Ctrl-C stops
-      after the batch it is writing (exit 130): run it again to finish; then ship to each --sink
+      after the batch it is writing (exit 130): run it again to finish; then ship to each --sink; exit 1 when a
+      store could not be read or a session could not be written (hermetic status says why)
   hermetic forward [--interval 10s] [--once] [--state-db PATH ...] [--home DIR] [--redact] [--json] [--quiet]
                   [--sink URL ...] [--no-redact] [--config FILE]
       keep reading what changes, every interval, until Ctrl-C (SIGINT) or SIGTERM; each tick ships to each --sink

@@ -328,11 +328,18 @@ scenario('--until drops a session that started after it (§5.3 #33)', (h) => {
   assert.deepEqual(h.q('SELECT session_id FROM sessions ORDER BY session_id').map((s) => s.session_id), ['long', 'old']);
 });
 
-scenario('--until judges by last activity too: an open session whose last message is after it is outside (§6.4 item 25)', (h) => {
-  windowed(h);
+scenario('--until keeps a session active inside the window though it goes on after it, whole (§5.3 #33, §6.4 item 25)', (h) => {
+  const { early, late } = windowed(h);
   const until = h.backfill(undefined, T0 + 3000);
-  assert.deepEqual(counts(until), C({ seen: 3, written: 1, outside: 2 }));
-  assert.deepEqual(h.q('SELECT session_id FROM sessions'), [{ session_id: 'old' }]);
+  assert.deepEqual(counts(until), C({ seen: 3, written: 2, outside: 1 }));
+  assert.deepEqual(h.q('SELECT session_id FROM sessions ORDER BY session_id').map((s) => s.session_id), ['long', 'old']);
+  assert.deepEqual(h.q("SELECT message_id FROM messages WHERE session_id = 'long' ORDER BY seq").map((m) => m.message_id), [early, late]);
+});
+
+scenario('a window inside one long session\'s span, between two of its messages, holds it and neither the session that ended before nor the one started after', (h) => {
+  windowed(h);
+  assert.deepEqual(counts(h.backfill(T0 + 1000, T0 + 2000)), C({ seen: 3, written: 1, outside: 2 }));
+  assert.deepEqual(h.q('SELECT session_id FROM sessions'), [{ session_id: 'long' }]);
 });
 
 scenario('a session with a poison-pill time is not pulled into every --since window', (h) => {

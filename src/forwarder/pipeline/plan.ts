@@ -74,11 +74,13 @@ export function planPass(reader: StoreReader, cursors: Cursors, options: PlanOpt
   });
   const w = options.window;
   if (w && (w.since !== undefined || w.until !== undefined)) {
-    // Last activity includes the last message: a session without a heartbeat is judged by it, both ways.
+    // A session is active in the window when its span (start to last activity) meets it: one started before `until`
+    // and still active after it was active inside. Last activity includes the last message: a session without a
+    // heartbeat is judged by it.
     const last = reader.lastMessageAt(todo.map((m) => m.id));
     todo = todo.filter((m) => {
       const activity = Math.max(m.activity, last.get(m.id) ?? 0);
-      const inside = (w.since === undefined || activity >= w.since) && (w.until === undefined || activity <= w.until);
+      const inside = (w.since === undefined || activity >= w.since) && (w.until === undefined || m.started <= w.until);
       if (!inside) plan.outsideWindow++;
       return inside;
     });

@@ -46,6 +46,8 @@ export interface SessionMark {
   fingerprint: string;
   /** Last activity Hermes recorded on the session row (for windows); messages are checked when projecting. */
   activity: number;
+  /** When the session started (for windows), or its last activity when `started_at` is not a plausible time. */
+  started: number;
   /** The lineage parent (a child's lineage kind and scopes depend on its ancestors' rows). */
   parent: string | null;
 }
@@ -144,7 +146,8 @@ export class StoreReader {
       // A garbage time (5e+246) is no activity: it would put the session inside every window.
       const activity = Math.max(...[r[2], r[3], r[4]].map((v) => (validEpoch(v) ? v : 0)));
       const fingerprint = `${String(r[1])}|${urlDigest(r[6], urls)}`;
-      return { id: String(r[0]), fingerprint, activity, parent: typeof r[5] === 'string' && r[5] !== '' ? r[5] : null };
+      const started = validEpoch(r[2]) ? Math.min(r[2], activity) : activity;
+      return { id: String(r[0]), fingerprint, activity, started, parent: typeof r[5] === 'string' && r[5] !== '' ? r[5] : null };
     });
   }
 
