@@ -751,6 +751,26 @@ scenario('every value changed on the way in has a row_issues entry: BLOB text, i
   assert.deepEqual(counted, { n: 7, m: 5 });
 });
 
+scenario('messages whose session has no row are said (a warning on the pass that meets them), and read once the row appears', (h) => {
+  h.w.createSession({ id: 's', source: 'cli', started_at: T0 });
+  h.w.appendMessages('s', [{ role: 'user', content: 'fine', timestamp: T0 + 1 }]);
+  h.db.pragma('foreign_keys = OFF');
+  const orphan = h.db.prepare("INSERT INTO messages (session_id, role, content, timestamp) VALUES ('ghost', 'user', ?, ?)");
+  orphan.run('one', T0 + 2);
+  orphan.run('two', T0 + 3);
+  const first = h.backfill();
+  assert.deepEqual(counts(first), C({ seen: 1, written: 1 }));
+  assert.equal(first.warning, "2 messages of session ghost, which has no row in the store's sessions table: not read until Hermes writes it");
+  // Said again only for messages newer than the cursor.
+  assert.equal(h.forward().warning, null);
+  orphan.run('three', T0 + 4);
+  assert.match(h.forward().warning ?? '', /^1 message of session ghost, which has no row/);
+  h.w.createSession({ id: 'ghost', source: 'cli', started_at: T0 });
+  const r = h.forward();
+  assert.deepEqual([r.warning, counts(r)], [null, C({ seen: 2, written: 1, unchanged: 1 })]);
+  assert.deepEqual(h.q("SELECT content FROM messages WHERE session_id = 'ghost' ORDER BY seq").map((m) => m.content), ['one', 'two', 'three']);
+});
+
 scenario('a session whose projection throws is quarantined with backoff; the others are written; it waits on the next pass (§6.3 item 21)', (h) => {
   h.w.createSession({ id: 'bad', source: 'cli', started_at: T0 });
   const [a] = h.w.appendMessages('bad', [{ role: 'assistant', content: 'x', tool_calls: [call('c', 'terminal', {})] }]);

@@ -17,6 +17,8 @@ export interface PassPlan {
   unchanged: number;
   waiting: number;
   outsideWindow: number;
+  /** Messages (newly committed, or all on a first pass) whose session has no row: not read until it has one. */
+  orphans: Map<string, number>;
 }
 
 export interface PlanOptions {
@@ -27,7 +29,7 @@ export interface PlanOptions {
 
 /** Reads the store's marks in one read transaction and decides what the pass reads. */
 export function planPass(reader: StoreReader, cursors: Cursors, options: PlanOptions): PassPlan {
-  const { facts, marks, fresh, usage, usageChanged } = reader.snapshot(() => {
+  const { facts, marks, fresh, usage, usageChanged, orphans } = reader.snapshot(() => {
     const f = reader.facts();
     const replaced = cursors.identity !== null && cursors.identity !== f.identity;
     const u = reader.usageStamp();
@@ -36,12 +38,18 @@ export function planPass(reader: StoreReader, cursors: Cursors, options: PlanOpt
     const changed = u === null || (!replaced && cursors.usageStamp === u.stamp) ? null : reader.usageMarks();
     // With no cursor at all (a first backfill) every session is read anyway: no need to look for new ids.
     const newIds = cursors.sessions.size === 0 ? new Map<string, number>() : reader.newMessages(replaced ? 0 : cursors.maxMessageId);
-    return { facts: f, marks: reader.marks(), fresh: newIds, usage: u, usageChanged: changed };
+    const marks = reader.marks();
+    // Messages with no session row are not read (nothing says whose they are) but are said, once: on a first pass
+    // all of them, later those above the cursor.
+    const present = new Set(marks.map((m) => m.id));
+    const orphans = cursors.sessions.size === 0 ? reader.orphans(present)
+      : [...newIds.keys()].some((id) => !present.has(id)) ? reader.orphans(present, replaced ? 0 : cursors.maxMessageId) : new Map<string, number>();
+    return { facts: f, marks, fresh: newIds, usage: u, usageChanged: changed, orphans };
   });
   const replaced = cursors.identity !== null && cursors.identity !== facts.identity;
   const known = replaced ? new Map() : cursors.sessions;
   const present = new Set(marks.map((m) => m.id));
-  const plan: PassPlan = { facts, usage, replaced, todo: [], removed: [], seen: marks.length, unchanged: 0, waiting: 0, outsideWindow: 0 };
+  const plan: PassPlan = { facts, usage, replaced, todo: [], removed: [], seen: marks.length, unchanged: 0, waiting: 0, outsideWindow: 0, orphans };
   // Sessions the store no longer has (also across a replacement: a restored file may lack some).
   plan.removed = [...cursors.sessions].filter(([id, c]) => !present.has(id) && c.fingerprint !== REMOVED).map(([id]) => id);
   // A session whose own row changed also changes its descendants' lineage kind and scopes (a parent resumed is no

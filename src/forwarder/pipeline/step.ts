@@ -173,6 +173,15 @@ function idle(ref: StoreRef, options: StepOptions, cursors: Cursors, stamp: stri
   return true;
 }
 
+/** What a pass says of messages whose session has no row (plan.ts): how many, and whose. */
+function orphanWarning(orphans: ReadonlyMap<string, number>): string | null {
+  if (orphans.size === 0) return null;
+  const messages = [...orphans.values()].reduce((a, b) => a + b, 0);
+  const names = [...orphans.keys()].slice(0, 3).join(', ');
+  const whose = orphans.size === 1 ? `session ${names}, which has` : `${orphans.size} sessions (${names}${orphans.size > 3 ? ', …' : ''}), which have`;
+  return `${messages} message${messages === 1 ? '' : 's'} of ${whose} no row in the store's sessions table: not read until Hermes writes ${orphans.size === 1 ? 'it' : 'them'}`;
+}
+
 /**
  * Reads the plan's sessions (here or by the read worker) and writes them in batches, each with its cursors; false
  * when `keepGoing` stopped it before the end.
@@ -184,6 +193,8 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
     sessionsUnchanged: plan.unchanged, sessionsWaiting: plan.waiting, sessionsOutsideWindow: plan.outsideWindow,
     sessionsRemoved: plan.removed.length,
   });
+  const orphaned = orphanWarning(plan.orphans);
+  if (orphaned) result.warning = result.warning ? `${result.warning}; ${orphaned}` : orphaned;
   const now = options.now();
   const batchSessions = options.batchSessions ?? 20;
   const batchMessages = options.batchMessages ?? 500;

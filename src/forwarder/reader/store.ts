@@ -181,6 +181,21 @@ export class StoreReader {
     return new Map(rows.map(([s, m]) => [String(s), m]));
   }
 
+  /**
+   * Sessions that have messages but no row in `sessions` (a store written with foreign keys off, or a row deleted
+   * under a running chat before its next save recreates it), with how many messages each has; `afterId` limits the
+   * look to the newer messages.
+   */
+  orphans(present: ReadonlySet<string>, afterId = 0): Map<string, number> {
+    const out = new Map<string, number>();
+    if (!this.has('messages')) return out;
+    const rows = afterId > 0
+      ? (this.db.prepare('SELECT session_id, COUNT(*) FROM messages NOT INDEXED WHERE id > ? GROUP BY session_id').raw().all(afterId) as [unknown, number][])
+      : (this.db.prepare('SELECT session_id, COUNT(*) FROM messages GROUP BY session_id').raw().all() as [unknown, number][]);
+    for (const [id, n] of rows) if (!present.has(String(id))) out.set(String(id), n);
+    return out;
+  }
+
   /** Newest message time per session (for activity windows), only for the given ids. */
   lastMessageAt(ids: readonly string[]): Map<string, number> {
     const out = new Map<string, number>();
