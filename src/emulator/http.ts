@@ -8,8 +8,13 @@ export interface HttpRequest {
   readonly path: string;
   /** The raw query string without its '?' ('' when there is none). */
   readonly query: string;
-  /** Header lookup by lower-case name; repeated headers are joined with ", " as both transports do. */
+  /**
+   * Header lookup by lower-case name: the first value when the header is repeated, as aiohttp's `headers.get()`
+   * (over HTTP; a Fetch Request's Headers have already joined repeated values with ", ").
+   */
   header(name: string): string | undefined;
+  /** Every value of a repeated header in arrival order (aiohttp's C parser takes Content-Encoding from the last). */
+  headerValues?(name: string): readonly string[];
   /** Reads the body once; resolves 'too-large' as soon as more than `limit` bytes arrive. */
   readBody(limit: number): Promise<Uint8Array | 'too-large'>;
   /** Set by the namespace's fault rules when one is armed at Hermes's own checks (faults/index.ts). */
@@ -44,6 +49,11 @@ export interface HttpResponse {
   stream?: (sink: StreamSink) => void;
   /** Close the connection after this response (aiohttp does after a 500). */
   close?: boolean;
+  /**
+   * aiohttp's page for a request its HTTP parser refused (decision 0046): the status line says HTTP/1.0, there is no
+   * Connection header, and the connection closes after it. Over node:http the bytes are written to the socket as they are.
+   */
+  parserPage?: boolean;
   /**
    * The Content-Type aiohttp's prepare() sets by default (`setdefault`) when the answer has none: written after
    * Content-Length, before Date and Server. Only the CORS 403s carry one, as recorded from Hermes (decision 0029).

@@ -5,7 +5,15 @@ import type { AddressInfo } from 'node:net';
 import { HermeticError } from '../../shared/errors.js';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../index.js';
 import { headerFromWire, headerWireText, reasonPhrase, type HttpRequest, type HttpResponse, type StreamSink } from '../http.js';
-import { internalErrorPage } from '../wire/responses.js';
+import { finish } from '../app.js';
+import { internalErrorPage, parserRefusalPage } from '../wire/responses.js';
+import { MAX_FIELD_SIZE, MAX_HEADERS, MAX_LINE_SIZE, parserRefusal } from './parser-limits.js';
+
+/**
+ * node's maxHeaderSize: room for the longest head aiohttp's parser reads before it refuses one (a target of 8190
+ * bytes, then 129 headers of a name and a value up to 8190 bytes each); past it node answers 431 itself.
+ */
+const MAX_HEAD_BYTES = MAX_LINE_SIZE + 64 + (MAX_HEADERS + 1) * (2 * MAX_FIELD_SIZE + 4);
 
 export interface ServerOptions extends EmulatorOptions {
   /** Default 8642, Hermes's own; 0 picks a free port. */
@@ -33,10 +41,14 @@ function fromNode(req: IncomingMessage): HttpRequest {
     method: req.method ?? 'GET',
     path,
     query: q < 0 ? '' : target.slice(q + 1),
+    // aiohttp's request.headers.get() is the first value of a repeated header; node joins most with ", " in
+    // req.headers, so the values are read apart (decision 0046).
     header(name) {
-      const v = req.headers[name];
-      if (v === undefined) return undefined;
-      return headerFromWire(Array.isArray(v) ? v.join(', ') : v);
+      const v = req.headersDistinct[name];
+      return v === undefined ? undefined : headerFromWire(v[0]!);
+    },
+    headerValues(name) {
+      return (req.headersDistinct[name] ?? []).map(headerFromWire);
     },
     readBody(limit) {
       return new Promise((resolve) => {
@@ -63,11 +75,47 @@ function fromNode(req: IncomingMessage): HttpRequest {
   };
 }
 
+/** aiohttp's parser page (HttpResponse.parserPage): an HTTP/1.0 status line, written as it is; the connection closes. */
+function writeParserPage(res: ServerResponse, response: HttpResponse): void {
+  const head = [`HTTP/1.0 ${response.status} ${reasonPhrase(response.status)}`, ...response.headers.map(([k, v]) => `${k}: ${v}`)].join('\r\n');
+  const body = typeof response.body === 'string' ? Buffer.from(response.body, 'utf8') : Buffer.from(response.body ?? new Uint8Array(0));
+  const socket = res.socket;
+  if (socket && !socket.destroyed) socket.end(Buffer.concat([Buffer.from(`${head}\r\n\r\n`, 'latin1'), body]), () => socket.destroy());
+}
+
+/**
+ * The Connection header aiohttp's `_prepare_headers` writes when the answer has none: `close` to an HTTP/1.1 request
+ * whose connection will not be kept, `keep-alive` to an HTTP/1.0 request whose connection will, nothing otherwise.
+ * An event stream to an HTTP/1.0 client has no length and ends with the connection.
+ */
+function connectionHeader(res: ServerResponse, response: HttpResponse): string | null {
+  const version = res.req.httpVersion;
+  const keepAlive = res.shouldKeepAlive && !response.close && !(response.stream && version === '1.0');
+  if (keepAlive) return version === '1.0' ? 'keep-alive' : null;
+  return version === '1.1' ? 'close' : null;
+}
+
 function writeNode(res: ServerResponse, response: HttpResponse): void {
   if (response.drop) {
     // A dropped-connection fault: the socket closes with no answer at all.
     res.socket?.destroy();
     return;
+  }
+  if (response.parserPage) {
+    writeParserPage(res, response);
+    return;
+  }
+  // node would add its own Connection (and Keep-Alive) header; aiohttp's rule is applied instead.
+  res.removeHeader('Connection');
+  const headers = response.headers;
+  if (!headers.some(([k]) => k.toLowerCase() === 'connection')) {
+    const connection = connectionHeader(res, response);
+    if (connection) headers.push(['Connection', connection]);
+  }
+  if (response.stream && res.req.httpVersion === '1.1') {
+    // aiohttp enables chunking in _prepare_headers, before its Date and Server setdefaults.
+    const date = headers.findIndex(([k]) => k === 'Date');
+    headers.splice(date < 0 ? headers.length : date, 0, ['Transfer-Encoding', 'chunked']);
   }
   const flat: string[] = [];
   let nonAscii = false;
@@ -116,8 +164,15 @@ function writeNode(res: ServerResponse, response: HttpResponse): void {
 export async function startServer(options: ServerOptions = {}): Promise<ServerHandle> {
   const { port = 8642, host = '127.0.0.1', emulator: given, ...emulatorOptions } = options;
   const emulator = given ?? createEmulator(emulatorOptions);
-  const server = createServer((req, res) => {
+  // Heads up to aiohttp's own limits get through node's parser (whose default is 16 KiB, answered 431), so that
+  // parserRefusal answers them as aiohttp does; Host is checked there too (decision 0046).
+  const server = createServer({ maxHeaderSize: MAX_HEAD_BYTES, requireHostHeader: false }, (req, res) => {
     res.sendDate = false;
+    const refused = parserRefusal({ url: req.url ?? '/', httpVersion: req.httpVersion, rawHeaders: req.rawHeaders });
+    if (refused !== null) {
+      writeNode(res, finish(parserRefusalPage(refused), emulator.clock));
+      return;
+    }
     emulator
       .handle(fromNode(req))
       .then((response) => writeNode(res, response))

@@ -18,8 +18,12 @@ export const SECURITY_HEADERS: ReadonlyArray<[string, string]> = [
   ['Referrer-Policy', 'no-referrer'],
 ];
 
+/**
+ * aiohttp's `web.json_response(value, status=…, headers=…)`: `Response.__init__` builds its header dict from the
+ * handler's headers and only then sets Content-Type, so the handler's headers go first on the wire (decision 0046).
+ */
 export function jsonResponse(status: number, value: PyValue, headers: Array<[string, string]> = []): HttpResponse {
-  return { status, headers: [['Content-Type', JSON_TYPE], ...headers], body: dumps(value) };
+  return { status, headers: headers.length === 0 ? [['Content-Type', JSON_TYPE]] : [...headers, ['Content-Type', JSON_TYPE]], body: dumps(value) };
 }
 
 /**
@@ -74,8 +78,27 @@ export function corsForbiddenResponse(): HttpResponse {
   return { status: 403, headers: [], body: null, defaultContentType: 'application/octet-stream' };
 }
 
+/**
+ * aiohttp's text pages. Its HTTP exceptions (404, 405) set Content-Type in the constructor and then their own headers
+ * (`HTTPMethodNotAllowed` adds `Allow` after), so here Content-Type comes first.
+ */
 export function textResponse(status: number, text: string, headers: Array<[string, string]> = []): HttpResponse {
   return { status, headers: [['Content-Type', TEXT_TYPE], ...headers], body: text };
+}
+
+/**
+ * aiohttp's answer to a request its HTTP parser refused (web_protocol.py `handle_error(request, 400, exc, exc.message)`
+ * on the parser's error message): a text page, then the connection closes (decision 0046).
+ */
+export function parserRefusalPage(message: string): HttpResponse {
+  return { status: 400, headers: [['Content-Type', TEXT_TYPE]], body: message, parserPage: true };
+}
+
+/** Thrown where Hermes's handler reads a body that aiohttp's parser refuses only as the message completes. */
+export class ParserRefusal extends Error {
+  constructor(readonly response: HttpResponse) {
+    super('refused by the HTTP parser');
+  }
 }
 
 /** aiohttp's routing answers (raised exceptions: no security or CORS headers). */

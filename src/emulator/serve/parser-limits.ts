@@ -1,0 +1,90 @@
+// The refusals of aiohttp 3.14.3's C HTTP parser (_http_parser.pyx) that node's own parser lets through: the request
+// target or a header field past 8190 bytes, more than 128 headers, a second copy of a single-value header, and an
+// HTTP/1.1 request without Host. Checked in the order aiohttp meets them while parsing; the text is the message of
+// its exception, which aiohttp answers as a 400 page (decision 0046).
+
+/** HttpRequestParser's defaults, which aiohttp's web server keeps (max_line_size, max_field_size, max_headers). */
+export const MAX_LINE_SIZE = 8190;
+export const MAX_FIELD_SIZE = 8190;
+export const MAX_HEADERS = 128;
+
+/** SINGLETON_HEADERS, by lower-case name, spelled as aiohttp's header constants (find_header) print them. */
+const SINGLETONS = new Map(
+  ['Content-Length', 'Content-Location', 'Content-Range', 'Content-Type', 'ETag', 'Host', 'Max-Forwards', 'Server', 'Transfer-Encoding', 'User-Agent'].map(
+    (n) => [n.toLowerCase(), n],
+  ),
+);
+
+/** Python's repr() of a bytes object (`b'…'`, or `b"…"` when it holds a ' and no "). */
+export function bytesRepr(bytes: Uint8Array): string {
+  const quote = bytes.includes(0x27) && !bytes.includes(0x22) ? '"' : "'";
+  let out = `b${quote}`;
+  for (const b of bytes) {
+    if (b === 0x5c) out += '\\\\';
+    else if (b === quote.charCodeAt(0)) out += `\\${quote}`;
+    else if (b === 0x09) out += '\\t';
+    else if (b === 0x0a) out += '\\n';
+    else if (b === 0x0d) out += '\\r';
+    else if (b < 0x20 || b >= 0x7f) out += `\\x${b.toString(16).padStart(2, '0')}`;
+    else out += String.fromCharCode(b);
+  }
+  return out + quote;
+}
+
+/** LineTooLong's message: the first 100 bytes of what was read, then "...". The request target is a bytearray. */
+function lineTooLong(read: Buffer, limit: number, bytearray: boolean): string {
+  const shown = bytesRepr(Buffer.concat([read.subarray(0, 100), Buffer.from('...')]));
+  return `Got more than ${limit} bytes when reading: ${bytearray ? `bytearray(${shown})` : shown}.`;
+}
+
+export interface ParsedHead {
+  /** The request target as it arrived (node's latin-1 string). */
+  url: string;
+  /** '1.0' or '1.1'. */
+  httpVersion: string;
+  /** Names and values alternating, as they arrived (node's latin-1 strings). */
+  rawHeaders: readonly string[];
+}
+
+/**
+ * The message aiohttp's parser refuses this request head with, or null. The callbacks' bookkeeping is followed as
+ * written: a header name is measured together with the name before it (that name is only stored once the new one
+ * starts), and the first header's value together with its name (later names' sizes are reset before their values).
+ */
+export function parserRefusal(head: ParsedHead): string | null {
+  const url = Buffer.from(head.url, 'latin1');
+  if (url.length > MAX_LINE_SIZE) return lineTooLong(url, MAX_LINE_SIZE, true);
+  const seen = new Set<string>();
+  let count = 0;
+  let host = false;
+  let pending: Buffer = Buffer.alloc(0);
+  let pendingName = '';
+  /** _process_header for the header before: duplicate single-value headers, then the count. */
+  const store = (): string | null => {
+    if (pending.length === 0) return null;
+    const canonical = SINGLETONS.get(pendingName);
+    if (canonical) {
+      if (seen.has(canonical)) return `Duplicate '${canonical}' header found.`;
+      seen.add(canonical);
+    }
+    if (pendingName === 'host') host = true;
+    count += 1;
+    return count > MAX_HEADERS ? 'Too many headers received' : null;
+  };
+  for (let i = 0; i < head.rawHeaders.length; i += 2) {
+    const name = Buffer.from(head.rawHeaders[i]!, 'latin1');
+    const value = Buffer.from(head.rawHeaders[i + 1] ?? '', 'latin1');
+    const nameSize = pending.length + name.length;
+    if (nameSize > MAX_FIELD_SIZE) return lineTooLong(Buffer.concat([pending, name]), MAX_FIELD_SIZE, false);
+    const refused = store();
+    if (refused) return refused;
+    const counted = i === 0 ? nameSize : 0;
+    if (counted + value.length > MAX_FIELD_SIZE) return lineTooLong(value, MAX_FIELD_SIZE, false);
+    pending = name;
+    pendingName = head.rawHeaders[i]!.toLowerCase();
+  }
+  const refused = store();
+  if (refused) return refused;
+  if (head.httpVersion === '1.1' && !host) return "Missing 'Host' header in request.";
+  return null;
+}
