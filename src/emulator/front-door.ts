@@ -6,6 +6,8 @@
 import { HermeticError, isHermeticError } from '../shared/errors.js';
 import { ADMIN_PREFIX } from './admin/routes.js';
 import { refuseAdminKey, renderAdminError } from './admin/index.js';
+import { contentEncoding } from './api/body.js';
+import { codingOf, ZSTD_REFUSAL } from './api/content-encoding.js';
 import { refuseUnauthenticated } from './api/index.js';
 import { finish } from './app.js';
 import { handleConsole, isConsolePath } from './console/serve.js';
@@ -14,6 +16,7 @@ import type { HttpRequest, HttpResponse } from './http.js';
 import { describeRequest } from './namespaces/operation.js';
 import { initialSettings, selectNamespace, type Namespaces } from './namespaces/index.js';
 import type { ParsedEmulatorOptions } from './options.js';
+import { parserRefusalPage } from './wire/responses.js';
 
 /** A console file with the headers every answer has; a 304 carries no Content-Length (it has no body of its own). */
 function consoleAnswer(req: HttpRequest, clock: { now(): number }): HttpResponse {
@@ -51,6 +54,8 @@ export function createFrontDoor(namespaces: Namespaces, options: ParsedEmulatorO
   return (req) => {
     // The console is the server's, not a namespace's: answered before one is chosen (decision 0042).
     if (isConsolePath(req.path)) return Promise.resolve(consoleAnswer(req, freshClock));
+    // aiohttp's parser refuses a zstd body as the headers complete, before any application code (decision 0046).
+    if (codingOf(contentEncoding(req)) === 'zstd') return Promise.resolve(finish(parserRefusalPage(ZSTD_REFUSAL), namespaces.default.clock));
     let name: string;
     let path: string;
     try {

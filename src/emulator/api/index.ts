@@ -1,6 +1,7 @@
 // The emulated Hermes surface: Hermes's middleware chain in its order (profile prefix → CORS → body limit →
 // security headers), then the route table. spec runs-api §1.2, §2.
 import type { GatewaySettings } from '../gateway.js';
+import { pyStrip } from '../../shared/python/index.js';
 import type { HttpRequest, HttpResponse } from '../http.js';
 import { hermesErrors, UnhandledHermesException } from '../runs/hermes-errors.js';
 import { StoreUnavailable } from '../runs/run-table.js';
@@ -11,6 +12,7 @@ import {
   errorResponse,
   internalErrorPage,
   methodNotAllowedText,
+  ParserRefusal,
   notFoundText,
   unknownProfileResponse,
   withSecurityHeaders,
@@ -21,7 +23,7 @@ import type { ApiDeps, Handler } from './context.js';
 import { capabilities, health, unsupported } from './meta.js';
 import { runEvents } from './run-events.js';
 import { approveRun, getRun, steerRun, stopRun, submitRun } from './runs.js';
-import { matchRoute, type Operation, type Route } from './routes.js';
+import { decodeSegment, matchRoute, type Operation, type Route, type RouteMatch } from './routes.js';
 import { createSession, deleteSession, getSession, listSessions, patchSession, sessionChat, sessionMessages } from './sessions.js';
 
 export type { ApiDeps } from './context.js';
@@ -75,16 +77,30 @@ type Gate =
 
 const PROFILE_PREFIX = /^\/p\/([^/]+)(\/.*)$/;
 
+/**
+ * aiohttp's router, then the profile middleware's reading of it. Hermes registers every route twice, as itself and
+ * under `/p/{profile}` (`connect()`), whether or not profiles are multiplexed; the middleware reads `{profile}` from
+ * the matched route (`request.match_info`), so only a request that matched a route has a profile to check. An unrouted
+ * path or a wrong method under `/p/<name>/` has none: it gets aiohttp's 404/405 like any other (decision 0046).
+ */
+function resolve(req: HttpRequest): { match: RouteMatch; profile: string | null } {
+  const prefixed = req.path.startsWith('/p/') ? PROFILE_PREFIX.exec(req.path) : null;
+  if (!prefixed) return { match: matchRoute(req.method, req.path), profile: null };
+  const segment = decodeSegment(prefixed[1]!);
+  // `{profile}` matches a segment without braces (aiohttp's default `[^{}/]+`).
+  if (segment.includes('{') || segment.includes('}')) return { match: { kind: 'not-found' }, profile: null };
+  const match = matchRoute(req.method, prefixed[2]!);
+  // `(request.match_info.get("profile") or "").strip()`: a blank name is no prefix at all.
+  const profile = pyStrip(segment);
+  return { match, profile: match.kind === 'route' && profile !== '' ? profile : null };
+}
+
 function gate(req: HttpRequest, gateway: GatewaySettings): Gate {
-  // 1. Profile prefix.
-  let path = req.path;
-  let profile: string | null = null;
-  const prefixed = path.startsWith('/p/') ? PROFILE_PREFIX.exec(path) : null;
-  if (prefixed) {
-    profile = prefixed[1]!;
-    if (profile !== DEFAULT_PROFILE && !gateway.profiles.has(profile)) return { kind: 'answered', response: unknownProfileResponse() };
-    path = prefixed[2]!;
-  }
+  const { match, profile } = resolve(req);
+  // 1. Profile prefix: a name this gateway does not serve. Without multiplexing (no named profiles) only the
+  // gateway's own profile, `default`, may prefix a route (S-A `_resolve_request_profile`, #91583); with it, `default`
+  // and the configured names.
+  if (profile !== null && profile !== DEFAULT_PROFILE && !gateway.profiles.has(profile)) return { kind: 'answered', response: unknownProfileResponse() };
   // 2. CORS: a refused Origin gets a bare 403 before anything else; preflights end here.
   const origin = req.header('origin') ?? '';
   const origins = gateway.corsOrigins;
@@ -99,8 +115,7 @@ function gate(req: HttpRequest, gateway: GatewaySettings): Gate {
       if (Number(length) > MAX_REQUEST_BYTES) return { kind: 'outcome', outcome: { response: errorResponse(hermesErrors.bodyTooLarge()), raised: false }, cors };
     }
   }
-  // aiohttp resolves the route; a miss is an exception passing through every middleware untouched.
-  const match = matchRoute(req.method, path);
+  // A miss is the router's exception, passing through every middleware untouched.
   if (match.kind === 'not-found') return { kind: 'outcome', outcome: { response: notFoundText(), raised: true }, cors };
   if (match.kind === 'method-not-allowed') return { kind: 'outcome', outcome: { response: methodNotAllowedText(match.allowed), raised: true }, cors };
   return { kind: 'route', route: match.route, params: match.params, profile, cors };
@@ -137,6 +152,8 @@ async function routed(req: HttpRequest, deps: ApiDeps, route: Route, params: Rec
     // 4. Security headers, on what the handler returned (an event stream has already sent its head).
     return { response: response.stream ? response : withSecurityHeaders(response), raised: false };
   } catch (e) {
+    // A body aiohttp's parser refuses as the message completes: its own page, not the handler's.
+    if (e instanceof ParserRefusal) return { response: e.response, raised: true };
     // Where Hermes raises (a Python exception, a SQLite error) aiohttp answers its 500 page; so do we. Anything else
     // is a bug of ours: the client still gets the page (there is no better answer), and the bug is reported.
     if (!(e instanceof UnhandledHermesException) && !(e instanceof StoreUnavailable)) deps.onInternalError(e);

@@ -80,7 +80,7 @@ for (const entry of COMPILED) {
 }
 
 /** Decodes one path segment as aiohttp does (%2F stays inside the segment); malformed escapes stay raw. */
-function decodeSegment(s: string): string {
+export function decodeSegment(s: string): string {
   if (!s.includes('%')) return s;
   try {
     return decodeURIComponent(s);
