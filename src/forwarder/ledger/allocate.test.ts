@@ -119,6 +119,14 @@ test('time: assistant messages weigh, a day without messages lands at its local 
   assert.deepEqual(pick(none, ['at', 'day', 'input_tokens']), [{ at: midnight, day: '2026-07-02', input_tokens: 5 }]);
 });
 
+test('a day that is no date (2026-13-45) is no split: its amount joins the rest, never a day it rolls over to', () => {
+  const zone = new Zone('UTC');
+  const activity = [{ quarter: q(T0), messages: 2, assistant: 1 }];
+  const { usage } = allocateSession({ zone, activity, routes: [], session: session({ input_tokens: 300 }), days: [{ day: '2026-13-45', input_tokens: 200 }, { day: '2026-07-01', input_tokens: 100 }] });
+  assert.deepEqual(usage.map((r) => r.day), ['2026-07-01']);
+  assert.equal(usage.reduce((a, r) => a + Number(r.input_tokens), 0), 300);
+});
+
 test('tool activity becomes tool rows by cell and tool', () => {
   const { tools } = allocateSession({
     zone: new Zone('UTC'), routes: [], days: [], activity: [], session: session(),

@@ -4,7 +4,7 @@
 // gives the same rows; every amount is split in whole units (tokens, calls, 1e-10 dollars), so nothing is lost to
 // rounding and nothing is counted twice.
 import type { RecordOf } from '../dataset/columns.js';
-import { validEpoch } from '../normalize/time.js';
+import { validDay, validEpoch } from '../normalize/time.js';
 import { QUARTER, type Cell, type Zone } from './zone.js';
 
 /** The ledger's additive measures, in the order of its columns. */
@@ -166,7 +166,6 @@ interface Plan { cells: number[]; weights: number[] }
 const byDay = (a: { day: string }, b: { day: string }) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0);
 const byFirstUse = (a: { r: LedgerRoute }, b: { r: LedgerRoute }) => (validEpoch(a.r.first_seen) ? a.r.first_seen : Infinity) - (validEpoch(b.r.first_seen) ? b.r.first_seen : Infinity)
   || (a.r.provider_key < b.r.provider_key ? -1 : a.r.provider_key > b.r.provider_key ? 1 : 0) || (a.r.model < b.r.model ? -1 : a.r.model > b.r.model ? 1 : 0);
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
  * The ledger rows of one session, and its tool rows.
@@ -223,7 +222,8 @@ export function allocateSession(input: LedgerInput): { usage: RecordOf[]; tools:
   // Two rows of one route (the same key, say two base URLs that differ only by a trailing slash) make one ledger row.
   const same = (a: Route, b: Route) => a.task === b.task && a.basis === b.basis && a.model === b.model && a.provider_key === b.provider_key;
   const canonical = routes.map((r) => routes.findIndex((x) => same(x, r)));
-  const days = input.days.filter((d) => DAY.test(d.day)).sort(byDay);
+  // A day that is no date (`2026-13-45`) is no split: its amount joins the rest (the projector records the row issue).
+  const days = input.days.filter((d) => validDay(d.day)).sort(byDay);
   // Each Hermes day's cells (none: its local noon), and every cell (none: the last activity), planned once.
   const dayPlans = days.map((d) => plan(slots.filter((x) => x.cell.day === d.day), () => cellAt(zone.timeOf(d.day, 12))));
   const everyCell = plan(slots, () => cellAt(lastActivity));

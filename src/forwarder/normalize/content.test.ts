@@ -10,10 +10,6 @@ test('plain text is one text block; empty text has no block; NULL has nothing', 
   assert.deepEqual(decodeContent(undefined), { content: null, format: null, blocks: [], problem: null });
 });
 
-test('a non-text stored value is read as its text', () => {
-  assert.deepEqual(decodeContent(42), { content: '42', format: 'text', blocks: [{ type: 'text', text: '42', native: null }], problem: null });
-});
-
 test('the sentinel is NUL followed by "json:" (six bytes)', () => {
   assert.equal(JSON_SENTINEL, '\u0000json:');
   assert.equal(JSON_SENTINEL.length, 6);
@@ -72,4 +68,9 @@ test('sentinel content whose JSON does not parse keeps its text and reports the 
 test('text that merely mentions json: is plain text', () => {
   assert.deepEqual(decodeContent('json:[1]').format, 'text');
   assert.deepEqual(decodeContent(' \u0000json:[1]').format, 'text');
+});
+
+test('a number stored as content is kept as its text, and said', () => {
+  assert.deepEqual(decodeContent(42), { content: '42', format: 'text', blocks: [{ type: 'text', text: '42', native: null }], problem: 'content is a number (42), kept as text' });
+  assert.equal(decodeContent('42').problem, null);
 });

@@ -31,7 +31,9 @@ export function decodeContent(stored: unknown): DecodedContent {
   if (stored === null || stored === undefined) return { content: null, format: null, blocks: [], problem: null };
   const text = typeof stored === 'string' ? stored : String(stored);
   if (!text.startsWith(JSON_SENTINEL)) {
-    return { content: text, format: 'text', blocks: text === '' ? [] : [{ type: 'text', text, native: null }], problem: null };
+    // A number where text belongs (SQLite keeps what it is given) is kept as its text, and said.
+    const problem = typeof stored === 'string' ? null : `content is a ${typeof stored} (${text.length > 30 ? `${text.slice(0, 29)}…` : text}), kept as text`;
+    return { content: text, format: 'text', blocks: text === '' ? [] : [{ type: 'text', text, native: null }], problem };
   }
   const json = text.slice(JSON_SENTINEL.length);
   let doc: unknown;

@@ -3,7 +3,7 @@ export * from './types.js';
 export { decodeContent, JSON_SENTINEL } from './content.js';
 export { decodeToolCalls } from './tool-calls.js';
 export { reasoningOf, replyTextOf } from './reasoning.js';
-export { validEpoch, EPOCH_MIN, EPOCH_MAX } from './time.js';
+export { validEpoch, validDay, EPOCH_MIN, EPOCH_MAX } from './time.js';
 export { normalizeMessages, startCarry, kindOf, isLive, identityKey, type NormalizedSession, type RowsCarry } from './rows.js';
 export { textColumns, anyReplacement, blobText, isBlob, MESSAGE_TEXT_COLUMNS, SESSION_TEXT_COLUMNS, INVALID_UTF8, type TextProblem } from './text.js';
 export { usageMark, usageMarkOf, usageMarkSql } from './usage-mark.js';

@@ -22,10 +22,9 @@ test('reasoning_details texts and summaries are joined one per line', () => {
   assert.equal(reasoningOf({ reasoning: null, reasoning_content: null, reasoning_details: details }), 'first\nsecond\nthird');
 });
 
-test('no reasoning anywhere, or details that are not JSON, give null', () => {
+test('no reasoning anywhere, or details with no text, give null', () => {
   assert.equal(reasoningOf({}), null);
   assert.equal(reasoningOf({ reasoning: '', reasoning_content: '', reasoning_details: '[]' }), null);
-  assert.equal(reasoningOf({ reasoning_details: '[{"text": ' }), null);
   assert.equal(reasoningOf({ reasoning_details: '[{"type": "reasoning.encrypted", "data": "x"}]' }), null);
 });
 
@@ -39,4 +38,14 @@ test('api_content carries the answer of a reasoning-only clean stop when the ite
   assert.equal(replyTextOf({ codex_message_items: null, api_content: 'Only here.' }), 'Only here.');
   assert.equal(replyTextOf({ codex_message_items: null, api_content: '   ' }), null);
   assert.equal(replyTextOf({}), null);
+});
+
+test('reasoning_details that is not JSON is kept as the reasoning text, and said', () => {
+  const problems: string[] = [];
+  assert.equal(reasoningOf({ reasoning: null, reasoning_content: '', reasoning_details: '{not json' }, problems), '{not json');
+  assert.deepEqual(problems, ['reasoning_details is not valid JSON; kept as the reasoning text, as stored']);
+  const none: string[] = [];
+  assert.equal(reasoningOf({ reasoning: 'plain', reasoning_details: '{not json' }, none), 'plain');
+  assert.equal(reasoningOf({ reasoning_details: 'null' }, none), null);
+  assert.deepEqual(none, []);
 });

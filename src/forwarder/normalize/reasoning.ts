@@ -28,11 +28,20 @@ function texts(value: unknown, keys: readonly string[]): string[] {
 
 const nonEmpty = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v : null);
 
-/** The row's reasoning text: the normalized field first, then the provider-native ones. */
-export function reasoningOf(row: Readonly<Record<string, unknown>>): string | null {
-  return nonEmpty(row.reasoning)
-    ?? nonEmpty(row.reasoning_content)
-    ?? (texts(parse(row.reasoning_details), ['text', 'summary']).join('\n') || null);
+/**
+ * The row's reasoning text: the normalized field first, then the provider-native ones. `reasoning_details` that is
+ * not JSON is kept as it is, as the text, and said in `problems`.
+ */
+export function reasoningOf(row: Readonly<Record<string, unknown>>, problems?: string[]): string | null {
+  const plain = nonEmpty(row.reasoning) ?? nonEmpty(row.reasoning_content);
+  if (plain !== null) return plain;
+  const details = row.reasoning_details;
+  const parsed = parse(details);
+  if (parsed === null && nonEmpty(details) !== null && details !== 'null') {
+    problems?.push('reasoning_details is not valid JSON; kept as the reasoning text, as stored');
+    return details as string;
+  }
+  return texts(parsed, ['text', 'summary']).join('\n') || null;
 }
 
 /** Visible reply text stored outside `content` (used only when `content` has none). */

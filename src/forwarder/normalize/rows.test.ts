@@ -85,9 +85,9 @@ test('a garbage time takes the previous good time (any generation), else the sta
     ['first', T0 + 1, true], ['bad', T0 + 500, true], ['text time', T0 + 500, true],
   ]);
   assert.deepEqual(n.issues, [
-    { messageId: first.id, field: 'timestamp', problem: "timestamp 5e+246 is not a plausible time; the previous message's time is used" },
-    { messageId: bad.id, field: 'timestamp', problem: "timestamp 5e+246 is not a plausible time; the previous message's time is used" },
-    { messageId: nan.id, field: 'timestamp', problem: "timestamp yesterday is not a plausible time; the previous message's time is used" },
+    { messageId: first.id, field: 'timestamp', problem: "timestamp 5e+246 is not a plausible time; the previous message's time (or the session's start) is used" },
+    { messageId: bad.id, field: 'timestamp', problem: "timestamp 5e+246 is not a plausible time; the previous message's time (or the session's start) is used" },
+    { messageId: nan.id, field: 'timestamp', problem: "timestamp yesterday is not a plausible time; the previous message's time (or the session's start) is used" },
   ]);
 });
 
@@ -95,7 +95,7 @@ test('a garbage time with no good time before it and a garbage start becomes 0, 
   const bad = row({ timestamp: 5e246 });
   const n = normalizeMessages([bad], 5e246);
   assert.equal(n.live[0]!.createdAt, 0);
-  assert.equal(n.issues.length, 1);
+  assert.deepEqual(n.issues, [{ messageId: bad.id, field: 'timestamp', problem: 'timestamp 5e+246 is not a plausible time; no earlier message nor the session start has one, so 0 (1970-01-01) is used' }]);
 });
 
 test('invalid tool_calls JSON keeps the row, drops its calls and reports it; invalid sentinel JSON too', () => {

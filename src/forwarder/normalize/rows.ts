@@ -104,7 +104,8 @@ export function normalizeMessages(rows: readonly Row[], startedAt: number, from?
     let createdAt = raw.timestamp as number;
     let repaired = false;
     if (!validEpoch(createdAt)) {
-      issues.push({ messageId: id, field: 'timestamp', problem: `timestamp ${String(raw.timestamp)} is not a plausible time; the previous message's time is used` });
+      const fallback = carry.prevTime === null ? 'no earlier message nor the session start has one, so 0 (1970-01-01) is used' : "the previous message's time (or the session's start) is used";
+      issues.push({ messageId: id, field: 'timestamp', problem: `timestamp ${String(raw.timestamp)} is not a plausible time; ${fallback}` });
       createdAt = carry.prevTime ?? 0;
       repaired = true;
     } else carry.prevTime = createdAt;
@@ -124,6 +125,9 @@ export function normalizeMessages(rows: readonly Row[], startedAt: number, from?
     if (content.problem) issues.push({ messageId: id, field: 'content', problem: content.problem });
     const calls = decodeToolCalls(row.tool_calls);
     if (calls.problem) issues.push({ messageId: id, field: 'tool_calls', problem: calls.problem });
+    const reasoningProblems: string[] = [];
+    const reasoning = reasoningOf(row, reasoningProblems);
+    for (const problem of reasoningProblems) issues.push({ messageId: id, field: 'reasoning_details', problem });
     const order = numOrNull(row.display_order);
     const first = archived ? firstOf.get(key)! : id;
     // Hermes moves display_order to the clone once compaction hides the carried original (active 0, compacted 0):
@@ -145,7 +149,7 @@ export function normalizeMessages(rows: readonly Row[], startedAt: number, from?
       toolCallsJson: calls.json,
       toolName: str(row.tool_name),
       toolCallId: str(row.tool_call_id),
-      reasoning: reasoningOf(row),
+      reasoning,
       finishReason: str(row.finish_reason),
       tokenCount: numOrNull(row.token_count),
       createdAt,

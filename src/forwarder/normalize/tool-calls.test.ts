@@ -64,3 +64,9 @@ test('invalid tool_calls JSON yields no calls and a problem to report', () => {
 test('NULL, empty and JSON null mean no calls and no problem', () => {
   for (const v of [null, undefined, '', 'null']) assert.deepEqual(decodeToolCalls(v), { calls: null, json: null, problem: null });
 });
+
+test('an id or a name stored as a number is kept as text, and said; one that is an object is left out, and said', () => {
+  const d = decodeToolCalls('[{"id": 5, "function": {"name": 7, "arguments": 5}}, {"id": "ok", "function": {"name": {"x": 1}, "arguments": "{}"}}]');
+  assert.deepEqual(d.calls, [{ id: '5', name: '7', args: 5, flattened: false }, { id: 'ok', name: null, args: {}, flattened: false }]);
+  assert.equal(d.problem, 'tool_calls element 0: id 5 is a number, kept as text, function.name 7 is a number, kept as text; element 1: function.name {"x":1} is not text; left out');
+});

@@ -17,14 +17,38 @@ function parseArgs(raw: unknown): unknown {
   }
 }
 
-function call(value: unknown): ToolCall {
+/** An id or a name as text: a string as it is; a number or a boolean (a writer's slip) as its JSON text, said in `notes`. */
+function textOf(v: unknown, what: string, notes: string[]): string | null {
+  if (typeof v === 'string') return v || null;
+  if (typeof v === 'number' || typeof v === 'boolean') {
+    notes.push(`${what} ${String(v)} is a ${typeof v}, kept as text`);
+    return String(v);
+  }
+  if (v !== null && v !== undefined) notes.push(`${what} ${shown(v)} is not text; left out`);
+  return null;
+}
+
+function call(value: unknown, notes: string[]): ToolCall {
   const c = (value && typeof value === 'object' ? value : {}) as Record<string, unknown>;
   const fn = c.function && typeof c.function === 'object' ? (c.function as Record<string, unknown>) : null;
-  const id = typeof c.id === 'string' && c.id ? c.id : typeof c.call_id === 'string' && c.call_id ? c.call_id : null;
+  const id = textOf(c.id, 'id', notes) ?? textOf(c.call_id, 'call_id', notes);
   if (fn) {
-    return { id, name: typeof fn.name === 'string' ? fn.name : null, args: parseArgs(fn.arguments ?? fn.input), flattened: false };
+    return { id, name: textOf(fn.name, 'function.name', notes), args: parseArgs(fn.arguments ?? fn.input), flattened: false };
   }
   return { id, name: typeof c.name === 'string' ? c.name : null, args: parseArgs(c.arguments ?? c.input), flattened: true };
+}
+
+/** The calls of the elements that are calls, and what was changed in them, per element. */
+function calls(list: readonly unknown[]): { calls: ToolCall[]; problem: string | null } {
+  const out: ToolCall[] = [];
+  const said: string[] = [];
+  list.forEach((v, i) => {
+    if (!isCall(v)) return;
+    const notes: string[] = [];
+    out.push(call(v, notes));
+    if (notes.length) said.push(`element ${i}: ${notes.join(', ')}`);
+  });
+  return { calls: out, problem: said.length ? `tool_calls ${said.join('; ')}` : null };
 }
 
 /**
@@ -56,10 +80,12 @@ export function decodeToolCalls(stored: unknown): DecodedToolCalls {
   }
   if (doc === null) return { calls: null, json: null, problem: null };
   const list = Array.isArray(doc) ? doc : [doc];
-  if (list.every(isCall)) return { calls: list.map(call), json: doc, problem: null };
+  const decoded = calls(list);
+  if (list.every(isCall)) return { calls: decoded.calls, json: doc, problem: decoded.problem };
   const bad = list.flatMap((v, i) => (isCall(v) ? [] : [i]));
   const what = Array.isArray(doc)
     ? `${bad.length === 1 ? 'element' : 'elements'} ${bad.map((i) => `${i} (${shown(list[i])})`).join(', ')} of ${list.length} ${bad.length === 1 ? 'is not a tool call' : 'are not tool calls'}`
     : `${shown(doc)} is not a tool call`;
-  return { calls: list.filter(isCall).map(call), json: doc, problem: `tool_calls ${what}; left out of the parts` };
+  const problem = `tool_calls ${what}; left out of the parts`;
+  return { calls: decoded.calls, json: doc, problem: decoded.problem ? `${problem}; ${decoded.problem}` : problem };
 }

@@ -694,7 +694,7 @@ scenario('a poison-pill time (5e+246): the row is kept with a repaired time and 
   assert.deepEqual(h.q("SELECT message_id, content, created_at FROM messages WHERE session_id = 'bad' ORDER BY seq"), [
     { message_id: ok, content: 'ok', created_at: T0 + 1 }, { message_id: pill, content: 'salvaged', created_at: T0 + 1 }, { message_id: after, content: 'after', created_at: T0 + 3 },
   ]);
-  assert.deepEqual(h.q('SELECT * FROM row_issues'), [{ store: h.path, session_id: 'bad', message_id: pill, field: 'timestamp', problem: "timestamp 5e+246 is not a plausible time; the previous message's time is used" }]);
+  assert.deepEqual(h.q('SELECT * FROM row_issues'), [{ store: h.path, session_id: 'bad', message_id: pill, field: 'timestamp', problem: "timestamp 5e+246 is not a plausible time; the previous message's time (or the session's start) is used" }]);
   assert.deepEqual(h.q("SELECT last_activity_at FROM sessions WHERE session_id = 'bad'"), [{ last_activity_at: T0 + 3 }]);
 });
 

@@ -187,7 +187,7 @@ function check(profile: string, settings: ProfileSettings, gen: { profile?: stri
       assert.ok(garbage.length > 0, 'the garbage_ts scenario ran');
       assert.deepEqual(
         rig.query<Row>('SELECT session_id, message_id, field, problem FROM row_issues ORDER BY session_id, message_id'),
-        garbage.map((x) => ({ session_id: x.session_id, message_id: x.message_id, field: 'timestamp', problem: `timestamp ${String(x.stored)} is not a plausible time; the previous message's time is used` }))
+        garbage.map((x) => ({ session_id: x.session_id, message_id: x.message_id, field: 'timestamp', problem: `timestamp ${String(x.stored)} is not a plausible time; the previous message's time (or the session's start) is used` }))
           .sort((a, b) => (a.session_id < b.session_id ? -1 : a.session_id > b.session_id ? 1 : a.message_id - b.message_id)),
       );
 

@@ -160,7 +160,7 @@ test('a poison-pill message time keeps the row, repairs its time and reports it 
   const rows = [msg(1, { content: 'ok' }), msg(2, { role: 'assistant', content: 'salvaged', timestamp: 5e246 })];
   const p = projectSession(input({ messages: rows }));
   assert.deepEqual(p.messages.map((m) => [m.content, m.created_at]), [['ok', T0 + 1], ['salvaged', T0 + 1]]);
-  assert.deepEqual(p.issues, [{ store: STORE, session_id: 'S', message_id: 2, field: 'timestamp', problem: "timestamp 5e+246 is not a plausible time; the previous message's time is used" }]);
+  assert.deepEqual(p.issues, [{ store: STORE, session_id: 'S', message_id: 2, field: 'timestamp', problem: "timestamp 5e+246 is not a plausible time; the previous message's time (or the session's start) is used" }]);
   assert.equal(p.session.last_activity_at, T0 + 1);
 });
 
@@ -234,4 +234,23 @@ test('routes whose base URLs differ only in spelling (a trailing slash, the host
   // A route that collides with nothing keeps its plain key; the colliding ones show host and path, never more.
   assert.equal(keys[3], 'openrouter|example.com/v1|m');
   for (const k of keys.slice(0, 3)) assert.match(k, /^openrouter\|openrouter\.ai\/api\/v1\|m#[0-9a-f]{8}$/);
+});
+
+test('values the usage ledger cannot count as stored are recorded: a fraction of a token, counters and costs beyond its range, a day that is no date, a garbage usage time', () => {
+  const route = { session_id: 'S', model: 'gpt-5', billing_provider: 'openai', billing_base_url: '', billing_mode: '', task: 'vision', api_call_count: 1,
+    input_tokens: 10, output_tokens: 1, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0, estimated_cost_usd: 1e300, actual_cost_usd: 0,
+    cost_status: null, cost_source: null, first_seen: 5e246, last_seen: T0 + 2 };
+  const p = projectSession(input({
+    session: sessionRow({ cache_read_tokens: 37120.5, output_tokens: 2 ** 62 }),
+    modelUsage: [route],
+    dailyUsage: [{ session_id: 'S', day: '2026-13-45', input_tokens: 1 }, { session_id: 'S', day: '2026-07-14', input_tokens: 2 }],
+  }));
+  const byField = Object.fromEntries(p.issues.map((i) => [i.field as string, i.problem as string]));
+  assert.equal(byField.cache_read_tokens, 'cache_read_tokens is 37120.5, not a whole number; the usage ledger counts 37121');
+  assert.equal(byField.output_tokens, `output_tokens is ${2 ** 62}, more than is counted exactly; the usage ledger counts ${Number.MAX_SAFE_INTEGER}`);
+  assert.equal(byField['session_model_usage.estimated_cost_usd'], `model gpt-5, task vision: estimated_cost_usd is 1e+300, more than the usage ledger holds; it counts ${Number.MAX_SAFE_INTEGER / 1e10}`);
+  assert.equal(byField['session_daily_usage.day'], 'day "2026-13-45" is not a date; its usage is spread over the session\'s activity as usage without a day is');
+  assert.equal(byField['session_model_usage.first_seen'], 'model gpt-5, task vision: first_seen 5e+246 is not a plausible time; the route is placed by its other time, else at the session\'s last activity');
+  // Values it counts as stored are not issues.
+  assert.equal(projectSession(input()).issues.length, 0);
 });

@@ -103,7 +103,7 @@ function project(input: ProjectInput, appended: boolean): Projection | null {
   const sessionIssues: { messageId: number | null; field: string; problem: string }[] = notes.problems.map((p) => ({ messageId: 0, ...p }));
   let startedAt = numOrNull(s.started_at);
   if (!validEpoch(startedAt)) {
-    sessionIssues.push({ messageId: 0, field: 'started_at', problem: `started_at ${String(s.started_at)} is not a plausible time; the first message's time is used` });
+    sessionIssues.push({ messageId: 0, field: 'started_at', problem: `started_at ${String(s.started_at)} is not a plausible time; ${t.firstTime === null ? 'no message has one either, so 0 (1970-01-01) is used' : "the first message's time is used"}` });
     startedAt = t.firstTime ?? 0;
   }
   const endedAt = validEpoch(s.ended_at) ? (s.ended_at as number) : null;
