@@ -245,7 +245,7 @@ export const TOOL_USAGE: DatasetTable = {
 
 export const ROW_ISSUES: DatasetTable = {
   name: 'row_issues',
-  doc: 'Every problem found in a Hermes row and how it was handled (a garbage time replaced, invalid JSON left out): nothing is dropped silently.',
+  doc: 'Every problem found in a Hermes row and how it was handled (a garbage time replaced, invalid JSON left out): nothing is dropped silently, and no value is changed without a row here — BLOB or invalid UTF-8 text; a number stored as content or as a tool call\'s id or name (kept as text); `tool_calls` elements that are not calls; `reasoning_details` that is not JSON (kept as the reasoning text); counters that are negative, not numbers, fractions of a token or beyond what the usage ledger counts exactly (2^53 - 1 tokens, $900,719.93); `session_daily_usage.day` values that are no date (their usage is spread as usage without a day is); usage times that are not plausible.',
   primaryKey: ['store', 'session_id', 'message_id', 'field'],
   withoutRowid: true,
   columns: [
