@@ -21,6 +21,18 @@ async function ids(h: Harness, prefix = ''): Promise<string[]> {
   return (await h.request('GET', `${prefix}/api/sessions`)).json().data.map((s: { id: string }) => s.id);
 }
 
+/** One turn in a new session of the namespace under `prefix`: the ids of the session's messages. */
+async function turn(h: Harness, prefix: string, session: string): Promise<number[]> {
+  await createSession(h, JSON.stringify({ id: session }), `${prefix}/api/sessions`);
+  const run = await h.request('POST', `${prefix}/v1/runs`, { body: JSON.stringify({ input: 'hello', session_id: session }) });
+  assert.equal(run.status, 202, run.text);
+  const done = await h.request('POST', `${prefix}/__admin/runs/${run.json().run_id}/complete`, { body: '{"output": "hi"}' });
+  assert.equal(done.status, 200, done.text);
+  const messages = await h.request('GET', `${prefix}/api/sessions/${session}/messages`);
+  assert.equal(messages.status, 200, messages.text);
+  return messages.json().data.map((m: { id: number }) => m.id);
+}
+
 describeTransports('session store', (open) => {
   it('sessions and their messages survive an emulated restart, and a new process on the same --db file', async () => {
     const db = join(freshDir(), 'runs.db');
@@ -71,6 +83,47 @@ describeTransports('session store', (open) => {
     assert.deepEqual(await ids(h, '/ns/b'), [b], 'another namespace keeps its sessions');
     // After the reset, the title is free and ids mint from the seed's start again.
     assert.equal(await createSession(h, '{"title": "Bot Chat"}', '/ns/a/api/sessions'), a);
+  });
+
+  it('message ids start from 1 after a reset, as in a new state.db, on a file or in memory; namespaces count on their own', async () => {
+    for (const db of [join(freshDir(), 'runs.db'), undefined]) {
+      const h = await open(db ? { db } : {});
+      const where = db ? 'file' : 'memory';
+      assert.deepEqual(await turn(h, '', 's1'), [1, 2], where);
+      assert.deepEqual(await turn(h, '', 's2'), [3, 4], where);
+      assert.deepEqual(await turn(h, '/ns/a', 's1'), [1, 2], `${where}: another namespace numbers its own`);
+      assert.equal((await h.request('POST', '/__admin/reset')).status, 200);
+      assert.deepEqual(await turn(h, '', 's1'), [1, 2], `${where}: after a reset`);
+      assert.equal((await h.request('POST', '/__admin/reset')).status, 200);
+      assert.deepEqual(await turn(h, '', 's1'), [1, 2], `${where}: after another reset`);
+      assert.deepEqual(await turn(h, '/ns/a', 's2'), [3, 4], `${where}: the default's reset leaves other namespaces be`);
+      assert.equal((await h.request('POST', '/ns/a/__admin/reset')).status, 200);
+      assert.deepEqual(await turn(h, '/ns/a', 's1'), [1, 2], `${where}: a reset of another namespace`);
+      assert.deepEqual(await turn(h, '', 's2'), [3, 4], `${where}: and the default keeps counting`);
+      await h.close();
+    }
+  });
+
+  it('a checkpoint restore continues message ids from the checkpoint\'s counter, deleted messages included', async () => {
+    const h = await open({ db: join(freshDir(), 'runs.db') });
+    for (const prefix of ['', '/ns/b']) {
+      assert.deepEqual(await turn(h, prefix, 's1'), [1, 2], prefix);
+      const first = (await h.request('POST', `${prefix}/__admin/checkpoints`)).json().id as string;
+      assert.deepEqual(await turn(h, prefix, 's2'), [3, 4], prefix);
+      // AUTOINCREMENT never hands out a deleted message's id again: the counter stays at 4.
+      assert.equal((await h.request('DELETE', `${prefix}/api/sessions/s1`)).status, 200);
+      assert.equal((await h.request('DELETE', `${prefix}/api/sessions/s2`)).status, 200);
+      const emptied = (await h.request('POST', `${prefix}/__admin/checkpoints`)).json().id as string;
+      assert.equal((await h.request('POST', `${prefix}/__admin/checkpoints/${first}/restore`)).status, 200);
+      assert.deepEqual(await ids(h, prefix), ['s1'], prefix);
+      assert.deepEqual(await turn(h, prefix, 's3'), [3, 4], `${prefix}: from the first checkpoint's counter`);
+      assert.equal((await h.request('POST', `${prefix}/__admin/reset`)).status, 200);
+      assert.equal((await h.request('POST', `${prefix}/__admin/checkpoints/${emptied}/restore`)).status, 200);
+      assert.deepEqual(await ids(h, prefix), [], prefix);
+      assert.deepEqual(await turn(h, prefix, 's4'), [5, 6], `${prefix}: a store with no messages left still counts past them`);
+      assert.equal((await h.request('POST', `${prefix}/__admin/reset`)).status, 200);
+      assert.deepEqual(await turn(h, prefix, 's5'), [1, 2], `${prefix}: and a reset starts over`);
+    }
   });
 
   it('a lock held by another connection: a write answers 503 session_db_unavailable after the lock timeout, the server lives on', async () => {

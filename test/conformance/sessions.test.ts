@@ -264,6 +264,42 @@ describeTransports('session routes (spec sessions-api §10)', (open) => {
     }
   });
 
+  it('the session routes that are not emulated check the key first: Hermes\'s 401, and 501 only for a request Hermes would serve', async () => {
+    const auth = '{"error": {"message": "Invalid gateway API key (API_SERVER_KEY)", "type": "gateway_auth_error", "code": "gateway_auth_failed"}}';
+    const alice = { Authorization: 'Bearer alice-key-0123456789' };
+    const h = await open({ profiles: { alice: { apiKey: 'alice-key-0123456789' } } });
+    const notEmulated = async (reply: { status: number; json(): any }, what: string) => {
+      assert.equal(reply.status, 501, what);
+      assert.equal(reply.json().error.code, 'HERMETIC_UNSUPPORTED_ROUTE', what);
+    };
+    for (const path of ['/api/sessions/s2/fork', '/api/sessions/s2/chat/stream', '/api/sessions/s2/model']) {
+      // spec sessions-api §2: the key check comes before anything else the handler does.
+      assertBytes(await h.request('POST', path, { auth: false, body: '{}' }), 401, auth);
+      assertBytes(await h.request('POST', path, { auth: false }), 401, auth);
+      assertBytes(await h.request('POST', path, { body: 'not json', headers: { Authorization: 'Bearer wrong' } }), 401, auth);
+      assertBytes(await h.request('POST', path, { headers: { Authorization: 'HermesRoom abc' }, body: '{}' }), 401, auth);
+      // A namespace not created yet refuses at the front door with the same bytes, and is not created by it.
+      assertBytes(await h.request('POST', `/ns/unseen${path}`, { auth: false, body: '{}' }), 401, auth);
+      // The profile's own key, not the listener's.
+      assertBytes(await h.request('POST', `/p/alice${path}`, { body: '{}' }), 401, auth);
+      await notEmulated(await h.request('POST', `/p/alice${path}`, { headers: alice, body: '{}' }), `alice ${path}`);
+      // The right key: the route is Hermes's, not emulated (decision 0026).
+      await notEmulated(await h.request('POST', path, { body: '{}' }), path);
+    }
+    assert.ok(!(await h.admin.namespaces()).namespaces.some((n) => n.name === 'unseen'), 'a refused request creates no namespace');
+    // Routes outside /api/sessions that are not emulated stay open as before.
+    await notEmulated(await h.request('GET', '/v1/models', { auth: false }), '/v1/models');
+  });
+
+  it('without any API key configured, the session routes that are not emulated let the request through to the 501', async () => {
+    const h = await open({ apiKey: null });
+    for (const path of ['/api/sessions/s2/fork', '/api/sessions/s2/chat/stream', '/api/sessions/s2/model']) {
+      const reply = await h.request('POST', path, { auth: false, body: '{}' });
+      assert.equal(reply.status, 501, path);
+      assert.equal(reply.json().error.code, 'HERMETIC_UNSUPPORTED_ROUTE');
+    }
+  });
+
   it('pinned sessions outside the window are appended and do not count towards has_more', async () => {
     const h = await open();
     const old = await createSession(h, '{"id": "old"}');

@@ -1884,13 +1884,17 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
       "post": {
         "operationId": "hermes.unsupported POST /api/sessions/{session_id}/fork",
         "summary": "Served by Hermes, not emulated",
-        "description": "A clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "description": "Hermes's 401 for a missing or wrong API key, as every session handler checks it first (spec sessions-api §2); then a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
         "tags": ["Not emulated"],
         "x-hermetic-operation": "unsupported",
         "responses": {
           "400": {
             "description": "A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "401": {
+            "description": "Missing or wrong API key (these routes take no room grant).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
             "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
@@ -1915,7 +1919,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": []
+        "security": [{ "hermesApiKey": [] }, {}]
       }
     },
     "/api/sessions/{session_id}/chat/stream": {
@@ -1949,13 +1953,17 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
       "post": {
         "operationId": "hermes.unsupported POST /api/sessions/{session_id}/chat/stream",
         "summary": "Served by Hermes, not emulated",
-        "description": "A clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "description": "Hermes's 401 for a missing or wrong API key, as every session handler checks it first (spec sessions-api §2); then a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
         "tags": ["Not emulated"],
         "x-hermetic-operation": "unsupported",
         "responses": {
           "400": {
             "description": "A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "401": {
+            "description": "Missing or wrong API key (these routes take no room grant).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
             "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
@@ -1980,7 +1988,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": []
+        "security": [{ "hermesApiKey": [] }, {}]
       }
     },
     "/api/sessions/{session_id}/model": {
@@ -2014,13 +2022,17 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
       "post": {
         "operationId": "hermes.unsupported POST /api/sessions/{session_id}/model",
         "summary": "Served by Hermes, not emulated",
-        "description": "A clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "description": "Hermes's 401 for a missing or wrong API key, as every session handler checks it first (spec sessions-api §2); then a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
         "tags": ["Not emulated"],
         "x-hermetic-operation": "unsupported",
         "responses": {
           "400": {
             "description": "A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "401": {
+            "description": "Missing or wrong API key (these routes take no room grant).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
             "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
@@ -2045,7 +2057,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": []
+        "security": [{ "hermesApiKey": [] }, {}]
       }
     },
     "/v1/browser-control/register": {

@@ -3,7 +3,7 @@
 // the routes Hermes has but the emulator does not share one entry. The schemas say the shapes of spec runs-api
 // §2.1, §5–§11 and §14 (docs/reference/hermes-api.md); the bytes (key order, spacing) are wire/'s business.
 // Nothing here runs when a request is answered.
-import type { Operation } from './routes.js';
+import type { AuthRule, Operation } from './routes.js';
 
 export type SchemaObject = { readonly [keyword: string]: unknown };
 export type Schema = boolean | SchemaObject;
@@ -535,8 +535,15 @@ export const UNEMULATED: HermesOperation = {
   answers: { '501': { description: 'HERMETIC_UNSUPPORTED_ROUTE.', json: ref('HermeticError') } },
 };
 
-/** The entry of a route of the table, by its method, path and operation. */
-export function hermesOperation(route: { readonly method: string; readonly path: string; readonly operation: Operation }): HermesOperation | undefined {
-  if (route.operation === 'unsupported') return UNEMULATED;
+/** The not-emulated session routes (fork, chat/stream, model): Hermes's key check first, as on every session route. */
+export const UNEMULATED_WITH_KEY: HermesOperation = {
+  ...UNEMULATED,
+  description: 'Hermes\'s 401 for a missing or wrong API key, as every session handler checks it first (spec sessions-api §2); then a clear 501 rather than a 404 that looks like Hermes\'s own (docs/reference/coverage.md).',
+  answers: { ...UNEMULATED.answers, '401': keyOnly },
+};
+
+/** The entry of a route of the table, by its method, path, operation and auth rule. */
+export function hermesOperation(route: { readonly method: string; readonly path: string; readonly operation: Operation; readonly auth: AuthRule }): HermesOperation | undefined {
+  if (route.operation === 'unsupported') return route.auth === 'none' ? UNEMULATED : UNEMULATED_WITH_KEY;
   return HERMES_OPERATIONS[`${route.method} ${route.path}`];
 }

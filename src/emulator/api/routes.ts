@@ -42,8 +42,10 @@ export const ROUTES: readonly Route[] = [
   { method: 'DELETE', path: '/api/sessions/{session_id}', operation: 'session_delete', auth: 'key' },
   { method: 'GET', path: '/api/sessions/{session_id}/messages', operation: 'session_messages', auth: 'key' },
   { method: 'POST', path: '/api/sessions/{session_id}/chat', operation: 'session_chat', auth: 'key' },
-  // Hermes serves these too; the emulator says plainly that it does not (501 HERMETIC_UNSUPPORTED_ROUTE).
-  ...UNEMULATED_ROUTES.map(([method, path]): Route => ({ method, path, operation: 'unsupported', auth: 'none' })),
+  // Hermes serves these too; the emulator says plainly that it does not (501 HERMETIC_UNSUPPORTED_ROUTE). The session
+  // ones (fork, chat/stream, model) check the key first, as every session handler does (spec sessions-api §2): a
+  // request Hermes would refuse gets Hermes's 401, and only one it would serve is told the route is not emulated.
+  ...UNEMULATED_ROUTES.map(([method, path]): Route => ({ method, path, operation: 'unsupported', auth: path.startsWith('/api/sessions/') ? 'key' : 'none' })),
 ];
 
 export type RouteMatch =

@@ -10,7 +10,8 @@ export { SessionService, BOT_CHAT_TITLE, bodyObject, type Query, type SessionMir
 export { CHAT_OWNER, type ChatOutcome } from './chat.js';
 export type { SessionTable } from './table.js';
 
-const EMPTY: SessionsSnapshot = { sessions: [], messages: [] };
+/** A new store's: no rows, and message ids counted from 1 (a new state.db's AUTOINCREMENT). */
+const EMPTY: SessionsSnapshot = { sessions: [], messages: [], messageSeq: 0 };
 
 export class Sessions implements CheckpointPart {
   readonly recorder: SessionRecorder;
@@ -23,7 +24,7 @@ export class Sessions implements CheckpointPart {
     this.recorder = new SessionRecorder(table, lock, onError);
   }
 
-  /** A namespace reset: no sessions. Throws StoreUnavailable (and changes nothing) when the store refuses. */
+  /** A namespace reset: no sessions, message ids from 1 again. Throws StoreUnavailable (and changes nothing) when the store refuses. */
   reset(): void {
     if (this.table.discard) this.table.discard();
     else this.table.writeNow('resetting the sessions', (ops) => ops.replaceAll(EMPTY));
@@ -39,7 +40,8 @@ export class Sessions implements CheckpointPart {
 
   restore(state: unknown): void {
     const snapshot = state as SessionsSnapshot;
-    if (this.table.discard && snapshot.sessions.length === 0 && snapshot.messages.length === 0) this.table.discard();
+    const empty = snapshot.sessions.length === 0 && snapshot.messages.length === 0 && !(snapshot.messageSeq > 0);
+    if (this.table.discard && empty) this.table.discard();
     else this.table.writeNow('restoring the sessions', (ops) => ops.replaceAll(snapshot));
     this.recorder.clear();
   }

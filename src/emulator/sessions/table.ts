@@ -90,6 +90,11 @@ export interface ListQuery {
 export interface SessionsSnapshot {
   readonly sessions: readonly SessionRow[];
   readonly messages: readonly MessageRow[];
+  /**
+   * The last message id handed out (AUTOINCREMENT's counter; 0 for a store that never held a message). It can be past
+   * the newest row's id once messages were deleted; a restore continues from it, and a reset (0) numbers from 1 again.
+   */
+  readonly messageSeq: number;
 }
 
 /** The statements, each synchronous; `SessionTable.read`/`write` run them inside one transaction. */
@@ -114,6 +119,7 @@ export interface SessionOps {
   /** Deletes the session and its messages; children are orphaned. */
   delete(profile: string, id: string): boolean;
   snapshot(): SessionsSnapshot;
+  /** Every row replaced, and the message id counter set as the snapshot has it (a fresh store's for an empty one). */
   replaceAll(snapshot: SessionsSnapshot): void;
 }
 

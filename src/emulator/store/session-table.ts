@@ -216,9 +216,11 @@ class Ops implements SessionOps {
   }
 
   snapshot(): SessionsSnapshot {
+    const seq = this.#stmt(`SELECT seq FROM sqlite_sequence WHERE name = 'api_session_messages'`).get() as { seq: number } | undefined;
     return {
       sessions: this.#stmt('SELECT * FROM api_sessions ORDER BY rowid').all() as SessionRow[],
       messages: this.#stmt('SELECT * FROM api_session_messages ORDER BY id').all() as MessageRow[],
+      messageSeq: seq?.seq ?? 0,
     };
   }
 
@@ -229,6 +231,12 @@ class Ops implements SessionOps {
     for (const row of snapshot.sessions) session.run(...SESSION_COLUMNS.map((c) => row[c]));
     const message = this.#stmt(`INSERT INTO api_session_messages (${MESSAGE_COLUMNS.join(', ')}) VALUES (${MESSAGE_COLUMNS.map(() => '?').join(', ')})`);
     for (const row of snapshot.messages) message.run(...MESSAGE_COLUMNS.map((c) => row[c]));
+    // AUTOINCREMENT's counter outlives a DELETE: set it as the snapshot has it, so a reset numbers messages from 1
+    // as a new state.db does, and a restore continues where the checkpoint's store would have.
+    const top = snapshot.messages.reduce((max, m) => Math.max(max, m.id), 0);
+    const seq = Math.max(top, snapshot.messageSeq ?? 0);
+    this.#stmt(`DELETE FROM sqlite_sequence WHERE name = 'api_session_messages'`).run();
+    if (seq > 0) this.#stmt(`INSERT INTO sqlite_sequence (name, seq) VALUES ('api_session_messages', ?)`).run(seq);
   }
 }
 
