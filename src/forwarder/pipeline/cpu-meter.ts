@@ -16,10 +16,14 @@ export const MAX_WINDOW_MS = 5000;
 export interface CpuTimes {
   busyMs: number;
   ownMs: number;
+  /** How many cores the busy time is summed over (no bound when not said). */
+  cores?: number;
 }
 
 interface Snapshot extends CpuTimes {
   at: number;
+  /** Cores the counters cover: what others can keep busy at most. */
+  cores: number;
 }
 
 /** The machine's and this process's CPU time so far, or null where the platform reports no per-core times. */
@@ -29,7 +33,7 @@ function timesNow(): CpuTimes | null {
   let busy = 0;
   for (const { times: t } of list) busy += t.user + t.nice + t.sys + t.irq;
   const own = process.cpuUsage();
-  return Number.isFinite(busy) ? { busyMs: busy, ownMs: (own.user + own.system) / 1000 } : null;
+  return Number.isFinite(busy) ? { busyMs: busy, ownMs: (own.user + own.system) / 1000, cores: list.length } : null;
 }
 
 export class CpuMeter {
@@ -45,7 +49,7 @@ export class CpuMeter {
 
   #take(): Snapshot | null {
     const t = this.#times();
-    return t === null ? null : { at: this.#now(), ...t };
+    return t === null ? null : { at: this.#now(), ...t, cores: t.cores ?? Number.POSITIVE_INFINITY };
   }
 
   /**
@@ -78,7 +82,9 @@ export class CpuMeter {
     const ms = next.at - prev.at;
     if (ms < MIN_WINDOW_MS) return null;
     this.#last = next;
-    return Math.max(0, (next.busyMs - prev.busyMs) - (next.ownMs - prev.ownMs)) / ms;
+    // A thread descheduled between reading the counters and the clock (a loaded machine) makes the window look
+    // shorter than the counters' span: never more cores than there are.
+    return Math.min(next.cores, Math.max(0, (next.busyMs - prev.busyMs) - (next.ownMs - prev.ownMs)) / ms);
   }
 }
 

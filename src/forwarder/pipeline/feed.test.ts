@@ -56,6 +56,15 @@ test("others' busy cores: the machine's busy milliseconds less this process's, o
   assert.equal(none.othersBusy(), null);
 });
 
+test('a window the clock saw shorter than the counters did (a descheduled thread) never gives more busy cores than there are', () => {
+  let now = 0;
+  let busy = 0;
+  const meter = new CpuMeter(() => now, () => ({ busyMs: busy, ownMs: 0, cores: 2 }));
+  now = MIN_WINDOW_MS;
+  busy = MIN_WINDOW_MS * 3.9;
+  assert.equal(meter.othersBusy(), 2);
+});
+
 test('the real meter reads the machine: others kept between none and all of the cores busy, whatever this process spins', async () => {
   const meter = new CpuMeter();
   const until = performance.now() + MIN_WINDOW_MS + 30;
