@@ -26,3 +26,10 @@ test('hideSecrets also hides a URL inside a message, by Hermes\'s redactor', () 
   assert.match(said, /ECONNREFUSED$/);
   assert.equal(hideSecrets('postgres://me:s3cret@db/x?password=other'), 'postgres://me:***@db/x?password=***');
 });
+
+test('a URL written without its scheme still has its password hidden', () => {
+  assert.equal(hidePassword('u:TopSecretPw@host/db'), 'u:***@host/db');
+  assert.equal(hidePassword('u:Top@Secret@host:5432/db?sslmode=require'), 'u:***@host:5432/db?sslmode=require');
+  assert.equal(hidePassword('host/db'), 'host/db');
+  assert.equal(hidePassword('localhost:5432/db'), 'localhost:5432/db');
+});

@@ -13,7 +13,9 @@ export function hidePassword(url: string): string {
     const colon = userinfo.indexOf(':');
     return colon < 0 ? whole : `${scheme}${userinfo.slice(0, colon)}:***@`;
   });
-  return out.replace(/([?&]password=)[^&#\s]*/gi, '$1***');
+  // Written without a scheme (`user:password@host/db`, a common slip): the same user info, at the start.
+  const bare = /^[a-z][a-z0-9+.-]*:\/\//i.test(out) ? out : out.replace(/^([^\s/?#:@]+):[^\s/?#]*@/, '$1:***@');
+  return bare.replace(/([?&]password=)[^&#\s]*/gi, '$1***');
 }
 
 /**

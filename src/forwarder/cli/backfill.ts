@@ -75,7 +75,7 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
       return exitCode;
     }
     for (const r of results) {
-      if (r.warning) console.error(`hermetic: warning: ${r.warning}`);
+      if (r.warning && r.warning !== r.error?.message) console.error(`hermetic: warning: ${r.warning}`);
       if (r.error) console.error(`hermetic: ${r.error.message} [${r.error.code}]`);
       for (const d of r.policyDrops) console.error(`hermetic: session ${d.sessionId} not recorded: ${d.reason}`);
     }

@@ -90,7 +90,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
       else if (s.backend === 'postgres') console.log(`  schema v${s.schema_version ?? '?'}, read through a local mirror`);
       else if (!s.exists) console.log(`  missing: ${s.read_error}`);
       else console.log(`  schema v${s.schema_version ?? '?'}, ${s.journal_mode ?? '?'} journal${s.read_error ? `; cannot read: ${s.read_error}` : ''}`);
-      if (s.warning) console.log(`  warning: ${s.warning}`);
+      if (s.warning && s.warning !== s.read_error) console.log(`  warning: ${s.warning}`);
       console.log(`  cursor: message id ${s.cursor_max_message_id ?? '-'}, ${s.sessions_tracked} sessions tracked, last tick ${s.last_tick_at ?? 'never'}`);
       if (s.last_error) console.log(`  last error: ${s.last_error}`);
       if (s.row_issues.entries > 0) console.log(`  row issues: ${s.row_issues.entries} values changed or left out, in ${plural(s.row_issues.messages, 'message')} of ${plural(s.row_issues.sessions, 'session')} (hermetic query "SELECT * FROM row_issues")`);

@@ -135,12 +135,13 @@ export function pgSource(input: PgSettingsInput): PgSource {
   }
   if (!url) return fail(`${join(home, 'config.yaml')} selects the PostgreSQL backend, but no HERMES_DATABASE_URL was found (the environment, ${envFile}, or database.url in config.yaml); nothing was read from this profile.`);
   let parsed: URL;
+  const where = from === 'HERMES_DATABASE_URL' ? 'the environment' : from;
   try {
     parsed = new URL(url);
   } catch {
-    return fail(`HERMES_DATABASE_URL from ${from} is not a URL (${redactUrl(url)}); give postgres://user:password@host:port/database.`);
+    return fail(`HERMES_DATABASE_URL from ${where} is not a URL (${redactUrl(url)}); give postgres://user:password@host:port/database.`);
   }
-  if (!/^postgres(ql)?:$/i.test(parsed.protocol)) return fail(`HERMES_DATABASE_URL from ${from} is not a postgres:// or postgresql:// URL (${redactUrl(url)}).`);
+  if (!/^postgres(ql)?:$/i.test(parsed.protocol)) return fail(`HERMES_DATABASE_URL from ${where} is not a postgres:// or postgresql:// URL (${redactUrl(url)}).`);
   const configured = input.database.schema;
   if (configured !== undefined && configured !== null && (typeof configured !== 'string' || !SCHEMA.test(configured) || configured.startsWith('pg_'))) {
     return fail(`database.schema in ${join(home, 'config.yaml')} must be a lowercase PostgreSQL identifier of 1–63 characters not starting with pg_; got ${JSON.stringify(configured)}.`);
