@@ -512,5 +512,26 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       const anywhere = await hermetic('query', `SELECT COUNT(*) AS n FROM parts WHERE content_text LIKE '%${secret}%'`, '--home', home('redacted'), '--json');
       assert.deepEqual(JSON.parse(anywhere.stdout), [{ n: 0 }]);
     });
+
+    it('a dataset once written with --redact stays redacted: a later forward without the flag masks the new text too', async () => {
+      const secret = `sk-proj-${'AbCdEfGhIjKlMnOpQrSt'.repeat(2)}`;
+      const path = join(dir, 'redact-later.db');
+      const db = createStore({ path, level: LATEST_LEVEL, journal: 'wal' });
+      const clock = { t: 1_780_000_000 };
+      const w = new StateDbWriter(db, { now: () => clock.t, ids: createIdSource('redact-later') });
+      try {
+        const id = w.createSession({ source: 'cli', model: 'gpt-5' });
+        w.appendMessages(id, [{ role: 'user', content: `run 1 ${secret}` }]);
+        assert.equal((await inProcess('backfill', '--state-db', path, '--home', home('redact-later'), '--redact')).status, 0);
+        clock.t += 60;
+        w.appendMessages(id, [{ role: 'user', content: `run 2 ${secret}` }]);
+        assert.equal((await inProcess('forward', '--once', '--state-db', path, '--home', home('redact-later'))).status, 0);
+      } finally {
+        db.close();
+      }
+      const rows = await inProcess('query', "SELECT content FROM messages ORDER BY seq", '--home', home('redact-later'), '--json');
+      const mask = `sk-pro...${secret.slice(-4)}`;
+      assert.deepEqual(JSON.parse(rows.stdout), [{ content: `run 1 ${mask}` }, { content: `run 2 ${mask}` }]);
+    });
   });
 });

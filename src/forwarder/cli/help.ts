@@ -34,8 +34,9 @@ is given (repeatable; a folder stands for the state.db in it). A profile whose c
 postgres is read from PostgreSQL (HERMES_DATABASE_URL from the environment, its .env or database.url), read-only,
 through a local mirror in <home>/mirrors; status shows its connection with the password redacted.
 The dataset is <home>/hermetic.db; home is --home, else $HERMETIC_HOME, else ~/.hermetic.
---redact stores text through Hermes's own secret redactor. Tables: docs/reference/dataset.md. The usage ledger's
-local days are in HERMETIC_TZ (an IANA zone), else the zone it was built in, else the machine's.
+--redact stores text through Hermes's own secret redactor (the dataset remembers it: later runs redact too).
+Tables: docs/reference/dataset.md. The usage ledger's local days are in HERMETIC_TZ (an IANA zone), else the zone it
+was built in, else the machine's.
 
 Remote sinks (--sink URL, repeatable, added to the config file's sinks:): postgres:// or postgresql:// (a PostgreSQL
 fleet store), otlp+http:// or otlp+http-json:// (an OpenTelemetry collector), sqlite:///PATH (a copy in another

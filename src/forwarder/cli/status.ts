@@ -9,6 +9,7 @@ import { readStore } from '../reader/index.js';
 import { HermeticError } from '../../shared/errors.js';
 import { DATASET_FILE, openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
 import { sinkStatus, type SinkStatus } from '../sinks/remote/status.js';
+import { datasetSetting } from '../sinks/sqlite/ledger.js';
 import { COMMON_FLAGS, plural } from './common.js';
 import { FORWARDER_HELP } from './help.js';
 
@@ -80,7 +81,8 @@ export async function statusCommand(argv: string[]): Promise<number> {
       console.log(JSON.stringify(report, null, 2));
       return 0;
     }
-    console.log(`dataset: ${datasetPath}${db ? '' : ' (not created yet; run hermetic backfill)'}`);
+    const redacted = db ? datasetSetting(db, 'redact') === 'on' : false;
+    console.log(`dataset: ${datasetPath}${db ? (redacted ? ' (text stored through the secret redactor)' : '') : ' (not created yet; run hermetic backfill)'}`);
     console.log(`rows: ${Object.entries(rows).map(([k, v]) => `${k} ${v}`).join(', ')}`);
     if (stores.length === 0) console.log('stores: none found (looked for $HERMES_HOME/state.db, ~/.hermes/state.db and profiles/*/state.db)');
     for (const s of stores) {

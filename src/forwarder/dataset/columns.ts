@@ -343,7 +343,7 @@ export const DATASET_META: DatasetTable = {
   name: 'dataset_meta',
   internal: true,
   since: 3,
-  doc: 'Settings the dataset was built with: `ledger_time_zone` (the zone of `usage_ledger.day`; the ledger is rebuilt when the forwarder runs with another) and `ledger_rules` (the version of the attribution rules).',
+  doc: 'Settings the dataset was built with: `ledger_time_zone` (the zone of `usage_ledger.day`; the ledger is rebuilt when the forwarder runs with another), `ledger_rules` (the version of the attribution rules) and `redact` (`on` once text was written through the secret redactor: every later run redacts too).',
   primaryKey: ['key'],
   columns: [
     c('key', 'TEXT', 'Setting.', true),

@@ -196,6 +196,8 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
   const orphaned = orphanWarning(plan.orphans);
   if (orphaned) result.warning = result.warning ? `${result.warning}; ${orphaned}` : orphaned;
   const now = options.now();
+  // A dataset once written through the redactor stays redacted: a later run without --redact does not mix raw text in.
+  const redact = options.redact || (options.sink.redacts?.() ?? false);
   const batchSessions = options.batchSessions ?? 20;
   const batchMessages = options.batchMessages ?? 500;
   // A replaced store is read whole: its sessions' tails describe another file.
@@ -215,14 +217,14 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
   options.onProgress?.(0, todo.length);
   // Sessions come read and projected, in the order they are ready (feed.ts: here, or by the read worker).
   const feed = new SessionFeed({
-    reader, ref, redact: options.redact, origin: options.origin, ids: todo.map((m) => m.id), priorOf,
+    reader, ref, redact, origin: options.origin, ids: todo.map((m) => m.id), priorOf,
     mode: options.readWorker ?? 'auto',
     // The worker may run a few batches ahead of the writes (what it posted waits packed, outside the heap).
     window: { sessions: batchSessions * 4, messages: batchMessages * 4 },
   });
   try {
     for (;;) {
-      const batch: Batch = { store: {}, reset: first && plan.replaced, writes: [], removed: first ? removed.splice(0) : [], quarantine: { failed: [], cleared: [] } };
+      const batch: Batch = { store: {}, reset: first && plan.replaced, writes: [], removed: first ? removed.splice(0) : [], quarantine: { failed: [], cleared: [] }, redacted: redact };
       first = false;
       let messages = 0;
       while (taken < todo.length && batch.writes.length < batchSessions && messages < batchMessages) {

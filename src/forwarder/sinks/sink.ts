@@ -48,6 +48,8 @@ export interface Batch {
   /** Sessions Hermes no longer has: their rows stay, marked `removed_from_store`; their cursors say REMOVED. */
   removed: string[];
   quarantine: { failed: { sessionId: string; error: string; retryAt: number; failures: number }[]; cleared: string[] };
+  /** Its text went through Hermes's redactor: the sink remembers it, so every later write is redacted too. */
+  redacted?: boolean;
 }
 
 /** Thrown by a sink for a write whose `base` is not the session's stored cursor any more (nothing of it is applied). */
@@ -100,5 +102,7 @@ export interface Sink {
    * are then loaded again. A sink that cannot tell returns a fresh value every time (no caching).
    */
   dataVersion(): number;
+  /** Whether text written here must go through the redactor: it was once written so (a sink that cannot tell: false). */
+  redacts?(): boolean;
   close(): void;
 }

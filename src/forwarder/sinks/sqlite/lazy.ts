@@ -47,6 +47,11 @@ export class LazySqliteSink implements Sink {
     return this.#existing()?.dataVersion() ?? 0;
   }
 
+  /** No dataset yet: nothing to remember. */
+  redacts(): boolean {
+    return this.#existing()?.redacts() ?? false;
+  }
+
   close(): void {
     this.#sink?.close();
   }

@@ -3,7 +3,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { endianness } from 'node:os';
 import type { Db } from '../../../shared/sqlite.js';
-import { CURSORS, DAILY_USAGE, MESSAGES, MODEL_USAGE, PARTS, QUARANTINE, ROW_ISSUES, SESSIONS, STORES, USAGE_EVENTS, type DatasetTable, type RecordOf } from '../../dataset/columns.js';
+import { CURSORS, DAILY_USAGE, DATASET_META, MESSAGES, MODEL_USAGE, PARTS, QUARANTINE, ROW_ISSUES, SESSIONS, STORES, USAGE_EVENTS, type DatasetTable, type RecordOf } from '../../dataset/columns.js';
 import type { Ledger, Tail } from '../../projector/index.js';
 import { InsertedActivity } from './activity.js';
 import { CursorMoved, REMOVED, type Batch, type Cursors, type Rows, type SessionCursor, type SessionWrite, type Sink, type Written } from '../sink.js';
@@ -50,6 +50,7 @@ export class SqliteSink implements Sink {
   readonly #bulk: { messages: (rows: Rows) => number; parts: (rows: Rows) => number };
   readonly #q: Record<'logicalFrom' | 'cursor', ReturnType<Db['prepare']>>;
   readonly #apply: Tx;
+  #redacts = false;
   readonly #ledger: LedgerWriter;
   readonly #activity: InsertedActivity;
   #checkpointer: Checkpointer | null = null;
@@ -92,8 +93,19 @@ export class SqliteSink implements Sink {
     return new SqliteSink(openDataset(home, options), options);
   }
 
+  /** Whether the dataset keeps text redacted (`dataset_meta.redact`, set by the first redacted write). */
+  redacts(): boolean {
+    // Once on, always on; while off, asked again (another process may turn it on).
+    if (!this.#redacts) this.#redacts = datasetSetting(this.db, 'redact') === 'on';
+    return this.#redacts;
+  }
+
   #applyBatch(batch: Batch): Written {
     const store = String(batch.store.store);
+    if (batch.redacted && !this.redacts()) {
+      this.db.prepare(`INSERT OR REPLACE INTO ${DATASET_META.name} (key, value) VALUES ('redact', 'on')`).run();
+      this.#redacts = true;
+    }
     const d = this.#del;
     const written: Written = { messagesAdded: 0, messagesRemoved: 0, partsAdded: 0, partsRemoved: 0 };
     if (batch.reset) d.resetCursors!.run(store, 1);
