@@ -3,7 +3,7 @@
 // origin's machine id and host name in front (the machine id leads the key, so several machines' rows coexist); each
 // batch is one transaction that also records the batch's `toSeq` for its origin, so `appliedSeq` is exact.
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Db } from '../../../shared/sqlite.js';
 import type { RecordOf } from '../../dataset/columns.js';
@@ -50,9 +50,17 @@ export class SqliteFileSink implements RemoteSink {
 
   async open(): Promise<void> {
     if (this.#db) return;
+    // The folder must be there (as for `serve --db` and `statedb generate`): a typo is not made into folders, and a
+    // disk that is not mounted now is waited for, not written beside.
+    const folder = dirname(this.path);
+    if (!existsSync(folder)) {
+      throw new SinkError('HERMETIC_SINK_UNAVAILABLE', `cannot open ${this.path}: the folder ${folder} does not exist (create it, or mount its disk); the sink catches up once it does`, true);
+    }
     try {
-      mkdirSync(dirname(this.path), { recursive: true });
+      const created = !existsSync(this.path);
       const db = new Database(this.path);
+      // A copy of the dataset is as private as the dataset (hermetic.db is 0600).
+      if (created) chmodSync(this.path, 0o600);
       try {
         db.pragma(`busy_timeout = ${this.#busyMs}`);
         db.pragma('journal_mode = WAL');
@@ -124,7 +132,13 @@ function valueOf(r: RecordOf, n: string): unknown {
 /** The `sqlite://` factory for the sink registry. */
 export function createSqliteFileSink(url: string, options: { cwd?: string } = {}): RemoteSink {
   const busy = /[?&]busy_timeout_ms=(\d+)/.exec(url);
-  return new SqliteFileSink(sqliteUrlPath(url, options.cwd), busy ? { busyTimeoutMs: Number(busy[1]) } : {});
+  const path = sqliteUrlPath(url, options.cwd);
+  let folder = false;
+  try {
+    folder = statSync(path).isDirectory();
+  } catch { /* not there yet: the sink creates the file */ }
+  if (folder) throw new SinkError('HERMETIC_SINK_URL', `"${url}" names the folder ${path}; name a file in it, e.g. sqlite://${path}/copy.db`, false);
+  return new SqliteFileSink(path, busy ? { busyTimeoutMs: Number(busy[1]) } : {});
 }
 
 /** What a SQLite sink file holds for one machine: rows per shipped table, in the dataset's columns. */
