@@ -399,6 +399,30 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
     });
   });
 
+  describe('hermetic forget (a folder that is gone)', () => {
+    it('--scope takes a folder that no longer exists, when the machine\'s list ignores it; a file is still refused', async () => {
+      const gone = join(dir, 'forget-gone', 'project');
+      mkdirSync(gone, { recursive: true });
+      let id = '';
+      const store = buildStore('forget-gone', (w) => {
+        id = w.createSession({ source: 'cli', cwd: gone });
+        w.appendMessages(id, [{ role: 'user', content: 'hello' }]);
+      });
+      const h = home('forget-gone');
+      assert.equal((await inProcess('backfill', '--state-db', store, '--home', h)).status, 0);
+      rmSync(gone, { recursive: true });
+      mkdirSync(join(h, 'usage-policy'), { recursive: true });
+      writeFileSync(join(h, 'usage-policy', 'local-only.json'), JSON.stringify({ version: 2, entries: [{ dir: gone, class: 'ignore' }] }));
+      const r = await inProcess('forget', '--scope', gone, '--home', h);
+      assert.deepEqual(r, { status: 0, stderr: '', stdout: 'forget: 1 session removed (1 message, 1 part, with their usage and issues).\n' });
+      const file = join(dir, 'forget-gone', 'a-file');
+      writeFileSync(file, 'x');
+      const refused = await inProcess('forget', '--scope', file, '--home', h);
+      assert.equal(refused.status, 2);
+      assert.match(refused.stderr, /is a file, not a folder/);
+    });
+  });
+
   describe('hermetic forward', () => {
     it('--once exits 0 when it read every store, 1 when one is missing, 2 for a bad --interval', async () => {
       const [ok, missing, bad, again] = await Promise.all([

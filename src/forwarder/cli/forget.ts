@@ -14,13 +14,20 @@ import { COMMON_FLAGS, plural } from './common.js';
 import { FORWARDER_HELP } from './help.js';
 import { existingFolder } from './policy.js';
 
+function scopeFolder(path: string): string {
+  const abs = resolve(path);
+  return existsSync(abs) ? existingFolder(abs) : abs;
+}
+
 const FLAGS = { ...COMMON_FLAGS, session: { type: 'string', multiple: true }, scope: { type: 'string' } } as const;
 
 export async function forgetCommand(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, FLAGS);
   if (values.help) return console.log(FORWARDER_HELP), 0;
   if ((values.session === undefined) === (values.scope === undefined)) usageError('forget needs --session ID (repeatable) or --scope DIR, not both.');
-  const scope = values.scope === undefined ? undefined : existingFolder(values.scope);
+  // A folder that is gone (a deleted project, one the machine's list ignores) can still be forgotten: only a file is
+  // refused, as it cannot hold sessions.
+  const scope = values.scope === undefined ? undefined : scopeFolder(values.scope);
   const home = resolve(hermeticHome(values.home));
   if (!existsSync(join(home, DATASET_FILE))) throw new HermeticError('HERMETIC_DATASET_OPEN', `There is no dataset at ${join(home, DATASET_FILE)} yet; there is nothing to forget.`);
   const sink = SqliteSink.open(home);
