@@ -3,7 +3,7 @@
 // its wait for a store that is not there yet, policy check, and --redact. No command ever prints a stack trace.
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -183,6 +183,23 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       for (const r of [words, json]) assert.deepEqual(r, { status: 2, stdout: '', stderr: refusal('backfill', `${missing} does not exist; nothing was read.`, 'HERMETIC_READER_PATH') });
       assert.deepEqual(folder, { status: 2, stdout: '', stderr: refusal('backfill', `${empty} is a folder with no state.db in it; nothing was read.`, 'HERMETIC_READER_PATH') });
       assert.equal(existsSync(home('missing')), false);
+    });
+
+    it('a --home that is a file, or a link to nothing, is refused with a sentence that says so, before anything is read', async () => {
+      const file = join(dir, 'home-is-a-file');
+      writeFileSync(file, 'x');
+      const link = join(dir, 'home-is-a-broken-link');
+      symlinkSync(join(dir, 'not-there'), link);
+      const [f, l, s] = await Promise.all([
+        inProcess('forward', '--once', '--state-db', fixtures.usage, '--home', file),
+        inProcess('backfill', '--state-db', fixtures.usage, '--home', link),
+        inProcess('status', '--home', file),
+      ]);
+      const sentence = `hermetic: --home ${file} is a file, not a folder; Hermetic keeps its dataset and state in a folder (give --home a folder). [HERMETIC_DATASET_OPEN]\n`;
+      assert.deepEqual([f.status, f.stdout, f.stderr], [1, '', sentence]);
+      assert.deepEqual([s.status, s.stderr], [1, sentence]);
+      assert.deepEqual([l.status, l.stderr], [1, `hermetic: --home ${link} is a link to ${join(dir, 'not-there')}, which does not exist; create that folder or give --home another. [HERMETIC_DATASET_OPEN]\n`]);
+      assert.equal(existsSync(join(dir, 'not-there')), false);
     });
 
     it('a folder given as --state-db stands for the state.db in it (a Hermes home)', async () => {
