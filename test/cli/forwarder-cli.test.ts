@@ -105,7 +105,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       assert.deepEqual(JSON.parse(counted.stdout), [{ sessions: 20, messages: 165, parts: 265 }]);
 
       const [again, againJson] = await Promise.all([hermetic('backfill', ...all(), '--home', home('words')), hermetic('backfill', ...all(), '--home', home('json'), '--json')]);
-      assert.deepEqual(again, { status: 0, stdout: 'backfill: nothing to write: every session in the window is already in the dataset (20 sessions unchanged).\n', stderr: '' });
+      assert.deepEqual(again, { status: 0, stdout: 'backfill: nothing to write: no session in the window changed since it was last read (20 sessions unchanged).\n', stderr: '' });
       const a = JSON.parse(againJson.stdout) as Summary;
       assert.equal(againJson.status, 0);
       assert.deepEqual([a.wrote_nothing, a.sessions, a.messages, a.parts, a.skipped], [true, 0, 0, 0, { ...SKIPPED_NONE, unchanged: 20 }]);

@@ -90,7 +90,7 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
     // A store that failed is said first, and the run fails: a summary must not read like a success.
     const failure = failed.length > 0 ? `${failed.length} of ${plural(results.length, 'store')} could not be read (see above)` : null;
     if (!wrote) {
-      const why = failure ?? (unwritten > 0 ? `${plural(unwritten, 'session')} could not be written` : t.sessionsUnchanged > 0 ? 'every session in the window is already in the dataset' : t.sessionsSeen === 0 ? 'the store has no session yet' : 'no session was active in the window');
+      const why = failure ?? (unwritten > 0 ? `${plural(unwritten, 'session')} could not be written` : t.sessionsUnchanged > 0 ? 'no session in the window changed since it was last read' : t.sessionsSeen === 0 ? 'the store has no session yet' : 'no session was active in the window');
       console.log(`backfill: nothing ${failure || unwritten > 0 ? 'was written' : 'to write'}: ${why}${skipped.length ? ` (${skipped.join(', ')})` : ''}.`);
     } else {
       const stores = failure ? `${failure}; ${plural(results.length - failed.length, 'store')} read` : plural(t.stores, 'store');
