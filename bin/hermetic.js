@@ -7,6 +7,12 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
+// Held from this first line, before the CLI is even found: handed to stop-signals.ts once it loads.
+const early = [];
+const holdEarly = (signal) => early.push(signal);
+process.on('SIGINT', holdEarly);
+process.on('SIGTERM', holdEarly);
+
 const dist = new URL('../dist/cli/', import.meta.url);
 const src = new URL('../src/cli/', import.meta.url);
 
@@ -51,9 +57,14 @@ if (found === null) {
   // The catalogue (src/shared/errors.ts) cannot be loaded here: this is its HERMETIC_CLI_NOT_BUILT, spelled out.
   console.error('hermetic: this copy has no build (dist/) and cannot run its sources without tsx; run "npm run build" first. [HERMETIC_CLI_NOT_BUILT]');
   process.exitCode = 1;
+  process.off('SIGINT', holdEarly);
+  process.off('SIGTERM', holdEarly);
 } else {
   const [folder, ext] = found;
   (await import(new URL(`stop-signals.${ext}`, folder).href)).holdStopSignals();
+  process.off('SIGINT', holdEarly);
+  process.off('SIGTERM', holdEarly);
+  if (early.length > 0) process.emit(early[0], early[0]);
   const { main } = await import(new URL(`main.${ext}`, folder).href);
   main(process.argv.slice(2)).then((code) => { if (typeof code === 'number') process.exitCode = code; });
 }
