@@ -106,6 +106,17 @@ describe('hermetic backfill and forward with --sink', () => {
     assert.match(status.stdout, /first copy under way, .* behind.*\n  last error \(1 failure\): cannot open .*SQLITE_NOTADB/);
   });
 
+  it('a sink whose folder does not exist is not made: the run fails and says so; status says when it is tried again', async () => {
+    const h = home('missing-folder');
+    const target = join(dir, 'not-made', 'copy.db');
+    const r = await runMain(['backfill', '--state-db', store, '--home', h, '--sink', `sqlite://${target}`]);
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /the folder .*not-made does not exist \(create it, or mount its disk\)/);
+    assert.equal(existsSync(join(dir, 'not-made')), false);
+    const status = await runMain(['status', '--state-db', store, '--home', h]);
+    assert.match(status.stdout, /last error \(1 failure\): cannot open .*not-made.* does not exist.*; (next retry after \d{4}-|tried again by the next backfill or forward that feeds it)/);
+  });
+
   it('--help says redaction is on by default for sinks that leave the machine', async () => {
     const r = await runMain(['backfill', '--help']);
     assert.match(r.stdout, /Redaction is ON by default for every sink that leaves the machine/);
