@@ -525,6 +525,9 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       ]);
       assert.deepEqual(gone, { status: 2, stdout: '', stderr: refusal('policy', `${join(dir, 'nonexistent')} does not exist; give a folder (a session's working directory or a scope).`, 'HERMETIC_POLICY_PATH') });
       assert.deepEqual(file, { status: 2, stdout: '', stderr: refusal('policy', `${join(project, '.hypignore')} is a file, not a folder; give the folder a session ran in.`, 'HERMETIC_POLICY_PATH') });
+      // Flags before the command read as flags, not as the command.
+      const early = await inProcess('policy', '--home', home('policy'), 'check', target);
+      assert.deepEqual([early.status, early.stdout], [0, words.stdout]);
     });
   });
 

@@ -8,13 +8,14 @@ import { createPolicyResolver, explainPolicy } from '../policy/index.js';
 import { FORWARDER_HELP } from './help.js';
 
 export async function policyCommand(argv: string[]): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (sub === '-h' || sub === '--help' || sub === 'help') return console.log(FORWARDER_HELP), 0;
+  // Flags may come before or after `check` (`policy --home H check DIR` as well as `policy check DIR --home H`).
+  const { values, positionals } = parseFlags(argv, { home: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, 3);
+  const [sub, ...rest] = positionals;
+  if (values.help || sub === 'help') return console.log(FORWARDER_HELP), 0;
   if (sub !== 'check') usageError(sub === undefined ? 'policy needs a command: check PATH.' : `Unknown policy command "${sub}"; use check PATH.`);
-  const { values, positionals } = parseFlags(rest, { home: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, 1);
-  if (values.help) return console.log(FORWARDER_HELP), 0;
-  if (positionals.length !== 1) usageError('policy check needs exactly one PATH (a folder).');
-  const verdict = createPolicyResolver({ stateDir: hermeticHome(values.home), now: Date.now }).resolve(existingFolder(positionals[0]!));
+  if (rest.length !== 1) usageError('policy check needs exactly one PATH (a folder).');
+  const positional = rest;
+  const verdict = createPolicyResolver({ stateDir: hermeticHome(values.home), now: Date.now }).resolve(existingFolder(positional[0]!));
   console.log(values.json ? JSON.stringify(verdict, null, 2) : explainPolicy(verdict).join('\n'));
   return 0;
 }
