@@ -1,5 +1,5 @@
 // `hermetic report` through the real bin: the JSON a script reads, a refusal as one line with its code and exit 2,
-// and --help. Everything else about the report runs in process (src/forwarder/report/report.test.ts).
+// --help, and its synopsis in the forwarder commands' help. Everything else about the report runs in process (src/forwarder/report/report.test.ts).
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
@@ -23,10 +23,12 @@ before(() => {
 after(() => cleanup());
 
 it('report --json, a refused window and --help, each through the bin', async () => {
-  const [json, refused, help] = await Promise.all([
+  const [json, refused, future, help, forwarderHelp] = await Promise.all([
     runBinAsync(['report', '--home', home, '--period', 'all', '--by', 'model', '--by', 'task', '--json']),
     runBinAsync(['report', '--home', home, '--since', '2026-06-10', '--until', '2026-06-01']),
+    runBinAsync(['report', '--home', home, '--since', '9999-12-31']),
     runBinAsync(['report', '--help']),
+    runBinAsync(['backfill', '--help']),
   ]);
   assert.deepEqual([json.status, json.stderr], [0, '']);
   const db = new Database(join(home, 'hermetic.db'), { readonly: true });
@@ -39,6 +41,16 @@ it('report --json, a refused window and --help, each through the bin', async () 
     status: 2, stdout: '',
     stderr: 'hermetic: --since 2026-06-10 starts after --until 2026-06-01 ends; swap them. [HERMETIC_REPORT_INVALID]\nRun "hermetic report --help" for the options.\n',
   });
+  assert.deepEqual(future, {
+    status: 2, stdout: '',
+    stderr: 'hermetic: --since 9999-12-31 is after now: nothing can have been recorded yet. [HERMETIC_REPORT_INVALID]\nRun "hermetic report --help" for the options.\n',
+  });
   assert.equal(help.status, 0);
   assert.match(help.stdout, /^Usage: hermetic report \[options\]/);
+  assert.match(help.stdout, /^  --filter COLUMN=VALUE /m);
+  // The combined help's synopsis names every option of the report's own help.
+  const synopsis = forwarderHelp.stdout.slice(forwarderHelp.stdout.indexOf('  hermetic report '), forwarderHelp.stdout.indexOf('\n      what the agent spent'));
+  for (const flag of ['--period', '--since', '--until', '--by', '--top', '--filter COLUMN=VALUE', '--json', '--csv', '--markdown', '--utc', '--home', '--from']) {
+    assert.ok(synopsis.includes(`[${flag}`) || synopsis.includes(`| ${flag}`), `${flag} in:\n${synopsis}`);
+  }
 });

@@ -15,7 +15,7 @@ export const FORWARDER_HELP = `Forwarder commands: read Hermes's state.db stores
   hermetic sinks remove URL [--home DIR]
       stop feeding a remote sink: its cursor goes, and with the last one the change log and its triggers
   hermetic report [--period today|week|month|30d|all] [--since 7d|ISO] [--until ISO] [--by DIM]… [--top N]
-                  [--json | --csv | --markdown] [--utc] [--home DIR | --from postgres://…]
+                  [--filter COLUMN=VALUE]… [--json | --csv | --markdown] [--utc] [--home DIR | --from postgres://…]
       what the agent spent: cost, tokens, cache hits, sessions and calls, by day, model, source, session, …
       (hermetic report --help)
   hermetic export parquet --out DIR [--since 7d|ISO] [--until ISO] [--include-local-only] [--home DIR] [--json]
@@ -72,7 +72,7 @@ Grouping (repeatable: --by day --by model gives one row per day and model):
 Filter (repeatable; values of one column are alternatives, columns combine):
   --filter COLUMN=VALUE   model, provider, profile, source, project, task or session; project= is no project;
       tool calls filtered by model, provider or task are those of the sessions with such usage
-Output (one of; default a table):
+Output (one of; default tables as wide as the terminal, or $COLUMNS, or 80 when piped):
   --json           {"period": {"since", "until"}, "by": [...], "totals": {...}, "rows": [...]}
   --csv            the rows as CSV        --markdown   the rows as a Markdown table
 Other:

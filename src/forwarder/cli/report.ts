@@ -9,10 +9,10 @@ import type { Db } from '../../shared/sqlite.js';
 import { DATASET_VERSION } from '../dataset/columns.js';
 import { hermeticHome } from '../home.js';
 import { explicitTimeZone, systemTimeZone, Zone } from '../ledger/zone.js';
-import { ledgerZone, parseFilters, rowIssuesIn, type RowIssueCount, renderCsv, renderMarkdown, renderSummary, resolveWindow, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
+import { DEFAULT_WIDTH, ledgerZone, parseFilters, planFilterMiss, type FilterMiss, rowIssuesIn, type RowIssueCount, renderCsv, renderMarkdown, renderSummary, resolveWindow, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
 import { sqliteDialect } from '../report/dialect.js';
 import { planSummary } from '../report/summary.js';
-import { planReport } from '../report/query.js';
+import { planReport, runSqlite } from '../report/query.js';
 import { openDataset, openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
 import { COMMON_FLAGS, fleetFrom } from './common.js';
 import { REPORT_HELP } from './help.js';
@@ -33,6 +33,8 @@ interface ReportSource {
   emptyDataset(): Promise<boolean>;
   /** Values the forwarder changed or left out in the window's sessions; null where the source does not keep them. */
   rowIssues(request: ReportRequest): Promise<RowIssueCount | null>;
+  /** Why a filtered window shows no usage (null: the window has none, filter or not). */
+  filterMiss(request: ReportRequest): Promise<FilterMiss | null>;
   close(): void;
 }
 
@@ -54,6 +56,7 @@ function datasetSource(home: string): ReportSource {
     summary: async (request, now) => summaryTables(db, request, now, dialect),
     emptyDataset: async () => db.prepare('SELECT 1 FROM usage_ledger LIMIT 1').get() === undefined,
     rowIssues: async (request) => rowIssuesIn(db, request),
+    filterMiss: async (request) => db.transaction(() => runSqlite(db, planFilterMiss(request, dialect), dialect)).deferred(),
     close: () => db.close(),
   };
 }
@@ -68,6 +71,7 @@ async function fleetSource(url: string): Promise<ReportSource> {
     emptyDataset: () => readFleet(url, async (c) => (await c.query('SELECT 1 FROM usage_ledger LIMIT 1')).rows.length === 0),
     // The fleet store receives no row issues (each machine's `hermetic status` has them).
     rowIssues: async () => null,
+    filterMiss: (request) => readFleet(url, (c, d) => runPostgres(c, planFilterMiss(request, d), d)),
     close: () => undefined,
   };
 }
@@ -77,6 +81,16 @@ export interface ReportIo {
   now?: () => number;
   /** Colour the terminal view (default: stdout is a terminal and NO_COLOR is unset). */
   color?: boolean;
+  /** The width the tables fit in (default: terminalWidth()). */
+  width?: number;
+}
+
+/** $COLUMNS when it is set, else the terminal's width, else (piped) 80. */
+export function terminalWidth(env: NodeJS.ProcessEnv = process.env, stdout: { isTTY?: boolean; columns?: number } = process.stdout): number {
+  const columns = Number(env.COLUMNS);
+  if (Number.isInteger(columns) && columns > 0) return columns;
+  if (stdout.isTTY === true && stdout.columns !== undefined && stdout.columns > 0) return stdout.columns;
+  return DEFAULT_WIDTH;
 }
 
 /** The dataset, read-only; one written by an older Hermetic is migrated first (that builds its usage ledger). */
@@ -111,12 +125,18 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
     }
     const window = resolveWindow({ period: values.period, since: values.since, until: values.until }, nowS, zone);
     if (window.since !== null && window.until !== null && window.since > window.until) {
-      throw new HermeticError('HERMETIC_REPORT_INVALID', `--since ${values.since ?? ''} starts after --until ${values.until ?? 'now'} ends; swap them.`);
+      // Without --until the window ends now: a start after it is in the future, and there is nothing to swap.
+      throw new HermeticError('HERMETIC_REPORT_INVALID', values.until === undefined
+        ? `--since ${values.since ?? ''} is after now: nothing can have been recorded yet.`
+        : `--since ${values.since ?? ''} starts after --until ${values.until} ends; swap them.`);
     }
     const filter = parseFilters(values.filter ?? []);
     const base: ReportRequest = { since: window.since, until: window.until, utc: values.utc === true, ...(Object.keys(filter).length > 0 ? { filter } : {}) };
     const by = values.by ?? [];
     const color = io.color ?? (process.stdout.isTTY === true && !process.env.NO_COLOR);
+    const width = io.width ?? terminalWidth();
+    // A filter that leaves the window empty is said to be why (and what the window does have).
+    const filterMiss = async (totals: UsageReport['totals']) => (totals.sessions === 0 && base.filter !== undefined ? (await source.filterMiss(base)) ?? undefined : undefined);
     if (formats.length > 0 || by.length > 0) {
       const report = await source.report({ ...base, by, top }, zone);
       if (values.json) console.log(JSON.stringify(report, null, 2));
@@ -124,13 +144,15 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
       else if (values.markdown) console.log(renderMarkdown(report));
       else {
         const rowIssues = (await source.rowIssues(base)) ?? undefined;
-        console.log(renderSummary({ totals: report, tables: [{ title: `By ${by.join(' and ')}`, report }], zoneName: zone.name, emptyDataset: await source.emptyDataset(), rowIssues }, color));
+        const view: SummaryView = { totals: report, tables: [{ title: `By ${by.join(' and ')}`, report }], zoneName: zone.name, emptyDataset: await source.emptyDataset(), rowIssues, filterMiss: await filterMiss(report.totals) };
+        console.log(renderSummary(view, color, width));
       }
       return 0;
     }
     // The terminal view: a summary, then by day (by month over long windows), model, source, and the costliest sessions.
-    const view: SummaryView = { ...(await source.summary(base, nowS, zone)), zoneName: zone.name, rowIssues: (await source.rowIssues(base)) ?? undefined };
-    console.log(renderSummary(view, color));
+    const summary = await source.summary(base, nowS, zone);
+    const view: SummaryView = { ...summary, zoneName: zone.name, rowIssues: (await source.rowIssues(base)) ?? undefined, filterMiss: await filterMiss(summary.totals.totals) };
+    console.log(renderSummary(view, color, width));
     return 0;
   } finally {
     source.close();

@@ -3,6 +3,7 @@
 export { usageReport, reportCondition, reportTotals, reportRows, reportPeriod, checkDimensions, ledgerZone, DIMENSIONS, TIME_DIMENSIONS, MEASURES, FILTERS, type Dimension, type FilterName, type ReportFilter, type ReportRequest, type ReportRow, type UsageReport } from './query.js';
 export { summaryTables, type SummaryTables } from './summary.js';
 export { parseFilters } from './filter.js';
+export { planFilterMiss, describeFilterMiss, type FilterMiss } from './filter-miss.js';
 export { resolveWindow, parsePoint, addDays, PERIODS, type Period, type Window } from './window.js';
-export { renderSummary, renderTable, renderCsv, renderMarkdown, formatCost, formatTokens, describePeriod, type SummaryView } from './render.js';
+export { renderSummary, renderTable, DEFAULT_WIDTH, renderCsv, renderMarkdown, formatCost, formatTokens, describePeriod, type SummaryView } from './render.js';
 export { rowIssuesIn, type RowIssueCount } from './row-issues.js';

@@ -112,6 +112,10 @@ describe('hermetic report and query --from postgres://', () => {
     const text = await run((a) => reportCommand(a, { now: () => NOW * 1000, color: false }), ['--from', fleetUrl, '--period', 'all']);
     for (const heading of ['By month', 'By model', 'By source', 'Most expensive sessions']) assert.ok(text.includes(heading), heading);
     assert.ok(!text.includes(pg.password));
+    // A filter that empties the window says so on the fleet store too, with the models it has.
+    const models = (JSON.parse(await run((a) => reportCommand(a, { now: () => NOW * 1000 }), ['--from', fleetUrl, '--period', 'all', '--by', 'model', '--json'])) as UsageReport).rows.map((r) => r.model);
+    const missed = await run((a) => reportCommand(a, { now: () => NOW * 1000, color: false, width: 1000 }), ['--from', fleetUrl, '--period', 'all', '--filter', 'model=nonexistent']);
+    assert.deepEqual(missed.split('\n').slice(2), ['--filter model=nonexistent matches no usage in this window.', `The models in this window: ${models.join(', ')}.`]);
   });
 
   it('query --from reads the fleet schema; a write or two statements are refused; the password never shows', async () => {

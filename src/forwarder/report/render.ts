@@ -1,10 +1,9 @@
-// How a report reads: the terminal view (a summary, then tables, 80 columns, colour only on a terminal), and the
-// same rows as CSV or Markdown. Pure text from `usageReport` results; no SQL here.
+// How a report reads: the terminal view (a summary, then tables fitted to the terminal's width, 80 columns when piped;
+// colour only on a terminal), and the same rows as CSV or Markdown. Pure text from `usageReport` results; no SQL here.
 import { MEASURES, type Dimension, type ReportRow, type UsageReport } from './query.js';
+import { describeFilterMiss, type FilterMiss } from './filter-miss.js';
 import type { RowIssueCount } from './row-issues.js';
 import type { SummaryTables } from './summary.js';
-
-const WIDTH = 80;
 
 /** `$1,234`, `$12.34`, `$0.0042`, `$0.00`. */
 export function formatCost(v: number | null): string {
@@ -70,27 +69,60 @@ function toolColumns(): Column[] {
   ];
 }
 
-/** A table at most 80 columns wide: key columns share what the figures leave, the last key (a title) takes the rest. */
-export function renderTable(report: UsageReport, color = false, options: { omitOther?: boolean } = {}): string {
+/** Key columns of a fixed, short width (a date, a week's Monday, a month): never cut. */
+const FIXED_KEYS: readonly string[] = ['day', 'week', 'month'];
+/** A key that has to give way keeps at least this much of its text (or its label, or all of it if shorter). */
+const KEY_FLOOR = 12;
+/** When the keys cannot keep that much, figures are left out, in this order (cost, input and output always stay). */
+const DROP_ORDER = ['cache wr', 'sessions', 'cache rd', 'calls', 'errors'];
+/** The width a table fits in when nothing else is known (piped output). */
+export const DEFAULT_WIDTH = 80;
+
+/**
+ * A table that fits in `width` columns (default 80). Figures are never cut; nor are day, week and month. The other key
+ * columns share what is left: a session's title gives way first, then the widest, none below 12 characters; if that is
+ * still too wide, the least needed figures are left out (a line under the table names them) and the keys get the room.
+ * @example renderTable(usageReport(db, { by: ['day', 'model'] }), false, { width: process.stdout.columns })
+ */
+export function renderTable(report: UsageReport, color = false, options: { omitOther?: boolean; width?: number } = {}): string {
   const style = color ? ANSI : PLAIN;
+  const width = options.width ?? DEFAULT_WIDTH;
   const keys = keyColumns(report.by);
   const tools = report.by.includes('tool');
-  const figures = tools ? toolColumns() : usageColumns(report.by.includes('session'));
+  const allFigures = tools ? toolColumns() : usageColumns(report.by.includes('session'));
   const rows = options.omitOther ? report.rows.filter((r) => r.other_rows === undefined) : report.rows;
   const keyCols: Column[] = keys.map((k, i) => ({
-    label: KEY_LABEL[k] ?? k, align: 'left', flex: k === 'title' || (i === keys.length - 1 && !keys.includes('title')),
+    label: KEY_LABEL[k] ?? k, align: 'left', flex: !FIXED_KEYS.includes(k),
     text: (r: ReportRow) => (r.other_rows !== undefined ? (i === 0 ? `(${r.other_rows} more)` : '') : keyText(r[k], k)),
   }));
-  const cols = [...keyCols, ...figures];
-  const cells = rows.map((r) => cols.map((c) => c.text(r)));
-  const widths = cols.map((c, i) => Math.max(c.label.length, ...cells.map((r) => r[i]!.length)));
-  // Fit in WIDTH: cut key columns (the flexible one first) down to what the figures leave.
-  const over = () => widths.reduce((a, b) => a + b, 0) + 2 * (cols.length - 1) - WIDTH;
-  for (const i of [...keyCols.keys()].sort((a, b) => Number(keyCols[b]!.flex) - Number(keyCols[a]!.flex))) {
-    const excess = over();
-    if (excess <= 0) break;
-    widths[i] = Math.max(keyCols[i]!.label.length, Math.min(widths[i]!, Math.max(8, widths[i]! - excess)));
+  const natural = (c: Column) => Math.max(c.label.length, ...rows.map((r) => c.text(r).length));
+  const keyNatural = keyCols.map(natural);
+  const figureWidth = new Map(allFigures.map((c) => [c, natural(c)]));
+  const floors = keyCols.map((c, i) => (c.flex ? Math.min(keyNatural[i]!, Math.max(KEY_FLOOR, c.label.length)) : keyNatural[i]!));
+  const lineWidth = (keyWidths: number[], figures: Column[]) =>
+    keyWidths.reduce((a, b) => a + b, 0) + figures.reduce((a, c) => a + figureWidth.get(c)!, 0) + 2 * (keyWidths.length + figures.length - 1);
+  // Leave figures out only while the keys at their floors do not fit.
+  let figures = allFigures;
+  for (const label of DROP_ORDER) {
+    if (lineWidth(floors, figures) <= width) break;
+    if (figures.some((c) => c.label === label)) figures = figures.filter((c) => c.label !== label);
   }
+  const left = allFigures.filter((c) => !figures.includes(c));
+  // The flexible keys give way: a title first, then the widest, one character at a time, down to their floors (and,
+  // when even that is too wide, down to their labels).
+  const keyWidths = [...keyNatural];
+  for (const floor of [floors, keyCols.map((c, i) => (c.flex ? Math.min(keyNatural[i]!, Math.max(4, c.label.length)) : keyNatural[i]!))]) {
+    while (lineWidth(keyWidths, figures) > width) {
+      const can = keyCols.map((_, i) => i).filter((i) => keyWidths[i]! > floor[i]!);
+      if (can.length === 0) break;
+      const title = can.find((i) => keys[i] === 'title');
+      const widest = title ?? can.reduce((a, b) => (keyWidths[b]! > keyWidths[a]! ? b : a));
+      keyWidths[widest]!--;
+    }
+  }
+  const cols = [...keyCols, ...figures];
+  const widths = [...keyWidths, ...figures.map((c) => figureWidth.get(c)!)];
+  const cells = rows.map((r) => cols.map((c) => c.text(r)));
   const cut = (s: string, w: number) => (s.length > w ? `${s.slice(0, w - 1)}…` : s);
   const line = (vals: string[], head = false) => vals.map((v, i) => {
     const c = cols[i]!;
@@ -98,7 +130,11 @@ export function renderTable(report: UsageReport, color = false, options: { omitO
     const padded = c.align === 'right' ? text.padStart(widths[i]!) : text.padEnd(widths[i]!);
     return head ? style.bold(padded) : c.style ? style[c.style](padded) : padded;
   }).join('  ').trimEnd();
-  return [line(cols.map((c) => c.label), true), style.dim(widths.map((w) => '─'.repeat(w)).join('  ')), ...cells.map((r) => line(r))].join('\n');
+  const out = [line(cols.map((c) => c.label), true), style.dim(widths.map((w) => '─'.repeat(w)).join('  ')), ...cells.map((r) => line(r))];
+  if (left.length > 0) {
+    out.push(style.dim(`(${left.map((c) => c.label).join(', ')} left out to fit ${width} columns: --csv or --json has them)`));
+  }
+  return out.join('\n');
 }
 
 /** The window as people read it: `2026-07-08 … 2026-07-14 (Europe/Berlin)`, `all time`. */
@@ -123,15 +159,19 @@ export interface SummaryView extends SummaryTables {
   zoneName: string;
   /** Values the forwarder changed or left out in the window's sessions (the embedded dataset; none: not known). */
   rowIssues?: RowIssueCount;
+  /** A filter is why the window shows no usage: which part matched nothing (read only then). */
+  filterMiss?: FilterMiss;
 }
 
 /** The terminal report: a summary of the window, then each table under its title. */
-export function renderSummary(view: SummaryView, color: boolean): string {
+export function renderSummary(view: SummaryView, color: boolean, width = DEFAULT_WIDTH): string {
   const style = color ? ANSI : PLAIN;
   const t = view.totals.totals;
   const out = [style.bold(`Hermes usage, ${describePeriod(view.totals, view.zoneName)}`), ''];
   if (t.sessions === 0) {
-    out.push(view.emptyDataset ? 'The dataset holds no usage yet: run "hermetic backfill" (or "hermetic forward") first.' : 'No usage was recorded in this window (try --period all).');
+    if (view.emptyDataset) out.push('The dataset holds no usage yet: run "hermetic backfill" (or "hermetic forward") first.');
+    else if (view.filterMiss) out.push(describeFilterMiss(view.filterMiss, width));
+    else out.push('No usage was recorded in this window (try --period all).');
     return out.join('\n');
   }
   const prompt = (t.input_tokens ?? 0) + (t.cache_read_tokens ?? 0) + (t.cache_write_tokens ?? 0);
@@ -151,7 +191,7 @@ export function renderSummary(view: SummaryView, color: boolean): string {
   }
   for (const table of view.tables) {
     if (table.report.rows.length === 0) continue;
-    out.push('', style.bold(table.title), renderTable(table.report, color, { omitOther: table.omitOther }));
+    out.push('', style.bold(table.title), renderTable(table.report, color, { omitOther: table.omitOther, width }));
   }
   return out.join('\n');
 }

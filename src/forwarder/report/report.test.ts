@@ -1,17 +1,18 @@
 // `usageReport` and `hermetic report` in process, over a month of generated history ending "now": the rows of any
 // grouping add up to the totals, and the totals to the session counters plus the auxiliary rows; windows are local
-// days of the ledger's zone; --top keeps the sums; every refusal has its code and sentence; the terminal view fits in
-// 80 columns and is coloured only when asked.
+// days of the ledger's zone; --top keeps the sums; every refusal has its code and sentence; the terminal view fits the
+// width it is given (80 when piped), never cuts a day, week or month, and is coloured only when asked; a filter that
+// empties the window says so.
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { generate } from '../../state-db/generate/index.js';
 import { tempDir } from '../../state-db/testing/fixtures.js';
-import { reportCommand } from '../cli/report.js';
+import { reportCommand, terminalWidth } from '../cli/report.js';
 import { Zone } from '../ledger/zone.js';
 import { forwarderRig } from '../testing/index.js';
-import { DIMENSIONS, MEASURES, parseFilters, resolveWindow, usageReport, type UsageReport } from './index.js';
+import { DIMENSIONS, MEASURES, parseFilters, renderTable, resolveWindow, usageReport, type UsageReport } from './index.js';
 
 const NOW = Date.UTC(2026, 6, 15, 10, 30) / 1000; // Wednesday 2026-07-15, 12:30 in Berlin
 const ZONE = 'Europe/Berlin';
@@ -191,12 +192,12 @@ describe('windows', () => {
 });
 
 /** reportCommand with its console captured; refusals come back as thrown errors, as main() turns them into lines. */
-async function report(args: string[], color = false): Promise<string> {
+async function report(args: string[], color = false, width = 80): Promise<string> {
   const out: string[] = [];
   const log = console.log;
   console.log = (...a: unknown[]) => void out.push(a.join(' '));
   try {
-    assert.equal(await reportCommand(['--home', home, ...args], { now: () => NOW * 1000, color }), 0);
+    assert.equal(await reportCommand(['--home', home, ...args], { now: () => NOW * 1000, color, width }), 0);
     return out.join('\n');
   } finally {
     console.log = log;
@@ -263,12 +264,120 @@ describe('hermetic report (in process)', () => {
       return true;
     });
     await refused(['--since', '2026-07-10', '--until', '2026-07-01'], 'HERMETIC_REPORT_INVALID', '--since 2026-07-10 starts after --until 2026-07-01 ends; swap them.');
-    await refused(['--since', '2026-08-01'], 'HERMETIC_REPORT_INVALID', '--since 2026-08-01 starts after --until now ends; swap them.');
+    await refused(['--since', '2026-08-01'], 'HERMETIC_REPORT_INVALID', '--since 2026-08-01 is after now: nothing can have been recorded yet.');
+    await refused(['--since', '2026-07-15T12:31'], 'HERMETIC_REPORT_INVALID', '--since 2026-07-15T12:31 is after now: nothing can have been recorded yet.');
     await refused(['--json', '--csv'], 'HERMETIC_CLI_USAGE', 'Give one output format; got --json and --csv.');
     await refused(['--top', '0'], 'HERMETIC_CLI_USAGE', '--top must be between 1 and 1000000; got 0.');
     await refused(['--by', 'tool', '--by', 'provider'], 'HERMETIC_REPORT_INVALID', 'Tool calls cannot be grouped by provider: Hermes records usage per call, not per tool; group tools by day, week, month, profile, source, project, session, machine.');
     await refused(['--sinse', '7d'], 'HERMETIC_CLI_USAGE', 'Unknown option "--sinse"; did you mean "--since"?');
     await assert.rejects(reportCommand(['--home', join(dir, 'nowhere')]), (e: { code: string }) => e.code === 'HERMETIC_DATASET_OPEN');
+  });
+});
+
+describe('the table at a width', () => {
+  const fig = (cost: number, sessions: number, calls: number, input: number, output: number, read: number, write: number) => ({
+    sessions, api_calls: calls, input_tokens: input, output_tokens: output, cache_read_tokens: read, cache_write_tokens: write,
+    reasoning_tokens: 0, estimated_cost_usd: cost, actual_cost_usd: null, cost_usd: cost,
+  });
+  const table = (by: UsageReport['by'], rows: UsageReport['rows']): UsageReport => ({ period: { since: null, until: null }, by, totals: {} as UsageReport['totals'], rows });
+  const byDayModel = table(['day', 'model'], [
+    { day: '2026-11-27', model: 'anthropic/claude-sonnet-4.6', ...fig(0.74, 3, 41, 123_456, 23_800, 197_000, 19_000) },
+    { day: '2026-11-27', model: 'gpt-5', ...fig(0.0123, 1, 9, 18_500, 3_550, 47_700, 4_780) },
+    { day: '2026-11-28', model: 'google/gemini-2.5-flash-preview-09-2025', ...fig(12.5, 12, 1_234, 1_230_000, 412_000, 2_100_000, 98_000) },
+  ]);
+
+  it('at 80 columns: the day whole, the model takes what is left, and the figure that did not fit is named', () => {
+    assert.equal(renderTable(byDayModel, false, { width: 80 }), [
+      'day         model                 cost  sessions  calls  input  output  cache rd',
+      '──────────  ──────────────────  ──────  ────────  ─────  ─────  ──────  ────────',
+      '2026-11-27  anthropic/claude-…   $0.74         3     41   123k   23.8k      197k',
+      '2026-11-27  gpt-5                $0.01         1      9  18.5k   3.55k     47.7k',
+      '2026-11-28  google/gemini-2.5…  $12.50        12  1,234  1.23M    412k     2.10M',
+      '(cache wr left out to fit 80 columns: --csv or --json has them)',
+    ].join('\n'));
+    assert.equal(renderTable(byDayModel), renderTable(byDayModel, false, { width: 80 }), 'piped: 80 columns');
+  });
+
+  it('at 200 columns: nothing cut, every figure there', () => {
+    assert.equal(renderTable(byDayModel, false, { width: 200 }), [
+      'day         model                                      cost  sessions  calls  input  output  cache rd  cache wr',
+      '──────────  ───────────────────────────────────────  ──────  ────────  ─────  ─────  ──────  ────────  ────────',
+      '2026-11-27  anthropic/claude-sonnet-4.6               $0.74         3     41   123k   23.8k      197k     19.0k',
+      '2026-11-27  gpt-5                                     $0.01         1      9  18.5k   3.55k     47.7k     4.78k',
+      '2026-11-28  google/gemini-2.5-flash-preview-09-2025  $12.50        12  1,234  1.23M    412k     2.10M     98.0k',
+    ].join('\n'));
+  });
+
+  it('by week and session: the week whole, the title gives way before the session id', () => {
+    const r = table(['week', 'session'], [
+      { week: '2026-11-23', session_id: '20261129_053652_f1a2b3c4', title: 'Refactor the billing exporter and its tests', ...fig(0.67, 1, 10, 17_600, 4_110, 49_900, 3_000) },
+      { week: null, session_id: null, title: null, other_rows: 41, ...fig(3.5, 41, 400, 700_000, 120_000, 1_500_000, 90_000) },
+    ]);
+    assert.equal(renderTable(r, false, { width: 80 }), [
+      'week        session          title          cost  calls  input  output  cache rd',
+      '──────────  ───────────────  ────────────  ─────  ─────  ─────  ──────  ────────',
+      '2026-11-23  20261129_05365…  Refactor th…  $0.67     10  17.6k   4.11k     49.9k',
+      '(41 more)                                  $3.50    400   700k    120k     1.50M',
+    ].join('\n'));
+    assert.equal(renderTable(r, false, { width: 200 }).split('\n')[2], '2026-11-23  20261129_053652_f1a2b3c4  Refactor the billing exporter and its tests  $0.67     10  17.6k   4.11k     49.9k');
+  });
+
+  it('the width is $COLUMNS, else the terminal\'s, else 80', () => {
+    assert.deepEqual([
+      terminalWidth({ COLUMNS: '200' }, { isTTY: false }), terminalWidth({ COLUMNS: '200' }, { isTTY: true, columns: 120 }),
+      terminalWidth({}, { isTTY: true, columns: 120 }), terminalWidth({}, { isTTY: false }), terminalWidth({ COLUMNS: 'wide' }, {}),
+    ], [200, 200, 120, 80, 80]);
+  });
+
+  it('hermetic report --by day --by model (and --by source) shows whole days at 80 and at 200 columns, each line within', async () => {
+    for (const second of ['model', 'source']) {
+      for (const width of [80, 200]) {
+        const text = await report(['--since', '7d', '--by', 'day', '--by', second], false, width);
+        const lines = text.split('\n').slice(text.split('\n').indexOf(`By day and ${second}`));
+        assert.ok(lines.every((l) => l.length <= width), lines.filter((l) => l.length > width).join('\n'));
+        const rows = lines.slice(3).filter((l) => !l.startsWith('('));
+        assert.ok(rows.length >= 7, `${rows.length} rows`);
+        for (const row of rows) assert.match(row, /^2026-07-\d\d  \S/, `${second} at ${width}: ${row}`);
+        if (width === 200) assert.match(lines[1]!, /cache wr$/);
+      }
+    }
+  });
+});
+
+describe('a filter that matches nothing', () => {
+  it('is named, with the values its column has in the window when they are few', async () => {
+    const models = usageReport(db, { since: resolveWindow({}, NOW, new Zone(ZONE)).since, until: NOW, by: ['model'] }).rows.map((r) => String(r.model));
+    assert.ok(models.length > 1 && models.length <= 8, models.join());
+    const text = await report(['--filter', 'model=nonexistent'], false, 1000);
+    assert.deepEqual(text.split('\n').slice(2), [
+      '--filter model=nonexistent matches no usage in this window.',
+      `The models in this window: ${models.join(', ')}.`,
+    ]);
+    assert.doesNotMatch(text, /No usage was recorded/);
+    // The same under --by, wrapped to the width.
+    const byDay = (await report(['--by', 'day', '--filter', 'model=nonexistent', '--filter', 'model=other'])).split('\n').slice(2);
+    assert.equal(byDay[0], '--filter model=nonexistent --filter model=other match no usage in this window.');
+    assert.ok(byDay.every((l) => l.length <= 80) && byDay.length > 2, byDay.join('\n'));
+    // A column with many values: the costliest few, and how to list them all.
+    const projects = (await report(['--filter', 'project=/nowhere'], false, 1000)).split('\n').slice(2);
+    assert.equal(projects[0], '--filter project=/nowhere matches no usage in this window.');
+    assert.match(projects[1]!, /^The costliest projects in this window: .+ and more \("hermetic report --by project" lists them\)\.$/);
+  });
+
+  it('says when each filter matches alone but not together, or only outside the window', async () => {
+    const pairs = usageReport(db, { since: resolveWindow({}, NOW, new Zone(ZONE)).since, until: NOW, by: ['model', 'source'] }).rows;
+    const sources = [...new Set(pairs.map((r) => String(r.source)))];
+    const [model, source] = pairs.map((r) => String(r.model)).flatMap((m) => sources.filter((s) => !pairs.some((r) => r.model === m && r.source === s)).map((s) => [m, s]))[0]!;
+    assert.deepEqual((await report(['--filter', `model=${model}`, '--filter', `source=${source}`], false, 1000)).split('\n').slice(2), [
+      `No usage in this window matches --filter model=${model} and --filter source=${source} together (each matches some on its own).`,
+    ]);
+    const today = usageReport(db, { since: resolveWindow({ period: 'today' }, NOW, new Zone(ZONE)).since, until: NOW, by: ['model'] }).rows.map((r) => r.model);
+    const absent = usageReport(db, { by: ['model'] }).rows.map((r) => String(r.model)).find((m) => !today.includes(m))!;
+    const lines = (await report(['--period', 'today', '--filter', `model=${absent}`], false, 1000)).split('\n').slice(2);
+    assert.equal(lines[0], `--filter model=${absent} matches no usage in this window.`);
+    assert.equal(lines.at(-1), 'The filter matches usage outside this window: try --period all.');
+    // A window with no usage at all is not the filter's doing.
+    assert.equal((await report(['--since', '2020-01-01', '--until', '2020-01-31', '--filter', 'model=nonexistent'])).split('\n')[2], 'No usage was recorded in this window (try --period all).');
   });
 });
 

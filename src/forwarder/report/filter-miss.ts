@@ -1,0 +1,74 @@
+// Why a filtered report came out empty: which `--filter` matched nothing in the window (and the values that column
+// has there, when they are few), or that the filters match only apart, or only outside the window. One plan, so it
+// runs on the dataset and on the fleet store alike; read only when the filtered window has no usage.
+import type { Dialect } from './dialect.js';
+import { planTotals, planValues, type FilterName, type Plan, type ReportRequest } from './query.js';
+
+/** Up to this many of a column's values are named; more, and `--by COLUMN` is suggested instead. */
+export const FEW_VALUES = 8;
+
+export interface FilterMiss {
+  /** Each filter column, with what was asked and whether it alone matches usage in the window. */
+  columns: { name: FilterName; asked: readonly string[]; matched: boolean; present: (string | null)[]; more: boolean }[];
+  /** The whole filter matches usage outside the window. */
+  elsewhere: boolean;
+}
+
+/**
+ * What the window holds for each filter column; null when the window has no usage at all (the filter is not why).
+ * @example planFilterMiss({ since, until, filter: { model: ['nonexistent'] } }, dialect)
+ */
+export function* planFilterMiss(request: Pick<ReportRequest, 'since' | 'until' | 'utc' | 'filter'>, dialect: Dialect): Plan<FilterMiss | null> {
+  const window = { since: request.since ?? null, until: request.until ?? null, utc: request.utc === true };
+  const entries = Object.entries(request.filter ?? {}).filter((e): e is [FilterName, readonly string[]] => e[1] !== undefined);
+  if (entries.length === 0 || (yield* planTotals(window, dialect)).sessions === 0) return null;
+  const columns: FilterMiss['columns'] = [];
+  for (const [name, asked] of entries) {
+    const matched = ((yield* planTotals({ ...window, filter: { [name]: asked } }, dialect)).sessions ?? 0) > 0;
+    // Session ids are not worth listing; the others are named when they are few.
+    const values = matched || name === 'session' ? [] : yield* planValues(window, name, FEW_VALUES + 1, dialect);
+    columns.push({ name, asked, matched, present: values.slice(0, FEW_VALUES), more: values.length > FEW_VALUES || name === 'session' });
+  }
+  const open = window.since === null && window.until === null;
+  const elsewhere = !open && ((yield* planTotals({ filter: request.filter ?? {} }, dialect)).sessions ?? 0) > 0;
+  return { columns, elsewhere };
+}
+
+const PLURAL: Record<FilterName, string> = { model: 'models', provider: 'providers', profile: 'profiles', source: 'sources', project: 'projects', task: 'tasks', session: 'sessions' };
+
+/** `--filter model=a --filter model=b`: the filter as it was typed. */
+const typed = (name: string, asked: readonly string[]) => asked.map((v) => `--filter ${name}=${v}`).join(' ');
+
+/** Words wrapped to `width`, every line after the first indented by `indent`. */
+function wrap(text: string, width: number, indent = '  '): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = indent + word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  return [...lines, line].join('\n');
+}
+
+/**
+ * The lines a terminal report shows in place of its tables.
+ * @example describeFilterMiss(miss, 80) // '--filter model=nonexistent matches no usage in this window.\nThe models in this window: gpt-5.'
+ */
+export function describeFilterMiss(miss: FilterMiss, width: number): string {
+  const out: string[] = [];
+  const unmatched = miss.columns.filter((c) => !c.matched);
+  for (const c of unmatched) {
+    out.push(wrap(`${typed(c.name, c.asked)} ${c.asked.length === 1 ? 'matches' : 'match'} no usage in this window.`, width));
+    const shown = c.present.map((v) => (v === null || v === '' ? (c.name === 'project' ? '(none: project=)' : '(unknown)') : v));
+    if (c.name === 'session') out.push(`"hermetic report --by session" lists the window's sessions.`);
+    else if (c.more) out.push(wrap(`The costliest ${PLURAL[c.name]} in this window: ${shown.join(', ')} and more ("hermetic report --by ${c.name}" lists them).`, width));
+    else out.push(wrap(`The ${shown.length === 1 ? PLURAL[c.name].slice(0, -1) : PLURAL[c.name]} in this window: ${shown.join(', ')}.`, width));
+  }
+  if (unmatched.length === 0) {
+    out.push(wrap(`No usage in this window matches ${miss.columns.map((c) => typed(c.name, c.asked)).join(' and ')} together (each matches some on its own).`, width));
+  }
+  if (miss.elsewhere) out.push('The filter matches usage outside this window: try --period all.');
+  return out.join('\n');
+}
