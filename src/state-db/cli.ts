@@ -2,7 +2,7 @@
 import { parseFlags, usageError, type FlagSpec } from '../cli/args.js';
 import { HermeticError } from '../shared/errors.js';
 import { storePathProblem } from '../shared/sqlite.js';
-import { generate, profileSettings, PROFILES } from './generate/index.js';
+import { generateAsync, profileSettings, PROFILES, type GenerateOptions, type GenerateResult } from './generate/index.js';
 import { formatReport, inspectStore } from './inspect.js';
 import { LATEST_LEVEL } from './schema/types.js';
 
@@ -111,14 +111,39 @@ async function generateCommand(argv: string[], now: () => number): Promise<numbe
   if (problem && problem !== 'it is a folder, not a file') {
     throw new HermeticError('HERMETIC_STATEDB_WRITE', `Cannot write a state.db at ${out}: ${problem}.`);
   }
-  const result = generate({
+  const result = await interruptible({
     out, replace: values.force === true, level, createdAt, journal, profile: name, sessions, messages,
     seed: values.seed, fts: values['no-fts'] ? false : undefined, end, days,
   });
+  if (result === null) {
+    console.error('hermetic: interrupted — nothing was written');
+    return 130;
+  }
   console.log(`wrote ${result.path}: schema v${Math.min(result.level, 30)}${result.createdAt !== result.level ? ` (created at v${result.createdAt})` : ''}, ` +
     `${result.journal} journal, ${result.sessions} sessions, ${result.messages} messages` +
     (result.walOnlySessions ? `, ${result.walOnlySessions} sessions only in -wal` : ''));
   return 0;
+}
+
+/**
+ * Generates with SIGINT and SIGTERM taken over: either one stops the generator at its next pause (within about 50 ms),
+ * its temporary files removed, and resolves null. A signal after the last pause comes too late to matter: the store is
+ * whole and in place, and the result is returned.
+ */
+async function interruptible(options: GenerateOptions): Promise<GenerateResult | null> {
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    return await generateAsync(options, { signal: stop.signal });
+  } catch (e) {
+    if (stop.signal.aborted && e === stop.signal.reason) return null;
+    throw e;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
 }
 
 async function inspectCommand(argv: string[]): Promise<number> {

@@ -8,7 +8,9 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runBin, runBinAsync, runMain, type BinResult } from '../support/process.js';
+import { spawnSync } from 'node:child_process';
+import { runBin, runBinAsync, runMain, spawnBin, type BinResult } from '../support/process.js';
+import { waitFor } from '../support/wait.js';
 
 let dir: string;
 before(() => {
@@ -160,5 +162,42 @@ describe('files', () => {
     const report = JSON.parse(r.stdout) as { journalMode: string; counts: Record<string, number> };
     assert.deepEqual([report.journalMode, report.counts.sessions], ['wal', sessions]);
     assert.deepEqual(readdirSync(work).sort().map((f) => `${f} ${sha(join(work, f))}`), before);
+  });
+});
+
+describe('an interrupted generate', { concurrency: true }, () => {
+  // A store far too big to finish: the signal always comes while it is being built.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    it(`a ${signal} while the store is being built: its temporary files are removed, one line, exit 130`, async () => {
+      const work = join(dir, `interrupted-${signal}`);
+      mkdirSync(work);
+      const p = spawnBin(['statedb', 'generate', '--out', 'state.db', '--sessions', '100000', '--seed', 'i'], { cwd: work });
+      let ended = false;
+      void p.exited.then(() => (ended = true));
+      const tmp = await waitFor(() => {
+        assert.ok(!ended, `generate ended before its temporary file appeared: ${p.output()}`);
+        return readdirSync(work).find((f) => /^\.state\.db\.\d+-\d+\.tmp$/.test(f));
+      }, 'the temporary store beside state.db');
+      assert.equal(tmp, `.state.db.${p.child.pid}-1.tmp`);
+      p.child.kill(signal);
+      assert.equal(await p.exited, 130, p.output());
+      assert.deepEqual({ stdout: p.stdout(), stderr: p.stderr() }, { stdout: '', stderr: 'hermetic: interrupted — nothing was written\n' });
+      assert.deepEqual(readdirSync(work), []);
+    });
+  }
+
+  it('the next generate to the same target removes what a process that is gone left behind, and nothing of a live one', async () => {
+    const work = join(dir, 'stale');
+    mkdirSync(work);
+    // A pid that was, and is no more.
+    const gone = spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' });
+    const dead = Number(gone.stdout.trim());
+    const left = [`.state.db.${dead}-1.tmp`, `.state.db.${dead}-1.tmp-wal`, `.state.db.${dead}-1.tmp-shm`, `.state.db.${dead}-2.tmp.src-journal`, `.state.db.${dead}-3.tmp.config.yaml`];
+    // A generate still running (this test's own process stands for it), another store's, and a file of the user's.
+    const kept = [`.state.db.${process.pid}-1.tmp`, `.other.db.${dead}-1.tmp`, '.state.db.notes'];
+    for (const f of [...left, ...kept]) writeFileSync(join(work, f), 'x');
+    const r = await runBinAsync(['statedb', 'generate', '--out', 'state.db', '--sessions', '2', '--seed', 's'], { cwd: work });
+    assert.deepEqual([r.status, r.stderr], [0, '']);
+    assert.deepEqual(readdirSync(work).sort(), [...kept, 'state.db'].sort());
   });
 });

@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generate, PROFILES } from './index.js';
+import { generate, generateAsync, PROFILES } from './index.js';
 import { dumpSql } from '../dump.js';
 import { expectedTableInfo, tablesAt, LATEST_LEVEL } from '../schema/index.js';
 import { tempDir } from '../testing/fixtures.js';
@@ -262,4 +263,47 @@ test('end and days lay the history over the days that end at end: every day has 
   } finally {
     cleanup();
   }
+});
+
+test('generateAsync writes what generate writes; aborted at any pause, it leaves nothing and rejects with the reason', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const shape = { sessions: 60, messages: 900, seed: 'async', profile: 'wal-tail' };
+    generate({ ...shape, out: join(dir, 'sync.db') });
+    const r = await generateAsync({ ...shape, out: join(dir, 'async.db') });
+    assert.equal(r.path, join(dir, 'async.db'));
+    const dump = (p: string) => {
+      const db = new Database(p, { readonly: true });
+      try { return dumpSql(db); } finally { db.close(); }
+    };
+    assert.equal(dump(join(dir, 'async.db')), dump(join(dir, 'sync.db')));
+    // The abort lands at the first pause (at the latest the one just before the store takes its place).
+    for (const profile of ['wal-tail', 'postgres-stale', undefined]) {
+      const work = join(dir, `abort-${profile}`);
+      mkdirSync(work);
+      const stop = new AbortController();
+      const reason = new Error('stop');
+      const pending = generateAsync({ ...shape, profile, out: join(work, 'state.db') }, { signal: stop.signal });
+      stop.abort(reason);
+      await assert.rejects(pending, (e) => e === reason);
+      assert.deepEqual(readdirSync(work), [], String(profile));
+    }
+    // An abort before the start writes nothing either.
+    const stopped = new AbortController();
+    stopped.abort(new Error('early'));
+    await assert.rejects(generateAsync({ out: join(dir, 'early', 'state.db') }, { signal: stopped.signal }), /early/);
+    assert.ok(!existsSync(join(dir, 'early')));
+  } finally {
+    cleanup();
+  }
+});
+
+test('a store under /proc fails at once with HERMETIC_STATEDB_WRITE (Node 20\'s recursive mkdir would spin there forever)', { skip: !existsSync('/proc/self') ? 'no /proc here' : false, timeout: 120_000 }, () => {
+  const script = `
+    import { generate } from ${JSON.stringify(new URL('./index.ts', import.meta.url).href)};
+    try { generate({ out: '/proc/hermetic-test-nope/state.db', sessions: 2 }); console.log('written'); }
+    catch (e) { console.log(e.code + ': ' + e.message); }`;
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' });
+  assert.equal(r.signal, null, `generate under /proc did not return within a minute (killed): ${r.stderr}`);
+  assert.equal(r.stdout, 'HERMETIC_STATEDB_WRITE: Cannot write a state.db at /proc/hermetic-test-nope/state.db: the folder /proc does not accept new folders.\n');
 });

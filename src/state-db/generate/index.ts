@@ -1,6 +1,8 @@
 // Deterministic synthetic state.db stores of any schema level and shape (`hermetic statedb generate`). The store is
-// built under a hidden temporary name beside `out` and renamed into place only when complete.
-import { copyFileSync, existsSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// built under a hidden temporary name beside `out` and renamed into place only when complete. The work is a generator
+// that pauses between batches: `generate` runs it straight through, `generateAsync` lets the event loop in at each
+// pause, so a Ctrl-C can stop it there and leave nothing behind.
+import { copyFileSync, existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { HermeticError, isHermeticError } from '../../shared/errors.js';
 import { createStore, type JournalMode } from '../schema/create.js';
@@ -68,12 +70,84 @@ function existingFiles(out: string, postgres: boolean): string[] {
 
 let building = 0;
 
+/** How long the generator works between pauses (ms): short enough for a prompt Ctrl-C, long enough to cost nothing. */
+const SLICE_MS = 50;
+
+/** Work in slices: each `yield` is a point where the store may be abandoned (nothing is in place before the last). */
+type Steps<T> = Generator<void, T, void>;
+
 /**
  * Writes a store. Same options → byte-identical SQL dump. Refuses to replace existing files unless `replace`; a
  * failure leaves no file behind (and a replaced store intact).
  * @example generate({ out: '/tmp/h/state.db', profile: 'mid', sessions: 50, seed: 'a' })
  */
 export function generate(options: GenerateOptions): GenerateResult {
+  const steps = generating(options);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * `generate`, letting the event loop run between batches (about every 50 ms). When `signal` aborts, the temporary
+ * files are removed, nothing is placed at `out`, and the promise rejects with `signal.reason`.
+ * @example const stop = new AbortController(); process.once('SIGINT', () => stop.abort()); await generateAsync({ out }, { signal: stop.signal });
+ */
+export async function generateAsync(options: GenerateOptions, { signal }: { signal?: AbortSignal } = {}): Promise<GenerateResult> {
+  signal?.throwIfAborted();
+  const steps = generating(options, signal);
+  let step = steps.next();
+  while (!step.done) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    step = signal?.aborted ? steps.throw(signal.reason) : steps.next();
+  }
+  return step.value;
+}
+
+/**
+ * Temporary files beside `out` that a generate which no longer runs left behind (SIGKILL, a crash, a power cut): their
+ * names carry its pid. Files of a live process, this one included, are left alone (a pid seen from another PID
+ * namespace sharing the folder would look gone: such setups should give each generate its own --out).
+ */
+export function removeStaleTemporaries(out: string): string[] {
+  const folder = dirname(out);
+  const prefix = `.${basename(out)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return []; // no folder yet: nothing left behind
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const m = /^(\d+)-\d+\.tmp(?:\.src|\.config\.yaml)?(?:-wal|-shm|-journal)?$/.exec(name.slice(prefix.length));
+    if (!m || alive(Number(m[1]))) continue;
+    const path = join(folder, name);
+    try {
+      rmSync(path, { force: true });
+      removed.push(path);
+    } catch {
+      // Not ours to fight over: a file that cannot be removed stays, and the new store uses another name anyway.
+    }
+  }
+  return removed;
+}
+
+/** Whether a process with this pid exists (EPERM: it does, under another user). */
+function alive(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return true; // not a pid we understand: keep the file
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+function* generating(options: GenerateOptions, signal?: AbortSignal): Steps<GenerateResult> {
   const profile = options.profile === undefined ? undefined : profileSettings(options.profile);
   const out = options.out;
   const writeError = (why: string) => new HermeticError('HERMETIC_STATEDB_WRITE', `Cannot write a state.db at ${out}: ${why}.`);
@@ -84,16 +158,18 @@ export function generate(options: GenerateOptions): GenerateResult {
     const what = present[0] === out ? `${out} already exists` : `${present[0]} exists beside it`;
     throw new HermeticError('HERMETIC_STATEDB_EXISTS', `${what}; pass --force to replace it, or choose another --out.`);
   }
+  removeStaleTemporaries(out);
   // Hidden, beside `out`: the final rename stays on one file system, so it is atomic.
   const tmp = join(dirname(out), `.${basename(out)}.${process.pid}-${++building}.tmp`);
   const scratch = [tmp, `${tmp}.src`, `${tmp}.config.yaml`].flatMap((p) => [p, `${p}-wal`, `${p}-shm`, `${p}-journal`]);
   try {
-    const result = build(options, profile, tmp);
+    const result = yield* build(options, profile, tmp);
+    yield; // the last point to stop at: after it the store takes its place
     place(tmp, out, options.walTail ?? profile?.walTail ?? false, postgres, options.replace ?? false);
     return { ...result, path: out };
   } catch (e) {
     for (const p of scratch) rmSync(p, { force: true });
-    if (isHermeticError(e)) throw e;
+    if (isHermeticError(e) || (signal?.aborted && e === signal.reason)) throw e;
     const err = e as NodeJS.ErrnoException;
     throw writeError(err.code === 'EACCES' || err.code === 'EPERM' ? 'permission denied' : err.code === 'ENOSPC' ? 'the disk is full' : err.message);
   }
@@ -114,7 +190,7 @@ function place(tmp: string, out: string, walTail: boolean, postgres: boolean, re
 }
 
 /** Generates the store at `path` (a temporary name); returns the result as if written at options.out. */
-function build(options: GenerateOptions, profile: ProfileSettings | undefined, path: string): GenerateResult {
+function* build(options: GenerateOptions, profile: ProfileSettings | undefined, path: string): Steps<GenerateResult> {
   const level = options.level ?? profile?.level ?? 31;
   const createdAt = options.createdAt ?? profile?.createdAt ?? level;
   const journal = options.journal ?? profile?.journal ?? 'wal';
@@ -144,7 +220,13 @@ function build(options: GenerateOptions, profile: ProfileSettings | undefined, p
     const maxRowid = db.prepare('SELECT MAX(rowid) AS n FROM sessions');
     const newRows = db.prepare('SELECT COUNT(*) AS n FROM sessions WHERE rowid > ?');
     const newMessages = db.prepare('SELECT COUNT(*) AS n FROM messages WHERE session_id IN (SELECT id FROM sessions WHERE rowid > ?)');
+    let pause = performance.now() + SLICE_MS;
     for (let i = 0; rows < sessions; i++) {
+      // Between scenarios (each its own transaction): a pause every SLICE_MS, so one clock read per session at most.
+      if (performance.now() >= pause) {
+        yield;
+        pause = performance.now() + SLICE_MS;
+      }
       if (walTail && tailRows === sessions && rows >= tailFrom) {
         db.pragma('wal_checkpoint(TRUNCATE)');
         db.pragma('wal_autocheckpoint = 0');

@@ -2,7 +2,7 @@
 // replaying Hermes's migrations (ALTER TABLE appends, the v22 usage-table rebuild, the v25 prompt dedupe).
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Db } from '../../shared/sqlite.js';
 import { alterColumnSql, createTableSql } from './ddl.js';
@@ -11,6 +11,7 @@ import { INDEXES, TRIGGERS } from './indexes.js';
 import { checkLevel, chronological, storedVersion } from './layout.js';
 import { TABLES } from './tables.js';
 import type { Level } from './types.js';
+import { createDirs } from '../../shared/dirs.js';
 
 export type JournalMode = 'wal' | 'delete';
 
@@ -44,7 +45,7 @@ export function createStore(options: CreateStoreOptions): Db {
   checkLevel(createdAt);
   if (createdAt > level) throw new RangeError(`createdAt ${createdAt} is newer than level ${level}.`);
   if (path !== ':memory:') {
-    mkdirSync(dirname(path), { recursive: true });
+    createDirs(dirname(path));
     for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(path + suffix, { force: true });
   }
   const db = new Database(path);

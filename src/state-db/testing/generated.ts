@@ -3,11 +3,12 @@
 // it asked for one. Test processes of one run share a store, and the next run reuses it until the generator changes
 // (decision 0034). A copy is what that generator run wrote, byte for byte: nothing in a store depends on its path.
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generate, type GenerateOptions, type GenerateResult } from '../generate/index.js';
+import { createDirs } from '../../shared/dirs.js';
 
 const SRC = fileURLToPath(new URL('../../', import.meta.url));
 /** The files of a generated store that generate() may leave beside `out`. */
@@ -57,7 +58,7 @@ export function generatedStore(options: GenerateOptions): GenerateResult {
     prune(cache);
     const temp = `${master}.${process.pid}.tmp`;
     rmSync(temp, { recursive: true, force: true });
-    mkdirSync(temp, { recursive: true });
+    createDirs(temp);
     const made = generate({ ...shape, out: join(temp, 'state.db') });
     writeFileSync(join(temp, 'result.json'), JSON.stringify(made));
     try {
@@ -68,7 +69,7 @@ export function generatedStore(options: GenerateOptions): GenerateResult {
     }
   }
   if (!options.replace && existsSync(out)) throw new Error(`generatedStore: ${out} already exists`);
-  mkdirSync(dirname(out), { recursive: true });
+  createDirs(dirname(out));
   for (const suffix of ['-wal', '-shm', '-journal']) rmSync(out + suffix, { force: true });
   copyFileSync(join(master, 'state.db'), out);
   for (const suffix of BESIDE) if (existsSync(join(master, `state.db${suffix}`))) copyFileSync(join(master, `state.db${suffix}`), out + suffix);

@@ -2,7 +2,6 @@
 // which days an export rewrites: every day its window touches, and every other day that has a file whose rows no
 // longer match the dataset (a /retry, a rewind or compaction that moved a row to another day, a forget) — found by a
 // fingerprint of each day's rows kept in its file's footer. So no row is ever in two files (decision 0037).
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Db } from '../../../shared/sqlite.js';
 import type { DatasetTable } from '../../dataset/columns.js';
@@ -10,6 +9,7 @@ import { utcDay } from '../../ledger/zone.js';
 import { dayFile, listDays, outError, removeDay } from './layout.js';
 import { fileMetadata, META } from './manifest.js';
 import type { WrittenFile } from './write-file.js';
+import { createDirs } from '../../../shared/dirs.js';
 
 /** Tables with one folder per UTC day of `created_at`; each row's day never depends on when it is exported. */
 export const PARTITIONED: ReadonlySet<string> = new Set(['messages', 'parts']);
@@ -113,7 +113,7 @@ export function exportDays(db: Db, out: string, table: DatasetTable, window: Day
         }
       };
       try {
-        mkdirSync(join(out, table.name, `day=${day}`), { recursive: true });
+        createDirs(join(out, table.name, `day=${day}`));
       } catch (e) {
         throw outError(out, e);
       }

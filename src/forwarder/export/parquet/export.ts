@@ -2,7 +2,6 @@
 // dataset in one read transaction (a consistent moment, even while a forwarder writes) and streams each table into
 // its files: the whole-table files rewritten, and, for messages and parts, the UTC days the window touches (and any
 // day whose file no longer matches the dataset) rewritten whole (days.ts). Then the manifest, from the files.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { HermeticError } from '../../../shared/errors.js';
 import type { Db } from '../../../shared/sqlite.js';
@@ -14,6 +13,7 @@ import { describeTables, MANIFEST_FORMAT, MANIFEST_FORMAT_VERSION, META, readMan
 import { exportColumns } from './schema.js';
 import { DEFAULT_BUDGET, RowProblem, writeParquetFile, type RowGroupBudget } from './write-file.js';
 import type { TableSummary } from './days.js';
+import { createDirs } from '../../../shared/dirs.js';
 
 /** The forwarded data (the forwarder's own bookkeeping tables are not exported). */
 export const EXPORTED_TABLES: readonly DatasetTable[] = DATASET_TABLES.filter((t) => !t.internal);
@@ -158,7 +158,7 @@ function write(out: string, table: DatasetTable, path: string, rows: Iterable<un
 
 function exportWhole(db: Db, out: string, table: DatasetTable, scope: string, metadata: Record<string, string>, budget: RowGroupBudget): TableSummary {
   try {
-    mkdirSync(join(out, table.name), { recursive: true });
+    createDirs(join(out, table.name));
   } catch (e) {
     throw outError(out, e);
   }

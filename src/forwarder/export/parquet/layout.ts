@@ -5,9 +5,10 @@
 //   <out>/manifest.json                            what is there (manifest.ts)
 // A file is replaced by a rename (write-file.ts); a day left with no rows loses its file. Only these names are ever
 // written or removed: anything else in <out> is left alone.
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { HermeticError } from '../../../shared/errors.js';
+import { createDirs } from '../../../shared/dirs.js';
 
 export const DATA_FILE = 'data.parquet';
 export const MANIFEST_FILE = 'manifest.json';
@@ -78,7 +79,7 @@ export function outError(out: string, e: unknown): HermeticError {
  */
 export function lockOut(out: string): () => void {
   try {
-    mkdirSync(out, { recursive: true });
+    createDirs(out);
   } catch (e) {
     throw outError(out, e);
   }

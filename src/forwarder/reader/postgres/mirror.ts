@@ -6,7 +6,7 @@
 // newest id copied, and within changed sessions every row whose hash moved or that is gone (a /retry, a rewind,
 // compaction); the small tables (usage, prompts, meta, version) are copied again when their stamp moves. A pass that
 // finds nothing changed writes nothing, so the file's commit stamp stays and the pipeline skips the store.
-import { chmodSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import Database from 'better-sqlite3';
@@ -15,6 +15,7 @@ import type { Db } from '../../../shared/sqlite.js';
 import { sqliteContent } from './content.js';
 import { pgFailure, readOnly } from './connect.js';
 import type { MirrorJob } from './settings.js';
+import { makeDirs } from '../../../shared/dirs.js';
 
 export type { MirrorJob } from './settings.js';
 
@@ -285,7 +286,7 @@ export async function refreshMirror(job: MirrorJob): Promise<MirrorResult> {
     // The tables' oids: a table dropped and made again (a schema rebuilt, a restore) gets a new one, and its ids may
     // start again below those the mirror holds.
     const oids = (await client.query(`SELECT coalesce(string_agg(c.relname || '=' || c.oid::text, ',' ORDER BY c.relname), '') AS o FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = ANY($2) AND c.relkind IN ('r', 'p')`, [job.schema, [...TABLES]])).rows[0].o as string;
-    mkdirSync(dirname(job.file), { recursive: true, mode: 0o700 });
+    makeDirs(dirname(job.file), 'HERMETIC_DATASET_WRITE', 0o700);
     let db: Db | null = existsSync(job.file) ? openMirror(job.file) : null;
     const meta = db ? metaOf(db) : new Map<string, string>();
     // Made again from nothing: no mirror yet, another source's, a column added or dropped, or tables made again.

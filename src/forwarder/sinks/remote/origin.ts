@@ -1,10 +1,11 @@
 // Where shipped rows come from (contract.ts Origin): a machine id made once and kept in the Hermetic home (so a
 // dataset deleted and rebuilt is still the same machine), and the host name.
-import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { createIdSource, type IdSource } from '../../../shared/ids.js';
 import type { Origin } from './contract.js';
+import { makeDirs } from '../../../shared/dirs.js';
 
 export const MACHINE_ID_FILE = 'machine-id';
 const ID = /^[0-9a-f]{32}$/;
@@ -58,7 +59,7 @@ export function machineOrigin(home: string, options: { ids?: IdSource; hostname?
   const path = join(home, MACHINE_ID_FILE);
   let id = readId(path);
   if (id === null) {
-    mkdirSync(home, { recursive: true, mode: 0o700 });
+    makeDirs(home, 'HERMETIC_DATASET_OPEN', 0o700);
     id = claimId(path, (options.ids ?? createIdSource()).uuid4Hex());
   }
   return { machineId: id, hostname: options.hostname ?? hostname() };

@@ -1,7 +1,7 @@
 // The embedded dataset: one SQLite file (default ~/.hermetic/hermetic.db) in WAL mode so queries run while the
 // forwarder writes, its schema generated from dataset/columns.ts and versioned with `PRAGMA user_version`.
 import Database from 'better-sqlite3';
-import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { HermeticError } from '../../../shared/errors.js';
 import type { Db } from '../../../shared/sqlite.js';
@@ -10,6 +10,7 @@ import { ledgerTimeZone } from '../../ledger/zone.js';
 import { ACTIVITY_TRIGGERS, DROPPED_INSERT_TRIGGERS, recomputeActivity } from './activity.js';
 import { LedgerWriter } from './ledger.js';
 import { seedChangeLog } from '../remote/changelog.js';
+import { makeDirs } from '../../../shared/dirs.js';
 
 export const DATASET_FILE = 'hermetic.db';
 /** Checkpoint every 32 MiB of WAL, not 4: fewer second writes in a backfill (see also sink.ts's checkpoint thread). */
@@ -99,7 +100,7 @@ function migrate(db: Db, path: string, options: DatasetOptions): void {
 export function openDataset(home: string, options: DatasetOptions = {}): Db {
   const path = join(home, DATASET_FILE);
   try {
-    mkdirSync(home, { recursive: true, mode: 0o700 });
+    makeDirs(home, 'HERMETIC_DATASET_OPEN', 0o700);
     const fresh = !existsSync(path);
     const db = new Database(path);
     db.pragma('busy_timeout = 5000');

@@ -2,7 +2,7 @@
 // calls, usage and a secret; a second full one; a local-only one under a .hypignore), a forwarder over it, the dataset
 // opened for shipping, and the rows a sink should hold (the dataset's shipped rows, local-only sessions left out,
 // redacted for sinks that leave the machine), in a canonical form two destinations can be compared in.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createIdSource } from '../../../../shared/ids.js';
 import type { Db } from '../../../../shared/sqlite.js';
@@ -18,6 +18,7 @@ import { machineOrigin } from '../origin.js';
 import { redactRow } from '../redact-row.js';
 import { createRemoteSink } from '../registry.js';
 import { Shipper, type ShipperOptions, type ShipResult } from '../shipper.js';
+import { createDirs } from '../../../../shared/dirs.js';
 
 export const T0 = 1784000000;
 export const SECRET = 'sk-proj-Abcdefghijklmnopqrstuvwxyz0123456789';
@@ -55,7 +56,7 @@ export function createWorld(prefix = 'hermetic-remote-'): World {
   const clock = { t: T0 };
   const w = new StateDbWriter(hermes, { now: () => (clock.t += 1), ids: createIdSource('remote-world') });
   const privateDir = join(dir, 'private');
-  mkdirSync(join(privateDir, 'p'), { recursive: true });
+  createDirs(join(privateDir, 'p'));
   writeFileSync(join(privateDir, '.hypignore'), 'local-only\n');
   const main = w.createSession({ source: 'cli', model: 'gpt-5', started_at: T0, cwd: join(dir, 'work') });
   w.appendMessages(main, [
