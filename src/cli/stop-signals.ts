@@ -1,6 +1,7 @@
 // SIGINT and SIGTERM heard from the bin's first line on (bin/hermetic.js holds them before the CLI's modules load), so
 // a stop request at any moment after the process starts reaches the command: `serve` and `forward` stop cleanly with
-// exit 0, even before they bound or opened anything; every other command ends as the signal would have ended it.
+// exit 0, even before they bound or opened anything; `statedb generate` cleans up and exits 130 (state-db/cli.ts);
+// every other command ends as the signal would have ended it.
 // No imports: the bin loads this module on its own, before everything else.
 
 export type StopSignal = 'SIGINT' | 'SIGTERM';

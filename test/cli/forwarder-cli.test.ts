@@ -13,7 +13,7 @@ import { generate } from '../../src/state-db/generate/index.js';
 import { createStore, LATEST_LEVEL } from '../../src/state-db/schema/index.js';
 import { copyFixture } from '../../src/state-db/testing/fixtures.js';
 import { StateDbWriter } from '../../src/state-db/writer/index.js';
-import { childEnv, spawnHermetic, STACK_LINE, storeLiveCounts, storeValue } from '../support/forwarder-harness.js';
+import { childEnv, spawnHermetic, STACK_LINE, storeHistoryCounts, storeLiveCounts, storeValue } from '../support/forwarder-harness.js';
 import { runMain } from '../support/process.js';
 import { DEADLINE_MS } from '../support/wait.js';
 
@@ -348,7 +348,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
         { path: wal, exists: true, schema_version: 30, journal_mode: 'wal', cursor: maxId(wal), tracked: made.sessions, last_error: null, quarantined: [] },
       ]);
       for (const x of s.stores) assert.match(String(x.last_tick_at), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-      const messages = 165 + [...storeLiveCounts(wal).values()].reduce((a, b) => a + b, 0);
+      const messages = 165 + [...storeHistoryCounts(wal).values()].reduce((a, b) => a + b, 0);
       assert.deepEqual({ sessions: s.rows.sessions, messages: s.rows.messages }, { sessions: 20 + made.sessions, messages });
       for (const t of ['parts', 'model_usage', 'row_issues']) assert.equal(typeof s.rows[t], 'number', t);
       const counted = JSON.parse((await hermetic('query', 'SELECT (SELECT COUNT(*) FROM parts) AS parts, (SELECT COUNT(*) FROM model_usage) AS model_usage, (SELECT COUNT(*) FROM row_issues) AS row_issues', '--home', h, '--json')).stdout) as Record<string, number>[];
@@ -475,7 +475,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
         assert.deepEqual(waiting(), [`hermetic: ${store} does not exist [HERMETIC_READER_OPEN]; waiting for it to appear`]);
         const made = generate({ out: store, sessions: 5, messages: 40, seed: 'appears', journal: 'wal' });
         const written = await Promise.race([fwd.line(/^forward: default: \d+ sessions? written/), sleep(DEADLINE_MS, null, { ref: false })]);
-        assert.match(written ?? '', new RegExp(`^forward: default: ${made.sessions} sessions written \\(${[...storeLiveCounts(store).values()].reduce((a, b) => a + b, 0)} new messages, \\d+ new parts\\)$`));
+        assert.match(written ?? '', new RegExp(`^forward: default: ${made.sessions} sessions written \\(${[...storeHistoryCounts(store).values()].reduce((a, b) => a + b, 0)} new messages, \\d+ new parts\\)$`));
         fwd.child.kill('SIGTERM');
         const { code } = await fwd.exited;
         assert.equal(code, 0);

@@ -25,7 +25,7 @@ import { generatedStore } from '../../src/state-db/testing/generated.js';
 import { StateDbWriter } from '../../src/state-db/writer/index.js';
 import {
   childEnv, countDifferences, datasetCount, datasetDifferences, ledgerDifferences, datasetMessageCounts, datasetRows, seeded, spawnHermetic, STACK_LINE,
-  startWriter, storeLiveCounts, storeValue, type Hermetic, type ProbeEvent, type WriterReport,
+  startWriter, storeHistoryCounts, storeLiveCounts, storeValue, type Hermetic, type ProbeEvent, type WriterReport,
 } from '../support/forwarder-harness.js';
 
 /** Kills of the backfill; each forward series (two of them, beside a writer) is killed half as often. */
@@ -237,6 +237,7 @@ describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
     const counts = datasetMessageCounts(home);
     assert.equal(counts.duplicates, 0);
     assert.deepEqual(countDifferences(counts.perSession, storeLiveCounts(store)), []);
+    assert.deepEqual(countDifferences(counts.history, storeHistoryCounts(store)), []);
     assert.deepEqual(countDifferences(counts.liveColumn, counts.perSession), []);
     assert.equal(storeValue(store, `SELECT COUNT(*) FROM messages WHERE id > ${baseMaxMessageId}`), report.messages);
     assert.deepEqual(datasetDifferences(datasetRows(home), datasetRows(clean)), []);
@@ -278,6 +279,7 @@ describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
     const counts = datasetMessageCounts(home);
     assert.equal(counts.duplicates, 0);
     assert.deepEqual(countDifferences(counts.perSession, storeLiveCounts(store)), []);
+    assert.deepEqual(countDifferences(counts.history, storeHistoryCounts(store)), []);
     assert.deepEqual(datasetDifferences(datasetRows(home), datasetRows(clean)), []);
     assert.deepEqual(datasetDifferences(datasetRows(home, ['daily_usage']), datasetRows(clean, ['daily_usage'])), []);
     assert.deepEqual(ledgerDifferences(home), []);

@@ -12,7 +12,7 @@ import { after, before, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { generatedStore } from '../../src/state-db/testing/generated.js';
 import {
-  childEnv, countDifferences, datasetMessageCounts, ledgerDifferences, spawnHermetic, STACK_LINE, startWriter, storeLiveCounts, storeValue,
+  childEnv, countDifferences, datasetMessageCounts, ledgerDifferences, spawnHermetic, STACK_LINE, startWriter, storeHistoryCounts, storeLiveCounts, storeValue,
 } from '../support/forwarder-harness.js';
 
 const SECONDS = Number(process.env.HERMETIC_LIVE_SECONDS ?? 30);
@@ -76,6 +76,7 @@ it(`forward --interval 1s keeps up with ${RATE} messages/s for ${SECONDS} s, the
   const counts = datasetMessageCounts(home);
   assert.equal(counts.duplicates, 0);
   assert.deepEqual(countDifferences(counts.perSession, storeLiveCounts(store)), []);
+    assert.deepEqual(countDifferences(counts.history, storeHistoryCounts(store)), []);
   const check = new Database(join(home, 'hermetic.db'), { readonly: true });
   assert.equal(check.prepare('SELECT COUNT(*) FROM messages WHERE message_id > ?').pluck().get(baseMaxMessageId), report.messages);
   check.close();

@@ -240,17 +240,32 @@ export function storeLiveCounts(store: string): Map<string, number> {
   ), { open: 'HERMETIC_READER_OPEN', notSqlite: 'HERMETIC_READER_OPEN' });
 }
 
+/**
+ * Per session, the rows of the history Hermes shows (decision 0048): the live rows, and the rows compaction summarized
+ * away that no live row repeats (Hermes's display identity).
+ */
+export function storeHistoryCounts(store: string): Map<string, number> {
+  return readSnapshot(store, (db) => new Map(
+    (db.prepare(`SELECT session_id, COUNT(*) FROM messages m WHERE m.active IS NULL OR m.active = 1 OR (m.compacted = 1 AND NOT EXISTS (
+      SELECT 1 FROM messages l WHERE l.session_id = m.session_id AND (l.active IS NULL OR l.active = 1) AND l.role IS m.role AND l.content IS m.content
+        AND l.timestamp IS m.timestamp AND l.tool_call_id IS m.tool_call_id AND l.tool_calls IS m.tool_calls AND l.tool_name IS m.tool_name))
+      GROUP BY session_id`).raw().all() as [string, number][]),
+  ), { open: 'HERMETIC_READER_OPEN', notSqlite: 'HERMETIC_READER_OPEN' });
+}
+
 /** One number from the store (read through a snapshot, never opened for writing). */
 export function storeValue(store: string, sql: string): unknown {
   return readSnapshot(store, (db) => db.prepare(sql).pluck().get(), { open: 'HERMETIC_READER_OPEN', notSqlite: 'HERMETIC_READER_OPEN' });
 }
 
-/** Per session, the dataset's rows in `messages`, and how many (store, message_id) pairs appear more than once. */
-export function datasetMessageCounts(home: string): { perSession: Map<string, number>; duplicates: number; liveColumn: Map<string, number> } {
+/** Per session, the dataset's live rows and all its rows in `messages`, and how many (store, message_id) pairs appear more than once. */
+export function datasetMessageCounts(home: string): { perSession: Map<string, number>; history: Map<string, number>; duplicates: number; liveColumn: Map<string, number> } {
   const db = new Database(join(home, 'hermetic.db'), { readonly: true, fileMustExist: true });
   try {
     return {
-      perSession: new Map(db.prepare('SELECT session_id, COUNT(*) FROM messages GROUP BY session_id').raw().all() as [string, number][]),
+      // The live transcript (compacted 0), and the whole history with what compaction summarized away.
+      perSession: new Map(db.prepare('SELECT session_id, COUNT(*) FROM messages WHERE compacted IS NOT 1 GROUP BY session_id').raw().all() as [string, number][]),
+      history: new Map(db.prepare('SELECT session_id, COUNT(*) FROM messages GROUP BY session_id').raw().all() as [string, number][]),
       duplicates: db.prepare('SELECT COUNT(*) FROM (SELECT store, message_id FROM messages GROUP BY store, message_id HAVING COUNT(*) > 1)').pluck().get() as number,
       liveColumn: new Map(db.prepare('SELECT session_id, live_messages FROM sessions WHERE live_messages > 0').raw().all() as [string, number][]),
     };

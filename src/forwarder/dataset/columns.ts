@@ -74,8 +74,8 @@ export const SESSIONS: DatasetTable = {
     c('cost_status', 'TEXT', '`estimated`, `actual`, `included` or `unknown`.'),
     c('cost_source', 'TEXT', 'Where the price came from.'),
     c('rewind_count', 'INTEGER', 'Times the user rewound.', true),
-    c('live_messages', 'INTEGER', 'Rows in `messages` for this session (the live transcript).', true),
-    c('archived_messages', 'INTEGER', 'Rows Hermes archived by in-place compaction (not in `messages`).', true),
+    c('live_messages', 'INTEGER', 'Messages of the live transcript (rows in `messages` for this session with `compacted` 0).', true),
+    c('archived_messages', 'INTEGER', 'Rows Hermes archived by in-place compaction (in `messages` with `compacted` 1, except those a live clone carries on).', true),
     c('inactive_messages', 'INTEGER', 'Rows rewound, undone or superseded (not in `messages`).', true),
     c('removed_from_store', 'INTEGER', '1 when Hermes has since deleted the session (its rows here are kept).', true),
     c('origin', 'TEXT', '`backfill` or `forward`: the command that last wrote the row.', true),
@@ -84,7 +84,7 @@ export const SESSIONS: DatasetTable = {
 
 export const MESSAGES: DatasetTable = {
   name: 'messages',
-  doc: 'One row per message of the live transcript as Hermes replays it (active rows; nothing compacted away, rewound or replaced), bookkeeping rows included and told apart by `kind`.',
+  doc: 'One row per message of the history Hermes shows: the live transcript it replays (active rows) and the messages in-place compaction summarized away (`compacted` = 1; a clone compaction carried on is one message, kept once), bookkeeping rows included and told apart by `kind`; rewound or replaced rows are counted on the session, not listed. The live transcript is `WHERE compacted IS NOT 1 ORDER BY seq`.',
   primaryKey: ['store', 'session_id', 'seq'],
   withoutRowid: true,
   columns: [
@@ -92,7 +92,7 @@ export const MESSAGES: DatasetTable = {
     c('session_id', 'TEXT', 'Owning session.', true),
     c('message_id', 'INTEGER', 'Hermes\'s row id (`messages.id`), unique in its store.', true),
     c('logical_id', 'INTEGER', 'First row id of the logical message: the same across compaction generations.', true),
-    c('seq', 'INTEGER', '0-based position in the live transcript.', true),
+    c('seq', 'INTEGER', '0-based position in the history (live and compacted messages, in Hermes\'s row order).', true),
     c('role', 'TEXT', '`user`, `assistant`, `tool`, `system` or `session_meta`.', true),
     c('kind', 'TEXT', '`message` for conversation; `session_meta`, `system`, `compaction_summary`, or Hermes\'s `display_kind` (`steer`, `model_switch`, `hidden`, …) for the rest.', true),
     c('content', 'TEXT', 'Content as Hermes stored it; for structured content the JSON document after the `\\x00json:` sentinel.'),
@@ -104,6 +104,7 @@ export const MESSAGES: DatasetTable = {
     c('model', 'TEXT', 'Model that wrote the message (assistant rows only; follows `/model` switches).'),
     c('finish_reason', 'TEXT', 'Why the model stopped.'),
     c('created_at', 'REAL', 'Epoch seconds; a garbage stored time is replaced by the previous message\'s (see `row_issues`).', true),
+    c('compacted', 'INTEGER', '1 for a message in-place compaction summarized away (Hermes no longer replays it to the model; it still shows it in the history), 0 for one of the live transcript (NULL on rows written before dataset version 6: all live).'),
   ],
 };
 
@@ -393,8 +394,9 @@ export const DATASET_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PART
 /**
  * The dataset's schema version: bump it with a migration in sinks/sqlite/dataset.ts (and `since` on new tables).
  * 2: session_cursors.tail (decision 0032); 3: the usage ledger (decision 0031); 4: remote sinks and the change log
- * (decision 0035); 5: the sink counts the activity of what it inserts, the per-row insert triggers dropped (decision 0040).
+ * (decision 0035); 5: the sink counts the activity of what it inserts, the per-row insert triggers dropped (decision 0040);
+ * 6: messages.compacted, the history in-place compaction summarized away kept (decision 0048).
  */
-export const DATASET_VERSION = 5;
+export const DATASET_VERSION = 6;
 
 export type RecordOf = Record<string, unknown>;

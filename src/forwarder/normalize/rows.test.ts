@@ -36,17 +36,29 @@ test('live rows: active 1, active NULL (the old reconciler quirk) and no active 
   assert.equal(isLive({ active: 0 }), false);
 });
 
-test('archived and rewound rows are counted, not transcribed; the newest id counts every row', () => {
+test('rows compaction summarized away stay in the history, marked; rewound rows are counted, not listed; the newest id counts every row', () => {
   const rows = [
     row({ content: 'a', active: 0, compacted: 1 }), row({ content: 'b', active: 0, compacted: 0 }),
     row({ content: 'c', active: null }), row({ content: 'd', active: 0, compacted: 1 }),
   ];
   const n = normalizeMessages(rows, T0);
-  assert.deepEqual(n.live.map((m) => m.content), ['c']);
+  assert.deepEqual(n.live.map((m) => [m.content, m.compacted]), [['a', true], ['c', false], ['d', true]]);
   assert.equal(n.compacted, 2);
   assert.equal(n.inactive, 1);
   assert.equal(n.maxMessageId, rows[3]!.id);
   assert.deepEqual(n.issues, []);
+});
+
+test('a compacted row that a live clone carries on (byte-exact, a new id) is one message: the clone, with the first id as its logical id', () => {
+  const original = row({ role: 'user', content: 'arrived during the summary', timestamp: T0 + 50, active: 0, compacted: 1 });
+  const summarized = row({ role: 'user', content: 'old turn', timestamp: T0 + 10, active: 0, compacted: 1 });
+  const summary = row({ role: 'assistant', content: '[summary]', _compressed_summary: 1 });
+  const clone = row({ role: 'user', content: 'arrived during the summary', timestamp: T0 + 50 });
+  const n = normalizeMessages([original, summarized, summary, clone], T0);
+  assert.deepEqual(n.live.map((m) => [m.id, m.logicalId, m.content, m.compacted]), [
+    [summarized.id, summarized.id, 'old turn', true], [summary.id, summary.id, '[summary]', false], [clone.id, original.id, 'arrived during the summary', false],
+  ]);
+  assert.equal(n.compacted, 2);
 });
 
 test('a normalized message carries every decoded field', () => {
@@ -62,6 +74,7 @@ test('a normalized message carries every decoded field', () => {
     toolCallsJson: [{ id: 'call_1', type: 'function', function: { name: 'terminal', arguments: '{"command": "ls"}' } }],
     toolName: null, toolCallId: null, reasoning: 'Check first.', finishReason: 'tool_calls', tokenCount: 57,
     createdAt: r.timestamp, timestampRepaired: false, replyText: null, displayKind: null, platformMessageId: '991', afterRewind: 0,
+    compacted: false,
   }]);
 });
 
@@ -77,7 +90,7 @@ test('the reply text outside content is looked up only when content has no text'
 
 test('a garbage time takes the previous good time (any generation), else the start, and is reported', () => {
   const first = row({ content: 'first', timestamp: 5e246 });
-  const archived = row({ content: 'archived', timestamp: T0 + 500, active: 0, compacted: 1 });
+  const archived = row({ content: 'archived', timestamp: T0 + 500, active: 0, compacted: 0 });
   const bad = row({ content: 'bad', timestamp: 5e246 });
   const nan = row({ content: 'text time', timestamp: 'yesterday' });
   const n = normalizeMessages([first, archived, bad, nan], T0 + 1);

@@ -1,6 +1,6 @@
-// One session's message rows → its live transcript as Hermes replays it: the rows that are active (or predate the
-// `active` column), classified by kind, with logical ids that stay the same across compaction generations
-// (spec forwarding §6.1 items 7–8, §7 "Normalizer"). Rows can be normalized in runs (decision 0032): the state after
+// One session's message rows → its history as Hermes shows it: the live transcript it replays (rows that are active,
+// or predate the `active` column) and the rows in-place compaction summarized away, classified by kind, with logical
+// ids that stay the same across compaction generations (spec forwarding §6.1 items 7–8, §7 "Normalizer"). Rows can be normalized in runs (decision 0032): the state after
 // one run (RowsCarry) is where the next run starts, so the rows appended to a session are normalized alone.
 import { decodeContent } from './content.js';
 import { reasoningOf, replyTextOf } from './reasoning.js';
@@ -53,6 +53,7 @@ export interface RowsCarry {
 }
 
 export interface NormalizedSession {
+  /** The rows of the history Hermes shows, in id order: live ones, and those compacted away (`compacted` says which). */
   live: NormalMessage[];
   issues: RowIssue[];
   /** Rows archived by in-place compaction (active 0, compacted 1). */
@@ -109,15 +110,20 @@ export function normalizeMessages(rows: readonly Row[], startedAt: number, from?
       createdAt = carry.prevTime ?? 0;
       repaired = true;
     } else carry.prevTime = createdAt;
+    let compacted = false;
     if (!isLive(raw)) {
       carry.inactiveIds += id;
-      if (numOrNull(raw.compacted) === 1) carry.compacted++;
-      else {
+      if (from) needsPrefix = true;
+      if (numOrNull(raw.compacted) === 1) {
+        carry.compacted++;
+        // Still in the history Hermes shows, unless a live clone carries it on (that clone stands for it).
+        if (liveKeys.has(key)) continue;
+        compacted = true;
+      } else {
         carry.inactive++;
         if (!liveKeys.has(key)) carry.rewoundSince++;
+        continue;
       }
-      if (from) needsPrefix = true;
-      continue;
     }
     const { row, problems } = textColumns(raw, MESSAGE_TEXT_COLUMNS);
     for (const p of problems) issues.push({ messageId: id, ...p });
@@ -158,6 +164,7 @@ export function normalizeMessages(rows: readonly Row[], startedAt: number, from?
       displayKind: str(row.display_kind),
       platformMessageId: str(row.platform_message_id),
       afterRewind: carry.rewoundSince,
+      compacted,
     });
     carry.rewoundSince = 0;
   }

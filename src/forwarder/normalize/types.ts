@@ -62,4 +62,9 @@ export interface NormalMessage {
   platformMessageId: string | null;
   /** Rows rewound, undone or replaced just before this one (since the previous live row): the turn it follows. */
   afterRewind: number;
+  /**
+   * Summarized away by an in-place compaction (`active 0, compacted 1`): no longer replayed to the model, still part of
+   * the history Hermes shows (spec forwarding §6.1 item 8). False for a live row.
+   */
+  compacted: boolean;
 }

@@ -549,7 +549,7 @@ scenario('bookkeeping rows are told apart by kind: status parts for session_meta
 });
 
 for (const level of [15, 31]) {
-  scenario(`in-place compaction (v${level}): carried rows keep their part ids, archived ones leave, no duplicate appears (§6.1 item 8)`, (h) => {
+  scenario(`in-place compaction (v${level}): carried rows keep their part ids, summarized ones stay in the history marked compacted, no duplicate appears (§6.1 item 8)`, (h) => {
     h.w.createSession({ id: 's', source: 'cli', started_at: T0 });
     const [a, b, c, d] = h.w.appendMessages('s', [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'user', content: 'c' }, { role: 'assistant', content: 'd' }]);
     h.forward();
@@ -557,16 +557,21 @@ for (const level of [15, 31]) {
     assert.deepEqual(partIds(h, 's'), [`hermes-s-${a}-0#0`, `hermes-s-${b}-0#0`, ...carried]);
     const [sum1, c1, d1] = h.w.compactInPlace('s', [{ role: 'user', content: '[Compacted context, generation 1]', _compressed_summary: level >= 24 ? 1 : 0 }], 2);
     assert.deepEqual(counts(h.forward()), C({ seen: 1, written: 1 }));
-    assert.deepEqual(h.q('SELECT message_id, logical_id, content FROM messages ORDER BY seq'), [
-      { message_id: sum1, logical_id: sum1, content: '[Compacted context, generation 1]' }, { message_id: c1, logical_id: c, content: 'c' }, { message_id: d1, logical_id: d, content: 'd' },
+    // The summarized turns stay (marked): the history Hermes shows, and what was forwarded before, is not lost.
+    assert.deepEqual(h.q('SELECT message_id, logical_id, content, compacted FROM messages ORDER BY seq'), [
+      { message_id: a, logical_id: a, content: 'a', compacted: 1 }, { message_id: b, logical_id: b, content: 'b', compacted: 1 },
+      { message_id: sum1, logical_id: sum1, content: '[Compacted context, generation 1]', compacted: 0 }, { message_id: c1, logical_id: c, content: 'c', compacted: 0 }, { message_id: d1, logical_id: d, content: 'd', compacted: 0 },
     ]);
-    assert.deepEqual(partIds(h, 's'), [`hermes-s-${sum1}-0#0`, ...carried].sort());
-    // A second generation clones the clones: still the first ids.
+    assert.deepEqual(partIds(h, 's'), [`hermes-s-${a}-0#0`, `hermes-s-${b}-0#0`, `hermes-s-${sum1}-0#0`, ...carried].sort());
+    // A second generation clones the clones: still the first ids; the first summary joins the history.
     const [sum2] = h.w.compactInPlace('s', [{ role: 'user', content: '[Compacted context, generation 2]' }], 2);
     h.forward();
-    assert.deepEqual(partIds(h, 's'), [`hermes-s-${sum2}-0#0`, ...carried].sort());
+    assert.deepEqual(partIds(h, 's'), [`hermes-s-${a}-0#0`, `hermes-s-${b}-0#0`, `hermes-s-${sum1}-0#0`, `hermes-s-${sum2}-0#0`, ...carried].sort());
+    assert.deepEqual(h.q('SELECT content, compacted FROM messages ORDER BY seq').map((m) => `${m.content}${m.compacted ? ' (compacted)' : ''}`), [
+      'a (compacted)', 'b (compacted)', '[Compacted context, generation 1] (compacted)', '[Compacted context, generation 2]', 'c', 'd',
+    ]);
     assert.deepEqual(h.q('SELECT live_messages, archived_messages, inactive_messages FROM sessions'), [{ live_messages: 3, archived_messages: 3, inactive_messages: 4 }]);
-    assert.deepEqual(h.q('SELECT COUNT(*) AS n, COUNT(DISTINCT content_text) AS d FROM parts'), [{ n: 3, d: 3 }]);
+    assert.deepEqual(h.q('SELECT COUNT(*) AS n, COUNT(DISTINCT content_text) AS d FROM parts'), [{ n: 6, d: 6 }]);
   }, { level });
 }
 

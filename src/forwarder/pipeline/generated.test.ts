@@ -149,17 +149,23 @@ function check(profile: string, settings: ProfileSettings, gen: { profile?: stri
         }
       }
 
-      // messages: per session, the store's live rows in id order.
+      // messages: per session, the history Hermes shows in id order: the live rows, and the rows compaction summarized
+      // away that no live row repeats (Hermes's display identity over the columns this store has).
       const mCols = columnsOf(ref, 'messages');
-      const live = mCols.has('active') ? 'AND (active = 1 OR active IS NULL)' : '';
-      const liveStmt = ref.prepare(`SELECT id, role, content, tool_call_id, timestamp FROM messages WHERE session_id = ? ${live} ORDER BY id`);
+      const same = ['role', 'content', 'timestamp', 'tool_call_id', 'tool_calls', 'tool_name'].filter((c) => mCols.has(c)).map((c) => `l.${c} IS m.${c}`).join(' AND ');
+      const isLive = (t: string) => `(${t}.active = 1 OR ${t}.active IS NULL)`;
+      const shown = !mCols.has('active') ? '' : mCols.has('compacted')
+        ? `AND (${isLive('m')} OR (m.compacted = 1 AND NOT EXISTS (SELECT 1 FROM messages l WHERE l.session_id = m.session_id AND ${isLive('l')} AND ${same})))`
+        : `AND ${isLive('m')}`;
+      const compactedOf = mCols.has('active') ? `CASE WHEN ${isLive('m')} THEN 0 ELSE 1 END` : '0';
+      const liveStmt = ref.prepare(`SELECT m.id, m.role, m.content, m.tool_call_id, m.timestamp, ${compactedOf} AS compacted FROM messages m WHERE m.session_id = ? ${shown} ORDER BY m.id`);
       const allStmt = ref.prepare('SELECT id, timestamp FROM messages WHERE session_id = ? ORDER BY id');
       const garbage: Row[] = [];
       let liveTotal = 0;
       for (const s of storeSessions) {
         const want = liveStmt.all(s.id) as Row[];
         liveTotal += want.length;
-        const got = rig.query<Row>('SELECT message_id, role, content, content_format, tool_call_id, created_at FROM messages WHERE session_id = ? ORDER BY seq', s.id);
+        const got = rig.query<Row>('SELECT message_id, role, content, content_format, tool_call_id, created_at, compacted FROM messages WHERE session_id = ? ORDER BY seq', s.id);
         assert.deepEqual(got.map((m) => m.message_id), want.map((m) => m.id), `${profile} ${s.id} live ids`);
         // The time a garbage row is given: the previous good time among all the session's rows, else started_at.
         const repairedAt = new Map<number, number>();
@@ -175,6 +181,7 @@ function check(profile: string, settings: ProfileSettings, gen: { profile?: stri
           assert.equal(row.content, json ? m.content.slice(SENTINEL.length) : m.content);
           assert.equal(row.content_format, m.content === null ? null : json ? 'json' : 'text');
           assert.equal(row.tool_call_id, m.tool_call_id);
+          assert.equal(row.compacted, m.compacted, `${profile} ${s.id} #${m.id} compacted`);
           if (repairedAt.has(m.id)) {
             assert.equal(row.created_at, repairedAt.get(m.id));
             garbage.push({ session_id: s.id, message_id: m.id, stored: m.timestamp });

@@ -3,6 +3,7 @@
 // differs — and after every tick the dataset equals a clean backfill of the same store, row for row, cursors' tails
 // included. Each scenario drives the Hermes-like writer and ticks after each step, in both read modes.
 import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createIdSource } from '../../shared/ids.js';
@@ -149,13 +150,14 @@ scenario('a rewind near the end of a long session rewrites only from a checkpoin
   tick('a rewind to the start, and a new turn');
 });
 
-scenario('in-place compaction replaces the live transcript; later appends after it are appended', ({ w, tick }) => {
+scenario('in-place compaction marks the summarized rows and adds the new live ones; later appends after it are appended', ({ w, tick }) => {
   const s = w.createSession({ source: 'cli', started_at: T0 });
   for (let i = 0; i < 40; i++) w.appendMessages(s, turn(i));
   tick('80 messages');
   w.compactInPlace(s, [{ role: 'assistant', content: '[summary of 80 messages]', _compressed_summary: 1 }], 2);
   const r = tick('compaction');
-  assert.deepEqual([r.sessionsRewritten, r.messagesRemoved, r.messages], [1, 80, 3]);
+  // Every row changed state (78 summarized away, 2 carried on by clones): rewritten whole, 78 + 3 rows.
+  assert.deepEqual([r.sessionsRewritten, r.messagesRemoved, r.messages], [1, 80, 81]);
   w.appendMessages(s, turn(41));
   // The prefix now has archived rows: the new rows are checked not to repeat one of them, then appended.
   assert.deepEqual(did(tick('after compaction')), { appended: 1, rewritten: 0, replaced: 0, added: 2, removed: 0 });
@@ -224,4 +226,44 @@ scenario('a session deleted and re-created with the same id (a running chat savi
   w.createSession({ id: 'chat', source: 'cli', started_at: T0 });
   w.appendMessages('chat', [...turn(0), ...turn(1)]);
   assert.deepEqual(did(tick('saved again')), { appended: 0, rewritten: 1, replaced: 0, added: 4, removed: 2 });
+});
+
+test('a dataset from before version 6 gets the history compaction took from it back on the next pass', () => {
+  const { dir, cleanup } = tempDir('hermetic-compacted-migration-');
+  const path = join(dir, 'state.db');
+  const db = createStore({ path, level: 31, journal: 'wal', fts: false });
+  let t = T0;
+  const w = new StateDbWriter(db, { now: () => (t += 1), ids: createIdSource('compacted-migration') });
+  const home = join(dir, 'home');
+  try {
+    const s = w.createSession({ source: 'cli', started_at: T0 });
+    const other = w.createSession({ source: 'cli', started_at: T0 });
+    for (let i = 0; i < 4; i++) w.appendMessages(s, turn(i));
+    w.appendMessages(other, turn(0));
+    w.compactInPlace(s, [{ role: 'assistant', content: '[summary]', _compressed_summary: 1 }], 2);
+    const first = forwarderRig([path], { dir, home });
+    first.forwarder.forwardOnce();
+    const shown = first.query<{ n: number }>('SELECT COUNT(*) AS n FROM messages WHERE session_id = ? AND compacted = 1', s)[0]!.n;
+    assert.equal(shown, 6);
+    first.cleanup();
+    // As version 5 left it: no column, no compacted rows, the cursors as they were.
+    const old = new Database(join(home, 'hermetic.db'));
+    old.exec('DELETE FROM messages WHERE compacted = 1; ALTER TABLE messages DROP COLUMN compacted');
+    old.pragma('user_version = 5');
+    const cursors = () => Object.fromEntries((old.prepare('SELECT session_id, fingerprint FROM session_cursors').all() as { session_id: string; fingerprint: string }[]).map((c) => [c.session_id, c.fingerprint]));
+    const before = cursors();
+    old.close();
+    const second = forwarderRig([path], { dir, home });
+    try {
+      const r = second.forwarder.forwardOnce()[0]!;
+      assert.deepEqual([r.sessionsWritten, r.sessionsUnchanged], [1, 1]);
+      assert.deepEqual(second.query('SELECT compacted, COUNT(*) AS n FROM messages WHERE session_id = ? GROUP BY compacted ORDER BY compacted', s), [{ compacted: 0, n: 3 }, { compacted: 1, n: 6 }]);
+      assert.equal(second.query<{ f: string }>('SELECT fingerprint AS f FROM session_cursors WHERE session_id = ?', other)[0]!.f, before[other]);
+    } finally {
+      second.cleanup();
+    }
+  } finally {
+    db.close();
+    cleanup();
+  }
 });

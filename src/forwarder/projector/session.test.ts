@@ -64,7 +64,7 @@ test('golden projection of an open interactive session: parts in order, ids, usa
   assert.deepEqual(p.messages[1], {
     store: STORE, session_id: 'S', message_id: 2, logical_id: 2, seq: 1, role: 'assistant', kind: 'message', content: null,
     content_format: null, tool_calls: '[{"id":"call_1","type":"function","function":{"name":"terminal","arguments":"{\\"command\\": \\"ls\\"}"}}]',
-    tool_name: null, tool_call_id: null, reasoning: 'Need to look.', model: 'gpt-5', finish_reason: 'tool_calls', created_at: T0 + 2,
+    tool_name: null, tool_call_id: null, reasoning: 'Need to look.', model: 'gpt-5', finish_reason: 'tool_calls', created_at: T0 + 2, compacted: 0,
   });
   assert.deepEqual(p.session, {
     store: STORE, session_id: 'S', profile: 'default', source: 'cli', model: 'gpt-5', provider: 'openai', billing_host: 'api.openai.com',

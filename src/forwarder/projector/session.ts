@@ -133,7 +133,7 @@ function project(input: ProjectInput, appended: boolean): Projection | null {
     last_activity_at: activity, message_count: num(s.message_count), tool_call_count: num(s.tool_call_count),
     api_call_count: num(s.api_call_count), ...counters, estimated_cost_usd: numOrNull(s.estimated_cost_usd),
     actual_cost_usd: numOrNull(s.actual_cost_usd), cost_status: str(s.cost_status), cost_source: str(s.cost_source),
-    rewind_count: num(s.rewind_count), live_messages: t.live, archived_messages: normalized.carry.compacted,
+    rewind_count: num(s.rewind_count), live_messages: t.live - t.compacted, archived_messages: normalized.carry.compacted,
     inactive_messages: normalized.carry.inactive, removed_from_store: 0, origin: input.origin,
   };
   const modelUsage = modelUsageRecords(store, sessionId, input.modelUsage);

@@ -4,7 +4,7 @@
 // checkpoint that differs. Pure; the same rows give the same tail however many ticks they came in.
 import type { RowsCarry } from '../normalize/rows.js';
 
-export const TAIL_VERSION = 1;
+export const TAIL_VERSION = 2;
 
 export interface Tail {
   v: typeof TAIL_VERSION;
@@ -16,8 +16,10 @@ export interface Tail {
   models: string;
   /** The normalizer's carry (normalize/rows.ts): counts, the prefix's mark, the last good time, pending rewinds. */
   rows: RowsCarry;
-  /** Live messages written (the next one's seq). */
+  /** Messages written, live and compacted away (the next one's seq). */
   live: number;
+  /** Of them, the ones in-place compaction summarized away (version 2). */
+  compacted: number;
   /** The first live message's good time (the start, when `started_at` is garbage) and the latest live time. */
   firstTime: number | null;
   lastTime: number;

@@ -8,7 +8,7 @@ import { redactValue } from './redact-json.js';
 import { Lanes, Marks, MAX_CALLS, type Tail } from './tail.js';
 
 /** What one run of the transcript leaves for the next. */
-export type TranscriptCarry = Pick<Tail, 'live' | 'firstTime' | 'lastTime' | 'metaModel' | 'calls' | 'hash' | 'step' | 'marks'>;
+export type TranscriptCarry = Pick<Tail, 'live' | 'compacted' | 'firstTime' | 'lastTime' | 'metaModel' | 'calls' | 'hash' | 'step' | 'marks'>;
 
 export interface TranscriptContext {
   store: string;
@@ -45,7 +45,7 @@ export function modelsKey(routes: readonly Row[], sessionModel: string | null): 
   return JSON.stringify(main.length > 0 ? main.map((r) => [str(r.model), r.first_seen]) : ['session', sessionModel]);
 }
 
-export const startTranscript = (): TranscriptCarry => ({ live: 0, firstTime: null, lastTime: 0, metaModel: null, calls: [], hash: new Lanes().hex(), step: 0, marks: [] });
+export const startTranscript = (): TranscriptCarry => ({ live: 0, compacted: 0, firstTime: null, lastTime: 0, metaModel: null, calls: [], hash: new Lanes().hex(), step: 0, marks: [] });
 
 /**
  * Projects `live` (normalized rows, in order) from `from` on (null: the transcript's start). `probes` are seqs whose
@@ -68,6 +68,7 @@ export function projectTranscript(live: readonly NormalMessage[], ctx: Transcrip
   const messages: RecordOf[] = [];
   const parts: RecordOf[] = [];
   let seq = start.live;
+  let compacted = start.compacted;
   for (const m of live) {
     if (probes?.has(seq)) hashes.set(seq, hash.hex());
     marks.at(seq, hash);
@@ -100,8 +101,9 @@ export function projectTranscript(live: readonly NormalMessage[], ctx: Transcrip
       store, session_id: sessionId, message_id: m.id, logical_id: m.logicalId, seq, role: m.role, kind: m.kind,
       content: text(m.content), content_format: m.contentFormat, tool_calls: toolCalls, tool_name: toolName,
       tool_call_id: m.toolCallId, reasoning: text(m.reasoning), model, finish_reason: m.finishReason,
-      created_at: m.createdAt,
+      created_at: m.createdAt, compacted: m.compacted ? 1 : 0,
     });
+    if (m.compacted) compacted++;
     for (const p of partsOf(m, { store, sessionId, answeredName, model, redact: text, json })) parts.push(p);
     for (const c of m.toolCalls ?? []) {
       if (!c.id || !c.name) continue;
@@ -118,12 +120,13 @@ export function projectTranscript(live: readonly NormalMessage[], ctx: Transcrip
     hash.feed(toolName ?? '\u0000');
     hash.num(m.createdAt);
     hash.num(m.afterRewind);
+    hash.num(m.compacted ? 1 : 0);
     seq++;
   }
   if (probes?.has(seq)) hashes.set(seq, hash.hex());
   const kept = [...calls].slice(-MAX_CALLS);
   return {
     messages, parts, hashes, needsPrefix,
-    carry: { live: seq, firstTime, lastTime, metaModel, calls: kept, hash: hash.hex(), step: marks.step, marks: marks.marks },
+    carry: { live: seq, compacted, firstTime, lastTime, metaModel, calls: kept, hash: hash.hex(), step: marks.step, marks: marks.marks },
   };
 }

@@ -50,3 +50,24 @@ test('a sink file in a folder that does not exist is waited for, never made (no 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a copy made before the dataset gained a column gets it when the sink opens it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hermetic-sqlite-sink-'));
+  try {
+    const path = join(dir, 'copy.db');
+    const first = createSqliteFileSink(`sqlite://${path}`);
+    await first.open();
+    await first.close();
+    const old = new Database(path);
+    old.exec('ALTER TABLE messages DROP COLUMN compacted');
+    old.close();
+    const again = createSqliteFileSink(`sqlite://${path}`);
+    await again.open();
+    await again.close();
+    const db = new Database(path, { readonly: true });
+    assert.ok((db.prepare('PRAGMA table_info(messages)').all() as { name: string }[]).some((c) => c.name === 'compacted'));
+    db.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

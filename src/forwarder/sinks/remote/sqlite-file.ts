@@ -68,6 +68,9 @@ export class SqliteFileSink implements RemoteSink {
           for (const t of SHIPPED) {
             const cols = ['"machine_id" TEXT NOT NULL', '"hostname" TEXT NOT NULL', ...t.columns.map((c) => `${q(c.name)} ${c.type === 'JSON' ? 'TEXT' : c.type}`)];
             db.exec(`CREATE TABLE IF NOT EXISTS ${q(t.name)} (${cols.join(', ')}, PRIMARY KEY (machine_id, ${t.primaryKey.map(q).join(', ')}))`);
+            // A copy made by an older Hermetic gets the columns the dataset has since gained (nullable, as added).
+            const have = new Set((db.prepare(`PRAGMA table_info(${q(t.name)})`).all() as { name: string }[]).map((c) => c.name));
+            for (const c of t.columns) if (!have.has(c.name)) db.exec(`ALTER TABLE ${q(t.name)} ADD COLUMN ${q(c.name)} ${c.type === 'JSON' ? 'TEXT' : c.type}`);
           }
           db.exec(`CREATE TABLE IF NOT EXISTS ${ORIGINS_TABLE} (machine_id TEXT PRIMARY KEY, hostname TEXT NOT NULL, applied_seq INTEGER NOT NULL)`);
         }).immediate();

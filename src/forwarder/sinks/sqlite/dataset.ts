@@ -10,6 +10,7 @@ import { ledgerTimeZone } from '../../ledger/zone.js';
 import { ACTIVITY_TRIGGERS, DROPPED_INSERT_TRIGGERS, recomputeActivity } from './activity.js';
 import { LedgerWriter } from './ledger.js';
 import { seedChangeLog } from '../remote/changelog.js';
+import { REMOVED } from '../sink.js';
 import { makeDirs } from '../../../shared/dirs.js';
 
 export const DATASET_FILE = 'hermetic.db';
@@ -78,6 +79,13 @@ const MIGRATIONS: ((db: Db, options: DatasetOptions) => void)[] = [
   // 5 (decision 0040): rows the sink inserts are counted by the sink (activity.ts InsertedActivity), not per row.
   (db) => {
     for (const name of DROPPED_INSERT_TRIGGERS) db.exec(`DROP TRIGGER IF EXISTS ${name}`);
+  },
+  // 6 (decision 0048): messages.compacted. A session with messages compaction summarized away is read again on the next
+  // pass (its cursor's fingerprint no longer matches) and, without a tail, written whole: the history it lost comes back.
+  (db) => {
+    addMissing(db);
+    db.exec(`UPDATE session_cursors SET fingerprint = '', tail = NULL WHERE fingerprint != '${REMOVED}' AND EXISTS (SELECT 1 FROM sessions s
+      WHERE s.store = session_cursors.store AND s.session_id = session_cursors.session_id AND s.archived_messages > 0)`);
   },
 ];
 

@@ -44,7 +44,8 @@ async function sessionView(c: pg.PoolClient, d: Dialect, zone: Zone, key: Sessio
   const changes = (await c.query(`SELECT seq, created_at, prev AS "from", model AS "to" FROM (
       SELECT seq, created_at, model, LAG(model) OVER (ORDER BY seq) AS prev FROM messages WHERE machine_id = $1 AND store = $2 AND session_id = $3 AND role = 'assistant' AND model IS NOT NULL) m
     WHERE prev IS NOT NULL AND prev <> model ORDER BY seq`, [machine, store, key.id])).rows as Record<string, unknown>[];
-  const page = (await c.query(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE machine_id = $1 AND store = $2 AND session_id = $3 AND seq >= $4 ORDER BY seq LIMIT $5`, [machine, store, key.id, (pageNo - 1) * pageSize, pageSize])).rows as Record<string, unknown>[];
+  // to_jsonb: a fleet store no newer sink has written to yet has no `compacted` column (its messages are all live).
+  const page = (await c.query(`SELECT ${MESSAGE_COLUMNS}, (to_jsonb(messages) ->> 'compacted')::int AS compacted FROM messages WHERE machine_id = $1 AND store = $2 AND session_id = $3 AND seq >= $4 ORDER BY seq LIMIT $5`, [machine, store, key.id, (pageNo - 1) * pageSize, pageSize])).rows as Record<string, unknown>[];
   const { machine_id: _m, hostname: _h, ...session } = found;
   return {
     session: numeric(session),

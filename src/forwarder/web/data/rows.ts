@@ -9,6 +9,7 @@ export const LINK_COLUMNS = ['store', 'session_id', 'title', 'lineage_kind', 'st
 export interface RawMessage {
   seq: number; role: string; kind: string; content: string | null; content_format: string | null; tool_calls: string | null;
   tool_name: string | null; tool_call_id: string | null; reasoning: string | null; model: string | null; finish_reason: string | null; created_at: number;
+  compacted: number | null;
 }
 
 /** A tool call as Hermes stored it (OpenAI's nested form or a flattened one), its arguments parsed when they are JSON. */
@@ -31,7 +32,7 @@ export function message(r: RawMessage): TranscriptMessage {
       if (Array.isArray(parsed)) calls = parsed;
     } catch { /* the dataset holds valid JSON; nothing to show otherwise */ }
   }
-  return { ...r, bookkeeping: r.kind !== 'message', tool_calls: calls.map(call) };
+  return { ...r, bookkeeping: r.kind !== 'message', compacted: r.compacted === 1, tool_calls: calls.map(call) };
 }
 
 export const MESSAGE_COLUMNS = 'seq, role, kind, content, content_format, tool_calls, tool_name, tool_call_id, reasoning, model, finish_reason, created_at';

@@ -13,6 +13,8 @@ export interface TranscriptMessage {
   /** `message` for conversation, else the bookkeeping kind (`session_meta`, `model_switch`, `compaction_summary`, …). */
   kind: string;
   bookkeeping: boolean;
+  /** Summarized away by an in-place compaction: in the history, no longer replayed to the model. */
+  compacted: boolean;
   content: string | null;
   content_format: string | null;
   reasoning: string | null;

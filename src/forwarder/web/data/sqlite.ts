@@ -17,7 +17,9 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
   const link = db.prepare(`SELECT ${pick(LINK_COLUMNS)} FROM sessions s WHERE s.store = ? AND s.session_id = ?`);
   const children = db.prepare(`SELECT ${pick(LINK_COLUMNS)} FROM sessions s WHERE s.store = ? AND s.parent_session_id = ? ORDER BY s.started_at, s.session_id`);
   const count = db.prepare('SELECT COUNT(*) FROM messages WHERE store = ? AND session_id = ?').pluck();
-  const page = db.prepare(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE store = ? AND session_id = ? AND seq >= ? ORDER BY seq LIMIT ?`);
+  // A dataset older than version 6 (read as it is) has no `compacted`: all its messages are live.
+  const hasCompacted = (db.prepare("SELECT 1 FROM pragma_table_info('messages') WHERE name = 'compacted'").get()) !== undefined;
+  const page = db.prepare(`SELECT ${MESSAGE_COLUMNS}, ${hasCompacted ? 'compacted' : '0 AS compacted'} FROM messages WHERE store = ? AND session_id = ? AND seq >= ? ORDER BY seq LIMIT ?`);
   const models = db.prepare(`SELECT seq, created_at, prev AS "from", model AS "to" FROM (
       SELECT seq, created_at, model, LAG(model) OVER (ORDER BY seq) AS prev FROM messages WHERE store = ? AND session_id = ? AND role = 'assistant' AND model IS NOT NULL)
     WHERE prev IS NOT NULL AND prev <> model ORDER BY seq`);

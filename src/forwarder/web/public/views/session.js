@@ -1,5 +1,5 @@
-// A session: its facts, lineage (parent and children, linked), usage by model and task, model changes, and its live
-// transcript as Hermes replays it, a page at a time (reasoning and tool results collapsed; bookkeeping rows marked).
+// A session: its facts, lineage (parent and children, linked), usage by model and task, model changes, and its history
+// as Hermes shows it, a page at a time (reasoning and tool results collapsed; bookkeeping and compacted rows marked).
 import { get } from '../api.js';
 import { h, table } from '../dom.js';
 import { cost, count, time } from '../format.js';
@@ -20,6 +20,7 @@ function messageNode(m) {
   const head = h('div', { class: 'msg-head' },
     h('span', { class: `role role-${m.role}` }, role),
     m.bookkeeping ? h('span', { class: 'badge', title: 'A row Hermes keeps for bookkeeping, not conversation' }, `bookkeeping: ${m.kind}`) : null,
+    m.compacted ? h('span', { class: 'badge', title: 'Summarized away by a compaction: shown in the history, no longer sent to the model' }, 'compacted') : null,
     m.model ? h('span', { class: 'muted' }, m.model) : null,
     h('span', { class: 'muted seq' }, `#${m.seq} · ${time(m.created_at)}`));
   const body = [];
@@ -31,7 +32,7 @@ function messageNode(m) {
       h('div', {}, h('span', { class: 'badge call' }, 'tool call'), ' ', h('code', {}, c.name ?? '(unnamed)'), c.id ? h('span', { class: 'muted' }, ` ${c.id}`) : null),
       c.arguments === null ? null : h('pre', { class: 'args' }, pretty(c.arguments))));
   }
-  return h('li', { class: `msg${m.bookkeeping ? ' bookkeeping' : ''}`, dataset: { seq: String(m.seq), role: m.role, kind: m.kind } }, head, body);
+  return h('li', { class: `msg${m.bookkeeping ? ' bookkeeping' : ''}${m.compacted ? ' compacted' : ''}`, dataset: { seq: String(m.seq), role: m.role, kind: m.kind } }, head, body);
 }
 
 function sessionLink(state, s, label) {
