@@ -14,7 +14,7 @@ export const FORWARDER_HELP = `Forwarder commands: read Hermes's state.db stores
       cursor, lag (rows and seconds), last error and next retry
   hermetic sinks remove URL [--home DIR]
       stop feeding a remote sink: its cursor goes, and with the last one the change log and its triggers
-  hermetic report [--period today|week|month|30d|all] [--since 7d|ISO] [--until ISO] [--by DIM]… [--top N]
+  hermetic report [--period today|week|7d|month|30d|all] [--since 7d|ISO] [--until ISO] [--by DIM]… [--top N]
                   [--filter COLUMN=VALUE]… [--json | --csv | --markdown] [--utc] [--home DIR | --from postgres://…]
       what the agent spent: cost, tokens, cache hits, sessions and calls, by day, model, source, session, …
       (hermetic report --help)
@@ -59,7 +59,9 @@ On a terminal: a summary (cost, tokens by kind, cache-hit rate, sessions, API an
 (by month over long windows), model and source, and the five most expensive sessions.
 
 Window (usage counts where it happened, whatever session it belongs to; default: the last 30 days):
-  --period today|week|month|30d|all   today; this week (from Monday); this month; the last 30 days; everything
+  --period today|week|7d|month|30d|all
+                                      today; this week (from Monday); today and the 6 days before (as the
+                                      dashboard's 7 d); this month; the last 30 days; everything
   --since 7d|4w|12h|ISO               from then: 7d is today and the 6 days before it; 2026-07-01 is its midnight
   --until ISO                         up to then: a date includes that whole day; an ISO time ends there
 Grouping (repeatable: --by day --by model gives one row per day and model):

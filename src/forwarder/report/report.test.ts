@@ -183,7 +183,9 @@ describe('windows', () => {
       assert.deepEqual([e.code, e.message], ['HERMETIC_CLI_USAGE', message]);
       return true;
     });
-    refused({ period: 'fortnight' }, '--period must be one of today, week, month, 30d, all; got "fortnight".');
+    refused({ period: 'fortnight' }, '--period must be one of today, week, 7d, month, 30d, all; got "fortnight".');
+    // The dashboard's 7 d is a period too, the same window as --since 7d.
+    assert.deepEqual(w({ period: '7d' }), w({ since: '7d' }));
     refused({ period: 'week', since: '7d' }, '--period sets the window; give it, or --since/--until, not both.');
     refused({ since: 'last tuesday' }, '--since must be a duration such as 7d, 4w or 12h, or an ISO date such as 2026-07-01 (or 2026-07-01T09:00); got "last tuesday".');
     refused({ since: '1.5d' }, '--since counts whole days: 1.5d is not a whole number of days.');

@@ -3,7 +3,7 @@
 import { usageError } from '../../cli/args.js';
 import { utcDay, type Zone } from '../ledger/zone.js';
 
-export const PERIODS = ['today', 'week', 'month', '30d', 'all'] as const;
+export const PERIODS = ['today', 'week', '7d', 'month', '30d', 'all'] as const;
 export type Period = (typeof PERIODS)[number];
 
 /** Epoch seconds; null for an open end. */
@@ -74,6 +74,9 @@ export function resolveWindow(flags: { period?: string | undefined; since?: stri
         const weekday = (new Date(`${today}T00:00:00Z`).getUTCDay() + 6) % 7;
         return { since: zone.startOfDay(addDays(today, -weekday)), until: now };
       }
+      case '7d':
+        // As `--since 7d` and the dashboard's 7 d: today and the 6 days before it.
+        return { since: zone.startOfDay(addDays(today, -6)), until: now };
       case 'month':
         return { since: zone.startOfDay(`${today.slice(0, 8)}01`), until: now };
       default:
