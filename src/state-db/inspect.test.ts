@@ -152,6 +152,9 @@ test('a SQLite database that is not a Hermes store is reported with a note', () 
     db.close();
     const r = inspectStore(path);
     assert.deepEqual([r.schemaVersion, r.counts, r.notes], [null, { t: 0 }, ['no schema_version table: this SQLite database is not a Hermes state.db.']]);
+    // Nothing to compare its columns with: the report does not say they match.
+    assert.match(formatReport(r), /columns: +not compared \(no schema version\)/);
+    assert.doesNotMatch(formatReport(r), /match the known schema/);
   } finally {
     cleanup();
   }

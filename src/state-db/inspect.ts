@@ -96,7 +96,8 @@ export function formatReport(r: InspectReport): string {
     `full-text:      ${r.fts ? 'FTS5 tables present' : 'none'}`,
     'tables:',
     ...Object.entries(r.counts).map(([k, v]) => `  ${k.padEnd(30)} ${v}`),
-    r.differences.length === 0 ? 'columns:        match the known schema of this version' : 'columns that differ from the known version:',
+    // Without a schema version there is no known schema to compare with (the note below says what the file is not).
+    r.level === null ? 'columns:        not compared (no schema version)' : r.differences.length === 0 ? 'columns:        match the known schema of this version' : 'columns that differ from the known version:',
     ...r.differences.map((d) => `  ${d}`),
     ...r.notes.map((n) => `note: ${n}`),
   ];
