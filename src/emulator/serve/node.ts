@@ -43,12 +43,19 @@ function fromNode(req: IncomingMessage): HttpRequest {
     query: q < 0 ? '' : target.slice(q + 1),
     // aiohttp's request.headers.get() is the first value of a repeated header; node joins most with ", " in
     // req.headers, so the values are read apart (decision 0046).
+    // req.headers is built by node for every request anyway; only a value that may be two joined (it holds a comma)
+    // is looked up again in headersDistinct, which costs a second pass over the raw headers.
     header(name) {
-      const v = req.headersDistinct[name];
-      return v === undefined ? undefined : headerFromWire(v[0]!);
+      const v = req.headers[name];
+      if (v === undefined) return undefined;
+      if (typeof v === 'string' && !v.includes(',')) return headerFromWire(v);
+      return headerFromWire(req.headersDistinct[name]![0]!);
     },
     headerValues(name) {
-      return (req.headersDistinct[name] ?? []).map(headerFromWire);
+      const v = req.headers[name];
+      if (v === undefined) return [];
+      if (typeof v === 'string' && !v.includes(',')) return [headerFromWire(v)];
+      return req.headersDistinct[name]!.map(headerFromWire);
     },
     readBody(limit) {
       return new Promise((resolve) => {
@@ -108,7 +115,7 @@ function writeNode(res: ServerResponse, response: HttpResponse): void {
   // node would add its own Connection (and Keep-Alive) header; aiohttp's rule is applied instead.
   res.removeHeader('Connection');
   const headers = response.headers;
-  if (!headers.some(([k]) => k.toLowerCase() === 'connection')) {
+  if (!headers.some(([k]) => k.length === 10 && k.toLowerCase() === 'connection')) {
     const connection = connectionHeader(res, response);
     if (connection) headers.push(['Connection', connection]);
   }

@@ -14,6 +14,7 @@ const SINGLETONS = new Map(
     (n) => [n.toLowerCase(), n],
   ),
 );
+const SINGLETON_LENGTHS = new Set([...SINGLETONS.keys()].map((n) => n.length));
 
 /** Python's repr() of a bytes object (`b'…'`, or `b"…"` when it holds a ' and no "). */
 export function bytesRepr(bytes: Uint8Array): string {
@@ -52,39 +53,35 @@ export interface ParsedHead {
  * starts), and the first header's value together with its name (later names' sizes are reset before their values).
  */
 export function parserRefusal(head: ParsedHead): string | null {
-  const url = Buffer.from(head.url, 'latin1');
-  if (url.length > MAX_LINE_SIZE) return lineTooLong(url, MAX_LINE_SIZE, true);
-  const seen = new Set<string>();
+  // Every request passes here: sizes are read off node's latin-1 strings (one char per byte), and nothing is
+  // allocated unless a limit is passed.
+  const { url, rawHeaders } = head;
+  if (url.length > MAX_LINE_SIZE) return lineTooLong(Buffer.from(url, 'latin1'), MAX_LINE_SIZE, true);
+  let seen: string[] | null = null;
   let count = 0;
   let host = false;
-  let pending: Buffer = Buffer.alloc(0);
-  let pendingName = '';
-  /** _process_header for the header before: duplicate single-value headers, then the count. */
-  const store = (): string | null => {
-    if (pending.length === 0) return null;
-    const canonical = SINGLETONS.get(pendingName);
-    if (canonical) {
-      if (seen.has(canonical)) return `Duplicate '${canonical}' header found.`;
-      seen.add(canonical);
-    }
-    if (pendingName === 'host') host = true;
-    count += 1;
-    return count > MAX_HEADERS ? 'Too many headers received' : null;
-  };
-  for (let i = 0; i < head.rawHeaders.length; i += 2) {
-    const name = Buffer.from(head.rawHeaders[i]!, 'latin1');
-    const value = Buffer.from(head.rawHeaders[i + 1] ?? '', 'latin1');
+  let pending = '';
+  for (let i = 0; i <= rawHeaders.length; i += 2) {
+    const last = i === rawHeaders.length;
+    const name = last ? '' : rawHeaders[i]!;
     const nameSize = pending.length + name.length;
-    if (nameSize > MAX_FIELD_SIZE) return lineTooLong(Buffer.concat([pending, name]), MAX_FIELD_SIZE, false);
-    const refused = store();
-    if (refused) return refused;
-    const counted = i === 0 ? nameSize : 0;
-    if (counted + value.length > MAX_FIELD_SIZE) return lineTooLong(value, MAX_FIELD_SIZE, false);
+    if (!last && nameSize > MAX_FIELD_SIZE) return lineTooLong(Buffer.from(pending + name, 'latin1'), MAX_FIELD_SIZE, false);
+    // _process_header for the header before: duplicate single-value headers, then the count.
+    if (pending.length > 0) {
+      const canonical = SINGLETON_LENGTHS.has(pending.length) ? SINGLETONS.get(pending.toLowerCase()) : undefined;
+      if (canonical !== undefined) {
+        if (seen?.includes(canonical)) return `Duplicate '${canonical}' header found.`;
+        (seen ??= []).push(canonical);
+        if (canonical === 'Host') host = true;
+      }
+      count += 1;
+      if (count > MAX_HEADERS) return 'Too many headers received';
+    }
+    if (last) break;
+    const value = rawHeaders[i + 1] ?? '';
+    if ((i === 0 ? nameSize : 0) + value.length > MAX_FIELD_SIZE) return lineTooLong(Buffer.from(value, 'latin1'), MAX_FIELD_SIZE, false);
     pending = name;
-    pendingName = head.rawHeaders[i]!.toLowerCase();
   }
-  const refused = store();
-  if (refused) return refused;
   if (head.httpVersion === '1.1' && !host) return "Missing 'Host' header in request.";
   return null;
 }
