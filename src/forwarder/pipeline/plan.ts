@@ -29,7 +29,7 @@ export interface PlanOptions {
 
 /** Reads the store's marks in one read transaction and decides what the pass reads. */
 export function planPass(reader: StoreReader, cursors: Cursors, options: PlanOptions): PassPlan {
-  const { facts, marks, fresh, usage, usageChanged, orphans } = reader.snapshot(() => {
+  const { facts, marks, present, fresh, usage, usageChanged, orphans } = reader.snapshot(() => {
     const f = reader.facts();
     const replaced = cursors.identity !== null && cursors.identity !== f.identity;
     const u = reader.usageStamp();
@@ -44,11 +44,10 @@ export function planPass(reader: StoreReader, cursors: Cursors, options: PlanOpt
     const present = new Set(marks.map((m) => m.id));
     const orphans = cursors.sessions.size === 0 ? reader.orphans(present)
       : [...newIds.keys()].some((id) => !present.has(id)) ? reader.orphans(present, replaced ? 0 : cursors.maxMessageId) : new Map<string, number>();
-    return { facts: f, marks, fresh: newIds, usage: u, usageChanged: changed, orphans };
+    return { facts: f, marks, present, fresh: newIds, usage: u, usageChanged: changed, orphans };
   });
   const replaced = cursors.identity !== null && cursors.identity !== facts.identity;
   const known = replaced ? new Map() : cursors.sessions;
-  const present = new Set(marks.map((m) => m.id));
   const plan: PassPlan = { facts, usage, replaced, todo: [], removed: [], seen: marks.length, unchanged: 0, waiting: 0, outsideWindow: 0, orphans };
   // Sessions the store no longer has (also across a replacement: a restored file may lack some).
   plan.removed = [...cursors.sessions].filter(([id, c]) => !present.has(id) && c.fingerprint !== REMOVED).map(([id]) => id);

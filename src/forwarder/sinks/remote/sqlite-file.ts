@@ -7,6 +7,7 @@ import { chmodSync, existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Db } from '../../../shared/sqlite.js';
 import type { RecordOf } from '../../dataset/columns.js';
+import { addMissingColumns } from '../sqlite/dataset.js';
 import { SHIPPED, SHIPPED_BY_NAME } from './changelog.js';
 import { SinkError, type DeltaBatch, type Origin, type RemoteSink } from './contract.js';
 
@@ -68,9 +69,8 @@ export class SqliteFileSink implements RemoteSink {
           for (const t of SHIPPED) {
             const cols = ['"machine_id" TEXT NOT NULL', '"hostname" TEXT NOT NULL', ...t.columns.map((c) => `${q(c.name)} ${c.type === 'JSON' ? 'TEXT' : c.type}`)];
             db.exec(`CREATE TABLE IF NOT EXISTS ${q(t.name)} (${cols.join(', ')}, PRIMARY KEY (machine_id, ${t.primaryKey.map(q).join(', ')}))`);
-            // A copy made by an older Hermetic gets the columns the dataset has since gained (nullable, as added).
-            const have = new Set((db.prepare(`PRAGMA table_info(${q(t.name)})`).all() as { name: string }[]).map((c) => c.name));
-            for (const c of t.columns) if (!have.has(c.name)) db.exec(`ALTER TABLE ${q(t.name)} ADD COLUMN ${q(c.name)} ${c.type === 'JSON' ? 'TEXT' : c.type}`);
+            // A copy made by an older Hermetic gets the columns the dataset has since gained.
+            addMissingColumns(db, t.name, t.columns);
           }
           db.exec(`CREATE TABLE IF NOT EXISTS ${ORIGINS_TABLE} (machine_id TEXT PRIMARY KEY, hostname TEXT NOT NULL, applied_seq INTEGER NOT NULL)`);
         }).immediate();

@@ -38,12 +38,15 @@ function indexSql(t: DatasetTable): string[] {
 function addMissing(db: Db): void {
   for (const t of DATASET_TABLES) {
     db.exec(createTableSql(t));
-    const have = new Set((db.prepare(`PRAGMA table_info(${q(t.name)})`).all() as { name: string }[]).map((c) => c.name));
-    for (const c of t.columns) {
-      if (!have.has(c.name)) db.exec(`ALTER TABLE ${q(t.name)} ADD COLUMN ${q(c.name)} ${c.type === 'JSON' ? 'TEXT' : c.type}`);
-    }
+    addMissingColumns(db, t.name, t.columns);
     for (const s of indexSql(t)) db.exec(s);
   }
+}
+
+/** The columns of `columns` that table `name` lacks, added as nullable (a dataset, or a sqlite:// copy of one). */
+export function addMissingColumns(db: Db, name: string, columns: DatasetTable['columns']): void {
+  const have = new Set((db.prepare(`PRAGMA table_info(${q(name)})`).all() as { name: string }[]).map((c) => c.name));
+  for (const c of columns) if (!have.has(c.name)) db.exec(`ALTER TABLE ${q(name)} ADD COLUMN ${q(c.name)} ${c.type === 'JSON' ? 'TEXT' : c.type}`);
 }
 
 /** Creates the tables (and their indexes) that dataset version `v` added. */
