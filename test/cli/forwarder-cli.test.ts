@@ -357,6 +357,38 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       const words = await hermetic('status', '--state-db', wal, '--home', h);
       assert.equal(words.status, 0);
       assert.match(words.stdout, new RegExp(`store ${wal} \\(profile default, sqlite backend\\)\\n  schema v30, wal journal\\n  cursor: message id ${maxId(wal)}, ${made.sessions} sessions tracked, last tick `));
+      assert.match(words.stdout, /\n {2}pending: nothing, the dataset holds everything the store has\n/);
+      assert.deepEqual(s.stores.map((x) => x.pending), s.stores.map(() => ({ sessions: 0, messages: 0, removed: 0, waiting: 0, oldest_at: null, lag_seconds: null })));
+    });
+
+    it('says what the dataset does not hold yet: sessions and messages to read, and how long the oldest change has waited', async () => {
+      const h = home('status-pending');
+      const path = buildStore('status-pending', (w, clock) => {
+        w.createSession({ id: 'old', source: 'cli', started_at: clock.t });
+        w.appendMessages('old', [{ role: 'user', content: 'one' }, { role: 'assistant', content: 'two', finish_reason: 'stop' }]);
+      });
+      assert.equal((await hermetic('backfill', '--state-db', path, '--home', h)).status, 0);
+      // Hermes goes on: two messages in the session read before, a new session with one, a session deleted.
+      const db = new Database(path);
+      const w = new StateDbWriter(db, { now: () => 1_780_000_500, ids: createIdSource('status-pending-2') });
+      w.appendMessages('old', [{ role: 'user', content: 'three' }, { role: 'assistant', content: 'four', finish_reason: 'stop' }]);
+      db.close();
+      const db2 = new Database(path);
+      const w2 = new StateDbWriter(db2, { now: () => 1_780_000_900, ids: createIdSource('status-pending-3') });
+      w2.createSession({ id: 'new', source: 'cli', started_at: 1_780_000_900 });
+      w2.appendMessages('new', [{ role: 'user', content: 'hi' }]);
+      db2.close();
+      const r = await inProcess('status', '--state-db', path, '--home', h, '--json');
+      assert.equal(r.status, 0, r.stderr);
+      const p = (JSON.parse(r.stdout) as { stores: { pending: { sessions: number; messages: number; oldest_at: string; lag_seconds: number } }[] }).stores[0]!.pending;
+      const lag = Math.round(Date.now() / 1000 - 1_780_000_500);
+      assert.deepEqual({ ...p, lag_seconds: Math.abs(p.lag_seconds - lag) <= 5 }, { sessions: 2, messages: 3, removed: 0, waiting: 0, oldest_at: new Date(1_780_000_500_000).toISOString(), lag_seconds: true });
+      const words = await inProcess('status', '--state-db', path, '--home', h);
+      assert.match(words.stdout, /\n {2}pending: 2 sessions to read \(3 new messages\), the oldest change \d+ d( \d+ h)? ago \(2026-05-28T\d\d:\d\d:\d\d\.000Z\)\n/);
+      // Read, nothing is pending.
+      assert.equal((await hermetic('forward', '--once', '--state-db', path, '--home', h)).status, 0);
+      const after = JSON.parse((await inProcess('status', '--state-db', path, '--home', h, '--json')).stdout) as { stores: { pending: unknown }[] };
+      assert.deepEqual(after.stores[0]!.pending, { sessions: 0, messages: 0, removed: 0, waiting: 0, oldest_at: null, lag_seconds: null });
     });
   });
 

@@ -5,9 +5,12 @@ import { join, resolve } from 'node:path';
 import { parseFlags } from '../../cli/args.js';
 import { DATASET_TABLES } from '../dataset/columns.js';
 import { findStores, hermeticHome } from '../pipeline/forwarder.js';
-import { readStore } from '../reader/index.js';
+import { readStore, storeFailure } from '../reader/index.js';
+import { pendingOf, type Pending } from '../pipeline/pending.js';
 import { HermeticError } from '../../shared/errors.js';
 import { DATASET_FILE, openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
+import { readCursors } from '../sinks/sqlite/sink.js';
+import type { Cursors } from '../sinks/sink.js';
 import { sinkStatus, type SinkStatus } from '../sinks/remote/status.js';
 import { datasetSetting } from '../sinks/sqlite/ledger.js';
 import { COMMON_FLAGS, plural } from './common.js';
@@ -24,6 +27,22 @@ interface StoreStatus {
   /** Values changed or left out on the way into the dataset (issue 16 §5): entries, and the messages and sessions they touch. */
   row_issues: { entries: number; messages: number; sessions: number };
   quarantined: { session_id: string; failures: number; last_error: string; retry_at: string }[];
+  /**
+   * What the dataset does not hold yet (spec forwarding §6.3 item 23): what the next pass would read, and how long
+   * the oldest of it has waited. Null when the store cannot be read here (missing, unreadable, PostgreSQL).
+   */
+  pending: { sessions: number; messages: number; removed: number; waiting: number; oldest_at: string | null; lag_seconds: number | null } | null;
+}
+
+const NO_CURSORS = (): Cursors => ({ row: null, identity: null, maxMessageId: 0, usageStamp: null, sessions: new Map(), quarantine: new Map() });
+
+/** A lag as a person reads it: 42 s, 3 min, 5 h 10 min, 2 d 4 h. */
+export function lagText(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h${s % 3600 >= 60 ? ` ${Math.floor((s % 3600) / 60)} min` : ''}`;
+  return `${Math.floor(s / 86400)} d${s % 86400 >= 3600 ? ` ${Math.floor((s % 86400) / 3600)} h` : ''}`;
 }
 
 const iso = (t: number | null | undefined) => (typeof t === 'number' ? new Date(t * 1000).toISOString() : null);
@@ -61,6 +80,17 @@ export async function statusCommand(argv: string[]): Promise<number> {
           ] as [number | null, string]);
         } catch (e) { readError = (e as Error).message; }
       }
+      let pending: Pending | null = null;
+      const now = Date.now() / 1000;
+      if (readError === null && r.exists && !r.source && !r.problem) {
+        try {
+          pending = pendingOf(r.path, db ? readCursors(db, r.path) : NO_CURSORS(), now);
+        } catch (e) {
+          const failure = storeFailure(r.path, e);
+          if (failure === null) throw e;
+          readError = failure.message;
+        }
+      }
       const row = db?.prepare('SELECT * FROM stores WHERE store = ?').get(r.path) as Record<string, unknown> | undefined;
       const issuesOf = (store: string) => (db?.prepare('SELECT COUNT(*) AS entries, COUNT(DISTINCT session_id || char(0) || message_id) FILTER (WHERE message_id > 0) AS messages, COUNT(DISTINCT session_id) AS sessions FROM row_issues WHERE store = ?').get(store) as StoreStatus['row_issues'] | undefined) ?? { entries: 0, messages: 0, sessions: 0 };
       stores.push({
@@ -71,6 +101,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
         sessions_tracked: db ? (db.prepare('SELECT COUNT(*) FROM session_cursors WHERE store = ?').pluck().get(r.path) as number) : 0,
         last_tick_at: iso(row?.last_tick_at as number | null), last_error: (row?.last_error as string | null) ?? null,
         row_issues: issuesOf(r.path),
+        pending: pending && { sessions: pending.sessions, messages: pending.messages, removed: pending.removed, waiting: pending.waiting, oldest_at: iso(pending.oldestAt), lag_seconds: pending.oldestAt === null ? null : Math.max(0, Math.round(now - pending.oldestAt)) },
         quarantined: db ? (db.prepare('SELECT session_id, failures, last_error, retry_at FROM quarantine WHERE store = ? ORDER BY retry_at LIMIT 20').all(r.path) as { session_id: string; failures: number; last_error: string; retry_at: number }[]).map((q) => ({ ...q, retry_at: iso(q.retry_at)! })) : [],
       });
     }
@@ -94,6 +125,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
       else console.log(`  schema v${s.schema_version ?? '?'}, ${s.journal_mode ?? '?'} journal${s.read_error ? `; cannot read: ${s.read_error}` : ''}`);
       if (s.warning && s.warning !== s.read_error) console.log(`  warning: ${s.warning}`);
       console.log(`  cursor: message id ${s.cursor_max_message_id ?? '-'}, ${s.sessions_tracked} sessions tracked, last tick ${s.last_tick_at ?? 'never'}`);
+      if (s.pending) console.log(`  ${pendingText(s.pending)}`);
       if (s.last_error) console.log(`  last error: ${s.last_error}`);
       if (s.row_issues.entries > 0) console.log(`  row issues: ${s.row_issues.entries} values changed or left out, in ${plural(s.row_issues.messages, 'message')} of ${plural(s.row_issues.sessions, 'session')} (hermetic query "SELECT * FROM row_issues")`);
       for (const q of s.quarantined) console.log(`  quarantined: ${q.session_id} (${q.failures} failures, retry after ${q.retry_at}): ${q.last_error}`);
@@ -111,4 +143,17 @@ export async function statusCommand(argv: string[]): Promise<number> {
   } finally {
     db?.close();
   }
+}
+
+/** The store's pending line: what the next pass would read, and how long the oldest change has waited. */
+function pendingText(p: NonNullable<StoreStatus['pending']>): string {
+  const parts: string[] = [];
+  if (p.sessions > 0) {
+    const lag = p.lag_seconds === null ? '' : `, the oldest change ${lagText(p.lag_seconds)} ago (${p.oldest_at})`;
+    parts.push(`${plural(p.sessions, 'session')} to read (${plural(p.messages, 'new message')})${lag}`);
+  }
+  if (p.removed > 0) parts.push(`${plural(p.removed, 'session')} Hermes has deleted`);
+  if (p.waiting > 0) parts.push(`${plural(p.waiting, 'session')} waiting in quarantine`);
+  if (parts.length === 0) return 'pending: nothing, the dataset holds everything the store has';
+  return `pending: ${parts.join('; ')}`;
 }

@@ -208,6 +208,21 @@ export class StoreReader {
     return out;
   }
 
+  /**
+   * Messages not read yet, per session: those above the given id (0: all the session's), how many, and when the first
+   * of them was written (null when none has a plausible time). For `hermetic status`, not a pass.
+   */
+  pendingMessages(after: ReadonlyMap<string, number>): Map<string, { count: number; first: number | null }> {
+    const out = new Map<string, { count: number; first: number | null }>();
+    if (!this.has('messages')) return out;
+    const stmt = this.db.prepare(`SELECT COUNT(*), MIN(CASE WHEN timestamp >= ${EPOCH_MIN} AND timestamp < ${EPOCH_MAX} THEN timestamp END) FROM messages WHERE session_id = ? AND id > ?`).raw();
+    for (const [id, afterId] of after) {
+      const [count, first] = stmt.get(id, afterId) as [number, number | null];
+      if (count > 0) out.set(id, { count, first: typeof first === 'number' && Number.isFinite(first) ? first : null });
+    }
+    return out;
+  }
+
   session(id: string): Row | undefined {
     this.#session ??= this.db.prepare(`SELECT ${selectList(this.columns.get('sessions'), SESSION_COLUMNS)} FROM sessions WHERE id = ?`);
     const row = this.#session.get(id) as Row | undefined;

@@ -214,16 +214,7 @@ export class SqliteSink implements Sink {
   }
 
   cursors(store: string): Cursors {
-    const row = this.db.prepare('SELECT * FROM stores WHERE store = ?').get(store) as (RecordOf & { identity: string | null; max_message_id: number; usage_stamp: string | null }) | undefined;
-    const sessions = new Map<string, SessionCursor>();
-    for (const r of this.db.prepare('SELECT session_id, fingerprint, max_message_id, usage_mark, ledger, tail FROM session_cursors WHERE store = ?').raw().iterate(store) as Iterable<[string, string, number, string, string | null, string | null]>) {
-      sessions.set(r[0], { fingerprint: r[1], maxMessageId: r[2], usageMark: r[3], ledger: r[4] === null ? null : (JSON.parse(r[4]) as Ledger), tail: r[5] === null ? null : (JSON.parse(r[5]) as Tail) });
-    }
-    const quarantine = new Map<string, { failures: number; retryAt: number; lastError: string }>();
-    for (const r of this.db.prepare('SELECT session_id, failures, retry_at, last_error FROM quarantine WHERE store = ?').raw().iterate(store) as Iterable<[string, number, number, string]>) {
-      quarantine.set(r[0], { failures: r[1], retryAt: r[2], lastError: r[3] });
-    }
-    return { row: row ?? null, identity: row?.identity ?? null, maxMessageId: row?.max_message_id ?? 0, usageStamp: row?.usage_stamp ?? null, sessions, quarantine };
+    return readCursors(this.db, store);
   }
 
   dataVersion(): number {
@@ -237,4 +228,18 @@ export class SqliteSink implements Sink {
     this.#shm = null;
     if (this.db.open) this.db.close();
   }
+}
+
+/** The cursors committed for a store (empty for a store never read), from any connection to the dataset. */
+export function readCursors(db: Db, store: string): Cursors {
+  const row = db.prepare('SELECT * FROM stores WHERE store = ?').get(store) as (RecordOf & { identity: string | null; max_message_id: number; usage_stamp: string | null }) | undefined;
+  const sessions = new Map<string, SessionCursor>();
+  for (const r of db.prepare('SELECT session_id, fingerprint, max_message_id, usage_mark, ledger, tail FROM session_cursors WHERE store = ?').raw().iterate(store) as Iterable<[string, string, number, string, string | null, string | null]>) {
+    sessions.set(r[0], { fingerprint: r[1], maxMessageId: r[2], usageMark: r[3], ledger: r[4] === null ? null : (JSON.parse(r[4]) as Ledger), tail: r[5] === null ? null : (JSON.parse(r[5]) as Tail) });
+  }
+  const quarantine = new Map<string, { failures: number; retryAt: number; lastError: string }>();
+  for (const r of db.prepare('SELECT session_id, failures, retry_at, last_error FROM quarantine WHERE store = ?').raw().iterate(store) as Iterable<[string, number, number, string]>) {
+    quarantine.set(r[0], { failures: r[1], retryAt: r[2], lastError: r[3] });
+  }
+  return { row: row ?? null, identity: row?.identity ?? null, maxMessageId: row?.max_message_id ?? 0, usageStamp: row?.usage_stamp ?? null, sessions, quarantine };
 }

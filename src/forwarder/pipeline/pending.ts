@@ -1,0 +1,45 @@
+// What the dataset does not hold yet of one store (spec forwarding §6.3 item 23: "oldest unprocessed lag"), for
+// `hermetic status`: the sessions the next pass would read (the same plan a pass makes), the messages it would add,
+// and when the oldest of those changes happened. Read-only and cheap: marks, then one indexed count per session.
+import { openStore, StoreReader } from '../reader/index.js';
+import type { Cursors } from '../sinks/sink.js';
+import { planPass } from './plan.js';
+
+export interface Pending {
+  /** Sessions the next pass would read: new ones, ones with new messages, ones whose row or usage changed. */
+  sessions: number;
+  /** Their messages that are not in the dataset yet. */
+  messages: number;
+  /** Sessions Hermes no longer has that the dataset still holds as present. */
+  removed: number;
+  /** Quarantined sessions whose retry time has not come (not counted in `sessions`). */
+  waiting: number;
+  /**
+   * Epoch seconds of the oldest change not read: a session's first unread message, else (a row or usage change, or a
+   * session with no message yet) its last recorded activity. Null when nothing is pending.
+   */
+  oldestAt: number | null;
+}
+
+/** What a pass over the store at `path` would read now, judged against the dataset's committed cursors. */
+export function pendingOf(path: string, cursors: Cursors, now: number): Pending {
+  const conn = openStore(path);
+  try {
+    const reader = new StoreReader(conn.db, path);
+    const plan = planPass(reader, cursors, { now });
+    // A replaced store is read whole, so every message of a session to read is unread.
+    const after = new Map(plan.todo.map((m) => [m.id, plan.replaced ? 0 : cursors.sessions.get(m.id)?.maxMessageId ?? 0]));
+    const unread = reader.snapshot(() => reader.pendingMessages(after));
+    let messages = 0;
+    let oldestAt: number | null = null;
+    for (const m of plan.todo) {
+      const u = unread.get(m.id);
+      if (u) messages += u.count;
+      const at = u?.first ?? m.activity;
+      if (Number.isFinite(at) && at > 0 && (oldestAt === null || at < oldestAt)) oldestAt = at;
+    }
+    return { sessions: plan.todo.length, messages, removed: plan.removed.length, waiting: plan.waiting, oldestAt };
+  } finally {
+    conn.close();
+  }
+}
