@@ -3,7 +3,7 @@
 // its wait for a store that is not there yet, policy check, and --redact. No command ever prints a stack trace.
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -356,7 +356,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       // The same in words.
       const words = await hermetic('status', '--state-db', wal, '--home', h);
       assert.equal(words.status, 0);
-      assert.match(words.stdout, new RegExp(`store ${wal} \\(profile default, sqlite backend\\)\\n  schema v30, wal journal\\n  cursor: message id ${maxId(wal)}, ${made.sessions} sessions tracked, last tick `));
+      assert.match(words.stdout, new RegExp(`store ${wal} \\(profile default, sqlite backend\\)\\n  schema v30, wal journal\\n  identity: \\d+:\\d+\\|v30\\|\\S+\\n  cursor: message id ${maxId(wal)}, ${made.sessions} sessions tracked, last tick `));
       assert.match(words.stdout, /\n {2}pending: nothing, the dataset holds everything the store has\n/);
       assert.deepEqual(s.stores.map((x) => x.pending), s.stores.map(() => ({ sessions: 0, messages: 0, removed: 0, waiting: 0, oldest_at: null, lag_seconds: null })));
     });
@@ -389,6 +389,15 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       assert.equal((await hermetic('forward', '--once', '--state-db', path, '--home', h)).status, 0);
       const after = JSON.parse((await inProcess('status', '--state-db', path, '--home', h, '--json')).stdout) as { stores: { pending: unknown }[] };
       assert.deepEqual(after.stores[0]!.pending, { sessions: 0, messages: 0, removed: 0, waiting: 0, oldest_at: null, lag_seconds: null });
+      // The file replaced by a copy (a restore): another identity, read whole by the next pass.
+      const before = (after.stores[0] as unknown as { identity: string }).identity;
+      copyFileSync(path, `${path}.copy`);
+      renameSync(`${path}.copy`, path);
+      const replaced = JSON.parse((await inProcess('status', '--state-db', path, '--home', h, '--json')).stdout) as { stores: { identity: string; replaced: boolean; pending: { sessions: number; messages: number } }[] };
+      const s0 = replaced.stores[0]!;
+      assert.notEqual(s0.identity, before);
+      assert.deepEqual([s0.replaced, s0.pending.sessions, s0.pending.messages], [true, 2, 5]);
+      assert.match((await inProcess('status', '--state-db', path, '--home', h)).stdout, /\n {2}identity: \S+ \(replaced since it was last read: the next pass reads it whole\)\n/);
     });
   });
 

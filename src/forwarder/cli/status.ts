@@ -21,6 +21,11 @@ interface StoreStatus {
   /** A PostgreSQL store's connection, the password redacted (decision 0038); null for a state.db. */
   connection: string | null;
   schema_version: number | null; journal_mode: string | null;
+  /**
+   * Device and inode, schema version and file generation, as read now (null when it cannot be read); `replaced`:
+   * not the file the dataset read last (spec forwarding §6.3 item 18), so the next pass reads it whole.
+   */
+  identity: string | null; replaced: boolean;
   /** Why the store cannot be read now (missing, not SQLite, locked…), or null. */
   read_error: string | null;
   cursor_max_message_id: number | null; sessions_tracked: number; last_tick_at: string | null; last_error: string | null;
@@ -97,6 +102,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
         path: r.path, profile: row?.profile as string ?? r.profile, exists: r.exists, backend: r.backend, warning: r.warning,
         connection: r.source?.display ?? null,
         schema_version: schema, journal_mode: journal, read_error: readError,
+        identity: pending?.identity ?? null, replaced: pending?.replaced ?? false,
         cursor_max_message_id: (row?.max_message_id as number | undefined) ?? null,
         sessions_tracked: db ? (db.prepare('SELECT COUNT(*) FROM session_cursors WHERE store = ?').pluck().get(r.path) as number) : 0,
         last_tick_at: iso(row?.last_tick_at as number | null), last_error: (row?.last_error as string | null) ?? null,
@@ -123,6 +129,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
       else if (s.backend === 'postgres') console.log(`  schema v${s.schema_version ?? '?'}, read through a local mirror`);
       else if (!s.exists) console.log(`  missing: ${s.read_error}`);
       else console.log(`  schema v${s.schema_version ?? '?'}, ${s.journal_mode ?? '?'} journal${s.read_error ? `; cannot read: ${s.read_error}` : ''}`);
+      if (s.identity) console.log(`  identity: ${s.identity}${s.replaced ? ' (replaced since it was last read: the next pass reads it whole)' : ''}`);
       if (s.warning && s.warning !== s.read_error) console.log(`  warning: ${s.warning}`);
       console.log(`  cursor: message id ${s.cursor_max_message_id ?? '-'}, ${s.sessions_tracked} sessions tracked, last tick ${s.last_tick_at ?? 'never'}`);
       if (s.pending) console.log(`  ${pendingText(s.pending)}`);

@@ -19,6 +19,10 @@ export interface Pending {
    * session with no message yet) its last recorded activity. Null when nothing is pending.
    */
   oldestAt: number | null;
+  /** The store's identity now (device and inode, schema version, file generation: reader/store.ts `facts`). */
+  identity: string;
+  /** The file is not the one the dataset's cursors were taken from: the next pass reads it whole. */
+  replaced: boolean;
 }
 
 /** What a pass over the store at `path` would read now, judged against the dataset's committed cursors. */
@@ -38,7 +42,7 @@ export function pendingOf(path: string, cursors: Cursors, now: number): Pending 
       const at = u?.first ?? m.activity;
       if (Number.isFinite(at) && at > 0 && (oldestAt === null || at < oldestAt)) oldestAt = at;
     }
-    return { sessions: plan.todo.length, messages, removed: plan.removed.length, waiting: plan.waiting, oldestAt };
+    return { sessions: plan.todo.length, messages, removed: plan.removed.length, waiting: plan.waiting, oldestAt, identity: plan.facts.identity, replaced: plan.replaced };
   } finally {
     conn.close();
   }
