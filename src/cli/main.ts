@@ -23,25 +23,28 @@ const sinksCommand = async (argv: string[]) => (await import('../forwarder/cli/s
 const HELP = `Usage: hermetic <command> [options]
 
 Commands:
-  serve      emulate Hermes Agent's /v1/runs API over HTTP (hermetic serve --help)
-  statedb    make and inspect Hermes state.db stores (hermetic statedb --help)
-  backfill   read Hermes's state.db stores into the dataset once (hermetic backfill --help)
-  forward    keep the dataset up to date as Hermes writes (hermetic forward --help)
-  status     stores found, cursors, rows, errors, quarantined sessions
-  report     what the agent spent: cost and tokens by day, model, source, session, … (hermetic report --help)
-  export     the dataset as Parquet files for DuckDB, pandas, Spark (hermetic export parquet --out DIR)
-  web        the usage dashboard in a browser, over the dataset (hermetic web --help)
+  serve      emulate Hermes Agent's /v1/runs API over HTTP
+  statedb    make and inspect Hermes state.db stores
+  backfill   read Hermes's state.db stores into the dataset once
+  forward    keep the dataset up to date as Hermes writes
+  status     stores found, cursors, rows, errors, quarantined sessions, sinks
+  report     what the agent spent: cost and tokens by day, model, session, …
+  export     the dataset as Parquet files for DuckDB, pandas, Spark
+  web        the usage dashboard in a browser, over the dataset
   query      read-only SQL on the dataset (hermetic query "SELECT ...")
   policy     which usage policy governs a folder (hermetic policy check PATH)
-  forget     remove what was forwarded before its folder became ignore (--session ID | --scope DIR)
-  sinks      stop feeding a remote sink (hermetic sinks remove URL); sinks are given with --sink URL
+  forget     remove what was forwarded before its folder became ignore
+  sinks      stop feeding a remote sink (hermetic sinks remove URL)
+
+Each command's options: hermetic <command> --help.
 
 Options:
   -h, --help     show this help
   -v, --version  show the version
 
-Exit codes: 0 done, 2 the command line was refused (see --help), 1 the command failed.
-Error codes: docs/reference/errors.md
+Exit codes: 0 done, 2 the command line was refused (see --help), 1 the command
+failed; serve, forward and web stop cleanly with 0 on Ctrl-C (SIGINT) or
+SIGTERM. Error codes: docs/reference/errors.md
 `;
 
 function version(): string {

@@ -9,23 +9,31 @@ import { LATEST_LEVEL } from './schema/types.js';
 export const STATEDB_HELP = `Usage: hermetic statedb <command> [options]
 
 Commands:
-  generate --out PATH [--force] [--schema 30] [--sessions N] [--messages M] [--seed S] [--journal wal|delete]
-           [--profile NAME] [--created-at N] [--no-fts] [--end DATE] [--days N]
-      write a deterministic synthetic state.db (same options, same --end, same SQL dump). An existing file is
-      replaced only with --force; the folder must exist. A profile sets the schema (and some the journal and
+  generate --out PATH [--force] [--schema 30] [--sessions N] [--messages M]
+           [--seed S] [--journal wal|delete] [--profile NAME] [--created-at N]
+           [--no-fts] [--end DATE] [--days N]
+      write a deterministic synthetic state.db (same options, same --end, same
+      SQL dump). An existing file is replaced only with --force; the folder
+      must exist. A profile sets the schema (and some the journal and
       --created-at): give those flags only with the same values.
-      --sessions N   exactly N sessions in the store (lineage children count; default 40)
+      --sessions N   exactly N sessions in the store (lineage children count;
+                     default 40)
       --messages M   about M messages in all (default 20 per session)
-      --days N       spread the sessions over the N days (default 30) that end at --end
-      --end DATE     when the history ends: an ISO date (the end of that local day) or date-time; default now,
-                     so "hermetic report --since 7d" over the generated store has data
+      --days N       spread the sessions over the N days (default 30) that end
+                     at --end
+      --end DATE     when the history ends: an ISO date (the end of that local
+                     day) or date-time; default now, so "hermetic report
+                     --since 7d" over the generated store has data
   inspect PATH [--json]
-      schema version, journal mode, table counts and column differences; reads without writing and leaves the
-      store's folder as it found it (no -wal or -shm appears)
+      schema version, journal mode, table counts and column differences; reads
+      without writing and leaves the store's folder as it found it (no -wal or
+      -shm appears)
 
-Schema: 1..30, "30-pre-daily" (v30 before session_daily_usage); 30 means the current v30 with it.
-Profiles (each names a schema and, for some, a journal mode and the version the store was created at):
-${Object.entries(PROFILES).map(([name, p]) => `  ${name.padEnd(15)}${p.description}`).join('\n')}
+Schema: 1..30, "30-pre-daily" (v30 before session_daily_usage); 30 means the
+current v30 with it.
+Profiles (each names a schema and, for some, a journal mode and the version the
+store was created at):
+${Object.entries(PROFILES).map(([name, p]) => `  ${name.padEnd(15)}${(p.description.match(/\S.{0,62}(?=\s|$)/g) ?? []).join(`\n${' '.repeat(17)}`)}`).join('\n')}
 `;
 
 /** Maps a --schema value to a level (30 → 31, the current v30 with session_daily_usage). */

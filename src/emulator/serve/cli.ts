@@ -18,52 +18,85 @@ import { LineBatch, requestLine } from './request-log.js';
 
 export const SERVE_HELP = `Usage: hermetic serve [options]
 
-Emulates Hermes Agent v${HERMES_VERSION} (release v2026.8.31) /v1/runs over HTTP, with a scriptable fake agent.
+Emulates Hermes Agent v${HERMES_VERSION} (release v2026.8.31) /v1/runs over
+HTTP, with a scriptable fake agent.
 
 Options:
-  --port N                  port to listen on (default 8642, or API_SERVER_PORT; 0 picks a free one)
-  --host H                  address to bind (default 127.0.0.1, or API_SERVER_HOST)
-  --db PATH                 idempotency store file, kept across restarts and shared by servers given the same
-                            path; its folder must exist. Default: a store private to this process (other servers
-                            never see it; it survives POST /__admin/restart, not the process). :memory: is
-                            Hermes's own fallback: not durable, nothing survives even an emulated restart
-  --state-db PATH           also record every run into this Hermes-shaped state.db (created if missing; its
-                            folder must exist)
-  --api-key K               require "Authorization: Bearer K" (default API_SERVER_KEY; none = Hermes's test listener)
+  --port N                  port to listen on (default 8642, or API_SERVER_PORT;
+                            0 picks a free one)
+  --host H                  address to bind (default 127.0.0.1, or
+                            API_SERVER_HOST)
+  --db PATH                 idempotency store file, kept across restarts and
+                            shared by servers given the same path; its folder
+                            must exist. Default: a store private to this process
+                            (other servers never see it; it survives
+                            POST /__admin/restart, not the process). :memory: is
+                            Hermes's own fallback: not durable, nothing survives
+                            even an emulated restart
+  --state-db PATH           also record every run into this Hermes-shaped
+                            state.db (created if missing; its folder must exist)
+  --api-key K               require "Authorization: Bearer K" (default
+                            API_SERVER_KEY; none = Hermes's test listener)
   --max-concurrent-runs N   capacity (default 10; 0 disables)
-  --model NAME              advertised model name (default API_SERVER_MODEL_NAME, else hermes-agent)
-  --cors-origins LIST       comma-separated allowed origins (default API_SERVER_CORS_ORIGINS; none refuses any Origin)
-  --time EPOCH              start the clock at this epoch time in seconds, 0 to 253402300799 (default: now)
-  --clock real|virtual      real (default): time passes with the wall clock, scenario steps run in wall time;
-                            virtual: the clock stands still until POST /__admin/clock {"advance": s} moves it
+  --model NAME              advertised model name (default
+                            API_SERVER_MODEL_NAME, else hermes-agent)
+  --cors-origins LIST       comma-separated allowed origins (default
+                            API_SERVER_CORS_ORIGINS; none refuses any Origin)
+  --time EPOCH              start the clock at this epoch time in seconds, 0 to
+                            253402300799 (default: now)
+  --clock real|virtual      real (default): time passes with the wall clock,
+                            scenario steps run in wall time; virtual: the clock
+                            stands still until POST /__admin/clock
+                            {"advance": s} moves it
   --frozen                  the same as --clock virtual
   --seed S                  seed run ids and approval ids (repeatable sessions)
-  --run-table fast|plain    the store's algorithm: fast (default) or Hermes's plain one (for checking the fast one)
-  --lock-timeout SECONDS    how long a request waits for another process's lock on --db (default 30, as Hermes)
-  --draining                start draining: new runs are refused as Hermes refuses them while shutting down
-  --profile NAME[=KEY]      also serve Hermes profile NAME under /p/NAME/ with its own API key (repeatable); without
-                            =KEY the key is HERMETIC_PROFILE_<NAME>_KEY, else none: every request 401, as Hermes
-  --admin-key K             require K on every /__admin route but GET /__admin/health, as "x-hermetic-admin-key: K"
-                            or "Authorization: Bearer K" (default HERMETIC_ADMIN_KEY; none: the control plane is open)
-  --insecure-admin          allow a --host beyond loopback without an admin key (refused otherwise)
-  --scenarios FILE          scenarios for the fake agent, JSON or YAML (examples/scenarios.yaml): each new run is
-                            matched by input, model, session_id, instructions or a header and plays its steps on
-                            the clock; a run nothing matches follows the file's default (else it waits for
-                            /__admin/runs/{id}/… as without scenarios)
-  --start-delay SECONDS     the agent starts this long after admission (default 0; the run is queued until then)
-  --on-stop cancel|hold     a stop is honoured at once (cancel, default: stopping → cancelled) or held in stopping
-                            until the agent finishes or is told to honour it
-  --steer accept|decline    whether the agent accepts steer text (default accept; decline: 409 as Hermes)
-  --faults FILE.json        fault rules or presets every namespace starts with: a JSON list as POST /__admin/faults
-                            takes, e.g. [{"preset": "hermes_submit_accepted_drop"}] (docs/reference/admin-api.md)
-  --config FILE             read options from a JSON or YAML file: any createEmulator option, plus port, host,
-                            insecureAdmin and quiet (examples/hermetic.yaml). Flags win over environment variables,
-                            which win over the file. Relative paths in the file are relative to its folder
-  --journal-size N          requests each namespace's journal keeps for GET /__admin/requests (default 1000; 0: none)
-  --max-namespaces N        namespaces held at once, the default included (default 10000); past it the idle one used
-                            least recently is forgotten, and with none idle a new one is refused (503)
-  --quiet                   print no line per request (by default: method, path, status, duration, namespace,
-                            operation)
+  --run-table fast|plain    the store's algorithm: fast (default) or Hermes's
+                            plain one (for checking the fast one)
+  --lock-timeout SECONDS    how long a request waits for another process's lock
+                            on --db (default 30, as Hermes)
+  --draining                start draining: new runs are refused as Hermes
+                            refuses them while shutting down
+  --profile NAME[=KEY]      also serve Hermes profile NAME under /p/NAME/ with
+                            its own API key (repeatable); without =KEY the key
+                            is HERMETIC_PROFILE_<NAME>_KEY, else none: every
+                            request 401, as Hermes
+  --admin-key K             require K on every /__admin route but
+                            GET /__admin/health, as "x-hermetic-admin-key: K" or
+                            "Authorization: Bearer K" (default
+                            HERMETIC_ADMIN_KEY; none: the control plane is open)
+  --insecure-admin          allow a --host beyond loopback without an admin key
+                            (refused otherwise)
+  --scenarios FILE          scenarios for the fake agent, JSON or YAML
+                            (examples/scenarios.yaml): each new run is matched
+                            by input, model, session_id, instructions or a
+                            header and plays its steps on the clock; a run
+                            nothing matches follows the file's default (else it
+                            waits for /__admin/runs/{id}/… as without scenarios)
+  --start-delay SECONDS     the agent starts this long after admission (default
+                            0; the run is queued until then)
+  --on-stop cancel|hold     a stop is honoured at once (cancel, default:
+                            stopping → cancelled) or held in stopping until the
+                            agent finishes or is told to honour it
+  --steer accept|decline    whether the agent accepts steer text (default
+                            accept; decline: 409 as Hermes)
+  --faults FILE.json        fault rules or presets every namespace starts with:
+                            a JSON list as POST /__admin/faults takes, e.g.
+                            [{"preset": "hermes_submit_accepted_drop"}]
+                            (docs/reference/admin-api.md)
+  --config FILE             read options from a JSON or YAML file: any
+                            createEmulator option, plus port, host,
+                            insecureAdmin and quiet (examples/hermetic.yaml).
+                            Flags win over environment variables, which win over
+                            the file. Relative paths in the file are relative to
+                            its folder
+  --journal-size N          requests each namespace's journal keeps for
+                            GET /__admin/requests (default 1000; 0: none)
+  --max-namespaces N        namespaces held at once, the default included
+                            (default 10000); past it the idle one used least
+                            recently is forgotten, and with none idle a new one
+                            is refused (503)
+  --quiet                   print no line per request (by default: method, path,
+                            status, duration, namespace, operation)
   -h, --help                show this help
 `;
 

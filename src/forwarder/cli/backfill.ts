@@ -5,11 +5,12 @@ import { HermeticError } from '../../shared/errors.js';
 import { createForwarder, findStores } from '../pipeline/forwarder.js';
 import { explicitProblem } from '../reader/discover.js';
 import { COMMON_FLAGS, interruption, parseTime, plural, progressBar, rewritten, totals } from './common.js';
-import { FORWARDER_HELP } from './help.js';
+import { BACKFILL_HELP } from './help.js';
 import { SINK_FLAGS, sinkSetup, type SinkSetup } from './sinks.js';
 import type { ShipResult } from '../sinks/remote/shipper.js';
 
-const FLAGS = { ...COMMON_FLAGS, ...SINK_FLAGS, since: { type: 'string' }, until: { type: 'string' }, redact: { type: 'boolean' } } as const;
+/** The flags backfill parses (its help page documents each: help.test.ts). */
+export const FLAGS = { ...COMMON_FLAGS, ...SINK_FLAGS, since: { type: 'string' }, until: { type: 'string' }, redact: { type: 'boolean' } } as const;
 
 /** Ships the dataset to every sink once, to the end (or until a sink fails); nothing when there are none. */
 async function ship(setup: SinkSetup, say: (line: string) => void): Promise<ShipResult[]> {
@@ -25,7 +26,7 @@ async function ship(setup: SinkSetup, say: (line: string) => void): Promise<Ship
 
 export async function backfillCommand(argv: string[], now = Date.now): Promise<number> {
   const { values } = parseFlags(argv, FLAGS);
-  if (values.help) return console.log(FORWARDER_HELP), 0;
+  if (values.help) return console.log(BACKFILL_HELP), 0;
   const nowS = now() / 1000;
   const since = values.since === undefined ? undefined : parseTime('since', values.since, nowS);
   const until = values.until === undefined ? undefined : parseTime('until', values.until, nowS);

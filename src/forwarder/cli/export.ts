@@ -10,7 +10,8 @@ import { COMMON_FLAGS, plural } from './common.js';
 import { EXPORT_HELP } from './help.js';
 import { openForReport } from './report.js';
 
-const FLAGS = {
+/** The flags export parses (its help page documents each: help.test.ts). */
+export const FLAGS = {
   home: COMMON_FLAGS.home, json: COMMON_FLAGS.json, help: COMMON_FLAGS.help,
   out: { type: 'string' }, since: { type: 'string' }, until: { type: 'string' }, 'include-local-only': { type: 'boolean' },
 } as const;

@@ -11,7 +11,7 @@ import { explicitStore } from '../reader/discover.js';
 import { DATASET_FILE } from '../sinks/sqlite/dataset.js';
 import { SqliteSink } from '../sinks/sqlite/sink.js';
 import { COMMON_FLAGS, plural } from './common.js';
-import { FORWARDER_HELP } from './help.js';
+import { FORGET_HELP } from './help.js';
 import { existingFolder } from './policy.js';
 
 function scopeFolder(path: string): string {
@@ -19,11 +19,12 @@ function scopeFolder(path: string): string {
   return existsSync(abs) ? existingFolder(abs) : abs;
 }
 
-const FLAGS = { ...COMMON_FLAGS, session: { type: 'string', multiple: true }, scope: { type: 'string' } } as const;
+/** The flags forget parses (its help page documents each: help.test.ts). */
+export const FLAGS = { ...COMMON_FLAGS, session: { type: 'string', multiple: true }, scope: { type: 'string' } } as const;
 
 export async function forgetCommand(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, FLAGS);
-  if (values.help) return console.log(FORWARDER_HELP), 0;
+  if (values.help) return console.log(FORGET_HELP), 0;
   if ((values.session === undefined) === (values.scope === undefined)) usageError('forget needs --session ID (repeatable) or --scope DIR, not both.');
   // A folder that is gone (a deleted project, one the machine's list ignores) can still be forgotten: only a file is
   // refused, as it cannot hold sessions.

@@ -6,10 +6,11 @@ import { listenForStop, releaseStopSignals, type StopRequest } from '../../cli/s
 import { createForwarder } from '../pipeline/forwarder.js';
 import type { StepResult } from '../pipeline/step.js';
 import { COMMON_FLAGS, durationSeconds, plural, rewritten } from './common.js';
-import { FORWARDER_HELP } from './help.js';
+import { FORWARD_HELP } from './help.js';
 import { SINK_FLAGS, sinkSetup } from './sinks.js';
 
-const FLAGS = { ...COMMON_FLAGS, ...SINK_FLAGS, interval: { type: 'string' }, once: { type: 'boolean' }, redact: { type: 'boolean' }, quiet: { type: 'boolean' } } as const;
+/** The flags forward parses (its help page documents each: help.test.ts). */
+export const FLAGS = { ...COMMON_FLAGS, ...SINK_FLAGS, interval: { type: 'string' }, once: { type: 'boolean' }, redact: { type: 'boolean' }, quiet: { type: 'boolean' } } as const;
 
 /** What a tick did to one store, in words: what was new, not the sessions' whole counts. */
 export function tickLine(r: StepResult): string {
@@ -28,7 +29,7 @@ export function tickLine(r: StepResult): string {
 
 export async function forwardCommand(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, FLAGS);
-  if (values.help) return console.log(FORWARDER_HELP), 0;
+  if (values.help) return console.log(FORWARD_HELP), 0;
   // One pass (--once) ends on a signal as any other command does. The loop listens before it opens or prints anything,
   // so a SIGINT or SIGTERM at any moment stops it cleanly with exit 0.
   if (values.once) await releaseStopSignals();

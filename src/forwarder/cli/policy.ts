@@ -5,13 +5,16 @@ import { parseFlags, usageError } from '../../cli/args.js';
 import { HermeticError } from '../../shared/errors.js';
 import { hermeticHome } from '../pipeline/forwarder.js';
 import { createPolicyResolver, explainPolicy } from '../policy/index.js';
-import { FORWARDER_HELP } from './help.js';
+import { POLICY_HELP } from './help.js';
+
+/** The flags policy parses (its help page documents each: help.test.ts). */
+export const FLAGS = { home: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
 
 export async function policyCommand(argv: string[]): Promise<number> {
   // Flags may come before or after `check` (`policy --home H check DIR` as well as `policy check DIR --home H`).
-  const { values, positionals } = parseFlags(argv, { home: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, 3);
+  const { values, positionals } = parseFlags(argv, FLAGS, 3);
   const [sub, ...rest] = positionals;
-  if (values.help || sub === 'help') return console.log(FORWARDER_HELP), 0;
+  if (values.help || sub === 'help') return console.log(POLICY_HELP), 0;
   if (sub !== 'check') usageError(sub === undefined ? 'policy needs a command: check PATH.' : `Unknown policy command "${sub}"; use check PATH.`);
   if (rest.length !== 1) usageError('policy check needs exactly one PATH (a folder).');
   const positional = rest;

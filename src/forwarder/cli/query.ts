@@ -5,7 +5,10 @@ import { HermeticError } from '../../shared/errors.js';
 import { hermeticHome } from '../pipeline/forwarder.js';
 import { openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
 import { COMMON_FLAGS, fleetFrom } from './common.js';
-import { FORWARDER_HELP } from './help.js';
+import { QUERY_HELP } from './help.js';
+
+/** The flags query parses (its help page documents each: help.test.ts). */
+export const FLAGS = { home: COMMON_FLAGS.home, json: COMMON_FLAGS.json, help: COMMON_FLAGS.help, from: { type: 'string' } } as const;
 
 /** A value as a table shows it: NULL, a BLOB in hex (x'…', as SQLite writes one), JSON for objects, else text. */
 const cell = (v: unknown): string => {
@@ -71,8 +74,8 @@ async function fleetQuery(url: string, sql: string): Promise<{ columns: string[]
 }
 
 export async function queryCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { home: COMMON_FLAGS.home, json: COMMON_FLAGS.json, help: COMMON_FLAGS.help, from: { type: 'string' } }, 1);
-  if (values.help) return console.log(FORWARDER_HELP), 0;
+  const { values, positionals } = parseFlags(argv, FLAGS, 1);
+  if (values.help) return console.log(QUERY_HELP), 0;
   const sql = positionals[0];
   if (sql === undefined || sql.trim() === '') usageError('query needs one SQL statement, e.g. hermetic query "SELECT source, SUM(input_tokens) FROM sessions GROUP BY source".');
   if (values.from !== undefined) {

@@ -17,7 +17,8 @@ import { openDataset, openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
 import { COMMON_FLAGS, fleetFrom } from './common.js';
 import { REPORT_HELP } from './help.js';
 
-const FLAGS = {
+/** The flags report parses (its help page documents each: help.test.ts). */
+export const FLAGS = {
   home: COMMON_FLAGS.home, json: COMMON_FLAGS.json, help: COMMON_FLAGS.help,
   since: { type: 'string' }, until: { type: 'string' }, period: { type: 'string' }, by: { type: 'string', multiple: true },
   top: { type: 'string' }, filter: { type: 'string', multiple: true }, csv: { type: 'boolean' }, markdown: { type: 'boolean' }, utc: { type: 'boolean' },

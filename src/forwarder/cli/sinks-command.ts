@@ -7,13 +7,14 @@ import { hermeticHome } from '../home.js';
 import { removeSink, sinkRows } from '../sinks/remote/changelog.js';
 import { displayUrl } from '../sinks/remote/registry.js';
 import { openDataset } from '../sinks/sqlite/dataset.js';
-import { FORWARDER_HELP } from './help.js';
+import { SINKS_HELP } from './help.js';
 
-const FLAGS = { home: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
+/** The flags sinks parses (its help page documents each: help.test.ts). */
+export const FLAGS = { home: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
 
 export async function sinksCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, FLAGS, 2);
-  if (values.help) return console.log(FORWARDER_HELP), 0;
+  if (values.help) return console.log(SINKS_HELP), 0;
   const [action, target] = positionals;
   if (action !== 'remove') usageError(action === undefined ? 'Say what to do: hermetic sinks remove URL.' : `Unknown sinks action "${action}"; use: hermetic sinks remove URL.`);
   if (target === undefined) usageError('hermetic sinks remove needs the sink\'s URL (as hermetic status shows it).');

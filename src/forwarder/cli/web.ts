@@ -12,7 +12,8 @@ import { COMMON_FLAGS, fleetFrom } from './common.js';
 import { WEB_HELP } from './help.js';
 import { localMachine, openForReport } from './report.js';
 
-const FLAGS = {
+/** The flags web parses (its help page documents each: help.test.ts). */
+export const FLAGS = {
   home: COMMON_FLAGS.home, help: COMMON_FLAGS.help,
   port: { type: 'string' }, host: { type: 'string' }, open: { type: 'boolean' }, from: { type: 'string' },
 } as const;
