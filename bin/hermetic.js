@@ -3,7 +3,7 @@
 // in a clone, `npm install` transpiles it: scripts/build-clone.mjs). In a clone whose dist/ is missing or older than
 // a source, it runs the TypeScript sources through tsx (a dev dependency), or says how to build.
 // SIGINT and SIGTERM are held before the CLI's modules load, so a signal at any moment after start-up reaches the
-// command: `serve` and `forward` stop cleanly (exit 0), the others end by the signal (src/cli/stop-signals.ts).
+// command: `serve`, `forward` and `web` stop cleanly (exit 0), the others end by the signal (src/cli/stop-signals.ts).
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 

@@ -74,9 +74,9 @@ function helpFor(argv: string[]): string {
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
-    // Only `serve` and `forward` stop cleanly on SIGINT/SIGTERM (they take the signals over); every other command ends
-    // by the signal as any process does, and one the bin held while the modules loaded ends it now.
-    if (command !== 'serve' && command !== 'forward') await releaseStopSignals();
+    // Only `serve`, `forward` and `web` stop cleanly on SIGINT/SIGTERM (they take the signals over); every other command
+    // ends by the signal as any process does, and one the bin held while the modules loaded ends it now.
+    if (command !== 'serve' && command !== 'forward' && command !== 'web') await releaseStopSignals();
     switch (command) {
       case 'serve':
         return await serveCommand(rest);

@@ -1,7 +1,7 @@
 // SIGINT and SIGTERM heard from the bin's first line on (bin/hermetic.js holds them before the CLI's modules load), so
-// a stop request at any moment after the process starts reaches the command: `serve` and `forward` stop cleanly with
-// exit 0, even before they bound or opened anything; `statedb generate` cleans up and exits 130 (state-db/cli.ts);
-// every other command ends as the signal would have ended it.
+// a stop request at any moment after the process starts reaches the command: `serve`, `forward` and `web` stop cleanly
+// with exit 0, even before they bound or opened anything; `statedb generate` cleans up and exits 130
+// (state-db/cli.ts); every other command ends as the signal would have ended it.
 // No imports: the bin loads this module on its own, before everything else.
 
 export type StopSignal = 'SIGINT' | 'SIGTERM';
@@ -68,9 +68,9 @@ export interface StopRequest {
 }
 
 /**
- * For a command that stops cleanly on SIGINT or SIGTERM (`serve`, `forward`): call it first, before anything is read,
- * opened, bound or printed. A signal the bin held counts. After the first signal the listeners are gone, so a second
- * one ends the process at once (a stop that hangs can still be interrupted).
+ * For a command that stops cleanly on SIGINT or SIGTERM (`serve`, `forward`, `web`): call it first, before anything is
+ * read, opened, bound or printed. A signal the bin held counts. After the first signal the listeners are gone, so a
+ * second one ends the process at once (a stop that hangs can still be interrupted).
  * @example const stop = listenForStop(); try { …start…; await stop.stopped; …close… } finally { stop.dispose(); }
  */
 export function listenForStop(): StopRequest {

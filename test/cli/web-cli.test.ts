@@ -1,5 +1,6 @@
 // `hermetic web` through the real bin: it prints its URL, answers the report's figures over HTTP, serves the page and
-// Chart.js from a build too (assets found from dist/), stops on SIGTERM; a refused flag is one line and exit 2.
+// Chart.js from a build too (assets found from dist/), stops cleanly on SIGTERM and SIGINT (exit 0, as serve); a
+// refused flag is one line and exit 2.
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
@@ -22,12 +23,17 @@ before(() => {
 });
 after(() => cleanup());
 
-it('prints its URL, answers usageReport, serves the page and Chart.js, and stops on SIGTERM', async () => {
-  const p = spawnBin(['web', '--home', home, '--port', '0']);
+/** Starts `hermetic web ...args` and resolves once it printed its URL. */
+async function startWeb(args: string[]) {
+  const p = spawnBin(['web', ...args]);
   const deadline = setTimeout(() => p.child.kill('SIGKILL'), 60_000); // only a hang; a slow start is not a failure
   assert.ok(await p.until((o) => /dashboard is at http:\/\/\S+/.test(o)), p.output());
   clearTimeout(deadline);
-  const url = /dashboard is at (http:\/\/\S+)/.exec(p.output())![1]!;
+  return { p, url: /dashboard is at (http:\/\/\S+)/.exec(p.output())![1]! };
+}
+
+it('prints its URL, answers usageReport, serves the page and Chart.js, and stops cleanly on SIGTERM', async () => {
+  const { p, url } = await startWeb(['--home', home, '--port', '0']);
   try {
     const overview = (await (await fetch(new URL('/api/overview?period=all', url))).json()) as Record<string, unknown>;
     const db = new Database(join(home, 'hermetic.db'), { readonly: true });
@@ -43,8 +49,22 @@ it('prints its URL, answers usageReport, serves the page and Chart.js, and stops
   } finally {
     p.child.kill('SIGTERM');
   }
-  assert.equal(await p.exited, 'SIGTERM');
+  assert.equal(await p.exited, 0);
+  assert.match(p.stdout(), /\nhermetic web: stopped\n$/);
   assert.equal(p.stderr(), '');
+});
+
+it('Ctrl-C (SIGINT) closes the server, says it stopped and exits 0, as serve does', async () => {
+  const { p, url } = await startWeb(['--home', home, '--port', '0']);
+  // A browser's keep-alive connection does not hold the stop up.
+  const page = await fetch(new URL('/', url), { headers: { connection: 'keep-alive' } });
+  assert.equal(page.status, 200);
+  await page.arrayBuffer();
+  p.child.kill('SIGINT');
+  assert.equal(await p.exited, 0, p.output());
+  assert.deepEqual(p.stdout().split('\n'), [`hermetic web: the usage dashboard is at ${url} (Ctrl-C stops it)`, 'hermetic web: stopped', '']);
+  assert.equal(p.stderr(), '');
+  await assert.rejects(fetch(new URL('/', url)), 'nothing listens any more');
 });
 
 it('refuses a bad port and a missing dataset in one line', async () => {

@@ -1,7 +1,9 @@
 // `hermetic web`: the usage dashboard over the dataset (or the fleet store: --from postgres://…), on a local HTTP
 // server (loopback unless --host says otherwise), read-only. Prints its URL; --open asks the desktop to open it.
+// SIGINT and SIGTERM stop it cleanly, as they stop `serve`: the server closes, "stopped" is said, exit 0.
 import { spawn } from 'node:child_process';
 import { parseFlags, wholeNumber } from '../../cli/args.js';
+import { listenForStop, type StopRequest } from '../../cli/stop-signals.js';
 import { hermeticHome } from '../home.js';
 import { explicitTimeZone, systemTimeZone, Zone } from '../ledger/zone.js';
 import { sqliteDialect } from '../report/dialect.js';
@@ -21,7 +23,10 @@ export const FLAGS = {
 export interface WebIo {
   /** Milliseconds since the epoch (injected by tests and the screenshot script). */
   now?: () => number;
-  /** Receives the running server (tests close it). */
+  /**
+   * Receives the running server, and the command returns at once: the caller closes it (tests). Without it the command
+   * runs until SIGINT or SIGTERM.
+   */
   started?: (server: WebServer) => void;
 }
 
@@ -34,11 +39,24 @@ function openBrowser(url: string): void {
 }
 
 export async function webCommand(argv: string[], io: WebIo = {}): Promise<number> {
+  // Listening first, before anything is read, bound or printed (as serve does; main.ts leaves the signals to web): a
+  // SIGINT or SIGTERM at any moment stops it with exit 0.
+  const stop = io.started ? null : listenForStop();
+  try {
+    return await web(argv, io, stop);
+  } finally {
+    stop?.dispose();
+  }
+}
+
+async function web(argv: string[], io: WebIo, stop: StopRequest | null): Promise<number> {
   const { values } = parseFlags(argv, FLAGS);
   if (values.help) return console.log(WEB_HELP), 0;
   const port = values.port === undefined ? 8650 : wholeNumber('--port', values.port, 0, 65535);
   const host = values.host ?? '127.0.0.1';
   fleetFrom(values.from);
+  // Stopped while the modules loaded (the bin held the signal): nothing is opened.
+  if (stop?.signal) return console.log('hermetic web: stopped'), 0;
   let source: UsageSource;
   if (values.from !== undefined) {
     const { postgresSource } = await import('../web/data/postgres.js');
@@ -54,10 +72,24 @@ export async function webCommand(argv: string[], io: WebIo = {}): Promise<number
     await source.close();
     throw e;
   }
-  const shown = host === '0.0.0.0' || host === '::' ? server.url.replace(/\/\/[^/]+:/, '//localhost:') : server.url;
+  const close = async () => { await server.close(); await source.close(); };
+  if (stop === null) {
+    announce(values, host, server.url);
+    io.started?.({ url: server.url, close });
+    return 0;
+  }
+  // Stopped while it started: what it opened is closed, and no URL is given for a server that is going away.
+  if (stop.signal === null) announce(values, host, server.url);
+  await stop.stopped;
+  await close();
+  console.log('hermetic web: stopped');
+  return 0;
+}
+
+/** The dashboard's URL (and a warning when it is open to the network); --open hands it to the desktop. */
+function announce(values: { from?: string; open?: true }, host: string, url: string): void {
+  const shown = host === '0.0.0.0' || host === '::' ? url.replace(/\/\/[^/]+:/, '//localhost:') : url;
   console.log(`hermetic web: the usage dashboard${values.from !== undefined ? ' of the fleet store' : ''} is at ${shown} (Ctrl-C stops it)`);
   if (!['127.0.0.1', 'localhost', '::1'].includes(host)) console.error(`hermetic web: listening on ${host}: anyone who can reach this machine can read your usage; the dashboard has no login.`);
   if (values.open) openBrowser(shown);
-  io.started?.({ url: server.url, close: async () => { await server.close(); await source.close(); } });
-  return 0;
 }
