@@ -79,6 +79,7 @@ export const ERROR_CODES = {
   HERMETIC_SINK_SCHEMA: { status: 500, summary: 'PostgreSQL refused the sink\'s schema or statements (no permission to create it, tables changed by hand, or a schema migrated by a newer Hermetic); fatal.' },
   HERMETIC_SINK_REJECTED: { status: 500, summary: 'PostgreSQL refused a row of a batch (a value its column cannot hold), or the batch named a table the sink does not hold; fatal, nothing of the batch was applied.' },
   HERMETIC_QUERY_READ_ONLY: { status: 400, summary: 'hermetic query --from postgres:// runs in a read-only transaction; PostgreSQL refused the statement because it would write.' },
+  HERMETIC_FLEET_UNAVAILABLE: { status: 503, summary: 'The fleet store that report, query or web read with --from postgres://… could not be reached or is not answering (connection refused, an unknown host, a timeout, the server starting, shutting down or out of connections); nothing was read: try again when it answers. hermetic web checks it once at start and does not start without it.' },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,8 +1,9 @@
 // `hermetic web` through the real bin: it prints its URL, answers the report's figures over HTTP, serves the page and
 // Chart.js from a build too (assets found from dist/), stops cleanly on SIGTERM and SIGINT (exit 0, as serve); a
-// refused flag is one line and exit 2.
+// refused flag is one line and exit 2; a fleet store nobody answers at is one line and exit 1.
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
 import { rowIssuesIn, usageReport } from '../../src/forwarder/report/index.js';
@@ -65,6 +66,21 @@ it('Ctrl-C (SIGINT) closes the server, says it stopped and exits 0, as serve doe
   assert.deepEqual(p.stdout().split('\n'), [`hermetic web: the usage dashboard is at ${url} (Ctrl-C stops it)`, 'hermetic web: stopped', '']);
   assert.equal(p.stderr(), '');
   await assert.rejects(fetch(new URL('/', url)), 'nothing listens any more');
+});
+
+it('--from a fleet store nobody answers at: one line, HERMETIC_FLEET_UNAVAILABLE, exit 1, the password never shown', async () => {
+  // A port that was free a moment ago: nothing listens on it.
+  const port = await new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port: free } = s.address() as { port: number };
+      s.close(() => resolve(free));
+    });
+  });
+  const r = await runBinAsync(['web', '--port', '0', '--from', `postgres://fleet:hunter2-secret@127.0.0.1:${port}/fleet`]);
+  assert.equal(r.status, 1, r.stderr);
+  assert.equal(r.stdout, '');
+  assert.match(r.stderr, new RegExp(`^hermetic: PostgreSQL could not be reached or dropped the connection \\(postgres://fleet:\\*\\*\\*@127\\.0\\.0\\.1:${port}/fleet\\): .*ECONNREFUSED.*; nothing was read; try again when it answers\\. \\[HERMETIC_FLEET_UNAVAILABLE\\]\\n$`));
+  assert.ok(!r.stderr.includes('hunter2'), r.stderr);
 });
 
 it('refuses a bad port and a missing dataset in one line', async () => {

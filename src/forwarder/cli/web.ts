@@ -59,7 +59,10 @@ async function web(argv: string[], io: WebIo, stop: StopRequest | null): Promise
   if (stop?.signal) return console.log('hermetic web: stopped'), 0;
   let source: UsageSource;
   if (values.from !== undefined) {
-    const { postgresSource } = await import('../web/data/postgres.js');
+    // Read once before listening: a store nobody answers at (or without the fleet's tables) is one line and exit 1,
+    // not a dashboard whose every page fails.
+    const [{ postgresSource }, { readFleet }] = await Promise.all([import('../web/data/postgres.js'), import('../sinks/postgres/read.js')]);
+    await readFleet(values.from, async () => undefined);
     source = postgresSource(values.from, new Zone(explicitTimeZone() ?? systemTimeZone()));
   } else {
     const home = hermeticHome(values.home);

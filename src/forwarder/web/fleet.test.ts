@@ -206,11 +206,11 @@ describe('refusals', () => {
     assert.equal((await api(twins, `/api/session?id=nope&machine=${C.machineId}`)).status, 404);
   });
 
-  it('a fleet store nobody answers at: 503 HERMETIC_SINK_UNAVAILABLE with a sentence, never the password; the server keeps serving', async () => {
+  it('a fleet store nobody answers at: 503 HERMETIC_FLEET_UNAVAILABLE with a sentence, never the password; the server keeps serving', async () => {
     const down = await serve(postgresSource(`postgres://u:not-${pg.password}@127.0.0.1:1/fleet`, ZONE));
     const r = await api(down, '/api/overview');
     assert.equal(r.status, 503);
-    assert.equal(r.body.error.code, 'HERMETIC_SINK_UNAVAILABLE');
+    assert.equal(r.body.error.code, 'HERMETIC_FLEET_UNAVAILABLE');
     assert.ok(!JSON.stringify(r.body).includes(pg.password), JSON.stringify(r.body));
     assert.match(r.body.error.message, /ECONNREFUSED.*; nothing was read; try again when it answers\.$/);
     assert.equal((await fetch(new URL('/', down))).status, 200);

@@ -1,6 +1,7 @@
 // The fleet store's read side (issue 17 §2): `hermetic report|query --from postgres://…` open it here, run in one
 // read-only, repeatable-read transaction with the fleet schema first on the search path, and close it. Failures are
-// HermeticErrors with the sink's codes (HERMETIC_SINK_*), the password scrubbed.
+// HermeticErrors with the password scrubbed: a store nobody answers at is HERMETIC_FLEET_UNAVAILABLE (there is no sink
+// here to retry), anything else keeps the sink's code (HERMETIC_SINK_AUTH, _NO_DATABASE, _SCHEMA, …).
 import type pg from 'pg';
 import { HermeticError, type ErrorCode } from '../../../shared/errors.js';
 import { postgresDialect } from '../../report/dialect.js';
@@ -10,9 +11,9 @@ import { createPool } from './pool.js';
 import { q } from './schema.js';
 import { postgresTarget, type PostgresTarget } from './url.js';
 
-/** A SinkError as the CLI prints it: its code and sentence (the codes are in the catalogue). */
+/** A SinkError as the CLI prints it: its code (unreachable is the fleet's, not a sink's) and sentence. */
 function asHermetic(e: SinkError): HermeticError {
-  return new HermeticError(e.code as ErrorCode, e.message);
+  return new HermeticError(e.code === 'HERMETIC_SINK_UNAVAILABLE' ? 'HERMETIC_FLEET_UNAVAILABLE' : e.code as ErrorCode, e.message);
 }
 
 type FleetFn<T> = (client: pg.PoolClient, dialect: ReturnType<typeof postgresDialect>, target: PostgresTarget) => Promise<T>;
@@ -26,7 +27,8 @@ export interface FleetReader {
 
 /**
  * The fleet store at `url` for many reads (`hermetic web --from`): a pool of `connections`, each read its own
- * transaction. Connection and server failures become HermeticErrors with HERMETIC_SINK_* codes, password scrubbed.
+ * transaction. Connection and server failures become HermeticErrors (HERMETIC_FLEET_UNAVAILABLE, HERMETIC_SINK_*),
+ * password scrubbed.
  * @example const fleet = openFleet('postgres://me@db/fleet'); await fleet.read(async (c) => (await c.query('SELECT 1')).rows); await fleet.close();
  */
 export function openFleet(url: string, connections = 1): FleetReader {
@@ -79,7 +81,8 @@ export function openFleet(url: string, connections = 1): FleetReader {
 
 /**
  * Opens the fleet store at `url`, runs `fn` in a read-only transaction (search_path: the schema, then public), and
- * closes it. Connection and server failures become HermeticErrors with HERMETIC_SINK_* codes, password scrubbed.
+ * closes it. Connection and server failures become HermeticErrors (HERMETIC_FLEET_UNAVAILABLE, HERMETIC_SINK_*),
+ * password scrubbed.
  * @example await readFleet('postgres://me@db/fleet', async (client, dialect) => runPostgres(client, planTotals({}, dialect), dialect))
  */
 export async function readFleet<T>(url: string, fn: FleetFn<T>, options: { requireSchema?: boolean } = {}): Promise<T> {
