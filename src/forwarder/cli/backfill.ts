@@ -4,7 +4,7 @@ import { parseFlags } from '../../cli/args.js';
 import { HermeticError } from '../../shared/errors.js';
 import { createForwarder, findStores } from '../pipeline/forwarder.js';
 import { explicitProblem } from '../reader/discover.js';
-import { COMMON_FLAGS, interruption, parseTime, plural, progressBar, rewritten, totals } from './common.js';
+import { COMMON_FLAGS, interruption, parseTime, plural, policyDropLines, progressBar, rewritten, totals } from './common.js';
 import { BACKFILL_HELP } from './help.js';
 import { SINK_FLAGS, sinkSetup, type SinkSetup } from './sinks.js';
 import type { ShipResult } from '../sinks/remote/shipper.js';
@@ -78,8 +78,9 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
     for (const r of results) {
       if (r.warning && r.warning !== r.error?.message) console.error(`hermetic: warning: ${r.warning}`);
       if (r.error) console.error(`hermetic: ${r.error.message} [${r.error.code}]`);
-      for (const d of r.policyDrops) console.error(`hermetic: session ${d.sessionId} not recorded: ${d.reason}`);
     }
+    // Sessions the usage policy ignores: each named when there are a few, else one line for every store.
+    for (const line of policyDropLines(results.flatMap((r) => r.policyDrops))) console.error(line);
     const skipped = [
       t.sessionsUnchanged && `${plural(t.sessionsUnchanged, 'session')} unchanged`,
       t.sessionsOutsideWindow && `${t.sessionsOutsideWindow} outside the window`,

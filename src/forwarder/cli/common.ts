@@ -1,7 +1,7 @@
 // What the forwarder commands share: their flags, durations and times as people write them, and the summary line.
 import { usageError, type FlagSpec } from '../../cli/args.js';
 import { hidePassword } from '../../shared/url-password.js';
-import type { StepResult } from '../pipeline/step.js';
+import type { PolicyDrop, StepResult } from '../pipeline/step.js';
 
 export const COMMON_FLAGS = {
   'state-db': { type: 'string', multiple: true },
@@ -65,6 +65,23 @@ export function progressBar(stream: NodeJS.WriteStream, label: () => string): { 
     },
     end() { if (shown) stream.write('\n'); shown = false; },
   };
+}
+
+/** How many ignored sessions are named one per line; past that, one line sums them up. */
+export const POLICY_DROPS_NAMED = 3;
+
+/**
+ * What the usage policy kept out of a pass, for stderr: a line per session when there are a few, else one line with
+ * the count, the first ids, why (when one reason covers them all) and where to look.
+ * @example policyDropLines(drops) // ['hermetic: 120 sessions not recorded, ignored by the usage policy: a, b, c and 117 more (…)']
+ */
+export function policyDropLines(drops: readonly PolicyDrop[]): string[] {
+  if (drops.length <= POLICY_DROPS_NAMED) return drops.map((d) => `hermetic: session ${d.sessionId} not recorded: ${d.reason}`);
+  const first = drops.slice(0, POLICY_DROPS_NAMED).map((d) => d.sessionId).join(', ');
+  const reasons = new Set(drops.map((d) => d.reason));
+  const where = reasons.size === 1 ? `all because ${[...reasons][0]!}` : `under ${plural(new Set(drops.map((d) => d.scope)).size, 'folder')}`;
+  const more = (drops.length - POLICY_DROPS_NAMED).toLocaleString('en-US');
+  return [`hermetic: ${plural(drops.length, 'session')} not recorded, ignored by the usage policy: ${first} and ${more} more (${where}; "hermetic policy check DIR" explains a folder)`];
 }
 
 /** ", 3 messages rewritten" when a pass removed messages (a rewrite: /retry, a rewind, compaction), else "". */

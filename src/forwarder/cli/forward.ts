@@ -5,7 +5,7 @@ import { parseFlags, usageError, type FlagValues } from '../../cli/args.js';
 import { listenForStop, releaseStopSignals, type StopRequest } from '../../cli/stop-signals.js';
 import { createForwarder } from '../pipeline/forwarder.js';
 import type { StepResult } from '../pipeline/step.js';
-import { COMMON_FLAGS, durationSeconds, plural, rewritten } from './common.js';
+import { COMMON_FLAGS, durationSeconds, plural, policyDropLines, rewritten } from './common.js';
 import { FORWARD_HELP } from './help.js';
 import { SINK_FLAGS, sinkSetup } from './sinks.js';
 
@@ -64,7 +64,6 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
         else if (said.has(r.store)) say(`hermetic: reading ${r.store} again`);
         said.set(r.store, state);
       }
-      for (const d of r.policyDrops) say(`hermetic: session ${d.sessionId} not recorded: ${d.reason}`);
       if (values.json) {
         console.log(JSON.stringify({
           at: new Date().toISOString(), store: r.store, profile: r.profile, sessions_written: r.sessionsWritten, sessions_appended: r.sessionsAppended,
@@ -79,6 +78,8 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
         spoken.add(r.store);
       }
     }
+    // Sessions the usage policy ignores: each named when there are a few, else one line for every store.
+    for (const line of policyDropLines(results.flatMap((r) => r.policyDrops))) say(line);
   };
   if (!stop) {
     try {

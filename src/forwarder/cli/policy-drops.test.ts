@@ -1,0 +1,91 @@
+// What backfill and forward say of the sessions the usage policy ignores: each by name when there are a few, else one
+// stderr line with the count, the first ids, why, and where to look (a line per session buried the summary).
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { createIdSource } from '../../shared/ids.js';
+import { createStore } from '../../state-db/schema/create.js';
+import { tempDir } from '../../state-db/testing/fixtures.js';
+import { StateDbWriter } from '../../state-db/writer/index.js';
+import type { PolicyDrop } from '../pipeline/step.js';
+import { backfillCommand } from './backfill.js';
+import { policyDropLines } from './common.js';
+import { forwardCommand } from './forward.js';
+
+const drop = (id: string, dir = '/home/u/secret'): PolicyDrop => ({ sessionId: id, scope: `${dir}/proj`, reason: `${dir}/.hypignore says ignore` });
+
+describe('policyDropLines', () => {
+  it('up to three sessions: one line each, with its reason', () => {
+    assert.deepEqual(policyDropLines([]), []);
+    assert.deepEqual(policyDropLines([drop('a'), drop('b', '/srv/x'), drop('c')]), [
+      'hermetic: session a not recorded: /home/u/secret/.hypignore says ignore',
+      'hermetic: session b not recorded: /srv/x/.hypignore says ignore',
+      'hermetic: session c not recorded: /home/u/secret/.hypignore says ignore',
+    ]);
+  });
+
+  it('more: one line with the count, the first three ids, the one reason, and hermetic policy check', () => {
+    const drops = Array.from({ length: 1204 }, (_, i) => drop(`s${i}`));
+    assert.deepEqual(policyDropLines(drops), [
+      'hermetic: 1,204 sessions not recorded, ignored by the usage policy: s0, s1, s2 and 1,201 more (all because /home/u/secret/.hypignore says ignore; "hermetic policy check DIR" explains a folder)',
+    ]);
+  });
+
+  it('several reasons: how many folders instead', () => {
+    const drops = [drop('a'), drop('b', '/srv/x'), drop('c'), drop('d', '/srv/y')];
+    assert.deepEqual(policyDropLines(drops), [
+      'hermetic: 4 sessions not recorded, ignored by the usage policy: a, b, c and 1 more (under 3 folders; "hermetic policy check DIR" explains a folder)',
+    ]);
+  });
+});
+
+/** Runs a command in this process and returns its code and stderr lines. */
+async function stderrOf(run: () => Promise<number>): Promise<{ code: number; err: string[] }> {
+  const err: string[] = [];
+  const [log, error] = [console.log, console.error];
+  console.log = () => undefined;
+  console.error = (...a: unknown[]) => void err.push(a.join(' '));
+  try {
+    return { code: await run(), err };
+  } finally {
+    [console.log, console.error] = [log, error];
+  }
+}
+
+it('backfill and forward --once say 12 ignored sessions in one line, the other session written', async () => {
+  const { dir, cleanup } = tempDir('hermetic-policy-drops-');
+  try {
+    const secret = join(dir, 'secret');
+    mkdirSync(secret);
+    writeFileSync(join(secret, '.hypignore'), 'ignore\n');
+    const path = join(dir, 'hermes', 'state.db');
+    mkdirSync(join(dir, 'hermes'));
+    const db = createStore({ path, level: 31, journal: 'wal', fts: false, generation: 'gen-a' });
+    let t = 1784000000;
+    const w = new StateDbWriter(db, { now: () => t, ids: createIdSource('policy-drops') });
+    const hidden = Array.from({ length: 12 }, (_, i) => `hidden-${String(i).padStart(2, '0')}`);
+    for (const id of [...hidden, 'open']) {
+      w.createSession({ id, source: 'cli', cwd: id === 'open' ? dir : join(secret, id), started_at: t });
+      w.appendMessages(id, [{ role: 'user', content: `in ${id}` }]);
+      t += 60;
+    }
+    const home = join(dir, 'home');
+    const ignored = (err: string[]) => {
+      const lines = err.filter((l) => l.includes('not recorded'));
+      assert.equal(lines.length, 1, err.join('\n'));
+      assert.match(lines[0]!, new RegExp(`^hermetic: 12 sessions not recorded, ignored by the usage policy: hidden-\\d\\d, hidden-\\d\\d, hidden-\\d\\d and 9 more \\(all because ${join(secret, '.hypignore').replace(/[.]/g, '\\.')} says ignore; "hermetic policy check DIR" explains a folder\\)$`));
+    };
+    const backfill = await stderrOf(() => backfillCommand(['--state-db', path, '--home', home]));
+    assert.equal(backfill.code, 0, backfill.err.join('\n'));
+    ignored(backfill.err);
+    // Changed sessions are judged again on the next pass, and said the same way.
+    for (const id of hidden) w.appendMessages(id, [{ role: 'assistant', content: 'more' }]);
+    db.close();
+    const forward = await stderrOf(() => forwardCommand(['--once', '--state-db', path, '--home', home]));
+    assert.equal(forward.code, 0, forward.err.join('\n'));
+    ignored(forward.err);
+  } finally {
+    cleanup();
+  }
+});
