@@ -1447,13 +1447,17 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
       "get": {
         "operationId": "hermes.unsupported GET /health/detailed",
         "summary": "Served by Hermes, not emulated",
-        "description": "A clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "description": "Hermes's 401 for a missing or wrong API key, as its handler checks the key before anything else (decision 0049); then a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
         "tags": ["Not emulated"],
         "x-hermetic-operation": "unsupported",
         "responses": {
           "400": {
             "description": "A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "401": {
+            "description": "Missing or wrong API key (these routes take no room grant).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
             "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
@@ -1478,7 +1482,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": []
+        "security": [{ "hermesApiKey": [] }, {}]
       }
     },
     "/v1/models": {
@@ -1509,13 +1513,17 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
       "get": {
         "operationId": "hermes.unsupported GET /v1/models",
         "summary": "Served by Hermes, not emulated",
-        "description": "A clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "description": "Hermes's 401 for a missing or wrong API key, as its handler checks the key before anything else (decision 0049); then a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
         "tags": ["Not emulated"],
         "x-hermetic-operation": "unsupported",
         "responses": {
           "400": {
             "description": "A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "401": {
+            "description": "Missing or wrong API key (these routes take no room grant).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
             "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
@@ -1540,7 +1548,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": []
+        "security": [{ "hermesApiKey": [] }, {}]
       }
     },
     "/api/model/options": {
@@ -1571,13 +1579,17 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
       "get": {
         "operationId": "hermes.unsupported GET /api/model/options",
         "summary": "Served by Hermes, not emulated",
-        "description": "A clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "description": "Hermes's 401 for a missing or wrong API key, as its handler checks the key before anything else (decision 0049); then a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
         "tags": ["Not emulated"],
         "x-hermetic-operation": "unsupported",
         "responses": {
           "400": {
             "description": "A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "401": {
+            "description": "Missing or wrong API key (these routes take no room grant).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
             "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
@@ -1602,7 +1614,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": []
+        "security": [{ "hermesApiKey": [] }, {}]
       }
     },
     "/v1/chat/completions": {
@@ -1633,13 +1645,26 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
       "post": {
         "operationId": "hermes.unsupported POST /v1/chat/completions",
         "summary": "Served by Hermes, not emulated",
-        "description": "A clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "description": "Hermes's 401 for a missing or wrong API key, then its 503 while the gateway drains, as it admits an agent turn (decision 0049); then a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
         "tags": ["Not emulated"],
         "x-hermetic-operation": "unsupported",
         "responses": {
           "400": {
-            "description": "A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+            "description": "- A non-integer Content-Length (`invalid_content_length`).\n- A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or wrong API key (these routes take no room grant).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
             "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
@@ -1647,6 +1672,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "413": {
+            "description": "Content-Length above 10 000 000 (`body_too_large`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
@@ -1660,11 +1689,21 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           },
           "503": {
-            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+            "description": "- The gateway is draining (`gateway_draining`).\n- The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "headers": { "Retry-After": { "$ref": "#/components/headers/Retry-After" } },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
           }
         },
-        "security": []
+        "security": [{ "hermesApiKey": [] }, {}]
       }
     },
     "/v1/responses": {
@@ -1695,13 +1734,26 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
       "post": {
         "operationId": "hermes.unsupported POST /v1/responses",
         "summary": "Served by Hermes, not emulated",
-        "description": "A clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "description": "Hermes's 401 for a missing or wrong API key, then its 503 while the gateway drains, as it admits an agent turn (decision 0049); then a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
         "tags": ["Not emulated"],
         "x-hermetic-operation": "unsupported",
         "responses": {
           "400": {
-            "description": "A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+            "description": "- A non-integer Content-Length (`invalid_content_length`).\n- A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or wrong API key (these routes take no room grant).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
             "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
@@ -1709,6 +1761,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "413": {
+            "description": "Content-Length above 10 000 000 (`body_too_large`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
@@ -1722,11 +1778,21 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           },
           "503": {
-            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+            "description": "- The gateway is draining (`gateway_draining`).\n- The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "headers": { "Retry-After": { "$ref": "#/components/headers/Retry-After" } },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
           }
         },
-        "security": []
+        "security": [{ "hermesApiKey": [] }, {}]
       }
     },
     "/v1/skills": {
@@ -1757,13 +1823,17 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
       "get": {
         "operationId": "hermes.unsupported GET /v1/skills",
         "summary": "Served by Hermes, not emulated",
-        "description": "A clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "description": "Hermes's 401 for a missing or wrong API key, as its handler checks the key before anything else (decision 0049); then a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
         "tags": ["Not emulated"],
         "x-hermetic-operation": "unsupported",
         "responses": {
           "400": {
             "description": "A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "401": {
+            "description": "Missing or wrong API key (these routes take no room grant).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
             "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
@@ -1788,7 +1858,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": []
+        "security": [{ "hermesApiKey": [] }, {}]
       }
     },
     "/v1/toolsets": {
@@ -1819,13 +1889,17 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
       "get": {
         "operationId": "hermes.unsupported GET /v1/toolsets",
         "summary": "Served by Hermes, not emulated",
-        "description": "A clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "description": "Hermes's 401 for a missing or wrong API key, as its handler checks the key before anything else (decision 0049); then a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
         "tags": ["Not emulated"],
         "x-hermetic-operation": "unsupported",
         "responses": {
           "400": {
             "description": "A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "401": {
+            "description": "Missing or wrong API key (these routes take no room grant).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
             "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
@@ -1850,7 +1924,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
-        "security": []
+        "security": [{ "hermesApiKey": [] }, {}]
       }
     },
     "/api/sessions/{session_id}/fork": {
@@ -1884,13 +1958,22 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
       "post": {
         "operationId": "hermes.unsupported POST /api/sessions/{session_id}/fork",
         "summary": "Served by Hermes, not emulated",
-        "description": "Hermes's 401 for a missing or wrong API key, as every session handler checks it first (spec sessions-api §2); then a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "description": "Hermes's 401 for a missing or wrong API key, as its handler checks the key before anything else (decision 0049); then a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
         "tags": ["Not emulated"],
         "x-hermetic-operation": "unsupported",
         "responses": {
           "400": {
-            "description": "A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+            "description": "- A non-integer Content-Length (`invalid_content_length`).\n- A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
           },
           "401": {
             "description": "Missing or wrong API key (these routes take no room grant).",
@@ -1902,6 +1985,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "413": {
+            "description": "Content-Length above 10 000 000 (`body_too_large`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
@@ -1953,13 +2040,22 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
       "post": {
         "operationId": "hermes.unsupported POST /api/sessions/{session_id}/chat/stream",
         "summary": "Served by Hermes, not emulated",
-        "description": "Hermes's 401 for a missing or wrong API key, as every session handler checks it first (spec sessions-api §2); then a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "description": "Hermes's 401 for a missing or wrong API key, then its 503 while the gateway drains, as it admits an agent turn (decision 0049); then a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
         "tags": ["Not emulated"],
         "x-hermetic-operation": "unsupported",
         "responses": {
           "400": {
-            "description": "A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+            "description": "- A non-integer Content-Length (`invalid_content_length`).\n- A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
           },
           "401": {
             "description": "Missing or wrong API key (these routes take no room grant).",
@@ -1971,6 +2067,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "413": {
+            "description": "Content-Length above 10 000 000 (`body_too_large`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
@@ -1984,8 +2084,18 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           },
           "503": {
-            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+            "description": "- The gateway is draining (`gateway_draining`).\n- The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "headers": { "Retry-After": { "$ref": "#/components/headers/Retry-After" } },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
           }
         },
         "security": [{ "hermesApiKey": [] }, {}]
@@ -2022,13 +2132,22 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
       "post": {
         "operationId": "hermes.unsupported POST /api/sessions/{session_id}/model",
         "summary": "Served by Hermes, not emulated",
-        "description": "Hermes's 401 for a missing or wrong API key, as every session handler checks it first (spec sessions-api §2); then a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "description": "Hermes's 401 for a missing or wrong API key, as its handler checks the key before anything else (decision 0049); then a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
         "tags": ["Not emulated"],
         "x-hermetic-operation": "unsupported",
         "responses": {
           "400": {
-            "description": "A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+            "description": "- A non-integer Content-Length (`invalid_content_length`).\n- A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
           },
           "401": {
             "description": "Missing or wrong API key (these routes take no room grant).",
@@ -2040,6 +2159,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "413": {
+            "description": "Content-Length above 10 000 000 (`body_too_large`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
@@ -2088,13 +2211,22 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
       "post": {
         "operationId": "hermes.unsupported POST /v1/browser-control/register",
         "summary": "Served by Hermes, not emulated",
-        "description": "A clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "description": "Hermes checks its browser-control flag (off, as /v1/capabilities says) before the API key, so no key is asked here (decision 0049); a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
         "tags": ["Not emulated"],
         "x-hermetic-operation": "unsupported",
         "responses": {
           "400": {
-            "description": "A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+            "description": "- A non-integer Content-Length (`invalid_content_length`).\n- A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
           },
           "403": {
             "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
@@ -2102,6 +2234,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "413": {
+            "description": "Content-Length above 10 000 000 (`body_too_large`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
@@ -2150,7 +2286,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
       "get": {
         "operationId": "hermes.unsupported GET /v1/browser-control/ws",
         "summary": "Served by Hermes, not emulated",
-        "description": "A clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "description": "Hermes checks its browser-control flag (off, as /v1/capabilities says) before the API key, so no key is asked here (decision 0049); a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
         "tags": ["Not emulated"],
         "x-hermetic-operation": "unsupported",
         "responses": {
@@ -2212,13 +2348,22 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
       "post": {
         "operationId": "hermes.unsupported POST /v1/artifacts/upload",
         "summary": "Served by Hermes, not emulated",
-        "description": "A clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "description": "Hermes checks its browser-control flag (off, as /v1/capabilities says) before the API key, so no key is asked here (decision 0049); a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
         "tags": ["Not emulated"],
         "x-hermetic-operation": "unsupported",
         "responses": {
           "400": {
-            "description": "A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+            "description": "- A non-integer Content-Length (`invalid_content_length`).\n- A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
           },
           "403": {
             "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
@@ -2226,6 +2371,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "413": {
+            "description": "Content-Length above 10 000 000 (`body_too_large`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
@@ -2277,7 +2426,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
       "get": {
         "operationId": "hermes.unsupported GET /v1/artifacts/download/{artifact_id}",
         "summary": "Served by Hermes, not emulated",
-        "description": "A clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "description": "Hermes checks its browser-control flag (off, as /v1/capabilities says) before the API key, so no key is asked here (decision 0049); a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
         "tags": ["Not emulated"],
         "x-hermetic-operation": "unsupported",
         "responses": {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { GatewaySettings } from '../gateway.js';
-import { ownershipScope } from './auth.js';
+import type { HttpRequest } from '../http.js';
+import { authenticate, ownershipScope } from './auth.js';
 
 const gateway = (apiKey: string | null): GatewaySettings => ({
   apiKey,
@@ -21,4 +22,35 @@ test('profiles and the unauthenticated listener have their own scopes', () => {
   const g = gateway(null);
   assert.notEqual(ownershipScope(g, 'alice'), ownershipScope(g, null));
   assert.match(ownershipScope(g, null), /^[0-9a-f]{64}$/);
+});
+
+const request = (authorization?: string): HttpRequest => ({
+  method: 'GET',
+  path: '/v1/models',
+  query: '',
+  header: (name) => (name === 'authorization' ? authorization : undefined),
+  readBody: async () => new Uint8Array(0),
+});
+
+test('a HermesRoom header is a grant only where grants are taken (_check_run_auth); elsewhere it is no Bearer key (_check_auth)', () => {
+  const keyed = gateway('test-key-0123456789abcdef');
+  const room = request('HermesRoom grant.token');
+  assert.equal(authenticate(room, keyed, null, true), 'room');
+  assert.equal(authenticate(room, keyed, null, false), 'denied');
+  // Hermes's test-only listener (no key at all) lets _check_auth through whatever the header; a grant route still checks the grant.
+  assert.equal(authenticate(room, gateway(null), null, false), 'ok');
+  assert.equal(authenticate(room, gateway(null), null, true), 'room');
+  // A named profile without a key of its own fails closed either way.
+  const keyless = { ...gateway(null), profiles: new Map([['bob', { apiKey: null }]]) };
+  assert.equal(authenticate(room, keyless, 'bob', false), 'denied');
+  assert.equal(authenticate(request(), keyless, 'bob', false), 'denied');
+});
+
+test('the Bearer key: exact scheme, stripped, the profile\'s own', () => {
+  const g = gateway('test-key-0123456789abcdef');
+  assert.equal(authenticate(request('Bearer  test-key-0123456789abcdef '), g, null, false), 'ok');
+  assert.equal(authenticate(request('bearer test-key-0123456789abcdef'), g, null, false), 'denied');
+  assert.equal(authenticate(request(), g, null, false), 'denied');
+  assert.equal(authenticate(request('Bearer test-key-0123456789abcdef'), g, 'alice', false), 'denied');
+  assert.equal(authenticate(request('Bearer alice-key'), g, 'alice', false), 'ok');
 });

@@ -16,12 +16,14 @@ export function expectedKey(gateway: GatewaySettings, profile: string | null): s
 export type AuthOutcome = 'ok' | 'denied' | 'room';
 
 /**
- * Bearer check: the exact prefix `Bearer `, the rest stripped and compared in constant time. A `HermesRoom`
- * scheme (any case) is reported as 'room' so routes that accept grants can answer with the grant error.
+ * Bearer check: the exact prefix `Bearer `, the rest stripped and compared in constant time. On routes that take room
+ * grants (`grants`: Hermes's `_check_run_auth`), a `HermesRoom` scheme (any case) is reported as 'room' so they answer
+ * with the grant error; elsewhere (`_check_auth`, which knows no grants) it is only a header that is not a Bearer key,
+ * so a listener with no key configured lets it through like any other.
  */
-export function authenticate(req: HttpRequest, gateway: GatewaySettings, profile: string | null): AuthOutcome {
+export function authenticate(req: HttpRequest, gateway: GatewaySettings, profile: string | null, grants: boolean): AuthOutcome {
   const header = req.header('authorization');
-  if (header !== undefined && /^hermesroom\s/i.test(header)) return 'room';
+  if (grants && header !== undefined && /^hermesroom\s/i.test(header)) return 'room';
   const key = expectedKey(gateway, profile);
   if (key === null) {
     // Hermes's test-only listener: no key configured at all lets unprefixed requests through; a named profile

@@ -1,10 +1,11 @@
-// What a /v1 handler receives: the request, its route parameters, the caller's profile and scope, and the services.
+// What a /v1 handler receives: the request, the route it matched and its parameters, the caller's profile and scope, and the services.
 import type { Clock } from '../../shared/clock.js';
 import type { GatewaySettings } from '../gateway.js';
 import type { HttpRequest, HttpResponse } from '../http.js';
 import type { RunRegistry } from '../runs/registry.js';
 import type { RunService } from '../runs/service.js';
 import type { SessionService } from '../sessions/index.js';
+import type { Route } from './routes.js';
 
 export interface ApiDeps {
   readonly service: RunService;
@@ -21,6 +22,8 @@ export interface ApiDeps {
 
 export interface ApiContext {
   readonly req: HttpRequest;
+  /** The route of the table the request matched. */
+  readonly route: Route;
   readonly params: Readonly<Record<string, string>>;
   /** The /p/<name>/ profile, or null for unprefixed routes. */
   readonly profile: string | null;

@@ -334,6 +334,7 @@ const SESSIONS = 'Hermes sessions';
 const sessionNotFound = err('Unknown session id in this profile (`session_not_found`).');
 const sessionsUnavailable = err('The session store is locked past the lock timeout or failed (`session_db_unavailable`).');
 const keyOnly = { description: 'Missing or wrong API key (these routes take no room grant).', json: ref('HermesAuthError') } as const;
+const draining: HermesAnswer = { description: 'The gateway is draining (`gateway_draining`).', json: ref('HermesError'), headers: ['Retry-After'] };
 const bodyErrors = 'Invalid JSON in the body, a body that is not an object, a non-integer Content-Length';
 
 const health: HermesOperation = {
@@ -513,7 +514,7 @@ export const HERMES_OPERATIONS: Readonly<Record<string, HermesOperation>> = {
       '409': err('A model lock that cannot be routed (`model_lock_unavailable`).'),
       '413': err('Content-Length above 10 000 000 (`body_too_large`).'),
       '500': [err('A model lock that could not be saved (`model_lock_persistence_failed`).'), COMMON_ANSWERS['500'] as HermesAnswer],
-      '503': [sessionsUnavailable, { description: 'The gateway is draining (`gateway_draining`).', json: ref('HermesError'), headers: ['Retry-After'] }],
+      '503': [sessionsUnavailable, draining],
     },
   },
   'GET /health': health,
@@ -526,24 +527,41 @@ export const HERMES_OPERATIONS: Readonly<Record<string, HermesOperation>> = {
   },
 };
 
-/** The routes Hermes serves that the emulator does not reproduce (operation `unsupported`). */
+/**
+ * The routes Hermes serves that the emulator does not reproduce (operation `unsupported`) and that ask no key: the
+ * browser-control and artifact routes, whose handlers check the feature flag (off at the pin's defaults) before the key.
+ */
 export const UNEMULATED: HermesOperation = {
   operationId: 'hermes.unsupported',
   summary: 'Served by Hermes, not emulated',
-  description: 'A clear 501 rather than a 404 that looks like Hermes\'s own (docs/reference/coverage.md).',
+  description: 'Hermes checks its browser-control flag (off, as /v1/capabilities says) before the API key, so no key is asked here (decision 0049); a clear 501 rather than a 404 that looks like Hermes\'s own (docs/reference/coverage.md).',
   tag: 'Not emulated',
   answers: { '501': { description: 'HERMETIC_UNSUPPORTED_ROUTE.', json: ref('HermeticError') } },
 };
 
-/** The not-emulated session routes (fork, chat/stream, model): Hermes's key check first, as on every session route. */
+/** The not-emulated routes whose Hermes handler checks the API key first (`_check_auth`). */
 export const UNEMULATED_WITH_KEY: HermesOperation = {
   ...UNEMULATED,
-  description: 'Hermes\'s 401 for a missing or wrong API key, as every session handler checks it first (spec sessions-api §2); then a clear 501 rather than a 404 that looks like Hermes\'s own (docs/reference/coverage.md).',
+  description: 'Hermes\'s 401 for a missing or wrong API key, as its handler checks the key before anything else (decision 0049); then a clear 501 rather than a 404 that looks like Hermes\'s own (docs/reference/coverage.md).',
   answers: { ...UNEMULATED.answers, '401': keyOnly },
 };
 
-/** The entry of a route of the table, by its method, path, operation and auth rule. */
-export function hermesOperation(route: { readonly method: string; readonly path: string; readonly operation: Operation; readonly auth: AuthRule }): HermesOperation | undefined {
-  if (route.operation === 'unsupported') return route.auth === 'none' ? UNEMULATED : UNEMULATED_WITH_KEY;
-  return HERMES_OPERATIONS[`${route.method} ${route.path}`];
+/** The not-emulated agent turns (`@_admit_api_agent_request`): the key check, then the draining 503. */
+export const UNEMULATED_ADMITTED: HermesOperation = {
+  ...UNEMULATED,
+  description: 'Hermes\'s 401 for a missing or wrong API key, then its 503 while the gateway drains, as it admits an agent turn (decision 0049); then a clear 501 rather than a 404 that looks like Hermes\'s own (docs/reference/coverage.md).',
+  answers: { ...UNEMULATED.answers, '401': keyOnly, '503': draining },
+};
+
+/** Hermes's body-limit middleware, before any handler of a POST: on the not-emulated POST routes too. */
+const BODY_LIMIT = {
+  '400': err('A non-integer Content-Length (`invalid_content_length`).'),
+  '413': err('Content-Length above 10 000 000 (`body_too_large`).'),
+};
+
+/** The entry of a route of the table, by its method, path, operation and guard. */
+export function hermesOperation(route: { readonly method: string; readonly path: string; readonly operation: Operation; readonly auth: AuthRule; readonly admits?: true }): HermesOperation | undefined {
+  if (route.operation !== 'unsupported') return HERMES_OPERATIONS[`${route.method} ${route.path}`];
+  const op = route.auth === 'none' ? UNEMULATED : route.admits ? UNEMULATED_ADMITTED : UNEMULATED_WITH_KEY;
+  return route.method === 'POST' ? { ...op, answers: { ...op.answers, ...BODY_LIMIT } } : op;
 }

@@ -37,8 +37,38 @@ export const ENDPOINTS: Array<[string, string, string]> = [
 /** The session endpoints the emulator serves (spec sessions-api §1); fork, chat/stream and model are not. */
 const EMULATED_SESSION_ENDPOINTS = new Set(['sessions', 'session_create', 'session', 'session_update', 'session_delete', 'session_messages', 'session_chat']);
 
-/** Routes Hermes advertises that the emulator does not reproduce (docs/reference/coverage.md). */
-export const UNEMULATED_ROUTES: Array<[string, string]> = ENDPOINTS.filter(
+/**
+ * How Hermes's handler of an endpoint the emulator does not reproduce begins (api_server.py at the pin; decision 0049):
+ * - 'key': `_check_auth` before anything else, so a missing or wrong key is Hermes's 401;
+ * - 'admitted': `@_admit_api_agent_request`, the same key check, then the draining 503 (an agent turn);
+ * - 'feature': the browser-control flag first (off, as /v1/capabilities says: 404), then `API_SERVER_KEY` set (else
+ *   403), and only then the key check, which with the flag off is never reached: no 401 to give.
+ */
+export type UnemulatedGuard = 'key' | 'admitted' | 'feature';
+
+const GUARDS: Readonly<Record<string, UnemulatedGuard>> = {
+  health_detailed: 'key',
+  models: 'key',
+  model_options: 'key',
+  chat_completions: 'admitted',
+  responses: 'admitted',
+  skills: 'key',
+  toolsets: 'key',
+  session_fork: 'key',
+  session_chat_stream: 'admitted',
+  session_model_lock: 'key',
+  browser_control_register: 'feature',
+  browser_control_ws: 'feature',
+  artifact_upload: 'feature',
+  artifact_download: 'feature',
+};
+
+/** Routes Hermes advertises that the emulator does not reproduce (docs/reference/coverage.md): [method, path, guard]. */
+export const UNEMULATED_ROUTES: Array<[string, string, UnemulatedGuard]> = ENDPOINTS.filter(
   ([name, , path]) =>
     !path.startsWith('/v1/runs') && path !== '/health' && path !== '/v1/capabilities' && !EMULATED_SESSION_ENDPOINTS.has(name),
-).map(([, method, path]) => [method, path]);
+).map(([name, method, path]) => {
+  const guard = GUARDS[name];
+  if (guard === undefined) throw new Error(`endpoints.ts: say how Hermes guards ${method} ${path} (${name})`);
+  return [method, path, guard];
+});

@@ -148,7 +148,7 @@ export function refuseUnauthenticated(req: HttpRequest, gateway: GatewaySettings
 
 async function routed(req: HttpRequest, deps: ApiDeps, route: Route, params: Record<string, string>, profile: string | null): Promise<Outcome> {
   try {
-    const response = authorize(req, deps.gateway, route, profile) ?? (await HANDLERS[route.operation]({ req, params, profile, scope: ownershipScope(deps.gateway, profile), deps }));
+    const response = authorize(req, deps.gateway, route, profile) ?? (await HANDLERS[route.operation]({ req, route, params, profile, scope: ownershipScope(deps.gateway, profile), deps }));
     // 4. Security headers, on what the handler returned (an event stream has already sent its head).
     return { response: response.stream ? response : withSecurityHeaders(response), raised: false };
   } catch (e) {
@@ -164,9 +164,9 @@ async function routed(req: HttpRequest, deps: ApiDeps, route: Route, params: Rec
 /** The route's key check: null when the request may go on, else Hermes's 401. */
 function authorize(req: HttpRequest, gateway: GatewaySettings, route: Route, profile: string | null): HttpResponse | null {
   if (route.auth === 'none') return null;
-  const outcome = authenticate(req, gateway, profile);
+  const outcome = authenticate(req, gateway, profile, route.auth === 'key-or-room');
   if (outcome === 'ok') return null;
-  if (outcome === 'room' && route.auth === 'key-or-room') {
+  if (outcome === 'room') {
     // No room authority exists in the emulator: every grant is invalid (spec §15).
     return errorResponse({ status: 401, message: 'Room authorization is invalid or expired.', type: 'gateway_auth_error', code: 'invalid_room_grant' });
   }

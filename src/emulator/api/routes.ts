@@ -13,6 +13,12 @@ export interface Route {
   /** What the request does, as the request journal, faults and metrics name it. */
   readonly operation: Operation;
   readonly auth: AuthRule;
+  /**
+   * Hermes admits the request as an agent turn (`@_admit_api_agent_request`): after the key check, a draining gateway
+   * answers 503. Marked on the routes the emulator does not reproduce, whose handler ('unsupported') reads it; the
+   * emulated agent routes (submit, session chat) check draining in their own handlers, in Hermes's order.
+   */
+  readonly admits?: true;
 }
 
 /** The operations fault rules and the request journal match on (decision 0019). */
@@ -42,10 +48,14 @@ export const ROUTES: readonly Route[] = [
   { method: 'DELETE', path: '/api/sessions/{session_id}', operation: 'session_delete', auth: 'key' },
   { method: 'GET', path: '/api/sessions/{session_id}/messages', operation: 'session_messages', auth: 'key' },
   { method: 'POST', path: '/api/sessions/{session_id}/chat', operation: 'session_chat', auth: 'key' },
-  // Hermes serves these too; the emulator says plainly that it does not (501 HERMETIC_UNSUPPORTED_ROUTE). The session
-  // ones (fork, chat/stream, model) check the key first, as every session handler does (spec sessions-api §2): a
-  // request Hermes would refuse gets Hermes's 401, and only one it would serve is told the route is not emulated.
-  ...UNEMULATED_ROUTES.map(([method, path]): Route => ({ method, path, operation: 'unsupported', auth: path.startsWith('/api/sessions/') ? 'key' : 'none' })),
+  // Hermes serves these too; the emulator says plainly that it does not (501 HERMETIC_UNSUPPORTED_ROUTE), once the
+  // request is one Hermes would serve: each is guarded as Hermes's handler begins (endpoints.ts, decision 0049). Most
+  // check the key first (a missing or wrong key is Hermes's 401), the agent turns then refuse while draining (503); the
+  // browser-control ones check their feature flag, off at the pin's defaults, before any key, so they ask none.
+  ...UNEMULATED_ROUTES.map(([method, path, guard]): Route =>
+    guard === 'feature'
+      ? { method, path, operation: 'unsupported', auth: 'none' }
+      : { method, path, operation: 'unsupported', auth: 'key', ...(guard === 'admitted' ? { admits: true as const } : {}) }),
 ];
 
 export type RouteMatch =
