@@ -287,8 +287,9 @@ describeTransports('session routes (spec sessions-api §10)', (open) => {
       await notEmulated(await h.request('POST', path, { body: '{}' }), path);
     }
     assert.ok(!(await h.admin.namespaces()).namespaces.some((n) => n.name === 'unseen'), 'a refused request creates no namespace');
-    // Routes outside /api/sessions that are not emulated stay open as before.
-    await notEmulated(await h.request('GET', '/v1/models', { auth: false }), '/v1/models');
+    // Routes outside /api/sessions that Hermes guards with the key refuse the same way (decision 0049).
+    assertBytes(await h.request('GET', '/v1/models', { auth: false }), 401, auth);
+    await notEmulated(await h.request('GET', '/v1/models'), '/v1/models');
   });
 
   it('without any API key configured, the session routes that are not emulated let the request through to the 501', async () => {
