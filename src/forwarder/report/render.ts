@@ -15,13 +15,19 @@ export function formatCost(v: number | null): string {
   return `$${v.toFixed(4)}`;
 }
 
-/** `999`, `12.3k`, `123k`, `1.23M`, `4.5B`. */
+/** `999`, `12.3k`, `123k`, `1.23M`, `4.50B`: at most five characters below 10^11 (`9,999,999` is `10.0M`, not `10.00M`). */
 export function formatTokens(v: number | null): string {
   if (v === null) return '-';
-  const scaled = (x: number, unit: string) => `${x >= 100 ? Math.round(x) : x >= 10 ? x.toFixed(1) : x.toFixed(2)}${unit}`;
+  // Three significant digits, the precision chosen after rounding (9.996 is 10.0, 99.96 is 100), and the unit too
+  // (999,600 is 1.00M, not 1000k).
+  const scaled = (x: number, unit: string) => {
+    const two = x.toFixed(2);
+    const one = x.toFixed(1);
+    return `${Number(two) < 10 ? two : Number(one) < 100 ? one : String(Math.round(x))}${unit}`;
+  };
   if (v < 1000) return String(v);
-  if (v < 1e6) return scaled(v / 1e3, 'k');
-  if (v < 1e9) return scaled(v / 1e6, 'M');
+  if (v < 999_500) return scaled(v / 1e3, 'k');
+  if (v < 999_500_000) return scaled(v / 1e6, 'M');
   return scaled(v / 1e9, 'B');
 }
 
@@ -163,31 +169,61 @@ export interface SummaryView extends SummaryTables {
   filterMiss?: FilterMiss;
 }
 
-/** The terminal report: a summary of the window, then each table under its title. */
+const ANSI_CODE = /\x1b\[[0-9;]*m/g;
+
+/**
+ * Words in lines of at most `room` visible characters (colour codes take none); a word longer than that is a line of
+ * its own.
+ */
+function wrapWords(text: string, room: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    const candidate = line === '' ? word : `${line} ${word}`;
+    if (line !== '' && candidate.replace(ANSI_CODE, '').length > room) {
+      lines.push(line);
+      line = word;
+    } else line = candidate;
+  }
+  return [...lines, line];
+}
+
+/** The label column of the summary: its figures start here, and so do their continuation lines. */
+const LABEL_WIDTH = 11;
+
+/**
+ * The terminal report: a summary of the window, then each table under its title. The summary's lines fit `width`
+ * (80 when piped) at any magnitude up to $99,999 and 10^10 tokens (counts past 9,999 are shown short); past that, or on
+ * a narrower terminal, a line goes on under its figures rather than past the edge.
+ */
 export function renderSummary(view: SummaryView, color: boolean, width = DEFAULT_WIDTH): string {
   const style = color ? ANSI : PLAIN;
   const t = view.totals.totals;
-  const out = [style.bold(`Hermes usage, ${describePeriod(view.totals, view.zoneName)}`), ''];
+  const out = [...wrapWords(`Hermes usage, ${describePeriod(view.totals, view.zoneName)}`, width).map((l) => style.bold(l)), ''];
   if (t.sessions === 0) {
-    if (view.emptyDataset) out.push('The dataset holds no usage yet: run "hermetic backfill" (or "hermetic forward") first.');
+    if (view.emptyDataset) out.push(...wrapWords('The dataset holds no usage yet: run "hermetic backfill" or "hermetic forward".', width));
     else if (view.filterMiss) out.push(describeFilterMiss(view.filterMiss, width));
-    else out.push('No usage was recorded in this window (try --period all).');
+    else out.push(...wrapWords('No usage was recorded in this window (try --period all).', width));
     return out.join('\n');
   }
   const prompt = (t.input_tokens ?? 0) + (t.cache_read_tokens ?? 0) + (t.cache_write_tokens ?? 0);
-  const hit = prompt > 0 ? `${(((t.cache_read_tokens ?? 0) / prompt) * 100).toFixed(1)}% of prompt tokens came from the cache` : 'no prompt tokens';
-  const label = (s: string) => style.dim(s.padEnd(11));
+  const hit = prompt > 0 ? `${(((t.cache_read_tokens ?? 0) / prompt) * 100).toFixed(1)}% of prompt tokens from the cache` : 'no prompt tokens';
+  /** A labelled line: the label, then the text wrapped in the room after it. */
+  const line = (name: string, text: string) => {
+    const [first, ...rest] = wrapWords(text, Math.max(width - LABEL_WIDTH, 20));
+    return [`${style.dim(name.padEnd(LABEL_WIDTH))}${first}`, ...rest.map((l) => `${' '.repeat(LABEL_WIDTH)}${l}`)];
+  };
   out.push(
-    `${label('cost')}${style.cost(formatCost(t.cost_usd))} (the billed cost where Hermes has one, else the estimate)`,
-    `${label('')}estimated ${formatCost(t.estimated_cost_usd)} · ${t.actual_cost_usd === null ? 'no billed cost recorded' : `billed ${formatCost(t.actual_cost_usd)}`}`,
-    `${label('tokens')}${formatTokens(t.input_tokens)} input · ${formatTokens(t.output_tokens)} output · ${formatTokens(t.reasoning_tokens)} reasoning`,
-    `${label('cache')}${formatTokens(t.cache_read_tokens)} read · ${formatTokens(t.cache_write_tokens)} written: ${hit}`,
-    `${label('activity')}${count(t.sessions)} sessions · ${calls(t.api_calls)} API calls · ${calls(t.tool_calls)} tool calls${t.tool_errors ? ` (${calls(t.tool_errors)} failed)` : ''}`,
+    ...line('cost', `${style.cost(formatCost(t.cost_usd))} (the billed cost where Hermes has one, else the estimate)`),
+    ...line('', `estimated ${formatCost(t.estimated_cost_usd)} · ${t.actual_cost_usd === null ? 'no billed cost recorded' : `billed ${formatCost(t.actual_cost_usd)}`}`),
+    ...line('tokens', `${formatTokens(t.input_tokens)} input · ${formatTokens(t.output_tokens)} output · ${formatTokens(t.reasoning_tokens)} reasoning`),
+    ...line('cache', `${formatTokens(t.cache_read_tokens)} read · ${formatTokens(t.cache_write_tokens)} written: ${hit}`),
+    ...line('activity', `${calls(t.sessions)} sessions · ${calls(t.api_calls)} API calls · ${calls(t.tool_calls)} tool calls${t.tool_errors ? ` (${calls(t.tool_errors)} failed)` : ''}`),
   );
   const issues = view.rowIssues;
   if (issues && issues.entries > 0) {
-    out.push(`${label('repaired')}${count(issues.entries)} ${issues.entries === 1 ? 'value' : 'values'} changed or left out while forwarding, in ${count(issues.sessions)} ${issues.sessions === 1 ? 'session' : 'sessions'}`,
-      `${label('')}(hermetic query "SELECT * FROM row_issues" lists them)`);
+    out.push(...line('repaired', `${calls(issues.entries)} ${issues.entries === 1 ? 'value' : 'values'} changed or left out while forwarding, in ${calls(issues.sessions)} ${issues.sessions === 1 ? 'session' : 'sessions'}`),
+      ...line('', '(hermetic query "SELECT * FROM row_issues" lists them)'));
   }
   for (const table of view.tables) {
     if (table.report.rows.length === 0) continue;

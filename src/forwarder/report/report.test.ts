@@ -12,7 +12,7 @@ import { tempDir } from '../../state-db/testing/fixtures.js';
 import { reportCommand, terminalWidth } from '../cli/report.js';
 import { Zone } from '../ledger/zone.js';
 import { forwarderRig } from '../testing/index.js';
-import { DIMENSIONS, MEASURES, parseFilters, renderTable, resolveWindow, usageReport, type UsageReport } from './index.js';
+import { DIMENSIONS, MEASURES, parseFilters, renderSummary, renderTable, resolveWindow, usageReport, type UsageReport } from './index.js';
 
 const NOW = Date.UTC(2026, 6, 15, 10, 30) / 1000; // Wednesday 2026-07-15, 12:30 in Berlin
 const ZONE = 'Europe/Berlin';
@@ -212,7 +212,7 @@ describe('hermetic report (in process)', () => {
     for (const heading of ['Hermes usage, 2026-06-16 … 2026-07-15 (days in Europe/Berlin)', 'By day', 'By model', 'By source', 'Most expensive sessions']) assert.ok(text.includes(heading), heading);
     assert.match(text, /^cost +\$[\d,.]+ \(the billed cost where Hermes has one, else the estimate\)\n +estimated \$[\d,.]+ · billed \$[\d,.]+$/m);
     assert.match(text, /^tokens +[\d.]+[kM]? input · [\d.]+[kM]? output · [\d.]+[kM]? reasoning$/m);
-    assert.match(text, /^cache +[\d.]+[kM]? read · [\d.]+[kM]? written: [\d.]+% of prompt tokens came from the cache$/m);
+    assert.match(text, /^cache +[\d.]+[kM]? read · [\d.]+[kM]? written: [\d.]+% of prompt tokens from the cache$/m);
     assert.match(text, /^activity +\d+ sessions · [\d,]+ API calls · [\d,]+ tool calls/m);
     assert.ok(text.split('\n').every((l) => l.length <= 80), text.split('\n').filter((l) => l.length > 80).join('\n'));
     assert.doesNotMatch(text, /\x1b\[/);
@@ -273,6 +273,64 @@ describe('hermetic report (in process)', () => {
     await refused(['--by', 'tool', '--by', 'provider'], 'HERMETIC_REPORT_INVALID', 'Tool calls cannot be grouped by provider: Hermes records usage per call, not per tool; group tools by day, week, month, profile, source, project, session, machine.');
     await refused(['--sinse', '7d'], 'HERMETIC_CLI_USAGE', 'Unknown option "--sinse"; did you mean "--since"?');
     await assert.rejects(reportCommand(['--home', join(dir, 'nowhere')]), (e: { code: string }) => e.code === 'HERMETIC_DATASET_OPEN');
+  });
+});
+
+describe('the summary at a width', () => {
+  const totals = (over: Partial<UsageReport['totals']> = {}): UsageReport['totals'] => ({
+    sessions: 147, api_calls: 1_510, input_tokens: 3_078_000, output_tokens: 650_000, cache_read_tokens: 5_714_000,
+    cache_write_tokens: 445_000, reasoning_tokens: 221_000, estimated_cost_usd: 23.77, actual_cost_usd: 0.62, cost_usd: 23.44,
+    tool_calls: 692, tool_errors: 34, ...over,
+  });
+  const summary = (t: UsageReport['totals'], width: number, zoneName = 'Europe/Berlin', since: string | null = '2026-06-16T00:00:00+02:00', rowIssues = { entries: 8, messages: 8, sessions: 8 }) => renderSummary({
+    totals: { period: { since, until: '2026-07-16T00:00:00+02:00' }, by: [], totals: t, rows: [] },
+    tables: [], emptyDataset: false, zoneName, rowIssues,
+  }, false, width).split('\n');
+  // The largest figures a person meets: $99,999, 10^10 tokens of each kind and the values that round up (99.99B,
+  // 9.999M, 999,950), millions of sessions, calls and values repaired (past 9,999 shown short).
+  const huge = [
+    totals({ cost_usd: 99_999, estimated_cost_usd: 99_999, actual_cost_usd: 99_999, input_tokens: 1e10, output_tokens: 1e10, reasoning_tokens: 1e10, cache_read_tokens: 1e10, cache_write_tokens: 1e10, sessions: 1_000_000, api_calls: 9_999_999_999, tool_calls: 9_999_999_999, tool_errors: 9_999_999_999 }),
+    totals({ cost_usd: 99_999.99, input_tokens: 99_990_000_000, output_tokens: 9_999_000, reasoning_tokens: 999_950, cache_read_tokens: 99_990_000_000, cache_write_tokens: 9_999_000, sessions: 9_999_999, api_calls: 99_999, tool_calls: 99_999, tool_errors: 99_999 }),
+  ];
+  const issues = { entries: 9_999_999, messages: 9_999_999, sessions: 999_999 };
+
+  it('every line fits 80 columns at realistic magnitudes, each figure on the line of its label', () => {
+    for (const t of huge) {
+      const lines = summary(t, 80, 'Europe/Berlin', '2026-06-16T00:00:00+02:00', issues);
+      assert.deepEqual(lines.filter((l) => l.length > 80), [], lines.join('\n'));
+      for (const label of ['cost', 'tokens', 'cache', 'activity', 'repaired']) assert.equal(lines.filter((l) => l.startsWith(label)).length, 1, label);
+      // No line is continued: each is whole at these magnitudes.
+      assert.equal(lines.length, 9, lines.join('\n'));
+    }
+    const text = summary(huge[0]!, 80, 'Europe/Berlin', '2026-06-16T00:00:00+02:00', issues).join('\n');
+    assert.match(text, /^cache      10\.0B read · 10\.0B written: 33\.3% of prompt tokens from the cache$/m);
+    assert.match(text, /^activity   1\.00M sessions · 10\.0B API calls · 10\.0B tool calls \(10\.0B failed\)$/m);
+    assert.match(text, /^repaired   10\.0M values changed or left out while forwarding, in 1\.00M sessions$/m);
+  });
+
+  it('the README\'s example, line for line; at 200 columns the same lines', () => {
+    const expected = [
+      'Hermes usage, 2026-06-16 … 2026-07-15 (days in Europe/Berlin)',
+      '',
+      'cost       $23.44 (the billed cost where Hermes has one, else the estimate)',
+      '           estimated $23.77 · billed $0.62',
+      'tokens     3.08M input · 650k output · 221k reasoning',
+      'cache      5.71M read · 445k written: 61.9% of prompt tokens from the cache',
+      'activity   147 sessions · 1,510 API calls · 692 tool calls (34 failed)',
+      'repaired   8 values changed or left out while forwarding, in 8 sessions',
+      '           (hermetic query "SELECT * FROM row_issues" lists them)',
+    ];
+    assert.deepEqual(summary(totals(), 80), expected);
+    assert.deepEqual(summary(totals(), 200), expected);
+  });
+
+  it('past those magnitudes, or on a narrow terminal, a line goes on under its figures instead of past the edge', () => {
+    const lines = summary(totals({ sessions: 123_456_789_012 }), 60, 'America/Argentina/ComodRivadavia', null);
+    assert.deepEqual(lines.filter((l) => l.length > 60), [], lines.join('\n'));
+    assert.equal(lines[0], 'Hermes usage, the beginning … 2026-07-15 (days in');
+    assert.equal(lines[1], 'America/Argentina/ComodRivadavia)');
+    const cache = lines.findIndex((l) => l.startsWith('cache'));
+    assert.deepEqual(lines.slice(cache, cache + 2), ['cache      5.71M read · 445k written: 61.9% of prompt tokens', '           from the cache']);
   });
 });
 
