@@ -14,7 +14,7 @@ import type { Cursors } from '../sinks/sink.js';
 import { sinkStatus, type SinkStatus } from '../sinks/remote/status.js';
 import { datasetSetting } from '../sinks/sqlite/ledger.js';
 import { COMMON_FLAGS, plural } from './common.js';
-import { FORWARDER_HELP } from './help.js';
+import { STATUS_HELP } from './help.js';
 
 interface StoreStatus {
   path: string; profile: string; exists: boolean; backend: string; warning: string | null;
@@ -54,7 +54,7 @@ const iso = (t: number | null | undefined) => (typeof t === 'number' ? new Date(
 
 export async function statusCommand(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, COMMON_FLAGS);
-  if (values.help) return console.log(FORWARDER_HELP), 0;
+  if (values.help) return console.log(STATUS_HELP), 0;
   const home = resolve(hermeticHome(values.home));
   const datasetPath = join(home, DATASET_FILE);
   const db = existsSync(datasetPath) ? openDatasetReadOnly(home) : null;
