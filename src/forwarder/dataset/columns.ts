@@ -79,6 +79,7 @@ export const SESSIONS: DatasetTable = {
     c('inactive_messages', 'INTEGER', 'Rows rewound, undone or superseded (not in `messages`).', true),
     c('removed_from_store', 'INTEGER', '1 when Hermes has since deleted the session (its rows here are kept).', true),
     c('origin', 'TEXT', '`backfill` or `forward`: the command that last wrote the row.', true),
+    c('attributes', 'JSON', 'Hermes\'s other session fields, by their Hermes names, when set (not NULL, not 0): `created_source`, `chat_type`, `title_source`, `profile_name`, `transport_profile`, `pricing_version`, `model_config` (parsed; credentials masked as `***`, URLs as their host) and `tool_names` (parsed), `last_activity_description`, `last_activity_provenance`, `last_read_at`, `archived`, `pinned`, `hidden`, `expiry_finalized`, `git_metadata_generation`, `handoff_*`, `compression_*`. Who the user and the chat are (`user_id`, `session_key`, `chat_id`, `thread_id`, `display_name`, `origin_json`) stays in the store. NULL on rows written before dataset version 7 until their session is read again.'),
   ],
 };
 
@@ -105,6 +106,7 @@ export const MESSAGES: DatasetTable = {
     c('finish_reason', 'TEXT', 'Why the model stopped.'),
     c('created_at', 'REAL', 'Epoch seconds; a garbage stored time is replaced by the previous message\'s (see `row_issues`).', true),
     c('compacted', 'INTEGER', '1 for a message in-place compaction summarized away (Hermes no longer replays it to the model; it still shows it in the history), 0 for one of the live transcript (NULL on rows written before dataset version 6: all live).'),
+    c('attributes', 'JSON', 'Hermes\'s other message fields, when set: `platform_message_id` (the messaging platform\'s own id), `effect_disposition`, `observed` (1: observed input rather than an addressed turn) and `reactions` (from `display_metadata`: each reaction\'s `emoji`, `at`, `seen`, and `author` when it is a role such as `user`, else `other`: who the people are stays in the store). NULL when none is set.'),
   ],
 };
 
@@ -397,6 +399,6 @@ export const DATASET_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PART
  * (decision 0035); 5: the sink counts the activity of what it inserts, the per-row insert triggers dropped (decision 0040);
  * 6: messages.compacted, the history in-place compaction summarized away kept (decision 0048).
  */
-export const DATASET_VERSION = 6;
+export const DATASET_VERSION = 7;
 
 export type RecordOf = Record<string, unknown>;

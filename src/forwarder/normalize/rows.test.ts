@@ -73,7 +73,7 @@ test('a normalized message carries every decoded field', () => {
     toolCalls: [{ id: 'call_1', name: 'terminal', args: { command: 'ls' }, flattened: false }],
     toolCallsJson: [{ id: 'call_1', type: 'function', function: { name: 'terminal', arguments: '{"command": "ls"}' } }],
     toolName: null, toolCallId: null, reasoning: 'Check first.', finishReason: 'tool_calls', tokenCount: 57,
-    createdAt: r.timestamp, timestampRepaired: false, replyText: null, displayKind: null, platformMessageId: '991', afterRewind: 0,
+    createdAt: r.timestamp, timestampRepaired: false, replyText: null, displayKind: null, attributes: { platform_message_id: '991' }, afterRewind: 0,
     compacted: false,
   }]);
 });

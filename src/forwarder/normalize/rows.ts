@@ -4,6 +4,7 @@
 // one run (RowsCarry) is where the next run starts, so the rows appended to a session are normalized alone.
 import { decodeContent } from './content.js';
 import { reasoningOf, replyTextOf } from './reasoning.js';
+import { messageAttributes } from './extras.js';
 import { MESSAGE_TEXT_COLUMNS, textColumns } from './text.js';
 import { validEpoch } from './time.js';
 import { decodeToolCalls } from './tool-calls.js';
@@ -162,7 +163,7 @@ export function normalizeMessages(rows: readonly Row[], startedAt: number, from?
       timestampRepaired: repaired,
       replyText: content.blocks.some((b) => b.text) ? null : replyTextOf(row),
       displayKind: str(row.display_kind),
-      platformMessageId: str(row.platform_message_id),
+      attributes: messageAttributes(row),
       afterRewind: carry.rewoundSince,
       compacted,
     });

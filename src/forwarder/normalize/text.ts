@@ -5,13 +5,17 @@
 /** The message columns read as text: a BLOB in any of them is decoded, and its decoding reported. */
 export const MESSAGE_TEXT_COLUMNS = [
   'role', 'content', 'tool_call_id', 'tool_calls', 'tool_name', 'finish_reason', 'reasoning', 'reasoning_content',
-  'reasoning_details', 'codex_message_items', 'api_content', 'display_kind', 'platform_message_id',
+  'reasoning_details', 'codex_message_items', 'api_content', 'display_kind', 'platform_message_id', 'effect_disposition',
+  'display_metadata',
 ] as const;
 
-/** The session columns the dataset keeps as text. */
+/** The session columns the dataset keeps as text (its own columns, or in `attributes`: normalize/extras.ts). */
 export const SESSION_TEXT_COLUMNS = [
   'source', 'model', 'billing_provider', 'billing_base_url', 'billing_mode', 'parent_session_id', 'title', 'cwd',
   'git_branch', 'git_repo_root', 'system_prompt', 'end_reason', 'cost_status', 'cost_source', 'model_config',
+  'created_source', 'chat_type', 'title_source', 'profile_name', 'transport_profile', 'pricing_version', 'tool_names',
+  'last_activity_description', 'last_activity_provenance', 'handoff_state', 'handoff_platform', 'handoff_error',
+  'compression_failure_error',
 ] as const;
 
 /**

@@ -59,7 +59,8 @@ export interface NormalMessage {
   /** Visible reply text found outside `content` (codex_message_items, api_content). */
   replyText: string | null;
   displayKind: string | null;
-  platformMessageId: string | null;
+  /** Hermes's other message fields that are set (normalize/extras.ts), or null. */
+  attributes: Record<string, unknown> | null;
   /** Rows rewound, undone or replaced just before this one (since the previous live row): the turn it follows. */
   afterRewind: number;
   /**

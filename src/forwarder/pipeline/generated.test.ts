@@ -11,7 +11,7 @@ import { generate, PROFILES, profileNames } from '../../state-db/generate/index.
 import type { ProfileSettings } from '../../state-db/generate/profiles.js';
 import { FIRST_LEVEL, LATEST_LEVEL } from '../../state-db/schema/index.js';
 import { tempDir } from '../../state-db/testing/fixtures.js';
-import { validEpoch } from '../normalize/index.js';
+import { SESSION_EXTRA_COLUMNS, SESSION_IDENTITY_COLUMNS, validEpoch } from '../normalize/index.js';
 import { forwarderRig } from '../testing/index.js';
 
 type Row = Record<string, any>;
@@ -96,6 +96,24 @@ function check(profile: string, settings: ProfileSettings, gen: { profile?: stri
         assert.equal(s.origin, 'backfill');
         assert.equal(s.policy, 'full');
       });
+      // attributes: every extra column the store has set, by name, as stored (JSON ones parsed); never the user's or
+      // the chat's identity, never a credential of model_config.
+      const extras = ref.prepare(`SELECT id, ${[...SESSION_EXTRA_COLUMNS, ...SESSION_IDENTITY_COLUMNS].map(pick).join(', ')} FROM sessions ORDER BY id`).all() as Row[];
+      extras.forEach((e, i) => {
+        const s = dataSessions[i]!;
+        const attrs = (s.attributes === null ? {} : JSON.parse(s.attributes as string)) as Row;
+        const set = SESSION_EXTRA_COLUMNS.filter((c) => e[c] !== null && e[c] !== 0);
+        assert.deepEqual(Object.keys(attrs).sort(), [...set].sort(), `${profile} ${e.id} attribute names`);
+        for (const c of set) {
+          if (c === 'model_config') assert.deepEqual(attrs[c], maskedConfig(JSON.parse(e[c])), `${profile} ${e.id} model_config`);
+          else if (c === 'tool_names') assert.deepEqual(attrs[c], (() => { try { return JSON.parse(e[c]); } catch { return e[c]; } })());
+          else assert.equal(attrs[c], e[c], `${profile} ${e.id} ${c}`);
+        }
+        for (const c of SESSION_IDENTITY_COLUMNS) {
+          if (typeof e[c] === 'string' && e[c].length > 3) assert.ok(!JSON.stringify(s).includes(e[c]), `${profile} ${e.id} ${c} left the store`);
+        }
+      });
+
       // Totals, summed in the same (id) order on both sides so even the float sums are bit-equal.
       const total = (rows: Row[], k: string) => rows.reduce((t, x) => t + (x[k] ?? 0), 0);
       for (const k of [...COUNTERS, 'api_call_count', 'estimated_cost_usd', 'actual_cost_usd']) {
@@ -158,14 +176,15 @@ function check(profile: string, settings: ProfileSettings, gen: { profile?: stri
         ? `AND (${isLive('m')} OR (m.compacted = 1 AND NOT EXISTS (SELECT 1 FROM messages l WHERE l.session_id = m.session_id AND ${isLive('l')} AND ${same})))`
         : `AND ${isLive('m')}`;
       const compactedOf = mCols.has('active') ? `CASE WHEN ${isLive('m')} THEN 0 ELSE 1 END` : '0';
-      const liveStmt = ref.prepare(`SELECT m.id, m.role, m.content, m.tool_call_id, m.timestamp, ${compactedOf} AS compacted FROM messages m WHERE m.session_id = ? ${shown} ORDER BY m.id`);
+      const mPick = (c: string) => (mCols.has(c) ? `m.${c}` : `NULL AS ${c}`);
+      const liveStmt = ref.prepare(`SELECT m.id, m.role, m.content, m.tool_call_id, m.timestamp, ${compactedOf} AS compacted, ${['platform_message_id', 'effect_disposition', 'observed'].map(mPick).join(', ')} FROM messages m WHERE m.session_id = ? ${shown} ORDER BY m.id`);
       const allStmt = ref.prepare('SELECT id, timestamp FROM messages WHERE session_id = ? ORDER BY id');
       const garbage: Row[] = [];
       let liveTotal = 0;
       for (const s of storeSessions) {
         const want = liveStmt.all(s.id) as Row[];
         liveTotal += want.length;
-        const got = rig.query<Row>('SELECT message_id, role, content, content_format, tool_call_id, created_at, compacted FROM messages WHERE session_id = ? ORDER BY seq', s.id);
+        const got = rig.query<Row>('SELECT message_id, role, content, content_format, tool_call_id, created_at, compacted, attributes FROM messages WHERE session_id = ? ORDER BY seq', s.id);
         assert.deepEqual(got.map((m) => m.message_id), want.map((m) => m.id), `${profile} ${s.id} live ids`);
         // The time a garbage row is given: the previous good time among all the session's rows, else started_at.
         const repairedAt = new Map<number, number>();
@@ -182,6 +201,10 @@ function check(profile: string, settings: ProfileSettings, gen: { profile?: stri
           assert.equal(row.content_format, m.content === null ? null : json ? 'json' : 'text');
           assert.equal(row.tool_call_id, m.tool_call_id);
           assert.equal(row.compacted, m.compacted, `${profile} ${s.id} #${m.id} compacted`);
+          const attrs = (row.attributes === null ? {} : JSON.parse(row.attributes as string)) as Row;
+          assert.equal(attrs.platform_message_id, m.platform_message_id ?? undefined, `${profile} ${s.id} #${m.id} platform_message_id`);
+          assert.equal(attrs.effect_disposition, m.effect_disposition ?? undefined);
+          assert.equal(attrs.observed, m.observed ? m.observed : undefined);
           if (repairedAt.has(m.id)) {
             assert.equal(row.created_at, repairedAt.get(m.id));
             garbage.push({ session_id: s.id, message_id: m.id, stored: m.timestamp });
@@ -229,4 +252,12 @@ for (const profile of profileNames()) check(`profile ${profile}`, PROFILES[profi
 // Every schema level the generator knows (1 … 30, and 31: v30 with session_daily_usage), freshly created at it.
 for (let level = FIRST_LEVEL; level <= LATEST_LEVEL; level++) {
   check(`schema level ${level}`, { level, description: `level ${level}` }, { level, sessions: 12, messages: 150 });
+}
+
+/** model_config as the dataset keeps it, written out here independently: credentials masked, URLs as their host. */
+function maskedConfig(v: unknown): unknown {
+  if (typeof v === 'string') return /^[a-z]+:\/\//i.test(v) ? new URL(v).hostname : v;
+  if (Array.isArray(v)) return v.map(maskedConfig);
+  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, /(^|_)(api_?key|key|token|secret|password)$/i.test(k) && x ? '***' : maskedConfig(x)]));
+  return v;
 }

@@ -267,3 +267,39 @@ test('a dataset from before version 6 gets the history compaction took from it b
     cleanup();
   }
 });
+
+test('a dataset from before version 7 gets the session and message attributes of every session on the next pass', () => {
+  const { dir, cleanup } = tempDir('hermetic-attributes-migration-');
+  const path = join(dir, 'state.db');
+  const db = createStore({ path, level: 31, journal: 'wal', fts: false });
+  let t = T0;
+  const w = new StateDbWriter(db, { now: () => (t += 1), ids: createIdSource('attributes-migration') });
+  const home = join(dir, 'home');
+  try {
+    const s = w.createSession({ source: 'telegram', started_at: T0, title_source: 'llm', chat_type: 'dm', user_id: 'u-4471' });
+    w.appendMessages(s, [{ role: 'user', content: 'hi', platform_message_id: '991' }, { role: 'assistant', content: 'hello', finish_reason: 'stop' }]);
+    const first = forwarderRig([path], { dir, home });
+    first.forwarder.forwardOnce();
+    first.cleanup();
+    // As version 6 left it: no attributes columns, cursors fingerprinted on fewer columns, tails of version 2.
+    const old = new Database(join(home, 'hermetic.db'));
+    old.exec(`ALTER TABLE sessions DROP COLUMN attributes; ALTER TABLE messages DROP COLUMN attributes;
+      UPDATE session_cursors SET fingerprint = 'v6|' || fingerprint, tail = json_set(tail, '$.v', 2)`);
+    old.pragma('user_version = 6');
+    old.close();
+    const second = forwarderRig([path], { dir, home });
+    try {
+      const r = second.forwarder.forwardOnce()[0]!;
+      assert.equal(r.sessionsWritten, 1);
+      assert.deepEqual(second.query('SELECT attributes FROM sessions'), [{ attributes: '{"chat_type":"dm","title_source":"llm"}' }]);
+      assert.deepEqual(second.query('SELECT seq, attributes FROM messages ORDER BY seq'), [{ seq: 0, attributes: '{"platform_message_id":"991"}' }, { seq: 1, attributes: null }]);
+      // Written whole: every message row again (the one before had no attributes column to hold its platform id).
+      assert.equal(r.messages, 2);
+    } finally {
+      second.cleanup();
+    }
+  } finally {
+    db.close();
+    cleanup();
+  }
+});

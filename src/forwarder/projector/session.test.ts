@@ -3,7 +3,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Row } from '../normalize/index.js';
+import { redactSensitiveText } from '../../shared/redact/index.js';
 import { projectSession, type ProjectInput } from './session.js';
+
+const KEY = 'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789';
 
 const T0 = 1784000000.25;
 const STORE = '/home/dev/.hermes/state.db';
@@ -65,6 +68,7 @@ test('golden projection of an open interactive session: parts in order, ids, usa
     store: STORE, session_id: 'S', message_id: 2, logical_id: 2, seq: 1, role: 'assistant', kind: 'message', content: null,
     content_format: null, tool_calls: '[{"id":"call_1","type":"function","function":{"name":"terminal","arguments":"{\\"command\\": \\"ls\\"}"}}]',
     tool_name: null, tool_call_id: null, reasoning: 'Need to look.', model: 'gpt-5', finish_reason: 'tool_calls', created_at: T0 + 2, compacted: 0,
+    attributes: null,
   });
   assert.deepEqual(p.session, {
     store: STORE, session_id: 'S', profile: 'default', source: 'cli', model: 'gpt-5', provider: 'openai', billing_host: 'api.openai.com',
@@ -74,6 +78,7 @@ test('golden projection of an open interactive session: parts in order, ids, usa
     tool_call_count: 1, api_call_count: 2, input_tokens: 1200, output_tokens: 300, cache_read_tokens: 5000, cache_write_tokens: 40,
     reasoning_tokens: 25, estimated_cost_usd: 0.0125, actual_cost_usd: null, cost_status: 'estimated', cost_source: 'provider_models_api',
     rewind_count: 0, live_messages: 4, archived_messages: 0, inactive_messages: 0, removed_from_store: 0, origin: 'backfill',
+    attributes: '{"model_config":{"provider":"openai"}}',
   });
   assert.deepEqual(p.scopes, ['/home/dev/proj']);
   assert.deepEqual(p.issues, []);
@@ -253,4 +258,26 @@ test('values the usage ledger cannot count as stored are recorded: a fraction of
   assert.equal(byField['session_model_usage.first_seen'], 'model gpt-5, task vision: first_seen 5e+246 is not a plausible time; the route is placed by its other time, else at the session\'s last activity');
   // Values it counts as stored are not issues.
   assert.equal(projectSession(input()).issues.length, 0);
+});
+
+test('attributes keep Hermes\'s other fields by name: texts redacted with the dataset, model_config without credentials, never who the user or chat is', () => {
+  const session = sessionRow({
+    title_source: 'llm', chat_type: 'dm', pinned: 1, archived: 0, last_read_at: T0 + 9, tool_names: '["terminal","web_search"]',
+    handoff_error: `token ${KEY} expired`, compression_failure_error: null, user_id: 'u-4471', chat_id: 'chat-991', display_name: 'Alice',
+    session_key: 'agent:main:telegram:dm:4471', thread_id: 'topic-7', origin_json: '{"user":"u-4471"}',
+    model_config: '{"provider":"custom","base_url":"http://localhost:8080/v1?api_key=sk-local-test","api_key":"sk-local-test","headers":{"Authorization":"Bearer x"},"_delegate_from":"P"}',
+  });
+  const attrs = (redact: boolean) => JSON.parse(projectSession(input({ session, redact })).session.attributes as string) as Record<string, unknown>;
+  const plain = attrs(false);
+  assert.deepEqual(plain, {
+    chat_type: 'dm', title_source: 'llm',
+    model_config: { provider: 'custom', base_url: 'localhost', api_key: '***', headers: { Authorization: '***' }, _delegate_from: 'P' },
+    tool_names: ['terminal', 'web_search'], last_read_at: T0 + 9, pinned: 1, handoff_error: `token ${KEY} expired`,
+  });
+  assert.equal(attrs(true).handoff_error, redactSensitiveText(`token ${KEY} expired`));
+  assert.notEqual(attrs(true).handoff_error, plain.handoff_error);
+  const row = JSON.stringify(projectSession(input({ session })).session);
+  for (const who of ['u-4471', 'chat-991', 'Alice', 'topic-7', 'sk-local-test']) assert.ok(!row.includes(who), who);
+  // None set: no attributes at all.
+  assert.equal(projectSession(input({ session: sessionRow({ model_config: null }) })).session.attributes, null);
 });

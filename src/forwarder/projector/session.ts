@@ -6,9 +6,11 @@ import type { RecordOf } from '../dataset/columns.js';
 import { REPLACE, type SessionDelta } from '../dataset/delta.js';
 import { normalizeMessages, num, numOrNull, str, usageMarkOf, validEpoch, type Row } from '../normalize/index.js';
 import { lineageKind } from './lineage.js';
+import { redactValue } from './redact-json.js';
 import { issueRecords, sessionNotes } from './notes.js';
 import { hostOf, normalizeProvider } from './provider.js';
 import { scopesOf } from './scope.js';
+import { sessionAttributes } from './session-attributes.js';
 import { digest, firstDifference, probesOf, TAIL_VERSION, type Tail } from './tail.js';
 import { modelsKey, projectTranscript } from './transcript.js';
 import { usageEvent, type Ledger } from './usage.js';
@@ -135,6 +137,7 @@ function project(input: ProjectInput, appended: boolean): Projection | null {
     actual_cost_usd: numOrNull(s.actual_cost_usd), cost_status: str(s.cost_status), cost_source: str(s.cost_source),
     rewind_count: num(s.rewind_count), live_messages: t.live - t.compacted, archived_messages: normalized.carry.compacted,
     inactive_messages: normalized.carry.inactive, removed_from_store: 0, origin: input.origin,
+    attributes: sessionAttributes(s, { text, value: input.redact ? (v) => redactValue(v, text) : (v) => v }),
   };
   const modelUsage = modelUsageRecords(store, sessionId, input.modelUsage);
   const dailyUsage = (input.dailyUsage ?? []).map((d) => ({

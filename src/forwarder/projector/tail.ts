@@ -4,7 +4,7 @@
 // checkpoint that differs. Pure; the same rows give the same tail however many ticks they came in.
 import type { RowsCarry } from '../normalize/rows.js';
 
-export const TAIL_VERSION = 2;
+export const TAIL_VERSION = 3;
 
 export interface Tail {
   v: typeof TAIL_VERSION;

@@ -101,7 +101,7 @@ export function projectTranscript(live: readonly NormalMessage[], ctx: Transcrip
       store, session_id: sessionId, message_id: m.id, logical_id: m.logicalId, seq, role: m.role, kind: m.kind,
       content: text(m.content), content_format: m.contentFormat, tool_calls: toolCalls, tool_name: toolName,
       tool_call_id: m.toolCallId, reasoning: text(m.reasoning), model, finish_reason: m.finishReason,
-      created_at: m.createdAt, compacted: m.compacted ? 1 : 0,
+      created_at: m.createdAt, compacted: m.compacted ? 1 : 0, attributes: m.attributes === null ? null : json(m.attributes),
     });
     if (m.compacted) compacted++;
     for (const p of partsOf(m, { store, sessionId, answeredName, model, redact: text, json })) parts.push(p);

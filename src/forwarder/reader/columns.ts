@@ -7,10 +7,10 @@ import { MESSAGES, SESSIONS, SESSION_MODEL_USAGE } from '../../state-db/schema/t
 export const SESSION_COLUMNS = SESSIONS.columns.map((c) => c.name);
 export const MESSAGE_COLUMNS = MESSAGES.columns.map((c) => c.name);
 /**
- * The message columns the normalizer reads: large or bookkeeping-only ones (`codex_reasoning_items`,
- * `display_metadata`, `display_identity`, `effect_disposition`, `observed`) are left in the store.
+ * The message columns the normalizer reads: the large `codex_reasoning_items` and the bookkeeping-only
+ * `display_identity` (looked up on its own when needed) are left in the store.
  */
-export const MESSAGE_READ_COLUMNS = MESSAGE_COLUMNS.filter((c) => !['codex_reasoning_items', 'display_metadata', 'display_identity', 'effect_disposition', 'observed', 'session_id'].includes(c));
+export const MESSAGE_READ_COLUMNS = MESSAGE_COLUMNS.filter((c) => !['codex_reasoning_items', 'display_identity', 'session_id'].includes(c));
 export const MODEL_USAGE_COLUMNS = SESSION_MODEL_USAGE.columns.map((c) => c.name);
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;

@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type { Db } from '../../shared/sqlite.js';
+import { SESSION_EXTRA_COLUMNS } from '../normalize/extras.js';
 import { anyReplacement, EPOCH_MAX, EPOCH_MIN, identityKey, INVALID_UTF8, MESSAGE_TEXT_COLUMNS, SESSION_TEXT_COLUMNS, usageMark, usageMarkSql, validEpoch, type RowsCarry } from '../normalize/index.js';
 import { retrying } from './connection.js';
 import { introspect, MESSAGE_READ_COLUMNS, MODEL_USAGE_COLUMNS, selectList, SESSION_COLUMNS } from './columns.js';
@@ -19,13 +20,14 @@ export interface StoreFacts {
   maxMessageId: number;
 }
 
-/** Session columns whose change means the session must be read again. */
-const FINGERPRINT = [
+/** Session columns whose change means the session must be read again (and those kept in its attributes). */
+const FINGERPRINT = [...new Set([
   'source', 'model', 'parent_session_id', 'started_at', 'ended_at', 'end_reason', 'message_count', 'tool_call_count',
   'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'api_call_count',
   'estimated_cost_usd', 'actual_cost_usd', 'cost_status', 'billing_provider', 'title',
   'last_activity_at', 'rewind_count', 'cwd', 'handoff_platform', 'system_prompt_hash',
-];
+  'billing_mode', 'cost_source', 'git_branch', 'git_repo_root', ...SESSION_EXTRA_COLUMNS,
+])];
 
 /**
  * `billing_base_url` may carry a key (`?api_key=…`, `user:pass@`), and the fingerprint is stored in the dataset: it

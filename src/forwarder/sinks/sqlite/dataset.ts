@@ -90,6 +90,10 @@ const MIGRATIONS: ((db: Db, options: DatasetOptions) => void)[] = [
     db.exec(`UPDATE session_cursors SET fingerprint = '', tail = NULL WHERE fingerprint != '${REMOVED}' AND EXISTS (SELECT 1 FROM sessions s
       WHERE s.store = session_cursors.store AND s.session_id = session_cursors.session_id AND s.archived_messages > 0)`);
   },
+  // 7 (decision 0050): sessions.attributes and messages.attributes, Hermes's fields the dataset had no column for. Every
+  // session is read again on the next pass (its fingerprint now covers those fields) and written whole (the tail's
+  // version changed), so the rows written before get them too.
+  addMissing,
 ];
 
 function migrate(db: Db, path: string, options: DatasetOptions): void {
