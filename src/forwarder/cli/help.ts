@@ -229,28 +229,6 @@ names the ones it feeds) or a refused command line.
 ${DATASET}
 `;
 
-/**
- * The forwarder commands at a glance (a page no command prints once each has its own; status.ts prints it until it
- * takes STATUS_HELP).
- */
-export const FORWARDER_HELP = `Forwarder commands: read Hermes's state.db stores (strictly read-only) into a
-dataset you can query. Each has its own page: hermetic COMMAND --help.
-
-  backfill   read every session active in a window (all by default) once
-  forward    keep reading what changes, every interval, until Ctrl-C
-  status     stores found, cursors, rows, errors, quarantined sessions, sinks
-  report     what the agent spent: cost and tokens by day, model, source, …
-  export     the dataset as Parquet files (hermetic export parquet --out DIR)
-  web        the usage dashboard in a browser
-  query      read-only SQL on the dataset (hermetic query "SELECT …")
-  policy     which usage policy governs a folder (hermetic policy check PATH)
-  forget     remove what was forwarded before its folder became ignore
-  sinks      stop feeding a remote sink (hermetic sinks remove URL)
-
-${STORES}
-${DATASET}
-`;
-
 export const REPORT_HELP = `Usage: hermetic report [options]
 
 What your Hermes agent spent, from the dataset's usage ledger (run "hermetic
