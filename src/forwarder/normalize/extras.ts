@@ -36,7 +36,7 @@ export function messageAttributes(row: Row): Record<string, unknown> | null {
   let out: Record<string, unknown> | null = null;
   if (platform !== null && platform !== undefined) (out ??= {}).platform_message_id = platform;
   if (effect !== null && effect !== undefined) (out ??= {}).effect_disposition = effect;
-  if (typeof observed === 'number' && observed !== 0) (out ??= {}).observed = observed;
+  if (observed !== null && observed !== undefined && observed !== 0) (out ??= {}).observed = observed;
   const reactions = typeof meta === 'string' ? reactionsOf(meta) : null;
   if (reactions) (out ??= {}).reactions = reactions;
   return out;

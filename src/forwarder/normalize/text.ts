@@ -1,21 +1,23 @@
 // Text as Hermes's columns hold it: usually TEXT, but a BLOB can end up where text belongs, and SQLite hands back
 // TEXT that is not valid UTF-8 with U+FFFD in place of the bad bytes. Either way the value changes on its way into the
 // dataset, so each change is said (a row_issues entry), never made silently (issue 16 §5).
+import { SESSION_EXTRA_COLUMNS } from './extras.js';
 
 /** The message columns read as text: a BLOB in any of them is decoded, and its decoding reported. */
 export const MESSAGE_TEXT_COLUMNS = [
   'role', 'content', 'tool_call_id', 'tool_calls', 'tool_name', 'finish_reason', 'reasoning', 'reasoning_content',
   'reasoning_details', 'codex_message_items', 'api_content', 'display_kind', 'platform_message_id', 'effect_disposition',
-  'display_metadata',
+  'display_metadata', 'observed',
 ] as const;
 
-/** The session columns the dataset keeps as text (its own columns, or in `attributes`: normalize/extras.ts). */
+/**
+ * The session columns the dataset keeps as text, and those it keeps in `attributes` (normalize/extras.ts): a BLOB in
+ * any of them is decoded as text, and said.
+ */
 export const SESSION_TEXT_COLUMNS = [
   'source', 'model', 'billing_provider', 'billing_base_url', 'billing_mode', 'parent_session_id', 'title', 'cwd',
   'git_branch', 'git_repo_root', 'system_prompt', 'end_reason', 'cost_status', 'cost_source', 'model_config',
-  'created_source', 'chat_type', 'title_source', 'profile_name', 'transport_profile', 'pricing_version', 'tool_names',
-  'last_activity_description', 'last_activity_provenance', 'handoff_state', 'handoff_platform', 'handoff_error',
-  'compression_failure_error',
+  ...SESSION_EXTRA_COLUMNS.filter((c) => c !== 'model_config'),
 ] as const;
 
 /**

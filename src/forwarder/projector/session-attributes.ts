@@ -34,7 +34,8 @@ export function sessionAttributes(row: Row, redact: AttributeText): string | nul
     const v = row[c];
     // Unset: NULL, and 0 for the flags and counters (Hermes's default for each of them).
     if (v === null || v === undefined || v === 0) continue;
-    let kept: unknown = v;
+    // A REAL column can hold an infinity, which JSON has no number for: kept as its name.
+    let kept: unknown = typeof v === 'number' && !Number.isFinite(v) ? String(v) : v;
     if (typeof v === 'string') {
       const value = JSON_EXTRAS.has(c) ? parsed(v) : v;
       kept = c === 'model_config' ? redact.value(withoutCredentials(value)) : PLAIN.has(c) ? value : redact.text(v);

@@ -281,3 +281,13 @@ test('attributes keep Hermes\'s other fields by name: texts redacted with the da
   // None set: no attributes at all.
   assert.equal(projectSession(input({ session: sessionRow({ model_config: null }) })).session.attributes, null);
 });
+
+test('an attribute stored as a BLOB is decoded and said; an infinite number is kept by its name', () => {
+  const session = sessionRow({ model_config: null, title_source: Buffer.from('llm'), pinned: Buffer.from('1'), last_read_at: Infinity });
+  const p = projectSession(input({ session }));
+  assert.deepEqual(JSON.parse(p.session.attributes as string), { title_source: 'llm', pinned: '1', last_read_at: 'Infinity' });
+  assert.deepEqual(p.issues.map((i) => [i.field, i.problem]), [
+    ['title_source', 'stored as a 3-byte BLOB, not text; decoded as UTF-8'],
+    ['pinned', 'stored as a 1-byte BLOB, not text; decoded as UTF-8'],
+  ]);
+});
