@@ -134,7 +134,18 @@ test('a mark changes when the session\'s end, counters or title change, and not 
   seen.push(mark());
   w.reopenSession('s');
   seen.push(mark());
-  assert.equal(new Set(seen).size, 5);
+  // The fields kept in attributes (decision 0050), and BLOBs where text belongs (a TEXT column stores a number as text).
+  w.updateSession('s', { pinned: 1 });
+  seen.push(mark());
+  w.updateSession('s', { title_source: 'user' });
+  seen.push(mark());
+  w.updateSession('s', { title: '1' });
+  seen.push(mark());
+  w.db.prepare("UPDATE sessions SET title = CAST('1' AS BLOB) WHERE id = ?").run('s');
+  seen.push(mark());
+  w.db.prepare("UPDATE sessions SET title = x'00' WHERE id = ?").run('s');
+  seen.push(mark());
+  assert.equal(new Set(seen).size, 10);
 }));
 
 test('a mark follows the billing URL without holding it: a key in the URL never reaches the dataset', withWriter(31, (w, read) => {

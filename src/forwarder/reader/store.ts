@@ -136,10 +136,11 @@ export class StoreReader {
   marks(): SessionMark[] {
     if (!this.has('sessions')) return [];
     const have = this.columns.get('sessions')!;
-    // The fingerprint is built by SQLite (quote() keeps NULL, text and numbers apart): one string per row instead of
-    // 25 values to materialize and encode. Sorted here, not by ORDER BY: walking the TEXT primary key's index costs a
-    // table lookup per row.
-    const fp = FINGERPRINT.map((c) => (have.has(c) ? `quote(s."${c}")` : "'N'")).join(" || '|' || ");
+    // The fingerprint is built by SQLite, one string per row instead of 50 values to materialize and encode: a JSON
+    // array keeps NULL, text and numbers apart in one call (twice as fast as quote() per column joined by ||); a BLOB,
+    // which json_array would read as JSONB, goes in quoted. Sorted here, not by ORDER BY: walking the TEXT primary
+    // key's index costs a table lookup per row.
+    const fp = `json_array(${FINGERPRINT.map((c) => (have.has(c) ? `CASE WHEN typeof(s."${c}") = 'blob' THEN quote(s."${c}") ELSE s."${c}" END` : 'NULL')).join(', ')})`;
     const time = (c: string) => (have.has(c) ? `s."${c}"` : 'NULL');
     const rows = (this.db.prepare(`SELECT s.id, ${fp}, ${time('started_at')}, ${time('ended_at')}, ${time('last_activity_at')}, ${time('parent_session_id')}, ${time('billing_base_url')} FROM sessions s`).raw().all() as unknown[][])
       .sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : String(a[0]) > String(b[0]) ? 1 : 0));
