@@ -1,13 +1,18 @@
 // The dashboard in a real Chromium, second part (page.test.ts has the overview and the filters): a session's
-// transcript pages on the server, its usage equals the report's, lineage links both ways; the keyboard reaches and
-// works the controls; the themes switch and are remembered; a narrow window does not scroll sideways.
+// transcript pages on the server, its usage equals the report's, lineage links both ways; a session's details and its
+// messages' reactions, observed input and platform ids (Hermes's other fields) are shown as text; the keyboard reaches
+// and works the controls; the themes switch and are remembered; a narrow window does not scroll sideways.
 // Every test also holds that the page logged no error and asked no other origin for anything.
 import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { usageReport } from '../report/index.js';
 import { dashboardInBrowser } from './page-harness.js';
+import { ATTRIBUTES_SESSION, PLAIN_SESSION, attributesStore } from './testing.js';
 
-const h = dashboardInBrowser({ sessions: 80, messages: 1600 }); // enough for lineage, tool calls and top sessions
+// Enough for lineage, tool calls and top sessions; and a session with Hermes's other fields set.
+const h = dashboardInBrowser({ sessions: 80, messages: 1600, extraStores: (dir) => [attributesStore(dir)] });
 const { visit, settled } = h;
 
 describe('the dashboard in Chromium: sessions, keyboard, themes, sizes', () => {
@@ -51,6 +56,49 @@ describe('the dashboard in Chromium: sessions, keyboard, themes, sizes', () => {
     await page.goBack();
     await settled(page);
     assert.equal(new URL(page.url()).searchParams.get('id'), child.session_id);
+    await v.done();
+  });
+
+  it('a session\'s details: the attributes set, in words; reactions, observed input and the platform\'s id beside each message', async () => {
+    // A field this page has no words for yet (a newer Hermetic's) is shown by its name.
+    const writer = new Database(join(h.app.home, 'hermetic.db'));
+    writer.prepare("UPDATE sessions SET attributes = json_set(attributes, '$.queue_position', 3) WHERE session_id = ?").run(ATTRIBUTES_SESSION);
+    writer.close();
+    for (const width of [1280, 380]) {
+      const v = await visit(`/session?id=${ATTRIBUTES_SESSION}`, { width });
+      const { page } = v;
+      const lines = await page.$$eval('.details-list > li', (els) => els.map((e) => e.textContent));
+      const activity = lines.findIndex((l) => l!.startsWith('Last activity: '));
+      assert.match(lines[activity]!, /^Last activity: running terminal \(\d\d\/\d\d\/2026, \d\d:\d\d\)$/);
+      assert.deepEqual(lines.filter((_, i) => i !== activity), [
+        'Title: by the model (llm)', 'Chat: dm', 'Pinned', 'Archived', 'Tools used: terminal, web_search', 'Handed off to telegram: done',
+        'Compression: 2 failures in a row, last error: context window exceeded <img src=x onerror=alert(1)>', 'Pricing table 2026-06-01', 'queue_position: 3',
+      ]);
+      // Stored text is text: the markup in the error made no element.
+      assert.equal(await page.$$eval('main img', (els) => els.length), 0);
+      assert.equal(await page.getAttribute('.details-list > li[data-attribute="title_source"]', 'title'), 'title_source');
+      // model_config folded, its JSON (credentials masked, the URL its host) inside.
+      assert.equal(await page.$eval('details.model-config', (d) => (d as HTMLDetailsElement).open), false);
+      assert.deepEqual(JSON.parse(await page.textContent('details.model-config pre') ?? ''), { provider: 'openrouter', base_url: 'openrouter.ai', temperature: 0.2 });
+      // The messages: the platform's id on the first, observed on the second, the reply's reactions grouped by emoji.
+      const msg = (seq: number) => `.transcript > li[data-seq="${seq}"]`;
+      assert.equal(await page.textContent(`${msg(0)} .platform-id`), 'id 991');
+      assert.match((await page.getAttribute(`${msg(0)} .platform-id`, 'title'))!, /messaging platform's id/);
+      assert.deepEqual(await page.$$eval(`${msg(1)} .badge`, (els) => els.map((e) => e.textContent)), ['observed']);
+      assert.equal(await page.$(`${msg(1)} .platform-id`), null);
+      const reactions = await page.$$eval(`${msg(2)} .reaction`, (els) => els.map((e) => [(e as HTMLElement).dataset.emoji, e.querySelector('.count')?.textContent ?? null, e.getAttribute('title')]));
+      assert.deepEqual(reactions.map(([emoji, n]) => [emoji, n]), [['👍', '2'], ['🎉', null]]);
+      assert.match(reactions[0]![2]!, /^👍 by user, \d\d\/\d\d\/2026, \d\d:\d\d, seen\n👍 by other, \d\d\/\d\d\/2026, \d\d:\d\d$/);
+      assert.match(reactions[1]![2]!, /^🎉 by assistant, /);
+      assert.equal(await page.getAttribute(`${msg(2)} .reactions`, 'aria-label'), 'Reactions: 👍 ×2 🎉');
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.equal(overflow, 0, `${width}px wide`);
+      await v.done();
+    }
+    // A session with none of them set: no details, no marks.
+    const v = await visit(`/session?id=${PLAIN_SESSION}`);
+    assert.deepEqual(await v.page.$$eval('.facts dt', (els) => els.map((e) => e.textContent)), ['Model', 'Provider', 'Profile', 'Source', 'Started', 'Ended', 'Project', 'Messages']);
+    assert.equal(await v.page.$$eval('.reactions, .platform-id, .badge.observed, details.model-config', (els) => els.length), 0);
     await v.done();
   });
 

@@ -1,17 +1,19 @@
 // hermetic web's JSON endpoints over real HTTP: each equals `usageReport` (and `hermetic report --json`) for the same
 // window and filter, on a generated month of history and on the repository's Hermes fixtures; a session's transcript
 // pages through the dataset's messages in order; every refusal has its status, code and sentence; every answer
-// carries the Content-Security-Policy; the page and Chart.js are served from our own origin.
+// carries the Content-Security-Policy; the page and Chart.js are served from our own origin; a session's and its
+// messages' attributes (Hermes's other fields) come parsed, and a dataset from before them still answers.
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { after, before, describe, it } from 'node:test';
+import { tempDir } from '../../state-db/testing/fixtures.js';
 import { reportCommand } from '../cli/report.js';
 import { Zone } from '../ledger/zone.js';
 import { resolveWindow, rowIssuesIn, usageReport, type ReportRequest, type ReportRow, type UsageReport } from '../report/index.js';
 import { CSP } from './server.js';
-import { dashboardRig, type DashboardRig } from './testing.js';
+import { ATTRIBUTES_SESSION, PLAIN_SESSION, attributesStore, dashboardRig, type DashboardRig } from './testing.js';
 import { sqliteSource } from './data/sqlite.js';
 
 let app: DashboardRig;
@@ -153,6 +155,61 @@ describe('the session endpoint', () => {
     assert.equal(view.session.lineage_kind, child.lineage_kind);
     const parent = (await api(`/api/session?id=${child.parent_session_id}`)).body;
     assert.ok(parent.children.some((c: { session_id: string }) => c.session_id === child.session_id));
+  });
+});
+
+describe('the session endpoint: Hermes\'s other fields (attributes, decision 0050)', () => {
+  let own: DashboardRig;
+  before(async () => {
+    own = await dashboardRig({ fixtures: [], extraStores: (dir) => [attributesStore(dir)] });
+  });
+  after(() => own.close());
+  const get = async (path: string): Promise<any> => (await (await fetch(new URL(path, own.url))).json());
+
+  it('the session\'s attributes come parsed, by their Hermes names; who the user is and the credentials do not', async () => {
+    const view = await get(`/api/session?id=${ATTRIBUTES_SESSION}`);
+    assert.deepEqual(view.session.attributes, {
+      chat_type: 'dm', title_source: 'llm', pricing_version: '2026-06-01', tool_names: ['terminal', 'web_search'], last_activity_description: 'running terminal',
+      archived: 1, pinned: 1, handoff_state: 'done', handoff_platform: 'telegram', compression_failure_error: 'context window exceeded <img src=x onerror=alert(1)>',
+      compression_fallback_streak: 2, model_config: { provider: 'openrouter', base_url: 'openrouter.ai', temperature: 0.2 },
+    });
+    const stored = own.db.prepare('SELECT attributes FROM sessions WHERE session_id = ?').pluck().get(ATTRIBUTES_SESSION) as string;
+    assert.deepEqual(view.session.attributes, JSON.parse(stored));
+    const text = JSON.stringify(view);
+    for (const secret of ['u-4471', '-100777', 'sk-or-secret', 'alice']) assert.ok(!text.includes(secret), secret);
+  });
+
+  it('each message\'s attributes: the platform\'s id, observed, reactions (who gave them as a side, else other); null when none', async () => {
+    const { transcript } = await get(`/api/session?id=${ATTRIBUTES_SESSION}`);
+    const at = own.db.prepare('SELECT started_at FROM sessions WHERE session_id = ?').pluck().get(ATTRIBUTES_SESSION) as number;
+    assert.deepEqual(transcript.messages.map((m: any) => [m.seq, m.role, m.attributes]), [
+      [0, 'user', { platform_message_id: '991' }],
+      [1, 'user', { observed: 1 }],
+      [2, 'assistant', { platform_message_id: '992', reactions: [{ emoji: '👍', author: 'user', at: at + 60, seen: true }, { emoji: '👍', author: 'other', at: at + 90 }, { emoji: '🎉', author: 'assistant', at: at + 120 }] }],
+    ]);
+    // Where nothing is set (nearly every row): null, on the session and on its messages.
+    const plain = await get(`/api/session?id=${PLAIN_SESSION}`);
+    assert.equal(plain.session.attributes, null);
+    assert.deepEqual(plain.transcript.messages.map((m: any) => m.attributes), [null, null]);
+  });
+
+  it('a dataset from before version 7 (no attributes columns) still shows its sessions, with attributes null', async () => {
+    const { dir, cleanup } = tempDir('hermetic-web-v6-');
+    const path = join(dir, 'hermetic.db');
+    own.db.prepare('VACUUM INTO ?').run(path);
+    const old = new Database(path);
+    old.exec('ALTER TABLE sessions DROP COLUMN attributes; ALTER TABLE messages DROP COLUMN attributes');
+    old.close();
+    const source = sqliteSource(new Database(path, { readonly: true }));
+    try {
+      const view = (await source.session({ id: ATTRIBUTES_SESSION, store: null, machine: null }, 1, 100))!;
+      assert.equal(view.session.attributes, null);
+      assert.equal(view.session.title, 'Reactions and flags');
+      assert.deepEqual(view.transcript.messages.map((m) => [m.seq, m.attributes]), [[0, null], [1, null], [2, null]]);
+    } finally {
+      await source.close();
+      cleanup();
+    }
   });
 });
 

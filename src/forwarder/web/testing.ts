@@ -1,9 +1,14 @@
 // A dashboard over a dataset for tests and the screenshot script: Hermes stores (generated, or the repository's
-// fixtures) backfilled into a temporary home, `hermetic web`'s server on a free loopback port, `now` fixed.
+// fixtures, and any a test writes itself) backfilled into a temporary home, `hermetic web`'s server on a free loopback
+// port, `now` fixed. `attributesStore` writes one session with Hermes's other fields set (decision 0050).
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
+import { createIdSource } from '../../shared/ids.js';
 import { generate } from '../../state-db/generate/index.js';
+import { createStore } from '../../state-db/schema/create.js';
+import { LATEST_LEVEL } from '../../state-db/schema/index.js';
 import { copyFixture, tempDir } from '../../state-db/testing/fixtures.js';
+import { StateDbWriter } from '../../state-db/writer/index.js';
 import { forwarderRig } from '../testing/index.js';
 import { sqliteSource } from './data/sqlite.js';
 import { startWebServer } from './server.js';
@@ -27,6 +32,50 @@ export interface DashboardRigOptions {
   messages?: number;
   now?: number;
   timeZone?: string;
+  /** Stores a test writes itself (into `dir`), read besides the generated history or the fixtures. */
+  extraStores?: (dir: string) => string[];
+}
+
+/** The session `attributesStore` writes: flags, title source, chat, handoff, compression health and tools set. */
+export const ATTRIBUTES_SESSION = '20260714_091500_a77e1b';
+/** Its neighbour with none of Hermes's other fields set (`attributes` NULL, its messages' too). */
+export const PLAIN_SESSION = '20260714_093000_c0ffee';
+
+/**
+ * A store (profile `attributes`) with one Telegram session whose other fields are set, and three messages: one with
+ * the platform's id, one observed, and a reply with three reactions (two 👍, one from a person, and a 🎉). The
+ * compression error holds markup, which the page must show as text. A second session has none of them.
+ */
+export function attributesStore(dir: string, at = DASHBOARD_NOW - 86_400): string {
+  const path = join(dir, 'profiles', 'attributes', 'state.db');
+  const db = createStore({ path, level: LATEST_LEVEL, journal: 'wal', fts: false });
+  let t = at;
+  const w = new StateDbWriter(db, { now: () => (t += 1), ids: createIdSource('dashboard-attributes') });
+  try {
+    const id = w.createSession({
+      id: ATTRIBUTES_SESSION, source: 'telegram', started_at: at, model: 'gpt-5', user_id: 'u-4471', chat_id: '-100777',
+      model_config: { provider: 'openrouter', base_url: 'https://openrouter.ai/api/v1?api_key=sk-or-secret', temperature: 0.2 },
+    });
+    w.updateSession(id, {
+      title: 'Reactions and flags', title_source: 'llm', chat_type: 'dm', pinned: 1, archived: 1, handoff_state: 'done', handoff_platform: 'telegram',
+      compression_fallback_streak: 2, compression_failure_error: 'context window exceeded <img src=x onerror=alert(1)>', pricing_version: '2026-06-01',
+      tool_names: '["terminal","web_search"]', last_activity_description: 'running terminal',
+    });
+    w.appendMessages(id, [
+      { role: 'user', content: 'what changed since Monday?', platform_message_id: '991' },
+      { role: 'user', content: 'side chatter in the chat', observed: 1 },
+      {
+        role: 'assistant', content: 'Two things: the WAL notes and the release date.', finish_reason: 'stop', platform_message_id: '992',
+        display_metadata: { reactions: [{ emoji: '👍', author: 'user', at: at + 60, seen: true }, { emoji: '👍', author: 'alice', at: at + 90 }, { emoji: '🎉', author: 'assistant', at: at + 120 }] },
+      },
+    ]);
+    w.endSession(id, 'user_exit');
+    const plain = w.createSession({ id: PLAIN_SESSION, source: 'cli', model: 'gpt-5' });
+    w.appendMessages(plain, [{ role: 'user', content: 'hello' }, { role: 'assistant', content: 'hi', finish_reason: 'stop' }]);
+  } finally {
+    db.close();
+  }
+  return path;
 }
 
 export async function dashboardRig(options: DashboardRigOptions = {}): Promise<DashboardRig> {
@@ -35,6 +84,7 @@ export async function dashboardRig(options: DashboardRigOptions = {}): Promise<D
   const stores = options.fixtures
     ? options.fixtures.map((name) => copyFixture(name, dir))
     : [generate({ out: join(dir, 'hermes', 'state.db'), sessions: options.sessions ?? 150, messages: options.messages ?? 3000, seed: 'dashboard', end: now, days: 30 }).path];
+  stores.push(...(options.extraStores?.(dir) ?? []));
   const rig = forwarderRig(stores, { dir, timeZone: options.timeZone ?? 'Europe/Berlin' });
   rig.forwarder.backfill();
   rig.forwarder.close();

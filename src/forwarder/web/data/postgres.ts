@@ -9,7 +9,7 @@ import { planReport, planValues, reportCondition, type ReportRequest } from '../
 import { runPostgres } from '../../report/postgres.js';
 import { Zone } from '../../ledger/zone.js';
 import { openFleet } from '../../sinks/postgres/read.js';
-import { LINK_COLUMNS, MESSAGE_COLUMNS, SESSION_COLUMNS, message, slowestSql, transcriptPages, twoStores, unknownParent, type RawMessage } from './rows.js';
+import { LINK_COLUMNS, MESSAGE_COLUMNS, SESSION_COLUMNS, message, sessionDetail, slowestSql, transcriptPages, twoStores, unknownParent, type RawMessage } from './rows.js';
 import type { SessionKey, SessionRow, SessionView, SlowCall, UsageSource } from './source.js';
 
 /** Connections for the page's requests, which it sends side by side. */
@@ -27,7 +27,8 @@ async function sessionView(c: pg.PoolClient, d: Dialect, zone: Zone, key: Sessio
   const values: unknown[] = [key.id];
   if (key.store !== null) where.push(`s.store = $${values.push(key.store)}`);
   if (key.machine !== null) where.push(`s.machine_id = $${values.push(key.machine)}`);
-  const rows = (await c.query(`SELECT ${pick(SESSION_COLUMNS)}, s.machine_id, s.hostname FROM sessions s WHERE ${where.join(' AND ')} ORDER BY s.machine_id, s.store LIMIT 2`, values)).rows as Record<string, unknown>[];
+  // to_jsonb: a fleet store no newer sink has written to yet has no `attributes` column (nothing is known beyond the columns).
+  const rows = (await c.query(`SELECT ${pick(SESSION_COLUMNS)}, to_jsonb(s) ->> 'attributes' AS attributes, s.machine_id, s.hostname FROM sessions s WHERE ${where.join(' AND ')} ORDER BY s.machine_id, s.store LIMIT 2`, values)).rows as Record<string, unknown>[];
   if (rows.length > 1) {
     const [a, b] = rows as [Record<string, unknown>, Record<string, unknown>];
     if (a.machine_id === b.machine_id) throw twoStores(key.id, [a.store, b.store]);
@@ -44,11 +45,13 @@ async function sessionView(c: pg.PoolClient, d: Dialect, zone: Zone, key: Sessio
   const changes = (await c.query(`SELECT seq, created_at, prev AS "from", model AS "to" FROM (
       SELECT seq, created_at, model, LAG(model) OVER (ORDER BY seq) AS prev FROM messages WHERE machine_id = $1 AND store = $2 AND session_id = $3 AND role = 'assistant' AND model IS NOT NULL) m
     WHERE prev IS NOT NULL AND prev <> model ORDER BY seq`, [machine, store, key.id])).rows as Record<string, unknown>[];
-  // to_jsonb: a fleet store no newer sink has written to yet has no `compacted` column (its messages are all live).
-  const page = (await c.query(`SELECT ${MESSAGE_COLUMNS}, (to_jsonb(messages) ->> 'compacted')::int AS compacted FROM messages WHERE machine_id = $1 AND store = $2 AND session_id = $3 AND seq >= $4 ORDER BY seq LIMIT $5`, [machine, store, key.id, (pageNo - 1) * pageSize, pageSize])).rows as Record<string, unknown>[];
+  // to_jsonb: a fleet store no newer sink has written to yet has no `compacted` column (its messages are all live) nor
+  // `attributes` (nothing beyond the columns); the row is made into JSON once, after the page is chosen.
+  const page = (await c.query(`SELECT ${MESSAGE_COLUMNS}, (j ->> 'compacted')::int AS compacted, j ->> 'attributes' AS attributes
+    FROM (SELECT * FROM messages WHERE machine_id = $1 AND store = $2 AND session_id = $3 AND seq >= $4 ORDER BY seq LIMIT $5) m, to_jsonb(m) AS j ORDER BY seq`, [machine, store, key.id, (pageNo - 1) * pageSize, pageSize])).rows as Record<string, unknown>[];
   const { machine_id: _m, hostname: _h, ...session } = found;
   return {
-    session: numeric(session),
+    session: sessionDetail(numeric(session)),
     parent: found.parent_session_id === null ? null : parentRow ? numeric(parentRow) : unknownParent(found.parent_session_id, store),
     children: children.map(numeric),
     model_changes: changes.map(numeric) as unknown as SessionView['model_changes'],

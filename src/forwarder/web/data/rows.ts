@@ -1,7 +1,7 @@
 // What both sources (sqlite.ts, postgres.ts) share: the columns a session shows, a transcript row as the page gets it,
 // and the slowest-calls query (written once, with @name parameters each dialect binds).
 import { HermeticError } from '../../../shared/errors.js';
-import type { SessionRow, SlowCall, TranscriptMessage } from './source.js';
+import type { Attributes, SessionDetail, SessionRow, SlowCall, TranscriptMessage } from './source.js';
 
 export const SESSION_COLUMNS = ['store', 'session_id', 'title', 'profile', 'source', 'model', 'provider', 'parent_session_id', 'lineage_kind', 'lineage_root', 'is_sidechain', 'cwd', 'git_repo_root', 'git_branch', 'started_at', 'ended_at', 'end_reason', 'last_activity_at', 'message_count', 'tool_call_count', 'api_call_count', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'estimated_cost_usd', 'actual_cost_usd', 'cost_status', 'live_messages', 'archived_messages', 'inactive_messages', 'removed_from_store'];
 export const LINK_COLUMNS = ['store', 'session_id', 'title', 'lineage_kind', 'started_at', 'model'];
@@ -10,7 +10,22 @@ export interface RawMessage {
   seq: number; role: string; kind: string; content: string | null; content_format: string | null; tool_calls: string | null;
   tool_name: string | null; tool_call_id: string | null; reasoning: string | null; model: string | null; finish_reason: string | null; created_at: number;
   compacted: number | null;
+  attributes: string | null;
 }
+
+/** An `attributes` JSON text parsed: an object, or null (none set, or not an object: nothing to show). */
+export function attributes(text: unknown): Attributes {
+  if (typeof text !== 'string') return null;
+  try {
+    const v = JSON.parse(text) as unknown;
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Attributes) : null;
+  } catch {
+    return null; // the dataset holds valid JSON
+  }
+}
+
+/** The session's row as the page gets it: `attributes` parsed. */
+export const sessionDetail = (row: SessionRow): SessionDetail => ({ ...row, attributes: attributes(row.attributes) });
 
 /** A tool call as Hermes stored it (OpenAI's nested form or a flattened one), its arguments parsed when they are JSON. */
 function call(raw: unknown): TranscriptMessage['tool_calls'][number] {
@@ -32,7 +47,7 @@ export function message(r: RawMessage): TranscriptMessage {
       if (Array.isArray(parsed)) calls = parsed;
     } catch { /* the dataset holds valid JSON; nothing to show otherwise */ }
   }
-  return { ...r, bookkeeping: r.kind !== 'message', compacted: r.compacted === 1, tool_calls: calls.map(call) };
+  return { ...r, bookkeeping: r.kind !== 'message', compacted: r.compacted === 1, attributes: attributes(r.attributes), tool_calls: calls.map(call) };
 }
 
 export const MESSAGE_COLUMNS = 'seq, role, kind, content, content_format, tool_calls, tool_name, tool_call_id, reasoning, model, finish_reason, created_at';

@@ -7,6 +7,18 @@ import type { Zone } from '../../ledger/zone.js';
 /** A session's row as the page shows it (the dataset's `sessions` columns, foreign names kept). */
 export type SessionRow = Record<string, string | number | null>;
 
+/**
+ * Hermes's fields the dataset has no column for, by their Hermes names (`attributes`, decision 0050), parsed; null
+ * when none is set (and on a dataset or fleet store from before the column).
+ */
+export type Attributes = { [name: string]: unknown } | null;
+
+/** The session the page is about: its row, with its `attributes` parsed. */
+export interface SessionDetail {
+  [column: string]: string | number | null | Attributes;
+  attributes: Attributes;
+}
+
 export interface TranscriptMessage {
   seq: number;
   role: string;
@@ -15,6 +27,8 @@ export interface TranscriptMessage {
   bookkeeping: boolean;
   /** Summarized away by an in-place compaction: in the history, no longer replayed to the model. */
   compacted: boolean;
+  /** `platform_message_id`, `effect_disposition`, `observed`, `reactions` when any is set (decision 0050). */
+  attributes: Attributes;
   content: string | null;
   content_format: string | null;
   reasoning: string | null;
@@ -27,7 +41,7 @@ export interface TranscriptMessage {
 }
 
 export interface SessionView {
-  session: SessionRow;
+  session: SessionDetail;
   parent: SessionRow | null;
   children: SessionRow[];
   /** Where an assistant message's model differs from the one before it. */

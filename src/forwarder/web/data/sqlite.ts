@@ -6,20 +6,23 @@ import { sqliteDialect, type Dialect } from '../../report/dialect.js';
 import { ledgerZone, reportCondition, rowIssuesIn, usageReport, type ReportRequest, type UsageReport } from '../../report/index.js';
 import { planReport, planTotals, planValues, runSqlite } from '../../report/query.js';
 import { Zone } from '../../ledger/zone.js';
-import { LINK_COLUMNS, MESSAGE_COLUMNS, SESSION_COLUMNS, message, slowestSql, transcriptPages, twoStores, unknownParent, type RawMessage } from './rows.js';
+import { LINK_COLUMNS, MESSAGE_COLUMNS, SESSION_COLUMNS, message, sessionDetail, slowestSql, transcriptPages, twoStores, unknownParent, type RawMessage } from './rows.js';
 import type { SessionRow, SessionView, SlowCall, UsageSource } from './source.js';
 
 /** The embedded dataset as the dashboard's source; `dialect` names this machine for the breakdown by machine. */
 export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageSource {
   const pick = (cols: string[]) => cols.map((c) => `s.${c}`).join(', ');
-  const byId = db.prepare(`SELECT ${pick(SESSION_COLUMNS)} FROM sessions s WHERE s.session_id = ? ORDER BY s.store LIMIT 2`);
-  const byStoreId = db.prepare(`SELECT ${pick(SESSION_COLUMNS)} FROM sessions s WHERE s.store = ? AND s.session_id = ?`);
+  const has = (table: string, column: string) => db.prepare(`SELECT 1 FROM pragma_table_info('${table}') WHERE name = ?`).get(column) !== undefined;
+  // A dataset older than version 7 (read as it is) has no `attributes`: nothing is known beyond the columns.
+  const sessionColumns = `${pick(SESSION_COLUMNS)}, ${has('sessions', 'attributes') ? 's.attributes' : 'NULL AS attributes'}`;
+  const byId = db.prepare(`SELECT ${sessionColumns} FROM sessions s WHERE s.session_id = ? ORDER BY s.store LIMIT 2`);
+  const byStoreId = db.prepare(`SELECT ${sessionColumns} FROM sessions s WHERE s.store = ? AND s.session_id = ?`);
   const link = db.prepare(`SELECT ${pick(LINK_COLUMNS)} FROM sessions s WHERE s.store = ? AND s.session_id = ?`);
   const children = db.prepare(`SELECT ${pick(LINK_COLUMNS)} FROM sessions s WHERE s.store = ? AND s.parent_session_id = ? ORDER BY s.started_at, s.session_id`);
   const count = db.prepare('SELECT COUNT(*) FROM messages WHERE store = ? AND session_id = ?').pluck();
   // A dataset older than version 6 (read as it is) has no `compacted`: all its messages are live.
-  const hasCompacted = (db.prepare("SELECT 1 FROM pragma_table_info('messages') WHERE name = 'compacted'").get()) !== undefined;
-  const page = db.prepare(`SELECT ${MESSAGE_COLUMNS}, ${hasCompacted ? 'compacted' : '0 AS compacted'} FROM messages WHERE store = ? AND session_id = ? AND seq >= ? ORDER BY seq LIMIT ?`);
+  const extra = `${has('messages', 'compacted') ? 'compacted' : '0 AS compacted'}, ${has('messages', 'attributes') ? 'attributes' : 'NULL AS attributes'}`;
+  const page = db.prepare(`SELECT ${MESSAGE_COLUMNS}, ${extra} FROM messages WHERE store = ? AND session_id = ? AND seq >= ? ORDER BY seq LIMIT ?`);
   const models = db.prepare(`SELECT seq, created_at, prev AS "from", model AS "to" FROM (
       SELECT seq, created_at, model, LAG(model) OVER (ORDER BY seq) AS prev FROM messages WHERE store = ? AND session_id = ? AND role = 'assistant' AND model IS NOT NULL)
     WHERE prev IS NOT NULL AND prev <> model ORDER BY seq`);
@@ -37,7 +40,7 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
     const pages = transcriptPages(id, total, pageNo, pageSize);
     const parent = found.parent_session_id === null ? null : ((link.get(key, found.parent_session_id) as SessionRow | undefined) ?? unknownParent(found.parent_session_id, key));
     return {
-      session: found,
+      session: sessionDetail(found),
       parent,
       children: children.all(key, id) as SessionRow[],
       model_changes: models.all(key, id) as SessionView['model_changes'],

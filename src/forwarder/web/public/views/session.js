@@ -1,9 +1,11 @@
-// A session: its facts, lineage (parent and children, linked), usage by model and task, model changes, and its history
-// as Hermes shows it, a page at a time (reasoning and tool results collapsed; bookkeeping and compacted rows marked).
+// A session: its facts and details (Hermes's other fields), lineage (parent and children, linked), usage by model and
+// task, model changes, and its history as Hermes shows it, a page at a time (reasoning and tool results collapsed;
+// bookkeeping and compacted rows marked; reactions, observed input and the platform's id beside each message).
 import { get } from '../api.js';
 import { h, table } from '../dom.js';
 import { cost, count, time } from '../format.js';
 import { href } from '../state.js';
+import { messageMarks, sessionDetails } from './attributes.js';
 
 const pretty = (v) => (typeof v === 'string' ? v : JSON.stringify(v, null, 2));
 
@@ -17,12 +19,15 @@ function content(m) {
 
 function messageNode(m) {
   const role = m.role === 'tool' ? `result of ${m.tool_name ?? 'a tool'}` : m.role;
+  const marks = messageMarks(m);
   const head = h('div', { class: 'msg-head' },
     h('span', { class: `role role-${m.role}` }, role),
     m.bookkeeping ? h('span', { class: 'badge', title: 'A row Hermes keeps for bookkeeping, not conversation' }, `bookkeeping: ${m.kind}`) : null,
     m.compacted ? h('span', { class: 'badge', title: 'Summarized away by a compaction: shown in the history, no longer sent to the model' }, 'compacted') : null,
+    marks.before,
     m.model ? h('span', { class: 'muted' }, m.model) : null,
-    h('span', { class: 'muted seq' }, `#${m.seq} · ${time(m.created_at)}`));
+    h('span', { class: 'muted seq' }, `#${m.seq} · ${time(m.created_at)}`),
+    marks.after);
   const body = [];
   if (m.reasoning) body.push(h('details', { class: 'reasoning' }, h('summary', {}, 'Reasoning'), h('div', { class: 'content' }, m.reasoning)));
   if (m.role === 'tool') body.push(h('details', { class: 'result' }, h('summary', {}, `Result${m.tool_call_id ? ` (${m.tool_call_id})` : ''}`), content(m)));
@@ -66,7 +71,7 @@ export async function session(state) {
     h('p', {}, h('a', { href: href({ ...state, view: 'overview', id: null, page: 1 }), dataset: { nav: '' } }, '← Overview')),
     h('h1', {}, s.title || s.session_id),
     h('p', { class: 'muted' }, h('code', {}, s.session_id)),
-    h('dl', { class: 'facts' }, facts.map(([k, val]) => [h('dt', {}, k), h('dd', {}, val ?? '–')])),
+    h('dl', { class: 'facts' }, facts.map(([k, val]) => [h('dt', {}, k), h('dd', {}, val ?? '–')]), sessionDetails(s)),
     h('section', { class: 'lineage', 'aria-labelledby': 'lineage' }, h('h2', { id: 'lineage' }, 'Lineage'),
       h('ul', {},
         v.parent ? h('li', {}, `Parent${s.lineage_kind ? ` (this session is its ${s.lineage_kind})` : ''}: `, sessionLink(state, v.parent)) : h('li', { class: 'muted' }, 'No parent: a root session.'),
