@@ -59,6 +59,16 @@ describe('the dashboard in Chromium: sessions, keyboard, themes, sizes', () => {
     await v.done();
   });
 
+  it('a session page opened directly shows its times in the ledger\'s zone, as one reached from the overview does', async () => {
+    const { session_id: id, store } = h.app.db.prepare('SELECT session_id, store FROM sessions ORDER BY started_at LIMIT 1').get() as { session_id: string; store: string };
+    const first = h.app.db.prepare('SELECT created_at FROM messages WHERE session_id = ? AND store = ? ORDER BY seq LIMIT 1').pluck().get(id, store) as number;
+    // The harness builds the ledger in Europe/Berlin; the browser runs in UTC.
+    const berlin = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Berlin', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' }).format(new Date(first * 1000));
+    const v = await visit(`/session?id=${encodeURIComponent(id)}&store=${encodeURIComponent(store)}`);
+    assert.equal(await v.page.$eval('.transcript > li .seq', (e) => e.textContent), `#0 · ${berlin}`);
+    await v.done();
+  });
+
   it('a session\'s details: the attributes set, in words; reactions, observed input and the platform\'s id beside each message', async () => {
     // A field this page has no words for yet (a newer Hermetic's) is shown by its name.
     const writer = new Database(join(h.app.home, 'hermetic.db'));

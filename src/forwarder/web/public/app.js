@@ -13,6 +13,8 @@ import { tools } from './views/tools.js';
 const VIEWS = { overview, session, tools };
 const TITLES = { overview: 'Usage', session: 'Session', tools: 'Tools' };
 let generation = 0;
+/** The ledger's time zone once the server has said it (null before): every time on every page is in it. */
+let zone = null;
 
 async function render() {
   const mine = ++generation;
@@ -25,11 +27,14 @@ async function render() {
     else a.removeAttribute('aria-current');
   });
   try {
-    // The window's filter values, the zone and whether this is the fleet store; the overview reads it too.
+    // The window's filter values, the zone and whether this is the fleet store; the overview reads it too. A session
+    // page opened directly asks only for the zone (once), before it formats a time.
+    if (state.view === 'session' && zone === null) zone = (await get('/api/options', usageParams(state))).zone;
+    if (zone !== null) setZone(zone);
     const asked = state.view === 'session' ? Promise.resolve(null) : get('/api/options', usageParams(state));
     const [options, nodes] = await Promise.all([asked, VIEWS[state.view](state, asked)]);
     if (mine !== generation) return;
-    if (options) setZone(options.zone);
+    if (options) setZone((zone = options.zone));
     const controls = document.getElementById('controls');
     controls.hidden = state.view === 'session';
     if (options) renderControls(controls, state, options);
