@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { GatewaySettings } from '../gateway.js';
 import type { HttpRequest } from '../http.js';
-import { authenticate, ownershipScope } from './auth.js';
+import { authenticate, ownershipScope, roomGrantToken } from './auth.js';
 
 const gateway = (apiKey: string | null): GatewaySettings => ({
   apiKey,
@@ -44,6 +44,21 @@ test('a HermesRoom header is a grant only where grants are taken (_check_run_aut
   const keyless = { ...gateway(null), profiles: new Map([['bob', { apiKey: null }]]) };
   assert.equal(authenticate(room, keyless, 'bob', false), 'denied');
   assert.equal(authenticate(request(), keyless, 'bob', false), 'denied');
+});
+
+test('a room grant is what Hermes\'s _room_grant_token finds: HermesRoom in any case, a space, a token', () => {
+  const keyed = gateway('test-key-0123456789abcdef');
+  for (const header of ['HermesRoom grant.token', 'hermesroom grant.token', 'HERMESROOM  grant.token ', 'HermesRoom \tgrant.token']) {
+    assert.equal(authenticate(request(header), keyed, null, true), 'room', header);
+  }
+  // No space after the scheme, nothing after it, or another scheme: not a grant, so the key is checked (and missing).
+  for (const header of ['HermesRoom\tgrant.token', 'HermesRoom ', 'HermesRoom  \t', 'HermesRoom', 'HermesRooms grant.token', 'Bearer grant.token']) {
+    assert.equal(authenticate(request(header), keyed, null, true), 'denied', header);
+    // With no key configured at all, such a header passes as any other would.
+    assert.equal(authenticate(request(header), gateway(null), null, true), 'ok', header);
+  }
+  assert.equal(roomGrantToken(' HermesRoom x'), '');
+  assert.equal(roomGrantToken('HermesRoom  x \u3000'), 'x');
 });
 
 test('the Bearer key: exact scheme, stripped, the profile\'s own', () => {

@@ -16,14 +16,25 @@ export function expectedKey(gateway: GatewaySettings, profile: string | null): s
 export type AuthOutcome = 'ok' | 'denied' | 'room';
 
 /**
+ * Hermes's `_room_grant_token`: the header split at its first space, the scheme `HermesRoom` in any case, the rest
+ * stripped; '' when there is none (no space, another scheme, or nothing after it), and the request is then checked
+ * for the key as any other.
+ */
+export function roomGrantToken(header: string | undefined): string {
+  if (header === undefined) return '';
+  const space = header.indexOf(' ');
+  return space >= 0 && header.slice(0, space).toLowerCase() === 'hermesroom' ? pyStrip(header.slice(space + 1)) : '';
+}
+
+/**
  * Bearer check: the exact prefix `Bearer `, the rest stripped and compared in constant time. On routes that take room
- * grants (`grants`: Hermes's `_check_run_auth`), a `HermesRoom` scheme (any case) is reported as 'room' so they answer
- * with the grant error; elsewhere (`_check_auth`, which knows no grants) it is only a header that is not a Bearer key,
- * so a listener with no key configured lets it through like any other.
+ * grants (`grants`: Hermes's `_check_run_auth`), a room grant token is reported as 'room' so they answer with the
+ * grant error; elsewhere (`_check_auth`, which knows no grants) it is only a header that is not a Bearer key, so a
+ * listener with no key configured lets it through like any other.
  */
 export function authenticate(req: HttpRequest, gateway: GatewaySettings, profile: string | null, grants: boolean): AuthOutcome {
   const header = req.header('authorization');
-  if (grants && header !== undefined && /^hermesroom\s/i.test(header)) return 'room';
+  if (grants && roomGrantToken(header) !== '') return 'room';
   const key = expectedKey(gateway, profile);
   if (key === null) {
     // Hermes's test-only listener: no key configured at all lets unprefixed requests through; a named profile
