@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { FlagSpec } from '../../cli/args.js';
-import { main } from '../../cli/main.js';
+import { runMain } from '../../../test/support/process.js';
 import { FLAGS as BACKFILL_FLAGS } from './backfill.js';
 import { COMMON_FLAGS } from './common.js';
 import { FLAGS as EXPORT_FLAGS } from './export.js';
@@ -16,18 +16,10 @@ import { FLAGS as REPORT_FLAGS } from './report.js';
 import { FLAGS as SINKS_FLAGS } from './sinks-command.js';
 import { FLAGS as WEB_FLAGS } from './web.js';
 
-/** `hermetic ...args` in this process: its exit code and what it printed. */
-async function hermetic(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const [log, error] = [console.log, console.error];
-  console.log = (...a: unknown[]) => void out.push(`${a.join(' ')}\n`);
-  console.error = (...a: unknown[]) => void err.push(`${a.join(' ')}\n`);
-  try {
-    return { code: await main(args), out: out.join(''), err: err.join('') };
-  } finally {
-    [console.log, console.error] = [log, error];
-  }
+/** `hermetic ...args` in this process (test/support/process.ts): its exit code and what it printed. */
+async function hermetic(...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const r = await runMain(args);
+  return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
 const wide = (text: string) => text.split('\n').filter((l) => l.length > 80);
