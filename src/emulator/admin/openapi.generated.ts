@@ -23,7 +23,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
     { "name": "Hermes runs", "description": "Hermes's peer-run API." },
     { "name": "Hermes sessions", "description": "The API server's sessions, as `hermes peer run|dm` uses them." },
     { "name": "Hermes meta", "description": "What a peer client reads before it runs anything." },
-    { "name": "Not emulated", "description": "Routes Hermes serves that Hermetic answers with 501." },
+    {
+      "name": "Not emulated",
+      "description": "Routes Hermes serves that Hermetic does not: Hermes's own answers up to where it would serve the request, then 501."
+    },
     {
       "name": "Control plane",
       "description": "Not part of Hermes: the routes a test drives the fake agent, the clock and the gateway with."
@@ -2460,6 +2463,1114 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
         "security": []
       }
     },
+    "/v1/responses/{response_id}": {
+      "servers": [
+        { "url": "/", "description": "The default namespace." },
+        {
+          "url": "/ns/{namespace}",
+          "description": "Another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." }
+          }
+        },
+        {
+          "url": "/p/{profile}",
+          "description": "A named Hermes profile (its own API key).",
+          "variables": { "profile": { "default": "default" } }
+        },
+        {
+          "url": "/ns/{namespace}/p/{profile}",
+          "description": "A named Hermes profile of another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." },
+            "profile": { "default": "default" }
+          }
+        }
+      ],
+      "parameters": [
+        { "name": "response_id", "in": "path", "required": true, "schema": { "type": "string" } },
+        { "$ref": "#/components/parameters/namespace" }
+      ],
+      "get": {
+        "operationId": "hermes.unsupported GET /v1/responses/{response_id}",
+        "summary": "Served by Hermes, not emulated",
+        "description": "Hermes's 401 for a missing or wrong API key, as its handler checks the key before anything else (decision 0049); then a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "tags": ["Not emulated"],
+        "x-hermetic-operation": "unsupported",
+        "responses": {
+          "400": {
+            "description": "A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "401": {
+            "description": "Missing or wrong API key (these routes take no room grant).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
+          },
+          "403": {
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+          },
+          "404": {
+            "description": "An unknown /p/{profile}/ prefix.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "500": {
+            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "content": {
+              "text/plain": { "schema": { "type": "string" } },
+              "text/html": { "schema": { "type": "string" } }
+            }
+          },
+          "501": {
+            "description": "HERMETIC_UNSUPPORTED_ROUTE.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          }
+        },
+        "security": [{ "hermesApiKey": [] }, {}]
+      },
+      "delete": {
+        "operationId": "hermes.unsupported DELETE /v1/responses/{response_id}",
+        "summary": "Served by Hermes, not emulated",
+        "description": "Hermes's 401 for a missing or wrong API key, as its handler checks the key before anything else (decision 0049); then a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "tags": ["Not emulated"],
+        "x-hermetic-operation": "unsupported",
+        "responses": {
+          "400": {
+            "description": "A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "401": {
+            "description": "Missing or wrong API key (these routes take no room grant).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
+          },
+          "403": {
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+          },
+          "404": {
+            "description": "An unknown /p/{profile}/ prefix.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "500": {
+            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "content": {
+              "text/plain": { "schema": { "type": "string" } },
+              "text/html": { "schema": { "type": "string" } }
+            }
+          },
+          "501": {
+            "description": "HERMETIC_UNSUPPORTED_ROUTE.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          }
+        },
+        "security": [{ "hermesApiKey": [] }, {}]
+      }
+    },
+    "/api/platforms/{platform}/events": {
+      "servers": [
+        { "url": "/", "description": "The default namespace." },
+        {
+          "url": "/ns/{namespace}",
+          "description": "Another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." }
+          }
+        },
+        {
+          "url": "/p/{profile}",
+          "description": "A named Hermes profile (its own API key).",
+          "variables": { "profile": { "default": "default" } }
+        },
+        {
+          "url": "/ns/{namespace}/p/{profile}",
+          "description": "A named Hermes profile of another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." },
+            "profile": { "default": "default" }
+          }
+        }
+      ],
+      "parameters": [
+        { "name": "platform", "in": "path", "required": true, "schema": { "type": "string" } },
+        { "$ref": "#/components/parameters/namespace" }
+      ],
+      "post": {
+        "operationId": "hermes.unsupported POST /api/platforms/{platform}/events",
+        "summary": "Served by Hermes, not emulated",
+        "description": "Hermes checks the platform name, then looks for that platform's adapter, never the API key; the emulator connects none, so the 501 never comes (decision 0049).",
+        "tags": ["Not emulated"],
+        "x-hermetic-operation": "unsupported",
+        "responses": {
+          "400": {
+            "description": "- A platform name that is not `[a-z0-9_]+` once stripped, lower-cased and `-` made `_` (`invalid_platform`).\n- A non-integer Content-Length (`invalid_content_length`).\n- A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
+          },
+          "403": {
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+          },
+          "404": {
+            "description": "An unknown /p/{profile}/ prefix.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "413": {
+            "description": "Content-Length above 10 000 000 (`body_too_large`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "500": {
+            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "content": {
+              "text/plain": { "schema": { "type": "string" } },
+              "text/html": { "schema": { "type": "string" } }
+            }
+          },
+          "503": {
+            "description": "- No such platform adapter connected (`platform_unavailable`); `api_server`, the API server itself, takes no platform events (`platform_http_events_unsupported`).\n- The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
+          }
+        },
+        "security": []
+      }
+    },
+    "/api/jobs": {
+      "servers": [
+        { "url": "/", "description": "The default namespace." },
+        {
+          "url": "/ns/{namespace}",
+          "description": "Another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." }
+          }
+        },
+        {
+          "url": "/p/{profile}",
+          "description": "A named Hermes profile (its own API key).",
+          "variables": { "profile": { "default": "default" } }
+        },
+        {
+          "url": "/ns/{namespace}/p/{profile}",
+          "description": "A named Hermes profile of another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." },
+            "profile": { "default": "default" }
+          }
+        }
+      ],
+      "parameters": [{ "$ref": "#/components/parameters/namespace" }],
+      "get": {
+        "operationId": "hermes.unsupported GET /api/jobs",
+        "summary": "Served by Hermes, not emulated",
+        "description": "Hermes's 401 for a missing or wrong API key, as its handler checks the key before anything else (decision 0049); then a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "tags": ["Not emulated"],
+        "x-hermetic-operation": "unsupported",
+        "responses": {
+          "400": {
+            "description": "A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "401": {
+            "description": "Missing or wrong API key (these routes take no room grant).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
+          },
+          "403": {
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+          },
+          "404": {
+            "description": "An unknown /p/{profile}/ prefix.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "500": {
+            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "content": {
+              "text/plain": { "schema": { "type": "string" } },
+              "text/html": { "schema": { "type": "string" } }
+            }
+          },
+          "501": {
+            "description": "HERMETIC_UNSUPPORTED_ROUTE.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          }
+        },
+        "security": [{ "hermesApiKey": [] }, {}]
+      },
+      "post": {
+        "operationId": "hermes.unsupported POST /api/jobs",
+        "summary": "Served by Hermes, not emulated",
+        "description": "Hermes's 401 for a missing or wrong API key, as its handler checks the key before anything else (decision 0049); then a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "tags": ["Not emulated"],
+        "x-hermetic-operation": "unsupported",
+        "responses": {
+          "400": {
+            "description": "- A non-integer Content-Length (`invalid_content_length`).\n- A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or wrong API key (these routes take no room grant).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
+          },
+          "403": {
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+          },
+          "404": {
+            "description": "An unknown /p/{profile}/ prefix.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "413": {
+            "description": "Content-Length above 10 000 000 (`body_too_large`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "500": {
+            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "content": {
+              "text/plain": { "schema": { "type": "string" } },
+              "text/html": { "schema": { "type": "string" } }
+            }
+          },
+          "501": {
+            "description": "HERMETIC_UNSUPPORTED_ROUTE.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          }
+        },
+        "security": [{ "hermesApiKey": [] }, {}]
+      }
+    },
+    "/api/jobs/{job_id}": {
+      "servers": [
+        { "url": "/", "description": "The default namespace." },
+        {
+          "url": "/ns/{namespace}",
+          "description": "Another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." }
+          }
+        },
+        {
+          "url": "/p/{profile}",
+          "description": "A named Hermes profile (its own API key).",
+          "variables": { "profile": { "default": "default" } }
+        },
+        {
+          "url": "/ns/{namespace}/p/{profile}",
+          "description": "A named Hermes profile of another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." },
+            "profile": { "default": "default" }
+          }
+        }
+      ],
+      "parameters": [
+        { "name": "job_id", "in": "path", "required": true, "schema": { "type": "string" } },
+        { "$ref": "#/components/parameters/namespace" }
+      ],
+      "get": {
+        "operationId": "hermes.unsupported GET /api/jobs/{job_id}",
+        "summary": "Served by Hermes, not emulated",
+        "description": "Hermes's 401 for a missing or wrong API key, as its handler checks the key before anything else (decision 0049); then a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "tags": ["Not emulated"],
+        "x-hermetic-operation": "unsupported",
+        "responses": {
+          "400": {
+            "description": "A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "401": {
+            "description": "Missing or wrong API key (these routes take no room grant).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
+          },
+          "403": {
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+          },
+          "404": {
+            "description": "An unknown /p/{profile}/ prefix.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "500": {
+            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "content": {
+              "text/plain": { "schema": { "type": "string" } },
+              "text/html": { "schema": { "type": "string" } }
+            }
+          },
+          "501": {
+            "description": "HERMETIC_UNSUPPORTED_ROUTE.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          }
+        },
+        "security": [{ "hermesApiKey": [] }, {}]
+      },
+      "patch": {
+        "operationId": "hermes.unsupported PATCH /api/jobs/{job_id}",
+        "summary": "Served by Hermes, not emulated",
+        "description": "Hermes's 401 for a missing or wrong API key, as its handler checks the key before anything else (decision 0049); then a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "tags": ["Not emulated"],
+        "x-hermetic-operation": "unsupported",
+        "responses": {
+          "400": {
+            "description": "- A non-integer Content-Length (`invalid_content_length`).\n- A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or wrong API key (these routes take no room grant).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
+          },
+          "403": {
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+          },
+          "404": {
+            "description": "An unknown /p/{profile}/ prefix.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "413": {
+            "description": "Content-Length above 10 000 000 (`body_too_large`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "500": {
+            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "content": {
+              "text/plain": { "schema": { "type": "string" } },
+              "text/html": { "schema": { "type": "string" } }
+            }
+          },
+          "501": {
+            "description": "HERMETIC_UNSUPPORTED_ROUTE.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          }
+        },
+        "security": [{ "hermesApiKey": [] }, {}]
+      },
+      "delete": {
+        "operationId": "hermes.unsupported DELETE /api/jobs/{job_id}",
+        "summary": "Served by Hermes, not emulated",
+        "description": "Hermes's 401 for a missing or wrong API key, as its handler checks the key before anything else (decision 0049); then a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "tags": ["Not emulated"],
+        "x-hermetic-operation": "unsupported",
+        "responses": {
+          "400": {
+            "description": "A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "401": {
+            "description": "Missing or wrong API key (these routes take no room grant).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
+          },
+          "403": {
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+          },
+          "404": {
+            "description": "An unknown /p/{profile}/ prefix.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "500": {
+            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "content": {
+              "text/plain": { "schema": { "type": "string" } },
+              "text/html": { "schema": { "type": "string" } }
+            }
+          },
+          "501": {
+            "description": "HERMETIC_UNSUPPORTED_ROUTE.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          }
+        },
+        "security": [{ "hermesApiKey": [] }, {}]
+      }
+    },
+    "/api/jobs/{job_id}/pause": {
+      "servers": [
+        { "url": "/", "description": "The default namespace." },
+        {
+          "url": "/ns/{namespace}",
+          "description": "Another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." }
+          }
+        },
+        {
+          "url": "/p/{profile}",
+          "description": "A named Hermes profile (its own API key).",
+          "variables": { "profile": { "default": "default" } }
+        },
+        {
+          "url": "/ns/{namespace}/p/{profile}",
+          "description": "A named Hermes profile of another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." },
+            "profile": { "default": "default" }
+          }
+        }
+      ],
+      "parameters": [
+        { "name": "job_id", "in": "path", "required": true, "schema": { "type": "string" } },
+        { "$ref": "#/components/parameters/namespace" }
+      ],
+      "post": {
+        "operationId": "hermes.unsupported POST /api/jobs/{job_id}/pause",
+        "summary": "Served by Hermes, not emulated",
+        "description": "Hermes's 401 for a missing or wrong API key, as its handler checks the key before anything else (decision 0049); then a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "tags": ["Not emulated"],
+        "x-hermetic-operation": "unsupported",
+        "responses": {
+          "400": {
+            "description": "- A non-integer Content-Length (`invalid_content_length`).\n- A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or wrong API key (these routes take no room grant).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
+          },
+          "403": {
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+          },
+          "404": {
+            "description": "An unknown /p/{profile}/ prefix.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "413": {
+            "description": "Content-Length above 10 000 000 (`body_too_large`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "500": {
+            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "content": {
+              "text/plain": { "schema": { "type": "string" } },
+              "text/html": { "schema": { "type": "string" } }
+            }
+          },
+          "501": {
+            "description": "HERMETIC_UNSUPPORTED_ROUTE.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          }
+        },
+        "security": [{ "hermesApiKey": [] }, {}]
+      }
+    },
+    "/api/jobs/{job_id}/resume": {
+      "servers": [
+        { "url": "/", "description": "The default namespace." },
+        {
+          "url": "/ns/{namespace}",
+          "description": "Another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." }
+          }
+        },
+        {
+          "url": "/p/{profile}",
+          "description": "A named Hermes profile (its own API key).",
+          "variables": { "profile": { "default": "default" } }
+        },
+        {
+          "url": "/ns/{namespace}/p/{profile}",
+          "description": "A named Hermes profile of another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." },
+            "profile": { "default": "default" }
+          }
+        }
+      ],
+      "parameters": [
+        { "name": "job_id", "in": "path", "required": true, "schema": { "type": "string" } },
+        { "$ref": "#/components/parameters/namespace" }
+      ],
+      "post": {
+        "operationId": "hermes.unsupported POST /api/jobs/{job_id}/resume",
+        "summary": "Served by Hermes, not emulated",
+        "description": "Hermes's 401 for a missing or wrong API key, as its handler checks the key before anything else (decision 0049); then a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "tags": ["Not emulated"],
+        "x-hermetic-operation": "unsupported",
+        "responses": {
+          "400": {
+            "description": "- A non-integer Content-Length (`invalid_content_length`).\n- A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or wrong API key (these routes take no room grant).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
+          },
+          "403": {
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+          },
+          "404": {
+            "description": "An unknown /p/{profile}/ prefix.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "413": {
+            "description": "Content-Length above 10 000 000 (`body_too_large`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "500": {
+            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "content": {
+              "text/plain": { "schema": { "type": "string" } },
+              "text/html": { "schema": { "type": "string" } }
+            }
+          },
+          "501": {
+            "description": "HERMETIC_UNSUPPORTED_ROUTE.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          }
+        },
+        "security": [{ "hermesApiKey": [] }, {}]
+      }
+    },
+    "/api/jobs/{job_id}/run": {
+      "servers": [
+        { "url": "/", "description": "The default namespace." },
+        {
+          "url": "/ns/{namespace}",
+          "description": "Another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." }
+          }
+        },
+        {
+          "url": "/p/{profile}",
+          "description": "A named Hermes profile (its own API key).",
+          "variables": { "profile": { "default": "default" } }
+        },
+        {
+          "url": "/ns/{namespace}/p/{profile}",
+          "description": "A named Hermes profile of another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." },
+            "profile": { "default": "default" }
+          }
+        }
+      ],
+      "parameters": [
+        { "name": "job_id", "in": "path", "required": true, "schema": { "type": "string" } },
+        { "$ref": "#/components/parameters/namespace" }
+      ],
+      "post": {
+        "operationId": "hermes.unsupported POST /api/jobs/{job_id}/run",
+        "summary": "Served by Hermes, not emulated",
+        "description": "Hermes's 401 for a missing or wrong API key, then its 503 while the gateway drains, as its handler checks both first (decision 0049); then a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "tags": ["Not emulated"],
+        "x-hermetic-operation": "unsupported",
+        "responses": {
+          "400": {
+            "description": "- A non-integer Content-Length (`invalid_content_length`).\n- A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or wrong API key (these routes take no room grant).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
+          },
+          "403": {
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+          },
+          "404": {
+            "description": "An unknown /p/{profile}/ prefix.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "413": {
+            "description": "Content-Length above 10 000 000 (`body_too_large`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "500": {
+            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "content": {
+              "text/plain": { "schema": { "type": "string" } },
+              "text/html": { "schema": { "type": "string" } }
+            }
+          },
+          "501": {
+            "description": "HERMETIC_UNSUPPORTED_ROUTE.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "503": {
+            "description": "- The gateway is draining (`gateway_draining`).\n- The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "headers": { "Retry-After": { "$ref": "#/components/headers/Retry-After" } },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
+          }
+        },
+        "security": [{ "hermesApiKey": [] }, {}]
+      }
+    },
+    "/v1/room-members/invitations": {
+      "servers": [
+        { "url": "/", "description": "The default namespace." },
+        {
+          "url": "/ns/{namespace}",
+          "description": "Another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." }
+          }
+        },
+        {
+          "url": "/p/{profile}",
+          "description": "A named Hermes profile (its own API key).",
+          "variables": { "profile": { "default": "default" } }
+        },
+        {
+          "url": "/ns/{namespace}/p/{profile}",
+          "description": "A named Hermes profile of another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." },
+            "profile": { "default": "default" }
+          }
+        }
+      ],
+      "parameters": [{ "$ref": "#/components/parameters/namespace" }],
+      "post": {
+        "operationId": "hermes.unsupported POST /v1/room-members/invitations",
+        "summary": "Served by Hermes, not emulated",
+        "description": "Hermes's 401 for a missing or wrong API key, as its handler checks the key before anything else (decision 0049); then a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "tags": ["Not emulated"],
+        "x-hermetic-operation": "unsupported",
+        "responses": {
+          "400": {
+            "description": "- A non-integer Content-Length (`invalid_content_length`).\n- A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or wrong API key (these routes take no room grant).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
+          },
+          "403": {
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+          },
+          "404": {
+            "description": "An unknown /p/{profile}/ prefix.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "413": {
+            "description": "Content-Length above 10 000 000 (`body_too_large`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "500": {
+            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "content": {
+              "text/plain": { "schema": { "type": "string" } },
+              "text/html": { "schema": { "type": "string" } }
+            }
+          },
+          "501": {
+            "description": "HERMETIC_UNSUPPORTED_ROUTE.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          }
+        },
+        "security": [{ "hermesApiKey": [] }, {}]
+      }
+    },
+    "/v1/room-members/capabilities": {
+      "servers": [
+        { "url": "/", "description": "The default namespace." },
+        {
+          "url": "/ns/{namespace}",
+          "description": "Another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." }
+          }
+        },
+        {
+          "url": "/p/{profile}",
+          "description": "A named Hermes profile (its own API key).",
+          "variables": { "profile": { "default": "default" } }
+        },
+        {
+          "url": "/ns/{namespace}/p/{profile}",
+          "description": "A named Hermes profile of another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." },
+            "profile": { "default": "default" }
+          }
+        }
+      ],
+      "parameters": [{ "$ref": "#/components/parameters/namespace" }],
+      "get": {
+        "operationId": "hermes.unsupported GET /v1/room-members/capabilities",
+        "summary": "Served by Hermes, not emulated",
+        "description": "Hermes checks a HermesRoom grant first, never the API key; the emulator has no room authority, so every request is Hermes's 401 and the 501 never comes (decision 0049).",
+        "tags": ["Not emulated"],
+        "x-hermetic-operation": "unsupported",
+        "responses": {
+          "400": {
+            "description": "A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "401": {
+            "description": "No HermesRoom grant, or one the emulator cannot verify (it has no room authority): every request (`invalid_room_grant`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "403": {
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+          },
+          "404": {
+            "description": "An unknown /p/{profile}/ prefix.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "500": {
+            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "content": {
+              "text/plain": { "schema": { "type": "string" } },
+              "text/html": { "schema": { "type": "string" } }
+            }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          }
+        },
+        "security": []
+      }
+    },
+    "/v1/room-members/grants/refresh": {
+      "servers": [
+        { "url": "/", "description": "The default namespace." },
+        {
+          "url": "/ns/{namespace}",
+          "description": "Another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." }
+          }
+        },
+        {
+          "url": "/p/{profile}",
+          "description": "A named Hermes profile (its own API key).",
+          "variables": { "profile": { "default": "default" } }
+        },
+        {
+          "url": "/ns/{namespace}/p/{profile}",
+          "description": "A named Hermes profile of another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." },
+            "profile": { "default": "default" }
+          }
+        }
+      ],
+      "parameters": [{ "$ref": "#/components/parameters/namespace" }],
+      "post": {
+        "operationId": "hermes.unsupported POST /v1/room-members/grants/refresh",
+        "summary": "Served by Hermes, not emulated",
+        "description": "Hermes reads the body first (a JSON object; refresh: only `ttl_seconds`; revoke: no field), then checks a HermesRoom grant, never the API key; the emulator has no room authority, so the 501 never comes (decision 0049).",
+        "tags": ["Not emulated"],
+        "x-hermetic-operation": "unsupported",
+        "requestBody": {
+          "required": true,
+          "description": "Read as aiohttp's request.json(); must be an object.",
+          "content": { "application/json": { "schema": { "type": "object" } } }
+        },
+        "responses": {
+          "400": {
+            "description": "- Invalid JSON in the body, a body that is not an object, a non-integer Content-Length; refresh: a field other than ttl_seconds (`invalid_room_grant_refresh`); revoke: any field (`invalid_room_grant_revoke`).\n- A non-integer Content-Length (`invalid_content_length`).\n- A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "No HermesRoom grant, or one the emulator cannot verify (it has no room authority): every request (`invalid_room_grant`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "403": {
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+          },
+          "404": {
+            "description": "An unknown /p/{profile}/ prefix.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "413": {
+            "description": "Content-Length above 10 000 000 (`body_too_large`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "500": {
+            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "content": {
+              "text/plain": { "schema": { "type": "string" } },
+              "text/html": { "schema": { "type": "string" } }
+            }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          }
+        },
+        "security": []
+      }
+    },
+    "/v1/room-members/grants/revoke": {
+      "servers": [
+        { "url": "/", "description": "The default namespace." },
+        {
+          "url": "/ns/{namespace}",
+          "description": "Another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." }
+          }
+        },
+        {
+          "url": "/p/{profile}",
+          "description": "A named Hermes profile (its own API key).",
+          "variables": { "profile": { "default": "default" } }
+        },
+        {
+          "url": "/ns/{namespace}/p/{profile}",
+          "description": "A named Hermes profile of another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." },
+            "profile": { "default": "default" }
+          }
+        }
+      ],
+      "parameters": [{ "$ref": "#/components/parameters/namespace" }],
+      "post": {
+        "operationId": "hermes.unsupported POST /v1/room-members/grants/revoke",
+        "summary": "Served by Hermes, not emulated",
+        "description": "Hermes reads the body first (a JSON object; refresh: only `ttl_seconds`; revoke: no field), then checks a HermesRoom grant, never the API key; the emulator has no room authority, so the 501 never comes (decision 0049).",
+        "tags": ["Not emulated"],
+        "x-hermetic-operation": "unsupported",
+        "requestBody": {
+          "required": true,
+          "description": "Read as aiohttp's request.json(); must be an object.",
+          "content": { "application/json": { "schema": { "type": "object" } } }
+        },
+        "responses": {
+          "400": {
+            "description": "- Invalid JSON in the body, a body that is not an object, a non-integer Content-Length; refresh: a field other than ttl_seconds (`invalid_room_grant_refresh`); revoke: any field (`invalid_room_grant_revoke`).\n- A non-integer Content-Length (`invalid_content_length`).\n- A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "No HermesRoom grant, or one the emulator cannot verify (it has no room authority): every request (`invalid_room_grant`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "403": {
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+          },
+          "404": {
+            "description": "An unknown /p/{profile}/ prefix.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "413": {
+            "description": "Content-Length above 10 000 000 (`body_too_large`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "500": {
+            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "content": {
+              "text/plain": { "schema": { "type": "string" } },
+              "text/html": { "schema": { "type": "string" } }
+            }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          }
+        },
+        "security": []
+      }
+    },
+    "/api/cron/fire": {
+      "servers": [
+        { "url": "/", "description": "The default namespace." },
+        {
+          "url": "/ns/{namespace}",
+          "description": "Another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." }
+          }
+        },
+        {
+          "url": "/p/{profile}",
+          "description": "A named Hermes profile (its own API key).",
+          "variables": { "profile": { "default": "default" } }
+        },
+        {
+          "url": "/ns/{namespace}/p/{profile}",
+          "description": "A named Hermes profile of another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." },
+            "profile": { "default": "default" }
+          }
+        }
+      ],
+      "parameters": [{ "$ref": "#/components/parameters/namespace" }],
+      "post": {
+        "operationId": "hermes.unsupported POST /api/cron/fire",
+        "summary": "Served by Hermes, not emulated",
+        "description": "Hermes verifies a Chronos fire token, never the API key; without `cron.chronos` settings (Hermes's defaults, and the emulator's) every token is refused, so the 501 never comes (decision 0049).",
+        "tags": ["Not emulated"],
+        "x-hermetic-operation": "unsupported",
+        "responses": {
+          "400": {
+            "description": "- A non-integer Content-Length (`invalid_content_length`).\n- A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Every request: no fire token can be verified.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesFireTokenRefused" } } }
+          },
+          "403": {
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+          },
+          "404": {
+            "description": "An unknown /p/{profile}/ prefix.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "413": {
+            "description": "Content-Length above 10 000 000 (`body_too_large`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "500": {
+            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "content": {
+              "text/plain": { "schema": { "type": "string" } },
+              "text/html": { "schema": { "type": "string" } }
+            }
+          },
+          "503": {
+            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          }
+        },
+        "security": []
+      }
+    },
     "/__admin/health": {
       "parameters": [{ "$ref": "#/components/parameters/namespace" }],
       "get": {
@@ -4759,6 +5870,13 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
         "description": "An unknown /p/{profile}/ prefix: `error` is a string here.",
         "type": "object",
         "properties": { "error": { "const": "Unknown or unconfigured profile" } },
+        "required": ["error"],
+        "additionalProperties": false
+      },
+      "HermesFireTokenRefused": {
+        "description": "POST /api/cron/fire's refusal: `error` is a string here.",
+        "type": "object",
+        "properties": { "error": { "const": "invalid fire token" } },
         "required": ["error"],
         "additionalProperties": false
       },

@@ -2,6 +2,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { GatewaySettings } from '../gateway.js';
 import type { HttpRequest } from '../http.js';
+import type { HermesError } from '../runs/hermes-errors.js';
 import { pyStrip } from '../../shared/python/index.js';
 
 export const DEFAULT_PROFILE = 'default';
@@ -25,6 +26,17 @@ export function roomGrantToken(header: string | undefined): string {
   const space = header.indexOf(' ');
   return space >= 0 && header.slice(0, space).toLowerCase() === 'hermesroom' ? pyStrip(header.slice(space + 1)) : '';
 }
+
+/**
+ * `_room_grant_error_response` for a grant that cannot be verified (or none): the emulator has no room authority, so
+ * every grant is invalid (spec runs-api §15).
+ */
+export const roomGrantInvalid = (): HermesError => ({
+  status: 401,
+  message: 'Room authorization is invalid or expired.',
+  type: 'gateway_auth_error',
+  code: 'invalid_room_grant',
+});
 
 /**
  * Bearer check: the exact prefix `Bearer `, the rest stripped and compared in constant time. On routes that take room

@@ -3,7 +3,8 @@
 // the routes Hermes has but the emulator does not share one entry. The schemas say the shapes of spec runs-api
 // §2.1, §5–§11 and §14 (docs/reference/hermes-api.md); the bytes (key order, spacing) are wire/'s business.
 // Nothing here runs when a request is answered.
-import type { AuthRule, Operation } from './routes.js';
+import type { UnemulatedGuard } from './endpoints.js';
+import type { Operation } from './routes.js';
 
 export type SchemaObject = { readonly [keyword: string]: unknown };
 export type Schema = boolean | SchemaObject;
@@ -23,7 +24,7 @@ export const HERMES_TAGS = {
   'Hermes runs': "Hermes's peer-run API.",
   'Hermes sessions': "The API server's sessions, as `hermes peer run|dm` uses them.",
   'Hermes meta': 'What a peer client reads before it runs anything.',
-  'Not emulated': 'Routes Hermes serves that Hermetic answers with 501.',
+  'Not emulated': "Routes Hermes serves that Hermetic does not: Hermes's own answers up to where it would serve the request, then 501.",
 } as const;
 
 export interface HermesOperation {
@@ -73,6 +74,10 @@ export const HERMES_SCHEMAS: Readonly<Record<string, Schema>> = {
   HermesProfileNotFound: {
     description: 'An unknown /p/{profile}/ prefix: `error` is a string here.',
     ...closed({ error: { const: 'Unknown or unconfigured profile' } }),
+  },
+  HermesFireTokenRefused: {
+    description: "POST /api/cron/fire's refusal: `error` is a string here.",
+    ...closed({ error: { const: 'invalid fire token' } }),
   },
   HermeticError: {
     description: "Hermetic's own errors (docs/reference/errors.md): a stable HERMETIC_* code and a sentence.",
@@ -553,15 +558,74 @@ export const UNEMULATED_ADMITTED: HermesOperation = {
   answers: { ...UNEMULATED.answers, '401': keyOnly, '503': draining },
 };
 
-/** Hermes's body-limit middleware, before any handler of a POST: on the not-emulated POST routes too. */
+/** The jobs run trigger: `_check_auth`, then `_draining_response()`, in its own body. */
+const UNEMULATED_DRAINING: HermesOperation = {
+  ...UNEMULATED_ADMITTED,
+  description: 'Hermes\'s 401 for a missing or wrong API key, then its 503 while the gateway drains, as its handler checks both first (decision 0049); then a clear 501 rather than a 404 that looks like Hermes\'s own (docs/reference/coverage.md).',
+};
+
+const roomGrantInvalid = err('No HermesRoom grant, or one the emulator cannot verify (it has no room authority): every request (`invalid_room_grant`).');
+
+/** GET /v1/room-members/capabilities: the grant check first, never the API key; no grant ever passes here. */
+const UNEMULATED_ROOM: HermesOperation = {
+  ...UNEMULATED,
+  description: 'Hermes checks a HermesRoom grant first, never the API key; the emulator has no room authority, so every request is Hermes\'s 401 and the 501 never comes (decision 0049).',
+  answers: { '401': roomGrantInvalid },
+};
+
+/** The room grant refresh and revoke: the body (`_read_json_body`, then the route's field rule), then the grant. */
+const UNEMULATED_ROOM_BODY: HermesOperation = {
+  ...UNEMULATED_ROOM,
+  description: 'Hermes reads the body first (a JSON object; refresh: only `ttl_seconds`; revoke: no field), then checks a HermesRoom grant, never the API key; the emulator has no room authority, so the 501 never comes (decision 0049).',
+  body: { schema: { type: 'object' }, description: "Read as aiohttp's request.json(); must be an object." },
+  answers: {
+    '400': err(`${bodyErrors}; refresh: a field other than ttl_seconds (\`invalid_room_grant_refresh\`); revoke: any field (\`invalid_room_grant_revoke\`).`),
+    '401': roomGrantInvalid,
+  },
+};
+
+/** POST /api/cron/fire: Chronos's NAS-signed token, never the API key; refused without the `cron.chronos` settings. */
+const UNEMULATED_FIRE: HermesOperation = {
+  ...UNEMULATED,
+  description: 'Hermes verifies a Chronos fire token, never the API key; without `cron.chronos` settings (Hermes\'s defaults, and the emulator\'s) every token is refused, so the 501 never comes (decision 0049).',
+  answers: { '401': { description: 'Every request: no fire token can be verified.', json: ref('HermesFireTokenRefused') } },
+};
+
+/** POST /api/platforms/{platform}/events: the platform name, then its adapter, never the API key. */
+const UNEMULATED_PLATFORM: HermesOperation = {
+  ...UNEMULATED,
+  description: 'Hermes checks the platform name, then looks for that platform\'s adapter, never the API key; the emulator connects none, so the 501 never comes (decision 0049).',
+  answers: {
+    '400': err('A platform name that is not `[a-z0-9_]+` once stripped, lower-cased and `-` made `_` (`invalid_platform`).'),
+    '503': err('No such platform adapter connected (`platform_unavailable`); `api_server`, the API server itself, takes no platform events (`platform_http_events_unsupported`).'),
+  },
+};
+
+const BY_GUARD: Readonly<Record<UnemulatedGuard, HermesOperation>> = {
+  key: UNEMULATED_WITH_KEY,
+  admitted: UNEMULATED_ADMITTED,
+  draining: UNEMULATED_DRAINING,
+  feature: UNEMULATED,
+  room: UNEMULATED_ROOM,
+  'room-refresh': UNEMULATED_ROOM_BODY,
+  'room-revoke': UNEMULATED_ROOM_BODY,
+  'fire-token': UNEMULATED_FIRE,
+  platform: UNEMULATED_PLATFORM,
+};
+
+/** Hermes's body-limit middleware, before any handler of a POST, PUT or PATCH: on the not-emulated ones too. */
 const BODY_LIMIT = {
   '400': err('A non-integer Content-Length (`invalid_content_length`).'),
   '413': err('Content-Length above 10 000 000 (`body_too_large`).'),
 };
 
 /** The entry of a route of the table, by its method, path, operation and guard. */
-export function hermesOperation(route: { readonly method: string; readonly path: string; readonly operation: Operation; readonly auth: AuthRule; readonly admits?: true }): HermesOperation | undefined {
+export function hermesOperation(route: { readonly method: string; readonly path: string; readonly operation: Operation; readonly guard?: UnemulatedGuard }): HermesOperation | undefined {
   if (route.operation !== 'unsupported') return HERMES_OPERATIONS[`${route.method} ${route.path}`];
-  const op = route.auth === 'none' ? UNEMULATED : route.admits ? UNEMULATED_ADMITTED : UNEMULATED_WITH_KEY;
-  return route.method === 'POST' ? { ...op, answers: { ...op.answers, ...BODY_LIMIT } } : op;
+  const op = BY_GUARD[route.guard ?? 'feature'];
+  if (route.method !== 'POST' && route.method !== 'PUT' && route.method !== 'PATCH') return op;
+  // The body limit's 400 joins a route's own 400s.
+  const own = op.answers['400'];
+  const badRequest = own === undefined ? BODY_LIMIT['400'] : [...(Array.isArray(own) ? own : [own]), BODY_LIMIT['400']];
+  return { ...op, answers: { ...op.answers, ...BODY_LIMIT, '400': badRequest } };
 }

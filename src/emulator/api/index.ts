@@ -17,14 +17,15 @@ import {
   unknownProfileResponse,
   withSecurityHeaders,
 } from '../wire/responses.js';
-import { authenticate, DEFAULT_PROFILE, ownershipScope } from './auth.js';
+import { authenticate, DEFAULT_PROFILE, ownershipScope, roomGrantInvalid } from './auth.js';
 import { MAX_REQUEST_BYTES } from './body.js';
 import type { ApiDeps, Handler } from './context.js';
-import { capabilities, health, unsupported } from './meta.js';
+import { capabilities, health } from './meta.js';
 import { runEvents } from './run-events.js';
 import { approveRun, getRun, steerRun, stopRun, submitRun } from './runs.js';
 import { decodeSegment, matchRoute, type Operation, type Route, type RouteMatch } from './routes.js';
 import { createSession, deleteSession, getSession, listSessions, patchSession, sessionChat, sessionMessages } from './sessions.js';
+import { unsupported } from './unemulated.js';
 
 export type { ApiDeps } from './context.js';
 
@@ -168,7 +169,7 @@ function authorize(req: HttpRequest, gateway: GatewaySettings, route: Route, pro
   if (outcome === 'ok') return null;
   if (outcome === 'room') {
     // No room authority exists in the emulator: every grant is invalid (spec §15).
-    return errorResponse({ status: 401, message: 'Room authorization is invalid or expired.', type: 'gateway_auth_error', code: 'invalid_room_grant' });
+    return errorResponse(roomGrantInvalid());
   }
   return authErrorResponse();
 }

@@ -1,11 +1,9 @@
 // GET /health, /v1/health (no auth) and /v1/capabilities (API key): what a peer client reads before it runs
-// anything (spec runs-api §14; body as read in Hermes's source next to the pin, docs/decisions/0003); and the 501 of
-// the routes Hermes serves that the emulator does not (decision 0049).
-import { HermeticError } from '../../shared/errors.js';
+// anything (spec runs-api §14; body as read in Hermes's source next to the pin, docs/decisions/0003). The 501 of the
+// routes Hermes serves that the emulator does not is in unemulated.ts.
 import type { HttpResponse } from '../http.js';
 import { PyFloat, type PyDict, type PyValue } from '../../shared/python/index.js';
-import { hermesErrors } from '../runs/hermes-errors.js';
-import { errorResponse, jsonResponse } from '../wire/responses.js';
+import { jsonResponse } from '../wire/responses.js';
 import { expectedKey } from './auth.js';
 import { ENDPOINTS } from './endpoints.js';
 import type { ApiContext } from './context.js';
@@ -17,20 +15,6 @@ const endpoint = (method: string, path: string): PyDict => dict([['method', meth
 
 export function health(): HttpResponse {
   return jsonResponse(200, dict([['status', 'ok'], ['platform', 'hermes-agent'], ['version', HERMES_VERSION]]));
-}
-
-/**
- * A Hermes route the emulator does not reproduce: a clear 501 rather than a 404 that looks like Hermes's. The route's
- * key check has passed; an agent turn Hermes admits (chat completions, responses, session chat stream) is refused
- * first while the gateway drains, as `_admit_api_agent_request` does (decision 0049).
- */
-export function unsupported(ctx: ApiContext): HttpResponse {
-  if (ctx.route.admits && ctx.deps.gateway.draining) return errorResponse(hermesErrors.draining());
-  const error = new HermeticError(
-    'HERMETIC_UNSUPPORTED_ROUTE',
-    `Hermes serves ${ctx.req.method} ${ctx.req.path}, but Hermetic emulates only /v1/runs, /api/sessions (list, create, get, update, delete, messages, chat), /health, /v1/health and /v1/capabilities.`,
-  );
-  return { status: 501, headers: [['Content-Type', 'application/json; charset=utf-8']], body: JSON.stringify(error.toJSON()) };
 }
 
 const FLAGS_BEFORE_IDEMPOTENCY = ['chat_completions', 'chat_completions_streaming', 'responses_api', 'responses_streaming', 'run_submission'];

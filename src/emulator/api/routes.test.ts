@@ -19,25 +19,52 @@ test('an empty id or a trailing slash does not match', () => {
   assert.equal(matchRoute('GET', '/v1/runs/a%7Bb').kind, 'not-found');
 });
 
-test('the routes Hermes serves and the emulator does not: the key where Hermes checks it first, draining where it admits a turn', () => {
-  const unsupported = ROUTES.filter((r) => r.operation === 'unsupported').map((r) => `${r.method} ${r.path} ${r.auth}${r.admits ? ' admits' : ''}`);
+test('the routes Hermes serves and the emulator does not: the key where Hermes checks it first, then the rest of its guard', () => {
+  const unsupported = ROUTES.filter((r) => r.operation === 'unsupported').map((r) => `${r.method} ${r.path} ${r.auth} ${r.guard}`);
   assert.deepEqual(unsupported, [
-    'GET /health/detailed key',
-    'GET /v1/models key',
-    'GET /api/model/options key',
-    'POST /v1/chat/completions key admits',
-    'POST /v1/responses key admits',
-    'GET /v1/skills key',
-    'GET /v1/toolsets key',
-    'POST /api/sessions/{session_id}/fork key',
-    'POST /api/sessions/{session_id}/chat/stream key admits',
-    'POST /api/sessions/{session_id}/model key',
+    'GET /health/detailed key key',
+    'GET /v1/models key key',
+    'GET /api/model/options key key',
+    'POST /v1/chat/completions key admitted',
+    'POST /v1/responses key admitted',
+    'GET /v1/skills key key',
+    'GET /v1/toolsets key key',
+    'POST /api/sessions/{session_id}/fork key key',
+    'POST /api/sessions/{session_id}/chat/stream key admitted',
+    'POST /api/sessions/{session_id}/model key key',
     // The browser-control flag comes first in Hermes (off at the pin's defaults: 404), so no key is asked.
-    'POST /v1/browser-control/register none',
-    'GET /v1/browser-control/ws none',
-    'POST /v1/artifacts/upload none',
-    'GET /v1/artifacts/download/{artifact_id} none',
+    'POST /v1/browser-control/register none feature',
+    'GET /v1/browser-control/ws none feature',
+    'POST /v1/artifacts/upload none feature',
+    'GET /v1/artifacts/download/{artifact_id} none feature',
+    // Registered by Hermes, not listed by /v1/capabilities (decision 0049, addendum).
+    'GET /v1/responses/{response_id} key key',
+    'DELETE /v1/responses/{response_id} key key',
+    'POST /api/platforms/{platform}/events none platform',
+    'GET /api/jobs key key',
+    'POST /api/jobs key key',
+    'GET /api/jobs/{job_id} key key',
+    'PATCH /api/jobs/{job_id} key key',
+    'DELETE /api/jobs/{job_id} key key',
+    'POST /api/jobs/{job_id}/pause key key',
+    'POST /api/jobs/{job_id}/resume key key',
+    'POST /api/jobs/{job_id}/run key draining',
+    'POST /v1/room-members/invitations key key',
+    'GET /v1/room-members/capabilities none room',
+    'POST /v1/room-members/grants/refresh none room-refresh',
+    'POST /v1/room-members/grants/revoke none room-revoke',
+    'POST /api/cron/fire none fire-token',
   ]);
   const match = matchRoute('GET', '/v1/models');
   assert.ok(match.kind === 'route' && match.route.operation === 'unsupported' && match.route.auth === 'key');
+});
+
+test('the unlisted routes keep aiohttp\'s method handling: a known path with another method is a 405 naming its methods', () => {
+  assert.deepEqual(matchRoute('POST', '/v1/responses/resp_1'), { kind: 'method-not-allowed', allowed: ['GET', 'DELETE'] });
+  assert.deepEqual(matchRoute('PUT', '/api/jobs'), { kind: 'method-not-allowed', allowed: ['GET', 'POST'] });
+  assert.deepEqual(matchRoute('POST', '/api/jobs/abc'), { kind: 'method-not-allowed', allowed: ['GET', 'PATCH', 'DELETE'] });
+  assert.deepEqual(matchRoute('GET', '/api/cron/fire'), { kind: 'method-not-allowed', allowed: ['POST'] });
+  assert.deepEqual(matchRoute('GET', '/v1/room-members/grants/revoke'), { kind: 'method-not-allowed', allowed: ['POST'] });
+  assert.equal(matchRoute('POST', '/v1/room-members/grants/revoke-exact').kind, 'not-found', 'a later Hermes\'s route, not the pin\'s');
+  assert.equal(matchRoute('GET', '/v1/responses').kind, 'method-not-allowed');
 });

@@ -2,7 +2,7 @@
 // each operation is bound in api/index.ts, so what names or counts requests (the journal, faults, metrics) reads the
 // table without loading a handler. The same routes are served under /p/{profile}/ (spec runs-api §1.1). Anything
 // else answers as aiohttp's router does.
-import { UNEMULATED_ROUTES } from './endpoints.js';
+import { KEY_FIRST, UNEMULATED_ROUTES, type UnemulatedGuard } from './endpoints.js';
 
 /** 'key': API key only; 'key-or-room': API key or a HermesRoom grant; 'none': open. */
 export type AuthRule = 'key' | 'key-or-room' | 'none';
@@ -14,11 +14,12 @@ export interface Route {
   readonly operation: Operation;
   readonly auth: AuthRule;
   /**
-   * Hermes admits the request as an agent turn (`@_admit_api_agent_request`): after the key check, a draining gateway
-   * answers 503. Marked on the routes the emulator does not reproduce, whose handler ('unsupported') reads it; the
+   * On the routes the emulator does not reproduce (operation 'unsupported'): how Hermes's handler begins
+   * (endpoints.ts). The key check is the `auth` rule; the 'unsupported' handler answers the rest of the guard (the
+   * draining 503 of an agent turn, the room-grant and fire-token refusals, the platform checks) before its 501. The
    * emulated agent routes (submit, session chat) check draining in their own handlers, in Hermes's order.
    */
-  readonly admits?: true;
+  readonly guard?: UnemulatedGuard;
 }
 
 /** The operations fault rules and the request journal match on (decision 0019). */
@@ -51,11 +52,10 @@ export const ROUTES: readonly Route[] = [
   // Hermes serves these too; the emulator says plainly that it does not (501 HERMETIC_UNSUPPORTED_ROUTE), once the
   // request is one Hermes would serve: each is guarded as Hermes's handler begins (endpoints.ts, decision 0049). Most
   // check the key first (a missing or wrong key is Hermes's 401), the agent turns then refuse while draining (503); the
-  // browser-control ones check their feature flag, off at the pin's defaults, before any key, so they ask none.
-  ...UNEMULATED_ROUTES.map(([method, path, guard]): Route =>
-    guard === 'feature'
-      ? { method, path, operation: 'unsupported', auth: 'none' }
-      : { method, path, operation: 'unsupported', auth: 'key', ...(guard === 'admitted' ? { admits: true as const } : {}) }),
+  // browser-control ones check their feature flag, off at the pin's defaults, before any key, so they ask none; the
+  // room-member, cron-fire and platform-event routes check no API key but credentials of their own, which the
+  // handler refuses as Hermes does without a room authority, Chronos settings or a platform adapter.
+  ...UNEMULATED_ROUTES.map(([method, path, guard]): Route => ({ method, path, operation: 'unsupported', auth: KEY_FIRST.has(guard) ? 'key' : 'none', guard })),
 ];
 
 export type RouteMatch =

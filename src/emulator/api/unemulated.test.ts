@@ -1,44 +1,92 @@
 // The Hermes routes the emulator does not reproduce, over both transports: each is guarded as Hermes's handler begins
-// (decision 0049). With a key configured, a missing or wrong key is Hermes's own 401 (the bytes and headers of the
-// /v1 routes' 401), the agent turns then refuse while draining, and only a request Hermes would serve gets the 501;
-// the middlewares (profile, CORS, body limit) and the router still answer first; with no key configured every request
-// goes through; the browser-control routes, whose feature flag Hermes checks first, ask no key.
+// (decision 0049 and its addendum). With a key configured, a missing or wrong key is Hermes's own 401 (the bytes and
+// headers of the /v1 routes' 401), the agent turns (and the jobs run trigger) then refuse while draining, and only a
+// request Hermes would serve gets the 501; the middlewares (profile, CORS, body limit) and the router still answer
+// first; with no key configured every key-guarded request goes through; the browser-control routes, whose feature
+// flag Hermes checks first, ask no key. The routes Hermes registers without listing them in /v1/capabilities are
+// here too, and those of them with credentials of their own (room grants, the cron fire token, platform events) get
+// Hermes's refusal whatever API key they present, as Hermes gives it without a room authority, Chronos settings or a
+// platform adapter.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeTransports, K, std, type Harness, type Reply } from '../../../test/support/harness.js';
-import { UNEMULATED_ROUTES } from './endpoints.js';
+import { ENDPOINTS, UNEMULATED_ROUTES, UNLISTED_ROUTES } from './endpoints.js';
+import { matchRoute } from './routes.js';
 
 const AUTH_401 = '{"error": {"message": "Invalid gateway API key (API_SERVER_KEY)", "type": "gateway_auth_error", "code": "gateway_auth_failed"}}';
 const ALICE_KEY = 'alice-key-0123456789';
 const ALICE = { Authorization: `Bearer ${ALICE_KEY}` };
 
-/** Hermes's handlers that call `_check_auth` first (api_server.py at the pin), by capabilities order. */
-const KEY_FIRST: Array<[string, string]> = [
-  ['GET', '/health/detailed'],
-  ['GET', '/v1/models'],
-  ['GET', '/api/model/options'],
-  ['GET', '/v1/skills'],
-  ['GET', '/v1/toolsets'],
-  ['POST', '/api/sessions/s1/fork'],
-  ['POST', '/api/sessions/s1/model'],
+/** [method, a request path, the route's template]. */
+type Case = readonly [string, string, string];
+
+/** Hermes's handlers that call `_check_auth` first (api_server.py at the pin), listed ones by capabilities order. */
+const KEY_FIRST: Case[] = [
+  ['GET', '/health/detailed', '/health/detailed'],
+  ['GET', '/v1/models', '/v1/models'],
+  ['GET', '/api/model/options', '/api/model/options'],
+  ['GET', '/v1/skills', '/v1/skills'],
+  ['GET', '/v1/toolsets', '/v1/toolsets'],
+  ['POST', '/api/sessions/s1/fork', '/api/sessions/{session_id}/fork'],
+  ['POST', '/api/sessions/s1/model', '/api/sessions/{session_id}/model'],
+  // Registered by Hermes, not listed by /v1/capabilities.
+  ['GET', '/v1/responses/resp_1', '/v1/responses/{response_id}'],
+  ['DELETE', '/v1/responses/resp_1', '/v1/responses/{response_id}'],
+  ['GET', '/api/jobs', '/api/jobs'],
+  ['POST', '/api/jobs', '/api/jobs'],
+  ['GET', '/api/jobs/0123456789ab', '/api/jobs/{job_id}'],
+  ['PATCH', '/api/jobs/0123456789ab', '/api/jobs/{job_id}'],
+  ['DELETE', '/api/jobs/0123456789ab', '/api/jobs/{job_id}'],
+  ['POST', '/api/jobs/0123456789ab/pause', '/api/jobs/{job_id}/pause'],
+  ['POST', '/api/jobs/0123456789ab/resume', '/api/jobs/{job_id}/resume'],
+  ['POST', '/v1/room-members/invitations', '/v1/room-members/invitations'],
 ];
 /** `@_admit_api_agent_request`: the same key check, then the draining 503. */
-const ADMITTED: Array<[string, string]> = [
-  ['POST', '/v1/chat/completions'],
-  ['POST', '/v1/responses'],
-  ['POST', '/api/sessions/s1/chat/stream'],
+const ADMITTED: Case[] = [
+  ['POST', '/v1/chat/completions', '/v1/chat/completions'],
+  ['POST', '/v1/responses', '/v1/responses'],
+  ['POST', '/api/sessions/s1/chat/stream', '/api/sessions/{session_id}/chat/stream'],
 ];
+/** `_check_auth`, then `_draining_response()`, in the handler itself: the same answers. */
+const DRAINING: Case[] = [['POST', '/api/jobs/0123456789ab/run', '/api/jobs/{job_id}/run']];
 /** The browser-control flag (off) comes before the key: no 401 to give. */
-const FLAG_FIRST: Array<[string, string]> = [
-  ['POST', '/v1/browser-control/register'],
-  ['GET', '/v1/browser-control/ws'],
-  ['POST', '/v1/artifacts/upload'],
-  ['GET', '/v1/artifacts/download/a1'],
+const FLAG_FIRST: Case[] = [
+  ['POST', '/v1/browser-control/register', '/v1/browser-control/register'],
+  ['GET', '/v1/browser-control/ws', '/v1/browser-control/ws'],
+  ['POST', '/v1/artifacts/upload', '/v1/artifacts/upload'],
+  ['GET', '/v1/artifacts/download/a1', '/v1/artifacts/download/{artifact_id}'],
 ];
-const GUARDED = [...KEY_FIRST, ...ADMITTED];
-const ALL = [...GUARDED, ...FLAG_FIRST];
+/** A HermesRoom grant checked first (`_room_grant_claims`), never the API key. */
+const ROOM: Case[] = [['GET', '/v1/room-members/capabilities', '/v1/room-members/capabilities']];
+/** `_read_json_body`, the route's field rule, then the grant. */
+const ROOM_BODY: Case[] = [
+  ['POST', '/v1/room-members/grants/refresh', '/v1/room-members/grants/refresh'],
+  ['POST', '/v1/room-members/grants/revoke', '/v1/room-members/grants/revoke'],
+];
+/** The Chronos fire token, never the API key. */
+const FIRE: Case[] = [['POST', '/api/cron/fire', '/api/cron/fire']];
+/** The platform name, then the platform's adapter, never the API key. */
+const PLATFORM: Case[] = [['POST', '/api/platforms/telegram/events', '/api/platforms/{platform}/events']];
 
-const bodyFor = (method: string): string | undefined => (method === 'POST' ? '{}' : undefined);
+const GUARDED = [...KEY_FIRST, ...ADMITTED, ...DRAINING];
+const TO_501 = [...GUARDED, ...FLAG_FIRST];
+/** The routes whose own credentials the emulator cannot honour: Hermes's refusal, never the 501. */
+const OWN_CREDENTIALS = [...ROOM, ...ROOM_BODY, ...FIRE, ...PLATFORM];
+const ALL = [...TO_501, ...OWN_CREDENTIALS];
+
+const ROOM_401 = std('Room authorization is invalid or expired.', 'invalid_room_grant', 'gateway_auth_error');
+const FIRE_401 = '{"error": "invalid fire token"}';
+const PLATFORM_503 = std('Platform adapter is not connected', 'platform_unavailable');
+/** Hermes's first answer on each own-credentials route, for a request with an empty JSON object body. */
+const REFUSAL: Record<string, [number, string]> = {
+  '/v1/room-members/capabilities': [401, ROOM_401],
+  '/v1/room-members/grants/refresh': [401, ROOM_401],
+  '/v1/room-members/grants/revoke': [401, ROOM_401],
+  '/api/cron/fire': [401, FIRE_401],
+  '/api/platforms/telegram/events': [503, PLATFORM_503],
+};
+
+const bodyFor = (method: string): string | undefined => (method === 'POST' || method === 'PATCH' ? '{}' : undefined);
 
 function notEmulated(reply: Reply, what: string): void {
   assert.equal(reply.status, 501, `${what}: ${reply.text}`);
@@ -55,18 +103,43 @@ async function send(h: Harness, method: string, path: string, options: Parameter
   return h.request(method, path, { body: bodyFor(method), ...options });
 }
 
+async function refusalOf(h: Harness, method: string, path: string, options: Parameters<Harness['request']>[2] = {}): Promise<[number, string]> {
+  const reply = await send(h, method, path, options);
+  return [reply.status, reply.text];
+}
+
 describeTransports('routes Hermes serves and the emulator does not', (open) => {
   it('the table: every route is guarded as Hermes\'s handler begins', () => {
     const guards = new Map(UNEMULATED_ROUTES.map(([method, path, guard]) => [`${method} ${path}`, guard]));
-    const sample = (path: string) => path.replace('/s1/', '/{session_id}/').replace('/a1', '/{artifact_id}');
-    assert.deepEqual(
-      [...guards.keys()].sort(),
-      ALL.map(([m, p]) => `${m} ${sample(p)}`).sort(),
-      'every endpoint /v1/capabilities lists and the emulator does not serve',
-    );
-    for (const [m, p] of KEY_FIRST) assert.equal(guards.get(`${m} ${sample(p)}`), 'key', p);
-    for (const [m, p] of ADMITTED) assert.equal(guards.get(`${m} ${sample(p)}`), 'admitted', p);
-    for (const [m, p] of FLAG_FIRST) assert.equal(guards.get(`${m} ${sample(p)}`), 'feature', p);
+    assert.deepEqual([...guards.keys()].sort(), ALL.map(([m, , t]) => `${m} ${t}`).sort(), 'every route Hermes registers and the emulator does not serve');
+    const expect = (cases: Case[], guard: string) => {
+      for (const [m, p, t] of cases) {
+        assert.equal(guards.get(`${m} ${t}`), guard, `${m} ${t}`);
+        const match = matchRoute(m, p);
+        assert.ok(match.kind === 'route' && match.route.path === t, `${m} ${p} routes to ${t}`);
+      }
+    };
+    expect(KEY_FIRST, 'key');
+    expect(ADMITTED, 'admitted');
+    expect(DRAINING, 'draining');
+    expect(FLAG_FIRST, 'feature');
+    expect(ROOM, 'room');
+    expect([ROOM_BODY[0]!], 'room-refresh');
+    expect([ROOM_BODY[1]!], 'room-revoke');
+    expect(FIRE, 'fire-token');
+    expect(PLATFORM, 'platform');
+    // Routes Hermes does not list stay out of the capabilities document (meta.ts reads ENDPOINTS only).
+    const listed = new Set(ENDPOINTS.map(([, m, p]) => `${m} ${p}`));
+    for (const [m, p] of UNLISTED_ROUTES) assert.ok(!listed.has(`${m} ${p}`), `${m} ${p} is not in /v1/capabilities`);
+  });
+
+  it('/v1/capabilities lists only what Hermes lists: none of the unlisted routes', async () => {
+    const h = await open();
+    const reply = await h.request('GET', '/v1/capabilities');
+    assert.equal(reply.status, 200);
+    const endpoints = reply.json().endpoints as Record<string, { method: string; path: string }>;
+    assert.deepEqual(Object.entries(endpoints).map(([name, e]) => [name, e.method, e.path]), ENDPOINTS);
+    for (const [, path] of UNLISTED_ROUTES) assert.ok(!reply.text.includes(`"${path}"`), path);
   });
 
   it('a key configured: no key, a wrong key or a room grant is Hermes\'s 401, the same answer as /v1/capabilities\' own', async () => {
@@ -81,7 +154,7 @@ describeTransports('routes Hermes serves and the emulator does not', (open) => {
       // `_check_auth` knows no room grants: the API-key 401, not invalid_room_grant.
       sameAnswer(await send(h, method, path, { headers: { Authorization: 'HermesRoom grant.token' } }), reference, `${method} ${path} with a grant`);
       // The key comes before the body is read: a body that is not JSON changes nothing.
-      if (method === 'POST') sameAnswer(await send(h, method, path, { auth: false, body: 'not json' }), reference, `${method} ${path}, body not JSON`);
+      if (bodyFor(method)) sameAnswer(await send(h, method, path, { auth: false, body: 'not json' }), reference, `${method} ${path}, body not JSON`);
       // The right key: Hermes would serve it; the emulator says it does not.
       notEmulated(await send(h, method, path), `${method} ${path} with the key`);
     }
@@ -123,29 +196,31 @@ describeTransports('routes Hermes serves and the emulator does not', (open) => {
       // An allowed Origin: the 401 carries the CORS headers, as any answer of the middleware chain does.
       const cors = await send(h, method, path, { auth: false, headers: { Origin: 'http://app.test' } });
       assert.deepEqual([cors.status, cors.text, cors.headers['access-control-allow-origin'], cors.headers.vary], [401, AUTH_401, 'http://app.test', 'Origin'], what);
-      const other = method === 'GET' ? 'POST' : 'GET';
-      const wrongMethod = await h.request(other, path, { auth: false });
-      assert.deepEqual([wrongMethod.status, wrongMethod.text, wrongMethod.headers.allow], [405, '405: Method Not Allowed', method], what);
-      if (method === 'POST') {
+      // aiohttp's router: a method the path does not have is its 405, naming the path's methods.
+      const wrongMethod = await h.request('PUT', path, { auth: false });
+      const allowed = matchRoute('PUT', path);
+      assert.ok(allowed.kind === 'method-not-allowed', what);
+      assert.deepEqual([wrongMethod.status, wrongMethod.text, wrongMethod.headers.allow], [405, '405: Method Not Allowed', [...allowed.allowed].sort().join(',')], what);
+      if (bodyFor(method)) {
         const big = await h.request(method, path, { auth: false, headers: { 'Content-Length': '10000001' } });
         assert.deepEqual([big.status, big.text], [413, std('Request body too large.', 'body_too_large')], what);
       }
     }
   });
 
-  it('no key configured: every request goes through to the 501, whatever it presents', async () => {
+  it('no key configured: every key-guarded request goes through to the 501, whatever it presents', async () => {
     const h = await open({ apiKey: null });
-    for (const [method, path] of ALL) {
+    for (const [method, path] of TO_501) {
       notEmulated(await send(h, method, path, { auth: false }), `${method} ${path} without a key`);
       notEmulated(await send(h, method, path, { headers: { Authorization: 'Bearer anything' } }), `${method} ${path} with a key`);
       notEmulated(await send(h, method, path, { headers: { Authorization: 'HermesRoom grant.token' } }), `${method} ${path} with a grant`);
     }
   });
 
-  it('the agent turns refuse while the gateway drains, after the key; the other routes do not drain', async () => {
+  it('the agent turns and the jobs run trigger refuse while the gateway drains, after the key; the other routes do not drain', async () => {
     const h = await open();
     await h.admin.gateway({ draining: true });
-    for (const [method, path] of ADMITTED) {
+    for (const [method, path] of [...ADMITTED, ...DRAINING]) {
       assert.equal((await send(h, method, path, { auth: false })).text, AUTH_401, `${path}: the key first`);
       const drained = await send(h, method, path);
       assert.deepEqual([drained.status, drained.text, drained.headers['retry-after']], [503, std('Gateway is draining existing work; retry shortly.', 'gateway_draining'), '1'], path);
@@ -153,8 +228,10 @@ describeTransports('routes Hermes serves and the emulator does not', (open) => {
       assert.equal(drained.headers['x-content-type-options'], 'nosniff', `${path}: the security headers`);
     }
     for (const [method, path] of [...KEY_FIRST, ...FLAG_FIRST]) notEmulated(await send(h, method, path), `${method} ${path} while draining`);
+    // The own-credentials refusals come before any draining check Hermes makes (the cron fire's is after its token).
+    for (const [method, path] of OWN_CREDENTIALS) assert.deepEqual(await refusalOf(h, method, path), REFUSAL[path], `${path} while draining`);
     await h.admin.gateway({ draining: false });
-    for (const [method, path] of ADMITTED) notEmulated(await send(h, method, path), `${path} after draining`);
+    for (const [method, path] of [...ADMITTED, ...DRAINING]) notEmulated(await send(h, method, path), `${path} after draining`);
   });
 
   it('routes Hermes does not guard stay open: the browser-control routes (flag first), /health and /v1/health', async () => {
@@ -172,5 +249,88 @@ describeTransports('routes Hermes serves and the emulator does not', (open) => {
     assert.equal((await h.request('GET', '/api/sessions', { headers: grant })).status, 200);
     const runs = await h.request('POST', '/v1/runs', { headers: grant, body: '{"input": "x"}' });
     assert.deepEqual([runs.status, runs.text], [401, std('Room authorization is invalid or expired.', 'invalid_room_grant', 'gateway_auth_error')]);
+  });
+
+  it('the room-member routes that take a grant: Hermes\'s 401 invalid_room_grant for no grant, any grant, the API key, or no key configured', async () => {
+    const h = await open();
+    // The same answer, headers included, as the grant refusal of /v1/runs.
+    const reference = await h.request('POST', '/v1/runs', { headers: { Authorization: 'HermesRoom grant.token' }, body: '{"input": "x"}' });
+    assert.deepEqual([reference.status, reference.text], [401, ROOM_401]);
+    for (const [method, path] of [...ROOM, ...ROOM_BODY]) {
+      for (const headers of [{}, { Authorization: 'HermesRoom grant.token' }, { Authorization: `Bearer ${K}` }, { Authorization: 'Bearer wrong' }] as Array<Record<string, string>>) {
+        sameAnswer(await send(h, method, path, { auth: false, headers }), reference, `${method} ${path} ${JSON.stringify(headers)}`);
+      }
+    }
+    const keyless = await open({ apiKey: null });
+    for (const [method, path] of [...ROOM, ...ROOM_BODY]) assert.deepEqual(await refusalOf(keyless, method, path, { auth: false }), [401, ROOM_401], `${path}, no key configured`);
+  });
+
+  it('grant refresh and revoke read the body first: Hermes\'s 400s before the grant is looked at', async () => {
+    const h = await open();
+    const grant = { Authorization: 'HermesRoom grant.token' };
+    for (const [method, path] of ROOM_BODY) {
+      assert.deepEqual(await refusalOf(h, method, path, { headers: grant, body: 'not json' }), [400, std('Invalid JSON in request body')], path);
+      assert.deepEqual(await refusalOf(h, method, path, { headers: grant, body: '[]' }), [400, std('Request body must be a JSON object')], path);
+      assert.deepEqual(await refusalOf(h, method, path, { auth: false, body: '"x"' }), [400, std('Request body must be a JSON object')], `${path}: no grant either`);
+    }
+    const refresh = ROOM_BODY[0]![1];
+    assert.deepEqual(await refusalOf(h, 'POST', refresh, { headers: grant, body: '{"ttl_seconds": 60, "grant": "x"}' }), [400, std('Grant refresh accepts only ttl_seconds.', 'invalid_room_grant_refresh')]);
+    assert.deepEqual(await refusalOf(h, 'POST', refresh, { headers: grant, body: '{"ttl_seconds": 60}' }), [401, ROOM_401]);
+    const revoke = ROOM_BODY[1]![1];
+    assert.deepEqual(await refusalOf(h, 'POST', revoke, { headers: grant, body: '{"ttl_seconds": 60}' }), [400, std('Grant revoke accepts no fields.', 'invalid_room_grant_revoke')]);
+    assert.deepEqual(await refusalOf(h, 'POST', revoke, { headers: grant, body: '{}' }), [401, ROOM_401]);
+  });
+
+  it('the cron fire: Hermes\'s 401 invalid fire token whatever is presented (no Chronos settings), the API key included', async () => {
+    for (const apiKey of [K, null]) {
+      const h = await open({ apiKey });
+      for (const headers of [{}, { Authorization: `Bearer ${K}` }, { Authorization: 'Bearer eyJhbGciOiJSUzI1NiJ9.e30.sig' }, { Authorization: 'HermesRoom grant.token' }] as Array<Record<string, string>>) {
+        const reply = await send(h, 'POST', '/api/cron/fire', { auth: false, headers, body: '{"job_id": "0123456789ab"}' });
+        assert.deepEqual([reply.status, reply.text], [401, FIRE_401], JSON.stringify(headers));
+        assert.equal(reply.headers['content-type'], 'application/json; charset=utf-8');
+        assert.equal(reply.headers['x-frame-options'], 'DENY', 'the security headers');
+      }
+    }
+  });
+
+  it('platform events: the name first (400), then no adapter connected (503); the API server itself takes none', async () => {
+    const h = await open();
+    const unsupported = std('Platform adapter does not support HTTP events', 'platform_http_events_unsupported');
+    const cases: Array<[string, number, string]> = [
+      ['telegram', 503, PLATFORM_503],
+      ['Google-Chat', 503, PLATFORM_503],
+      ['%20slack%09', 503, PLATFORM_503],
+      ['api_server', 503, unsupported],
+      ['API-Server', 503, unsupported],
+      ['bad.name', 400, std('Invalid platform name', 'invalid_platform')],
+      ['%20', 400, std('Invalid platform name', 'invalid_platform')],
+      ['t%C3%A9l%C3%A9gram', 400, std('Invalid platform name', 'invalid_platform')],
+    ];
+    for (const [platform, status, text] of cases) {
+      const path = `/api/platforms/${platform}/events`;
+      for (const headers of [{}, { Authorization: `Bearer ${K}` }] as Array<Record<string, string>>) {
+        assert.deepEqual(await refusalOf(h, 'POST', path, { auth: false, headers, body: 'not json' }), [status, text], `${platform} ${JSON.stringify(headers)}`);
+      }
+    }
+  });
+
+  it('the own-credentials routes still answer after the middlewares: the profile prefix, CORS, the body limit, the router', async () => {
+    const h = await open({ corsOrigins: ['http://app.test'], profiles: { alice: { apiKey: ALICE_KEY } } });
+    for (const [method, path] of OWN_CREDENTIALS) {
+      const what = `${method} ${path}`;
+      const profile = await send(h, method, `/p/nobody${path}`, { auth: false });
+      assert.deepEqual([profile.status, profile.text], [404, '{"error": "Unknown or unconfigured profile"}'], what);
+      assert.deepEqual(await refusalOf(h, method, `/p/alice${path}`, { auth: false }), REFUSAL[path], `${what} under /p/alice`);
+      const origin = await send(h, method, path, { auth: false, headers: { Origin: 'http://evil.test' } });
+      assert.deepEqual([origin.status, origin.text], [403, ''], what);
+      const cors = await send(h, method, path, { auth: false, headers: { Origin: 'http://app.test' } });
+      assert.deepEqual([cors.status, cors.text, cors.headers['access-control-allow-origin']], [...REFUSAL[path]!, 'http://app.test'], what);
+      const wrongMethod = await h.request(method === 'GET' ? 'POST' : 'GET', path, { auth: false });
+      assert.deepEqual([wrongMethod.status, wrongMethod.headers.allow], [405, method], what);
+      if (method === 'POST') {
+        const big = await h.request(method, path, { auth: false, headers: { 'Content-Length': '10000001' } });
+        assert.deepEqual([big.status, big.text], [413, std('Request body too large.', 'body_too_large')], what);
+      }
+    }
   });
 });

@@ -1,0 +1,85 @@
+// The routes Hermes serves that the emulator does not reproduce (operation 'unsupported'): the rest of the guard
+// Hermes's handler begins with, after the route table's key check, then a clear 501 (decision 0049). Which guard a
+// route has is data (endpoints.ts); what each answers is here.
+import { HermeticError } from '../../shared/errors.js';
+import { pyStrip, type PyValue } from '../../shared/python/index.js';
+import type { HttpResponse } from '../http.js';
+import { hermesErrors, type HermesError } from '../runs/hermes-errors.js';
+import { bodyObject } from '../sessions/index.js';
+import { errorResponse, jsonResponse } from '../wire/responses.js';
+import { roomGrantInvalid } from './auth.js';
+import { readJson } from './body.js';
+import type { ApiContext } from './context.js';
+
+const std = (status: number, message: string, code: string): HermesError => ({ status, message, type: 'invalid_request_error', code });
+
+/** Hermes's own answers on these routes before it would serve them (api_server.py, api_server_room_grants.py). */
+export const unemulatedErrors = {
+  roomRefreshFields: () => std(400, 'Grant refresh accepts only ttl_seconds.', 'invalid_room_grant_refresh'),
+  roomRevokeFields: () => std(400, 'Grant revoke accepts no fields.', 'invalid_room_grant_revoke'),
+  invalidPlatform: () => std(400, 'Invalid platform name', 'invalid_platform'),
+  platformUnavailable: () => std(503, 'Platform adapter is not connected', 'platform_unavailable'),
+  platformEventsUnsupported: () => std(503, 'Platform adapter does not support HTTP events', 'platform_http_events_unsupported'),
+} as const;
+
+/** `_handle_cron_fire`'s refusal: `error` is a plain string here. */
+const fireTokenRefused = (): HttpResponse => jsonResponse(401, new Map<string, PyValue>([['error', 'invalid fire token']]));
+
+/**
+ * `_normalize_callback_platform`: stripped, lower-cased, `-` made `_`, then `[a-z0-9_]+` or nothing.
+ * @example callbackPlatform(' Google-Chat ') // 'google_chat'
+ */
+export function callbackPlatform(value: string): string {
+  const normalized = pyStrip(value).toLowerCase().replace(/-/g, '_');
+  return /^[a-z0-9_]+$/.test(normalized) ? normalized : '';
+}
+
+/**
+ * What Hermes answers before it would serve the request, or null when it would go on to serve it. The key check has
+ * passed (or the route asks none).
+ */
+async function guardAnswer(ctx: ApiContext): Promise<HttpResponse | null> {
+  switch (ctx.route.guard) {
+    case 'admitted':
+    case 'draining':
+      return ctx.deps.gateway.draining ? errorResponse(hermesErrors.draining()) : null;
+    case 'room':
+      // `_room_grant_claims`: no grant is "room grant is missing"; a grant cannot be verified without a room authority.
+      return errorResponse(roomGrantInvalid());
+    case 'room-refresh':
+    case 'room-revoke': {
+      const body = bodyObject(await readJson(ctx.req));
+      if (!body.ok) return errorResponse(body.error);
+      if (ctx.route.guard === 'room-refresh' && [...body.value.keys()].some((k) => k !== 'ttl_seconds')) return errorResponse(unemulatedErrors.roomRefreshFields());
+      if (ctx.route.guard === 'room-revoke' && body.value.size > 0) return errorResponse(unemulatedErrors.roomRevokeFields());
+      return errorResponse(roomGrantInvalid());
+    }
+    case 'fire-token':
+      // The Chronos verifier refuses every token while `cron.chronos.expected_audience` is unset (Hermes's default).
+      return fireTokenRefused();
+    case 'platform': {
+      const platform = callbackPlatform(ctx.params.platform ?? '');
+      if (platform === '') return errorResponse(unemulatedErrors.invalidPlatform());
+      // `request.app["api_server_adapter"]` is the API server itself, which verifies no platform events; no other
+      // platform adapter is connected to the emulated gateway.
+      return errorResponse(platform === 'api_server' ? unemulatedErrors.platformEventsUnsupported() : unemulatedErrors.platformUnavailable());
+    }
+    default:
+      return null;
+  }
+}
+
+/**
+ * A Hermes route the emulator does not reproduce: Hermes's own answers up to where it would serve the request (the
+ * draining 503 of an agent turn, the refusals of credentials the emulator cannot honour), then a clear 501 rather
+ * than a 404 that looks like Hermes's (decision 0049).
+ */
+export async function unsupported(ctx: ApiContext): Promise<HttpResponse> {
+  const answer = await guardAnswer(ctx);
+  if (answer) return answer;
+  const error = new HermeticError(
+    'HERMETIC_UNSUPPORTED_ROUTE',
+    `Hermes serves ${ctx.req.method} ${ctx.req.path}, but Hermetic emulates only /v1/runs, /api/sessions (list, create, get, update, delete, messages, chat), /health, /v1/health and /v1/capabilities.`,
+  );
+  return { status: 501, headers: [['Content-Type', 'application/json; charset=utf-8']], body: JSON.stringify(error.toJSON()) };
+}
