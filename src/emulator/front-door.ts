@@ -1,14 +1,15 @@
 // The front door of both transports: which namespace a request is for (x-hermetic-namespace header or /ns/<name>
 // prefix; a bad name is a 400), then that namespace's pipeline (namespaces/namespace.ts: journal → faults → app.ts).
-// A namespace is created by its first request, with two exceptions answered here that create nothing (decision 0028):
-// a request refused for its credentials (the API key of the route, or the admin key) to a namespace not used yet,
-// and a new namespace past the cap when no idle one can be evicted (503 HERMETIC_NAMESPACE_LIMIT).
+// A namespace is created by its first request, with exceptions answered here that create nothing (decision 0028): a
+// request refused for its credentials (the API key of the route, or the admin key) to a namespace not used yet, a
+// request to a route that refuses every request (decision 0049), and a new namespace past the cap when no idle one can
+// be evicted (503 HERMETIC_NAMESPACE_LIMIT).
 import { HermeticError, isHermeticError } from '../shared/errors.js';
 import { ADMIN_PREFIX } from './admin/routes.js';
 import { refuseAdminKey, renderAdminError } from './admin/index.js';
 import { contentEncoding } from './api/body.js';
 import { codingOf, ZSTD_REFUSAL } from './api/content-encoding.js';
-import { refuseUnauthenticated } from './api/index.js';
+import { refuseAlways, refuseUnauthenticated } from './api/index.js';
 import { finish } from './app.js';
 import { handleConsole, isConsolePath } from './console/serve.js';
 import type { GatewaySettings } from './gateway.js';
@@ -70,6 +71,9 @@ export function createFrontDoor(namespaces: Namespaces, options: ParsedEmulatorO
     const started = performance.now();
     const refused = refusal(routed);
     if (refused) return Promise.resolve(told(name, routed, finish(refused, freshClock), started));
+    // A route that refuses every request (a credential the emulator cannot honour): answered without a namespace too.
+    const always = refuseAlways(routed, fresh);
+    if (always) return always.then((answer) => told(name, routed, finish(answer, freshClock), started));
     let ns;
     try {
       ns = namespaces.get(name);

@@ -25,7 +25,7 @@ import { runEvents } from './run-events.js';
 import { approveRun, getRun, steerRun, stopRun, submitRun } from './runs.js';
 import { decodeSegment, matchRoute, type Operation, type Route, type RouteMatch } from './routes.js';
 import { createSession, deleteSession, getSession, listSessions, patchSession, sessionChat, sessionMessages } from './sessions.js';
-import { unsupported } from './unemulated.js';
+import { ALWAYS_REFUSED, guardAnswer, unsupported } from './unemulated.js';
 
 export type { ApiDeps } from './context.js';
 
@@ -145,6 +145,28 @@ export function refuseUnauthenticated(req: HttpRequest, gateway: GatewaySettings
   if (at.kind !== 'route') return null;
   const refusal = authorize(req, gateway, at.route, at.profile);
   return refusal ? withCors({ response: withSecurityHeaders(refusal), raised: false }, at.cors) : null;
+}
+
+/**
+ * For a route whose guard refuses every request (unemulated.ts ALWAYS_REFUSED: credentials the emulator cannot honour,
+ * a platform that is not connected), the answer handleApi would give, without a namespace; null for any other. The
+ * front door asks this of a namespace not created yet, as it asks refuseUnauthenticated (decision 0028).
+ */
+export function refuseAlways(req: HttpRequest, gateway: GatewaySettings): Promise<HttpResponse> | null {
+  const at = gate(req, gateway);
+  if (at.kind !== 'route' || at.route.guard === undefined || !ALWAYS_REFUSED.has(at.route.guard)) return null;
+  const { route, params, cors } = at;
+  return (async () => {
+    try {
+      const answer = await guardAnswer(req, route.guard, params, gateway.draining);
+      if (answer === null) throw new Error(`the ${String(route.guard)} guard let ${req.method} ${req.path} through`);
+      return withCors({ response: withSecurityHeaders(answer), raised: false }, cors);
+    } catch (e) {
+      // A body aiohttp's parser refuses as the message completes: its own page, as routed() gives it.
+      if (e instanceof ParserRefusal) return e.response;
+      throw e;
+    }
+  })();
 }
 
 async function routed(req: HttpRequest, deps: ApiDeps, route: Route, params: Record<string, string>, profile: string | null): Promise<Outcome> {

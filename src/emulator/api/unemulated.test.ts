@@ -314,6 +314,24 @@ describeTransports('routes Hermes serves and the emulator does not', (open) => {
     }
   });
 
+  it('the routes that refuse every request answer a namespace not created yet with the same bytes, and create nothing', async () => {
+    const h = await open();
+    const cases: Array<[string, string, string | undefined]> = [
+      ['GET', '/v1/room-members/capabilities', undefined],
+      ['POST', '/v1/room-members/grants/refresh', '{"ttl_seconds": 60}'],
+      ['POST', '/v1/room-members/grants/revoke', 'not json'],
+      ['POST', '/api/cron/fire', '{"job_id": "0123456789ab"}'],
+      ['POST', '/api/platforms/telegram/events', '{}'],
+      ['POST', '/api/platforms/bad.name/events', '{}'],
+    ];
+    for (const [method, path, body] of cases) {
+      const known = await send(h, method, path, { auth: false, ...(body === undefined ? {} : { body }) });
+      const fresh = await send(h, method, `/ns/never${path}`, { auth: false, ...(body === undefined ? {} : { body }) });
+      sameAnswer(fresh, known, `${method} ${path}`);
+    }
+    assert.ok(!(await h.admin.namespaces()).namespaces.some((n) => n.name === 'never'), 'a request that can only be refused creates no namespace');
+  });
+
   it('the own-credentials routes still answer after the middlewares: the profile prefix, CORS, the body limit, the router', async () => {
     const h = await open({ corsOrigins: ['http://app.test'], profiles: { alice: { apiKey: ALICE_KEY } } });
     for (const [method, path] of OWN_CREDENTIALS) {

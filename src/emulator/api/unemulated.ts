@@ -3,13 +3,14 @@
 // route has is data (endpoints.ts); what each answers is here.
 import { HermeticError } from '../../shared/errors.js';
 import { pyStrip, type PyValue } from '../../shared/python/index.js';
-import type { HttpResponse } from '../http.js';
+import type { HttpRequest, HttpResponse } from '../http.js';
 import { hermesErrors, type HermesError } from '../runs/hermes-errors.js';
 import { bodyObject } from '../sessions/index.js';
 import { errorResponse, jsonResponse } from '../wire/responses.js';
 import { roomGrantInvalid } from './auth.js';
 import { readJson } from './body.js';
 import type { ApiContext } from './context.js';
+import type { UnemulatedGuard } from './endpoints.js';
 
 const std = (status: number, message: string, code: string): HermesError => ({ status, message, type: 'invalid_request_error', code });
 
@@ -35,30 +36,37 @@ export function callbackPlatform(value: string): string {
 }
 
 /**
+ * The guards that refuse every request, whatever a namespace holds: credentials the emulator cannot honour, a platform
+ * that is not connected. The front door answers them for a namespace not created yet (index.ts
+ * `refuseUnauthenticated`), so a request that can only be refused creates nothing (decision 0028).
+ */
+export const ALWAYS_REFUSED: ReadonlySet<UnemulatedGuard> = new Set(['room', 'room-refresh', 'room-revoke', 'fire-token', 'platform']);
+
+/**
  * What Hermes answers before it would serve the request, or null when it would go on to serve it. The key check has
  * passed (or the route asks none).
  */
-async function guardAnswer(ctx: ApiContext): Promise<HttpResponse | null> {
-  switch (ctx.route.guard) {
+export async function guardAnswer(req: HttpRequest, guard: UnemulatedGuard | undefined, params: Readonly<Record<string, string>>, draining: boolean): Promise<HttpResponse | null> {
+  switch (guard) {
     case 'admitted':
     case 'draining':
-      return ctx.deps.gateway.draining ? errorResponse(hermesErrors.draining()) : null;
+      return draining ? errorResponse(hermesErrors.draining()) : null;
     case 'room':
       // `_room_grant_claims`: no grant is "room grant is missing"; a grant cannot be verified without a room authority.
       return errorResponse(roomGrantInvalid());
     case 'room-refresh':
     case 'room-revoke': {
-      const body = bodyObject(await readJson(ctx.req));
+      const body = bodyObject(await readJson(req));
       if (!body.ok) return errorResponse(body.error);
-      if (ctx.route.guard === 'room-refresh' && [...body.value.keys()].some((k) => k !== 'ttl_seconds')) return errorResponse(unemulatedErrors.roomRefreshFields());
-      if (ctx.route.guard === 'room-revoke' && body.value.size > 0) return errorResponse(unemulatedErrors.roomRevokeFields());
+      if (guard === 'room-refresh' && [...body.value.keys()].some((k) => k !== 'ttl_seconds')) return errorResponse(unemulatedErrors.roomRefreshFields());
+      if (guard === 'room-revoke' && body.value.size > 0) return errorResponse(unemulatedErrors.roomRevokeFields());
       return errorResponse(roomGrantInvalid());
     }
     case 'fire-token':
       // The Chronos verifier refuses every token while `cron.chronos.expected_audience` is unset (Hermes's default).
       return fireTokenRefused();
     case 'platform': {
-      const platform = callbackPlatform(ctx.params.platform ?? '');
+      const platform = callbackPlatform(params.platform ?? '');
       if (platform === '') return errorResponse(unemulatedErrors.invalidPlatform());
       // `request.app["api_server_adapter"]` is the API server itself, which verifies no platform events; no other
       // platform adapter is connected to the emulated gateway.
@@ -75,7 +83,7 @@ async function guardAnswer(ctx: ApiContext): Promise<HttpResponse | null> {
  * than a 404 that looks like Hermes's (decision 0049).
  */
 export async function unsupported(ctx: ApiContext): Promise<HttpResponse> {
-  const answer = await guardAnswer(ctx);
+  const answer = await guardAnswer(ctx.req, ctx.route.guard, ctx.params, ctx.deps.gateway.draining);
   if (answer) return answer;
   const error = new HermeticError(
     'HERMETIC_UNSUPPORTED_ROUTE',
