@@ -98,3 +98,19 @@ test('content: the user text on the turn, the reply on the chat, arguments and r
   assert.equal(by('hermes.session')['gen_ai.system_instructions'], JSON.stringify([{ type: 'text', content: 'be brief' }]));
   assert.equal(by('hermes.session')['hermes.session.title'], 'T');
 });
+
+test('the session\'s other Hermes fields are root-span attributes; free texts only with the content, model_config never', () => {
+  const attributes = JSON.stringify({
+    title_source: 'llm', chat_type: 'dm', pinned: 1, tool_names: ['terminal', 'web_search'], model_config: { provider: 'custom' },
+    handoff_error: 'token expired', last_activity_description: 'running terminal', compression_fallback_streak: 2,
+  });
+  const rows = [{ table: 'sessions' as const, rows: [session({ attributes })] }, { table: 'messages' as const, rows: MESSAGES }];
+  const root = (content: boolean) => Object.fromEntries(Object.entries(batchTelemetry(batch(rows), NO_CONTEXT, { content }).spans.find((s) => s.name === 'hermes.session')!.attributes)
+    .filter(([k]) => /^hermes\.session\.(title_source|chat_type|pinned|tool_names|model_config|handoff_error|last_activity_description|compression_fallback_streak)$/.test(k)));
+  const always = { 'hermes.session.title_source': 'llm', 'hermes.session.chat_type': 'dm', 'hermes.session.pinned': 1, 'hermes.session.tool_names': ['terminal', 'web_search'], 'hermes.session.compression_fallback_streak': 2 };
+  assert.deepEqual(root(false), always);
+  assert.deepEqual(root(true), { ...always, 'hermes.session.handoff_error': 'token expired', 'hermes.session.last_activity_description': 'running terminal' });
+  // No attributes (a dataset from before version 7, or nothing set): nothing added.
+  const plain = batchTelemetry(batch([{ table: 'sessions' as const, rows: [session({ attributes: null })] }]), NO_CONTEXT, { content: true });
+  assert.deepEqual(Object.keys(plain.spans.find((s) => s.name === 'hermes.session')!.attributes).filter((k) => k.startsWith('hermes.session.') && !['id', 'profile', 'source', 'open', 'message_count', 'tool_call_count', 'end_reason', 'parent_id', 'lineage_kind', 'title'].includes(k.slice(15))), []);
+});

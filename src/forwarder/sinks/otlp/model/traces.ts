@@ -63,6 +63,31 @@ export function usageAttributes(s: RecordOf): Record<string, AttrValue> {
   return out;
 }
 
+/** Free texts among a session's attributes (decision 0050): sent only with the content, as the title is. */
+const FREE_TEXT: ReadonlySet<string> = new Set(['handoff_error', 'compression_failure_error', 'last_activity_description', 'last_activity_provenance']);
+
+/**
+ * Hermes's other session fields (`sessions.attributes`, decision 0050) as `hermes.session.<name>`: numbers, texts and
+ * the list of tools used; `model_config` is not sent (its shape is Hermes's runtime configuration, not telemetry).
+ */
+function sessionExtras(attributes: unknown, content: boolean): Record<string, AttrValue> {
+  if (typeof attributes !== 'string') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(attributes);
+  } catch {
+    return {};
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return {};
+  const out: Record<string, AttrValue> = {};
+  for (const [k, v] of Object.entries(parsed as Record<string, unknown>)) {
+    if (k === 'model_config' || (FREE_TEXT.has(k) && !content)) continue;
+    if (typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))) out[`hermes.session.${k}`] = v;
+    else if (Array.isArray(v) && v.every((x) => typeof x === 'string')) out[`hermes.session.${k}`] = v as string[];
+  }
+  return out;
+}
+
 function rootSpan(key: SessionKey, s: RecordOf, content: boolean): SpanModel {
   const provider = text(s.provider);
   const attributes: Record<string, AttrValue> = {
@@ -82,6 +107,7 @@ function rootSpan(key: SessionKey, s: RecordOf, content: boolean): SpanModel {
     ...(text(s.parent_session_id) ? { 'hermes.session.parent_id': s.parent_session_id as string } : {}),
     ...(text(s.lineage_kind) ? { 'hermes.session.lineage_kind': s.lineage_kind as string } : {}),
     ...(content && text(s.title) ? { 'hermes.session.title': s.title as string } : {}),
+    ...sessionExtras(s.attributes, content),
     ...(content && text(s.system_prompt) ? { 'gen_ai.system_instructions': JSON.stringify([{ type: 'text', content: s.system_prompt }]) } : {}),
   };
   const start = num(s.started_at);
