@@ -94,12 +94,14 @@ export function terminalWidth(env: NodeJS.ProcessEnv = process.env, stdout: { is
   return DEFAULT_WIDTH;
 }
 
-/** The dataset, read-only; one written by an older Hermetic is migrated first (that builds its usage ledger). */
+/** The dataset, read-only; one written by an older Hermetic is migrated first (before version 3 that builds its usage ledger). */
 export function openForReport(home: string): Db {
   let db = openDatasetReadOnly(home);
-  if ((db.pragma('user_version', { simple: true }) as number) < DATASET_VERSION) {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version < DATASET_VERSION) {
     db.close();
-    console.error('hermetic: upgrading the dataset to this version (building its usage ledger) before the first report…');
+    // Before version 3 the upgrade builds the usage ledger from every session (it can take a while); later ones add columns.
+    console.error(`hermetic: upgrading the dataset from version ${version} to ${DATASET_VERSION}${version < 3 ? ' (building its usage ledger)' : ''} before the first report…`);
     openDataset(home).close();
     db = openDatasetReadOnly(home);
   }

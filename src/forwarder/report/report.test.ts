@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { generate } from '../../state-db/generate/index.js';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { reportCommand, terminalWidth } from '../cli/report.js';
+import { DATASET_VERSION } from '../dataset/columns.js';
 import { Zone } from '../ledger/zone.js';
 import { forwarderRig } from '../testing/index.js';
 import { DIMENSIONS, MEASURES, parseFilters, renderSummary, renderTable, resolveWindow, usageReport, type UsageReport } from './index.js';
@@ -469,7 +470,7 @@ describe('an older dataset', () => {
         if (tz === undefined) delete process.env.HERMETIC_TZ;
         else process.env.HERMETIC_TZ = tz;
       }
-      assert.deepEqual(err, ['hermetic: upgrading the dataset to this version (building its usage ledger) before the first report…']);
+      assert.deepEqual(err, [`hermetic: upgrading the dataset from version 1 to ${DATASET_VERSION} (building its usage ledger) before the first report…`]);
       assert.deepEqual(JSON.parse(out.join('\n')), before);
     } finally {
       done();
