@@ -389,6 +389,13 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       assert.equal((await hermetic('forward', '--once', '--state-db', path, '--home', h)).status, 0);
       const after = JSON.parse((await inProcess('status', '--state-db', path, '--home', h, '--json')).stdout) as { stores: { pending: unknown }[] };
       assert.deepEqual(after.stores[0]!.pending, { sessions: 0, messages: 0, removed: 0, waiting: 0, oldest_at: null, lag_seconds: null });
+      // A field changed in place, with no new activity: a session to read again, but no change time to give.
+      const pin = new Database(path);
+      pin.prepare("UPDATE sessions SET pinned = 1 WHERE id = 'old'").run();
+      pin.close();
+      const pinned = JSON.parse((await inProcess('status', '--state-db', path, '--home', h, '--json')).stdout) as { stores: { pending: unknown }[] };
+      assert.deepEqual(pinned.stores[0]!.pending, { sessions: 1, messages: 0, removed: 0, waiting: 0, oldest_at: null, lag_seconds: null });
+      assert.match((await inProcess('status', '--state-db', path, '--home', h)).stdout, /\n {2}pending: 1 session to read \(0 new messages; changed in place, no new activity\)\n/);
       // The file replaced by a copy (a restore): another identity, read whole by the next pass.
       const before = (after.stores[0] as unknown as { identity: string }).identity;
       copyFileSync(path, `${path}.copy`);

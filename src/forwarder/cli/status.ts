@@ -89,7 +89,8 @@ export async function statusCommand(argv: string[]): Promise<number> {
       const now = Date.now() / 1000;
       if (readError === null && r.exists && !r.source && !r.problem) {
         try {
-          pending = pendingOf(r.path, db ? readCursors(db, r.path) : NO_CURSORS(), now);
+          const seen = db ? new Map(db.prepare('SELECT session_id, last_activity_at FROM sessions WHERE store = ?').raw().all(r.path) as [string, number][]) : new Map<string, number>();
+          pending = pendingOf(r.path, db ? readCursors(db, r.path) : NO_CURSORS(), now, seen);
         } catch (e) {
           const failure = storeFailure(r.path, e);
           if (failure === null) throw e;
@@ -156,8 +157,9 @@ export async function statusCommand(argv: string[]): Promise<number> {
 function pendingText(p: NonNullable<StoreStatus['pending']>): string {
   const parts: string[] = [];
   if (p.sessions > 0) {
+    // No time: every one changed in place (a field, a settled cost, a new dataset version), with no new activity.
     const lag = p.lag_seconds === null ? '' : `, the oldest change ${lagText(p.lag_seconds)} ago (${p.oldest_at})`;
-    parts.push(`${plural(p.sessions, 'session')} to read (${plural(p.messages, 'new message')})${lag}`);
+    parts.push(`${plural(p.sessions, 'session')} to read (${plural(p.messages, 'new message')}${p.lag_seconds === null ? '; changed in place, no new activity' : ''})${lag}`);
   }
   if (p.removed > 0) parts.push(`${plural(p.removed, 'session')} Hermes has deleted`);
   if (p.waiting > 0) parts.push(`${plural(p.waiting, 'session')} waiting in quarantine`);

@@ -15,8 +15,9 @@ export interface Pending {
   /** Quarantined sessions whose retry time has not come (not counted in `sessions`). */
   waiting: number;
   /**
-   * Epoch seconds of the oldest change not read: a session's first unread message, else (a row or usage change, or a
-   * session with no message yet) its last recorded activity. Null when nothing is pending.
+   * Epoch seconds of the oldest change not read: a session's first unread message, else (a new session, or a row or
+   * usage change with activity the dataset has not seen) its last recorded activity. Null when nothing is pending or
+   * no pending change has a time.
    */
   oldestAt: number | null;
   /** The store's identity now (device and inode, schema version, file generation: reader/store.ts `facts`). */
@@ -25,8 +26,12 @@ export interface Pending {
   replaced: boolean;
 }
 
-/** What a pass over the store at `path` would read now, judged against the dataset's committed cursors. */
-export function pendingOf(path: string, cursors: Cursors, now: number): Pending {
+/**
+ * What a pass over the store at `path` would read now, judged against the dataset's committed cursors. `seen` is the
+ * last activity the dataset holds per session: a session to read again with no activity after it (a field changed in
+ * place, a settled cost, a new dataset version) is counted, but gives no time to the oldest change.
+ */
+export function pendingOf(path: string, cursors: Cursors, now: number, seen: ReadonlyMap<string, number> = new Map()): Pending {
   const conn = openStore(path);
   try {
     const reader = new StoreReader(conn.db, path);
@@ -39,6 +44,8 @@ export function pendingOf(path: string, cursors: Cursors, now: number): Pending 
     for (const m of plan.todo) {
       const u = unread.get(m.id);
       if (u) messages += u.count;
+      const last = seen.get(m.id);
+      if (!u && last !== undefined && m.activity <= last) continue;
       const at = u?.first ?? m.activity;
       if (Number.isFinite(at) && at > 0 && (oldestAt === null || at < oldestAt)) oldestAt = at;
     }
