@@ -9,7 +9,7 @@ import { ADMIN_PREFIX } from './admin/routes.js';
 import { refuseAdminKey, renderAdminError } from './admin/index.js';
 import { contentEncoding } from './api/body.js';
 import { codingOf, ZSTD_REFUSAL } from './api/content-encoding.js';
-import { refuseAlways, refuseUnauthenticated } from './api/index.js';
+import { refuseFresh } from './api/index.js';
 import { finish } from './app.js';
 import { handleConsole, isConsolePath } from './console/serve.js';
 import type { GatewaySettings } from './gateway.js';
@@ -34,9 +34,9 @@ export function createFrontDoor(namespaces: Namespaces, options: ParsedEmulatorO
   /** What a new namespace's clock would read now (its Date header). */
   const freshClock = { now: () => options.time ?? Date.now() / 1000 };
 
-  /** The answer a namespace not created yet would give without running anything, when it is a credentials refusal. */
-  const refusal = (req: HttpRequest): HttpResponse | null =>
-    req.path === ADMIN_PREFIX || req.path.startsWith(`${ADMIN_PREFIX}/`) ? refuseAdminKey(req, options.adminKey) : refuseUnauthenticated(req, fresh);
+  /** The answer a namespace not created yet would give without running anything, when it can only refuse. */
+  const refusal = (req: HttpRequest): HttpResponse | Promise<HttpResponse> | null =>
+    req.path === ADMIN_PREFIX || req.path.startsWith(`${ADMIN_PREFIX}/`) ? refuseAdminKey(req, options.adminKey) : refuseFresh(req, fresh);
 
   /** Tells the onRequest listener (`hermetic serve`'s log line) of an answer no namespace journaled. */
   const told = (name: string, req: HttpRequest, response: HttpResponse, started: number): HttpResponse => {
@@ -70,10 +70,7 @@ export function createFrontDoor(namespaces: Namespaces, options: ParsedEmulatorO
     if (existing) return existing.handle(routed);
     const started = performance.now();
     const refused = refusal(routed);
-    if (refused) return Promise.resolve(told(name, routed, finish(refused, freshClock), started));
-    // A route that refuses every request (a credential the emulator cannot honour): answered without a namespace too.
-    const always = refuseAlways(routed, fresh);
-    if (always) return always.then((answer) => told(name, routed, finish(answer, freshClock), started));
+    if (refused) return Promise.resolve(refused).then((answer) => told(name, routed, finish(answer, freshClock), started));
     let ns;
     try {
       ns = namespaces.get(name);

@@ -136,26 +136,18 @@ export async function handleApi(req: HttpRequest, deps: ApiDeps): Promise<HttpRe
 }
 
 /**
- * The 401 this request gets from a gateway with these settings, before any handler could run; null when it passes
- * the key check (or is answered before it). The front door asks this of a namespace not created yet, so a request
- * refused for its credentials creates nothing (decision 0028); the answer is the same bytes handleApi would give.
+ * The answer a namespace not created yet gives when it can only refuse, before any handler state is needed: Hermes's
+ * 401 for the route's key, or, for a route whose guard refuses every request (unemulated.ts ALWAYS_REFUSED: credentials
+ * the emulator cannot honour, a platform that is not connected), that refusal; null when the request goes on. The
+ * front door asks this so such a request creates nothing (decision 0028); the bytes are those handleApi would give.
  */
-export function refuseUnauthenticated(req: HttpRequest, gateway: GatewaySettings): HttpResponse | null {
+export function refuseFresh(req: HttpRequest, gateway: GatewaySettings): HttpResponse | Promise<HttpResponse> | null {
   const at = gate(req, gateway);
   if (at.kind !== 'route') return null;
-  const refusal = authorize(req, gateway, at.route, at.profile);
-  return refusal ? withCors({ response: withSecurityHeaders(refusal), raised: false }, at.cors) : null;
-}
-
-/**
- * For a route whose guard refuses every request (unemulated.ts ALWAYS_REFUSED: credentials the emulator cannot honour,
- * a platform that is not connected), the answer handleApi would give, without a namespace; null for any other. The
- * front door asks this of a namespace not created yet, as it asks refuseUnauthenticated (decision 0028).
- */
-export function refuseAlways(req: HttpRequest, gateway: GatewaySettings): Promise<HttpResponse> | null {
-  const at = gate(req, gateway);
-  if (at.kind !== 'route' || at.route.guard === undefined || !ALWAYS_REFUSED.has(at.route.guard)) return null;
-  const { route, params, cors } = at;
+  const { route, params, profile, cors } = at;
+  const refusal = authorize(req, gateway, route, profile);
+  if (refusal) return withCors({ response: withSecurityHeaders(refusal), raised: false }, cors);
+  if (route.guard === undefined || !ALWAYS_REFUSED.has(route.guard)) return null;
   return (async () => {
     try {
       const answer = await guardAnswer(req, route.guard, params, gateway.draining);

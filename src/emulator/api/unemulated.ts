@@ -38,7 +38,7 @@ export function callbackPlatform(value: string): string {
 /**
  * The guards that refuse every request, whatever a namespace holds: credentials the emulator cannot honour, a platform
  * that is not connected. The front door answers them for a namespace not created yet (index.ts
- * `refuseUnauthenticated`), so a request that can only be refused creates nothing (decision 0028).
+ * `refuseFresh`), so a request that can only be refused creates nothing (decision 0028).
  */
 export const ALWAYS_REFUSED: ReadonlySet<UnemulatedGuard> = new Set(['room', 'room-refresh', 'room-revoke', 'fire-token', 'platform']);
 

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { parseFlags } from '../../cli/args.js';
 import { DATASET_TABLES } from '../dataset/columns.js';
 import { findStores, hermeticHome } from '../pipeline/forwarder.js';
-import { readStore, storeFailure } from '../reader/index.js';
+import { storeFailure } from '../reader/index.js';
 import { pendingOf, type Pending } from '../pipeline/pending.js';
 import { HermeticError } from '../../shared/errors.js';
 import { DATASET_FILE, openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
@@ -77,20 +77,15 @@ export async function statusCommand(argv: string[]): Promise<number> {
           readError = `${e.message} [${e.code}]`;
         }
       } else if (!r.exists) readError = `${r.path} does not exist${r.backend === 'postgres' ? ': this profile uses the PostgreSQL backend' : ' (yet: forward waits for Hermes to create it)'}`;
-      else {
-        try {
-          [schema, journal] = readStore(r.path, (d) => [
-            d.prepare("SELECT name FROM sqlite_master WHERE name = 'schema_version'").get() ? (d.prepare('SELECT MAX(version) FROM schema_version').pluck().get() as number) : null,
-            String(d.pragma('journal_mode', { simple: true })),
-          ] as [number | null, string]);
-        } catch (e) { readError = (e as Error).message; }
-      }
       let pending: Pending | null = null;
       const now = Date.now() / 1000;
       if (readError === null && r.exists && !r.source && !r.problem) {
+        // One read of the store: its facts (schema, journal, identity) and what the next pass would read.
         try {
           const seen = db ? new Map(db.prepare('SELECT session_id, last_activity_at FROM sessions WHERE store = ?').raw().all(r.path) as [string, number][]) : new Map<string, number>();
           pending = pendingOf(r.path, db ? readCursors(db, r.path) : NO_CURSORS(), now, seen);
+          schema = pending.facts.schemaVersion;
+          journal = pending.facts.journalMode;
         } catch (e) {
           const failure = storeFailure(r.path, e);
           if (failure === null) throw e;
@@ -103,7 +98,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
         path: r.path, profile: row?.profile as string ?? r.profile, exists: r.exists, backend: r.backend, warning: r.warning,
         connection: r.source?.display ?? null,
         schema_version: schema, journal_mode: journal, read_error: readError,
-        identity: pending?.identity ?? null, replaced: pending?.replaced ?? false,
+        identity: pending?.facts.identity ?? null, replaced: pending?.replaced ?? false,
         cursor_max_message_id: (row?.max_message_id as number | undefined) ?? null,
         sessions_tracked: db ? (db.prepare('SELECT COUNT(*) FROM session_cursors WHERE store = ?').pluck().get(r.path) as number) : 0,
         last_tick_at: iso(row?.last_tick_at as number | null), last_error: (row?.last_error as string | null) ?? null,

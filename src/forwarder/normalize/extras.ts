@@ -3,8 +3,9 @@
 // the store (§6.4 item 29; decision 0018). The session's are made into a record by projector/session-attributes.ts.
 // Decision 0050.
 import type { Row } from './types.js';
+import { parsed } from './values.js';
 
-/** Session columns kept in `sessions.attributes` when not NULL. */
+/** Session columns kept in `sessions.attributes` when set (not NULL, not 0). */
 export const SESSION_EXTRA_COLUMNS = [
   'created_source', 'chat_type', 'title_source', 'profile_name', 'transport_profile', 'pricing_version', 'model_config',
   'tool_names', 'last_activity_description', 'last_activity_provenance', 'last_read_at', 'archived', 'pinned', 'hidden',
@@ -15,15 +16,6 @@ export const SESSION_EXTRA_COLUMNS = [
 
 /** Session columns that never leave the store: the user's and the chat's identity. */
 export const SESSION_IDENTITY_COLUMNS = ['user_id', 'session_key', 'chat_id', 'thread_id', 'display_name', 'origin_json'] as const;
-
-/** JSON text parsed, or the text itself when it is not JSON. */
-export function parsed(v: string): unknown {
-  try {
-    return JSON.parse(v) as unknown;
-  } catch {
-    return v;
-  }
-}
 
 /** One message's extras (`platform_message_id`, `effect_disposition`, `observed` when set, reactions), or null. */
 export function messageAttributes(row: Row): Record<string, unknown> | null {

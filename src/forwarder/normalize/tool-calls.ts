@@ -1,5 +1,6 @@
 // Tool calls as Hermes stores them: OpenAI-nested (`function.name`, `function.arguments` as a JSON string), the
 // flattened legacy form (`name`, `arguments`/`input`), ids under `id` or `call_id` (spec forwarding §6.1 item 3).
+import { parsed } from './values.js';
 import type { ToolCall } from './types.js';
 
 export interface DecodedToolCalls {
@@ -9,12 +10,7 @@ export interface DecodedToolCalls {
 }
 
 function parseArgs(raw: unknown): unknown {
-  if (typeof raw !== 'string') return raw ?? null;
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return raw;
-  }
+  return typeof raw === 'string' ? parsed(raw) : raw ?? null;
 }
 
 /** An id or a name as text: a string as it is; a number or a boolean (a writer's slip) as its JSON text, said in `notes`. */

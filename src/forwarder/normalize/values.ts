@@ -8,3 +8,12 @@ export const numOrNull = (v: unknown): number | null => (typeof v === 'number' &
 
 /** A finite number, 0 for NULL or anything else (counters). */
 export const num = (v: unknown): number => numOrNull(v) ?? 0;
+
+/** JSON text parsed, or the text itself when it is not JSON. */
+export function parsed(v: string): unknown {
+  try {
+    return JSON.parse(v) as unknown;
+  } catch {
+    return v;
+  }
+}

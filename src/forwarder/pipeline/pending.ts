@@ -1,7 +1,7 @@
 // What the dataset does not hold yet of one store (spec forwarding §6.3 item 23: "oldest unprocessed lag"), for
 // `hermetic status`: the sessions the next pass would read (the same plan a pass makes), the messages it would add,
 // and when the oldest of those changes happened. Read-only and cheap: marks, then one indexed count per session.
-import { openStore, StoreReader } from '../reader/index.js';
+import { openStore, StoreReader, type StoreFacts } from '../reader/index.js';
 import type { Cursors } from '../sinks/sink.js';
 import { planPass } from './plan.js';
 
@@ -20,8 +20,8 @@ export interface Pending {
    * no pending change has a time.
    */
   oldestAt: number | null;
-  /** The store's identity now (device and inode, schema version, file generation: reader/store.ts `facts`). */
-  identity: string;
+  /** The store as read now: schema version, journal mode, identity (device and inode, schema version, generation). */
+  facts: StoreFacts;
   /** The file is not the one the dataset's cursors were taken from: the next pass reads it whole. */
   replaced: boolean;
 }
@@ -49,7 +49,7 @@ export function pendingOf(path: string, cursors: Cursors, now: number, seen: Rea
       const at = u?.first ?? m.activity;
       if (Number.isFinite(at) && at > 0 && (oldestAt === null || at < oldestAt)) oldestAt = at;
     }
-    return { sessions: plan.todo.length, messages, removed: plan.removed.length, waiting: plan.waiting, oldestAt, identity: plan.facts.identity, replaced: plan.replaced };
+    return { sessions: plan.todo.length, messages, removed: plan.removed.length, waiting: plan.waiting, oldestAt, facts: plan.facts, replaced: plan.replaced };
   } finally {
     conn.close();
   }
