@@ -3,6 +3,7 @@
 // runs on the dataset and on the fleet store alike; read only when the filtered window has no usage.
 import type { Dialect } from './dialect.js';
 import { planTotals, planValues, type FilterName, type Plan, type ReportRequest } from './query.js';
+import { wrapWords } from './wrap.js';
 
 /** Up to this many of a column's values are named; more, and `--by COLUMN` is suggested instead. */
 export const FEW_VALUES = 8;
@@ -41,15 +42,7 @@ const typed = (name: string, asked: readonly string[]) => asked.map((v) => `--fi
 
 /** Words wrapped to `width`, every line after the first indented by `indent`. */
 function wrap(text: string, width: number, indent = '  '): string {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(' ')) {
-    if (line !== '' && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = indent + word;
-    } else line = line === '' ? word : `${line} ${word}`;
-  }
-  return [...lines, line].join('\n');
+  return wrapWords(text, width, width - indent.length).map((l, i) => (i === 0 ? l : indent + l)).join('\n');
 }
 
 /**

@@ -4,6 +4,7 @@ import { MEASURES, type Dimension, type ReportRow, type UsageReport } from './qu
 import { describeFilterMiss, type FilterMiss } from './filter-miss.js';
 import type { RowIssueCount } from './row-issues.js';
 import type { SummaryTables } from './summary.js';
+import { wrapWords } from './wrap.js';
 
 /** `$1,234`, `$12.34`, `$0.0042`, `$0.00`. */
 export function formatCost(v: number | null): string {
@@ -167,25 +168,6 @@ export interface SummaryView extends SummaryTables {
   rowIssues?: RowIssueCount;
   /** A filter is why the window shows no usage: which part matched nothing (read only then). */
   filterMiss?: FilterMiss;
-}
-
-const ANSI_CODE = /\x1b\[[0-9;]*m/g;
-
-/**
- * Words in lines of at most `room` visible characters (colour codes take none); a word longer than that is a line of
- * its own.
- */
-function wrapWords(text: string, room: number): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(' ')) {
-    const candidate = line === '' ? word : `${line} ${word}`;
-    if (line !== '' && candidate.replace(ANSI_CODE, '').length > room) {
-      lines.push(line);
-      line = word;
-    } else line = candidate;
-  }
-  return [...lines, line];
 }
 
 /** The label column of the summary: its figures start here, and so do their continuation lines. */
