@@ -2214,7 +2214,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
       "post": {
         "operationId": "hermes.unsupported POST /v1/browser-control/register",
         "summary": "Served by Hermes, not emulated",
-        "description": "Hermes checks its browser-control flag (off, as /v1/capabilities says) before the API key, so no key is asked here (decision 0049); a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "description": "Hermes checks its browser-control flag before the API key; it is off at Hermes's defaults (as /v1/capabilities says), so every request is Hermes's JSON 404 and the 501 never comes (decision 0049).",
         "tags": ["Not emulated"],
         "x-hermetic-operation": "unsupported",
         "responses": {
@@ -2235,8 +2235,17 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
           },
           "404": {
-            "description": "An unknown /p/{profile}/ prefix.",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+            "description": "- The browser-control feature is off (`browser_control_disabled`): every request.\n- An unknown /p/{profile}/ prefix.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermesProfileNotFound" }
+                  ]
+                }
+              }
+            }
           },
           "413": {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
@@ -2248,10 +2257,6 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
             }
-          },
-          "501": {
-            "description": "HERMETIC_UNSUPPORTED_ROUTE.",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           },
           "503": {
             "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
@@ -2289,7 +2294,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
       "get": {
         "operationId": "hermes.unsupported GET /v1/browser-control/ws",
         "summary": "Served by Hermes, not emulated",
-        "description": "Hermes checks its browser-control flag (off, as /v1/capabilities says) before the API key, so no key is asked here (decision 0049); a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "description": "Hermes checks its browser-control flag before the API key or ticket; it is off at Hermes's defaults (as /v1/capabilities says), so every request is aiohttp's 404 page (`raise web.HTTPNotFound()`) and the 501 never comes (decision 0049).",
         "tags": ["Not emulated"],
         "x-hermetic-operation": "unsupported",
         "responses": {
@@ -2301,8 +2306,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
           },
           "404": {
-            "description": "An unknown /p/{profile}/ prefix.",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+            "description": "- The browser-control feature is off: aiohttp's text/plain page `404: Not Found`, every request.\n- An unknown /p/{profile}/ prefix.",
+            "content": {
+              "text/plain": { "schema": { "type": "string" } },
+              "text/html": { "schema": { "type": "string" } },
+              "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } }
+            }
           },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
@@ -2310,10 +2319,6 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
             }
-          },
-          "501": {
-            "description": "HERMETIC_UNSUPPORTED_ROUTE.",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           },
           "503": {
             "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
@@ -2351,7 +2356,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
       "post": {
         "operationId": "hermes.unsupported POST /v1/artifacts/upload",
         "summary": "Served by Hermes, not emulated",
-        "description": "Hermes checks its browser-control flag (off, as /v1/capabilities says) before the API key, so no key is asked here (decision 0049); a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "description": "Hermes checks its browser-control flag before the API key; it is off at Hermes's defaults (as /v1/capabilities says), so every request is Hermes's JSON 404 and the 501 never comes (decision 0049).",
         "tags": ["Not emulated"],
         "x-hermetic-operation": "unsupported",
         "responses": {
@@ -2372,8 +2377,17 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
           },
           "404": {
-            "description": "An unknown /p/{profile}/ prefix.",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+            "description": "- The browser-control feature is off (`browser_control_disabled`): every request.\n- An unknown /p/{profile}/ prefix.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermesProfileNotFound" }
+                  ]
+                }
+              }
+            }
           },
           "413": {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
@@ -2385,10 +2399,6 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
             }
-          },
-          "501": {
-            "description": "HERMETIC_UNSUPPORTED_ROUTE.",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           },
           "503": {
             "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
@@ -2429,7 +2439,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
       "get": {
         "operationId": "hermes.unsupported GET /v1/artifacts/download/{artifact_id}",
         "summary": "Served by Hermes, not emulated",
-        "description": "Hermes checks its browser-control flag (off, as /v1/capabilities says) before the API key, so no key is asked here (decision 0049); a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
+        "description": "Hermes checks its browser-control flag before the API key or ticket; it is off at Hermes's defaults (as /v1/capabilities says), so every request is aiohttp's 404 page (`raise web.HTTPNotFound()`) and the 501 never comes (decision 0049).",
         "tags": ["Not emulated"],
         "x-hermetic-operation": "unsupported",
         "responses": {
@@ -2441,8 +2451,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
           },
           "404": {
-            "description": "An unknown /p/{profile}/ prefix.",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+            "description": "- The browser-control feature is off: aiohttp's text/plain page `404: Not Found`, every request.\n- An unknown /p/{profile}/ prefix.",
+            "content": {
+              "text/plain": { "schema": { "type": "string" } },
+              "text/html": { "schema": { "type": "string" } },
+              "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } }
+            }
           },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
@@ -2450,10 +2464,6 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
             }
-          },
-          "501": {
-            "description": "HERMETIC_UNSUPPORTED_ROUTE.",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           },
           "503": {
             "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",

@@ -533,15 +533,29 @@ export const HERMES_OPERATIONS: Readonly<Record<string, HermesOperation>> = {
 };
 
 /**
- * The routes Hermes serves that the emulator does not reproduce (operation `unsupported`) and that ask no key: the
- * browser-control and artifact routes, whose handlers check the feature flag (off at the pin's defaults) before the key.
+ * The routes Hermes serves that the emulator does not reproduce (operation `unsupported`): a clear 501 once the request
+ * is one Hermes would serve. Each guard below adds what Hermes answers first.
  */
 export const UNEMULATED: HermesOperation = {
   operationId: 'hermes.unsupported',
   summary: 'Served by Hermes, not emulated',
-  description: 'Hermes checks its browser-control flag (off, as /v1/capabilities says) before the API key, so no key is asked here (decision 0049); a clear 501 rather than a 404 that looks like Hermes\'s own (docs/reference/coverage.md).',
+  description: 'A clear 501 rather than a 404 that looks like Hermes\'s own (docs/reference/coverage.md).',
   tag: 'Not emulated',
   answers: { '501': { description: 'HERMETIC_UNSUPPORTED_ROUTE.', json: ref('HermeticError') } },
+};
+
+/** POST /v1/browser-control/register and /v1/artifacts/upload: the feature flag first, off at Hermes's defaults. */
+const UNEMULATED_FEATURE: HermesOperation = {
+  ...UNEMULATED,
+  description: 'Hermes checks its browser-control flag before the API key; it is off at Hermes\'s defaults (as /v1/capabilities says), so every request is Hermes\'s JSON 404 and the 501 never comes (decision 0049).',
+  answers: { '404': err('The browser-control feature is off (`browser_control_disabled`): every request.') },
+};
+
+/** GET /v1/browser-control/ws and /v1/artifacts/download/{id}: the same flag, but the handler raises aiohttp's 404. */
+const UNEMULATED_FEATURE_PAGE: HermesOperation = {
+  ...UNEMULATED,
+  description: 'Hermes checks its browser-control flag before the API key or ticket; it is off at Hermes\'s defaults (as /v1/capabilities says), so every request is aiohttp\'s 404 page (`raise web.HTTPNotFound()`) and the 501 never comes (decision 0049).',
+  answers: { '404': { description: "The browser-control feature is off: aiohttp's text/plain page `404: Not Found`, every request.", text: true } },
 };
 
 /** The not-emulated routes whose Hermes handler checks the API key first (`_check_auth`). */
@@ -605,7 +619,8 @@ const BY_GUARD: Readonly<Record<UnemulatedGuard, HermesOperation>> = {
   key: UNEMULATED_WITH_KEY,
   admitted: UNEMULATED_ADMITTED,
   draining: UNEMULATED_DRAINING,
-  feature: UNEMULATED,
+  feature: UNEMULATED_FEATURE,
+  'feature-page': UNEMULATED_FEATURE_PAGE,
   room: UNEMULATED_ROOM,
   'room-refresh': UNEMULATED_ROOM_BODY,
   'room-revoke': UNEMULATED_ROOM_BODY,
@@ -622,7 +637,7 @@ const BODY_LIMIT = {
 /** The entry of a route of the table, by its method, path, operation and guard. */
 export function hermesOperation(route: { readonly method: string; readonly path: string; readonly operation: Operation; readonly guard?: UnemulatedGuard }): HermesOperation | undefined {
   if (route.operation !== 'unsupported') return HERMES_OPERATIONS[`${route.method} ${route.path}`];
-  const op = BY_GUARD[route.guard ?? 'feature'];
+  const op = route.guard === undefined ? UNEMULATED : BY_GUARD[route.guard];
   if (route.method !== 'POST' && route.method !== 'PUT' && route.method !== 'PATCH') return op;
   // The body limit's 400 joins a route's own 400s.
   const own = op.answers['400'];

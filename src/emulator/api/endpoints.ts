@@ -45,8 +45,11 @@ const EMULATED_SESSION_ENDPOINTS = new Set(['sessions', 'session_create', 'sessi
  * - 'admitted': `@_admit_api_agent_request`, the same key check, then the draining 503 (an agent turn);
  * - 'draining': `_check_auth`, then `_draining_response()`, written out in the handler (the jobs run trigger): the
  *   same answers as 'admitted';
- * - 'feature': the browser-control flag first (off, as /v1/capabilities says: 404), then `API_SERVER_KEY` set (else
- *   403), and only then the key check, which with the flag off is never reached: no 401 to give;
+ * - 'feature': the browser-control flag first (`browser.extension_control.enabled`, off at Hermes's defaults, as
+ *   /v1/capabilities says), then `API_SERVER_KEY` set (else 403), and only then the key check; with the flag off the
+ *   handler returns its JSON 404 `browser_control_disabled` and nothing after it is reached: no key asked, no 501;
+ * - 'feature-page': the same flag, but the handler raises `web.HTTPNotFound()` while it is off: aiohttp's plain-text
+ *   404, past every middleware (as an unknown path's);
  * - 'room': `_room_grant_claims` first, a HermesRoom grant and never the API key: with no room authority in the
  *   emulator, a missing grant and every grant are Hermes's 401 `invalid_room_grant`, so the 501 never comes;
  * - 'room-refresh', 'room-revoke': `_read_json_body` first (its two 400s), then the body's own rule (only
@@ -56,7 +59,7 @@ const EMULATED_SESSION_ENDPOINTS = new Set(['sessions', 'session_create', 'sessi
  * - 'platform': the `{platform}` name (400 `invalid_platform`), then that platform's adapter: the emulator connects
  *   none, so the answer is Hermes's 503 for a gateway that runs only its API server.
  */
-export type UnemulatedGuard = 'key' | 'admitted' | 'draining' | 'feature' | 'room' | 'room-refresh' | 'room-revoke' | 'fire-token' | 'platform';
+export type UnemulatedGuard = 'key' | 'admitted' | 'draining' | 'feature' | 'feature-page' | 'room' | 'room-refresh' | 'room-revoke' | 'fire-token' | 'platform';
 
 /** The guards whose first check is Hermes's `_check_auth` (the route table's 'key' rule). */
 export const KEY_FIRST: ReadonlySet<UnemulatedGuard> = new Set(['key', 'admitted', 'draining']);
@@ -73,9 +76,9 @@ const GUARDS: Readonly<Record<string, UnemulatedGuard>> = {
   session_chat_stream: 'admitted',
   session_model_lock: 'key',
   browser_control_register: 'feature',
-  browser_control_ws: 'feature',
+  browser_control_ws: 'feature-page',
   artifact_upload: 'feature',
-  artifact_download: 'feature',
+  artifact_download: 'feature-page',
 };
 
 /**

@@ -12,8 +12,8 @@ import {
   errorResponse,
   internalErrorPage,
   methodNotAllowedText,
-  ParserRefusal,
   notFoundText,
+  RaisedAnswer,
   unknownProfileResponse,
   withSecurityHeaders,
 } from '../wire/responses.js';
@@ -154,8 +154,9 @@ export function refuseFresh(req: HttpRequest, gateway: GatewaySettings): HttpRes
       if (answer === null) throw new Error(`the ${String(route.guard)} guard let ${req.method} ${req.path} through`);
       return withCors({ response: withSecurityHeaders(answer), raised: false }, cors);
     } catch (e) {
-      // A body aiohttp's parser refuses as the message completes: its own page, as routed() gives it.
-      if (e instanceof ParserRefusal) return e.response;
+      // An exception the guard raises (the feature flag's 404) or a body aiohttp's parser refuses as the message
+      // completes: the bare answer, as routed() gives it.
+      if (e instanceof RaisedAnswer) return e.response;
       throw e;
     }
   })();
@@ -167,8 +168,9 @@ async function routed(req: HttpRequest, deps: ApiDeps, route: Route, params: Rec
     // 4. Security headers, on what the handler returned (an event stream has already sent its head).
     return { response: response.stream ? response : withSecurityHeaders(response), raised: false };
   } catch (e) {
-    // A body aiohttp's parser refuses as the message completes: its own page, not the handler's.
-    if (e instanceof ParserRefusal) return { response: e.response, raised: true };
+    // An aiohttp HTTP exception the handler raises, or a body aiohttp's parser refuses as the message completes (its
+    // own page, not the handler's): past every middleware untouched.
+    if (e instanceof RaisedAnswer) return { response: e.response, raised: true };
     // Where Hermes raises (a Python exception, a SQLite error) aiohttp answers its 500 page; so do we. Anything else
     // is a bug of ours: the client still gets the page (there is no better answer), and the bug is reported.
     if (!(e instanceof UnhandledHermesException) && !(e instanceof StoreUnavailable)) deps.onInternalError(e);

@@ -32,11 +32,12 @@ test('the routes Hermes serves and the emulator does not: the key where Hermes c
     'POST /api/sessions/{session_id}/fork key key',
     'POST /api/sessions/{session_id}/chat/stream key admitted',
     'POST /api/sessions/{session_id}/model key key',
-    // The browser-control flag comes first in Hermes (off at the pin's defaults: 404), so no key is asked.
+    // The browser-control flag comes first in Hermes (off at the pin's defaults: 404), so no key is asked; register
+    // and upload return a JSON 404, ws and download raise aiohttp's.
     'POST /v1/browser-control/register none feature',
-    'GET /v1/browser-control/ws none feature',
+    'GET /v1/browser-control/ws none feature-page',
     'POST /v1/artifacts/upload none feature',
-    'GET /v1/artifacts/download/{artifact_id} none feature',
+    'GET /v1/artifacts/download/{artifact_id} none feature-page',
     // Registered by Hermes, not listed by /v1/capabilities (decision 0049, addendum).
     'GET /v1/responses/{response_id} key key',
     'DELETE /v1/responses/{response_id} key key',

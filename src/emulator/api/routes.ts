@@ -16,8 +16,9 @@ export interface Route {
   /**
    * On the routes the emulator does not reproduce (operation 'unsupported'): how Hermes's handler begins
    * (endpoints.ts). The key check is the `auth` rule; the 'unsupported' handler answers the rest of the guard (the
-   * draining 503 of an agent turn, the room-grant and fire-token refusals, the platform checks) before its 501. The
-   * emulated agent routes (submit, session chat) check draining in their own handlers, in Hermes's order.
+   * draining 503 of an agent turn, the browser-control flag's 404, the room-grant and fire-token refusals, the platform
+   * checks) before its 501. The emulated agent routes (submit, session chat) check draining in their own handlers, in
+   * Hermes's order.
    */
   readonly guard?: UnemulatedGuard;
 }
@@ -52,9 +53,10 @@ export const ROUTES: readonly Route[] = [
   // Hermes serves these too; the emulator says plainly that it does not (501 HERMETIC_UNSUPPORTED_ROUTE), once the
   // request is one Hermes would serve: each is guarded as Hermes's handler begins (endpoints.ts, decision 0049). Most
   // check the key first (a missing or wrong key is Hermes's 401), the agent turns then refuse while draining (503); the
-  // browser-control ones check their feature flag, off at the pin's defaults, before any key, so they ask none; the
-  // room-member, cron-fire and platform-event routes check no API key but credentials of their own, which the
-  // handler refuses as Hermes does without a room authority, Chronos settings or a platform adapter.
+  // browser-control and artifact ones check their feature flag before any key, and with it off (the pin's defaults)
+  // answer Hermes's 404 to every request; the room-member, cron-fire and platform-event routes check no API key but
+  // credentials of their own, which the handler refuses as Hermes does without a room authority, Chronos settings or a
+  // platform adapter.
   ...UNEMULATED_ROUTES.map(([method, path, guard]): Route => ({ method, path, operation: 'unsupported', auth: KEY_FIRST.has(guard) ? 'key' : 'none', guard })),
 ];
 

@@ -2,14 +2,16 @@
 // (decision 0049 and its addendum). With a key configured, a missing or wrong key is Hermes's own 401 (the bytes and
 // headers of the /v1 routes' 401), the agent turns (and the jobs run trigger) then refuse while draining, and only a
 // request Hermes would serve gets the 501; the middlewares (profile, CORS, body limit) and the router still answer
-// first; with no key configured every key-guarded request goes through; the browser-control routes, whose feature
-// flag Hermes checks first, ask no key. The routes Hermes registers without listing them in /v1/capabilities are
-// here too, and those of them with credentials of their own (room grants, the cron fire token, platform events) get
-// Hermes's refusal whatever API key they present, as Hermes gives it without a room authority, Chronos settings or a
-// platform adapter.
+// first; with no key configured every key-guarded request goes through; the browser-control and artifact routes,
+// whose feature flag Hermes checks first, answer Hermes's 404 to every request (the flag is off at its defaults):
+// JSON from register and upload, aiohttp's raised page from ws and download. The routes Hermes registers without
+// listing them in /v1/capabilities are here too, and those of them with credentials of their own (room grants, the
+// cron fire token, platform events) get Hermes's refusal whatever API key they present, as Hermes gives it without a
+// room authority, Chronos settings or a platform adapter.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeTransports, K, std, type Harness, type Reply } from '../../../test/support/harness.js';
+import type { HttpRequest, HttpResponse } from '../http.js';
 import { ENDPOINTS, UNEMULATED_ROUTES, UNLISTED_ROUTES } from './endpoints.js';
 import { matchRoute } from './routes.js';
 
@@ -49,13 +51,17 @@ const ADMITTED: Case[] = [
 ];
 /** `_check_auth`, then `_draining_response()`, in the handler itself: the same answers. */
 const DRAINING: Case[] = [['POST', '/api/jobs/0123456789ab/run', '/api/jobs/{job_id}/run']];
-/** The browser-control flag (off) comes before the key: no 401 to give. */
-const FLAG_FIRST: Case[] = [
+/** The browser-control flag (off) comes before the key, and the handler returns its JSON 404. */
+const FLAG_JSON: Case[] = [
   ['POST', '/v1/browser-control/register', '/v1/browser-control/register'],
-  ['GET', '/v1/browser-control/ws', '/v1/browser-control/ws'],
   ['POST', '/v1/artifacts/upload', '/v1/artifacts/upload'],
+];
+/** The same flag, but the handler raises `web.HTTPNotFound()`: aiohttp's page. */
+const FLAG_PAGE: Case[] = [
+  ['GET', '/v1/browser-control/ws', '/v1/browser-control/ws'],
   ['GET', '/v1/artifacts/download/a1', '/v1/artifacts/download/{artifact_id}'],
 ];
+const FLAG_FIRST = [...FLAG_JSON, ...FLAG_PAGE];
 /** A HermesRoom grant checked first (`_room_grant_claims`), never the API key. */
 const ROOM: Case[] = [['GET', '/v1/room-members/capabilities', '/v1/room-members/capabilities']];
 /** `_read_json_body`, the route's field rule, then the grant. */
@@ -69,10 +75,13 @@ const FIRE: Case[] = [['POST', '/api/cron/fire', '/api/cron/fire']];
 const PLATFORM: Case[] = [['POST', '/api/platforms/telegram/events', '/api/platforms/{platform}/events']];
 
 const GUARDED = [...KEY_FIRST, ...ADMITTED, ...DRAINING];
-const TO_501 = [...GUARDED, ...FLAG_FIRST];
 /** The routes whose own credentials the emulator cannot honour: Hermes's refusal, never the 501. */
 const OWN_CREDENTIALS = [...ROOM, ...ROOM_BODY, ...FIRE, ...PLATFORM];
-const ALL = [...TO_501, ...OWN_CREDENTIALS];
+const ALL = [...GUARDED, ...FLAG_FIRST, ...OWN_CREDENTIALS];
+
+/** `_openai_error("Browser control is not enabled on this server.", code="browser_control_disabled")`, status 404. */
+const FLAG_404 = '{"error": {"message": "Browser control is not enabled on this server.", "type": "invalid_request_error", "param": null, "code": "browser_control_disabled"}}';
+const PAGE_404 = '404: Not Found';
 
 const ROOM_401 = std('Room authorization is invalid or expired.', 'invalid_room_grant', 'gateway_auth_error');
 const FIRE_401 = '{"error": "invalid fire token"}';
@@ -108,6 +117,25 @@ async function refusalOf(h: Harness, method: string, path: string, options: Para
   return [reply.status, reply.text];
 }
 
+/** A transport-neutral request, to read an answer's headers in wire order. */
+function plain(method: string, path: string, headers: Record<string, string> = {}, body = ''): HttpRequest {
+  const lower = new Map(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+  let read = false;
+  return {
+    method,
+    path,
+    query: '',
+    header: (name) => lower.get(name),
+    readBody: async () => {
+      const bytes = read ? new Uint8Array(0) : new TextEncoder().encode(body);
+      read = true;
+      return bytes;
+    },
+  };
+}
+
+const bodyText = (r: HttpResponse): string => (r.body === null ? '' : typeof r.body === 'string' ? r.body : new TextDecoder().decode(r.body));
+
 describeTransports('routes Hermes serves and the emulator does not', (open) => {
   it('the table: every route is guarded as Hermes\'s handler begins', () => {
     const guards = new Map(UNEMULATED_ROUTES.map(([method, path, guard]) => [`${method} ${path}`, guard]));
@@ -122,7 +150,8 @@ describeTransports('routes Hermes serves and the emulator does not', (open) => {
     expect(KEY_FIRST, 'key');
     expect(ADMITTED, 'admitted');
     expect(DRAINING, 'draining');
-    expect(FLAG_FIRST, 'feature');
+    expect(FLAG_JSON, 'feature');
+    expect(FLAG_PAGE, 'feature-page');
     expect(ROOM, 'room');
     expect([ROOM_BODY[0]!], 'room-refresh');
     expect([ROOM_BODY[1]!], 'room-revoke');
@@ -210,7 +239,7 @@ describeTransports('routes Hermes serves and the emulator does not', (open) => {
 
   it('no key configured: every key-guarded request goes through to the 501, whatever it presents', async () => {
     const h = await open({ apiKey: null });
-    for (const [method, path] of TO_501) {
+    for (const [method, path] of GUARDED) {
       notEmulated(await send(h, method, path, { auth: false }), `${method} ${path} without a key`);
       notEmulated(await send(h, method, path, { headers: { Authorization: 'Bearer anything' } }), `${method} ${path} with a key`);
       notEmulated(await send(h, method, path, { headers: { Authorization: 'HermesRoom grant.token' } }), `${method} ${path} with a grant`);
@@ -227,16 +256,17 @@ describeTransports('routes Hermes serves and the emulator does not', (open) => {
       assert.equal(drained.headers['content-type'], 'application/json; charset=utf-8', path);
       assert.equal(drained.headers['x-content-type-options'], 'nosniff', `${path}: the security headers`);
     }
-    for (const [method, path] of [...KEY_FIRST, ...FLAG_FIRST]) notEmulated(await send(h, method, path), `${method} ${path} while draining`);
+    for (const [method, path] of KEY_FIRST) notEmulated(await send(h, method, path), `${method} ${path} while draining`);
+    for (const [method, path] of FLAG_JSON) assert.deepEqual(await refusalOf(h, method, path), [404, FLAG_404], `${path} while draining`);
+    for (const [method, path] of FLAG_PAGE) assert.deepEqual(await refusalOf(h, method, path), [404, PAGE_404], `${path} while draining`);
     // The own-credentials refusals come before any draining check Hermes makes (the cron fire's is after its token).
     for (const [method, path] of OWN_CREDENTIALS) assert.deepEqual(await refusalOf(h, method, path), REFUSAL[path], `${path} while draining`);
     await h.admin.gateway({ draining: false });
     for (const [method, path] of [...ADMITTED, ...DRAINING]) notEmulated(await send(h, method, path), `${path} after draining`);
   });
 
-  it('routes Hermes does not guard stay open: the browser-control routes (flag first), /health and /v1/health', async () => {
+  it('routes Hermes does not guard stay open: /health and /v1/health', async () => {
     const h = await open();
-    for (const [method, path] of FLAG_FIRST) notEmulated(await send(h, method, path, { auth: false }), `${method} ${path}`);
     for (const path of ['/health', '/v1/health']) assert.equal((await h.request('GET', path, { auth: false })).status, 200, path);
     // /health/detailed is not one of them: Hermes asks its key.
     assert.equal((await h.request('GET', '/health/detailed', { auth: false })).text, AUTH_401);
@@ -350,5 +380,94 @@ describeTransports('routes Hermes serves and the emulator does not', (open) => {
         assert.deepEqual([big.status, big.text], [413, std('Request body too large.', 'body_too_large')], what);
       }
     }
+  });
+
+  it('the browser-control and artifact routes: Hermes\'s 404 to every request, before any key (the flag is off at Hermes\'s defaults)', async () => {
+    for (const apiKey of [K, null]) {
+      const h = await open({ apiKey });
+      assert.equal((await h.request('GET', '/v1/capabilities')).json().features.browser_extension_control.enabled, false, 'as /v1/capabilities says');
+      for (const headers of [{}, { Authorization: `Bearer ${K}` }, { Authorization: 'Bearer wrong' }, { Authorization: 'HermesRoom grant.token' }] as Array<Record<string, string>>) {
+        const what = `key ${apiKey === null ? 'none' : 'configured'}, ${JSON.stringify(headers)}`;
+        // Nothing past the flag is looked at: not the key, not the body, not the artifact's headers.
+        for (const [method, path] of FLAG_JSON) {
+          for (const body of ['{}', 'not json', '\u0089PNG']) {
+            const reply = await send(h, method, path, { auth: false, headers: { ...headers, 'Content-Type': 'image/png', 'X-Artifact-Filename': 'a.png' }, body });
+            assert.deepEqual([reply.status, reply.text, reply.headers['content-type']], [404, FLAG_404, 'application/json; charset=utf-8'], `${path} ${what}`);
+            assert.equal(reply.headers['x-content-type-options'], 'nosniff', `${path}: returned by the handler, so the security headers are added`);
+          }
+        }
+        // The ticket (in the query or a WebSocket subprotocol) comes after the flag too: no 401.
+        for (const [method, path] of FLAG_PAGE) {
+          for (const [target, extra] of [[path, {}], [`${path}?ticket=abc`, { 'Sec-WebSocket-Protocol': 'hermes-browser-control, ticket.abc' }]] as Array<[string, Record<string, string>]>) {
+            const reply = await send(h, method, target, { auth: false, headers: { ...headers, ...extra } });
+            assert.deepEqual([reply.status, reply.text, reply.headers['content-type']], [404, PAGE_404, 'text/plain; charset=utf-8'], `${target} ${what}`);
+            assert.equal(reply.headers['x-content-type-options'], undefined, `${target}: raised, so no middleware adds a header`);
+          }
+        }
+      }
+    }
+  });
+
+  it('the JSON 404 is Hermes\'s web.json_response refusal and the page aiohttp\'s raised 404: the headers, in order, of the emulator\'s other answers of each kind', async () => {
+    const h = await open({ corsOrigins: ['http://app.test'] });
+    for (const origin of [{}, { Origin: 'http://app.test' }] as Array<Record<string, string>>) {
+      // Another handler's `web.json_response(_openai_error(…), status=…)` refusal, checking no key: the platform events'.
+      const reference = await h.emulator.handle(plain('POST', '/api/platforms/telegram/events', origin));
+      for (const [method, path] of FLAG_JSON) {
+        const answer = await h.emulator.handle(plain(method, path, origin, '{}'));
+        assert.equal(answer.status, 404);
+        assert.equal(bodyText(answer), FLAG_404);
+        assert.deepEqual(answer.headers.map(([k, v]) => [k, k === 'Content-Length' ? '*' : v]), reference.headers.map(([k, v]) => [k, k === 'Content-Length' ? '*' : v]), `${path} ${JSON.stringify(origin)}`);
+      }
+      // An unknown path: the router's raised 404, which no middleware touches (no CORS headers either).
+      const unknown = await h.emulator.handle(plain('GET', '/v1/browser-control/nothing', origin));
+      for (const [method, path] of FLAG_PAGE) {
+        const answer = await h.emulator.handle(plain(method, path, origin));
+        assert.deepEqual([answer.status, bodyText(answer), answer.headers], [unknown.status, bodyText(unknown), unknown.headers], `${path} ${JSON.stringify(origin)}`);
+        assert.equal(bodyText(answer), PAGE_404);
+      }
+    }
+    // Over the transport too: a client cannot tell the page from an unknown path's.
+    for (const [method, path] of FLAG_PAGE) sameAnswer(await send(h, method, path), await send(h, method, '/v1/browser-control/nothing'), path);
+  });
+
+  it('the browser-control and artifact routes still answer after the middlewares: the profile prefix, CORS, the body limit, the router', async () => {
+    const h = await open({ corsOrigins: ['http://app.test'], profiles: { alice: { apiKey: ALICE_KEY } } });
+    for (const [method, path] of FLAG_FIRST) {
+      const what = `${method} ${path}`;
+      const expected: [number, string] = [404, FLAG_JSON.some(([, p]) => p === path) ? FLAG_404 : PAGE_404];
+      const profile = await send(h, method, `/p/nobody${path}`, { auth: false });
+      assert.deepEqual([profile.status, profile.text], [404, '{"error": "Unknown or unconfigured profile"}'], what);
+      // A profile this gateway serves: the same 404, whatever key (the flag is global, and comes first).
+      assert.deepEqual(await refusalOf(h, method, `/p/alice${path}`, { auth: false }), expected, `${what} under /p/alice`);
+      assert.deepEqual(await refusalOf(h, method, `/p/default${path}`, { headers: ALICE }), expected, `${what} under /p/default`);
+      const origin = await send(h, method, path, { auth: false, headers: { Origin: 'http://evil.test' } });
+      assert.deepEqual([origin.status, origin.text], [403, ''], what);
+      const preflight = await h.request('OPTIONS', path, { auth: false, headers: { Origin: 'http://app.test' } });
+      assert.deepEqual([preflight.status, preflight.headers['access-control-allow-origin']], [200, 'http://app.test'], what);
+      // An allowed Origin: the JSON 404 is returned through the CORS middleware, which adds its headers; the raised
+      // page passes it untouched.
+      const cors = await send(h, method, path, { auth: false, headers: { Origin: 'http://app.test' } });
+      const page = expected[1] === PAGE_404;
+      assert.deepEqual([cors.status, cors.text, cors.headers['access-control-allow-origin']], [...expected, page ? undefined : 'http://app.test'], what);
+      const wrongMethod = await h.request(method === 'GET' ? 'POST' : 'GET', path, { auth: false });
+      assert.deepEqual([wrongMethod.status, wrongMethod.text, wrongMethod.headers.allow], [405, '405: Method Not Allowed', method], what);
+      if (method === 'POST') {
+        const big = await h.request(method, path, { auth: false, headers: { 'Content-Length': '10000001' } });
+        assert.deepEqual([big.status, big.text], [413, std('Request body too large.', 'body_too_large')], what);
+      }
+    }
+  });
+
+  it('the browser-control and artifact routes answer a namespace not created yet with the same bytes, and create nothing', async () => {
+    const h = await open({ corsOrigins: ['http://app.test'] });
+    for (const [method, path] of FLAG_FIRST) {
+      for (const headers of [{}, { Origin: 'http://app.test' }] as Array<Record<string, string>>) {
+        const known = await send(h, method, path, { auth: false, headers });
+        const fresh = await send(h, method, `/ns/never${path}`, { auth: false, headers });
+        sameAnswer(fresh, known, `${method} ${path} ${JSON.stringify(headers)}`);
+      }
+    }
+    assert.ok(!(await h.admin.namespaces()).namespaces.some((n) => n.name === 'never'), 'a request that can only be refused creates no namespace');
   });
 });

@@ -1,12 +1,14 @@
 // The routes Hermes serves that the emulator does not reproduce (operation 'unsupported'): the rest of the guard
 // Hermes's handler begins with, after the route table's key check, then a clear 501 (decision 0049). Which guard a
-// route has is data (endpoints.ts); what each answers is here.
+// route has is data (endpoints.ts); what each answers is here. Some guards refuse every request, as Hermes does at its
+// defaults (the browser-control flag off, no room authority, no Chronos settings, no platform adapter): those routes
+// answer exactly what Hermes answers and never reach the 501.
 import { HermeticError } from '../../shared/errors.js';
 import { pyStrip, type PyValue } from '../../shared/python/index.js';
 import type { HttpRequest, HttpResponse } from '../http.js';
 import { hermesErrors, type HermesError } from '../runs/hermes-errors.js';
 import { bodyObject } from '../sessions/index.js';
-import { errorResponse, jsonResponse } from '../wire/responses.js';
+import { errorResponse, jsonResponse, notFoundText, RaisedAnswer } from '../wire/responses.js';
 import { roomGrantInvalid } from './auth.js';
 import { readJson } from './body.js';
 import type { ApiContext } from './context.js';
@@ -16,6 +18,8 @@ const std = (status: number, message: string, code: string): HermesError => ({ s
 
 /** Hermes's own answers on these routes before it would serve them (api_server.py, api_server_room_grants.py). */
 export const unemulatedErrors = {
+  /** `_handle_browser_control_register`, `_handle_artifact_upload` with the flag off (api_server.py at the pin). */
+  browserControlDisabled: () => std(404, 'Browser control is not enabled on this server.', 'browser_control_disabled'),
   roomRefreshFields: () => std(400, 'Grant refresh accepts only ttl_seconds.', 'invalid_room_grant_refresh'),
   roomRevokeFields: () => std(400, 'Grant revoke accepts no fields.', 'invalid_room_grant_revoke'),
   invalidPlatform: () => std(400, 'Invalid platform name', 'invalid_platform'),
@@ -36,21 +40,28 @@ export function callbackPlatform(value: string): string {
 }
 
 /**
- * The guards that refuse every request, whatever a namespace holds: credentials the emulator cannot honour, a platform
- * that is not connected. The front door answers them for a namespace not created yet (index.ts
- * `refuseFresh`), so a request that can only be refused creates nothing (decision 0028).
+ * The guards that refuse every request, whatever a namespace holds: a feature that is off, credentials the emulator
+ * cannot honour, a platform that is not connected. The front door answers them for a namespace not created yet
+ * (index.ts `refuseFresh`), so a request that can only be refused creates nothing (decision 0028).
  */
-export const ALWAYS_REFUSED: ReadonlySet<UnemulatedGuard> = new Set(['room', 'room-refresh', 'room-revoke', 'fire-token', 'platform']);
+export const ALWAYS_REFUSED: ReadonlySet<UnemulatedGuard> = new Set(['feature', 'feature-page', 'room', 'room-refresh', 'room-revoke', 'fire-token', 'platform']);
 
 /**
  * What Hermes answers before it would serve the request, or null when it would go on to serve it. The key check has
- * passed (or the route asks none).
+ * passed (or the route asks none). Throws RaisedAnswer where Hermes's handler raises an aiohttp HTTP exception.
  */
 export async function guardAnswer(req: HttpRequest, guard: UnemulatedGuard | undefined, params: Readonly<Record<string, string>>, draining: boolean): Promise<HttpResponse | null> {
   switch (guard) {
     case 'admitted':
     case 'draining':
       return draining ? errorResponse(hermesErrors.draining()) : null;
+    case 'feature':
+      // `if not self._browser_control_enabled(): return web.json_response(_openai_error(…), status=404)`: the flag is
+      // off at Hermes's defaults (/v1/capabilities says `enabled: false`), before the API_SERVER_KEY and key checks.
+      return errorResponse(unemulatedErrors.browserControlDisabled());
+    case 'feature-page':
+      // `if not self._browser_control_enabled(): raise web.HTTPNotFound()`: aiohttp's own page, no middleware headers.
+      throw new RaisedAnswer(notFoundText());
     case 'room':
       // `_room_grant_claims`: no grant is "room grant is missing"; a grant cannot be verified without a room authority.
       return errorResponse(roomGrantInvalid());
@@ -79,8 +90,8 @@ export async function guardAnswer(req: HttpRequest, guard: UnemulatedGuard | und
 
 /**
  * A Hermes route the emulator does not reproduce: Hermes's own answers up to where it would serve the request (the
- * draining 503 of an agent turn, the refusals of credentials the emulator cannot honour), then a clear 501 rather
- * than a 404 that looks like Hermes's (decision 0049).
+ * draining 503 of an agent turn, the browser-control flag's 404, the refusals of credentials the emulator cannot
+ * honour), then a clear 501 rather than a 404 that looks like Hermes's (decision 0049).
  */
 export async function unsupported(ctx: ApiContext): Promise<HttpResponse> {
   const answer = await guardAnswer(ctx.req, ctx.route.guard, ctx.params, ctx.deps.gateway.draining);

@@ -94,10 +94,20 @@ export function parserRefusalPage(message: string): HttpResponse {
   return { status: 400, headers: [['Content-Type', TEXT_TYPE]], body: message, parserPage: true };
 }
 
+/**
+ * A handler's `raise web.HTTPNotFound()` (or another aiohttp HTTP exception): it passes up through every middleware
+ * untouched, so the answer has no security or CORS headers, as the router's own 404/405 (decision 0049, addendum).
+ */
+export class RaisedAnswer extends Error {
+  constructor(readonly response: HttpResponse, message = 'raised by the handler') {
+    super(message);
+  }
+}
+
 /** Thrown where Hermes's handler reads a body that aiohttp's parser refuses only as the message completes. */
-export class ParserRefusal extends Error {
-  constructor(readonly response: HttpResponse) {
-    super('refused by the HTTP parser');
+export class ParserRefusal extends RaisedAnswer {
+  constructor(response: HttpResponse) {
+    super(response, 'refused by the HTTP parser');
   }
 }
 
