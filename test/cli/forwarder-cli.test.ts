@@ -15,7 +15,8 @@ import { copyFixture } from '../../src/state-db/testing/fixtures.js';
 import { StateDbWriter } from '../../src/state-db/writer/index.js';
 import { childEnv, spawnHermetic, STACK_LINE, storeHistoryCounts, storeLiveCounts, storeValue } from '../support/forwarder-harness.js';
 import { runMain } from '../support/process.js';
-import { DEADLINE_MS } from '../support/wait.js';
+import { DEADLINE_MS, waitFor } from '../support/wait.js';
+import { DATASET_VERSION } from '../../src/forwarder/dataset/columns.js';
 
 let dir: string;
 let env: NodeJS.ProcessEnv;
@@ -69,10 +70,22 @@ function buildStore(name: string, build: (w: StateDbWriter, clock: { t: number }
 }
 
 interface Summary {
-  stores: { path: string; profile: string; backend: string; schema_version: number; journal_mode: string; read: string; sessions_written: number; messages: number; parts: number; messages_removed: number; parts_removed: number; row_issues: number; read_by_worker: number; warning: null; error: null | { code: string; message: string } }[];
+  event: 'hermes.backfill.scan_complete';
+  stores: { path: string; profile: string; backend: string; schema_version: number; journal_mode: string; read: string; sessions_written: number; messages: number; parts: number; messages_removed: number; parts_removed: number; row_issues: number; read_by_worker: number; warning: null; error: null | { code: string; message: string }; error_kind: string | null }[];
   sessions: number; messages: number; parts: number; messages_removed: number; parts_removed: number;
   skipped: Record<string, number>;
-  row_issues: number; removed_from_store: number; failed_stores: number; wrote_nothing: boolean; seconds: number;
+  row_issues: number; removed_from_store: number; failed_stores: number; wrote_nothing: boolean;
+  /** The reference's scan_complete counters (decision 0052). */
+  sessions_seen: number; sessions_skipped_window: number; sessions_skipped: number; sessions_projected: number; messages_projected: number;
+  seconds: number;
+}
+
+/** forward --json's whole lines so far (decision 0052), parsed; every one leads with its event. */
+type Line = { event: string; store?: string | null; error_kind?: string | null; [key: string]: unknown };
+function lines(stdout: string): Line[] {
+  const out = stdout.slice(0, stdout.lastIndexOf('\n') + 1).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Line);
+  for (const l of out) assert.equal(Object.keys(l)[0], 'event', JSON.stringify(l));
+  return out;
 }
 
 const SKIPPED_NONE = { unchanged: 0, outside_window: 0, ignored_by_policy: 0, quarantined: 0, waiting_in_quarantine: 0 };
@@ -89,16 +102,23 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       assert.match(words.stdout, new RegExp(`^backfill: 3 stores, 20 sessions written \\(165 messages, 265 parts\\) in \\d+\\.\\d s → ${home('words')}/hermetic\\.db\\n$`));
 
       assert.deepEqual([json.status, json.stderr], [0, '']);
+      // One line, hermes.backfill.scan_complete, the summary's keys as they were and the reference's counters.
+      assert.match(json.stdout, /^\{"event":"hermes\.backfill\.scan_complete",[^\n]*\}\n$/);
       const s = JSON.parse(json.stdout) as Summary;
-      assert.deepEqual(Object.keys(s), ['stores', 'sessions', 'messages', 'parts', 'messages_removed', 'parts_removed', 'skipped', 'row_issues', 'removed_from_store', 'failed_stores', 'wrote_nothing', 'seconds']);
+      assert.deepEqual(Object.keys(s), ['event', 'stores', 'sessions', 'messages', 'parts', 'messages_removed', 'parts_removed', 'skipped', 'row_issues', 'removed_from_store', 'failed_stores', 'wrote_nothing',
+        'sessions_seen', 'sessions_skipped_window', 'sessions_skipped', 'sessions_projected', 'messages_projected', 'seconds']);
       const store = (path: string, sessions: number, messages: number, parts: number) => ({
         path, profile: 'default', backend: 'sqlite', schema_version: 30, journal_mode: 'delete', read: 'in-place', sessions_written: sessions,
-        messages, parts, messages_removed: 0, parts_removed: 0, row_issues: 0, read_by_worker: 0, warning: null, error: null,
+        messages, parts, messages_removed: 0, parts_removed: 0, row_issues: 0, read_by_worker: 0, warning: null, error: null, error_kind: null,
       });
       assert.deepEqual({ ...s, seconds: 0 }, {
+        event: 'hermes.backfill.scan_complete',
         stores: [store(fixtures.basic, 3, 42, 69), store(fixtures.channels, 14, 102, 166), store(fixtures.usage, 3, 21, 30)],
-        sessions: 20, messages: 165, parts: 265, messages_removed: 0, parts_removed: 0, skipped: SKIPPED_NONE, row_issues: 0, removed_from_store: 0, failed_stores: 0, wrote_nothing: false, seconds: 0,
+        sessions: 20, messages: 165, parts: 265, messages_removed: 0, parts_removed: 0, skipped: SKIPPED_NONE, row_issues: 0, removed_from_store: 0, failed_stores: 0, wrote_nothing: false,
+        sessions_seen: 20, sessions_skipped_window: 0, sessions_skipped: 0, sessions_projected: 20, messages_projected: 165, seconds: 0,
       });
+      // The stores hold 20 sessions and 165 messages (above): what the counters say.
+      assert.equal([fixtures.basic, fixtures.channels, fixtures.usage].map((p) => storeValue(p, 'SELECT COUNT(*) FROM sessions') as number).reduce((a, b) => a + b, 0), s.sessions_seen);
       assert.ok(typeof s.seconds === 'number' && s.seconds >= 0 && s.seconds < 60);
       // The summary is what the dataset holds.
       const counted = await hermetic('query', 'SELECT (SELECT COUNT(*) FROM sessions) AS sessions, (SELECT COUNT(*) FROM messages) AS messages, (SELECT COUNT(*) FROM parts) AS parts', '--home', home('json'), '--json');
@@ -109,6 +129,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       const a = JSON.parse(againJson.stdout) as Summary;
       assert.equal(againJson.status, 0);
       assert.deepEqual([a.wrote_nothing, a.sessions, a.messages, a.parts, a.skipped], [true, 0, 0, 0, { ...SKIPPED_NONE, unchanged: 20 }]);
+      assert.deepEqual([a.event, a.sessions_seen, a.sessions_skipped_window, a.sessions_skipped, a.sessions_projected, a.messages_projected], ['hermes.backfill.scan_complete', 20, 0, 20, 0, 0]);
     });
 
     it('--since 7d picks the sessions active in the last 7 days, by their last activity', async () => {
@@ -130,6 +151,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       assert.equal(r.status, 0, r.stderr);
       const s = JSON.parse(r.stdout) as Summary;
       assert.deepEqual([s.sessions, s.messages, s.skipped.outside_window], [3, 7, 2]);
+      assert.deepEqual([s.sessions_seen, s.sessions_skipped_window, s.sessions_skipped, s.sessions_projected, s.messages_projected], [5, 2, 0, 3, 7]);
       const got = JSON.parse((await hermetic('query', 'SELECT session_id FROM sessions ORDER BY started_at', '--home', home('recent'), '--json')).stdout) as { session_id: string }[];
       assert.deepEqual(got.map((x) => x.session_id), [ids['open-10d-talked-2d'], ids['3d'], ids['1d']]);
     });
@@ -227,7 +249,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       });
       assert.equal(json.status, 1);
       const s = JSON.parse(json.stdout) as Summary;
-      assert.deepEqual([s.failed_stores, s.wrote_nothing, s.stores[0]!.error?.code], [1, true, 'HERMETIC_READER_OPEN']);
+      assert.deepEqual([s.failed_stores, s.wrote_nothing, s.stores[0]!.error?.code, s.stores[0]!.error_kind], [1, true, 'HERMETIC_READER_OPEN', 'open_failed']);
       assert.equal(existsSync(home('bad-store')), false);
       assert.equal(existsSync(home('bad-store-json')), false);
     });
@@ -250,8 +272,15 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       assert.equal(again.status, 1);
       const s = JSON.parse(again.stdout) as Summary;
       assert.deepEqual([s.wrote_nothing, s.skipped], [true, { ...SKIPPED_NONE, unchanged: 1, waiting_in_quarantine: 1 }]);
+      assert.deepEqual([s.stores[0]!.error, s.stores[0]!.error_kind, s.sessions_seen, s.sessions_skipped, s.sessions_projected], [null, 'quarantine', 2, 2, 0]);
       const words = await inProcess('backfill', '--state-db', path, '--home', home('poison'));
       assert.deepEqual([words.status, words.stdout], [1, 'backfill: nothing was written: 1 session could not be written (1 session unchanged, 1 that failed before, waiting to be retried (see hermetic status)).\n']);
+      // forward says the quarantine as the tick's error_kind (the store itself was read), and status as the store's.
+      const tick = await inProcess('forward', '--once', '--json', '--state-db', path, '--home', home('poison-forward'));
+      assert.equal(tick.status, 0, tick.stderr);
+      assert.deepEqual(lines(tick.stdout).map((l) => [l.event, l.store, l.sessions_written, l.quarantined, l.error, l.error_kind]), [['hermes.poll_tick', path, 1, 1, null, 'quarantine']]);
+      const status = JSON.parse((await inProcess('status', '--state-db', path, '--home', home('poison'), '--json')).stdout) as { stores: { read_error: string | null; error_kind: string | null; quarantined: { session_id: string }[] }[] };
+      assert.deepEqual(status.stores.map((x) => [x.read_error, x.error_kind, x.quarantined.map((q) => q.session_id)]), [[null, 'quarantine', ['bad']]]);
     });
 
     it('Ctrl-C (SIGINT) stops after the batch being written, says to run again, exits 130; the next run finishes', async () => {
@@ -341,11 +370,11 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       assert.equal(s.dataset, join(h, 'hermetic.db'));
       assert.equal(s.dataset_exists, true);
       const maxId = (p: string) => storeValue(p, 'SELECT MAX(id) FROM messages');
-      assert.deepEqual(s.stores.map((x) => ({ path: x.path, exists: x.exists, schema_version: x.schema_version, journal_mode: x.journal_mode, cursor: x.cursor_max_message_id, tracked: x.sessions_tracked, last_error: x.last_error, quarantined: x.quarantined })), [
-        { path: fixtures.basic, exists: true, schema_version: 30, journal_mode: 'delete', cursor: maxId(fixtures.basic), tracked: 3, last_error: null, quarantined: [] },
-        { path: fixtures.channels, exists: true, schema_version: 30, journal_mode: 'delete', cursor: maxId(fixtures.channels), tracked: 14, last_error: null, quarantined: [] },
-        { path: fixtures.usage, exists: true, schema_version: 30, journal_mode: 'delete', cursor: maxId(fixtures.usage), tracked: 3, last_error: null, quarantined: [] },
-        { path: wal, exists: true, schema_version: 30, journal_mode: 'wal', cursor: maxId(wal), tracked: made.sessions, last_error: null, quarantined: [] },
+      assert.deepEqual(s.stores.map((x) => ({ path: x.path, exists: x.exists, schema_version: x.schema_version, journal_mode: x.journal_mode, cursor: x.cursor_max_message_id, tracked: x.sessions_tracked, last_error: x.last_error, error_kind: x.error_kind, quarantined: x.quarantined })), [
+        { path: fixtures.basic, exists: true, schema_version: 30, journal_mode: 'delete', cursor: maxId(fixtures.basic), tracked: 3, last_error: null, error_kind: null, quarantined: [] },
+        { path: fixtures.channels, exists: true, schema_version: 30, journal_mode: 'delete', cursor: maxId(fixtures.channels), tracked: 14, last_error: null, error_kind: null, quarantined: [] },
+        { path: fixtures.usage, exists: true, schema_version: 30, journal_mode: 'delete', cursor: maxId(fixtures.usage), tracked: 3, last_error: null, error_kind: null, quarantined: [] },
+        { path: wal, exists: true, schema_version: 30, journal_mode: 'wal', cursor: maxId(wal), tracked: made.sessions, last_error: null, error_kind: null, quarantined: [] },
       ]);
       for (const x of s.stores) assert.match(String(x.last_tick_at), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       const messages = 165 + [...storeHistoryCounts(wal).values()].reduce((a, b) => a + b, 0);
@@ -414,9 +443,9 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       const relative = join('.scratch', 'no-such-home-for-status');
       const r = await inProcess('status', '--state-db', missing, '--home', relative, '--json');
       assert.equal(r.status, 0, r.stderr);
-      const s = JSON.parse(r.stdout) as { dataset: string; dataset_exists: boolean; stores: { exists: boolean; read_error: string | null; last_error: string | null }[] };
+      const s = JSON.parse(r.stdout) as { dataset: string; dataset_exists: boolean; stores: { exists: boolean; read_error: string | null; error_kind: string | null; last_error: string | null }[] };
       assert.equal(s.dataset, join(process.cwd(), relative, 'hermetic.db'));
-      assert.deepEqual([s.dataset_exists, s.stores[0]!.exists, s.stores[0]!.read_error], [false, false, `${missing} does not exist (yet: forward waits for Hermes to create it)`]);
+      assert.deepEqual([s.dataset_exists, s.stores[0]!.exists, s.stores[0]!.read_error, s.stores[0]!.error_kind], [false, false, `${missing} does not exist (yet: forward waits for Hermes to create it)`, 'missing']);
       const words = await inProcess('status', '--state-db', missing, '--home', relative);
       assert.match(words.stdout, new RegExp(`^dataset: ${join(process.cwd(), relative, 'hermetic.db')} \\(not created yet; run hermetic backfill\\)\n`));
       assert.match(words.stdout, /\n {2}missing: .* does not exist \(yet: forward waits for Hermes to create it\)\n/);
@@ -540,6 +569,99 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
         fwd.child.kill('SIGKILL');
         stderrSeen.push(fwd.stderr());
       }
+    });
+  });
+
+  describe('hermetic forward --json (decision 0052)', () => {
+    it('a missing store: one hermes.source_idle however many ticks pass, then hermes.source_activated and its hermes.poll_tick when it appears', async () => {
+      const steady = join(dir, 'json-steady', 'state.db');
+      mkdirSync(join(dir, 'json-steady'));
+      const made0 = generate({ out: steady, sessions: 3, messages: 20, seed: 'json-steady', journal: 'wal' });
+      mkdirSync(join(dir, 'json-later'));
+      const later = join(dir, 'json-later', 'state.db');
+      const fwd = spawnHermetic(['forward', '--json', '--state-db', steady, '--state-db', later, '--home', home('json-waits'), '--interval', '100ms'], { env });
+      try {
+        const of = (store: string) => lines(fwd.stdout()).filter((l) => l.store === store);
+        // Five ticks of the steady store: five ticks with the other one missing.
+        await waitFor(() => of(steady).length >= 5, 'five ticks');
+        const idle = of(later);
+        assert.deepEqual(idle, [{
+          event: 'hermes.source_idle', at: idle[0]!.at, store: later, profile: 'default', backend: 'sqlite',
+          error: { code: 'HERMETIC_READER_OPEN', message: `${later} does not exist` }, error_kind: 'missing',
+        }]);
+        const made = generate({ out: later, sessions: 4, messages: 30, seed: 'json-later', journal: 'wal' });
+        await waitFor(() => of(later).some((l) => l.event === 'hermes.poll_tick'), 'the store read');
+        await waitFor(() => of(later).length >= 4, 'another tick of it');
+        fwd.child.kill('SIGTERM');
+        assert.equal((await fwd.exited).code, 0, fwd.stderr());
+        const seen = of(later);
+        assert.deepEqual(seen.map((l) => l.event), ['hermes.source_idle', 'hermes.source_activated', ...seen.slice(2).map(() => 'hermes.poll_tick')]);
+        assert.deepEqual(seen[1], { event: 'hermes.source_activated', at: seen[1]!.at, store: later, profile: 'default', backend: 'sqlite', schema_version: 30, journal_mode: 'wal' });
+        const messages = [...storeHistoryCounts(later).values()].reduce((a, b) => a + b, 0);
+        assert.deepEqual(seen.slice(2).map((l) => [l.sessions_written, l.messages, l.error, l.error_kind]), [[made.sessions, messages, null, null], ...seen.slice(3).map(() => [0, 0, null, null])]);
+        // The steady store was there from the start: ticks only, its sessions written by the first.
+        const ticks = of(steady);
+        assert.deepEqual(ticks.map((l) => [l.event, l.sessions_written, l.error_kind]), ticks.map((_, i) => ['hermes.poll_tick', i === 0 ? made0.sessions : 0, null]));
+      } finally {
+        fwd.child.kill('SIGKILL');
+        stderrSeen.push(fwd.stderr());
+      }
+    });
+
+    it('a store a writer keeps locked is hermes.poll_failed with sqlite_busy; one that is not SQLite with open_failed (--once exits 1)', async () => {
+      mkdirSync(join(dir, 'json-busy'));
+      const busy = join(dir, 'json-busy', 'state.db');
+      generate({ out: busy, sessions: 2, messages: 10, seed: 'json-busy', journal: 'delete' });
+      const bad = join(dir, 'json-not-sqlite.db');
+      writeFileSync(bad, 'x'.repeat(200));
+      const writer = new Database(busy);
+      writer.exec('BEGIN EXCLUSIVE');
+      let r: Run;
+      try {
+        // The reader waits out its busy timeout on the lock, which is held until the run ends.
+        r = await hermetic('forward', '--once', '--json', '--state-db', busy, '--state-db', bad, '--home', home('json-busy'));
+      } finally {
+        writer.exec('ROLLBACK');
+        writer.close();
+      }
+      assert.equal(r.status, 1, r.stderr);
+      const [locked, notSqlite, ...rest] = lines(r.stdout);
+      assert.deepEqual(rest, []);
+      assert.deepEqual([locked!.event, locked!.store, locked!.error_kind, locked!.sessions_written], ['hermes.poll_failed', busy, 'sqlite_busy', 0]);
+      const lockError = locked!.error as { code: string; message: string };
+      assert.ok(['HERMETIC_READER_OPEN', 'HERMETIC_READER_BUSY'].includes(lockError.code), lockError.code);
+      assert.match(lockError.message, /database is locked\.$/);
+      assert.deepEqual([notSqlite!.event, notSqlite!.store, notSqlite!.error, notSqlite!.error_kind], [
+        'hermes.poll_failed', bad, { code: 'HERMETIC_READER_OPEN', message: `${bad} is not a SQLite database (it does not start with SQLite's header).` }, 'open_failed',
+      ]);
+    });
+
+    it('a profile on the PostgreSQL backend without a connection is backend; a dataset from a newer Hermetic stops the tick as dataset', async () => {
+      const pg = join(dir, 'json-pg');
+      mkdirSync(pg);
+      writeFileSync(join(pg, 'config.yaml'), 'database:\n  backend: postgres\n');
+      const newer = home('json-newer');
+      mkdirSync(newer, { recursive: true });
+      const db = new Database(join(newer, 'hermetic.db'));
+      db.pragma('user_version = 999');
+      db.close();
+      const { HERMES_DATABASE_URL: _, ...noUrl } = env;
+      const run = async (...args: string[]) => {
+        const h = spawnHermetic(args, { env: noUrl });
+        const { code } = await h.exited;
+        stderrSeen.push(h.stderr());
+        return { status: code, stdout: h.stdout(), stderr: h.stderr() };
+      };
+      const [backend, dataset] = await Promise.all([
+        run('forward', '--once', '--json', '--state-db', pg, '--home', home('json-pg')),
+        run('forward', '--once', '--json', '--state-db', fixtures.usage, '--home', newer),
+      ]);
+      assert.equal(backend.status, 1);
+      assert.deepEqual(lines(backend.stdout).map((l) => [l.event, l.store, (l.error as { code: string }).code, l.error_kind]), [['hermes.poll_failed', join(pg, 'state.db'), 'HERMETIC_READER_PG_CONFIG', 'backend']]);
+      assert.equal(dataset.status, 1);
+      const message = `${join(newer, 'hermetic.db')} is at dataset version 999, newer than this Hermetic's ${DATASET_VERSION}; upgrade Hermetic to use it.`;
+      assert.deepEqual(lines(dataset.stdout).map((l) => ({ ...l, at: 0 })), [{ event: 'hermes.poll_failed', at: 0, store: null, profile: null, error: { code: 'HERMETIC_DATASET_VERSION', message }, error_kind: 'dataset' }]);
+      assert.equal(dataset.stderr, `hermetic: ${message} [HERMETIC_DATASET_VERSION]\n`);
     });
   });
 

@@ -3,8 +3,8 @@
 import { parseFlags } from '../../cli/args.js';
 import { HermeticError } from '../../shared/errors.js';
 import { createForwarder, findStores } from '../pipeline/forwarder.js';
-import { explicitProblem } from '../reader/discover.js';
-import { COMMON_FLAGS, interruption, parseTime, plural, policyDropLines, progressBar, rewritten, totals } from './common.js';
+import { explicitProblem, type StoreRef } from '../reader/discover.js';
+import { COMMON_FLAGS, EVENTS, interruption, parseTime, plural, policyDropLines, progressBar, rewritten, shipJson, storeErrorKind, storeMissing, totals, type Totals } from './common.js';
 import { BACKFILL_HELP } from './help.js';
 import { SINK_FLAGS, sinkSetup, type SinkSetup } from './sinks.js';
 import type { ShipResult } from '../sinks/remote/shipper.js';
@@ -22,6 +22,20 @@ async function ship(setup: SinkSetup, say: (line: string) => void): Promise<Ship
   } finally {
     await shipper.closeAll();
   }
+}
+
+/**
+ * The reference's `hermes.backfill.scan_complete` counters (spec forwarding §3.1) from a backfill's totals: sessions in
+ * the stores read; those outside the window; those in it not projected (unchanged since they were last read, ignored
+ * by the usage policy, failed or waiting in quarantine); those projected and written; and the messages written. The
+ * three session counts add up to the first (a session Hermes deleted during the pass aside).
+ */
+export function scanCounters(t: Totals): { sessions_seen: number; sessions_skipped_window: number; sessions_skipped: number; sessions_projected: number; messages_projected: number } {
+  return {
+    sessions_seen: t.sessionsSeen, sessions_skipped_window: t.sessionsOutsideWindow,
+    sessions_skipped: t.sessionsUnchanged + t.sessionsIgnored + t.sessionsQuarantined + t.sessionsWaiting,
+    sessions_projected: t.sessionsWritten, messages_projected: t.messages,
+  };
 }
 
 export async function backfillCommand(argv: string[], now = Date.now): Promise<number> {
@@ -43,8 +57,14 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
   const stop = interruption();
   try {
     let current = '';
+    /** The stores that were not there (their error_kind is `missing`). */
+    const missing = new Set<string>();
     const bar = values.json ? null : progressBar(process.stderr, () => `backfill ${current}`);
-    const results = await forwarder.backfillAsync({ since, until, keepGoing: stop.keepGoing, onStore: (ref) => { current = ref.profile; }, onProgress: (d, t) => bar?.update(d, t) });
+    const onStore = (ref: StoreRef) => {
+      current = ref.profile;
+      if (storeMissing(ref)) missing.add(ref.path);
+    };
+    const results = await forwarder.backfillAsync({ since, until, keepGoing: stop.keepGoing, onStore, onProgress: (d, t) => bar?.update(d, t) });
     bar?.end();
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const t = totals(results);
@@ -61,18 +81,21 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
     const unwritten = t.sessionsQuarantined + t.sessionsWaiting;
     const exitCode = failed.length > 0 || sinkFailed || unwritten > 0 ? 1 : 0;
     if (values.json) {
+      // One line, `hermes.backfill.scan_complete` (decision 0052): the whole of stdout stays one JSON document.
       console.log(JSON.stringify({
+        event: EVENTS.scanComplete,
         stores: results.map((r) => ({
           path: r.store, profile: r.profile, backend: r.backend, schema_version: r.schemaVersion, journal_mode: r.journalMode, read: r.read,
           sessions_written: r.sessionsWritten, messages: r.messages, parts: r.parts, messages_removed: r.messagesRemoved, parts_removed: r.partsRemoved,
-          row_issues: r.rowIssues, read_by_worker: r.readByWorker, warning: r.warning, error: r.error,
+          row_issues: r.rowIssues, read_by_worker: r.readByWorker, warning: r.warning, error: r.error, error_kind: storeErrorKind(r, missing.has(r.store)),
         })),
         sessions: t.sessionsWritten, messages: t.messages, parts: t.parts, messages_removed: t.messagesRemoved, parts_removed: t.partsRemoved,
         skipped: { unchanged: t.sessionsUnchanged, outside_window: t.sessionsOutsideWindow, ignored_by_policy: t.sessionsIgnored, quarantined: t.sessionsQuarantined, waiting_in_quarantine: t.sessionsWaiting },
         row_issues: t.rowIssues, removed_from_store: t.sessionsRemoved, failed_stores: failed.length, wrote_nothing: t.sessionsWritten + t.sessionsIgnored + t.sessionsRemoved === 0,
+        ...scanCounters(t),
         seconds: Math.round(seconds * 1000) / 1000,
-        ...(shipped.length > 0 ? { sinks: shipped.map((r) => ({ sink: r.display, state: r.state, batches: r.batches, skipped: r.skipped, rows: r.rows, error: r.error, retry_at: r.retryAt })) } : {}),
-      }, null, 2));
+        ...(shipped.length > 0 ? { sinks: shipped.map(shipJson) } : {}),
+      }));
       return exitCode;
     }
     for (const r of results) {

@@ -1,7 +1,11 @@
-// What the forwarder commands share: their flags, durations and times as people write them, and the summary line.
+// What the forwarder commands share: their flags, durations and times as people write them, the summary line, and
+// the event names and error kinds of their JSON lines (decision 0052).
 import { usageError, type FlagSpec } from '../../cli/args.js';
+import type { ErrorCode } from '../../shared/errors.js';
 import { hidePassword } from '../../shared/url-password.js';
 import type { PolicyDrop, StepResult } from '../pipeline/step.js';
+import type { StoreRef } from '../reader/discover.js';
+import type { ShipResult } from '../sinks/remote/shipper.js';
 
 export const COMMON_FLAGS = {
   'state-db': { type: 'string', multiple: true },
@@ -110,4 +114,105 @@ export function interruption(): { readonly interrupted: boolean; keepGoing: () =
       process.off('SIGINT', onSignal);
     },
   };
+}
+
+/**
+ * The `event` that leads each JSON line of backfill and forward (decision 0052): HypAware's names where the reference
+ * adapter logs the same thing (spec forwarding §3.1, §3.2, §7), Hermetic's own for what it alone does.
+ */
+export const EVENTS = {
+  /** forward: a store read this tick (every tick, also when nothing changed). */
+  pollTick: 'hermes.poll_tick',
+  /** forward: a store that is there but could not be read this tick (every such tick), or a tick the dataset stopped. */
+  pollFailed: 'hermes.poll_failed',
+  /** forward: a store that is not there (once, until it appears). */
+  sourceIdle: 'hermes.source_idle',
+  /** forward: a store said idle has been read (once, before that tick's hermes.poll_tick). */
+  sourceActivated: 'hermes.source_activated',
+  /** forward: a session the usage policy ignored (one line each). */
+  usagePolicyDrop: 'plugin.hermes.usage_policy_drop',
+  /** backfill: its summary, the only line it prints. */
+  scanComplete: 'hermes.backfill.scan_complete',
+  /** forward --once: what one sink's shipment did. */
+  sinkShip: 'hermetic.sink_ship',
+} as const;
+
+/**
+ * The reference's `error_kind`s (missing, open_failed, sqlite_busy, sqlite_unavailable, unknown) and Hermetic's for
+ * the states it has no word for: Hermes's store schema, Hermes's PostgreSQL backend, Hermetic's dataset, a remote
+ * sink, the usage-policy list, and sessions in quarantine.
+ */
+export type ErrorKind = 'missing' | 'open_failed' | 'sqlite_busy' | 'sqlite_unavailable' | 'schema' | 'backend' | 'dataset' | 'sink' | 'policy' | 'quarantine' | 'unknown';
+
+/**
+ * The error_kind of each code a store's pass, a tick or a sink's shipment can report; any other code is `unknown`.
+ * `missing` and `quarantine` are states, not codes (storeErrorKind); `sqlite_unavailable` (the reference's Node
+ * without node:sqlite) never happens here: better-sqlite3 is a dependency.
+ */
+export const ERROR_KINDS = {
+  HERMETIC_READER_PATH: 'missing',
+  HERMETIC_READER_OPEN: 'open_failed',
+  HERMETIC_READER_BUSY: 'sqlite_busy',
+  HERMETIC_READER_PG_SCHEMA: 'schema',
+  HERMETIC_READER_PG_CONFIG: 'backend',
+  HERMETIC_READER_PG_CONNECT: 'backend',
+  HERMETIC_READER_PG_AUTH: 'backend',
+  HERMETIC_DATASET_OPEN: 'dataset',
+  HERMETIC_DATASET_VERSION: 'dataset',
+  HERMETIC_DATASET_WRITE: 'dataset',
+  HERMETIC_POLICY_LIST: 'policy',
+  HERMETIC_SINK_URL: 'sink',
+  HERMETIC_SINK_NOT_BUILT: 'sink',
+  HERMETIC_SINK_UNAVAILABLE: 'sink',
+  HERMETIC_SINK_FAILED: 'sink',
+  HERMETIC_SINK_DUPLICATE: 'sink',
+  HERMETIC_SINK_REMOVED: 'sink',
+  HERMETIC_SINK_CURSOR_MOVED: 'sink',
+  HERMETIC_SINK_UNKNOWN: 'sink',
+  HERMETIC_SINK_CONFLICT: 'sink',
+  HERMETIC_SINK_AUTH: 'sink',
+  HERMETIC_SINK_NO_DATABASE: 'sink',
+  HERMETIC_SINK_SCHEMA: 'sink',
+  HERMETIC_SINK_REJECTED: 'sink',
+  HERMETIC_SINK_OTLP_URL: 'sink',
+  HERMETIC_SINK_OTLP_HEADERS: 'sink',
+  HERMETIC_SINK_OTLP_UNAVAILABLE: 'sink',
+  HERMETIC_SINK_OTLP_REJECTED: 'sink',
+  HERMETIC_SINK_OTLP_PARTIAL: 'sink',
+} as const satisfies Partial<Record<ErrorCode, ErrorKind>>;
+
+/**
+ * SQLite's own words for a lock (sqlite3ErrStr of SQLITE_BUSY and SQLITE_LOCKED) at the end of a message: a store a
+ * writer held while the reader opened it is said as HERMETIC_READER_OPEN ("Cannot read PATH: database is locked."),
+ * and that is the reference's `sqlite_busy`, not `open_failed`.
+ */
+export const LOCK_WORDS = ['database is locked', 'database table is locked'] as const;
+
+/** The error_kind of an error by its code (and, for HERMETIC_READER_OPEN, SQLite's words for a lock). */
+export function errorKind(error: { code: string; message?: string }): ErrorKind {
+  if (error.code === 'HERMETIC_READER_OPEN' && LOCK_WORDS.some((w) => error.message?.endsWith(`: ${w}.`))) return 'sqlite_busy';
+  return (ERROR_KINDS as Partial<Record<string, ErrorKind>>)[error.code] ?? 'unknown';
+}
+
+/** A store that is not there (yet): no file, and nothing else wrong with it (a PostgreSQL profile with a problem is one). */
+export const storeMissing = (ref: Pick<StoreRef, 'exists' | 'problem'>): boolean => !ref.exists && !ref.problem;
+
+/**
+ * A store's state after a pass as an error_kind: its error's kind (`missing` when it is not there), else
+ * `quarantine` while any of its sessions failed and waits to be retried, else null.
+ * @example storeErrorKind(result, false) // 'sqlite_busy' for a store a writer kept locked
+ */
+export function storeErrorKind(r: Pick<StepResult, 'error' | 'sessionsQuarantined' | 'sessionsWaiting'>, missing: boolean): ErrorKind | null {
+  if (r.error) return missing ? 'missing' : errorKind(r.error);
+  return r.sessionsQuarantined + r.sessionsWaiting > 0 ? 'quarantine' : null;
+}
+
+/** One `plugin.hermes.usage_policy_drop` line per session the usage policy kept out of a store's pass. */
+export function policyDropEvents(r: Pick<StepResult, 'store' | 'profile' | 'policyDrops'>, at: string): Record<string, unknown>[] {
+  return r.policyDrops.map((d) => ({ event: EVENTS.usagePolicyDrop, at, store: r.store, profile: r.profile, session_id: d.sessionId, scope: d.scope, reason: d.reason }));
+}
+
+/** A sink's shipment as JSON (backfill's `sinks`, forward's `hermetic.sink_ship` lines): the ShipResult, and its error's kind. */
+export function shipJson(r: ShipResult): Record<string, unknown> {
+  return { sink: r.display, state: r.state, batches: r.batches, skipped: r.skipped, rows: r.rows, error: r.error, retry_at: r.retryAt, error_kind: r.error ? errorKind(r.error) : null };
 }

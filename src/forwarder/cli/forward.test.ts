@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { emptyResult } from '../pipeline/result.js';
-import { tickLine } from './forward.js';
+import { passFailedEvent, tickEvents, tickLine } from './forward.js';
 
 const tick = (over: Partial<ReturnType<typeof emptyResult>>) => ({
   ...emptyResult({ path: '/h/state.db', profile: 'default', hermesHome: '/h', backend: 'sqlite', warning: null } as Parameters<typeof emptyResult>[0]),
@@ -17,4 +17,57 @@ test('a tick line says what was new, what was rewritten or dropped, and the row 
   assert.equal(tickLine(tick({ sessionsQuarantined: 1, sessionsIgnored: 2 })), 'forward: default: 2 ignored by usage policy, 1 quarantined');
   assert.equal(tickLine(tick({ sessionsWritten: 1, messages: 4, parts: 4, rowIssues: 3, sessionsRemoved: 1 })),
     'forward: default: 1 session written (4 new messages, 4 new parts), 1 removed in Hermes; 3 row issues recorded');
+});
+
+// What `forward --json` prints of each tick (decision 0052): the event first, then the keys the tick line always had.
+const AT = '2026-06-01T00:00:00.000Z';
+const missingOpen = { code: 'HERMETIC_READER_OPEN', message: '/h/state.db does not exist' };
+
+test('a missing store is said idle once, nothing while it stays missing, then activated before the tick that reads it', () => {
+  const idle = new Set<string>();
+  const gone = () => true;
+  const first = tickEvents([tick({ error: missingOpen })], gone, idle, AT);
+  assert.deepEqual(first, [{ event: 'hermes.source_idle', at: AT, store: '/h/state.db', profile: 'default', backend: 'sqlite', error: missingOpen, error_kind: 'missing' }]);
+  assert.deepEqual(tickEvents([tick({ error: missingOpen })], gone, idle, AT), []);
+  assert.deepEqual(tickEvents([tick({ error: missingOpen })], gone, idle, AT), []);
+  const read = tickEvents([tick({ schemaVersion: 30, journalMode: 'wal', sessionsWritten: 2, messages: 5, parts: 6, sessionsReplaced: 2 })], () => false, idle, AT);
+  assert.deepEqual(read, [
+    { event: 'hermes.source_activated', at: AT, store: '/h/state.db', profile: 'default', backend: 'sqlite', schema_version: 30, journal_mode: 'wal' },
+    {
+      event: 'hermes.poll_tick', at: AT, store: '/h/state.db', profile: 'default', sessions_written: 2, sessions_appended: 0, sessions_rewritten: 2, messages: 5, parts: 6,
+      messages_removed: 0, parts_removed: 0, removed_from_store: 0, quarantined: 0, row_issues: 0, error: null, error_kind: null, warning: null,
+    },
+  ]);
+  // Read again: a tick line only. Gone again: idle again, once.
+  assert.deepEqual(tickEvents([tick({})], () => false, idle, AT).map((l) => l.event), ['hermes.poll_tick']);
+  assert.deepEqual(tickEvents([tick({ error: missingOpen })], gone, idle, AT).map((l) => l.event), ['hermes.source_idle']);
+  assert.deepEqual(tickEvents([tick({ error: missingOpen })], gone, idle, AT).map((l) => l.event), []);
+});
+
+test('a store present from the start is not activated; one that cannot be read fails every tick with its kind', () => {
+  const idle = new Set<string>();
+  assert.deepEqual(tickEvents([tick({ sessionsWritten: 1 })], () => false, idle, AT).map((l) => l.event), ['hermes.poll_tick']);
+  const busy = { code: 'HERMETIC_READER_OPEN', message: 'Cannot read /h/state.db: database is locked.' };
+  for (let i = 0; i < 2; i++) {
+    const [line, ...rest] = tickEvents([tick({ error: busy })], () => false, idle, AT);
+    assert.deepEqual(rest, []);
+    assert.deepEqual([line!.event, line!.error, line!.error_kind, line!.sessions_written], ['hermes.poll_failed', busy, 'sqlite_busy', 0]);
+  }
+  // A store that was missing and is now there but unreadable is not activated yet; it is when it is read.
+  const idleToo = new Set(['/h/state.db']);
+  assert.deepEqual(tickEvents([tick({ error: { code: 'HERMETIC_READER_OPEN', message: '/h/state.db is not a SQLite database.' } })], () => false, idleToo, AT).map((l) => [l.event, l.error_kind]), [['hermes.poll_failed', 'open_failed']]);
+  assert.deepEqual(tickEvents([tick({})], () => false, idleToo, AT).map((l) => l.event), ['hermes.source_activated', 'hermes.poll_tick']);
+});
+
+test('a tick line keeps the keys it always had, in order, after the event; quarantine and policy drops are said', () => {
+  const [line, ...drops] = tickEvents([tick({ sessionsWritten: 1, sessionsQuarantined: 1, warning: '2 messages of session x, which has no row', policyDrops: [{ sessionId: 'secret', scope: '/p', reason: '/p/.hypignore says ignore' }] })], () => false, new Set(), AT);
+  assert.deepEqual(Object.keys(line!), ['event', 'at', 'store', 'profile', 'sessions_written', 'sessions_appended', 'sessions_rewritten', 'messages', 'parts', 'messages_removed', 'parts_removed', 'removed_from_store', 'quarantined', 'row_issues', 'error', 'error_kind', 'warning']);
+  assert.deepEqual([line!.event, line!.quarantined, line!.error_kind, line!.warning], ['hermes.poll_tick', 1, 'quarantine', '2 messages of session x, which has no row']);
+  assert.deepEqual(drops, [{ event: 'plugin.hermes.usage_policy_drop', at: AT, store: '/h/state.db', profile: 'default', session_id: 'secret', scope: '/p', reason: '/p/.hypignore says ignore' }]);
+});
+
+test('a pass the dataset stopped is hermes.poll_failed for no store, with its kind', () => {
+  const e = { code: 'HERMETIC_DATASET_VERSION', message: '/h/hermetic.db is at dataset version 99.' };
+  assert.deepEqual(passFailedEvent(e, AT), { event: 'hermes.poll_failed', at: AT, store: null, profile: null, error: e, error_kind: 'dataset' });
+  assert.equal(passFailedEvent({ code: 'HERMETIC_POLICY_LIST', message: 'x' }, AT).error_kind, 'policy');
 });

@@ -5,7 +5,8 @@ import { parseFlags, usageError, type FlagValues } from '../../cli/args.js';
 import { listenForStop, releaseStopSignals, type StopRequest } from '../../cli/stop-signals.js';
 import { createForwarder } from '../pipeline/forwarder.js';
 import type { StepResult } from '../pipeline/step.js';
-import { COMMON_FLAGS, durationSeconds, plural, policyDropLines, rewritten } from './common.js';
+import type { StoreRef } from '../reader/discover.js';
+import { COMMON_FLAGS, durationSeconds, errorKind, EVENTS, plural, policyDropEvents, policyDropLines, rewritten, shipJson, storeErrorKind, storeMissing } from './common.js';
 import { FORWARD_HELP } from './help.js';
 import { SINK_FLAGS, sinkSetup } from './sinks.js';
 
@@ -25,6 +26,42 @@ export function tickLine(r: StepResult): string {
   // Values changed or left out in what was written (as backfill says): `hermetic status` counts them all.
   const issues = r.rowIssues > 0 ? `; ${plural(r.rowIssues, 'row issue')} recorded` : '';
   return `forward: ${r.profile}: ${[written, ...what].filter(Boolean).join(', ')}${issues}`;
+}
+
+/**
+ * What `forward --json` prints of a tick (decision 0052), line by line: per store, `hermes.source_idle` once when it
+ * is missing (then nothing while it stays missing), `hermes.source_activated` when a store said idle is read, then
+ * `hermes.poll_tick` (read) or `hermes.poll_failed` (there, but not readable), then its usage-policy drops.
+ * `idle` holds the stores said idle so far; `missing` tells a store that is not there from one that failed.
+ * @example tickEvents(results, (s) => !existsSync(s), idle, new Date().toISOString())
+ */
+export function tickEvents(results: readonly StepResult[], missing: (store: string) => boolean, idle: Set<string>, at: string): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const r of results) {
+    const gone = r.error !== null && missing(r.store);
+    if (gone) {
+      if (!idle.has(r.store)) out.push({ event: EVENTS.sourceIdle, at, store: r.store, profile: r.profile, backend: r.backend, error: r.error, error_kind: 'missing' });
+      idle.add(r.store);
+      continue;
+    }
+    if (r.error === null && idle.delete(r.store)) {
+      out.push({ event: EVENTS.sourceActivated, at, store: r.store, profile: r.profile, backend: r.backend, schema_version: r.schemaVersion, journal_mode: r.journalMode });
+    }
+    out.push({
+      event: r.error ? EVENTS.pollFailed : EVENTS.pollTick,
+      at, store: r.store, profile: r.profile, sessions_written: r.sessionsWritten, sessions_appended: r.sessionsAppended,
+      sessions_rewritten: r.sessionsRewritten + r.sessionsReplaced, messages: r.messages, parts: r.parts, messages_removed: r.messagesRemoved,
+      parts_removed: r.partsRemoved, removed_from_store: r.sessionsRemoved, quarantined: r.sessionsQuarantined, row_issues: r.rowIssues, error: r.error,
+      error_kind: storeErrorKind(r, false), warning: r.warning,
+    });
+    out.push(...policyDropEvents(r, at));
+  }
+  return out;
+}
+
+/** A tick the dataset (or the usage-policy list) stopped before any store was done: `hermes.poll_failed` for no store. */
+export function passFailedEvent(e: { code: string; message: string }, at: string): Record<string, unknown> {
+  return { event: EVENTS.pollFailed, at, store: null, profile: null, error: { code: e.code, message: e.message }, error_kind: errorKind(e) };
 }
 
 export async function forwardCommand(argv: string[]): Promise<number> {
@@ -54,23 +91,36 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
   const said = new Map<string, string>();
   /** Whether anything has been said of a store's sessions yet (an unchanged first tick says it is up to date). */
   const spoken = new Set<string>();
+  /** The stores said idle (`hermes.source_idle`) and not read since; which stores of this tick were not there. */
+  const idle = new Set<string>();
+  const missing = new Set<string>();
+  const onStore = (ref: StoreRef) => {
+    if (storeMissing(ref)) missing.add(ref.path);
+    else missing.delete(ref.path);
+  };
+  const json = (line: Record<string, unknown>) => console.log(JSON.stringify(line));
+  /** The pass of one tick; a HermeticError that stopped it (the dataset, the policy list) is a `hermes.poll_failed` line too. */
+  const pass = async (keepGoing?: () => boolean) => {
+    try {
+      return await forwarder.forwardOnceAsync({ onStore, ...(keepGoing ? { keepGoing } : {}) });
+    } catch (e) {
+      if (values.json && String((e as { code?: unknown }).code).startsWith('HERMETIC_')) json(passFailedEvent(e as { code: string; message: string }, new Date().toISOString()));
+      throw e;
+    }
+  };
   const report = (results: StepResult[], once: boolean) => {
+    if (values.json) for (const line of tickEvents(results, (s) => missing.has(s), idle, new Date().toISOString())) json(line);
     for (const r of results) {
       // Idle and error states are said once per change, not every tick.
       const state = r.error ? `${r.error.code}:${r.error.message}` : r.warning ? `warn:${r.warning}` : 'ok';
       if (said.get(r.store) !== state) {
-        if (r.error) say(`hermetic: ${r.error.message} [${r.error.code}]${r.error.message.includes('does not exist') ? '; waiting for it to appear' : ''}`);
+        if (r.error) say(`hermetic: ${r.error.message} [${r.error.code}]${missing.has(r.store) ? '; waiting for it to appear' : ''}`);
         else if (r.warning) say(`hermetic: warning: ${r.warning}`);
         else if (said.has(r.store)) say(`hermetic: reading ${r.store} again`);
         said.set(r.store, state);
       }
-      if (values.json) {
-        console.log(JSON.stringify({
-          at: new Date().toISOString(), store: r.store, profile: r.profile, sessions_written: r.sessionsWritten, sessions_appended: r.sessionsAppended,
-          sessions_rewritten: r.sessionsRewritten + r.sessionsReplaced, messages: r.messages, parts: r.parts, messages_removed: r.messagesRemoved,
-          parts_removed: r.partsRemoved, removed_from_store: r.sessionsRemoved, quarantined: r.sessionsQuarantined, row_issues: r.rowIssues, error: r.error,
-        }));
-      } else if (r.sessionsWritten + r.sessionsRemoved + r.sessionsQuarantined + r.sessionsIgnored > 0) {
+      if (values.json) continue;
+      if (r.sessionsWritten + r.sessionsRemoved + r.sessionsQuarantined + r.sessionsIgnored > 0) {
         say(tickLine(r));
         spoken.add(r.store);
       } else if (!r.error && (once || !spoken.has(r.store))) {
@@ -83,11 +133,11 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
   };
   if (!stop) {
     try {
-      const results = await forwarder.forwardOnceAsync();
+      const results = await pass();
       report(results, true);
       const shipped = (await shipper?.shipAll()) ?? [];
       for (const r of shipped) {
-        if (values.json) console.log(JSON.stringify({ at: new Date().toISOString(), sink: r.display, state: r.state, batches: r.batches, skipped: r.skipped, rows: r.rows, error: r.error, retry_at: r.retryAt }));
+        if (values.json) json({ event: EVENTS.sinkShip, at: new Date().toISOString(), ...shipJson(r) });
         else say(remote!.shipLine(r));
       }
       return results.some((r) => r.error) || shipped.some((r) => r.state !== 'caught-up') ? 1 : 0;
@@ -117,7 +167,7 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
       if (stop.signal) return;
       ticking = true;
       try {
-        report(await forwarder.forwardOnceAsync({ keepGoing: () => !stop.signal }), false);
+        report(await pass(() => !stop.signal), false);
         // Each sink goes on from its cursor at its own pace; one still busy from the last tick is left to it.
         if (!stop.signal) shipper?.kick();
       } catch (e) {

@@ -69,8 +69,10 @@ Options:
                       12h, 30m) or an ISO date or time (default: all of them)
   --until 7d|ISO      ... and up to then (default: now)
 ${READ_OPTIONS}
-  --json              the summary as JSON: each store, the sessions, messages
-                      and parts written, what was skipped and why, each sink
+  --json              the summary as one JSON line (its event:
+                      hermes.backfill.scan_complete): each store, the
+                      sessions, messages and parts written, what was skipped
+                      and why, each sink
 ${SINK_OPTIONS}
 ${HELP_OPTION}
 
@@ -99,8 +101,13 @@ Options:
                       (default 10s)
   --once              one tick (and one shipment to each sink), then exit
 ${READ_OPTIONS}
-  --json              one JSON line per store each tick on stdout (and, with
-                      --once, one per sink)
+  --json              JSON lines on stdout, each led by its event: per store
+                      each tick hermes.poll_tick (read) or hermes.poll_failed
+                      (with error_kind); hermes.source_idle once for a store
+                      not there, hermes.source_activated when it is read;
+                      plugin.hermes.usage_policy_drop per ignored session;
+                      with --once, hermetic.sink_ship per sink (all in
+                      docs/reference/errors.md)
   --quiet             say nothing on stderr (ticks, errors, "stopped")
 ${SINK_OPTIONS}
 ${HELP_OPTION}

@@ -12,6 +12,7 @@ import type { PolicyDrop } from '../pipeline/step.js';
 import { backfillCommand } from './backfill.js';
 import { policyDropLines } from './common.js';
 import { forwardCommand } from './forward.js';
+import { runMain } from '../../../test/support/process.js';
 
 const drop = (id: string, dir = '/home/u/secret'): PolicyDrop => ({ sessionId: id, scope: `${dir}/proj`, reason: `${dir}/.hypignore says ignore` });
 
@@ -53,23 +54,29 @@ async function stderrOf(run: () => Promise<number>): Promise<{ code: number; err
   }
 }
 
+/** A store with 12 sessions under a folder whose .hypignore says ignore, and one elsewhere; `dir` is removed by cleanup. */
+function ignoredStore(prefix: string) {
+  const { dir, cleanup } = tempDir(prefix);
+  const secret = join(dir, 'secret');
+  mkdirSync(secret);
+  writeFileSync(join(secret, '.hypignore'), 'ignore\n');
+  const path = join(dir, 'hermes', 'state.db');
+  mkdirSync(join(dir, 'hermes'));
+  const db = createStore({ path, level: 31, journal: 'wal', fts: false, generation: 'gen-a' });
+  let t = 1784000000;
+  const w = new StateDbWriter(db, { now: () => t, ids: createIdSource('policy-drops') });
+  const hidden = Array.from({ length: 12 }, (_, i) => `hidden-${String(i).padStart(2, '0')}`);
+  for (const id of [...hidden, 'open']) {
+    w.createSession({ id, source: 'cli', cwd: id === 'open' ? dir : join(secret, id), started_at: t });
+    w.appendMessages(id, [{ role: 'user', content: `in ${id}` }]);
+    t += 60;
+  }
+  return { dir, cleanup, secret, path, db, w, hidden };
+}
+
 it('backfill and forward --once say 12 ignored sessions in one line, the other session written', async () => {
-  const { dir, cleanup } = tempDir('hermetic-policy-drops-');
+  const { dir, cleanup, secret, path, db, w, hidden } = ignoredStore('hermetic-policy-drops-');
   try {
-    const secret = join(dir, 'secret');
-    mkdirSync(secret);
-    writeFileSync(join(secret, '.hypignore'), 'ignore\n');
-    const path = join(dir, 'hermes', 'state.db');
-    mkdirSync(join(dir, 'hermes'));
-    const db = createStore({ path, level: 31, journal: 'wal', fts: false, generation: 'gen-a' });
-    let t = 1784000000;
-    const w = new StateDbWriter(db, { now: () => t, ids: createIdSource('policy-drops') });
-    const hidden = Array.from({ length: 12 }, (_, i) => `hidden-${String(i).padStart(2, '0')}`);
-    for (const id of [...hidden, 'open']) {
-      w.createSession({ id, source: 'cli', cwd: id === 'open' ? dir : join(secret, id), started_at: t });
-      w.appendMessages(id, [{ role: 'user', content: `in ${id}` }]);
-      t += 60;
-    }
     const home = join(dir, 'home');
     const ignored = (err: string[]) => {
       const lines = err.filter((l) => l.includes('not recorded'));
@@ -85,6 +92,29 @@ it('backfill and forward --once say 12 ignored sessions in one line, the other s
     const forward = await stderrOf(() => forwardCommand(['--once', '--state-db', path, '--home', home]));
     assert.equal(forward.code, 0, forward.err.join('\n'));
     ignored(forward.err);
+  } finally {
+    cleanup();
+  }
+});
+
+it('--json: backfill counts the 12 ignored sessions as skipped; forward says each as plugin.hermes.usage_policy_drop (decision 0052)', async () => {
+  const { dir, cleanup, secret, path, db, w, hidden } = ignoredStore('hermetic-policy-drops-json-');
+  try {
+    const home = join(dir, 'home');
+    const backfill = await runMain(['backfill', '--json', '--state-db', path, '--home', home]);
+    assert.equal(backfill.status, 0, backfill.stderr);
+    const s = JSON.parse(backfill.stdout) as Record<string, unknown>;
+    assert.deepEqual([s.event, s.sessions_seen, s.sessions_skipped_window, s.sessions_skipped, s.sessions_projected, s.messages_projected, (s.skipped as Record<string, number>).ignored_by_policy],
+      ['hermes.backfill.scan_complete', 13, 0, 12, 1, 1, 12]);
+    for (const id of hidden) w.appendMessages(id, [{ role: 'assistant', content: 'more' }]);
+    db.close();
+    const forward = await runMain(['forward', '--once', '--json', '--state-db', path, '--home', home]);
+    assert.equal(forward.status, 0, forward.stderr);
+    const lines = forward.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepEqual(lines.map((l) => l.event), ['hermes.poll_tick', ...hidden.map(() => 'plugin.hermes.usage_policy_drop')]);
+    const reason = `${join(secret, '.hypignore')} says ignore`;
+    assert.deepEqual(lines.slice(1).map((l): Record<string, unknown> => ({ ...l, at: null })).sort((a, b) => String(a.session_id).localeCompare(String(b.session_id))),
+      hidden.map((id) => ({ event: 'plugin.hermes.usage_policy_drop', at: null, store: path, profile: 'default', session_id: id, scope: join(secret, id), reason })));
   } finally {
     cleanup();
   }

@@ -13,7 +13,7 @@ import { readCursors } from '../sinks/sqlite/sink.js';
 import type { Cursors } from '../sinks/sink.js';
 import { sinkStatus, type SinkStatus } from '../sinks/remote/status.js';
 import { datasetSetting } from '../sinks/sqlite/ledger.js';
-import { COMMON_FLAGS, plural } from './common.js';
+import { COMMON_FLAGS, errorKind, plural, type ErrorKind } from './common.js';
 import { STATUS_HELP } from './help.js';
 
 interface StoreStatus {
@@ -28,6 +28,11 @@ interface StoreStatus {
   identity: string | null; replaced: boolean;
   /** Why the store cannot be read now (missing, not SQLite, locked…), or null. */
   read_error: string | null;
+  /**
+   * The store's state as the forwarder's JSON lines name it (decision 0052): the kind of `read_error`, else
+   * `quarantine` while sessions wait in quarantine, else null.
+   */
+  error_kind: ErrorKind | null;
   cursor_max_message_id: number | null; sessions_tracked: number; last_tick_at: string | null; last_error: string | null;
   /** Values changed or left out on the way into the dataset (issue 16 §5): entries, and the messages and sessions they touch. */
   row_issues: { entries: number; messages: number; sessions: number };
@@ -64,8 +69,8 @@ export async function statusCommand(argv: string[]): Promise<number> {
     for (const k of known) if (!refs.some((r) => r.path === k)) refs.push({ path: k, profile: '?', hermesHome: '', backend: 'sqlite', warning: null, exists: existsSync(k) });
     const stores: StoreStatus[] = [];
     for (const r of refs) {
-      let schema: number | null = null, journal: string | null = null, readError: string | null = null;
-      if (r.problem) readError = r.problem.message;
+      let schema: number | null = null, journal: string | null = null, readError: string | null = null, kind: ErrorKind | null = null;
+      if (r.problem) [readError, kind] = [r.problem.message, errorKind(r.problem)];
       else if (r.source) {
         // Asked of the server itself, read-only, on a short connection: is the source there, and which version is it.
         try {
@@ -74,9 +79,12 @@ export async function statusCommand(argv: string[]): Promise<number> {
           journal = 'postgres';
         } catch (e) {
           if (!(e instanceof HermeticError)) throw e;
-          readError = `${e.message} [${e.code}]`;
+          [readError, kind] = [`${e.message} [${e.code}]`, errorKind(e)];
         }
-      } else if (!r.exists) readError = `${r.path} does not exist${r.backend === 'postgres' ? ': this profile uses the PostgreSQL backend' : ' (yet: forward waits for Hermes to create it)'}`;
+      } else if (!r.exists) {
+        readError = `${r.path} does not exist${r.backend === 'postgres' ? ': this profile uses the PostgreSQL backend' : ' (yet: forward waits for Hermes to create it)'}`;
+        kind = 'missing';
+      }
       let pending: Pending | null = null;
       const now = Date.now() / 1000;
       if (readError === null && r.exists && !r.source && !r.problem) {
@@ -89,22 +97,23 @@ export async function statusCommand(argv: string[]): Promise<number> {
         } catch (e) {
           const failure = storeFailure(r.path, e);
           if (failure === null) throw e;
-          readError = failure.message;
+          [readError, kind] = [failure.message, errorKind(failure)];
         }
       }
       const row = db?.prepare('SELECT * FROM stores WHERE store = ?').get(r.path) as Record<string, unknown> | undefined;
       const issuesOf = (store: string) => (db?.prepare('SELECT COUNT(*) AS entries, COUNT(DISTINCT session_id || char(0) || message_id) FILTER (WHERE message_id > 0) AS messages, COUNT(DISTINCT session_id) AS sessions FROM row_issues WHERE store = ?').get(store) as StoreStatus['row_issues'] | undefined) ?? { entries: 0, messages: 0, sessions: 0 };
+      const quarantined = db ? (db.prepare('SELECT session_id, failures, last_error, retry_at FROM quarantine WHERE store = ? ORDER BY retry_at LIMIT 20').all(r.path) as { session_id: string; failures: number; last_error: string; retry_at: number }[]).map((q) => ({ ...q, retry_at: iso(q.retry_at)! })) : [];
       stores.push({
         path: r.path, profile: row?.profile as string ?? r.profile, exists: r.exists, backend: r.backend, warning: r.warning,
         connection: r.source?.display ?? null,
-        schema_version: schema, journal_mode: journal, read_error: readError,
+        schema_version: schema, journal_mode: journal, read_error: readError, error_kind: kind ?? (quarantined.length > 0 ? 'quarantine' : null),
         identity: pending?.facts.identity ?? null, replaced: pending?.replaced ?? false,
         cursor_max_message_id: (row?.max_message_id as number | undefined) ?? null,
         sessions_tracked: db ? (db.prepare('SELECT COUNT(*) FROM session_cursors WHERE store = ?').pluck().get(r.path) as number) : 0,
         last_tick_at: iso(row?.last_tick_at as number | null), last_error: (row?.last_error as string | null) ?? null,
         row_issues: issuesOf(r.path),
         pending: pending && { sessions: pending.sessions, messages: pending.messages, removed: pending.removed, waiting: pending.waiting, oldest_at: iso(pending.oldestAt), lag_seconds: pending.oldestAt === null ? null : Math.max(0, Math.round(now - pending.oldestAt)) },
-        quarantined: db ? (db.prepare('SELECT session_id, failures, last_error, retry_at FROM quarantine WHERE store = ? ORDER BY retry_at LIMIT 20').all(r.path) as { session_id: string; failures: number; last_error: string; retry_at: number }[]).map((q) => ({ ...q, retry_at: iso(q.retry_at)! })) : [],
+        quarantined,
       });
     }
     const rows = Object.fromEntries(DATASET_TABLES.filter((t) => !t.internal).map((t) => [t.name, db ? (db.prepare(`SELECT COUNT(*) FROM "${t.name}"`).pluck().get() as number) : 0]));

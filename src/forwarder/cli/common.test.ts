@@ -1,0 +1,96 @@
+// The error kinds and event names of the forwarder's JSON lines (decision 0052): every code a pass, a tick or a
+// sink can report has its kind, a lock said as an open failure is `sqlite_busy`, a store's state reads as one kind,
+// and docs/reference/errors.md lists exactly these kinds (with their codes) and events.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { ERROR_CODES } from '../../shared/errors.js';
+import { emptyResult } from '../pipeline/result.js';
+import type { StoreRef } from '../reader/discover.js';
+import { ERROR_KINDS, errorKind, EVENTS, policyDropEvents, shipJson, storeErrorKind, storeMissing, type ErrorKind } from './common.js';
+
+const KINDS: readonly ErrorKind[] = ['missing', 'open_failed', 'sqlite_busy', 'sqlite_unavailable', 'schema', 'backend', 'dataset', 'sink', 'policy', 'quarantine', 'unknown'];
+
+describe('error_kind', () => {
+  it('every code of the reader, the dataset, the sinks and the policy list has a kind; no other code is in the table', () => {
+    const forwarder = Object.keys(ERROR_CODES).filter((c) => /^HERMETIC_(READER|DATASET|SINK)_/.test(c) || c === 'HERMETIC_POLICY_LIST');
+    assert.deepEqual(Object.keys(ERROR_KINDS).sort(), forwarder.sort());
+    for (const kind of Object.values(ERROR_KINDS)) assert.ok(KINDS.includes(kind), kind);
+  });
+
+  it('maps Hermetic\'s codes onto the reference\'s kinds, and its own states onto its own', () => {
+    const kinds = Object.fromEntries(['HERMETIC_READER_PATH', 'HERMETIC_READER_OPEN', 'HERMETIC_READER_BUSY', 'HERMETIC_READER_PG_SCHEMA', 'HERMETIC_READER_PG_CONFIG',
+      'HERMETIC_READER_PG_CONNECT', 'HERMETIC_READER_PG_AUTH', 'HERMETIC_DATASET_OPEN', 'HERMETIC_DATASET_VERSION', 'HERMETIC_DATASET_WRITE', 'HERMETIC_POLICY_LIST',
+      'HERMETIC_SINK_UNAVAILABLE', 'HERMETIC_SINK_OTLP_REJECTED', 'HERMETIC_INTERNAL', 'HERMETIC_SOMETHING_NEW'].map((code) => [code, errorKind({ code, message: 'x.' })]));
+    assert.deepEqual(kinds, {
+      HERMETIC_READER_PATH: 'missing', HERMETIC_READER_OPEN: 'open_failed', HERMETIC_READER_BUSY: 'sqlite_busy', HERMETIC_READER_PG_SCHEMA: 'schema',
+      HERMETIC_READER_PG_CONFIG: 'backend', HERMETIC_READER_PG_CONNECT: 'backend', HERMETIC_READER_PG_AUTH: 'backend', HERMETIC_DATASET_OPEN: 'dataset',
+      HERMETIC_DATASET_VERSION: 'dataset', HERMETIC_DATASET_WRITE: 'dataset', HERMETIC_POLICY_LIST: 'policy', HERMETIC_SINK_UNAVAILABLE: 'sink',
+      HERMETIC_SINK_OTLP_REJECTED: 'sink', HERMETIC_INTERNAL: 'unknown', HERMETIC_SOMETHING_NEW: 'unknown',
+    });
+  });
+
+  it('a store a writer held while it was opened (said as HERMETIC_READER_OPEN in SQLite\'s words for a lock) is sqlite_busy', () => {
+    assert.equal(errorKind({ code: 'HERMETIC_READER_OPEN', message: 'Cannot read /h/state.db: database is locked.' }), 'sqlite_busy');
+    assert.equal(errorKind({ code: 'HERMETIC_READER_OPEN', message: 'Cannot read /h/state.db (through a private copy): database table is locked.' }), 'sqlite_busy');
+    assert.equal(errorKind({ code: 'HERMETIC_READER_OPEN', message: 'Cannot read /h/state.db: database disk image is malformed.' }), 'open_failed');
+    // The words only count as SQLite's answer, at the end: a folder named after them is not a lock.
+    assert.equal(errorKind({ code: 'HERMETIC_READER_OPEN', message: '/database is locked./state.db is not a SQLite database (it does not start with SQLite\'s header).' }), 'open_failed');
+    assert.equal(errorKind({ code: 'HERMETIC_DATASET_WRITE', message: 'Cannot write to the dataset: database is locked.' }), 'dataset');
+  });
+
+  it('a store\'s state: its error\'s kind (missing when it is not there), else quarantine while sessions failed or wait, else null', () => {
+    const r = (over: Partial<ReturnType<typeof emptyResult>>) => ({ ...emptyResult({ path: '/h/state.db', profile: 'default', hermesHome: '/h', backend: 'sqlite', warning: null, exists: true }), ...over });
+    const open = { code: 'HERMETIC_READER_OPEN', message: '/h/state.db does not exist' };
+    assert.equal(storeErrorKind(r({ error: open }), true), 'missing');
+    assert.equal(storeErrorKind(r({ error: open }), false), 'open_failed');
+    assert.equal(storeErrorKind(r({ error: { code: 'HERMETIC_READER_BUSY', message: 'x' }, sessionsWaiting: 2 }), false), 'sqlite_busy');
+    assert.equal(storeErrorKind(r({ sessionsQuarantined: 1 }), false), 'quarantine');
+    assert.equal(storeErrorKind(r({ sessionsWaiting: 1, sessionsWritten: 4 }), false), 'quarantine');
+    assert.equal(storeErrorKind(r({ sessionsWritten: 4 }), false), null);
+  });
+
+  it('a store is missing when it has no file and nothing else is wrong (a PostgreSQL profile without a connection is not)', () => {
+    const ref = (over: Partial<StoreRef>): StoreRef => ({ path: '/h/state.db', profile: 'default', hermesHome: '/h', backend: 'sqlite', warning: null, exists: true, ...over });
+    assert.equal(storeMissing(ref({ exists: false })), true);
+    assert.equal(storeMissing(ref({})), false);
+    assert.equal(storeMissing(ref({ backend: 'postgres', exists: false, problem: { code: 'HERMETIC_READER_PG_CONFIG', message: 'no URL' } })), false);
+  });
+});
+
+describe('event lines', () => {
+  it('a usage-policy drop is one line per session, event first, with its store, scope and reason', () => {
+    const r = { store: '/h/state.db', profile: 'work', policyDrops: [{ sessionId: 's1', scope: '/p/secret', reason: '/p/.hypignore says ignore' }, { sessionId: 's2', scope: null, reason: 'no scope' }] };
+    const lines = policyDropEvents(r, '2026-01-01T00:00:00.000Z');
+    assert.deepEqual(lines, [
+      { event: 'plugin.hermes.usage_policy_drop', at: '2026-01-01T00:00:00.000Z', store: '/h/state.db', profile: 'work', session_id: 's1', scope: '/p/secret', reason: '/p/.hypignore says ignore' },
+      { event: 'plugin.hermes.usage_policy_drop', at: '2026-01-01T00:00:00.000Z', store: '/h/state.db', profile: 'work', session_id: 's2', scope: null, reason: 'no scope' },
+    ]);
+    assert.equal(Object.keys(lines[0]!)[0], 'event');
+  });
+
+  it('a sink\'s shipment keeps its keys and adds the kind of its error', () => {
+    const base = { sink: 'id', display: 'sqlite:///x.db', batches: 2, skipped: 0, rows: 10, retryAt: null };
+    assert.deepEqual(shipJson({ ...base, state: 'caught-up', error: null }), { sink: 'sqlite:///x.db', state: 'caught-up', batches: 2, skipped: 0, rows: 10, error: null, retry_at: null, error_kind: null });
+    const error = { code: 'HERMETIC_SINK_UNAVAILABLE', message: 'refused', retriable: true };
+    assert.deepEqual(shipJson({ ...base, state: 'retrying', error, retryAt: 1_800_000_000 }), { sink: 'sqlite:///x.db', state: 'retrying', batches: 2, skipped: 0, rows: 10, error, retry_at: 1_800_000_000, error_kind: 'sink' });
+  });
+});
+
+describe('docs/reference/errors.md', () => {
+  const doc = readFileSync(new URL('../../../docs/reference/errors.md', import.meta.url), 'utf8');
+
+  it('lists every error_kind once, with exactly the codes ERROR_KINDS gives it', () => {
+    // | `kind` | its codes | when |
+    const rows = new Map([...doc.matchAll(/^\| `([a-z_]+)` \| ([^|]*) \| .+ \|$/gm)].map((m) => [m[1]!, m[2]!]));
+    for (const kind of KINDS) {
+      assert.ok(rows.has(kind), `a row for ${kind}`);
+      const listed = [...rows.get(kind)!.matchAll(/`(HERMETIC_[A-Z_]+)`/g)].map((m) => m[1]!).sort();
+      assert.deepEqual(listed, Object.entries(ERROR_KINDS).filter(([, k]) => k === kind).map(([c]) => c).sort(), kind);
+    }
+  });
+
+  it('names every event', () => {
+    for (const name of Object.values(EVENTS)) assert.match(doc, new RegExp(`^\\| \`${name.replace(/\./g, '\\.')}\` \\|`, 'm'), name);
+  });
+});
