@@ -10,8 +10,8 @@ export { SessionService, BOT_CHAT_TITLE, bodyObject, type Query, type SessionMir
 export { CHAT_OWNER, type ChatOutcome } from './chat.js';
 export type { SessionTable } from './table.js';
 
-/** A new store's: no rows, and message ids counted from 1 (a new state.db's AUTOINCREMENT). */
-const EMPTY: SessionsSnapshot = { sessions: [], messages: [], messageSeq: 0 };
+/** A new store's: no rows, and every profile's message ids counted from 1 (a new state.db's AUTOINCREMENT). */
+const EMPTY: SessionsSnapshot = { sessions: [], messages: [], messageSeqs: {} };
 
 export class Sessions implements CheckpointPart {
   readonly recorder: SessionRecorder;
@@ -40,7 +40,7 @@ export class Sessions implements CheckpointPart {
 
   restore(state: unknown): void {
     const snapshot = state as SessionsSnapshot;
-    const empty = snapshot.sessions.length === 0 && snapshot.messages.length === 0 && !(snapshot.messageSeq > 0);
+    const empty = snapshot.sessions.length === 0 && snapshot.messages.length === 0 && !Object.values(snapshot.messageSeqs).some((seq) => seq > 0);
     if (this.table.discard && empty) this.table.discard();
     else this.table.writeNow('restoring the sessions', (ops) => ops.replaceAll(snapshot));
     this.recorder.clear();

@@ -41,7 +41,10 @@ export interface ListedSessionRow extends SessionRow {
   preview_raw: string;
 }
 
-/** One message row; `content` and `tool_calls` as stored (`\x00json:` content, tool calls as JSON text). */
+/**
+ * One message row; `content` and `tool_calls` as stored (`\x00json:` content, tool calls as JSON text). `id` is
+ * numbered per profile, as each profile's state.db numbers its own (AUTOINCREMENT).
+ */
 export interface MessageRow {
   id: number;
   profile: string;
@@ -91,10 +94,11 @@ export interface SessionsSnapshot {
   readonly sessions: readonly SessionRow[];
   readonly messages: readonly MessageRow[];
   /**
-   * The last message id handed out (AUTOINCREMENT's counter; 0 for a store that never held a message). It can be past
-   * the newest row's id once messages were deleted; a restore continues from it, and a reset (0) numbers from 1 again.
+   * Each profile's last message id handed out (AUTOINCREMENT's counter, one per profile as each profile has its own
+   * state.db; a profile that never held a message is absent). It can be past the profile's newest row once messages
+   * were deleted; a restore continues from it, and a reset (none) numbers every profile from 1 again.
    */
-  readonly messageSeq: number;
+  readonly messageSeqs: Readonly<Record<string, number>>;
 }
 
 /** The statements, each synchronous; `SessionTable.read`/`write` run them inside one transaction. */

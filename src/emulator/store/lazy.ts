@@ -78,7 +78,7 @@ const EMPTY_SESSIONS: SessionOps = {
   titleHolder: () => undefined,
   list: () => [],
   messages: () => [],
-  snapshot: (): SessionsSnapshot => ({ sessions: [], messages: [], messageSeq: 0 }),
+  snapshot: (): SessionsSnapshot => ({ sessions: [], messages: [], messageSeqs: {} }),
   create: readOnly,
   ensure: readOnly,
   update: readOnly,

@@ -1,6 +1,7 @@
-// The API server's sessions in the emulator's store (migration 006): Hermes's SessionDB statements the session routes
-// use — create, get, list_sessions_rich, set_* flags, end_session, delete_session, get_messages — over one profile's
-// rows at a time. Each call is one transaction; a held lock is waited for off the event loop (store/busy.ts).
+// The API server's sessions in the emulator's store (migrations 006, 007): Hermes's SessionDB statements the session
+// routes use — create, get, list_sessions_rich, set_* flags, end_session, delete_session, get_messages — over one
+// profile's rows at a time, message ids numbered per profile as each profile's own state.db numbers them. Each call is
+// one transaction; a held lock is waited for off the event loop (store/busy.ts).
 import type Database from 'better-sqlite3';
 import type { Db } from '../../shared/sqlite.js';
 import { StoreUnavailable, type LockWait } from '../runs/run-table.js';
@@ -152,17 +153,31 @@ class Ops implements SessionOps {
     );
   }
 
+  /**
+   * The profile's last message id: AUTOINCREMENT's rule, per profile (the largest id the profile ever handed out, or
+   * the largest it holds if that is more; 0 for a profile that never had a message).
+   */
+  #lastId(profile: string): number {
+    const row = this.#stmt(
+      `SELECT MAX(COALESCE((SELECT seq FROM api_session_message_ids WHERE profile = ?), 0),
+                  COALESCE((SELECT MAX(id) FROM api_session_messages WHERE profile = ?), 0)) AS last`,
+    ).get(profile, profile) as { last: number };
+    return row.last;
+  }
+
   append(profile: string, sessionId: string, messages: readonly NewMessage[], tokens: { input: number; output: number } | null): void {
     const insert = this.#stmt(
-      `INSERT INTO api_session_messages (profile, session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp,
-         token_count, finish_reason, reasoning, reasoning_content, display_kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO api_session_messages (id, profile, session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp,
+         token_count, finish_reason, reasoning, reasoning_content, display_kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
+    let id = this.#lastId(profile);
     let calls = 0;
     for (const m of messages) {
-      insert.run(profile, sessionId, m.role, m.content, m.tool_call_id, m.tool_calls, m.tool_name, m.timestamp, m.token_count,
+      insert.run(++id, profile, sessionId, m.role, m.content, m.tool_call_id, m.tool_calls, m.tool_name, m.timestamp, m.token_count,
         m.finish_reason, m.reasoning, m.reasoning_content, m.display_kind);
       if (m.tool_calls) calls += (JSON.parse(m.tool_calls) as unknown[]).length;
     }
+    if (messages.length > 0) this.#setLastId(profile, id);
     this.#stmt('UPDATE api_sessions SET message_count = message_count + ?, tool_call_count = tool_call_count + ? WHERE profile = ? AND id = ?')
       .run(messages.length, calls, profile, sessionId);
     if (tokens) {
@@ -215,12 +230,16 @@ class Ops implements SessionOps {
     return true;
   }
 
+  #setLastId(profile: string, seq: number): void {
+    this.#stmt('INSERT INTO api_session_message_ids (profile, seq) VALUES (?, ?) ON CONFLICT (profile) DO UPDATE SET seq = excluded.seq').run(profile, seq);
+  }
+
   snapshot(): SessionsSnapshot {
-    const seq = this.#stmt(`SELECT seq FROM sqlite_sequence WHERE name = 'api_session_messages'`).get() as { seq: number } | undefined;
+    const seqs = this.#stmt('SELECT profile, seq FROM api_session_message_ids ORDER BY profile').all() as Array<{ profile: string; seq: number }>;
     return {
       sessions: this.#stmt('SELECT * FROM api_sessions ORDER BY rowid').all() as SessionRow[],
-      messages: this.#stmt('SELECT * FROM api_session_messages ORDER BY id').all() as MessageRow[],
-      messageSeq: seq?.seq ?? 0,
+      messages: this.#stmt('SELECT * FROM api_session_messages ORDER BY rowid').all() as MessageRow[],
+      messageSeqs: Object.fromEntries(seqs.map((r) => [r.profile, r.seq])),
     };
   }
 
@@ -231,12 +250,13 @@ class Ops implements SessionOps {
     for (const row of snapshot.sessions) session.run(...SESSION_COLUMNS.map((c) => row[c]));
     const message = this.#stmt(`INSERT INTO api_session_messages (${MESSAGE_COLUMNS.join(', ')}) VALUES (${MESSAGE_COLUMNS.map(() => '?').join(', ')})`);
     for (const row of snapshot.messages) message.run(...MESSAGE_COLUMNS.map((c) => row[c]));
-    // AUTOINCREMENT's counter outlives a DELETE: set it as the snapshot has it, so a reset numbers messages from 1
-    // as a new state.db does, and a restore continues where the checkpoint's store would have.
-    const top = snapshot.messages.reduce((max, m) => Math.max(max, m.id), 0);
-    const seq = Math.max(top, snapshot.messageSeq ?? 0);
-    this.#stmt(`DELETE FROM sqlite_sequence WHERE name = 'api_session_messages'`).run();
-    if (seq > 0) this.#stmt(`INSERT INTO sqlite_sequence (name, seq) VALUES ('api_session_messages', ?)`).run(seq);
+    // Each profile's counter outlives a DELETE, as AUTOINCREMENT's does: set them as the snapshot has them, so a reset
+    // numbers every profile's messages from 1 as a new state.db does, and a restore continues where the checkpoint's
+    // store would have.
+    this.#stmt('DELETE FROM api_session_message_ids').run();
+    const seqs = new Map(Object.entries(snapshot.messageSeqs));
+    for (const m of snapshot.messages) seqs.set(m.profile, Math.max(seqs.get(m.profile) ?? 0, m.id));
+    for (const [profile, seq] of seqs) if (seq > 0) this.#setLastId(profile, seq);
   }
 }
 

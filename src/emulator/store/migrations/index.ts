@@ -88,4 +88,41 @@ export const MIGRATIONS: readonly string[] = [
      display_kind TEXT
    );
    CREATE INDEX IF NOT EXISTS idx_api_session_messages_session ON api_session_messages(profile, session_id, id);`,
+  // 007: message ids per profile, as each profile's own state.db numbers them (decision 0053). The table is rebuilt
+  // without AUTOINCREMENT, its key (profile, id), and each profile's counter kept in api_session_message_ids (what
+  // sqlite_sequence held for the whole table). A store written before keeps its ids (a client may have seen them); each
+  // profile it holds goes on counting past the table's old counter, so no profile hands out an id already given.
+  `CREATE TABLE IF NOT EXISTS api_session_message_ids (
+     profile TEXT PRIMARY KEY,
+     seq INTEGER NOT NULL
+   ) WITHOUT ROWID;
+   INSERT INTO api_session_message_ids (profile, seq)
+     SELECT profile, (SELECT seq FROM sqlite_sequence WHERE name = 'api_session_messages')
+     FROM (SELECT profile FROM api_sessions UNION SELECT profile FROM api_session_messages)
+     WHERE (SELECT seq FROM sqlite_sequence WHERE name = 'api_session_messages') > 0;
+   CREATE TABLE api_session_messages_by_profile (
+     id INTEGER NOT NULL,
+     profile TEXT NOT NULL,
+     session_id TEXT NOT NULL,
+     role TEXT NOT NULL,
+     content TEXT,
+     tool_call_id TEXT,
+     tool_calls TEXT,
+     tool_name TEXT,
+     timestamp REAL NOT NULL,
+     token_count INTEGER,
+     finish_reason TEXT,
+     reasoning TEXT,
+     reasoning_content TEXT,
+     display_kind TEXT,
+     PRIMARY KEY (profile, id)
+   );
+   INSERT INTO api_session_messages_by_profile
+     SELECT id, profile, session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, token_count,
+            finish_reason, reasoning, reasoning_content, display_kind
+     FROM api_session_messages ORDER BY id;
+   DROP TABLE api_session_messages;
+   DELETE FROM sqlite_sequence WHERE name = 'api_session_messages';
+   ALTER TABLE api_session_messages_by_profile RENAME TO api_session_messages;
+   CREATE INDEX IF NOT EXISTS idx_api_session_messages_session ON api_session_messages(profile, session_id, id);`,
 ];
