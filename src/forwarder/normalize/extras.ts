@@ -59,3 +59,11 @@ function reactionsOf(meta: string): Record<string, unknown>[] | null {
   }
   return out.length > 0 ? out : null;
 }
+
+/**
+ * The message columns Hermes updates on a row already written without touching the session row or adding a row: a
+ * display kind and its metadata stamped just after the turn is saved (`set_latest_matching_message_display_kind`),
+ * reactions and their `seen` flags, tool-retry marks (`display_metadata`), and `api_content` filled in later
+ * (decision 0053). The reader reads them alone to notice such an edit (pipeline/edits.ts).
+ */
+export const EDITED_COLUMNS = ['display_kind', 'display_metadata', 'api_content'] as const;

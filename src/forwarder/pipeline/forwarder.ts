@@ -42,6 +42,9 @@ export interface ForwarderOptions {
   timeZone?: string;
 }
 
+/** Message rows a forward tick compares for edits in place at most (a few milliseconds; decision 0053). */
+export const EDIT_CHECK_ROWS = 20_000;
+
 export interface PassOptions {
   since?: number | undefined;
   until?: number | undefined;
@@ -106,11 +109,16 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
     .map((r) => (r.source ? { ...r, file: mirrorFile(home, r.source) } : r));
   const stamps = new Map<string, string>();
   const heartbeats = new Map<string, number>();
+  // When each session was last compared for edits in place (decision 0053): a forward tick compares at most
+  // EDIT_CHECK_ROWS message rows, a backfill every session due.
+  const checkedAt = new Map<string, Map<string, number>>();
+  const owed = new Map<string, Map<string, number>>();
   const cursorCache = new CursorCache(sink);
   const schemaCache = new Map<string, { cookie: number; columns: Map<string, Set<string>> }>();
   const stepOptions = (origin: 'backfill' | 'forward', o: PassOptions): StepOptions => ({
     sink, policy, redact: options.redact ?? false, origin, now: () => now() / 1000,
     window: { since: o.since, until: o.until }, stamps: origin === 'forward' ? stamps : undefined, heartbeats: origin === 'forward' ? heartbeats : undefined,
+    checkedAt, owed, checkBudget: origin === 'forward' ? EDIT_CHECK_ROWS : Infinity,
     cursorCache, schemaCache, readWorker, onProgress: o.onProgress, beforeWrite: o.beforeWrite, keepGoing: o.keepGoing,
   });
   const pass = (origin: 'backfill' | 'forward', o: PassOptions = {}) => {

@@ -2,6 +2,7 @@
 // ids or whose usage moved, not waiting in quarantine, active inside the window; and those Hermes no longer has.
 import type { StoreFacts, SessionMark, StoreReader } from '../reader/index.js';
 import { REMOVED, type Cursors } from '../sinks/sink.js';
+import { findEdits, NO_EDITS, type EditChecks, type EditsFound } from './edits.js';
 
 export interface PassPlan {
   facts: StoreFacts;
@@ -19,12 +20,16 @@ export interface PassPlan {
   outsideWindow: number;
   /** Messages (newly committed, or all on a first pass) whose session has no row: not read until it has one. */
   orphans: Map<string, number>;
+  /** Sessions compared for edits in place, and those found edited (read whole; decision 0053). */
+  edits: EditsFound;
 }
 
 export interface PlanOptions {
   /** Epoch seconds; only sessions active inside it are read (by last activity, spec forwarding §6.4 item 25). */
   window?: { since?: number | undefined; until?: number | undefined } | undefined;
   now: number;
+  /** Look for edits in place in recently active sessions (pipeline/edits.ts); without it, none is looked for. */
+  checks?: EditChecks | undefined;
 }
 
 /** Reads the store's marks in one read transaction and decides what the pass reads. */
@@ -48,7 +53,7 @@ export function planPass(reader: StoreReader, cursors: Cursors, options: PlanOpt
   });
   const replaced = cursors.identity !== null && cursors.identity !== facts.identity;
   const known = replaced ? new Map() : cursors.sessions;
-  const plan: PassPlan = { facts, usage, replaced, todo: [], removed: [], seen: marks.length, unchanged: 0, waiting: 0, outsideWindow: 0, orphans };
+  const plan: PassPlan = { facts, usage, replaced, todo: [], removed: [], seen: marks.length, unchanged: 0, waiting: 0, outsideWindow: 0, orphans, edits: NO_EDITS };
   // Sessions the store no longer has (also across a replacement: a restored file may lack some).
   plan.removed = [...cursors.sessions].filter(([id, c]) => !present.has(id) && c.fingerprint !== REMOVED).map(([id]) => id);
   // A session whose own row changed also changes its descendants' lineage kind and scopes (a parent resumed is no
@@ -91,6 +96,17 @@ export function planPass(reader: StoreReader, cursors: Cursors, options: PlanOpt
       if (!inside) plan.outsideWindow++;
       return inside;
     });
+  }
+  if (options.checks && !replaced) {
+    // Sessions whose rows Hermes may have edited in place, as far as the window reaches (a session outside it is
+    // not the pass's to touch); those found edited join the sessions to read, read whole.
+    const inWindow = (m: SessionMark) => !w || ((w.since === undefined || m.activity >= w.since) && (w.until === undefined || m.started <= w.until));
+    const waiting = (m: SessionMark) => (cursors.quarantine.get(m.id)?.retryAt ?? 0) > options.now;
+    plan.edits = findEdits(reader, marks.filter((m) => inWindow(m) && !waiting(m)), cursors, options.checks, options.now);
+    const reading = new Set(todo.map((m) => m.id));
+    const edited = marks.filter((m) => plan.edits.edited.has(m.id) && !reading.has(m.id));
+    plan.unchanged -= edited.length;
+    todo = [...todo, ...edited];
   }
   plan.todo = todo;
   return plan;

@@ -17,6 +17,8 @@ export interface ReadContext {
 export interface Prior {
   ledger: Ledger | null;
   tail: Tail | null;
+  /** Hermes edited rows the tail saw in place (pipeline/edits.ts): read whole, never as appended rows. */
+  whole?: boolean;
 }
 
 /** What reading one session gave: its records, null when it is gone, or the error that keeps it in quarantine. */
@@ -49,7 +51,7 @@ export function readSession(reader: StoreReader, id: string, prior: Prior | null
         ledger: prior?.ledger ?? null, redact: ctx.redact, origin: ctx.origin, tail: prior?.tail ?? null,
       };
       const tail = prior?.tail;
-      if (tail && tail.v === TAIL_VERSION && tail.redact === ctx.redact && reader.prefixUnchanged(id, tail.rows)) {
+      if (tail && !prior?.whole && tail.v === TAIL_VERSION && tail.redact === ctx.redact && reader.prefixUnchanged(id, tail.rows)) {
         const after = reader.messagesAfter(id, tail.rows.maxMessageId);
         // With archived rows in the prefix, a new row's logical id depends on whether it repeats one of them.
         const archived = tail.rows.inactive + tail.rows.compacted > 0;

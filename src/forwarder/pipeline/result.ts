@@ -23,6 +23,9 @@ export interface StepResult {
   sessionsRemoved: number;
   sessionsQuarantined: number;
   sessionsWaiting: number;
+  /** Sessions compared for edits Hermes made in place, and of them those found edited (read whole; decision 0053). */
+  sessionsChecked: number;
+  sessionsEdited: number;
   /** How the written sessions' transcripts changed (decision 0032): appended to, rewritten from a message, or whole. */
   sessionsAppended: number;
   sessionsRewritten: number;
@@ -44,7 +47,7 @@ export function emptyResult(ref: StoreRef): StepResult {
   return {
     store: ref.path, profile: ref.profile, backend: ref.backend, warning: ref.warning, read: null, schemaVersion: null,
     journalMode: null, replaced: false, sessionsSeen: 0, sessionsUnchanged: 0, sessionsOutsideWindow: 0, sessionsWritten: 0,
-    sessionsIgnored: 0, sessionsRemoved: 0, sessionsQuarantined: 0, sessionsWaiting: 0, sessionsAppended: 0,
+    sessionsIgnored: 0, sessionsRemoved: 0, sessionsQuarantined: 0, sessionsWaiting: 0, sessionsChecked: 0, sessionsEdited: 0, sessionsAppended: 0,
     sessionsRewritten: 0, sessionsReplaced: 0, messages: 0, parts: 0, messagesRemoved: 0, partsRemoved: 0, rowIssues: 0,
     readByWorker: 0, policyDrops: [], error: null,
   };

@@ -12,6 +12,7 @@ import { mirrorJob } from '../reader/postgres/settings.js';
 import { refreshMirrorSync } from '../reader/postgres/thread.js';
 import { REMOVED, type Batch, type Cursors, type Sink, type Written } from '../sinks/sink.js';
 import { HermeticError } from '../../shared/errors.js';
+import type { EditChecks } from './edits.js';
 import { SessionFeed } from './feed.js';
 import { planPass, type PassPlan } from './plan.js';
 import { judge } from './project.js';
@@ -45,6 +46,14 @@ export interface StepOptions {
   stamps?: Map<string, string>;
   /** When each store's `last_tick_at` was last written (forward passes): an idle store says it is alive once a minute. */
   heartbeats?: Map<string, number>;
+  /**
+   * When each session of each store was last compared for edits in place (pipeline/edits.ts), kept between passes;
+   * without it no pass looks for them. `checkBudget` bounds the message rows one pass compares (default: no bound).
+   */
+  checkedAt?: Map<string, Map<string, number>>;
+  /** The sessions of each store owed a look for edits (pipeline/edits.ts EditChecks.owed), kept between passes. */
+  owed?: Map<string, Map<string, number>>;
+  checkBudget?: number;
   /** Cursors kept in memory between passes (they follow commits); without it they are loaded every pass. */
   cursorCache?: CursorCache;
   /** Column maps per store, reused while the store's schema cookie is unchanged. */
@@ -135,8 +144,14 @@ export function* stepStoreInSteps(ref: StoreRef, options: StepOptions): Generato
     conn = openStore(file);
     result.read = conn.how;
     const reader = new StoreReader(conn.db, file, options.schemaCache);
-    const plan = planPass(reader, cursors, { window: options.window, now: options.now() });
+    const checks = editChecks(ref, options, stamp);
+    const plan = planPass(reader, cursors, { window: options.window, now: options.now(), checks });
     const complete = yield* writePass(ref, options, cursors, reader, plan, result, commit);
+    if (complete && checks) {
+      const now = options.now();
+      for (const id of plan.edits.checked) checks.checkedAt.set(id, now);
+      options.owed!.set(ref.path, plan.edits.owed);
+    }
     // A pass stopped between batches has more to read: the next one must not take the store for idle.
     if (stamp !== null && complete) options.stamps!.set(ref.path, stamp);
     options.heartbeats?.set(ref.path, options.now());
@@ -150,13 +165,24 @@ export function* stepStoreInSteps(ref: StoreRef, options: StepOptions): Generato
   return result;
 }
 
+/** What a pass over `ref` needs to look for edits in place (pipeline/edits.ts), when the forwarder keeps their state. */
+function editChecks(ref: StoreRef, options: StepOptions, stamp: string | null): EditChecks | undefined {
+  if (!options.checkedAt || !options.owed) return undefined;
+  let checkedAt = options.checkedAt.get(ref.path);
+  if (!checkedAt) options.checkedAt.set(ref.path, (checkedAt = new Map()));
+  const owed = options.owed.get(ref.path) ?? new Map<string, number>();
+  const committed = stamp === null || options.stamps?.get(ref.path) !== stamp;
+  return { checkedAt, owed, committed, budget: options.checkBudget ?? Infinity };
+}
+
 /**
- * Nothing committed to the store since the last complete pass, and nobody waits in quarantine: nothing to read. The
+ * Nothing committed to the store since the last complete pass, nobody waits in quarantine, and no session is due a
+ * look for edits something committed before may have made (pipeline/edits.ts): nothing to read. The
  * store's `last_tick_at` still moves once a minute, so `hermetic status` sees a running forwarder.
  */
 function idle(ref: StoreRef, options: StepOptions, cursors: Cursors, stamp: string, result: StepResult, commit: (b: Batch) => Written): boolean {
   const now = options.now();
-  const due = [...cursors.quarantine.values()].some((q) => q.retryAt <= now);
+  const due = [...cursors.quarantine.values()].some((q) => q.retryAt <= now) || [...(options.owed?.get(ref.path)?.values() ?? [])].some((t) => t <= now);
   if (due || cursors.identity === null || options.stamps!.get(ref.path) !== stamp) return false;
   result.sessionsUnchanged = [...cursors.sessions.values()].filter((c) => c.fingerprint !== REMOVED).length;
   result.sessionsSeen = result.sessionsUnchanged + cursors.quarantine.size;
@@ -191,7 +217,7 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
   Object.assign(result, {
     schemaVersion: facts.schemaVersion, journalMode: facts.journalMode, replaced: plan.replaced, sessionsSeen: plan.seen,
     sessionsUnchanged: plan.unchanged, sessionsWaiting: plan.waiting, sessionsOutsideWindow: plan.outsideWindow,
-    sessionsRemoved: plan.removed.length,
+    sessionsRemoved: plan.removed.length, sessionsChecked: plan.edits.checked.length, sessionsEdited: plan.edits.edited.size,
   });
   const orphaned = orphanWarning(plan.orphans);
   if (orphaned) result.warning = result.warning ? `${result.warning}; ${orphaned}` : orphaned;
@@ -203,7 +229,7 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
   // A replaced store is read whole: its sessions' tails describe another file.
   const priorOf = (id: string) => {
     const c = cursors.sessions.get(id);
-    return c ? { ledger: c.ledger, tail: plan.replaced ? null : c.tail } : null;
+    return c ? { ledger: c.ledger, tail: plan.replaced ? null : c.tail, whole: plan.edits.edited.has(id) } : null;
   };
   const baseOf = (id: string) => {
     const c = cursors.sessions.get(id);

@@ -11,23 +11,11 @@ import type { Db } from '../../shared/sqlite.js';
 import { createStore } from '../../state-db/schema/create.js';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { StateDbWriter, type MessageInput, type ToolCall } from '../../state-db/writer/index.js';
-import { DATASET_TABLES } from '../dataset/columns.js';
-import { forwarderRig, type Rig } from '../testing/index.js';
+import { datasetDump, forwarderRig } from '../testing/index.js';
 import type { ReadWorkerMode } from './read-mode.js';
 import type { StepResult } from './step.js';
 
 const T0 = 1784000000;
-
-/** Every forwarded table (without `origin`) and each cursor's tail, in key order. */
-function dump(rig: Rig): Record<string, unknown[]> {
-  const out: Record<string, unknown[]> = {};
-  for (const t of DATASET_TABLES.filter((x) => !x.internal && x.name !== 'usage_events')) {
-    const cols = t.columns.map((c) => `"${c.name}"`).filter((c) => c !== '"origin"');
-    out[t.name] = rig.query(`SELECT ${cols.join(', ')} FROM "${t.name}" ORDER BY ${t.primaryKey.map((c) => `"${c}"`).join(', ')}`);
-  }
-  out.tails = rig.query('SELECT session_id, tail FROM session_cursors ORDER BY session_id');
-  return out;
-}
 
 interface World {
   db: Db;
@@ -61,7 +49,7 @@ function scenario(name: string, fn: (x: World) => void, o: { level?: number } = 
             const clean = forwarderRig([path], { dir, home: join(dir, `clean-${n++}`), readWorker: 'off' });
             try {
               assert.equal(clean.forwarder.backfill()[0]!.error, null);
-              assert.deepEqual(dump(rig), dump(clean), `after ${label} the dataset is a clean backfill's`);
+              assert.deepEqual(datasetDump(rig), datasetDump(clean), `after ${label} the dataset is a clean backfill's`);
             } finally {
               clean.cleanup();
             }

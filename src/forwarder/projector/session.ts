@@ -11,7 +11,7 @@ import { issueRecords, sessionNotes } from './notes.js';
 import { hostOf, normalizeProvider } from './provider.js';
 import { scopesOf } from './scope.js';
 import { sessionAttributes } from './session-attributes.js';
-import { digest, firstDifference, probesOf, TAIL_VERSION, type Tail } from './tail.js';
+import { digest, editsDigest, firstDifference, probesOf, TAIL_VERSION, type Tail } from './tail.js';
 import { modelsKey, projectTranscript } from './transcript.js';
 import { usageEvent, type Ledger } from './usage.js';
 
@@ -179,7 +179,9 @@ function project(input: ProjectInput, appended: boolean): Projection | null {
     }
   }
   if (end && delta.replaceEnd) parts.push(end);
-  const tail: Tail = { v: TAIL_VERSION, redact: input.redact, startedAt: startedRaw, models, rows: normalized.carry, ...t, ...digests };
+  // Appended rows continue the edits digest of the rows before them; a whole read starts it again.
+  const edits = editsDigest(input.messages, from ? from.edits : undefined);
+  const tail: Tail = { v: TAIL_VERSION, redact: input.redact, startedAt: startedRaw, models, rows: normalized.carry, ...t, ...digests, edits };
   return {
     session, messages, parts, modelUsage, issues, dailyUsage, usageEvent: usageEventRecord, ledger,
     usageMark: usageMarkOf(input.modelUsage), scopes, maxMessageId: normalized.carry.maxMessageId, delta, tail,

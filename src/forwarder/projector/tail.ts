@@ -2,9 +2,10 @@
 // projector stopped, so the rows Hermes appends are projected alone, and a rolling hash of the live transcript with
 // checkpoints along it, so a rewrite (/retry, a rewind, compaction, a /model route) rewrites only from the first
 // checkpoint that differs. Pure; the same rows give the same tail however many ticks they came in.
+import { EDITED_COLUMNS } from '../normalize/extras.js';
 import type { RowsCarry } from '../normalize/rows.js';
 
-export const TAIL_VERSION = 3;
+export const TAIL_VERSION = 4;
 
 export interface Tail {
   v: typeof TAIL_VERSION;
@@ -37,6 +38,38 @@ export interface Tail {
   usage: string;
   daily: string;
   notes: string;
+  /**
+   * Digest of the columns Hermes edits in place on rows it already wrote (EDITED_COLUMNS), over every row read, in id
+   * order (version 4): compared later with the store's rows to notice an edit no counter shows (pipeline/edits.ts).
+   */
+  edits: string;
+}
+
+/** Feeds one stored value: text as itself, NULL, a number or a BLOB each marked so no two kinds meet. */
+function feedValue(l: Lanes, v: unknown): void {
+  if (typeof v === 'string') l.feed(v);
+  else if (v === null || v === undefined) l.feed('\u0000n');
+  else if (v instanceof Uint8Array) l.feed(`\u0000b${Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex')}`);
+  else l.feed(`\u0000v${String(v)}`);
+}
+
+/**
+ * The edits digest (Tail.edits) continued over `rows`, which follow the rows `from` covered (none: from the start).
+ * Each row is its id and its EDITED_COLUMNS, read as the reader hands them over (objects, or arrays in that order).
+ */
+export function editsDigest(rows: Iterable<Readonly<Record<string, unknown>> | readonly unknown[]>, from?: string): string {
+  const l = new Lanes(from);
+  for (const r of rows) {
+    if (Array.isArray(r)) {
+      l.num(Number(r[0]));
+      for (let i = 1; i <= EDITED_COLUMNS.length; i++) feedValue(l, r[i]);
+    } else {
+      const row = r as Readonly<Record<string, unknown>>;
+      l.num(Number(row.id));
+      for (const c of EDITED_COLUMNS) feedValue(l, row[c]);
+    }
+  }
+  return l.hex();
 }
 
 /** Calls remembered for tool results that answer them in a later tick. */

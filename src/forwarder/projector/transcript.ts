@@ -96,12 +96,13 @@ export function projectTranscript(live: readonly NormalMessage[], ctx: Transcrip
       if (answeredName === null && from) needsPrefix = true;
     }
     const toolName = m.toolName ?? answeredName;
+    const attributes = m.attributes === null ? null : json(m.attributes);
     const toolCalls = m.toolCallsJson === null ? null : json(ctx.redact ? redactValue(m.toolCallsJson, text) : m.toolCallsJson);
     messages.push({
       store, session_id: sessionId, message_id: m.id, logical_id: m.logicalId, seq, role: m.role, kind: m.kind,
       content: text(m.content), content_format: m.contentFormat, tool_calls: toolCalls, tool_name: toolName,
       tool_call_id: m.toolCallId, reasoning: text(m.reasoning), model, finish_reason: m.finishReason,
-      created_at: m.createdAt, compacted: m.compacted ? 1 : 0, attributes: m.attributes === null ? null : json(m.attributes),
+      created_at: m.createdAt, compacted: m.compacted ? 1 : 0, attributes,
     });
     if (m.compacted) compacted++;
     for (const p of partsOf(m, { store, sessionId, answeredName, model, redact: text, json })) parts.push(p);
@@ -113,8 +114,12 @@ export function projectTranscript(live: readonly NormalMessage[], ctx: Transcrip
     if (firstTime === null && !m.timestampRepaired) firstTime = m.createdAt;
     if (m.createdAt > lastTime) lastTime = m.createdAt;
     // What else than the row's own (unchanging) content decides its records: its place, ids, model, the name it
-    // answers, its time and the rewind before it.
+    // answers, its time and the rewind before it; and what Hermes may edit in place later (decision 0053): the kind a
+    // display kind gives it, its attributes (reactions), the reply text api_content gives an empty row.
     hash.num(m.id);
+    hash.feed(m.kind);
+    hash.feed(attributes ?? '\u0000');
+    hash.feed(m.replyText ?? '\u0000');
     hash.num(m.logicalId);
     hash.feed(model ?? '\u0000');
     hash.feed(toolName ?? '\u0000');

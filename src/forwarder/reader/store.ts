@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type { Db } from '../../shared/sqlite.js';
-import { anyReplacement, EPOCH_MAX, EPOCH_MIN, identityKey, INVALID_UTF8, MESSAGE_TEXT_COLUMNS, SESSION_EXTRA_COLUMNS, SESSION_TEXT_COLUMNS, usageMark, usageMarkSql, validEpoch, type RowsCarry } from '../normalize/index.js';
+import { anyReplacement, EDITED_COLUMNS, EPOCH_MAX, EPOCH_MIN, identityKey, INVALID_UTF8, MESSAGE_TEXT_COLUMNS, SESSION_EXTRA_COLUMNS, SESSION_TEXT_COLUMNS, usageMark, usageMarkSql, validEpoch, type RowsCarry } from '../normalize/index.js';
 import { retrying } from './connection.js';
 import { introspect, MESSAGE_READ_COLUMNS, MODEL_USAGE_COLUMNS, selectList, SESSION_COLUMNS } from './columns.js';
 
@@ -80,6 +80,7 @@ export class StoreReader {
   readonly path: string;
   #messages: ReturnType<Db['prepare']> | null = null;
   #after: ReturnType<Db['prepare']> | null = null;
+  #edited: ReturnType<Db['prepare']> | null = null;
   #prefix: { rows: ReturnType<Db['prepare']>; inactive: ReturnType<Db['prepare']> | null } | null = null;
   #same: ReturnType<Db['prepare']> | null = null;
   readonly #bytes = new Map<string, ReturnType<Db['prepare']>>();
@@ -262,6 +263,15 @@ export class StoreReader {
     if ((this.#prefix.rows.get([id, carry.maxMessageId]) as number) !== carry.rows) return false;
     const [n, ids, compacted] = this.#prefix.inactive ? (this.#prefix.inactive.get([id, carry.maxMessageId]) as [number, number, number]) : [0, 0, 0];
     return n === carry.inactive + carry.compacted && ids === carry.inactiveIds && compacted === carry.compacted;
+  }
+
+  /**
+   * The session's rows up to `upToId`, each as its id and the columns Hermes edits in place (EDITED_COLUMNS, NULL where
+   * the store lacks one), in id order: what pipeline/edits.ts digests to notice an edit no counter shows (decision 0053).
+   */
+  editedRows(id: string, upToId: number): unknown[][] {
+    this.#edited ??= this.db.prepare(`SELECT id, ${selectList(this.columns.get('messages'), EDITED_COLUMNS)} FROM messages WHERE session_id = ? AND id <= ? ORDER BY id`).raw();
+    return this.#edited.all([id, upToId]) as unknown[][];
   }
 
   /**

@@ -3,6 +3,7 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { tempDir } from '../../state-db/testing/fixtures.js';
+import { DATASET_TABLES } from '../dataset/columns.js';
 import { createForwarder, type Forwarder, type ForwarderOptions } from '../pipeline/forwarder.js';
 
 export interface Rig {
@@ -28,4 +29,18 @@ export function forwarderRig(stateDbs: string[], options: Omit<ForwarderOptions,
     },
     cleanup: () => { ro?.close(); forwarder.close(); own?.cleanup(); },
   };
+}
+
+/**
+ * Every forwarded table (without `origin`, which says which command wrote a row) and each cursor's tail, in key order:
+ * two datasets of the same store compare equal when a forward tick left what a clean backfill writes.
+ */
+export function datasetDump(rig: Pick<Rig, 'query'>): Record<string, unknown[]> {
+  const out: Record<string, unknown[]> = {};
+  for (const t of DATASET_TABLES.filter((x) => !x.internal && x.name !== 'usage_events')) {
+    const cols = t.columns.map((c) => `"${c.name}"`).filter((c) => c !== '"origin"');
+    out[t.name] = rig.query(`SELECT ${cols.join(', ')} FROM "${t.name}" ORDER BY ${t.primaryKey.map((c) => `"${c}"`).join(', ')}`);
+  }
+  out.tails = rig.query('SELECT session_id, tail FROM session_cursors ORDER BY session_id');
+  return out;
 }

@@ -9,6 +9,7 @@ import { displayIdentity } from '../display-identity.js';
 import type { MessageInput, SessionInput, Usage } from './types.js';
 import { recordAuxiliaryUsage, updateTokenCounts } from './usage.js';
 import { compactInPlace, compressSplit, deleteSession, replaceMessages, rewind } from './rewrite.js';
+import { setMessageApiContent, setMessageReaction, stampDisplayKind, takeUnseenReactions } from './edits.js';
 
 export type { MessageInput, SessionInput, ToolCall, Usage } from './types.js';
 
@@ -225,5 +226,22 @@ export class StateDbWriter {
 
   deleteSession(sessionId: string): void {
     deleteSession(this, sessionId);
+  }
+
+  /** Edits in place (edits.ts): nothing on the session row moves. */
+  setMessageReaction(messageId: number, emoji: string, author: 'user' | 'agent' = 'user'): void {
+    setMessageReaction(this, messageId, emoji, author);
+  }
+
+  takeUnseenReactions(sessionId: string, author: 'user' | 'agent' = 'user'): number {
+    return takeUnseenReactions(this, sessionId, author);
+  }
+
+  stampDisplayKind(sessionId: string, role: string, content: string, kind: string, metadata: Record<string, PyJson> | null = null): boolean {
+    return stampDisplayKind(this, sessionId, role, content, kind, metadata);
+  }
+
+  setMessageApiContent(messageId: number, apiContent: string): void {
+    setMessageApiContent(this, messageId, apiContent);
   }
 }
