@@ -79,6 +79,11 @@ export interface SnapshotCodes {
   /** Empty, or not starting with SQLite's header. */
   notSqlite: ErrorCode;
   /**
+   * A lock that outlasted the busy timeout while opening (a writer holding the store exclusively): said with this code
+   * when given, so a caller that retries locks can tell it from a store it cannot read (default: `open`).
+   */
+  busy?: ErrorCode;
+  /**
    * Which errors thrown while reading are the store's, said as `open` (default: any SQLite error). The rest — a
    * TypeError, or what `isStore` turns down — are bugs of the reader and are thrown as they are, stack included.
    */
@@ -247,6 +252,10 @@ export function openSnapshot(path: string, codes: SnapshotCodes): Snapshot {
       return { db: open, how: 'in-place', close: () => open.close(), failed: failedAs('') };
     } catch (e) {
       db?.close();
+      const primary = primaryCode(e);
+      if (codes.busy && (primary === 'SQLITE_BUSY' || primary === 'SQLITE_LOCKED')) {
+        throw new HermeticError(codes.busy, `${path} stayed locked by a Hermes writer: ${(e as Error).message}.`);
+      }
       if (!READONLY_REFUSALS.has((e as { code?: string }).code ?? '')) fail(e, '');
     }
   }

@@ -1,5 +1,5 @@
 // The error kinds and event names of the forwarder's JSON lines (decision 0052): every code a pass, a tick or a
-// sink can report has its kind, a lock said as an open failure is `sqlite_busy`, a store's state reads as one kind,
+// sink can report has its kind, a store's state reads as one kind,
 // and docs/reference/errors.md lists exactly these kinds (with their codes) and events.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -30,14 +30,6 @@ describe('error_kind', () => {
     });
   });
 
-  it('a store a writer held while it was opened (said as HERMETIC_READER_OPEN in SQLite\'s words for a lock) is sqlite_busy', () => {
-    assert.equal(errorKind({ code: 'HERMETIC_READER_OPEN', message: 'Cannot read /h/state.db: database is locked.' }), 'sqlite_busy');
-    assert.equal(errorKind({ code: 'HERMETIC_READER_OPEN', message: 'Cannot read /h/state.db (through a private copy): database table is locked.' }), 'sqlite_busy');
-    assert.equal(errorKind({ code: 'HERMETIC_READER_OPEN', message: 'Cannot read /h/state.db: database disk image is malformed.' }), 'open_failed');
-    // The words only count as SQLite's answer, at the end: a folder named after them is not a lock.
-    assert.equal(errorKind({ code: 'HERMETIC_READER_OPEN', message: '/database is locked./state.db is not a SQLite database (it does not start with SQLite\'s header).' }), 'open_failed');
-    assert.equal(errorKind({ code: 'HERMETIC_DATASET_WRITE', message: 'Cannot write to the dataset: database is locked.' }), 'dataset');
-  });
 
   it('a store\'s state: its error\'s kind (missing when it is not there), else quarantine while sessions failed or wait, else null', () => {
     const r = (over: Partial<ReturnType<typeof emptyResult>>) => ({ ...emptyResult({ path: '/h/state.db', profile: 'default', hermesHome: '/h', backend: 'sqlite', warning: null, exists: true }), ...over });

@@ -181,16 +181,8 @@ export const ERROR_KINDS = {
   HERMETIC_SINK_OTLP_PARTIAL: 'sink',
 } as const satisfies Partial<Record<ErrorCode, ErrorKind>>;
 
-/**
- * SQLite's own words for a lock (sqlite3ErrStr of SQLITE_BUSY and SQLITE_LOCKED) at the end of a message: a store a
- * writer held while the reader opened it is said as HERMETIC_READER_OPEN ("Cannot read PATH: database is locked."),
- * and that is the reference's `sqlite_busy`, not `open_failed`.
- */
-export const LOCK_WORDS = ['database is locked', 'database table is locked'] as const;
-
-/** The error_kind of an error by its code (and, for HERMETIC_READER_OPEN, SQLite's words for a lock). */
+/** The error_kind of an error, by its code. */
 export function errorKind(error: { code: string; message?: string }): ErrorKind {
-  if (error.code === 'HERMETIC_READER_OPEN' && LOCK_WORDS.some((w) => error.message?.endsWith(`: ${w}.`))) return 'sqlite_busy';
   return (ERROR_KINDS as Partial<Record<string, ErrorKind>>)[error.code] ?? 'unknown';
 }
 

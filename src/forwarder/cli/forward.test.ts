@@ -47,7 +47,7 @@ test('a missing store is said idle once, nothing while it stays missing, then ac
 test('a store present from the start is not activated; one that cannot be read fails every tick with its kind', () => {
   const idle = new Set<string>();
   assert.deepEqual(tickEvents([tick({ sessionsWritten: 1 })], () => false, idle, AT).map((l) => l.event), ['hermes.poll_tick']);
-  const busy = { code: 'HERMETIC_READER_OPEN', message: 'Cannot read /h/state.db: database is locked.' };
+  const busy = { code: 'HERMETIC_READER_BUSY', message: '/h/state.db stayed locked by a Hermes writer: database is locked.' };
   for (let i = 0; i < 2; i++) {
     const [line, ...rest] = tickEvents([tick({ error: busy })], () => false, idle, AT);
     assert.deepEqual(rest, []);

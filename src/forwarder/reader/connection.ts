@@ -32,6 +32,8 @@ export function storeFailure(path: string, e: unknown): HermeticError | null {
 }
 
 function classify(path: string, e: unknown): unknown {
+  // A lock met while opening, said by openSnapshot (CODES.busy): tried again like one met while reading.
+  if (e instanceof HermeticError && !(e instanceof Transient) && e.code === 'HERMETIC_READER_BUSY') return new Transient('busy', e.message);
   const primary = primaryCode(e);
   if (primary === 'SQLITE_BUSY' || primary === 'SQLITE_LOCKED') return new Transient('busy', `${path} stayed locked by a Hermes writer: ${(e as Error).message}.`);
   if (primary === 'SQLITE_IOERR') return new Transient('ioerr', `Cannot read ${path}: ${(e as Error).message}.`);
@@ -47,7 +49,7 @@ export interface ReadOptions {
   sleep?: (ms: number) => void;
 }
 
-const CODES: SnapshotCodes = { open: 'HERMETIC_READER_OPEN', notSqlite: 'HERMETIC_READER_OPEN', isStore: isStoreCondition };
+const CODES: SnapshotCodes = { open: 'HERMETIC_READER_OPEN', notSqlite: 'HERMETIC_READER_OPEN', busy: 'HERMETIC_READER_BUSY', isStore: isStoreCondition };
 
 /** `fn`, tried again on a lock or transient I/O error (with backoff), then said as the store's failure. */
 export function retrying<T>(path: string, fn: () => T, options: ReadOptions = {}): T {
