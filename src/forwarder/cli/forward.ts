@@ -16,6 +16,7 @@ export const FLAGS = { ...COMMON_FLAGS, ...SINK_FLAGS, interval: { type: 'string
 /** What a tick did to one store, in words: what was new, not the sessions' whole counts. */
 export function tickLine(r: StepResult): string {
   const what = [
+    r.sessionsEdited && `${r.sessionsEdited} edited in place in Hermes`,
     r.sessionsRemoved && `${r.sessionsRemoved} removed in Hermes`,
     r.sessionsIgnored && `${r.sessionsIgnored} ignored by usage policy`,
     r.sessionsQuarantined && `${r.sessionsQuarantined} quarantined`,
@@ -51,7 +52,8 @@ export function tickEvents(results: readonly StepResult[], missing: (store: stri
       event: r.error ? EVENTS.pollFailed : EVENTS.pollTick,
       at, store: r.store, profile: r.profile, sessions_written: r.sessionsWritten, sessions_appended: r.sessionsAppended,
       sessions_rewritten: r.sessionsRewritten + r.sessionsReplaced, messages: r.messages, parts: r.parts, messages_removed: r.messagesRemoved,
-      parts_removed: r.partsRemoved, removed_from_store: r.sessionsRemoved, quarantined: r.sessionsQuarantined, row_issues: r.rowIssues, error: r.error,
+      parts_removed: r.partsRemoved, removed_from_store: r.sessionsRemoved, quarantined: r.sessionsQuarantined,
+      checked_for_edits: r.sessionsChecked, edited_in_place: r.sessionsEdited, row_issues: r.rowIssues, error: r.error,
       error_kind: storeErrorKind(r, false), warning: r.warning,
     });
     out.push(...policyDropEvents(r, at));
