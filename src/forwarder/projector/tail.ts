@@ -55,19 +55,18 @@ function feedValue(l: Lanes, v: unknown): void {
 
 /**
  * The edits digest (Tail.edits) continued over `rows`, which follow the rows `from` covered (none: from the start).
- * Each row is its id and its EDITED_COLUMNS, read as the reader hands them over (objects, or arrays in that order).
+ * Each row with one of EDITED_COLUMNS set is its id and those columns, read as the reader hands them over (objects,
+ * or arrays in that order).
  */
 export function editsDigest(rows: Iterable<Readonly<Record<string, unknown>> | readonly unknown[]>, from?: string): string {
   const l = new Lanes(from);
   for (const r of rows) {
-    if (Array.isArray(r)) {
-      l.num(Number(r[0]));
-      for (let i = 1; i <= EDITED_COLUMNS.length; i++) feedValue(l, r[i]);
-    } else {
-      const row = r as Readonly<Record<string, unknown>>;
-      l.num(Number(row.id));
-      for (const c of EDITED_COLUMNS) feedValue(l, row[c]);
-    }
+    const values = Array.isArray(r) ? r.slice(1, 1 + EDITED_COLUMNS.length) : EDITED_COLUMNS.map((c) => (r as Readonly<Record<string, unknown>>)[c]);
+    // A row with none of them set adds nothing (the reader leaves such rows out): a value set, changed or cleared
+    // still changes the digest, and rows coming or going are the prefix mark's to see (reader/store.ts).
+    if (values.every((v) => v === null || v === undefined)) continue;
+    l.num(Number(Array.isArray(r) ? r[0] : (r as Readonly<Record<string, unknown>>).id));
+    for (const v of values) feedValue(l, v);
   }
   return l.hex();
 }
