@@ -80,6 +80,10 @@ export const ERROR_CODES = {
   HERMETIC_SINK_REJECTED: { status: 500, summary: 'PostgreSQL refused a row of a batch (a value its column cannot hold), or the batch named a table the sink does not hold; fatal, nothing of the batch was applied.' },
   HERMETIC_QUERY_READ_ONLY: { status: 400, summary: 'hermetic query --from postgres:// runs in a read-only transaction; PostgreSQL refused the statement because it would write.' },
   HERMETIC_FLEET_UNAVAILABLE: { status: 503, summary: 'The fleet store that report, query or web read with --from postgres://… could not be reached or is not answering (connection refused, an unknown host, a timeout, the server starting, shutting down or out of connections); nothing was read: try again when it answers. hermetic web checks it once at start and does not start without it.' },
+  HERMETIC_FLEET_AUTH: { status: 500, summary: 'PostgreSQL refused the user name or password in the --from postgres://… URL of report, query or web (or its pg_hba.conf has no rule for this connection); nothing was read: fix the URL.' },
+  HERMETIC_FLEET_NO_DATABASE: { status: 500, summary: 'The database named in the --from postgres://… URL of report, query or web does not exist; nothing was read: fix the URL.' },
+  HERMETIC_FLEET_SCHEMA: { status: 500, summary: 'The fleet store read with --from postgres://… has no Hermetic schema yet (no forwarder has shipped to it with --sink), or PostgreSQL refused to let this user read it; nothing was read.' },
+  HERMETIC_FLEET_FAILED: { status: 500, summary: 'Reading the fleet store given with --from postgres://… failed for another reason the message gives (the server\'s own words are quoted); nothing was read.' },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -118,7 +118,7 @@ describe('hermetic report and query --from postgres://', () => {
     assert.deepEqual(missed.split('\n').slice(2), ['--filter model=nonexistent matches no usage in this window.', `The models in this window: ${models.join(', ')}.`]);
   });
 
-  it('query --from reads the fleet schema; a write or two statements are refused; the password never shows', async () => {
+  it('query --from reads the fleet schema; a write or two statements are refused; refused credentials, a missing database or schema are the fleet\'s codes; the password never shows', async () => {
     const rows = JSON.parse(await run(queryCommand, ['--from', fleetUrl, '--json', 'SELECT hostname, COUNT(*) AS sessions FROM sessions GROUP BY hostname ORDER BY hostname'])) as { hostname: string; sessions: number }[];
     assert.deepEqual(rows.map((r) => r.hostname), ['gateway-b', 'laptop-a']);
     assert.equal(rows[1]!.sessions, (dbA.prepare('SELECT COUNT(*) FROM sessions').pluck().get() as number));
@@ -127,8 +127,10 @@ describe('hermetic report and query --from postgres://', () => {
     await assert.rejects(queryCommand(['--from', fleetUrl, 'SELECT nope FROM sessions']), (e: { code: string; message: string }) => e.code === 'HERMETIC_QUERY_INVALID' && /PostgreSQL cannot run this query: column "nope" does not exist/.test(e.message));
     assert.equal(pg.psql(`SELECT COUNT(*) > 0 FROM hermetic.sessions`, fleetUrl.split('/').pop()!).trim(), 't');
     const wrong = fleetUrl.replace(`:${pg.password}@`, ':wrong-secret@');
-    await assert.rejects(queryCommand(['--from', wrong, 'SELECT 1']), (e: { code: string; message: string }) => e.code === 'HERMETIC_SINK_AUTH' && !e.message.includes('wrong-secret') && e.message.includes(':***@'));
-    await assert.rejects(reportCommand(['--from', pg.createDatabase()]), (e: { code: string; message: string }) => e.code === 'HERMETIC_SINK_SCHEMA' && /no "hermetic" schema/.test(e.message) && !e.message.includes(pg.password));
+    await assert.rejects(queryCommand(['--from', wrong, 'SELECT 1']), (e: { code: string; message: string }) => e.code === 'HERMETIC_FLEET_AUTH' && !e.message.includes('wrong-secret') && e.message.includes(':***@'));
+    const nowhere = fleetUrl.replace(/\/[^/?]+(\?|$)/, '/no_such_database$1');
+    await assert.rejects(reportCommand(['--from', nowhere]), (e: { code: string; message: string }) => e.code === 'HERMETIC_FLEET_NO_DATABASE' && /does not exist/.test(e.message) && !e.message.includes(pg.password));
+    await assert.rejects(reportCommand(['--from', pg.createDatabase()]), (e: { code: string; message: string }) => e.code === 'HERMETIC_FLEET_SCHEMA' && /no "hermetic" schema/.test(e.message) && !e.message.includes(pg.password));
     await assert.rejects(reportCommand(['--from', '/some/dir']), (e: { code: string }) => e.code === 'HERMETIC_CLI_USAGE');
   });
 });

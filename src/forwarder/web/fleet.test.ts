@@ -216,10 +216,10 @@ describe('refusals', () => {
     assert.equal((await fetch(new URL('/', down))).status, 200);
   });
 
-  it('a database without the fleet\'s tables: HERMETIC_SINK_SCHEMA says to run a forwarder with --sink first', async () => {
+  it('a database without the fleet\'s tables: HERMETIC_FLEET_SCHEMA says to run a forwarder with --sink first', async () => {
     const empty = await serve(postgresSource(pg.createDatabase(), ZONE));
     const r = await api(empty, '/api/overview');
-    assert.equal(r.body.error.code, 'HERMETIC_SINK_SCHEMA');
+    assert.equal(r.body.error.code, 'HERMETIC_FLEET_SCHEMA');
     assert.match(r.body.error.message, /run a forwarder with --sink/);
   });
 

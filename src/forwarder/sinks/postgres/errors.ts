@@ -43,6 +43,8 @@ export function toSinkError(e: unknown, display: string, secrets: readonly strin
   if (e instanceof SinkError) return e;
   const err = (e ?? {}) as { code?: unknown; message?: unknown };
   const c = classOf(err);
+  if (reading && c.code === 'HERMETIC_SINK_SCHEMA') c.say = 'PostgreSQL refused to read the fleet\'s tables (a missing permission, or a schema changed by hand)';
+  if (reading && c.code === 'HERMETIC_SINK_FAILED') c.say = 'reading the fleet store failed';
   const detail = scrub(typeof err.message === 'string' && err.message !== '' ? err.message : String(e), secrets);
   const pgCode = typeof err.code === 'string' ? ` [${err.code}]` : '';
   const next = c.code === 'HERMETIC_SINK_AUTH' || c.code === 'HERMETIC_SINK_NO_DATABASE' ? 'fix the URL and try again'

@@ -1,7 +1,7 @@
 // The fleet store's read side (issue 17 §2): `hermetic report|query --from postgres://…` open it here, run in one
 // read-only, repeatable-read transaction with the fleet schema first on the search path, and close it. Failures are
 // HermeticErrors with the password scrubbed: a store nobody answers at is HERMETIC_FLEET_UNAVAILABLE (there is no sink
-// here to retry), anything else keeps the sink's code (HERMETIC_SINK_AUTH, _NO_DATABASE, _SCHEMA, …).
+// here to retry); refused credentials, a missing database or schema HERMETIC_FLEET_AUTH, _NO_DATABASE, _SCHEMA.
 import type pg from 'pg';
 import { HermeticError, type ErrorCode } from '../../../shared/errors.js';
 import { postgresDialect } from '../../report/dialect.js';
@@ -11,9 +11,15 @@ import { createPool } from './pool.js';
 import { q } from './schema.js';
 import { postgresTarget, type PostgresTarget } from './url.js';
 
-/** A SinkError as the CLI prints it: its code (unreachable is the fleet's, not a sink's) and sentence. */
+/** The fleet's code for each of the sink's (the same server, read instead of written); any other is FLEET_FAILED. */
+const FLEET_CODES: Readonly<Record<string, ErrorCode>> = {
+  HERMETIC_SINK_UNAVAILABLE: 'HERMETIC_FLEET_UNAVAILABLE', HERMETIC_SINK_AUTH: 'HERMETIC_FLEET_AUTH',
+  HERMETIC_SINK_NO_DATABASE: 'HERMETIC_FLEET_NO_DATABASE', HERMETIC_SINK_SCHEMA: 'HERMETIC_FLEET_SCHEMA',
+};
+
+/** A SinkError as the CLI prints it: the fleet's code (there is no sink here) and its sentence. */
 function asHermetic(e: SinkError): HermeticError {
-  return new HermeticError(e.code === 'HERMETIC_SINK_UNAVAILABLE' ? 'HERMETIC_FLEET_UNAVAILABLE' : e.code as ErrorCode, e.message);
+  return new HermeticError(FLEET_CODES[e.code] ?? 'HERMETIC_FLEET_FAILED', e.message);
 }
 
 type FleetFn<T> = (client: pg.PoolClient, dialect: ReturnType<typeof postgresDialect>, target: PostgresTarget) => Promise<T>;
@@ -27,7 +33,7 @@ export interface FleetReader {
 
 /**
  * The fleet store at `url` for many reads (`hermetic web --from`): a pool of `connections`, each read its own
- * transaction. Connection and server failures become HermeticErrors (HERMETIC_FLEET_UNAVAILABLE, HERMETIC_SINK_*),
+ * transaction. Connection and server failures become HermeticErrors (HERMETIC_FLEET_*),
  * password scrubbed.
  * @example const fleet = openFleet('postgres://me@db/fleet'); await fleet.read(async (c) => (await c.query('SELECT 1')).rows); await fleet.close();
  */
@@ -60,7 +66,7 @@ export function openFleet(url: string, connections = 1): FleetReader {
         if (options.requireSchema !== false) {
           const found = await client.query('SELECT to_regclass($1) AS t', [`${q(target.schema)}.usage_ledger`]).catch((e) => { throw fail(e); });
           if (found.rows[0].t === null) {
-            throw new HermeticError('HERMETIC_SINK_SCHEMA', `The fleet store ${target.display} has no "${target.schema}" schema with Hermetic's tables yet: run a forwarder with --sink ${target.display} first (or give ?schema=NAME).`);
+            throw new HermeticError('HERMETIC_FLEET_SCHEMA', `The fleet store ${target.display} has no "${target.schema}" schema with Hermetic's tables yet: run a forwarder with --sink ${target.display} first (or give ?schema=NAME).`);
           }
         }
         await client.query(`SET LOCAL search_path TO ${q(target.schema)}, public`).catch((e) => { throw fail(e); });
@@ -81,7 +87,7 @@ export function openFleet(url: string, connections = 1): FleetReader {
 
 /**
  * Opens the fleet store at `url`, runs `fn` in a read-only transaction (search_path: the schema, then public), and
- * closes it. Connection and server failures become HermeticErrors (HERMETIC_FLEET_UNAVAILABLE, HERMETIC_SINK_*),
+ * closes it. Connection and server failures become HermeticErrors (HERMETIC_FLEET_*),
  * password scrubbed.
  * @example await readFleet('postgres://me@db/fleet', async (client, dialect) => runPostgres(client, planTotals({}, dialect), dialect))
  */
