@@ -135,7 +135,7 @@ test('a store written by an older Hermetic (migrations 001–003) upgrades in pl
   assert.equal(db.pragma('user_version', { simple: true }), MIGRATIONS.length);
   const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name = 'run_idempotency' ORDER BY name").pluck().all();
   assert.deepEqual(indexes, ['idx_run_idempotency_acknowledged', 'idx_run_idempotency_retention', 'idx_run_idempotency_updated_at']);
-  // Migration 006 adds the API server's sessions (decision 0026); 007 numbers their messages per profile (decision 0053).
+  // Migration 006 adds the API server's sessions (decision 0026); 007 numbers their messages per profile (decision 0051).
   const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'api_session%' ORDER BY name").pluck().all();
   assert.deepEqual(tables, ['api_session_message_ids', 'api_session_messages', 'api_sessions']);
   const table = fast(db);

@@ -1,4 +1,4 @@
-// Message ids per profile (migration 007, decision 0053): each profile numbers its messages as its own state.db would
+// Message ids per profile (migration 007, decision 0051): each profile numbers its messages as its own state.db would
 // (AUTOINCREMENT: from 1, never an id handed out before, deleted messages included), a checkpoint keeps every profile's
 // counter, a reset starts them all over, and a store written before 007 keeps its ids. The store's statements first,
 // then the same over both transports through the session routes.

@@ -88,7 +88,7 @@ export const MIGRATIONS: readonly string[] = [
      display_kind TEXT
    );
    CREATE INDEX IF NOT EXISTS idx_api_session_messages_session ON api_session_messages(profile, session_id, id);`,
-  // 007: message ids per profile, as each profile's own state.db numbers them (decision 0053). The table is rebuilt
+  // 007: message ids per profile, as each profile's own state.db numbers them (decision 0051). The table is rebuilt
   // without AUTOINCREMENT, its key (profile, id), and each profile's counter kept in api_session_message_ids (what
   // sqlite_sequence held for the whole table). A store written before keeps its ids (a client may have seen them); each
   // profile it holds goes on counting past the table's old counter, so no profile hands out an id already given.
