@@ -13,7 +13,7 @@ import { StateDbWriter, type MessageInput } from '../../state-db/writer/index.js
 import type { Tail } from '../projector/index.js';
 import { openStore, StoreReader, type SessionMark } from '../reader/index.js';
 import type { Cursors, SessionCursor } from '../sinks/sink.js';
-import { datasetDump, forwarderRig, type Rig } from '../testing/index.js';
+import { assertCleanBackfill, forwarderRig, type Rig } from '../testing/index.js';
 import { checkInterval, dueSessions, findEdits, WATCH_SECONDS } from './edits.js';
 import type { ReadWorkerMode } from './read-mode.js';
 import type { StepResult } from './step.js';
@@ -40,22 +40,13 @@ function scenario(name: string, fn: (x: World) => void): void {
       const clock = { t: T0 };
       const w = new StateDbWriter(db, { now: () => (clock.t += 1), ids: createIdSource('edits') });
       const rig = forwarderRig([path], { dir, home: join(dir, 'ticking'), readWorker, now: () => clock.t * 1000 });
-      let n = 0;
       try {
         fn({
           w, db, path, rig, clock,
           tick: (label, compare = true) => {
             const [r] = rig.forwarder.forwardOnce();
             assert.equal(r!.error, null, `${label}: ${r!.error?.message}`);
-            if (compare) {
-              const clean = forwarderRig([path], { dir, home: join(dir, `clean-${n++}`), readWorker: 'off', now: () => clock.t * 1000 });
-              try {
-                assert.equal(clean.forwarder.backfill()[0]!.error, null);
-                assert.deepEqual(datasetDump(rig), datasetDump(clean), `after ${label} the dataset is a clean backfill's`);
-              } finally {
-                clean.cleanup();
-              }
-            }
+            if (compare) assertCleanBackfill(rig, path, label, { now: () => clock.t * 1000 });
             return r!;
           },
         });

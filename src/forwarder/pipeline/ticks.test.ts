@@ -11,7 +11,7 @@ import type { Db } from '../../shared/sqlite.js';
 import { createStore } from '../../state-db/schema/create.js';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { StateDbWriter, type MessageInput, type ToolCall } from '../../state-db/writer/index.js';
-import { datasetDump, forwarderRig } from '../testing/index.js';
+import { assertCleanBackfill, forwarderRig } from '../testing/index.js';
 import type { ReadWorkerMode } from './read-mode.js';
 import type { StepResult } from './step.js';
 
@@ -38,21 +38,13 @@ function scenario(name: string, fn: (x: World) => void, o: { level?: number } = 
       const clock = { t: T0 };
       const w = new StateDbWriter(db, { now: () => (clock.t += 1), ids: createIdSource('ticks') });
       const rig = forwarderRig([path], { dir, home: join(dir, 'ticking'), readWorker });
-      let n = 0;
       try {
         fn({
           db, w, clock,
           tick: (label, compare = true) => {
             const [r] = rig.forwarder.forwardOnce();
             assert.equal(r!.error, null, `${label}: ${r!.error?.message}`);
-            if (!compare) return r!;
-            const clean = forwarderRig([path], { dir, home: join(dir, `clean-${n++}`), readWorker: 'off' });
-            try {
-              assert.equal(clean.forwarder.backfill()[0]!.error, null);
-              assert.deepEqual(datasetDump(rig), datasetDump(clean), `after ${label} the dataset is a clean backfill's`);
-            } finally {
-              clean.cleanup();
-            }
+            if (compare) assertCleanBackfill(rig, path, label);
             return r!;
           },
         });

@@ -1,5 +1,6 @@
 // Test helpers for the forwarder: a temporary Hermetic home and user home, a forwarder over given stores, and the
 // dataset opened for assertions.
+import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { tempDir } from '../../state-db/testing/fixtures.js';
@@ -43,4 +44,20 @@ export function datasetDump(rig: Pick<Rig, 'query'>): Record<string, unknown[]> 
   }
   out.tails = rig.query('SELECT session_id, tail FROM session_cursors ORDER BY session_id');
   return out;
+}
+
+let cleanRuns = 0;
+
+/**
+ * Asserts that the rig's dataset is, row for row and tail for tail, what a clean backfill of `stateDb` writes now
+ * (into a fresh home in the rig's folder, read on one thread): how tick tests check a delta left nothing behind.
+ */
+export function assertCleanBackfill(rig: Pick<Rig, 'dir' | 'query'>, stateDb: string, label: string, options: Pick<ForwarderOptions, 'now'> = {}): void {
+  const clean = forwarderRig([stateDb], { dir: rig.dir, home: join(rig.dir, `clean-${++cleanRuns}`), readWorker: 'off', ...options });
+  try {
+    assert.equal(clean.forwarder.backfill()[0]!.error, null);
+    assert.deepEqual(datasetDump(rig), datasetDump(clean), `after ${label} the dataset is a clean backfill's`);
+  } finally {
+    clean.cleanup();
+  }
 }
