@@ -92,6 +92,8 @@ test('a v30 store has every shape the issue lists', () => {
     assert.ok(n("SELECT COUNT(DISTINCT cost_status) FROM sessions") >= 2);
     assert.ok(n("SELECT COUNT(DISTINCT source) FROM sessions") >= 6);
     assert.ok(n("SELECT MAX(id) FROM messages") > n('SELECT COUNT(*) FROM messages'), 'deleted or rewritten ids leave gaps');
+    // Background delegations of a delegating session, finished and delivered (or not), with their task and outcome.
+    assert.ok(n("SELECT COUNT(*) FROM async_delegations a JOIN sessions s ON s.id = a.parent_session_id WHERE a.state <> 'running' AND a.task_json LIKE '{\"goal\": %' AND a.event_json IS NOT NULL") >= 2);
     db.close();
   } finally {
     cleanup();

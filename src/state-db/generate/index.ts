@@ -212,7 +212,7 @@ function* build(options: GenerateOptions, profile: ProfileSettings | undefined, 
     const slot = span / sessions;
     const time = { t: planned ? end - span : GENERATION_EPOCH };
     const w = new StateDbWriter(db, { now: () => time.t, ids: r.idSource() });
-    const ctx: GenContext = { w, r, time, level, seq: { title: 0 }, scale: 1 };
+    const ctx: GenContext = { w, r, time, level, seq: { title: 0 }, scale: 1, side: new Rng(`${seed}\0delegations`) };
     const tailFrom = walTail ? Math.max(1, Math.floor(sessions * 0.9)) : sessions;
     let written = 0;
     let rows = 0;

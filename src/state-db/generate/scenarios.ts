@@ -1,6 +1,7 @@
 // Lifecycle scenarios of spec state-db §8 played on synthetic sessions, each gated on the schema level it needs.
 import type { MessageInput, ToolCall } from '../writer/index.js';
 import { callUsage, ROUTES } from './content.js';
+import { delegated } from './delegations.js';
 import { converse, openSession, pickSource, turn, type GenContext, type Scenario } from './session.js';
 
 const END_REASONS = ['user_exit', 'new_session', 'idle', 'session_reset', 'daily', 'tui_shutdown', 'ws_disconnect', 'done', 'lru_evict'];
@@ -33,9 +34,12 @@ export function runScenario(ctx: GenContext, scenario: Scenario, budget: number)
       const s = openSession(ctx, r.pick(['cli', 'tui']));
       converse(ctx, s, Math.max(2, budget - 8));
       for (let i = 0; i < 2; i++) {
+        const from = ctx.time.t;
         const d = openSession(ctx, 'subagent', { parent_session_id: s.id, model_config: { _delegate_from: s.id, goal: `research lib ${i}` } });
         converse(ctx, d, 4, false);
         end(d.id, 'done');
+        // Run in the background (schema 24 on): its async_delegations row, dispatched when the child started.
+        if (level >= 24) delegated(ctx, s.id, `research lib ${i}`, from);
       }
       end(s.id);
       return;

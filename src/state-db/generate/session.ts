@@ -35,6 +35,11 @@ export interface GenContext {
   seq: { title: number };
   /** Every pause is multiplied by this (1 normally; less when a session must fit a slot of --days). */
   scale: number;
+  /**
+   * The background delegations' own randomness (delegations.ts): drawn apart from `r`, so adding them left every
+   * session and message of a seed as it was.
+   */
+  side: Rng;
 }
 
 interface Live {

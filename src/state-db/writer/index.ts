@@ -10,8 +10,13 @@ import type { MessageInput, SessionInput, Usage } from './types.js';
 import { recordAuxiliaryUsage, updateTokenCounts } from './usage.js';
 import { compactInPlace, compressSplit, deleteSession, replaceMessages, rewind } from './rewrite.js';
 import { setMessageApiContent, setMessageReaction, stampDisplayKind, takeUnseenReactions } from './edits.js';
+import {
+  claimDelegationDelivery, completeDelegation, dispatchDelegation, dropDelegationDelivery, markDelegationDelivered,
+  pruneDelegations, recoverAbandonedDelegations, releaseDelegationDelivery, type DelegationInput, type DelegationOutcome,
+} from './delegations.js';
 
 export type { MessageInput, SessionInput, ToolCall, Usage } from './types.js';
+export type { DelegationChild, DelegationInput, DelegationOutcome } from './delegations.js';
 
 export interface WriterOptions {
   /** Epoch seconds as a float, like time.time() (a Clock's now works). */
@@ -243,5 +248,38 @@ export class StateDbWriter {
 
   setMessageApiContent(messageId: number, apiContent: string): void {
     setMessageApiContent(this, messageId, apiContent);
+  }
+
+  /** Background subagent dispatches (delegations.ts): `async_delegations` rows, nothing else touched. */
+  dispatchDelegation(input: DelegationInput): string {
+    return dispatchDelegation(this, input);
+  }
+
+  completeDelegation(id: string, outcome: DelegationOutcome = {}): void {
+    completeDelegation(this, id, outcome);
+  }
+
+  claimDelegationDelivery(id: string, options?: { consumer?: string; at?: number; token?: string }): string | null {
+    return claimDelegationDelivery(this, id, options);
+  }
+
+  releaseDelegationDelivery(id: string): void {
+    releaseDelegationDelivery(this, id);
+  }
+
+  markDelegationDelivered(id: string, at?: number): void {
+    markDelegationDelivered(this, id, at);
+  }
+
+  dropDelegationDelivery(id: string): void {
+    dropDelegationDelivery(this, id);
+  }
+
+  recoverAbandonedDelegations(): number {
+    return recoverAbandonedDelegations(this);
+  }
+
+  pruneDelegations(now?: number): number {
+    return pruneDelegations(this, now);
   }
 }
