@@ -24,7 +24,7 @@ import { generate } from '../../src/state-db/generate/index.js';
 import { generatedStore } from '../../src/state-db/testing/generated.js';
 import { StateDbWriter } from '../../src/state-db/writer/index.js';
 import {
-  childEnv, countDifferences, datasetCount, datasetDifferences, ledgerDifferences, datasetMessageCounts, datasetRows, seeded, spawnHermetic, STACK_LINE,
+  childEnv, countDifferences, datasetCount, datasetDifferences, delegationRows, ledgerDifferences, datasetMessageCounts, datasetRows, seeded, spawnHermetic, STACK_LINE,
   startWriter, storeHistoryCounts, storeLiveCounts, storeValue, type Hermetic, type ProbeEvent, type WriterReport,
 } from '../support/forwarder-harness.js';
 
@@ -207,8 +207,10 @@ describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
     assert.deepEqual(leftovers, []);
 
     assert.deepEqual(datasetDifferences(datasetRows(home), datasetRows(clean)), []);
-    // Beyond the five tables: the usage ledger and per-day usage, also written once per session by a backfill.
-    assert.deepEqual(datasetDifferences(datasetRows(home, ['usage_events', 'daily_usage']), datasetRows(clean, ['usage_events', 'daily_usage'])), []);
+    // Beyond the five tables: the usage ledger and per-day usage, also written once per session by a backfill, and the
+    // delegations, written with the store's cursor by the pass's last batch.
+    assert.deepEqual(datasetDifferences(datasetRows(home, ['usage_events', 'daily_usage', 'delegations']), datasetRows(clean, ['usage_events', 'daily_usage', 'delegations'])), []);
+    assert.ok(datasetCount(clean, 'delegations') > 0);
     assert.ok(midRun > KILLS / 2, `most kills landed mid-run: ${tally(kills)}`);
     // Strictly read-only: the store's bytes are untouched and nothing appeared beside it.
     assert.equal(sha(store), before);
@@ -241,6 +243,11 @@ describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
     assert.deepEqual(countDifferences(counts.liveColumn, counts.perSession), []);
     assert.equal(storeValue(store, `SELECT COUNT(*) FROM messages WHERE id > ${baseMaxMessageId}`), report.messages);
     assert.deepEqual(datasetDifferences(datasetRows(home), datasetRows(clean)), []);
+    // The delegations Hermes still has are a clean backfill's; those it pruned meanwhile are kept, marked removed.
+    assert.ok(report.delegations > 0, 'the writer changed delegations');
+    assert.deepEqual(delegationRows(home, 0), delegationRows(clean, 0));
+    const pruned = delegationRows(home, 1).map((r) => r[1] as string);
+    assert.deepEqual(pruned.filter((id) => Number(storeValue(store, `SELECT COUNT(*) FROM async_delegations WHERE delegation_id = '${id}'`)) > 0), []);
     // The usage ledger (one row per observed change, so forward and backfill differ in rows) adds up exactly.
     assert.deepEqual(ledgerDifferences(home), []);
     const all = stderr.join('');

@@ -203,6 +203,20 @@ export function datasetRows(home: string, tables: readonly string[] = COMPARED_T
   }
 }
 
+/**
+ * The delegations of the dataset under `home` that Hermes still has (`removed` 0) or has deleted (1), without `origin`,
+ * by key: a clean backfill holds the first, never the second.
+ */
+export function delegationRows(home: string, removed: 0 | 1): unknown[][] {
+  const db = new Database(join(home, 'hermetic.db'), { readonly: true, fileMustExist: true });
+  try {
+    const t = tableShape('delegations');
+    return db.prepare(`SELECT ${t.columns.map((c) => `"${c}"`).join(', ')} FROM delegations WHERE removed_from_store = ? ORDER BY ${t.order.map((c) => `"${c}"`).join(', ')}`).raw().all(removed) as unknown[][];
+  } finally {
+    db.close();
+  }
+}
+
 /** Rows in one table of the dataset under `home` (0 when there is no dataset yet). */
 export function datasetCount(home: string, table: string): number {
   if (!existsSync(join(home, 'hermetic.db'))) return 0;

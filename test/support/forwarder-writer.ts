@@ -6,7 +6,8 @@
 //   node --import tsx test/support/forwarder-writer.ts <state.db> [--rate MESSAGES_PER_S] [--seed S] [--focus SESSION]
 //
 // Each write is one of: a message appended to an open session (about 85%; existing sessions of the store are resumed
-// for it), a new session, the end of a session, a token-count update. With --focus, most messages go to that one
+// for it), a new session, the end of a session, a token-count update, a background delegation's step (dispatched by
+// an open session, completed, its delivery claimed and done or released; Hermes prunes at each dispatch). With --focus, most messages go to that one
 // (long) session, and about one write in 40 rewinds its last messages (soft-archived: a rewrite of its tail). It prints {"ready":…} once the store is open,
 // and on SIGTERM or SIGINT it finishes the write in progress, closes the store (Hermes's last checkpoint) and prints
 // one report line (WriterReport) before exiting 0.
@@ -23,6 +24,8 @@ export interface WriterReport {
   messages: number;
   /** Rewinds of the focus session. */
   rewinds: number;
+  /** Writes to async_delegations (a dispatch, a completion, a delivery). */
+  delegations: number;
   sessionsCreated: number;
   sessionsEnded: number;
   /** Existing sessions of the store resumed and appended to. */
@@ -75,7 +78,7 @@ const baseMaxMessageId = (db.prepare('SELECT MAX(id) FROM messages').pluck().get
 const open = new Map<string, number>();
 const existing = db.prepare('SELECT id FROM sessions ORDER BY id').pluck().all() as string[];
 const report: WriterReport = {
-  writes: 0, messages: 0, rewinds: 0, sessionsCreated: 0, sessionsEnded: 0, sessionsResumed: 0, maxWaitMs: 0, maxLockMs: 0, p99WaitMs: 0,
+  writes: 0, messages: 0, rewinds: 0, delegations: 0, sessionsCreated: 0, sessionsEnded: 0, sessionsResumed: 0, maxWaitMs: 0, maxLockMs: 0, p99WaitMs: 0,
   over100ms: 0, maxCheckpointMs: 0, busyRetries: 0, errors: [], seconds: 0, messagesPerSecond: 0, writesPerSecond: 0, baseMaxMessageId,
 };
 const times: number[] = [];
@@ -119,6 +122,28 @@ function newSession(): void {
   const id = w.createSession({ source: r.pick(['cli', 'cli', 'telegram', 'cron']), model: r.pick(['gpt-5', 'claude-sonnet-4', 'gemini-2.5-pro']), cwd: '/home/user/project' });
   open.set(id, 0);
   report.sessionsCreated++;
+}
+
+const delegating = w.has('async_delegations');
+const running = delegating ? db.prepare("SELECT delegation_id FROM async_delegations WHERE state = 'running' ORDER BY delegation_id").pluck() : null;
+const undelivered = delegating ? db.prepare("SELECT delegation_id FROM async_delegations WHERE state <> 'running' AND delivery_state = 'pending' ORDER BY delegation_id").pluck() : null;
+
+/** One step of Hermes's delegation tool: complete a running one, deliver (or fail to) a finished one, or dispatch. */
+function delegationStep(): void {
+  const inFlight = running!.all() as string[];
+  const waiting = undelivered!.all() as string[];
+  const roll = r.next();
+  if (inFlight.length > 0 && roll < 0.4) {
+    w.completeDelegation(r.pick(inFlight), r.chance(0.85) ? { summary: `found ${r.hex(12)}`, api_calls: r.int(1, 9) } : { status: 'error', error: `failed ${r.hex(8)}` });
+  } else if (waiting.length > 0 && roll < 0.7) {
+    const id = r.pick(waiting);
+    w.claimDelegationDelivery(id);
+    if (r.chance(0.8)) w.markDelegationDelivered(id);
+    else w.releaseDelegationDelivery(id);
+  } else {
+    w.dispatchDelegation({ parent_session_id: r.pick([...open.keys()]), goals: [`look into ${r.hex(8)}`] });
+  }
+  report.delegations++;
 }
 
 /** The next message of a session: user, assistant (sometimes a tool call and its result), in turn. */
@@ -188,6 +213,8 @@ while (!stopping) {
     } else if (roll < 0.12) {
       const id = r.pick([...open.keys()]);
       await write(() => w.updateTokenCounts(id, { input_tokens: r.int(100, 4000), output_tokens: r.int(10, 900), model: 'gpt-5', billing_provider: 'openai' }));
+    } else if (roll < 0.135 && delegating) {
+      await write(delegationStep);
     } else {
       const id = focus && r.chance(0.8) ? focus : r.pick([...open.keys()]);
       const batch = nextMessages(id, open.get(id)!);

@@ -246,15 +246,44 @@ export const TOOL_USAGE: DatasetTable = {
   ],
 };
 
+export const DELEGATIONS: DatasetTable = {
+  name: 'delegations',
+  since: 8,
+  doc: 'One row per background subagent dispatch Hermes recorded in `async_delegations` (decision 0054), upserted as it changes: its state, its delivery back to the parent\'s chat, its times, the task and what came back. Hermes keeps only the recent ones (delivered rows a week, about 50 finished ones); a row it deletes stays here, marked `removed_from_store`, so fan-out can be analysed over the whole history. Where the gateway routed the result (`origin_session`, the chat\'s routing key) and the owner process stay in the store.',
+  primaryKey: ['store', 'delegation_id'],
+  indexes: [['store', 'parent_session_id'], ['dispatched_at']],
+  columns: [
+    c('store', 'TEXT', 'The state.db it came from.', true),
+    c('delegation_id', 'TEXT', 'Hermes\'s `async_delegations.delegation_id`.', true),
+    c('parent_session_id', 'TEXT', 'The delegating agent\'s session (`sessions.session_id`; its own session is a `subagent` child of it); NULL when Hermes recorded none.'),
+    c('origin_ui_session_id', 'TEXT', 'The TUI or desktop tab the dispatch came from (Hermes\'s UI session id, not a session of this dataset); NULL when none (`\'\'` in the store).'),
+    c('state', 'TEXT', 'Hermes\'s state: `running`, then `completed`, `error`, `interrupted`, `stalled`, `timeout`, or `unknown` (its owner process died first); other values as Hermes wrote them.'),
+    c('delivery_state', 'TEXT', 'Whether the result reached the parent\'s chat: `pending`, `delivered` or `dropped`.'),
+    c('delivery_attempts', 'INTEGER', 'Delivery attempts so far (Hermes drops the result after 8).'),
+    c('dispatched_at', 'REAL', 'When the task was handed to the subagent, epoch seconds.'),
+    c('completed_at', 'REAL', 'When it finished, epoch seconds; NULL while running.'),
+    c('updated_at', 'REAL', 'When Hermes last changed the row (a state or a delivery claim), epoch seconds.'),
+    c('delivered_at', 'REAL', 'When the result was delivered, epoch seconds.'),
+    c('duration_seconds', 'REAL', '`completed_at - dispatched_at`, when both are plausible times and the first is not before the second; else NULL.'),
+    c('goal', 'TEXT', 'The task given (`task_json.goal`, else the completion event\'s; a batch\'s goals one per line). Transcript text: redacted when the dataset is.'),
+    c('summary', 'TEXT', 'What the subagent answered (the completion event\'s `summary`, else `result_json`\'s; a batch\'s children\'s summaries, a blank line between them). Transcript text: redacted when the dataset is.'),
+    c('error', 'TEXT', 'Why it failed (the event\'s or result\'s `error`; a batch\'s children\'s errors, a blank line between them). Redacted when the dataset is.'),
+    c('attributes', 'JSON', 'The task\'s and outcome\'s other fields, by Hermes\'s names, when set: `context` (the parent\'s context for the task: transcript text, redacted when the dataset is), `toolsets`, `role`, `model`, `is_batch`, `api_calls`, `exit_reason`, `duration_seconds` (Hermes\'s own figure), `total_duration_seconds`, `stall_phase`, `stalled_after_quiet_seconds`, `stall_threshold_seconds`, `stall_grace_seconds`, and per child of a batch `results` (`task_index`, `status`, `exit_reason`, `api_calls`, `duration_seconds`, `summary_truncated`). Who the user and the chat are (`session_key`, `user_id`, `user_name`, `scope_id`), local paths and the processes\' commands and output stay in the store.'),
+    c('policy', 'TEXT', 'Usage policy class of the delegating session\'s scopes when the row was written: `full` or `local-only` (rows of an `ignore` scope are never written; a parent the store does not have makes it `local-only`).', true),
+    c('removed_from_store', 'INTEGER', '1 once Hermes has deleted the row (it prunes finished delegations): kept here.', true),
+    c('origin', 'TEXT', '`backfill` or `forward`: the command that last wrote the row.', true),
+  ],
+};
+
 export const ROW_ISSUES: DatasetTable = {
   name: 'row_issues',
-  doc: 'Every problem found in a Hermes row and how it was handled (a garbage time replaced, invalid JSON left out): nothing is dropped silently, and no value is changed without a row here — BLOB or invalid UTF-8 text; a number stored as content or as a tool call\'s id or name (kept as text); `tool_calls` elements that are not calls; `reasoning_details` that is not JSON (kept as the reasoning text); counters that are negative, not numbers, fractions of a token or beyond what the usage ledger counts exactly (2^53 - 1 tokens, $900,719.93); `session_daily_usage.day` values that are no date (their usage is spread as usage without a day is); usage times that are not plausible.',
+  doc: 'Every problem found in a Hermes row and how it was handled (a garbage time replaced, invalid JSON left out): nothing is dropped silently, and no value is changed without a row here — BLOB or invalid UTF-8 text; a number stored as content or as a tool call\'s id or name (kept as text); `tool_calls` elements that are not calls; `reasoning_details` that is not JSON (kept as the reasoning text); counters that are negative, not numbers, fractions of a token or beyond what the usage ledger counts exactly (2^53 - 1 tokens, $900,719.93); `session_daily_usage.day` values that are no date (their usage is spread as usage without a day is); usage times that are not plausible; in `async_delegations` rows, times that are not plausible, attempts that are not whole numbers or below 0, and JSON documents that do not parse or are no object (`field` `async_delegations.<column>`, `session_id` the delegation\'s id).',
   primaryKey: ['store', 'session_id', 'message_id', 'field'],
   withoutRowid: true,
   columns: [
     c('store', 'TEXT', 'The state.db.', true),
-    c('session_id', 'TEXT', 'Session.', true),
-    c('message_id', 'INTEGER', 'Hermes row id (0 for a session-level problem).', true),
+    c('session_id', 'TEXT', 'Session; for a problem in an `async_delegations` row, the delegation\'s id.', true),
+    c('message_id', 'INTEGER', 'Hermes row id (0 for a session-level problem or a delegation\'s).', true),
     c('field', 'TEXT', 'Column with the problem.', true),
     c('problem', 'TEXT', 'What was wrong and what was done.', true),
   ],
@@ -274,6 +303,7 @@ export const STORES: DatasetTable = {
     c('read_mode', 'TEXT', '`in-place` (read-only connection) or `copy` (a private copy, when SQLite would have had to create files beside the store).'),
     c('max_message_id', 'INTEGER', 'Highest Hermes message id seen: the cursor of new rows.', true),
     c('usage_stamp', 'TEXT', 'Rows, calls, tokens and newest `last_seen` of `session_model_usage` when last read: auxiliary usage changes only that table.'),
+    c('delegation_marks', 'JSON', 'What `async_delegations` held when last read (decision 0054): a stamp of the whole table (rows per state and delivery state, sums of times and attempts), checked every pass, and a digest per row, so only rows that changed are read and written and rows Hermes deleted are marked `removed_from_store`. NULL: not read yet (every row is read on the next pass).'),
     c('last_tick_at', 'REAL', 'End of the last successful read, epoch seconds.'),
     c('last_error', 'TEXT', 'Last error reading this store (cleared by a good read).'),
   ],
@@ -391,14 +421,15 @@ export const CHANGE_LOG: DatasetTable = {
 };
 
 /** Every table, forwarded data first. */
-export const DATASET_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PARTS, MODEL_USAGE, USAGE_EVENTS, DAILY_USAGE, USAGE_LEDGER, TOOL_USAGE, ROW_ISSUES, STORES, CURSORS, QUARANTINE, SESSION_ACTIVITY, TOOL_ACTIVITY, DATASET_META, REMOTE_SINKS, CHANGE_LOG];
+export const DATASET_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PARTS, MODEL_USAGE, USAGE_EVENTS, DAILY_USAGE, USAGE_LEDGER, TOOL_USAGE, DELEGATIONS, ROW_ISSUES, STORES, CURSORS, QUARANTINE, SESSION_ACTIVITY, TOOL_ACTIVITY, DATASET_META, REMOTE_SINKS, CHANGE_LOG];
 
 /**
  * The dataset's schema version: bump it with a migration in sinks/sqlite/dataset.ts (and `since` on new tables).
  * 2: session_cursors.tail (decision 0032); 3: the usage ledger (decision 0031); 4: remote sinks and the change log
  * (decision 0035); 5: the sink counts the activity of what it inserts, the per-row insert triggers dropped (decision 0040);
- * 6: messages.compacted, the history in-place compaction summarized away kept (decision 0048).
+ * 6: messages.compacted, the history in-place compaction summarized away kept (decision 0048); 7: sessions.attributes and
+ * messages.attributes (decision 0050); 8: delegations and stores.delegation_marks (decision 0054).
  */
-export const DATASET_VERSION = 7;
+export const DATASET_VERSION = 8;
 
 export type RecordOf = Record<string, unknown>;

@@ -20,6 +20,11 @@ export const SESSION_TEXT_COLUMNS = [
   ...SESSION_EXTRA_COLUMNS.filter((c) => c !== 'model_config'),
 ] as const;
 
+/** The `async_delegations` columns read as text (decision 0054). */
+export const DELEGATION_TEXT_COLUMNS = [
+  'delegation_id', 'parent_session_id', 'origin_ui_session_id', 'state', 'delivery_state', 'task_json', 'event_json', 'result_json',
+] as const;
+
 /**
  * Columns whose stored bytes are not valid UTF-8, as the reader found them (reader/store.ts): SQLite replaced the
  * bad bytes with U+FFFD. The reader sets this on a row only when one of its texts holds a U+FFFD.

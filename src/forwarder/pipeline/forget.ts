@@ -56,9 +56,7 @@ export function forgetSessions(sink: SqliteSink, policy: PolicyResolver, request
       store: cursors.row ?? { store, profile: '?', max_message_id: 0 }, reset: false, writes, removed: [],
       quarantine: { failed: [], cleared: matches.map((m) => m.sessionId) },
     });
-    out.written = {
-      messagesAdded: 0, partsAdded: 0, messagesRemoved: out.written.messagesRemoved + w.messagesRemoved, partsRemoved: out.written.partsRemoved + w.partsRemoved,
-    };
+    out.written = { ...out.written, messagesRemoved: out.written.messagesRemoved + w.messagesRemoved, partsRemoved: out.written.partsRemoved + w.partsRemoved };
   }
   return out;
 }

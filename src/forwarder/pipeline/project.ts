@@ -8,15 +8,13 @@ import type { PolicyDrop } from './result.js';
 export type Judged = { write: SessionWrite; drop: PolicyDrop | null } | { error: string };
 
 /**
- * The write for one session read (read-session.ts): its records under the strictest class of its scopes, or none when
- * a scope says ignore. `base` is the cursor the records' delta was computed against. A scope the resolver cannot
- * judge is returned (for quarantine), except an unreadable local list, which stops the pass (HERMETIC_POLICY_LIST:
- * fail closed). Anything else thrown is a bug and is not caught.
+ * The strictest class of the scopes (`full` for none) and why; a scope the resolver cannot judge is returned as the
+ * error, except an unreadable local list, which is thrown (HERMETIC_POLICY_LIST: fail closed).
  */
-export function judge(id: string, fingerprint: string, projection: SessionRecords, policy: PolicyResolver, base: CursorBase | null): Judged {
+export function judgeScopes(scopes: readonly string[], policy: PolicyResolver): { cls: PolicyClass; why: string } | { error: string } {
   let cls: PolicyClass = 'full';
   let why = '';
-  for (const scope of projection.scopes) {
+  for (const scope of scopes) {
     let v;
     try {
       v = policy.resolve(scope);
@@ -27,6 +25,19 @@ export function judge(id: string, fingerprint: string, projection: SessionRecord
     if (cls !== strictest(cls, v.class)) why = v.reason;
     cls = strictest(cls, v.class);
   }
+  return { cls, why };
+}
+
+/**
+ * The write for one session read (read-session.ts): its records under the strictest class of its scopes, or none when
+ * a scope says ignore. `base` is the cursor the records' delta was computed against. A scope the resolver cannot
+ * judge is returned (for quarantine), except an unreadable local list, which stops the pass (HERMETIC_POLICY_LIST:
+ * fail closed). Anything else thrown is a bug and is not caught.
+ */
+export function judge(id: string, fingerprint: string, projection: SessionRecords, policy: PolicyResolver, base: CursorBase | null): Judged {
+  const verdict = judgeScopes(projection.scopes, policy);
+  if ('error' in verdict) return verdict;
+  const { cls, why } = verdict;
   const cursor = { sessionId: id, fingerprint, maxMessageId: projection.maxMessageId, usageMark: projection.usageMark };
   if (cls === 'ignore') {
     return { write: { ...cursor, projection: null, policy: 'full', ledger: null, base: null }, drop: { sessionId: id, scope: projection.session.scope as string | null, reason: why } };

@@ -37,6 +37,9 @@ export interface StepResult {
   partsRemoved: number;
   /** row_issues rows written: each a value that was changed or left out (issue 16 §5). */
   rowIssues: number;
+  /** Delegations written (new or changed in `async_delegations`), and marked removed because Hermes deleted them (decision 0054). */
+  delegationsWritten: number;
+  delegationsRemoved: number;
   /** Sessions the read worker read and projected (the rest were read on the calling thread); decision 0027. */
   readByWorker: number;
   policyDrops: PolicyDrop[];
@@ -49,7 +52,7 @@ export function emptyResult(ref: StoreRef): StepResult {
     journalMode: null, replaced: false, sessionsSeen: 0, sessionsUnchanged: 0, sessionsOutsideWindow: 0, sessionsWritten: 0,
     sessionsIgnored: 0, sessionsRemoved: 0, sessionsQuarantined: 0, sessionsWaiting: 0, sessionsChecked: 0, sessionsEdited: 0, sessionsAppended: 0,
     sessionsRewritten: 0, sessionsReplaced: 0, messages: 0, parts: 0, messagesRemoved: 0, partsRemoved: 0, rowIssues: 0,
-    readByWorker: 0, policyDrops: [], error: null,
+    delegationsWritten: 0, delegationsRemoved: 0, readByWorker: 0, policyDrops: [], error: null,
   };
 }
 
@@ -71,4 +74,6 @@ export function countWritten(result: StepResult, landed: readonly SessionWrite[]
   result.parts += written.partsAdded;
   result.messagesRemoved += written.messagesRemoved;
   result.partsRemoved += written.partsRemoved;
+  result.delegationsWritten += written.delegationsWritten;
+  result.delegationsRemoved += written.delegationsRemoved;
 }

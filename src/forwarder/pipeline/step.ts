@@ -12,6 +12,7 @@ import { mirrorJob } from '../reader/postgres/settings.js';
 import { refreshMirrorSync } from '../reader/postgres/thread.js';
 import { REMOVED, type Batch, type Cursors, type Sink, type Written } from '../sinks/sink.js';
 import { HermeticError } from '../../shared/errors.js';
+import { delegationChanges, marksOf } from './delegations.js';
 import type { EditChecks } from './edits.js';
 import { SessionFeed } from './feed.js';
 import { planPass, type PassPlan } from './plan.js';
@@ -272,9 +273,18 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
         if (cursors.quarantine.has(mark.id)) batch.quarantine.cleared.push(mark.id);
       }
       const last = taken >= todo.length;
+      // The store's delegations ride on its last batch: the rows that changed and the marks they were judged against
+      // commit together (decision 0054).
+      let delegationMarks = cursors.row?.delegation_marks ?? null;
+      const delegations = last ? delegationChanges(reader, marksOf(cursors.row), { ref, redact, origin: options.origin, policy: options.policy }) : null;
+      if (delegations) {
+        batch.delegations = delegations.changes;
+        delegationMarks = JSON.stringify(delegations.marks);
+      }
       batch.store = storeRow(ref, result, {
         identity: facts.identity, max_message_id: last ? facts.maxMessageId : plan.replaced ? 0 : cursors.maxMessageId,
         usage_stamp: last ? plan.usage?.stamp ?? null : plan.replaced ? null : cursors.usageStamp, last_tick_at: last ? options.now() : null,
+        delegation_marks: delegationMarks,
       });
       options.beforeWrite?.(batch);
       const out = writeIsolated(commit, batch, failuresOf, now);

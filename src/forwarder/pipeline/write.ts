@@ -36,6 +36,7 @@ export interface Isolated {
 const add = (a: Written, b: Written): Written => ({
   messagesAdded: a.messagesAdded + b.messagesAdded, messagesRemoved: a.messagesRemoved + b.messagesRemoved,
   partsAdded: a.partsAdded + b.partsAdded, partsRemoved: a.partsRemoved + b.partsRemoved,
+  delegationsWritten: a.delegationsWritten + b.delegationsWritten, delegationsRemoved: a.delegationsRemoved + b.delegationsRemoved,
 });
 
 /**

@@ -3,9 +3,9 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type { Db } from '../../shared/sqlite.js';
-import { anyReplacement, EDITED_COLUMNS, EPOCH_MAX, EPOCH_MIN, identityKey, INVALID_UTF8, MESSAGE_TEXT_COLUMNS, SESSION_EXTRA_COLUMNS, SESSION_TEXT_COLUMNS, usageMark, usageMarkSql, validEpoch, type RowsCarry } from '../normalize/index.js';
+import { anyReplacement, DELEGATION_TEXT_COLUMNS, EDITED_COLUMNS, EPOCH_MAX, EPOCH_MIN, identityKey, INVALID_UTF8, MESSAGE_TEXT_COLUMNS, SESSION_EXTRA_COLUMNS, SESSION_TEXT_COLUMNS, usageMark, usageMarkSql, validEpoch, type RowsCarry } from '../normalize/index.js';
 import { retrying } from './connection.js';
-import { introspect, MESSAGE_READ_COLUMNS, MODEL_USAGE_COLUMNS, selectList, SESSION_COLUMNS } from './columns.js';
+import { DELEGATION_MARK_COLUMNS, DELEGATION_READ_COLUMNS, introspect, MESSAGE_READ_COLUMNS, MODEL_USAGE_COLUMNS, selectList, SESSION_COLUMNS } from './columns.js';
 
 export type Row = Record<string, unknown>;
 
@@ -174,6 +174,43 @@ export class StoreReader {
 
   #usageSums(): string {
     return usageMarkSql((c) => this.has('session_model_usage', c));
+  }
+
+  /**
+   * A stamp of all of `async_delegations` (decision 0054): per state and delivery state, the rows and the sums of
+   * their times, attempts and JSON lengths. Any transition Hermes makes moves a count; a claim, a completion or a
+   * delivery moves a sum; a prune moves a count. One scan of a small table. Null when the store has no such table.
+   */
+  delegationStamp(): string | null {
+    if (!this.has('async_delegations')) return null;
+    const col = (c: string) => (this.has('async_delegations', c) ? `"${c}"` : 'NULL');
+    const sums = ['updated_at', 'dispatched_at', 'completed_at', 'delivered_at', 'delivery_attempts'].map((c) => `TOTAL(${col(c)})`);
+    const lengths = ['task_json', 'event_json', 'result_json'].map((c) => `TOTAL(length(${col(c)}))`);
+    const rows = this.db.prepare(`SELECT quote(${col('state')}), quote(${col('delivery_state')}), COUNT(*), MAX(${col('updated_at')}), ${[...sums, ...lengths].join(', ')}
+      FROM async_delegations GROUP BY 1, 2 ORDER BY 1, 2`).raw().all() as unknown[][];
+    return rows.map((r) => r.join('/')).join(';');
+  }
+
+  /**
+   * Each delegation's id and its values as one text (DELEGATION_MARK_COLUMNS quoted, the JSON documents by their
+   * length): what pipeline/delegations.ts digests to find the rows that changed.
+   */
+  delegationValues(): Map<string, string> {
+    if (!this.has('async_delegations')) return new Map();
+    const have = this.columns.get('async_delegations')!;
+    const value = (c: string) => (!have.has(c) ? "'-'" : c.endsWith('_json') ? `typeof("${c}") || ifnull(length("${c}"), '')` : `quote("${c}")`);
+    const rows = this.db.prepare(`SELECT delegation_id, ${DELEGATION_MARK_COLUMNS.map(value).join(" || '|' || ")} FROM async_delegations`).raw().all() as [unknown, string | null][];
+    return new Map(rows.map(([id, v]) => [String(id), v ?? '']));
+  }
+
+  /** The delegations with these ids, their forwarded columns (NULL where the store lacks one), text not valid UTF-8 marked. */
+  delegations(ids: readonly string[]): Row[] {
+    if (!this.has('async_delegations') || ids.length === 0) return [];
+    const stmt = this.db.prepare(`SELECT ${selectList(this.columns.get('async_delegations'), DELEGATION_READ_COLUMNS)} FROM async_delegations WHERE delegation_id = ?`);
+    return ids.flatMap((id) => {
+      const row = stmt.get(id) as Row | undefined;
+      return row ? [this.#utf8('async_delegations', 'delegation_id', row, DELEGATION_TEXT_COLUMNS)] : [];
+    });
   }
 
   /** Sessions that have messages with ids above `afterId`, with their newest id. */

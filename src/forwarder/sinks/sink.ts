@@ -22,7 +22,10 @@ export interface CursorBase { fingerprint: string; maxMessageId: number }
 
 export interface SessionWrite {
   sessionId: string;
-  /** The session's records, or null when policy says ignore: then every row of it is removed and none written. */
+  /**
+   * The session's records, or null when policy says ignore: then every row of it is removed and none written, the
+   * delegations it made included.
+   */
   projection: SessionRecords | null;
   policy: PolicyClass;
   fingerprint: string;
@@ -39,6 +42,21 @@ export interface SessionWrite {
   base: CursorBase | null;
 }
 
+/**
+ * What changed in the store's `async_delegations` since its marks (decision 0054; the marks themselves travel in the
+ * store's row, `delegation_marks`, so they commit with these rows).
+ */
+export interface DelegationChanges {
+  /** Records to upsert (new or changed rows), each with its usage policy (`full` or `local-only`). */
+  rows: RecordOf[];
+  /** Their row issues: every issue of these delegations is replaced by these. */
+  issues: RecordOf[];
+  /** Delegations whose delegating session's scope says ignore: removed with their issues, never written. */
+  dropped: string[];
+  /** Delegations Hermes no longer has: their rows stay, marked `removed_from_store`. */
+  removed: string[];
+}
+
 export interface Batch {
   /** The stores-table row for the store this batch came from (identity, cursor, health). */
   store: RecordOf;
@@ -50,6 +68,8 @@ export interface Batch {
   quarantine: { failed: { sessionId: string; error: string; retryAt: number; failures: number }[]; cleared: string[] };
   /** Its text went through Hermes's redactor: the sink remembers it, so every later write is redacted too. */
   redacted?: boolean;
+  /** The store's delegations that changed (the last batch of a pass that found any). */
+  delegations?: DelegationChanges;
 }
 
 /** Thrown by a sink for a write whose `base` is not the session's stored cursor any more (nothing of it is applied). */
@@ -72,15 +92,20 @@ export interface SessionCursor {
   tail: Tail | null;
 }
 
-/** Rows a batch added and removed in the transcript tables (issue 16 §5: reports say how many rows were affected). */
+/**
+ * Rows a batch added and removed in the transcript tables (issue 16 §5: reports say how many rows were affected), and
+ * the delegations it wrote and marked removed from the store.
+ */
 export interface Written {
   messagesAdded: number;
   messagesRemoved: number;
   partsAdded: number;
   partsRemoved: number;
+  delegationsWritten: number;
+  delegationsRemoved: number;
 }
 
-export const NOTHING_WRITTEN: Readonly<Written> = { messagesAdded: 0, messagesRemoved: 0, partsAdded: 0, partsRemoved: 0 };
+export const NOTHING_WRITTEN: Readonly<Written> = { messagesAdded: 0, messagesRemoved: 0, partsAdded: 0, partsRemoved: 0, delegationsWritten: 0, delegationsRemoved: 0 };
 
 export interface Cursors {
   /** The store's row in the stores table as last committed (null for a store never read). */

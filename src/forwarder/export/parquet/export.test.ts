@@ -96,7 +96,7 @@ test('every exported column is typed from columns.ts: times (the columns meaning
       const kind = kindOf(c);
       const meansTime = /epoch seconds|^Latest of/i.test(c.doc) || c.name === 'at';
       assert.equal(kind === 'timestamp', meansTime, `${table.name}.${c.name}: a time exactly when its meaning says epoch seconds`);
-      if (c.type === 'REAL' && kind !== 'timestamp') assert.match(c.name, /_usd$/, `${table.name}.${c.name}: the other REAL columns are costs`);
+      if (c.type === 'REAL' && kind !== 'timestamp') assert.match(c.name, /_usd$|^duration_seconds$/, `${table.name}.${c.name}: the other REAL columns are costs and durations`);
       if (kind === 'date') assert.equal(c.type, 'TEXT');
     }
   }

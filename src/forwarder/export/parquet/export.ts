@@ -82,7 +82,9 @@ export function exportParquet(db: Db, request: ExportRequest): ExportSummary {
     try {
       localOnly = db.prepare("SELECT count(*) FROM sessions WHERE policy = 'local-only'").pluck().get() as number;
       for (const table of EXPORTED_TABLES) {
-        const scope = localOnly > 0 && !includeLocalOnly ? withoutLocalOnly(table) : '';
+        // A row with a policy of its own is judged by it (a delegation can be local-only under a full session).
+        const own = table.columns.some((c) => c.name === 'policy');
+        const scope = (localOnly > 0 || own) && !includeLocalOnly ? withoutLocalOnly(table) : '';
         summaries.push(PARTITIONED.has(table.name)
           ? exportDays(db, out, table, { first, last }, scope, metadata, (path, rows, meta) => write(out, table, path, rows, meta, budget))
           : exportWhole(db, out, table, scope, metadata, budget));
@@ -127,9 +129,12 @@ export function exportParquet(db: Db, request: ExportRequest): ExportSummary {
   }
 }
 
-/** A condition leaving out the rows of local-only sessions (every exported table has `store` and `session_id`). */
+/**
+ * A condition leaving out the rows of local-only sessions: by the row's own policy where it has one (sessions,
+ * delegations), else by its session's (the other exported tables have `store` and `session_id`).
+ */
 function withoutLocalOnly(table: DatasetTable): string {
-  if (table.name === 'sessions') return "policy <> 'local-only'";
+  if (table.columns.some((c) => c.name === 'policy')) return "policy <> 'local-only'";
   return `NOT EXISTS (SELECT 1 FROM sessions AS s WHERE s.store = "${table.name}".store AND s.session_id = "${table.name}".session_id AND s.policy = 'local-only')`;
 }
 

@@ -12,6 +12,7 @@ export type ParquetKind = 'timestamp' | 'date' | 'int64' | 'double' | 'string';
  */
 export const TIME_COLUMNS: ReadonlySet<string> = new Set([
   'started_at', 'ended_at', 'last_activity_at', 'created_at', 'first_seen', 'last_seen', 'observed_at', 'at',
+  'dispatched_at', 'completed_at', 'updated_at', 'delivered_at',
 ]);
 
 /** Columns that hold a day as `YYYY-MM-DD` text (the ledger's local and UTC days, `session_daily_usage.day`). */

@@ -32,7 +32,8 @@ describe('a fleet of forwarders', () => {
     for (const h of homes) rows += await assertFleetHolds(url, h.home);
     const db = url.split('/').pop()!;
     assert.equal(pg.psql('SELECT COUNT(DISTINCT machine_id) FROM hermetic.sessions', db).trim(), '3');
-    const total = ['sessions', 'messages', 'parts', 'model_usage', 'usage_events', 'daily_usage', 'usage_ledger', 'tool_usage']
+    assert.ok(Number(pg.psql('SELECT COUNT(*) FROM hermetic.delegations', db).trim()) > 0, 'the generated stores\' delegations are there');
+    const total = ['sessions', 'messages', 'parts', 'model_usage', 'usage_events', 'daily_usage', 'usage_ledger', 'tool_usage', 'delegations']
       .map((t) => Number(pg.psql(`SELECT COUNT(*) FROM hermetic.${t}`, db).trim())).reduce((a, b) => a + b, 0);
     assert.equal(total, rows, 'nothing else in the database');
   });

@@ -2,11 +2,13 @@
 // names, each with `machine_id` and `hostname` first and the key (machine_id, dataset key); INTEGER → bigint, REAL →
 // double precision, TEXT and JSON → text (the dataset's bytes kept as they are; `::jsonb` reads them). Plus
 // `progress` (per machine, the last change-log sequence applied, written with the rows) and `schema_version`.
-import { DAILY_USAGE, MESSAGES, MODEL_USAGE, PARTS, SESSIONS, TOOL_USAGE, USAGE_EVENTS, USAGE_LEDGER, type ColumnType, type DatasetTable } from '../../dataset/columns.js';
+import { DAILY_USAGE, DELEGATIONS, MESSAGES, MODEL_USAGE, PARTS, SESSIONS, TOOL_USAGE, USAGE_EVENTS, USAGE_LEDGER, type ColumnType, type DatasetTable } from '../../dataset/columns.js';
 import type { ShippedTable } from '../remote/contract.js';
 
+/** The tables of the fleet schema's first version (dataset version 3's shipped tables). */
+const FIRST_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PARTS, MODEL_USAGE, USAGE_EVENTS, DAILY_USAGE, USAGE_LEDGER, TOOL_USAGE];
 /** The tables a remote sink receives, in the dataset's order. */
-export const SHIPPED_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PARTS, MODEL_USAGE, USAGE_EVENTS, DAILY_USAGE, USAGE_LEDGER, TOOL_USAGE];
+export const SHIPPED_TABLES: readonly DatasetTable[] = [...FIRST_TABLES, DELEGATIONS];
 export const SHIPPED: ReadonlyMap<ShippedTable, DatasetTable> = new Map(SHIPPED_TABLES.map((t) => [t.name as ShippedTable, t]));
 
 export const PG_TYPE: Record<ColumnType, string> = { INTEGER: 'bigint', REAL: 'double precision', TEXT: 'text', JSON: 'text' };
@@ -45,9 +47,14 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 1,
     doc: 'The shipped tables of dataset version 3, progress per machine.',
     sql: (s) => [
-      ...SHIPPED_TABLES.flatMap((t) => createTable(s, t)),
+      ...FIRST_TABLES.flatMap((t) => createTable(s, t)),
       `CREATE TABLE IF NOT EXISTS ${q(s)}.progress (\n  machine_id text PRIMARY KEY,\n  hostname text NOT NULL,\n  applied_seq bigint NOT NULL,\n  updated_at timestamptz NOT NULL\n)`,
     ],
+  },
+  {
+    version: 2,
+    doc: 'delegations: Hermes\'s background subagent dispatches (dataset version 8, decision 0054).',
+    sql: (s) => createTable(s, DELEGATIONS),
   },
 ];
 

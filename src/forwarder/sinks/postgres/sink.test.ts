@@ -11,7 +11,7 @@ import { sharedPostgres, type PgCluster } from '../../../shared/testing/postgres
 import { forwarderRig } from '../../testing/index.js';
 import { SinkError, type DeltaBatch, type Origin } from '../remote/contract.js';
 import { createPool } from './pool.js';
-import { SHIPPED_TABLES } from './schema.js';
+import { MIGRATIONS, SHIPPED_TABLES } from './schema.js';
 import { datasetBatch, datasetRows, fleetRows } from './testing/rows.js';
 import { createPostgresSink, postgresTarget } from './index.js';
 
@@ -266,7 +266,7 @@ describe('migrations', () => {
     try {
       await Promise.all(sinks.map((s) => s.open()));
       const db = url.split('/').pop()!;
-      assert.equal(pg.psql('SELECT version FROM hermetic.schema_version', db).trim(), '1');
+      assert.equal(pg.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM hermetic.schema_version", db).trim(), MIGRATIONS.map((m) => m.version).join(','));
       for (const t of SHIPPED_TABLES) {
         const cols = pg.psql(`SELECT column_name || ' ' || data_type FROM information_schema.columns WHERE table_schema = 'hermetic' AND table_name = '${t.name}' ORDER BY ordinal_position`, db).trim().split('\n');
         const type = { INTEGER: 'bigint', REAL: 'double precision', TEXT: 'text', JSON: 'text' } as const;
@@ -280,6 +280,26 @@ describe('migrations', () => {
     } finally {
       await Promise.all(sinks.map((s) => s.close()));
     }
+  });
+
+  it('a fleet schema of version 1 gains the delegations table (version 2) and takes their rows', async () => {
+    const url = pg.createDatabase();
+    const db = url.split('/').pop()!;
+    const first = createPostgresSink(url);
+    await first.open();
+    await first.close();
+    // As version 1 left it: no delegations table.
+    pg.psql('DROP TABLE hermetic.delegations; DELETE FROM hermetic.schema_version WHERE version > 1', db);
+    const again = createPostgresSink(url);
+    await again.open();
+    try {
+      assert.equal(pg.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM hermetic.schema_version", db).trim(), '1,2');
+      await again.write(datasetBatch(datasets.get('generated')!, A, 1));
+    } finally {
+      await again.close();
+    }
+    assert.ok(await assertEqualsDataset(url, datasets.get('generated')!, A) > 0);
+    assert.ok(Number(pg.psql('SELECT COUNT(*) FROM hermetic.delegations', db).trim()) > 0, 'the generated store\'s delegations');
   });
 
   it('a column columns.ts has and the table lacks is added; a schema from a newer Hermetic is refused, untouched', async () => {

@@ -3,11 +3,11 @@
 // (the triggers are created with the first and dropped with the last: a forwarder without sinks pays nothing).
 // Each registered sink has its own cursor (remote_sinks.acked_seq); entries every sink acknowledged are pruned.
 import type { Db } from '../../../shared/sqlite.js';
-import { CHANGE_LOG, DAILY_USAGE, MESSAGES, MODEL_USAGE, PARTS, REMOTE_SINKS, SESSIONS, TOOL_USAGE, USAGE_EVENTS, USAGE_LEDGER, type DatasetTable } from '../../dataset/columns.js';
+import { CHANGE_LOG, DAILY_USAGE, DELEGATIONS, MESSAGES, MODEL_USAGE, PARTS, REMOTE_SINKS, SESSIONS, TOOL_USAGE, USAGE_EVENTS, USAGE_LEDGER, type DatasetTable } from '../../dataset/columns.js';
 import type { ShippedTable } from './contract.js';
 
-/** The shipped tables, in the order a snapshot sends them. */
-export const SHIPPED: readonly (DatasetTable & { name: ShippedTable })[] = [SESSIONS, MESSAGES, PARTS, MODEL_USAGE, USAGE_EVENTS, DAILY_USAGE, USAGE_LEDGER, TOOL_USAGE] as (DatasetTable & { name: ShippedTable })[];
+/** The shipped tables, in the order a snapshot sends them (tables added later go last: a snapshot under way goes on). */
+export const SHIPPED: readonly (DatasetTable & { name: ShippedTable })[] = [SESSIONS, MESSAGES, PARTS, MODEL_USAGE, USAGE_EVENTS, DAILY_USAGE, USAGE_LEDGER, TOOL_USAGE, DELEGATIONS] as (DatasetTable & { name: ShippedTable })[];
 
 export const SHIPPED_BY_NAME: ReadonlyMap<string, DatasetTable & { name: ShippedTable }> = new Map(SHIPPED.map((t) => [t.name, t]));
 
@@ -51,6 +51,11 @@ export function triggersOn(db: Db): boolean {
 
 function createTriggers(db: Db): void {
   for (const t of changeLogTriggers()) db.exec(`CREATE TRIGGER IF NOT EXISTS ${q(t.name)} ${t.sql}`);
+}
+
+/** While sinks are registered, the triggers of tables shipped since they were created are added (a dataset upgrade). */
+export function updateTriggers(db: Db): void {
+  if (triggersOn(db)) createTriggers(db);
 }
 
 function dropTriggers(db: Db): void {

@@ -143,6 +143,25 @@ export function remoteSinkConformance(name: string, options: ConformanceOptions)
     assert.ok((await target.read(world.origin)).messages!.length < before, 'fewer messages than before the /retry');
   });
 
+  scenario('a delegation Hermes finishes, delivers and prunes is updated at the destination, kept and marked removed', async (world, target, leavesMachine) => {
+    assert.equal((await world.ship(target.url)).state, 'caught-up');
+    const id = world.delegations.main;
+    world.w.claimDelegationDelivery(id);
+    world.w.markDelegationDelivered(id);
+    world.tick();
+    assert.equal((await world.ship(target.url)).state, 'caught-up');
+    await check(world, target, leavesMachine, 'after the delivery');
+    const delivered = (await target.read(world.origin)).delegations!.find((r) => r.delegation_id === id);
+    assert.equal(delivered?.delivery_state, 'delivered');
+    world.hermes.prepare('DELETE FROM async_delegations WHERE delegation_id = ?').run(id);
+    world.tick();
+    assert.equal((await world.ship(target.url)).state, 'caught-up');
+    await check(world, target, leavesMachine, 'after Hermes pruned it');
+    const kept = (await target.read(world.origin)).delegations!.find((r) => r.delegation_id === id);
+    assert.equal(Number(kept?.removed_from_store), 1, 'kept at the destination, marked removed');
+    assert.ok(!JSON.stringify((await target.read(world.origin)).delegations).includes(world.delegations.private), 'the local-only session\'s delegation never leaves');
+  });
+
   scenario('a sink down for a while is retried with backoff and catches up when it is back', async (world, target, leavesMachine) => {
     const clock = { ms: 1_800_000_000_000 };
     const shipper = await world.shipper([target.url], { now: () => clock.ms, random: () => 0 });

@@ -43,6 +43,10 @@ interface SnapshotPosition {
 
 const q = (n: string) => `"${n}"`;
 
+/** Shipped tables whose rows carry their own usage policy, and those whose rows are a session's (by `session_id`). */
+const OWN_POLICY: ReadonlySet<DatasetTable> = new Set(SHIPPED.filter((t) => t.columns.some((c) => c.name === 'policy')));
+const BY_SESSION: ReadonlySet<DatasetTable> = new Set(SHIPPED.filter((t) => t.columns.some((c) => c.name === 'session_id')));
+
 type Stmt = { all(...params: unknown[]): unknown[]; get(...params: unknown[]): unknown; pluck(): Stmt };
 
 /** A rough size of a row on the wire: text lengths plus 8 bytes for anything else. */
@@ -90,6 +94,14 @@ export class DeltaReader {
     };
   }
 
+  /**
+   * Whether a row may leave: a row with a policy of its own (a session, a delegation: decision 0054) by it, any other
+   * by its session's.
+   */
+  #shippable(t: DatasetTable, row: RecordOf, policy: (store: unknown, sessionId: unknown) => string | null): boolean {
+    return (OWN_POLICY.has(t) ? row.policy : policy(row.store, row.session_id)) === 'full';
+  }
+
   #snapshot(row: SinkRow, at: SnapshotPosition, redact: boolean): NextBatch {
     // The first chunk of a snapshot starts the log where the rows are read: every earlier change is in them.
     const ackedSeq = at.after === null && at.table === SHIPPED[0]!.name ? logHead(this.#db) : row.acked_seq;
@@ -110,7 +122,7 @@ export class DeltaReader {
       for (const r of rows) {
         after = t.primaryKey.map((c) => r[c]);
         count++;
-        if (policy(r.store, r.session_id) === 'full') {
+        if (this.#shippable(t, r, policy)) {
           const shipped = redact ? redactRow(t, r) : r;
           out.push(shipped);
           bytes += sizeOf(shipped);
@@ -153,15 +165,16 @@ export class DeltaReader {
       if (!forTable) decided.set(t.name, (forTable = new Map()));
       const found = current === undefined ? this.#lookup(t, key) : current;
       const keyRecord = Object.fromEntries(t.primaryKey.map((c, i) => [c, key[i]]));
-      const shipped = found !== null && policy(keyRecord.store, keyRecord.session_id) === 'full' ? (redact ? redactRow(t, found) : found) : null;
+      const shipped = found !== null && this.#shippable(t, found, policy) ? (redact ? redactRow(t, found) : found) : null;
       const before = forTable.get(keyJson);
       if (before) bytes -= before.row ? sizeOf(before.row) : 16;
       forTable.set(keyJson, { key: keyRecord, row: shipped });
       bytes += shipped ? sizeOf(shipped) : 16;
     };
-    /** Every row the dataset holds for a session, decided again (its policy changed). */
+    /** Every row the dataset holds for a session, decided again (its policy changed); a delegation keeps its own. */
     const wholeSession = (store: unknown, sessionId: unknown) => {
       for (const t of SHIPPED) {
+        if (!BY_SESSION.has(t)) continue;
         for (const r of this.#stmt(`SELECT * FROM ${q(t.name)} WHERE store = ? AND session_id = ?`).all(store, sessionId) as RecordOf[]) {
           const key = t.primaryKey.map((c) => r[c]);
           decide(t, JSON.stringify(key), key, r);

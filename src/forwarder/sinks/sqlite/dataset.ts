@@ -9,7 +9,7 @@ import { DATASET_TABLES, DATASET_VERSION, type DatasetTable } from '../../datase
 import { ledgerTimeZone } from '../../ledger/zone.js';
 import { ACTIVITY_TRIGGERS, DROPPED_INSERT_TRIGGERS, recomputeActivity } from './activity.js';
 import { LedgerWriter } from './ledger.js';
-import { seedChangeLog } from '../remote/changelog.js';
+import { seedChangeLog, updateTriggers } from '../remote/changelog.js';
 import { REMOVED } from '../sink.js';
 import { makeDirs } from '../../../shared/dirs.js';
 
@@ -94,6 +94,12 @@ const MIGRATIONS: ((db: Db, options: DatasetOptions) => void)[] = [
   // session is read again on the next pass (its fingerprint now covers those fields) and written whole (the tail's
   // version changed), so the rows written before get them too.
   addMissing,
+  // 8 (decision 0054): delegations, and stores.delegation_marks (NULL: every store's async_delegations is read on its
+  // next pass). A dataset that feeds remote sinks logs the new table's changes from now on.
+  (db) => {
+    addMissing(db);
+    updateTriggers(db);
+  },
 ];
 
 function migrate(db: Db, path: string, options: DatasetOptions): void {

@@ -3,10 +3,10 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { endianness } from 'node:os';
 import type { Db } from '../../../shared/sqlite.js';
-import { CURSORS, DAILY_USAGE, DATASET_META, MESSAGES, MODEL_USAGE, PARTS, QUARANTINE, ROW_ISSUES, SESSIONS, STORES, USAGE_EVENTS, type DatasetTable, type RecordOf } from '../../dataset/columns.js';
+import { CURSORS, DAILY_USAGE, DATASET_META, DELEGATIONS, MESSAGES, MODEL_USAGE, PARTS, QUARANTINE, ROW_ISSUES, SESSIONS, STORES, USAGE_EVENTS, type DatasetTable, type RecordOf } from '../../dataset/columns.js';
 import type { Ledger, Tail } from '../../projector/index.js';
 import { InsertedActivity } from './activity.js';
-import { CursorMoved, REMOVED, type Batch, type Cursors, type Rows, type SessionCursor, type SessionWrite, type Sink, type Written } from '../sink.js';
+import { CursorMoved, REMOVED, type Batch, type Cursors, type DelegationChanges, type Rows, type SessionCursor, type SessionWrite, type Sink, type Written } from '../sink.js';
 import { Checkpointer } from './checkpointer.js';
 import { rowInserter } from './insert.js';
 import { AUTOCHECKPOINT_PAGES, openDataset, type DatasetOptions } from './dataset.js';
@@ -40,6 +40,10 @@ function pendingFrames(fd: number, buf: Buffer): number {
 /** The range of part ids that start with `prefix` (which ends in `-`): [prefix, prefix with `-` turned `.`). */
 const prefixRange = (prefix: string): [string, string] => [prefix, `${prefix.slice(0, -1)}.`];
 
+/** The range of row_issues fields a delegation's issues have: `async_delegations.<column>`. */
+const DELEGATION_FIELD = 'async_delegations.';
+const DELEGATION_FIELD_END = 'async_delegations/';
+
 /** Removed messages past which their parts are found by one scan of the session's parts, not a range each. */
 const RANGE_DELETES = 256;
 
@@ -66,6 +70,7 @@ export class SqliteSink implements Sink {
       usage: inserter(db, MODEL_USAGE), issue: inserter(db, ROW_ISSUES, 'INSERT OR REPLACE'), store: inserter(db, STORES, 'INSERT OR REPLACE'),
       cursor: inserter(db, CURSORS, 'INSERT OR REPLACE'), quarantine: inserter(db, QUARANTINE, 'INSERT OR REPLACE'),
       event: inserter(db, USAGE_EVENTS, 'INSERT OR IGNORE'), daily: inserter(db, DAILY_USAGE),
+      delegation: inserter(db, DELEGATIONS, 'INSERT OR REPLACE'),
     };
     this.#bulk = { messages: rowInserter(db, MESSAGES), parts: rowInserter(db, PARTS) };
     this.#activity = new InsertedActivity(db);
@@ -81,6 +86,13 @@ export class SqliteSink implements Sink {
       partRange: db.prepare('DELETE FROM parts WHERE store = ? AND session_id = ? AND part_id >= ? AND part_id < ?'),
       partsOfFrom: db.prepare('DELETE FROM parts WHERE store = ? AND session_id = ? AND message_id IN (SELECT message_id FROM messages WHERE store = ? AND session_id = ? AND seq >= ?)'),
       sessionIssues: db.prepare('DELETE FROM row_issues WHERE store = ? AND session_id = ? AND message_id = 0'),
+      // A delegation's issues are keyed by its id, their fields `async_delegations.<column>` (decision 0054).
+      delegationIssues: db.prepare(`DELETE FROM row_issues WHERE store = ? AND session_id = ? AND message_id = 0 AND field >= '${DELEGATION_FIELD}' AND field < '${DELEGATION_FIELD_END}'`),
+      delegation: db.prepare('DELETE FROM delegations WHERE store = ? AND delegation_id = ?'),
+      delegationRemoved: db.prepare('UPDATE delegations SET removed_from_store = 1 WHERE store = ? AND delegation_id = ? AND removed_from_store = 0'),
+      sessionDelegationIssues: db.prepare(`DELETE FROM row_issues WHERE store = ? AND message_id = 0 AND field >= '${DELEGATION_FIELD}' AND field < '${DELEGATION_FIELD_END}'
+        AND session_id IN (SELECT delegation_id FROM delegations WHERE store = ? AND parent_session_id = ?)`),
+      sessionDelegations: db.prepare('DELETE FROM delegations WHERE store = ? AND parent_session_id = ?'),
     };
     this.#q = {
       logicalFrom: db.prepare('SELECT logical_id FROM messages WHERE store = ? AND session_id = ? AND seq >= ?').pluck(),
@@ -107,7 +119,7 @@ export class SqliteSink implements Sink {
       this.#redacts = true;
     }
     const d = this.#del;
-    const written: Written = { messagesAdded: 0, messagesRemoved: 0, partsAdded: 0, partsRemoved: 0 };
+    const written: Written = { messagesAdded: 0, messagesRemoved: 0, partsAdded: 0, partsRemoved: 0, delegationsWritten: 0, delegationsRemoved: 0 };
     if (batch.reset) d.resetCursors!.run(store, 1);
     for (const w of batch.writes) {
       this.#applyWrite(store, w, written);
@@ -124,8 +136,25 @@ export class SqliteSink implements Sink {
       this.#put.quarantine!({ store, session_id: q.sessionId, failures: q.failures, last_error: q.error, retry_at: q.retryAt });
     }
     for (const id of batch.quarantine.cleared) d.quarantine!.run(store, id);
+    if (batch.delegations) this.#applyDelegations(store, batch.delegations, written);
     this.#put.store!(batch.store);
     return written;
+  }
+
+  /** The store's delegations that changed (decision 0054): upserted with their issues, dropped, or marked removed. */
+  #applyDelegations(store: string, changes: DelegationChanges, written: Written): void {
+    const d = this.#del;
+    for (const id of changes.dropped) {
+      d.delegationIssues!.run(store, id);
+      d.delegation!.run(store, id);
+    }
+    for (const r of changes.rows) {
+      d.delegationIssues!.run(store, r.delegation_id);
+      this.#put.delegation!(r);
+    }
+    for (const i of changes.issues) this.#put.issue!(i);
+    written.delegationsWritten += changes.rows.length;
+    for (const id of changes.removed) written.delegationsRemoved += d.delegationRemoved!.run(store, id).changes;
   }
 
   /** One session's delta (dataset/delta.ts): what goes first, then the rows added or replaced. */
@@ -139,6 +168,9 @@ export class SqliteSink implements Sink {
         if (t === 'messages') written.messagesRemoved += n;
         if (t === 'parts') written.partsRemoved += n;
       }
+      // Its delegations carry its text (their goal and summary): they go with it.
+      d.sessionDelegationIssues!.run(store, store, w.sessionId);
+      d.sessionDelegations!.run(key);
       return;
     }
     const delta = p.delta;

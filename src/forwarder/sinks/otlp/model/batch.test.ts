@@ -114,3 +114,9 @@ test('the session\'s other Hermes fields are root-span attributes; free texts on
   const plain = batchTelemetry(batch([{ table: 'sessions' as const, rows: [session({ attributes: null })] }]), NO_CONTEXT, { content: true });
   assert.deepEqual(Object.keys(plain.spans.find((s) => s.name === 'hermes.session')!.attributes).filter((k) => k.startsWith('hermes.session.') && !['id', 'profile', 'source', 'open', 'message_count', 'tool_call_count', 'end_reason', 'parent_id', 'lineage_kind', 'title'].includes(k.slice(15))), []);
 });
+
+test('delegation rows make no telemetry (decision 0054): their subagent\'s own session is the trace, and telemetry cannot take back a state', () => {
+  const delegation: RecordOf = { store: STORE, delegation_id: 'deleg_1', parent_session_id: 's1', state: 'completed', dispatched_at: 100, completed_at: 150, goal: 'g', summary: 's', policy: 'full' };
+  const t = batchTelemetry(batch([{ table: 'delegations', rows: [delegation] }]), NO_CONTEXT, { content: true });
+  assert.deepEqual([t.spans, t.metrics, t.deletesIgnored], [[], { tokenUsage: [], tokens: [], cost: [] }, 0]);
+});

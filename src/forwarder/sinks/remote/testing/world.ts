@@ -1,5 +1,6 @@
 // A small world for remote-sink tests: a Hermes store written by the Hermes-like writer (a full session with tool
-// calls, usage and a secret; a second full one; a local-only one under a .hypignore), a forwarder over it, the dataset
+// calls, usage and a secret, and a background delegation whose goal and summary hold it too; a second full one; a
+// local-only one under a .hypignore, with a delegation of its own), a forwarder over it, the dataset
 // opened for shipping, and the rows a sink should hold (the dataset's shipped rows, local-only sessions left out,
 // redacted for sinks that leave the machine), in a canonical form two destinations can be compared in.
 import { writeFileSync } from 'node:fs';
@@ -34,6 +35,8 @@ export interface World {
   dataset: Db;
   origin: Origin;
   sessions: { main: string; second: string; private: string };
+  /** The async delegations: the main session's (finished, delivery pending) and the local-only session's (running). */
+  delegations: { main: string; private: string };
   /** A forward pass over the store (asserts it read without error). */
   tick(): void;
   /** One shipper over sinks made from these URLs; closed by `cleanup`. */
@@ -71,6 +74,9 @@ export function createWorld(prefix = 'hermetic-remote-'): World {
   w.endSession(second, 'user_exit');
   const priv = w.createSession({ source: 'cli', model: 'gpt-5', started_at: T0 + 90, cwd: join(privateDir, 'p') });
   w.appendMessages(priv, turn(0, ' (private)'));
+  const delegated = w.dispatchDelegation({ parent_session_id: main, goals: [`deploy with GITHUB_TOKEN=${SECRET}`], context: 'the release branch' });
+  w.completeDelegation(delegated, { summary: `deployed; the job used OPENAI_API_KEY=${SECRET}`, api_calls: 4 });
+  const privately = w.dispatchDelegation({ parent_session_id: priv, goals: ['tidy the private notes (private)'] });
   const home = join(dir, 'hermetic-home');
   // Each pass 10 s after the last: the usage policy's 5-second cache sees a .hypignore written between passes.
   const passes = { ms: 1_800_000_000_000 };
@@ -92,7 +98,7 @@ export function createWorld(prefix = 'hermetic-remote-'): World {
     return s;
   };
   return {
-    dir, home, stateDb, hermes, w, forwarder, dataset, origin, sessions: { main, second, private: priv }, tick, shipper,
+    dir, home, stateDb, hermes, w, forwarder, dataset, origin, sessions: { main, second, private: priv }, delegations: { main: delegated, private: privately }, tick, shipper,
     ship: async (url, options) => {
       const s = await shipper([url], options);
       try {
@@ -134,7 +140,10 @@ export function canonicalRows(t: DatasetTable, rows: readonly RecordOf[]): Recor
 export function expectedRows(dataset: Db, redact: boolean): Record<string, RecordOf[]> {
   const out: Record<string, RecordOf[]> = {};
   for (const t of SHIPPED) {
-    const rows = dataset.prepare(`SELECT t.* FROM "${t.name}" t JOIN sessions s ON s.store = t.store AND s.session_id = t.session_id WHERE s.policy = 'full'`).all() as RecordOf[];
+    // A row with a policy of its own (a delegation) leaves by it; the others by their session's.
+    const own = t.columns.some((c) => c.name === 'policy');
+    const rows = dataset.prepare(own ? `SELECT t.* FROM "${t.name}" t WHERE t.policy = 'full'`
+      : `SELECT t.* FROM "${t.name}" t JOIN sessions s ON s.store = t.store AND s.session_id = t.session_id WHERE s.policy = 'full'`).all() as RecordOf[];
     out[t.name] = canonicalRows(t, redact ? rows.map((r) => redactRow(t, r)) : rows);
   }
   return out;
