@@ -4,7 +4,7 @@ import { parseFlags } from '../../cli/args.js';
 import { HermeticError } from '../../shared/errors.js';
 import { createForwarder, findStores } from '../pipeline/forwarder.js';
 import { explicitProblem, type StoreRef } from '../reader/discover.js';
-import { COMMON_FLAGS, EVENTS, interruption, parseTime, plural, policyDropLines, progressBar, rewritten, shipJson, storeErrorKind, storeMissing, totals, type Totals } from './common.js';
+import { COMMON_FLAGS, delegationsClause, EVENTS, interruption, parseTime, plural, policyDropLines, progressBar, rewritten, shipJson, storeErrorKind, storeMissing, totals, type Totals } from './common.js';
 import { BACKFILL_HELP } from './help.js';
 import { SINK_FLAGS, sinkSetup, type SinkSetup } from './sinks.js';
 import type { ShipResult } from '../sinks/remote/shipper.js';
@@ -91,7 +91,8 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
         })),
         sessions: t.sessionsWritten, messages: t.messages, parts: t.parts, messages_removed: t.messagesRemoved, parts_removed: t.partsRemoved,
         skipped: { unchanged: t.sessionsUnchanged, outside_window: t.sessionsOutsideWindow, ignored_by_policy: t.sessionsIgnored, quarantined: t.sessionsQuarantined, waiting_in_quarantine: t.sessionsWaiting },
-        row_issues: t.rowIssues, removed_from_store: t.sessionsRemoved, failed_stores: failed.length, wrote_nothing: t.sessionsWritten + t.sessionsIgnored + t.sessionsRemoved === 0,
+        delegations: t.delegationsWritten, delegations_removed: t.delegationsRemoved,
+        row_issues: t.rowIssues, removed_from_store: t.sessionsRemoved, failed_stores: failed.length, wrote_nothing: t.sessionsWritten + t.sessionsIgnored + t.sessionsRemoved + t.delegationsWritten + t.delegationsRemoved === 0,
         ...scanCounters(t),
         seconds: Math.round(seconds * 1000) / 1000,
         ...(shipped.length > 0 ? { sinks: shipped.map(shipJson) } : {}),
@@ -111,7 +112,8 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
       t.sessionsQuarantined && `${t.sessionsQuarantined} failed (quarantined; see hermetic status)`,
       t.sessionsWaiting && `${t.sessionsWaiting} that failed before, waiting to be retried (see hermetic status)`,
     ].filter(Boolean);
-    const wrote = t.sessionsWritten + t.sessionsIgnored + t.sessionsRemoved > 0;
+    const wrote = t.sessionsWritten + t.sessionsIgnored + t.sessionsRemoved + t.delegationsWritten + t.delegationsRemoved > 0;
+    const delegations = delegationsClause(t);
     // A store that failed is said first, and the run fails: a summary must not read like a success.
     const failure = failed.length > 0 ? `${failed.length} of ${plural(results.length, 'store')} could not be read (see above)` : null;
     if (!wrote) {
@@ -119,7 +121,7 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
       console.log(`backfill: nothing ${failure || unwritten > 0 ? 'was written' : 'to write'}: ${why}${skipped.length ? ` (${skipped.join(', ')})` : ''}.`);
     } else {
       const stores = failure ? `${failure}; ${plural(results.length - failed.length, 'store')} read` : plural(t.stores, 'store');
-      console.log(`backfill: ${stores}, ${plural(t.sessionsWritten, 'session')} written (${plural(t.messages, 'message')}, ${plural(t.parts, 'part')}${rewritten(t)})${skipped.length ? `; ${skipped.join(', ')}` : ''}${t.rowIssues ? `; ${plural(t.rowIssues, 'row issue')} recorded` : ''} in ${seconds.toFixed(1)} s → ${forwarder.home}/hermetic.db`);
+      console.log(`backfill: ${stores}, ${plural(t.sessionsWritten, 'session')} written (${plural(t.messages, 'message')}, ${plural(t.parts, 'part')}${rewritten(t)})${delegations ? `, ${delegations}` : ''}${skipped.length ? `; ${skipped.join(', ')}` : ''}${t.rowIssues ? `; ${plural(t.rowIssues, 'row issue')} recorded` : ''} in ${seconds.toFixed(1)} s → ${forwarder.home}/hermetic.db`);
     }
     if (shipped.length > 0) {
       const { shipLine } = await import('../sinks/remote/index.js');

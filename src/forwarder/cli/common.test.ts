@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { ERROR_CODES } from '../../shared/errors.js';
 import { emptyResult } from '../pipeline/result.js';
 import type { StoreRef } from '../reader/discover.js';
-import { ERROR_KINDS, errorKind, EVENTS, policyDropEvents, shipJson, storeErrorKind, storeMissing, type ErrorKind } from './common.js';
+import { delegationsClause, ERROR_KINDS, errorKind, EVENTS, policyDropEvents, shipJson, storeErrorKind, storeMissing, type ErrorKind } from './common.js';
 
 const KINDS: readonly ErrorKind[] = ['missing', 'open_failed', 'sqlite_busy', 'sqlite_unavailable', 'schema', 'backend', 'dataset', 'sink', 'policy', 'quarantine', 'unknown'];
 
@@ -84,5 +84,13 @@ describe('docs/reference/errors.md', () => {
 
   it('names every event', () => {
     for (const name of Object.values(EVENTS)) assert.match(doc, new RegExp(`^\\| \`${name.replace(/\./g, '\\.')}\` \\|`, 'm'), name);
+  });
+});
+
+describe('delegations in the summaries', () => {
+  it('what a pass wrote and what Hermes pruned (kept), said only when there is some', () => {
+    assert.equal(delegationsClause({ delegationsWritten: 0, delegationsRemoved: 0 }), '');
+    assert.equal(delegationsClause({ delegationsWritten: 1, delegationsRemoved: 0 }), '1 delegation written');
+    assert.equal(delegationsClause({ delegationsWritten: 3, delegationsRemoved: 2 }), '3 delegations written, 2 pruned by Hermes (kept)');
   });
 });

@@ -41,7 +41,7 @@ export function parseTime(flag: string, text: string, nowSeconds: number): numbe
 
 export const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
 
-const COUNTED = ['sessionsSeen', 'sessionsWritten', 'sessionsUnchanged', 'sessionsOutsideWindow', 'sessionsIgnored', 'sessionsRemoved', 'sessionsQuarantined', 'sessionsWaiting', 'messages', 'parts', 'messagesRemoved', 'partsRemoved', 'rowIssues'] as const;
+const COUNTED = ['sessionsSeen', 'sessionsWritten', 'sessionsUnchanged', 'sessionsOutsideWindow', 'sessionsIgnored', 'sessionsRemoved', 'sessionsQuarantined', 'sessionsWaiting', 'messages', 'parts', 'messagesRemoved', 'partsRemoved', 'rowIssues', 'delegationsWritten', 'delegationsRemoved'] as const;
 
 /** A pass's counts over every store. */
 export type Totals = { stores: number } & Pick<StepResult, (typeof COUNTED)[number]>;
@@ -91,6 +91,15 @@ export function policyDropLines(drops: readonly PolicyDrop[]): string[] {
 /** ", 3 messages rewritten" when a pass removed messages (a rewrite: /retry, a rewind, compaction), else "". */
 export function rewritten(t: Pick<StepResult, 'messagesRemoved'>): string {
   return t.messagesRemoved > 0 ? `; ${plural(t.messagesRemoved, 'message')} removed or rewritten` : '';
+}
+
+/** The background delegations a pass wrote and those Hermes pruned (decision 0054), as a clause; '' when none. */
+export function delegationsClause(t: Pick<StepResult, 'delegationsWritten' | 'delegationsRemoved'>): string {
+  const parts = [
+    t.delegationsWritten > 0 && `${plural(t.delegationsWritten, 'delegation')} written`,
+    t.delegationsRemoved > 0 && `${t.delegationsRemoved} pruned by Hermes (kept)`,
+  ].filter(Boolean);
+  return parts.join(', ');
 }
 
 /**

@@ -6,7 +6,7 @@ import { listenForStop, releaseStopSignals, type StopRequest } from '../../cli/s
 import { createForwarder } from '../pipeline/forwarder.js';
 import type { StepResult } from '../pipeline/step.js';
 import type { StoreRef } from '../reader/discover.js';
-import { COMMON_FLAGS, durationSeconds, errorKind, EVENTS, plural, policyDropEvents, policyDropLines, rewritten, shipJson, storeErrorKind, storeMissing } from './common.js';
+import { COMMON_FLAGS, delegationsClause, durationSeconds, errorKind, EVENTS, plural, policyDropEvents, policyDropLines, rewritten, shipJson, storeErrorKind, storeMissing } from './common.js';
 import { FORWARD_HELP } from './help.js';
 import { SINK_FLAGS, sinkSetup } from './sinks.js';
 
@@ -17,6 +17,7 @@ export const FLAGS = { ...COMMON_FLAGS, ...SINK_FLAGS, interval: { type: 'string
 export function tickLine(r: StepResult): string {
   const what = [
     r.sessionsEdited && `${r.sessionsEdited} edited in place in Hermes`,
+    delegationsClause(r),
     r.sessionsRemoved && `${r.sessionsRemoved} removed in Hermes`,
     r.sessionsIgnored && `${r.sessionsIgnored} ignored by usage policy`,
     r.sessionsQuarantined && `${r.sessionsQuarantined} quarantined`,
@@ -53,7 +54,8 @@ export function tickEvents(results: readonly StepResult[], missing: (store: stri
       at, store: r.store, profile: r.profile, sessions_written: r.sessionsWritten, sessions_appended: r.sessionsAppended,
       sessions_rewritten: r.sessionsRewritten + r.sessionsReplaced, messages: r.messages, parts: r.parts, messages_removed: r.messagesRemoved,
       parts_removed: r.partsRemoved, removed_from_store: r.sessionsRemoved, quarantined: r.sessionsQuarantined,
-      checked_for_edits: r.sessionsChecked, edited_in_place: r.sessionsEdited, row_issues: r.rowIssues, error: r.error,
+      checked_for_edits: r.sessionsChecked, edited_in_place: r.sessionsEdited, delegations_written: r.delegationsWritten,
+      delegations_removed: r.delegationsRemoved, row_issues: r.rowIssues, error: r.error,
       error_kind: storeErrorKind(r, false), warning: r.warning,
     });
     out.push(...policyDropEvents(r, at));
@@ -122,7 +124,7 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
         said.set(r.store, state);
       }
       if (values.json) continue;
-      if (r.sessionsWritten + r.sessionsRemoved + r.sessionsQuarantined + r.sessionsIgnored > 0) {
+      if (r.sessionsWritten + r.sessionsRemoved + r.sessionsQuarantined + r.sessionsIgnored + r.delegationsWritten + r.delegationsRemoved > 0) {
         say(tickLine(r));
         spoken.add(r.store);
       } else if (!r.error && (once || !spoken.has(r.store))) {
