@@ -3,8 +3,9 @@
 // delivery claimed, released, dropped or done, owners that died recovered as `unknown`, and the ledger pruned after
 // every dispatch (delivered rows older than 7 days, at most 50 finished rows delivered or dropped, at most 1,000
 // finished rows still pending). Each call is one transaction; none touches `sessions` or `messages`.
-import { dumps as pyJson, type PlainJson } from '../../shared/python/index.js';
+import { dumps as pyJson } from '../../shared/python/index.js';
 import type { StateDbWriter } from './index.js';
+import { jsonObject, type JsonObject } from './json.js';
 
 /** What dispatch_async_delegation(_batch) records: the task and where it came from. */
 export interface DelegationInput {
@@ -58,7 +59,7 @@ const KEEP_PENDING = 1000;
 /** States a row is still in flight in (prune and recovery leave them alone). */
 const IN_FLIGHT = "('running', 'finalizing')";
 
-type Json = { [k: string]: PlainJson };
+type Json = JsonObject;
 
 function table(w: StateDbWriter): void {
   if (!w.has('async_delegations')) throw new Error('this store has no async_delegations table (Hermes schema 24 added it)');
@@ -69,16 +70,6 @@ function row(w: StateDbWriter, id: string): Record<string, unknown> {
   if (!r) throw new Error(`no async delegation ${id}`);
   return r;
 }
-
-const parsedObject = (text: unknown): Json => {
-  if (typeof text !== 'string') return {};
-  try {
-    const v = JSON.parse(text) as unknown;
-    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {};
-  } catch {
-    return {};
-  }
-};
 
 /** _persist_dispatch: the row Hermes writes when it hands a task to a background subagent, then the prune. */
 export function dispatchDelegation(w: StateDbWriter, input: DelegationInput): string {
@@ -108,7 +99,7 @@ export function completeDelegation(w: StateDbWriter, id: string, outcome: Delega
   w.tx(() => {
     const at = outcome.at ?? w.now();
     const r = row(w, id);
-    const task = parsedObject(r.task_json);
+    const task = jsonObject(r.task_json);
     const status = outcome.status ?? 'completed';
     const dispatched = typeof r.dispatched_at === 'number' ? r.dispatched_at : at;
     const duration = Math.round((at - dispatched) * 100) / 100;

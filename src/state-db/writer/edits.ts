@@ -2,20 +2,14 @@
 // the session row nor any other table (decision 0053): reactions (`set_message_reaction`, `take_unseen_reactions`),
 // the display kind stamped just after a turn is saved (`set_latest_matching_message_display_kind`), and `api_content`
 // filled in later (`set_message_api_content`).
-import { dumps as pyJson, type PlainJson } from '../../shared/python/index.js';
+import { dumps as pyJson } from '../../shared/python/index.js';
 import type { StateDbWriter } from './index.js';
+import { jsonObject, type JsonObject } from './json.js';
 
-type Meta = Record<string, PlainJson>;
+type Meta = JsonObject;
 
 function metadataOf(w: StateDbWriter, messageId: number): Meta {
-  const raw = w.stmt('SELECT display_metadata FROM messages WHERE id = ?').pluck().get(messageId);
-  if (typeof raw !== 'string') return {};
-  try {
-    const v = JSON.parse(raw) as unknown;
-    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Meta) : {};
-  } catch {
-    return {};
-  }
+  return jsonObject(w.stmt('SELECT display_metadata FROM messages WHERE id = ?').pluck().get(messageId));
 }
 
 /** The metadata written back, NULL when nothing is left in it. */
