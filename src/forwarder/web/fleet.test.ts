@@ -1,8 +1,9 @@
 // `hermetic web --from postgres://…`: the dashboard over the fleet store. Two machines' datasets shipped by the
 // PostgreSQL sink into one throwaway cluster; the dashboard's endpoints equal `hermetic report --from` (the same plans)
 // for the same window, the breakdown by machine splits the totals into each machine's own report, a session's view
-// equals the one its machine's own dashboard gives, an id two machines hold asks for the machine, and a store that
-// cannot be reached answers a code and a sentence without the password.
+// equals the one its machine's own dashboard gives (its background delegations too; none from a fleet store before
+// their table), an id two machines hold asks for the machine, and a store that cannot be reached answers a code and a
+// sentence without the password.
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
@@ -123,12 +124,18 @@ describe('hermetic web over the fleet store', () => {
     }
   });
 
-  it('a session\'s view (row, lineage, model changes, usage, transcript pages) equals its machine\'s own dashboard', async () => {
+  it('a session\'s view (row, lineage, model changes, delegations, usage, transcript pages) equals its machine\'s own dashboard', async () => {
     const local = await serve(sqliteSource(new Database(dbA.name, { readonly: true })));
     assert.equal((await api(local, '/api/options?period=all')).body.fleet, false);
     const child = dbA.prepare('SELECT session_id FROM sessions WHERE parent_session_id IN (SELECT session_id FROM sessions) LIMIT 1').pluck().get() as string;
     const busiest = dbA.prepare('SELECT session_id FROM messages GROUP BY session_id ORDER BY COUNT(*) DESC LIMIT 1').pluck().get() as string;
-    for (const id of [child, busiest]) {
+    // A session that dispatched background delegations: the fleet's rows of them are its machine's (decision 0054).
+    const delegating = dbA.prepare('SELECT parent_session_id FROM delegations WHERE parent_session_id IN (SELECT session_id FROM sessions) GROUP BY parent_session_id ORDER BY COUNT(*) DESC LIMIT 1').pluck().get() as string | undefined;
+    assert.ok(delegating, 'machine A\'s generated history has delegations');
+    const shown = (await api(fleet, `/api/session?id=${delegating}`)).body.delegations as { delegation_id: string }[];
+    assert.deepEqual(shown.map((d) => d.delegation_id), dbA.prepare('SELECT delegation_id FROM delegations WHERE parent_session_id = ? ORDER BY dispatched_at, delegation_id').pluck().all(delegating));
+    assert.ok(shown.length > 0);
+    for (const id of [child, busiest, delegating]) {
       for (const page of ['', '&page_size=7&page=2']) {
         const [mine, theirs] = [(await api(fleet, `/api/session?id=${id}${page}`)), (await api(local, `/api/session?id=${id}${page}`))];
         assert.equal(mine.status, 200, JSON.stringify(mine.body));
@@ -204,6 +211,18 @@ describe('refusals', () => {
     assert.equal(one.status, 200);
     assert.equal(one.body.session.session_id, id);
     assert.equal((await api(twins, `/api/session?id=nope&machine=${C.machineId}`)).status, 404);
+  });
+
+  it('a fleet store from before the delegations table (fleet schema 1): a session\'s view has none, and is otherwise whole', async () => {
+    const url = pg.createDatabase();
+    await shipDatasets(url, [[dbA.name, A]]);
+    pg.psql('DROP TABLE hermetic.delegations', new URL(url).pathname.slice(1));
+    const old = await serve(postgresSource(url, ZONE));
+    const id = dbA.prepare('SELECT parent_session_id FROM delegations WHERE parent_session_id IN (SELECT session_id FROM sessions) LIMIT 1').pluck().get() as string;
+    const view = await api(old, `/api/session?id=${id}`);
+    assert.equal(view.status, 200, JSON.stringify(view.body));
+    assert.deepEqual(view.body.delegations, []);
+    assert.equal(view.body.session.session_id, id);
   });
 
   it('a fleet store nobody answers at: 503 HERMETIC_FLEET_UNAVAILABLE with a sentence, never the password; the server keeps serving', async () => {

@@ -1,6 +1,7 @@
 // The dashboard in a real Chromium, second part (page.test.ts has the overview and the filters): a session's
 // transcript pages on the server, its usage equals the report's, lineage links both ways; a session's details and its
-// messages' reactions, observed input and platform ids (Hermes's other fields) are shown as text; the keyboard reaches
+// messages' reactions, observed input and platform ids (Hermes's other fields) are shown as text; its background
+// delegations are listed (long goals cut, pruned ones marked), and none is no section; the keyboard reaches
 // and works the controls; the themes switch and are remembered; a narrow window does not scroll sideways.
 // Every test also holds that the page logged no error and asked no other origin for anything.
 import assert from 'node:assert/strict';
@@ -109,6 +110,52 @@ describe('the dashboard in Chromium: sessions, keyboard, themes, sizes', () => {
     const v = await visit(`/session?id=${PLAIN_SESSION}`);
     assert.deepEqual(await v.page.$$eval('.facts dt', (els) => els.map((e) => e.textContent)), ['Model', 'Provider', 'Profile', 'Source', 'Started', 'Ended', 'Project', 'Messages']);
     assert.equal(await v.page.$$eval('.reactions, .platform-id, .badge.observed, details.model-config', (els) => els.length), 0);
+    await v.done();
+  });
+
+  it('a session\'s background delegations: state, delivery, dispatch time in the ledger\'s zone, goal cut with its whole on hover and opened, pruned ones marked', async () => {
+    const parent = h.app.db.prepare('SELECT store, parent_session_id AS id FROM delegations WHERE parent_session_id IN (SELECT session_id FROM sessions) GROUP BY store, parent_session_id ORDER BY COUNT(*) DESC, parent_session_id LIMIT 1').get() as { store: string; id: string };
+    type Row = { delegation_id: string; state: string; delivery_state: string; delivery_attempts: number; dispatched_at: number; goal: string; summary: string | null; error: string | null };
+    const rows = () => h.app.db.prepare('SELECT * FROM delegations WHERE store = ? AND parent_session_id = ? ORDER BY dispatched_at, delegation_id').all(parent.store, parent.id) as Row[];
+    assert.ok(rows().length > 0, 'the generated history has delegations');
+    // The first: pruned by Hermes (kept in the dataset), and a goal too long for a line, holding markup.
+    const long = `Research the licensing of every dependency <img src=x onerror=alert(1)> ${'and check each transitive one '.repeat(8)}\nthen report.`;
+    const writer = new Database(join(h.app.home, 'hermetic.db'));
+    writer.prepare('UPDATE delegations SET removed_from_store = 1, goal = ? WHERE delegation_id = ?').run(long, rows()[0]!.delegation_id);
+    writer.close();
+    const want = rows();
+    const berlin = (s: number) => new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Berlin', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' }).format(new Date(s * 1000));
+    for (const width of [1280, 380]) {
+      const v = await visit(`/session?id=${encodeURIComponent(parent.id)}&store=${encodeURIComponent(parent.store)}`, { width });
+      const { page } = v;
+      assert.equal(await page.textContent('#delegations'), `Background delegations (${want.length})`);
+      const items = await page.$$eval('.delegation-list > li', (els) => els.map((e) => [(e as HTMLElement).dataset.delegation, e.querySelector('.delegation-state')!.textContent, e.querySelector('.delivery')?.textContent ?? null, e.querySelector('.seq')!.textContent, e.classList.contains('pruned'), e.querySelector('.pruned-mark')?.textContent ?? null]));
+      assert.deepEqual(items, want.map((d, i) => [d.delegation_id, d.state, `delivery: ${d.delivery_state}${d.delivery_attempts > 0 ? ` (${d.delivery_attempts} attempt${d.delivery_attempts === 1 ? '' : 's'})` : ''}`,
+        items[i]![3], i === 0, i === 0 ? 'pruned by Hermes' : null]));
+      want.forEach((d, i) => assert.ok(String(items[i]![3]).startsWith(`dispatched ${berlin(d.dispatched_at)} · ran `), String(items[i]![3])));
+      // The long goal: its first line cut, the whole in the title and inside, closed; markup made no element.
+      const first = '.delegation-list > li:first-child details.goal';
+      assert.equal(await page.$eval(first, (d) => (d as HTMLDetailsElement).open), false);
+      assert.equal(await page.getAttribute(`${first} summary`, 'title'), long);
+      assert.match((await page.textContent(`${first} summary`))!, /^Research the licensing of every dependency <img src=x onerror=alert\(1\)> and check .*…$/);
+      await page.click(`${first} summary`);
+      assert.equal(await page.textContent(`${first} .content`), long);
+      assert.equal(await page.$$eval('main img', (els) => els.length), 0);
+      // The others' goals fit a line: shown whole; what came back beside them.
+      for (const [i, d] of want.entries()) {
+        if (i === 0) continue;
+        const li = `.delegation-list > li:nth-child(${i + 1})`;
+        assert.equal(await page.textContent(`${li} .goal`), d.goal);
+        if (d.summary) assert.ok((await page.textContent(`${li} .summary`))!.startsWith('Summary: '));
+        if (d.error) assert.ok((await page.textContent(`${li} .delegation-error`))!.startsWith('Error: '));
+      }
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.equal(overflow, 0, `${width}px wide`);
+      await v.done();
+    }
+    // A session that dispatched none: no section.
+    const v = await visit(`/session?id=${PLAIN_SESSION}`);
+    assert.equal(await v.page.$$eval('section.delegations, #delegations', (els) => els.length), 0);
     await v.done();
   });
 

@@ -2,7 +2,8 @@
 // window and filter, on a generated month of history and on the repository's Hermes fixtures; a session's transcript
 // pages through the dataset's messages in order; every refusal has its status, code and sentence; every answer
 // carries the Content-Security-Policy; the page and Chart.js are served from our own origin; a session's and its
-// messages' attributes (Hermes's other fields) come parsed, and a dataset from before them still answers.
+// messages' attributes (Hermes's other fields) come parsed, and a dataset from before them still answers; a session's
+// background delegations are the dataset's rows, and a dataset from before the table answers none.
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { join } from 'node:path';
@@ -155,6 +156,43 @@ describe('the session endpoint', () => {
     assert.equal(view.session.lineage_kind, child.lineage_kind);
     const parent = (await api(`/api/session?id=${child.parent_session_id}`)).body;
     assert.ok(parent.children.some((c: { session_id: string }) => c.session_id === child.session_id));
+  });
+});
+
+describe('the session endpoint: background delegations (decision 0054)', () => {
+  const COLUMNS = 'delegation_id, state, delivery_state, delivery_attempts, dispatched_at, completed_at, delivered_at, duration_seconds, goal, summary, error, removed_from_store';
+  const busiest = () => app.db.prepare('SELECT store, parent_session_id AS id FROM delegations WHERE parent_session_id IN (SELECT session_id FROM sessions) GROUP BY store, parent_session_id ORDER BY COUNT(*) DESC, parent_session_id LIMIT 1').get() as { store: string; id: string } | undefined;
+
+  it('a session\'s delegations are the dataset\'s rows it dispatched, by dispatch time; a session that dispatched none has none', async () => {
+    const parent = busiest();
+    assert.ok(parent, 'the generated history has a delegate scenario with delegations');
+    const want = app.db.prepare(`SELECT ${COLUMNS} FROM delegations WHERE store = ? AND parent_session_id = ? ORDER BY dispatched_at, delegation_id`).all(parent.store, parent.id);
+    assert.ok(want.length > 0);
+    const { body } = await api(`/api/session?id=${parent.id}&store=${encodeURIComponent(parent.store)}`);
+    assert.deepEqual(body.delegations, want);
+    assert.ok(body.delegations.every((d: { goal: string | null; state: string | null }) => d.goal && d.state));
+    const none = app.db.prepare('SELECT session_id FROM sessions s WHERE NOT EXISTS (SELECT 1 FROM delegations d WHERE d.store = s.store AND d.parent_session_id = s.session_id) LIMIT 1').pluck().get() as string;
+    assert.deepEqual((await api(`/api/session?id=${none}`)).body.delegations, []);
+  });
+
+  it('a dataset from before version 8 (no delegations table, opened read-only, not migrated) still shows its sessions, with no delegations', async () => {
+    const parent = busiest()!;
+    const { dir, cleanup } = tempDir('hermetic-web-v7-');
+    const path = join(dir, 'hermetic.db');
+    app.db.prepare('VACUUM INTO ?').run(path);
+    const old = new Database(path);
+    old.exec('DROP TABLE delegations');
+    old.close();
+    const source = sqliteSource(new Database(path, { readonly: true }));
+    try {
+      const view = (await source.session({ id: parent.id, store: parent.store, machine: null }, 1, 100))!;
+      assert.equal(view.session.session_id, parent.id);
+      assert.deepEqual(view.delegations, []);
+      assert.ok(view.transcript.total > 0);
+    } finally {
+      await source.close();
+      cleanup();
+    }
   });
 });
 

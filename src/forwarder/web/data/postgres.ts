@@ -1,28 +1,30 @@
 // The dashboard's data from the fleet store (`hermetic web --from postgres://…`): the same report plans `hermetic
-// report --from` runs, a session's transcript, lineage and model changes from the fleet's tables (each row keyed by
-// its machine), and the slowest tool calls. Every request is one read-only transaction (sinks/postgres/read.ts).
+// report --from` runs, a session's transcript, lineage, model changes and delegations from the fleet's tables (each row
+// keyed by its machine), and the slowest tool calls. Every request is one read-only transaction (sinks/postgres/read.ts).
 import type pg from 'pg';
 import { HermeticError } from '../../../shared/errors.js';
-import { MESSAGES, SESSIONS } from '../../dataset/columns.js';
+import { DELEGATIONS, MESSAGES, SESSIONS } from '../../dataset/columns.js';
 import type { Dialect } from '../../report/dialect.js';
 import { planReport, planValues, reportCondition, type ReportRequest } from '../../report/query.js';
 import { runPostgres } from '../../report/postgres.js';
 import { Zone } from '../../ledger/zone.js';
 import { openFleet } from '../../sinks/postgres/read.js';
-import { LINK_COLUMNS, MESSAGE_COLUMNS, SESSION_COLUMNS, message, sessionDetail, slowestSql, transcriptPages, twoStores, unknownParent, type RawMessage } from './rows.js';
-import type { SessionKey, SessionRow, SessionView, SlowCall, UsageSource } from './source.js';
+import { q } from '../../sinks/postgres/schema.js';
+import type { PostgresTarget } from '../../sinks/postgres/url.js';
+import { LINK_COLUMNS, MESSAGE_COLUMNS, delegationsSql, SESSION_COLUMNS, message, sessionDetail, slowestSql, transcriptPages, twoStores, unknownParent, type RawMessage } from './rows.js';
+import type { DelegationRow, SessionKey, SessionRow, SessionView, SlowCall, UsageSource } from './source.js';
 
 /** Connections for the page's requests, which it sends side by side. */
 const CONNECTIONS = 4;
 
 const pick = (cols: string[]) => cols.map((c) => `s.${c}`).join(', ');
 /** The dataset's INTEGER columns (bigint in the fleet, which pg gives as text). */
-const INTEGERS = new Set([SESSIONS, MESSAGES].flatMap((t) => t.columns.filter((c) => c.type === 'INTEGER').map((c) => c.name)));
+const INTEGERS = new Set([SESSIONS, MESSAGES, DELEGATIONS].flatMap((t) => t.columns.filter((c) => c.type === 'INTEGER').map((c) => c.name)));
 /** A row as the dataset gives it: integers as numbers. */
 const numeric = (row: Record<string, unknown>): SessionRow =>
   Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'string' && INTEGERS.has(k) ? Number(v) : v])) as SessionRow;
 
-async function sessionView(c: pg.PoolClient, d: Dialect, zone: Zone, key: SessionKey, pageNo: number, pageSize: number): Promise<SessionView | null> {
+async function sessionView(c: pg.PoolClient, d: Dialect, target: PostgresTarget, zone: Zone, key: SessionKey, pageNo: number, pageSize: number): Promise<SessionView | null> {
   const where = ['s.session_id = $1'];
   const values: unknown[] = [key.id];
   if (key.store !== null) where.push(`s.store = $${values.push(key.store)}`);
@@ -49,12 +51,20 @@ async function sessionView(c: pg.PoolClient, d: Dialect, zone: Zone, key: Sessio
   // `attributes` (nothing beyond the columns); the row is made into JSON once, after the page is chosen.
   const page = (await c.query(`SELECT ${MESSAGE_COLUMNS}, (j ->> 'compacted')::int AS compacted, j ->> 'attributes' AS attributes
     FROM (SELECT * FROM messages WHERE machine_id = $1 AND store = $2 AND session_id = $3 AND seq >= $4 ORDER BY seq LIMIT $5) m, to_jsonb(m) AS j ORDER BY seq`, [machine, store, key.id, (pageNo - 1) * pageSize, pageSize])).rows as Record<string, unknown>[];
+  // A fleet store no sink of dataset version 8 has written to yet (fleet schema 1) has no `delegations`: none.
+  const hasDelegations = (await c.query('SELECT to_regclass($1) AS t', [`${q(target.schema)}.delegations`])).rows[0].t !== null;
+  let delegations: Record<string, unknown>[] = [];
+  if (hasDelegations) {
+    const bound = d.bind(delegationsSql(true, ' COLLATE "C"'), { machine, store, session: key.id });
+    delegations = (await c.query(bound.sql, bound.values as unknown[])).rows as Record<string, unknown>[];
+  }
   const { machine_id: _m, hostname: _h, ...session } = found;
   return {
     session: sessionDetail(numeric(session)),
     parent: found.parent_session_id === null ? null : parentRow ? numeric(parentRow) : unknownParent(found.parent_session_id, store),
     children: children.map(numeric),
     model_changes: changes.map(numeric) as unknown as SessionView['model_changes'],
+    delegations: delegations.map(numeric) as unknown as DelegationRow[],
     usage: await runPostgres(c, planReport({ filter: { session: [key.id] }, by: ['model', 'task'] }, zone, d), d),
     transcript: { page: pageNo, page_size: pageSize, pages, total, messages: page.map((r) => message(numeric(r) as unknown as RawMessage)) },
   };
@@ -71,7 +81,7 @@ export function postgresSource(url: string, zone: Zone): UsageSource {
     zone: () => zone,
     report: (request) => fleet.read((c, d) => runPostgres(c, planReport(request, request.utc ? new Zone('UTC') : zone, d), d)),
     values: (request, column, limit) => fleet.read((c, d) => runPostgres(c, planValues(request, column, limit, d), d)),
-    session: (key, pageNo, pageSize) => fleet.read((c, d) => sessionView(c, d, zone, key, pageNo, pageSize)),
+    session: (key, pageNo, pageSize) => fleet.read((c, d, target) => sessionView(c, d, target, zone, key, pageNo, pageSize)),
     slowestCalls: (request: ReportRequest, limit: number) => fleet.read(async (c, d) => {
       const { tools, params } = reportCondition(request, d);
       const { sql, values } = d.bind(slowestSql(request, tools, limit, true), params);

@@ -1,10 +1,22 @@
 // What both sources (sqlite.ts, postgres.ts) share: the columns a session shows, a transcript row as the page gets it,
 // and the slowest-calls query (written once, with @name parameters each dialect binds).
 import { HermeticError } from '../../../shared/errors.js';
-import type { Attributes, SessionDetail, SessionRow, SlowCall, TranscriptMessage } from './source.js';
+import type { Attributes, DelegationRow, SessionDetail, SessionRow, SlowCall, TranscriptMessage } from './source.js';
 
 export const SESSION_COLUMNS = ['store', 'session_id', 'title', 'profile', 'source', 'model', 'provider', 'parent_session_id', 'lineage_kind', 'lineage_root', 'is_sidechain', 'cwd', 'git_repo_root', 'git_branch', 'started_at', 'ended_at', 'end_reason', 'last_activity_at', 'message_count', 'tool_call_count', 'api_call_count', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'estimated_cost_usd', 'actual_cost_usd', 'cost_status', 'live_messages', 'archived_messages', 'inactive_messages', 'removed_from_store'];
 export const LINK_COLUMNS = ['store', 'session_id', 'title', 'lineage_kind', 'started_at', 'model'];
+/** A delegation as the page shows it (`DelegationRow`). */
+export const DELEGATION_COLUMNS: readonly (keyof DelegationRow)[] = ['delegation_id', 'state', 'delivery_state', 'delivery_attempts', 'dispatched_at', 'completed_at', 'delivered_at', 'duration_seconds', 'goal', 'summary', 'error', 'removed_from_store'];
+
+/**
+ * A session's delegations, by dispatch time (unknown times last) then id; `@store` and `@session` bound by each dialect,
+ * `machine` adds the fleet's `@machine`, `collate` the id's byte order where the default collation is not (PostgreSQL).
+ */
+export function delegationsSql(machine = false, collate = ''): string {
+  return `SELECT ${DELEGATION_COLUMNS.map((c) => `d.${c}`).join(', ')} FROM delegations d
+    WHERE ${machine ? 'd.machine_id = @machine AND ' : ''}d.store = @store AND d.parent_session_id = @session
+    ORDER BY d.dispatched_at IS NULL, d.dispatched_at, d.delegation_id${collate}`;
+}
 
 export interface RawMessage {
   seq: number; role: string; kind: string; content: string | null; content_format: string | null; tool_calls: string | null;

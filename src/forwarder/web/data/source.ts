@@ -40,12 +40,36 @@ export interface TranscriptMessage {
   created_at: number;
 }
 
+/**
+ * A background subagent dispatch of the session (`delegations`, decision 0054), its dataset columns by their names.
+ * `removed_from_store` is 1 once Hermes pruned it (kept in the dataset).
+ */
+export interface DelegationRow {
+  delegation_id: string;
+  state: string | null;
+  delivery_state: string | null;
+  delivery_attempts: number | null;
+  dispatched_at: number | null;
+  completed_at: number | null;
+  delivered_at: number | null;
+  duration_seconds: number | null;
+  goal: string | null;
+  summary: string | null;
+  error: string | null;
+  removed_from_store: number;
+}
+
 export interface SessionView {
   session: SessionDetail;
   parent: SessionRow | null;
   children: SessionRow[];
   /** Where an assistant message's model differs from the one before it. */
   model_changes: { seq: number; created_at: number; from: string | null; to: string | null }[];
+  /**
+   * The background delegations it dispatched (`delegations` whose parent is this session, same store and machine), by
+   * dispatch time; empty on a dataset or fleet store from before the table.
+   */
+  delegations: DelegationRow[];
   /** The session's usage by model and task, all time: `usageReport` with the session as its filter. */
   usage: UsageReport;
   transcript: { page: number; page_size: number; pages: number; total: number; messages: TranscriptMessage[] };

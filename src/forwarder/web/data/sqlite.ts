@@ -1,13 +1,13 @@
 // The dashboard's data from the embedded dataset (hermetic.db, opened read-only): usage through the report's plans
-// (as `usageReport`, a window's totals kept for the snapshot), a session's transcript page by page, its lineage and
-// model changes, the slowest tool calls.
+// (as `usageReport`, a window's totals kept for the snapshot), a session's transcript page by page, its lineage, model
+// changes and background delegations, the slowest tool calls.
 import type { Db } from '../../../shared/sqlite.js';
 import { sqliteDialect, type Dialect } from '../../report/dialect.js';
 import { ledgerZone, reportCondition, rowIssuesIn, usageReport, type ReportRequest, type UsageReport } from '../../report/index.js';
 import { planReport, planTotals, planValues, runSqlite } from '../../report/query.js';
 import { Zone } from '../../ledger/zone.js';
-import { LINK_COLUMNS, MESSAGE_COLUMNS, SESSION_COLUMNS, message, sessionDetail, slowestSql, transcriptPages, twoStores, unknownParent, type RawMessage } from './rows.js';
-import type { SessionRow, SessionView, SlowCall, UsageSource } from './source.js';
+import { LINK_COLUMNS, MESSAGE_COLUMNS, delegationsSql, SESSION_COLUMNS, message, sessionDetail, slowestSql, transcriptPages, twoStores, unknownParent, type RawMessage } from './rows.js';
+import type { DelegationRow, SessionRow, SessionView, SlowCall, UsageSource } from './source.js';
 
 /** The embedded dataset as the dashboard's source; `dialect` names this machine for the breakdown by machine. */
 export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageSource {
@@ -26,6 +26,9 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
   const models = db.prepare(`SELECT seq, created_at, prev AS "from", model AS "to" FROM (
       SELECT seq, created_at, model, LAG(model) OVER (ORDER BY seq) AS prev FROM messages WHERE store = ? AND session_id = ? AND role = 'assistant' AND model IS NOT NULL)
     WHERE prev IS NOT NULL AND prev <> model ORDER BY seq`);
+  // A dataset older than version 8 (read as it is, never migrated here) has no `delegations`: the session has none.
+  const hasDelegations = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'delegations'").get() !== undefined;
+  const delegations = hasDelegations ? db.prepare(delegationsSql()) : null;
   const session = ({ id, store }: { id: string; store: string | null }, pageNo: number, pageSize: number) => db.transaction((): SessionView | null => {
     let rows: SessionRow[];
     if (store !== null) rows = byStoreId.all(store, id) as SessionRow[];
@@ -44,6 +47,7 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
       parent,
       children: children.all(key, id) as SessionRow[],
       model_changes: models.all(key, id) as SessionView['model_changes'],
+      delegations: (delegations?.all({ store: key, session: id }) ?? []) as DelegationRow[],
       usage: usageReport(db, { filter: { session: [id] }, by: ['model', 'task'] }, dialect),
       transcript: { page: pageNo, page_size: pageSize, pages, total, messages: (page.all(key, id, (pageNo - 1) * pageSize, pageSize) as RawMessage[]).map(message) },
     };

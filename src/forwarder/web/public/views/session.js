@@ -1,11 +1,13 @@
-// A session: its facts and details (Hermes's other fields), lineage (parent and children, linked), usage by model and
-// task, model changes, and its history as Hermes shows it, a page at a time (reasoning and tool results collapsed;
-// bookkeeping and compacted rows marked; reactions, observed input and the platform's id beside each message).
+// A session: its facts and details (Hermes's other fields), lineage (parent and children, linked), its background
+// delegations (when it dispatched any), usage by model and task, model changes, and its history as Hermes shows it, a
+// page at a time (reasoning and tool results collapsed; bookkeeping and compacted rows marked; reactions, observed
+// input and the platform's id beside each message).
 import { get } from '../api.js';
 import { h, table } from '../dom.js';
 import { cost, count, time } from '../format.js';
 import { href } from '../state.js';
 import { messageMarks, sessionDetails } from './attributes.js';
+import { delegationsSection } from './delegations.js';
 
 const pretty = (v) => (typeof v === 'string' ? v : JSON.stringify(v, null, 2));
 
@@ -76,6 +78,7 @@ export async function session(state) {
       h('ul', {},
         v.parent ? h('li', {}, `Parent${s.lineage_kind ? ` (this session is its ${s.lineage_kind})` : ''}: `, sessionLink(state, v.parent)) : h('li', { class: 'muted' }, 'No parent: a root session.'),
         v.children.length ? v.children.map((c) => h('li', {}, `Child (${c.lineage_kind ?? 'child'}): `, sessionLink(state, c))) : h('li', { class: 'muted' }, 'No children.'))),
+    delegationsSection(v.delegations),
     h('section', { 'aria-labelledby': 'usage' }, h('h2', { id: 'usage' }, 'Usage'),
       table('The session\'s usage by model and task', [
         { label: 'Model', value: (r) => (r.other_rows !== undefined ? 'other' : r.model || '(none)') },
