@@ -5,7 +5,7 @@
 // and output stay in the store. Pure: no clock, no I/O. The usage policy is the pipeline's to set (pipeline/delegations.ts).
 import type { RecordOf } from '../dataset/columns.js';
 import { DELEGATION_TEXT_COLUMNS, numOrNull, str, textColumns, validEpoch, type Row } from '../normalize/index.js';
-import { issueRecords } from './notes.js';
+import { issueRecords, shown } from './notes.js';
 
 export interface DelegationProjectInput {
   store: string;
@@ -31,7 +31,6 @@ const OUTCOME_FIELDS = ['api_calls', 'exit_reason', 'duration_seconds', 'total_d
 /** Fields of each child of a batch kept in `attributes.results`. */
 const CHILD_FIELDS = ['task_index', 'status', 'exit_reason', 'api_calls', 'duration_seconds', 'summary_truncated'] as const;
 
-const shown = (v: unknown): string => (typeof v === 'string' ? JSON.stringify(v.length > 30 ? `${v.slice(0, 29)}…` : v) : String(v));
 const isDoc = (v: unknown): v is Doc => v !== null && typeof v === 'object' && !Array.isArray(v);
 /** A value worth keeping: not absent, not empty, not false (Hermes's defaults). */
 const set = (v: unknown) => v !== null && v !== undefined && v !== '' && v !== false && !(Array.isArray(v) && v.length === 0);

@@ -7,7 +7,8 @@ import { numOrNull, SESSION_TEXT_COLUMNS, textColumns, validDay, validEpoch, typ
 const SESSION_NUMBERS = ['message_count', 'tool_call_count', 'api_call_count', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'estimated_cost_usd', 'actual_cost_usd', 'rewind_count'] as const;
 const USAGE_NUMBERS = ['api_call_count', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'estimated_cost_usd', 'actual_cost_usd'] as const;
 
-const shown = (v: unknown): string => (v instanceof Uint8Array ? `a ${v.length}-byte BLOB` : typeof v === 'string' ? JSON.stringify(v.length > 30 ? `${v.slice(0, 29)}…` : v) : String(v));
+/** A stored value as an issue's text names it: a short quoted text, a BLOB by its size, else as itself. */
+export const shown = (v: unknown): string => (v instanceof Uint8Array ? `a ${v.length}-byte BLOB` : typeof v === 'string' ? JSON.stringify(v.length > 30 ? `${v.slice(0, 29)}…` : v) : String(v));
 
 const COSTS = new Set(['estimated_cost_usd', 'actual_cost_usd']);
 /** The most the usage ledger holds of a cost: 2^53 - 1 units of 1e-10 dollars (ledger/allocate.ts `units`). */

@@ -60,13 +60,21 @@ function feedValue(l: Lanes, v: unknown): void {
  */
 export function editsDigest(rows: Iterable<Readonly<Record<string, unknown>> | readonly unknown[]>, from?: string): string {
   const l = new Lanes(from);
+  const [kind, meta, api] = EDITED_COLUMNS;
+  // Read in place, no array per row: a backfill runs this over every message.
   for (const r of rows) {
-    const values = Array.isArray(r) ? r.slice(1, 1 + EDITED_COLUMNS.length) : EDITED_COLUMNS.map((c) => (r as Readonly<Record<string, unknown>>)[c]);
+    const row = r as Readonly<Record<string, unknown>> & readonly unknown[];
+    const list = Array.isArray(r);
+    const a = list ? row[1] : row[kind];
+    const b = list ? row[2] : row[meta];
+    const c = list ? row[3] : row[api];
     // A row with none of them set adds nothing (the reader leaves such rows out): a value set, changed or cleared
     // still changes the digest, and rows coming or going are the prefix mark's to see (reader/store.ts).
-    if (values.every((v) => v === null || v === undefined)) continue;
-    l.num(Number(Array.isArray(r) ? r[0] : (r as Readonly<Record<string, unknown>>).id));
-    for (const v of values) feedValue(l, v);
+    if ((a === null || a === undefined) && (b === null || b === undefined) && (c === null || c === undefined)) continue;
+    l.num(Number(list ? row[0] : row.id));
+    feedValue(l, a);
+    feedValue(l, b);
+    feedValue(l, c);
   }
   return l.hex();
 }

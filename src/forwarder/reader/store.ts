@@ -307,10 +307,12 @@ export class StoreReader {
    * columns (EDITED_COLUMNS, NULL where the store lacks one), in id order: what pipeline/edits.ts digests to notice an edit no counter shows (decision 0053).
    */
   editedRows(id: string, upToId: number): unknown[][] {
-    const have = this.columns.get('messages');
-    const set = EDITED_COLUMNS.filter((c) => have?.has(c)).map((c) => `"${c}" IS NOT NULL`);
-    // Only rows with one of them set: most rows have none, and the digest skips those (projector/tail.ts).
-    this.#edited ??= this.db.prepare(`SELECT id, ${selectList(have, EDITED_COLUMNS)} FROM messages WHERE session_id = ? AND id <= ? AND (${set.length > 0 ? set.join(' OR ') : '0'}) ORDER BY id`).raw();
+    if (!this.#edited) {
+      const have = this.columns.get('messages');
+      const set = EDITED_COLUMNS.filter((c) => have?.has(c)).map((c) => `"${c}" IS NOT NULL`);
+      // Only rows with one of them set: most rows have none, and the digest skips those (projector/tail.ts).
+      this.#edited = this.db.prepare(`SELECT id, ${selectList(have, EDITED_COLUMNS)} FROM messages WHERE session_id = ? AND id <= ? AND (${set.length > 0 ? set.join(' OR ') : '0'}) ORDER BY id`).raw();
+    }
     return this.#edited.all([id, upToId]) as unknown[][];
   }
 

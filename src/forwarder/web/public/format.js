@@ -40,3 +40,8 @@ export function seconds(s) {
   if (s === null || s === undefined) return '–';
   return s >= 60 ? `${Math.floor(s / 60)} min ${Math.round(s % 60)} s` : `${s.toFixed(s < 10 ? 1 : 0)} s`;
 }
+
+/** `n` and the noun, plural when n is not 1 ("1 attempt", "3 attempts"). */
+export function plural(n, one, many = `${one}s`) {
+  return `${n} ${n === 1 ? one : many}`;
+}

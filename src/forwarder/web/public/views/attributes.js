@@ -3,14 +3,13 @@
 // does not know yet as `name: value`), a message's as marks beside it (reactions, observed, the platform's id).
 // Everything is text through h(); each line's title names the Hermes fields it shows.
 import { h } from '../dom.js';
-import { time } from '../format.js';
+import { plural, time } from '../format.js';
 
 const TITLE_SOURCES = { llm: 'by the model', user: 'by the user', derived: 'from the conversation', branch: 'from the session it branched from', branch_fallback: 'from the session it branched from (fallback)' };
 const FLAGS = { pinned: 'Pinned', archived: 'Archived', hidden: 'Hidden' };
 
 /** A value as one line of text: strings as they are, lists joined, anything else as JSON. */
 const text = (v) => (typeof v === 'string' ? v : Array.isArray(v) && v.every((x) => typeof x !== 'object' || x === null) ? v.join(', ') : JSON.stringify(v));
-const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 /** An epoch-seconds field as a time; anything else as text. */
 const when = (v) => (typeof v === 'number' ? time(v) : text(v));
 

@@ -3,7 +3,7 @@
 // summary, or the error); a row Hermes has pruned from its store is marked. Long text is cut to a line, the whole of it
 // on hover and when opened. Everything is text through h().
 import { h } from '../dom.js';
-import { seconds, time } from '../format.js';
+import { plural, seconds, time } from '../format.js';
 
 /** Text longer than this (or of more than one line) is cut, its whole shown when opened. */
 const SHORT = 140;
@@ -18,7 +18,6 @@ function longText(cls, label, text) {
   return h('details', { class: cls }, h('summary', { title: text }, lead, cut), h('div', { class: 'content' }, text));
 }
 
-const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 function delegationNode(d) {
   const delivery = d.delivery_state === null ? null
