@@ -170,6 +170,9 @@ test('due sessions: known ones inside the week, least recently looked at first; 
   assert.deepEqual(dueSessions([mark('old', now - 60)], cursors, checks, now).map((d) => d.id), ['old']);
   // Nothing committed since the last pass: only the sessions owed a look are due.
   assert.deepEqual(dueSessions(marks, cursors, { ...checks, committed: false, owed: new Map([['v3', now - 5]]) }, now).map((d) => d.id), ['v3']);
+  // Nudged (a PostgreSQL mirror copied edits of it): due now whatever its pace, committed or not; never past the week.
+  const nudged = new Set(['looked', 'old']);
+  assert.deepEqual(dueSessions(marks, cursors, { ...checks, committed: false, owed: new Map(), nudged }, now).map((d) => d.id), ['looked']);
 });
 
 test('the budget: rows compared per pass, at least one session; those left are owed a look at once', () => {

@@ -25,6 +25,11 @@ export interface EditChecks {
   committed: boolean;
   /** Message rows a pass may compare (forward: a tick stays short; backfill: every due session). */
   budget: number;
+  /**
+   * Sessions known to be edited in place since their last look, due now whatever their pace: those a PostgreSQL
+   * store's mirror copied edited rows of this pass (reader/postgres/mirror.ts), which paces its own looks.
+   */
+  nudged?: ReadonlySet<string>;
 }
 
 export interface EditsFound {
@@ -61,12 +66,12 @@ function watched(marks: readonly SessionMark[], cursors: Cursors, checks: Pick<E
 }
 
 /**
- * The sessions due for a look, least recently looked at first: watched, not looked at for their checkInterval, and —
- * when nothing committed since the last pass — owed one.
+ * The sessions due for a look, least recently looked at first: watched, and either nudged or not looked at for their
+ * checkInterval and — when nothing committed since the last pass — owed one.
  */
-export function dueSessions(marks: readonly SessionMark[], cursors: Cursors, checks: Pick<EditChecks, 'checkedAt' | 'owed' | 'committed'>, now: number): Watched[] {
+export function dueSessions(marks: readonly SessionMark[], cursors: Cursors, checks: Pick<EditChecks, 'checkedAt' | 'owed' | 'committed' | 'nudged'>, now: number): Watched[] {
   return watched(marks, cursors, checks, now)
-    .filter((w) => w.dueAt <= now && (checks.committed || checks.owed.has(w.id)))
+    .filter((w) => checks.nudged?.has(w.id) || (w.dueAt <= now && (checks.committed || checks.owed.has(w.id))))
     .sort((a, b) => a.last - b.last || a.quiet - b.quiet);
 }
 

@@ -6,11 +6,13 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createPolicyResolver, type PolicyResolver } from '../policy/index.js';
 import { discoverStores, type StoreRef } from '../reader/discover.js';
+import type { MirrorResult } from '../reader/postgres/mirror.js';
 import { mirrorFile, mirrorJob } from '../reader/postgres/settings.js';
 import type { Sink } from '../sinks/sink.js';
 import { LazySqliteSink } from '../sinks/sqlite/lazy.js';
 import { stepStore, stepStoreInSteps, type StepOptions, type StepResult } from './step.js';
 import { READ_WORKER_MODES, type ReadWorkerMode } from './read-mode.js';
+import { WATCH_SECONDS } from './edits.js';
 import { HermeticError } from '../../shared/errors.js';
 import { CursorCache } from '../checkpoint/cursors.js';
 import { hermeticHome } from '../home.js';
@@ -136,13 +138,12 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
       if (o.keepGoing?.() === false) break;
       o.onStore?.(ref);
       // A PostgreSQL store's mirror is refreshed here, awaited in this thread (the synchronous passes use the mirror thread).
-      let mirrorRefreshed: HermeticError | null | undefined;
+      let mirrorRefreshed: HermeticError | MirrorResult | undefined;
       if (ref.source) {
         try {
           // Loaded only when a PostgreSQL store is there: pg is no cost to a pass over state.db files.
           const { refreshMirror } = await import('../reader/postgres/mirror.js');
-          await refreshMirror(mirrorJob(ref));
-          mirrorRefreshed = null;
+          mirrorRefreshed = await refreshMirror(mirrorJob(ref, now() / 1000, WATCH_SECONDS));
         } catch (e) {
           if (!(e instanceof HermeticError)) throw e;
           mirrorRefreshed = e;

@@ -8,12 +8,13 @@ import type { PolicyResolver } from '../policy/index.js';
 import type { StoreRef } from '../reader/discover.js';
 import { openStore, storeFailure, StoreReader, type StoreConnection } from '../reader/index.js';
 import { changeStamp } from '../reader/stamp.js';
+import type { MirrorResult } from '../reader/postgres/mirror.js';
 import { mirrorJob } from '../reader/postgres/settings.js';
 import { refreshMirrorSync } from '../reader/postgres/thread.js';
 import { REMOVED, type Batch, type Cursors, type Sink, type Written } from '../sinks/sink.js';
 import { HermeticError } from '../../shared/errors.js';
 import { delegationChanges, marksOf } from './delegations.js';
-import type { EditChecks } from './edits.js';
+import { WATCH_SECONDS, type EditChecks } from './edits.js';
 import { SessionFeed } from './feed.js';
 import { planPass, type PassPlan } from './plan.js';
 import { judge } from './project.js';
@@ -65,9 +66,9 @@ export interface StepOptions {
   keepGoing?: () => boolean;
   /**
    * A PostgreSQL store's mirror, already refreshed by the caller (the async passes await it in this thread, without
-   * the mirror thread): null when it was, the failure when it failed. Undefined: the pass refreshes it itself.
+   * the mirror thread): what the refresh did, or its failure. Undefined: the pass refreshes it itself.
    */
-  mirrorRefreshed?: HermeticError | null;
+  mirrorRefreshed?: HermeticError | MirrorResult;
   /** A test hook: called before each batch is written (crash tests kill the process here). */
   beforeWrite?: (batch: Batch) => void;
 }
@@ -129,10 +130,13 @@ export function* stepStoreInSteps(ref: StoreRef, options: StepOptions): Generato
     }
     return result;
   };
+  // Sessions the mirror copied edits in place of: looked at this pass (pipeline/edits.ts EditChecks.nudged).
+  let nudged: ReadonlySet<string> | undefined;
   if (ref.source) {
     try {
-      if (options.mirrorRefreshed === undefined) refreshMirrorSync(mirrorJob(ref));
-      else if (options.mirrorRefreshed !== null) throw options.mirrorRefreshed;
+      const refreshed = options.mirrorRefreshed ?? refreshMirrorSync(mirrorJob(ref, options.now(), WATCH_SECONDS));
+      if (refreshed instanceof HermeticError) throw refreshed;
+      nudged = new Set(refreshed.edited);
     } catch (e) {
       if (!(e instanceof HermeticError)) throw e;
       return failed(e);
@@ -145,7 +149,7 @@ export function* stepStoreInSteps(ref: StoreRef, options: StepOptions): Generato
     conn = openStore(file);
     result.read = conn.how;
     const reader = new StoreReader(conn.db, file, options.schemaCache);
-    const checks = editChecks(ref, options, stamp);
+    const checks = editChecks(ref, options, stamp, nudged);
     const plan = planPass(reader, cursors, { window: options.window, now: options.now(), checks });
     const complete = yield* writePass(ref, options, cursors, reader, plan, result, commit);
     if (complete && checks) {
@@ -167,13 +171,13 @@ export function* stepStoreInSteps(ref: StoreRef, options: StepOptions): Generato
 }
 
 /** What a pass over `ref` needs to look for edits in place (pipeline/edits.ts), when the forwarder keeps their state. */
-function editChecks(ref: StoreRef, options: StepOptions, stamp: string | null): EditChecks | undefined {
+function editChecks(ref: StoreRef, options: StepOptions, stamp: string | null, nudged: ReadonlySet<string> | undefined): EditChecks | undefined {
   if (!options.checkedAt || !options.owed) return undefined;
   let checkedAt = options.checkedAt.get(ref.path);
   if (!checkedAt) options.checkedAt.set(ref.path, (checkedAt = new Map()));
   const owed = options.owed.get(ref.path) ?? new Map<string, number>();
   const committed = stamp === null || options.stamps?.get(ref.path) !== stamp;
-  return { checkedAt, owed, committed, budget: options.checkBudget ?? Infinity };
+  return { checkedAt, owed, committed, budget: options.checkBudget ?? Infinity, nudged };
 }
 
 /**

@@ -4,8 +4,11 @@
 // tables, their columns by name, content back in its SQLite form). The existing pipeline then steps that file.
 // What changed: sessions whose row hash moved (md5 of the whole row, computed by the server), messages after the
 // newest id copied, and within changed sessions every row whose hash moved or that is gone (a /retry, a rewind,
-// compaction); the small tables (usage, prompts, meta, version) are copied again when their stamp moves. A pass that
-// finds nothing changed writes nothing, so the file's commit stamp stays and the pipeline skips the store.
+// compaction); the small tables (usage, prompts, meta, version, background delegations) are copied again when their
+// stamp moves. Hermes also edits rows in place without touching their session (a reaction, a display kind stamped
+// after the turn, api_content filled in later; decision 0053): at most once a minute, after the revision moved, a
+// digest of those columns per recently active session finds them. A pass that finds nothing changed writes nothing,
+// so the file's commit stamp stays and the pipeline skips the store.
 import { chmodSync, existsSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { threadId } from 'node:worker_threads';
@@ -28,13 +31,22 @@ export interface MirrorResult {
   sessionsRemoved: number;
   messagesCopied: number;
   messagesRemoved: number;
+  /** Sessions whose rows were edited in place (their session row unchanged): their edited rows were copied. */
+  edited: string[];
   schemaVersion: number | null;
 }
 
-/** Hermes's tables a state.db reader reads; the others (gateway, cron, leases) stay in PostgreSQL. */
-const TABLES = ['schema_version', 'system_prompts', 'sessions', 'messages', 'session_model_usage', 'state_meta', 'session_daily_usage'] as const;
-/** Tables copied whole when their stamp moves (few rows, or rows that never change once written). */
-const SMALL = ['schema_version', 'system_prompts', 'session_model_usage', 'state_meta', 'session_daily_usage'] as const;
+/** Hermes's tables a state.db reader reads; the others (gateway, cron, leases, deliveries) stay in PostgreSQL. */
+const TABLES = ['schema_version', 'system_prompts', 'sessions', 'messages', 'session_model_usage', 'state_meta', 'session_daily_usage', 'async_delegations'] as const;
+/**
+ * Tables copied whole when their stamp moves (few rows, or rows that never change once written). Their changes move no
+ * revision (Hermes's revision triggers watch sessions and messages only), so their stamps are read every pass.
+ */
+const SMALL = ['schema_version', 'system_prompts', 'session_model_usage', 'state_meta', 'session_daily_usage', 'async_delegations'] as const;
+/** The message columns Hermes edits in place (normalize/extras.ts EDITED_COLUMNS; decision 0053). */
+const EDITED = ['display_kind', 'display_metadata', 'api_content'] as const;
+/** Edits in place are looked for at most this often per mirror (seconds): the pipeline's own pace at its quickest. */
+export const EDIT_CHECK_SECONDS = 60;
 const CHUNK = 500;
 const PAGE = 2000;
 
@@ -111,8 +123,26 @@ function mirrorDdl(shape: Shape): string[] {
     'CREATE TABLE hermetic_mirror_sessions (id TEXT PRIMARY KEY, hash TEXT NOT NULL)',
     'CREATE TABLE hermetic_mirror_messages (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, hash TEXT NOT NULL)',
     'CREATE INDEX hermetic_mirror_messages_session ON hermetic_mirror_messages(session_id, id)',
+    EDITS_TABLE,
   );
   return out;
+}
+
+/** Per session, the digest of its rows' edited columns when last compared (a mirror made before it gains it). */
+const EDITS_TABLE = 'CREATE TABLE IF NOT EXISTS hermetic_mirror_edits (session_id TEXT PRIMARY KEY, digest TEXT NOT NULL)';
+
+/**
+ * When each mirror (by file) was last looked at for edits in place in this thread, and at which revision: the next
+ * look is due once the revision has moved since and EDIT_CHECK_SECONDS have passed. Kept per process, as the
+ * pipeline keeps its own looks (decision 0053): a new process looks at once.
+ */
+const editLooks = new Map<string, { revision: string | null; at: number }>();
+
+function editsDue(job: MirrorJob, revision: string | null): boolean {
+  const last = editLooks.get(job.file);
+  if (!last) return true;
+  const moved = revision === null || revision === '' || last.revision !== revision;
+  return moved && job.now - last.at >= EDIT_CHECK_SECONDS;
 }
 
 /** The mirror's own bookkeeping (hermetic_mirror): source, shape, revision, newest message id, small-table stamps. */
@@ -153,9 +183,10 @@ async function copyChanges(client: pg.Client, job: MirrorJob, db: Db, shape: Sha
     const revision = shape.tables.has('messages') && (await client.query(`SELECT to_regclass($1) AS r`, [`${s}.state_change_revision`])).rows[0]?.r
       ? String((await client.query(`SELECT revision FROM ${s}.state_change_revision WHERE id = 1`)).rows[0]?.revision ?? '')
       : null;
-    if (revision === null || revision === '' || meta.get('revision') !== revision) {
-      await copySessions(client, job, db, shape, meta, write, result);
-      if (revision !== null && revision !== '') { write(); setMeta.run('revision', revision); }
+    const edits = editsDue(job, revision);
+    if (revision === null || revision === '' || meta.get('revision') !== revision || edits) {
+      await copySessions(client, job, db, shape, meta, write, result, edits);
+      if (revision !== null && revision !== '' && meta.get('revision') !== revision) { write(); setMeta.run('revision', revision); }
     }
     for (const table of SMALL) {
       const columns = shape.tables.get(table);
@@ -169,20 +200,25 @@ async function copyChanges(client: pg.Client, job: MirrorJob, db: Db, shape: Sha
     }
     if (began) db.prepare('COMMIT').run();
     result.changed = began;
+    if (edits) editLooks.set(job.file, { revision, at: job.now });
   } catch (e) {
     if (db.inTransaction) db.prepare('ROLLBACK').run();
     throw e;
   }
 }
 
-/** Sessions whose row changed, their messages that changed or went, new messages, sessions gone. */
-async function copySessions(client: pg.Client, job: MirrorJob, db: Db, shape: Shape, meta: Map<string, string>, write: () => void, result: MirrorResult): Promise<void> {
+/**
+ * Sessions whose row changed, their messages that changed or went, new messages, sessions gone; with `edits`, also
+ * the messages of recently active sessions whose edited columns changed.
+ */
+async function copySessions(client: pg.Client, job: MirrorJob, db: Db, shape: Shape, meta: Map<string, string>, write: () => void, result: MirrorResult, edits: boolean): Promise<void> {
   const s = q(job.schema);
   const sessionCols = shape.tables.get('sessions');
   const messageCols = shape.tables.get('messages');
   if (!sessionCols) return;
   const had = new Map(db.prepare('SELECT id, hash FROM hermetic_mirror_sessions').raw().all() as [string, string][]);
-  const now = (await client.query<{ id: string; h: string }>(`SELECT id, md5(ROW(x.*)::text) AS h FROM ${s}.sessions x`)).rows;
+  const activity = sessionCols.some((c) => c.name === 'last_activity_at') ? 'COALESCE(x.last_activity_at, x.started_at)' : 'x.started_at';
+  const now = (await client.query<{ id: string; h: string; at: number | null }>(`SELECT id, md5(ROW(x.*)::text) AS h, ${activity} AS at FROM ${s}.sessions x`)).rows;
   const changed = now.filter((r) => had.get(r.id) !== r.h);
   const present = new Set(now.map((r) => r.id));
   const gone = [...had.keys()].filter((id) => !present.has(id));
@@ -203,11 +239,14 @@ async function copySessions(client: pg.Client, job: MirrorJob, db: Db, shape: Sh
     const delHash = db.prepare('DELETE FROM hermetic_mirror_sessions WHERE id = ?');
     const delMessages = messageCols ? db.prepare('DELETE FROM messages WHERE session_id = ?') : null;
     const delMessageHashes = db.prepare('DELETE FROM hermetic_mirror_messages WHERE session_id = ?');
+    db.prepare(EDITS_TABLE).run();
+    const delEdits = db.prepare('DELETE FROM hermetic_mirror_edits WHERE session_id = ?');
     for (const id of gone) {
       delSession.run(id);
       delHash.run(id);
       result.messagesRemoved += delMessages?.run(id).changes ?? 0;
       delMessageHashes.run(id);
+      delEdits.run(id);
     }
     result.sessionsRemoved += gone.length;
   }
@@ -217,8 +256,18 @@ async function copySessions(client: pg.Client, job: MirrorJob, db: Db, shape: Sh
   const putMessageHash = db.prepare('INSERT OR REPLACE INTO hermetic_mirror_messages (id, session_id, hash) VALUES (?, ?, ?)');
   const before = Number(meta.get('max_message_id') ?? 0);
   // Rows at or below the newest id copied, in sessions whose row changed: what a rewrite touched (a /retry deletes and
-  // appends, a rewind or compaction flips `active`), and any row committed late with a lower id.
+  // appends, a rewind or compaction flips `active`), and any row committed late with a lower id; and in sessions whose
+  // edited columns changed with their row untouched.
   const known = changed.map((r) => r.id);
+  if (edits) {
+    const recent = now.filter((r) => r.at !== null && Number(r.at) >= job.now - job.editsWindow).map((r) => r.id);
+    const changedIds = new Set(known);
+    for (const id of await editedSessions(client, job, db, shape, recent, write)) {
+      if (changedIds.has(id)) continue;
+      known.push(id);
+      result.edited.push(id);
+    }
+  }
   for (let i = 0; i < known.length && before > 0; i += CHUNK) {
     const ids = known.slice(i, i + CHUNK);
     const there = (await client.query<{ id: string | number; session_id: string; h: string }>(`SELECT m.id, m.session_id, md5(ROW(m.*)::text) AS h FROM ${s}.messages m WHERE m.session_id = ANY($1::text[]) AND m.id <= $2`, [ids, before])).rows;
@@ -261,6 +310,40 @@ async function copySessions(client: pg.Client, job: MirrorJob, db: Db, shape: Sh
   if (last !== before) db.prepare('INSERT OR REPLACE INTO hermetic_mirror (key, value) VALUES (?, ?)').run('max_message_id', String(last));
 }
 
+/**
+ * Of `sessions`, those whose rows' edited columns (EDITED) differ from what the mirror saw: a digest per session of
+ * the rows with one of them set, computed by the server, against the one kept in hermetic_mirror_edits (updated here
+ * for those that differ).
+ */
+async function editedSessions(client: pg.Client, job: MirrorJob, db: Db, shape: Shape, sessions: readonly string[], write: () => void): Promise<string[]> {
+  const columns = EDITED.filter((c) => shape.tables.get('messages')?.some((x) => x.name === c));
+  if (columns.length === 0 || sessions.length === 0) return [];
+  const theirs = new Map<string, string>();
+  for (let i = 0; i < sessions.length; i += CHUNK) {
+    const rows = (await client.query<{ id: string; d: string }>(
+      `SELECT m.session_id AS id, md5(string_agg(m.id::text || ':' || md5(ROW(${columns.map((c) => `m.${q(c)}`).join(', ')})::text), ',' ORDER BY m.id)) AS d
+         FROM ${q(job.schema)}.messages m
+        WHERE m.session_id = ANY($1::text[]) AND (${columns.map((c) => `m.${q(c)} IS NOT NULL`).join(' OR ')})
+        GROUP BY m.session_id`, [sessions.slice(i, i + CHUNK)])).rows;
+    for (const r of rows) theirs.set(r.id, r.d);
+  }
+  const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'hermetic_mirror_edits'").get() !== undefined;
+  const mine = new Map(exists ? db.prepare('SELECT session_id, digest FROM hermetic_mirror_edits').raw().all() as [string, string][] : []);
+  const differ = sessions.filter((id) => (theirs.get(id) ?? null) !== (mine.get(id) ?? null));
+  if (differ.length > 0) {
+    write();
+    db.prepare(EDITS_TABLE).run();
+    const put = db.prepare('INSERT OR REPLACE INTO hermetic_mirror_edits (session_id, digest) VALUES (?, ?)');
+    const drop = db.prepare('DELETE FROM hermetic_mirror_edits WHERE session_id = ?');
+    for (const id of differ) {
+      const d = theirs.get(id);
+      if (d === undefined) drop.run(id);
+      else put.run(id, d);
+    }
+  }
+  return differ;
+}
+
 /** Opens a mirror file for writing: rollback journal (its commit stamp is the file's change counter), private. */
 function openMirror(file: string): Db {
   const db = new Database(file);
@@ -276,7 +359,7 @@ function openMirror(file: string): Db {
  * @example await refreshMirror({ url, schema: 'hermes_default_0123456789ab', identity, display, file: '/h/mirrors/x.db' })
  */
 export async function refreshMirror(job: MirrorJob): Promise<MirrorResult> {
-  const result: MirrorResult = { changed: false, rebuilt: false, sessionsCopied: 0, sessionsRemoved: 0, messagesCopied: 0, messagesRemoved: 0, schemaVersion: null };
+  const result: MirrorResult = { changed: false, rebuilt: false, sessionsCopied: 0, sessionsRemoved: 0, messagesCopied: 0, messagesRemoved: 0, edited: [], schemaVersion: null };
   await readOnly(job, async (client) => {
     if (!(await client.query('SELECT to_regclass($1) AS r', [`${q(job.schema)}.sessions`])).rows[0]?.r) {
       throw pgFailure(job, Object.assign(new Error(`schema "${job.schema}" holds no sessions table`), { code: '3F000' }));

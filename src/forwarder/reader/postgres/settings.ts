@@ -34,12 +34,16 @@ export interface MirrorJob {
   display: string;
   /** The mirror file (in Hermetic's home). */
   file: string;
+  /** The pass's time (epoch seconds, the forwarder's clock): paces the look for edits in place. */
+  now: number;
+  /** Sessions active within this many seconds before `now` are looked at for edits in place (pipeline/edits.ts). */
+  editsWindow: number;
 }
 
-/** The refresh job of a discovered PostgreSQL store (its `file` set by the forwarder). */
-export function mirrorJob(ref: { path: string; source?: PgSource | undefined; file?: string | undefined }): MirrorJob {
+/** The refresh job of a discovered PostgreSQL store (its `file` set by the forwarder), at `now` (epoch seconds). */
+export function mirrorJob(ref: { path: string; source?: PgSource | undefined; file?: string | undefined }, now: number, editsWindow: number): MirrorJob {
   if (!ref.source || !ref.file) throw new HermeticError('HERMETIC_INTERNAL', `The store ${ref.path} is not a PostgreSQL store with a mirror file.`);
-  return { url: ref.source.url, schema: ref.source.schema, identity: ref.source.identity, display: ref.source.display, file: ref.file };
+  return { url: ref.source.url, schema: ref.source.schema, identity: ref.source.identity, display: ref.source.display, file: ref.file, now, editsWindow };
 }
 
 /** The settings to resolve a profile's source from: its config's `database` mapping and the environment. */

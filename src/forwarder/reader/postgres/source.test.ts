@@ -9,6 +9,8 @@ import Database from 'better-sqlite3';
 import { createIdSource } from '../../../shared/ids.js';
 import { sharedPostgres } from '../../../shared/testing/postgres.js';
 import { StateDbWriter } from '../../../state-db/writer/index.js';
+import { completeDelegation, dispatchDelegation } from '../../../state-db/writer/delegations.js';
+import { setMessageReaction, stampDisplayKind } from '../../../state-db/writer/edits.js';
 import { copyFixture, tempDir } from '../../../state-db/testing/fixtures.js';
 import { DATASET_TABLES } from '../../dataset/columns.js';
 import { forwarderRig, type Rig } from '../../testing/index.js';
@@ -41,6 +43,7 @@ function dataset(rig: Rig, home: string): Record<string, unknown[]> {
  */
 async function twin(fixture: string) {
   const { dir, cleanup } = tempDir('hermetic-pgsrc-');
+  let changes = 0;
   mkdirSync(join(dir, 'sqlite'));
   const statePath = join(dir, 'sqlite', 'state.db');
   const copy = copyFixture(fixture, dir);
@@ -61,17 +64,20 @@ async function twin(fixture: string) {
   mkdirSync(pgHome);
   writeFileSync(join(pgHome, 'config.yaml'), `database:\n  backend: postgres\n  schema: ${schema}\n`);
   writeFileSync(join(pgHome, '.env'), `HERMES_DATABASE_URL=${url}\n`);
-  const a = forwarderRig([statePath], { dir: join(dir, 'a') });
-  const b = forwarderRig([pgHome], { dir: join(dir, 'b') });
+  // One clock for both forwarders (epoch seconds): the pace of the looks for edits in place follows it.
+  const clock = { t: 1_800_000_000 };
+  const a = forwarderRig([statePath], { dir: join(dir, 'a'), now: () => clock.t * 1000 });
+  const b = forwarderRig([pgHome], { dir: join(dir, 'b'), now: () => clock.t * 1000 });
   return {
-    dir, url, schema, statePath, pgHome, sqliteHome: join(dir, 'sqlite'), a, b,
+    dir, url, schema, statePath, pgHome, sqliteHome: join(dir, 'sqlite'), a, b, clock,
     /** Writes to the state.db with a Hermes-like writer, then makes PostgreSQL hold the same. */
-    async change(fn: (w: StateDbWriter) => void) {
+    async change<T>(fn: (w: StateDbWriter) => T): Promise<T> {
       const wdb = new Database(statePath);
       let t = 1_800_000_100;
-      fn(new StateDbWriter(wdb, { now: () => (t += 1.25), ids: createIdSource('pg-source') }));
+      const out = fn(new StateDbWriter(wdb, { now: () => (t += 1.25), ids: createIdSource(`pg-source-${++changes}`) }));
       wdb.close();
       await loadStateDb(url, schema, statePath);
+      return out;
     },
     cleanup: () => { a.cleanup(); b.cleanup(); cleanup(); },
   };
@@ -150,6 +156,66 @@ test('ticks: new messages, a /retry, a rewind, a deleted session and a new one r
     assert.equal(rebuilt!.error, null);
     assert.equal(rebuilt!.replaced, true);
     assert.deepEqual(dataset(t.b, t.pgHome), dataset(t.a, t.sqliteHome));
+  } finally {
+    t.cleanup();
+  }
+});
+
+test('edits in place (a reaction, a display kind stamped after the turn) and background delegations reach the dataset as they do from the state.db, edits within the minute', async () => {
+  const t = await twin('basic');
+  /** A tick of both forwarders; `twins`: the datasets are then equal (each looks for edits at a pace of its own). */
+  const tick = async (what: string, twins = true) => {
+    const [ra] = t.a.forwarder.forwardOnce();
+    const [rb] = await t.b.forwarder.forwardOnceAsync();
+    assert.equal(ra!.error, null, what);
+    assert.equal(rb!.error, null, what);
+    if (twins) assert.deepEqual(dataset(t.b, t.pgHome), dataset(t.a, t.sqliteHome), what);
+    return [ra!, rb!] as const;
+  };
+  const shows = (text: string) => JSON.stringify(dataset(t.b, t.pgHome)).includes(text);
+  try {
+    await tick('first pass');
+    const { session, reply, delegation } = await t.change((w) => {
+      const id = w.createSession({ source: 'cli', model: 'gpt-5' });
+      const [, replyId] = w.appendMessages(id, [{ role: 'user', content: 'look into the flaky test' }, { role: 'assistant', content: 'On it, in the background.', finish_reason: 'stop' }]);
+      const d = dispatchDelegation(w, { parent_session_id: id, origin_session_id: id, goals: ['find why the test flakes'] });
+      return { session: id, reply: replyId!, delegation: d };
+    });
+    await tick('a new session with a delegation dispatched');
+    assert.deepEqual(t.b.query('SELECT delegation_id, state FROM delegations'), [{ delegation_id: delegation, state: 'running' }]);
+    t.clock.t += 61;
+    await tick('a minute on, nothing new');
+
+    // Edits in place only (the session row untouched), and the delegation finished. The delegation moves at once; the
+    // mirror looks for edits at most once a minute, so within it the PostgreSQL profile may not show them yet.
+    await t.change((w) => {
+      setMessageReaction(w, reply, '👍', 'user');
+      assert.ok(stampDisplayKind(w, session, 'user', 'look into the flaky test', 'steer'));
+      completeDelegation(w, delegation, { summary: 'a race in the fixture teardown' });
+    });
+    await tick('edited, within the minute', false);
+    assert.deepEqual(t.b.query('SELECT state FROM delegations'), [{ state: 'completed' }]);
+
+    // A minute on, nothing else written: the edits are found, the session rewritten, and the datasets are twins.
+    t.clock.t += 61;
+    const [, laterB] = await tick('edited, a minute on');
+    assert.equal(laterB.sessionsEdited, 1);
+    assert.ok(shows('👍'));
+    assert.deepEqual(t.b.query("SELECT kind FROM messages WHERE session_id = ? AND role = 'user'", session), [{ kind: 'steer' }]);
+
+    // The reaction taken back: the same again.
+    await t.change((w) => setMessageReaction(w, reply, '👍', 'user'));
+    await tick('taken back, within the minute', false);
+    t.clock.t += 61;
+    const [, backB] = await tick('taken back, a minute on');
+    assert.equal(backB.sessionsEdited, 1);
+    assert.ok(!shows('👍'));
+
+    // Nothing changed since: a minute on, the mirror looks again, copies nothing and the pass writes nothing.
+    t.clock.t += 61;
+    const [, quietB] = await tick('a minute on, nothing new again');
+    assert.equal(quietB.sessionsEdited, 0);
+    assert.equal(quietB.sessionsWritten, 0);
   } finally {
     t.cleanup();
   }

@@ -8,8 +8,8 @@ import { dumps as pyJson } from '../../../shared/python/index.js';
 import { PG_BYTES_PREFIX, PG_JSON_PREFIX, SQLITE_JSON_PREFIX } from './content.js';
 
 /**
- * Hermes's session tables in PostgreSQL (the cron, delivery, gateway and lease tables are left out: the forwarder
- * never reads them). Every SQLite INTEGER is BIGINT, every REAL is DOUBLE PRECISION, BLOB is BYTEA; messages.id is
+ * Hermes's session tables in PostgreSQL, background delegations included (the cron, delivery, gateway and lease
+ * tables are left out: the forwarder never reads them). Every SQLite INTEGER is BIGINT, every REAL is DOUBLE PRECISION, BLOB is BYTEA; messages.id is
  * an identity column; search_vector is a stored generated tsvector; two statement triggers bump state_change_revision.
  */
 export function hermesPgSchema(schema: string, schemaVersion = 30): string {
@@ -57,6 +57,14 @@ CREATE TABLE session_model_usage (
   PRIMARY KEY (session_id, model, billing_provider, billing_base_url, billing_mode, task)
 );
 CREATE TABLE state_meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE async_delegations (
+  delegation_id TEXT PRIMARY KEY, origin_session TEXT NOT NULL, origin_ui_session_id TEXT NOT NULL DEFAULT '',
+  parent_session_id TEXT, state TEXT NOT NULL, dispatched_at DOUBLE PRECISION NOT NULL, completed_at DOUBLE PRECISION,
+  updated_at DOUBLE PRECISION NOT NULL, event_json TEXT, result_json TEXT, delivery_state TEXT NOT NULL DEFAULT 'pending',
+  delivery_attempts BIGINT NOT NULL DEFAULT 0, delivered_at DOUBLE PRECISION, owner_pid BIGINT, owner_started_at BIGINT,
+  task_json TEXT, delivery_claim TEXT, delivery_claimed_at DOUBLE PRECISION, origin_session_id TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX idx_async_delegations_delivery ON async_delegations(delivery_state, completed_at);
 CREATE INDEX idx_sessions_source ON sessions(source);
 CREATE INDEX idx_sessions_parent ON sessions(parent_session_id);
 CREATE INDEX idx_sessions_started ON sessions(started_at DESC);
@@ -98,7 +106,7 @@ export function pgContent(value: unknown): unknown {
 
 const q = (n: string) => `"${n.replace(/"/g, '""')}"`;
 const KEYS: Record<string, string[]> = {
-  system_prompts: ['hash'], sessions: ['id'], messages: ['id'], state_meta: ['key'],
+  system_prompts: ['hash'], sessions: ['id'], messages: ['id'], state_meta: ['key'], async_delegations: ['delegation_id'],
   session_model_usage: ['session_id', 'model', 'billing_provider', 'billing_base_url', 'billing_mode', 'task'],
 };
 
@@ -147,6 +155,7 @@ export async function loadStateDb(url: string, schema: string, statePath: string
     const cols = {
       system_prompts: await common('system_prompts'), sessions: await common('sessions'), messages: await common('messages'),
       session_model_usage: await common('session_model_usage'), state_meta: await common('state_meta'),
+      async_delegations: src.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'async_delegations'").get() ? await common('async_delegations') : [],
     };
     // Children first out, parents first in; a session's parent is set once every session is there.
     await removeMissing('session_model_usage', cols.session_model_usage);
@@ -155,6 +164,7 @@ export async function loadStateDb(url: string, schema: string, statePath: string
     await removeMissing('sessions', cols.sessions);
     await removeMissing('system_prompts', cols.system_prompts);
     await removeMissing('state_meta', cols.state_meta);
+    if (cols.async_delegations.length > 0) await removeMissing('async_delegations', cols.async_delegations);
     await upsert('system_prompts', all('system_prompts', cols.system_prompts), cols.system_prompts);
     const sessions = all('sessions', cols.sessions);
     const known = new Set((await client.query(`SELECT id FROM ${s}.sessions`)).rows.map((r) => r.id as string));
@@ -164,6 +174,7 @@ export async function loadStateDb(url: string, schema: string, statePath: string
     await upsert('messages', all('messages', cols.messages), cols.messages);
     await upsert('session_model_usage', all('session_model_usage', cols.session_model_usage), cols.session_model_usage);
     await upsert('state_meta', all('state_meta', cols.state_meta), cols.state_meta);
+    if (cols.async_delegations.length > 0) await upsert('async_delegations', all('async_delegations', cols.async_delegations), cols.async_delegations);
     // The identity goes on after the highest id, as it would had Hermes written these rows.
     await client.query(`SELECT setval(pg_get_serial_sequence('${s}.messages', 'id'), GREATEST((SELECT max(id) FROM ${s}.messages), 1))`);
     const version = src.prepare('SELECT MAX(version) FROM schema_version').pluck().get();
