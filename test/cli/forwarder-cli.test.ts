@@ -13,6 +13,7 @@ import { generate } from '../../src/state-db/generate/index.js';
 import { createStore, LATEST_LEVEL } from '../../src/state-db/schema/index.js';
 import { copyFixture } from '../../src/state-db/testing/fixtures.js';
 import { StateDbWriter } from '../../src/state-db/writer/index.js';
+import { dispatchDelegation } from '../../src/state-db/writer/delegations.js';
 import { childEnv, spawnHermetic, STACK_LINE, storeHistoryCounts, storeLiveCounts, storeValue } from '../support/forwarder-harness.js';
 import { runMain } from '../support/process.js';
 import { DEADLINE_MS, waitFor } from '../support/wait.js';
@@ -387,7 +388,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       assert.equal(words.status, 0);
       assert.match(words.stdout, new RegExp(`store ${wal} \\(profile default, sqlite backend\\)\\n  schema v30, wal journal\\n  identity: \\d+:\\d+\\|v30\\|\\S+\\n  cursor: message id ${maxId(wal)}, ${made.sessions} sessions tracked, last tick `));
       assert.match(words.stdout, /\n {2}pending: nothing, the dataset holds everything the store has\n/);
-      assert.deepEqual(s.stores.map((x) => x.pending), s.stores.map(() => ({ sessions: 0, messages: 0, removed: 0, waiting: 0, oldest_at: null, lag_seconds: null })));
+      assert.deepEqual(s.stores.map((x) => x.pending), s.stores.map(() => ({ sessions: 0, messages: 0, removed: 0, waiting: 0, delegations: 0, oldest_at: null, lag_seconds: null })));
     });
 
     it('says what the dataset does not hold yet: sessions and messages to read, and how long the oldest change has waited', async () => {
@@ -411,20 +412,28 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       assert.equal(r.status, 0, r.stderr);
       const p = (JSON.parse(r.stdout) as { stores: { pending: { sessions: number; messages: number; oldest_at: string; lag_seconds: number } }[] }).stores[0]!.pending;
       const lag = Math.round(Date.now() / 1000 - 1_780_000_500);
-      assert.deepEqual({ ...p, lag_seconds: Math.abs(p.lag_seconds - lag) <= 5 }, { sessions: 2, messages: 3, removed: 0, waiting: 0, oldest_at: new Date(1_780_000_500_000).toISOString(), lag_seconds: true });
+      assert.deepEqual({ ...p, lag_seconds: Math.abs(p.lag_seconds - lag) <= 5 }, { sessions: 2, messages: 3, removed: 0, waiting: 0, delegations: 0, oldest_at: new Date(1_780_000_500_000).toISOString(), lag_seconds: true });
       const words = await inProcess('status', '--state-db', path, '--home', h);
       assert.match(words.stdout, /\n {2}pending: 2 sessions to read \(3 new messages\), the oldest change \d+ d( \d+ h)? ago \(2026-05-28T\d\d:\d\d:\d\d\.000Z\)\n/);
       // Read, nothing is pending.
       assert.equal((await hermetic('forward', '--once', '--state-db', path, '--home', h)).status, 0);
       const after = JSON.parse((await inProcess('status', '--state-db', path, '--home', h, '--json')).stdout) as { stores: { pending: unknown }[] };
-      assert.deepEqual(after.stores[0]!.pending, { sessions: 0, messages: 0, removed: 0, waiting: 0, oldest_at: null, lag_seconds: null });
+      assert.deepEqual(after.stores[0]!.pending, { sessions: 0, messages: 0, removed: 0, waiting: 0, delegations: 0, oldest_at: null, lag_seconds: null });
       // A field changed in place, with no new activity: a session to read again, but no change time to give.
       const pin = new Database(path);
       pin.prepare("UPDATE sessions SET pinned = 1 WHERE id = 'old'").run();
       pin.close();
       const pinned = JSON.parse((await inProcess('status', '--state-db', path, '--home', h, '--json')).stdout) as { stores: { pending: unknown }[] };
-      assert.deepEqual(pinned.stores[0]!.pending, { sessions: 1, messages: 0, removed: 0, waiting: 0, oldest_at: null, lag_seconds: null });
+      assert.deepEqual(pinned.stores[0]!.pending, { sessions: 1, messages: 0, removed: 0, waiting: 0, delegations: 0, oldest_at: null, lag_seconds: null });
       assert.match((await inProcess('status', '--state-db', path, '--home', h)).stdout, /\n {2}pending: 1 session to read \(0 new messages; changed in place, no new activity\)\n/);
+      // Two background delegations dispatched from it: counted until a pass writes them.
+      const db3 = new Database(path);
+      const w3 = new StateDbWriter(db3, { now: () => 1_780_001_000, ids: createIdSource('status-pending-4') });
+      for (const goal of ['read the logs', 'bisect the change']) dispatchDelegation(w3, { parent_session_id: 'old', origin_session_id: 'old', goals: [goal] });
+      db3.close();
+      const delegating = JSON.parse((await inProcess('status', '--state-db', path, '--home', h, '--json')).stdout) as { stores: { pending: { delegations: number } }[] };
+      assert.equal(delegating.stores[0]!.pending.delegations, 2);
+      assert.match((await inProcess('status', '--state-db', path, '--home', h)).stdout, /\n {2}pending: 1 session to read \(0 new messages; changed in place, no new activity\); 2 background delegations to write\n/);
       // The file replaced by a copy (a restore): another identity, read whole by the next pass.
       const before = (after.stores[0] as unknown as { identity: string }).identity;
       copyFileSync(path, `${path}.copy`);

@@ -48,25 +48,45 @@ export function marksOf(row: RecordOf | null): DelegationMarks | null {
 const digest = (values: string) => createHash('sha256').update(values).digest('base64url').slice(0, 12);
 
 /**
+ * Which delegations differ from `prior` (changed or new; gone), with the table's stamp and each row's digest; null
+ * when the stamp is the one kept. Call inside a read transaction of the store.
+ */
+function delegationDiff(reader: StoreReader, prior: DelegationMarks | null, redact: boolean): { stamp: string; digests: Map<string, string>; changed: string[]; removed: string[] } | null {
+  const same = prior !== null && prior.v === MARKS_VERSION && prior.redact === redact;
+  const stamp = reader.delegationStamp() ?? '-';
+  if (same && prior.stamp === stamp) return null;
+  const digests = new Map([...reader.delegationValues()].map(([id, values]) => [id, digest(values)]));
+  const changed = [...digests].filter(([id, d]) => !same || prior.rows[id] !== d).map(([id]) => id);
+  const removed = prior ? Object.keys(prior.rows).filter((id) => !digests.has(id)) : [];
+  return { stamp, digests, changed, removed };
+}
+
+/**
+ * How many delegations the next pass would write or mark removed (`hermetic status`), judged against the marks the
+ * store's row keeps, with the redaction they were made under.
+ */
+export function pendingDelegations(reader: StoreReader, prior: DelegationMarks | null): number {
+  const diff = reader.snapshot(() => delegationDiff(reader, prior, prior?.redact ?? false));
+  return diff === null ? 0 : diff.changed.length + diff.removed.length;
+}
+
+/**
  * The delegations that changed since `prior` and the marks to keep, or null when nothing did (the stamp is the one
  * kept: one aggregate query). Reads in one read transaction of the store.
  * @example const found = delegationChanges(reader, marksOf(cursors.row), { ref, redact: false, origin: 'forward', policy });
  */
 export function delegationChanges(reader: StoreReader, prior: DelegationMarks | null, ctx: DelegationContext): { changes: DelegationChanges; marks: DelegationMarks } | null {
-  const same = prior !== null && prior.v === MARKS_VERSION && prior.redact === ctx.redact;
   const read = reader.snapshot(() => {
-    const stamp = reader.delegationStamp() ?? '-';
-    if (same && prior.stamp === stamp) return null;
-    const digests = new Map([...reader.delegationValues()].map(([id, values]) => [id, digest(values)]));
-    const changed = [...digests].filter(([id, d]) => !same || prior.rows[id] !== d).map(([id]) => id);
+    const diff = delegationDiff(reader, prior, ctx.redact);
+    if (diff === null) return null;
     // Each delegating session's ancestry as the store has it now (the scopes that govern the delegation's text).
-    const rows = reader.delegations(changed);
+    const rows = reader.delegations(diff.changed);
     const ancestry = new Map<string, Row[]>();
     for (const r of rows) {
       const parent = typeof r.parent_session_id === 'string' ? r.parent_session_id : null;
       if (parent && !ancestry.has(parent)) ancestry.set(parent, reader.parents({ id: '', parent_session_id: parent }));
     }
-    return { stamp, digests, rows, ancestry };
+    return { ...diff, rows, ancestry };
   });
   if (read === null) return null;
   const text = ctx.redact ? (t: string | null) => redactSensitiveText(t) : (t: string | null) => t;
@@ -92,6 +112,6 @@ export function delegationChanges(reader: StoreReader, prior: DelegationMarks | 
     changes.rows.push({ ...record, policy: verdict.cls });
     changes.issues.push(...issues);
   }
-  if (prior) for (const id of Object.keys(prior.rows)) if (!read.digests.has(id)) changes.removed.push(id);
+  changes.removed.push(...read.removed);
   return { changes, marks };
 }

@@ -3,6 +3,7 @@
 // and when the oldest of those changes happened. Read-only and cheap: marks, then one indexed count per session.
 import { openStore, StoreReader, type StoreFacts } from '../reader/index.js';
 import type { Cursors } from '../sinks/sink.js';
+import { marksOf, pendingDelegations } from './delegations.js';
 import { planPass } from './plan.js';
 
 export interface Pending {
@@ -14,6 +15,8 @@ export interface Pending {
   removed: number;
   /** Quarantined sessions whose retry time has not come (not counted in `sessions`). */
   waiting: number;
+  /** Background delegations (`async_delegations`) the next pass would write or mark removed. */
+  delegations: number;
   /**
    * Epoch seconds of the oldest change not read: a session's first unread message, else (a new session, or a row or
    * usage change with activity the dataset has not seen) its last recorded activity. Null when nothing is pending or
@@ -49,7 +52,8 @@ export function pendingOf(path: string, cursors: Cursors, now: number, seen: Rea
       const at = u?.first ?? m.activity;
       if (Number.isFinite(at) && at > 0 && (oldestAt === null || at < oldestAt)) oldestAt = at;
     }
-    return { sessions: plan.todo.length, messages, removed: plan.removed.length, waiting: plan.waiting, oldestAt, facts: plan.facts, replaced: plan.replaced };
+    const delegations = pendingDelegations(reader, plan.replaced ? null : marksOf(cursors.row));
+    return { sessions: plan.todo.length, messages, removed: plan.removed.length, waiting: plan.waiting, delegations, oldestAt, facts: plan.facts, replaced: plan.replaced };
   } finally {
     conn.close();
   }
