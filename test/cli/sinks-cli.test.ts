@@ -10,6 +10,8 @@ import { after, before, describe, it } from 'node:test';
 import { readSqliteSinkFile } from '../../src/forwarder/sinks/remote/sqlite-file.js';
 import { copyFixture } from '../../src/state-db/testing/fixtures.js';
 import { runMain } from '../support/process.js';
+import { childEnv, spawnHermetic } from '../support/forwarder-harness.js';
+import { waitFor } from '../support/wait.js';
 
 let dir: string;
 let store: string;
@@ -60,6 +62,30 @@ describe('hermetic backfill and forward with --sink', () => {
     const again = await runMain(['sinks', 'remove', `sqlite://${copy}`, '--home', h]);
     assert.equal(again.status, 2);
     assert.match(again.stderr, /The dataset feeds no sink sqlite:.* \(it feeds none\)\. \[HERMETIC_SINK_UNKNOWN\]/);
+  });
+
+  it('the forward loop with --json says each sink pass that sent something as a hermetic.sink_ship line, and is quiet while nothing is new', async () => {
+    const h = home('loop-json');
+    const copy = join(dir, 'loop-copy.db');
+    const fwd = spawnHermetic(['forward', '--state-db', store, '--home', h, '--interval', '50ms', '--json', '--sink', `sqlite://${copy}`], { env: childEnv(join(dir, 'loop-env')) });
+    try {
+      const lines = () => fwd.stdout().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+      const ships = () => lines().filter((l) => l.event === 'hermetic.sink_ship');
+      const [first] = await waitFor(() => ships().length > 0 && ships(), 'a sink_ship line');
+      assert.equal(first!.sink, `sqlite://${copy}`);
+      assert.equal(first!.state, 'caught-up');
+      assert.ok((first!.rows as number) > 0 && (first!.batches as number) > 0);
+      assert.equal(first!.error, null);
+      assert.equal(readSqliteSinkFile(copy, machineId(h)).messages!.length, count(h, 'messages'));
+      // Five more ticks with nothing new: no more sink lines.
+      const ticks = lines().filter((l) => l.event === 'hermes.poll_tick').length;
+      await waitFor(() => lines().filter((l) => l.event === 'hermes.poll_tick').length >= ticks + 5, 'five more ticks');
+      assert.equal(ships().length, 1);
+    } finally {
+      fwd.child.kill('SIGINT');
+      await fwd.exited;
+    }
+    assert.match(fwd.stderr(), /forward: stopped/);
   });
 
   it('the config file\'s sinks: are shipped to, and its mistakes are refused with did-you-mean before anything is read', async () => {

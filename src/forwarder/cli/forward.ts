@@ -6,6 +6,7 @@ import { listenForStop, releaseStopSignals, type StopRequest } from '../../cli/s
 import { createForwarder } from '../pipeline/forwarder.js';
 import type { StepResult } from '../pipeline/step.js';
 import type { StoreRef } from '../reader/discover.js';
+import type { ShipResult } from '../sinks/remote/shipper.js';
 import { COMMON_FLAGS, delegationsClause, durationSeconds, errorKind, EVENTS, plural, policyDropEvents, policyDropLines, rewritten, shipJson, storeErrorKind, storeMissing } from './common.js';
 import { FORWARD_HELP } from './help.js';
 import { SINK_FLAGS, sinkSetup } from './sinks.js';
@@ -90,7 +91,11 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
   // Sink URLs and the config file are checked before anything is read; each tick then ships (decision 0035).
   const setup = await sinkSetup(values);
   const remote = setup.sinks.length > 0 ? await import('../sinks/remote/index.js') : null;
-  const shipper = remote?.openShipper({ home: setup.home, sinks: setup.sinks, specs: setup.specs, redact: setup.redact, say: (line) => say(line) }) ?? null;
+  // The loop's --json lines say each sink pass that sent something or failed (--once says every pass after the tick).
+  const shipped = (r: ShipResult) => {
+    if (r.batches > 0 || r.skipped > 0 || r.error) console.log(JSON.stringify({ event: EVENTS.sinkShip, at: new Date().toISOString(), ...shipJson(r) }));
+  };
+  const shipper = remote?.openShipper({ home: setup.home, sinks: setup.sinks, specs: setup.specs, redact: setup.redact, say: (line) => say(line), onShipped: values.json && stop ? shipped : undefined }) ?? null;
   const forwarder = createForwarder({ home: values.home, stateDbs: values['state-db'] ?? [], redact: values.redact === true });
   const said = new Map<string, string>();
   /** Whether anything has been said of a store's sessions yet (an unchanged first tick says it is up to date). */

@@ -28,6 +28,8 @@ export interface ShipperOptions {
   maxBatches?: number;
   /** Said once per event worth a line (a sink failing, stopping, catching up again). */
   say?: (line: string) => void;
+  /** Told what each pass did, when it ends (a `forward` loop's --json lines: kick() answers nobody else). */
+  onShipped?: (result: ShipResult) => void;
   /** Test hook: called after a sink acknowledged a batch and before the local cursor moves. */
   afterWrite?: (sink: RemoteSink, batch: DeltaBatch) => Promise<void> | void;
 }
@@ -139,7 +141,10 @@ export class Shipper {
   }
 
   #start(s: SinkState): Promise<ShipResult> {
-    s.running ??= this.#pass(s).finally(() => {
+    s.running ??= this.#pass(s).then((r) => {
+      this.#options.onShipped?.(r);
+      return r;
+    }).finally(() => {
       s.running = null;
     });
     return s.running;
