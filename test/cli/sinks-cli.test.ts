@@ -71,7 +71,7 @@ describe('hermetic backfill and forward with --sink', () => {
     try {
       const lines = () => fwd.stdout().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
       const ships = () => lines().filter((l) => l.event === 'hermetic.sink_ship');
-      const [first] = await waitFor(() => ships().length > 0 && ships(), 'a sink_ship line');
+      const [first] = await waitFor(() => (ships().length > 0 ? ships() : null), 'a sink_ship line');
       assert.equal(first!.sink, `sqlite://${copy}`);
       assert.equal(first!.state, 'caught-up');
       assert.ok((first!.rows as number) > 0 && (first!.batches as number) > 0);
