@@ -93,10 +93,8 @@ function response(answers: readonly HermesAnswer[]): Json {
   for (const a of answers) {
     if (a.json !== undefined) add(JSON_MEDIA, a.json);
     if (a.eventStream) add('text/event-stream', { type: 'string', description: 'data: <HermesRunEvent JSON> lines, each followed by a blank line; comment lines start with ":".' });
-    if (a.text) {
-      add('text/plain', { type: 'string' });
-      add('text/html', { type: 'string' });
-    }
+    if (a.text) add('text/plain', { type: 'string' });
+    if (a.html) add('text/html', { type: 'string' });
     for (const h of a.headers ?? []) headers.add(h);
   }
   const out: Json = { description: answers.length === 1 ? answers[0]!.description : answers.map((a) => `- ${a.description}`).join('\n') };

@@ -2309,7 +2309,6 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "- The browser-control feature is off: aiohttp's text/plain page `404: Not Found`, every request.\n- An unknown /p/{profile}/ prefix.",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
-              "text/html": { "schema": { "type": "string" } },
               "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } }
             }
           },
@@ -2454,7 +2453,6 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "- The browser-control feature is off: aiohttp's text/plain page `404: Not Found`, every request.\n- An unknown /p/{profile}/ prefix.",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
-              "text/html": { "schema": { "type": "string" } },
               "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } }
             }
           },

@@ -14,8 +14,10 @@ export interface HermesAnswer {
   readonly description: string;
   readonly json?: Schema;
   readonly eventStream?: true;
-  /** text/plain (and, for aiohttp's 500 page, text/html when the client accepts it). */
+  /** A text/plain page (aiohttp's own, for an exception a handler raised). */
   readonly text?: true;
+  /** The page is text/html instead when the client accepts it (aiohttp's 500 page only). */
+  readonly html?: true;
   readonly headers?: readonly string[];
 }
 
@@ -330,7 +332,7 @@ export const COMMON_ANSWERS: Readonly<Record<string, HermesAnswer | readonly Her
   '400': { description: 'A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).', json: ref('HermeticError') },
   '403': { description: 'An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.' },
   '404': { description: 'An unknown /p/{profile}/ prefix.', json: ref('HermesProfileNotFound') },
-  '500': { description: "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).", text: true },
+  '500': { description: "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).", text: true, html: true },
   '503': { description: 'The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).', json: ref('HermeticError') },
 };
 
