@@ -46,7 +46,7 @@ const SMALL = ['schema_version', 'system_prompts', 'session_model_usage', 'state
 /** The message columns Hermes edits in place (normalize/extras.ts EDITED_COLUMNS; decision 0053). */
 const EDITED = ['display_kind', 'display_metadata', 'api_content'] as const;
 /** Edits in place are looked for at most this often per mirror (seconds): the pipeline's own pace at its quickest. */
-export const EDIT_CHECK_SECONDS = 60;
+const EDIT_CHECK_SECONDS = 60;
 const CHUNK = 500;
 const PAGE = 2000;
 
