@@ -138,6 +138,8 @@ export async function statusCommand(argv: string[]): Promise<number> {
       if (s.warning && s.warning !== s.read_error) console.log(`  warning: ${s.warning}`);
       console.log(`  cursor: message id ${s.cursor_max_message_id ?? '-'}, ${s.sessions_tracked} sessions tracked, last tick ${s.last_tick_at ?? 'never'}`);
       if (s.pending) console.log(`  ${pendingText(s.pending)}`);
+      // Status reads the dataset and files only: what PostgreSQL holds beyond the mirror is the next pass's to find.
+      else if (s.backend === 'postgres' && !s.read_error) console.log('  pending: not counted (status does not query PostgreSQL; the next backfill or forward reads what changed)');
       if (s.last_error) console.log(`  last error: ${s.last_error}`);
       if (s.row_issues.entries > 0) console.log(`  row issues: ${s.row_issues.entries} values changed or left out, in ${plural(s.row_issues.messages, 'message')} of ${plural(s.row_issues.sessions, 'session')} (hermetic query "SELECT * FROM row_issues")`);
       for (const q of s.quarantined) console.log(`  quarantined: ${q.session_id} (${q.failures} failures, retry after ${q.retry_at}): ${q.last_error}`);

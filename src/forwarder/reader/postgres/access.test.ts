@@ -137,6 +137,7 @@ test('status shows a healthy PostgreSQL store: its backend, its connection with 
     assert.ok(!text.includes(cluster.password) && !human.includes(cluster.password));
     const display = url.replace(`:${cluster.password}@`, ':***@');
     assert.ok(human.includes(`store postgres://${cluster.user}@127.0.0.1:${cluster.port}/${dbName}#${SCHEMA} (profile default, postgres backend)\n  connection: ${display}\n  schema v30, read through a local mirror\n  cursor: message id `), human);
+    assert.match(human, /\n {2}pending: not counted \(status does not query PostgreSQL; the next backfill or forward reads what changed\)(\n|$)/);
     const [s] = json.stores;
     assert.equal(s!.backend, 'postgres');
     assert.equal(s!.path, `postgres://${cluster.user}@127.0.0.1:${cluster.port}/${dbName}#${SCHEMA}`);
