@@ -203,11 +203,20 @@ describe('the dashboard in Chromium: sessions, keyboard, themes, sizes', () => {
     await v.done();
   });
 
-  it('usable on a narrow window and at 1280×800: nothing scrolls sideways', async () => {
-    for (const width of [380, 1280]) {
+  it('usable on a narrow window and at 1280×800: nothing scrolls sideways; from 1280 px every breakdown shows all its columns', async () => {
+    for (const width of [380, 1280, 1920]) {
       const v = await visit('/?period=all', { width, height: 800 });
       const overflow = await v.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       assert.equal(overflow, 0, `${width}px wide`);
+      if (width >= 1280) {
+        // Each breakdown's table fits its card: no figure hidden behind a sideways scroll.
+        const hidden = await v.page.$$eval('.breakdown .table-wrap', (ws) => ws.map((w) => [w.querySelector('table')?.id, w.scrollWidth - w.clientWidth]));
+        assert.equal(hidden.length, 6);
+        assert.deepEqual(hidden.filter(([, x]) => (x as number) > 0), [], `${width}px wide`);
+        // Two breakdowns a row at 1280 px, three at 1920 px.
+        const tops = await v.page.$$eval('.breakdown', (bs) => bs.map((b) => Math.round(b.getBoundingClientRect().top)));
+        assert.equal(tops.filter((t) => t === tops[0]).length, width === 1280 ? 2 : 3, `${width}px wide`);
+      }
       await v.done();
     }
   });
