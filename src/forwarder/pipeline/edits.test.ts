@@ -14,7 +14,7 @@ import type { Tail } from '../projector/index.js';
 import { openStore, StoreReader, type SessionMark } from '../reader/index.js';
 import type { Cursors, SessionCursor } from '../sinks/sink.js';
 import { assertCleanBackfill, forwarderRig, type Rig } from '../testing/index.js';
-import { checkInterval, dueSessions, findEdits, WATCH_SECONDS } from './edits.js';
+import { checkInterval, dueSessions, findEdits, SETTLED_INTERVAL, WATCH_SECONDS } from './edits.js';
 import type { ReadWorkerMode } from './read-mode.js';
 import type { StepResult } from './step.js';
 
@@ -132,14 +132,33 @@ scenario('after the minute, the stamped display kind and api_content filled in l
   assert.deepEqual(texts.map((p) => p.content_text), ['the reply as the model gave it']);
 });
 
-scenario('a session quiet for more than a week is not looked at again', ({ w, rig, clock, tick }) => {
+scenario('a session quiet for more than a week is settled: a forward tick looks at it once a day, a backfill not at all', ({ w, path, rig, clock, tick }) => {
   const s = w.createSession({ source: 'cli', started_at: T0 });
   const [q] = w.appendMessages(s, turn(0));
   tick('a turn');
   clock.t += WATCH_SECONDS + 3600;
+  // Another session goes on, so ticks find commits; the settled one is looked at (never yet in this process), then
+  // not again within the day.
+  const other = w.createSession({ source: 'cli', started_at: clock.t });
+  w.appendMessages(other, turn(1));
+  assert.deepEqual(did(tick('a week later')), { checked: 1, edited: 0, rewritten: 0, appended: 0 });
+  w.appendMessages(other, turn(2));
+  clock.t += 120;
+  assert.deepEqual(did(tick('the next tick', false)), { checked: 1, edited: 0, rewritten: 0, appended: 1 });
+  // A reaction on the settled session's reply: not looked for again within the day…
   w.setMessageReaction(q!, '👀');
-  assert.deepEqual(did(tick('a week later', false)), { checked: 0, edited: 0, rewritten: 0, appended: 0 });
+  clock.t += 3600;
+  assert.equal(did(tick('an hour on', false)).edited, 0);
   assert.equal(reactionsOf(rig, q!), null);
+  // …nor by a backfill, which leaves settled sessions…
+  const [b] = rig.forwarder.backfill();
+  assert.deepEqual([b!.error, b!.sessionsEdited], [null, 0]);
+  assert.equal(reactionsOf(rig, q!), null);
+  // …but a forward tick a day after the last look sees it, and the dataset is a clean backfill's again.
+  clock.t += SETTLED_INTERVAL;
+  assert.deepEqual(did(tick('a day on')), { checked: 2, edited: 1, rewritten: 1, appended: 0 });
+  assert.deepEqual(reactionsOf(rig, q!), [{ emoji: '👀', author: 'user', at: clock.t - SETTLED_INTERVAL - 3600 }]);
+  void path;
 });
 
 test('the pace slows as a session goes quiet: every minute, then a 24th of the quiet time, hourly at most', () => {
@@ -170,6 +189,12 @@ test('due sessions: known ones inside the week, least recently looked at first; 
   assert.deepEqual(dueSessions([mark('old', now - 60)], cursors, checks, now).map((d) => d.id), ['old']);
   // Nothing committed since the last pass: only the sessions owed a look are due.
   assert.deepEqual(dueSessions(marks, cursors, { ...checks, committed: false, owed: new Map([['v3', now - 5]]) }, now).map((d) => d.id), ['v3']);
+  // Settled sessions (past the week), for a forward pass: due once a day.
+  assert.deepEqual(dueSessions(marks, cursors, { ...checks, settled: true }, now).map((d) => d.id), ['fresh', 'v3', 'old', 'quiet']);
+  const lookedOld = { ...checks, settled: true, checkedAt: new Map([...checks.checkedAt, ['old', now - 3600]]) };
+  assert.deepEqual(dueSessions(marks, cursors, lookedOld, now).map((d) => d.id), ['fresh', 'v3', 'quiet']);
+  lookedOld.checkedAt.set('old', now - SETTLED_INTERVAL);
+  assert.deepEqual(dueSessions(marks, cursors, lookedOld, now).map((d) => d.id), ['fresh', 'v3', 'old', 'quiet']);
   // Nudged (a PostgreSQL mirror copied edits of it): due now whatever its pace, committed or not; never past the week.
   const nudged = new Set(['looked', 'old']);
   assert.deepEqual(dueSessions(marks, cursors, { ...checks, committed: false, owed: new Map(), nudged }, now).map((d) => d.id), ['looked']);

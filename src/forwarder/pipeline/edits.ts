@@ -8,8 +8,13 @@ import { editsDigest } from '../projector/tail.js';
 import { TAIL_VERSION } from '../projector/index.js';
 import { REMOVED, type Cursors } from '../sinks/sink.js';
 
-/** Sessions quiet for longer are not looked at again (their rows are taken as settled). */
+/**
+ * Sessions quiet for longer are settled: a backfill no longer looks at them, a forward pass once a day (a reaction on
+ * an old reply, which moves nothing else, is then seen within a day).
+ */
 export const WATCH_SECONDS = 7 * 86400;
+/** How often a forward pass looks at a settled session. */
+export const SETTLED_INTERVAL = 86400;
 /** How often a session is looked at: every minute while it is fresh, then less as it goes quiet, hourly at most. */
 export const checkInterval = (quietSeconds: number): number => Math.min(3600, Math.max(60, quietSeconds / 24));
 
@@ -25,6 +30,8 @@ export interface EditChecks {
   committed: boolean;
   /** Message rows a pass may compare (forward: a tick stays short; backfill: every due session). */
   budget: number;
+  /** Whether settled sessions (quiet beyond WATCH_SECONDS) are looked at too, once a day: forward passes. */
+  settled?: boolean;
   /**
    * Sessions known to be edited in place since their last look, due now whatever their pace: those a PostgreSQL
    * store's mirror copied edited rows of this pass (reader/postgres/mirror.ts), which paces its own looks.
@@ -45,12 +52,12 @@ export interface EditsFound {
 
 export const NO_EDITS: EditsFound = { edited: new Set(), checked: [], left: 0, owed: new Map() };
 
-interface Watched { id: string; rows: number; fresh: boolean; last: number; quiet: number; dueAt: number }
+interface Watched { id: string; rows: number; fresh: boolean; last: number; quiet: number; dueAt: number; settled: boolean }
 
 /**
- * The sessions edits are looked for in: known to the cursors with a tail, active within WATCH_SECONDS; each with when
- * it was last looked at and when it is due again (its checkInterval after that). A tail of another format is looked at
- * as due: it was written by an older build, and is read whole (its edits were never digested).
+ * The sessions edits are looked for in: known to the cursors with a tail; each with when it was last looked at and
+ * when it is due again (its checkInterval after that, or SETTLED_INTERVAL once it is settled). A tail of another
+ * format is looked at as due: it was written by an older build, and is read whole (its edits were never digested).
  */
 function watched(marks: readonly SessionMark[], cursors: Cursors, checks: Pick<EditChecks, 'checkedAt'>, now: number): Watched[] {
   const out: Watched[] = [];
@@ -58,19 +65,20 @@ function watched(marks: readonly SessionMark[], cursors: Cursors, checks: Pick<E
     const c = cursors.sessions.get(m.id);
     if (!c || c.fingerprint === REMOVED || !c.tail) continue;
     const quiet = Math.max(0, now - Math.max(m.activity, c.tail.lastTime));
-    if (quiet > WATCH_SECONDS) continue;
+    const settled = quiet > WATCH_SECONDS;
     const last = checks.checkedAt.get(m.id) ?? 0;
-    out.push({ id: m.id, rows: c.tail.rows?.rows ?? 0, fresh: c.tail.v === TAIL_VERSION, last, quiet, dueAt: last + checkInterval(quiet) });
+    out.push({ id: m.id, rows: c.tail.rows?.rows ?? 0, fresh: c.tail.v === TAIL_VERSION, last, quiet, dueAt: last + (settled ? SETTLED_INTERVAL : checkInterval(quiet)), settled });
   }
   return out;
 }
 
 /**
- * The sessions due for a look, least recently looked at first: watched, and either nudged or not looked at for their
- * checkInterval and — when nothing committed since the last pass — owed one.
+ * The sessions due for a look, least recently looked at first: watched (settled ones only with `settled`), and either
+ * nudged or not looked at for their checkInterval and — when nothing committed since the last pass — owed one.
  */
-export function dueSessions(marks: readonly SessionMark[], cursors: Cursors, checks: Pick<EditChecks, 'checkedAt' | 'owed' | 'committed' | 'nudged'>, now: number): Watched[] {
+export function dueSessions(marks: readonly SessionMark[], cursors: Cursors, checks: Pick<EditChecks, 'checkedAt' | 'owed' | 'committed' | 'nudged' | 'settled'>, now: number): Watched[] {
   return watched(marks, cursors, checks, now)
+    .filter((w) => !w.settled || checks.settled)
     .filter((w) => checks.nudged?.has(w.id) || (w.dueAt <= now && (checks.committed || checks.owed.has(w.id))))
     .sort((a, b) => a.last - b.last || a.quiet - b.quiet);
 }
@@ -99,10 +107,16 @@ export function findEdits(reader: StoreReader, marks: readonly SessionMark[], cu
     });
   }
   // Owed: every watched session not looked at now, when something committed; else those already owed. One the budget
-  // left is due at once.
+  // left is due at once. A settled session a pass without `settled` (a backfill) leaves keeps what it was owed.
   const looked = new Set(found.checked);
   for (const w of all) {
-    if (looked.has(w.id) || !(checks.committed || checks.owed.has(w.id))) continue;
+    if (looked.has(w.id)) continue;
+    if (w.settled && !checks.settled) {
+      const at = checks.owed.get(w.id);
+      if (at !== undefined) found.owed.set(w.id, at);
+      continue;
+    }
+    if (!(checks.committed || checks.owed.has(w.id))) continue;
     found.owed.set(w.id, Math.max(w.dueAt, 0));
   }
   return found;

@@ -112,7 +112,8 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
   const stamps = new Map<string, string>();
   const heartbeats = new Map<string, number>();
   // When each session was last compared for edits in place (decision 0053): a forward tick compares at most
-  // EDIT_CHECK_ROWS message rows, a backfill every session due.
+  // EDIT_CHECK_ROWS message rows, settled sessions (quiet for a week) included once a day; a backfill every session
+  // due of the week.
   const checkedAt = new Map<string, Map<string, number>>();
   const owed = new Map<string, Map<string, number>>();
   const cursorCache = new CursorCache(sink);
@@ -120,7 +121,7 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
   const stepOptions = (origin: 'backfill' | 'forward', o: PassOptions): StepOptions => ({
     sink, policy, redact: options.redact ?? false, origin, now: () => now() / 1000,
     window: { since: o.since, until: o.until }, stamps: origin === 'forward' ? stamps : undefined, heartbeats: origin === 'forward' ? heartbeats : undefined,
-    checkedAt, owed, checkBudget: origin === 'forward' ? EDIT_CHECK_ROWS : Infinity,
+    checkedAt, owed, checkBudget: origin === 'forward' ? EDIT_CHECK_ROWS : Infinity, checkSettled: origin === 'forward',
     cursorCache, schemaCache, readWorker, onProgress: o.onProgress, beforeWrite: o.beforeWrite, keepGoing: o.keepGoing,
   });
   const pass = (origin: 'backfill' | 'forward', o: PassOptions = {}) => {

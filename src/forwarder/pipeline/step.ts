@@ -56,6 +56,8 @@ export interface StepOptions {
   /** The sessions of each store owed a look for edits (pipeline/edits.ts EditChecks.owed), kept between passes. */
   owed?: Map<string, Map<string, number>>;
   checkBudget?: number;
+  /** Whether settled sessions are looked at for edits too, once a day (pipeline/edits.ts EditChecks.settled). */
+  checkSettled?: boolean;
   /** Cursors kept in memory between passes (they follow commits); without it they are loaded every pass. */
   cursorCache?: CursorCache;
   /** Column maps per store, reused while the store's schema cookie is unchanged. */
@@ -177,7 +179,7 @@ function editChecks(ref: StoreRef, options: StepOptions, stamp: string | null, n
   if (!checkedAt) options.checkedAt.set(ref.path, (checkedAt = new Map()));
   const owed = options.owed.get(ref.path) ?? new Map<string, number>();
   const committed = stamp === null || options.stamps?.get(ref.path) !== stamp;
-  return { checkedAt, owed, committed, budget: options.checkBudget ?? Infinity, nudged };
+  return { checkedAt, owed, committed, budget: options.checkBudget ?? Infinity, settled: options.checkSettled ?? false, nudged };
 }
 
 /**
