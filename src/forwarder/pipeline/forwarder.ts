@@ -12,7 +12,7 @@ import type { Sink } from '../sinks/sink.js';
 import { LazySqliteSink } from '../sinks/sqlite/lazy.js';
 import { stepStore, stepStoreInSteps, type StepOptions, type StepResult } from './step.js';
 import { READ_WORKER_MODES, type ReadWorkerMode } from './read-mode.js';
-import { WATCH_SECONDS } from './edits.js';
+import { SETTLED_INTERVAL, WATCH_SECONDS } from './edits.js';
 import { HermeticError } from '../../shared/errors.js';
 import { CursorCache } from '../checkpoint/cursors.js';
 import { hermeticHome } from '../home.js';
@@ -144,7 +144,7 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
         try {
           // Loaded only when a PostgreSQL store is there: pg is no cost to a pass over state.db files.
           const { refreshMirror } = await import('../reader/postgres/mirror.js');
-          mirrorRefreshed = await refreshMirror(mirrorJob(ref, now() / 1000, WATCH_SECONDS));
+          mirrorRefreshed = await refreshMirror(mirrorJob(ref, { now: now() / 1000, editsWindow: WATCH_SECONDS, settledEvery: SETTLED_INTERVAL }));
         } catch (e) {
           if (!(e instanceof HermeticError)) throw e;
           mirrorRefreshed = e;

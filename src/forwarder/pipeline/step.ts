@@ -14,7 +14,7 @@ import { refreshMirrorSync } from '../reader/postgres/thread.js';
 import { REMOVED, type Batch, type Cursors, type Sink, type Written } from '../sinks/sink.js';
 import { HermeticError } from '../../shared/errors.js';
 import { delegationChanges, marksOf } from './delegations.js';
-import { WATCH_SECONDS, type EditChecks } from './edits.js';
+import { SETTLED_INTERVAL, WATCH_SECONDS, type EditChecks } from './edits.js';
 import { SessionFeed } from './feed.js';
 import { planPass, type PassPlan } from './plan.js';
 import { judge } from './project.js';
@@ -136,7 +136,7 @@ export function* stepStoreInSteps(ref: StoreRef, options: StepOptions): Generato
   let nudged: ReadonlySet<string> | undefined;
   if (ref.source) {
     try {
-      const refreshed = options.mirrorRefreshed ?? refreshMirrorSync(mirrorJob(ref, options.now(), WATCH_SECONDS));
+      const refreshed = options.mirrorRefreshed ?? refreshMirrorSync(mirrorJob(ref, { now: options.now(), editsWindow: WATCH_SECONDS, settledEvery: SETTLED_INTERVAL }));
       if (refreshed instanceof HermeticError) throw refreshed;
       nudged = new Set(refreshed.edited);
     } catch (e) {

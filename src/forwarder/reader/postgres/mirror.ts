@@ -7,7 +7,7 @@
 // compaction); the small tables (usage, prompts, meta, version, background delegations) are copied again when their
 // stamp moves. Hermes also edits rows in place without touching their session (a reaction, a display kind stamped
 // after the turn, api_content filled in later; decision 0053): at most once a minute, after the revision moved, a
-// digest of those columns per recently active session finds them. A pass that finds nothing changed writes nothing,
+// digest of those columns per recently active session finds them (per session of any age, once a day). A pass that finds nothing changed writes nothing,
 // so the file's commit stamp stays and the pipeline skips the store.
 import { chmodSync, existsSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -132,17 +132,30 @@ function mirrorDdl(shape: Shape): string[] {
 const EDITS_TABLE = 'CREATE TABLE IF NOT EXISTS hermetic_mirror_edits (session_id TEXT PRIMARY KEY, digest TEXT NOT NULL)';
 
 /**
- * When each mirror (by file) was last looked at for edits in place in this thread, and at which revision: the next
- * look is due once the revision has moved since and EDIT_CHECK_SECONDS have passed. Kept per process, as the
- * pipeline keeps its own looks (decision 0053): a new process looks at once.
+ * When each mirror (by file) was last looked at for edits in place in this thread, and at which revision; and the
+ * same for its last look at every session. A look at the week's sessions is due once the revision has moved since
+ * the last look and EDIT_CHECK_SECONDS have passed; one at every session once it has moved since the last such look
+ * and `settledEvery` has passed. Kept per process, as the pipeline keeps its own looks (decision 0053): a new process
+ * looks at every session at once.
  */
-const editLooks = new Map<string, { revision: string | null; at: number }>();
+const editLooks = new Map<string, { revision: string | null; at: number; allRevision: string | null; allAt: number }>();
 
-function editsDue(job: MirrorJob, revision: string | null): boolean {
+/** Which sessions this pass looks at for edits in place: none, those active within the window, or all. */
+type EditScope = 'none' | 'recent' | 'all';
+
+function editScope(job: MirrorJob, revision: string | null): EditScope {
   const last = editLooks.get(job.file);
-  if (!last) return true;
-  const moved = revision === null || revision === '' || last.revision !== revision;
-  return moved && job.now - last.at >= EDIT_CHECK_SECONDS;
+  if (!last) return 'all';
+  const moved = (since: string | null) => revision === null || revision === '' || since !== revision;
+  if (moved(last.allRevision) && job.now - last.allAt >= job.settledEvery) return 'all';
+  return moved(last.revision) && job.now - last.at >= EDIT_CHECK_SECONDS ? 'recent' : 'none';
+}
+
+function noteLook(job: MirrorJob, revision: string | null, scope: EditScope): void {
+  if (scope === 'none') return;
+  const last = editLooks.get(job.file);
+  const all = scope === 'all' ? { allRevision: revision, allAt: job.now } : { allRevision: last?.allRevision ?? null, allAt: last?.allAt ?? job.now };
+  editLooks.set(job.file, { revision, at: job.now, ...all });
 }
 
 /** The mirror's own bookkeeping (hermetic_mirror): source, shape, revision, newest message id, small-table stamps. */
@@ -183,8 +196,8 @@ async function copyChanges(client: pg.Client, job: MirrorJob, db: Db, shape: Sha
     const revision = shape.tables.has('messages') && (await client.query(`SELECT to_regclass($1) AS r`, [`${s}.state_change_revision`])).rows[0]?.r
       ? String((await client.query(`SELECT revision FROM ${s}.state_change_revision WHERE id = 1`)).rows[0]?.revision ?? '')
       : null;
-    const edits = editsDue(job, revision);
-    if (revision === null || revision === '' || meta.get('revision') !== revision || edits) {
+    const edits = editScope(job, revision);
+    if (revision === null || revision === '' || meta.get('revision') !== revision || edits !== 'none') {
       await copySessions(client, job, db, shape, meta, write, result, edits);
       if (revision !== null && revision !== '' && meta.get('revision') !== revision) { write(); setMeta.run('revision', revision); }
     }
@@ -200,7 +213,7 @@ async function copyChanges(client: pg.Client, job: MirrorJob, db: Db, shape: Sha
     }
     if (began) db.prepare('COMMIT').run();
     result.changed = began;
-    if (edits) editLooks.set(job.file, { revision, at: job.now });
+    noteLook(job, revision, edits);
   } catch (e) {
     if (db.inTransaction) db.prepare('ROLLBACK').run();
     throw e;
@@ -208,10 +221,10 @@ async function copyChanges(client: pg.Client, job: MirrorJob, db: Db, shape: Sha
 }
 
 /**
- * Sessions whose row changed, their messages that changed or went, new messages, sessions gone; with `edits`, also
- * the messages of recently active sessions whose edited columns changed.
+ * Sessions whose row changed, their messages that changed or went, new messages, sessions gone; and the messages of
+ * the sessions `edits` names (recently active ones, or all) whose edited columns changed.
  */
-async function copySessions(client: pg.Client, job: MirrorJob, db: Db, shape: Shape, meta: Map<string, string>, write: () => void, result: MirrorResult, edits: boolean): Promise<void> {
+async function copySessions(client: pg.Client, job: MirrorJob, db: Db, shape: Shape, meta: Map<string, string>, write: () => void, result: MirrorResult, edits: EditScope): Promise<void> {
   const s = q(job.schema);
   const sessionCols = shape.tables.get('sessions');
   const messageCols = shape.tables.get('messages');
@@ -259,8 +272,8 @@ async function copySessions(client: pg.Client, job: MirrorJob, db: Db, shape: Sh
   // appends, a rewind or compaction flips `active`), and any row committed late with a lower id; and in sessions whose
   // edited columns changed with their row untouched.
   const known = changed.map((r) => r.id);
-  if (edits) {
-    const recent = now.filter((r) => r.at !== null && Number(r.at) >= job.now - job.editsWindow).map((r) => r.id);
+  if (edits !== 'none') {
+    const recent = now.filter((r) => edits === 'all' || (r.at !== null && Number(r.at) >= job.now - job.editsWindow)).map((r) => r.id);
     const changedIds = new Set(known);
     for (const id of await editedSessions(client, job, db, shape, recent, write)) {
       if (changedIds.has(id)) continue;

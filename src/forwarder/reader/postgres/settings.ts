@@ -38,12 +38,14 @@ export interface MirrorJob {
   now: number;
   /** Sessions active within this many seconds before `now` are looked at for edits in place (pipeline/edits.ts). */
   editsWindow: number;
+  /** Every session, the quieter ones too, is looked at once in this many seconds (pipeline/edits.ts SETTLED_INTERVAL). */
+  settledEvery: number;
 }
 
 /** The refresh job of a discovered PostgreSQL store (its `file` set by the forwarder), at `now` (epoch seconds). */
-export function mirrorJob(ref: { path: string; source?: PgSource | undefined; file?: string | undefined }, now: number, editsWindow: number): MirrorJob {
+export function mirrorJob(ref: { path: string; source?: PgSource | undefined; file?: string | undefined }, pace: Pick<MirrorJob, 'now' | 'editsWindow' | 'settledEvery'>): MirrorJob {
   if (!ref.source || !ref.file) throw new HermeticError('HERMETIC_INTERNAL', `The store ${ref.path} is not a PostgreSQL store with a mirror file.`);
-  return { url: ref.source.url, schema: ref.source.schema, identity: ref.source.identity, display: ref.source.display, file: ref.file, now, editsWindow };
+  return { url: ref.source.url, schema: ref.source.schema, identity: ref.source.identity, display: ref.source.display, file: ref.file, ...pace };
 }
 
 /** The settings to resolve a profile's source from: its config's `database` mapping and the environment. */

@@ -216,6 +216,15 @@ test('edits in place (a reaction, a display kind stamped after the turn) and bac
     const [, quietB] = await tick('a minute on, nothing new again');
     assert.equal(quietB.sessionsEdited, 0);
     assert.equal(quietB.sessionsWritten, 0);
+
+    // Eight days on the session is settled (quiet for more than a week): a reaction on it is still found, both sides
+    // looking at every session once a day.
+    t.clock.t += 8 * 86400;
+    await t.change((w) => setMessageReaction(w, reply, '🎯', 'agent'));
+    const [settledA, settledB] = await tick('settled, a reaction a week on');
+    assert.equal(settledA.sessionsEdited, 1);
+    assert.equal(settledB.sessionsEdited, 1);
+    assert.ok(shows('🎯'));
   } finally {
     t.cleanup();
   }
