@@ -288,8 +288,11 @@ function route(req: FuzzRequest): Routed | 'elsewhere' {
   let profile = 'default';
   const prefixed = /^\/p\/([^/]+)(\/.*)$/.exec(path);
   if (prefixed) {
-    profile = prefixed[1]!;
-    if (!(profile in PROFILES)) return 'elsewhere';
+    // aiohttp's match_info holds the segment decoded; the middleware strips it, and a blank name is no prefix at all.
+    const segment = decodeSegment(prefixed[1]!);
+    if (/[{}]/.test(segment)) return 'elsewhere';
+    profile = pyStrip(segment) || 'default';
+    if (!Object.hasOwn(PROFILES, profile)) return 'elsewhere';
     path = prefixed[2]!;
   }
   const origin = header(req, 'origin');
