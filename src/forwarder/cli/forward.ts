@@ -91,9 +91,11 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
   // Sink URLs and the config file are checked before anything is read; each tick then ships (decision 0035).
   const setup = await sinkSetup(values);
   const remote = setup.sinks.length > 0 ? await import('../sinks/remote/index.js') : null;
+  const json = (line: Record<string, unknown>) => console.log(JSON.stringify(line));
+  const shipEvent = (r: ShipResult) => json({ event: EVENTS.sinkShip, at: new Date().toISOString(), ...shipJson(r) });
   // The loop's --json lines say each sink pass that sent something or failed (--once says every pass after the tick).
   const shipped = (r: ShipResult) => {
-    if (r.batches > 0 || r.skipped > 0 || r.error) console.log(JSON.stringify({ event: EVENTS.sinkShip, at: new Date().toISOString(), ...shipJson(r) }));
+    if (r.batches > 0 || r.skipped > 0 || r.error) shipEvent(r);
   };
   const shipper = remote?.openShipper({ home: setup.home, sinks: setup.sinks, specs: setup.specs, redact: setup.redact, say: (line) => say(line), onShipped: values.json && stop ? shipped : undefined }) ?? null;
   const forwarder = createForwarder({ home: values.home, stateDbs: values['state-db'] ?? [], redact: values.redact === true });
@@ -107,7 +109,6 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
     if (storeMissing(ref)) missing.add(ref.path);
     else missing.delete(ref.path);
   };
-  const json = (line: Record<string, unknown>) => console.log(JSON.stringify(line));
   /** The pass of one tick; a HermeticError that stopped it (the dataset, the policy list) is a `hermes.poll_failed` line too. */
   const pass = async (keepGoing?: () => boolean) => {
     try {
@@ -146,7 +147,7 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
       report(results, true);
       const shipped = (await shipper?.shipAll()) ?? [];
       for (const r of shipped) {
-        if (values.json) json({ event: EVENTS.sinkShip, at: new Date().toISOString(), ...shipJson(r) });
+        if (values.json) shipEvent(r);
         else say(remote!.shipLine(r));
       }
       return results.some((r) => r.error) || shipped.some((r) => r.state !== 'caught-up') ? 1 : 0;

@@ -123,12 +123,14 @@ function mirrorDdl(shape: Shape): string[] {
     'CREATE TABLE hermetic_mirror_sessions (id TEXT PRIMARY KEY, hash TEXT NOT NULL)',
     'CREATE TABLE hermetic_mirror_messages (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, hash TEXT NOT NULL)',
     'CREATE INDEX hermetic_mirror_messages_session ON hermetic_mirror_messages(session_id, id)',
-    EDITS_TABLE,
   );
   return out;
 }
 
-/** Per session, the digest of its rows' edited columns when last compared (a mirror made before it gains it). */
+/**
+ * Per session, the digest of its rows' edited columns when last compared. Made when a mirror is opened: one made before
+ * it gains it then (once; when it is there, the statement writes nothing).
+ */
 const EDITS_TABLE = 'CREATE TABLE IF NOT EXISTS hermetic_mirror_edits (session_id TEXT PRIMARY KEY, digest TEXT NOT NULL)';
 
 /**
@@ -252,7 +254,6 @@ async function copySessions(client: pg.Client, job: MirrorJob, db: Db, shape: Sh
     const delHash = db.prepare('DELETE FROM hermetic_mirror_sessions WHERE id = ?');
     const delMessages = messageCols ? db.prepare('DELETE FROM messages WHERE session_id = ?') : null;
     const delMessageHashes = db.prepare('DELETE FROM hermetic_mirror_messages WHERE session_id = ?');
-    db.prepare(EDITS_TABLE).run();
     const delEdits = db.prepare('DELETE FROM hermetic_mirror_edits WHERE session_id = ?');
     for (const id of gone) {
       delSession.run(id);
@@ -340,12 +341,10 @@ async function editedSessions(client: pg.Client, job: MirrorJob, db: Db, shape: 
         GROUP BY m.session_id`, [sessions.slice(i, i + CHUNK)])).rows;
     for (const r of rows) theirs.set(r.id, r.d);
   }
-  const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'hermetic_mirror_edits'").get() !== undefined;
-  const mine = new Map(exists ? db.prepare('SELECT session_id, digest FROM hermetic_mirror_edits').raw().all() as [string, string][] : []);
+  const mine = new Map(db.prepare('SELECT session_id, digest FROM hermetic_mirror_edits').raw().all() as [string, string][]);
   const differ = sessions.filter((id) => (theirs.get(id) ?? null) !== (mine.get(id) ?? null));
   if (differ.length > 0) {
     write();
-    db.prepare(EDITS_TABLE).run();
     const put = db.prepare('INSERT OR REPLACE INTO hermetic_mirror_edits (session_id, digest) VALUES (?, ?)');
     const drop = db.prepare('DELETE FROM hermetic_mirror_edits WHERE session_id = ?');
     for (const id of differ) {
@@ -357,11 +356,15 @@ async function editedSessions(client: pg.Client, job: MirrorJob, db: Db, shape: 
   return differ;
 }
 
-/** Opens a mirror file for writing: rollback journal (its commit stamp is the file's change counter), private. */
+/**
+ * Opens a mirror file for writing: rollback journal (its commit stamp is the file's change counter), private, with
+ * its table of edit digests.
+ */
 function openMirror(file: string): Db {
   const db = new Database(file);
   db.pragma('journal_mode = DELETE');
   db.pragma('busy_timeout = 5000');
+  db.exec(EDITS_TABLE);
   return db;
 }
 
