@@ -106,7 +106,8 @@ ${READ_OPTIONS}
                       (with error_kind); hermes.source_idle once for a store
                       not there, hermes.source_activated when it is read;
                       plugin.hermes.usage_policy_drop per ignored session;
-                      with --once, hermetic.sink_ship per sink (all in
+                      hermetic.sink_ship per sink with --once, and in the
+                      loop per sink pass that sent or failed (all in
                       docs/reference/errors.md)
   --quiet             say nothing on stderr (ticks, errors, "stopped")
 ${SINK_OPTIONS}
