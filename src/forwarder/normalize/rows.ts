@@ -3,6 +3,7 @@
 // ids that stay the same across compaction generations (spec forwarding §6.1 items 7–8, §7 "Normalizer"). Rows can be normalized in runs (decision 0032): the state after
 // one run (RowsCarry) is where the next run starts, so the rows appended to a session are normalized alone.
 import { decodeContent } from './content.js';
+import { Lanes } from './hash.js';
 import { reasoningOf, replyTextOf } from './reasoning.js';
 import { messageAttributes } from './extras.js';
 import { MESSAGE_TEXT_COLUMNS, textColumns } from './text.js';
@@ -33,6 +34,76 @@ export function isLive(row: Row): boolean {
 /** Hermes's display identity over the fields it hashes: the same logical message across generations. */
 export function identityKey(row: Row): string {
   return JSON.stringify([row.role, row.content, row.timestamp, row.tool_call_id, row.tool_calls, row.tool_name]);
+}
+
+/**
+ * A row's logical id: its identity's first row over every generation, or the row display_order points back to.
+ * Hermes moves display_order to the clone once compaction hides the carried original (active 0, compacted 0): the
+ * first row of the identity keeps the logical id, and so the part ids, stable. Two rows of the history never share a
+ * logical id (ids of parts hang on it): a second one keeps its own row id. `used` collects the ids given.
+ */
+function logicalIdOf(id: number, order: number | null, first: number, used: Set<number>): number {
+  let logicalId = order !== null && order > 0 ? Math.min(order, first) : first;
+  if (used.has(logicalId)) logicalId = id;
+  used.add(logicalId);
+  return logicalId;
+}
+
+/**
+ * What normalizing a session needs from all its rows when it is normalized in chunks (decision 0055): the logical id
+ * of every row its history shows (those that are not the row's own id), and the archived rows a live clone carries
+ * on. With it, any run of the session's rows normalizes as it would inside one run of them all.
+ */
+export interface WholeSession {
+  logical: Map<number, number>;
+  carried: Set<number>;
+}
+
+/**
+ * The WholeSession of a session from all its rows, given in id order in any number of runs. A run may be let go once
+ * seen: of each row only its id, display order, state and a 64-bit hash of its identity are kept (33 bytes), and of
+ * the answer only the logical ids that are not the row's own id.
+ */
+export function wholeSessionOf(runs: Iterable<readonly Row[]>): WholeSession {
+  // Per run: [id, display order (NaN: none), identity hash lane a, lane b] per row, and the row's state (0: live,
+  // 1: compacted away, 2: rewound, undone or superseded).
+  const seen: { values: Float64Array; states: Uint8Array }[] = [];
+  let archived = false;
+  for (const rows of runs) {
+    const values = new Float64Array(rows.length * 4);
+    const states = new Uint8Array(rows.length);
+    rows.forEach((raw, i) => {
+      const lanes = new Lanes();
+      lanes.feed(identityKey(raw));
+      values[i * 4] = numOrNull(raw.id) ?? 0;
+      values[i * 4 + 1] = numOrNull(raw.display_order) ?? Number.NaN;
+      values[i * 4 + 2] = lanes.a;
+      values[i * 4 + 3] = lanes.b;
+      states[i] = isLive(raw) ? 0 : numOrNull(raw.compacted) === 1 ? 1 : 2;
+      if (states[i] !== 0) archived = true;
+    });
+    seen.push({ values, states });
+  }
+  const keyAt = (v: Float64Array, i: number) => `${v[i * 4 + 2]}:${v[i * 4 + 3]}`;
+  const liveKeys = new Set<string>();
+  if (archived) for (const { values, states } of seen) states.forEach((st, i) => { if (st === 0) liveKeys.add(keyAt(values, i)); });
+  const firstOf = new Map<string, number>();
+  const used = new Set<number>();
+  const whole: WholeSession = { logical: new Map(), carried: new Set() };
+  for (const { values, states } of seen) {
+    for (let i = 0; i < states.length; i++) {
+      const id = values[i * 4]!;
+      const order = values[i * 4 + 1]!;
+      const key = archived ? keyAt(values, i) : '';
+      if (archived && !firstOf.has(key)) firstOf.set(key, id);
+      const carried = states[i] !== 0 && liveKeys.has(key);
+      if (carried) whole.carried.add(id);
+      if (states[i] === 2 || carried) continue;
+      const logicalId = logicalIdOf(id, Number.isNaN(order) ? null : order, archived ? firstOf.get(key)! : id, used);
+      if (logicalId !== id) whole.logical.set(id, logicalId);
+    }
+  }
+  return whole;
 }
 
 /**
@@ -83,7 +154,7 @@ export function startCarry(startedAt: number): RowsCarry {
  * comes back false.
  * @example normalizeMessages(rows, 1780000000).live.map((m) => m.role)
  */
-export function normalizeMessages(rows: readonly Row[], startedAt: number, from?: RowsCarry): NormalizedSession {
+export function normalizeMessages(rows: readonly Row[], startedAt: number, from?: RowsCarry, whole?: WholeSession): NormalizedSession {
   const carry: RowsCarry = { ...(from ?? startCarry(startedAt)) };
   const issues: RowIssue[] = [];
   const firstOf = new Map<string, number>();
@@ -93,8 +164,9 @@ export function normalizeMessages(rows: readonly Row[], startedAt: number, from?
   // A row archived with active 0, compacted 0 is a rewind, undo or replace — unless a live clone carries it on (the
   // verbatim tail of an in-place compaction), which is not a rewind.
   // Identities only matter when some row is archived (a clone then maps back to its original); most sessions have
-  // none, and hashing every row's content would be most of the normalizer's time.
-  const archived = carry.inactive + carry.compacted > 0 || rows.some((r) => !isLive(r));
+  // none, and hashing every row's content would be most of the normalizer's time. Given the whole session's
+  // identities (a session read in chunks), the rows here need none of their own.
+  const archived = !whole && (carry.inactive + carry.compacted > 0 || rows.some((r) => !isLive(r)));
   const liveKeys = new Set<string>();
   if (archived) for (const row of rows) if (isLive(row)) liveKeys.add(identityKey(row));
   for (const raw of rows) {
@@ -114,15 +186,16 @@ export function normalizeMessages(rows: readonly Row[], startedAt: number, from?
     let compacted = false;
     if (!isLive(raw)) {
       carry.inactiveIds += id;
-      if (from) needsPrefix = true;
+      if (from && !whole) needsPrefix = true;
+      const carried = whole ? whole.carried.has(id) : liveKeys.has(key);
       if (numOrNull(raw.compacted) === 1) {
         carry.compacted++;
         // Still in the history Hermes shows, unless a live clone carries it on (that clone stands for it).
-        if (liveKeys.has(key)) continue;
+        if (carried) continue;
         compacted = true;
       } else {
         carry.inactive++;
-        if (!liveKeys.has(key)) carry.rewoundSince++;
+        if (!carried) carry.rewoundSince++;
         continue;
       }
     }
@@ -135,15 +208,12 @@ export function normalizeMessages(rows: readonly Row[], startedAt: number, from?
     const reasoningProblems: string[] = [];
     const reasoning = reasoningOf(row, reasoningProblems);
     for (const problem of reasoningProblems) issues.push({ messageId: id, field: 'reasoning_details', problem });
-    const order = numOrNull(row.display_order);
-    const first = archived ? firstOf.get(key)! : id;
-    // Hermes moves display_order to the clone once compaction hides the carried original (active 0, compacted 0):
-    // the first row of the identity over every generation keeps the logical id, and so the part ids, stable.
-    // Two live rows never share a logical id (ids of parts hang on it): a second one keeps its own row id.
-    let logicalId = order !== null && order > 0 ? Math.min(order, first) : first;
-    if (from && logicalId <= from.maxMessageId) needsPrefix = true;
-    if (usedLogical.has(logicalId)) logicalId = id;
-    usedLogical.add(logicalId);
+    let logicalId: number;
+    if (whole) logicalId = whole.logical.get(id) ?? id;
+    else {
+      logicalId = logicalIdOf(id, numOrNull(row.display_order), archived ? firstOf.get(key)! : id, usedLogical);
+      if (from && logicalId <= from.maxMessageId) needsPrefix = true;
+    }
     live.push({
       id,
       logicalId,

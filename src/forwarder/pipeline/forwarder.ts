@@ -42,6 +42,8 @@ export interface ForwarderOptions {
    * zone the dataset's ledger was built in, else the machine's. Naming another zone rebuilds the ledger once.
    */
   timeZone?: string;
+  /** Message rows a session is read with at once; a longer one is read and written in chunks (decision 0055). */
+  chunkRows?: number;
 }
 
 /** Message rows a forward tick compares for edits in place at most (a few milliseconds; decision 0053). */
@@ -103,6 +105,9 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
   const home = resolve(hermeticHome(options.home));
   const readWorker = readWorkerMode(options.readWorker);
   const now = options.now ?? Date.now;
+  if (options.chunkRows !== undefined && !(Number.isSafeInteger(options.chunkRows) && options.chunkRows > 0)) {
+    throw new HermeticError('HERMETIC_OPTIONS_INVALID', `chunkRows must be a positive whole number of message rows, not ${String(options.chunkRows)}.`);
+  }
   // Opened on the first write: a pass that writes nothing creates no dataset.
   const sink = options.sink ?? new LazySqliteSink(home, { timeZone: options.timeZone });
   const policy: PolicyResolver = createPolicyResolver({ stateDir: home, now });
@@ -123,6 +128,7 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
     window: { since: o.since, until: o.until }, stamps: origin === 'forward' ? stamps : undefined, heartbeats: origin === 'forward' ? heartbeats : undefined,
     checkedAt, owed, checkBudget: origin === 'forward' ? EDIT_CHECK_ROWS : Infinity, checkSettled: origin === 'forward',
     cursorCache, schemaCache, readWorker, onProgress: o.onProgress, beforeWrite: o.beforeWrite, keepGoing: o.keepGoing,
+    ...(options.chunkRows === undefined ? {} : { chunkRows: options.chunkRows }),
   });
   const pass = (origin: 'backfill' | 'forward', o: PassOptions = {}) => {
     const out: StepResult[] = [];

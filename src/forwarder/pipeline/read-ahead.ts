@@ -134,7 +134,7 @@ export class ReadAhead {
       if (m.kind === 'session') {
         const read = m.read;
         Atomics.add(this.control, SLOT.taken, 1);
-        if (read === null || 'error' in read) Atomics.notify(this.control, SLOT.taken);
+        if (read === null || 'error' in read || 'long' in read) Atomics.notify(this.control, SLOT.taken);
         else {
           Atomics.add(this.control, SLOT.takenMessages, read.messages.length);
           Atomics.notify(this.control, SLOT.taken);

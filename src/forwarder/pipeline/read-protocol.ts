@@ -2,7 +2,7 @@
 // shared Int32Array through which they claim sessions, wake each other and keep the worker at most a window ahead.
 import type { ErrorCode } from '../../shared/errors.js';
 import type { SessionRecords } from '../sinks/sink.js';
-import type { Prior } from './read-session.js';
+import type { Long, Prior } from './read-session.js';
 
 /** Slots of the control array. */
 export const SLOT = {
@@ -37,6 +37,8 @@ export interface ReadJob {
   schema: { cookie: number; columns: Map<string, Set<string>> };
   /** How far ahead the worker may read: sessions and message rows posted but not yet taken. */
   window: { sessions: number; messages: number };
+  /** A session with more message rows is left to the writing thread (read-session.ts LONG). */
+  chunkRows?: number;
 }
 
 /** A job as the writing thread posts it to the worker, with the control array of its pass. */
@@ -48,7 +50,7 @@ export interface JobMessage {
 
 /** What the worker posts; `job` is the id of the job it belongs to (0 for the worker as a whole). */
 export type WorkerMessage =
-  | { kind: 'session'; job: number; index: number; read: SessionRecords | null | { error: string } }
+  | { kind: 'session'; job: number; index: number; read: SessionRecords | null | { error: string } | Long }
   /** Every index is taken and every read posted (or the job was let go). */
   | { kind: 'done'; job: number }
   /** Reading the store failed for good (after the reader's retries): the pass fails with this code. */

@@ -11,7 +11,19 @@ export interface ReadContext {
   ref: Pick<StoreRef, 'path' | 'profile' | 'hermesHome'>;
   redact: boolean;
   origin: 'backfill' | 'forward';
+  /**
+   * The most message rows a session is read with at once (default CHUNK_ROWS): a longer one is left to the writing
+   * thread, which reads and writes it in chunks of this many (chunks.ts; decision 0055).
+   */
+  chunkRows?: number;
 }
+
+/** Message rows read at once, unless the pass says otherwise: about 30 MB of rows and records in flight. */
+export const CHUNK_ROWS = 10_000;
+
+/** A session too long to read at once: the writing thread reads and writes it in chunks (chunks.ts). */
+export interface Long { long: true }
+export const LONG: Long = Object.freeze({ long: true });
 
 /** What the session's cursor holds: its usage ledger and the tail of its last write (null: none, or not to be used). */
 export interface Prior {
@@ -21,8 +33,11 @@ export interface Prior {
   whole?: boolean;
 }
 
-/** What reading one session gave: its records, null when it is gone, or the error that keeps it in quarantine. */
-export type SessionRead = Projection | null | { error: string };
+/**
+ * What reading one session gave: its records, null when it is gone, the error that keeps it in quarantine, or LONG
+ * when it has more rows to read than a chunk.
+ */
+export type SessionRead = Projection | null | { error: string } | Long;
 
 /**
  * Why a session could not be read, when that is the session's own trouble: a damaged page of the store under it, or
@@ -51,15 +66,25 @@ export function readSession(reader: StoreReader, id: string, prior: Prior | null
         ledger: prior?.ledger ?? null, redact: ctx.redact, origin: ctx.origin, tail: prior?.tail ?? null,
       };
       const tail = prior?.tail;
-      if (tail && !prior?.whole && tail.v === TAIL_VERSION && tail.redact === ctx.redact && reader.prefixUnchanged(id, tail.rows)) {
-        const after = reader.messagesAfter(id, tail.rows.maxMessageId);
+      const chunk = ctx.chunkRows ?? CHUNK_ROWS;
+      const usable = tail && tail.v === TAIL_VERSION && tail.redact === ctx.redact;
+      if (usable && !prior?.whole && reader.prefixUnchanged(id, tail.rows)) {
+        const after = reader.messagesAfter(id, tail.rows.maxMessageId, chunk + 1);
+        if (after.length > chunk) return LONG;
         // With archived rows in the prefix, a new row's logical id depends on whether it repeats one of them.
         const archived = tail.rows.inactive + tail.rows.compacted > 0;
         if (!archived || !reader.repeatsIdentity(id, tail.rows.maxMessageId, after)) {
           const appended = projectAppended({ ...input, messages: after, tail });
           if (appended) return appended;
         }
+        // The rows before cannot be left aside: a long session then goes on in chunks, which know all its rows.
+        if (tail.rows.rows + after.length > chunk) return LONG;
+      } else if (!usable) {
+        // Nothing written to compare with: read whole, unless it is longer than a chunk.
+        const rows = reader.messages(id, chunk + 1);
+        return rows.length > chunk ? LONG : projectSession({ ...input, messages: rows });
       }
+      // A transcript Hermes changed under its tail: read whole and rewritten from the first message that differs.
       return projectSession({ ...input, messages: reader.messages(id) });
     });
   } catch (e) {

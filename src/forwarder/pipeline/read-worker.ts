@@ -27,7 +27,7 @@ function runJob({ id, job, control }: JobMessage, port: MessagePort): void {
     let pending: number | null = null;
     readStore(job.file, (db) => {
       const reader = new StoreReader(db, job.ref.path, new Map([[job.ref.path, job.schema]]));
-      const ctx = { ref: job.ref, redact: job.redact, origin: job.origin };
+      const ctx = { ref: job.ref, redact: job.redact, origin: job.origin, ...(job.chunkRows === undefined ? {} : { chunkRows: job.chunkRows }) };
       for (;;) {
         if (!waitForRoom(control, job.window)) return;
         // A session taken before a failed attempt (the reader retries on a busy store) is read again first.
@@ -36,7 +36,7 @@ function runJob({ id, job, control }: JobMessage, port: MessagePort): void {
         pending = index;
         const read = readSession(reader, job.ids[index]!, job.priors[index] ?? null, ctx);
         pending = null;
-        if (read === null || 'error' in read) {
+        if (read === null || 'error' in read || 'long' in read) {
           Atomics.add(control, SLOT.postedSessions, 1);
           post({ kind: 'session', job: id, index, read });
           continue;

@@ -1,6 +1,7 @@
 // What one pass over one store did (StepResult): counts for the summaries, `status` and reports, and the store's
 // error when it could not be read. Built by step.ts alone, from what the other stages return.
 import type { StoreRef } from '../reader/discover.js';
+import type { SessionDelta } from '../dataset/delta.js';
 import type { SessionWrite, Written } from '../sinks/sink.js';
 
 export interface PolicyDrop { sessionId: string; scope: string | null; reason: string }
@@ -56,6 +57,15 @@ export function emptyResult(ref: StoreRef): StepResult {
   };
 }
 
+/** Adds one session written to the result: how its transcript changed, and the row issues written with it. */
+export function countSession(result: StepResult, kind: SessionDelta['kind'], issues: number): void {
+  result.sessionsWritten++;
+  result.rowIssues += issues;
+  if (kind === 'append') result.sessionsAppended++;
+  else if (kind === 'rewrite') result.sessionsRewritten++;
+  else result.sessionsReplaced++;
+}
+
 /** Adds what a committed batch did to the result. */
 export function countWritten(result: StepResult, landed: readonly SessionWrite[], written: Written): void {
   for (const w of landed) {
@@ -64,11 +74,7 @@ export function countWritten(result: StepResult, landed: readonly SessionWrite[]
       result.sessionsIgnored++;
       continue;
     }
-    result.sessionsWritten++;
-    result.rowIssues += p.issues.length;
-    if (p.delta.kind === 'append') result.sessionsAppended++;
-    else if (p.delta.kind === 'rewrite') result.sessionsRewritten++;
-    else result.sessionsReplaced++;
+    countSession(result, p.delta.kind, p.issues.length);
   }
   result.messages += written.messagesAdded;
   result.parts += written.partsAdded;

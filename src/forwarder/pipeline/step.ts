@@ -6,21 +6,24 @@ import type { RecordOf } from '../dataset/columns.js';
 import type { PolicyResolver } from '../policy/index.js';
 // Types from the file itself: the public declarations must not reach better-sqlite3's (test/package).
 import type { StoreRef } from '../reader/discover.js';
-import { openStore, storeFailure, StoreReader, type StoreConnection } from '../reader/index.js';
+import { openStore, storeFailure, StoreReader, type SessionMark, type StoreConnection } from '../reader/index.js';
 import { changeStamp } from '../reader/stamp.js';
 import type { MirrorResult } from '../reader/postgres/mirror.js';
 import { mirrorJob } from '../reader/postgres/settings.js';
 import { refreshMirrorSync } from '../reader/postgres/thread.js';
-import { REMOVED, type Batch, type Cursors, type Sink, type Written } from '../sinks/sink.js';
+import { REMOVED, type Batch, type CursorBase, type Cursors, type Sink, type Written } from '../sinks/sink.js';
 import { HermeticError } from '../../shared/errors.js';
 import { delegationChanges, marksOf } from './delegations.js';
 import { SETTLED_INTERVAL, WATCH_SECONDS, type EditChecks } from './edits.js';
+import { readInChunks } from './chunks.js';
 import { SessionFeed } from './feed.js';
 import { planPass, type PassPlan } from './plan.js';
+import type { Prior } from './read-session.js';
+import type { SessionDelta } from '../dataset/delta.js';
 import { judge } from './project.js';
 import { backoffSeconds } from './quarantine.js';
 import type { ReadWorkerMode } from './read-mode.js';
-import { countWritten, emptyResult, type StepResult } from './result.js';
+import { countSession, countWritten, emptyResult, type StepResult } from './result.js';
 import { batchCommitter, writeIsolated } from './write.js';
 
 export type { PolicyDrop, StepResult } from './result.js';
@@ -73,6 +76,8 @@ export interface StepOptions {
   mirrorRefreshed?: HermeticError | MirrorResult;
   /** A test hook: called before each batch is written (crash tests kill the process here). */
   beforeWrite?: (batch: Batch) => void;
+  /** Message rows a session is read with at once (default read-session.ts CHUNK_ROWS; decision 0055). */
+  chunkRows?: number;
 }
 
 /** The stores-table row of `ref`, with the facts this pass learnt. */
@@ -254,18 +259,31 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
     mode: options.readWorker ?? 'auto',
     // The worker may run a few batches ahead of the writes (what it posted waits packed, outside the heap).
     window: { sessions: batchSessions * 4, messages: batchMessages * 4 },
+    ...(options.chunkRows === undefined ? {} : { chunkRows: options.chunkRows }),
   });
+  // The store's row as a batch that is not the pass's last writes it: its cursor stays where the last pass left it.
+  const midRow = () => storeRow(ref, result, {
+    identity: facts.identity, max_message_id: plan.replaced ? 0 : cursors.maxMessageId, usage_stamp: plan.replaced ? null : cursors.usageStamp,
+    last_tick_at: null, delegation_marks: cursors.row?.delegation_marks ?? null,
+  });
+  const longCtx: LongContext = { reader, options, result, commit, now, redact, midRow, failuresOf, priorOf, baseOf, ref };
   try {
     for (;;) {
       const batch: Batch = { store: {}, reset: first && plan.replaced, writes: [], removed: first ? removed.splice(0) : [], quarantine: { failed: [], cleared: [] }, redacted: redact };
       first = false;
       let messages = 0;
+      // A session longer than a chunk, met while filling this batch: written after it, in chunks (chunks.ts).
+      let long: SessionMark | null = null;
       while (taken < todo.length && batch.writes.length < batchSessions && messages < batchMessages) {
         const item = feed.next();
         if (item === null) throw new HermeticError('HERMETIC_INTERNAL', `The pass over ${ref.path} ran out of sessions: ${taken} of ${todo.length} read.`);
         taken++;
         const mark = todo[item.index]!;
         if (item.read === null) continue; // deleted since the marks were read: the next pass marks it removed
+        if ('long' in item.read) {
+          long = mark;
+          break;
+        }
         const judged = 'error' in item.read ? item.read : judge(mark.id, mark.fingerprint, item.read, options.policy, baseOf(mark.id));
         if ('error' in judged) {
           const failures = failuresOf(mark.id);
@@ -278,7 +296,7 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
         batch.writes.push(judged.write);
         if (cursors.quarantine.has(mark.id)) batch.quarantine.cleared.push(mark.id);
       }
-      const last = taken >= todo.length;
+      const last = taken >= todo.length && long === null;
       // The store's delegations ride on its last batch: the rows that changed and the marks they were judged against
       // commit together (decision 0054).
       let delegationMarks = cursors.row?.delegation_marks ?? null;
@@ -297,6 +315,10 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
       countWritten(result, out.landed, out.written);
       result.sessionsQuarantined += out.quarantined.length;
       done += batch.writes.length + batch.quarantine.failed.length;
+      if (long) {
+        writeLong(long, longCtx);
+        done++;
+      }
       options.onProgress?.(done, todo.length);
       if (last) return true;
       yield;
@@ -306,4 +328,68 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
     result.readByWorker += feed.readByWorker;
     feed.close();
   }
+}
+
+/** What writing a long session needs from its pass (writePass). */
+interface LongContext {
+  reader: StoreReader;
+  ref: StoreRef;
+  options: StepOptions;
+  result: StepResult;
+  commit: (b: Batch) => Written;
+  now: number;
+  redact: boolean;
+  midRow: () => RecordOf;
+  failuresOf: (id: string) => number;
+  priorOf: (id: string) => Prior | null;
+  baseOf: (id: string) => CursorBase | null;
+}
+
+/** The fingerprint a long session's cursor holds until its last chunk is written: the next pass reads it again. */
+export const PARTIAL = 'partial:';
+
+/**
+ * A session longer than a chunk (decision 0055): read and written a chunk at a time, each chunk a batch of its own
+ * committed before the next is read. Until the last, its cursor's fingerprint is PARTIAL, so a pass stopped half-way
+ * leaves it to be read again, and the next goes on from the tail written.
+ */
+function writeLong(mark: SessionMark, c: LongContext): void {
+  const { options, result, now } = c;
+  const id = mark.id;
+  let base = c.baseOf(id);
+  let kind: SessionDelta['kind'] | null = null;
+  let issues = 0;
+  const quarantine = (error: string) => {
+    const failures = c.failuresOf(id);
+    const batch: Batch = { store: c.midRow(), reset: false, writes: [], removed: [], quarantine: { failed: [{ sessionId: id, error, failures, retryAt: now + backoffSeconds(failures) }], cleared: [] } };
+    options.beforeWrite?.(batch);
+    c.commit(batch);
+    result.sessionsQuarantined++;
+  };
+  const outcome = readInChunks(c.reader, id, c.priorOf(id), { ref: c.ref, redact: c.redact, origin: options.origin, ...(options.chunkRows === undefined ? {} : { chunkRows: options.chunkRows }) }, (p, last) => {
+    const judged = judge(id, last ? mark.fingerprint : `${PARTIAL}${mark.fingerprint}`, p, options.policy, base);
+    if ('error' in judged) {
+      quarantine(judged.error);
+      return false;
+    }
+    const batch: Batch = { store: c.midRow(), reset: false, writes: [judged.write], removed: [], quarantine: { failed: [], cleared: [] }, redacted: c.redact };
+    options.beforeWrite?.(batch);
+    const out = writeIsolated(c.commit, batch, c.failuresOf, now);
+    countWritten(result, [], out.written);
+    if (out.quarantined.length > 0) {
+      result.sessionsQuarantined++;
+      return false;
+    }
+    if (judged.drop) {
+      result.policyDrops.push(judged.drop);
+      result.sessionsIgnored++;
+      return false;
+    }
+    kind ??= p.delta.kind;
+    issues += p.issues.length;
+    base = { fingerprint: judged.write.fingerprint, maxMessageId: judged.write.maxMessageId };
+    if (last) countSession(result, kind, issues);
+    return true;
+  });
+  if (typeof outcome === 'object') quarantine(outcome.error);
 }

@@ -4,7 +4,7 @@
 import { redactSensitiveText } from '../../shared/redact/index.js';
 import type { RecordOf } from '../dataset/columns.js';
 import { REPLACE, type SessionDelta } from '../dataset/delta.js';
-import { normalizeMessages, num, numOrNull, str, usageMarkOf, validEpoch, type Row } from '../normalize/index.js';
+import { normalizeMessages, num, numOrNull, str, usageMarkOf, validEpoch, type Row, type WholeSession } from '../normalize/index.js';
 import { lineageKind } from './lineage.js';
 import { redactValue } from './redact-json.js';
 import { issueRecords, sessionNotes } from './notes.js';
@@ -35,6 +35,12 @@ export interface ProjectInput {
   origin: 'backfill' | 'forward';
   /** The tail the session was last written with (its cursor's), if any: what this write is a delta against. */
   tail?: Tail | null;
+  /**
+   * A session read in chunks (decision 0055): what normalizing needs from all its rows, and, when the chunks began at
+   * its first row, every call before this chunk (updated as it is projected).
+   */
+  whole?: WholeSession;
+  calls?: Map<string, string>;
 }
 
 export interface Projection {
@@ -96,9 +102,9 @@ function project(input: ProjectInput, appended: boolean): Projection | null {
   // Rows appended to a tail are projected alone only when nothing they depend on moved: else the whole session.
   if (appended && (!previous || previous.startedAt !== startedRaw || previous.models !== models)) return null;
   const from = appended ? previous : null;
-  const normalized = normalizeMessages(input.messages, numOrNull(s.started_at) ?? 0, from?.rows);
+  const normalized = normalizeMessages(input.messages, numOrNull(s.started_at) ?? 0, from?.rows, input.whole);
   if (normalized.needsPrefix) return null;
-  const transcript = projectTranscript(normalized.live, { store, sessionId, redact: input.redact, text, json, routes: input.modelUsage, sessionModel: str(s.model) }, from, !from && previous ? probesOf(previous) : undefined);
+  const transcript = projectTranscript(normalized.live, { store, sessionId, redact: input.redact, text, json, routes: input.modelUsage, sessionModel: str(s.model), ...(input.calls ? { calls: input.calls } : {}) }, from, !from && previous ? probesOf(previous) : undefined);
   if (transcript.needsPrefix) return null;
   const t = transcript.carry;
 

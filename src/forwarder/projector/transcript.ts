@@ -19,6 +19,11 @@ export interface TranscriptContext {
   /** The session's `session_model_usage` rows, and its model. */
   routes: readonly Row[];
   sessionModel: string | null;
+  /**
+   * Every call of the session before this run (id → name, the latest last), kept by a caller that projects the
+   * session in runs from its first row (a session read in chunks): continued from it, a run needs no prefix. Updated.
+   */
+  calls?: Map<string, string>;
 }
 
 export interface ProjectedTranscript {
@@ -57,7 +62,7 @@ export function projectTranscript(live: readonly NormalMessage[], ctx: Transcrip
   const { store, sessionId, text, json } = ctx;
   const main = mainRoutes(ctx.routes);
   // Calls by id, the latest last. A whole run keeps every call; a continued one has only the carry's latest.
-  const calls = new Map<string, string>(start.calls);
+  const calls = ctx.calls ?? new Map<string, string>(start.calls);
   let metaModel = start.metaModel;
   let firstTime = start.firstTime;
   let lastTime = start.lastTime;
@@ -93,7 +98,7 @@ export function projectTranscript(live: readonly NormalMessage[], ctx: Transcrip
     let answeredName: string | null = null;
     if (m.role === 'tool' && m.toolCallId && m.toolName === null) {
       answeredName = calls.get(m.toolCallId) ?? null;
-      if (answeredName === null && from) needsPrefix = true;
+      if (answeredName === null && from && !ctx.calls) needsPrefix = true;
     }
     const toolName = m.toolName ?? answeredName;
     const attributes = m.attributes === null ? null : json(m.attributes);

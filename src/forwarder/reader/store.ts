@@ -269,17 +269,20 @@ export class StoreReader {
     return row && this.#utf8('sessions', 'id', row, SESSION_TEXT_COLUMNS);
   }
 
-  /** Every message row of the session, all generations, in id order. */
-  messages(id: string): Row[] {
-    this.#messages ??= this.db.prepare(`SELECT ${selectList(this.columns.get('messages'), MESSAGE_READ_COLUMNS)} FROM messages WHERE session_id = ? ORDER BY id`).raw();
+  /** Every message row of the session, all generations, in id order; or the first `limit` of them. */
+  messages(id: string, limit = -1): Row[] {
+    this.#messages ??= this.db.prepare(`SELECT ${selectList(this.columns.get('messages'), MESSAGE_READ_COLUMNS)} FROM messages WHERE session_id = ? ORDER BY id LIMIT ?`).raw();
     // Rows as arrays, made objects here: better-sqlite3 builds an object key by key in C++, which costs twice as much.
-    return (this.#messages.all(id) as unknown[][]).map((v) => this.#utf8('messages', 'id', asRow(v), MESSAGE_TEXT_COLUMNS));
+    return (this.#messages.all([id, limit]) as unknown[][]).map((v) => this.#utf8('messages', 'id', asRow(v), MESSAGE_TEXT_COLUMNS));
   }
 
-  /** The session's message rows with ids above `afterId` (the rows Hermes appended since a tick), in id order. */
-  messagesAfter(id: string, afterId: number): Row[] {
-    this.#after ??= this.db.prepare(`SELECT ${selectList(this.columns.get('messages'), MESSAGE_READ_COLUMNS)} FROM messages WHERE session_id = ? AND id > ? ORDER BY id`).raw();
-    return (this.#after.all([id, afterId]) as unknown[][]).map((v) => this.#utf8('messages', 'id', asRow(v), MESSAGE_TEXT_COLUMNS));
+  /**
+   * The session's message rows with ids above `afterId` (the rows Hermes appended since a tick), in id order; or the
+   * first `limit` of them.
+   */
+  messagesAfter(id: string, afterId: number, limit = -1): Row[] {
+    this.#after ??= this.db.prepare(`SELECT ${selectList(this.columns.get('messages'), MESSAGE_READ_COLUMNS)} FROM messages WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?`).raw();
+    return (this.#after.all([id, afterId, limit]) as unknown[][]).map((v) => this.#utf8('messages', 'id', asRow(v), MESSAGE_TEXT_COLUMNS));
   }
 
   /**

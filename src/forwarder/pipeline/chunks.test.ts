@@ -1,0 +1,224 @@
+// A session longer than a chunk is read and written a chunk at a time (decision 0055). Whatever the chunk size, the
+// read worker, rows Hermes appends later or a pass that dies half-way through a session, the dataset is row for row
+// and tail for tail what a whole read writes; and normalizing in chunks with the session's identities is normalizing
+// once.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { createIdSource } from '../../shared/ids.js';
+import { createStore } from '../../state-db/schema/create.js';
+import { tempDir } from '../../state-db/testing/fixtures.js';
+import { StateDbWriter, type MessageInput } from '../../state-db/writer/index.js';
+import { normalizeMessages, wholeSessionOf, type Row } from '../normalize/index.js';
+import type { Batch } from '../sinks/sink.js';
+import { assertCleanBackfill, forwarderRig } from '../testing/index.js';
+import type { ReadWorkerMode } from './read-mode.js';
+import { PARTIAL } from './step.js';
+
+const T0 = 1784000000;
+
+/** What Hermes does to a session, one step at a time. */
+type Op =
+  | { kind: 'turn'; tools: number; named: boolean }
+  | { kind: 'compact'; tail: number }
+  | { kind: 'rewind'; back: number }
+  | { kind: 'end' }
+  | { kind: 'reopen' };
+
+const op: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 6, arbitrary: fc.record({ kind: fc.constant('turn' as const), tools: fc.nat(3), named: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('compact' as const), tail: fc.nat(3) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('rewind' as const), back: fc.integer({ min: 1, max: 4 }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('end' as const) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('reopen' as const) }) },
+);
+const ops = fc.array(op, { minLength: 1, maxLength: 14 });
+
+/** A Hermes-like store with two sessions, each playing its operations. */
+function store(dir: string) {
+  const path = join(dir, 'hermes', 'state.db');
+  const db = createStore({ path, level: 31, journal: 'wal', fts: false, generation: 'gen-a' });
+  const clock = { t: T0 };
+  const w = new StateDbWriter(db, { now: () => (clock.t += 1), ids: createIdSource('chunks') });
+  const sessions = [w.createSession({ source: 'cli', model: 'opus' }), w.createSession({ source: 'telegram', model: 'sonnet' })];
+  let call = 0;
+  const play = (sid: string, list: readonly Op[]) => {
+    for (const o of list) {
+      if (o.kind === 'turn') {
+        const calls = Array.from({ length: o.tools }, () => ({ id: `call_${++call}`, type: 'function' as const, function: { name: `tool${call % 3}`, arguments: JSON.stringify({ n: call }) } }));
+        const turn: MessageInput[] = [{ role: 'user', content: `ask ${call}` }];
+        if (calls.length > 0) {
+          turn.push({ role: 'assistant', content: '', tool_calls: calls, finish_reason: 'tool_calls' });
+          // Results answer their calls, some by name, some only by id (named from the call they answer).
+          for (const c of calls) turn.push({ role: 'tool', tool_call_id: c.id, tool_name: o.named ? c.function.name : null, content: `result of ${c.id}` });
+        }
+        turn.push({ role: 'assistant', content: `done ${call}`, finish_reason: 'stop' });
+        w.appendMessages(sid, turn);
+      } else if (o.kind === 'compact') {
+        w.compactInPlace(sid, [{ role: 'user', content: `[Compacted context ${++call}]`, _compressed_summary: 1 }], o.tail);
+      } else if (o.kind === 'rewind') {
+        const live = db.prepare('SELECT id FROM messages WHERE session_id = ? AND active = 1 ORDER BY id').pluck().all(sid) as number[];
+        if (live.length > o.back) w.rewind(sid, live[live.length - 1 - o.back]!);
+      } else if (o.kind === 'end') w.endSession(sid, 'user_exit');
+      else w.reopenSession(sid);
+    }
+  };
+  return { path, db, sessions, play };
+}
+
+const modes: ReadWorkerMode[] = ['off', 'only'];
+
+test('backfilled in chunks of any size, on either thread, a store is what one whole read writes', () => {
+  fc.assert(fc.property(ops, ops, fc.integer({ min: 1, max: 7 }), fc.constantFrom(...modes), (a, b, chunkRows, readWorker) => {
+    const { dir, cleanup } = tempDir('hermetic-chunks-');
+    const s = store(dir);
+    const rig = forwarderRig([s.path], { dir, home: join(dir, 'chunked'), readWorker, chunkRows });
+    try {
+      s.play(s.sessions[0]!, a);
+      s.play(s.sessions[1]!, b);
+      const partial: Batch[] = [];
+      const [r] = rig.forwarder.backfill({ beforeWrite: (batch) => { if (batch.writes.some((x) => x.fingerprint.startsWith(PARTIAL))) partial.push(batch); } });
+      assert.equal(r!.error, null);
+      assert.equal(r!.sessionsWritten, 2, 'each session counted once, however many chunks it took');
+      const longest = s.db.prepare('SELECT MAX(n) FROM (SELECT COUNT(*) AS n FROM messages GROUP BY session_id)').pluck().get() as number;
+      if (longest > chunkRows) assert.ok(partial.length > 0, 'a session longer than a chunk was written in chunks');
+      assertCleanBackfill(rig, s.path, `a backfill in chunks of ${chunkRows} (${readWorker})`);
+    } finally {
+      rig.cleanup();
+      s.db.close();
+      cleanup();
+    }
+  }), { numRuns: 16 });
+});
+
+test('rows appended or rewritten after a chunked backfill are forwarded as a whole read would leave them', () => {
+  fc.assert(fc.property(ops, ops, fc.integer({ min: 1, max: 6 }), (before, after, chunkRows) => {
+    const { dir, cleanup } = tempDir('hermetic-chunks-');
+    const s = store(dir);
+    const rig = forwarderRig([s.path], { dir, home: join(dir, 'chunked'), readWorker: 'off', chunkRows });
+    try {
+      s.play(s.sessions[0]!, before);
+      assert.equal(rig.forwarder.backfill()[0]!.error, null);
+      s.play(s.sessions[0]!, after);
+      s.play(s.sessions[1]!, after);
+      assert.equal(rig.forwarder.forwardOnce()[0]!.error, null);
+      assertCleanBackfill(rig, s.path, `a forward tick in chunks of ${chunkRows}`);
+    } finally {
+      rig.cleanup();
+      s.db.close();
+      cleanup();
+    }
+  }), { numRuns: 16 });
+});
+
+test('a pass that dies between two chunks of a session leaves it to the next, which finishes it as a whole read would', () => {
+  fc.assert(fc.property(ops, fc.integer({ min: 1, max: 4 }), fc.nat(6), (list, chunkRows, dieAt) => {
+    const { dir, cleanup } = tempDir('hermetic-chunks-');
+    const s = store(dir);
+    const home = join(dir, 'chunked');
+    try {
+      s.play(s.sessions[0]!, [{ kind: 'turn', tools: 3, named: false }, ...list, { kind: 'turn', tools: 2, named: true }]);
+      const first = forwarderRig([s.path], { dir, home, readWorker: 'off', chunkRows });
+      let partials = 0;
+      let died = false;
+      try {
+        first.forwarder.backfill({ beforeWrite: (batch) => {
+          if (!batch.writes.some((x) => x.fingerprint.startsWith(PARTIAL))) return;
+          if (partials++ === dieAt) throw new Error('killed');
+        } });
+      } catch (e) {
+        assert.equal((e as Error).message, 'killed');
+        died = true;
+      } finally {
+        first.forwarder.close();
+      }
+      if (died) {
+        // Half a session is in the dataset, its cursor says so: the next pass goes on from there.
+        const cursor = first.query<{ fingerprint: string }>('SELECT fingerprint FROM session_cursors WHERE session_id = ?', s.sessions[0]!);
+        if (dieAt > 0) assert.ok(cursor[0]!.fingerprint.startsWith(PARTIAL), 'the session is marked half-written');
+      }
+      const again = forwarderRig([s.path], { dir, home, readWorker: 'off', chunkRows });
+      try {
+        assert.equal(again.forwarder.backfill()[0]!.error, null);
+        assertCleanBackfill(again, s.path, `a backfill that died after ${dieAt} chunks, run again`);
+      } finally {
+        again.cleanup();
+      }
+    } finally {
+      s.db.close();
+      cleanup();
+    }
+  }), { numRuns: 16 });
+});
+
+test('a tool result in a later chunk is named by its call, however many calls came between', () => {
+  const { dir, cleanup } = tempDir('hermetic-chunks-');
+  const s = store(dir);
+  // One reply with 70 calls, then the results, unnamed: a tail keeps only the latest 64 calls.
+  s.play(s.sessions[0]!, [{ kind: 'turn', tools: 0, named: false }]);
+  const calls = Array.from({ length: 70 }, (_, i) => ({ id: `wide_${i}`, type: 'function' as const, function: { name: `tool_${i}`, arguments: '{}' } }));
+  const w = new StateDbWriter(s.db, { now: () => T0 + 500, ids: createIdSource('wide') });
+  w.appendMessages(s.sessions[0]!, [{ role: 'assistant', content: '', tool_calls: calls }, ...calls.map((c) => ({ role: 'tool', tool_call_id: c.id, content: 'ok' }))]);
+  const rig = forwarderRig([s.path], { dir, home: join(dir, 'chunked'), readWorker: 'off', chunkRows: 5 });
+  try {
+    assert.equal(rig.forwarder.backfill()[0]!.error, null);
+    const named = rig.query<{ n: number }>("SELECT COUNT(*) AS n FROM messages WHERE role = 'tool' AND tool_name LIKE 'tool\\_%' ESCAPE '\\'")[0]!.n;
+    assert.equal(named, 70);
+    assertCleanBackfill(rig, s.path, 'a backfill in chunks of 5 over 70 calls');
+    // A pass that dies half-way leaves a tail that knows only the latest 64 calls: the next one starts the session over.
+    const home = join(dir, 'died');
+    const first = forwarderRig([s.path], { dir, home, readWorker: 'off', chunkRows: 5 });
+    let partials = 0;
+    assert.throws(() => first.forwarder.backfill({ beforeWrite: (b) => { if (b.writes.some((x) => x.fingerprint.startsWith(PARTIAL)) && ++partials === 12) throw new Error('killed'); } }), /killed/);
+    first.forwarder.close();
+    const again = forwarderRig([s.path], { dir, home, readWorker: 'off', chunkRows: 5 });
+    try {
+      assert.equal(again.forwarder.backfill()[0]!.error, null);
+      assertCleanBackfill(again, s.path, 'a backfill over 70 calls that died half-way, run again');
+    } finally {
+      again.cleanup();
+    }
+  } finally {
+    rig.cleanup();
+    s.db.close();
+    cleanup();
+  }
+});
+
+test('chunkRows must be a positive whole number', () => {
+  for (const bad of [0, -1, 1.5, Number.NaN]) {
+    assert.throws(() => forwarderRig([], { chunkRows: bad }), (e: Error & { code?: string }) => e.code === 'HERMETIC_OPTIONS_INVALID' && /chunkRows/.test(e.message));
+  }
+});
+
+/** Message rows as the reader hands them over, with archived generations, clones and display orders. */
+const rowsArb: fc.Arbitrary<Row[]> = fc.array(fc.record({
+  role: fc.constantFrom('user', 'assistant', 'tool'),
+  text: fc.integer({ min: 0, max: 5 }),
+  at: fc.integer({ min: 0, max: 5 }),
+  state: fc.constantFrom('live', 'live', 'live', 'compacted', 'rewound'),
+  order: fc.option(fc.integer({ min: 0, max: 30 }), { nil: null }),
+}), { minLength: 1, maxLength: 30 }).map((list) => list.map((r, i) => ({
+  id: i + 1, role: r.role, content: `text ${r.text}`, timestamp: T0 + r.at, tool_call_id: null, tool_calls: null, tool_name: null,
+  active: r.state === 'live' ? 1 : 0, compacted: r.state === 'compacted' ? 1 : 0, display_order: r.order,
+} as Row)));
+
+test('normalizing a session in runs, with its identities looked at once, is normalizing it in one run', () => {
+  fc.assert(fc.property(rowsArb, fc.integer({ min: 1, max: 8 }), (rows, size) => {
+    const once = normalizeMessages(rows, T0);
+    const runs: Row[][] = [];
+    for (let i = 0; i < rows.length; i += size) runs.push(rows.slice(i, i + size));
+    const whole = wholeSessionOf(runs);
+    let carry;
+    const live = [];
+    for (const run of runs) {
+      const n = normalizeMessages(run, T0, carry, whole);
+      assert.equal(n.needsPrefix, false);
+      live.push(...n.live);
+      carry = n.carry;
+    }
+    assert.deepEqual(live, once.live);
+    assert.deepEqual(carry, once.carry);
+  }), { numRuns: 500 });
+});
