@@ -12,7 +12,7 @@ import { tempDir } from '../../state-db/testing/fixtures.js';
 import { StateDbWriter, type MessageInput } from '../../state-db/writer/index.js';
 import { normalizeMessages, wholeSessionOf, type Row } from '../normalize/index.js';
 import type { Batch } from '../sinks/sink.js';
-import { assertCleanBackfill, forwarderRig } from '../testing/index.js';
+import { assertCleanBackfill, forwarderRig, type Rig } from '../testing/index.js';
 import type { ReadWorkerMode } from './read-mode.js';
 import { PARTIAL } from './step.js';
 
@@ -69,92 +69,98 @@ function store(dir: string) {
 
 const modes: ReadWorkerMode[] = ['off', 'only'];
 
-test('backfilled in chunks of any size, on either thread, a store is what one whole read writes', () => {
-  fc.assert(fc.property(ops, ops, fc.integer({ min: 1, max: 7 }), fc.constantFrom(...modes), (a, b, chunkRows, readWorker) => {
-    const { dir, cleanup } = tempDir('hermetic-chunks-');
-    const s = store(dir);
-    const rig = forwarderRig([s.path], { dir, home: join(dir, 'chunked'), readWorker, chunkRows });
+type Store = ReturnType<typeof store>;
+
+/** Runs `fn` on a fresh store in a folder of its own, removed after it. */
+function withStore(fn: (s: Store, dir: string) => void): void {
+  const { dir, cleanup } = tempDir('hermetic-chunks-');
+  const s = store(dir);
+  try {
+    fn(s, dir);
+  } finally {
+    s.db.close();
+    cleanup();
+  }
+}
+
+/** withStore with a forwarder of that store whose dataset is in `<dir>/chunked`. */
+function withRig(options: { chunkRows: number; readWorker: ReadWorkerMode }, fn: (s: Store, rig: Rig) => void): void {
+  withStore((s, dir) => {
+    const rig = forwarderRig([s.path], { dir, home: join(dir, 'chunked'), ...options });
     try {
-      s.play(s.sessions[0]!, a);
-      s.play(s.sessions[1]!, b);
-      const partial: Batch[] = [];
-      const [r] = rig.forwarder.backfill({ beforeWrite: (batch) => { if (batch.writes.some((x) => x.fingerprint.startsWith(PARTIAL))) partial.push(batch); } });
-      assert.equal(r!.error, null);
-      assert.equal(r!.sessionsWritten, 2, 'each session counted once, however many chunks it took');
-      const longest = s.db.prepare('SELECT MAX(n) FROM (SELECT COUNT(*) AS n FROM messages GROUP BY session_id)').pluck().get() as number;
-      if (longest > chunkRows) assert.ok(partial.length > 0, 'a session longer than a chunk was written in chunks');
-      assertCleanBackfill(rig, s.path, `a backfill in chunks of ${chunkRows} (${readWorker})`);
+      fn(s, rig);
     } finally {
       rig.cleanup();
-      s.db.close();
-      cleanup();
     }
-  }), { numRuns: 16 });
+  });
+}
+
+test('backfilled in chunks of any size, on either thread, a store is what one whole read writes', () => {
+  fc.assert(fc.property(ops, ops, fc.integer({ min: 1, max: 7 }), fc.constantFrom(...modes), (a, b, chunkRows, readWorker) => withRig({ chunkRows, readWorker }, (s, rig) => {
+    s.play(s.sessions[0]!, a);
+    s.play(s.sessions[1]!, b);
+    const partial: Batch[] = [];
+    const [r] = rig.forwarder.backfill({ beforeWrite: (batch) => { if (batch.writes.some((x) => x.fingerprint.startsWith(PARTIAL))) partial.push(batch); } });
+    assert.equal(r!.error, null);
+    assert.equal(r!.sessionsWritten, 2, 'each session counted once, however many chunks it took');
+    const longest = s.db.prepare('SELECT MAX(n) FROM (SELECT COUNT(*) AS n FROM messages GROUP BY session_id)').pluck().get() as number;
+    if (longest > chunkRows) assert.ok(partial.length > 0, 'a session longer than a chunk was written in chunks');
+    assertCleanBackfill(rig, s.path, `a backfill in chunks of ${chunkRows} (${readWorker})`);
+  })), { numRuns: 16 });
 });
 
 test('rows appended or rewritten after a chunked backfill are forwarded as a whole read would leave them', () => {
-  fc.assert(fc.property(ops, ops, fc.integer({ min: 1, max: 6 }), (before, after, chunkRows) => {
-    const { dir, cleanup } = tempDir('hermetic-chunks-');
-    const s = store(dir);
-    const rig = forwarderRig([s.path], { dir, home: join(dir, 'chunked'), readWorker: 'off', chunkRows });
-    try {
-      s.play(s.sessions[0]!, before);
-      assert.equal(rig.forwarder.backfill()[0]!.error, null);
-      s.play(s.sessions[0]!, after);
-      s.play(s.sessions[1]!, after);
-      assert.equal(rig.forwarder.forwardOnce()[0]!.error, null);
-      assertCleanBackfill(rig, s.path, `a forward tick in chunks of ${chunkRows}`);
-    } finally {
-      rig.cleanup();
-      s.db.close();
-      cleanup();
-    }
-  }), { numRuns: 16 });
+  fc.assert(fc.property(ops, ops, fc.integer({ min: 1, max: 6 }), (before, after, chunkRows) => withRig({ chunkRows, readWorker: 'off' }, (s, rig) => {
+    s.play(s.sessions[0]!, before);
+    assert.equal(rig.forwarder.backfill()[0]!.error, null);
+    s.play(s.sessions[0]!, after);
+    s.play(s.sessions[1]!, after);
+    assert.equal(rig.forwarder.forwardOnce()[0]!.error, null);
+    assertCleanBackfill(rig, s.path, `a forward tick in chunks of ${chunkRows}`);
+  })), { numRuns: 16 });
 });
+
+/**
+ * A backfill of `s` in chunks that dies before its `dieAt`-th half-written chunk commits (0: the first), then another
+ * forwarder's backfill into the same dataset, which must then be a clean backfill's. Whether the first one died.
+ */
+function dieAndResume(s: Store, dir: string, chunkRows: number, dieAt: number): boolean {
+  const home = join(dir, 'died');
+  const first = forwarderRig([s.path], { dir, home, readWorker: 'off', chunkRows });
+  let died = false;
+  try {
+    let partials = 0;
+    first.forwarder.backfill({ beforeWrite: (batch) => {
+      if (batch.writes.some((x) => x.fingerprint.startsWith(PARTIAL)) && partials++ === dieAt) throw new Error('killed');
+    } });
+  } catch (e) {
+    assert.equal((e as Error).message, 'killed');
+    died = true;
+  }
+  try {
+    // Half a session is in the dataset, and its cursor says so: the next pass goes on from there.
+    if (died && dieAt > 0) assert.ok(first.query<{ fingerprint: string }>('SELECT fingerprint FROM session_cursors WHERE session_id = ?', s.sessions[0]!)[0]!.fingerprint.startsWith(PARTIAL), 'the session is marked half-written');
+  } finally {
+    first.cleanup();
+  }
+  const again = forwarderRig([s.path], { dir, home, readWorker: 'off', chunkRows });
+  try {
+    assert.equal(again.forwarder.backfill()[0]!.error, null);
+    assertCleanBackfill(again, s.path, `a backfill in chunks of ${chunkRows} that died after ${dieAt} of them, run again`);
+  } finally {
+    again.cleanup();
+  }
+  return died;
+}
 
 test('a pass that dies between two chunks of a session leaves it to the next, which finishes it as a whole read would', () => {
-  fc.assert(fc.property(ops, fc.integer({ min: 1, max: 4 }), fc.nat(6), (list, chunkRows, dieAt) => {
-    const { dir, cleanup } = tempDir('hermetic-chunks-');
-    const s = store(dir);
-    const home = join(dir, 'chunked');
-    try {
-      s.play(s.sessions[0]!, [{ kind: 'turn', tools: 3, named: false }, ...list, { kind: 'turn', tools: 2, named: true }]);
-      const first = forwarderRig([s.path], { dir, home, readWorker: 'off', chunkRows });
-      let partials = 0;
-      let died = false;
-      try {
-        first.forwarder.backfill({ beforeWrite: (batch) => {
-          if (!batch.writes.some((x) => x.fingerprint.startsWith(PARTIAL))) return;
-          if (partials++ === dieAt) throw new Error('killed');
-        } });
-      } catch (e) {
-        assert.equal((e as Error).message, 'killed');
-        died = true;
-      } finally {
-        first.forwarder.close();
-      }
-      if (died) {
-        // Half a session is in the dataset, its cursor says so: the next pass goes on from there.
-        const cursor = first.query<{ fingerprint: string }>('SELECT fingerprint FROM session_cursors WHERE session_id = ?', s.sessions[0]!);
-        if (dieAt > 0) assert.ok(cursor[0]!.fingerprint.startsWith(PARTIAL), 'the session is marked half-written');
-      }
-      const again = forwarderRig([s.path], { dir, home, readWorker: 'off', chunkRows });
-      try {
-        assert.equal(again.forwarder.backfill()[0]!.error, null);
-        assertCleanBackfill(again, s.path, `a backfill that died after ${dieAt} chunks, run again`);
-      } finally {
-        again.cleanup();
-      }
-    } finally {
-      s.db.close();
-      cleanup();
-    }
-  }), { numRuns: 16 });
+  fc.assert(fc.property(ops, fc.integer({ min: 1, max: 4 }), fc.nat(6), (list, chunkRows, dieAt) => withStore((s, dir) => {
+    s.play(s.sessions[0]!, [{ kind: 'turn', tools: 3, named: false }, ...list, { kind: 'turn', tools: 2, named: true }]);
+    dieAndResume(s, dir, chunkRows, dieAt);
+  })), { numRuns: 16 });
 });
 
-test('a tool result in a later chunk is named by its call, however many calls came between', () => {
-  const { dir, cleanup } = tempDir('hermetic-chunks-');
-  const s = store(dir);
+test('a tool result in a later chunk is named by its call, however many calls came between', () => withStore((s, dir) => {
   // One reply with 70 calls, then the results, unnamed: a tail keeps only the latest 64 calls.
   s.play(s.sessions[0]!, [{ kind: 'turn', tools: 0, named: false }]);
   const calls = Array.from({ length: 70 }, (_, i) => ({ id: `wide_${i}`, type: 'function' as const, function: { name: `tool_${i}`, arguments: '{}' } }));
@@ -166,25 +172,12 @@ test('a tool result in a later chunk is named by its call, however many calls ca
     const named = rig.query<{ n: number }>("SELECT COUNT(*) AS n FROM messages WHERE role = 'tool' AND tool_name LIKE 'tool\\_%' ESCAPE '\\'")[0]!.n;
     assert.equal(named, 70);
     assertCleanBackfill(rig, s.path, 'a backfill in chunks of 5 over 70 calls');
-    // A pass that dies half-way leaves a tail that knows only the latest 64 calls: the next one starts the session over.
-    const home = join(dir, 'died');
-    const first = forwarderRig([s.path], { dir, home, readWorker: 'off', chunkRows: 5 });
-    let partials = 0;
-    assert.throws(() => first.forwarder.backfill({ beforeWrite: (b) => { if (b.writes.some((x) => x.fingerprint.startsWith(PARTIAL)) && ++partials === 12) throw new Error('killed'); } }), /killed/);
-    first.forwarder.close();
-    const again = forwarderRig([s.path], { dir, home, readWorker: 'off', chunkRows: 5 });
-    try {
-      assert.equal(again.forwarder.backfill()[0]!.error, null);
-      assertCleanBackfill(again, s.path, 'a backfill over 70 calls that died half-way, run again');
-    } finally {
-      again.cleanup();
-    }
   } finally {
     rig.cleanup();
-    s.db.close();
-    cleanup();
   }
-});
+  // A pass that dies half-way leaves a tail that knows only the latest 64 calls: the next one starts the session over.
+  assert.ok(dieAndResume(s, dir, 5, 11), 'the first backfill died half-way');
+}));
 
 test('chunkRows must be a positive whole number', () => {
   for (const bad of [0, -1, 1.5, Number.NaN]) {

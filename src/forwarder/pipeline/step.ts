@@ -3,6 +3,7 @@
 // module alone counts it into the StepResult.
 import type { CursorCache } from '../checkpoint/cursors.js';
 import type { RecordOf } from '../dataset/columns.js';
+import type { SessionDelta } from '../dataset/delta.js';
 import type { PolicyResolver } from '../policy/index.js';
 // Types from the file itself: the public declarations must not reach better-sqlite3's (test/package).
 import type { StoreRef } from '../reader/discover.js';
@@ -19,7 +20,6 @@ import { readInChunks } from './chunks.js';
 import { SessionFeed } from './feed.js';
 import { planPass, type PassPlan } from './plan.js';
 import type { Prior } from './read-session.js';
-import type { SessionDelta } from '../dataset/delta.js';
 import { judge } from './project.js';
 import { backoffSeconds } from './quarantine.js';
 import type { ReadWorkerMode } from './read-mode.js';
