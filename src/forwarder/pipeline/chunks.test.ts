@@ -24,7 +24,11 @@ type Op =
   | { kind: 'compact'; tail: number }
   | { kind: 'rewind'; back: number }
   | { kind: 'end' }
-  | { kind: 'reopen' };
+  | { kind: 'reopen' }
+  /** A reply whose stored values the forwarder must repair (a row issue each): calls of the wrong shape, a garbage time. */
+  | { kind: 'garbled' }
+  /** A reaction on an earlier reply: an edit in place no counter shows. */
+  | { kind: 'react'; back: number };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('turn' as const), tools: fc.nat(3), named: fc.boolean() }) },
@@ -32,6 +36,8 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('rewind' as const), back: fc.integer({ min: 1, max: 4 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('end' as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('reopen' as const) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('garbled' as const) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('react' as const), back: fc.nat(8) }) },
 );
 const ops = fc.array(op, { minLength: 1, maxLength: 14 });
 
@@ -55,11 +61,18 @@ function store(dir: string) {
         }
         turn.push({ role: 'assistant', content: `done ${call}`, finish_reason: 'stop' });
         w.appendMessages(sid, turn);
+        w.updateTokenCounts(sid, { input_tokens: 100 + call, output_tokens: 10, estimated_cost_usd: 0.001 });
       } else if (o.kind === 'compact') {
         w.compactInPlace(sid, [{ role: 'user', content: `[Compacted context ${++call}]`, _compressed_summary: 1 }], o.tail);
       } else if (o.kind === 'rewind') {
         const live = db.prepare('SELECT id FROM messages WHERE session_id = ? AND active = 1 ORDER BY id').pluck().all(sid) as number[];
         if (live.length > o.back) w.rewind(sid, live[live.length - 1 - o.back]!);
+      } else if (o.kind === 'garbled') {
+        const [mid] = w.appendMessages(sid, [{ role: 'assistant', content: `odd ${++call}` }]);
+        db.prepare("UPDATE messages SET tool_calls = '[1,2,3]', timestamp = 5e246 WHERE id = ?").run(mid);
+      } else if (o.kind === 'react') {
+        const replies = db.prepare("SELECT id FROM messages WHERE session_id = ? AND role = 'assistant' ORDER BY id DESC").pluck().all(sid) as number[];
+        if (replies.length > 0) w.setMessageReaction(replies[Math.min(o.back, replies.length - 1)]!, '👍');
       } else if (o.kind === 'end') w.endSession(sid, 'user_exit');
       else w.reopenSession(sid);
     }
@@ -117,6 +130,8 @@ test('rows appended or rewritten after a chunked backfill are forwarded as a who
     s.play(s.sessions[1]!, after);
     assert.equal(rig.forwarder.forwardOnce()[0]!.error, null);
     assertCleanBackfill(rig, s.path, `a forward tick in chunks of ${chunkRows}`);
+    // The usage log the clean backfill is not compared on adds up too: every token once, however it came.
+    assert.deepEqual(rig.query('SELECT TOTAL(input_tokens) AS input, TOTAL(output_tokens) AS output FROM usage_events'), rig.query('SELECT TOTAL(input_tokens) AS input, TOTAL(output_tokens) AS output FROM sessions'));
   })), { numRuns: 16 });
 });
 
@@ -124,15 +139,21 @@ test('rows appended or rewritten after a chunked backfill are forwarded as a who
  * A backfill of `s` in chunks that dies before its `dieAt`-th half-written chunk commits (0: the first), then another
  * forwarder's backfill into the same dataset, which must then be a clean backfill's. Whether the first one died.
  */
-function dieAndResume(s: Store, dir: string, chunkRows: number, dieAt: number): boolean {
+function dieAndResume(s: Store, dir: string, chunkRows: number, dieAt: number, between?: () => void): boolean {
   const home = join(dir, 'died');
   const first = forwarderRig([s.path], { dir, home, readWorker: 'off', chunkRows });
   let died = false;
   try {
     let partials = 0;
-    first.forwarder.backfill({ beforeWrite: (batch) => {
+    const beforeWrite = (batch: Batch) => {
       if (batch.writes.some((x) => x.fingerprint.startsWith(PARTIAL)) && partials++ === dieAt) throw new Error('killed');
-    } });
+    };
+    // With `between`: a clean backfill, then Hermes goes on, and the forward pass that follows dies.
+    if (between) {
+      first.forwarder.backfill();
+      between();
+      first.forwarder.forwardOnce({ beforeWrite });
+    } else first.forwarder.backfill({ beforeWrite });
   } catch (e) {
     assert.equal((e as Error).message, 'killed');
     died = true;
@@ -145,7 +166,8 @@ function dieAndResume(s: Store, dir: string, chunkRows: number, dieAt: number): 
   }
   const again = forwarderRig([s.path], { dir, home, readWorker: 'off', chunkRows });
   try {
-    assert.equal(again.forwarder.backfill()[0]!.error, null);
+    // A forward pass, as the one that died (a backfill leaves edits in place to the forward passes: decision 0053).
+    assert.equal((between ? again.forwarder.forwardOnce() : again.forwarder.backfill())[0]!.error, null);
     assertCleanBackfill(again, s.path, `a backfill in chunks of ${chunkRows} that died after ${dieAt} of them, run again`);
   } finally {
     again.cleanup();
@@ -157,6 +179,13 @@ test('a pass that dies between two chunks of a session leaves it to the next, wh
   fc.assert(fc.property(ops, fc.integer({ min: 1, max: 4 }), fc.nat(6), (list, chunkRows, dieAt) => withStore((s, dir) => {
     s.play(s.sessions[0]!, [{ kind: 'turn', tools: 3, named: false }, ...list, { kind: 'turn', tools: 2, named: true }]);
     dieAndResume(s, dir, chunkRows, dieAt);
+  })), { numRuns: 16 });
+});
+
+test('a forward pass that dies while appending to or rewriting a long session leaves it to the next, which finishes it', () => {
+  fc.assert(fc.property(ops, ops, fc.integer({ min: 1, max: 4 }), fc.nat(4), (before, after, chunkRows, dieAt) => withStore((s, dir) => {
+    s.play(s.sessions[0]!, [{ kind: 'turn', tools: 2, named: false }, ...before]);
+    dieAndResume(s, dir, chunkRows, dieAt, () => s.play(s.sessions[0]!, [...after, { kind: 'turn', tools: 1, named: true }]));
   })), { numRuns: 16 });
 });
 
@@ -177,6 +206,26 @@ test('a tool result in a later chunk is named by its call, however many calls ca
   }
   // A pass that dies half-way leaves a tail that knows only the latest 64 calls: the next one starts the session over.
   assert.ok(dieAndResume(s, dir, 5, 11), 'the first backfill died half-way');
+}));
+
+test('a rewind near the end of a long session rewrites it from there, keeping what came before (its row issues too)', () => withStore((s, dir) => {
+  s.play(s.sessions[0]!, [{ kind: 'garbled' }, ...Array.from({ length: 12 }, () => ({ kind: 'turn' as const, tools: 1, named: false }))]);
+  const rig = forwarderRig([s.path], { dir, home: join(dir, 'chunked'), readWorker: 'off', chunkRows: 5 });
+  try {
+    assert.equal(rig.forwarder.backfill()[0]!.error, null);
+    const issues = rig.query('SELECT * FROM row_issues ORDER BY message_id, field');
+    assert.equal(issues.length, 2, 'the garbled reply: its calls and its time');
+    const before = rig.query<{ n: number }>('SELECT COUNT(*) AS n FROM messages')[0]!.n;
+    s.play(s.sessions[0]!, [{ kind: 'rewind', back: 2 }, { kind: 'turn', tools: 0, named: false }]);
+    const [r] = rig.forwarder.forwardOnce();
+    assert.equal(r!.error, null);
+    assert.equal(r!.sessionsRewritten, 1);
+    assert.ok(r!.messagesRemoved > 0 && r!.messagesRemoved < before / 2, `only the end was rewritten (${r!.messagesRemoved} of ${before} messages removed)`);
+    assert.deepEqual(rig.query('SELECT * FROM row_issues ORDER BY message_id, field'), issues);
+    assertCleanBackfill(rig, s.path, 'a rewind near the end of a long session');
+  } finally {
+    rig.cleanup();
+  }
 }));
 
 test('chunkRows must be a positive whole number', () => {

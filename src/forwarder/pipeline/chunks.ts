@@ -4,8 +4,10 @@
 // continues the tail its cursor keeps, when Hermes only appended since); the others are appended to it. What each
 // chunk needs from the rows before it comes from one look at all the session's identities first (WholeSession), so
 // the records are those one whole read gives.
-import { wholeSessionOf, type Row } from '../normalize/index.js';
-import { projectAppended, projectSession, TAIL_VERSION, type Projection, type Tail } from '../projector/index.js';
+import type { RecordOf } from '../dataset/columns.js';
+import { wholeSessionOf, type Row, type WholeSession } from '../normalize/index.js';
+import { firstDifference, probesOf, projectAppended, projectSession, TAIL_VERSION, type ProjectInput, type Projection, type Tail } from '../projector/index.js';
+import { HermeticError } from '../../shared/errors.js';
 import type { StoreReader } from '../reader/index.js';
 import { CHUNK_ROWS, sessionFailure, type Prior, type ReadContext } from './read-session.js';
 
@@ -17,48 +19,107 @@ export type ChunksRead = 'done' | 'stopped' | 'gone' | { error: string };
  * session's rows end there) in order; `write` commits it and says whether to go on. A failure of the session's own is
  * returned, never thrown.
  */
-export function readInChunks(reader: StoreReader, id: string, prior: Prior | null, ctx: ReadContext, write: (p: Projection, last: boolean) => boolean): ChunksRead {
+export function readInChunks(reader: StoreReader, id: string, prior: Prior | null, ctx: ReadContext, write: Write): ChunksRead {
   const chunk = ctx.chunkRows ?? CHUNK_ROWS;
   try {
     return reader.snapshot((): ChunksRead => {
       const session = reader.session(id);
       if (!session) return 'gone';
       const whole = wholeSessionOf(runsOf(reader, id, chunk));
-      const base = {
+      const base: Base = {
         store: ctx.ref.path, profile: ctx.ref.profile, hermesHome: ctx.ref.hermesHome, session, modelUsage: reader.modelUsage(id),
         parents: reader.parents(session), systemPrompt: reader.systemPrompt(session), dailyUsage: reader.dailyUsage(id),
-        redact: ctx.redact, origin: ctx.origin, whole,
+        redact: ctx.redact, origin: ctx.origin, whole, ledger: prior?.ledger ?? null,
       };
       const t = prior?.tail;
-      // The tail its cursor keeps is continued while the rows it saw are unchanged (a pass stopped half-way through
-      // the session, or Hermes appended more than a chunk since); else the session is written again from its start.
-      let tail: Tail | null = t && !prior?.whole && t.v === TAIL_VERSION && t.redact === ctx.redact && reader.prefixUnchanged(id, t.rows) ? t : null;
-      let ledger = prior?.ledger ?? null;
-      // From the first row, every call is known to the chunks after it; a tail from another pass knows its latest.
-      let calls = tail ? undefined : new Map<string, string>();
-      for (;;) {
-        const rows = tail ? reader.messagesAfter(id, tail.rows.maxMessageId, chunk) : reader.messages(id, chunk);
-        const input = { ...base, messages: rows, ledger, ...(calls ? { calls } : {}) };
-        const p = tail ? projectAppended({ ...input, tail }) : projectSession({ ...input, tail: null });
-        if (p === null) {
-          // A tail from another pass could not be continued alone (a tool result answers a call older than it keeps,
-          // a route changed): the session is written again from its first row.
-          tail = null;
-          calls = new Map();
-          continue;
+      // What the dataset holds of the session, as its cursor's tail says (null: nothing usable).
+      let written: Tail | null = t && t.v === TAIL_VERSION && t.redact === ctx.redact ? t : null;
+      if (written && !prior?.whole && reader.prefixUnchanged(id, written.rows)) {
+        // Hermes only appended since (or a pass stopped half-way through the session): its tail goes on.
+        for (;;) {
+          const rows = reader.messagesAfter(id, written.rows.maxMessageId, chunk);
+          const p = projectAppended({ ...base, messages: rows, tail: written });
+          // A tail from another pass keeps only its latest calls: a result may answer an older one (or a route moved).
+          if (p === null) break;
+          const last = rows.length < chunk;
+          if (!write(p, last)) return 'stopped';
+          if (last) return 'done';
+          written = p.tail;
+          base.ledger = p.ledger;
         }
-        const last = rows.length < chunk;
-        if (!write(p, last)) return 'stopped';
-        if (last) return 'done';
-        tail = p.tail;
-        ledger = p.ledger;
       }
+      if (written === null) {
+        // Nothing to compare with: written from its first row.
+        for (const [p, last] of fromStart(reader, id, base, chunk)) if (!write(p, last)) return 'stopped';
+        return 'done';
+      }
+      // Hermes changed rows the tail saw: the chunks are projected once for their hashes at the tail's checkpoints, and
+      // again to write them from the first message that differs, as a whole read rewrites (tail.ts firstDifference).
+      const hashes = new Map<number, string>();
+      for (const [p] of fromStart(reader, id, base, chunk, probesOf(written))) for (const [seq, h] of p.probed!) hashes.set(seq, h);
+      return rewrite(fromStart(reader, id, base, chunk), written, firstDifference(written, hashes), write);
     });
   } catch (e) {
     const failure = sessionFailure(e);
     if (failure === null) throw e;
     return { error: failure };
   }
+}
+
+type Write = (p: Projection, last: boolean) => boolean;
+type Base = Omit<ProjectInput, 'messages' | 'tail'> & { whole: WholeSession };
+
+/**
+ * The session's chunks projected from its first row, each continuing the one before with every call seen so far
+ * (`last`: the rows end there). `probes`: seqs whose transcript hash each projection reports.
+ */
+function* fromStart(reader: StoreReader, id: string, base: Base, chunk: number, probes?: ReadonlySet<number>): Generator<[Projection, boolean]> {
+  const calls = new Map<string, string>();
+  let tail: Tail | null = null;
+  let ledger = base.ledger ?? null;
+  for (;;) {
+    const rows: Row[] = tail ? reader.messagesAfter(id, tail.rows.maxMessageId, chunk) : reader.messages(id, chunk);
+    const input = { ...base, messages: rows, ledger, calls, ...(probes ? { probes } : {}) };
+    const p: Projection | null = tail ? projectAppended({ ...input, tail }) : projectSession({ ...input, tail: null });
+    // Knowing every row's identity and every call before it, a chunk never needs the rows before it.
+    if (p === null) throw new HermeticError('HERMETIC_INTERNAL', `A chunk of session ${id} could not be projected after the one before it.`);
+    const last = rows.length < chunk;
+    yield [p, last];
+    if (last) return;
+    tail = p.tail;
+    ledger = p.ledger;
+  }
+}
+
+/**
+ * Writes the chunks (projected from the first row) as a rewrite from `fromSeq` of what `old` describes: nothing before
+ * the chunk that holds `fromSeq`; that chunk's messages from `fromSeq` on, with the usage event, end and row issues of
+ * every chunk before it, as one rewrite; the chunks after it appended.
+ */
+function rewrite(chunks: Iterable<[Projection, boolean]>, old: Tail, fromSeq: number, write: Write): ChunksRead {
+  const issues: RecordOf[] = [];
+  let event: RecordOf | null = null;
+  let end: RecordOf | null = null;
+  let started = false;
+  for (const [p, last] of chunks) {
+    if (started) {
+      if (!write(p, last)) return 'stopped';
+      continue;
+    }
+    // The first chunk replaces whole: its parts hold the session's end, its issues the session's own.
+    issues.push(...p.issues);
+    event ??= p.usageEvent;
+    end ??= p.parts.find((x) => x.message_id === null) ?? null;
+    if (p.tail.live <= fromSeq && !last) continue;
+    const messages = p.messages.filter((m) => (m.seq as number) >= fromSeq);
+    const kept = new Set(messages.map((m) => m.message_id));
+    const changed = { replaceEnd: p.tail.end !== old.end, usage: p.tail.usage !== old.usage, daily: p.tail.daily !== old.daily };
+    const parts = p.parts.filter((x) => x.message_id !== null && kept.has(x.message_id));
+    if (end && changed.replaceEnd) parts.push(end);
+    started = true;
+    if (!write({ ...p, messages, parts, issues, usageEvent: event, delta: { kind: 'rewrite', fromSeq, ...changed, issues: 'all' } }, last)) return 'stopped';
+  }
+  return 'done';
 }
 
 /** The session's rows, a run of `chunk` at a time (each run may be let go once the next is asked for). */

@@ -79,13 +79,11 @@ export function readSession(reader: StoreReader, id: string, prior: Prior | null
         }
         // The rows before cannot be left aside: a long session then goes on in chunks, which know all its rows.
         if (tail.rows.rows + after.length > chunk) return LONG;
-      } else if (!usable) {
-        // Nothing written to compare with: read whole, unless it is longer than a chunk.
-        const rows = reader.messages(id, chunk + 1);
-        return rows.length > chunk ? LONG : projectSession({ ...input, messages: rows });
       }
-      // A transcript Hermes changed under its tail: read whole and rewritten from the first message that differs.
-      return projectSession({ ...input, messages: reader.messages(id) });
+      // Nothing written to compare with, or a transcript Hermes changed under its tail (then rewritten from the first
+      // message that differs): read whole, unless it is longer than a chunk.
+      const rows = reader.messages(id, chunk + 1);
+      return rows.length > chunk ? LONG : projectSession({ ...input, messages: rows });
     });
   } catch (e) {
     const failure = sessionFailure(e);

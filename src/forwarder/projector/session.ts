@@ -41,6 +41,8 @@ export interface ProjectInput {
    */
   whole?: WholeSession;
   calls?: Map<string, string>;
+  /** Seqs whose rolling transcript hash to report in `probed` (a chunk compared with an older tail; tail.ts). */
+  probes?: ReadonlySet<number>;
 }
 
 export interface Projection {
@@ -62,6 +64,8 @@ export interface Projection {
   /** What the rows above do to the ones written before (dataset/delta.ts), and the tail to keep with them. */
   delta: SessionDelta;
   tail: Tail;
+  /** With `input.probes`: the transcript's hash before each probed seq this projection reached. */
+  probed?: Map<number, string>;
 }
 
 const json = (v: unknown): string | null => (v === null || v === undefined ? null : JSON.stringify(v));
@@ -104,7 +108,7 @@ function project(input: ProjectInput, appended: boolean): Projection | null {
   const from = appended ? previous : null;
   const normalized = normalizeMessages(input.messages, numOrNull(s.started_at) ?? 0, from?.rows, input.whole);
   if (normalized.needsPrefix) return null;
-  const transcript = projectTranscript(normalized.live, { store, sessionId, redact: input.redact, text, json, routes: input.modelUsage, sessionModel: str(s.model), ...(input.calls ? { calls: input.calls } : {}) }, from, !from && previous ? probesOf(previous) : undefined);
+  const transcript = projectTranscript(normalized.live, { store, sessionId, redact: input.redact, text, json, routes: input.modelUsage, sessionModel: str(s.model), ...(input.calls ? { calls: input.calls } : {}) }, from, input.probes ?? (!from && previous ? probesOf(previous) : undefined));
   if (transcript.needsPrefix) return null;
   const t = transcript.carry;
 
@@ -191,6 +195,7 @@ function project(input: ProjectInput, appended: boolean): Projection | null {
   return {
     session, messages, parts, modelUsage, issues, dailyUsage, usageEvent: usageEventRecord, ledger,
     usageMark: usageMarkOf(input.modelUsage), scopes, maxMessageId: normalized.carry.maxMessageId, delta, tail,
+    ...(input.probes ? { probed: transcript.hashes } : {}),
   };
 }
 
