@@ -228,6 +228,26 @@ test('a rewind near the end of a long session rewrites it from there, keeping wh
   }
 }));
 
+test('a pass told to stop (Ctrl-C) between two chunks of a long session stops there, and the next one finishes it', () => withStore((s, dir) => {
+  s.play(s.sessions[0]!, Array.from({ length: 6 }, () => ({ kind: 'turn' as const, tools: 1, named: false })));
+  const rig = forwarderRig([s.path], { dir, home: join(dir, 'chunked'), readWorker: 'off', chunkRows: 4 });
+  try {
+    let partials = 0;
+    const [r] = rig.forwarder.backfill({
+      beforeWrite: (b) => { if (b.writes.some((x) => x.fingerprint.startsWith(PARTIAL))) partials++; },
+      keepGoing: () => partials < 2,
+    });
+    assert.equal(r!.error, null);
+    assert.equal(partials, 2, 'no chunk was written after the pass was told to stop');
+    const cursor = rig.query<{ fingerprint: string }>('SELECT fingerprint FROM session_cursors WHERE session_id = ?', s.sessions[0]!);
+    assert.ok(cursor[0]!.fingerprint.startsWith(PARTIAL), 'the session is marked half-written');
+    assert.equal(rig.forwarder.backfill()[0]!.error, null);
+    assertCleanBackfill(rig, s.path, 'a backfill stopped between two chunks, run again');
+  } finally {
+    rig.cleanup();
+  }
+}));
+
 test('chunkRows must be a positive whole number', () => {
   for (const bad of [0, -1, 1.5, Number.NaN]) {
     assert.throws(() => forwarderRig([], { chunkRows: bad }), (e: Error & { code?: string }) => e.code === 'HERMETIC_OPTIONS_INVALID' && /chunkRows/.test(e.message));

@@ -11,18 +11,29 @@ import { HermeticError } from '../../shared/errors.js';
 import type { StoreReader } from '../reader/index.js';
 import { CHUNK_ROWS, sessionFailure, type Prior, type ReadContext } from './read-session.js';
 
-/** What became of a long session: read to its end, stopped by the writer, gone from the store, or failed to read. */
-export type ChunksRead = 'done' | 'stopped' | 'gone' | { error: string };
+/**
+ * What became of a long session: read to its end, stopped by the writer (quarantined or ignored), interrupted between
+ * two chunks (the pass stops there), gone from the store, or failed to read.
+ */
+export type ChunksRead = 'done' | 'stopped' | 'interrupted' | 'gone' | { error: string };
 
 /**
  * Reads session `id` in chunks of `ctx.chunkRows` rows and hands each chunk's projection to `write` (`last`: the
- * session's rows end there) in order; `write` commits it and says whether to go on. A failure of the session's own is
- * returned, never thrown.
+ * session's rows end there) in order; `write` commits it and says whether to go on. Pauses after each chunk but the
+ * last (whoever drives it may let the event loop run), then goes on while `more()` says so. A failure of the
+ * session's own is returned, never thrown.
  */
-export function readInChunks(reader: StoreReader, id: string, prior: Prior | null, ctx: ReadContext, write: Write): ChunksRead {
+export function* readInChunks(reader: StoreReader, id: string, prior: Prior | null, ctx: ReadContext, write: Write, more: () => boolean): Generator<void, ChunksRead> {
   const chunk = ctx.chunkRows ?? CHUNK_ROWS;
+  // Writes one chunk; then, before the next, pauses and asks whether to go on.
+  function* put(p: Projection, last: boolean): Generator<void, ChunksRead | null> {
+    if (!write(p, last)) return 'stopped';
+    if (last) return 'done';
+    yield;
+    return more() ? null : 'interrupted';
+  }
   try {
-    return reader.snapshot((): ChunksRead => {
+    return yield* reader.snapshotSteps(function* (): Generator<void, ChunksRead> {
       const session = reader.session(id);
       if (!session) return 'gone';
       const whole = wholeSessionOf(runsOf(reader, id, chunk));
@@ -41,23 +52,25 @@ export function readInChunks(reader: StoreReader, id: string, prior: Prior | nul
           const p = projectAppended({ ...base, messages: rows, tail: written });
           // A tail from another pass keeps only its latest calls: a result may answer an older one (or a route moved).
           if (p === null) break;
-          const last = rows.length < chunk;
-          if (!write(p, last)) return 'stopped';
-          if (last) return 'done';
+          const end = yield* put(p, rows.length < chunk);
+          if (end) return end;
           written = p.tail;
           base.ledger = p.ledger;
         }
       }
       if (written === null) {
         // Nothing to compare with: written from its first row.
-        for (const [p, last] of fromStart(reader, id, base, chunk)) if (!write(p, last)) return 'stopped';
+        for (const [p, last] of fromStart(reader, id, base, chunk)) {
+          const end = yield* put(p, last);
+          if (end) return end;
+        }
         return 'done';
       }
       // Hermes changed rows the tail saw: the chunks are projected once for their hashes at the tail's checkpoints, and
       // again to write them from the first message that differs, as a whole read rewrites (tail.ts firstDifference).
       const hashes = new Map<number, string>();
       for (const [p] of fromStart(reader, id, base, chunk, probesOf(written))) for (const [seq, h] of p.probed!) hashes.set(seq, h);
-      return rewrite(fromStart(reader, id, base, chunk), written, firstDifference(written, hashes), write);
+      return yield* rewrite(fromStart(reader, id, base, chunk), written, firstDifference(written, hashes), put);
     });
   } catch (e) {
     const failure = sessionFailure(e);
@@ -67,6 +80,7 @@ export function readInChunks(reader: StoreReader, id: string, prior: Prior | nul
 }
 
 type Write = (p: Projection, last: boolean) => boolean;
+type Put = (p: Projection, last: boolean) => Generator<void, ChunksRead | null>;
 type Base = Omit<ProjectInput, 'messages' | 'tail'> & { whole: WholeSession };
 
 /**
@@ -96,28 +110,30 @@ function* fromStart(reader: StoreReader, id: string, base: Base, chunk: number, 
  * the chunk that holds `fromSeq`; that chunk's messages from `fromSeq` on, with the usage event, end and row issues of
  * every chunk before it, as one rewrite; the chunks after it appended.
  */
-function rewrite(chunks: Iterable<[Projection, boolean]>, old: Tail, fromSeq: number, write: Write): ChunksRead {
+function* rewrite(chunks: Iterable<[Projection, boolean]>, old: Tail, fromSeq: number, put: Put): Generator<void, ChunksRead> {
   const issues: RecordOf[] = [];
   let event: RecordOf | null = null;
-  let end: RecordOf | null = null;
+  let endPart: RecordOf | null = null;
   let started = false;
   for (const [p, last] of chunks) {
     if (started) {
-      if (!write(p, last)) return 'stopped';
+      const end = yield* put(p, last);
+      if (end) return end;
       continue;
     }
     // The first chunk replaces whole: its parts hold the session's end, its issues the session's own.
     issues.push(...p.issues);
     event ??= p.usageEvent;
-    end ??= p.parts.find((x) => x.message_id === null) ?? null;
+    endPart ??= p.parts.find((x) => x.message_id === null) ?? null;
     if (p.tail.live <= fromSeq && !last) continue;
     const messages = p.messages.filter((m) => (m.seq as number) >= fromSeq);
     const kept = new Set(messages.map((m) => m.message_id));
     const changed = { replaceEnd: p.tail.end !== old.end, usage: p.tail.usage !== old.usage, daily: p.tail.daily !== old.daily };
     const parts = p.parts.filter((x) => x.message_id !== null && kept.has(x.message_id));
-    if (end && changed.replaceEnd) parts.push(end);
+    if (endPart && changed.replaceEnd) parts.push(endPart);
     started = true;
-    if (!write({ ...p, messages, parts, issues, usageEvent: event, delta: { kind: 'rewrite', fromSeq, ...changed, issues: 'all' } }, last)) return 'stopped';
+    const end = yield* put({ ...p, messages, parts, issues, usageEvent: event, delta: { kind: 'rewrite', fromSeq, ...changed, issues: 'all' } }, last);
+    if (end) return end;
   }
   return 'done';
 }

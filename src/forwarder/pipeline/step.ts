@@ -315,10 +315,11 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
       countWritten(result, out.landed, out.written);
       result.sessionsQuarantined += out.quarantined.length;
       done += batch.writes.length + batch.quarantine.failed.length;
-      if (long) {
-        writeLong(long, longCtx);
-        done++;
+      if (long && !(yield* writeLong(long, longCtx))) {
+        options.onProgress?.(done, todo.length);
+        return false;
       }
+      if (long) done++;
       options.onProgress?.(done, todo.length);
       if (last) return true;
       yield;
@@ -350,10 +351,11 @@ export const PARTIAL = 'partial:';
 
 /**
  * A session longer than a chunk (decision 0055): read and written a chunk at a time, each chunk a batch of its own
- * committed before the next is read. Until the last, its cursor's fingerprint is PARTIAL, so a pass stopped half-way
- * leaves it to be read again, and the next goes on from the tail written.
+ * committed before the next is read, pausing after each as after any batch (`keepGoing` is asked there). Until the
+ * last, its cursor's fingerprint is PARTIAL, so a pass stopped half-way leaves it to be read again, and the next goes
+ * on from the tail written. False when `keepGoing` stopped it.
  */
-function writeLong(mark: SessionMark, c: LongContext): void {
+function* writeLong(mark: SessionMark, c: LongContext): Generator<void, boolean> {
   const { options, result, now } = c;
   const id = mark.id;
   let base = c.baseOf(id);
@@ -366,7 +368,8 @@ function writeLong(mark: SessionMark, c: LongContext): void {
     c.commit(batch);
     result.sessionsQuarantined++;
   };
-  const outcome = readInChunks(c.reader, id, c.priorOf(id), { ref: c.ref, redact: c.redact, origin: options.origin, ...(options.chunkRows === undefined ? {} : { chunkRows: options.chunkRows }) }, (p, last) => {
+  const ctx = { ref: c.ref, redact: c.redact, origin: options.origin, ...(options.chunkRows === undefined ? {} : { chunkRows: options.chunkRows }) };
+  const outcome = yield* readInChunks(c.reader, id, c.priorOf(id), ctx, (p, last) => {
     const judged = judge(id, last ? mark.fingerprint : `${PARTIAL}${mark.fingerprint}`, p, options.policy, base);
     if ('error' in judged) {
       quarantine(judged.error);
@@ -390,6 +393,7 @@ function writeLong(mark: SessionMark, c: LongContext): void {
     base = { fingerprint: judged.write.fingerprint, maxMessageId: judged.write.maxMessageId };
     if (last) countSession(result, kind, issues);
     return true;
-  });
+  }, () => options.keepGoing?.() !== false);
   if (typeof outcome === 'object') quarantine(outcome.error);
+  return outcome !== 'interrupted';
 }

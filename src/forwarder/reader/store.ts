@@ -89,6 +89,7 @@ export class StoreReader {
   #parent: ReturnType<Db['prepare']> | null = null;
   #begin: { run(): unknown } | null = null;
   #commit: { run(): unknown } | null = null;
+  #moment: { get(): unknown } | null = null;
   #daily: ReturnType<Db['prepare']> | null = null;
   #prompt: ReturnType<Db['prepare']> | null = null;
   readonly #prompts = new Map<string, string | null>();
@@ -415,5 +416,30 @@ export class StoreReader {
         if (this.db.inTransaction) this.#commit!.run();
       }
     });
+  }
+
+  /**
+   * Runs the generator `fn` inside one read transaction held across its steps (a long session read in chunks, each
+   * written between two steps: pipeline/chunks.ts). Only the start of the transaction is tried again on a lock: once
+   * it has its moment of the store, reads do not wait on writers, and a step may already have written.
+   */
+  *snapshotSteps<T>(fn: () => Generator<void, T>): Generator<void, T> {
+    this.#begin ??= this.db.prepare('BEGIN');
+    this.#commit ??= this.db.prepare('COMMIT');
+    this.#moment ??= this.db.prepare('SELECT COUNT(*) FROM sqlite_master');
+    retrying(this.path, () => {
+      this.#begin!.run();
+      try {
+        this.#moment!.get();
+      } catch (e) {
+        this.#commit!.run();
+        throw e;
+      }
+    });
+    try {
+      return yield* fn();
+    } finally {
+      if (this.db.inTransaction) this.#commit!.run();
+    }
   }
 }
