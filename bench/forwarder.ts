@@ -19,6 +19,8 @@
 //       between ticks, against the same empty tick that queries (issue 16 §3: a tick costs what changed). Goal <= 2x.
 //   F3  peak RSS of a backfill in a child process per store size (bench/forwarder-child.ts): ~25k, 50k, 100k
 //       messages. Goal <= 256 MB and flat as the store grows.
+//   F3L the same for a store of one session of ~12.5k, 25k, 50k messages (BENCH_FWD_LONG_RSS_SIZES): a session longer
+//       than a chunk is read and written 10,000 rows at a time (decision 0055). Goal <= 256 MB and flat as it grows.
 // A Hermes writer connection stays open on every store while it is read (as when Hermes runs), so the store has its
 // -wal and -shm and the forwarder reads it in place; F2 also shows the empty tick once that connection is closed
 // (the forwarder then takes its copy path: a private copy of the store, see src/shared/sqlite.ts readSnapshot, or no
@@ -26,7 +28,8 @@
 // The forwarder is imported from src/ through tsx. Stores are generated once per run into a temporary folder.
 //   npx tsx bench/forwarder.ts            (npm run bench runs it too; BENCH_ONLY=forwarder for it alone)
 //   BENCH_FWD_MESSAGES=100000 BENCH_FWD_SESSIONS=2000 BENCH_FWD_ROUNDS=5 BENCH_FWD_TICKS=25
-//   BENCH_FWD_RSS_SIZES=25000,50000,100000 BENCH_FWD_ONLY=f1,f1p,f2,f3 BENCH_FWD_KEEP=1 (keep the temporary folder)
+//   BENCH_FWD_RSS_SIZES=25000,50000,100000 BENCH_FWD_LONG_RSS_SIZES=12500,25000,50000
+//   BENCH_FWD_ONLY=f1,f1p,f2,f3,f3l BENCH_FWD_KEEP=1 (keep the temporary folder)
 //   BENCH_FWD_MODES=auto,off BENCH_FWD_PROCESS_ROUNDS=3 BENCH_FWD_LONG=30000 BENCH_FWD_LONG_TICKS=10
 // Every figure is printed with the machine's load (`uptime`) when it was taken.
 import Database from 'better-sqlite3';
@@ -48,11 +51,13 @@ const ROUNDS = Number(process.env.BENCH_FWD_ROUNDS ?? 5);
 const TICKS = Number(process.env.BENCH_FWD_TICKS ?? 25);
 const RSS_SIZES = (process.env.BENCH_FWD_RSS_SIZES ?? [MESSAGES / 4, MESSAGES / 2, MESSAGES].map(Math.round).join(','))
   .split(',').map((x) => Number(x.trim())).filter((x) => x > 0);
+const LONG_RSS_SIZES = (process.env.BENCH_FWD_LONG_RSS_SIZES ?? [MESSAGES / 8, MESSAGES / 4, MESSAGES / 2].map(Math.round).join(','))
+  .split(',').map((x) => Number(x.trim())).filter((x) => x > 0);
 const MODES = (process.env.BENCH_FWD_MODES ?? 'auto,off').split(',').map((x) => x.trim()) as ReadWorkerMode[];
 const PROCESS_ROUNDS = Number(process.env.BENCH_FWD_PROCESS_ROUNDS ?? 3);
 const LONG = Number(process.env.BENCH_FWD_LONG ?? 30_000);
 const LONG_TICKS = Number(process.env.BENCH_FWD_LONG_TICKS ?? 10);
-const ONLY = new Set((process.env.BENCH_FWD_ONLY ?? 'f1,f1p,f2,f3').split(',').map((x) => x.trim().toLowerCase()));
+const ONLY = new Set((process.env.BENCH_FWD_ONLY ?? 'f1,f1p,f2,f3,f3l').split(',').map((x) => x.trim().toLowerCase()));
 const GOALS = { backfill: 0.5, tick: 2, emptyMs: 5, rssMb: 256 };
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -430,6 +435,7 @@ function main(): void {
     let r1: F1 | null = null;
     let r2: F2 | null = null;
     let r3: F3[] | null = null;
+    let r3l: F3[] | null = null;
 
     if (ONLY.has('f1') && big) {
       console.log(`\nF1: backfill of ${int(big.messages)} message rows (${int(big.sessions)} sessions), fresh dataset per round, against SELECT * FROM messages`);
@@ -460,6 +466,18 @@ function main(): void {
       console.log(`${'messages'.padStart(10)}${'sessions'.padStart(10)}${'backfill s'.padStart(12)}${'RSS before'.padStart(12)}${'peak RSS'.padStart(10)}${'VmHWM'.padStart(8)}${'peak - before'.padStart(15)}${'V8 heap'.padStart(10)}`);
       for (const { store, child } of r3) {
         console.log(`${int(store.messages).padStart(10)}${int(store.sessions).padStart(10)}${(child.ms / 1000).toFixed(1).padStart(12)}${child.rssBeforeMb.toFixed(0).padStart(9)} MB${child.maxRssMb.toFixed(0).padStart(7)} MB${(child.hwmMb ?? NaN).toFixed(0).padStart(5)} MB${(child.maxRssMb - child.rssBeforeMb).toFixed(0).padStart(12)} MB${child.heapTotalMb.toFixed(0).padStart(7)} MB`);
+      }
+    }
+    if (ONLY.has('f3l')) {
+      console.log('\nF3L: peak RSS of one backfill in a child process per length of a store\'s one session');
+      const long = LONG_RSS_SIZES.map((size) => {
+        const s = makeStore(dir, `long-${size}`, size, 1);
+        console.log(`generated ${s.path}: 1 session / ${int(s.messages)} messages in ${(s.genMs / 1000).toFixed(1)} s`);
+        return s;
+      });
+      r3l = f3(long, dir);
+      for (const { store, child } of r3l) {
+        console.log(`${int(store.messages).padStart(10)} messages in one session: backfill ${(child.ms / 1000).toFixed(1)} s, RSS before ${child.rssBeforeMb.toFixed(0)} MB, peak ${child.maxRssMb.toFixed(0)} MB, V8 heap ${child.heapTotalMb.toFixed(0)} MB`);
       }
     }
 
@@ -500,6 +518,13 @@ function main(): void {
       const growth = (last.child.maxRssMb - last.child.rssBeforeMb) / Math.max(1, first.child.maxRssMb - first.child.rssBeforeMb);
       console.log(`F3 backfill peak RSS by store size:      ${r3.map((x) => `${int(x.size)}: ${x.child.maxRssMb.toFixed(0)} MB`).join(', ')}  (${meets(worst <= GOALS.rssMb, `<= ${GOALS.rssMb} MB`)})`);
       console.log(`F3 growth above the child's own start:   ${r3.map((x) => `${(x.child.maxRssMb - x.child.rssBeforeMb).toFixed(0)} MB`).join(', ')} (x${growth.toFixed(2)} from the smallest to the largest store; flat is ~x1; the child starts at ~${first.child.rssBeforeMb.toFixed(0)} MB after node, tsx and the imports)`);
+    }
+    if (r3l && r3l.length) {
+      const worst = Math.max(...r3l.map((x) => x.child.maxRssMb));
+      const first = r3l[0]!;
+      const last = r3l[r3l.length - 1]!;
+      const growth = (last.child.maxRssMb - last.child.rssBeforeMb) / Math.max(1, first.child.maxRssMb - first.child.rssBeforeMb);
+      console.log(`F3L peak RSS by one session's length:    ${r3l.map((x) => `${int(x.size)}: ${x.child.maxRssMb.toFixed(0)} MB`).join(', ')}  (${meets(worst <= GOALS.rssMb, `<= ${GOALS.rssMb} MB`)}; growth above the child's start x${growth.toFixed(2)} from the shortest to the longest, flat is ~x1)`);
     }
   } finally {
     if (process.env.BENCH_FWD_KEEP) console.log(`kept ${dir}`);
