@@ -294,7 +294,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       const { code } = await run.exited;
       stderrSeen.push(run.stderr());
       assert.equal(code, 130, run.stderr());
-      assert.match(run.stderr(), /^hermetic: interrupted — run again to finish \(\d+ sessions? written before it stopped\)\n$/);
+      assert.match(run.stderr(), /^hermetic: interrupted — run again to finish \([\d,]+ sessions? and [\d,]+ messages? written before it stopped\)\n$/);
       assert.equal(run.stdout(), '');
       const again = await inProcess('backfill', '--state-db', store, '--home', h, '--json');
       const s = JSON.parse(again.stdout) as Summary;

@@ -70,7 +70,8 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
     const t = totals(results);
     const failed = results.filter((r) => r.error);
     if (stop.interrupted) {
-      console.error(`hermetic: interrupted — run again to finish (${plural(t.sessionsWritten, 'session')} written before it stopped)`);
+      // Messages too: a long session is written in chunks (decision 0055), so some may be in before its session is.
+      console.error(`hermetic: interrupted — run again to finish (${plural(t.sessionsWritten, 'session')} and ${plural(t.messages, 'message')} written before it stopped)`);
       return 130;
     }
     // After the local pass, the remote sinks (decision 0035): a sink that fails keeps its cursor and catches up later.
