@@ -1,9 +1,10 @@
 // A session longer than a chunk (read-session.ts LONG), read and projected a chunk of rows at a time inside one read
 // transaction of the store, each chunk handed on to be written before the next is read (decision 0055): memory holds
-// one chunk, whatever the session's length. The first chunk replaces what the dataset had of the session (or
-// continues the tail its cursor keeps, when Hermes only appended since); the others are appended to it. What each
-// chunk needs from the rows before it comes from one look at all the session's identities first (WholeSession), so
-// the records are those one whole read gives.
+// one chunk, whatever the session's length. The first write continues the tail its cursor keeps (Hermes only
+// appended since), replaces the session (nothing usable written), or rewrites it from the first message that differs
+// (Hermes changed rows the tail saw); the chunks after it are appended. What each chunk needs from the rows before it
+// comes from one look at all the session's identities first (WholeSession), so the records are those one whole read
+// gives.
 import type { RecordOf } from '../dataset/columns.js';
 import { wholeSessionOf, type Row, type WholeSession } from '../normalize/index.js';
 import { firstDifference, probesOf, projectAppended, projectSession, TAIL_VERSION, type ProjectInput, type Projection, type Tail } from '../projector/index.js';
@@ -51,6 +52,7 @@ export function* readInChunks(reader: StoreReader, id: string, prior: Prior | nu
           const rows = reader.messagesAfter(id, written.rows.maxMessageId, chunk);
           const p = projectAppended({ ...base, messages: rows, tail: written });
           // A tail from another pass keeps only its latest calls: a result may answer an older one (or a route moved).
+          // Then what was written is rewritten from where it differs, below.
           if (p === null) break;
           const end = yield* put(p, rows.length < chunk);
           if (end) return end;
