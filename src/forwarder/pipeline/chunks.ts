@@ -87,7 +87,7 @@ type Base = Omit<ProjectInput, 'messages' | 'tail'> & { whole: WholeSession };
 
 /**
  * The session's chunks projected from its first row, each continuing the one before with every call seen so far
- * (`last`: the rows end there). `probes`: seqs whose transcript hash each projection reports.
+ * (`last`: the rows end there). `probes`: seqs whose transcript hash each projection reports (and then no records).
  */
 function* fromStart(reader: StoreReader, id: string, base: Base, chunk: number, probes?: ReadonlySet<number>): Generator<[Projection, boolean]> {
   const calls = new Map<string, string>();
@@ -95,7 +95,8 @@ function* fromStart(reader: StoreReader, id: string, base: Base, chunk: number, 
   let ledger = base.ledger ?? null;
   for (;;) {
     const rows: Row[] = tail ? reader.messagesAfter(id, tail.rows.maxMessageId, chunk) : reader.messages(id, chunk);
-    const input = { ...base, messages: rows, ledger, calls, ...(probes ? { probes } : {}) };
+    // Looked at for the hashes at those seqs only: no records are built.
+    const input = { ...base, messages: rows, ledger, calls, ...(probes ? { probes, hashOnly: true } : {}) };
     const p: Projection | null = tail ? projectAppended({ ...input, tail }) : projectSession({ ...input, tail: null });
     // Knowing every row's identity and every call before it, a chunk never needs the rows before it.
     if (p === null) throw new HermeticError('HERMETIC_INTERNAL', `A chunk of session ${id} could not be projected after the one before it.`);

@@ -43,6 +43,8 @@ export interface ProjectInput {
   calls?: Map<string, string>;
   /** Seqs whose rolling transcript hash to report in `probed` (a chunk compared with an older tail; tail.ts). */
   probes?: ReadonlySet<number>;
+  /** With `probes`: only the hashes are wanted, the projection has no message or part records. */
+  hashOnly?: boolean;
 }
 
 export interface Projection {
@@ -108,7 +110,7 @@ function project(input: ProjectInput, appended: boolean): Projection | null {
   const from = appended ? previous : null;
   const normalized = normalizeMessages(input.messages, numOrNull(s.started_at) ?? 0, from?.rows, input.whole);
   if (normalized.needsPrefix) return null;
-  const transcript = projectTranscript(normalized.live, { store, sessionId, redact: input.redact, text, json, routes: input.modelUsage, sessionModel: str(s.model), ...(input.calls ? { calls: input.calls } : {}) }, from, input.probes ?? (!from && previous ? probesOf(previous) : undefined));
+  const transcript = projectTranscript(normalized.live, { store, sessionId, redact: input.redact, text, json, routes: input.modelUsage, sessionModel: str(s.model), ...(input.calls ? { calls: input.calls } : {}), ...(input.hashOnly ? { hashOnly: true } : {}) }, from, input.probes ?? (!from && previous ? probesOf(previous) : undefined));
   if (transcript.needsPrefix) return null;
   const t = transcript.carry;
 

@@ -24,6 +24,8 @@ export interface TranscriptContext {
    * session in runs from its first row (a session read in chunks): continued from it, a run needs no prefix. Updated.
    */
   calls?: Map<string, string>;
+  /** Only the rolling hash and the carry, no records (a long session's chunks looked at for their hashes). */
+  hashOnly?: boolean;
 }
 
 export interface ProjectedTranscript {
@@ -102,15 +104,17 @@ export function projectTranscript(live: readonly NormalMessage[], ctx: Transcrip
     }
     const toolName = m.toolName ?? answeredName;
     const attributes = m.attributes === null ? null : json(m.attributes);
-    const toolCalls = m.toolCallsJson === null ? null : json(ctx.redact ? redactValue(m.toolCallsJson, text) : m.toolCallsJson);
-    messages.push({
-      store, session_id: sessionId, message_id: m.id, logical_id: m.logicalId, seq, role: m.role, kind: m.kind,
-      content: text(m.content), content_format: m.contentFormat, tool_calls: toolCalls, tool_name: toolName,
-      tool_call_id: m.toolCallId, reasoning: text(m.reasoning), model, finish_reason: m.finishReason,
-      created_at: m.createdAt, compacted: m.compacted ? 1 : 0, attributes,
-    });
+    if (!ctx.hashOnly) {
+      const toolCalls = m.toolCallsJson === null ? null : json(ctx.redact ? redactValue(m.toolCallsJson, text) : m.toolCallsJson);
+      messages.push({
+        store, session_id: sessionId, message_id: m.id, logical_id: m.logicalId, seq, role: m.role, kind: m.kind,
+        content: text(m.content), content_format: m.contentFormat, tool_calls: toolCalls, tool_name: toolName,
+        tool_call_id: m.toolCallId, reasoning: text(m.reasoning), model, finish_reason: m.finishReason,
+        created_at: m.createdAt, compacted: m.compacted ? 1 : 0, attributes,
+      });
+      for (const p of partsOf(m, { store, sessionId, answeredName, model, redact: text, json })) parts.push(p);
+    }
     if (m.compacted) compacted++;
-    for (const p of partsOf(m, { store, sessionId, answeredName, model, redact: text, json })) parts.push(p);
     for (const c of m.toolCalls ?? []) {
       if (!c.id || !c.name) continue;
       calls.delete(c.id);
