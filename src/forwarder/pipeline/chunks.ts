@@ -10,7 +10,7 @@ import { wholeSessionOf, type Row, type WholeSession } from '../normalize/index.
 import { firstDifference, probesOf, projectAppended, projectSession, TAIL_VERSION, type ProjectInput, type Projection, type Tail } from '../projector/index.js';
 import { HermeticError } from '../../shared/errors.js';
 import type { StoreReader } from '../reader/index.js';
-import { CHUNK_ROWS, sessionFailure, type Prior, type ReadContext } from './read-session.js';
+import { sessionFailure, type Prior, type ReadContext } from './read-session.js';
 
 /**
  * What became of a long session: read to its end, stopped by the writer (quarantined or ignored), interrupted between
@@ -25,7 +25,7 @@ export type ChunksRead = 'done' | 'stopped' | 'interrupted' | 'gone' | { error: 
  * session's own is returned, never thrown.
  */
 export function* readInChunks(reader: StoreReader, id: string, prior: Prior | null, ctx: ReadContext, write: Write, more: () => boolean): Generator<void, ChunksRead> {
-  const chunk = ctx.chunkRows ?? CHUNK_ROWS;
+  const chunk = ctx.chunkRows;
   // Writes one chunk; then, before the next, pauses and asks whether to go on.
   function* put(p: Projection, last: boolean): Generator<void, ChunksRead | null> {
     if (!write(p, last)) return 'stopped';

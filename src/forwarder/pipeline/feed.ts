@@ -10,7 +10,7 @@ import { cpuMeter } from './cpu-meter.js';
 import { newControl, ReadAhead } from './read-ahead.js';
 import type { ReadWorkerMode } from './read-mode.js';
 import { SLOT } from './read-protocol.js';
-import { readSession, type Long, type Prior, type ReadContext } from './read-session.js';
+import { CHUNK_ROWS, readSession, type Long, type Prior, type ReadContext } from './read-session.js';
 
 export const READ_WORKER_MIN_SESSIONS = 200;
 
@@ -44,7 +44,7 @@ export interface FeedOptions {
   priorOf: (id: string) => Prior | null;
   mode: ReadWorkerMode;
   window: { sessions: number; messages: number };
-  /** A session with more message rows is not read here but left to the writing thread (read-session.ts LONG). */
+  /** A session with more message rows is not read here but left to the writing thread (default CHUNK_ROWS; read-session.ts LONG). */
   chunkRows?: number;
   /** Whether a core is free for the worker, and whether that can be told yet (default: this process's meter). */
   cores?: CoreJudge;
@@ -79,7 +79,7 @@ export class SessionFeed {
 
   constructor(o: FeedOptions) {
     this.#o = o;
-    this.#ctx = { ref: o.ref, redact: o.redact, origin: o.origin, ...(o.chunkRows === undefined ? {} : { chunkRows: o.chunkRows }) };
+    this.#ctx = { ref: o.ref, redact: o.redact, origin: o.origin, chunkRows: o.chunkRows ?? CHUNK_ROWS };
     if (o.mode === 'only') {
       if (o.ids.length > 0) this.#start();
     } else if (o.mode === 'auto' && o.ids.length >= READ_WORKER_MIN_SESSIONS) {
@@ -95,7 +95,7 @@ export class SessionFeed {
       ref: { path: o.ref.path, profile: o.ref.profile, hermesHome: o.ref.hermesHome }, file: o.reader.db.name, redact: o.redact,
       origin: o.origin, ids: [...o.ids], priors: o.ids.map((id) => o.priorOf(id)),
       schema: { cookie: o.reader.db.pragma('schema_version', { simple: true }) as number, columns: o.reader.columns },
-      window: o.window, ...(o.chunkRows === undefined ? {} : { chunkRows: o.chunkRows }),
+      window: o.window, chunkRows: this.#ctx.chunkRows,
     }, this.#control);
     if (!this.#worker && o.mode === 'only') throw new HermeticError('HERMETIC_INTERNAL', 'The read worker could not be started.');
     this.#alone = this.#worker === null;

@@ -11,6 +11,7 @@ import { mirrorFile, mirrorJob } from '../reader/postgres/settings.js';
 import type { Sink } from '../sinks/sink.js';
 import { LazySqliteSink } from '../sinks/sqlite/lazy.js';
 import { stepStore, stepStoreInSteps, type StepOptions, type StepResult } from './step.js';
+import { CHUNK_ROWS } from './read-session.js';
 import { READ_WORKER_MODES, type ReadWorkerMode } from './read-mode.js';
 import { SETTLED_INTERVAL, WATCH_SECONDS } from './edits.js';
 import { HermeticError } from '../../shared/errors.js';
@@ -128,7 +129,7 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
     window: { since: o.since, until: o.until }, stamps: origin === 'forward' ? stamps : undefined, heartbeats: origin === 'forward' ? heartbeats : undefined,
     checkedAt, owed, checkBudget: origin === 'forward' ? EDIT_CHECK_ROWS : Infinity, checkSettled: origin === 'forward',
     cursorCache, schemaCache, readWorker, onProgress: o.onProgress, beforeWrite: o.beforeWrite, keepGoing: o.keepGoing,
-    ...(options.chunkRows === undefined ? {} : { chunkRows: options.chunkRows }),
+    chunkRows: options.chunkRows ?? CHUNK_ROWS,
   });
   const pass = (origin: 'backfill' | 'forward', o: PassOptions = {}) => {
     const out: StepResult[] = [];

@@ -38,7 +38,7 @@ export interface ReadJob {
   /** How far ahead the worker may read: sessions and message rows posted but not yet taken. */
   window: { sessions: number; messages: number };
   /** A session with more message rows is left to the writing thread (read-session.ts LONG). */
-  chunkRows?: number;
+  chunkRows: number;
 }
 
 /** A job as the writing thread posts it to the worker, with the control array of its pass. */

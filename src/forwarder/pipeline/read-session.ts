@@ -12,10 +12,10 @@ export interface ReadContext {
   redact: boolean;
   origin: 'backfill' | 'forward';
   /**
-   * The most message rows a session is read with at once (default CHUNK_ROWS): a longer one is left to the writing
-   * thread, which reads and writes it in chunks of this many (chunks.ts; decision 0055).
+   * The most message rows a session is read with at once (CHUNK_ROWS unless a test says otherwise): a longer one is
+   * left to the writing thread, which reads and writes it in chunks of this many (chunks.ts; decision 0055).
    */
-  chunkRows?: number;
+  chunkRows: number;
 }
 
 /** Message rows read at once, unless the pass says otherwise: about 30 MB of rows and records in flight. */
@@ -66,7 +66,7 @@ export function readSession(reader: StoreReader, id: string, prior: Prior | null
         ledger: prior?.ledger ?? null, redact: ctx.redact, origin: ctx.origin, tail: prior?.tail ?? null,
       };
       const tail = prior?.tail;
-      const chunk = ctx.chunkRows ?? CHUNK_ROWS;
+      const chunk = ctx.chunkRows;
       const usable = tail && tail.v === TAIL_VERSION && tail.redact === ctx.redact;
       if (usable && !prior?.whole && reader.prefixUnchanged(id, tail.rows)) {
         const after = reader.messagesAfter(id, tail.rows.maxMessageId, chunk + 1);

@@ -19,7 +19,7 @@ import { SETTLED_INTERVAL, WATCH_SECONDS, type EditChecks } from './edits.js';
 import { readInChunks } from './chunks.js';
 import { SessionFeed } from './feed.js';
 import { planPass, type PassPlan } from './plan.js';
-import type { Prior } from './read-session.js';
+import { CHUNK_ROWS, type Prior } from './read-session.js';
 import { judge } from './project.js';
 import { backoffSeconds } from './quarantine.js';
 import type { ReadWorkerMode } from './read-mode.js';
@@ -238,6 +238,7 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
   const redact = options.redact || (options.sink.redacts?.() ?? false);
   const batchSessions = options.batchSessions ?? 20;
   const batchMessages = options.batchMessages ?? 500;
+  const chunkRows = options.chunkRows ?? CHUNK_ROWS;
   // A replaced store is read whole: its sessions' tails describe another file.
   const priorOf = (id: string) => {
     const c = cursors.sessions.get(id);
@@ -259,14 +260,14 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
     mode: options.readWorker ?? 'auto',
     // The worker may run a few batches ahead of the writes (what it posted waits packed, outside the heap).
     window: { sessions: batchSessions * 4, messages: batchMessages * 4 },
-    ...(options.chunkRows === undefined ? {} : { chunkRows: options.chunkRows }),
+    chunkRows,
   });
   // The store's row as a batch that is not the pass's last writes it: its cursor stays where the last pass left it.
   const midRow = () => storeRow(ref, result, {
     identity: facts.identity, max_message_id: plan.replaced ? 0 : cursors.maxMessageId, usage_stamp: plan.replaced ? null : cursors.usageStamp,
     last_tick_at: null, delegation_marks: cursors.row?.delegation_marks ?? null,
   });
-  const longCtx: LongContext = { reader, options, result, commit, now, redact, midRow, failuresOf, priorOf, baseOf, ref };
+  const longCtx: LongContext = { reader, options, result, commit, now, redact, chunkRows, midRow, failuresOf, priorOf, baseOf, ref };
   try {
     for (;;) {
       const batch: Batch = { store: {}, reset: first && plan.replaced, writes: [], removed: first ? removed.splice(0) : [], quarantine: { failed: [], cleared: [] }, redacted: redact };
@@ -340,6 +341,7 @@ interface LongContext {
   commit: (b: Batch) => Written;
   now: number;
   redact: boolean;
+  chunkRows: number;
   midRow: () => RecordOf;
   failuresOf: (id: string) => number;
   priorOf: (id: string) => Prior | null;
@@ -368,7 +370,7 @@ function* writeLong(mark: SessionMark, c: LongContext): Generator<void, boolean>
     c.commit(batch);
     result.sessionsQuarantined++;
   };
-  const ctx = { ref: c.ref, redact: c.redact, origin: options.origin, ...(options.chunkRows === undefined ? {} : { chunkRows: options.chunkRows }) };
+  const ctx = { ref: c.ref, redact: c.redact, origin: options.origin, chunkRows: c.chunkRows };
   const outcome = yield* readInChunks(c.reader, id, c.priorOf(id), ctx, (p, last) => {
     const judged = judge(id, last ? mark.fingerprint : `${PARTIAL}${mark.fingerprint}`, p, options.policy, base);
     if ('error' in judged) {

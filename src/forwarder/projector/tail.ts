@@ -6,8 +6,6 @@ import { EDITED_COLUMNS } from '../normalize/extras.js';
 import { Lanes } from '../normalize/hash.js';
 import type { RowsCarry } from '../normalize/rows.js';
 
-export { Lanes };
-
 export const TAIL_VERSION = 4;
 
 export interface Tail {

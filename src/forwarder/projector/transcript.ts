@@ -5,7 +5,8 @@ import type { RecordOf } from '../dataset/columns.js';
 import { num, str, type NormalMessage, type Row } from '../normalize/index.js';
 import { partsOf } from './parts.js';
 import { redactValue } from './redact-json.js';
-import { Lanes, Marks, MAX_CALLS, type Tail } from './tail.js';
+import { Lanes } from '../normalize/hash.js';
+import { Marks, MAX_CALLS, type Tail } from './tail.js';
 
 /** What one run of the transcript leaves for the next. */
 export type TranscriptCarry = Pick<Tail, 'live' | 'compacted' | 'firstTime' | 'lastTime' | 'metaModel' | 'calls' | 'hash' | 'step' | 'marks'>;
