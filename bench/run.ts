@@ -20,12 +20,22 @@
 //   BENCH_ONLY=http,sse,statedb,forwarder,namespaces,report,parquet,postgres,web (any of them; default all)
 import { spawn, spawnSync } from 'node:child_process';
 import { request as httpGet } from 'node:http';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BENCH_KEY, measure, type Load, type Measured } from './http-runs.js';
 
+
+// Every temporary folder of the run (this process's, the servers', the other benches') is made inside one folder,
+// removed when the run ends; a BENCH_*_KEEP variable keeps it, and it is then named.
+const scratch = mkdtempSync(join(tmpdir(), 'hermetic-bench-run-'));
+process.env.TMPDIR = scratch;
+const keep = ['BENCH_FWD_KEEP', 'BENCH_REPORT_KEEP', 'BENCH_WEB_KEEP'].some((k) => process.env[k]);
+process.on('exit', () => {
+  if (keep) console.log(`kept ${scratch}`);
+  else rmSync(scratch, { recursive: true, force: true });
+});
 
 const load: Load = {
   connections: Number(process.env.BENCH_CONNECTIONS ?? 10),

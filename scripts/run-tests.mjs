@@ -7,8 +7,8 @@
 // HERMETIC_TEST_ISOLATE=1      every file in a process of its own (default: the small suites share a few; see SHARED)
 // HERMETIC_TEST_TIMES=FILE     also write each test process's time to FILE (scripts/test-times.mjs)
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -107,6 +107,27 @@ function run(command, argv, { capture = false, env = process.env } = {}) {
   return new Promise((resolve) => child.on('close', (status, signal) => resolve({ status: status ?? (signal ? 1 : 0), output })));
 }
 
+/**
+ * The temporary folder of this run (TMPDIR of every test process and of every process a test starts), removed when
+ * the run ends: a run leaves nothing in the system's temporary folder but the cache of generated stores that the next
+ * run reuses (src/state-db/testing/generated.ts). As open as the system's own (1777): a test's PostgreSQL runs as
+ * another user. Folders of runs whose process is gone (killed before it could remove its own) go first.
+ */
+const systemTmp = tmpdir();
+for (const name of readdirSync(systemTmp)) {
+  const m = /^hermetic-test-run-(\d+)-/.exec(name);
+  if (!m) continue;
+  try {
+    process.kill(Number(m[1]), 0);
+  } catch (e) {
+    if (e.code === 'ESRCH') rmSync(join(systemTmp, name), { recursive: true, force: true });
+  }
+}
+const scratch = mkdtempSync(join(systemTmp, `hermetic-test-run-${process.pid}-`));
+chmodSync(scratch, 0o1777);
+// Ctrl-C reaches the test processes too; this one waits for them to stop, then removes the folder.
+process.on('SIGINT', () => {});
+
 const started = performance.now();
 // The type-check runs beside the tests (they need nothing it makes), incrementally: a second run re-checks what changed.
 let checked = Promise.resolve(null);
@@ -121,9 +142,10 @@ const tests = await run(process.execPath, [
   '--import', 'tsx', '--import', './test/support/contract-check.ts', join('scripts', 'test-processes.mjs'), String(concurrency),
   ...(process.env.HERMETIC_TEST_TIMES ? ['--times', process.env.HERMETIC_TEST_TIMES] : []),
   ...queue,
-], { env: { ...process.env, HERMETIC_TEST: '1' } });
+], { env: { ...process.env, HERMETIC_TEST: '1', TMPDIR: scratch, HERMETIC_TEST_STORES: join(systemTmp, 'hermetic-test-stores') } });
 
 rmSync(GROUPS, { recursive: true, force: true });
+rmSync(scratch, { recursive: true, force: true });
 const types = await checked;
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
 if (types && types.status !== 0) {
