@@ -48,6 +48,7 @@ export class StateDbWriter {
   readonly dayIn: 'utc' | 'localtime';
   #columns = new Map<string, Set<string>>();
   #statements = new Map<string, Database.Statement<unknown[]>>();
+  #inserts = new Map<string, Database.Statement<unknown[]>>();
 
   constructor(db: Db, options: WriterOptions) {
     this.db = db;
@@ -82,9 +83,20 @@ export class StateDbWriter {
   /** INSERT of the given columns that exist in the store (unknown or undefined ones are dropped). */
   insert(table: string, row: Row, verb = 'INSERT'): { changes: number; lastInsertRowid: number | bigint } {
     const cols = this.columns(table);
-    const keys = Object.keys(row).filter((k) => row[k] !== undefined && cols.has(k));
-    const sql = `${verb} INTO ${table} (${keys.join(', ')}) VALUES (${keys.map(() => '?').join(', ')})`;
-    return this.stmt(sql).run(...keys.map((k) => row[k]));
+    const keys: string[] = [];
+    const values: unknown[] = [];
+    for (const k in row) {
+      const v = row[k];
+      if (v !== undefined && cols.has(k)) {
+        keys.push(k);
+        values.push(v);
+      }
+    }
+    // One statement per shape of row, found by its columns: the generator inserts hundreds of thousands of rows.
+    const shape = `${verb} ${table} ${keys.join(',')}`;
+    let s = this.#inserts.get(shape);
+    if (!s) this.#inserts.set(shape, (s = this.db.prepare<unknown[]>(`${verb} INTO ${table} (${keys.join(', ')}) VALUES (${keys.map(() => '?').join(', ')})`)));
+    return s.run(values);
   }
 
   /** Runs fn inside BEGIN IMMEDIATE (nested calls join the outer transaction). */

@@ -10,6 +10,46 @@ function ensureSession(w: StateDbWriter, sessionId: string): void {
   w.insert('sessions', { id: sessionId, source: 'unknown', started_at: w.now() }, 'INSERT OR IGNORE');
 }
 
+/** update_token_counts's UPDATE for the store's columns in one mode: which values it takes, and the statement. */
+interface CountsUpdate {
+  counters: ReadonlyArray<(typeof COUNTERS)[number]>;
+  calls: boolean;
+  cost: boolean;
+  stmt: ReturnType<StateDbWriter['stmt']>;
+}
+
+const COST_KEPT = ['cost_status', 'cost_source', 'pricing_version'] as const;
+const BILLING_FIRST = ['billing_provider', 'billing_base_url', 'billing_mode'] as const;
+const updates = new WeakMap<StateDbWriter, Map<'delta' | 'absolute', CountsUpdate>>();
+
+/** Built once per writer and mode (a generated store runs it for every API call); its values go in this order. */
+function countsUpdate(w: StateDbWriter, mode: 'delta' | 'absolute'): CountsUpdate {
+  let byMode = updates.get(w);
+  if (!byMode) updates.set(w, (byMode = new Map()));
+  const known = byMode.get(mode);
+  if (known) return known;
+  const cols = w.columns('sessions');
+  const counters = COUNTERS.filter((c) => cols.has(c));
+  const calls = cols.has('api_call_count');
+  const cost = cols.has('estimated_cost_usd');
+  const set = counters.map((c) => (mode === 'delta' ? `${c} = COALESCE(${c}, 0) + ?` : `${c} = ?`));
+  if (calls) set.push(mode === 'delta' ? 'api_call_count = COALESCE(api_call_count, 0) + ?' : 'api_call_count = ?');
+  if (cost) {
+    if (mode === 'delta') {
+      set.push('estimated_cost_usd = COALESCE(estimated_cost_usd, 0) + ?');
+      set.push('actual_cost_usd = CASE WHEN ? IS NULL THEN actual_cost_usd ELSE COALESCE(actual_cost_usd, 0) + ? END');
+    } else {
+      set.push('estimated_cost_usd = COALESCE(?, estimated_cost_usd)', 'actual_cost_usd = COALESCE(?, actual_cost_usd)');
+    }
+    for (const c of COST_KEPT) set.push(`${c} = COALESCE(?, ${c})`);
+    for (const c of BILLING_FIRST) set.push(`${c} = COALESCE(${c}, ?)`);
+  }
+  set.push('model = COALESCE(model, ?)');
+  const update: CountsUpdate = { counters, calls, cost, stmt: w.stmt(`UPDATE sessions SET ${set.join(', ')} WHERE id = ?`) };
+  byMode.set(mode, update);
+  return update;
+}
+
 /**
  * update_token_counts. Delta (CLI per-call path) adds to the counters and upserts session_model_usage; absolute
  * (gateway path) overwrites with cumulative totals, which may go down after an agent restart.
@@ -17,43 +57,21 @@ function ensureSession(w: StateDbWriter, sessionId: string): void {
 export function updateTokenCounts(w: StateDbWriter, sessionId: string, u: Usage, mode: 'delta' | 'absolute' = 'delta'): void {
   w.tx(() => {
     ensureSession(w, sessionId);
-    const cols = w.columns('sessions');
-    const counters = COUNTERS.filter((c) => cols.has(c));
+    const { counters, calls: hasCalls, cost, stmt } = countsUpdate(w, mode);
     const calls = u.api_calls ?? (mode === 'delta' ? 1 : 0);
-    const before = (mode === 'absolute' || !cols.has('model') ? w.stmt('SELECT * FROM sessions WHERE id = ?').get(sessionId)
+    const before = (mode === 'absolute' || !w.has('sessions', 'model') ? w.stmt('SELECT * FROM sessions WHERE id = ?').get(sessionId)
       : w.stmt('SELECT model FROM sessions WHERE id = ?').get(sessionId)) as Record<string, number | null>;
-    const set: string[] = [];
-    const args: unknown[] = [];
-    for (const c of counters) {
-      set.push(mode === 'delta' ? `${c} = COALESCE(${c}, 0) + ?` : `${c} = ?`);
-      args.push(n(u[c]));
+    // In countsUpdate's order of clauses.
+    const args: unknown[] = counters.map((c) => n(u[c]));
+    if (hasCalls) args.push(calls);
+    if (cost) {
+      if (mode === 'delta') args.push(n(u.estimated_cost_usd), u.actual_cost_usd ?? null, u.actual_cost_usd ?? null);
+      else args.push(u.estimated_cost_usd ?? null, u.actual_cost_usd ?? null);
+      for (const c of COST_KEPT) args.push(u[c] ?? null);
+      for (const c of BILLING_FIRST) args.push(u[c] ?? null);
     }
-    if (cols.has('api_call_count')) {
-      set.push(mode === 'delta' ? 'api_call_count = COALESCE(api_call_count, 0) + ?' : 'api_call_count = ?');
-      args.push(calls);
-    }
-    if (cols.has('estimated_cost_usd')) {
-      if (mode === 'delta') {
-        set.push('estimated_cost_usd = COALESCE(estimated_cost_usd, 0) + ?');
-        args.push(n(u.estimated_cost_usd));
-        set.push('actual_cost_usd = CASE WHEN ? IS NULL THEN actual_cost_usd ELSE COALESCE(actual_cost_usd, 0) + ? END');
-        args.push(u.actual_cost_usd ?? null, u.actual_cost_usd ?? null);
-      } else {
-        set.push('estimated_cost_usd = COALESCE(?, estimated_cost_usd)', 'actual_cost_usd = COALESCE(?, actual_cost_usd)');
-        args.push(u.estimated_cost_usd ?? null, u.actual_cost_usd ?? null);
-      }
-      for (const c of ['cost_status', 'cost_source', 'pricing_version'] as const) {
-        set.push(`${c} = COALESCE(?, ${c})`);
-        args.push(u[c] ?? null);
-      }
-      for (const c of ['billing_provider', 'billing_base_url', 'billing_mode'] as const) {
-        set.push(`${c} = COALESCE(${c}, ?)`);
-        args.push(u[c] ?? null);
-      }
-    }
-    set.push('model = COALESCE(model, ?)');
-    args.push(u.model ?? null);
-    w.stmt(`UPDATE sessions SET ${set.join(', ')} WHERE id = ?`).run(...args, sessionId);
+    args.push(u.model ?? null, sessionId);
+    stmt.run(args);
     if (mode === 'delta') {
       upsertModelUsage(w, sessionId, u, '', calls, (before.model as unknown as string | null) ?? null);
       addDailyUsage(w, sessionId, u, calls);
@@ -93,21 +111,34 @@ function upsertModelUsage(w: StateDbWriter, sessionId: string, u: Usage, task: s
   };
   if (hasTask) row.task = task;
   const keys = Object.keys(row);
-  const adds = ['api_call_count', ...COUNTERS, 'estimated_cost_usd', 'actual_cost_usd'];
-  const sql = `INSERT INTO session_model_usage (${keys.join(', ')}) VALUES (${keys.map(() => '?').join(', ')})
+  const sql = sqlOnce(`model_usage ${hasTask}`, () => {
+    const adds = ['api_call_count', ...COUNTERS, 'estimated_cost_usd', 'actual_cost_usd'];
+    return `INSERT INTO session_model_usage (${keys.join(', ')}) VALUES (${keys.map(() => '?').join(', ')})
     ON CONFLICT(${key.join(', ')}) DO UPDATE SET ${adds.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')},
     cost_status = COALESCE(excluded.cost_status, cost_status), cost_source = COALESCE(excluded.cost_source, cost_source),
     last_seen = excluded.last_seen`;
-  w.stmt(sql).run(...keys.map((k) => row[k]));
+  });
+  w.stmt(sql).run(keys.map((k) => row[k]));
+}
+
+const sqls = new Map<string, string>();
+/** SQL text that depends only on `key` (the columns a store has), built the first time: these run for every API call. */
+function sqlOnce(key: string, make: () => string): string {
+  let sql = sqls.get(key);
+  if (sql === undefined) sqls.set(key, (sql = make()));
+  return sql;
 }
 
 function addDailyUsage(w: StateDbWriter, sessionId: string, u: Usage, calls: number): void {
   if (!w.has('session_daily_usage')) return;
-  const adds = [...COUNTERS, 'estimated_cost_usd', 'actual_cost_usd', 'api_call_count'] as const;
-  const vals = adds.map((c) => (c === 'api_call_count' ? calls : n(u[c])));
-  const modifier = w.dayIn === 'localtime' ? ", 'localtime'" : '';
-  const sql = `INSERT INTO session_daily_usage (session_id, day, ${adds.join(', ')})
-    VALUES (?, date(?, 'unixepoch'${modifier}), ${adds.map(() => '?').join(', ')})
-    ON CONFLICT(session_id, day) DO UPDATE SET ${adds.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}`;
+  const vals = DAILY_ADDS.map((c) => (c === 'api_call_count' ? calls : n(u[c])));
+  const sql = sqlOnce(`daily ${w.dayIn}`, () => {
+    const modifier = w.dayIn === 'localtime' ? ", 'localtime'" : '';
+    return `INSERT INTO session_daily_usage (session_id, day, ${DAILY_ADDS.join(', ')})
+    VALUES (?, date(?, 'unixepoch'${modifier}), ${DAILY_ADDS.map(() => '?').join(', ')})
+    ON CONFLICT(session_id, day) DO UPDATE SET ${DAILY_ADDS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}`;
+  });
   w.stmt(sql).run(sessionId, w.now(), ...vals);
 }
+
+const DAILY_ADDS = [...COUNTERS, 'estimated_cost_usd', 'actual_cost_usd', 'api_call_count'] as const;
