@@ -103,8 +103,24 @@ export function decodeSegment(s: string): string {
   }
 }
 
+// The last answer: a request is matched twice (operation.ts names it for the journal, api/index.ts routes it), and a
+// client polling one run asks the same path again. Answers are frozen, so sharing one is safe.
+let lastMethod = '';
+let lastPath = '';
+let lastMatch: RouteMatch = Object.freeze({ kind: 'not-found' });
+
 /** Resolves a (profile-stripped, still encoded) path and method against the table. */
 export function matchRoute(method: string, path: string): RouteMatch {
+  if (path === lastPath && method === lastMethod) return lastMatch;
+  const match = freshMatch(method, path);
+  if (match.kind === 'route') Object.freeze(match.params);
+  else if (match.kind === 'method-not-allowed') Object.freeze(match.allowed);
+  lastMethod = method;
+  lastPath = path;
+  return (lastMatch = Object.freeze(match));
+}
+
+function freshMatch(method: string, path: string): RouteMatch {
   const parts = path.split('/');
   const candidates = BY_LENGTH.get(parts.length - 1);
   if (!candidates) return { kind: 'not-found' };
