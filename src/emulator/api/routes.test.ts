@@ -69,3 +69,14 @@ test('the unlisted routes keep aiohttp\'s method handling: a known path with ano
   assert.equal(matchRoute('POST', '/v1/room-members/grants/revoke-exact').kind, 'not-found', 'a later Hermes\'s route, not the pin\'s');
   assert.equal(matchRoute('GET', '/v1/responses').kind, 'method-not-allowed');
 });
+
+test('the remembered last answer is the answer for that method and path only, and cannot be changed', () => {
+  const a = matchRoute('GET', '/v1/runs/run_a');
+  assert.equal(matchRoute('GET', '/v1/runs/run_a'), a, 'asked again: the same answer');
+  assert.ok(a.kind === 'route' && a.params.run_id === 'run_a');
+  assert.throws(() => { (a as { params: Record<string, string> }).params.run_id = 'x'; }, TypeError);
+  const b = matchRoute('GET', '/v1/runs/run_b');
+  assert.ok(b.kind === 'route' && b.params.run_id === 'run_b', 'another path is matched afresh');
+  assert.deepEqual(matchRoute('PUT', '/v1/runs/run_b'), { kind: 'method-not-allowed', allowed: ['GET'] }, 'another method too');
+  assert.equal(matchRoute('GET', '/v1/runs/run_a').kind === 'route' && (matchRoute('GET', '/v1/runs/run_a') as { params: Record<string, string> }).params.run_id, 'run_a');
+});
