@@ -119,11 +119,12 @@ const COMPILED: Compiled[] = ADMIN_ROUTES.map((route) => ({
   segments: (ADMIN_PREFIX + route.path).split('/'),
 }));
 
-/** The routes by method and segment count, in table order: only these can match a request of that shape. */
-const BY_SHAPE = new Map<string, Compiled[]>();
+/** The routes by method, then by segment count, in table order: only these can match a request of that shape. */
+const BY_SHAPE = new Map<string, Compiled[][]>();
 for (const c of COMPILED) {
-  const shape = `${c.route.method} ${c.segments.length}`;
-  BY_SHAPE.set(shape, [...(BY_SHAPE.get(shape) ?? []), c]);
+  let byLength = BY_SHAPE.get(c.route.method);
+  if (!byLength) BY_SHAPE.set(c.route.method, (byLength = []));
+  (byLength[c.segments.length] ??= []).push(c);
 }
 
 function decodeSegment(segment: string): string {
@@ -157,7 +158,7 @@ export async function handleAdmin(req: HttpRequest, deps: AdminDeps): Promise<Ht
     const parts = path.split('/');
     let hit: Compiled | null = null;
     let params: Record<string, string> | null = null;
-    for (const c of BY_SHAPE.get(`${req.method} ${parts.length}`) ?? []) {
+    for (const c of BY_SHAPE.get(req.method)?.[parts.length] ?? []) {
       params = matchSegments(c, parts);
       if (params) {
         hit = c;

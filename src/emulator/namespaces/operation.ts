@@ -30,6 +30,7 @@ export function describeRequest(req: HttpRequest): RequestInfo {
 }
 
 function decode(segment: string): string {
+  if (!segment.includes('%')) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {
