@@ -311,7 +311,7 @@ export async function serveCommand(argv: string[], out: (line: string) => void =
     }
     const { insecureAdmin: _insecure, configPath, storeLabels: _labels, quiet, ...serverOptions } = options;
     // One line per answered request, from the journal's metadata (never bodies, query strings or headers), batched: a
-    // request costs an array push, stdout gets one write per event-loop turn.
+    // request costs an array push, stdout gets one write per 20 ms.
     const log = quiet ? null : new LineBatch(out);
     process.on('exit', flushLog = () => log?.flush());
     const server = await startServer({ ...serverOptions, onRequest: log ? (record) => log.push(requestLine(record)) : null });
