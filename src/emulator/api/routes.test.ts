@@ -78,5 +78,6 @@ test('the remembered last answer is the answer for that method and path only, an
   const b = matchRoute('GET', '/v1/runs/run_b');
   assert.ok(b.kind === 'route' && b.params.run_id === 'run_b', 'another path is matched afresh');
   assert.deepEqual(matchRoute('PUT', '/v1/runs/run_b'), { kind: 'method-not-allowed', allowed: ['GET'] }, 'another method too');
-  assert.equal(matchRoute('GET', '/v1/runs/run_a').kind === 'route' && (matchRoute('GET', '/v1/runs/run_a') as { params: Record<string, string> }).params.run_id, 'run_a');
+  const again = matchRoute('GET', '/v1/runs/run_a');
+  assert.ok(again.kind === 'route' && again.params.run_id === 'run_a', 'and the first path again after them');
 });

@@ -2,7 +2,7 @@
 // the request journal, metrics): a Hermes operation (submit, get, events, approval, steer, stop, …), `admin` for the
 // control plane, `other` for a path no route serves; and the run id the path names, if any.
 import { ADMIN_PREFIX } from '../admin/routes.js';
-import { matchRoute, type Operation } from '../api/routes.js';
+import { decodeSegment, matchRoute, type Operation } from '../api/routes.js';
 import type { HttpRequest } from '../http.js';
 
 export type RequestOperation = Operation | 'admin' | 'other';
@@ -21,19 +21,10 @@ export function describeRequest(req: HttpRequest): RequestInfo {
   const path = req.path;
   if (path.startsWith(`${ADMIN_PREFIX}/`)) {
     const run = ADMIN_RUN.exec(path);
-    return { operation: 'admin', runId: run ? decode(run[1]!) : null };
+    return { operation: 'admin', runId: run ? decodeSegment(run[1]!) : null };
   }
   const unprefixed = path.startsWith('/p/') ? (PROFILE_PREFIX.exec(path)?.[1] ?? path) : path;
   const match = matchRoute(req.method, unprefixed);
   if (match.kind !== 'route') return { operation: 'other', runId: null };
   return { operation: match.route.operation, runId: match.params.run_id ?? null };
-}
-
-function decode(segment: string): string {
-  if (!segment.includes('%')) return segment;
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
 }

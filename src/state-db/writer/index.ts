@@ -48,7 +48,6 @@ export class StateDbWriter {
   readonly dayIn: 'utc' | 'localtime';
   #columns = new Map<string, Set<string>>();
   #statements = new Map<string, Database.Statement<unknown[]>>();
-  #inserts = new Map<string, Database.Statement<unknown[]>>();
 
   constructor(db: Db, options: WriterOptions) {
     this.db = db;
@@ -80,6 +79,17 @@ export class StateDbWriter {
     return s;
   }
 
+  /**
+   * The statement cached under a short `key`, its SQL built only the first time: statements that run for every row or
+   * API call (the generator's hundreds of thousands) are found without building their text again. Keys start with
+   * "\0", so none is ever the SQL text stmt() caches under.
+   */
+  prepared(key: string, sql: () => string): Database.Statement<unknown[]> {
+    let s = this.#statements.get(key);
+    if (!s) this.#statements.set(key, (s = this.db.prepare<unknown[]>(sql())));
+    return s;
+  }
+
   /** INSERT of the given columns that exist in the store (unknown or undefined ones are dropped). */
   insert(table: string, row: Row, verb = 'INSERT'): { changes: number; lastInsertRowid: number | bigint } {
     const cols = this.columns(table);
@@ -92,11 +102,8 @@ export class StateDbWriter {
         values.push(v);
       }
     }
-    // One statement per shape of row, found by its columns: the generator inserts hundreds of thousands of rows.
-    const shape = `${verb} ${table} ${keys.join(',')}`;
-    let s = this.#inserts.get(shape);
-    if (!s) this.#inserts.set(shape, (s = this.db.prepare<unknown[]>(`${verb} INTO ${table} (${keys.join(', ')}) VALUES (${keys.map(() => '?').join(', ')})`)));
-    return s.run(values);
+    // One statement per shape of row, found by its columns.
+    return this.prepared(`\0${verb} ${table} ${keys.join(',')}`, () => `${verb} INTO ${table} (${keys.join(', ')}) VALUES (${keys.map(() => '?').join(', ')})`).run(values);
   }
 
   /** Runs fn inside BEGIN IMMEDIATE (nested calls join the outer transaction). */

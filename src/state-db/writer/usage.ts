@@ -10,44 +10,35 @@ function ensureSession(w: StateDbWriter, sessionId: string): void {
   w.insert('sessions', { id: sessionId, source: 'unknown', started_at: w.now() }, 'INSERT OR IGNORE');
 }
 
-/** update_token_counts's UPDATE for the store's columns in one mode: which values it takes, and the statement. */
-interface CountsUpdate {
-  counters: ReadonlyArray<(typeof COUNTERS)[number]>;
-  calls: boolean;
-  cost: boolean;
-  stmt: ReturnType<StateDbWriter['stmt']>;
-}
-
 const COST_KEPT = ['cost_status', 'cost_source', 'pricing_version'] as const;
 const BILLING_FIRST = ['billing_provider', 'billing_base_url', 'billing_mode'] as const;
-const updates = new WeakMap<StateDbWriter, Map<'delta' | 'absolute', CountsUpdate>>();
 
-/** Built once per writer and mode (a generated store runs it for every API call); its values go in this order. */
-function countsUpdate(w: StateDbWriter, mode: 'delta' | 'absolute'): CountsUpdate {
-  let byMode = updates.get(w);
-  if (!byMode) updates.set(w, (byMode = new Map()));
-  const known = byMode.get(mode);
-  if (known) return known;
+/**
+ * update_token_counts's UPDATE for the store's columns in one mode: which values it takes (in this order), and the
+ * statement, whose SQL is built once per writer and mode (a generated store runs it for every API call).
+ */
+function countsUpdate(w: StateDbWriter, mode: 'delta' | 'absolute') {
   const cols = w.columns('sessions');
   const counters = COUNTERS.filter((c) => cols.has(c));
   const calls = cols.has('api_call_count');
   const cost = cols.has('estimated_cost_usd');
-  const set = counters.map((c) => (mode === 'delta' ? `${c} = COALESCE(${c}, 0) + ?` : `${c} = ?`));
-  if (calls) set.push(mode === 'delta' ? 'api_call_count = COALESCE(api_call_count, 0) + ?' : 'api_call_count = ?');
-  if (cost) {
-    if (mode === 'delta') {
-      set.push('estimated_cost_usd = COALESCE(estimated_cost_usd, 0) + ?');
-      set.push('actual_cost_usd = CASE WHEN ? IS NULL THEN actual_cost_usd ELSE COALESCE(actual_cost_usd, 0) + ? END');
-    } else {
-      set.push('estimated_cost_usd = COALESCE(?, estimated_cost_usd)', 'actual_cost_usd = COALESCE(?, actual_cost_usd)');
+  const stmt = w.prepared(`\0update_token_counts ${mode}`, () => {
+    const set = counters.map((c) => (mode === 'delta' ? `${c} = COALESCE(${c}, 0) + ?` : `${c} = ?`));
+    if (calls) set.push(mode === 'delta' ? 'api_call_count = COALESCE(api_call_count, 0) + ?' : 'api_call_count = ?');
+    if (cost) {
+      if (mode === 'delta') {
+        set.push('estimated_cost_usd = COALESCE(estimated_cost_usd, 0) + ?');
+        set.push('actual_cost_usd = CASE WHEN ? IS NULL THEN actual_cost_usd ELSE COALESCE(actual_cost_usd, 0) + ? END');
+      } else {
+        set.push('estimated_cost_usd = COALESCE(?, estimated_cost_usd)', 'actual_cost_usd = COALESCE(?, actual_cost_usd)');
+      }
+      for (const c of COST_KEPT) set.push(`${c} = COALESCE(?, ${c})`);
+      for (const c of BILLING_FIRST) set.push(`${c} = COALESCE(${c}, ?)`);
     }
-    for (const c of COST_KEPT) set.push(`${c} = COALESCE(?, ${c})`);
-    for (const c of BILLING_FIRST) set.push(`${c} = COALESCE(${c}, ?)`);
-  }
-  set.push('model = COALESCE(model, ?)');
-  const update: CountsUpdate = { counters, calls, cost, stmt: w.stmt(`UPDATE sessions SET ${set.join(', ')} WHERE id = ?`) };
-  byMode.set(mode, update);
-  return update;
+    set.push('model = COALESCE(model, ?)');
+    return `UPDATE sessions SET ${set.join(', ')} WHERE id = ?`;
+  });
+  return { counters, calls, cost, stmt };
 }
 
 /**
@@ -111,34 +102,26 @@ function upsertModelUsage(w: StateDbWriter, sessionId: string, u: Usage, task: s
   };
   if (hasTask) row.task = task;
   const keys = Object.keys(row);
-  const sql = sqlOnce(`model_usage ${hasTask}`, () => {
+  const stmt = w.prepared('\0session_model_usage upsert', () => {
     const adds = ['api_call_count', ...COUNTERS, 'estimated_cost_usd', 'actual_cost_usd'];
     return `INSERT INTO session_model_usage (${keys.join(', ')}) VALUES (${keys.map(() => '?').join(', ')})
     ON CONFLICT(${key.join(', ')}) DO UPDATE SET ${adds.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')},
     cost_status = COALESCE(excluded.cost_status, cost_status), cost_source = COALESCE(excluded.cost_source, cost_source),
     last_seen = excluded.last_seen`;
   });
-  w.stmt(sql).run(keys.map((k) => row[k]));
-}
-
-const sqls = new Map<string, string>();
-/** SQL text that depends only on `key` (the columns a store has), built the first time: these run for every API call. */
-function sqlOnce(key: string, make: () => string): string {
-  let sql = sqls.get(key);
-  if (sql === undefined) sqls.set(key, (sql = make()));
-  return sql;
+  stmt.run(keys.map((k) => row[k]));
 }
 
 function addDailyUsage(w: StateDbWriter, sessionId: string, u: Usage, calls: number): void {
   if (!w.has('session_daily_usage')) return;
   const vals = DAILY_ADDS.map((c) => (c === 'api_call_count' ? calls : n(u[c])));
-  const sql = sqlOnce(`daily ${w.dayIn}`, () => {
+  const stmt = w.prepared('\0session_daily_usage upsert', () => {
     const modifier = w.dayIn === 'localtime' ? ", 'localtime'" : '';
     return `INSERT INTO session_daily_usage (session_id, day, ${DAILY_ADDS.join(', ')})
     VALUES (?, date(?, 'unixepoch'${modifier}), ${DAILY_ADDS.map(() => '?').join(', ')})
     ON CONFLICT(session_id, day) DO UPDATE SET ${DAILY_ADDS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}`;
   });
-  w.stmt(sql).run(sessionId, w.now(), ...vals);
+  stmt.run(sessionId, w.now(), ...vals);
 }
 
 const DAILY_ADDS = [...COUNTERS, 'estimated_cost_usd', 'actual_cost_usd', 'api_call_count'] as const;
