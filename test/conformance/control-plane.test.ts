@@ -27,6 +27,27 @@ describeTransports('control plane', (open) => {
     assert.equal(route.json().error.message, 'DELETE is not allowed on /__admin/clock; use POST or GET.');
   });
 
+  it('matches each request afresh where the last one differs in method or path, and never keeps a refusal', async () => {
+    // The dispatcher remembers its last match (a script drives one run through one path many times).
+    const h = await open();
+    const runId = await submit(h);
+    for (let i = 0; i < 2; i++) {
+      const event = await h.request('POST', `/__admin/runs/${runId}/event`, { body: '{"event":"tool.started","tool":"t"}' });
+      assert.deepEqual(event.json(), { run_id: runId, event: 'tool.started', dropped: false });
+    }
+    const other = await h.request('GET', `/__admin/runs/${runId}/event`);
+    assert.equal(other.status, 404);
+    assert.equal(other.json().error.message, `GET is not allowed on /__admin/runs/${runId}/event; use POST.`);
+    assert.equal((await h.request('GET', `/__admin/runs/${runId}`)).json().run_id, runId);
+    assert.equal((await h.request('GET', `/__admin/runs/${runId}?verbose=1`)).json().run_id, runId, 'a query string is not part of the path');
+    for (let i = 0; i < 2; i++) {
+      const bad = await h.request('POST', '/__admin/runs/run_%zz/event', { body: '{"event":"tool.started"}' });
+      assert.equal(bad.json().error.code, 'HERMETIC_ADMIN_BAD_FIELD', `asked ${i + 1} times`);
+    }
+    const again = await h.request('POST', `/__admin/runs/${runId}/event`, { body: '{"event":"tool.completed","tool":"t"}' });
+    assert.equal(again.json().event, 'tool.completed');
+  });
+
   it('lists the runs in memory and reads the clock', async () => {
     const h = await open();
     const a = await submit(h, '{"input":"a"}', { 'Idempotency-Key': 'a' });

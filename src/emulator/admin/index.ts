@@ -150,28 +150,43 @@ function matchSegments(c: Compiled, parts: string[]): Record<string, string> | n
   return params ?? {};
 }
 
+/** A request's route and parameters (frozen), or a HERMETIC_ADMIN_NOT_FOUND error for one no route matches. */
+interface AdminMatch {
+  readonly hit: Compiled;
+  readonly params: Readonly<Record<string, string>>;
+}
+
+// The last match: a script drives one run with many requests to the same path (events, polls), as a client polls
+// one run on the API side (api/routes.ts matchRoute). Frozen, so sharing it is safe; errors are never kept.
+let lastMethod = '';
+let lastPath = '';
+let lastMatch: AdminMatch | null = null;
+
+function matchAdmin(method: string, path: string): AdminMatch {
+  if (lastMatch !== null && path === lastPath && method === lastMethod) return lastMatch;
+  const parts = path.split('/');
+  for (const c of BY_SHAPE.get(method)?.[parts.length] ?? []) {
+    const params = matchSegments(c, parts);
+    if (params) {
+      lastMethod = method;
+      lastPath = path;
+      return (lastMatch = Object.freeze({ hit: c, params: Object.freeze(params) }));
+    }
+  }
+  const others = COMPILED.filter((c) => matchSegments(c, parts) !== null);
+  const message = others.length
+    ? `${method} is not allowed on ${path}; use ${others.map((c) => c.route.method).join(' or ')}.`
+    : `No control route ${method} ${path}. See docs/reference/admin-api.md.`;
+  throw new HermeticError('HERMETIC_ADMIN_NOT_FOUND', message);
+}
+
 export async function handleAdmin(req: HttpRequest, deps: AdminDeps): Promise<HttpResponse> {
   try {
-    const path = req.path.split('?')[0]!;
+    const q = req.path.indexOf('?');
+    const path = q < 0 ? req.path : req.path.slice(0, q);
     // Before anything else, unknown routes included: without the key a caller learns nothing but the health route.
     checkAdminKey(req, path, deps.adminKey);
-    const parts = path.split('/');
-    let hit: Compiled | null = null;
-    let params: Record<string, string> | null = null;
-    for (const c of BY_SHAPE.get(req.method)?.[parts.length] ?? []) {
-      params = matchSegments(c, parts);
-      if (params) {
-        hit = c;
-        break;
-      }
-    }
-    if (!hit || !params) {
-      const others = COMPILED.filter((c) => matchSegments(c, parts) !== null);
-      const message = others.length
-        ? `${req.method} is not allowed on ${path}; use ${others.map((c) => c.route.method).join(' or ')}.`
-        : `No control route ${req.method} ${path}. See docs/reference/admin-api.md.`;
-      throw new HermeticError('HERMETIC_ADMIN_NOT_FOUND', message);
-    }
+    const { hit, params } = matchAdmin(req.method, path);
     const body = await readAdminBody(req);
     let answer: unknown = hit.handler({ req, params, deps, body });
     if (answer instanceof Promise) answer = await answer;
