@@ -20,7 +20,7 @@
 //   BENCH_ONLY=http,sse,statedb,forwarder,namespaces,report,parquet,postgres,web (any of them; default all)
 import { spawn, spawnSync } from 'node:child_process';
 import { request as httpGet } from 'node:http';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,8 +28,10 @@ import { BENCH_KEY, measure, type Load, type Measured } from './http-runs.js';
 
 
 // Every temporary folder of the run (this process's, the servers', the other benches') is made inside one folder,
-// removed when the run ends; a BENCH_*_KEEP variable keeps it, and it is then named.
+// removed when the run ends; a BENCH_*_KEEP variable keeps it, and it is then named. As open as the system's own
+// (1777): bench/postgres.ts's PostgreSQL runs as another user and reads its password file from a folder made in it.
 const scratch = mkdtempSync(join(tmpdir(), 'hermetic-bench-run-'));
+chmodSync(scratch, 0o1777);
 process.env.TMPDIR = scratch;
 const keep = ['BENCH_FWD_KEEP', 'BENCH_REPORT_KEEP', 'BENCH_WEB_KEEP'].some((k) => process.env[k]);
 process.on('exit', () => {
