@@ -4,13 +4,14 @@ import { pathToFileURL } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { HermeticError, isHermeticError } from '../shared/errors.js';
 import { releaseStopSignals } from './stop-signals.js';
+import { tuneForBulkReads } from './v8-tuning.js';
 
 // Each command's modules are loaded when it runs: a backfill does not pay for the emulator's (prom-client, the HTTP
 // stack) or the generator's start-up (issue 16 §4: a fixed cost of every run).
 const serveCommand = async (argv: string[]) => (await import('../emulator/serve/cli.js')).serveCommand(argv);
 const statedbCommand = async (argv: string[]) => (await import('../state-db/cli.js')).statedbCommand(argv);
-const backfillCommand = async (argv: string[]) => (await import('../forwarder/cli/backfill.js')).backfillCommand(argv);
-const forwardCommand = async (argv: string[]) => (await import('../forwarder/cli/forward.js')).forwardCommand(argv);
+const backfillCommand = async (argv: string[]) => (tuneForBulkReads(), (await import('../forwarder/cli/backfill.js')).backfillCommand(argv));
+const forwardCommand = async (argv: string[]) => (tuneForBulkReads(), (await import('../forwarder/cli/forward.js')).forwardCommand(argv));
 const statusCommand = async (argv: string[]) => (await import('../forwarder/cli/status.js')).statusCommand(argv);
 const queryCommand = async (argv: string[]) => (await import('../forwarder/cli/query.js')).queryCommand(argv);
 const policyCommand = async (argv: string[]) => (await import('../forwarder/cli/policy.js')).policyCommand(argv);
