@@ -118,15 +118,34 @@ interface Style {
   readonly item: string;
   readonly key: string;
   readonly str: (s: string) => string;
+  /** A dict key as written, followed by the key separator. */
+  readonly keyText: (k: string) => string;
   readonly sortKeys: boolean;
 }
 
+/**
+ * keyText for a style: the few keys a stream repeats (`event`, `run_id`, `timestamp`, …) escaped once. Bounded: past
+ * KEY_CACHE_MAX different keys, the rest are escaped each time.
+ */
+const KEY_CACHE_MAX = 512;
+function keyTexts(str: (s: string) => string, sep: string): (k: string) => string {
+  const cache = new Map<string, string>();
+  return (k) => {
+    let t = cache.get(k);
+    if (t === undefined) {
+      t = str(k) + sep;
+      if (cache.size < KEY_CACHE_MAX && k.length <= 64) cache.set(k, t);
+    }
+    return t;
+  };
+}
+
 /** json.dumps() defaults: what Hermes writes on the wire. */
-const WIRE: Style = { item: ', ', key: ': ', str: strAscii, sortKeys: false };
+const WIRE: Style = { item: ', ', key: ': ', str: strAscii, keyText: keyTexts(strAscii, ': '), sortKeys: false };
 /** sort_keys=True, separators=(",", ":"): Hermes's durable status_json. */
-const SORTED_COMPACT: Style = { item: ',', key: ':', str: strAscii, sortKeys: true };
+const SORTED_COMPACT: Style = { item: ',', key: ':', str: strAscii, keyText: keyTexts(strAscii, ':'), sortKeys: true };
 /** The same with ensure_ascii=False: the idempotency fingerprint's canonical text. */
-const CANONICAL: Style = { item: ',', key: ':', str: strRaw, sortKeys: true };
+const CANONICAL: Style = { item: ',', key: ':', str: strRaw, keyText: keyTexts(strRaw, ':'), sortKeys: true };
 
 function encode(v: PyValue | PlainJson, style: Style): string {
   if (v === null) return 'null';
@@ -152,8 +171,8 @@ function encode(v: PyValue | PlainJson, style: Style): string {
     if (v.size === 0) return '{}';
     // Index loops: this function is recursive and not inlined, so for-of would allocate an iterator result per key.
     const keys = style.sortKeys ? sortedKeys(v) : Array.from(v.keys());
-    let out = '{' + style.str(keys[0]!) + style.key + encode(v.get(keys[0]!)!, style);
-    for (let i = 1; i < keys.length; i++) out += style.item + style.str(keys[i]!) + style.key + encode(v.get(keys[i]!)!, style);
+    let out = '{' + style.keyText(keys[0]!) + encode(v.get(keys[0]!)!, style);
+    for (let i = 1; i < keys.length; i++) out += style.item + style.keyText(keys[i]!) + encode(v.get(keys[i]!)!, style);
     return out + '}';
   }
   if (typeof v === 'object') return encodeObject(v as { [key: string]: PlainJson | undefined }, style);
@@ -166,7 +185,7 @@ function encodeObject(o: { [key: string]: PlainJson | undefined }, style: Style)
   let out = '';
   for (const k of keys) {
     const x = o[k];
-    if (x !== undefined) out += (out ? style.item : '') + style.str(k) + style.key + encode(x, style);
+    if (x !== undefined) out += (out ? style.item : '') + style.keyText(k) + encode(x, style);
   }
   return '{' + out + '}';
 }
