@@ -83,6 +83,19 @@ test('dumps uses Python default separators and ensure_ascii', () => {
   assert.equal(dumps(dict([['run_id', 'run_x'], ['status', 'started'], ['replayed', false]])), '{"run_id": "run_x", "status": "started", "replayed": false}');
 });
 
+test('a dict key is written the same however often it comes back, in each style (keys are cached per style)', () => {
+  const long = 'k'.repeat(100);
+  const d = dict([['é', 1], ['"q"', 2], [long, 3], ['b', 4]]);
+  for (let i = 0; i < 3; i++) {
+    assert.equal(dumps(d), `{"\\u00e9": 1, "\\"q\\"": 2, "${long}": 3, "b": 4}`);
+    assert.equal(dumpsSorted(d), `{"\\"q\\"":2,"b":4,"${long}":3,"\\u00e9":1}`);
+    assert.equal(canonicalDumps(d), `{"\\"q\\"":2,"b":4,"${long}":3,"é":1}`);
+  }
+  // Many more keys than the cache holds: each still written exactly.
+  const many = dict(Array.from({ length: 2000 }, (_, i) => [`key-${i}`, i]));
+  assert.equal(dumps(many), JSON.stringify(Object.fromEntries(many)).replace(/,"/g, ', "').replace(/":/g, '": '));
+});
+
 test('dumps writes ints as ints and floats as floats', () => {
   assert.equal(dumps([1, -5, 0, -0, 1.5, new PyFloat(1), new PyFloat(-0), 10n ** 30n, 1e21]), '[1, -5, 0, 0, 1.5, 1.0, -0.0, 1000000000000000000000000000000, 1000000000000000000000]');
   assert.equal(dumps([NaN, Infinity, -Infinity, true, false, null]), '[NaN, Infinity, -Infinity, true, false, null]');
