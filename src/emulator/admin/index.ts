@@ -150,7 +150,7 @@ function matchSegments(c: Compiled, parts: string[]): Record<string, string> | n
   return params ?? {};
 }
 
-/** A request's route and parameters (frozen), or a HERMETIC_ADMIN_NOT_FOUND error for one no route matches. */
+/** A request's route and its path parameters, both frozen. */
 interface AdminMatch {
   readonly hit: Compiled;
   readonly params: Readonly<Record<string, string>>;
@@ -162,6 +162,7 @@ let lastMethod = '';
 let lastPath = '';
 let lastMatch: AdminMatch | null = null;
 
+/** The route a request's method and path match; throws HERMETIC_ADMIN_NOT_FOUND (naming the allowed methods) for none. */
 function matchAdmin(method: string, path: string): AdminMatch {
   if (lastMatch !== null && path === lastPath && method === lastMethod) return lastMatch;
   const parts = path.split('/');

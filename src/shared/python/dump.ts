@@ -116,7 +116,6 @@ function unsupported(v: unknown): never {
 /** How one json.dumps call is set up: separators, string escaping and key order. */
 interface Style {
   readonly item: string;
-  readonly key: string;
   readonly str: (s: string) => string;
   /** A dict key as written, followed by the key separator. */
   readonly keyText: (k: string) => string;
@@ -141,11 +140,11 @@ function keyTexts(str: (s: string) => string, sep: string): (k: string) => strin
 }
 
 /** json.dumps() defaults: what Hermes writes on the wire. */
-const WIRE: Style = { item: ', ', key: ': ', str: strAscii, keyText: keyTexts(strAscii, ': '), sortKeys: false };
+const WIRE: Style = { item: ', ', str: strAscii, keyText: keyTexts(strAscii, ': '), sortKeys: false };
 /** sort_keys=True, separators=(",", ":"): Hermes's durable status_json. */
-const SORTED_COMPACT: Style = { item: ',', key: ':', str: strAscii, keyText: keyTexts(strAscii, ':'), sortKeys: true };
+const SORTED_COMPACT: Style = { item: ',', str: strAscii, keyText: keyTexts(strAscii, ':'), sortKeys: true };
 /** The same with ensure_ascii=False: the idempotency fingerprint's canonical text. */
-const CANONICAL: Style = { item: ',', key: ':', str: strRaw, keyText: keyTexts(strRaw, ':'), sortKeys: true };
+const CANONICAL: Style = { item: ',', str: strRaw, keyText: keyTexts(strRaw, ':'), sortKeys: true };
 
 function encode(v: PyValue | PlainJson, style: Style): string {
   if (v === null) return 'null';
