@@ -1,6 +1,7 @@
 // The files the page is made of: our plain modules and styles (public/), and Chart.js from node_modules, served by
 // our own server so the dashboard works offline and asks no other origin for anything.
-import { existsSync, readdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,4 +54,23 @@ export function assetTable(): Map<string, Asset> {
   walk('');
   table.set('/vendor/chart.umd.js', { file: chartJs(), type: TYPES['.js']! });
   return table;
+}
+
+/**
+ * The page with a `<link rel="modulepreload">` for each of our modules, so the browser fetches them all at once
+ * instead of level by level as it finds their imports (three round trips before the first API call, ~90 ms).
+ */
+export function pageWithPreloads(assets: Map<string, Asset>): Buffer {
+  const html = readFileSync(assets.get('/app/index.html')!.file, 'utf8');
+  const modules = [...assets.keys()].filter((path) => path.startsWith('/app/') && path.endsWith('.js')).sort();
+  const links = modules.map((path) => `<link rel="modulepreload" href="${path}">`).join('\n  ');
+  const at = html.indexOf('<script type="module"');
+  if (at < 0) throw new Error('The dashboard\'s index.html has no module script to preload for.');
+  return Buffer.from(`${html.slice(0, at)}${links}\n  ${html.slice(at)}`);
+}
+
+/** An asset's bytes and a strong validator for them (the file is read each time: an edited file is served fresh). */
+export function readAsset(asset: Asset): { body: Buffer; etag: string } {
+  const body = readFileSync(asset.file);
+  return { body, etag: `"${createHash('sha1').update(body).digest('base64url').slice(0, 22)}"` };
 }

@@ -305,6 +305,43 @@ describe('the page and its assets', () => {
     assert.match(chart.body, /Chart\.js v4\./);
     for (const path of ['/app/app.js', '/app/style.css', '/app/views/overview.js', '/app/icon.svg']) assert.equal((await api(path)).status, 200, path);
   });
+
+  it('the page preloads every module it imports, so the browser fetches them at once, not import by import', async () => {
+    const page = (await api('/')).body as string;
+    const preloaded = new Set([...page.matchAll(/<link rel="modulepreload" href="([^"]+)">/g)].map((m) => m[1]!));
+    // Every module reachable from app.js by its static imports (read here from the files the server serves).
+    const seen = new Set<string>();
+    const visit = async (path: string): Promise<void> => {
+      if (seen.has(path)) return;
+      seen.add(path);
+      const source = (await api(path)).body as string;
+      for (const m of source.matchAll(/^import [^'"]*['"](\.{1,2}\/[^'"]+)['"]/gm)) await visit(new URL(m[1]!, `http://x${path}`).pathname);
+    };
+    await visit('/app/app.js');
+    assert.ok(seen.size > 5, `app.js imports its modules (found ${seen.size})`);
+    for (const path of seen) assert.ok(preloaded.has(path), `${path} is preloaded`);
+    assert.ok(page.indexOf('modulepreload') < page.indexOf('<script type="module"'), 'the preloads come before the module script');
+  });
+
+  it('assets carry a validator: an unchanged one is answered 304 with no body, a stale one gets the file', async () => {
+    for (const path of ['/app/app.js', '/vendor/chart.umd.js', '/app/style.css']) {
+      const first = await api(path);
+      const etag = first.headers.get('etag');
+      assert.match(etag ?? '', /^"[\w-]{22}"$/, path);
+      assert.equal(first.headers.get('cache-control'), 'no-cache');
+      assert.equal((await api(path)).headers.get('etag'), etag, 'the same file, the same validator');
+      const again = await api(path, { headers: { 'if-none-match': etag! } });
+      assert.equal(again.status, 304, path);
+      assert.equal(again.body, '');
+      assert.equal(again.headers.get('content-security-policy'), CSP);
+      const stale = await api(path, { headers: { 'if-none-match': '"something-else-entirely"' } });
+      assert.equal(stale.status, 200);
+      assert.equal(stale.body, first.body);
+    }
+    // The page and the data are never cached.
+    assert.equal((await api('/')).headers.get('cache-control'), 'no-store');
+    assert.equal((await api('/api/options')).headers.get('cache-control'), 'no-store');
+  });
 });
 
 describe('on the Hermes fixtures', () => {

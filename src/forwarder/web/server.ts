@@ -1,11 +1,10 @@
 // `hermetic web`'s HTTP server (node:http): the page, its assets and the JSON endpoints of routes.ts, read-only over
 // a UsageSource. Every answer carries a strict Content-Security-Policy (self only); errors are JSON with a HERMETIC_*
 // code and a sentence, never a stack. Loopback by default; a request naming another host is refused (DNS rebinding).
-import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HermeticError, isHermeticError } from '../../shared/errors.js';
-import { assetTable } from './assets.js';
+import { assetTable, pageWithPreloads, readAsset } from './assets.js';
 import type { UsageSource } from './data/source.js';
 import { HANDLERS } from './handlers.js';
 import { checkParams } from './request.js';
@@ -39,8 +38,8 @@ export interface WebServer {
 
 const LOOPBACK = ['127.0.0.1', 'localhost', '::1', '[::1]'];
 
-function send(res: ServerResponse, status: number, type: string, body: string | Buffer, cache = 'no-store'): void {
-  res.writeHead(status, { ...HEADERS, 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': cache });
+function send(res: ServerResponse, status: number, type: string, body: string | Buffer, cache = 'no-store', etag?: string): void {
+  res.writeHead(status, { ...HEADERS, 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': cache, ...(etag ? { etag } : {}) });
   res.end(body);
 }
 
@@ -56,7 +55,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   const host = options.host ?? '127.0.0.1';
   const now = options.now ?? Date.now;
   const assets = assetTable();
-  const index = readFileSync(assets.get('/app/index.html')!.file);
+  const index = pageWithPreloads(assets);
   const routes = new Map<string, (typeof API_ROUTES)[number]>(API_ROUTES.map((r) => [r.path, r]));
   const loopback = LOOPBACK.includes(host);
 
@@ -79,7 +78,16 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       }
       if ((PAGE_PATHS as readonly string[]).includes(url.pathname)) return send(res, 200, 'text/html; charset=utf-8', index);
       const asset = assets.get(url.pathname);
-      if (asset) return send(res, 200, asset.type, readFileSync(asset.file), 'no-cache');
+      if (asset) {
+        // Revalidated on every load (no-cache) and answered 304 when unchanged: the browser keeps its copy, and the
+        // compiled code of it (Chart.js is 210 KB).
+        const { body, etag } = readAsset(asset);
+        if (req.headers['if-none-match'] === etag) {
+          res.writeHead(304, { ...HEADERS, 'cache-control': 'no-cache', etag });
+          return res.end();
+        }
+        return send(res, 200, asset.type, body, 'no-cache', etag);
+      }
       throw new HermeticError('HERMETIC_WEB_NOT_FOUND', url.pathname.startsWith('/api/')
         ? `There is no endpoint ${url.pathname}; the endpoints are ${API_ROUTES.map((r) => r.path).join(', ')}.`
         : `There is no page or file at ${url.pathname}.`);
