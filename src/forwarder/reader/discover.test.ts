@@ -1,7 +1,7 @@
 // Where Hermes keeps its stores (spec state-db §2, forwarding §6.1 item 11, §6.4 item 28; checklist §5.3 #29):
 // the default home, HERMES_HOME, every profile, explicit paths, and the PostgreSQL backend detected.
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { tempDir } from '../../state-db/testing/fixtures.js';
@@ -50,6 +50,29 @@ test('HERMES_HOME comes first, then ~/.hermes, each with its profiles in name or
 test('HERMES_HOME equal to ~/.hermes is read once', withHome((home) => {
   touch(join(home, '.hermes', 'state.db'));
   assert.equal(discoverStores({ home, hermesHome: join(home, '.hermes') }).length, 1);
+}));
+
+test('a store reached through a link is read once, by its first spelling: HERMES_HOME linked to ~/.hermes, a path named twice, a profile linked to the root', withHome((home) => {
+  touch(join(home, '.hermes', 'state.db'));
+  touch(join(home, '.hermes', 'profiles', 'ops', 'state.db'));
+  const link = join(home, 'hermes-link');
+  symlinkSync(join(home, '.hermes'), link);
+  assert.deepEqual(discoverStores({ home, hermesHome: link }).map((r) => [r.path, r.profile]), [
+    [join(link, 'state.db'), 'default'],
+    [join(link, 'profiles', 'ops', 'state.db'), 'ops'],
+  ]);
+  const fileLink = join(home, 'store-link.db');
+  symlinkSync(join(home, '.hermes', 'state.db'), fileLink);
+  assert.deepEqual(discoverStores({ home, explicit: [fileLink, join(home, '.hermes'), link] }).map((r) => r.path), [fileLink]);
+  // A profile whose folder is a link to the Hermes home holds the same store as the home.
+  symlinkSync(join(home, '.hermes'), join(home, '.hermes', 'profiles', 'alias'));
+  assert.deepEqual(discoverStores({ home }).map((r) => [r.path, r.profile]), [
+    [join(home, '.hermes', 'state.db'), 'default'],
+    [join(home, '.hermes', 'profiles', 'ops', 'state.db'), 'ops'],
+  ]);
+  // Two different stores stay two.
+  touch(join(home, 'other', 'state.db'));
+  assert.equal(discoverStores({ home, explicit: [fileLink, join(home, 'other')] }).length, 2);
 }));
 
 test('explicit paths are the only ones read, resolved and de-duplicated, with the profile their place implies', withHome((home) => {

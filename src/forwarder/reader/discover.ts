@@ -3,7 +3,7 @@
 // folder given there stands for the state.db in it).
 // A profile whose config.yaml selects the PostgreSQL backend (§6.1 item 11) is a store whose rows come from PostgreSQL:
 // its connection and schema are resolved here (postgres/settings.ts), its identity names the source, never a file.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { HermeticError, type ErrorCode } from '../../shared/errors.js';
@@ -98,16 +98,33 @@ export function profileOf(path: string): string {
   return basename(dirname(dir)) === 'profiles' ? basename(dir) : 'default';
 }
 
+/** The file or folder a path names once symbolic links are followed (the path itself when it is not there). */
+const realOf = (path: string): string => { try { return realpathSync(path); } catch { return path; } };
+
 /**
- * Every store to read, each once, in a stable order.
+ * The paths with each file or folder once, by where it really is: the first spelling wins (HERMES_HOME before
+ * ~/.hermes, --state-db paths in their order), so a HERMES_HOME that is a link to ~/.hermes, or a store named twice
+ * through a link, is one store and its usage is counted once.
+ */
+function once(paths: readonly string[]): string[] {
+  const seen = new Set<string>();
+  return paths.filter((p) => {
+    const real = realOf(p);
+    if (seen.has(real)) return false;
+    seen.add(real);
+    return true;
+  });
+}
+
+/**
+ * Every store to read, each once (however many links lead to it), in a stable order.
  * @example discoverStores({ home: '/home/u', hermesHome: '/srv/hermes' }) // HERMES_HOME comes from pipeline/forwarder.ts findStores
  */
 export function discoverStores(options: DiscoverOptions): StoreRef[] {
   if (options.explicit && options.explicit.length > 0) {
-    const paths = [...new Set(options.explicit.map(explicitStore))];
-    return paths.map((p) => ref(p, profileOf(p), options));
+    return once(options.explicit.map(explicitStore)).map((p) => ref(p, profileOf(p), options));
   }
-  const roots = [...new Set([options.hermesHome, join(options.home, '.hermes')].filter((r): r is string => !!r).map((r) => resolve(r)))];
+  const roots = once([options.hermesHome, join(options.home, '.hermes')].filter((r): r is string => !!r).map((r) => resolve(r)));
   const out: StoreRef[] = [];
   for (const root of roots) {
     const main = ref(join(root, 'state.db'), 'default', options);
@@ -120,5 +137,7 @@ export function discoverStores(options: DiscoverOptions): StoreRef[] {
       if (p.exists || p.backend === 'postgres') out.push(p);
     }
   }
-  return out;
+  // A profile folder that is a link to another store's folder is that store.
+  const files = new Set(once(out.filter((r) => r.backend === 'sqlite').map((r) => r.path)));
+  return out.filter((r) => r.backend !== 'sqlite' || files.has(r.path));
 }
