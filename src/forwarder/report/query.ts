@@ -291,7 +291,8 @@ export function* planRows(request: ReportRequest, totals: UsageReport['totals'],
     for (const k of shown) other[k.name] = null;
     if (sessionKey) other.title = null;
     const less = (m: string, all: number | null) => (all === null ? null : round(all - rows.reduce((t, r) => t + Number(r[m] ?? 0), 0)));
-    other.sessions = Number(raw[0]!.all_sessions) - rows.reduce((t, r) => t + Number(r.sessions), 0);
+    other.sessions = bySessionOnly ? Number(raw[0]!.all_sessions) - rows.reduce((t, r) => t + Number(r.sessions), 0)
+      : Number((yield restSessions(grouped, rank, keys, top, { table, where, params, dialect }))[0]?.n ?? 0);
     for (const m of USAGE_SUMS) other[m] = tools ? null : less(m, totals[m]);
     if (tools) {
       other.tool_calls = less('tool_calls', totals.tool_calls);
@@ -328,6 +329,20 @@ export function* planRows(request: ReportRequest, totals: UsageReport['totals'],
     const [x, y] = [keyTexts.get(a)!, keyTexts.get(b)!];
     return costOf(b) - costOf(a) || byText(x, y);
   });
+}
+
+/**
+ * The distinct sessions of the rows a --top leaves out: those with a ledger (or tool_usage) row outside the groups
+ * kept. Not the groups' session counts added up: a session in two groups (two models, two days) is one session.
+ */
+function restSessions(grouped: string, rank: string, keys: readonly Key[], top: number, q: { table: string; where: string; params: Params; dialect: Dialect }): { sql: string; params: Params } {
+  const same = keys.map((k, i) => `k.k${i} IS NOT DISTINCT FROM ${k.sql}`).join(' AND ');
+  const session = q.dialect.sessionKeys.map((k) => k.sql).join(', ');
+  return {
+    sql: `WITH x AS (${grouped}), kept AS (SELECT ${keys.map((_, i) => `k${i}`).join(', ')} FROM x ORDER BY ${rank} LIMIT ${top})
+      SELECT COUNT(*) AS n FROM (SELECT DISTINCT ${session} FROM ${q.table} l WHERE ${q.where} AND NOT EXISTS (SELECT 1 FROM kept k WHERE ${same})) d`,
+    params: q.params,
+  };
 }
 
 /** The window as the report gives it: ISO times with the zone's offset. */
