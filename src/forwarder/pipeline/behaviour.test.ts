@@ -15,7 +15,8 @@
 //   Hermes found gives no store and writes nothing" and "close() is idempotent".
 // - §5.10 #71: HypAware telemetry span and log names; the library emits none (its StepResult carries the counts).
 import assert from 'node:assert/strict';
-import { statSync, mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { statSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createIdSource } from '../../shared/ids.js';
@@ -26,8 +27,10 @@ import { tempDir } from '../../state-db/testing/fixtures.js';
 import { StateDbWriter, type ToolCall } from '../../state-db/writer/index.js';
 import { createPolicyResolver, type PolicyResolver } from '../policy/index.js';
 import { discoverStores } from '../reader/index.js';
+import { pendingOf } from './pending.js';
+import { stillIgnored } from './project.js';
 import { LazySqliteSink } from '../sinks/sqlite/lazy.js';
-import { SqliteSink } from '../sinks/sqlite/sink.js';
+import { readCursors, SqliteSink } from '../sinks/sqlite/sink.js';
 import { forwarderRig, type Rig } from '../testing/index.js';
 import { createForwarder } from './forwarder.js';
 import { stepStore, type StepResult } from './step.js';
@@ -191,6 +194,48 @@ scenario('a session under an ignored .hypignore is never written; the others are
     assert.deepEqual(h.q(`SELECT COUNT(*) AS n FROM ${t} WHERE session_id = 'hidden'`), [{ n: 0 }], t);
   }
   assert.deepEqual(h.q('SELECT session_id, policy, scope FROM sessions'), [{ session_id: 'open', policy: 'full', scope: join(h.dir, 'work') }]);
+});
+
+scenario('a session the policy stopped ignoring is read again, and only then; while ignored it is not read every pass', (h) => {
+  const secret = join(h.dir, 'secret');
+  hypignore(secret, 'ignore');
+  h.w.createSession({ id: 'hidden', source: 'cli', cwd: join(secret, 'proj'), started_at: T0 });
+  h.w.createSession({ id: 'open', source: 'cli', cwd: join(h.dir, 'work'), started_at: T0 });
+  for (const id of ['hidden', 'open']) h.w.appendMessages(id, [{ role: 'user', content: `in ${id}` }]);
+  h.w.updateTokenCounts('hidden', { input_tokens: 5 });
+  // A clock that moves, so the policy's 5 s cache of answers expires between passes.
+  let ms = 1_800_000_000_000;
+  const rig = forwarderRig([h.path], { dir: join(h.dir, 'own'), now: () => (ms += 10_000) });
+  try {
+    assert.deepEqual(counts(rig.forwarder.backfill()[0]!), C({ seen: 2, written: 1, ignored: 1 }));
+    assert.deepEqual(counts(rig.forwarder.backfill()[0]!), C({ seen: 2, unchanged: 2 }), 'still ignored: not read again');
+    // A forward tick on a store nothing was committed to since (the idle shortcut) sees the policy change too.
+    assert.deepEqual(counts(rig.forwarder.forwardOnce()[0]!), C({ seen: 2, unchanged: 2 }));
+    // What status counts as pending, judged by the policy as it is now.
+    const pending = () => {
+      const db = new Database(join(rig.home, 'hermetic.db'), { readonly: true });
+      try {
+        return pendingOf(h.path, readCursors(db, h.path), T0 + 60, new Map(), stillIgnored(createPolicyResolver({ stateDir: rig.home, now: Date.now }))).sessions;
+      } finally {
+        db.close();
+      }
+    };
+    assert.equal(pending(), 0);
+    rmSync(join(secret, '.hypignore'));
+    assert.equal(pending(), 1, 'status counts it as pending');
+    assert.deepEqual(counts(rig.forwarder.forwardOnce()[0]!), C({ seen: 2, written: 1, unchanged: 1 }));
+    assert.deepEqual(rig.query("SELECT session_id, input_tokens FROM sessions WHERE session_id = 'hidden'"), [{ session_id: 'hidden', input_tokens: 5 }]);
+    assert.deepEqual(rig.query("SELECT content FROM messages WHERE session_id = 'hidden'"), [{ content: 'in hidden' }]);
+    assert.deepEqual(counts(rig.forwarder.backfill()[0]!), C({ seen: 2, unchanged: 2 }));
+    // Ignored again: its rows go, and it stays out until the policy changes once more.
+    hypignore(secret, 'ignore');
+    h.w.appendMessages('hidden', [{ role: 'user', content: 'more' }]);
+    assert.deepEqual(counts(rig.forwarder.forwardOnce()[0]!), C({ seen: 2, unchanged: 1, ignored: 1 }));
+    assert.deepEqual(rig.query("SELECT COUNT(*) AS n FROM messages WHERE session_id = 'hidden'"), [{ n: 0 }]);
+    assert.deepEqual(counts(rig.forwarder.forwardOnce()[0]!), C({ seen: 2, unchanged: 2 }));
+  } finally {
+    rig.cleanup();
+  }
 });
 
 scenario('a session under a local-only .hypignore is written with policy local-only', (h) => {

@@ -14,7 +14,7 @@ import { normalizeMessages, wholeSessionOf, type Row } from '../normalize/index.
 import type { Batch } from '../sinks/sink.js';
 import { assertCleanBackfill, forwarderRig, type Rig } from '../testing/index.js';
 import type { ReadWorkerMode } from './read-mode.js';
-import { PARTIAL } from './step.js';
+import { PARTIAL } from './cursor-marks.js';
 
 const T0 = 1784000000;
 

@@ -32,13 +32,14 @@ export interface Pending {
 /**
  * What a pass over the store at `path` would read now, judged against the dataset's committed cursors. `seen` is the
  * last activity the dataset holds per session: a session to read again with no activity after it (a field changed in
- * place, a settled cost, a new dataset version) is counted, but gives no time to the oldest change.
+ * place, a settled cost, a new dataset version) is counted, but gives no time to the oldest change. `ignored` judges
+ * whether the usage policy still ignores a session it ignored (one it no longer does is pending).
  */
-export function pendingOf(path: string, cursors: Cursors, now: number, seen: ReadonlyMap<string, number> = new Map()): Pending {
+export function pendingOf(path: string, cursors: Cursors, now: number, seen: ReadonlyMap<string, number> = new Map(), ignored?: (scopes: string[]) => boolean): Pending {
   const conn = openStore(path);
   try {
     const reader = new StoreReader(conn.db, path);
-    const plan = planPass(reader, cursors, { now });
+    const plan = planPass(reader, cursors, { now, ignored });
     // A replaced store is read whole, so every message of a session to read is unread.
     const after = new Map(plan.todo.map((m) => [m.id, plan.replaced ? 0 : cursors.sessions.get(m.id)?.maxMessageId ?? 0]));
     const unread = reader.snapshot(() => reader.pendingMessages(after));

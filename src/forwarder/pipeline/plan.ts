@@ -2,6 +2,7 @@
 // ids or whose usage moved, not waiting in quarantine, active inside the window; and those Hermes no longer has.
 import type { StoreFacts, SessionMark, StoreReader } from '../reader/index.js';
 import { REMOVED, type Cursors } from '../sinks/sink.js';
+import { standingFingerprint } from './cursor-marks.js';
 import { findEdits, NO_EDITS, type EditChecks, type EditsFound } from './edits.js';
 
 export interface PassPlan {
@@ -30,6 +31,8 @@ export interface PlanOptions {
   now: number;
   /** Look for edits in place in recently active sessions (pipeline/edits.ts); without it, none is looked for. */
   checks?: EditChecks | undefined;
+  /** Whether the usage policy still ignores a session of these scopes: one it no longer ignores is read again. */
+  ignored?: ((scopes: string[]) => boolean) | undefined;
 }
 
 /** Reads the store's marks in one read transaction and decides what the pass reads. */
@@ -58,7 +61,9 @@ export function planPass(reader: StoreReader, cursors: Cursors, options: PlanOpt
   plan.removed = [...cursors.sessions].filter(([id, c]) => !present.has(id) && c.fingerprint !== REMOVED).map(([id]) => id);
   // A session whose own row changed also changes its descendants' lineage kind and scopes (a parent resumed is no
   // longer ended by compression): they are read again with it.
-  const rowChanged = new Set(marks.filter((m) => known.get(m.id)?.fingerprint !== m.fingerprint).map((m) => m.id));
+  // The fingerprint each cursor stands for (an ignored session's, while the policy still ignores it; else none).
+  const standing = (c: { fingerprint: string } | undefined) => (c === undefined ? undefined : standingFingerprint(c.fingerprint, options.ignored));
+  const rowChanged = new Set(marks.filter((m) => standing(known.get(m.id)) !== m.fingerprint).map((m) => m.id));
   const children = new Map<string, string[]>();
   for (const m of marks) if (m.parent !== null) children.set(m.parent, [...(children.get(m.parent) ?? []), m.id]);
   const lineage = new Set<string>();
@@ -73,7 +78,7 @@ export function planPass(reader: StoreReader, cursors: Cursors, options: PlanOpt
   let todo = marks.filter((m) => {
     const cur = known.get(m.id);
     const usageSame = usageChanged === null || (usageChanged.get(m.id) ?? '') === cur?.usageMark;
-    if (cur && cur.fingerprint === m.fingerprint && (fresh.get(m.id) ?? 0) <= cur.maxMessageId && usageSame && !lineage.has(m.id)) {
+    if (cur && !rowChanged.has(m.id) && (fresh.get(m.id) ?? 0) <= cur.maxMessageId && usageSame && !lineage.has(m.id)) {
       plan.unchanged++;
       return false;
     }

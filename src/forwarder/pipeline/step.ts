@@ -17,10 +17,11 @@ import { HermeticError } from '../../shared/errors.js';
 import { delegationChanges, marksOf } from './delegations.js';
 import { SETTLED_INTERVAL, WATCH_SECONDS, type EditChecks } from './edits.js';
 import { readInChunks } from './chunks.js';
+import { IGNORED, PARTIAL, standingFingerprint } from './cursor-marks.js';
 import { SessionFeed } from './feed.js';
 import { planPass, type PassPlan } from './plan.js';
 import { CHUNK_ROWS, type Prior } from './read-session.js';
-import { judge } from './project.js';
+import { judge, stillIgnored } from './project.js';
 import { backoffSeconds } from './quarantine.js';
 import type { ReadWorkerMode } from './read-mode.js';
 import { countSession, countWritten, emptyResult, type StepResult } from './result.js';
@@ -157,7 +158,7 @@ export function* stepStoreInSteps(ref: StoreRef, options: StepOptions): Generato
     result.read = conn.how;
     const reader = new StoreReader(conn.db, file, options.schemaCache);
     const checks = editChecks(ref, options, stamp, nudged);
-    const plan = planPass(reader, cursors, { window: options.window, now: options.now(), checks });
+    const plan = planPass(reader, cursors, { window: options.window, now: options.now(), checks, ignored: stillIgnored(options.policy) });
     const complete = yield* writePass(ref, options, cursors, reader, plan, result, commit);
     if (complete && checks) {
       const now = options.now();
@@ -187,14 +188,24 @@ function editChecks(ref: StoreRef, options: StepOptions, stamp: string | null, n
   return { checkedAt, owed, committed, budget: options.checkBudget ?? Infinity, settled: options.checkSettled ?? false, nudged };
 }
 
+/** Whether a session the usage policy ignored is no longer ignored (its scopes judged again: the policy's cache). */
+function unignored(cursors: Cursors, policy: PolicyResolver): boolean {
+  let judge: ((scopes: string[]) => boolean) | null = null;
+  for (const c of cursors.sessions.values()) {
+    if (c.fingerprint.startsWith(IGNORED) && standingFingerprint(c.fingerprint, (judge ??= stillIgnored(policy))) === null) return true;
+  }
+  return false;
+}
+
 /**
- * Nothing committed to the store since the last complete pass, nobody waits in quarantine, and no session is due a
+ * Nothing committed to the store since the last complete pass, no session the usage policy ignored is no longer ignored, nobody waits in quarantine, and no session is due a
  * look for edits something committed before may have made (pipeline/edits.ts): nothing to read. The
  * store's `last_tick_at` still moves once a minute, so `hermetic status` sees a running forwarder.
  */
 function idle(ref: StoreRef, options: StepOptions, cursors: Cursors, stamp: string, result: StepResult, commit: (b: Batch) => Written): boolean {
   const now = options.now();
-  const due = [...cursors.quarantine.values()].some((q) => q.retryAt <= now) || [...(options.owed?.get(ref.path)?.values() ?? [])].some((t) => t <= now);
+  const due = [...cursors.quarantine.values()].some((q) => q.retryAt <= now) || [...(options.owed?.get(ref.path)?.values() ?? [])].some((t) => t <= now)
+    || unignored(cursors, options.policy);
   if (due || cursors.identity === null || options.stamps!.get(ref.path) !== stamp) return false;
   result.sessionsUnchanged = [...cursors.sessions.values()].filter((c) => c.fingerprint !== REMOVED).length;
   result.sessionsSeen = result.sessionsUnchanged + cursors.quarantine.size;
@@ -348,8 +359,6 @@ interface LongContext {
   baseOf: (id: string) => CursorBase | null;
 }
 
-/** The fingerprint a long session's cursor holds until its last chunk is written: the next pass reads it again. */
-export const PARTIAL = 'partial:';
 
 /**
  * A session longer than a chunk (decision 0055): read and written a chunk at a time, each chunk a batch of its own
