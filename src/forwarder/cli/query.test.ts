@@ -5,20 +5,23 @@ import { createServer, type AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { exitCode } from '../../cli/main.js';
 import { HermeticError } from '../../shared/errors.js';
+import { displayWidth } from '../report/wrap.js';
 import { CUT_HINT, formatTable, queryCommand } from './query.js';
 import { reportCommand } from './report.js';
 
-test('on a terminal of 40 columns the widest column gives way, each cut value ends in … and the table says --json shows them whole', () => {
+test('on a terminal of 40 columns the widest column gives way, each cut value ends in … and the table says (within 40 columns) --json shows them whole', () => {
   const rows = [{ id: 1, content: 'The quick brown fox jumps over the lazy dog, twice over and again.', kind: 'message' }];
   const out = formatTable(['id', 'content', 'kind'], rows, 40).split('\n');
-  assert.ok(out.slice(0, -1).every((l) => l.length <= 40), out.join('\n'));
+  assert.ok(out.every((l) => l.length <= 40), out.join('\n'));
   assert.deepEqual(out, [
     'id  content                      kind',
     '--  ---------------------------  -------',
     '1   The quick brown fox jumps…   message',
     '(1 row)',
-    CUT_HINT,
+    '(values cut to fit are marked …;',
+    'hermetic query --json shows them whole)',
   ]);
+  assert.equal(out.slice(-2).join(' '), CUT_HINT);
 });
 
 test('a BLOB prints as hex the way SQLite writes one; NULL as NULL; a line break as ⏎; nothing cut says nothing', () => {
@@ -29,6 +32,42 @@ test('a BLOB prints as hex the way SQLite writes one; NULL as NULL; a line break
 test('piped (no terminal width) a value is cut at 60 characters, and the hint is there too', () => {
   const out = formatTable(['v'], [{ v: 'x'.repeat(100) }]).split('\n');
   assert.deepEqual([out[2], out.at(-1)], [`${'x'.repeat(59)}…`, CUT_HINT]);
+});
+
+test('ESC, TAB, DEL and C1 controls in a value (or a column name) show visibly (␛, a space, ␡, \\xNN), never reach the terminal, and the row fits', () => {
+  const title = '\x1b[31mRED\x1b[0m title\twith tab';
+  const out = formatTable(['id', 'title\x1b[2J'], [{ id: 1, 'title\x1b[2J': title }, { id: 2, 'title\x1b[2J': 'bell\x07 del\x7f csi\x9b c1\x85 cr\r lf\n' }], 80);
+  assert.deepEqual(out.split('\n'), [
+    'id  title␛[2J',
+    '--  ---------------------------------',
+    '1   ␛[31mRED␛[0m title with tab',
+    '2   bell␇ del␡ csi\\x9b c1\\x85 cr␍ lf⏎',
+    '(2 rows)',
+  ]);
+  assert.doesNotMatch(out.replace(/\n/g, ''), /[\x00-\x1f\x7f-\x9f]/);
+  // Cut to a narrow terminal, still harmless and within it.
+  const narrow = formatTable(['id', 'title'], [{ id: 1, title: `${title} and more words than fit` }], 24).split('\n');
+  assert.ok(narrow.every((l) => displayWidth(l) <= 24), narrow.join('\n'));
+  assert.equal(narrow[2], '1   ␛[31mRED␛[0m title…');
+});
+
+test('CJK and emoji are measured in terminal columns: a 60-character CJK value fits 80 columns, cut between whole characters', () => {
+  const cjk = '数据分析与报告生成系统的长期维护和性能优化以及用户界面改进工作计划'.repeat(2).slice(0, 60);
+  const out = formatTable(['id', 'title', 'kind'], [{ id: 1, title: cjk, kind: 'message' }, { id: 2, title: '😀 e\u0301 ok', kind: 'tool' }], 80).split('\n');
+  assert.deepEqual(out.filter((l) => displayWidth(l) > 80), [], out.join('\n'));
+  // The kind column starts at the same terminal column on every row: wide values were padded by their width.
+  const kindAt = (l: string) => displayWidth(l.slice(0, l.lastIndexOf('  ') + 2));
+  assert.equal(new Set(out.slice(0, 4).map(kindAt)).size, 1, out.join('\n'));
+  assert.equal(out[2], `1   ${cjk.slice(0, 33)}…  message`);
+  assert.match(out[3]!, /^2 {3}😀 e\u0301 ok {62}tool$/);
+  // Piped, the 60-column cap counts columns too: 29 CJK characters and the … (a 30th would not fit), not 59.
+  const piped = formatTable(['t'], [{ t: cjk }]).split('\n');
+  assert.equal(displayWidth(piped[2]!), 59);
+  assert.equal(piped[2], `${cjk.slice(0, 29)}…`);
+  // A surrogate pair is never cut in half.
+  const emoji = formatTable(['e', 'n'], [{ e: '😀'.repeat(20), n: 'x'.repeat(30) }], 30).split('\n')[2]!;
+  assert.ok(!/[\ud800-\udbff](?![\udc00-\udfff])/.test(emoji), emoji);
+  assert.ok(displayWidth(emoji) <= 30, emoji);
 });
 
 test('query and report --from a fleet store nobody answers at: HERMETIC_FLEET_UNAVAILABLE (exit 1), the password never shown', async () => {

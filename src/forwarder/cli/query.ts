@@ -3,6 +3,7 @@
 import { parseFlags, usageError } from '../../cli/args.js';
 import { HermeticError } from '../../shared/errors.js';
 import { hermeticHome } from '../pipeline/forwarder.js';
+import { displayWidth, fitText, padText, terminalText, wrapWords } from '../report/wrap.js';
 import { openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
 import { COMMON_FLAGS, fleetFrom } from './common.js';
 import { QUERY_HELP } from './help.js';
@@ -21,16 +22,18 @@ const cell = (v: unknown): string => {
 export const CUT_HINT = '(values cut to fit are marked …; hermetic query --json shows them whole)';
 
 /**
- * A plain text table: a header, a rule, one line per row, and the row count. Line breaks show as ⏎. Long values are
- * cut at 60 characters, or, given the terminal's width, so that each line fits it; a table with a cut value says so.
+ * A plain text table: a header, a rule, one line per row, and the row count. Values are shown harmless (line breaks
+ * as ⏎, other control characters visibly: terminalText) and measured in terminal columns (CJK takes two). Long values
+ * are cut at 60 columns, or, given the terminal's width, so that each line fits it; a table with a cut value says so.
  */
 export function formatTable(columns: string[], rows: Record<string, unknown>[], width?: number): string {
-  const text = rows.map((r) => columns.map((c) => cell(r[c]).replace(/\r?\n/g, '⏎')));
-  const natural = columns.map((c, i) => Math.max(c.length, ...text.map((r) => r[i]!.length)));
+  const heads = columns.map(terminalText);
+  const text = rows.map((r) => columns.map((c) => terminalText(cell(r[c]))));
+  const natural = heads.map((h, i) => Math.max(displayWidth(h), ...text.map((r) => displayWidth(r[i]!))));
   let widths = natural.map((w) => Math.min(w, 60));
   if (width !== undefined) {
-    // The widest columns give way first, none below 8 characters (or its header), until the line fits.
-    const floor = columns.map((c) => Math.min(natural[columns.indexOf(c)]!, Math.max(8, c.length)));
+    // The widest columns give way first, none below 8 columns (or its header), until the line fits.
+    const floor = heads.map((h, i) => Math.min(natural[i]!, Math.max(8, displayWidth(h))));
     widths = [...natural];
     const total = () => widths.reduce((a, b) => a + b, 0) + 2 * (columns.length - 1);
     while (total() > width) {
@@ -42,15 +45,16 @@ export function formatTable(columns: string[], rows: Record<string, unknown>[], 
   }
   let cut = false;
   const fit = (s: string, w: number) => {
-    if (s.length <= w) return s;
-    cut = true;
-    return `${s.slice(0, Math.max(0, w - 1)).trimEnd()}…`;
+    const shown = fitText(s, w, true);
+    if (shown !== s) cut = true;
+    return shown;
   };
   const cells = text.map((r) => r.map((v, i) => fit(v, widths[i]!)));
-  const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
-  const head = columns.map((c, i) => fit(c, widths[i]!));
+  const line = (vals: string[]) => vals.map((v, i) => padText(v, widths[i]!)).join('  ').trimEnd();
+  const head = heads.map((h, i) => fit(h, widths[i]!));
   const out = [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line), `(${rows.length} row${rows.length === 1 ? '' : 's'})`];
-  if (cut) out.push(CUT_HINT);
+  // On a terminal the hint wraps to its width too.
+  if (cut) out.push(...(width === undefined ? [CUT_HINT] : wrapWords(CUT_HINT, width)));
   return out.join('\n');
 }
 

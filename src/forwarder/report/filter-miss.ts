@@ -3,7 +3,7 @@
 // runs on the dataset and on the fleet store alike; read only when the filtered window has no usage.
 import type { Dialect } from './dialect.js';
 import { planTotals, planValues, type FilterName, type Plan, type ReportRequest } from './query.js';
-import { wrapWords } from './wrap.js';
+import { terminalText, wrapWords } from './wrap.js';
 
 /** Up to this many of a column's values are named; more, and `--by COLUMN` is suggested instead. */
 export const FEW_VALUES = 8;
@@ -38,7 +38,7 @@ export function* planFilterMiss(request: Pick<ReportRequest, 'since' | 'until' |
 const PLURAL: Record<FilterName, string> = { model: 'models', provider: 'providers', profile: 'profiles', source: 'sources', project: 'projects', task: 'tasks', session: 'sessions' };
 
 /** `--filter model=a --filter model=b`: the filter as it was typed. */
-const typed = (name: string, asked: readonly string[]) => asked.map((v) => `--filter ${name}=${v}`).join(' ');
+const typed = (name: string, asked: readonly string[]) => asked.map((v) => `--filter ${name}=${terminalText(v)}`).join(' ');
 
 /** Words wrapped to `width`, every line after the first indented by `indent`. */
 function wrap(text: string, width: number, indent = '  '): string {
@@ -54,7 +54,8 @@ export function describeFilterMiss(miss: FilterMiss, width: number): string {
   const unmatched = miss.columns.filter((c) => !c.matched);
   for (const c of unmatched) {
     out.push(wrap(`${typed(c.name, c.asked)} ${c.asked.length === 1 ? 'matches' : 'match'} no usage in this window.`, width));
-    const shown = c.present.map((v) => (v === null || v === '' ? (c.name === 'project' ? '(none: project=)' : '(unknown)') : v));
+    // The values come from the data (a model or project name): shown harmless, as every table shows them.
+    const shown = c.present.map((v) => (v === null || v === '' ? (c.name === 'project' ? '(none: project=)' : '(unknown)') : terminalText(v)));
     if (c.name === 'session') out.push(`"hermetic report --by session" lists the window's sessions.`);
     else if (c.more) out.push(wrap(`The costliest ${PLURAL[c.name]} in this window: ${shown.join(', ')} and more ("hermetic report --by ${c.name}" lists them).`, width));
     else out.push(wrap(`The ${shown.length === 1 ? PLURAL[c.name].slice(0, -1) : PLURAL[c.name]} in this window: ${shown.join(', ')}.`, width));

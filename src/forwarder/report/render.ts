@@ -4,7 +4,7 @@ import { MEASURES, type Dimension, type ReportRow, type UsageReport } from './qu
 import { describeFilterMiss, type FilterMiss } from './filter-miss.js';
 import type { RowIssueCount } from './row-issues.js';
 import type { SummaryTables } from './summary.js';
-import { wrapWords } from './wrap.js';
+import { displayWidth, fitText, padText, terminalText, wrapWords } from './wrap.js';
 
 /** `$1,234`, `$12.34`, `$0.0042`, `$0.00`. */
 export function formatCost(v: number | null): string {
@@ -41,10 +41,11 @@ const PLAIN: Style = { bold: (s) => s, dim: (s) => s, cost: (s) => s };
 const ANSI: Style = { bold: (s) => `\x1b[1m${s}\x1b[22m`, dim: (s) => `\x1b[2m${s}\x1b[22m`, cost: (s) => `\x1b[32m${s}\x1b[39m` };
 
 const KEY_LABEL: Record<string, string> = { session_id: 'session', title: 'title', tool: 'tool', machine_id: 'machine id' };
+/** A key's value as the table shows it: harmless on a terminal (terminalText), a missing one named. */
 const keyText = (v: string | number | null | undefined, name: string): string => {
   if (v === null || v === undefined) return name === 'project' ? '(none)' : '(unknown)';
   if (v === '') return name === 'task' ? 'main' : '(unknown)';
-  return String(v);
+  return terminalText(String(v));
 };
 
 /** The key columns of a report's rows, in order (`store` is never shown; sessions carry their title). */
@@ -78,17 +79,24 @@ function toolColumns(): Column[] {
 
 /** Key columns of a fixed, short width (a date, a week's Monday, a month): never cut. */
 const FIXED_KEYS: readonly string[] = ['day', 'week', 'month'];
-/** A key that has to give way keeps at least this much of its text (or its label, or all of it if shorter). */
+/** A key that has to give way keeps at least this many columns of its text (or its label, or all of it if shorter). */
 const KEY_FLOOR = 12;
-/** When the keys cannot keep that much, figures are left out, in this order (cost, input and output always stay). */
+/** When the keys cannot keep that much, figures are left out, in this order (cost, input and output stay here). */
 const DROP_ORDER = ['cache wr', 'sessions', 'cache rd', 'calls', 'errors'];
+/** On a narrow terminal, when the keys cannot keep even their labels, these go too (cost always stays). */
+const LAST_DROPS = ['output', 'input'];
+/** A session id that cannot be shown whole keeps at least this much (its date and time). */
+const SESSION_FLOOR = 16;
 /** The width a table fits in when nothing else is known (piped output). */
 export const DEFAULT_WIDTH = 80;
 
 /**
- * A table that fits in `width` columns (default 80). Figures are never cut; nor are day, week and month. The other key
- * columns share what is left: a session's title gives way first, then the widest, none below 12 characters; if that is
- * still too wide, the least needed figures are left out (a line under the table names them) and the keys get the room.
+ * A table that fits in `width` terminal columns (default 80). Figures are never cut; nor are day, week and month. The
+ * other key columns share what is left: a session's title gives way first, then the widest, none below 12 columns;
+ * a session id stays whole. If that is still too wide, the least needed figures are left out (a line under the table,
+ * wrapped to the width, names them) and the keys get the room; on a narrow terminal the keys then go down to their
+ * labels, output and input are left out, and only then is a session id cut (to its date and time) and the keys to a
+ * character and `…`. Values are shown harmless and measured in columns (terminalText, displayWidth).
  * @example renderTable(usageReport(db, { by: ['day', 'model'] }), false, { width: process.stdout.columns })
  */
 export function renderTable(report: UsageReport, color = false, options: { omitOther?: boolean; width?: number } = {}): string {
@@ -102,44 +110,57 @@ export function renderTable(report: UsageReport, color = false, options: { omitO
     label: KEY_LABEL[k] ?? k, align: 'left', flex: !FIXED_KEYS.includes(k),
     text: (r: ReportRow) => (r.other_rows !== undefined ? (i === 0 ? `(${r.other_rows} more)` : '') : keyText(r[k], k)),
   }));
-  const natural = (c: Column) => Math.max(c.label.length, ...rows.map((r) => c.text(r).length));
+  const natural = (c: Column) => Math.max(displayWidth(c.label), ...rows.map((r) => displayWidth(c.text(r))));
   const keyNatural = keyCols.map(natural);
   const figureWidth = new Map(allFigures.map((c) => [c, natural(c)]));
-  const floors = keyCols.map((c, i) => (c.flex ? Math.min(keyNatural[i]!, Math.max(KEY_FLOOR, c.label.length)) : keyNatural[i]!));
+  /** Each key's floor at a stage: fixed keys whole; a session id whole or at `session`; the others at `other`. */
+  const floorsAt = (other: (label: number) => number, session: number | null) => keyCols.map((c, i) => {
+    if (!c.flex) return keyNatural[i]!;
+    if (keys[i] === 'session_id') return session === null ? keyNatural[i]! : Math.min(keyNatural[i]!, session);
+    return Math.min(keyNatural[i]!, other(displayWidth(c.label)));
+  });
   const lineWidth = (keyWidths: number[], figures: Column[]) =>
     keyWidths.reduce((a, b) => a + b, 0) + figures.reduce((a, c) => a + figureWidth.get(c)!, 0) + 2 * (keyWidths.length + figures.length - 1);
-  // Leave figures out only while the keys at their floors do not fit.
   let figures = allFigures;
-  for (const label of DROP_ORDER) {
-    if (lineWidth(floors, figures) <= width) break;
-    if (figures.some((c) => c.label === label)) figures = figures.filter((c) => c.label !== label);
-  }
-  const left = allFigures.filter((c) => !figures.includes(c));
-  // The flexible keys give way: a title first, then the widest, one character at a time, down to their floors (and,
-  // when even that is too wide, down to their labels).
   const keyWidths = [...keyNatural];
-  for (const floor of [floors, keyCols.map((c, i) => (c.flex ? Math.min(keyNatural[i]!, Math.max(4, c.label.length)) : keyNatural[i]!))]) {
+  /** Leave figures out, in order, only while the keys at `floors` do not fit. */
+  const drop = (labels: readonly string[], floors: number[]) => {
+    for (const label of labels) {
+      if (lineWidth(floors, figures) <= width) break;
+      figures = figures.filter((c) => c.label !== label);
+    }
+  };
+  /** The flexible keys give way: a title first, then the widest, one column at a time, down to `floors`. */
+  const shrink = (floors: number[]) => {
     while (lineWidth(keyWidths, figures) > width) {
-      const can = keyCols.map((_, i) => i).filter((i) => keyWidths[i]! > floor[i]!);
+      const can = keyCols.map((_, i) => i).filter((i) => keyWidths[i]! > floors[i]!);
       if (can.length === 0) break;
       const title = can.find((i) => keys[i] === 'title');
       const widest = title ?? can.reduce((a, b) => (keyWidths[b]! > keyWidths[a]! ? b : a));
       keyWidths[widest]!--;
     }
-  }
+  };
+  const floors = floorsAt((label) => Math.max(KEY_FLOOR, label), null);
+  drop(DROP_ORDER, floors);
+  shrink(floors);
+  const labelFloors = floorsAt((label) => Math.max(4, label), null);
+  drop(LAST_DROPS, labelFloors);
+  shrink(labelFloors);
+  shrink(floorsAt((label) => Math.max(4, label), Math.max(SESSION_FLOOR, displayWidth(KEY_LABEL.session_id!))));
+  shrink(floorsAt(() => 2, 2));
+  const left = allFigures.filter((c) => !figures.includes(c));
   const cols = [...keyCols, ...figures];
   const widths = [...keyWidths, ...figures.map((c) => figureWidth.get(c)!)];
   const cells = rows.map((r) => cols.map((c) => c.text(r)));
-  const cut = (s: string, w: number) => (s.length > w ? `${s.slice(0, w - 1)}…` : s);
   const line = (vals: string[], head = false) => vals.map((v, i) => {
     const c = cols[i]!;
-    const text = cut(v, widths[i]!);
-    const padded = c.align === 'right' ? text.padStart(widths[i]!) : text.padEnd(widths[i]!);
+    const padded = padText(fitText(v, widths[i]!), widths[i]!, c.align);
     return head ? style.bold(padded) : c.style ? style[c.style](padded) : padded;
   }).join('  ').trimEnd();
   const out = [line(cols.map((c) => c.label), true), style.dim(widths.map((w) => '─'.repeat(w)).join('  ')), ...cells.map((r) => line(r))];
   if (left.length > 0) {
-    out.push(style.dim(`(${left.map((c) => c.label).join(', ')} left out to fit ${width} columns: --csv or --json has them)`));
+    const hint = `(${left.map((c) => c.label).join(', ')} left out to fit ${width} columns: --csv or --json has them)`;
+    out.push(...wrapWords(hint, width).map((l) => style.dim(l)));
   }
   return out.join('\n');
 }
@@ -209,7 +230,7 @@ export function renderSummary(view: SummaryView, color: boolean, width = DEFAULT
   }
   for (const table of view.tables) {
     if (table.report.rows.length === 0) continue;
-    out.push('', style.bold(table.title), renderTable(table.report, color, { omitOther: table.omitOther, width }));
+    out.push('', ...wrapWords(table.title, width).map((l) => style.bold(l)), renderTable(table.report, color, { omitOther: table.omitOther, width }));
   }
   return out.join('\n');
 }

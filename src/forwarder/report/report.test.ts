@@ -14,6 +14,7 @@ import { DATASET_VERSION } from '../dataset/columns.js';
 import { Zone } from '../ledger/zone.js';
 import { forwarderRig } from '../testing/index.js';
 import { DIMENSIONS, MEASURES, parseFilters, renderSummary, renderTable, resolveWindow, usageReport, type UsageReport } from './index.js';
+import { displayWidth } from './wrap.js';
 
 const NOW = Date.UTC(2026, 6, 15, 10, 30) / 1000; // Wednesday 2026-07-15, 12:30 in Berlin
 const ZONE = 'Europe/Berlin';
@@ -190,7 +191,7 @@ describe('windows', () => {
     refused({ period: 'week', since: '7d' }, '--period sets the window; give it, or --since/--until, not both.');
     refused({ since: 'last tuesday' }, '--since must be a duration such as 7d, 4w or 12h, or an ISO date such as 2026-07-01 (or 2026-07-01T09:00); got "last tuesday".');
     refused({ since: '1.5d' }, '--since counts whole days: 1.5d is not a whole number of days.');
-    refused({ until: '2026-13-01' }, '--until must be a duration such as 7d, 4w or 12h, or an ISO date such as 2026-07-01 (or 2026-07-01T09:00); got "2026-13-01".');
+    refused({ until: '2026-13-01' }, '--until "2026-13-01" is not a real date: months run from 01 to 12.');
   });
 });
 
@@ -369,18 +370,93 @@ describe('the table at a width', () => {
     ].join('\n'));
   });
 
-  it('by week and session: the week whole, the title gives way before the session id', () => {
+  it('by week and session: the week whole, the session id whole (a figure is left out for it), the title gives way', () => {
     const r = table(['week', 'session'], [
       { week: '2026-11-23', session_id: '20261129_053652_f1a2b3c4', title: 'Refactor the billing exporter and its tests', ...fig(0.67, 1, 10, 17_600, 4_110, 49_900, 3_000) },
       { week: null, session_id: null, title: null, other_rows: 41, ...fig(3.5, 41, 400, 700_000, 120_000, 1_500_000, 90_000) },
     ]);
     assert.equal(renderTable(r, false, { width: 80 }), [
-      'week        session          title          cost  calls  input  output  cache rd',
-      '──────────  ───────────────  ────────────  ─────  ─────  ─────  ──────  ────────',
-      '2026-11-23  20261129_05365…  Refactor th…  $0.67     10  17.6k   4.11k     49.9k',
-      '(41 more)                                  $3.50    400   700k    120k     1.50M',
+      'week        session                   title           cost  calls  input  output',
+      '──────────  ────────────────────────  ─────────────  ─────  ─────  ─────  ──────',
+      '2026-11-23  20261129_053652_f1a2b3c4  Refactor the…  $0.67     10  17.6k   4.11k',
+      '(41 more)                                            $3.50    400   700k    120k',
+      '(cache rd left out to fit 80 columns: --csv or --json has them)',
     ].join('\n'));
     assert.equal(renderTable(r, false, { width: 200 }).split('\n')[2], '2026-11-23  20261129_053652_f1a2b3c4  Refactor the billing exporter and its tests  $0.67     10  17.6k   4.11k     49.9k');
+  });
+
+  /** The lines of a terminal view: each within `width` columns as a terminal counts them, none with a control character. */
+  const fitsTerminal = (text: string, width: number) => {
+    const lines = text.split('\n');
+    assert.deepEqual(lines.filter((l) => displayWidth(l) > width), [], `wider than ${width}:\n${text}`);
+    assert.doesNotMatch(text.replace(/\n/g, ''), /[\x00-\x1f\x7f-\x9f]/, 'a control character reached the terminal');
+    return lines;
+  };
+
+  it('a title or model with ESC, TAB, DEL and C1 controls is shown visibly (␛, a space, ␡, \\xNN) and the rows still fit 80 columns', () => {
+    const r = table(['session'], [
+      { session_id: '20261129_053652_f1a2b3c4', title: '\x1b[31mRED\x1b[0m title\twith tab\x7f\x9b2J\r\nnext', ...fig(0.67, 1, 10, 17_600, 4_110, 49_900, 3_000) },
+    ]);
+    const lines = fitsTerminal(renderTable(r, false, { width: 80 }), 80);
+    assert.match(lines[2]!, /^20261129_053652_f1a2b3c4  ␛\[31mRED␛\[0m t…  \$0\.67 /);
+    assert.ok(renderTable(r, false, { width: 200 }).split('\n')[2]!.includes('  ␛[31mRED␛[0m title with tab␡\\x9b2J⏎next  $0.67  '));
+    // Colour asked for: the only escape codes are the table's own.
+    const coloured = renderTable(table(['model'], [{ model: '\x1b]0;pwned\x07gpt', ...fig(1, 1, 1, 1, 1, 1, 1) }]), true, { width: 80 });
+    assert.match(coloured, /␛\]0;pwned␇gpt/);
+    assert.doesNotMatch(coloured.replace(/\x1b\[[0-9;]*m/g, ''), /[\x00-\x09\x0b-\x1f\x7f-\x9f]/);
+  });
+
+  it('CJK and emoji are measured in columns: a wide model and title fit 80 columns, cut whole characters and the figures line up', () => {
+    const cjk = '数据分析与报告生成系统的长期维护和性能优化以及用户界面改进工作计划'.repeat(2).slice(0, 60);
+    const r = table(['day', 'model'], [
+      { day: '2026-11-27', model: cjk, ...fig(0.74, 3, 41, 123_456, 23_800, 197_000, 19_000) },
+      { day: '2026-11-27', model: 'gpt-5', ...fig(0.0123, 1, 9, 18_500, 3_550, 47_700, 4_780) },
+      { day: '2026-11-28', model: '😀 emoji e\u0301 model', ...fig(12.5, 12, 1_234, 1_230_000, 412_000, 2_100_000, 98_000) },
+    ]);
+    const lines = fitsTerminal(renderTable(r, false, { width: 80 }), 80);
+    const rows = lines.slice(2, 5);
+    // Each row's figures end at the same column: the wide cells were padded by their width, not their length.
+    assert.equal(new Set(rows.map((l) => displayWidth(l))).size, 1, rows.join('\n'));
+    assert.match(rows[0]!, /^2026-11-27  数据分析与报告生… {4}\$0\.74 /);
+    const sessions = table(['session'], [{ session_id: '20261129_053652_f1a2b3c4', title: cjk, ...fig(0.67, 1, 10, 17_600, 4_110, 49_900, 3_000) }]);
+    const row = fitsTerminal(renderTable(sessions, false, { width: 80 }), 80)[2]!;
+    assert.ok(displayWidth(row) >= 70, row);
+    assert.match(row, /^20261129_053652_f1a2b3c4  数据/);
+  });
+
+  it('hermetic report with four --by at 80 columns: every line fits, the days whole, the figures left out named', async () => {
+    for (const by of [['day', 'model', 'provider', 'source'], ['week', 'model', 'provider', 'source', 'project'], ['machine', 'model', 'provider', 'source']]) {
+      const text = await report(['--period', 'all', ...by.flatMap((d) => ['--by', d])], false, 80);
+      const lines = fitsTerminal(text, 80);
+      const rows = lines.slice(lines.findIndex((l) => l.startsWith('By ')) + 3);
+      const table = rows.slice(0, rows.findIndex((l) => l.startsWith('(')));
+      assert.ok(table.length > 5, rows.join('\n'));
+      if (by[0] === 'day') for (const row of table) assert.match(row, /^\d{4}-\d\d-\d\d  \S/);
+      assert.match(lines.join(' '), /\([a-z ,]+ left out to fit 80 columns: --csv or --json has them\)/);
+    }
+  });
+
+  it('at COLUMNS=50 the summary, the tables and the "left out" lines fit 50 columns (the hint wraps)', async () => {
+    for (const args of [[], ['--period', 'all', '--by', 'day', '--by', 'model', '--by', 'provider', '--by', 'source'], ['--period', 'all', '--by', 'session']]) {
+      const lines = fitsTerminal(await report(args, false, 50), 50);
+      assert.match(lines.join(' '), /\([a-z ,]+ left out to fit 50 columns: --csv or --json has them\)/, lines.join('\n'));
+    }
+    // A bare renderTable at 50 is within 50 too, at 30 the keys give way down to a character and …
+    const r = table(['model', 'provider', 'source'], [{ model: 'google/gemini-2.5-flash-preview-09-2025', provider: 'openrouter', source: 'telegram', ...fig(12.5, 12, 1_234, 1_230_000, 412_000, 2_100_000, 98_000) }]);
+    fitsTerminal(renderTable(r, false, { width: 50 }), 50);
+    fitsTerminal(renderTable(r, false, { width: 30 }), 30);
+  });
+
+  it('a session id is kept whole while figures can be left out; cut only on a narrow terminal, and then to its date and time', () => {
+    const r = table(['session'], [{ session_id: '20261129_053652_f1a2b3c4', title: 'Refactor the billing exporter', ...fig(0.67, 1, 10, 17_600, 4_110, 49_900, 3_000) }]);
+    const at50 = fitsTerminal(renderTable(r, false, { width: 50 }), 50);
+    assert.deepEqual(at50.slice(2), [
+      '20261129_053652_f1a2b3c4  Refactor …  $0.67  17.6k',
+      '(calls, output, cache rd left out to fit 50',
+      'columns: --csv or --json has them)',
+    ]);
+    const at30 = fitsTerminal(renderTable(r, false, { width: 30 }), 30);
+    assert.equal(at30[2], '20261129_053652…  Refa…  $0.67');
   });
 
   it('the width is $COLUMNS, else the terminal\'s, else 80', () => {

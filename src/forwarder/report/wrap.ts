@@ -1,10 +1,112 @@
-// Words in lines that fit a terminal: the report's summary and the lines it shows when a filter matches nothing.
+// Text as a terminal shows it: values made harmless (no control character reaches the terminal), their width in
+// columns (wide CJK takes two, combining marks none), cut and padded by that width, and words wrapped in lines that
+// fit. One place, so `hermetic query` and `hermetic report` show a value the same way; --json and --csv never pass here.
 
 const ANSI_CODE = /\x1b\[[0-9;]*m/g;
 
+/** C0 controls, DEL and C1 controls (U+0080–U+009F). */
+const CONTROL = /[\x00-\x1f\x7f-\x9f]/g;
+
 /**
- * Words in lines of at most `room` visible characters (colour codes take none), the lines after the first at most
- * `nextRoom` (room left beside an indent); a word longer than that is a line of its own.
+ * A value as a terminal table shows it: a line break is ⏎, a tab one space, any other C0 control or DEL its control
+ * picture (ESC is ␛, DEL ␡), a C1 control (which has no picture) `\xNN`. Nothing in it can move the cursor or colour
+ * the terminal, and each character is one line's worth.
+ * @example terminalText('\x1b[31mRED\x1b[0m\tok\n') // '␛[31mRED␛[0m ok⏎'
+ */
+export function terminalText(value: string): string {
+  return value.replace(/\r?\n/g, '⏎').replace(CONTROL, (c) => {
+    const code = c.charCodeAt(0);
+    if (c === '\t') return ' ';
+    if (code < 0x20) return String.fromCharCode(0x2400 + code);
+    if (code === 0x7f) return '\u2421';
+    return `\\x${code.toString(16)}`;
+  });
+}
+
+/** East Asian Wide and Fullwidth code points (Unicode 15), as [first, last] pairs; emoji are found by property. */
+const WIDE: readonly (readonly [number, number])[] = [
+  [0x1100, 0x115f], [0x231a, 0x231b], [0x2329, 0x232a], [0x23e9, 0x23ec], [0x23f0, 0x23f0], [0x23f3, 0x23f3],
+  [0x2e80, 0x303e], [0x3041, 0x3247], [0x3250, 0x4dbf], [0x4e00, 0xa4c6], [0xa960, 0xa97c], [0xac00, 0xd7a3],
+  [0xf900, 0xfaff], [0xfe10, 0xfe19], [0xfe30, 0xfe6b], [0xff01, 0xff60], [0xffe0, 0xffe6], [0x16fe0, 0x16fe4],
+  [0x17000, 0x18cd5], [0x18d00, 0x18d08], [0x1aff0, 0x1b2fb], [0x1f200, 0x1f251], [0x1f300, 0x1f64f],
+  [0x1f900, 0x1f9ff], [0x20000, 0x3fffd],
+];
+const EMOJI = /\p{Emoji_Presentation}/u;
+const PICTOGRAPH = /\p{Extended_Pictographic}/u;
+const ZERO_WIDTH = /[\p{Mn}\p{Me}\p{Cf}\u1160-\u11ff]/u;
+
+/** The columns one code point takes: 0 for combining marks, format characters (zero-width space, joiners) and controls. */
+function codePointWidth(ch: string): number {
+  const cp = ch.codePointAt(0)!;
+  if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || ZERO_WIDTH.test(ch)) return 0;
+  if (cp < 0x1100) return 1;
+  if (EMOJI.test(ch)) return 2;
+  let lo = 0;
+  let hi = WIDE.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const [first, last] = WIDE[mid]!;
+    if (cp < first) hi = mid - 1;
+    else if (cp > last) lo = mid + 1;
+    else return 2;
+  }
+  return 1;
+}
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** The columns one user-perceived character takes: its widest code point (an emoji asked for with U+FE0F is two). */
+function graphemeWidth(g: string): number {
+  if (g.length === 1) return codePointWidth(g);
+  if (g.includes('\ufe0f') && PICTOGRAPH.test(g)) return 2;
+  let w = 0;
+  for (const ch of g) w = Math.max(w, codePointWidth(ch));
+  return w;
+}
+
+/**
+ * The columns `text` takes on a terminal (give it text without colour codes).
+ * @example displayWidth('日本語 ok') // 9
+ */
+export function displayWidth(text: string): number {
+  if (PRINTABLE_ASCII.test(text)) return text.length;
+  let w = 0;
+  for (const { segment } of graphemes.segment(text)) w += graphemeWidth(segment);
+  return w;
+}
+
+/**
+ * `text` in at most `width` columns: whole when it fits, else the characters that fit before a closing `…` (never
+ * half a character, a surrogate pair or a character without its combining marks); `trim` drops spaces before the `…`.
+ * @example fitText('日本語テキスト', 6) // '日本…'
+ */
+export function fitText(text: string, width: number, trim = false): string {
+  if (displayWidth(text) <= width) return text;
+  if (width <= 0) return '';
+  let kept = '';
+  let used = 0;
+  for (const { segment } of graphemes.segment(text)) {
+    const w = graphemeWidth(segment);
+    if (used + w > width - 1) break;
+    kept += segment;
+    used += w;
+  }
+  return `${trim ? kept.trimEnd() : kept}…`;
+}
+
+/**
+ * `text` padded with spaces to `width` columns, on the right (`left`, the default) or on the left (`right`).
+ * @example padText('日本', 6, 'right') // '  日本'
+ */
+export function padText(text: string, width: number, align: 'left' | 'right' = 'left'): string {
+  const pad = ' '.repeat(Math.max(0, width - displayWidth(text)));
+  return align === 'right' ? pad + text : text + pad;
+}
+
+/**
+ * Words in lines of at most `room` columns (colour codes take none), the lines after the first at most `nextRoom`
+ * (room left beside an indent); a word longer than that is a line of its own.
  * @example wrapWords('a bb ccc', 4) // ['a bb', 'ccc']
  */
 export function wrapWords(text: string, room: number, nextRoom = room): string[] {
@@ -12,7 +114,7 @@ export function wrapWords(text: string, room: number, nextRoom = room): string[]
   let line = '';
   for (const word of text.split(' ')) {
     const candidate = line === '' ? word : `${line} ${word}`;
-    if (line !== '' && candidate.replace(ANSI_CODE, '').length > (lines.length === 0 ? room : nextRoom)) {
+    if (line !== '' && displayWidth(candidate.replace(ANSI_CODE, '')) > (lines.length === 0 ? room : nextRoom)) {
       lines.push(line);
       line = word;
     } else line = candidate;

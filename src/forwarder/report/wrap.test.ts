@@ -1,0 +1,40 @@
+// The terminal text helpers `hermetic query` and `hermetic report` share: controls made visible, widths in columns,
+// cuts between whole characters, padding by width, words wrapped by width.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { describeFilterMiss } from './filter-miss.js';
+import { displayWidth, fitText, padText, terminalText, wrapWords } from './wrap.js';
+
+test('terminalText: ESC and other C0 controls as control pictures, TAB a space, DEL ␡, C1 as \\xNN, line breaks ⏎', () => {
+  assert.equal(terminalText('\x1b[31mRED\x1b[0m title\twith tab'), '␛[31mRED␛[0m title with tab');
+  assert.equal(terminalText('a\x00b\x07c\x7fd\x85e\x9bf\r\ng\nh\ri'), 'a␀b␇c␡d\\x85e\\x9bf⏎g⏎h␍i');
+  assert.equal(terminalText('plain 日本 😀'), 'plain 日本 😀');
+  assert.doesNotMatch(terminalText(String.fromCharCode(...Array.from({ length: 0xa0 }, (_, i) => i))), /[\x00-\x1f\x7f-\x9f]/);
+});
+
+test('displayWidth: wide and fullwidth 2, emoji 2, combining marks and zero-width 0, ASCII 1', () => {
+  assert.deepEqual(['abc', '日本語', 'ｆｕｌｌ', '한국', '😀', '❤️', '🇩🇪', '👨‍👩‍👧', 'e\u0301', 'a\u200bb', '␛[0m', ''].map(displayWidth),
+    [3, 6, 8, 4, 2, 2, 2, 2, 1, 2, 4, 0]);
+});
+
+test('fitText cuts between whole characters (never half a surrogate pair or a wide character) and padText pads by width', () => {
+  assert.equal(fitText('日本語テキスト', 6), '日本…');
+  assert.equal(fitText('日本語テキスト', 4), '日…');
+  assert.equal(fitText('😀😀😀', 4), '😀…');
+  assert.equal(fitText('e\u0301e\u0301e\u0301', 2), 'e\u0301…');
+  assert.equal(fitText('ab   cd', 5, true), 'ab…');
+  assert.equal(fitText('short', 5), 'short');
+  assert.deepEqual([padText('日本', 6), padText('日本', 6, 'right'), padText('日本語', 4)], ['日本  ', '  日本', '日本語']);
+});
+
+test('wrapWords measures in columns, colour codes taking none', () => {
+  assert.deepEqual(wrapWords('日本 日本 日本', 10), ['日本 日本', '日本']);
+  assert.deepEqual(wrapWords('\x1b[1mab\x1b[22m cd ef', 5), ['\x1b[1mab\x1b[22m cd', 'ef']);
+});
+
+test('a filter that matches nothing names the values the data has harmlessly (a model name with ESC is shown visibly)', () => {
+  const text = describeFilterMiss({ columns: [{ name: 'model', asked: ['x\x1b[2J'], matched: false, present: ['evil\x1b[31m', 'gpt-5'], more: false }], elsewhere: false }, 80);
+  assert.doesNotMatch(text, /\x1b/);
+  assert.match(text, /evil␛\[31m, gpt-5/);
+  assert.match(text, /--filter model=x␛\[2J/);
+});
