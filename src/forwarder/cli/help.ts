@@ -16,7 +16,9 @@ environment, its .env or database.url), read-only, through a local mirror in
 
 /** The usage ledger's days: the commands that build it. */
 const LEDGER_ZONE = `The usage ledger's local days are in HERMETIC_TZ (an IANA zone), else the zone
-it was built in, else the machine's.`;
+it was built in, else the machine's. Hermes writes its per-day usage in the zone
+its own machine runs in: set HERMETIC_TZ to that zone (or leave it unset on that
+machine), or a day's usage may land on a neighbouring day.`;
 
 /** Remote sinks and the config file: backfill and forward. */
 const SINKS = `Remote sinks (--sink URL, repeatable, added to the config file's sinks:):
