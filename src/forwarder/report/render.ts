@@ -254,9 +254,13 @@ export function renderCsv(report: UsageReport): string {
   return [cols.join(','), ...report.rows.map((r) => cols.map((c) => cell(r[c])).join(','))].join('\n');
 }
 
-/** The rows as a Markdown table (costs in dollars, counts with separators). */
+/**
+ * The rows as a Markdown table (costs in dollars, counts with separators); a --top's rest is labelled `(N more)` in
+ * its first key, as on a terminal (CSV leaves its keys empty: `other_rows` tells it apart there).
+ */
 export function renderMarkdown(report: UsageReport): string {
   const cols = rowColumns(report);
+  const first = keyColumns(report.by)[0];
   const cell = (c: string, v: unknown) => {
     if (v === null || v === undefined) return '';
     if (c.endsWith('_usd')) return formatCost(v as number);
@@ -267,6 +271,6 @@ export function renderMarkdown(report: UsageReport): string {
   return [
     `| ${cols.join(' | ')} |`,
     `| ${cols.map((c) => (right(c) ? '---:' : '---')).join(' | ')} |`,
-    ...report.rows.map((r) => `| ${cols.map((c) => cell(c, r[c])).join(' | ')} |`),
+    ...report.rows.map((r) => `| ${cols.map((c) => (r.other_rows !== undefined && c === first ? `(${r.other_rows} more)` : cell(c, r[c]))).join(' | ')} |`),
   ].join('\n');
 }

@@ -256,6 +256,9 @@ describe('hermetic report (in process)', () => {
     const md = (await report(['--since', '7d', '--by', 'day', '--by', 'model', '--markdown'])).split('\n');
     assert.equal(md[0], `| day | model | ${MEASURES.join(' | ')} |`);
     assert.equal(md.length, json.rows.length + 2);
+    const topMd = (await report(['--period', 'all', '--by', 'model', '--top', '2', '--markdown'])).split('\n');
+    assert.match(topMd.at(-1)!, /^\| \(\d+ more\) \| /, 'the rest is labelled as on a terminal');
+    assert.match((await report(['--period', 'all', '--by', 'model', '--top', '2', '--csv'])).split('\n').at(-1)!, /^,/, 'CSV keeps its keys empty');
     const sessions = JSON.parse(await report(['--period', 'all', '--by', 'session', '--top', '3', '--json'])) as UsageReport;
     assert.deepEqual(Object.keys(sessions.rows[0]!).slice(0, 2), ['session_id', 'title']);
     const table = await report(['--period', 'all', '--by', 'tool']);
