@@ -85,7 +85,8 @@ test('generate --end and --days: the history ends at --end (default now, injecte
     await statedbCommand(['generate', '--out', join(dir, 'b.db'), '--sessions', '20', '--end', '2026-09-01T00:00:00Z'], () => now);
     assert.ok(last(join(dir, 'b.db'))[1]! <= Date.UTC(2026, 8, 1) / 1000);
     await rejects(['generate', '--out', join(dir, 'c.db'), '--end', 'yesterday'], 'HERMETIC_CLI_USAGE', '--end must be an ISO date such as 2026-07-14, a date-time such as 2026-07-14T18:00Z, or now; got "yesterday".');
-    await rejects(['generate', '--out', join(dir, 'c.db'), '--end', '2026-02-30'], 'HERMETIC_CLI_USAGE', '--end must be an ISO date such as 2026-07-14, a date-time such as 2026-07-14T18:00Z, or now; got "2026-02-30".');
+    await rejects(['generate', '--out', join(dir, 'c.db'), '--end', '2026-02-30'], 'HERMETIC_CLI_USAGE', '--end "2026-02-30" is not a real date: days of February 2026 run from 01 to 28.');
+    await rejects(['generate', '--out', join(dir, 'c.db'), '--end', '2026-03-01T24:00'], 'HERMETIC_CLI_USAGE', '--end "2026-03-01T24:00" is not a real time: hours run from 00 to 23 (the end of a day is the next day\'s 00:00).');
     await rejects(['generate', '--out', join(dir, 'c.db'), '--end', '2150-01-01'], 'HERMETIC_CLI_USAGE', '--end must fall between 2000 and 2100 (the times Hermes accepts); got "2150-01-01".');
     await rejects(['generate', '--out', join(dir, 'c.db'), '--days', '0'], 'HERMETIC_CLI_USAGE', '--days must be a whole number from 1 to 36500, not "0".');
     await rejects(['generate', '--out', join(dir, 'c.db'), '--end', '2001-01-01', '--days', '3650'], 'HERMETIC_CLI_USAGE', '--days 3650 before --end starts before 2000; give fewer days.');

@@ -1,6 +1,7 @@
 // `hermetic statedb <generate|inspect>`: make deterministic synthetic Hermes stores and inspect real ones.
 import { parseFlags, usageError, type FlagSpec } from '../cli/args.js';
 import { HermeticError } from '../shared/errors.js';
+import { machineSeconds, readIsoTime } from '../shared/iso-time.js';
 import { storePathProblem } from '../shared/sqlite.js';
 import { generateAsync, profileSettings, PROFILES, type GenerateOptions, type GenerateResult } from './generate/index.js';
 import { formatReport, inspectStore } from './inspect.js';
@@ -70,18 +71,17 @@ const LATEST = 4102444800;
 
 /**
  * Epoch seconds from --end: `now`, an ISO date (the end of that day in the machine's zone: the next local midnight),
- * or an ISO date-time (local unless it has a zone).
+ * or an ISO date-time (local unless it has a zone); a date or time that does not exist (2026-02-30, 25:00) is refused.
  */
 export function parseEnd(value: string, nowMs: number): number {
   const text = value.trim();
   let t = NaN;
-  const date = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  // Read strictly (shared/iso-time): 2026-02-30 or 25:00 is refused, never rolled over into the next month or day.
+  const iso = readIsoTime(text);
+  if (iso !== null && 'problem' in iso) usageError(`--end ${iso.problem}.`);
   if (text === 'now') t = nowMs / 1000;
-  else if (date) {
-    const [y, m, d] = [Number(date[1]), Number(date[2]) - 1, Number(date[3])];
-    const day = new Date(y, m, d);
-    if (day.getFullYear() === y && day.getMonth() === m && day.getDate() === d) t = new Date(y, m, d + 1).getTime() / 1000;
-  } else if (/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/.test(text)) t = Date.parse(text.replace(' ', 'T')) / 1000;
+  else if (iso !== null && iso.time === null) t = new Date(iso.year, iso.month - 1, iso.date + 1).getTime() / 1000;
+  else if (iso !== null) t = machineSeconds(iso);
   if (!Number.isFinite(t)) usageError(`--end must be an ISO date such as 2026-07-14, a date-time such as 2026-07-14T18:00Z, or now; got "${value}".`);
   if (t <= EARLIEST || t > LATEST) usageError(`--end must fall between 2000 and 2100 (the times Hermes accepts); got "${value}".`);
   return t;

@@ -187,7 +187,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       const why = (v: string) => `--since must be a duration such as 7d, 12h or 30m, or an ISO date such as 2026-11-01; got "${v}".`;
       assert.deepEqual(yesterday, { status: 2, stdout: '', stderr: refusal('backfill', why('yesterday'), 'HERMETIC_CLI_USAGE') });
       assert.deepEqual(spaced, { status: 2, stdout: '', stderr: refusal('backfill', why('7 days'), 'HERMETIC_CLI_USAGE') });
-      assert.deepEqual(badDate, { status: 2, stdout: '', stderr: refusal('backfill', why('2026-13-45'), 'HERMETIC_CLI_USAGE') });
+      assert.deepEqual(badDate, { status: 2, stdout: '', stderr: refusal('backfill', '--since "2026-13-45" is not a real date: months run from 01 to 12.', 'HERMETIC_CLI_USAGE') });
       assert.deepEqual(negative, { status: 2, stdout: '', stderr: refusal('backfill', why('-3d'), 'HERMETIC_CLI_USAGE') });
       assert.deepEqual(empty, { status: 2, stdout: '', stderr: refusal('backfill', '--since must not be empty.', 'HERMETIC_CLI_USAGE') });
       const until = await inProcess('backfill', ...all(), '--home', home('bad'), '--until', 'soon');
@@ -535,7 +535,8 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
         inProcess('forward', '--once', '--interval', 'often', '--state-db', fixtures.usage, '--home', home('once-bad')),
       ]);
       assert.deepEqual(ok, { status: 0, stdout: '', stderr: 'forward: default: 3 sessions written (21 new messages, 30 new parts)\n' });
-      assert.deepEqual(missing, { status: 1, stdout: '', stderr: `hermetic: ${join(dir, 'gone.db')} does not exist [HERMETIC_READER_OPEN]; waiting for it to appear\n` });
+      // Nothing waits in one pass: the store is said missing as backfill says it (HERMETIC_READER_PATH).
+      assert.deepEqual(missing, { status: 1, stdout: '', stderr: `hermetic: ${join(dir, 'gone.db')} does not exist [HERMETIC_READER_PATH]\n` });
       assert.deepEqual(bad, { status: 2, stdout: '', stderr: refusal('forward', '--interval must be a duration from 50ms to 24h such as 10s or 1m; got "10ms".', 'HERMETIC_CLI_USAGE') });
       assert.deepEqual(again, { status: 2, stdout: '', stderr: refusal('forward', '--interval must be a duration from 50ms to 24h such as 10s or 1m; got "often".', 'HERMETIC_CLI_USAGE') });
       const [second, words] = await Promise.all([
@@ -558,7 +559,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
         assert.ok(await fwd.line(/waiting for it to appear/), fwd.stderr());
         await sleep(1000); // about ten more ticks on the missing store (fewer on a busy machine: the line is still said once)
         const waiting = () => fwd.stderr().split('\n').filter((l) => l.includes('waiting for it to appear'));
-        assert.deepEqual(waiting(), [`hermetic: ${store} does not exist [HERMETIC_READER_OPEN]; waiting for it to appear`]);
+        assert.deepEqual(waiting(), [`hermetic: ${store} does not exist [HERMETIC_READER_PATH]; waiting for it to appear`]);
         const made = generate({ out: store, sessions: 5, messages: 40, seed: 'appears', journal: 'wal' });
         const written = await Promise.race([fwd.line(/^forward: default: \d+ sessions? written/), sleep(DEADLINE_MS, null, { ref: false })]);
         assert.match(written ?? '', new RegExp(`^forward: default: ${made.sessions} sessions written \\(${[...storeHistoryCounts(store).values()].reduce((a, b) => a + b, 0)} new messages, \\d+ new parts\\)$`));
@@ -568,7 +569,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
         const lines = fwd.stderr().trimEnd().split('\n');
         assert.deepEqual(lines, [
           `forward: reading ${store} every 100ms into ${h}/hermetic.db; Ctrl-C stops`,
-          `hermetic: ${store} does not exist [HERMETIC_READER_OPEN]; waiting for it to appear`,
+          `hermetic: ${store} does not exist [HERMETIC_READER_PATH]; waiting for it to appear`,
           `hermetic: reading ${store} again`,
           written,
           'forward: stopped',
@@ -596,7 +597,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
         const idle = of(later);
         assert.deepEqual(idle, [{
           event: 'hermes.source_idle', at: idle[0]!.at, store: later, profile: 'default', backend: 'sqlite',
-          error: { code: 'HERMETIC_READER_OPEN', message: `${later} does not exist` }, error_kind: 'missing',
+          error: { code: 'HERMETIC_READER_PATH', message: `${later} does not exist` }, error_kind: 'missing',
         }]);
         const made = generate({ out: later, sessions: 4, messages: 30, seed: 'json-later', journal: 'wal' });
         await waitFor(() => of(later).some((l) => l.event === 'hermes.poll_tick'), 'the store read');

@@ -1,10 +1,10 @@
 // `hermetic backfill`: read every session active in a window (default: all) into the dataset, once. Ctrl-C stops it
 // after the batch it is writing: what it committed stays, and the next run goes on from there.
-import { parseFlags } from '../../cli/args.js';
+import { parseFlags, usageError } from '../../cli/args.js';
 import { HermeticError } from '../../shared/errors.js';
 import { createForwarder, findStores } from '../pipeline/forwarder.js';
 import { explicitProblem, type StoreRef } from '../reader/discover.js';
-import { COMMON_FLAGS, delegationsClause, EVENTS, interruption, parseTime, plural, policyDropLines, progressBar, rewritten, shipJson, storeErrorKind, storeMissing, totals, type Totals } from './common.js';
+import { COMMON_FLAGS, delegationsClause, EVENTS, interruption, missingAsPath, parseTime, plural, policyDropLines, progressBar, rewritten, shipJson, storeErrorKind, storeMissing, totals, type Totals } from './common.js';
 import { BACKFILL_HELP } from './help.js';
 import { SINK_FLAGS, sinkSetup, type SinkSetup } from './sinks.js';
 import type { ShipResult } from '../sinks/remote/shipper.js';
@@ -44,6 +44,8 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
   const nowS = now() / 1000;
   const since = values.since === undefined ? undefined : parseTime('since', values.since, nowS);
   const until = values.until === undefined ? undefined : parseTime('until', values.until, nowS);
+  // A window that ends before it starts reads nothing: refused as report refuses it, before the dataset is created.
+  if (since !== undefined && until !== undefined && since > until) usageError(`--since ${values.since!} starts after --until ${values.until!} ends; swap them.`);
   const started = process.hrtime.bigint();
   // A store named on the command line must be one: said before anything (the dataset included) is created.
   const problems = (values['state-db'] ?? []).map(explicitProblem).filter((p): p is string => p !== null);
@@ -64,7 +66,8 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
       current = ref.profile;
       if (storeMissing(ref)) missing.add(ref.path);
     };
-    const results = await forwarder.backfillAsync({ since, until, keepGoing: stop.keepGoing, onStore, onProgress: (d, t) => bar?.update(d, t) });
+    const results = (await forwarder.backfillAsync({ since, until, keepGoing: stop.keepGoing, onStore, onProgress: (d, t) => bar?.update(d, t) }))
+      .map((r) => missingAsPath(r, missing.has(r.store)));
     bar?.end();
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const t = totals(results);

@@ -1,13 +1,15 @@
 // The error kinds and event names of the forwarder's JSON lines (decision 0052): every code a pass, a tick or a
 // sink can report has its kind, a store's state reads as one kind,
 // and docs/reference/errors.md lists exactly these kinds (with their codes) and events.
+// Also: backfill's --since/--until read strictly (an impossible date is refused, never rolled over), and a missing
+// store said as HERMETIC_READER_PATH.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { ERROR_CODES } from '../../shared/errors.js';
 import { emptyResult } from '../pipeline/result.js';
 import type { StoreRef } from '../reader/discover.js';
-import { delegationsClause, ERROR_KINDS, errorKind, EVENTS, policyDropEvents, shipJson, storeErrorKind, storeMissing, type ErrorKind } from './common.js';
+import { delegationsClause, ERROR_KINDS, errorKind, EVENTS, missingAsPath, parseTime, policyDropEvents, shipJson, storeErrorKind, storeMissing, type ErrorKind } from './common.js';
 
 const KINDS: readonly ErrorKind[] = ['missing', 'open_failed', 'sqlite_busy', 'sqlite_unavailable', 'schema', 'backend', 'dataset', 'sink', 'policy', 'quarantine', 'unknown'];
 
@@ -92,5 +94,43 @@ describe('delegations in the summaries', () => {
     assert.equal(delegationsClause({ delegationsWritten: 0, delegationsRemoved: 0 }), '');
     assert.equal(delegationsClause({ delegationsWritten: 1, delegationsRemoved: 0 }), '1 delegation written');
     assert.equal(delegationsClause({ delegationsWritten: 3, delegationsRemoved: 2 }), '3 delegations written, 2 pruned by Hermes (kept)');
+  });
+});
+
+describe('parseTime (backfill\'s --since and --until)', () => {
+  const NOW = Date.UTC(2026, 6, 15) / 1000;
+  const refused = (text: string, message: string) => assert.throws(() => parseTime('since', text, NOW), (e: { code: string; message: string }) => {
+    assert.deepEqual([e.code, e.message], ['HERMETIC_CLI_USAGE', message]);
+    return true;
+  });
+
+  it('refuses a date or time that does not exist, naming the flag, the value and why, instead of rolling it over', () => {
+    refused('2026-02-30', '--since "2026-02-30" is not a real date: days of February 2026 run from 01 to 28.');
+    refused('2026-02-29', '--since "2026-02-29" is not a real date: days of February 2026 run from 01 to 28.');
+    refused('2026-04-31', '--since "2026-04-31" is not a real date: days of April 2026 run from 01 to 30.');
+    refused('2026-13-45', '--since "2026-13-45" is not a real date: months run from 01 to 12.');
+    refused('2026-02-30T25:00', '--since "2026-02-30T25:00" is not a real date: days of February 2026 run from 01 to 28.');
+    refused('2026-03-01T24:00', '--since "2026-03-01T24:00" is not a real time: hours run from 00 to 23 (the end of a day is the next day\'s 00:00).');
+    refused('2026-03-01T10:60Z', '--since "2026-03-01T10:60Z" is not a real time: minutes run from 00 to 59.');
+    refused('2026-03-01T10:00:60', '--since "2026-03-01T10:00:60" is not a real time: seconds run from 00 to 59.');
+    refused('soon', '--since must be a duration such as 7d, 12h or 30m, or an ISO date such as 2026-11-01; got "soon".');
+  });
+
+  it('reads a leap day, a date at UTC midnight, a time with its offset, and a duration back from now', () => {
+    assert.equal(parseTime('since', '2028-02-29', NOW), Date.UTC(2028, 1, 29) / 1000);
+    assert.equal(parseTime('since', '2028-02-29T23:30:00+01:00', NOW), Date.UTC(2028, 1, 29, 22, 30) / 1000);
+    assert.equal(parseTime('since', '2028-02-29T10:00', NOW), new Date(2028, 1, 29, 10).getTime() / 1000);
+    assert.equal(parseTime('since', '7d', NOW), NOW - 7 * 86400);
+  });
+});
+
+describe('a missing store in the commands\' words', () => {
+  it('is HERMETIC_READER_PATH (error_kind missing), the code backfill refuses a --state-db that names nothing with', () => {
+    const r = { store: '/h/state.db', error: { code: 'HERMETIC_READER_OPEN', message: '/h/state.db does not exist' } };
+    assert.deepEqual(missingAsPath(r, true), { store: '/h/state.db', error: { code: 'HERMETIC_READER_PATH', message: '/h/state.db does not exist' } });
+    assert.equal(errorKind(missingAsPath(r, true).error!), 'missing');
+    // A store that is there keeps its error; one that read well has none to change.
+    assert.equal(missingAsPath(r, false), r);
+    assert.deepEqual(missingAsPath({ error: null }, true), { error: null });
   });
 });

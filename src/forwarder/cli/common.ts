@@ -2,6 +2,7 @@
 // the event names and error kinds of their JSON lines (decision 0052).
 import { usageError, type FlagSpec } from '../../cli/args.js';
 import type { ErrorCode } from '../../shared/errors.js';
+import { machineSeconds, readIsoTime, utcSeconds } from '../../shared/iso-time.js';
 import { hidePassword } from '../../shared/url-password.js';
 import type { PolicyDrop, StepResult } from '../pipeline/step.js';
 import type { StoreRef } from '../reader/discover.js';
@@ -28,13 +29,18 @@ export function durationSeconds(text: string): number | null {
   return m ? Number(m[1]) * UNITS[m[2]!]! : null;
 }
 
-/** An epoch-seconds time from `7d` (that long ago) or an ISO date/time; refused with a plain sentence otherwise. */
+/**
+ * An epoch-seconds time from `7d` (that long ago) or an ISO date (its UTC midnight) or date-time (a zone offset, else
+ * this machine's wall time); refused with a plain sentence otherwise, a date or time that does not exist (2026-02-30,
+ * 25:00) too (shared/iso-time).
+ */
 export function parseTime(flag: string, text: string, nowSeconds: number): number {
   const ago = durationSeconds(text);
   if (ago !== null) return nowSeconds - ago;
-  if (/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text.trim())) {
-    const ms = Date.parse(text.trim().length === 10 ? `${text.trim()}T00:00:00Z` : text.trim());
-    if (Number.isFinite(ms)) return ms / 1000;
+  const iso = readIsoTime(text.trim());
+  if (iso !== null) {
+    if ('problem' in iso) usageError(`--${flag} ${iso.problem}.`);
+    return iso.time === null ? utcSeconds(iso) : machineSeconds(iso);
   }
   return usageError(`--${flag} must be a duration such as 7d, 12h or 30m, or an ISO date such as 2026-11-01; got "${text}".`);
 }
@@ -197,6 +203,15 @@ export function errorKind(error: { code: string; message?: string }): ErrorKind 
 
 /** A store that is not there (yet): no file, and nothing else wrong with it (a PostgreSQL profile with a problem is one). */
 export const storeMissing = (ref: Pick<StoreRef, 'exists' | 'problem'>): boolean => !ref.exists && !ref.problem;
+
+/**
+ * A store's pass result as the commands say it: a store that is not there fails as HERMETIC_READER_PATH (error_kind
+ * `missing`), the code backfill refuses a --state-db that names nothing with, not the pass's HERMETIC_READER_OPEN.
+ * @example missingAsPath(result, true).error // { code: 'HERMETIC_READER_PATH', message: '/h/state.db does not exist' }
+ */
+export function missingAsPath<R extends Pick<StepResult, 'error'>>(r: R, missing: boolean): R {
+  return missing && r.error !== null ? { ...r, error: { ...r.error, code: 'HERMETIC_READER_PATH' } } : r;
+}
 
 /**
  * A store's state after a pass as an error_kind: its error's kind (`missing` when it is not there), else

@@ -71,6 +71,25 @@ test('the summary names each table with its rows and files; --json gives the sam
   assert.deepEqual(summary.localOnly, { sessions: 0, exported: false });
 });
 
+test('a --since or --until that names no real date or time is refused (exit 2), never rolled over; a leap day is a day', async () => {
+  const out = join(tmp.dir, 'out-impossible');
+  const home = ['--home', rig.home];
+  const impossible = [
+    ['--since', '2026-02-30', '"2026-02-30" is not a real date: days of February 2026 run from 01 to 28'],
+    ['--since', '2026-04-31', '"2026-04-31" is not a real date: days of April 2026 run from 01 to 30'],
+    ['--since', '2026-02-29', '"2026-02-29" is not a real date: days of February 2026 run from 01 to 28'],
+    ['--since', '2026-02-30T25:00', '"2026-02-30T25:00" is not a real date: days of February 2026 run from 01 to 28'],
+    ['--until', '2026-05-31T24:00', '"2026-05-31T24:00" is not a real time: hours run from 00 to 23 (the end of a day is the next day\'s 00:00)'],
+  ] as const;
+  for (const [flag, value, why] of impossible) {
+    assert.deepEqual(await hermetic('export', 'parquet', '--out', out, flag, value, ...home), { code: 2, out: '', err: refused(`${flag} ${why}.`, 'HERMETIC_CLI_USAGE') });
+  }
+  assert.ok(!existsSync(out), 'nothing written');
+  const leap = await hermetic('export', 'parquet', '--out', join(tmp.dir, 'out-leap'), '--since', '2028-02-29', '--until', '2028-02-29', '--json', ...home);
+  assert.equal(leap.code, 0, leap.err);
+  assert.deepEqual(JSON.parse(leap.out).window, { since: '2028-02-29T00:00:00.000Z', until: '2028-03-01T00:00:00.000Z', firstDay: '2028-02-29', lastDay: '2028-02-29' });
+});
+
 test('no dataset: HERMETIC_DATASET_OPEN, exit 1', async () => {
   const home = join(tmp.dir, 'no-home');
   assert.deepEqual(await hermetic('export', 'parquet', '--out', join(tmp.dir, 'never'), '--home', home), {

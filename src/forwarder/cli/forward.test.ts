@@ -1,9 +1,12 @@
 // What `hermetic forward` prints for a tick that wrote something: what was new, and the values it had to change or
 // leave out (row issues), as backfill says them.
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { tempDir } from '../../state-db/testing/fixtures.js';
 import { emptyResult } from '../pipeline/result.js';
-import { passFailedEvent, tickEvents, tickLine } from './forward.js';
+import { forwardCommand, passFailedEvent, tickEvents, tickLine } from './forward.js';
 
 const tick = (over: Partial<ReturnType<typeof emptyResult>>) => ({
   ...emptyResult({ path: '/h/state.db', profile: 'default', hermesHome: '/h', backend: 'sqlite', warning: null } as Parameters<typeof emptyResult>[0]),
@@ -74,4 +77,36 @@ test('a pass the dataset stopped is hermes.poll_failed for no store, with its ki
   const e = { code: 'HERMETIC_DATASET_VERSION', message: '/h/hermetic.db is at dataset version 99.' };
   assert.deepEqual(passFailedEvent(e, AT), { event: 'hermes.poll_failed', at: AT, store: null, profile: null, error: e, error_kind: 'dataset' });
   assert.equal(passFailedEvent({ code: 'HERMETIC_POLICY_LIST', message: 'x' }, AT).error_kind, 'policy');
+});
+
+/** forwardCommand in this process, with what it printed to stdout and stderr. */
+async function forwardIn(argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
+  const [out, err]: string[][] = [[], []];
+  const [log, error] = [console.log, console.error];
+  console.log = (...a: unknown[]) => void out.push(a.join(' '));
+  console.error = (...a: unknown[]) => void err.push(a.join(' '));
+  try {
+    return { code: await forwardCommand(argv), out, err };
+  } finally {
+    [console.log, console.error] = [log, error];
+  }
+}
+
+test('forward --once on a missing store: HERMETIC_READER_PATH as backfill says it, no "waiting" (nothing waits), exit 1', async () => {
+  const { dir, cleanup } = tempDir('hermetic-forward-missing-');
+  try {
+    const store = join(dir, 'nonexistent', 'state.db');
+    const home = join(dir, 'home');
+    assert.deepEqual(await forwardIn(['--once', '--state-db', store, '--home', home]), { code: 1, out: [], err: [`hermetic: ${store} does not exist [HERMETIC_READER_PATH]`] });
+    const json = await forwardIn(['--once', '--json', '--state-db', store, '--home', home]);
+    assert.equal(json.code, 1);
+    assert.deepEqual(json.out.map((l) => JSON.parse(l) as Record<string, unknown>).map(({ event, error, error_kind }) => ({ event, error, error_kind })), [
+      { event: 'hermes.source_idle', error: { code: 'HERMETIC_READER_PATH', message: `${store} does not exist` }, error_kind: 'missing' },
+    ]);
+    assert.deepEqual(json.err, [`hermetic: ${store} does not exist [HERMETIC_READER_PATH]`]);
+    // Nothing was read, so nothing was created.
+    assert.equal(existsSync(home), false);
+  } finally {
+    cleanup();
+  }
 });

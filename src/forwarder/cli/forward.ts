@@ -7,7 +7,7 @@ import { createForwarder } from '../pipeline/forwarder.js';
 import type { StepResult } from '../pipeline/step.js';
 import type { StoreRef } from '../reader/discover.js';
 import type { ShipResult } from '../sinks/remote/shipper.js';
-import { COMMON_FLAGS, delegationsClause, durationSeconds, errorKind, EVENTS, plural, policyDropEvents, policyDropLines, rewritten, shipJson, storeErrorKind, storeMissing } from './common.js';
+import { COMMON_FLAGS, delegationsClause, durationSeconds, errorKind, EVENTS, missingAsPath, plural, policyDropEvents, policyDropLines, rewritten, shipJson, storeErrorKind, storeMissing } from './common.js';
 import { FORWARD_HELP } from './help.js';
 import { SINK_FLAGS, sinkSetup } from './sinks.js';
 
@@ -112,7 +112,8 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
   /** The pass of one tick; a HermeticError that stopped it (the dataset, the policy list) is a `hermes.poll_failed` line too. */
   const pass = async (keepGoing?: () => boolean) => {
     try {
-      return await forwarder.forwardOnceAsync({ onStore, ...(keepGoing ? { keepGoing } : {}) });
+      const results = await forwarder.forwardOnceAsync({ onStore, ...(keepGoing ? { keepGoing } : {}) });
+      return results.map((r) => missingAsPath(r, missing.has(r.store)));
     } catch (e) {
       if (values.json && String((e as { code?: unknown }).code).startsWith('HERMETIC_')) json(passFailedEvent(e as { code: string; message: string }, new Date().toISOString()));
       throw e;
@@ -124,7 +125,8 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
       // Idle and error states are said once per change, not every tick.
       const state = r.error ? `${r.error.code}:${r.error.message}` : r.warning ? `warn:${r.warning}` : 'ok';
       if (said.get(r.store) !== state) {
-        if (r.error) say(`hermetic: ${r.error.message} [${r.error.code}]${missing.has(r.store) ? '; waiting for it to appear' : ''}`);
+        // Only the loop waits for a missing store; --once has read what was there and ends.
+        if (r.error) say(`hermetic: ${r.error.message} [${r.error.code}]${missing.has(r.store) && !once ? '; waiting for it to appear' : ''}`);
         else if (r.warning) say(`hermetic: warning: ${r.warning}`);
         else if (said.has(r.store)) say(`hermetic: reading ${r.store} again`);
         said.set(r.store, state);

@@ -1,9 +1,15 @@
+// What `hermetic status` says in words: how long changes have waited, and the row issues a store's sessions have.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { lagText } from './status.js';
+import { lagText, rowIssuesText } from './status.js';
 
 test('a lag reads in the two largest units a person needs', () => {
   assert.deepEqual([0, 42.4, 59.6, 60, 3599, 3600, 3659, 3660, 86399, 86400, 90000, 12 * 86400 + 3 * 3600 + 5].map(lagText),
     ['0 s', '42 s', '1 min', '1 min', '59 min', '1 h', '1 h', '1 h 1 min', '23 h 59 min', '1 d', '1 d 1 h', '12 d 3 h']);
   assert.equal(lagText(-5), '0 s');
+});
+
+test('the row-issues line counts values, messages and sessions in the singular when there is one', () => {
+  assert.equal(rowIssuesText({ entries: 1, messages: 1, sessions: 1 }), 'row issues: 1 value changed or left out, in 1 message of 1 session (hermetic query "SELECT * FROM row_issues")');
+  assert.equal(rowIssuesText({ entries: 1200, messages: 3, sessions: 2 }), 'row issues: 1,200 values changed or left out, in 3 messages of 2 sessions (hermetic query "SELECT * FROM row_issues")');
 });

@@ -7,6 +7,8 @@ import { DATASET_TABLES } from '../dataset/columns.js';
 import { findStores, hermeticHome } from '../pipeline/forwarder.js';
 import { storeFailure } from '../reader/index.js';
 import { pendingOf, type Pending } from '../pipeline/pending.js';
+import { stillIgnored } from '../pipeline/project.js';
+import { createPolicyResolver } from '../policy/index.js';
 import { HermeticError } from '../../shared/errors.js';
 import { DATASET_FILE, openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
 import { readCursors } from '../sinks/sqlite/sink.js';
@@ -63,6 +65,8 @@ export async function statusCommand(argv: string[]): Promise<number> {
   const home = resolve(hermeticHome(values.home));
   const datasetPath = join(home, DATASET_FILE);
   const db = existsSync(datasetPath) ? openDatasetReadOnly(home) : null;
+  // Sessions the usage policy ignored count as pending once it no longer does (the next pass reads them).
+  const ignored = stillIgnored(createPolicyResolver({ stateDir: home, now: Date.now }));
   try {
     const refs = findStores({ stateDbs: values['state-db'] ?? [] });
     const known = db ? (db.prepare('SELECT store FROM stores').pluck().all() as string[]) : [];
@@ -91,7 +95,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
         // One read of the store: its facts (schema, journal, identity) and what the next pass would read.
         try {
           const seen = db ? new Map(db.prepare('SELECT session_id, last_activity_at FROM sessions WHERE store = ?').raw().all(r.path) as [string, number][]) : new Map<string, number>();
-          pending = pendingOf(r.path, db ? readCursors(db, r.path) : NO_CURSORS(), now, seen);
+          pending = pendingOf(r.path, db ? readCursors(db, r.path) : NO_CURSORS(), now, seen, ignored);
           schema = pending.facts.schemaVersion;
           journal = pending.facts.journalMode;
         } catch (e) {
@@ -141,8 +145,8 @@ export async function statusCommand(argv: string[]): Promise<number> {
       // Status reads the dataset and files only: what PostgreSQL holds beyond the mirror is the next pass's to find.
       else if (s.backend === 'postgres' && !s.read_error) console.log('  pending: not counted (status does not query PostgreSQL; the next backfill or forward reads what changed)');
       if (s.last_error) console.log(`  last error: ${s.last_error}`);
-      if (s.row_issues.entries > 0) console.log(`  row issues: ${s.row_issues.entries} values changed or left out, in ${plural(s.row_issues.messages, 'message')} of ${plural(s.row_issues.sessions, 'session')} (hermetic query "SELECT * FROM row_issues")`);
-      for (const q of s.quarantined) console.log(`  quarantined: ${q.session_id} (${q.failures} failures, retry after ${q.retry_at}): ${q.last_error}`);
+      if (s.row_issues.entries > 0) console.log(`  ${rowIssuesText(s.row_issues)}`);
+      for (const q of s.quarantined) console.log(`  quarantined: ${q.session_id} (${plural(q.failures, 'failure')}, retry after ${q.retry_at}): ${q.last_error}`);
     }
     for (const k of sinks) {
       console.log(`sink ${k.display}`);
@@ -157,6 +161,11 @@ export async function statusCommand(argv: string[]): Promise<number> {
   } finally {
     db?.close();
   }
+}
+
+/** The store's row-issues line: the values changed or left out, and the messages and sessions they touch. */
+export function rowIssuesText(issues: StoreStatus['row_issues']): string {
+  return `row issues: ${plural(issues.entries, 'value')} changed or left out, in ${plural(issues.messages, 'message')} of ${plural(issues.sessions, 'session')} (hermetic query "SELECT * FROM row_issues")`;
 }
 
 /** The store's pending line: what the next pass would read, and how long the oldest change has waited. */

@@ -1,6 +1,7 @@
 // A report's window from what people type (`--period week`, `--since 7d`, `--until 2026-07-01`), in the ledger's
 // time zone: days start at local midnight there, whatever zone the reading process runs in.
 import { usageError } from '../../cli/args.js';
+import { readIsoTime, utcSeconds } from '../../shared/iso-time.js';
 import { utcDay, type Zone } from '../ledger/zone.js';
 
 export const PERIODS = ['today', 'week', '7d', 'month', '30d', 'all'] as const;
@@ -24,7 +25,8 @@ export function addDays(day: string, n: number): string {
 /**
  * A point in time from `7d` (whole days and weeks count back from today's local midnight: `1d` is today's start,
  * `7d` the start of the day six days ago), `12h`/`30m` (that long before now), `YYYY-MM-DD` (its local midnight, or,
- * as an end, the next day's: the day is included), or an ISO date-time (a zone offset, else local wall time).
+ * as an end, the next day's: the day is included), or an ISO date-time (a zone offset, else local wall time). A date
+ * or time that does not exist (2026-02-30, 2026-02-29, 25:00, 24:00, 10:60) is refused.
  */
 export function parsePoint(flag: string, text: string, now: number, zone: Zone, end = false): number {
   const t = text.trim();
@@ -38,15 +40,13 @@ export function parsePoint(flag: string, text: string, now: number, zone: Zone, 
     }
     return now - n * UNITS[ago[2]!]!;
   }
-  const date = /^(\d{4})-(\d{2})-(\d{2})$/.exec(t);
-  if (date && Number(date[2]) >= 1 && Number(date[2]) <= 12 && Number(date[3]) >= 1 && Number(date[3]) <= 31) {
-    return zone.startOfDay(end ? addDays(t, 1) : t);
-  }
-  const local = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?$/.exec(t);
-  if (local) return zone.timeOf(local[1]!, Number(local[2]), Number(local[3])) + Number(local[4] ?? 0) + Number(local[5] ?? 0);
-  if (/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(t)) {
-    const ms = Date.parse(t.replace(' ', 'T'));
-    if (Number.isFinite(ms)) return ms / 1000;
+  // Read strictly (shared/iso-time): 2026-02-30 or 25:00 is refused, never rolled over into the next month or day.
+  const iso = readIsoTime(t);
+  if (iso !== null) {
+    if ('problem' in iso) usageError(`--${flag} ${iso.problem}.`);
+    if (iso.time === null) return zone.startOfDay(end ? addDays(iso.day, 1) : iso.day);
+    if (iso.offsetMinutes === null) return zone.timeOf(iso.day, iso.time.hour, iso.time.minute) + iso.time.second;
+    return utcSeconds(iso);
   }
   return usageError(`--${flag} must be a duration such as 7d, 4w or 12h, or an ISO date such as 2026-07-01 (or 2026-07-01T09:00); got "${text}".`);
 }

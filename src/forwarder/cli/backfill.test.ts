@@ -1,0 +1,60 @@
+// `hermetic backfill`'s window, refused before anything is created: a --since or --until that names no real date or
+// time (never rolled over into the next month or day), and a --since after --until (as report refuses it).
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { copyFixture, tempDir } from '../../state-db/testing/fixtures.js';
+import { backfillCommand } from './backfill.js';
+
+let tmp: { dir: string; cleanup: () => void };
+let store: string;
+
+before(() => {
+  tmp = tempDir('hermetic-backfill-window-');
+  store = copyFixture('basic', tmp.dir);
+});
+
+after(() => tmp?.cleanup());
+
+/** backfillCommand in this process, quiet; a refusal comes back as the error main() turns into its line. */
+async function backfill(argv: string[]): Promise<number> {
+  const [log, error] = [console.log, console.error];
+  console.log = () => undefined;
+  console.error = () => undefined;
+  try {
+    return await backfillCommand(argv);
+  } finally {
+    [console.log, console.error] = [log, error];
+  }
+}
+
+const refused = async (home: string, window: string[], message: string) => {
+  await assert.rejects(backfill(['--state-db', store, '--home', home, ...window]), (e: { code: string; message: string }) => {
+    assert.deepEqual([e.code, e.message], ['HERMETIC_CLI_USAGE', message]);
+    return true;
+  });
+  assert.equal(existsSync(join(home, 'hermetic.db')), false, `${window.join(' ')} created the dataset`);
+};
+
+describe('backfill --since/--until', () => {
+  it('refuses an impossible date or time with exit 2 and HERMETIC_CLI_USAGE, and creates no dataset', async () => {
+    const home = join(tmp.dir, 'impossible');
+    await refused(home, ['--since', '2026-02-30'], '--since "2026-02-30" is not a real date: days of February 2026 run from 01 to 28.');
+    await refused(home, ['--since', '2026-04-31'], '--since "2026-04-31" is not a real date: days of April 2026 run from 01 to 30.');
+    await refused(home, ['--since', '2026-02-29'], '--since "2026-02-29" is not a real date: days of February 2026 run from 01 to 28.');
+    await refused(home, ['--since', '2026-02-30T25:00'], '--since "2026-02-30T25:00" is not a real date: days of February 2026 run from 01 to 28.');
+    await refused(home, ['--until', '2026-03-01T24:00'], '--until "2026-03-01T24:00" is not a real time: hours run from 00 to 23 (the end of a day is the next day\'s 00:00).');
+    await refused(home, ['--until', '2026-03-01T23:60'], '--until "2026-03-01T23:60" is not a real time: minutes run from 00 to 59.');
+  });
+
+  it('refuses --since after --until (swap them) before the dataset is created', async () => {
+    await refused(join(tmp.dir, 'swapped'), ['--since', '2026-12-01', '--until', '2026-11-01'], '--since 2026-12-01 starts after --until 2026-11-01 ends; swap them.');
+  });
+
+  it('takes a leap day (2028-02-29) as the day it is', async () => {
+    const home = join(tmp.dir, 'leap');
+    assert.equal(await backfill(['--state-db', store, '--home', home, '--since', '2028-02-29', '--until', '2028-02-29T23:59:59Z']), 0);
+    assert.equal(existsSync(join(home, 'hermetic.db')), true);
+  });
+});
