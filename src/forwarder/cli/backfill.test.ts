@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
 import { copyFixture, tempDir } from '../../state-db/testing/fixtures.js';
 import { backfillCommand } from './backfill.js';
 
@@ -50,6 +51,39 @@ describe('backfill --since/--until', () => {
 
   it('refuses --since after --until (swap them) before the dataset is created', async () => {
     await refused(join(tmp.dir, 'swapped'), ['--since', '2026-12-01', '--until', '2026-11-01'], '--since 2026-12-01 starts after --until 2026-11-01 ends; swap them.');
+  });
+
+  it('reads a date as report does: --until DAY includes that whole day, in the ledger\'s zone (HERMETIC_TZ)', async () => {
+    // The basic fixture's sessions are all active on 2026-05-28 between 20:36 and 23:59 UTC.
+    const count = (home: string) => {
+      const db = new Database(join(home, 'hermetic.db'), { readonly: true });
+      try {
+        return (db.prepare('SELECT COUNT(*) AS n FROM sessions').get() as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    };
+    const hermes = new Database(store, { readonly: true });
+    const all = (hermes.prepare('SELECT COUNT(*) AS n FROM sessions').get() as { n: number }).n;
+    hermes.close();
+    const zone = process.env.HERMETIC_TZ;
+    try {
+      process.env.HERMETIC_TZ = 'UTC';
+      const day = join(tmp.dir, 'day-utc');
+      assert.equal(await backfill(['--state-db', store, '--home', day, '--since', '2026-05-28', '--until', '2026-05-28']), 0);
+      assert.equal(count(day), all, 'the whole of 2026-05-28 in UTC');
+      // In Tokyo (UTC+9) that activity is on 2026-05-29, and the 28th holds none of it.
+      process.env.HERMETIC_TZ = 'Asia/Tokyo';
+      const before = join(tmp.dir, 'day-tokyo');
+      assert.equal(await backfill(['--state-db', store, '--home', before, '--since', '2026-05-29', '--until', '2026-05-29']), 0);
+      assert.equal(count(before), all, 'the whole of 2026-05-29 in Tokyo');
+      const none = join(tmp.dir, 'day-tokyo-28');
+      assert.equal(await backfill(['--state-db', store, '--home', none, '--since', '2026-05-28', '--until', '2026-05-28']), 0);
+      assert.equal(existsSync(join(none, 'hermetic.db')) ? count(none) : 0, 0, 'no session on 2026-05-28 in Tokyo');
+    } finally {
+      if (zone === undefined) delete process.env.HERMETIC_TZ;
+      else process.env.HERMETIC_TZ = zone;
+    }
   });
 
   it('takes a leap day (2028-02-29) as the day it is', async () => {

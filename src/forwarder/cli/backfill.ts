@@ -43,7 +43,7 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
   if (values.help) return console.log(BACKFILL_HELP), 0;
   const nowS = now() / 1000;
   const since = values.since === undefined ? undefined : parseTime('since', values.since, nowS);
-  const until = values.until === undefined ? undefined : parseTime('until', values.until, nowS);
+  const until = values.until === undefined ? undefined : parseTime('until', values.until, nowS, undefined, true);
   // A window that ends before it starts reads nothing: refused as report refuses it, before the dataset is created.
   if (since !== undefined && until !== undefined && since > until) usageError(`--since ${values.since!} starts after --until ${values.until!} ends; swap them.`);
   const started = process.hrtime.bigint();

@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import { ERROR_CODES } from '../../shared/errors.js';
 import { emptyResult } from '../pipeline/result.js';
 import type { StoreRef } from '../reader/discover.js';
+import { Zone } from '../ledger/zone.js';
 import { delegationsClause, ERROR_KINDS, errorKind, EVENTS, missingAsPath, parseTime, policyDropEvents, shipJson, storeErrorKind, storeMissing, type ErrorKind } from './common.js';
 
 const KINDS: readonly ErrorKind[] = ['missing', 'open_failed', 'sqlite_busy', 'sqlite_unavailable', 'schema', 'backend', 'dataset', 'sink', 'policy', 'quarantine', 'unknown'];
@@ -116,10 +117,14 @@ describe('parseTime (backfill\'s --since and --until)', () => {
     refused('soon', '--since must be a duration such as 7d, 12h or 30m, or an ISO date such as 2026-11-01; got "soon".');
   });
 
-  it('reads a leap day, a date at UTC midnight, a time with its offset, and a duration back from now', () => {
-    assert.equal(parseTime('since', '2028-02-29', NOW), Date.UTC(2028, 1, 29) / 1000);
-    assert.equal(parseTime('since', '2028-02-29T23:30:00+01:00', NOW), Date.UTC(2028, 1, 29, 22, 30) / 1000);
-    assert.equal(parseTime('since', '2028-02-29T10:00', NOW), new Date(2028, 1, 29, 10).getTime() / 1000);
+  it('reads a date as report does: its midnight in the ledger\'s zone, --until the whole day; a time with its offset; a duration back from now', () => {
+    const utc = new Zone('UTC');
+    const berlin = new Zone('Europe/Berlin');
+    assert.equal(parseTime('since', '2028-02-29', NOW, utc), Date.UTC(2028, 1, 29) / 1000);
+    assert.equal(parseTime('since', '2028-02-29', NOW, berlin), Date.UTC(2028, 1, 28, 23) / 1000);
+    assert.equal(parseTime('until', '2028-02-29', NOW, berlin, true), Date.UTC(2028, 1, 29, 23) / 1000, 'the whole day');
+    assert.equal(parseTime('since', '2028-02-29T23:30:00+01:00', NOW, berlin), Date.UTC(2028, 1, 29, 22, 30) / 1000);
+    assert.equal(parseTime('since', '2028-02-29T10:00', NOW, berlin), Date.UTC(2028, 1, 29, 9) / 1000);
     assert.equal(parseTime('since', '7d', NOW), NOW - 7 * 86400);
   });
 });

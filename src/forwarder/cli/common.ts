@@ -2,7 +2,9 @@
 // the event names and error kinds of their JSON lines (decision 0052).
 import { usageError, type FlagSpec } from '../../cli/args.js';
 import type { ErrorCode } from '../../shared/errors.js';
-import { machineSeconds, readIsoTime, utcSeconds } from '../../shared/iso-time.js';
+import { readIsoTime } from '../../shared/iso-time.js';
+import { ledgerTimeZone, Zone } from '../ledger/zone.js';
+import { parsePoint } from '../report/window.js';
 import { hidePassword } from '../../shared/url-password.js';
 import type { PolicyDrop, StepResult } from '../pipeline/step.js';
 import type { StoreRef } from '../reader/discover.js';
@@ -30,19 +32,17 @@ export function durationSeconds(text: string): number | null {
 }
 
 /**
- * An epoch-seconds time from `7d` (that long ago) or an ISO date (its UTC midnight) or date-time (a zone offset, else
- * this machine's wall time); refused with a plain sentence otherwise, a date or time that does not exist (2026-02-30,
- * 25:00) too (shared/iso-time).
+ * An epoch-seconds time from `7d` (that long ago) or an ISO date or date-time, read as `report` reads one: a date is
+ * its midnight in `zone` (the ledger's: HERMETIC_TZ, else the machine's), or with `end` the next midnight (the date's
+ * whole day), a time without an offset the zone's wall time; refused with a plain sentence otherwise, a date or time
+ * that does not exist (2026-02-30, 25:00) too (shared/iso-time).
  */
-export function parseTime(flag: string, text: string, nowSeconds: number): number {
+export function parseTime(flag: string, text: string, nowSeconds: number, zone: Zone = new Zone(ledgerTimeZone(undefined, null)), end = false): number {
   const ago = durationSeconds(text);
+  // A duration is exact here (a backfill reads sessions active that long ago); a date or time as report reads it.
   if (ago !== null) return nowSeconds - ago;
-  const iso = readIsoTime(text.trim());
-  if (iso !== null) {
-    if ('problem' in iso) usageError(`--${flag} ${iso.problem}.`);
-    return iso.time === null ? utcSeconds(iso) : machineSeconds(iso);
-  }
-  return usageError(`--${flag} must be a duration such as 7d, 12h or 30m, or an ISO date such as 2026-11-01; got "${text}".`);
+  if (readIsoTime(text.trim()) === null) usageError(`--${flag} must be a duration such as 7d, 12h or 30m, or an ISO date such as 2026-11-01; got "${text}".`);
+  return parsePoint(flag, text, nowSeconds, zone, end);
 }
 
 export const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;

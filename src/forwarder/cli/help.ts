@@ -68,8 +68,11 @@ from there.
 
 Options:
   --since 7d|ISO      only the sessions active from then: that long ago (7d,
-                      12h, 30m) or an ISO date or time (default: all of them)
-  --until 7d|ISO      ... and up to then (default: now)
+                      12h, 30m) or an ISO date (its midnight in HERMETIC_TZ,
+                      else the machine's zone, as report reads it) or time
+                      (default: all of them)
+  --until 7d|ISO      ... and up to then: a date includes that whole day
+                      (default: now)
 ${READ_OPTIONS}
   --json              the summary as one JSON line (its event:
                       hermes.backfill.scan_complete): each store, the
