@@ -9,7 +9,7 @@ import type { Db } from '../../shared/sqlite.js';
 import { DATASET_VERSION } from '../dataset/columns.js';
 import { hermeticHome } from '../home.js';
 import { explicitTimeZone, systemTimeZone, Zone } from '../ledger/zone.js';
-import { DEFAULT_WIDTH, ledgerZone, parseFilters, planFilterMiss, type FilterMiss, rowIssuesIn, type RowIssueCount, renderCsv, renderMarkdown, renderSummary, resolveWindow, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
+import { DEFAULT_WIDTH, ledgerZone, parseFilters, planFilterMiss, type FilterMiss, rowIssuesIn, type RowIssueCount, uncostedIn, renderCsv, renderMarkdown, renderSummary, resolveWindow, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
 import { sqliteDialect } from '../report/dialect.js';
 import { planSummary } from '../report/summary.js';
 import { planReport, runSqlite } from '../report/query.js';
@@ -34,6 +34,8 @@ interface ReportSource {
   emptyDataset(): Promise<boolean>;
   /** Values the forwarder changed or left out in the window's sessions; null where the source does not keep them. */
   rowIssues(request: ReportRequest): Promise<RowIssueCount | null>;
+  /** Sessions in the window with no cost recorded at all; null where the source does not tell. */
+  uncosted(request: ReportRequest): Promise<number | null>;
   /** Why a filtered window shows no usage (null: the window has none, filter or not). */
   filterMiss(request: ReportRequest): Promise<FilterMiss | null>;
   close(): void;
@@ -57,6 +59,7 @@ function datasetSource(home: string): ReportSource {
     summary: async (request, now) => summaryTables(db, request, now, dialect),
     emptyDataset: async () => db.prepare('SELECT 1 FROM usage_ledger LIMIT 1').get() === undefined,
     rowIssues: async (request) => rowIssuesIn(db, request),
+    uncosted: async (request) => uncostedIn(db, request),
     filterMiss: async (request) => db.transaction(() => runSqlite(db, planFilterMiss(request, dialect), dialect)).deferred(),
     close: () => db.close(),
   };
@@ -72,6 +75,7 @@ async function fleetSource(url: string): Promise<ReportSource> {
     emptyDataset: () => readFleet(url, async (c) => (await c.query('SELECT 1 FROM usage_ledger LIMIT 1')).rows.length === 0),
     // The fleet store receives no row issues (each machine's `hermetic status` has them).
     rowIssues: async () => null,
+    uncosted: async () => null,
     filterMiss: (request) => readFleet(url, (c, d) => runPostgres(c, planFilterMiss(request, d), d)),
     close: () => undefined,
   };
@@ -147,14 +151,14 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
       else if (values.markdown) console.log(renderMarkdown(report));
       else {
         const rowIssues = (await source.rowIssues(base)) ?? undefined;
-        const view: SummaryView = { totals: report, tables: [{ title: `By ${by.join(' and ')}`, report }], zoneName: zone.name, emptyDataset: await source.emptyDataset(), rowIssues, filterMiss: await filterMiss(report.totals) };
+        const view: SummaryView = { totals: report, tables: [{ title: `By ${by.join(' and ')}`, report }], zoneName: zone.name, emptyDataset: await source.emptyDataset(), rowIssues, uncosted: (await source.uncosted(base)) ?? undefined, filterMiss: await filterMiss(report.totals) };
         console.log(renderSummary(view, color, width));
       }
       return 0;
     }
     // The terminal view: a summary, then by day (by month over long windows), model, source, and the costliest sessions.
     const summary = await source.summary(base, nowS, zone);
-    const view: SummaryView = { ...summary, zoneName: zone.name, rowIssues: (await source.rowIssues(base)) ?? undefined, filterMiss: await filterMiss(summary.totals.totals) };
+    const view: SummaryView = { ...summary, zoneName: zone.name, rowIssues: (await source.rowIssues(base)) ?? undefined, uncosted: (await source.uncosted(base)) ?? undefined, filterMiss: await filterMiss(summary.totals.totals) };
     console.log(renderSummary(view, color, width));
     return 0;
   } finally {

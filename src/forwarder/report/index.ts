@@ -7,3 +7,4 @@ export { planFilterMiss, describeFilterMiss, type FilterMiss } from './filter-mi
 export { resolveWindow, parsePoint, addDays, PERIODS, type Period, type Window } from './window.js';
 export { renderSummary, renderTable, DEFAULT_WIDTH, renderCsv, renderMarkdown, formatCost, formatTokens, describePeriod, type SummaryView } from './render.js';
 export { rowIssuesIn, type RowIssueCount } from './row-issues.js';
+export { uncostedIn } from './uncosted.js';

@@ -189,6 +189,8 @@ export interface SummaryView extends SummaryTables {
   rowIssues?: RowIssueCount;
   /** A filter is why the window shows no usage: which part matched nothing (read only then). */
   filterMiss?: FilterMiss;
+  /** Sessions of the window Hermes recorded no cost for at all (the embedded dataset; none: not known). */
+  uncosted?: number;
 }
 
 /** The label column of the summary: its figures start here, and so do their continuation lines. */
@@ -219,6 +221,7 @@ export function renderSummary(view: SummaryView, color: boolean, width = DEFAULT
   out.push(
     ...line('cost', `${style.cost(formatCost(t.cost_usd))} (the billed cost where Hermes has one, else the estimate)`),
     ...line('', `estimated ${formatCost(t.estimated_cost_usd)} · ${t.actual_cost_usd === null ? 'no billed cost recorded' : `billed ${formatCost(t.actual_cost_usd)}`}`),
+    ...(view.uncosted ? line('', `Hermes recorded no cost for ${calls(view.uncosted)} of these ${calls(t.sessions)} sessions: their $0.00 is not a measured cost`) : []),
     ...line('tokens', `${formatTokens(t.input_tokens)} input · ${formatTokens(t.output_tokens)} output · ${formatTokens(t.reasoning_tokens)} reasoning`),
     ...line('cache', `${formatTokens(t.cache_read_tokens)} read · ${formatTokens(t.cache_write_tokens)} written: ${hit}`),
     ...line('activity', `${calls(t.sessions)} sessions · ${calls(t.api_calls)} API calls · ${calls(t.tool_calls)} tool calls${t.tool_errors ? ` (${calls(t.tool_errors)} failed)` : ''}`),

@@ -1,0 +1,39 @@
+// A store from before Hermes kept costs (schema v2) reports its sessions' $0.00 as "no cost recorded", not as a
+// measured cost; a store with costs says nothing of the kind.
+import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { after, before, it } from 'node:test';
+import { generate } from '../../state-db/generate/index.js';
+import { tempDir } from '../../state-db/testing/fixtures.js';
+import { forwarderRig } from '../testing/index.js';
+import { renderSummary, summaryTables, uncostedIn, type SummaryView } from './index.js';
+
+const NOW = Date.UTC(2026, 6, 15, 10, 30) / 1000;
+let tmp: { dir: string; cleanup: () => void };
+const dbs: Database.Database[] = [];
+
+/** A dataset backfilled from a generated store of `profile`, read-only. */
+function dataset(profile: string): Database.Database {
+  const g = generate({ out: join(tmp.dir, profile, 'state.db'), profile, sessions: 12, messages: 120, seed: `uncosted-${profile}`, end: NOW, days: 5 });
+  const rig = forwarderRig([g.path], { dir: join(tmp.dir, profile), timeZone: 'UTC' });
+  rig.forwarder.backfill();
+  rig.forwarder.close();
+  const db = new Database(join(rig.home, 'hermetic.db'), { readonly: true });
+  dbs.push(db);
+  return db;
+}
+
+before(() => { tmp = tempDir('hermetic-uncosted-'); });
+after(() => { for (const db of dbs) db.close(); tmp.cleanup(); });
+
+it('sessions with no cost at all are counted and said under the cost; a store with costs has none', () => {
+  const old = dataset('v2-early');
+  const sessions = (old.prepare('SELECT COUNT(*) AS n FROM sessions').get() as { n: number }).n;
+  assert.equal(uncostedIn(old, {}), sessions);
+  const view: SummaryView = { ...summaryTables(old, {}, NOW), zoneName: 'UTC', uncosted: uncostedIn(old, {}) };
+  assert.match(renderSummary(view, false, 80), new RegExp(`Hermes recorded no cost for ${sessions} of these ${sessions} sessions: their \\$0\\.00 is\\n +not a measured cost`));
+  const current = dataset('v30');
+  assert.equal(uncostedIn(current, {}), 0);
+  assert.doesNotMatch(renderSummary({ ...summaryTables(current, {}, NOW), zoneName: 'UTC', uncosted: 0 }, false, 80), /no cost for/);
+});
