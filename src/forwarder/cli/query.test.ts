@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { exitCode } from '../../cli/main.js';
 import { HermeticError } from '../../shared/errors.js';
 import { displayWidth } from '../report/wrap.js';
-import { CUT_HINT, formatTable, queryCommand } from './query.js';
+import { CUT_HINT, formatTable, queryCommand, queryJson } from './query.js';
 import { reportCommand } from './report.js';
 
 test('on a terminal of 40 columns the widest column gives way, each cut value ends in … and the table says (within 40 columns) --json shows them whole', () => {
@@ -27,6 +27,12 @@ test('on a terminal of 40 columns the widest column gives way, each cut value en
 test('a BLOB prints as hex the way SQLite writes one; NULL as NULL; a line break as ⏎; nothing cut says nothing', () => {
   const out = formatTable(['b', 'n', 't'], [{ b: Buffer.from([0xde, 0xad, 0x01]), n: null, t: 'two\nlines' }], 80);
   assert.deepEqual(out.split('\n'), ["b          n     t", '---------  ----  ---------', "x'dead01'  NULL  two⏎lines", '(1 row)']);
+});
+
+test('--json: an integer past 2^53 keeps every digit, a safe one and a REAL are plain numbers, a BLOB is hex, text that looks like a mark stays text', () => {
+  const rows = [{ big: 9007199254740993n, neg: -123456789012345678901n, one: 1n, f: 1.5, b: new Uint8Array([0, 255]), t: 'big:1', n: null }];
+  assert.equal(queryJson(rows), '[{"big":9007199254740993,"neg":-123456789012345678901,"one":1,"f":1.5,"b":"00ff","t":"big:1","n":null}]');
+  assert.equal(formatTable(['big'], [{ big: 9007199254740993n }]).split('\n')[2], '9007199254740993');
 });
 
 test('piped (no terminal width) a value is cut at 60 characters, and the hint is there too', () => {

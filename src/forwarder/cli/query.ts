@@ -1,5 +1,6 @@
 // `hermetic query "SQL"`: read-only SQL on the dataset; a table (fitted to a terminal's width, BLOBs in hex), or a
 // JSON array with --json.
+import { randomUUID } from 'node:crypto';
 import { parseFlags, usageError } from '../../cli/args.js';
 import { HermeticError } from '../../shared/errors.js';
 import { hermeticHome } from '../pipeline/forwarder.js';
@@ -17,6 +18,23 @@ const cell = (v: unknown): string => {
   if (v instanceof Uint8Array) return `x'${Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex')}'`;
   return typeof v === 'object' ? JSON.stringify(v) : String(v);
 };
+
+/**
+ * The rows as JSON: a BLOB is its bytes in hex (its toJSON would give a list of numbers), an integer a JSON number
+ * with every digit SQLite stored (one past 2^53 too, which a double would round).
+ */
+export function queryJson(rows: readonly Record<string, unknown>[]): string {
+  // Such an integer is a marked string while JSON.stringify runs (the mark new each time, so no text can spell it),
+  // then its digits replace the string.
+  const mark = `big${randomUUID().replace(/-/g, '')}:`;
+  const text = JSON.stringify(rows, function (this: Record<string, unknown>, k: string, v: unknown) {
+    const raw = this[k];
+    if (raw instanceof Uint8Array) return Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('hex');
+    if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : `${mark}${v}`;
+    return v;
+  });
+  return text.includes(mark) ? text.replace(new RegExp(`"${mark}(-?\\d+)"`, 'g'), '$1') : text;
+}
 
 /** Said under a table whose values were cut. */
 export const CUT_HINT = '(values cut to fit are marked …; hermetic query --json shows them whole)';
@@ -100,17 +118,13 @@ export async function queryCommand(argv: string[]): Promise<number> {
     if (!stmt.reader || !stmt.readonly) throw new HermeticError('HERMETIC_QUERY_WRITE', 'hermetic query only reads the dataset; use a SELECT (or WITH … SELECT) statement.');
     let rows: Record<string, unknown>[];
     try {
-      rows = stmt.all() as Record<string, unknown>[];
+      // Integers as bigints, so one past 2^53 prints as stored, not rounded to a double.
+      rows = stmt.safeIntegers(true).all() as Record<string, unknown>[];
     } catch (e) {
       throw new HermeticError('HERMETIC_QUERY_INVALID', `SQLite cannot run this query: ${(e as Error).message}.`);
     }
     const columns = stmt.columns().map((c) => c.name);
-    // A BLOB is its bytes in hex (its toJSON would give a list of numbers); a bigint a number.
-    const json = function (this: Record<string, unknown>, k: string, v: unknown) {
-      const raw = this[k];
-      return raw instanceof Uint8Array ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('hex') : typeof v === 'bigint' ? Number(v) : v;
-    };
-    console.log(values.json ? JSON.stringify(rows, json) : formatTable(columns, rows, process.stdout.isTTY ? process.stdout.columns || 80 : undefined));
+    console.log(values.json ? queryJson(rows) : formatTable(columns, rows, process.stdout.isTTY ? process.stdout.columns || 80 : undefined));
     return 0;
   } finally {
     db.close();
