@@ -7,12 +7,27 @@ import { createForwarder } from '../pipeline/forwarder.js';
 import type { StepResult } from '../pipeline/step.js';
 import type { StoreRef } from '../reader/discover.js';
 import type { ShipResult } from '../sinks/remote/shipper.js';
-import { COMMON_FLAGS, delegationsClause, durationSeconds, errorKind, EVENTS, missingAsPath, plural, policyDropEvents, policyDropLines, rewritten, shipJson, storeErrorKind, storeMissing } from './common.js';
+import { COMMON_FLAGS, delegationsClause, durationSeconds, errorKind, EVENTS, missingAsPath, plural, policyDropEvents, policyDropLines, shipJson, storeErrorKind, storeMissing } from './common.js';
 import { FORWARD_HELP } from './help.js';
 import { SINK_FLAGS, sinkSetup } from './sinks.js';
 
 /** The flags forward parses (its help page documents each: help.test.ts). */
 export const FLAGS = { ...COMMON_FLAGS, ...SINK_FLAGS, interval: { type: 'string' }, once: { type: 'boolean' }, redact: { type: 'boolean' }, quiet: { type: 'boolean' } } as const;
+
+/**
+ * The rows a tick changed: rows written in place of rows removed are rewritten, not new (an edit in place, a
+ * compaction, a replaced store file); only those past them are new, and those removed past them removed.
+ */
+function changes(r: StepResult): string {
+  const sameMessages = Math.min(r.messages, r.messagesRemoved);
+  const sameParts = Math.min(r.parts, r.partsRemoved);
+  const gone = r.messagesRemoved - sameMessages;
+  return [
+    `${plural(r.messages - sameMessages, 'new message')}, ${plural(r.parts - sameParts, 'new part')}`,
+    sameMessages > 0 && `${plural(sameMessages, 'message')} rewritten`,
+    gone > 0 && `${plural(gone, 'message')} removed`,
+  ].filter(Boolean).join('; ');
+}
 
 /** What a tick did to one store, in words: what was new, not the sessions' whole counts. */
 export function tickLine(r: StepResult): string {
@@ -23,9 +38,7 @@ export function tickLine(r: StepResult): string {
     r.sessionsIgnored && `${r.sessionsIgnored} ignored by usage policy`,
     r.sessionsQuarantined && `${r.sessionsQuarantined} quarantined`,
   ].filter(Boolean);
-  const written = r.sessionsWritten > 0 || what.length === 0
-    ? `${plural(r.sessionsWritten, 'session')} written (${plural(r.messages, 'new message')}, ${plural(r.parts, 'new part')}${rewritten(r)})`
-    : '';
+  const written = r.sessionsWritten > 0 || what.length === 0 ? `${plural(r.sessionsWritten, 'session')} ${r.replaced ? 'read again whole: the store file was replaced' : 'written'} (${changes(r)})` : '';
   // Values changed or left out in what was written (as backfill says): `hermetic status` counts them all.
   const issues = r.rowIssues > 0 ? `; ${plural(r.rowIssues, 'row issue')} recorded` : '';
   return `forward: ${r.profile}: ${[written, ...what].filter(Boolean).join(', ')}${issues}`;
