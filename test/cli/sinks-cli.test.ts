@@ -62,6 +62,12 @@ describe('hermetic backfill and forward with --sink', () => {
     const again = await runMain(['sinks', 'remove', `sqlite://${copy}`, '--home', h]);
     assert.equal(again.status, 2);
     assert.match(again.stderr, /The dataset feeds no sink sqlite:.* \(it feeds none\)\. \[HERMETIC_SINK_UNKNOWN\]/);
+    // A home with no dataset: said, and no dataset made to say it.
+    const none = home('no-dataset');
+    const nothing = await runMain(['sinks', 'remove', `sqlite://${copy}`, '--home', none]);
+    assert.equal(nothing.status, 2);
+    assert.match(nothing.stderr, /The dataset feeds no sink sqlite:.*: there is no dataset in .*no-dataset yet\. \[HERMETIC_SINK_UNKNOWN\]/);
+    assert.equal(existsSync(join(none, 'hermetic.db')), false);
   });
 
   it('the forward loop with --json says each sink pass that sent something as a hermetic.sink_ship line, and is quiet while nothing is new', async () => {
@@ -126,7 +132,7 @@ describe('hermetic backfill and forward with --sink', () => {
     const r = await runMain(['backfill', '--state-db', store, '--home', h, '--sink', `sqlite://${broken}`]);
     assert.equal(r.status, 1);
     assert.ok(count(h, 'messages') > 0, 'the dataset is written');
-    assert.match(r.stderr, /hermetic: sink sqlite:.*broken\.db stopped: cannot open .*: file is not a database \(SQLITE_NOTADB\) \[HERMETIC_SINK_FAILED\]; the other sinks go on/);
+    assert.match(r.stderr, /hermetic: sink sqlite:.*broken\.db stopped: cannot open .*: file is not a database \(SQLITE_NOTADB\); the file is not a SQLite database this sink can use: name another file with --sink, and remove this one with "hermetic sinks remove URL" \[HERMETIC_SINK_FAILED\]; the other sinks go on/);
     assert.match(r.stdout, /^sink sqlite:.*broken\.db: stopped: /m);
     const status = await runMain(['status', '--state-db', store, '--home', h]);
     assert.match(status.stdout, /first copy under way, .* behind.*\n  last error \(1 failure\): cannot open .*SQLITE_NOTADB/);

@@ -16,7 +16,7 @@ export const FLAGS = { ...COMMON_FLAGS, ...SINK_FLAGS, since: { type: 'string' }
 async function ship(setup: SinkSetup, say: (line: string) => void): Promise<ShipResult[]> {
   if (setup.sinks.length === 0) return [];
   const { openShipper } = await import('../sinks/remote/index.js');
-  const shipper = openShipper({ home: setup.home, sinks: setup.sinks, specs: setup.specs, redact: setup.redact, say });
+  const shipper = openShipper({ home: setup.home, sinks: setup.sinks, specs: setup.specs, redact: setup.redact, say, once: true });
   try {
     return await shipper.shipAll();
   } finally {

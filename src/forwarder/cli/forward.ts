@@ -110,7 +110,7 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
   const shipped = (r: ShipResult) => {
     if (r.batches > 0 || r.skipped > 0 || r.error) shipEvent(r);
   };
-  const shipper = remote?.openShipper({ home: setup.home, sinks: setup.sinks, specs: setup.specs, redact: setup.redact, say: (line) => say(line), onShipped: values.json && stop ? shipped : undefined }) ?? null;
+  const shipper = remote?.openShipper({ home: setup.home, sinks: setup.sinks, specs: setup.specs, redact: setup.redact, say: (line) => say(line), once: values.once === true, onShipped: values.json && stop ? shipped : undefined }) ?? null;
   const forwarder = createForwarder({ home: values.home, stateDbs: values['state-db'] ?? [], redact: values.redact === true });
   const said = new Map<string, string>();
   /** Whether anything has been said of a store's sessions yet (an unchanged first tick says it is up to date). */

@@ -108,6 +108,8 @@ class Sink implements PostgresSink {
       if (!t) throw new SinkError('HERMETIC_SINK_REJECTED', `The batch names a table the PostgreSQL sink does not hold: "${name}".`, false);
       return t;
     };
+    // A snapshot's first batch: this machine's rows from an earlier life of the sink go (contract.ts `first`).
+    if (batch.first) for (const t of SHIPPED.values()) out.push({ text: `DELETE FROM ${q(this.schema)}.${q(t.name)} WHERE machine_id = $1`, values: [batch.origin.machineId] });
     for (const d of batch.deletes) if (d.keys.length > 0) out.push(...deleteStatements(this.schema, table(d.table), batch.origin.machineId, d.keys));
     // One upsert per table, its rows in the batch's order (the last row of a key wins, as it would one by one).
     const upserts = new Map<string, RecordOf[]>();

@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { RecordOf } from '../../dataset/columns.js';
-import { sinkRow } from './changelog.js';
+import { removeSink, sinkRow } from './changelog.js';
 import type { Origin } from './contract.js';
 import { DeltaReader } from './deltas.js';
 import { createRemoteSink } from './registry.js';
@@ -141,6 +141,20 @@ export function remoteSinkConformance(name: string, options: ConformanceOptions)
     assert.equal((await world.ship(target.url)).state, 'caught-up');
     await check(world, target, leavesMachine, 'after /retry');
     assert.ok((await target.read(world.origin)).messages!.length < before, 'fewer messages than before the /retry');
+  });
+
+  scenario('a sink removed and added again gets a copy equal to the dataset: rows the dataset lost in between are gone from it', async (world, target, leavesMachine) => {
+    assert.equal((await world.ship(target.url)).state, 'caught-up');
+    const before = (await target.read(world.origin)).messages!.length;
+    // `hermetic sinks remove`: its cursor goes; the destination keeps what it had.
+    const sink = await createRemoteSink(target.url, { home: world.home, cwd: world.dir });
+    assert.ok(removeSink(world.dataset, sink.id));
+    world.w.replaceMessages(world.sessions.second, [{ role: 'user', content: 'question 0' }, { role: 'assistant', content: 'a shorter story' }]);
+    world.tick();
+    // Added again: a snapshot, whose first batch leaves nothing of this machine's earlier rows behind.
+    assert.equal((await world.ship(target.url, { limits: { rows: 7 } })).state, 'caught-up');
+    await check(world, target, leavesMachine, 'after the sink was added again');
+    assert.ok((await target.read(world.origin)).messages!.length < before, 'the rows the dataset lost are gone');
   });
 
   scenario('a delegation Hermes finishes, delivers and prunes is updated at the destination, kept and marked removed', async (world, target, leavesMachine) => {

@@ -30,6 +30,12 @@ export interface DeltaBatch {
    */
   fromSeq: number;
   toSeq: number;
+  /**
+   * The first batch of a snapshot: after it the destination holds of this origin only what the snapshot sends, so a
+   * sink that can delete drops the origin's rows first, in the same transaction (a sink removed and added again must
+   * not keep rows the dataset has since lost, a forgotten session's above all). A replay of it does the same again.
+   */
+  first?: boolean;
   upserts: { table: ShippedTable; rows: RecordOf[] }[];
   deletes: { table: ShippedTable; keys: RecordOf[] }[];
 }

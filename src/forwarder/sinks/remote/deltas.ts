@@ -104,7 +104,8 @@ export class DeltaReader {
 
   #snapshot(row: SinkRow, at: SnapshotPosition, redact: boolean): NextBatch {
     // The first chunk of a snapshot starts the log where the rows are read: every earlier change is in them.
-    const ackedSeq = at.after === null && at.table === SHIPPED[0]!.name ? logHead(this.#db) : row.acked_seq;
+    const first = at.after === null && at.table === SHIPPED[0]!.name;
+    const ackedSeq = first ? logHead(this.#db) : row.acked_seq;
     const policy = this.#policies();
     const upserts: { table: ShippedTable; rows: RecordOf[] }[] = [];
     let index = SHIPPED.findIndex((t) => t.name === at.table);
@@ -141,7 +142,7 @@ export class DeltaReader {
     const done = index >= SHIPPED.length;
     return {
       kind: 'snapshot',
-      batch: { origin: this.#origin, fromSeq: ackedSeq, toSeq: ackedSeq, upserts, deletes: [] },
+      batch: { origin: this.#origin, fromSeq: ackedSeq, toSeq: ackedSeq, ...(first ? { first: true } : {}), upserts, deletes: [] },
       rows: upserts.reduce((n, u) => n + u.rows.length, 0),
       after: { ackedSeq, snapshot: done ? null : JSON.stringify({ table: SHIPPED[index]!.name, after }) },
       caughtUp: done && ackedSeq >= logHead(this.#db),

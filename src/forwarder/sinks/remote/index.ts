@@ -40,7 +40,7 @@ export async function makeSinks(specs: readonly SinkSpec[], home: string, cwd = 
   return out;
 }
 
-export interface OpenShipperOptions extends Pick<ShipperOptions, 'say' | 'onShipped' | 'now' | 'random' | 'limits'> {
+export interface OpenShipperOptions extends Pick<ShipperOptions, 'say' | 'once' | 'onShipped' | 'now' | 'random' | 'limits'> {
   home: string;
   sinks: readonly RemoteSink[];
   specs: readonly SinkSpec[];
@@ -57,7 +57,7 @@ export function openShipper(options: OpenShipperOptions): Shipper & { closeAll()
   const db = openDataset(options.home, options.dataset);
   const off = new Set(options.sinks.filter((_, i) => options.specs[i]?.redact === false).map((s) => s.id));
   const shipper = new Shipper({
-    db, sinks: options.sinks, origin: machineOrigin(options.home), say: options.say, onShipped: options.onShipped, now: options.now, random: options.random, limits: options.limits,
+    db, sinks: options.sinks, origin: machineOrigin(options.home), say: options.say, once: options.once, onShipped: options.onShipped, now: options.now, random: options.random, limits: options.limits,
     redact: (sink) => options.redact && !off.has(sink.id),
   });
   return Object.assign(shipper, {

@@ -26,6 +26,10 @@ export function sinkScheme(url: string): string {
   if (!m) {
     throw new SinkError('HERMETIC_SINK_URL', `"${displayUrl(url)}" is not a sink URL; a sink is given as SCHEME://…, with SCHEME one of ${SINK_SCHEMES.join(', ')}`, false);
   }
+  // A URL has no blank in it (a space is %20): one there is a typo, such as a config line run into the next.
+  if (/\s/.test(url)) {
+    throw new SinkError('HERMETIC_SINK_URL', `"${displayUrl(url)}" has a blank in it; a sink URL writes a space as %20 (a config file's line may have run into the next)`, false);
+  }
   const scheme = m[1]!.toLowerCase();
   if (!Object.hasOwn(SCHEMES, scheme)) {
     const hint = suggest(scheme, SINK_SCHEMES);

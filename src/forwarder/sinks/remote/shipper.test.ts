@@ -140,7 +140,7 @@ test('a fatal failure stops that sink with a clear message and the others go on;
       const [fatal, retry, fine] = await shipper.shipAll();
       assert.equal(fatal!.state, 'stopped');
       assert.equal(fatal!.error!.retriable, false);
-      assert.match(fatal!.error!.message, /^cannot open .*broken\.db: file is not a database \(SQLITE_NOTADB\)$/);
+      assert.match(fatal!.error!.message, /^cannot open .*broken\.db: file is not a database \(SQLITE_NOTADB\); the file is not a SQLite database this sink can use: name another file with --sink/);
       assert.equal(fine!.state, 'caught-up', 'the good sink is not held back');
       assert.deepEqual(heldRows(readSqliteSinkFile(good, world.origin.machineId)), expectedRows(world.dataset, false));
       assert.equal(retry!.state, 'retrying');
@@ -154,6 +154,12 @@ test('a fatal failure stops that sink with a clear message and the others go on;
       assert.equal(row.failures, 2);
       assert.match(row.last_error!, /database is locked \(SQLITE_BUSY\) \[HERMETIC_SINK_UNAVAILABLE\]$/);
       assert.ok(lines.some((l) => /sink sqlite:.*broken\.db stopped: .* \[HERMETIC_SINK_FAILED\]; the other sinks go on/.test(l)), lines.join('\n'));
+      assert.ok(lines.some((l) => /sink sqlite:.*locked\.db failed \(.*\) \[HERMETIC_SINK_UNAVAILABLE\]; retrying in \d+ s$/.test(l)), lines.join('\n'));
+      // One pass and done (backfill, forward --once): the next run tries it, not this one.
+      const said: string[] = [];
+      const once = await world.shipper([`sqlite://${locked}?busy_timeout_ms=20`], { say: (l) => said.push(l), once: true });
+      assert.equal((await once.shipAll())[0]!.state, 'retrying');
+      assert.match(said.join('\n'), /\[HERMETIC_SINK_UNAVAILABLE\]; the next run tries it again$/);
     } finally {
       holder.exec('ROLLBACK');
       holder.close();

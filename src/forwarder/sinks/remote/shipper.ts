@@ -28,6 +28,8 @@ export interface ShipperOptions {
   maxBatches?: number;
   /** Said once per event worth a line (a sink failing, stopping, catching up again). */
   say?: (line: string) => void;
+  /** One pass and done (`backfill`, `forward --once`): a sink that failed is tried again by the next run, said so. */
+  once?: boolean;
   /** Told what each pass did, when it ends (a `forward` loop's --json lines: kick() answers nobody else). */
   onShipped?: (result: ShipResult) => void;
   /** Test hook: called after a sink acknowledged a batch and before the local cursor moves. */
@@ -235,7 +237,8 @@ export class Shipper {
       const d = Math.min(this.#backoff.maxMs, this.#backoff.baseMs * 2 ** Math.min(30, failures - 1));
       s.retryAtMs = this.#now() + d / 2 + this.#random() * (d / 2);
       state = 'retrying';
-      this.#options.say?.(`hermetic: sink ${s.sink.display} failed (${error.message}) [${error.code}]; retrying in ${Math.ceil((s.retryAtMs - this.#now()) / 1000)} s`);
+      const when = this.#options.once ? 'the next run tries it again' : `retrying in ${Math.ceil((s.retryAtMs - this.#now()) / 1000)} s`;
+      this.#options.say?.(`hermetic: sink ${s.sink.display} failed (${error.message}) [${error.code}]; ${when}`);
     } else {
       s.stopped = error;
       state = 'stopped';

@@ -2,13 +2,14 @@
 // holds its write lock.
 import Database from 'better-sqlite3';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { remoteSinkConformance } from './conformance.js';
 import { test } from 'node:test';
 import { SinkError } from './contract.js';
-import { createSqliteFileSink, readSqliteSinkFile } from './sqlite-file.js';
+import { sinkScheme } from './registry.js';
+import { createSqliteFileSink, readSqliteSinkFile, sinkError } from './sqlite-file.js';
 
 remoteSinkConformance('sqlite-file', {
   fresh: async () => {
@@ -70,4 +71,26 @@ test('a copy made before the dataset gained a column gets it when the sink opens
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('a file that cannot be written (a read-only mount) is retried and says what to do; a file that is not a database fails, and says so', async () => {
+  const readOnly = sinkError('cannot write to /mnt/ro/copy.db', Object.assign(new Error('attempt to write a readonly database'), { code: 'SQLITE_READONLY' }));
+  assert.deepEqual([readOnly.code, readOnly.retriable], ['HERMETIC_SINK_UNAVAILABLE', true]);
+  assert.match(readOnly.message, /\(SQLITE_READONLY\); the file or its folder cannot be written \(make it writable, or remount its disk\); the sink catches up once it can$/);
+  const dir = mkdtempSync(join(tmpdir(), 'hermetic-sqlite-sink-notdb-'));
+  try {
+    const path = join(dir, 'notes.db');
+    writeFileSync(path, 'these are my notes, not a database '.repeat(200));
+    const sink = createSqliteFileSink(`sqlite://${path}`);
+    await assert.rejects(sink.open(), (e: unknown) => e instanceof SinkError && e.code === 'HERMETIC_SINK_FAILED' && !e.retriable
+      && /not a database.*name another file with --sink, and remove this one with "hermetic sinks remove URL"$/.test(e.message));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a sink URL with a blank in it (a config line run into the next) is refused; a space written %20 is a space in the path', () => {
+  assert.throws(() => sinkScheme('sqlite:///tmp/copy.db - bad indent'), (e: unknown) => e instanceof SinkError && e.code === 'HERMETIC_SINK_URL' && /has a blank in it; a sink URL writes a space as %20/.test(e.message));
+  assert.equal(sinkScheme('sqlite:///tmp/My%20Copies/copy.db'), 'sqlite');
+  assert.equal(createSqliteFileSink('sqlite:///tmp/My%20Copies/copy.db').id, 'sqlite:///tmp/My Copies/copy.db');
 });

@@ -16,13 +16,25 @@ const q = (n: string) => `"${n}"`;
 /** The table of origins: each machine's last applied change-log number. */
 export const ORIGINS_TABLE = 'hermetic_origins';
 
-/** SQLite's transient failures (another writer, a disk that went away for a moment) are retried; the rest are not. */
-const RETRIABLE = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|PROTOCOL)/;
+/**
+ * SQLite's failures a person or time can mend (another writer, a disk gone for a moment, full, or mounted read-only)
+ * are retried with backoff; the rest are not.
+ */
+const RETRIABLE = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|PROTOCOL|READONLY)/;
 
-function sinkError(what: string, e: unknown): SinkError {
+/** What to do about a failure, by SQLite's code: said after its message. */
+const ADVICE: [RegExp, string][] = [
+  [/^SQLITE_READONLY/, 'the file or its folder cannot be written (make it writable, or remount its disk); the sink catches up once it can'],
+  [/^SQLITE_CANTOPEN/, 'check that the path names a file in a folder this user can write; the sink catches up once it can'],
+  [/^SQLITE_FULL/, 'the disk is full; the sink catches up once there is room'],
+  [/^SQLITE_(NOTADB|CORRUPT)/, 'the file is not a SQLite database this sink can use: name another file with --sink, and remove this one with "hermetic sinks remove URL"'],
+];
+
+export function sinkError(what: string, e: unknown): SinkError {
   const code = String((e as { code?: string }).code ?? '');
   const retriable = RETRIABLE.test(code);
-  return new SinkError(retriable ? 'HERMETIC_SINK_UNAVAILABLE' : 'HERMETIC_SINK_FAILED', `${what}: ${(e as Error).message}${code ? ` (${code})` : ''}`, retriable, { cause: e });
+  const advice = ADVICE.find(([re]) => re.test(code))?.[1];
+  return new SinkError(retriable ? 'HERMETIC_SINK_UNAVAILABLE' : 'HERMETIC_SINK_FAILED', `${what}: ${(e as Error).message}${code ? ` (${code})` : ''}${advice ? `; ${advice}` : ''}`, retriable, { cause: e });
 }
 
 /** The file a `sqlite://` URL names: `sqlite:///abs/path.db`, or `sqlite://relative/path.db` (from the working folder). */
@@ -102,6 +114,8 @@ export class SqliteFileSink implements RemoteSink {
     const { machineId, hostname } = batch.origin;
     try {
       db.transaction(() => {
+        // A snapshot's first batch: this origin's rows from an earlier life of the sink go (contract.ts `first`).
+        if (batch.first) for (const t of SHIPPED) db.prepare(`DELETE FROM ${q(t.name)} WHERE machine_id = ?`).run(machineId);
         for (const d of batch.deletes) {
           const t = SHIPPED_BY_NAME.get(d.table)!;
           const del = db.prepare(`DELETE FROM ${q(t.name)} WHERE machine_id = ? AND ${t.primaryKey.map((c) => `${q(c)} = ?`).join(' AND ')}`);
