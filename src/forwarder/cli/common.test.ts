@@ -114,6 +114,7 @@ describe('parseTime (backfill\'s --since and --until)', () => {
     refused('2026-03-01T24:00', '--since "2026-03-01T24:00" is not a real time: hours run from 00 to 23 (the end of a day is the next day\'s 00:00).');
     refused('2026-03-01T10:60Z', '--since "2026-03-01T10:60Z" is not a real time: minutes run from 00 to 59.');
     refused('2026-03-01T10:00:60', '--since "2026-03-01T10:00:60" is not a real time: seconds run from 00 to 59.');
+    refused('999999999d', '--since 999999999d reaches back more than 100 years; leave --since out for everything.');
     refused('soon', '--since must be a duration such as 7d, 12h or 30m, or an ISO date such as 2026-11-01; got "soon".');
   });
 

@@ -4,7 +4,7 @@ import { usageError, type FlagSpec } from '../../cli/args.js';
 import type { ErrorCode } from '../../shared/errors.js';
 import { readIsoTime } from '../../shared/iso-time.js';
 import { ledgerTimeZone, Zone } from '../ledger/zone.js';
-import { parsePoint } from '../report/window.js';
+import { MAX_BACK, parsePoint } from '../report/window.js';
 import { hidePassword } from '../../shared/url-password.js';
 import type { PolicyDrop, StepResult } from '../pipeline/step.js';
 import type { StoreRef } from '../reader/discover.js';
@@ -40,7 +40,10 @@ export function durationSeconds(text: string): number | null {
 export function parseTime(flag: string, text: string, nowSeconds: number, zone: Zone = new Zone(ledgerTimeZone(undefined, null)), end = false): number {
   const ago = durationSeconds(text);
   // A duration is exact here (a backfill reads sessions active that long ago); a date or time as report reads it.
-  if (ago !== null) return nowSeconds - ago;
+  if (ago !== null) {
+    if (ago > MAX_BACK) usageError(`--${flag} ${text.trim()} reaches back more than 100 years; leave --${flag} out for everything.`);
+    return nowSeconds - ago;
+  }
   if (readIsoTime(text.trim()) === null) usageError(`--${flag} must be a duration such as 7d, 12h or 30m, or an ISO date such as 2026-11-01; got "${text}".`);
   return parsePoint(flag, text, nowSeconds, zone, end);
 }

@@ -44,6 +44,11 @@ export interface ReportRequest {
    * each to its own session view with them; the CLI's rows leave them out).
    */
   locate?: boolean;
+  /**
+   * Only the usage of one store (and in the fleet store one machine): a session id two stores share names a session
+   * of each, and a session's own view counts only its own (the dashboard's session page).
+   */
+  place?: { store: string; machineId?: string };
 }
 
 export type Measures = Record<MeasureName, number | null>;
@@ -139,6 +144,16 @@ function check(request: ReportRequest, dialect: Dialect = sqliteDialect()): Chec
   const time = [since !== null ? 'l.at >= @since' : null, until !== null ? 'l.at < @until' : null].filter((x): x is string => x !== null);
   const params: Record<string, number | string> = { ...(since !== null ? { since } : {}), ...(until !== null ? { until } : {}) };
   const { ledger, tools } = filterSql(request.filter ?? {}, params);
+  if (request.place) {
+    params.place_store = request.place.store;
+    const at = ['l.store = @place_store'];
+    if (request.place.machineId !== undefined) {
+      params.place_machine = request.place.machineId;
+      at.push('l.machine_id = @place_machine');
+    }
+    ledger.push(...at);
+    tools.push(...at);
+  }
   const where = [...time, ...ledger].join(' AND ') || '1 = 1';
   // A model, provider or task filter reaches tool calls through the sessions with such usage in the window.
   const same = dialect.sessionKeys.map((k) => `${k.sql.replace(/\bl\./g, 'u.')} = ${k.sql}`).join(' AND ');

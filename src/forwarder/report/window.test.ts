@@ -36,3 +36,12 @@ describe('impossible dates and times in a window', () => {
     assert.equal(parsePoint('since', '2028-02-29T12:00Z', NOW, zone), Date.UTC(2028, 1, 29, 12) / 1000);
   });
 });
+
+describe('how far back a duration reaches', () => {
+  it('up to 100 years, and a look further back is refused (it was a 500, or a window that started in 1959 for 1,000,000 days)', () => {
+    assert.equal(resolveWindow({ since: '36000d' }, NOW, zone).since, zone.startOfDay('1927-12-23'));
+    for (const since of ['1000000d', '2000000d', '99999999999h', '1000000000000000000000d', '5300w']) {
+      refused(() => resolveWindow({ since }, NOW, zone), `--since ${since} reaches back more than 100 years; use --period all for everything.`);
+    }
+  });
+});

@@ -15,6 +15,8 @@ export interface Window {
 
 const DAY = 86400;
 const UNITS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: DAY, w: 7 * DAY };
+/** The furthest a duration reaches back: 100 years. */
+export const MAX_BACK = 36525 * DAY;
 
 /** `YYYY-MM-DD` plus n days. */
 export function addDays(day: string, n: number): string {
@@ -33,6 +35,8 @@ export function parsePoint(flag: string, text: string, now: number, zone: Zone, 
   const ago = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)$/.exec(t);
   if (ago) {
     const n = Number(ago[1]);
+    // Hermes has no usage from before 1970: a longer look back is a typo, and past this dates stop being dates.
+    if (n * UNITS[ago[2]!]! > MAX_BACK) usageError(`--${flag} ${t} reaches back more than 100 years; use --period all for everything.`);
     if (ago[2] === 'd' || ago[2] === 'w') {
       const days = ago[2] === 'w' ? n * 7 : n;
       if (!Number.isInteger(days)) usageError(`--${flag} counts whole days: ${t} is not a whole number of days.`);

@@ -65,7 +65,7 @@ async function sessionView(c: pg.PoolClient, d: Dialect, target: PostgresTarget,
     children: children.map(numeric),
     model_changes: changes.map(numeric) as unknown as SessionView['model_changes'],
     delegations: delegations.map(numeric) as unknown as DelegationRow[],
-    usage: await runPostgres(c, planReport({ filter: { session: [key.id] }, by: ['model', 'task'] }, zone, d), d),
+    usage: await runPostgres(c, planReport({ filter: { session: [key.id] }, place: { store, machineId: machine }, by: ['model', 'task'] }, zone, d), d),
     transcript: { page: pageNo, page_size: pageSize, pages, total, messages: page.map((r) => message(numeric(r) as unknown as RawMessage)) },
   };
 }

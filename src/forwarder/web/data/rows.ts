@@ -88,7 +88,7 @@ export function slowestSql(request: { since?: number | null; until?: number | nu
   const window = [request.since != null ? 'x.called >= @since' : null, request.until != null ? 'x.called < @until' : null].filter(Boolean).join(' AND ') || '1 = 1';
   const callId = "CASE WHEN p.part_type = 'tool_call' THEN p.tool_call_id ELSE p.tool_result_for END";
   const m = machine ? 'p.machine_id, ' : '';
-  return `SELECT x.tool, x.session_id, x.called AS started_at, x.answered - x.called AS seconds FROM (
+  return `SELECT x.tool, x.session_id, x.store, ${machine ? 'x.machine_id, ' : ''}x.called AS started_at, x.answered - x.called AS seconds FROM (
       SELECT ${m}p.store, p.session_id, MAX(CASE WHEN p.part_type = 'tool_call' THEN p.tool_name END) AS tool,
         MIN(CASE WHEN p.part_type = 'tool_call' THEN p.created_at END) AS called,
         MIN(CASE WHEN p.part_type = 'tool_result' THEN p.created_at END) AS answered

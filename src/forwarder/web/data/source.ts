@@ -78,6 +78,10 @@ export interface SessionView {
 export interface SlowCall {
   tool: string | null;
   session_id: string;
+  /** Where the session is (two stores, or two machines in the fleet, may hold the same id): the page links with it. */
+  store: string;
+  /** The fleet store's machine. */
+  machine_id?: string;
   started_at: number;
   seconds: number;
 }

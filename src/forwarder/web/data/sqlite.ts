@@ -48,7 +48,7 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
       children: children.all(key, id) as SessionRow[],
       model_changes: models.all(key, id) as SessionView['model_changes'],
       delegations: (delegations?.all({ store: key, session: id }) ?? []) as DelegationRow[],
-      usage: usageReport(db, { filter: { session: [id] }, by: ['model', 'task'] }, dialect),
+      usage: usageReport(db, { filter: { session: [id] }, place: { store: key }, by: ['model', 'task'] }, dialect),
       transcript: { page: pageNo, page_size: pageSize, pages, total, messages: (page.all(key, id, (pageNo - 1) * pageSize, pageSize) as RawMessage[]).map(message) },
     };
   }).deferred();

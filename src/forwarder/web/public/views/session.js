@@ -42,8 +42,9 @@ function messageNode(m) {
   return h('li', { class: `msg${m.bookkeeping ? ' bookkeeping' : ''}${m.compacted ? ' compacted' : ''}`, dataset: { seq: String(m.seq), role: m.role, kind: m.kind } }, head, body);
 }
 
+/** A link to a session of the same lineage: in the same store (and machine), as two stores may hold one id. */
 function sessionLink(state, s, label) {
-  return h('a', { href: href({ ...state, view: 'session', id: s.session_id, store: null, page: 1, pageSize: null }), dataset: { nav: '' } }, label ?? (s.title || s.session_id));
+  return h('a', { href: href({ ...state, view: 'session', id: s.session_id, store: s.store ?? state.store ?? null, page: 1, pageSize: null }), dataset: { nav: '' } }, label ?? (s.title || s.session_id));
 }
 
 function pager(state, t) {

@@ -35,7 +35,7 @@ export async function tools(state) {
         { label: 'Tool', value: (x) => x.tool || '(unknown)' },
         { label: 'Took', num: true, key: 'seconds', raw: (x) => x.seconds, value: (x) => seconds(x.seconds) },
         { label: 'When', value: (x) => time(x.started_at) },
-        { label: 'Session', value: (x) => h('a', { href: href({ ...state, view: 'session', id: x.session_id, page: 1, pageSize: null }), dataset: { nav: '' } }, x.session_id) },
+        { label: 'Session', value: (x) => h('a', { href: href({ ...state, view: 'session', id: x.session_id, store: x.store ?? null, machine: x.machine_id ?? null, page: 1, pageSize: null }), dataset: { nav: '' } }, x.session_id) },
       ], r.slowest, { id: 'slowest-table' }),
   ];
 }
