@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { usageReport } from '../report/index.js';
 import { dashboardInBrowser } from './page-harness.js';
-import { ATTRIBUTES_SESSION, PLAIN_SESSION, attributesStore } from './testing.js';
+import { ATTRIBUTES_SESSION, LONG_WORDS_SESSION, PLAIN_SESSION, attributesStore } from './testing.js';
 
 // Enough for lineage, tool calls and top sessions; and a session with Hermes's other fields set.
 const h = dashboardInBrowser({ sessions: 80, messages: 1600, extraStores: (dir) => [attributesStore(dir)] });
@@ -68,6 +68,16 @@ describe('the dashboard in Chromium: sessions, keyboard, themes, sizes', () => {
     const v = await visit(`/session?id=${encodeURIComponent(id)}&store=${encodeURIComponent(store)}`);
     assert.equal(await v.page.$eval('.transcript > li .seq', (e) => e.textContent), `#0 · ${berlin}`);
     await v.done();
+  });
+
+  it('a title and a model that are each one long word wrap: the page never scrolls sideways, and the markup in them is text', async () => {
+    for (const width of [1280, 380]) {
+      const v = await visit(`/session?id=${LONG_WORDS_SESSION}`, { width });
+      const overflow = await v.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.equal(overflow, 0, `${width}px wide`);
+      assert.equal(await v.page.$$eval('main img', (els) => els.length), 0, 'the model\'s markup is text');
+      await v.done();
+    }
   });
 
   it('a session\'s details: the attributes set, in words; reactions, observed input and the platform\'s id beside each message', async () => {

@@ -40,6 +40,8 @@ export interface DashboardRigOptions {
 export const ATTRIBUTES_SESSION = '20260714_091500_a77e1b';
 /** Its neighbour with none of Hermes's other fields set (`attributes` NULL, its messages' too). */
 export const PLAIN_SESSION = '20260714_093000_c0ffee';
+/** A session whose title and model are each one very long word (a pasted token, a model id gone wrong). */
+export const LONG_WORDS_SESSION = '20260714_094500_10f0ad';
 
 /**
  * A store (profile `attributes`) with one Telegram session whose other fields are set, and three messages: one with
@@ -72,6 +74,8 @@ export function attributesStore(dir: string, at = DASHBOARD_NOW - 86_400): strin
     w.endSession(id, 'user_exit');
     const plain = w.createSession({ id: PLAIN_SESSION, source: 'cli', model: 'gpt-5' });
     w.appendMessages(plain, [{ role: 'user', content: 'hello' }, { role: 'assistant', content: 'hi', finish_reason: 'stop' }]);
+    const long = w.createSession({ id: LONG_WORDS_SESSION, source: 'cli', model: `<img src=x onerror=alert(3)>${'M'.repeat(300)}`, title: 'A'.repeat(3000) });
+    w.appendMessages(long, [{ role: 'user', content: 'x'.repeat(2000) }, { role: 'assistant', content: 'ok', finish_reason: 'stop' }]);
   } finally {
     db.close();
   }

@@ -51,7 +51,7 @@ export function renderControls(el, state, options) {
         if (rest.length) filters[f] = rest; else delete filters[f];
         go({ ...state, filters, page: 1 });
       },
-    }, `${LABELS[f]}: ${shown(f, v)} ✕`))));
+    }, `${LABELS[f]}: `, h('bdi', {}, shown(f, v)), ' ✕')))); // bdi: a right-to-left value keeps the ✕ where it is
   const period = options?.period;
   el.replaceChildren(
     h('div', { class: 'row' }, periods, custom,
