@@ -45,3 +45,4 @@ describe('how far back a duration reaches', () => {
     }
   });
 });
+

@@ -189,6 +189,23 @@ describe('the dashboard in Chromium: sessions, keyboard, themes, sizes', () => {
     await page.keyboard.press('Enter');
     await settled(page);
     assert.equal(new URL(page.url()).search, '?period=7d');
+    assert.equal(await focused(), '7d', 'the focus stays on the control used');
+    // A filter's list: arrow keys browse it without choosing; Enter chooses, and the focus stays on the list.
+    await page.focus('select[data-filter="source"]');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    assert.equal(new URL(page.url()).search, '?period=7d', 'browsing applies nothing');
+    const browsed = await page.$eval('select[data-filter="source"]', (e) => (e as HTMLSelectElement).value);
+    await page.keyboard.press('Enter');
+    await settled(page);
+    assert.equal(new URL(page.url()).searchParams.get('source'), browsed);
+    assert.equal(await focused(), 'source');
+    // Removing its chip hands the focus back to the list.
+    await page.focus('[data-chip]');
+    await page.keyboard.press('Enter');
+    await settled(page);
+    assert.equal(new URL(page.url()).searchParams.get('source'), null);
+    assert.equal(await focused(), 'source');
     // A session link, reached by Tab from the sessions table's caption onwards, opens with Enter.
     await page.focus('#sessions-table tbody tr:first-child a');
     await page.keyboard.press('Enter');
@@ -235,5 +252,20 @@ describe('the dashboard in Chromium: sessions, keyboard, themes, sizes', () => {
     const v = await visit('/session?id=no-such-session');
     assert.equal(await v.page.textContent('[role="alert"]'), 'This page could not be shown. The dataset has no session "no-such-session". HERMETIC_WEB_NOT_FOUND');
     await v.context.close();
+    // A window that cannot be: said, with the controls drawn for it (no stale window line), so it can be mended there.
+    const bad = await visit('/?period=custom&since=2999-01-01');
+    assert.match((await bad.page.textContent('[role="alert"]'))!, /"since" 2999-01-01 is after now: nothing can have been recorded yet\./);
+    assert.equal(await bad.page.$$eval('button[data-period]', (els) => els.length), 6);
+    assert.equal(await bad.page.$eval('input[name="since"]', (e) => (e as HTMLInputElement).value), '2999-01-01');
+    assert.equal((await bad.page.textContent('.window'))!.trim(), '');
+    await bad.page.click('button[data-period="30d"]');
+    await settled(bad.page);
+    assert.equal(await bad.page.$$eval('[role="alert"]', (els) => els.length), 0, 'mended from the controls');
+    await bad.context.close();
+    // A session page ignores the window: one carried over from a custom period that names no dates still opens.
+    const session = await visit(`/session?id=${PLAIN_SESSION}&period=custom`);
+    assert.equal(await session.page.$$eval('[role="alert"]', (els) => els.length), 0);
+    assert.equal(await session.page.$$eval('.transcript > li', (els) => els.length), 2);
+    await session.done();
   });
 });

@@ -60,7 +60,10 @@ export function usageRequest(query: URLSearchParams, now: number, zone: Zone): R
     if (isHermeticError(e) && e.code === 'HERMETIC_CLI_USAGE') invalid(e.message.replace(/--(since|until|period)\b/g, '"$1"'));
     throw e;
   }
-  if (window.since !== null && window.until !== null && window.since > window.until) invalid(`The window starts after it ends (since ${since}, until ${until ?? 'now'}); swap them.`);
+  if (window.since !== null && window.until !== null && window.since > window.until) {
+    // Without an end the window ends now: a start after it is in the future, and there is nothing to swap (as report).
+    invalid(until === undefined ? `"since" ${since ?? ''} is after now: nothing can have been recorded yet.` : `The window starts after it ends (since ${since}, until ${until}); swap them.`);
+  }
   const filter: Record<string, string[]> = {};
   for (const name of FILTERS) {
     const values = query.getAll(name);

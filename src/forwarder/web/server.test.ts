@@ -263,6 +263,7 @@ describe('refusals', () => {
     await refused('/api/overview?period=7d&since=2026-07-01', 400, 'HERMETIC_WEB_INVALID', '"period" sets the window; give it, or since/until (with period=custom), not both.');
     await refused('/api/overview?period=custom&since=last+week', 400, 'HERMETIC_WEB_INVALID', '"since" must be a duration such as 7d, 4w or 12h, or an ISO date such as 2026-07-01 (or 2026-07-01T09:00); got "last week".');
     await refused('/api/overview?period=custom&since=2026-07-10&until=2026-07-01', 400, 'HERMETIC_WEB_INVALID', 'The window starts after it ends (since 2026-07-10, until 2026-07-01); swap them.');
+    await refused('/api/overview?period=custom&since=2999-01-01', 400, 'HERMETIC_WEB_INVALID', '"since" 2999-01-01 is after now: nothing can have been recorded yet.');
     await refused('/api/breakdown?by=tool', 400, 'HERMETIC_WEB_INVALID', '"by" must be one of model, provider, profile, source, project, task, machine; got "tool".');
     await refused('/api/report?by=modle', 400, 'HERMETIC_REPORT_INVALID', '"modle" is not a report dimension; did you mean "model"?');
     await refused('/api/report?by=tool&by=model', 400, 'HERMETIC_REPORT_INVALID', 'Tool calls cannot be grouped by model: Hermes records usage per call, not per tool; group tools by day, week, month, profile, source, project, session, machine.');

@@ -15,6 +15,8 @@ const TITLES = { overview: 'Usage', session: 'Session', tools: 'Tools' };
 let generation = 0;
 /** The ledger's time zone once the server has said it (null before): every time on every page is in it. */
 let zone = null;
+/** The filter values and zone last answered: the controls are drawn with them when a page fails. */
+let lastOptions = null;
 
 async function render() {
   const mine = ++generation;
@@ -29,7 +31,7 @@ async function render() {
   try {
     // The window's filter values, the zone and whether this is the fleet store; the overview reads it too. A session
     // page opened directly asks only for the zone (once), before it formats a time.
-    if (state.view === 'session' && zone === null) zone = (await get('/api/options', usageParams(state))).zone;
+    if (state.view === 'session' && zone === null) zone = (await get('/api/options', new URLSearchParams({ period: 'today' }))).zone; // the zone only: any window will do
     if (zone !== null) setZone(zone);
     const asked = state.view === 'session' ? Promise.resolve(null) : get('/api/options', usageParams(state));
     const [options, nodes] = await Promise.all([asked, VIEWS[state.view](state, asked)]);
@@ -37,12 +39,16 @@ async function render() {
     if (options) setZone((zone = options.zone));
     const controls = document.getElementById('controls');
     controls.hidden = state.view === 'session';
-    if (options) renderControls(controls, state, options);
+    if (options) renderControls(controls, state, (lastOptions = options));
     main.replaceChildren(...nodes.flat().filter(Boolean));
     pruneCharts();
     document.title = `${TITLES[state.view]} — Hermetic`;
   } catch (e) {
     if (mine !== generation) return;
+    // The controls are drawn for the state asked for (its window unknown), so the window or filter can be mended here.
+    const controls = document.getElementById('controls');
+    controls.hidden = state.view === 'session';
+    if (state.view !== 'session') renderControls(controls, state, { ...(lastOptions ?? {}), period: null });
     main.replaceChildren(h('div', { class: 'error', role: 'alert' }, h('strong', {}, 'This page could not be shown. '), e.message, ' ', h('code', {}, e.code ?? '')));
     pruneCharts();
   }

@@ -34,11 +34,27 @@ export function renderControls(el, state, options) {
     : null;
   const selects = h('div', { class: 'filters' }, FILTERS.map((f) => {
     const values = (options?.values?.[f] ?? []).map((v) => (v === null ? '' : v)).filter((v) => !(state.filters[f] ?? []).includes(v));
+    const apply = (value) => {
+      if (value === '\u0000') return;
+      go({ ...state, filters: { ...state.filters, [f]: [...(state.filters[f] ?? []), value] }, page: 1 });
+    };
+    // A pick with the mouse applies at once; arrow keys on a closed list only browse it, and Enter (or leaving the
+    // list) applies what they reached, so a keyboard can look through the values.
+    let browsing = false;
     return h('label', { class: 'filter' }, `${LABELS[f]} `, h('select', {
       name: f, dataset: { filter: f },
-      onchange: (e) => {
-        if (e.target.value === '\u0000') return;
-        go({ ...state, filters: { ...state.filters, [f]: [...(state.filters[f] ?? []), e.target.value] }, page: 1 });
+      onkeydown: (e) => {
+        if (BROWSE_KEYS.has(e.key) && !e.altKey) browsing = true;
+        else if (e.key === 'Enter' && browsing) {
+          browsing = false;
+          apply(e.target.value);
+        }
+      },
+      onchange: (e) => { if (!browsing) apply(e.target.value); },
+      onblur: (e) => {
+        if (!browsing) return;
+        browsing = false;
+        apply(e.target.value);
       },
     }, h('option', { value: '\u0000' }, (state.filters[f] ?? []).length ? 'add…' : 'all'), values.map((v) => h('option', { value: v }, shown(f, v)))));
   }));
@@ -53,9 +69,28 @@ export function renderControls(el, state, options) {
       },
     }, `${LABELS[f]}: `, h('bdi', {}, shown(f, v)), ' ✕')))); // bdi: a right-to-left value keeps the ✕ where it is
   const period = options?.period;
+  // The control in use keeps the focus across the redraw (a keyboard goes on from where it was); a chip that went
+  // hands it to its filter's list.
+  const again = focusAgain(el);
   el.replaceChildren(
     h('div', { class: 'row' }, periods, custom,
       h('p', { class: 'window muted', 'aria-live': 'polite' }, period ? `${period.since ? period.since.slice(0, 16).replace('T', ' ') : 'the beginning'} → ${period.until ? period.until.slice(0, 16).replace('T', ' ') : 'now'} (${options.zone})` : '')),
     h('div', { class: 'row' }, selects, chips.length ? h('ul', { class: 'chips', 'aria-label': 'Active filters' }, chips) : null),
   );
+  if (again) el.querySelector(again)?.focus();
+}
+
+/** Keys that move through a closed list without choosing. */
+const BROWSE_KEYS = new Set(['ArrowUp', 'ArrowDown', 'Home', 'End', 'PageUp', 'PageDown']);
+
+/** A selector for the control in `el` that has the focus now, to find its redrawn self; null when none has it. */
+function focusAgain(el) {
+  const active = document.activeElement;
+  if (!(active instanceof HTMLElement) || !el.contains(active)) return null;
+  if (active.dataset.period) return `[data-period="${CSS.escape(active.dataset.period)}"]`;
+  if (active.dataset.filter) return `select[data-filter="${CSS.escape(active.dataset.filter)}"]`;
+  if (active.dataset.chip) return `select[data-filter="${CSS.escape(active.dataset.chip.split('=')[0])}"]`;
+  if (active.name === 'since' || active.name === 'until') return `input[name="${active.name}"]`;
+  if (active.closest('form.custom')) return 'form.custom button[type="submit"]';
+  return null;
 }
