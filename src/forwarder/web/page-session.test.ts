@@ -233,6 +233,12 @@ describe('the dashboard in Chromium: sessions, keyboard, themes, sizes', () => {
   it('usable on a narrow window and at 1280×800: nothing scrolls sideways; from 1280 px every breakdown shows all its columns', async () => {
     for (const width of [380, 1280, 1920]) {
       const v = await visit('/?period=all', { width, height: 800 });
+      // The daily chart keeps room for its bars whatever its legend takes (eight models wrap onto lines on a phone).
+      const bars = await v.page.evaluate(() => {
+        const chart = (window as unknown as { Chart: { getChart(c: HTMLCanvasElement): { chartArea: { top: number; bottom: number } } } }).Chart.getChart(document.querySelector('canvas')!);
+        return chart.chartArea.bottom - chart.chartArea.top;
+      });
+      assert.ok(bars >= 120, `${width}px wide: the bars have ${bars} px`);
       const overflow = await v.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       assert.equal(overflow, 0, `${width}px wide`);
       if (width >= 1280) {

@@ -34,17 +34,29 @@ function repaired(issues) {
     `${n(issues.entries, 'value', 'values')} changed or left out while forwarding, in ${n(issues.sessions, 'session', 'sessions')} of this period (hermetic status says more; the dataset's row_issues table lists them).`);
 }
 
+/** Models drawn in the daily chart before the rest are stacked as one. */
+const CHART_MODELS = 8;
+
 function dailyChart(daily) {
   const days = [...new Set(daily.rows.map((r) => r.day))];
   const models = [...new Set(daily.rows.map((r) => r.model ?? ''))];
   const at = new Map(daily.rows.map((r) => [`${r.day}\u0000${r.model ?? ''}`, r.cost_usd]));
-  const datasets = models.map((m, i) => ({ label: m || '(no model)', data: days.map((d) => at.get(`${d}\u0000${m}`) ?? 0), backgroundColor: colour(i), stack: 'cost' }));
+  // The bars: the CHART_MODELS costliest models, the rest stacked as one (a legend of dozens leaves the bars no room);
+  // the table under the chart has every model.
+  const spent = new Map(models.map((m) => [m, days.reduce((t, d) => t + (at.get(`${d}\u0000${m}`) ?? 0), 0)]));
+  const ranked = [...models].sort((a, b) => spent.get(b) - spent.get(a) || (a < b ? -1 : 1));
+  const shown = ranked.length > CHART_MODELS + 1 ? ranked.slice(0, CHART_MODELS) : ranked;
+  const rest = ranked.slice(shown.length);
+  const datasets = shown.map((m, i) => ({ label: m || '(no model)', data: days.map((d) => at.get(`${d}\u0000${m}`) ?? 0), backgroundColor: colour(i), stack: 'cost' }));
+  if (rest.length) datasets.push({ label: `${rest.length} other models`, data: days.map((d) => rest.reduce((t, m) => t + (at.get(`${d}\u0000${m}`) ?? 0), 0)), backgroundColor: '#9aa0a6', stack: 'cost' });
   const rows = days.map((d) => ({ day: d, cells: models.map((m) => at.get(`${d}\u0000${m}`) ?? null) }));
   const columns = [{ label: 'Day', value: (r) => r.day }, ...models.map((m, i) => ({ label: m || '(no model)', num: true, key: `cost_usd:${m}`, raw: (r) => r.cells[i], value: (r) => (r.cells[i] === null ? '' : cost(r.cells[i])) }))];
   return chart('Spend per day by model', {
     type: 'bar',
     data: { labels: days, datasets },
-    options: { scales: { x: { stacked: true }, y: { stacked: true, ticks: { callback: (v) => cost(v) } } }, plugins: { tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${cost(c.raw)}` } } } },
+    // Days are labelled level (as many as fit), the legend under the bars with small keys: rotated dates and eight
+    // models above them left the bars no room on a phone.
+    options: { scales: { x: { stacked: true, ticks: { maxRotation: 0, autoSkipPadding: 12 } }, y: { stacked: true, ticks: { callback: (v) => cost(v) } } }, plugins: { legend: { position: 'bottom', labels: { boxWidth: 10, boxHeight: 10, font: { size: 11 } } }, tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${cost(c.raw)}` } } } },
   }, table('Spend per day by model (US dollars)', columns, rows, { id: 'daily-table' }));
 }
 
