@@ -1,7 +1,7 @@
 // What `hermetic status` says in words: how long changes have waited, and the row issues a store's sessions have.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { lagText, rowIssuesText } from './status.js';
+import { lagText, rowIssuesText, sinkLagText } from './status.js';
 
 test('a lag reads in the two largest units a person needs', () => {
   assert.deepEqual([0, 42.4, 59.6, 60, 3599, 3600, 3659, 3660, 86399, 86400, 90000, 12 * 86400 + 3 * 3600 + 5].map(lagText),
@@ -12,4 +12,11 @@ test('a lag reads in the two largest units a person needs', () => {
 test('the row-issues line counts values, messages and sessions in the singular when there is one', () => {
   assert.equal(rowIssuesText({ entries: 1, messages: 1, sessions: 1 }), 'row issues: 1 value changed or left out, in 1 message of 1 session (hermetic query "SELECT * FROM row_issues")');
   assert.equal(rowIssuesText({ entries: 1200, messages: 3, sessions: 2 }), 'row issues: 1,200 values changed or left out, in 3 messages of 2 sessions (hermetic query "SELECT * FROM row_issues")');
+});
+
+test('a sink behind: its first copy first (not sent yet, or where it is), then the changes made since', () => {
+  const sink = { lag_rows: 0, lag_seconds: 0, snapshot: null } as unknown as Parameters<typeof sinkLagText>[0];
+  assert.equal(sinkLagText({ ...sink, lag_rows: 1, lag_seconds: 4.6 }), '1 change behind, 5 s');
+  assert.equal(sinkLagText({ ...sink, snapshot: { table: 'sessions', tables_done: 0, tables: 9, started: false }, lag_seconds: 60 }), 'first copy not sent yet (the whole dataset), 60 s');
+  assert.equal(sinkLagText({ ...sink, snapshot: { table: 'parts', tables_done: 2, tables: 9, started: true }, lag_rows: 3 }), 'first copy under way (at parts, 2 of 9 tables sent), then 3 changes made since');
 });

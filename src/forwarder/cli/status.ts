@@ -150,7 +150,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
     }
     for (const k of sinks) {
       console.log(`sink ${k.display}`);
-      const lag = k.lag_rows === 0 && !k.snapshot_pending ? 'up to date' : `${k.snapshot_pending ? 'first copy under way, ' : ''}${plural(k.lag_rows, 'change')} behind${k.lag_seconds > 0 ? `, ${Math.round(k.lag_seconds)} s` : ''}`;
+      const lag = k.lag_rows === 0 && !k.snapshot ? 'up to date' : sinkLagText(k);
       console.log(`  acked seq ${k.acked_seq}, ${lag}; ${plural(k.shipped_rows, 'row')} sent; last ack ${k.acked_at ?? 'never'}`);
       // A retry time passed is not a retry under way: only a backfill or forward that feeds the sink tries again.
       const retry = k.retry_at === null ? '' : Date.parse(k.retry_at) > Date.now() ? `; next retry after ${k.retry_at}` : '; tried again by the next backfill or forward that feeds it (--sink URL, or sinks: in the config file)';
@@ -161,6 +161,17 @@ export async function statusCommand(argv: string[]): Promise<number> {
   } finally {
     db?.close();
   }
+}
+
+/**
+ * How far a sink is behind: its first copy (not sent yet, or the table it is at), then the changes made since, and
+ * for how long it has not held everything.
+ */
+export function sinkLagText(k: SinkStatus): string {
+  const since = k.lag_seconds > 0 ? `, ${Math.round(k.lag_seconds)} s` : '';
+  if (!k.snapshot) return `${plural(k.lag_rows, 'change')} behind${since}`;
+  const copy = k.snapshot.started ? `first copy under way (at ${k.snapshot.table}, ${k.snapshot.tables_done} of ${k.snapshot.tables} tables sent)` : 'first copy not sent yet (the whole dataset)';
+  return `${copy}${k.lag_rows > 0 ? `, then ${plural(k.lag_rows, 'change')} made since` : ''}${since}`;
 }
 
 /** The store's row-issues line: the values changed or left out, and the messages and sessions they touch. */

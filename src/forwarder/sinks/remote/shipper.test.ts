@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { logHead, pendingEntries, removeSink, sinkRow, triggersOn } from './changelog.js';
+import { logHead, pendingEntries, registerSink, removeSink, sinkRow, triggersOn } from './changelog.js';
 import { Shipper } from './shipper.js';
 import { sinkStatus } from './status.js';
 import { readSqliteSinkFile, SqliteFileSink } from './sqlite-file.js';
@@ -224,6 +224,20 @@ test('status: a sink behind counts its changes and the seconds since it last hel
     const [behind] = sinkStatus(world.dataset, 1_800_000_100);
     assert.ok(behind!.lag_rows > 0);
     assert.equal(behind!.lag_seconds, 100, 'since it was last caught up');
+  } finally {
+    await world.cleanup();
+  }
+});
+
+test('status: a first copy never sent is not "under way", and one under way says the table it is at', async () => {
+  const world = createWorld();
+  try {
+    registerSink(world.dataset, { id: 'never', display: 'sqlite:///never.db' }, 1_800_000_000);
+    const [never] = sinkStatus(world.dataset, 1_800_000_060);
+    assert.deepEqual([never!.snapshot_pending, never!.snapshot, never!.lag_seconds], [true, { table: 'sessions', tables_done: 0, tables: 9, started: false }, 60]);
+    world.dataset.prepare("UPDATE remote_sinks SET snapshot = ? WHERE sink_id = 'never'").run(JSON.stringify({ table: 'parts', after: ['s', 'x', 'p'] }));
+    const [under] = sinkStatus(world.dataset, 1_800_000_060);
+    assert.deepEqual(under!.snapshot, { table: 'parts', tables_done: 2, tables: 9, started: true });
   } finally {
     await world.cleanup();
   }
