@@ -1,6 +1,7 @@
 // The forwarder's config file (decision 0035): `--config FILE`, else `config.yaml`, `config.yml` or `config.json` in the
-// Hermetic home when there is one. Checked with the same option schemas and did-you-mean refusals as the emulator's
-// config; flags add to it (`--sink` adds sinks, `--no-redact` turns redaction off for all). Today it holds `sinks:`.
+// Hermetic home when there is one (two of them are refused). Checked with the same option schemas and did-you-mean
+// refusals as the emulator's config; flags add to it (`--sink` adds sinks, `--no-redact` turns redaction off for all).
+// Today it holds `sinks:`.
 //
 //   sinks:
 //     - postgres://hermetic@db.internal/fleet        # a URL…
@@ -62,12 +63,17 @@ export interface ForwarderConfig {
 }
 
 /**
- * The config: `explicit` (--config, relative to cwd; it must exist), else the first of CONFIG_FILES in `home`, else
- * an empty one. Refusals say the file and the key path: `In config.yaml, sinks.1: Unknown sink option "rdact". Did you mean "redact"?`
+ * The config: `explicit` (--config, relative to cwd; it must exist), else the one of CONFIG_FILES in `home` (two of
+ * them are refused), else an empty one. Refusals say the file and the key path: `In config.yaml, sinks.1.rdact: Unknown sink option "rdact". Did you mean "redact"?`
  * @example loadForwarderConfig(undefined, '/home/u/.hermetic').sinks
  */
 export function loadForwarderConfig(explicit: string | undefined, home: string, cwd: string = process.cwd()): ForwarderConfig {
-  const name = explicit ?? CONFIG_FILES.find((f) => existsSync(join(home, f)));
+  const found = explicit === undefined ? CONFIG_FILES.filter((f) => existsSync(join(home, f))) : [];
+  // Two of them would leave one silently unread: which is meant is the user's to say.
+  if (found.length > 1) {
+    throw new HermeticError('HERMETIC_CONFIG_INVALID', `${home} holds ${found.join(' and ')}; keep one (or name it with --config FILE), so no setting is silently left unread.`);
+  }
+  const name = explicit ?? found[0];
   if (name === undefined) return { path: null, sinks: [] };
   const path = explicit === undefined ? join(home, name) : resolve(cwd, name);
   const value = readConfigFile(explicit ?? path, path);
