@@ -31,7 +31,8 @@ its lag). Local-only sessions never reach a sink.
 Redaction is ON by default for every sink that leaves the machine
 (postgres, otlp): text and JSON go through Hermes's secret redactor on the way
 out; --no-redact turns that off (the dataset itself is unchanged).
-Its config file: --config FILE, else the one config.yaml, .yml or .json in the home:
+Its config file: --config FILE, else config.yaml (or .yml, .json) in the home
+(two of them are refused):
     sinks:
       - postgres://hermetic@db.internal/fleet
       - { url: "sqlite:///mnt/backup/hermetic-copy.db" }
