@@ -2,7 +2,7 @@
 // line with its HERMETIC_* code and exit status (no dataset, a bad window, an unwritable --out, a busy folder, a
 // value that does not fit), losing nothing: what a failed export did not finish leaves the folder as it was.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
@@ -121,6 +121,34 @@ test('the command line refused (exit 2): no format, another format, no --out, a 
   });
   assert.equal((await hermetic('export', 'parquet', '--out', older, ...home)).code, 0, 'a whole export rewrites it');
   assert.equal(JSON.parse(readFileSync(join(older, 'manifest.json'), 'utf8')).dataset_version, DATASET_VERSION);
+});
+
+test('an --out that is the root, the dataset\'s own home, or another dataset\'s export is refused (exit 2), writing nothing', async () => {
+  const home = ['--home', rig.home];
+  assert.deepEqual(await hermetic('export', 'parquet', '--out', '/', ...home), {
+    code: 2, out: '', err: refused('--out / is the root of the file system; give the export a folder of its own (for example --out ./hermetic-export).', 'HERMETIC_EXPORT_INVALID'),
+  });
+  assert.deepEqual(await hermetic('export', 'parquet', '--out', rig.home, ...home), {
+    code: 2, out: '', err: refused(`--out ${rig.home} is the dataset's own home; give the export a folder of its own (for example --out ./hermetic-export).`, 'HERMETIC_EXPORT_INVALID'),
+  });
+  assert.ok(!existsSync(join(rig.home, 'sessions')) && !existsSync('/sessions'), 'nothing written');
+  // A folder holding another dataset's export: replacing it is the user's call, said by removing its manifest.
+  const out = join(tmp.dir, 'out-shared');
+  assert.equal((await hermetic('export', 'parquet', '--out', out, ...home)).code, 0);
+  const manifest = join(out, 'manifest.json');
+  const mine = readFileSync(manifest, 'utf8');
+  assert.equal(JSON.parse(mine).dataset, realpathSync(join(rig.home, 'hermetic.db')), 'the manifest names the dataset it came from');
+  assert.equal((await hermetic('export', 'parquet', '--out', out, '--since', '7d', ...home)).code, 0, 'the same dataset exports into it again');
+  const other = JSON.stringify({ ...JSON.parse(mine), dataset: '/elsewhere/.hermetic/hermetic.db' });
+  writeFileSync(manifest, other);
+  assert.deepEqual(await hermetic('export', 'parquet', '--out', out, ...home), {
+    code: 2, out: '', err: refused(`${out} holds an export of another dataset (/elsewhere/.hermetic/hermetic.db); choose another --out, or remove ${manifest} to replace that export with this one.`, 'HERMETIC_EXPORT_INVALID'),
+  });
+  assert.equal(readFileSync(manifest, 'utf8'), other, 'left as it was');
+  // A manifest from before it named its dataset is taken as this dataset's.
+  const { dataset: _, ...unnamed } = JSON.parse(mine) as Record<string, unknown>;
+  writeFileSync(manifest, JSON.stringify(unnamed));
+  assert.equal((await hermetic('export', 'parquet', '--out', out, ...home)).code, 0);
 });
 
 test('an --out that cannot be a folder: HERMETIC_EXPORT_OUT, exit 1', async () => {

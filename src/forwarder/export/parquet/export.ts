@@ -2,7 +2,8 @@
 // dataset in one read transaction (a consistent moment, even while a forwarder writes) and streams each table into
 // its files: the whole-table files rewritten, and, for messages and parts, the UTC days the window touches (and any
 // day whose file no longer matches the dataset) rewritten whole (days.ts). Then the manifest, from the files.
-import { join } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { dirname, join, parse, resolve } from 'node:path';
 import { HermeticError } from '../../../shared/errors.js';
 import type { Db } from '../../../shared/sqlite.js';
 import { DATASET_TABLES, type DatasetTable } from '../../dataset/columns.js';
@@ -47,6 +48,25 @@ export interface ExportSummary {
   totals: { rows: number; files: number; bytes: number };
 }
 
+/** A file's real path (links resolved), or the path as given when it cannot be resolved. */
+function realFile(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+/**
+ * Folders an export must not write into: the root of the file system, and the dataset's own home (its tables would sit
+ * beside hermetic.db). Anything else is the user's choice; an export only ever touches its own names there.
+ */
+function refuseOut(out: string, dataset: string): void {
+  const target = realFile(out);
+  if (target === parse(target).root) throw new HermeticError('HERMETIC_EXPORT_INVALID', `--out ${out} is the root of the file system; give the export a folder of its own (for example --out ./hermetic-export).`);
+  if (target === dirname(dataset)) throw new HermeticError('HERMETIC_EXPORT_INVALID', `--out ${out} is the dataset's own home; give the export a folder of its own (for example --out ./hermetic-export).`);
+}
+
 const iso = (seconds: number | null) => (seconds === null ? null : new Date(seconds * 1000).toISOString());
 
 /**
@@ -61,9 +81,14 @@ export function exportParquet(db: Db, request: ExportRequest): ExportSummary {
   }
   const windowed = request.since !== null || request.until !== null;
   const datasetVersion = db.pragma('user_version', { simple: true }) as number;
+  const dataset = realFile(db.name);
+  refuseOut(out, dataset);
   const release = lockOut(out);
   try {
     const previous = readManifest(out);
+    if (previous?.dataset !== undefined && previous.dataset !== dataset) {
+      throw new HermeticError('HERMETIC_EXPORT_INVALID', `${out} holds an export of another dataset (${previous.dataset}); choose another --out, or remove ${join(out, MANIFEST_FILE)} to replace that export with this one.`);
+    }
     if (windowed && previous && previous.dataset_version !== datasetVersion) {
       throw new HermeticError('HERMETIC_EXPORT_INVALID', `${out} was exported from dataset version ${previous.dataset_version} and this dataset is at version ${datasetVersion}, so its tables differ; export without --since/--until once to rewrite it whole.`);
     }
@@ -97,6 +122,7 @@ export function exportParquet(db: Db, request: ExportRequest): ExportSummary {
       format: MANIFEST_FORMAT,
       format_version: MANIFEST_FORMAT_VERSION,
       dataset_version: datasetVersion,
+      dataset,
       written_at: new Date(request.now).toISOString(),
       partitioning: { tables: [...PARTITIONED], key: 'day', rule: 'day=YYYY-MM-DD is the UTC day of created_at; an export rewrites, whole, every day its window touches and every day whose file no longer matches the dataset' },
       last_export: {

@@ -48,6 +48,8 @@ export interface Manifest {
   format: typeof MANIFEST_FORMAT;
   format_version: number;
   dataset_version: number;
+  /** The dataset file exported (its real path): another dataset's export is not replaced silently (export.ts). */
+  dataset?: string;
   written_at: string;
   /** Days are UTC days of created_at (the `day=` folders). */
   partitioning: { tables: string[]; key: 'day'; rule: string };
