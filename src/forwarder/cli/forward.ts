@@ -177,7 +177,8 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
     let ticking = false;
     const finish = () => {
       forwarder.close();
-      // A sink's batch under way is let finish (its cursor then moves), so nothing is sent twice for no reason.
+      // A sink's batch under way gets 2 s to finish (its cursor then moves, so nothing is sent twice for no reason),
+      // then is cut short and sent again next run: Ctrl-C never waits out a receiver's timeout (Shipper.close).
       void (shipper?.closeAll() ?? Promise.resolve()).finally(() => {
         say('forward: stopped');
         resolve(0);

@@ -118,7 +118,7 @@ test('a partial success is reported, not retried', async () => {
   assert.equal(receiver.requests.length, 4, 'nothing sent twice');
 });
 
-test('no receiver listening, or one that never answers, is retriable', async () => {
+test('no receiver listening, or one that never answers, is retriable; abort() cuts a request short', async () => {
   const closed = createServer();
   await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
   const port = (closed.address() as AddressInfo).port;
@@ -135,6 +135,15 @@ test('no receiver listening, or one that never answers, is retriable', async () 
     e = await failure(createOtlpSink(url, { env: {}, timeoutMs: 200 }).write(BATCH));
     assert.equal(e.retriable, true);
     assert.match(e.message, /did not answer within 200 ms/);
+    // A stopping process does not wait out the timeout: abort() cuts the request short, and the sink is usable after.
+    const sink = createOtlpSink(url, { env: {}, timeoutMs: 600_000 });
+    const writing = failure(sink.write(BATCH));
+    await new Promise((r) => setTimeout(r, 50));
+    sink.abort();
+    e = await writing;
+    assert.equal(e.retriable, true);
+    assert.equal(e.message, `The OTLP receiver at ${sink.display} was not waited for: hermetic is stopping; the batch will be sent again.`);
+    await sink.close();
   } finally {
     silent.closeAllConnections();
     await new Promise<void>((r) => silent.close(() => r()));

@@ -29,6 +29,8 @@ export class OtlpSink implements RemoteSink {
   /** What the last write sent (for `status` and tests). */
   lastWrite: OtlpWriteResult | null = null;
   private context: DatasetContext | null = null;
+  /** Aborted by abort(): the requests under way are cut short (a stopping process does not wait out a timeout). */
+  private stopping = new AbortController();
 
   constructor(
     private readonly settings: OtlpSettings,
@@ -67,7 +69,12 @@ export class OtlpSink implements RemoteSink {
     this.lastWrite = result;
   }
 
+  abort(): void {
+    this.stopping.abort();
+  }
+
   async close(): Promise<void> {
+    this.stopping = new AbortController();
     this.context?.close();
     this.context = null;
   }
@@ -75,7 +82,7 @@ export class OtlpSink implements RemoteSink {
   private async send(result: OtlpWriteResult, signal: 'traces' | 'metrics', body: Uint8Array): Promise<void> {
     const s = this.settings;
     const partial = await postExport({
-      signal, body, encoding: s.encoding, display: s.display, timeoutMs: s.timeoutMs, now: this.now,
+      signal, body, encoding: s.encoding, display: s.display, timeoutMs: s.timeoutMs, now: this.now, stop: this.stopping.signal,
       url: signal === 'traces' ? s.tracesUrl : s.metricsUrl,
       headers: signal === 'traces' ? s.tracesHeaders : s.metricsHeaders,
     });

@@ -15,6 +15,8 @@ export interface Export {
   display: string;
   timeoutMs: number;
   now: () => number;
+  /** Aborted when the process stops (OtlpSink.abort): the request is cut short, the batch sent again later. */
+  stop?: AbortSignal;
 }
 
 /** Retry-After as seconds or an HTTP date → milliseconds from now (null when absent or unreadable). */
@@ -54,11 +56,11 @@ export async function postExport(e: Export): Promise<OtlpPartialSuccess | null> 
       headers: { ...e.headers, 'content-type': e.encoding === 'json' ? 'application/json' : 'application/x-protobuf' },
       body: e.body as Uint8Array<ArrayBuffer>,
       redirect: 'manual',
-      signal: AbortSignal.timeout(e.timeoutMs),
+      signal: e.stop ? AbortSignal.any([AbortSignal.timeout(e.timeoutMs), e.stop]) : AbortSignal.timeout(e.timeoutMs),
     });
   } catch (cause) {
     const timedOut = (cause as Error)?.name === 'TimeoutError';
-    const why = timedOut ? `did not answer within ${e.timeoutMs} ms` : `could not be reached (${describe(cause)})`;
+    const why = e.stop?.aborted ? 'was not waited for: hermetic is stopping' : timedOut ? `did not answer within ${e.timeoutMs} ms` : `could not be reached (${describe(cause)})`;
     throw new SinkError('HERMETIC_SINK_OTLP_UNAVAILABLE', `The OTLP receiver at ${e.display} ${why}; the batch will be sent again.`, true, { cause });
   }
   const body = new Uint8Array(await response.arrayBuffer().catch(() => new ArrayBuffer(0)));

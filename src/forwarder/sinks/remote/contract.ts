@@ -75,6 +75,11 @@ export interface RemoteSink {
   appliedSeq(origin: Origin): Promise<number | null>;
   /** Applies one batch; resolves only when the destination holds it durably. Idempotent. Throws SinkError. */
   write(batch: DeltaBatch): Promise<void>;
+  /**
+   * Cuts short a write under way because the process is stopping (optional): the write then rejects soon, and its
+   * batch, never acknowledged, is sent again by a later run. Without it, a stopping process waits for the write.
+   */
+  abort?(): void;
   close(): Promise<void>;
 }
 

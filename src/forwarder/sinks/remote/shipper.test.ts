@@ -242,3 +242,60 @@ test('status: a first copy never sent is not "under way", and one under way says
     await world.cleanup();
   }
 });
+
+/** A file sink whose writes wait at a gate; with `abortable`, abort() makes the write under way reject. */
+function gatedSink(path: string, abortable: boolean) {
+  const state = { started: 0, release: () => {}, abort: (_e: Error) => {} };
+  const sink = new (class extends SqliteFileSink {
+    override async write(batch: Parameters<SqliteFileSink['write']>[0]): Promise<void> {
+      state.started++;
+      await new Promise<void>((resolve, reject) => { state.release = resolve; state.abort = reject; });
+      return super.write(batch);
+    }
+  })(path);
+  if (abortable) Object.assign(sink, { abort: () => state.abort(new Error('aborted by close')) });
+  return { sink, state };
+}
+
+test('close: a pass ends after the batch under way (the rest goes next run), and that batch is acknowledged', async () => {
+  const world = createWorld();
+  try {
+    const { sink, state } = gatedSink(join(world.dir, 'gated.db'), false);
+    const results: string[] = [];
+    const shipper = new Shipper({ db: world.dataset, sinks: [sink], origin: world.origin, limits: { rows: 2 }, onShipped: (r) => results.push(`${r.state} ${r.batches}`) });
+    shipper.kick();
+    await waitFor(() => state.started === 1);
+    const closed = shipper.close(60_000);
+    state.release();
+    await closed;
+    assert.deepEqual(results, ['behind 1'], 'one batch sent, then the pass ended');
+    const row = sinkRow(world.dataset, sink.id)!;
+    assert.deepEqual([row.failures, row.last_error, row.shipped_rows], [0, null, 2]);
+    assert.notEqual(row.snapshot, null, 'the first copy goes on next run');
+  } finally {
+    await world.cleanup();
+  }
+});
+
+test('close: a write that outlasts the grace is cut short (RemoteSink.abort); not a failure, nothing acknowledged', async () => {
+  const world = createWorld();
+  try {
+    const { sink, state } = gatedSink(join(world.dir, 'stuck.db'), true);
+    const results: string[] = [];
+    const said: string[] = [];
+    const shipper = new Shipper({ db: world.dataset, sinks: [sink], origin: world.origin, say: (l) => said.push(l), onShipped: (r) => results.push(`${r.state} ${r.batches}`) });
+    const before = sinkRow(world.dataset, sink.id);
+    shipper.kick();
+    await waitFor(() => state.started === 1);
+    await shipper.close(10);
+    assert.deepEqual(results, ['behind 0']);
+    assert.deepEqual(said, [], 'no failure said');
+    const row = sinkRow(world.dataset, sink.id)!;
+    assert.deepEqual([row.failures, row.last_error, row.shipped_rows, row.acked_seq], [0, null, 0, before?.acked_seq ?? row.acked_seq]);
+    assert.deepEqual(JSON.parse(row.snapshot!), { table: 'sessions', after: null }, 'the cursor did not move');
+    shipper.kick();
+    assert.equal(state.started, 1, 'a closed shipper starts no pass');
+  } finally {
+    await world.cleanup();
+  }
+});

@@ -53,6 +53,8 @@ export interface ShipResult {
 interface SinkState {
   sink: RemoteSink;
   opened: boolean;
+  /** Its write under way was cut short by close(): what that write throws is not the sink's failure. */
+  cut: boolean;
   applied: number | null;
   /** Set by a fatal error: this sink is not tried again in this process. */
   stopped: SinkError | null;
@@ -61,6 +63,12 @@ interface SinkState {
 }
 
 const DEFAULT_BACKOFF = { baseMs: 1000, maxMs: 5 * 60_000 };
+
+/**
+ * How long close() lets a batch under way finish (its cursor then moves, so nothing is sent twice for no reason)
+ * before cutting it short: Ctrl-C never waits out a receiver's 10 s timeout.
+ */
+export const CLOSE_GRACE_MS = 2000;
 
 /** Any failure as a SinkError: one that is not is a bug in the sink, so it stops that sink (never the others). */
 function asSinkError(e: unknown): SinkError {
@@ -91,6 +99,8 @@ export class Shipper {
   readonly #backoff: { baseMs: number; maxMs: number };
   readonly #options: ShipperOptions;
   readonly #ack;
+  /** Set by close(): passes end after their current batch. */
+  #closing = false;
 
   /**
    * @example const s = new Shipper({ db: openDataset(home), sinks: [sink], origin }); await s.shipAll(); await s.close();
@@ -109,7 +119,7 @@ export class Shipper {
       if (ids.has(s.id)) throw new SinkError('HERMETIC_SINK_DUPLICATE', `the sink ${s.display} is given twice`, false);
       ids.add(s.id);
     }
-    this.#states = options.sinks.map((sink) => ({ sink, opened: false, applied: null, stopped: null, retryAtMs: 0, running: null }));
+    this.#states = options.sinks.map((sink) => ({ sink, opened: false, cut: false, applied: null, stopped: null, retryAtMs: 0, running: null }));
     this.#ack = options.db.transaction((from: SinkRow, after: CursorAfter, rows: number, caughtUp: boolean, nowS: number): boolean => {
       // Moved only from where it was read: another process that moved it meanwhile (two forwarders on one home) wins.
       const moved = this.#db.prepare(`UPDATE ${REMOTE_SINKS.name} SET acked_seq = ?, snapshot = ?, acked_at = ?, caught_up_at = CASE WHEN ? THEN ? ELSE caught_up_at END,
@@ -134,6 +144,7 @@ export class Shipper {
    * (`hermetic forward` calls it after each tick: a slow sink's pass simply goes on).
    */
   kick(): void {
+    if (this.#closing) return;
     for (const s of this.#states) if (!s.running) void this.#start(s);
   }
 
@@ -191,11 +202,14 @@ export class Shipper {
           local(() => this.#touchCaughtUp(row));
           return back(this.#result(s, 'caught-up', counts));
         }
-        if (counts.batches + counts.skipped >= max) return back(this.#result(s, 'behind', counts));
+        // A stopping process ends the pass between batches: what is left goes on the next run.
+        if (this.#closing || counts.batches + counts.skipped >= max) return back(this.#result(s, 'behind', counts));
         await this.#deliver(s, row, next, counts);
         if (next.caughtUp) return back(this.#result(s, 'caught-up', counts));
       }
     } catch (e) {
+      // Cut short by close(): not the sink's failure; the batch was never acknowledged and goes again next run.
+      if (s.cut) return this.#result(s, 'behind', counts);
       return this.#failed(s, asSinkError(e), counts);
     }
   }
@@ -253,8 +267,26 @@ export class Shipper {
     return this.#result(s, state, counts, error);
   }
 
-  /** Waits for passes under way, then closes every sink. */
-  async close(): Promise<void> {
+  /**
+   * Ends the passes under way after their current batch, waits `graceMs` for that batch, then cuts short the writes
+   * still going (sinks that can: RemoteSink.abort), and closes every sink.
+   */
+  async close(graceMs = CLOSE_GRACE_MS): Promise<void> {
+    this.#closing = true;
+    let timer: NodeJS.Timeout | undefined;
+    const late = await Promise.race([
+      this.idle().then(() => false),
+      new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(true), graceMs); }),
+    ]);
+    clearTimeout(timer);
+    if (late) {
+      for (const s of this.#states) {
+        if (s.running && s.sink.abort) {
+          s.cut = true;
+          s.sink.abort();
+        }
+      }
+    }
     await this.idle();
     for (const s of this.#states) {
       if (s.opened) {
