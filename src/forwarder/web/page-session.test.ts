@@ -60,6 +60,20 @@ describe('the dashboard in Chromium: sessions, keyboard, themes, sizes', () => {
     await v.done();
   });
 
+  it('a session with messages compacted away gives one account of them: the facts and the pager agree with the transcript', async () => {
+    const s = h.app.db.prepare(`SELECT s.store, s.session_id AS id, s.live_messages AS live, COUNT(*) AS total, SUM(m.compacted) AS compacted
+      FROM sessions s JOIN messages m ON m.store = s.store AND m.session_id = s.session_id
+      GROUP BY s.store, s.session_id HAVING SUM(m.compacted) > 0 ORDER BY COUNT(*) DESC LIMIT 1`).get() as { store: string; id: string; live: number; total: number; compacted: number };
+    assert.ok(s, 'the generated history has a session with messages compacted away');
+    assert.equal(s.live + s.compacted, s.total);
+    const v = await visit(`/session?id=${encodeURIComponent(s.id)}&store=${encodeURIComponent(s.store)}&page_size=5`);
+    const facts = await v.page.$$eval('.facts dt', (els) => els.map((e) => [e.textContent, e.nextElementSibling?.textContent]));
+    const n = (x: number) => x.toLocaleString('en-US');
+    assert.deepEqual(facts.find(([k]) => k === 'Messages'), ['Messages', `${n(s.live)} live, and ${n(s.compacted)} compacted away (kept in the transcript, marked)`]);
+    assert.equal(await v.page.textContent('.pager [aria-current="page"] >> nth=0'), `Page 1 of ${n(Math.ceil(s.total / 5))} (${n(s.total)} messages, ${n(s.compacted)} of them compacted away)`);
+    await v.done();
+  });
+
   it('a session page opened directly shows its times in the ledger\'s zone, as one reached from the overview does', async () => {
     const { session_id: id, store } = h.app.db.prepare('SELECT session_id, store FROM sessions ORDER BY started_at LIMIT 1').get() as { session_id: string; store: string };
     const first = h.app.db.prepare('SELECT created_at FROM messages WHERE session_id = ? AND store = ? ORDER BY seq LIMIT 1').pluck().get(id, store) as number;

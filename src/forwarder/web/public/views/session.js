@@ -47,12 +47,20 @@ function sessionLink(state, s, label) {
   return h('a', { href: href({ ...state, view: 'session', id: s.session_id, store: s.store ?? state.store ?? null, page: 1, pageSize: null }), dataset: { nav: '' } }, label ?? (s.title || s.session_id));
 }
 
+/**
+ * The transcript shows the live messages and those compacted away (marked): one count of each, the same in the facts
+ * and the pager, so the page never gives two unexplained message counts.
+ */
+function compactedAway(s, t) {
+  return Math.max(0, t.total - (s.live_messages ?? t.total));
+}
+
 function pager(state, t) {
   if (t.pages <= 1) return null;
   const to = (p) => href({ ...state, page: p });
   return h('nav', { class: 'pager', 'aria-label': 'Transcript pages' },
     t.page > 1 ? h('a', { href: to(t.page - 1), dataset: { nav: '' }, rel: 'prev' }, '← Earlier') : h('span', { class: 'muted' }, '← Earlier'),
-    h('span', { 'aria-current': 'page' }, `Page ${t.page} of ${t.pages} (${count(t.total)} messages)`),
+    h('span', { 'aria-current': 'page' }, `Page ${t.page} of ${t.pages} (${count(t.total)} messages${t.compacted > 0 ? `, ${count(t.compacted)} of them compacted away` : ''})`),
     t.page < t.pages ? h('a', { href: to(t.page + 1), dataset: { nav: '' }, rel: 'next' }, 'Later →') : h('span', { class: 'muted' }, 'Later →'));
 }
 
@@ -64,10 +72,11 @@ export async function session(state) {
   if (state.pageSize) q.set('page_size', state.pageSize);
   const v = await get('/api/session', q);
   const s = v.session;
+  const compacted = compactedAway(s, v.transcript);
   const facts = [
     ['Model', s.model], ['Provider', s.provider], ['Profile', s.profile], ['Source', s.source],
     ['Started', time(s.started_at)], ['Ended', s.ended_at === null ? 'open' : `${time(s.ended_at)}${s.end_reason ? ` (${s.end_reason})` : ''}`],
-    ['Project', s.git_repo_root ?? s.cwd], ['Messages', count(s.live_messages)],
+    ['Project', s.git_repo_root ?? s.cwd], ['Messages', `${count(s.live_messages)}${compacted > 0 ? ` live, and ${count(compacted)} compacted away (kept in the transcript, marked)` : ''}`],
   ];
   const usageRows = v.usage.rows;
   return [
@@ -93,8 +102,8 @@ export async function session(state) {
     v.model_changes.length ? h('section', { 'aria-labelledby': 'models' }, h('h2', { id: 'models' }, 'Model changes'),
       h('ul', {}, v.model_changes.map((c) => h('li', {}, `#${c.seq} ${time(c.created_at)}: ${c.from} → ${c.to}`)))) : null,
     h('section', { 'aria-labelledby': 'transcript' }, h('h2', { id: 'transcript' }, 'Transcript'),
-      pager(state, v.transcript),
+      pager(state, { ...v.transcript, compacted }),
       h('ol', { class: 'transcript', start: String(v.transcript.messages[0]?.seq ?? 0) }, v.transcript.messages.map(messageNode)),
-      pager(state, v.transcript)),
+      pager(state, { ...v.transcript, compacted })),
   ];
 }
