@@ -197,7 +197,7 @@ describe('the dashboard in Chromium: sessions, keyboard, themes, sizes', () => {
       await page.keyboard.press('Tab');
       seen.push(await focused());
     }
-    assert.deepEqual(seen.slice(0, 12), ['Hermetic usage', 'Overview', 'Tools', 'Dark theme', 'today', '7d', '30d', 'month', 'all', 'custom', 'model', 'provider']);
+    assert.deepEqual(seen.slice(0, 12), ['Hermetic usage', 'Overview', 'Tools', 'Dark theme', 'today', 'week', '7d', '30d', 'month', 'all', 'custom', 'model']);
     // Back to "7 d" and press Enter: the period changes.
     await page.focus('button[data-period="7d"]');
     await page.keyboard.press('Enter');
@@ -275,7 +275,7 @@ describe('the dashboard in Chromium: sessions, keyboard, themes, sizes', () => {
     // A window that cannot be: said, with the controls drawn for it (no stale window line), so it can be mended there.
     const bad = await visit('/?period=custom&since=2999-01-01');
     assert.match((await bad.page.textContent('[role="alert"]'))!, /"since" 2999-01-01 is after now: nothing can have been recorded yet\./);
-    assert.equal(await bad.page.$$eval('button[data-period]', (els) => els.length), 6);
+    assert.equal(await bad.page.$$eval('button[data-period]', (els) => els.length), 7);
     assert.equal(await bad.page.$eval('input[name="since"]', (e) => (e as HTMLInputElement).value), '2999-01-01');
     assert.equal((await bad.page.textContent('.window'))!.trim(), '');
     await bad.page.click('button[data-period="30d"]');

@@ -1,5 +1,5 @@
 // The dashboard's query string → a report request, read the way `hermetic report` reads its flags: `period` is one of
-// the picker's (today, 7d, 30d, month, all) or custom `since`/`until` (the report's own grammar: 2026-07-01, 7d, an
+// the picker's (today, week, 7d, 30d, month, all) or custom `since`/`until` (the report's own grammar: 2026-07-01, 7d, an
 // ISO time); each filter column may repeat (`model=a&model=b`). `?period=7d&model=x` asks exactly what
 // `hermetic report --since 7d --filter model=x --json` asks. Unknown parameters are refused, never ignored.
 import { HermeticError, isHermeticError } from '../../shared/errors.js';
@@ -7,7 +7,7 @@ import { suggest } from '../../shared/options.js';
 import type { Zone } from '../ledger/zone.js';
 import { FILTERS, resolveWindow, type ReportFilter, type ReportRequest } from '../report/index.js';
 
-export const WEB_PERIODS = ['today', '7d', '30d', 'month', 'all'] as const;
+export const WEB_PERIODS = ['today', 'week', '7d', '30d', 'month', 'all'] as const;
 const WINDOW_PARAMS = ['period', 'since', 'until'] as const;
 /** Parameters every usage endpoint takes: the window and the filter. */
 export const USAGE_PARAMS: readonly string[] = [...WINDOW_PARAMS, ...FILTERS];

@@ -41,6 +41,7 @@ describe('usage endpoints equal usageReport', () => {
   const cases: { query: string; period: string; custom?: { since?: string; until?: string }; filter?: ReportRequest['filter'] }[] = [
     { query: '', period: '30d' },
     { query: 'period=today', period: 'today' },
+    { query: 'period=week', period: 'week' },
     { query: 'period=7d', period: '7d' },
     { query: 'period=month', period: 'month' },
     { query: 'period=all', period: 'all' },
@@ -259,7 +260,7 @@ describe('refusals', () => {
   };
   it('bad input: 400 with HERMETIC_WEB_INVALID or HERMETIC_REPORT_INVALID and a sentence', async () => {
     await refused('/api/overview?perod=7d', 400, 'HERMETIC_WEB_INVALID', '"perod" is not a parameter of this endpoint; did you mean "period"?');
-    await refused('/api/overview?period=fortnight', 400, 'HERMETIC_WEB_INVALID', '"period" must be one of today, 7d, 30d, month, all or custom; got "fortnight".');
+    await refused('/api/overview?period=fortnight', 400, 'HERMETIC_WEB_INVALID', '"period" must be one of today, week, 7d, 30d, month, all or custom; got "fortnight".');
     await refused('/api/overview?period=7d&since=2026-07-01', 400, 'HERMETIC_WEB_INVALID', '"period" sets the window; give it, or since/until (with period=custom), not both.');
     await refused('/api/overview?period=custom&since=last+week', 400, 'HERMETIC_WEB_INVALID', '"since" must be a duration such as 7d, 4w or 12h, or an ISO date such as 2026-07-01 (or 2026-07-01T09:00); got "last week".');
     await refused('/api/overview?period=custom&since=2026-07-10&until=2026-07-01', 400, 'HERMETIC_WEB_INVALID', 'The window starts after it ends (since 2026-07-10, until 2026-07-01); swap them.');

@@ -1,7 +1,7 @@
 // The page's state lives in its URL (shareable; the back button works): the view is the path, the period and the
 // filters are the query, in the same words as the API's (?period=7d&model=a&model=b, /session?id=…&page=2).
 export const FILTERS = ['model', 'provider', 'profile', 'source', 'project', 'task'];
-export const PERIODS = [['today', 'Today'], ['7d', '7 d'], ['30d', '30 d'], ['month', 'Month'], ['all', 'All'], ['custom', 'Custom']];
+export const PERIODS = [['today', 'Today'], ['week', 'Week'], ['7d', '7 d'], ['30d', '30 d'], ['month', 'Month'], ['all', 'All'], ['custom', 'Custom']];
 
 export function read(location = window.location) {
   const q = new URLSearchParams(location.search);
