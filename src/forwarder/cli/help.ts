@@ -379,6 +379,8 @@ Options:
                    (checked once at start; read-only transactions; days are
                    each machine's own, periods are read in $HERMETIC_TZ or
                    this machine's zone)
+  --utc            days, midnights and times in UTC, not the ledger's zone (as
+                   "hermetic report --utc")
   --open           open the dashboard in the desktop's browser
   -h, --help       show this help
 

@@ -17,7 +17,7 @@ import { localMachine, openForReport } from './report.js';
 /** The flags web parses (its help page documents each: help.test.ts). */
 export const FLAGS = {
   home: COMMON_FLAGS.home, help: COMMON_FLAGS.help,
-  port: { type: 'string' }, host: { type: 'string' }, open: { type: 'boolean' }, from: { type: 'string' },
+  port: { type: 'string' }, host: { type: 'string' }, open: { type: 'boolean' }, from: { type: 'string' }, utc: { type: 'boolean' },
 } as const;
 
 export interface WebIo {
@@ -70,7 +70,7 @@ async function web(argv: string[], io: WebIo, stop: StopRequest | null): Promise
   }
   let server: WebServer;
   try {
-    server = await startWebServer({ source, host, port, now: io.now, onError: (e) => console.error('hermetic web: unexpected failure (a bug):', e) });
+    server = await startWebServer({ source, host, port, now: io.now, utc: values.utc === true, onError: (e) => console.error('hermetic web: unexpected failure (a bug):', e) });
   } catch (e) {
     await source.close();
     throw e;

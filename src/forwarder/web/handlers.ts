@@ -2,6 +2,7 @@
 // returns the JSON to send. No SQL and no HTTP here; the server turns a thrown HermeticError into its status.
 import { HermeticError } from '../../shared/errors.js';
 import { FILTERS, type ReportRequest, type UsageReport } from '../report/index.js';
+import { Zone } from '../ledger/zone.js';
 import type { UsageSource } from './data/source.js';
 import { single, usageRequest, wholeParam } from './request.js';
 import type { ApiName } from './routes.js';
@@ -13,6 +14,8 @@ export interface HandlerContext {
   source: UsageSource;
   /** Epoch seconds: the end of every period (injected by tests). */
   now(): number;
+  /** Days and midnights in UTC, not the ledger's zone (`hermetic web --utc`). */
+  utc?: boolean;
 }
 
 type Handler = (query: URLSearchParams, ctx: HandlerContext) => Promise<unknown>;
@@ -23,7 +26,10 @@ export function cacheHitRate(totals: UsageReport['totals']): number | null {
   return prompt > 0 ? (totals.cache_read_tokens ?? 0) / prompt : null;
 }
 
-const usage = (query: URLSearchParams, ctx: HandlerContext): ReportRequest => usageRequest(query, ctx.now(), ctx.source.zone());
+/** The zone of the page's days, midnights and times: the ledger's, or UTC with --utc. */
+const zoneOf = (ctx: HandlerContext) => (ctx.utc ? new Zone('UTC') : ctx.source.zone());
+
+const usage = (query: URLSearchParams, ctx: HandlerContext): ReportRequest => ({ ...usageRequest(query, ctx.now(), zoneOf(ctx)), ...(ctx.utc ? { utc: true } : {}) });
 
 function grouping(query: URLSearchParams): { by: string[]; top?: number } {
   const top = query.has('top') ? wholeParam(query, 'top', 10, 1, 1000) : undefined;
@@ -58,7 +64,7 @@ export const HANDLERS: Record<ApiName, Handler> = {
     // What the report by each column would list (its 200 costliest values), read without the report's sums.
     const lists = await Promise.all(columns.map((column) => ctx.source.values({ since, until }, column, 200)));
     const values = Object.fromEntries(columns.map((column, i) => [column, lists[i]!]));
-    const zone = ctx.source.zone();
+    const zone = zoneOf(ctx);
     return { zone: zone.name, now: zone.iso(ctx.now()), fleet: ctx.source.fleet, period: { since: since === null || since === undefined ? null : zone.iso(since), until: until === null || until === undefined ? null : zone.iso(until) }, values };
   },
   async session(query, ctx) {

@@ -13,7 +13,7 @@ import { tempDir } from '../../state-db/testing/fixtures.js';
 import { reportCommand } from '../cli/report.js';
 import { Zone } from '../ledger/zone.js';
 import { resolveWindow, rowIssuesIn, usageReport, type ReportRequest, type ReportRow, type UsageReport } from '../report/index.js';
-import { CSP } from './server.js';
+import { CSP, startWebServer } from './server.js';
 import { ATTRIBUTES_SESSION, PLAIN_SESSION, attributesStore, dashboardRig, type DashboardRig } from './testing.js';
 import { sqliteSource } from './data/sqlite.js';
 
@@ -122,6 +122,29 @@ describe('usage endpoints equal usageReport', () => {
     for (const column of ['source', 'project', 'model'] as const) {
       const top = usageReport(app.db, { by: [column], top: 3 }).rows.filter((r) => r.other_rows === undefined).map((r) => r[column]);
       assert.deepEqual(await source.values({}, column, 3), top, column);
+    }
+  });
+});
+
+describe('hermetic web --utc', () => {
+  it('days, midnights and the zone the page shows are UTC, as `hermetic report --utc` gives them', async () => {
+    const served = new Database(join(app.home, 'hermetic.db'), { readonly: true });
+    const server = await startWebServer({ source: sqliteSource(served), port: 0, now: () => app.now * 1000, utc: true });
+    try {
+      const get = async (path: string) => (await fetch(new URL(path, server.url))).json() as Promise<any>;
+      const utc = new Zone('UTC');
+      for (const period of ['7d', 'month'] as const) {
+        const w = resolveWindow(period === '7d' ? { since: '7d' } : { period }, app.now, utc);
+        const request: ReportRequest = { since: w.since, until: w.until, utc: true };
+        assert.deepEqual(await get(`/api/daily?period=${period}`), usageReport(app.db, { ...request, by: ['day', 'model'] }), period);
+        const options = await get(`/api/options?period=${period}`);
+        assert.deepEqual([options.zone, options.period], ['UTC', usageReport(app.db, request).period]);
+      }
+      // The ledger's own zone gives other days' midnights: the two really differ.
+      assert.notDeepEqual((await get('/api/options?period=7d')).period, (await api('/api/options?period=7d')).body.period);
+    } finally {
+      await server.close();
+      served.close();
     }
   });
 });

@@ -27,6 +27,8 @@ export interface WebServerOptions {
   port?: number;
   /** Epoch milliseconds (injected by tests: every period ends "now"). */
   now?: () => number;
+  /** Days, midnights and times in UTC instead of the ledger's zone (`hermetic web --utc`, as `report --utc`). */
+  utc?: boolean;
   /** Called with each unexpected failure (a bug); the browser gets only its code and sentence. */
   onError?: (e: unknown) => void;
 }
@@ -73,7 +75,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       const route = routes.get(url.pathname);
       if (route) {
         checkParams(url.searchParams, route.params);
-        const body = await HANDLERS[route.name](url.searchParams, { source: options.source, now: () => now() / 1000 });
+        const body = await HANDLERS[route.name](url.searchParams, { source: options.source, now: () => now() / 1000, utc: options.utc === true });
         return send(res, 200, 'application/json; charset=utf-8', JSON.stringify(body));
       }
       if ((PAGE_PATHS as readonly string[]).includes(url.pathname)) return send(res, 200, 'text/html; charset=utf-8', index);
