@@ -1,15 +1,16 @@
 // The front door of both transports: which namespace a request is for (x-hermetic-namespace header or /ns/<name>
 // prefix; a bad name is a 400), then that namespace's pipeline (namespaces/namespace.ts: journal → faults → app.ts).
-// A namespace is created by its first request, with exceptions answered here that create nothing (decision 0028): a
-// request refused for its credentials (the API key of the route, or the admin key) to a namespace not used yet, a
-// request to a route that refuses every request (decision 0049), and a new namespace past the cap when no idle one can
-// be evicted (503 HERMETIC_NAMESPACE_LIMIT).
+// A namespace is created by its first request that reaches its state, with exceptions answered here that create
+// nothing (decision 0028): a request refused for its credentials (the API key of the route, or the admin key) to a
+// namespace not used yet, a request to a route that refuses every request (decision 0049), a request that reaches no
+// state (a health check, an unrouted path, a refused Origin: answered by a namespace made for it alone), and a new
+// namespace past the cap when no idle one can be evicted (503 HERMETIC_NAMESPACE_LIMIT).
 import { HermeticError, isHermeticError } from '../shared/errors.js';
 import { ADMIN_PREFIX } from './admin/routes.js';
 import { refuseAdminKey, renderAdminError } from './admin/index.js';
 import { contentEncoding } from './api/body.js';
 import { codingOf, ZSTD_REFUSAL } from './api/content-encoding.js';
-import { refuseFresh } from './api/index.js';
+import { reachesState, refuseFresh } from './api/index.js';
 import { finish } from './app.js';
 import { handleConsole, isConsolePath } from './console/serve.js';
 import type { GatewaySettings } from './gateway.js';
@@ -37,6 +38,12 @@ export function createFrontDoor(namespaces: Namespaces, options: ParsedEmulatorO
   /** The answer a namespace not created yet would give without running anything, when it can only refuse. */
   const refusal = (req: HttpRequest): HttpResponse | Promise<HttpResponse> | null =>
     req.path === ADMIN_PREFIX || req.path.startsWith(`${ADMIN_PREFIX}/`) ? refuseAdminKey(req, options.adminKey) : refuseFresh(req, fresh);
+
+  /** Whether a request to a namespace not used yet creates it (every control route does, but the open health check). */
+  const claimsNamespace = (req: HttpRequest): boolean => {
+    if (req.path === ADMIN_PREFIX || req.path.startsWith(`${ADMIN_PREFIX}/`)) return !(req.method === 'GET' && req.path.split('?')[0] === `${ADMIN_PREFIX}/health`);
+    return reachesState(req, fresh);
+  };
 
   /** Tells the onRequest listener (`hermetic serve`'s log line) of an answer no namespace journaled. */
   const told = (name: string, req: HttpRequest, response: HttpResponse, started: number): HttpResponse => {
@@ -71,6 +78,13 @@ export function createFrontDoor(namespaces: Namespaces, options: ParsedEmulatorO
     const started = performance.now();
     const refused = refusal(routed);
     if (refused) return Promise.resolve(refused).then((answer) => told(name, routed, finish(answer, freshClock), started));
+    // A request that reaches no state (a health check, an unrouted path, a refused Origin) is answered as a new
+    // namespace would answer it, by one made for that answer alone: anyone who can reach the port cannot fill the
+    // namespace table with names, nor push out another test's namespace, without a key.
+    if (!claimsNamespace(routed)) {
+      const once = namespaces.transient(name);
+      return once.handle(routed).finally(() => once.close());
+    }
     let ns;
     try {
       ns = namespaces.get(name);

@@ -128,6 +128,16 @@ function withCors({ response, raised }: Outcome, cors: Array<[string, string]> |
   return response;
 }
 
+/**
+ * Whether a request reaches a handler of a namespace's state (runs, sessions, capabilities): only such a request
+ * creates a namespace (front-door.ts). The health check, an unrouted path, a refused Origin, a preflight or a body
+ * refused by its declared length are answered the same by any new namespace, and create none.
+ */
+export function reachesState(req: HttpRequest, gateway: GatewaySettings): boolean {
+  const at = gate(req, gateway);
+  return at.kind === 'route' && at.route.auth !== 'none';
+}
+
 export async function handleApi(req: HttpRequest, deps: ApiDeps): Promise<HttpResponse> {
   const at = gate(req, deps.gateway);
   if (at.kind === 'answered') return at.response;

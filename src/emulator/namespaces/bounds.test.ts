@@ -73,6 +73,51 @@ test('stores open on a namespace\'s first write; a reset and an eviction close t
   }
 });
 
+test('requests that reach no state create no namespace: nobody without a key can push another test\'s namespace out', async () => {
+  const options = parseEmulatorOptions({ apiKey: KEY, adminKey: ADMIN, maxNamespaces: 2, corsOrigins: ['http://ok.test'], time: 1_800_000_000, frozen: true });
+  const namespaces = new Namespaces({
+    options,
+    lock: realLockWait(1000),
+    openStore: () => openRunTable(':memory:', { kind: 'fast', lock: realLockWait(1000), onBackgroundError: () => {} }),
+    onInternalError: (e) => assert.fail(String(e)),
+  });
+  const front = createFrontDoor(namespaces, options);
+  try {
+    const auth = { Authorization: `Bearer ${KEY}` };
+    const submitted = await front(request('POST', '/ns/victim/v1/runs', auth, '{"input":"x"}'));
+    assert.equal(submitted.status, 202);
+    // Completed: the victim is idle, so a new namespace at the cap would evict it.
+    const run = JSON.parse(String(submitted.body)).run_id as string;
+    assert.equal((await front(request('POST', `/ns/victim/__admin/runs/${run}/complete`, { 'x-hermetic-admin-key': ADMIN }, '{"output":"ok"}'))).status, 200);
+    assert.equal((await front(request('POST', '/ns/victim/__admin/checkpoints', { 'x-hermetic-admin-key': ADMIN }, '{}'))).status, 200);
+    // Each answered as a new namespace answers it: the same status and body as in the namespace that exists.
+    const probes: [string, string, Record<string, string>, number][] = [
+      ['GET', '/health', {}, 200],
+      ['GET', '/v1/health', {}, 200],
+      ['GET', '/nonexistent', {}, 404],
+      ['POST', '/v1/runs', { origin: 'http://evil.test' }, 403],
+      ['OPTIONS', '/v1/runs', { origin: 'http://ok.test', 'access-control-request-method': 'POST' }, 200],
+      ['GET', '/__admin/health', {}, 200],
+    ];
+    for (const [i, [method, path, headers, status]] of probes.entries()) {
+      const fresh = await front(request(method, `/ns/anon${i}${path}`, headers));
+      const known = await front(request(method, `/ns/victim${path}`, headers));
+      assert.equal(fresh.status, status, `${method} ${path}`);
+      const body = (r: typeof fresh) => String(r.body ?? '').replaceAll('anon' + i, 'victim');
+      assert.equal(body(fresh), body(known), `${method} ${path}: the same answer`);
+    }
+    assert.deepEqual(namespaces.list().map((ns) => ns.name), ['default', 'victim']);
+    assert.equal(namespaces.evicted, 0);
+    const checkpoints = await front(request('GET', '/ns/victim/__admin/checkpoints', { 'x-hermetic-admin-key': ADMIN }));
+    assert.equal(JSON.parse(String(checkpoints.body)).checkpoints.length, 1, 'the victim kept its checkpoint');
+    // A request that reaches state with its key still creates one, and at the cap evicts the idle one.
+    assert.equal((await front(request('GET', '/ns/keyed/v1/runs/run_x', auth))).status, 404);
+    assert.deepEqual([namespaces.list().map((ns) => ns.name), namespaces.evicted], [['default', 'keyed'], 1]);
+  } finally {
+    namespaces.close();
+  }
+});
+
 /** V8's collector, for measuring what is retained rather than what is waiting to be collected. */
 function collector(): () => void {
   setFlagsFromString('--expose-gc');

@@ -49,6 +49,14 @@ export class Namespaces implements ControlledNamespaces {
     return ns;
   }
 
+  /**
+   * A namespace made for one answer and dropped after it (front-door.ts: a request that reaches no state): never held,
+   * listed, counted against the cap, or evicted. The caller closes it.
+   */
+  transient(name: string): Namespace {
+    return new Namespace(name, this.#shared);
+  }
+
   /** Closes and forgets the idle namespace used least recently (one scan: eviction is rare, a use costs a stamp). */
   #evictOne(): void {
     let idlest: Namespace | null = null;
