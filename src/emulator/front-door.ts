@@ -1,13 +1,15 @@
 // The front door of both transports: which namespace a request is for (x-hermetic-namespace header or /ns/<name>
 // prefix; a bad name is a 400), then that namespace's pipeline (namespaces/namespace.ts: journal → faults → app.ts).
-// A namespace is created by its first request that reaches its state, with exceptions answered here that create
-// nothing (decision 0028): a request refused for its credentials (the API key of the route, or the admin key) to a
-// namespace not used yet, a request to a route that refuses every request (decision 0049), a request that reaches no
-// state (a health check, an unrouted path, a refused Origin: answered by a namespace made for it alone), and a new
-// namespace past the cap when no idle one can be evicted (503 HERMETIC_NAMESPACE_LIMIT).
+// A namespace is created by its first request, with exceptions answered here that create nothing (decision 0028): a
+// request refused for its credentials (the API key of the route, or the admin key) to a namespace not used yet, a
+// request to a route that refuses every request (decision 0049), on a server with a key a request that reaches no
+// state and carries no key (a health check, an unrouted path, a refused Origin: answered by a namespace made for it
+// alone), and a new namespace past the cap when no idle one can be evicted (503 HERMETIC_NAMESPACE_LIMIT).
 import { HermeticError, isHermeticError } from '../shared/errors.js';
 import { ADMIN_PREFIX } from './admin/routes.js';
+import { checkAdminKey } from './admin/auth.js';
 import { refuseAdminKey, renderAdminError } from './admin/index.js';
+import { authenticate } from './api/auth.js';
 import { contentEncoding } from './api/body.js';
 import { codingOf, ZSTD_REFUSAL } from './api/content-encoding.js';
 import { reachesState, refuseFresh } from './api/index.js';
@@ -39,10 +41,27 @@ export function createFrontDoor(namespaces: Namespaces, options: ParsedEmulatorO
   const refusal = (req: HttpRequest): HttpResponse | Promise<HttpResponse> | null =>
     req.path === ADMIN_PREFIX || req.path.startsWith(`${ADMIN_PREFIX}/`) ? refuseAdminKey(req, options.adminKey) : refuseFresh(req, fresh);
 
-  /** Whether a request to a namespace not used yet creates it (every control route does, but the open health check). */
+  /** Whether a request carries one of the server's keys (the API key as a Bearer, or the admin key). */
+  const carriesKey = (req: HttpRequest): boolean => {
+    if (fresh.apiKey !== null && authenticate(req, fresh, null, false) === 'ok') return true;
+    if (options.adminKey === null) return false;
+    try {
+      checkAdminKey(req, `${ADMIN_PREFIX}/namespaces`, options.adminKey);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  /**
+   * Whether a request to a namespace not used yet creates it: one that reaches its state (every control route does,
+   * but the open health check; a Hermes route that passed its key check) always; any other only on a server with no
+   * key, or when it carries one of the keys.
+   */
   const claimsNamespace = (req: HttpRequest): boolean => {
-    if (req.path === ADMIN_PREFIX || req.path.startsWith(`${ADMIN_PREFIX}/`)) return !(req.method === 'GET' && req.path.split('?')[0] === `${ADMIN_PREFIX}/health`);
-    return reachesState(req, fresh);
+    const admin = req.path === ADMIN_PREFIX || req.path.startsWith(`${ADMIN_PREFIX}/`);
+    if (admin ? !(req.method === 'GET' && req.path.split('?')[0] === `${ADMIN_PREFIX}/health`) : reachesState(req, fresh)) return true;
+    return (fresh.apiKey === null && options.adminKey === null) || carriesKey(req);
   };
 
   /** Tells the onRequest listener (`hermetic serve`'s log line) of an answer no namespace journaled. */
@@ -78,9 +97,9 @@ export function createFrontDoor(namespaces: Namespaces, options: ParsedEmulatorO
     const started = performance.now();
     const refused = refusal(routed);
     if (refused) return Promise.resolve(refused).then((answer) => told(name, routed, finish(answer, freshClock), started));
-    // A request that reaches no state (a health check, an unrouted path, a refused Origin) is answered as a new
-    // namespace would answer it, by one made for that answer alone: anyone who can reach the port cannot fill the
-    // namespace table with names, nor push out another test's namespace, without a key.
+    // On a server with a key, a request that reaches no state and carries no key (a health check, an unrouted path, a
+    // refused Origin) is answered as a new namespace would answer it, by one made for that answer alone: nobody
+    // without a key can fill the namespace table with names, nor push out another test's namespace.
     if (!claimsNamespace(routed)) {
       const once = namespaces.transient(name);
       return once.handle(routed).finally(() => once.close());

@@ -5643,8 +5643,18 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
         ]
       },
       "FaultAction": {
-        "description": "- `respond`: answer with `status`, `body`, `headers` instead of Hermes (the request never reaches it).\n- `delay`: wait `seconds` (on the namespace's clock, or in wall time), before the request is handled or after;\n  later rules still match.\n- `drop`: the connection is dropped without an answer (the request never reaches Hermes).\n- `admit_then_drop`: Hermes handles the request (a submit admits its run), then the connection drops before the\n  answer; spent only by a 2xx answer.\n- `sse_drop`: an event stream's connection drops after `after_events` events (no `: stream closed`).\n- `sse_stall`: an event stream sends `after_events` events, then nothing more (no events, keep-alives or end).\n- `throttle`: Hermes's own capacity check refuses (429, `Retry-After: 1`) at its place in POST /v1/runs: after\n  validation and the idempotency lookup, so a replay or a 400 is answered as before and does not spend the rule.\n- `drain`: Hermes's own draining check refuses (503, `Retry-After: 1`) at its place: right after auth, replays too.",
-        "enum": ["respond", "delay", "drop", "admit_then_drop", "sse_drop", "sse_stall", "throttle", "drain"]
+        "description": "- `respond`: answer with `status`, `body`, `headers` instead of Hermes (the request never reaches it).\n- `delay`: wait `seconds` (on the namespace's clock, or in wall time), before the request is handled or after;\n  later rules still match.\n- `server_error`: aiohttp's 500 page, as when a Hermes handler raises (HTML when `Accept` names text/html, else\n  text), and the connection closes: byte for byte the emulator's own 500 (the request never reaches Hermes).\n- `drop`: the connection is dropped without an answer (the request never reaches Hermes).\n- `admit_then_drop`: Hermes handles the request (a submit admits its run), then the connection drops before the\n  answer; spent only by a 2xx answer.\n- `sse_drop`: an event stream's connection drops after `after_events` events (no `: stream closed`).\n- `sse_stall`: an event stream sends `after_events` events, then nothing more (no events, keep-alives or end).\n- `throttle`: Hermes's own capacity check refuses (429, `Retry-After: 1`) at its place in POST /v1/runs: after\n  validation and the idempotency lookup, so a replay or a 400 is answered as before and does not spend the rule.\n- `drain`: Hermes's own draining check refuses (503, `Retry-After: 1`) at its place: right after auth, replays too.",
+        "enum": [
+          "respond",
+          "server_error",
+          "delay",
+          "drop",
+          "admit_then_drop",
+          "sse_drop",
+          "sse_stall",
+          "throttle",
+          "drain"
+        ]
       },
       "FaultRuleInput": {
         "description": "A rule as given: every field optional; `preset` fills in the rest, and the other fields override it.",

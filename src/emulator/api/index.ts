@@ -10,6 +10,7 @@ import {
   corsForbiddenResponse,
   emptyResponse,
   errorResponse,
+  acceptsHtml,
   internalErrorPage,
   methodNotAllowedText,
   notFoundText,
@@ -184,7 +185,7 @@ async function routed(req: HttpRequest, deps: ApiDeps, route: Route, params: Rec
     // Where Hermes raises (a Python exception, a SQLite error) aiohttp answers its 500 page; so do we. Anything else
     // is a bug of ours: the client still gets the page (there is no better answer), and the bug is reported.
     if (!(e instanceof UnhandledHermesException) && !(e instanceof StoreUnavailable)) deps.onInternalError(e);
-    return { response: internalErrorPage((req.header('accept') ?? '').includes('text/html')), raised: true };
+    return { response: internalErrorPage(acceptsHtml(req)), raised: true };
   }
 }
 

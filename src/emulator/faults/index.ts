@@ -10,6 +10,7 @@ import { draw } from './draw.js';
 import { ADMIN_FAULT_CODES, parseFaultRule, toPy } from './rules.js';
 import { armStream } from './stream.js';
 import type { FaultRule, FaultRuleState } from './types.js';
+import { acceptsHtml, internalErrorPage } from '../wire/responses.js';
 
 export type { FaultRule, FaultRuleInput, FaultRuleState } from './types.js';
 export { FAULT_PRESETS } from './presets.js';
@@ -217,9 +218,11 @@ export class Faults {
 
     let response: HttpResponse;
     let handled = false;
-    if (decider && (decider.rule.action === 'respond' || decider.rule.action === 'drop') && this.#take(decider)) {
+    const answers = decider?.rule.action === 'respond' || decider?.rule.action === 'server_error' || decider?.rule.action === 'drop';
+    if (decider && answers && this.#take(decider)) {
       decidedBy = decider.rule.id;
-      response = decider.rule.action === 'respond' ? this.options.finish(answer(decider.rule)) : dropped(0);
+      const { action } = decider.rule;
+      response = action === 'respond' ? this.options.finish(answer(decider.rule)) : action === 'server_error' ? this.options.finish(internalErrorPage(acceptsHtml(req))) : dropped(0);
     } else {
       const checks = armed.length > 0 ? this.#checks(armed, (id) => (decidedBy = id)) : null;
       response = await next(checks ? { ...req, header: req.header, readBody: req.readBody, faultChecks: checks } : req);

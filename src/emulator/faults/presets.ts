@@ -1,6 +1,5 @@
 // Named Hermes faults: the failures a Hermes client meets in the field, as rule templates. Each is one-shot unless the
 // caller overrides `times`; any other field may be overridden too (a preset fixes only its action).
-import { internalErrorPage } from '../wire/responses.js';
 import type { FaultPresetName, FaultRuleInput } from './types.js';
 
 export interface FaultPreset {
@@ -8,8 +7,6 @@ export interface FaultPreset {
   readonly description: string;
   readonly rule: Readonly<FaultRuleInput>;
 }
-
-const serverError = internalErrorPage(false);
 
 export const FAULT_PRESETS: readonly FaultPreset[] = [
   {
@@ -67,15 +64,8 @@ export const FAULT_PRESETS: readonly FaultPreset[] = [
   },
   {
     name: 'hermes_server_error',
-    description: "POST /v1/runs answers aiohttp's 500 page (as when a Hermes handler raises) without reaching Hermes.",
-    rule: {
-      operation: 'submit',
-      action: 'respond',
-      status: 500,
-      body: serverError.body as string,
-      headers: Object.fromEntries(serverError.headers),
-      times: 1,
-    },
+    description: "POST /v1/runs answers aiohttp's 500 page (as when a Hermes handler raises: HTML when Accept names text/html, and the connection closes) without reaching Hermes.",
+    rule: { operation: 'submit', action: 'server_error', times: 1 },
   },
 ];
 

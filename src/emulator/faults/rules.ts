@@ -12,13 +12,14 @@ export const FAULT_OPERATIONS: readonly FaultOperation[] = [
   'sessions', 'session_create', 'session', 'session_update', 'session_delete', 'session_messages', 'session_chat', 'unsupported', 'other',
 ];
 export const FAULT_ACTIONS: readonly FaultAction[] = [
-  'respond', 'delay', 'drop', 'admit_then_drop', 'sse_drop', 'sse_stall', 'throttle', 'drain',
+  'respond', 'server_error', 'delay', 'drop', 'admit_then_drop', 'sse_drop', 'sse_stall', 'throttle', 'drain',
 ];
 
 const MATCH_FIELDS = ['id', 'preset', 'operation', 'method', 'path_prefix', 'run_id', 'times', 'probability', 'seed', 'action'];
 /** The fields each action takes beyond the match fields. */
 const ACTION_FIELDS: Record<FaultAction, readonly string[]> = {
   respond: ['status', 'body', 'headers'],
+  server_error: [],
   delay: ['seconds', 'clock', 'when'],
   drop: [],
   admit_then_drop: [],

@@ -26,6 +26,8 @@ export type FaultOperation =
  * - `respond`: answer with `status`, `body`, `headers` instead of Hermes (the request never reaches it).
  * - `delay`: wait `seconds` (on the namespace's clock, or in wall time), before the request is handled or after;
  *   later rules still match.
+ * - `server_error`: aiohttp's 500 page, as when a Hermes handler raises (HTML when `Accept` names text/html, else
+ *   text), and the connection closes: byte for byte the emulator's own 500 (the request never reaches Hermes).
  * - `drop`: the connection is dropped without an answer (the request never reaches Hermes).
  * - `admit_then_drop`: Hermes handles the request (a submit admits its run), then the connection drops before the
  *   answer; spent only by a 2xx answer.
@@ -37,6 +39,7 @@ export type FaultOperation =
  */
 export type FaultAction =
   | 'respond'
+  | 'server_error'
   | 'delay'
   | 'drop'
   | 'admit_then_drop'

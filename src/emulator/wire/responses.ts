@@ -116,6 +116,9 @@ export const notFoundText = (): HttpResponse => textResponse(404, '404: Not Foun
 export const methodNotAllowedText = (allowed: string[]): HttpResponse =>
   textResponse(405, '405: Method Not Allowed', [['Allow', [...allowed].sort().join(',')]]);
 
+/** Whether aiohttp's error page for this request is its HTML one (`Accept` names text/html). */
+export const acceptsHtml = (req: { header(name: string): string | undefined }): boolean => (req.header('accept') ?? '').includes('text/html');
+
 /** aiohttp's page for an exception escaping a handler; it always closes the connection. */
 export function internalErrorPage(acceptsHtml: boolean): HttpResponse {
   const title = '500 Internal Server Error';
