@@ -79,6 +79,29 @@ describeTransports('session chat and messages', (open) => {
     assert.equal(messages.data[2].tool_call_id, messages.data[1].tool_calls[0].id);
   });
 
+  it('on a frozen clock a session\'s messages never go back in time: a run\'s turn, then a chat turn, then a restart', async () => {
+    const h = await open({ time: 1_789_169_800, frozen: true });
+    await createSession(h, '{"id": "sx"}');
+    const run = JSON.parse((await h.request('POST', '/v1/runs', { body: '{"input": "first", "session_id": "sx"}' })).text).run_id as string;
+    await h.admin.event(run, { event: 'tool.started', tool: 'ls', preview: 'ls', arguments: {} });
+    await h.admin.event(run, { event: 'tool.completed', tool: 'ls', duration: 0.1, result: 'a b' });
+    await h.admin.complete(run, { output: 'done' });
+    await waitFor(async () => ((await h.request('GET', '/api/sessions/sx')).json().session.message_count === 4 ? true : null), 'the run\'s turn recorded');
+    const chat = async (input: string) => {
+      const pending = h.request('POST', '/api/sessions/sx/chat', { body: JSON.stringify({ input }) });
+      await h.admin.complete(await turn(h), { output: `re: ${input}` });
+      assert.equal((await pending).status, 200);
+    };
+    await chat('second');
+    await h.admin.restart();
+    await chat('third');
+    const messages = (await h.request('GET', '/api/sessions/sx/messages')).json().data as { id: number; timestamp: number }[];
+    assert.equal(messages.length, 8);
+    for (let i = 1; i < messages.length; i++) assert.ok(messages[i]!.timestamp > messages[i - 1]!.timestamp, `message ${messages[i]!.id} comes after ${messages[i - 1]!.id}`);
+    const session = (await h.request('GET', '/api/sessions')).json().data.find((x: { id: string }) => x.id === 'sx');
+    assert.equal(session.last_active, messages.at(-1)!.timestamp, 'the list\'s last_active is the newest message');
+  });
+
   it('a model asked for is the one the agent runs; a failed loop answers content null; an exception is the 500 page', async () => {
     const h = await open();
     const id = await createSession(h, '{}');

@@ -75,6 +75,8 @@ interface CoreState {
   readonly rows: readonly IdempotencyRow[];
   readonly memory: MemorySnapshot;
   readonly idPosition: number | undefined;
+  /** Each session's last message time (record/turns.ts), so a restored session's next turn still comes after it. */
+  readonly messageTimes: ReadonlyMap<string, number>;
 }
 
 export class Namespace implements ControlledNamespace {
@@ -293,8 +295,9 @@ export class Namespace implements ControlledNamespace {
 
   /** The core part: durable rows (held writes committed first when they can be), run memory, clock, settings, ids. */
   #snapshotCore(): CoreState {
-    const { registry, agent, ids } = this.#core;
+    const { registry, agent, ids, turns } = this.#core;
     return {
+      messageTimes: turns.snapshotTimes(),
       clock: this.#ownClock ? { now: this.clock.now(), frozen: this.clock.frozen } : null,
       gateway: copySettings(this.gateway),
       rows: registry.store.rows(),
@@ -305,8 +308,9 @@ export class Namespace implements ControlledNamespace {
 
   /** Puts the core state back (attached event streams are cut, as in a restart); the rows first, so a store that refuses changes nothing. */
   #restoreCore(state: CoreState): void {
-    const { registry, agent, ids } = this.#core;
+    const { registry, agent, ids, turns } = this.#core;
     registry.store.replaceAll(state.rows);
+    turns.restoreTimes(state.messageTimes);
     registry.stopSweeps();
     registry.clearMemory();
     if (this.#ownClock && state.clock) this.clock.reset({ start: state.clock.now, frozen: state.clock.frozen });

@@ -104,6 +104,11 @@ function turnMessages(runId: string, turn: Turn): MessageInput[] & { reasoning: 
 /** Watches the fake agent (RunObserver) and hands each turn to the sinks. */
 export class TurnRecorder implements RunObserver {
   readonly #turns = new Map<string, Turn>();
+  /**
+   * The time of each session's last recorded message (by profile and session id): a later turn's messages come after
+   * it, so a session's messages never go back in time, even on a frozen clock. Saved with a checkpoint's core state.
+   */
+  #lastAt = new Map<string, number>();
 
   constructor(
     private readonly now: () => number,
@@ -157,8 +162,10 @@ export class TurnRecorder implements RunObserver {
         reasoning: built.reasoning,
       });
     }
-    // One flush time for the turn; equal or earlier times are nudged by 1 µs to keep the order (the writer's rule).
-    let last = -Infinity;
+    // One flush time for the turn; equal or earlier times (than the turn's previous message, or the session's last one)
+    // are nudged by 1 µs to keep the order (the writer's rule).
+    const session = `${turn.start.profile}\0${turn.start.sessionId}`;
+    let last = this.#lastAt.get(session) ?? -Infinity;
     const at = this.now();
     const messages = all.map((m) => {
       let ts = m.timestamp ?? at;
@@ -166,11 +173,23 @@ export class TurnRecorder implements RunObserver {
       last = ts;
       return { ...m, timestamp: ts };
     });
+    if (messages.length > 0) this.#lastAt.set(session, last);
     const usage = 'usage' in result ? { input_tokens: result.usage.input_tokens, output_tokens: result.usage.output_tokens } : null;
     const done: FinishedTurn = { ...turn.start, messages, usage, status: typeof final === 'string' ? final : 'failed' };
     for (const sink of this.sinks) sink.finished(done);
   }
 
+  /** The sessions' last message times, for a checkpoint (a copy). */
+  snapshotTimes(): ReadonlyMap<string, number> {
+    return new Map(this.#lastAt);
+  }
+
+  /** Puts back snapshotTimes(); an empty map forgets every session's time (a namespace reset: no sessions left). */
+  restoreTimes(times: ReadonlyMap<string, number>): void {
+    this.#lastAt = new Map(times);
+  }
+
+  /** Turns under way are lost (a restart or a reset); the sessions' times stay (sessions outlive a restart). */
   reset(): void {
     this.#turns.clear();
     for (const sink of this.sinks) sink.reset();
