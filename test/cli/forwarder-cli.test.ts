@@ -502,6 +502,41 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
     });
   });
 
+  describe('hermetic forget (every scope, as forward judges it)', () => {
+    it('a session handed off to an ignored channel, and a delegate of an ignored folder, are forgotten as forward would drop them', async () => {
+      mkdirSync(join(dir, 'forget-scopes'), { recursive: true });
+      const secret = join(dir, 'forget-scopes', 'secret');
+      const open = join(dir, 'forget-scopes', 'open');
+      mkdirSync(secret, { recursive: true });
+      mkdirSync(open, { recursive: true });
+      const ids: Record<string, string> = {};
+      const store = buildStore('forget-scopes/state', (w) => {
+        ids.handed = w.createSession({ source: 'cli', cwd: open });
+        w.updateSession(ids.handed, { handoff_platform: 'telegram', handoff_state: 'completed' });
+        ids.parent = w.createSession({ source: 'cli', cwd: secret });
+        ids.child = w.createSession({ source: 'subagent', parent_session_id: ids.parent, model_config: { _delegate_from: ids.parent } });
+        ids.plain = w.createSession({ source: 'cli', cwd: open });
+        for (const id of Object.values(ids)) w.appendMessages(id, [{ role: 'user', content: `hello ${id}` }]);
+      });
+      const h = home('forget-scopes');
+      assert.equal((await inProcess('backfill', '--state-db', store, '--home', h)).status, 0);
+      const channel = join(dir, 'forget-scopes', 'channels', 'telegram');
+      mkdirSync(channel, { recursive: true });
+      writeFileSync(join(channel, '.hypignore'), 'ignore\n');
+      writeFileSync(join(secret, '.hypignore'), 'ignore\n');
+      // By its own folder it is open, but the channel it was handed to ignores it: forgotten by id and by the channel.
+      const byId = await inProcess('forget', '--session', ids.handed!, '--home', h);
+      assert.deepEqual(byId, { status: 0, stderr: '', stdout: 'forget: 1 session removed (1 message, 1 part, with their usage and issues).\n' });
+      // The delegate inherits its parent's folder: forgotten with it, by that folder.
+      const bySecret = await inProcess('forget', '--scope', secret, '--home', h, '--json');
+      assert.equal(bySecret.status, 0);
+      assert.deepEqual((JSON.parse(bySecret.stdout) as { forgotten: { sessionId: string }[] }).forgotten.map((f) => f.sessionId).sort(), [ids.child, ids.parent].sort());
+      // What is left is what forward would write: a pass brings nothing back, and nothing else was removed.
+      assert.equal((await inProcess('forward', '--once', '--state-db', store, '--home', h)).status, 0);
+      assert.deepEqual(JSON.parse((await inProcess('query', 'SELECT session_id FROM sessions', '--home', h, '--json')).stdout), [{ session_id: ids.plain }]);
+    });
+  });
+
   describe('hermetic forget (a folder that is gone)', () => {
     it('--scope takes a folder that no longer exists, when the machine\'s list ignores it; a file is still refused', async () => {
       const gone = join(dir, 'forget-gone', 'project');

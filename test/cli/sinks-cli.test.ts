@@ -135,7 +135,7 @@ describe('hermetic backfill and forward with --sink', () => {
     assert.match(r.stderr, /hermetic: sink sqlite:.*broken\.db stopped: cannot open .*: file is not a database \(SQLITE_NOTADB\); the file is not a SQLite database this sink can use: name another file with --sink, and remove this one with "hermetic sinks remove URL" \[HERMETIC_SINK_FAILED\]; the other sinks go on/);
     assert.match(r.stdout, /^sink sqlite:.*broken\.db: stopped: /m);
     const status = await runMain(['status', '--state-db', store, '--home', h]);
-    assert.match(status.stdout, /first copy under way, .* behind.*\n  last error \(1 failure\): cannot open .*SQLITE_NOTADB/);
+    assert.match(status.stdout, /first copy not sent yet \(the whole dataset\).*\n  last error \(1 failure\): cannot open .*SQLITE_NOTADB/);
   });
 
   it('a sink whose folder does not exist is not made: the run fails and says so; status says when it is tried again', async () => {

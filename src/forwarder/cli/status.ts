@@ -6,6 +6,7 @@ import { parseFlags } from '../../cli/args.js';
 import { DATASET_TABLES } from '../dataset/columns.js';
 import { findStores, hermeticHome } from '../pipeline/forwarder.js';
 import { storeFailure } from '../reader/index.js';
+import { spelledAsKnown } from '../reader/discover.js';
 import { pendingOf, type Pending } from '../pipeline/pending.js';
 import { stillIgnored } from '../pipeline/project.js';
 import { createPolicyResolver } from '../policy/index.js';
@@ -68,8 +69,8 @@ export async function statusCommand(argv: string[]): Promise<number> {
   // Sessions the usage policy ignored count as pending once it no longer does (the next pass reads them).
   const ignored = stillIgnored(createPolicyResolver({ stateDir: home, now: Date.now }));
   try {
-    const refs = findStores({ stateDbs: values['state-db'] ?? [] });
     const known = db ? (db.prepare('SELECT store FROM stores').pluck().all() as string[]) : [];
+    const refs = spelledAsKnown(findStores({ stateDbs: values['state-db'] ?? [] }), known);
     for (const k of known) if (!refs.some((r) => r.path === k)) refs.push({ path: k, profile: '?', hermesHome: '', backend: 'sqlite', warning: null, exists: existsSync(k) });
     const stores: StoreStatus[] = [];
     for (const r of refs) {

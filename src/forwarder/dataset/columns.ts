@@ -306,6 +306,7 @@ export const STORES: DatasetTable = {
     c('delegation_marks', 'JSON', 'What `async_delegations` held when last read (decision 0054): a stamp of the whole table (rows per state and delivery state, sums of times and attempts), checked every pass, and a digest per row, so only rows that changed are read and written and rows Hermes deleted are marked `removed_from_store`. NULL: not read yet (every row is read on the next pass).'),
     c('last_tick_at', 'REAL', 'End of the last successful read, epoch seconds.'),
     c('last_error', 'TEXT', 'Last error reading this store (cleared by a good read).'),
+    c('hermes_home', 'TEXT', 'The Hermes home the store belongs to (the folder of its state.db, or of a PostgreSQL profile\'s config.yaml): channel and source scopes hang under it, so `hermetic forget` judges a session by the scopes `forward` judged it by. NULL on rows written before dataset version 9 until the store is read again.'),
   ],
 };
 
@@ -430,6 +431,6 @@ export const DATASET_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PART
  * 6: messages.compacted, the history in-place compaction summarized away kept (decision 0048); 7: sessions.attributes and
  * messages.attributes (decision 0050); 8: delegations and stores.delegation_marks (decision 0054).
  */
-export const DATASET_VERSION = 8;
+export const DATASET_VERSION = 9;
 
 export type RecordOf = Record<string, unknown>;

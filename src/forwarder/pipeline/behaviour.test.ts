@@ -15,7 +15,7 @@
 //   Hermes found gives no store and writes nothing" and "close() is idempotent".
 // - §5.10 #71: HypAware telemetry span and log names; the library emits none (its StepResult carries the counts).
 import assert from 'node:assert/strict';
-import { statSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { statSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -941,6 +941,43 @@ test('every profile store under HERMES_HOME is read, each with its profile, chan
   } finally {
     rig.cleanup();
     for (const db of open) db.close();
+    cleanup();
+  }
+});
+
+test('one store named two ways across runs (HERMES_HOME a link to ~/.hermes in one, not in the other) stays one store: its usage is counted once', () => {
+  const { dir, cleanup } = tempDir('hermetic-behaviour-');
+  const userHome = join(dir, 'u');
+  mkdirSync(join(userHome, '.hermes'), { recursive: true });
+  const real = join(userHome, '.hermes', 'state.db');
+  const db = createStore({ path: real, level: 31, journal: 'delete', fts: false });
+  const w = new StateDbWriter(db, { now: () => T0, ids: createIdSource('spellings') });
+  w.createSession({ id: 's1', source: 'cli', cwd: '/work', started_at: T0 });
+  w.appendMessages('s1', [{ role: 'user', content: 'hi' }]);
+  db.prepare('UPDATE sessions SET input_tokens = 100, output_tokens = 7 WHERE id = ?').run('s1');
+  const link = join(dir, 'hh');
+  symlinkSync(join(userHome, '.hermes'), link);
+  const home = join(dir, 'h');
+  try {
+    // A daemon started without HERMES_HOME, then a shell where it names the same folder through a link.
+    const plain = createForwarder({ userHome, hermesHome: undefined, home });
+    assert.deepEqual(plain.forwardOnce().map((r) => [r.store, r.sessionsWritten]), [[real, 1]]);
+    plain.close();
+    const linked = createForwarder({ userHome, hermesHome: link, home });
+    assert.deepEqual(linked.stores().map((s) => s.path), [real], 'the key its rows were first written under');
+    w.appendMessages('s1', [{ role: 'assistant', content: 'hello' }]);
+    assert.deepEqual(linked.forwardOnce().map((r) => [r.store, r.sessionsWritten]), [[real, 1]]);
+    linked.close();
+    const dataset = new Database(join(home, 'hermetic.db'), { readonly: true });
+    try {
+      assert.deepEqual(dataset.prepare('SELECT store, COUNT(*) AS n FROM sessions GROUP BY store').all(), [{ store: real, n: 1 }]);
+      assert.deepEqual(dataset.prepare('SELECT (SELECT SUM(input_tokens) FROM usage_ledger) AS input, (SELECT COUNT(*) FROM messages) AS messages').get(), { input: 100, messages: 2 });
+      assert.deepEqual(dataset.prepare('SELECT store, hermes_home FROM stores').all(), [{ store: real, hermes_home: join(userHome, '.hermes') }]);
+    } finally {
+      dataset.close();
+    }
+  } finally {
+    db.close();
     cleanup();
   }
 });

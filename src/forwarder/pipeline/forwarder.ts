@@ -5,7 +5,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createPolicyResolver, type PolicyResolver } from '../policy/index.js';
-import { discoverStores, type StoreRef } from '../reader/discover.js';
+import { discoverStores, spelledAsKnown, type StoreRef } from '../reader/discover.js';
 import type { MirrorResult } from '../reader/postgres/mirror.js';
 import { mirrorFile, mirrorJob } from '../reader/postgres/settings.js';
 import type { Sink } from '../sinks/sink.js';
@@ -113,7 +113,8 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
   const sink = options.sink ?? new LazySqliteSink(home, { timeZone: options.timeZone });
   const policy: PolicyResolver = createPolicyResolver({ stateDir: home, now });
   // A PostgreSQL store is read through its local mirror in Hermetic's home (decision 0038).
-  const stores = () => findStores({ userHome: options.userHome, ...('hermesHome' in options ? { hermesHome: options.hermesHome } : {}), stateDbs: options.stateDbs })
+  // A store the dataset knows under another spelling of the same file keeps that key (its rows are not written twice).
+  const stores = () => spelledAsKnown(findStores({ userHome: options.userHome, ...('hermesHome' in options ? { hermesHome: options.hermesHome } : {}), stateDbs: options.stateDbs }), sink.storeKeys?.() ?? [])
     .map((r) => (r.source ? { ...r, file: mirrorFile(home, r.source) } : r));
   const stamps = new Map<string, string>();
   const heartbeats = new Map<string, number>();

@@ -85,14 +85,14 @@ export interface StepOptions {
 function storeRow(ref: StoreRef, result: StepResult, extra: RecordOf): RecordOf {
   return {
     store: ref.path, profile: ref.profile, identity: null, schema_version: result.schemaVersion, journal_mode: result.journalMode,
-    read_mode: result.read, max_message_id: 0, last_tick_at: null, last_error: null, ...extra,
+    read_mode: result.read, max_message_id: 0, last_tick_at: null, last_error: null, hermes_home: ref.hermesHome, ...extra,
   };
 }
 
 /** A batch that only updates the store's row (health, heartbeat), starting from the row last committed. */
 function storeOnly(ref: StoreRef, result: StepResult, cursors: Cursors, change: RecordOf): Batch {
   const base = cursors.row ?? storeRow(ref, result, { identity: cursors.identity, max_message_id: cursors.maxMessageId, usage_stamp: cursors.usageStamp });
-  return { store: { ...base, ...change }, reset: false, writes: [], removed: [], quarantine: { failed: [], cleared: [] } };
+  return { store: { ...base, hermes_home: ref.hermesHome, ...change }, reset: false, writes: [], removed: [], quarantine: { failed: [], cleared: [] } };
 }
 
 /**

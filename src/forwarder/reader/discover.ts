@@ -117,6 +117,25 @@ function once(paths: readonly string[]): string[] {
 }
 
 /**
+ * The stores under the keys a dataset already knows them by: a store found through another spelling of the same file
+ * (a HERMES_HOME that is a link to ~/.hermes in one shell and not in another, `--state-db` through a link) keeps the
+ * key its rows were first written under, so one file is one store in the dataset whichever way a run names it.
+ * @example spelledAsKnown(discoverStores(o), ['/home/u/.hermes/state.db'])
+ */
+export function spelledAsKnown(refs: readonly StoreRef[], known: readonly string[]): StoreRef[] {
+  const others = known.filter((k) => !refs.some((r) => r.path === k));
+  if (others.length === 0) return [...refs];
+  const byReal = new Map<string, string>();
+  for (const k of others) if (!byReal.has(realOf(k))) byReal.set(realOf(k), k);
+  return refs.map((r) => {
+    if (r.source) return r;
+    const key = byReal.get(realOf(r.path));
+    // A state.db's Hermes home is its folder (ref() above): the kept key's, so its scopes are spelled as before too.
+    return key === undefined ? r : { ...r, path: key, hermesHome: dirname(key) };
+  });
+}
+
+/**
  * Every store to read, each once (however many links lead to it), in a stable order.
  * @example discoverStores({ home: '/home/u', hermesHome: '/srv/hermes' }) // HERMES_HOME comes from pipeline/forwarder.ts findStores
  */

@@ -129,5 +129,7 @@ export interface Sink {
   dataVersion(): number;
   /** Whether text written here must go through the redactor: it was once written so (a sink that cannot tell: false). */
   redacts?(): boolean;
+  /** The stores it holds rows of, by key (discover.ts spelledAsKnown keeps a store under its first spelling). */
+  storeKeys?(): string[];
   close(): void;
 }

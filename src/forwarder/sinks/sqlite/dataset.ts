@@ -100,6 +100,8 @@ const MIGRATIONS: ((db: Db, options: DatasetOptions) => void)[] = [
     addMissing(db);
     updateTriggers(db);
   },
+  // 9: stores.hermes_home (NULL until the store is read again), so `forget` judges every scope of a session.
+  addMissing,
 ];
 
 function migrate(db: Db, path: string, options: DatasetOptions): void {

@@ -9,6 +9,7 @@ import { SqliteSink } from './sink.js';
 export class LazySqliteSink implements Sink {
   readonly home: string;
   #sink: SqliteSink | null = null;
+  #closed = false;
 
   constructor(
     home: string,
@@ -47,12 +48,19 @@ export class LazySqliteSink implements Sink {
     return this.#existing()?.dataVersion() ?? 0;
   }
 
+  /** No dataset yet (or closed: nothing is opened again for it): no store known. */
+  storeKeys(): string[] {
+    if (this.#closed) return [];
+    return this.#existing()?.storeKeys() ?? [];
+  }
+
   /** No dataset yet: nothing to remember. */
   redacts(): boolean {
     return this.#existing()?.redacts() ?? false;
   }
 
   close(): void {
+    this.#closed = true;
     this.#sink?.close();
   }
 }

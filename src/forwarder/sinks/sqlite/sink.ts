@@ -249,6 +249,10 @@ export class SqliteSink implements Sink {
     return readCursors(this.db, store);
   }
 
+  storeKeys(): string[] {
+    return this.db.prepare(`SELECT store FROM ${STORES.name}`).pluck().all() as string[];
+  }
+
   dataVersion(): number {
     return this.db.pragma('data_version', { simple: true }) as number;
   }
