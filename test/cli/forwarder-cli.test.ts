@@ -306,6 +306,11 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       const r = await hermetic('backfill', '--home', home('none'));
       assert.deepEqual(r, { status: 1, stdout: '', stderr: 'hermetic: No Hermes store was found (looked for $HERMES_HOME/state.db, ~/.hermes/state.db and their profiles); give --state-db PATH. [HERMETIC_READER_OPEN]\n' });
       assert.equal(existsSync(home('none')), false);
+      // forward --once says it the same way (it used to print nothing and exit 0), with or without --json.
+      for (const json of [[], ['--json']]) {
+        assert.deepEqual(await hermetic('forward', '--once', ...json, '--home', home('none')), r);
+      }
+      assert.equal(existsSync(home('none')), false);
     });
   });
 
@@ -733,6 +738,8 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       assert.equal(free.status, 0);
       assert.match(free.stdout, /^class: full\n/);
       assert.deepEqual(none, { status: 2, stdout: '', stderr: refusal('policy', 'policy check needs exactly one PATH (a folder).', 'HERMETIC_CLI_USAGE') });
+      // An empty PATH is not the current folder.
+      assert.deepEqual(await inProcess('policy', 'check', '', '--home', home('policy')), { status: 2, stdout: '', stderr: refusal('policy', 'policy check PATH must not be empty; give a folder (. for the current one).', 'HERMETIC_CLI_USAGE') });
       // A folder that is not there is refused, never judged `full`.
       const [gone, file] = await Promise.all([
         inProcess('policy', 'check', join(dir, 'nonexistent'), '--home', home('policy')),

@@ -4,7 +4,7 @@ import { parseFlags, usageError } from '../../cli/args.js';
 import { HermeticError } from '../../shared/errors.js';
 import { createForwarder, findStores } from '../pipeline/forwarder.js';
 import { explicitProblem, type StoreRef } from '../reader/discover.js';
-import { COMMON_FLAGS, delegationsClause, EVENTS, interruption, missingAsPath, parseTime, plural, policyDropLines, progressBar, rewritten, shipJson, storeErrorKind, storeMissing, totals, type Totals } from './common.js';
+import { COMMON_FLAGS, delegationsClause, EVENTS, interruption, noStoreFound, missingAsPath, parseTime, plural, policyDropLines, progressBar, rewritten, shipJson, storeErrorKind, storeMissing, totals, type Totals } from './common.js';
 import { BACKFILL_HELP } from './help.js';
 import { SINK_FLAGS, sinkSetup, type SinkSetup } from './sinks.js';
 import type { ShipResult } from '../sinks/remote/shipper.js';
@@ -50,9 +50,7 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
   // A store named on the command line must be one: said before anything (the dataset included) is created.
   const problems = (values['state-db'] ?? []).map(explicitProblem).filter((p): p is string => p !== null);
   if (problems.length > 0) throw new HermeticError('HERMETIC_READER_PATH', `${problems.join('; ')}; nothing was read.`);
-  if (findStores({ stateDbs: values['state-db'] ?? [] }).length === 0) {
-    throw new HermeticError('HERMETIC_READER_OPEN', 'No Hermes store was found (looked for $HERMES_HOME/state.db, ~/.hermes/state.db and their profiles); give --state-db PATH.');
-  }
+  if (findStores({ stateDbs: values['state-db'] ?? [] }).length === 0) throw noStoreFound();
   // Sink URLs and the config file are checked before anything is read.
   const setup = await sinkSetup(values);
   const forwarder = createForwarder({ home: values.home, stateDbs: values['state-db'] ?? [], redact: values.redact === true });

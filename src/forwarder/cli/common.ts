@@ -1,7 +1,7 @@
 // What the forwarder commands share: their flags, durations and times as people write them, the summary line, and
 // the event names and error kinds of their JSON lines (decision 0052).
 import { usageError, type FlagSpec } from '../../cli/args.js';
-import type { ErrorCode } from '../../shared/errors.js';
+import { HermeticError, type ErrorCode } from '../../shared/errors.js';
 import { readIsoTime } from '../../shared/iso-time.js';
 import { ledgerTimeZone, Zone } from '../ledger/zone.js';
 import { MAX_BACK, parsePoint } from '../report/window.js';
@@ -9,6 +9,11 @@ import { hidePassword } from '../../shared/url-password.js';
 import type { PolicyDrop, StepResult } from '../pipeline/step.js';
 import type { StoreRef } from '../reader/discover.js';
 import type { ShipResult } from '../sinks/remote/shipper.js';
+
+/** What backfill and `forward --once` say when no Hermes store is anywhere they look (HERMETIC_READER_OPEN, exit 1). */
+export function noStoreFound(): HermeticError {
+  return new HermeticError('HERMETIC_READER_OPEN', 'No Hermes store was found (looked for $HERMES_HOME/state.db, ~/.hermes/state.db and their profiles); give --state-db PATH.');
+}
 
 export const COMMON_FLAGS = {
   'state-db': { type: 'string', multiple: true },

@@ -3,11 +3,11 @@
 // batch it is writing).
 import { parseFlags, usageError, type FlagValues } from '../../cli/args.js';
 import { listenForStop, releaseStopSignals, type StopRequest } from '../../cli/stop-signals.js';
-import { createForwarder } from '../pipeline/forwarder.js';
+import { createForwarder, findStores } from '../pipeline/forwarder.js';
 import type { StepResult } from '../pipeline/step.js';
 import type { StoreRef } from '../reader/discover.js';
 import type { ShipResult } from '../sinks/remote/shipper.js';
-import { COMMON_FLAGS, delegationsClause, durationSeconds, errorKind, EVENTS, missingAsPath, plural, policyDropEvents, policyDropLines, shipJson, storeErrorKind, storeMissing } from './common.js';
+import { COMMON_FLAGS, delegationsClause, durationSeconds, noStoreFound, errorKind, EVENTS, missingAsPath, plural, policyDropEvents, policyDropLines, shipJson, storeErrorKind, storeMissing } from './common.js';
 import { FORWARD_HELP } from './help.js';
 import { SINK_FLAGS, sinkSetup } from './sinks.js';
 
@@ -101,6 +101,8 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
   if (interval === null || interval < 0.05 || interval > 86400) usageError(`--interval must be a duration from 50ms to 24h such as 10s or 1m; got "${values.interval}".`);
   const say = (line: string) => { if (!values.quiet) console.error(line); };
   if (stop?.signal) return say('forward: stopped'), 0;
+  // One pass with no store anywhere is said, as backfill says it (a loop waits for Hermes to create one).
+  if (values.once && findStores({ stateDbs: values['state-db'] ?? [] }).length === 0) throw noStoreFound();
   // Sink URLs and the config file are checked before anything is read; each tick then ships (decision 0035).
   const setup = await sinkSetup(values);
   const remote = setup.sinks.length > 0 ? await import('../sinks/remote/index.js') : null;

@@ -17,6 +17,8 @@ export async function policyCommand(argv: string[]): Promise<number> {
   if (values.help || sub === 'help') return console.log(POLICY_HELP), 0;
   if (sub !== 'check') usageError(sub === undefined ? 'policy needs a command: check PATH.' : `Unknown policy command "${sub}"; use check PATH.`);
   if (rest.length !== 1) usageError('policy check needs exactly one PATH (a folder).');
+  // An empty PATH would resolve to the current folder: a slip in a script must not read as that folder's answer.
+  if (rest[0]!.trim() === '') usageError('policy check PATH must not be empty; give a folder (. for the current one).');
   const positional = rest;
   const verdict = createPolicyResolver({ stateDir: hermeticHome(values.home), now: Date.now }).resolve(existingFolder(positional[0]!));
   console.log(values.json ? JSON.stringify(verdict, null, 2) : explainPolicy(verdict).join('\n'));
