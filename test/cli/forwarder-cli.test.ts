@@ -575,6 +575,9 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
         inProcess('forward', '--once', '--interval', 'often', '--state-db', fixtures.usage, '--home', home('once-bad')),
       ]);
       assert.deepEqual(ok, { status: 0, stdout: '', stderr: 'forward: default: 3 sessions written (21 new messages, 30 new parts)\n' });
+      // With --json on a fresh home the sessions are new, not rewritten.
+      const fresh = await inProcess('forward', '--once', '--json', '--state-db', fixtures.usage, '--home', home('once-json'));
+      assert.deepEqual(lines(fresh.stdout).map((l) => [l.event, l.sessions_written, l.sessions_appended, l.sessions_rewritten, l.sessions_new]), [['hermes.poll_tick', 3, 0, 0, 3]]);
       // Nothing waits in one pass: the store is said missing as backfill says it (HERMETIC_READER_PATH).
       assert.deepEqual(missing, { status: 1, stdout: '', stderr: `hermetic: ${join(dir, 'gone.db')} does not exist [HERMETIC_READER_PATH]\n` });
       assert.deepEqual(bad, { status: 2, stdout: '', stderr: refusal('forward', '--interval must be a duration from 50ms to 24h such as 10s or 1m; got "10ms".', 'HERMETIC_CLI_USAGE') });

@@ -40,11 +40,12 @@ test('a missing store is said idle once, nothing while it stays missing, then ac
   assert.deepEqual(first, [{ event: 'hermes.source_idle', at: AT, store: '/h/state.db', profile: 'default', backend: 'sqlite', error: missingOpen, error_kind: 'missing' }]);
   assert.deepEqual(tickEvents([tick({ error: missingOpen })], gone, idle, AT), []);
   assert.deepEqual(tickEvents([tick({ error: missingOpen })], gone, idle, AT), []);
-  const read = tickEvents([tick({ schemaVersion: 30, journalMode: 'wal', sessionsWritten: 2, messages: 5, parts: 6, sessionsReplaced: 2 })], () => false, idle, AT);
+  // Two sessions written whole: one new to the dataset, one rewritten (its rows were there before).
+  const read = tickEvents([tick({ schemaVersion: 30, journalMode: 'wal', sessionsWritten: 2, messages: 5, parts: 6, sessionsReplaced: 2, sessionsNew: 1 })], () => false, idle, AT);
   assert.deepEqual(read, [
     { event: 'hermes.source_activated', at: AT, store: '/h/state.db', profile: 'default', backend: 'sqlite', schema_version: 30, journal_mode: 'wal' },
     {
-      event: 'hermes.poll_tick', at: AT, store: '/h/state.db', profile: 'default', sessions_written: 2, sessions_appended: 0, sessions_rewritten: 2, messages: 5, parts: 6,
+      event: 'hermes.poll_tick', at: AT, store: '/h/state.db', profile: 'default', sessions_written: 2, sessions_appended: 0, sessions_rewritten: 1, sessions_new: 1, messages: 5, parts: 6,
       messages_removed: 0, parts_removed: 0, removed_from_store: 0, quarantined: 0, checked_for_edits: 0, edited_in_place: 0, delegations_written: 0, delegations_removed: 0, row_issues: 0, error: null, error_kind: null, warning: null,
     },
   ]);
@@ -71,7 +72,7 @@ test('a store present from the start is not activated; one that cannot be read f
 
 test('a tick line keeps the keys it always had, in order, after the event; quarantine and policy drops are said', () => {
   const [line, ...drops] = tickEvents([tick({ sessionsWritten: 1, sessionsQuarantined: 1, warning: '2 messages of session x, which has no row', policyDrops: [{ sessionId: 'secret', scope: '/p', reason: '/p/.hypignore says ignore' }] })], () => false, new Set(), AT);
-  assert.deepEqual(Object.keys(line!), ['event', 'at', 'store', 'profile', 'sessions_written', 'sessions_appended', 'sessions_rewritten', 'messages', 'parts', 'messages_removed', 'parts_removed', 'removed_from_store', 'quarantined', 'checked_for_edits', 'edited_in_place', 'delegations_written', 'delegations_removed', 'row_issues', 'error', 'error_kind', 'warning']);
+  assert.deepEqual(Object.keys(line!), ['event', 'at', 'store', 'profile', 'sessions_written', 'sessions_appended', 'sessions_rewritten', 'sessions_new', 'messages', 'parts', 'messages_removed', 'parts_removed', 'removed_from_store', 'quarantined', 'checked_for_edits', 'edited_in_place', 'delegations_written', 'delegations_removed', 'row_issues', 'error', 'error_kind', 'warning']);
   assert.deepEqual([line!.event, line!.quarantined, line!.error_kind, line!.warning], ['hermes.poll_tick', 1, 'quarantine', '2 messages of session x, which has no row']);
   assert.deepEqual(drops, [{ event: 'plugin.hermes.usage_policy_drop', at: AT, store: '/h/state.db', profile: 'default', session_id: 'secret', scope: '/p', reason: '/p/.hypignore says ignore' }]);
 });

@@ -66,7 +66,7 @@ export function tickEvents(results: readonly StepResult[], missing: (store: stri
     out.push({
       event: r.error ? EVENTS.pollFailed : EVENTS.pollTick,
       at, store: r.store, profile: r.profile, sessions_written: r.sessionsWritten, sessions_appended: r.sessionsAppended,
-      sessions_rewritten: r.sessionsRewritten + r.sessionsReplaced, messages: r.messages, parts: r.parts, messages_removed: r.messagesRemoved,
+      sessions_rewritten: r.sessionsRewritten + r.sessionsReplaced - r.sessionsNew, sessions_new: r.sessionsNew, messages: r.messages, parts: r.parts, messages_removed: r.messagesRemoved,
       parts_removed: r.partsRemoved, removed_from_store: r.sessionsRemoved, quarantined: r.sessionsQuarantined,
       checked_for_edits: r.sessionsChecked, edited_in_place: r.sessionsEdited, delegations_written: r.delegationsWritten,
       delegations_removed: r.delegationsRemoved, row_issues: r.rowIssues, error: r.error,

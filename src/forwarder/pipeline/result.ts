@@ -31,6 +31,8 @@ export interface StepResult {
   sessionsAppended: number;
   sessionsRewritten: number;
   sessionsReplaced: number;
+  /** Of the sessions written whole, those the dataset held no cursor of: new to it, not rewritten. */
+  sessionsNew: number;
   /** Rows added and removed in `messages` and `parts` (a rewrite removes some and adds them again). */
   messages: number;
   parts: number;
@@ -52,18 +54,24 @@ export function emptyResult(ref: StoreRef): StepResult {
     store: ref.path, profile: ref.profile, backend: ref.backend, warning: ref.warning, read: null, schemaVersion: null,
     journalMode: null, replaced: false, sessionsSeen: 0, sessionsUnchanged: 0, sessionsOutsideWindow: 0, sessionsWritten: 0,
     sessionsIgnored: 0, sessionsRemoved: 0, sessionsQuarantined: 0, sessionsWaiting: 0, sessionsChecked: 0, sessionsEdited: 0, sessionsAppended: 0,
-    sessionsRewritten: 0, sessionsReplaced: 0, messages: 0, parts: 0, messagesRemoved: 0, partsRemoved: 0, rowIssues: 0,
+    sessionsRewritten: 0, sessionsReplaced: 0, sessionsNew: 0, messages: 0, parts: 0, messagesRemoved: 0, partsRemoved: 0, rowIssues: 0,
     delegationsWritten: 0, delegationsRemoved: 0, readByWorker: 0, policyDrops: [], error: null,
   };
 }
 
-/** Adds one session written to the result: how its transcript changed, and the row issues written with it. */
-export function countSession(result: StepResult, kind: SessionDelta['kind'], issues: number): void {
+/**
+ * Adds one session written to the result: how its transcript changed, and the row issues written with it. `fresh`: the
+ * dataset held no cursor of it (its delta had no base, and the store file was not replaced): a whole write is new.
+ */
+export function countSession(result: StepResult, kind: SessionDelta['kind'], issues: number, fresh: boolean): void {
   result.sessionsWritten++;
   result.rowIssues += issues;
   if (kind === 'append') result.sessionsAppended++;
   else if (kind === 'rewrite') result.sessionsRewritten++;
-  else result.sessionsReplaced++;
+  else {
+    result.sessionsReplaced++;
+    if (fresh && !result.replaced) result.sessionsNew++;
+  }
 }
 
 /** Adds what a committed batch did to the result. */
@@ -74,7 +82,7 @@ export function countWritten(result: StepResult, landed: readonly SessionWrite[]
       result.sessionsIgnored++;
       continue;
     }
-    countSession(result, p.delta.kind, p.issues.length);
+    countSession(result, p.delta.kind, p.issues.length, w.base === null);
   }
   result.messages += written.messagesAdded;
   result.parts += written.partsAdded;

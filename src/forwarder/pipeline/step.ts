@@ -370,6 +370,7 @@ function* writeLong(mark: SessionMark, c: LongContext): Generator<void, boolean>
   const { options, result, now } = c;
   const id = mark.id;
   let base = c.baseOf(id);
+  const fresh = base === null;
   let kind: SessionDelta['kind'] | null = null;
   let issues = 0;
   const quarantine = (error: string) => {
@@ -402,7 +403,7 @@ function* writeLong(mark: SessionMark, c: LongContext): Generator<void, boolean>
     kind ??= p.delta.kind;
     issues += p.issues.length;
     base = { fingerprint: judged.write.fingerprint, maxMessageId: judged.write.maxMessageId };
-    if (last) countSession(result, kind, issues);
+    if (last) countSession(result, kind, issues, fresh);
     return true;
   }, () => options.keepGoing?.() !== false);
   if (typeof outcome === 'object') quarantine(outcome.error);
