@@ -507,6 +507,35 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
     });
   });
 
+  describe('a usage-policy list that cannot be read', () => {
+    it('stops backfill and forward before any store, also with nothing new, says why, and status shows it', async () => {
+      const store = buildStore('policy-broken', (w) => {
+        const id = w.createSession({ source: 'cli', cwd: '/work' });
+        w.appendMessages(id, [{ role: 'user', content: 'hi' }]);
+      });
+      const h = home('policy-broken');
+      assert.equal((await inProcess('backfill', '--state-db', store, '--home', h)).status, 0);
+      mkdirSync(join(h, 'usage-policy'), { recursive: true });
+      const list = join(h, 'usage-policy', 'local-only.json');
+      writeFileSync(list, '{ bad');
+      const said = new RegExp(`^hermetic: The usage-policy list ${list.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} .* \\[HERMETIC_POLICY_LIST\\]\n$`);
+      // Nothing changed in the store: still refused, not "nothing new".
+      for (const argv of [['backfill'], ['forward', '--once']]) {
+        const r = await inProcess(...argv, '--state-db', store, '--home', h);
+        assert.equal(r.status, 1, argv.join(' '));
+        assert.match(r.stderr, said, argv.join(' '));
+        assert.equal(r.stdout, '');
+      }
+      const status = await inProcess('status', '--state-db', store, '--home', h, '--json');
+      assert.match((JSON.parse(status.stdout) as { usage_policy_error: string }).usage_policy_error, /^The usage-policy list .* \[HERMETIC_POLICY_LIST\]$/);
+      assert.match((await inProcess('status', '--state-db', store, '--home', h)).stdout, /\nusage policy: The usage-policy list .*; nothing is forwarded until it is fixed\n/);
+      // Mended, it goes on.
+      writeFileSync(list, JSON.stringify({ version: 2, entries: [] }));
+      assert.equal((await inProcess('forward', '--once', '--state-db', store, '--home', h)).status, 0);
+      assert.equal((JSON.parse((await inProcess('status', '--state-db', store, '--home', h, '--json')).stdout) as { usage_policy_error: null }).usage_policy_error, null);
+    });
+  });
+
   describe('hermetic forget (every scope, as forward judges it)', () => {
     it('a session handed off to an ignored channel, and a delegate of an ignored folder, are forgotten as forward would drop them', async () => {
       mkdirSync(join(dir, 'forget-scopes'), { recursive: true });

@@ -313,11 +313,11 @@ export const EXPORT_HELP = `Usage: hermetic export parquet --out DIR [options]
 
 Writes the dataset's tables (sessions, messages, parts, model_usage,
 usage_events, daily_usage, row_issues, delegations) and the usage ledger
-(usage_ledger, tool_usage) as Parquet files for DuckDB, pandas, Spark and the rest, with typed
-columns: times as TIMESTAMP (UTC, microseconds), days as DATE, tokens and
-counters as INT64, costs as DOUBLE, text and JSON as UTF-8 strings, NULL only
-where the dataset allows it. The dataset is only read (run "hermetic backfill"
-first).
+(usage_ledger, tool_usage) as Parquet files for DuckDB, pandas, Spark and the
+rest, with typed columns: times as TIMESTAMP (UTC, microseconds), days as DATE,
+tokens and counters as INT64, costs as DOUBLE, text and JSON as UTF-8 strings,
+NULL only where the dataset allows it. The dataset is only read (run "hermetic
+backfill" first).
 
   DIR/<table>/data.parquet
       every table but messages and parts, whole, rewritten by every export

@@ -67,7 +67,16 @@ export async function statusCommand(argv: string[]): Promise<number> {
   const datasetPath = join(home, DATASET_FILE);
   const db = existsSync(datasetPath) ? openDatasetReadOnly(home) : null;
   // Sessions the usage policy ignored count as pending once it no longer does (the next pass reads them).
-  const ignored = stillIgnored(createPolicyResolver({ stateDir: home, now: Date.now }));
+  const resolver = createPolicyResolver({ stateDir: home, now: Date.now });
+  const ignored = stillIgnored(resolver);
+  // A usage-policy list that cannot be read stops every pass (fail closed): said first, as the reason nothing moves.
+  let policyError: string | null = null;
+  try {
+    resolver.checkList();
+  } catch (e) {
+    if (!(e instanceof HermeticError)) throw e;
+    policyError = `${e.message} [${e.code}]`;
+  }
   try {
     const known = db ? (db.prepare('SELECT store FROM stores').pluck().all() as string[]) : [];
     const refs = spelledAsKnown(findStores({ stateDbs: values['state-db'] ?? [] }), known);
@@ -123,7 +132,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
     }
     const rows = Object.fromEntries(DATASET_TABLES.filter((t) => !t.internal).map((t) => [t.name, db ? (db.prepare(`SELECT COUNT(*) FROM "${t.name}"`).pluck().get() as number) : 0]));
     const sinks: SinkStatus[] = db ? sinkStatus(db, Date.now() / 1000) : [];
-    const report = { dataset: datasetPath, dataset_exists: db !== null, stores, rows, sinks };
+    const report = { dataset: datasetPath, dataset_exists: db !== null, usage_policy_error: policyError, stores, rows, sinks };
     if (values.json) {
       console.log(JSON.stringify(report, null, 2));
       return 0;
@@ -131,6 +140,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
     const redacted = db ? datasetSetting(db, 'redact') === 'on' : false;
     console.log(`dataset: ${datasetPath}${db ? (redacted ? ' (text stored through the secret redactor)' : '') : ' (not created yet; run hermetic backfill)'}`);
     console.log(`rows: ${Object.entries(rows).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    if (policyError) console.log(`usage policy: ${policyError}; nothing is forwarded until it is fixed`);
     if (stores.length === 0) console.log('stores: none found (looked for $HERMES_HOME/state.db, ~/.hermes/state.db and profiles/*/state.db)');
     for (const s of stores) {
       console.log(`store ${s.path} (profile ${s.profile}, ${s.backend} backend)`);

@@ -268,7 +268,7 @@ test('an interactive session with no cwd is recorded and the policy resolver is 
   const sink = SqliteSink.open(join(dir, 'home'));
   const asked: (string | null)[] = [];
   const real = createPolicyResolver({ stateDir: join(dir, 'home'), now: () => 0 });
-  const policy: PolicyResolver = { resolve: (s) => { asked.push(s); return real.resolve(s); }, invalidate: () => real.invalidate() };
+  const policy: PolicyResolver = { resolve: (s) => { asked.push(s); return real.resolve(s); }, checkList: () => real.checkList(), invalidate: () => real.invalidate() };
   try {
     const r = stepStore(discoverStores({ home: dir, explicit: [path] })[0]!, { sink, policy, redact: false, origin: 'forward', now: () => NOW });
     assert.deepEqual(counts(r), C({ seen: 1, written: 1 }));

@@ -133,6 +133,8 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
     chunkRows: options.chunkRows ?? CHUNK_ROWS,
   });
   const pass = (origin: 'backfill' | 'forward', o: PassOptions = {}) => {
+    // A usage-policy list that cannot be read stops the pass before any store (fail closed), also with nothing to judge.
+    policy.checkList();
     const out: StepResult[] = [];
     for (const ref of stores()) {
       if (o.keepGoing?.() === false) break;
@@ -142,6 +144,7 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
     return out;
   };
   const passAsync = async (origin: 'backfill' | 'forward', o: PassOptions = {}) => {
+    policy.checkList();
     const out: StepResult[] = [];
     for (const ref of stores()) {
       if (o.keepGoing?.() === false) break;

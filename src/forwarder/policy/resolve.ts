@@ -36,6 +36,11 @@ export interface PolicyResolverOptions {
 export interface PolicyResolver {
   /** Throws HERMETIC_POLICY_LIST when the list exists but cannot be read or is malformed (fail closed). */
   resolve(scopeDir: string | null): Verdict;
+  /**
+   * Reads the machine-local list (through the cache) and throws HERMETIC_POLICY_LIST when it exists but cannot be read
+   * or is malformed: a pass checks it first, so a broken list stops forwarding even when nothing changed to judge.
+   */
+  checkList(): void;
   /** Forgets every cached answer and the parsed list. */
   invalidate(): void;
 }
@@ -128,6 +133,9 @@ export function createPolicyResolver(options: PolicyResolverOptions): PolicyReso
       }
       g.verdicts.set(scopeDir, verdict);
       return verdict;
+    },
+    checkList() {
+      current();
     },
     invalidate() {
       gen = null;
