@@ -215,14 +215,15 @@ scenario('a session the policy stopped ignoring is read again, and only then; wh
     const pending = () => {
       const db = new Database(join(rig.home, 'hermetic.db'), { readonly: true });
       try {
-        return pendingOf(h.path, readCursors(db, h.path), T0 + 60, new Map(), stillIgnored(createPolicyResolver({ stateDir: rig.home, now: Date.now }))).sessions;
+        const p = pendingOf(h.path, readCursors(db, h.path), T0 + 60, new Map(), stillIgnored(createPolicyResolver({ stateDir: rig.home, now: Date.now })));
+        return [p.sessions, p.messages];
       } finally {
         db.close();
       }
     };
-    assert.equal(pending(), 0);
+    assert.deepEqual(pending(), [0, 0]);
     rmSync(join(secret, '.hypignore'));
-    assert.equal(pending(), 1, 'status counts it as pending');
+    assert.deepEqual(pending(), [1, 1], 'status counts it as pending, with every message of it (none was written)');
     assert.deepEqual(counts(rig.forwarder.forwardOnce()[0]!), C({ seen: 2, written: 1, unchanged: 1 }));
     assert.deepEqual(rig.query("SELECT session_id, input_tokens FROM sessions WHERE session_id = 'hidden'"), [{ session_id: 'hidden', input_tokens: 5 }]);
     assert.deepEqual(rig.query("SELECT content FROM messages WHERE session_id = 'hidden'"), [{ content: 'in hidden' }]);

@@ -3,6 +3,7 @@
 // and when the oldest of those changes happened. Read-only and cheap: marks, then one indexed count per session.
 import { openStore, StoreReader, type StoreFacts } from '../reader/index.js';
 import type { Cursors } from '../sinks/sink.js';
+import { IGNORED } from './cursor-marks.js';
 import { marksOf, pendingDelegations } from './delegations.js';
 import { planPass } from './plan.js';
 
@@ -40,8 +41,13 @@ export function pendingOf(path: string, cursors: Cursors, now: number, seen: Rea
   try {
     const reader = new StoreReader(conn.db, path);
     const plan = planPass(reader, cursors, { now, ignored });
-    // A replaced store is read whole, so every message of a session to read is unread.
-    const after = new Map(plan.todo.map((m) => [m.id, plan.replaced ? 0 : cursors.sessions.get(m.id)?.maxMessageId ?? 0]));
+    // A replaced store is read whole, so every message of a session to read is unread; so is every message of a session
+    // the usage policy ignored (its cursor kept the store's newest id, but none of its rows were written).
+    const unreadAfter = (id: string) => {
+      const c = cursors.sessions.get(id);
+      return plan.replaced || !c || c.fingerprint.startsWith(IGNORED) ? 0 : c.maxMessageId;
+    };
+    const after = new Map(plan.todo.map((m) => [m.id, unreadAfter(m.id)]));
     const unread = reader.snapshot(() => reader.pendingMessages(after));
     let messages = 0;
     let oldestAt: number | null = null;
