@@ -126,7 +126,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       assert.deepEqual(JSON.parse(counted.stdout), [{ sessions: 20, messages: 165, parts: 265 }]);
 
       const [again, againJson] = await Promise.all([hermetic('backfill', ...all(), '--home', home('words')), hermetic('backfill', ...all(), '--home', home('json'), '--json')]);
-      assert.deepEqual(again, { status: 0, stdout: 'backfill: nothing to write: no session in the window changed since it was last read (20 sessions unchanged).\n', stderr: '' });
+      assert.deepEqual(again, { status: 0, stdout: 'backfill: nothing to write: nothing changed since it was last read (20 sessions unchanged).\n', stderr: '' });
       const a = JSON.parse(againJson.stdout) as Summary;
       assert.equal(againJson.status, 0);
       assert.deepEqual([a.wrote_nothing, a.sessions, a.messages, a.parts, a.skipped], [true, 0, 0, 0, { ...SKIPPED_NONE, unchanged: 20 }]);
@@ -155,6 +155,9 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       assert.deepEqual([s.sessions_seen, s.sessions_skipped_window, s.sessions_skipped, s.sessions_projected, s.messages_projected], [5, 2, 0, 3, 7]);
       const got = JSON.parse((await hermetic('query', 'SELECT session_id FROM sessions ORDER BY started_at', '--home', home('recent'), '--json')).stdout) as { session_id: string }[];
       assert.deepEqual(got.map((x) => x.session_id), [ids['open-10d-talked-2d'], ids['3d'], ids['1d']]);
+      // Again, with a narrower window: the sessions read before are unchanged (wherever they are), the others outside it.
+      const again = await inProcess('backfill', '--state-db', store, '--home', home('recent'), '--since', '2d');
+      assert.deepEqual([again.status, again.stdout], [0, 'backfill: nothing to write: nothing changed since it was last read (3 sessions unchanged since last read, 2 others outside the window).\n']);
     });
 
     it('--since and --until with ISO dates select exact sessions of the fixtures (mid-2026)', async () => {
