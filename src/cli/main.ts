@@ -3,6 +3,7 @@
 import { pathToFileURL } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { HermeticError, isHermeticError } from '../shared/errors.js';
+import { suggest } from '../shared/options.js';
 import { releaseStopSignals } from './stop-signals.js';
 import { tuneForBulkReads } from './v8-tuning.js';
 
@@ -20,6 +21,8 @@ const exportCommand = async (argv: string[]) => (await import('../forwarder/cli/
 const webCommand = async (argv: string[]) => (await import('../forwarder/cli/web.js')).webCommand(argv);
 const forgetCommand = async (argv: string[]) => (await import('../forwarder/cli/forget.js')).forgetCommand(argv);
 const sinksCommand = async (argv: string[]) => (await import('../forwarder/cli/sinks-command.js')).sinksCommand(argv);
+
+const COMMANDS = ['serve', 'statedb', 'backfill', 'forward', 'status', 'report', 'export', 'web', 'query', 'policy', 'forget', 'sinks'] as const;
 
 const HELP = `Usage: hermetic <command> [options]
 
@@ -114,8 +117,13 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       case undefined:
         throw new HermeticError('HERMETIC_CLI_USAGE', 'No command given; use serve, statedb, backfill, forward, status, report, export, web, query, policy, forget or sinks.');
-      default:
-        throw new HermeticError('HERMETIC_CLI_USAGE', `Unknown command "${command}"; use serve, statedb, backfill, forward, status, report, export, web, query, policy, forget or sinks.`);
+      default: {
+        // A mistyped command gets the did-you-mean a mistyped option gets; an option where the command goes is said so.
+        const guess = suggest(command, COMMANDS);
+        const list = 'use serve, statedb, backfill, forward, status, report, export, web, query, policy, forget or sinks.';
+        if (command.startsWith('-')) throw new HermeticError('HERMETIC_CLI_USAGE', `Unknown option "${command}": the command comes first; ${list}`);
+        throw new HermeticError('HERMETIC_CLI_USAGE', guess ? `Unknown command "${command}"; did you mean "${guess}"?` : `Unknown command "${command}"; ${list}`);
+      }
     }
   } catch (e) {
     if (isHermeticError(e) && e.code !== 'HERMETIC_INTERNAL') {

@@ -48,6 +48,8 @@ describe('the command line itself', () => {
       expectRefusal([], usage('No command given; use serve, statedb, backfill, forward, status, report, export, web, query, policy, forget or sinks.', 'Run "hermetic --help" for the commands.')),
       expectRefusal(['statedb'], usage('statedb needs a command: generate or inspect.', 'Run "hermetic statedb --help" for the commands.')),
       expectRefusal(['frobnicate'], usage('Unknown command "frobnicate"; use serve, statedb, backfill, forward, status, report, export, web, query, policy, forget or sinks.', 'Run "hermetic --help" for the commands.')),
+      expectRefusal(['statdb'], usage('Unknown command "statdb"; did you mean "statedb"?', 'Run "hermetic --help" for the commands.')),
+      expectRefusal(['--nope'], usage('Unknown option "--nope": the command comes first; use serve, statedb, backfill, forward, status, report, export, web, query, policy, forget or sinks.', 'Run "hermetic --help" for the commands.')),
       ...helps,
     ]);
   });

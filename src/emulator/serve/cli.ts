@@ -61,7 +61,8 @@ Options:
                             is HERMETIC_PROFILE_<NAME>_KEY, else none: every
                             request 401, as Hermes
   --admin-key K             require K on every /__admin route but
-                            GET /__admin/health, as "x-hermetic-admin-key: K" or
+                            GET /__admin/health and the console's files
+                            (GET /__admin/ui/), as "x-hermetic-admin-key: K" or
                             "Authorization: Bearer K" (default
                             HERMETIC_ADMIN_KEY; none: the control plane is open)
   --insecure-admin          allow a --host beyond loopback without an admin key
