@@ -283,6 +283,9 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       const tick = await inProcess('forward', '--once', '--json', '--state-db', path, '--home', home('poison-forward'));
       assert.equal(tick.status, 0, tick.stderr);
       assert.deepEqual(lines(tick.stdout).map((l) => [l.event, l.store, l.sessions_written, l.quarantined, l.error, l.error_kind]), [['hermes.poll_tick', path, 1, 1, null, 'quarantine']]);
+      // A quiet tick after it does not read as all done: the session waiting for its retry is said.
+      const quiet = await inProcess('forward', '--once', '--state-db', path, '--home', home('poison-forward'));
+      assert.deepEqual([quiet.status, quiet.stderr], [0, 'forward: default: nothing new (1 session up to date; 1 session that failed before, waiting to be retried (see hermetic status))\n']);
       const status = JSON.parse((await inProcess('status', '--state-db', path, '--home', home('poison'), '--json')).stdout) as { stores: { read_error: string | null; error_kind: string | null; quarantined: { session_id: string }[] }[] };
       assert.deepEqual(status.stores.map((x) => [x.read_error, x.error_kind, x.quarantined.map((q) => q.session_id)]), [[null, 'quarantine', ['bad']]]);
     });

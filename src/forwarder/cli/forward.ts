@@ -151,7 +151,9 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
         say(tickLine(r));
         spoken.add(r.store);
       } else if (!r.error && (once || !spoken.has(r.store))) {
-        say(`forward: ${r.profile}: nothing new (${plural(r.sessionsUnchanged, 'session')} up to date)`);
+        // Sessions that failed and wait for their retry are not up to date: said, so a quiet tick does not read as all done.
+        const waiting = r.sessionsWaiting > 0 ? `; ${plural(r.sessionsWaiting, 'session')} that failed before, waiting to be retried (see hermetic status)` : '';
+        say(`forward: ${r.profile}: nothing new (${plural(r.sessionsUnchanged, 'session')} up to date${waiting})`);
         spoken.add(r.store);
       }
     }
