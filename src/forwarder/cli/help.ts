@@ -143,9 +143,12 @@ Options:
                       (repeatable; a folder stands for the state.db in it)
   --home DIR          the dataset's folder (default $HERMETIC_HOME, else
                       ~/.hermetic)
-  --json              the same as JSON: {"dataset", "dataset_exists", "stores",
-                      "rows", "sinks"}
+  --json              the same as JSON: {"dataset", "dataset_exists",
+                      "usage_policy_error", "stores", "rows", "sinks"}
 ${HELP_OPTION}
+
+Exit codes: 0 done (also when a store cannot be read: that is what it reports);
+2 a refused command line.
 
 ${STORES}
 ${DATASET}
@@ -355,6 +358,13 @@ removed: a fingerprint in each file tells), so no row is ever in two files; an
 export without --since/--until refreshes everything. Read it:
   SELECT day, count(*) FROM read_parquet('DIR/messages/**/*.parquet',
     hive_partitioning = true) GROUP BY day;
+
+Exit codes: 0 done; 2 a refused command line, an --out it must not write to (the
+root, the dataset's home, another dataset's export) or a window it cannot give
+(HERMETIC_EXPORT_INVALID), or another export writing there
+(HERMETIC_EXPORT_BUSY); 1 the dataset could not be read, --out could not be
+written (HERMETIC_EXPORT_OUT), or a value does not fit its column
+(HERMETIC_EXPORT_VALUE).
 Decision: docs/decisions/0037-parquet-export.md.
 `;
 
