@@ -84,7 +84,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
     const stores: StoreStatus[] = [];
     for (const r of refs) {
       let schema: number | null = null, journal: string | null = null, readError: string | null = null, kind: ErrorKind | null = null;
-      if (r.problem) [readError, kind] = [r.problem.message, errorKind(r.problem)];
+      if (r.problem) [readError, kind] = [`${r.problem.message} [${r.problem.code}]`, errorKind(r.problem)];
       else if (r.source) {
         // Asked of the server itself, read-only, on a short connection: is the source there, and which version is it.
         try {
