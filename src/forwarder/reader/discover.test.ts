@@ -5,7 +5,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { tempDir } from '../../state-db/testing/fixtures.js';
-import { backendOf, discoverStores, profileOf } from './discover.js';
+import { backendOf, discoverStores, profileOf, spelledAsKnown } from './discover.js';
 
 function withHome(fn: (home: string) => void): () => void {
   return () => {
@@ -73,6 +73,24 @@ test('a store reached through a link is read once, by its first spelling: HERMES
   // Two different stores stay two.
   touch(join(home, 'other', 'state.db'));
   assert.equal(discoverStores({ home, explicit: [fileLink, join(home, 'other')] }).length, 2);
+}));
+
+test('a store the dataset knows under another spelling of the same file keeps that key; a known spelling, another file and a PostgreSQL store stay as found', withHome((home) => {
+  touch(join(home, '.hermes', 'state.db'));
+  touch(join(home, 'other', 'state.db'));
+  const link = join(home, 'hermes-link');
+  symlinkSync(join(home, '.hermes'), link);
+  const real = join(home, '.hermes', 'state.db');
+  const viaLink = join(link, 'state.db');
+  const found = discoverStores({ home, explicit: [viaLink, join(home, 'other')] });
+  assert.deepEqual(spelledAsKnown(found, [real]).map((r) => [r.path, r.hermesHome]), [[real, join(home, '.hermes')], [join(home, 'other', 'state.db'), join(home, 'other')]]);
+  assert.deepEqual(spelledAsKnown(found, []).map((r) => r.path), [viaLink, join(home, 'other', 'state.db')], 'nothing known: as found');
+  // A dataset holding the file under both spellings already (written before this rule): the one found is kept.
+  assert.deepEqual(spelledAsKnown(found, [real, viaLink]).map((r) => r.path), [viaLink, join(home, 'other', 'state.db')]);
+  // A known key whose file is gone matches nothing.
+  assert.deepEqual(spelledAsKnown(found, [join(home, 'gone', 'state.db')]).map((r) => r.path), [viaLink, join(home, 'other', 'state.db')]);
+  const pg = { ...found[0]!, path: 'postgres://u@h:5432/db#s', source: {} as never };
+  assert.deepEqual(spelledAsKnown([pg], [real]).map((r) => r.path), ['postgres://u@h:5432/db#s']);
 }));
 
 test('explicit paths are the only ones read, resolved and de-duplicated, with the profile their place implies', withHome((home) => {

@@ -127,8 +127,10 @@ export function spelledAsKnown(refs: readonly StoreRef[], known: readonly string
   if (others.length === 0) return [...refs];
   const byReal = new Map<string, string>();
   for (const k of others) if (!byReal.has(realOf(k))) byReal.set(realOf(k), k);
+  const keys = new Set(known);
   return refs.map((r) => {
-    if (r.source) return r;
+    // A PostgreSQL store is named by its source; a spelling the dataset knows already stays as it is.
+    if (r.source || keys.has(r.path)) return r;
     const key = byReal.get(realOf(r.path));
     // A state.db's Hermes home is its folder (ref() above): the kept key's, so its scopes are spelled as before too.
     return key === undefined ? r : { ...r, path: key, hermesHome: dirname(key) };
