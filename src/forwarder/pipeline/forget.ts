@@ -3,7 +3,7 @@
 // judges them, are removed — every row of them, in one
 // transaction per store with their cursors — and nothing else. Their cursors keep their fingerprints, so an
 // unchanged session is not read again; one that changes is read, judged `ignore` again, and not written.
-import { dirname, sep } from 'node:path';
+import { dirname, isAbsolute, sep } from 'node:path';
 import type { PolicyResolver } from '../policy/index.js';
 import { NOTHING_WRITTEN, type SessionWrite, type Written } from '../sinks/sink.js';
 import type { SqliteSink } from '../sinks/sqlite/sink.js';
@@ -93,7 +93,10 @@ export function forgetSessions(sink: SqliteSink, policy: PolicyResolver, request
   for (const r of rows) {
     if (stores && !stores.has(r.store)) continue;
     if (ids && !ids.has(r.session_id)) continue;
-    const scopes = datasetScopes(r, byStore.get(r.store)!, homes.get(r.store) ?? dirname(r.store));
+    // The Hermes home the store's row names; before dataset version 9 a state.db's folder. A PostgreSQL store's key
+    // is no path: until its row names its home, the session is judged by the scope the dataset recorded.
+    const home = homes.get(r.store) ?? (isAbsolute(r.store) ? dirname(r.store) : null);
+    const scopes = home === null ? (r.scope === null ? [] : [r.scope]) : datasetScopes(r, byStore.get(r.store)!, home);
     if (request.scope !== undefined && !scopes.some((s) => under(s, request.scope!))) continue;
     const verdict = judgeScopes(scopes, policy);
     const reason = 'error' in verdict ? `its usage policy cannot be judged (${verdict.error})`

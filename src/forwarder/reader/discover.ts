@@ -133,7 +133,7 @@ export function spelledAsKnown(refs: readonly StoreRef[], known: readonly string
     if (r.source || keys.has(r.path)) return r;
     const key = byReal.get(realOf(r.path));
     // A state.db's Hermes home is its folder (ref() above): the kept key's, so its scopes are spelled as before too.
-    return key === undefined ? r : { ...r, path: key, hermesHome: dirname(key) };
+    return key === undefined ? r : { ...r, path: key, hermesHome: dirname(key), profile: profileOf(key) };
   });
 }
 

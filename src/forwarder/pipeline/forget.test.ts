@@ -1,0 +1,49 @@
+// forget judges a session as a pass judges it, and never by a scope it cannot rebuild: a PostgreSQL store's key is no
+// folder, so until its row names its Hermes home a session of it is judged by the scope the dataset recorded.
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { createIdSource } from '../../shared/ids.js';
+import { createStore } from '../../state-db/schema/create.js';
+import { tempDir } from '../../state-db/testing/fixtures.js';
+import { StateDbWriter } from '../../state-db/writer/index.js';
+import { createPolicyResolver } from '../policy/index.js';
+import { SqliteSink } from '../sinks/sqlite/sink.js';
+import { forwarderRig } from '../testing/index.js';
+import { forgetSessions } from './forget.js';
+
+test('a session of a store keyed by a URL, with no Hermes home recorded, is judged by its recorded scope: kept when that is full', () => {
+  const { dir, cleanup } = tempDir('hermetic-forget-');
+  const path = join(dir, 'hermes', 'state.db');
+  mkdirSync(join(dir, 'hermes'), { recursive: true });
+  const db = createStore({ path, level: 31, journal: 'delete', fts: false });
+  const w = new StateDbWriter(db, { now: () => 1_780_000_000, ids: createIdSource('forget-pg') });
+  const ids = [w.createSession({ source: 'telegram' }), w.createSession({ source: 'cron' })];
+  for (const id of ids) w.appendMessages(id, [{ role: 'user', content: 'hi' }]);
+  db.close();
+  const rig = forwarderRig([path], { dir });
+  try {
+    rig.forwarder.backfill();
+    rig.forwarder.close();
+    // As a PostgreSQL profile's rows are keyed, and as a dataset from before version 9 holds them (no hermes_home).
+    const key = 'postgres://hermes@db.internal:5432/hermes#public';
+    const sink = SqliteSink.open(rig.home);
+    try {
+      sink.db.prepare('UPDATE sessions SET store = ?').run(key);
+      sink.db.prepare('UPDATE stores SET store = ?, hermes_home = NULL').run(key);
+      const policy = createPolicyResolver({ stateDir: rig.home, now: Date.now });
+      const r = forgetSessions(sink, policy, { sessions: ids });
+      assert.deepEqual(r.forgotten, []);
+      assert.deepEqual(r.kept.map((k) => [k.sessionId, k.scope, /: full$/.test(k.reason)]), [
+        [ids[0], join(dir, 'hermes', 'channels', 'telegram'), true],
+        [ids[1], join(dir, 'hermes', 'sources', 'cron'), true],
+      ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))));
+    } finally {
+      sink.close();
+    }
+  } finally {
+    rig.cleanup();
+    cleanup();
+  }
+});
