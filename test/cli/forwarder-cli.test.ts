@@ -317,6 +317,14 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
         assert.deepEqual(await hermetic('forward', '--once', ...json, '--home', home('none')), r);
       }
       assert.equal(existsSync(home('none')), false);
+      // With a sink, what the dataset holds is still shipped (a machine whose Hermes is gone flushes what it forwarded).
+      const h = home('none-but-dataset');
+      assert.equal((await inProcess('backfill', '--state-db', fixtures.usage, '--home', h)).status, 0);
+      const copy = join(dir, 'none-copy.db');
+      const flushed = await hermetic('forward', '--once', '--home', h, '--sink', `sqlite://${copy}`);
+      assert.equal(flushed.status, 1);
+      assert.match(flushed.stderr, /^hermetic: No Hermes store was found .* \[HERMETIC_READER_OPEN\]\nsink sqlite:.*: up to date \([\d,]+ rows in \d+ batch(es)? sent\)\n$/);
+      assert.ok(existsSync(copy));
     });
   });
 

@@ -101,10 +101,12 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
   if (interval === null || interval < 0.05 || interval > 86400) usageError(`--interval must be a duration from 50ms to 24h such as 10s or 1m; got "${values.interval}".`);
   const say = (line: string) => { if (!values.quiet) console.error(line); };
   if (stop?.signal) return say('forward: stopped'), 0;
-  // One pass with no store anywhere is said, as backfill says it (a loop waits for Hermes to create one).
-  if (values.once && findStores({ stateDbs: values['state-db'] ?? [] }).length === 0) throw noStoreFound();
   // Sink URLs and the config file are checked before anything is read; each tick then ships (decision 0035).
   const setup = await sinkSetup(values);
+  // One pass with no store anywhere is said, as backfill says it (a loop waits for Hermes to create one). With sinks,
+  // what the dataset holds is still shipped first: a machine whose Hermes is gone can flush what it forwarded.
+  const noStore = values.once && findStores({ stateDbs: values['state-db'] ?? [] }).length === 0 ? noStoreFound() : null;
+  if (noStore && setup.sinks.length === 0) throw noStore;
   const remote = setup.sinks.length > 0 ? await import('../sinks/remote/index.js') : null;
   const json = (line: Record<string, unknown>) => console.log(JSON.stringify(line));
   const shipEvent = (r: ShipResult) => json({ event: EVENTS.sinkShip, at: new Date().toISOString(), ...shipJson(r) });
@@ -162,14 +164,15 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
   };
   if (!stop) {
     try {
-      const results = await pass();
+      const results = noStore ? [] : await pass();
+      if (noStore) say(`hermetic: ${noStore.message} [${noStore.code}]`);
       report(results, true);
       const shipped = (await shipper?.shipAll()) ?? [];
       for (const r of shipped) {
         if (values.json) shipEvent(r);
         else say(remote!.shipLine(r));
       }
-      return results.some((r) => r.error) || shipped.some((r) => r.state !== 'caught-up') ? 1 : 0;
+      return noStore || results.some((r) => r.error) || shipped.some((r) => r.state !== 'caught-up') ? 1 : 0;
     } finally {
       forwarder.close();
       await shipper?.closeAll();
