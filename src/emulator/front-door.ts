@@ -93,20 +93,25 @@ export function createFrontDoor(namespaces: Namespaces, options: ParsedEmulatorO
     }
     const routed = path === req.path ? req : { ...req, path, header: req.header, readBody: req.readBody };
     const existing = namespaces.use(name);
-    if (existing) return existing.handle(routed);
+    if (existing) {
+      if (!existing.claimed && claimsNamespace(routed)) existing.claimed = true;
+      return existing.handle(routed);
+    }
     const started = performance.now();
     const refused = refusal(routed);
     if (refused) return Promise.resolve(refused).then((answer) => told(name, routed, finish(answer, freshClock), started));
     // On a server with a key, a request that reaches no state and carries no key (a health check, an unrouted path, a
-    // refused Origin) is answered as a new namespace would answer it, by one made for that answer alone: nobody
-    // without a key can fill the namespace table with names, nor push out another test's namespace.
-    if (!claimsNamespace(routed)) {
-      const once = namespaces.transient(name);
-      return once.handle(routed).finally(() => once.close());
-    }
+    // refused Origin) creates an unclaimed namespace: evicted before any claimed one, and never evicting one. At the
+    // cap with none unclaimed to evict, it is answered as a new namespace would answer it, by one made for that answer
+    // alone. So nobody without a key can push out another test's namespace.
+    const claim = claimsNamespace(routed);
     let ns;
     try {
-      ns = namespaces.get(name);
+      ns = namespaces.get(name, claim);
+      if (ns === null) {
+        const once = namespaces.transient(name);
+        return once.handle(routed).finally(() => once.close());
+      }
     } catch (e) {
       if (!(e instanceof HermeticError)) throw e;
       return Promise.resolve(told(name, routed, finish(renderAdminError(e), freshClock), started));

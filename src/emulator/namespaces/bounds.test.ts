@@ -118,6 +118,43 @@ test('requests that reach no state create no namespace: nobody without a key can
   }
 });
 
+test('below the cap a keyless health check makes an unclaimed namespace (its faults spend, its clock is reachable); one is evicted before any claimed one', async () => {
+  const options = parseEmulatorOptions({
+    apiKey: KEY, adminKey: ADMIN, maxNamespaces: 4, time: 1_800_000_000, frozen: true,
+    faults: [{ action: 'respond', status: 503, path_prefix: '/health', times: 1 }],
+  });
+  const namespaces = new Namespaces({
+    options,
+    lock: realLockWait(1000),
+    openStore: () => openRunTable(':memory:', { kind: 'fast', lock: realLockWait(1000), onBackgroundError: () => {} }),
+    onInternalError: (e) => assert.fail(String(e)),
+  });
+  const front = createFrontDoor(namespaces, options);
+  try {
+    // The same namespace answers each probe: the one-shot fault is spent once.
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await front(request('GET', '/ns/poller/health'))).status);
+    assert.deepEqual(statuses, [503, 200, 200]);
+    assert.equal(namespaces.find('poller')!.claimed, false);
+    // Its clock is the one the control plane moves.
+    const clock = await front(request('POST', '/ns/poller/__admin/clock', { 'x-hermetic-admin-key': ADMIN }, '{"advance": 10}'));
+    assert.equal(clock.status, 200);
+    assert.equal(namespaces.find('poller')!.claimed, true, 'a control request claims it');
+    // At the cap (default, poller, a, b): a keyed newcomer evicts the unclaimed one first, though a claimed one is older.
+    const auth = { Authorization: `Bearer ${KEY}` };
+    assert.equal((await front(request('GET', '/ns/a/v1/runs/run_x', auth))).status, 404);
+    assert.equal((await front(request('GET', '/ns/junk/health'))).status, 503);
+    assert.deepEqual(namespaces.list().map((ns) => [ns.name, ns.claimed]), [['default', true], ['poller', true], ['a', true], ['junk', false]]);
+    assert.equal((await front(request('GET', '/ns/b/v1/runs/run_x', auth))).status, 404);
+    assert.deepEqual(namespaces.list().map((ns) => ns.name), ['default', 'poller', 'a', 'b']);
+    // Full of claimed ones: a keyless probe evicts none, and is answered all the same.
+    assert.equal((await front(request('GET', '/ns/junk2/health'))).status, 503);
+    assert.deepEqual(namespaces.list().map((ns) => ns.name), ['default', 'poller', 'a', 'b']);
+  } finally {
+    namespaces.close();
+  }
+});
+
 /** V8's collector, for measuring what is retained rather than what is waiting to be collected. */
 function collector(): () => void {
   setFlagsFromString('--expose-gc');

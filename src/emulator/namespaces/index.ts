@@ -37,38 +37,55 @@ export class Namespaces implements ControlledNamespaces {
 
   /**
    * The namespace called `name` (a valid name: see names.ts), created if this is its first use. At the cap, the idle
-   * namespace untouched for the longest is closed and forgotten first; when every one is busy, HERMETIC_NAMESPACE_LIMIT.
+   * namespace untouched for the longest is closed and forgotten first (an unclaimed one before any claimed one); when
+   * every one is busy, HERMETIC_NAMESPACE_LIMIT. Unclaimed (`claim` false: front-door.ts, a keyless request that reaches
+   * no state on a server with a key), it evicts only unclaimed ones, and is null when none can go.
    */
-  get(name: string): Namespace {
+  get(name: string): Namespace;
+  get(name: string, claim: boolean): Namespace | null;
+  get(name: string, claim = true): Namespace | null {
     const found = this.use(name);
-    if (found) return found;
-    if (this.size >= this.#max) this.#evictOne();
+    if (found) {
+      if (claim) found.claimed = true;
+      return found;
+    }
+    if (this.size >= this.#max && !this.#evictOne(claim)) return null;
     const ns = new Namespace(name, this.#shared);
+    ns.claimed = claim;
     ns.lastUse = ++this.#uses;
     this.#others.set(name, ns);
     return ns;
   }
 
   /**
-   * A namespace made for one answer and dropped after it (front-door.ts: a request that reaches no state): never held,
-   * listed, counted against the cap, or evicted. The caller closes it.
+   * A namespace made for one answer and dropped after it (front-door.ts: a keyless request that reaches no state, at
+   * the cap with no unclaimed namespace to evict): never held, listed, counted against the cap, or evicted. The caller
+   * closes it.
    */
   transient(name: string): Namespace {
     return new Namespace(name, this.#shared);
   }
 
-  /** Closes and forgets the idle namespace used least recently (one scan: eviction is rare, a use costs a stamp). */
-  #evictOne(): void {
+  /**
+   * Closes and forgets the idle namespace used least recently, an unclaimed one first (one scan: eviction is rare, a
+   * use costs a stamp). For an unclaimed newcomer only an unclaimed one may go: false when there is none.
+   */
+  #evictOne(claim: boolean): boolean {
     let idlest: Namespace | null = null;
+    let unclaimed: Namespace | null = null;
     for (const ns of this.#others.values()) {
-      if (!ns.busy && (idlest === null || ns.lastUse < idlest.lastUse)) idlest = ns;
+      if (ns.busy) continue;
+      if (idlest === null || ns.lastUse < idlest.lastUse) idlest = ns;
+      if (!ns.claimed && (unclaimed === null || ns.lastUse < unclaimed.lastUse)) unclaimed = ns;
     }
-    if (idlest) {
-      this.#others.delete(idlest.name);
-      idlest.close();
+    const victim = unclaimed ?? (claim ? idlest : null);
+    if (victim) {
+      this.#others.delete(victim.name);
+      victim.close();
       this.evicted++;
-      return;
+      return true;
     }
+    if (!claim) return false;
     throw new HermeticError(
       'HERMETIC_NAMESPACE_LIMIT',
       `This server already holds ${this.size} namespaces (--max-namespaces ${this.#max}), each with a run, a stream or a request in progress, so none can be evicted; reset some (POST /__admin/reset) or raise the cap.`,

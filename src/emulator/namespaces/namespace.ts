@@ -102,6 +102,11 @@ export class Namespace implements ControlledNamespace {
   #core: Core;
   /** When it was last used, as its emulator's Namespaces stamps uses (eviction picks the oldest idle one). */
   lastUse = 0;
+  /**
+   * Whether a request that may create a namespace on a server with a key has used it (front-door.ts): one only keyless
+   * health checks or unrouted paths have touched is evicted before any claimed one, and never evicts one.
+   */
+  claimed = true;
   /** Requests being answered now (an event stream counts until its head is ready; then as an attached stream). */
   #inFlight = 0;
 
