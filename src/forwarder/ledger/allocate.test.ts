@@ -101,6 +101,33 @@ test('a billed cost the routes did not record follows the estimate\'s split; the
   ]);
 });
 
+test('a main-loop route with no billed cost of its own, beside routes whose billed costs make the session\'s, shows its estimate, not a billed $0', () => {
+  const { usage } = allocateSession({
+    zone: new Zone('UTC'), days: [], activity: [{ quarter: q(T0), messages: 1, assistant: 1 }],
+    session: session({ estimated_cost_usd: 0.177, actual_cost_usd: 0.036 }),
+    routes: [
+      route('hermes-4', '', T0, { estimated_cost_usd: 0.067, actual_cost_usd: 0.036, cost_status: 'actual' }),
+      route('gpt-5', '', T0 + 1, { estimated_cost_usd: 0.11, actual_cost_usd: 0, cost_status: 'estimated' }),
+    ],
+  });
+  assert.deepEqual(pick(usage, ['model', 'estimated_cost_usd', 'actual_cost_usd', 'cost_usd']), [
+    { model: 'hermes-4', estimated_cost_usd: 0.067, actual_cost_usd: 0.036, cost_usd: 0.036 },
+    { model: 'gpt-5', estimated_cost_usd: 0.11, actual_cost_usd: null, cost_usd: 0.11 },
+  ]);
+  // Billed money the routes do not account for is not shown beside their estimates: every route counts as billed,
+  // and the rest of the billed cost is the session's own (no estimate and billed cost shown for the same calls).
+  const partly = allocateSession({
+    zone: new Zone('UTC'), days: [], activity: [{ quarter: q(T0), messages: 1, assistant: 1 }],
+    session: session({ estimated_cost_usd: 0.177, actual_cost_usd: 0.2 }),
+    routes: [
+      route('hermes-4', '', T0, { estimated_cost_usd: 0.067, actual_cost_usd: 0.036, cost_status: 'actual' }),
+      route('gpt-5', '', T0 + 1, { estimated_cost_usd: 0.11, actual_cost_usd: 0, cost_status: 'estimated' }),
+    ],
+  }).usage;
+  const shown = partly.reduce((sum, r) => sum + (r.cost_usd as number), 0);
+  assert.equal(Math.round(shown * 1e6) / 1e6, 0.2, 'the shown cost is the billed cost, once');
+});
+
 test('time: assistant messages weigh, a day without messages lands at its local noon, a session without any at its last activity', () => {
   const zone = new Zone('Asia/Kathmandu'); // UTC+5:45: local midnight falls at 18:15 UTC, inside an hour
   const midnight = zone.startOfDay('2026-07-02');
