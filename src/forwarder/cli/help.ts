@@ -277,7 +277,8 @@ Grouping (repeatable: --by day --by model gives one row per day and model):
                    machine only); machine rows carry the host name and
                    machine id
   --top N          keep the N costliest rows (most called, for tools); the
-                   rest are summed into one row
+                   rest are summed into one row (without --by: each table of
+                   the summary but the days)
 Filter (repeatable; values of one column are alternatives, columns combine):
   --filter COLUMN=VALUE
                    model, provider, profile, source, project, task or session;

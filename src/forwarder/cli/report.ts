@@ -157,7 +157,7 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
       return 0;
     }
     // The terminal view: a summary, then by day (by month over long windows), model, source, and the costliest sessions.
-    const summary = await source.summary(base, nowS, zone);
+    const summary = await source.summary({ ...base, ...(top !== undefined ? { top } : {}) }, nowS, zone);
     const view: SummaryView = { ...summary, zoneName: zone.name, rowIssues: (await source.rowIssues(base)) ?? undefined, uncosted: (await source.uncosted(base)) ?? undefined, filterMiss: await filterMiss(summary.totals.totals) };
     console.log(renderSummary(view, color, width));
     return 0;

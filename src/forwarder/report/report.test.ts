@@ -222,6 +222,12 @@ describe('hermetic report (in process)', () => {
     assert.equal(sessions.length, 5);
     assert.match(await report([], true), /\x1b\[1mBy day\x1b\[22m/);
     assert.match(await report(['--period', 'all']), /^By month$/m);
+    // --top without --by sets how many rows each breakdown keeps (it changed nothing before).
+    const topped = await report(['--top', '2']);
+    assert.equal(topped.slice(topped.indexOf('Most expensive sessions')).split('\n').slice(3).length, 2);
+    const models = topped.slice(topped.indexOf('By model'), topped.indexOf('By source')).split('\n').filter((l) => /^[^\s─]/.test(l) && !/^By model|^model/.test(l));
+    assert.equal(models.length, 3, `two models and the rest: ${models.join(' | ')}`);
+    assert.match(models[2]!, /^\(\d+ more\)/);
   });
 
   it('says how many values the forwarder repaired in the sessions it counts, and only those', async () => {

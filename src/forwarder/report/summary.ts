@@ -17,12 +17,12 @@ export interface SummaryTables {
 }
 
 /** @example summaryTables(db, { since: now - 30 * 86400, until: now }, now) */
-export function summaryTables(db: Db, request: Pick<ReportRequest, 'since' | 'until' | 'utc' | 'filter'>, now: number, dialect: Dialect = sqliteDialect()): SummaryTables {
+export function summaryTables(db: Db, request: Pick<ReportRequest, 'since' | 'until' | 'utc' | 'filter' | 'top'>, now: number, dialect: Dialect = sqliteDialect()): SummaryTables {
   const zone = request.utc ? new Zone('UTC') : ledgerZone(db);
   return db.transaction((): SummaryTables => runSqlite(db, planSummary(request, now, zone, dialect), dialect)).deferred();
 }
 
-export function* planSummary(request: Pick<ReportRequest, 'since' | 'until' | 'utc' | 'filter'>, now: number, zone: Zone, dialect: Dialect): Plan<SummaryTables> {
+export function* planSummary(request: Pick<ReportRequest, 'since' | 'until' | 'utc' | 'filter' | 'top'>, now: number, zone: Zone, dialect: Dialect): Plan<SummaryTables> {
   const since = request.since ?? null;
   const long = since === null || (request.until ?? now) - since > LONG;
   // The totals once; every table is a grouping of the same window, so they share them.
@@ -33,9 +33,10 @@ export function* planSummary(request: Pick<ReportRequest, 'since' | 'until' | 'u
   };
   const tables = [
     { title: long ? 'By month' : 'By day', report: yield* report([long ? 'month' : 'day']) },
-    { title: 'By model', report: yield* report(['model'], 8) },
-    { title: 'By source', report: yield* report(['source'], 8) },
-    { title: 'Most expensive sessions', report: yield* report(['session'], 5), omitOther: true },
+    // --top sets how many rows each breakdown keeps (the days are all shown).
+    { title: 'By model', report: yield* report(['model'], request.top ?? 8) },
+    { title: 'By source', report: yield* report(['source'], request.top ?? 8) },
+    { title: 'Most expensive sessions', report: yield* report(['session'], request.top ?? 5), omitOther: true },
   ];
   const any = yield { sql: 'SELECT 1 AS one FROM usage_ledger LIMIT 1', params: {} };
   return { totals: yield* report([]), tables, emptyDataset: any.length === 0 };
