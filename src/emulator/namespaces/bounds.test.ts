@@ -73,15 +73,20 @@ test('stores open on a namespace\'s first write; a reset and an eviction close t
   }
 });
 
-test('requests that reach no state create no namespace: nobody without a key can push another test\'s namespace out', async () => {
-  const options = parseEmulatorOptions({ apiKey: KEY, adminKey: ADMIN, maxNamespaces: 2, corsOrigins: ['http://ok.test'], time: 1_800_000_000, frozen: true });
+/** Namespaces over in-memory stores and the front door to them, for the tests of what creates a namespace. */
+function frontDoorOver(options: ReturnType<typeof parseEmulatorOptions>) {
   const namespaces = new Namespaces({
     options,
     lock: realLockWait(1000),
     openStore: () => openRunTable(':memory:', { kind: 'fast', lock: realLockWait(1000), onBackgroundError: () => {} }),
     onInternalError: (e) => assert.fail(String(e)),
   });
-  const front = createFrontDoor(namespaces, options);
+  return { namespaces, front: createFrontDoor(namespaces, options) };
+}
+
+test('keyless requests that reach no state never push another test\'s namespace out', async () => {
+  const options = parseEmulatorOptions({ apiKey: KEY, adminKey: ADMIN, maxNamespaces: 2, corsOrigins: ['http://ok.test'], time: 1_800_000_000, frozen: true });
+  const { namespaces, front } = frontDoorOver(options);
   try {
     const auth = { Authorization: `Bearer ${KEY}` };
     const submitted = await front(request('POST', '/ns/victim/v1/runs', auth, '{"input":"x"}'));
@@ -123,13 +128,7 @@ test('below the cap a keyless health check makes an unclaimed namespace (its fau
     apiKey: KEY, adminKey: ADMIN, maxNamespaces: 4, time: 1_800_000_000, frozen: true,
     faults: [{ action: 'respond', status: 503, path_prefix: '/health', times: 1 }],
   });
-  const namespaces = new Namespaces({
-    options,
-    lock: realLockWait(1000),
-    openStore: () => openRunTable(':memory:', { kind: 'fast', lock: realLockWait(1000), onBackgroundError: () => {} }),
-    onInternalError: (e) => assert.fail(String(e)),
-  });
-  const front = createFrontDoor(namespaces, options);
+  const { namespaces, front } = frontDoorOver(options);
   try {
     // The same namespace answers each probe: the one-shot fault is spent once.
     const statuses = [];
