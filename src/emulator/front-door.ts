@@ -7,7 +7,7 @@
 // alone), and a new namespace past the cap when no idle one can be evicted (503 HERMETIC_NAMESPACE_LIMIT).
 import { HermeticError, isHermeticError } from '../shared/errors.js';
 import { ADMIN_PREFIX } from './admin/routes.js';
-import { checkAdminKey } from './admin/auth.js';
+import { OPEN_ADMIN_ROUTE, presentsAdminKey } from './admin/auth.js';
 import { refuseAdminKey, renderAdminError } from './admin/index.js';
 import { authenticate } from './api/auth.js';
 import { contentEncoding } from './api/body.js';
@@ -31,6 +31,9 @@ function consoleAnswer(req: HttpRequest, clock: { now(): number }): HttpResponse
 
 export type FrontDoor = (req: HttpRequest) => Promise<HttpResponse>;
 
+/** A control-plane path (the namespace prefix already taken off). */
+const isAdminPath = (req: HttpRequest): boolean => req.path === ADMIN_PREFIX || req.path.startsWith(`${ADMIN_PREFIX}/`);
+
 export function createFrontDoor(namespaces: Namespaces, options: ParsedEmulatorOptions): FrontDoor {
   /** A new namespace's gateway settings: what its key check would see (never changed here). */
   const fresh: GatewaySettings = initialSettings(options);
@@ -39,19 +42,11 @@ export function createFrontDoor(namespaces: Namespaces, options: ParsedEmulatorO
 
   /** The answer a namespace not created yet would give without running anything, when it can only refuse. */
   const refusal = (req: HttpRequest): HttpResponse | Promise<HttpResponse> | null =>
-    req.path === ADMIN_PREFIX || req.path.startsWith(`${ADMIN_PREFIX}/`) ? refuseAdminKey(req, options.adminKey) : refuseFresh(req, fresh);
+    isAdminPath(req) ? refuseAdminKey(req, options.adminKey) : refuseFresh(req, fresh);
 
   /** Whether a request carries one of the server's keys (the API key as a Bearer, or the admin key). */
-  const carriesKey = (req: HttpRequest): boolean => {
-    if (fresh.apiKey !== null && authenticate(req, fresh, null, false) === 'ok') return true;
-    if (options.adminKey === null) return false;
-    try {
-      checkAdminKey(req, `${ADMIN_PREFIX}/namespaces`, options.adminKey);
-      return true;
-    } catch {
-      return false;
-    }
-  };
+  const carriesKey = (req: HttpRequest): boolean =>
+    (fresh.apiKey !== null && authenticate(req, fresh, null, false) === 'ok') || (options.adminKey !== null && presentsAdminKey(req, options.adminKey));
 
   /**
    * Whether a request to a namespace not used yet creates it: one that reaches its state (every control route does,
@@ -59,8 +54,8 @@ export function createFrontDoor(namespaces: Namespaces, options: ParsedEmulatorO
    * key, or when it carries one of the keys.
    */
   const claimsNamespace = (req: HttpRequest): boolean => {
-    const admin = req.path === ADMIN_PREFIX || req.path.startsWith(`${ADMIN_PREFIX}/`);
-    if (admin ? !(req.method === 'GET' && req.path.split('?')[0] === `${ADMIN_PREFIX}/health`) : reachesState(req, fresh)) return true;
+    const openAdmin = req.method === OPEN_ADMIN_ROUTE.method && req.path.split('?')[0] === OPEN_ADMIN_ROUTE.path;
+    if (isAdminPath(req) ? !openAdmin : reachesState(req, fresh)) return true;
     return (fresh.apiKey === null && options.adminKey === null) || carriesKey(req);
   };
 

@@ -33,6 +33,12 @@ function presented(req: HttpRequest): { key: string; where: string } | null {
   return null;
 }
 
+/** Whether the request presents the admin key (wherever it is asked for, open routes aside). */
+export function presentsAdminKey(req: HttpRequest, expected: string): boolean {
+  const given = presented(req);
+  return given !== null && adminKeyMatches(given.key, expected);
+}
+
 /**
  * Throws 401 HERMETIC_ADMIN_UNAUTHORIZED unless the request may use the control plane: no key configured, the open
  * health route, or the right key. `path` is the request's path without its /ns/<name> prefix or query.

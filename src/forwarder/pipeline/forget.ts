@@ -48,17 +48,7 @@ const MAX_PARENTS = 64;
  * own, the channel it was handed off to, and for a delegate its parents' — rebuilt from the dataset's rows, under the
  * Hermes home the store's row names (the store's folder before dataset version 9).
  */
-function datasetScopes(row: DatasetSession, bySession: Map<string, DatasetSession>, hermesHome: string): string[] {
-  const hermesRow = (r: DatasetSession): Record<string, unknown> => {
-    let attributes: Record<string, unknown> = {};
-    try {
-      attributes = (r.attributes ? JSON.parse(r.attributes) : {}) as Record<string, unknown>;
-    } catch {
-      /* attributes the dataset could not have written: judged without them */
-    }
-    const config = attributes.model_config;
-    return { source: r.source, cwd: r.cwd, handoff_platform: attributes.handoff_platform ?? null, model_config: config === undefined ? null : JSON.stringify(config) };
-  };
+function datasetScopes(row: DatasetSession, bySession: Map<string, DatasetSession>, hermesHome: string, hermesRow: (r: DatasetSession) => Record<string, unknown>): string[] {
   const parents: Record<string, unknown>[] = [];
   const seen = new Set([row.session_id]);
   for (let p = row.parent_session_id; p !== null && !seen.has(p) && parents.length < MAX_PARENTS; ) {
@@ -71,6 +61,25 @@ function datasetScopes(row: DatasetSession, bySession: Map<string, DatasetSessio
   const scopes = scopesOf(hermesRow(row), parents, hermesHome);
   // A row written with a scope this rebuild does not give (rules of an older Hermetic) is judged by it too.
   return row.scope !== null && !scopes.includes(row.scope) ? [row.scope, ...scopes] : scopes;
+}
+
+/** The fields scopesOf reads, as Hermes's session row holds them (its attributes parsed once per session). */
+function hermesRows(): (r: DatasetSession) => Record<string, unknown> {
+  const made = new Map<DatasetSession, Record<string, unknown>>();
+  return (r) => {
+    let row = made.get(r);
+    if (row) return row;
+    let attributes: Record<string, unknown> = {};
+    try {
+      attributes = (r.attributes ? JSON.parse(r.attributes) : {}) as Record<string, unknown>;
+    } catch {
+      /* attributes the dataset could not have written: judged without them */
+    }
+    const config = attributes.model_config;
+    row = { source: r.source, cwd: r.cwd, handoff_platform: attributes.handoff_platform ?? null, model_config: config === undefined ? null : JSON.stringify(config) };
+    made.set(r, row);
+    return row;
+  };
 }
 
 /**
@@ -87,6 +96,7 @@ export function forgetSessions(sink: SqliteSink, policy: PolicyResolver, request
     if (!m) byStore.set(r.store, (m = new Map()));
     m.set(r.session_id, r);
   }
+  const hermesRow = hermesRows();
   const ids = request.sessions ? new Set(request.sessions) : null;
   const stores = request.stores ? new Set(request.stores) : null;
   const out: ForgetResult = { forgotten: [], kept: [], written: { ...NOTHING_WRITTEN } };
@@ -96,7 +106,7 @@ export function forgetSessions(sink: SqliteSink, policy: PolicyResolver, request
     // The Hermes home the store's row names; before dataset version 9 a state.db's folder. A PostgreSQL store's key
     // is no path: until its row names its home, the session is judged by the scope the dataset recorded.
     const home = homes.get(r.store) ?? (isAbsolute(r.store) ? dirname(r.store) : null);
-    const scopes = home === null ? (r.scope === null ? [] : [r.scope]) : datasetScopes(r, byStore.get(r.store)!, home);
+    const scopes = home === null ? (r.scope === null ? [] : [r.scope]) : datasetScopes(r, byStore.get(r.store)!, home, hermesRow);
     if (request.scope !== undefined && !scopes.some((s) => under(s, request.scope!))) continue;
     const verdict = judgeScopes(scopes, policy);
     const reason = 'error' in verdict ? `its usage policy cannot be judged (${verdict.error})`

@@ -3,7 +3,8 @@
 // folder given there stands for the state.db in it).
 // A profile whose config.yaml selects the PostgreSQL backend (§6.1 item 11) is a store whose rows come from PostgreSQL:
 // its connection and schema are resolved here (postgres/settings.ts), its identity names the source, never a file.
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { realPathOf } from '../../shared/real-path.js';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { HermeticError, type ErrorCode } from '../../shared/errors.js';
@@ -98,8 +99,6 @@ export function profileOf(path: string): string {
   return basename(dirname(dir)) === 'profiles' ? basename(dir) : 'default';
 }
 
-/** The file or folder a path names once symbolic links are followed (the path itself when it is not there). */
-const realOf = (path: string): string => { try { return realpathSync(path); } catch { return path; } };
 
 /**
  * The paths with each file or folder once, by where it really is: the first spelling wins (HERMES_HOME before
@@ -109,7 +108,7 @@ const realOf = (path: string): string => { try { return realpathSync(path); } ca
 function once(paths: readonly string[]): string[] {
   const seen = new Set<string>();
   return paths.filter((p) => {
-    const real = realOf(p);
+    const real = realPathOf(p);
     if (seen.has(real)) return false;
     seen.add(real);
     return true;
@@ -123,15 +122,19 @@ function once(paths: readonly string[]): string[] {
  * @example spelledAsKnown(discoverStores(o), ['/home/u/.hermes/state.db'])
  */
 export function spelledAsKnown(refs: readonly StoreRef[], known: readonly string[]): StoreRef[] {
-  const others = known.filter((k) => !refs.some((r) => r.path === k));
+  const found = new Set(refs.map((r) => r.path));
+  const others = known.filter((k) => !found.has(k));
   if (others.length === 0) return [...refs];
   const byReal = new Map<string, string>();
-  for (const k of others) if (!byReal.has(realOf(k))) byReal.set(realOf(k), k);
+  for (const k of others) {
+    const real = realPathOf(k);
+    if (!byReal.has(real)) byReal.set(real, k);
+  }
   const keys = new Set(known);
   return refs.map((r) => {
     // A PostgreSQL store is named by its source; a spelling the dataset knows already stays as it is.
     if (r.source || keys.has(r.path)) return r;
-    const key = byReal.get(realOf(r.path));
+    const key = byReal.get(realPathOf(r.path));
     // A state.db's Hermes home is its folder (ref() above): the kept key's, so its scopes are spelled as before too.
     return key === undefined ? r : { ...r, path: key, hermesHome: dirname(key), profile: profileOf(key) };
   });

@@ -2,8 +2,7 @@
 // dataset in one read transaction (a consistent moment, even while a forwarder writes) and streams each table into
 // its files: the whole-table files rewritten, and, for messages and parts, the UTC days the window touches (and any
 // day whose file no longer matches the dataset) rewritten whole (days.ts). Then the manifest, from the files.
-import { realpathSync } from 'node:fs';
-import { dirname, join, parse, resolve } from 'node:path';
+import { dirname, join, parse } from 'node:path';
 import { HermeticError } from '../../../shared/errors.js';
 import type { Db } from '../../../shared/sqlite.js';
 import { DATASET_TABLES, type DatasetTable } from '../../dataset/columns.js';
@@ -15,6 +14,7 @@ import { exportColumns } from './schema.js';
 import { DEFAULT_BUDGET, RowProblem, writeParquetFile, type RowGroupBudget } from './write-file.js';
 import type { TableSummary } from './days.js';
 import { createDirs } from '../../../shared/dirs.js';
+import { realPathOf } from '../../../shared/real-path.js';
 
 /** The forwarded data (the forwarder's own bookkeeping tables are not exported). */
 export const EXPORTED_TABLES: readonly DatasetTable[] = DATASET_TABLES.filter((t) => !t.internal);
@@ -48,21 +48,12 @@ export interface ExportSummary {
   totals: { rows: number; files: number; bytes: number };
 }
 
-/** A file's real path (links resolved), or the path as given when it cannot be resolved. */
-function realFile(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return resolve(path);
-  }
-}
-
 /**
  * Folders an export must not write into: the root of the file system, and the dataset's own home (its tables would sit
  * beside hermetic.db). Anything else is the user's choice; an export only ever touches its own names there.
  */
 function refuseOut(out: string, dataset: string): void {
-  const target = realFile(out);
+  const target = realPathOf(out);
   if (target === parse(target).root) throw new HermeticError('HERMETIC_EXPORT_INVALID', `--out ${out} is the root of the file system; give the export a folder of its own (for example --out ./hermetic-export).`);
   if (target === dirname(dataset)) throw new HermeticError('HERMETIC_EXPORT_INVALID', `--out ${out} is the dataset's own home; give the export a folder of its own (for example --out ./hermetic-export).`);
 }
@@ -81,7 +72,7 @@ export function exportParquet(db: Db, request: ExportRequest): ExportSummary {
   }
   const windowed = request.since !== null || request.until !== null;
   const datasetVersion = db.pragma('user_version', { simple: true }) as number;
-  const dataset = realFile(db.name);
+  const dataset = realPathOf(db.name);
   refuseOut(out, dataset);
   const release = lockOut(out);
   try {

@@ -4,9 +4,10 @@
 // `hermes_<profile>_<sha256 of the state.db path, 12 hex>`). Also the two names the forwarder shows: the store
 // identity (no password, ever) and the connection as status prints it (password redacted).
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { HermeticError } from '../../../shared/errors.js';
+import { realPathOf } from '../../../shared/real-path.js';
 import { hideSecrets } from '../../../shared/url-password.js';
 
 /** A PostgreSQL source: what to connect to (`url` holds the password: never print it) and what to call it. */
@@ -79,7 +80,6 @@ export function parseDotenv(text: string): Map<string, string> {
   return out;
 }
 
-const real = (p: string) => { try { return realpathSync(p); } catch { return resolve(p); } };
 
 /** `<name>` for a `…/profiles/<name>` home, else `default` (Hermes's profile_name_for_home, or "default"). */
 export function profileNameOf(hermesHome: string): string {
@@ -89,7 +89,7 @@ export function profileNameOf(hermesHome: string): string {
 
 /** The schema Hermes derives when config.yaml names none: `hermes_<profile>_<sha256(state.db path)[:12]>`. */
 export function defaultSchema(hermesHome: string): string {
-  const path = join(real(hermesHome), 'state.db');
+  const path = join(realPathOf(hermesHome), 'state.db');
   const profile = profileNameOf(hermesHome).toLowerCase().replace(/[^a-z0-9_]/g, '_').slice(0, 35);
   return `hermes_${profile}_${createHash('sha256').update(path).digest('hex').slice(0, 12)}`;
 }
@@ -125,7 +125,7 @@ export function pgSource(input: PgSettingsInput): PgSource {
   let from = '';
   // Hermes: the process's HERMES_DATABASE_URL applies to the process's own home only; other profiles use their .env.
   const processHome = env.HERMES_HOME ? resolve(env.HERMES_HOME) : input.userHome ? join(resolve(input.userHome), '.hermes') : null;
-  if (env.HERMES_DATABASE_URL?.trim() && processHome !== null && real(processHome) === real(home)) {
+  if (env.HERMES_DATABASE_URL?.trim() && processHome !== null && realPathOf(processHome) === realPathOf(home)) {
     url = env.HERMES_DATABASE_URL.trim();
     from = 'HERMES_DATABASE_URL';
   }

@@ -53,6 +53,8 @@ export class SqliteSink implements Sink {
   readonly #del: Record<string, Stmt>;
   readonly #bulk: { messages: (rows: Rows) => number; parts: (rows: Rows) => number };
   readonly #q: Record<'logicalFrom' | 'cursor', ReturnType<Db['prepare']>>;
+  /** The stores it holds, asked by every pass (discover.ts spelledAsKnown): prepared once. */
+  readonly #storeKeys: { all(): unknown[] };
   readonly #apply: Tx;
   #redacts = false;
   readonly #ledger: LedgerWriter;
@@ -98,6 +100,7 @@ export class SqliteSink implements Sink {
       logicalFrom: db.prepare('SELECT logical_id FROM messages WHERE store = ? AND session_id = ? AND seq >= ?').pluck(),
       cursor: db.prepare('SELECT fingerprint, max_message_id FROM session_cursors WHERE store = ? AND session_id = ?').raw(),
     };
+    this.#storeKeys = db.prepare(`SELECT store FROM ${STORES.name}`).pluck();
     this.#apply = db.transaction((batch: Batch) => this.#applyBatch(batch));
   }
 
@@ -250,7 +253,7 @@ export class SqliteSink implements Sink {
   }
 
   storeKeys(): string[] {
-    return this.db.prepare(`SELECT store FROM ${STORES.name}`).pluck().all() as string[];
+    return this.#storeKeys.all() as string[];
   }
 
   dataVersion(): number {
