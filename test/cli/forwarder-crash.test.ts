@@ -171,7 +171,9 @@ describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
     const kills: Kill[] = [];
     let written = 0;
     const started = performance.now();
-    const runs = series(args(home), (i) => ({ ...withWorker(i % 2 === 0 ? 'only' : 'auto'), HERMETIC_PROBE_HOLD_FINAL: '1' }));
+    // Every other run builds the first dataset aside for the whole pass (decision 0058: a kill drops the build), the
+    // others publish it after 1,500 messages and go on in place (a kill keeps what was committed).
+    const runs = series(args(home), (i) => ({ ...withWorker(i % 2 === 0 ? 'only' : 'auto'), HERMETIC_PROBE_HOLD_FINAL: '1', HERMETIC_BUILD_ASIDE: i % 2 === 0 ? '1500' : '' }));
     try {
       for (let i = 0; i < KILLS; i++) {
         // Spread over what is left of the run: the fixed part (copy, marks) plus the share of sessions not yet written.
@@ -205,6 +207,8 @@ describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
     const leftovers = readdirSync(env.TMPDIR!).filter((n) => n.startsWith('hermetic-snapshot-') && dead(n));
     // A killed run cannot remove its private copy; the next run removes those of dead processes.
     assert.deepEqual(leftovers, []);
+    // Nor can a killed build remove its file: the next run that writes removes those of dead processes.
+    assert.deepEqual(readdirSync(home).filter((n) => n.startsWith('hermetic.db.build-')), []);
 
     assert.deepEqual(datasetDifferences(datasetRows(home), datasetRows(clean)), []);
     // Beyond the five tables: the usage ledger and per-day usage, also written once per session by a backfill, and the

@@ -28,7 +28,8 @@ if (Number.isInteger(fd) && fd > 2) {
   let opened = false;
   const holdFinal = process.env.HERMETIC_PROBE_HOLD_FINAL === '1';
   Database.prototype.transaction = function transaction(fn) {
-    if (this.readonly || !/(^|[\\/])hermetic\.db$/.test(this.name)) return original.call(this, fn);
+    // The dataset, or a first dataset being built aside (hermetic.db.build-<pid>-<n>, decision 0058).
+    if (this.readonly || !/(^|[\\/])hermetic\.db(\.build-\d+-\d+)?$/.test(this.name)) return original.call(this, fn);
     let holding = false;
     const tx = original.call(this, function (...args) {
       const out = fn.apply(this, args);

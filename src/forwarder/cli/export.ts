@@ -6,7 +6,7 @@ import { exportParquet, type ExportSummary } from '../export/parquet/index.js';
 import { hermeticHome } from '../home.js';
 import { ledgerZone } from '../report/query.js';
 import { parsePoint } from '../report/window.js';
-import { COMMON_FLAGS, plural } from './common.js';
+import { byteSize, COMMON_FLAGS, plural } from './common.js';
 import { EXPORT_HELP } from './help.js';
 import { openForReport } from './report.js';
 
@@ -21,7 +21,6 @@ export interface ExportIo {
   now?: () => number;
 }
 
-const size = (bytes: number) => (bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : bytes >= 1e3 ? `${(bytes / 1e3).toFixed(1)} kB` : `${bytes} B`);
 
 /** The terminal's summary: a line per table, then the totals and where the manifest is. */
 export function renderExportSummary(s: ExportSummary, seconds: number): string {
@@ -32,14 +31,14 @@ export function renderExportSummary(s: ExportSummary, seconds: number): string {
   const width = Math.max(...s.tables.map((t) => t.table.length));
   for (const t of s.tables) {
     const days = t.days === undefined ? '' : `  ${plural(t.days.length, 'day')} written${t.removedDays?.length ? `, ${plural(t.removedDays.length, 'day')} removed (no rows left)` : ''}`;
-    lines.push(`  ${t.table.padEnd(width)}  ${plural(t.rows, 'row').padStart(16)}  ${plural(t.files, 'file').padStart(10)}  ${size(t.bytes).padStart(9)}${days}`);
+    lines.push(`  ${t.table.padEnd(width)}  ${plural(t.rows, 'row').padStart(16)}  ${plural(t.files, 'file').padStart(10)}  ${byteSize(t.bytes).padStart(9)}${days}`);
   }
   if (s.localOnly.sessions > 0) {
     lines.push(s.localOnly.exported
       ? `The ${plural(s.localOnly.sessions, 'local-only session')} are in the files (--include-local-only): keep them on this machine.`
       : `${plural(s.localOnly.sessions, 'local-only session')} left out, in every table (--include-local-only exports them).`);
   }
-  lines.push(`Wrote ${plural(s.totals.files, 'file')}, ${plural(s.totals.rows, 'row')}, ${size(s.totals.bytes)} in ${seconds.toFixed(1)} s. Manifest: ${s.manifest}`);
+  lines.push(`Wrote ${plural(s.totals.files, 'file')}, ${plural(s.totals.rows, 'row')}, ${byteSize(s.totals.bytes)} in ${seconds.toFixed(1)} s. Manifest: ${s.manifest}`);
   return lines.join('\n');
 }
 

@@ -16,7 +16,8 @@ import { readCursors } from '../sinks/sqlite/sink.js';
 import type { Cursors } from '../sinks/sink.js';
 import { sinkStatus, type SinkStatus } from '../sinks/remote/status.js';
 import { datasetSetting } from '../sinks/sqlite/ledger.js';
-import { COMMON_FLAGS, errorKind, plural, type ErrorKind } from './common.js';
+import { liveBuilds } from '../sinks/sqlite/build-files.js';
+import { byteSize, COMMON_FLAGS, errorKind, plural, type ErrorKind } from './common.js';
 import { STATUS_HELP } from './help.js';
 
 interface StoreStatus {
@@ -132,13 +133,16 @@ export async function statusCommand(argv: string[]): Promise<number> {
     }
     const rows = Object.fromEntries(DATASET_TABLES.filter((t) => !t.internal).map((t) => [t.name, db ? (db.prepare(`SELECT COUNT(*) FROM "${t.name}"`).pluck().get() as number) : 0]));
     const sinks: SinkStatus[] = db ? sinkStatus(db, Date.now() / 1000) : [];
-    const report = { dataset: datasetPath, dataset_exists: db !== null, usage_policy_error: policyError, stores, rows, sinks };
+    // A first backfill builds the dataset aside and publishes it when its pass ends (decision 0058): said, not "none".
+    const building = db ? null : (liveBuilds(home)[0] ?? null);
+    const report = { dataset: datasetPath, dataset_exists: db !== null, dataset_building: building && { pid: building.pid, bytes: building.bytes }, usage_policy_error: policyError, stores, rows, sinks };
     if (values.json) {
       console.log(JSON.stringify(report, null, 2));
       return 0;
     }
     const redacted = db ? datasetSetting(db, 'redact') === 'on' : false;
-    console.log(`dataset: ${datasetPath}${db ? (redacted ? ' (text stored through the secret redactor)' : '') : ' (not created yet; run hermetic backfill)'}`);
+    const missing = building ? ` (not created yet: a first backfill, process ${building.pid}, is writing it, ${byteSize(building.bytes)} so far; it appears when that pass ends)` : ' (not created yet; run hermetic backfill)';
+    console.log(`dataset: ${datasetPath}${db ? (redacted ? ' (text stored through the secret redactor)' : '') : missing}`);
     console.log(`rows: ${Object.entries(rows).map(([k, v]) => `${k} ${v}`).join(', ')}`);
     if (policyError) console.log(`usage policy: ${policyError}; nothing is forwarded until it is fixed`);
     if (stores.length === 0) console.log('stores: none found (looked for $HERMES_HOME/state.db, ~/.hermes/state.db and profiles/*/state.db)');

@@ -1,7 +1,7 @@
 // The forwarder as a library: stores discovered once per pass, one sink, the usage policy, and the two ways to run
 // a pass (backfill: windowed, origin `backfill`; forward: everything changed, origin `forward`), each also as a pass
 // that lets the event loop run between its batches (a SIGINT handler can stop it there). The environment
-// (HERMES_HOME, HERMETIC_HOME, HERMETIC_READ_WORKER) is read here and nowhere else.
+// (HERMES_HOME, HERMETIC_HOME, HERMETIC_READ_WORKER, HERMETIC_BUILD_ASIDE) is read here and nowhere else.
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createPolicyResolver, type PolicyResolver } from '../policy/index.js';
@@ -10,6 +10,7 @@ import type { MirrorResult } from '../reader/postgres/mirror.js';
 import { mirrorFile, mirrorJob } from '../reader/postgres/settings.js';
 import type { Sink } from '../sinks/sink.js';
 import { LazySqliteSink } from '../sinks/sqlite/lazy.js';
+import { BUILD_ASIDE_MESSAGES } from '../sinks/sqlite/first-build.js';
 import { stepStore, stepStoreInSteps, type StepOptions, type StepResult } from './step.js';
 import { CHUNK_ROWS } from './read-session.js';
 import { READ_WORKER_MODES, type ReadWorkerMode } from './read-mode.js';
@@ -45,6 +46,12 @@ export interface ForwarderOptions {
   timeZone?: string;
   /** Message rows a session is read with at once; a longer one is read and written in chunks (decision 0055). */
   chunkRows?: number;
+  /**
+   * A home with no dataset gets its first one built aside and published whole at the end of the pass, or once this
+   * many messages are in (decision 0058); 0 writes it in place from the first batch. Default `$HERMETIC_BUILD_ASIDE`,
+   * else 250,000.
+   */
+  buildAside?: number;
 }
 
 /** Message rows a forward tick compares for edits in place at most (a few milliseconds; decision 0053). */
@@ -81,6 +88,17 @@ export function readWorkerMode(option: ReadWorkerMode | undefined, env: NodeJS.P
   return mode as ReadWorkerMode;
 }
 
+/** Messages a first dataset is built aside for: the option, else HERMETIC_BUILD_ASIDE, else BUILD_ASIDE_MESSAGES. */
+export function buildAside(option: number | undefined, env: NodeJS.ProcessEnv = process.env): number {
+  const raw = option ?? env.HERMETIC_BUILD_ASIDE;
+  if (raw === undefined || raw === '') return BUILD_ASIDE_MESSAGES;
+  const n = typeof raw === 'number' ? raw : /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+  if (!Number.isSafeInteger(n) || n < 0) {
+    throw new HermeticError('HERMETIC_OPTIONS_INVALID', `The messages a first dataset is built aside for must be a whole number (0: none); got "${String(raw)}"${option === undefined ? ' (HERMETIC_BUILD_ASIDE)' : ''}.`);
+  }
+  return n;
+}
+
 export { hermeticHome } from '../home.js';
 
 /** Where the stores are looked for: the user's home, HERMES_HOME (the option, else the environment's), --state-db. */
@@ -110,7 +128,7 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
     throw new HermeticError('HERMETIC_OPTIONS_INVALID', `chunkRows must be a positive whole number of message rows, not ${String(options.chunkRows)}.`);
   }
   // Opened on the first write: a pass that writes nothing creates no dataset.
-  const sink = options.sink ?? new LazySqliteSink(home, { timeZone: options.timeZone });
+  const sink = options.sink ?? new LazySqliteSink(home, { timeZone: options.timeZone, buildAside: buildAside(options.buildAside) });
   const policy: PolicyResolver = createPolicyResolver({ stateDir: home, now });
   // A PostgreSQL store is read through its local mirror in Hermetic's home (decision 0038).
   // A store the dataset knows under another spelling of the same file keeps that key (its rows are not written twice).
@@ -132,7 +150,7 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
     cursorCache, schemaCache, readWorker, onProgress: o.onProgress, beforeWrite: o.beforeWrite, keepGoing: o.keepGoing,
     chunkRows: options.chunkRows ?? CHUNK_ROWS,
   });
-  const pass = (origin: 'backfill' | 'forward', o: PassOptions = {}) => {
+  const passOnce = (origin: 'backfill' | 'forward', o: PassOptions = {}) => {
     // A usage-policy list that cannot be read stops the pass before any store (fail closed), also with nothing to judge.
     policy.checkList();
     const out: StepResult[] = [];
@@ -143,7 +161,7 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
     }
     return out;
   };
-  const passAsync = async (origin: 'backfill' | 'forward', o: PassOptions = {}) => {
+  const passOnceAsync = async (origin: 'backfill' | 'forward', o: PassOptions = {}) => {
     policy.checkList();
     const out: StepResult[] = [];
     for (const ref of stores()) {
@@ -172,6 +190,21 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
         await new Promise((resolve) => setImmediate(resolve));
       }
     }
+    return out;
+  };
+  // A first dataset built aside is published at the end of the pass; when another process created one meanwhile, the
+  // build was dropped and the pass runs again, over the dataset that is there (sinks/sqlite/first-build.ts).
+  const pass = (origin: 'backfill' | 'forward', o: PassOptions = {}) => {
+    const out = passOnce(origin, o);
+    return sink.settle?.() === 'lost' ? again(passOnce(origin, o)) : out;
+  };
+  const passAsync = async (origin: 'backfill' | 'forward', o: PassOptions = {}) => {
+    const out = await passOnceAsync(origin, o);
+    return sink.settle?.() === 'lost' ? again(await passOnceAsync(origin, o)) : out;
+  };
+  /** The second run of a pass writes in place: nothing is built aside any more, so nothing more can be lost. */
+  const again = (out: StepResult[]) => {
+    sink.settle?.();
     return out;
   };
   const forwardPass = (o: PassOptions = {}): PassOptions => ({ ...o, since: undefined, until: undefined });

@@ -131,5 +131,10 @@ export interface Sink {
   redacts?(): boolean;
   /** The stores it holds rows of, by key (discover.ts spelledAsKnown keeps a store under its first spelling). */
   storeKeys?(): string[];
+  /**
+   * Called at the end of every pass: a dataset built aside is published (sqlite/first-build.ts). `lost` when the
+   * pass's writes were dropped because another process created the dataset first: the pass must run again.
+   */
+  settle?(): 'lost' | undefined;
   close(): void;
 }

@@ -12,6 +12,7 @@ import { LedgerWriter } from './ledger.js';
 import { seedChangeLog, updateTriggers } from '../remote/changelog.js';
 import { REMOVED } from '../sink.js';
 import { makeDirs } from '../../../shared/dirs.js';
+import { liveBuilds } from './build-files.js';
 
 export const DATASET_FILE = 'hermetic.db';
 /** Checkpoint every 32 MiB of WAL, not 4: fewer second writes in a backfill (see also sink.ts's checkpoint thread). */
@@ -121,16 +122,23 @@ function migrate(db: Db, path: string, options: DatasetOptions): void {
  * @example const db = openDataset('/home/u/.hermetic');
  */
 export function openDataset(home: string, options: DatasetOptions = {}): Db {
-  const path = join(home, DATASET_FILE);
+  return openDatasetFile(home, join(home, DATASET_FILE), 'wal', options);
+}
+
+/**
+ * Opens the dataset file at `path` in `home`: `wal` is the dataset as every process uses it; `aside` a new file built
+ * by one process alone (first-build.ts): its rollback journal in memory and no syncs, so each page is written once.
+ */
+export function openDatasetFile(home: string, path: string, journal: 'wal' | 'aside', options: DatasetOptions = {}): Db {
   try {
     makeDirs(home, 'HERMETIC_DATASET_OPEN', 0o700);
     const fresh = !existsSync(path);
     const db = new Database(path);
     db.pragma('busy_timeout = 5000');
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
+    db.pragma(journal === 'wal' ? 'journal_mode = WAL' : 'journal_mode = MEMORY');
+    db.pragma(journal === 'wal' ? 'synchronous = NORMAL' : 'synchronous = OFF');
     db.pragma('cache_size = -8192'); // 8 MiB: enough for the pages a batch touches; more only grows memory with the store
-    db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+    if (journal === 'wal') db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
     // Rows that INSERT OR REPLACE deletes fire delete triggers only with this on: the activity triggers count them.
     db.pragma('recursive_triggers = ON');
     if (fresh) chmodSync(path, 0o600);
@@ -146,6 +154,8 @@ export function openDataset(home: string, options: DatasetOptions = {}): Db {
 export function openDatasetReadOnly(home: string): Db {
   const path = join(home, DATASET_FILE);
   if (!existsSync(path)) {
+    const building = liveBuilds(home)[0];
+    if (building) throw new HermeticError('HERMETIC_DATASET_OPEN', `There is no dataset at ${path} yet: a first backfill (process ${building.pid}) is writing it, and it appears when that pass ends; try again then.`);
     throw new HermeticError('HERMETIC_DATASET_OPEN', `There is no dataset at ${path} yet; run "hermetic backfill" first.`);
   }
   try {

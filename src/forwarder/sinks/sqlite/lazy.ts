@@ -1,24 +1,41 @@
 // The embedded dataset opened on first use: a pass that writes nothing (every store missing or failing) creates no
-// hermetic.db (issue 16 §5). Reading cursors opens an existing file; a missing one has none to give.
+// hermetic.db (issue 16 §5). Reading cursors opens an existing file; a missing one has none to give. A home with no
+// dataset gets its first one built aside and published at the end of the pass (first-build.ts, decision 0058).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Batch, Cursors, Sink, Written } from '../sink.js';
 import { DATASET_FILE, type DatasetOptions } from './dataset.js';
+import { sweepBuilds } from './build-files.js';
+import { BUILD_ASIDE_MESSAGES, publishBuild, startBuild } from './first-build.js';
 import { SqliteSink } from './sink.js';
+
+export interface LazyOptions extends DatasetOptions {
+  /** Messages a first dataset is built aside for before it is published mid-pass; 0 writes it in place from the start. */
+  buildAside?: number;
+}
 
 export class LazySqliteSink implements Sink {
   readonly home: string;
   #sink: SqliteSink | null = null;
+  /** While the first dataset is being built aside: the messages written into it so far. */
+  #building: { messages: number } | null = null;
+  /** A build was dropped because another process created the dataset first: its writes must be made again. */
+  #lost = false;
+  /** Connections swapped (a build published): part of the data version, so cached cursors are loaded again. */
+  #swaps = 0;
   #closed = false;
+  #swept = false;
+  readonly #buildAside: number;
 
   constructor(
     home: string,
-    private readonly options: DatasetOptions = {},
+    private readonly options: LazyOptions = {},
   ) {
     this.home = home;
+    this.#buildAside = options.buildAside ?? BUILD_ASIDE_MESSAGES;
   }
 
-  /** The dataset when it exists (opened now if it was not), else null. */
+  /** The dataset (or the build) when it exists, opened now if it was not; else null. */
   #existing(): SqliteSink | null {
     if (!this.#sink && existsSync(join(this.home, DATASET_FILE))) this.#sink = SqliteSink.open(this.home, this.options);
     return this.#sink;
@@ -35,8 +52,46 @@ export class LazySqliteSink implements Sink {
     return this.#sink !== null;
   }
 
+  /** Whether the dataset is being built aside, not yet published. */
+  get building(): boolean {
+    return this.#building !== null;
+  }
+
   write(batch: Batch): Written {
-    return this.dataset().write(batch);
+    if (!this.#swept) {
+      // The files of builds killed before they were published are removed by the next process that writes.
+      sweepBuilds(this.home);
+      this.#swept = true;
+    }
+    if (!this.#existing()) {
+      if (this.#buildAside > 0) {
+        this.#sink = startBuild(this.home, this.options);
+        this.#building = { messages: 0 };
+      } else this.#sink = SqliteSink.open(this.home, this.options);
+    }
+    const written = this.#sink!.write(batch);
+    if (this.#building && (this.#building.messages += written.messagesAdded) >= this.#buildAside) this.#publish();
+    return written;
+  }
+
+  /** The build published (or, when another process created the dataset meanwhile, dropped), and the dataset opened. */
+  #publish(): void {
+    const build = this.#sink!;
+    this.#sink = null;
+    this.#building = null;
+    this.#swaps++;
+    if (!publishBuild(build, this.home)) this.#lost = true;
+  }
+
+  /**
+   * The end of a pass: a build is published. `lost` when a build was dropped during the pass because another
+   * process created the dataset first: the pass must run again (forwarder.ts does).
+   */
+  settle(): 'lost' | undefined {
+    if (this.#building) this.#publish();
+    const lost = this.#lost;
+    this.#lost = false;
+    return lost ? 'lost' : undefined;
   }
 
   cursors(store: string): Cursors {
@@ -45,7 +100,8 @@ export class LazySqliteSink implements Sink {
 
   /** 0 while there is no dataset: the first write opens it, and its own data version then differs (cursors reload). */
   dataVersion(): number {
-    return this.#existing()?.dataVersion() ?? 0;
+    const v = this.#existing()?.dataVersion();
+    return v === undefined ? 0 : this.#swaps * 2 ** 32 + v;
   }
 
   /** No dataset yet (or closed: nothing is opened again for it): no store known. */
@@ -59,8 +115,10 @@ export class LazySqliteSink implements Sink {
     return this.#existing()?.redacts() ?? false;
   }
 
+  /** Publishes a build still under way (what it holds was committed batch by batch), then closes the dataset. */
   close(): void {
     this.#closed = true;
+    if (this.#building) this.#publish();
     this.#sink?.close();
   }
 }

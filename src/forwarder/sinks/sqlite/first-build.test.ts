@@ -1,0 +1,176 @@
+// A home's first dataset is built aside and published whole (decision 0058): nobody sees it before, it ends equal to
+// a dataset written in place, a build killed before it was published is dropped by the next writer, and a build that
+// loses the race to another process's dataset is dropped and its pass run again over that dataset.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import Database from 'better-sqlite3';
+import { tempDir } from '../../../state-db/testing/fixtures.js';
+import { generatedStore } from '../../../state-db/testing/generated.js';
+import { datasetDump, forwarderRig } from '../../testing/index.js';
+import { buildAside } from '../../pipeline/forwarder.js';
+import { liveBuilds } from './build-files.js';
+import { openDataset, openDatasetReadOnly } from './dataset.js';
+
+/** Sessions of the store: a pass writes them in several batches. */
+const SESSIONS = 160;
+let tmp: ReturnType<typeof tempDir>;
+let store: string;
+/** The dataset of one backfill written in place from its first batch: what every build must end equal to. */
+let inPlace: Record<string, unknown[]>;
+before(() => {
+  tmp = tempDir('hermetic-first-build-');
+  store = join(tmp.dir, 'state.db');
+  generatedStore({ out: store, sessions: SESSIONS, messages: 2_400, seed: 'first-build' });
+  const rig = forwarderRig([store], { dir: tmp.dir, home: join(tmp.dir, 'in-place'), readWorker: 'off', buildAside: 0 });
+  try {
+    assert.equal(rig.forwarder.backfill()[0]!.error, null);
+    inPlace = datasetDump(rig);
+  } finally {
+    rig.cleanup();
+  }
+});
+after(() => tmp.cleanup());
+
+const builds = (home: string) => (existsSync(home) ? readdirSync(home).filter((n) => n.startsWith('hermetic.db.build-')) : []);
+const journalMode = (home: string) => {
+  const db = new Database(join(home, 'hermetic.db'), { readonly: true });
+  try {
+    return [db.pragma('journal_mode', { simple: true }), db.pragma('integrity_check', { simple: true })];
+  } finally {
+    db.close();
+  }
+};
+
+/** A pid no process has now: a child that has already exited. */
+const deadPid = () => spawnSync(process.execPath, ['-e', '0']).pid!;
+
+test('a first backfill builds the dataset aside, unseen until its pass ends, and publishes it whole: WAL, intact, equal to one written in place', () => {
+  const home = join(tmp.dir, 'aside');
+  const rig = forwarderRig([store], { dir: tmp.dir, home, readWorker: 'off' });
+  try {
+    let batches = 0;
+    const [r] = rig.forwarder.backfill({
+      beforeWrite: () => {
+        if (batches++ === 0) return;
+        assert.equal(existsSync(join(home, 'hermetic.db')), false, 'nobody sees the dataset before the pass ends');
+        assert.equal(builds(home).length, 1);
+        assert.deepEqual(liveBuilds(home, true).map((b) => b.pid), [process.pid]);
+      },
+    });
+    assert.equal(r!.error, null);
+    assert.ok(batches > 2, `the pass wrote several batches (${batches})`);
+    assert.equal(r!.sessionsWritten, SESSIONS);
+    assert.deepEqual(builds(home), [], 'the build file is gone once published');
+    assert.deepEqual(journalMode(home), ['wal', 'ok']);
+    assert.deepEqual(datasetDump(rig), inPlace);
+    // The next pass finds the published dataset and its cursors: nothing to write.
+    assert.equal(rig.forwarder.backfill()[0]!.sessionsWritten, 0);
+  } finally {
+    rig.cleanup();
+  }
+});
+
+test('a build that reaches its size is published mid-pass, and the rest of the pass is written in place', () => {
+  const home = join(tmp.dir, 'mid-pass');
+  const rig = forwarderRig([store], { dir: tmp.dir, home, readWorker: 'off', buildAside: 200 });
+  try {
+    const seen: boolean[] = [];
+    const [r] = rig.forwarder.backfill({ beforeWrite: () => void seen.push(existsSync(join(home, 'hermetic.db'))) });
+    assert.equal(r!.error, null);
+    assert.equal(seen[0], false);
+    assert.ok(seen.includes(true), 'later batches were written into the published dataset');
+    assert.deepEqual(builds(home), []);
+    assert.deepEqual(datasetDump(rig), inPlace);
+  } finally {
+    rig.cleanup();
+  }
+});
+
+test('a build killed before it was published is removed by the next process that writes; a running one is left alone and said', async () => {
+  const home = join(tmp.dir, 'killed');
+  mkdirSync(home);
+  const dead = deadPid();
+  const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+  try {
+    for (const name of [`hermetic.db.build-${dead}-1`, `hermetic.db.build-${dead}-1-journal`, `hermetic.db.build-${sleeper.pid}-3`]) writeFileSync(join(home, name), 'x');
+    // Another process's build under way: read-only openers say so instead of "run hermetic backfill".
+    assert.deepEqual(liveBuilds(home).map((b) => b.pid), [sleeper.pid]);
+    assert.throws(() => openDatasetReadOnly(home), (e: Error & { code?: string }) => e.code === 'HERMETIC_DATASET_OPEN' && e.message.includes(`a first backfill (process ${sleeper.pid}) is writing it`));
+    const rig = forwarderRig([store], { dir: tmp.dir, home, readWorker: 'off' });
+    try {
+      assert.equal(rig.forwarder.backfill()[0]!.error, null);
+      assert.deepEqual(builds(home), [`hermetic.db.build-${sleeper.pid}-3`], 'only the dead process\'s build is removed');
+      assert.deepEqual(datasetDump(rig), inPlace);
+    } finally {
+      rig.cleanup();
+    }
+  } finally {
+    sleeper.kill('SIGKILL');
+  }
+});
+
+test('a build whose dataset another process created meanwhile is dropped, and its pass runs again over that dataset', () => {
+  const home = join(tmp.dir, 'race');
+  const rig = forwarderRig([store], { dir: tmp.dir, home, readWorker: 'off' });
+  try {
+    let batches = 0;
+    let writes = 0;
+    const [r] = rig.forwarder.backfill({
+      beforeWrite: (batch) => {
+        writes += batch.writes.length;
+        // Another process (`hermetic sinks add`, a forward started at the same moment) creates the dataset.
+        if (batches++ === 1) openDataset(home).close();
+      },
+    });
+    assert.equal(r!.error, null);
+    assert.equal(writes, SESSIONS * 2, 'every session was written twice: into the dropped build, then again');
+    assert.equal(r!.sessionsWritten, SESSIONS, 'the second run wrote every session into the dataset that was there');
+    assert.deepEqual(builds(home), []);
+    assert.deepEqual(datasetDump(rig), inPlace);
+  } finally {
+    rig.cleanup();
+  }
+});
+
+test('a pass stopped or failed half-way publishes what it committed, and the next pass finishes it', () => {
+  for (const how of ['stopped', 'failed'] as const) {
+    const home = join(tmp.dir, how);
+    const rig = forwarderRig([store], { dir: tmp.dir, home, readWorker: 'off' });
+    try {
+      let commits = 0;
+      if (how === 'stopped') rig.forwarder.backfill({ keepGoing: () => ++commits < 2 });
+      else {
+        assert.throws(() => rig.forwarder.backfill({ beforeWrite: () => {
+          if (++commits === 3) throw new Error('a bug');
+        } }), /a bug/);
+      }
+    } finally {
+      rig.forwarder.close();
+    }
+    const written = new Database(join(home, 'hermetic.db'), { readonly: true });
+    const sessions = written.prepare('SELECT COUNT(*) FROM sessions').pluck().get() as number;
+    written.close();
+    assert.ok(sessions > 0 && sessions < SESSIONS, `${how}: part of the sessions were published (${sessions})`);
+    const again = forwarderRig([store], { dir: tmp.dir, home, readWorker: 'off' });
+    try {
+      assert.equal(again.forwarder.backfill()[0]!.sessionsWritten, SESSIONS - sessions);
+      assert.deepEqual(datasetDump(again), inPlace, how);
+    } finally {
+      again.cleanup();
+    }
+  }
+});
+
+test('the size a build is published at: the option, else HERMETIC_BUILD_ASIDE, else 250,000 messages; anything but a whole number is refused', () => {
+  assert.equal(buildAside(undefined, {}), 250_000);
+  assert.equal(buildAside(undefined, { HERMETIC_BUILD_ASIDE: '0' }), 0);
+  assert.equal(buildAside(undefined, { HERMETIC_BUILD_ASIDE: ' 5000 ' }), 5000);
+  assert.equal(buildAside(12, { HERMETIC_BUILD_ASIDE: '5000' }), 12);
+  for (const bad of ['-1', '1e3', 'lots', '2.5']) {
+    assert.throws(() => buildAside(undefined, { HERMETIC_BUILD_ASIDE: bad }), (e: Error & { code?: string }) => e.code === 'HERMETIC_OPTIONS_INVALID' && e.message.includes('HERMETIC_BUILD_ASIDE'));
+  }
+  assert.throws(() => buildAside(-3), (e: Error & { code?: string }) => e.code === 'HERMETIC_OPTIONS_INVALID');
+});

@@ -1,0 +1,66 @@
+// A home's first dataset is built aside (decision 0058). The first pass that writes into a home with no dataset
+// writes a new file of its own (build-files.ts) with its rollback journal in memory and no syncs: each page is written
+// once, not to a write-ahead log and then again into the file, and no checkpoint thread competes with the reading one.
+// At the end of the pass, or once BUILD_ASIDE_MESSAGES messages are in (whichever is first), the build is published
+// whole: switched to WAL, closed, synced and linked into place as hermetic.db. What comes after is written in place.
+// Until then nobody sees it, and nothing of it was acknowledged: a process killed before leaves a build file that the
+// next process that writes removes (lazy.ts), and the next pass starts over. When another process created the
+// dataset meanwhile, the link fails, the build is dropped, and the pass that built it runs again over the dataset that
+// is there (forwarder.ts).
+import { closeSync, constants, copyFileSync, fsyncSync, linkSync, openSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { HermeticError } from '../../../shared/errors.js';
+import { buildFile } from './build-files.js';
+import { DATASET_FILE, openDatasetFile, type DatasetOptions } from './dataset.js';
+import { SqliteSink } from './sink.js';
+
+/** Messages a build takes before it is published mid-pass: a kill -9 never costs more than this much work again. */
+export const BUILD_ASIDE_MESSAGES = 250_000;
+
+/** A new dataset being built aside in `home`. */
+export function startBuild(home: string, options: DatasetOptions = {}): SqliteSink {
+  return new SqliteSink(openDatasetFile(home, buildFile(home), 'aside', options), options);
+}
+
+/** Flushes a file (or folder) to disk. */
+function sync(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Publishes a build as `<home>/hermetic.db` and closes it. False when a dataset is already there (another process
+ * created one while this one built): the build is dropped, and its writes must be made again.
+ */
+export function publishBuild(build: SqliteSink, home: string): boolean {
+  const path = build.db.name;
+  const target = join(home, DATASET_FILE);
+  try {
+    // WAL is written into the file's header: every later connection opens it as the dataset always is.
+    build.db.pragma('journal_mode = WAL');
+    build.close();
+    sync(path);
+    try {
+      linkSync(path, target);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') return false;
+      // A file system without hard links: a copy that fails when the target exists is as safe, only slower.
+      if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw e;
+      copyFileSync(path, target, constants.COPYFILE_EXCL);
+      sync(target);
+    }
+    sync(home);
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw new HermeticError('HERMETIC_DATASET_WRITE', `Cannot publish the new dataset at ${target}: ${(e as Error).message}.`);
+  } finally {
+    if (build.db.open) build.close();
+    rmSync(path, { force: true });
+  }
+}
