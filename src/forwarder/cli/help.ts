@@ -249,10 +249,13 @@ ${DATASET}
 export const REPORT_HELP = `Usage: hermetic report [options]
 
 What your Hermes agent spent, from the dataset's usage ledger (run "hermetic
-backfill" or "hermetic forward" first). On a terminal: a summary (cost, tokens
-by kind, cache-hit rate, sessions, API and tool calls), then tables by day (by
-month over long windows), model and source, and the five most expensive
-sessions.
+backfill" or "hermetic forward" first). On a terminal: a summary (cost, its
+average a day, a session and an API call, tokens by kind, cache-hit rate,
+sessions, API and tool calls, and the trend against the window before: the same
+days of last month for --period month, last week for week, yesterday up to this
+time for today, else as many days just before; this month, week or day to date
+also says where its cost is heading), then tables by day (by month over long
+windows), model and source, and the five most expensive sessions.
 
 Window (usage counts where it happened, whatever session it belongs to;
 default: the last 30 days):

@@ -9,9 +9,9 @@ import type { Db } from '../../shared/sqlite.js';
 import { DATASET_VERSION } from '../dataset/columns.js';
 import { hermeticHome } from '../home.js';
 import { explicitTimeZone, systemTimeZone, Zone } from '../ledger/zone.js';
-import { DEFAULT_WIDTH, ledgerZone, parseFilters, planFilterMiss, type FilterMiss, rowIssuesIn, type RowIssueCount, uncostedIn, renderCsv, renderMarkdown, renderSummary, resolveWindow, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
+import { DEFAULT_WIDTH, ledgerZone, parseFilters, planFilterMiss, type FilterMiss, rowIssuesIn, type RowIssueCount, uncostedIn, renderCsv, renderMarkdown, renderSummary, resolveWindow, course, previousWindow, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
 import { sqliteDialect } from '../report/dialect.js';
-import { planSummary } from '../report/summary.js';
+import { planSummary, type SummaryRequest } from '../report/summary.js';
 import { planReport, runSqlite } from '../report/query.js';
 import { openDataset, openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
 import { COMMON_FLAGS, fleetFrom } from './common.js';
@@ -30,7 +30,7 @@ interface ReportSource {
   /** The zone the ledger's days are in. */
   zone: Zone;
   report(request: ReportRequest, zone: Zone): Promise<UsageReport>;
-  summary(request: ReportRequest, now: number, zone: Zone): Promise<SummaryTables>;
+  summary(request: SummaryRequest, now: number, zone: Zone): Promise<SummaryTables>;
   emptyDataset(): Promise<boolean>;
   /** Values the forwarder changed or left out in the window's sessions; null where the source does not keep them. */
   rowIssues(request: ReportRequest): Promise<RowIssueCount | null>;
@@ -157,8 +157,11 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
       return 0;
     }
     // The terminal view: a summary, then by day (by month over long windows), model, source, and the costliest sessions.
-    const summary = await source.summary({ ...base, ...(top !== undefined ? { top } : {}) }, nowS, zone);
-    const view: SummaryView = { ...summary, zoneName: zone.name, rowIssues: (await source.rowIssues(base)) ?? undefined, uncosted: (await source.uncosted(base)) ?? undefined, filterMiss: await filterMiss(summary.totals.totals) };
+    const summary = await source.summary({ ...base, ...(top !== undefined ? { top } : {}), before: previousWindow(values.period, window, nowS, zone) }, nowS, zone);
+    const view: SummaryView = {
+      ...summary, zoneName: zone.name, rowIssues: (await source.rowIssues(base)) ?? undefined, uncosted: (await source.uncosted(base)) ?? undefined,
+      filterMiss: await filterMiss(summary.totals.totals), course: course(values.period, window, nowS, zone, summary.totals.totals.cost_usd),
+    };
     console.log(renderSummary(view, color, width));
     return 0;
   } finally {

@@ -191,6 +191,45 @@ export interface SummaryView extends SummaryTables {
   filterMiss?: FilterMiss;
   /** Sessions of the window Hermes recorded no cost for at all (the embedded dataset; none: not known). */
   uncosted?: number;
+  /** A calendar period to date (`--period today|week|month`): what its cost comes to if the rest goes as it has. */
+  course?: { cost: number; end: string } | null;
+}
+
+/** A change in percent as people read it: `+12%`, `-3%`, `±0%` under half a percent; null when there was nothing before. */
+export function changeText(now: number | null, before: number | null): string | null {
+  if (now === null || before === null || before <= 0) return null;
+  const pct = ((now - before) / before) * 100;
+  if (Math.abs(pct) < 0.5) return '±0%';
+  return `${pct > 0 ? '+' : '-'}${Math.abs(pct) >= 10 ? Math.round(Math.abs(pct)).toLocaleString('en-US') : Math.abs(pct).toFixed(1).replace(/\.0$/, '')}%`;
+}
+
+/** What one session, one API call and (over two days or more) one day cost on average, from the window's totals. */
+function averages(t: UsageReport['totals'], days: number | null | undefined): string | null {
+  const cost = t.cost_usd ?? 0;
+  if (cost <= 0 || !t.sessions) return null;
+  const parts = [
+    ...(days != null && days >= 2 ? [`${formatCost(cost / days)} a day`] : []),
+    `${formatCost(cost / t.sessions)} a session`,
+    ...(t.api_calls ? [`${formatCost(cost / t.api_calls)} an API call`] : []),
+  ];
+  return `on average ${parts.join(' · ')}`;
+}
+
+/** The window against the window before it (window.ts previousWindow): how cost, sessions and API calls changed, then from what. */
+function trend(view: SummaryView): string[] | null {
+  const p = view.previous;
+  if (!p) return null;
+  const from = p.period.since?.slice(0, 10) ?? '';
+  const to = p.period.until === null ? '' : lastDay(p.period.until);
+  // One day up to a time (`today` against yesterday): said so, not as a whole day.
+  const when = from === to ? `${from}${/T00:00:00/.test(p.period.until ?? '') ? '' : ' up to the same time'}` : `${from} … ${to}`;
+  if (!p.totals.sessions) return [`nothing was recorded in ${when}, the window before`];
+  const t = view.totals.totals;
+  const change = (now: number | null, before: number | null) => changeText(now, before) ?? 'new';
+  return [
+    `cost ${change(t.cost_usd, p.totals.cost_usd)} · sessions ${change(t.sessions, p.totals.sessions)} · API calls ${change(t.api_calls, p.totals.api_calls)}`,
+    `from ${formatCost(p.totals.cost_usd)}, ${calls(p.totals.sessions)} sessions, ${calls(p.totals.api_calls)} calls in ${when}`,
+  ];
 }
 
 /** The label column of the summary: its figures start here, and so do their continuation lines. */
@@ -222,9 +261,12 @@ export function renderSummary(view: SummaryView, color: boolean, width = DEFAULT
     ...line('cost', `${style.cost(formatCost(t.cost_usd))} (the billed cost where Hermes has one, else the estimate)`),
     ...line('', `estimated ${formatCost(t.estimated_cost_usd)} · ${t.actual_cost_usd === null ? 'no billed cost recorded' : `billed ${formatCost(t.actual_cost_usd)}`}`),
     ...(view.uncosted ? line('', `Hermes recorded no cost for ${calls(view.uncosted)} of these ${calls(t.sessions)} sessions: their $0.00 is not a measured cost`) : []),
+    ...(averages(t, view.days) ? line('', averages(t, view.days)!) : []),
+    ...(view.course ? line('', `on course for ${formatCost(view.course.cost)} by the end of ${view.course.end}, if the rest of it goes as it has so far`) : []),
     ...line('tokens', `${formatTokens(t.input_tokens)} input · ${formatTokens(t.output_tokens)} output · ${formatTokens(t.reasoning_tokens)} reasoning`),
     ...line('cache', `${formatTokens(t.cache_read_tokens)} read · ${formatTokens(t.cache_write_tokens)} written: ${hit}`),
     ...line('activity', `${calls(t.sessions)} sessions · ${calls(t.api_calls)} API calls · ${calls(t.tool_calls)} tool calls${t.tool_errors ? ` (${calls(t.tool_errors)} failed)` : ''}`),
+    ...(trend(view) ?? []).flatMap((text, i) => line(i === 0 ? 'trend' : '', text)),
   );
   const issues = view.rowIssues;
   if (issues && issues.entries > 0) {

@@ -13,7 +13,7 @@ import { reportCommand, terminalWidth } from '../cli/report.js';
 import { DATASET_VERSION } from '../dataset/columns.js';
 import { Zone } from '../ledger/zone.js';
 import { forwarderRig } from '../testing/index.js';
-import { DIMENSIONS, MEASURES, parseFilters, renderSummary, renderTable, resolveWindow, usageReport, type UsageReport } from './index.js';
+import { changeText, DIMENSIONS, formatCost, MEASURES, parseFilters, previousWindow, renderSummary, renderTable, resolveWindow, usageReport, type UsageReport } from './index.js';
 import { displayWidth } from './wrap.js';
 
 const NOW = Date.UTC(2026, 6, 15, 10, 30) / 1000; // Wednesday 2026-07-15, 12:30 in Berlin
@@ -230,6 +230,28 @@ describe('hermetic report (in process)', () => {
     assert.match(models[2]!, /^\(\d+ more\)/);
   });
 
+  it('compares the window with the one before it, averages its cost, and says where a month to date is heading', async () => {
+    const zone = new Zone(ZONE);
+    const window = resolveWindow({ period: '7d' }, NOW, zone);
+    const now = usageReport(db, window).totals;
+    const then = usageReport(db, previousWindow('7d', window, NOW, zone)!).totals;
+    assert.ok(then.sessions! > 0, 'the generated history has usage the week before');
+    const lines = (await report(['--period', '7d'])).split('\n');
+    const i = lines.findIndex((l) => l.startsWith('trend'));
+    assert.deepEqual(lines.slice(i, i + 2), [
+      `trend      cost ${changeText(now.cost_usd, then.cost_usd)} · sessions ${changeText(now.sessions, then.sessions)} · API calls ${changeText(now.api_calls, then.api_calls)}`,
+      `           from ${formatCost(then.cost_usd)}, ${then.sessions} sessions, ${then.api_calls!.toLocaleString('en-US')} calls in 2026-07-02 … 2026-07-08`,
+    ]);
+    assert.ok(lines.some((l) => /^ {11}on average \$[\d.]+ a day · \$[\d.]+ a session · \$[\d.]+ an API call$/.test(l)), lines.join('\n'));
+    // The history starts 30 days back: the 30 days before hold nothing.
+    assert.match(await report([]), /^trend +nothing was recorded in 2026-05-17 … 2026-06-15, the window before$/m);
+    // July 15, 12:30: the month so far, scaled to its 31 days.
+    const spent = usageReport(db, resolveWindow({ period: 'month' }, NOW, zone)).totals.cost_usd!;
+    const month = (await report(['--period', 'month'])).replace(/\n {11}/g, ' ');
+    assert.ok(month.includes(`on course for ${formatCost((spent * 31) / (14 + 12.5 / 24))} by the end of July, if the rest of it goes as it has so far`), month);
+    assert.doesNotMatch(await report(['--period', '30d']), /on course/);
+  });
+
   it('says how many values the forwarder repaired in the sessions it counts, and only those', async () => {
     // Counted here from the rows: the sessions with ledger rows in the window, their row_issues entries.
     const count = (since: number | null) => {
@@ -293,9 +315,11 @@ describe('the summary at a width', () => {
     cache_write_tokens: 445_000, reasoning_tokens: 221_000, estimated_cost_usd: 23.77, actual_cost_usd: 0.62, cost_usd: 23.44,
     tool_calls: 692, tool_errors: 34, ...over,
   });
+  /** The 30 days before, for the trend: as in the README. */
+  const previous = (t: UsageReport['totals']) => ({ period: { since: '2026-05-17T00:00:00+02:00', until: '2026-06-16T00:00:00+02:00' }, totals: { ...t, sessions: 152, api_calls: 1_402, cost_usd: 20.93 } });
   const summary = (t: UsageReport['totals'], width: number, zoneName = 'Europe/Berlin', since: string | null = '2026-06-16T00:00:00+02:00', rowIssues = { entries: 8, messages: 8, sessions: 8 }) => renderSummary({
     totals: { period: { since, until: '2026-07-16T00:00:00+02:00' }, by: [], totals: t, rows: [] },
-    tables: [], emptyDataset: false, zoneName, rowIssues,
+    tables: [], emptyDataset: false, zoneName, rowIssues, days: since === null ? null : 30, previous: since === null ? null : previous(t),
   }, false, width).split('\n');
   // The largest figures a person meets: $99,999, 10^10 tokens of each kind and the values that round up (99.99B,
   // 9.999M, 999,950), millions of sessions, calls and values repaired (past 9,999 shown short).
@@ -309,9 +333,9 @@ describe('the summary at a width', () => {
     for (const t of huge) {
       const lines = summary(t, 80, 'Europe/Berlin', '2026-06-16T00:00:00+02:00', issues);
       assert.deepEqual(lines.filter((l) => l.length > 80), [], lines.join('\n'));
-      for (const label of ['cost', 'tokens', 'cache', 'activity', 'repaired']) assert.equal(lines.filter((l) => l.startsWith(label)).length, 1, label);
-      // No line is continued: each is whole at these magnitudes.
-      assert.equal(lines.length, 9, lines.join('\n'));
+      for (const label of ['cost', 'tokens', 'cache', 'activity', 'trend', 'repaired']) assert.equal(lines.filter((l) => l.startsWith(label)).length, 1, label);
+      // No line is continued: each is whole at these magnitudes (cost, its estimate and its averages; trend and from what).
+      assert.equal(lines.length, 12, lines.join('\n'));
     }
     const text = summary(huge[0]!, 80, 'Europe/Berlin', '2026-06-16T00:00:00+02:00', issues).join('\n');
     assert.match(text, /^cache      10\.0B read · 10\.0B written: 33\.3% of prompt tokens from the cache$/m);
@@ -325,9 +349,12 @@ describe('the summary at a width', () => {
       '',
       'cost       $23.44 (the billed cost where Hermes has one, else the estimate)',
       '           estimated $23.77 · billed $0.62',
+      '           on average $0.78 a day · $0.16 a session · $0.02 an API call',
       'tokens     3.08M input · 650k output · 221k reasoning',
       'cache      5.71M read · 445k written: 61.9% of prompt tokens from the cache',
       'activity   147 sessions · 1,510 API calls · 692 tool calls (34 failed)',
+      'trend      cost +12% · sessions -3.3% · API calls +7.7%',
+      '           from $20.93, 152 sessions, 1,402 calls in 2026-05-17 … 2026-06-15',
       'repaired   8 values changed or left out while forwarding, in 8 sessions',
       '           (hermetic query "SELECT * FROM row_issues" lists them)',
     ];

@@ -4,6 +4,7 @@
 import type { Db } from '../../shared/sqlite.js';
 import { Zone } from '../ledger/zone.js';
 import { sqliteDialect, type Dialect } from './dialect.js';
+import type { Window } from './window.js';
 import { checkDimensions, ledgerZone, periodIn, planRows, planTotals, runSqlite, type Plan, type ReportRequest, type UsageReport } from './query.js';
 
 /** More than 62 days (or no start) reads better by month than by day. */
@@ -14,15 +15,22 @@ export interface SummaryTables {
   tables: { title: string; report: UsageReport; omitOther?: boolean }[];
   /** The dataset has no usage at all (not just none in this window). */
   emptyDataset: boolean;
+  /** The window of the same length just before this one, and its totals (none for a window without a start). */
+  previous?: { period: UsageReport['period']; totals: UsageReport['totals'] } | null;
+  /** The window's length in days (none without a start): what "a day" averages over. */
+  days?: number | null;
 }
 
+/** What the summary is asked: a window, and the one its trend compares it with (none: no trend). */
+export type SummaryRequest = Pick<ReportRequest, 'since' | 'until' | 'utc' | 'filter' | 'top'> & { before?: Window | null };
+
 /** @example summaryTables(db, { since: now - 30 * 86400, until: now }, now) */
-export function summaryTables(db: Db, request: Pick<ReportRequest, 'since' | 'until' | 'utc' | 'filter' | 'top'>, now: number, dialect: Dialect = sqliteDialect()): SummaryTables {
+export function summaryTables(db: Db, request: SummaryRequest, now: number, dialect: Dialect = sqliteDialect()): SummaryTables {
   const zone = request.utc ? new Zone('UTC') : ledgerZone(db);
   return db.transaction((): SummaryTables => runSqlite(db, planSummary(request, now, zone, dialect), dialect)).deferred();
 }
 
-export function* planSummary(request: Pick<ReportRequest, 'since' | 'until' | 'utc' | 'filter' | 'top'>, now: number, zone: Zone, dialect: Dialect): Plan<SummaryTables> {
+export function* planSummary(request: SummaryRequest, now: number, zone: Zone, dialect: Dialect): Plan<SummaryTables> {
   const since = request.since ?? null;
   const long = since === null || (request.until ?? now) - since > LONG;
   // The totals once; every table is a grouping of the same window, so they share them.
@@ -39,5 +47,8 @@ export function* planSummary(request: Pick<ReportRequest, 'since' | 'until' | 'u
     { title: 'Most expensive sessions', report: yield* report(['session'], request.top ?? 5), omitOther: true },
   ];
   const any = yield { sql: 'SELECT 1 AS one FROM usage_ledger LIMIT 1', params: {} };
-  return { totals: yield* report([]), tables, emptyDataset: any.length === 0 };
+  // The trend: the window before (window.ts previousWindow), under the same filter.
+  const before = request.before ?? null;
+  const previous = before && { period: periodIn(zone, before), totals: yield* planTotals({ ...request, ...before }, dialect) };
+  return { totals: yield* report([]), tables, emptyDataset: any.length === 0, previous, days: since === null ? null : ((request.until ?? now) - since) / 86400 };
 }

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Zone } from '../ledger/zone.js';
-import { parsePoint, resolveWindow } from './window.js';
+import { course, parsePoint, previousWindow, resolveWindow } from './window.js';
 
 const NOW = Date.UTC(2026, 6, 15, 10, 30) / 1000;
 const zone = new Zone('Europe/Berlin');
@@ -46,3 +46,43 @@ describe('how far back a duration reaches', () => {
   });
 });
 
+
+describe('the window a trend compares with, and where a period to date is heading', () => {
+  // Wednesday 2026-07-15, 12:30 in Berlin.
+  const at = (iso: string) => Date.parse(iso) / 1000;
+  const before = (period: string) => previousWindow(period, resolveWindow({ period }, NOW, zone), NOW, zone);
+
+  it('moves the window back by its period: yesterday and last week up to this time, the same days of last month, the 30 days before', () => {
+    assert.deepEqual(before('today'), { since: at('2026-07-14T00:00:00+02:00'), until: at('2026-07-14T12:30:00+02:00') });
+    assert.deepEqual(before('week'), { since: at('2026-07-06T00:00:00+02:00'), until: at('2026-07-08T12:30:00+02:00') });
+    assert.deepEqual(before('month'), { since: at('2026-06-01T00:00:00+02:00'), until: at('2026-06-15T12:30:00+02:00') });
+    assert.deepEqual(before('30d'), { since: at('2026-05-17T00:00:00+02:00'), until: at('2026-06-15T12:30:00+02:00') });
+    assert.deepEqual(before('7d'), { since: at('2026-07-02T00:00:00+02:00'), until: at('2026-07-08T12:30:00+02:00') });
+    assert.equal(before('all'), null);
+    // A start that is not a midnight moves by whole days of 24 hours.
+    assert.deepEqual(previousWindow(undefined, { since: at('2026-07-01T09:00:00+02:00'), until: NOW }, NOW, zone), { since: at('2026-06-16T09:00:00+02:00'), until: at('2026-06-30T12:30:00+02:00') });
+  });
+
+  it('never reaches into the window it is compared with, and counts a 23-hour day as a day', () => {
+    // March 31 against February: February is shorter, so the window before ends where this one starts.
+    const march = Date.UTC(2026, 2, 31, 10) / 1000;
+    assert.deepEqual(previousWindow('month', resolveWindow({ period: 'month' }, march, zone), march, zone), { since: at('2026-02-01T00:00:00+01:00'), until: at('2026-03-01T00:00:00+01:00') });
+    // The 30 days to April 10 hold the clocks going forward (March 29): still 30 calendar days back.
+    const april = Date.UTC(2026, 3, 10, 10) / 1000;
+    assert.equal(previousWindow('30d', resolveWindow({ period: '30d' }, april, zone), april, zone)!.since, at('2026-02-10T00:00:00+01:00'));
+  });
+
+  it('a period to date heads for its cost so far scaled to the whole period, once a seventh of it has gone', () => {
+    const window = (period: string, now = NOW) => resolveWindow({ period }, now, zone);
+    const month = course('month', window('month'), NOW, zone, 100)!;
+    assert.equal(month.end, 'July');
+    assert.ok(Math.abs(month.cost - (100 * 31) / (14 + 12.5 / 24)) < 1e-9, String(month.cost));
+    assert.deepEqual(course('today', window('today'), NOW, zone, 10), { cost: (10 * 24) / 12.5, end: 'the day' });
+    assert.ok(Math.abs(course('week', window('week'), NOW, zone, 10)!.cost - (10 * 7) / (2 + 12.5 / 24)) < 1e-9);
+    // July 3: not a seventh of the month yet. Other windows, and nothing spent, head nowhere.
+    const third = Date.UTC(2026, 6, 3, 10) / 1000;
+    assert.equal(course('month', window('month', third), third, zone, 100), null);
+    assert.equal(course('30d', window('30d'), NOW, zone, 100), null);
+    assert.equal(course('month', window('month'), NOW, zone, 0), null);
+  });
+});

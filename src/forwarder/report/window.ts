@@ -92,3 +92,57 @@ export function resolveWindow(flags: { period?: string | undefined; since?: stri
     until: flags.until === undefined ? (flags.since === undefined ? null : now) : parsePoint('until', flags.until, now, zone, true),
   };
 }
+
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/**
+ * Where a calendar period to date (`today`, `week`, `month`) is heading: its cost so far scaled to the whole period,
+ * once a seventh of it has gone by (earlier, a morning's spend says little about the month); null for other windows.
+ * @example course('month', { since: <Dec 1>, until: now }, now, zone, 120) // { cost: 930, end: 'December' }
+ */
+export function course(period: string | undefined, window: Window, now: number, zone: Zone, cost: number | null): { cost: number; end: string } | null {
+  if (window.since === null || cost === null || cost <= 0) return null;
+  const today = zone.dayOf(now);
+  let end: number;
+  let name: string;
+  if (period === 'today') {
+    end = zone.startOfDay(addDays(today, 1));
+    name = 'the day';
+  } else if (period === 'week') {
+    end = zone.startOfDay(addDays(today, 7 - ((new Date(`${today}T00:00:00Z`).getUTCDay() + 6) % 7)));
+    name = 'the week';
+  } else if (period === 'month') {
+    const [y, m] = today.split('-').map(Number) as [number, number];
+    end = zone.startOfDay(utcDay(Date.UTC(y, m, 1) / 1000));
+    name = MONTHS[m - 1]!;
+  } else return null;
+  const elapsed = now - window.since;
+  const whole = end - window.since;
+  if (elapsed <= 0 || elapsed < whole / 7) return null;
+  return { cost: (cost * whole) / elapsed, end: name };
+}
+
+/**
+ * The window a trend compares with: this one moved back by its period — a month for `--period month` (the same days
+ * of the month before), a week for `week`, else as many whole days as it spans (yesterday up to this time for
+ * `today`, the 30 days before for `30d`) — and never reaching into this one. Null for a window without a start.
+ * @example previousWindow('today', { since: <today 00:00>, until: now }, now, zone) // yesterday 00:00 to this time
+ */
+export function previousWindow(period: string | undefined, window: Window, now: number, zone: Zone): Window | null {
+  if (window.since === null) return null;
+  const end = window.until ?? now;
+  const span = end - window.since;
+  const startDay = zone.dayOf(window.since);
+  const midnight = zone.startOfDay(startDay) === window.since;
+  let since: number;
+  if (period === 'month') {
+    const [y, m] = startDay.split('-').map(Number) as [number, number];
+    since = zone.startOfDay(utcDay(Date.UTC(y, m - 2, 1) / 1000));
+  } else {
+    // A week to date against the week before; else whole days, counted as calendar days where the window starts at a
+    // midnight (23- and 25-hour days included).
+    const days = period === 'week' ? 7 : Math.max(1, Math.ceil(span / DAY - 1 / 24));
+    since = midnight ? zone.startOfDay(addDays(startDay, -days)) : window.since - days * DAY;
+  }
+  return { since, until: Math.min(since + span, window.since) };
+}
