@@ -77,6 +77,24 @@ describeTransports('state.db recording', (open) => {
     }
   });
 
+  it('on a frozen clock, a new emulator on the same store appends a session\'s messages after the ones an earlier one wrote', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'hermetic-statedb-')), 'state.db');
+    for (const text of ['one', 'two']) {
+      // Each process starts its clock at the same frozen time, as `hermetic serve --db` run twice does.
+      const h = await open({ stateDb: path });
+      await h.admin.complete(await submit(h, `{"input":"${text}","session_id":"conv-4"}`), { output: `re: ${text}` });
+      await h.close();
+    }
+    const db = new Database(path, { readonly: true });
+    try {
+      const times = db.prepare("SELECT timestamp FROM messages WHERE session_id = 'conv-4' ORDER BY id").pluck().all() as number[];
+      assert.equal(times.length, 4);
+      for (let i = 1; i < times.length; i++) assert.ok(times[i]! > times[i - 1]!, `message ${i} comes after ${i - 1}: ${times.join(', ')}`);
+    } finally {
+      db.close();
+    }
+  });
+
   it('a second run on the same session_id appends to that session; a restart loses the unflushed turn', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'hermetic-statedb-')), 'state.db');
     const h = await open({ stateDb: path });

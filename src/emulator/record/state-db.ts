@@ -40,6 +40,11 @@ export class StateDbRecorder implements TurnSink {
     this.#writer.createSession({ id: turn.sessionId, source: 'api_server', model: turn.model });
   }
 
+  lastMessageAt(sessionId: string): number | null {
+    const t = this.#writer.db.prepare('SELECT MAX(timestamp) FROM messages WHERE session_id = ?').pluck().get(sessionId);
+    return typeof t === 'number' ? t : null;
+  }
+
   finished(turn: FinishedTurn): void {
     this.#writer.tx(() => {
       this.#writer.appendMessages(turn.sessionId, [...turn.messages]);

@@ -34,6 +34,8 @@ export interface FinishedTurn extends TurnStart {
 export interface TurnSink {
   started(turn: TurnStart): void;
   finished(turn: FinishedTurn): void;
+  /** The time of the session's newest message already stored (another process may have written it); null: none. */
+  lastMessageAt?(sessionId: string): number | null;
   /** An emulated crash: whatever the agent had not flushed is lost. */
   reset(): void;
 }
@@ -165,7 +167,8 @@ export class TurnRecorder implements RunObserver {
     // One flush time for the turn; equal or earlier times (than the turn's previous message, or the session's last one)
     // are nudged by 1 µs to keep the order (the writer's rule).
     const session = `${turn.start.profile}\0${turn.start.sessionId}`;
-    let last = this.#lastAt.get(session) ?? -Infinity;
+    // A session this process has not recorded yet may have messages from an earlier process on the same store.
+    let last = this.#lastAt.get(session) ?? this.#stored(turn.start.sessionId);
     const at = this.now();
     const messages = all.map((m) => {
       let ts = m.timestamp ?? at;
@@ -177,6 +180,16 @@ export class TurnRecorder implements RunObserver {
     const usage = 'usage' in result ? { input_tokens: result.usage.input_tokens, output_tokens: result.usage.output_tokens } : null;
     const done: FinishedTurn = { ...turn.start, messages, usage, status: typeof final === 'string' ? final : 'failed' };
     for (const sink of this.sinks) sink.finished(done);
+  }
+
+  /** The newest message time the sinks hold for a session (-Infinity: none). */
+  #stored(sessionId: string): number {
+    let last = -Infinity;
+    for (const sink of this.sinks) {
+      const t = sink.lastMessageAt?.(sessionId);
+      if (typeof t === 'number' && t > last) last = t;
+    }
+    return last;
   }
 
   /** The sessions' last message times, for a checkpoint (a copy). */
