@@ -135,6 +135,9 @@ export function openDatasetFile(home: string, path: string, journal: 'wal' | 'as
     const fresh = !existsSync(path);
     const db = new Database(path);
     db.pragma('busy_timeout = 5000');
+    // A build holds its file's lock from its first write (the schema, below) to its close: build-files.ts tells a
+    // build under way from one killed by it.
+    if (journal === 'aside') db.pragma('locking_mode = EXCLUSIVE');
     db.pragma(journal === 'wal' ? 'journal_mode = WAL' : 'journal_mode = MEMORY');
     db.pragma(journal === 'wal' ? 'synchronous = NORMAL' : 'synchronous = OFF');
     db.pragma('cache_size = -8192'); // 8 MiB: enough for the pages a batch touches; more only grows memory with the store

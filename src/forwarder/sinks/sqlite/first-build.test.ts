@@ -3,6 +3,7 @@
 // loses the race to another process's dataset is dropped and its pass run again over that dataset.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -16,6 +17,7 @@ import { openDataset, openDatasetReadOnly } from './dataset.js';
 
 /** Sessions of the store: a pass writes them in several batches. */
 const SESSIONS = 160;
+const require = createRequire(import.meta.url);
 let tmp: ReturnType<typeof tempDir>;
 let store: string;
 /** The dataset of one backfill written in place from its first batch: what every build must end equal to. */
@@ -89,26 +91,44 @@ test('a build that reaches its size is published mid-pass, and the rest of the p
   }
 });
 
+/** A process holding a build of its own in `home`, as a backfill under way does (its lock taken); its file's name. */
+async function runningBuild(home: string): Promise<{ pid: number; name: string; stop(): void }> {
+  const script = `const D = require(${JSON.stringify(require.resolve('better-sqlite3'))});
+    const path = require('node:path').join(${JSON.stringify(home)}, 'hermetic.db.build-' + process.pid + '-3');
+    const db = new D(path); db.pragma('locking_mode = EXCLUSIVE'); db.pragma('journal_mode = MEMORY'); db.exec('CREATE TABLE t (x)');
+    process.stdout.write('ready'); setTimeout(() => {}, 60000);`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.once('data', () => resolve());
+    child.once('exit', (code) => reject(new Error(`the builder exited ${code}`)));
+  });
+  return { pid: child.pid!, name: `hermetic.db.build-${child.pid}-3`, stop: () => void child.kill('SIGKILL') };
+}
+
 test('a build killed before it was published is removed by the next process that writes; a running one is left alone and said', async () => {
   const home = join(tmp.dir, 'killed');
   mkdirSync(home);
   const dead = deadPid();
-  const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+  // A killed build: a database nobody holds; its journal; and a journal whose build is gone.
+  const killed = new Database(join(home, `hermetic.db.build-${dead}-1`));
+  killed.exec('CREATE TABLE t (x)');
+  killed.close();
+  for (const name of [`hermetic.db.build-${dead}-1-journal`, `hermetic.db.build-${dead}-2-wal`]) writeFileSync(join(home, name), 'x');
+  const running = await runningBuild(home);
   try {
-    for (const name of [`hermetic.db.build-${dead}-1`, `hermetic.db.build-${dead}-1-journal`, `hermetic.db.build-${sleeper.pid}-3`]) writeFileSync(join(home, name), 'x');
     // Another process's build under way: read-only openers say so instead of "run hermetic backfill".
-    assert.deepEqual(liveBuilds(home).map((b) => b.pid), [sleeper.pid]);
-    assert.throws(() => openDatasetReadOnly(home), (e: Error & { code?: string }) => e.code === 'HERMETIC_DATASET_OPEN' && e.message.includes(`a first backfill (process ${sleeper.pid}) is writing it`));
+    assert.deepEqual(liveBuilds(home).map((b) => b.pid), [running.pid]);
+    assert.throws(() => openDatasetReadOnly(home), (e: Error & { code?: string }) => e.code === 'HERMETIC_DATASET_OPEN' && e.message.includes(`a first backfill (process ${running.pid}) is writing it`));
     const rig = forwarderRig([store], { dir: tmp.dir, home, readWorker: 'off' });
     try {
       assert.equal(rig.forwarder.backfill()[0]!.error, null);
-      assert.deepEqual(builds(home), [`hermetic.db.build-${sleeper.pid}-3`], 'only the dead process\'s build is removed');
+      assert.deepEqual(builds(home), [running.name], 'only what nobody writes is removed');
       assert.deepEqual(datasetDump(rig), inPlace);
     } finally {
       rig.cleanup();
     }
   } finally {
-    sleeper.kill('SIGKILL');
+    running.stop();
   }
 });
 
