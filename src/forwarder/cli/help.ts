@@ -144,7 +144,9 @@ Options:
   --home DIR          the dataset's folder (default $HERMETIC_HOME, else
                       ~/.hermetic)
   --json              the same as JSON: {"dataset", "dataset_exists",
-                      "usage_policy_error", "stores", "rows", "sinks"}
+                      "dataset_building" (a first backfill writing it:
+                      {"pid", "bytes"}, else null), "usage_policy_error",
+                      "stores", "rows", "sinks"}
 ${HELP_OPTION}
 
 Exit codes: 0 done (also when a store cannot be read: that is what it reports);

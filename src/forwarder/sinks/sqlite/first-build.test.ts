@@ -13,6 +13,7 @@ import { generatedStore } from '../../../state-db/testing/generated.js';
 import { datasetDump, forwarderRig } from '../../testing/index.js';
 import { buildAside } from '../../pipeline/forwarder.js';
 import { liveBuilds } from './build-files.js';
+import { statusCommand } from '../../cli/status.js';
 import { openDataset, openDatasetReadOnly } from './dataset.js';
 
 /** Sessions of the store: a pass writes them in several batches. */
@@ -91,6 +92,19 @@ test('a build that reaches its size is published mid-pass, and the rest of the p
   }
 });
 
+/** What a command prints (console.log), once it returned 0. */
+async function captured(run: () => Promise<number>): Promise<string> {
+  const out: string[] = [];
+  const log = console.log;
+  console.log = (...a: unknown[]) => void out.push(a.join(' '));
+  try {
+    assert.equal(await run(), 0);
+    return out.join('\n');
+  } finally {
+    console.log = log;
+  }
+}
+
 /** A process holding a build of its own in `home`, as a backfill under way does (its lock taken); its file's name. */
 async function runningBuild(home: string): Promise<{ pid: number; name: string; stop(): void }> {
   const script = `const D = require(${JSON.stringify(require.resolve('better-sqlite3'))});
@@ -119,6 +133,11 @@ test('a build killed before it was published is removed by the next process that
     // Another process's build under way: read-only openers say so instead of "run hermetic backfill".
     assert.deepEqual(liveBuilds(home).map((b) => b.pid), [running.pid]);
     assert.throws(() => openDatasetReadOnly(home), (e: Error & { code?: string }) => e.code === 'HERMETIC_DATASET_OPEN' && e.message.includes(`a first backfill (process ${running.pid}) is writing it`));
+    const said = await captured(() => statusCommand(['--home', home, '--state-db', store]));
+    assert.match(said, new RegExp(`^dataset: .* \\(not created yet: a first backfill, process ${running.pid}, is writing it, [\\d.]+ kB so far; it appears when that pass ends\\)$`, 'm'));
+    const json = JSON.parse(await captured(() => statusCommand(['--home', home, '--state-db', store, '--json']))) as { dataset_exists: boolean; dataset_building: { pid: number; bytes: number } | null };
+    assert.equal(json.dataset_exists, false);
+    assert.equal(json.dataset_building?.pid, running.pid);
     const rig = forwarderRig([store], { dir: tmp.dir, home, readWorker: 'off' });
     try {
       assert.equal(rig.forwarder.backfill()[0]!.error, null);
