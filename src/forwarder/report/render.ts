@@ -55,10 +55,31 @@ function keyColumns(by: readonly Dimension[]): string[] {
 
 interface Column { label: string; align: 'left' | 'right'; text(r: ReportRow): string; flex?: boolean; style?: keyof Style }
 
+/** Whether a row's cost is all billed (Hermes recorded an actual cost for every part of it). */
+const allBilled = (r: ReportRow): boolean => {
+  const cost = r.cost_usd as number | null;
+  const actual = r.actual_cost_usd as number | null;
+  return actual !== null && cost !== null && Math.abs(cost - actual) <= 1e-9 * Math.max(1, Math.abs(cost));
+};
+
+/** A row's cost counts an estimate (some of it was not billed); a free row counts none. */
+const ESTIMATE_MARK = '~';
+
+/**
+ * Whether the cost column marks the rows that count an estimate: only when the table mixes them with rows all billed
+ * (all estimated, or all billed, the summary's cost line says which).
+ */
+function marksEstimates(rows: readonly ReportRow[]): boolean {
+  return rows.some(allBilled) && rows.some((r) => !allBilled(r) && ((r.cost_usd as number | null) ?? 0) > 0);
+}
+
 /** The figures of a usage table; a table of sessions leaves out what a title needs the room for. */
-function usageColumns(bySession: boolean): Column[] {
+function usageColumns(bySession: boolean, marks: boolean): Column[] {
   const all: Column[] = [
-    { label: 'cost', align: 'right', text: (r) => formatCost(r.cost_usd as number | null), style: 'cost' },
+    {
+      label: 'cost', align: 'right', style: 'cost',
+      text: (r) => `${marks && !allBilled(r) && ((r.cost_usd as number | null) ?? 0) > 0 ? ESTIMATE_MARK : ''}${formatCost(r.cost_usd as number | null)}`,
+    },
     { label: 'sessions', align: 'right', text: (r) => count(r.sessions as number) },
     { label: 'calls', align: 'right', text: (r) => calls(r.api_calls as number) },
     { label: 'input', align: 'right', text: (r) => formatTokens(r.input_tokens as number) },
@@ -104,8 +125,9 @@ export function renderTable(report: UsageReport, color = false, options: { omitO
   const width = options.width ?? DEFAULT_WIDTH;
   const keys = keyColumns(report.by);
   const tools = report.by.includes('tool');
-  const allFigures = tools ? toolColumns() : usageColumns(report.by.includes('session'));
   const rows = options.omitOther ? report.rows.filter((r) => r.other_rows === undefined) : report.rows;
+  const marks = !tools && marksEstimates(rows);
+  const allFigures = tools ? toolColumns() : usageColumns(report.by.includes('session'), marks);
   const keyCols: Column[] = keys.map((k, i) => ({
     label: KEY_LABEL[k] ?? k, align: 'left', flex: !FIXED_KEYS.includes(k),
     text: (r: ReportRow) => (r.other_rows !== undefined ? (i === 0 ? `(${r.other_rows} more)` : '') : keyText(r[k], k)),
@@ -162,6 +184,7 @@ export function renderTable(report: UsageReport, color = false, options: { omitO
     const hint = `(${left.map((c) => c.label).join(', ')} left out to fit ${width} columns: --csv or --json has them)`;
     out.push(...wrapWords(hint, width).map((l) => style.dim(l)));
   }
+  if (marks) out.push(...wrapWords(`(${ESTIMATE_MARK}: counts Hermes's estimate where no billed cost was recorded)`, width).map((l) => style.dim(l)));
   return out.join('\n');
 }
 
