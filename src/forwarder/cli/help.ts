@@ -144,7 +144,7 @@ Options:
   --home DIR          the dataset's folder (default $HERMETIC_HOME, else
                       ~/.hermetic)
   --json              the same as JSON: {"dataset", "dataset_exists",
-                      "dataset_building" (a first backfill writing it:
+                      "dataset_building" (a first pass writing it:
                       {"pid", "bytes"}, else null), "usage_policy_error",
                       "stores", "rows", "sinks"}
 ${HELP_OPTION}

@@ -141,7 +141,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
       return 0;
     }
     const redacted = db ? datasetSetting(db, 'redact') === 'on' : false;
-    const missing = building ? ` (not created yet: a first backfill, process ${building.pid}, is writing it, ${byteSize(building.bytes)} so far; it appears when that pass ends)` : ' (not created yet; run hermetic backfill)';
+    const missing = building ? ` (not created yet: the first pass of a backfill or forward, process ${building.pid}, is writing it, ${byteSize(building.bytes)} so far; it appears when that pass ends)` : ' (not created yet; run hermetic backfill)';
     console.log(`dataset: ${datasetPath}${db ? (redacted ? ' (text stored through the secret redactor)' : '') : missing}`);
     console.log(`rows: ${Object.entries(rows).map(([k, v]) => `${k} ${v}`).join(', ')}`);
     if (policyError) console.log(`usage policy: ${policyError}; nothing is forwarded until it is fixed`);

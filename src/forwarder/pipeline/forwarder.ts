@@ -8,7 +8,7 @@ import { createPolicyResolver, type PolicyResolver } from '../policy/index.js';
 import { discoverStores, spelledAsKnown, type StoreRef } from '../reader/discover.js';
 import type { MirrorResult } from '../reader/postgres/mirror.js';
 import { mirrorFile, mirrorJob } from '../reader/postgres/settings.js';
-import type { Sink } from '../sinks/sink.js';
+import { BuildDropped, type Sink } from '../sinks/sink.js';
 import { LazySqliteSink } from '../sinks/sqlite/lazy.js';
 import { BUILD_ASIDE_MESSAGES } from '../sinks/sqlite/first-build.js';
 import { stepStore, stepStoreInSteps, type StepOptions, type StepResult } from './step.js';
@@ -192,20 +192,42 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
     }
     return out;
   };
-  // A first dataset built aside is published at the end of the pass; when another process created one meanwhile, the
-  // build was dropped and the pass runs again, over the dataset that is there (sinks/sqlite/first-build.ts).
-  const pass = (origin: 'backfill' | 'forward', o: PassOptions = {}) => {
-    const out = passOnce(origin, o);
-    return sink.settle?.() === 'lost' ? again(passOnce(origin, o)) : out;
-  };
-  const passAsync = async (origin: 'backfill' | 'forward', o: PassOptions = {}) => {
-    const out = await passOnceAsync(origin, o);
-    return sink.settle?.() === 'lost' ? again(await passOnceAsync(origin, o)) : out;
-  };
-  /** The second run of a pass writes in place: nothing is built aside any more, so nothing more can be lost. */
-  const again = (out: StepResult[]) => {
+  // A first dataset built aside is published at the end of the pass, or during it once large (sinks/sqlite/
+  // first-build.ts). When it cannot be, the pass stopped where it was and what it wrote went with the build: when another
+  // process created the dataset meanwhile, the pass runs again over that dataset, with nothing remembered from the
+  // first run (its stamps would take the store for read); when publishing failed, the pass fails.
+  const settled = <T>(out: T): T => {
     sink.settle?.();
     return out;
+  };
+  const dropped = (e: unknown, attempt: number): void => {
+    if (!(e instanceof BuildDropped)) throw e;
+    if (e.why !== 'lost') throw new HermeticError(e.why.code, `${e.why.message} Nothing this pass read was kept; run it again.`);
+    // The second run writes into the dataset that is there; one that loses again saw it vanish and come back.
+    if (attempt >= 3) throw new HermeticError('HERMETIC_DATASET_WRITE', `Other processes kept creating the dataset in ${home} while this pass wrote it; nothing this pass read was kept; run it again.`);
+    stamps.clear();
+    heartbeats.clear();
+    checkedAt.clear();
+    owed.clear();
+    cursorCache.clear();
+  };
+  const pass = (origin: 'backfill' | 'forward', o: PassOptions = {}): StepResult[] => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return settled(passOnce(origin, o));
+      } catch (e) {
+        dropped(e, attempt);
+      }
+    }
+  };
+  const passAsync = async (origin: 'backfill' | 'forward', o: PassOptions = {}): Promise<StepResult[]> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return settled(await passOnceAsync(origin, o));
+      } catch (e) {
+        dropped(e, attempt);
+      }
+    }
   };
   const forwardPass = (o: PassOptions = {}): PassOptions => ({ ...o, since: undefined, until: undefined });
   return {

@@ -223,6 +223,8 @@ export function changeText(now: number | null, before: number | null): string | 
   if (now === null || before === null || before <= 0) return null;
   const pct = ((now - before) / before) * 100;
   if (Math.abs(pct) < 0.5) return '±0%';
+  // Ten times as much and more reads better as a multiple than as thousands of percent.
+  if (now >= before * 10) return `×${Math.round(now / before).toLocaleString('en-US')}`;
   return `${pct > 0 ? '+' : '-'}${Math.abs(pct) >= 10 ? Math.round(Math.abs(pct)).toLocaleString('en-US') : Math.abs(pct).toFixed(1).replace(/\.0$/, '')}%`;
 }
 
@@ -242,16 +244,20 @@ function averages(t: UsageReport['totals'], days: number | null | undefined): st
 function trend(view: SummaryView): string[] | null {
   const p = view.previous;
   if (!p) return null;
-  const from = p.period.since?.slice(0, 10) ?? '';
-  const to = p.period.until === null ? '' : lastDay(p.period.until);
-  // One day up to a time (`today` against yesterday): said so, not as a whole day.
-  const when = from === to ? `${from}${/T00:00:00/.test(p.period.until ?? '') ? '' : ' up to the same time'}` : `${from} … ${to}`;
+  const since = p.period.since ?? '';
+  const until = p.period.until ?? '';
+  const midnight = (iso: string) => /T00:00:00/.test(iso);
+  const from = since.slice(0, 10);
+  const to = lastDay(until);
+  // Whole days by their dates; one day up to a time (`today` against yesterday) said so; other spans by their times.
+  const when = !midnight(since) ? `${from} ${since.slice(11, 16)} … ${until.slice(0, 10) === from ? '' : `${until.slice(0, 10)} `}${until.slice(11, 16)}`
+    : from === to ? `${from}${midnight(until) ? '' : ' up to the same time'}` : `${from} … ${to}`;
   if (!p.totals.sessions) return [`nothing was recorded in ${when}, the window before`];
   const t = view.totals.totals;
   const change = (now: number | null, before: number | null) => changeText(now, before) ?? 'new';
   return [
     `cost ${change(t.cost_usd, p.totals.cost_usd)} · sessions ${change(t.sessions, p.totals.sessions)} · API calls ${change(t.api_calls, p.totals.api_calls)}`,
-    `from ${formatCost(p.totals.cost_usd)}, ${calls(p.totals.sessions)} sessions, ${calls(p.totals.api_calls)} calls in ${when}`,
+    `from ${formatCost(p.totals.cost_usd)}, ${calls(p.totals.sessions)} ${p.totals.sessions === 1 ? 'session' : 'sessions'}, ${calls(p.totals.api_calls)} ${p.totals.api_calls === 1 ? 'call' : 'calls'} in ${when}`,
   ];
 }
 

@@ -372,6 +372,23 @@ describe('the summary at a width', () => {
   });
 });
 
+describe('the trend in words', () => {
+  it('a change reads as a percentage, under half a percent as ±0%, ten times and more as a multiple; nothing before: none', () => {
+    assert.deepEqual([[112, 100], [96.7, 100], [100.4, 100], [150, 100], [1_000, 100], [325_878, 100], [5, 0], [5, null]].map(([a, b]) => changeText(a!, b!)),
+      ['+12%', '-3.3%', '±0%', '+50%', '×10', '×3,259', null, null]);
+  });
+
+  it('one session and one call in the singular; a span that is not whole days by its times', () => {
+    const t = { sessions: 3, api_calls: 20, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0, estimated_cost_usd: 2, actual_cost_usd: null, cost_usd: 2, tool_calls: 0, tool_errors: 0 };
+    const lines = renderSummary({
+      totals: { period: { since: '2026-07-15T00:30:00+02:00', until: '2026-07-15T12:30:00+02:00' }, by: [], totals: t, rows: [] }, tables: [], emptyDataset: false, zoneName: 'Europe/Berlin', days: 0.5,
+      previous: { period: { since: '2026-07-14T00:30:00+02:00', until: '2026-07-14T12:30:00+02:00' }, totals: { ...t, sessions: 1, api_calls: 1, cost_usd: 1 } },
+    }, false, 80).split('\n');
+    assert.ok(lines.includes('trend      cost +100% · sessions +200% · API calls ×20'), lines.join('\n'));
+    assert.ok(lines.includes('           from $1.00, 1 session, 1 call in 2026-07-14 00:30 … 12:30'), lines.join('\n'));
+  });
+});
+
 describe('the table at a width', () => {
   const fig = (cost: number, sessions: number, calls: number, input: number, output: number, read: number, write: number) => ({
     sessions, api_calls: calls, input_tokens: input, output_tokens: output, cache_read_tokens: read, cache_write_tokens: write,

@@ -17,7 +17,7 @@ export interface SummaryTables {
   emptyDataset: boolean;
   /** The window of the same length just before this one, and its totals (none for a window without a start). */
   previous?: { period: UsageReport['period']; totals: UsageReport['totals'] } | null;
-  /** The window's length in days (none without a start): what "a day" averages over. */
+  /** The window's length in days up to now (none without a start): what "a day" averages over. */
   days?: number | null;
 }
 
@@ -50,5 +50,5 @@ export function* planSummary(request: SummaryRequest, now: number, zone: Zone, d
   // The trend: the window before (window.ts previousWindow), under the same filter.
   const before = request.before ?? null;
   const previous = before && { period: periodIn(zone, before), totals: yield* planTotals({ ...request, ...before }, dialect) };
-  return { totals: yield* report([]), tables, emptyDataset: any.length === 0, previous, days: since === null ? null : ((request.until ?? now) - since) / 86400 };
+  return { totals: yield* report([]), tables, emptyDataset: any.length === 0, previous, days: since === null ? null : (Math.min(request.until ?? now, now) - since) / 86400 };
 }

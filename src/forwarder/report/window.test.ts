@@ -72,6 +72,17 @@ describe('the window a trend compares with, and where a period to date is headin
     assert.equal(previousWindow('30d', resolveWindow({ period: '30d' }, april, zone), april, zone)!.since, at('2026-02-10T00:00:00+01:00'));
   });
 
+  it('moves by wall-clock time across a change of daylight saving, and compares a window ending in the future for what has gone by', () => {
+    // Monday 2026-03-30, 12:30 in Berlin: the clocks went forward on Sunday; yesterday up to 12:30 its time, not 13:30.
+    const monday = at('2026-03-30T12:30:00+02:00');
+    assert.deepEqual(previousWindow('today', resolveWindow({ period: 'today' }, monday, zone), monday, zone), { since: at('2026-03-29T00:00:00+01:00'), until: at('2026-03-29T12:30:00+02:00') });
+    // Twelve hours back: the same twelve hours of yesterday.
+    assert.deepEqual(previousWindow(undefined, resolveWindow({ since: '12h' }, NOW, zone), NOW, zone), { since: at('2026-07-14T00:30:00+02:00'), until: at('2026-07-14T12:30:00+02:00') });
+    // --since 2026-07-13 --until 2026-07-31 on July 15: the two and a half days gone by, against the three days before.
+    const future = resolveWindow({ since: '2026-07-13', until: '2026-07-31' }, NOW, zone);
+    assert.deepEqual(previousWindow(undefined, future, NOW, zone), { since: at('2026-07-10T00:00:00+02:00'), until: at('2026-07-12T12:30:00+02:00') });
+  });
+
   it('a period to date heads for its cost so far scaled to the whole period, once a seventh of it has gone', () => {
     const window = (period: string, now = NOW) => resolveWindow({ period }, now, zone);
     const month = course('month', window('month'), NOW, zone, 100)!;

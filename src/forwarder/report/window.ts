@@ -130,19 +130,22 @@ export function course(period: string | undefined, window: Window, now: number, 
  */
 export function previousWindow(period: string | undefined, window: Window, now: number, zone: Zone): Window | null {
   if (window.since === null) return null;
-  const end = window.until ?? now;
-  const span = end - window.since;
+  // A window that ends in the future is compared for the part that has gone by.
+  const end = Math.min(window.until ?? now, now);
   const startDay = zone.dayOf(window.since);
-  const midnight = zone.startOfDay(startDay) === window.since;
-  let since: number;
+  let days: number;
   if (period === 'month') {
     const [y, m] = startDay.split('-').map(Number) as [number, number];
-    since = zone.startOfDay(utcDay(Date.UTC(y, m - 2, 1) / 1000));
+    days = Math.round((Date.parse(`${startDay}T00:00:00Z`) - Date.UTC(y, m - 2, 1)) / (DAY * 1000));
   } else {
     // A week to date against the week before; else whole days, counted as calendar days where the window starts at a
     // midnight (23- and 25-hour days included).
-    const days = period === 'week' ? 7 : Math.max(1, Math.ceil(span / DAY - 1 / 24));
-    since = midnight ? zone.startOfDay(addDays(startDay, -days)) : window.since - days * DAY;
+    days = period === 'week' ? 7 : Math.max(1, Math.ceil((end - window.since) / DAY - 1 / 24));
   }
-  return { since, until: Math.min(since + span, window.since) };
+  // Moved by local days: the same wall-clock times, whatever daylight saving did in between.
+  const back = (t: number) => {
+    const [, hh, mm, ss] = /T(\d\d):(\d\d):(\d\d(?:\.\d+)?)/.exec(zone.iso(t))!;
+    return zone.timeOf(addDays(zone.dayOf(t), -days), Number(hh), Number(mm)) + Number(ss) + (t - Math.floor(t));
+  };
+  return { since: back(window.since), until: Math.min(back(end), window.since) };
 }

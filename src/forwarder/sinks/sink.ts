@@ -5,6 +5,7 @@
 import type { RecordOf } from '../dataset/columns.js';
 import type { PackedRows } from '../dataset/packed.js';
 import type { Ledger, Projection, Tail } from '../projector/index.js';
+import type { HermeticError } from '../../shared/errors.js';
 
 export type PolicyClass = 'full' | 'local-only';
 
@@ -80,6 +81,18 @@ export class CursorMoved extends Error {
   }
 }
 
+/**
+ * Thrown by a sink whose dataset built aside could not be published (sqlite/first-build.ts): `lost` when another
+ * process created the dataset first (the pass must run again over it), else the error that stopped the publishing
+ * (nothing the pass wrote is kept). Either way the pass stops at once: what it wrote went with the build.
+ */
+export class BuildDropped extends Error {
+  constructor(readonly why: 'lost' | HermeticError) {
+    super(why === 'lost' ? 'another process created the dataset while this one built it' : why.message);
+    this.name = 'BuildDropped';
+  }
+}
+
 /** A cursor's fingerprint after Hermes deleted the session (the cursor stays: it holds the usage ledger). */
 export const REMOVED = '-removed-';
 
@@ -131,10 +144,7 @@ export interface Sink {
   redacts?(): boolean;
   /** The stores it holds rows of, by key (discover.ts spelledAsKnown keeps a store under its first spelling). */
   storeKeys?(): string[];
-  /**
-   * Called at the end of every pass: a dataset built aside is published (sqlite/first-build.ts). `lost` when the
-   * pass's writes were dropped because another process created the dataset first: the pass must run again.
-   */
-  settle?(): 'lost' | undefined;
+  /** Called at the end of every pass: a dataset built aside is published (sqlite/first-build.ts); throws BuildDropped. */
+  settle?(): void;
   close(): void;
 }

@@ -1,6 +1,6 @@
 // The files a first dataset is built in before it is published (first-build.ts, decision 0058):
 // `<home>/hermetic.db.build-<pid>-<n>`, one per build (two forwarders of one process may build in one home at once).
-// Here so that both the builder and the read-only opener (which says "a first backfill is writing it" instead of
+// Here so that both the builder and the read-only opener (which says "a first pass is writing it" instead of
 // "there is no dataset") know them without importing each other.
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';

@@ -158,7 +158,7 @@ export function openDatasetReadOnly(home: string): Db {
   const path = join(home, DATASET_FILE);
   if (!existsSync(path)) {
     const building = liveBuilds(home)[0];
-    if (building) throw new HermeticError('HERMETIC_DATASET_OPEN', `There is no dataset at ${path} yet: a first backfill (process ${building.pid}) is writing it, and it appears when that pass ends; try again then.`);
+    if (building) throw new HermeticError('HERMETIC_DATASET_OPEN', `There is no dataset at ${path} yet: the first pass of a backfill or forward (process ${building.pid}) is writing it, and it appears when that pass ends; try again then.`);
     throw new HermeticError('HERMETIC_DATASET_OPEN', `There is no dataset at ${path} yet; run "hermetic backfill" first.`);
   }
   try {

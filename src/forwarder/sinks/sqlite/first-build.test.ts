@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import fs, { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
@@ -132,9 +133,9 @@ test('a build killed before it was published is removed by the next process that
   try {
     // Another process's build under way: read-only openers say so instead of "run hermetic backfill".
     assert.deepEqual(liveBuilds(home).map((b) => b.pid), [running.pid]);
-    assert.throws(() => openDatasetReadOnly(home), (e: Error & { code?: string }) => e.code === 'HERMETIC_DATASET_OPEN' && e.message.includes(`a first backfill (process ${running.pid}) is writing it`));
+    assert.throws(() => openDatasetReadOnly(home), (e: Error & { code?: string }) => e.code === 'HERMETIC_DATASET_OPEN' && e.message.includes(`the first pass of a backfill or forward (process ${running.pid}) is writing it`));
     const said = await captured(() => statusCommand(['--home', home, '--state-db', store]));
-    assert.match(said, new RegExp(`^dataset: .* \\(not created yet: a first backfill, process ${running.pid}, is writing it, [\\d.]+ kB so far; it appears when that pass ends\\)$`, 'm'));
+    assert.match(said, new RegExp(`^dataset: .* \\(not created yet: the first pass of a backfill or forward, process ${running.pid}, is writing it, [\\d.]+ kB so far; it appears when that pass ends\\)$`, 'm'));
     const json = JSON.parse(await captured(() => statusCommand(['--home', home, '--state-db', store, '--json']))) as { dataset_exists: boolean; dataset_building: { pid: number; bytes: number } | null };
     assert.equal(json.dataset_exists, false);
     assert.equal(json.dataset_building?.pid, running.pid);
@@ -170,6 +171,74 @@ test('a build whose dataset another process created meanwhile is dropped, and it
     assert.deepEqual(builds(home), []);
     assert.deepEqual(datasetDump(rig), inPlace);
   } finally {
+    rig.cleanup();
+  }
+});
+
+test('a forward pass that loses the race to a windowed backfill runs again with nothing remembered: every session is written', () => {
+  const home = join(tmp.dir, 'race-forward');
+  const rig = forwarderRig([store], { dir: tmp.dir, home, readWorker: 'off' });
+  try {
+    let batches = 0;
+    const [r] = rig.forwarder.forwardOnce({
+      beforeWrite: () => {
+        // A backfill whose window holds nothing publishes a dataset that names the store, with none of its sessions.
+        if (batches++ !== 1) return;
+        const other = forwarderRig([store], { dir: tmp.dir, home, readWorker: 'off' });
+        other.forwarder.backfill({ until: 0 });
+        other.forwarder.close();
+      },
+    });
+    assert.equal(r!.error, null);
+    assert.equal(r!.sessionsWritten, SESSIONS, 'the second run read the store again, not taken for idle by the first one\'s stamp');
+    assert.equal(rig.forwarder.forwardOnce()[0]!.sessionsWritten, 0);
+    assert.equal(rig.query<{ n: number }>('SELECT COUNT(*) AS n FROM sessions')[0]!.n, SESSIONS);
+  } finally {
+    rig.cleanup();
+  }
+});
+
+test('a build published mid-pass that loses the race stops its pass there, then the pass runs again: long sessions in chunks too', () => {
+  const home = join(tmp.dir, 'race-chunks');
+  const rig = forwarderRig([store], { dir: tmp.dir, home, readWorker: 'off', buildAside: 150, chunkRows: 10 });
+  try {
+    let batches = 0;
+    const [r] = rig.forwarder.backfill({ beforeWrite: () => void (batches++ === 1 && openDataset(home).close()) });
+    assert.equal(r!.error, null);
+    assert.equal(r!.sessionsQuarantined + r!.sessionsWaiting, 0, 'no chunk was written against a cursor of the dropped build');
+    assert.deepEqual(rig.query('SELECT session_id FROM quarantine'), []);
+    assert.deepEqual(builds(home), []);
+    const clean = forwarderRig([store], { dir: tmp.dir, home: join(tmp.dir, 'race-chunks-clean'), readWorker: 'off', buildAside: 0, chunkRows: 10 });
+    try {
+      clean.forwarder.backfill();
+      assert.deepEqual(datasetDump(rig), datasetDump(clean));
+    } finally {
+      clean.cleanup();
+    }
+  } finally {
+    rig.cleanup();
+  }
+});
+
+test('a build that cannot be published fails its pass, which claims nothing: the next pass writes everything', () => {
+  const home = join(tmp.dir, 'publish-fails');
+  const rig = forwarderRig([store], { dir: tmp.dir, home, readWorker: 'off', buildAside: 500 });
+  const link = fs.linkSync;
+  let fails = 1;
+  fs.linkSync = ((from: string, to: string) => {
+    if (fails-- > 0) throw Object.assign(new Error('EIO: i/o error, link'), { code: 'EIO' });
+    return link(from, to);
+  }) as typeof fs.linkSync;
+  syncBuiltinESMExports();
+  try {
+    assert.throws(() => rig.forwarder.backfill(), (e: Error & { code?: string }) => e.code === 'HERMETIC_DATASET_WRITE' && /Cannot publish the new dataset .*EIO.* Nothing this pass read was kept; run it again\./.test(e.message));
+    assert.equal(existsSync(join(home, 'hermetic.db')), false);
+    assert.deepEqual(builds(home), []);
+    assert.equal(rig.forwarder.backfill()[0]!.sessionsWritten, SESSIONS);
+    assert.deepEqual(datasetDump(rig), inPlace);
+  } finally {
+    fs.linkSync = link;
+    syncBuiltinESMExports();
     rig.cleanup();
   }
 });

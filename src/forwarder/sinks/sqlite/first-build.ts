@@ -7,7 +7,7 @@
 // next process that writes removes (lazy.ts), and the next pass starts over. When another process created the
 // dataset meanwhile, the link fails, the build is dropped, and the pass that built it runs again over the dataset that
 // is there (forwarder.ts).
-import { closeSync, constants, copyFileSync, fsyncSync, linkSync, openSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, linkSync, openSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { HermeticError } from '../../../shared/errors.js';
 import { buildFile } from './build-files.js';
@@ -49,10 +49,11 @@ export function publishBuild(build: SqliteSink, home: string): boolean {
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'EEXIST') return false;
-      // A file system without hard links: a copy that fails when the target exists is as safe, only slower.
+      // A file system without hard links: renamed into place, whole (a dataset created in the instant between the
+      // look and the rename would be replaced: the one race the link closes that this cannot).
       if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP') throw e;
-      copyFileSync(path, target, constants.COPYFILE_EXCL);
-      sync(target);
+      if (existsSync(target)) return false;
+      renameSync(path, target);
     }
     sync(home);
     return true;

@@ -3,7 +3,8 @@
 // dataset gets its first one built aside and published at the end of the pass (first-build.ts, decision 0058).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Batch, Cursors, Sink, Written } from '../sink.js';
+import { HermeticError } from '../../../shared/errors.js';
+import { BuildDropped, type Batch, type Cursors, type Sink, type Written } from '../sink.js';
 import { DATASET_FILE, type DatasetOptions } from './dataset.js';
 import { sweepBuilds } from './build-files.js';
 import { BUILD_ASIDE_MESSAGES, publishBuild, startBuild } from './first-build.js';
@@ -19,8 +20,6 @@ export class LazySqliteSink implements Sink {
   #sink: SqliteSink | null = null;
   /** While the first dataset is being built aside: the messages written into it so far. */
   #building: { messages: number } | null = null;
-  /** A build was dropped because another process created the dataset first: its writes must be made again. */
-  #lost = false;
   /** Connections swapped (a build published): part of the data version, so cached cursors are loaded again. */
   #swaps = 0;
   #closed = false;
@@ -74,24 +73,28 @@ export class LazySqliteSink implements Sink {
     return written;
   }
 
-  /** The build published (or, when another process created the dataset meanwhile, dropped), and the dataset opened. */
+  /**
+   * The build published. BuildDropped when it could not be: another process created the dataset meanwhile (`lost`),
+   * or publishing failed; either way the build is gone, and the pass that wrote it must stop there.
+   */
   #publish(): void {
     const build = this.#sink!;
     this.#sink = null;
     this.#building = null;
     this.#swaps++;
-    if (!publishBuild(build, this.home)) this.#lost = true;
+    let published: boolean;
+    try {
+      published = publishBuild(build, this.home);
+    } catch (e) {
+      if (e instanceof HermeticError) throw new BuildDropped(e);
+      throw e;
+    }
+    if (!published) throw new BuildDropped('lost');
   }
 
-  /**
-   * The end of a pass: a build is published. `lost` when a build was dropped during the pass because another
-   * process created the dataset first: the pass must run again (forwarder.ts does).
-   */
-  settle(): 'lost' | undefined {
+  /** The end of a pass: a build is published (BuildDropped when it cannot be: forwarder.ts runs the pass again, or fails it). */
+  settle(): void {
     if (this.#building) this.#publish();
-    const lost = this.#lost;
-    this.#lost = false;
-    return lost ? 'lost' : undefined;
   }
 
   cursors(store: string): Cursors {
@@ -115,10 +118,17 @@ export class LazySqliteSink implements Sink {
     return this.#existing()?.redacts() ?? false;
   }
 
-  /** Publishes a build still under way (what it holds was committed batch by batch), then closes the dataset. */
+  /**
+   * Publishes a build still under way (a pass that threw: what it holds was committed batch by batch), then closes
+   * the dataset. A build that cannot be published is dropped: nothing of it was acknowledged.
+   */
   close(): void {
     this.#closed = true;
-    if (this.#building) this.#publish();
+    try {
+      if (this.#building) this.#publish();
+    } catch (e) {
+      if (!(e instanceof BuildDropped)) throw e;
+    }
     this.#sink?.close();
   }
 }
