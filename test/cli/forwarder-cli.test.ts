@@ -12,6 +12,7 @@ import { createIdSource } from '../../src/shared/ids.js';
 import { generate } from '../../src/state-db/generate/index.js';
 import { createStore, LATEST_LEVEL } from '../../src/state-db/schema/index.js';
 import { copyFixture } from '../../src/state-db/testing/fixtures.js';
+import { generatedStore } from '../../src/state-db/testing/generated.js';
 import { StateDbWriter } from '../../src/state-db/writer/index.js';
 import { dispatchDelegation } from '../../src/state-db/writer/delegations.js';
 import { childEnv, spawnHermetic, STACK_LINE, storeHistoryCounts, storeLiveCounts, storeValue } from '../support/forwarder-harness.js';
@@ -292,7 +293,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
 
     it('Ctrl-C (SIGINT) stops after the batch being written, says to run again, exits 130; the next run finishes', async () => {
       const store = join(dir, 'interrupt', 'state.db');
-      const made = generate({ out: store, sessions: 200, messages: 4000, seed: 'interrupt', journal: 'delete' });
+      const made = generatedStore({ out: store, sessions: 200, messages: 4000, seed: 'interrupt', journal: 'delete' });
       const h = home('interrupt');
       const run = spawnHermetic(['backfill', '--state-db', store, '--home', h], { env, probe: true });
       assert.ok(await run.next((e) => e.kind === 'commit'), run.stderr());

@@ -20,7 +20,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { createIdSource } from '../../src/shared/ids.js';
-import { generate } from '../../src/state-db/generate/index.js';
 import { generatedStore } from '../../src/state-db/testing/generated.js';
 import { StateDbWriter } from '../../src/state-db/writer/index.js';
 import {
@@ -261,7 +260,7 @@ describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
 
   it(`forward killed with SIGKILL ${FORWARD_KILLS} times during incremental ticks of a long session (appends, rewinds), then run once, equals a clean backfill`, async (t) => {
     const store = join(dir, 'long', 'state.db');
-    generate({ out: store, sessions: 40, messages: 400, seed: 'forwarder-crash-long', journal: 'wal' });
+    generatedStore({ out: store, sessions: 40, messages: 400, seed: 'forwarder-crash-long', journal: 'wal' });
     // The long session: 20,000 messages, written before forwarding starts.
     const db = new Database(store);
     let clock = 1_780_000_000;

@@ -10,9 +10,9 @@ import { test } from 'node:test';
 import { createIdSource } from '../../shared/ids.js';
 import type { Db } from '../../shared/sqlite.js';
 import { createDirs } from '../../shared/dirs.js';
-import { generate } from '../../state-db/generate/index.js';
 import { createStore } from '../../state-db/schema/create.js';
 import { tempDir } from '../../state-db/testing/fixtures.js';
+import { generatedStore } from '../../state-db/testing/generated.js';
 import { StateDbWriter } from '../../state-db/writer/index.js';
 import { createPolicyResolver } from '../policy/index.js';
 import { SqliteSink } from '../sinks/sqlite/sink.js';
@@ -56,7 +56,7 @@ const equalsBackfill = (s: Store, rig: Rig, label: string) => assertCleanBackfil
 test('a backfill holds every delegation of a generated store, each value as the store has it', () => {
   const { dir, cleanup } = tempDir('hermetic-delegations-gen-');
   try {
-    const g = generate({ out: join(dir, 'hermes', 'state.db'), sessions: 120, seed: 'delegations' });
+    const g = generatedStore({ out: join(dir, 'hermes', 'state.db'), sessions: 120, seed: 'delegations' });
     const rig = forwarderRig([g.path], { dir });
     try {
       const [r] = rig.forwarder.backfill();

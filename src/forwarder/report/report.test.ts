@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { generate } from '../../state-db/generate/index.js';
 import { tempDir } from '../../state-db/testing/fixtures.js';
+import { generatedStore } from '../../state-db/testing/generated.js';
 import { reportCommand, terminalWidth } from '../cli/report.js';
 import { DATASET_VERSION } from '../dataset/columns.js';
 import { Zone } from '../ledger/zone.js';
@@ -25,7 +26,7 @@ let cleanup: () => void;
 
 before(() => {
   ({ dir, cleanup } = tempDir('hermetic-report-'));
-  const g = generate({ out: join(dir, 'hermes', 'state.db'), sessions: 150, messages: 3000, seed: 'report', end: NOW, days: 30 });
+  const g = generatedStore({ out: join(dir, 'hermes', 'state.db'), sessions: 150, messages: 3000, seed: 'report', end: NOW, days: 30 });
   const rig = forwarderRig([g.path], { dir, timeZone: ZONE });
   rig.forwarder.backfill();
   rig.forwarder.close();

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
-import { generate } from '../../state-db/generate/index.js';
 import { tempDir } from '../../state-db/testing/fixtures.js';
+import { generatedStore } from '../../state-db/testing/generated.js';
 import { forwarderRig } from '../testing/index.js';
 import { usageReport, type ReportRow } from './index.js';
 
@@ -17,7 +17,7 @@ let cleanup: () => void;
 before(() => {
   const t = tempDir('hermetic-report-top-');
   cleanup = t.cleanup;
-  const g = generate({ out: join(t.dir, 'hermes', 'state.db'), sessions: 80, messages: 1600, seed: 'report-top', end: NOW, days: 20 });
+  const g = generatedStore({ out: join(t.dir, 'hermes', 'state.db'), sessions: 80, messages: 1600, seed: 'report-top', end: NOW, days: 20 });
   const rig = forwarderRig([g.path], { dir: t.dir, timeZone: 'UTC' });
   rig.forwarder.backfill();
   rig.forwarder.close();

@@ -4,10 +4,10 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { createIdSource } from '../../shared/ids.js';
-import { generate } from '../../state-db/generate/index.js';
 import { createStore } from '../../state-db/schema/create.js';
 import { LATEST_LEVEL } from '../../state-db/schema/index.js';
 import { copyFixture, tempDir } from '../../state-db/testing/fixtures.js';
+import { generatedStore } from '../../state-db/testing/generated.js';
 import { StateDbWriter } from '../../state-db/writer/index.js';
 import { forwarderRig } from '../testing/index.js';
 import { sqliteSource } from './data/sqlite.js';
@@ -87,7 +87,7 @@ export async function dashboardRig(options: DashboardRigOptions = {}): Promise<D
   const now = options.now ?? DASHBOARD_NOW;
   const stores = options.fixtures
     ? options.fixtures.map((name) => copyFixture(name, dir))
-    : [generate({ out: join(dir, 'hermes', 'state.db'), sessions: options.sessions ?? 150, messages: options.messages ?? 3000, seed: 'dashboard', end: now, days: 30 }).path];
+    : [generatedStore({ out: join(dir, 'hermes', 'state.db'), sessions: options.sessions ?? 150, messages: options.messages ?? 3000, seed: 'dashboard', end: now, days: 30 }).path];
   stores.push(...(options.extraStores?.(dir) ?? []));
   const rig = forwarderRig(stores, { dir, timeZone: options.timeZone ?? 'Europe/Berlin' });
   rig.forwarder.backfill();

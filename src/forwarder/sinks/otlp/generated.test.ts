@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { generate } from '../../../state-db/generate/index.js';
 import { tempDir } from '../../../state-db/testing/fixtures.js';
+import { generatedStore } from '../../../state-db/testing/generated.js';
 import { forwarderRig, type Rig } from '../../testing/index.js';
 import { createOtlpSink } from './index.js';
 import { encodeSpans } from './encode.js';
@@ -21,7 +21,7 @@ before(async () => {
   const t = tempDir('hermetic-otlp-gen-');
   cleanup = t.cleanup;
   const store = join(t.dir, 'state.db');
-  generate({ out: store, sessions: 100, messages: 1500, seed: 'otlp' });
+  generatedStore({ out: store, sessions: 100, messages: 1500, seed: 'otlp' });
   rig = forwarderRig([store], { dir: t.dir });
   assert.equal(rig.forwarder.backfill()[0]!.error, null);
   receiver = await startReceiver();

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { generate } from '../../../state-db/generate/index.js';
 import { tempDir } from '../../../state-db/testing/fixtures.js';
+import { generatedStore } from '../../../state-db/testing/generated.js';
 import { sharedPostgres, type PgCluster } from '../../../shared/testing/postgres.js';
 import { assertFleetHolds, runChild, startChild } from '../../../../test/support/postgres-fleet.js';
 
@@ -20,7 +20,7 @@ before(async () => {
 after(() => cleanup());
 
 const store = (name: string, sessions: number, messages: number) =>
-  generate({ out: join(dir, name, 'hermes', 'state.db'), sessions, messages, seed: `fleet-${name}` }).path;
+  generatedStore({ out: join(dir, name, 'hermes', 'state.db'), sessions, messages, seed: `fleet-${name}` }).path;
 
 describe('a fleet of forwarders', () => {
   it('three forwarders on three stores writing at once: the database is the union of their datasets, row for row', async () => {

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { generate } from '../../../state-db/generate/index.js';
 import { copyFixture, FIXTURES, tempDir } from '../../../state-db/testing/fixtures.js';
+import { generatedStore } from '../../../state-db/testing/generated.js';
 import { sharedPostgres, type PgCluster } from '../../../shared/testing/postgres.js';
 import { forwarderRig } from '../../testing/index.js';
 import { SinkError, type DeltaBatch, type Origin } from '../remote/contract.js';
@@ -27,7 +27,7 @@ before(async () => {
   pg = await sharedPostgres();
   ({ dir, cleanup } = tempDir('hermetic-pgsink-'));
   const stores: [string, string][] = FIXTURES.map((f) => [f, copyFixture(f, dir)]);
-  stores.push(['generated', generate({ out: join(dir, 'gen', 'state.db'), sessions: 40, messages: 1500, seed: 'pgsink' }).path]);
+  stores.push(['generated', generatedStore({ out: join(dir, 'gen', 'state.db'), sessions: 40, messages: 1500, seed: 'pgsink' }).path]);
   for (const [name, path] of stores) {
     const rig = forwarderRig([path], { dir: join(dir, name), timeZone: 'Europe/Berlin' });
     rig.forwarder.backfill();

@@ -9,9 +9,10 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createIdSource } from '../../../shared/ids.js';
-import { generate, profileNames } from '../../../state-db/generate/index.js';
+import { profileNames } from '../../../state-db/generate/index.js';
 import { createStore, LATEST_LEVEL } from '../../../state-db/schema/index.js';
 import { copyFixture, FIXTURES, tempDir } from '../../../state-db/testing/fixtures.js';
+import { generatedStore } from '../../../state-db/testing/generated.js';
 import { StateDbWriter } from '../../../state-db/writer/index.js';
 import { forwarderRig, type Rig } from '../../testing/index.js';
 import { ledgerAgainstRebuild, ledgerDiscrepancies } from '../../testing/ledger.js';
@@ -79,7 +80,7 @@ test('every generated profile: the ledger adds up; routes that fit keep their ro
   try {
     // postgres-stale is read from PostgreSQL now, never from its stale state.db (generated.test.ts, decision 0038).
     for (const profile of profileNames().filter((p) => p !== 'postgres-stale')) {
-      const g = generate({ out: join(dir, profile, 'state.db'), profile, sessions: 40, messages: 600, seed: 'ledger', end: Date.UTC(2026, 6, 20) / 1000, days: 5 });
+      const g = generatedStore({ out: join(dir, profile, 'state.db'), profile, sessions: 40, messages: 600, seed: 'ledger', end: Date.UTC(2026, 6, 20) / 1000, days: 5 });
       // The generator's session_daily_usage days are UTC days (decision 0011): so are the ledger's here.
       const rig = forwarderRig([g.path], { dir, home: join(dir, `${profile}-home`), timeZone: 'UTC' });
       try {
