@@ -11,7 +11,8 @@ import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { tempDir } from '../../../state-db/testing/fixtures.js';
 import { generatedStore } from '../../../state-db/testing/generated.js';
-import { datasetDump, forwarderRig } from '../../testing/index.js';
+import { datasetDump, forwarderRig, type Rig } from '../../testing/index.js';
+import type { ForwarderOptions } from '../../pipeline/forwarder.js';
 import { buildAside } from '../../pipeline/forwarder.js';
 import { liveBuilds } from './build-files.js';
 import { statusCommand } from '../../cli/status.js';
@@ -48,50 +49,49 @@ const journalMode = (home: string) => {
   }
 };
 
+/** A forwarder of the store (read on one thread) with its home in `tmp/<name>`, for `body`; closed after. */
+function inHome<T>(name: string, options: Omit<ForwarderOptions, 'stateDbs'>, body: (rig: Rig, home: string) => T): T {
+  const home = join(tmp.dir, name);
+  const rig = forwarderRig([store], { dir: tmp.dir, home, readWorker: 'off', ...options });
+  try {
+    return body(rig, home);
+  } finally {
+    rig.cleanup();
+  }
+}
+
 /** A pid no process has now: a child that has already exited. */
 const deadPid = () => spawnSync(process.execPath, ['-e', '0']).pid!;
 
-test('a first backfill builds the dataset aside, unseen until its pass ends, and publishes it whole: WAL, intact, equal to one written in place', () => {
-  const home = join(tmp.dir, 'aside');
-  const rig = forwarderRig([store], { dir: tmp.dir, home, readWorker: 'off' });
-  try {
-    let batches = 0;
-    const [r] = rig.forwarder.backfill({
-      beforeWrite: () => {
-        if (batches++ === 0) return;
-        assert.equal(existsSync(join(home, 'hermetic.db')), false, 'nobody sees the dataset before the pass ends');
-        assert.equal(builds(home).length, 1);
-        assert.deepEqual(liveBuilds(home, true).map((b) => b.pid), [process.pid]);
-      },
-    });
-    assert.equal(r!.error, null);
-    assert.ok(batches > 2, `the pass wrote several batches (${batches})`);
-    assert.equal(r!.sessionsWritten, SESSIONS);
-    assert.deepEqual(builds(home), [], 'the build file is gone once published');
-    assert.deepEqual(journalMode(home), ['wal', 'ok']);
-    assert.deepEqual(datasetDump(rig), inPlace);
-    // The next pass finds the published dataset and its cursors: nothing to write.
-    assert.equal(rig.forwarder.backfill()[0]!.sessionsWritten, 0);
-  } finally {
-    rig.cleanup();
-  }
-});
+test('a first backfill builds the dataset aside, unseen until its pass ends, and publishes it whole: WAL, intact, equal to one written in place', () => inHome('aside', {}, (rig, home) => {
+  let batches = 0;
+  const [r] = rig.forwarder.backfill({
+    beforeWrite: () => {
+      if (batches++ === 0) return;
+      assert.equal(existsSync(join(home, 'hermetic.db')), false, 'nobody sees the dataset before the pass ends');
+      assert.equal(builds(home).length, 1);
+      assert.deepEqual(liveBuilds(home, true).map((b) => b.pid), [process.pid]);
+    },
+  });
+  assert.equal(r!.error, null);
+  assert.ok(batches > 2, `the pass wrote several batches (${batches})`);
+  assert.equal(r!.sessionsWritten, SESSIONS);
+  assert.deepEqual(builds(home), [], 'the build file is gone once published');
+  assert.deepEqual(journalMode(home), ['wal', 'ok']);
+  assert.deepEqual(datasetDump(rig), inPlace);
+  // The next pass finds the published dataset and its cursors: nothing to write.
+  assert.equal(rig.forwarder.backfill()[0]!.sessionsWritten, 0);
+}));
 
-test('a build that reaches its size is published mid-pass, and the rest of the pass is written in place', () => {
-  const home = join(tmp.dir, 'mid-pass');
-  const rig = forwarderRig([store], { dir: tmp.dir, home, readWorker: 'off', buildAside: 200 });
-  try {
-    const seen: boolean[] = [];
-    const [r] = rig.forwarder.backfill({ beforeWrite: () => void seen.push(existsSync(join(home, 'hermetic.db'))) });
-    assert.equal(r!.error, null);
-    assert.equal(seen[0], false);
-    assert.ok(seen.includes(true), 'later batches were written into the published dataset');
-    assert.deepEqual(builds(home), []);
-    assert.deepEqual(datasetDump(rig), inPlace);
-  } finally {
-    rig.cleanup();
-  }
-});
+test('a build that reaches its size is published mid-pass, and the rest of the pass is written in place', () => inHome('mid-pass', { buildAside: 200 }, (rig, home) => {
+  const seen: boolean[] = [];
+  const [r] = rig.forwarder.backfill({ beforeWrite: () => void seen.push(existsSync(join(home, 'hermetic.db'))) });
+  assert.equal(r!.error, null);
+  assert.equal(seen[0], false);
+  assert.ok(seen.includes(true), 'later batches were written into the published dataset');
+  assert.deepEqual(builds(home), []);
+  assert.deepEqual(datasetDump(rig), inPlace);
+}));
 
 /** What a command prints (console.log), once it returned 0. */
 async function captured(run: () => Promise<number>): Promise<string> {
@@ -152,77 +152,52 @@ test('a build killed before it was published is removed by the next process that
   }
 });
 
-test('a build whose dataset another process created meanwhile is dropped, and its pass runs again over that dataset', () => {
-  const home = join(tmp.dir, 'race');
-  const rig = forwarderRig([store], { dir: tmp.dir, home, readWorker: 'off' });
-  try {
-    let batches = 0;
-    let writes = 0;
-    const [r] = rig.forwarder.backfill({
-      beforeWrite: (batch) => {
-        writes += batch.writes.length;
-        // Another process (`hermetic sinks add`, a forward started at the same moment) creates the dataset.
-        if (batches++ === 1) openDataset(home).close();
-      },
-    });
-    assert.equal(r!.error, null);
-    assert.equal(writes, SESSIONS * 2, 'every session was written twice: into the dropped build, then again');
-    assert.equal(r!.sessionsWritten, SESSIONS, 'the second run wrote every session into the dataset that was there');
-    assert.deepEqual(builds(home), []);
-    assert.deepEqual(datasetDump(rig), inPlace);
-  } finally {
-    rig.cleanup();
-  }
-});
+test('a build whose dataset another process created meanwhile is dropped, and its pass runs again over that dataset', () => inHome('race', {}, (rig, home) => {
+  let batches = 0;
+  let writes = 0;
+  const [r] = rig.forwarder.backfill({
+    beforeWrite: (batch) => {
+      writes += batch.writes.length;
+      // Another process (`hermetic sinks add`, a forward started at the same moment) creates the dataset.
+      if (batches++ === 1) openDataset(home).close();
+    },
+  });
+  assert.equal(r!.error, null);
+  assert.equal(writes, SESSIONS * 2, 'every session was written twice: into the dropped build, then again');
+  assert.equal(r!.sessionsWritten, SESSIONS, 'the second run wrote every session into the dataset that was there');
+  assert.deepEqual(builds(home), []);
+  assert.deepEqual(datasetDump(rig), inPlace);
+}));
 
-test('a forward pass that loses the race to a windowed backfill runs again with nothing remembered: every session is written', () => {
-  const home = join(tmp.dir, 'race-forward');
-  const rig = forwarderRig([store], { dir: tmp.dir, home, readWorker: 'off' });
-  try {
-    let batches = 0;
-    const [r] = rig.forwarder.forwardOnce({
-      beforeWrite: () => {
-        // A backfill whose window holds nothing publishes a dataset that names the store, with none of its sessions.
-        if (batches++ !== 1) return;
-        const other = forwarderRig([store], { dir: tmp.dir, home, readWorker: 'off' });
-        other.forwarder.backfill({ until: 0 });
-        other.forwarder.close();
-      },
-    });
-    assert.equal(r!.error, null);
-    assert.equal(r!.sessionsWritten, SESSIONS, 'the second run read the store again, not taken for idle by the first one\'s stamp');
-    assert.equal(rig.forwarder.forwardOnce()[0]!.sessionsWritten, 0);
-    assert.equal(rig.query<{ n: number }>('SELECT COUNT(*) AS n FROM sessions')[0]!.n, SESSIONS);
-  } finally {
-    rig.cleanup();
-  }
-});
+test('a forward pass that loses the race to a windowed backfill runs again with nothing remembered: every session is written', () => inHome('race-forward', {}, (rig, home) => {
+  let batches = 0;
+  const [r] = rig.forwarder.forwardOnce({
+    beforeWrite: () => {
+      // A backfill whose window holds nothing publishes a dataset that names the store, with none of its sessions.
+      if (batches++ !== 1) return;
+      const other = forwarderRig([store], { dir: tmp.dir, home, readWorker: 'off' });
+      other.forwarder.backfill({ until: 0 });
+      other.forwarder.close();
+    },
+  });
+  assert.equal(r!.error, null);
+  assert.equal(r!.sessionsWritten, SESSIONS, 'the second run read the store again, not taken for idle by the first one\'s stamp');
+  assert.equal(rig.forwarder.forwardOnce()[0]!.sessionsWritten, 0);
+  assert.equal(rig.query<{ n: number }>('SELECT COUNT(*) AS n FROM sessions')[0]!.n, SESSIONS);
+}));
 
-test('a build published mid-pass that loses the race stops its pass there, then the pass runs again: long sessions in chunks too', () => {
-  const home = join(tmp.dir, 'race-chunks');
-  const rig = forwarderRig([store], { dir: tmp.dir, home, readWorker: 'off', buildAside: 150, chunkRows: 10 });
-  try {
-    let batches = 0;
-    const [r] = rig.forwarder.backfill({ beforeWrite: () => void (batches++ === 1 && openDataset(home).close()) });
-    assert.equal(r!.error, null);
-    assert.equal(r!.sessionsQuarantined + r!.sessionsWaiting, 0, 'no chunk was written against a cursor of the dropped build');
-    assert.deepEqual(rig.query('SELECT session_id FROM quarantine'), []);
-    assert.deepEqual(builds(home), []);
-    const clean = forwarderRig([store], { dir: tmp.dir, home: join(tmp.dir, 'race-chunks-clean'), readWorker: 'off', buildAside: 0, chunkRows: 10 });
-    try {
-      clean.forwarder.backfill();
-      assert.deepEqual(datasetDump(rig), datasetDump(clean));
-    } finally {
-      clean.cleanup();
-    }
-  } finally {
-    rig.cleanup();
-  }
-});
+test('a build published mid-pass that loses the race stops its pass there, then the pass runs again: long sessions in chunks too', () => inHome('race-chunks', { buildAside: 150, chunkRows: 10 }, (rig, home) => {
+  let batches = 0;
+  const [r] = rig.forwarder.backfill({ beforeWrite: () => void (batches++ === 1 && openDataset(home).close()) });
+  assert.equal(r!.error, null);
+  assert.equal(r!.sessionsQuarantined + r!.sessionsWaiting, 0, 'no chunk was written against a cursor of the dropped build');
+  assert.deepEqual(rig.query('SELECT session_id FROM quarantine'), []);
+  assert.deepEqual(builds(home), []);
+  // Read in chunks of 10 messages, written as a whole read writes them (decision 0055).
+  assert.deepEqual(datasetDump(rig), inPlace);
+}));
 
-test('a build that cannot be published fails its pass, which claims nothing: the next pass writes everything', () => {
-  const home = join(tmp.dir, 'publish-fails');
-  const rig = forwarderRig([store], { dir: tmp.dir, home, readWorker: 'off', buildAside: 500 });
+test('a build that cannot be published fails its pass, which claims nothing: the next pass writes everything', () => inHome('publish-fails', { buildAside: 500 }, (rig, home) => {
   const link = fs.linkSync;
   let fails = 1;
   fs.linkSync = ((from: string, to: string) => {
@@ -234,14 +209,13 @@ test('a build that cannot be published fails its pass, which claims nothing: the
     assert.throws(() => rig.forwarder.backfill(), (e: Error & { code?: string }) => e.code === 'HERMETIC_DATASET_WRITE' && /Cannot publish the new dataset .*EIO.* Nothing this pass read was kept; run it again\./.test(e.message));
     assert.equal(existsSync(join(home, 'hermetic.db')), false);
     assert.deepEqual(builds(home), []);
-    assert.equal(rig.forwarder.backfill()[0]!.sessionsWritten, SESSIONS);
-    assert.deepEqual(datasetDump(rig), inPlace);
   } finally {
     fs.linkSync = link;
     syncBuiltinESMExports();
-    rig.cleanup();
   }
-});
+  assert.equal(rig.forwarder.backfill()[0]!.sessionsWritten, SESSIONS);
+  assert.deepEqual(datasetDump(rig), inPlace);
+}));
 
 test('a pass stopped or failed half-way publishes what it committed, and the next pass finishes it', () => {
   for (const how of ['stopped', 'failed'] as const) {
