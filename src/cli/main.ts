@@ -23,6 +23,8 @@ const forgetCommand = async (argv: string[]) => (await import('../forwarder/cli/
 const sinksCommand = async (argv: string[]) => (await import('../forwarder/cli/sinks-command.js')).sinksCommand(argv);
 
 const COMMANDS = ['serve', 'statedb', 'backfill', 'forward', 'status', 'report', 'export', 'web', 'query', 'policy', 'forget', 'sinks'] as const;
+/** What a missing or unknown command is told: every command, in order. */
+const USE_ONE_OF = `use ${COMMANDS.slice(0, -1).join(', ')} or ${COMMANDS.at(-1)}.`;
 
 const HELP = `Usage: hermetic <command> [options]
 
@@ -116,13 +118,12 @@ export async function main(argv: string[]): Promise<number> {
         console.log(version());
         return 0;
       case undefined:
-        throw new HermeticError('HERMETIC_CLI_USAGE', 'No command given; use serve, statedb, backfill, forward, status, report, export, web, query, policy, forget or sinks.');
+        throw new HermeticError('HERMETIC_CLI_USAGE', `No command given; ${USE_ONE_OF}`);
       default: {
         // A mistyped command gets the did-you-mean a mistyped option gets; an option where the command goes is said so.
         const guess = suggest(command, COMMANDS);
-        const list = 'use serve, statedb, backfill, forward, status, report, export, web, query, policy, forget or sinks.';
-        if (command.startsWith('-')) throw new HermeticError('HERMETIC_CLI_USAGE', `Unknown option "${command}": the command comes first; ${list}`);
-        throw new HermeticError('HERMETIC_CLI_USAGE', guess ? `Unknown command "${command}"; did you mean "${guess}"?` : `Unknown command "${command}"; ${list}`);
+        if (command.startsWith('-')) throw new HermeticError('HERMETIC_CLI_USAGE', `Unknown option "${command}": the command comes first; ${USE_ONE_OF}`);
+        throw new HermeticError('HERMETIC_CLI_USAGE', guess ? `Unknown command "${command}"; did you mean "${guess}"?` : `Unknown command "${command}"; ${USE_ONE_OF}`);
       }
     }
   } catch (e) {

@@ -21,7 +21,6 @@ export interface ExportIo {
   now?: () => number;
 }
 
-
 /** The terminal's summary: a line per table, then the totals and where the manifest is. */
 export function renderExportSummary(s: ExportSummary, seconds: number): string {
   const window = s.window.since === null && s.window.until === null

@@ -99,7 +99,6 @@ export function profileOf(path: string): string {
   return basename(dirname(dir)) === 'profiles' ? basename(dir) : 'default';
 }
 
-
 /**
  * The paths with each file or folder once, by where it really is: the first spelling wins (HERMES_HOME before
  * ~/.hermes, --state-db paths in their order), so a HERMES_HOME that is a link to ~/.hermes, or a store named twice

@@ -62,15 +62,16 @@ const allBilled = (r: ReportRow): boolean => {
   return actual !== null && cost !== null && Math.abs(cost - actual) <= 1e-9 * Math.max(1, Math.abs(cost));
 };
 
-/** A row's cost counts an estimate (some of it was not billed); a free row counts none. */
+/** The mark of a row whose cost counts an estimate (some of it was not billed); a free row counts none. */
 const ESTIMATE_MARK = '~';
+const countsEstimate = (r: ReportRow): boolean => !allBilled(r) && ((r.cost_usd as number | null) ?? 0) > 0;
 
 /**
  * Whether the cost column marks the rows that count an estimate: only when the table mixes them with rows all billed
  * (all estimated, or all billed, the summary's cost line says which).
  */
 function marksEstimates(rows: readonly ReportRow[]): boolean {
-  return rows.some(allBilled) && rows.some((r) => !allBilled(r) && ((r.cost_usd as number | null) ?? 0) > 0);
+  return rows.some(allBilled) && rows.some(countsEstimate);
 }
 
 /** The figures of a usage table; a table of sessions leaves out what a title needs the room for. */
@@ -78,7 +79,7 @@ function usageColumns(bySession: boolean, marks: boolean): Column[] {
   const all: Column[] = [
     {
       label: 'cost', align: 'right', style: 'cost',
-      text: (r) => `${marks && !allBilled(r) && ((r.cost_usd as number | null) ?? 0) > 0 ? ESTIMATE_MARK : ''}${formatCost(r.cost_usd as number | null)}`,
+      text: (r) => `${marks && countsEstimate(r) ? ESTIMATE_MARK : ''}${formatCost(r.cost_usd as number | null)}`,
     },
     { label: 'sessions', align: 'right', text: (r) => count(r.sessions as number) },
     { label: 'calls', align: 'right', text: (r) => calls(r.api_calls as number) },
@@ -280,6 +281,7 @@ export function renderSummary(view: SummaryView, color: boolean, width = DEFAULT
     return out.join('\n');
   }
   const prompt = (t.input_tokens ?? 0) + (t.cache_read_tokens ?? 0) + (t.cache_write_tokens ?? 0);
+  const average = averages(t, view.days);
   const hit = prompt > 0 ? `${(((t.cache_read_tokens ?? 0) / prompt) * 100).toFixed(1)}% of prompt tokens from the cache` : 'no prompt tokens';
   /** A labelled line: the label, then the text wrapped in the room after it. */
   const line = (name: string, text: string) => {
@@ -290,7 +292,7 @@ export function renderSummary(view: SummaryView, color: boolean, width = DEFAULT
     ...line('cost', `${style.cost(formatCost(t.cost_usd))} (the billed cost where Hermes has one, else the estimate)`),
     ...line('', `estimated ${formatCost(t.estimated_cost_usd)} · ${t.actual_cost_usd === null ? 'no billed cost recorded' : `billed ${formatCost(t.actual_cost_usd)}`}`),
     ...(view.uncosted ? line('', `Hermes recorded no cost for ${calls(view.uncosted)} of these ${calls(t.sessions)} sessions: their $0.00 is not a measured cost`) : []),
-    ...(averages(t, view.days) ? line('', averages(t, view.days)!) : []),
+    ...(average ? line('', average) : []),
     ...(view.course ? line('', `on course for ${formatCost(view.course.cost)} by the end of ${view.course.end}, if the rest of it goes as it has so far`) : []),
     ...line('tokens', `${formatTokens(t.input_tokens)} input · ${formatTokens(t.output_tokens)} output · ${formatTokens(t.reasoning_tokens)} reasoning`),
     ...line('cache', `${formatTokens(t.cache_read_tokens)} read · ${formatTokens(t.cache_write_tokens)} written: ${hit}`),

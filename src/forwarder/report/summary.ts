@@ -15,7 +15,7 @@ export interface SummaryTables {
   tables: { title: string; report: UsageReport; omitOther?: boolean }[];
   /** The dataset has no usage at all (not just none in this window). */
   emptyDataset: boolean;
-  /** The window of the same length just before this one, and its totals (none for a window without a start). */
+  /** The window its trend compares with (window.ts previousWindow) and that window's totals; none: no trend. */
   previous?: { period: UsageReport['period']; totals: UsageReport['totals'] } | null;
   /** The window's length in days up to now (none without a start): what "a day" averages over. */
   days?: number | null;

@@ -80,7 +80,6 @@ export function parseDotenv(text: string): Map<string, string> {
   return out;
 }
 
-
 /** `<name>` for a `…/profiles/<name>` home, else `default` (Hermes's profile_name_for_home, or "default"). */
 export function profileNameOf(hermesHome: string): string {
   const home = resolve(hermesHome);

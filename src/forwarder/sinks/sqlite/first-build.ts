@@ -58,7 +58,6 @@ export function publishBuild(build: SqliteSink, home: string): boolean {
     sync(home);
     return true;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw new HermeticError('HERMETIC_DATASET_WRITE', `Cannot publish the new dataset at ${target}: ${(e as Error).message}.`);
   } finally {
     if (build.db.open) build.close();

@@ -51,11 +51,6 @@ export class LazySqliteSink implements Sink {
     return this.#sink !== null;
   }
 
-  /** Whether the dataset is being built aside, not yet published. */
-  get building(): boolean {
-    return this.#building !== null;
-  }
-
   write(batch: Batch): Written {
     if (!this.#swept) {
       // The files of builds killed before they were published are removed by the next process that writes.
