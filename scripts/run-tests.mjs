@@ -7,7 +7,7 @@
 // HERMETIC_TEST_ISOLATE=1      every file in a process of its own (default: the small suites share a few; see SHARED)
 // HERMETIC_TEST_TIMES=FILE     also write each test process's time to FILE (scripts/test-times.mjs)
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -26,15 +26,14 @@ const SLOW = [
 ];
 
 /**
- * The order a run starts its processes in: the longest first (as measured on a 2-core machine), so that none of them
- * begins near the end; the shared groups come after these, then every other file in path order.
+ * Files that run in a process of their own besides the CLI and package suites and the slow ones above, each for a
+ * reason a shared process cannot give.
  */
-const FIRST = [
-  'test/cli/forwarder-crash.test.ts', 'test/cli/forwarder-live.test.ts', 'test/cli/forwarder-cli.test.ts', 'test/package/consumer.test.ts',
-  'src/forwarder/pipeline/read-worker.test.ts', 'test/cli/statedb-cli.test.ts', 'test/cli/serve-cli.test.ts', 'test/cli/crash.test.ts',
-  'test/cli/serve-config.test.ts', 'test/property/api-fuzz.test.ts',
-  // A PostgreSQL cluster each, forwarder processes, the server stopped and started: a process of their own.
-  'src/forwarder/sinks/postgres/fleet.test.ts', 'src/forwarder/sinks/postgres/crash.test.ts', 'src/forwarder/sinks/postgres/conformance.test.ts',
+const OWN = [
+  // Thousands of random requests against the emulator, seeded: a long run that would make its group the longest.
+  'test/property/api-fuzz.test.ts',
+  // A PostgreSQL cluster each, forwarder processes, the server stopped and started.
+  'src/forwarder/sinks/postgres/fleet.test.ts', 'src/forwarder/sinks/postgres/conformance.test.ts',
   // Measures its own RSS over 40,000 namespaces: a process of its own, so no other suite's memory is counted.
   'src/emulator/namespaces/bounds.test.ts',
   // A Chromium each, driven through a dashboard (decision 0041).
@@ -44,6 +43,17 @@ const FIRST = [
 ];
 
 /**
+ * Seconds each file takes alone (scripts/test-weights.json, measured on a 2-core machine; scripts/test-weights.mjs
+ * updates it). The run starts its processes longest first, so that none of them begins near the end, and balances
+ * the shared groups by them. A file not measured yet counts as a small one.
+ */
+const WEIGHTS = JSON.parse(readFileSync(new URL('./test-weights.json', import.meta.url), 'utf8')).seconds;
+const UNMEASURED = 2;
+/** What starting a test process costs (node, tsx's loader, the contract check): the part a shared file saves. */
+const STARTUP = 1;
+const weight = (f) => WEIGHTS[f] ?? UNMEASURED;
+
+/**
  * Which files share a process: the in-process suites (unit, conformance, docs), whose own tests take less than the
  * start-up of a process of their own (node, tsx's loader thread, the preloaded contract check and the module graph:
  * about a second of CPU each, for most of them more than their tests). They run one after another in a few processes,
@@ -51,7 +61,7 @@ const FIRST = [
  * process, which no shared file relies on otherwise (none has a top-level beforeEach/afterEach). The CLI suites, which
  * start processes, signal them and count handles, keep a process each, as do the slow and long files.
  */
-const SHARED = (f) => !f.startsWith('test/cli/') && !f.startsWith('test/package/') && !SLOW.includes(f) && !FIRST.includes(f);
+const SHARED = (f) => !f.startsWith('test/cli/') && !f.startsWith('test/package/') && !SLOW.includes(f) && !OWN.includes(f);
 
 function walk(dir, out) {
   for (const name of readdirSync(dir)) {
@@ -79,22 +89,27 @@ if (files.length === 0) {
 // The CPUs are the limit: a few more processes than cores keep them busy while some wait on children or timers.
 const concurrency = Number(process.env.HERMETIC_TEST_CONCURRENCY) || availableParallelism() + 2;
 
-// The shared files, dealt in path order into twice as many groups as process slots: small enough that the slots
-// free up evenly towards the end of the run, few enough that start-ups stay few.
+// The shared files, in twice as many groups as process slots: small enough that the slots free up evenly towards the
+// end of the run, few enough that start-ups stay few. Each file, longest first, joins the lightest group.
 const shared = isolate ? [] : files.filter(SHARED);
-const groups = Array.from({ length: Math.min(2 * concurrency, shared.length) }, () => []);
-shared.forEach((f, i) => groups[i % groups.length].push(f));
+const groups = Array.from({ length: Math.min(2 * concurrency, shared.length) }, () => ({ files: [], weight: STARTUP }));
+for (const f of [...shared].sort((a, b) => weight(b) - weight(a) || a.localeCompare(b))) {
+  const lightest = groups.reduce((a, b) => (b.weight < a.weight ? b : a));
+  lightest.files.push(f);
+  lightest.weight += Math.max(0.1, weight(f) - STARTUP);
+}
 const GROUPS = join('.cache', 'test-groups', String(process.pid));
 if (groups.length > 0) mkdirSync(GROUPS, { recursive: true });
-const entries = groups.map((group, i) => {
+const units = groups.map((group, i) => {
   const entry = join(GROUPS, `shared-${i + 1}-of-${groups.length}.test.mjs`);
-  writeFileSync(entry, `// ${group.length} test files sharing one process (scripts/run-tests.mjs)\n${group.map((f) => `import ${JSON.stringify(pathToFileURL(resolve(f)).href)};\n`).join('')}`);
-  return entry;
+  const imports = group.files.sort().map((f) => `import ${JSON.stringify(pathToFileURL(resolve(f)).href)};\n`);
+  writeFileSync(entry, `// ${group.files.length} test files sharing one process (scripts/run-tests.mjs)\n${imports.join('')}`);
+  return { file: entry, weight: group.weight };
 });
-
-const own = files.filter((f) => !shared.includes(f));
-const first = FIRST.filter((f) => own.includes(f));
-const queue = [...first, ...entries, ...own.filter((f) => !first.includes(f))];
+// Every process, longest first (ties in path order).
+const queue = [...units, ...files.filter((f) => !shared.includes(f)).map((f) => ({ file: f, weight: weight(f) }))]
+  .sort((a, b) => b.weight - a.weight || a.file.localeCompare(b.file))
+  .map((u) => u.file);
 
 /** Runs a command; resolves with its exit status and (when `capture`) its output. */
 function run(command, argv, { capture = false, env = process.env } = {}) {
