@@ -30,8 +30,6 @@ const SLOW = [
  * reason a shared process cannot give.
  */
 const OWN = [
-  // Thousands of random requests against the emulator, seeded: a long run that would make its group the longest.
-  'test/property/api-fuzz.test.ts',
   // A PostgreSQL cluster each, forwarder processes, the server stopped and started.
   'src/forwarder/sinks/postgres/fleet.test.ts', 'src/forwarder/sinks/postgres/conformance.test.ts',
   // Measures its own RSS over 40,000 namespaces: a process of its own, so no other suite's memory is counted.
