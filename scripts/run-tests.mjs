@@ -6,11 +6,14 @@
 // HERMETIC_TEST_CONCURRENCY=N  how many test processes run at once (default: the CPU count + 2)
 // HERMETIC_TEST_ISOLATE=1      every file in a process of its own (default: the small suites share a few; see SHARED)
 // HERMETIC_TEST_TIMES=FILE     also write each test process's time to FILE (scripts/test-times.mjs)
+// HERMETIC_TEST_BUNDLE=0       run the TypeScript files through tsx instead of bundled (scripts/test-bundles.mjs)
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { bundleTests } from './test-bundles.mjs';
+import { findEsbuild } from './transpile.mjs';
 
 /**
  * The soak and crash suites, and the package's pack-and-compile, which --fast leaves out: each runs a minute of load,
@@ -47,14 +50,14 @@ const OWN = [
  */
 const WEIGHTS = JSON.parse(readFileSync(new URL('./test-weights.json', import.meta.url), 'utf8')).seconds;
 const UNMEASURED = 2;
-/** What starting a test process costs (node, tsx's loader, the contract check): the part a shared file saves. */
-const STARTUP = 1;
+/** What starting a test process costs (node, the bundled modules, the contract check): the part a shared file saves. */
+const STARTUP = 0.3;
 const weight = (f) => WEIGHTS[f] ?? UNMEASURED;
 
 /**
  * Which files share a process: the in-process suites (unit, conformance, docs), whose own tests take less than the
- * start-up of a process of their own (node, tsx's loader thread, the preloaded contract check and the module graph:
- * about a second of CPU each, for most of them more than their tests). They run one after another in a few processes,
+ * start-up of a process of their own (node, the preloaded contract check and the module graph: about 0.3 s of CPU each
+ * bundled, a second through tsx, for most of them more than their tests). They run one after another in a few processes,
  * as Node 22's --test-isolation=none would run them; a file's top-level before/after hooks then run once for its
  * process, which no shared file relies on otherwise (none has a top-level beforeEach/afterEach). The CLI suites, which
  * start processes, signal them and count handles, keep a process each, as do the slow and long files.
@@ -87,6 +90,24 @@ if (files.length === 0) {
 // The CPUs are the limit: a few more processes than cores keep them busy while some wait on children or timers.
 const concurrency = Number(process.env.HERMETIC_TEST_CONCURRENCY) || availableParallelism() + 2;
 
+// The test files as plain JavaScript (scripts/test-bundles.mjs), built in one go into a folder of this run; without
+// esbuild (or with HERMETIC_TEST_BUNDLE=0) every process runs the TypeScript through tsx instead.
+const PRELOAD = 'test/support/contract-check.ts';
+const esbuild = process.env.HERMETIC_TEST_BUNDLE === '0' ? null : findEsbuild();
+const BUNDLES = join('.cache', 'test-bundles', String(process.pid));
+let bundles = null;
+if (esbuild) {
+  try {
+    bundles = await bundleTests(esbuild, process.cwd(), [...files, PRELOAD], BUNDLES);
+  } catch (e) {
+    rmSync(BUNDLES, { recursive: true, force: true });
+    console.error(`run-tests: the test files could not be bundled: ${e.message}`);
+    process.exit(1);
+  }
+}
+/** What a process runs for a test file: its bundle, or the file itself. */
+const runnable = (f) => bundles?.get(f) ?? f;
+
 // The shared files, in twice as many groups as process slots: small enough that the slots free up evenly towards the
 // end of the run, few enough that start-ups stay few. Each file, longest first, joins the lightest group.
 const shared = isolate ? [] : files.filter(SHARED);
@@ -100,12 +121,12 @@ const GROUPS = join('.cache', 'test-groups', String(process.pid));
 if (groups.length > 0) mkdirSync(GROUPS, { recursive: true });
 const units = groups.map((group, i) => {
   const entry = join(GROUPS, `shared-${i + 1}-of-${groups.length}.test.mjs`);
-  const imports = group.files.sort().map((f) => `import ${JSON.stringify(pathToFileURL(resolve(f)).href)};\n`);
+  const imports = group.files.sort().map((f) => `import ${JSON.stringify(pathToFileURL(resolve(runnable(f))).href)};\n`);
   writeFileSync(entry, `// ${group.files.length} test files sharing one process (scripts/run-tests.mjs)\n${imports.join('')}`);
   return { file: entry, weight: group.weight };
 });
 // Every process, longest first (ties in path order).
-const queue = [...units, ...files.filter((f) => !shared.includes(f)).map((f) => ({ file: f, weight: weight(f) }))]
+const queue = [...units, ...files.filter((f) => !shared.includes(f)).map((f) => ({ file: runnable(f), weight: weight(f) }))]
   .sort((a, b) => b.weight - a.weight || a.file.localeCompare(b.file))
   .map((u) => u.file);
 
@@ -151,13 +172,16 @@ if (typecheck) {
 }
 
 // Every test process holds the admin answers it receives to the OpenAPI document (test/support/contract-check.ts).
+// Bundled, a failure's stack names the TypeScript lines (the bundles' source maps).
+const flags = bundles ? ['--enable-source-maps', '--import', `./${runnable(PRELOAD)}`] : ['--import', 'tsx', '--import', `./${PRELOAD}`];
 const tests = await run(process.execPath, [
-  '--import', 'tsx', '--import', './test/support/contract-check.ts', join('scripts', 'test-processes.mjs'), String(concurrency),
+  ...flags, join('scripts', 'test-processes.mjs'), String(concurrency),
   ...(process.env.HERMETIC_TEST_TIMES ? ['--times', process.env.HERMETIC_TEST_TIMES] : []),
   ...queue,
 ], { env: { ...process.env, HERMETIC_TEST: '1', TMPDIR: scratch, HERMETIC_TEST_STORES: join(systemTmp, 'hermetic-test-stores') } });
 
 rmSync(GROUPS, { recursive: true, force: true });
+rmSync(BUNDLES, { recursive: true, force: true });
 rmSync(scratch, { recursive: true, force: true });
 const types = await checked;
 const seconds = ((performance.now() - started) / 1000).toFixed(1);

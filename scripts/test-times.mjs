@@ -17,6 +17,8 @@ export default async function* testTimes(source) {
   }
   const s = (ms) => (ms / 1000).toFixed(1).padStart(6);
   const rows = [...files].sort((a, b) => b[1].ms - a[1].ms);
-  for (const [file, f] of rows) yield `${s(f.ms)} s  from ${s(f.start ?? 0)} to ${s(f.end ?? 0)} s  ${f.passed ? '' : 'FAILED  '}${file.replace(`${process.cwd()}/`, '')}\n`;
+  // A bundled test file (scripts/test-bundles.mjs) is named as its source.
+  const named = (file) => file.replace(`${process.cwd()}/`, '').replace(/^\.cache\/test-bundles\/\d+\/(.*\.test)\.js$/, '$1.ts');
+  for (const [file, f] of rows) yield `${s(f.ms)} s  from ${s(f.start ?? 0)} to ${s(f.end ?? 0)} s  ${f.passed ? '' : 'FAILED  '}${named(file)}\n`;
   yield `${rows.length} processes; the run took ${s(Date.now() - t0)} s\n`;
 }

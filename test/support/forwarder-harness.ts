@@ -30,6 +30,8 @@ export function childEnv(dir: string): NodeJS.ProcessEnv {
   const tmp = join(dir, 'tmp');
   mkdirSync(tmp, { recursive: true });
   const cache = `tsx-${process.geteuid ? process.geteuid() : 'user'}`;
+  // This process may not run through tsx (the runner bundles the tests): the cache the children share is made here.
+  mkdirSync(join(tmpdir(), cache), { recursive: true });
   try {
     symlinkSync(join(tmpdir(), cache), join(tmp, cache), 'dir');
   } catch { /* already linked */ }

@@ -4,15 +4,15 @@ import { hidePassword } from '../../../shared/url-password.js';
 import { suggest } from '../../../shared/options.js';
 import { SinkError, type RemoteSink, type SinkFactory, type SinkFactoryOptions } from './contract.js';
 
-/** A scheme's module (relative to this folder) and the factory it exports. */
-const SCHEMES: Readonly<Record<string, { module: string; factory: string }>> = {
-  sqlite: { module: './sqlite-file.js', factory: 'createSqliteFileSink' },
-  postgres: { module: '../postgres/index.js', factory: 'createPostgresSink' },
-  postgresql: { module: '../postgres/index.js', factory: 'createPostgresSink' },
-  'otlp+http': { module: '../otlp/index.js', factory: 'otlpSinkFactory' },
-  'otlp+http-json': { module: '../otlp/index.js', factory: 'otlpSinkFactory' },
-  'otlp+https': { module: '../otlp/index.js', factory: 'otlpSinkFactory' },
-  'otlp+https-json': { module: '../otlp/index.js', factory: 'otlpSinkFactory' },
+/** A scheme's module, imported on first use, and the factory it exports. */
+const SCHEMES: Readonly<Record<string, { load: () => Promise<Record<string, unknown>>; factory: string }>> = {
+  sqlite: { load: () => import('./sqlite-file.js'), factory: 'createSqliteFileSink' },
+  postgres: { load: () => import('../postgres/index.js'), factory: 'createPostgresSink' },
+  postgresql: { load: () => import('../postgres/index.js'), factory: 'createPostgresSink' },
+  'otlp+http': { load: () => import('../otlp/index.js'), factory: 'otlpSinkFactory' },
+  'otlp+http-json': { load: () => import('../otlp/index.js'), factory: 'otlpSinkFactory' },
+  'otlp+https': { load: () => import('../otlp/index.js'), factory: 'otlpSinkFactory' },
+  'otlp+https-json': { load: () => import('../otlp/index.js'), factory: 'otlpSinkFactory' },
 };
 
 export const SINK_SCHEMES: readonly string[] = Object.keys(SCHEMES);
@@ -46,9 +46,7 @@ export async function createRemoteSink(url: string, options: SinkFactoryOptions)
   const entry = SCHEMES[sinkScheme(url)]!;
   let mod: Record<string, unknown>;
   try {
-    // A variable specifier: sinks built by other parts of the project are found at run time, not required to compile.
-    const specifier: string = entry.module;
-    mod = (await import(specifier)) as Record<string, unknown>;
+    mod = await entry.load();
   } catch (e) {
     const code = (e as { code?: string }).code;
     if (code === 'ERR_MODULE_NOT_FOUND') throw new SinkError('HERMETIC_SINK_NOT_BUILT', `The sink for ${displayUrl(url)} is not part of this build of Hermetic`, false, { cause: e });
