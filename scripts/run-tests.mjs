@@ -8,7 +8,7 @@
 // HERMETIC_TEST_TIMES=FILE     also write each test process's time to FILE (scripts/test-times.mjs)
 // HERMETIC_TEST_BUNDLE=0       run the TypeScript files through tsx instead of bundled (scripts/test-bundles.mjs)
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -90,6 +90,19 @@ if (files.length === 0) {
 // The CPUs are the limit: a few more processes than cores keep them busy while some wait on children or timers.
 const concurrency = Number(process.env.HERMETIC_TEST_CONCURRENCY) || availableParallelism() + 2;
 
+/** Whether the process with this id has ended (the folders a run killed before it cleaned up are named by its pid). */
+function gone(pid) {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (e) {
+    return e.code === 'ESRCH';
+  }
+}
+for (const dir of [join('.cache', 'test-groups'), join('.cache', 'test-bundles')]) {
+  for (const name of existsSync(dir) ? readdirSync(dir) : []) if (/^\d+$/.test(name) && gone(Number(name))) rmSync(join(dir, name), { recursive: true, force: true });
+}
+
 // The test files as plain JavaScript (scripts/test-bundles.mjs), built in one go into a folder of this run; without
 // esbuild (or with HERMETIC_TEST_BUNDLE=0) every process runs the TypeScript through tsx instead.
 const PRELOAD = 'test/support/contract-check.ts';
@@ -150,12 +163,7 @@ function run(command, argv, { capture = false, env = process.env } = {}) {
 const systemTmp = tmpdir();
 for (const name of readdirSync(systemTmp)) {
   const m = /^hermetic-test-run-(\d+)-/.exec(name);
-  if (!m) continue;
-  try {
-    process.kill(Number(m[1]), 0);
-  } catch (e) {
-    if (e.code === 'ESRCH') rmSync(join(systemTmp, name), { recursive: true, force: true });
-  }
+  if (m && gone(Number(m[1]))) rmSync(join(systemTmp, name), { recursive: true, force: true });
 }
 const scratch = mkdtempSync(join(systemTmp, `hermetic-test-run-${process.pid}-`));
 chmodSync(scratch, 0o1777);
