@@ -142,6 +142,8 @@ export function checkAnswer(answer: ReceivedAnswer): void {
 
 /** The hook every admin client runs on each answer (src/emulator/admin/client.ts): the document's check. */
 export const ADMIN_ANSWER_CHECK = Symbol.for('hermetic.adminAnswerCheck');
+/** Set by the preload (contract-check.ts) alone, so a test can tell it ran from a check some test installed. */
+export const CONTRACT_CHECK_PRELOADED = Symbol.for('hermetic.contractCheckPreloaded');
 /** The hook an in-process emulator's fetch runs on each answer it gives (src/emulator/index.ts). */
 export const FETCH_ANSWER_CHECK = Symbol.for('hermetic.fetchAnswerCheck');
 
