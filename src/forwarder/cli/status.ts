@@ -106,7 +106,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
         // One read of the store: its facts (schema, journal, identity) and what the next pass would read.
         try {
           const seen = db ? new Map(db.prepare('SELECT session_id, last_activity_at FROM sessions WHERE store = ?').raw().all(r.path) as [string, number][]) : new Map<string, number>();
-          pending = pendingOf(r.path, db ? readCursors(db, r.path) : NO_CURSORS(), now, seen, ignored);
+          pending = pendingOf(r.path, db ? readCursors(db, r.path, false) : NO_CURSORS(), now, seen, ignored);
           schema = pending.facts.schemaVersion;
           journal = pending.facts.journalMode;
         } catch (e) {
