@@ -1,7 +1,12 @@
 // createEmulator().fetch is a drop-in fetch: a URL string, a URL, a Request, each with init overriding method, headers
 // and body as fetch does; a bare path is resolved against http://hermes.test. A client typed to take `fetch` takes it.
+// A request holds the process open until it is answered, and its AbortSignal is honoured, as over a socket.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { cliBuild } from '../../test/support/cli-build.js';
 import { createEmulator } from './index.js';
 import { toRequest } from './fetch.js';
 
@@ -59,4 +64,49 @@ test('toRequest: absolute URLs pass through; paths join the base (a namespace ba
   assert.equal(toRequest(new URL('http://elsewhere.test/a'), { method: 'DELETE' }, base).method, 'DELETE');
   const request = new Request('http://hermes.test/x');
   assert.equal(toRequest(request, undefined, base), request, 'a Request without init is used as it is');
+});
+
+test('an in-process request waiting on the real clock holds the process until it is answered, as its socket would', () => {
+  // In a process of its own: there, nothing but the request can keep Node running. Before, Node ended at the first
+  // wait (exit 13, an unsettled top-level await) because the emulator's clock does not hold the process.
+  const script = `
+    import { createEmulator } from ${JSON.stringify(pathToFileURL(join(cliBuild(), 'dist', 'index.js')).href)};
+    const h = createEmulator({ scenarios: { default: { complete_after: 0.2, output: 'pong' } } });
+    const json = { 'content-type': 'application/json' };
+    const r = await h.fetch('/v1/runs', { method: 'POST', headers: json, body: JSON.stringify({ input: 'hi' }) });
+    const events = await (await h.fetch('/v1/runs/' + (await r.json()).run_id + '/events')).text();
+    const s = await (await h.fetch('/api/sessions', { method: 'POST', headers: json, body: '{}' })).json();
+    const chat = await h.fetch('/api/sessions/' + s.session.id + '/chat', { method: 'POST', headers: json, body: '{"message":"ping"}' });
+    console.log(JSON.stringify({ completed: events.includes('"event": "run.completed"') && events.endsWith(': stream closed\\n\\n'), chat: chat.status, answer: (await chat.json()).message.content }));
+    await h.close();`;
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(child.status, 0, child.stderr);
+  assert.deepEqual(JSON.parse(child.stdout), { completed: true, chat: 200, answer: 'pong' });
+});
+
+test('an AbortSignal is honoured as by fetch: aborted before, the request is not sent; after, the open stream fails', async () => {
+  const h = createEmulator({ apiKey: KEY, time: 1789169800, frozen: true, seed: 'abort', scenarios: { default: { complete_after: 60, output: 'late' } } });
+  try {
+    const submit = (init: RequestInit = {}) => h.fetch('/v1/runs', { method: 'POST', headers: auth, body: '{"input":"hi"}', ...init });
+    const before = (await h.admin.runs()).runs.length;
+    await assert.rejects(submit({ signal: AbortSignal.abort() }), { name: 'AbortError' });
+    await assert.rejects(submit({ signal: AbortSignal.abort(new Error('my reason')) }), { message: 'my reason' });
+    assert.equal((await h.admin.runs()).runs.length, before, 'no run was submitted');
+    const runId = ((await (await submit()).json()) as { run_id: string }).run_id;
+    // A read waiting on the open event stream fails with the signal's reason once it is aborted.
+    const ac = new AbortController();
+    const events = await h.fetch(`/v1/runs/${runId}/events`, { headers: auth, signal: ac.signal });
+    assert.equal(events.status, 200);
+    const read = events.body!.getReader().read();
+    ac.abort();
+    await assert.rejects(read, { name: 'AbortError' });
+    // A request still being handled when its signal goes: fetch rejects at once (the emulator goes on with it).
+    const waiting = new AbortController();
+    const session = ((await (await h.fetch('/api/sessions', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{}' })).json()) as { session: { id: string } }).session.id;
+    const chat = h.fetch(`/api/sessions/${session}/chat`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"message":"ping"}', signal: waiting.signal });
+    waiting.abort();
+    await assert.rejects(chat, { name: 'AbortError' });
+  } finally {
+    await h.close();
+  }
 });

@@ -65,16 +65,76 @@ function socketClosed(message: 'fetch failed' | 'terminated'): TypeError {
   return new TypeError(message, { cause });
 }
 
+/** What fetch() rejects with once its signal is aborted: the signal's reason (an AbortError unless one was given). */
+export const abortReason = (signal: AbortSignal): unknown => signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+
+/**
+ * `promise`, or a rejection with the signal's reason as soon as it is aborted (the request goes on being handled, as
+ * a server goes on with a request whose client hung up).
+ */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(abortReason(signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortReason(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => (signal.removeEventListener('abort', onAbort), resolve(v)),
+      (e: unknown) => (signal.removeEventListener('abort', onAbort), reject(e)),
+    );
+  });
+}
+
+/**
+ * Keeps the process alive while in-process requests are open, as an open socket does over HTTP: the emulator's own
+ * clock never holds a process (its timer is unref'd, so an idle emulator does not keep a test run from ending), but a
+ * request waiting on that clock (a scenario's next step, a run's events, a chat's answer) must not see the process
+ * end under it.
+ */
+export class KeepAlive {
+  #open = 0;
+  #timer: NodeJS.Timeout | null = null;
+
+  /** Holds the process until the returned function is called (once; later calls do nothing). */
+  hold(): () => void {
+    if (this.#open++ === 0) this.#timer = setInterval(() => {}, 2 ** 31 - 1);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      if (--this.#open === 0 && this.#timer) {
+        clearInterval(this.#timer);
+        this.#timer = null;
+      }
+    };
+  }
+}
+
+export interface FetchResponseOptions {
+  /** The request's signal: aborted, an open body fails with its reason and the stream is let go, as on the wire. */
+  signal?: AbortSignal;
+  /** Called once when a streamed body ends, fails or is let go (a body that is not streamed does not call it). */
+  settled?: () => void;
+}
+
 /** `head`: the answer to a HEAD request carries its headers (Content-Length included) but no body, as on the wire. */
-export function toFetchResponse(response: HttpResponse, head = false): Response {
+export function toFetchResponse(response: HttpResponse, head = false, options: FetchResponseOptions = {}): Response {
   // A dropped connection: no Response at all, as a network failure rejects fetch().
   if (response.drop) throw socketClosed('fetch failed');
   const headers = new Headers();
   for (const [k, v] of response.headers) headers.append(k, headerWireText(v));
   if (response.stream) {
     const open = response.stream;
+    const { signal } = options;
     let gone = false;
     let aborting = false;
+    let onAbort: (() => void) | null = null;
+    const settle = () => {
+      if (onAbort) signal!.removeEventListener('abort', onAbort);
+      onAbort = null;
+      const settled = options.settled;
+      options = {};
+      settled?.();
+    };
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
         const sink: StreamSink = {
@@ -87,6 +147,7 @@ export function toFetchResponse(response: HttpResponse, head = false): Response 
             if (gone) return;
             gone = true;
             controller.close();
+            settle();
           },
           abort() {
             if (gone) return;
@@ -94,8 +155,19 @@ export function toFetchResponse(response: HttpResponse, head = false): Response 
             // What was written still reaches the reader; the read after it fails, as over a socket closed mid-body.
             if ((controller.desiredSize ?? 0) > 0) controller.error(socketClosed('terminated'));
             else aborting = true;
+            settle();
           },
         };
+        if (signal) {
+          // The client hung up: its reads fail with the signal's reason, and the subscriber notices on its next write.
+          onAbort = () => {
+            if (gone) return;
+            gone = true;
+            controller.error(abortReason(signal));
+            settle();
+          };
+          signal.addEventListener('abort', onAbort, { once: true });
+        }
         open(sink);
       },
       pull(controller) {
@@ -104,6 +176,7 @@ export function toFetchResponse(response: HttpResponse, head = false): Response 
       cancel() {
         // The reader went away; the subscriber notices on its next write, as over a socket.
         gone = true;
+        settle();
       },
     });
     return new Response(body, { status: response.status, headers });

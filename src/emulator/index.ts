@@ -2,7 +2,7 @@
 import type { ControlledClock } from '../shared/clock.js';
 import { HermeticError } from '../shared/errors.js';
 import { createAdminClient, type AdminClient } from './admin/client.js';
-import { fromFetchRequest, toFetchResponse, toRequest, type FetchFunction } from './fetch.js';
+import { abortReason, fromFetchRequest, KeepAlive, toFetchResponse, toRequest, untilAborted, type FetchFunction } from './fetch.js';
 import { createFrontDoor } from './front-door.js';
 import type { GatewaySettings } from './gateway.js';
 import type { HttpRequest, HttpResponse } from './http.js';
@@ -94,13 +94,29 @@ export function createEmulator(input?: EmulatorOptions): Emulator {
   const namespaces = new Namespaces({ options, lock, openStore, onInternalError });
   const main = namespaces.default;
   const handleRequest = createFrontDoor(namespaces, options);
+  // An in-process request holds the process open until it is answered (a streamed answer: until its body ends or is
+  // let go), as its socket would; and it honours its AbortSignal as Node's fetch does.
+  const keepAlive = new KeepAlive();
   const fetch: FetchFunction = async (input, init) => {
     const request = toRequest(input, init, IN_PROCESS_URL);
-    const answer = await handleRequest(fromFetchRequest(request));
-    const response = toFetchResponse(answer, request.method.toUpperCase() === 'HEAD');
-    const check = (globalThis as { [FETCH_ANSWER_CHECK]?: FetchAnswerCheck })[FETCH_ANSWER_CHECK];
-    // A fault rule's answer is what the test asked for, not the emulated API's: not checked.
-    return check && answer.faultId === undefined ? checked(request, response, check) : response;
+    // The caller's own signal, not the copy the Request follows: that copy stops following once the Request is
+    // collected (undici holds it weakly), and the Request is gone long before a stream is let go.
+    const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
+    // Aborted before it was sent: nothing reaches the emulator, as nothing reaches a server.
+    if (signal?.aborted) throw abortReason(signal);
+    const release = keepAlive.hold();
+    let streaming = false;
+    try {
+      const handled = handleRequest(fromFetchRequest(request));
+      const answer = await (signal ? untilAborted(handled, signal) : handled);
+      const response = toFetchResponse(answer, request.method.toUpperCase() === 'HEAD', { signal, settled: release });
+      streaming = answer.stream !== undefined && !answer.drop;
+      const check = (globalThis as { [FETCH_ANSWER_CHECK]?: FetchAnswerCheck })[FETCH_ANSWER_CHECK];
+      // A fault rule's answer is what the test asked for, not the emulated API's: not checked.
+      return check && answer.faultId === undefined ? await checked(request, response, check) : response;
+    } finally {
+      if (!streaming) release();
+    }
   };
   let closed = false;
 
