@@ -1,7 +1,8 @@
 // forget judges a session as a pass judges it, and never by a scope it cannot rebuild: a PostgreSQL store's key is no
-// folder, so until its row names its Hermes home a session of it is judged by the scope the dataset recorded.
+// folder, so until its row names its Hermes home a session of it is judged by the scope the dataset recorded. What it
+// removed comes back, as an ignored session does, once the policy no longer ignores it.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createIdSource } from '../../shared/ids.js';
@@ -9,9 +10,11 @@ import { createStore } from '../../state-db/schema/create.js';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { StateDbWriter } from '../../state-db/writer/index.js';
 import { createPolicyResolver } from '../policy/index.js';
-import { SqliteSink } from '../sinks/sqlite/sink.js';
+import { readCursors, SqliteSink } from '../sinks/sqlite/sink.js';
 import { forwarderRig } from '../testing/index.js';
 import { forgetSessions } from './forget.js';
+import { pendingOf } from './pending.js';
+import { stillIgnored } from './project.js';
 
 test('a session of a store keyed by a URL, with no Hermes home recorded, is judged by its recorded scope: kept when that is full', () => {
   const { dir, cleanup } = tempDir('hermetic-forget-');
@@ -42,6 +45,60 @@ test('a session of a store keyed by a URL, with no Hermes home recorded, is judg
     } finally {
       sink.close();
     }
+  } finally {
+    rig.cleanup();
+    cleanup();
+  }
+});
+
+test('a forgotten session comes back once its folder is no longer ignored: pending in status, read by the next pass', () => {
+  const { dir, cleanup } = tempDir('hermetic-forget-');
+  const path = join(dir, 'hermes', 'state.db');
+  mkdirSync(join(dir, 'hermes'), { recursive: true });
+  const db = createStore({ path, level: 31, journal: 'delete', fts: false });
+  const w = new StateDbWriter(db, { now: () => 1_780_000_000, ids: createIdSource('forget-back') });
+  const [chat, cron] = [w.createSession({ source: 'telegram' }), w.createSession({ source: 'cron' })];
+  for (const id of [chat!, cron!]) w.appendMessages(id, [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }]);
+  db.close();
+  const rig = forwarderRig([path], { dir });
+  const count = () => rig.query<{ n: number }>('SELECT COUNT(*) AS n FROM messages WHERE session_id = ?', chat)[0]!.n;
+  const pending = () => {
+    const sink = SqliteSink.open(rig.home);
+    try {
+      return pendingOf(path, readCursors(sink.db, path, false), 1_800_000_000, new Map(), stillIgnored(createPolicyResolver({ stateDir: rig.home, now: Date.now }))).sessions;
+    } finally {
+      sink.close();
+    }
+  };
+  try {
+    rig.forwarder.backfill();
+    rig.forwarder.close();
+    assert.equal(count(), 2);
+    const channel = join(dir, 'hermes', 'channels', 'telegram');
+    mkdirSync(channel, { recursive: true });
+    writeFileSync(join(channel, '.hypignore'), 'ignore\n');
+    const sink = SqliteSink.open(rig.home);
+    try {
+      const r = forgetSessions(sink, createPolicyResolver({ stateDir: rig.home, now: Date.now }), { scope: channel });
+      assert.deepEqual(r.forgotten.map((f) => f.sessionId), [chat]);
+    } finally {
+      sink.close();
+    }
+    assert.equal(count(), 0);
+    // Still ignored: nothing to read, and a pass writes nothing.
+    assert.equal(pending(), 0);
+    const again = forwarderRig([path], { dir, home: rig.home });
+    again.forwarder.backfill();
+    again.forwarder.close();
+    assert.equal(count(), 0);
+    // Lifted: pending, then read again whole.
+    rmSync(join(channel, '.hypignore'));
+    assert.equal(pending(), 1);
+    const back = forwarderRig([path], { dir, home: rig.home });
+    back.forwarder.backfill();
+    back.forwarder.close();
+    assert.equal(count(), 2);
+    assert.equal(pending(), 0);
   } finally {
     rig.cleanup();
     cleanup();

@@ -1,14 +1,16 @@
 // `hermetic forget`: what was forwarded before a folder became `ignore` is removed now (issue 16 §5), instead of
 // when each session next changes. Only sessions the usage policy ignores now, judged by every scope as `forward`
-// judges them, are removed — every row of them, in one
-// transaction per store with their cursors — and nothing else. Their cursors keep their fingerprints, so an
-// unchanged session is not read again; one that changes is read, judged `ignore` again, and not written.
+// judges them, are removed — every row of them, in one transaction per store with their cursors — and nothing else.
+// Their cursors become what a pass writes for a session it ignored (cursor-marks.ts IGNORED: the scopes that ignored
+// it, then its fingerprint): an unchanged session is not read again while the policy still ignores it, and once the
+// ignore is lifted the next pass reads it again and `status` counts it as pending.
 import { dirname, isAbsolute, sep } from 'node:path';
 import type { PolicyResolver } from '../policy/index.js';
 import { NOTHING_WRITTEN, type SessionWrite, type Written } from '../sinks/sink.js';
 import type { SqliteSink } from '../sinks/sqlite/sink.js';
 import { scopesOf } from '../projector/scope.js';
 import { judgeScopes } from './project.js';
+import { ignoredFingerprint } from './cursor-marks.js';
 
 export interface ForgetRequest {
   /** Session ids (in any store, or only those of `stores`). */
@@ -100,6 +102,8 @@ export function forgetSessions(sink: SqliteSink, policy: PolicyResolver, request
   const ids = request.sessions ? new Set(request.sessions) : null;
   const stores = request.stores ? new Set(request.stores) : null;
   const out: ForgetResult = { forgotten: [], kept: [], written: { ...NOTHING_WRITTEN } };
+  /** The scopes each forgotten session was judged by, kept in its cursor. */
+  const judgedBy = new Map<ForgetMatch, string[]>();
   for (const r of rows) {
     if (stores && !stores.has(r.store)) continue;
     if (ids && !ids.has(r.session_id)) continue;
@@ -112,7 +116,9 @@ export function forgetSessions(sink: SqliteSink, policy: PolicyResolver, request
     const reason = 'error' in verdict ? `its usage policy cannot be judged (${verdict.error})`
       : verdict.why || (scopes[0] !== undefined ? policy.resolve(scopes[0]).reason : 'no folder governs it: full');
     const match = { store: r.store, sessionId: r.session_id, scope: r.scope, reason };
-    (!('error' in verdict) && verdict.cls === 'ignore' ? out.forgotten : out.kept).push(match);
+    const ignored = !('error' in verdict) && verdict.cls === 'ignore';
+    (ignored ? out.forgotten : out.kept).push(match);
+    if (ignored) judgedBy.set(match, scopes);
   }
   const forgotten = new Map<string, ForgetMatch[]>();
   for (const m of out.forgotten) forgotten.set(m.store, [...(forgotten.get(m.store) ?? []), m]);
@@ -120,7 +126,8 @@ export function forgetSessions(sink: SqliteSink, policy: PolicyResolver, request
     const cursors = sink.cursors(store);
     const writes: SessionWrite[] = matches.map((m) => {
       const c = cursors.sessions.get(m.sessionId);
-      return { sessionId: m.sessionId, projection: null, policy: 'full', fingerprint: c?.fingerprint ?? '', maxMessageId: c?.maxMessageId ?? 0, usageMark: c?.usageMark ?? '', ledger: null, base: null };
+      const fingerprint = ignoredFingerprint(judgedBy.get(m)!, c?.fingerprint ?? '');
+      return { sessionId: m.sessionId, projection: null, policy: 'full', fingerprint, maxMessageId: c?.maxMessageId ?? 0, usageMark: c?.usageMark ?? '', ledger: null, base: null };
     });
     const w = sink.write({
       store: cursors.row ?? { store, profile: '?', max_message_id: 0 }, reset: false, writes, removed: [],
