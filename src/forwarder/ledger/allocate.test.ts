@@ -101,7 +101,7 @@ test('a billed cost the routes did not record follows the estimate\'s split; the
   ]);
 });
 
-test('a main-loop route with no billed cost of its own, beside routes whose billed costs make the session\'s, shows its estimate, not a billed $0', () => {
+test('a main-loop route (or the rest on the session\'s model) with no billed cost of its own, beside routes whose billed costs make the session\'s, shows its estimate, not a billed $0', () => {
   const { usage } = allocateSession({
     zone: new Zone('UTC'), days: [], activity: [{ quarter: q(T0), messages: 1, assistant: 1 }],
     session: session({ estimated_cost_usd: 0.177, actual_cost_usd: 0.036 }),
@@ -126,6 +126,22 @@ test('a main-loop route with no billed cost of its own, beside routes whose bill
   }).usage;
   const shown = partly.reduce((sum, r) => sum + (r.cost_usd as number), 0);
   assert.equal(Math.round(shown * 1e6) / 1e6, 0.2, 'the shown cost is the billed cost, once');
+  // The rest on the session's own model, beside routes whose billed costs make the session's, is not billed either.
+  const rest = allocateSession({
+    zone: new Zone('UTC'), days: [], activity: [{ quarter: q(T0), messages: 1, assistant: 1 }],
+    session: session({ model: 'deepseek', estimated_cost_usd: 0.0833, actual_cost_usd: 0.036 }),
+    routes: [route('hermes-4', '', T0, { estimated_cost_usd: 0.05, actual_cost_usd: 0.036, cost_status: 'actual' })],
+  }).usage;
+  assert.deepEqual(pick(rest, ['model', 'basis', 'estimated_cost_usd', 'actual_cost_usd', 'cost_usd']), [
+    { model: 'hermes-4', basis: 'route', estimated_cost_usd: 0.05, actual_cost_usd: 0.036, cost_usd: 0.036 },
+    { model: 'deepseek', basis: 'session', estimated_cost_usd: 0.0333, actual_cost_usd: null, cost_usd: 0.0333 },
+  ]);
+  // With no routes the session is its own: a billed $0 is billed.
+  const free = allocateSession({
+    zone: new Zone('UTC'), days: [], activity: [{ quarter: q(T0), messages: 1, assistant: 1 }],
+    session: session({ estimated_cost_usd: 0.05, actual_cost_usd: 0 }), routes: [],
+  }).usage;
+  assert.deepEqual(pick(free, ['basis', 'estimated_cost_usd', 'actual_cost_usd', 'cost_usd']), [{ basis: 'session', estimated_cost_usd: 0.05, actual_cost_usd: 0, cost_usd: 0 }]);
 });
 
 test('time: assistant messages weigh, a day without messages lands at its local noon, a session without any at its last activity', () => {

@@ -200,20 +200,22 @@ export function allocateSession(input: LedgerInput): { usage: RecordOf[]; tools:
     for (let i = 0; i < parts.length; i++) into[p.cells[i]!]! += parts[i]!;
   };
 
-  // The routes: main-loop rows in the order they were first used, the session's own model, then auxiliary rows.
-  const sessionRoute: Route = {
-    model: s.model ?? '', provider: s.provider, provider_key: '', billing_mode: s.billing_mode, task: MAIN_TASK, basis: 'session',
-    actualRecorded: s.actual_cost_usd !== null,
-  };
   // Which main-loop routes were billed: when the routes' own billed costs account for all of the session's, a route
   // with none of its own was not billed, and shows its estimate (not a billed $0). When they do not (none recorded,
   // or less than the session's), the unattributed billed cost is shared over the routes, and every route counts as
-  // billed, so no estimate is shown beside the billed money that covers it.
+  // billed, so no estimate is shown beside the billed money that covers it. The rest on the session's own model
+  // (basis `session`) is judged the same way: billed when it holds billed money the routes do not, or when there are
+  // no routes (it is then the whole session, a billed $0 included).
   const mainRows = input.routes.filter((r) => r.task === '' || r.task === MAIN_TASK);
   const billed = s.actual_cost_usd !== null;
   const routesBilled = mainRows.reduce((sum, r) => sum + units(r, 'actual_cost_usd'), 0);
   const unattributed = billed && routesBilled < units(s, 'actual_cost_usd');
   const routeBilled = (r: LedgerRoute) => billed && (unattributed || units(r, 'actual_cost_usd') > 0 || r.cost_status === 'actual');
+  // The routes: main-loop rows in the order they were first used, the session's own model, then auxiliary rows.
+  const sessionRoute: Route = {
+    model: s.model ?? '', provider: s.provider, provider_key: '', billing_mode: s.billing_mode, task: MAIN_TASK, basis: 'session',
+    actualRecorded: billed && (unattributed || mainRows.length === 0),
+  };
   const main = mainRows
     .map((r) => ({ r, route: { model: r.model, provider: r.provider, provider_key: r.provider_key, billing_mode: r.billing_mode, task: MAIN_TASK, basis: 'route' as const, actualRecorded: routeBilled(r) } }))
     .sort(byFirstUse);
