@@ -250,10 +250,11 @@ function trend(view: SummaryView): string[] | null {
   const midnight = (iso: string) => /T00:00:00/.test(iso);
   const from = since.slice(0, 10);
   const to = lastDay(until);
-  // Whole days by their dates; one day up to a time (`today` against yesterday) said so; other spans by their times.
+  // Whole days by their dates; one day up to a time (`today` against yesterday) said so; days up to a time (a rolling
+  // `7d` or `30d` against the same hours before it) with that time; other spans by their times.
   const when = !midnight(since) ? `${from} ${since.slice(11, 16)} … ${until.slice(0, 10) === from ? '' : `${until.slice(0, 10)} `}${until.slice(11, 16)}`
-    : from === to ? `${from}${midnight(until) ? '' : ' up to the same time'}` : `${from} … ${to}`;
-  if (!p.totals.sessions) return [`nothing was recorded in ${when}, the window before`];
+    : from === to ? `${from}${midnight(until) ? '' : ' up to the same time'}` : `${from} … ${to}${midnight(until) ? '' : ` ${until.slice(11, 16)}`}`;
+  if (!p.totals.sessions) return [`nothing recorded in ${when}, the window before`];
   const t = view.totals.totals;
   const change = (now: number | null, before: number | null) => changeText(now, before) ?? 'new';
   return [

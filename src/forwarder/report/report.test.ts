@@ -241,11 +241,12 @@ describe('hermetic report (in process)', () => {
     const i = lines.findIndex((l) => l.startsWith('trend'));
     assert.deepEqual(lines.slice(i, i + 2), [
       `trend      cost ${changeText(now.cost_usd, then.cost_usd)} · sessions ${changeText(now.sessions, then.sessions)} · API calls ${changeText(now.api_calls, then.api_calls)}`,
-      `           from ${formatCost(then.cost_usd)}, ${then.sessions} sessions, ${then.api_calls!.toLocaleString('en-US')} calls in 2026-07-02 … 2026-07-08`,
+      `           from ${formatCost(then.cost_usd)}, ${then.sessions} sessions, ${then.api_calls!.toLocaleString('en-US')} calls in 2026-07-02 … 2026-07-08 12:30`,
     ]);
+    // The window before ends at this time of day, as the one it is compared with does: said, so its figures can be found again.
     assert.ok(lines.some((l) => /^ {11}on average \$[\d.]+ a day · \$[\d.]+ a session · \$[\d.]+ an API call$/.test(l)), lines.join('\n'));
     // The history starts 30 days back: the 30 days before hold nothing.
-    assert.match(await report([]), /^trend +nothing was recorded in 2026-05-17 … 2026-06-15, the window before$/m);
+    assert.match(await report([]), /^trend +nothing recorded in 2026-05-17 … 2026-06-15 12:30, the window before$/m);
     // July 15, 12:30: the month so far, scaled to its 31 days.
     const spent = usageReport(db, resolveWindow({ period: 'month' }, NOW, zone)).totals.cost_usd!;
     const month = (await report(['--period', 'month'])).replace(/\n {11}/g, ' ');
