@@ -259,6 +259,17 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       assert.equal(existsSync(home('bad-store-json')), false);
     });
 
+    it('a home that cannot be made fails the run as the dataset\'s problem, not the stores\' (and no policy list is said to exist)', async () => {
+      const file = join(dir, 'plain-file');
+      writeFileSync(file, 'a file, not a folder');
+      const r = await inProcess('backfill', '--state-db', fixtures.usage, '--home', join(file, 'home'));
+      assert.deepEqual(r, {
+        status: 1,
+        stderr: `hermetic: Cannot create ${join(file, 'home')}: ${file} is a file, not a folder (ENOTDIR). [HERMETIC_DATASET_OPEN]\n`,
+        stdout: 'backfill: nothing was written: the dataset could not be written (see above).\n',
+      });
+    });
+
     it('a session that cannot be written fails the run (exit 1), pointing at hermetic status; the next run says it waits, and fails too', async () => {
       const path = buildStore('poison', (w) => {
         w.createSession({ id: 'good', source: 'cli', started_at: 1_780_000_000 });

@@ -118,7 +118,9 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
     const wrote = t.sessionsWritten + t.sessionsIgnored + t.sessionsRemoved + t.delegationsWritten + t.delegationsRemoved > 0;
     const delegations = delegationsClause(t);
     // A store that failed is said first, and the run fails: a summary must not read like a success.
-    const failure = failed.length > 0 ? `${failed.length} of ${plural(results.length, 'store')} could not be read (see above)` : null;
+    // A dataset that cannot be opened or written fails every store alike: said as the dataset's problem, not the stores'.
+    const datasetFailed = failed.length > 0 && failed.every((r) => r.error?.code.startsWith('HERMETIC_DATASET_'));
+    const failure = failed.length === 0 ? null : datasetFailed ? 'the dataset could not be written (see above)' : `${failed.length} of ${plural(results.length, 'store')} could not be read (see above)`;
     if (!wrote) {
       const why = failure ?? (unwritten > 0 ? `${plural(unwritten, 'session')} could not be written` : t.sessionsUnchanged > 0 ? (t.sessionsOutsideWindow > 0 ? 'no session in the window changed since it was last read' : 'nothing changed since it was last read') : t.sessionsSeen === 0 ? 'the store has no session yet' : 'no session was active in the window');
       console.log(`backfill: nothing ${failure || unwritten > 0 ? 'was written' : 'to write'}: ${why}${skipped.length ? ` (${skipped.join(', ')})` : ''}.`);

@@ -91,10 +91,17 @@ test('a list that exists but cannot be read throws HERMETIC_POLICY_LIST (fail cl
   const locked = stateWith('{"version": 1, "dirs": []}');
   chmodSync(locked.file, 0o000);
   try {
-    throwsPolicyList(() => readLocalList(locked.stateDir), `The usage-policy list ${locked.file} exists but cannot be read (permission denied).`);
+    throwsPolicyList(() => readLocalList(locked.stateDir), `The usage-policy list ${locked.file} cannot be read: permission denied (on the file, or on a folder above it).`);
   } finally {
     chmodSync(locked.file, 0o644);
   }
+});
+
+test('a list this user may not reach is not said to exist: a folder above it may be what is denied', () => {
+  const denied = (path: string): string => {
+    throw Object.assign(new Error(`EACCES: permission denied, open '${path}'`), { code: 'EACCES' });
+  };
+  throwsPolicyList(() => readLocalList('/home/u/.hermetic', denied), 'The usage-policy list /home/u/.hermetic/usage-policy/local-only.json cannot be read: permission denied (on the file, or on a folder above it).');
 });
 
 test('an entry governs its own dir and path-segment descendants only (/a/bc is not under /a/b)', () => {

@@ -33,7 +33,10 @@ export function readLocalList(stateDir: string, readFile: ReadTextFile = readTex
   try {
     text = readFile(file);
   } catch (e) {
-    if (errorCode(e) === 'ENOENT') return { file, entries: [] };
+    // Missing, or cannot be there (a part of its path is a file: the home itself is wrong, which opening it says).
+    if (errorCode(e) === 'ENOENT' || errorCode(e) === 'ENOTDIR') return { file, entries: [] };
+    // Denied, it may not even exist: a folder above it may be what this user cannot enter.
+    if (errorCode(e) === 'EACCES') throw listError(file, 'cannot be read: permission denied (on the file, or on a folder above it)');
     throw listError(file, `exists but cannot be read (${describeReadError(e)})`);
   }
   return parseLocalList(text, file);

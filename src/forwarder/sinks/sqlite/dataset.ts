@@ -1,7 +1,7 @@
 // The embedded dataset: one SQLite file (default ~/.hermetic/hermetic.db) in WAL mode so queries run while the
 // forwarder writes, its schema generated from dataset/columns.ts and versioned with `PRAGMA user_version`.
 import Database from 'better-sqlite3';
-import { chmodSync, existsSync } from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { HermeticError } from '../../../shared/errors.js';
 import type { Db } from '../../../shared/sqlite.js';
@@ -149,7 +149,21 @@ export function openDatasetFile(home: string, path: string, journal: 'wal' | 'as
     return db;
   } catch (e) {
     if (e instanceof HermeticError) throw e;
-    throw new HermeticError('HERMETIC_DATASET_OPEN', `Cannot open the dataset at ${path}: ${(e as Error).message}.`);
+    // SQLite's "unable to open database file" for a folder this user may not write in: said as the folder's problem,
+    // and of the dataset (not of the build file a first pass writes it as).
+    const dataset = join(home, DATASET_FILE);
+    if (!existsSync(path) && !writable(home)) throw new HermeticError('HERMETIC_DATASET_OPEN', `Cannot create the dataset at ${dataset}: this user may not write in ${home} (permission denied).`);
+    throw new HermeticError('HERMETIC_DATASET_OPEN', `Cannot open the dataset at ${journal === 'aside' ? `${dataset} (being built as ${path})` : path}: ${(e as Error).message}.`);
+  }
+}
+
+/** Whether this process may create files in `dir`. */
+function writable(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK | constants.X_OK);
+    return true;
+  } catch {
+    return false;
   }
 }
 
