@@ -151,7 +151,16 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
       else if (values.markdown) console.log(renderMarkdown(report));
       else {
         const rowIssues = (await source.rowIssues(base)) ?? undefined;
-        const view: SummaryView = { totals: report, tables: [{ title: `By ${by.join(' and ')}`, report }], zoneName: zone.name, emptyDataset: await source.emptyDataset(), rowIssues, uncosted: (await source.uncosted(base)) ?? undefined, filterMiss: await filterMiss(report.totals) };
+        // The summary above the table is the one without --by: its averages, trend and course included.
+        const before = previousWindow(values.period, window, nowS, zone);
+        const previous = before && (await source.report({ ...base, since: before.since, until: before.until, by: [] }, zone));
+        const view: SummaryView = {
+          totals: report, tables: [{ title: `By ${by.join(' and ')}`, report }], zoneName: zone.name, emptyDataset: await source.emptyDataset(), rowIssues,
+          uncosted: (await source.uncosted(base)) ?? undefined, filterMiss: await filterMiss(report.totals),
+          previous: previous && { period: previous.period, totals: previous.totals },
+          days: window.since === null ? null : (Math.min(window.until ?? nowS, nowS) - window.since) / 86400,
+          course: course(values.period, window, nowS, zone, report.totals.cost_usd),
+        };
         console.log(renderSummary(view, color, width));
       }
       return 0;

@@ -244,6 +244,11 @@ describe('hermetic report (in process)', () => {
       `           from ${formatCost(then.cost_usd)}, ${then.sessions} sessions, ${then.api_calls!.toLocaleString('en-US')} calls in 2026-07-02 … 2026-07-08 12:30`,
     ]);
     // The window before ends at this time of day, as the one it is compared with does: said, so its figures can be found again.
+    // With --by the summary above the table is the same one, trend and averages included.
+    const grouped = (await report(['--period', '7d', '--by', 'model'])).split('\n');
+    const g = grouped.findIndex((l) => l.startsWith('trend'));
+    assert.deepEqual(grouped.slice(g, g + 2), lines.slice(i, i + 2));
+    assert.deepEqual(grouped.filter((l) => / a day · /.test(l)), lines.filter((l) => / a day · /.test(l)));
     assert.ok(lines.some((l) => /^ {11}on average \$[\d.]+ a day · \$[\d.]+ a session · \$[\d.]+ an API call$/.test(l)), lines.join('\n'));
     // The history starts 30 days back: the 30 days before hold nothing.
     assert.match(await report([]), /^trend +nothing recorded in 2026-05-17 … 2026-06-15 12:30, the window before$/m);
