@@ -46,6 +46,8 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
   const until = values.until === undefined ? undefined : parseTime('until', values.until, nowS, undefined, true);
   // A window that ends before it starts reads nothing: refused as report refuses it, before the dataset is created.
   if (since !== undefined && until !== undefined && since > until) usageError(`--since ${values.since!} starts after --until ${values.until!} ends; swap them.`);
+  // As `report` refuses it: a window that starts in the future holds nothing (a typo for a year, most likely).
+  if (since !== undefined && since > nowS) usageError(`--since ${values.since!} is after now: nothing can have been recorded yet.`);
   const started = process.hrtime.bigint();
   // A store named on the command line must be one: said before anything (the dataset included) is created.
   const problems = (values['state-db'] ?? []).map(explicitProblem).filter((p): p is string => p !== null);
