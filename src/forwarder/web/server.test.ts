@@ -302,7 +302,7 @@ describe('refusals', () => {
     await refused('/api/nothing', 404, 'HERMETIC_WEB_NOT_FOUND', 'There is no endpoint /api/nothing; the endpoints are /api/overview, /api/daily, /api/breakdown, /api/sessions, /api/tools, /api/report, /api/options, /api/session.');
     await refused('/secret.txt', 404, 'HERMETIC_WEB_NOT_FOUND', 'There is no page or file at /secret.txt.');
     await refused('/app/../../package.json', 404, 'HERMETIC_WEB_NOT_FOUND', 'There is no page or file at /package.json.');
-    await refused('/api/overview', 404, 'HERMETIC_WEB_NOT_FOUND', 'The dashboard only reads: POST /api/overview is not something it answers.', { method: 'POST', body: '{}' });
+    await refused('/api/overview', 405, 'HERMETIC_WEB_METHOD', 'The dashboard only reads: POST /api/overview is not something it answers.', { method: 'POST', body: '{}' });
     // fetch cannot set Host; a DNS-rebinding page would reach us with its own name in it.
     const rebound = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = request(new URL('/api/overview', app.url), { headers: { host: 'evil.example:8650' } }, (res) => {

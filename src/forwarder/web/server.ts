@@ -70,7 +70,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       }
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         res.setHeader('allow', 'GET, HEAD');
-        throw new HermeticError('HERMETIC_WEB_NOT_FOUND', `The dashboard only reads: ${req.method} ${url.pathname} is not something it answers.`);
+        throw new HermeticError('HERMETIC_WEB_METHOD', `The dashboard only reads: ${req.method} ${url.pathname} is not something it answers.`);
       }
       const route = routes.get(url.pathname);
       if (route) {
