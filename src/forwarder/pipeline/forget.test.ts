@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { createIdSource } from '../../shared/ids.js';
 import { createStore } from '../../state-db/schema/create.js';
 import { tempDir } from '../../state-db/testing/fixtures.js';
-import { StateDbWriter } from '../../state-db/writer/index.js';
+import { StateDbWriter, type MessageInput } from '../../state-db/writer/index.js';
 import { createPolicyResolver } from '../policy/index.js';
 import { readCursors, SqliteSink } from '../sinks/sqlite/sink.js';
 import { forwarderRig } from '../testing/index.js';
@@ -16,15 +16,21 @@ import { forgetSessions } from './forget.js';
 import { pendingOf } from './pending.js';
 import { stillIgnored } from './project.js';
 
-test('a session of a store keyed by a URL, with no Hermes home recorded, is judged by its recorded scope: kept when that is full', () => {
+/** A Hermes home in a temp folder whose store holds a telegram session and a cron one, each with `messages`. */
+function twoSessions(seed: string, messages: MessageInput[]) {
   const { dir, cleanup } = tempDir('hermetic-forget-');
   const path = join(dir, 'hermes', 'state.db');
   mkdirSync(join(dir, 'hermes'), { recursive: true });
   const db = createStore({ path, level: 31, journal: 'delete', fts: false });
-  const w = new StateDbWriter(db, { now: () => 1_780_000_000, ids: createIdSource('forget-pg') });
+  const w = new StateDbWriter(db, { now: () => 1_780_000_000, ids: createIdSource(seed) });
   const ids = [w.createSession({ source: 'telegram' }), w.createSession({ source: 'cron' })];
-  for (const id of ids) w.appendMessages(id, [{ role: 'user', content: 'hi' }]);
+  for (const id of ids) w.appendMessages(id, messages);
   db.close();
+  return { dir, cleanup, path, ids };
+}
+
+test('a session of a store keyed by a URL, with no Hermes home recorded, is judged by its recorded scope: kept when that is full', () => {
+  const { dir, cleanup, path, ids } = twoSessions('forget-pg', [{ role: 'user', content: 'hi' }]);
   const rig = forwarderRig([path], { dir });
   try {
     rig.forwarder.backfill();
@@ -52,14 +58,7 @@ test('a session of a store keyed by a URL, with no Hermes home recorded, is judg
 });
 
 test('a forgotten session comes back once its folder is no longer ignored: pending in status, read by the next pass', () => {
-  const { dir, cleanup } = tempDir('hermetic-forget-');
-  const path = join(dir, 'hermes', 'state.db');
-  mkdirSync(join(dir, 'hermes'), { recursive: true });
-  const db = createStore({ path, level: 31, journal: 'delete', fts: false });
-  const w = new StateDbWriter(db, { now: () => 1_780_000_000, ids: createIdSource('forget-back') });
-  const [chat, cron] = [w.createSession({ source: 'telegram' }), w.createSession({ source: 'cron' })];
-  for (const id of [chat!, cron!]) w.appendMessages(id, [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }]);
-  db.close();
+  const { dir, cleanup, path, ids: [chat] } = twoSessions('forget-back', [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }]);
   const rig = forwarderRig([path], { dir });
   const count = () => rig.query<{ n: number }>('SELECT COUNT(*) AS n FROM messages WHERE session_id = ?', chat)[0]!.n;
   const pending = () => {
