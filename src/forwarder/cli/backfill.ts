@@ -130,6 +130,11 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
       const stores = failure ? `${failure}; ${plural(results.length - failed.length, 'store')} read` : plural(t.stores, 'store');
       console.log(`backfill: ${stores}, ${plural(t.sessionsWritten, 'session')} written (${plural(t.messages, 'message')}, ${plural(t.parts, 'part')}${rewritten(t)})${delegations ? `, ${delegations}` : ''}${skipped.length ? `; ${skipped.join(', ')}` : ''}${t.rowIssues ? `; ${plural(t.rowIssues, 'row issue')} recorded` : ''} in ${seconds.toFixed(1)} s → ${forwarder.home}/hermetic.db`);
     }
+    // A windowed backfill leaves the rest unread: said where it happens, since a report cannot tell (status counts them).
+    if (t.sessionsOutsideWindow > 0) {
+      const one = t.sessionsOutsideWindow === 1;
+      console.log(`backfill: ${plural(t.sessionsOutsideWindow, 'session')} outside the window ${one ? 'was' : 'were'} not read (hermetic status counts ${one ? 'it' : 'them'} as pending; a backfill without --since, or hermetic forward, reads ${one ? 'it' : 'them'}).`);
+    }
     if (shipped.length > 0) {
       const { shipLine } = await import('../sinks/remote/index.js');
       for (const r of shipped) console.log(shipLine(r));
