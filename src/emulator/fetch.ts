@@ -128,12 +128,12 @@ export function toFetchResponse(response: HttpResponse, head = false, options: F
     let gone = false;
     let aborting = false;
     let onAbort: (() => void) | null = null;
+    let settled = false;
     const settle = () => {
+      if (settled) return;
+      settled = true;
       if (onAbort) signal!.removeEventListener('abort', onAbort);
-      onAbort = null;
-      const settled = options.settled;
-      options = {};
-      settled?.();
+      options.settled?.();
     };
     const body = new ReadableStream<Uint8Array>({
       start(controller) {

@@ -110,7 +110,7 @@ export function createEmulator(input?: EmulatorOptions): Emulator {
       const handled = handleRequest(fromFetchRequest(request));
       const answer = await (signal ? untilAborted(handled, signal) : handled);
       const response = toFetchResponse(answer, request.method.toUpperCase() === 'HEAD', { signal, settled: release });
-      streaming = answer.stream !== undefined && !answer.drop;
+      streaming = answer.stream !== undefined;
       const check = (globalThis as { [FETCH_ANSWER_CHECK]?: FetchAnswerCheck })[FETCH_ANSWER_CHECK];
       // A fault rule's answer is what the test asked for, not the emulated API's: not checked.
       return check && answer.faultId === undefined ? await checked(request, response, check) : response;

@@ -9,7 +9,7 @@ import type { Db } from '../../shared/sqlite.js';
 import { DATASET_VERSION } from '../dataset/columns.js';
 import { hermeticHome } from '../home.js';
 import { explicitTimeZone, systemTimeZone, Zone } from '../ledger/zone.js';
-import { DEFAULT_WIDTH, ledgerZone, parseFilters, planFilterMiss, type FilterMiss, rowIssuesIn, type RowIssueCount, uncostedIn, renderCsv, renderMarkdown, renderSummary, resolveWindow, course, previousWindow, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
+import { DEFAULT_WIDTH, ledgerZone, parseFilters, planFilterMiss, type FilterMiss, rowIssuesIn, type RowIssueCount, uncostedIn, renderCsv, renderMarkdown, renderSummary, resolveWindow, course, previousWindow, windowDays, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
 import { sqliteDialect } from '../report/dialect.js';
 import { planSummary, type SummaryRequest } from '../report/summary.js';
 import { planReport, runSqlite } from '../report/query.js';
@@ -144,33 +144,31 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
     const width = io.width ?? terminalWidth();
     // A filter that leaves the window empty is said to be why (and what the window does have).
     const filterMiss = async (totals: UsageReport['totals']) => (totals.sessions === 0 && base.filter !== undefined ? (await source.filterMiss(base)) ?? undefined : undefined);
+    // What a terminal summary says beside its figures, with --by or without: the same lines either way.
+    const notes = async (totals: UsageReport['totals']) => ({
+      zoneName: zone.name, rowIssues: (await source.rowIssues(base)) ?? undefined, uncosted: (await source.uncosted(base)) ?? undefined,
+      filterMiss: await filterMiss(totals), course: course(values.period, window, nowS, zone, totals.cost_usd),
+    });
+    const before = previousWindow(values.period, window, nowS, zone);
     if (formats.length > 0 || by.length > 0) {
       const report = await source.report({ ...base, by, top }, zone);
       if (values.json) console.log(JSON.stringify(report, null, 2));
       else if (values.csv) console.log(renderCsv(report));
       else if (values.markdown) console.log(renderMarkdown(report));
       else {
-        const rowIssues = (await source.rowIssues(base)) ?? undefined;
         // The summary above the table is the one without --by: its averages, trend and course included.
-        const before = previousWindow(values.period, window, nowS, zone);
         const previous = before && (await source.report({ ...base, since: before.since, until: before.until, by: [] }, zone));
         const view: SummaryView = {
-          totals: report, tables: [{ title: `By ${by.join(' and ')}`, report }], zoneName: zone.name, emptyDataset: await source.emptyDataset(), rowIssues,
-          uncosted: (await source.uncosted(base)) ?? undefined, filterMiss: await filterMiss(report.totals),
-          previous: previous && { period: previous.period, totals: previous.totals },
-          days: window.since === null ? null : (Math.min(window.until ?? nowS, nowS) - window.since) / 86400,
-          course: course(values.period, window, nowS, zone, report.totals.cost_usd),
+          totals: report, tables: [{ title: `By ${by.join(' and ')}`, report }], emptyDataset: await source.emptyDataset(),
+          previous: previous && { period: previous.period, totals: previous.totals }, days: windowDays(window, nowS), ...(await notes(report.totals)),
         };
         console.log(renderSummary(view, color, width));
       }
       return 0;
     }
     // The terminal view: a summary, then by day (by month over long windows), model, source, and the costliest sessions.
-    const summary = await source.summary({ ...base, ...(top !== undefined ? { top } : {}), before: previousWindow(values.period, window, nowS, zone) }, nowS, zone);
-    const view: SummaryView = {
-      ...summary, zoneName: zone.name, rowIssues: (await source.rowIssues(base)) ?? undefined, uncosted: (await source.uncosted(base)) ?? undefined,
-      filterMiss: await filterMiss(summary.totals.totals), course: course(values.period, window, nowS, zone, summary.totals.totals.cost_usd),
-    };
+    const summary = await source.summary({ ...base, ...(top !== undefined ? { top } : {}), before }, nowS, zone);
+    const view: SummaryView = { ...summary, ...(await notes(summary.totals.totals)) };
     console.log(renderSummary(view, color, width));
     return 0;
   } finally {

@@ -33,10 +33,11 @@ export function readLocalList(stateDir: string, readFile: ReadTextFile = readTex
   try {
     text = readFile(file);
   } catch (e) {
+    const code = errorCode(e);
     // Missing, or cannot be there (a part of its path is a file: the home itself is wrong, which opening it says).
-    if (errorCode(e) === 'ENOENT' || errorCode(e) === 'ENOTDIR') return { file, entries: [] };
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { file, entries: [] };
     // Denied, it may not even exist: a folder above it may be what this user cannot enter.
-    if (errorCode(e) === 'EACCES') throw listError(file, 'cannot be read: permission denied (on the file, or on a folder above it)');
+    if (code === 'EACCES') throw listError(file, 'cannot be read: permission denied (on the file, or on a folder above it)');
     throw listError(file, `exists but cannot be read (${describeReadError(e)})`);
   }
   return parseLocalList(text, file);

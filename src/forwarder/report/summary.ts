@@ -4,7 +4,7 @@
 import type { Db } from '../../shared/sqlite.js';
 import { Zone } from '../ledger/zone.js';
 import { sqliteDialect, type Dialect } from './dialect.js';
-import type { Window } from './window.js';
+import { windowDays, type Window } from './window.js';
 import { checkDimensions, ledgerZone, periodIn, planRows, planTotals, runSqlite, type Plan, type ReportRequest, type UsageReport } from './query.js';
 
 /** More than 62 days (or no start) reads better by month than by day. */
@@ -50,5 +50,5 @@ export function* planSummary(request: SummaryRequest, now: number, zone: Zone, d
   // The trend: the window before (window.ts previousWindow), under the same filter.
   const before = request.before ?? null;
   const previous = before && { period: periodIn(zone, before), totals: yield* planTotals({ ...request, ...before }, dialect) };
-  return { totals: yield* report([]), tables, emptyDataset: any.length === 0, previous, days: since === null ? null : (Math.min(request.until ?? now, now) - since) / 86400 };
+  return { totals: yield* report([]), tables, emptyDataset: any.length === 0, previous, days: windowDays(request, now) };
 }

@@ -95,6 +95,10 @@ export function resolveWindow(flags: { period?: string | undefined; since?: stri
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
+/** The window's length in days up to now (null without a start): what the summary's "a day" averages over. */
+export const windowDays = (window: { since?: number | null; until?: number | null }, now: number): number | null =>
+  window.since == null ? null : (Math.min(window.until ?? now, now) - window.since) / 86400;
+
 /**
  * Where a calendar period to date (`today`, `week`, `month`) is heading: its cost so far scaled to the whole period,
  * once a seventh of it has gone by (earlier, a morning's spend says little about the month); null for other windows.
