@@ -87,6 +87,22 @@ describe('backfill --since/--until', () => {
     }
   });
 
+  it('says how many sessions the window left unread, and what reads them', async () => {
+    const lines: string[] = [];
+    const log = console.log;
+    console.log = (...a: unknown[]) => void lines.push(a.join(' '));
+    try {
+      // The basic fixture's sessions are all active on 2026-05-28: a window from the 29th leaves every one of them.
+      assert.equal(await backfillCommand(['--state-db', store, '--home', join(tmp.dir, 'left'), '--since', '2026-05-29T12:00:00Z', '--until', '2026-05-30']), 0);
+    } finally {
+      console.log = log;
+    }
+    const hermes = new Database(store, { readonly: true });
+    const all = (hermes.prepare('SELECT COUNT(*) AS n FROM sessions').get() as { n: number }).n;
+    hermes.close();
+    assert.ok(lines.includes(`backfill: ${all} sessions outside the window were not read (hermetic status counts them as pending, and a report over their days says they are missing; a backfill without --since, or hermetic forward, reads them).`), lines.join('\n'));
+  });
+
   it('takes a leap day (2024-02-29) as the day it is', async () => {
     const home = join(tmp.dir, 'leap');
     assert.equal(await backfill(['--state-db', store, '--home', home, '--since', '2024-02-29', '--until', '2024-02-29T23:59:59Z']), 0);

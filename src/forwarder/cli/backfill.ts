@@ -133,7 +133,7 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
     // A windowed backfill leaves the rest unread: said where it happens, since a report cannot tell (status counts them).
     if (t.sessionsOutsideWindow > 0) {
       const one = t.sessionsOutsideWindow === 1;
-      console.log(`backfill: ${plural(t.sessionsOutsideWindow, 'session')} outside the window ${one ? 'was' : 'were'} not read (hermetic status counts ${one ? 'it' : 'them'} as pending; a backfill without --since, or hermetic forward, reads ${one ? 'it' : 'them'}).`);
+      console.log(`backfill: ${plural(t.sessionsOutsideWindow, 'session')} outside the window ${one ? 'was' : 'were'} not read (hermetic status counts ${one ? 'it' : 'them'} as pending, and a report over ${one ? 'its' : 'their'} days says ${one ? 'it is' : 'they are'} missing; a backfill without --since, or hermetic forward, reads ${one ? 'it' : 'them'}).`);
     }
     if (shipped.length > 0) {
       const { shipLine } = await import('../sinks/remote/index.js');

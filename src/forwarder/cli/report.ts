@@ -9,7 +9,7 @@ import type { Db } from '../../shared/sqlite.js';
 import { DATASET_VERSION } from '../dataset/columns.js';
 import { hermeticHome } from '../home.js';
 import { explicitTimeZone, systemTimeZone, Zone } from '../ledger/zone.js';
-import { DEFAULT_WIDTH, ledgerZone, parseFilters, planFilterMiss, type FilterMiss, rowIssuesIn, type RowIssueCount, uncostedIn, renderCsv, renderMarkdown, renderSummary, resolveWindow, course, previousWindow, windowDays, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
+import { DEFAULT_WIDTH, ledgerZone, parseFilters, planFilterMiss, type FilterMiss, rowIssuesIn, type RowIssueCount, uncostedIn, unreadIn, unreadText, type UnreadSpan, renderCsv, renderMarkdown, renderSummary, resolveWindow, course, previousWindow, windowDays, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
 import { sqliteDialect } from '../report/dialect.js';
 import { planSummary, type SummaryRequest } from '../report/summary.js';
 import { planReport, runSqlite } from '../report/query.js';
@@ -36,6 +36,8 @@ interface ReportSource {
   rowIssues(request: ReportRequest): Promise<RowIssueCount | null>;
   /** Sessions in the window with no cost recorded at all; null where the source does not tell. */
   uncosted(request: ReportRequest): Promise<number | null>;
+  /** Sessions a windowed backfill left unread that reach into the window; null where the source does not tell. */
+  unread(request: ReportRequest): Promise<UnreadSpan | null>;
   /** Why a filtered window shows no usage (null: the window has none, filter or not). */
   filterMiss(request: ReportRequest): Promise<FilterMiss | null>;
   close(): void;
@@ -60,6 +62,7 @@ function datasetSource(home: string): ReportSource {
     emptyDataset: async () => db.prepare('SELECT 1 FROM usage_ledger LIMIT 1').get() === undefined,
     rowIssues: async (request) => rowIssuesIn(db, request),
     uncosted: async (request) => uncostedIn(db, request),
+    unread: async (request) => unreadIn(db, request),
     filterMiss: async (request) => db.transaction(() => runSqlite(db, planFilterMiss(request, dialect), dialect)).deferred(),
     close: () => db.close(),
   };
@@ -76,6 +79,8 @@ async function fleetSource(url: string): Promise<ReportSource> {
     // The fleet store receives no row issues (each machine's `hermetic status` has them).
     rowIssues: async () => null,
     uncosted: async () => null,
+    // Nor what each machine's backfill left unread (its `hermetic status` counts them as pending).
+    unread: async () => null,
     filterMiss: (request) => readFleet(url, (c, d) => runPostgres(c, planFilterMiss(request, d), d)),
     close: () => undefined,
   };
@@ -144,14 +149,19 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
     const width = io.width ?? terminalWidth();
     // A filter that leaves the window empty is said to be why (and what the window does have).
     const filterMiss = async (totals: UsageReport['totals']) => (totals.sessions === 0 && base.filter !== undefined ? (await source.filterMiss(base)) ?? undefined : undefined);
+    // Sessions a windowed backfill left unread that reach into this window, with the days they span.
+    const unreadSpan = await source.unread(base);
+    const unread = unreadSpan ? { sessions: unreadSpan.sessions, from: zone.dayOf(unreadSpan.from), to: zone.dayOf(unreadSpan.to) } : undefined;
     // What a terminal summary says beside its figures, with --by or without: the same lines either way.
     const notes = async (totals: UsageReport['totals']) => ({
       zoneName: zone.name, rowIssues: (await source.rowIssues(base)) ?? undefined, uncosted: (await source.uncosted(base)) ?? undefined,
-      filterMiss: await filterMiss(totals), course: course(values.period, window, nowS, zone, totals.cost_usd),
+      filterMiss: await filterMiss(totals), course: course(values.period, window, nowS, zone, totals.cost_usd), unread,
     });
     const before = previousWindow(values.period, window, nowS, zone);
     if (formats.length > 0 || by.length > 0) {
       const report = await source.report({ ...base, by, top }, zone);
+      // The documents' shapes are fixed: what they lack is said beside them.
+      if (unread && formats.length > 0) console.error(`hermetic: ${unreadText(unread)}`);
       if (values.json) console.log(JSON.stringify(report, null, 2));
       else if (values.csv) console.log(renderCsv(report));
       else if (values.markdown) console.log(renderMarkdown(report));

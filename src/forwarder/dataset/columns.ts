@@ -307,6 +307,7 @@ export const STORES: DatasetTable = {
     c('last_tick_at', 'REAL', 'End of the last successful read, epoch seconds.'),
     c('last_error', 'TEXT', 'Last error reading this store (cleared by a good read).'),
     c('hermes_home', 'TEXT', 'The Hermes home the store belongs to (the folder of its state.db, or of a PostgreSQL profile\'s config.yaml): channel and source scopes hang under it, so `hermetic forget` judges a session by the scopes `forward` judged it by. NULL on rows written before dataset version 9 until the store is read again.'),
+    c('unread', 'JSON', 'The sessions the last complete pass left unread because they were outside its window (`backfill --since/--until`), new or changed since last read: an array of up to two spans, `{"sessions", "from", "to"}` (those active only before the window, those started after it), each how many and from the earliest start to the latest activity among them (epoch seconds). A report over that span is missing them, and says so. NULL: none (the pass had no window, or it left nothing out).'),
   ],
 };
 
@@ -431,6 +432,6 @@ export const DATASET_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PART
  * 6: messages.compacted, the history in-place compaction summarized away kept (decision 0048); 7: sessions.attributes and
  * messages.attributes (decision 0050); 8: delegations and stores.delegation_marks (decision 0054).
  */
-export const DATASET_VERSION = 9;
+export const DATASET_VERSION = 10;
 
 export type RecordOf = Record<string, unknown>;

@@ -19,10 +19,24 @@ export interface PassPlan {
   unchanged: number;
   waiting: number;
   outsideWindow: number;
+  /**
+   * The sessions the window left unread (new, or changed since last read), as up to two spans: those active only
+   * before it, those started after it. Each: how many, from the earliest start to the latest activity among them,
+   * epoch seconds. Empty when the window left none (or there was no window). A report over a span is missing them
+   * (stores.unread).
+   */
+  unread: UnreadSpan[];
   /** Messages (newly committed, or all on a first pass) whose session has no row: not read until it has one. */
   orphans: Map<string, number>;
   /** Sessions compared for edits in place, and those found edited (read whole; decision 0053). */
   edits: EditsFound;
+}
+
+/** Sessions a window left unread: how many, from the earliest start to the latest activity among them. */
+export interface UnreadSpan {
+  sessions: number;
+  from: number;
+  to: number;
 }
 
 export interface PlanOptions {
@@ -56,7 +70,7 @@ export function planPass(reader: StoreReader, cursors: Cursors, options: PlanOpt
   });
   const replaced = cursors.identity !== null && cursors.identity !== facts.identity;
   const known = replaced ? new Map() : cursors.sessions;
-  const plan: PassPlan = { facts, usage, replaced, todo: [], removed: [], seen: marks.length, unchanged: 0, waiting: 0, outsideWindow: 0, orphans, edits: NO_EDITS };
+  const plan: PassPlan = { facts, usage, replaced, todo: [], removed: [], seen: marks.length, unchanged: 0, waiting: 0, outsideWindow: 0, unread: [], orphans, edits: NO_EDITS };
   // Sessions the store no longer has (also across a replacement: a restored file may lack some).
   plan.removed = [...cursors.sessions].filter(([id, c]) => !present.has(id) && c.fingerprint !== REMOVED).map(([id]) => id);
   // A session whose own row changed also changes its descendants' lineage kind and scopes (a parent resumed is no
@@ -95,12 +109,21 @@ export function planPass(reader: StoreReader, cursors: Cursors, options: PlanOpt
     // and still active after it was active inside. Last activity includes the last message: a session without a
     // heartbeat is judged by it.
     const last = reader.lastMessageAt(todo.map((m) => m.id));
+    const before: UnreadSpan = { sessions: 0, from: Infinity, to: -Infinity };
+    const after: UnreadSpan = { sessions: 0, from: Infinity, to: -Infinity };
     todo = todo.filter((m) => {
       const activity = Math.max(m.activity, last.get(m.id) ?? 0);
       const inside = (w.since === undefined || activity >= w.since) && (w.until === undefined || m.started <= w.until);
-      if (!inside) plan.outsideWindow++;
+      if (!inside) {
+        plan.outsideWindow++;
+        const side = w.since !== undefined && activity < w.since ? before : after;
+        side.sessions++;
+        side.from = Math.min(side.from, m.started);
+        side.to = Math.max(side.to, activity);
+      }
       return inside;
     });
+    plan.unread = [before, after].filter((u) => u.sessions > 0);
   }
   if (options.checks && !replaced) {
     // Sessions whose rows Hermes may have edited in place, as far as the window reaches (a session outside it is

@@ -276,7 +276,7 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
   // The store's row as a batch that is not the pass's last writes it: its cursor stays where the last pass left it.
   const midRow = () => storeRow(ref, result, {
     identity: facts.identity, max_message_id: plan.replaced ? 0 : cursors.maxMessageId, usage_stamp: plan.replaced ? null : cursors.usageStamp,
-    last_tick_at: null, delegation_marks: cursors.row?.delegation_marks ?? null,
+    last_tick_at: null, delegation_marks: cursors.row?.delegation_marks ?? null, unread: cursors.row?.unread ?? null,
   });
   const longCtx: LongContext = { reader, options, result, commit, now, redact, chunkRows, midRow, failuresOf, priorOf, baseOf, ref };
   try {
@@ -321,6 +321,8 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
         identity: facts.identity, max_message_id: last ? facts.maxMessageId : plan.replaced ? 0 : cursors.maxMessageId,
         usage_stamp: last ? plan.usage?.stamp ?? null : plan.replaced ? null : cursors.usageStamp, last_tick_at: last ? options.now() : null,
         delegation_marks: delegationMarks,
+        // What the window left unread is the pass's to say once it is whole; till then, what the last pass said.
+        unread: last ? (plan.unread.length > 0 ? JSON.stringify(plan.unread) : null) : cursors.row?.unread ?? null,
       });
       options.beforeWrite?.(batch);
       const out = writeIsolated(commit, batch, failuresOf, now);

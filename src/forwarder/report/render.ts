@@ -215,8 +215,24 @@ export interface SummaryView extends SummaryTables {
   filterMiss?: FilterMiss;
   /** Sessions of the window Hermes recorded no cost for at all (the embedded dataset; none: not known). */
   uncosted?: number;
+  /** Sessions a windowed backfill left unread that reach into the window, with the days they span (report/unread.ts). */
+  unread?: UnreadDays;
   /** A calendar period to date (`--period today|week|month`): what its cost comes to if the rest goes as it has. */
   course?: { cost: number; end: string } | null;
+}
+
+/** Sessions left unread, with the local days from the earliest start to the latest activity among them. */
+export interface UnreadDays {
+  sessions: number;
+  from: string;
+  to: string;
+}
+
+/** What a report over history a windowed backfill left unread says about it, in one sentence. */
+export function unreadText(u: UnreadDays): string {
+  const one = u.sessions === 1;
+  const days = u.from === u.to ? `on ${u.from}` : `between ${u.from} and ${u.to}`;
+  return `${calls(u.sessions)} ${one ? 'session' : 'sessions'} active ${days} ${one ? 'is' : 'are'} not counted: a backfill's window (--since/--until) left ${one ? 'it' : 'them'} unread (hermetic forward, or a backfill without a window, reads ${one ? 'it' : 'them'}).`;
 }
 
 /** A change in percent as people read it: `+12%`, `-3%`, `±0%` under half a percent; null when there was nothing before. */
@@ -279,6 +295,7 @@ export function renderSummary(view: SummaryView, color: boolean, width = DEFAULT
     if (view.emptyDataset) out.push(...wrapWords('The dataset holds no usage yet: run "hermetic backfill" or "hermetic forward".', width));
     else if (view.filterMiss) out.push(describeFilterMiss(view.filterMiss, width));
     else out.push(...wrapWords('No usage was recorded in this window (try --period all).', width));
+    if (view.unread) out.push(...wrapWords(unreadText(view.unread), width));
     return out.join('\n');
   }
   const prompt = (t.input_tokens ?? 0) + (t.cache_read_tokens ?? 0) + (t.cache_write_tokens ?? 0);
@@ -300,6 +317,7 @@ export function renderSummary(view: SummaryView, color: boolean, width = DEFAULT
     ...line('activity', `${calls(t.sessions)} sessions · ${calls(t.api_calls)} API calls · ${calls(t.tool_calls)} tool calls${t.tool_errors ? ` (${calls(t.tool_errors)} failed)` : ''}`),
     ...(trend(view) ?? []).flatMap((text, i) => line(i === 0 ? 'trend' : '', text)),
   );
+  if (view.unread) out.push(...line('unread', unreadText(view.unread)));
   const issues = view.rowIssues;
   if (issues && issues.entries > 0) {
     out.push(...line('repaired', `${calls(issues.entries)} ${issues.entries === 1 ? 'value' : 'values'} changed or left out while forwarding, in ${calls(issues.sessions)} ${issues.sessions === 1 ? 'session' : 'sessions'}`),

@@ -39,8 +39,11 @@ function grouping(query: URLSearchParams): { by: string[]; top?: number } {
 export const HANDLERS: Record<ApiName, Handler> = {
   async overview(query, ctx) {
     const request = usage(query, ctx);
-    const [report, rowIssues] = await Promise.all([ctx.source.report(request), ctx.source.rowIssues(request)]);
-    return { ...report, cache_hit_rate: cacheHitRate(report.totals), row_issues: rowIssues };
+    const [report, rowIssues, unread] = await Promise.all([ctx.source.report(request), ctx.source.rowIssues(request), ctx.source.unread(request)]);
+    // What a windowed backfill left unread in this period, by the local days it spans (as `hermetic report` says it).
+    const zone = zoneOf(ctx);
+    const left = unread && { sessions: unread.sessions, from: zone.dayOf(unread.from), to: zone.dayOf(unread.to) };
+    return { ...report, cache_hit_rate: cacheHitRate(report.totals), row_issues: rowIssues, unread: left };
   },
   daily: async (query, ctx) => ctx.source.report({ ...usage(query, ctx), by: ['day', 'model'] }),
   async breakdown(query, ctx) {

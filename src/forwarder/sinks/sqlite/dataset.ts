@@ -103,6 +103,8 @@ const MIGRATIONS: ((db: Db, options: DatasetOptions) => void)[] = [
   },
   // 9: stores.hermes_home (NULL until the store is read again), so `forget` judges every scope of a session.
   addMissing,
+  // 10: stores.unread, what a windowed backfill left unread (NULL, not known, until the store's next pass).
+  addMissing,
 ];
 
 function migrate(db: Db, path: string, options: DatasetOptions): void {

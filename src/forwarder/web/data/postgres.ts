@@ -89,6 +89,7 @@ export function postgresSource(url: string, zone: Zone): UsageSource {
     }),
     // The fleet store receives no row issues (each machine's `hermetic status` has them).
     rowIssues: async () => null,
+    unread: async () => null,
     close: () => fleet.close(),
   };
 }

@@ -1,7 +1,7 @@
 // What the dashboard reads, as one interface: the embedded dataset (sqlite.ts) and the fleet store in PostgreSQL
 // (`hermetic web --from postgres://…`, postgres.ts). Every usage figure comes from the report's one plan (`planReport`,
 // as `hermetic report` runs it; DESIGN habit 17); the transcript and lineage are the dataset's rows as they are.
-import type { FilterName, ReportRequest, RowIssueCount, UsageReport } from '../../report/index.js';
+import type { FilterName, ReportRequest, RowIssueCount, UnreadSpan, UsageReport } from '../../report/index.js';
 import type { Zone } from '../../ledger/zone.js';
 
 /** A session's row as the page shows it (the dataset's `sessions` columns, foreign names kept). */
@@ -109,5 +109,7 @@ export interface UsageSource {
   slowestCalls(request: ReportRequest, limit: number): Promise<SlowCall[]>;
   /** Values the forwarder changed or left out in the sessions the request counts; null where they are not kept (the fleet store). */
   rowIssues(request: ReportRequest): Promise<RowIssueCount | null>;
+  /** Sessions a windowed backfill left unread that reach into the request's window; null where that is not kept (the fleet store). */
+  unread(request: ReportRequest): Promise<UnreadSpan | null>;
   close(): Promise<void>;
 }

@@ -3,7 +3,7 @@
 // changes and background delegations, the slowest tool calls.
 import type { Db } from '../../../shared/sqlite.js';
 import { sqliteDialect, type Dialect } from '../../report/dialect.js';
-import { ledgerZone, reportCondition, rowIssuesIn, usageReport, type ReportRequest, type UsageReport } from '../../report/index.js';
+import { ledgerZone, reportCondition, rowIssuesIn, unreadIn, usageReport, type ReportRequest, type UsageReport } from '../../report/index.js';
 import { planReport, planTotals, planValues, runSqlite } from '../../report/query.js';
 import { Zone } from '../../ledger/zone.js';
 import { LINK_COLUMNS, MESSAGE_COLUMNS, delegationsSql, SESSION_COLUMNS, message, sessionDetail, slowestSql, transcriptPages, twoStores, unknownParent, type RawMessage } from './rows.js';
@@ -81,6 +81,7 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
       return db.prepare(slowestSql(request, tools, limit)).all(params) as SlowCall[];
     },
     rowIssues: async (request) => rowIssuesIn(db, request),
+    unread: async (request) => unreadIn(db, request),
     close: async () => { db.close(); },
   };
 }

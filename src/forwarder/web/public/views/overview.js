@@ -34,6 +34,15 @@ function repaired(issues) {
     `${n(issues.entries, 'value', 'values')} changed or left out while forwarding, in ${n(issues.sessions, 'session', 'sessions')} of this period (hermetic status says more; the dataset's row_issues table lists them).`);
 }
 
+/** Sessions a windowed backfill left unread that reach into the period, as `hermetic report` says it. */
+function unread(u) {
+  if (!u) return null;
+  const one = u.sessions === 1;
+  const days = u.from === u.to ? `on ${u.from}` : `between ${u.from} and ${u.to}`;
+  return h('p', { class: 'notice unread', dataset: { figure: 'unread', value: String(u.sessions) } },
+    `${count(u.sessions)} ${one ? 'session' : 'sessions'} active ${days} ${one ? 'is' : 'are'} not counted: a backfill's window (--since/--until) left ${one ? 'it' : 'them'} unread (hermetic forward, or a backfill without a window, reads ${one ? 'it' : 'them'}).`);
+}
+
 /** Models drawn in the daily chart before the rest are stacked as one. */
 const CHART_MODELS = 8;
 
@@ -114,6 +123,7 @@ export async function overview(state, options) {
   return [
     h('h1', {}, 'Usage'),
     empty,
+    unread(o.unread),
     totalsCards(o),
     repaired(o.row_issues),
     h('div', { class: 'grid two' }, dailyChart(daily), tokensChart(o.totals)),
