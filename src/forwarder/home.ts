@@ -2,7 +2,7 @@
 // the dataset (report, query, status) need not load the pipeline.
 import { lstatSync, readlinkSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { HermeticError } from '../shared/errors.js';
 
 /**
@@ -16,8 +16,12 @@ export function hermeticHome(option: string | undefined, env: NodeJS.ProcessEnv 
   let link: string | null = null;
   try {
     if (lstatSync(home).isSymbolicLink()) link = readlinkSync(home);
-  } catch {
-    return home; // not there yet
+  } catch (e) {
+    // Not there yet; but under a file it never can be: said now, not as "not created yet".
+    if ((e as NodeJS.ErrnoException).code === 'ENOTDIR') {
+      throw new HermeticError('HERMETIC_DATASET_OPEN', `${how} ${resolve(home)} cannot be a folder: ${fileAbove(resolve(home))} is a file; give --home a folder.`);
+    }
+    return home;
   }
   try {
     if (!statSync(home).isDirectory()) throw new HermeticError('HERMETIC_DATASET_OPEN', `${how} ${resolve(home)} is a file, not a folder; Hermetic keeps its dataset and state in a folder (give --home a folder).`);
@@ -26,4 +30,14 @@ export function hermeticHome(option: string | undefined, env: NodeJS.ProcessEnv 
     throw new HermeticError('HERMETIC_DATASET_OPEN', `${how} ${resolve(home)} is a link to ${link ?? '?'}, which does not exist; create that folder or give --home another.`);
   }
   return home;
+}
+
+/** The nearest path above `path` that exists and is not a folder (the reason ENOTDIR was given). */
+function fileAbove(path: string): string {
+  for (let p = dirname(path); p !== dirname(p); p = dirname(p)) {
+    try {
+      if (!statSync(p).isDirectory()) return p;
+    } catch { /* not there, or not reachable: look higher */ }
+  }
+  return dirname(path);
 }

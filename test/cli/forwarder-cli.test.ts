@@ -159,7 +159,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       // Again, with a narrower window: the sessions read before are unchanged (wherever they are), the others outside it.
       const again = await inProcess('backfill', '--state-db', store, '--home', home('recent'), '--since', '2d');
       assert.deepEqual([again.status, again.stdout], [0, 'backfill: nothing to write: no session in the window changed since it was last read (3 sessions unchanged since last read, 2 others outside the window).\n'
-        + 'backfill: 2 sessions outside the window were not read (hermetic status counts them as pending; a backfill without --since, or hermetic forward, reads them).\n']);
+        + 'backfill: 2 sessions outside the window were not read (hermetic status counts them as pending, and a report over their days says they are missing; a backfill without --since, or hermetic forward, reads them).\n']);
     });
 
     it('--since and --until with ISO dates select exact sessions of the fixtures (mid-2026)', async () => {
@@ -260,15 +260,19 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       assert.equal(existsSync(home('bad-store-json')), false);
     });
 
-    it('a home that cannot be made fails the run as the dataset\'s problem, not the stores\' (and no policy list is said to exist)', async () => {
+    it('a home under a file is refused before anything is read, by every command (status does not call it "not created yet")', async () => {
       const file = join(dir, 'plain-file');
       writeFileSync(file, 'a file, not a folder');
-      const r = await inProcess('backfill', '--state-db', fixtures.usage, '--home', join(file, 'home'));
-      assert.deepEqual(r, {
-        status: 1,
-        stderr: `hermetic: Cannot create ${join(file, 'home')}: ${file} is a file, not a folder (ENOTDIR). [HERMETIC_DATASET_OPEN]\n`,
-        stdout: 'backfill: nothing was written: the dataset could not be written (see above).\n',
-      });
+      const under = join(file, 'home');
+      const [b, s, r] = await Promise.all([
+        inProcess('backfill', '--state-db', fixtures.usage, '--home', under),
+        inProcess('status', '--home', under),
+        inProcess('report', '--home', join(under, 'deeper')),
+      ]);
+      const sentence = (home: string) => `hermetic: --home ${home} cannot be a folder: ${file} is a file; give --home a folder. [HERMETIC_DATASET_OPEN]\n`;
+      assert.deepEqual(b, { status: 1, stdout: '', stderr: sentence(under) });
+      assert.deepEqual(s, { status: 1, stdout: '', stderr: sentence(under) });
+      assert.deepEqual(r, { status: 1, stdout: '', stderr: sentence(join(under, 'deeper')) });
     });
 
     it('a session that cannot be written fails the run (exit 1), pointing at hermetic status; the next run says it waits, and fails too', async () => {
@@ -635,7 +639,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       const fresh = await inProcess('forward', '--once', '--json', '--state-db', fixtures.usage, '--home', home('once-json'));
       assert.deepEqual(lines(fresh.stdout).map((l) => [l.event, l.sessions_written, l.sessions_appended, l.sessions_rewritten, l.sessions_new]), [['hermes.poll_tick', 3, 0, 0, 3]]);
       // Nothing waits in one pass: the store is said missing as backfill says it (HERMETIC_READER_PATH).
-      assert.deepEqual(missing, { status: 1, stdout: '', stderr: `hermetic: ${join(dir, 'gone.db')} does not exist [HERMETIC_READER_PATH]\n` });
+      assert.deepEqual(missing, { status: 1, stdout: '', stderr: `hermetic: ${join(dir, 'gone.db')} does not exist; nothing was read [HERMETIC_READER_PATH]\n` });
       assert.deepEqual(bad, { status: 2, stdout: '', stderr: refusal('forward', '--interval must be a duration from 50ms to 24h such as 10s or 1m; got "10ms".', 'HERMETIC_CLI_USAGE') });
       assert.deepEqual(again, { status: 2, stdout: '', stderr: refusal('forward', '--interval must be a duration from 50ms to 24h such as 10s or 1m; got "often".', 'HERMETIC_CLI_USAGE') });
       const [second, words] = await Promise.all([
@@ -658,7 +662,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
         assert.ok(await fwd.line(/waiting for it to appear/), fwd.stderr());
         await sleep(1000); // about ten more ticks on the missing store (fewer on a busy machine: the line is still said once)
         const waiting = () => fwd.stderr().split('\n').filter((l) => l.includes('waiting for it to appear'));
-        assert.deepEqual(waiting(), [`hermetic: ${store} does not exist [HERMETIC_READER_PATH]; waiting for it to appear`]);
+        assert.deepEqual(waiting(), [`hermetic: ${store} does not exist; waiting for it to appear [HERMETIC_READER_PATH]`]);
         const made = generate({ out: store, sessions: 5, messages: 40, seed: 'appears', journal: 'wal' });
         const written = await Promise.race([fwd.line(/^forward: default: \d+ sessions? written/), sleep(DEADLINE_MS, null, { ref: false })]);
         assert.match(written ?? '', new RegExp(`^forward: default: ${made.sessions} sessions written \\(${[...storeHistoryCounts(store).values()].reduce((a, b) => a + b, 0)} new messages, \\d+ new parts\\)$`));
@@ -668,7 +672,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
         const lines = fwd.stderr().trimEnd().split('\n');
         assert.deepEqual(lines, [
           `forward: reading ${store} every 100ms into ${h}/hermetic.db; Ctrl-C stops`,
-          `hermetic: ${store} does not exist [HERMETIC_READER_PATH]; waiting for it to appear`,
+          `hermetic: ${store} does not exist; waiting for it to appear [HERMETIC_READER_PATH]`,
           `hermetic: reading ${store} again`,
           written,
           'forward: stopped',

@@ -101,13 +101,13 @@ test('forward --once on a missing store: HERMETIC_READER_PATH as backfill says i
   try {
     const store = join(dir, 'nonexistent', 'state.db');
     const home = join(dir, 'home');
-    assert.deepEqual(await forwardIn(['--once', '--state-db', store, '--home', home]), { code: 1, out: [], err: [`hermetic: ${store} does not exist [HERMETIC_READER_PATH]`] });
+    assert.deepEqual(await forwardIn(['--once', '--state-db', store, '--home', home]), { code: 1, out: [], err: [`hermetic: ${store} does not exist; nothing was read [HERMETIC_READER_PATH]`] });
     const json = await forwardIn(['--once', '--json', '--state-db', store, '--home', home]);
     assert.equal(json.code, 1);
     assert.deepEqual(json.out.map((l) => JSON.parse(l) as Record<string, unknown>).map(({ event, error, error_kind }) => ({ event, error, error_kind })), [
       { event: 'hermes.source_idle', error: { code: 'HERMETIC_READER_PATH', message: `${store} does not exist` }, error_kind: 'missing' },
     ]);
-    assert.deepEqual(json.err, [`hermetic: ${store} does not exist [HERMETIC_READER_PATH]`]);
+    assert.deepEqual(json.err, [`hermetic: ${store} does not exist; nothing was read [HERMETIC_READER_PATH]`]);
     // Nothing was read, so nothing was created.
     assert.equal(existsSync(home), false);
   } finally {

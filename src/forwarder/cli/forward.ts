@@ -143,7 +143,8 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
       const state = r.error ? `${r.error.code}:${r.error.message}` : r.warning ? `warn:${r.warning}` : 'ok';
       if (said.get(r.store) !== state) {
         // Only the loop waits for a missing store; --once has read what was there and ends.
-        if (r.error) say(`hermetic: ${r.error.message} [${r.error.code}]${missing.has(r.store) && !once ? '; waiting for it to appear' : ''}`);
+        // The loop waits for a missing store; --once says it read nothing there, as backfill does.
+        if (r.error) say(`hermetic: ${r.error.message}${missing.has(r.store) ? (once ? '; nothing was read' : '; waiting for it to appear') : ''} [${r.error.code}]`);
         else if (r.warning) say(`hermetic: warning: ${r.warning}`);
         else if (said.has(r.store)) say(`hermetic: reading ${r.store} again`);
         said.set(r.store, state);
