@@ -210,7 +210,7 @@ describeTransports('session store', (open) => {
       const row = file.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as Record<string, unknown>;
       assert.deepEqual(
         [row.source, row.title, row.model, row.system_prompt, row.started_at, row.message_count, row.input_tokens, row.output_tokens, row.hidden, row.pinned, row.archived],
-        ['api_server', 'Bot Chat', null, 'be terse', T0, 2, 2, 3, 1, 1, 0],
+        ['api_server', 'Bot Chat', 'hermes-agent', 'be terse', T0, 2, 2, 3, 1, 1, 0],
       );
       const messages = file.prepare('SELECT role, content FROM messages WHERE session_id = ? ORDER BY id').all(id);
       assert.deepEqual(messages, [{ role: 'user', content: 'hello' }, { role: 'assistant', content: 'hi' }]);

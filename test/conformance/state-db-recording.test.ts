@@ -7,6 +7,7 @@ import { it } from 'node:test';
 import Database from 'better-sqlite3';
 import { describeTransports, T0 } from '../support/harness.js';
 import { submit } from '../support/runs.js';
+import { waitFor } from '../support/wait.js';
 
 interface SessionRow {
   id: string;
@@ -114,5 +115,92 @@ describeTransports('state.db recording', (open) => {
     } finally {
       db.close();
     }
+  });
+
+  it('a session\'s runs add their tokens and API calls as the agent\'s per-call updates do, and a later run reopens the session the last one ended', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'hermetic-statedb-')), 'state.db');
+    const h = await open({ stateDb: path });
+    const read = <T>(sql: string): T => {
+      const db = new Database(path, { readonly: true });
+      try {
+        return db.prepare(sql).get() as T;
+      } finally {
+        db.close();
+      }
+    };
+    const first = await submit(h, '{"input":"look","session_id":"conv-5","model":"gpt-5"}');
+    await h.admin.event(first, { event: 'tool.started', tool: 'terminal' });
+    await h.admin.event(first, { event: 'tool.completed', tool: 'terminal', result: 'ok' });
+    await h.admin.complete(first, { output: 'Seen.', usage: { input_tokens: 100, output_tokens: 10 } });
+    const ended = read<SessionRow>("SELECT * FROM sessions WHERE id = 'conv-5'");
+    assert.deepEqual([ended.end_reason, ended.ended_at], ['done', T0]);
+    await h.admin.clock({ advance: 60 });
+    const second = await submit(h, '{"input":"again","session_id":"conv-5","model":"gpt-5"}');
+    const open2 = read<SessionRow>("SELECT * FROM sessions WHERE id = 'conv-5'");
+    assert.deepEqual([open2.end_reason, open2.ended_at], [null, null], 'resumed: the end is cleared while the run plays');
+    await h.admin.complete(second, { output: 'Again.', usage: { input_tokens: 5, output_tokens: 2 } });
+    await h.close();
+    // Two API calls in the first run (the tool call, the answer), one in the second: added, never overwritten.
+    const row = read<SessionRow & { api_call_count: number }>("SELECT * FROM sessions WHERE id = 'conv-5'");
+    assert.deepEqual([row.input_tokens, row.output_tokens, row.api_call_count, row.end_reason, row.ended_at], [105, 12, 3, 'done', T0 + 60]);
+    const usage = read<{ n: number; model: string; task: string; api_call_count: number; input_tokens: number; output_tokens: number }>(
+      "SELECT COUNT(*) OVER () AS n, model, task, api_call_count, input_tokens, output_tokens FROM session_model_usage WHERE session_id = 'conv-5'");
+    assert.deepEqual(usage, { n: 1, model: 'gpt-5', task: '', api_call_count: 3, input_tokens: 105, output_tokens: 12 });
+  });
+
+  it('a state.db another process holds locked: runs are answered at once, the writes wait in order and land when the lock is free', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'hermetic-statedb-')), 'state.db');
+    const h = await open({ stateDb: path });
+    await h.admin.complete(await submit(h, '{"input":"before","session_id":"conv-6"}'), { output: 'first' });
+    const other = new Database(path);
+    other.pragma('busy_timeout = 0');
+    other.exec('BEGIN IMMEDIATE');
+    other.prepare("UPDATE sessions SET title = 'held' WHERE id = 'conv-6'").run();
+    try {
+      // Started, played and ended while the file is locked: every answer comes, nothing is thrown.
+      const runId = await submit(h, '{"input":"while locked","session_id":"conv-6"}');
+      await h.admin.event(runId, { event: 'tool.started', tool: 'terminal' });
+      await h.admin.complete(runId, { output: 'second', usage: { input_tokens: 7, output_tokens: 3 } });
+      assert.equal((await h.admin.run(runId)).status, 'completed');
+      assert.equal((await h.request('GET', '/health')).status, 200);
+    } finally {
+      other.exec('COMMIT');
+      other.close();
+    }
+    const count = () => {
+      const db = new Database(path, { readonly: true });
+      try {
+        return db.prepare("SELECT message_count, input_tokens, api_call_count, title FROM sessions WHERE id = 'conv-6'").get() as Record<string, unknown>;
+      } finally {
+        db.close();
+      }
+    };
+    await waitFor(() => count().message_count === 5, 'the held turn to land once the lock is free');
+    await h.close();
+    assert.deepEqual(count(), { message_count: 5, input_tokens: 7, api_call_count: 3, title: 'held' });
+    const db = new Database(path, { readonly: true });
+    try {
+      const times = db.prepare("SELECT timestamp FROM messages WHERE session_id = 'conv-6' ORDER BY id").pluck().all() as number[];
+      for (let i = 1; i < times.length; i++) assert.ok(times[i]! > times[i - 1]!, `in order: ${times.join(', ')}`);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('a checkpoint restored mid-turn records that turn once, as it was at the checkpoint, then as the run plays on', async () => {
+    const h = await open();
+    const runId = await submit(h, '{"input":"ls it","session_id":"cp-sess"}');
+    await h.admin.event(runId, { event: 'tool.started', tool: 'terminal' });
+    const cp = await h.admin.checkpoint({});
+    // After the checkpoint: the call answered and the run completed (a turn recorded), then undone.
+    await h.admin.event(runId, { event: 'tool.completed', tool: 'terminal', result: 'one' });
+    await h.admin.complete(runId, { output: 'first timeline' });
+    await h.admin.restoreCheckpoint(cp.id, {});
+    await h.admin.event(runId, { event: 'tool.completed', tool: 'terminal', result: 'two' });
+    await h.admin.complete(runId, { output: 'second timeline' });
+    const messages = (await h.request('GET', '/api/sessions/cp-sess/messages')).json().data as Array<{ role: string; content: string | null }>;
+    assert.deepEqual(messages.map((m) => [m.role, m.content]), [['user', 'ls it'], ['assistant', null], ['tool', 'two'], ['assistant', 'second timeline']]);
+    assert.equal((await h.request('GET', '/api/sessions/cp-sess')).json().session.tool_call_count, 1);
+    await h.close();
   });
 });

@@ -14,7 +14,7 @@ import type { RequestJournal } from '../journal/journal.js';
 import { RequestTraffic } from '../journal/traffic.js';
 import type { ParsedEmulatorOptions } from '../options.js';
 import { StateDbRecorder } from '../record/state-db.js';
-import { TurnRecorder, type TurnSink } from '../record/turns.js';
+import { TurnRecorder, type TurnSink, type TurnsState } from '../record/turns.js';
 import { FakeAgent } from '../runs/agent.js';
 import { claimOwner, releaseOwner, type OwnerIdentity } from '../runs/owner.js';
 import { RunRegistry, type MemorySnapshot } from '../runs/registry.js';
@@ -76,7 +76,7 @@ interface CoreState {
   readonly memory: MemorySnapshot;
   readonly idPosition: number | undefined;
   /** Each session's last message time (record/turns.ts), so a restored session's next turn still comes after it. */
-  readonly messageTimes: ReadonlyMap<string, number>;
+  readonly turns: TurnsState;
 }
 
 export class Namespace implements ControlledNamespace {
@@ -128,7 +128,7 @@ export class Namespace implements ControlledNamespace {
     this.scenarios = new ScenarioBook(this, options.scenarios);
     // The recorder draws from whichever id stream the namespace has now (a reset starts a new one).
     const ids: IdSource = { uuid4Hex: () => this.#core.ids.uuid4Hex(), seeded: options.seed !== null };
-    this.#recorder = options.stateDb ? new StateDbRecorder(options.stateDb, { now: () => this.clock.now(), ids, eager: isDefault }) : null;
+    this.#recorder = options.stateDb ? new StateDbRecorder(options.stateDb, { now: () => this.clock.now(), ids, eager: isDefault, onError: warn }) : null;
     // Sessions outlive the gateway's restarts, as Hermes's state.db does: the default namespace's beside its run rows
     // in the --db file, every other namespace's in memory, opened by its first write (decisions 0026, 0028).
     const sessionsFile = isDefault && options.db !== null && options.db !== ':memory:' ? options.db : ':memory:';
@@ -302,7 +302,7 @@ export class Namespace implements ControlledNamespace {
   #snapshotCore(): CoreState {
     const { registry, agent, ids, turns } = this.#core;
     return {
-      messageTimes: turns.snapshotTimes(),
+      turns: turns.snapshot(),
       clock: this.#ownClock ? { now: this.clock.now(), frozen: this.clock.frozen } : null,
       gateway: copySettings(this.gateway),
       rows: registry.store.rows(),
@@ -315,7 +315,7 @@ export class Namespace implements ControlledNamespace {
   #restoreCore(state: CoreState): void {
     const { registry, agent, ids, turns } = this.#core;
     registry.store.replaceAll(state.rows);
-    turns.restoreTimes(state.messageTimes);
+    turns.restore(state.turns);
     registry.stopSweeps();
     registry.clearMemory();
     if (this.#ownClock && state.clock) this.clock.reset({ start: state.clock.now, frozen: state.clock.frozen });

@@ -1,8 +1,10 @@
 // Records the runs the emulator plays into a Hermes-shaped state.db, as Hermes's API server does: the session
-// (source api_server, the run's model) when the agent starts, the turn's messages flushed in one transaction when
-// the agent returns (user, assistant tool calls, tool results, final answer), absolute-mode token counters, and the
-// end stamp on a terminal status; and the sessions clients create and change through /api/sessions, as SessionDB
-// writes them. Decisions 0004 and 0026 record the choices; record/turns.ts builds the turns.
+// (source api_server, the run's model; reopened when a later run resumes it) when the agent starts, the turn's
+// messages flushed in one transaction when the agent returns (user, assistant tool calls, tool results, final
+// answer), the run's tokens added as the agent's per-call updates add them, and the end stamp on a terminal status;
+// and the sessions clients create and change through /api/sessions, as SessionDB writes them. The file is another
+// process's too: a write it finds locked waits in order and is tried again, off the request; one that fails is said,
+// never thrown into a run. Decisions 0004 and 0026 record the choices; record/turns.ts builds the turns.
 import { existsSync } from 'node:fs';
 import type { IdSource } from '../../shared/ids.js';
 import { openReadWrite, type Db } from '../../shared/sqlite.js';
@@ -21,39 +23,140 @@ export function openStateDb(path: string): Db {
 /** The row POST /api/sessions inserts (Hermes's INSERT names these columns; the title is set after). */
 export type ApiSessionRow = Omit<NewSession, 'profile'> & { title: string | null };
 
+/** Writes held while the file is locked, at most: past it a write is dropped, and that is said. */
+const MAX_HELD = 10_000;
+/** How long a held write waits before it is tried again (real time: another process holds the lock). */
+const RETRY_MS = 100;
+
+/** A write to make: when it happened (its stamps), what it is (said if it fails), and the statements. */
+interface Held {
+  at: number;
+  what: string;
+  run: (w: StateDbWriter) => void;
+  /** A turn's session and its last message time (a later turn of it comes after, even while this one waits). */
+  turn?: { sessionId: string; lastAt: number };
+}
+
+const busy = (e: unknown) => typeof (e as { code?: unknown })?.code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test((e as { code: string }).code);
+
 export class StateDbRecorder implements TurnSink {
   #open: StateDbWriter | null = null;
+  /** Writes waiting for the lock, oldest first: a later write never overtakes an earlier one. */
+  #held: Held[] = [];
+  #retry: NodeJS.Timeout | null = null;
+  /** The time of the write being made: a held write keeps the stamps of when it happened. */
+  #at = 0;
+  /** Failures already said (one line each, not one per write). */
+  readonly #said = new Set<string>();
 
-  /** `eager`: open the file now (a bad path fails here); otherwise at the first record (decision 0028). */
+  /**
+   * `eager`: open the file now (a bad path fails here); otherwise at the first record (decision 0028). `onError`
+   * hears a write that could not be made (the run it belongs to goes on).
+   */
   constructor(
     private readonly path: string,
-    private readonly options: { now: () => number; ids: IdSource; eager?: boolean },
+    private readonly options: { now: () => number; ids: IdSource; eager?: boolean; onError?: (what: string, error: unknown) => void },
   ) {
     if (options.eager) void this.#writer;
   }
 
   get #writer(): StateDbWriter {
-    return (this.#open ??= new StateDbWriter(openStateDb(this.path), { now: this.options.now, ids: this.options.ids }));
+    if (this.#open === null) {
+      const db = openStateDb(this.path);
+      // A lock is never waited for on the event loop: the write is held and tried again (#retryLater).
+      db.pragma('busy_timeout = 0');
+      this.#open = new StateDbWriter(db, { now: () => this.#at, ids: this.options.ids });
+    }
+    return this.#open;
+  }
+
+  /** Makes a write now, or holds it behind those waiting for the lock. */
+  #write(what: string, run: (w: StateDbWriter) => void, turn?: Held['turn']): void {
+    const held: Held = { at: this.options.now(), what, run, ...(turn ? { turn } : {}) };
+    if (this.#held.length === 0 && this.#attempt(held)) return;
+    if (this.#held.length >= MAX_HELD) return this.#fail(held, new Error(`${MAX_HELD} writes are already waiting for the file's lock`));
+    this.#held.push(held);
+    this.#retryLater();
+  }
+
+  /** True when the write is done (or failed for good, and said); false when the file is locked. */
+  #attempt(held: Held): boolean {
+    this.#at = held.at;
+    try {
+      held.run(this.#writer);
+      return true;
+    } catch (e) {
+      if (busy(e)) return false;
+      this.#fail(held, e);
+      return true;
+    }
+  }
+
+  #fail(held: Held, error: unknown): void {
+    const line = `recording ${held.what} into ${this.path}: ${(error as Error)?.message ?? String(error)}`;
+    if (this.#said.size < 100 && !this.#said.has(line)) {
+      this.#said.add(line);
+      this.options.onError?.(`recording ${held.what} into ${this.path}`, error);
+    }
+  }
+
+  #retryLater(): void {
+    if (this.#retry !== null) return;
+    this.#retry = setTimeout(() => {
+      this.#retry = null;
+      this.#drain();
+    }, RETRY_MS);
+    this.#retry.unref();
+  }
+
+  /** Makes the held writes in order, up to the first the lock still refuses. */
+  #drain(): void {
+    while (this.#held.length > 0) {
+      if (!this.#attempt(this.#held[0]!)) return this.#retryLater();
+      this.#held.shift();
+    }
+  }
+
+  /** Writes still waiting for the file's lock. */
+  get held(): number {
+    return this.#held.length;
   }
 
   started(turn: TurnStart): void {
-    this.#writer.createSession({ id: turn.sessionId, source: 'api_server', model: turn.model });
+    // Hermes's agent creates the session if missing; a later run on it resumes it (reopen_session clears the end).
+    this.#write(`the start of run ${turn.runId}`, (w) => w.tx(() => {
+      w.createSession({ id: turn.sessionId, source: 'api_server', model: turn.model });
+      w.reopenSession(turn.sessionId);
+    }));
   }
 
   lastMessageAt(sessionId: string): number | null {
-    const t = this.#writer.db.prepare('SELECT MAX(timestamp) FROM messages WHERE session_id = ?').pluck().get(sessionId);
-    return typeof t === 'number' ? t : null;
+    // A turn held for the lock is newer than anything stored.
+    for (let i = this.#held.length - 1; i >= 0; i--) {
+      const t = this.#held[i]!.turn;
+      if (t?.sessionId === sessionId) return t.lastAt;
+    }
+    try {
+      const t = this.#writer.db.prepare('SELECT MAX(timestamp) FROM messages WHERE session_id = ?').pluck().get(sessionId);
+      return typeof t === 'number' ? t : null;
+    } catch {
+      return null; // unreadable now: the turn is timed by the clock alone
+    }
   }
 
   finished(turn: FinishedTurn): void {
-    this.#writer.tx(() => {
-      this.#writer.appendMessages(turn.sessionId, [...turn.messages]);
+    const last = turn.messages.at(-1)?.timestamp;
+    this.#write(`the turn of run ${turn.runId}`, (w) => w.tx(() => {
+      w.appendMessages(turn.sessionId, [...turn.messages]);
       if (turn.usage) {
-        this.#writer.updateTokenCounts(turn.sessionId, { input_tokens: turn.usage.input_tokens, output_tokens: turn.usage.output_tokens }, 'absolute');
+        // Hermes's agent adds each API call's usage as it returns (delta mode, one call each): a run's calls are its
+        // assistant messages; the run's usage is their sum.
+        const calls = Math.max(1, turn.messages.filter((m) => m.role === 'assistant').length);
+        w.updateTokenCounts(turn.sessionId, { input_tokens: turn.usage.input_tokens, output_tokens: turn.usage.output_tokens, api_calls: calls, model: turn.model }, 'delta');
       }
       const reason = END_REASONS[turn.status];
-      if (reason) this.#writer.endSession(turn.sessionId, reason);
-    });
+      if (reason) w.endSession(turn.sessionId, reason);
+    }), typeof last === 'number' ? { sessionId: turn.sessionId, lastAt: last } : undefined);
   }
 
   /**
@@ -62,19 +165,17 @@ export class StateDbRecorder implements TurnSink {
    * file) is kept; a title another row holds is left off (the file has Hermes's unique title index).
    */
   sessionCreated(row: ApiSessionRow): void {
-    const w = this.#writer;
-    w.tx(() => {
+    this.#write(`session ${row.id}`, (w) => w.tx(() => {
       const { changes } = w.insert('sessions', { id: row.id, source: row.source, model: row.model, model_config: row.model_config, system_prompt: row.system_prompt, started_at: row.started_at }, 'INSERT OR IGNORE');
       if (changes === 0 || row.title === null) return;
       const holder = w.stmt('SELECT id FROM sessions WHERE title = ? AND id != ?').get(row.title, row.id);
       if (!holder) w.updateSession(row.id, { title: row.title });
-    });
+    }));
   }
 
   /** PATCH /api/sessions/{id} and the Bot Chat resurrection: the columns SessionDB's set_* calls change (a title another row holds is left off). */
   sessionUpdated(id: string, fields: Record<string, unknown>): void {
-    const w = this.#writer;
-    w.tx(() => {
+    this.#write(`a change of session ${id}`, (w) => w.tx(() => {
       const { title, ...rest } = fields;
       if (title !== undefined && (title === null || !w.stmt('SELECT id FROM sessions WHERE title = ? AND id != ?').get(title, id))) {
         w.stmt('UPDATE sessions SET title = ? WHERE id = ?').run(title, id);
@@ -83,24 +184,38 @@ export class StateDbRecorder implements TurnSink {
       const cols = w.columns('sessions');
       const keys = Object.keys(rest).filter((k) => cols.has(k));
       if (keys.length > 0) w.stmt(`UPDATE sessions SET ${keys.map((k) => `${k} = ?`).join(', ')} WHERE id = ?`).run(...keys.map((k) => rest[k]), id);
-    });
+    }));
   }
 
   /** end_session through PATCH {"end_reason": …}: the first reason wins. */
   sessionEnded(id: string, reason: string, at: number): void {
-    this.#writer.endSession(id, reason, at);
+    this.#write(`the end of session ${id}`, (w) => void w.endSession(id, reason, at));
   }
 
   /** DELETE /api/sessions/{id}: SessionDB.delete_session (messages, then the row; children orphaned). */
   sessionDeleted(id: string): void {
-    if (this.#writer.stmt('SELECT 1 FROM sessions WHERE id = ?').get(id)) this.#writer.deleteSession(id);
+    this.#write(`the deletion of session ${id}`, (w) => w.tx(() => {
+      if (w.stmt('SELECT 1 FROM sessions WHERE id = ?').get(id)) w.deleteSession(id);
+    }));
   }
 
   reset(): void {
-    // Nothing is held between a turn's start and its flush here: record/turns.ts holds the turn.
+    // Nothing of a turn is held here between its start and its flush (record/turns.ts holds the turn). Writes waiting
+    // for the lock happened before the crash or reset, and stay.
   }
 
+  /** Makes what is held, waiting up to 2 s for the lock; what still cannot be made is said. */
   close(): void {
+    if (this.#retry !== null) clearTimeout(this.#retry);
+    this.#retry = null;
+    if (this.#held.length > 0 && this.#open?.db.open) {
+      this.#open.db.pragma('busy_timeout = 2000');
+      this.#drain();
+      if (this.#retry !== null) clearTimeout(this.#retry);
+      this.#retry = null;
+      if (this.#held.length > 0) this.#fail(this.#held[0]!, new Error(`the file stayed locked: ${this.#held.length} writes were not made`));
+      this.#held = [];
+    }
     if (this.#open?.db.open) this.#open.db.close();
     this.#open = null;
   }

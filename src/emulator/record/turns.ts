@@ -104,8 +104,18 @@ function turnMessages(runId: string, turn: Turn): MessageInput[] & { reasoning: 
 }
 
 /** Watches the fake agent (RunObserver) and hands each turn to the sinks. */
+/** What a checkpoint keeps of the recorder (copies: the recorder goes on changing its own). */
+export interface TurnsState {
+  /** Each session's last message time. */
+  readonly times: ReadonlyMap<string, number>;
+  /** The turns of runs under way: what they will flush when their agent returns. */
+  readonly turns: ReadonlyMap<string, Turn>;
+}
+
+const copyTurn = (t: Turn): Turn => ({ start: t.start, user: t.user, steps: [...t.steps], names: new Map(t.names) });
+
 export class TurnRecorder implements RunObserver {
-  readonly #turns = new Map<string, Turn>();
+  #turns = new Map<string, Turn>();
   /**
    * The time of each session's last recorded message (by profile and session id): a later turn's messages come after
    * it, so a session's messages never go back in time, even on a frozen clock. Saved with a checkpoint's core state.
@@ -192,14 +202,18 @@ export class TurnRecorder implements RunObserver {
     return last;
   }
 
-  /** The sessions' last message times, for a checkpoint (a copy). */
-  snapshotTimes(): ReadonlyMap<string, number> {
-    return new Map(this.#lastAt);
+  /** The sessions' last message times and the turns under way, for a checkpoint (copies). */
+  snapshot(): TurnsState {
+    return { times: new Map(this.#lastAt), turns: new Map([...this.#turns].map(([id, t]) => [id, copyTurn(t)])) };
   }
 
-  /** Puts back snapshotTimes(); an empty map forgets every session's time (a namespace reset: no sessions left). */
-  restoreTimes(times: ReadonlyMap<string, number>): void {
-    this.#lastAt = new Map(times);
+  /**
+   * Puts back snapshot(): a run restored mid-turn flushes the turn it had then, once (not the steps it played after
+   * the checkpoint, nor nothing). An empty state forgets every session's time and turn (a namespace reset).
+   */
+  restore(state: TurnsState): void {
+    this.#lastAt = new Map(state.times);
+    this.#turns = new Map([...state.turns].map(([id, t]) => [id, copyTurn(t)]));
   }
 
   /** Turns under way are lost (a restart or a reset); the sessions' times stay (sessions outlive a restart). */
