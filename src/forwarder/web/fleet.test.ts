@@ -91,9 +91,10 @@ describe('hermetic web over the fleet store', () => {
       const request: ReportRequest = { ...windowOf(flags), ...(query.includes('source=cli') ? { filter: { source: ['cli'] } } : {}) };
       const q = query ? `?${query}` : '';
       const amp = query ? `&${query}` : '';
-      const { cache_hit_rate: _rate, row_issues, ...overview } = (await api(fleet, `/api/overview${q}`)).body;
+      const { cache_hit_rate: _rate, row_issues, unread, ...overview } = (await api(fleet, `/api/overview${q}`)).body;
       assert.deepEqual(overview, await fleetReport(fleetUrl, request));
       assert.equal(row_issues, null, 'the fleet store keeps no row issues');
+      assert.equal(unread, null, 'nor what each machine left unread');
       assert.ok((overview.totals.sessions ?? 0) > 0, 'the window has usage');
       assert.deepEqual((await api(fleet, `/api/daily${q}`)).body, await fleetReport(fleetUrl, { ...request, by: ['day', 'model'] }));
       assert.deepEqual((await api(fleet, `/api/sessions?top=5${amp}`)).body, await fleetReport(fleetUrl, { ...request, by: ['session'], top: 5, locate: true }));
