@@ -1,5 +1,5 @@
 // The Fetch transport: a standard Request in, a standard Response out, over the same handler the server uses.
-import { headerFromWire, headerWireText, type HttpRequest, type HttpResponse, type StreamSink } from './http.js';
+import { headerFromWire, headerWireText, reasonPhrase, type HttpRequest, type HttpResponse, type StreamSink } from './http.js';
 
 async function readLimited(stream: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array | 'too-large'> {
   if (!stream) return new Uint8Array(0);
@@ -179,8 +179,8 @@ export function toFetchResponse(response: HttpResponse, head = false, options: F
         settle();
       },
     });
-    return new Response(body, { status: response.status, headers });
+    return new Response(body, { status: response.status, statusText: reasonPhrase(response.status), headers });
   }
   const nullBody = head || response.body === null || response.status === 204 || response.status === 304;
-  return new Response(nullBody ? null : (response.body as string | ArrayBuffer), { status: response.status, headers });
+  return new Response(nullBody ? null : (response.body as string | ArrayBuffer), { status: response.status, statusText: reasonPhrase(response.status), headers });
 }

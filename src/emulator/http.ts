@@ -70,14 +70,27 @@ export interface HttpResponse {
   faultId?: string;
 }
 
+/** Python's HTTPStatus phrases (3.12, the names aiohttp sends; a fault may answer any of them). */
 const STATUS_TEXT: Record<number, string> = {
-  200: 'OK', 202: 'Accepted', 304: 'Not Modified', 308: 'Permanent Redirect', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found',
-  405: 'Method Not Allowed', 409: 'Conflict', 413: 'Request Entity Too Large', 429: 'Too Many Requests',
-  500: 'Internal Server Error', 503: 'Service Unavailable',
+  100: 'Continue', 101: 'Switching Protocols', 102: 'Processing', 103: 'Early Hints',
+  200: 'OK', 201: 'Created', 202: 'Accepted', 203: 'Non-Authoritative Information', 204: 'No Content', 205: 'Reset Content',
+  206: 'Partial Content', 207: 'Multi-Status', 208: 'Already Reported', 226: 'IM Used',
+  300: 'Multiple Choices', 301: 'Moved Permanently', 302: 'Found', 303: 'See Other', 304: 'Not Modified', 305: 'Use Proxy',
+  307: 'Temporary Redirect', 308: 'Permanent Redirect',
+  400: 'Bad Request', 401: 'Unauthorized', 402: 'Payment Required', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
+  406: 'Not Acceptable', 407: 'Proxy Authentication Required', 408: 'Request Timeout', 409: 'Conflict', 410: 'Gone',
+  411: 'Length Required', 412: 'Precondition Failed', 413: 'Request Entity Too Large', 414: 'Request-URI Too Long',
+  415: 'Unsupported Media Type', 416: 'Requested Range Not Satisfiable', 417: 'Expectation Failed', 418: "I'm a Teapot",
+  421: 'Misdirected Request', 422: 'Unprocessable Entity', 423: 'Locked', 424: 'Failed Dependency', 425: 'Too Early',
+  426: 'Upgrade Required', 428: 'Precondition Required', 429: 'Too Many Requests', 431: 'Request Header Fields Too Large',
+  451: 'Unavailable For Legal Reasons',
+  500: 'Internal Server Error', 501: 'Not Implemented', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+  505: 'HTTP Version Not Supported', 506: 'Variant Also Negotiates', 507: 'Insufficient Storage', 508: 'Loop Detected',
+  510: 'Not Extended', 511: 'Network Authentication Required',
 };
 
-/** aiohttp's reason phrases (used by the node server's status line). */
-export const reasonPhrase = (status: number): string => STATUS_TEXT[status] ?? 'Unknown';
+/** aiohttp's reason phrases (used by the node server's status line): a status HTTPStatus does not name has none. */
+export const reasonPhrase = (status: number): string => STATUS_TEXT[status] ?? '';
 
 /**
  * A header value as the bytes aiohttp writes (UTF-8), spelled as the latin-1 string both Node transports send
