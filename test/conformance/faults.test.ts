@@ -217,6 +217,9 @@ for (const transport of ['fetch', 'http'] as const) {
       assert.equal(watch.status, 200);
       assert.equal(await watch.settled, 'dropped');
       assert.equal(watch.text(), '');
+      // The journal names the rule that cut it (after its head was journaled).
+      const entry = (await c.admin().requests({ operation: 'events' })).requests.at(-1)!;
+      assert.equal(entry.fault_id, 'fault_1');
     });
 
     it('sse_drop is spent only by a stream it cuts: a run that ends first leaves it armed', async () => {
@@ -229,6 +232,9 @@ for (const transport of ['fetch', 'http'] as const) {
       assert.match(watch.text(), /: stream closed\n\n$/);
       const rule = await c.admin().fault('fault_1');
       assert.deepEqual([rule.fired, rule.remaining], [0, null]);
+      // Nor does the journal blame it for the stream it did not affect.
+      const entry = (await c.admin().requests({ operation: 'events' })).requests.at(-1)!;
+      assert.equal(entry.fault_id, null);
     });
 
     it('hermes_events_stall: the head, then nothing (no events, no keep-alive, no end) while the connection stays open', async () => {

@@ -37,6 +37,8 @@ export interface FaultsOptions {
 export interface FaultTrace {
   readonly info: RequestInfo;
   faultId: string | null;
+  /** Names the rule that affected the request after it was journaled (request-journal traffic.ts sets it). */
+  lateFault?: (faultId: string) => void;
 }
 
 interface Live {
@@ -241,10 +243,16 @@ export class Faults {
       const rule = decider.rule;
       const take = (): boolean => this.#take(decider);
       if (response.stream && response.status === 200) {
-        // Only an event stream can stall or lose its connection mid-way; admit_then_drop loses it at once.
+        // Only an event stream can stall or lose its connection mid-way; admit_then_drop loses it at once. The rule
+        // is the request's only if it trips: a stream that ends first was not affected.
         const mode = rule.action === 'sse_stall' ? 'stall' : 'drop';
-        armStream(response, mode, rule.action === 'admit_then_drop' ? 0 : (rule.after_events ?? 0), take, this.#stalls);
-        decidedBy = rule.id;
+        const tripped = (): boolean => {
+          if (!take()) return false;
+          if (trace) trace.faultId = rule.id;
+          trace?.lateFault?.(rule.id);
+          return true;
+        };
+        armStream(response, mode, rule.action === 'admit_then_drop' ? 0 : (rule.after_events ?? 0), tripped, this.#stalls);
       } else if (rule.action === 'admit_then_drop' && response.status >= 200 && response.status < 300 && take()) {
         // Hermes answered (the run is admitted); the answer is lost on the way. Status and body stay for the journal.
         response.drop = true;

@@ -102,8 +102,8 @@ export class RequestJournal {
     runId: string | null,
     replayed: boolean | null,
     faultId: string | null,
-  ): void {
-    if (this.capacity === 0) return;
+  ): number {
+    if (this.capacity === 0) return -1;
     let slot: number;
     if (this.#size < this.capacity) {
       // Not yet full: entries sit at 0 … size-1 (no wrap happens before the ring is full).
@@ -127,6 +127,18 @@ export class RequestJournal {
     refs[r + 2] = operation;
     refs[r + 3] = runId;
     refs[r + 4] = faultId;
+    return nums[n]!;
+  }
+
+  /**
+   * Names the fault rule that affected an entry after it was recorded (a stream cut or stalled once its head was
+   * answered); nothing when the entry has been pushed out or cleared.
+   */
+  setFault(seq: number, faultId: string): void {
+    if (this.#size === 0 || seq < 0) return;
+    const offset = seq - this.#nums[this.#start * NUMS]!;
+    if (offset < 0 || offset >= this.#size) return;
+    this.#refs[((this.#start + offset) % this.capacity) * REFS + 4] = faultId;
   }
 
   /** Matching entries, oldest first (with a limit: the most recent `limit` of them). */

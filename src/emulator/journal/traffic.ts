@@ -13,6 +13,8 @@ export interface RequestTrace {
   /** performance.now() at arrival. */
   readonly started: number;
   faultId: string | null;
+  /** Set once the request is journaled: names the rule that affects it later (a stream fault that trips). */
+  lateFault?: (faultId: string) => void;
 }
 
 /** What the `onRequest` option receives for every answered request (control-plane requests included). */
@@ -97,7 +99,8 @@ export class RequestTraffic {
     this.#total++;
     // The control plane is the test's own plumbing, not what the client under test sent: not journaled.
     if (operation !== 'admin') {
-      this.journal.record(this.clock().now(), req.method, req.path, operation, status, durationMs, runId, replayed, trace.faultId);
+      const seq = this.journal.record(this.clock().now(), req.method, req.path, operation, status, durationMs, runId, replayed, trace.faultId);
+      trace.lateFault = (id) => this.journal.setFault(seq, id);
     }
     if (!this.listener) return;
     try {
