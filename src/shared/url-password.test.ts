@@ -1,7 +1,7 @@
 // How Hermetic prints a URL it was given: the password hidden wherever it sits, the rest as written.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { hidePassword, hideSecrets } from './url-password.js';
+import { hidePassword, hideSecrets, userInfoProblem } from './url-password.js';
 
 test('the password in the user info or a password= parameter is ***; the rest of the URL is kept as written', () => {
   const cases: [string, string][] = [
@@ -9,6 +9,10 @@ test('the password in the user info or a password= parameter is ***; the rest of
     ['postgresql://hermes:s3cr%40t@DB.internal/hermes', 'postgresql://hermes:***@DB.internal/hermes'],
     // An unencoded @ in the password: the user info ends at the last @ before the path.
     ['postgres://me:p@ss@db/x', 'postgres://me:***@db/x'],
+    // An unencoded / (or / and @) in the password: hidden whole all the same.
+    ['postgres://hermetic:p@ss/w@127.0.0.1:55433/fleet', 'postgres://hermetic:***@127.0.0.1:55433/fleet'],
+    ['postgres://weird:p@ss:w/rd@127.0.0.1:55433/fleet?sslmode=require', 'postgres://weird:***@127.0.0.1:55433/fleet?sslmode=require'],
+    ['otlp+http://user:Ab3/xYzSecretPart@127.0.0.1:4320', 'otlp+http://user:***@127.0.0.1:4320'],
     ['otlp+http://user:token@collector:4318/v1', 'otlp+http://user:***@collector:4318/v1'],
     ['postgres://db/hermes?user=h&password=s3cret&sslmode=require', 'postgres://db/hermes?user=h&password=***&sslmode=require'],
     ['postgres://me@db/x', 'postgres://me@db/x'],
@@ -32,4 +36,13 @@ test('a URL written without its scheme still has its password hidden', () => {
   assert.equal(hidePassword('u:Top@Secret@host:5432/db?sslmode=require'), 'u:***@host:5432/db?sslmode=require');
   assert.equal(hidePassword('host/db'), 'host/db');
   assert.equal(hidePassword('localhost:5432/db'), 'localhost:5432/db');
+});
+
+test('a user info with an unencoded @ or / is named before anything connects; an encoded one is fine', () => {
+  for (const url of ['postgres://me:p@ss@db/x', 'postgres://hermetic:p@ss/w@127.0.0.1:55433/fleet', 'otlp+http://user:Ab3/xYz@127.0.0.1:4320']) {
+    assert.equal(userInfoProblem(url), 'its user or password holds an unencoded "@" or "/": write them as %40 and %2F', url);
+  }
+  for (const url of ['postgres://me:p%40ss%2Fw@db/x', 'postgres://me@db/x', 'postgres://db/x?q=a@b', 'otlp+http://collector:4318/v1', 'sqlite:///tmp/a@b.db', 'postgres://db/fleet']) {
+    assert.equal(userInfoProblem(url), null, url);
+  }
 });

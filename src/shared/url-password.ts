@@ -3,19 +3,46 @@
 // the URL a person typed is the one they read back). `hideSecrets` adds Hermes's redactor, for free text.
 import { redactSensitiveText } from './redact/index.js';
 
+/** The URL after `scheme://`, or null for one written without a scheme. */
+const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+
 /**
- * The URL with its password shown as `***`. The user info ends at the last `@` before the path, so a password
- * holding an unencoded `@` is hidden whole.
+ * The URL with its password shown as `***`. The user info ends at the last `@` before the query, so a password
+ * holding an unencoded `@` or `/` is hidden whole (a path holding an `@` may hide more than the password: never less).
  * @example hidePassword('postgres://me:s3cret@db/fleet?sslmode=require') // 'postgres://me:***@db/fleet?sslmode=require'
  */
 export function hidePassword(url: string): string {
-  const out = url.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)@/i, (whole, scheme: string, userinfo: string) => {
-    const colon = userinfo.indexOf(':');
-    return colon < 0 ? whole : `${scheme}${userinfo.slice(0, colon)}:***@`;
-  });
-  // Written without a scheme (`user:password@host/db`, a common slip): the same user info, at the start.
-  const bare = /^[a-z][a-z0-9+.-]*:\/\//i.test(out) ? out : out.replace(/^([^\s/?#:@]+):[^\s/?#]*@/, '$1:***@');
-  return bare.replace(/([?&]password=)[^&#\s]*/gi, '$1***');
+  const scheme = SCHEME.exec(url)?.[0] ?? null;
+  let out = url;
+  if (scheme !== null) {
+    const rest = url.slice(scheme.length);
+    const end = rest.search(/[?#]/);
+    const at = rest.lastIndexOf('@', end < 0 ? rest.length : end - 1);
+    const colon = at < 0 ? -1 : rest.indexOf(':');
+    if (colon >= 0 && colon < at) out = `${scheme}${rest.slice(0, colon)}:***@${rest.slice(at + 1)}`;
+  } else {
+    // Written without a scheme (`user:password@host/db`, a common slip): the same user info, at the start.
+    out = url.replace(/^([^\s/?#:@]+):[^\s?#]*@/, '$1:***@');
+  }
+  return out.replace(/([?&]password=)[^&#\s]*/gi, '$1***');
+}
+
+/**
+ * Why the URL's user info cannot be read as written (an `@` or `/` in a user or password must be percent-encoded, or
+ * the host is read from inside the password), or null. Checked before anything connects.
+ * @example userInfoProblem('postgres://me:p@ss/w@db/fleet') // 'its user or password holds an unencoded "@" or "/" …'
+ */
+export function userInfoProblem(url: string): string | null {
+  const scheme = SCHEME.exec(url)?.[0];
+  if (scheme === undefined) return null;
+  const rest = url.slice(scheme.length);
+  const end = rest.search(/[?#]/);
+  const upTo = end < 0 ? rest : rest.slice(0, end);
+  const slash = upTo.indexOf('/');
+  const authority = slash < 0 ? upTo : upTo.slice(0, slash);
+  const lastAt = upTo.lastIndexOf('@');
+  const split = authority.indexOf('@') !== authority.lastIndexOf('@') || (lastAt >= 0 && slash >= 0 && lastAt > slash && upTo.slice(0, lastAt).includes(':'));
+  return split ? 'its user or password holds an unencoded "@" or "/": write them as %40 and %2F' : null;
 }
 
 /**

@@ -5,7 +5,7 @@ import { HermeticError, type ErrorCode } from '../../shared/errors.js';
 import { readIsoTime } from '../../shared/iso-time.js';
 import { ledgerTimeZone, Zone } from '../ledger/zone.js';
 import { MAX_BACK, parsePoint } from '../report/window.js';
-import { hidePassword } from '../../shared/url-password.js';
+import { hidePassword, userInfoProblem } from '../../shared/url-password.js';
 import type { PolicyDrop, StepResult } from '../pipeline/step.js';
 import type { StoreRef } from '../reader/discover.js';
 import type { ShipResult } from '../sinks/remote/shipper.js';
@@ -25,6 +25,8 @@ export const COMMON_FLAGS = {
 /** A `--from` flag: the fleet store's URL as given (postgres:// or postgresql://), else a usage error (password hidden). */
 export function fleetFrom(from: string | undefined): string | undefined {
   if (from !== undefined && !/^postgres(ql)?:\/\//i.test(from)) usageError(`--from takes the fleet store's URL (postgres://… or postgresql://…); got "${hidePassword(from)}".`);
+  const userInfo = from === undefined ? null : userInfoProblem(from);
+  if (userInfo) usageError(`--from "${hidePassword(from!)}": ${userInfo}.`);
   return from;
 }
 

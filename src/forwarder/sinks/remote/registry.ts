@@ -1,6 +1,6 @@
 // URL schemes → remote sink factories (decision 0035). Each sink's module is imported only when a URL of its scheme is
 // given: a forwarder without sinks loads none of them (and none of their drivers).
-import { hidePassword } from '../../../shared/url-password.js';
+import { hidePassword, userInfoProblem } from '../../../shared/url-password.js';
 import { suggest } from '../../../shared/options.js';
 import { SinkError, type RemoteSink, type SinkFactory, type SinkFactoryOptions } from './contract.js';
 
@@ -30,6 +30,8 @@ export function sinkScheme(url: string): string {
   if (/\s/.test(url)) {
     throw new SinkError('HERMETIC_SINK_URL', `"${displayUrl(url)}" has a blank in it; a sink URL writes a space as %20 (a config file's line may have run into the next)`, false);
   }
+  const userInfo = userInfoProblem(url);
+  if (userInfo) throw new SinkError('HERMETIC_SINK_URL', `"${displayUrl(url)}": ${userInfo}`, false);
   const scheme = m[1]!.toLowerCase();
   if (!Object.hasOwn(SCHEMES, scheme)) {
     const hint = suggest(scheme, SINK_SCHEMES);
