@@ -73,6 +73,7 @@ export const ERROR_CODES = {
   HERMETIC_SINK_DUPLICATE: { status: 400, summary: 'The same sink was given twice (by --sink or the config file\'s sinks:).' },
   HERMETIC_SINK_REMOVED: { status: 409, summary: 'A remote sink was removed (hermetic sinks remove) while a forwarder was shipping to it.' },
   HERMETIC_SINK_CURSOR_MOVED: { status: 409, summary: 'Another forwarder on the same home moved this sink\'s cursor while a batch was in flight; the batch is read again from the new cursor.' },
+  HERMETIC_SINK_DIVERGED: { status: 409, summary: 'The sink holds changes for this machine that this dataset did not send: its home was restored from a backup, or copied to another machine (one machine-id, two datasets). The sink stops before anything is skipped; a restored home sends it a fresh copy (sinks remove, then add it again), a copy deletes its machine-id.' },
   HERMETIC_SINK_UNKNOWN: { status: 404, summary: 'hermetic sinks remove was given a sink the dataset does not feed (see hermetic status).' },
   HERMETIC_SINK_CONFLICT: { status: 503, summary: 'PostgreSQL gave up a batch to resolve a conflict with another writer (a serialization failure or a deadlock); retriable: the batch is sent again.' },
   HERMETIC_SINK_AUTH: { status: 500, summary: 'PostgreSQL refused the sink\'s user name or password (or its pg_hba.conf has no rule for this connection); fatal until the URL is fixed.' },

@@ -2,7 +2,7 @@
 // (POST /v1/metrics), protobuf or JSON. Ids and times come from the data, so sending a batch twice sends the same
 // telemetry twice; a receiver that dedupes by span id (and any metrics backend, for cumulative points) keeps one.
 import { HermeticError } from '../../../shared/errors.js';
-import type { DeltaBatch, Origin, RemoteSink } from '../remote/contract.js';
+import type { AppliedMark, DeltaBatch, Origin, RemoteSink } from '../remote/contract.js';
 import { SinkError } from '../remote/contract.js';
 import { datasetContext, type DatasetContext } from './context.js';
 import { encodeMetrics, encodeSpans } from './encode.js';
@@ -51,7 +51,7 @@ export class OtlpSink implements RemoteSink {
   }
 
   /** OTLP receivers keep no sequence numbers: every batch is sent, and a replay is harmless (same ids). */
-  async appliedSeq(_origin: Origin): Promise<number | null> {
+  async applied(_origin: Origin): Promise<AppliedMark | null> {
     return null;
   }
 

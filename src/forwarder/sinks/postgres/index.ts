@@ -1,5 +1,5 @@
 // The PostgreSQL fleet store as a remote sink (issue 17 §2, decision 0036): many forwarders, one database; each row
-// carries its machine; a batch is one transaction that also moves the machine's `progress`, so `appliedSeq` tells a
+// carries its machine; a batch is one transaction that also moves the machine's `progress`, so `applied` tells a
 // restarted forwarder what the database already holds.
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -8,7 +8,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import type { RecordOf } from '../../dataset/columns.js';
 import { HermeticError } from '../../../shared/errors.js';
 import { check, is, parseOptions, type OptionsInput, type OptionsOutput } from '../../../shared/options.js';
-import { SinkError, type DeltaBatch, type Origin, type RemoteSink } from '../remote/contract.js';
+import { SinkError, type AppliedMark, type DeltaBatch, type Origin, type RemoteSink } from '../remote/contract.js';
 import { toSinkError } from './errors.js';
 import { migrate } from './migrate.js';
 import { createPool } from './pool.js';
@@ -91,10 +91,12 @@ class Sink implements PostgresSink {
     }
   }
 
-  async appliedSeq(origin: Origin): Promise<number | null> {
+  async applied(origin: Origin): Promise<AppliedMark | null> {
     try {
-      const r = await this.#poolOf().query(`SELECT applied_seq FROM ${q(this.schema)}.progress WHERE machine_id = $1`, [origin.machineId]);
-      return r.rows.length === 0 ? null : Number(r.rows[0].applied_seq);
+      const r = await this.#poolOf().query(`SELECT applied_seq, applied_from, applied_digest FROM ${q(this.schema)}.progress WHERE machine_id = $1`, [origin.machineId]);
+      if (r.rows.length === 0) return null;
+      const row = r.rows[0];
+      return { seq: Number(row.applied_seq), from: row.applied_from === null ? null : Number(row.applied_from), digest: row.applied_digest ?? null };
     } catch (e) {
       throw this.#fail(e);
     }
@@ -141,10 +143,16 @@ class Sink implements PostgresSink {
         return;
       }
       await run(client, statements);
+      // The highest number applied, with the range and digest of the log batch that brought it (a snapshot keeps none).
+      const log = batch.fromSeq < batch.toSeq && batch.logDigest !== undefined;
       await client.query(
-        `INSERT INTO ${q(this.schema)}.progress (machine_id, hostname, applied_seq, updated_at) VALUES ($1, $2, $3, now())
-         ON CONFLICT (machine_id) DO UPDATE SET hostname = EXCLUDED.hostname, applied_seq = GREATEST(progress.applied_seq, EXCLUDED.applied_seq), updated_at = EXCLUDED.updated_at`,
-        [batch.origin.machineId, batch.origin.hostname, batch.toSeq],
+        `INSERT INTO ${q(this.schema)}.progress AS p (machine_id, hostname, applied_seq, applied_from, applied_digest, updated_at) VALUES ($1, $2, $3, $4, $5, now())
+         ON CONFLICT (machine_id) DO UPDATE SET hostname = EXCLUDED.hostname, applied_seq = CASE WHEN $6 THEN EXCLUDED.applied_seq ELSE GREATEST(p.applied_seq, EXCLUDED.applied_seq) END,
+           applied_from = CASE WHEN $6 OR EXCLUDED.applied_seq > p.applied_seq THEN EXCLUDED.applied_from WHEN EXCLUDED.applied_seq = p.applied_seq THEN COALESCE(EXCLUDED.applied_from, p.applied_from) ELSE p.applied_from END,
+           applied_digest = CASE WHEN $6 OR EXCLUDED.applied_seq > p.applied_seq THEN EXCLUDED.applied_digest WHEN EXCLUDED.applied_seq = p.applied_seq THEN COALESCE(EXCLUDED.applied_digest, p.applied_digest) ELSE p.applied_digest END,
+           updated_at = EXCLUDED.updated_at`,
+        // A snapshot's first batch starts the machine over: what it records replaces what any other copy recorded.
+        [batch.origin.machineId, batch.origin.hostname, batch.toSeq, log ? batch.fromSeq : null, log ? batch.logDigest : null, batch.first === true],
       );
       await client.query('COMMIT');
     } catch (e) {

@@ -56,6 +56,14 @@ export const MIGRATIONS: readonly Migration[] = [
     doc: 'delegations: Hermes\'s background subagent dispatches (dataset version 8, decision 0054).',
     sql: (s) => createTable(s, DELEGATIONS),
   },
+  {
+    version: 3,
+    doc: 'progress: the range and digest of the log batch that brought applied_seq, so a dataset tells its own batch from another copy\'s (decision 0035 addendum).',
+    sql: (s) => [
+      `ALTER TABLE ${q(s)}.progress ADD COLUMN IF NOT EXISTS applied_from bigint`,
+      `ALTER TABLE ${q(s)}.progress ADD COLUMN IF NOT EXISTS applied_digest text`,
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -62,9 +62,9 @@ describe('the PostgreSQL sink on real datasets', () => {
       const sink = createPostgresSink(url);
       await sink.open();
       try {
-        assert.equal(await sink.appliedSeq(A), null);
+        assert.equal((await sink.applied(A))?.seq ?? null, null);
         await sink.write(datasetBatch(datasets.get(name)!, A, 7));
-        assert.equal(await sink.appliedSeq(A), 7);
+        assert.equal((await sink.applied(A))?.seq ?? null, 7);
         const rows = await assertEqualsDataset(url, datasets.get(name)!, A);
         assert.ok(rows > 0);
         const db = url.split('/').pop()!;
@@ -93,7 +93,7 @@ describe('the PostgreSQL sink on real datasets', () => {
       await assertEqualsDataset(url, datasets.get('generated')!, A);
       // The same rows again as a later batch (a dataset re-read): upserted over themselves, no duplicate.
       await plain.write({ ...batch, fromSeq: 4, toSeq: 5 });
-      assert.equal(await sink.appliedSeq(A), 5);
+      assert.equal((await sink.applied(A))?.seq ?? null, 5);
       await assertEqualsDataset(url, datasets.get('generated')!, A);
       // 4,299 messages × 16 columns is past 65,535 parameters: the VALUES statements are cut to fit, and all land.
       const messages = batch.upserts.find((u) => u.table === 'messages')!.rows;
@@ -109,7 +109,7 @@ describe('the PostgreSQL sink on real datasets', () => {
       await sink.write({ origin: A, fromSeq: 5, toSeq: 6, upserts: [], deletes: [{ table: 'sessions', keys: [{ store: gone.store, session_id: gone.session_id }] }] });
       await sink.write({ ...batch, fromSeq: 2, toSeq: 3 });
       assert.equal(pg.psql(`SELECT COUNT(*) FROM hermetic.sessions WHERE machine_id = '${A.machineId}' AND session_id = '${String(gone.session_id)}'`, url.split('/').pop()!).trim(), '0');
-      assert.equal(await sink.appliedSeq(A), 6);
+      assert.equal((await sink.applied(A))?.seq ?? null, 6);
     } finally {
       await sink.close();
       await plain.close();
@@ -231,7 +231,7 @@ describe('COPY (the default strategy)', () => {
       const db = url.split('/').pop()!;
       assert.equal(pg.psql('SELECT COUNT(*) FROM hermetic.messages', db).trim(), String(messages.length));
       assert.equal(pg.psql("SELECT COUNT(*) FROM hermetic.messages WHERE content LIKE 'edited %'", db).trim(), String(changed.filter((r) => String(r.content).startsWith('edited ')).length));
-      assert.equal(await sink.appliedSeq(A), 2);
+      assert.equal((await sink.applied(A))?.seq ?? null, 2);
     } finally {
       await sink.close();
     }
@@ -248,7 +248,7 @@ describe('COPY (the default strategy)', () => {
       await assert.rejects(sink.write(bad), (e: SinkError) => e.code === 'HERMETIC_SINK_REJECTED' && !e.retriable && /bigint/.test(e.message));
       const db = url.split('/').pop()!;
       assert.equal(pg.psql('SELECT COUNT(*) FROM hermetic.sessions', db).trim(), '0', 'the sessions COPYed before the bad row were rolled back');
-      assert.equal(await sink.appliedSeq(A), null);
+      assert.equal((await sink.applied(A))?.seq ?? null, null);
       const good = datasetBatch(datasets.get('basic')!, A, 1);
       await sink.write(good);
       await sink.write({ ...good, fromSeq: 1, toSeq: 2 });
@@ -282,7 +282,7 @@ describe('migrations', () => {
     }
   });
 
-  it('a fleet schema of version 1 gains the delegations table (version 2) and takes their rows', async () => {
+  it('a fleet schema of version 1 gains the delegations table (version 2) and the digest of what it applied (3), and takes their rows', async () => {
     const url = pg.createDatabase();
     const db = url.split('/').pop()!;
     const first = createPostgresSink(url);
@@ -293,7 +293,7 @@ describe('migrations', () => {
     const again = createPostgresSink(url);
     await again.open();
     try {
-      assert.equal(pg.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM hermetic.schema_version", db).trim(), '1,2');
+      assert.equal(pg.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM hermetic.schema_version", db).trim(), '1,2,3');
       await again.write(datasetBatch(datasets.get('generated')!, A, 1));
     } finally {
       await again.close();
@@ -359,7 +359,7 @@ describe('failures are classified and never show the password', () => {
     await sink.open();
     const batch: DeltaBatch = { origin: A, fromSeq: 0, toSeq: 1, upserts: [{ table: 'row_issues' as never, rows: [{}] }], deletes: [] };
     await assert.rejects(sink.write(batch), (e: SinkError) => e.code === 'HERMETIC_SINK_REJECTED' && /"row_issues"/.test(e.message));
-    assert.equal(await sink.appliedSeq(A), null);
+    assert.equal((await sink.applied(A))?.seq ?? null, null);
     await sink.close();
   });
 });

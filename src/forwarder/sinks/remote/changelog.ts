@@ -2,6 +2,7 @@
 // kept by triggers in the same transaction as the write — but only while at least one remote sink is registered
 // (the triggers are created with the first and dropped with the last: a forwarder without sinks pays nothing).
 // Each registered sink has its own cursor (remote_sinks.acked_seq); entries every sink acknowledged are pruned.
+import { createHash } from 'node:crypto';
 import type { Db } from '../../../shared/sqlite.js';
 import { CHANGE_LOG, DAILY_USAGE, DELEGATIONS, MESSAGES, MODEL_USAGE, PARTS, REMOTE_SINKS, SESSIONS, TOOL_USAGE, USAGE_EVENTS, USAGE_LEDGER, type DatasetTable } from '../../dataset/columns.js';
 import type { ShippedTable } from './contract.js';
@@ -41,6 +42,20 @@ export function seedChangeLog(db: Db, nowMs = Date.now()): void {
 }
 
 /** The highest sequence number given so far (entries may since have been pruned). */
+/**
+ * What the log's entries in (from, to] are, as one digest (their numbers, tables and keys): a destination records the
+ * digest of the last log batch it applied, so a dataset can tell that batch for its own (a replay after a crash)
+ * from changes another copy of the dataset sent under the same numbers (a home restored from a backup, or copied).
+ * Entries above a sink's cursor are never pruned, so a range starting at it is whole.
+ */
+export function logDigest(db: Db, from: number, to: number): string {
+  const hash = createHash('sha256');
+  for (const e of db.prepare(`SELECT seq, tbl, key FROM ${CHANGE_LOG.name} WHERE seq > ? AND seq <= ? ORDER BY seq`).raw().iterate(from, to) as Iterable<[number, string, string]>) {
+    hash.update(`${e[0]}\t${e[1]}\t${e[2]}\n`);
+  }
+  return hash.digest('hex').slice(0, 32);
+}
+
 export function logHead(db: Db): number {
   return (db.prepare('SELECT seq FROM sqlite_sequence WHERE name = ?').pluck().get(CHANGE_LOG.name) as number | undefined) ?? 0;
 }

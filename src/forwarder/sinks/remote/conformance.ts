@@ -123,7 +123,7 @@ export function remoteSinkConformance(name: string, options: ConformanceOptions)
     assert.equal(after.state, 'caught-up');
     const probe = await createRemoteSink(target.url, { home: world.home, cwd: world.dir });
     await probe.open();
-    const applied = await probe.appliedSeq(world.origin).finally(() => probe.close());
+    const applied = ((await probe.applied(world.origin).finally(() => probe.close()))?.seq) ?? null;
     // A destination that records what it applied (in the batch's own transaction) is not sent that batch again.
     if (applied !== null) assert.ok(after.skipped >= 1, `the batch the destination already held was skipped (${JSON.stringify(after)})`);
     await check(world, target, leavesMachine, 'after a crash in the log');

@@ -26,10 +26,15 @@ export interface DeltaBatch {
   /**
    * The change-log sequence numbers this batch covers: (fromSeq, toSeq]. A replay sends the same range again. A
    * snapshot batch (a new sink's first copy of the dataset, upserts only) covers none: fromSeq === toSeq, and it is
-   * never skipped by `appliedSeq`. A sink that records `toSeq` keeps the highest it saw for the origin.
+   * never skipped by `applied`. A sink that records `toSeq` keeps the highest it saw for the origin.
    */
   fromSeq: number;
   toSeq: number;
+  /**
+   * A log batch: the digest of its change-log entries (changelog.ts logDigest), which a sink that records `toSeq`
+   * records beside it. Absent on snapshot batches.
+   */
+  logDigest?: string;
   /**
    * The first batch of a snapshot: after it the destination holds of this origin only what the snapshot sends, so a
    * sink that can delete drops the origin's rows first, in the same transaction (a sink removed and added again must
@@ -59,6 +64,14 @@ export class SinkError extends Error {
   }
 }
 
+/** A destination's record of what it applied for an origin. */
+export interface AppliedMark {
+  seq: number;
+  /** The `fromSeq` and `logDigest` of the log batch that brought `seq`; null when a snapshot did, or before they were kept. */
+  from: number | null;
+  digest: string | null;
+}
+
 export interface RemoteSink {
   /** A stable identity for the sink's cursor: its kind and URL without credentials (never a password). */
   readonly id: string;
@@ -69,10 +82,12 @@ export interface RemoteSink {
   /** Connects and prepares the destination (migrations); throws SinkError. Called before the first write. */
   open(): Promise<void>;
   /**
-   * The highest `toSeq` the destination itself recorded for this origin (when it can record one in the same
-   * transaction as the rows: PostgreSQL does), else null. A batch at or below it is already applied: skipped.
+   * What the destination itself recorded for this origin (when it can record it in the same transaction as the rows:
+   * PostgreSQL and sqlite:// do), else null: the highest `toSeq` applied, and the range and digest of the log batch
+   * that brought it. A log batch at or below it is already applied (skipped) once the shipper has checked that the
+   * batch was this dataset's own (decision 0035 addendum).
    */
-  appliedSeq(origin: Origin): Promise<number | null>;
+  applied(origin: Origin): Promise<AppliedMark | null>;
   /** Applies one batch; resolves only when the destination holds it durably. Idempotent. Throws SinkError. */
   write(batch: DeltaBatch): Promise<void>;
   /**

@@ -299,3 +299,39 @@ test('close: a write that outlasts the grace is cut short (RemoteSink.abort); no
     await world.cleanup();
   }
 });
+
+test('a destination holding changes this dataset did not send (a home restored from a backup, or copied) stops the sink before anything is skipped; a fresh copy then makes it whole', async () => {
+  const world = createWorld();
+  try {
+    const path = join(world.dir, 'copy.db');
+    const url = `sqlite://${path}`;
+    assert.equal((await world.ship(url)).state, 'caught-up');
+    // A replay of this dataset's own batch after a crash is still skipped (the conformance suite's kill -9 test); here
+    // another copy of the home, under the same machine id, sent its own changes 1 … 40 above this cursor first.
+    const acked = sinkRow(world.dataset, url)!.acked_seq;
+    world.w.appendMessages(world.sessions.second, [{ role: 'user', content: 'after the backup' }]);
+    world.tick();
+    const head = logHead(world.dataset);
+    const copy = new Database(path);
+    copy.prepare('UPDATE hermetic_origins SET applied_seq = ?, applied_from = ?, applied_digest = ? WHERE machine_id = ?').run(head, acked, 'another copy of this dataset', world.origin.machineId);
+    copy.close();
+    const lines: string[] = [];
+    const stopped = await world.ship(url, { say: (l) => void lines.push(l) });
+    assert.equal(stopped.state, 'stopped');
+    assert.equal(stopped.error?.code, 'HERMETIC_SINK_DIVERGED');
+    assert.match(stopped.error!.message, /restored from a backup, or copied from another machine/);
+    assert.equal(sinkRow(world.dataset, url)!.acked_seq, acked, 'nothing acknowledged, nothing skipped');
+    // The fresh copy the message asks for: the sink removed and added again holds the dataset whole, and the log
+    // batches after it are sent, not skipped against the other copy's record.
+    removeSink(world.dataset, url);
+    assert.equal((await world.ship(url)).state, 'caught-up');
+    world.w.appendMessages(world.sessions.second, [{ role: 'user', content: 'after the fresh copy' }]);
+    world.tick();
+    const after = await world.ship(url);
+    assert.deepEqual([after.state, after.skipped], ['caught-up', 0]);
+    assert.ok(after.batches >= 1);
+    assert.deepEqual(heldRows(readSqliteSinkFile(path, world.origin.machineId)), expectedRows(world.dataset, false));
+  } finally {
+    await world.cleanup();
+  }
+});

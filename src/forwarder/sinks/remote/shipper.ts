@@ -6,8 +6,8 @@
 // concurrently and never inside the forwarder's write: a slow or down sink holds nothing else back.
 import type { Db } from '../../../shared/sqlite.js';
 import { REMOTE_SINKS } from '../../dataset/columns.js';
-import { logHead, prune, registerSink, sinkRow, type SinkRow } from './changelog.js';
-import { SinkError, type DeltaBatch, type Origin, type RemoteSink } from './contract.js';
+import { logDigest, logHead, prune, registerSink, sinkRow, type SinkRow } from './changelog.js';
+import { SinkError, type AppliedMark, type DeltaBatch, type Origin, type RemoteSink } from './contract.js';
 import { DeltaReader, type BatchLimits, type CursorAfter, type NextBatch } from './deltas.js';
 
 export interface ShipperOptions {
@@ -181,8 +181,9 @@ export class Shipper {
       if (!s.opened) {
         await s.sink.open();
         s.opened = true;
-        // Asked once per connection: batches at or below it are already at the destination (a crash after its write).
-        s.applied = await s.sink.appliedSeq(this.#options.origin);
+        // Asked once per connection: batches at or below it are already at the destination (a crash after its write),
+        // once it is known to be this dataset's own.
+        s.applied = this.#trusted(s, await s.sink.applied(this.#options.origin));
       }
       const max = this.#options.maxBatches ?? Infinity;
       const failing = (local(() => sinkRow(this.#db, s.sink.id))?.failures ?? 0) > 0;
@@ -212,6 +213,25 @@ export class Shipper {
       if (s.cut) return this.#result(s, 'behind', counts);
       return this.#failed(s, asSinkError(e), counts);
     }
+  }
+
+  /**
+   * The destination's applied number when this dataset may skip up to it. Above the sink's cursor it must be the batch
+   * this dataset wrote and never saw acknowledged (a crash between the two): the log batch starting at the cursor, whose
+   * entries are the ones the destination recorded. Anything else was sent by another copy of this dataset under the
+   * same machine id (a home restored from a backup, or copied to a second machine): trusting it would skip changes the
+   * destination never received, so the sink stops with a sentence saying what to do (decision 0035 addendum).
+   */
+  #trusted(s: SinkState, mark: AppliedMark | null): number | null {
+    if (mark === null) return null;
+    const acked = local(() => sinkRow(this.#db, s.sink.id))?.acked_seq ?? 0;
+    const head = logHead(this.#db);
+    // Nothing above the cursor: nothing to skip either.
+    if (mark.seq <= acked) return mark.seq;
+    // Recorded before the digest was kept: as before (a number above the log's head is another dataset's, ignored).
+    if (mark.digest === null || mark.from === null) return mark.seq > head ? null : mark.seq;
+    if (mark.seq <= head && mark.from === acked && local(() => logDigest(this.#db, acked, mark.seq)) === mark.digest) return mark.seq;
+    throw new SinkError('HERMETIC_SINK_DIVERGED', `${s.sink.display} holds changes for this machine that this dataset did not send (up to change ${mark.seq}; this dataset has sent it up to ${acked}): its home was restored from a backup, or copied from another machine. Restored: send the sink a fresh copy (hermetic sinks remove it, then add it again). A copy: delete the file machine-id in the copy's home, so that it ships as a machine of its own`, false);
   }
 
   async #deliver(s: SinkState, row: SinkRow, next: NextBatch, counts: { batches: number; skipped: number; rows: number }): Promise<void> {

@@ -1,7 +1,7 @@
 // `--sink sqlite:///path/to/copy.db`: a remote sink that is another SQLite file (a copy on another disk, a file several
 // machines' forwarders can share over a synchronised folder). Each shipped table keeps the dataset's columns with the
 // origin's machine id and host name in front (the machine id leads the key, so several machines' rows coexist); each
-// batch is one transaction that also records the batch's `toSeq` for its origin, so `appliedSeq` is exact.
+// batch is one transaction that also records the batch's `toSeq` for its origin, so `applied` is exact.
 import Database from 'better-sqlite3';
 import { chmodSync, existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -9,7 +9,7 @@ import type { Db } from '../../../shared/sqlite.js';
 import type { RecordOf } from '../../dataset/columns.js';
 import { addMissingColumns } from '../sqlite/dataset.js';
 import { SHIPPED, SHIPPED_BY_NAME } from './changelog.js';
-import { SinkError, type DeltaBatch, type Origin, type RemoteSink } from './contract.js';
+import { SinkError, type AppliedMark, type DeltaBatch, type Origin, type RemoteSink } from './contract.js';
 
 const q = (n: string) => `"${n}"`;
 
@@ -85,6 +85,11 @@ export class SqliteFileSink implements RemoteSink {
             addMissingColumns(db, t.name, t.columns);
           }
           db.exec(`CREATE TABLE IF NOT EXISTS ${ORIGINS_TABLE} (machine_id TEXT PRIMARY KEY, hostname TEXT NOT NULL, applied_seq INTEGER NOT NULL)`);
+          // The log batch that brought applied_seq (added later: a copy made before has them NULL, trusted as before).
+          addMissingColumns(db, ORIGINS_TABLE, [
+            { name: 'applied_from', type: 'INTEGER', doc: '', notNull: false },
+            { name: 'applied_digest', type: 'TEXT', doc: '', notNull: false },
+          ]);
         }).immediate();
       } catch (e) {
         db.close();
@@ -101,9 +106,11 @@ export class SqliteFileSink implements RemoteSink {
     return this.#db;
   }
 
-  async appliedSeq(origin: Origin): Promise<number | null> {
+  async applied(origin: Origin): Promise<AppliedMark | null> {
     try {
-      return (this.#open().prepare(`SELECT applied_seq FROM ${ORIGINS_TABLE} WHERE machine_id = ?`).pluck().get(origin.machineId) as number | undefined) ?? null;
+      const row = this.#open().prepare(`SELECT applied_seq, applied_from, applied_digest FROM ${ORIGINS_TABLE} WHERE machine_id = ?`).get(origin.machineId) as
+        { applied_seq: number; applied_from: number | null; applied_digest: string | null } | undefined;
+      return row ? { seq: row.applied_seq, from: row.applied_from, digest: row.applied_digest } : null;
     } catch (e) {
       throw sinkError(`cannot read ${this.path}`, e);
     }
@@ -127,8 +134,13 @@ export class SqliteFileSink implements RemoteSink {
           const put = db.prepare(`INSERT OR REPLACE INTO ${q(t.name)} (machine_id, hostname, ${names.map(q).join(', ')}) VALUES (?, ?, ${names.map(() => '?').join(', ')})`);
           for (const r of u.rows) put.run(machineId, hostname, ...names.map((n) => valueOf(r, n)));
         }
-        db.prepare(`INSERT INTO ${ORIGINS_TABLE} (machine_id, hostname, applied_seq) VALUES (?, ?, ?)
-          ON CONFLICT (machine_id) DO UPDATE SET hostname = excluded.hostname, applied_seq = MAX(applied_seq, excluded.applied_seq)`).run(machineId, hostname, batch.toSeq);
+        // The highest number applied, with the range and digest of the log batch that brought it (a snapshot keeps none).
+        const log = batch.fromSeq < batch.toSeq && batch.logDigest !== undefined;
+        db.prepare(`INSERT INTO ${ORIGINS_TABLE} AS o (machine_id, hostname, applied_seq, applied_from, applied_digest) VALUES (@machine, @hostname, @seq, @from, @digest)
+          ON CONFLICT (machine_id) DO UPDATE SET hostname = excluded.hostname, applied_seq = CASE WHEN @first THEN excluded.applied_seq ELSE MAX(o.applied_seq, excluded.applied_seq) END,
+            applied_from = CASE WHEN @first OR excluded.applied_seq > o.applied_seq THEN excluded.applied_from WHEN excluded.applied_seq = o.applied_seq THEN COALESCE(excluded.applied_from, o.applied_from) ELSE o.applied_from END,
+            applied_digest = CASE WHEN @first OR excluded.applied_seq > o.applied_seq THEN excluded.applied_digest WHEN excluded.applied_seq = o.applied_seq THEN COALESCE(excluded.applied_digest, o.applied_digest) ELSE o.applied_digest END`)
+          .run({ machine: machineId, hostname, seq: batch.toSeq, from: log ? batch.fromSeq : null, digest: log ? batch.logDigest : null, first: batch.first === true ? 1 : 0 });
       }).immediate();
     } catch (e) {
       throw sinkError(`cannot write to ${this.path}`, e);
