@@ -80,8 +80,13 @@ test('points: one series per session and per auxiliary task, cumulative from the
     ['title_generation', 'input', 3, 120, 121], ['title_generation', 'output', 4, 120, 121], ['title_generation', 'cache_read', 0, 120, 121], ['title_generation', 'cache_write', 0, 120, 121], ['title_generation', 'reasoning', 0, 120, 121],
   ]);
   assert.deepEqual(t.metrics.tokenUsage.map((p) => [p.attributes['gen_ai.token.type'], p.count, p.sum, p.attributes['gen_ai.provider.name']]), [
-    ['input', 2, 80, 'anthropic'], ['output', 2, 20, 'anthropic'], ['input', 1, 3, 'openai'], ['output', 1, 4, 'openai'],
+    ['input', 2, 80, undefined], ['output', 2, 20, undefined], ['input', 1, 3, 'openai'], ['output', 1, 4, 'openai'],
   ]);
+  // A /model switch changes the session's model and provider, not its main series: the new totals restate it.
+  const switched = batchTelemetry(batch([{ table: 'sessions', rows: [session({ model: 'gpt-5', provider: 'openai', input_tokens: 15 })] }]), NO_CONTEXT, { content: false });
+  const keyOf = (p: { attributes: Record<string, unknown> }) => JSON.stringify(Object.entries(p.attributes).sort());
+  assert.deepEqual(switched.metrics.tokens.map(keyOf), t.metrics.tokens.filter((p) => p.attributes['hermes.task'] === 'main').map(keyOf));
+  assert.equal(switched.metrics.tokens.find((p) => p.attributes['hermetic.token.type'] === 'input')!.value, 15);
   assert.deepEqual(t.metrics.cost.map((p) => [p.attributes['hermes.task'], p.attributes['hermetic.cost.kind'], p.value]), [['main', 'estimated', 0.5], ['title_generation', 'estimated', 0.001]]);
 });
 

@@ -1,7 +1,8 @@
 // Pure: a batch's usage rows → cumulative metric points (decision 0039). Each session's main loop (its `sessions`
 // counters) and each auxiliary task (`model_usage` rows outside the session's totals) is one series, identified by
-// its conversation id, and sent with its current running totals from the session's start: a replay or a later batch
-// restates the same series, so a receiver never counts a token twice.
+// attributes that never change over its life (the conversation id; an auxiliary row's task, model and route), and sent
+// with its current running totals from the session's start: a replay, a later batch or a /model switch restates the
+// same series, so a receiver never counts a token twice.
 import type { RecordOf } from '../../../dataset/columns.js';
 import { providerName, type AttrValue } from './vocabulary.js';
 
@@ -54,21 +55,26 @@ function series(into: MetricsModel, row: RecordOf, base: Record<string, AttrValu
  */
 export function metricPoints(sessions: RecordOf[], modelUsage: RecordOf[], localOnly: (store: string, sessionId: string) => boolean): MetricsModel {
   const out: MetricsModel = { tokenUsage: [], tokens: [], cost: [] };
-  const attrs = (row: RecordOf, task: string): Record<string, AttrValue> => ({
-    'gen_ai.operation.name': 'chat',
-    ...(typeof row.provider === 'string' && row.provider ? { 'gen_ai.provider.name': providerName(row.provider) } : {}),
-    ...(typeof row.model === 'string' && row.model ? { 'gen_ai.request.model': row.model } : {}),
-    'gen_ai.conversation.id': String(row.session_id),
-    'hermes.task': task,
+  // A series is known by all its attributes, so they must not change over its life. A session's main loop is one
+  // series by conversation alone: its model and provider change with a /model switch, and a series keyed by them
+  // would leave the old model's series at its last value beside the new one restating the whole session (counted
+  // twice). Its split by model is the ledger's (report --by model); an auxiliary row is keyed by its model and route.
+  const base = (row: RecordOf, task: string): Record<string, AttrValue> => ({
+    'gen_ai.operation.name': 'chat', 'gen_ai.conversation.id': String(row.session_id), 'hermes.task': task,
   });
   for (const s of sessions) {
     if (s.policy === 'local-only') continue;
-    series(out, s, attrs(s, 'main'), num(s.started_at), num(s.last_activity_at));
+    series(out, s, base(s, 'main'), num(s.started_at), num(s.last_activity_at));
   }
   for (const u of modelUsage) {
     if (num(u.in_session_totals) !== 0 || localOnly(String(u.store), String(u.session_id))) continue;
     const start = typeof u.first_seen === 'number' ? u.first_seen : num(u.last_seen);
-    series(out, u, { ...attrs(u, String(u.task ?? '')), 'hermes.route': String(u.provider_key ?? '') }, start, num(u.last_seen));
+    series(out, u, {
+      'gen_ai.operation.name': 'chat',
+      ...(typeof u.provider === 'string' && u.provider ? { 'gen_ai.provider.name': providerName(u.provider) } : {}),
+      ...(typeof u.model === 'string' && u.model ? { 'gen_ai.request.model': u.model } : {}),
+      'gen_ai.conversation.id': String(u.session_id), 'hermes.task': String(u.task ?? ''), 'hermes.route': String(u.provider_key ?? ''),
+    }, start, num(u.last_seen));
   }
   return out;
 }
