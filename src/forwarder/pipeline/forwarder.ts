@@ -10,6 +10,8 @@ import type { MirrorResult } from '../reader/postgres/mirror.js';
 import { mirrorFile, mirrorJob } from '../reader/postgres/settings.js';
 import { BuildDropped, type Sink } from '../sinks/sink.js';
 import { LazySqliteSink } from '../sinks/sqlite/lazy.js';
+import { SqliteSink } from '../sinks/sqlite/sink.js';
+import { PolicyMover } from './policy-moves.js';
 import { BUILD_ASIDE_MESSAGES } from '../sinks/sqlite/first-build.js';
 import { stepStore, stepStoreInSteps, type StepOptions, type StepResult } from './step.js';
 import { CHUNK_ROWS } from './read-session.js';
@@ -56,6 +58,9 @@ export interface ForwarderOptions {
 
 /** Message rows a forward tick compares for edits in place at most (a few milliseconds; decision 0053). */
 export const EDIT_CHECK_ROWS = 20_000;
+
+/** How often a forwarder applies the usage policy's changes to what it forwarded (spec forwarding §4: within 5 s). */
+const POLICY_MOVES_EVERY_MS = 4000;
 
 export interface PassOptions {
   since?: number | undefined;
@@ -150,19 +155,41 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
     cursorCache, schemaCache, readWorker, onProgress: o.onProgress, beforeWrite: o.beforeWrite, keepGoing: o.keepGoing,
     chunkRows: options.chunkRows ?? CHUNK_ROWS,
   });
+  // The usage policy's changes applied to sessions already forwarded (policy-moves.ts): after a pass over a dataset
+  // that was there before it (a first pass judged every session it wrote), at most every few seconds.
+  let movesAt = -Infinity;
+  const mover = new PolicyMover(policy);
+  const datasetNow = () => (sink instanceof LazySqliteSink ? sink.existing() : sink instanceof SqliteSink ? sink : null);
+  const movePolicies = (existed: boolean, o: PassOptions) => {
+    const t = now();
+    if (!existed || o.keepGoing?.() === false || t - movesAt < POLICY_MOVES_EVERY_MS) return;
+    movesAt = t;
+    const dataset = datasetNow();
+    if (dataset === null) return;
+    try {
+      mover.check(dataset.db, t);
+    } catch (e) {
+      // A dataset busy with another process: the next pass tries again.
+      if (!(e instanceof Error && /SQLITE_BUSY|database is locked/.test(`${(e as { code?: string }).code ?? ''} ${e.message}`))) throw e;
+      movesAt = -Infinity;
+    }
+  };
   const passOnce = (origin: 'backfill' | 'forward', o: PassOptions = {}) => {
     // A usage-policy list that cannot be read stops the pass before any store (fail closed), also with nothing to judge.
     policy.checkList();
+    const existed = datasetNow() !== null;
     const out: StepResult[] = [];
     for (const ref of stores()) {
       if (o.keepGoing?.() === false) break;
       o.onStore?.(ref);
       out.push(stepStore(ref, stepOptions(origin, o)));
     }
+    movePolicies(existed, o);
     return out;
   };
   const passOnceAsync = async (origin: 'backfill' | 'forward', o: PassOptions = {}) => {
     policy.checkList();
+    const existed = datasetNow() !== null;
     const out: StepResult[] = [];
     for (const ref of stores()) {
       if (o.keepGoing?.() === false) break;
@@ -190,6 +217,7 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
         await new Promise((resolve) => setImmediate(resolve));
       }
     }
+    movePolicies(existed, o);
     return out;
   };
   // A first dataset built aside is published at the end of the pass, or during it once large (sinks/sqlite/

@@ -41,7 +41,6 @@ export function seedChangeLog(db: Db, nowMs = Date.now()): void {
   if (!has) db.prepare('INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)').run(CHANGE_LOG.name, Math.floor(nowMs) * 1000);
 }
 
-/** The highest sequence number given so far (entries may since have been pruned). */
 /**
  * What the log's entries in (from, to] are, as one digest (their numbers, tables and keys): a destination records the
  * digest of the last log batch it applied, so a dataset can tell that batch for its own (a replay after a crash)
@@ -56,6 +55,7 @@ export function logDigest(db: Db, from: number, to: number): string {
   return hash.digest('hex').slice(0, 32);
 }
 
+/** The highest sequence number given so far (entries may since have been pruned). */
 export function logHead(db: Db): number {
   return (db.prepare('SELECT seq FROM sqlite_sequence WHERE name = ?').pluck().get(CHANGE_LOG.name) as number | undefined) ?? 0;
 }

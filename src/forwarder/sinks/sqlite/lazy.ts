@@ -40,6 +40,11 @@ export class LazySqliteSink implements Sink {
     return this.#sink;
   }
 
+  /** The dataset (or the build) when it exists, opened now if it was not; else null (nothing is created). */
+  existing(): SqliteSink | null {
+    return this.#existing();
+  }
+
   /** The dataset itself, opened (and created) now if it was not: for tests and tools that read it directly. */
   dataset(): SqliteSink {
     this.#sink ??= SqliteSink.open(this.home, this.options);
