@@ -220,3 +220,23 @@ test('snapshot runs its reads in one transaction and returns their value', withW
   assert.deepEqual(read((r) => r.snapshot(() => [r.db.inTransaction, r.marks().length])), [true, 1]);
   assert.equal(read((r) => { r.snapshot(() => 1); return r.db.inTransaction; }), false);
 }));
+
+test('a store without the tables and key columns every Hermes store has is this store\'s error (HERMETIC_READER_OPEN), not a bug', () => {
+  const { dir, cleanup } = tempDir('hermetic-store-shape-');
+  try {
+    const cases: [string, string, string][] = [
+      ['no-sessions', 'DROP TABLE sessions', 'it has no sessions table'],
+      ['no-message-id', 'ALTER TABLE messages RENAME COLUMN id TO mid', 'its messages table has no id column'],
+      ['no-session-id', 'ALTER TABLE sessions RENAME COLUMN id TO sid', 'its sessions table has no id column'],
+    ];
+    for (const [name, sql, why] of cases) {
+      const path = join(dir, `${name}.db`);
+      const db = createStore({ path, level: 31, journal: 'delete', fts: false });
+      db.exec(sql);
+      db.close();
+      assert.throws(() => readStore(path, (conn) => new StoreReader(conn, path)), { code: 'HERMETIC_READER_OPEN', message: `${path} is not shaped like a Hermes store: ${why}.` }, name);
+    }
+  } finally {
+    cleanup();
+  }
+});

@@ -1,5 +1,6 @@
 // Every query the forwarder runs against a Hermes state.db, on one read-only connection: store facts and identity,
 // the cheap per-session fingerprint (spec forwarding §6.3 item 22), and the full rows of changed sessions.
+import { HermeticError } from '../../shared/errors.js';
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type { Db } from '../../shared/sqlite.js';
@@ -71,6 +72,18 @@ function wellFormed(bytes: Uint8Array): boolean {
   }
 }
 
+/** The tables and key columns every Hermes store has had; what a store lacks of them, in words, or null. */
+function shapeProblem(columns: Map<string, Set<string>>): string | null {
+  const need: [string, string[]][] = [['sessions', ['id']], ['messages', ['id', 'session_id']]];
+  for (const [table, keys] of need) {
+    const have = columns.get(table);
+    if (!have) return `it has no ${table} table`;
+    const lacking = keys.filter((k) => !have.has(k));
+    if (lacking.length > 0) return `its ${table} table has no ${lacking.join(' or ')} column`;
+  }
+  return null;
+}
+
 /** The columns of an ancestor that lineage and scopes read (projector/lineage.ts, scope.ts). */
 const PARENT_COLUMNS = ['id', 'parent_session_id', 'end_reason', 'source', 'cwd', 'handoff_platform', 'model_config'];
 
@@ -109,6 +122,9 @@ export class StoreReader {
     if (cached && cached.cookie === cookie) this.columns = cached.columns;
     else {
       this.columns = introspect(db);
+      // Not Hermes's store at all (a table or key column it always has is missing): this store's error, not a bug.
+      const missing = shapeProblem(this.columns);
+      if (missing) throw new HermeticError('HERMETIC_READER_OPEN', `${path} is not shaped like a Hermes store: ${missing}.`);
       schemaCache?.set(path, { cookie, columns: this.columns });
     }
   }
