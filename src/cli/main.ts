@@ -3,6 +3,7 @@
 import { pathToFileURL } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { HermeticError, isHermeticError } from '../shared/errors.js';
+import { damagedFile } from '../shared/sqlite-errors.js';
 import { suggest } from '../shared/options.js';
 import { releaseStopSignals } from './stop-signals.js';
 import { tuneForBulkReads } from './v8-tuning.js';
@@ -126,7 +127,9 @@ export async function main(argv: string[]): Promise<number> {
         throw new HermeticError('HERMETIC_CLI_USAGE', guess ? `Unknown command "${command}"; did you mean "${guess}"?` : `Unknown command "${command}"; ${USE_ONE_OF}`);
       }
     }
-  } catch (e) {
+  } catch (caught) {
+    // A damaged dataset is the file's state, not a bug: said in a sentence with what to do.
+    const e = damagedFile(caught) ?? caught;
     if (isHermeticError(e) && e.code !== 'HERMETIC_INTERNAL') {
       const code = exitCode(e);
       console.error(`hermetic: ${e.message} [${e.code}]`);

@@ -90,13 +90,8 @@ export interface SnapshotCodes {
   isStore?: (e: unknown) => boolean;
 }
 
-/** SQLite's primary result code (the low byte of an extended code such as SQLITE_BUSY_SNAPSHOT), by name. */
-export function primaryCode(e: unknown): string | null {
-  const code = (e as { code?: unknown })?.code;
-  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return null;
-  const m = /^SQLITE_[A-Z]+/.exec(code);
-  return m ? m[0] : null;
-}
+export { primaryCode, damagedFile } from './sqlite-errors.js';
+import { primaryCode } from './sqlite-errors.js';
 
 /** Primary codes that describe a database file's state (locked, damaged, unreadable), not the statement run on it. */
 const STORE_CONDITIONS = new Set([

@@ -3,7 +3,7 @@
 // its wait for a store that is not there yet, policy check, and --redact. No command ever prints a stack trace.
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -258,6 +258,26 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       assert.deepEqual([s.failed_stores, s.wrote_nothing, s.stores[0]!.error?.code, s.stores[0]!.error_kind], [1, true, 'HERMETIC_READER_OPEN', 'open_failed']);
       assert.equal(existsSync(home('bad-store')), false);
       assert.equal(existsSync(home('bad-store-json')), false);
+    });
+
+    it('a damaged dataset is said as the dataset\'s state with what to do (exit 1), never as a bug or the user\'s SQL', async () => {
+      const h = home('damaged');
+      assert.equal((await inProcess('backfill', ...all(), '--home', h)).status, 0);
+      // Pages past the schema overwritten: the tables' pages no longer read.
+      const file = join(h, 'hermetic.db');
+      const bytes = readFileSync(file);
+      for (let at = Math.floor(bytes.length / 2); at + 64 < bytes.length; at += 4096) bytes.fill(0xff, at, at + 64);
+      writeFileSync(file, bytes);
+      const [status, report, query] = await Promise.all([
+        inProcess('status', '--home', h),
+        inProcess('report', '--period', 'all', '--home', h),
+        inProcess('query', 'SELECT COUNT(*), SUM(LENGTH(content)) FROM messages', '--home', h),
+      ]);
+      for (const [name, r] of [['status', status], ['report', report], ['query', query]] as const) {
+        assert.equal(r.status, 1, `${name}: ${r.stderr}`);
+        assert.match(r.stderr, /damaged or unreadable \(SQLite: .*\).* run hermetic backfill to build it again from Hermes's stores, which Hermetic never writes\. \[HERMETIC_DATASET_OPEN\]\n$/, name);
+        assert.doesNotMatch(r.stderr, /HERMETIC_INTERNAL|HERMETIC_QUERY_INVALID|\n    at /, name);
+      }
     });
 
     it('a home under a file is refused before anything is read, by every command (status does not call it "not created yet")', async () => {

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseFlags, usageError } from '../../cli/args.js';
 import { HermeticError } from '../../shared/errors.js';
+import { damagedFile } from '../../shared/sqlite-errors.js';
 import { hermeticHome } from '../pipeline/forwarder.js';
 import { displayWidth, fitText, padText, terminalText, wrapWords } from '../report/wrap.js';
 import { openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
@@ -113,7 +114,7 @@ export async function queryCommand(argv: string[]): Promise<number> {
     try {
       stmt = db.prepare(sql);
     } catch (e) {
-      throw new HermeticError('HERMETIC_QUERY_INVALID', `SQLite cannot run this query: ${(e as Error).message}.`);
+      throw damagedFile(e, 'dataset') ?? new HermeticError('HERMETIC_QUERY_INVALID', `SQLite cannot run this query: ${(e as Error).message}.`);
     }
     if (!stmt.reader || !stmt.readonly) throw new HermeticError('HERMETIC_QUERY_WRITE', 'hermetic query only reads the dataset; use a SELECT (or WITH … SELECT) statement.');
     let rows: Record<string, unknown>[];
@@ -121,7 +122,7 @@ export async function queryCommand(argv: string[]): Promise<number> {
       // Integers as bigints, so one past 2^53 prints as stored, not rounded to a double.
       rows = stmt.safeIntegers(true).all() as Record<string, unknown>[];
     } catch (e) {
-      throw new HermeticError('HERMETIC_QUERY_INVALID', `SQLite cannot run this query: ${(e as Error).message}.`);
+      throw damagedFile(e, 'dataset') ?? new HermeticError('HERMETIC_QUERY_INVALID', `SQLite cannot run this query: ${(e as Error).message}.`);
     }
     const columns = stmt.columns().map((c) => c.name);
     console.log(values.json ? queryJson(rows) : formatTable(columns, rows, process.stdout.isTTY ? process.stdout.columns || 80 : undefined));

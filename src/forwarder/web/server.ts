@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HermeticError, isHermeticError } from '../../shared/errors.js';
+import { damagedFile } from '../../shared/sqlite-errors.js';
 import { assetTable, pageWithPreloads, readAsset } from './assets.js';
 import type { UsageSource } from './data/source.js';
 import { HANDLERS } from './handlers.js';
@@ -93,7 +94,9 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       throw new HermeticError('HERMETIC_WEB_NOT_FOUND', url.pathname.startsWith('/api/')
         ? `There is no endpoint ${url.pathname}; the endpoints are ${API_ROUTES.map((r) => r.path).join(', ')}.`
         : `There is no page or file at ${url.pathname}.`);
-    } catch (e) {
+    } catch (caught) {
+      // A damaged dataset is the file's state, not a bug of the dashboard.
+      const e = damagedFile(caught, 'dataset') ?? caught;
       if (isHermeticError(e) && e.code !== 'HERMETIC_INTERNAL') return sendError(res, e);
       options.onError?.(e);
       return sendError(res, new HermeticError('HERMETIC_INTERNAL', 'The dashboard failed to answer this request (a bug: the server\'s console has the details).'));
