@@ -45,7 +45,7 @@ interface StoreStatus {
    * What the dataset does not hold yet (spec forwarding §6.3 item 23): what the next pass would read, and how long
    * the oldest of it has waited. Null when the store cannot be read here (missing, unreadable, PostgreSQL).
    */
-  pending: { sessions: number; messages: number; removed: number; waiting: number; delegations: number; oldest_at: string | null; lag_seconds: number | null } | null;
+  pending: { sessions: number; messages: number; removed: number; waiting: number; undecodable: number; delegations: number; oldest_at: string | null; lag_seconds: number | null } | null;
 }
 
 const NO_CURSORS = (): Cursors => ({ row: null, identity: null, maxMessageId: 0, usageStamp: null, sessions: new Map(), quarantine: new Map() });
@@ -127,7 +127,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
         sessions_tracked: db ? (db.prepare('SELECT COUNT(*) FROM session_cursors WHERE store = ?').pluck().get(r.path) as number) : 0,
         last_tick_at: iso(row?.last_tick_at as number | null), last_error: (row?.last_error as string | null) ?? null,
         row_issues: issuesOf(r.path),
-        pending: pending && { sessions: pending.sessions, messages: pending.messages, removed: pending.removed, waiting: pending.waiting, delegations: pending.delegations, oldest_at: iso(pending.oldestAt), lag_seconds: pending.oldestAt === null ? null : Math.max(0, Math.round(now - pending.oldestAt)) },
+        pending: pending && { sessions: pending.sessions, messages: pending.messages, removed: pending.removed, waiting: pending.waiting, undecodable: pending.undecodable, delegations: pending.delegations, oldest_at: iso(pending.oldestAt), lag_seconds: pending.oldestAt === null ? null : Math.max(0, Math.round(now - pending.oldestAt)) },
         quarantined,
       });
     }
@@ -205,6 +205,8 @@ function pendingText(p: NonNullable<StoreStatus['pending']>): string {
   if (p.removed > 0) parts.push(`${plural(p.removed, 'session')} Hermes has deleted`);
   if (p.waiting > 0) parts.push(`${plural(p.waiting, 'session')} waiting in quarantine`);
   if (p.delegations > 0) parts.push(`${plural(p.delegations, 'background delegation')} to write`);
-  if (parts.length === 0) return 'pending: nothing, the dataset holds everything the store has';
+  const unreadable = p.undecodable > 0 ? `; ${plural(p.undecodable, 'session')} cannot be read (${p.undecodable === 1 ? 'its id is' : 'their ids are'} not valid UTF-8 text)` : '';
+  if (parts.length === 0) return `pending: nothing${unreadable ? '' : ', the dataset holds everything the store has'}${unreadable}`;
+  return `pending: ${parts.join('; ')}${unreadable}`;
   return `pending: ${parts.join('; ')}`;
 }

@@ -16,6 +16,8 @@ export interface Pending {
   removed: number;
   /** Quarantined sessions whose retry time has not come (not counted in `sessions`). */
   waiting: number;
+  /** Sessions whose id is not valid UTF-8: never read (not counted in `sessions`). */
+  undecodable: number;
   /** Background delegations (`async_delegations`) the next pass would write or mark removed. */
   delegations: number;
   /**
@@ -60,7 +62,7 @@ export function pendingOf(path: string, cursors: Cursors, now: number, seen: Rea
       if (Number.isFinite(at) && at > 0 && (oldestAt === null || at < oldestAt)) oldestAt = at;
     }
     const delegations = pendingDelegations(reader, plan.replaced ? null : marksOf(cursors.row));
-    return { sessions: plan.todo.length, messages, removed: plan.removed.length, waiting: plan.waiting, delegations, oldestAt, facts: plan.facts, replaced: plan.replaced };
+    return { sessions: plan.todo.length, messages, removed: plan.removed.length, waiting: plan.waiting, undecodable: plan.undecodable.length, delegations, oldestAt, facts: plan.facts, replaced: plan.replaced };
   } finally {
     conn.close();
   }

@@ -222,6 +222,14 @@ function idle(ref: StoreRef, options: StepOptions, cursors: Cursors, stamp: stri
   return true;
 }
 
+/** What a pass says of sessions whose id is not valid UTF-8 (plan.ts): they cannot be read by their id. */
+function undecodableWarning(marks: readonly SessionMark[]): string | null {
+  if (marks.length === 0) return null;
+  const shown = marks.slice(0, 3).map((m) => `x'${m.undecodable}'`).join(', ');
+  const one = marks.length === 1;
+  return `${one ? '1 session has an id' : `${marks.length} sessions have ids`} that ${one ? 'is' : 'are'} not valid UTF-8 text (${shown}${marks.length > 3 ? ', …' : ''}): ${one ? 'it' : 'they'} cannot be read by ${one ? 'its id' : 'their ids'} and ${one ? 'is' : 'are'} not forwarded`;
+}
+
 /** What a pass says of messages whose session has no row (plan.ts): how many, and whose. */
 function orphanWarning(orphans: ReadonlyMap<string, number>): string | null {
   if (orphans.size === 0) return null;
@@ -244,6 +252,8 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
   });
   const orphaned = orphanWarning(plan.orphans);
   if (orphaned) result.warning = result.warning ? `${result.warning}; ${orphaned}` : orphaned;
+  const undecodable = undecodableWarning(plan.undecodable);
+  if (undecodable) result.warning = result.warning ? `${result.warning}; ${undecodable}` : undecodable;
   const now = options.now();
   // A dataset once written through the redactor stays redacted: a later run without --redact does not mix raw text in.
   const redact = options.redact || (options.sink.redacts?.() ?? false);

@@ -52,6 +52,11 @@ export interface SessionMark {
   started: number;
   /** The lineage parent (a child's lineage kind and scopes depend on its ancestors' rows). */
   parent: string | null;
+  /**
+   * The id's bytes, in hex, when they are not valid UTF-8: the id read as text is not the one stored, so no row of the
+   * session can be found by it (plan.ts sets such a session aside and a pass says so).
+   */
+  undecodable?: string;
 }
 
 /**
@@ -159,7 +164,10 @@ export class StoreReader {
     // key's index costs a table lookup per row.
     const fp = `json_array(${FINGERPRINT.map((c) => (have.has(c) ? `CASE WHEN typeof(s."${c}") = 'blob' THEN quote(s."${c}") ELSE s."${c}" END` : 'NULL')).join(', ')})`;
     const time = (c: string) => (have.has(c) ? `s."${c}"` : 'NULL');
-    const rows = (this.db.prepare(`SELECT s.id, ${fp}, ${time('started_at')}, ${time('ended_at')}, ${time('last_activity_at')}, ${time('parent_session_id')}, ${time('billing_base_url')} FROM sessions s`).raw().all() as unknown[][])
+    // An id's bytes come along only when it has a character outside printable ASCII: rare, and the only ids that can
+    // be invalid UTF-8.
+    const rows = (this.db.prepare(`SELECT s.id, ${fp}, ${time('started_at')}, ${time('ended_at')}, ${time('last_activity_at')}, ${time('parent_session_id')}, ${time('billing_base_url')},
+        CASE WHEN s.id GLOB '*[^ -~]*' THEN CAST(s.id AS BLOB) END FROM sessions s`).raw().all() as unknown[][])
       .sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : String(a[0]) > String(b[0]) ? 1 : 0));
     const urls = new Map<unknown, string>();
     return rows.map((r) => {
@@ -167,7 +175,10 @@ export class StoreReader {
       const activity = Math.max(...[r[2], r[3], r[4]].map((v) => (validEpoch(v) ? v : 0)));
       const fingerprint = `${String(r[1])}|${urlDigest(r[6], urls)}`;
       const started = validEpoch(r[2]) ? Math.min(r[2], activity) : activity;
-      return { id: String(r[0]), fingerprint, activity, started, parent: typeof r[5] === 'string' && r[5] !== '' ? r[5] : null };
+      const mark: SessionMark = { id: String(r[0]), fingerprint, activity, started, parent: typeof r[5] === 'string' && r[5] !== '' ? r[5] : null };
+      const bytes = r[7];
+      if (bytes instanceof Uint8Array && !Buffer.from(mark.id, 'utf8').equals(bytes)) mark.undecodable = Buffer.from(bytes).toString('hex');
+      return mark;
     });
   }
 

@@ -1,0 +1,47 @@
+// A session whose id is not valid UTF-8 cannot be read by its id (SQLite hands it to JavaScript with U+FFFD in it, and
+// no row matches that): a pass sets it aside and says so with the id's bytes, and status counts it apart from what is
+// pending, instead of a session pending forever and never forwarded, with nothing said.
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { createIdSource } from '../../shared/ids.js';
+import { createStore } from '../../state-db/schema/create.js';
+import { tempDir } from '../../state-db/testing/fixtures.js';
+import { StateDbWriter } from '../../state-db/writer/index.js';
+import { readCursors, SqliteSink } from '../sinks/sqlite/sink.js';
+import { forwarderRig } from '../testing/index.js';
+import { pendingOf } from './pending.js';
+
+test('a session id that is not valid UTF-8 is set aside and said; the others are forwarded; status counts it apart', () => {
+  const { dir, cleanup } = tempDir('hermetic-undecodable-');
+  const path = join(dir, 'hermes', 'state.db');
+  mkdirSync(join(dir, 'hermes'), { recursive: true });
+  const db = createStore({ path, level: 31, journal: 'delete', fts: false });
+  const w = new StateDbWriter(db, { now: () => 1_780_000_000, ids: createIdSource('undecodable') });
+  const ids = [w.createSession({ source: 'cli' }), w.createSession({ source: 'cli' })];
+  for (const id of ids) w.appendMessages(id, [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello', finish_reason: 'stop' }]);
+  // The second id gets a 0xff byte, in its row and its messages (as a writer that does not check its text may leave it).
+  db.pragma('foreign_keys = OFF');
+  for (const sql of ['UPDATE messages SET session_id = CAST(CAST(session_id AS BLOB) || x\'ff\' AS TEXT) WHERE session_id = ?', 'UPDATE sessions SET id = CAST(CAST(id AS BLOB) || x\'ff\' AS TEXT) WHERE id = ?']) db.prepare(sql).run(ids[1]);
+  db.close();
+  const rig = forwarderRig([path], { dir });
+  try {
+    const [r] = rig.forwarder.backfill();
+    assert.equal(r!.sessionsWritten, 1);
+    const hex = Buffer.concat([Buffer.from(ids[1]!), Buffer.from([0xff])]).toString('hex');
+    assert.equal(r!.warning, `1 session has an id that is not valid UTF-8 text (x'${hex}'): it cannot be read by its id and is not forwarded`);
+    assert.deepEqual(rig.query<{ session_id: string }>('SELECT session_id FROM sessions').map((s) => s.session_id), [ids[0]]);
+    rig.forwarder.close();
+    const sink = SqliteSink.open(rig.home);
+    try {
+      const p = pendingOf(path, readCursors(sink.db, path, false), 1_800_000_000);
+      assert.deepEqual([p.sessions, p.undecodable], [0, 1]);
+    } finally {
+      sink.close();
+    }
+  } finally {
+    rig.cleanup();
+    cleanup();
+  }
+});
