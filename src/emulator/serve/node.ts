@@ -22,6 +22,8 @@ export interface ServerOptions extends EmulatorOptions {
   host?: string;
   /** Serve an existing emulator instead of creating one from the options. */
   emulator?: Emulator;
+  /** Bytes of request bodies held at once (default BODY_BUDGET, 128 MiB): a body past it waits its turn. */
+  bodyBudget?: number;
 }
 
 export interface ServerHandle {
@@ -32,7 +34,48 @@ export interface ServerHandle {
   close(): Promise<void>;
 }
 
-function fromNode(req: IncomingMessage): HttpRequest {
+/** Request bodies one server holds in memory at once, at most (bytes): a body read past it waits its turn. */
+export const BODY_BUDGET = 128 * 1024 * 1024;
+
+/**
+ * The bytes of request bodies a server may hold at once. A body reserves, before its first byte is read, what it may
+ * come to (its Content-Length, or the route's limit when it has none) and gives it back when its answer is done; one
+ * that does not fit waits, first come first served, its socket unread (the kernel's buffers, not ours, hold what the
+ * client sent meanwhile). So memory stays bounded whatever many clients send at once, and nothing is refused for it.
+ */
+export class BodyBudget {
+  #free: number;
+  readonly #waiting: { bytes: number; go: () => void }[] = [];
+
+  constructor(readonly size = BODY_BUDGET) {
+    this.#free = size;
+  }
+
+  /** Resolves once `bytes` are reserved; the release function gives them back (once). */
+  reserve(bytes: number): Promise<() => void> {
+    const want = Math.min(bytes, this.size);
+    return new Promise((resolve) => {
+      const go = () => {
+        this.#free -= want;
+        let released = false;
+        resolve(() => {
+          if (released) return;
+          released = true;
+          this.#free += want;
+          this.#next();
+        });
+      };
+      if (this.#waiting.length === 0 && want <= this.#free) go();
+      else this.#waiting.push({ bytes: want, go });
+    });
+  }
+
+  #next(): void {
+    while (this.#waiting.length > 0 && this.#waiting[0]!.bytes <= this.#free) this.#waiting.shift()!.go();
+  }
+}
+
+function fromNode(req: IncomingMessage, res: ServerResponse, budget: BodyBudget): HttpRequest {
   const target = req.url ?? '/';
   const q = target.indexOf('?');
   let path = q < 0 ? target : target.slice(0, q);
@@ -57,7 +100,15 @@ function fromNode(req: IncomingMessage): HttpRequest {
       if (typeof v === 'string' && !v.includes(',')) return [headerFromWire(v)];
       return req.headersDistinct[name]!.map(headerFromWire);
     },
-    readBody(limit) {
+    async readBody(limit) {
+      // What the body may come to, reserved before its first byte is read, given back when the answer is done.
+      const declared = Number(req.headers['content-length']);
+      const release = await budget.reserve(Number.isSafeInteger(declared) && declared >= 0 ? Math.min(declared, limit + 1) : limit + 1);
+      if (res.writableFinished || res.destroyed) release();
+      else {
+        res.once('close', release);
+        res.once('finish', release);
+      }
       return new Promise((resolve) => {
         const chunks: Buffer[] = [];
         let total = 0;
@@ -169,8 +220,9 @@ function writeNode(res: ServerResponse, response: HttpResponse): void {
  * @example const server = await startServer({ port: 0, apiKey: 'k'.repeat(16) }); await fetch(server.url + '/health');
  */
 export async function startServer(options: ServerOptions = {}): Promise<ServerHandle> {
-  const { port = 8642, host = '127.0.0.1', emulator: given, ...emulatorOptions } = options;
+  const { port = 8642, host = '127.0.0.1', emulator: given, bodyBudget, ...emulatorOptions } = options;
   const emulator = given ?? createEmulator(emulatorOptions);
+  const budget = new BodyBudget(bodyBudget);
   // Heads up to aiohttp's own limits get through node's parser (whose default is 16 KiB, answered 431), so that
   // parserRefusal answers them as aiohttp does; Host is checked there too (decision 0046).
   const server = createServer({ maxHeaderSize: MAX_HEAD_BYTES, requireHostHeader: false }, (req, res) => {
@@ -181,7 +233,7 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
       return;
     }
     emulator
-      .handle(fromNode(req))
+      .handle(fromNode(req, res, budget))
       .then((response) => writeNode(res, response))
       .catch(() => {
         // Never leave a client hanging: a failure before the head is sent is aiohttp's 500 page.
