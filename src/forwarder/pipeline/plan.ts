@@ -26,6 +26,11 @@ export interface PassPlan {
    * (stores.unread).
    */
   unread: UnreadSpan[];
+  /**
+   * Quarantined sessions whose cursor matches the store now (another process wrote them since they failed here, or a
+   * race left them quarantined): nothing is wrong with them any more, and the pass clears them.
+   */
+  settled: string[];
   /** Sessions whose id is not valid UTF-8 (reader SessionMark.undecodable): set aside, never read, said by the pass. */
   undecodable: SessionMark[];
   /** Messages (newly committed, or all on a first pass) whose session has no row: not read until it has one. */
@@ -72,7 +77,7 @@ export function planPass(reader: StoreReader, cursors: Cursors, options: PlanOpt
   });
   const replaced = cursors.identity !== null && cursors.identity !== facts.identity;
   const known = replaced ? new Map() : cursors.sessions;
-  const plan: PassPlan = { facts, usage, replaced, todo: [], removed: [], seen: marks.length, unchanged: 0, waiting: 0, outsideWindow: 0, unread: [], undecodable: [], orphans, edits: NO_EDITS };
+  const plan: PassPlan = { facts, usage, replaced, todo: [], removed: [], seen: marks.length, unchanged: 0, waiting: 0, outsideWindow: 0, unread: [], undecodable: [], settled: [], orphans, edits: NO_EDITS };
   // Sessions the store no longer has (also across a replacement: a restored file may lack some).
   plan.removed = [...cursors.sessions].filter(([id, c]) => !present.has(id) && c.fingerprint !== REMOVED).map(([id]) => id);
   // A session whose own row changed also changes its descendants' lineage kind and scopes (a parent resumed is no
@@ -100,6 +105,7 @@ export function planPass(reader: StoreReader, cursors: Cursors, options: PlanOpt
     const usageSame = usageChanged === null || (usageChanged.get(m.id) ?? '') === cur?.usageMark;
     if (cur && !rowChanged.has(m.id) && (fresh.get(m.id) ?? 0) <= cur.maxMessageId && usageSame && !lineage.has(m.id)) {
       plan.unchanged++;
+      if (cursors.quarantine.has(m.id)) plan.settled.push(m.id);
       return false;
     }
     const q = cursors.quarantine.get(m.id);

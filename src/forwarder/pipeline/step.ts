@@ -291,7 +291,7 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
   const longCtx: LongContext = { reader, options, result, commit, now, redact, chunkRows, midRow, failuresOf, priorOf, baseOf, ref };
   try {
     for (;;) {
-      const batch: Batch = { store: {}, reset: first && plan.replaced, writes: [], removed: first ? removed.splice(0) : [], quarantine: { failed: [], cleared: [] }, redacted: redact };
+      const batch: Batch = { store: {}, reset: first && plan.replaced, writes: [], removed: first ? removed.splice(0) : [], quarantine: { failed: [], cleared: first ? [...plan.settled] : [] }, redacted: redact };
       first = false;
       let messages = 0;
       // A session longer than a chunk, met while filling this batch: written after it, in chunks (chunks.ts).

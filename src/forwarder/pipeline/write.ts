@@ -31,6 +31,8 @@ export interface Isolated {
   written: Written;
   /** Sessions whose rows could not be written: quarantined. */
   quarantined: string[];
+  /** Sessions another process wrote since they were read: left to it (the next pass compares them again). */
+  raced: string[];
 }
 
 const add = (a: Written, b: Written): Written => ({
@@ -45,7 +47,7 @@ const add = (a: Written, b: Written): Written => ({
  */
 export function writeIsolated(write: (b: Batch) => Written, batch: Batch, failuresOf: (id: string) => number, now: number): Isolated {
   try {
-    return { landed: batch.writes, written: write(batch), quarantined: [] };
+    return { landed: batch.writes, written: write(batch), quarantined: [], raced: [] };
   } catch (e) {
     // Only a failed write is split; a bug (anything but HERMETIC_DATASET_WRITE) surfaces as it is.
     if (!(e instanceof HermeticError) || e.code !== 'HERMETIC_DATASET_WRITE') throw e;
@@ -57,15 +59,22 @@ export function writeIsolated(write: (b: Batch) => Written, batch: Batch, failur
   let written = write({ ...batch, writes: [] });
   const landed: SessionWrite[] = [];
   const quarantined: string[] = [];
+  const raced: string[] = [];
   for (const w of batch.writes) {
     try {
       written = add(written, write({ store: batch.store, reset: false, removed: [], writes: [w], quarantine: none }));
       landed.push(w);
     } catch (e) {
+      // Another process wrote the session since it was read (a backfill beside a running forward): nothing failed,
+      // its rows are that process's; the next pass compares it again. Not quarantined, not counted as unwritten.
+      if ((e as { cause?: unknown }).cause instanceof CursorMoved) {
+        raced.push(w.sessionId);
+        continue;
+      }
       const failures = failuresOf(w.sessionId);
       write({ store: batch.store, reset: false, removed: [], writes: [], quarantine: { failed: [{ sessionId: w.sessionId, error: `writing its rows failed: ${(e as Error).message}`, failures, retryAt: now + backoffSeconds(failures) }], cleared: [] } });
       quarantined.push(w.sessionId);
     }
   }
-  return { landed, written: written ?? NOTHING_WRITTEN, quarantined };
+  return { landed, written: written ?? NOTHING_WRITTEN, quarantined, raced };
 }

@@ -1,0 +1,61 @@
+// Two forwarders on one home (a backfill run beside a running forward): a session the other process wrote between
+// this pass's read and its write is left to it — not quarantined, not a failure — and a session left in quarantine
+// whose cursor matches the store again is cleared by the next pass. The dataset ends as a clean backfill's.
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { createIdSource } from '../../shared/ids.js';
+import { createStore } from '../../state-db/schema/create.js';
+import { tempDir } from '../../state-db/testing/fixtures.js';
+import { StateDbWriter } from '../../state-db/writer/index.js';
+import type { Batch } from '../sinks/sink.js';
+import { assertCleanBackfill, forwarderRig } from '../testing/index.js';
+
+test('a session another process wrote since it was read is left to it; a stale quarantine entry is cleared', () => {
+  const { dir, cleanup } = tempDir('hermetic-race-');
+  const path = join(dir, 'hermes', 'state.db');
+  mkdirSync(join(dir, 'hermes'), { recursive: true });
+  const db = createStore({ path, level: 31, journal: 'delete', fts: false });
+  let t = 1_780_000_000;
+  const w = new StateDbWriter(db, { now: () => (t += 1), ids: createIdSource('race') });
+  const ids = [w.createSession({ source: 'cli' }), w.createSession({ source: 'cli' })];
+  for (const id of ids) w.appendMessages(id, [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello', finish_reason: 'stop' }]);
+  const home = join(dir, 'home');
+  const a = forwarderRig([path], { dir, home, readWorker: 'off' });
+  const b = forwarderRig([path], { dir, home, readWorker: 'off' });
+  try {
+    a.forwarder.backfill();
+    for (const id of ids) w.appendMessages(id, [{ role: 'user', content: 'more' }, { role: 'assistant', content: 'yes', finish_reason: 'stop' }]);
+    // A's write comes after B has written the same sessions: A's delta is against cursors that moved.
+    let once = true;
+    const beforeWrite = (batch: Batch) => {
+      if (once && batch.writes.length > 0) {
+        once = false;
+        assert.equal(b.forwarder.forwardOnce()[0]!.error, null);
+      }
+    };
+    const [r] = a.forwarder.forwardOnce({ beforeWrite });
+    // Both sessions were B's by then: A wrote none of them, and failed none.
+    assert.deepEqual([r!.error, r!.sessionsQuarantined, r!.sessionsWritten], [null, 0, 0]);
+    assert.deepEqual(a.query('SELECT session_id FROM quarantine'), []);
+    // A quarantine entry left by an older Hermetic for a session whose cursor matches the store: cleared.
+    a.forwarder.close();
+    b.forwarder.close();
+    const c = forwarderRig([path], { dir, home, readWorker: 'off' });
+    try {
+      const sink = (c.forwarder.sink as unknown as { dataset(): { db: import('../../shared/sqlite.js').Db } }).dataset();
+      sink.db.prepare("INSERT INTO quarantine (store, session_id, failures, last_error, retry_at) VALUES (?, ?, 1, 'session was written by another process since it was read', 0)").run(path, ids[0]);
+      assert.equal(c.forwarder.forwardOnce()[0]!.error, null);
+      assert.deepEqual(c.query('SELECT session_id FROM quarantine'), []);
+      assertCleanBackfill(c, path, 'two forwarders on one home');
+    } finally {
+      c.cleanup();
+    }
+  } finally {
+    db.close();
+    a.cleanup();
+    b.cleanup();
+    cleanup();
+  }
+});
