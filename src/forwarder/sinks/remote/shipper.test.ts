@@ -141,6 +141,9 @@ test('a fatal failure stops that sink with a clear message and the others go on;
       assert.equal(fatal!.state, 'stopped');
       assert.equal(fatal!.error!.retriable, false);
       assert.match(fatal!.error!.message, /^cannot open .*broken\.db: file is not a database \(SQLITE_NOTADB\); the file is not a SQLite database this sink can use: name another file with --sink/);
+      // Refused at its first open: not kept as a sink (nor a change log grown for it); one down for now is kept.
+      assert.equal(sinkRow(world.dataset, `sqlite://${broken}`), null);
+      assert.notEqual(sinkRow(world.dataset, `sqlite://${locked}`), null);
       assert.equal(fine!.state, 'caught-up', 'the good sink is not held back');
       assert.deepEqual(heldRows(readSqliteSinkFile(good, world.origin.machineId)), expectedRows(world.dataset, false));
       assert.equal(retry!.state, 'retrying');

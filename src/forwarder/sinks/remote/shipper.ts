@@ -177,14 +177,27 @@ export class Shipper {
     if (this.#now() < s.retryAtMs) return this.#result(s, 'waiting', counts);
     const redact = s.sink.leavesMachine && this.#redact(s.sink);
     try {
+      // A sink given for the first time is registered once it opened, or failed in a way worth retrying: a URL the
+      // destination refuses (a wrong password, no such database) is not kept, nor a change log grown for it.
+      let opened = false;
+      if (!s.opened && local(() => sinkRow(this.#db, s.sink.id)) === null) {
+        try {
+          await s.sink.open();
+        } catch (e) {
+          // A destination down for now is kept (status says it fails, and it is retried); one that refuses is not.
+          if (asSinkError(e).retriable) local(() => registerSink(this.#db, s.sink, this.#now() / 1000));
+          throw e;
+        }
+        s.opened = opened = true;
+      }
       local(() => registerSink(this.#db, s.sink, this.#now() / 1000));
       if (!s.opened) {
         await s.sink.open();
-        s.opened = true;
-        // Asked once per connection: batches at or below it are already at the destination (a crash after its write),
-        // once it is known to be this dataset's own.
-        s.applied = this.#trusted(s, await s.sink.applied(this.#options.origin));
+        s.opened = opened = true;
       }
+      // Asked once per connection: batches at or below it are already at the destination (a crash after its write),
+      // once it is known to be this dataset's own.
+      if (opened) s.applied = this.#trusted(s, await s.sink.applied(this.#options.origin));
       const max = this.#options.maxBatches ?? Infinity;
       const failing = (local(() => sinkRow(this.#db, s.sink.id))?.failures ?? 0) > 0;
       const back = (r: ShipResult) => {
