@@ -40,9 +40,11 @@ export function publishBuild(build: SqliteSink, home: string): boolean {
   const path = build.db.name;
   const target = join(home, DATASET_FILE);
   try {
-    // WAL is written into the file's header: every later connection opens it as the dataset always is.
+    // WAL is written into the file's header: every later connection opens it as the dataset always is. The build's
+    // exclusive lock is held until it is in place: another process's sweep (build-files.ts) removes a build whose lock
+    // it can take, and would take this one between a close and the link. A process opening the dataset meanwhile
+    // waits for the lock as for any writer's.
     build.db.pragma('journal_mode = WAL');
-    build.close();
     sync(path);
     try {
       linkSync(path, target);
@@ -55,6 +57,7 @@ export function publishBuild(build: SqliteSink, home: string): boolean {
       if (existsSync(target)) return false;
       renameSync(path, target);
     }
+    build.close();
     sync(home);
     return true;
   } catch (e) {
