@@ -79,6 +79,17 @@ describeTransports('checkpoints', (open) => {
     assert.match(unknown.json.error.message, /No checkpoint cp_1 in this namespace \(it has cp_2\)/);
   });
 
+  it('a namespace keeps its latest 100 checkpoints: taking more lets the oldest go, and a restore of one says so', async () => {
+    const h = await open();
+    for (let i = 0; i < 102; i++) await admin(h, 'POST', '/checkpoints', {});
+    const ids = (await admin(h, 'GET', '/checkpoints')).json.checkpoints.map((c: { id: string }) => c.id);
+    assert.deepEqual([ids.length, ids[0], ids.at(-1)], [100, 'cp_3', 'cp_102']);
+    const gone = await admin(h, 'POST', '/checkpoints/cp_1/restore', {});
+    assert.equal(gone.status, 404);
+    assert.equal(gone.json.error.message, 'No checkpoint cp_1 in this namespace (it has 100: cp_3 … cp_102); it keeps the latest 100, and has let 2 older ones go.');
+    assert.equal((await admin(h, 'POST', '/checkpoints/cp_3/restore', {})).status, 200);
+  });
+
   it('checkpoints belong to their namespace', async () => {
     const h = await open();
     const taken = await h.request('POST', '/ns/one/__admin/checkpoints', { body: '{}' });

@@ -116,3 +116,17 @@ test('unknown filter names and bad values are refused with the rule they break',
   refuses('after=1.5', 'Query parameter "after" must be a whole number, 0 or more; got "1.5".');
   refuses('limit=1&limit=2', 'Query parameter "limit" is given 2 times; give it once.');
 });
+
+test('a path or run id longer than 512 characters is kept cut, ending in …; a later fault is named on its entry', () => {
+  const j = new RequestJournal(4);
+  const long = `run_${'a'.repeat(8000)}`;
+  const seq = j.record(1, 'GET', `/v1/runs/${long}`, 'get', 404, 0.1, long, null, null);
+  const [e] = j.query();
+  assert.deepEqual([e!.path.length, e!.path.endsWith('…'), e!.run_id!.length, e!.run_id!.startsWith('run_aaa')], [512, true, 512, true]);
+  // A stream cut after its head was journaled: the rule is named on the entry, while it is still in the ring.
+  j.setFault(seq, 'fault_1');
+  assert.equal(j.query()[0]!.fault_id, 'fault_1');
+  for (let i = 0; i < 4; i++) j.record(2, 'GET', '/health', 'health', 200, 0.1, null, null, null);
+  j.setFault(seq, 'fault_2');
+  assert.ok(j.query().every((x) => x.fault_id === null), 'an entry pushed out is not touched');
+});

@@ -60,6 +60,12 @@ const REPLAY_YES = 2;
 const NUMS = 4;
 const REFS = 5;
 
+/** The characters a journal entry keeps of a path or a run id (a ring of thousands holds a bounded size). */
+export const JOURNAL_TEXT_MAX = 512;
+
+/** A path or run id as an entry keeps it: longer ones cut, ending in "…". */
+const clip = (text: string): string => (text.length > JOURNAL_TEXT_MAX ? `${text.slice(0, JOURNAL_TEXT_MAX - 1)}…` : text);
+
 export class RequestJournal {
   readonly capacity: number;
   // The arrays grow by doubling up to the cap, so an idle namespace costs nothing; at the cap the ring only overwrites.
@@ -123,9 +129,9 @@ export class RequestJournal {
     const r = slot * REFS;
     const refs = this.#refs;
     refs[r] = method;
-    refs[r + 1] = path;
+    refs[r + 1] = clip(path);
     refs[r + 2] = operation;
-    refs[r + 3] = runId;
+    refs[r + 3] = runId === null ? null : clip(runId);
     refs[r + 4] = faultId;
     return nums[n]!;
   }

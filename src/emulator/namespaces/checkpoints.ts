@@ -20,9 +20,14 @@ interface Checkpoint {
   readonly states: ReadonlyArray<readonly [string, unknown]>;
 }
 
+/** Checkpoints a namespace keeps: taking one more lets the oldest go (memory stays bounded whatever a test takes). */
+export const MAX_CHECKPOINTS = 100;
+
 export class Checkpoints {
   readonly #saved = new Map<string, Checkpoint>();
   #next = 1;
+  /** Checkpoints let go to keep MAX_CHECKPOINTS. */
+  #evicted = 0;
 
   /** Saves every part's state now, in order; `summarize` counts what the saved states hold. */
   take(
@@ -33,6 +38,11 @@ export class Checkpoints {
     const id = `cp_${this.#next++}`;
     const checkpoint: Checkpoint = { summary: { id, ...summarize(new Map(states)) }, states };
     this.#saved.set(id, checkpoint);
+    // A Map iterates in insertion order: the first key is the oldest.
+    while (this.#saved.size > MAX_CHECKPOINTS) {
+      this.#saved.delete(this.#saved.keys().next().value!);
+      this.#evicted++;
+    }
     return { ...checkpoint.summary };
   }
 
@@ -61,10 +71,10 @@ export class Checkpoints {
     const checkpoint = this.#saved.get(id);
     if (!checkpoint) {
       const known = [...this.#saved.keys()];
-      throw new HermeticError(
-        'HERMETIC_CHECKPOINT_UNKNOWN',
-        `No checkpoint ${id} in this namespace${known.length ? ` (it has ${known.join(', ')})` : ' (it has none; POST /__admin/checkpoints takes one)'}.`,
-      );
+      const has = known.length === 0 ? ' (it has none; POST /__admin/checkpoints takes one)'
+        : known.length > 5 ? ` (it has ${known.length}: ${known[0]} … ${known[known.length - 1]})` : ` (it has ${known.join(', ')})`;
+      const evicted = this.#evicted > 0 ? `; it keeps the latest ${MAX_CHECKPOINTS}, and has let ${this.#evicted} older ones go` : '';
+      throw new HermeticError('HERMETIC_CHECKPOINT_UNKNOWN', `No checkpoint ${id} in this namespace${has}${evicted}.`);
     }
     return checkpoint;
   }
