@@ -27,6 +27,20 @@ describeTransports('control plane', (open) => {
     assert.equal(route.json().error.message, 'DELETE is not allowed on /__admin/clock; use POST or GET.');
   });
 
+  it('a change with a query parameter it does not read, or ?namespace= anywhere, is refused and changes nothing', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    const reset = await h.request('POST', '/__admin/reset?namespace=qq', { body: '{}' });
+    assert.equal(reset.status, 400);
+    assert.deepEqual(reset.json().error, { code: 'HERMETIC_ADMIN_BAD_FIELD', message: 'Unknown query parameter "namespace" on POST /__admin/reset: it takes "all". A namespace is chosen by the path (/ns/<name>/__admin/…) or the X-Hermetic-Namespace header.' });
+    assert.deepEqual((await h.admin.runs()).runs.map((r) => r.run_id), [runId], 'the default namespace was not reset');
+    const fault = await h.request('POST', '/__admin/faults?x=1', { body: '{"action":"respond","status":500}' });
+    assert.equal(fault.json().error.message, 'Unknown query parameter "x" on POST /__admin/faults: it takes none.');
+    assert.deepEqual((await h.admin.faults()).faults, []);
+    assert.equal((await h.request('GET', '/__admin/runs?namespace=qq')).status, 400);
+    assert.equal((await h.request('POST', '/__admin/reset?all=1', { body: '{}' })).status, 200, 'a parameter the route reads is fine');
+  });
+
   it('matches each request afresh where the last one differs in method or path, and never keeps a refusal', async () => {
     // The dispatcher remembers its last match (a script drives one run through one path many times).
     const h = await open();

@@ -150,6 +150,21 @@ function matchSegments(c: Compiled, parts: string[]): Record<string, string> | n
   return params ?? {};
 }
 
+/** Refuses a query parameter a changing route does not read, and `namespace` on any (the journal's filters are checked by their own parser). */
+function checkQuery(route: (typeof ADMIN_ROUTES)[number], query: string): void {
+  const allowed = (route as { query?: readonly string[] | 'journal' }).query;
+  if (query === '' || allowed === 'journal') return;
+  for (const name of new URLSearchParams(query).keys()) {
+    // A read with a parameter it does not use (a cache-buster) reads the same; a change, or a namespace meant to be
+    // picked this way, must not act quietly on what was not meant.
+    if (allowed?.includes(name) || (route.method === 'GET' && name !== 'namespace')) continue;
+    const where = `${route.method} ${ADMIN_PREFIX}${route.path}`;
+    const takes = allowed?.length ? `it takes ${allowed.map((a) => `"${a}"`).join(', ')}` : 'it takes none';
+    const ns = name === 'namespace' ? ' A namespace is chosen by the path (/ns/<name>/__admin/…) or the X-Hermetic-Namespace header.' : '';
+    throw new HermeticError('HERMETIC_ADMIN_BAD_FIELD', `Unknown query parameter "${name}" on ${where}: ${takes}.${ns}`);
+  }
+}
+
 /** A request's route and its path parameters, both frozen. */
 interface AdminMatch {
   readonly hit: Compiled;
@@ -188,6 +203,7 @@ export async function handleAdmin(req: HttpRequest, deps: AdminDeps): Promise<Ht
     // Before anything else, unknown routes included: without the key a caller learns nothing but the health route.
     checkAdminKey(req, path, deps.adminKey);
     const { hit, params } = matchAdmin(req.method, path);
+    checkQuery(hit.route, req.query);
     const body = await readAdminBody(req);
     let answer: unknown = hit.handler({ req, params, deps, body });
     if (answer instanceof Promise) answer = await answer;

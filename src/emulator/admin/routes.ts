@@ -16,6 +16,11 @@ export interface AdminRoute {
    * held write (health, the clock, an event, settings, faults, the journal: decision 0028).
    */
   readonly shows?: 'run' | 'runs';
+  /**
+   * The query parameters the route reads. Any other is refused on a POST or DELETE, and `namespace` on every route
+   * (HERMETIC_ADMIN_BAD_FIELD), so a `?namespace=` meant to pick a namespace does not quietly act on another. `'journal'`: the journal's filters, which its own parser checks.
+   */
+  readonly query?: readonly string[] | 'journal';
 }
 
 export const ADMIN_PREFIX = '/__admin';
@@ -28,7 +33,7 @@ export const ADMIN_ROUTES = [
   { name: 'restart', method: 'POST', path: '/restart' },
   { name: 'gateway', method: 'POST', path: '/gateway' },
   { name: 'getGateway', method: 'GET', path: '/gateway' },
-  { name: 'reset', method: 'POST', path: '/reset' },
+  { name: 'reset', method: 'POST', path: '/reset', query: ['all'] },
   { name: 'openapi', method: 'GET', path: '/openapi.json' },
   { name: 'namespaces', method: 'GET', path: '/namespaces' },
   { name: 'runs', method: 'GET', path: '/runs', shows: 'runs' },
@@ -44,7 +49,7 @@ export const ADMIN_ROUTES = [
   { name: 'stopPolicy', method: 'POST', path: '/runs/{run_id}/stop-policy' },
   { name: 'scenarios', method: 'POST', path: '/scenarios' },
   { name: 'getScenarios', method: 'GET', path: '/scenarios' },
-  { name: 'deleteScenarios', method: 'DELETE', path: '/scenarios' },
+  { name: 'deleteScenarios', method: 'DELETE', path: '/scenarios', query: ['name'] },
   { name: 'faults', method: 'GET', path: '/faults' },
   { name: 'addFault', method: 'POST', path: '/faults' },
   { name: 'clearFaults', method: 'DELETE', path: '/faults' },
@@ -57,8 +62,8 @@ export const ADMIN_ROUTES = [
   { name: 'checkpoints', method: 'GET', path: '/checkpoints' },
   { name: 'restoreCheckpoint', method: 'POST', path: '/checkpoints/{checkpoint_id}/restore' },
   { name: 'deleteCheckpoint', method: 'DELETE', path: '/checkpoints/{checkpoint_id}' },
-  { name: 'requests', method: 'GET', path: '/requests' },
-  { name: 'countRequests', method: 'GET', path: '/requests/count' },
+  { name: 'requests', method: 'GET', path: '/requests', query: 'journal' },
+  { name: 'countRequests', method: 'GET', path: '/requests/count', query: 'journal' },
   { name: 'clearRequests', method: 'DELETE', path: '/requests' },
   { name: 'metrics', method: 'GET', path: '/metrics', text: true },
 ] as const satisfies readonly AdminRoute[];
