@@ -24,6 +24,25 @@ class CountingClock extends ControlledClock {
 }
 
 describeTransports('clock range', (open) => {
+  it('advance takes a duration, set an ISO time, and reset puts the clock back as the options start it', async () => {
+    const h = await open();
+    assert.deepEqual(await h.admin.clock({ advance: '1h30m' }), { now: T0 + 5400, frozen: true });
+    assert.deepEqual(await h.admin.clock({ advance: '500ms' }), { now: T0 + 5400.5, frozen: true });
+    assert.deepEqual(await h.admin.clock({ set: '2026-09-12T00:00:00Z' }), { now: Date.UTC(2026, 8, 12) / 1000, frozen: true });
+    assert.deepEqual(await h.admin.clock({ set: '2026-09-12' }), { now: Date.UTC(2026, 8, 12) / 1000, frozen: true });
+    assert.deepEqual(await h.admin.clock({ set: '2026-09-12T02:00:00+02:00' }), { now: Date.UTC(2026, 8, 12) / 1000, frozen: true });
+    assert.deepEqual(await h.admin.clock({ reset: true }), { now: T0, frozen: true });
+    for (const [body, message] of [
+      ['{"advance": "soon"}', 'Field "advance" is "soon": give seconds (a number) or a duration such as "90s", "5m", "1h30m", "500ms".'],
+      ['{"set": "2026-09-12T00:00:00"}', 'Field "set" is "2026-09-12T00:00:00": give epoch seconds (a number) or an ISO time with its zone, such as "2026-09-12T00:00:00Z" (a date alone is midnight UTC).'],
+      ['{"reset": true, "advance": 5}', 'Give "reset" alone: it puts the clock back to how the options start it.'],
+    ] as const) {
+      const reply = await h.request('POST', '/__admin/clock', { body });
+      assert.deepEqual([reply.status, reply.json().error.message], [400, message], body);
+    }
+    assert.deepEqual(await h.admin.getClock(), { now: T0, frozen: true });
+  });
+
   it('a millisecond time is refused with a code and a sentence, and nothing changes (freeze included)', async () => {
     const h = await open();
     const reply = await h.request('POST', '/__admin/clock', { body: '{"set": 1796000000000, "freeze": false}' });

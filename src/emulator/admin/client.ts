@@ -64,11 +64,15 @@ export interface AdminClockState {
   frozen: boolean;
 }
 
-/** `set` or `advance` (not both), and/or `freeze`. Times are epoch seconds, 0 … 253402300799. */
+/** `set` or `advance` (not both), and/or `freeze`; or `reset` alone. Times are epoch seconds, 0 … 253402300799 (or text: an ISO time, a duration). */
 export interface AdminClockChange {
-  set?: number;
-  advance?: number;
+  /** Epoch seconds, or an ISO time with its zone ("2026-09-12T00:00:00Z"; a date alone is midnight UTC). */
+  set?: number | string;
+  /** Seconds, or a duration ("90s", "5m", "1h30m", "500ms"). */
+  advance?: number | string;
   freeze?: boolean;
+  /** Alone: the clock back to how the options start it. */
+  reset?: true;
 }
 
 export interface AdminSweepResult {

@@ -1,18 +1,56 @@
-// POST /__admin/clock {"set": epoch} | {"advance": seconds} | {"freeze": bool} → {"now", "frozen"}; GET reads it.
-// Times stay within EPOCH_MIN … EPOCH_MAX (decision 0014); a refused body changes nothing, freeze included.
+// POST /__admin/clock {"set": epoch | ISO time} | {"advance": seconds | "90s"} | {"freeze": bool} | {"reset": true}
+// → {"now", "frozen"}; GET reads it. Times stay within EPOCH_MIN … EPOCH_MAX (decision 0014); a refused body changes
+// nothing, freeze included.
 import { EPOCH_MAX, epochProblem } from '../../shared/clock.js';
 import { HermeticError } from '../../shared/errors.js';
 import type { PyDict } from '../../shared/python/index.js';
 import { field, onlyKeys, type AdminContext } from './context.js';
 
-/** A time field: integers past 2**53 arrive as bigint and are simply out of range. */
-function timeField(body: PyDict, name: string): number | undefined {
-  const raw = body.get(name);
-  return typeof raw === 'bigint' ? Number(raw) : field.number(body, name);
+const UNIT_SECONDS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 };
+
+/** `90s`, `5m`, `1h30m`, `500ms`, `2d` in seconds; null when it is not such a duration. */
+export function durationText(text: string): number | null {
+  const m = /^\s*((?:\d+(?:\.\d+)?(?:ms|s|m|h|d)\s*)+)$/.exec(text);
+  if (!m) return null;
+  let total = 0;
+  for (const [, n, unit] of m[1]!.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/g)) total += Number(n) * UNIT_SECONDS[unit!]!;
+  return total;
 }
 
-export function clockHandler({ body, deps: { clock } }: AdminContext): { now: number; frozen: boolean } {
-  onlyKeys(body, ['set', 'advance', 'freeze'], 'the clock');
+/** An ISO 8601 date (midnight UTC) or date-time with its zone (Z or ±hh:mm), as epoch seconds; null otherwise. */
+export function isoTime(text: string): number | null {
+  if (!/^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}))?$/i.test(text.trim())) return null;
+  const t = Date.parse(/T|\s/i.test(text.trim()) ? text.trim().replace(' ', 'T') : `${text.trim()}T00:00:00Z`);
+  return Number.isFinite(t) ? t / 1000 : null;
+}
+
+/**
+ * A time field: a number (integers past 2**53 arrive as bigint and are simply out of range), or text: a duration for
+ * "advance", an ISO time for "set".
+ */
+function timeField(body: PyDict, name: 'set' | 'advance'): number | undefined {
+  const raw = body.get(name);
+  if (typeof raw === 'bigint') return Number(raw);
+  if (typeof raw === 'string') {
+    const v = name === 'advance' ? durationText(raw) : isoTime(raw);
+    if (v === null) {
+      throw new HermeticError('HERMETIC_ADMIN_BAD_FIELD', name === 'advance'
+        ? `Field "advance" is "${raw}": give seconds (a number) or a duration such as "90s", "5m", "1h30m", "500ms".`
+        : `Field "set" is "${raw}": give epoch seconds (a number) or an ISO time with its zone, such as "2026-09-12T00:00:00Z" (a date alone is midnight UTC).`);
+    }
+    return v;
+  }
+  return field.number(body, name);
+}
+
+export function clockHandler({ body, deps: { clock, namespace } }: AdminContext): { now: number; frozen: boolean } {
+  onlyKeys(body, ['set', 'advance', 'freeze', 'reset'], 'the clock');
+  if (body.has('reset')) {
+    if (body.size > 1) throw new HermeticError('HERMETIC_ADMIN_BAD_FIELD', 'Give "reset" alone: it puts the clock back to how the options start it.');
+    if (field.boolean(body, 'reset') !== true) throw new HermeticError('HERMETIC_ADMIN_BAD_FIELD', 'Field "reset" can only be true.');
+    if (!namespace.resetClock()) throw new HermeticError('HERMETIC_ADMIN_BAD_FIELD', 'This namespace runs on a clock the caller gave (createEmulator({ clock })): it is the caller\'s to reset.');
+    return { now: clock.now(), frozen: clock.frozen };
+  }
   const set = timeField(body, 'set');
   const advance = timeField(body, 'advance');
   const freeze = body.has('freeze') ? field.boolean(body, 'freeze') : undefined;

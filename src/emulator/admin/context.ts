@@ -24,6 +24,8 @@ export interface ControlledNamespace {
   restoreCheckpoint(id: string): CheckpointSummary;
   /** Back to how the options describe a new namespace. */
   reset(): void;
+  /** The clock alone back to how the options start it (false: the namespace runs on a clock the caller gave). */
+  resetClock(): boolean;
   /** An emulated gateway crash and restart on the same store. */
   restart(): void;
   /** Runs whose status write is waiting for a commit (held while another connection holds the store's lock). */

@@ -4834,9 +4834,20 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
         "additionalProperties": false
       },
       "AdminClockChange": {
-        "description": "`set` or `advance` (not both), and/or `freeze`. Times are epoch seconds, 0 … 253402300799.",
+        "description": "`set` or `advance` (not both), and/or `freeze`; or `reset` alone. Times are epoch seconds, 0 … 253402300799 (or text: an ISO time, a duration).",
         "type": "object",
-        "properties": { "set": { "type": "number" }, "advance": { "type": "number" }, "freeze": { "type": "boolean" } },
+        "properties": {
+          "set": {
+            "description": "Epoch seconds, or an ISO time with its zone (\"2026-09-12T00:00:00Z\"; a date alone is midnight UTC).",
+            "type": ["number", "string"]
+          },
+          "advance": {
+            "description": "Seconds, or a duration (\"90s\", \"5m\", \"1h30m\", \"500ms\").",
+            "type": ["number", "string"]
+          },
+          "freeze": { "type": "boolean" },
+          "reset": { "description": "Alone: the clock back to how the options start it.", "const": true }
+        },
         "additionalProperties": false
       },
       "AdminClockState": {

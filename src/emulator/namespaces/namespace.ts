@@ -285,6 +285,14 @@ export class Namespace implements ControlledNamespace {
     this.#core = this.#build(registry.owner, store);
   }
 
+  /** The clock alone back to how the options start it; false when it is a clock the caller gave (left alone). */
+  resetClock(): boolean {
+    if (!this.#ownClock) return false;
+    const { options } = this.#shared;
+    this.clock.reset({ start: options.time ?? undefined, frozen: options.frozen });
+    return true;
+  }
+
   /** Saves this namespace's state (checkpoints.ts); kept across a reset of the namespace. */
   checkpoint(): CheckpointSummary {
     const takenAt = this.clock.now();
