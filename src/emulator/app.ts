@@ -28,7 +28,7 @@ function httpDate(clock: Pick<Clock, 'now'>): string {
 
 /** One namespace's answer: the control plane under /__admin/, the emulated Hermes surface for everything else. */
 export async function handle(req: HttpRequest, deps: AppDeps): Promise<HttpResponse> {
-  const response = req.path.startsWith('/__admin/') ? await handleAdmin(req, deps.admin) : await handleApi(req, deps.api);
+  const response = req.path === '/__admin' || req.path.startsWith('/__admin/') ? await handleAdmin(req, deps.admin) : await handleApi(req, deps.api);
   return finish(response, deps.clock);
 }
 

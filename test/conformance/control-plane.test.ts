@@ -27,6 +27,15 @@ describeTransports('control plane', (open) => {
     assert.equal(route.json().error.message, 'DELETE is not allowed on /__admin/clock; use POST or GET.');
   });
 
+  it('GET /__admin lists the control routes and says where the OpenAPI document, the console and the docs are', async () => {
+    const h = await open();
+    const index = await h.admin.index();
+    assert.deepEqual([index.emulator, index.openapi, index.console, index.docs], ['hermetic', '/__admin/openapi.json', '/__admin/ui/', 'docs/reference/admin-api.md']);
+    assert.ok(index.routes.includes('POST /__admin/runs/{run_id}/complete') && index.routes.includes('GET /__admin/health'), index.routes.join(', '));
+    // Not journaled: it is the test's own plumbing, as every control route.
+    assert.deepEqual((await h.admin.requests()).requests, []);
+  });
+
   it('a change with a query parameter it does not read, or ?namespace= anywhere, is refused and changes nothing', async () => {
     const h = await open();
     const runId = await submit(h);

@@ -69,6 +69,16 @@ for (const transport of ['fetch', 'http'] as const) {
       assert.equal((await c.admin().faults()).faults.length, 2);
     });
 
+    it('a preset added by its path takes the body as overrides; an unknown one is named with the nearest', async () => {
+      const c = await open();
+      const rule = await c.admin().addPreset('hermes_server_error', { times: 2 });
+      assert.deepEqual([rule.action, rule.remaining], ['server_error', 2]);
+      assert.equal(answered(await c.send('POST', '/v1/runs', { body: '{"input":"hi"}' })).status, 500);
+      const unknown = answered(await c.send('POST', '/__admin/faults/presets/hermes_server_eror', { body: '{}' }));
+      assert.equal(unknown.status, 400);
+      assert.match(JSON.parse(unknown.text).error.message, /unknown preset "hermes_server_eror"\. Did you mean "hermes_server_error"\?/);
+    });
+
     it('drop: the connection drops before Hermes sees the request; no run exists', async () => {
       const c = await open();
       await c.admin().addFault({ preset: 'hermes_submit_drop' });

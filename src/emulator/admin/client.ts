@@ -387,7 +387,20 @@ export interface AdminFaultPreset {
  * The control-plane contract: per route, whether it takes a run id, its body (never: a GET) and its answer.
  * routes.ts checks at compile time that its table has exactly these names, and answers with these fields.
  */
+export interface AdminIndex {
+  emulator: 'hermetic';
+  /** The Hermes release emulated. */
+  hermes_release: string;
+  /** Every control route, as "METHOD /__admin/…". */
+  routes: string[];
+  openapi: string;
+  console: string;
+  docs: string;
+}
+
 export interface AdminRoutes {
+  /** GET /__admin: the control routes, and where the OpenAPI document, the console and the docs are. */
+  index: { run: false; body: never; result: AdminIndex };
   /** GET /__admin/health: Hermetic's identity, its Hermes release and the namespace; never needs the admin key. */
   health: { run: false; body: never; result: AdminHealth };
   /** POST /__admin/clock: set, advance and/or freeze the emulator's clock. */
@@ -440,6 +453,8 @@ export interface AdminRoutes {
   faults: { run: false; body: never; result: AdminFaultList };
   /** POST /__admin/faults: adds one rule, or a named preset with overrides; answers it with its id. */
   addFault: { run: false; body: FaultRuleInput; result: FaultRuleState };
+  /** POST /__admin/faults/presets/{preset}: the preset, with the body's fields overriding it. */
+  addPreset: { run: false; param: 'preset'; body: Omit<FaultRuleInput, 'preset'>; result: FaultRuleState };
   /** DELETE /__admin/faults: deletes every rule of this namespace. */
   clearFaults: { run: false; body: never; result: { deleted: number } };
   /** GET /__admin/faults/presets: the named Hermes faults. */

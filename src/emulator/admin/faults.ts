@@ -2,11 +2,22 @@
 // read or delete one, delete all, and list the presets (decision 0021).
 import { ADMIN_FAULT_CODES, FAULT_PRESETS, parseFaultRule } from '../faults/index.js';
 import type { FaultPresetName, FaultRuleInput, FaultRuleState } from '../faults/types.js';
+import { HermeticError } from '../../shared/errors.js';
 import { onlyKeys, type AdminContext } from './context.js';
 
 /** POST /__admin/faults: one rule, or {"preset": name, …overrides}; answers it with its id. */
 export function addFaultHandler({ body, deps }: AdminContext): FaultRuleState {
   return deps.namespace.faults.add(parseFaultRule(body, 'Fault rule', ADMIN_FAULT_CODES));
+}
+
+/**
+ * POST /__admin/faults/presets/{preset}: the preset, with the body's fields overriding it (as {"preset": name, …} does
+ * on POST /__admin/faults; the reference mock's spelling).
+ */
+export function addPresetHandler({ params, body, deps }: AdminContext): FaultRuleState {
+  if (body.has('preset')) throw new HermeticError('HERMETIC_FAULT_INVALID', 'Fault rule: the preset is named by the path here, not by a "preset" field.');
+  const rule = new Map([['preset', params.preset!], ...body]) as typeof body;
+  return deps.namespace.faults.add(parseFaultRule(rule, 'Fault rule', ADMIN_FAULT_CODES));
 }
 
 /** GET /__admin/faults: every rule in the order they are tried, with counts. */

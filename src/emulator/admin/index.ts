@@ -10,9 +10,9 @@ import { deleteCheckpointHandler, listCheckpointsHandler, restoreCheckpointHandl
 import type { AdminRoutes } from './client.js';
 import { clockHandler } from './clock.js';
 import { AdminText, readAdminBody, type AdminDeps, type AdminHandler } from './context.js';
-import { addFaultHandler, clearFaultsHandler, deleteFaultHandler, faultPresetsHandler, getFaultHandler, listFaultsHandler } from './faults.js';
+import { addFaultHandler, addPresetHandler, clearFaultsHandler, deleteFaultHandler, faultPresetsHandler, getFaultHandler, listFaultsHandler } from './faults.js';
 import { gatewayHandler, restartHandler, sweepHandler } from './gateway.js';
-import { healthHandler } from './health.js';
+import { healthHandler, indexHandler } from './health.js';
 import { clearRequestsHandler, countRequestsHandler, listRequestsHandler } from './journal.js';
 import { metricsHandler } from './metrics.js';
 import { listNamespacesHandler, resetHandler } from './namespaces.js';
@@ -37,6 +37,7 @@ export type { AdminDeps, ControlledNamespace, ControlledNamespaces, NamespaceSum
 
 /** The handler of each route of the table, by the route's name. */
 const HANDLERS = {
+  index: indexHandler,
   health: healthHandler,
   clock: clockHandler,
   getClock: clockHandler,
@@ -63,6 +64,7 @@ const HANDLERS = {
   deleteScenarios: deleteScenariosHandler,
   faults: listFaultsHandler,
   addFault: addFaultHandler,
+  addPreset: addPresetHandler,
   clearFaults: clearFaultsHandler,
   faultPresets: faultPresetsHandler,
   fault: getFaultHandler,

@@ -3579,6 +3579,30 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
         "security": []
       }
     },
+    "/__admin": {
+      "parameters": [{ "$ref": "#/components/parameters/namespace" }],
+      "get": {
+        "operationId": "admin.index",
+        "summary": "The control routes, and where the OpenAPI document, the console and the docs are.",
+        "tags": ["Control plane"],
+        "x-hermetic-client-method": "index",
+        "responses": {
+          "200": {
+            "description": "The answer.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AdminIndex" } } }
+          },
+          "4XX": {
+            "description": "Refused: a HERMETIC_* code and a sentence (docs/reference/errors.md).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "5XX": {
+            "description": "Refused: a HERMETIC_* code and a sentence (docs/reference/errors.md).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          }
+        },
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
+      }
+    },
     "/__admin/health": {
       "parameters": [{ "$ref": "#/components/parameters/namespace" }],
       "get": {
@@ -4399,6 +4423,97 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
         "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       }
     },
+    "/__admin/faults/presets/{preset}": {
+      "parameters": [
+        { "name": "preset", "in": "path", "required": true, "schema": { "type": "string" } },
+        { "$ref": "#/components/parameters/namespace" }
+      ],
+      "post": {
+        "operationId": "admin.addPreset",
+        "summary": "The preset, with the body's fields overriding it.",
+        "tags": ["Control plane"],
+        "x-hermetic-client-method": "addPreset",
+        "requestBody": {
+          "required": false,
+          "description": "A JSON object; unknown fields are refused with a suggestion. No body reads as {}.",
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "properties": {
+                  "id": {
+                    "description": "Letters, digits, '.', '_', '-' (default fault_<n>); adding an id again replaces that rule and its count.",
+                    "type": "string"
+                  },
+                  "operation": {
+                    "description": "Match: the request's operation (null or absent: any).",
+                    "anyOf": [{ "$ref": "#/components/schemas/FaultOperation" }, { "type": "null" }]
+                  },
+                  "method": { "description": "Match: the HTTP method (any case).", "type": ["string", "null"] },
+                  "path_prefix": {
+                    "description": "Match: the path starts with this (the path without its /ns/<name> prefix or query string).",
+                    "type": ["string", "null"]
+                  },
+                  "run_id": { "description": "Match: the run id the path names.", "type": ["string", "null"] },
+                  "times": {
+                    "description": "How many requests it may affect (null or absent: no limit; presets: 1).",
+                    "type": ["number", "null"]
+                  },
+                  "probability": {
+                    "description": "Fire for this share of the matching requests, drawn from the namespace's seed (null: always).",
+                    "type": ["number", "null"]
+                  },
+                  "seed": {
+                    "description": "Draw this rule's probability from this seed instead of the namespace's.",
+                    "type": ["string", "null"]
+                  },
+                  "action": { "$ref": "#/components/schemas/FaultAction" },
+                  "status": { "description": "respond: the status (200 … 599).", "type": "number" },
+                  "body": {
+                    "description": "respond: a string is sent as it is (text/plain unless headers say), null sends no body, other JSON as JSON.",
+                    "$ref": "#/components/schemas/FaultJson"
+                  },
+                  "headers": {
+                    "description": "respond: extra headers, in order.",
+                    "type": "object",
+                    "additionalProperties": { "type": "string" }
+                  },
+                  "seconds": { "description": "delay: how long.", "type": "number" },
+                  "clock": {
+                    "description": "delay: `virtual` (default: the namespace's clock; a frozen clock waits until moved) or `wall`.",
+                    "enum": ["virtual", "wall"]
+                  },
+                  "when": {
+                    "description": "delay: `before` (default) the request is handled, or `after` (the answer waits).",
+                    "enum": ["before", "after"]
+                  },
+                  "after_events": {
+                    "description": "sse_drop, sse_stall: events sent first (default 0; the hermes_events_drop preset: 1).",
+                    "type": "number"
+                  }
+                },
+                "additionalProperties": false
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The answer.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/FaultRuleState" } } }
+          },
+          "4XX": {
+            "description": "Refused: a HERMETIC_* code and a sentence (docs/reference/errors.md).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "5XX": {
+            "description": "Refused: a HERMETIC_* code and a sentence (docs/reference/errors.md).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          }
+        },
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
+      }
+    },
     "/__admin/faults/{fault_id}": {
       "parameters": [
         { "name": "fault_id", "in": "path", "required": true, "schema": { "type": "string" } },
@@ -4792,6 +4907,24 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "cancelled",
           "interrupted"
         ]
+      },
+      "AdminIndex": {
+        "description": "The control-plane contract: per route, whether it takes a run id, its body (never: a GET) and its answer.\nroutes.ts checks at compile time that its table has exactly these names, and answers with these fields.",
+        "type": "object",
+        "properties": {
+          "emulator": { "const": "hermetic" },
+          "hermes_release": { "description": "The Hermes release emulated.", "type": "string" },
+          "routes": {
+            "description": "Every control route, as \"METHOD /__admin/…\".",
+            "type": "array",
+            "items": { "type": "string" }
+          },
+          "openapi": { "type": "string" },
+          "console": { "type": "string" },
+          "docs": { "type": "string" }
+        },
+        "required": ["emulator", "hermes_release", "routes", "openapi", "console", "docs"],
+        "additionalProperties": false
       },
       "AdminHealth": {
         "description": "GET /__admin/health: who answered (open even when the server has an admin key).",

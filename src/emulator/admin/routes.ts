@@ -6,7 +6,7 @@ export interface AdminRoute {
   /** Method name on the admin client, and the key its handler is bound under. */
   readonly name: string;
   readonly method: 'GET' | 'POST' | 'DELETE';
-  /** Path under the admin prefix; at most one parameter: `{run_id}`, `{fault_id}` or `{checkpoint_id}`. */
+  /** Path under the admin prefix; at most one parameter: `{run_id}`, `{fault_id}`, `{checkpoint_id}` or `{preset}`. */
   readonly path: string;
   /** The answer is text (the handler returns AdminText) and the client returns it as a string. */
   readonly text?: true;
@@ -26,6 +26,7 @@ export interface AdminRoute {
 export const ADMIN_PREFIX = '/__admin';
 
 export const ADMIN_ROUTES = [
+  { name: 'index', method: 'GET', path: '' },
   { name: 'health', method: 'GET', path: '/health' },
   { name: 'clock', method: 'POST', path: '/clock' },
   { name: 'getClock', method: 'GET', path: '/clock' },
@@ -55,6 +56,7 @@ export const ADMIN_ROUTES = [
   { name: 'clearFaults', method: 'DELETE', path: '/faults' },
   // Before /faults/{fault_id}: "presets" is never a rule id.
   { name: 'faultPresets', method: 'GET', path: '/faults/presets' },
+  { name: 'addPreset', method: 'POST', path: '/faults/presets/{preset}' },
   { name: 'fault', method: 'GET', path: '/faults/{fault_id}' },
   { name: 'deleteFault', method: 'DELETE', path: '/faults/{fault_id}' },
   // A checkpoint keeps the rows as committed: what it saves is committed first.

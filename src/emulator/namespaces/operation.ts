@@ -19,7 +19,7 @@ const ADMIN_RUN = /^\/__admin\/runs\/([^/]+)/;
 /** `req.path` has already lost its /ns/<name> prefix. */
 export function describeRequest(req: HttpRequest): RequestInfo {
   const path = req.path;
-  if (path.startsWith(`${ADMIN_PREFIX}/`)) {
+  if (path === ADMIN_PREFIX || path.startsWith(`${ADMIN_PREFIX}/`)) {
     const run = ADMIN_RUN.exec(path);
     return { operation: 'admin', runId: run ? decodeSegment(run[1]!) : null };
   }
