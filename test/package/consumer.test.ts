@@ -133,7 +133,7 @@ const BAD: Array<[string, string]> = [
   ["createEmulator({ colour: 'red' });", 'TS2353'],
   ["createEmulator({ time: '1789169800' });", 'TS2322'],
   ["createEmulator({ agent: { startDelay: true } });", 'TS2322'],
-  ["await hermes.admin.clock({ set: '1' });", 'TS2322'],
+  ["await hermes.admin.clock({ freeze: 'yes' });", 'TS2322'],
   ["await hermes.admin.getClock({});", 'TS2554'],
   ["await hermes.admin.complete({ output: 'Done.' });", 'TS2345'],
   ["const n: number = (await hermes.admin.run('r')).status;", 'TS2322'],

@@ -289,7 +289,8 @@ export class Shipper {
     } else {
       s.stopped = error;
       state = 'stopped';
-      this.#options.say?.(`hermetic: sink ${s.sink.display} stopped: ${error.message} [${error.code}]; the other sinks go on`);
+      const kept = row ? '' : '; it is not kept as a sink';
+      this.#options.say?.(`hermetic: sink ${s.sink.display} stopped: ${error.message} [${error.code}]${kept}; the other sinks go on`);
     }
     if (row) {
       try {

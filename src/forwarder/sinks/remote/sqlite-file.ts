@@ -27,7 +27,7 @@ const ADVICE: [RegExp, string][] = [
   [/^SQLITE_READONLY/, 'the file or its folder cannot be written (make it writable, or remount its disk); the sink catches up once it can'],
   [/^SQLITE_CANTOPEN/, 'check that the path names a file in a folder this user can write; the sink catches up once it can'],
   [/^SQLITE_FULL/, 'the disk is full; the sink catches up once there is room'],
-  [/^SQLITE_(NOTADB|CORRUPT)/, 'the file is not a SQLite database this sink can use: name another file with --sink, and remove this one with "hermetic sinks remove URL"'],
+  [/^SQLITE_(NOTADB|CORRUPT)/, 'the file is not a SQLite database this sink can use: name another file with --sink (a sink already fed is removed with "hermetic sinks remove URL")'],
 ];
 
 export function sinkError(what: string, e: unknown): SinkError {
