@@ -60,7 +60,7 @@ export const byteSize = (bytes: number) => (bytes >= 1e6 ? `${(bytes / 1e6).toFi
 
 export const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
 
-const COUNTED = ['sessionsSeen', 'sessionsWritten', 'sessionsUnchanged', 'sessionsOutsideWindow', 'sessionsIgnored', 'sessionsRemoved', 'sessionsQuarantined', 'sessionsWaiting', 'messages', 'parts', 'messagesRemoved', 'partsRemoved', 'rowIssues', 'delegationsWritten', 'delegationsRemoved'] as const;
+const COUNTED = ['sessionsSeen', 'sessionsWritten', 'sessionsUnchanged', 'sessionsOutsideWindow', 'sessionsIgnored', 'sessionsRemoved', 'sessionsQuarantined', 'sessionsWaiting', 'messages', 'parts', 'messagesRemoved', 'partsRemoved', 'messagesRewritten', 'partsRewritten', 'rowIssues', 'delegationsWritten', 'delegationsRemoved'] as const;
 
 /** A pass's counts over every store. */
 export type Totals = { stores: number } & Pick<StepResult, (typeof COUNTED)[number]>;

@@ -15,13 +15,16 @@ const tick = (over: Partial<ReturnType<typeof emptyResult>>) => ({
 
 test('a tick line says what was new, what was rewritten or dropped, and the row issues recorded', () => {
   assert.equal(tickLine(tick({ sessionsWritten: 1, messages: 10, parts: 12 })), 'forward: default: 1 session written (10 new messages, 12 new parts)');
-  assert.equal(tickLine(tick({ sessionsWritten: 2, messages: 1, parts: 1, messagesRemoved: 3, rowIssues: 1 })),
-    'forward: default: 2 sessions written (0 new messages, 1 new part; 1 message rewritten; 2 messages removed); 1 row issue recorded');
+  assert.equal(tickLine(tick({ sessionsWritten: 2, messages: 1, parts: 1, messagesRemoved: 3, messagesRewritten: 1, partsRewritten: 1, rowIssues: 1 })),
+    'forward: default: 2 sessions written (0 new messages, 0 new parts; 1 message rewritten; 2 messages removed); 1 row issue recorded');
+  // Rewritten is per session: one session's new session and another's rewind are new messages and removed ones.
+  assert.equal(tickLine(tick({ sessionsWritten: 2, messages: 5, parts: 8, messagesRemoved: 4 })),
+    'forward: default: 2 sessions written (5 new messages, 8 new parts; 4 messages removed)');
   assert.equal(tickLine(tick({ sessionsQuarantined: 1, sessionsIgnored: 2 })), 'forward: default: 2 ignored by usage policy, 1 quarantined');
-  assert.equal(tickLine(tick({ sessionsWritten: 1, sessionsChecked: 3, sessionsEdited: 1, messagesRemoved: 40, messages: 42, parts: 44, partsRemoved: 40 })),
+  assert.equal(tickLine(tick({ sessionsWritten: 1, sessionsChecked: 3, sessionsEdited: 1, messagesRemoved: 40, messages: 42, parts: 44, partsRemoved: 40, messagesRewritten: 40, partsRewritten: 40 })),
     'forward: default: 1 session written (2 new messages, 4 new parts; 40 messages rewritten), 1 edited in place in Hermes');
   // A store file replaced by a copy: every row read again, none of it new.
-  assert.equal(tickLine(tick({ replaced: true, sessionsWritten: 3, messages: 42, parts: 69, messagesRemoved: 42, partsRemoved: 69 })),
+  assert.equal(tickLine(tick({ replaced: true, sessionsWritten: 3, messages: 42, parts: 69, messagesRemoved: 42, partsRemoved: 69, messagesRewritten: 42, partsRewritten: 69 })),
     'forward: default: 3 sessions read again whole: the store file was replaced (0 new messages, 0 new parts; 42 messages rewritten)');
   // Delegations alone are said too (a pass may write no session and still keep what Hermes pruned).
   assert.equal(tickLine(tick({ delegationsWritten: 2, delegationsRemoved: 1 })), 'forward: default: 2 delegations written, 1 pruned by Hermes (kept)');

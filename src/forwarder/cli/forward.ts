@@ -19,12 +19,11 @@ export const FLAGS = { ...COMMON_FLAGS, ...SINK_FLAGS, interval: { type: 'string
  * compaction, a replaced store file); only those past them are new, and those removed past them removed.
  */
 function changes(r: StepResult): string {
-  const sameMessages = Math.min(r.messages, r.messagesRemoved);
-  const sameParts = Math.min(r.parts, r.partsRemoved);
-  const gone = r.messagesRemoved - sameMessages;
+  // Rewritten rows are counted per session by the sink: one session's /retry is not another's new message.
+  const gone = r.messagesRemoved - r.messagesRewritten;
   return [
-    `${plural(r.messages - sameMessages, 'new message')}, ${plural(r.parts - sameParts, 'new part')}`,
-    sameMessages > 0 && `${plural(sameMessages, 'message')} rewritten`,
+    `${plural(r.messages - r.messagesRewritten, 'new message')}, ${plural(r.parts - r.partsRewritten, 'new part')}`,
+    r.messagesRewritten > 0 && `${plural(r.messagesRewritten, 'message')} rewritten`,
     gone > 0 && `${plural(gone, 'message')} removed`,
   ].filter(Boolean).join('; ');
 }

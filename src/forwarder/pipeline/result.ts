@@ -38,6 +38,9 @@ export interface StepResult {
   parts: number;
   messagesRemoved: number;
   partsRemoved: number;
+  /** Of the rows removed, those written again in the same session (per session: min(added, removed)). */
+  messagesRewritten: number;
+  partsRewritten: number;
   /** row_issues rows written: each a value that was changed or left out (issue 16 §5). */
   rowIssues: number;
   /** Delegations written (new or changed in `async_delegations`), and marked removed because Hermes deleted them (decision 0054). */
@@ -54,7 +57,7 @@ export function emptyResult(ref: StoreRef): StepResult {
     store: ref.path, profile: ref.profile, backend: ref.backend, warning: ref.warning, read: null, schemaVersion: null,
     journalMode: null, replaced: false, sessionsSeen: 0, sessionsUnchanged: 0, sessionsOutsideWindow: 0, sessionsWritten: 0,
     sessionsIgnored: 0, sessionsRemoved: 0, sessionsQuarantined: 0, sessionsWaiting: 0, sessionsChecked: 0, sessionsEdited: 0, sessionsAppended: 0,
-    sessionsRewritten: 0, sessionsReplaced: 0, sessionsNew: 0, messages: 0, parts: 0, messagesRemoved: 0, partsRemoved: 0, rowIssues: 0,
+    sessionsRewritten: 0, sessionsReplaced: 0, sessionsNew: 0, messages: 0, parts: 0, messagesRemoved: 0, partsRemoved: 0, messagesRewritten: 0, partsRewritten: 0, rowIssues: 0,
     delegationsWritten: 0, delegationsRemoved: 0, readByWorker: 0, policyDrops: [], error: null,
   };
 }
@@ -88,6 +91,8 @@ export function countWritten(result: StepResult, landed: readonly SessionWrite[]
   result.parts += written.partsAdded;
   result.messagesRemoved += written.messagesRemoved;
   result.partsRemoved += written.partsRemoved;
+  result.messagesRewritten += written.messagesRewritten;
+  result.partsRewritten += written.partsRewritten;
   result.delegationsWritten += written.delegationsWritten;
   result.delegationsRemoved += written.delegationsRemoved;
 }

@@ -36,8 +36,8 @@ export interface Isolated {
 }
 
 const add = (a: Written, b: Written): Written => ({
-  messagesAdded: a.messagesAdded + b.messagesAdded, messagesRemoved: a.messagesRemoved + b.messagesRemoved,
-  partsAdded: a.partsAdded + b.partsAdded, partsRemoved: a.partsRemoved + b.partsRemoved,
+  messagesAdded: a.messagesAdded + b.messagesAdded, messagesRemoved: a.messagesRemoved + b.messagesRemoved, messagesRewritten: a.messagesRewritten + b.messagesRewritten,
+  partsAdded: a.partsAdded + b.partsAdded, partsRemoved: a.partsRemoved + b.partsRemoved, partsRewritten: a.partsRewritten + b.partsRewritten,
   delegationsWritten: a.delegationsWritten + b.delegationsWritten, delegationsRemoved: a.delegationsRemoved + b.delegationsRemoved,
 });
 

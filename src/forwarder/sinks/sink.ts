@@ -112,13 +112,16 @@ export interface SessionCursor {
 export interface Written {
   messagesAdded: number;
   messagesRemoved: number;
+  /** Of those, per session, the rows removed and written again (a /retry, an edit): min(added, removed) each. */
+  messagesRewritten: number;
   partsAdded: number;
   partsRemoved: number;
+  partsRewritten: number;
   delegationsWritten: number;
   delegationsRemoved: number;
 }
 
-export const NOTHING_WRITTEN: Readonly<Written> = { messagesAdded: 0, messagesRemoved: 0, partsAdded: 0, partsRemoved: 0, delegationsWritten: 0, delegationsRemoved: 0 };
+export const NOTHING_WRITTEN: Readonly<Written> = { messagesAdded: 0, messagesRemoved: 0, messagesRewritten: 0, partsAdded: 0, partsRemoved: 0, partsRewritten: 0, delegationsWritten: 0, delegationsRemoved: 0 };
 
 export interface Cursors {
   /** The store's row in the stores table as last committed (null for a store never read). */

@@ -6,7 +6,7 @@ import type { Db } from '../../../shared/sqlite.js';
 import { CURSORS, DAILY_USAGE, DATASET_META, DELEGATIONS, MESSAGES, MODEL_USAGE, PARTS, QUARANTINE, ROW_ISSUES, SESSIONS, STORES, USAGE_EVENTS, type DatasetTable, type RecordOf } from '../../dataset/columns.js';
 import type { Ledger, Tail } from '../../projector/index.js';
 import { InsertedActivity } from './activity.js';
-import { CursorMoved, REMOVED, type Batch, type Cursors, type DelegationChanges, type Rows, type SessionCursor, type SessionWrite, type Sink, type Written } from '../sink.js';
+import { CursorMoved, NOTHING_WRITTEN, REMOVED, type Batch, type Cursors, type DelegationChanges, type Rows, type SessionCursor, type SessionWrite, type Sink, type Written } from '../sink.js';
 import { Checkpointer } from './checkpointer.js';
 import { rowInserter } from './insert.js';
 import { AUTOCHECKPOINT_PAGES, openDataset, type DatasetOptions } from './dataset.js';
@@ -122,10 +122,14 @@ export class SqliteSink implements Sink {
       this.#redacts = true;
     }
     const d = this.#del;
-    const written: Written = { messagesAdded: 0, messagesRemoved: 0, partsAdded: 0, partsRemoved: 0, delegationsWritten: 0, delegationsRemoved: 0 };
+    const written: Written = { ...NOTHING_WRITTEN };
     if (batch.reset) d.resetCursors!.run(store, 1);
     for (const w of batch.writes) {
+      const [ma, mr, pa, pr] = [written.messagesAdded, written.messagesRemoved, written.partsAdded, written.partsRemoved];
       this.#applyWrite(store, w, written);
+      // A session's rows removed and written again are rewritten, not new (what a tick says it did: forward.ts).
+      written.messagesRewritten += Math.min(written.messagesAdded - ma, written.messagesRemoved - mr);
+      written.partsRewritten += Math.min(written.partsAdded - pa, written.partsRemoved - pr);
       const tail = w.projection?.tail ?? null;
       this.#put.cursor!({ store, session_id: w.sessionId, fingerprint: w.fingerprint, max_message_id: w.maxMessageId, usage_mark: w.usageMark, ledger: w.ledger ? JSON.stringify(w.ledger) : null, tail: tail ? JSON.stringify(tail) : null });
       d.quarantine!.run(store, w.sessionId);
