@@ -167,7 +167,8 @@ test('a folder another export is writing to: HERMETIC_EXPORT_BUSY; a lock left b
   mkdirSync(out);
   writeFileSync(join(out, '.hermetic-export.lock'), String(process.ppid));
   assert.deepEqual(await hermetic('export', 'parquet', '--out', out, '--home', rig.home), {
-    code: 2, out: '', err: refused(`Another export (process ${process.ppid}) is writing to ${out}; wait for it to finish, or choose another --out.`, 'HERMETIC_EXPORT_BUSY'),
+    // Not a mistake in the command line: exit 1, without the pointer to --help.
+    code: 1, out: '', err: `hermetic: Another export (process ${process.ppid}) is writing to ${out}; wait for it to finish, or choose another --out. [HERMETIC_EXPORT_BUSY]`,
   });
   writeFileSync(join(out, '.hermetic-export.lock'), '2147483646');
   const done = await hermetic('export', 'parquet', '--out', out, '--home', rig.home, '--json');

@@ -367,8 +367,8 @@ export without --since/--until refreshes everything. Read it:
 
 Exit codes: 0 done; 2 a refused command line, an --out it must not write to (the
 root, the dataset's home, another dataset's export) or a window it cannot give
-(HERMETIC_EXPORT_INVALID), or another export writing there
-(HERMETIC_EXPORT_BUSY); 1 the dataset could not be read, --out could not be
+(HERMETIC_EXPORT_INVALID); 1 another export writing there
+(HERMETIC_EXPORT_BUSY), the dataset could not be read, --out could not be
 written (HERMETIC_EXPORT_OUT), or a value does not fit its column
 (HERMETIC_EXPORT_VALUE).
 Decision: docs/decisions/0037-parquet-export.md.
