@@ -313,6 +313,16 @@ describe('refusals', () => {
       req.on('error', reject).end();
     });
     assert.deepEqual([rebound.status, JSON.parse(rebound.body)], [404, { error: { code: 'HERMETIC_WEB_NOT_FOUND', message: 'This dashboard answers only as localhost or 127.0.0.1, not as "evil.example".' } }]);
+    // A target in absolute form names its host itself: that name must be this machine's too.
+    const absolute = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const url = new URL(app.url);
+      const req = request({ host: url.hostname, port: url.port, path: 'http://evil.example/api/overview', headers: { host: url.host } }, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c)).on('end', () => resolve({ status: res.statusCode!, body }));
+      });
+      req.on('error', reject).end();
+    });
+    assert.deepEqual([absolute.status, JSON.parse(absolute.body).error.message], [404, 'This dashboard answers only as localhost or 127.0.0.1, not as "evil.example".']);
   });
 });
 

@@ -66,8 +66,12 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     try {
       const url = new URL(req.url ?? '/', 'http://dashboard.invalid');
       if (loopback) {
-        const name = (req.headers.host ?? '').replace(/:\d+$/, '');
-        if (!LOOPBACK.includes(name)) throw new HermeticError('HERMETIC_WEB_NOT_FOUND', `This dashboard answers only as localhost or 127.0.0.1, not as "${name}".`);
+        // The name the request was sent to: its Host, and an absolute-form target's own authority, which a proxy may
+        // have been given instead (both must be this machine's; DNS rebinding sends another name).
+        const names = [(req.headers.host ?? '').replace(/:\d+$/, '')];
+        if (/^[a-z][a-z0-9+.-]*:\/\//i.test(req.url ?? '')) names.push(new URL(req.url!).hostname);
+        const other = names.find((n) => !LOOPBACK.includes(n));
+        if (other !== undefined) throw new HermeticError('HERMETIC_WEB_NOT_FOUND', `This dashboard answers only as localhost or 127.0.0.1, not as "${other}".`);
       }
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         res.setHeader('allow', 'GET, HEAD');
