@@ -201,7 +201,7 @@ export class Shipper {
       const max = this.#options.maxBatches ?? Infinity;
       const failing = (local(() => sinkRow(this.#db, s.sink.id))?.failures ?? 0) > 0;
       const back = (r: ShipResult) => {
-        if (failing) this.#options.say?.(`hermetic: sink ${s.sink.display} is reachable again (${r.rows} rows sent)${r.state === 'caught-up' ? ' and up to date' : ''}`);
+        if (failing) this.#options.say?.(`hermetic: sink ${s.sink.display} is reachable again (${r.rows.toLocaleString('en-US')} ${r.rows === 1 ? 'row' : 'rows'} sent)${r.state === 'caught-up' ? ' and up to date' : ''}`);
         return r;
       };
       for (;;) {
