@@ -43,6 +43,11 @@ describe('how far back a duration reaches', () => {
     for (const since of ['1000000d', '2000000d', '99999999999h', '1000000000000000000000d', '5300w']) {
       refused(() => resolveWindow({ since }, NOW, zone), `--since ${since} reaches back more than 100 years; use --period all for everything.`);
     }
+    // A date before 1970 too (year 0000 was read as 1900).
+    for (const since of ['0000-01-01', '1969-12-31']) {
+      refused(() => resolveWindow({ since }, NOW, zone), `--since ${since} is before 1970, when no usage can have been recorded; use --period all for everything.`);
+    }
+    assert.equal(resolveWindow({ since: '1970-01-01', until: '1970-01-02' }, NOW, zone).since, zone.startOfDay('1970-01-01'));
   });
 });
 

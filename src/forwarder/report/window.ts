@@ -48,6 +48,8 @@ export function parsePoint(flag: string, text: string, now: number, zone: Zone, 
   const iso = readIsoTime(t);
   if (iso !== null) {
     if ('problem' in iso) usageError(`--${flag} ${iso.problem}.`);
+    // As a look back of more than 100 years: before 1970 there is no usage, and dates stop being read as dates.
+    if (Number(iso.day.slice(0, 4)) < 1970) usageError(`--${flag} ${t} is before 1970, when no usage can have been recorded; use --period all for everything.`);
     if (iso.time === null) return zone.startOfDay(end ? addDays(iso.day, 1) : iso.day);
     if (iso.offsetMinutes === null) return zone.timeOf(iso.day, iso.time.hour, iso.time.minute) + iso.time.second;
     return utcSeconds(iso);
