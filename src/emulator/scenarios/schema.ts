@@ -110,8 +110,11 @@ function seconds(value: PyValue | undefined, path: string): number {
   return n;
 }
 
-const show = (value: PyValue | undefined): string =>
-  value === undefined ? 'nothing' : value instanceof PyFloat ? String(value.value) : typeof value === 'bigint' ? String(value) : JSON.stringify(value instanceof Map ? Object.fromEntries(value) : value) ?? String(value);
+/** A value as a refusal quotes it: at most 80 characters (a whole file given by mistake is not echoed back). */
+const show = (value: PyValue | undefined): string => {
+  const text = value === undefined ? 'nothing' : value instanceof PyFloat ? String(value.value) : typeof value === 'bigint' ? String(value) : JSON.stringify(value instanceof Map ? Object.fromEntries(value) : value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}… (${text.length.toLocaleString('en-US')} characters)` : text;
+};
 
 /** A control-route reader's refusal (HERMETIC_ADMIN_BAD_FIELD) said at the step that holds the body. */
 function reader<T>(path: string, read: () => T): T {
