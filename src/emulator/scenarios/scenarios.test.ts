@@ -37,6 +37,9 @@ test('the scenarios option is read as the route reads a body, its mistakes are H
   );
   refused(() => createEmulator({ scenarios: [{ steps: [{ hang: () => 1 }] }] as never }), 'HERMETIC_OPTIONS_INVALID', 'Option "scenarios[0].steps[0].hang" must be JSON data (objects, lists, strings, numbers, booleans, null); got function.');
   refused(() => createEmulator({ scenarios: 42 as never }), 'HERMETIC_OPTIONS_INVALID', 'Option "scenarios": must be an object {"scenarios": [...], "default": ...} or a list of scenarios; got 42.');
+  // A long value is quoted cut, with its length: a whole file given by mistake is not echoed back.
+  refused(() => createEmulator({ scenarios: { default: 'w'.repeat(300) } as never }), 'HERMETIC_OPTIONS_INVALID',
+    `Option "scenarios", default: must be "manual", {"complete_after": seconds, "output", "usage"} or {"steps": […], "start_delay"}; got "${'w'.repeat(76)}… (302 characters).`);
   // A list, a document, a file path, or what loadScenarioFile read.
   for (const scenarios of [[{ steps: [] }], { default: 'manual' as const }, 'examples/scenarios.yaml', loadScenarioFile('examples/scenarios.yaml')]) {
     const parsed = parseEmulatorOptions({ scenarios });
