@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { HermeticError, isHermeticError } from '../shared/errors.js';
 import { damagedFile } from '../shared/sqlite-errors.js';
+import { oneLineWarnings } from './warnings.js';
 import { suggest } from '../shared/options.js';
 import { releaseStopSignals } from './stop-signals.js';
 import { tuneForBulkReads } from './v8-tuning.js';
@@ -79,6 +80,7 @@ function helpFor(argv: string[]): string {
  * @example process.exitCode = await main(['statedb', 'inspect', 'state.db']);
  */
 export async function main(argv: string[]): Promise<number> {
+  oneLineWarnings();
   const [command, ...rest] = argv;
   try {
     // Only `serve`, `forward` and `web` stop cleanly on SIGINT/SIGTERM (they take the signals over); every other command
