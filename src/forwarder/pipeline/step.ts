@@ -222,6 +222,19 @@ function idle(ref: StoreRef, options: StepOptions, cursors: Cursors, stamp: stri
   return true;
 }
 
+/** The newest schema version Hermes has shipped that this Hermetic was built against (state-db.md). */
+const NEWEST_KNOWN_SCHEMA = 30;
+/** Columns every schema Hermes has shipped has: one a newer schema lacks is read as empty, which a pass says. */
+const CORE_COLUMNS: readonly [string, string][] = [['sessions', 'source'], ['sessions', 'started_at'], ['sessions', 'model'], ['messages', 'role'], ['messages', 'content'], ['messages', 'timestamp']];
+
+/** What a pass says of a store newer than any this Hermetic knows that lacks a column every known one has. */
+function newerSchemaWarning(version: number | null, reader: StoreReader): string | null {
+  if (version === null || version <= NEWEST_KNOWN_SCHEMA) return null;
+  const missing = CORE_COLUMNS.filter(([t, c]) => !reader.has(t, c)).map(([t, c]) => `${t}.${c}`);
+  if (missing.length === 0) return null;
+  return `the store is at schema version ${version}, newer than any this Hermetic knows (${NEWEST_KNOWN_SCHEMA}), and has no ${missing.join(', ')}: ${missing.length === 1 ? 'it is' : 'they are'} read as empty; a newer Hermetic may read ${missing.length === 1 ? 'it' : 'them'}`;
+}
+
 /** What a pass says of sessions whose id is not valid UTF-8 (plan.ts): they cannot be read by their id. */
 function undecodableWarning(marks: readonly SessionMark[]): string | null {
   if (marks.length === 0) return null;
@@ -254,6 +267,8 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
   if (orphaned) result.warning = result.warning ? `${result.warning}; ${orphaned}` : orphaned;
   const undecodable = undecodableWarning(plan.undecodable);
   if (undecodable) result.warning = result.warning ? `${result.warning}; ${undecodable}` : undecodable;
+  const newer = newerSchemaWarning(facts.schemaVersion, reader);
+  if (newer) result.warning = result.warning ? `${result.warning}; ${newer}` : newer;
   const now = options.now();
   // A dataset once written through the redactor stays redacted: a later run without --redact does not mix raw text in.
   const redact = options.redact || (options.sink.redacts?.() ?? false);

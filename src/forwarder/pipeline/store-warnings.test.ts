@@ -1,6 +1,7 @@
-// A session whose id is not valid UTF-8 cannot be read by its id (SQLite hands it to JavaScript with U+FFFD in it, and
-// no row matches that): a pass sets it aside and says so with the id's bytes, and status counts it apart from what is
-// pending, instead of a session pending forever and never forwarded, with nothing said.
+// What a pass says of a store it reads only in part. A session whose id is not valid UTF-8 cannot be read by its id
+// (SQLite hands it to JavaScript with U+FFFD in it, and no row matches that): a pass sets it aside and says so with the
+// id's bytes, and status counts it apart from what is pending, instead of a session pending forever and never
+// forwarded, with nothing said. A store newer than any known schema that lacks a column every known one has: said.
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -40,6 +41,26 @@ test('a session id that is not valid UTF-8 is set aside and said; the others are
     } finally {
       sink.close();
     }
+  } finally {
+    rig.cleanup();
+    cleanup();
+  }
+});
+
+test('a store at a schema newer than any known, lacking a column every known one has, is read with a warning naming it', () => {
+  const { dir, cleanup } = tempDir('hermetic-newer-schema-');
+  const path = join(dir, 'hermes', 'state.db');
+  mkdirSync(join(dir, 'hermes'), { recursive: true });
+  const db = createStore({ path, level: 31, journal: 'delete', fts: false });
+  const w = new StateDbWriter(db, { now: () => 1_780_000_000, ids: createIdSource('newer') });
+  w.appendMessages(w.createSession({ source: 'cli' }), [{ role: 'user', content: 'hi' }]);
+  db.exec("UPDATE schema_version SET version = 99; ALTER TABLE messages RENAME COLUMN content TO body");
+  db.close();
+  const rig = forwarderRig([path], { dir });
+  try {
+    const [r] = rig.forwarder.backfill();
+    assert.equal(r!.sessionsWritten, 1);
+    assert.equal(r!.warning, 'the store is at schema version 99, newer than any this Hermetic knows (30), and has no messages.content: it is read as empty; a newer Hermetic may read it');
   } finally {
     rig.cleanup();
     cleanup();
