@@ -174,9 +174,21 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
       movesAt = -Infinity;
     }
   };
+  // The dataset removed or replaced under a running forwarder (its home deleted, a backup restored): what it knew of
+  // the old file is forgotten, the next write opens or creates the one there now, and each store's result says so.
+  const replacedNotice = (): string | null => {
+    if (!(sink instanceof LazySqliteSink) || !sink.replaced()) return null;
+    forgetCaches();
+    return `the dataset at ${join(home, 'hermetic.db')} was removed or replaced while this forwarder ran: it writes to the file there now (a new one is built from the stores)`;
+  };
+  const said = (out: StepResult[], notice: string | null): StepResult[] => {
+    if (notice) for (const r of out) r.warning = r.warning ? `${notice}; ${r.warning}` : notice;
+    return out;
+  };
   const passOnce = (origin: 'backfill' | 'forward', o: PassOptions = {}) => {
     // A usage-policy list that cannot be read stops the pass before any store (fail closed), also with nothing to judge.
     policy.checkList();
+    const notice = replacedNotice();
     const existed = datasetNow() !== null;
     const out: StepResult[] = [];
     for (const ref of stores()) {
@@ -185,10 +197,11 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
       out.push(stepStore(ref, stepOptions(origin, o)));
     }
     movePolicies(existed, o);
-    return out;
+    return said(out, notice);
   };
   const passOnceAsync = async (origin: 'backfill' | 'forward', o: PassOptions = {}) => {
     policy.checkList();
+    const notice = replacedNotice();
     const existed = datasetNow() !== null;
     const out: StepResult[] = [];
     for (const ref of stores()) {
@@ -218,7 +231,7 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
       }
     }
     movePolicies(existed, o);
-    return out;
+    return said(out, notice);
   };
   // A first dataset built aside is published at the end of the pass, or during it once large (sinks/sqlite/
   // first-build.ts). When it cannot be, the pass stopped where it was and what it wrote went with the build: when another
@@ -228,16 +241,20 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
     sink.settle?.();
     return out;
   };
-  const dropped = (e: unknown, attempt: number): void => {
-    if (!(e instanceof BuildDropped)) throw e;
-    if (e.why !== 'lost') throw new HermeticError(e.why.code, `${e.why.message} Nothing this pass read was kept; run it again.`);
-    // The second run writes into the dataset that is there; one that loses again saw it vanish and come back.
-    if (attempt >= 3) throw new HermeticError('HERMETIC_DATASET_WRITE', `Other processes kept creating the dataset in ${home} while this pass wrote it; nothing this pass read was kept; run it again.`);
+  /** What the passes remember of the dataset between them: forgotten when it is not the file they were taken from. */
+  const forgetCaches = (): void => {
     stamps.clear();
     heartbeats.clear();
     checkedAt.clear();
     owed.clear();
     cursorCache.clear();
+  };
+  const dropped = (e: unknown, attempt: number): void => {
+    if (!(e instanceof BuildDropped)) throw e;
+    if (e.why !== 'lost') throw new HermeticError(e.why.code, `${e.why.message} Nothing this pass read was kept; run it again.`);
+    // The second run writes into the dataset that is there; one that loses again saw it vanish and come back.
+    if (attempt >= 3) throw new HermeticError('HERMETIC_DATASET_WRITE', `Other processes kept creating the dataset in ${home} while this pass wrote it; nothing this pass read was kept; run it again.`);
+    forgetCaches();
   };
   const pass = (origin: 'backfill' | 'forward', o: PassOptions = {}): StepResult[] => {
     for (let attempt = 1; ; attempt++) {

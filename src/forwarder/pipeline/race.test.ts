@@ -2,7 +2,7 @@
 // this pass's read and its write is left to it — not quarantined, not a failure — and a session left in quarantine
 // whose cursor matches the store again is cleared by the next pass. The dataset ends as a clean backfill's.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createIdSource } from '../../shared/ids.js';
@@ -56,6 +56,33 @@ test('a session another process wrote since it was read is left to it; a stale q
     db.close();
     a.cleanup();
     b.cleanup();
+    cleanup();
+  }
+});
+
+test('a dataset removed under a running forwarder: the next pass says so and writes a new one from the stores, nothing lost', () => {
+  const { dir, cleanup } = tempDir('hermetic-removed-home-');
+  const path = join(dir, 'hermes', 'state.db');
+  mkdirSync(join(dir, 'hermes'), { recursive: true });
+  const db = createStore({ path, level: 31, journal: 'delete', fts: false });
+  let t = 1_780_000_000;
+  const w = new StateDbWriter(db, { now: () => (t += 1), ids: createIdSource('removed') });
+  const id = w.createSession({ source: 'cli' });
+  w.appendMessages(id, [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello', finish_reason: 'stop' }]);
+  const home = join(dir, 'home');
+  const rig = forwarderRig([path], { dir, home, readWorker: 'off' });
+  try {
+    rig.forwarder.forwardOnce();
+    rmSync(home, { recursive: true, force: true });
+    w.appendMessages(id, [{ role: 'user', content: 'more' }]);
+    const [r] = rig.forwarder.forwardOnce();
+    assert.match(r!.warning ?? '', /^the dataset at .*hermetic\.db was removed or replaced while this forwarder ran: it writes to the file there now/);
+    assert.equal(r!.sessionsWritten, 1);
+    rig.forwarder.close();
+    assertCleanBackfill(rig, path, 'a dataset removed under a forwarder');
+  } finally {
+    db.close();
+    rig.cleanup();
     cleanup();
   }
 });

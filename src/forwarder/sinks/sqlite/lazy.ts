@@ -1,7 +1,7 @@
 // The embedded dataset opened on first use: a pass that writes nothing (every store missing or failing) creates no
 // hermetic.db (issue 16 §5). Reading cursors opens an existing file; a missing one has none to give. A home with no
 // dataset gets its first one built aside and published at the end of the pass (first-build.ts, decision 0058).
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { HermeticError } from '../../../shared/errors.js';
 import { BuildDropped, type Batch, type Cursors, type Sink, type Written } from '../sink.js';
@@ -24,6 +24,8 @@ export class LazySqliteSink implements Sink {
   #swaps = 0;
   #closed = false;
   #swept = false;
+  /** Device and inode of the dataset file last opened or published here (null: none yet). */
+  #identity: string | null = null;
   readonly #buildAside: number;
 
   constructor(
@@ -36,8 +38,26 @@ export class LazySqliteSink implements Sink {
 
   /** The dataset (or the build) when it exists, opened now if it was not; else null. */
   #existing(): SqliteSink | null {
-    if (!this.#sink && existsSync(join(this.home, DATASET_FILE))) this.#sink = SqliteSink.open(this.home, this.options);
+    if (!this.#sink && existsSync(join(this.home, DATASET_FILE))) {
+      this.#sink = SqliteSink.open(this.home, this.options);
+      this.#identity = fileIdentity(join(this.home, DATASET_FILE));
+    }
     return this.#sink;
+  }
+
+  /**
+   * Whether the dataset this sink has open was removed or replaced since it was opened (the home deleted while a
+   * forwarder runs, a backup restored over it): then it is closed, and the next write opens or creates the file that
+   * is there now, instead of writing on into one nobody can see.
+   */
+  replaced(): boolean {
+    if (this.#building !== null || this.#identity === null) return false;
+    if (fileIdentity(join(this.home, DATASET_FILE)) === this.#identity) return false;
+    this.#sink?.close();
+    this.#sink = null;
+    this.#identity = null;
+    this.#swaps++;
+    return true;
   }
 
   /** The dataset (or the build) when it exists, opened now if it was not; else null (nothing is created). */
@@ -47,7 +67,10 @@ export class LazySqliteSink implements Sink {
 
   /** The dataset itself, opened (and created) now if it was not: for tests and tools that read it directly. */
   dataset(): SqliteSink {
-    this.#sink ??= SqliteSink.open(this.home, this.options);
+    if (this.#sink === null) {
+      this.#sink = SqliteSink.open(this.home, this.options);
+      this.#identity = fileIdentity(join(this.home, DATASET_FILE));
+    }
     return this.#sink;
   }
 
@@ -66,7 +89,10 @@ export class LazySqliteSink implements Sink {
       if (this.#buildAside > 0) {
         this.#sink = startBuild(this.home, this.options);
         this.#building = { messages: 0 };
-      } else this.#sink = SqliteSink.open(this.home, this.options);
+      } else {
+        this.#sink = SqliteSink.open(this.home, this.options);
+        this.#identity = fileIdentity(join(this.home, DATASET_FILE));
+      }
     }
     const written = this.#sink!.write(batch);
     if (this.#building && (this.#building.messages += written.messagesAdded) >= this.#buildAside) this.#publish();
@@ -90,6 +116,7 @@ export class LazySqliteSink implements Sink {
       throw e;
     }
     if (!published) throw new BuildDropped('lost');
+    this.#identity = fileIdentity(join(this.home, DATASET_FILE));
   }
 
   /** The end of a pass: a build is published (BuildDropped when it cannot be: forwarder.ts runs the pass again, or fails it). */
@@ -130,5 +157,15 @@ export class LazySqliteSink implements Sink {
       if (!(e instanceof BuildDropped)) throw e;
     }
     this.#sink?.close();
+  }
+}
+
+/** A file's device and inode, or null when it is not there. */
+function fileIdentity(path: string): string | null {
+  try {
+    const st = statSync(path);
+    return `${st.dev}:${st.ino}`;
+  } catch {
+    return null;
   }
 }
