@@ -17,7 +17,7 @@ test('the config in the home is read: sinks as URLs or mappings', (t) => {
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   assert.deepEqual(loadForwarderConfig(undefined, dir), {
     path: join(dir, 'config.yml'),
-    sinks: [{ url: 'postgres://h@db/fleet' }, { url: 'sqlite:///tmp/x.db', redact: false, options: {} }],
+    sinks: [{ url: 'postgres://h@db/fleet', where: `In ${join(dir, 'config.yml')}, sinks.0` }, { url: 'sqlite:///tmp/x.db', redact: false, options: {}, where: `In ${join(dir, 'config.yml')}, sinks.1` }],
   });
   assert.deepEqual(loadForwarderConfig(undefined, join(dir, 'nothing-here')), { path: null, sinks: [] });
 });
@@ -30,11 +30,21 @@ test('two config files in the home are refused, naming both; --config says which
     assert.match(e.message, /holds config\.yaml and config\.json; keep one \(or name it with --config FILE\)/);
     return true;
   });
-  assert.deepEqual(loadForwarderConfig('config.json', dir, dir).sinks, [{ url: 'sqlite:///tmp/y.db' }]);
+  assert.deepEqual(loadForwarderConfig('config.json', dir, dir).sinks, [{ url: 'sqlite:///tmp/y.db', where: 'In config.json, sinks.0' }]);
 });
 
 test('a mistyped key is refused with the file, the key path and a suggestion', (t) => {
   const dir = home({ 'config.yaml': 'sinks:\n  - { url: "sqlite:///tmp/x.db", rdact: false }\n' });
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   assert.throws(() => loadForwarderConfig(undefined, dir), /In .*config\.yaml, sinks\.0\.rdact: Unknown sink option "rdact"\. Did you mean "redact"\?/);
+});
+
+test('a config entry whose sink refuses its settings is named by the file and the entry', async (t) => {
+  const dir = home({ 'config.yaml': 'sinks:\n  - url: postgres://h@db/fleet\n    options:\n      stratgy: copy\n' });
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const { makeSinks } = await import('./sinks/remote/index.js');
+  await assert.rejects(makeSinks(loadForwarderConfig(undefined, dir).sinks, dir), (e: Error & { code?: string }) => {
+    assert.equal(e.message, `In ${join(dir, 'config.yaml')}, sinks.0: Unknown PostgreSQL sink option "stratgy". Did you mean "strategy"?`);
+    return true;
+  });
 });

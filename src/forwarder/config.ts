@@ -21,6 +21,8 @@ export interface SinkEntry {
   redact?: boolean;
   /** The sink's own settings (each sink checks them). */
   options?: Readonly<Record<string, unknown>>;
+  /** Where the entry was written (`In /home/u/.hermetic/config.yaml, sinks.0`): a refusal of its settings says it. */
+  where?: string;
 }
 
 const url = check((value, name): string => {
@@ -80,7 +82,7 @@ export function loadForwarderConfig(explicit: string | undefined, home: string, 
   if (value === null || value === undefined) return { path, sinks: [] };
   try {
     const parsed = parseOptions('forwarder config', value, FORWARDER_CONFIG_SCHEMA, { sinks: [] });
-    return { path, sinks: parsed.sinks };
+    return { path, sinks: parsed.sinks.map((e, i) => ({ ...e, where: `In ${explicit ?? path}, sinks.${i}` })) };
   } catch (e) {
     if (!isHermeticError(e)) throw e;
     const at = optionPath(e).join('.');

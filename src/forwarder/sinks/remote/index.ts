@@ -16,6 +16,8 @@ export interface SinkSpec {
   /** false: no redaction for this sink; undefined: the run's default. */
   redact?: boolean;
   options?: Readonly<Record<string, unknown>>;
+  /** Where a config file wrote it (`In …/config.yaml, sinks.0`): said before a refusal of it. */
+  where?: string;
 }
 
 /** A SinkError as the HermeticError a command reports (its code when it is one of the catalogue's). */
@@ -27,10 +29,14 @@ export function asHermeticError(e: SinkError): HermeticError {
 /** Makes every sink (an unknown scheme or a malformed URL is refused here, before any work). */
 export async function makeSinks(specs: readonly SinkSpec[], home: string, cwd = process.cwd()): Promise<RemoteSink[]> {
   const out: RemoteSink[] = [];
-  try {
-    for (const s of specs) out.push(await createRemoteSink(s.url, { home, cwd, ...(s.options ? { settings: s.options } : {}) }));
-  } catch (e) {
-    throw e instanceof SinkError ? asHermeticError(e) : e;
+  for (const s of specs) {
+    try {
+      out.push(await createRemoteSink(s.url, { home, cwd, ...(s.options ? { settings: s.options } : {}) }));
+    } catch (e) {
+      const h = e instanceof SinkError ? asHermeticError(e) : e;
+      // A config file's entry: its refusal says where the entry is, as the file's own refusals do.
+      throw s.where !== undefined && h instanceof HermeticError ? new HermeticError(h.code, `${s.where}: ${h.message}`) : h;
+    }
   }
   const seen = new Set<string>();
   for (const s of out) {

@@ -156,7 +156,7 @@ test('a fatal failure stops that sink with a clear message and the others go on;
       const row = sinkRow(world.dataset, `sqlite://${locked}`)!;
       assert.equal(row.failures, 2);
       assert.match(row.last_error!, /database is locked \(SQLITE_BUSY\) \[HERMETIC_SINK_UNAVAILABLE\]$/);
-      assert.ok(lines.some((l) => /sink sqlite:.*broken\.db stopped: .* \[HERMETIC_SINK_FAILED\]; the other sinks go on/.test(l)), lines.join('\n'));
+      assert.ok(lines.some((l) => /sink sqlite:.*broken\.db stopped: .* \[HERMETIC_SINK_FAILED\]; it is not kept as a sink; the other sinks go on/.test(l)), lines.join('\n'));
       assert.ok(lines.some((l) => /sink sqlite:.*locked\.db failed \(.*\) \[HERMETIC_SINK_UNAVAILABLE\]; retrying in \d+ s$/.test(l)), lines.join('\n'));
       // One pass and done (backfill, forward --once): the next run tries it, not this one.
       const said: string[] = [];

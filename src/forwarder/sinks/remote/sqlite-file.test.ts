@@ -83,7 +83,7 @@ test('a file that cannot be written (a read-only mount) is retried and says what
     writeFileSync(path, 'these are my notes, not a database '.repeat(200));
     const sink = createSqliteFileSink(`sqlite://${path}`);
     await assert.rejects(sink.open(), (e: unknown) => e instanceof SinkError && e.code === 'HERMETIC_SINK_FAILED' && !e.retriable
-      && /not a database.*name another file with --sink, and remove this one with "hermetic sinks remove URL"$/.test(e.message));
+      && /not a database.*name another file with --sink \(a sink already fed is removed with "hermetic sinks remove URL"\)$/.test(e.message));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
