@@ -33,6 +33,8 @@ test('--json: an integer past 2^53 keeps every digit, a safe one and a REAL are 
   const rows = [{ big: 9007199254740993n, neg: -123456789012345678901n, one: 1n, f: 1.5, b: new Uint8Array([0, 255]), t: 'big:1', n: null }];
   assert.equal(queryJson(rows), '[{"big":9007199254740993,"neg":-123456789012345678901,"one":1,"f":1.5,"b":"00ff","t":"big:1","n":null}]');
   assert.equal(formatTable(['big'], [{ big: 9007199254740993n }]).split('\n')[2], '9007199254740993');
+  // A REAL past the double range (SELECT 1e308*10) is infinity, which JSON cannot hold: said as text, not null.
+  assert.equal(queryJson([{ up: Infinity, down: -Infinity }]), '[{"up":"Infinity","down":"-Infinity"}]');
 });
 
 test('piped (no terminal width) a value is cut at 60 characters, and the hint is there too', () => {

@@ -32,6 +32,8 @@ export function queryJson(rows: readonly Record<string, unknown>[]): string {
     const raw = this[k];
     if (raw instanceof Uint8Array) return Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('hex');
     if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : `${mark}${v}`;
+    // JSON has no infinity (JSON.stringify would write null, a value that is not there): said as text.
+    if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
     return v;
   });
   return text.includes(mark) ? text.replace(new RegExp(`"${mark}(-?\\d+)"`, 'g'), '$1') : text;
