@@ -220,6 +220,9 @@ for (const runTable of ['fast', 'plain'] as const) describeTransports(`durabilit
       const polled = await h.request('GET', `/v1/runs/${runId}`);
       assert.equal(polled.status, 500);
       assert.equal(polled.text, '500 Internal Server Error\n\nServer got itself in trouble');
+      // Acting on the run again tells nothing of the completion not saved (a 409 "already finished" would): the same 503.
+      const again = await h.request('POST', `/__admin/runs/${runId}/complete`, { body: '{"output":"Done."}' });
+      assert.deepEqual([again.status, again.json().error.code], [503, 'HERMETIC_STORE_BUSY']);
       // Everything that does not need the store keeps answering.
       assert.equal((await h.request('GET', '/health')).status, 200);
       const keyless = await h.request('POST', '/v1/runs', { body: '{"input":"no key"}' });

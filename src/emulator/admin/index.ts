@@ -207,11 +207,15 @@ export async function handleAdmin(req: HttpRequest, deps: AdminDeps): Promise<Ht
     const { hit, params } = matchAdmin(req.method, path);
     checkQuery(hit.route, req.query);
     const body = await readAdminBody(req);
+    const shows = (hit.route as { shows?: 'run' | 'runs' }).shows;
+    // A run's state not saved yet (a held write) is not acted on, nor told (a 409 "already finished" would tell an
+    // unsaved completion): its write is committed first, or this answer is the store's refusal.
+    const held = shows === 'run' && params.run_id !== undefined ? deps.registry.settle(params.run_id) : null;
+    if (held) await held;
     let answer: unknown = hit.handler({ req, params, deps, body });
     if (answer instanceof Promise) answer = await answer;
     // The durability barrier, for what this answer shows: one run's state, every run's, or none (decision 0028). An
     // answer that shows no held status never waits for another connection's lock.
-    const shows = (hit.route as { shows?: 'run' | 'runs' }).shows;
     const barrier = shows === 'run' ? deps.registry.settle(params.run_id) : shows === 'runs' ? deps.registry.settle() : null;
     if (barrier) await barrier;
     if (answer instanceof AdminText) return { status: 200, headers: [['Content-Type', answer.contentType]], body: answer.text };
