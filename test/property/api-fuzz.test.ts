@@ -438,6 +438,12 @@ function checkAnswer(req: FuzzRequest, ans: Answer, world: World, transport: Tra
     if (isHead) assert.equal(ans.body.length, 0, 'a HEAD answer has no body');
     const text = ans.body.toString('latin1');
     const type = ans.headers['content-type'];
+    // `/__admin` itself is the control plane's index (GET), not a Hermes route: its answers are Hermetic's own JSON.
+    if (req.target.split('?')[0] === '/__admin') {
+      assert.equal(type, 'application/json; charset=utf-8', 'the control plane answers JSON');
+      if (!isHead && ans.status >= 400) assert.match(JSON.parse(text).error.code, /^HERMETIC_/);
+      return;
+    }
     if (ans.status === 501 && unemulated(req)) {
       // Deliberate: Hermes routes outside the emulated surface answer 501 HERMETIC_UNSUPPORTED_ROUTE (not Hermes bytes).
       if (!isHead) assert.equal(JSON.parse(text).error.code, 'HERMETIC_UNSUPPORTED_ROUTE');

@@ -79,7 +79,11 @@ export function operationOf(method: string, url: string): { path: string; method
   const ns = /^\/ns\/[^/]+(\/.*)$/.exec(path);
   if (ns) path = ns[1]!;
   const profile = path.startsWith('/__admin/') ? null : /^\/p\/[^/]+(\/.*)$/.exec(path);
-  if (profile) path = profile[1]!;
+  if (profile) {
+    // A profile prefix reaches Hermes's routes only: /p/x/__admin is a Hermes path like any other, not the control plane.
+    if (profile[1] === '/__admin' || profile[1]!.startsWith('/__admin/')) return null;
+    path = profile[1]!;
+  }
   const m = method.toLowerCase();
   const parts = path.split('/');
   for (const t of TEMPLATES) {
