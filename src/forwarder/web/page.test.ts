@@ -4,7 +4,9 @@
 // (page-session.test.ts: a session, the keyboard, the themes, window sizes).
 // Every test also holds that the page logged no error and asked no other origin for anything.
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
 import { usageReport, type ReportRequest } from '../report/index.js';
 import { dashboardInBrowser } from './page-harness.js';
 
@@ -23,6 +25,27 @@ describe('the dashboard in Chromium', () => {
     const canvases = await v.page.$$eval('canvas', (cs) => cs.map((c) => (c as HTMLCanvasElement).width > 300 && c.getAttribute('role') === 'img'));
     assert.deepEqual(canvases, [true, true]);
     await v.done();
+  });
+
+  it('the overview says how many sessions a windowed backfill left unread in the period, and only then', async () => {
+    // As a backfill with --since leaves it: the sessions active only before its window, in the dataset's stores row.
+    const from = h.app.now - 20 * 86400;
+    const to = h.app.now - 10 * 86400;
+    const db = new Database(join(h.app.home, 'hermetic.db'));
+    db.prepare('UPDATE stores SET unread = ?').run(JSON.stringify([{ sessions: 7, from, to }]));
+    try {
+      const v = await visit('/');
+      const notice = await v.page.$eval('.unread', (e) => [e.getAttribute('data-value'), e.textContent]);
+      const day = (t: number) => new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Berlin' }).format(new Date(t * 1000));
+      assert.deepEqual(notice, ['7', `7 sessions active between ${day(from)} and ${day(to)} are not counted: a backfill's window (--since/--until) left them unread (hermetic forward, or a backfill without a window, reads them).`]);
+      await v.done();
+      const week = await visit('/?period=7d');
+      assert.equal(await week.page.$('.unread'), null, 'a period after them says nothing');
+      await week.done();
+    } finally {
+      db.prepare('UPDATE stores SET unread = NULL').run();
+      db.close();
+    }
   });
 
   it('period and filters combine, live in the URL, survive a reload, and back undoes them one by one', async () => {
