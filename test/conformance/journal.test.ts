@@ -216,6 +216,13 @@ describeTransports('metrics', (open) => {
     const viaClient = await h.admin.metrics();
     assert.equal(typeof viaClient, 'string');
     assert.equal(sample(parseMetrics((await h.request('GET', '/ns/w1/__admin/metrics')).text), 'hermetic_runs', { namespace: 'default', status: 'running' }), 1);
+    // DELETE starts one namespace's request counters over; the other's, the runs and the journal stay.
+    assert.deepEqual(await h.request('DELETE', '/ns/w1/__admin/metrics').then((r) => r.json()), { reset: 'w1' });
+    const after = parseMetrics(await h.admin.metrics());
+    assert.equal(sample(after, 'hermetic_requests_total', { namespace: 'w1', operation: 'submit', status: '202' }), undefined);
+    assert.equal(sample(after, 'hermetic_requests_total', { namespace: 'default', operation: 'get', status: '404' }), 2);
+    assert.equal(sample(after, 'hermetic_runs', { namespace: 'w1', status: 'completed' }), 1);
+    assert.equal(sample(after, 'hermetic_journal_entries', { namespace: 'w1' }), 2);
   });
 
   it('a namespace forgotten by a reset of every namespace takes its series with it', async () => {

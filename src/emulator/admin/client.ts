@@ -479,6 +479,8 @@ export interface AdminRoutes {
   clearRequests: { run: false; body: AdminNoFields; result: { deleted: number } };
   /** GET /__admin/metrics: every namespace's series, Prometheus text format (answered as a string). */
   metrics: { run: false; body: never; result: string };
+  /** DELETE /__admin/metrics: this namespace's request counters start over; the journal stays. */
+  resetMetrics: { run: false; body: never; result: { reset: string } };
 }
 
 export type AdminRouteName = keyof AdminRoutes;

@@ -26,6 +26,8 @@ export interface ControlledNamespace {
   reset(): void;
   /** The clock alone back to how the options start it (false: the namespace runs on a clock the caller gave). */
   resetClock(): boolean;
+  /** The request tallies the metrics count (hermetic_requests_total), started over; the journal stays. */
+  resetMetrics(): void;
   /** An emulated gateway crash and restart on the same store. */
   restart(): void;
   /** Runs whose status write is waiting for a commit (held while another connection holds the store's lock). */

@@ -14,7 +14,7 @@ import { addFaultHandler, addPresetHandler, clearFaultsHandler, deleteFaultHandl
 import { gatewayHandler, restartHandler, sweepHandler } from './gateway.js';
 import { healthHandler, indexHandler } from './health.js';
 import { clearRequestsHandler, countRequestsHandler, listRequestsHandler } from './journal.js';
-import { metricsHandler } from './metrics.js';
+import { metricsHandler, resetMetricsHandler } from './metrics.js';
 import { listNamespacesHandler, resetHandler } from './namespaces.js';
 import { openApiHandler } from './openapi.js';
 import { ADMIN_PREFIX, ADMIN_ROUTES, type AdminRouteName, type AdminRouteNamed } from './routes.js';
@@ -77,6 +77,7 @@ const HANDLERS = {
   countRequests: countRequestsHandler,
   clearRequests: clearRequestsHandler,
   metrics: metricsHandler,
+  resetMetrics: resetMetricsHandler,
 } as const satisfies { readonly [N in AdminRouteName]: AdminHandler };
 
 const JSON_HEADERS = (): Array<[string, string]> => [['Content-Type', 'application/json; charset=utf-8']];

@@ -4891,6 +4891,36 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           }
         },
         "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
+      },
+      "delete": {
+        "operationId": "admin.resetMetrics",
+        "summary": "This namespace's request counters start over; the journal stays.",
+        "tags": ["Control plane"],
+        "x-hermetic-client-method": "resetMetrics",
+        "responses": {
+          "200": {
+            "description": "The answer.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "properties": { "reset": { "type": "string" } },
+                  "required": ["reset"],
+                  "additionalProperties": false
+                }
+              }
+            }
+          },
+          "4XX": {
+            "description": "Refused: a HERMETIC_* code and a sentence (docs/reference/errors.md).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "5XX": {
+            "description": "Refused: a HERMETIC_* code and a sentence (docs/reference/errors.md).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          }
+        },
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
       }
     }
   },

@@ -68,6 +68,7 @@ export const ADMIN_ROUTES = [
   { name: 'countRequests', method: 'GET', path: '/requests/count', query: 'journal' },
   { name: 'clearRequests', method: 'DELETE', path: '/requests' },
   { name: 'metrics', method: 'GET', path: '/metrics', text: true },
+  { name: 'resetMetrics', method: 'DELETE', path: '/metrics' },
 ] as const satisfies readonly AdminRoute[];
 
 export type AdminRouteName = (typeof ADMIN_ROUTES)[number]['name'];

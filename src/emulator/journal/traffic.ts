@@ -83,6 +83,11 @@ export class RequestTraffic {
   /** Journal and tallies as new (a namespace reset). */
   reset(): void {
     this.journal.reset();
+    this.resetCounts();
+  }
+
+  /** The tallies alone as new (DELETE /__admin/metrics): the journal stays. */
+  resetCounts(): void {
     this.#counts.clear();
     this.#total = 0;
   }

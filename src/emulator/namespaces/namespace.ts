@@ -285,6 +285,11 @@ export class Namespace implements ControlledNamespace {
     this.#core = this.#build(registry.owner, store);
   }
 
+  /** The request tallies the metrics count, started over (the journal stays). */
+  resetMetrics(): void {
+    this.traffic.resetCounts();
+  }
+
   /** The clock alone back to how the options start it; false when it is a clock the caller gave (left alone). */
   resetClock(): boolean {
     if (!this.#ownClock) return false;
