@@ -6,18 +6,10 @@ import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { createIdSource } from '../../shared/ids.js';
-import { createStore } from '../../state-db/schema/create.js';
-import { tempDir } from '../../state-db/testing/fixtures.js';
-import { StateDbWriter } from '../../state-db/writer/index.js';
-import { forwarderRig } from '../testing/index.js';
+import { forwarderRig, hermesStore } from '../testing/index.js';
 
 test('a folder that becomes local-only moves the sessions forwarded before; full again, they move back', () => {
-  const { dir, cleanup } = tempDir('hermetic-policy-moves-');
-  const path = join(dir, 'hermes', 'state.db');
-  mkdirSync(join(dir, 'hermes'), { recursive: true });
-  const db = createStore({ path, level: 31, journal: 'delete', fts: false });
-  const w = new StateDbWriter(db, { now: () => 1_780_000_000, ids: createIdSource('moves') });
+  const { dir, cleanup, path, db, w } = hermesStore('hermetic-policy-moves-', 'moves');
   const telegram = w.createSession({ source: 'telegram' });
   const cron = w.createSession({ source: 'cron' });
   for (const id of [telegram, cron]) w.appendMessages(id, [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello', finish_reason: 'stop' }]);

@@ -2,23 +2,15 @@
 // this pass's read and its write is left to it — not quarantined, not a failure — and a session left in quarantine
 // whose cursor matches the store again is cleared by the next pass. The dataset ends as a clean backfill's.
 import assert from 'node:assert/strict';
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { createIdSource } from '../../shared/ids.js';
-import { createStore } from '../../state-db/schema/create.js';
-import { tempDir } from '../../state-db/testing/fixtures.js';
-import { StateDbWriter } from '../../state-db/writer/index.js';
 import type { Batch } from '../sinks/sink.js';
-import { assertCleanBackfill, forwarderRig } from '../testing/index.js';
+import { assertCleanBackfill, forwarderRig, hermesStore } from '../testing/index.js';
 
 test('a session another process wrote since it was read is left to it; a stale quarantine entry is cleared', () => {
-  const { dir, cleanup } = tempDir('hermetic-race-');
-  const path = join(dir, 'hermes', 'state.db');
-  mkdirSync(join(dir, 'hermes'), { recursive: true });
-  const db = createStore({ path, level: 31, journal: 'delete', fts: false });
   let t = 1_780_000_000;
-  const w = new StateDbWriter(db, { now: () => (t += 1), ids: createIdSource('race') });
+  const { dir, cleanup, path, db, w } = hermesStore('hermetic-race-', 'race', () => (t += 1));
   const ids = [w.createSession({ source: 'cli' }), w.createSession({ source: 'cli' })];
   for (const id of ids) w.appendMessages(id, [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello', finish_reason: 'stop' }]);
   const home = join(dir, 'home');
@@ -61,12 +53,8 @@ test('a session another process wrote since it was read is left to it; a stale q
 });
 
 test('a dataset removed under a running forwarder: the next pass says so and writes a new one from the stores, nothing lost', () => {
-  const { dir, cleanup } = tempDir('hermetic-removed-home-');
-  const path = join(dir, 'hermes', 'state.db');
-  mkdirSync(join(dir, 'hermes'), { recursive: true });
-  const db = createStore({ path, level: 31, journal: 'delete', fts: false });
   let t = 1_780_000_000;
-  const w = new StateDbWriter(db, { now: () => (t += 1), ids: createIdSource('removed') });
+  const { dir, cleanup, path, db, w } = hermesStore('hermetic-removed-home-', 'removed', () => (t += 1));
   const id = w.createSession({ source: 'cli' });
   w.appendMessages(id, [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello', finish_reason: 'stop' }]);
   const home = join(dir, 'home');

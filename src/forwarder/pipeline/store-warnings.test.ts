@@ -3,23 +3,13 @@
 // id's bytes, and status counts it apart from what is pending, instead of a session pending forever and never
 // forwarded, with nothing said. A store newer than any known schema that lacks a column every known one has: said.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { createIdSource } from '../../shared/ids.js';
-import { createStore } from '../../state-db/schema/create.js';
-import { tempDir } from '../../state-db/testing/fixtures.js';
-import { StateDbWriter } from '../../state-db/writer/index.js';
 import { readCursors, SqliteSink } from '../sinks/sqlite/sink.js';
-import { forwarderRig } from '../testing/index.js';
+import { forwarderRig, hermesStore } from '../testing/index.js';
 import { pendingOf } from './pending.js';
 
 test('a session id that is not valid UTF-8 is set aside and said; the others are forwarded; status counts it apart', () => {
-  const { dir, cleanup } = tempDir('hermetic-undecodable-');
-  const path = join(dir, 'hermes', 'state.db');
-  mkdirSync(join(dir, 'hermes'), { recursive: true });
-  const db = createStore({ path, level: 31, journal: 'delete', fts: false });
-  const w = new StateDbWriter(db, { now: () => 1_780_000_000, ids: createIdSource('undecodable') });
+  const { dir, cleanup, path, db, w } = hermesStore('hermetic-undecodable-', 'undecodable');
   const ids = [w.createSession({ source: 'cli' }), w.createSession({ source: 'cli' })];
   for (const id of ids) w.appendMessages(id, [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello', finish_reason: 'stop' }]);
   // The second id gets a 0xff byte, in its row and its messages (as a writer that does not check its text may leave it).
@@ -48,11 +38,7 @@ test('a session id that is not valid UTF-8 is set aside and said; the others are
 });
 
 test('a store at a schema newer than any known, lacking a column every known one has, is read with a warning naming it', () => {
-  const { dir, cleanup } = tempDir('hermetic-newer-schema-');
-  const path = join(dir, 'hermes', 'state.db');
-  mkdirSync(join(dir, 'hermes'), { recursive: true });
-  const db = createStore({ path, level: 31, journal: 'delete', fts: false });
-  const w = new StateDbWriter(db, { now: () => 1_780_000_000, ids: createIdSource('newer') });
+  const { dir, cleanup, path, db, w } = hermesStore('hermetic-newer-schema-', 'newer');
   w.appendMessages(w.createSession({ source: 'cli' }), [{ role: 'user', content: 'hi' }]);
   db.exec("UPDATE schema_version SET version = 99; ALTER TABLE messages RENAME COLUMN content TO body");
   db.close();

@@ -2,7 +2,11 @@
 // dataset opened for assertions.
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { createIdSource } from '../../shared/ids.js';
+import { createStore } from '../../state-db/schema/create.js';
+import { StateDbWriter } from '../../state-db/writer/index.js';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { DATASET_TABLES } from '../dataset/columns.js';
 import { createForwarder, type Forwarder, type ForwarderOptions } from '../pipeline/forwarder.js';
@@ -14,6 +18,24 @@ export interface Rig {
   /** The dataset, read-only, for assertions. */
   query<T = Record<string, unknown>>(sql: string, ...params: unknown[]): T[];
   cleanup(): void;
+}
+
+/** A Hermes store at the latest schema in a temp folder's `hermes/` (a Hermes home: its channel scopes hang there), a writer on it. */
+export interface HermesStore {
+  dir: string;
+  path: string;
+  db: Database.Database;
+  w: StateDbWriter;
+  cleanup(): void;
+}
+
+/** @example const s = hermesStore('hermetic-x-', 'seed'); s.w.createSession({ source: 'cli' }); s.db.close(); */
+export function hermesStore(prefix: string, seed: string, now: () => number = () => 1_780_000_000): HermesStore {
+  const { dir, cleanup } = tempDir(prefix);
+  const path = join(dir, 'hermes', 'state.db');
+  mkdirSync(join(dir, 'hermes'), { recursive: true });
+  const db = createStore({ path, level: 31, journal: 'delete', fts: false });
+  return { dir, path, db, w: new StateDbWriter(db, { now, ids: createIdSource(seed) }), cleanup };
 }
 
 export function forwarderRig(stateDbs: string[], options: Omit<ForwarderOptions, 'stateDbs'> & { dir?: string } = {}): Rig {
