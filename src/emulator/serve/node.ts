@@ -102,7 +102,9 @@ function fromNode(req: IncomingMessage, res: ServerResponse, budget: BodyBudget)
     },
     async readBody(limit) {
       // What the body may come to, reserved before its first byte is read, given back when the answer is done.
-      const declared = Number(req.headers['content-length']);
+      // A request with neither a length nor chunks has no body (HTTP/1.1): it reserves nothing.
+      const length = req.headers['content-length'];
+      const declared = length === undefined ? (req.headers['transfer-encoding'] === undefined ? 0 : NaN) : Number(length);
       const release = await budget.reserve(Number.isSafeInteger(declared) && declared >= 0 ? Math.min(declared, limit + 1) : limit + 1);
       if (res.writableFinished || res.destroyed) release();
       else {
