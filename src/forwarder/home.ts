@@ -3,6 +3,7 @@
 import { lstatSync, readlinkSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { nearestExisting } from '../shared/dirs.js';
 import { HermeticError } from '../shared/errors.js';
 
 /**
@@ -34,10 +35,9 @@ export function hermeticHome(option: string | undefined, env: NodeJS.ProcessEnv 
 
 /** The nearest path above `path` that exists and is not a folder (the reason ENOTDIR was given). */
 function fileAbove(path: string): string {
-  for (let p = dirname(path); p !== dirname(p); p = dirname(p)) {
-    try {
-      if (!statSync(p).isDirectory()) return p;
-    } catch { /* not there, or not reachable: look higher */ }
-  }
+  try {
+    const found = nearestExisting(dirname(path));
+    if (found?.kind === 'other') return found.path;
+  } catch { /* a level that cannot be looked at: the folder above is named */ }
   return dirname(path);
 }

@@ -2,7 +2,7 @@
 // forever at full CPU under /proc (mkdir answers ENOENT for the child and EEXIST for /proc itself, so it retries the
 // parent, then the child, then the parent…) and so never lets Ctrl-C in. Here the walk is bounded by the path's depth.
 import { mkdirSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, parse, resolve } from 'node:path';
 import { HermeticError, type ErrorCode } from './errors.js';
 
 /** A folder that could not be created: the errno `code` of the failure, the level it failed at, and why, in words. */
@@ -58,6 +58,19 @@ function kind(path: string): 'folder' | 'other' | null {
 }
 
 /**
+ * `path` itself, or the nearest folder or file above it, that exists (following links), with its kind; null when not
+ * even the root does. At most one step per level of the path. Throws a `DirsError` for one it may not look at.
+ * @example nearestExisting('/etc/passwd/x/y') // { path: '/etc/passwd', kind: 'other' }
+ */
+export function nearestExisting(path: string): { path: string; kind: 'folder' | 'other' } | null {
+  for (let at = resolve(path); ; at = dirname(at)) {
+    const found = kind(at);
+    if (found !== null) return { path: at, kind: found };
+    if (dirname(at) === at) return null;
+  }
+}
+
+/**
  * Creates `path` and each missing folder above it (each new level with `mode`), or throws a `DirsError` with the
  * errno code and a reason in words: for callers that turn errno codes into their own errors. A path that is already a
  * folder is fine; one that is a file fails with EEXIST, a file above it with ENOTDIR (as `mkdirSync` would).
@@ -65,22 +78,16 @@ function kind(path: string): 'folder' | 'other' | null {
  */
 export function createDirs(path: string, mode?: number): void {
   const target = resolve(path);
-  const missing: string[] = [];
-  let at = target;
-  // Up to the nearest thing that exists: at most one step per level of the path.
-  let found = kind(at);
-  while (found === null) {
-    missing.push(at);
-    const up = dirname(at);
-    if (up === at) throw new DirsError('ENOENT', at, `${at} does not exist`);
-    at = up;
-    found = kind(at);
-  }
-  if (found !== 'folder') {
+  const found = nearestExisting(target);
+  if (found === null) throw new DirsError('ENOENT', parse(target).root, `${parse(target).root} does not exist`);
+  const at = found.path;
+  if (found.kind !== 'folder') {
     throw at === target
       ? new DirsError('EEXIST', at, `${at} is a file, not a folder`)
       : new DirsError('ENOTDIR', at, `${at} is a file, not a folder`);
   }
+  const missing: string[] = [];
+  for (let dir = target; dir !== at; dir = dirname(dir)) missing.push(dir);
   for (const dir of missing.reverse()) {
     try {
       mkdirSync(dir, mode === undefined ? undefined : { mode });

@@ -3,8 +3,16 @@
 // the URL a person typed is the one they read back). `hideSecrets` adds Hermes's redactor, for free text.
 import { redactSensitiveText } from './redact/index.js';
 
-/** The URL after `scheme://`, or null for one written without a scheme. */
 const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+
+/** A URL's `scheme://`, what follows it up to its query or fragment, and that query or fragment; null without a scheme. */
+function splitUrl(url: string): { scheme: string; head: string; tail: string } | null {
+  const scheme = SCHEME.exec(url)?.[0];
+  if (scheme === undefined) return null;
+  const rest = url.slice(scheme.length);
+  const end = rest.search(/[?#]/);
+  return { scheme, head: end < 0 ? rest : rest.slice(0, end), tail: end < 0 ? '' : rest.slice(end) };
+}
 
 /**
  * The URL with its password shown as `***`. The user info ends at the last `@` before the query, so a password
@@ -12,14 +20,12 @@ const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
  * @example hidePassword('postgres://me:s3cret@db/fleet?sslmode=require') // 'postgres://me:***@db/fleet?sslmode=require'
  */
 export function hidePassword(url: string): string {
-  const scheme = SCHEME.exec(url)?.[0] ?? null;
+  const u = splitUrl(url);
   let out = url;
-  if (scheme !== null) {
-    const rest = url.slice(scheme.length);
-    const end = rest.search(/[?#]/);
-    const at = rest.lastIndexOf('@', end < 0 ? rest.length : end - 1);
-    const colon = at < 0 ? -1 : rest.indexOf(':');
-    if (colon >= 0 && colon < at) out = `${scheme}${rest.slice(0, colon)}:***@${rest.slice(at + 1)}`;
+  if (u !== null) {
+    const at = u.head.lastIndexOf('@');
+    const colon = u.head.indexOf(':');
+    if (colon >= 0 && colon < at) out = `${u.scheme}${u.head.slice(0, colon)}:***@${u.head.slice(at + 1)}${u.tail}`;
   } else {
     // Written without a scheme (`user:password@host/db`, a common slip): the same user info, at the start.
     out = url.replace(/^([^\s/?#:@]+):[^\s?#]*@/, '$1:***@');
@@ -33,15 +39,12 @@ export function hidePassword(url: string): string {
  * @example userInfoProblem('postgres://me:p@ss/w@db/fleet') // 'its user or password holds an unencoded "@" or "/" …'
  */
 export function userInfoProblem(url: string): string | null {
-  const scheme = SCHEME.exec(url)?.[0];
-  if (scheme === undefined) return null;
-  const rest = url.slice(scheme.length);
-  const end = rest.search(/[?#]/);
-  const upTo = end < 0 ? rest : rest.slice(0, end);
-  const slash = upTo.indexOf('/');
-  const authority = slash < 0 ? upTo : upTo.slice(0, slash);
-  const lastAt = upTo.lastIndexOf('@');
-  const split = authority.indexOf('@') !== authority.lastIndexOf('@') || (lastAt >= 0 && slash >= 0 && lastAt > slash && upTo.slice(0, lastAt).includes(':'));
+  const u = splitUrl(url);
+  if (u === null) return null;
+  const slash = u.head.indexOf('/');
+  const authority = slash < 0 ? u.head : u.head.slice(0, slash);
+  const lastAt = u.head.lastIndexOf('@');
+  const split = authority.indexOf('@') !== authority.lastIndexOf('@') || (lastAt >= 0 && slash >= 0 && lastAt > slash && u.head.slice(0, lastAt).includes(':'));
   return split ? 'its user or password holds an unencoded "@" or "/": write them as %40 and %2F' : null;
 }
 

@@ -2,26 +2,16 @@
 // → {"now", "frozen"}; GET reads it. Times stay within EPOCH_MIN … EPOCH_MAX (decision 0014); a refused body changes
 // nothing, freeze included.
 import { EPOCH_MAX, epochProblem } from '../../shared/clock.js';
+import { durationSeconds } from '../../shared/duration.js';
+import { readIsoTime, utcSeconds } from '../../shared/iso-time.js';
 import { HermeticError } from '../../shared/errors.js';
 import type { PyDict } from '../../shared/python/index.js';
 import { field, onlyKeys, type AdminContext } from './context.js';
 
-const UNIT_SECONDS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 };
-
-/** `90s`, `5m`, `1h30m`, `500ms`, `2d` in seconds; null when it is not such a duration. */
-export function durationText(text: string): number | null {
-  const m = /^\s*((?:\d+(?:\.\d+)?(?:ms|s|m|h|d)\s*)+)$/.exec(text);
-  if (!m) return null;
-  let total = 0;
-  for (const [, n, unit] of m[1]!.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h|d)/g)) total += Number(n) * UNIT_SECONDS[unit!]!;
-  return total;
-}
-
-/** An ISO 8601 date (midnight UTC) or date-time with its zone (Z or ±hh:mm), as epoch seconds; null otherwise. */
-export function isoTime(text: string): number | null {
-  if (!/^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}))?$/i.test(text.trim())) return null;
-  const t = Date.parse(/T|\s/i.test(text.trim()) ? text.trim().replace(' ', 'T') : `${text.trim()}T00:00:00Z`);
-  return Number.isFinite(t) ? t / 1000 : null;
+/** An ISO date (midnight UTC) or date-time with its zone (Z or ±hh:mm) that exists, as epoch seconds; null otherwise. */
+function isoTime(text: string): number | null {
+  const t = readIsoTime(text.trim());
+  return t === null || 'problem' in t || (t.time !== null && t.offsetMinutes === null) ? null : utcSeconds(t);
 }
 
 /**
@@ -32,7 +22,7 @@ function timeField(body: PyDict, name: 'set' | 'advance'): number | undefined {
   const raw = body.get(name);
   if (typeof raw === 'bigint') return Number(raw);
   if (typeof raw === 'string') {
-    const v = name === 'advance' ? durationText(raw) : isoTime(raw);
+    const v = name === 'advance' ? durationSeconds(raw) : isoTime(raw);
     if (v === null) {
       throw new HermeticError('HERMETIC_ADMIN_BAD_FIELD', name === 'advance'
         ? `Field "advance" is "${raw}": give seconds (a number) or a duration such as "90s", "5m", "1h30m", "500ms".`

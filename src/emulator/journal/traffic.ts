@@ -13,8 +13,26 @@ export interface RequestTrace {
   /** performance.now() at arrival. */
   readonly started: number;
   faultId: string | null;
-  /** Set once the request is journaled: names the rule that affects it later (a stream fault that trips). */
-  lateFault?: (faultId: string) => void;
+  /** Its journal entry's sequence number once journaled (-1: not, or not yet). */
+  seq: number;
+  /** Names the rule that affects the request after it was journaled (a stream fault that trips); nothing before. */
+  lateFault(faultId: string): void;
+}
+
+/** A request's trace: its journal entry's number once it has one, so a later fault is named on it (no closure a request). */
+class Trace implements RequestTrace {
+  faultId: string | null = null;
+  seq = -1;
+
+  constructor(
+    readonly info: RequestInfo,
+    readonly started: number,
+    private readonly journal: RequestJournal,
+  ) {}
+
+  lateFault(faultId: string): void {
+    this.journal.setFault(this.seq, faultId);
+  }
 }
 
 /** What the `onRequest` option receives for every answered request (control-plane requests included). */
@@ -55,8 +73,9 @@ export class RequestTraffic {
   }
 
   begin(req: HttpRequest): RequestTrace {
-    return { info: describeRequest(req), started: performance.now(), faultId: null };
+    return new Trace(describeRequest(req), performance.now(), this.journal);
   }
+
 
   /** Notes the answer; returns it unchanged. */
   end(req: HttpRequest, trace: RequestTrace, response: HttpResponse): HttpResponse {
@@ -105,7 +124,7 @@ export class RequestTraffic {
     // The control plane is the test's own plumbing, not what the client under test sent: not journaled.
     if (operation !== 'admin') {
       const seq = this.journal.record(this.clock().now(), req.method, req.path, operation, status, durationMs, runId, replayed, trace.faultId);
-      trace.lateFault = (id) => this.journal.setFault(seq, id);
+      trace.seq = seq;
     }
     if (!this.listener) return;
     try {

@@ -5,6 +5,7 @@ import { HermeticError, type ErrorCode } from '../../shared/errors.js';
 import { readIsoTime } from '../../shared/iso-time.js';
 import { ledgerTimeZone, Zone } from '../ledger/zone.js';
 import { MAX_BACK, parsePoint } from '../report/window.js';
+import { durationSeconds } from '../../shared/duration.js';
 import { hidePassword, userInfoProblem } from '../../shared/url-password.js';
 import type { PolicyDrop, StepResult } from '../pipeline/step.js';
 import type { StoreRef } from '../reader/discover.js';
@@ -28,14 +29,6 @@ export function fleetFrom(from: string | undefined): string | undefined {
   const userInfo = from === undefined ? null : userInfoProblem(from);
   if (userInfo) usageError(`--from "${hidePassword(from!)}": ${userInfo}.`);
   return from;
-}
-
-const UNITS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400, w: 604800 };
-
-/** Seconds in `10s`, `5m`, `2h`, `7d`, `500ms`, `1w`; null when it is not a duration. */
-export function durationSeconds(text: string): number | null {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)\s*$/.exec(text);
-  return m ? Number(m[1]) * UNITS[m[2]!]! : null;
 }
 
 /**

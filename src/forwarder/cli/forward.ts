@@ -7,7 +7,8 @@ import { createForwarder, findStores } from '../pipeline/forwarder.js';
 import type { StepResult } from '../pipeline/step.js';
 import type { StoreRef } from '../reader/discover.js';
 import type { ShipResult } from '../sinks/remote/shipper.js';
-import { COMMON_FLAGS, delegationsClause, durationSeconds, noStoreFound, errorKind, EVENTS, missingAsPath, plural, policyDropEvents, policyDropLines, shipJson, storeErrorKind, storeMissing } from './common.js';
+import { durationSeconds } from '../../shared/duration.js';
+import { COMMON_FLAGS, delegationsClause, noStoreFound, errorKind, EVENTS, missingAsPath, plural, policyDropEvents, policyDropLines, shipJson, storeErrorKind, storeMissing } from './common.js';
 import { FORWARD_HELP } from './help.js';
 import { SINK_FLAGS, sinkSetup } from './sinks.js';
 

@@ -9,7 +9,7 @@ import type { Db } from '../../shared/sqlite.js';
 import { DATASET_VERSION } from '../dataset/columns.js';
 import { hermeticHome } from '../home.js';
 import { explicitTimeZone, systemTimeZone, Zone } from '../ledger/zone.js';
-import { DEFAULT_WIDTH, ledgerZone, parseFilters, planFilterMiss, type FilterMiss, rowIssuesIn, type RowIssueCount, uncostedIn, unreadIn, unreadText, type UnreadSpan, renderCsv, renderMarkdown, renderSummary, resolveWindow, course, previousWindow, windowDays, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
+import { DEFAULT_WIDTH, ledgerZone, parseFilters, planFilterMiss, type FilterMiss, rowIssuesIn, type RowIssueCount, uncostedIn, unreadDays, unreadIn, unreadText, type UnreadSpan, renderCsv, renderMarkdown, renderSummary, resolveWindow, course, previousWindow, windowDays, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
 import { sqliteDialect } from '../report/dialect.js';
 import { planSummary, type SummaryRequest } from '../report/summary.js';
 import { planReport, runSqlite } from '../report/query.js';
@@ -151,7 +151,7 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
     const filterMiss = async (totals: UsageReport['totals']) => (totals.sessions === 0 && base.filter !== undefined ? (await source.filterMiss(base)) ?? undefined : undefined);
     // Sessions a windowed backfill left unread that reach into this window, with the days they span.
     const unreadSpan = await source.unread(base);
-    const unread = unreadSpan ? { sessions: unreadSpan.sessions, from: zone.dayOf(unreadSpan.from), to: zone.dayOf(unreadSpan.to) } : undefined;
+    const unread = unreadSpan ? unreadDays(unreadSpan, zone) : undefined;
     // What a terminal summary says beside its figures, with --by or without: the same lines either way.
     const notes = async (totals: UsageReport['totals']) => ({
       zoneName: zone.name, rowIssues: (await source.rowIssues(base)) ?? undefined, uncosted: (await source.uncosted(base)) ?? undefined,

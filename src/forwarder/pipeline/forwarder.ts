@@ -11,6 +11,7 @@ import { mirrorFile, mirrorJob } from '../reader/postgres/settings.js';
 import { BuildDropped, type Sink } from '../sinks/sink.js';
 import { LazySqliteSink } from '../sinks/sqlite/lazy.js';
 import { SqliteSink } from '../sinks/sqlite/sink.js';
+import { DATASET_FILE } from '../sinks/sqlite/dataset.js';
 import { PolicyMover } from './policy-moves.js';
 import { BUILD_ASIDE_MESSAGES } from '../sinks/sqlite/first-build.js';
 import { stepStore, stepStoreInSteps, type StepOptions, type StepResult } from './step.js';
@@ -18,6 +19,7 @@ import { CHUNK_ROWS } from './read-session.js';
 import { READ_WORKER_MODES, type ReadWorkerMode } from './read-mode.js';
 import { SETTLED_INTERVAL, WATCH_SECONDS } from './edits.js';
 import { HermeticError } from '../../shared/errors.js';
+import { primaryCode } from '../../shared/sqlite-errors.js';
 import { CursorCache } from '../checkpoint/cursors.js';
 import { hermeticHome } from '../home.js';
 
@@ -170,7 +172,8 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
       mover.check(dataset.db, t);
     } catch (e) {
       // A dataset busy with another process: the next pass tries again.
-      if (!(e instanceof Error && /SQLITE_BUSY|database is locked/.test(`${(e as { code?: string }).code ?? ''} ${e.message}`))) throw e;
+      const code = primaryCode(e);
+      if (code !== 'SQLITE_BUSY' && code !== 'SQLITE_LOCKED') throw e;
       movesAt = -Infinity;
     }
   };
@@ -179,10 +182,10 @@ export function createForwarder(options: ForwarderOptions = {}): Forwarder {
   const replacedNotice = (): string | null => {
     if (!(sink instanceof LazySqliteSink) || !sink.replaced()) return null;
     forgetCaches();
-    return `the dataset at ${join(home, 'hermetic.db')} was removed or replaced while this forwarder ran: it writes to the file there now (a new one is built from the stores)`;
+    return `the dataset at ${join(home, DATASET_FILE)} was removed or replaced while this forwarder ran: it writes to the file there now (a new one is built from the stores)`;
   };
   const said = (out: StepResult[], notice: string | null): StepResult[] => {
-    if (notice) for (const r of out) r.warning = r.warning ? `${notice}; ${r.warning}` : notice;
+    if (notice) for (const r of out) r.warning = [notice, r.warning].filter(Boolean).join('; ');
     return out;
   };
   const passOnce = (origin: 'backfill' | 'forward', o: PassOptions = {}) => {

@@ -263,12 +263,9 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
     sessionsUnchanged: plan.unchanged, sessionsWaiting: plan.waiting, sessionsOutsideWindow: plan.outsideWindow,
     sessionsRemoved: plan.removed.length, sessionsChecked: plan.edits.checked.length, sessionsEdited: plan.edits.edited.size,
   });
-  const orphaned = orphanWarning(plan.orphans);
-  if (orphaned) result.warning = result.warning ? `${result.warning}; ${orphaned}` : orphaned;
-  const undecodable = undecodableWarning(plan.undecodable);
-  if (undecodable) result.warning = result.warning ? `${result.warning}; ${undecodable}` : undecodable;
-  const newer = newerSchemaWarning(facts.schemaVersion, reader);
-  if (newer) result.warning = result.warning ? `${result.warning}; ${newer}` : newer;
+  // What the pass says of the store beside its counts: the discovery's warning, then each of these that holds.
+  const said = [orphanWarning(plan.orphans), undecodableWarning(plan.undecodable), newerSchemaWarning(facts.schemaVersion, reader)];
+  result.warning = [result.warning, ...said].filter(Boolean).join('; ') || null;
   const now = options.now();
   // A dataset once written through the redactor stays redacted: a later run without --redact does not mix raw text in.
   const redact = options.redact || (options.sink.redacts?.() ?? false);

@@ -8,4 +8,4 @@ export { resolveWindow, parsePoint, addDays, course, previousWindow, windowDays,
 export { renderSummary, renderTable, DEFAULT_WIDTH, renderCsv, renderMarkdown, formatCost, formatTokens, describePeriod, changeText, unreadText, type SummaryView } from './render.js';
 export { rowIssuesIn, type RowIssueCount } from './row-issues.js';
 export { uncostedIn } from './uncosted.js';
-export { unreadIn, type UnreadSpan } from './unread.js';
+export { unreadDays, unreadIn, type UnreadSpan } from './unread.js';

@@ -2,7 +2,9 @@
 // report's window, so a report over history that was never read says so instead of showing less as if it were all.
 // The embedded dataset only, as row-issues.ts.
 import type { Db } from '../../shared/sqlite.js';
+import type { Zone } from '../ledger/zone.js';
 import type { ReportRequest } from './query.js';
+import type { UnreadDays } from './render.js';
 
 export interface UnreadSpan {
   /** Sessions left unread whose span meets the window, over every store. */
@@ -46,4 +48,9 @@ function parseUnread(text: string): { sessions: number; from: number; to: number
   const ok = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
   return (Array.isArray(value) ? value : []).filter((u): u is { sessions: number; from: number; to: number } =>
     typeof u === 'object' && u !== null && ok(u.sessions) && u.sessions > 0 && ok(u.from) && ok(u.to));
+}
+
+/** The span as people read it: how many sessions, and the local days of `zone` they span. */
+export function unreadDays(span: UnreadSpan, zone: Zone): UnreadDays {
+  return { sessions: span.sessions, from: zone.dayOf(span.from), to: zone.dayOf(span.to) };
 }

@@ -1,6 +1,7 @@
 // A report's window from what people type (`--period week`, `--since 7d`, `--until 2026-07-01`), in the ledger's
 // time zone: days start at local midnight there, whatever zone the reading process runs in.
 import { usageError } from '../../cli/args.js';
+import { UNIT_SECONDS } from '../../shared/duration.js';
 import { readIsoTime, utcSeconds } from '../../shared/iso-time.js';
 import { utcDay, type Zone } from '../ledger/zone.js';
 
@@ -14,7 +15,6 @@ export interface Window {
 }
 
 const DAY = 86400;
-const UNITS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: DAY, w: 7 * DAY };
 /** The furthest a duration reaches back: 100 years. */
 export const MAX_BACK = 36525 * DAY;
 
@@ -36,13 +36,13 @@ export function parsePoint(flag: string, text: string, now: number, zone: Zone, 
   if (ago) {
     const n = Number(ago[1]);
     // Hermes has no usage from before 1970: a longer look back is a typo, and past this dates stop being dates.
-    if (n * UNITS[ago[2]!]! > MAX_BACK) usageError(`--${flag} ${t} reaches back more than 100 years; use --period all for everything.`);
+    if (n * UNIT_SECONDS[ago[2]!]! > MAX_BACK) usageError(`--${flag} ${t} reaches back more than 100 years; use --period all for everything.`);
     if (ago[2] === 'd' || ago[2] === 'w') {
       const days = ago[2] === 'w' ? n * 7 : n;
       if (!Number.isInteger(days)) usageError(`--${flag} counts whole days: ${t} is not a whole number of days.`);
       return zone.startOfDay(addDays(zone.dayOf(now), 1 - days));
     }
-    return now - n * UNITS[ago[2]!]!;
+    return now - n * UNIT_SECONDS[ago[2]!]!;
   }
   // Read strictly (shared/iso-time): 2026-02-30 or 25:00 is refused, never rolled over into the next month or day.
   const iso = readIsoTime(t);

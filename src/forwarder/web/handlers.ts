@@ -1,7 +1,7 @@
 // Handlers for the dashboard's endpoints: each parses its query (request.ts), asks the source (data/source.ts) and
 // returns the JSON to send. No SQL and no HTTP here; the server turns a thrown HermeticError into its status.
 import { HermeticError } from '../../shared/errors.js';
-import { FILTERS, type ReportRequest, type UsageReport } from '../report/index.js';
+import { FILTERS, unreadDays, type ReportRequest, type UsageReport } from '../report/index.js';
 import { Zone } from '../ledger/zone.js';
 import type { UsageSource } from './data/source.js';
 import { single, usageRequest, wholeParam } from './request.js';
@@ -41,8 +41,7 @@ export const HANDLERS: Record<ApiName, Handler> = {
     const request = usage(query, ctx);
     const [report, rowIssues, unread] = await Promise.all([ctx.source.report(request), ctx.source.rowIssues(request), ctx.source.unread(request)]);
     // What a windowed backfill left unread in this period, by the local days it spans (as `hermetic report` says it).
-    const zone = zoneOf(ctx);
-    const left = unread && { sessions: unread.sessions, from: zone.dayOf(unread.from), to: zone.dayOf(unread.to) };
+    const left = unread && unreadDays(unread, zoneOf(ctx));
     return { ...report, cache_hit_rate: cacheHitRate(report.totals), row_issues: rowIssues, unread: left };
   },
   daily: async (query, ctx) => ctx.source.report({ ...usage(query, ctx), by: ['day', 'model'] }),

@@ -48,11 +48,21 @@ export function seedChangeLog(db: Db, nowMs = Date.now()): void {
  * Entries above a sink's cursor are never pruned, so a range starting at it is whole.
  */
 export function logDigest(db: Db, from: number, to: number): string {
+  return entriesDigest(db.prepare(`SELECT seq, tbl, key FROM ${CHANGE_LOG.name} WHERE seq > ? AND seq <= ? ORDER BY seq`).iterate(from, to) as Iterable<LogEntry>);
+}
+
+/** The digest of log entries already read, in order (logDigest of their range). */
+export function entriesDigest(entries: Iterable<LogEntry>): string {
   const hash = createHash('sha256');
-  for (const e of db.prepare(`SELECT seq, tbl, key FROM ${CHANGE_LOG.name} WHERE seq > ? AND seq <= ? ORDER BY seq`).raw().iterate(from, to) as Iterable<[number, string, string]>) {
-    hash.update(`${e[0]}\t${e[1]}\t${e[2]}\n`);
-  }
+  for (const e of entries) hash.update(`${e.seq}\t${e.tbl}\t${e.key}\n`);
   return hash.digest('hex').slice(0, 32);
+}
+
+/** One change-log entry as the shipper reads it. */
+export interface LogEntry {
+  seq: number;
+  tbl: string;
+  key: string;
 }
 
 /** The highest sequence number given so far (entries may since have been pruned). */

@@ -6,7 +6,7 @@
 import type { Db } from '../../../shared/sqlite.js';
 import type { DatasetTable, RecordOf } from '../../dataset/columns.js';
 import { CHANGE_LOG } from '../../dataset/columns.js';
-import { logDigest, logHead, SHIPPED, SHIPPED_BY_NAME, type SinkRow } from './changelog.js';
+import { entriesDigest, logHead, SHIPPED, SHIPPED_BY_NAME, type SinkRow } from './changelog.js';
 import type { DeltaBatch, Origin, ShippedTable } from './contract.js';
 import { redactRow } from './redact-row.js';
 
@@ -217,7 +217,7 @@ export class DeltaReader {
     }
     return {
       kind: 'log',
-      batch: { origin: this.#origin, fromSeq: row.acked_seq, toSeq, logDigest: logDigest(this.#db, row.acked_seq, toSeq), upserts, deletes },
+      batch: { origin: this.#origin, fromSeq: row.acked_seq, toSeq, logDigest: entriesDigest(entries.filter((e) => e.seq <= toSeq)), upserts, deletes },
       rows,
       after: { ackedSeq: toSeq, snapshot: null },
       caughtUp: toSeq >= logHead(this.#db),

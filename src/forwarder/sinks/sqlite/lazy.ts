@@ -36,12 +36,16 @@ export class LazySqliteSink implements Sink {
     this.#buildAside = options.buildAside ?? BUILD_ASIDE_MESSAGES;
   }
 
+  /** The dataset in place, opened (created when missing), its file's identity kept for replaced(). */
+  #open(): SqliteSink {
+    const sink = SqliteSink.open(this.home, this.options);
+    this.#identity = fileIdentity(join(this.home, DATASET_FILE));
+    return sink;
+  }
+
   /** The dataset (or the build) when it exists, opened now if it was not; else null. */
   #existing(): SqliteSink | null {
-    if (!this.#sink && existsSync(join(this.home, DATASET_FILE))) {
-      this.#sink = SqliteSink.open(this.home, this.options);
-      this.#identity = fileIdentity(join(this.home, DATASET_FILE));
-    }
+    if (!this.#sink && existsSync(join(this.home, DATASET_FILE))) this.#sink = this.#open();
     return this.#sink;
   }
 
@@ -67,10 +71,7 @@ export class LazySqliteSink implements Sink {
 
   /** The dataset itself, opened (and created) now if it was not: for tests and tools that read it directly. */
   dataset(): SqliteSink {
-    if (this.#sink === null) {
-      this.#sink = SqliteSink.open(this.home, this.options);
-      this.#identity = fileIdentity(join(this.home, DATASET_FILE));
-    }
+    this.#sink ??= this.#open();
     return this.#sink;
   }
 
@@ -89,10 +90,7 @@ export class LazySqliteSink implements Sink {
       if (this.#buildAside > 0) {
         this.#sink = startBuild(this.home, this.options);
         this.#building = { messages: 0 };
-      } else {
-        this.#sink = SqliteSink.open(this.home, this.options);
-        this.#identity = fileIdentity(join(this.home, DATASET_FILE));
-      }
+      } else this.#sink = this.#open();
     }
     const written = this.#sink!.write(batch);
     if (this.#building && (this.#building.messages += written.messagesAdded) >= this.#buildAside) this.#publish();
