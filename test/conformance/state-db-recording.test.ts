@@ -187,6 +187,73 @@ describeTransports('state.db recording', (open) => {
     }
   });
 
+  it('a subagent the run delegates to gets its own child session, in the state.db and the API server\'s sessions alike', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'hermetic-statedb-')), 'state.db');
+    const h = await open({ stateDb: path });
+    const run = await submit(h, '{"input":"research it","session_id":"parent-1","model":"gpt-5"}');
+    await h.admin.event(run, { event: 'tool.started', tool: 'delegate_task', arguments: { goal: 'find papers' } });
+    await h.admin.event(run, { event: 'subagent.start', preview: 'find papers', goal: 'find papers', subagent_id: 'sa-1', child_session_id: 'child-1', model: 'gpt-5-mini' });
+    // Without a child_session_id there is no session to record (nothing is invented).
+    await h.admin.event(run, { event: 'subagent.start', goal: 'unnamed', subagent_id: 'sa-2' });
+    await h.admin.clock({ advance: 30 });
+    await h.admin.event(run, {
+      event: 'subagent.complete', subagent_id: 'sa-1', child_session_id: 'child-1', status: 'completed', summary: 'Found 3 papers.',
+      input_tokens: 1200, output_tokens: 300, reasoning_tokens: 50, api_calls: 4, cost_usd: 0.0125,
+    });
+    // A second subagent that failed, reporting no spend: its session ends failed with no answer.
+    await h.admin.event(run, { event: 'subagent.start', goal: 'check the lab site', child_session_id: 'child-2' });
+    await h.admin.event(run, { event: 'subagent.complete', child_session_id: 'child-2', status: 'timeout', summary: '' });
+    await h.admin.event(run, { event: 'tool.completed', tool: 'delegate_task', result: '{"results": []}' });
+    await h.admin.complete(run, { output: 'Three papers.', usage: { input_tokens: 10, output_tokens: 5 } });
+
+    // The API server's view: the child is no root of the list, and shows its lineage and spend.
+    const list = (await h.request('GET', '/api/sessions')).json().data as Array<{ id: string }>;
+    assert.deepEqual(list.map((s) => s.id), ['parent-1']);
+    const child = (await h.request('GET', '/api/sessions/child-1')).json().session as Record<string, unknown>;
+    assert.deepEqual(
+      [child.source, child.parent_session_id, child.model, child.message_count, child.input_tokens, child.output_tokens, child.reasoning_tokens, child.api_call_count, child.estimated_cost_usd],
+      ['subagent', 'parent-1', 'gpt-5-mini', 2, 1200, 300, 50, 4, 0.0125],
+    );
+    const said = (await h.request('GET', '/api/sessions/child-1/messages')).json().data as Array<{ role: string; content: string }>;
+    assert.deepEqual(said.map((m) => [m.role, m.content]), [['user', 'find papers'], ['assistant', 'Found 3 papers.']]);
+    await h.close();
+
+    const db = new Database(path, { readonly: true });
+    try {
+      const rows = db.prepare("SELECT * FROM sessions WHERE source = 'subagent' ORDER BY id").all() as Array<SessionRow & Record<string, unknown>>;
+      const pick = (s: SessionRow & Record<string, unknown>) =>
+        [s.id, s.parent_session_id, s.model, JSON.parse(s.model_config as string), s.message_count, s.input_tokens, s.output_tokens, s.reasoning_tokens, s.api_call_count, s.estimated_cost_usd, s.end_reason, s.started_at, s.ended_at];
+      assert.deepEqual(rows.map(pick), [
+        ['child-1', 'parent-1', 'gpt-5-mini', { _delegate_from: 'parent-1' }, 2, 1200, 300, 50, 4, 0.0125, 'done', T0, T0 + 30],
+        ['child-2', 'parent-1', 'gpt-5', { _delegate_from: 'parent-1' }, 1, 0, 0, 0, 0, null, 'failed', T0 + 30, T0 + 30],
+      ]);
+      const messages = db.prepare("SELECT role, content, finish_reason, timestamp FROM messages WHERE session_id = 'child-1' ORDER BY id").all();
+      assert.deepEqual(messages, [
+        { role: 'user', content: 'find papers', finish_reason: null, timestamp: T0 + 30 },
+        { role: 'assistant', content: 'Found 3 papers.', finish_reason: 'stop', timestamp: T0 + 30 + 1e-6 },
+      ]);
+      // The parent's own counters hold its own calls only: the child's spend is the child's row.
+      const parent = db.prepare("SELECT input_tokens, output_tokens, estimated_cost_usd FROM sessions WHERE id = 'parent-1'").get();
+      assert.deepEqual(parent, { input_tokens: 10, output_tokens: 5, estimated_cost_usd: 0 });
+      // The child's usage is attributed to its model.
+      const usage = db.prepare("SELECT model, task, api_call_count, input_tokens FROM session_model_usage WHERE session_id = 'child-1'").all();
+      assert.deepEqual(usage, [{ model: 'gpt-5-mini', task: '', api_call_count: 4, input_tokens: 1200 }]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('the API server\'s sessions add a session\'s runs\' tokens and API calls, as the state.db does', async () => {
+    const h = await open();
+    const first = await submit(h, '{"input":"one","session_id":"conv-add"}');
+    await h.admin.complete(first, { output: 'One.', usage: { input_tokens: 100, output_tokens: 10 } });
+    const second = await submit(h, '{"input":"two","session_id":"conv-add"}');
+    await h.admin.complete(second, { output: 'Two.', usage: { input_tokens: 7, output_tokens: 3 } });
+    const s = (await h.request('GET', '/api/sessions/conv-add')).json().session as Record<string, unknown>;
+    assert.deepEqual([s.input_tokens, s.output_tokens, s.api_call_count, s.message_count], [107, 13, 2, 4]);
+    await h.close();
+  });
+
   it('a checkpoint restored mid-turn records that turn once, as it was at the checkpoint, then as the run plays on', async () => {
     const h = await open();
     const runId = await submit(h, '{"input":"ls it","session_id":"cp-sess"}');

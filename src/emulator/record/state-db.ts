@@ -124,8 +124,10 @@ export class StateDbRecorder implements TurnSink {
 
   started(turn: TurnStart): void {
     // Hermes's agent creates the session if missing; a later run on it resumes it (reopen_session clears the end).
-    this.#write(`the start of run ${turn.runId}`, (w) => w.tx(() => {
-      w.createSession({ id: turn.sessionId, source: 'api_server', model: turn.model });
+    const parent = turn.delegatedFrom;
+    this.#write(parent === undefined ? `the start of run ${turn.runId}` : `subagent session ${turn.sessionId}`, (w) => w.tx(() => {
+      if (parent === undefined) w.createSession({ id: turn.sessionId, source: 'api_server', model: turn.model });
+      else w.createSession({ id: turn.sessionId, source: 'subagent', model: turn.model, parent_session_id: parent, model_config: { _delegate_from: parent } });
       w.reopenSession(turn.sessionId);
     }));
   }
@@ -146,13 +148,15 @@ export class StateDbRecorder implements TurnSink {
 
   finished(turn: FinishedTurn): void {
     const last = turn.messages.at(-1)?.timestamp;
-    this.#write(`the turn of run ${turn.runId}`, (w) => w.tx(() => {
+    const what = turn.delegatedFrom === undefined ? `the turn of run ${turn.runId}` : `the turn of subagent session ${turn.sessionId}`;
+    this.#write(what, (w) => w.tx(() => {
       w.appendMessages(turn.sessionId, [...turn.messages]);
       if (turn.usage) {
         // Hermes's agent adds each API call's usage as it returns (delta mode, one call each): a run's calls are its
-        // assistant messages; the run's usage is their sum.
-        const calls = Math.max(1, turn.messages.filter((m) => m.role === 'assistant').length);
-        w.updateTokenCounts(turn.sessionId, { input_tokens: turn.usage.input_tokens, output_tokens: turn.usage.output_tokens, api_calls: calls, model: turn.model }, 'delta');
+        // assistant messages (or the count a subagent reported); the run's usage is their sum.
+        const { api_calls, ...tokens } = turn.usage;
+        const calls = api_calls ?? Math.max(1, turn.messages.filter((m) => m.role === 'assistant').length);
+        w.updateTokenCounts(turn.sessionId, { ...tokens, api_calls: calls, model: turn.model }, 'delta');
       }
       const reason = END_REASONS[turn.status];
       if (reason) w.endSession(turn.sessionId, reason);

@@ -19,14 +19,29 @@ export interface TurnStart {
   /** The run's model, or the gateway's model name when the run's is not a string. */
   readonly model: string;
   readonly at: number;
+  /**
+   * A delegate subagent's own session: the session that delegated to it. Hermes's child agent runs with platform
+   * `subagent`, the parent's session store, `parent_session_id` and `model_config._delegate_from` set to the parent.
+   */
+  readonly delegatedFrom?: string;
+}
+
+/** What a turn's API calls used, added to its session's counters (Hermes's agent adds each call's usage). */
+export interface TurnUsage {
+  readonly input_tokens: number;
+  readonly output_tokens: number;
+  readonly reasoning_tokens?: number;
+  /** The API calls it covers; absent: one per assistant message of the turn. */
+  readonly api_calls?: number;
+  readonly estimated_cost_usd?: number;
 }
 
 /** The agent returned: what it flushes in one transaction. */
 export interface FinishedTurn extends TurnStart {
   /** In order, each with its timestamp (equal times nudged by 1 µs, as the writer does). */
   readonly messages: readonly MessageInput[];
-  /** Absolute token totals of a completed or interrupted result; null for a failure. */
-  readonly usage: { readonly input_tokens: number; readonly output_tokens: number } | null;
+  /** The turn's usage (a completed or interrupted result, or a subagent's reported spend); null: none. */
+  readonly usage: TurnUsage | null;
   /** The run's status after Hermes classified the result (completed, failed, cancelled). */
   readonly status: string;
 }
@@ -64,7 +79,30 @@ interface Turn {
    */
   steps: Array<number | string | null>;
   names: Map<string, string>;
+  /** Subagents started and not yet complete, by child session id (their sessions are open). */
+  children: Map<string, Child>;
 }
+
+/** A delegate subagent under way: its session and the goal it was given (its first user message). */
+interface Child {
+  readonly start: TurnStart;
+  readonly goal: string;
+}
+
+/** The keywords of subagent.complete that report the child's spend. */
+const SPEND_KEYS = ['input_tokens', 'output_tokens', 'reasoning_tokens', 'api_calls', 'cost_usd'] as const;
+
+type SubagentEvent = Extract<ProgressEvent, { event: 'subagent.start' | 'subagent.complete' }>;
+
+/** A subagent's numeric keyword (int or float as sent); anything else, or a negative or non-finite number: absent. */
+function count(v: PyValue | undefined): number | undefined {
+  const n = typeof v === 'bigint' ? Number(v) : v instanceof PyFloat ? v.value : typeof v === 'number' ? v : undefined;
+  return n !== undefined && Number.isFinite(n) && n >= 0 ? n : undefined;
+}
+
+/** The run status a subagent's own status stands for (its session's end): Hermes reports completed, failed, interrupted, timeout, error. */
+const childStatus = (status: PyValue | undefined, summary: string): string =>
+  status === 'completed' || (status === undefined && summary !== '') ? 'completed' : status === 'interrupted' ? 'cancelled' : 'failed';
 
 /**
  * `call_` + 24 hex, derived from the run id (16 hex of its SHA-256, once per turn) and the call's position (8 hex):
@@ -103,7 +141,6 @@ function turnMessages(runId: string, turn: Turn): MessageInput[] & { reasoning: 
   return Object.assign(messages, { reasoning });
 }
 
-/** Watches the fake agent (RunObserver) and hands each turn to the sinks. */
 /** What a checkpoint keeps of the recorder (copies: the recorder goes on changing its own). */
 export interface TurnsState {
   /** Each session's last message time. */
@@ -112,8 +149,9 @@ export interface TurnsState {
   readonly turns: ReadonlyMap<string, Turn>;
 }
 
-const copyTurn = (t: Turn): Turn => ({ start: t.start, user: t.user, steps: [...t.steps], names: new Map(t.names) });
+const copyTurn = (t: Turn): Turn => ({ start: t.start, user: t.user, steps: [...t.steps], names: new Map(t.names), children: new Map(t.children) });
 
+/** Watches the fake agent (RunObserver) and hands each turn to the sinks. */
 export class TurnRecorder implements RunObserver {
   #turns = new Map<string, Turn>();
   /**
@@ -139,7 +177,7 @@ export class TurnRecorder implements RunObserver {
     };
     const content = run.userMessage;
     const user: MessageInput = { role: 'user', content: typeof content === 'string' ? content : (toJson(content) as PlainJson[]) };
-    this.#turns.set(run.runId, { start, user, steps: [], names: new Map() });
+    this.#turns.set(run.runId, { start, user, steps: [], names: new Map(), children: new Map() });
     for (const sink of this.sinks) sink.started(start);
   }
 
@@ -156,7 +194,50 @@ export class TurnRecorder implements RunObserver {
       } else {
         turn.steps.push(TOOL_COMPLETED, tool, event.result ?? (event.error ? 'Error' : ''));
       }
+    } else if (event.event === 'subagent.start' || event.event === 'subagent.complete') this.#subagent(turn, event);
+  }
+
+  /**
+   * A delegate subagent's own session, as Hermes's child agent keeps it in the parent's store: opened when it starts,
+   * its conversation (the goal, then its summary) and its spend written when it completes, before the parent's turn.
+   * An event that names no `child_session_id` has no session to record. Decision 0004 (addendum on subagents).
+   */
+  #subagent(turn: Turn, event: SubagentEvent): void {
+    const id = event.kwargs.get('child_session_id');
+    if (typeof id !== 'string' || id === '') return;
+    let child = turn.children.get(id);
+    if (!child) {
+      const model = event.kwargs.get('model');
+      const goal = event.kwargs.get('goal') ?? event.preview;
+      const start: TurnStart = {
+        runId: turn.start.runId,
+        profile: turn.start.profile,
+        sessionId: id,
+        model: typeof model === 'string' && model !== '' ? model : turn.start.model,
+        at: this.now(),
+        delegatedFrom: turn.start.sessionId,
+      };
+      child = { start, goal: typeof goal === 'string' ? goal : '' };
+      turn.children.set(id, child);
+      for (const sink of this.sinks) sink.started(start);
     }
+    if (event.event === 'subagent.start') return;
+    turn.children.delete(id);
+    const summary = event.kwargs.get('summary');
+    const text = typeof summary === 'string' ? summary : '';
+    const messages: MessageInput[] = [{ role: 'user', content: child.goal }];
+    if (text !== '') messages.push({ role: 'assistant', content: text, finish_reason: 'stop' });
+    // Its spend as reported; an event that reports none adds nothing (no call is invented).
+    const [input, output, reasoning, calls, cost] = SPEND_KEYS.map((key) => count(event.kwargs.get(key)));
+    const reported = [input, output, reasoning, calls, cost].some((v) => v !== undefined);
+    const usage: TurnUsage | null = !reported ? null : {
+      input_tokens: input ?? 0,
+      output_tokens: output ?? 0,
+      ...(reasoning !== undefined ? { reasoning_tokens: reasoning } : {}),
+      ...(calls !== undefined ? { api_calls: calls } : {}),
+      ...(cost !== undefined ? { estimated_cost_usd: cost } : {}),
+    };
+    this.#flush(child.start, messages, usage, childStatus(event.kwargs.get('status'), text));
   }
 
   finished(run: LiveRun, result: AgentResult, status: PyDict): void {
@@ -174,11 +255,17 @@ export class TurnRecorder implements RunObserver {
         reasoning: built.reasoning,
       });
     }
-    // One flush time for the turn; equal or earlier times (than the turn's previous message, or the session's last one)
-    // are nudged by 1 µs to keep the order (the writer's rule).
-    const session = `${turn.start.profile}\0${turn.start.sessionId}`;
+    const usage = 'usage' in result ? { input_tokens: result.usage.input_tokens, output_tokens: result.usage.output_tokens } : null;
+    this.#flush(turn.start, all, usage, typeof final === 'string' ? final : 'failed');
+  }
+
+  /** Hands a finished turn to the sinks, its messages timed at one flush time. */
+  #flush(start: TurnStart, all: readonly MessageInput[], usage: TurnUsage | null, status: string): void {
+    // Equal or earlier times (than the turn's previous message, or the session's last one) are nudged by 1 µs to keep
+    // the order (the writer's rule).
+    const session = `${start.profile}\0${start.sessionId}`;
     // A session this process has not recorded yet may have messages from an earlier process on the same store.
-    let last = this.#lastAt.get(session) ?? this.#stored(turn.start.sessionId);
+    let last = this.#lastAt.get(session) ?? this.#stored(start.sessionId);
     const at = this.now();
     const messages = all.map((m) => {
       let ts = m.timestamp ?? at;
@@ -187,8 +274,7 @@ export class TurnRecorder implements RunObserver {
       return { ...m, timestamp: ts };
     });
     if (messages.length > 0) this.#lastAt.set(session, last);
-    const usage = 'usage' in result ? { input_tokens: result.usage.input_tokens, output_tokens: result.usage.output_tokens } : null;
-    const done: FinishedTurn = { ...turn.start, messages, usage, status: typeof final === 'string' ? final : 'failed' };
+    const done: FinishedTurn = { ...start, messages, usage, status };
     for (const sink of this.sinks) sink.finished(done);
   }
 

@@ -10,7 +10,7 @@ import type { MessageInput } from '../../state-db/writer/types.js';
 import type { FinishedTurn, TurnSink, TurnStart } from '../record/turns.js';
 import { lockBackoff, StoreUnavailable, type LockWait } from '../runs/run-table.js';
 import { CONTENT_JSON_PREFIX } from './object.js';
-import type { NewMessage, SessionOps, SessionTable } from './table.js';
+import type { NewMessage, SessionOps, SessionTable, UsageDelta } from './table.js';
 
 /** A message row's stored form, as SessionDB encodes it (structured content behind `\x00json:`, tool calls as JSON). */
 export function storedMessage(m: MessageInput): NewMessage {
@@ -60,7 +60,16 @@ export class SessionRecorder implements TurnSink {
     this.#opened.set(key, {
       what: `opening session ${turn.sessionId}`,
       apply: (ops) =>
-        ops.ensure({ profile: turn.profile, id: turn.sessionId, source: 'api_server', model: turn.model, model_config: null, system_prompt: null, started_at: turn.at }),
+        ops.ensure({
+          profile: turn.profile,
+          id: turn.sessionId,
+          started_at: turn.at,
+          model: turn.model,
+          system_prompt: null,
+          ...(turn.delegatedFrom === undefined
+            ? { source: 'api_server', model_config: null }
+            : { source: 'subagent', model_config: dumps({ _delegate_from: turn.delegatedFrom }), parent_session_id: turn.delegatedFrom }),
+        }),
     });
   }
 
@@ -72,8 +81,17 @@ export class SessionRecorder implements TurnSink {
       this.#pending.push(opened);
     }
     const messages = turn.messages.map(storedMessage);
-    const tokens = turn.usage ? { input: turn.usage.input_tokens, output: turn.usage.output_tokens } : null;
-    this.#write(`recording a turn of session ${turn.sessionId}`, (ops) => ops.append(turn.profile, turn.sessionId, messages, tokens));
+    const u = turn.usage;
+    // Hermes's agent adds each API call's usage as it returns: a turn's calls are its assistant messages, or the count
+    // a subagent reported (the same rule as the --state-db recorder).
+    const usage: UsageDelta | null = u && {
+      input: u.input_tokens,
+      output: u.output_tokens,
+      reasoning: u.reasoning_tokens ?? 0,
+      apiCalls: u.api_calls ?? Math.max(1, turn.messages.filter((m) => m.role === 'assistant').length),
+      cost: u.estimated_cost_usd ?? 0,
+    };
+    this.#write(`recording a turn of session ${turn.sessionId}`, (ops) => ops.append(turn.profile, turn.sessionId, messages, usage));
   }
 
   /**

@@ -73,6 +73,18 @@ export interface NewSession {
   model_config: string | null;
   system_prompt: string | null;
   started_at: number;
+  /** A delegate subagent's session: its parent's id. */
+  parent_session_id?: string | null;
+}
+
+/** What a turn's API calls add to its session's counters (the agent adds each call's usage as it returns). */
+export interface UsageDelta {
+  input: number;
+  output: number;
+  reasoning: number;
+  apiCalls: number;
+  /** Estimated USD (0 when the calls reported none, as update_token_counts adds it). */
+  cost: number;
 }
 
 export type CreateOutcome = { kind: 'created'; row: SessionRow } | { kind: 'exists' } | { kind: 'title-taken'; holder: string };
@@ -115,8 +127,8 @@ export interface SessionOps {
   update(profile: string, id: string, changes: Partial<Omit<SessionRow, 'profile' | 'id'>>): void;
   /** end_session: the first reason wins. */
   end(profile: string, id: string, reason: string, at: number): void;
-  /** A turn's messages in order, the counters moved, optionally the token totals (absolute). */
-  append(profile: string, sessionId: string, messages: readonly NewMessage[], tokens: { input: number; output: number } | null): void;
+  /** A turn's messages in order, the counters moved, optionally the usage of its API calls added. */
+  append(profile: string, sessionId: string, messages: readonly NewMessage[], usage: UsageDelta | null): void;
   /** The page of list_sessions_rich, then the pinned rows the window left out (same filters, newest first). */
   list(query: ListQuery): ListedSessionRow[];
   messages(profile: string, sessionId: string, page: { limit: number; offset: number; latest: boolean }): MessageRow[];

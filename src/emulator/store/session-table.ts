@@ -12,6 +12,7 @@ import type {
   MessageRow,
   NewMessage,
   NewSession,
+  UsageDelta,
   SessionOps,
   SessionRow,
   SessionsSnapshot,
@@ -112,8 +113,8 @@ class Ops implements SessionOps {
 
   #insert(row: NewSession, verb: string): number {
     return this.#stmt(
-      `${verb} INTO api_sessions (profile, id, source, model, model_config, system_prompt, started_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    ).run(row.profile, row.id, row.source, row.model, row.model_config, row.system_prompt, row.started_at).changes;
+      `${verb} INTO api_sessions (profile, id, source, model, model_config, system_prompt, started_at, parent_session_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(row.profile, row.id, row.source, row.model, row.model_config, row.system_prompt, row.started_at, row.parent_session_id ?? null).changes;
   }
 
   create(row: NewSession, title: string | null): CreateOutcome {
@@ -165,7 +166,7 @@ class Ops implements SessionOps {
     return row.last;
   }
 
-  append(profile: string, sessionId: string, messages: readonly NewMessage[], tokens: { input: number; output: number } | null): void {
+  append(profile: string, sessionId: string, messages: readonly NewMessage[], usage: UsageDelta | null): void {
     const insert = this.#stmt(
       `INSERT INTO api_session_messages (id, profile, session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp,
          token_count, finish_reason, reasoning, reasoning_content, display_kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -180,13 +181,12 @@ class Ops implements SessionOps {
     if (messages.length > 0) this.#setLastId(profile, id);
     this.#stmt('UPDATE api_sessions SET message_count = message_count + ?, tool_call_count = tool_call_count + ? WHERE profile = ? AND id = ?')
       .run(messages.length, calls, profile, sessionId);
-    if (tokens) {
-      this.#stmt('UPDATE api_sessions SET input_tokens = ?, output_tokens = ? WHERE profile = ? AND id = ?').run(
-        tokens.input,
-        tokens.output,
-        profile,
-        sessionId,
-      );
+    if (usage) {
+      this.#stmt(
+        `UPDATE api_sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?, reasoning_tokens = reasoning_tokens + ?,
+           api_call_count = api_call_count + ?, estimated_cost_usd = COALESCE(estimated_cost_usd, 0) + ?
+         WHERE profile = ? AND id = ?`,
+      ).run(usage.input, usage.output, usage.reasoning, usage.apiCalls, usage.cost, profile, sessionId);
     }
   }
 
