@@ -48,5 +48,19 @@ export function postgresTarget(url: string, schemaOption?: string): PostgresTarg
   if (config.port === undefined) delete config.port;
   const host = String(rest.host || 'localhost');
   const id = `postgres://${host}:${config.port ?? 5432}/${String(rest.database || rest.user || '')}?schema=${schema}`;
-  return { config, schema, display: redactUrl(url), id, secrets };
+  return { config, schema, display: redactUrl(schemaOption === undefined || schemaOption === fromUrl ? url : withSchema(url, schema)), id, secrets };
+}
+
+/**
+ * The URL naming `schema` in its query (an option given beside the URL, as a config file's `options.schema`, wins
+ * over the URL's): two sinks on one database with different schemas never show alike, and what is shown is a URL that
+ * means the same sink.
+ */
+function withSchema(url: string, schema: string): string {
+  const hash = url.indexOf('#');
+  const base = hash < 0 ? url : url.slice(0, hash);
+  const q = base.indexOf('?');
+  const path = q < 0 ? base : base.slice(0, q);
+  const params = q < 0 ? [] : base.slice(q + 1).split('&').filter((p) => p !== '' && !/^schema(=|$)/.test(p));
+  return `${path}?${[...params, `schema=${schema}`].join('&')}`;
 }
