@@ -56,6 +56,9 @@ class Sink implements PostgresSink {
   readonly #target: PostgresTarget;
   readonly #options: OptionsOutput<typeof OPTIONS>;
   #pool: pg.Pool | null = null;
+  /** The connections holding a batch now: abort() cuts them. */
+  readonly #writing = new Set<pg.PoolClient>();
+  readonly #cut = new WeakSet<pg.PoolClient>();
 
   constructor(target: PostgresTarget, options: OptionsOutput<typeof OPTIONS>) {
     this.#target = target;
@@ -132,6 +135,7 @@ class Sink implements PostgresSink {
     // A connection the server drops while this batch holds it says so here (and the query fails), not as a crash.
     const onError = (e: Error) => { broken = e; };
     client.on('error', onError);
+    this.#writing.add(client);
     try {
       await client.query('BEGIN');
       // The machine's progress row, locked: two processes shipping for one machine take turns. A log batch the
@@ -157,12 +161,28 @@ class Sink implements PostgresSink {
       await client.query('COMMIT');
     } catch (e) {
       broken = e as Error;
+      if (this.#cut.has(client)) {
+        throw new SinkError('HERMETIC_SINK_UNAVAILABLE', `The batch being written to ${this.display} was cut short because the forwarder is stopping; nothing of it was applied, and it is sent again by the next run.`, true);
+      }
       await client.query('ROLLBACK').catch(() => undefined);
       throw this.#fail(e);
     } finally {
       // A connection that failed mid-batch is closed rather than handed to the next write.
+      this.#writing.delete(client);
       client.off('error', onError);
       client.release(broken);
+    }
+  }
+
+  /**
+   * The process is stopping: the connections holding a batch are cut, so their writes reject now (the server rolls
+   * the transaction back; the batch, never acknowledged, is sent again by a later run). A write waiting on a lock or
+   * on a server that stopped answering no longer holds the process.
+   */
+  abort(): void {
+    for (const client of this.#writing) {
+      this.#cut.add(client);
+      cutConnection(client);
     }
   }
 
@@ -171,6 +191,15 @@ class Sink implements PostgresSink {
     this.#pool = null;
     await pool?.end().catch(() => undefined);
   }
+}
+
+/**
+ * Closes a client's socket at once. node-postgres has no public call for it: `end()` waits for the server to answer,
+ * which is what a stopping process cannot wait for; the socket is `connection.stream` in every pg 8 release.
+ */
+function cutConnection(client: pg.PoolClient): void {
+  const stream = (client as unknown as { connection?: { stream?: { destroy?: (e?: Error) => void } } }).connection?.stream;
+  stream?.destroy?.(new Error('the forwarder is stopping: the batch under way was cut short'));
 }
 
 /** Runs statements in order: COPY's rows streamed as they are encoded; a key conflict runs the statement's `onConflict`. */

@@ -14,6 +14,7 @@ import { createPool } from './pool.js';
 import { MIGRATIONS, SHIPPED_TABLES } from './schema.js';
 import { datasetBatch, datasetRows, fleetRows } from './testing/rows.js';
 import { createPostgresSink, postgresTarget } from './index.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 let pg: PgCluster;
 let dir: string;
@@ -351,6 +352,38 @@ describe('failures are classified and never show the password', () => {
     assert.throws(() => createPostgresSink('postgres://h/db?schema=Bad-Name'), (e: SinkError) => e.code === 'HERMETIC_SINK_URL' && /plain PostgreSQL name/.test(e.message));
     assert.throws(() => createPostgresSink('postgres://h/db', { strategy: 'bulk' as never }), /Option "strategy" must be "copy", "unnest" or "values"; got "bulk"/);
     assert.throws(() => createPostgresSink('postgres://h/db', { poolSiz: 3 } as never), /Unknown PostgreSQL sink option "poolSiz". Did you mean "poolSize"\?/);
+  });
+
+  it('abort() cuts a write stuck on a lock: it rejects now, retriable, nothing of it applied; the sink writes again after', async () => {
+    const url = pg.createDatabase();
+    const sink = createPostgresSink(url);
+    await sink.open();
+    await sink.write(datasetBatch(datasets.get('basic')!, A, 1));
+    // Another connection holds this machine's progress row: the next write waits on its FOR UPDATE.
+    const holder = createPool(postgresTarget(url));
+    const held = await holder.connect();
+    try {
+      await held.query('BEGIN');
+      await held.query('SELECT applied_seq FROM hermetic.progress WHERE machine_id = $1 FOR UPDATE', [A.machineId]);
+      const writing = sink.write(datasetBatch(datasets.get('basic')!, A, 2, 1));
+      const outcome = writing.then(() => null, (e: unknown) => e);
+      const db = url.split('/').pop()!;
+      for (let tries = 0; pg.psql(`SELECT COUNT(*) FROM pg_stat_activity WHERE datname = '${db}' AND wait_event_type = 'Lock'`, db).trim() !== '1'; tries++) {
+        assert.ok(tries < 6000, 'the write never waited on the lock');
+        await sleep(10);
+      }
+      sink.abort!();
+      const e = await outcome;
+      assert.ok(e instanceof SinkError && e.retriable && noPassword(e), String(e));
+      await held.query('ROLLBACK');
+    } finally {
+      held.release();
+      await holder.end();
+    }
+    assert.equal((await sink.applied(A))?.seq, 1, 'the cut batch left nothing');
+    await sink.write(datasetBatch(datasets.get('basic')!, A, 2, 1));
+    assert.equal((await sink.applied(A))?.seq, 2);
+    await sink.close();
   });
 
   it('a batch naming a table the sink does not hold is refused whole (HERMETIC_SINK_REJECTED)', async () => {
