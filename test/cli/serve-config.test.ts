@@ -9,7 +9,7 @@ import { after, before, it } from 'node:test';
 import { parse } from 'yaml';
 import { CODE_ONLY_OPTIONS, loadConfig, SERVER_SCHEMA } from '../../src/emulator/serve/config.js';
 import { serveOptions, type ServeSettings } from '../../src/emulator/serve/cli.js';
-import { isLoopbackHost } from '../../src/emulator/serve/exposure.js';
+import { isLoopbackHost } from '../../src/shared/loopback.js';
 import { EMULATOR_OPTION_NAMES, parseEmulatorOptions } from '../../src/emulator/options.js';
 import { HermeticError } from '../../src/shared/errors.js';
 import { runBinAsync, spawnServe } from '../support/process.js';

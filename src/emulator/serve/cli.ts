@@ -11,7 +11,7 @@ import { HERMES_VERSION } from '../api/meta.js';
 import { loadFaultFile } from '../faults/file.js';
 import { loadScenarioFile, ScenarioSet } from '../scenarios/index.js';
 import { loadConfig } from './config.js';
-import { isLoopbackHost } from './exposure.js';
+import { isLoopbackHost } from '../../shared/loopback.js';
 import { startServer, type ServerOptions } from './node.js';
 import { profileOptions } from './profiles.js';
 import { LineBatch, requestLine } from './request-log.js';

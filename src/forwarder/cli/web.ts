@@ -13,6 +13,7 @@ import { startWebServer, type WebServer } from '../web/server.js';
 import { COMMON_FLAGS, fleetFrom } from './common.js';
 import { WEB_HELP } from './help.js';
 import { localMachine, openForReport } from './report.js';
+import { isLoopbackHost } from '../../shared/loopback.js';
 
 /** The flags web parses (its help page documents each: help.test.ts). */
 export const FLAGS = {
@@ -93,6 +94,6 @@ async function web(argv: string[], io: WebIo, stop: StopRequest | null): Promise
 function announce(values: { from?: string; open?: true }, host: string, url: string): void {
   const shown = host === '0.0.0.0' || host === '::' ? url.replace(/\/\/[^/]+:/, '//localhost:') : url;
   console.log(`hermetic web: the usage dashboard${values.from !== undefined ? ' of the fleet store' : ''} is at ${shown} (Ctrl-C stops it)`);
-  if (!['127.0.0.1', 'localhost', '::1'].includes(host)) console.error(`hermetic web: listening on ${host}: anyone who can reach this machine can read your usage; the dashboard has no login.`);
+  if (!isLoopbackHost(host)) console.error(`hermetic web: listening on ${host}: anyone who can reach this machine can read your usage; the dashboard has no login.`);
   if (values.open) openBrowser(shown);
 }

@@ -312,7 +312,7 @@ describe('refusals', () => {
       });
       req.on('error', reject).end();
     });
-    assert.deepEqual([rebound.status, JSON.parse(rebound.body)], [404, { error: { code: 'HERMETIC_WEB_NOT_FOUND', message: 'This dashboard answers only as localhost or 127.0.0.1, not as "evil.example".' } }]);
+    assert.deepEqual([rebound.status, JSON.parse(rebound.body)], [404, { error: { code: 'HERMETIC_WEB_NOT_FOUND', message: 'This dashboard answers only as localhost or a loopback address (127.0.0.1, ::1), not as "evil.example".' } }]);
     // A target in absolute form names its host itself: that name must be this machine's too.
     const absolute = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const url = new URL(app.url);
@@ -322,7 +322,25 @@ describe('refusals', () => {
       });
       req.on('error', reject).end();
     });
-    assert.deepEqual([absolute.status, JSON.parse(absolute.body).error.message], [404, 'This dashboard answers only as localhost or 127.0.0.1, not as "evil.example".']);
+    assert.deepEqual([absolute.status, JSON.parse(absolute.body).error.message], [404, 'This dashboard answers only as localhost or a loopback address (127.0.0.1, ::1), not as "evil.example".']);
+  });
+});
+
+describe('host names', () => {
+  /** GET /api/overview with the given Host header (fetch cannot set Host). */
+  const withHost = (base: string, host: string) => new Promise<number>((resolve, reject) => {
+    request(new URL('/api/overview', base), { headers: { host } }, (res) => resolve(res.resume().statusCode!)).on('error', reject).end();
+  });
+  it('bound to any loopback address (127.0.0.2, not only 127.0.0.1), another host name is still refused', async () => {
+    const server = await startWebServer({ source: sqliteSource(app.db), port: 0, host: '127.0.0.2', now: () => app.now * 1000 });
+    try {
+      const port = new URL(server.url).port;
+      assert.equal(await withHost(server.url, 'evil.example'), 404);
+      assert.equal(await withHost(server.url, `127.0.0.2:${port}`), 200);
+      assert.equal(await withHost(server.url, `localhost:${port}`), 200);
+    } finally {
+      await server.close();
+    }
   });
 });
 

@@ -10,6 +10,7 @@ import type { UsageSource } from './data/source.js';
 import { HANDLERS } from './handlers.js';
 import { checkParams } from './request.js';
 import { API_ROUTES, PAGE_PATHS } from './routes.js';
+import { isLoopbackHost } from '../../shared/loopback.js';
 
 export const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
@@ -39,8 +40,6 @@ export interface WebServer {
   close(): Promise<void>;
 }
 
-const LOOPBACK = ['127.0.0.1', 'localhost', '::1', '[::1]'];
-
 function send(res: ServerResponse, status: number, type: string, body: string | Buffer, cache = 'no-store', etag?: string): void {
   res.writeHead(status, { ...HEADERS, 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': cache, ...(etag ? { etag } : {}) });
   res.end(body);
@@ -60,7 +59,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   const assets = assetTable();
   const index = pageWithPreloads(assets);
   const routes = new Map<string, (typeof API_ROUTES)[number]>(API_ROUTES.map((r) => [r.path, r]));
-  const loopback = LOOPBACK.includes(host);
+  const loopback = isLoopbackHost(host);
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     try {
@@ -70,8 +69,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
         // have been given instead (both must be this machine's; DNS rebinding sends another name).
         const names = [(req.headers.host ?? '').replace(/:\d+$/, '')];
         if (/^[a-z][a-z0-9+.-]*:\/\//i.test(req.url ?? '')) names.push(new URL(req.url!).hostname);
-        const other = names.find((n) => !LOOPBACK.includes(n));
-        if (other !== undefined) throw new HermeticError('HERMETIC_WEB_NOT_FOUND', `This dashboard answers only as localhost or 127.0.0.1, not as "${other}".`);
+        const other = names.find((n) => !isLoopbackHost(n));
+        if (other !== undefined) throw new HermeticError('HERMETIC_WEB_NOT_FOUND', `This dashboard answers only as localhost or a loopback address (127.0.0.1, ::1), not as "${other}".`);
       }
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         res.setHeader('allow', 'GET, HEAD');

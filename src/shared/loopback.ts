@@ -1,5 +1,5 @@
-// Who can reach a `hermetic serve`: loopback addresses only this machine; anything else is the network, where an
-// open control plane lets anyone drive runs and change the gateway (decision 0025).
+// Which hosts are this machine only: for `hermetic serve` (an open control plane on the network lets anyone drive
+// runs, decision 0025) and `hermetic web` (a loopback dashboard refuses other Host names, against DNS rebinding).
 import { isIPv4, isIPv6 } from 'node:net';
 
 /**
