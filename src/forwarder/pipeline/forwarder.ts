@@ -1,7 +1,9 @@
 // The forwarder as a library: stores discovered once per pass, one sink, the usage policy, and the two ways to run
 // a pass (backfill: windowed, origin `backfill`; forward: everything changed, origin `forward`), each also as a pass
-// that lets the event loop run between its batches (a SIGINT handler can stop it there). The environment
-// (HERMES_HOME, HERMETIC_HOME, HERMETIC_READ_WORKER, HERMETIC_BUILD_ASIDE) is read here and nowhere else.
+// that lets the event loop run between its batches (a SIGINT handler can stop it there). Options are checked once,
+// here. Each environment variable has one reader: HERMES_HOME `findStores` (below; the PostgreSQL settings also
+// compare it, to know the process's own home), HERMETIC_HOME `hermeticHome` (home.ts), HERMETIC_TZ `explicitTimeZone`
+// (ledger/zone.ts), HERMETIC_READ_WORKER and HERMETIC_BUILD_ASIDE below.
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createPolicyResolver, type PolicyResolver } from '../policy/index.js';
@@ -19,6 +21,7 @@ import { CHUNK_ROWS } from './read-session.js';
 import { READ_WORKER_MODES, type ReadWorkerMode } from './read-mode.js';
 import { SETTLED_INTERVAL, WATCH_SECONDS } from './edits.js';
 import { HermeticError } from '../../shared/errors.js';
+import { check, is, parseOptions, type Check } from '../../shared/options.js';
 import { primaryCode } from '../../shared/sqlite-errors.js';
 import { CursorCache } from '../checkpoint/cursors.js';
 import { hermeticHome } from '../home.js';
@@ -124,16 +127,39 @@ export function findStores(search: StoreSearch = {}, env: NodeJS.ProcessEnv = pr
   return discoverStores({ home: search.userHome ?? homedir(), hermesHome, explicit: search.stateDbs ?? [], env });
 }
 
+const optional = <T>(inner: Check<T>): Check<T | undefined> => (value, name) => (value === undefined ? undefined : inner(value, name));
+const invalid = (name: string, expected: string, value: unknown): never => {
+  throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "${name}" must be ${expected}; got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}.`);
+};
+const nonEmpty = check((v, name): string => (typeof v === 'string' && v.trim() !== '' ? v : invalid(name, 'a path (a non-empty string)', v)));
+
+/** Every option createForwarder takes, checked once: a misspelt key is refused, never read as "use the default home". */
+const FORWARDER_OPTIONS: { [K in keyof Required<ForwarderOptions>]: Check<ForwarderOptions[K]> } = {
+  home: optional(nonEmpty),
+  userHome: optional(nonEmpty),
+  hermesHome: optional(is.string),
+  stateDbs: optional(is.stringArray),
+  redact: optional(is.boolean),
+  now: optional(check((v, name) => (typeof v === 'function' ? (v as () => number) : invalid(name, 'a function returning milliseconds since the epoch', v)))),
+  sink: optional(check((v, name) => (typeof v === 'object' && v !== null && typeof (v as Sink).close === 'function' ? (v as Sink) : invalid(name, 'a Sink', v)))),
+  readWorker: optional(check((v, name) => ((READ_WORKER_MODES as readonly unknown[]).includes(v) ? (v as ReadWorkerMode) : invalid(name, READ_WORKER_MODES.map((m) => `"${m}"`).join(', '), v)))),
+  timeZone: optional(nonEmpty),
+  chunkRows: optional(check((v, name) => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : invalid(name, 'a positive whole number of message rows', v)))),
+  buildAside: optional(check((v, name) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : invalid(name, 'a whole number of messages (0: none)', v)))),
+};
+/** No option has a default here: each is resolved where it is used (its environment variable, then its default). */
+const NO_DEFAULTS = Object.fromEntries(Object.keys(FORWARDER_OPTIONS).map((k) => [k, undefined])) as never;
+
 /**
  * @example const f = createForwarder({ stateDbs: ['/tmp/state.db'], home: '/tmp/h' }); f.backfill(); f.close();
  */
-export function createForwarder(options: ForwarderOptions = {}): Forwarder {
+export function createForwarder(input: ForwarderOptions = {}): Forwarder {
+  const checked = parseOptions('forwarder', input, FORWARDER_OPTIONS, NO_DEFAULTS);
+  // An explicit `hermesHome: undefined` means "no HERMES_HOME", where leaving it out means the environment's.
+  const options: ForwarderOptions = 'hermesHome' in (input ?? {}) ? { ...checked, hermesHome: checked.hermesHome } : (({ hermesHome: _, ...rest }) => rest)(checked);
   const home = resolve(hermeticHome(options.home));
   const readWorker = readWorkerMode(options.readWorker);
   const now = options.now ?? Date.now;
-  if (options.chunkRows !== undefined && !(Number.isSafeInteger(options.chunkRows) && options.chunkRows > 0)) {
-    throw new HermeticError('HERMETIC_OPTIONS_INVALID', `chunkRows must be a positive whole number of message rows, not ${String(options.chunkRows)}.`);
-  }
   // Opened on the first write: a pass that writes nothing creates no dataset.
   const sink = options.sink ?? new LazySqliteSink(home, { timeZone: options.timeZone, buildAside: buildAside(options.buildAside) });
   const policy: PolicyResolver = createPolicyResolver({ stateDir: home, now });

@@ -39,10 +39,11 @@ export function hermesStore(prefix: string, seed: string, now: () => number = ()
 }
 
 export function forwarderRig(stateDbs: string[], options: Omit<ForwarderOptions, 'stateDbs'> & { dir?: string } = {}): Rig {
-  const own = options.dir ? null : tempDir('hermetic-fwd-');
-  const dir = options.dir ?? own!.dir;
+  const { dir: given, ...forwarderOptions } = options;
+  const own = given ? null : tempDir('hermetic-fwd-');
+  const dir = given ?? own!.dir;
   const home = options.home ?? join(dir, 'hermetic-home');
-  const forwarder = createForwarder({ userHome: dir, hermesHome: undefined, now: () => 1_800_000_000_000, ...options, home, stateDbs });
+  const forwarder = createForwarder({ userHome: dir, hermesHome: undefined, now: () => 1_800_000_000_000, ...forwarderOptions, home, stateDbs });
   let ro: Database.Database | null = null;
   return {
     dir, home, forwarder,
