@@ -33,3 +33,9 @@ export interface ApiContext {
 }
 
 export type Handler = (ctx: ApiContext) => HttpResponse | Promise<HttpResponse>;
+
+/**
+ * Hermes's draining check as this request meets it: the gateway draining, or a `drain` fault rule armed for it (spent
+ * when asked, so ask once). Every route Hermes admits like an agent request asks it here.
+ */
+export const drainingFor = (ctx: ApiContext): boolean => ctx.deps.gateway.draining || ctx.req.faultChecks?.draining() === true;

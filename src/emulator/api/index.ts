@@ -161,7 +161,7 @@ export function refuseFresh(req: HttpRequest, gateway: GatewaySettings): HttpRes
   if (route.guard === undefined || !ALWAYS_REFUSED.has(route.guard)) return null;
   return (async () => {
     try {
-      const answer = await guardAnswer(req, route.guard, params, gateway.draining);
+      const answer = await guardAnswer(req, route.guard, params, () => gateway.draining);
       if (answer === null) throw new Error(`the ${String(route.guard)} guard let ${req.method} ${req.path} through`);
       return withCors({ response: withSecurityHeaders(answer), raised: false }, cors);
     } catch (e) {

@@ -9,13 +9,12 @@ import { parseSessionKey, validateRunBody, validIdempotencyKey } from '../runs/v
 import { errorResponse, jsonResponse, sessionKeyErrorResponse } from '../wire/responses.js';
 import { DEFAULT_PROFILE, expectedKey } from './auth.js';
 import { readJson } from './body.js';
-import type { ApiContext } from './context.js';
+import { drainingFor, type ApiContext } from './context.js';
 
 /** POST /v1/runs (auth already passed: step 2 continues with draining). */
 export async function submitRun(ctx: ApiContext): Promise<HttpResponse> {
   const { service, gateway } = ctx.deps;
-  const faults = ctx.req.faultChecks;
-  if (gateway.draining || faults?.draining()) return errorResponse(hermesErrors.draining());
+  if (drainingFor(ctx)) return errorResponse(hermesErrors.draining());
   // Step 3: X-Hermes-Session-Key, before the body is read.
   const rawSessionKey = ctx.req.header('x-hermes-session-key');
   if (rawSessionKey !== undefined && pyStrip(rawSessionKey) !== '' && expectedKey(gateway, ctx.profile) === null) {
@@ -34,7 +33,7 @@ export async function submitRun(ctx: ApiContext): Promise<HttpResponse> {
   const request = validateRunBody(parsed.value);
   if ('status' in request) return errorResponse(request);
   // Steps 11–15.
-  const admitted = await service.submit({ scope: ctx.scope, idempotencyKey: key || null, fingerprint: print, request, capacityFault: faults?.capacity, header: (name) => ctx.req.header(name), profile: ctx.profile ?? DEFAULT_PROFILE });
+  const admitted = await service.submit({ scope: ctx.scope, idempotencyKey: key || null, fingerprint: print, request, capacityFault: ctx.req.faultChecks?.capacity, header: (name) => ctx.req.header(name), profile: ctx.profile ?? DEFAULT_PROFILE });
   if (!admitted.ok) return errorResponse(admitted.error);
   const { runId, status, replayed } = admitted.value;
   const headers: Array<[string, string]> = [];

@@ -8,7 +8,7 @@ import { bodyObject } from '../sessions/index.js';
 import { errorResponse, jsonResponse, sessionKeyErrorResponse } from '../wire/responses.js';
 import { DEFAULT_PROFILE, expectedKey } from './auth.js';
 import { readJson } from './body.js';
-import type { ApiContext } from './context.js';
+import { drainingFor, type ApiContext } from './context.js';
 import { parseQuery } from './query.js';
 
 const profileOf = (ctx: ApiContext): string => ctx.profile ?? DEFAULT_PROFILE;
@@ -67,7 +67,7 @@ export async function sessionMessages(ctx: ApiContext): Promise<HttpResponse> {
  */
 export async function sessionChat(ctx: ApiContext): Promise<HttpResponse> {
   const { sessions, gateway } = ctx.deps;
-  if (gateway.draining) return errorResponse(hermesErrors.draining());
+  if (drainingFor(ctx)) return errorResponse(hermesErrors.draining());
   const rawKey = ctx.req.header('x-hermes-session-key');
   if (rawKey !== undefined && pyStrip(rawKey) !== '' && expectedKey(gateway, ctx.profile) === null) {
     return errorResponse(hermesErrors.sessionKeyNeedsAuth());

@@ -11,7 +11,7 @@ import { bodyObject } from '../sessions/index.js';
 import { errorResponse, jsonResponse, notFoundText, RaisedAnswer } from '../wire/responses.js';
 import { roomGrantInvalid } from './auth.js';
 import { readJson } from './body.js';
-import type { ApiContext } from './context.js';
+import { drainingFor, type ApiContext } from './context.js';
 import type { UnemulatedGuard } from './endpoints.js';
 
 const std = (status: number, message: string, code: string): HermesError => ({ status, message, type: 'invalid_request_error', code });
@@ -50,11 +50,11 @@ export const ALWAYS_REFUSED: ReadonlySet<UnemulatedGuard> = new Set(['feature', 
  * What Hermes answers before it would serve the request, or null when it would go on to serve it. The key check has
  * passed (or the route asks none). Throws RaisedAnswer where Hermes's handler raises an aiohttp HTTP exception.
  */
-export async function guardAnswer(req: HttpRequest, guard: UnemulatedGuard | undefined, params: Readonly<Record<string, string>>, draining: boolean): Promise<HttpResponse | null> {
+export async function guardAnswer(req: HttpRequest, guard: UnemulatedGuard | undefined, params: Readonly<Record<string, string>>, draining: () => boolean): Promise<HttpResponse | null> {
   switch (guard) {
     case 'admitted':
     case 'draining':
-      return draining ? errorResponse(hermesErrors.draining()) : null;
+      return draining() ? errorResponse(hermesErrors.draining()) : null;
     case 'feature':
       // `if not self._browser_control_enabled(): return web.json_response(_openai_error(…), status=404)`: the flag is
       // off at Hermes's defaults (/v1/capabilities says `enabled: false`), before the API_SERVER_KEY and key checks.
@@ -94,7 +94,7 @@ export async function guardAnswer(req: HttpRequest, guard: UnemulatedGuard | und
  * honour), then a clear 501 rather than a 404 that looks like Hermes's (decision 0049).
  */
 export async function unsupported(ctx: ApiContext): Promise<HttpResponse> {
-  const answer = await guardAnswer(ctx.req, ctx.route.guard, ctx.params, ctx.deps.gateway.draining);
+  const answer = await guardAnswer(ctx.req, ctx.route.guard, ctx.params, () => drainingFor(ctx));
   if (answer) return answer;
   const error = new HermeticError(
     'HERMETIC_UNSUPPORTED_ROUTE',
