@@ -1,4 +1,5 @@
-// One pass over one store: the only place the stages meet (plan → read/project → policy → write with cursors).
+// One pass over one store: where the stages meet (plan → read/project → policy → write with cursors); the pipeline's
+// delegations.ts, edits.ts and chunks.ts join them for one kind of row each.
 // Backfill and forward both run it; only the window and the origin differ. The stages return what they did; this
 // module alone counts it into the StepResult.
 import type { CursorCache } from '../checkpoint/cursors.js';

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generate, generateAsync, PROFILES } from './index.js';
-import { dumpSql } from '../dump.js';
+import { dumpSql } from '../testing/dump.js';
 import { expectedTableInfo, tablesAt, LATEST_LEVEL } from '../schema/index.js';
 import { tempDir } from '../testing/fixtures.js';
 

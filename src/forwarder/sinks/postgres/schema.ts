@@ -12,8 +12,6 @@ export const SHIPPED_TABLES: readonly DatasetTable[] = [...FIRST_TABLES, DELEGAT
 export const SHIPPED: ReadonlyMap<ShippedTable, DatasetTable> = new Map(SHIPPED_TABLES.map((t) => [t.name as ShippedTable, t]));
 
 export const PG_TYPE: Record<ColumnType, string> = { INTEGER: 'bigint', REAL: 'double precision', TEXT: 'text', JSON: 'text' };
-/** The columns every fleet row carries before the dataset's own. */
-export const ORIGIN_COLUMNS = ['machine_id', 'hostname'] as const;
 
 export const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
 

@@ -1,5 +1,5 @@
 // A deterministic SQL dump of a store (schema then rows in rowid order), for byte-for-byte comparisons.
-import type { Db } from '../shared/sqlite.js';
+import type { Db } from '../../shared/sqlite.js';
 
 function literal(v: unknown): string {
   if (v === null || v === undefined) return 'NULL';
