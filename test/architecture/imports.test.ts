@@ -116,6 +116,7 @@ const RULES: Array<{ from: RegExp; to: RegExp; why: string }> = [
   { from: /^forwarder\//, to: /^emulator\//, why: 'the emulator and the forwarder never import each other' },
   { from: /^state-db\//, to: /^(emulator|forwarder)\//, why: 'state-db/ serves both halves' },
   { from: /^emulator\/runs\//, to: /^emulator\/(api|admin|serve|http|fetch|app)/, why: 'runs/ never sees HTTP' },
+  { from: /^emulator\/runs\//, to: /^(emulator\/store\/|better-sqlite3$)/, why: 'runs/ has no SQL: store/ implements its ports' },
   { from: /^emulator\/sessions\//, to: /^emulator\/(api|admin|serve|http|fetch|app|store)/, why: 'sessions/ never sees HTTP or SQL' },
   { from: /^emulator\/wire\//, to: /^emulator\/(api|admin|serve|store|app)/, why: 'wire/ only encodes' },
   { from: /^emulator\/store\//, to: /^emulator\/(api|admin|serve|app)/, why: 'store/ only remembers' },

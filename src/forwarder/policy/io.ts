@@ -7,8 +7,11 @@ export type ReadTextFile = (path: string) => string;
 /** Resolves symbolic links of an existing path; throws when the path does not exist. */
 export type RealPath = (path: string) => string;
 
-/** Thrown by `readTextFile` for a symbolic link whose target is missing: the link exists, so it is not "absent". */
-export const DANGLING_LINK = 'HERMETIC_DANGLING_LINK';
+/**
+ * The errno-like code `readTextFile` throws for a symbolic link whose target is missing (the link exists, so it is not
+ * "absent"); internal, like ENOENT: `describeReadError` turns it into words, never a HERMETIC_* code a user sees.
+ */
+export const DANGLING_LINK = 'EDANGLINGLINK';
 
 export const readTextFile: ReadTextFile = (path) => {
   try {
