@@ -35,8 +35,12 @@ export const ENDPOINTS: Array<[string, string, string]> = [
   ['artifact_download', 'GET', '/v1/artifacts/download/{artifact_id}'],
 ];
 
-/** The session endpoints the emulator serves (spec sessions-api §1); fork, chat/stream and model are not. */
-const EMULATED_SESSION_ENDPOINTS = new Set(['sessions', 'session_create', 'session', 'session_update', 'session_delete', 'session_messages', 'session_chat']);
+/**
+ * The session endpoints the emulator serves (spec sessions-api §1), named as /v1/capabilities names them: also the
+ * operations of their routes (routes.ts). Fork, chat/stream and model are not served.
+ */
+export const EMULATED_SESSION_ENDPOINTS = ['sessions', 'session_create', 'session', 'session_update', 'session_delete', 'session_messages', 'session_chat'] as const;
+const EMULATED: ReadonlySet<string> = new Set(EMULATED_SESSION_ENDPOINTS);
 
 /**
  * How Hermes's handler of a route the emulator does not reproduce begins (api_server.py at the pin; decision 0049 and
@@ -112,7 +116,7 @@ export const UNLISTED_ROUTES: ReadonlyArray<readonly [string, string, Unemulated
 export const UNEMULATED_ROUTES: Array<[string, string, UnemulatedGuard]> = [
   ...ENDPOINTS.filter(
     ([name, , path]) =>
-      !path.startsWith('/v1/runs') && path !== '/health' && path !== '/v1/capabilities' && !EMULATED_SESSION_ENDPOINTS.has(name),
+      !path.startsWith('/v1/runs') && path !== '/health' && path !== '/v1/capabilities' && !EMULATED.has(name),
   ).map(([name, method, path]): [string, string, UnemulatedGuard] => {
     const guard = GUARDS[name];
     if (guard === undefined) throw new Error(`endpoints.ts: say how Hermes guards ${method} ${path} (${name})`);

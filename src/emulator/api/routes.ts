@@ -2,7 +2,7 @@
 // each operation is bound in api/index.ts, so what names or counts requests (the journal, faults, metrics) reads the
 // table without loading a handler. The same routes are served under /p/{profile}/ (spec runs-api §1.1). Anything
 // else answers as aiohttp's router does.
-import { KEY_FIRST, UNEMULATED_ROUTES, type UnemulatedGuard } from './endpoints.js';
+import { EMULATED_SESSION_ENDPOINTS, KEY_FIRST, UNEMULATED_ROUTES, type UnemulatedGuard } from './endpoints.js';
 
 /** 'key': API key only; 'key-or-room': API key or a HermesRoom grant; 'none': open. */
 export type AuthRule = 'key' | 'key-or-room' | 'none';
@@ -27,7 +27,7 @@ export interface Route {
 export const OPERATIONS = [
   'submit', 'get', 'events', 'approval', 'steer', 'stop', 'health', 'capabilities',
   // The session routes, named as /v1/capabilities names their endpoints (spec sessions-api §1).
-  'sessions', 'session_create', 'session', 'session_update', 'session_delete', 'session_messages', 'session_chat',
+  ...EMULATED_SESSION_ENDPOINTS,
   'unsupported',
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
