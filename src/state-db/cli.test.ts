@@ -5,16 +5,11 @@ import { join } from 'node:path';
 import { statedbCommand } from './cli.js';
 import { PROFILES } from './generate/index.js';
 import { tempDir } from './testing/fixtures.js';
+import { printed } from '../shared/testing/console.js';
 
 async function capture(argv: string[]): Promise<{ code: number; out: string }> {
-  const lines: string[] = [];
-  const orig = console.log;
-  console.log = (...a: unknown[]) => void lines.push(a.join(' '));
-  try {
-    return { code: await statedbCommand(argv), out: lines.join('\n') };
-  } finally {
-    console.log = orig;
-  }
+  const { value, out } = await printed(() => statedbCommand(argv));
+  return { code: value, out: out.join('\n') };
 }
 
 async function rejects(argv: string[], code: string, message: string): Promise<void> {

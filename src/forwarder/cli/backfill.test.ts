@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { copyFixture, tempDir } from '../../state-db/testing/fixtures.js';
 import { backfillCommand } from './backfill.js';
+import { printed } from '../../shared/testing/console.js';
 
 let tmp: { dir: string; cleanup: () => void };
 let store: string;
@@ -20,14 +21,7 @@ after(() => tmp?.cleanup());
 
 /** backfillCommand in this process, quiet; a refusal comes back as the error main() turns into its line. */
 async function backfill(argv: string[]): Promise<number> {
-  const [log, error] = [console.log, console.error];
-  console.log = () => undefined;
-  console.error = () => undefined;
-  try {
-    return await backfillCommand(argv);
-  } finally {
-    [console.log, console.error] = [log, error];
-  }
+  return (await printed(() => backfillCommand(argv))).value;
 }
 
 const refused = async (home: string, window: string[], message: string) => {
@@ -88,15 +82,9 @@ describe('backfill --since/--until', () => {
   });
 
   it('says how many sessions the window left unread, and what reads them', async () => {
-    const lines: string[] = [];
-    const log = console.log;
-    console.log = (...a: unknown[]) => void lines.push(a.join(' '));
-    try {
-      // The basic fixture's sessions are all active on 2026-05-28: a window from the 29th leaves every one of them.
-      assert.equal(await backfillCommand(['--state-db', store, '--home', join(tmp.dir, 'left'), '--since', '2026-05-29T12:00:00Z', '--until', '2026-05-30']), 0);
-    } finally {
-      console.log = log;
-    }
+    // The basic fixture's sessions are all active on 2026-05-28: a window from the 29th leaves every one of them.
+    const { value, out: lines } = await printed(() => backfillCommand(['--state-db', store, '--home', join(tmp.dir, 'left'), '--since', '2026-05-29T12:00:00Z', '--until', '2026-05-30']));
+    assert.equal(value, 0);
     const hermes = new Database(store, { readonly: true });
     const all = (hermes.prepare('SELECT COUNT(*) AS n FROM sessions').get() as { n: number }).n;
     hermes.close();

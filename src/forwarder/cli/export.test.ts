@@ -11,6 +11,7 @@ import { copyFixture, tempDir } from '../../state-db/testing/fixtures.js';
 import { forwarderRig, type Rig } from '../testing/index.js';
 import { EXPORT_HELP } from './help.js';
 import { DATASET_VERSION } from '../dataset/columns.js';
+import { printed } from '../../shared/testing/console.js';
 
 
 let tmp: { dir: string; cleanup: () => void };
@@ -29,18 +30,8 @@ after(() => {
 
 /** Runs `hermetic …` in this process and returns its exit code and what it printed. */
 async function hermetic(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const { log, error } = console;
-  console.log = (...a: unknown[]) => void out.push(a.join(' '));
-  console.error = (...a: unknown[]) => void err.push(a.join(' '));
-  try {
-    const code = await main(argv);
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    console.log = log;
-    console.error = error;
-  }
+  const { value, out, err } = await printed(() => main(argv));
+  return { code: value, out: out.join('\n'), err: err.join('\n') };
 }
 
 const refused = (message: string, code: string) => `hermetic: ${message} [${code}]\nRun "hermetic export --help" for the options.`;

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { emptyResult } from '../pipeline/result.js';
 import { forwardCommand, passFailedEvent, tickEvents, tickLine } from './forward.js';
+import { printed } from '../../shared/testing/console.js';
 
 const tick = (over: Partial<ReturnType<typeof emptyResult>>) => ({
   ...emptyResult({ path: '/h/state.db', profile: 'default', hermesHome: '/h', backend: 'sqlite', warning: null } as Parameters<typeof emptyResult>[0]),
@@ -88,15 +89,8 @@ test('a pass the dataset stopped is hermes.poll_failed for no store, with its ki
 
 /** forwardCommand in this process, with what it printed to stdout and stderr. */
 async function forwardIn(argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const [out, err]: string[][] = [[], []];
-  const [log, error] = [console.log, console.error];
-  console.log = (...a: unknown[]) => void out.push(a.join(' '));
-  console.error = (...a: unknown[]) => void err.push(a.join(' '));
-  try {
-    return { code: await forwardCommand(argv), out, err };
-  } finally {
-    [console.log, console.error] = [log, error];
-  }
+  const { value, out, err } = await printed(() => forwardCommand(argv));
+  return { code: value, out, err };
 }
 
 test('forward --once on a missing store: HERMETIC_READER_PATH as backfill says it, no "waiting" (nothing waits), exit 1', async () => {

@@ -13,6 +13,7 @@ import { backfillCommand } from './backfill.js';
 import { policyDropLines } from './common.js';
 import { forwardCommand } from './forward.js';
 import { runMain } from '../../../test/support/process.js';
+import { printed } from '../../shared/testing/console.js';
 
 const drop = (id: string, dir = '/home/u/secret'): PolicyDrop => ({ sessionId: id, scope: `${dir}/proj`, reason: `${dir}/.hypignore says ignore` });
 
@@ -43,15 +44,8 @@ describe('policyDropLines', () => {
 
 /** Runs a command in this process and returns its code and stderr lines. */
 async function stderrOf(run: () => Promise<number>): Promise<{ code: number; err: string[] }> {
-  const err: string[] = [];
-  const [log, error] = [console.log, console.error];
-  console.log = () => undefined;
-  console.error = (...a: unknown[]) => void err.push(a.join(' '));
-  try {
-    return { code: await run(), err };
-  } finally {
-    [console.log, console.error] = [log, error];
-  }
+  const { value, err } = await printed(run);
+  return { code: value, err };
 }
 
 /** A store with 12 sessions under a folder whose .hypignore says ignore, and one elsewhere; `dir` is removed by cleanup. */

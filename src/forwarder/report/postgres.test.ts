@@ -16,6 +16,7 @@ import { MEASURES, usageReport, type UsageReport } from './index.js';
 import { planReport } from './query.js';
 import { readFleet } from '../sinks/postgres/read.js';
 import { runPostgres } from './postgres.js';
+import { printed } from '../../shared/testing/console.js';
 
 const NOW = Date.UTC(2026, 6, 15, 10, 30) / 1000;
 const ZONE = 'Europe/Berlin';
@@ -93,15 +94,9 @@ describe('the report on the fleet store', () => {
 
 /** Runs a command in process; its stdout lines. */
 async function run(command: (argv: string[]) => Promise<number>, args: string[]): Promise<string> {
-  const out: string[] = [];
-  const log = console.log;
-  console.log = (...a: unknown[]) => void out.push(a.join(' '));
-  try {
-    assert.equal(await command(args), 0);
-    return out.join('\n');
-  } finally {
-    console.log = log;
-  }
+  const { value, out } = await printed(() => command(args));
+  assert.equal(value, 0);
+  return out.join('\n');
 }
 
 describe('hermetic report and query --from postgres://', () => {

@@ -16,6 +16,7 @@ import { Zone } from '../ledger/zone.js';
 import { forwarderRig } from '../testing/index.js';
 import { changeText, DIMENSIONS, formatCost, MEASURES, parseFilters, previousWindow, renderSummary, renderTable, resolveWindow, usageReport, type UsageReport } from './index.js';
 import { displayWidth } from './wrap.js';
+import { printed } from '../../shared/testing/console.js';
 
 const NOW = Date.UTC(2026, 6, 15, 10, 30) / 1000; // Wednesday 2026-07-15, 12:30 in Berlin
 const ZONE = 'Europe/Berlin';
@@ -198,15 +199,9 @@ describe('windows', () => {
 
 /** reportCommand with its console captured; refusals come back as thrown errors, as main() turns them into lines. */
 async function report(args: string[], color = false, width = 80): Promise<string> {
-  const out: string[] = [];
-  const log = console.log;
-  console.log = (...a: unknown[]) => void out.push(a.join(' '));
-  try {
-    assert.equal(await reportCommand(['--home', home, ...args], { now: () => NOW * 1000, color, width }), 0);
-    return out.join('\n');
-  } finally {
-    console.log = log;
-  }
+  const { value, out } = await printed(() => reportCommand(['--home', home, ...args], { now: () => NOW * 1000, color, width }));
+  assert.equal(value, 0);
+  return out.join('\n');
 }
 
 describe('hermetic report (in process)', () => {
@@ -593,19 +588,14 @@ describe('an older dataset', () => {
       for (const t of ['usage_ledger', 'tool_usage', 'session_activity', 'tool_activity', 'dataset_meta']) old.exec(`DROP TABLE ${t}`);
       old.pragma('user_version = 1');
       old.close();
-      const out: string[] = [];
-      const err: string[] = [];
-      const [log, error, tz] = [console.log, console.error, process.env.HERMETIC_TZ];
-      console.log = (...a: unknown[]) => void out.push(a.join(' '));
-      console.error = (...a: unknown[]) => void err.push(a.join(' '));
+      const tz = process.env.HERMETIC_TZ;
       process.env.HERMETIC_TZ = 'UTC'; // a version-1 dataset has no ledger zone yet: the upgrade takes the named one
-      try {
-        assert.equal(await reportCommand(['--home', rig.home, '--period', 'all', '--by', 'day', '--json'], { now: () => NOW * 1000 }), 0);
-      } finally {
-        [console.log, console.error] = [log, error];
-        if (tz === undefined) delete process.env.HERMETIC_TZ;
-        else process.env.HERMETIC_TZ = tz;
-      }
+      const { value, out, err } = await printed(() => reportCommand(['--home', rig.home, '--period', 'all', '--by', 'day', '--json'], { now: () => NOW * 1000 }))
+        .finally(() => {
+          if (tz === undefined) delete process.env.HERMETIC_TZ;
+          else process.env.HERMETIC_TZ = tz;
+        });
+      assert.equal(value, 0);
       assert.deepEqual(err, [`hermetic: upgrading the dataset from version 1 to ${DATASET_VERSION} (building its usage ledger) before the first report…`]);
       assert.deepEqual(JSON.parse(out.join('\n')), before);
     } finally {

@@ -14,6 +14,7 @@ import { createForwarder } from '../pipeline/forwarder.js';
 import { sqliteSource } from '../web/data/sqlite.js';
 import { startWebServer } from '../web/server.js';
 import { unreadIn, unreadText, usageReport } from './index.js';
+import { printed } from '../../shared/testing/console.js';
 
 const NOW = Date.UTC(2026, 6, 15, 10, 30) / 1000;
 const ZONE = new Zone('Europe/Berlin');
@@ -45,17 +46,9 @@ function backfill(home: string, window: { since?: number; until?: number }): { o
 
 /** hermetic report in this process: what it printed on stdout and on stderr. */
 async function report(home: string, args: string[]): Promise<{ out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const [log, error] = [console.log, console.error];
-  console.log = (...a: unknown[]) => void out.push(a.join(' '));
-  console.error = (...a: unknown[]) => void err.push(a.join(' '));
-  try {
-    assert.equal(await reportCommand(['--home', home, ...args], { now: () => NOW * 1000, color: false, width: 200 }), 0);
-    return { out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    [console.log, console.error] = [log, error];
-  }
+  const { value, out, err } = await printed(() => reportCommand(['--home', home, ...args], { now: () => NOW * 1000, color: false, width: 200 }));
+  assert.equal(value, 0);
+  return { out: out.join('\n'), err: err.join('\n') };
 }
 
 const days = (s: Span) => ({ sessions: s.sessions, from: ZONE.dayOf(s.from), to: ZONE.dayOf(s.to) });

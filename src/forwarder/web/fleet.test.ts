@@ -24,6 +24,7 @@ import { postgresSource } from './data/postgres.js';
 import { sqliteSource } from './data/sqlite.js';
 import { startWebServer, type WebServer } from './server.js';
 import { DASHBOARD_NOW } from './testing.js';
+import { printed } from '../../shared/testing/console.js';
 
 const ZONE = new Zone('Europe/Berlin');
 const A: Origin = { machineId: 'a'.repeat(32), hostname: 'laptop-a' };
@@ -244,15 +245,9 @@ describe('refusals', () => {
   });
 
   it('hermetic web --from: a fleet URL starts it over the fleet; anything else is refused with exit 2', async () => {
-    const out: string[] = [];
-    const log = console.log;
-    console.log = (line: string) => void out.push(line);
     let started: WebServer | undefined;
-    try {
-      assert.equal(await webCommand(['--from', fleetUrl, '--port', '0'], { now: () => DASHBOARD_NOW * 1000, started: (s) => { started = s; } }), 0);
-    } finally {
-      console.log = log;
-    }
+    const { value, out } = await printed(() => webCommand(['--from', fleetUrl, '--port', '0'], { now: () => DASHBOARD_NOW * 1000, started: (s) => { started = s; } }));
+    assert.equal(value, 0);
     assert.ok(started);
     servers.push(started);
     assert.match(out.join('\n'), /^hermetic web: the usage dashboard of the fleet store is at http:\/\/127\.0\.0\.1:\d+\/ \(Ctrl-C stops it\)$/);

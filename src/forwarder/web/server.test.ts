@@ -16,6 +16,7 @@ import { resolveWindow, rowIssuesIn, usageReport, type ReportRequest, type Repor
 import { CSP, startWebServer } from './server.js';
 import { ATTRIBUTES_SESSION, PLAIN_SESSION, attributesStore, dashboardRig, type DashboardRig } from './testing.js';
 import { sqliteSource } from './data/sqlite.js';
+import { printed } from '../../shared/testing/console.js';
 
 let app: DashboardRig;
 before(async () => {
@@ -80,14 +81,7 @@ describe('usage endpoints equal usageReport', () => {
   }
 
   it('/api/report is `hermetic report --json` for the same window, grouping, top and filter', async () => {
-    const out: string[] = [];
-    const log = console.log;
-    console.log = (...a: unknown[]) => void out.push(a.join(' '));
-    try {
-      await reportCommand(['--home', app.home, '--since', '7d', '--by', 'day', '--by', 'source', '--top', '6', '--filter', 'model=gpt-5', '--filter', 'model=claude-opus-4-1', '--filter', 'profile=default', '--json'], { now: () => app.now * 1000 });
-    } finally {
-      console.log = log;
-    }
+    const { out } = await printed(() => reportCommand(['--home', app.home, '--since', '7d', '--by', 'day', '--by', 'source', '--top', '6', '--filter', 'model=gpt-5', '--filter', 'model=claude-opus-4-1', '--filter', 'profile=default', '--json'], { now: () => app.now * 1000 }));
     const cli = JSON.parse(out.join('\n')) as UsageReport;
     const web = await api('/api/report?period=7d&by=day&by=source&top=6&model=gpt-5&model=claude-opus-4-1&profile=default');
     assert.equal(web.status, 200);

@@ -14,6 +14,7 @@ import { forwarderRig } from '../../testing/index.js';
 import { readOnly } from './connect.js';
 import { HERMES_JSON_VALID, hermesPgSchema, loadStateDb } from './testing.js';
 import { stopMirrorThread } from './thread.js';
+import { printed } from '../../../shared/testing/console.js';
 
 const cluster = await sharedPostgres();
 const url = cluster.createDatabase();
@@ -36,15 +37,9 @@ function pgHome(dir: string, name: string, databaseUrl: string, schema = SCHEMA)
 /** What statusCommand printed (for people, then as JSON), the JSON parsed. */
 async function status(args: string[]): Promise<{ text: string; human: string; json: { stores: Record<string, unknown>[] } }> {
   const run = async (extra: string[]) => {
-    const lines: string[] = [];
-    const log = console.log;
-    console.log = (...a: unknown[]) => { lines.push(a.join(' ')); };
-    try {
-      assert.equal(await statusCommand([...extra, ...args]), 0);
-    } finally {
-      console.log = log;
-    }
-    return lines.join('\n');
+    const { value, out } = await printed(() => statusCommand([...extra, ...args]));
+    assert.equal(value, 0);
+    return out.join('\n');
   };
   const human = await run([]);
   const text = await run(['--json']);

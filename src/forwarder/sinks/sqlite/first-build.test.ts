@@ -17,6 +17,7 @@ import { buildAside } from '../../pipeline/forwarder.js';
 import { liveBuilds } from './build-files.js';
 import { statusCommand } from '../../cli/status.js';
 import { openDataset, openDatasetReadOnly } from './dataset.js';
+import { printed } from '../../../shared/testing/console.js';
 
 /** Sessions of the store: a pass writes them in several batches. */
 const SESSIONS = 160;
@@ -95,15 +96,9 @@ test('a build that reaches its size is published mid-pass, and the rest of the p
 
 /** What a command prints (console.log), once it returned 0. */
 async function captured(run: () => Promise<number>): Promise<string> {
-  const out: string[] = [];
-  const log = console.log;
-  console.log = (...a: unknown[]) => void out.push(a.join(' '));
-  try {
-    assert.equal(await run(), 0);
-    return out.join('\n');
-  } finally {
-    console.log = log;
-  }
+  const { value, out } = await printed(run);
+  assert.equal(value, 0);
+  return out.join('\n');
 }
 
 /** A process holding a build of its own in `home`, as a backfill under way does (its lock taken); its file's name. */
