@@ -53,11 +53,13 @@ test('a file that holds no id is replaced by a new one', () => {
 test('processes started on a new home at the same moment all get the same id', async () => {
   const home = freshHome();
   const url = new URL('./origin.ts', import.meta.url).href;
-  // Each child sleeps until a shared start time, then claims: as close to simultaneous as separate processes get
-  // (whichever order they come in, they must agree; a late child only makes the race easier).
-  const at = Date.now() + 1500;
+  // A barrier: each child, once loaded, leaves a mark and waits until all four have, then claims: as close to
+  // simultaneous as separate processes get, however slowly each starts (whichever order they come in, they must agree).
+  const barrier = mkdtempSync(join(tmpdir(), 'hermetic-origin-barrier-'));
   const script = `const { machineOrigin } = await import(${JSON.stringify(url)});
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.max(0, ${at} - Date.now()));
+    const { readdirSync, writeFileSync } = await import('node:fs');
+    writeFileSync(${JSON.stringify(barrier)} + '/' + process.pid, '');
+    while (readdirSync(${JSON.stringify(barrier)}).length < 4) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
     process.stdout.write(machineOrigin(${JSON.stringify(home)}).machineId);`;
   const ids = await Promise.all(Array.from({ length: 4 }, () => new Promise<string>((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -66,6 +68,7 @@ test('processes started on a new home at the same moment all get the same id', a
     child.on('error', reject);
     child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`child exited ${code}`))));
   })));
+  rmSync(barrier, { recursive: true, force: true });
   const written = readFileSync(join(home, MACHINE_ID_FILE), 'utf8').trim();
   assert.deepEqual(ids, ids.map(() => written));
   assert.deepEqual(readdirSync(home), [MACHINE_ID_FILE]);
