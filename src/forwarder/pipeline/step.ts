@@ -1,7 +1,7 @@
 // One pass over one store: where the stages meet (plan → read/project → policy → write with cursors); the pipeline's
 // delegations.ts, edits.ts and chunks.ts join them for one kind of row each.
 // Backfill and forward both run it; only the window and the origin differ. The stages return what they did; this
-// module alone counts it into the StepResult.
+// module (with long-session.ts, its part for sessions longer than a chunk) counts it into the StepResult.
 import type { CursorCache } from '../checkpoint/cursors.js';
 import type { RecordOf } from '../dataset/columns.js';
 import type { SessionDelta } from '../dataset/delta.js';
@@ -17,7 +17,6 @@ import { REMOVED, type Batch, type CursorBase, type Cursors, type Sink, type Wri
 import { HermeticError } from '../../shared/errors.js';
 import { delegationChanges, marksOf } from './delegations.js';
 import { SETTLED_INTERVAL, WATCH_SECONDS, type EditChecks } from './edits.js';
-import { readInChunks } from './chunks.js';
 import { IGNORED, PARTIAL, standingFingerprint } from './cursor-marks.js';
 import { SessionFeed } from './feed.js';
 import { planPass, type PassPlan } from './plan.js';
@@ -27,6 +26,8 @@ import { backoffSeconds } from './quarantine.js';
 import type { ReadWorkerMode } from './read-mode.js';
 import { countSession, countWritten, emptyResult, type StepResult } from './result.js';
 import { batchCommitter, writeIsolated } from './write.js';
+import { writeLong, type LongContext } from './long-session.js';
+import { newerSchemaWarning, orphanWarning, undecodableWarning } from './store-warnings.js';
 
 export type { PolicyDrop, StepResult } from './result.js';
 
@@ -223,36 +224,6 @@ function idle(ref: StoreRef, options: StepOptions, cursors: Cursors, stamp: stri
   return true;
 }
 
-/** The newest schema version Hermes has shipped that this Hermetic was built against (state-db.md). */
-const NEWEST_KNOWN_SCHEMA = 30;
-/** Columns every schema Hermes has shipped has: one a newer schema lacks is read as empty, which a pass says. */
-const CORE_COLUMNS: readonly [string, string][] = [['sessions', 'source'], ['sessions', 'started_at'], ['sessions', 'model'], ['messages', 'role'], ['messages', 'content'], ['messages', 'timestamp']];
-
-/** What a pass says of a store newer than any this Hermetic knows that lacks a column every known one has. */
-function newerSchemaWarning(version: number | null, reader: StoreReader): string | null {
-  if (version === null || version <= NEWEST_KNOWN_SCHEMA) return null;
-  const missing = CORE_COLUMNS.filter(([t, c]) => !reader.has(t, c)).map(([t, c]) => `${t}.${c}`);
-  if (missing.length === 0) return null;
-  return `the store is at schema version ${version}, newer than any this Hermetic knows (${NEWEST_KNOWN_SCHEMA}), and has no ${missing.join(', ')}: ${missing.length === 1 ? 'it is' : 'they are'} read as empty; a newer Hermetic may read ${missing.length === 1 ? 'it' : 'them'}`;
-}
-
-/** What a pass says of sessions whose id is not valid UTF-8 (plan.ts): they cannot be read by their id. */
-function undecodableWarning(marks: readonly SessionMark[]): string | null {
-  if (marks.length === 0) return null;
-  const shown = marks.slice(0, 3).map((m) => `x'${m.undecodable}'`).join(', ');
-  const one = marks.length === 1;
-  return `${one ? '1 session has an id' : `${marks.length} sessions have ids`} that ${one ? 'is' : 'are'} not valid UTF-8 text (${shown}${marks.length > 3 ? ', …' : ''}): ${one ? 'it' : 'they'} cannot be read by ${one ? 'its id' : 'their ids'} and ${one ? 'is' : 'are'} not forwarded`;
-}
-
-/** What a pass says of messages whose session has no row (plan.ts): how many, and whose. */
-function orphanWarning(orphans: ReadonlyMap<string, number>): string | null {
-  if (orphans.size === 0) return null;
-  const messages = [...orphans.values()].reduce((a, b) => a + b, 0);
-  const names = [...orphans.keys()].slice(0, 3).join(', ');
-  const whose = orphans.size === 1 ? `session ${names}, which has` : `${orphans.size} sessions (${names}${orphans.size > 3 ? ', …' : ''}), which have`;
-  return `${messages} message${messages === 1 ? '' : 's'} of ${whose} no row in the store's sessions table: not read until Hermes writes ${orphans.size === 1 ? 'it' : 'them'}`;
-}
-
 /**
  * Reads the plan's sessions (here or by the read worker) and writes them in batches, each with its cursors; false
  * when `keepGoing` stopped it before the end.
@@ -366,71 +337,4 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
     result.readByWorker += feed.readByWorker;
     feed.close();
   }
-}
-
-/** What writing a long session needs from its pass (writePass). */
-interface LongContext {
-  reader: StoreReader;
-  ref: StoreRef;
-  options: StepOptions;
-  result: StepResult;
-  commit: (b: Batch) => Written;
-  now: number;
-  redact: boolean;
-  chunkRows: number;
-  midRow: () => RecordOf;
-  failuresOf: (id: string) => number;
-  priorOf: (id: string) => Prior | null;
-  baseOf: (id: string) => CursorBase | null;
-}
-
-
-/**
- * A session longer than a chunk (decision 0055): read and written a chunk at a time, each chunk a batch of its own
- * committed before the next is read, pausing after each as after any batch (`keepGoing` is asked there). Until the
- * last, its cursor's fingerprint is PARTIAL, so a pass stopped half-way leaves it to be read again, and the next goes
- * on from the tail written. False when `keepGoing` stopped it.
- */
-function* writeLong(mark: SessionMark, c: LongContext): Generator<void, boolean> {
-  const { options, result, now } = c;
-  const id = mark.id;
-  let base = c.baseOf(id);
-  const fresh = base === null;
-  let kind: SessionDelta['kind'] | null = null;
-  let issues = 0;
-  const quarantine = (error: string) => {
-    const failures = c.failuresOf(id);
-    const batch: Batch = { store: c.midRow(), reset: false, writes: [], removed: [], quarantine: { failed: [{ sessionId: id, error, failures, retryAt: now + backoffSeconds(failures) }], cleared: [] } };
-    options.beforeWrite?.(batch);
-    c.commit(batch);
-    result.sessionsQuarantined++;
-  };
-  const ctx = { ref: c.ref, redact: c.redact, origin: options.origin, chunkRows: c.chunkRows };
-  const outcome = yield* readInChunks(c.reader, id, c.priorOf(id), ctx, (p, last) => {
-    const judged = judge(id, last ? mark.fingerprint : `${PARTIAL}${mark.fingerprint}`, p, options.policy, base);
-    if ('error' in judged) {
-      quarantine(judged.error);
-      return false;
-    }
-    const batch: Batch = { store: c.midRow(), reset: false, writes: [judged.write], removed: [], quarantine: { failed: [], cleared: [] }, redacted: c.redact };
-    options.beforeWrite?.(batch);
-    const out = writeIsolated(c.commit, batch, c.failuresOf, now);
-    countWritten(result, [], out.written);
-    if (out.quarantined.length > 0) {
-      result.sessionsQuarantined++;
-      return false;
-    }
-    if (judged.drop) {
-      result.policyDrops.push(judged.drop);
-      result.sessionsIgnored++;
-      return false;
-    }
-    kind ??= p.delta.kind;
-    issues += p.issues.length;
-    base = { fingerprint: judged.write.fingerprint, maxMessageId: judged.write.maxMessageId };
-    if (last) countSession(result, kind, issues, fresh);
-    return true;
-  }, () => options.keepGoing?.() !== false);
-  if (typeof outcome === 'object') quarantine(outcome.error);
-  return outcome !== 'interrupted';
 }
