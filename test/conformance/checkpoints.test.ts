@@ -34,7 +34,7 @@ describeTransports('checkpoints', (open) => {
     const b = await submit(h, 'b', 'k2'); // queued until T0 + 10
     const taken = await admin(h, 'POST', '/checkpoints', {});
     assert.equal(taken.status, 200);
-    assert.deepEqual(taken.json, { id: 'cp_1', taken_at: T0 + 5, runs: 2, durable_rows: 2 });
+    assert.deepEqual(taken.json, { id: 'cp_1', taken_at: T0 + 5, runs: 2, durable_rows: 2, branch: 'main', parent: null, request: null, clock: 'namespace' });
     const saved = await observe(h, [a.run_id, b.run_id]);
 
     // Move on: finish a, start b, a new run c, drain the gateway.
@@ -86,17 +86,28 @@ describeTransports('checkpoints', (open) => {
     assert.deepEqual([ids.length, ids[0], ids.at(-1)], [100, 'cp_3', 'cp_102']);
     const gone = await admin(h, 'POST', '/checkpoints/cp_1/restore', {});
     assert.equal(gone.status, 404);
-    assert.equal(gone.json.error.message, 'No checkpoint cp_1 in this namespace (it has 100: cp_3 … cp_102); it keeps the latest 100, and has let 2 older ones go.');
+    assert.equal(gone.json.error.message, 'No checkpoint cp_1 in this namespace (it has 100: cp_3 … cp_102); it keeps the latest 100 (and at most 64.0 MiB of state), and has let 2 older ones go.');
     assert.equal((await admin(h, 'POST', '/checkpoints/cp_3/restore', {})).status, 200);
   });
 
-  it('checkpoints belong to their namespace', async () => {
+  it('checkpoints belong to their namespace: another namespace\'s id is refused, saying whose it is', async () => {
     const h = await open();
     const taken = await h.request('POST', '/ns/one/__admin/checkpoints', { body: '{}' });
-    assert.equal(taken.json().id, 'cp_1');
-    const elsewhere = await h.request('POST', '/ns/two/__admin/checkpoints/cp_1/restore', { body: '{}' });
-    assert.equal(elsewhere.status, 404);
-    assert.equal((await h.request('POST', '/ns/one/__admin/checkpoints/cp_1/restore', { body: '{}' })).status, 200);
+    assert.equal(taken.json().id, 'cp_1@one');
+    await admin(h, 'POST', '/checkpoints', {});
+    const elsewhere = await h.request('POST', `/ns/two/__admin/checkpoints/${encodeURIComponent('cp_1@one')}/restore`, { body: '{}' });
+    assert.equal(elsewhere.status, 409);
+    assert.deepEqual(elsewhere.json(), { error: { code: 'HERMETIC_CHECKPOINT_FOREIGN', message: 'cp_1@one is a checkpoint of namespace "one", not of this namespace ("two"): a namespace is only restored from its own checkpoints (/ns/one/__admin/… reaches that one).' } });
+    // The default namespace's ids have no suffix: the same number elsewhere is still another namespace's.
+    const fromDefault = await h.request('POST', '/ns/one/__admin/checkpoints/cp_1/restore', { body: '{}' });
+    assert.equal(fromDefault.status, 409);
+    assert.match(fromDefault.json().error.message, /^cp_1 is a checkpoint of namespace "default", not of this namespace \("one"\)/);
+    const inDefault = await admin(h, 'POST', '/checkpoints/cp_1@one/restore', {});
+    assert.deepEqual([inDefault.status, inDefault.json.error.code], [409, 'HERMETIC_CHECKPOINT_FOREIGN']);
+    assert.equal((await h.request('POST', '/ns/one/__admin/checkpoints/cp_1@one/restore', { body: '{}' })).status, 200);
+    // Neither namespace's id, nor any: the plain 404.
+    const nothing = await h.request('POST', '/ns/two/__admin/checkpoints/cp_1@two/restore', { body: '{}' });
+    assert.deepEqual([nothing.status, nothing.json().error.code], [404, 'HERMETIC_CHECKPOINT_UNKNOWN']);
   });
 
   it('fault rules come back with their counts, and scenarios with them', async () => {
