@@ -430,10 +430,16 @@ export interface AdminCheckout {
 }
 
 export interface AdminFaultList {
-  /** In the order they are tried. */
+  /** In the order they are tried: this namespace's own (`namespace` null), then those for every namespace (`"*"`). */
   faults: FaultRuleState[];
   /** Requests any rule of this namespace affected since it started (or was last reset). */
   fired_total: number;
+}
+
+/** DELETE /__admin/faults. */
+export interface AdminFaultsClear {
+  /** `"*"`: the rules for every namespace instead of this namespace's own (absent or null, or this namespace's name: its own). */
+  namespace?: string | null;
 }
 
 export interface AdminFaultPreset {
@@ -515,8 +521,8 @@ export interface AdminRoutes {
   addFault: { run: false; body: FaultRuleInput; result: FaultRuleState };
   /** POST /__admin/faults/presets/{preset}: the preset, with the body's fields overriding it. */
   addPreset: { run: false; param: 'preset'; body: Omit<FaultRuleInput, 'preset'>; result: FaultRuleState };
-  /** DELETE /__admin/faults: deletes every rule of this namespace. */
-  clearFaults: { run: false; body: never; result: { deleted: number } };
+  /** DELETE /__admin/faults: deletes every rule of this namespace (with {"namespace": "*"}: every rule for every namespace). */
+  clearFaults: { run: false; body: AdminFaultsClear; result: { deleted: number } };
   /** GET /__admin/faults/presets: the named Hermes faults. */
   faultPresets: { run: false; body: never; result: { presets: AdminFaultPreset[] } };
   /** GET /__admin/faults/{fault_id}: one rule with its counts. */

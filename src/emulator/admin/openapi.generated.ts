@@ -4359,9 +4359,14 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
       },
       "delete": {
         "operationId": "admin.clearFaults",
-        "summary": "Deletes every rule of this namespace.",
+        "summary": "Deletes every rule of this namespace (with {\"namespace\": \"*\"}: every rule for every namespace).",
         "tags": ["Control plane"],
         "x-hermetic-client-method": "clearFaults",
+        "requestBody": {
+          "required": false,
+          "description": "A JSON object; unknown fields are refused with a suggestion. No body reads as {}.",
+          "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AdminFaultsClear" } } }
+        },
         "responses": {
           "200": {
             "description": "The answer.",
@@ -4455,6 +4460,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
                     "type": ["string", "null"]
                   },
                   "run_id": { "description": "Match: the run id the path names.", "type": ["string", "null"] },
+                  "namespace": {
+                    "description": "Which namespaces it applies to: absent or null, the namespace it is added to (in the `faults` option: each\nnamespace, with counts of its own); `\"*\"`, every namespace — one rule, one count, tried after each namespace's own\nrules; a namespace's name, that namespace only (on the control plane, only the namespace the request is for).",
+                    "type": ["string", "null"]
+                  },
                   "times": {
                     "description": "How many requests it may affect (null or absent: no limit; presets: 1).",
                     "type": ["number", "null"]
@@ -5861,7 +5870,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
         "type": "object",
         "properties": {
           "faults": {
-            "description": "In the order they are tried.",
+            "description": "In the order they are tried: this namespace's own (`namespace` null), then those for every namespace (`\"*\"`).",
             "type": "array",
             "items": { "$ref": "#/components/schemas/FaultRuleState" }
           },
@@ -5888,6 +5897,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "method": { "type": ["string", "null"] },
           "path_prefix": { "type": ["string", "null"] },
           "run_id": { "type": ["string", "null"] },
+          "namespace": {
+            "description": "`\"*\"`: a rule for every namespace (listed in each, after the namespace's own); null: this namespace's own.",
+            "type": ["string", "null"]
+          },
           "times": { "type": ["number", "null"] },
           "probability": { "type": ["number", "null"] },
           "seed": { "type": ["string", "null"] },
@@ -5909,6 +5922,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "method",
           "path_prefix",
           "run_id",
+          "namespace",
           "times",
           "probability",
           "seed",
@@ -5984,6 +5998,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "type": ["string", "null"]
           },
           "run_id": { "description": "Match: the run id the path names.", "type": ["string", "null"] },
+          "namespace": {
+            "description": "Which namespaces it applies to: absent or null, the namespace it is added to (in the `faults` option: each\nnamespace, with counts of its own); `\"*\"`, every namespace — one rule, one count, tried after each namespace's own\nrules; a namespace's name, that namespace only (on the control plane, only the namespace the request is for).",
+            "type": ["string", "null"]
+          },
           "times": {
             "description": "How many requests it may affect (null or absent: no limit; presets: 1).",
             "type": ["number", "null"]
@@ -6033,6 +6051,17 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           { "type": "array", "items": { "$ref": "#/components/schemas/FaultJson" } },
           { "type": "object", "additionalProperties": { "$ref": "#/components/schemas/FaultJson" } }
         ]
+      },
+      "AdminFaultsClear": {
+        "description": "DELETE /__admin/faults.",
+        "type": "object",
+        "properties": {
+          "namespace": {
+            "description": "`\"*\"`: the rules for every namespace instead of this namespace's own (absent or null, or this namespace's name: its own).",
+            "type": ["string", "null"]
+          }
+        },
+        "additionalProperties": false
       },
       "AdminFaultPreset": {
         "type": "object",

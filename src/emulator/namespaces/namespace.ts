@@ -42,6 +42,8 @@ export interface NamespaceShared {
   readonly onInternalError: (error: unknown) => void;
   /** The emulator's namespaces (the admin routes that list, reset or describe them). */
   readonly namespaces: ControlledNamespaces;
+  /** The fault rules for every namespace (`"namespace": "*"`), tried after each namespace's own (decision 0066). */
+  readonly faultsEverywhere: Faults;
 }
 
 /** The gateway settings the options describe (a reset goes back to these). */
@@ -144,7 +146,10 @@ export class Namespace implements ControlledNamespace {
     this.traffic = new RequestTraffic(name, options.journalSize, () => this.clock, options.onRequest);
     // Probability draws follow the namespace's seed as its ids do (no seed: random draws).
     const seed = options.seed === null ? null : isDefault ? options.seed : `${options.seed}/ns/${name}`;
-    this.faults = new Faults({ clock: this.clock, seed, initial: options.faults, finish: (r) => finish(r, this.clock) });
+    // The option's rules for this namespace: those for each namespace, and those naming it (the rules for every
+    // namespace are one list, shared.faultsEverywhere).
+    const initial = options.faults.filter((r) => r.namespace === null || r.namespace === name);
+    this.faults = new Faults({ clock: this.clock, seed, initial, finish: (r) => finish(r, this.clock), everywhere: shared.faultsEverywhere });
     this.scenarios = new ScenarioBook(this, options.scenarios);
     // The recorder draws from whichever id stream the namespace has now (a reset starts a new one).
     const ids: IdSource = { uuid4Hex: () => this.#core.ids.uuid4Hex(), seeded: options.seed !== null };
