@@ -124,7 +124,7 @@ export function createEmulator(input?: EmulatorOptions): Emulator {
     fetch,
     handle: handleRequest,
     admin: createAdminClient(fetch, 'http://hermes.invalid', { adminKey: options.adminKey }),
-    clock: main.clock,
+    clock: main.publicClock,
     gateway: main.gateway,
     namespace(name: string) {
       const problem = namespaceProblem(name);
@@ -134,7 +134,7 @@ export function createEmulator(input?: EmulatorOptions): Emulator {
       return {
         name,
         get clock() {
-          return namespaces.get(name).clock;
+          return namespaces.get(name).publicClock;
         },
         get gateway() {
           return namespaces.get(name).gateway;

@@ -150,6 +150,12 @@ const SCHEMA = {
   /** Entries each namespace's request journal keeps, newest replacing oldest (default 1000; 0: no journal). */
   journalSize,
   /**
+   * Every namespace starts with automatic checkpoints on, and goes back to it on reset: each request that changed it
+   * is followed by a checkpoint, named in the answer's x-hermetic-checkpoint header (default false: Hermes's answers
+   * exactly as Hermes sends them; POST /__admin/timeline {"auto": true} turns it on per namespace; decision 0065).
+   */
+  autoCheckpoints: is.boolean,
+  /**
    * Namespaces held at once, the default included (default 10000). Past it, the idle namespace untouched for the longest
    * (no live run, stream or request) is closed and forgotten; when none is idle, the request is refused with 503
    * HERMETIC_NAMESPACE_LIMIT (decision 0028).
@@ -195,6 +201,7 @@ export function parseEmulatorOptions(input: EmulatorOptions | undefined) {
     agent: agent(undefined, 'agent'),
     faults: [],
     journalSize: 1000,
+    autoCheckpoints: false,
     maxNamespaces: 10_000,
     scenarios: null,
     onRequest: null,

@@ -143,7 +143,10 @@ test('the clock advances from the console, and a checkpoint is saved', async () 
     await page.locator('#clock-now', { hasText: `(${T0 + 3600}), frozen` }).waitFor();
     await page.locator('#clock', { hasText: '2026-09-12 00:36:40 UTC (frozen)' }).waitFor();
     await page.getByRole('button', { name: 'Save a checkpoint' }).click();
-    await page.locator('#checkpoints-table tr', { hasText: 'cp_1' }).waitFor();
+    await page.locator('#checkpoints-table tr', { hasText: 'cp_1@e2e-clock' }).waitFor();
+    await page.locator('#checkpoints-branch', { hasText: 'main at cp_1@e2e-clock' }).waitFor();
+    await page.getByRole('button', { name: 'Automatic checkpoints: off' }).click();
+    await page.getByRole('button', { name: 'Automatic checkpoints: on' }).waitFor();
     assert.deepEqual(s.problems, []);
   } finally {
     await s.close();

@@ -2,7 +2,34 @@
 // settings and id stream; restoring it puts them back, and restoring it twice gives the same state twice.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { ControlledClock, type Timer } from '../../src/shared/clock.js';
 import { describeTransports, T0, type Harness } from '../support/harness.js';
+
+/** A caller's clock that knows how many timers are armed on it (not yet fired or cancelled). */
+class WatchedClock extends ControlledClock {
+  readonly #armed = new Set<object>();
+  get armed(): number {
+    return this.#armed.size;
+  }
+  override schedule(delay: number, fn: () => void): Timer {
+    const token = {};
+    this.#armed.add(token);
+    const timer = super.schedule(delay, () => {
+      this.#armed.delete(token);
+      fn();
+    });
+    return this.#watch(timer, token);
+  }
+  override every(interval: number, fn: () => void, origin?: number): Timer {
+    const token = {};
+    this.#armed.add(token);
+    return this.#watch(super.every(interval, fn, origin), token);
+  }
+  #watch(timer: Timer, token: object): Timer {
+    const armed = this.#armed;
+    return { cancel: () => { armed.delete(token); timer.cancel(); }, get due() { return timer.due; } };
+  }
+}
 
 async function admin(h: Harness, method: string, path: string, body?: unknown) {
   const reply = await h.request(method, `/__admin${path}`, { body: body === undefined ? undefined : JSON.stringify(body) });
@@ -34,7 +61,7 @@ describeTransports('checkpoints', (open) => {
     const b = await submit(h, 'b', 'k2'); // queued until T0 + 10
     const taken = await admin(h, 'POST', '/checkpoints', {});
     assert.equal(taken.status, 200);
-    assert.deepEqual(taken.json, { id: 'cp_1', taken_at: T0 + 5, runs: 2, durable_rows: 2 });
+    assert.deepEqual(taken.json, { id: 'cp_1', taken_at: T0 + 5, runs: 2, durable_rows: 2, branch: 'main', parent: null, request: null, clock: 'namespace' });
     const saved = await observe(h, [a.run_id, b.run_id]);
 
     // Move on: finish a, start b, a new run c, drain the gateway.
@@ -86,17 +113,71 @@ describeTransports('checkpoints', (open) => {
     assert.deepEqual([ids.length, ids[0], ids.at(-1)], [100, 'cp_3', 'cp_102']);
     const gone = await admin(h, 'POST', '/checkpoints/cp_1/restore', {});
     assert.equal(gone.status, 404);
-    assert.equal(gone.json.error.message, 'No checkpoint cp_1 in this namespace (it has 100: cp_3 … cp_102); it keeps the latest 100, and has let 2 older ones go.');
+    assert.equal(gone.json.error.message, 'No checkpoint cp_1 in this namespace (it has 100: cp_3 … cp_102); it keeps the latest 100 (and at most 64.0 MiB of state), and has let 2 older ones go.');
     assert.equal((await admin(h, 'POST', '/checkpoints/cp_3/restore', {})).status, 200);
   });
 
-  it('checkpoints belong to their namespace', async () => {
+  it('checkpoints belong to their namespace: another namespace\'s id is refused, saying whose it is', async () => {
     const h = await open();
     const taken = await h.request('POST', '/ns/one/__admin/checkpoints', { body: '{}' });
-    assert.equal(taken.json().id, 'cp_1');
-    const elsewhere = await h.request('POST', '/ns/two/__admin/checkpoints/cp_1/restore', { body: '{}' });
-    assert.equal(elsewhere.status, 404);
-    assert.equal((await h.request('POST', '/ns/one/__admin/checkpoints/cp_1/restore', { body: '{}' })).status, 200);
+    assert.equal(taken.json().id, 'cp_1@one');
+    await admin(h, 'POST', '/checkpoints', {});
+    const elsewhere = await h.request('POST', `/ns/two/__admin/checkpoints/${encodeURIComponent('cp_1@one')}/restore`, { body: '{}' });
+    assert.equal(elsewhere.status, 409);
+    assert.deepEqual(elsewhere.json(), { error: { code: 'HERMETIC_CHECKPOINT_FOREIGN', message: 'cp_1@one is a checkpoint of namespace "one", not of this namespace ("two"): a namespace is only restored from its own checkpoints (/ns/one/__admin/… reaches that one).' } });
+    // The default namespace's ids have no suffix: the same number elsewhere is still another namespace's.
+    const fromDefault = await h.request('POST', '/ns/one/__admin/checkpoints/cp_1/restore', { body: '{}' });
+    assert.equal(fromDefault.status, 409);
+    assert.match(fromDefault.json().error.message, /^cp_1 is a checkpoint of namespace "default", not of this namespace \("one"\)/);
+    const inDefault = await admin(h, 'POST', '/checkpoints/cp_1@one/restore', {});
+    assert.deepEqual([inDefault.status, inDefault.json.error.code], [409, 'HERMETIC_CHECKPOINT_FOREIGN']);
+    assert.equal((await h.request('POST', '/ns/one/__admin/checkpoints/cp_1@one/restore', { body: '{}' })).status, 200);
+    // Neither namespace's id, nor any: the plain 404.
+    const nothing = await h.request('POST', '/ns/two/__admin/checkpoints/cp_1@two/restore', { body: '{}' });
+    assert.deepEqual([nothing.status, nothing.json().error.code], [404, 'HERMETIC_CHECKPOINT_UNKNOWN']);
+  });
+
+  it('on a clock the caller gave, a restore and a reset leave its time alone and cancel only the namespace\'s timers', async () => {
+    const clock = new WatchedClock({ start: T0, frozen: true });
+    let own = 0;
+    clock.schedule(100, () => own++);
+    const h = await open({ clock, agent: { startDelay: 5 } });
+    assert.equal(h.emulator.clock, clock, 'emulator.clock is the very object the caller gave');
+    const a = await submit(h, 'a', 'k1'); // its start timer is due at T0 + 5
+    const taken = await h.admin.checkpoint();
+    assert.deepEqual([taken.taken_at, taken.clock], [T0, 'caller']);
+    clock.advance(3);
+    const b = await submit(h, 'b', 'k2');
+    const armedBefore = clock.armed;
+
+    const restored = await h.admin.restoreCheckpoint(taken.id);
+    assert.equal(restored.clock, 'caller');
+    assert.deepEqual(await h.admin.getClock(), { now: T0 + 3, frozen: true }, 'the caller\'s time stays where the caller put it');
+    assert.equal((await h.request('GET', `/v1/runs/${b.run_id}`)).status, 404, 'the state is the checkpoint\'s');
+    // b's start timer went with the restore; a's was cancelled and armed again where it was due: one fewer than before.
+    assert.equal(clock.armed, armedBefore - 1);
+    clock.advance(1);
+    assert.equal((await h.admin.run(a.run_id)).started, false);
+    clock.advance(1);
+    assert.equal((await h.admin.run(a.run_id)).started, true, 'a starts at T0 + 5 on the caller\'s clock');
+
+    // To put the time back too, the caller sets it (or POST /__admin/clock {"set": taken_at}).
+    await h.admin.restoreCheckpoint(taken.id);
+    clock.set(taken.taken_at);
+    assert.equal((await h.admin.getClock()).now, T0);
+
+    await h.admin.reset();
+    assert.equal((await h.admin.getClock()).now, T0, 'a reset leaves the caller\'s time');
+    const refused = await admin(h, 'POST', '/clock', { reset: true });
+    assert.deepEqual([refused.status, refused.json.error.code], [400, 'HERMETIC_ADMIN_BAD_FIELD']);
+    assert.equal(clock.armed, 1, 'only the caller\'s own timer is left after a reset');
+    await submit(h, 'c', 'k3');
+    assert.ok(clock.armed > 1);
+    await h.close();
+    assert.equal(clock.armed, 1, 'closing the emulator leaves the caller\'s clock with the caller\'s timers only');
+    clock.advance(100);
+    assert.equal(own, 1);
+    clock.close();
   });
 
   it('fault rules come back with their counts, and scenarios with them', async () => {

@@ -52,11 +52,11 @@ describeTransports('request journal', (open) => {
     assert.deepEqual(
       requests.map(({ duration_ms, ...e }) => e),
       [
-        { seq: 1, time: T0, method: 'POST', path: '/v1/runs', operation: 'submit', status: 202, run_id: runId, replayed: false, fault_id: null },
-        { seq: 2, time: T0, method: 'POST', path: '/v1/runs', operation: 'submit', status: 202, run_id: runId, replayed: true, fault_id: null },
-        { seq: 3, time: T0, method: 'GET', path: `/v1/runs/${runId}`, operation: 'get', status: 200, run_id: runId, replayed: null, fault_id: null },
-        { seq: 4, time: T0, method: 'GET', path: '/v1/nothing', operation: 'other', status: 404, run_id: null, replayed: null, fault_id: null },
-        { seq: 5, time: T0, method: 'GET', path: '/health', operation: 'health', status: 200, run_id: null, replayed: null, fault_id: null },
+        { seq: 1, time: T0, method: 'POST', path: '/v1/runs', operation: 'submit', status: 202, run_id: runId, replayed: false, fault_id: null, checkpoint: null },
+        { seq: 2, time: T0, method: 'POST', path: '/v1/runs', operation: 'submit', status: 202, run_id: runId, replayed: true, fault_id: null, checkpoint: null },
+        { seq: 3, time: T0, method: 'GET', path: `/v1/runs/${runId}`, operation: 'get', status: 200, run_id: runId, replayed: null, fault_id: null, checkpoint: null },
+        { seq: 4, time: T0, method: 'GET', path: '/v1/nothing', operation: 'other', status: 404, run_id: null, replayed: null, fault_id: null, checkpoint: null },
+        { seq: 5, time: T0, method: 'GET', path: '/health', operation: 'health', status: 200, run_id: null, replayed: null, fault_id: null, checkpoint: null },
       ],
     );
   });

@@ -321,6 +321,8 @@ export interface AdminJournalEntry {
   replayed: boolean | null;
   /** The fault rule that affected the request, if any. */
   fault_id: string | null;
+  /** The checkpoint taken right after it (automatic checkpoints on: GET /__admin/timeline), if any. */
+  checkpoint: string | null;
 }
 
 /** Journal filters (a query string); every one narrows. Lists may be arrays or comma-separated. */
@@ -358,22 +360,86 @@ export interface AdminOpenApiDocument {
   paths: { [path: string]: { [key: string]: JsonValue } };
 }
 
-/** A checkpoint of one namespace (POST /__admin/checkpoints). */
+/** A checkpoint of one namespace (POST /__admin/checkpoints, or automatic: GET /__admin/timeline). */
 export interface AdminCheckpoint {
-  /** cp_1, cp_2, … per namespace. */
+  /** cp_1, cp_2, … in the default namespace; cp_1@<name>, cp_2@<name>, … in namespace <name>. */
   id: string;
   /** The namespace's clock time when it was taken. */
   taken_at: number;
   /** Runs in memory and durable rows it holds. */
   runs: number;
   durable_rows: number;
+  /** The branch it was taken on. */
+  branch: string;
+  /** The checkpoint its state descends from (the nearest one still kept), or null. */
+  parent: string | null;
+  /** "METHOD /path" of the request it was taken after (an automatic checkpoint); null: taken by POST /__admin/checkpoints. */
+  request: string | null;
+  /**
+   * `namespace`: it holds the namespace's clock, and a restore puts the time back; `caller`: the namespace runs on the
+   * clock given to createEmulator({ clock }), whose time a restore leaves as it is (set it to `taken_at` to go back).
+   */
+  clock: 'namespace' | 'caller';
+}
+
+/** GET /__admin/timeline: the namespace's checkpoints as a graph, its branches and its head. */
+export interface AdminTimeline {
+  /** Whether each request that changed the namespace is followed by a checkpoint (x-hermetic-checkpoint). */
+  auto: boolean;
+  /** The branch checkpoints are taken on now. */
+  branch: string;
+  /** The checkpoint the live state descends from: the next one's parent (null after a reset, or before any). */
+  head: string | null;
+  /** Every branch in order of creation, and its head (null: no checkpoint on it yet). */
+  branches: Record<string, string | null>;
+  /** Oldest first. */
+  checkpoints: AdminCheckpoint[];
+  /** Estimated bytes of state the checkpoints hold, and the most they may. */
+  bytes: number;
+  max_bytes: number;
+  max_checkpoints: number;
+  /** Checkpoints let go to stay within the bounds (branch heads never are). */
+  evicted: number;
+  /** Automatic checkpoints not taken: the store was busy, or the state would not fit. */
+  skipped: number;
+}
+
+/** POST /__admin/timeline. */
+export interface AdminTimelineChange {
+  /** Take a checkpoint after each request that changed the namespace (Hermes's answers then carry x-hermetic-checkpoint). */
+  auto?: boolean;
+}
+
+/** POST /__admin/branches/{branch} and …/checkout. */
+export interface AdminBranchAt {
+  /** The checkpoint (of this namespace) the branch starts at, or is moved to; default: the head (create), the branch's head (checkout). */
+  checkpoint?: string;
+}
+
+/** A branch and its head. */
+export interface AdminBranch {
+  branch: string;
+  head: string | null;
+}
+
+/** POST /__admin/branches/{branch}/checkout. */
+export interface AdminCheckout {
+  branch: string;
+  /** The checkpoint whose state the namespace took (null: the branch had none, and the state stayed). */
+  checkpoint: AdminCheckpoint | null;
 }
 
 export interface AdminFaultList {
-  /** In the order they are tried. */
+  /** In the order they are tried: this namespace's own (`namespace` null), then those for every namespace (`"*"`). */
   faults: FaultRuleState[];
   /** Requests any rule of this namespace affected since it started (or was last reset). */
   fired_total: number;
+}
+
+/** DELETE /__admin/faults. */
+export interface AdminFaultsClear {
+  /** `"*"`: the rules for every namespace instead of this namespace's own (absent or null, or this namespace's name: its own). */
+  namespace?: string | null;
 }
 
 export interface AdminFaultPreset {
@@ -455,8 +521,8 @@ export interface AdminRoutes {
   addFault: { run: false; body: FaultRuleInput; result: FaultRuleState };
   /** POST /__admin/faults/presets/{preset}: the preset, with the body's fields overriding it. */
   addPreset: { run: false; param: 'preset'; body: Omit<FaultRuleInput, 'preset'>; result: FaultRuleState };
-  /** DELETE /__admin/faults: deletes every rule of this namespace. */
-  clearFaults: { run: false; body: never; result: { deleted: number } };
+  /** DELETE /__admin/faults: deletes every rule of this namespace (with {"namespace": "*"}: every rule for every namespace). */
+  clearFaults: { run: false; body: AdminFaultsClear; result: { deleted: number } };
   /** GET /__admin/faults/presets: the named Hermes faults. */
   faultPresets: { run: false; body: never; result: { presets: AdminFaultPreset[] } };
   /** GET /__admin/faults/{fault_id}: one rule with its counts. */
@@ -471,6 +537,16 @@ export interface AdminRoutes {
   restoreCheckpoint: { run: false; param: 'checkpoint_id'; body: AdminNoFields; result: AdminCheckpoint };
   /** DELETE /__admin/checkpoints/{checkpoint_id}: forgets one checkpoint; answers it as it was. */
   deleteCheckpoint: { run: false; param: 'checkpoint_id'; body: never; result: AdminCheckpoint };
+  /** GET /__admin/timeline: the checkpoints as a graph, the branches and the head. */
+  timeline: { run: false; body: never; result: AdminTimeline };
+  /** POST /__admin/timeline: automatic checkpoints on or off for this namespace. */
+  setTimeline: { run: false; body: AdminTimelineChange; result: AdminTimeline };
+  /** POST /__admin/branches/{branch}: a new branch at a checkpoint (default: the head); the current branch stays. */
+  createBranch: { run: false; param: 'branch'; body: AdminBranchAt; result: AdminBranch };
+  /** POST /__admin/branches/{branch}/checkout: the branch becomes the current one, and the namespace takes its head's state. */
+  checkout: { run: false; param: 'branch'; body: AdminBranchAt; result: AdminCheckout };
+  /** DELETE /__admin/branches/{branch}: forgets a branch (not the current one); its checkpoints stay. */
+  deleteBranch: { run: false; param: 'branch'; body: never; result: AdminBranch };
   /** GET /__admin/requests?…: the namespace's request journal, filtered. */
   requests: { run: false; body: never; query: AdminRequestFilter; result: AdminRequestList };
   /** GET /__admin/requests/count?…: how many entries the same filters list. */

@@ -1,11 +1,11 @@
 // What a control-plane handler receives, and the small helpers for reading control bodies.
 import { HermeticError } from '../../shared/errors.js';
-import type { ControlledClock } from '../../shared/clock.js';
 import type { GatewaySettings } from '../gateway.js';
 import type { HttpRequest } from '../http.js';
 import type { Faults } from '../faults/index.js';
 import type { RequestJournal } from '../journal/journal.js';
-import type { CheckpointSummary } from '../namespaces/checkpoints.js';
+import type { NamespaceClock } from '../namespaces/borrowed-clock.js';
+import type { Checkpoints, CheckpointSummary, TimelineView } from '../namespaces/checkpoints.js';
 import type { FakeAgent } from '../runs/agent.js';
 import type { RunRegistry } from '../runs/registry.js';
 import type { ScenarioBook } from '../scenarios/book.js';
@@ -19,9 +19,14 @@ export interface ControlledNamespace {
   readonly faults: Faults;
   readonly scenarios: ScenarioBook;
   readonly journal: RequestJournal;
-  readonly checkpoints: { list(): CheckpointSummary[]; delete(id: string): CheckpointSummary };
+  readonly checkpoints: Pick<Checkpoints, 'list' | 'delete' | 'createBranch' | 'deleteBranch'>;
   checkpoint(): CheckpointSummary;
   restoreCheckpoint(id: string): CheckpointSummary;
+  /** A branch checked out: the current branch, at `id` or its head (checkpoints.ts). */
+  checkout(branch: string, id?: string): { branch: string; checkpoint: CheckpointSummary | null };
+  timeline(): TimelineView;
+  /** A checkpoint after each request that changed the namespace (decision 0065). */
+  autoCheckpoints: boolean;
   /** Back to how the options describe a new namespace. */
   reset(): void;
   /** The clock alone back to how the options start it (false: the namespace runs on a clock the caller gave). */
@@ -53,7 +58,7 @@ export interface ControlledNamespaces {
 }
 
 export interface AdminDeps {
-  readonly clock: ControlledClock;
+  readonly clock: NamespaceClock;
   readonly gateway: GatewaySettings;
   readonly registry: RunRegistry;
   readonly agent: FakeAgent;

@@ -6,7 +6,17 @@ import type { HttpRequest, HttpResponse } from '../http.js';
 import { StoreUnavailable } from '../runs/run-table.js';
 import { dumps } from '../../shared/python/index.js';
 import { checkAdminKey } from './auth.js';
-import { deleteCheckpointHandler, listCheckpointsHandler, restoreCheckpointHandler, takeCheckpointHandler } from './checkpoints.js';
+import {
+  checkoutHandler,
+  createBranchHandler,
+  deleteBranchHandler,
+  deleteCheckpointHandler,
+  listCheckpointsHandler,
+  restoreCheckpointHandler,
+  setTimelineHandler,
+  takeCheckpointHandler,
+  timelineHandler,
+} from './checkpoints.js';
 import type { AdminRoutes } from './client.js';
 import { clockHandler } from './clock.js';
 import { AdminText, readAdminBody, type AdminDeps, type AdminHandler } from './context.js';
@@ -73,6 +83,11 @@ const HANDLERS = {
   checkpoints: listCheckpointsHandler,
   restoreCheckpoint: restoreCheckpointHandler,
   deleteCheckpoint: deleteCheckpointHandler,
+  timeline: timelineHandler,
+  setTimeline: setTimelineHandler,
+  createBranch: createBranchHandler,
+  checkout: checkoutHandler,
+  deleteBranch: deleteBranchHandler,
   requests: listRequestsHandler,
   countRequests: countRequestsHandler,
   clearRequests: clearRequestsHandler,
@@ -241,7 +256,7 @@ export async function handleAdmin(req: HttpRequest, deps: AdminDeps): Promise<Ht
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Holds<T extends true> = T;
 type TakesRun<N extends AdminRouteName> = AdminRouteNamed<N>['path'] extends `${string}{run_id}${string}` ? true : false;
-/** The path's parameter other than a run id (`{fault_id}`, `{checkpoint_id}`), as the contract's `param` names it. */
+/** The path's parameter other than a run id (`{fault_id}`, `{checkpoint_id}`, `{branch}`), as the contract's `param` names it. */
 type PathParam<N extends AdminRouteName> = AdminRouteNamed<N>['path'] extends `${string}{${infer P}}${string}` ? (P extends 'run_id' ? null : P) : null;
 type ContractParam<N extends keyof AdminRoutes> = AdminRoutes[N] extends { param: infer P } ? P : null;
 type Answer<N extends AdminRouteName> = Awaited<ReturnType<(typeof HANDLERS)[N]>>;

@@ -4359,9 +4359,14 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
       },
       "delete": {
         "operationId": "admin.clearFaults",
-        "summary": "Deletes every rule of this namespace.",
+        "summary": "Deletes every rule of this namespace (with {\"namespace\": \"*\"}: every rule for every namespace).",
         "tags": ["Control plane"],
         "x-hermetic-client-method": "clearFaults",
+        "requestBody": {
+          "required": false,
+          "description": "A JSON object; unknown fields are refused with a suggestion. No body reads as {}.",
+          "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AdminFaultsClear" } } }
+        },
         "responses": {
           "200": {
             "description": "The answer.",
@@ -4455,6 +4460,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
                     "type": ["string", "null"]
                   },
                   "run_id": { "description": "Match: the run id the path names.", "type": ["string", "null"] },
+                  "namespace": {
+                    "description": "Which namespaces it applies to: absent or null, the namespace it is added to (in the `faults` option: each\nnamespace, with counts of its own); `\"*\"`, every namespace — one rule, one count, tried after each namespace's own\nrules; a namespace's name, that namespace only (on the control plane, only the namespace the request is for).",
+                    "type": ["string", "null"]
+                  },
                   "times": {
                     "description": "How many requests it may affect (null or absent: no limit; presets: 1).",
                     "type": ["number", "null"]
@@ -4669,6 +4678,141 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "200": {
             "description": "The answer.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AdminCheckpoint" } } }
+          },
+          "4XX": {
+            "description": "Refused: a HERMETIC_* code and a sentence (docs/reference/errors.md).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "5XX": {
+            "description": "Refused: a HERMETIC_* code and a sentence (docs/reference/errors.md).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          }
+        },
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
+      }
+    },
+    "/__admin/timeline": {
+      "parameters": [{ "$ref": "#/components/parameters/namespace" }],
+      "get": {
+        "operationId": "admin.timeline",
+        "summary": "The checkpoints as a graph, the branches and the head.",
+        "tags": ["Control plane"],
+        "x-hermetic-client-method": "timeline",
+        "responses": {
+          "200": {
+            "description": "The answer.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AdminTimeline" } } }
+          },
+          "4XX": {
+            "description": "Refused: a HERMETIC_* code and a sentence (docs/reference/errors.md).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "5XX": {
+            "description": "Refused: a HERMETIC_* code and a sentence (docs/reference/errors.md).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          }
+        },
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
+      },
+      "post": {
+        "operationId": "admin.setTimeline",
+        "summary": "Automatic checkpoints on or off for this namespace.",
+        "tags": ["Control plane"],
+        "x-hermetic-client-method": "setTimeline",
+        "requestBody": {
+          "required": false,
+          "description": "A JSON object; unknown fields are refused with a suggestion. No body reads as {}.",
+          "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AdminTimelineChange" } } }
+        },
+        "responses": {
+          "200": {
+            "description": "The answer.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AdminTimeline" } } }
+          },
+          "4XX": {
+            "description": "Refused: a HERMETIC_* code and a sentence (docs/reference/errors.md).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "5XX": {
+            "description": "Refused: a HERMETIC_* code and a sentence (docs/reference/errors.md).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          }
+        },
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
+      }
+    },
+    "/__admin/branches/{branch}": {
+      "parameters": [
+        { "name": "branch", "in": "path", "required": true, "schema": { "type": "string" } },
+        { "$ref": "#/components/parameters/namespace" }
+      ],
+      "post": {
+        "operationId": "admin.createBranch",
+        "summary": "A new branch at a checkpoint (default: the head); the current branch stays.",
+        "tags": ["Control plane"],
+        "x-hermetic-client-method": "createBranch",
+        "requestBody": {
+          "required": false,
+          "description": "A JSON object; unknown fields are refused with a suggestion. No body reads as {}.",
+          "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AdminBranchAt" } } }
+        },
+        "responses": {
+          "200": {
+            "description": "The answer.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AdminBranch" } } }
+          },
+          "4XX": {
+            "description": "Refused: a HERMETIC_* code and a sentence (docs/reference/errors.md).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "5XX": {
+            "description": "Refused: a HERMETIC_* code and a sentence (docs/reference/errors.md).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          }
+        },
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
+      },
+      "delete": {
+        "operationId": "admin.deleteBranch",
+        "summary": "Forgets a branch (not the current one); its checkpoints stay.",
+        "tags": ["Control plane"],
+        "x-hermetic-client-method": "deleteBranch",
+        "responses": {
+          "200": {
+            "description": "The answer.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AdminBranch" } } }
+          },
+          "4XX": {
+            "description": "Refused: a HERMETIC_* code and a sentence (docs/reference/errors.md).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          },
+          "5XX": {
+            "description": "Refused: a HERMETIC_* code and a sentence (docs/reference/errors.md).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
+          }
+        },
+        "security": [{ "adminKey": [] }, { "adminBearer": [] }, {}]
+      }
+    },
+    "/__admin/branches/{branch}/checkout": {
+      "parameters": [
+        { "name": "branch", "in": "path", "required": true, "schema": { "type": "string" } },
+        { "$ref": "#/components/parameters/namespace" }
+      ],
+      "post": {
+        "operationId": "admin.checkout",
+        "summary": "The branch becomes the current one, and the namespace takes its head's state.",
+        "tags": ["Control plane"],
+        "x-hermetic-client-method": "checkout",
+        "requestBody": {
+          "required": false,
+          "description": "A JSON object; unknown fields are refused with a suggestion. No body reads as {}.",
+          "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AdminBranchAt" } } }
+        },
+        "responses": {
+          "200": {
+            "description": "The answer.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/AdminCheckout" } } }
           },
           "4XX": {
             "description": "Refused: a HERMETIC_* code and a sentence (docs/reference/errors.md).",
@@ -5726,7 +5870,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
         "type": "object",
         "properties": {
           "faults": {
-            "description": "In the order they are tried.",
+            "description": "In the order they are tried: this namespace's own (`namespace` null), then those for every namespace (`\"*\"`).",
             "type": "array",
             "items": { "$ref": "#/components/schemas/FaultRuleState" }
           },
@@ -5753,6 +5897,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "method": { "type": ["string", "null"] },
           "path_prefix": { "type": ["string", "null"] },
           "run_id": { "type": ["string", "null"] },
+          "namespace": {
+            "description": "`\"*\"`: a rule for every namespace (listed in each, after the namespace's own); null: this namespace's own.",
+            "type": ["string", "null"]
+          },
           "times": { "type": ["number", "null"] },
           "probability": { "type": ["number", "null"] },
           "seed": { "type": ["string", "null"] },
@@ -5774,6 +5922,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "method",
           "path_prefix",
           "run_id",
+          "namespace",
           "times",
           "probability",
           "seed",
@@ -5849,6 +5998,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "type": ["string", "null"]
           },
           "run_id": { "description": "Match: the run id the path names.", "type": ["string", "null"] },
+          "namespace": {
+            "description": "Which namespaces it applies to: absent or null, the namespace it is added to (in the `faults` option: each\nnamespace, with counts of its own); `\"*\"`, every namespace — one rule, one count, tried after each namespace's own\nrules; a namespace's name, that namespace only (on the control plane, only the namespace the request is for).",
+            "type": ["string", "null"]
+          },
           "times": {
             "description": "How many requests it may affect (null or absent: no limit; presets: 1).",
             "type": ["number", "null"]
@@ -5899,6 +6052,17 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           { "type": "object", "additionalProperties": { "$ref": "#/components/schemas/FaultJson" } }
         ]
       },
+      "AdminFaultsClear": {
+        "description": "DELETE /__admin/faults.",
+        "type": "object",
+        "properties": {
+          "namespace": {
+            "description": "`\"*\"`: the rules for every namespace instead of this namespace's own (absent or null, or this namespace's name: its own).",
+            "type": ["string", "null"]
+          }
+        },
+        "additionalProperties": false
+      },
       "AdminFaultPreset": {
         "type": "object",
         "properties": {
@@ -5913,15 +6077,125 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
         "additionalProperties": false
       },
       "AdminCheckpoint": {
-        "description": "A checkpoint of one namespace (POST /__admin/checkpoints).",
+        "description": "A checkpoint of one namespace (POST /__admin/checkpoints, or automatic: GET /__admin/timeline).",
         "type": "object",
         "properties": {
-          "id": { "description": "cp_1, cp_2, … per namespace.", "type": "string" },
+          "id": {
+            "description": "cp_1, cp_2, … in the default namespace; cp_1@<name>, cp_2@<name>, … in namespace <name>.",
+            "type": "string"
+          },
           "taken_at": { "description": "The namespace's clock time when it was taken.", "type": "number" },
           "runs": { "description": "Runs in memory and durable rows it holds.", "type": "number" },
-          "durable_rows": { "type": "number" }
+          "durable_rows": { "type": "number" },
+          "branch": { "description": "The branch it was taken on.", "type": "string" },
+          "parent": {
+            "description": "The checkpoint its state descends from (the nearest one still kept), or null.",
+            "type": ["string", "null"]
+          },
+          "request": {
+            "description": "\"METHOD /path\" of the request it was taken after (an automatic checkpoint); null: taken by POST /__admin/checkpoints.",
+            "type": ["string", "null"]
+          },
+          "clock": {
+            "description": "`namespace`: it holds the namespace's clock, and a restore puts the time back; `caller`: the namespace runs on the\nclock given to createEmulator({ clock }), whose time a restore leaves as it is (set it to `taken_at` to go back).",
+            "enum": ["namespace", "caller"]
+          }
         },
-        "required": ["id", "taken_at", "runs", "durable_rows"],
+        "required": ["id", "taken_at", "runs", "durable_rows", "branch", "parent", "request", "clock"],
+        "additionalProperties": false
+      },
+      "AdminTimeline": {
+        "description": "GET /__admin/timeline: the namespace's checkpoints as a graph, its branches and its head.",
+        "type": "object",
+        "properties": {
+          "auto": {
+            "description": "Whether each request that changed the namespace is followed by a checkpoint (x-hermetic-checkpoint).",
+            "type": "boolean"
+          },
+          "branch": { "description": "The branch checkpoints are taken on now.", "type": "string" },
+          "head": {
+            "description": "The checkpoint the live state descends from: the next one's parent (null after a reset, or before any).",
+            "type": ["string", "null"]
+          },
+          "branches": {
+            "description": "Every branch in order of creation, and its head (null: no checkpoint on it yet).",
+            "type": "object",
+            "additionalProperties": { "type": ["null", "string"] }
+          },
+          "checkpoints": {
+            "description": "Oldest first.",
+            "type": "array",
+            "items": { "$ref": "#/components/schemas/AdminCheckpoint" }
+          },
+          "bytes": {
+            "description": "Estimated bytes of state the checkpoints hold, and the most they may.",
+            "type": "number"
+          },
+          "max_bytes": { "type": "number" },
+          "max_checkpoints": { "type": "number" },
+          "evicted": {
+            "description": "Checkpoints let go to stay within the bounds (branch heads never are).",
+            "type": "number"
+          },
+          "skipped": {
+            "description": "Automatic checkpoints not taken: the store was busy, or the state would not fit.",
+            "type": "number"
+          }
+        },
+        "required": [
+          "auto",
+          "branch",
+          "head",
+          "branches",
+          "checkpoints",
+          "bytes",
+          "max_bytes",
+          "max_checkpoints",
+          "evicted",
+          "skipped"
+        ],
+        "additionalProperties": false
+      },
+      "AdminTimelineChange": {
+        "description": "POST /__admin/timeline.",
+        "type": "object",
+        "properties": {
+          "auto": {
+            "description": "Take a checkpoint after each request that changed the namespace (Hermes's answers then carry x-hermetic-checkpoint).",
+            "type": "boolean"
+          }
+        },
+        "additionalProperties": false
+      },
+      "AdminBranchAt": {
+        "description": "POST /__admin/branches/{branch} and …/checkout.",
+        "type": "object",
+        "properties": {
+          "checkpoint": {
+            "description": "The checkpoint (of this namespace) the branch starts at, or is moved to; default: the head (create), the branch's head (checkout).",
+            "type": "string"
+          }
+        },
+        "additionalProperties": false
+      },
+      "AdminBranch": {
+        "description": "A branch and its head.",
+        "type": "object",
+        "properties": { "branch": { "type": "string" }, "head": { "type": ["string", "null"] } },
+        "required": ["branch", "head"],
+        "additionalProperties": false
+      },
+      "AdminCheckout": {
+        "description": "POST /__admin/branches/{branch}/checkout.",
+        "type": "object",
+        "properties": {
+          "branch": { "type": "string" },
+          "checkpoint": {
+            "description": "The checkpoint whose state the namespace took (null: the branch had none, and the state stayed).",
+            "anyOf": [{ "$ref": "#/components/schemas/AdminCheckpoint" }, { "type": "null" }]
+          }
+        },
+        "required": ["branch", "checkpoint"],
         "additionalProperties": false
       },
       "AdminRequestList": {
@@ -5966,7 +6240,11 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "For a submit answered 202: whether it was an idempotent replay; otherwise null.",
             "type": ["boolean", "null"]
           },
-          "fault_id": { "description": "The fault rule that affected the request, if any.", "type": ["string", "null"] }
+          "fault_id": { "description": "The fault rule that affected the request, if any.", "type": ["string", "null"] },
+          "checkpoint": {
+            "description": "The checkpoint taken right after it (automatic checkpoints on: GET /__admin/timeline), if any.",
+            "type": ["string", "null"]
+          }
         },
         "required": [
           "seq",
@@ -5978,7 +6256,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "duration_ms",
           "run_id",
           "replayed",
-          "fault_id"
+          "fault_id",
+          "checkpoint"
         ],
         "additionalProperties": false
       },

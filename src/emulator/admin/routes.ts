@@ -6,7 +6,7 @@ export interface AdminRoute {
   /** Method name on the admin client, and the key its handler is bound under. */
   readonly name: string;
   readonly method: 'GET' | 'POST' | 'DELETE';
-  /** Path under the admin prefix; at most one parameter: `{run_id}`, `{fault_id}`, `{checkpoint_id}` or `{preset}`. */
+  /** Path under the admin prefix; at most one parameter: `{run_id}`, `{fault_id}`, `{checkpoint_id}`, `{branch}` or `{preset}`. */
   readonly path: string;
   /** The answer is text (the handler returns AdminText) and the client returns it as a string. */
   readonly text?: true;
@@ -64,6 +64,11 @@ export const ADMIN_ROUTES = [
   { name: 'checkpoints', method: 'GET', path: '/checkpoints' },
   { name: 'restoreCheckpoint', method: 'POST', path: '/checkpoints/{checkpoint_id}/restore' },
   { name: 'deleteCheckpoint', method: 'DELETE', path: '/checkpoints/{checkpoint_id}' },
+  { name: 'timeline', method: 'GET', path: '/timeline' },
+  { name: 'setTimeline', method: 'POST', path: '/timeline' },
+  { name: 'createBranch', method: 'POST', path: '/branches/{branch}' },
+  { name: 'checkout', method: 'POST', path: '/branches/{branch}/checkout' },
+  { name: 'deleteBranch', method: 'DELETE', path: '/branches/{branch}' },
   { name: 'requests', method: 'GET', path: '/requests', query: 'journal' },
   { name: 'countRequests', method: 'GET', path: '/requests/count', query: 'journal' },
   { name: 'clearRequests', method: 'DELETE', path: '/requests' },

@@ -36,11 +36,11 @@ async function pattern(f: Faults, n: number): Promise<string> {
 describe('fault rules', () => {
   it('a preset expands to its rule; other fields override it; the listed form is complete', () => {
     assert.deepEqual(rule({ preset: 'hermes_slow_poll', seconds: 3, clock: 'wall', times: null }), {
-      id: null, preset: 'hermes_slow_poll', operation: 'get', method: null, path_prefix: null, run_id: null,
+      id: null, preset: 'hermes_slow_poll', operation: 'get', method: null, path_prefix: null, run_id: null, namespace: null,
       times: null, probability: null, seed: null, action: 'delay', seconds: 3, clock: 'wall', when: 'before',
     });
     assert.deepEqual(rule({ action: 'sse_stall' }), {
-      id: null, preset: null, operation: 'events', method: null, path_prefix: null, run_id: null,
+      id: null, preset: null, operation: 'events', method: null, path_prefix: null, run_id: null, namespace: null,
       times: null, probability: null, seed: null, action: 'sse_stall', after_events: 0,
     });
   });

@@ -1,20 +1,21 @@
 // A namespace's fault rules and the step of its request pipeline that applies them (decision 0021). Rules are tried
-// in order: `delay` and Hermes-check rules (`throttle`, `drain`) apply and let later rules match; the first rule of
-// any other action decides the request. A rule is spent only by a request it actually affects.
+// in order, the namespace's own first, then the rules for every namespace (`"namespace": "*"`, one list the emulator
+// shares: decision 0066): `delay` and Hermes-check rules (`throttle`, `drain`) apply and let later rules match; the
+// first rule of any other action decides the request. A rule is spent only by a request it actually affects.
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../shared/clock.js';
 import { HermeticError } from '../../shared/errors.js';
 import type { FaultChecks, HttpRequest, HttpResponse } from '../http.js';
 import { describeRequest, type RequestInfo } from '../namespaces/operation.js';
 import { draw } from './draw.js';
-import { ADMIN_FAULT_CODES, parseFaultRule, toPy } from './rules.js';
+import { ADMIN_FAULT_CODES, EVERY_NAMESPACE, parseFaultRule, toPy } from './rules.js';
 import { armStream } from './stream.js';
 import type { FaultRule, FaultRuleState } from './types.js';
 import { acceptsHtml, internalErrorPage } from '../wire/responses.js';
 
 export type { FaultRule, FaultRuleInput, FaultRuleState } from './types.js';
 export { FAULT_PRESETS } from './presets.js';
-export { ADMIN_FAULT_CODES, parseFaultRule, parseFaultRules, toPy } from './rules.js';
+export { ADMIN_FAULT_CODES, EVERY_NAMESPACE, parseFaultRule, parseFaultRules, toPy } from './rules.js';
 
 /** A parsed rule before it has an id (parseFaultRule's answer). */
 export type ParsedFaultRule = Omit<FaultRule, 'id'> & { id: string | null };
@@ -31,6 +32,10 @@ export interface FaultsOptions {
   readonly initial: readonly ParsedFaultRule[];
   /** Adds what every answer carries (Content-Length, Date, Server) to a `respond` answer. */
   readonly finish: (response: HttpResponse) => HttpResponse;
+  /** The rules for every namespace, tried after this namespace's own. */
+  readonly everywhere?: Faults;
+  /** This is that list itself (namespaces/index.ts): its rules are only tried through the namespaces'. */
+  readonly forEveryNamespace?: boolean;
 }
 
 /** What the request journal hands the pipeline: the request's description, and where to note the fault. */
@@ -43,6 +48,8 @@ export interface FaultTrace {
 
 interface Live {
   readonly rule: Readonly<FaultRule>;
+  /** The list that holds it: its seed draws the rule's probability. */
+  readonly home: Faults;
   fired: number;
   draws: number;
   /** Deleted, cleared or replaced: armed requests no longer see it. */
@@ -59,6 +66,7 @@ interface FaultsState {
 }
 
 const SNAPSHOT_CODES = ADMIN_FAULT_CODES;
+const NONE: readonly Live[] = [];
 
 export class Faults {
   #rules: Live[] = [];
@@ -66,6 +74,7 @@ export class Faults {
   #firedTotal = 0;
   #seed: string;
   #closed = false;
+  readonly #everywhere: Faults | null;
   /** Releases for requests waiting on a delay (a reset or close lets them go on). */
   readonly #waiting = new Set<() => void>();
   /** Streams held by sse_stall (a reset or close drops their connections). */
@@ -73,7 +82,18 @@ export class Faults {
 
   constructor(private readonly options: FaultsOptions) {
     this.#seed = options.seed ?? randomUUID();
+    this.#everywhere = options.everywhere ?? null;
     this.#start();
+  }
+
+  /** The rules for every namespace, as this namespace tries them after its own. */
+  #sharedRules(): readonly Live[] {
+    return this.#everywhere ? this.#everywhere.#rules : NONE;
+  }
+
+  /** Whether this is the list of rules for every namespace. */
+  get #isEverywhere(): boolean {
+    return this.options.forEveryNamespace === true;
   }
 
   /** Requests any rule of this namespace has affected since it started (metrics read this). */
@@ -85,12 +105,12 @@ export class Faults {
     return this.#rules.length;
   }
 
-  /** Every rule in the order they are tried, with its counters. */
+  /** Every rule in the order they are tried, with its counters: the namespace's own, then those for every namespace. */
   list(): FaultRuleState[] {
-    return this.#rules.map(view);
+    return [...this.#rules, ...(this.#sharedRules())].map(view);
   }
 
-  /** One rule (404 HERMETIC_FAULT_UNKNOWN if there is none with that id). */
+  /** One rule, the namespace's own first (404 HERMETIC_FAULT_UNKNOWN if there is none with that id). */
   get(id: string): FaultRuleState {
     return view(this.#find(id));
   }
@@ -100,30 +120,49 @@ export class Faults {
    * @example faults.add(parseFaultRule(toPy({ preset: 'hermes_throttled' }), 'Fault rule', ADMIN_FAULT_CODES))
    */
   add(parsed: ParsedFaultRule): FaultRuleState {
+    const everywhere = this.#everywhere;
+    if (everywhere && parsed.namespace === EVERY_NAMESPACE) {
+      // One id, one rule: a namespace's own rule would hide it there.
+      if (parsed.id !== null && this.#rules.some((r) => r.rule.id === parsed.id)) {
+        throw new HermeticError('HERMETIC_FAULT_INVALID', `Fault rule: the id "${parsed.id}" names a rule of this namespace; give the rule for every namespace another id, or delete that one first.`);
+      }
+      return everywhere.add(parsed);
+    }
+    if (everywhere && parsed.id !== null && everywhere.#rules.some((r) => r.rule.id === parsed.id)) {
+      throw new HermeticError('HERMETIC_FAULT_INVALID', `Fault rule: the id "${parsed.id}" names a rule for every namespace; give this one another id, or delete that one first (DELETE /__admin/faults/${parsed.id}).`);
+    }
     const id = parsed.id ?? this.#freshId();
-    const live: Live = { rule: Object.freeze({ ...parsed, id }), fired: 0, draws: 0, removed: false };
+    const rule = Object.freeze({ ...parsed, id, namespace: this.#isEverywhere ? EVERY_NAMESPACE : null });
+    const live: Live = { rule, home: this, fired: 0, draws: 0, removed: false };
     const at = this.#rules.findIndex((r) => r.rule.id === id);
     if (at >= 0) {
       this.#rules[at]!.removed = true;
       this.#rules[at] = live;
     } else {
       if (this.#rules.length >= MAX_FAULT_RULES) {
-        throw new HermeticError('HERMETIC_FAULT_LIMIT', `This namespace already has ${MAX_FAULT_RULES} fault rules; delete some (DELETE /__admin/faults) first.`);
+        throw new HermeticError('HERMETIC_FAULT_LIMIT', this.#isEverywhere
+          ? `There are already ${MAX_FAULT_RULES} fault rules for every namespace; delete some (DELETE /__admin/faults {"namespace": "*"}) first.`
+          : `This namespace already has ${MAX_FAULT_RULES} fault rules; delete some (DELETE /__admin/faults) first.`);
       }
       this.#rules.push(live);
     }
     return view(live);
   }
 
-  /** Deletes one rule; returns it as it was. */
+  /** Deletes one rule, the namespace's own first, else the rule for every namespace; returns it as it was. */
   remove(id: string): FaultRuleState {
     const live = this.#find(id);
     live.removed = true;
-    this.#rules = this.#rules.filter((r) => r !== live);
+    live.home.#rules = live.home.#rules.filter((r) => r !== live);
     return view(live);
   }
 
-  /** Deletes every rule; returns their ids. */
+  /** Deletes every rule for every namespace (DELETE /__admin/faults {"namespace": "*"}); returns their ids. */
+  clearEverywhere(): string[] {
+    return this.#everywhere?.clear() ?? this.clear();
+  }
+
+  /** Deletes every rule of its own (never those for every namespace); returns their ids. */
   clear(): string[] {
     const ids = this.#rules.map((r) => r.rule.id);
     for (const r of this.#rules) r.removed = true;
@@ -169,7 +208,8 @@ export class Faults {
     }
     const rules = s.rules.map((entry, i): Live => {
       const parsed = parseFaultRule(toPy(entry.rule), `Snapshot fault rule ${i + 1}`, SNAPSHOT_CODES);
-      return { rule: Object.freeze({ ...parsed, id: parsed.id ?? `fault_${i + 1}` }), fired: entry.fired | 0, draws: entry.draws | 0, removed: false };
+      const rule = Object.freeze({ ...parsed, id: parsed.id ?? `fault_${i + 1}`, namespace: this.#isEverywhere ? EVERY_NAMESPACE : null });
+      return { rule, home: this, fired: entry.fired | 0, draws: entry.draws | 0, removed: false };
     });
     for (const r of this.#rules) r.removed = true;
     this.#rules = rules;
@@ -184,7 +224,7 @@ export class Faults {
    */
   handle(req: HttpRequest, next: (req: HttpRequest) => Promise<HttpResponse>, trace?: FaultTrace): Promise<HttpResponse> {
     // No rules (the usual case): nothing to describe, match or wait for.
-    if (this.#rules.length === 0) return next(req);
+    if (this.#rules.length === 0 && this.#sharedRules().length === 0) return next(req);
     const info = trace?.info ?? describeRequest(req);
     if (info.operation === 'admin') return next(req);
     return this.#apply(req, info, next, trace);
@@ -201,7 +241,7 @@ export class Faults {
     const armed: Live[] = [];
     const after: Live[] = [];
     let decider: Live | null = null;
-    for (const live of [...this.#rules]) {
+    for (const live of [...this.#rules, ...(this.#sharedRules())]) {
       if (live.removed || spent(live) || !matches(live.rule, req, info) || !this.#draw(live)) continue;
       const { action } = live.rule;
       if (action === 'delay') {
@@ -271,14 +311,16 @@ export class Faults {
   }
 
   #find(id: string): Live {
-    const live = this.#rules.find((r) => r.rule.id === id);
+    const live = this.#rules.find((r) => r.rule.id === id) ?? this.#sharedRules().find((r) => r.rule.id === id);
     if (!live) throw new HermeticError('HERMETIC_FAULT_UNKNOWN', `No fault rule "${id}" in this namespace (GET /__admin/faults lists them).`);
     return live;
   }
 
   #freshId(): string {
+    // The rules for every namespace number apart, so their ids never meet a namespace's own fault_<n>.
+    const prefix = this.#isEverywhere ? 'fault_all_' : 'fault_';
     for (;;) {
-      const id = `fault_${this.#next++}`;
+      const id = `${prefix}${this.#next++}`;
       if (!this.#rules.some((r) => r.rule.id === id)) return id;
     }
   }
@@ -287,7 +329,7 @@ export class Faults {
   #draw(live: Live): boolean {
     const p = live.rule.probability;
     if (p === null || p >= 1) return true;
-    return draw(live.rule.seed ?? this.#seed, live.rule.id, live.draws++) < p;
+    return draw(live.rule.seed ?? live.home.#seed, live.rule.id, live.draws++) < p;
   }
 
   /** Spends one of the rule's times, if it has one left and still exists. */

@@ -3,6 +3,7 @@
 import { HermeticError, type ErrorCode } from '../../shared/errors.js';
 import { suggest } from '../../shared/options.js';
 import { dumps, PyFloat, type PyDict, type PyValue } from '../../shared/python/index.js';
+import { namespaceProblem } from '../namespaces/names.js';
 import { JSON_TYPE, TEXT_TYPE } from '../wire/responses.js';
 import { findPreset, PRESET_NAMES } from './presets.js';
 import type { FaultAction, FaultOperation, FaultPresetName, FaultRule } from './types.js';
@@ -15,7 +16,9 @@ export const FAULT_ACTIONS: readonly FaultAction[] = [
   'respond', 'server_error', 'delay', 'drop', 'admit_then_drop', 'sse_drop', 'sse_stall', 'throttle', 'drain',
 ];
 
-const MATCH_FIELDS = ['id', 'preset', 'operation', 'method', 'path_prefix', 'run_id', 'times', 'probability', 'seed', 'action'];
+const MATCH_FIELDS = ['id', 'preset', 'operation', 'method', 'path_prefix', 'run_id', 'namespace', 'times', 'probability', 'seed', 'action'];
+/** The namespace field's value for every namespace. */
+export const EVERY_NAMESPACE = '*';
 /** The fields each action takes beyond the match fields. */
 const ACTION_FIELDS: Record<FaultAction, readonly string[]> = {
   respond: ['status', 'body', 'headers'],
@@ -144,6 +147,11 @@ export function parseFaultRule(input: PyValue, where: string, codes: FaultErrorC
   if (pathPrefix !== null && !pathPrefix.startsWith('/')) invalid(`field "path_prefix" must start with "/", not ${shown(pathPrefix)}.`);
   const runId = str('run_id');
   if (runId === '') invalid('field "run_id" must not be empty.');
+  const namespace = str('namespace');
+  if (namespace !== null && namespace !== EVERY_NAMESPACE) {
+    const problem = namespaceProblem(namespace);
+    if (problem) invalid(`field "namespace" must be "*" (every namespace), a namespace's name or null: ${problem}.`);
+  }
 
   const rule: Omit<FaultRule, 'id'> & { id: string | null } = {
     id,
@@ -152,6 +160,7 @@ export function parseFaultRule(input: PyValue, where: string, codes: FaultErrorC
     method: method === null ? null : method.toUpperCase(),
     path_prefix: pathPrefix,
     run_id: runId,
+    namespace,
     times: num('times', (n) => Number.isSafeInteger(n) && n >= 1, 'a whole number, 1 or more, or null (no limit)'),
     probability: num('probability', (n) => n > 0 && n <= 1, 'a number greater than 0 and at most 1, or null (always)'),
     seed: str('seed'),

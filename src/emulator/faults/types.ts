@@ -75,6 +75,12 @@ export interface FaultRuleInput {
   path_prefix?: string | null;
   /** Match: the run id the path names. */
   run_id?: string | null;
+  /**
+   * Which namespaces it applies to: absent or null, the namespace it is added to (in the `faults` option: each
+   * namespace, with counts of its own); `"*"`, every namespace — one rule, one count, tried after each namespace's own
+   * rules; a namespace's name, that namespace only (on the control plane, only the namespace the request is for).
+   */
+  namespace?: string | null;
   /** How many requests it may affect (null or absent: no limit; presets: 1). */
   times?: number | null;
   /** Fire for this share of the matching requests, drawn from the namespace's seed (null: always). */
@@ -107,6 +113,8 @@ export interface FaultRule {
   method: string | null;
   path_prefix: string | null;
   run_id: string | null;
+  /** `"*"`: a rule for every namespace (listed in each, after the namespace's own); null: this namespace's own. */
+  namespace: string | null;
   times: number | null;
   probability: number | null;
   seed: string | null;

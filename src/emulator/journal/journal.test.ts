@@ -22,8 +22,8 @@ test('entries keep every field; a submit has replayed true or false, everything 
   j.record(5.25, 'POST', '/v1/runs', 'submit', 202, 1.23456, 'run_a', true, 'f1');
   j.record(6, 'GET', '/nope', 'other', 404, 0.1, null, null, null);
   assert.deepEqual(j.query(), [
-    { seq: 1, time: 5.25, method: 'POST', path: '/v1/runs', operation: 'submit', status: 202, duration_ms: 1.235, run_id: 'run_a', replayed: true, fault_id: 'f1' },
-    { seq: 2, time: 6, method: 'GET', path: '/nope', operation: 'other', status: 404, duration_ms: 0.1, run_id: null, replayed: null, fault_id: null },
+    { seq: 1, time: 5.25, method: 'POST', path: '/v1/runs', operation: 'submit', status: 202, duration_ms: 1.235, run_id: 'run_a', replayed: true, fault_id: 'f1', checkpoint: null },
+    { seq: 2, time: 6, method: 'GET', path: '/nope', operation: 'other', status: 404, duration_ms: 0.1, run_id: null, replayed: null, fault_id: null, checkpoint: null },
   ]);
 });
 

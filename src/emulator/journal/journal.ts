@@ -1,5 +1,5 @@
 // A namespace's request journal: a capped ring of what clients asked and what they were answered, metadata only
-// (time, method, path, operation, status, duration, run id, replay, fault id — never bodies, query strings or
+// (time, method, path, operation, status, duration, run id, replay, fault id, checkpoint — never bodies, query strings or
 // headers). Recording is O(1) and, once the ring is full, allocates nothing; memory never exceeds the cap (decision 0022).
 import type { RequestOperation } from '../namespaces/operation.js';
 
@@ -22,6 +22,8 @@ export interface JournalEntry {
   replayed: boolean | null;
   /** The fault rule that affected the request, if any. */
   fault_id: string | null;
+  /** The checkpoint taken right after it (automatic checkpoints on; decision 0065), if any. */
+  checkpoint: string | null;
 }
 
 /** Which entries a query or count selects; every field narrows (null or absent: any). */
@@ -55,10 +57,10 @@ const REPLAY_NO = 1;
 const REPLAY_YES = 2;
 
 // Per slot: NUMS numbers (seq, time, duration, status × 4 + replay) and REFS references (method, path, operation,
-// run id, fault id), each slot's fields side by side, so recording touches one or two cache lines, not ten arrays —
+// run id, fault id, checkpoint), each slot's fields side by side, so recording touches one or two cache lines, not ten arrays —
 // with a thousand namespaces, each ring is cold when its next request comes.
 const NUMS = 4;
-const REFS = 5;
+const REFS = 6;
 
 /** The characters a journal entry keeps of a path or a run id (a ring of thousands holds a bounded size). */
 export const JOURNAL_TEXT_MAX = 512;
@@ -108,6 +110,7 @@ export class RequestJournal {
     runId: string | null,
     replayed: boolean | null,
     faultId: string | null,
+    checkpoint: string | null = null,
   ): number {
     if (this.capacity === 0) return -1;
     let slot: number;
@@ -133,6 +136,7 @@ export class RequestJournal {
     refs[r + 2] = operation;
     refs[r + 3] = runId === null ? null : clip(runId);
     refs[r + 4] = faultId;
+    refs[r + 5] = checkpoint;
     return nums[n]!;
   }
 
@@ -193,7 +197,7 @@ export class RequestJournal {
     for (let i = from; i < entries.length; i++) {
       const e = entries[i]!;
       this.#nextSeq = e.seq;
-      this.record(e.time, e.method, e.path, e.operation, e.status, e.duration_ms, e.run_id, e.replayed, e.fault_id);
+      this.record(e.time, e.method, e.path, e.operation, e.status, e.duration_ms, e.run_id, e.replayed, e.fault_id, e.checkpoint ?? null);
     }
     this.#nextSeq = snapshot.next_seq;
     this.#evicted = snapshot.evicted + from;
@@ -244,6 +248,7 @@ export class RequestJournal {
       run_id: refs[r + 3]!,
       replayed: replay === REPLAY_NONE ? null : replay === REPLAY_YES,
       fault_id: refs[r + 4]!,
+      checkpoint: refs[r + 5]!,
     };
   }
 

@@ -13,6 +13,8 @@ export interface RequestTrace {
   /** performance.now() at arrival. */
   readonly started: number;
   faultId: string | null;
+  /** The automatic checkpoint taken after it (namespace.ts), if any. */
+  checkpoint: string | null;
   /** Its journal entry's sequence number once journaled (-1: not, or not yet). */
   seq: number;
   /** Names the rule that affects the request after it was journaled (a stream fault that trips); nothing before. */
@@ -22,6 +24,7 @@ export interface RequestTrace {
 /** A request's trace: its journal entry's number once it has one, so a later fault is named on it (no closure a request). */
 class Trace implements RequestTrace {
   faultId: string | null = null;
+  checkpoint: string | null = null;
   seq = -1;
 
   constructor(
@@ -123,7 +126,7 @@ export class RequestTraffic {
     this.#total++;
     // The control plane is the test's own plumbing, not what the client under test sent: not journaled.
     if (operation !== 'admin') {
-      const seq = this.journal.record(this.clock().now(), req.method, req.path, operation, status, durationMs, runId, replayed, trace.faultId);
+      const seq = this.journal.record(this.clock().now(), req.method, req.path, operation, status, durationMs, runId, replayed, trace.faultId, trace.checkpoint);
       trace.seq = seq;
     }
     if (!this.listener) return;

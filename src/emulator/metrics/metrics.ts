@@ -27,7 +27,7 @@ export interface NamespaceMetrics {
     readonly journal: { readonly size: number; readonly capacity: number; readonly evicted: number };
   };
   readonly registry: { readonly statuses: ReadonlyMap<string, PyDict> };
-  readonly faults: { firedTotal(): number; list(): ReadonlyArray<{ readonly id: string; readonly fired: number }> };
+  readonly faults: { firedTotal(): number; list(): ReadonlyArray<{ readonly id: string; readonly fired: number; readonly namespace: string | null }> };
 }
 
 /** What metrics read of the emulator's namespaces. */
@@ -109,14 +109,21 @@ export class EmulatorMetrics {
     });
     const rules = new Counter({
       name: 'hermetic_fault_rule_fired_total',
-      help: 'Requests each fault rule in place affected, by namespace and rule id (namespaces with series of their own).',
+      help: 'Requests each fault rule in place affected, by namespace and rule id (namespaces with series of their own; the rules for every namespace once, labelled *).',
       labelNames: ['namespace', 'fault_id'] as const,
       registers,
       collect() {
         rules.reset();
         for (const [label, members] of groups()) {
           if (label === OTHER_NAMESPACES) continue;
-          for (const rule of members[0]!.faults.list()) rules.inc({ namespace: label, fault_id: rule.id }, rule.fired);
+          for (const rule of members[0]!.faults.list()) {
+            if (rule.namespace === null) rules.inc({ namespace: label, fault_id: rule.id }, rule.fired);
+          }
+        }
+        // The rules for every namespace, once (every namespace lists them; the default is always shown first): one
+        // rule, one count, whichever namespace it affected.
+        for (const rule of groups()[0]?.[1][0]?.faults.list() ?? []) {
+          if (rule.namespace !== null) rules.inc({ namespace: rule.namespace, fault_id: rule.id }, rule.fired);
         }
       },
     });

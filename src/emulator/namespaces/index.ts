@@ -1,7 +1,9 @@
 // The emulator's namespaces: created on first use, bounded, listed, reset one or all, closed together. The default
 // namespace always exists; a reset of every namespace keeps it (reset) and forgets the others (they come back on first
 // use). Past the cap (maxNamespaces), creating one evicts the idle namespace untouched for the longest (decision 0028).
+import { ControlledClock } from '../../shared/clock.js';
 import { HermeticError } from '../../shared/errors.js';
+import { EVERY_NAMESPACE, Faults } from '../faults/index.js';
 import type { ControlledNamespaces, NamespaceSummary } from '../admin/context.js';
 import { metricsOf } from '../metrics/metrics.js';
 import { DEFAULT_NAMESPACE } from './names.js';
@@ -21,8 +23,18 @@ export class Namespaces implements ControlledNamespaces {
   /** Namespaces evicted to stay under the cap since the emulator started (metrics). */
   evicted = 0;
 
-  constructor(shared: Omit<NamespaceShared, 'namespaces'>) {
-    this.#shared = { ...shared, namespaces: this };
+  constructor(shared: Omit<NamespaceShared, 'namespaces' | 'faultsEverywhere'>) {
+    const { options } = shared;
+    // The rules for every namespace: one list, never asked to answer (each namespace's Faults tries them), so its
+    // clock is never waited on; its draws follow a seed of its own.
+    const faultsEverywhere = new Faults({
+      clock: new ControlledClock({ frozen: true }),
+      seed: options.seed === null ? null : `${options.seed}/ns/${EVERY_NAMESPACE}`,
+      initial: options.faults.filter((r) => r.namespace === EVERY_NAMESPACE),
+      finish: (r) => r,
+      forEveryNamespace: true,
+    });
+    this.#shared = { ...shared, namespaces: this, faultsEverywhere };
     this.#max = shared.options.maxNamespaces;
     this.default = new Namespace(DEFAULT_NAMESPACE, this.#shared);
   }
@@ -126,6 +138,7 @@ export class Namespaces implements ControlledNamespaces {
     this.default.reset();
     for (const ns of this.#others.values()) ns.close();
     this.#others.clear();
+    this.#shared.faultsEverywhere.reset();
     return names;
   }
 
@@ -135,6 +148,7 @@ export class Namespaces implements ControlledNamespaces {
 
   close(): void {
     for (const ns of this.list()) ns.close();
+    this.#shared.faultsEverywhere.close();
     this.#others.clear();
   }
 }

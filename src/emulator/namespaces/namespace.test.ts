@@ -36,3 +36,30 @@ test('a reset on a locked store is one 503 that changes nothing; the next one go
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('an automatic checkpoint the locked store cannot take is skipped and counted; the answer goes as Hermes made it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hermetic-ns-'));
+  const db = join(dir, 'runs.db');
+  const hermes = createEmulator({ db, time: 1_800_000_000, frozen: true, lockTimeout: 0.05, autoCheckpoints: true });
+  try {
+    const submit = await hermes.fetch(new Request('http://h/v1/runs', { method: 'POST', body: '{"input":"x"}' }));
+    assert.equal(submit.headers.get('x-hermetic-checkpoint'), 'cp_1');
+    const { run_id: runId } = (await submit.json()) as { run_id: string };
+    const steer = () => hermes.fetch(new Request(`http://h/v1/runs/${runId}/steer`, { method: 'POST', body: '{"input":"focus"}' }));
+    const other = new Database(db);
+    other.exec('BEGIN IMMEDIATE');
+    // A keyless run's steer writes nothing Hermes keeps: Hermes answers; the checkpoint, which saves the sessions, waits for the lock in vain.
+    const held = await steer();
+    assert.equal(held.status, 200);
+    assert.equal(held.headers.get('x-hermetic-checkpoint'), null);
+    other.exec('ROLLBACK');
+    other.close();
+    const timeline = await hermes.admin.timeline();
+    assert.deepEqual([timeline.skipped, timeline.checkpoints.map((c) => c.id)], [1, ['cp_1']]);
+    assert.deepEqual((await hermes.admin.requests()).requests.map((e) => e.checkpoint), ['cp_1', null]);
+    assert.equal((await steer()).headers.get('x-hermetic-checkpoint'), 'cp_2');
+  } finally {
+    await hermes.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

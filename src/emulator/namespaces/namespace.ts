@@ -4,6 +4,7 @@
 // what it holds: its stores (SQLite) open on first write, its journal grows with its requests, its sweep timer is armed
 // by its first run (decision 0028).
 import { ControlledClock } from '../../shared/clock.js';
+import { HermeticError } from '../../shared/errors.js';
 import { createIdSource, type IdSource } from '../../shared/ids.js';
 import type { ControlledNamespace, ControlledNamespaces } from '../admin/context.js';
 import { finish, handle, type AppDeps } from '../app.js';
@@ -22,10 +23,14 @@ import type { IdempotencyRow, LockWait, RunTable } from '../runs/run-table.js';
 import { RunService } from '../runs/service.js';
 import { ScenarioBook } from '../scenarios/index.js';
 import { SessionService, Sessions } from '../sessions/index.js';
+import { StoreUnavailable } from '../runs/run-table.js';
 import { LazyRunTable, LazySessionTable } from '../store/lazy.js';
 import { openSessionTable } from '../store/session-table.js';
+import { JOURNAL_TEXT_MAX } from '../journal/journal.js';
+import type { RequestTrace } from '../journal/traffic.js';
+import { BorrowedClock, type NamespaceClock } from './borrowed-clock.js';
 import type { CheckpointPart } from './checkpoint-part.js';
-import { Checkpoints, type CheckpointSummary } from './checkpoints.js';
+import { Checkpoints, type CheckpointSummary, type TimelineView } from './checkpoints.js';
 import { DEFAULT_NAMESPACE } from './names.js';
 
 /** What every namespace of one emulator shares. */
@@ -37,6 +42,8 @@ export interface NamespaceShared {
   readonly onInternalError: (error: unknown) => void;
   /** The emulator's namespaces (the admin routes that list, reset or describe them). */
   readonly namespaces: ControlledNamespaces;
+  /** The fault rules for every namespace (`"namespace": "*"`), tried after each namespace's own (decision 0066). */
+  readonly faultsEverywhere: Faults;
 }
 
 /** The gateway settings the options describe (a reset goes back to these). */
@@ -79,13 +86,23 @@ interface CoreState {
   readonly turns: TurnsState;
 }
 
+/** The response header naming the checkpoint taken after a request (automatic checkpoints on; decision 0065). */
+export const CHECKPOINT_HEADER = 'x-hermetic-checkpoint';
+
+/** Methods that never change what Hermes holds: no automatic checkpoint follows them. */
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 export class Namespace implements ControlledNamespace {
-  readonly clock: ControlledClock;
+  /** What the namespace runs on: its own clock, or the caller's with the namespace's own timers (borrowed-clock.ts). */
+  readonly clock: NamespaceClock;
   /** The gateway's settings: one object for the namespace's life (a reset puts the options' values back in it). */
   readonly gateway: GatewaySettings;
   /** Wall-clock milliseconds when the namespace was created (first used). */
   readonly createdAt = Date.now();
-  readonly checkpoints = new Checkpoints();
+  /** Its checkpoints, branches and head (checkpoints.ts); kept across a reset. */
+  readonly checkpoints: Checkpoints;
+  /** Whether each request that changed the namespace is followed by a checkpoint (decision 0065). */
+  autoCheckpoints: boolean;
   /** The request journal, per-request tallies for metrics, and the onRequest listener (journal/traffic.ts). */
   readonly traffic: RequestTraffic;
   /** Fault rules (faults/index.ts): the pipeline step between the journal and the gateway; a checkpoint part. */
@@ -95,7 +112,9 @@ export class Namespace implements ControlledNamespace {
   /** The API server's sessions (sessions/): their store and the sink of the agent's turns; a checkpoint part. */
   readonly sessions: Sessions;
   readonly #shared: NamespaceShared;
-  readonly #ownClock: boolean;
+  /** The clock the namespace made (null: it runs on the caller's, through #borrowed). */
+  readonly #ownClock: ControlledClock | null;
+  readonly #borrowed: BorrowedClock | null;
   readonly #recorder: StateDbRecorder | null;
   /** The parts a checkpoint saves, in the order they are restored (the core first: it fails before anything changed). */
   readonly #parts: ReadonlyArray<readonly [string, CheckpointPart]>;
@@ -118,13 +137,19 @@ export class Namespace implements ControlledNamespace {
     const { options } = shared;
     const isDefault = name === DEFAULT_NAMESPACE;
     // The default namespace may run on a clock the caller gave; every other namespace has a clock of its own.
-    this.#ownClock = !(options.clock && isDefault);
-    this.clock = this.#ownClock ? new ControlledClock({ start: options.time ?? undefined, frozen: options.frozen }) : options.clock!;
+    this.#borrowed = options.clock && isDefault ? new BorrowedClock(options.clock) : null;
+    this.#ownClock = this.#borrowed ? null : new ControlledClock({ start: options.time ?? undefined, frozen: options.frozen });
+    this.clock = this.#borrowed ?? this.#ownClock!;
+    this.checkpoints = new Checkpoints(name);
+    this.autoCheckpoints = options.autoCheckpoints;
     this.gateway = initialSettings(options);
     this.traffic = new RequestTraffic(name, options.journalSize, () => this.clock, options.onRequest);
     // Probability draws follow the namespace's seed as its ids do (no seed: random draws).
     const seed = options.seed === null ? null : isDefault ? options.seed : `${options.seed}/ns/${name}`;
-    this.faults = new Faults({ clock: this.clock, seed, initial: options.faults, finish: (r) => finish(r, this.clock) });
+    // The option's rules for this namespace: those for each namespace, and those naming it (the rules for every
+    // namespace are one list, shared.faultsEverywhere).
+    const initial = options.faults.filter((r) => r.namespace === null || r.namespace === name);
+    this.faults = new Faults({ clock: this.clock, seed, initial, finish: (r) => finish(r, this.clock), everywhere: shared.faultsEverywhere });
     this.scenarios = new ScenarioBook(this, options.scenarios);
     // The recorder draws from whichever id stream the namespace has now (a reset starts a new one).
     const ids: IdSource = { uuid4Hex: () => this.#core.ids.uuid4Hex(), seeded: options.seed !== null };
@@ -146,6 +171,11 @@ export class Namespace implements ControlledNamespace {
 
   get isDefault(): boolean {
     return this.name === DEFAULT_NAMESPACE;
+  }
+
+  /** The clock as the caller sees it (emulator.clock): the namespace's own, or the very object the caller gave. */
+  get publicClock(): ControlledClock {
+    return this.#ownClock ?? this.#borrowed!.owner;
   }
 
   /** Whether the durable rows are on disk (capabilities advertise it). */
@@ -183,7 +213,7 @@ export class Namespace implements ControlledNamespace {
   handle(req: HttpRequest): Promise<HttpResponse> {
     const trace = this.traffic.begin(req);
     this.#inFlight++;
-    return this.faults.handle(req, (r) => handle(r, this.#core.deps), trace).then(
+    return this.faults.handle(req, (r) => this.#answer(r, trace), trace).then(
       (response) => {
         this.#inFlight--;
         return this.traffic.end(req, trace, response);
@@ -194,6 +224,33 @@ export class Namespace implements ControlledNamespace {
         throw error;
       },
     );
+  }
+
+  /** The gateway's answer; with automatic checkpoints on, a checkpoint after a request that changed the namespace. */
+  #answer(req: HttpRequest, trace: RequestTrace): Promise<HttpResponse> {
+    const answer = handle(req, this.#core.deps);
+    if (!this.autoCheckpoints || trace.info.operation === 'admin' || READS.has(req.method)) return answer;
+    return answer.then((response) => this.#autoCheckpoint(req, trace, response));
+  }
+
+  /**
+   * Hermes accepted a request that may change what it holds (a 2xx to anything but a read; a replay changed nothing):
+   * the namespace's state now, as the current branch's new head, named on the answer and the journal entry. A store
+   * that is busy, or a state past the checkpoints' bounds, skips it (counted) and the answer goes as it is.
+   */
+  #autoCheckpoint(req: HttpRequest, trace: RequestTrace, response: HttpResponse): HttpResponse {
+    if (response.status < 200 || response.status >= 300) return response;
+    if (response.headers.some(([name, value]) => name === 'Idempotency-Replayed' && value === 'true')) return response;
+    const path = req.path.length > JOURNAL_TEXT_MAX ? `${req.path.slice(0, JOURNAL_TEXT_MAX - 1)}…` : req.path;
+    try {
+      const { id } = this.checkpoint(`${req.method} ${path}`);
+      response.headers.push([CHECKPOINT_HEADER, id]);
+      trace.checkpoint = id;
+    } catch (e) {
+      this.checkpoints.skipped();
+      if (!(e instanceof StoreUnavailable) && !(e instanceof HermeticError)) this.#shared.onInternalError(e);
+    }
+    return response;
   }
 
   /** Seeded emulators give each namespace its own repeatable stream (the default keeps the seed as given). */
@@ -280,8 +337,12 @@ export class Namespace implements ControlledNamespace {
     registry.clearMemory();
     turns.reset();
     const { options } = this.#shared;
-    if (this.#ownClock) this.clock.reset({ start: options.time ?? undefined, frozen: options.frozen });
+    // The caller's clock keeps its time; the namespace's timers on it go, as a clock of its own would drop them.
+    if (this.#ownClock) this.#ownClock.reset({ start: options.time ?? undefined, frozen: options.frozen });
+    else this.#borrowed!.cancelTimers();
     Object.assign(this.gateway, initialSettings(options));
+    this.checkpoints.detach();
+    this.autoCheckpoints = options.autoCheckpoints;
     this.#core = this.#build(registry.owner, store);
   }
 
@@ -294,21 +355,33 @@ export class Namespace implements ControlledNamespace {
   resetClock(): boolean {
     if (!this.#ownClock) return false;
     const { options } = this.#shared;
-    this.clock.reset({ start: options.time ?? undefined, frozen: options.frozen });
+    this.#ownClock.reset({ start: options.time ?? undefined, frozen: options.frozen });
     return true;
   }
 
-  /** Saves this namespace's state (checkpoints.ts); kept across a reset of the namespace. */
-  checkpoint(): CheckpointSummary {
+  /**
+   * Saves this namespace's state as the current branch's new head (checkpoints.ts); kept across a reset of the
+   * namespace. `request`: the request it follows ("METHOD /path"), for an automatic one.
+   */
+  checkpoint(request: string | null = null): CheckpointSummary {
     const takenAt = this.clock.now();
     return this.checkpoints.take(this.#parts, (states) => {
       const core = states.get('core') as CoreState;
-      return { taken_at: takenAt, runs: core.memory.statuses.length, durable_rows: core.rows.length };
-    });
+      return { taken_at: takenAt, runs: core.memory.statuses.length, durable_rows: core.rows.length, clock: this.#ownClock ? 'namespace' : 'caller' };
+    }, request);
   }
 
   restoreCheckpoint(id: string): CheckpointSummary {
     return this.checkpoints.restore(id, this.#parts);
+  }
+
+  /** The branch becomes the current one, at `id` (its head moves there) or at its head; the state is that checkpoint's. */
+  checkout(branch: string, id?: string): { branch: string; checkpoint: CheckpointSummary | null } {
+    return this.checkpoints.checkout(branch, id, this.#parts);
+  }
+
+  timeline(): TimelineView {
+    return this.checkpoints.timeline(this.autoCheckpoints);
   }
 
   /** The core part: durable rows (held writes committed first when they can be), run memory, clock, settings, ids. */
@@ -331,7 +404,10 @@ export class Namespace implements ControlledNamespace {
     turns.restore(state.turns);
     registry.stopSweeps();
     registry.clearMemory();
-    if (this.#ownClock && state.clock) this.clock.reset({ start: state.clock.now, frozen: state.clock.frozen });
+    // A clock of the namespace's own goes back to the checkpoint's time; the caller's keeps its time (decision 0067),
+    // and only the namespace's timers on it are cancelled (re-armed below at the times they were due).
+    if (this.#ownClock && state.clock) this.#ownClock.reset({ start: state.clock.now, frozen: state.clock.frozen });
+    else this.#borrowed?.cancelTimers();
     Object.assign(this.gateway, copySettings(state.gateway));
     if (state.idPosition !== undefined) ids.seek?.(state.idPosition);
     registry.restoreMemory(state.memory, (run) => void agent.revive(run));
@@ -345,7 +421,8 @@ export class Namespace implements ControlledNamespace {
     registry.stopSweeps();
     registry.clearMemory();
     releaseOwner(registry.owner);
-    if (this.#ownClock) this.clock.close();
+    if (this.#ownClock) this.#ownClock.close();
+    else this.#borrowed!.cancelTimers();
     registry.store.close();
     this.sessions.close();
     this.#recorder?.close();

@@ -92,6 +92,11 @@ Options:
                             its folder
   --journal-size N          requests each namespace's journal keeps for
                             GET /__admin/requests (default 1000; 0: none)
+  --auto-checkpoints        every namespace takes a checkpoint after each
+                            request that changed it, named in the answer's
+                            x-hermetic-checkpoint header (default off: Hermes's
+                            answers as Hermes sends them; POST /__admin/timeline
+                            {"auto": true} turns it on for one namespace)
   --max-namespaces N        namespaces held at once, the default included
                             (default 10000); past it the idle one used least
                             recently is forgotten, and with none idle a new one
@@ -123,7 +128,7 @@ const SERVE_FLAGS = {
   draining: { type: 'boolean' }, profile: { type: 'string', multiple: true }, 'admin-key': { type: 'string' },
   'insecure-admin': { type: 'boolean' }, config: { type: 'string' }, faults: { type: 'string' },
   clock: { type: 'string' }, scenarios: { type: 'string' }, 'start-delay': { type: 'string' }, 'on-stop': { type: 'string' },
-  steer: { type: 'string' }, 'journal-size': { type: 'string' }, 'max-namespaces': { type: 'string' }, quiet: { type: 'boolean' },
+  steer: { type: 'string' }, 'journal-size': { type: 'string' }, 'auto-checkpoints': { type: 'boolean' }, 'max-namespaces': { type: 'string' }, quiet: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies Record<string, FlagSpec>;
 
@@ -225,6 +230,7 @@ export function serveOptions(argv: string[], env: NodeJS.ProcessEnv, cwd: string
       scenarios: v.scenarios === undefined ? undefined : loadScenarioFile(resolve(cwd, v.scenarios), v.scenarios),
       agent: agentFlags(v, file.agent),
       journalSize: integer('journal-size', v['journal-size'], 0, 10_000_000),
+      autoCheckpoints: v['auto-checkpoints'],
       maxNamespaces: integer('max-namespaces', v['max-namespaces'], 1, 1_000_000),
     }),
     quiet: v.quiet ?? fileServer.quiet ?? false,

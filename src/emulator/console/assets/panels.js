@@ -80,7 +80,7 @@ export function faultsView(main, ctx) {
       fill(total, String(fired_total));
       fill(box, table('Fault rules, in the order they are tried', ['Id', 'Preset', 'Matches', 'Action', 'Hits', 'Remaining', ''],
         faults.map((f) => [h('code', {}, f.id), f.preset ?? '—',
-          [f.method, f.operation, f.path_prefix, f.run_id].filter(Boolean).join(' ') || 'any request', f.action,
+          (f.namespace === '*' ? 'every namespace: ' : '') + ([f.method, f.operation, f.path_prefix, f.run_id].filter(Boolean).join(' ') || 'any request'), f.action,
           String(f.fired), f.remaining === null ? 'no limit' : String(f.remaining),
           h('button', { type: 'button', 'aria-label': `Remove ${f.id}`, onclick: () => ctx.act(`Remove ${f.id}`, () => ctx.call('deleteFault', { param: f.id })) }, 'Remove')]),
         'No fault rules: every request reaches Hermes.'));
@@ -123,7 +123,10 @@ export function timeView(main, ctx) {
   const set = h('input', { id: 'clock-set', type: 'number', step: 'any', min: '0', placeholder: 'epoch seconds' });
   const freeze = h('button', { type: 'button', id: 'clock-freeze' }, 'Freeze');
   const checkpoints = h('div', { id: 'checkpoints-table' });
+  const branch = h('output', { id: 'checkpoints-branch' });
+  const auto = h('button', { type: 'button', id: 'checkpoints-auto' }, 'Automatic checkpoints: off');
   let frozen = false;
+  let autoOn = false;
   const armed = { reset: false };
   const resetButton = h('button', { type: 'button', class: 'danger', id: 'reset' }, 'Reset this namespace…');
   resetButton.addEventListener('click', () => {
@@ -138,6 +141,7 @@ export function timeView(main, ctx) {
   });
   resetButton.addEventListener('blur', () => { armed.reset = false; resetButton.textContent = 'Reset this namespace…'; });
   freeze.addEventListener('click', () => ctx.act(frozen ? 'Unfreeze' : 'Freeze', () => ctx.call('clock', { body: { freeze: !frozen } })));
+  auto.addEventListener('click', () => ctx.act('Automatic checkpoints', () => ctx.call('setTimeline', { body: { auto: !autoOn } })));
   main.append(
     section('clock-title', 'Clock',
       h('p', {}, 'Now: ', now),
@@ -147,18 +151,24 @@ export function timeView(main, ctx) {
         field('Set to (epoch seconds)', set), h('button', { type: 'submit' }, 'Set')),
       freeze),
     section('checkpoints-title', 'Checkpoints',
-      h('p', { class: 'hint' }, 'A checkpoint keeps this namespace\'s runs, rows, clock, settings, faults and scenarios.'),
-      h('button', { type: 'button', id: 'checkpoint-save', onclick: () => ctx.act('Save checkpoint', () => ctx.call('checkpoint', { body: {} })) }, 'Save a checkpoint'),
+      h('p', { class: 'hint' }, 'A checkpoint keeps this namespace\'s runs, rows, clock, settings, faults and scenarios. Automatic ones follow each request that changed it (its answer names it in x-hermetic-checkpoint).'),
+      h('p', {}, 'Branch: ', branch),
+      h('div', { class: 'row' },
+        h('button', { type: 'button', id: 'checkpoint-save', onclick: () => ctx.act('Save checkpoint', () => ctx.call('checkpoint', { body: {} })) }, 'Save a checkpoint'),
+        auto),
       checkpoints),
     section('reset-title', 'Reset', resetButton));
   return {
     async refresh() {
-      const [clock, { checkpoints: list }] = await Promise.all([ctx.call('getClock'), ctx.call('checkpoints')]);
+      const [clock, timeline] = await Promise.all([ctx.call('getClock'), ctx.call('timeline')]);
       frozen = clock.frozen;
+      autoOn = timeline.auto;
       fill(now, `${when(clock.now)} (${clock.now})${clock.frozen ? ', frozen' : ', running'}`);
       fill(freeze, frozen ? 'Unfreeze' : 'Freeze');
-      fill(checkpoints, table('Checkpoints, oldest first', ['Id', 'Taken at', 'Runs', 'Durable rows', '', ''],
-        list.map((c) => [h('code', {}, c.id), when(c.taken_at), String(c.runs), String(c.durable_rows),
+      fill(auto, `Automatic checkpoints: ${autoOn ? 'on' : 'off'}`);
+      fill(branch, h('code', {}, timeline.branch), timeline.head ? ` at ${timeline.head}` : ', no checkpoint yet');
+      fill(checkpoints, table('Checkpoints, oldest first', ['Id', 'Taken at', 'Branch', 'Parent', 'After', 'Runs', 'Durable rows', '', ''],
+        timeline.checkpoints.map((c) => [h('code', {}, c.id), when(c.taken_at), c.branch, c.parent ?? '—', c.request ?? 'saved by hand', String(c.runs), String(c.durable_rows),
           h('button', { type: 'button', 'aria-label': `Restore ${c.id}`, onclick: () => ctx.act(`Restore ${c.id}`, () => ctx.call('restoreCheckpoint', { param: c.id, body: {} })) }, 'Restore'),
           h('button', { type: 'button', 'aria-label': `Delete ${c.id}`, onclick: () => ctx.act(`Delete ${c.id}`, () => ctx.call('deleteCheckpoint', { param: c.id })) }, 'Delete')]),
         'No checkpoints yet.'));
