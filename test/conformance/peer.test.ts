@@ -51,7 +51,7 @@ describeTransports('hermes peer against the emulator (spec sessions-api §9)', (
     // The run belongs to the Bot Chat: its turn shows in the session once the agent returns.
     await h.admin.complete(runId, { output: 'Done.', usage: { input_tokens: 3, output_tokens: 4 } });
     const row = L(id, 'Bot Chat', {
-      message_count: 2, input_tokens: 3, output_tokens: 4, last_active: py('1789169800.000001'), preview: 'hello from peer',
+      message_count: 2, input_tokens: 3, output_tokens: 4, api_call_count: 1, estimated_cost_usd: py('0.0'), last_active: py('1789169800.000001'), preview: 'hello from peer',
     });
     assert.equal((await h.request('GET', LOOKUP)).text, list([row], 200));
   });
