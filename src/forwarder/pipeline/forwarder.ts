@@ -39,6 +39,10 @@ export interface ForwarderOptions {
   redact?: boolean;
   /** Milliseconds since the epoch (injected for tests). */
   now?: () => number;
+  /**
+   * Where passes write (default: the SQLite dataset in `home`). The usage policy's moves of sessions already forwarded
+   * (decision 0063) run on the SQLite dataset itself: a sink of another kind gets none.
+   */
   sink?: Sink;
   /**
    * Whether a worker thread reads and projects sessions while this thread writes (decision 0027): `auto` for passes
@@ -187,7 +191,8 @@ export function createForwarder(input: ForwarderOptions = {}): Forwarder {
   // that was there before it (a first pass judged every session it wrote), at most every few seconds.
   let movesAt = -Infinity;
   const mover = new PolicyMover(policy);
-  const datasetNow = () => (sink instanceof LazySqliteSink ? sink.existing() : sink instanceof SqliteSink ? sink : null);
+  // The usage policy's moves run on the SQLite dataset itself: a sink of another kind (the `sink` option) gets none.
+  const datasetNow = () => (sink instanceof LazySqliteSink ? sink.existing()?.db ?? null : sink instanceof SqliteSink ? sink.db : null);
   const movePolicies = (existed: boolean, o: PassOptions) => {
     const t = now();
     if (!existed || o.keepGoing?.() === false || t - movesAt < POLICY_MOVES_EVERY_MS) return;
@@ -195,7 +200,7 @@ export function createForwarder(input: ForwarderOptions = {}): Forwarder {
     const dataset = datasetNow();
     if (dataset === null) return;
     try {
-      mover.check(dataset.db, t);
+      mover.check(dataset, t);
     } catch (e) {
       // A dataset busy with another process: the next pass tries again.
       const code = primaryCode(e);
@@ -206,7 +211,7 @@ export function createForwarder(input: ForwarderOptions = {}): Forwarder {
   // The dataset removed or replaced under a running forwarder (its home deleted, a backup restored): what it knew of
   // the old file is forgotten, the next write opens or creates the one there now, and each store's result says so.
   const replacedNotice = (): string | null => {
-    if (!(sink instanceof LazySqliteSink) || !sink.replaced()) return null;
+    if (sink.replaced?.() !== true) return null;
     forgetCaches();
     return `the dataset at ${join(home, DATASET_FILE)} was removed or replaced while this forwarder ran: it writes to the file there now (a new one is built from the stores)`;
   };

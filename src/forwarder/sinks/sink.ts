@@ -149,5 +149,7 @@ export interface Sink {
   storeKeys?(): string[];
   /** Called at the end of every pass: a dataset built aside is published (sqlite/first-build.ts); throws BuildDropped. */
   settle?(): void;
+  /** Whether the dataset was removed or replaced under this process since it last wrote (the next write opens it again). */
+  replaced?(): boolean;
   close(): void;
 }
