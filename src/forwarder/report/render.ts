@@ -3,7 +3,7 @@
 import { MEASURES, type Dimension, type ReportRow, type UsageReport } from './query.js';
 import { describeFilterMiss, type FilterMiss } from './filter-miss.js';
 import type { RowIssueCount } from './row-issues.js';
-import type { SummaryTables } from './summary.js';
+import { cacheHitRate, type SummaryTables } from './summary.js';
 import { displayWidth, fitText, padText, terminalText, wrapWords } from './wrap.js';
 
 /** `$1,234`, `$12.34`, `$0.0042`, `$0.00`. */
@@ -298,9 +298,9 @@ export function renderSummary(view: SummaryView, color: boolean, width = DEFAULT
     if (view.unread) out.push(...wrapWords(unreadText(view.unread), width));
     return out.join('\n');
   }
-  const prompt = (t.input_tokens ?? 0) + (t.cache_read_tokens ?? 0) + (t.cache_write_tokens ?? 0);
   const average = averages(t, view.days);
-  const hit = prompt > 0 ? `${(((t.cache_read_tokens ?? 0) / prompt) * 100).toFixed(1)}% of prompt tokens from the cache` : 'no prompt tokens';
+  const rate = cacheHitRate(t);
+  const hit = rate !== null ? `${(rate * 100).toFixed(1)}% of prompt tokens from the cache` : 'no prompt tokens';
   /** A labelled line: the label, then the text wrapped in the room after it. */
   const line = (name: string, text: string) => {
     const [first, ...rest] = wrapWords(text, Math.max(width - LABEL_WIDTH, 20));

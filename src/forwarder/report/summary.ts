@@ -7,6 +7,15 @@ import { sqliteDialect, type Dialect } from './dialect.js';
 import { windowDays, type Window } from './window.js';
 import { checkDimensions, ledgerZone, periodIn, planRows, planTotals, runSqlite, type Plan, type ReportRequest, type UsageReport } from './query.js';
 
+/**
+ * Cache reads over all prompt tokens (input, cache read, cache write); null without any. The one definition of the
+ * cache-hit rate, for the terminal summary and the dashboard.
+ */
+export function cacheHitRate(totals: UsageReport['totals']): number | null {
+  const prompt = (totals.input_tokens ?? 0) + (totals.cache_read_tokens ?? 0) + (totals.cache_write_tokens ?? 0);
+  return prompt > 0 ? (totals.cache_read_tokens ?? 0) / prompt : null;
+}
+
 /** More than 62 days (or no start) reads better by month than by day. */
 const LONG = 62 * 86400;
 

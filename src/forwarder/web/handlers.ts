@@ -6,6 +6,7 @@ import { Zone } from '../ledger/zone.js';
 import type { UsageSource } from './data/source.js';
 import { single, usageRequest, wholeParam } from './request.js';
 import type { ApiName } from './routes.js';
+import { cacheHitRate } from '../report/summary.js';
 
 /** The columns a breakdown can be by (the filters but the session, which has its own endpoint, and the machine). */
 export const BREAKDOWNS = ['model', 'provider', 'profile', 'source', 'project', 'task', 'machine'] as const;
@@ -19,12 +20,6 @@ export interface HandlerContext {
 }
 
 type Handler = (query: URLSearchParams, ctx: HandlerContext) => Promise<unknown>;
-
-/** Cache reads over all prompt tokens (input, cache read, cache write), as `hermetic report` says it; null without any. */
-export function cacheHitRate(totals: UsageReport['totals']): number | null {
-  const prompt = (totals.input_tokens ?? 0) + (totals.cache_read_tokens ?? 0) + (totals.cache_write_tokens ?? 0);
-  return prompt > 0 ? (totals.cache_read_tokens ?? 0) / prompt : null;
-}
 
 /** The zone of the page's days, midnights and times: the ledger's, or UTC with --utc. */
 const zoneOf = (ctx: HandlerContext) => (ctx.utc ? new Zone('UTC') : ctx.source.zone());
