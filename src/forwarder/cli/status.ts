@@ -45,7 +45,12 @@ interface StoreStatus {
    * What the dataset does not hold yet (spec forwarding §6.3 item 23): what the next pass would read, and how long
    * the oldest of it has waited. Null when the store cannot be read here (missing, unreadable, PostgreSQL).
    */
-  pending: { sessions: number; messages: number; removed: number; waiting: number; undecodable: number; delegations: number; oldest_at: string | null; lag_seconds: number | null } | null;
+  pending: {
+    sessions: number; messages: number; removed: number; waiting: number; undecodable: number; delegations: number;
+    /** Messages whose session has no row in the store, and those sessions: not forwarded until Hermes writes the rows. */
+    orphan_messages: number; orphan_sessions: number;
+    oldest_at: string | null; lag_seconds: number | null;
+  } | null;
 }
 
 const NO_CURSORS = (): Cursors => ({ row: null, identity: null, maxMessageId: 0, usageStamp: null, sessions: new Map(), quarantine: new Map() });
@@ -127,7 +132,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
         sessions_tracked: db ? (db.prepare('SELECT COUNT(*) FROM session_cursors WHERE store = ?').pluck().get(r.path) as number) : 0,
         last_tick_at: iso(row?.last_tick_at as number | null), last_error: (row?.last_error as string | null) ?? null,
         row_issues: issuesOf(r.path),
-        pending: pending && { sessions: pending.sessions, messages: pending.messages, removed: pending.removed, waiting: pending.waiting, undecodable: pending.undecodable, delegations: pending.delegations, oldest_at: iso(pending.oldestAt), lag_seconds: pending.oldestAt === null ? null : Math.max(0, Math.round(now - pending.oldestAt)) },
+        pending: pending && { sessions: pending.sessions, messages: pending.messages, removed: pending.removed, waiting: pending.waiting, undecodable: pending.undecodable, delegations: pending.delegations, orphan_messages: pending.orphans.messages, orphan_sessions: pending.orphans.sessions, oldest_at: iso(pending.oldestAt), lag_seconds: pending.oldestAt === null ? null : Math.max(0, Math.round(now - pending.oldestAt)) },
         quarantined,
       });
     }
@@ -205,8 +210,10 @@ function pendingText(p: NonNullable<StoreStatus['pending']>): string {
   if (p.removed > 0) parts.push(`${plural(p.removed, 'session')} Hermes has deleted`);
   if (p.waiting > 0) parts.push(`${plural(p.waiting, 'session')} waiting in quarantine`);
   if (p.delegations > 0) parts.push(`${plural(p.delegations, 'background delegation')} to write`);
-  const unreadable = p.undecodable > 0 ? `; ${plural(p.undecodable, 'session')} cannot be read (${p.undecodable === 1 ? 'its id is' : 'their ids are'} not valid UTF-8 text)` : '';
-  if (parts.length === 0) return `pending: nothing${unreadable ? '' : ', the dataset holds everything the store has'}${unreadable}`;
-  return `pending: ${parts.join('; ')}${unreadable}`;
-  return `pending: ${parts.join('; ')}`;
+  const aside = [
+    p.undecodable > 0 ? `${plural(p.undecodable, 'session')} cannot be read (${p.undecodable === 1 ? 'its id is' : 'their ids are'} not valid UTF-8 text)` : '',
+    p.orphan_messages > 0 ? `${plural(p.orphan_messages, 'message')} of ${plural(p.orphan_sessions, 'session')} with no row in the store's sessions table (not read until Hermes writes ${p.orphan_sessions === 1 ? 'it' : 'them'})` : '',
+  ].filter(Boolean).map((t) => `; ${t}`).join('');
+  if (parts.length === 0) return `pending: nothing${aside ? '' : ', the dataset holds everything the store has'}${aside}`;
+  return `pending: ${parts.join('; ')}${aside}`;
 }

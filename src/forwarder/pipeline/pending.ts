@@ -20,6 +20,8 @@ export interface Pending {
   undecodable: number;
   /** Background delegations (`async_delegations`) the next pass would write or mark removed. */
   delegations: number;
+  /** Messages whose session has no row in the store (and their sessions): not forwarded until Hermes writes the rows. */
+  orphans: { sessions: number; messages: number };
   /**
    * Epoch seconds of the oldest change not read: a session's first unread message, else (a new session, or a row or
    * usage change with activity the dataset has not seen) its last recorded activity. Null when nothing is pending or
@@ -50,7 +52,7 @@ export function pendingOf(path: string, cursors: Cursors, now: number, seen: Rea
       return plan.replaced || !c || c.fingerprint.startsWith(IGNORED) ? 0 : c.maxMessageId;
     };
     const after = new Map(plan.todo.map((m) => [m.id, unreadAfter(m.id)]));
-    const unread = reader.snapshot(() => reader.pendingMessages(after));
+    const [unread, orphans] = reader.snapshot(() => [reader.pendingMessages(after), reader.orphanTotals()] as const);
     let messages = 0;
     let oldestAt: number | null = null;
     for (const m of plan.todo) {
@@ -62,7 +64,7 @@ export function pendingOf(path: string, cursors: Cursors, now: number, seen: Rea
       if (Number.isFinite(at) && at > 0 && (oldestAt === null || at < oldestAt)) oldestAt = at;
     }
     const delegations = pendingDelegations(reader, plan.replaced ? null : marksOf(cursors.row));
-    return { sessions: plan.todo.length, messages, removed: plan.removed.length, waiting: plan.waiting, undecodable: plan.undecodable.length, delegations, oldestAt, facts: plan.facts, replaced: plan.replaced };
+    return { sessions: plan.todo.length, messages, removed: plan.removed.length, waiting: plan.waiting, undecodable: plan.undecodable.length, delegations, orphans, oldestAt, facts: plan.facts, replaced: plan.replaced };
   } finally {
     conn.close();
   }

@@ -2,11 +2,14 @@
 // (SQLite hands it to JavaScript with U+FFFD in it, and no row matches that): a pass sets it aside and says so with the
 // id's bytes, and status counts it apart from what is pending, instead of a session pending forever and never
 // forwarded, with nothing said. A store newer than any known schema that lacks a column every known one has: said.
+// Messages whose session has no row: said by the pass that meets them, and counted by status while they stay so.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readCursors, SqliteSink } from '../sinks/sqlite/sink.js';
 import { forwarderRig, hermesStore } from '../testing/index.js';
 import { pendingOf } from './pending.js';
+import { statusCommand } from '../cli/status.js';
+import { printed } from '../../shared/testing/console.js';
 
 test('a session id that is not valid UTF-8 is set aside and said; the others are forwarded; status counts it apart', () => {
   const { dir, cleanup, path, db, w } = hermesStore('hermetic-undecodable-', 'undecodable');
@@ -48,6 +51,43 @@ test('a store at a schema newer than any known, lacking a column every known one
     assert.equal(r!.sessionsWritten, 1);
     assert.equal(r!.warning, 'the store is at schema version 99, newer than any this Hermetic knows (30), and has no messages.content: it is read as empty; a newer Hermetic may read it');
   } finally {
+    rig.cleanup();
+    cleanup();
+  }
+});
+
+test('messages whose session has no row: said by the pass that meets them, and counted by status until Hermes writes the row', async () => {
+  const { dir, cleanup, path, db, w } = hermesStore('hermetic-orphans-', 'orphans');
+  const id = w.createSession({ source: 'cli' });
+  w.appendMessages(id, [{ role: 'user', content: 'hi' }]);
+  db.pragma('foreign_keys = OFF');
+  const orphan = db.prepare("INSERT INTO messages (session_id, role, content, timestamp) VALUES (?, 'user', 'lost?', 1780000000)");
+  for (const ghost of ['ghost-1', 'ghost-1', 'ghost-2']) orphan.run(ghost);
+  const rig = forwarderRig([path], { dir });
+  try {
+    assert.match(rig.forwarder.backfill()[0]!.warning ?? '', /^3 messages of 2 sessions \(ghost-1, ghost-2\), which have no row/);
+    // The next pass says nothing (the cursor is past them); status still counts them.
+    assert.equal(rig.forwarder.forwardOnce()[0]!.warning, null);
+    const pending = () => {
+      const sink = SqliteSink.open(rig.home);
+      try {
+        return pendingOf(path, readCursors(sink.db, path, false), 1_800_000_000);
+      } finally {
+        sink.close();
+      }
+    };
+    assert.deepEqual(pending().orphans, { sessions: 2, messages: 3 });
+    const { value, out } = await printed(() => statusCommand(['--home', rig.home, '--state-db', path]));
+    assert.equal(value, 0);
+    assert.match(out.join('\n'), /pending: nothing; 3 messages of 2 sessions with no row in the store's sessions table \(not read until Hermes writes them\)/);
+    // Hermes writes the rows: the next pass reads them whole, and nothing is left aside.
+    w.createSession({ id: 'ghost-1', source: 'cli' });
+    w.createSession({ id: 'ghost-2', source: 'cli' });
+    rig.forwarder.forwardOnce();
+    assert.deepEqual(pending().orphans, { sessions: 0, messages: 0 });
+    assert.equal(rig.query<{ n: number }>("SELECT COUNT(*) AS n FROM messages WHERE session_id LIKE 'ghost-%'")[0]!.n, 3);
+  } finally {
+    db.close();
     rig.cleanup();
     cleanup();
   }

@@ -264,6 +264,19 @@ export class StoreReader {
     return out;
   }
 
+  /**
+   * How many sessions have messages but no row in `sessions`, and how many messages they have: what no pass forwards
+   * until Hermes writes the rows (for `status`; ~150 ms over a million messages, by the session index).
+   */
+  orphanTotals(): { sessions: number; messages: number } {
+    if (!this.has('messages') || !this.has('sessions')) return { sessions: 0, messages: 0 };
+    const row = this.db.prepare(
+      `SELECT COUNT(*) AS sessions, COALESCE(SUM(n), 0) AS messages
+         FROM (SELECT session_id, COUNT(*) AS n FROM messages GROUP BY session_id) WHERE session_id NOT IN (SELECT id FROM sessions)`,
+    ).get() as { sessions: number; messages: number };
+    return row;
+  }
+
   /** Newest message time per session (for activity windows), only for the given ids. */
   lastMessageAt(ids: readonly string[]): Map<string, number> {
     const out = new Map<string, number>();
