@@ -3,7 +3,7 @@
 // read-only, with errors that carry a code and never the password. One throwaway PostgreSQL cluster for the file.
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { sharedPostgres, type PgCluster } from '../../shared/testing/postgres.js';
@@ -27,6 +27,8 @@ let dir: string;
 let cleanup: () => void;
 let dbA: Database.Database;
 let dbB: Database.Database;
+/** The two machines' Hermetic homes. */
+let homes: string[];
 /** Machine A alone, and A and B together. */
 let aloneUrl: string;
 let fleetUrl: string;
@@ -36,6 +38,7 @@ before(async () => {
   ({ dir, cleanup } = tempDir('hermetic-pgreport-'));
   const [a, b] = ([['a', 'fleet-a', 60], ['b', 'fleet-b', 40]] as const).map(([name, seed, sessions]) =>
     generatedDataset(join(dir, name), { sessions, seed, end: NOW, timeZone: ZONE }));
+  homes = [dirname(a!), dirname(b!)];
   dbA = new Database(a!, { readonly: true });
   dbB = new Database(b!, { readonly: true });
   aloneUrl = pg.createDatabase();
@@ -111,6 +114,23 @@ describe('hermetic report and query --from postgres://', () => {
     const models = (JSON.parse(await run((a) => reportCommand(a, { now: () => NOW * 1000 }), ['--from', fleetUrl, '--period', 'all', '--by', 'model', '--json'])) as UsageReport).rows.map((r) => r.model);
     const missed = await run((a) => reportCommand(a, { now: () => NOW * 1000, color: false, width: 1000 }), ['--from', fleetUrl, '--period', 'all', '--filter', 'model=nonexistent']);
     assert.deepEqual(missed.split('\n').slice(2), ['--filter model=nonexistent matches no usage in this window.', `The models in this window: ${models.join(', ')}.`]);
+  });
+
+  it('a window that ends now (a fraction of a second into it) reads the fleet: every period, the default included', async () => {
+    const now = () => NOW * 1000 + 608.25;
+    const totals = async (source: string[], window: string[]) => {
+      const out = await run((a) => reportCommand(a, { now }), [...source, ...window, '--json']);
+      assert.ok(out !== '', `${[...source, ...window].join(' ')} printed nothing`);
+      return (JSON.parse(out) as UsageReport).totals;
+    };
+    // In UTC days both sides read the same window: the fleet's totals are the two machines' own.
+    for (const window of [[], ['--period', 'today'], ['--since', '7d'], ['--period', 'month']]) {
+      const got = await totals(['--from', fleetUrl], [...window, '--utc']);
+      // One at a time: each captures the console.
+      const own = [await totals(['--home', homes[0]!], [...window, '--utc']), await totals(['--home', homes[1]!], [...window, '--utc'])];
+      const pick = (t: UsageReport['totals']) => [t.sessions, t.api_calls, t.input_tokens, t.output_tokens].map(Number);
+      assert.deepEqual(pick(got), pick(own[0]!).map((v, k) => v + pick(own[1]!)[k]!), window.join(' ') || 'default');
+    }
   });
 
   it('query --from reads the fleet schema; a write or two statements are refused; refused credentials, a missing database or schema are the fleet\'s codes; the password never shows', async () => {

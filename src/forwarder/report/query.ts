@@ -141,8 +141,14 @@ function check(request: ReportRequest, dialect: Dialect = sqliteDialect()): Chec
   }
   const top = request.top;
   if (top !== undefined && !(Number.isInteger(top) && top >= 1)) throw new HermeticError('HERMETIC_REPORT_INVALID', `top must be a whole number of rows, 1 or more; got ${top}.`);
-  const time = [since !== null ? 'l.at >= @since' : null, until !== null ? 'l.at < @until' : null].filter((x): x is string => x !== null);
-  const params: Record<string, number | string> = { ...(since !== null ? { since } : {}), ...(until !== null ? { until } : {}) };
+  // A cell's time `at` is whole epoch seconds, so its bounds are too (at >= x ⇔ at >= ⌈x⌉, at < y ⇔ at < ⌈y⌉): the same
+  // rows, and PostgreSQL takes them for its bigint column (a window ending now has a fraction). `since` and `until`
+  // stay exact, for faces that compare real times (the slowest tool calls).
+  const time = [since !== null ? 'l.at >= @at_from' : null, until !== null ? 'l.at < @at_to' : null].filter((x): x is string => x !== null);
+  const params: Record<string, number | string> = {
+    ...(since !== null ? { since, at_from: Math.ceil(since) } : {}),
+    ...(until !== null ? { until, at_to: Math.ceil(until) } : {}),
+  };
   const { ledger, tools } = filterSql(request.filter ?? {}, params);
   if (request.place) {
     params.place_store = request.place.store;

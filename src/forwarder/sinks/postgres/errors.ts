@@ -45,6 +45,7 @@ export function toSinkError(e: unknown, display: string, secrets: readonly strin
   const c = classOf(err);
   if (reading && c.code === 'HERMETIC_SINK_SCHEMA') c.say = 'PostgreSQL refused to read the fleet\'s tables (a missing permission, or a schema changed by hand)';
   if (reading && c.code === 'HERMETIC_SINK_FAILED') c.say = 'reading the fleet store failed';
+  if (reading && c.code === 'HERMETIC_SINK_REJECTED') c.say = 'PostgreSQL refused a value of the query (a bug in Hermetic: please report it)';
   const detail = scrub(typeof err.message === 'string' && err.message !== '' ? err.message : String(e), secrets);
   const pgCode = typeof err.code === 'string' ? ` [${err.code}]` : '';
   const next = c.code === 'HERMETIC_SINK_AUTH' || c.code === 'HERMETIC_SINK_NO_DATABASE' ? 'fix the URL and try again'
