@@ -3,7 +3,7 @@
 // every tool part of every session (~0.85 s at 1M messages). Kept as the activity tables are (activity.ts): the parts
 // the sink inserts are added from the rows in hand (`InsertedToolCalls`), parts deleted or changed by anyone are taken
 // back by triggers. A minimum or maximum cannot be taken back: when a call id has other parts left and the deleted one
-// may have held its earliest time or its tool name, the row is marked `stale`, and `settleToolCalls` counts those
+// may have held its earliest time or its tool name, the row is marked `stale`, and `InsertedToolCalls.settle` counts those
 // sessions again from `parts` before the sink's transaction ends. The plain twin, `recomputeToolCalls`, is the
 // grouping the dashboard ran before (web/data/rows.ts `slowestSql`); tests hold the two equal.
 import type { Db } from '../../../shared/sqlite.js';
