@@ -378,7 +378,7 @@ export const TOOL_CALLS: DatasetTable = {
   name: 'tool_calls',
   internal: true,
   since: 11,
-  doc: 'Each tool call id of each session with the times of its call and of its first result (decision 0066): what the dashboard\'s slowest tool calls are read from, instead of every tool part. Counted by the forwarder as it inserts parts; triggers on `parts` take back what any delete or change removes, and a call whose earliest time or tool name may have gone with a duplicate of its id is marked `stale` and counted again from `parts` before the transaction ends.',
+  doc: 'Each tool call id of each session with the times of its call and of its first result (decision 0066): what the dashboard\'s slowest tool calls are read from, instead of every tool part. Counted by the forwarder as it inserts parts; triggers on `parts` take back what any delete or change removes, and a call whose earliest time or tool name may have gone with a duplicate of its id is marked `stale` and counted again from `parts` before the transaction ends (after a hand edit, when the forwarder next writes; until then the dashboard groups `parts` itself).',
   primaryKey: ['store', 'session_id', 'call_id'],
   withoutRowid: true,
   columns: [
@@ -398,7 +398,7 @@ export const ROW_COUNTS: DatasetTable = {
   name: 'row_counts',
   internal: true,
   since: 11,
-  doc: 'Rows of each forwarded table, kept exact in the transaction that changes them (decision 0066), so `hermetic status` reads ten numbers instead of counting a million rows: the forwarder adds what its inserts add, triggers take off every row any delete removes (a replaced row included).',
+  doc: 'Rows of each forwarded table, kept exact in the transaction that changes them (decision 0066), so `hermetic status` reads ten numbers instead of counting a million rows: the forwarder adds what its inserts add, triggers take off every row any delete removes (a replaced row included). Rows another program inserts are not counted (nor are they in the activity tables or the ledger): the dataset is the forwarder\'s to write.',
   primaryKey: ['tbl'],
   columns: [
     c('tbl', 'TEXT', 'The table.', true),

@@ -167,21 +167,14 @@ test('the slowest calls read from tool_calls are the plain query\'s, for every w
         const { tools, params } = reportCondition(r);
         return db.prepare(slowestSql(r, tools, limit)).all(params);
       };
-      let walked = 0;
       for (const r of requests) {
         for (const limit of [1, 5, 10, 100]) {
           const want = plain(r, limit);
           assert.deepEqual(await source.slowestCalls(r, limit), want, `${JSON.stringify(r)} limit ${limit}`);
-          // The first read alone, looking at only the slowest few of all calls: whenever it finds `limit`, they are the answer.
           const { tools, params } = reportCondition(r);
-          for (const walk of [1, 3, 12, 50, 400]) {
-            const first = db.prepare(slowestKeptSql(r, tools, limit, walk)).all(params);
-            if (first.length === limit) { walked++; assert.deepEqual(first, want, `${JSON.stringify(r)} limit ${limit} walk ${walk}`); }
-          }
-          assert.deepEqual(db.prepare(slowestKeptSql(r, tools, limit, null)).all(params), want);
+          assert.deepEqual(db.prepare(slowestKeptSql(r, tools, limit)).all(params), want);
         }
       }
-      assert.ok(walked > 20, `the first read answered ${walked} times`);
       assert.ok(plain({}, 10).length === 10);
       // A hand edit that leaves a call stale (a second result given to a call, then the earlier of the two deleted): read
       // from the parts until a write settles it, the same answer.

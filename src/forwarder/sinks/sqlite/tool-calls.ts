@@ -1,5 +1,5 @@
 // Each tool call id of each session with the time of its call and of its first result, kept in `tool_calls`
-// (decision 0066), so the dashboard's slowest calls read one row per call, in order of duration, instead of grouping
+// (decision 0066), so the dashboard's slowest calls read one row per call of the window's sessions instead of grouping
 // every tool part of every session (~0.85 s at 1M messages). Kept as the activity tables are (activity.ts): the parts
 // the sink inserts are added from the rows in hand (`InsertedToolCalls`), parts deleted or changed by anyone are taken
 // back by triggers. A minimum or maximum cannot be taken back: when a call id has other parts left and the deleted one
@@ -8,7 +8,7 @@
 // grouping the dashboard ran before (web/data/rows.ts `slowestSql`); tests hold the two equal.
 import type { Db } from '../../../shared/sqlite.js';
 import { PARTS, TOOL_CALLS } from '../../dataset/columns.js';
-import { columnOf } from './activity.js';
+import { isPacked, valueAt } from '../../dataset/packed.js';
 import type { Rows } from '../sink.js';
 
 /** A part's call id: its own for a call, the one it answers for a result (NULL for other parts). */
@@ -47,10 +47,11 @@ const dropPart = `UPDATE ${T} SET
   WHERE store = OLD.store AND session_id = OLD.session_id AND call_id = ${callIdSql('OLD')};
   DELETE FROM ${T} WHERE store = OLD.store AND session_id = OLD.session_id AND call_id = ${callIdSql('OLD')} AND calls <= 0 AND results <= 0;`;
 
-/** The indexes and triggers (created by the dataset's migration to version 11). */
+/**
+ * The index of stale calls and the triggers (created by the dataset's migration to version 11). No index by duration:
+ * at 1M messages its inserts, each at a random place in a 24 MB index, cost a backfill half as much CPU again.
+ */
 export const TOOL_CALL_SCHEMA: readonly string[] = [
-  // The slowest calls in order, ties by call time then key: the dashboard reads them from the top.
-  `CREATE INDEX IF NOT EXISTS ${T}_slowest ON ${T} ((answered - called) DESC, called, store, session_id, call_id) WHERE answered >= called`,
   `CREATE INDEX IF NOT EXISTS ${T}_stale ON ${T} (store, session_id) WHERE stale = 1`,
   `CREATE TRIGGER IF NOT EXISTS parts_tool_calls_delete AFTER DELETE ON parts WHEN ${isToolPart('OLD')} BEGIN ${dropPart} END`,
   `CREATE TRIGGER IF NOT EXISTS parts_tool_calls_update_old AFTER UPDATE OF store, session_id, part_type, tool_call_id, tool_result_for, tool_name, created_at ON parts WHEN ${isToolPart('OLD')} BEGIN ${dropPart} END`,
@@ -76,6 +77,16 @@ export function recomputeToolCalls(db: Db, scope: { store?: string; sessionId?: 
   const params = { ...(scope.store !== undefined ? { store: scope.store } : {}), ...(scope.sessionId !== undefined ? { sessionId: scope.sessionId } : {}) };
   db.prepare(`DELETE FROM ${T}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`).run(params);
   db.prepare(`INSERT INTO ${T} (${COLUMNS}) ${toolCallsFromParts(where.length ? where.map((w) => `p.${w}`).join(' AND ') : '1 = 1')}`).run(params);
+}
+
+const at = (name: string) => PARTS.columns.findIndex((c) => c.name === name);
+const [TYPE, CALL_ID, RESULT_FOR, NAME, TIME] = ['part_type', 'tool_call_id', 'tool_result_for', 'tool_name', 'created_at'].map(at) as [number, number, number, number, number];
+const NAMES = PARTS.columns.map((c) => c.name);
+
+/** Column `k` (of PARTS) of row `i`, records or packed. */
+function columns(rows: Rows): (i: number, k: number) => unknown {
+  if (isPacked(rows)) return (i, k) => valueAt(rows, i, k);
+  return (i, k) => rows[i]![NAMES[k]!];
 }
 
 /** Rows per statement, largest first (as insert.ts). */
@@ -105,15 +116,12 @@ export class InsertedToolCalls {
   }
 
   parts(store: string, sessionId: string, rows: Rows): void {
-    const type = columnOf(rows, PARTS, 'part_type');
-    const callIds = columnOf(rows, PARTS, 'tool_call_id');
-    const resultFor = columnOf(rows, PARTS, 'tool_result_for');
-    const names = columnOf(rows, PARTS, 'tool_name');
-    const times = columnOf(rows, PARTS, 'created_at');
+    const at = columns(rows);
     /** The part's call id, or undefined when it is no call or result with one. */
     const idOf = (i: number): unknown => {
-      const id = type[i] === 'tool_call' ? callIds[i] : type[i] === 'tool_result' ? resultFor[i] : null;
-      return id === null ? undefined : id;
+      const type = at(i, TYPE);
+      const id = type === 'tool_call' ? at(i, CALL_ID) : type === 'tool_result' ? at(i, RESULT_FOR) : null;
+      return id === null || id === undefined ? undefined : id;
     };
     // Per text id: [calls, results, index of its call, index of its result]. An id that is not text (a number, bytes)
     // could equal another only once SQLite has stored it: its parts go one row each.
@@ -123,15 +131,17 @@ export class InsertedToolCalls {
       const id = idOf(i);
       if (id === undefined) continue;
       if (typeof id !== 'string') { single.push(i); continue; }
-      const call = type[i] === 'tool_call';
+      const call = at(i, TYPE) === 'tool_call';
       const g = groups.get(id);
       if (!g) groups.set(id, call ? [1, 0, i, -1] : [0, 1, -1, i]);
       else if (call) { g[0]++; g[2] = i; } else { g[1]++; g[3] = i; }
     }
+    if (groups.size === 0 && single.length === 0) return;
     const out: unknown[][] = [];
-    const row = (id: unknown, c: number, r: number): unknown[] => [store, sessionId, id, c < 0 ? null : names[c] ?? null,
-      c < 0 ? null : times[c] ?? null, r < 0 ? null : times[r] ?? null, c < 0 ? 0 : 1, r < 0 ? 0 : 1];
-    const part = (i: number) => (type[i] === 'tool_call' ? row(idOf(i), i, -1) : row(idOf(i), -1, i));
+    const value = (i: number, col: number) => at(i, col) ?? null;
+    const row = (id: unknown, c: number, r: number): unknown[] => [store, sessionId, id, c < 0 ? null : value(c, NAME),
+      c < 0 ? null : value(c, TIME), r < 0 ? null : value(r, TIME), c < 0 ? 0 : 1, r < 0 ? 0 : 1];
+    const part = (i: number) => (at(i, TYPE) === 'tool_call' ? row(idOf(i), i, -1) : row(idOf(i), -1, i));
     let repeated = false;
     for (const [id, [calls, results, c, r]] of groups) {
       if (calls <= 1 && results <= 1) out.push(row(id, c, r));

@@ -103,25 +103,17 @@ export function slowestSql(request: { since?: number | null; until?: number | nu
 }
 
 /**
- * The slowest tool calls read from `tool_calls` (an SQLite dataset of version 11 on; decision 0066), the same rows in
- * the same order as `slowestSql`. `walk` set: only the first `walk` calls of the whole dataset, slowest first (its
- * index), are looked at — a complete answer when `limit` of them are in the window and the filter, since every call
- * after them is slower by none; else, with `walk` null, the window's sessions first, then their calls by key.
+ * The slowest tool calls read from `tool_calls` (an SQLite dataset of version 11 on; decision 0066): the same rows in
+ * the same order as `slowestSql`, the window's sessions first, then their calls by key, one row each instead of
+ * every tool part grouped.
  */
-export function slowestKeptSql(request: { since?: number | null; until?: number | null }, tools: string, limit: number, walk: number | null): string {
+export function slowestKeptSql(request: { since?: number | null; until?: number | null }, tools: string, limit: number): string {
   const window = [request.since != null ? 'c.called >= @since' : null, request.until != null ? 'c.called < @until' : null].filter(Boolean).join(' AND ') || '1 = 1';
-  const order = 'ORDER BY seconds DESC, c.called, c.store, c.session_id, c.call_id';
-  const select = 'SELECT c.tool, c.session_id, c.store, c.called AS started_at, c.answered - c.called AS seconds';
-  if (walk !== null) {
-    return `${select} FROM (SELECT * FROM tool_calls INDEXED BY tool_calls_slowest WHERE answered >= called
-        ORDER BY answered - called DESC, called, store, session_id, call_id LIMIT ${Math.trunc(walk)}) c
-      WHERE ${window} AND EXISTS (SELECT 1 FROM tool_usage l WHERE l.store = c.store AND l.session_id = c.session_id AND ${tools})
-      ${order} LIMIT ${Math.trunc(limit)}`;
-  }
-  return `${select} FROM (SELECT DISTINCT l.store, l.session_id FROM tool_usage l WHERE ${tools}) s
+  return `SELECT c.tool, c.session_id, c.store, c.called AS started_at, c.answered - c.called AS seconds
+    FROM (SELECT DISTINCT l.store, l.session_id FROM tool_usage l WHERE ${tools}) s
       JOIN tool_calls c ON c.store = s.store AND c.session_id = s.session_id
     WHERE ${window} AND c.answered >= c.called
-    ${order} LIMIT ${Math.trunc(limit)}`;
+    ORDER BY seconds DESC, c.called, c.store, c.session_id, c.call_id LIMIT ${Math.trunc(limit)}`;
 }
 
 export type { SlowCall };

@@ -9,9 +9,6 @@ import { Zone } from '../../ledger/zone.js';
 import { LINK_COLUMNS, MESSAGE_COLUMNS, delegationsSql, SESSION_COLUMNS, message, sessionDetail, slowestKeptSql, slowestSql, transcriptPages, twoStores, unknownParent, type RawMessage } from './rows.js';
 import type { DelegationRow, SessionRow, SessionView, SlowCall, UsageSource } from './source.js';
 
-/** The slowest calls of the whole dataset looked at first, before the window's sessions are read (decision 0066). */
-const SLOWEST_WALK = 2000;
-
 /** The embedded dataset as the dashboard's source; `dialect` names this machine for the breakdown by machine. */
 export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageSource {
   const pick = (cols: string[]) => cols.map((c) => `s.${c}`).join(', ');
@@ -33,7 +30,7 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
   const hasDelegations = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'delegations'").get() !== undefined;
   const delegations = hasDelegations ? db.prepare(delegationsSql()) : null;
   // A dataset older than version 11 (read as it is) keeps no tool_calls: the slowest calls are grouped from its parts.
-  const keptCalls = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'tool_calls_slowest'").get() !== undefined;
+  const keptCalls = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'tool_calls_stale'").get() !== undefined;
   const stale = keptCalls ? db.prepare('SELECT 1 FROM tool_calls WHERE stale = 1 LIMIT 1') : null;
   const session = ({ id, store }: { id: string; store: string | null }, pageNo: number, pageSize: number) => db.transaction((): SessionView | null => {
     let rows: SessionRow[];
@@ -86,11 +83,7 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
       const { tools, params } = reportCondition(request, dialect);
       // The calls the writer keeps (decision 0066), unless the dataset predates them or a hand edit left some stale.
       if (!keptCalls) return db.prepare(slowestSql(request, tools, limit)).all(params) as SlowCall[];
-      return db.transaction(() => {
-        if (stale!.get() !== undefined) return db.prepare(slowestSql(request, tools, limit)).all(params) as SlowCall[];
-        const first = db.prepare(slowestKeptSql(request, tools, limit, Math.max(SLOWEST_WALK, limit * 20))).all(params) as SlowCall[];
-        return first.length === limit ? first : db.prepare(slowestKeptSql(request, tools, limit, null)).all(params) as SlowCall[];
-      })();
+      return db.transaction(() => db.prepare(stale!.get() === undefined ? slowestKeptSql(request, tools, limit) : slowestSql(request, tools, limit)).all(params) as SlowCall[])();
     },
     rowIssues: async (request) => rowIssuesIn(db, request),
     unread: async (request) => unreadIn(db, request),
