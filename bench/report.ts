@@ -6,6 +6,8 @@
 //       second; the ratio says how many plain scans of the ledger's rows each shape costs.
 //   R2  the CLI end to end (`node dist/cli/main.js report …`, a process per run) against the same process printing
 //       its --version (start-up and module loading alone). Needs the build (`npm run bench` builds it first).
+//   R3  `hermetic status`'s rows per table as it reads them (row_counts, kept by the writer: decision 0069) against
+//       COUNT(*) of each table, what it ran before; the numbers must agree.
 // Also printed: the generation and the backfill (its time with the ledger's triggers and rebuilds), the ledger's
 // rows, and the load average (os.loadavg, as `uptime` shows it) beside every figure.
 //   npx tsx bench/report.ts            (npm run bench runs it too; BENCH_ONLY=report for it alone)
@@ -21,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { createForwarder } from '../src/forwarder/index.js';
 import { ledgerZone, resolveWindow, summaryTables, usageReport, type ReportRequest } from '../src/forwarder/report/index.js';
 import { generate } from '../src/state-db/generate/index.js';
+import { COUNTED_TABLES, tableRows } from '../src/forwarder/sinks/sqlite/row-counts.js';
 
 const MESSAGES = Number(process.env.BENCH_REPORT_MESSAGES ?? 1_000_000);
 const SESSIONS = Number(process.env.BENCH_REPORT_SESSIONS ?? Math.max(1, Math.round(MESSAGES / 50)));
@@ -91,6 +94,18 @@ try {
   }
   console.log(`\nR1 usageReport in process (median of ${ROUNDS}); baseline SELECT count(*) FROM usage_ledger: ${ms(median(base))} (${load()})`);
   for (const [name, s] of samples) console.log(`  ${name.padEnd(44)} ${ms(median(s.ms)).padStart(9)}   ${median(s.ratio).toFixed(1).padStart(6)}x the count(*)`);
+
+  const counted = () => Object.fromEntries(COUNTED_TABLES.map((t) => [t, db.prepare(`SELECT COUNT(*) FROM "${t}"`).pluck().get()]));
+  const kept: number[] = [];
+  const counting: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const [k, a] = time(() => tableRows(db));
+    const [c, b] = time(counted);
+    kept.push(k);
+    counting.push(c);
+    if (JSON.stringify(a) !== JSON.stringify(b)) throw new Error(`R3: row_counts ${JSON.stringify(a)} against the tables' ${JSON.stringify(b)}`);
+  }
+  console.log(`\nR3 status's rows per table (median of ${ROUNDS}): row_counts ${ms(median(kept))}, COUNT(*) of each table ${ms(median(counting))} = ${(median(counting) / median(kept)).toFixed(0)}x (${load()})`);
   db.close();
 
   if (existsSync(MAIN)) {

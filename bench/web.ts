@@ -5,6 +5,8 @@
 //       overview (30 days; the whole year), the tool view and the busiest session's first transcript page; median of
 //       the rounds, against the same page over the small dataset (the page's own cost: assets, Chart.js, drawing).
 //   W2  each endpoint the overview asks for, alone over HTTP (median), on the large dataset.
+//   W3  the tool view's slowest calls as the dashboard reads them (tool_calls, decision 0069) against the grouping of
+//       every tool part they replaced (web/data/rows.ts slowestSql), the same rows, alternated in the same rounds.
 // Nothing here passes or fails; the load average is printed beside the figures (the machine is shared).
 //   npx tsx bench/web.ts   (BENCH_ONLY=web npm run bench)   BENCH_WEB_MESSAGES=1000000 BENCH_WEB_SMALL=10000
 //   BENCH_WEB_ROUNDS=5 BENCH_WEB_HOME=DIR (a dataset an earlier run kept with BENCH_WEB_KEEP=1)
@@ -14,6 +16,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createForwarder } from '../src/forwarder/index.js';
+import { reportCondition, resolveWindow, type ReportRequest } from '../src/forwarder/report/index.js';
+import { slowestSql } from '../src/forwarder/web/data/rows.js';
 import { sqliteSource } from '../src/forwarder/web/data/sqlite.js';
 import { startWebServer, type WebServer } from '../src/forwarder/web/server.js';
 import { launchBrowser } from '../src/shared/testing/browser.js';
@@ -54,7 +58,8 @@ async function serve(path: string): Promise<{ url: string; busiest: string }> {
 
 try {
   console.log(`web bench: ${int(MESSAGES)} messages over a year against ${int(SMALL)}; ${ROUNDS} rounds (node ${process.version})`);
-  const large = await serve(dataset('large', MESSAGES, process.env.BENCH_WEB_HOME));
+  const largePath = dataset('large', MESSAGES, process.env.BENCH_WEB_HOME);
+  const large = await serve(largePath);
   const small = await serve(dataset('small', SMALL));
   const pages: [string, (busiest: string) => string][] = [
     ['overview, last 30 days', () => '/'],
@@ -101,6 +106,32 @@ try {
   }
   console.log(`\nW2 each endpoint alone over HTTP on the large dataset (median of ${ROUNDS}) (${load()})`);
   for (const [e, xs] of took) console.log(`  ${e.padEnd(28)} ${ms(median(xs)).padStart(8)}`);
+
+  const db = new Database(largePath, { readonly: true });
+  try {
+    const source = sqliteSource(db);
+    const now = Date.now() / 1000;
+    const windows: [string, ReportRequest][] = [['the whole year', {}], ['last 30 days', (({ since, until }) => ({ since, until }))(resolveWindow({ since: '30d' }, now, source.zone()))]];
+    console.log(`\nW3 the slowest 10 tool calls: kept (tool_calls) against grouping every tool part (median of ${ROUNDS}) (${load()})`);
+    for (const [name, request] of windows) {
+      const { tools, params } = reportCondition(request);
+      const plain = db.prepare(slowestSql(request, tools, 10));
+      const kept: number[] = [];
+      const grouped: number[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        let t0 = performance.now();
+        const a = await source.slowestCalls(request, 10);
+        kept.push(performance.now() - t0);
+        t0 = performance.now();
+        const b = plain.all(params);
+        grouped.push(performance.now() - t0);
+        if (JSON.stringify(a) !== JSON.stringify(b)) throw new Error(`W3 ${name}: the kept calls gave other rows than the grouping`);
+      }
+      console.log(`  ${name.padEnd(16)} ${ms(median(kept)).padStart(8)}   grouping the parts ${ms(median(grouped)).padStart(8)}   = ${(median(grouped) / median(kept)).toFixed(1)}x faster`);
+    }
+  } finally {
+    db.close();
+  }
 } finally {
   await Promise.all(servers.map((s) => s.close()));
   if (process.env.BENCH_WEB_KEEP) console.log(`kept ${dir}`);

@@ -23,7 +23,7 @@ import { createIdSource } from '../../src/shared/ids.js';
 import { generatedStore } from '../../src/state-db/testing/generated.js';
 import { StateDbWriter } from '../../src/state-db/writer/index.js';
 import {
-  childEnv, countDifferences, datasetCount, datasetDifferences, delegationRows, ledgerDifferences, datasetMessageCounts, datasetRows, seeded, spawnHermetic, STACK_LINE,
+  childEnv, countDifferences, datasetCount, datasetDifferences, delegationRows, keptDifferencesIn, ledgerDifferences, datasetMessageCounts, datasetRows, seeded, spawnHermetic, STACK_LINE,
   startWriter, storeHistoryCounts, storeLiveCounts, storeValue, type Hermetic, type ProbeEvent, type WriterReport,
 } from '../support/forwarder-harness.js';
 
@@ -210,6 +210,8 @@ describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
     assert.deepEqual(readdirSync(home).filter((n) => n.startsWith('hermetic.db.build-')), []);
 
     assert.deepEqual(datasetDifferences(datasetRows(home), datasetRows(clean)), []);
+    // The counts and tool calls kept beside the rows (decision 0069) are the rows', whatever the kills cut short.
+    assert.deepEqual(keptDifferencesIn(home), []);
     // Beyond the five tables: the usage ledger and per-day usage, also written once per session by a backfill, and the
     // delegations, written with the store's cursor by the pass's last batch.
     assert.deepEqual(datasetDifferences(datasetRows(home, ['usage_events', 'daily_usage', 'delegations']), datasetRows(clean, ['usage_events', 'daily_usage', 'delegations'])), []);
@@ -253,6 +255,7 @@ describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
     assert.deepEqual(pruned.filter((id) => Number(storeValue(store, `SELECT COUNT(*) FROM async_delegations WHERE delegation_id = '${id}'`)) > 0), []);
     // The usage ledger (one row per observed change, so forward and backfill differ in rows) adds up exactly.
     assert.deepEqual(ledgerDifferences(home), []);
+    assert.deepEqual(keptDifferencesIn(home), []);
     const all = stderr.join('');
     assert.doesNotMatch(all, STACK_LINE);
     assert.deepEqual(all.split('\n').filter((l) => l.startsWith('hermetic:')), []);
@@ -293,6 +296,7 @@ describe('the forwarder under SIGKILL', { concurrency: 2 }, () => {
     assert.deepEqual(datasetDifferences(datasetRows(home), datasetRows(clean)), []);
     assert.deepEqual(datasetDifferences(datasetRows(home, ['daily_usage']), datasetRows(clean, ['daily_usage'])), []);
     assert.deepEqual(ledgerDifferences(home), []);
+    assert.deepEqual(keptDifferencesIn(home), []);
     const all = stderr.join('');
     assert.doesNotMatch(all, STACK_LINE);
     assert.deepEqual(all.split('\n').filter((l) => l.startsWith('hermetic:')), []);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { readSnapshot } from '../../src/shared/sqlite.js';
 import { DATASET_TABLES } from '../../src/forwarder/dataset/columns.js';
+import { keptDifferences } from '../../src/forwarder/testing/index.js';
 import { BIN_ARGS } from './process.js';
 import type { WriterReport } from './forwarder-writer.js';
 
@@ -315,6 +316,16 @@ const LEDGER = ['api_call_count', 'input_tokens', 'output_tokens', 'cache_read_t
  * Sessions whose usage ledger (`usage_events`, one row per observed change) does not add up to the session's own
  * counters — a change counted twice or lost. Sessions with a clamped event (a counter that went down) are skipped.
  */
+/** Where the counts and calls the writer keeps (decision 0069) differ from the dataset's rows (none when exact). */
+export function keptDifferencesIn(home: string): string[] {
+  const db = new Database(join(home, 'hermetic.db'), { readonly: true, fileMustExist: true });
+  try {
+    return keptDifferences({ query: <T>(sql: string, ...params: unknown[]) => db.prepare(sql).all(...params) as T[] });
+  } finally {
+    db.close();
+  }
+}
+
 export function ledgerDifferences(home: string): string[] {
   const db = new Database(join(home, 'hermetic.db'), { readonly: true, fileMustExist: true });
   try {

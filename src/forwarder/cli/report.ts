@@ -9,7 +9,7 @@ import type { Db } from '../../shared/sqlite.js';
 import { DATASET_VERSION } from '../dataset/columns.js';
 import { hermeticHome } from '../home.js';
 import { explicitTimeZone, systemTimeZone, Zone } from '../ledger/zone.js';
-import { DEFAULT_WIDTH, ledgerZone, parseFilters, planFilterMiss, type FilterMiss, rowIssuesIn, type RowIssueCount, uncostedIn, unreadDays, unreadIn, unreadText, type UnreadSpan, renderCsv, renderMarkdown, renderSummary, resolveWindow, course, previousWindow, windowDays, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
+import { DEFAULT_WIDTH, ledgerZone, MAX_TOP, parseFilters, planFilterMiss, type FilterMiss, rowIssuesIn, type RowIssueCount, uncostedIn, unreadDays, unreadIn, unreadText, type UnreadSpan, renderCsv, renderMarkdown, renderSummary, resolveWindow, course, previousWindow, windowDays, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
 import { sqliteDialect } from '../report/dialect.js';
 import { planSummary, type SummaryRequest } from '../report/summary.js';
 import { planReport, runSqlite } from '../report/query.js';
@@ -122,7 +122,7 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
   if (values.help) return console.log(REPORT_HELP), 0;
   const formats = (['json', 'csv', 'markdown'] as const).filter((f) => values[f]);
   if (formats.length > 1) usageError(`Give one output format; got ${formats.map((f) => `--${f}`).join(' and ')}.`);
-  const top = values.top === undefined ? undefined : wholeNumber('--top', values.top, 1, 1_000_000);
+  const top = values.top === undefined ? undefined : wholeNumber('--top', values.top, 1, MAX_TOP);
   const nowS = (io.now ?? Date.now)() / 1000;
   fleetFrom(values.from);
   if (values.from !== undefined && values.home !== undefined) usageError('--from and --home name two different datasets; give one.');

@@ -3,7 +3,6 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseFlags } from '../../cli/args.js';
-import { DATASET_TABLES } from '../dataset/columns.js';
 import { findStores, hermeticHome } from '../pipeline/forwarder.js';
 import { storeFailure } from '../reader/index.js';
 import { spelledAsKnown } from '../reader/discover.js';
@@ -17,6 +16,7 @@ import type { Cursors } from '../sinks/sink.js';
 import { sinkStatus, type SinkStatus } from '../sinks/remote/status.js';
 import { datasetSetting } from '../sinks/sqlite/ledger.js';
 import { liveBuilds } from '../sinks/sqlite/build-files.js';
+import { COUNTED_TABLES, tableRows } from '../sinks/sqlite/row-counts.js';
 import { byteSize, COMMON_FLAGS, errorKind, plural, type ErrorKind } from './common.js';
 import { STATUS_HELP } from './help.js';
 
@@ -136,7 +136,8 @@ export async function statusCommand(argv: string[]): Promise<number> {
         quarantined,
       });
     }
-    const rows = Object.fromEntries(DATASET_TABLES.filter((t) => !t.internal).map((t) => [t.name, db ? (db.prepare(`SELECT COUNT(*) FROM "${t.name}"`).pluck().get() as number) : 0]));
+    // Kept exact by the writer in the transactions that change the rows (decision 0069): read, not counted.
+    const rows = db ? tableRows(db) : Object.fromEntries(COUNTED_TABLES.map((t) => [t, 0]));
     const sinks: SinkStatus[] = db ? sinkStatus(db, Date.now() / 1000) : [];
     // A first backfill builds the dataset aside and publishes it when its pass ends (decision 0058): said, not "none".
     const building = db ? null : (liveBuilds(home)[0] ?? null);

@@ -374,6 +374,38 @@ export const TOOL_ACTIVITY: DatasetTable = {
   ],
 };
 
+export const TOOL_CALLS: DatasetTable = {
+  name: 'tool_calls',
+  internal: true,
+  since: 11,
+  doc: 'Each tool call id of each session with the times of its call and of its first result (decision 0069): what the dashboard\'s slowest tool calls are read from, instead of every tool part. Counted by the forwarder as it inserts parts; triggers on `parts` take back what any delete or change removes, and a call whose earliest time or tool name may have gone with a duplicate of its id is marked `stale` and counted again from `parts` before the transaction ends (after a hand edit, when the forwarder next writes; until then the dashboard groups `parts` itself).',
+  primaryKey: ['store', 'session_id', 'call_id'],
+  withoutRowid: true,
+  columns: [
+    c('store', 'TEXT', 'The state.db.', true),
+    c('session_id', 'TEXT', 'Session.', true),
+    c('call_id', 'TEXT', 'The call id: `parts.tool_call_id` of its calls, `parts.tool_result_for` of its results.', true),
+    c('tool', 'TEXT', 'The greatest tool name among its calls (one call: its tool); NULL when none has a name.'),
+    c('called', 'REAL', 'The earliest of its calls, epoch seconds; NULL when only results carry the id.'),
+    c('answered', 'REAL', 'The earliest of its results, epoch seconds; NULL while unanswered.'),
+    c('calls', 'INTEGER', 'Tool-call parts with this id.', true),
+    c('results', 'INTEGER', 'Tool-result parts with this id.', true),
+    c('stale', 'INTEGER', '1 while `tool`, `called` or `answered` may be out of date (a part holding one of them was deleted and others with the id remain): never left so by the forwarder\'s own writes.', true),
+  ],
+};
+
+export const ROW_COUNTS: DatasetTable = {
+  name: 'row_counts',
+  internal: true,
+  since: 11,
+  doc: 'Rows of each forwarded table, kept exact in the transaction that changes them (decision 0069), so `hermetic status` reads ten numbers instead of counting a million rows: the forwarder adds what its inserts add, triggers take off every row any delete removes (a replaced row included). Rows another program inserts are not counted (nor are they in the activity tables or the ledger): the dataset is the forwarder\'s to write.',
+  primaryKey: ['tbl'],
+  columns: [
+    c('tbl', 'TEXT', 'The table.', true),
+    c('rows', 'INTEGER', 'Its rows.', true),
+  ],
+};
+
 export const DATASET_META: DatasetTable = {
   name: 'dataset_meta',
   internal: true,
@@ -423,15 +455,16 @@ export const CHANGE_LOG: DatasetTable = {
 };
 
 /** Every table, forwarded data first. */
-export const DATASET_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PARTS, MODEL_USAGE, USAGE_EVENTS, DAILY_USAGE, USAGE_LEDGER, TOOL_USAGE, DELEGATIONS, ROW_ISSUES, STORES, CURSORS, QUARANTINE, SESSION_ACTIVITY, TOOL_ACTIVITY, DATASET_META, REMOTE_SINKS, CHANGE_LOG];
+export const DATASET_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PARTS, MODEL_USAGE, USAGE_EVENTS, DAILY_USAGE, USAGE_LEDGER, TOOL_USAGE, DELEGATIONS, ROW_ISSUES, STORES, CURSORS, QUARANTINE, SESSION_ACTIVITY, TOOL_ACTIVITY, DATASET_META, REMOTE_SINKS, CHANGE_LOG, TOOL_CALLS, ROW_COUNTS];
 
 /**
  * The dataset's schema version: bump it with a migration in sinks/sqlite/dataset.ts (and `since` on new tables).
  * 2: session_cursors.tail (decision 0032); 3: the usage ledger (decision 0031); 4: remote sinks and the change log
  * (decision 0035); 5: the sink counts the activity of what it inserts, the per-row insert triggers dropped (decision 0040);
  * 6: messages.compacted, the history in-place compaction summarized away kept (decision 0048); 7: sessions.attributes and
- * messages.attributes (decision 0050); 8: delegations and stores.delegation_marks (decision 0054).
+ * messages.attributes (decision 0050); 8: delegations and stores.delegation_marks (decision 0054); 9: stores.hermes_home;
+ * 10: stores.unread (decision 0062); 11: tool_calls and row_counts, kept by the writer (decision 0069).
  */
-export const DATASET_VERSION = 10;
+export const DATASET_VERSION = 11;
 
 export type RecordOf = Record<string, unknown>;

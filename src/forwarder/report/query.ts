@@ -12,6 +12,9 @@ import { HIDDEN_KEYS, sqliteDialect, type Dialect, type Key, type Params } from 
 export const DIMENSIONS = ['day', 'week', 'month', 'model', 'provider', 'profile', 'source', 'project', 'task', 'session', 'tool', 'machine'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 export const TIME_DIMENSIONS: readonly Dimension[] = ['day', 'week', 'month'];
+/** The most rows a `top` may keep, for `hermetic report --top` and the dashboard's `top` alike. */
+export const MAX_TOP = 1_000_000;
+
 /** The ledger's columns a report can be narrowed to (`filter`); values of one column are alternatives, columns combine. */
 export const FILTERS = ['model', 'provider', 'profile', 'source', 'project', 'task', 'session'] as const;
 export type FilterName = (typeof FILTERS)[number];

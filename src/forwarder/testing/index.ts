@@ -10,6 +10,8 @@ import { StateDbWriter } from '../../state-db/writer/index.js';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { DATASET_TABLES } from '../dataset/columns.js';
 import { createForwarder, type Forwarder, type ForwarderOptions } from '../pipeline/forwarder.js';
+import { COUNTED_TABLES } from '../sinks/sqlite/row-counts.js';
+import { toolCallsFromParts } from '../sinks/sqlite/tool-calls.js';
 
 export interface Rig {
   dir: string;
@@ -56,8 +58,9 @@ export function forwarderRig(stateDbs: string[], options: Omit<ForwarderOptions,
 }
 
 /**
- * Every forwarded table (without `origin`, which says which command wrote a row) and each cursor's tail, in key order:
- * two datasets of the same store compare equal when a forward tick left what a clean backfill writes.
+ * Every forwarded table (without `origin`, which says which command wrote a row), each cursor's tail and what the
+ * writer keeps beside the rows (`tool_calls`, `row_counts`: decision 0069), in key order: two datasets of the same
+ * store compare equal when a forward tick left what a clean backfill writes.
  */
 export function datasetDump(rig: Pick<Rig, 'query'>): Record<string, unknown[]> {
   const out: Record<string, unknown[]> = {};
@@ -66,7 +69,28 @@ export function datasetDump(rig: Pick<Rig, 'query'>): Record<string, unknown[]> 
     out[t.name] = rig.query(`SELECT ${cols.join(', ')} FROM "${t.name}" ORDER BY ${t.primaryKey.map((c) => `"${c}"`).join(', ')}`);
   }
   out.tails = rig.query('SELECT session_id, tail FROM session_cursors ORDER BY session_id');
+  out.tool_calls = rig.query('SELECT * FROM tool_calls ORDER BY store, session_id, call_id');
+  // usage_events is the log of what was observed: a tick may have seen more than a backfill (left out above too).
+  out.row_counts = rig.query("SELECT * FROM row_counts WHERE tbl <> 'usage_events' ORDER BY tbl");
   return out;
+}
+
+/**
+ * Where what the writer keeps beside the rows differs from the rows themselves, as sentences (none when exact):
+ * `row_counts` against COUNT(*) of each table, `tool_calls` against the grouping of `parts` it stands for.
+ */
+export function keptDifferences(rig: Pick<Rig, 'query'>): string[] {
+  const problems: string[] = [];
+  const kept = new Map(rig.query<{ tbl: string; rows: number }>('SELECT tbl, rows FROM row_counts').map((r) => [r.tbl, r.rows]));
+  for (const t of COUNTED_TABLES) {
+    const [{ n }] = rig.query<{ n: number }>(`SELECT COUNT(*) AS n FROM "${t}"`) as [{ n: number }];
+    if (kept.get(t) !== n) problems.push(`row_counts says ${kept.get(t)} rows of ${t}, it has ${n}`);
+  }
+  const order = ' ORDER BY store, session_id, call_id';
+  const want = JSON.stringify(rig.query(`SELECT * FROM (${toolCallsFromParts()})${order}`));
+  const got = JSON.stringify(rig.query(`SELECT * FROM tool_calls${order}`));
+  if (want !== got) problems.push(`tool_calls differs from the grouping of parts: ${got.slice(0, 300)} against ${want.slice(0, 300)}`);
+  return problems;
 }
 
 let cleanRuns = 0;
@@ -80,6 +104,7 @@ export function assertCleanBackfill(rig: Pick<Rig, 'dir' | 'query'>, stateDb: st
   try {
     assert.equal(clean.forwarder.backfill()[0]!.error, null);
     assert.deepEqual(datasetDump(rig), datasetDump(clean), `after ${label} the dataset is a clean backfill's`);
+    assert.deepEqual(keptDifferences(rig), [], `after ${label} the kept counts and calls are the rows'`);
   } finally {
     clean.cleanup();
   }

@@ -4,6 +4,8 @@ import type { Db } from '../../shared/sqlite.js';
 import { MEASURES, type Measure } from '../ledger/allocate.js';
 import { recomputeActivity } from '../sinks/sqlite/activity.js';
 import { datasetSetting, LedgerWriter } from '../sinks/sqlite/ledger.js';
+import { recountRows } from '../sinks/sqlite/row-counts.js';
+import { recomputeToolCalls } from '../sinks/sqlite/tool-calls.js';
 
 const SOURCE: Record<Measure, string> = { api_calls: 'api_call_count', input_tokens: 'input_tokens', output_tokens: 'output_tokens', cache_read_tokens: 'cache_read_tokens', cache_write_tokens: 'cache_write_tokens', reasoning_tokens: 'reasoning_tokens', estimated_cost_usd: 'estimated_cost_usd', actual_cost_usd: 'actual_cost_usd' };
 const positive = (c: string) => `MAX(COALESCE(${c}, 0), 0)`;
@@ -50,8 +52,8 @@ export function ledgerDiscrepancies(db: Db): string[] {
 const dump = (db: Db, table: string, order: string) => db.prepare(`SELECT * FROM ${table} ORDER BY ${order}`).all();
 
 /**
- * The ledger, tool usage and activity tables as they are, and as a rebuild from scratch makes them (rolled back):
- * incremental writes must leave the first equal to the second.
+ * The ledger, tool usage and activity tables, the kept tool calls and row counts, as they are and as a rebuild from
+ * scratch makes them (rolled back): incremental writes must leave the first equal to the second.
  */
 export function ledgerAgainstRebuild(db: Db): { now: unknown; rebuilt: unknown } {
   const read = () => ({
@@ -59,6 +61,8 @@ export function ledgerAgainstRebuild(db: Db): { now: unknown; rebuilt: unknown }
     tools: dump(db, 'tool_usage', 'store, session_id, at, tool_name'),
     activity: dump(db, 'session_activity', 'store, session_id, quarter'),
     toolActivity: dump(db, 'tool_activity', 'store, session_id, quarter, tool_name'),
+    toolCalls: dump(db, 'tool_calls', 'store, session_id, call_id'),
+    rowCounts: dump(db, 'row_counts', 'tbl'),
   });
   const now = read();
   let rebuilt: unknown = null;
@@ -66,7 +70,9 @@ export function ledgerAgainstRebuild(db: Db): { now: unknown; rebuilt: unknown }
   try {
     db.transaction(() => {
       recomputeActivity(db);
+      recomputeToolCalls(db);
       new LedgerWriter(db, datasetSetting(db, 'ledger_time_zone') ?? 'UTC').rebuildAll();
+      recountRows(db);
       rebuilt = read();
       throw rollback;
     })();

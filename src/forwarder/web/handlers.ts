@@ -1,7 +1,7 @@
 // Handlers for the dashboard's endpoints: each parses its query (request.ts), asks the source (data/source.ts) and
 // returns the JSON to send. No SQL and no HTTP here; the server turns a thrown HermeticError into its status.
 import { HermeticError } from '../../shared/errors.js';
-import { FILTERS, unreadDays, type ReportRequest, type UsageReport } from '../report/index.js';
+import { FILTERS, MAX_TOP, unreadDays, type ReportRequest, type UsageReport } from '../report/index.js';
 import { Zone } from '../ledger/zone.js';
 import type { UsageSource } from './data/source.js';
 import { single, usageRequest, wholeParam } from './request.js';
@@ -26,8 +26,15 @@ const zoneOf = (ctx: HandlerContext) => (ctx.utc ? new Zone('UTC') : ctx.source.
 
 const usage = (query: URLSearchParams, ctx: HandlerContext): ReportRequest => ({ ...usageRequest(query, ctx.now(), zoneOf(ctx)), ...(ctx.utc ? { utc: true } : {}) });
 
+/**
+ * `top`: the rows kept, the rest summed into one — up to what `hermetic report --top` takes (decision 0069: the 1,000
+ * this once was kept no answer small, since a report without `top` has every row, and refused a script the sessions
+ * after the thousandth; the page asks for more as its "show more" button is pressed).
+ */
+const topParam = (query: URLSearchParams) => wholeParam(query, 'top', 10, 1, MAX_TOP);
+
 function grouping(query: URLSearchParams): { by: string[]; top?: number } {
-  const top = query.has('top') ? wholeParam(query, 'top', 10, 1, 1000) : undefined;
+  const top = query.has('top') ? topParam(query) : undefined;
   return { by: query.getAll('by'), ...(top !== undefined ? { top } : {}) };
 }
 
@@ -45,9 +52,9 @@ export const HANDLERS: Record<ApiName, Handler> = {
     if (by === undefined || !(BREAKDOWNS as readonly string[]).includes(by)) {
       throw new HermeticError('HERMETIC_WEB_INVALID', `"by" must be one of ${BREAKDOWNS.join(', ')}; got ${by === undefined ? 'nothing' : `"${by}"`}.`);
     }
-    return ctx.source.report({ ...usage(query, ctx), by: [by], top: wholeParam(query, 'top', 10, 1, 1000) });
+    return ctx.source.report({ ...usage(query, ctx), by: [by], top: topParam(query) });
   },
-  sessions: async (query, ctx) => ctx.source.report({ ...usage(query, ctx), by: ['session'], top: wholeParam(query, 'top', 10, 1, 1000), locate: true }),
+  sessions: async (query, ctx) => ctx.source.report({ ...usage(query, ctx), by: ['session'], top: topParam(query), locate: true }),
   async tools(query, ctx) {
     const request = usage(query, ctx);
     const limit = wholeParam(query, 'limit', 10, 1, 100);

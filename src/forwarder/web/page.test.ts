@@ -88,6 +88,28 @@ describe('the dashboard in Chromium', () => {
     await v.done();
   });
 
+  it('the costliest sessions show ten, then five times as many at each "show more", the report\'s rows cut later each time', async () => {
+    const v = await visit('/?period=all');
+    const { page } = v;
+    const costs = async () => (await figures(page)).tables['sessions-table']!.filter(([, c]) => c === 'cost_usd').map(([, , x]) => x);
+    const rows = (top: number) => usageReport(h.app.db, { by: ['session'], top }).rows;
+    const all = usageReport(h.app.db, {}).totals.sessions!;
+    assert.ok(all > 50, `${all} sessions`);
+    assert.deepEqual(await costs(), rows(10).map((r) => r.cost_usd));
+    assert.equal(await page.textContent('button[data-more="sessions"]'), 'Show 40 more');
+    await page.click('button[data-more="sessions"]');
+    await page.waitForFunction(() => document.querySelectorAll('#sessions-table tbody tr').length > 11);
+    assert.deepEqual(await costs(), rows(50).map((r) => r.cost_usd));
+    assert.equal(await page.$eval('#sessions-table tbody tr:last-child th', (e) => e.textContent), `${all - 50} more sessions`);
+    assert.ok(v.requests.includes('/api/sessions?period=all&top=50'), v.requests.join(' '));
+    // Past the last session: every one listed, nothing summed, no button.
+    await page.click('button[data-more="sessions"]');
+    await page.waitForFunction((n) => document.querySelectorAll('#sessions-table tbody tr').length === n, all);
+    assert.deepEqual(await costs(), rows(250).map((r) => r.cost_usd));
+    assert.equal(await page.$('button[data-more="sessions"]'), null);
+    await v.done();
+  });
+
   it('the tool view\'s figures equal the report by tool', async () => {
     const v = await visit('/tools?period=all');
     const r = usageReport(h.app.db, { by: ['tool'] });

@@ -286,7 +286,7 @@ describe('refusals', () => {
     await refused('/api/breakdown?by=tool', 400, 'HERMETIC_WEB_INVALID', '"by" must be one of model, provider, profile, source, project, task, machine; got "tool".');
     await refused('/api/report?by=modle', 400, 'HERMETIC_REPORT_INVALID', '"modle" is not a report dimension; did you mean "model"?');
     await refused('/api/report?by=tool&by=model', 400, 'HERMETIC_REPORT_INVALID', 'Tool calls cannot be grouped by model: Hermes records usage per call, not per tool; group tools by day, week, month, profile, source, project, session, machine.');
-    await refused('/api/sessions?top=0', 400, 'HERMETIC_WEB_INVALID', '"top" must be a whole number from 1 to 1000; got "0".');
+    await refused('/api/sessions?top=0', 400, 'HERMETIC_WEB_INVALID', '"top" must be a whole number from 1 to 1000000; got "0".');
     await refused('/api/session', 400, 'HERMETIC_WEB_INVALID', 'Name the session: /api/session?id=<session id>.');
     const id = app.db.prepare('SELECT session_id FROM sessions ORDER BY session_id LIMIT 1').pluck().get() as string;
     const pages = (await api(`/api/session?id=${id}&page_size=500`)).body.transcript.pages;

@@ -9,6 +9,8 @@ import { DATASET_TABLES, DATASET_VERSION, type DatasetTable } from '../../datase
 import { ledgerTimeZone } from '../../ledger/zone.js';
 import { ACTIVITY_TRIGGERS, DROPPED_INSERT_TRIGGERS, recomputeActivity } from './activity.js';
 import { LedgerWriter } from './ledger.js';
+import { recountRows, ROW_COUNT_TRIGGERS } from './row-counts.js';
+import { recomputeToolCalls, TOOL_CALL_SCHEMA } from './tool-calls.js';
 import { seedChangeLog, updateTriggers } from '../remote/changelog.js';
 import { REMOVED } from '../sink.js';
 import { makeDirs } from '../../../shared/dirs.js';
@@ -105,6 +107,14 @@ const MIGRATIONS: ((db: Db, options: DatasetOptions) => void)[] = [
   addMissing,
   // 10: stores.unread, what a windowed backfill left unread (NULL, not known, until the store's next pass).
   addMissing,
+  // 11 (decision 0069): tool_calls (the dashboard's slowest calls) and row_counts (status), kept by the writer from
+  // here on; filled once from the tables (about 2 s at 1M messages).
+  (db) => {
+    createTables(db, 11);
+    for (const sql of [...TOOL_CALL_SCHEMA, ...ROW_COUNT_TRIGGERS]) db.exec(sql);
+    recomputeToolCalls(db);
+    recountRows(db);
+  },
 ];
 
 function migrate(db: Db, path: string, options: DatasetOptions): void {

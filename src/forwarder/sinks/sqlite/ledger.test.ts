@@ -17,6 +17,7 @@ import { StateDbWriter } from '../../../state-db/writer/index.js';
 import { forwarderRig, type Rig } from '../../testing/index.js';
 import { ledgerAgainstRebuild, ledgerDiscrepancies } from '../../testing/ledger.js';
 import { DATASET_VERSION } from '../../dataset/columns.js';
+import { COUNTED_TABLES } from './row-counts.js';
 import { openDataset } from './dataset.js';
 import { LazySqliteSink } from './lazy.js';
 import type { SqliteSink } from './sink.js';
@@ -217,9 +218,12 @@ test('a version-2 dataset (before the ledger) upgrades in place: tables, trigger
       assert.equal(upgraded.pragma('user_version', { simple: true }), DATASET_VERSION);
       assert.deepEqual(ledgerAgainstRebuild(upgraded).now, before);
       assert.deepEqual(ledgerDiscrepancies(upgraded), []);
-      // Deletes and updates are counted by triggers; inserts by the sink (decision 0040: version 5 dropped those triggers).
+      // Deletes and updates are counted by triggers; inserts by the sink (decision 0040: version 5 dropped those triggers;
+      // decision 0069: the kept tool calls and row counts, version 11, the same way).
       assert.deepEqual(upgraded.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name").pluck().all(), [
         'messages_activity_delete', 'messages_activity_update', 'parts_activity_delete', 'parts_activity_update_new', 'parts_activity_update_old',
+        'parts_tool_calls_delete', 'parts_tool_calls_update_new', 'parts_tool_calls_update_old',
+        ...COUNTED_TABLES.map((t) => `row_counts_${t}_delete`).sort(),
       ]);
     } finally {
       upgraded.close();

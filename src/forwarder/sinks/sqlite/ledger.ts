@@ -7,6 +7,7 @@ import { DATASET_META, TOOL_USAGE, USAGE_LEDGER, type RecordOf } from '../../dat
 import { allocateSession, type Activity, type LedgerDay, type LedgerRoute, type LedgerSession, type ToolActivity } from '../../ledger/allocate.js';
 import { Zone } from '../../ledger/zone.js';
 import { rowInserter } from './insert.js';
+import { RowCounts } from './row-counts.js';
 
 /** Bump when the attribution rules change: datasets built with older rules are rebuilt when next opened for writing. */
 export const LEDGER_RULES = '3';
@@ -29,6 +30,7 @@ export class LedgerWriter {
   readonly #read: { session: Stmt; routes: Stmt; days: Stmt; activity: Stmt; tools: Stmt };
   readonly #drop: { usage: Stmt; tools: Stmt };
   readonly #put: { usage: (rows: readonly RecordOf[]) => void; tools: (rows: readonly RecordOf[]) => void };
+  readonly #counts: RowCounts;
 
   /** @example new LedgerWriter(db, 'Europe/Berlin').rebuild('/home/u/.hermes/state.db', ['20260714_101503_a1b2c3']) */
   constructor(db: Db, timeZone: string) {
@@ -44,13 +46,15 @@ export class LedgerWriter {
       tools: db.prepare(`SELECT session_id, quarter, tool_name, calls, errors FROM tool_activity ${where}`),
     };
     this.#drop = { usage: db.prepare(`DELETE FROM ${USAGE_LEDGER.name} ${where}`), tools: db.prepare(`DELETE FROM ${TOOL_USAGE.name} ${where}`) };
-    this.#put = { usage: rowInserter(db, USAGE_LEDGER), tools: rowInserter(db, TOOL_USAGE) };
+    this.#counts = new RowCounts(db);
+    this.#put = { usage: rowInserter(db, USAGE_LEDGER, this.#counts), tools: rowInserter(db, TOOL_USAGE, this.#counts) };
   }
 
   /** Rebuilds the rows of these sessions (call it inside the transaction that wrote them); a session gone has none. */
   rebuild(store: string, sessionIds: Iterable<string>): void {
     const ids = JSON.stringify([...new Set(sessionIds)]);
     if (ids === '[]') return;
+    this.#counts.clear();
     this.#drop.usage.run(store, ids);
     this.#drop.tools.run(store, ids);
     const bySession = <T extends { session_id: string }>(rows: T[]) => {
@@ -78,6 +82,7 @@ export class LedgerWriter {
     }
     this.#put.usage(usage);
     this.#put.tools(toolRows);
+    this.#counts.flush();
   }
 
   /** Rebuilds every session's rows and records the zone and rules they were built with. */

@@ -9,6 +9,8 @@ import { InsertedActivity } from './activity.js';
 import { CursorMoved, NOTHING_WRITTEN, REMOVED, type Batch, type Cursors, type DelegationChanges, type Rows, type SessionCursor, type SessionWrite, type Sink, type Written } from '../sink.js';
 import { Checkpointer } from './checkpointer.js';
 import { rowInserter } from './insert.js';
+import { RowCounts } from './row-counts.js';
+import { InsertedToolCalls } from './tool-calls.js';
 import { AUTOCHECKPOINT_PAGES, openDataset, type DatasetOptions } from './dataset.js';
 import { ledgerTimeZone } from '../../ledger/zone.js';
 import { datasetSetting, LedgerWriter } from './ledger.js';
@@ -17,8 +19,8 @@ type Stmt = { run(...params: unknown[]): { changes: number } };
 type Tx = ReturnType<Db['transaction']>;
 
 /** One record at a time (sessions, cursors, a store's row): the shared inserter with a row of one. */
-function inserter(db: Db, t: DatasetTable, verb = 'INSERT'): (r: RecordOf) => void {
-  const put = rowInserter(db, t, verb);
+function inserter(db: Db, t: DatasetTable, counts: RowCounts, verb = 'INSERT'): (r: RecordOf) => void {
+  const put = rowInserter(db, t, counts, verb);
   return (r) => put([r]);
 }
 
@@ -59,6 +61,9 @@ export class SqliteSink implements Sink {
   #redacts = false;
   readonly #ledger: LedgerWriter;
   readonly #activity: InsertedActivity;
+  readonly #toolCalls: InsertedToolCalls;
+  /** Rows this sink's inserts added, flushed into `row_counts` at the end of each batch's transaction. */
+  readonly #counts: RowCounts;
   #checkpointer: Checkpointer | null = null;
   #shm: { fd: number; buf: Buffer } | null | undefined;
 
@@ -67,15 +72,17 @@ export class SqliteSink implements Sink {
     // The usage ledger follows every batch; one built in another zone or with older rules is rebuilt first (decision 0031).
     this.#ledger = new LedgerWriter(db, ledgerTimeZone(options.timeZone, datasetSetting(db, 'ledger_time_zone')));
     if (this.#ledger.stale()) db.transaction(() => this.#ledger.rebuildAll()).immediate();
+    const counts = this.#counts = new RowCounts(db);
     this.#put = {
-      session: inserter(db, SESSIONS, 'INSERT OR REPLACE'),
-      usage: inserter(db, MODEL_USAGE), issue: inserter(db, ROW_ISSUES, 'INSERT OR REPLACE'), store: inserter(db, STORES, 'INSERT OR REPLACE'),
-      cursor: inserter(db, CURSORS, 'INSERT OR REPLACE'), quarantine: inserter(db, QUARANTINE, 'INSERT OR REPLACE'),
-      event: inserter(db, USAGE_EVENTS, 'INSERT OR IGNORE'), daily: inserter(db, DAILY_USAGE),
-      delegation: inserter(db, DELEGATIONS, 'INSERT OR REPLACE'),
+      session: inserter(db, SESSIONS, counts, 'INSERT OR REPLACE'),
+      usage: inserter(db, MODEL_USAGE, counts), issue: inserter(db, ROW_ISSUES, counts, 'INSERT OR REPLACE'), store: inserter(db, STORES, counts, 'INSERT OR REPLACE'),
+      cursor: inserter(db, CURSORS, counts, 'INSERT OR REPLACE'), quarantine: inserter(db, QUARANTINE, counts, 'INSERT OR REPLACE'),
+      event: inserter(db, USAGE_EVENTS, counts, 'INSERT OR IGNORE'), daily: inserter(db, DAILY_USAGE, counts),
+      delegation: inserter(db, DELEGATIONS, counts, 'INSERT OR REPLACE'),
     };
-    this.#bulk = { messages: rowInserter(db, MESSAGES), parts: rowInserter(db, PARTS) };
+    this.#bulk = { messages: rowInserter(db, MESSAGES, counts), parts: rowInserter(db, PARTS, counts) };
     this.#activity = new InsertedActivity(db);
+    this.#toolCalls = new InsertedToolCalls(db);
     const del = (table: string) => db.prepare(`DELETE FROM "${table}" WHERE store = ? AND session_id = ?`);
     this.#del = {
       messages: del('messages'), parts: del('parts'), usage: del('model_usage'), issues: del('row_issues'), daily: del('daily_usage'),
@@ -116,6 +123,15 @@ export class SqliteSink implements Sink {
   }
 
   #applyBatch(batch: Batch): Written {
+    // What an attempt that threw had inserted was rolled back with it: so is its tally.
+    this.#counts.clear();
+    const written = this.#applyRows(batch);
+    this.#toolCalls.settle();
+    this.#counts.flush();
+    return written;
+  }
+
+  #applyRows(batch: Batch): Written {
     const store = String(batch.store.store);
     if (batch.redacted && !this.redacts()) {
       this.db.prepare(`INSERT OR REPLACE INTO ${DATASET_META.name} (key, value) VALUES ('redact', 'on')`).run();
@@ -210,6 +226,7 @@ export class SqliteSink implements Sink {
     const whole = delta.kind === 'replace';
     if (p.messages.length > 0) this.#activity.messages(store, w.sessionId, p.messages, whole);
     if (p.parts.length > 0) this.#activity.parts(store, w.sessionId, p.parts, whole);
+    if (p.parts.length > 0) this.#toolCalls.parts(store, w.sessionId, p.parts);
     if (delta.usage) for (const u of p.modelUsage) this.#put.usage!(u);
     for (const i of p.issues) this.#put.issue!(i);
     if (delta.daily) for (const x of p.dailyUsage) this.#put.daily!(x);

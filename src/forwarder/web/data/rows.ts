@@ -82,14 +82,16 @@ export const unknownParent = (id: unknown, store: string): SessionRow => ({ sess
  * The slowest tool calls: a call's time is from it to its first result. The sessions come first, from `tool_usage`
  * where the report counts their tool calls (`tools`: the window's cells and the filter); then only their tool parts
  * are read, by the parts' key, grouped by call id (parts has no index by call id; a join would search a session's
- * parts once per call). `machine` adds the fleet's machine to every key.
+ * parts once per call). Ties go by call time, then store, session and call id, so every way of reading them agrees.
+ * `machine` adds the fleet's machine to every key. The plain query: an SQLite dataset reads `tool_calls` instead
+ * (`slowestKeptSql`), which keeps the same groups.
  */
 export function slowestSql(request: { since?: number | null; until?: number | null }, tools: string, limit: number, machine = false): string {
   const window = [request.since != null ? 'x.called >= @since' : null, request.until != null ? 'x.called < @until' : null].filter(Boolean).join(' AND ') || '1 = 1';
   const callId = "CASE WHEN p.part_type = 'tool_call' THEN p.tool_call_id ELSE p.tool_result_for END";
   const m = machine ? 'p.machine_id, ' : '';
   return `SELECT x.tool, x.session_id, x.store, ${machine ? 'x.machine_id, ' : ''}x.called AS started_at, x.answered - x.called AS seconds FROM (
-      SELECT ${m}p.store, p.session_id, MAX(CASE WHEN p.part_type = 'tool_call' THEN p.tool_name END) AS tool,
+      SELECT ${m}p.store, p.session_id, ${callId} AS call_id, MAX(CASE WHEN p.part_type = 'tool_call' THEN p.tool_name END) AS tool,
         MIN(CASE WHEN p.part_type = 'tool_call' THEN p.created_at END) AS called,
         MIN(CASE WHEN p.part_type = 'tool_result' THEN p.created_at END) AS answered
       FROM (SELECT DISTINCT ${machine ? 'l.machine_id, ' : ''}l.store, l.session_id FROM tool_usage l WHERE ${tools}) s
@@ -97,7 +99,21 @@ export function slowestSql(request: { since?: number | null; until?: number | nu
       WHERE p.part_type IN ('tool_call', 'tool_result') AND ${callId} IS NOT NULL
       GROUP BY ${m}p.store, p.session_id, ${callId}) x
     WHERE ${window} AND x.answered >= x.called
-    ORDER BY seconds DESC, x.called LIMIT ${Math.trunc(limit)}`;
+    ORDER BY seconds DESC, x.called, ${machine ? 'x.machine_id, ' : ''}x.store, x.session_id, x.call_id LIMIT ${Math.trunc(limit)}`;
+}
+
+/**
+ * The slowest tool calls read from `tool_calls` (an SQLite dataset of version 11 on; decision 0069): the same rows in
+ * the same order as `slowestSql`, the window's sessions first, then their calls by key, one row each instead of
+ * every tool part grouped.
+ */
+export function slowestKeptSql(request: { since?: number | null; until?: number | null }, tools: string, limit: number): string {
+  const window = [request.since != null ? 'c.called >= @since' : null, request.until != null ? 'c.called < @until' : null].filter(Boolean).join(' AND ') || '1 = 1';
+  return `SELECT c.tool, c.session_id, c.store, c.called AS started_at, c.answered - c.called AS seconds
+    FROM (SELECT DISTINCT l.store, l.session_id FROM tool_usage l WHERE ${tools}) s
+      JOIN tool_calls c ON c.store = s.store AND c.session_id = s.session_id
+    WHERE ${window} AND c.answered >= c.called
+    ORDER BY seconds DESC, c.called, c.store, c.session_id, c.call_id LIMIT ${Math.trunc(limit)}`;
 }
 
 export type { SlowCall };

@@ -6,7 +6,7 @@ import { sqliteDialect, type Dialect } from '../../report/dialect.js';
 import { ledgerZone, reportCondition, rowIssuesIn, unreadIn, usageReport, type ReportRequest, type UsageReport } from '../../report/index.js';
 import { planReport, planTotals, planValues, runSqlite } from '../../report/query.js';
 import { Zone } from '../../ledger/zone.js';
-import { LINK_COLUMNS, MESSAGE_COLUMNS, delegationsSql, SESSION_COLUMNS, message, sessionDetail, slowestSql, transcriptPages, twoStores, unknownParent, type RawMessage } from './rows.js';
+import { LINK_COLUMNS, MESSAGE_COLUMNS, delegationsSql, SESSION_COLUMNS, message, sessionDetail, slowestKeptSql, slowestSql, transcriptPages, twoStores, unknownParent, type RawMessage } from './rows.js';
 import type { DelegationRow, SessionRow, SessionView, SlowCall, UsageSource } from './source.js';
 
 /** The embedded dataset as the dashboard's source; `dialect` names this machine for the breakdown by machine. */
@@ -29,6 +29,9 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
   // A dataset older than version 8 (read as it is, never migrated here) has no `delegations`: the session has none.
   const hasDelegations = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'delegations'").get() !== undefined;
   const delegations = hasDelegations ? db.prepare(delegationsSql()) : null;
+  // A dataset older than version 11 (read as it is) keeps no tool_calls: the slowest calls are grouped from its parts.
+  const keptCalls = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'tool_calls_stale'").get() !== undefined;
+  const stale = keptCalls ? db.prepare('SELECT 1 FROM tool_calls WHERE stale = 1 LIMIT 1') : null;
   const session = ({ id, store }: { id: string; store: string | null }, pageNo: number, pageSize: number) => db.transaction((): SessionView | null => {
     let rows: SessionRow[];
     if (store !== null) rows = byStoreId.all(store, id) as SessionRow[];
@@ -78,7 +81,9 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
     session: async (key, pageNo, pageSize) => session(key, pageNo, pageSize),
     async slowestCalls(request: ReportRequest, limit: number): Promise<SlowCall[]> {
       const { tools, params } = reportCondition(request, dialect);
-      return db.prepare(slowestSql(request, tools, limit)).all(params) as SlowCall[];
+      // The calls the writer keeps (decision 0069), unless the dataset predates them or a hand edit left some stale.
+      if (!keptCalls) return db.prepare(slowestSql(request, tools, limit)).all(params) as SlowCall[];
+      return db.transaction(() => db.prepare(stale!.get() === undefined ? slowestKeptSql(request, tools, limit) : slowestSql(request, tools, limit)).all(params) as SlowCall[])();
     },
     rowIssues: async (request) => rowIssuesIn(db, request),
     unread: async (request) => unreadIn(db, request),

@@ -97,16 +97,45 @@ function breakdown(dim, report, state) {
     ], report.rows, { id: `breakdown-${dim}` }));
 }
 
+/** The most rows the sessions table asks for: the API's cap on `top`, as `hermetic report --top` has it. */
+const MAX_TOP = 1_000_000;
+
+/**
+ * The period's costliest sessions, ten first; while some are left (the "N more sessions" row sums them), a button asks
+ * for five times as many, the same report cut later (decision 0069). Not kept in the URL: a reload shows ten again.
+ */
 function topSessions(report, state) {
-  return h('section', { class: 'sessions', 'aria-labelledby': 'top-sessions' },
-    h('h2', { id: 'top-sessions' }, 'Most expensive sessions'),
-    table('The most expensive sessions of the period', [
-      { label: 'Session', value: (r) => (r.other_rows !== undefined ? `${r.other_rows} more sessions` : h('a', { href: href({ ...state, view: 'session', id: r.session_id, store: r.store ?? null, machine: r.machine_id ?? null, page: 1, pageSize: null }), dataset: { nav: '' } }, r.title || r.session_id)) },
-      { label: 'Cost', num: true, key: 'cost_usd', raw: (r) => r.cost_usd, value: (r) => cost(r.cost_usd) },
-      { label: 'Input', num: true, key: 'input_tokens', raw: (r) => r.input_tokens, value: (r) => short(r.input_tokens ?? 0) },
-      { label: 'Output', num: true, key: 'output_tokens', raw: (r) => r.output_tokens, value: (r) => short(r.output_tokens ?? 0) },
-      { label: 'API calls', num: true, key: 'api_calls', raw: (r) => r.api_calls, value: (r) => count(r.api_calls) },
-    ], report.rows, { id: 'sessions-table' }));
+  const section = h('section', { class: 'sessions', 'aria-labelledby': 'top-sessions' });
+  const fill = (r) => {
+    const shown = r.rows.filter((x) => x.other_rows === undefined).length;
+    const rest = r.rows.find((x) => x.other_rows !== undefined)?.other_rows ?? 0;
+    const next = Math.min(Math.max(shown, 10) * 5, MAX_TOP);
+    const more = async (e) => {
+      const button = e.currentTarget;
+      button.disabled = true;
+      const q = usageParams(state);
+      q.set('top', String(next));
+      try {
+        fill(await get('/api/sessions', q));
+      } catch (err) {
+        button.disabled = false;
+        button.replaceChildren(`Could not load more: ${err.message} (try again)`);
+      }
+    };
+    section.replaceChildren(
+      h('h2', { id: 'top-sessions' }, 'Most expensive sessions'),
+      table('The most expensive sessions of the period', [
+        { label: 'Session', value: (x) => (x.other_rows !== undefined ? `${x.other_rows} more sessions` : h('a', { href: href({ ...state, view: 'session', id: x.session_id, store: x.store ?? null, machine: x.machine_id ?? null, page: 1, pageSize: null }), dataset: { nav: '' } }, x.title || x.session_id)) },
+        { label: 'Cost', num: true, key: 'cost_usd', raw: (x) => x.cost_usd, value: (x) => cost(x.cost_usd) },
+        { label: 'Input', num: true, key: 'input_tokens', raw: (x) => x.input_tokens, value: (x) => short(x.input_tokens ?? 0) },
+        { label: 'Output', num: true, key: 'output_tokens', raw: (x) => x.output_tokens, value: (x) => short(x.output_tokens ?? 0) },
+        { label: 'API calls', num: true, key: 'api_calls', raw: (x) => x.api_calls, value: (x) => count(x.api_calls) },
+      ], r.rows, { id: 'sessions-table' }),
+      rest > 0 && next > shown ? h('button', { type: 'button', class: 'more', dataset: { more: 'sessions' }, onclick: more }, `Show ${count(Math.min(next - shown, rest))} more`) : null,
+    );
+  };
+  fill(report);
+  return section;
 }
 
 export async function overview(state, options) {
