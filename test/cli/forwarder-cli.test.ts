@@ -450,7 +450,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       assert.equal(words.status, 0);
       assert.match(words.stdout, new RegExp(`store ${wal} \\(profile default, sqlite backend\\)\\n  schema v30, wal journal\\n  identity: \\d+:\\d+\\|v30\\|\\S+\\n  cursor: message id ${maxId(wal)}, ${made.sessions} sessions tracked, last tick `));
       assert.match(words.stdout, /\n {2}pending: nothing, the dataset holds everything the store has\n/);
-      assert.deepEqual(s.stores.map((x) => x.pending), s.stores.map(() => ({ sessions: 0, messages: 0, removed: 0, waiting: 0, undecodable: 0, delegations: 0, oldest_at: null, lag_seconds: null })));
+      assert.deepEqual(s.stores.map((x) => x.pending), s.stores.map(() => ({ sessions: 0, messages: 0, removed: 0, waiting: 0, undecodable: 0, delegations: 0, orphan_messages: 0, orphan_sessions: 0, oldest_at: null, lag_seconds: null })));
     });
 
     it('says what the dataset does not hold yet: sessions and messages to read, and how long the oldest change has waited', async () => {
@@ -474,19 +474,19 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       assert.equal(r.status, 0, r.stderr);
       const p = (JSON.parse(r.stdout) as { stores: { pending: { sessions: number; messages: number; oldest_at: string; lag_seconds: number } }[] }).stores[0]!.pending;
       const lag = Math.round(Date.now() / 1000 - 1_780_000_500);
-      assert.deepEqual({ ...p, lag_seconds: Math.abs(p.lag_seconds - lag) <= 5 }, { sessions: 2, messages: 3, removed: 0, waiting: 0, undecodable: 0, delegations: 0, oldest_at: new Date(1_780_000_500_000).toISOString(), lag_seconds: true });
+      assert.deepEqual({ ...p, lag_seconds: Math.abs(p.lag_seconds - lag) <= 5 }, { sessions: 2, messages: 3, removed: 0, waiting: 0, undecodable: 0, delegations: 0, orphan_messages: 0, orphan_sessions: 0, oldest_at: new Date(1_780_000_500_000).toISOString(), lag_seconds: true });
       const words = await inProcess('status', '--state-db', path, '--home', h);
       assert.match(words.stdout, /\n {2}pending: 2 sessions to read \(3 new messages\), the oldest change \d+ d( \d+ h)? ago \(2026-05-28T\d\d:\d\d:\d\d\.000Z\)\n/);
       // Read, nothing is pending.
       assert.equal((await hermetic('forward', '--once', '--state-db', path, '--home', h)).status, 0);
       const after = JSON.parse((await inProcess('status', '--state-db', path, '--home', h, '--json')).stdout) as { stores: { pending: unknown }[] };
-      assert.deepEqual(after.stores[0]!.pending, { sessions: 0, messages: 0, removed: 0, waiting: 0, undecodable: 0, delegations: 0, oldest_at: null, lag_seconds: null });
+      assert.deepEqual(after.stores[0]!.pending, { sessions: 0, messages: 0, removed: 0, waiting: 0, undecodable: 0, delegations: 0, orphan_messages: 0, orphan_sessions: 0, oldest_at: null, lag_seconds: null });
       // A field changed in place, with no new activity: a session to read again, but no change time to give.
       const pin = new Database(path);
       pin.prepare("UPDATE sessions SET pinned = 1 WHERE id = 'old'").run();
       pin.close();
       const pinned = JSON.parse((await inProcess('status', '--state-db', path, '--home', h, '--json')).stdout) as { stores: { pending: unknown }[] };
-      assert.deepEqual(pinned.stores[0]!.pending, { sessions: 1, messages: 0, removed: 0, waiting: 0, undecodable: 0, delegations: 0, oldest_at: null, lag_seconds: null });
+      assert.deepEqual(pinned.stores[0]!.pending, { sessions: 1, messages: 0, removed: 0, waiting: 0, undecodable: 0, delegations: 0, orphan_messages: 0, orphan_sessions: 0, oldest_at: null, lag_seconds: null });
       assert.match((await inProcess('status', '--state-db', path, '--home', h)).stdout, /\n {2}pending: 1 session to read \(0 new messages; changed in place, no new activity\)\n/);
       // Two background delegations dispatched from it: counted until a pass writes them.
       const db3 = new Database(path);
