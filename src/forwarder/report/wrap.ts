@@ -54,7 +54,9 @@ function codePointWidth(ch: string): number {
 }
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+/** Made on first use: ICU's segmenter costs ~15 ms to create, which a command printing only ASCII never pays. */
+let segmenter: Intl.Segmenter | null = null;
+const graphemes = (): Intl.Segmenter => (segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' }));
 
 /** The columns one user-perceived character takes: its widest code point (an emoji asked for with U+FE0F is two). */
 function graphemeWidth(g: string): number {
@@ -72,7 +74,7 @@ function graphemeWidth(g: string): number {
 export function displayWidth(text: string): number {
   if (PRINTABLE_ASCII.test(text)) return text.length;
   let w = 0;
-  for (const { segment } of graphemes.segment(text)) w += graphemeWidth(segment);
+  for (const { segment } of graphemes().segment(text)) w += graphemeWidth(segment);
   return w;
 }
 
@@ -86,7 +88,7 @@ export function fitText(text: string, width: number, trim = false): string {
   if (width <= 0) return '';
   let kept = '';
   let used = 0;
-  for (const { segment } of graphemes.segment(text)) {
+  for (const { segment } of graphemes().segment(text)) {
     const w = graphemeWidth(segment);
     if (used + w > width - 1) break;
     kept += segment;
