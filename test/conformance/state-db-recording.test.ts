@@ -243,6 +243,19 @@ describeTransports('state.db recording', (open) => {
     }
   });
 
+  it('a tool result no tool.started announced answers a call recorded before it: every tool row has its call', async () => {
+    const h = await open();
+    const run = await submit(h, '{"input":"go","session_id":"conv-unannounced"}');
+    await h.admin.event(run, { event: 'tool.completed', tool: 'terminal', duration: 0.1, result: 'done' });
+    await h.admin.complete(run, { output: 'Done.' });
+    const messages = (await h.request('GET', '/api/sessions/conv-unannounced/messages')).json().data as Array<{ role: string; content: string | null; tool_calls: unknown; tool_call_id: string | null }>;
+    assert.deepEqual(messages.map((m) => m.role), ['user', 'assistant', 'tool', 'assistant']);
+    const calls = messages[1]!.tool_calls as Array<{ id: string; function: { name: string; arguments: string } }>;
+    assert.deepEqual([calls[0]!.function, messages[2]!.tool_call_id, messages[2]!.content], [{ name: 'terminal', arguments: '{}' }, calls[0]!.id, 'done']);
+    assert.equal((await h.request('GET', '/api/sessions/conv-unannounced')).json().session.tool_call_count, 1);
+    await h.close();
+  });
+
   it('the API server\'s sessions add a session\'s runs\' tokens and API calls, as the state.db does', async () => {
     const h = await open();
     const first = await submit(h, '{"input":"one","session_id":"conv-add"}');

@@ -134,8 +134,15 @@ function turnMessages(runId: string, turn: Turn): MessageInput[] & { reasoning: 
       queue.push(call);
       open.set(a, queue);
     } else {
-      const call = open.get(a)?.shift();
-      messages.push({ role: 'tool', content: b, tool_call_id: call?.id ?? null, tool_name: a });
+      // A result no tool.started announced still answers a call: Hermes's agent only runs tools the model called, so
+      // the call it answers is recorded first (no arguments), and the transcript keeps every result paired.
+      let call = open.get(a)?.shift();
+      if (call === undefined) {
+        call = { id: callId((prefix ??= callPrefix(runId)), n++), type: 'function', function: { name: a, arguments: NO_ARGUMENTS } };
+        messages.push({ role: 'assistant', content: null, tool_calls: [call], finish_reason: 'tool_calls', reasoning });
+        reasoning = null;
+      }
+      messages.push({ role: 'tool', content: b, tool_call_id: call.id, tool_name: a });
     }
   }
   return Object.assign(messages, { reasoning });
