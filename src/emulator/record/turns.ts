@@ -200,11 +200,12 @@ export class TurnRecorder implements RunObserver {
   /**
    * A delegate subagent's own session, as Hermes's child agent keeps it in the parent's store: opened when it starts,
    * its conversation (the goal, then its summary) and its spend written when it completes, before the parent's turn.
-   * An event that names no `child_session_id` has no session to record. Decision 0004 (addendum on subagents).
+   * An event that names no `child_session_id` has no session to record, nor one naming the run's own session (a child
+   * always has a session of its own: it would write into the parent's). Decision 0004 (addendum on subagents).
    */
   #subagent(turn: Turn, event: SubagentEvent): void {
     const id = event.kwargs.get('child_session_id');
-    if (typeof id !== 'string' || id === '') return;
+    if (typeof id !== 'string' || id === '' || id === turn.start.sessionId) return;
     let child = turn.children.get(id);
     if (!child) {
       const model = event.kwargs.get('model');
