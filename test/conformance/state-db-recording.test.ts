@@ -266,6 +266,30 @@ describeTransports('state.db recording', (open) => {
     }
   });
 
+  it('a subagent\'s reported counts are whole numbers: a fraction, or one past what a counter holds, is no count (its cost is kept)', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'hermetic-statedb-')), 'state.db');
+    const h = await open({ stateDb: path });
+    const run = await submit(h, '{"input":"research it","session_id":"parent-1"}');
+    await h.admin.event(run, { event: 'subagent.start', goal: 'count', child_session_id: 'child-1' });
+    // As raw JSON: 9223372036854775807 and 10**30 are ints to Python, past a double's exact integers.
+    const body = '{"event": "subagent.complete", "child_session_id": "child-1", "status": "completed", "summary": "ok", "input_tokens": 1.5, '
+      + '"output_tokens": 1000000000000000000000000000000, "reasoning_tokens": 9223372036854775807, "api_calls": 2.0, "cost_usd": 0.5}';
+    assert.equal((await h.request('POST', `/__admin/runs/${run}/event`, { body })).status, 200);
+    await h.admin.complete(run, { output: 'Done.' });
+    const child = (await h.request('GET', '/api/sessions/child-1')).json().session as Record<string, unknown>;
+    assert.deepEqual([child.input_tokens, child.output_tokens, child.reasoning_tokens, child.api_call_count, child.estimated_cost_usd], [0, 0, 0, 2, 0.5]);
+    await h.close();
+    const db = new Database(path, { readonly: true });
+    try {
+      assert.deepEqual(
+        db.prepare("SELECT typeof(input_tokens), input_tokens, typeof(output_tokens), output_tokens, reasoning_tokens, api_call_count, estimated_cost_usd FROM sessions WHERE id = 'child-1'").raw().get(),
+        ['integer', 0, 'integer', 0, 0, 2, 0.5],
+      );
+    } finally {
+      db.close();
+    }
+  });
+
   it('the API server\'s sessions add a session\'s runs\' tokens and API calls, as the state.db does', async () => {
     const h = await open();
     const first = await submit(h, '{"input":"one","session_id":"conv-add"}');

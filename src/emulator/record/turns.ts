@@ -95,9 +95,18 @@ const SPEND_KEYS = ['input_tokens', 'output_tokens', 'reasoning_tokens', 'api_ca
 type SubagentEvent = Extract<ProgressEvent, { event: 'subagent.start' | 'subagent.complete' }>;
 
 /** A subagent's numeric keyword (int or float as sent); anything else, or a negative or non-finite number: absent. */
-function count(v: PyValue | undefined): number | undefined {
+function amount(v: PyValue | undefined): number | undefined {
   const n = typeof v === 'bigint' ? Number(v) : v instanceof PyFloat ? v.value : typeof v === 'number' ? v : undefined;
   return n !== undefined && Number.isFinite(n) && n >= 0 ? n : undefined;
+}
+
+/**
+ * A count (tokens, API calls): a whole number a session's INTEGER counter holds exactly, else absent. A fraction, or
+ * 10**30, would turn the counter into a REAL no Hermes store has (and the API's integer into a float).
+ */
+function count(v: PyValue | undefined): number | undefined {
+  const n = amount(v);
+  return n !== undefined && Number.isSafeInteger(n) ? n : undefined;
 }
 
 /** The run status a subagent's own status stands for (its session's end): Hermes reports completed, failed, interrupted, timeout, error. */
@@ -229,7 +238,7 @@ export class TurnRecorder implements RunObserver {
     const messages: MessageInput[] = [{ role: 'user', content: child.goal }];
     if (text !== '') messages.push({ role: 'assistant', content: text, finish_reason: 'stop' });
     // Its spend as reported; an event that reports none adds nothing (no call is invented).
-    const [input, output, reasoning, calls, cost] = SPEND_KEYS.map((key) => count(event.kwargs.get(key)));
+    const [input, output, reasoning, calls, cost] = SPEND_KEYS.map((key) => (key === 'cost_usd' ? amount : count)(event.kwargs.get(key)));
     const reported = [input, output, reasoning, calls, cost].some((v) => v !== undefined);
     const usage: TurnUsage | null = !reported ? null : {
       input_tokens: input ?? 0,
