@@ -20,6 +20,9 @@ test('a misspelt option is refused with a suggestion; a wrong value names the op
   refused({ buildAside: -1 }, 'HERMETIC_OPTIONS_INVALID', /Option "buildAside" must be a whole number of messages/);
   refused({ now: 5 }, 'HERMETIC_OPTIONS_INVALID', /Option "now" must be a function/);
   refused({ sink: {} }, 'HERMETIC_OPTIONS_INVALID', /Option "sink" must be a Sink/);
+  // A sink without the methods a pass calls was taken, and the pass failed with a TypeError at its first store.
+  refused({ sink: { close() {} } }, 'HERMETIC_OPTIONS_INVALID', /^Option "sink" must be a Sink, with the methods write, cursors, dataVersion, close; it has no write, cursors, dataVersion\.$/);
+  refused({ sink: { write() {}, cursors() {}, dataVersion: 1, close() {} } }, 'HERMETIC_OPTIONS_INVALID', /it has no dataVersion\.$/);
   refused('home', 'HERMETIC_OPTIONS_INVALID', /forwarder options must be an object/);
 });
 

@@ -137,6 +137,9 @@ const invalid = (name: string, expected: string, value: unknown): never => {
 };
 const nonEmpty = check((v, name): string => (typeof v === 'string' && v.trim() !== '' ? v : invalid(name, 'a path (a non-empty string)', v)));
 
+/** The methods of the Sink contract (sinks/sink.ts) a pass calls on every sink; the others are optional. */
+const SINK_METHODS = ['write', 'cursors', 'dataVersion', 'close'] as const satisfies ReadonlyArray<keyof Sink>;
+
 /** Every option createForwarder takes, checked once: a misspelt key is refused, never read as "use the default home". */
 const FORWARDER_OPTIONS: { [K in keyof Required<ForwarderOptions>]: Check<ForwarderOptions[K]> } = {
   home: optional(nonEmpty),
@@ -145,7 +148,13 @@ const FORWARDER_OPTIONS: { [K in keyof Required<ForwarderOptions>]: Check<Forwar
   stateDbs: optional(is.stringArray),
   redact: optional(is.boolean),
   now: optional(check((v, name) => (typeof v === 'function' ? (v as () => number) : invalid(name, 'a function returning milliseconds since the epoch', v)))),
-  sink: optional(check((v, name) => (typeof v === 'object' && v !== null && typeof (v as Sink).close === 'function' ? (v as Sink) : invalid(name, 'a Sink', v)))),
+  sink: optional(check((v, name) => {
+    if (typeof v !== 'object' || v === null) return invalid(name, 'a Sink', v);
+    // What every pass calls: one missing would fail the pass as a bug (a TypeError), not as a wrong option.
+    const missing = SINK_METHODS.filter((m) => typeof (v as Record<string, unknown>)[m] !== 'function');
+    if (missing.length > 0) throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "sink" must be a Sink, with the methods ${SINK_METHODS.join(', ')}; it has no ${missing.join(', ')}.`);
+    return v as Sink;
+  })),
   readWorker: optional(check((v, name) => ((READ_WORKER_MODES as readonly unknown[]).includes(v) ? (v as ReadWorkerMode) : invalid(name, READ_WORKER_MODES.map((m) => `"${m}"`).join(', '), v)))),
   timeZone: optional(nonEmpty),
   chunkRows: optional(check((v, name) => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : invalid(name, 'a positive whole number of message rows', v)))),
