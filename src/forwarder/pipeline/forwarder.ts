@@ -145,7 +145,8 @@ const FORWARDER_OPTIONS: { [K in keyof Required<ForwarderOptions>]: Check<Forwar
   home: optional(nonEmpty),
   userHome: optional(nonEmpty),
   hermesHome: optional(is.string),
-  stateDbs: optional(is.stringArray),
+  // An empty path would resolve to the working folder, whose state.db nobody named.
+  stateDbs: optional(check((v, name) => (Array.isArray(v) ? v.map((p, i) => nonEmpty(p, `${name}[${i}]`)) : invalid(name, 'an array of paths', v)))),
   redact: optional(is.boolean),
   now: optional(check((v, name) => (typeof v === 'function' ? (v as () => number) : invalid(name, 'a function returning milliseconds since the epoch', v)))),
   sink: optional(check((v, name) => {
