@@ -223,7 +223,7 @@ export function createPostgresSink(url: string, options: PostgresSinkOptions = {
   const defaults = { schema: null, poolSize: 4, connectTimeoutMs: 10_000, strategy: 'copy' as UpsertStrategy };
   const { settings } = parseOptions('PostgreSQL sink', options, FACTORY, { ...defaults, home: '', cwd: '', settings: {} });
   // A config file's settings, then options given in code (home and cwd are the registry's; this sink keeps no files).
-  const given = Object.fromEntries(Object.entries(options).filter(([k]) => k in OPTIONS));
+  const given = Object.fromEntries(Object.entries(options).filter(([k]) => Object.hasOwn(OPTIONS, k)));
   const o = parseOptions('PostgreSQL sink', { ...settings, ...given }, OPTIONS, defaults);
   return new Sink(postgresTarget(url, o.schema ?? undefined), o);
 }
