@@ -21,6 +21,8 @@ test('a misspelt option is refused with a suggestion; a wrong value names the op
   refused({ readWorker: 'always' }, 'HERMETIC_OPTIONS_INVALID', /Option "readWorker" must be "auto", "off", "only"; got "always"/);
   refused({ buildAside: -1 }, 'HERMETIC_OPTIONS_INVALID', /Option "buildAside" must be a whole number of messages/);
   refused({ now: 5 }, 'HERMETIC_OPTIONS_INVALID', /Option "now" must be a function/);
+  // A zone Intl does not know was taken, and every store of every pass then failed with it.
+  refused({ timeZone: 'Mars/Olympus' }, 'HERMETIC_OPTIONS_INVALID', /^Option "timeZone" must be an IANA time zone such as Europe\/Berlin, or UTC; got "Mars\/Olympus"\.$/);
   refused({ sink: {} }, 'HERMETIC_OPTIONS_INVALID', /Option "sink" must be a Sink/);
   // A sink without the methods a pass calls was taken, and the pass failed with a TypeError at its first store.
   refused({ sink: { close() {} } }, 'HERMETIC_OPTIONS_INVALID', /^Option "sink" must be a Sink, with the methods write, cursors, dataVersion, close; it has no write, cursors, dataVersion\.$/);

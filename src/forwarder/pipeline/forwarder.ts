@@ -25,6 +25,7 @@ import { check, is, parseOptions, type Check } from '../../shared/options.js';
 import { primaryCode } from '../../shared/sqlite-errors.js';
 import { CursorCache } from '../checkpoint/cursors.js';
 import { hermeticHome } from '../home.js';
+import { explicitTimeZone } from '../ledger/zone.js';
 
 export interface ForwarderOptions {
   /** Hermetic's home: the dataset is `<home>/hermetic.db` (default `$HERMETIC_HOME` or `~/.hermetic`). */
@@ -135,6 +136,13 @@ const optional = <T>(inner: Check<T>): Check<T | undefined> => (value, name) => 
 const invalid = (name: string, expected: string, value: unknown): never => {
   throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "${name}" must be ${expected}; got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}.`);
 };
+const isTimeZone = (name: string): boolean => {
+  try {
+    return explicitTimeZone(name) === name;
+  } catch {
+    return false;
+  }
+};
 const nonEmpty = check((v, name): string => (typeof v === 'string' && v.trim() !== '' ? v : invalid(name, 'a path (a non-empty string)', v)));
 
 /** The methods of the Sink contract (sinks/sink.ts) a pass calls on every sink; the others are optional. */
@@ -157,7 +165,8 @@ const FORWARDER_OPTIONS: { [K in keyof Required<ForwarderOptions>]: Check<Forwar
     return v as Sink;
   })),
   readWorker: optional(check((v, name) => ((READ_WORKER_MODES as readonly unknown[]).includes(v) ? (v as ReadWorkerMode) : invalid(name, READ_WORKER_MODES.map((m) => `"${m}"`).join(', '), v)))),
-  timeZone: optional(nonEmpty),
+  // Checked here, not at the first write: a zone Intl does not know would fail every store of every pass.
+  timeZone: optional(check((v, name) => (isTimeZone(nonEmpty(v, name)) ? v as string : invalid(name, 'an IANA time zone such as Europe/Berlin, or UTC', v)))),
   chunkRows: optional(check((v, name) => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : invalid(name, 'a positive whole number of message rows', v)))),
   buildAside: optional(check((v, name) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : invalid(name, 'a whole number of messages (0: none)', v)))),
 };
