@@ -19,6 +19,17 @@ test('an unknown option is refused with the closest known name', () => {
   );
 });
 
+test('a name every object inherits (constructor, toString) is an unknown option too, never silently dropped', () => {
+  for (const key of ['constructor', 'toString', 'hasOwnProperty', '__proto__']) {
+    const input = JSON.parse(`{"${key}": 1}`) as Record<string, unknown>;
+    assert.throws(
+      () => parseOptions('server', input, schema, defaults),
+      (e: unknown) => e instanceof HermeticError && e.code === 'HERMETIC_OPTIONS_UNKNOWN' && e.message.startsWith(`Unknown server option "${key}".`),
+      key,
+    );
+  }
+});
+
 test('a wrongly typed option names the option, the expectation and the value', () => {
   assert.throws(
     () => parseOptions('server', { port: 70000 }, schema, defaults),

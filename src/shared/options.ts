@@ -115,7 +115,7 @@ export function parseOptions<S extends Record<string, Check<unknown, any>>>(
   const source = (input ?? {}) as Record<string, unknown>;
   const known = Object.keys(schema);
   for (const key of Object.keys(source)) {
-    if (!(key in schema)) {
+    if (!Object.hasOwn(schema, key)) {
       const hint = suggest(key, known);
       const error = new HermeticError(
         'HERMETIC_OPTIONS_UNKNOWN',

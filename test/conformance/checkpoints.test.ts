@@ -135,6 +135,12 @@ describeTransports('checkpoints', (open) => {
     // Neither namespace's id, nor any: the plain 404.
     const nothing = await h.request('POST', '/ns/two/__admin/checkpoints/cp_1@two/restore', { body: '{}' });
     assert.deepEqual([nothing.status, nothing.json().error.code], [404, 'HERMETIC_CHECKPOINT_UNKNOWN']);
+    // A suffix that is no namespace's name makes no id of any namespace: the plain 404, the id shown cut short.
+    for (const id of ['cp_1@bad%2Fname', `cp_1@${'x'.repeat(300)}`]) {
+      const none = await h.request('POST', `/ns/two/__admin/checkpoints/${id}/restore`, { body: '{}' });
+      assert.deepEqual([none.status, none.json().error.code], [404, 'HERMETIC_CHECKPOINT_UNKNOWN'], id);
+      assert.ok(none.text.length < 400, none.text);
+    }
   });
 
   it('on a clock the caller gave, a restore and a reset leave its time alone and cancel only the namespace\'s timers', async () => {

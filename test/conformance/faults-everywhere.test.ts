@@ -109,4 +109,25 @@ describeTransports('fault rules for every namespace', (open) => {
     assert.match(text, /^hermetic_fault_rule_fired_total\{namespace="\*",fault_id="once"\} 1$/m);
     assert.doesNotMatch(text, /namespace="default",fault_id="once"/);
   });
+
+  it('a rule for every namespace may not take an id the faults option gives namespaces: each would get it back at its start or reset', async () => {
+    const h = await open({ faults: [teapot('each', { id: 'each', run_id: 'run_each' }), teapot('w3', { id: 'w3-only', namespace: 'w3' })] });
+    // Deleted in a, the option's rule is still every other namespace's (and a's again after a reset).
+    assert.equal((await control(h, 'a', 'DELETE', '/faults/each')).status, 200);
+    for (const id of ['each', 'w3-only']) {
+      const clash = await control(h, 'a', 'POST', '/faults', teapot('all', { id, namespace: '*' }));
+      assert.deepEqual([clash.status, clash.json.error], [400, {
+        code: 'HERMETIC_FAULT_INVALID',
+        message: `Fault rule: the id "${id}" names a rule the faults option gives namespaces (each gets it back when it starts or is reset); give the rule for every namespace another id.`,
+      }]);
+    }
+    // Nothing was added: new namespaces and a reset still work.
+    assert.deepEqual([await get(h, 'b'), await get(h, 'w3')], ['hermes', 'w3']);
+    assert.equal((await control(h, null, 'POST', '/reset', {})).status, 200);
+    assert.deepEqual([await get(h, null, 'run_each'), await get(h, 'c', 'run_each')], ['each', 'each']);
+    // An id of the option's is not handed out to a rule for every namespace either.
+    const k = await open({ faults: [teapot('each', { id: 'fault_all_1' })] });
+    assert.equal((await control(k, 'a', 'POST', '/faults', teapot('all', { namespace: '*' }))).json.id, 'fault_all_2');
+    assert.equal(await get(k, 'b'), 'each');
+  });
 });

@@ -256,6 +256,53 @@ describeTransports('state.db recording', (open) => {
     await h.close();
   });
 
+  it('a subagent event naming the run\'s own session as its child records no child session: the parent keeps its own messages, spend and end', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'hermetic-statedb-')), 'state.db');
+    const h = await open({ stateDb: path });
+    const run = await submit(h, '{"input":"research it","session_id":"parent-1"}');
+    await h.admin.event(run, { event: 'subagent.start', goal: 'not a child', child_session_id: 'parent-1' });
+    await h.admin.event(run, { event: 'subagent.complete', child_session_id: 'parent-1', status: 'completed', summary: 'Nothing.', input_tokens: 900, api_calls: 7 });
+    await h.admin.complete(run, { output: 'Done.', usage: { input_tokens: 10, output_tokens: 5 } });
+    const session = (await h.request('GET', '/api/sessions/parent-1')).json().session as Record<string, unknown>;
+    assert.deepEqual([session.source, session.parent_session_id, session.message_count, session.input_tokens, session.api_call_count], ['api_server', null, 2, 10, 1]);
+    const said = (await h.request('GET', '/api/sessions/parent-1/messages')).json().data as Array<{ role: string; content: string }>;
+    assert.deepEqual(said.map((m) => [m.role, m.content]), [['user', 'research it'], ['assistant', 'Done.']]);
+    await h.close();
+    const db = new Database(path, { readonly: true });
+    try {
+      assert.deepEqual(db.prepare('SELECT id, source, parent_session_id, message_count, input_tokens, api_call_count, end_reason FROM sessions').all(), [
+        { id: 'parent-1', source: 'api_server', parent_session_id: null, message_count: 2, input_tokens: 10, api_call_count: 1, end_reason: 'done' },
+      ]);
+      assert.deepEqual(db.prepare('SELECT role, content FROM messages ORDER BY id').raw().all(), [['user', 'research it'], ['assistant', 'Done.']]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('a subagent\'s reported counts are whole numbers: a fraction, or one past what a counter holds, is no count (its cost is kept)', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'hermetic-statedb-')), 'state.db');
+    const h = await open({ stateDb: path });
+    const run = await submit(h, '{"input":"research it","session_id":"parent-1"}');
+    await h.admin.event(run, { event: 'subagent.start', goal: 'count', child_session_id: 'child-1' });
+    // As raw JSON: 9223372036854775807 and 10**30 are ints to Python, past a double's exact integers.
+    const body = '{"event": "subagent.complete", "child_session_id": "child-1", "status": "completed", "summary": "ok", "input_tokens": 1.5, '
+      + '"output_tokens": 1000000000000000000000000000000, "reasoning_tokens": 9223372036854775807, "api_calls": 2.0, "cost_usd": 0.5}';
+    assert.equal((await h.request('POST', `/__admin/runs/${run}/event`, { body })).status, 200);
+    await h.admin.complete(run, { output: 'Done.' });
+    const child = (await h.request('GET', '/api/sessions/child-1')).json().session as Record<string, unknown>;
+    assert.deepEqual([child.input_tokens, child.output_tokens, child.reasoning_tokens, child.api_call_count, child.estimated_cost_usd], [0, 0, 0, 2, 0.5]);
+    await h.close();
+    const db = new Database(path, { readonly: true });
+    try {
+      assert.deepEqual(
+        db.prepare("SELECT typeof(input_tokens), input_tokens, typeof(output_tokens), output_tokens, reasoning_tokens, api_call_count, estimated_cost_usd FROM sessions WHERE id = 'child-1'").raw().get(),
+        ['integer', 0, 'integer', 0, 0, 2, 0.5],
+      );
+    } finally {
+      db.close();
+    }
+  });
+
   it('the API server\'s sessions add a session\'s runs\' tokens and API calls, as the state.db does', async () => {
     const h = await open();
     const first = await submit(h, '{"input":"one","session_id":"conv-add"}');

@@ -36,6 +36,11 @@ export interface FaultsOptions {
   readonly everywhere?: Faults;
   /** This is that list itself (namespaces/index.ts): its rules are only tried through the namespaces'. */
   readonly forEveryNamespace?: boolean;
+  /**
+   * That list only: the ids of the rules the `faults` option gives namespaces (each gets them back when it starts or is
+   * reset), which a rule for every namespace may not take.
+   */
+  readonly reservedIds?: ReadonlySet<string>;
 }
 
 /** What the request journal hands the pipeline: the request's description, and where to note the fault. */
@@ -130,6 +135,9 @@ export class Faults {
     }
     if (everywhere && parsed.id !== null && everywhere.#rules.some((r) => r.rule.id === parsed.id)) {
       throw new HermeticError('HERMETIC_FAULT_INVALID', `Fault rule: the id "${parsed.id}" names a rule for every namespace; give this one another id, or delete that one first (DELETE /__admin/faults/${parsed.id}).`);
+    }
+    if (parsed.id !== null && this.options.reservedIds?.has(parsed.id)) {
+      throw new HermeticError('HERMETIC_FAULT_INVALID', `Fault rule: the id "${parsed.id}" names a rule the faults option gives namespaces (each gets it back when it starts or is reset); give the rule for every namespace another id.`);
     }
     const id = parsed.id ?? this.#freshId();
     const rule = Object.freeze({ ...parsed, id, namespace: this.#isEverywhere ? EVERY_NAMESPACE : null });
@@ -321,7 +329,7 @@ export class Faults {
     const prefix = this.#isEverywhere ? 'fault_all_' : 'fault_';
     for (;;) {
       const id = `${prefix}${this.#next++}`;
-      if (!this.#rules.some((r) => r.rule.id === id)) return id;
+      if (!this.#rules.some((r) => r.rule.id === id) && !this.options.reservedIds?.has(id)) return id;
     }
   }
 

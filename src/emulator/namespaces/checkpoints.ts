@@ -6,7 +6,7 @@
 // MAX_CHECKPOINTS, MAX_CHECKPOINT_BYTES of state in all, MAX_BRANCHES branches; branch heads are never let go.
 import { HermeticError } from '../../shared/errors.js';
 import type { CheckpointPart } from './checkpoint-part.js';
-import { DEFAULT_NAMESPACE } from './names.js';
+import { DEFAULT_NAMESPACE, namespaceProblem } from './names.js';
 import { estimateBytes } from './size.js';
 
 export type { CheckpointPart } from './checkpoint-part.js';
@@ -254,7 +254,8 @@ export class Checkpoints {
     const owner = CHECKPOINT_ID.exec(id);
     if (owner) {
       const of = owner[1] ?? DEFAULT_NAMESPACE;
-      if (of !== this.namespace) {
+      // A suffix that names no namespace makes no namespace's id: unknown, not foreign.
+      if (of !== this.namespace && namespaceProblem(of) === null) {
         const path = of === DEFAULT_NAMESPACE ? '/__admin/…' : `/ns/${of}/__admin/…`;
         throw new HermeticError(
           'HERMETIC_CHECKPOINT_FOREIGN',

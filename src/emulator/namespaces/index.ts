@@ -33,6 +33,9 @@ export class Namespaces implements ControlledNamespaces {
       initial: options.faults.filter((r) => r.namespace === EVERY_NAMESPACE),
       finish: (r) => r,
       forEveryNamespace: true,
+      // A namespace's own rules from the option come back at each start and reset: a shared rule with one of their
+      // ids would then refuse them there (the namespace could neither be made nor reset).
+      reservedIds: new Set(options.faults.flatMap((r) => (r.namespace !== EVERY_NAMESPACE && r.id !== null ? [r.id] : []))),
     });
     this.#shared = { ...shared, namespaces: this, faultsEverywhere };
     this.#max = shared.options.maxNamespaces;

@@ -95,9 +95,18 @@ const SPEND_KEYS = ['input_tokens', 'output_tokens', 'reasoning_tokens', 'api_ca
 type SubagentEvent = Extract<ProgressEvent, { event: 'subagent.start' | 'subagent.complete' }>;
 
 /** A subagent's numeric keyword (int or float as sent); anything else, or a negative or non-finite number: absent. */
-function count(v: PyValue | undefined): number | undefined {
+function amount(v: PyValue | undefined): number | undefined {
   const n = typeof v === 'bigint' ? Number(v) : v instanceof PyFloat ? v.value : typeof v === 'number' ? v : undefined;
   return n !== undefined && Number.isFinite(n) && n >= 0 ? n : undefined;
+}
+
+/**
+ * A count (tokens, API calls): a whole number a session's INTEGER counter holds exactly, else absent. A fraction, or
+ * 10**30, would turn the counter into a REAL no Hermes store has (and the API's integer into a float).
+ */
+function count(v: PyValue | undefined): number | undefined {
+  const n = amount(v);
+  return n !== undefined && Number.isSafeInteger(n) ? n : undefined;
 }
 
 /** The run status a subagent's own status stands for (its session's end): Hermes reports completed, failed, interrupted, timeout, error. */
@@ -207,11 +216,12 @@ export class TurnRecorder implements RunObserver {
   /**
    * A delegate subagent's own session, as Hermes's child agent keeps it in the parent's store: opened when it starts,
    * its conversation (the goal, then its summary) and its spend written when it completes, before the parent's turn.
-   * An event that names no `child_session_id` has no session to record. Decision 0004 (addendum on subagents).
+   * An event that names no `child_session_id` has no session to record, nor one naming the run's own session (a child
+   * always has a session of its own: it would write into the parent's). Decision 0004 (addendum on subagents).
    */
   #subagent(turn: Turn, event: SubagentEvent): void {
     const id = event.kwargs.get('child_session_id');
-    if (typeof id !== 'string' || id === '') return;
+    if (typeof id !== 'string' || id === '' || id === turn.start.sessionId) return;
     let child = turn.children.get(id);
     if (!child) {
       const model = event.kwargs.get('model');
@@ -235,7 +245,7 @@ export class TurnRecorder implements RunObserver {
     const messages: MessageInput[] = [{ role: 'user', content: child.goal }];
     if (text !== '') messages.push({ role: 'assistant', content: text, finish_reason: 'stop' });
     // Its spend as reported; an event that reports none adds nothing (no call is invented).
-    const [input, output, reasoning, calls, cost] = SPEND_KEYS.map((key) => count(event.kwargs.get(key)));
+    const [input, output, reasoning, calls, cost] = SPEND_KEYS.map((key) => (key === 'cost_usd' ? amount : count)(event.kwargs.get(key)));
     const reported = [input, output, reasoning, calls, cost].some((v) => v !== undefined);
     const usage: TurnUsage | null = !reported ? null : {
       input_tokens: input ?? 0,

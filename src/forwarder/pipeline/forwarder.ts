@@ -25,6 +25,7 @@ import { check, is, parseOptions, type Check } from '../../shared/options.js';
 import { primaryCode } from '../../shared/sqlite-errors.js';
 import { CursorCache } from '../checkpoint/cursors.js';
 import { hermeticHome } from '../home.js';
+import { explicitTimeZone } from '../ledger/zone.js';
 
 export interface ForwarderOptions {
   /** Hermetic's home: the dataset is `<home>/hermetic.db` (default `$HERMETIC_HOME` or `~/.hermetic`). */
@@ -135,19 +136,37 @@ const optional = <T>(inner: Check<T>): Check<T | undefined> => (value, name) => 
 const invalid = (name: string, expected: string, value: unknown): never => {
   throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "${name}" must be ${expected}; got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}.`);
 };
+const isTimeZone = (name: string): boolean => {
+  try {
+    return explicitTimeZone(name) === name;
+  } catch {
+    return false;
+  }
+};
 const nonEmpty = check((v, name): string => (typeof v === 'string' && v.trim() !== '' ? v : invalid(name, 'a path (a non-empty string)', v)));
+
+/** The methods of the Sink contract (sinks/sink.ts) a pass calls on every sink; the others are optional. */
+const SINK_METHODS = ['write', 'cursors', 'dataVersion', 'close'] as const satisfies ReadonlyArray<keyof Sink>;
 
 /** Every option createForwarder takes, checked once: a misspelt key is refused, never read as "use the default home". */
 const FORWARDER_OPTIONS: { [K in keyof Required<ForwarderOptions>]: Check<ForwarderOptions[K]> } = {
   home: optional(nonEmpty),
   userHome: optional(nonEmpty),
   hermesHome: optional(is.string),
-  stateDbs: optional(is.stringArray),
+  // An empty path would resolve to the working folder, whose state.db nobody named.
+  stateDbs: optional(check((v, name) => (Array.isArray(v) ? v.map((p, i) => nonEmpty(p, `${name}[${i}]`)) : invalid(name, 'an array of paths', v)))),
   redact: optional(is.boolean),
   now: optional(check((v, name) => (typeof v === 'function' ? (v as () => number) : invalid(name, 'a function returning milliseconds since the epoch', v)))),
-  sink: optional(check((v, name) => (typeof v === 'object' && v !== null && typeof (v as Sink).close === 'function' ? (v as Sink) : invalid(name, 'a Sink', v)))),
+  sink: optional(check((v, name) => {
+    if (typeof v !== 'object' || v === null) return invalid(name, 'a Sink', v);
+    // What every pass calls: one missing would fail the pass as a bug (a TypeError), not as a wrong option.
+    const missing = SINK_METHODS.filter((m) => typeof (v as Record<string, unknown>)[m] !== 'function');
+    if (missing.length > 0) throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "sink" must be a Sink, with the methods ${SINK_METHODS.join(', ')}; it has no ${missing.join(', ')}.`);
+    return v as Sink;
+  })),
   readWorker: optional(check((v, name) => ((READ_WORKER_MODES as readonly unknown[]).includes(v) ? (v as ReadWorkerMode) : invalid(name, READ_WORKER_MODES.map((m) => `"${m}"`).join(', '), v)))),
-  timeZone: optional(nonEmpty),
+  // Checked here, not at the first write: a zone Intl does not know would fail every store of every pass.
+  timeZone: optional(check((v, name) => (isTimeZone(nonEmpty(v, name)) ? v as string : invalid(name, 'an IANA time zone such as Europe/Berlin, or UTC', v)))),
   chunkRows: optional(check((v, name) => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : invalid(name, 'a positive whole number of message rows', v)))),
   buildAside: optional(check((v, name) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : invalid(name, 'a whole number of messages (0: none)', v)))),
 };

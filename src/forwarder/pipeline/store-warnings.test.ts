@@ -77,6 +77,10 @@ test('messages whose session has no row: said by the pass that meets them, and c
       }
     };
     assert.deepEqual(pending().orphans, { sessions: 2, messages: 3 });
+    // A session row with no id (garbage a store can hold: the key allows NULL) hides no orphan (NOT IN met a NULL).
+    db.prepare("INSERT INTO sessions (id, source, started_at) VALUES (NULL, 'cli', 1780000000)").run();
+    assert.deepEqual(pending().orphans, { sessions: 2, messages: 3 });
+    db.prepare('DELETE FROM sessions WHERE id IS NULL').run();
     const { value, out } = await printed(() => statusCommand(['--home', rig.home, '--state-db', path]));
     assert.equal(value, 0);
     assert.match(out.join('\n'), /pending: nothing; 3 messages of 2 sessions with no row in the store's sessions table \(not read until Hermes writes them\)/);

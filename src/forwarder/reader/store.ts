@@ -272,7 +272,8 @@ export class StoreReader {
     if (!this.has('messages') || !this.has('sessions')) return { sessions: 0, messages: 0 };
     const row = this.db.prepare(
       `SELECT COUNT(*) AS sessions, COALESCE(SUM(n), 0) AS messages
-         FROM (SELECT session_id, COUNT(*) AS n FROM messages GROUP BY session_id) WHERE session_id NOT IN (SELECT id FROM sessions)`,
+         FROM (SELECT session_id, COUNT(*) AS n FROM messages GROUP BY session_id) m
+        WHERE NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = m.session_id)`, // not NOT IN: one NULL id would make it NULL for all
     ).get() as { sessions: number; messages: number };
     return row;
   }

@@ -59,6 +59,10 @@ class Sink implements PostgresSink {
   /** The connections holding a batch now: abort() cuts them. */
   readonly #writing = new Set<pg.PoolClient>();
   readonly #cut = new WeakSet<pg.PoolClient>();
+  /** The pool's connections still being made (pool.ts): abort() cuts them too. */
+  readonly #connecting = new Set<pg.Client>();
+  /** abort() calls so far: a write whose connect failed after one was cut short, not refused by the server. */
+  #aborts = 0;
 
   constructor(target: PostgresTarget, options: OptionsOutput<typeof OPTIONS>) {
     this.#target = target;
@@ -73,7 +77,7 @@ class Sink implements PostgresSink {
   }
 
   #poolOf(): pg.Pool {
-    this.#pool ??= createPool(this.#target, { max: this.#options.poolSize, connectTimeoutMs: this.#options.connectTimeoutMs });
+    this.#pool ??= createPool(this.#target, { max: this.#options.poolSize, connectTimeoutMs: this.#options.connectTimeoutMs, connecting: this.#connecting });
     return this.#pool;
   }
 
@@ -125,11 +129,12 @@ class Sink implements PostgresSink {
 
   async write(batch: DeltaBatch): Promise<void> {
     const statements = this.statements(batch);
+    const aborts = this.#aborts;
     let client: pg.PoolClient;
     try {
       client = await this.#poolOf().connect();
     } catch (e) {
-      throw this.#fail(e);
+      throw this.#aborts !== aborts ? this.#cutShort() : this.#fail(e);
     }
     let broken: Error | undefined;
     // A connection the server drops while this batch holds it says so here (and the query fails), not as a crash.
@@ -161,9 +166,7 @@ class Sink implements PostgresSink {
       await client.query('COMMIT');
     } catch (e) {
       broken = e as Error;
-      if (this.#cut.has(client)) {
-        throw new SinkError('HERMETIC_SINK_UNAVAILABLE', `The batch being written to ${this.display} was cut short because the forwarder is stopping; nothing of it was applied, and it is sent again by the next run.`, true);
-      }
+      if (this.#cut.has(client)) throw this.#cutShort();
       await client.query('ROLLBACK').catch(() => undefined);
       throw this.#fail(e);
     } finally {
@@ -174,12 +177,20 @@ class Sink implements PostgresSink {
     }
   }
 
+  #cutShort(): SinkError {
+    return new SinkError('HERMETIC_SINK_UNAVAILABLE', `The batch being written to ${this.display} was cut short because the forwarder is stopping; nothing of it was applied, and it is sent again by the next run.`, true);
+  }
+
   /**
    * The process is stopping: the connections holding a batch are cut, so their writes reject now (the server rolls
-   * the transaction back; the batch, never acknowledged, is sent again by a later run). A write waiting on a lock or
-   * on a server that stopped answering no longer holds the process.
+   * the transaction back; the batch, never acknowledged, is sent again by a later run), and so are the connections
+   * still being made (their writes reject too, and close() has none to wait for). A write waiting on a lock, or on a
+   * server that stopped answering before or after it connected, no longer holds the process.
    */
   abort(): void {
+    this.#aborts++;
+    for (const client of this.#connecting) cutConnection(client);
+    this.#connecting.clear();
     for (const client of this.#writing) {
       this.#cut.add(client);
       cutConnection(client);
@@ -197,7 +208,7 @@ class Sink implements PostgresSink {
  * Closes a client's socket at once. node-postgres has no public call for it: `end()` waits for the server to answer,
  * which is what a stopping process cannot wait for; the socket is `connection.stream` in every pg 8 release.
  */
-function cutConnection(client: pg.PoolClient): void {
+function cutConnection(client: pg.Client): void {
   const stream = (client as unknown as { connection?: { stream?: { destroy?: (e?: Error) => void } } }).connection?.stream;
   stream?.destroy?.(new Error('the forwarder is stopping: the batch under way was cut short'));
 }
@@ -223,7 +234,7 @@ export function createPostgresSink(url: string, options: PostgresSinkOptions = {
   const defaults = { schema: null, poolSize: 4, connectTimeoutMs: 10_000, strategy: 'copy' as UpsertStrategy };
   const { settings } = parseOptions('PostgreSQL sink', options, FACTORY, { ...defaults, home: '', cwd: '', settings: {} });
   // A config file's settings, then options given in code (home and cwd are the registry's; this sink keeps no files).
-  const given = Object.fromEntries(Object.entries(options).filter(([k]) => k in OPTIONS));
+  const given = Object.fromEntries(Object.entries(options).filter(([k]) => Object.hasOwn(OPTIONS, k)));
   const o = parseOptions('PostgreSQL sink', { ...settings, ...given }, OPTIONS, defaults);
   return new Sink(postgresTarget(url, o.schema ?? undefined), o);
 }

@@ -15,7 +15,26 @@ const types = {
   },
 };
 
-export interface PoolOptions { max?: number; connectTimeoutMs?: number }
+export interface PoolOptions {
+  max?: number;
+  connectTimeoutMs?: number;
+  /** Holds each connection from its creation until it has connected (or failed): what is still connecting. */
+  connecting?: Set<pg.Client>;
+}
+
+/** A client that is in `connecting` from its creation until it has connected, or its connection ended (failed). */
+function watchedClient(connecting: Set<pg.Client>): typeof pg.Client {
+  return class extends pg.Client {
+    constructor(config?: string | pg.ClientConfig) {
+      super(config);
+      const client: pg.Client = this;
+      connecting.add(client);
+      const done = () => void connecting.delete(client);
+      this.once('connect', done);
+      this.once('end', done);
+    }
+  };
+}
 
 export function createPool(target: PostgresTarget, options: PoolOptions = {}): pg.Pool {
   const pool = new pg.Pool({
@@ -24,6 +43,7 @@ export function createPool(target: PostgresTarget, options: PoolOptions = {}): p
     connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
     idleTimeoutMillis: 10_000,
     types: types as never,
+    ...(options.connecting ? { Client: watchedClient(options.connecting) } : {}),
   });
   pool.on('error', () => { /* an idle connection died: the pool drops it; the next query opens another */ });
   return pool;

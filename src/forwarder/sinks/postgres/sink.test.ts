@@ -15,6 +15,7 @@ import { MIGRATIONS, SHIPPED_TABLES } from './schema.js';
 import { datasetBatch, datasetRows, fleetRows } from './testing/rows.js';
 import { createPostgresSink, postgresTarget } from './index.js';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 
 let pg: PgCluster;
 let dir: string;
@@ -384,6 +385,29 @@ describe('failures are classified and never show the password', () => {
     await sink.write(datasetBatch(datasets.get('basic')!, A, 2, 1));
     assert.equal((await sink.applied(A))?.seq, 2);
     await sink.close();
+  });
+
+  it('abort() also cuts a write still connecting: a server that accepted the connection and never answers holds nothing', async () => {
+    // A listener that takes the connection and says nothing (a hung server, a black-holing proxy).
+    const sockets = new Set<Socket>();
+    const silent = createServer((s) => { sockets.add(s); s.on('error', () => undefined); });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    const sink = createPostgresSink(`postgres://${pg.user}:${pg.password}@127.0.0.1:${port}/fleet?sslmode=disable`, { connectTimeoutMs: 60_000 });
+    try {
+      const outcome = sink.write(datasetBatch(datasets.get('basic')!, A, 1)).then(() => null, (e: unknown) => e);
+      for (let tries = 0; sockets.size === 0; tries++) {
+        assert.ok(tries < 6000, 'the write never connected');
+        await sleep(10);
+      }
+      sink.abort!();
+      const e = await outcome;
+      assert.ok(e instanceof SinkError && e.code === 'HERMETIC_SINK_UNAVAILABLE' && e.retriable && /cut short because the forwarder is stopping/.test(e.message) && noPassword(e), String(e));
+    } finally {
+      await sink.close();
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it('a batch naming a table the sink does not hold is refused whole (HERMETIC_SINK_REJECTED)', async () => {
