@@ -117,12 +117,23 @@ const MIGRATIONS: ((db: Db, options: DatasetOptions) => void)[] = [
   },
 ];
 
+/**
+ * A dataset of this version has every table of dataset/columns.ts: one removed by hand is said as damage, with what to
+ * do, instead of being met by a later statement as a bug. One look at the schema, at open.
+ */
+function checkTables(db: Db, path: string): void {
+  const have = new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]);
+  const missing = DATASET_TABLES.map((t) => t.name).filter((name) => !have.has(name));
+  if (missing.length === 0) return;
+  throw new HermeticError('HERMETIC_DATASET_OPEN', `The dataset at ${path} has no ${missing.join(', ')} table${missing.length === 1 ? '' : 's'} (removed by hand?): move it aside and run hermetic backfill to build it again from Hermes's stores, which Hermetic never writes.`);
+}
+
 function migrate(db: Db, path: string, options: DatasetOptions): void {
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version > DATASET_VERSION) {
     throw new HermeticError('HERMETIC_DATASET_VERSION', `${path} is at dataset version ${version}, newer than this Hermetic's ${DATASET_VERSION}; upgrade Hermetic to use it.`);
   }
-  if (version === DATASET_VERSION) return;
+  if (version === DATASET_VERSION) return checkTables(db, path);
   db.transaction(() => {
     for (let v = version; v < DATASET_VERSION; v++) MIGRATIONS[v]!(db, options);
     db.pragma(`user_version = ${DATASET_VERSION}`);
@@ -194,6 +205,14 @@ export function openDatasetReadOnly(home: string): Db {
     if (version > DATASET_VERSION) {
       db.close();
       throw new HermeticError('HERMETIC_DATASET_VERSION', `${path} is at dataset version ${version}, newer than this Hermetic's ${DATASET_VERSION}; upgrade Hermetic to use it.`);
+    }
+    if (version === DATASET_VERSION) {
+      try {
+        checkTables(db, path);
+      } catch (e) {
+        db.close();
+        throw e;
+      }
     }
     return db;
   } catch (e) {
