@@ -243,6 +243,17 @@ describeTransports('state.db recording', (open) => {
     }
   });
 
+  it('tool arguments are recorded as compact JSON in the order sent, with Python\'s words for the floats JSON lacks and big ints exact', async () => {
+    const h = await open();
+    const run = await submit(h, '{"input":"go","session_id":"conv-args"}');
+    await h.request('POST', `/__admin/runs/${run}/event`, { body: '{"event": "tool.started", "tool": "calc", "arguments": {"2": "b", "1": "a", "x": 1e400, "y": -1e400, "n": 12345678901234567890, "f": 0.5, "s": "é"}}' });
+    await h.admin.event(run, { event: 'tool.completed', tool: 'calc', result: 'ok' });
+    await h.admin.complete(run, { output: 'Done.' });
+    const messages = (await h.request('GET', '/api/sessions/conv-args/messages')).json().data as Array<{ tool_calls: Array<{ function: { arguments: string } }> | null }>;
+    assert.equal(messages[1]!.tool_calls![0]!.function.arguments, '{"2":"b","1":"a","x":Infinity,"y":-Infinity,"n":12345678901234567890,"f":0.5,"s":"é"}');
+    await h.close();
+  });
+
   it('a tool result no tool.started announced answers a call recorded before it: every tool row has its call', async () => {
     const h = await open();
     const run = await submit(h, '{"input":"go","session_id":"conv-unannounced"}');

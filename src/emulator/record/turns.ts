@@ -64,6 +64,22 @@ export function toJson(v: PyValue): PlainJson {
   return Object.fromEntries([...v].map(([k, x]) => [k, toJson(x)]));
 }
 
+/**
+ * A tool call's arguments as the text the model would have sent: compact JSON, keys in the order given (a PyDict keeps
+ * it), with Python's `Infinity`, `-Infinity` and `NaN` for the floats JSON has no word for (what `json.dumps` writes;
+ * JSON.stringify wrote `null`).
+ */
+function argumentsText(v: PyValue): string {
+  if (v instanceof PyFloat || typeof v === 'number') {
+    const x = v instanceof PyFloat ? v.value : v;
+    return Number.isFinite(x) ? JSON.stringify(toJson(v)) : Number.isNaN(x) ? 'NaN' : x > 0 ? 'Infinity' : '-Infinity';
+  }
+  if (typeof v === 'bigint') return v.toString();
+  if (v === null || typeof v !== 'object') return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(argumentsText).join(',')}]`;
+  return `{${[...v].map(([k, x]) => `${JSON.stringify(k)}:${argumentsText(x)}`).join(',')}}`;
+}
+
 /** What a turn remembers of one progress event: three slots of a flat list (no object per event). */
 const TOOL_STARTED = 0;
 const TOOL_COMPLETED = 1;
@@ -205,8 +221,8 @@ export class TurnRecorder implements RunObserver {
       let tool = turn.names.get(event.tool);
       if (tool === undefined) turn.names.set(event.tool, (tool = event.tool));
       if (event.event === 'tool.started') {
-        const args = event.arguments === undefined ? NO_ARGUMENTS : toJson(event.arguments);
-        turn.steps.push(TOOL_STARTED, tool, typeof args === 'string' ? args : JSON.stringify(args));
+        const args = event.arguments;
+        turn.steps.push(TOOL_STARTED, tool, args === undefined ? NO_ARGUMENTS : typeof args === 'string' ? args : argumentsText(args));
       } else {
         turn.steps.push(TOOL_COMPLETED, tool, event.result ?? (event.error ? 'Error' : ''));
       }
