@@ -91,6 +91,11 @@ export interface SnapshotCodes {
 }
 
 export { primaryCode, damagedFile } from './sqlite-errors.js';
+
+/** Whether the database has a table of that name (a dataset or store older than the table has none). */
+export function hasTable(db: Db, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+}
 import { primaryCode } from './sqlite-errors.js';
 
 /** Primary codes that describe a database file's state (locked, damaged, unreadable), not the statement run on it. */

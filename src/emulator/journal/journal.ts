@@ -66,7 +66,8 @@ const REFS = 6;
 export const JOURNAL_TEXT_MAX = 512;
 
 /** A path or run id as an entry keeps it: longer ones cut, ending in "…". */
-const clip = (text: string): string => (text.length > JOURNAL_TEXT_MAX ? `${text.slice(0, JOURNAL_TEXT_MAX - 1)}…` : text);
+/** A path or id as the journal keeps it: at most JOURNAL_TEXT_MAX characters, cut with an ellipsis. */
+export const clip = (text: string): string => (text.length > JOURNAL_TEXT_MAX ? `${text.slice(0, JOURNAL_TEXT_MAX - 1)}…` : text);
 
 export class RequestJournal {
   readonly capacity: number;

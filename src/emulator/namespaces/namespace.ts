@@ -26,7 +26,7 @@ import { SessionService, Sessions } from '../sessions/index.js';
 import { StoreUnavailable } from '../runs/run-table.js';
 import { LazyRunTable, LazySessionTable } from '../store/lazy.js';
 import { openSessionTable } from '../store/session-table.js';
-import { JOURNAL_TEXT_MAX } from '../journal/journal.js';
+import { clip } from '../journal/journal.js';
 import type { RequestTrace } from '../journal/traffic.js';
 import { BorrowedClock, type NamespaceClock } from './borrowed-clock.js';
 import type { CheckpointPart } from './checkpoint-part.js';
@@ -241,9 +241,8 @@ export class Namespace implements ControlledNamespace {
   #autoCheckpoint(req: HttpRequest, trace: RequestTrace, response: HttpResponse): HttpResponse {
     if (response.status < 200 || response.status >= 300) return response;
     if (response.headers.some(([name, value]) => name === 'Idempotency-Replayed' && value === 'true')) return response;
-    const path = req.path.length > JOURNAL_TEXT_MAX ? `${req.path.slice(0, JOURNAL_TEXT_MAX - 1)}…` : req.path;
     try {
-      const { id } = this.checkpoint(`${req.method} ${path}`);
+      const { id } = this.checkpoint(`${req.method} ${clip(req.path)}`);
       response.headers.push([CHECKPOINT_HEADER, id]);
       trace.checkpoint = id;
     } catch (e) {

@@ -1,6 +1,6 @@
 // What `hermetic status` says of each remote sink (decision 0035): its display URL (never a password), its cursor,
 // how far behind it is in change-log entries and in seconds, its last error and when it is tried again.
-import type { Db } from '../../../shared/sqlite.js';
+import { hasTable, type Db } from '../../../shared/sqlite.js';
 import { REMOTE_SINKS } from '../../dataset/columns.js';
 import { pendingEntries, SHIPPED, sinkRows } from './changelog.js';
 
@@ -30,7 +30,7 @@ const iso = (t: number | null) => (t === null ? null : new Date(t * 1000).toISOS
 
 /** Each registered sink, oldest first (none on a dataset older than version 4). */
 export function sinkStatus(db: Db, nowS: number): SinkStatus[] {
-  if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(REMOTE_SINKS.name)) return [];
+  if (!hasTable(db, REMOTE_SINKS.name)) return [];
   return sinkRows(db).map((r) => {
     const lag = pendingEntries(db, r.acked_seq);
     const behind = lag > 0 || r.snapshot !== null;

@@ -2,7 +2,7 @@
 // same transaction from the dataset's own tables — its `sessions` row, `model_usage`, `daily_usage` and the activity
 // the triggers keep (activity.ts) — never from Hermes's store, so they stay exact however the session's messages got
 // there. A change of the ledger's time zone (or of its rules) rebuilds every session's rows once.
-import type { Db } from '../../../shared/sqlite.js';
+import { hasTable, type Db } from '../../../shared/sqlite.js';
 import { DATASET_META, TOOL_USAGE, USAGE_LEDGER, type RecordOf } from '../../dataset/columns.js';
 import { allocateSession, type Activity, type LedgerDay, type LedgerRoute, type LedgerSession, type ToolActivity } from '../../ledger/allocate.js';
 import { Zone } from '../../ledger/zone.js';
@@ -18,8 +18,7 @@ type Stmt = { run(...params: unknown[]): unknown; get(...params: unknown[]): unk
 
 /** A setting of `dataset_meta`, or null. */
 export function datasetSetting(db: Db, key: string): string | null {
-  const has = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(DATASET_META.name);
-  if (!has) return null;
+  if (!hasTable(db, DATASET_META.name)) return null;
   const row = db.prepare(`SELECT value FROM ${DATASET_META.name} WHERE key = ?`).get(key) as { value: string | null } | undefined;
   return row?.value ?? null;
 }

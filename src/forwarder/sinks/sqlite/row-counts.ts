@@ -5,7 +5,7 @@
 // triggers, whoever deletes (a rewrite, `forget`, a hand edit, the row an INSERT OR REPLACE replaces: the dataset runs
 // with recursive_triggers). A per-row insert trigger would cost a backfill about what the activity triggers did
 // (decision 0040). The plain twin, `recountRows`, counts the tables; tests hold the two equal.
-import type { Db } from '../../../shared/sqlite.js';
+import { hasTable, type Db } from '../../../shared/sqlite.js';
 import { DATASET_TABLES, ROW_COUNTS } from '../../dataset/columns.js';
 
 /** The tables counted: the forwarded ones (`status` shows them), not the forwarder's own state. */
@@ -33,8 +33,7 @@ export class RowCounts {
   readonly #update: { run(n: number, t: string): unknown } | null;
 
   constructor(db: Db) {
-    const has = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(ROW_COUNTS.name) !== undefined;
-    this.#update = has ? db.prepare(`UPDATE ${ROW_COUNTS.name} SET rows = rows + ? WHERE tbl = ?`) : null;
+    this.#update = hasTable(db, ROW_COUNTS.name) ? db.prepare(`UPDATE ${ROW_COUNTS.name} SET rows = rows + ? WHERE tbl = ?`) : null;
   }
 
   /** `n` rows inserted into `table` (ignored for a table not counted). */
@@ -57,9 +56,8 @@ export class RowCounts {
  * version-10 dataset read as it is, before a backfill or forward migrates it).
  */
 export function tableRows(db: Db): Record<string, number> {
-  const kept = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(ROW_COUNTS.name) !== undefined
+  const kept = hasTable(db, ROW_COUNTS.name)
     ? new Map(db.prepare(`SELECT tbl, rows FROM ${ROW_COUNTS.name}`).raw().all() as [string, number][])
     : new Map<string, number>();
-  const exists = (t: string) => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(t) !== undefined;
-  return Object.fromEntries(COUNTED_TABLES.map((t) => [t, kept.get(t) ?? (exists(t) ? db.prepare(`SELECT COUNT(*) FROM "${t}"`).pluck().get() as number : 0)]));
+  return Object.fromEntries(COUNTED_TABLES.map((t) => [t, kept.get(t) ?? (hasTable(db, t) ? db.prepare(`SELECT COUNT(*) FROM "${t}"`).pluck().get() as number : 0)]));
 }

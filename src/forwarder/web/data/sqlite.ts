@@ -1,7 +1,7 @@
 // The dashboard's data from the embedded dataset (hermetic.db, opened read-only): usage through the report's plans
 // (as `usageReport`, a window's totals kept for the snapshot), a session's transcript page by page, its lineage, model
 // changes and background delegations, the slowest tool calls.
-import type { Db } from '../../../shared/sqlite.js';
+import { hasTable, type Db } from '../../../shared/sqlite.js';
 import { sqliteDialect, type Dialect } from '../../report/dialect.js';
 import { ledgerZone, reportCondition, rowIssuesIn, unreadIn, usageReport, type ReportRequest, type UsageReport } from '../../report/index.js';
 import { planReport, planTotals, planValues, runSqlite } from '../../report/query.js';
@@ -27,7 +27,7 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
       SELECT seq, created_at, model, LAG(model) OVER (ORDER BY seq) AS prev FROM messages WHERE store = ? AND session_id = ? AND role = 'assistant' AND model IS NOT NULL)
     WHERE prev IS NOT NULL AND prev <> model ORDER BY seq`);
   // A dataset older than version 8 (read as it is, never migrated here) has no `delegations`: the session has none.
-  const hasDelegations = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'delegations'").get() !== undefined;
+  const hasDelegations = hasTable(db, 'delegations');
   const delegations = hasDelegations ? db.prepare(delegationsSql()) : null;
   // A dataset older than version 11 (read as it is) keeps no tool_calls: the slowest calls are grouped from its parts.
   const keptCalls = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'tool_calls_stale'").get() !== undefined;
