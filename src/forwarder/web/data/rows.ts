@@ -2,6 +2,7 @@
 // and the slowest-calls query (written once, with @name parameters each dialect binds).
 import { HermeticError } from '../../../shared/errors.js';
 import type { Attributes, DelegationRow, SessionDetail, SessionRow, SlowCall, TranscriptMessage } from './source.js';
+import { callIdSql } from '../../sinks/sqlite/tool-calls.js';
 
 export const SESSION_COLUMNS = ['store', 'session_id', 'title', 'profile', 'source', 'model', 'provider', 'parent_session_id', 'lineage_kind', 'lineage_root', 'is_sidechain', 'cwd', 'git_repo_root', 'git_branch', 'started_at', 'ended_at', 'end_reason', 'last_activity_at', 'message_count', 'tool_call_count', 'api_call_count', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'estimated_cost_usd', 'actual_cost_usd', 'cost_status', 'live_messages', 'archived_messages', 'inactive_messages', 'removed_from_store'];
 export const LINK_COLUMNS = ['store', 'session_id', 'title', 'lineage_kind', 'started_at', 'model'];
@@ -88,7 +89,8 @@ export const unknownParent = (id: unknown, store: string): SessionRow => ({ sess
  */
 export function slowestSql(request: { since?: number | null; until?: number | null }, tools: string, limit: number, machine = false): string {
   const window = [request.since != null ? 'x.called >= @since' : null, request.until != null ? 'x.called < @until' : null].filter(Boolean).join(' AND ') || '1 = 1';
-  const callId = "CASE WHEN p.part_type = 'tool_call' THEN p.tool_call_id ELSE p.tool_result_for END";
+  // The call id as the kept tool calls group by it (one rule, so the two ways of reading agree).
+  const callId = callIdSql('p');
   const m = machine ? 'p.machine_id, ' : '';
   return `SELECT x.tool, x.session_id, x.store, ${machine ? 'x.machine_id, ' : ''}x.called AS started_at, x.answered - x.called AS seconds FROM (
       SELECT ${m}p.store, p.session_id, ${callId} AS call_id, MAX(CASE WHEN p.part_type = 'tool_call' THEN p.tool_name END) AS tool,
