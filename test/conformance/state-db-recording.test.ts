@@ -200,6 +200,9 @@ describeTransports('state.db recording', (open) => {
       event: 'subagent.complete', subagent_id: 'sa-1', child_session_id: 'child-1', status: 'completed', summary: 'Found 3 papers.',
       input_tokens: 1200, output_tokens: 300, reasoning_tokens: 50, api_calls: 4, cost_usd: 0.0125,
     });
+    // A child Hermes ended runs no more: events repeated for it write nothing again (no second goal, no spend twice).
+    await h.admin.event(run, { event: 'subagent.complete', child_session_id: 'child-1', status: 'completed', summary: 'Again.', input_tokens: 99, api_calls: 1 });
+    await h.admin.event(run, { event: 'subagent.start', goal: 'find papers again', child_session_id: 'child-1' });
     // A second subagent that failed, reporting no spend: its session ends failed with no answer.
     await h.admin.event(run, { event: 'subagent.start', goal: 'check the lab site', child_session_id: 'child-2' });
     await h.admin.event(run, { event: 'subagent.complete', child_session_id: 'child-2', status: 'timeout', summary: '' });

@@ -97,6 +97,8 @@ interface Turn {
   names: Map<string, string>;
   /** Subagents started and not yet complete, by child session id (their sessions are open). */
   children: Map<string, Child>;
+  /** Child sessions this turn completed: ended and written once, so a repeated event for one writes nothing again. */
+  ended: Set<string>;
 }
 
 /** A delegate subagent under way: its session and the goal it was given (its first user message). */
@@ -181,7 +183,7 @@ export interface TurnsState {
   readonly turns: ReadonlyMap<string, Turn>;
 }
 
-const copyTurn = (t: Turn): Turn => ({ start: t.start, user: t.user, steps: [...t.steps], names: new Map(t.names), children: new Map(t.children) });
+const copyTurn = (t: Turn): Turn => ({ start: t.start, user: t.user, steps: [...t.steps], names: new Map(t.names), children: new Map(t.children), ended: new Set(t.ended) });
 
 /** Watches the fake agent (RunObserver) and hands each turn to the sinks. */
 export class TurnRecorder implements RunObserver {
@@ -209,7 +211,7 @@ export class TurnRecorder implements RunObserver {
     };
     const content = run.userMessage;
     const user: MessageInput = { role: 'user', content: typeof content === 'string' ? content : (toJson(content) as PlainJson[]) };
-    this.#turns.set(run.runId, { start, user, steps: [], names: new Map(), children: new Map() });
+    this.#turns.set(run.runId, { start, user, steps: [], names: new Map(), children: new Map(), ended: new Set() });
     for (const sink of this.sinks) sink.started(start);
   }
 
@@ -233,11 +235,12 @@ export class TurnRecorder implements RunObserver {
    * A delegate subagent's own session, as Hermes's child agent keeps it in the parent's store: opened when it starts,
    * its conversation (the goal, then its summary) and its spend written when it completes, before the parent's turn.
    * An event that names no `child_session_id` has no session to record, nor one naming the run's own session (a child
-   * always has a session of its own: it would write into the parent's). Decision 0004 (addendum on subagents).
+   * always has a session of its own: it would write into the parent's). A child Hermes ended is not run again: an event
+   * for a child this turn already completed records nothing more. Decision 0004 (addenda on subagents).
    */
   #subagent(turn: Turn, event: SubagentEvent): void {
     const id = event.kwargs.get('child_session_id');
-    if (typeof id !== 'string' || id === '' || id === turn.start.sessionId) return;
+    if (typeof id !== 'string' || id === '' || id === turn.start.sessionId || turn.ended.has(id)) return;
     let child = turn.children.get(id);
     if (!child) {
       const model = event.kwargs.get('model');
@@ -256,6 +259,7 @@ export class TurnRecorder implements RunObserver {
     }
     if (event.event === 'subagent.start') return;
     turn.children.delete(id);
+    turn.ended.add(id);
     const summary = event.kwargs.get('summary');
     const text = typeof summary === 'string' ? summary : '';
     const messages: MessageInput[] = [{ role: 'user', content: child.goal }];
