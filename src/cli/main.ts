@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { HermeticError, isHermeticError } from '../shared/errors.js';
 import { damagedFile } from '../shared/sqlite-errors.js';
 import { oneLineWarnings } from './warnings.js';
+import { outputErrorsSaid } from './output.js';
 import { suggest } from '../shared/options.js';
 import { releaseStopSignals } from './stop-signals.js';
 import { tuneForBulkReads } from './v8-tuning.js';
@@ -81,6 +82,7 @@ function helpFor(argv: string[]): string {
  */
 export async function main(argv: string[]): Promise<number> {
   oneLineWarnings();
+  outputErrorsSaid();
   const [command, ...rest] = argv;
   try {
     // Only `serve`, `forward` and `web` stop cleanly on SIGINT/SIGTERM (they take the signals over); every other command

@@ -33,6 +33,7 @@ export const ERROR_CODES = {
   HERMETIC_INTERNAL: { status: 500, summary: 'A bug in Hermetic (not an emulated Hermes error); it is logged with its stack. Please report it.' },
   HERMETIC_STORE_OPEN: { status: 500, summary: 'A store the emulator writes (--db, --state-db) could not be opened or created at the given path; its folder must already exist.' },
   HERMETIC_CLI_USAGE: { status: 400, summary: 'A command-line argument is unknown, missing or malformed.' },
+  HERMETIC_CLI_OUTPUT: { status: 500, summary: 'A command\'s output could not be written (a full disk or a device error under a redirection such as `> report.csv`); what it printed is incomplete. A reader that went away (a pipe into `head`) is no error: the command ends quietly.' },
   HERMETIC_CLI_NOT_BUILT: { status: 500, summary: 'The hermetic command found no build (dist/) and cannot run the TypeScript sources (tsx is not installed): run `npm run build` in this copy first.' },
   HERMETIC_TESTING_URL: { status: 400, summary: 'useHermetic was given a url key that is undefined, empty or not an http(s) URL (an unset environment variable, say); give the running server\'s URL, or leave url out to start a server.' },
   HERMETIC_SERVE_INSECURE: { status: 400, summary: 'hermetic serve was asked to listen beyond loopback without an admin key, which would open the control plane to the network; give --admin-key (or HERMETIC_ADMIN_KEY), or --insecure-admin.' },

@@ -59,6 +59,12 @@ test('ESC, TAB, DEL and C1 controls in a value (or a column name) show visibly (
   assert.equal(narrow[2], '1   ␛[31mRED␛[0m title…');
 });
 
+test('a table of more rows than a call takes arguments is printed, as wide as its widest value', () => {
+  const rows = Array.from({ length: 200_000 }, (_, i) => ({ n: i }));
+  const out = formatTable(['n'], rows).split('\n');
+  assert.deepEqual([out[0], out[1], out[2], out.at(-2), out.at(-1)], ['n', '------', '0', '199999', '(200000 rows)']);
+});
+
 test('CJK and emoji are measured in terminal columns: a 60-character CJK value fits 80 columns, cut between whole characters', () => {
   const cjk = '数据分析与报告生成系统的长期维护和性能优化以及用户界面改进工作计划'.repeat(2).slice(0, 60);
   const out = formatTable(['id', 'title', 'kind'], [{ id: 1, title: cjk, kind: 'message' }, { id: 2, title: '😀 e\u0301 ok', kind: 'tool' }], 80).split('\n');

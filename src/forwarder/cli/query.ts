@@ -50,7 +50,9 @@ export const CUT_HINT = '(values cut to fit are marked …; hermetic query --jso
 export function formatTable(columns: string[], rows: Record<string, unknown>[], width?: number): string {
   const heads = columns.map(terminalText);
   const text = rows.map((r) => columns.map((c) => terminalText(cell(r[c]))));
-  const natural = heads.map((h, i) => Math.max(displayWidth(h), ...text.map((r) => displayWidth(r[i]!))));
+  // A loop, not Math.max(...): a result may have more rows than a call takes arguments.
+  const natural = heads.map((h) => displayWidth(h));
+  for (const r of text) r.forEach((v, i) => (natural[i] = Math.max(natural[i]!, displayWidth(v))));
   let widths = natural.map((w) => Math.min(w, 60));
   if (width !== undefined) {
     // The widest columns give way first, none below 8 columns (or its header), until the line fits.

@@ -15,6 +15,9 @@ import type { Batch } from '../sinks/sink.js';
 import { assertCleanBackfill, forwarderRig, type Rig } from '../testing/index.js';
 import type { ReadWorkerMode } from './read-mode.js';
 import { PARTIAL } from './cursor-marks.js';
+import { rewrite } from './chunks.js';
+import type { Projection } from '../projector/index.js';
+import type { Tail } from '../projector/tail.js';
 
 const T0 = 1784000000;
 
@@ -228,6 +231,22 @@ test('a rewind near the end of a long session rewrites it from there, keeping wh
     rig.cleanup();
   }
 }));
+
+test('a rewrite carries a first chunk with more row issues than a call takes arguments', () => {
+  // 15 values changed on the way in, in each of 10,000 rows: 150,000 issues in one chunk, which once went as the
+  // arguments of one call (a RangeError, and the session quarantined as "nests too deep" on every retry). Reproduced
+  // end to end in decision 0071; here on the rewrite alone, which a store that large makes slow.
+  const issues = Array.from({ length: 150_000 }, (_, i) => ({ message_id: i, field: 'content' }));
+  const tail = { live: 1, end: 'end', usage: 'usage', daily: 'daily' };
+  const chunk = { messages: [], parts: [], issues, usageEvent: null, tail } as unknown as Projection;
+  let written: Projection | null = null;
+  const steps = rewrite([[chunk, true]], tail as unknown as Tail, 0, function* (p) {
+    written = p;
+    return 'done';
+  });
+  assert.deepEqual(steps.next(), { done: true, value: 'done' });
+  assert.equal(written!.issues.length, 150_000);
+});
 
 test('a pass told to stop (Ctrl-C) between two chunks of a long session stops there, and the next one finishes it', () => withStore((s, dir) => {
   s.play(s.sessions[0]!, Array.from({ length: 6 }, () => ({ kind: 'turn' as const, tools: 1, named: false })));

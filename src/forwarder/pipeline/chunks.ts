@@ -111,9 +111,9 @@ function* fromStart(reader: StoreReader, id: string, base: Base, chunk: number, 
 /**
  * Writes the chunks (projected from the first row) as a rewrite from `fromSeq` of what `old` describes: nothing before
  * the chunk that holds `fromSeq`; that chunk's messages from `fromSeq` on, with the usage event, end and row issues of
- * every chunk before it, as one rewrite; the chunks after it appended.
+ * every chunk before it, as one rewrite; the chunks after it appended. Exported for its test.
  */
-function* rewrite(chunks: Iterable<[Projection, boolean]>, old: Tail, fromSeq: number, put: Put): Generator<void, ChunksRead> {
+export function* rewrite(chunks: Iterable<[Projection, boolean]>, old: Tail, fromSeq: number, put: Put): Generator<void, ChunksRead> {
   const issues: RecordOf[] = [];
   let event: RecordOf | null = null;
   let endPart: RecordOf | null = null;
@@ -125,7 +125,8 @@ function* rewrite(chunks: Iterable<[Projection, boolean]>, old: Tail, fromSeq: n
       continue;
     }
     // The first chunk replaces whole: its parts hold the session's end, its issues the session's own.
-    issues.push(...p.issues);
+    // One by one: a chunk may hold more issues than a call takes arguments (15 values of each of 10,000 rows).
+    for (const issue of p.issues) issues.push(issue);
     event ??= p.usageEvent;
     endPart ??= p.parts.find((x) => x.message_id === null) ?? null;
     if (p.tail.live <= fromSeq && !last) continue;

@@ -84,9 +84,13 @@ export function planPass(reader: StoreReader, cursors: Cursors, options: PlanOpt
   // longer ended by compression): they are read again with it.
   // The fingerprint each cursor stands for (an ignored session's, while the policy still ignores it; else none).
   const standing = (c: { fingerprint: string } | undefined) => (c === undefined ? undefined : standingFingerprint(c.fingerprint, options.ignored));
-  const rowChanged = new Set(marks.filter((m) => standing(known.get(m.id)) !== m.fingerprint).map((m) => m.id));
+  // A session whose id is not text it can be read by is set aside first: its id as read may be another session's
+  // (a BLOB spelling a text id), whose marks it must not move.
+  plan.undecodable = marks.filter((m) => m.undecodable !== undefined);
+  const readable = plan.undecodable.length === 0 ? marks : marks.filter((m) => m.undecodable === undefined);
+  const rowChanged = new Set(readable.filter((m) => standing(known.get(m.id)) !== m.fingerprint).map((m) => m.id));
   const children = new Map<string, string[]>();
-  for (const m of marks) if (m.parent !== null) children.set(m.parent, [...(children.get(m.parent) ?? []), m.id]);
+  for (const m of readable) if (m.parent !== null) children.set(m.parent, [...(children.get(m.parent) ?? []), m.id]);
   const lineage = new Set<string>();
   const stack = [...rowChanged];
   while (stack.length > 0) {
@@ -96,11 +100,7 @@ export function planPass(reader: StoreReader, cursors: Cursors, options: PlanOpt
       stack.push(child);
     }
   }
-  let todo = marks.filter((m) => {
-    if (m.undecodable !== undefined) {
-      plan.undecodable.push(m);
-      return false;
-    }
+  let todo = readable.filter((m) => {
     const cur = known.get(m.id);
     const usageSame = usageChanged === null || (usageChanged.get(m.id) ?? '') === cur?.usageMark;
     if (cur && !rowChanged.has(m.id) && (fresh.get(m.id) ?? 0) <= cur.maxMessageId && usageSame && !lineage.has(m.id)) {

@@ -5,6 +5,7 @@
 // Messages whose session has no row: said by the pass that meets them, and counted by status while they stay so.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import Database from 'better-sqlite3';
 import { readCursors, SqliteSink } from '../sinks/sqlite/sink.js';
 import { forwarderRig, hermesStore } from '../testing/index.js';
 import { pendingOf } from './pending.js';
@@ -31,6 +32,45 @@ test('a session id that is not valid UTF-8 is set aside and said; the others are
     try {
       const p = pendingOf(path, readCursors(sink.db, path, false), 1_800_000_000);
       assert.deepEqual([p.sessions, p.undecodable], [0, 1]);
+    } finally {
+      sink.close();
+    }
+  } finally {
+    rig.cleanup();
+    cleanup();
+  }
+});
+
+test('a session id stored as a BLOB or NULL is set aside and said, even one whose bytes spell the id of another', () => {
+  const { dir, cleanup, path, db, w } = hermesStore('hermetic-blob-id-', 'blob-id');
+  const ids = [w.createSession({ source: 'cli' }), w.createSession({ source: 'cli' }), w.createSession({ source: 'cli' })];
+  for (const id of ids) w.appendMessages(id, [{ role: 'user', content: `hi ${id}` }, { role: 'assistant', content: 'hello', finish_reason: 'stop' }]);
+  w.appendMessages(ids[1]!, [{ role: 'user', content: 'and one more' }]);
+  db.pragma('foreign_keys = OFF');
+  // The second session's id becomes a BLOB of the first one's bytes (its messages too); the third's row loses its id.
+  for (const table of [['messages', 'session_id'], ['sessions', 'id']] as const) db.prepare(`UPDATE ${table[0]} SET ${table[1]} = CAST(? AS BLOB) WHERE ${table[1]} = ?`).run(ids[0], ids[1]);
+  db.prepare('UPDATE sessions SET id = NULL WHERE id = ?').run(ids[2]);
+  db.close();
+  const rig = forwarderRig([path], { dir });
+  try {
+    const [r] = rig.forwarder.backfill();
+    assert.equal(r!.sessionsWritten, 1);
+    const hex = Buffer.from(ids[0]!).toString('hex');
+    // The messages of the row with no id are said too: no row holds their session's id.
+    assert.equal(r!.warning, `2 messages of session ${ids[2]}, which has no row in the store's sessions table: not read until Hermes writes it; 2 sessions have ids that are not valid UTF-8 text (x'${hex}', NULL): they cannot be read by their ids and are not forwarded`);
+    assert.deepEqual(rig.query<{ session_id: string; content: string }>('SELECT session_id, content FROM messages ORDER BY seq').map((m) => [m.session_id, m.content]), [[ids[0], `hi ${ids[0]}`], [ids[0], 'hello']]);
+    // Nothing flaps: the next pass writes nothing, nor one after Hermes appends to the BLOB's session; status counts
+    // both apart.
+    assert.equal(rig.forwarder.forwardOnce()[0]!.sessionsWritten, 0);
+    const again = new Database(path);
+    again.prepare("INSERT INTO messages (session_id, role, content, timestamp) VALUES (CAST(? AS BLOB), 'user', 'later', 1780000100)").run(ids[0]);
+    again.close();
+    assert.equal(rig.forwarder.forwardOnce()[0]!.sessionsWritten, 0);
+    rig.forwarder.close();
+    const sink = SqliteSink.open(rig.home);
+    try {
+      const p = pendingOf(path, readCursors(sink.db, path, false), 1_800_000_000);
+      assert.deepEqual([p.sessions, p.undecodable], [0, 2]);
     } finally {
       sink.close();
     }

@@ -18,7 +18,7 @@ export function newerSchemaWarning(version: number | null, reader: StoreReader):
 /** What a pass says of sessions whose id is not valid UTF-8 (plan.ts): they cannot be read by their id. */
 export function undecodableWarning(marks: readonly SessionMark[]): string | null {
   if (marks.length === 0) return null;
-  const shown = marks.slice(0, 3).map((m) => `x'${m.undecodable}'`).join(', ');
+  const shown = marks.slice(0, 3).map((m) => m.undecodable).join(', ');
   const one = marks.length === 1;
   return `${one ? '1 session has an id' : `${marks.length} sessions have ids`} that ${one ? 'is' : 'are'} not valid UTF-8 text (${shown}${marks.length > 3 ? ', …' : ''}): ${one ? 'it' : 'they'} cannot be read by ${one ? 'its id' : 'their ids'} and ${one ? 'is' : 'are'} not forwarded`;
 }

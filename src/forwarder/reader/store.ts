@@ -53,8 +53,9 @@ export interface SessionMark {
   /** The lineage parent (a child's lineage kind and scopes depend on its ancestors' rows). */
   parent: string | null;
   /**
-   * The id's bytes, in hex, when they are not valid UTF-8: the id read as text is not the one stored, so no row of the
-   * session can be found by it (plan.ts sets such a session aside and a pass says so).
+   * The id as an SQL literal (`x'…'`, or `NULL`) when it is not valid UTF-8 text — invalid bytes, a BLOB (even one whose
+   * bytes spell a text id: that would be another session's) or no id at all: the id read as text is not the one
+   * stored, so no row of the session can be found by it (plan.ts sets such a session aside and a pass says so).
    */
   undecodable?: string;
 }
@@ -165,9 +166,9 @@ export class StoreReader {
     const fp = `json_array(${FINGERPRINT.map((c) => (have.has(c) ? `CASE WHEN typeof(s."${c}") = 'blob' THEN quote(s."${c}") ELSE s."${c}" END` : 'NULL')).join(', ')})`;
     const time = (c: string) => (have.has(c) ? `s."${c}"` : 'NULL');
     // An id's bytes come along only when it has a character outside printable ASCII: rare, and the only ids that can
-    // be invalid UTF-8.
+    // be invalid UTF-8. An id that is no text at all (a BLOB, NULL; the key allows both) comes with its type.
     const rows = (this.db.prepare(`SELECT s.id, ${fp}, ${time('started_at')}, ${time('ended_at')}, ${time('last_activity_at')}, ${time('parent_session_id')}, ${time('billing_base_url')},
-        CASE WHEN s.id GLOB '*[^ -~]*' THEN CAST(s.id AS BLOB) END FROM sessions s`).raw().all() as unknown[][])
+        CASE WHEN s.id GLOB '*[^ -~]*' THEN CAST(s.id AS BLOB) END, CASE WHEN typeof(s.id) <> 'text' THEN typeof(s.id) END FROM sessions s`).raw().all() as unknown[][])
       .sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : String(a[0]) > String(b[0]) ? 1 : 0));
     const urls = new Map<unknown, string>();
     return rows.map((r) => {
@@ -177,7 +178,8 @@ export class StoreReader {
       const started = validEpoch(r[2]) ? Math.min(r[2], activity) : activity;
       const mark: SessionMark = { id: String(r[0]), fingerprint, activity, started, parent: typeof r[5] === 'string' && r[5] !== '' ? r[5] : null };
       const bytes = r[7];
-      if (bytes instanceof Uint8Array && !Buffer.from(mark.id, 'utf8').equals(bytes)) mark.undecodable = Buffer.from(bytes).toString('hex');
+      if (r[8] === 'null') mark.undecodable = 'NULL';
+      else if (r[8] === 'blob' || (bytes instanceof Uint8Array && !Buffer.from(mark.id, 'utf8').equals(bytes))) mark.undecodable = `x'${Buffer.from((r[8] === 'blob' ? r[0] : bytes) as Uint8Array).toString('hex')}'`;
       return mark;
     });
   }
@@ -197,7 +199,7 @@ export class StoreReader {
   usageMarks(): Map<string, string> {
     if (!this.has('session_model_usage')) return new Map();
     const rows = this.db.prepare(`SELECT session_id, COUNT(*), ${this.#usageSums()}, MAX(last_seen) FROM session_model_usage GROUP BY session_id`).raw().all() as unknown[][];
-    return new Map(rows.map((r) => [String(r[0]), usageMark(r[1] as number, r.slice(2, -1) as number[], r[r.length - 1] as number | null)]));
+    return new Map(rows.flatMap((r) => (typeof r[0] === 'string' ? [[r[0], usageMark(r[1] as number, r.slice(2, -1) as number[], r[r.length - 1] as number | null)] as const] : [])));
   }
 
   #usageSums(): string {
@@ -245,8 +247,9 @@ export class StoreReader {
   newMessages(afterId: number): Map<string, number> {
     if (!this.has('messages')) return new Map();
     // NOT INDEXED: a range of the rowid itself; with an index SQLite would scan all of it to skip a sort.
-    const rows = this.db.prepare('SELECT session_id, MAX(id) FROM messages NOT INDEXED WHERE id > ? GROUP BY session_id').raw().all(afterId) as [string, number][];
-    return new Map(rows.map(([s, m]) => [String(s), m]));
+    const rows = this.db.prepare('SELECT session_id, MAX(id) FROM messages NOT INDEXED WHERE id > ? GROUP BY session_id').raw().all(afterId) as [unknown, number][];
+    // A session id stored as a BLOB is another session than the text it spells (marks() sets it aside).
+    return new Map(rows.flatMap(([s, m]) => (typeof s === 'string' ? [[s, m] as const] : [])));
   }
 
   /**
