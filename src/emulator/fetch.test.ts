@@ -110,3 +110,30 @@ test('an AbortSignal is honoured as by fetch: aborted before, the request is not
     await h.close();
   }
 });
+
+test('a request body whose stream fails mid-way is a bad body (Invalid JSON), as a connection lost mid-body, not a bug', async () => {
+  const bugs: unknown[] = [];
+  const emulator = createEmulator({ apiKey: KEY, time: 1789169800, frozen: true, onInternalError: (e) => void bugs.push(e) });
+  try {
+    const failing = () => new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"input": "hi"}'));
+        controller.error(new Error('the client went away'));
+      },
+    });
+    const init = (body: ReadableStream<Uint8Array>, headers: Record<string, string> = {}) =>
+      ({ method: 'POST', headers: { ...auth, ...headers }, body, duplex: 'half' }) as RequestInit;
+    const submitted = await emulator.fetch('/v1/runs', init(failing(), { 'Idempotency-Key': 'k1' }));
+    assert.equal(submitted.status, 400);
+    assert.equal(await submitted.text(), '{"error": {"message": "Invalid JSON", "type": "invalid_request_error", "param": null, "code": null}}');
+    const created = await emulator.fetch('/api/sessions', init(failing()));
+    assert.equal(created.status, 400);
+    assert.equal(((await created.json()) as { error: { message: string } }).error.message, 'Invalid JSON in request body');
+    // Nothing was admitted: the same key starts a new run.
+    const replay = await emulator.fetch('/v1/runs', { method: 'POST', headers: { ...auth, 'Idempotency-Key': 'k1' }, body: '{"input": "hi"}' });
+    assert.equal(((await replay.json()) as { replayed: boolean }).replayed, false);
+    assert.deepEqual(bugs, []);
+  } finally {
+    await emulator.close();
+  }
+});

@@ -15,7 +15,10 @@ export interface HttpRequest {
   header(name: string): string | undefined;
   /** Every value of a repeated header in arrival order (aiohttp's C parser takes Content-Encoding from the last). */
   headerValues?(name: string): readonly string[];
-  /** Reads the body once; resolves 'too-large' as soon as more than `limit` bytes arrive. */
+  /**
+   * Reads the body once; resolves 'too-large' as soon as more than `limit` bytes arrive, and rejects when the body
+   * cannot be read to its end (in process: the Request's body stream failed).
+   */
   readBody(limit: number): Promise<Uint8Array | 'too-large'>;
   /** Set by the namespace's fault rules when one is armed at Hermes's own checks (faults/index.ts). */
   readonly faultChecks?: FaultChecks;
