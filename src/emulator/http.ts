@@ -8,6 +8,8 @@ export interface HttpRequest {
   readonly path: string;
   /** The raw query string without its '?' ('' when there is none). */
   readonly query: string;
+  /** The request line's HTTP version, '1.0' or '1.1' ('1.1' when absent: the Fetch transport). */
+  readonly httpVersion?: string;
   /**
    * Header lookup by lower-case name: the first value when the header is repeated, as aiohttp's `headers.get()`
    * (over HTTP; a Fetch Request's Headers have already joined repeated values with ", ").

@@ -124,6 +124,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "429": {
             "description": "At capacity (`rate_limit_exceeded`).",
             "headers": { "Retry-After": { "$ref": "#/components/headers/Retry-After" } },
@@ -225,6 +229,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
               }
             }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
             "content": {
@@ -309,6 +317,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
                 }
               }
             }
+          },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
@@ -418,6 +430,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
             "content": {
@@ -516,6 +532,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "413": {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
             "description": "- agent.steer() raised (`steer_failed`).\n- aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
@@ -631,6 +651,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
             "content": {
@@ -692,6 +716,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
             "content": {
@@ -752,6 +780,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
@@ -827,6 +859,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
             "content": {
@@ -892,6 +928,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
@@ -962,6 +1002,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "413": {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
@@ -1049,6 +1093,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
               }
             }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
             "content": {
@@ -1125,6 +1173,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
             "content": {
@@ -1181,6 +1233,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
                 }
               }
             }
+          },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
@@ -1277,6 +1333,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
                 }
               }
             }
+          },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
@@ -1395,6 +1455,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
             "description": "- A model lock that could not be saved (`model_lock_persistence_failed`).\n- aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
             "content": {
@@ -1469,6 +1533,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
             "content": {
@@ -1535,6 +1603,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
             "content": {
@@ -1600,6 +1672,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
@@ -1679,6 +1755,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "413": {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
@@ -1769,6 +1849,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
             "content": {
@@ -1845,6 +1929,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
             "content": {
@@ -1910,6 +1998,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
@@ -1993,6 +2085,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
             "content": {
@@ -2074,6 +2170,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "413": {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
@@ -2167,6 +2267,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
             "content": {
@@ -2251,6 +2355,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
             "content": {
@@ -2311,6 +2419,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
               "text/plain": { "schema": { "type": "string" } },
               "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } }
             }
+          },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
@@ -2392,6 +2504,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
             "content": {
@@ -2455,6 +2571,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
               "text/plain": { "schema": { "type": "string" } },
               "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } }
             }
+          },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
@@ -2521,6 +2641,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
             "content": {
@@ -2560,6 +2684,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
@@ -2640,6 +2768,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
             "content": {
@@ -2711,6 +2843,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
             "content": {
@@ -2763,6 +2899,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "413": {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
@@ -2833,6 +2973,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
             "content": {
@@ -2886,6 +3030,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
             "content": {
@@ -2925,6 +3073,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
@@ -3008,6 +3160,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
             "content": {
@@ -3090,6 +3246,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
             "content": {
@@ -3171,6 +3331,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "413": {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
@@ -3261,6 +3425,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
             "content": {
@@ -3326,6 +3494,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
+          },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
@@ -3408,6 +3580,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
             "content": {
@@ -3489,6 +3665,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
             "content": {
@@ -3563,6 +3743,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "413": {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
             "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",

@@ -11,6 +11,7 @@ import {
   emptyResponse,
   errorResponse,
   acceptsHtml,
+  expectationFailedText,
   internalErrorPage,
   methodNotAllowedText,
   notFoundText,
@@ -99,6 +100,10 @@ function resolve(req: HttpRequest): { match: RouteMatch; profile: string | null 
 
 function gate(req: HttpRequest, gateway: GatewaySettings): Gate {
   const { match, profile } = resolve(req);
+  // 0. aiohttp's Application._handle, after the router and before any middleware: an Expect header on an HTTP/1.1
+  // request other than 100-continue is `_default_expect_handler`'s 417, whatever the path (decision 0070).
+  const expect = req.header('expect');
+  if (expect && req.httpVersion !== '1.0' && expect.toLowerCase() !== '100-continue') return { kind: 'answered', response: expectationFailedText(expect) };
   // 1. Profile prefix: a name this gateway does not serve. Without multiplexing (no named profiles) only the
   // gateway's own profile, `default`, may prefix a route (S-A `_resolve_request_profile`, #91583); with it, `default`
   // and the configured names.

@@ -75,6 +75,19 @@ export class BodyBudget {
   }
 }
 
+/**
+ * aiohttp's request.headers.get(): the first value of a repeated header; node joins most with ", " in req.headers, so
+ * the values are read apart (decision 0046). req.headers is built by node for every request anyway; only a value that
+ * may be two joined (it holds a comma) is looked up again in headersDistinct, which costs a second pass over the raw
+ * headers.
+ */
+function headerOf(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  if (v === undefined) return undefined;
+  if (typeof v === 'string' && !v.includes(',')) return headerFromWire(v);
+  return headerFromWire(req.headersDistinct[name]![0]!);
+}
+
 function fromNode(req: IncomingMessage, res: ServerResponse, budget: BodyBudget): HttpRequest {
   const target = req.url ?? '/';
   const q = target.indexOf('?');
@@ -82,18 +95,10 @@ function fromNode(req: IncomingMessage, res: ServerResponse, budget: BodyBudget)
   if (!path.startsWith('/')) path = path.replace(/^[a-z]+:\/\/[^/]*/i, '') || '/';
   return {
     method: req.method ?? 'GET',
+    httpVersion: req.httpVersion,
     path,
     query: q < 0 ? '' : target.slice(q + 1),
-    // aiohttp's request.headers.get() is the first value of a repeated header; node joins most with ", " in
-    // req.headers, so the values are read apart (decision 0046).
-    // req.headers is built by node for every request anyway; only a value that may be two joined (it holds a comma)
-    // is looked up again in headersDistinct, which costs a second pass over the raw headers.
-    header(name) {
-      const v = req.headers[name];
-      if (v === undefined) return undefined;
-      if (typeof v === 'string' && !v.includes(',')) return headerFromWire(v);
-      return headerFromWire(req.headersDistinct[name]![0]!);
-    },
+    header: (name) => headerOf(req, name),
     headerValues(name) {
       const v = req.headers[name];
       if (v === undefined) return [];
@@ -133,6 +138,11 @@ function fromNode(req: IncomingMessage, res: ServerResponse, budget: BodyBudget)
       });
     },
   };
+}
+
+/** aiohttp's `_default_expect_handler` writes `100 Continue` to an HTTP/1.1 request whose (first) Expect is 100-continue. */
+function expectsContinue(req: IncomingMessage): boolean {
+  return req.httpVersion === '1.1' && req.headers.expect !== undefined && headerOf(req, 'expect')!.toLowerCase() === '100-continue';
 }
 
 /** aiohttp's parser page (HttpResponse.parserPage): an HTTP/1.0 status line, written as it is; the connection closes. */
@@ -227,13 +237,14 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
   const budget = new BodyBudget(bodyBudget);
   // Heads up to aiohttp's own limits get through node's parser (whose default is 16 KiB, answered 431), so that
   // parserRefusal answers them as aiohttp does; Host is checked there too (decision 0046).
-  const server = createServer({ maxHeaderSize: MAX_HEAD_BYTES, requireHostHeader: false }, (req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     res.sendDate = false;
     const refused = parserRefusal({ url: req.url ?? '/', httpVersion: req.httpVersion, rawHeaders: req.rawHeaders });
     if (refused !== null) {
       writeNode(res, finish(parserRefusalPage(refused), emulator.clock));
       return;
     }
+    if (expectsContinue(req)) res.writeContinue();
     emulator
       .handle(fromNode(req, res, budget))
       .then((response) => writeNode(res, response))
@@ -242,7 +253,13 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
         if (!res.headersSent) writeNode(res, internalErrorPage(false));
         else res.destroy();
       });
-  });
+  };
+  const server = createServer({ maxHeaderSize: MAX_HEAD_BYTES, requireHostHeader: false }, onRequest);
+  // A request with an Expect header: node would answer 100 Continue as soon as the head arrives, or its own bare 417
+  // (and then read the body as the next request). aiohttp answers both after its parser and router: the 100 above, the
+  // 417 page in api/index.ts (decision 0070).
+  server.on('checkContinue', onRequest);
+  server.on('checkExpectation', onRequest);
   // aiohttp keeps idle connections 75 s.
   server.keepAliveTimeout = 75_000;
   try {
