@@ -1,11 +1,12 @@
 // How the request head is read, as aiohttp reads it (decision 0070), over both transports: an Expect header other
-// than 100-continue. Over HTTP, raw sockets then check what only the wire shows (the 100 Continue, HTTP/1.0, a
-// pipelined request after a 417).
+// than 100-continue, a fragment in the request target. Over HTTP, raw sockets then check what only the wire shows
+// (the 100 Continue, HTTP/1.0, a pipelined request after a 417).
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { it } from 'node:test';
 import { startServer } from '../../src/emulator/serve/node.js';
 import { DEFAULTS, describeTransports, K } from '../support/harness.js';
+import { submit } from '../support/runs.js';
 
 describeTransports('the request head', (open) => {
   it("an Expect header other than 100-continue is aiohttp's 417 page, before the profile, CORS and key checks", async () => {
@@ -20,6 +21,17 @@ describeTransports('the request head', (open) => {
     assert.deepEqual((await h.admin.runs()).runs, []);
     // 100-continue, in any case, is no refusal.
     assert.equal((await h.request('POST', '/v1/runs', { body: '{"input":"hi"}', headers: { Expect: '100-Continue' } })).status, 202);
+  });
+
+  it('a fragment in the request target is neither the path nor the query', async () => {
+    const h = await open();
+    assert.equal((await h.request('GET', '/health#top')).status, 200);
+    const runId = await submit(h);
+    const run = await h.request('GET', `/v1/runs/${runId}#frag`);
+    assert.equal(run.status, 200);
+    assert.equal(run.json().run_id, runId);
+    const sessions = await h.request('GET', '/api/sessions?limit=1#x');
+    assert.equal(sessions.json().limit, 1);
   });
 });
 

@@ -89,15 +89,27 @@ function headerOf(req: IncomingMessage, name: string): string | undefined {
 }
 
 function fromNode(req: IncomingMessage, res: ServerResponse, budget: BodyBudget): HttpRequest {
+  // aiohttp's parser (`_on_status_complete`) splits an origin-form target at its first '?', then cuts a fragment
+  // ('#…') off what follows, or off the path when there is no query; an absolute-form one is parsed as a URL
+  // (decision 0070).
   const target = req.url ?? '/';
-  const q = target.indexOf('?');
-  let path = q < 0 ? target : target.slice(0, q);
-  if (!path.startsWith('/')) path = path.replace(/^[a-z]+:\/\/[^/]*/i, '') || '/';
+  let path: string;
+  let query: string;
+  if (target.startsWith('/')) {
+    const q = target.indexOf('?');
+    const hash = target.indexOf('#', q < 0 ? 0 : q);
+    path = target.slice(0, q >= 0 ? q : hash >= 0 ? hash : undefined);
+    query = q < 0 ? '' : target.slice(q + 1, hash >= 0 ? hash : undefined);
+  } else {
+    const [, before = '', after = ''] = /^([^?#]*)(?:\?([^#]*))?/.exec(target)!;
+    path = before.replace(/^[a-z]+:\/\/[^/]*/i, '') || '/';
+    query = after;
+  }
   return {
     method: req.method ?? 'GET',
     httpVersion: req.httpVersion,
     path,
-    query: q < 0 ? '' : target.slice(q + 1),
+    query,
     header: (name) => headerOf(req, name),
     headerValues(name) {
       const v = req.headers[name];
