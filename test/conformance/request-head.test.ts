@@ -1,12 +1,16 @@
 // How the request head is read, as aiohttp reads it (decision 0070), over both transports: an Expect header other
-// than 100-continue, a fragment in the request target. Over HTTP, raw sockets then check what only the wire shows
-// (the 100 Continue, HTTP/1.0, a pipelined request after a 417).
+// than 100-continue, a fragment in the request target, and header bytes that are not UTF-8. Over HTTP, raw sockets
+// then check what only the wire shows (the 100 Continue, HTTP/1.0, a pipelined request after a 417).
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { it } from 'node:test';
 import { startServer } from '../../src/emulator/serve/node.js';
 import { DEFAULTS, describeTransports, K } from '../support/harness.js';
 import { submit } from '../support/runs.js';
+
+const PAGE_500 = '500 Internal Server Error\n\nServer got itself in trouble';
+/** A body as bytes: node's client then writes the head apart, in latin-1, so each header character is one byte. */
+const HI = new TextEncoder().encode('{"input":"hi"}');
 
 describeTransports('the request head', (open) => {
   it("an Expect header other than 100-continue is aiohttp's 417 page, before the profile, CORS and key checks", async () => {
@@ -32,6 +36,37 @@ describeTransports('the request head', (open) => {
     assert.equal(run.json().run_id, runId);
     const sessions = await h.request('GET', '/api/sessions?limit=1#x');
     assert.equal(sessions.json().limit, 1);
+  });
+
+  it("a Bearer token whose bytes are not UTF-8 makes Hermes's key check raise: aiohttp's 500 page, also for a new namespace", async () => {
+    const h = await open();
+    for (const path of ['/v1/runs/run_x', '/ns/fresh/v1/capabilities', '/api/sessions']) {
+      const reply = await h.request('GET', path, { headers: { Authorization: 'Bearer key\xff' } });
+      assert.equal(reply.status, 500, path);
+      assert.equal(reply.text, PAGE_500, path);
+      assert.equal(reply.headers.connection, 'close', path);
+      assert.equal(reply.headers['content-security-policy'], undefined, path);
+    }
+    // A token in valid UTF-8 (é) is only a wrong key.
+    assert.equal((await h.request('GET', '/v1/runs/run_x', { headers: { Authorization: 'Bearer key\xc3\xa9' } })).status, 401);
+  });
+
+  it('X-Hermes-Session-Key bytes that are not UTF-8: counted and echoed as aiohttp reads and writes them', async () => {
+    const h = await open();
+    // Each undecodable byte is one code point (surrogateescape), not one U+FFFD per broken sequence: 129 × E2 82 is
+    // 258 code points, past the 256 allowed.
+    const long = await h.request('POST', '/v1/runs', { body: HI, headers: { 'X-Hermes-Session-Key': '\xe2\x82'.repeat(129) } });
+    assert.equal(long.status, 400);
+    assert.equal(long.text, '{"error": {"message": "Session key too long", "type": "invalid_request_error"}}');
+    assert.equal((await h.request('POST', '/v1/runs', { body: HI, headers: { 'X-Hermes-Session-Key': '\xe2\x82'.repeat(128) } })).status, 202);
+    // aiohttp's header writer skips the lone surrogates those bytes became.
+    const echoed = await h.request('POST', '/v1/runs', { body: HI, headers: { 'X-Hermes-Session-Key': 'chan-\xff1' } });
+    assert.equal(echoed.status, 202);
+    assert.equal(echoed.headers['x-hermes-session-key'], 'chan-1');
+    // Keyed, the fingerprint's .encode("utf-8") raises.
+    const keyed = await h.request('POST', '/v1/runs', { body: HI, headers: { 'X-Hermes-Session-Key': 'chan-\xff', 'Idempotency-Key': 'k1' } });
+    assert.equal(keyed.status, 500);
+    assert.equal(keyed.text, PAGE_500);
   });
 });
 

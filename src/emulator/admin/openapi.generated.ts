@@ -134,7 +134,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -234,7 +234,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -323,7 +323,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -435,7 +435,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -538,7 +538,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "- agent.steer() raised (`steer_failed`).\n- aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "- agent.steer() raised (`steer_failed`).\n- aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } },
               "text/plain": { "schema": { "type": "string" } },
@@ -656,7 +656,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -721,7 +721,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -786,7 +786,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -864,7 +864,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -934,7 +934,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -1008,7 +1008,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -1098,7 +1098,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -1178,7 +1178,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -1239,7 +1239,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -1339,7 +1339,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -1460,7 +1460,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "- A model lock that could not be saved (`model_lock_persistence_failed`).\n- aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "- A model lock that could not be saved (`model_lock_persistence_failed`).\n- aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } },
               "text/plain": { "schema": { "type": "string" } },
@@ -1538,7 +1538,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -1608,7 +1608,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -1678,7 +1678,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -1761,7 +1761,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -1854,7 +1854,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -1934,7 +1934,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -2004,7 +2004,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -2090,7 +2090,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -2176,7 +2176,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -2272,7 +2272,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -2360,7 +2360,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -2425,7 +2425,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -2509,7 +2509,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -2577,7 +2577,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -2646,7 +2646,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -2690,7 +2690,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -2773,7 +2773,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -2848,7 +2848,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -2905,7 +2905,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -2978,7 +2978,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -3035,7 +3035,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -3079,7 +3079,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -3165,7 +3165,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -3251,7 +3251,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -3337,7 +3337,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -3430,7 +3430,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -3500,7 +3500,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -3585,7 +3585,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -3670,7 +3670,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -3749,7 +3749,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "text/plain": { "schema": { "type": "string" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
