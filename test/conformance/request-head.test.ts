@@ -1,6 +1,7 @@
 // How the request head is read, as aiohttp reads it (decision 0070), over both transports: an Expect header other
-// than 100-continue, a fragment in the request target, and header bytes that are not UTF-8. Over HTTP, raw sockets
-// then check what only the wire shows (the 100 Continue, HTTP/1.0, a pipelined request after a 417).
+// than 100-continue, a fragment in the request target, percent-escapes in the path, and header bytes that are not
+// UTF-8. Over HTTP, raw sockets then check what only the wire shows (the 100 Continue, HTTP/1.0, a pipelined request
+// after a 417).
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { it } from 'node:test';
@@ -36,6 +37,15 @@ describeTransports('the request head', (open) => {
     assert.equal(run.json().run_id, runId);
     const sessions = await h.request('GET', '/api/sessions?limit=1#x');
     assert.equal(sessions.json().limit, 1);
+  });
+
+  it("a run id's escapes decode one by one, as yarl does; an escape that does not decode stays as written", async () => {
+    const h = await open();
+    for (const [raw, id] of [['%41%zz', 'A%zz'], ['%41%ff', 'A%ff'], ['%C3%25', '%C3%'], ['%E2%82%AC', '\\u20ac']]) {
+      const reply = await h.request('GET', `/v1/runs/${raw}`);
+      assert.equal(reply.status, 404, raw);
+      assert.equal(reply.text, `{"error": {"message": "Run not found: ${id}", "type": "invalid_request_error", "param": null, "code": "run_not_found"}}`, raw);
+    }
   });
 
   it("a Bearer token whose bytes are not UTF-8 makes Hermes's key check raise: aiohttp's 500 page, also for a new namespace", async () => {
