@@ -122,6 +122,8 @@ export function toFetchResponse(response: HttpResponse, head = false, options: F
   if (response.drop) throw socketClosed('fetch failed');
   const headers = new Headers();
   for (const [k, v] of response.headers) headers.append(k, headerWireText(v));
+  // What aiohttp says to an HTTP/1.1 client before it closes the connection (a 500 page).
+  if (response.close && !headers.has('connection')) headers.set('Connection', 'close');
   if (response.stream) {
     const open = response.stream;
     const { signal } = options;

@@ -187,8 +187,10 @@ function writeNode(res: ServerResponse, response: HttpResponse): void {
     writeParserPage(res, response);
     return;
   }
-  // node would add its own Connection (and Keep-Alive) header; aiohttp's rule is applied instead.
+  // node would add its own Connection (and Keep-Alive) header; aiohttp's rule is applied instead. An answer that
+  // closes the connection (a 500 page) says so to HTTP/1.1 only, as aiohttp's force_close() does (decision 0070).
   res.removeHeader('Connection');
+  if (response.close) res.shouldKeepAlive = false;
   const headers = response.headers;
   if (!headers.some(([k]) => k.length === 10 && k.toLowerCase() === 'connection')) {
     const connection = connectionHeader(res, response);
@@ -262,7 +264,7 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
       .then((response) => writeNode(res, response))
       .catch(() => {
         // Never leave a client hanging: a failure before the head is sent is aiohttp's 500 page.
-        if (!res.headersSent) writeNode(res, internalErrorPage(false));
+        if (!res.headersSent) writeNode(res, finish(internalErrorPage(false), emulator.clock));
         else res.destroy();
       });
   };
