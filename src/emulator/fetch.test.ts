@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { cliBuild } from '../../test/support/cli-build.js';
 import { createEmulator } from './index.js';
 import { toRequest } from './fetch.js';
+import { startServer } from './serve/node.js';
 
 const KEY = 'test-key-0123456789abcdef';
 const auth = { Authorization: `Bearer ${KEY}` };
@@ -135,5 +136,30 @@ test('a request body whose stream fails mid-way is a bad body (Invalid JSON), as
     assert.deepEqual(bugs, []);
   } finally {
     await emulator.close();
+  }
+});
+
+test('a body past 10 MB is answered as over HTTP: 413 when fetch would send its size, Invalid JSON for a stream sent chunked', async () => {
+  const server = await startServer({ apiKey: KEY, time: 1789169800, frozen: true, port: 0 });
+  try {
+    const big = ' '.repeat(10_000_001);
+    const bodies: Array<[string, () => RequestInit['body']]> = [
+      ['string', () => big],
+      ['bytes', () => new TextEncoder().encode(big)],
+      ['Blob', () => new Blob([big])],
+      ['URLSearchParams', () => new URLSearchParams({ x: big })],
+      ['stream', () => new Blob([big]).stream()],
+    ];
+    for (const [what, body] of bodies) {
+      const answers = [];
+      for (const [fetcher, base] of [[hermes.fetch, 'http://hermes.test'], [globalThis.fetch, server.url]] as const) {
+        const res = await fetcher(`${base}/v1/runs`, { method: 'POST', headers: auth, body: body(), duplex: 'half' } as RequestInit);
+        answers.push([res.status, ((await res.json()) as { error: { message: string } }).error.message]);
+      }
+      assert.deepEqual(answers[0], what === 'stream' ? [400, 'Invalid JSON'] : [413, 'Request body too large.'], what);
+      assert.deepEqual(answers[0], answers[1], `${what}: in process as over HTTP`);
+    }
+  } finally {
+    await server.close();
   }
 });
