@@ -42,6 +42,7 @@ export function finish(response: HttpResponse, clock: Pick<Clock, 'now'>): HttpR
   const type = response.defaultContentType;
   if (type && !response.headers.some(([k]) => k.toLowerCase() === 'content-type')) response.headers.push(['Content-Type', type]);
   response.headers.push(['Date', httpDate(clock)], ['Server', SERVER_HEADER]);
-  if (response.close) response.headers.push(['Connection', 'close']);
+  // A closing answer's Connection header depends on the request's HTTP version (aiohttp's _prepare_headers: `close`
+  // to HTTP/1.1 only): the transports write it (serve/node.ts, fetch.ts; decision 0070).
   return response;
 }

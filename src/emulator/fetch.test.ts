@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { cliBuild } from '../../test/support/cli-build.js';
 import { createEmulator } from './index.js';
 import { toRequest } from './fetch.js';
+import { startServer } from './serve/node.js';
 
 const KEY = 'test-key-0123456789abcdef';
 const auth = { Authorization: `Bearer ${KEY}` };
@@ -108,5 +109,57 @@ test('an AbortSignal is honoured as by fetch: aborted before, the request is not
     await assert.rejects(chat, { name: 'AbortError' });
   } finally {
     await h.close();
+  }
+});
+
+test('a request body whose stream fails mid-way is a bad body (Invalid JSON), as a connection lost mid-body, not a bug', async () => {
+  const bugs: unknown[] = [];
+  const emulator = createEmulator({ apiKey: KEY, time: 1789169800, frozen: true, onInternalError: (e) => void bugs.push(e) });
+  try {
+    const failing = () => new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"input": "hi"}'));
+        controller.error(new Error('the client went away'));
+      },
+    });
+    const init = (body: ReadableStream<Uint8Array>, headers: Record<string, string> = {}) =>
+      ({ method: 'POST', headers: { ...auth, ...headers }, body, duplex: 'half' }) as RequestInit;
+    const submitted = await emulator.fetch('/v1/runs', init(failing(), { 'Idempotency-Key': 'k1' }));
+    assert.equal(submitted.status, 400);
+    assert.equal(await submitted.text(), '{"error": {"message": "Invalid JSON", "type": "invalid_request_error", "param": null, "code": null}}');
+    const created = await emulator.fetch('/api/sessions', init(failing()));
+    assert.equal(created.status, 400);
+    assert.equal(((await created.json()) as { error: { message: string } }).error.message, 'Invalid JSON in request body');
+    // Nothing was admitted: the same key starts a new run.
+    const replay = await emulator.fetch('/v1/runs', { method: 'POST', headers: { ...auth, 'Idempotency-Key': 'k1' }, body: '{"input": "hi"}' });
+    assert.equal(((await replay.json()) as { replayed: boolean }).replayed, false);
+    assert.deepEqual(bugs, []);
+  } finally {
+    await emulator.close();
+  }
+});
+
+test('a body past 10 MB is answered as over HTTP: 413 when fetch would send its size, Invalid JSON for a stream sent chunked', async () => {
+  const server = await startServer({ apiKey: KEY, time: 1789169800, frozen: true, port: 0 });
+  try {
+    const big = ' '.repeat(10_000_001);
+    const bodies: Array<[string, () => RequestInit['body']]> = [
+      ['string', () => big],
+      ['bytes', () => new TextEncoder().encode(big)],
+      ['Blob', () => new Blob([big])],
+      ['URLSearchParams', () => new URLSearchParams({ x: big })],
+      ['stream', () => new Blob([big]).stream()],
+    ];
+    for (const [what, body] of bodies) {
+      const answers = [];
+      for (const [fetcher, base] of [[hermes.fetch, 'http://hermes.test'], [globalThis.fetch, server.url]] as const) {
+        const res = await fetcher(`${base}/v1/runs`, { method: 'POST', headers: auth, body: body(), duplex: 'half' } as RequestInit);
+        answers.push([res.status, ((await res.json()) as { error: { message: string } }).error.message]);
+      }
+      assert.deepEqual(answers[0], what === 'stream' ? [400, 'Invalid JSON'] : [413, 'Request body too large.'], what);
+      assert.deepEqual(answers[0], answers[1], `${what}: in process as over HTTP`);
+    }
+  } finally {
+    await server.close();
   }
 });

@@ -26,12 +26,33 @@ async function readLimited(stream: ReadableStream<Uint8Array> | null, limit: num
 export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /**
+ * The Content-Length fetch sends for a body of a size known up front (undici's `extractBody`: a string as UTF-8, bytes,
+ * a Blob, URLSearchParams); null for a stream, sent chunked, or a body whose size only undici computes (FormData).
+ */
+export function knownBodyLength(body: RequestInit['body'] | undefined): number | null {
+  if (body === undefined || body === null) return null;
+  if (typeof body === 'string') return Buffer.byteLength(body, 'utf8');
+  if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) return body.byteLength;
+  if (body instanceof Blob) return body.size;
+  if (body instanceof URLSearchParams) return Buffer.byteLength(body.toString(), 'utf8');
+  return null;
+}
+
+/** The Content-Length a client's fetch would have sent, by Request, when it was not a header of its own. */
+const sentLengths = new WeakMap<Request, number>();
+
+/**
  * fetch's two arguments as one Request. A string that is not an absolute URL is a path under `base`: '/v1/runs' and
- * 'v1/runs' both mean `${base}/v1/runs` (so a path reaches a namespace's base URL, /ns/<name> included).
+ * 'v1/runs' both mean `${base}/v1/runs` (so a path reaches a namespace's base URL, /ns/<name> included). The
+ * Content-Length a real fetch would send for `init.body` is kept beside the Request (not in its headers: a real fetch
+ * adds its own), so the in-process emulator reads it as a server would (decision 0070).
  */
 export function toRequest(input: string | URL | Request, init: RequestInit | undefined, base: string): Request {
   if (typeof input === 'string' && !URL.canParse(input)) input = `${base.replace(/\/+$/, '')}/${input.replace(/^\/+/, '')}`;
-  return input instanceof Request && init === undefined ? input : new Request(input, init);
+  const request = input instanceof Request && init === undefined ? input : new Request(input, init);
+  const length = knownBodyLength(init?.body);
+  if (length !== null) sentLengths.set(request, length);
+  return request;
 }
 
 export function fromFetchRequest(request: Request): HttpRequest {
@@ -47,7 +68,8 @@ export function fromFetchRequest(request: Request): HttpRequest {
     query: q < 0 || target[q] === '#' ? '' : target.slice(q + 1, hash < 0 ? undefined : hash),
     header: (name) => {
       const v = request.headers.get(name);
-      return v === null ? undefined : headerFromWire(v);
+      if (v === null) return name === 'content-length' ? sentLengths.get(request)?.toString() : undefined;
+      return headerFromWire(v);
     },
     readBody: (limit) => {
       if (consumed) return Promise.resolve(new Uint8Array(0));
@@ -122,6 +144,8 @@ export function toFetchResponse(response: HttpResponse, head = false, options: F
   if (response.drop) throw socketClosed('fetch failed');
   const headers = new Headers();
   for (const [k, v] of response.headers) headers.append(k, headerWireText(v));
+  // What aiohttp says to an HTTP/1.1 client before it closes the connection (a 500 page).
+  if (response.close && !headers.has('connection')) headers.set('Connection', 'close');
   if (response.stream) {
     const open = response.stream;
     const { signal } = options;

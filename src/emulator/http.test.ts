@@ -2,7 +2,7 @@
 // fetch, for every status a fault may answer; a status HTTPStatus does not name has none.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { reasonPhrase } from './http.js';
+import { decodeSurrogateEscape, headerFromWire, headerWireText, reasonPhrase } from './http.js';
 import { createEmulator } from './index.js';
 import { startServer, type ServerHandle } from './serve/node.js';
 
@@ -35,4 +35,26 @@ describe('reason phrases', () => {
       }
     });
   }
+});
+
+describe('header bytes as aiohttp reads and writes them (decision 0070)', () => {
+  it("are read as UTF-8 with Python's surrogateescape: a lone surrogate per byte that is not part of a character", () => {
+    // Python: bytes.fromhex(h).decode('utf-8', 'surrogateescape')
+    const cases: Array<[string, string]> = [
+      ['6162', 'ab'], ['c3a9', '\u00e9'], ['ff', '\udcff'], ['e282', '\udce2\udc82'], ['e28241', '\udce2\udc82A'],
+      ['e282ac', '\u20ac'], ['e2e282ac', '\udce2\u20ac'], ['c0af', '\udcc0\udcaf'], ['e08080', '\udce0\udc80\udc80'],
+      ['eda080', '\udced\udca0\udc80'], ['f09f9880', '\ud83d\ude00'], ['f4908080', '\udcf4\udc90\udc80\udc80'], ['80', '\udc80'],
+    ];
+    for (const [hex, text] of cases) assert.equal(decodeSurrogateEscape(Buffer.from(hex, 'hex')), text, hex);
+    // Node hands header values over as latin-1 text, one character a byte.
+    assert.equal(headerFromWire('chan-\xff'), 'chan-\udcff');
+    assert.equal(headerFromWire('\xc3\xa9'), '\u00e9');
+    assert.equal(headerFromWire('plain'), 'plain');
+  });
+
+  it('are written as UTF-8 without lone surrogates (aiohttp\'s C writer skips them); pairs stay', () => {
+    assert.equal(headerWireText('chan-\udcff1'), 'chan-1');
+    assert.equal(headerWireText('\u00e9\ud83d\ude00'), Buffer.from('\u00e9\ud83d\ude00', 'utf8').toString('latin1'));
+    assert.equal(headerWireText('ascii'), 'ascii');
+  });
 });

@@ -8,6 +8,8 @@ export interface HttpRequest {
   readonly path: string;
   /** The raw query string without its '?' ('' when there is none). */
   readonly query: string;
+  /** The request line's HTTP version, '1.0' or '1.1' ('1.1' when absent: the Fetch transport). */
+  readonly httpVersion?: string;
   /**
    * Header lookup by lower-case name: the first value when the header is repeated, as aiohttp's `headers.get()`
    * (over HTTP; a Fetch Request's Headers have already joined repeated values with ", ").
@@ -15,7 +17,10 @@ export interface HttpRequest {
   header(name: string): string | undefined;
   /** Every value of a repeated header in arrival order (aiohttp's C parser takes Content-Encoding from the last). */
   headerValues?(name: string): readonly string[];
-  /** Reads the body once; resolves 'too-large' as soon as more than `limit` bytes arrive. */
+  /**
+   * Reads the body once; resolves 'too-large' as soon as more than `limit` bytes arrive, and rejects when the body
+   * cannot be read to its end (in process: the Request's body stream failed).
+   */
   readBody(limit: number): Promise<Uint8Array | 'too-large'>;
   /** Set by the namespace's fault rules when one is armed at Hermes's own checks (faults/index.ts). */
   readonly faultChecks?: FaultChecks;
@@ -92,15 +97,54 @@ const STATUS_TEXT: Record<number, string> = {
 /** aiohttp's reason phrases (used by the node server's status line): a status HTTPStatus does not name has none. */
 export const reasonPhrase = (status: number): string => STATUS_TEXT[status] ?? '';
 
+/** Lone surrogates (a surrogate not part of a pair): what Python's str holds for bytes it could not decode. */
+const LONE_SURROGATES = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
 /**
- * A header value as the bytes aiohttp writes (UTF-8), spelled as the latin-1 string both Node transports send
- * byte for byte. Values from requests arrive decoded from UTF-8, so an echo round-trips exactly.
+ * A header value as the bytes aiohttp writes, spelled as the latin-1 string both Node transports send byte for byte:
+ * UTF-8, where its C header writer skips a lone surrogate (`_write_utf8`: "surogate pair, ignored"), so a value read
+ * from undecodable bytes echoes without them (decision 0070). Values from requests arrive decoded as aiohttp decodes
+ * them (headerFromWire), so any other echo round-trips exactly.
  */
 export function headerWireText(value: string): string {
-  return /[^\x00-\x7f]/.test(value) ? Buffer.from(value, 'utf8').toString('latin1') : value;
+  if (!/[^\x00-\x7f]/.test(value)) return value;
+  return Buffer.from(value.replace(LONE_SURROGATES, ''), 'utf8').toString('latin1');
 }
 
-/** A request header value as aiohttp reads it: the latin-1 text Node gives, re-read as UTF-8. */
+/**
+ * A request header value as aiohttp reads it: the latin-1 text Node gives (one character a byte), re-read as UTF-8
+ * with Python's `surrogateescape` (aiohttp's C parser: `decode('utf-8', 'surrogateescape')`): each byte that is not
+ * part of a valid UTF-8 sequence becomes the lone surrogate U+DC80 + (byte − 0x80), not U+FFFD (decision 0070).
+ */
 export function headerFromWire(value: string): string {
-  return /[^\x00-\x7f]/.test(value) ? Buffer.from(value, 'latin1').toString('utf8') : value;
+  if (!/[^\x00-\x7f]/.test(value)) return value;
+  const bytes = Buffer.from(value, 'latin1');
+  const text = bytes.toString('utf8');
+  return text.includes('\ufffd') ? decodeSurrogateEscape(bytes) : text;
+}
+
+/** Python's `bytes.decode('utf-8', 'surrogateescape')`: strict UTF-8 (no overlongs, no surrogates, ≤ U+10FFFF). */
+export function decodeSurrogateEscape(bytes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; ) {
+    const b = bytes[i]!;
+    const length = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    let cp = length === 1 ? b : length === 2 ? b & 0x1f : length === 3 ? b & 0x0f : b & 0x07;
+    let valid = length > 0 && i + length <= bytes.length;
+    for (let k = 1; valid && k < length; k++) {
+      const c = bytes[i + k]!;
+      if ((c & 0xc0) !== 0x80) valid = false;
+      else cp = (cp << 6) | (c & 0x3f);
+    }
+    // Overlong forms, UTF-16 surrogates and code points past U+10FFFF are errors for Python's strict decoder.
+    if (valid && ((length === 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (length === 4 && (cp < 0x10000 || cp > 0x10ffff)))) valid = false;
+    if (valid) {
+      out += String.fromCodePoint(cp);
+      i += length;
+    } else {
+      out += String.fromCharCode(0xdc00 + b);
+      i += 1;
+    }
+  }
+  return out;
 }

@@ -124,13 +124,17 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "429": {
             "description": "At capacity (`rate_limit_exceeded`).",
             "headers": { "Retry-After": { "$ref": "#/components/headers/Retry-After" } },
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -225,8 +229,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
               }
             }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -310,8 +318,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
               }
             }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -418,8 +430,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -517,8 +533,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "- agent.steer() raised (`steer_failed`).\n- aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "- agent.steer() raised (`steer_failed`).\n- aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } },
               "text/plain": { "schema": { "type": "string" } },
@@ -631,8 +651,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -692,8 +716,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -753,8 +781,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -827,8 +859,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -893,8 +929,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -963,8 +1003,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -1049,8 +1093,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
               }
             }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -1125,8 +1173,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -1182,8 +1234,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
               }
             }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -1278,8 +1334,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
               }
             }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -1395,8 +1455,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "- A model lock that could not be saved (`model_lock_persistence_failed`).\n- aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "- A model lock that could not be saved (`model_lock_persistence_failed`).\n- aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } },
               "text/plain": { "schema": { "type": "string" } },
@@ -1469,8 +1533,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -1535,8 +1603,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -1601,8 +1673,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -1680,8 +1756,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -1769,8 +1849,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -1845,8 +1929,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -1911,8 +1999,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -1993,8 +2085,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -2075,8 +2171,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -2167,8 +2267,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -2251,8 +2355,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -2312,8 +2420,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
               "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } }
             }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -2392,8 +2504,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -2456,8 +2572,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
               "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } }
             }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -2521,8 +2641,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -2561,8 +2685,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -2640,8 +2768,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -2711,8 +2843,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -2764,8 +2900,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -2833,8 +2973,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -2886,8 +3030,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -2926,8 +3074,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -3008,8 +3160,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -3090,8 +3246,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -3172,8 +3332,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -3261,8 +3425,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -3327,8 +3495,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -3408,8 +3580,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -3489,8 +3665,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }
@@ -3564,8 +3744,12 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "description": "Content-Length above 10 000 000 (`body_too_large`).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
           "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).",
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
             "content": {
               "text/plain": { "schema": { "type": "string" } },
               "text/html": { "schema": { "type": "string" } }

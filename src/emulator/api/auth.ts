@@ -3,7 +3,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { GatewaySettings } from '../gateway.js';
 import type { HttpRequest } from '../http.js';
 import type { HermesError } from '../runs/hermes-errors.js';
-import { pyStrip } from '../../shared/python/index.js';
+import { hasLoneSurrogate, pyStrip } from '../../shared/python/index.js';
 
 export const DEFAULT_PROFILE = 'default';
 const UNAUTHENTICATED = 'unauthenticated-test-listener';
@@ -14,7 +14,11 @@ export function expectedKey(gateway: GatewaySettings, profile: string | null): s
   return gateway.profiles.get(profile)?.apiKey ?? null;
 }
 
-export type AuthOutcome = 'ok' | 'denied' | 'room';
+/**
+ * 'raises': Hermes's `_check_auth` raised (UnicodeEncodeError from `token.encode()`: the token holds bytes that are
+ * not UTF-8, read by aiohttp as lone surrogates), which aiohttp answers with its 500 page (decision 0070).
+ */
+export type AuthOutcome = 'ok' | 'denied' | 'room' | 'raises';
 
 /**
  * Hermes's `_room_grant_token`: the header split at its first space, the scheme `HermesRoom` in any case, the rest
@@ -54,7 +58,9 @@ export function authenticate(req: HttpRequest, gateway: GatewaySettings, profile
     return profile === null || profile === DEFAULT_PROFILE ? (gateway.apiKey === null ? 'ok' : 'denied') : 'denied';
   }
   if (header === undefined || !header.startsWith('Bearer ')) return 'denied';
-  const presented = Buffer.from(pyStrip(header.slice(7)), 'utf8');
+  const token = pyStrip(header.slice(7));
+  if (hasLoneSurrogate(token)) return 'raises';
+  const presented = Buffer.from(token, 'utf8');
   const expected = keyBytes(key);
   return presented.length === expected.length && timingSafeEqual(presented, expected) ? 'ok' : 'denied';
 }

@@ -45,3 +45,10 @@ describe('readJson with a Content-Encoding', () => {
     });
   });
 });
+
+describe('readJson when the body cannot be read', () => {
+  it('is the caller\'s bad body, as Hermes catches the exception aiohttp raises, and no bug of ours', async () => {
+    const failing: HttpRequest = { method: 'POST', path: '/v1/runs', query: '', header: () => undefined, readBody: () => Promise.reject(new TypeError('terminated')) };
+    assert.equal(await readJson(failing), undefined);
+  });
+});

@@ -27,7 +27,14 @@ export function contentEncoding(req: HttpRequest): string | undefined {
  * answers its own 400 page for it when the message completes.
  */
 export async function readJson(req: HttpRequest): Promise<{ value: PyValue } | undefined> {
-  let bytes = await req.readBody(MAX_REQUEST_BYTES);
+  let bytes: Uint8Array | 'too-large';
+  try {
+    bytes = await req.readBody(MAX_REQUEST_BYTES);
+  } catch {
+    // The body could not be read (the client's stream failed mid-way): aiohttp's read() raises, which Hermes's
+    // catch-all answers as any other bad body (decision 0070).
+    return undefined;
+  }
   if (bytes === 'too-large') return undefined;
   const coding = codingOf(contentEncoding(req));
   // zstd never gets here: the front door refuses it as aiohttp's parser does when the headers complete.

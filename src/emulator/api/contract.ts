@@ -332,7 +332,8 @@ export const COMMON_ANSWERS: Readonly<Record<string, HermesAnswer | readonly Her
   '400': { description: 'A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).', json: ref('HermeticError') },
   '403': { description: 'An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.' },
   '404': { description: 'An unknown /p/{profile}/ prefix.', json: ref('HermesProfileNotFound') },
-  '500': { description: "aiohttp's page for an exception in a handler (a store failure, or a bug of Hermetic's).", text: true, html: true },
+  '417': { description: "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.", text: true },
+  '500': { description: "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).", text: true, html: true },
   '503': { description: 'The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).', json: ref('HermeticError') },
 };
 

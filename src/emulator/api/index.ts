@@ -11,6 +11,7 @@ import {
   emptyResponse,
   errorResponse,
   acceptsHtml,
+  expectationFailedText,
   internalErrorPage,
   methodNotAllowedText,
   notFoundText,
@@ -99,6 +100,10 @@ function resolve(req: HttpRequest): { match: RouteMatch; profile: string | null 
 
 function gate(req: HttpRequest, gateway: GatewaySettings): Gate {
   const { match, profile } = resolve(req);
+  // 0. aiohttp's Application._handle, after the router and before any middleware: an Expect header on an HTTP/1.1
+  // request other than 100-continue is `_default_expect_handler`'s 417, whatever the path (decision 0070).
+  const expect = req.header('expect');
+  if (expect && req.httpVersion !== '1.0' && expect.toLowerCase() !== '100-continue') return { kind: 'answered', response: expectationFailedText(expect) };
   // 1. Profile prefix: a name this gateway does not serve. Without multiplexing (no named profiles) only the
   // gateway's own profile, `default`, may prefix a route (S-A `_resolve_request_profile`, #91583); with it, `default`
   // and the configured names.
@@ -156,7 +161,14 @@ export function refuseFresh(req: HttpRequest, gateway: GatewaySettings): HttpRes
   const at = gate(req, gateway);
   if (at.kind !== 'route') return null;
   const { route, params, profile, cors } = at;
-  const refusal = authorize(req, gateway, route, profile);
+  let refusal: HttpResponse | null;
+  try {
+    refusal = authorize(req, gateway, route, profile);
+  } catch (e) {
+    // The key check raised (a token that is not UTF-8): aiohttp's 500 page, as routed() gives it.
+    if (e instanceof RaisedAnswer) return e.response;
+    throw e;
+  }
   if (refusal) return withCors({ response: withSecurityHeaders(refusal), raised: false }, cors);
   if (route.guard === undefined || !ALWAYS_REFUSED.has(route.guard)) return null;
   return (async () => {
@@ -189,11 +201,15 @@ async function routed(req: HttpRequest, deps: ApiDeps, route: Route, params: Rec
   }
 }
 
-/** The route's key check: null when the request may go on, else Hermes's 401. */
+/**
+ * The route's key check: null when the request may go on, else Hermes's 401. Where `_check_auth` itself raises (a
+ * Bearer token that is not UTF-8), it throws RaisedAnswer with aiohttp's 500 page.
+ */
 function authorize(req: HttpRequest, gateway: GatewaySettings, route: Route, profile: string | null): HttpResponse | null {
   if (route.auth === 'none') return null;
   const outcome = authenticate(req, gateway, profile, route.auth === 'key-or-room');
   if (outcome === 'ok') return null;
+  if (outcome === 'raises') throw new RaisedAnswer(internalErrorPage(acceptsHtml(req)), "the API key check raised: the token's bytes are not UTF-8");
   if (outcome === 'room') {
     // No room authority exists in the emulator: every grant is invalid (spec §15).
     return errorResponse(roomGrantInvalid());

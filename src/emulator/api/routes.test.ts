@@ -1,11 +1,23 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { matchRoute, ROUTES } from './routes.js';
+import { decodeSegment, matchRoute, ROUTES } from './routes.js';
 
 test('routes match by segment; run ids are percent-decoded', () => {
   const m = matchRoute('GET', '/v1/runs/run%20x');
   assert.ok(m.kind === 'route');
   assert.equal(m.params.run_id, 'run x');
+});
+
+test("path segments decode as yarl's path_safe and aiohttp's _unquote_path_safe: escape by escape", () => {
+  const cases: Array<[string, string]> = [
+    ['run%20x', 'run x'], ['a%2Fb', 'a/b'], ['%2f', '/'], ['%E2%82%AC', '\u20ac'], ['%F0%9F%98%80', '\u{1f600}'], ['%2B', '+'],
+    // What does not decode stays as written, and the escapes around it still decode.
+    ['%41%zz', 'A%zz'], ['%41%ff', 'A%ff'], ['%C3%25', '%C3%'], ['%E2%82A', '%E2%82A'], ['%ED%A0%80', '%ED%A0%80'],
+    ['%ff%2F', '%ff/'], ['%%2F', '%/'], ['%2%25', '%2%'], ['abc%', 'abc%'],
+    // %25 and %2F are decoded once, whatever follows.
+    ['%252F', '%2F'], ['%2525', '%25'],
+  ];
+  for (const [raw, decoded] of cases) assert.equal(decodeSegment(raw), decoded, raw);
 });
 
 test('a known path with another method lists the allowed methods; HEAD is not implied', () => {

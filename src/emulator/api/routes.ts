@@ -93,14 +93,54 @@ for (const entry of COMPILED) {
   BY_LENGTH.set(entry.segments.length, list);
 }
 
-/** Decodes one path segment as aiohttp does (%2F stays inside the segment); malformed escapes stay raw. */
+const HEX = /^[0-9A-Fa-f]{2}$/;
+
+/** The length of the valid (strict) UTF-8 sequence at `bytes[i]`, or 0 when none starts there. */
+function utf8Length(bytes: readonly number[], i: number): number {
+  const b = bytes[i]!;
+  const n = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+  if (n === 0 || i + n > bytes.length) return 0;
+  for (let k = 1; k < n; k++) if ((bytes[i + k]! & 0xc0) !== 0x80) return 0;
+  // The second byte's range rules out overlongs, UTF-16 surrogates and code points past U+10FFFF.
+  const c = bytes[i + 1]!;
+  if ((b === 0xe0 && c < 0xa0) || (b === 0xed && c > 0x9f) || (b === 0xf0 && c < 0x90) || (b === 0xf4 && c > 0x8f)) return 0;
+  return n;
+}
+
+/**
+ * Decodes one path segment as aiohttp does: yarl's `path_safe` (each %XX escape decoded as UTF-8; an escape whose
+ * bytes do not decode, or a '%' without two hex digits, kept as written; '/' and '%' re-escaped), then the router's
+ * `_unquote_path_safe` (`%2F` → '/', then `%25` → '%'). So `%41%zz` is `A%zz` and `%41%ff` is `A%ff`, where a
+ * whole-string decoder would give up on both (decision 0070).
+ */
 export function decodeSegment(s: string): string {
   if (!s.includes('%')) return s;
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
+  let safe = '';
+  for (let i = 0; i < s.length; ) {
+    if (s[i] !== '%' || !HEX.test(s.slice(i + 1, i + 3))) {
+      safe += s[i++];
+      continue;
+    }
+    // A run of escapes: its bytes decoded together, a character at a time.
+    const start = i;
+    const bytes: number[] = [];
+    while (s[i] === '%' && HEX.test(s.slice(i + 1, i + 3))) {
+      bytes.push(parseInt(s.slice(i + 1, i + 3), 16));
+      i += 3;
+    }
+    for (let b = 0; b < bytes.length; ) {
+      const n = utf8Length(bytes, b);
+      if (n === 0) {
+        safe += s.slice(start + b * 3, start + b * 3 + 3);
+        b += 1;
+        continue;
+      }
+      const ch = Buffer.from(bytes.slice(b, b + n)).toString('utf8');
+      safe += ch === '/' ? '%2F' : ch === '%' ? '%25' : ch;
+      b += n;
+    }
   }
+  return safe.includes('%') ? safe.replaceAll('%2F', '/').replaceAll('%25', '%') : safe;
 }
 
 // The last answer: a request is matched twice (operation.ts names it for the journal, api/index.ts routes it), and a

@@ -75,25 +75,42 @@ export class BodyBudget {
   }
 }
 
+/**
+ * aiohttp's request.headers.get(): the first value of a repeated header; node joins most with ", " in req.headers, so
+ * the values are read apart (decision 0046). req.headers is built by node for every request anyway; only a value that
+ * may be two joined (it holds a comma) is looked up again in headersDistinct, which costs a second pass over the raw
+ * headers.
+ */
+function headerOf(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  if (v === undefined) return undefined;
+  if (typeof v === 'string' && !v.includes(',')) return headerFromWire(v);
+  return headerFromWire(req.headersDistinct[name]![0]!);
+}
+
 function fromNode(req: IncomingMessage, res: ServerResponse, budget: BodyBudget): HttpRequest {
+  // aiohttp's parser (`_on_status_complete`) splits an origin-form target at its first '?', then cuts a fragment
+  // ('#…') off what follows, or off the path when there is no query; an absolute-form one is parsed as a URL
+  // (decision 0070).
   const target = req.url ?? '/';
-  const q = target.indexOf('?');
-  let path = q < 0 ? target : target.slice(0, q);
-  if (!path.startsWith('/')) path = path.replace(/^[a-z]+:\/\/[^/]*/i, '') || '/';
+  let path: string;
+  let query: string;
+  if (target.startsWith('/')) {
+    const q = target.indexOf('?');
+    const hash = target.indexOf('#', q < 0 ? 0 : q);
+    path = target.slice(0, q >= 0 ? q : hash >= 0 ? hash : undefined);
+    query = q < 0 ? '' : target.slice(q + 1, hash >= 0 ? hash : undefined);
+  } else {
+    const [, before = '', after = ''] = /^([^?#]*)(?:\?([^#]*))?/.exec(target)!;
+    path = before.replace(/^[a-z]+:\/\/[^/]*/i, '') || '/';
+    query = after;
+  }
   return {
     method: req.method ?? 'GET',
+    httpVersion: req.httpVersion,
     path,
-    query: q < 0 ? '' : target.slice(q + 1),
-    // aiohttp's request.headers.get() is the first value of a repeated header; node joins most with ", " in
-    // req.headers, so the values are read apart (decision 0046).
-    // req.headers is built by node for every request anyway; only a value that may be two joined (it holds a comma)
-    // is looked up again in headersDistinct, which costs a second pass over the raw headers.
-    header(name) {
-      const v = req.headers[name];
-      if (v === undefined) return undefined;
-      if (typeof v === 'string' && !v.includes(',')) return headerFromWire(v);
-      return headerFromWire(req.headersDistinct[name]![0]!);
-    },
+    query,
+    header: (name) => headerOf(req, name),
     headerValues(name) {
       const v = req.headers[name];
       if (v === undefined) return [];
@@ -135,6 +152,11 @@ function fromNode(req: IncomingMessage, res: ServerResponse, budget: BodyBudget)
   };
 }
 
+/** aiohttp's `_default_expect_handler` writes `100 Continue` to an HTTP/1.1 request whose (first) Expect is 100-continue. */
+function expectsContinue(req: IncomingMessage): boolean {
+  return req.httpVersion === '1.1' && req.headers.expect !== undefined && headerOf(req, 'expect')!.toLowerCase() === '100-continue';
+}
+
 /** aiohttp's parser page (HttpResponse.parserPage): an HTTP/1.0 status line, written as it is; the connection closes. */
 function writeParserPage(res: ServerResponse, response: HttpResponse): void {
   const head = [`HTTP/1.0 ${response.status} ${reasonPhrase(response.status)}`, ...response.headers.map(([k, v]) => `${k}: ${v}`)].join('\r\n');
@@ -165,8 +187,10 @@ function writeNode(res: ServerResponse, response: HttpResponse): void {
     writeParserPage(res, response);
     return;
   }
-  // node would add its own Connection (and Keep-Alive) header; aiohttp's rule is applied instead.
+  // node would add its own Connection (and Keep-Alive) header; aiohttp's rule is applied instead. An answer that
+  // closes the connection (a 500 page) says so to HTTP/1.1 only, as aiohttp's force_close() does (decision 0070).
   res.removeHeader('Connection');
+  if (response.close) res.shouldKeepAlive = false;
   const headers = response.headers;
   if (!headers.some(([k]) => k.length === 10 && k.toLowerCase() === 'connection')) {
     const connection = connectionHeader(res, response);
@@ -227,22 +251,29 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
   const budget = new BodyBudget(bodyBudget);
   // Heads up to aiohttp's own limits get through node's parser (whose default is 16 KiB, answered 431), so that
   // parserRefusal answers them as aiohttp does; Host is checked there too (decision 0046).
-  const server = createServer({ maxHeaderSize: MAX_HEAD_BYTES, requireHostHeader: false }, (req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     res.sendDate = false;
     const refused = parserRefusal({ url: req.url ?? '/', httpVersion: req.httpVersion, rawHeaders: req.rawHeaders });
     if (refused !== null) {
       writeNode(res, finish(parserRefusalPage(refused), emulator.clock));
       return;
     }
+    if (expectsContinue(req)) res.writeContinue();
     emulator
       .handle(fromNode(req, res, budget))
       .then((response) => writeNode(res, response))
       .catch(() => {
         // Never leave a client hanging: a failure before the head is sent is aiohttp's 500 page.
-        if (!res.headersSent) writeNode(res, internalErrorPage(false));
+        if (!res.headersSent) writeNode(res, finish(internalErrorPage(false), emulator.clock));
         else res.destroy();
       });
-  });
+  };
+  const server = createServer({ maxHeaderSize: MAX_HEAD_BYTES, requireHostHeader: false }, onRequest);
+  // A request with an Expect header: node would answer 100 Continue as soon as the head arrives, or its own bare 417
+  // (and then read the body as the next request). aiohttp answers both after its parser and router: the 100 above, the
+  // 417 page in api/index.ts (decision 0070).
+  server.on('checkContinue', onRequest);
+  server.on('checkExpectation', onRequest);
   // aiohttp keeps idle connections 75 s.
   server.keepAliveTimeout = 75_000;
   try {

@@ -116,6 +116,12 @@ export const notFoundText = (): HttpResponse => textResponse(404, '404: Not Foun
 export const methodNotAllowedText = (allowed: string[]): HttpResponse =>
   textResponse(405, '405: Method Not Allowed', [['Allow', [...allowed].sort().join(',')]]);
 
+/**
+ * aiohttp's `HTTPExpectationFailed(text="Unknown Expect: %s" % expect)`, raised by its default expect handler for an
+ * HTTP/1.1 request whose Expect header is not `100-continue` (decision 0070).
+ */
+export const expectationFailedText = (expect: string): HttpResponse => textResponse(417, `Unknown Expect: ${expect}`);
+
 /** Whether aiohttp's error page for this request is its HTML one (`Accept` names text/html). */
 export const acceptsHtml = (req: { header(name: string): string | undefined }): boolean => (req.header('accept') ?? '').includes('text/html');
 
