@@ -161,6 +161,9 @@ export const QUERY_HELP = `Usage: hermetic query "SQL" [options]
 Runs one read-only SQL statement on the dataset and prints its rows: a table
 (fitted to a terminal's width, values cut to fit marked …, BLOBs in hex), or a
 JSON array of row objects with --json. A statement that would write is refused.
+Rows are printed as they are read, so a result of any size fits in memory: a
+table of more than 10,000 rows runs the statement twice (once to measure its
+columns), and --json starts a new line every 1,000 rows.
 
 Options:
   --home DIR          the dataset's folder (default $HERMETIC_HOME, else

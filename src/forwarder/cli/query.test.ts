@@ -6,7 +6,9 @@ import { test } from 'node:test';
 import { exitCode } from '../../cli/main.js';
 import { HermeticError } from '../../shared/errors.js';
 import { displayWidth } from '../report/wrap.js';
-import { CUT_HINT, formatTable, queryCommand, queryJson } from './query.js';
+import { printed } from '../../shared/testing/console.js';
+import { forwarderRig, hermesStore } from '../testing/index.js';
+import { CUT_HINT, HELD_ROWS, formatTable, jsonLines, queryCommand, queryJson } from './query.js';
 import { reportCommand } from './report.js';
 
 test('on a terminal of 40 columns the widest column gives way, each cut value ends in … and the table says (within 40 columns) --json shows them whole', () => {
@@ -103,4 +105,34 @@ test('query and report --from a fleet store nobody answers at: HERMETIC_FLEET_UN
   };
   await assert.rejects(queryCommand(['--from', url, 'SELECT 1']), unavailable);
   await assert.rejects(reportCommand(['--from', url, '--period', 'all']), unavailable);
+});
+
+test('--json lines: a thousand rows a line, each line ending after a comma, together the one array queryJson writes', () => {
+  for (const n of [0, 1, 999, 1000, 1001, 2500]) {
+    const rows = Array.from({ length: n }, (_, i) => ({ i: BigInt(i), t: `r${i}` }));
+    const lines = [...jsonLines(rows)];
+    assert.equal(lines.join(''), queryJson(rows), `${n} rows`);
+    assert.equal(lines.length, Math.max(1, Math.ceil(n / 1000)), `${n} rows`);
+    assert.ok(lines.slice(0, -1).every((l) => l.endsWith('},')), `${n} rows`);
+  }
+});
+
+test('a result longer than a table holds is measured, then read again: it prints what one read held in memory would, and --json the same rows', async (t) => {
+  const { dir, cleanup, path, w, db } = hermesStore('hermetic-query-', 'query');
+  t.after(cleanup);
+  w.appendMessages(w.createSession({ source: 'cli' }), [{ role: 'user', content: 'hi' }]);
+  db.close();
+  const rig = forwarderRig([path], { dir });
+  rig.forwarder.backfill();
+  rig.cleanup();
+  // More rows than the table holds, the widest value among the last ones (the first read must measure them all).
+  const n = HELD_ROWS + 5;
+  const sql = `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT ${n}) SELECT x, substr(replace(hex(zeroblob(40)), '0', 'y'), 1, CASE WHEN x > ${n - 3} THEN 80 ELSE x % 7 END) AS pad FROM c`;
+  const rows = Array.from({ length: n }, (_, i) => ({ x: i + 1, pad: 'y'.repeat(i + 1 > n - 3 ? 80 : (i + 1) % 7) }));
+  const table = await printed(() => queryCommand(['--home', rig.home, sql]));
+  assert.equal(table.value, 0);
+  assert.equal(table.out.join('\n'), formatTable(['x', 'pad'], rows));
+  const json = await printed(() => queryCommand(['--home', rig.home, '--json', sql]));
+  assert.equal(json.out.length, Math.ceil(n / 1000));
+  assert.deepEqual(JSON.parse(json.out.join('\n')), rows);
 });
