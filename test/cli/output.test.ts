@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { test } from 'node:test';
-import { forwarderRig, hermesStore } from '../../src/forwarder/testing/index.js';
+import { oneMessageDataset } from '../../src/forwarder/testing/index.js';
 import { BIN_ARGS } from '../support/process.js';
 
 test('output into a full disk is one line with HERMETIC_CLI_OUTPUT and exit 1', () => {
@@ -19,16 +19,11 @@ test('output into a full disk is one line with HERMETIC_CLI_OUTPUT and exit 1', 
 });
 
 test('output whose reader went away ends the command quietly, with exit 0', async (t) => {
-  const { dir, cleanup, path, w, db } = hermesStore('hermetic-output-', 'output');
+  const { home, cleanup } = oneMessageDataset('hermetic-output-');
   t.after(cleanup);
-  w.appendMessages(w.createSession({ source: 'cli' }), [{ role: 'user', content: 'hi' }]);
-  db.close();
-  const rig = forwarderRig([path], { dir });
-  rig.forwarder.backfill();
-  rig.cleanup();
   // About a megabyte: more than a pipe holds, so most of it is written after the reader left.
   const sql = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 100000) SELECT x FROM c';
-  const child = spawn(process.execPath, [...BIN_ARGS, 'query', '--json', '--home', rig.home, sql], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...BIN_ARGS, 'query', '--json', '--home', home, sql], { stdio: ['ignore', 'pipe', 'pipe'] });
   // The reader goes away after its first bytes, as head does.
   child.stdout.once('data', () => child.stdout.destroy());
   let stderr = '';

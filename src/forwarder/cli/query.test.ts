@@ -7,7 +7,7 @@ import { exitCode } from '../../cli/main.js';
 import { HermeticError } from '../../shared/errors.js';
 import { displayWidth } from '../report/wrap.js';
 import { printed } from '../../shared/testing/console.js';
-import { forwarderRig, hermesStore } from '../testing/index.js';
+import { oneMessageDataset } from '../testing/index.js';
 import { CUT_HINT, HELD_ROWS, formatTable, jsonLines, queryCommand, queryJson } from './query.js';
 import { reportCommand } from './report.js';
 
@@ -118,21 +118,16 @@ test('--json lines: a thousand rows a line, each line ending after a comma, toge
 });
 
 test('a result longer than a table holds is measured, then read again: it prints what one read held in memory would, and --json the same rows', async (t) => {
-  const { dir, cleanup, path, w, db } = hermesStore('hermetic-query-', 'query');
+  const { home, cleanup } = oneMessageDataset('hermetic-query-');
   t.after(cleanup);
-  w.appendMessages(w.createSession({ source: 'cli' }), [{ role: 'user', content: 'hi' }]);
-  db.close();
-  const rig = forwarderRig([path], { dir });
-  rig.forwarder.backfill();
-  rig.cleanup();
   // More rows than the table holds, the widest value among the last ones (the first read must measure them all).
   const n = HELD_ROWS + 5;
   const sql = `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT ${n}) SELECT x, substr(replace(hex(zeroblob(40)), '0', 'y'), 1, CASE WHEN x > ${n - 3} THEN 80 ELSE x % 7 END) AS pad FROM c`;
   const rows = Array.from({ length: n }, (_, i) => ({ x: i + 1, pad: 'y'.repeat(i + 1 > n - 3 ? 80 : (i + 1) % 7) }));
-  const table = await printed(() => queryCommand(['--home', rig.home, sql]));
+  const table = await printed(() => queryCommand(['--home', home, sql]));
   assert.equal(table.value, 0);
   assert.equal(table.out.join('\n'), formatTable(['x', 'pad'], rows));
-  const json = await printed(() => queryCommand(['--home', rig.home, '--json', sql]));
+  const json = await printed(() => queryCommand(['--home', home, '--json', sql]));
   assert.equal(json.out.length, Math.ceil(n / 1000));
   assert.deepEqual(JSON.parse(json.out.join('\n')), rows);
 });

@@ -58,6 +58,21 @@ export function forwarderRig(stateDbs: string[], options: Omit<ForwarderOptions,
 }
 
 /**
+ * A dataset of one session of one message, backfilled into a temp folder: for commands that read a dataset (query,
+ * report) where what it holds does not matter. Returns its home; `cleanup` removes the folder.
+ * @example const { home, cleanup } = oneMessageDataset('hermetic-q-'); t.after(cleanup);
+ */
+export function oneMessageDataset(prefix: string): { home: string; cleanup(): void } {
+  const { dir, cleanup, path, w, db } = hermesStore(prefix, prefix);
+  w.appendMessages(w.createSession({ source: 'cli' }), [{ role: 'user', content: 'hi' }]);
+  db.close();
+  const rig = forwarderRig([path], { dir });
+  rig.forwarder.backfill();
+  rig.cleanup();
+  return { home: rig.home, cleanup };
+}
+
+/**
  * Every forwarded table (without `origin`, which says which command wrote a row), each cursor's tail and what the
  * writer keeps beside the rows (`tool_calls`, `row_counts`: decision 0069), in key order: two datasets of the same
  * store compare equal when a forward tick left what a clean backfill writes.
