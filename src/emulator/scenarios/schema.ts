@@ -29,6 +29,8 @@ export type Outcome = 'approved' | 'denied' | 'timed_out';
 export const BRANCH_KEYS = { approved: 'on_approve', denied: 'on_deny', timed_out: 'on_timeout' } as const satisfies Record<Outcome, string>;
 /** tools/approval.py: approvals.gateway_timeout, default 300 s (spec runs-api §7.2). */
 export const APPROVAL_TIMEOUT = 300;
+/** Scenarios a namespace holds at most (a document, the option or a file holds no more): every list it keeps is bounded. */
+export const MAX_SCENARIOS = 1000;
 
 export type ScenarioUsage = Usage | 'from_input';
 
@@ -307,6 +309,8 @@ export function readScenarios(
       if (value.has('default')) fallback = parseDefault(value.get('default')!);
     } else fail('', `must be an object {"scenarios": [...], "default": ...} or a list of scenarios; got ${show(value)}.`);
     if (list !== undefined && !Array.isArray(list)) fail('scenarios', 'must be a list of scenarios.');
+    // Counted before any is read: a document of thousands costs nothing before its refusal.
+    if (Array.isArray(list) && list.length > MAX_SCENARIOS) fail('scenarios', `holds ${list.length} scenarios; a namespace holds at most ${MAX_SCENARIOS}.`);
     const scenarios = ((list ?? []) as PyValue[]).map((s, i) => parseScenario(s, `scenarios[${i}]`, nameFor(i)));
     const seen = new Set<string>();
     for (const s of scenarios) {
