@@ -77,6 +77,18 @@ test('a scenarios file that cannot be read or parsed is one sentence with HERMET
   assert.equal(loadScenarioFile(write('empty.yaml', '# nothing yet\n'), 'empty.yaml').scenarios.length, 0);
 });
 
+test('YAML aliases in a scenarios file: reused as written, refused when one holds itself or they expand past 10,000 values', () => {
+  const reused = readScenarios(parseScenarioText('scenarios:\n  - { name: a, steps: &done [{ complete: { output: ok } }] }\n  - { name: b, steps: *done }\n', 'ok.yaml'), 'ok.yaml');
+  assert.deepEqual(reused.scenarios.map((s) => [s.name, s.steps.length]), [['a', 1], ['b', 1]]);
+  refused(() => parseScenarioText('scenarios: &s\n  - name: x\n    steps: *s\n', 'self.yaml'), 'HERMETIC_SCENARIO_INVALID',
+    'self.yaml: the alias *s names a node that holds it; a value cannot contain itself.');
+  // Nine levels of ten aliases each would be a billion values (the "billion laughs").
+  const levels = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+  for (let i = 1; i < 9; i++) levels.push(`${'abcdefghi'[i]}: &${'abcdefghi'[i]} [${Array(10).fill(`*${'abcdefghi'[i - 1]}`).join(', ')}]`);
+  refused(() => parseScenarioText(`${levels.join('\n')}\nscenarios: []\n`, 'laughs.yaml'), 'HERMETIC_SCENARIO_INVALID',
+    'laughs.yaml: its aliases expand to more than 10,000 values; write the repeated parts out, or repeat less.');
+});
+
 test("a namespace's book: snapshot and restore bring back the scenarios, counts and each run's place (the approval it waits on)", async () => {
   const options = parseEmulatorOptions({
     time: 1789169800, frozen: true, seed: 'book',
