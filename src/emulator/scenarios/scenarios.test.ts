@@ -48,6 +48,16 @@ test('the scenarios option is read as the route reads a body, its mistakes are H
   assert.equal(parseEmulatorOptions({}).scenarios, null);
 });
 
+test('a scenarios option that holds itself (a YAML config file\'s alias, or an object cycle) is HERMETIC_OPTIONS_INVALID', () => {
+  const steps: unknown[] = [];
+  steps.push({ complete: { output: steps } });
+  refused(() => createEmulator({ scenarios: [{ name: 'x', steps }] as never }), 'HERMETIC_OPTIONS_INVALID',
+    'Option "scenarios[0].steps[0].complete.output" holds itself (a cycle, or a YAML alias inside the node it names): give JSON data.');
+  // The same value twice, side by side, is no cycle.
+  const done = [{ complete: { output: 'ok' } }];
+  assert.equal(parseEmulatorOptions({ scenarios: [{ name: 'a', steps: done }, { name: 'b', steps: done }] }).scenarios?.scenarios.length, 2);
+});
+
 test('a JavaScript number is an int when integral, a float otherwise; a file keeps what it wrote (2.0 stays a float)', () => {
   const fromJs = parseEmulatorOptions({ scenarios: [{ steps: [{ event: { event: 'tool.completed', tool: 't', duration: 2 } }, { event: { event: 'tool.completed', tool: 't', duration: 2.5 } }] }] });
   const durations = fromJs.scenarios!.scenarios[0]!.steps.map((s) => (s.action.kind === 'event' ? (s.action.event as { duration: unknown }).duration : null));

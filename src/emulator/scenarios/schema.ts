@@ -324,17 +324,29 @@ export function readScenarios(
   }
 }
 
-/** A plain JavaScript value (an option) as the decoded-JSON value the readers take; integral numbers are ints. */
-export function fromJs(value: unknown, path = 'scenarios'): PyValue {
+/**
+ * A plain JavaScript value (an option) as the decoded-JSON value the readers take; integral numbers are ints. A value
+ * that holds itself (an object cycle, or a YAML config file's alias inside the node it names) is refused.
+ */
+export function fromJs(value: unknown, path = 'scenarios', open: Set<object> = new Set()): PyValue {
   if (value === null || typeof value === 'string' || typeof value === 'boolean' || typeof value === 'bigint') return value;
   if (typeof value === 'number' || value instanceof PyFloat) return value;
-  if (Array.isArray(value)) return value.map((v, i) => fromJs(v, `${path}[${i}]`));
   if (value instanceof Map) return value as PyDict;
   const proto = typeof value === 'object' ? Object.getPrototypeOf(value) : undefined;
-  if (proto === Object.prototype || proto === null) {
-    const out: PyDict = new Map();
-    for (const [k, v] of Object.entries(value as object)) if (v !== undefined) out.set(k, fromJs(v, `${path}.${k}`));
-    return out;
+  if (Array.isArray(value) || proto === Object.prototype || proto === null) {
+    const object = value as object;
+    if (open.has(object)) {
+      throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "${path}" holds itself (a cycle, or a YAML alias inside the node it names): give JSON data.`);
+    }
+    open.add(object);
+    try {
+      if (Array.isArray(value)) return value.map((v, i) => fromJs(v, `${path}[${i}]`, open));
+      const out: PyDict = new Map();
+      for (const [k, v] of Object.entries(object)) if (v !== undefined) out.set(k, fromJs(v, `${path}.${k}`, open));
+      return out;
+    } finally {
+      open.delete(object);
+    }
   }
   throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "${path}" must be JSON data (objects, lists, strings, numbers, booleans, null); got ${typeof value}.`);
 }
