@@ -37,6 +37,7 @@ function decode(name: string, path: string, text: string): unknown {
     const doc = yaml().parseDocument(text, { uniqueKeys: true, prettyErrors: true });
     const problem = doc.errors[0];
     if (problem) refuse(name, `is not valid YAML: ${problem.message.split('\n')[0]!.replace(/:$/, '')}.`);
+    selfHolding(name, text, doc);
     try {
       return doc.toJS({ maxAliasCount: 100 });
     } catch (e) {
@@ -44,6 +45,23 @@ function decode(name: string, path: string, text: string): unknown {
     }
   }
   refuse(name, `must end in .json, .yaml or .yml (got "${ext || 'no extension'}").`);
+}
+
+/**
+ * Refuses an alias inside the node it names (`a: &a [*a]`): yaml's toJS makes it a cycle, which every reader after it
+ * would walk until the stack ran out.
+ */
+function selfHolding(name: string, text: string, doc: ReturnType<ReturnType<typeof yaml>['parseDocument']>): void {
+  const { visit } = yaml();
+  visit(doc, {
+    Alias(_key, node, path) {
+      const target = node.resolve(doc);
+      if (target === undefined || !path.includes(target)) return;
+      const at = node.range?.[0] ?? 0;
+      const before = text.slice(0, at);
+      refuse(name, `is not valid YAML: the alias *${node.source} names a node that holds it (a value cannot contain itself) at line ${before.split('\n').length}, column ${at - before.lastIndexOf('\n')}.`);
+    },
+  });
 }
 
 /** JSON.parse's message with the position turned into a line and column a person can find. */

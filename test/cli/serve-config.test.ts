@@ -266,6 +266,7 @@ it('a config file that cannot be read or is not a JSON/YAML mapping is HERMETIC_
     ['broken.yaml', 'port: 1\nport: 2\n', 'Config file broken.yaml is not valid YAML: Map keys must be unique at line 2, column 1.'],
     ['list.yaml', '- port: 1\n', 'Config file list.yaml must be a mapping of option names to values (like {"port": 8642}); its top level is a list.'],
     ['scalar.json', '8642', 'Config file scalar.json must be a mapping of option names to values (like {"port": 8642}); its top level is a number.'],
+    ['cycle.yaml', 'faults:\n  - &r {operation: get, action: respond, status: 503, body: {x: *r}}\n', 'Config file cycle.yaml is not valid YAML: the alias *r names a node that holds it (a value cannot contain itself) at line 2, column 65.'],
     ['code.yaml', 'onInternalError: null\n', 'Config file code.yaml sets "onInternalError", which is a function: only code can give it (createEmulator({ onInternalError })).'],
   ];
   for (const [name, text, message] of cases) {

@@ -27,6 +27,23 @@ describeTransports('control plane', (open) => {
     assert.equal(route.json().error.message, 'DELETE is not allowed on /__admin/clock; use POST or GET.');
   });
 
+  it('a refused gateway change changes nothing, the fields before the bad one included', async () => {
+    const h = await open();
+    const before = await h.admin.getGateway();
+    const cases: Array<[string, string]> = [
+      ['{"draining": true, "max_concurrent_runs": 1.5}', 'Field "max_concurrent_runs" must be an integer (0 disables the cap).'],
+      ['{"draining": true, "max_concurrent_runs": 3, "api_key": ""}', 'Field "api_key" must be a non-empty string, or null for no key.'],
+      ['{"max_concurrent_runs": 3, "draining": "yes"}', 'Field "draining" must be true or false.'],
+    ];
+    for (const [body, message] of cases) {
+      const reply = await h.request('POST', '/__admin/gateway', { body });
+      assert.deepEqual([reply.status, reply.json()], [400, { error: { code: 'HERMETIC_ADMIN_BAD_FIELD', message } }], body);
+      assert.deepEqual(await h.admin.getGateway(), before, body);
+    }
+    const run = await h.request('POST', '/v1/runs', { body: '{"input": "still admitted"}' });
+    assert.equal(run.status, 202, run.text);
+  });
+
   it('GET /__admin lists the control routes and says where the OpenAPI document, the console and the docs are', async () => {
     const h = await open();
     const index = await h.admin.index();

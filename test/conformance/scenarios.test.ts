@@ -399,6 +399,20 @@ describeTransports('scenarios: control routes', (open) => {
     }
     assert.deepEqual((await h.admin.getScenarios()).scenarios.map((s) => s.name), ['kept']);
   });
+
+  it('a namespace holds at most 1000 scenarios: past it 409 HERMETIC_SCENARIO_LIMIT and nothing changes; a longer document is 400 before it is read', async () => {
+    const h = await open();
+    const some = (n: number, from: number) => Array.from({ length: n }, (_, i) => ({ name: `s${from + i}`, steps: [] }));
+    assert.equal((await h.admin.scenarios({ scenarios: some(999, 0) })).scenarios.length, 999);
+    const over = await control(h, 'POST', '/__admin/scenarios', { scenarios: some(2, 999) });
+    assert.deepEqual([over.status, over.json], [409, { error: { code: 'HERMETIC_SCENARIO_LIMIT', message: 'This namespace has 999 scenarios and the document adds 2 more; a namespace holds at most 1000. Delete some (DELETE /__admin/scenarios?name=…) first.' } }]);
+    // A name already listed is replaced in place, so it takes no room.
+    const list = await h.admin.scenarios({ scenarios: [...some(1, 999), ...some(1, 0)] });
+    assert.equal(list.scenarios.length, 1000);
+    const long = await control(h, 'POST', '/__admin/scenarios', { scenarios: Array.from({ length: 1001 }, () => ({ steps: [] })) });
+    assert.deepEqual([long.status, long.json], [400, { error: { code: 'HERMETIC_SCENARIO_INVALID', message: 'POST /__admin/scenarios, scenarios: holds 1001 scenarios; a namespace holds at most 1000.' } }]);
+    assert.equal((await h.admin.getScenarios()).scenarios.length, 1000);
+  });
 });
 
 describeTransports('scenarios: namespaces, restarts, checkpoints, real time', (open) => {

@@ -6,19 +6,21 @@ import { field, onlyKeys, type AdminContext } from './context.js';
 /** POST /__admin/gateway with any of draining, max_concurrent_runs, api_key; GET reads the settings. */
 export function gatewayHandler({ body, deps: { gateway } }: AdminContext) {
   onlyKeys(body, ['draining', 'max_concurrent_runs', 'api_key'], 'the gateway');
-  if (body.has('draining')) gateway.draining = field.boolean(body, 'draining');
+  // Every field read before any is applied: a refused body changes nothing.
+  const draining = body.has('draining') ? field.boolean(body, 'draining') : undefined;
+  let cap: number | undefined;
   if (body.has('max_concurrent_runs')) {
-    const cap = body.get('max_concurrent_runs');
-    if (typeof cap !== 'number' || !Number.isInteger(cap)) {
+    const raw = body.get('max_concurrent_runs');
+    if (typeof raw !== 'number' || !Number.isInteger(raw)) {
       throw new HermeticError('HERMETIC_ADMIN_BAD_FIELD', 'Field "max_concurrent_runs" must be an integer (0 disables the cap).');
     }
-    gateway.maxConcurrentRuns = normaliseCap(cap);
+    cap = normaliseCap(raw);
   }
-  if (body.has('api_key')) {
-    const key = field.nullableString(body, 'api_key', null);
-    if (key === '') throw new HermeticError('HERMETIC_ADMIN_BAD_FIELD', 'Field "api_key" must be a non-empty string, or null for no key.');
-    gateway.apiKey = key;
-  }
+  const key = body.has('api_key') ? field.nullableString(body, 'api_key', null) : undefined;
+  if (key === '') throw new HermeticError('HERMETIC_ADMIN_BAD_FIELD', 'Field "api_key" must be a non-empty string, or null for no key.');
+  if (draining !== undefined) gateway.draining = draining;
+  if (cap !== undefined) gateway.maxConcurrentRuns = cap;
+  if (key !== undefined) gateway.apiKey = key;
   return {
     draining: gateway.draining,
     max_concurrent_runs: gateway.maxConcurrentRuns,

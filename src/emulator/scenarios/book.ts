@@ -8,7 +8,7 @@ import { dumps, parsePyJson, type PyDict, type PyValue } from '../../shared/pyth
 import type { AgentScript, FakeAgent, RunInput, Usage } from '../runs/agent.js';
 import type { LiveRun, RunRegistry } from '../runs/registry.js';
 import { firstMatch, inputText, usageFromInput } from './match.js';
-import { readScenarios, type Outcome, type Scenario, type ScenarioSet, type ScenarioUsage, type Step } from './schema.js';
+import { MAX_SCENARIOS, readScenarios, type Outcome, type Scenario, type ScenarioSet, type ScenarioUsage, type Step } from './schema.js';
 
 /** What the book plays through: the namespace's clock, its current agent and run memory (both replaced by a reset). */
 export interface ScenarioHost {
@@ -98,6 +98,12 @@ export class ScenarioBook implements AgentScript {
 
   /** Adds a document's scenarios after the others (one with a name already listed replaces it in place) and its default. */
   add(doc: ScenarioSet): void {
+    // Refused before anything changes: a namespace holds at most MAX_SCENARIOS (a listed name takes no more room).
+    const listed = new Set(this.#scenarios.map((s) => s.name));
+    const adds = doc.scenarios.filter((s) => !listed.has(s.name)).length;
+    if (this.#scenarios.length + adds > MAX_SCENARIOS) {
+      throw new HermeticError('HERMETIC_SCENARIO_LIMIT', `This namespace has ${this.#scenarios.length} scenarios and the document adds ${adds} more; a namespace holds at most ${MAX_SCENARIOS}. Delete some (DELETE /__admin/scenarios?name=…) first.`);
+    }
     for (const scenario of doc.scenarios) {
       const at = this.#scenarios.findIndex((s) => s.name === scenario.name);
       if (at >= 0) this.#scenarios[at] = scenario;

@@ -14,31 +14,59 @@ const invalid = (message: string): never => {
 /** A YAML float written with a point, an exponent, or as .inf/.nan; other numbers are ints. */
 const FLOAT = /[.eE]|inf|nan/i;
 
-function fromYaml(node: unknown, doc: Document, file: string): PyValue {
+/** Values a file's aliases may expand to in all (the config file's YAML is held to yaml's maxAliasCount alike). */
+const MAX_ALIAS_VALUES = 10_000;
+
+/**
+ * The document as decoded-JSON values. An alias is its anchor's value again, so a node that holds its own alias, or
+ * aliases of aliases that multiply (the "billion laughs"), are refused before they exhaust the stack or the heap.
+ */
+function fromYaml(root: unknown, doc: Document, file: string): PyValue {
   const { isAlias, isMap, isScalar, isSeq } = yaml();
-  if (isAlias(node)) return fromYaml(node.resolve(doc), doc, file);
-  if (isMap(node)) {
-    const out: PyDict = new Map();
-    for (const pair of node.items) {
-      const key = isScalar(pair.key) ? pair.key.value : pair.key;
-      if (typeof key !== 'string') invalid(`${file}: a mapping key is ${isScalar(pair.key) ? (pair.key.source ?? String(key)) : 'not a scalar'}; keys must be strings.`);
-      out.set(key as string, fromYaml(pair.value, doc, file));
+  /** The collections being walked (a node an alias inside it names holds itself). */
+  const open = new Set<unknown>();
+  /** Each alias's node, found once (Alias.resolve walks the whole document). */
+  const targets = new Map<unknown, unknown>();
+  let aliased = 0;
+  const walk = (node: unknown, inAlias: boolean): PyValue => {
+    if (inAlias && ++aliased > MAX_ALIAS_VALUES) {
+      invalid(`${file}: its aliases expand to more than ${MAX_ALIAS_VALUES.toLocaleString('en-US')} values; write the repeated parts out, or repeat less.`);
     }
-    return out;
-  }
-  if (isSeq(node)) return node.items.map((item) => fromYaml(item, doc, file));
-  if (isScalar(node)) {
-    const v = node.value;
-    if (typeof v === 'number') {
-      if (FLOAT.test(node.source ?? String(v))) return new PyFloat(v);
-      return Number.isSafeInteger(v) ? v : new PyFloat(v);
+    if (isAlias(node)) {
+      if (!targets.has(node)) targets.set(node, node.resolve(doc));
+      const target = targets.get(node);
+      if (open.has(target)) invalid(`${file}: the alias *${node.source} names a node that holds it; a value cannot contain itself.`);
+      return walk(target, true);
     }
-    if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : v;
-    if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
-    return invalid(`${file}: ${JSON.stringify(node.source ?? String(v))} is not JSON data (a string, number, boolean or null).`);
-  }
-  if (node === null || node === undefined) return null;
-  return invalid(`${file}: unexpected YAML content.`);
+    if (isMap(node) || isSeq(node)) {
+      open.add(node);
+      try {
+        if (isSeq(node)) return node.items.map((item) => walk(item, inAlias));
+        const out: PyDict = new Map();
+        for (const pair of node.items) {
+          const key = isScalar(pair.key) ? pair.key.value : pair.key;
+          if (typeof key !== 'string') invalid(`${file}: a mapping key is ${isScalar(pair.key) ? (pair.key.source ?? String(key)) : 'not a scalar'}; keys must be strings.`);
+          out.set(key as string, walk(pair.value, inAlias));
+        }
+        return out;
+      } finally {
+        open.delete(node);
+      }
+    }
+    if (isScalar(node)) {
+      const v = node.value;
+      if (typeof v === 'number') {
+        if (FLOAT.test(node.source ?? String(v))) return new PyFloat(v);
+        return Number.isSafeInteger(v) ? v : new PyFloat(v);
+      }
+      if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : v;
+      if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
+      return invalid(`${file}: ${JSON.stringify(node.source ?? String(v))} is not JSON data (a string, number, boolean or null).`);
+    }
+    if (node === null || node === undefined) return null;
+    return invalid(`${file}: unexpected YAML content.`);
+  };
+  return walk(root, false);
 }
 
 /** The file's text as a decoded-JSON value (no checks of the scenarios yet). */

@@ -48,6 +48,16 @@ test('the scenarios option is read as the route reads a body, its mistakes are H
   assert.equal(parseEmulatorOptions({}).scenarios, null);
 });
 
+test('a scenarios option that holds itself (a YAML config file\'s alias, or an object cycle) is HERMETIC_OPTIONS_INVALID', () => {
+  const steps: unknown[] = [];
+  steps.push({ complete: { output: steps } });
+  refused(() => createEmulator({ scenarios: [{ name: 'x', steps }] as never }), 'HERMETIC_OPTIONS_INVALID',
+    'Option "scenarios[0].steps[0].complete.output" holds itself (a cycle, or a YAML alias inside the node it names): give JSON data.');
+  // The same value twice, side by side, is no cycle.
+  const done = [{ complete: { output: 'ok' } }];
+  assert.equal(parseEmulatorOptions({ scenarios: [{ name: 'a', steps: done }, { name: 'b', steps: done }] }).scenarios?.scenarios.length, 2);
+});
+
 test('a JavaScript number is an int when integral, a float otherwise; a file keeps what it wrote (2.0 stays a float)', () => {
   const fromJs = parseEmulatorOptions({ scenarios: [{ steps: [{ event: { event: 'tool.completed', tool: 't', duration: 2 } }, { event: { event: 'tool.completed', tool: 't', duration: 2.5 } }] }] });
   const durations = fromJs.scenarios!.scenarios[0]!.steps.map((s) => (s.action.kind === 'event' ? (s.action.event as { duration: unknown }).duration : null));
@@ -75,6 +85,18 @@ test('a scenarios file that cannot be read or parsed is one sentence with HERMET
   refused(() => loadScenarioFile(write('step.yaml', 'scenarios:\n  - name: s\n    steps:\n      - { at: 1, complte: {} }\n'), 'step.yaml'), 'HERMETIC_SCENARIO_INVALID',
     'step.yaml, scenario "s".steps[0]: Unknown field "complte" for a step. Did you mean "complete"?');
   assert.equal(loadScenarioFile(write('empty.yaml', '# nothing yet\n'), 'empty.yaml').scenarios.length, 0);
+});
+
+test('YAML aliases in a scenarios file: reused as written, refused when one holds itself or they expand past 10,000 values', () => {
+  const reused = readScenarios(parseScenarioText('scenarios:\n  - { name: a, steps: &done [{ complete: { output: ok } }] }\n  - { name: b, steps: *done }\n', 'ok.yaml'), 'ok.yaml');
+  assert.deepEqual(reused.scenarios.map((s) => [s.name, s.steps.length]), [['a', 1], ['b', 1]]);
+  refused(() => parseScenarioText('scenarios: &s\n  - name: x\n    steps: *s\n', 'self.yaml'), 'HERMETIC_SCENARIO_INVALID',
+    'self.yaml: the alias *s names a node that holds it; a value cannot contain itself.');
+  // Nine levels of ten aliases each would be a billion values (the "billion laughs").
+  const levels = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+  for (let i = 1; i < 9; i++) levels.push(`${'abcdefghi'[i]}: &${'abcdefghi'[i]} [${Array(10).fill(`*${'abcdefghi'[i - 1]}`).join(', ')}]`);
+  refused(() => parseScenarioText(`${levels.join('\n')}\nscenarios: []\n`, 'laughs.yaml'), 'HERMETIC_SCENARIO_INVALID',
+    'laughs.yaml: its aliases expand to more than 10,000 values; write the repeated parts out, or repeat less.');
 });
 
 test("a namespace's book: snapshot and restore bring back the scenarios, counts and each run's place (the approval it waits on)", async () => {

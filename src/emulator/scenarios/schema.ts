@@ -29,6 +29,8 @@ export type Outcome = 'approved' | 'denied' | 'timed_out';
 export const BRANCH_KEYS = { approved: 'on_approve', denied: 'on_deny', timed_out: 'on_timeout' } as const satisfies Record<Outcome, string>;
 /** tools/approval.py: approvals.gateway_timeout, default 300 s (spec runs-api §7.2). */
 export const APPROVAL_TIMEOUT = 300;
+/** Scenarios a namespace holds at most (a document, the option or a file holds no more): every list it keeps is bounded. */
+export const MAX_SCENARIOS = 1000;
 
 export type ScenarioUsage = Usage | 'from_input';
 
@@ -307,6 +309,8 @@ export function readScenarios(
       if (value.has('default')) fallback = parseDefault(value.get('default')!);
     } else fail('', `must be an object {"scenarios": [...], "default": ...} or a list of scenarios; got ${show(value)}.`);
     if (list !== undefined && !Array.isArray(list)) fail('scenarios', 'must be a list of scenarios.');
+    // Counted before any is read: a document of thousands costs nothing before its refusal.
+    if (Array.isArray(list) && list.length > MAX_SCENARIOS) fail('scenarios', `holds ${list.length} scenarios; a namespace holds at most ${MAX_SCENARIOS}.`);
     const scenarios = ((list ?? []) as PyValue[]).map((s, i) => parseScenario(s, `scenarios[${i}]`, nameFor(i)));
     const seen = new Set<string>();
     for (const s of scenarios) {
@@ -320,17 +324,29 @@ export function readScenarios(
   }
 }
 
-/** A plain JavaScript value (an option) as the decoded-JSON value the readers take; integral numbers are ints. */
-export function fromJs(value: unknown, path = 'scenarios'): PyValue {
+/**
+ * A plain JavaScript value (an option) as the decoded-JSON value the readers take; integral numbers are ints. A value
+ * that holds itself (an object cycle, or a YAML config file's alias inside the node it names) is refused.
+ */
+export function fromJs(value: unknown, path = 'scenarios', open: Set<object> = new Set()): PyValue {
   if (value === null || typeof value === 'string' || typeof value === 'boolean' || typeof value === 'bigint') return value;
   if (typeof value === 'number' || value instanceof PyFloat) return value;
-  if (Array.isArray(value)) return value.map((v, i) => fromJs(v, `${path}[${i}]`));
   if (value instanceof Map) return value as PyDict;
   const proto = typeof value === 'object' ? Object.getPrototypeOf(value) : undefined;
-  if (proto === Object.prototype || proto === null) {
-    const out: PyDict = new Map();
-    for (const [k, v] of Object.entries(value as object)) if (v !== undefined) out.set(k, fromJs(v, `${path}.${k}`));
-    return out;
+  if (Array.isArray(value) || proto === Object.prototype || proto === null) {
+    const object = value as object;
+    if (open.has(object)) {
+      throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "${path}" holds itself (a cycle, or a YAML alias inside the node it names): give JSON data.`);
+    }
+    open.add(object);
+    try {
+      if (Array.isArray(value)) return value.map((v, i) => fromJs(v, `${path}[${i}]`, open));
+      const out: PyDict = new Map();
+      for (const [k, v] of Object.entries(object)) if (v !== undefined) out.set(k, fromJs(v, `${path}.${k}`, open));
+      return out;
+    } finally {
+      open.delete(object);
+    }
   }
   throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "${path}" must be JSON data (objects, lists, strings, numbers, booleans, null); got ${typeof value}.`);
 }
