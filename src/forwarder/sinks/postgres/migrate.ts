@@ -6,7 +6,7 @@ import { SinkError } from '../remote/contract.js';
 import { MIGRATIONS, SCHEMA_VERSION, missingColumns, q } from './schema.js';
 
 /** The advisory lock's first key: "HRMT"; the second is the schema name's hash, so schemas migrate independently. */
-const LOCK_KEY = 0x48524d54;
+export const LOCK_KEY = 0x48524d54;
 
 /**
  * Brings `schema` to SCHEMA_VERSION; resolves with the version it found (0: it was new).

@@ -34,6 +34,18 @@ function createTable(schema: string, t: DatasetTable): string[] {
   return out;
 }
 
+function createProgress(schema: string): string {
+  return `CREATE TABLE IF NOT EXISTS ${q(schema)}.progress (\n  machine_id text PRIMARY KEY,\n  hostname text NOT NULL,\n  applied_seq bigint NOT NULL,\n  updated_at timestamptz NOT NULL\n)`;
+}
+
+/**
+ * The tables a first copy writes into, created when missing (a table dropped by hand): the first batch of a snapshot
+ * then brings back all of this machine's rows, which a log batch cannot (it holds only what changed).
+ */
+export function shippedTablesDdl(schema: string): string[] {
+  return SHIPPED_TABLES.flatMap((t) => createTable(schema, t));
+}
+
 export interface Migration { version: number; doc: string; sql(schema: string): string[] }
 
 /**
@@ -46,7 +58,7 @@ export const MIGRATIONS: readonly Migration[] = [
     doc: 'The shipped tables of dataset version 3, progress per machine.',
     sql: (s) => [
       ...FIRST_TABLES.flatMap((t) => createTable(s, t)),
-      `CREATE TABLE IF NOT EXISTS ${q(s)}.progress (\n  machine_id text PRIMARY KEY,\n  hostname text NOT NULL,\n  applied_seq bigint NOT NULL,\n  updated_at timestamptz NOT NULL\n)`,
+      createProgress(s),
     ],
   },
   {
@@ -66,9 +78,14 @@ export const MIGRATIONS: readonly Migration[] = [
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 
-/** ALTER statements for columns columns.ts has and the table lacks (nullable: rows already there have none). */
+/**
+ * ALTER statements for columns columns.ts has and the table lacks (nullable: rows already there have none), after
+ * `progress` again if it was dropped by hand: it holds only what each machine applied, so an empty one costs a resend
+ * of batches the tables hold already (idempotent upserts), never a row.
+ */
 export function missingColumns(schema: string, have: ReadonlyMap<string, ReadonlySet<string>>): string[] {
   const out: string[] = [];
+  if (!have.has('progress')) out.push(createProgress(schema), ...MIGRATIONS.find((m) => m.version === 3)!.sql(schema));
   for (const t of SHIPPED_TABLES) {
     const cols = have.get(t.name);
     if (!cols) continue;
