@@ -10,9 +10,9 @@ import { HermeticError } from '../../../shared/errors.js';
 import { check, is, parseOptions, type OptionsInput, type OptionsOutput } from '../../../shared/options.js';
 import { SinkError, type AppliedMark, type DeltaBatch, type Origin, type RemoteSink } from '../remote/contract.js';
 import { toSinkError } from './errors.js';
-import { LOCK_KEY, migrate } from './migrate.js';
+import { createMissingTables, migrate } from './migrate.js';
 import { createPool } from './pool.js';
-import { SHIPPED, q, shippedTablesDdl } from './schema.js';
+import { SHIPPED, q } from './schema.js';
 import { postgresTarget, type PostgresTarget } from './url.js';
 import { deleteStatements, upsertStatements, type Statement, type UpsertStrategy } from './write.js';
 
@@ -117,13 +117,8 @@ class Sink implements PostgresSink {
       if (!t) throw new SinkError('HERMETIC_SINK_REJECTED', `The batch names a table the PostgreSQL sink does not hold: "${name}".`, false);
       return t;
     };
-    // A snapshot's first batch: this machine's rows from an earlier life of the sink go (contract.ts `first`), and a
-    // table dropped by hand comes back for the copy to fill (under the migrations' lock: forwarders take turns).
-    if (batch.first) {
-      out.push({ text: 'SELECT pg_advisory_xact_lock($1, hashtext($2))', values: [LOCK_KEY, this.schema] });
-      for (const text of shippedTablesDdl(this.schema)) out.push({ text, values: [] });
-      for (const t of SHIPPED.values()) out.push({ text: `DELETE FROM ${q(this.schema)}.${q(t.name)} WHERE machine_id = $1`, values: [batch.origin.machineId] });
-    }
+    // A snapshot's first batch: this machine's rows from an earlier life of the sink go (contract.ts `first`).
+    if (batch.first) for (const t of SHIPPED.values()) out.push({ text: `DELETE FROM ${q(this.schema)}.${q(t.name)} WHERE machine_id = $1`, values: [batch.origin.machineId] });
     for (const d of batch.deletes) if (d.keys.length > 0) out.push(...deleteStatements(this.schema, table(d.table), batch.origin.machineId, d.keys));
     // One upsert per table, its rows in the batch's order (the last row of a key wins, as it would one by one).
     const upserts = new Map<string, RecordOf[]>();
@@ -156,6 +151,7 @@ class Sink implements PostgresSink {
         await client.query('COMMIT');
         return;
       }
+      if (batch.first) await createMissingTables(client, this.schema);
       await run(client, statements);
       // The highest number applied, with the range and digest of the log batch that brought it (a snapshot keeps none).
       const log = batch.fromSeq < batch.toSeq && batch.logDigest !== undefined;

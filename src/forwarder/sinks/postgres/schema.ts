@@ -18,7 +18,8 @@ export const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
 /** The fleet key of a table: the machine, then the dataset's primary key. */
 export const fleetKey = (t: DatasetTable): string[] => ['machine_id', ...t.primaryKey];
 
-function createTable(schema: string, t: DatasetTable): string[] {
+/** CREATE TABLE (and its indexes) for a shipped table, if it does not exist. */
+export function createTable(schema: string, t: DatasetTable): string[] {
   const cols = [
     'machine_id text NOT NULL',
     'hostname text NOT NULL',
@@ -36,14 +37,6 @@ function createTable(schema: string, t: DatasetTable): string[] {
 
 function createProgress(schema: string): string {
   return `CREATE TABLE IF NOT EXISTS ${q(schema)}.progress (\n  machine_id text PRIMARY KEY,\n  hostname text NOT NULL,\n  applied_seq bigint NOT NULL,\n  updated_at timestamptz NOT NULL\n)`;
-}
-
-/**
- * The tables a first copy writes into, created when missing (a table dropped by hand): the first batch of a snapshot
- * then brings back all of this machine's rows, which a log batch cannot (it holds only what changed).
- */
-export function shippedTablesDdl(schema: string): string[] {
-  return SHIPPED_TABLES.flatMap((t) => createTable(schema, t));
 }
 
 export interface Migration { version: number; doc: string; sql(schema: string): string[] }

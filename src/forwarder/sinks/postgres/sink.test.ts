@@ -321,6 +321,27 @@ describe('migrations', () => {
     await old.close();
   });
 
+  it('a role with only the rights to write rows into a schema made by another ships: no DDL when nothing is to be migrated', async () => {
+    const url = pg.createDatabase();
+    const db = url.split('/').pop()!;
+    const owner = createPostgresSink(url);
+    await owner.open();
+    await owner.close();
+    const role = `writer_${db}`;
+    pg.psql(`CREATE ROLE ${role} LOGIN PASSWORD 'writer-pw'; REVOKE CREATE ON SCHEMA public FROM PUBLIC;
+      GRANT USAGE ON SCHEMA hermetic TO ${role}; GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA hermetic TO ${role}`, db);
+    const generated = datasets.get('generated')!;
+    const sink = createPostgresSink(url.replace(`${pg.user}:${pg.password}`, `${role}:writer-pw`));
+    try {
+      await sink.open();
+      await sink.write({ ...datasetBatch(generated, A, 3, 3), first: true });
+      await sink.write(datasetBatch(generated, A, 5, 3));
+    } finally {
+      await sink.close();
+    }
+    assert.ok(await assertEqualsDataset(url, generated, A) > 0);
+  });
+
   it('tables dropped by hand: progress comes back empty; a log batch into a missing table is refused saying what to do; a fresh copy re-creates it', async () => {
     const url = pg.createDatabase();
     const db = url.split('/').pop()!;
