@@ -141,3 +141,40 @@ test('forget --scope matches a folder by every spelling the policy judges it by:
     cleanup();
   }
 });
+
+test('a forget beside a running forward stays forgotten: the forward reads the policy again once another process wrote the dataset', () => {
+  const { dir, cleanup } = tempDir('hermetic-forget-running-');
+  const path = join(dir, 'hermes', 'state.db');
+  const project = join(dir, 'project');
+  mkdirSync(join(dir, 'hermes'), { recursive: true });
+  mkdirSync(project);
+  const db = createStore({ path, level: 31, journal: 'delete', fts: false });
+  const w = new StateDbWriter(db, { now: () => 1_780_000_000, ids: createIdSource('forget-running') });
+  const id = w.createSession({ source: 'cli', cwd: project });
+  w.appendMessages(id, [{ role: 'user', content: 'a secret' }]);
+  db.close();
+  // The running forward's clock: its policy answers are kept 5 s on it.
+  const clock = { ms: 1_800_000_000_000 };
+  const rig = forwarderRig([path], { dir, now: () => clock.ms });
+  const count = () => rig.query<{ n: number }>('SELECT COUNT(*) AS n FROM messages')[0]!.n;
+  try {
+    rig.forwarder.forwardOnce();
+    assert.equal(count(), 1);
+    writeFileSync(join(project, '.hypignore'), 'ignore\n');
+    const sink = SqliteSink.open(rig.home);
+    try {
+      assert.equal(forgetSessions(sink, createPolicyResolver({ stateDir: rig.home, now: Date.now }), { scope: project }).forgotten.length, 1);
+    } finally {
+      sink.close();
+    }
+    clock.ms += 1000;
+    rig.forwarder.forwardOnce();
+    assert.equal(count(), 0, 'the next tick, within the policy cache, does not bring it back');
+    clock.ms += 120_000;
+    rig.forwarder.forwardOnce();
+    assert.equal(count(), 0);
+  } finally {
+    rig.cleanup();
+    cleanup();
+  }
+});
