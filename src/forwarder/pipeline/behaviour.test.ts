@@ -15,7 +15,7 @@
 //   Hermes found gives no store and writes nothing" and "close() is idempotent".
 // - §5.10 #71: HypAware telemetry span and log names; the library emits none (its StepResult carries the counts).
 import assert from 'node:assert/strict';
-import { statSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, statSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -690,6 +690,32 @@ scenario('deleted then recreated (same id, new rows): the rows stay marked remov
   assert.deepEqual(h.q("SELECT message_id FROM messages WHERE session_id = 's' ORDER BY seq").map((m) => m.message_id), fresh);
   assert.deepEqual(partIds(h, 's'), fresh.map((id) => `hermes-s-${id}-0#0`).sort());
 });
+
+scenario('a backup copied over the store in place (same inode and generation) is read again whole: ids it reuses hold other messages', (h) => {
+  h.w.createSession({ id: 'chat', source: 'cli', started_at: T0 });
+  h.w.appendMessages('chat', [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }]);
+  const backup = join(h.dir, 'backup.db');
+  h.db.exec(`VACUUM INTO '${backup}'`);
+  h.clock.t += 10;
+  h.w.appendMessages('chat', [{ role: 'user', content: 'lost 1' }, { role: 'assistant', content: 'lost 2' }]);
+  h.forward();
+  h.db.close();
+  const inode = statSync(h.path).ino;
+  copyFileSync(backup, h.path); // `cp backup state.db`: the same file, its bytes replaced
+  assert.equal(statSync(h.path).ino, inode);
+  // Hermes goes on from the backup: its next ids are the ones the lost messages had, and the session's counters are
+  // back where they were, so nothing in the session row tells the two files apart.
+  const db = new Database(h.path);
+  h.clock.t += 10;
+  const [m3, m4] = new StateDbWriter(db, { now: () => h.clock.t, ids: createIdSource('restored') })
+    .appendMessages('chat', [{ role: 'user', content: 'new 1' }, { role: 'assistant', content: 'new 2' }]);
+  db.close();
+  const r = h.forward();
+  assert.equal(r.replaced, true);
+  assert.deepEqual(h.q("SELECT message_id, content FROM messages WHERE session_id = 'chat' ORDER BY seq").slice(2), [{ message_id: m3, content: 'new 1' }, { message_id: m4, content: 'new 2' }]);
+  const later = h.forward();
+  assert.deepEqual([later.replaced, counts(later)], [false, C({ seen: 1, unchanged: 1 })]);
+}, { journal: 'delete' });
 
 scenario('a replaced store (new inode) is read again whole; a session only the old file had is marked removed in the same pass (§6.3 items 17–18)', (h) => {
   h.w.createSession({ id: 'kept', source: 'cli', started_at: T0 });

@@ -4,8 +4,8 @@
 // Their cursors become what a pass writes for a session it ignored (cursor-marks.ts IGNORED: the scopes that ignored
 // it, then its fingerprint): an unchanged session is not read again while the policy still ignores it, and once the
 // ignore is lifted the next pass reads it again and `status` counts it as pending.
-import { sep } from 'node:path';
-import type { PolicyResolver } from '../policy/index.js';
+import { isAbsolute } from 'node:path';
+import { isWithin, realPath, spellings, type PolicyResolver } from '../policy/index.js';
 import { NOTHING_WRITTEN, type SessionWrite, type Written } from '../sinks/sink.js';
 import type { SqliteSink } from '../sinks/sqlite/sink.js';
 import { sessionsWithScopes } from './dataset-scopes.js';
@@ -30,7 +30,20 @@ export interface ForgetResult {
   written: Written;
 }
 
-const under = (scope: string | null, dir: string) => scope !== null && (scope === dir || scope.startsWith(dir.endsWith(sep) ? dir : dir + sep));
+/**
+ * Whether a session's scope is the folder or under it, by every spelling the policy judges a folder by (as written and
+ * symlink-resolved): `--scope ~/link` reaches a session that ran in the folder the link names, and the other way round.
+ */
+function underScope(dir: string): (scope: string | null) => boolean {
+  const dirs = spellings(dir, realPath);
+  const known = new Map<string, boolean>();
+  return (scope) => {
+    if (scope === null || !isAbsolute(scope)) return false;
+    let hit = known.get(scope);
+    if (hit === undefined) known.set(scope, (hit = spellings(scope, realPath).some((s) => dirs.some((d) => isWithin(s, d)))));
+    return hit;
+  };
+}
 
 /**
  * Removes the matching sessions that the policy ignores now, judged as `forward` judges them: by every scope that
@@ -40,13 +53,14 @@ const under = (scope: string | null, dir: string) => scope !== null && (scope ==
 export function forgetSessions(sink: SqliteSink, policy: PolicyResolver, request: ForgetRequest): ForgetResult {
   const ids = request.sessions ? new Set(request.sessions) : null;
   const stores = request.stores ? new Set(request.stores) : null;
+  const under = request.scope === undefined ? null : underScope(request.scope);
   const out: ForgetResult = { forgotten: [], kept: [], written: { ...NOTHING_WRITTEN } };
   /** The scopes each forgotten session was judged by, kept in its cursor. */
   const judgedBy = new Map<ForgetMatch, string[]>();
   for (const { row: r, scopes } of sessionsWithScopes(sink.db)) {
     if (stores && !stores.has(r.store)) continue;
     if (ids && !ids.has(r.session_id)) continue;
-    if (request.scope !== undefined && !scopes.some((s) => under(s, request.scope!))) continue;
+    if (under && !scopes.some(under)) continue;
     const verdict = judgeScopes(scopes, policy);
     const reason = 'error' in verdict ? `its usage policy cannot be judged (${verdict.error})`
       : verdict.why || (scopes[0] !== undefined ? policy.resolve(scopes[0]).reason : 'no folder governs it: full');

@@ -238,7 +238,17 @@ export function createForwarder(input: ForwarderOptions = {}): Forwarder {
     if (notice) for (const r of out) r.warning = [notice, r.warning].filter(Boolean).join('; ');
     return out;
   };
+  // The dataset's data version when the last pass began. Another process that wrote since may have acted on a usage
+  // policy newer than this forwarder's cached answers (a `hermetic forget` just after a .hypignore): judged by the
+  // cached ones, a session it forgot was read and written back, for good. So the policy is read again first.
+  let policySeen: number | null = null;
+  const policyAfterOthers = () => {
+    const v = sink.dataVersion();
+    if (policySeen !== null && v !== policySeen) policy.invalidate();
+    policySeen = v;
+  };
   const passOnce = (origin: 'backfill' | 'forward', o: PassOptions = {}) => {
+    policyAfterOthers();
     // A usage-policy list that cannot be read stops the pass before any store (fail closed), also with nothing to judge.
     policy.checkList();
     const notice = replacedNotice();
@@ -253,6 +263,7 @@ export function createForwarder(input: ForwarderOptions = {}): Forwarder {
     return said(out, notice);
   };
   const passOnceAsync = async (origin: 'backfill' | 'forward', o: PassOptions = {}) => {
+    policyAfterOthers();
     policy.checkList();
     const notice = replacedNotice();
     const existed = datasetNow() !== null;

@@ -1,5 +1,6 @@
 // Which sessions of a store a pass reads (spec forwarding §6.3 item 22): those whose mark moved, that have new message
 // ids or whose usage moved, not waiting in quarantine, active inside the window; and those Hermes no longer has.
+import { validEpoch } from '../normalize/index.js';
 import type { StoreFacts, SessionMark, StoreReader } from '../reader/index.js';
 import { REMOVED, type Cursors } from '../sinks/sink.js';
 import { standingFingerprint } from './cursor-marks.js';
@@ -54,13 +55,39 @@ export interface PlanOptions {
   checks?: EditChecks | undefined;
   /** Whether the usage policy still ignores a session of these scopes: one it no longer ignores is read again. */
   ignored?: ((scopes: string[]) => boolean) | undefined;
+  /** Whether the cursors hold their tails (`status` reads them without): then a restored file is also told by a time. */
+  tails?: boolean | undefined;
+}
+
+/**
+ * Whether the file went back behind the cursors though its identity is the same: a backup copied over the store in
+ * place keeps its inode and generation, and Hermes then gives the lost messages' ids to new ones (spec state-db:
+ * AUTOINCREMENT ids are never reused in one file). Told by the file's id sequence below the newest id read, or by that
+ * row now in another session, or at another time than the row read (a /undo that deleted it is not a sign).
+ */
+function wentBack(reader: StoreReader, cursors: Cursors, tails: boolean): boolean {
+  const max = cursors.maxMessageId;
+  if (max <= 0) return false;
+  // Without AUTOINCREMENT (no sequence), SQLite may give a deleted newest id again: nothing is told by it.
+  const seq = reader.messageSequence();
+  if (seq === null) return false;
+  if (seq < max) return true;
+  const row = reader.messageAt(max);
+  if (row === undefined || typeof row.session_id !== 'string') return false;
+  for (const [id, c] of cursors.sessions) {
+    if (c.maxMessageId !== max) continue;
+    if (id !== row.session_id) return true;
+    const carry = tails ? c.tail?.rows : undefined;
+    return carry !== undefined && carry.maxMessageId === max && carry.prevTime !== null && validEpoch(row.timestamp) && row.timestamp !== carry.prevTime;
+  }
+  return false;
 }
 
 /** Reads the store's marks in one read transaction and decides what the pass reads. */
 export function planPass(reader: StoreReader, cursors: Cursors, options: PlanOptions): PassPlan {
-  const { facts, marks, present, fresh, usage, usageChanged, orphans } = reader.snapshot(() => {
+  const { facts, replaced, marks, present, fresh, usage, usageChanged, orphans } = reader.snapshot(() => {
     const f = reader.facts();
-    const replaced = cursors.identity !== null && cursors.identity !== f.identity;
+    const replaced = cursors.identity !== null && (cursors.identity !== f.identity || wentBack(reader, cursors, options.tails === true));
     const u = reader.usageStamp();
     // Auxiliary usage touches only session_model_usage. While its store-wide stamp is the one last committed,
     // no session's usage moved; else each session's usage mark is compared with its cursor's.
@@ -73,9 +100,8 @@ export function planPass(reader: StoreReader, cursors: Cursors, options: PlanOpt
     const present = new Set(marks.map((m) => m.id));
     const orphans = cursors.sessions.size === 0 ? reader.orphans(present)
       : [...newIds.keys()].some((id) => !present.has(id)) ? reader.orphans(present, replaced ? 0 : cursors.maxMessageId) : new Map<string, number>();
-    return { facts: f, marks, present, fresh: newIds, usage: u, usageChanged: changed, orphans };
+    return { facts: f, replaced, marks, present, fresh: newIds, usage: u, usageChanged: changed, orphans };
   });
-  const replaced = cursors.identity !== null && cursors.identity !== facts.identity;
   const known = replaced ? new Map() : cursors.sessions;
   const plan: PassPlan = { facts, usage, replaced, todo: [], removed: [], seen: marks.length, unchanged: 0, waiting: 0, outsideWindow: 0, unread: [], undecodable: [], settled: [], orphans, edits: NO_EDITS };
   // Sessions the store no longer has (also across a replacement: a restored file may lack some).

@@ -12,7 +12,7 @@ export const shown = (v: unknown): string => (v instanceof Uint8Array ? `a ${v.l
 
 const COSTS = new Set(['estimated_cost_usd', 'actual_cost_usd']);
 /** The most the usage ledger holds of a cost: 2^53 - 1 units of 1e-10 dollars (ledger/allocate.ts `units`). */
-const MAX_COST = Number.MAX_SAFE_INTEGER / 1e10;
+export const MAX_COST = Number.MAX_SAFE_INTEGER / 1e10;
 
 /**
  * A counter's problem: not a number (it counts as 0), below 0 (kept as stored), or a value the usage ledger cannot

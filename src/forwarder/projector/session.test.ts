@@ -256,6 +256,13 @@ test('values the usage ledger cannot count as stored are recorded: a fraction of
   assert.equal(byField['session_model_usage.estimated_cost_usd'], `model gpt-5, task vision: estimated_cost_usd is 1e+300, more than the usage ledger holds; it counts ${Number.MAX_SAFE_INTEGER / 1e10}`);
   assert.equal(byField['session_daily_usage.day'], 'day "2026-13-45" is not a date; its usage is spread over the session\'s activity as usage without a day is');
   assert.equal(byField['session_model_usage.first_seen'], 'model gpt-5, task vision: first_seen 5e+246 is not a plausible time; the route is placed by its other time, else at the session\'s last activity');
+  // What is written is what the issues say is counted: INTEGER columns hold whole numbers a Parquet INT64 and a
+  // PostgreSQL bigint take, and the usage event is finite.
+  assert.deepEqual([p.session.cache_read_tokens, p.session.output_tokens], [37121, Number.MAX_SAFE_INTEGER]);
+  assert.equal(p.usageEvent!.output_tokens, Number.MAX_SAFE_INTEGER);
+  const big = projectSession(input({ session: sessionRow({ input_tokens: 9.9e300, estimated_cost_usd: 1e308 }) }));
+  assert.equal(big.session.input_tokens, Number.MAX_SAFE_INTEGER);
+  assert.deepEqual([big.usageEvent!.input_tokens, big.usageEvent!.estimated_cost_usd], [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER / 1e10]);
   // Values it counts as stored are not issues.
   assert.equal(projectSession(input()).issues.length, 0);
 });

@@ -4,7 +4,7 @@
 import { redactSensitiveText } from '../../shared/redact/index.js';
 import type { RecordOf } from '../dataset/columns.js';
 import { REPLACE, type SessionDelta } from '../dataset/delta.js';
-import { normalizeMessages, num, numOrNull, str, usageMarkOf, validEpoch, type Row, type WholeSession } from '../normalize/index.js';
+import { count, normalizeMessages, numOrNull, str, usageMarkOf, validEpoch, type Row, type WholeSession } from '../normalize/index.js';
 import { lineageKind } from './lineage.js';
 import { redactValue } from './redact-json.js';
 import { issueRecords, sessionNotes } from './notes.js';
@@ -126,13 +126,13 @@ function project(input: ProjectInput, appended: boolean): Projection | null {
   }
   const activity = Math.max(startedAt!, t.lastTime, endedAt ?? 0, validEpoch(s.last_activity_at) ? (s.last_activity_at as number) : 0);
   const provider = normalizeProvider(s.billing_base_url, s.billing_provider, providerOfConfig(s.model_config));
-  const counters = Object.fromEntries(COUNTERS.map((k) => [k, num(s[k])]));
+  const counters = Object.fromEntries(COUNTERS.map((k) => [k, count(s[k])]));
   const end: RecordOf | null = endedAt === null ? null : {
     store, session_id: sessionId, part_id: `hermes-${sessionId}-session_end-${Math.round(endedAt * 1e6)}#0`, message_id: null,
     part_index: 0, role: 'system', part_type: 'status', content_text: null, tool_name: null, tool_call_id: null,
     tool_args: null, tool_result_for: null, status: json({ status: 'session_end', end_reason: str(s.end_reason) }), model: null,
     created_at: endedAt,
-    attributes: json({ hermes: { session_end: true, api_call_count: num(s.api_call_count), estimated_cost_usd: numOrNull(s.estimated_cost_usd), actual_cost_usd: numOrNull(s.actual_cost_usd) }, usage: counters }),
+    attributes: json({ hermes: { session_end: true, api_call_count: count(s.api_call_count), estimated_cost_usd: numOrNull(s.estimated_cost_usd), actual_cost_usd: numOrNull(s.actual_cost_usd) }, usage: counters }),
   };
   const parent = input.parents[0];
   const root = input.parents.length > 0 ? String(input.parents[input.parents.length - 1]!.id) : sessionId;
@@ -144,17 +144,17 @@ function project(input: ProjectInput, appended: boolean): Projection | null {
     parent_session_id: str(s.parent_session_id) || null, lineage_kind: kind, lineage_root: root, is_sidechain: kind === 'delegate' ? 1 : 0,
     title: text(str(s.title)), cwd: str(s.cwd), git_branch: str(s.git_branch), git_repo_root: str(s.git_repo_root),
     system_prompt: text(input.systemPrompt), started_at: startedAt, ended_at: endedAt, end_reason: str(s.end_reason),
-    last_activity_at: activity, message_count: num(s.message_count), tool_call_count: num(s.tool_call_count),
-    api_call_count: num(s.api_call_count), ...counters, estimated_cost_usd: numOrNull(s.estimated_cost_usd),
+    last_activity_at: activity, message_count: count(s.message_count), tool_call_count: count(s.tool_call_count),
+    api_call_count: count(s.api_call_count), ...counters, estimated_cost_usd: numOrNull(s.estimated_cost_usd),
     actual_cost_usd: numOrNull(s.actual_cost_usd), cost_status: str(s.cost_status), cost_source: str(s.cost_source),
-    rewind_count: num(s.rewind_count), live_messages: t.live - t.compacted, archived_messages: normalized.carry.compacted,
+    rewind_count: count(s.rewind_count), live_messages: t.live - t.compacted, archived_messages: normalized.carry.compacted,
     inactive_messages: normalized.carry.inactive, removed_from_store: 0, origin: input.origin,
     attributes: sessionAttributes(s, { text, value: input.redact ? (v) => redactValue(v, text) : (v) => v }),
   };
   const modelUsage = modelUsageRecords(store, sessionId, input.modelUsage);
   const dailyUsage = (input.dailyUsage ?? []).map((d) => ({
-    store, session_id: sessionId, day: str(d.day) ?? '', api_call_count: num(d.api_call_count),
-    ...Object.fromEntries(COUNTERS.map((k) => [k, num(d[k])])), estimated_cost_usd: numOrNull(d.estimated_cost_usd), actual_cost_usd: numOrNull(d.actual_cost_usd),
+    store, session_id: sessionId, day: str(d.day) ?? '', api_call_count: count(d.api_call_count),
+    ...Object.fromEntries(COUNTERS.map((k) => [k, count(d[k])])), estimated_cost_usd: numOrNull(d.estimated_cost_usd), actual_cost_usd: numOrNull(d.actual_cost_usd),
   }));
   const { event: usageEventRecord, next: ledger } = usageEvent(input.ledger ?? null, s, {
     store, sessionId, observedAt: activity, model: str(s.model), provider, costStatus: str(s.cost_status),
@@ -267,8 +267,8 @@ export function modelUsageRecord(store: string, sessionId: string, u: Row): Reco
     store, session_id: sessionId, model: str(u.model) ?? '',
     provider_key: [str(u.billing_provider) ?? '', routeKey(u.billing_base_url), str(u.billing_mode) ?? ''].join('|'),
     provider: normalizeProvider(u.billing_base_url, u.billing_provider), billing_mode: str(u.billing_mode), task,
-    in_session_totals: task === '' ? 1 : 0, api_call_count: num(u.api_call_count),
-    ...Object.fromEntries(COUNTERS.map((k) => [k, num(u[k])])),
+    in_session_totals: task === '' ? 1 : 0, api_call_count: count(u.api_call_count),
+    ...Object.fromEntries(COUNTERS.map((k) => [k, count(u[k])])),
     estimated_cost_usd: numOrNull(u.estimated_cost_usd), actual_cost_usd: numOrNull(u.actual_cost_usd),
     cost_status: str(u.cost_status), cost_source: str(u.cost_source), first_seen: numOrNull(u.first_seen), last_seen: numOrNull(u.last_seen),
   };

@@ -243,6 +243,22 @@ export class StoreReader {
     });
   }
 
+  /**
+   * The message ids this file has given: `sqlite_sequence`'s number for `messages` (Hermes's ids are AUTOINCREMENT, so
+   * in one file it never goes below an id once given), or null when the store keeps none.
+   */
+  messageSequence(): number | null {
+    if (!this.has('sqlite_sequence') || !this.has('messages')) return null;
+    const seq = this.db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'messages'").pluck().get();
+    return typeof seq === 'number' ? seq : null;
+  }
+
+  /** The session and time of the message row with this id, as stored; undefined when there is none. */
+  messageAt(id: number): { session_id: unknown; timestamp: unknown } | undefined {
+    if (!this.has('messages')) return undefined;
+    return this.db.prepare('SELECT session_id, timestamp FROM messages WHERE id = ?').get(id) as { session_id: unknown; timestamp: unknown } | undefined;
+  }
+
   /** Sessions that have messages with ids above `afterId`, with their newest id. */
   newMessages(afterId: number): Map<string, number> {
     if (!this.has('messages')) return new Map();

@@ -22,6 +22,7 @@ function classOf(e: { code?: unknown; message?: unknown }): Class {
   }
   if (code === '28P01' || code === '28000') return { code: 'HERMETIC_SINK_AUTH', retriable: false, say: 'PostgreSQL refused the user name or password' };
   if (code === '3D000') return { code: 'HERMETIC_SINK_NO_DATABASE', retriable: false, say: 'the database in the URL does not exist' };
+  if (code === '42P01') return { code: 'HERMETIC_SINK_SCHEMA', retriable: false, say: 'a table of the sink\'s schema is missing (dropped by hand?); `hermetic sinks remove URL`, then name the sink again, sends a new copy of this machine\'s rows that creates it again' };
   if (code.startsWith('42') || code === '3F000' || code === '25006') return { code: 'HERMETIC_SINK_SCHEMA', retriable: false, say: 'PostgreSQL refused the sink\'s tables or statements (a missing permission, or a schema changed by hand)' };
   if (code.startsWith('22') || code.startsWith('23')) return { code: 'HERMETIC_SINK_REJECTED', retriable: false, say: 'PostgreSQL refused a row of the batch' };
   return { code: 'HERMETIC_SINK_FAILED', retriable: false, say: 'the PostgreSQL sink failed' };

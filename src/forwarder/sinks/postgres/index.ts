@@ -10,7 +10,7 @@ import { HermeticError } from '../../../shared/errors.js';
 import { check, is, parseOptions, type OptionsInput, type OptionsOutput } from '../../../shared/options.js';
 import { SinkError, type AppliedMark, type DeltaBatch, type Origin, type RemoteSink } from '../remote/contract.js';
 import { toSinkError } from './errors.js';
-import { migrate } from './migrate.js';
+import { createMissingTables, migrate } from './migrate.js';
 import { createPool } from './pool.js';
 import { SHIPPED, q } from './schema.js';
 import { postgresTarget, type PostgresTarget } from './url.js';
@@ -151,6 +151,7 @@ class Sink implements PostgresSink {
         await client.query('COMMIT');
         return;
       }
+      if (batch.first) await createMissingTables(client, this.schema);
       await run(client, statements);
       // The highest number applied, with the range and digest of the log batch that brought it (a snapshot keeps none).
       const log = batch.fromSeq < batch.toSeq && batch.logDigest !== undefined;

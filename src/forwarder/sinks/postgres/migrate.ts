@@ -3,7 +3,7 @@
 // further is refused (fatal), never changed.
 import type { PoolClient } from 'pg';
 import { SinkError } from '../remote/contract.js';
-import { MIGRATIONS, SCHEMA_VERSION, missingColumns, q } from './schema.js';
+import { MIGRATIONS, SCHEMA_VERSION, SHIPPED_TABLES, createTable, missingColumns, q } from './schema.js';
 
 /** The advisory lock's first key: "HRMT"; the second is the schema name's hash, so schemas migrate independently. */
 const LOCK_KEY = 0x48524d54;
@@ -16,25 +16,48 @@ export async function migrate(client: PoolClient, schema: string): Promise<numbe
   await client.query('BEGIN');
   try {
     await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_KEY, schema]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${q(schema)}`);
-    await client.query(`CREATE TABLE IF NOT EXISTS ${q(schema)}.schema_version (version integer PRIMARY KEY, doc text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-    const found = Number((await client.query(`SELECT COALESCE(MAX(version), 0) AS v FROM ${q(schema)}.schema_version`)).rows[0].v);
+    // Looked at first, without DDL: a role given only the rights to write rows (the schema made by its owner) can
+    // ship, as CREATE … IF NOT EXISTS needs the right to create even when there is nothing to create.
+    const made = (await client.query('SELECT to_regclass($1) IS NOT NULL AS made', [`${q(schema)}.schema_version`])).rows[0].made === true;
+    let found = made ? Number((await client.query(`SELECT COALESCE(MAX(version), 0) AS v FROM ${q(schema)}.schema_version`)).rows[0].v) : 0;
     if (found > SCHEMA_VERSION) {
       throw new SinkError('HERMETIC_SINK_SCHEMA', `The schema "${schema}" was migrated to version ${found} by a newer Hermetic (this one knows ${SCHEMA_VERSION}); upgrade this forwarder, or give it another schema (?schema=NAME).`, false);
+    }
+    if (!made) {
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${q(schema)}`);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${q(schema)}.schema_version (version integer PRIMARY KEY, doc text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+      found = 0;
     }
     for (const m of MIGRATIONS) {
       if (m.version <= found) continue;
       for (const sql of m.sql(schema)) await client.query(sql);
       await client.query(`INSERT INTO ${q(schema)}.schema_version (version, doc) VALUES ($1, $2)`, [m.version, m.doc]);
     }
-    const cols = await client.query<{ table_name: string; column_name: string }>('SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = $1', [schema]);
-    const have = new Map<string, Set<string>>();
-    for (const r of cols.rows) (have.get(r.table_name) ?? have.set(r.table_name, new Set()).get(r.table_name)!).add(r.column_name);
-    for (const sql of missingColumns(schema, have)) await client.query(sql);
+    for (const sql of missingColumns(schema, await columnsOf(client, schema))) await client.query(sql);
     await client.query('COMMIT');
     return found;
   } catch (e) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw e;
   }
+}
+
+/**
+ * Creates the shipped tables the schema lacks (dropped by hand), in the caller's transaction, under the migrations'
+ * lock: a snapshot's first batch then brings back all of this machine's rows, which a log batch cannot (it holds only
+ * what changed). Nothing is created, and no right to create is needed, when every table is there.
+ */
+export async function createMissingTables(client: PoolClient, schema: string): Promise<void> {
+  const have = await columnsOf(client, schema);
+  if (SHIPPED_TABLES.every((t) => have.has(t.name))) return;
+  await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_KEY, schema]);
+  for (const t of SHIPPED_TABLES) if (!have.has(t.name)) for (const sql of createTable(schema, t)) await client.query(sql);
+}
+
+/** The schema's tables and their columns. */
+async function columnsOf(client: PoolClient, schema: string): Promise<Map<string, Set<string>>> {
+  const cols = await client.query<{ table_name: string; column_name: string }>('SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = $1', [schema]);
+  const have = new Map<string, Set<string>>();
+  for (const r of cols.rows) (have.get(r.table_name) ?? have.set(r.table_name, new Set()).get(r.table_name)!).add(r.column_name);
+  return have;
 }

@@ -18,7 +18,8 @@ export const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
 /** The fleet key of a table: the machine, then the dataset's primary key. */
 export const fleetKey = (t: DatasetTable): string[] => ['machine_id', ...t.primaryKey];
 
-function createTable(schema: string, t: DatasetTable): string[] {
+/** CREATE TABLE (and its indexes) for a shipped table, if it does not exist. */
+export function createTable(schema: string, t: DatasetTable): string[] {
   const cols = [
     'machine_id text NOT NULL',
     'hostname text NOT NULL',
@@ -34,6 +35,10 @@ function createTable(schema: string, t: DatasetTable): string[] {
   return out;
 }
 
+function createProgress(schema: string): string {
+  return `CREATE TABLE IF NOT EXISTS ${q(schema)}.progress (\n  machine_id text PRIMARY KEY,\n  hostname text NOT NULL,\n  applied_seq bigint NOT NULL,\n  updated_at timestamptz NOT NULL\n)`;
+}
+
 export interface Migration { version: number; doc: string; sql(schema: string): string[] }
 
 /**
@@ -46,7 +51,7 @@ export const MIGRATIONS: readonly Migration[] = [
     doc: 'The shipped tables of dataset version 3, progress per machine.',
     sql: (s) => [
       ...FIRST_TABLES.flatMap((t) => createTable(s, t)),
-      `CREATE TABLE IF NOT EXISTS ${q(s)}.progress (\n  machine_id text PRIMARY KEY,\n  hostname text NOT NULL,\n  applied_seq bigint NOT NULL,\n  updated_at timestamptz NOT NULL\n)`,
+      createProgress(s),
     ],
   },
   {
@@ -66,9 +71,14 @@ export const MIGRATIONS: readonly Migration[] = [
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 
-/** ALTER statements for columns columns.ts has and the table lacks (nullable: rows already there have none). */
+/**
+ * ALTER statements for columns columns.ts has and the table lacks (nullable: rows already there have none), after
+ * `progress` again if it was dropped by hand: it holds only what each machine applied, so an empty one costs a resend
+ * of batches the tables hold already (idempotent upserts), never a row.
+ */
 export function missingColumns(schema: string, have: ReadonlyMap<string, ReadonlySet<string>>): string[] {
   const out: string[] = [];
+  if (!have.has('progress')) out.push(createProgress(schema), ...MIGRATIONS.find((m) => m.version === 3)!.sql(schema));
   for (const t of SHIPPED_TABLES) {
     const cols = have.get(t.name);
     if (!cols) continue;

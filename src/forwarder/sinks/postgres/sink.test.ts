@@ -320,6 +320,50 @@ describe('migrations', () => {
     await assert.rejects(old.open(), (e: SinkError) => e.code === 'HERMETIC_SINK_SCHEMA' && !e.retriable && /migrated to version 99 by a newer Hermetic/.test(e.message));
     await old.close();
   });
+
+  it('a role with only the rights to write rows into a schema made by another ships: no DDL when nothing is to be migrated', async () => {
+    const url = pg.createDatabase();
+    const db = url.split('/').pop()!;
+    const owner = createPostgresSink(url);
+    await owner.open();
+    await owner.close();
+    const role = `writer_${db}`;
+    pg.psql(`CREATE ROLE ${role} LOGIN PASSWORD 'writer-pw'; REVOKE CREATE ON SCHEMA public FROM PUBLIC;
+      GRANT USAGE ON SCHEMA hermetic TO ${role}; GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA hermetic TO ${role}`, db);
+    const generated = datasets.get('generated')!;
+    const sink = createPostgresSink(url.replace(`${pg.user}:${pg.password}`, `${role}:writer-pw`));
+    try {
+      await sink.open();
+      await sink.write({ ...datasetBatch(generated, A, 3, 3), first: true });
+      await sink.write(datasetBatch(generated, A, 5, 3));
+    } finally {
+      await sink.close();
+    }
+    assert.ok(await assertEqualsDataset(url, generated, A) > 0);
+  });
+
+  it('tables dropped by hand: progress comes back empty; a log batch into a missing table is refused saying what to do; a fresh copy re-creates it', async () => {
+    const url = pg.createDatabase();
+    const db = url.split('/').pop()!;
+    const generated = datasets.get('generated')!;
+    const sink = createPostgresSink(url);
+    await sink.open();
+    await sink.write(datasetBatch(generated, A, 5, 0));
+    await sink.close();
+    pg.psql('DROP TABLE hermetic.parts; DROP TABLE hermetic.progress', db);
+    const again = createPostgresSink(url);
+    try {
+      await again.open();
+      assert.equal(await again.applied(A), null);
+      await assert.rejects(again.write(datasetBatch(generated, A, 7, 6)), (e: SinkError) =>
+        e.code === 'HERMETIC_SINK_SCHEMA' && !e.retriable && /relation "hermetic\.parts" does not exist/.test(e.message) && /hermetic sinks remove/.test(e.message));
+      // `hermetic sinks remove`, then `--sink` again: the new copy's first batch.
+      await again.write({ ...datasetBatch(generated, A, 8, 8), first: true });
+    } finally {
+      await again.close();
+    }
+    assert.ok(await assertEqualsDataset(url, generated, A) > 0);
+  });
 });
 
 describe('failures are classified and never show the password', () => {

@@ -9,6 +9,7 @@ import { logHead, pendingEntries, registerSink, removeSink, sinkRow, triggersOn 
 import { Shipper } from './shipper.js';
 import { sinkStatus } from './status.js';
 import { readSqliteSinkFile, SqliteFileSink } from './sqlite-file.js';
+import { startReceiver } from '../otlp/testing/receiver.js';
 import { createWorld, expectedRows, heldRows, SECRET } from './testing/world.js';
 
 test('a new sink gets a snapshot of the dataset, then the log; the log is pruned once it acknowledged', async () => {
@@ -171,6 +172,27 @@ test('a fatal failure stops that sink with a clear message and the others go on;
     assert.equal((await shipper.shipAll())[1]!.state, 'caught-up');
     assert.equal(sinkRow(world.dataset, `sqlite://${locked}`)!.last_error, null);
   } finally {
+    await world.cleanup();
+  }
+});
+
+test('a receiver that asks to be left alone (429 with Retry-After) is not sent to again before then; then the batch goes through', async () => {
+  const world = createWorld();
+  const receiver = await startReceiver();
+  try {
+    const clock = { ms: 1_800_000_000_000 };
+    const shipper = await world.shipper([receiver.sinkUrl()], { now: () => clock.ms, random: () => 0, backoff: { baseMs: 1000, maxMs: 8000 } });
+    receiver.plan({ status: 429, headers: { 'retry-after': '120' } });
+    const first = (await shipper.shipAll())[0]!;
+    assert.equal(first.state, 'retrying');
+    assert.equal(first.retryAt, clock.ms / 1000 + 120, 'the receiver\'s 120 s, not the backoff\'s 0.5 s');
+    clock.ms += 60_000;
+    assert.equal((await shipper.shipAll())[0]!.state, 'waiting');
+    assert.equal(receiver.requests.length, 1);
+    clock.ms += 60_000;
+    assert.equal((await shipper.shipAll())[0]!.state, 'caught-up');
+  } finally {
+    await receiver.close();
     await world.cleanup();
   }
 });

@@ -10,6 +10,9 @@ import { logDigest, logHead, prune, registerSink, sinkRow, type SinkRow } from '
 import { SinkError, type AppliedMark, type DeltaBatch, type Origin, type RemoteSink } from './contract.js';
 import { DeltaReader, type BatchLimits, type CursorAfter, type NextBatch } from './deltas.js';
 
+/** The longest a destination's Retry-After holds a sink back. */
+const RETRY_AFTER_MAX_MS = 3_600_000;
+
 export interface ShipperOptions {
   /** The dataset, opened for writing (its own connection; sinks/sqlite/dataset.ts openDataset). */
   db: Db;
@@ -282,7 +285,10 @@ export class Shipper {
     let state: ShipResult['state'];
     if (error.retriable) {
       const d = Math.min(this.#backoff.maxMs, this.#backoff.baseMs * 2 ** Math.min(30, failures - 1));
-      s.retryAtMs = this.#now() + d / 2 + this.#random() * (d / 2);
+      // A destination that said how long to leave it alone (HTTP Retry-After) is not tried before then (contract.ts),
+      // up to an hour: a receiver's mistake cannot park the sink for good.
+      const asked = Math.min(RETRY_AFTER_MAX_MS, error.retryAfterMs ?? 0);
+      s.retryAtMs = this.#now() + Math.max(asked, d / 2 + this.#random() * (d / 2));
       state = 'retrying';
       const when = this.#options.once ? 'the next run tries it again' : `retrying in ${Math.ceil((s.retryAtMs - this.#now()) / 1000)} s`;
       this.#options.say?.(`hermetic: sink ${s.sink.display} failed (${error.message}) [${error.code}]; ${when}`);
