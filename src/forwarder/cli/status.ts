@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { parseFlags } from '../../cli/args.js';
 import { findStores, hermeticHome } from '../pipeline/forwarder.js';
 import { storeFailure } from '../reader/index.js';
-import { spelledAsKnown } from '../reader/discover.js';
+import { notAStoreFile, spelledAsKnown } from '../reader/discover.js';
 import { pendingOf, type Pending } from '../pipeline/pending.js';
 import { stillIgnored } from '../pipeline/project.js';
 import { createPolicyResolver } from '../policy/index.js';
@@ -102,7 +102,8 @@ export async function statusCommand(argv: string[]): Promise<number> {
           [readError, kind] = [`${e.message} [${e.code}]`, errorKind(e)];
         }
       } else if (!r.exists) {
-        readError = `${r.path} does not exist${r.backend === 'postgres' ? ': this profile uses the PostgreSQL backend' : ' (yet: forward waits for Hermes to create it)'}`;
+        const why = r.backend === 'postgres' ? 'does not exist' : notAStoreFile(r.path);
+        readError = `${r.path} ${why}${r.backend === 'postgres' ? ': this profile uses the PostgreSQL backend' : why === 'does not exist' ? ' (yet: forward waits for Hermes to create it)' : ''}`;
         kind = 'missing';
       }
       let pending: Pending | null = null;

@@ -5,7 +5,8 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { tempDir } from '../../state-db/testing/fixtures.js';
-import { backendOf, discoverStores, profileOf, spelledAsKnown } from './discover.js';
+import { createForwarder } from '../pipeline/forwarder.js';
+import { backendOf, discoverStores, notAStoreFile, profileOf, spelledAsKnown } from './discover.js';
 
 function withHome(fn: (home: string) => void): () => void {
   return () => {
@@ -138,3 +139,17 @@ test('the profile of a store path: <root>/profiles/<name>/state.db is <name>, an
   assert.equal(profileOf('/h/.hermes/state.db'), 'default');
   assert.equal(profileOf('/tmp/state.db'), 'default');
 });
+
+test('a folder named state.db in a Hermes home is said to be a folder, not missing, by the pass that meets it', withHome((home) => {
+  mkdirSync(join(home, '.hermes', 'state.db'), { recursive: true });
+  const path = join(home, '.hermes', 'state.db');
+  assert.deepEqual([notAStoreFile(path), notAStoreFile(join(home, 'nothing')), notAStoreFile('/dev/null')],
+    ['is a folder, not the store file Hermes writes', 'does not exist', 'is not a regular file, so not a store Hermes writes']);
+  const forwarder = createForwarder({ home: join(home, 'hermetic'), userHome: home, hermesHome: undefined, buildAside: 0 });
+  try {
+    const [store] = forwarder.backfill();
+    assert.deepEqual(store!.error, { code: 'HERMETIC_READER_OPEN', message: `${path} is a folder, not the store file Hermes writes` });
+  } finally {
+    forwarder.close();
+  }
+}));

@@ -80,6 +80,20 @@ function ref(path: string, profile: string, options: Pick<DiscoverOptions, 'env'
   }
 }
 
+/**
+ * Why a SQLite store's path holds no store file, in words after the path: it is missing, or something other than a
+ * file (a folder named state.db, a device) is there.
+ * @example `${ref.path} ${notAStoreFile(ref.path)}`
+ */
+export function notAStoreFile(path: string): string {
+  try {
+    const st = statSync(path);
+    return st.isDirectory() ? 'is a folder, not the store file Hermes writes' : 'is not a regular file, so not a store Hermes writes';
+  } catch {
+    return 'does not exist';
+  }
+}
+
 /** A --state-db path as a store: absolute, and a folder taken for the state.db in it (a Hermes home). */
 export function explicitStore(path: string): string {
   const p = resolve(path);
