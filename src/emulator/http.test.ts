@@ -2,7 +2,8 @@
 // fetch, for every status a fault may answer; a status HTTPStatus does not name has none.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { decodeSurrogateEscape, headerFromWire, headerWireText, reasonPhrase } from './http.js';
+import { decodeSurrogateEscape } from '../shared/python/index.js';
+import { headerFromWire, headerWireText, reasonPhrase } from './http.js';
 import { createEmulator } from './index.js';
 import { startServer, type ServerHandle } from './serve/node.js';
 

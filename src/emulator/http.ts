@@ -1,5 +1,6 @@
 // The transport-neutral request and response the emulator works on. Both ways in — the Fetch adapter and the
 // node:http server — translate to and from these, so every behaviour is the same over either transport.
+import { decodeSurrogateEscape, withoutLoneSurrogates } from '../shared/python/index.js';
 
 export interface HttpRequest {
   /** Upper-case method. */
@@ -97,9 +98,6 @@ const STATUS_TEXT: Record<number, string> = {
 /** aiohttp's reason phrases (used by the node server's status line): a status HTTPStatus does not name has none. */
 export const reasonPhrase = (status: number): string => STATUS_TEXT[status] ?? '';
 
-/** Lone surrogates (a surrogate not part of a pair): what Python's str holds for bytes it could not decode. */
-const LONE_SURROGATES = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-
 /**
  * A header value as the bytes aiohttp writes, spelled as the latin-1 string both Node transports send byte for byte:
  * UTF-8, where its C header writer skips a lone surrogate (`_write_utf8`: "surogate pair, ignored"), so a value read
@@ -108,7 +106,7 @@ const LONE_SURROGATES = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])
  */
 export function headerWireText(value: string): string {
   if (!/[^\x00-\x7f]/.test(value)) return value;
-  return Buffer.from(value.replace(LONE_SURROGATES, ''), 'utf8').toString('latin1');
+  return Buffer.from(withoutLoneSurrogates(value), 'utf8').toString('latin1');
 }
 
 /**
@@ -121,30 +119,4 @@ export function headerFromWire(value: string): string {
   const bytes = Buffer.from(value, 'latin1');
   const text = bytes.toString('utf8');
   return text.includes('\ufffd') ? decodeSurrogateEscape(bytes) : text;
-}
-
-/** Python's `bytes.decode('utf-8', 'surrogateescape')`: strict UTF-8 (no overlongs, no surrogates, ≤ U+10FFFF). */
-export function decodeSurrogateEscape(bytes: Uint8Array): string {
-  let out = '';
-  for (let i = 0; i < bytes.length; ) {
-    const b = bytes[i]!;
-    const length = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
-    let cp = length === 1 ? b : length === 2 ? b & 0x1f : length === 3 ? b & 0x0f : b & 0x07;
-    let valid = length > 0 && i + length <= bytes.length;
-    for (let k = 1; valid && k < length; k++) {
-      const c = bytes[i + k]!;
-      if ((c & 0xc0) !== 0x80) valid = false;
-      else cp = (cp << 6) | (c & 0x3f);
-    }
-    // Overlong forms, UTF-16 surrogates and code points past U+10FFFF are errors for Python's strict decoder.
-    if (valid && ((length === 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (length === 4 && (cp < 0x10000 || cp > 0x10ffff)))) valid = false;
-    if (valid) {
-      out += String.fromCodePoint(cp);
-      i += length;
-    } else {
-      out += String.fromCharCode(0xdc00 + b);
-      i += 1;
-    }
-  }
-  return out;
 }

@@ -2,6 +2,7 @@
 // each operation is bound in api/index.ts, so what names or counts requests (the journal, faults, metrics) reads the
 // table without loading a handler. The same routes are served under /p/{profile}/ (spec runs-api §1.1). Anything
 // else answers as aiohttp's router does.
+import { utf8SequenceLength } from '../../shared/python/index.js';
 import { EMULATED_SESSION_ENDPOINTS, KEY_FIRST, UNEMULATED_ROUTES, type UnemulatedGuard } from './endpoints.js';
 
 /** 'key': API key only; 'key-or-room': API key or a HermesRoom grant; 'none': open. */
@@ -95,18 +96,6 @@ for (const entry of COMPILED) {
 
 const HEX = /^[0-9A-Fa-f]{2}$/;
 
-/** The length of the valid (strict) UTF-8 sequence at `bytes[i]`, or 0 when none starts there. */
-function utf8Length(bytes: readonly number[], i: number): number {
-  const b = bytes[i]!;
-  const n = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
-  if (n === 0 || i + n > bytes.length) return 0;
-  for (let k = 1; k < n; k++) if ((bytes[i + k]! & 0xc0) !== 0x80) return 0;
-  // The second byte's range rules out overlongs, UTF-16 surrogates and code points past U+10FFFF.
-  const c = bytes[i + 1]!;
-  if ((b === 0xe0 && c < 0xa0) || (b === 0xed && c > 0x9f) || (b === 0xf0 && c < 0x90) || (b === 0xf4 && c > 0x8f)) return 0;
-  return n;
-}
-
 /**
  * Decodes one path segment as aiohttp does: yarl's `path_safe` (each %XX escape decoded as UTF-8; an escape whose
  * bytes do not decode, or a '%' without two hex digits, kept as written; '/' and '%' re-escaped), then the router's
@@ -129,7 +118,7 @@ export function decodeSegment(s: string): string {
       i += 3;
     }
     for (let b = 0; b < bytes.length; ) {
-      const n = utf8Length(bytes, b);
+      const n = utf8SequenceLength(bytes, b);
       if (n === 0) {
         safe += s.slice(start + b * 3, start + b * 3 + 3);
         b += 1;

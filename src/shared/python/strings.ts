@@ -1,4 +1,5 @@
-// Python str helpers: strip() with Python's whitespace set, len() in code points, lone-surrogate detection.
+// Python str helpers: strip() with Python's whitespace set, len() in code points, lone surrogates, and bytes read as
+// Python's strict UTF-8 codec reads them.
 
 /** Python str.isspace() for one UTF-16 unit (all Python whitespace is in the BMP). */
 function isPySpace(c: number): boolean {
@@ -21,6 +22,7 @@ export function pyStrip(s: string): string {
 
 const SURROGATE = /[\ud800-\udfff]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
 
 /** len(s) in Python: number of code points (a surrogate pair counts once, a lone surrogate once). */
 export function pyLen(s: string): number {
@@ -41,3 +43,42 @@ export function hasLoneSurrogate(s: string): boolean {
   return SURROGATE.test(s) && LONE_SURROGATE.test(s);
 }
 
+
+/** `s` without its unpaired surrogates (what a UTF-8 writer that skips them, as aiohttp's C header writer, sends). */
+export function withoutLoneSurrogates(s: string): string {
+  return SURROGATE.test(s) ? s.replace(LONE_SURROGATES, '') : s;
+}
+
+/**
+ * The length of the UTF-8 sequence at `bytes[i]` that Python's strict decoder accepts, or 0 when none starts there: no
+ * overlong forms, no UTF-16 surrogates, nothing past U+10FFFF (the second byte's range rules those out).
+ */
+export function utf8SequenceLength(bytes: ArrayLike<number>, i: number): number {
+  const b = bytes[i]!;
+  const n = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+  if (n === 0 || i + n > bytes.length) return 0;
+  for (let k = 1; k < n; k++) if ((bytes[i + k]! & 0xc0) !== 0x80) return 0;
+  const c = bytes[i + 1]!;
+  if ((b === 0xe0 && c < 0xa0) || (b === 0xed && c > 0x9f) || (b === 0xf0 && c < 0x90) || (b === 0xf4 && c > 0x8f)) return 0;
+  return n;
+}
+
+/**
+ * Python's `bytes.decode('utf-8', 'surrogateescape')`: each byte that starts no valid sequence becomes the lone
+ * surrogate U+DC80 + (byte − 0x80); the valid runs between them are decoded whole.
+ */
+export function decodeSurrogateEscape(bytes: Uint8Array): string {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let out = '';
+  let run = 0;
+  for (let i = 0; i < bytes.length; ) {
+    const n = utf8SequenceLength(bytes, i);
+    if (n > 0) {
+      i += n;
+      continue;
+    }
+    out += buffer.toString('utf8', run, i) + String.fromCharCode(0xdc00 + bytes[i]!);
+    run = ++i;
+  }
+  return out + buffer.toString('utf8', run);
+}
