@@ -1,7 +1,7 @@
 // Problems with a session's own row and its usage rows (issue 16 §5): a BLOB where text belongs, a counter that is
 // negative or not a number. Each is a row_issues entry with message_id 0; the value kept is said in the problem.
 import type { RecordOf } from '../dataset/columns.js';
-import { numOrNull, SESSION_TEXT_COLUMNS, textColumns, validDay, validEpoch, type Row, type TextProblem } from '../normalize/index.js';
+import { count, num, numOrNull, SESSION_TEXT_COLUMNS, textColumns, validDay, validEpoch, type Row, type TextProblem } from '../normalize/index.js';
 
 /** Counters and costs of a session row, and of its usage rows. */
 const SESSION_NUMBERS = ['message_count', 'tool_call_count', 'api_call_count', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'estimated_cost_usd', 'actual_cost_usd', 'rewind_count'] as const;
@@ -12,7 +12,13 @@ export const shown = (v: unknown): string => (v instanceof Uint8Array ? `a ${v.l
 
 const COSTS = new Set(['estimated_cost_usd', 'actual_cost_usd']);
 /** The most the usage ledger holds of a cost: 2^53 - 1 units of 1e-10 dollars (ledger/allocate.ts `units`). */
-export const MAX_COST = Number.MAX_SAFE_INTEGER / 1e10;
+const MAX_COST = Number.MAX_SAFE_INTEGER / 1e10;
+
+/**
+ * A counter or cost as the usage ledger counts it (what counterProblem says of a value stored otherwise): whole tokens
+ * within 2^53 − 1, costs up to what it holds in units of 1e-10 dollars; always finite.
+ */
+export const ledgerCount = (column: string, v: unknown): number => (COSTS.has(column) ? Math.max(-MAX_COST, Math.min(MAX_COST, num(v))) : count(v));
 
 /**
  * A counter's problem: not a number (it counts as 0), below 0 (kept as stored), or a value the usage ledger cannot

@@ -1,12 +1,10 @@
 // The usage ledger (spec forwarding §6.2 item 13): from the last counters the ledger saw and the session row now,
 // the change as one `usage_events` record, and the ledger's next state. Pure; the same inputs give the same event.
 import type { RecordOf } from '../dataset/columns.js';
-import { count, num } from '../normalize/index.js';
-import { MAX_COST } from './notes.js';
+import { ledgerCount } from './notes.js';
 
 export const LEDGER_FIELDS = ['api_call_count', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'estimated_cost_usd', 'actual_cost_usd'] as const;
 export type LedgerField = (typeof LEDGER_FIELDS)[number];
-const COST_FIELDS: ReadonlySet<LedgerField> = new Set(['estimated_cost_usd', 'actual_cost_usd']);
 
 /** What the ledger last saw of a session: its cumulative counters and the last event's sequence number. */
 export interface Ledger {
@@ -32,9 +30,8 @@ export interface UsageContext {
  * @example usageEvent(null, { input_tokens: 10, output_tokens: 2 }, ctx) // one event of +10/+2, ledger seq 1
  */
 export function usageEvent(prev: Ledger | null, session: Readonly<Record<string, unknown>>, ctx: UsageContext): { event: RecordOf | null; next: Ledger } {
-  // What the ledger counts (projector/notes.ts says it of a value stored otherwise): whole tokens within 2^53 − 1, and
-  // costs up to what it holds in units of 1e-10 dollars; every event is then finite.
-  const now = Object.fromEntries(LEDGER_FIELDS.map((f) => [f, COST_FIELDS.has(f) ? Math.max(-MAX_COST, Math.min(MAX_COST, num(session[f]))) : count(session[f])])) as Record<LedgerField, number>;
+  // What the ledger counts (notes.ts ledgerCount), so every event is finite.
+  const now = Object.fromEntries(LEDGER_FIELDS.map((f) => [f, ledgerCount(f, session[f])])) as Record<LedgerField, number>;
   const before = prev?.counters ?? (Object.fromEntries(LEDGER_FIELDS.map((f) => [f, 0])) as Record<LedgerField, number>);
   let clamped = 0;
   let changed = false;
