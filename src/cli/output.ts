@@ -30,3 +30,13 @@ export function outputErrorsSaid(): void {
   // Nowhere left to say anything: ended as the same failure on stdout would end it.
   process.stderr.on('error', (e: NodeJS.ErrnoException) => process.exit(e.code === 'EPIPE' ? (process.exitCode ?? 0) : 1));
 }
+
+/**
+ * Whether stdout can no longer be written (its reader went away, or the disk is full): a command printing a long
+ * result stops reading then, instead of reading to the end for nobody. Known at once: a write to a pipe or a file is
+ * synchronous on Linux and marks the stream; the 'error' event above ends the process as it says, a tick later.
+ * @example for (const line of lines) { console.log(line); if (stdoutFailed()) break; }
+ */
+export function stdoutFailed(stream: NodeJS.WriteStream = process.stdout): boolean {
+  return stream.errored != null;
+}

@@ -22,6 +22,11 @@ function asHermetic(e: SinkError): HermeticError {
   return new HermeticError(FLEET_CODES[e.code] ?? 'HERMETIC_FLEET_FAILED', e.message);
 }
 
+/** A driver or server error met reading the fleet store at `target`, as the CLI prints it (password scrubbed). */
+export function fleetError(e: unknown, target: PostgresTarget): HermeticError {
+  return e instanceof HermeticError ? e : asHermetic(toSinkError(e, target.display, target.secrets, true));
+}
+
 type FleetFn<T> = (client: pg.PoolClient, dialect: ReturnType<typeof postgresDialect>, target: PostgresTarget) => Promise<T>;
 
 export interface FleetReader {
@@ -47,7 +52,7 @@ export function openFleet(url: string, connections = 1): FleetReader {
   const pool = createPool(target, { max: connections });
   // An idle connection the server drops is removed by the pool; without a listener it would end the process.
   pool.on('error', () => undefined);
-  const fail = (e: unknown) => asHermetic(toSinkError(e, target.display, target.secrets, true));
+  const fail = (e: unknown) => fleetError(e, target);
   return {
     target,
     async read(fn, options = {}) {
