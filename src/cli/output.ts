@@ -32,11 +32,21 @@ export function outputErrorsSaid(): void {
 }
 
 /**
- * Whether stdout can no longer be written (its reader went away, or the disk is full): a command printing a long
- * result stops reading then, instead of reading to the end for nobody. Known at once: a write to a pipe or a file is
- * synchronous on Linux and marks the stream; the 'error' event above ends the process as it says, a tick later.
- * @example for (const line of lines) { console.log(line); if (stdoutFailed()) break; }
+ * Resolves true once stdout has room for more (at once, unless a slower reader let its buffer fill), false when it
+ * cannot be written any more (its reader went away, or the disk is full). A command printing a long result awaits it
+ * after each line: it stops reading for nobody (`| head`), and what it printed never piles up in memory (`| less`).
+ * The 'error' listener above ends the process as it says, a tick after the failed write.
+ * @example for (const line of lines) { console.log(line); if (!(await stdoutRoom())) break; }
  */
-export function stdoutFailed(stream: NodeJS.WriteStream = process.stdout): boolean {
-  return stream.errored != null;
+export async function stdoutRoom(stream: NodeJS.WriteStream = process.stdout): Promise<boolean> {
+  if (stream.errored != null) return false;
+  if (!stream.writableNeedDrain) return true;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      for (const event of ['drain', 'error', 'close'] as const) stream.off(event, done);
+      resolve();
+    };
+    for (const event of ['drain', 'error', 'close'] as const) stream.on(event, done);
+  });
+  return stream.errored == null && !stream.destroyed;
 }

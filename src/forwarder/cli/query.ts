@@ -3,7 +3,7 @@
 // gone (`| head`), so a result of any size holds bounded memory (decision 0074).
 import { randomUUID } from 'node:crypto';
 import { parseFlags, usageError } from '../../cli/args.js';
-import { stdoutFailed } from '../../cli/output.js';
+import { stdoutRoom } from '../../cli/output.js';
 import { HermeticError } from '../../shared/errors.js';
 import { damagedFile, primaryCode } from '../../shared/sqlite-errors.js';
 import { hermeticHome } from '../pipeline/forwarder.js';
@@ -195,7 +195,7 @@ const fetchedInto = (trace: QueryTrace) => (n: number) => {
 };
 
 /** Prints one line; false once stdout cannot be written (nobody reads the rest). */
-type Say = (line: string) => boolean;
+type Say = (line: string) => Promise<boolean>;
 
 interface PrintOptions {
   /** --json, with the encoder of an array of rows; null for a table. */
@@ -226,10 +226,10 @@ async function printResult(read: Reader, o: PrintOptions, say: Say, trace: Query
         for (const r of batch) {
           const line = json.push(r);
           trace.mostHeld = Math.max(trace.mostHeld, json.held());
-          if (line !== null && !print(line)) return;
+          if (line !== null && !(await print(line))) return;
         }
       }
-      print(json.end());
+      await print(json.end());
       return;
     }
     // A table needs every row's width before its first line: a short result is held, a long one read twice.
@@ -246,14 +246,14 @@ async function printResult(read: Reader, o: PrintOptions, say: Say, trace: Query
       }
     }
     const frame = tableFrame(columns, natural, o.width);
-    for (const line of frame.head()) if (!print(line)) return;
+    for (const line of frame.head()) if (!(await print(line))) return;
     for await (const batch of held !== null ? [held] : (await read()).batches) {
       for (const r of batch) {
-        if (!print(frame.row(r))) return;
+        if (!(await print(frame.row(r)))) return;
         rows++;
       }
     }
-    for (const line of frame.foot(rows)) if (!print(line)) return;
+    for (const line of frame.foot(rows)) if (!(await print(line))) return;
   } catch (e) {
     const said = refused(e);
     throw lines > 0 && said instanceof HermeticError ? incomplete(said, json?.printed ?? rows) : said;
@@ -304,8 +304,8 @@ export async function queryCommand(argv: string[], trace: QueryTrace = newTrace(
   const sql = positionals[0];
   if (sql === undefined || sql.trim() === '') usageError('query needs one SQL statement, e.g. hermetic query "SELECT source, SUM(input_tokens) FROM sessions GROUP BY source".');
   if (process.env.HERMETIC_QUERY_TRACE === '1') process.once('exit', () => process.stderr.write(`hermetic query trace: ${JSON.stringify(trace)}\n`));
-  // Printed line by line (stdout is written synchronously on Linux: nothing piles up in memory).
-  const say: Say = (line) => (console.log(line), !stdoutFailed());
+  // Printed line by line, each line out (or stdout's buffer below its mark) before the next row is read.
+  const say: Say = (line) => (console.log(line), stdoutRoom());
   const width = process.stdout.isTTY ? process.stdout.columns || 80 : undefined;
   if (values.from !== undefined) {
     fleetFrom(values.from);
