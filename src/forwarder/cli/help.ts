@@ -161,9 +161,11 @@ export const QUERY_HELP = `Usage: hermetic query "SQL" [options]
 Runs one read-only SQL statement on the dataset and prints its rows: a table
 (fitted to a terminal's width, values cut to fit marked …, BLOBs in hex), or a
 JSON array of row objects with --json. A statement that would write is refused.
-Rows are printed as they are read, so a result of any size fits in memory: a
-table of more than 10,000 rows runs the statement twice (once to measure its
-columns), and --json starts a new line every 1,000 rows.
+Rows are printed as they are read (from the fleet store, 1,000 at a time), so a
+result of any size fits in memory: a table of more than 10,000 rows runs the
+statement twice in one snapshot (once to measure its columns), and --json starts
+a new line every 1,000 rows. When the output stops being read (| head), so does
+the statement.
 
 Options:
   --home DIR          the dataset's folder (default $HERMETIC_HOME, else
@@ -176,8 +178,11 @@ Options:
   --json              a JSON array of row objects, values whole
 ${HELP_OPTION}
 
-Exit codes: 0 done; 2 SQL that cannot run or would write (HERMETIC_QUERY_*) or
-a refused command line; 1 the dataset or the fleet store could not be read.
+Exit codes: 0 done (or the output's reader went away); 2 SQL that cannot run or
+would write (HERMETIC_QUERY_*) or a refused command line; 1 the dataset or the
+fleet store could not be read, or PostgreSQL cancelled the statement
+(HERMETIC_QUERY_CANCELLED). A failure after rows were printed says the output is
+incomplete.
 
 ${DATASET} For example:
   hermetic query "SELECT source, SUM(input_tokens) FROM sessions GROUP BY 1"
