@@ -40,14 +40,18 @@ export function statementReader(client: pg.PoolClient, sql: string, fetched: (ro
     return r;
   };
 
+  const declare = () => client.query({ name: 'hermetic_cursor', text: `DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${sql}` });
+
   return async () => {
     if (whole) return runWhole();
-    if (open) await client.query(`CLOSE ${CURSOR}`);
-    if (!open) {
+    if (open) {
+      await client.query(`CLOSE ${CURSOR}`);
+      await declare();
+    } else {
       // The first DECLARE in a savepoint: a statement no cursor can hold is refused there, and then run whole.
       await client.query('SAVEPOINT hermetic_cursor');
       try {
-        await client.query({ name: 'hermetic_cursor', text: `DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${sql}` });
+        await declare();
       } catch (e) {
         const code = (e as { code?: unknown }).code;
         if (typeof code !== 'string' || !/^(42|0A)/.test(code)) throw e;
@@ -56,8 +60,6 @@ export function statementReader(client: pg.PoolClient, sql: string, fetched: (ro
         return runWhole();
       }
       await client.query('RELEASE SAVEPOINT hermetic_cursor');
-    } else {
-      await client.query({ name: 'hermetic_cursor', text: `DECLARE ${CURSOR} NO SCROLL CURSOR FOR ${sql}` });
     }
     open = true;
     const first = await fetch();
