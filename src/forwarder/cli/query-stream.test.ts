@@ -1,5 +1,5 @@
 // hermetic query over results of any size (decision 0074), against a real PostgreSQL fleet store and a real dataset:
-// 300,000 rows are printed a FETCH of at most 1,000 rows at a time, exactly as one read held in memory would print
+// 100,000 rows are printed a FETCH of at most 1,000 rows at a time, exactly as one read held in memory would print
 // them; a reader that goes away (`| head`) stops the reading after a few batches, on the fleet and on the dataset; a
 // failure after rows were printed says the output is incomplete, in one line with its code.
 import assert from 'node:assert/strict';
@@ -26,7 +26,7 @@ const as = (user: string) => url.replace(/\/\/[^@]+@/, `//${user}:${user}-pw@`);
 const dataset = oneMessageDataset('hermetic-qstream-');
 after(() => dataset.cleanup());
 
-const TOTAL = 300_000;
+const TOTAL = 100_000;
 const BIG = `SELECT g AS n, g::bigint * 3 AS tripled, repeat('w', g % 13) AS pad FROM generate_series(1, ${TOTAL}) g`;
 
 /** The rows as the query before streaming read them: the whole result in one query, in a read-only transaction. */
@@ -35,7 +35,7 @@ const heldWhole = (sql: string) => readFleet(url, async (c) => {
   return { columns: r.fields.map((f) => f.name), rows: r.rows as Record<string, unknown>[] };
 }, { requireSchema: false });
 
-test('--from --json: 300,000 rows print a FETCH of at most 1,000 rows at a time, the lines joined the one array printed before', async () => {
+test('--from --json: 100,000 rows print a FETCH of at most 1,000 rows at a time, the lines joined the one array printed before', async () => {
   const rows = Array.from({ length: TOTAL }, (_, i) => ({ n: i + 1, tripled: 3 * (i + 1), pad: 'w'.repeat((i + 1) % 13) }));
   const json = newTrace();
   const j = await printed(() => queryCommand(['--from', url, '--json', BIG], json));
@@ -125,7 +125,7 @@ function piped(args: string[], lines: number, env: NodeJS.ProcessEnv = {}): Prom
 /** The trace the bin printed at exit. */
 const traced = (err: string) => JSON.parse(/^hermetic query trace: (.*)$/m.exec(err)![1]!) as ReturnType<typeof newTrace>;
 
-test('| head: the reader gone, the fleet query and the dataset query stop reading after a few batches of 300,000 rows and exit 0 quietly', async () => {
+test('| head: the reader gone, the fleet query and the dataset query stop reading after a few batches of 100,000 rows and exit 0 quietly', async () => {
   const fleet = await piped(['query', '--from', url, '--json', BIG], 2);
   assert.equal(fleet.status, 0, fleet.err);
   assert.equal(fleet.out.split('\n').length, 3);
