@@ -277,7 +277,7 @@ function* batchesOf(all: Iterable<Row>, fetched: (n: number) => void): Generator
 /**
  * The statement on the fleet store, printed as its rows arrive: a server-side cursor (sinks/postgres/cursor.ts) in a
  * read-only transaction with the fleet schema first on the search path; one statement (PostgreSQL refuses several).
- * --json writes the values as JSON.stringify does (as it always has for the fleet).
+ * --json writes the values by the dataset's rules (queryJson): bytea in hex, infinities and NaN as text.
  */
 async function printFleet(url: string, sql: string, o: PrintOptions, say: Say, trace: QueryTrace): Promise<void> {
   const { readFleet, fleetError } = await import('../sinks/postgres/read.js');
@@ -310,7 +310,7 @@ export async function queryCommand(argv: string[], trace: QueryTrace = newTrace(
   if (values.from !== undefined) {
     fleetFrom(values.from);
     if (values.home !== undefined) usageError('--from and --home name two different datasets; give one.');
-    await printFleet(values.from, sql, { json: values.json ? (rows) => JSON.stringify(rows) : null, width }, say, trace);
+    await printFleet(values.from, sql, { json: values.json ? queryJson : null, width }, say, trace);
     return 0;
   }
   const db = openDatasetReadOnly(hermeticHome(values.home));
