@@ -190,6 +190,17 @@ export class RunRegistry {
   }
 
   /**
+   * Hermes's _request_owns_run (decision 0076): whether `scope` may see the run, without hydrating it. The owner stamp
+   * decides when there is one; else the durable row under the caller's scope. The events route asks only this: a dead
+   * owner's run is rewritten to `interrupted` by the first status read (GET, replay, stop, approval, steer), not by it.
+   */
+  visible(scope: string, runId: string): boolean {
+    const stamp = this.#owners.get(runId);
+    if (stamp !== undefined) return stamp === scope;
+    return this.#store.findRun(scope, runId) !== undefined;
+  }
+
+  /**
    * The status dict the caller (`scope`) may see, or null (→ 404 run_not_found). Follows the visibility rule of
    * spec §3.3, then memory, then the durable row (hydrated, possibly rewritten to `interrupted`, and cached).
    */

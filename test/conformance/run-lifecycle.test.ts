@@ -1,0 +1,27 @@
+// The adversarial run-lifecycle pass (decision 0076): behaviour read line by line in Hermes's runs module at the pin
+// side (api_server_runs.py at 4a0f27ab) and its approval wait (tools/approval_gateway_wait.py), over both transports.
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { it } from 'node:test';
+import { describeTransports, std } from '../support/harness.js';
+import { assertJson, status, submit } from '../support/runs.js';
+
+const storePath = () => join(mkdtempSync(join(tmpdir(), 'hermetic-test-')), 'runs_idempotency.db');
+
+describeTransports('run lifecycle: the events route does not hydrate a durable run (decision 0076)', (open) => {
+  it('after a restart, /events is 404 without rewriting the run: the first status read stamps `interrupted`', async () => {
+    const h = await open({ db: storePath() });
+    const runId = await submit(h, '{"input":"hello"}', { 'Idempotency-Key': 'k1' });
+    await h.admin.restart();
+    const events = await h.events(`/v1/runs/${runId}/events`);
+    assert.equal(events.status, 404);
+    assert.equal(events.body, std(`Run not found: ${runId}`, 'run_not_found'));
+    await h.admin.clock({ advance: 5 });
+    // Hermes's events handler asks only _request_owns_run (the durable row exists); _durable_run_status, which
+    // rewrites a dead owner's run to interrupted with updated_at = now, first runs here, 5 s later.
+    const body = `{"created_at": 1789169800.0, "model": "hermes-agent", "object": "hermes.run", "run_id": "${runId}", "session_id": "${runId}", "status": "interrupted", "updated_at": 1789169805.0, "error": "The gateway restarted before this run settled.", "last_event": "run.interrupted"}`;
+    assertJson(await status(h, runId), 200, body);
+  });
+});
