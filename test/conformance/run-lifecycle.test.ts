@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { it } from 'node:test';
 import { describeTransports, std } from '../support/harness.js';
 import { assertJson, status, submit } from '../support/runs.js';
+import { waitFor } from '../support/wait.js';
 
 const storePath = () => join(mkdtempSync(join(tmpdir(), 'hermetic-test-')), 'runs_idempotency.db');
 
@@ -23,5 +24,34 @@ describeTransports('run lifecycle: the events route does not hydrate a durable r
     // rewrites a dead owner's run to interrupted with updated_at = now, first runs here, 5 s later.
     const body = `{"created_at": 1789169800.0, "model": "hermes-agent", "object": "hermes.run", "run_id": "${runId}", "session_id": "${runId}", "status": "interrupted", "updated_at": 1789169805.0, "error": "The gateway restarted before this run settled.", "last_event": "run.interrupted"}`;
     assertJson(await status(h, runId), 200, body);
+  });
+});
+
+describeTransports('run lifecycle: approval.request reaches the queue the run was admitted with (decision 0076)', (open) => {
+  it('two subscribers, one leaves: later events are dropped, but approval.request still reaches the one left', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    const a = await h.events(`/v1/runs/${runId}/events`);
+    const b = await h.events(`/v1/runs/${runId}/events`);
+    a.close();
+    // The server notices a's departure on a write to it (a's handler exits and deletes the run's buffer).
+    let i = 0;
+    await waitFor(async () => {
+      await h.admin.event(runId, { event: 'reasoning.available', text: `probe ${i++}` });
+      return (await h.admin.run(runId)).buffered_events === null;
+    }, 'the server to notice the departure');
+    // Hermes's _approval_notify puts on the queue it captured at admission (not gated on _run_streams), so b, still
+    // waiting on that queue, gets it; the progress, approval.responded and terminal events look the buffer up, and go.
+    await h.admin.approvalRequest(runId, { command: 'rm -rf build', request_id: 'REQ' });
+    await b.until((t) => t.includes('"event": "approval.request"'));
+    await h.admin.event(runId, { event: 'tool.started', tool: 'marker', preview: null });
+    assert.equal((await h.request('POST', `/v1/runs/${runId}/approval`, { body: '{"choice":"once"}' })).status, 200);
+    await h.admin.complete(runId, { output: 'Done.' });
+    await h.admin.clock({ advance: 30 });
+    await b.until((t) => t.endsWith(': keepalive\n\n'));
+    assert.ok(!b.text().includes('marker'), b.text());
+    assert.ok(!b.text().includes('approval.responded'), b.text());
+    assert.ok(!b.text().includes(': stream closed'), b.text());
+    b.close();
   });
 });
