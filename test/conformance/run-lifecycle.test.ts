@@ -55,3 +55,53 @@ describeTransports('run lifecycle: approval.request reaches the queue the run wa
     b.close();
   });
 });
+
+describeTransports('run lifecycle: a stop releases a pending approval at the wait\'s next poll (decision 0076)', (open) => {
+  const REQUEST = { command: 'rm -rf build', description: 'recursive delete', request_id: 'REQ' };
+
+  it('an agent that holds the stop: within the first second an answer still resolves (and flips the status to running)', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    await h.admin.stopPolicy(runId, { acknowledge: false });
+    await h.admin.approvalRequest(runId, REQUEST);
+    assert.equal((await h.request('POST', `/v1/runs/${runId}/stop`)).text, `{"run_id": "${runId}", "status": "stopping"}`);
+    await h.admin.clock({ advance: 0.5 });
+    const answer = await h.request('POST', `/v1/runs/${runId}/approval`, { body: '{"choice":"once"}' });
+    assert.equal(answer.text, `{"object": "hermes.run.approval_response", "run_id": "${runId}", "choice": "once", "resolved": 1}`);
+    assert.equal((await status(h, runId)).json().status, 'running');
+  });
+
+  it('an agent that holds the stop: from the wait\'s next 1 s poll on, the approval is gone (denied) and the run stays stopping', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    await h.admin.stopPolicy(runId, { acknowledge: false });
+    await h.admin.approvalRequest(runId, REQUEST);
+    await h.admin.clock({ advance: 2.5 });
+    await h.request('POST', `/v1/runs/${runId}/stop`);
+    // The wait started at T0 and polls is_interrupted() at T0+1, T0+2, T0+3: the stop at T0+2.5 is seen at T0+3.
+    await h.admin.clock({ advance: 0.4 });
+    assert.equal((await h.admin.run(runId)).pending_approvals.length, 1);
+    await h.admin.clock({ advance: 0.1 });
+    assert.equal((await h.admin.run(runId)).pending_approvals.length, 0);
+    const answer = await h.request('POST', `/v1/runs/${runId}/approval`, { body: '{"choice":"once"}' });
+    assertJson(answer, 409, std(`Run has no pending approval: ${runId}`, 'approval_not_pending'));
+    const after = (await status(h, runId)).json();
+    assert.equal(after.status, 'stopping');
+    assert.equal(after.last_event, 'run.stopping');
+    assert.equal(after.approval, undefined);
+  });
+
+  it('an approval requested after the stop is released at once (the wait checks the interrupt flag first)', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    await h.admin.stopPolicy(runId, { acknowledge: false });
+    await h.request('POST', `/v1/runs/${runId}/stop`);
+    await h.admin.approvalRequest(runId, REQUEST);
+    // _approval_notify ran: the status parks with its approval, and nothing resets it (spec §7.2).
+    const parked = (await status(h, runId)).json();
+    assert.equal(parked.status, 'waiting_for_approval');
+    assert.equal(parked.approval.request_id, 'REQ');
+    const answer = await h.request('POST', `/v1/runs/${runId}/approval`, { body: '{"choice":"once"}' });
+    assertJson(answer, 409, std(`Run has no pending approval: ${runId}`, 'approval_not_pending'));
+  });
+});

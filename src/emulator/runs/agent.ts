@@ -186,6 +186,7 @@ export class FakeAgent {
     };
     this.registry.track(run);
     if (saved.steerRaises !== null) this.#steerRaises.set(run, saved.steerRaises);
+    if (saved.stopRequested && saved.started && !saved.acknowledgeStop) this.releaseApprovalsOnStop(run);
     if (saved.startAt !== null) run.startTimer = this.clock.schedule(saved.startAt - this.clock.now(), () => this.#start(run));
     else if (!saved.started) queueMicrotask(() => this.#start(run));
     return run;
@@ -246,6 +247,8 @@ export class FakeAgent {
     this.registry.update(run.runId, 'approvalRequest', [], [['approval', event]]);
     this.registry.emitDict(run.runId, event);
     run.approvals.push(event);
+    // A wait that starts after a stop sees the interrupt flag at its first check: denied at once (decision 0076).
+    if (run.stopRequested && run.started) queueMicrotask(() => this.#releaseApproval(run, event));
     return event;
   }
 
@@ -291,12 +294,41 @@ export class FakeAgent {
     else this.#steerRaises.set(run, message);
   }
 
-  /** A stop's hard interrupt: a cooperative agent returns interrupted (releasing any approval wait). */
+  /**
+   * A stop's hard interrupt: a cooperative agent returns interrupted (releasing any approval wait). One that holds the
+   * stop keeps going, but its approval waits see the interrupt flag all the same (decision 0076).
+   */
   interrupt(run: LiveRun): void {
-    if (!run.acknowledgeStop) return;
+    if (!run.acknowledgeStop) {
+      this.releaseApprovalsOnStop(run);
+      return;
+    }
     queueMicrotask(() => {
       if (this.registry.live.get(run.runId) === run) this.finish(run, { kind: 'interrupted', output: '', usage: zeroUsage() });
     });
+  }
+
+  /**
+   * tools/approval_gateway_wait.py `_poll_event`: a pending approval's wait checks is_interrupted() once a second from
+   * the moment it started (its event's timestamp), so after a stop each pending approval is denied at its wait's next
+   * poll, strictly after now; the status is left as it is (stopping) and no event is streamed (decision 0076). Also
+   * re-armed for a run revived from a checkpoint.
+   */
+  releaseApprovalsOnStop(run: LiveRun): void {
+    const now = this.clock.now();
+    for (const entry of run.approvals) {
+      const ts = entry.get('timestamp');
+      const since = ts instanceof PyFloat ? ts.value : now;
+      const due = since + Math.floor(now - since) + 1;
+      this.clock.schedule(due - now, () => this.#releaseApproval(run, entry));
+    }
+  }
+
+  /** The wait returned "interrupted": the entry is answered deny and leaves the queue; the agent goes on as denied. */
+  #releaseApproval(run: LiveRun, entry: PyDict): void {
+    if (this.registry.live.get(run.runId) !== run || !run.approvals.includes(entry)) return;
+    run.approvals = run.approvals.filter((a) => a !== entry);
+    this.script?.resolved(run, [entry], 'deny');
   }
 
   /** The agent's loop returns: classify as Hermes does (spec §7.2) and end the task. */
