@@ -105,3 +105,72 @@ describeTransports('run lifecycle: a stop releases a pending approval at the wai
     assertJson(answer, 409, std(`Run has no pending approval: ${runId}`, 'approval_not_pending'));
   });
 });
+
+describeTransports('run lifecycle: a cooperative agent parked on an approval returns only when its wait does (decision 0076)', (open) => {
+  const REQUEST = { command: 'rm -rf build', description: 'recursive delete', request_id: 'REQ' };
+
+  it('stopped while parked: stopping until the wait\'s next poll, then run.cancelled', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    const stream = await h.events(`/v1/runs/${runId}/events`);
+    await h.admin.approvalRequest(runId, REQUEST);
+    await h.request('POST', `/v1/runs/${runId}/stop`);
+    await h.admin.clock({ advance: 0.5 });
+    assert.equal((await status(h, runId)).json().status, 'stopping');
+    await h.admin.clock({ advance: 0.5 });
+    await waitFor(async () => (await status(h, runId)).json().status === 'cancelled', 'the run to be cancelled');
+    const text = await stream.ended;
+    assert.match(text, /^data: \{"command": "rm -rf build", [^\n]*"event": "approval\.request"[^\n]*\n\ndata: \{"event": "run\.cancelled", "run_id": "run_[0-9a-f]{32}", "timestamp": 1789169801\.0\}\n\n: stream closed\n\n$/);
+  });
+
+  it('an answer inside that second wakes the wait: approval.responded (status running), then the agent returns cancelled', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    await h.admin.approvalRequest(runId, REQUEST);
+    await h.request('POST', `/v1/runs/${runId}/stop`);
+    const answer = await h.request('POST', `/v1/runs/${runId}/approval`, { body: '{"choice":"deny"}' });
+    assert.equal(answer.status, 200);
+    await waitFor(async () => (await status(h, runId)).json().status === 'cancelled', 'the run to be cancelled');
+    const done = (await status(h, runId)).json();
+    assert.equal(done.last_event, 'run.cancelled');
+    const stream = await h.events(`/v1/runs/${runId}/events`);
+    const text = await stream.ended;
+    assert.deepEqual([...text.matchAll(/"event": "([a-z._]+)"/g)].map((m) => m[1]), ['approval.request', 'approval.responded', 'run.cancelled']);
+  });
+});
+
+describeTransports('run lifecycle: checked and already as Hermes has it (decision 0076)', (open) => {
+  it('answering twice: each answer takes the oldest pending request; with none left, 409 approval_not_pending', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    await h.admin.approvalRequest(runId, { command: 'a', request_id: 'R1' });
+    await h.admin.approvalRequest(runId, { command: 'b', request_id: 'R2' });
+    const once = (await h.request('POST', `/v1/runs/${runId}/approval`, { body: '{"choice":"once"}' })).json();
+    assert.equal(once.resolved, 1);
+    assert.deepEqual((await h.admin.run(runId)).pending_approvals, ['R2']);
+    assert.equal((await h.request('POST', `/v1/runs/${runId}/approval`, { body: '{"choice":"once"}' })).status, 200);
+    const third = await h.request('POST', `/v1/runs/${runId}/approval`, { body: '{"choice":"once"}' });
+    assertJson(third, 409, std(`Run has no pending approval: ${runId}`, 'approval_not_pending'));
+  });
+
+  it('an unknown choice is refused before the run\'s approval state is looked at (a completed run too)', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    await h.admin.complete(runId, { output: 'Done.' });
+    const reply = await h.request('POST', `/v1/runs/${runId}/approval`, { body: '{"choice":"maybe"}' });
+    assertJson(reply, 400, std('Invalid approval choice; expected one of: always, deny, once, session', 'invalid_approval_choice'));
+    const late = await h.request('POST', `/v1/runs/${runId}/approval`, { body: '{"choice":"once"}' });
+    assertJson(late, 409, std(`Run has no active approval session: ${runId}`, 'approval_not_active'));
+  });
+
+  it('after a stop is acknowledged, steer and approval find no live run; stop answers the cancelled status', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    await h.request('POST', `/v1/runs/${runId}/stop`);
+    await waitFor(async () => (await status(h, runId)).json().status === 'cancelled', 'the run to be cancelled');
+    assertJson(await h.request('POST', `/v1/runs/${runId}/steer`, { body: '{"input":"x"}' }), 409, std(`Run is not currently accepting steer input: ${runId}`, 'run_not_accepting_steer'));
+    assertJson(await h.request('POST', `/v1/runs/${runId}/approval`, { body: '{"choice":"once"}' }), 409, std(`Run has no active approval session: ${runId}`, 'approval_not_active'));
+    const again = await h.request('POST', `/v1/runs/${runId}/stop`);
+    assert.equal(again.text, (await status(h, runId)).text);
+  });
+});

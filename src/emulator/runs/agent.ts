@@ -186,7 +186,7 @@ export class FakeAgent {
     };
     this.registry.track(run);
     if (saved.steerRaises !== null) this.#steerRaises.set(run, saved.steerRaises);
-    if (saved.stopRequested && saved.started && !saved.acknowledgeStop) this.releaseApprovalsOnStop(run);
+    if (saved.stopRequested && saved.started) this.releaseApprovalsOnStop(run);
     if (saved.startAt !== null) run.startTimer = this.clock.schedule(saved.startAt - this.clock.now(), () => this.#start(run));
     else if (!saved.started) queueMicrotask(() => this.#start(run));
     return run;
@@ -265,7 +265,12 @@ export class FakeAgent {
     } else {
       resolved = [run.approvals.shift()!];
     }
-    if (resolved.length > 0) this.script?.resolved(run, resolved, choice);
+    if (resolved.length > 0) {
+      // A stopped cooperative agent woken by the answer sees its interrupt flag and returns (after the handler's
+      // status update and approval.responded); otherwise the script goes on with the answer.
+      if (this.#stoppedAndFree(run)) this.#returnInterrupted(run);
+      else this.script?.resolved(run, resolved, choice);
+    }
     return resolved.length;
   }
 
@@ -299,13 +304,25 @@ export class FakeAgent {
    * stop keeps going, but its approval waits see the interrupt flag all the same (decision 0076).
    */
   interrupt(run: LiveRun): void {
-    if (!run.acknowledgeStop) {
+    // A thread parked on an approval sees the flag only when its wait polls (or is answered): a cooperative agent
+    // returns then, not before (decision 0076).
+    if (!run.acknowledgeStop || run.approvals.length > 0) {
       this.releaseApprovalsOnStop(run);
       return;
     }
+    this.#returnInterrupted(run);
+  }
+
+  /** The agent notices its interrupt flag and returns interrupted (on a microtask: after what woke it). */
+  #returnInterrupted(run: LiveRun): void {
     queueMicrotask(() => {
       if (this.registry.live.get(run.runId) === run) this.finish(run, { kind: 'interrupted', output: '', usage: zeroUsage() });
     });
+  }
+
+  /** Whether the run's agent, stopped and cooperative, returns now that nothing holds it in an approval wait. */
+  #stoppedAndFree(run: LiveRun): boolean {
+    return run.stopRequested && run.started && run.acknowledgeStop && run.approvals.length === 0;
   }
 
   /**
@@ -328,7 +345,8 @@ export class FakeAgent {
   #releaseApproval(run: LiveRun, entry: PyDict): void {
     if (this.registry.live.get(run.runId) !== run || !run.approvals.includes(entry)) return;
     run.approvals = run.approvals.filter((a) => a !== entry);
-    this.script?.resolved(run, [entry], 'deny');
+    if (this.#stoppedAndFree(run)) this.#returnInterrupted(run);
+    else this.script?.resolved(run, [entry], 'deny');
   }
 
   /** The agent's loop returns: classify as Hermes does (spec §7.2) and end the task. */
