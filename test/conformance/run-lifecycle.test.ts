@@ -91,6 +91,24 @@ describeTransports('run lifecycle: a stop releases a pending approval at the wai
     assert.equal(after.approval, undefined);
   });
 
+  it('a checkpoint taken inside that second restores the pending release at the same poll', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    await h.admin.stopPolicy(runId, { acknowledge: false });
+    await h.admin.approvalRequest(runId, REQUEST);
+    await h.admin.clock({ advance: 0.5 });
+    await h.request('POST', `/v1/runs/${runId}/stop`);
+    assert.equal((await h.request('POST', '/__admin/checkpoints', { body: '{}' })).status, 200);
+    await h.admin.clock({ advance: 1 });
+    assert.equal((await h.admin.run(runId)).pending_approvals.length, 0);
+    assert.equal((await h.request('POST', '/__admin/checkpoints/cp_1/restore', { body: '{}' })).status, 200);
+    assert.equal((await h.admin.getClock()).now, 1789169800.5);
+    assert.deepEqual((await h.admin.run(runId)).pending_approvals, ['REQ']);
+    await h.admin.clock({ advance: 0.5 });
+    assert.equal((await h.admin.run(runId)).pending_approvals.length, 0);
+    assert.equal((await status(h, runId)).json().status, 'stopping');
+  });
+
   it('an approval requested after the stop is released at once (the wait checks the interrupt flag first)', async () => {
     const h = await open();
     const runId = await submit(h);
