@@ -44,7 +44,10 @@ const epoch = check((value, name): number => {
 const AGENT = {
   /** Seconds between admission and the agent starting (0, default: at once; queued until then). */
   startDelay: is.number,
-  /** Whether a stop's interrupt is honoured (default true: stopping → cancelled at once). */
+  /**
+   * Whether a stop's interrupt is honoured (default true: stopping → cancelled at once, or at the next poll of an
+   * approval wait the agent is parked in; decision 0076).
+   */
   acknowledgeStop: is.boolean,
   /** Whether agent.steer() accepts text (default true). */
   acceptSteer: is.boolean,

@@ -186,6 +186,7 @@ export class FakeAgent {
     };
     this.registry.track(run);
     if (saved.steerRaises !== null) this.#steerRaises.set(run, saved.steerRaises);
+    if (saved.stopRequested && saved.started) this.releaseApprovalsOnStop(run);
     if (saved.startAt !== null) run.startTimer = this.clock.schedule(saved.startAt - this.clock.now(), () => this.#start(run));
     else if (!saved.started) queueMicrotask(() => this.#start(run));
     return run;
@@ -246,6 +247,8 @@ export class FakeAgent {
     this.registry.update(run.runId, 'approvalRequest', [], [['approval', event]]);
     this.registry.emitDict(run.runId, event);
     run.approvals.push(event);
+    // A wait that starts after a stop sees the interrupt flag at its first check: denied at once (decision 0076).
+    if (run.stopRequested && run.started) queueMicrotask(() => this.#releaseApproval(run, event));
     return event;
   }
 
@@ -262,7 +265,12 @@ export class FakeAgent {
     } else {
       resolved = [run.approvals.shift()!];
     }
-    if (resolved.length > 0) this.script?.resolved(run, resolved, choice);
+    if (resolved.length > 0) {
+      // A stopped cooperative agent woken by the answer sees its interrupt flag and returns (after the handler's
+      // status update and approval.responded); otherwise the script goes on with the answer.
+      if (this.#stoppedAndFree(run)) this.#returnInterrupted(run);
+      else this.script?.resolved(run, resolved, choice);
+    }
     return resolved.length;
   }
 
@@ -291,12 +299,54 @@ export class FakeAgent {
     else this.#steerRaises.set(run, message);
   }
 
-  /** A stop's hard interrupt: a cooperative agent returns interrupted (releasing any approval wait). */
+  /**
+   * A stop's hard interrupt: a cooperative agent returns interrupted (releasing any approval wait). One that holds the
+   * stop keeps going, but its approval waits see the interrupt flag all the same (decision 0076).
+   */
   interrupt(run: LiveRun): void {
-    if (!run.acknowledgeStop) return;
+    // A thread parked on an approval sees the flag only when its wait polls (or is answered): a cooperative agent
+    // returns then, not before (decision 0076).
+    if (!run.acknowledgeStop || run.approvals.length > 0) {
+      this.releaseApprovalsOnStop(run);
+      return;
+    }
+    this.#returnInterrupted(run);
+  }
+
+  /** The agent notices its interrupt flag and returns interrupted (on a microtask: after what woke it). */
+  #returnInterrupted(run: LiveRun): void {
     queueMicrotask(() => {
       if (this.registry.live.get(run.runId) === run) this.finish(run, { kind: 'interrupted', output: '', usage: zeroUsage() });
     });
+  }
+
+  /** Whether the run's agent, stopped and cooperative, returns now that nothing holds it in an approval wait. */
+  #stoppedAndFree(run: LiveRun): boolean {
+    return run.stopRequested && run.started && run.acknowledgeStop && run.approvals.length === 0;
+  }
+
+  /**
+   * tools/approval_gateway_wait.py `_poll_event`: a pending approval's wait checks is_interrupted() once a second from
+   * the moment it started (its event's timestamp), so after a stop each pending approval is denied at its wait's next
+   * poll, strictly after now; the status is left as it is (stopping) and no event is streamed (decision 0076). Also
+   * re-armed for a run revived from a checkpoint.
+   */
+  releaseApprovalsOnStop(run: LiveRun): void {
+    const now = this.clock.now();
+    for (const entry of run.approvals) {
+      const ts = entry.get('timestamp');
+      const since = ts instanceof PyFloat ? ts.value : now;
+      const due = since + Math.floor(now - since) + 1;
+      this.clock.schedule(due - now, () => this.#releaseApproval(run, entry));
+    }
+  }
+
+  /** The wait returned "interrupted": the entry is answered deny and leaves the queue; the agent goes on as denied. */
+  #releaseApproval(run: LiveRun, entry: PyDict): void {
+    if (this.registry.live.get(run.runId) !== run || !run.approvals.includes(entry)) return;
+    run.approvals = run.approvals.filter((a) => a !== entry);
+    if (this.#stoppedAndFree(run)) this.#returnInterrupted(run);
+    else this.script?.resolved(run, [entry], 'deny');
   }
 
   /** The agent's loop returns: classify as Hermes does (spec §7.2) and end the task. */

@@ -70,6 +70,11 @@ export class RunRegistry {
   /** Each run's owner stamp (the ownership scope that admitted it; '' for a chat turn no client owns). */
   readonly #owners = new Map<string, string>();
   readonly #buffers = new Map<string, EventBuffer>();
+  /**
+   * The buffer each live run was admitted with, kept while its task lives even once #buffers forgot it: Hermes's
+   * _approval_notify puts on the queue its closure captured, not on _run_streams (decision 0076).
+   */
+  readonly #admitted = new Map<string, EventBuffer>();
   readonly #live = new Map<string, LiveRun>();
   /** Runs with a durable row (admitted with a key, or hydrated from one). */
   readonly #durable = new Set<string>();
@@ -190,6 +195,17 @@ export class RunRegistry {
   }
 
   /**
+   * Hermes's _request_owns_run (decision 0076): whether `scope` may see the run, without hydrating it. The owner stamp
+   * decides when there is one; else the durable row under the caller's scope. The events route asks only this: a dead
+   * owner's run is rewritten to `interrupted` by the first status read (GET, replay, stop, approval, steer), not by it.
+   */
+  visible(scope: string, runId: string): boolean {
+    const stamp = this.#owners.get(runId);
+    if (stamp !== undefined) return stamp === scope;
+    return this.#store.findRun(scope, runId) !== undefined;
+  }
+
+  /**
    * The status dict the caller (`scope`) may see, or null (→ 404 run_not_found). Follows the visibility rule of
    * spec §3.3, then memory, then the durable row (hydrated, possibly rewritten to `interrupted`, and cached).
    */
@@ -239,7 +255,9 @@ export class RunRegistry {
 
   /** Creates the run's transport buffer at admission; events are buffered from then on (§8.1). */
   openBuffer(runId: string, now: number): void {
-    this.#buffers.set(runId, new EventBuffer(now));
+    const buffer = new EventBuffer(now);
+    this.#buffers.set(runId, buffer);
+    this.#admitted.set(runId, buffer);
     if (this.#sweepTimer === null && this.#sweepsOn) this.#armSweeps();
   }
 
@@ -254,9 +272,15 @@ export class RunRegistry {
     buffer.push({ kind: 'event', event });
   }
 
-  /** Enqueues an already-built event dict (approval.request keeps the approval subsystem's key order). */
+  /**
+   * Enqueues approval.request (an already-built dict: it keeps the approval subsystem's key order) on the queue the run
+   * was admitted with, as Hermes's _approval_notify does, even after a subscriber's exit or the sweep dropped it from
+   * the run table: a subscriber still attached to it gets the event (decision 0076). A dropped buffer nobody is
+   * attached to can never be read, so nothing is queued there.
+   */
   emitDict(runId: string, event: PyDict): void {
-    this.#buffers.get(runId)?.push({ kind: 'event', event });
+    const buffer = this.#buffers.get(runId) ?? this.#admitted.get(runId);
+    if (buffer && (this.#buffers.get(runId) === buffer || buffer.subscribers > 0)) buffer.push({ kind: 'event', event });
   }
 
   /** The background task finished: sentinel to the stream, approval session and capacity released. */
@@ -265,6 +289,7 @@ export class RunRegistry {
     if (!run) return;
     run.startTimer?.cancel();
     this.#live.delete(runId);
+    this.#admitted.delete(runId);
     this.#buffers.get(runId)?.push({ kind: 'end' });
   }
 
@@ -328,6 +353,7 @@ export class RunRegistry {
       const buffer = new EventBuffer(createdAt);
       for (const item of items) buffer.push(cloneItem(item));
       this.#buffers.set(runId, buffer);
+      if (snapshot.live.some((run) => run.runId === runId)) this.#admitted.set(runId, buffer);
     }
     for (const run of snapshot.live) revive(run);
     if (this.#sweepsOn && (this.#statuses.size > 0 || this.#buffers.size > 0)) this.#armSweeps();
@@ -340,6 +366,7 @@ export class RunRegistry {
     this.#statuses.clear();
     this.#owners.clear();
     this.#buffers.clear();
+    this.#admitted.clear();
     this.#live.clear();
     this.#durable.clear();
   }

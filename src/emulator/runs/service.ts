@@ -286,9 +286,12 @@ export class RunService {
     return ok(new Map<string, PyValue>([['object', 'hermes.run.steer'], ['run_id', run.runId], ['accepted', true]]));
   }
 
-  /** The event buffer a new subscriber attaches to: 404 if invisible, 'gone' if the buffer no longer exists. */
+  /**
+   * The event buffer a new subscriber attaches to: 404 if invisible, 'gone' if the buffer no longer exists. Hermes's
+   * events handler checks ownership only; it never reads (hydrates) the status (decision 0076).
+   */
   stream(scope: string, runId: string): Result<EventBuffer | 'gone'> {
-    if (!this.registry.resolve(scope, runId)) return fail(hermesErrors.runNotFound(runId));
+    if (!this.registry.visible(scope, runId)) return fail(hermesErrors.runNotFound(runId));
     return ok(this.registry.buffers.get(runId) ?? 'gone');
   }
 }
