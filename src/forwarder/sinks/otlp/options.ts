@@ -111,6 +111,12 @@ function header(entry: string, where: string, out: Record<string, string>, decod
   if (/[\r\n\0]/.test(value)) {
     throw new HermeticError('HERMETIC_SINK_OTLP_HEADERS', `The value of OTLP header "${rawName}" from ${where} holds a line break or NUL, which HTTP cannot carry.`);
   }
+  // HTTP header values are bytes: fetch refuses a character above U+00FF at every request, which would read as an
+  // unreachable receiver forever. Percent-encode such a value in OTEL_EXPORTER_OTLP_HEADERS only if the receiver
+  // decodes it.
+  if (/[^\x00-\xff]/.test(value)) {
+    throw new HermeticError('HERMETIC_SINK_OTLP_HEADERS', `The value of OTLP header "${rawName}" from ${where} holds a character above U+00FF, which HTTP headers cannot carry.`);
+  }
   out[rawName.toLowerCase()] = value;
 }
 
@@ -153,12 +159,18 @@ export function otlpSettings(url: string, options: OtlpSinkOptions = {}): OtlpSe
   const path = parsed.pathname.replace(/\/+$/, '');
   const base = `${scheme.http}://${parsed.hostname}${port}${path}`;
   const id = `${parsed.protocol.toLowerCase()}//${parsed.hostname}${port}${path}`;
-  const user = decodeURIComponent(parsed.username);
+  let user: string, password: string;
+  try {
+    user = decodeURIComponent(parsed.username);
+    password = decodeURIComponent(parsed.password);
+  } catch {
+    return bad('has a user or password that is not valid percent-encoding (write % as %25)');
+  }
   const display = parsed.username ? `${parsed.protocol.toLowerCase()}//${user}${parsed.password ? ':***' : ''}@${parsed.hostname}${port}${path}` : id;
 
   const own: Record<string, string> = {};
   if (parsed.username || parsed.password) {
-    own.authorization = `Basic ${Buffer.from(`${user}:${decodeURIComponent(parsed.password)}`).toString('base64')}`;
+    own.authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
   }
   for (const entry of o.headers) header(entry, '--sink-header', own, false);
   const signalHeaders = (signal: 'TRACES' | 'METRICS') => Object.freeze({ ...envHeaders(o.env, signal), ...own });
