@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { HermeticError } from '../../../shared/errors.js';
+import { hasLoneSurrogate } from '../../../shared/python/strings.js';
 import type { DeltaBatch } from '../remote/contract.js';
 import { SinkError } from '../remote/contract.js';
 import { createOtlpSink, type OtlpPartialSuccess } from './index.js';
@@ -83,7 +84,7 @@ test('a receiver whose answer never ends: the sink reads the start of it and goe
 });
 
 test('413 for a request above the receiver\'s limit: the request is split until each part fits, nothing lost or sent twice', async () => {
-  const limit = 3_000;
+  const limit = 2_000;
   const spans = new Map<string, number>();
   const points: string[] = [];
   let refused = 0;
@@ -100,14 +101,14 @@ test('413 for a request above the receiver\'s limit: the request is split until 
   });
   try {
     const sink = createOtlpSink(receiver.url(), { env: {} });
-    await sink.write(batch(8));
-    assert.ok(refused > 0, 'the first requests were too large');
-    assert.equal(spans.size, 24);
+    await sink.write(batch(4));
+    assert.ok(refused >= 2, `the first requests were too large (${refused} refused)`);
+    assert.equal(spans.size, 12);
     assert.ok([...spans.values()].every((n) => n === 1), 'no span sent twice');
-    assert.equal(points.length, 8 * 8);
+    assert.equal(points.length, 4 * 8);
     assert.equal(new Set(points).size, points.length, 'no point sent twice');
-    assert.equal(sink.lastWrite!.spans, 24);
-    assert.equal(sink.lastWrite!.points, 64);
+    assert.equal(sink.lastWrite!.spans, 12);
+    assert.equal(sink.lastWrite!.points, 32);
   } finally {
     await receiver.close();
   }
@@ -124,7 +125,7 @@ test('413 for a single span: fatal, saying what to change', async () => {
     assert.equal(e.code, 'HERMETIC_SINK_OTLP_REJECTED');
     assert.equal(e.retriable, false);
     assert.match(e.message, /refused one span of \d+ bytes with 413 \(too large\)/);
-    assert.match(e.message, /--otlp-content/);
+    assert.match(e.message, /OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT, or leave out --otlp-content/);
   } finally {
     await receiver.close();
   }
@@ -190,5 +191,39 @@ test('a header value HTTP cannot carry (a character above U+00FF) is refused whe
     assert.equal(e.code, 'HERMETIC_SINK_OTLP_HEADERS');
     assert.ok(e.message.includes('"authorization"') && e.message.includes(where), e.message);
     assert.ok(!e.message.includes('cret'), e.message);
+  }
+});
+
+test('OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT (or OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT) cuts long attribute values, never inside a character', async () => {
+  const bodies: Buffer[] = [];
+  const receiver = await serve((req, body, res) => {
+    if (req.url === '/v1/traces') bodies.push(body);
+    res.writeHead(200).end();
+  });
+  try {
+    const text = `${'x'.repeat(99)}😀${'y'.repeat(50_000)}`;
+    for (const env of [{ OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT: '100', OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '7' }, { OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '100' }]) {
+      bodies.length = 0;
+      await createOtlpSink(receiver.url(), { env, content: true }).write(batch(1, text));
+      const spans = decodeRequest('/v1/traces', 'protobuf', bodies[0]!).spans;
+      const chat = spans.find((s) => s.name.startsWith('chat'))!;
+      const output = String(chat.attributes['gen_ai.output.messages']);
+      assert.ok(output.length === 100 || output.length === 99, `${output.length} characters`);
+      assert.ok(!hasLoneSurrogate(output), 'never half a surrogate pair');
+      assert.ok(text.startsWith(output.slice(output.indexOf('xxx'))), 'the start of the text');
+      assert.equal(chat.attributes['gen_ai.operation.name'], 'chat', 'short values as they are');
+    }
+    // A cut through a pair keeps the pair whole out: 99 x, then the emoji would end at 101.
+    bodies.length = 0;
+    await createOtlpSink(receiver.url(), { env: { OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '100' }, content: true }).write({ ...batch(1), upserts: [{ ...batch(1).upserts[0]!, rows: [{ ...batch(1).upserts[0]!.rows[0]!, title: text }] }] });
+    {
+      const root = decodeRequest('/v1/traces', 'protobuf', bodies[0]!).spans.find((s) => s.name === 'hermes.session')!;
+      assert.equal(root.attributes['hermes.session.title'], 'x'.repeat(99));
+    }
+    const e = refusal(() => createOtlpSink(receiver.url(), { env: { OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: 'lots' } }));
+    assert.equal(e.code, 'HERMETIC_OPTIONS_INVALID');
+    assert.match(e.message, /OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT must be a whole number/);
+  } finally {
+    await receiver.close();
   }
 });

@@ -77,6 +77,9 @@ export interface OtlpSettings {
   spansPerRequest: number;
   pointsPerRequest: number;
   onPartialSuccess: (p: OtlpPartialSuccess) => void;
+  /** Span attribute values cut to so many characters (OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT, else
+   * OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT, as the OpenTelemetry SDKs read them); null: no limit (the SDKs' default). */
+  attributeValueLengthLimit: number | null;
 }
 
 const SCHEMES: Record<string, { http: 'http' | 'https'; encoding: OtlpEncoding }> = {
@@ -85,6 +88,19 @@ const SCHEMES: Record<string, { http: 'http' | 'https'; encoding: OtlpEncoding }
   'otlp+http-json:': { http: 'http', encoding: 'json' },
   'otlp+https-json:': { http: 'https', encoding: 'json' },
 };
+
+// The OpenTelemetry SDK environment variables for the attribute value length limit: the span one wins.
+function lengthLimit(env: Record<string, string | undefined>): number | null {
+  for (const name of ['OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT', 'OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT']) {
+    const text = env[name]?.trim();
+    if (!text) continue;
+    if (!/^\d+$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) {
+      throw new HermeticError('HERMETIC_OPTIONS_INVALID', `${name} must be a whole number of characters above 0; got ${JSON.stringify(text.slice(0, 40))}.`);
+    }
+    return Number(text);
+  }
+  return null;
+}
 
 /** Whether a sink URL is one for this sink (the integrator's `--sink` dispatch). */
 export function isOtlpUrl(url: string): boolean {
@@ -178,7 +194,7 @@ export function otlpSettings(url: string, options: OtlpSinkOptions = {}): OtlpSe
     base, tracesUrl: `${base}/v1/traces`, metricsUrl: `${base}/v1/metrics`, encoding: scheme.encoding,
     tracesHeaders: signalHeaders('TRACES'), metricsHeaders: signalHeaders('METRICS'),
     id, display, content: o.content, datasetPath: o.datasetPath, timeoutMs: o.timeoutMs, spansPerRequest: o.spansPerRequest, pointsPerRequest: o.pointsPerRequest,
-    onPartialSuccess: o.onPartialSuccess,
+    onPartialSuccess: o.onPartialSuccess, attributeValueLengthLimit: lengthLimit(o.env),
   });
 }
 

@@ -78,7 +78,7 @@ export class OtlpSink implements RemoteSink {
   // accepted are not sent again by this write (a retry of the batch would, harmlessly: same ids).
   private async sendSpans(result: OtlpWriteResult, spans: SpanModel[], batch: DeltaBatch): Promise<void> {
     try {
-      await this.send(result, 'traces', encodeSpans(spans, batch.origin, this.settings.encoding));
+      await this.send(result, 'traces', encodeSpans(spans, batch.origin, this.settings.encoding, this.settings.attributeValueLengthLimit));
     } catch (e) {
       if (!(e instanceof TooLarge)) throw e;
       if (spans.length < 2) throw sizeRefusal(e);

@@ -41,9 +41,10 @@ export class TooLarge extends SinkError {
 /** What a 413 for a request that cannot be split says (one span, or one series' points). */
 export function sizeRefusal(t: TooLarge): SinkError {
   const what = t.e.signal === 'traces' ? 'one span' : "one series' points";
+  const or = t.e.signal === 'traces' ? ', set OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT, or leave out --otlp-content (message texts and tool results make the large spans)' : '';
   return new SinkError(
     'HERMETIC_SINK_OTLP_REJECTED',
-    `The OTLP receiver at ${t.e.display} refused ${what} of ${t.bytes} bytes with 413 (too large); raise its request size limit (the collector's max_request_body_size), or leave out --otlp-content (message texts and tool results make the large spans). Sending the same batch again cannot help.`,
+    `The OTLP receiver at ${t.e.display} refused ${what} of ${t.bytes} bytes with 413 (too large); raise its request size limit (the collector's max_request_body_size)${or}. Sending the same batch again cannot help.`,
     false,
     { cause: t },
   );
