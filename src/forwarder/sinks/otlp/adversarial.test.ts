@@ -227,3 +227,22 @@ test('OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT (or OTEL_ATTRIBUTE_VALUE_LENGTH_LIM
     await receiver.close();
   }
 });
+
+test('a receiver that sends its status line and then nothing more: the timeout covers the answer\'s body too', { timeout: 20_000 }, async () => {
+  let status = 200;
+  const receiver = await serve((_req, _body, res) => {
+    res.writeHead(status, { 'content-type': 'application/x-protobuf' });
+    res.write('\x0a'); // the start of an answer, never ended
+  });
+  try {
+    const sink = createOtlpSink(receiver.url(), { env: {}, timeoutMs: 200 });
+    await sink.write(batch(1)); // a 200 is an acceptance, whatever follows it
+    assert.equal(sink.lastWrite!.requests, 2);
+    status = 503;
+    const e = await failure(sink.write(batch(1)));
+    assert.equal(e.code, 'HERMETIC_SINK_OTLP_UNAVAILABLE');
+    assert.equal(e.retriable, true);
+  } finally {
+    await receiver.close();
+  }
+});
