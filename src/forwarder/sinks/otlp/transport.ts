@@ -55,11 +55,16 @@ const MAX_ANSWER = 64 * 1024;
 
 // The start of the answer's body, at most MAX_ANSWER bytes; the rest is never read (a receiver or a proxy that sends a
 // huge or endless body cannot fill memory). Errors while reading (the timeout, a reset) give what was read.
-async function readAnswer(response: Response): Promise<Uint8Array> {
+// `signal` (the timeout, or the process stopping) cuts the reading short: fetch's own signal does not reach a body
+// whose headers came, and undici would wait 300 s for a stalled one.
+async function readAnswer(response: Response, signal: AbortSignal): Promise<Uint8Array> {
   if (!response.body) return new Uint8Array(0);
   const reader = response.body.getReader();
   const parts: Uint8Array[] = [];
   let size = 0;
+  const cut = () => void reader.cancel().catch(() => undefined);
+  signal.addEventListener('abort', cut, { once: true });
+  if (signal.aborted) cut();
   try {
     while (size < MAX_ANSWER) {
       const { done, value } = await reader.read();
@@ -70,6 +75,7 @@ async function readAnswer(response: Response): Promise<Uint8Array> {
   } catch {
     // cut short: keep what came
   } finally {
+    signal.removeEventListener('abort', cut);
     reader.cancel().catch(() => undefined);
   }
   const out = new Uint8Array(Math.min(size, MAX_ANSWER));
@@ -112,20 +118,21 @@ function partial(signal: Export['signal'], encoding: OtlpEncoding, body: Uint8Ar
 /** Sends one export; resolves with the partial success the receiver reported (else null); throws SinkError. */
 export async function postExport(e: Export): Promise<OtlpPartialSuccess | null> {
   let response: Response;
+  const signal = e.stop ? AbortSignal.any([AbortSignal.timeout(e.timeoutMs), e.stop]) : AbortSignal.timeout(e.timeoutMs);
   try {
     response = await fetch(e.url, {
       method: 'POST',
       headers: { ...e.headers, 'content-type': e.encoding === 'json' ? 'application/json' : 'application/x-protobuf' },
       body: e.body as Uint8Array<ArrayBuffer>,
       redirect: 'manual',
-      signal: e.stop ? AbortSignal.any([AbortSignal.timeout(e.timeoutMs), e.stop]) : AbortSignal.timeout(e.timeoutMs),
+      signal,
     });
   } catch (cause) {
     const timedOut = (cause as Error)?.name === 'TimeoutError';
     const why = e.stop?.aborted ? 'was not waited for: hermetic is stopping' : timedOut ? `did not answer within ${e.timeoutMs} ms` : `could not be reached (${describe(cause)})`;
     throw new SinkError('HERMETIC_SINK_OTLP_UNAVAILABLE', `The OTLP receiver at ${e.display} ${why}; the batch will be sent again.`, true, { cause });
   }
-  const body = await readAnswer(response);
+  const body = await readAnswer(response, signal);
   const status = response.status;
   const said = snippet(body);
   if (status >= 200 && status < 300) {
