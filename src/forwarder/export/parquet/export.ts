@@ -8,7 +8,7 @@ import type { Db } from '../../../shared/sqlite.js';
 import { DATASET_TABLES, type DatasetTable } from '../../dataset/columns.js';
 import { ledgerZone } from '../../report/query.js';
 import { exportDays, PARTITIONED, windowDays } from './days.js';
-import { lockOut, MANIFEST_FILE, outError, removeLeftovers, tableFile } from './layout.js';
+import { isFileSystemError, lockOut, MANIFEST_FILE, outError, removeLeftovers, tableFile } from './layout.js';
 import { describeTables, MANIFEST_FORMAT, MANIFEST_FORMAT_VERSION, META, readManifest, writeManifest, type Manifest } from './manifest.js';
 import { exportColumns } from './schema.js';
 import { DEFAULT_BUDGET, RowProblem, writeParquetFile, type RowGroupBudget } from './write-file.js';
@@ -141,6 +141,11 @@ export function exportParquet(db: Db, request: ExportRequest): ExportSummary {
       tables: summaries,
       totals: summaries.reduce((t, s) => ({ rows: t.rows + s.rows, files: t.files + s.files, bytes: t.bytes + s.bytes }), { rows: 0, files: 0, bytes: 0 }),
     };
+  } catch (e) {
+    // Whatever in --out is in the way (a file where a table's folder goes, a folder named like a file), wherever it
+    // is met: said in words, never as a stack.
+    if (!(e instanceof HermeticError) && isFileSystemError(e)) throw outError(out, e);
+    throw e;
   } finally {
     release();
   }

@@ -67,10 +67,17 @@ export function outError(out: string, e: unknown): HermeticError {
   const code = (e as NodeJS.ErrnoException)?.code;
   const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied'
     : code === 'ENOTDIR' || code === 'EEXIST' ? 'a file is in the way of a folder'
+    : code === 'EISDIR' || code === 'ERR_FS_EISDIR' || code === 'ENOTEMPTY' ? 'a folder is in the way of a file'
     : code === 'EROFS' ? 'the file system is read-only'
     : code === 'ENOSPC' ? 'the disk is full'
     : (e as Error)?.message ?? String(e);
   return new HermeticError('HERMETIC_EXPORT_OUT', `Cannot write the export to ${out}: ${why}. Nothing there was changed but the files already replaced, each whole.`);
+}
+
+/** Whether an error is the file system's (an errno code, or Node's ERR_FS_*), not SQLite's or a bug. */
+export function isFileSystemError(e: unknown): boolean {
+  const code = (e as NodeJS.ErrnoException)?.code;
+  return typeof code === 'string' && (/^E[A-Z]+$/.test(code) || code.startsWith('ERR_FS_'));
 }
 
 /**

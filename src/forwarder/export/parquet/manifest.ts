@@ -1,13 +1,13 @@
 // The export's manifest.json: every table, its files with their rows, sizes and the window that wrote each, the
 // dataset version and each table's schema. Built from the files themselves (their footers), not from memory, so it
 // tells what is in the folder even after an interrupted export or a lost manifest.
-import { closeSync, existsSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parquetMetadata } from 'hyparquet';
 import type { DatasetTable } from '../../dataset/columns.js';
 import { listDays, MANIFEST_FILE, tableFile, dayFile } from './layout.js';
 import { manifestSchema, type ManifestColumn } from './schema.js';
-import { temporaryName } from './write-file.js';
+import { durableRename, temporaryName } from './write-file.js';
 
 export const MANIFEST_FORMAT = 'hermetic-parquet-export';
 export const MANIFEST_FORMAT_VERSION = 1;
@@ -148,7 +148,7 @@ export function writeManifest(out: string, manifest: Manifest): void {
   const tmp = temporaryName(path);
   try {
     writeFileSync(tmp, `${JSON.stringify(manifest, null, 2)}\n`);
-    renameSync(tmp, path);
+    durableRename(tmp, path);
   } catch (e) {
     rmSync(tmp, { force: true });
     throw e;

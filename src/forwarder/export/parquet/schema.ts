@@ -55,7 +55,8 @@ export function epochMicros(seconds: number): bigint {
 export function epochDays(day: string): number {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
   if (!m) throw new ValueProblem(`"${day}" is not a YYYY-MM-DD day`);
-  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  // setUTCFullYear, not Date.UTC: Date.UTC reads the years 0-99 as 1900-1999.
+  const ms = new Date(0).setUTCFullYear(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
   const back = new Date(ms).toISOString().slice(0, 10);
   if (back !== day) throw new ValueProblem(`"${day}" is not a calendar day`);
   return ms / 86_400_000;

@@ -32,7 +32,27 @@ export function originResource(origin: Origin): Resource {
   });
 }
 
-function readable(s: SpanModel, resource: Resource): ReadableSpan {
+/**
+ * A string cut to `limit` UTF-16 units, as the OpenTelemetry SDKs cut attribute values, but never between the two
+ * halves of a surrogate pair (half a pair is not UTF-8: a receiver would see U+FFFD, or refuse the request).
+ * @example cutValue('ab😀', 3) // 'ab'
+ */
+export function cutValue(value: string, limit: number): string {
+  if (value.length <= limit) return value;
+  const last = value.charCodeAt(limit - 1);
+  return value.slice(0, last >= 0xd800 && last <= 0xdbff ? limit - 1 : limit);
+}
+
+function limited(attributes: SpanModel['attributes'], limit: number | null): SpanModel['attributes'] {
+  if (limit === null) return attributes;
+  const out: SpanModel['attributes'] = {};
+  for (const [k, v] of Object.entries(attributes)) {
+    out[k] = typeof v === 'string' ? cutValue(v, limit) : Array.isArray(v) ? v.map((x) => cutValue(x, limit)) : v;
+  }
+  return out;
+}
+
+function readable(s: SpanModel, resource: Resource, limit: number | null): ReadableSpan {
   const start = hrTime(s.start), end = hrTime(s.end);
   const context = { traceId: s.traceId, spanId: s.spanId, traceFlags: TraceFlags.SAMPLED };
   const micros = Math.max(0, Math.round(s.end * 1e6) - Math.round(s.start * 1e6));
@@ -45,7 +65,7 @@ function readable(s: SpanModel, resource: Resource): ReadableSpan {
     endTime: end,
     duration: [Math.floor(micros / 1e6), (micros % 1e6) * 1000],
     status: { code: SpanStatusCode.UNSET },
-    attributes: s.attributes,
+    attributes: limited(s.attributes, limit),
     links: [],
     events: [],
     ended: true,
@@ -57,9 +77,10 @@ function readable(s: SpanModel, resource: Resource): ReadableSpan {
   };
 }
 
-export function encodeSpans(spans: SpanModel[], origin: Origin, encoding: OtlpEncoding): Uint8Array {
+/** `attributeValueLengthLimit`: string attribute values cut to so many characters (null: as they are). */
+export function encodeSpans(spans: SpanModel[], origin: Origin, encoding: OtlpEncoding, attributeValueLengthLimit: number | null = null): Uint8Array {
   const resource = originResource(origin);
-  const records = spans.map((s) => readable(s, resource));
+  const records = spans.map((s) => readable(s, resource, attributeValueLengthLimit));
   const body = encoding === 'json' ? JsonTraceSerializer.serializeRequest(records) : ProtobufTraceSerializer.serializeRequest(records);
   if (!body) throw new Error('the OTLP trace serializer returned nothing');
   return body;

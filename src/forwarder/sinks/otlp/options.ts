@@ -77,6 +77,9 @@ export interface OtlpSettings {
   spansPerRequest: number;
   pointsPerRequest: number;
   onPartialSuccess: (p: OtlpPartialSuccess) => void;
+  /** Span attribute values cut to so many characters (OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT, else
+   * OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT, as the OpenTelemetry SDKs read them); null: no limit (the SDKs' default). */
+  attributeValueLengthLimit: number | null;
 }
 
 const SCHEMES: Record<string, { http: 'http' | 'https'; encoding: OtlpEncoding }> = {
@@ -85,6 +88,19 @@ const SCHEMES: Record<string, { http: 'http' | 'https'; encoding: OtlpEncoding }
   'otlp+http-json:': { http: 'http', encoding: 'json' },
   'otlp+https-json:': { http: 'https', encoding: 'json' },
 };
+
+// The OpenTelemetry SDK environment variables for the attribute value length limit: the span one wins.
+function lengthLimit(env: Record<string, string | undefined>): number | null {
+  for (const name of ['OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT', 'OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT']) {
+    const text = env[name]?.trim();
+    if (!text) continue;
+    if (!/^\d+$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) {
+      throw new HermeticError('HERMETIC_OPTIONS_INVALID', `${name} must be a whole number of characters above 0; got ${JSON.stringify(text.slice(0, 40))}.`);
+    }
+    return Number(text);
+  }
+  return null;
+}
 
 /** Whether a sink URL is one for this sink (the integrator's `--sink` dispatch). */
 export function isOtlpUrl(url: string): boolean {
@@ -110,6 +126,12 @@ function header(entry: string, where: string, out: Record<string, string>, decod
   }
   if (/[\r\n\0]/.test(value)) {
     throw new HermeticError('HERMETIC_SINK_OTLP_HEADERS', `The value of OTLP header "${rawName}" from ${where} holds a line break or NUL, which HTTP cannot carry.`);
+  }
+  // HTTP header values are bytes: fetch refuses a character above U+00FF at every request, which would read as an
+  // unreachable receiver forever. Percent-encode such a value in OTEL_EXPORTER_OTLP_HEADERS only if the receiver
+  // decodes it.
+  if (/[^\x00-\xff]/.test(value)) {
+    throw new HermeticError('HERMETIC_SINK_OTLP_HEADERS', `The value of OTLP header "${rawName}" from ${where} holds a character above U+00FF, which HTTP headers cannot carry.`);
   }
   out[rawName.toLowerCase()] = value;
 }
@@ -153,12 +175,18 @@ export function otlpSettings(url: string, options: OtlpSinkOptions = {}): OtlpSe
   const path = parsed.pathname.replace(/\/+$/, '');
   const base = `${scheme.http}://${parsed.hostname}${port}${path}`;
   const id = `${parsed.protocol.toLowerCase()}//${parsed.hostname}${port}${path}`;
-  const user = decodeURIComponent(parsed.username);
+  let user: string, password: string;
+  try {
+    user = decodeURIComponent(parsed.username);
+    password = decodeURIComponent(parsed.password);
+  } catch {
+    return bad('has a user or password that is not valid percent-encoding (write % as %25)');
+  }
   const display = parsed.username ? `${parsed.protocol.toLowerCase()}//${user}${parsed.password ? ':***' : ''}@${parsed.hostname}${port}${path}` : id;
 
   const own: Record<string, string> = {};
   if (parsed.username || parsed.password) {
-    own.authorization = `Basic ${Buffer.from(`${user}:${decodeURIComponent(parsed.password)}`).toString('base64')}`;
+    own.authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
   }
   for (const entry of o.headers) header(entry, '--sink-header', own, false);
   const signalHeaders = (signal: 'TRACES' | 'METRICS') => Object.freeze({ ...envHeaders(o.env, signal), ...own });
@@ -166,7 +194,7 @@ export function otlpSettings(url: string, options: OtlpSinkOptions = {}): OtlpSe
     base, tracesUrl: `${base}/v1/traces`, metricsUrl: `${base}/v1/metrics`, encoding: scheme.encoding,
     tracesHeaders: signalHeaders('TRACES'), metricsHeaders: signalHeaders('METRICS'),
     id, display, content: o.content, datasetPath: o.datasetPath, timeoutMs: o.timeoutMs, spansPerRequest: o.spansPerRequest, pointsPerRequest: o.pointsPerRequest,
-    onPartialSuccess: o.onPartialSuccess,
+    onPartialSuccess: o.onPartialSuccess, attributeValueLengthLimit: lengthLimit(o.env),
   });
 }
 

@@ -10,7 +10,7 @@ import { batchTelemetry } from './model/batch.js';
 import type { MetricsModel } from './model/metrics.js';
 import { NO_CONTEXT, type SpanModel } from './model/traces.js';
 import type { OtlpPartialSuccess, OtlpSettings } from './options.js';
-import { postExport } from './transport.js';
+import { postExport, sizeRefusal, TooLarge } from './transport.js';
 
 
 export interface OtlpWriteResult {
@@ -59,13 +59,8 @@ export class OtlpSink implements RemoteSink {
     const t = batchTelemetry(batch, this.context ?? NO_CONTEXT, { content: this.settings.content });
     const result: OtlpWriteResult = { spans: t.spans.length, points: 0, requests: 0, deletesIgnored: t.deletesIgnored, partial: [] };
     const per = this.settings.spansPerRequest;
-    for (let i = 0; i < t.spans.length; i += per) {
-      await this.send(result, 'traces', encodeSpans(t.spans.slice(i, i + per), batch.origin, this.settings.encoding));
-    }
-    for (const chunk of chunks(t.metrics, this.settings.pointsPerRequest)) {
-      result.points += chunk.tokenUsage.length + chunk.tokens.length + chunk.cost.length;
-      await this.send(result, 'metrics', encodeMetrics(chunk, batch.origin, this.settings.encoding));
-    }
+    for (let i = 0; i < t.spans.length; i += per) await this.sendSpans(result, t.spans.slice(i, i + per), batch);
+    for (const chunk of chunks(t.metrics, this.settings.pointsPerRequest)) await this.sendMetrics(result, chunk, batch);
     this.lastWrite = result;
   }
 
@@ -77,6 +72,33 @@ export class OtlpSink implements RemoteSink {
     this.stopping = new AbortController();
     this.context?.close();
     this.context = null;
+  }
+
+  // A request the receiver finds too large (413) is sent again in two halves, down to one span; the parts already
+  // accepted are not sent again by this write (a retry of the batch would, harmlessly: same ids).
+  private async sendSpans(result: OtlpWriteResult, spans: SpanModel[], batch: DeltaBatch): Promise<void> {
+    try {
+      await this.send(result, 'traces', encodeSpans(spans, batch.origin, this.settings.encoding, this.settings.attributeValueLengthLimit));
+    } catch (e) {
+      if (!(e instanceof TooLarge)) throw e;
+      if (spans.length < 2) throw sizeRefusal(e);
+      const half = Math.ceil(spans.length / 2);
+      await this.sendSpans(result, spans.slice(0, half), batch);
+      await this.sendSpans(result, spans.slice(half), batch);
+    }
+  }
+
+  // The same for points, split between series (a series' points stay together).
+  private async sendMetrics(result: OtlpWriteResult, chunk: MetricsModel, batch: DeltaBatch): Promise<void> {
+    try {
+      await this.send(result, 'metrics', encodeMetrics(chunk, batch.origin, this.settings.encoding));
+      result.points += chunk.tokenUsage.length + chunk.tokens.length + chunk.cost.length;
+    } catch (e) {
+      if (!(e instanceof TooLarge)) throw e;
+      const halves = halve(chunk);
+      if (!halves) throw sizeRefusal(e);
+      for (const h of halves) await this.sendMetrics(result, h, batch);
+    }
   }
 
   private async send(result: OtlpWriteResult, signal: 'traces' | 'metrics', body: Uint8Array): Promise<void> {
@@ -112,6 +134,18 @@ function* chunks(m: MetricsModel, limit: number): Generator<MetricsModel> {
       cost: m.cost.filter((p) => ids.has(seriesKey(p.attributes))),
     };
   }
+}
+
+// A chunk's series in two halves (null for a single series).
+function halve(m: MetricsModel): [MetricsModel, MetricsModel] | null {
+  const keys = [...new Set(m.tokenUsage.map((p) => seriesKey(p.attributes)))];
+  if (keys.length < 2) return null;
+  const first = new Set(keys.slice(0, Math.ceil(keys.length / 2)));
+  const part = (inFirst: boolean): MetricsModel => {
+    const take = <P extends { attributes: Record<string, unknown> }>(ps: P[]) => ps.filter((p) => first.has(seriesKey(p.attributes)) === inFirst);
+    return { tokenUsage: take(m.tokenUsage), tokens: take(m.tokens), cost: take(m.cost) };
+  };
+  return [part(true), part(false)];
 }
 
 function seriesKey(a: Record<string, unknown>): string {

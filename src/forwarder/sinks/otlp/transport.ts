@@ -28,6 +28,74 @@ export function retryAfterMs(value: string | null, now: number): number | null {
   return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
+/**
+ * A 413 (the request is above the receiver's size limit): the sink splits the request and sends the halves; a request
+ * of one span or one series that is still too large is fatal (`sizeRefusal`).
+ */
+export class TooLarge extends SinkError {
+  constructor(readonly e: Pick<Export, 'display' | 'signal'>, readonly bytes: number, said: string) {
+    super('HERMETIC_SINK_OTLP_REJECTED', `The OTLP receiver at ${e.display} refused the ${e.signal} (${bytes} bytes) with 413 (too large)${said}.`, false);
+  }
+}
+
+/** What a 413 for a request that cannot be split says (one span, or one series' points). */
+export function sizeRefusal(t: TooLarge): SinkError {
+  const what = t.e.signal === 'traces' ? 'one span' : "one series' points";
+  const or = t.e.signal === 'traces' ? ', set OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT, or leave out --otlp-content (message texts and tool results make the large spans)' : '';
+  return new SinkError(
+    'HERMETIC_SINK_OTLP_REJECTED',
+    `The OTLP receiver at ${t.e.display} refused ${what} of ${t.bytes} bytes with 413 (too large); raise its request size limit (the collector's max_request_body_size)${or}. Sending the same batch again cannot help.`,
+    false,
+    { cause: t },
+  );
+}
+
+/** The most of an answer read: an OTLP response is a few bytes (a partial success, an error status). */
+const MAX_ANSWER = 64 * 1024;
+
+// The start of the answer's body, at most MAX_ANSWER bytes; the rest is never read (a receiver or a proxy that sends a
+// huge or endless body cannot fill memory). Errors while reading (the timeout, a reset) give what was read.
+// `signal` (the timeout, or the process stopping) cuts the reading short: fetch's own signal does not reach a body
+// whose headers came, and undici would wait 300 s for a stalled one.
+async function readAnswer(response: Response, signal: AbortSignal): Promise<Uint8Array> {
+  if (!response.body) return new Uint8Array(0);
+  const reader = response.body.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  const cut = () => void reader.cancel().catch(() => undefined);
+  signal.addEventListener('abort', cut, { once: true });
+  if (signal.aborted) cut();
+  try {
+    while (size < MAX_ANSWER) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parts.push(value);
+      size += value.length;
+    }
+  } catch {
+    // cut short: keep what came
+  } finally {
+    signal.removeEventListener('abort', cut);
+    reader.cancel().catch(() => undefined);
+  }
+  const out = new Uint8Array(Math.min(size, MAX_ANSWER));
+  let at = 0;
+  for (const p of parts) {
+    const n = Math.min(p.length, out.length - at);
+    out.set(p.subarray(0, n), at);
+    at += n;
+    if (at === out.length) break;
+  }
+  return out;
+}
+
+// The encoding of the answer: its content type when it names one (a gateway may answer JSON to protobuf), else the
+// request's (OTLP/HTTP: the response uses the request's encoding).
+function answerEncoding(contentType: string | null, sent: OtlpEncoding): OtlpEncoding {
+  const t = (contentType ?? '').toLowerCase();
+  return t.startsWith('application/json') ? 'json' : t.startsWith('application/x-protobuf') || t.startsWith('application/protobuf') ? 'protobuf' : sent;
+}
+
 function partial(signal: Export['signal'], encoding: OtlpEncoding, body: Uint8Array): OtlpPartialSuccess | null {
   if (body.length === 0) return null;
   let rejected = 0, message = '';
@@ -50,23 +118,33 @@ function partial(signal: Export['signal'], encoding: OtlpEncoding, body: Uint8Ar
 /** Sends one export; resolves with the partial success the receiver reported (else null); throws SinkError. */
 export async function postExport(e: Export): Promise<OtlpPartialSuccess | null> {
   let response: Response;
+  const signal = e.stop ? AbortSignal.any([AbortSignal.timeout(e.timeoutMs), e.stop]) : AbortSignal.timeout(e.timeoutMs);
   try {
     response = await fetch(e.url, {
       method: 'POST',
       headers: { ...e.headers, 'content-type': e.encoding === 'json' ? 'application/json' : 'application/x-protobuf' },
       body: e.body as Uint8Array<ArrayBuffer>,
       redirect: 'manual',
-      signal: e.stop ? AbortSignal.any([AbortSignal.timeout(e.timeoutMs), e.stop]) : AbortSignal.timeout(e.timeoutMs),
+      signal,
     });
   } catch (cause) {
     const timedOut = (cause as Error)?.name === 'TimeoutError';
     const why = e.stop?.aborted ? 'was not waited for: hermetic is stopping' : timedOut ? `did not answer within ${e.timeoutMs} ms` : `could not be reached (${describe(cause)})`;
     throw new SinkError('HERMETIC_SINK_OTLP_UNAVAILABLE', `The OTLP receiver at ${e.display} ${why}; the batch will be sent again.`, true, { cause });
   }
-  const body = new Uint8Array(await response.arrayBuffer().catch(() => new ArrayBuffer(0)));
+  const body = await readAnswer(response, signal);
   const status = response.status;
-  if (status >= 200 && status < 300) return partial(e.signal, e.encoding, body);
   const said = snippet(body);
+  if (status >= 200 && status < 300) {
+    // An HTML page is not an OTLP answer: a proxy's or a portal's sign-in page, a web server on the wrong port. Taking
+    // it as delivered would lose the batch without a word.
+    const type = (response.headers.get('content-type') ?? '').toLowerCase();
+    if (type.startsWith('text/html')) {
+      throw new SinkError('HERMETIC_SINK_OTLP_REJECTED', `The OTLP receiver at ${e.display} answered ${status} with a web page (text/html), not an OTLP response, to the ${e.signal}: is ${e.url} an OTLP/HTTP receiver, without a proxy's sign-in in the way? Nothing was taken as delivered.`, false);
+    }
+    return partial(e.signal, answerEncoding(response.headers.get('content-type'), e.encoding), body);
+  }
+  if (status === 413) throw new TooLarge(e, e.body.length, said);
   if (status === 408 || status === 429 || status >= 500) {
     const wait = retryAfterMs(response.headers.get('retry-after'), e.now());
     throw new SinkError(

@@ -132,6 +132,18 @@ function pointsOf(doc: Json): ReceivedPoint[] {
   return out;
 }
 
+/** The spans or points of one request body, as this receiver reads them (throws on an undecodable body). */
+export function decodeRequest(path: string, encoding: 'protobuf' | 'json', body: Uint8Array): { spans: ReceivedSpan[]; points: ReceivedPoint[] } {
+  const traces = path.endsWith('/v1/traces');
+  let doc: Json;
+  if (encoding === 'json') doc = JSON.parse(Buffer.from(body).toString('utf8')) as Json;
+  else {
+    const type = traces ? TYPES.traceRequest : TYPES.metricsRequest;
+    doc = type.toObject(type.decode(body), { longs: String, bytes: String, enums: Number, defaults: false, oneofs: false }) as Json;
+  }
+  return { spans: traces ? spansOf(doc, encoding) : [], points: traces ? [] : pointsOf(doc) };
+}
+
 export interface Receiver {
   /** The sink URL for this receiver: `otlp+http://127.0.0.1:<port>` or the `-json` form. */
   sinkUrl(encoding?: 'protobuf' | 'json'): string;
@@ -155,18 +167,14 @@ export async function startReceiver(): Promise<Receiver> {
       const path = req.url ?? '';
       const encoding = String(req.headers['content-type']).startsWith('application/json') ? 'json' : 'protobuf';
       const traces = path.endsWith('/v1/traces');
-      let doc: Json;
+      let decoded: { spans: ReceivedSpan[]; points: ReceivedPoint[] };
       try {
-        if (encoding === 'json') doc = JSON.parse(body.toString('utf8')) as Json;
-        else {
-          const type = traces ? TYPES.traceRequest : TYPES.metricsRequest;
-          doc = type.toObject(type.decode(body), { longs: String, bytes: String, enums: Number, defaults: false, oneofs: false }) as Json;
-        }
+        decoded = decodeRequest(path, encoding, body);
       } catch (e) {
         res.writeHead(400, { 'content-type': 'text/plain' }).end(`undecodable body: ${(e as Error).message}`);
         return;
       }
-      requests.push({ path, headers: req.headers, encoding, spans: traces ? spansOf(doc, encoding) : [], points: traces ? [] : pointsOf(doc) });
+      requests.push({ path, headers: req.headers, encoding, ...decoded });
       const answer = planned.shift() ?? { status: 200 };
       let out: Buffer = Buffer.alloc(0);
       if (answer.partial) {
