@@ -1,7 +1,10 @@
 // How the OTLP sink fails, against a real receiver: 503 (with Retry-After), 429, 408 and no answer are retriable and
-// the next write goes through; 400, 401 and 404 are fatal; a partial success is reported and not an error.
+// the next write goes through; 400, 401 and 404 are fatal; a partial success is reported and not an error; an untrusted
+// TLS certificate is retriable and its message names the fix.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { SinkError } from '../remote/contract.js';
@@ -147,5 +150,22 @@ test('no receiver listening, or one that never answers, is retriable; abort() cu
   } finally {
     silent.closeAllConnections();
     await new Promise<void>((r) => silent.close(() => r()));
+  }
+});
+
+test('a receiver whose TLS certificate this machine does not trust: retriable, and the message names the fix (NODE_EXTRA_CA_CERTS)', async () => {
+  // A real HTTPS receiver with a self-signed certificate (testing/tls: a throwaway pair made for this test).
+  const tls = (f: string) => readFileSync(new URL(`./testing/tls/${f}`, import.meta.url));
+  const server = createTlsServer({ key: tls('self-signed.key'), cert: tls('self-signed.crt') }, (_, res) => res.end('{}'));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const sink = createOtlpSink(`otlp+https://127.0.0.1:${(server.address() as AddressInfo).port}`, { env: {} });
+    const e = await failure(sink.write(BATCH));
+    assert.equal(e.code, 'HERMETIC_SINK_OTLP_UNAVAILABLE');
+    assert.equal(e.retriable, true);
+    assert.equal(e.message, `The OTLP receiver at ${sink.display} could not be reached (DEPTH_ZERO_SELF_SIGNED_CERT: the receiver's TLS certificate is not signed by a CA this machine trusts; give node that CA with NODE_EXTRA_CA_CERTS=/path/to/ca.pem); the batch will be sent again.`);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
   }
 });

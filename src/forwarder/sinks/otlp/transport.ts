@@ -129,7 +129,7 @@ export async function postExport(e: Export): Promise<OtlpPartialSuccess | null> 
     });
   } catch (cause) {
     const timedOut = (cause as Error)?.name === 'TimeoutError';
-    const why = e.stop?.aborted ? 'was not waited for: hermetic is stopping' : timedOut ? `did not answer within ${e.timeoutMs} ms` : `could not be reached (${describe(cause)})`;
+    const why = e.stop?.aborted ? 'was not waited for: hermetic is stopping' : timedOut ? `did not answer within ${e.timeoutMs} ms` : `could not be reached (${describe(cause)}${certificateHint(cause)})`;
     throw new SinkError('HERMETIC_SINK_OTLP_UNAVAILABLE', `The OTLP receiver at ${e.display} ${why}; the batch will be sent again.`, true, { cause });
   }
   const body = await readAnswer(response, signal);
@@ -158,6 +158,18 @@ export async function postExport(e: Export): Promise<OtlpPartialSuccess | null> 
     : status === 404 ? ` (is ${e.url} the receiver's OTLP/HTTP path?)`
       : status >= 300 && status < 400 ? ' (a redirect: give the final URL)' : '';
   throw new SinkError('HERMETIC_SINK_OTLP_REJECTED', `The OTLP receiver at ${e.display} refused the ${e.signal} with ${status}${said}${hint}; sending the same batch again cannot help.`, false);
+}
+
+/**
+ * Said beside a TLS certificate this machine does not trust (a self-signed or private CA's, a name or date that does
+ * not match): still retried, since the receiver's operator may fix it, but the usual fix is on this side.
+ */
+function certificateHint(cause: unknown): string {
+  const code = (cause as { cause?: { code?: unknown } })?.cause?.code;
+  if (typeof code !== 'string' || !/CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_TLS_CERT_ALTNAME_INVALID/.test(code)) return '';
+  return code === 'ERR_TLS_CERT_ALTNAME_INVALID' || code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID'
+    ? ": the receiver's TLS certificate does not match its name or date"
+    : ": the receiver's TLS certificate is not signed by a CA this machine trusts; give node that CA with NODE_EXTRA_CA_CERTS=/path/to/ca.pem";
 }
 
 function describe(cause: unknown): string {
