@@ -5,7 +5,8 @@ import { HermeticError } from '../../shared/errors.js';
 import { exportParquet, type ExportSummary } from '../export/parquet/index.js';
 import { hermeticHome } from '../home.js';
 import { ledgerZone } from '../report/query.js';
-import { parsePoint } from '../report/window.js';
+import { parsePoint, windowOrderProblem } from '../report/window.js';
+import { terminalSafeJson } from '../report/wrap.js';
 import { byteSize, COMMON_FLAGS, plural } from './common.js';
 import { EXPORT_HELP } from './help.js';
 import { openForReport } from './report.js';
@@ -56,8 +57,12 @@ export async function exportCommand(argv: string[], io: ExportIo = {}): Promise<
     const zone = ledgerZone(db);
     const since = values.since === undefined ? null : parsePoint('since', values.since, now / 1000, zone);
     const until = values.until === undefined ? null : parsePoint('until', values.until, now / 1000, zone, true);
+    // A start at the end of an --until day (--since 2026-03-30 --until 2026-03-29), or two equal times, is an empty
+    // window that exportParquet would take: refused as report refuses it (a start after the end, exportParquet says).
+    const order = since !== null && until !== null && since === until ? windowOrderProblem({ since, until }, values) : null;
+    if (order !== null) throw new HermeticError('HERMETIC_EXPORT_INVALID', order);
     const summary = exportParquet(db, { out: values.out, since, until, now, includeLocalOnly: values['include-local-only'] === true });
-    if (values.json) console.log(JSON.stringify(summary, null, 2));
+    if (values.json) console.log(terminalSafeJson(JSON.stringify(summary, null, 2)));
     else console.log(renderExportSummary(summary, Number(process.hrtime.bigint() - started) / 1e9));
     return 0;
   } finally {

@@ -7,7 +7,7 @@ import { stdoutRoom } from '../../cli/output.js';
 import { HermeticError } from '../../shared/errors.js';
 import { damagedFile, primaryCode } from '../../shared/sqlite-errors.js';
 import { hermeticHome } from '../pipeline/forwarder.js';
-import { displayWidth, fitText, padText, terminalText, wrapWords } from '../report/wrap.js';
+import { displayWidth, fitText, padText, terminalSafeJson, terminalText, wrapWords } from '../report/wrap.js';
 import { openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
 import { COMMON_FLAGS, fleetFrom } from './common.js';
 import { QUERY_HELP } from './help.js';
@@ -38,7 +38,8 @@ export function queryJson(rows: readonly Record<string, unknown>[]): string {
     if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
     return v;
   });
-  return text.includes(mark) ? text.replace(new RegExp(`"${mark}(-?\\d+)"`, 'g'), '$1') : text;
+  // C1 controls, line separators and bidi overrides as \u escapes: the same value, harmless on a terminal.
+  return terminalSafeJson(text.includes(mark) ? text.replace(new RegExp(`"${mark}(-?\\d+)"`, 'g'), '$1') : text);
 }
 
 /** Said under a table whose values were cut. */

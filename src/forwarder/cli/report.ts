@@ -9,10 +9,11 @@ import type { Db } from '../../shared/sqlite.js';
 import { DATASET_VERSION } from '../dataset/columns.js';
 import { hermeticHome } from '../home.js';
 import { explicitTimeZone, systemTimeZone, Zone } from '../ledger/zone.js';
-import { DEFAULT_WIDTH, ledgerZone, MAX_TOP, parseFilters, planFilterMiss, type FilterMiss, rowIssuesIn, type RowIssueCount, uncostedIn, unreadDays, unreadIn, unreadText, type UnreadSpan, renderCsv, renderMarkdown, renderSummary, resolveWindow, course, previousWindow, windowDays, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
+import { DEFAULT_WIDTH, ledgerZone, MAX_TOP, parseFilters, planFilterMiss, type FilterMiss, rowIssuesIn, type RowIssueCount, uncostedIn, unreadDays, unreadIn, unreadText, type UnreadSpan, renderCsv, renderMarkdown, renderSummary, resolveWindow, windowOrderProblem, course, previousWindow, windowDays, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
 import { sqliteDialect } from '../report/dialect.js';
 import { planSummary, type SummaryRequest } from '../report/summary.js';
 import { planReport, runSqlite } from '../report/query.js';
+import { terminalSafeJson } from '../report/wrap.js';
 import { openDataset, openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
 import { COMMON_FLAGS, fleetFrom } from './common.js';
 import { REPORT_HELP } from './help.js';
@@ -136,12 +137,9 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
       console.error(`hermetic: the ledger's days are in ${built.name}; HERMETIC_TZ=${asked} applies once the forwarder runs again (backfill or forward).`);
     }
     const window = resolveWindow({ period: values.period, since: values.since, until: values.until }, nowS, zone);
-    if (window.since !== null && window.until !== null && window.since > window.until) {
-      // Without --until the window ends now: a start after it is in the future, and there is nothing to swap.
-      throw new HermeticError('HERMETIC_REPORT_INVALID', values.until === undefined
-        ? `--since ${values.since ?? ''} is after now: nothing can have been recorded yet.`
-        : `--since ${values.since ?? ''} starts after --until ${values.until} ends; swap them.`);
-    }
+    // Without --until the window ends now: a start after it is in the future, and there is nothing to swap.
+    const order = values.period === undefined ? windowOrderProblem(window, values) : null;
+    if (order !== null) throw new HermeticError('HERMETIC_REPORT_INVALID', order);
     const filter = parseFilters(values.filter ?? []);
     const base: ReportRequest = { since: window.since, until: window.until, utc: values.utc === true, ...(Object.keys(filter).length > 0 ? { filter } : {}) };
     const by = values.by ?? [];
@@ -162,7 +160,7 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
       const report = await source.report({ ...base, by, top }, zone);
       // The documents' shapes are fixed: what they lack is said beside them.
       if (unread && formats.length > 0) console.error(`hermetic: ${unreadText(unread)}`);
-      if (values.json) console.log(JSON.stringify(report, null, 2));
+      if (values.json) console.log(terminalSafeJson(JSON.stringify(report, null, 2)));
       else if (values.csv) console.log(renderCsv(report));
       else if (values.markdown) console.log(renderMarkdown(report));
       else {

@@ -19,6 +19,8 @@ export interface Dialect {
   distinctSessions(where: string): string;
   /** A select-list expression the planner should not serve through an index (SQLite's unary +). */
   noIndex(sql: string): string;
+  /** The sum of a counter or cost column over a group: NULL over no rows, never an overflow error. */
+  sum(sql: string): string;
   /** A statement with `@name` parameters as the driver takes it. */
   bind(sql: string, params: Params): { sql: string; values: Params | unknown[] };
 }
@@ -40,6 +42,10 @@ export function sqliteDialect(machine: { hostname: string; machineId: string | n
     distinctSessions: (where) => `SELECT COUNT(*) AS n FROM (SELECT DISTINCT l.store, l.session_id FROM usage_ledger l INDEXED BY usage_ledger_store_session_id WHERE ${where})`,
     // A unary + (a no-op on any value) keeps SQLite to the time-clustered scan instead of a lookup per row.
     noIndex: (sql) => `+${sql}`,
+    // SQLite's SUM of INTEGERs fails the whole statement with "integer overflow" past 2^63 (a store Hermes or a model
+    // filled with counters near 2^53 gets there in ~1,000 rows); summed as REAL it is exact up to 2^53, as the
+    // numbers JavaScript reads are, and beyond that rounds instead of failing. NULL over no rows, as SUM.
+    sum: (sql) => `SUM(CAST(${sql} AS REAL))`,
     bind: (sql, params) => ({ sql, values: params }),
   };
 }
@@ -56,6 +62,8 @@ export function postgresDialect(schema: string): Dialect & { readonly schema: st
     machineKeys: [{ name: 'machine', sql: 'l.hostname' }, { name: 'machine_id', sql: 'l.machine_id' }],
     distinctSessions: (where) => `SELECT COUNT(*) AS n FROM (SELECT DISTINCT l.machine_id, l.store, l.session_id FROM usage_ledger l WHERE ${where}) d`,
     noIndex: (sql) => sql,
+    // SUM of a bigint is a numeric: it does not overflow.
+    sum: (sql) => `SUM(${sql})`,
     bind(sql, params) {
       const values: unknown[] = [];
       const index = new Map<string, number>();

@@ -4,7 +4,7 @@ export { usageReport, reportCondition, reportTotals, reportRows, reportPeriod, c
 export { summaryTables, type SummaryTables } from './summary.js';
 export { parseFilters } from './filter.js';
 export { planFilterMiss, describeFilterMiss, type FilterMiss } from './filter-miss.js';
-export { resolveWindow, parsePoint, addDays, course, previousWindow, windowDays, PERIODS, type Period, type Window } from './window.js';
+export { resolveWindow, windowOrderProblem, parsePoint, addDays, course, previousWindow, windowDays, PERIODS, type Period, type Window } from './window.js';
 export { renderSummary, renderTable, DEFAULT_WIDTH, renderCsv, renderMarkdown, formatCost, formatTokens, describePeriod, changeText, unreadText, type SummaryView } from './render.js';
 export { rowIssuesIn, type RowIssueCount } from './row-issues.js';
 export { uncostedIn } from './uncosted.js';

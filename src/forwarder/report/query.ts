@@ -235,9 +235,9 @@ export function reportTotals(db: Db, request: Pick<ReportRequest, 'since' | 'unt
 
 export function* planTotals(request: Pick<ReportRequest, 'since' | 'until' | 'filter'>, dialect: Dialect): Plan<UsageReport['totals']> {
   const { where, toolWhere, params } = check(request, dialect);
-  const [sums] = (yield { sql: `SELECT ${USAGE_SUMS.map((m) => `SUM(l.${m}) AS ${m}`).join(', ')} FROM usage_ledger l WHERE ${where}`, params }) as Record<string, number | null>[];
+  const [sums] = (yield { sql: `SELECT ${USAGE_SUMS.map((m) => `${dialect.sum(`l.${m}`)} AS ${m}`).join(', ')} FROM usage_ledger l WHERE ${where}`, params }) as Record<string, number | null>[];
   const [sessions] = yield { sql: dialect.distinctSessions(where), params };
-  const [tools] = (yield { sql: `SELECT SUM(l.calls) AS calls, SUM(l.errors) AS errors FROM tool_usage l WHERE ${toolWhere}`, params }) as { calls: number | null; errors: number | null }[];
+  const [tools] = (yield { sql: `SELECT ${dialect.sum('l.calls')} AS calls, ${dialect.sum('l.errors')} AS errors FROM tool_usage l WHERE ${toolWhere}`, params }) as { calls: number | null; errors: number | null }[];
   const total = { sessions: Number(sessions?.n ?? 0) } as UsageReport['totals'];
   for (const m of USAGE_SUMS) total[m] = measure(m, sums?.[m]);
   total.tool_calls = Number(tools?.calls ?? 0);
@@ -266,7 +266,7 @@ export function* planRows(request: ReportRequest, totals: UsageReport['totals'],
   const shown = keys.filter((k) => !HIDDEN_KEYS.has(k.name));
   const table = tools ? 'tool_usage' : 'usage_ledger';
   const figures = tools ? ['tool_calls', 'tool_errors'] : USAGE_SUMS;
-  const sums = tools ? ['SUM(l.calls) AS tool_calls', 'SUM(l.errors) AS tool_errors'] : USAGE_SUMS.map((m) => `SUM(l.${m}) AS ${m}`);
+  const sums = tools ? [`${dialect.sum('l.calls')} AS tool_calls`, `${dialect.sum('l.errors')} AS tool_errors`] : USAGE_SUMS.map((m) => `${dialect.sum(`l.${m}`)} AS ${m}`);
   // The tables are clustered by time, so a window is one range of them and no window one scan; grouped by a session's
   // columns as they are, SQLite would walk the per-session index instead, a lookup per row. A unary + (a no-op on any
   // value; SQLite's way to say "not through an index") keeps it to the scan. PostgreSQL has no need of it.
@@ -280,7 +280,7 @@ export function* planRows(request: ReportRequest, totals: UsageReport['totals'],
   const stores = dialect.name === 'postgres' ? 2 : Number((yield { sql: 'SELECT COUNT(*) AS n FROM stores', params: {} })[0]?.n ?? 0);
   const grouped = stores <= 1
     ? `SELECT ${[...keyList, distinct, ...sums].join(', ')} FROM ${table} l WHERE ${where} GROUP BY ${groupKeys.join(', ')}`
-    : `SELECT ${groupKeys.map((k) => `g.${k}`).join(', ')}, SUM(g.sessions) AS sessions, ${figures.map((m) => `SUM(g.${m}) AS ${m}`).join(', ')} FROM (SELECT ${[...keyList, `${dialect.noIndex(dialect.storeKey)} AS st`, distinct, ...sums].join(', ')} FROM ${table} l WHERE ${where} GROUP BY ${[...groupKeys, 'st'].join(', ')}) g GROUP BY ${groupKeys.join(', ')}`;
+    : `SELECT ${groupKeys.map((k) => `g.${k}`).join(', ')}, SUM(g.sessions) AS sessions, ${figures.map((m) => `${dialect.sum(`g.${m}`)} AS ${m}`).join(', ')} FROM (SELECT ${[...keyList, `${dialect.noIndex(dialect.storeKey)} AS st`, distinct, ...sums].join(', ')} FROM ${table} l WHERE ${where} GROUP BY ${[...groupKeys, 'st'].join(', ')}) g GROUP BY ${groupKeys.join(', ')}`;
   const rank = `${tools ? 'tool_calls' : 'cost_usd'} DESC, ${shown.map((k) => `k${keys.indexOf(k)}`).join(', ')}`;
   // With --top: the costliest rows (most called, for tools), how many rows there were and their sessions all told.
   // By session alone those two are the window's sessions, and a plain ORDER BY … LIMIT keeps it cheap.

@@ -4,7 +4,7 @@ import { MEASURES, type Dimension, type ReportRow, type UsageReport } from './qu
 import { describeFilterMiss, type FilterMiss } from './filter-miss.js';
 import type { RowIssueCount } from './row-issues.js';
 import { cacheHitRate, type SummaryTables } from './summary.js';
-import { displayWidth, fitText, padText, terminalText, wrapWords } from './wrap.js';
+import { BIDI_CONTROLS, controlPicture, displayWidth, fitText, padText, terminalText, wrapWords } from './wrap.js';
 
 /** `$1,234`, `$12.34`, `$0.0042`, `$0.00`. */
 export function formatCost(v: number | null): string {
@@ -338,15 +338,43 @@ export function rowColumns(report: UsageReport): string[] {
   return [...keys, ...measures, ...extra];
 }
 
-/** The rows as CSV (RFC 4180): a header, then one line per row; empty for NULL. */
+/** Controls a CSV cell never needs (its TAB, CR and LF are quoted), and the bidi overrides: shown, not obeyed. */
+const CSV_CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/g;
+/** What a spreadsheet reads as a formula at the start of a cell (OWASP's list for CSV injection). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * A text value as a CSV cell: controls and bidi overrides shown as a terminal shows them (a spreadsheet or a terminal
+ * reading the file obeys neither), a value a spreadsheet would run as a formula (`=…`, `+…`, `-…`, `@…`, a leading
+ * TAB or CR) led by `'`, as OWASP advises; numbers are never changed. --json gives every value exactly.
+ */
+export function csvText(value: string): string {
+  const shown = value.replace(CSV_CONTROL, controlPicture).replace(BIDI_CONTROLS, controlPicture);
+  return FORMULA_START.test(shown) ? `'${shown}` : shown;
+}
+
+/** The rows as CSV (RFC 4180): a header, then one line per row; empty for NULL; text through csvText. */
 export function renderCsv(report: UsageReport): string {
   const cols = rowColumns(report);
   const cell = (v: unknown) => {
     if (v === null || v === undefined) return '';
-    const s = String(v);
+    const s = typeof v === 'number' ? String(v) : csvText(String(v));
     return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
   };
   return [cols.join(','), ...report.rows.map((r) => cols.map((c) => cell(r[c])).join(','))].join('\n');
+}
+
+/** Characters Markdown gives a meaning inside a table cell: the cell's end, escapes, HTML, links, code, emphasis, entities. */
+const MARKDOWN_ACTIVE = /[\\|<>[\]`*_~&]/g;
+
+/**
+ * A text value as one Markdown table cell that reads as written: one line (controls and line breaks shown as on a
+ * terminal, terminalText), and every character Markdown would act on escaped with a backslash, so a title can neither
+ * end its cell (`|`, `\|`), nor become HTML, a link, an image or code.
+ * @example markdownText('a|b <img src=x>') // 'a\\|b \\<img src=x\\>'
+ */
+export function markdownText(value: string): string {
+  return terminalText(value).replace(MARKDOWN_ACTIVE, (c) => `\\${c}`);
 }
 
 /**
@@ -360,7 +388,7 @@ export function renderMarkdown(report: UsageReport): string {
     if (v === null || v === undefined) return '';
     if (c.endsWith('_usd')) return formatCost(v as number);
     if (typeof v === 'number') return v.toLocaleString('en-US');
-    return String(v).replace(/\|/g, '\\|').replace(/\n/g, ' ');
+    return markdownText(String(v));
   };
   const right = (c: string) => !keyColumns(report.by).includes(c);
   return [

@@ -50,9 +50,11 @@ export function parsePoint(flag: string, text: string, now: number, zone: Zone, 
     if ('problem' in iso) usageError(`--${flag} ${iso.problem}.`);
     // As a look back of more than 100 years: before 1970 there is no usage, and dates stop being read as dates.
     if (Number(iso.day.slice(0, 4)) < 1970) usageError(`--${flag} ${t} is before 1970, when no usage can have been recorded; use --period all for everything.`);
-    if (iso.time === null) return zone.startOfDay(end ? addDays(iso.day, 1) : iso.day);
-    if (iso.offsetMinutes === null) return zone.timeOf(iso.day, iso.time.hour, iso.time.minute) + iso.time.second;
-    return utcSeconds(iso);
+    const t0 = iso.time === null ? zone.startOfDay(end ? addDays(iso.day, 1) : iso.day)
+      : iso.offsetMinutes === null ? zone.timeOf(iso.day, iso.time.hour, iso.time.minute) + iso.time.second : utcSeconds(iso);
+    // The end of 9999-12-31 is in the year 10000, which no window (nor its ISO times, in --json) can name.
+    if (!/^\d{4}-/.test(zone.iso(t0))) usageError(`--${flag} ${t} reaches past the year 9999; leave --${flag} out for an open window.`);
+    return t0;
   }
   return usageError(`--${flag} must be a duration such as 7d, 4w or 12h, or an ISO date such as 2026-07-01 (or 2026-07-01T09:00); got "${text}".`);
 }
@@ -93,6 +95,21 @@ export function resolveWindow(flags: { period?: string | undefined; since?: stri
     since: flags.since === undefined ? null : parsePoint('since', flags.since, now, zone),
     until: flags.until === undefined ? (flags.since === undefined ? null : now) : parsePoint('until', flags.until, now, zone, true),
   };
+}
+
+/**
+ * What is wrong with the order of a window people typed (`--since`, `--until`), in a sentence naming those flags; null
+ * when it is a window. A start after the end, or at it when `--until` is a day (`--since 2026-03-30 --until 2026-03-29`:
+ * the day after starts where that day ends) is to be swapped; two equal times leave no time; a start after now, with
+ * no end, can have nothing recorded yet.
+ */
+export function windowOrderProblem(window: Window, flags: { since?: string | undefined; until?: string | undefined }): string | null {
+  const { since, until } = window;
+  if (since === null || until === null || since < until || (since === until && flags.until === undefined)) return null;
+  if (flags.until === undefined) return `--since ${flags.since ?? ''} is after now: nothing can have been recorded yet.`;
+  if (since > until || (!/T/i.test(flags.until) && flags.since !== flags.until)) return `--since ${flags.since ?? ''} starts after --until ${flags.until} ends; swap them.`;
+  // Two equal times, or a day the zone skipped (Pacific/Apia's 2011-12-30).
+  return `--since ${flags.since ?? ''} and --until ${flags.until} leave no time between them: the window is empty.`;
 }
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];

@@ -5,7 +5,7 @@
 import { HermeticError, isHermeticError } from '../../shared/errors.js';
 import { suggest } from '../../shared/options.js';
 import type { Zone } from '../ledger/zone.js';
-import { FILTERS, resolveWindow, type ReportFilter, type ReportRequest } from '../report/index.js';
+import { FILTERS, resolveWindow, windowOrderProblem, type ReportFilter, type ReportRequest } from '../report/index.js';
 
 export const WEB_PERIODS = ['today', 'week', '7d', '30d', 'month', 'all'] as const;
 const WINDOW_PARAMS = ['period', 'since', 'until'] as const;
@@ -60,10 +60,9 @@ export function usageRequest(query: URLSearchParams, now: number, zone: Zone): R
     if (isHermeticError(e) && e.code === 'HERMETIC_CLI_USAGE') invalid(e.message.replace(/--(since|until|period)\b/g, '"$1"'));
     throw e;
   }
-  if (window.since !== null && window.until !== null && window.since > window.until) {
-    // Without an end the window ends now: a start after it is in the future, and there is nothing to swap (as report).
-    invalid(until === undefined ? `"since" ${since ?? ''} is after now: nothing can have been recorded yet.` : `The window starts after it ends (since ${since}, until ${until}); swap them.`);
-  }
+  // Without an end the window ends now: a start after it is in the future, and there is nothing to swap (as report).
+  const order = period === undefined || period === 'custom' ? windowOrderProblem(window, { since, until }) : null;
+  if (order !== null) invalid(/swap them/.test(order) ? `The window starts after it ends (since ${since}, until ${until}); swap them.` : order.replace(/--(since|until)\b/g, '"$1"'));
   const filter: Record<string, string[]> = {};
   for (const name of FILTERS) {
     const values = query.getAll(name);
