@@ -5,6 +5,7 @@ import { HermeticError, type ErrorCode } from '../../shared/errors.js';
 import { readIsoTime } from '../../shared/iso-time.js';
 import { ledgerTimeZone, Zone } from '../ledger/zone.js';
 import { MAX_BACK, parsePoint } from '../report/window.js';
+import { terminalText } from '../report/wrap.js';
 import { durationSeconds } from '../../shared/duration.js';
 import { hidePassword, userInfoProblem } from '../../shared/url-password.js';
 import type { PolicyDrop, StepResult } from '../pipeline/step.js';
@@ -92,9 +93,10 @@ export const POLICY_DROPS_NAMED = 3;
  * @example policyDropLines(drops) // ['hermetic: 120 sessions not recorded, ignored by the usage policy: a, b, c and 117 more (…)']
  */
 export function policyDropLines(drops: readonly PolicyDrop[]): string[] {
-  if (drops.length <= POLICY_DROPS_NAMED) return drops.map((d) => `hermetic: session ${d.sessionId} not recorded: ${d.reason}`);
-  const first = drops.slice(0, POLICY_DROPS_NAMED).map((d) => d.sessionId).join(', ');
-  const reasons = new Set(drops.map((d) => d.reason));
+  // Ids and folders come from the store (a session's id and cwd): shown harmless, as report shows them (terminalText).
+  if (drops.length <= POLICY_DROPS_NAMED) return drops.map((d) => terminalText(`hermetic: session ${d.sessionId} not recorded: ${d.reason}`));
+  const first = terminalText(drops.slice(0, POLICY_DROPS_NAMED).map((d) => d.sessionId).join(', '));
+  const reasons = new Set(drops.map((d) => terminalText(d.reason)));
   const where = reasons.size === 1 ? `all because ${[...reasons][0]!}` : `under ${plural(new Set(drops.map((d) => d.scope)).size, 'folder')}`;
   const more = (drops.length - POLICY_DROPS_NAMED).toLocaleString('en-US');
   return [`hermetic: ${plural(drops.length, 'session')} not recorded, ignored by the usage policy: ${first} and ${more} more (${where}; "hermetic policy check DIR" explains a folder)`];

@@ -12,6 +12,7 @@ import { DATASET_FILE } from '../sinks/sqlite/dataset.js';
 import { SqliteSink } from '../sinks/sqlite/sink.js';
 import { COMMON_FLAGS, plural } from './common.js';
 import { FORGET_HELP } from './help.js';
+import { terminalText } from '../report/wrap.js';
 import { existingFolder } from './policy.js';
 
 function scopeFolder(path: string): string {
@@ -39,7 +40,7 @@ export async function forgetCommand(argv: string[]): Promise<number> {
     if (values.json) {
       console.log(JSON.stringify({ forgotten: r.forgotten, kept: r.kept, messages_removed: r.written.messagesRemoved, parts_removed: r.written.partsRemoved }, null, 2));
     }
-    for (const k of r.kept) console.error(`hermetic: session ${k.sessionId} kept: ${k.reason} (only what the usage policy ignores now is forgotten)`);
+    for (const k of r.kept) console.error(terminalText(`hermetic: session ${k.sessionId} kept: ${k.reason} (only what the usage policy ignores now is forgotten)`));
     if (r.forgotten.length === 0) {
       const what = scope !== undefined ? `under ${scope}` : `with id ${values.session!.join(', ')}`;
       throw new HermeticError('HERMETIC_FORGET_NONE', r.kept.length === 0

@@ -27,6 +27,14 @@ describe('policyDropLines', () => {
     ]);
   });
 
+  it('an id or folder from the store with terminal escapes or a bidi override is shown harmless (decision 0075)', () => {
+    const lines = [...policyDropLines([drop('\x1b[2Ja\u202e', '/w/\x9b31m')]), ...policyDropLines(Array.from({ length: 4 }, () => drop('\x1b]0;t\x07', '/w\u2066')))];
+    assert.deepEqual(lines, [
+      'hermetic: session ␛[2Ja\\u202e not recorded: /w/\\x9b31m/.hypignore says ignore',
+      'hermetic: 4 sessions not recorded, ignored by the usage policy: ␛]0;t␇, ␛]0;t␇, ␛]0;t␇ and 1 more (all because /w\\u2066/.hypignore says ignore; "hermetic policy check DIR" explains a folder)',
+    ]);
+  });
+
   it('more: one line with the count, the first three ids, the one reason, and hermetic policy check', () => {
     const drops = Array.from({ length: 1204 }, (_, i) => drop(`s${i}`));
     assert.deepEqual(policyDropLines(drops), [

@@ -19,6 +19,7 @@ import { liveBuilds } from '../sinks/sqlite/build-files.js';
 import { COUNTED_TABLES, tableRows } from '../sinks/sqlite/row-counts.js';
 import { byteSize, COMMON_FLAGS, errorKind, plural, type ErrorKind } from './common.js';
 import { STATUS_HELP } from './help.js';
+import { terminalSafeJson, terminalText } from '../report/wrap.js';
 
 interface StoreStatus {
   path: string; profile: string; exists: boolean; backend: string; warning: string | null;
@@ -144,7 +145,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
     const building = db ? null : (liveBuilds(home)[0] ?? null);
     const report = { dataset: datasetPath, dataset_exists: db !== null, dataset_building: building && { pid: building.pid, bytes: building.bytes }, usage_policy_error: policyError, stores, rows, sinks };
     if (values.json) {
-      console.log(JSON.stringify(report, null, 2));
+      console.log(terminalSafeJson(JSON.stringify(report, null, 2)));
       return 0;
     }
     const redacted = db ? datasetSetting(db, 'redact') === 'on' : false;
@@ -166,9 +167,10 @@ export async function statusCommand(argv: string[]): Promise<number> {
       if (s.pending) console.log(`  ${pendingText(s.pending)}`);
       // Status reads the dataset and files only: what PostgreSQL holds beyond the mirror is the next pass's to find.
       else if (s.backend === 'postgres' && !s.read_error) console.log('  pending: not counted (status does not query PostgreSQL; the next backfill or forward reads what changed)');
-      if (s.last_error) console.log(`  last error: ${s.last_error}`);
+      if (s.last_error) console.log(`  last error: ${terminalText(s.last_error)}`);
       if (s.row_issues.entries > 0) console.log(`  ${rowIssuesText(s.row_issues)}`);
-      for (const q of s.quarantined) console.log(`  quarantined: ${q.session_id} (${plural(q.failures, 'failure')}, retry after ${q.retry_at}): ${q.last_error}`);
+      // The id and the error come from the store: shown harmless (terminalText), as report shows them.
+      for (const q of s.quarantined) console.log(`  quarantined: ${terminalText(q.session_id)} (${plural(q.failures, 'failure')}, retry after ${q.retry_at}): ${terminalText(q.last_error)}`);
     }
     for (const k of sinks) {
       console.log(`sink ${k.display}`);
