@@ -17,6 +17,11 @@ test('displayWidth: wide and fullwidth 2, emoji 2, combining marks and zero-widt
     [3, 6, 8, 4, 2, 2, 2, 2, 1, 2, 4, 0]);
 });
 
+test('a soft hyphen and the Arabic number signs take a column, as terminals (and wcwidth) draw them: a title of them still fits (decision 0075)', () => {
+  assert.deepEqual(['a\u00adb', '\u0600\u0661', '\u06dd', '\u{110bd}'].map(displayWidth), [3, 1, 1, 1]);
+  assert.equal(fitText('\u00ad'.repeat(20), 10), `${'\u00ad'.repeat(9)}…`);
+});
+
 test('fitText cuts between whole characters (never half a surrogate pair or a wide character) and padText pads by width', () => {
   assert.equal(fitText('日本語テキスト', 6), '日本…');
   assert.equal(fitText('日本語テキスト', 4), '日…');

@@ -64,11 +64,16 @@ const WIDE: readonly (readonly [number, number])[] = [
 const EMOJI = /\p{Emoji_Presentation}/u;
 const PICTOGRAPH = /\p{Extended_Pictographic}/u;
 const ZERO_WIDTH = /[\p{Mn}\p{Me}\p{Cf}\u1160-\u11ff]/u;
+/**
+ * Format characters a terminal draws in a column all the same: the soft hyphen, and the Arabic and Kaithi number signs
+ * (Prepended_Concatenation_Mark), as wcwidth counts them. Counted as none, a title of them ran past the width.
+ */
+const VISIBLE_FORMAT = /[\u00ad\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\u{110bd}\u{110cd}]/u;
 
 /** The columns one code point takes: 0 for combining marks, format characters (zero-width space, joiners) and controls. */
 function codePointWidth(ch: string): number {
   const cp = ch.codePointAt(0)!;
-  if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || ZERO_WIDTH.test(ch)) return 0;
+  if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || (ZERO_WIDTH.test(ch) && !VISIBLE_FORMAT.test(ch))) return 0;
   if (cp < 0x1100) return 1;
   if (EMOJI.test(ch)) return 2;
   let lo = 0;
