@@ -157,6 +157,8 @@ describe('--csv', () => {
 describe('--markdown', () => {
   it('keeps each row one line of its columns: pipes, backslashes, HTML, links, code and emphasis escaped, controls shown', async () => {
     const text = await report(['--by', 'session', '--markdown']);
+    // An underscore inside a word is no emphasis: a session id reads as it is written.
+    assert.match(text, /^\| 20260714_103001_[0-9a-f]+ \| /m);
     const lines = text.split('\n');
     assert.equal(lines.length, 2 + HOSTILE.length, text);
     assert.doesNotMatch(text, KNOWN_CONTROL);

@@ -364,8 +364,12 @@ export function renderCsv(report: UsageReport): string {
   return [cols.join(','), ...report.rows.map((r) => cols.map((c) => cell(r[c])).join(','))].join('\n');
 }
 
-/** Characters Markdown gives a meaning inside a table cell: the cell's end, escapes, HTML, links, code, emphasis, entities. */
-const MARKDOWN_ACTIVE = /[\\|<>[\]`*_~&]/g;
+/**
+ * Characters Markdown gives a meaning inside a table cell: the cell's end, escapes, HTML, links, code, emphasis,
+ * entities. An `_` between letters or digits is plain text to CommonMark (no emphasis inside a word): left as it is,
+ * so ids and model names read as they are written.
+ */
+const MARKDOWN_ACTIVE = /[\\|<>[\]`*~&]|(?<![\p{L}\p{N}])_|_(?![\p{L}\p{N}])/gu;
 
 /**
  * A text value as one Markdown table cell that reads as written: one line (controls and line breaks shown as on a
