@@ -300,9 +300,10 @@ Filter (repeatable; values of one column are alternatives, columns combine):
 Output (one of; default tables as wide as the terminal, or $COLUMNS, or 80 when
 piped):
   --json           {"period": {"since", "until"}, "by": [...], "totals": {...},
-                   "rows": [...]}
-  --csv            the rows as CSV
-  --markdown       the rows as a Markdown table
+                   "rows": [...]}; every value exactly as the dataset has it
+  --csv            the rows as CSV; text a spreadsheet would run as a formula
+                   (=, +, -, @) is led by ', control characters shown
+  --markdown       the rows as a Markdown table, text escaped to read as written
 Other:
   --utc            days, weeks and months in UTC instead of the ledger's time
                    zone
