@@ -7,7 +7,7 @@ import { stdoutRoom } from '../../cli/output.js';
 import { HermeticError } from '../../shared/errors.js';
 import { damagedFile, primaryCode } from '../../shared/sqlite-errors.js';
 import { hermeticHome } from '../pipeline/forwarder.js';
-import { displayWidth, fitText, padText, terminalSafeJson, terminalText, wrapWords } from '../report/wrap.js';
+import { displayWidth, fitText, padText, terminalSafeJson, terminalText, widthUpTo, wrapWords } from '../report/wrap.js';
 import { openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
 import { COMMON_FLAGS, fleetFrom } from './common.js';
 import { QUERY_HELP } from './help.js';
@@ -51,9 +51,12 @@ export const HELD_ROWS = 10_000;
 /** A value as a table line shows it: harmless (terminalText), before it is cut to its column. */
 const shown = (v: unknown): string => terminalText(cell(v));
 
-/** Widens `natural` (the columns' widths so far, in terminal columns) to fit the row. */
+/** The most columns a value is measured to: wider than any terminal, so a long message is not read to its end. */
+const MEASURED = 4096;
+
+/** Widens `natural` (the columns' widths so far, in terminal columns, at most MEASURED + 1) to fit the row. */
 export function measureRow(natural: number[], columns: readonly string[], row: Record<string, unknown>): void {
-  for (let i = 0; i < columns.length; i++) natural[i] = Math.max(natural[i]!, displayWidth(shown(row[columns[i]!])));
+  for (let i = 0; i < columns.length; i++) natural[i] = Math.max(natural[i]!, widthUpTo(shown(row[columns[i]!]), MEASURED));
 }
 
 /** The columns' widths before any row: their headers'. */

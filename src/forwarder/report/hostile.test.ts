@@ -11,7 +11,7 @@ import { printed } from '../../shared/testing/console.js';
 import { queryCommand } from '../cli/query.js';
 import { reportCommand } from '../cli/report.js';
 import { hermesStore, forwarderRig } from '../testing/index.js';
-import type { UsageReport } from './index.js';
+import { renderTable, type UsageReport } from './index.js';
 import { displayWidth } from './wrap.js';
 
 const NOW = Date.UTC(2026, 6, 15, 10, 30) / 1000;
@@ -87,6 +87,22 @@ describe('the terminal view of hostile text', () => {
     assert.equal(value, 0);
     assert.doesNotMatch(out.join('\n'), KNOWN_CONTROL);
     assert.ok(out.some((l) => l.startsWith('\\u202egnp.exe \\u2066isolate\\u2069 title')), out.join('\n'));
+  });
+});
+
+describe('long values', () => {
+  it('a 300,000-character title or message is measured and cut in a moment (it took minutes: decision 0075)', async () => {
+    const started = performance.now();
+    const fig = { sessions: 1, api_calls: 1, input_tokens: 1, output_tokens: 1, cache_read_tokens: 1, cache_write_tokens: 1, reasoning_tokens: 0, estimated_cost_usd: 1, actual_cost_usd: null, cost_usd: 1 };
+    const rows = Array.from({ length: 20 }, (_, i) => ({ session_id: `s${i}`, title: '数据分析'.repeat(75_000), ...fig }));
+    const table = renderTable({ period: { since: null, until: null }, by: ['session'], totals: {} as UsageReport['totals'], rows }, false, { width: 80 });
+    assert.ok(table.split('\n').every((l) => displayWidth(l) <= 80), table);
+    assert.match(table.split('\n')[2]!, /^s0 {2,}数据分析.*… +\$1\.00 /);
+    const { value, out } = await printed(() => queryCommand(['--home', home, "SELECT replace(printf('%.*c', 300000, 'x'), 'x', '数') AS long, 1 AS n"]));
+    assert.equal(value, 0);
+    // 60 columns when piped: 29 wide characters and … take 59, padded to 60.
+    assert.equal(out[2], `${'数'.repeat(29)}…   1`);
+    assert.ok(performance.now() - started < 10_000, `${Math.round(performance.now() - started)} ms`);
   });
 });
 

@@ -4,7 +4,7 @@ import { MEASURES, type Dimension, type ReportRow, type UsageReport } from './qu
 import { describeFilterMiss, type FilterMiss } from './filter-miss.js';
 import type { RowIssueCount } from './row-issues.js';
 import { cacheHitRate, type SummaryTables } from './summary.js';
-import { BIDI_CONTROLS, controlPicture, displayWidth, fitText, padText, terminalText, wrapWords } from './wrap.js';
+import { BIDI_CONTROLS, controlPicture, displayWidth, fitText, padText, terminalText, widthUpTo, wrapWords } from './wrap.js';
 
 /** `$1,234`, `$12.34`, `$0.0042`, `$0.00`. */
 export function formatCost(v: number | null): string {
@@ -133,7 +133,8 @@ export function renderTable(report: UsageReport, color = false, options: { omitO
     label: KEY_LABEL[k] ?? k, align: 'left', flex: !FIXED_KEYS.includes(k),
     text: (r: ReportRow) => (r.other_rows !== undefined ? (i === 0 ? `(${r.other_rows} more)` : '') : keyText(r[k], k)),
   }));
-  const natural = (c: Column) => Math.max(displayWidth(c.label), ...rows.map((r) => displayWidth(c.text(r))));
+  // Measured up to one past the width: a column is never shown wider, so a longer value's whole width changes nothing.
+  const natural = (c: Column) => Math.max(displayWidth(c.label), ...rows.map((r) => widthUpTo(c.text(r), width + 1)));
   const keyNatural = keyCols.map(natural);
   const figureWidth = new Map(allFigures.map((c) => [c, natural(c)]));
   /** Each key's floor at a stage: fixed keys whole; a session id whole or at `session`; the others at `other`. */

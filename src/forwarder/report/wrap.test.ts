@@ -22,6 +22,29 @@ test('a soft hyphen and the Arabic number signs take a column, as terminals (and
   assert.equal(fitText('\u00ad'.repeat(20), 10), `${'\u00ad'.repeat(9)}…`);
 });
 
+test('a long value is measured and cut in time linear in its length, to the same graphemes as one segmentation (decision 0075)', () => {
+  // Node 20's Intl.Segmenter takes time quadratic in the text's length: a 200,000-character title or message took
+  // minutes to measure. Texts are segmented in windows; a window's last grapheme is read again with the next one.
+  const long = '数据分析'.repeat(50_000);
+  const started = performance.now();
+  assert.equal(displayWidth(long), 400_000);
+  assert.equal(fitText(long, 7), '数据分…');
+  assert.ok(performance.now() - started < 5000, `${Math.round(performance.now() - started)} ms`);
+  // Across window edges: flags (pairs of regional indicators), ZWJ families, combining marks, a grapheme longer than a
+  // window, CR LF, surrogate pairs; measured as the whole text in one segmentation measures it.
+  const whole = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  const pieces = ['a', '日', '🇩🇪', '🇩', '👨‍👩‍👧', 'e\u0301', '\r\n', '😀', '\u0600', ' ', 'x\u20dd', 'ｆ'];
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+  for (let round = 0; round < 10; round++) {
+    let text = '';
+    while (text.length < 2500 + round * 150) text += pieces[next() % pieces.length];
+    if (round === 3) text = `a${'\u0301'.repeat(5000)}b${text}`;
+    const expected = [...whole.segment(text)].reduce((w, { segment }) => w + displayWidth(segment), 0);
+    assert.equal(displayWidth(text), expected, `round ${round}`);
+  }
+});
+
 test('fitText cuts between whole characters (never half a surrogate pair or a wide character) and padText pads by width', () => {
   assert.equal(fitText('日本語テキスト', 6), '日本…');
   assert.equal(fitText('日本語テキスト', 4), '日…');

@@ -93,6 +93,36 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 let segmenter: Intl.Segmenter | null = null;
 const graphemes = (): Intl.Segmenter => (segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' }));
 
+/** Code units segmented at once: Node 20's segmenter takes time quadratic in the length of the text it is given. */
+const WINDOW = 128;
+
+/**
+ * The user-perceived characters of `text`, in order, as one segmentation of the whole gives them, in time linear in its
+ * length: segmented a window at a time, each window's last grapheme read again at the start of the next (it may go on
+ * past the window's end; every earlier boundary needs only the code point after it, which the window holds). A grapheme
+ * longer than a window (a letter under thousands of combining marks) widens the window until it fits.
+ */
+function* graphemesOf(text: string): Generator<string> {
+  let start = 0;
+  let size = WINDOW;
+  while (start < text.length) {
+    if (start + size >= text.length) {
+      for (const { segment } of graphemes().segment(start === 0 ? text : text.slice(start))) yield segment;
+      return;
+    }
+    // A window ends after a whole code point: the boundary before its last one depends on what that one is.
+    const end = start + size + (/[\ud800-\udbff]/.test(text[start + size - 1]!) ? 1 : 0);
+    const segments = [...graphemes().segment(text.slice(start, end))];
+    if (segments.length < 2) {
+      size *= 2;
+      continue;
+    }
+    for (let i = 0; i < segments.length - 1; i++) yield segments[i]!.segment;
+    start += segments.at(-1)!.index;
+    size = WINDOW;
+  }
+}
+
 /** The columns one user-perceived character takes: its widest code point (an emoji asked for with U+FE0F is two). */
 function graphemeWidth(g: string): number {
   if (g.length === 1) return codePointWidth(g);
@@ -107,9 +137,21 @@ function graphemeWidth(g: string): number {
  * @example displayWidth('日本語 ok') // 9
  */
 export function displayWidth(text: string): number {
+  return widthUpTo(text, Infinity);
+}
+
+/**
+ * displayWidth, counted no further than past `limit` (the result is then more than `limit`, not the width): a table
+ * that cannot show more than its width need not read a long message to its end.
+ * @example widthUpTo('日本語'.repeat(1e5), 80) // 82
+ */
+export function widthUpTo(text: string, limit: number): number {
   if (PRINTABLE_ASCII.test(text)) return text.length;
   let w = 0;
-  for (const { segment } of graphemes().segment(text)) w += graphemeWidth(segment);
+  for (const segment of graphemesOf(text)) {
+    w += graphemeWidth(segment);
+    if (w > limit) break;
+  }
   return w;
 }
 
@@ -119,11 +161,11 @@ export function displayWidth(text: string): number {
  * @example fitText('日本語テキスト', 6) // '日本…'
  */
 export function fitText(text: string, width: number, trim = false): string {
-  if (displayWidth(text) <= width) return text;
+  if (widthUpTo(text, width) <= width) return text;
   if (width <= 0) return '';
   let kept = '';
   let used = 0;
-  for (const { segment } of graphemes().segment(text)) {
+  for (const segment of graphemesOf(text)) {
     const w = graphemeWidth(segment);
     if (used + w > width - 1) break;
     kept += segment;
