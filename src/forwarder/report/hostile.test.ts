@@ -1,7 +1,7 @@
 // What `hermetic report` and `hermetic query` print when the Hermes store holds hostile text: titles, models, sources,
 // projects and tool names with terminal escapes, C1 controls, bidi overrides, line separators, CSV formulas, Markdown
-// and HTML; counters whose sums pass 2^63; windows that end where they start (decision 0075). One store, read by every
-// test through the real commands in process.
+// and HTML; counters whose sums pass 2^63; windows that end where they start; values of 300,000 characters (decision
+// 0075). One store, read by every test through the real commands in process and the dashboard's server.
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
@@ -11,6 +11,8 @@ import { printed } from '../../shared/testing/console.js';
 import { queryCommand } from '../cli/query.js';
 import { reportCommand } from '../cli/report.js';
 import { hermesStore, forwarderRig } from '../testing/index.js';
+import { sqliteSource } from '../web/data/sqlite.js';
+import { CSP, startWebServer } from '../web/server.js';
 import { renderTable, type UsageReport } from './index.js';
 import { displayWidth } from './wrap.js';
 
@@ -235,5 +237,26 @@ describe('counters whose sums pass 2^63', () => {
     }
     assert.match(await run([]), /^tokens +\d+B input/m);
     assert.match(await run(['--by', 'model', '--csv']), /^'\+gpt-5,/m);
+  });
+});
+
+describe('the dashboard', () => {
+  it('serves the titles as JSON (never in HTML), every answer with the self-only CSP and nosniff', async () => {
+    const db = new Database(join(home, 'hermetic.db'), { readonly: true });
+    const server = await startWebServer({ source: sqliteSource(db), port: 0, now: () => NOW * 1000 });
+    try {
+      const api = await fetch(new URL('/api/sessions?period=all', server.url));
+      assert.equal(api.headers.get('content-type'), 'application/json; charset=utf-8');
+      assert.equal(api.headers.get('x-content-type-options'), 'nosniff');
+      assert.equal(api.headers.get('content-security-policy'), CSP);
+      const body = (await api.json()) as { rows: { title: string }[] };
+      assert.deepEqual(body.rows.map((r) => r.title).sort(), HOSTILE.map((h) => h[0] as string).sort());
+      // The page is static: what it shows is built from the JSON as text nodes (dom.js), never parsed as HTML.
+      const page = await (await fetch(new URL('/session?id=x', server.url))).text();
+      assert.doesNotMatch(page, /onerror|HYPERLINK/);
+    } finally {
+      await server.close();
+      db.close();
+    }
   });
 });
