@@ -347,11 +347,12 @@ const FORMULA_START = /^[=+\-@\t\r]/;
 /**
  * A text value as a CSV cell: controls and bidi overrides shown as a terminal shows them (a spreadsheet or a terminal
  * reading the file obeys neither), a value a spreadsheet would run as a formula (`=…`, `+…`, `-…`, `@…`, a leading
- * TAB or CR) led by `'`, as OWASP advises; numbers are never changed. --json gives every value exactly.
+ * TAB or CR) led by `'`, as OWASP advises, and a CR (alone or before LF) a line break as LF: printed on a terminal a
+ * CR sends the cursor back over what the cell showed. Numbers are never changed. --json gives every value exactly.
  */
 export function csvText(value: string): string {
   const shown = value.replace(CSV_CONTROL, controlPicture).replace(BIDI_CONTROLS, controlPicture);
-  return FORMULA_START.test(shown) ? `'${shown}` : shown;
+  return (FORMULA_START.test(shown) ? `'${shown}` : shown).replace(/\r\n?/g, '\n');
 }
 
 /** The rows as CSV (RFC 4180): a header, then one line per row; empty for NULL; text through csvText. */
