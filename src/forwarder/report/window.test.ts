@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Zone } from '../ledger/zone.js';
-import { course, parsePoint, previousWindow, resolveWindow } from './window.js';
+import { course, parsePoint, previousWindow, resolveWindow, windowOrderProblem } from './window.js';
 
 const NOW = Date.UTC(2026, 6, 15, 10, 30) / 1000;
 const zone = new Zone('Europe/Berlin');
@@ -100,5 +100,17 @@ describe('the window a trend compares with, and where a period to date is headin
     assert.equal(course('month', window('month', third), third, zone, 100), null);
     assert.equal(course('30d', window('30d'), NOW, zone, 100), null);
     assert.equal(course('month', window('month'), NOW, zone, 0), null);
+  });
+});
+
+describe('days at the edges of a zone (decision 0075)', () => {
+  it('a day whose midnight does not exist starts at its first instant; a day the zone skipped leaves no time, and says so', () => {
+    const santiago = new Zone('America/Santiago');
+    const w = resolveWindow({ since: '2026-09-06', until: '2026-09-06' }, NOW + 200 * 86400, santiago);
+    assert.deepEqual([santiago.iso(w.since!), santiago.iso(w.until!)], ['2026-09-06T01:00:00-03:00', '2026-09-07T00:00:00-03:00']);
+    const apia = new Zone('Pacific/Apia');
+    const skipped = resolveWindow({ since: '2011-12-30', until: '2011-12-30' }, NOW, apia);
+    assert.equal(windowOrderProblem(skipped, { since: '2011-12-30', until: '2011-12-30' }), '--since 2011-12-30 and --until 2011-12-30 leave no time between them: the window is empty.');
+    assert.equal(windowOrderProblem(resolveWindow({ since: '2026-03-29', until: '2026-03-29' }, NOW, zone), { since: '2026-03-29', until: '2026-03-29' }), null);
   });
 });
