@@ -16,7 +16,10 @@ export function formatCost(v: number | null): string {
   return `$${v.toFixed(4)}`;
 }
 
-/** `999`, `12.3k`, `123k`, `1.23M`, `4.50B`: at most five characters below 10^11 (`9,999,999` is `10.0M`, not `10.00M`). */
+/**
+ * `999`, `12.3k`, `123k`, `1.23M`, `4.50B`, `7.20T`, `9.01e+15`: at most five characters below 10^15 (`9,999,999` is
+ * `10.0M`, not `10.00M`), and a number in exponent form past that.
+ */
 export function formatTokens(v: number | null): string {
   if (v === null) return '-';
   // Three significant digits, the precision chosen after rounding (9.996 is 10.0, 99.96 is 100), and the unit too
@@ -29,7 +32,9 @@ export function formatTokens(v: number | null): string {
   if (v < 1000) return String(v);
   if (v < 999_500) return scaled(v / 1e3, 'k');
   if (v < 999_500_000) return scaled(v / 1e6, 'M');
-  return scaled(v / 1e9, 'B');
+  if (v < 999_500_000_000) return scaled(v / 1e9, 'B');
+  if (v < 999_500_000_000_000) return scaled(v / 1e12, 'T');
+  return v.toExponential(2);
 }
 
 const count = (v: number | null) => (v === null ? '-' : v.toLocaleString('en-US'));

@@ -14,7 +14,7 @@ import { reportCommand, terminalWidth } from '../cli/report.js';
 import { DATASET_VERSION } from '../dataset/columns.js';
 import { Zone } from '../ledger/zone.js';
 import { forwarderRig } from '../testing/index.js';
-import { changeText, DIMENSIONS, formatCost, MEASURES, parseFilters, previousWindow, renderSummary, renderTable, resolveWindow, usageReport, type UsageReport } from './index.js';
+import { changeText, DIMENSIONS, formatCost, formatTokens, MEASURES, parseFilters, previousWindow, renderSummary, renderTable, resolveWindow, usageReport, type UsageReport } from './index.js';
 import { displayWidth } from './wrap.js';
 import { printed } from '../../shared/testing/console.js';
 
@@ -55,6 +55,17 @@ function addsUp(r: UsageReport, label: string): void {
     else assert.equal(sum, r.totals[m], `${label} ${m}`);
   }
 }
+
+describe('formatTokens', () => {
+  it('three significant digits and a unit up to T, at most five characters below 10^15, an exponent past it', () => {
+    const cases: [number, string][] = [
+      [999, '999'], [12_345, '12.3k'], [999_499, '999k'], [999_500, '1.00M'], [4_504_000_000, '4.50B'],
+      [99_990_000_000, '100B'], [999_499_999_999, '999B'], [999_500_000_000, '1.00T'], [9_907_199_254_740, '9.91T'],
+      [999_499_999_999_999, '999T'], [2 ** 53 - 1, '9.01e+15'],
+    ];
+    assert.deepEqual(cases.map(([v]) => formatTokens(v)), cases.map(([, s]) => s));
+  });
+});
 
 describe('usageReport', () => {
   it('gives exactly { period, by, totals, rows }, the totals equal to the counters plus auxiliary rows', () => {
