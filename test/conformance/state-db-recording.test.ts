@@ -70,9 +70,9 @@ describeTransports('state.db recording', (open) => {
       assert.equal(rows[1]!.finish_reason, 'tool_calls');
       assert.deepEqual([rows[2]!.tool_call_id, rows[2]!.tool_name, rows[2]!.content], [calls[0]!.id, 'terminal', 'README.md\nsrc']);
       assert.deepEqual([rows[3]!.content, rows[3]!.finish_reason], ['Two entries.', 'stop']);
+      // The agent's flush stores a part list as its text projection (agent/session_persistence.py `_durable_content`).
       const multimodal = db.prepare("SELECT content FROM messages WHERE session_id = ? AND role = 'user'").pluck().get(c) as string;
-      assert.ok(multimodal.startsWith('\x00json:'), 'structured user content is stored with the \\x00json: prefix');
-      assert.deepEqual(JSON.parse(multimodal.slice(6))[0], { type: 'text', text: 'describe' });
+      assert.equal(multimodal, 'describe\n[screenshot]');
     } finally {
       db.close();
     }
@@ -312,6 +312,44 @@ describeTransports('state.db recording', (open) => {
         db.prepare("SELECT typeof(input_tokens), input_tokens, typeof(output_tokens), output_tokens, reasoning_tokens, api_call_count, estimated_cost_usd FROM sessions WHERE id = 'child-1'").raw().get(),
         ['integer', 0, 'integer', 0, 0, 2, 0.5],
       );
+    } finally {
+      db.close();
+    }
+  });
+
+  it('a part list is stored as the agent flushes it (text, images as [screenshot]) and lone surrogates as U+FFFD, in the state.db and the API server\'s sessions alike (decision 0079)', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'hermetic-statedb-')), 'state.db');
+    const h = await open({ stateDb: path });
+    const parts = await submit(h, '{"input":[{"role":"user","content":[{"type":"text","text":"look"},{"type":"input_image","image_url":"data:x"},{"type":"file","file":{}},{"type":"text","text":"here"}]}],"session_id":"conv-parts"}');
+    await h.admin.complete(parts, { output: 'Seen.' });
+    const images = await submit(h, '{"input":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:y"}}]}],"session_id":"conv-image"}');
+    await h.admin.complete(images, { output: 'A picture.' });
+    const lone = await submit(h, '{"input":"a\\ud800b \\ud83d\\ude00","session_id":"conv-lone"}');
+    await h.admin.event(lone, { event: 'reasoning.available', text: 'think\udc00' });
+    await h.admin.event(lone, { event: 'tool.started', tool: 'terminal', arguments: { q: '\ud800' } });
+    await h.admin.event(lone, { event: 'tool.completed', tool: 'terminal', result: 'out\udbff' });
+    await h.admin.complete(lone, { output: 'done\udfff' });
+    const told = async (id: string) => ((await h.request('GET', `/api/sessions/${id}/messages`)).json().data as Array<Record<string, unknown>>)
+      .map((m) => [m.role, m.content]);
+    const api = { parts: await told('conv-parts'), image: await told('conv-image'), lone: await told('conv-lone') };
+    await h.close();
+
+    const expected = {
+      parts: [['user', 'look\n[screenshot]\nhere'], ['assistant', 'Seen.']],
+      image: [['user', '[screenshot]'], ['assistant', 'A picture.']],
+      lone: [['user', 'a\ufffdb \ud83d\ude00'], ['assistant', null], ['tool', 'out\ufffd'], ['assistant', 'done\ufffd']],
+    };
+    assert.deepEqual(api, expected, 'the API server\'s sessions');
+    const db = new Database(path, { readonly: true });
+    try {
+      const rows = (id: string) => (db.prepare('SELECT role, content FROM messages WHERE session_id = ? ORDER BY id').all(id) as Array<{ role: string; content: string | null }>)
+        .map((r) => [r.role, r.content]);
+      assert.deepEqual({ parts: rows('conv-parts'), image: rows('conv-image'), lone: rows('conv-lone') }, expected, 'the state.db');
+      const bad = db.prepare("SELECT count(*) FROM messages WHERE instr(CAST(content AS BLOB), x'ED') > 0 OR instr(CAST(reasoning AS BLOB), x'ED') > 0").pluck().get();
+      assert.equal(bad, 0, 'no surrogate bytes (invalid UTF-8) in the file');
+      assert.equal(db.prepare("SELECT reasoning FROM messages WHERE session_id = 'conv-lone' AND tool_calls IS NOT NULL").pluck().get(), 'think\ufffd');
+      const calls = db.prepare("SELECT tool_calls FROM messages WHERE session_id = 'conv-lone' AND tool_calls IS NOT NULL").pluck().get() as string;
+      assert.ok(calls.includes('\\\\ud800'), 'tool_calls keep json.dumps\'s ensure_ascii escape');
     } finally {
       db.close();
     }
