@@ -3,7 +3,7 @@
 // Built once per run and handed to every sink (the API server's sessions, the --state-db recorder), so both show
 // the same messages, ids and times. Decision 0004 (shapes), 0026 (one session model for both halves).
 import { createHash } from 'node:crypto';
-import { PyFloat, pyStr, type PlainJson, type PyDict, type PyValue } from '../../shared/python/index.js';
+import { isDict, PyFloat, pyStr, type PlainJson, type PyDict, type PyValue } from '../../shared/python/index.js';
 import type { MessageInput, ToolCall } from '../../state-db/writer/types.js';
 import type { AgentResult, ProgressEvent } from '../runs/agent.js';
 import type { RunObserver } from '../runs/observer.js';
@@ -78,6 +78,26 @@ function argumentsText(v: PyValue): string {
   if (v === null || typeof v !== 'object') return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map(argumentsText).join(',')}]`;
   return `{${[...v].map(([k, x]) => `${JSON.stringify(k)}:${argumentsText(x)}`).join(',')}}`;
+}
+
+const IMAGE_PART_TYPES = new Set(['image', 'image_url', 'input_image']);
+
+/**
+ * The user message as the agent's flush writes it (agent/session_persistence.py `_durable_content`): a list of parts
+ * becomes its text — each `text` part's `str(text)`, each image part `[screenshot]`, joined by newlines, other parts
+ * dropped, NULL when nothing is left; SessionDB's `\x00json:` form is only for what is not a string or a list.
+ */
+function userContent(content: PyValue): MessageInput['content'] {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return toJson(content) as PlainJson[];
+  const text: string[] = [];
+  for (const part of content) {
+    if (!isDict(part)) continue;
+    const type = part.get('type');
+    if (type === 'text') text.push(pyStr(part.has('text') ? part.get('text')! : ''));
+    else if (typeof type === 'string' && IMAGE_PART_TYPES.has(type)) text.push('[screenshot]');
+  }
+  return text.length > 0 ? text.join('\n') : null;
 }
 
 /** What a turn remembers of one progress event: three slots of a flat list (no object per event). */
@@ -210,7 +230,7 @@ export class TurnRecorder implements RunObserver {
       at: this.now(),
     };
     const content = run.userMessage;
-    const user: MessageInput = { role: 'user', content: typeof content === 'string' ? content : (toJson(content) as PlainJson[]) };
+    const user: MessageInput = { role: 'user', content: userContent(content) };
     this.#turns.set(run.runId, { start, user, steps: [], names: new Map(), children: new Map(), ended: new Set() });
     for (const sink of this.sinks) sink.started(start);
   }

@@ -5,7 +5,7 @@
 // route first commits what is waiting (`settled`) — or with its run's turn; turns are committed together, at most
 // COALESCE_MS after the first of them (or once MAX_PENDING wait). A lock held by another connection keeps the writes
 // waiting, in order, retried off the loop.
-import { dumps, type PlainJson } from '../../shared/python/index.js';
+import { dumps, scrubSurrogates, type PlainJson } from '../../shared/python/index.js';
 import type { MessageInput } from '../../state-db/writer/types.js';
 import type { FinishedTurn, TurnSink, TurnStart } from '../record/turns.js';
 import { lockBackoff, StoreUnavailable, type LockWait } from '../runs/run-table.js';
@@ -14,20 +14,22 @@ import type { NewMessage, SessionOps, SessionTable, UsageDelta } from './table.j
 
 /** A message row's stored form, as SessionDB encodes it (structured content behind `\x00json:`, tool calls as JSON). */
 export function storedMessage(m: MessageInput): NewMessage {
+  // SessionDB's text columns lose their lone surrogates (U+FFFD) before they are bound, as the --state-db writer's do.
+  const text = (v: string | null | undefined): string | null => (typeof v === 'string' ? scrubSurrogates(v) : null);
   const content =
-    m.content === undefined || m.content === null || typeof m.content === 'string' ? (m.content ?? null) : CONTENT_JSON_PREFIX + dumps(m.content as PlainJson);
+    m.content === undefined || m.content === null || typeof m.content === 'string' ? text(m.content) : CONTENT_JSON_PREFIX + dumps(m.content as PlainJson);
   return {
     role: m.role,
     content,
     tool_call_id: m.tool_call_id ?? null,
     tool_calls: m.tool_calls && m.tool_calls.length > 0 ? dumps(m.tool_calls as unknown as PlainJson) : null,
-    tool_name: m.tool_name ?? null,
+    tool_name: text(m.tool_name),
     timestamp: m.timestamp!,
     token_count: m.token_count ?? null,
     finish_reason: m.finish_reason ?? null,
-    reasoning: m.reasoning ?? null,
-    reasoning_content: m.reasoning_content ?? null,
-    display_kind: m.display_kind ?? null,
+    reasoning: text(m.reasoning),
+    reasoning_content: text(m.reasoning_content),
+    display_kind: text(m.display_kind),
   };
 }
 

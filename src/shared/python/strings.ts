@@ -50,6 +50,14 @@ export function withoutLoneSurrogates(s: string): string {
 }
 
 /**
+ * Hermes's `_sanitize_surrogates` (agent/message_sanitization.py): each unpaired surrogate becomes U+FFFD, what SessionDB
+ * does to a text before binding it (Python's sqlite3 cannot encode one; better-sqlite3 would write invalid UTF-8).
+ */
+export function scrubSurrogates(s: string): string {
+  return SURROGATE.test(s) ? s.replace(LONE_SURROGATES, '\ufffd') : s;
+}
+
+/**
  * The length of the UTF-8 sequence at `bytes[i]` that Python's strict decoder accepts, or 0 when none starts there: no
  * overlong forms, no UTF-16 surrogates, nothing past U+10FFFF (the second byte's range rules those out).
  */

@@ -4,7 +4,7 @@ import type Database from 'better-sqlite3';
 import type { Db } from '../../shared/sqlite.js';
 import type { IdSource } from '../../shared/ids.js';
 import { promptHash } from '../schema/create.js';
-import { dumps as pyJson, type PlainJson as PyJson } from '../../shared/python/index.js';
+import { dumps as pyJson, scrubSurrogates, type PlainJson as PyJson } from '../../shared/python/index.js';
 import { displayIdentity } from '../display-identity.js';
 import type { MessageInput, SessionInput, Usage } from './types.js';
 import { recordAuxiliaryUsage, updateTokenCounts } from './usage.js';
@@ -180,19 +180,25 @@ export class StateDbWriter {
 
   #insertMessage(sessionId: string, m: MessageInput, timestamp: number): number {
     const json = (v: PyJson | undefined) => (v === undefined || v === null ? v : pyJson(v));
+    // SessionDB scrubs lone surrogates from its text columns (U+FFFD) before binding; tool_calls and the JSON columns
+    // are json.dumps'd with ensure_ascii, which escapes them (hermes_state_messages.py `_message_row_params`).
+    const text = <T>(v: T): T => (typeof v === 'string' ? scrubSurrogates(v) as T : v);
     const content = m.content === undefined || m.content === null || typeof m.content === 'string'
-      ? m.content ?? null : JSON_PREFIX + pyJson(m.content);
+      ? text(m.content ?? null) : JSON_PREFIX + pyJson(m.content);
     const toolCalls = m.tool_calls && m.tool_calls.length > 0 ? pyJson(m.tool_calls as unknown as PyJson) : null;
+    const toolName = text(m.tool_name);
     const row: Row = {
       // active is written explicitly: stores migrated across the reconciler quirk have no default for it (spec §5.2).
-      active: 1, ...m, session_id: sessionId, content, tool_calls: toolCalls, timestamp,
+      active: 1, ...m, session_id: sessionId, content, tool_calls: toolCalls, timestamp, tool_name: toolName,
+      reasoning: text(m.reasoning), reasoning_content: text(m.reasoning_content), api_content: text(m.api_content),
+      display_kind: text(m.display_kind),
       reasoning_details: json(m.reasoning_details), codex_reasoning_items: json(m.codex_reasoning_items),
       codex_message_items: json(m.codex_message_items), display_metadata: json(m.display_metadata),
     };
     if (this.has('messages', 'display_identity')) {
       row.display_identity = displayIdentity({
         role: m.role, content, timestamp, tool_call_id: m.tool_call_id ?? null, tool_calls: toolCalls,
-        tool_name: m.tool_name ?? null,
+        tool_name: toolName ?? null,
       });
     }
     return Number(this.insert('messages', row).lastInsertRowid);
