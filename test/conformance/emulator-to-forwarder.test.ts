@@ -110,3 +110,59 @@ it('runs the emulator recorded are forwarded whole: each session\'s counters, li
   const child = rows.find((r) => r.session_id === 'conv-b-child')!;
   assert.deepEqual([child.input_tokens, child.api_calls, child.estimated_cost_usd], [900, 3, 0.02]);
 });
+
+it('the transcripts the emulator recorded are forwarded message for message: text, tool calls and results, reasoning, finish reasons, times (decision 0079)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hermetic-halves-'));
+  const store = join(dir, 'state.db');
+  const h = await openHarness('fetch', { stateDb: store });
+
+  // Part lists, unicode beyond the BMP, lone surrogates, a tool error, reasoning, a very long answer, a cancelled run.
+  const long = 'λ😀'.repeat(60_000) + ' end';
+  const a = await submit(h, '{"input":[{"role":"user","content":[{"type":"text","text":"café \\ud800"},{"type":"image_url","image_url":{"url":"data:x"}}]}],"session_id":"t-a","model":"gpt-5"}');
+  await h.admin.event(a, { event: 'reasoning.available', text: 'read it first' });
+  await h.admin.event(a, { event: 'tool.started', tool: 'read_file', arguments: { path: 'ünï.txt' } });
+  await h.admin.event(a, { event: 'tool.completed', tool: 'read_file', error: true });
+  await h.admin.event(a, { event: 'tool.started', tool: 'terminal', arguments: { command: 'cat x' } });
+  await h.admin.event(a, { event: 'tool.completed', tool: 'terminal', result: '日本語\udc00' });
+  await h.admin.complete(a, { output: long, usage: { input_tokens: 10, output_tokens: 20 } });
+  const b = await submit(h, '{"input":"stop soon","session_id":"t-b"}');
+  await h.admin.event(b, { event: 'tool.started', tool: 'terminal', arguments: { command: 'sleep 60' } });
+  await h.request('POST', `/v1/runs/${b}/stop`);
+  await new Promise((r) => setImmediate(r));
+
+  type Row = { role: string; content: string | null; tool_calls: string | null; tool_call_id: string | null; tool_name: string | null; reasoning: string | null; finish_reason: string | null; timestamp: number };
+  const told = new Map<string, Array<Record<string, unknown>>>();
+  for (const id of ['t-a', 't-b']) told.set(id, (await h.request('GET', `/api/sessions/${id}/messages`)).json().data);
+  await h.close();
+
+  const db = new Database(store, { readonly: true });
+  const stored = new Map<string, Row[]>();
+  try {
+    for (const id of ['t-a', 't-b']) stored.set(id, db.prepare('SELECT role, content, tool_calls, tool_call_id, tool_name, reasoning, finish_reason, timestamp FROM messages WHERE session_id = ? ORDER BY id').all(id) as Row[]);
+  } finally {
+    db.close();
+  }
+  assert.equal(stored.get('t-a')![0]!.content, 'café \ufffd\n[screenshot]');
+  assert.equal(stored.get('t-a')!.at(-1)!.content, long);
+  assert.deepEqual(stored.get('t-b')!.map((r) => r.role), ['user', 'assistant'], 'a cancelled run keeps its user message and the call it made');
+  // The emulator's own routes say the same as the file.
+  for (const [id, rows] of stored) {
+    assert.deepEqual(told.get(id)!.map((m) => [m.role, m.content, m.tool_call_id, m.tool_name, m.finish_reason]),
+      rows.map((r) => [r.role, r.content, r.tool_call_id, r.tool_name, r.finish_reason]), id);
+  }
+
+  const home = join(dir, 'home');
+  const backfill = await runMain(['backfill', '--state-db', store, '--home', home, '--json']);
+  assert.equal(backfill.status, 0, backfill.stderr);
+  const r = await runMain(['query', '--home', home, '--json',
+    "SELECT session_id, role, content, content_format, tool_calls, tool_call_id, tool_name, reasoning, finish_reason, created_at FROM messages WHERE session_id IN ('t-a', 't-b') ORDER BY session_id, seq"]);
+  assert.equal(r.status, 0, r.stderr);
+  const forwarded = JSON.parse(r.stdout) as Array<Record<string, unknown>>;
+  const expected = [...stored].flatMap(([id, rows]) => rows.map((m) => ({
+    session_id: id, role: m.role, content: m.content, content_format: m.content === null ? null : 'text',
+    tool_calls: m.tool_calls === null ? null : JSON.parse(m.tool_calls), tool_call_id: m.tool_call_id,
+    tool_name: m.tool_name, reasoning: m.reasoning, finish_reason: m.finish_reason, created_at: m.timestamp,
+  })));
+  const asForwarded = forwarded.map((m) => ({ ...m, tool_calls: typeof m.tool_calls === 'string' ? JSON.parse(m.tool_calls) : m.tool_calls }));
+  assert.deepEqual(asForwarded, expected);
+});
