@@ -355,6 +355,27 @@ describeTransports('state.db recording', (open) => {
     }
   });
 
+  it('session_daily_usage names the day in local time, as SessionDB\'s date(?, \'unixepoch\', \'localtime\') does (decision 0079)', async () => {
+    const tz = process.env.TZ;
+    process.env.TZ = 'Pacific/Kiritimati'; // UTC+14: T0 is 2026-09-11 in UTC, 2026-09-12 here
+    try {
+      const path = join(mkdtempSync(join(tmpdir(), 'hermetic-statedb-')), 'state.db');
+      const h = await open({ stateDb: path });
+      await h.admin.complete(await submit(h, '{"input":"one","session_id":"conv-day"}'), { output: 'One.', usage: { input_tokens: 4, output_tokens: 2 } });
+      await h.close();
+      const db = new Database(path, { readonly: true });
+      try {
+        assert.deepEqual(db.prepare('SELECT day, input_tokens, output_tokens, api_call_count FROM session_daily_usage WHERE session_id = ?').all('conv-day'),
+          [{ day: '2026-09-12', input_tokens: 4, output_tokens: 2, api_call_count: 1 }]);
+      } finally {
+        db.close();
+      }
+    } finally {
+      if (tz === undefined) delete process.env.TZ;
+      else process.env.TZ = tz;
+    }
+  });
+
   it('the API server\'s sessions add a session\'s runs\' tokens and API calls, as the state.db does', async () => {
     const h = await open();
     const first = await submit(h, '{"input":"one","session_id":"conv-add"}');
