@@ -65,7 +65,8 @@ export class StateDbRecorder implements TurnSink {
       const db = openStateDb(this.path);
       // A lock is never waited for on the event loop: the write is held and tried again (#retryLater).
       db.pragma('busy_timeout = 0');
-      this.#open = new StateDbWriter(db, { now: () => this.#at, ids: this.options.ids });
+      // session_daily_usage.day in local time, as SessionDB's date(?, 'unixepoch', 'localtime') names it (decision 0079).
+      this.#open = new StateDbWriter(db, { now: () => this.#at, ids: this.options.ids, dayIn: 'localtime' });
     }
     return this.#open;
   }
