@@ -376,6 +376,30 @@ describeTransports('state.db recording', (open) => {
     }
   });
 
+  it('steer text the agent delivered is in the tool result it rode on, with Hermes\'s marker, in the state.db and the API server\'s sessions (decision 0079)', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'hermetic-statedb-')), 'state.db');
+    const h = await open({ stateDb: path });
+    const run = await submit(h, '{"input":"fix it","session_id":"conv-steer"}');
+    await h.request('POST', `/v1/runs/${run}/steer`, { body: '{"input":"only the tests"}' });
+    await h.admin.event(run, { event: 'tool.started', tool: 'terminal', arguments: { command: 'ls' } });
+    await h.request('POST', `/v1/runs/${run}/steer`, { body: '{"input":"and be quick"}' });
+    await h.admin.event(run, { event: 'tool.completed', tool: 'terminal', result: 'a\nb' });
+    await h.admin.event(run, { event: 'tool.started', tool: 'terminal', arguments: { command: 'pwd' } });
+    await h.admin.event(run, { event: 'tool.completed', tool: 'terminal', result: '/w' });
+    await h.admin.complete(run, { output: 'Done.' });
+    const api = ((await h.request('GET', '/api/sessions/conv-steer/messages')).json().data as Array<Record<string, unknown>>)
+      .filter((m) => m.role === 'tool').map((m) => m.content);
+    await h.close();
+    const expected = ['a\nb\n\n[USER STEER (injected mid-run, not tool output): only the tests\nand be quick]', '/w'];
+    assert.deepEqual(api, expected, 'the API server\'s sessions');
+    const db = new Database(path, { readonly: true });
+    try {
+      assert.deepEqual(db.prepare("SELECT content FROM messages WHERE session_id = 'conv-steer' AND role = 'tool' ORDER BY id").pluck().all(), expected, 'the state.db');
+    } finally {
+      db.close();
+    }
+  });
+
   it('the API server\'s sessions add a session\'s runs\' tokens and API calls, as the state.db does', async () => {
     const h = await open();
     const first = await submit(h, '{"input":"one","session_id":"conv-add"}');
