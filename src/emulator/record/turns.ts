@@ -104,6 +104,10 @@ function userContent(content: PyValue): MessageInput['content'] {
 const TOOL_STARTED = 0;
 const TOOL_COMPLETED = 1;
 const REASONING = 2;
+/** Steer text delivered at a tool boundary: it rides on the next tool result (Hermes appends it to the batch's last). */
+const STEER = 3;
+/** apply_pending_steer_to_tool_results's marker (agent/agent_runtime_helpers.py, Hermes PR #12116). */
+const steerMarker = (text: string): string => `\n\n[USER STEER (injected mid-run, not tool output): ${text}]`;
 const NO_ARGUMENTS = '{}';
 
 interface Turn {
@@ -167,12 +171,15 @@ function turnMessages(runId: string, turn: Turn): MessageInput[] & { reasoning: 
   let reasoning: string | null = null;
   let prefix: string | null = null;
   let n = 0;
+  /** Steer text delivered and not yet written into a tool result (joined as AIAgent.steer joins it). */
+  let steer: string | null = null;
   const { steps } = turn;
   for (let i = 0; i < steps.length; i += 3) {
     const kind = steps[i];
     const a = steps[i + 1] as string;
     const b = steps[i + 2] as string;
-    if (kind === REASONING) reasoning = a || reasoning;
+    if (kind === STEER) steer = steer === null ? a : `${steer}\n${a}`;
+    else if (kind === REASONING) reasoning = a || reasoning;
     else if (kind === TOOL_STARTED) {
       const call: ToolCall = { id: callId((prefix ??= callPrefix(runId)), n++), type: 'function', function: { name: a, arguments: b } };
       messages.push({ role: 'assistant', content: null, tool_calls: [call], finish_reason: 'tool_calls', reasoning });
@@ -189,7 +196,8 @@ function turnMessages(runId: string, turn: Turn): MessageInput[] & { reasoning: 
         messages.push({ role: 'assistant', content: null, tool_calls: [call], finish_reason: 'tool_calls', reasoning });
         reasoning = null;
       }
-      messages.push({ role: 'tool', content: b, tool_call_id: call.id, tool_name: a });
+      messages.push({ role: 'tool', content: steer === null ? b : b + steerMarker(steer), tool_call_id: call.id, tool_name: a });
+      steer = null;
     }
   }
   return Object.assign(messages, { reasoning });
@@ -233,6 +241,10 @@ export class TurnRecorder implements RunObserver {
     const user: MessageInput = { role: 'user', content: userContent(content) };
     this.#turns.set(run.runId, { start, user, steps: [], names: new Map(), children: new Map(), ended: new Set() });
     for (const sink of this.sinks) sink.started(start);
+  }
+
+  steerDelivered(run: LiveRun, text: string): void {
+    this.#turns.get(run.runId)?.steps.push(STEER, text, null);
   }
 
   progress(run: LiveRun, event: ProgressEvent): void {

@@ -214,18 +214,25 @@ export class FakeAgent {
 
   progress(run: LiveRun, ev: ProgressEvent): void {
     this.registry.emit(run.runId, ev.event, progressFields(ev));
+    // A tool boundary is where Hermes injects accepted steer text (into the tool's result: decision 0029); the
+    // recorder hears it first, so a tool.completed's own result carries it (decision 0079).
+    if (ev.event === 'tool.started' || ev.event === 'tool.completed') this.#deliverSteer(run);
     this.observer?.progress(run, ev);
     // message.delta never touches the status; the rest record last_event and keep the status (spec §6.1).
     if (ev.event !== 'message.delta') this.registry.update(run.runId, 'progress', [], [], ev.event);
-    // A tool boundary is where Hermes injects accepted steer text (into the tool's result: decision 0029).
-    if (ev.event === 'tool.started' || ev.event === 'tool.completed') run.pendingSteer = [];
+  }
+
+  /** Hands the run's accepted steer text to the tool result under way (the recorder writes it there), and clears it. */
+  #deliverSteer(run: LiveRun): void {
+    if (run.pendingSteer.length > 0) this.observer?.steerDelivered?.(run, run.pendingSteer.join('\n'));
+    run.pendingSteer = [];
   }
 
   /** Parks the run on a dangerous-command approval; returns the approval.request event dict. */
   requestApproval(run: LiveRun, notification: PyDict): PyDict {
     // An approval is raised from inside a tool call, so it is a tool boundary too: the steer text accepted before it
     // reaches the model with that tool's result, never as pending_steer (decision 0029). Steer is refused while parked.
-    run.pendingSteer = [];
+    this.#deliverSteer(run);
     const event: PyDict = new Map(notification);
     // The approval entry's setdefault (uuid4().hex, after the given keys), then the gateway's copy: `command`
     // force-redacted in place when present (None → ""), the rest untouched (redaction.md §3).

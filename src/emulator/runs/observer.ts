@@ -9,6 +9,11 @@ export interface RunObserver {
   started(run: LiveRun, status: PyDict): void;
   /** A progress event from the agent (with any recording-only fields the control plane gave). */
   progress(run: LiveRun, event: ProgressEvent): void;
+  /**
+   * Accepted steer text reached a tool boundary (a tool event, an approval): Hermes's agent appends it to the tool
+   * result that ends the batch, before the next model call (decision 0029). Called before that boundary's progress.
+   */
+  steerDelivered?(run: LiveRun, text: string): void;
   /** The agent returned; `status` is the run's status after Hermes classified the result. */
   finished(run: LiveRun, result: AgentResult, status: PyDict): void;
   /** An emulated crash: whatever the agent had not flushed is lost. */
