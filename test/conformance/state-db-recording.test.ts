@@ -400,6 +400,28 @@ describeTransports('state.db recording', (open) => {
     }
   });
 
+  it('each message carries the time it was created in the turn, as the agent stamps its live messages, not the flush time (decision 0079)', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'hermetic-statedb-')), 'state.db');
+    const h = await open({ stateDb: path });
+    const run = await submit(h, '{"input":"go","session_id":"conv-times"}');
+    await h.admin.clock({ advance: 5 });
+    await h.admin.event(run, { event: 'tool.started', tool: 'terminal', arguments: { command: 'ls' } });
+    await h.admin.clock({ advance: 2 });
+    await h.admin.event(run, { event: 'tool.completed', tool: 'terminal', result: 'x' });
+    await h.admin.clock({ advance: 3 });
+    await h.admin.complete(run, { output: 'Done.' });
+    const api = ((await h.request('GET', '/api/sessions/conv-times/messages')).json().data as Array<{ timestamp: number }>).map((m) => m.timestamp);
+    await h.close();
+    const expected = [T0, T0 + 5, T0 + 7, T0 + 10];
+    assert.deepEqual(api, expected, 'the API server\'s sessions');
+    const db = new Database(path, { readonly: true });
+    try {
+      assert.deepEqual(db.prepare("SELECT timestamp FROM messages WHERE session_id = 'conv-times' ORDER BY id").pluck().all(), expected, 'the state.db');
+    } finally {
+      db.close();
+    }
+  });
+
   it('the API server\'s sessions add a session\'s runs\' tokens and API calls, as the state.db does', async () => {
     const h = await open();
     const first = await submit(h, '{"input":"one","session_id":"conv-add"}');
