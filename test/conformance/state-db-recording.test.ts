@@ -232,8 +232,9 @@ describeTransports('state.db recording', (open) => {
       ]);
       const messages = db.prepare("SELECT role, content, finish_reason, timestamp FROM messages WHERE session_id = 'child-1' ORDER BY id").all();
       assert.deepEqual(messages, [
-        { role: 'user', content: 'find papers', finish_reason: null, timestamp: T0 + 30 },
-        { role: 'assistant', content: 'Found 3 papers.', finish_reason: 'stop', timestamp: T0 + 30 + 1e-6 },
+        // The goal when the child started it, the answer when it completed (decision 0079: creation times).
+        { role: 'user', content: 'find papers', finish_reason: null, timestamp: T0 },
+        { role: 'assistant', content: 'Found 3 papers.', finish_reason: 'stop', timestamp: T0 + 30 },
       ]);
       // The parent's own counters hold its own calls only: the child's spend is the child's row.
       const parent = db.prepare("SELECT input_tokens, output_tokens, estimated_cost_usd FROM sessions WHERE id = 'parent-1'").get();

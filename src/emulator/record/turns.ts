@@ -106,6 +106,8 @@ const TOOL_COMPLETED = 1;
 const REASONING = 2;
 /** Steer text delivered at a tool boundary: it rides on the next tool result (Hermes appends it to the batch's last). */
 const STEER = 3;
+/** Slots per step: kind, tool or text, arguments or result, the time it happened. */
+const STRIDE = 4;
 /** apply_pending_steer_to_tool_results's marker (agent/agent_runtime_helpers.py, Hermes PR #12116). */
 const steerMarker = (text: string): string => `\n\n[USER STEER (injected mid-run, not tool output): ${text}]`;
 const NO_ARGUMENTS = '{}';
@@ -114,8 +116,9 @@ interface Turn {
   start: TurnStart;
   user: MessageInput;
   /**
-   * [kind, tool or text, arguments or result, …]: a turn may stream thousands of events, so they are kept as
-   * primitives (tool names shared through `names`) and the messages built once, when the agent returns.
+   * [kind, tool or text, arguments or result, time, …]: a turn may stream thousands of events, so they are kept as
+   * primitives (tool names shared through `names`) and the messages built once, when the agent returns. The time is
+   * when the event happened: the agent stamps each live message when it is created (decision 0079).
    */
   steps: Array<number | string | null>;
   names: Map<string, string>;
@@ -174,15 +177,16 @@ function turnMessages(runId: string, turn: Turn): MessageInput[] & { reasoning: 
   /** Steer text delivered and not yet written into a tool result (joined as AIAgent.steer joins it). */
   let steer: string | null = null;
   const { steps } = turn;
-  for (let i = 0; i < steps.length; i += 3) {
+  for (let i = 0; i < steps.length; i += STRIDE) {
     const kind = steps[i];
     const a = steps[i + 1] as string;
     const b = steps[i + 2] as string;
+    const timestamp = steps[i + 3] as number;
     if (kind === STEER) steer = steer === null ? a : `${steer}\n${a}`;
     else if (kind === REASONING) reasoning = a || reasoning;
     else if (kind === TOOL_STARTED) {
       const call: ToolCall = { id: callId((prefix ??= callPrefix(runId)), n++), type: 'function', function: { name: a, arguments: b } };
-      messages.push({ role: 'assistant', content: null, tool_calls: [call], finish_reason: 'tool_calls', reasoning });
+      messages.push({ role: 'assistant', content: null, tool_calls: [call], finish_reason: 'tool_calls', reasoning, timestamp });
       reasoning = null;
       const queue = open.get(a) ?? [];
       queue.push(call);
@@ -193,10 +197,10 @@ function turnMessages(runId: string, turn: Turn): MessageInput[] & { reasoning: 
       let call = open.get(a)?.shift();
       if (call === undefined) {
         call = { id: callId((prefix ??= callPrefix(runId)), n++), type: 'function', function: { name: a, arguments: NO_ARGUMENTS } };
-        messages.push({ role: 'assistant', content: null, tool_calls: [call], finish_reason: 'tool_calls', reasoning });
+        messages.push({ role: 'assistant', content: null, tool_calls: [call], finish_reason: 'tool_calls', reasoning, timestamp });
         reasoning = null;
       }
-      messages.push({ role: 'tool', content: steer === null ? b : b + steerMarker(steer), tool_call_id: call.id, tool_name: a });
+      messages.push({ role: 'tool', content: steer === null ? b : b + steerMarker(steer), tool_call_id: call.id, tool_name: a, timestamp });
       steer = null;
     }
   }
@@ -238,27 +242,29 @@ export class TurnRecorder implements RunObserver {
       at: this.now(),
     };
     const content = run.userMessage;
-    const user: MessageInput = { role: 'user', content: userContent(content) };
+    // The agent appends (and stamps) the user message when it starts the turn.
+    const user: MessageInput = { role: 'user', content: userContent(content), timestamp: start.at };
     this.#turns.set(run.runId, { start, user, steps: [], names: new Map(), children: new Map(), ended: new Set() });
     for (const sink of this.sinks) sink.started(start);
   }
 
   steerDelivered(run: LiveRun, text: string): void {
-    this.#turns.get(run.runId)?.steps.push(STEER, text, null);
+    this.#turns.get(run.runId)?.steps.push(STEER, text, null, this.now());
   }
 
   progress(run: LiveRun, event: ProgressEvent): void {
     const turn = this.#turns.get(run.runId);
     if (!turn) return;
-    if (event.event === 'reasoning.available') turn.steps.push(REASONING, event.text, null);
+    const at = this.now();
+    if (event.event === 'reasoning.available') turn.steps.push(REASONING, event.text, null, at);
     else if (event.event === 'tool.started' || event.event === 'tool.completed') {
       let tool = turn.names.get(event.tool);
       if (tool === undefined) turn.names.set(event.tool, (tool = event.tool));
       if (event.event === 'tool.started') {
         const args = event.arguments;
-        turn.steps.push(TOOL_STARTED, tool, args === undefined ? NO_ARGUMENTS : typeof args === 'string' ? args : argumentsText(args));
+        turn.steps.push(TOOL_STARTED, tool, args === undefined ? NO_ARGUMENTS : typeof args === 'string' ? args : argumentsText(args), at);
       } else {
-        turn.steps.push(TOOL_COMPLETED, tool, event.result ?? (event.error ? 'Error' : ''));
+        turn.steps.push(TOOL_COMPLETED, tool, event.result ?? (event.error ? 'Error' : ''), at);
       }
     } else if (event.event === 'subagent.start' || event.event === 'subagent.complete') this.#subagent(turn, event);
   }
@@ -294,7 +300,7 @@ export class TurnRecorder implements RunObserver {
     turn.ended.add(id);
     const summary = event.kwargs.get('summary');
     const text = typeof summary === 'string' ? summary : '';
-    const messages: MessageInput[] = [{ role: 'user', content: child.goal }];
+    const messages: MessageInput[] = [{ role: 'user', content: child.goal, timestamp: child.start.at }];
     if (text !== '') messages.push({ role: 'assistant', content: text, finish_reason: 'stop' });
     // Its spend as reported; an event that reports none adds nothing (no call is invented).
     const [input, output, reasoning, calls, cost] = SPEND_KEYS.map((key) => (key === 'cost_usd' ? amount : count)(event.kwargs.get(key)));
