@@ -1,7 +1,8 @@
 // A run's turn as Hermes's agent leaves it in its session store: the session opened when the agent starts, then the
-// turn's messages when it returns (user, assistant tool calls, tool results, final answer), with the token totals.
-// Built once per run and handed to every sink (the API server's sessions, the --state-db recorder), so both show
-// the same messages, ids and times. Decision 0004 (shapes), 0026 (one session model for both halves).
+// turn's messages when it returns (user, assistant tool calls, tool results, final answer), each stamped when it was
+// created, with the token totals. Built once per run and handed to every sink (the API server's sessions, the
+// --state-db recorder), so both show the same messages, ids and times. Decision 0004 (shapes), 0026 (one session model
+// for both halves), 0079 (content as the agent flushes it, steer text, creation times).
 import { createHash } from 'node:crypto';
 import { isDict, PyFloat, pyStr, type PlainJson, type PyDict, type PyValue } from '../../shared/python/index.js';
 import type { MessageInput, ToolCall } from '../../state-db/writer/types.js';
@@ -334,7 +335,7 @@ export class TurnRecorder implements RunObserver {
     this.#flush(turn.start, all, usage, typeof final === 'string' ? final : 'failed');
   }
 
-  /** Hands a finished turn to the sinks, its messages timed at one flush time. */
+  /** Hands a finished turn to the sinks: each message at the time it was created (the final answer at this flush). */
   #flush(start: TurnStart, all: readonly MessageInput[], usage: TurnUsage | null, status: string): void {
     // Equal or earlier times (than the turn's previous message, or the session's last one) are nudged by 1 µs to keep
     // the order (the writer's rule).
