@@ -131,7 +131,7 @@ export interface SessionOps {
   append(profile: string, sessionId: string, messages: readonly NewMessage[], usage: UsageDelta | null): void;
   /** The page of list_sessions_rich, then the pinned rows the window left out (same filters, newest first). */
   list(query: ListQuery): ListedSessionRow[];
-  messages(profile: string, sessionId: string, page: { limit: number; offset: number; latest: boolean }): MessageRow[];
+  messages(profile: string, sessionId: string, page: { limit: number; offset: number | bigint; latest: boolean }): MessageRow[];
   /** Deletes the session and its messages; children are orphaned. */
   delete(profile: string, id: string): boolean;
   snapshot(): SessionsSnapshot;

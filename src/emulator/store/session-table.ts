@@ -212,7 +212,7 @@ class Ops implements SessionOps {
     return page;
   }
 
-  messages(profile: string, sessionId: string, page: { limit: number; offset: number; latest: boolean }): MessageRow[] {
+  messages(profile: string, sessionId: string, page: { limit: number; offset: number | bigint; latest: boolean }): MessageRow[] {
     if (!page.latest) {
       return this.#stmt('SELECT * FROM api_session_messages WHERE profile = ? AND session_id = ? ORDER BY id LIMIT ? OFFSET ?')
         .all(profile, sessionId, page.limit, page.offset) as MessageRow[];

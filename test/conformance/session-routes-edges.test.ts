@@ -1,0 +1,44 @@
+// Decision 0078: the session routes' edges an adversarial client finds — query integers Python reads exactly (and
+// refuses past 4300 digits), ids with odd characters, long transcripts, runs and their sessions. Over both transports.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { describeTransports, std } from '../support/harness.js';
+import { assertBytes, createSession } from '../support/sessions.js';
+
+const PAGE = 'limit and offset must be non-negative integers';
+const ABORT = '500 Internal Server Error\n\nServer got itself in trouble';
+
+describeTransports('session routes: adversarial edges (decision 0078)', (open) => {
+  it('list: limit and offset past Python\'s 4300-digit int() limit are a ValueError, so the defaults', async () => {
+    const h = await open();
+    await createSession(h, '{"id": "s1"}');
+    const page = async (q: string) => (await h.request('GET', `/api/sessions?${q}`)).json();
+    const long = '1'.repeat(4301);
+    assert.deepEqual([(await page(`limit=${long}`)).limit, (await page(`offset=${long}`)).offset], [50, 0]);
+    // 4300 digits is still an int: capped.
+    const most = '1'.repeat(4300);
+    assert.deepEqual([(await page(`limit=${most}`)).limit, (await page(`offset=${most}`)).offset], [200, 1_000_000]);
+  });
+
+  it('messages: an offset past 2**53 is echoed exactly, past SQLite\'s INTEGER is aiohttp\'s 500, past 4300 digits a 400', async () => {
+    const h = await open();
+    await createSession(h, '{"id": "s1"}');
+    const exact = await h.request('GET', '/api/sessions/s1/messages?offset=9007199254740993');
+    assertBytes(exact, 200, '{"object": "list", "session_id": "s1", "data": [], "pagination": {"limit": 500, "offset": 9007199254740993, "order": "latest", "returned": 0}}');
+    const top = await h.request('GET', '/api/sessions/s1/messages?order=oldest&limit=3&offset=9223372036854775807');
+    assertBytes(top, 200, '{"object": "list", "session_id": "s1", "data": [], "pagination": {"limit": 3, "offset": 9223372036854775807, "order": "oldest", "returned": 0}}');
+    // get_messages binds the offset: sqlite3 raises OverflowError past 2**63 - 1, which no handler catches.
+    for (const offset of ['9223372036854775808', '99999999999999999999999']) {
+      const over = await h.request('GET', `/api/sessions/s1/messages?offset=${offset}`);
+      assert.equal(over.status, 500, offset);
+      assert.equal(over.text, ABORT);
+    }
+    for (const q of [`limit=${'1'.repeat(4301)}`, `offset=${'1'.repeat(4301)}`]) {
+      assertBytes(await h.request('GET', `/api/sessions/s1/messages?${q}`), 400, std(PAGE, 'invalid_pagination'));
+    }
+    // A huge limit within the digit limit is capped at 500.
+    assert.equal((await h.request('GET', `/api/sessions/s1/messages?limit=${'9'.repeat(4300)}`)).json().pagination.limit, 500);
+    // The 404 comes first, whatever the query.
+    assert.equal((await h.request('GET', '/api/sessions/nope/messages?offset=99999999999999999999999')).status, 404);
+  });
+});
