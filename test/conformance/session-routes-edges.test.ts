@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeTransports, std } from '../support/harness.js';
+import { submit } from '../support/runs.js';
 import { assertBytes, createSession } from '../support/sessions.js';
 
 const PAGE = 'limit and offset must be non-negative integers';
@@ -40,5 +41,22 @@ describeTransports('session routes: adversarial edges (decision 0078)', (open) =
     assert.equal((await h.request('GET', `/api/sessions/s1/messages?limit=${'9'.repeat(4300)}`)).json().pagination.limit, 500);
     // The 404 comes first, whatever the query.
     assert.equal((await h.request('GET', '/api/sessions/nope/messages?offset=99999999999999999999999')).status, 404);
+  });
+
+  it('delete: the delegate subagent sessions a run spawned go with their parent, messages and all (SessionDB.delete_session)', async () => {
+    const h = await open();
+    const run = await submit(h, '{"input": "research", "session_id": "parent-1"}');
+    await h.admin.event(run, { event: 'subagent.start', goal: 'find papers', subagent_id: 'sa-1', child_session_id: 'child-1', model: 'm' });
+    await h.admin.event(run, { event: 'subagent.complete', subagent_id: 'sa-1', child_session_id: 'child-1', status: 'completed', summary: 'Found 3.' });
+    await h.admin.complete(run, { output: 'done' });
+    const child = await h.request('GET', '/api/sessions/child-1');
+    assert.equal(child.status, 200, child.text);
+    assert.equal(child.json().session.parent_session_id, 'parent-1');
+    assert.ok((await h.request('GET', '/api/sessions/child-1/messages')).json().data.length > 0);
+    assertBytes(await h.request('DELETE', '/api/sessions/parent-1'), 200, '{"object": "hermes.session.deleted", "id": "parent-1", "deleted": true}');
+    assertBytes(await h.request('GET', '/api/sessions/child-1'), 404, std('Session not found: child-1', 'session_not_found'));
+    // Its messages went too: a new session of that id starts empty.
+    await createSession(h, '{"id": "child-1"}');
+    assertBytes(await h.request('GET', '/api/sessions/child-1/messages'), 200, '{"object": "list", "session_id": "child-1", "data": [], "pagination": {"limit": 500, "offset": 0, "order": "latest", "returned": 0}}');
   });
 });

@@ -224,10 +224,43 @@ class Ops implements SessionOps {
 
   delete(profile: string, id: string): boolean {
     if (!this.get(profile, id)) return false;
+    // delete_session: the delegate subagents the session spawned (walked recursively) go with it, messages and all;
+    // any other child (a /branch) is orphaned (decision 0078).
+    for (const child of this.#delegateChildren(profile, id)) {
+      this.#stmt('DELETE FROM api_session_messages WHERE profile = ? AND session_id = ?').run(profile, child);
+      this.#stmt('UPDATE api_sessions SET parent_session_id = NULL WHERE profile = ? AND parent_session_id = ?').run(profile, child);
+      this.#stmt('DELETE FROM api_sessions WHERE profile = ? AND id = ?').run(profile, child);
+    }
     this.#stmt('UPDATE api_sessions SET parent_session_id = NULL WHERE profile = ? AND parent_session_id = ?').run(profile, id);
     this.#stmt('DELETE FROM api_session_messages WHERE profile = ? AND session_id = ?').run(profile, id);
     this.#stmt('DELETE FROM api_sessions WHERE profile = ? AND id = ?').run(profile, id);
     return true;
+  }
+
+  /**
+   * _collect_delegate_child_ids: rows whose `_delegate_from` marker names a session of the frontier, or whose parent is
+   * one and that carry any marker, walked until nothing new; never the seed itself.
+   */
+  #delegateChildren(profile: string, id: string): string[] {
+    const found = new Set([id]);
+    const children: string[] = [];
+    const next = this.#stmt(
+      `SELECT id FROM api_sessions WHERE profile = ? AND (json_extract(COALESCE(model_config, '{}'), '$._delegate_from') = ?
+         OR (parent_session_id = ? AND json_extract(COALESCE(model_config, '{}'), '$._delegate_from') IS NOT NULL))`,
+    );
+    for (let frontier = [id]; frontier.length > 0;) {
+      const reached: string[] = [];
+      for (const parent of frontier) {
+        for (const row of next.all(profile, parent, parent) as Array<{ id: string }>) {
+          if (found.has(row.id)) continue;
+          found.add(row.id);
+          reached.push(row.id);
+        }
+      }
+      children.push(...reached);
+      frontier = reached;
+    }
+    return children;
   }
 
   #setLastId(profile: string, seq: number): void {
