@@ -59,4 +59,25 @@ describeTransports('session routes: adversarial edges (decision 0078)', (open) =
     await createSession(h, '{"id": "child-1"}');
     assertBytes(await h.request('GET', '/api/sessions/child-1/messages'), 200, '{"object": "list", "session_id": "child-1", "data": [], "pagination": {"limit": 500, "offset": 0, "order": "latest", "returned": 0}}');
   });
+
+  it('a run in a session created without a model gives the row the agent\'s model (create_session keeps a model already there)', async () => {
+    const h = await open();
+    const bot = await createSession(h, '{"title": "Bot Chat", "source": "bot_peer_dm"}');
+    await createSession(h, '{"id": "pinned-model", "model": "gpt-x"}');
+    for (const [session, model] of [[bot, 'm-1'], ['pinned-model', 'm-2']] as const) {
+      const run = await submit(h, JSON.stringify({ input: 'hi', session_id: session, model }));
+      await h.admin.complete(run, { output: 'ok' });
+    }
+    const model = async (id: string) => (await h.request('GET', `/api/sessions/${id}`)).json().session.model;
+    assert.equal(await model(bot), 'm-1');
+    assert.equal(await model('pinned-model'), 'gpt-x');
+    // A later run with another model changes nothing: the first model written stays.
+    const again = await submit(h, JSON.stringify({ input: 'hi', session_id: bot, model: 'm-3' }));
+    await h.admin.complete(again, { output: 'ok' });
+    assert.equal(await model(bot), 'm-1');
+    // The row keeps what the route created: its source, title and start.
+    const row = (await h.request('GET', `/api/sessions/${bot}`)).json().session;
+    assert.deepEqual([row.source, row.title, row.has_model_config], ['api_server', 'Bot Chat', false]);
+  });
 });
+

@@ -120,7 +120,7 @@ export interface SessionOps {
   byTitle(profile: string, title: string): SessionRow | undefined;
   /** Hermes's create transaction: exists → nothing; insert; a title held by another row → the insert is undone. */
   create(row: NewSession, title: string | null): CreateOutcome;
-  /** INSERT OR IGNORE: the row the agent creates when a run starts (an existing row is kept as it is). */
+  /** create_session's upsert when a run starts: a new row, or an existing one keeping what it has (a null `model` takes the run's). */
   ensure(row: NewSession): void;
   /** Another row holding `title`, if any (the row `id` itself excluded). */
   titleHolder(profile: string, title: string, id: string): string | undefined;
