@@ -2,7 +2,7 @@
 // refuses past 4300 digits), ids with odd characters, long transcripts, runs and their sessions. Over both transports.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { describeTransports, std } from '../support/harness.js';
+import { describeTransports, K, std } from '../support/harness.js';
 import { submit } from '../support/runs.js';
 import { assertBytes, createSession } from '../support/sessions.js';
 
@@ -78,6 +78,38 @@ describeTransports('session routes: adversarial edges (decision 0078)', (open) =
     // The row keeps what the route created: its source, title and start.
     const row = (await h.request('GET', `/api/sessions/${bot}`)).json().session;
     assert.deepEqual([row.source, row.title, row.has_model_config], ['api_server', 'Bot Chat', false]);
+  });
+
+  it('PATCH racing a DELETE: a session deleted after the 404 check is answered 200 with the row as first read', async (t) => {
+    // Only in process can the test hold the PATCH between its 404 check and its body without a clock: the body is a
+    // stream whose first read tells the test the handler got there. Over HTTP the same code runs.
+    const h = await open();
+    if (h.transport !== 'fetch') return t.skip('needs a body stream the test controls');
+    await createSession(h, '{"id": "gone", "title": "Old"}');
+    let reading!: () => void;
+    const reached = new Promise<void>((resolve) => (reading = resolve));
+    let send!: (text: string) => void;
+    const body = new ReadableStream<Uint8Array>({
+      pull: (controller) => new Promise<void>((resolve) => {
+        reading();
+        send = (text) => {
+          controller.enqueue(new TextEncoder().encode(text));
+          controller.close();
+          resolve();
+        };
+      }),
+    }, { highWaterMark: 0 });
+    const patched = h.emulator.fetch(new Request('http://emulator.test/api/sessions/gone', {
+      method: 'PATCH', body, duplex: 'half', headers: { Authorization: `Bearer ${K}`, 'Content-Type': 'application/json' },
+    } as RequestInit));
+    await reached;
+    assert.equal((await h.request('DELETE', '/api/sessions/gone')).status, 200);
+    send('{"title": "New", "pinned": true}');
+    const reply = await patched;
+    assert.equal(reply.status, 200);
+    const session = (await reply.json()).session;
+    assert.deepEqual([session.id, session.title, session.pinned], ['gone', 'Old', false]);
+    assert.equal((await h.request('GET', '/api/sessions/gone')).status, 404);
   });
 });
 

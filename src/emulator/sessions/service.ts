@@ -199,7 +199,7 @@ export class SessionService {
   }
 
   /** PATCH /api/sessions/{id} after the 404 check and the body parsed as an object (spec §6). */
-  async patch(profile: string, id: string, body: PyDict): Promise<Result<PyDict>> {
+  async patch(profile: string, id: string, body: PyDict, before: SessionRow): Promise<Result<PyDict>> {
     const unknown = [...body.keys()].filter((k) => !PATCHABLE.has(k)).sort(compareCodePoints);
     if (unknown.length > 0) return fail(sessionErrors.unsupportedFields(unknown));
     for (const flag of PATCH_FLAGS) {
@@ -240,8 +240,8 @@ export class SessionService {
       m.sessionUpdated(id, changes);
       if (endReason !== null) m.sessionEnded(id, endReason, now);
     });
-    if (!row) return fail(sessionErrors.notFound(id));
-    return ok(wrap(row));
+    // `db.get_session(id) or session`: a row deleted since the 404 check answers as it was first read (decision 0078).
+    return ok(wrap(row ?? before));
   }
 
   /** DELETE /api/sessions/{id} after the 404 check. */
