@@ -31,8 +31,9 @@ it('SIGKILL and restart on the same --db: the Bot Chat, its run\'s turn and its 
 
   const second = await spawnServe(args);
   try {
-    // The run's one API call is added to the session as Hermes's agent adds it (no usage reported: 0 tokens, $0.0).
-    const row = L(id, 'Bot Chat', { message_count: 2, api_call_count: 1, estimated_cost_usd: py('0.0'), last_active: py(`${T0}.000001`), preview: 'hello from peer', hidden: true });
+    // The run's one API call is added to the session as Hermes's agent adds it (no usage reported: 0 tokens, $0.0), and
+    // the agent's upsert gave the model-less row its model (decision 0078).
+    const row = L(id, 'Bot Chat', { model: 'hermes-agent', message_count: 2, api_call_count: 1, estimated_cost_usd: py('0.0'), last_active: py(`${T0}.000001`), preview: 'hello from peer', hidden: true });
     assert.deepEqual(await call(`${second.url}/api/sessions?limit=200&title=Bot+Chat&include_hidden=1`), { status: 200, text: list([row], 200) });
     const again = await call(`${second.url}/api/sessions`, 'POST', '{"title": "Bot Chat", "source": "bot_peer_dm"}');
     assert.equal(again.status, 400);

@@ -48,10 +48,11 @@ describeTransports('hermes peer against the emulator (spec sessions-api §9)', (
     assert.match(runId, RUN_ID);
     assert.equal(submit!.answer, `{"run_id": "${runId}", "status": "started", "replayed": false}`);
     assert.equal(result.stdout, `${runId}: started\nsession_id: ${id}\nidempotency_key: ticket-123\n`);
-    // The run belongs to the Bot Chat: its turn shows in the session once the agent returns.
+    // The run belongs to the Bot Chat: its turn shows in the session once the agent returns, and the agent's
+    // create_session gave the row (created without a model) the model it ran (decision 0078).
     await h.admin.complete(runId, { output: 'Done.', usage: { input_tokens: 3, output_tokens: 4 } });
     const row = L(id, 'Bot Chat', {
-      message_count: 2, input_tokens: 3, output_tokens: 4, api_call_count: 1, estimated_cost_usd: py('0.0'), last_active: py('1789169800.000001'), preview: 'hello from peer',
+      model: 'hermes-agent', message_count: 2, input_tokens: 3, output_tokens: 4, api_call_count: 1, estimated_cost_usd: py('0.0'), last_active: py('1789169800.000001'), preview: 'hello from peer',
     });
     assert.equal((await h.request('GET', LOOKUP)).text, list([row], 200));
   });

@@ -110,9 +110,13 @@ describeTransports('session chat and messages', (open) => {
     await h.admin.complete(await turn(h), { output: 'ok' });
     const lockless = '{"provider": "openrouter", "model": "gpt-x", "route_source": "raw_request", "requested": {"provider": "openrouter", "model": "gpt-x"}}';
     assertBytes(await routed, 200, chatAnswer(id, '"ok"', '"input_tokens": 0, "output_tokens": 0, "total_tokens": 0', lockless));
+    // The first turn's agent gave the row (created without a model) its model, as create_session's upsert does
+    // (decision 0078): later turns run the session's stored model.
+    assert.equal((await h.request('GET', `/api/sessions/${id}`)).json().session.model, 'gpt-x');
     const failed = chat('{"message": "hi"}');
     await h.admin.fail(await turn(h), { error: 'boom' });
-    assertBytes(await failed, 200, chatAnswer(id, 'null'));
+    const stored = '{"provider": "", "model": "gpt-x", "route_source": "global", "requested": {"provider": "", "model": ""}}';
+    assertBytes(await failed, 200, chatAnswer(id, 'null', undefined, stored));
     const raised = chat('{"message": "hi"}');
     await h.admin.raise(await turn(h), { message: 'kaboom' });
     const page = await raised;

@@ -40,7 +40,7 @@ export async function patchSession(ctx: ApiContext): Promise<HttpResponse> {
   if (!found.ok) return errorResponse(found.error);
   const body = bodyObject(await readJson(ctx.req));
   if (!body.ok) return errorResponse(body.error);
-  return render(200)(await sessions.patch(profileOf(ctx), id, body.value));
+  return render(200)(await sessions.patch(profileOf(ctx), id, body.value, found.value));
 }
 
 /** DELETE /api/sessions/{session_id} */

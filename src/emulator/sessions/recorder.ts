@@ -161,7 +161,7 @@ export class SessionRecorder implements TurnSink {
     this.#retrying = null;
   }
 
-  /** The opened sessions join the waiting writes, ahead of them (INSERT OR IGNORE: their order among others is free). */
+  /** The opened sessions join the waiting writes, ahead of them (an upsert that only fills a missing model: their order among others is free). */
   #takeOpened(): void {
     if (this.#opened.size === 0) return;
     this.#pending = [...this.#opened.values(), ...this.#pending];

@@ -32,12 +32,21 @@ test('source allow-list', () => {
 });
 
 test('Python int() and the query parsers', () => {
-  assert.equal(pyInt(' 7 '), 7);
-  assert.equal(pyInt('+7'), 7);
-  assert.equal(pyInt('-3'), -3);
-  assert.equal(pyInt('1_000'), 1000);
-  assert.equal(pyInt('\u0663\u0664'), 34, 'Arabic-Indic digits');
-  assert.equal(pyInt('\u{1d7d9}'), 1, 'a mathematical digit one');
+  assert.equal(pyInt(' 7 '), 7n);
+  assert.equal(pyInt('+7'), 7n);
+  assert.equal(pyInt('-3'), -3n);
+  assert.equal(pyInt('1_000'), 1000n);
+  assert.equal(pyInt('\u0663\u0664'), 34n, 'Arabic-Indic digits');
+  assert.equal(pyInt('\u{1d7d9}'), 1n, 'a mathematical digit one');
+  // Python's ints are exact at any size ...
+  assert.equal(pyInt('9007199254740993'), 9007199254740993n);
+  // ... up to sys.get_int_max_str_digits() (4300 on Python 3.11): more digits (underscores not counted) is ValueError.
+  assert.equal(pyInt('9'.repeat(4300)), BigInt('9'.repeat(4300)));
+  assert.equal(pyInt(`-${'0'.repeat(4299)}1`), -1n);
+  assert.equal(pyInt('1_'.repeat(4300).slice(0, -1)), BigInt('1'.repeat(4300)));
+  assert.equal(pyInt('1'.repeat(4301)), null);
+  assert.equal(parseQueryInt('1'.repeat(4301), 50, 200), 50, 'a ValueError falls back to the default');
+  assert.equal(parseQueryInt('1'.repeat(4300), 50, 200), 200);
   for (const bad of ['', '7.5', '1__0', '_1', '1_', 'abc', '0x10', '\u00b2']) assert.equal(pyInt(bad), null, bad);
   assert.equal(parseQueryInt(undefined, 50, 200), 50);
   assert.equal(parseQueryInt('-1', 50, 200), 50);

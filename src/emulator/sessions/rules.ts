@@ -59,15 +59,24 @@ export function normalizeSource(text: string): string {
   return lowered === 'browser' ? 'hermes_browser' : lowered;
 }
 
-/** Python int(text) for a query string: whitespace, a sign, `_` between digits, any Unicode decimal digits. */
-export function pyInt(text: string): number | null {
+/** sys.get_int_max_str_digits() on Python 3.11: int() of a string with more digits raises ValueError. */
+export const MAX_INT_DIGITS = 4300;
+
+/**
+ * Python int(text) for a query string: whitespace, a sign, `_` between digits, any Unicode decimal digits; exact at
+ * any size (a bigint), and null (ValueError) past 4300 digits, underscores not counted.
+ * @example pyInt(' +1_0 ') // 10n
+ */
+export function pyInt(text: string): bigint | null {
   const s = pyStrip(text);
   if (!/^[+-]?\p{Nd}(?:_?\p{Nd})*$/u.test(s)) return null;
-  let value = 0;
-  for (const ch of s.replace(/_/g, '')) {
-    if (ch === '+' || ch === '-') continue;
-    value = value * 10 + digitValue(ch);
+  let digits = '';
+  for (const ch of s) {
+    if (ch === '+' || ch === '-' || ch === '_') continue;
+    digits += String(digitValue(ch));
   }
+  if (digits.length > MAX_INT_DIGITS) return null;
+  const value = BigInt(digits);
   return s.startsWith('-') ? -value : value;
 }
 
@@ -87,8 +96,8 @@ function digitValue(ch: string): number {
 export function parseQueryInt(raw: string | undefined, fallback: number, maximum: number): number {
   if (raw === undefined) return fallback;
   const n = pyInt(raw);
-  if (n === null || n < 0) return fallback;
-  return Math.min(n, maximum);
+  if (n === null || n < 0n) return fallback;
+  return n < BigInt(maximum) ? Number(n) : maximum;
 }
 
 /** _coerce_request_bool for a query value: 1/true/yes/on, 0/false/no/off (stripped, any case), else the default. */

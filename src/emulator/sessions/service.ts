@@ -23,6 +23,8 @@ export const BOT_CHAT_TITLE = 'Bot Chat';
 const RECOVERABLE_END_REASONS = new Set(['ws_orphan_reap', 'agent_close']);
 const PATCHABLE = new Set(['title', 'end_reason', 'pinned', 'archived', 'hidden', 'unread']);
 const PATCH_FLAGS = ['pinned', 'archived', 'hidden', 'unread'] as const;
+/** The largest int sqlite3 binds (a signed 64-bit INTEGER). */
+const SQLITE_MAX_INTEGER = 2n ** 63n - 1n;
 
 /** Where API-created sessions are also written (the --state-db recorder), or null. */
 export interface SessionMirror {
@@ -197,7 +199,7 @@ export class SessionService {
   }
 
   /** PATCH /api/sessions/{id} after the 404 check and the body parsed as an object (spec §6). */
-  async patch(profile: string, id: string, body: PyDict): Promise<Result<PyDict>> {
+  async patch(profile: string, id: string, body: PyDict, before: SessionRow): Promise<Result<PyDict>> {
     const unknown = [...body.keys()].filter((k) => !PATCHABLE.has(k)).sort(compareCodePoints);
     if (unknown.length > 0) return fail(sessionErrors.unsupportedFields(unknown));
     for (const flag of PATCH_FLAGS) {
@@ -238,8 +240,8 @@ export class SessionService {
       m.sessionUpdated(id, changes);
       if (endReason !== null) m.sessionEnded(id, endReason, now);
     });
-    if (!row) return fail(sessionErrors.notFound(id));
-    return ok(wrap(row));
+    // `db.get_session(id) or session`: a row deleted since the 404 check answers as it was first read (decision 0078).
+    return ok(wrap(row ?? before));
   }
 
   /** DELETE /api/sessions/{id} after the 404 check. */
@@ -304,10 +306,13 @@ export class SessionService {
     const rawLimit = query('limit');
     const offset = pyInt(query('offset') ?? '0');
     const requested = rawLimit === undefined ? null : pyInt(rawLimit);
-    if (offset === null || offset < 0 || (rawLimit !== undefined && (requested === null || requested < 0))) return fail(sessionErrors.page());
+    if (offset === null || offset < 0n || (rawLimit !== undefined && (requested === null || requested < 0n))) return fail(sessionErrors.page());
     const defaultPage = requested === null;
     const latest = order === 'latest' || (order === undefined && defaultPage);
-    const limit = defaultPage ? 500 : Math.min(requested, 500);
+    const limit = defaultPage || requested > 500n ? 500 : Number(requested);
+    // get_messages binds the offset as it is: sqlite3 cannot bind an int past 2**63 - 1 (OverflowError), and no
+    // handler catches it (decision 0078).
+    if (offset > SQLITE_MAX_INTEGER) throw new UnhandledHermesException('sqlite3 OverflowError: Python int too large to convert to SQLite INTEGER');
     // resolve_resume_session_id: no compression continuations exist here, so the session itself holds its messages.
     const rows = await this.#store('read', 'reading messages', (ops) => ops.messages(profile, id, { limit, offset, latest }));
     if (!rows.ok) return rows;
@@ -317,7 +322,7 @@ export class SessionService {
       ['data', rows.value.map(messageObject)],
       ['pagination', new Map<string, PyValue>([
         ['limit', limit],
-        ['offset', offset],
+        ['offset', offset <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(offset) : offset],
         ['order', order ?? (defaultPage ? 'latest' : 'oldest')],
         ['returned', rows.value.length],
       ])],

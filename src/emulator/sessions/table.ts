@@ -120,7 +120,7 @@ export interface SessionOps {
   byTitle(profile: string, title: string): SessionRow | undefined;
   /** Hermes's create transaction: exists → nothing; insert; a title held by another row → the insert is undone. */
   create(row: NewSession, title: string | null): CreateOutcome;
-  /** INSERT OR IGNORE: the row the agent creates when a run starts (an existing row is kept as it is). */
+  /** create_session's upsert when a run starts: a new row, or an existing one keeping what it has (a null `model` takes the run's). */
   ensure(row: NewSession): void;
   /** Another row holding `title`, if any (the row `id` itself excluded). */
   titleHolder(profile: string, title: string, id: string): string | undefined;
@@ -131,7 +131,7 @@ export interface SessionOps {
   append(profile: string, sessionId: string, messages: readonly NewMessage[], usage: UsageDelta | null): void;
   /** The page of list_sessions_rich, then the pinned rows the window left out (same filters, newest first). */
   list(query: ListQuery): ListedSessionRow[];
-  messages(profile: string, sessionId: string, page: { limit: number; offset: number; latest: boolean }): MessageRow[];
+  messages(profile: string, sessionId: string, page: { limit: number; offset: number | bigint; latest: boolean }): MessageRow[];
   /** Deletes the session and its messages; children are orphaned. */
   delete(profile: string, id: string): boolean;
   snapshot(): SessionsSnapshot;

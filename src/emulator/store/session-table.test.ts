@@ -50,6 +50,27 @@ test('each profile numbers its messages from 1, on its own, as its own state.db 
   t.close();
 });
 
+test('delete_session: delegate subagents go with their parent, recursively; a branch child is orphaned; another profile is untouched', () => {
+  const t = table();
+  t.write((ops) => {
+    const delegate = (profile: string, id: string, parent: string): void =>
+      ops.ensure({ ...session(profile, id), source: 'subagent', parent_session_id: parent, model_config: JSON.stringify({ _delegate_from: parent }) });
+    turn(ops, 'default', 'p');
+    delegate('default', 'kid', 'p');
+    delegate('default', 'grandkid', 'kid');
+    ops.append('default', 'grandkid', [message('user', 'deep', 3)], null);
+    ops.ensure({ ...session('default', 'branch'), parent_session_id: 'p', model_config: JSON.stringify({ _branched_from: 'p' }) });
+    turn(ops, 'alice', 'p');
+    delegate('alice', 'kid', 'p');
+    assert.equal(ops.delete('default', 'p'), true);
+    for (const id of ['p', 'kid', 'grandkid']) assert.equal(ops.get('default', id), undefined, id);
+    assert.deepEqual(ops.messages('default', 'grandkid', { limit: 10, offset: 0, latest: false }), []);
+    assert.equal(ops.get('default', 'branch')?.parent_session_id, null);
+    assert.equal(ops.get('alice', 'kid')?.parent_session_id, 'p');
+  });
+  t.close();
+});
+
 test('a snapshot keeps every profile\'s counter; replaceAll puts them back, and an empty one starts every profile over', () => {
   const t = table();
   const snapshot = t.write((ops) => {

@@ -111,15 +111,13 @@ class Ops implements SessionOps {
     return row?.id;
   }
 
-  #insert(row: NewSession, verb: string): number {
-    return this.#stmt(
-      `${verb} INTO api_sessions (profile, id, source, model, model_config, system_prompt, started_at, parent_session_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(row.profile, row.id, row.source, row.model, row.model_config, row.system_prompt, row.started_at, row.parent_session_id ?? null).changes;
-  }
+
 
   create(row: NewSession, title: string | null): CreateOutcome {
     if (this.get(row.profile, row.id)) return { kind: 'exists' };
-    this.#insert(row, 'INSERT');
+    this.#stmt(
+      'INSERT INTO api_sessions (profile, id, source, model, model_config, system_prompt, started_at, parent_session_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    ).run(row.profile, row.id, row.source, row.model, row.model_config, row.system_prompt, row.started_at, row.parent_session_id ?? null);
     if (title !== null) {
       const holder = this.titleHolder(row.profile, title, row.id);
       if (holder !== undefined) {
@@ -132,7 +130,12 @@ class Ops implements SessionOps {
   }
 
   ensure(row: NewSession): void {
-    this.#insert(row, 'INSERT OR IGNORE');
+    // create_session's upsert: an existing row keeps what it has, and a column it lacks takes the agent's value —
+    // of the columns the emulator's agent writes, only `model` (decision 0078).
+    this.#stmt(
+      `INSERT INTO api_sessions (profile, id, source, model, model_config, system_prompt, started_at, parent_session_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (profile, id) DO UPDATE SET model = COALESCE(api_sessions.model, excluded.model)`,
+    ).run(row.profile, row.id, row.source, row.model, row.model_config, row.system_prompt, row.started_at, row.parent_session_id ?? null);
   }
 
   update(profile: string, id: string, changes: Partial<Omit<SessionRow, 'profile' | 'id'>>): void {
@@ -212,7 +215,7 @@ class Ops implements SessionOps {
     return page;
   }
 
-  messages(profile: string, sessionId: string, page: { limit: number; offset: number; latest: boolean }): MessageRow[] {
+  messages(profile: string, sessionId: string, page: { limit: number; offset: number | bigint; latest: boolean }): MessageRow[] {
     if (!page.latest) {
       return this.#stmt('SELECT * FROM api_session_messages WHERE profile = ? AND session_id = ? ORDER BY id LIMIT ? OFFSET ?')
         .all(profile, sessionId, page.limit, page.offset) as MessageRow[];
@@ -224,10 +227,43 @@ class Ops implements SessionOps {
 
   delete(profile: string, id: string): boolean {
     if (!this.get(profile, id)) return false;
+    // delete_session: the delegate subagents the session spawned (walked recursively) go with it, messages and all;
+    // any other child (a /branch) is orphaned (decision 0078).
+    for (const child of this.#delegateChildren(profile, id)) {
+      this.#stmt('DELETE FROM api_session_messages WHERE profile = ? AND session_id = ?').run(profile, child);
+      this.#stmt('UPDATE api_sessions SET parent_session_id = NULL WHERE profile = ? AND parent_session_id = ?').run(profile, child);
+      this.#stmt('DELETE FROM api_sessions WHERE profile = ? AND id = ?').run(profile, child);
+    }
     this.#stmt('UPDATE api_sessions SET parent_session_id = NULL WHERE profile = ? AND parent_session_id = ?').run(profile, id);
     this.#stmt('DELETE FROM api_session_messages WHERE profile = ? AND session_id = ?').run(profile, id);
     this.#stmt('DELETE FROM api_sessions WHERE profile = ? AND id = ?').run(profile, id);
     return true;
+  }
+
+  /**
+   * _collect_delegate_child_ids: rows whose `_delegate_from` marker names a session of the frontier, or whose parent is
+   * one and that carry any marker, walked until nothing new; never the seed itself.
+   */
+  #delegateChildren(profile: string, id: string): string[] {
+    const found = new Set([id]);
+    const children: string[] = [];
+    const next = this.#stmt(
+      `SELECT id FROM api_sessions WHERE profile = ? AND (json_extract(COALESCE(model_config, '{}'), '$._delegate_from') = ?
+         OR (parent_session_id = ? AND json_extract(COALESCE(model_config, '{}'), '$._delegate_from') IS NOT NULL))`,
+    );
+    for (let frontier = [id]; frontier.length > 0;) {
+      const reached: string[] = [];
+      for (const parent of frontier) {
+        for (const row of next.all(profile, parent, parent) as Array<{ id: string }>) {
+          if (found.has(row.id)) continue;
+          found.add(row.id);
+          reached.push(row.id);
+        }
+      }
+      children.push(...reached);
+      frontier = reached;
+    }
+    return children;
   }
 
   #setLastId(profile: string, seq: number): void {
