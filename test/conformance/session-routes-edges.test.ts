@@ -9,7 +9,7 @@ import { assertBytes, createSession } from '../support/sessions.js';
 const PAGE = 'limit and offset must be non-negative integers';
 const ABORT = '500 Internal Server Error\n\nServer got itself in trouble';
 
-describeTransports('session routes: adversarial edges (decision 0078)', (open) => {
+describeTransports('session routes: adversarial edges (decision 0078)', (open, transport) => {
   it('list: limit and offset past Python\'s 4300-digit int() limit are a ValueError, so the defaults', async () => {
     const h = await open();
     await createSession(h, '{"id": "s1"}');
@@ -83,8 +83,10 @@ describeTransports('session routes: adversarial edges (decision 0078)', (open) =
   it('PATCH racing a DELETE: a session deleted after the 404 check is answered 200 with the row as first read', async (t) => {
     // Only in process can the test hold the PATCH between its 404 check and its body without a clock: the body is a
     // stream whose first read tells the test the handler got there. Over HTTP the same code runs.
+    // Said before a harness is opened: node 20 runs no afterEach for a test skipped from inside, so an HTTP harness
+    // opened first would stay open and hold the process.
+    if (transport !== 'fetch') return t.skip('needs a body stream the test controls');
     const h = await open();
-    if (h.transport !== 'fetch') return t.skip('needs a body stream the test controls');
     await createSession(h, '{"id": "gone", "title": "Old"}');
     let reading!: () => void;
     const reached = new Promise<void>((resolve) => (reading = resolve));
