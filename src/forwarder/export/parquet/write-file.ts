@@ -1,10 +1,11 @@
 // One Parquet file from a stream of rows, in row groups of at most `rowGroupRows` rows or about `rowGroupBytes` of
 // values (whichever comes first: memory stays bounded however large the table). Written under a hidden temporary
 // name beside its place and renamed over it only when complete, so a reader sees the old file or the new one.
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileWriter, ParquetWriter } from 'hyparquet-writer';
 import { ValueProblem, type ExportColumn } from './schema.js';
+import { syncPath } from '../../../shared/sync-path.js';
 
 export interface RowGroupBudget {
   /** Rows per row group (default 131,072: DuckDB's and Spark's readers parallelize by row group). */
@@ -31,25 +32,16 @@ export class RowProblem extends Error {
 
 let serial = 0;
 
-function sync(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /**
  * Puts a complete temporary file in its place so that it stays there, whole, through a power loss too: its bytes are
  * flushed before the rename (else the new name can point at an empty file after a crash of the machine), and the
  * folder after it (the rename itself). A folder that cannot be flushed (some file systems refuse) is left to the OS.
  */
 export function durableRename(tmp: string, path: string): void {
-  sync(tmp);
+  syncPath(tmp);
   renameSync(tmp, path);
   try {
-    sync(dirname(path));
+    syncPath(dirname(path));
   } catch {
     // EISDIR/EINVAL/EPERM where folders cannot be opened or flushed: the rename is as durable as the OS makes it
   }

@@ -8,9 +8,9 @@ import { test } from 'node:test';
 import { HermeticError } from '../../../shared/errors.js';
 import { hasLoneSurrogate } from '../../../shared/python/strings.js';
 import type { DeltaBatch } from '../remote/contract.js';
-import { SinkError } from '../remote/contract.js';
 import { createOtlpSink, type OtlpPartialSuccess } from './index.js';
 import { ORIGIN } from './testing/batches.js';
+import { failure } from './testing/failure.js';
 import { decodeRequest } from './testing/receiver.js';
 
 const STORE = '/home/test/.hermes/state.db';
@@ -44,16 +44,6 @@ async function serve(handler: (req: IncomingMessage, body: Buffer, res: ServerRe
       await new Promise<void>((r) => server.close(() => r()));
     },
   };
-}
-
-async function failure(promise: Promise<unknown>): Promise<SinkError> {
-  try {
-    await promise;
-  } catch (e) {
-    assert.ok(e instanceof SinkError, `a SinkError, not ${String(e)}`);
-    return e;
-  }
-  assert.fail('the write should have failed');
 }
 
 test('a receiver whose answer never ends: the sink reads the start of it and goes on (memory stays bounded)', { timeout: 30_000 }, async () => {

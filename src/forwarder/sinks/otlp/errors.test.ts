@@ -7,9 +7,9 @@ import { createServer, type Server } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { SinkError } from '../remote/contract.js';
 import { createOtlpSink, type OtlpPartialSuccess } from './index.js';
 import { ORIGIN } from './testing/batches.js';
+import { failure } from './testing/failure.js';
 import { startReceiver, type Receiver } from './testing/receiver.js';
 import type { DeltaBatch } from '../remote/contract.js';
 
@@ -42,16 +42,6 @@ before(async () => {
   receiver = await startReceiver();
 });
 after(() => receiver.close());
-
-async function failure(promise: Promise<unknown>): Promise<SinkError> {
-  try {
-    await promise;
-  } catch (e) {
-    assert.ok(e instanceof SinkError, `a SinkError, not ${String(e)}`);
-    return e;
-  }
-  assert.fail('the write should have failed');
-}
 
 test('503 with Retry-After is retriable and says when; the same batch then goes through', async () => {
   receiver.clear();

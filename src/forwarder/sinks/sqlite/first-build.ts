@@ -7,12 +7,13 @@
 // next process that writes removes (lazy.ts), and the next pass starts over. When another process created the
 // dataset meanwhile, the link fails, the build is dropped, and the pass that built it runs again over the dataset that
 // is there (forwarder.ts).
-import { closeSync, existsSync, fsyncSync, linkSync, openSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, linkSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { HermeticError } from '../../../shared/errors.js';
 import { buildFile } from './build-files.js';
 import { DATASET_FILE, openDatasetFile, type DatasetOptions } from './dataset.js';
 import { SqliteSink } from './sink.js';
+import { syncPath } from '../../../shared/sync-path.js';
 
 /** Messages a build takes before it is published mid-pass: a kill -9 never costs more than this much work again. */
 export const BUILD_ASIDE_MESSAGES = 250_000;
@@ -20,16 +21,6 @@ export const BUILD_ASIDE_MESSAGES = 250_000;
 /** A new dataset being built aside in `home`. */
 export function startBuild(home: string, options: DatasetOptions = {}): SqliteSink {
   return new SqliteSink(openDatasetFile(home, buildFile(home), 'aside', options), options);
-}
-
-/** Flushes a file (or folder) to disk. */
-function sync(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /**
@@ -45,7 +36,7 @@ export function publishBuild(build: SqliteSink, home: string): boolean {
     // it can take, and would take this one between a close and the link. A process opening the dataset meanwhile
     // waits for the lock as for any writer's.
     build.db.pragma('journal_mode = WAL');
-    sync(path);
+    syncPath(path);
     try {
       linkSync(path, target);
     } catch (e) {
@@ -58,7 +49,7 @@ export function publishBuild(build: SqliteSink, home: string): boolean {
       renameSync(path, target);
     }
     build.close();
-    sync(home);
+    syncPath(home);
     return true;
   } catch (e) {
     throw new HermeticError('HERMETIC_DATASET_WRITE', `Cannot publish the new dataset at ${target}: ${(e as Error).message}.`);
