@@ -1,7 +1,7 @@
 // Hermes's small rules for the session routes, as pure functions: SessionDB.sanitize_title, gateway.session's
 // _is_path_unsafe, the source allow-list, the query-parameter parsers (Python int(), _coerce_request_bool) and
 // _clean_runtime_id. Spec sessions-api §3.1, §4.1–§4.4.
-import { pyLen, pyStrip } from '../../shared/python/index.js';
+import { pyLen, pyStrip, scrubSurrogates } from '../../shared/python/index.js';
 
 /** SessionDB.MAX_TITLE_LENGTH. */
 export const MAX_TITLE_LENGTH = 100;
@@ -10,7 +10,6 @@ export const MAX_SESSION_ID_LENGTH = 256;
 
 /** Python's re `\s` (str.isspace()), which the title's whitespace collapse uses. */
 const PY_SPACE_RUN = /[\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/g;
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 export class TitleTooLong extends Error {
   constructor(readonly length: number) {
@@ -25,7 +24,7 @@ export class TitleTooLong extends Error {
  */
 export function sanitizeTitle(title: string): string | null {
   if (!title) return null;
-  let cleaned = title.replace(LONE_SURROGATE, '\ufffd');
+  let cleaned = scrubSurrogates(title);
   cleaned = cleaned.replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, '');
   cleaned = cleaned.replace(/[\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufffc\ufff9-\ufffb]/g, '');
   cleaned = pyStrip(cleaned.replace(PY_SPACE_RUN, ' '));
