@@ -20,7 +20,7 @@ import { findEsbuild } from './transpile.mjs';
  * dozens of SIGKILLed processes or a whole build.
  */
 const SLOW = [
-  'test/cli/forwarder-crash.test.ts', // 40 SIGKILLs of backfill and forward (~1 min of CPU)
+  'test/cli/forwarder-crash.test.ts', // 24 SIGKILLs of backfill and forward (~35 s of CPU)
   'test/cli/forwarder-live.test.ts', // forward beside a writer at 200 messages/s for 30 s
   'test/package/consumer.test.ts', // npm pack (a tsc build) and a strict consumer's tsc
   'src/forwarder/pipeline/read-worker.test.ts', // 18 backfills of 2,600 messages, read three ways
