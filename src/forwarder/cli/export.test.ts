@@ -2,6 +2,8 @@
 // line with its HERMETIC_* code and exit status (no dataset, a bad window, an unwritable --out, a busy folder, a
 // value that does not fit), losing nothing: what a failed export did not finish leaves the folder as it was.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -153,18 +155,44 @@ test('an --out that cannot be a folder: HERMETIC_EXPORT_OUT, exit 1', async () =
   assert.equal(readFileSync(file, 'utf8'), 'mine');
 });
 
-test('a folder another export is writing to: HERMETIC_EXPORT_BUSY; a lock left by a process that is gone is taken over', async () => {
+test('a folder another export is writing to: HERMETIC_EXPORT_BUSY, from a process of its own; once it is killed, the next export runs', async () => {
   const out = join(tmp.dir, 'out-busy');
   mkdirSync(out);
-  writeFileSync(join(out, '.hermetic-export.lock'), String(process.ppid));
-  assert.deepEqual(await hermetic('export', 'parquet', '--out', out, '--home', rig.home), {
-    // Not a mistake in the command line: exit 1, without the pointer to --help.
-    code: 1, out: '', err: `hermetic: Another export (process ${process.ppid}) is writing to ${out}; wait for it to finish, or choose another --out. [HERMETIC_EXPORT_BUSY]`,
-  });
-  writeFileSync(join(out, '.hermetic-export.lock'), '2147483646');
+  const lock = join(out, '.hermetic-export.lock');
+  // Another process holds the folder's lock as an export does (SQLite's write lock on the lock file), then is killed.
+  const holder = spawn(process.execPath, ['--input-type=module', '-e', `
+    import Database from 'better-sqlite3';
+    import { closeSync, openSync } from 'node:fs';
+    closeSync(openSync(${JSON.stringify(lock)}, 'a'));
+    const db = new Database(${JSON.stringify(lock)}, { timeout: 0 });
+    db.exec('BEGIN IMMEDIATE');
+    console.log('held');
+    setInterval(() => {}, 1000);
+  `], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const [line] = (await once(holder.stdout!, 'data')) as [Buffer];
+    assert.equal(String(line).trim(), 'held');
+    assert.deepEqual(await hermetic('export', 'parquet', '--out', out, '--home', rig.home), {
+      // Not a mistake in the command line: exit 1, without the pointer to --help.
+      code: 1, out: '', err: `hermetic: Another export is writing to ${out} now (it holds .hermetic-export.lock); wait for it to finish, or choose another --out. [HERMETIC_EXPORT_BUSY]`,
+    });
+  } finally {
+    holder.kill('SIGKILL');
+    await once(holder, 'exit');
+  }
   const done = await hermetic('export', 'parquet', '--out', out, '--home', rig.home, '--json');
   assert.equal(done.code, 0, done.err);
-  assert.ok(!existsSync(join(out, '.hermetic-export.lock')), 'the lock is released');
+});
+
+test('a lock file naming a process that is alive but exports nothing (a pid reused after a kill -9) does not stop the next export', async () => {
+  const out = join(tmp.dir, 'out-reused');
+  mkdirSync(out);
+  // What an export killed mid-write used to leave: its pid, now another process's (here: the test runner's).
+  writeFileSync(join(out, '.hermetic-export.lock'), String(process.ppid));
+  const done = await hermetic('export', 'parquet', '--out', out, '--home', rig.home, '--json');
+  assert.equal(done.code, 0, done.err);
+  // The lock is released: another export runs at once.
+  assert.equal((await hermetic('export', 'parquet', '--out', out, '--home', rig.home, '--json')).code, 0);
 });
 
 test('a value that does not fit its column stops the export with HERMETIC_EXPORT_VALUE; the files it would have replaced are as they were', async () => {
