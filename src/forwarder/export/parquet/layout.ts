@@ -3,10 +3,13 @@
 //   <out>/<table>/day=YYYY-MM-DD/data.parquet      messages and parts: one file per UTC day of created_at,
 //                                                  rewritten whole whenever an export's window touches that day
 //   <out>/manifest.json                            what is there (manifest.ts)
+//   <out>/.hermetic-export.lock                    empty; an export holds SQLite's write lock on it (lockOut)
 // A file is replaced by a rename (write-file.ts); a day left with no rows loses its file. Only these names are ever
 // written or removed: anything else in <out> is left alone.
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmdirSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, rmdirSync, rmSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { primaryCode } from '../../../shared/sqlite-errors.js';
 import { HermeticError } from '../../../shared/errors.js';
 import { createDirs } from '../../../shared/dirs.js';
 
@@ -53,15 +56,6 @@ export function removeLeftovers(out: string, tables: readonly string[]): void {
   }
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
 /** Why a folder cannot be written, in words. */
 export function outError(out: string, e: unknown): HermeticError {
   const code = (e as NodeJS.ErrnoException)?.code;
@@ -81,30 +75,42 @@ export function isFileSystemError(e: unknown): boolean {
 }
 
 /**
- * Creates `out` when missing and takes its lock (one export at a time per folder; a lock whose process is gone is
- * taken over). Returns the release.
+ * Creates `out` when missing and takes its lock: one export at a time per folder. The lock is SQLite's write lock on
+ * `<out>/.hermetic-export.lock`, an empty file kept there, which the kernel drops when the process ends however it ends
+ * (decision 0084). A pid written in a file outlived a kill -9, and a reused pid then kept every later export out; a
+ * lock held by a process is also seen from another PID namespace sharing the folder. Returns the release.
  */
 export function lockOut(out: string): () => void {
+  const path = join(out, LOCK_FILE);
   try {
     createDirs(out);
+    closeSync(openSync(path, 'a')); // made here, so the file system's refusals keep their errno
   } catch (e) {
     throw outError(out, e);
   }
-  const path = join(out, LOCK_FILE);
-  for (let attempt = 0; attempt < 2; attempt++) {
+  for (let attempt = 0; ; attempt++) {
+    let db: Database.Database | null = null;
     try {
-      const fd = openSync(path, 'wx');
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      return () => rmSync(path, { force: true });
+      db = new Database(path, { fileMustExist: true, timeout: 0 });
+      db.exec('BEGIN IMMEDIATE');
+      const held = db;
+      return () => {
+        held.exec('ROLLBACK');
+        held.close();
+      };
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw outError(out, e);
-      const holder = Number(readFileSync(path, 'utf8').trim());
-      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)) {
-        throw new HermeticError('HERMETIC_EXPORT_BUSY', `Another export (process ${holder}) is writing to ${out}; wait for it to finish, or choose another --out.`);
+      db?.close();
+      const code = primaryCode(e);
+      if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
+        throw new HermeticError('HERMETIC_EXPORT_BUSY', `Another export is writing to ${out} now (it holds ${LOCK_FILE}); wait for it to finish, or choose another --out.`);
       }
-      rmSync(path, { force: true }); // left by an export that is no longer running
+      // What an export before this lock left there (its pid as text), or anything else: the file's content means
+      // nothing, only the lock on it does. Emptied in place, never replaced, so every exporter locks the same file.
+      if (code === 'SQLITE_NOTADB' && attempt === 0) {
+        truncateSync(path, 0);
+        continue;
+      }
+      throw isFileSystemError(e) ? outError(out, e) : new HermeticError('HERMETIC_EXPORT_OUT', `Cannot lock ${path} for the export: ${(e as Error).message}. Nothing in ${out} was changed.`);
     }
   }
-  throw new HermeticError('HERMETIC_EXPORT_BUSY', `Another export keeps taking the lock of ${out}; wait for it to finish, or choose another --out.`);
 }
