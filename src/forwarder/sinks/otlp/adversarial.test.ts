@@ -104,6 +104,33 @@ test('413 for a request above the receiver\'s limit: the request is split until 
   }
 });
 
+test('413s teach the sink the receiver\'s size: the next writes of the same shape are sent in parts that fit, with no 413', async () => {
+  const limit = 2_000;
+  let refused = 0;
+  let accepted = 0;
+  const receiver = await serve((_req, body, res) => {
+    if (body.length > limit) {
+      refused++;
+      res.writeHead(413, { 'content-type': 'text/plain' }).end('request entity too large');
+      return;
+    }
+    accepted++;
+    res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+  });
+  try {
+    const sink = createOtlpSink(receiver.url(), { env: {} });
+    await sink.write(batch(4));
+    assert.ok(refused >= 2, `the first write learnt the limit by 413s (${refused})`);
+    const first = { refused, requests: sink.lastWrite!.requests };
+    for (let i = 0; i < 3; i++) await sink.write(batch(4));
+    assert.equal(refused, first.refused, 'no 413 after the first write');
+    assert.equal(sink.lastWrite!.requests, first.requests, 'each later write sends as many requests as the first one that passed');
+    assert.equal(accepted, 4 * first.requests);
+  } finally {
+    await receiver.close();
+  }
+});
+
 test('413 for a single span: fatal, saying what to change', async () => {
   const receiver = await serve((_req, body, res) => {
     if (body.length > 20_000) res.writeHead(413).end();

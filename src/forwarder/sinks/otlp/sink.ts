@@ -12,7 +12,6 @@ import { NO_CONTEXT, type SpanModel } from './model/traces.js';
 import type { OtlpPartialSuccess, OtlpSettings } from './options.js';
 import { postExport, sizeRefusal, TooLarge } from './transport.js';
 
-
 export interface OtlpWriteResult {
   spans: number;
   points: number;
@@ -31,6 +30,12 @@ export class OtlpSink implements RemoteSink {
   private context: DatasetContext | null = null;
   /** Aborted by abort(): the requests under way are cut short (a stopping process does not wait out a timeout). */
   private stopping = new AbortController();
+  /**
+   * The receiver's size limit as 413s taught it, in spans and points per request: the size of the last part sent after
+   * a 413, so the next writes start there instead of meeting the same 413s again (for this process's life; a raised
+   * limit is used again after a restart).
+   */
+  private fits = { spans: Infinity, points: Infinity };
 
   constructor(
     private readonly settings: OtlpSettings,
@@ -58,9 +63,9 @@ export class OtlpSink implements RemoteSink {
   async write(batch: DeltaBatch): Promise<void> {
     const t = batchTelemetry(batch, this.context ?? NO_CONTEXT, { content: this.settings.content });
     const result: OtlpWriteResult = { spans: t.spans.length, points: 0, requests: 0, deletesIgnored: t.deletesIgnored, partial: [] };
-    const per = this.settings.spansPerRequest;
+    const per = Math.min(this.settings.spansPerRequest, this.fits.spans);
     for (let i = 0; i < t.spans.length; i += per) await this.sendSpans(result, t.spans.slice(i, i + per), batch);
-    for (const chunk of chunks(t.metrics, this.settings.pointsPerRequest)) await this.sendMetrics(result, chunk, batch);
+    for (const chunk of chunks(t.metrics, Math.min(this.settings.pointsPerRequest, this.fits.points))) await this.sendMetrics(result, chunk, batch);
     this.lastWrite = result;
   }
 
@@ -83,6 +88,7 @@ export class OtlpSink implements RemoteSink {
       if (!(e instanceof TooLarge)) throw e;
       if (spans.length < 2) throw sizeRefusal(e);
       const half = Math.ceil(spans.length / 2);
+      this.fits.spans = Math.min(this.fits.spans, half);
       await this.sendSpans(result, spans.slice(0, half), batch);
       await this.sendSpans(result, spans.slice(half), batch);
     }
@@ -92,11 +98,12 @@ export class OtlpSink implements RemoteSink {
   private async sendMetrics(result: OtlpWriteResult, chunk: MetricsModel, batch: DeltaBatch): Promise<void> {
     try {
       await this.send(result, 'metrics', encodeMetrics(chunk, batch.origin, this.settings.encoding));
-      result.points += chunk.tokenUsage.length + chunk.tokens.length + chunk.cost.length;
+      result.points += pointsIn(chunk);
     } catch (e) {
       if (!(e instanceof TooLarge)) throw e;
       const halves = halve(chunk);
       if (!halves) throw sizeRefusal(e);
+      this.fits.points = Math.min(this.fits.points, Math.max(...halves.map(pointsIn)));
       for (const h of halves) await this.sendMetrics(result, h, batch);
     }
   }
@@ -115,6 +122,8 @@ export class OtlpSink implements RemoteSink {
     }
   }
 }
+
+const pointsIn = (m: MetricsModel): number => m.tokenUsage.length + m.tokens.length + m.cost.length;
 
 // The points of a batch in requests of at most `limit` points, a series' points (at most 9) never split across two.
 function* chunks(m: MetricsModel, limit: number): Generator<MetricsModel> {
