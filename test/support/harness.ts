@@ -27,6 +27,8 @@ export interface RequestOptions {
   body?: string | Uint8Array;
   /** Add `Authorization: Bearer K` (default true). */
   auth?: boolean;
+  /** events(): the client reads nothing of the body until `stream.resume()` (a client that stops reading). */
+  stalled?: boolean;
 }
 
 /** A live event stream: text accumulates as it arrives. */
@@ -41,6 +43,8 @@ export interface Stream {
   ended: Promise<string>;
   /** The client goes away. */
   close(): void;
+  /** A stalled stream (RequestOptions.stalled) starts reading; otherwise nothing. */
+  resume(): void;
   /** For a 404 answer instead of a stream. */
   body?: string;
 }
@@ -66,7 +70,7 @@ function headersFor(options: RequestOptions): Record<string, string> {
   return headers;
 }
 
-function makeStream(status: number, headers: Record<string, string>, close: () => void): {
+function makeStream(status: number, headers: Record<string, string>, close: () => void, resume: () => void = () => {}): {
   stream: Stream;
   push(chunk: string): void;
   end(): void;
@@ -87,6 +91,7 @@ function makeStream(status: number, headers: Record<string, string>, close: () =
     text: () => text,
     ended,
     close,
+    resume,
     until(pred, ms = DEADLINE_MS) {
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`stream did not reach the expected state; got ${JSON.stringify(text)}`)), ms);
@@ -144,9 +149,15 @@ async function fetchHarness(options: EmulatorOptions, bugs: unknown[]): Promise<
         return s.stream;
       }
       const reader = res.body.getReader();
-      const s = makeStream(res.status, headers, () => void reader.cancel());
+      let reading = false;
+      const read = () => {
+        if (reading) return;
+        reading = true;
+        void readAll();
+      };
+      const s = makeStream(res.status, headers, () => void reader.cancel(), read);
       const decoder = new TextDecoder();
-      (async () => {
+      const readAll = async () => {
         try {
           for (;;) {
             const { done, value } = await reader.read();
@@ -157,7 +168,8 @@ async function fetchHarness(options: EmulatorOptions, bugs: unknown[]): Promise<
           /* cancelled */
         }
         s.end();
-      })();
+      };
+      if (!o.stalled) read();
       return s.stream;
     },
     close: () => emulator.close(),
@@ -207,7 +219,14 @@ async function httpHarness(options: EmulatorOptions, bugs: unknown[]): Promise<H
         req.on('response', (res) => {
           const headers: Record<string, string> = {};
           for (const [k, v] of Object.entries(res.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
-          const s = makeStream(res.statusCode!, headers, () => req.destroy());
+          // A stalled client attaches no reader: node stops reading the socket and the kernel's buffers fill.
+          let reading = false;
+          const read = () => {
+            if (reading) return;
+            reading = true;
+            res.on('data', (c: string) => s.push(c));
+          };
+          const s = makeStream(res.statusCode!, headers, () => req.destroy(), read);
           res.setEncoding('utf8');
           if (res.statusCode !== 200) {
             let body = '';
@@ -225,9 +244,9 @@ async function httpHarness(options: EmulatorOptions, bugs: unknown[]): Promise<H
             });
             return;
           }
-          res.on('data', (c: string) => s.push(c));
           res.on('end', () => s.end());
           res.on('close', () => s.end());
+          if (!o.stalled) read();
           resolve(s.stream);
         });
         req.on('error', reject);

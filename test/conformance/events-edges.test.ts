@@ -1,0 +1,35 @@
+// The adversarial pass over the event stream (decision 0083): GET /v1/runs/{id}/events and what feeds it, read against
+// Hermes's _handle_run_events (api_server_runs.py) and aiohttp's response writer, over both transports.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { describeTransports } from '../support/harness.js';
+import { submit } from '../support/runs.js';
+
+/** A tool output of megabytes: more than a socket's buffers (and aiohttp's) hold for a client that does not read. */
+const BIG = 'x'.repeat(8 * 1024 * 1024);
+
+describeTransports('events: a subscriber whose client stops reading (decision 0083)', (open) => {
+  it('stops competing once its writes back up: every later event goes to the subscriber that reads', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    // First in line, so the big delta is the stalled client's. Hermes's handler is then parked in
+    // `await response.write()` (aiohttp's drain), not in `q.get()`: it takes nothing more from the queue.
+    const stalled = await h.events(`/v1/runs/${runId}/events`, { stalled: true });
+    const reader = await h.events(`/v1/runs/${runId}/events`);
+    await h.admin.event(runId, { event: 'message.delta', delta: BIG });
+    for (let i = 0; i < 20; i++) await h.admin.event(runId, { event: 'tool.started', tool: `t${i}`, preview: null });
+    await h.admin.complete(runId, { output: 'Done.' });
+    const text = await reader.until((t) => t.endsWith(': stream closed\n\n'), 10_000);
+    for (let i = 0; i < 20; i++) assert.ok(text.includes(`"tool": "t${i}"`), `t${i} reached the reading subscriber`);
+    assert.ok(text.endsWith('"total_tokens": 0}}\n\n: stream closed\n\n'), text.slice(-200));
+    assert.ok(!text.includes(BIG), 'the big delta went to the stalled subscriber');
+    // Parked in the write, it sends no keep-alive either: once it reads, it has the one frame it took, nothing else.
+    await h.admin.clock({ advance: 95 });
+    stalled.resume();
+    const frame = `data: {"event": "message.delta", "run_id": "${runId}", "timestamp": 1789169800.0, "delta": "${BIG}"}\n\n`;
+    const got = await stalled.until((t) => t.length >= frame.length);
+    assert.equal(got.length, frame.length, got.slice(frame.length, frame.length + 200));
+    assert.ok(got === frame);
+    stalled.close();
+  });
+});
