@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeTransports } from '../support/harness.js';
 import { submit } from '../support/runs.js';
+import { waitFor } from '../support/wait.js';
 
 /** A tool output of megabytes: more than a socket's buffers (and aiohttp's) hold for a client that does not read. */
 const BIG = 'x'.repeat(8 * 1024 * 1024);
@@ -31,5 +32,18 @@ describeTransports('events: a subscriber whose client stops reading (decision 00
     assert.equal(got.length, frame.length, got.slice(frame.length, frame.length + 200));
     assert.ok(got === frame);
     stalled.close();
+  });
+
+  it('parked in a drain, it notices a departure at once (the drain fails): the buffer goes with no further write', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    const stalled = await h.events(`/v1/runs/${runId}/events`, { stalled: true });
+    await h.admin.event(runId, { event: 'message.delta', delta: BIG });
+    await h.admin.event(runId, { event: 'tool.started', tool: 'queued', preview: null });
+    // The event after the big one waits in the queue: the handler is in the write, not in q.get().
+    assert.equal((await h.admin.run(runId)).buffered_events, 1);
+    stalled.close();
+    await waitFor(async () => (await h.admin.run(runId)).buffered_events === null, 'the buffer to go with the client', { deadlineMs: 10_000 });
+    assert.equal((await h.request('GET', `/v1/runs/${runId}/events`)).status, 404);
   });
 });
