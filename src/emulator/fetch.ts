@@ -81,6 +81,12 @@ export function fromFetchRequest(request: Request): HttpRequest {
 
 const encoder = new TextEncoder();
 
+/**
+ * The bytes a streamed body holds for a reader that is not reading before the writer is told to wait: asyncio's
+ * default write-buffer high-water mark, which pauses aiohttp's protocol (decision 0083).
+ */
+const STREAM_HIGH_WATER = 64 * 1024;
+
 /** What undici's fetch rejects with when the server closes the connection (a dropped-connection fault). */
 function socketClosed(message: 'fetch failed' | 'terminated'): TypeError {
   const cause = Object.assign(new Error('other side closed'), { name: 'SocketError', code: 'UND_ERR_SOCKET' });
@@ -153,10 +159,18 @@ export function toFetchResponse(response: HttpResponse, head = false, options: F
     let aborting = false;
     let onAbort: (() => void) | null = null;
     let settled = false;
+    /** Writers waiting for the reader to take the queue below the high-water mark: true, or false once it is gone. */
+    let drainWaiters: Array<(drained: boolean) => void> = [];
+    const wake = (drained: boolean) => {
+      const waiters = drainWaiters;
+      drainWaiters = [];
+      for (const w of waiters) w(drained);
+    };
     const settle = () => {
       if (settled) return;
       settled = true;
       if (onAbort) signal!.removeEventListener('abort', onAbort);
+      wake(false);
       options.settled?.();
     };
     const body = new ReadableStream<Uint8Array>({
@@ -166,6 +180,10 @@ export function toFetchResponse(response: HttpResponse, head = false, options: F
             if (gone) return false;
             controller.enqueue(encoder.encode(chunk));
             return true;
+          },
+          drained() {
+            if (gone || (controller.desiredSize ?? 1) > 0) return null;
+            return new Promise<boolean>((resolve) => drainWaiters.push(resolve));
           },
           end() {
             if (gone) return;
@@ -177,7 +195,7 @@ export function toFetchResponse(response: HttpResponse, head = false, options: F
             if (gone) return;
             gone = true;
             // What was written still reaches the reader; the read after it fails, as over a socket closed mid-body.
-            if ((controller.desiredSize ?? 0) > 0) controller.error(socketClosed('terminated'));
+            if (controller.desiredSize === STREAM_HIGH_WATER) controller.error(socketClosed('terminated'));
             else aborting = true;
             settle();
           },
@@ -195,14 +213,17 @@ export function toFetchResponse(response: HttpResponse, head = false, options: F
         open(sink);
       },
       pull(controller) {
-        if (aborting) controller.error(socketClosed('terminated'));
+        // Called whenever the reader has taken the queue below the high-water mark (and after each read since).
+        if (aborting) {
+          if (controller.desiredSize === STREAM_HIGH_WATER) controller.error(socketClosed('terminated'));
+        } else wake(true);
       },
       cancel() {
         // The reader went away; the subscriber notices on its next write, as over a socket.
         gone = true;
         settle();
       },
-    });
+    }, new ByteLengthQueuingStrategy({ highWaterMark: STREAM_HIGH_WATER }));
     return new Response(body, { status: response.status, statusText: reasonPhrase(response.status), headers });
   }
   const nullBody = head || response.body === null || response.status === 204 || response.status === 304;

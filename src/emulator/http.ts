@@ -41,6 +41,12 @@ export interface FaultChecks {
 /** Where an event stream writes; write() returns false once the client is gone (noticed only when writing). */
 export interface StreamSink {
   write(chunk: string): boolean;
+  /**
+   * Backpressure, as aiohttp's `drain()` sees it (decision 0083): null while the transport takes more; else, once its
+   * buffer is past the high-water mark (a client that stopped reading), a promise that resolves true when what was
+   * written has drained, false when the client went away first.
+   */
+  drained?(): Promise<boolean> | null;
   end(): void;
   /** Drops the connection after what was written (a fault): over node:http the socket closes mid-body; in process the body's reader rejects with TypeError('terminated'). */
   abort?(): void;

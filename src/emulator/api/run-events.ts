@@ -11,6 +11,11 @@ import { CLOSED_FRAME, dataFrame, KEEPALIVE_FRAME, SSE_HEADERS } from '../wire/s
 import type { ApiContext } from './context.js';
 
 const KEEPALIVE_SECONDS = 30;
+/**
+ * aiohttp's StreamWriter.write awaits drain() only once more than this many bytes went out since it last did (its
+ * LIMIT); the drain then waits only while the transport is past its high-water mark (decision 0083).
+ */
+const DRAIN_CHECK_BYTES = 0x10000;
 /** Hermes polls 20 × 50 ms for a buffer that may be created by a racing POST. */
 const BUFFER_WAIT_SECONDS = 1;
 
@@ -60,18 +65,47 @@ function subscribe(runId: string, buffer: EventBuffer, sink: StreamSink, clock: 
     registry.releaseBuffer(runId, buffer);
   };
 
-  /** Writes one item; false when the stream is over (end of run, or a write to a departed client). */
-  const deliver = (item: BufferItem): boolean => {
-    if (item.kind === 'end') {
-      sink.write(CLOSED_FRAME);
-      exit();
-      return false;
-    }
-    if (!sink.write(dataFrame(item.event))) {
-      exit();
-      return false;
+  /** Bytes written since the last drain check (aiohttp's buffer_size). */
+  let unchecked = 0;
+  /** Parked in a drain: the handler is inside `await response.write()`, so it takes nothing and sends no keep-alive. */
+  let parked = false;
+
+  /**
+   * Writes one frame, as `await response.write(frame)`: false when the client is gone. Past the drain check with the
+   * transport backed up (a client that stopped reading), the subscriber parks until it drains, then `then` goes on;
+   * if the client leaves meanwhile the drain fails and the handler exits at once.
+   */
+  const write = (frame: string, then: () => void): boolean => {
+    if (!sink.write(frame)) return false;
+    unchecked += frame.length; // frames are ASCII (json.dumps escapes the rest): characters are bytes
+    if (unchecked > DRAIN_CHECK_BYTES) {
+      unchecked = 0;
+      const drain = sink.drained?.();
+      if (drain) {
+        parked = true;
+        void drain.then((ok) => {
+          parked = false;
+          if (done) return;
+          if (ok) then();
+          else exit();
+        });
+      }
     }
     return true;
+  };
+
+  /** Writes one item; false when the stream is over or parked (end of run, a departed client, a backed-up one). */
+  const deliver = (item: BufferItem): boolean => {
+    if (item.kind === 'end') {
+      // Hermes's handler breaks out of its loop (and deletes the buffer) once this write has returned.
+      if (!write(CLOSED_FRAME, exit) || !parked) exit();
+      return false;
+    }
+    if (!write(dataFrame(item.event), pump)) {
+      exit();
+      return false;
+    }
+    return !parked;
   };
 
   /** An item this subscriber took from the queue, not yet written. */
@@ -92,7 +126,8 @@ function subscribe(runId: string, buffer: EventBuffer, sink: StreamSink, clock: 
     // keep-alive ends the timed-out queue.get() and starts a new one, at the back of the waiters, as Hermes does.
     keepalive = clock.every(KEEPALIVE_SECONDS, () => {
       cancelWait();
-      if (!sink.write(KEEPALIVE_FRAME)) exit();
+      if (!write(KEEPALIVE_FRAME, pump)) exit();
+      else if (parked) keepalive?.cancel();
       else take();
     });
     take();

@@ -43,6 +43,10 @@ export function armStream(
         if (ok && waiting && chunk.startsWith('data:') && ++events >= afterEvents) trip();
         return ok;
       },
+      drained() {
+        // Stalled, nothing moves and nothing backs up (the fault's writes go nowhere); passing, the transport decides.
+        return state === 'pass' ? sink.drained?.() ?? null : null;
+      },
       end() {
         if (state === 'pass') sink.end();
       },

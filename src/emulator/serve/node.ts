@@ -227,6 +227,18 @@ function writeNode(res: ServerResponse, response: HttpResponse): void {
       res.write(chunk);
       return true;
     },
+    drained() {
+      if (gone || res.destroyed || !res.writableNeedDrain) return null;
+      return new Promise<boolean>((resolve) => {
+        const settle = (): void => {
+          res.off('drain', settle);
+          res.off('close', settle);
+          resolve(!gone && !res.destroyed);
+        };
+        res.on('drain', settle);
+        res.on('close', settle);
+      });
+    },
     end() {
       if (!res.writableEnded) res.end();
     },
