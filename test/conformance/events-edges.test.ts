@@ -47,3 +47,20 @@ describeTransports('events: a subscriber whose client stops reading (decision 00
     assert.equal((await h.request('GET', `/v1/runs/${runId}/events`)).status, 404);
   });
 });
+
+describeTransports('events: a client that leaves before the answer\'s head (decision 0083)', (open) => {
+  it('its subscriber takes the next event, fails to write it, and deletes the buffer: later subscribers get 404', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    await h.abandon(`/v1/runs/${runId}/events`);
+    // Hermes's handler reaches prepare() before it sees the hang-up; its first write (here the first event) raises and
+    // its finally deletes the buffer. Nothing of the departed request may pin the buffer (it would never be swept).
+    let i = 0;
+    await waitFor(async () => {
+      await h.admin.event(runId, { event: 'reasoning.available', text: `after ${i++}` });
+      return (await h.admin.run(runId)).buffered_events === null;
+    }, 'the departed subscriber to delete the buffer', { deadlineMs: 10_000 });
+    const again = await h.events(`/v1/runs/${runId}/events`);
+    assert.equal(again.status, 404);
+  });
+});

@@ -1,5 +1,6 @@
 // Runs a behaviour suite over both transports (DESIGN habit 12): in process through emulator.fetch, and over a real
 // node:http server on port 0 driven by a raw node:http client (so tests control every header and byte).
+import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe } from 'node:test';
 import { createAdminClient, type AdminClient } from '../../src/emulator/admin/client.js';
@@ -57,6 +58,8 @@ export interface Harness {
   readonly admin: AdminClient;
   request(method: string, path: string, options?: RequestOptions): Promise<Reply>;
   events(path: string, options?: RequestOptions): Promise<Stream>;
+  /** Sends GET `path` and goes away before the answer's head arrives (fetch: aborts its signal; HTTP: closes the socket). */
+  abandon(path: string, options?: RequestOptions): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -172,6 +175,12 @@ async function fetchHarness(options: EmulatorOptions, bugs: unknown[]): Promise<
       if (!o.stalled) read();
       return s.stream;
     },
+    async abandon(path, o = {}) {
+      const ac = new AbortController();
+      const answer = emulator.fetch(toRequest('GET', path, o), { signal: ac.signal });
+      ac.abort();
+      await answer.then(() => assert.fail('an aborted fetch resolved'), () => {});
+    },
     close: () => emulator.close(),
   };
 }
@@ -250,6 +259,18 @@ async function httpHarness(options: EmulatorOptions, bugs: unknown[]): Promise<H
           resolve(s.stream);
         });
         req.on('error', reject);
+        req.end();
+      });
+    },
+    abandon(path, o = {}) {
+      return new Promise((resolve) => {
+        const req = send('GET', path, o);
+        req.on('error', () => {});
+        // Once the request is on the wire, the client hangs up without waiting for an answer.
+        req.on('finish', () => {
+          req.destroy();
+          resolve();
+        });
         req.end();
       });
     },
