@@ -65,6 +65,11 @@ async function checked(request: Request, response: Response, check: FetchAnswerC
   return new Response(response.body === null ? null : bytes, { status, statusText, headers });
 }
 
+/** Opens a streamed answer nobody receives, as a server writes to a socket whose client hung up before the head. */
+function hangUp(answer: HttpResponse): void {
+  answer.stream?.({ write: () => false, end() {} });
+}
+
 /**
  * @example
  *   const hermes = createEmulator({ apiKey: 'test-key-0123456789abcdef' });
@@ -108,7 +113,11 @@ export function createEmulator(input?: EmulatorOptions): Emulator {
     let streaming = false;
     try {
       const handled = handleRequest(fromFetchRequest(request));
-      const answer = await (signal ? untilAborted(handled, signal) : handled);
+      const answer = await (signal ? untilAborted(handled, signal) : handled).catch((e: unknown) => {
+        // Aborted before the answer: an event stream the server still opens finds its client gone on its first write.
+        if (signal?.aborted) void handled.then(hangUp, () => {});
+        throw e;
+      });
       const response = toFetchResponse(answer, request.method.toUpperCase() === 'HEAD', { signal, settled: release });
       streaming = answer.stream !== undefined;
       const check = (globalThis as { [FETCH_ANSWER_CHECK]?: FetchAnswerCheck })[FETCH_ANSWER_CHECK];
