@@ -64,3 +64,27 @@ describeTransports('events: a client that leaves before the answer\'s head (deci
     assert.equal(again.status, 404);
   });
 });
+
+describeTransports('events: a gateway crash under an attached stream (decision 0083)', (open) => {
+  it('an emulated restart cuts the connection: the body ends without its end, as a crashed gateway\'s does', async () => {
+    const h = await open();
+    const runId = await submit(h);
+    const stream = await h.events(`/v1/runs/${runId}/events`);
+    await h.admin.event(runId, { event: 'tool.started', tool: 'before', preview: null });
+    await stream.until((t) => t.includes('"before"'));
+    await h.admin.restart();
+    const text = await stream.ended;
+    assert.ok(stream.cut(), 'the stream ended cleanly, as if the server had finished it');
+    assert.ok(!text.includes(': stream closed'), text);
+  });
+
+  it('restoring a checkpoint cuts attached streams the same way', async () => {
+    const h = await open();
+    const cp = await h.admin.checkpoint();
+    const runId = await submit(h);
+    const stream = await h.events(`/v1/runs/${runId}/events`);
+    await h.admin.restoreCheckpoint(cp.id);
+    await stream.ended;
+    assert.ok(stream.cut(), 'the stream ended cleanly, as if the server had finished it');
+  });
+});

@@ -42,6 +42,8 @@ export interface Stream {
   until(pred: (text: string) => boolean, ms?: number): Promise<string>;
   /** Resolves with all text once the server ends the stream. */
   ended: Promise<string>;
+  /** Once ended: whether the body was cut (the connection closed before the body's end), not ended by the server. */
+  cut(): boolean;
   /** The client goes away. */
   close(): void;
   /** A stalled stream (RequestOptions.stalled) starts reading; otherwise nothing. */
@@ -76,13 +78,14 @@ function headersFor(options: RequestOptions): Record<string, string> {
 function makeStream(status: number, headers: Record<string, string>, close: () => void, resume: () => void = () => {}): {
   stream: Stream;
   push(chunk: string): void;
-  end(): void;
+  end(cut?: boolean): void;
 } {
   let text = '';
   let waiters: Array<() => void> = [];
   let endResolve!: (s: string) => void;
   const ended = new Promise<string>((r) => (endResolve = r));
   let isEnded = false;
+  let wasCut = false;
   const notify = () => {
     const w = waiters;
     waiters = [];
@@ -93,6 +96,7 @@ function makeStream(status: number, headers: Record<string, string>, close: () =
     headers,
     text: () => text,
     ended,
+    cut: () => wasCut,
     close,
     resume,
     until(pred, ms = DEADLINE_MS) {
@@ -117,8 +121,10 @@ function makeStream(status: number, headers: Record<string, string>, close: () =
       text += chunk;
       notify();
     },
-    end() {
+    end(cut = false) {
+      if (isEnded) return;
       isEnded = true;
+      wasCut = cut;
       endResolve(text);
       notify();
     },
@@ -168,7 +174,8 @@ async function fetchHarness(options: EmulatorOptions, bugs: unknown[]): Promise<
             s.push(decoder.decode(value, { stream: true }));
           }
         } catch {
-          /* cancelled */
+          // Cut by the server (TypeError: terminated), or cancelled by the test itself.
+          s.end(true);
         }
         s.end();
       };
@@ -254,7 +261,8 @@ async function httpHarness(options: EmulatorOptions, bugs: unknown[]): Promise<H
             return;
           }
           res.on('end', () => s.end());
-          res.on('close', () => s.end());
+          // Closed before the body's end (no last chunk): a cut connection.
+          res.on('close', () => s.end(!res.complete));
           if (!o.stalled) read();
           resolve(s.stream);
         });
