@@ -53,14 +53,16 @@ function subscribe(runId: string, buffer: EventBuffer, sink: StreamSink, clock: 
   let cancelWait: () => void = () => {};
   let detach: () => void = () => {};
 
-  const exit = (): void => {
+  /** The handler's end; `cut`: the gateway crashed under it, so the connection drops instead of the body ending. */
+  const exit = (cut = false): void => {
     if (done) return;
     done = true;
     keepalive?.cancel();
     cancelWait();
     buffer.subscribers--;
     detach();
-    sink.end();
+    if (cut && sink.abort) sink.abort();
+    else sink.end();
     // Hermes's finally: the run's buffer goes, whichever subscriber left (spec §8.6).
     registry.releaseBuffer(runId, buffer);
   };
@@ -98,7 +100,7 @@ function subscribe(runId: string, buffer: EventBuffer, sink: StreamSink, clock: 
   const deliver = (item: BufferItem): boolean => {
     if (item.kind === 'end') {
       // Hermes's handler breaks out of its loop (and deletes the buffer) once this write has returned.
-      if (!write(CLOSED_FRAME, exit) || !parked) exit();
+      if (!write(CLOSED_FRAME, () => exit()) || !parked) exit();
       return false;
     }
     if (!write(dataFrame(item.event), pump)) {
@@ -154,6 +156,7 @@ function subscribe(runId: string, buffer: EventBuffer, sink: StreamSink, clock: 
     }
   };
 
-  detach = registry.onCrash(exit);
+  // An emulated crash (a restart, a checkpoint's restore, a reset): the process that wrote this stream is gone.
+  detach = registry.onCrash(() => exit(true));
   pump();
 }
