@@ -1,0 +1,57 @@
+// `hermetic web` asked what no page asks (decision 0081): request targets that are no URL or start with two slashes,
+// a filter repeated thousands of times. Each is answered with its own status and HERMETIC_* code, and none reaches
+// the server's "unexpected failure" hook, which is for bugs. A real server on a loopback port over generated history.
+import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { sqliteSource } from './data/sqlite.js';
+import { CSP, startWebServer, type WebServer } from './server.js';
+import { dashboardRig, type DashboardRig } from './testing.js';
+
+let app: DashboardRig;
+let web: WebServer;
+let served: Database.Database;
+/** What reached onError: each one is a request the server took for its own bug. */
+const bugs: unknown[] = [];
+
+before(async () => {
+  app = await dashboardRig({ sessions: 20, messages: 300 });
+  served = new Database(join(app.home, 'hermetic.db'), { readonly: true });
+  web = await startWebServer({ source: sqliteSource(served), port: 0, now: () => app.now * 1000, onError: (e) => bugs.push(e) });
+});
+after(async () => {
+  await web.close();
+  served.close();
+  await app.close();
+});
+
+/** One request written by hand (fetch and http.request mend or refuse odd targets): status, headers and JSON body. */
+async function raw(target: string): Promise<{ status: number; headers: string; body: any }> {
+  const { port, host } = new URL(web.url);
+  const text = await new Promise<string>((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => socket.write(`GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`));
+    let out = '';
+    socket.setEncoding('utf8').on('data', (d) => (out += d)).on('end', () => resolve(out)).on('error', reject);
+  });
+  const [head, body] = [text.slice(0, text.indexOf('\r\n\r\n')), text.slice(text.indexOf('\r\n\r\n') + 4)];
+  return { status: Number(/^HTTP\/1\.1 (\d+)/.exec(head)![1]), headers: head.toLowerCase(), body: JSON.parse(body) };
+}
+
+describe('request targets', () => {
+  it('a target that is no URL is refused as the client\'s mistake (400), not answered as a bug (500)', async () => {
+    for (const target of ['http://[/api/overview', 'http://:99999/api/overview']) {
+      const r = await raw(target);
+      assert.deepEqual([r.status, r.body], [400, { error: { code: 'HERMETIC_WEB_INVALID', message: 'The request\'s target is not a URL the dashboard can read.' } }], target);
+      assert.ok(r.headers.includes(`content-security-policy: ${CSP.toLowerCase()}`));
+    }
+    assert.deepEqual(bugs, []);
+  });
+
+  it('a path that starts with two slashes is that path, not another host\'s: //evil/api/overview is no endpoint', async () => {
+    const r = await raw('//evil.example/api/overview');
+    assert.deepEqual([r.status, r.body], [404, { error: { code: 'HERMETIC_WEB_NOT_FOUND', message: 'There is no page or file at //evil.example/api/overview.' } }]);
+    assert.deepEqual(bugs, []);
+  });
+});
