@@ -50,6 +50,20 @@ function sendError(res: ServerResponse, e: HermeticError): void {
 }
 
 /**
+ * The request's target as a URL: origin-form (`/path?query`) is a path on this server, so `//evil/x` is the path
+ * `//evil/x`, not the host evil; absolute-form (`http://host/path`, what a proxy is sent) names its host. A target
+ * that is no URL is the client's mistake (400), not a bug.
+ */
+function requestTarget(target: string): { url: URL; absolute: boolean } {
+  const absolute = /^[a-z][a-z0-9+.-]*:/i.test(target);
+  try {
+    return { url: new URL(absolute ? target : `http://dashboard.invalid${target.startsWith('/') ? '' : '/'}${target}`), absolute };
+  } catch {
+    throw new HermeticError('HERMETIC_WEB_INVALID', 'The request\'s target is not a URL the dashboard can read.');
+  }
+}
+
+/**
  * Starts the dashboard's server and resolves once it listens.
  * @example const web = await startWebServer({ source: sqliteSource(db), port: 0 }); console.log(web.url);
  */
@@ -63,12 +77,12 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     try {
-      const url = new URL(req.url ?? '/', 'http://dashboard.invalid');
+      const { url, absolute } = requestTarget(req.url ?? '/');
       if (loopback) {
         // The name the request was sent to: its Host, and an absolute-form target's own authority, which a proxy may
         // have been given instead (both must be this machine's; DNS rebinding sends another name).
         const names = [(req.headers.host ?? '').replace(/:\d+$/, '')];
-        if (/^[a-z][a-z0-9+.-]*:\/\//i.test(req.url ?? '')) names.push(new URL(req.url!).hostname);
+        if (absolute) names.push(url.hostname);
         const other = names.find((n) => !isLoopbackHost(n));
         if (other !== undefined) throw new HermeticError('HERMETIC_WEB_NOT_FOUND', `This dashboard answers only as localhost or a loopback address (127.0.0.1, ::1), not as "${other}".`);
       }
