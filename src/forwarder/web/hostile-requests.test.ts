@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { usageReport } from '../report/index.js';
 import { sqliteSource } from './data/sqlite.js';
 import { CSP, startWebServer, type WebServer } from './server.js';
 import { dashboardRig, type DashboardRig } from './testing.js';
@@ -52,6 +53,24 @@ describe('request targets', () => {
   it('a path that starts with two slashes is that path, not another host\'s: //evil/api/overview is no endpoint', async () => {
     const r = await raw('//evil.example/api/overview');
     assert.deepEqual([r.status, r.body], [404, { error: { code: 'HERMETIC_WEB_NOT_FOUND', message: 'There is no page or file at //evil.example/api/overview.' } }]);
+    assert.deepEqual(bugs, []);
+  });
+});
+
+describe('query strings', () => {
+  it('a filter given thousands of values is answered (the values are alternatives), not failed by SQLite\'s expression depth', async () => {
+    const model = app.db.prepare('SELECT model FROM usage_ledger WHERE model IS NOT NULL GROUP BY model ORDER BY COUNT(*) DESC LIMIT 1').pluck().get() as string;
+    const values = [...Array.from({ length: 1200 }, (_, i) => `m${i}`), model];
+    const query = values.map((v) => `model=${encodeURIComponent(v)}`).join('&');
+    const r = await raw(`/api/overview?period=all&${query}`);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const want = usageReport(app.db, { filter: { model: values } });
+    assert.deepEqual(r.body.totals, want.totals);
+    assert.ok(want.totals.sessions! > 0);
+    // The same value many times is the same filter (`project=`: usage with no project).
+    const repeated = await raw(`/api/breakdown?by=source&period=all&${Array(1100).fill('project=').join('&')}`);
+    assert.equal(repeated.status, 200, JSON.stringify(repeated.body));
+    assert.deepEqual(repeated.body, usageReport(app.db, { filter: { project: [''] }, by: ['source'], top: 10 }));
     assert.deepEqual(bugs, []);
   });
 });
