@@ -215,13 +215,17 @@ function filterSql(filter: ReportFilter, params: Record<string, number | string>
       throw new HermeticError('HERMETIC_REPORT_INVALID', `The ${name} filter needs one or more values as text.`);
     }
     const column = name === 'session' ? 'l.session_id' : `l.${name}`;
-    const alternatives = (values as string[]).map((v, i) => {
-      const key = `f_${name}_${i}`;
-      params[key] = v;
-      // usage without a project (NULL) is asked for as ''.
-      return name === 'project' && v === '' ? `(${column} IS NULL OR ${column} = '')` : `${column} = @${key}`;
+    // One IN list, each value once: a chain of ORs nests one level per value, and SQLite refuses an expression tree
+    // deeper than 1,000 (a dashboard URL can carry more values than that).
+    const distinct = [...new Set(values as string[])];
+    // usage without a project (NULL) is asked for as ''.
+    const none = name === 'project' && distinct.includes('');
+    const keys = distinct.filter((v) => !(none && v === '')).map((v, i) => {
+      params[`f_${name}_${i}`] = v;
+      return `@f_${name}_${i}`;
     });
-    const sql = alternatives.length === 1 ? alternatives[0]! : `(${alternatives.join(' OR ')})`;
+    const alternatives = [...(keys.length > 0 ? [keys.length === 1 ? `${column} = ${keys[0]}` : `${column} IN (${keys.join(', ')})`] : []), ...(none ? [`${column} IS NULL OR ${column} = ''`] : [])];
+    const sql = alternatives.length === 1 ? `(${alternatives[0]})` : `(${alternatives.join(' OR ')})`;
     ledger.push(sql);
     if (!NOT_FOR_TOOLS.includes(name as Dimension)) tools.push(sql);
   }
