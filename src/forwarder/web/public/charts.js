@@ -1,7 +1,7 @@
 // Charts with Chart.js (served from node_modules by our own server: /vendor/chart.umd.js), in the theme's colours.
 // Every chart is drawn beside a table of the same figures (for screen readers and copy-paste); the canvas is an image
 // whose label says so.
-import { h } from './dom.js';
+import { h, shown } from './dom.js';
 
 const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
 const live = new Set();
@@ -35,8 +35,12 @@ export function chart(label, config, tableNode) {
     Chart.defaults.color = text;
     Chart.defaults.borderColor = grid;
     Chart.defaults.font.family = getComputedStyle(document.body).fontFamily;
+    // Labels from the store (models, tools) drawn as the tables show them: a bidi control would reverse the figure a
+    // tooltip writes after the label.
+    const data = { ...config.data, labels: config.data.labels?.map(shown), datasets: config.data.datasets.map((d) => ({ ...d, label: d.label === undefined ? undefined : shown(d.label) })) };
     const c = new Chart(canvas, {
       ...config,
+      data,
       options: { responsive: true, maintainAspectRatio: false, animation: false, ...config.options },
     });
     live.add(c);

@@ -1,4 +1,20 @@
 // A tiny element builder: h('a', { href: '/' }, 'text', child). Text is always text (never parsed as HTML).
+
+/** The explicit bidi embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069). */
+const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/g;
+/** Attributes a reader sees as text (a tooltip, what a screen reader says). */
+const SHOWN_ATTRIBUTES = new Set(['title', 'aria-label']);
+
+/**
+ * Text as the page shows it: a bidi control from the store (a U+202E in a model name) is written `\u202e`, as the
+ * terminal shows it (decision 0075), instead of reversing whatever follows it on the line — the message's time, a
+ * call's id, a figure (decision 0081). The page's own words hold none; values sent back to the API (links, option
+ * values, data-*) are left exact.
+ */
+export function shown(text) {
+  return String(text).replace(BIDI_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+}
+
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
@@ -6,11 +22,11 @@ export function h(tag, attrs = {}, ...children) {
     if (k === 'class') el.className = v;
     else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
     else if (k === 'dataset') Object.assign(el.dataset, v);
-    else el.setAttribute(k, v === true ? '' : String(v));
+    else el.setAttribute(k, v === true ? '' : SHOWN_ATTRIBUTES.has(k) ? shown(v) : String(v));
   }
   for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined || c === false) continue;
-    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    el.append(c instanceof Node ? c : document.createTextNode(shown(c)));
   }
   return el;
 }
