@@ -1,0 +1,89 @@
+// `hermetic web` (the command, on a home's dataset) while the dataset file is replaced or deleted under it (decision
+// 0081): moved aside and built again, as a damaged dataset's message says to do, or deleted. Each request reads the
+// file that is at the dataset's path then — never the one moved away, never a deleted one — and a request made while
+// there is none is refused with HERMETIC_DATASET_OPEN; the server keeps running and reads the next one built.
+import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
+import { renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { printed } from '../../shared/testing/console.js';
+import { copyFixture, tempDir } from '../../state-db/testing/fixtures.js';
+import { generatedStore } from '../../state-db/testing/generated.js';
+import { webCommand } from '../cli/web.js';
+import { usageReport } from '../report/index.js';
+import { forwarderRig } from '../testing/index.js';
+import type { WebServer } from './server.js';
+import { DASHBOARD_NOW } from './testing.js';
+
+let dir: string;
+let cleanup: () => void;
+let home: string;
+let generated: string;
+let fixture: string;
+let web: WebServer;
+const dataset = () => join(home, 'hermetic.db');
+
+/** A backfill of these stores into the home (a first build when there is no dataset, else in place). */
+function backfill(stores: string[]): void {
+  const rig = forwarderRig(stores, { dir, home, timeZone: 'Europe/Berlin' });
+  rig.forwarder.backfill();
+  rig.forwarder.close();
+}
+
+/** The all-time totals `hermetic report` gives now, from a connection opened for it. */
+function totalsNow(): unknown {
+  const db = new Database(dataset(), { readonly: true });
+  try {
+    return usageReport(db, {}).totals;
+  } finally {
+    db.close();
+  }
+}
+
+async function get(path: string): Promise<{ status: number; body: any }> {
+  const res = await fetch(new URL(path, web.url));
+  return { status: res.status, body: await res.json() };
+}
+
+before(async () => {
+  ({ dir, cleanup } = tempDir('hermetic-web-replaced-'));
+  home = join(dir, 'hermetic-home');
+  generated = generatedStore({ out: join(dir, 'hermes', 'state.db'), sessions: 20, messages: 300, seed: 'replaced', end: DASHBOARD_NOW, days: 30 }).path;
+  fixture = copyFixture('usage', dir);
+  backfill([generated]);
+  await printed(() => webCommand(['--home', home, '--port', '0'], { now: () => DASHBOARD_NOW * 1000, started: (s) => { web = s; } }));
+});
+after(async () => {
+  await web.close();
+  cleanup();
+});
+
+describe('the dataset replaced under a running dashboard', () => {
+  it('moved aside and built again: the next request reads the new dataset, and keeps reading it as it grows', async () => {
+    const first = await get('/api/overview?period=all');
+    assert.deepEqual([first.status, first.body.totals], [200, totalsNow()]);
+    renameSync(dataset(), join(home, 'hermetic.db.aside'));
+    backfill([fixture]);
+    const rebuilt = await get('/api/overview?period=all');
+    assert.equal(rebuilt.status, 200, JSON.stringify(rebuilt.body));
+    assert.deepEqual(rebuilt.body.totals, totalsNow());
+    assert.notEqual(rebuilt.body.totals.sessions, first.body.totals.sessions, 'the two datasets differ');
+    // A later pass writes into the new file in place (its write-ahead log beside it): still read, not "damaged".
+    backfill([fixture, generated]);
+    const grown = await get('/api/overview?period=all');
+    assert.equal(grown.status, 200, JSON.stringify(grown.body));
+    assert.deepEqual(grown.body.totals, totalsNow());
+  });
+
+  it('deleted: each request for data is refused with HERMETIC_DATASET_OPEN, the page is still served, and a dataset built again is read', async () => {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(dataset() + suffix, { force: true });
+    const gone = await get('/api/overview?period=all');
+    assert.deepEqual([gone.status, gone.body], [500, { error: { code: 'HERMETIC_DATASET_OPEN', message: `There is no dataset at ${dataset()} yet; run "hermetic backfill" first.` } }]);
+    assert.equal((await get('/api/session?id=x')).body.error.code, 'HERMETIC_DATASET_OPEN');
+    assert.equal((await fetch(new URL('/', web.url))).status, 200);
+    backfill([fixture]);
+    const back = await get('/api/overview?period=all');
+    assert.deepEqual([back.status, back.body.totals], [200, totalsNow()]);
+  });
+});
