@@ -2,12 +2,15 @@
 // server (loopback unless --host says otherwise), read-only. Prints its URL; --open asks the desktop to open it.
 // SIGINT and SIGTERM stop it cleanly, as they stop `serve`: the server closes, "stopped" is said, exit 0.
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { parseFlags, wholeNumber } from '../../cli/args.js';
 import { listenForStop, type StopRequest } from '../../cli/stop-signals.js';
 import { hermeticHome } from '../home.js';
+import { DATASET_FILE } from '../sinks/sqlite/dataset.js';
 import { explicitTimeZone, systemTimeZone, Zone } from '../ledger/zone.js';
 import { sqliteDialect } from '../report/dialect.js';
 import type { UsageSource } from '../web/data/source.js';
+import { datasetFileSource } from '../web/data/dataset-file.js';
 import { sqliteSource } from '../web/data/sqlite.js';
 import { startWebServer, type WebServer } from '../web/server.js';
 import { COMMON_FLAGS, fleetFrom } from './common.js';
@@ -67,7 +70,9 @@ async function web(argv: string[], io: WebIo, stop: StopRequest | null): Promise
     source = postgresSource(values.from, new Zone(explicitTimeZone() ?? systemTimeZone()));
   } else {
     const home = hermeticHome(values.home);
-    source = sqliteSource(openForReport(home), sqliteDialect(localMachine(home)));
+    const dialect = sqliteDialect(localMachine(home));
+    // Followed by its path: a dataset moved aside and built again, or deleted, under the running server (decision 0081).
+    source = datasetFileSource(join(home, DATASET_FILE), () => openForReport(home), (db) => sqliteSource(db, dialect));
   }
   let server: WebServer;
   try {
