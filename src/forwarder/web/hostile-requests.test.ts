@@ -1,6 +1,7 @@
 // `hermetic web` asked what no page asks (decision 0081): request targets that are no URL or start with two slashes,
-// a filter repeated thousands of times. Each is answered with its own status and HERMETIC_* code, and none reaches
-// the server's "unexpected failure" hook, which is for bugs. A real server on a loopback port over generated history.
+// heads node's parser refuses, a filter repeated thousands of times. Each is answered with its own status and HERMETIC_*
+// code, and none reaches the server's "unexpected failure" hook, which is for bugs. A real server on a loopback port
+// over generated history.
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { connect } from 'node:net';
@@ -29,15 +30,20 @@ after(async () => {
 });
 
 /** One request written by hand (fetch and http.request mend or refuse odd targets): status, headers and JSON body. */
-async function raw(target: string): Promise<{ status: number; headers: string; body: any }> {
-  const { port, host } = new URL(web.url);
+function raw(target: string): Promise<{ status: number; headers: string; body: any }> {
+  return rawHead(`GET ${target} HTTP/1.1\r\nHost: ${new URL(web.url).host}\r\nConnection: close\r\n\r\n`);
+}
+
+/** A request head exactly as written, and the answer read to the connection's end. */
+async function rawHead(request: string): Promise<{ status: number; headers: string; body: any }> {
+  const { port } = new URL(web.url);
   const text = await new Promise<string>((resolve, reject) => {
-    const socket = connect(Number(port), '127.0.0.1', () => socket.write(`GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`));
+    const socket = connect(Number(port), '127.0.0.1', () => socket.write(request));
     let out = '';
     socket.setEncoding('utf8').on('data', (d) => (out += d)).on('end', () => resolve(out)).on('error', reject);
   });
   const [head, body] = [text.slice(0, text.indexOf('\r\n\r\n')), text.slice(text.indexOf('\r\n\r\n') + 4)];
-  return { status: Number(/^HTTP\/1\.1 (\d+)/.exec(head)![1]), headers: head.toLowerCase(), body: JSON.parse(body) };
+  return { status: Number(/^HTTP\/1\.1 (\d+)/.exec(head)![1]), headers: head.toLowerCase(), body: body ? JSON.parse(body) : null };
 }
 
 describe('request targets', () => {
@@ -53,6 +59,20 @@ describe('request targets', () => {
   it('a path that starts with two slashes is that path, not another host\'s: //evil/api/overview is no endpoint', async () => {
     const r = await raw('//evil.example/api/overview');
     assert.deepEqual([r.status, r.body], [404, { error: { code: 'HERMETIC_WEB_NOT_FOUND', message: 'There is no page or file at //evil.example/api/overview.' } }]);
+    assert.deepEqual(bugs, []);
+  });
+});
+
+describe('heads node\'s parser refuses', () => {
+  it('a head past 16 KiB is 431 HERMETIC_WEB_TOO_LARGE, and one that is not HTTP is 400 HERMETIC_WEB_INVALID, as JSON with the CSP', async () => {
+    const long = await raw(`/api/overview?period=all&model=${'m'.repeat(20_000)}`);
+    assert.deepEqual([long.status, long.body], [431, { error: { code: 'HERMETIC_WEB_TOO_LARGE', message: 'The request\'s head (its target and headers) is larger than the dashboard reads (16 KiB).' } }]);
+    const broken = await rawHead(`GET /api/overview HTTP/1.1\r\nHost: ${new URL(web.url).host}\r\nno colon here\r\n\r\n`);
+    assert.deepEqual([broken.status, broken.body], [400, { error: { code: 'HERMETIC_WEB_INVALID', message: 'The request could not be read as HTTP/1.1.' } }]);
+    for (const r of [long, broken]) {
+      assert.ok(r.headers.includes(`content-security-policy: ${CSP.toLowerCase()}`));
+      assert.ok(r.headers.includes('content-type: application/json; charset=utf-8'));
+    }
     assert.deepEqual(bugs, []);
   });
 });
