@@ -65,6 +65,7 @@ export const ERROR_CODES = {
   HERMETIC_EXPORT_VALUE: { status: 500, summary: 'A dataset value does not fit its Parquet column (text where a number belongs, a NULL in a required column); the file it would have replaced is unchanged.' },
   HERMETIC_WEB_INVALID: { status: 400, summary: 'hermetic web was asked for something it cannot give: an unknown query parameter, period or page, a window it cannot read, or a session id two stores hold without naming the store.' },
   HERMETIC_WEB_NOT_FOUND: { status: 404, summary: 'hermetic web has no page, file, endpoint or session at this address.' },
+  HERMETIC_WEB_TOO_LARGE: { status: 431, summary: 'The request\'s head (its target and headers) is larger than the 16 KiB hermetic web reads; nothing was answered but this.' },
   HERMETIC_WEB_METHOD: { status: 405, summary: 'hermetic web only reads: it answers GET and HEAD, and says so in Allow.' },
   HERMETIC_POLICY_LIST: { status: 500, summary: 'The machine-local usage-policy list cannot be read or is malformed; forwarding stops rather than guess (fail closed).' },
   HERMETIC_POLICY_PATH: { status: 400, summary: 'hermetic policy check was given a path that does not exist or is not a folder, or hermetic forget --scope a file (a folder that is gone can still be forgotten).' },

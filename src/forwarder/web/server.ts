@@ -1,7 +1,8 @@
 // `hermetic web`'s HTTP server (node:http): the page, its assets and the JSON endpoints of routes.ts, read-only over
 // a UsageSource. Every answer carries a strict Content-Security-Policy (self only); errors are JSON with a HERMETIC_*
 // code and a sentence, never a stack. Loopback by default; a request naming another host is refused (DNS rebinding).
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { HermeticError, isHermeticError } from '../../shared/errors.js';
 import { damagedFile } from '../../shared/sqlite-errors.js';
@@ -47,6 +48,27 @@ function send(res: ServerResponse, status: number, type: string, body: string | 
 
 function sendError(res: ServerResponse, e: HermeticError): void {
   send(res, e.status, 'application/json; charset=utf-8', JSON.stringify({ error: { code: e.code, message: e.message } }));
+}
+
+/**
+ * A head node's parser refuses (past its 16 KiB, or not HTTP) never reaches a handler; it is answered as every other
+ * refusal is (JSON with its code, the security headers) instead of node's bare status line, and the connection closed.
+ * Anything else (a head that never finished in time, a connection already answered on) is closed as node closes it.
+ */
+function refuseHead(error: NodeJS.ErrnoException, socket: Duplex & { bytesWritten?: number }): void {
+  const code = error.code ?? '';
+  if (socket.writable && socket.bytesWritten === 0 && code.startsWith('HPE_')) {
+    const e = code === 'HPE_HEADER_OVERFLOW'
+      ? new HermeticError('HERMETIC_WEB_TOO_LARGE', 'The request\'s head (its target and headers) is larger than the dashboard reads (16 KiB).')
+      : new HermeticError('HERMETIC_WEB_INVALID', 'The request could not be read as HTTP/1.1.');
+    const body = JSON.stringify({ error: { code: e.code, message: e.message } });
+    const headers = { ...HEADERS, 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), 'cache-control': 'no-store', connection: 'close' };
+    socket.end(`HTTP/1.1 ${e.status} ${STATUS_CODES[e.status]}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n${body}`);
+    return;
+  }
+  // A head that took longer than node waits (slowloris): node's own 408, to a client that is rarely still reading.
+  if (socket.writable && socket.bytesWritten === 0 && code === 'ERR_HTTP_REQUEST_TIMEOUT') socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
+  else socket.destroy();
 }
 
 /**
@@ -121,6 +143,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   };
 
   const server = createServer((req, res) => void handle(req, res));
+  server.on('clientError', refuseHead);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e: NodeJS.ErrnoException) => reject(new HermeticError('HERMETIC_SERVE_LISTEN', e.code === 'EADDRINUSE'
       ? `Port ${options.port ?? 8650} on ${host} is already in use; choose another with --port.`
