@@ -1,7 +1,8 @@
 // The dashboard in a real Chromium over store text that carries bidi controls (decision 0081): a title, a model, a
 // tool name and a message that start with U+202E (RIGHT-TO-LEFT OVERRIDE) or hold an isolate. The page shows each
 // control as `\u202e`, as the terminal does (decision 0075), so it reverses nothing around it: not the message's number
-// and time beside a model, not a call's id beside its tool, not a chart's figures beside a label.
+// and time beside a model, not a call's id beside its tool, not a chart's figures beside a label. And numbers where
+// times belong that no date can hold (a reaction's `at` in microseconds) are shown as numbers, not a failed page.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -14,6 +15,9 @@ import { DASHBOARD_NOW } from './testing.js';
 
 const RLO = '\u202e';
 const SESSION = '20260714_101500_b1d1b1';
+/** A session whose other fields hold numbers no Date can hold where times belong (a platform's microseconds). */
+const TIMES_SESSION = '20260714_103000_71e5e5';
+const NOT_A_TIME = 1.7e16;
 
 /** One session whose title, model, tool and messages carry bidi controls, with usage so every view lists it. */
 function bidiStore(dir: string): string {
@@ -32,6 +36,12 @@ function bidiStore(dir: string): string {
     ] as never);
     w.updateTokenCounts(id, { input_tokens: 1000, output_tokens: 10, estimated_cost_usd: 0.5, model: `${RLO}gpt-5` });
     w.endSession(id, 'user_exit');
+    const times = w.createSession({ id: TIMES_SESSION, source: 'telegram', model: 'gpt-5' });
+    w.updateSession(times, { compression_failure_cooldown_until: NOT_A_TIME, compression_fallback_streak: 1 });
+    w.appendMessages(times, [
+      { role: 'user', content: 'hello' },
+      { role: 'assistant', content: 'hi', finish_reason: 'stop', display_metadata: { reactions: [{ emoji: '👍', author: 'user', at: NOT_A_TIME }] } },
+    ] as never);
   } finally {
     db.close();
   }
@@ -84,6 +94,19 @@ describe('bidi controls in store text', () => {
       } finally {
         await v.done();
       }
+    }
+  });
+});
+
+describe('numbers where times belong', () => {
+  it('a reaction\'s time and a cooldown past what a date can hold are shown as the numbers they are; the session page is still shown', async () => {
+    const v = await dash.visit(`/session?id=${TIMES_SESSION}`);
+    try {
+      assert.equal(await v.page.locator('.error').count(), 0, await v.page.locator('main').innerText());
+      assert.match(await v.page.locator('.reaction').getAttribute('title') ?? '', /^👍 by user, 17000000000000000\b/);
+      assert.match(await v.page.locator('main').innerText(), /paused until 17000000000000000/);
+    } finally {
+      await v.done();
     }
   });
 });
