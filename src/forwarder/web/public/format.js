@@ -33,6 +33,9 @@ export function setZone(name) { zone = name; }
 /** Epoch seconds as a date and time in the ledger's zone. */
 export function time(s) {
   if (s === null || s === undefined) return '–';
+  // A number no date can hold (a platform's microseconds where Hermes keeps seconds, in a field the forwarder keeps as
+  // given) is shown as the number it is: formatting it would throw, and fail the whole page.
+  if (!Number.isFinite(new Date(s * 1000).getTime())) return String(s);
   return new Intl.DateTimeFormat('en-GB', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' }).format(new Date(s * 1000));
 }
 
