@@ -1,7 +1,8 @@
 // `hermetic web` (the command, on a home's dataset) while the dataset file is replaced or deleted under it (decision
 // 0081): moved aside and built again, as a damaged dataset's message says to do, or deleted. Each request reads the
 // file that is at the dataset's path then — never the one moved away, never a deleted one — and a request made while
-// there is none is refused with HERMETIC_DATASET_OPEN; the server keeps running and reads the next one built.
+// there is none is refused with HERMETIC_DATASET_OPEN; the server keeps running and reads the next one built. And a
+// dataset another process holds locked fails the request that meets the lock (503), not the server, and not as a bug.
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { renameSync, rmSync } from 'node:fs';
@@ -13,7 +14,8 @@ import { generatedStore } from '../../state-db/testing/generated.js';
 import { webCommand } from '../cli/web.js';
 import { usageReport } from '../report/index.js';
 import { forwarderRig } from '../testing/index.js';
-import type { WebServer } from './server.js';
+import { sqliteSource } from './data/sqlite.js';
+import { startWebServer, type WebServer } from './server.js';
 import { DASHBOARD_NOW } from './testing.js';
 
 let dir: string;
@@ -85,5 +87,34 @@ describe('the dataset replaced under a running dashboard', () => {
     backfill([fixture]);
     const back = await get('/api/overview?period=all');
     assert.deepEqual([back.status, back.body.totals], [200, totalsNow()]);
+  });
+});
+
+describe('a dataset another process holds locked', () => {
+  it('the request that meets the lock is 503 HERMETIC_WEB_BUSY (not a bug\'s 500); once it is free the next is answered', async () => {
+    // The dataset is WAL, where a reader never waits for the forwarder; a copy in rollback mode (a restored backup,
+    // before a forwarder opens it again) is where a writer's exclusive lock shuts readers out.
+    const copy = join(dir, 'locked.db');
+    const source = new Database(dataset(), { readonly: true });
+    source.prepare('VACUUM INTO ?').run(copy);
+    source.close();
+    const writer = new Database(copy);
+    writer.pragma('journal_mode = DELETE');
+    const served = new Database(copy, { readonly: true });
+    served.pragma('busy_timeout = 50');
+    const bugs: unknown[] = [];
+    const server = await startWebServer({ source: sqliteSource(served), port: 0, now: () => DASHBOARD_NOW * 1000, onError: (e) => bugs.push(e) });
+    try {
+      writer.exec('BEGIN EXCLUSIVE');
+      const locked = await fetch(new URL('/api/overview?period=all', server.url));
+      assert.deepEqual([locked.status, await locked.json()], [503, { error: { code: 'HERMETIC_WEB_BUSY', message: 'Another process held the dataset locked past the wait (SQLite: database is locked); nothing was read: try again.' } }]);
+      assert.deepEqual(bugs, []);
+      writer.exec('COMMIT');
+      assert.equal((await fetch(new URL('/api/overview?period=all', server.url))).status, 200);
+    } finally {
+      await server.close();
+      served.close();
+      writer.close();
+    }
   });
 });
