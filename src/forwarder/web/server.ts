@@ -5,7 +5,7 @@ import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse }
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { HermeticError, isHermeticError } from '../../shared/errors.js';
-import { damagedFile } from '../../shared/sqlite-errors.js';
+import { damagedFile, primaryCode } from '../../shared/sqlite-errors.js';
 import { assetTable, pageWithPreloads, readAsset } from './assets.js';
 import type { UsageSource } from './data/source.js';
 import { HANDLERS } from './handlers.js';
@@ -48,6 +48,13 @@ function send(res: ServerResponse, status: number, type: string, body: string | 
 
 function sendError(res: ServerResponse, e: HermeticError): void {
   send(res, e.status, 'application/json; charset=utf-8', JSON.stringify({ error: { code: e.code, message: e.message } }));
+}
+
+/** A dataset another process held locked past the wait: this request's failure (503, try again), not a bug. */
+function lockedDataset(e: unknown): HermeticError | null {
+  const code = primaryCode(e);
+  if (code !== 'SQLITE_BUSY' && code !== 'SQLITE_LOCKED') return null;
+  return new HermeticError('HERMETIC_WEB_BUSY', `Another process held the dataset locked past the wait (SQLite: ${(e as Error).message}); nothing was read: try again.`);
 }
 
 /**
@@ -134,8 +141,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
         ? `There is no endpoint ${url.pathname}; the endpoints are ${API_ROUTES.map((r) => r.path).join(', ')}.`
         : `There is no page or file at ${url.pathname}.`);
     } catch (caught) {
-      // A damaged dataset is the file's state, not a bug of the dashboard.
-      const e = damagedFile(caught, 'dataset') ?? caught;
+      // A damaged dataset, or one another process holds locked, is the file's state, not a bug of the dashboard.
+      const e = damagedFile(caught, 'dataset') ?? lockedDataset(caught) ?? caught;
       if (isHermeticError(e) && e.code !== 'HERMETIC_INTERNAL') return sendError(res, e);
       options.onError?.(e);
       return sendError(res, new HermeticError('HERMETIC_INTERNAL', 'The dashboard failed to answer this request (a bug: the server\'s console has the details).'));
