@@ -90,7 +90,24 @@ describe('the dataset replaced under a running dashboard', () => {
   });
 });
 
-describe('a dataset another process holds locked', () => {
+describe('a dataset another process writes or holds locked', () => {
+  it('a forwarder\'s open write transaction holds no reader back: the dashboard answers at once from the last commit, then sees the next', async () => {
+    const before = (await get('/api/overview?period=all')).body.totals;
+    const writer = new Database(dataset());
+    try {
+      writer.exec('BEGIN IMMEDIATE');
+      const rows = writer.prepare('UPDATE usage_ledger SET input_tokens = input_tokens + 1000').run().changes;
+      const started = performance.now();
+      const during = await get('/api/overview?period=all');
+      assert.ok(performance.now() - started < 2000, 'not held for the 5 s busy wait');
+      assert.deepEqual([during.status, during.body.totals], [200, before]);
+      writer.exec('COMMIT');
+      assert.equal((await get('/api/overview?period=all')).body.totals.input_tokens, before.input_tokens + 1000 * rows);
+    } finally {
+      writer.close();
+    }
+  });
+
   it('the request that meets the lock is 503 HERMETIC_WEB_BUSY (not a bug\'s 500); once it is free the next is answered', async () => {
     // The dataset is WAL, where a reader never waits for the forwarder; a copy in rollback mode (a restored backup,
     // before a forwarder opens it again) is where a writer's exclusive lock shuts readers out.
