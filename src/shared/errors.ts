@@ -67,6 +67,7 @@ export const ERROR_CODES = {
   HERMETIC_WEB_NOT_FOUND: { status: 404, summary: 'hermetic web has no page, file, endpoint or session at this address.' },
   HERMETIC_WEB_TOO_LARGE: { status: 431, summary: 'The request\'s head (its target and headers) is larger than the 16 KiB hermetic web reads; nothing was answered but this.' },
   HERMETIC_WEB_BUSY: { status: 503, summary: 'Another process held the dataset locked past the wait; hermetic web read nothing for this request. The dataset is WAL, where readers never wait for the forwarder, so this takes a writer that holds the whole file (a dataset in rollback mode, such as a restored copy before a forwarder opens it); try again.' },
+  HERMETIC_WEB_CROSS_SITE: { status: 403, summary: 'hermetic web refused a request another site\'s page made (its Sec-Fetch-Site is cross-site or same-site): an image, a fetch or a script from elsewhere reads nothing; following a link to the dashboard\'s page is answered.' },
   HERMETIC_WEB_METHOD: { status: 405, summary: 'hermetic web only reads: it answers GET and HEAD, and says so in Allow.' },
   HERMETIC_POLICY_LIST: { status: 500, summary: 'The machine-local usage-policy list cannot be read or is malformed; forwarding stops rather than guess (fail closed).' },
   HERMETIC_POLICY_PATH: { status: 400, summary: 'hermetic policy check was given a path that does not exist or is not a folder, or hermetic forget --scope a file (a folder that is gone can still be forgotten).' },

@@ -50,6 +50,20 @@ function sendError(res: ServerResponse, e: HermeticError): void {
   send(res, e.status, 'application/json; charset=utf-8', JSON.stringify({ error: { code: e.code, message: e.message } }));
 }
 
+/**
+ * Fetch metadata, which every current browser sends: a request another site's page makes (an image, a fetch, a script;
+ * Sec-Fetch-Site cross-site or same-site, as another port on this host is) is refused before anything is read. CORP and
+ * the missing CORS headers already hide the answer, but the query would still run: any page the user opens could keep
+ * the machine busy with whole-history reports, or time filters to learn which models and projects the dataset holds.
+ * Following a link to one of the dashboard's pages is answered, and so is a request without the header (curl, scripts).
+ */
+function crossSite(req: IncomingMessage, path: string): void {
+  const site = req.headers['sec-fetch-site'];
+  if (site === undefined || site === 'same-origin' || site === 'none') return;
+  if (req.headers['sec-fetch-mode'] === 'navigate' && req.headers['sec-fetch-dest'] === 'document' && (PAGE_PATHS as readonly string[]).includes(path)) return;
+  throw new HermeticError('HERMETIC_WEB_CROSS_SITE', `This dashboard answers its own page, not a request another site's page makes (Sec-Fetch-Site: ${site}); open the dashboard itself.`);
+}
+
 /** A dataset another process held locked past the wait: this request's failure (503, try again), not a bug. */
 function lockedDataset(e: unknown): HermeticError | null {
   const code = primaryCode(e);
@@ -115,6 +129,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
         const other = names.find((n) => !isLoopbackHost(n));
         if (other !== undefined) throw new HermeticError('HERMETIC_WEB_NOT_FOUND', `This dashboard answers only as localhost or a loopback address (127.0.0.1, ::1), not as "${other}".`);
       }
+      crossSite(req, url.pathname);
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         res.setHeader('allow', 'GET, HEAD');
         throw new HermeticError('HERMETIC_WEB_METHOD', `The dashboard only reads: ${req.method} ${url.pathname} is not something it answers.`);
