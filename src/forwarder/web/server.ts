@@ -164,7 +164,9 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     }
   };
 
-  const server = createServer((req, res) => void handle(req, res));
+  // A head without Host reaches the handler (node would answer a bare 400): the Host check refuses it in JSON on
+  // loopback, and a server bound to the network answers it as any other.
+  const server = createServer({ requireHostHeader: false }, (req, res) => void handle(req, res));
   server.on('clientError', refuseHead);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e: NodeJS.ErrnoException) => reject(new HermeticError('HERMETIC_SERVE_LISTEN', e.code === 'EADDRINUSE'
