@@ -1,6 +1,7 @@
 // `hermetic web`'s HTTP server (node:http): the page, its assets and the JSON endpoints of routes.ts, read-only over
 // a UsageSource. Every answer carries a strict Content-Security-Policy (self only); errors are JSON with a HERMETIC_*
-// code and a sentence, never a stack. Loopback by default; a request naming another host is refused (DNS rebinding).
+// code and a sentence, never a stack (heads node's parser refuses too). Loopback by default; a request naming another
+// host is refused (DNS rebinding), and so is one another site's page makes (fetch metadata), before anything is read.
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
