@@ -1,0 +1,143 @@
+// The PostgreSQL sink under hostile but ordinary conditions (decision 0082), against a real server: a connection the
+// server ends in the middle of a batch, a role's lock_timeout, a server that takes no writes (a standby), and keys
+// PostgreSQL cannot tell apart. Each is retried or lands; none stops the sink for good or leaves part of a batch.
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { before, describe, it } from 'node:test';
+import { sharedPostgres, type PgCluster } from '../../../shared/testing/postgres.js';
+import { SinkError, type DeltaBatch, type Origin, type ShippedTable } from '../remote/contract.js';
+import type { RecordOf } from '../../dataset/columns.js';
+import { createPool } from './pool.js';
+import { SHIPPED } from './schema.js';
+import { createPostgresSink, postgresTarget } from './index.js';
+
+let pg: PgCluster;
+before(async () => { pg = await sharedPostgres(); });
+const A: Origin = { machineId: 'a'.repeat(32), hostname: 'laptop-a' };
+
+/** A row of `table` with every column set (0 or 'z'), then `values`. */
+function row(table: ShippedTable, values: RecordOf): RecordOf {
+  const out: RecordOf = {};
+  for (const c of SHIPPED.get(table)!.columns) out[c.name] = c.type === 'INTEGER' || c.type === 'REAL' ? 0 : 'z';
+  return { ...out, ...values };
+}
+
+/** A log batch (from, to] of three sessions and their first messages. */
+function batch(to: number, title = `t${to}`): DeltaBatch {
+  const ids = ['s1', 's2', 's3'];
+  return {
+    origin: A, fromSeq: to - 1, toSeq: to, deletes: [],
+    upserts: [
+      { table: 'sessions', rows: ids.map((id) => row('sessions', { store: '/s', session_id: id, title })) },
+      { table: 'messages', rows: ids.map((id) => row('messages', { store: '/s', session_id: id, seq: to, content: title })) },
+    ],
+  };
+}
+
+const dbOf = (url: string) => url.split('/').pop()!;
+const count = (url: string, table: string) => Number(pg.psql(`SELECT count(*) FROM hermetic.${table}`, dbOf(url)).trim());
+
+/** Waits (the event loop free in between) until the sink's connection sits idle inside its batch's transaction. */
+async function idleInBatch(url: string): Promise<string> {
+  for (let tries = 0; tries < 5000; tries++) {
+    // psql runs synchronously: while it does, this process reads no answer, so the batch stands between statements.
+    const pid = pg.psql(`SELECT pid FROM pg_stat_activity WHERE datname = '${dbOf(url)}' AND application_name = 'hermetic' AND state = 'idle in transaction'`, dbOf(url)).trim();
+    if (pid !== '') return pid;
+    await sleep(1);
+  }
+  throw new Error('the batch never stood idle in its transaction');
+}
+
+describe('a connection the server ends in the middle of a batch', () => {
+  for (const [name, end] of [
+    ['the backend terminated (a restart, a failover, pg_terminate_backend)', (_url: string, pid: string) => pg.psql(`SELECT pg_terminate_backend(${pid})`)],
+    ['idle_in_transaction_session_timeout', () => pg.psql('SELECT pg_sleep(0.6)')],
+  ] as const) {
+    it(`${name}: retriable (HERMETIC_SINK_UNAVAILABLE), nothing of the batch applied, and it lands when sent again`, async () => {
+      const url = pg.createDatabase();
+      const first = createPostgresSink(url);
+      await first.open();
+      await first.write(batch(1));
+      await first.close();
+      if (name.startsWith('idle')) pg.psql(`ALTER DATABASE "${dbOf(url)}" SET idle_in_transaction_session_timeout = '200ms'`);
+      const sink = createPostgresSink(url);
+      try {
+        const outcome = sink.write(batch(2)).then(() => null, (e: unknown) => e);
+        end(url, await idleInBatch(url));
+        const e = await outcome;
+        assert.ok(e instanceof SinkError, String(e));
+        assert.equal(e.code, 'HERMETIC_SINK_UNAVAILABLE', e.message);
+        assert.equal(e.retriable, true);
+        assert.equal((await sink.applied(A))?.seq, 1, 'nothing of the cut batch was applied');
+        assert.equal(pg.psql("SELECT count(*) FROM hermetic.sessions WHERE title = 't2'", dbOf(url)).trim(), '0');
+        pg.psql(`ALTER DATABASE "${dbOf(url)}" RESET idle_in_transaction_session_timeout`);
+        const again = createPostgresSink(url);
+        await again.write(batch(2));
+        await again.close();
+        assert.equal(pg.psql("SELECT count(*) FROM hermetic.sessions WHERE title = 't2'", dbOf(url)).trim(), '3');
+        assert.equal(count(url, 'messages'), 6);
+      } finally {
+        await sink.close();
+      }
+    });
+  }
+});
+
+describe('waits PostgreSQL gives up', () => {
+  it('a lock_timeout while another writer holds the machine\'s progress row: retriable (HERMETIC_SINK_CONFLICT), nothing applied', async () => {
+    const url = pg.createDatabase();
+    const sink = createPostgresSink(url);
+    await sink.open();
+    await sink.write(batch(1));
+    await sink.close();
+    pg.psql(`ALTER DATABASE "${dbOf(url)}" SET lock_timeout = '200ms'`);
+    const holder = createPool(postgresTarget(url));
+    const held = await holder.connect();
+    const waiting = createPostgresSink(url);
+    try {
+      await held.query('BEGIN');
+      await held.query('SELECT applied_seq FROM hermetic.progress WHERE machine_id = $1 FOR UPDATE', [A.machineId]);
+      const e = await waiting.write(batch(2)).then(() => null, (x: unknown) => x);
+      assert.ok(e instanceof SinkError, String(e));
+      assert.equal(e.code, 'HERMETIC_SINK_CONFLICT', e.message);
+      assert.equal(e.retriable, true);
+      assert.match(e.message, /lock timeout/);
+      await held.query('ROLLBACK');
+      await waiting.write(batch(2));
+      assert.equal((await waiting.applied(A))?.seq, 2);
+    } finally {
+      held.release();
+      await holder.end();
+      await waiting.close();
+    }
+  });
+
+  it('a server that takes no writes (default_transaction_read_only, as on a standby): retriable, said so; the batch lands once it takes writes', async () => {
+    const url = pg.createDatabase();
+    const sink = createPostgresSink(url);
+    await sink.open();
+    await sink.close();
+    pg.psql(`ALTER DATABASE "${dbOf(url)}" SET default_transaction_read_only = on`);
+    const standby = createPostgresSink(url);
+    try {
+      const e = await standby.write(batch(1)).then(() => null, (x: unknown) => x);
+      assert.ok(e instanceof SinkError, String(e));
+      assert.equal(e.code, 'HERMETIC_SINK_UNAVAILABLE', e.message);
+      assert.equal(e.retriable, true);
+      assert.match(e.message, /takes no writes/);
+      // A new schema on such a server: the same.
+      const fresh = pg.createDatabase();
+      pg.psql(`ALTER DATABASE "${dbOf(fresh)}" SET default_transaction_read_only = on`);
+      const other = createPostgresSink(fresh);
+      await assert.rejects(other.open(), (x: SinkError) => x.code === 'HERMETIC_SINK_UNAVAILABLE' && x.retriable && /takes no writes/.test(x.message));
+      await other.close();
+      pg.psql(`ALTER DATABASE "${dbOf(url)}" RESET default_transaction_read_only`);
+      const promoted = createPostgresSink(url);
+      await promoted.write(batch(1));
+      await promoted.close();
+      assert.equal(count(url, 'sessions'), 3);
+    } finally {
+      await standby.close();
+    }
+  });
+});
