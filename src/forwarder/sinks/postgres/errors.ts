@@ -13,17 +13,23 @@ interface Class { code: string; retriable: boolean; say: string }
 function classOf(e: { code?: unknown; message?: unknown }): Class {
   const code = typeof e.code === 'string' ? e.code : '';
   const text = typeof e.message === 'string' ? e.message : '';
-  if (NETWORK.has(code) || /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Connection ended unexpectedly|server closed the connection/i.test(text)) {
+  // "not queryable": pg's answer to a query on a connection the server already ended (its reason came as an event).
+  if (NETWORK.has(code) || /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Connection ended unexpectedly|server closed the connection|not queryable/i.test(text)) {
     return { code: 'HERMETIC_SINK_UNAVAILABLE', retriable: true, say: 'PostgreSQL could not be reached or dropped the connection' };
   }
   if (code === '40001' || code === '40P01') return { code: 'HERMETIC_SINK_CONFLICT', retriable: true, say: 'PostgreSQL gave up the batch to resolve a conflict with another writer (a serialization failure or a deadlock)' };
-  if (code === '57P01' || code === '57P02' || code === '57P03' || code === '57014' || code.startsWith('08') || code.startsWith('53') || code === '58000' || code === '58030') {
-    return { code: 'HERMETIC_SINK_UNAVAILABLE', retriable: true, say: 'PostgreSQL is shutting down, starting, out of connections or resources, or cancelled the statement' };
+  // lock_timeout: another writer held a row or table the batch needed for longer than the role allows.
+  if (code === '55P03') return { code: 'HERMETIC_SINK_CONFLICT', retriable: true, say: 'PostgreSQL gave up waiting for a lock another writer held (lock_timeout)' };
+  // A standby, or default_transaction_read_only: a failover may make it the primary, so it is tried again.
+  if (code === '25006') return { code: 'HERMETIC_SINK_UNAVAILABLE', retriable: true, say: 'PostgreSQL takes no writes at this address (a standby, or default_transaction_read_only = on); point the sink at the primary, or wait for a failover' };
+  // 25P03, 57P05: the server ended a connection idle inside, or outside, a transaction.
+  if (code === '57P01' || code === '57P02' || code === '57P03' || code === '57P05' || code === '25P03' || code === '57014' || code.startsWith('08') || code.startsWith('53') || code === '58000' || code === '58030') {
+    return { code: 'HERMETIC_SINK_UNAVAILABLE', retriable: true, say: 'PostgreSQL is shutting down, starting, out of connections or resources, ended an idle connection, or cancelled the statement' };
   }
   if (code === '28P01' || code === '28000') return { code: 'HERMETIC_SINK_AUTH', retriable: false, say: 'PostgreSQL refused the user name or password' };
   if (code === '3D000') return { code: 'HERMETIC_SINK_NO_DATABASE', retriable: false, say: 'the database in the URL does not exist' };
   if (code === '42P01') return { code: 'HERMETIC_SINK_SCHEMA', retriable: false, say: 'a table of the sink\'s schema is missing (dropped by hand?); `hermetic sinks remove URL`, then name the sink again, sends a new copy of this machine\'s rows that creates it again' };
-  if (code.startsWith('42') || code === '3F000' || code === '25006') return { code: 'HERMETIC_SINK_SCHEMA', retriable: false, say: 'PostgreSQL refused the sink\'s tables or statements (a missing permission, or a schema changed by hand)' };
+  if (code.startsWith('42') || code === '3F000') return { code: 'HERMETIC_SINK_SCHEMA', retriable: false, say: 'PostgreSQL refused the sink\'s tables or statements (a missing permission, or a schema changed by hand)' };
   if (code.startsWith('22') || code.startsWith('23')) return { code: 'HERMETIC_SINK_REJECTED', retriable: false, say: 'PostgreSQL refused a row of the batch' };
   return { code: 'HERMETIC_SINK_FAILED', retriable: false, say: 'the PostgreSQL sink failed' };
 }

@@ -137,8 +137,10 @@ class Sink implements PostgresSink {
       throw this.#aborts !== aborts ? this.#cutShort() : this.#fail(e);
     }
     let broken: Error | undefined;
+    /** Why the server ended the connection, when it did so between two statements (a restart, a timeout). */
+    let ended: Error | undefined;
     // A connection the server drops while this batch holds it says so here (and the query fails), not as a crash.
-    const onError = (e: Error) => { broken = e; };
+    const onError = (e: Error) => { broken = e; ended ??= e; };
     client.on('error', onError);
     this.#writing.add(client);
     try {
@@ -169,7 +171,8 @@ class Sink implements PostgresSink {
       broken = e as Error;
       if (this.#cut.has(client)) throw this.#cutShort();
       await client.query('ROLLBACK').catch(() => undefined);
-      throw this.#fail(e);
+      // The next statement then only hears "not queryable": the server's own reason (57P01, 25P03…) says what happened.
+      throw this.#fail(ended ?? e);
     } finally {
       // A connection that failed mid-batch is closed rather than handed to the next write.
       this.#writing.delete(client);
