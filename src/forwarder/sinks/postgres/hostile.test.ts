@@ -141,3 +141,29 @@ describe('waits PostgreSQL gives up', () => {
     }
   });
 });
+
+describe('keys PostgreSQL holds alike', () => {
+  // PostgreSQL text cannot hold U+0000: it is shipped as U+FFFD (decision 0036), so "a\0b" and "a\uFFFDb" are one key.
+  for (const strategy of ['copy', 'unnest', 'values'] as const) {
+    it(`${strategy}: two rows whose keys differ only by U+0000 against U+FFFD land as one row, the later winning, not a batch refused for good`, async () => {
+      const url = pg.createDatabase();
+      const sink = createPostgresSink(url, { strategy });
+      await sink.open();
+      try {
+        const ids = ['x\u0000y', 'x\uFFFDy'];
+        await sink.write({
+          origin: A, fromSeq: 0, toSeq: 1, deletes: [],
+          upserts: [
+            { table: 'sessions', rows: ids.map((id, i) => row('sessions', { store: '/s', session_id: id, title: `t${i}` })) },
+            { table: 'messages', rows: ids.map((id, i) => row('messages', { store: '/s', session_id: id, seq: 1, content: `c${i}` })) },
+          ],
+        });
+        assert.equal(pg.psql('SELECT session_id, title FROM hermetic.sessions', dbOf(url)).trim(), 'x\uFFFDy|t1');
+        assert.equal(pg.psql('SELECT session_id, content FROM hermetic.messages', dbOf(url)).trim(), 'x\uFFFDy|c1');
+        assert.equal((await sink.applied(A))?.seq, 1);
+      } finally {
+        await sink.close();
+      }
+    });
+  }
+});
