@@ -33,14 +33,17 @@ export function pgValue(v: unknown): unknown {
 
 const arrayType = (t: DatasetTable, name: string) => `${PG_TYPE[t.columns.find((c) => c.name === name)!.type].replace('double precision', 'float8')}[]`;
 
-/** The last row for each key (a batch should hold one; a second would make ON CONFLICT refuse the statement). */
+/**
+ * The last row for each key as PostgreSQL will hold it (a batch should hold one; a second would make ON CONFLICT refuse
+ * the statement): keys are compared after pgValue, so "a\u0000b" and "a\uFFFDb", one key there, are one here too.
+ */
 function lastPerKey(t: DatasetTable, rows: readonly RecordOf[]): readonly RecordOf[] {
   if (rows.length < 2) return rows;
   const keys = t.primaryKey;
   const byKey = new Map<string, RecordOf>();
   for (const r of rows) {
     let k = '';
-    for (const c of keys) k += `${typeof r[c]}:${String(r[c])}\u0001`;
+    for (const c of keys) { const v = pgValue(r[c]); k += `${typeof v}:${String(v)}\u0001`; }
     byKey.set(k, r);
   }
   return byKey.size === rows.length ? rows : [...byKey.values()];
