@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import pg from 'pg';
 import { HermeticError } from '../../../shared/errors.js';
 import { freePort, sharedPostgres } from '../../../shared/testing/postgres.js';
 import { copyFixture, tempDir } from '../../../state-db/testing/fixtures.js';
@@ -117,6 +118,36 @@ test('a bad URL, an unreachable server, refused credentials and a missing schema
       [url.replace(`:${cluster.password}@`, ':***@'), 'HERMETIC_READER_PG_SCHEMA'],
     ]);
   } finally {
+    rig.cleanup();
+    cleanup();
+  }
+});
+
+test('a statement the server gave up (lock_timeout, statement_timeout) while Hermes holds a table: HERMETIC_READER_PG_CONNECT, nothing read, the next pass reads', async () => {
+  // Hermes migrating its schema holds its tables; a role with a lock or statement timeout gives up waiting.
+  cluster.psql([
+    "CREATE ROLE hermes_lock_wait LOGIN PASSWORD 'lock-pw-1' IN ROLE hermetic",
+    "ALTER ROLE hermes_lock_wait SET lock_timeout = '200ms'",
+    "CREATE ROLE hermes_stmt_wait LOGIN PASSWORD 'stmt-pw-1' IN ROLE hermetic",
+    "ALTER ROLE hermes_stmt_wait SET statement_timeout = '300ms'",
+  ].join(';\n'), dbName);
+  const { dir, cleanup } = tempDir('hermetic-pgacc-');
+  const homes = ['hermes_lock_wait:lock-pw-1', 'hermes_stmt_wait:stmt-pw-1'].map((who, i) => pgHome(dir, `wait${i}`, `postgres://${who}@127.0.0.1:${cluster.port}/${dbName}`));
+  const rig = forwarderRig(homes, { dir });
+  const holder = new pg.Client({ connectionString: url });
+  await holder.connect();
+  try {
+    await holder.query('BEGIN');
+    await holder.query(`LOCK TABLE "${SCHEMA}".sessions IN ACCESS EXCLUSIVE MODE`);
+    const results = await rig.forwarder.backfillAsync();
+    assert.deepEqual(results.map((r) => r.error?.code ?? null), ['HERMETIC_READER_PG_CONNECT', 'HERMETIC_READER_PG_CONNECT'], JSON.stringify(results.map((r) => r.error?.message)));
+    assert.match(results[0]!.error!.message, /lock timeout.*the next pass tries again\.$/);
+    assert.match(results[1]!.error!.message, /statement timeout.*the next pass tries again\.$/);
+    await holder.query('ROLLBACK');
+    const again = await rig.forwarder.backfillAsync();
+    assert.deepEqual(again.map((r) => [r.error, r.sessionsWritten]), [[null, 3], [null, 3]]);
+  } finally {
+    await holder.end();
     rig.cleanup();
     cleanup();
   }
