@@ -19,6 +19,13 @@ const TYPES = {
   },
 } as unknown as pg.CustomTypesConfig;
 
+/**
+ * What the server gave up that a later pass may not: statement_timeout or a cancel (57014), lock_timeout (55P03: Hermes
+ * migrating holds its tables), a serialization failure or deadlock (40001, 40P01; on a standby, a conflict with
+ * recovery), an idle transaction ended (25P03); and, by its class, 53xxx: out of connections or resources.
+ */
+const GAVE_UP = new Set(['57014', '55P03', '40001', '40P01', '25P03']);
+
 const CONNECT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ENOENT']);
 
 /** The password of a URL (decoded), to scrub from any message that might echo it. */
@@ -46,6 +53,9 @@ export function pgFailure(target: PgTarget, e: unknown): unknown {
   if (code === '28P01' || code === '28000') return make('HERMETIC_READER_PG_AUTH', `${at} refused the credentials of HERMES_DATABASE_URL: ${text}. Nothing was read.`);
   if (CONNECT.has(code) || code.startsWith('08') || code.startsWith('57P') || code === '3D000' || /timeout|timed out|Connection terminated|connect/i.test(text) && !/^[0-9A-Z]{5}$/.test(code)) {
     return make('HERMETIC_READER_PG_CONNECT', `Cannot reach ${at}: ${text}. Nothing was read this time; the next pass tries again.`);
+  }
+  if (GAVE_UP.has(code) || code.startsWith('53')) {
+    return make('HERMETIC_READER_PG_CONNECT', `${at} gave up a statement: ${text} (SQLSTATE ${code}). Nothing was read this time; the next pass tries again.`);
   }
   if (code === '3F000' || code === '42P01' || code === '42501' || code === '42703') {
     return make('HERMETIC_READER_PG_SCHEMA', `${at} holds no Hermes state this role can read: ${text}. Nothing was read.`);
