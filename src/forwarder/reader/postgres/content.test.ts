@@ -25,3 +25,12 @@ test('a \\x01json: text that is not JSON is left as it is (Hermes decodes it the
   assert.equal(sqliteContent('\x01json:{not json'), '\x01json:{not json');
   assert.equal(sqliteContent('\x02other'), '\x02other');
 });
+
+test('a \\x01bytes: text that is not the base64 Hermes writes is left as it is, not decoded into other bytes', () => {
+  // Buffer.from(…, 'base64') skips what is not base64 and stops at padding: each of these gave bytes Hermes never had.
+  for (const v of ['\x01bytes:not base64!', '\x01bytes:YQ', '\x01bytes:YQ==YQ==', '\x01bytes:Y Q==', '\x01bytes:YQ==\n']) {
+    assert.equal(sqliteContent(v), v, JSON.stringify(v));
+  }
+  assert.deepEqual(sqliteContent('\x01bytes:'), Buffer.alloc(0));
+  assert.deepEqual(sqliteContent('\x01bytes:AAEC/w=='), Buffer.from([0, 1, 2, 255]));
+});
