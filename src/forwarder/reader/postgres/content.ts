@@ -10,7 +10,8 @@ export const SQLITE_JSON_PREFIX = '\x00json:';
 
 /**
  * The SQLite form of a PostgreSQL `messages.content` value. A `\x01json:` text that is not JSON is left as it is
- * (Hermes's own decoder does the same).
+ * (Hermes's own decoder does the same), and so is a `\x01bytes:` text that is not the base64 Hermes's encoder writes
+ * (Hermes's decoder refuses some of it; nothing is lost by keeping the text).
  * @example sqliteContent('\x01json:[{"type": "text"}]') // '\x00json:[{"type": "text"}]'
  */
 export function sqliteContent(value: unknown): unknown {
@@ -25,6 +26,11 @@ export function sqliteContent(value: unknown): unknown {
     }
     return typeof parsed === 'string' ? parsed : SQLITE_JSON_PREFIX + doc;
   }
-  if (value.startsWith(PG_BYTES_PREFIX)) return Buffer.from(value.slice(PG_BYTES_PREFIX.length), 'base64');
+  if (value.startsWith(PG_BYTES_PREFIX)) {
+    const text = value.slice(PG_BYTES_PREFIX.length);
+    const bytes = Buffer.from(text, 'base64');
+    // Only what b64encode writes: Buffer.from skips what is not base64, so other text would become invented bytes.
+    return bytes.toString('base64') === text ? bytes : value;
+  }
   return value;
 }
