@@ -114,21 +114,29 @@ const stage = (t: DatasetTable) => q(`hermetic_stage_${t.name}`);
 
 /** Rows per piece of a COPY's data: the server takes one piece while the next is encoded. */
 const PIECE = 256;
+/**
+ * Characters after which a piece is sent whatever its rows: large values (tool output of megabytes) stay far from
+ * V8's longest string (2^29 − 24 characters, which 256 rows of 2 MB passed) and from holding a batch in memory twice.
+ */
+const PIECE_CHARS = 1 << 20;
 
 /** The rows as COPY text, in pieces, encoded as the stream asks for them. */
 function copyPieces(origin: { machineId: string; hostname: string }, names: readonly string[], rows: readonly RecordOf[]): () => Iterable<string> {
   const head = `${copyField(origin.machineId)}\t${copyField(origin.hostname)}`;
   return function* pieces() {
-    for (let i = 0; i < rows.length; i += PIECE) {
-      let body = '';
-      for (let j = i; j < Math.min(rows.length, i + PIECE); j++) {
-        const r = rows[j]!;
-        body += head;
-        for (const n of names) body += `\t${copyField(r[n])}`;
-        body += '\n';
+    let body = '';
+    let inPiece = 0;
+    for (const r of rows) {
+      body += head;
+      for (const n of names) body += `\t${copyField(r[n])}`;
+      body += '\n';
+      if (++inPiece === PIECE || body.length >= PIECE_CHARS) {
+        yield body;
+        body = '';
+        inPiece = 0;
       }
-      yield body;
     }
+    if (body !== '') yield body;
   };
 }
 
