@@ -169,18 +169,21 @@ describe('keys PostgreSQL holds alike', () => {
 });
 
 describe('large values', () => {
-  it('COPY: 260 messages of 2.1 million characters each (past the longest string V8 makes, 2^29 − 24) stream in pieces and land', async () => {
-    const url = pg.createDatabase();
-    const sink = createPostgresSink(url);
-    await sink.open();
-    try {
-      // One string shared by every row: the rows cost 2 MB here; the server still receives and keeps 546 M characters.
-      const big = 'tool output line\n'.repeat(123_530);
-      const rows = Array.from({ length: 260 }, (_, i) => row('messages', { store: '/s', session_id: 'big', seq: i, content: big }));
-      await sink.write({ origin: A, fromSeq: 0, toSeq: 1, deletes: [], upserts: [{ table: 'messages', rows }] });
-      assert.equal(pg.psql(`SELECT count(*), sum(length(content)), bool_and(content = repeat(E'tool output line\\n', 123530)) FROM hermetic.messages`, dbOf(url)).trim(), `260|${260 * big.length}|t`);
-    } finally {
-      await sink.close();
+  it('COPY: 260 messages of 2.1 million characters each (546 M in all, past the longest string V8 makes, 2^29 − 24) are encoded in pieces, every row once', () => {
+    // The stream the sink hands to COPY, read here: sending it to the server as well took 20 s of its time; what the
+    // server does with the pieces is held by sink.test.ts's COPY tests.
+    const sink = createPostgresSink('postgres://nobody@127.0.0.1:9/none');
+    const big = 'tool output '.repeat(175_000);
+    const rows = Array.from({ length: 260 }, (_, i) => row('messages', { store: '/s', session_id: 'big', seq: i, content: big }));
+    const copy = sink.statements({ origin: A, fromSeq: 0, toSeq: 1, deletes: [], upserts: [{ table: 'messages', rows }] }).find((st) => st.copy)!;
+    let lines = 0;
+    let chars = 0;
+    for (const piece of copy.copy!()) {
+      assert.ok(piece.length < 2 ** 24, `a piece of ${piece.length} characters`);
+      for (let at = piece.indexOf('\n'); at >= 0; at = piece.indexOf('\n', at + 1)) lines++;
+      chars += piece.length;
     }
+    assert.equal(lines, 260);
+    assert.ok(chars > 2 ** 29, 'more than one string could hold');
   });
 });
