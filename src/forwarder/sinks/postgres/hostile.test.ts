@@ -168,6 +168,37 @@ describe('keys PostgreSQL holds alike', () => {
   }
 });
 
+describe('what was acknowledged is durable', () => {
+  it('a database whose synchronous_commit is off: a batch the sink acknowledged is still there after the server crashes', async () => {
+    const url = pg.createDatabase();
+    const first = createPostgresSink(url);
+    await first.open();
+    await first.close();
+    pg.psql(`ALTER DATABASE "${dbOf(url)}" SET synchronous_commit = off`);
+    // The WAL writer then flushes an asynchronous commit within wal_writer_delay: long here, so the crash comes first.
+    pg.psql("ALTER SYSTEM SET wal_writer_delay = '10s'");
+    pg.psql('SELECT pg_reload_conf()');
+    // unnest: a small batch, whose WAL fills no page (COPY's staging table writes more, which the WAL writer may flush).
+    const sink = createPostgresSink(url, { strategy: 'unnest' });
+    let stopped = false;
+    try {
+      await sink.write({ ...batch(1), upserts: [batch(1).upserts[0]!] });
+      await sink.close();
+      pg.stop('immediate');
+      stopped = true;
+      pg.start();
+      stopped = false;
+      assert.equal(pg.psql('SELECT applied_seq FROM hermetic.progress', dbOf(url)).trim(), '1');
+      assert.equal(count(url, 'sessions'), 3);
+    } finally {
+      await sink.close();
+      if (stopped) pg.start();
+      pg.psql('ALTER SYSTEM RESET wal_writer_delay');
+      pg.psql('SELECT pg_reload_conf()');
+    }
+  });
+});
+
 describe('large values', () => {
   it('COPY: 260 messages of 2.1 million characters each (546 M in all, past the longest string V8 makes, 2^29 − 24) are encoded in pieces, every row once', () => {
     // The stream the sink hands to COPY, read here: sending it to the server as well took 20 s of its time; what the
