@@ -145,6 +145,9 @@ class Sink implements PostgresSink {
     this.#writing.add(client);
     try {
       await client.query('BEGIN');
+      // Acknowledged means durable: a database, role or server whose synchronous_commit is off would answer COMMIT
+      // before its WAL is flushed, and a crash would take back a batch the forwarder's cursor has moved past.
+      await client.query("SELECT set_config('synchronous_commit', 'on', true) WHERE current_setting('synchronous_commit') = 'off'");
       // The machine's progress row, locked: two processes shipping for one machine take turns. A log batch the
       // database already holds (a replay after a crash between write and ack) changes nothing; snapshot pages
       // (fromSeq = toSeq) are upserts of rows as they are now, applied whatever the number.
