@@ -199,6 +199,29 @@ describe('what was acknowledged is durable', () => {
   });
 });
 
+describe('a database that cannot hold every text', () => {
+  it('LATIN1: refused at open (HERMETIC_SINK_SCHEMA, naming the encoding), not at the first emoji, days of batches later', async () => {
+    const name = `latin1_${process.pid}`;
+    pg.psql(`CREATE DATABASE "${name}" ENCODING 'LATIN1' TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'`);
+    const url = pg.url.replace(/\/postgres$/, `/${name}`);
+    const sink = createPostgresSink(url);
+    try {
+      await assert.rejects(sink.open(), (e: SinkError) => e.code === 'HERMETIC_SINK_SCHEMA' && !e.retriable && /LATIN1/.test(e.message) && /UTF8/.test(e.message) && !e.message.includes(pg.password));
+      assert.equal(pg.psql("SELECT count(*) FROM pg_namespace WHERE nspname = 'hermetic'", name).trim(), '0', 'nothing was made');
+      // SQL_ASCII stores the bytes it is sent, as they are: UTF-8 text comes back whole.
+      const raw = `sqlascii_${process.pid}`;
+      pg.psql(`CREATE DATABASE "${raw}" ENCODING 'SQL_ASCII' TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'`);
+      const ok = createPostgresSink(pg.url.replace(/\/postgres$/, `/${raw}`));
+      await ok.open();
+      await ok.write(batch(1, 'café 🎉 漢字'));
+      await ok.close();
+      assert.equal(pg.psql('SELECT DISTINCT title FROM hermetic.sessions', raw).trim(), 'café 🎉 漢字');
+    } finally {
+      await sink.close();
+    }
+  });
+});
+
 describe('large values', () => {
   it('COPY: 260 messages of 2.1 million characters each (546 M in all, past the longest string V8 makes, 2^29 − 24) are encoded in pieces, every row once', () => {
     // The stream the sink hands to COPY, read here: sending it to the server as well took 20 s of its time; what the
