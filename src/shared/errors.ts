@@ -89,7 +89,7 @@ export const ERROR_CODES = {
   HERMETIC_SINK_CONFLICT: { status: 503, summary: 'PostgreSQL gave up a batch to resolve a conflict with another writer (a serialization failure, a deadlock, or a lock held past lock_timeout); retriable: the batch is sent again.' },
   HERMETIC_SINK_AUTH: { status: 500, summary: 'PostgreSQL refused the sink\'s user name or password (or its pg_hba.conf has no rule for this connection); fatal until the URL is fixed.' },
   HERMETIC_SINK_NO_DATABASE: { status: 500, summary: 'The database named in the PostgreSQL sink URL does not exist; fatal until it is created or the URL fixed.' },
-  HERMETIC_SINK_SCHEMA: { status: 500, summary: 'PostgreSQL refused the sink\'s schema or statements (no permission to create it, tables changed by hand, or a schema migrated by a newer Hermetic); fatal.' },
+  HERMETIC_SINK_SCHEMA: { status: 500, summary: 'PostgreSQL refused the sink\'s schema or statements (no permission to create it, tables changed by hand, or a schema migrated by a newer Hermetic), or the database\'s encoding cannot hold every text (not UTF8); fatal.' },
   HERMETIC_SINK_REJECTED: { status: 500, summary: 'PostgreSQL refused a row of a batch (a value its column cannot hold), or the batch named a table the sink does not hold; fatal, nothing of the batch was applied.' },
   HERMETIC_QUERY_READ_ONLY: { status: 400, summary: 'hermetic query --from postgres:// runs in a read-only transaction; PostgreSQL refused the statement because it would write.' },
   HERMETIC_QUERY_CANCELLED: { status: 500, summary: 'PostgreSQL cancelled the statement of hermetic query --from postgres:// (its statement_timeout or lock_timeout ran out, or pg_cancel_backend); rows printed before it are an incomplete result, and the message says so.' },

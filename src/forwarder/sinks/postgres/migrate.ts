@@ -13,6 +13,7 @@ const LOCK_KEY = 0x48524d54;
  * @example await migrate(client, 'hermetic')
  */
 export async function migrate(client: PoolClient, schema: string): Promise<number> {
+  await refuseNarrowEncoding(client);
   await client.query('BEGIN');
   try {
     await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_KEY, schema]);
@@ -40,6 +41,16 @@ export async function migrate(client: PoolClient, schema: string): Promise<numbe
     await client.query('ROLLBACK').catch(() => undefined);
     throw e;
   }
+}
+
+/**
+ * A database whose encoding is not UTF8 refuses, fatally, the first batch holding text it cannot encode (an emoji in
+ * LATIN1), perhaps days after its first: said at open instead. SQL_ASCII stores the UTF-8 bytes it is sent, as sent.
+ */
+async function refuseNarrowEncoding(client: PoolClient): Promise<void> {
+  const encoding = String((await client.query("SELECT current_setting('server_encoding') AS e")).rows[0].e);
+  if (encoding === 'UTF8' || encoding === 'SQL_ASCII') return;
+  throw new SinkError('HERMETIC_SINK_SCHEMA', `The database's encoding is ${encoding}, which cannot hold every text Hermes stores (titles and tool output in any script); the fleet store needs a UTF8 database (CREATE DATABASE … ENCODING 'UTF8' TEMPLATE template0).`, false);
 }
 
 /**
