@@ -34,3 +34,10 @@ test('a \\x01bytes: text that is not the base64 Hermes writes is left as it is, 
   assert.deepEqual(sqliteContent('\x01bytes:'), Buffer.alloc(0));
   assert.deepEqual(sqliteContent('\x01bytes:AAEC/w=='), Buffer.from([0, 1, 2, 255]));
 });
+
+test('a \\x01json: string holding a lone surrogate escape is left as it is: SQLite would get bytes that are not UTF-8', () => {
+  // Python's json.dumps writes a str with a lone surrogate as "\ud800"; its UTF-8 codec refuses it, so no state.db holds
+  // it. Decoded, better-sqlite3 would write ED A0 80, read back as three U+FFFD: the text keeps every code unit.
+  for (const v of ['\x01json:"a\\ud800b"', '\x01json:"\\udc00"', '\x01json:"x\\u0000\\udfff"']) assert.equal(sqliteContent(v), v, v);
+  assert.equal(sqliteContent('\x01json:"a\\ud83c\\udf89b\\u0000"'), 'a\u{1F389}b\u0000');
+});
