@@ -7,11 +7,14 @@
 export const PG_JSON_PREFIX = '\x01json:';
 export const PG_BYTES_PREFIX = '\x01bytes:';
 export const SQLITE_JSON_PREFIX = '\x00json:';
+/** With the u flag a pair is one code point outside this range: what matches is a surrogate standing alone. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 /**
  * The SQLite form of a PostgreSQL `messages.content` value. A `\x01json:` text that is not JSON is left as it is
- * (Hermes's own decoder does the same), and so is a `\x01bytes:` text that is not the base64 Hermes's encoder writes
- * (Hermes's decoder refuses some of it; nothing is lost by keeping the text).
+ * (Hermes's own decoder does the same), and so is a JSON string holding a lone surrogate (no state.db can hold it) and
+ * a `\x01bytes:` text that is not the base64 Hermes's encoder writes (Hermes's decoder refuses some of it; nothing is
+ * lost by keeping the text).
  * @example sqliteContent('\x01json:[{"type": "text"}]') // '\x00json:[{"type": "text"}]'
  */
 export function sqliteContent(value: unknown): unknown {
@@ -24,7 +27,9 @@ export function sqliteContent(value: unknown): unknown {
     } catch {
       return value;
     }
-    return typeof parsed === 'string' ? parsed : SQLITE_JSON_PREFIX + doc;
+    if (typeof parsed !== 'string') return SQLITE_JSON_PREFIX + doc;
+    // A lone surrogate (Python writes "\ud800" for one) would reach SQLite as bytes that are not UTF-8: keep the escapes.
+    return LONE_SURROGATE.test(parsed) ? value : parsed;
   }
   if (value.startsWith(PG_BYTES_PREFIX)) {
     const text = value.slice(PG_BYTES_PREFIX.length);
