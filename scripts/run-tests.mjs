@@ -35,6 +35,7 @@ const SLOW = [
 const OWN = [
   // A PostgreSQL cluster each, forwarder processes, the server stopped and started.
   'src/forwarder/sinks/postgres/fleet.test.ts', 'src/forwarder/sinks/postgres/conformance.test.ts',
+  'src/forwarder/sinks/postgres/hostile.test.ts',
   // Measures its own RSS over 40,000 namespaces: a process of its own, so no other suite's memory is counted.
   'src/emulator/namespaces/bounds.test.ts',
   // A Chromium each, driven through a dashboard (decision 0041).
