@@ -222,6 +222,30 @@ describe('a database that cannot hold every text', () => {
   });
 });
 
+describe('a role that may write rows and nothing else', () => {
+  it('no TEMPORARY right (a hardened database): every table ships, the rows already there updated, without a staging table', async () => {
+    const url = pg.createDatabase();
+    const owner = createPostgresSink(url);
+    await owner.open();
+    await owner.close();
+    const role = `rows_${dbOf(url)}`;
+    pg.psql(`CREATE ROLE ${role} LOGIN PASSWORD 'rows-pw'; REVOKE TEMPORARY ON DATABASE "${dbOf(url)}" FROM PUBLIC;
+      GRANT USAGE ON SCHEMA hermetic TO ${role}; GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA hermetic TO ${role}`, dbOf(url));
+    const sink = createPostgresSink(url.replace(`${pg.user}:${pg.password}`, `${role}:rows-pw`));
+    try {
+      await sink.open();
+      await sink.write(batch(1));
+      // The same keys again, changed: sessions are upserted, messages fall back from COPY to the upsert.
+      await sink.write({ ...batch(2, 'again'), upserts: batch(2, 'again').upserts.map((u) => ({ ...u, rows: u.rows.map((r) => ({ ...r, seq: 1 })) })) });
+      assert.equal(pg.psql('SELECT DISTINCT title FROM hermetic.sessions', dbOf(url)).trim(), 'again');
+      assert.equal(pg.psql('SELECT count(*), min(content), max(content) FROM hermetic.messages', dbOf(url)).trim(), '3|again|again');
+      assert.equal((await sink.applied(A))?.seq, 2);
+    } finally {
+      await sink.close();
+    }
+  });
+});
+
 describe('large values', () => {
   it('COPY: 260 messages of 2.1 million characters each (546 M in all, past the longest string V8 makes, 2^29 − 24) are encoded in pieces, every row once', () => {
     // The stream the sink hands to COPY, read here: sending it to the server as well took 20 s of its time; what the
