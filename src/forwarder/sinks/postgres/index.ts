@@ -63,6 +63,8 @@ class Sink implements PostgresSink {
   readonly #connecting = new Set<pg.Client>();
   /** abort() calls so far: a write whose connect failed after one was cut short, not refused by the server. */
   #aborts = 0;
+  /** Whether the role may make temporary tables (COPY's staging table); read at open. */
+  #staging = true;
 
   constructor(target: PostgresTarget, options: OptionsOutput<typeof OPTIONS>) {
     this.#target = target;
@@ -89,6 +91,7 @@ class Sink implements PostgresSink {
       client.on('error', onError);
       try {
         await migrate(client, this.schema);
+        this.#staging = (await client.query("SELECT has_database_privilege(current_database(), 'TEMPORARY') AS t")).rows[0].t === true;
       } finally {
         client.off('error', onError);
         client.release(broken);
@@ -123,7 +126,7 @@ class Sink implements PostgresSink {
     // One upsert per table, its rows in the batch's order (the last row of a key wins, as it would one by one).
     const upserts = new Map<string, RecordOf[]>();
     for (const u of batch.upserts) if (u.rows.length > 0) upserts.set(u.table, [...(upserts.get(u.table) ?? []), ...u.rows]);
-    for (const [name, rows] of upserts) out.push(...upsertStatements(this.schema, table(name), batch.origin, rows, this.#options.strategy));
+    for (const [name, rows] of upserts) out.push(...upsertStatements(this.schema, table(name), batch.origin, rows, this.#options.strategy, this.#staging));
     return out;
   }
 

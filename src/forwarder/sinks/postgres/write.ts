@@ -67,9 +67,13 @@ function conflict(t: DatasetTable): string {
   return `ON CONFLICT (${fleetKey(t).map(q).join(', ')}) DO UPDATE SET ${set.join(', ')}`;
 }
 
-/** The rows written by key, by the strategy's statements (`copy`: copyStatements; else INSERT … ON CONFLICT DO UPDATE, in chunks). */
-export function upsertStatements(schema: string, t: DatasetTable, origin: { machineId: string; hostname: string }, rows: readonly RecordOf[], strategy: UpsertStrategy = 'copy'): Statement[] {
-  if (strategy === 'copy') return copyStatements(schema, t, origin, rows);
+/**
+ * The rows written by key, by the strategy's statements (`copy`: copyStatements; else INSERT … ON CONFLICT DO UPDATE, in
+ * chunks). `staging`: whether the role may make the connection's staging table (the TEMPORARY right); else what `copy`
+ * would stage goes by `unnest`.
+ */
+export function upsertStatements(schema: string, t: DatasetTable, origin: { machineId: string; hostname: string }, rows: readonly RecordOf[], strategy: UpsertStrategy = 'copy', staging = true): Statement[] {
+  if (strategy === 'copy') return copyStatements(schema, t, origin, rows, staging);
   const unique = lastPerKey(t, rows);
   const names = t.columns.map((c) => c.name);
   const head = `INSERT INTO ${q(schema)}.${q(t.name)} (machine_id, hostname, ${names.map(q).join(', ')})`;
@@ -153,17 +157,18 @@ const APPENDED = new Set(['messages', 'parts', 'usage_events']);
  * savepoint is rolled back and the rows go the other tables' way: COPY into the connection's staging table, then into
  * the table with ON CONFLICT DO UPDATE.
  */
-export function copyStatements(schema: string, t: DatasetTable, origin: { machineId: string; hostname: string }, rows: readonly RecordOf[]): Statement[] {
+export function copyStatements(schema: string, t: DatasetTable, origin: { machineId: string; hostname: string }, rows: readonly RecordOf[], staging = true): Statement[] {
   const unique = lastPerKey(t, rows);
   const names = t.columns.map((c) => c.name);
   const cols = ['machine_id', 'hostname', ...names].map(q).join(', ');
   const table = `${q(schema)}.${q(t.name)}`;
   const copy = copyPieces(origin, names, unique);
-  const staged: Statement[] = [
+  // A role without the TEMPORARY right (a hardened database: REVOKE TEMPORARY … FROM PUBLIC) upserts by unnest.
+  const staged: Statement[] = staging ? [
     { text: `CREATE TEMPORARY TABLE IF NOT EXISTS ${stage(t)} (LIKE ${table}) ON COMMIT DELETE ROWS`, values: [] },
     { text: `COPY ${stage(t)} (${cols}) FROM STDIN`, values: [], copy },
     { text: `INSERT INTO ${table} (${cols}) SELECT ${cols} FROM ${stage(t)} ${conflict(t)}`, values: [] },
-  ];
+  ] : upsertStatements(schema, t, origin, unique, 'unnest');
   if (!APPENDED.has(t.name)) return staged;
   return [
     { text: 'SAVEPOINT hermetic_copy', values: [] },
