@@ -37,21 +37,25 @@ function batch(to: number, title = `t${to}`): DeltaBatch {
 const dbOf = (url: string) => url.split('/').pop()!;
 const count = (url: string, table: string) => Number(pg.psql(`SELECT count(*) FROM hermetic.${table}`, dbOf(url)).trim());
 
-/** Waits (the event loop free in between) until the sink's connection sits idle inside its batch's transaction. */
-async function idleInBatch(url: string): Promise<string> {
-  for (let tries = 0; tries < 5000; tries++) {
+/**
+ * Waits (the event loop free in between) until the sink's connection sits idle inside its batch's transaction, and
+ * returns its pid; '' when the write ended first (a server timeout can end it while psql, slow on a loaded machine, runs).
+ */
+async function idleInBatch(url: string, settled: () => boolean): Promise<string> {
+  for (const until = Date.now() + 60_000; Date.now() < until && !settled();) {
     // psql runs synchronously: while it does, this process reads no answer, so the batch stands between statements.
     const pid = pg.psql(`SELECT pid FROM pg_stat_activity WHERE datname = '${dbOf(url)}' AND application_name = 'hermetic' AND state = 'idle in transaction'`, dbOf(url)).trim();
     if (pid !== '') return pid;
     await sleep(1);
   }
+  if (settled()) return '';
   throw new Error('the batch never stood idle in its transaction');
 }
 
 describe('a connection the server ends in the middle of a batch', () => {
   for (const [name, end] of [
     ['the backend terminated (a restart, a failover, pg_terminate_backend)', (_url: string, pid: string) => pg.psql(`SELECT pg_terminate_backend(${pid})`)],
-    ['idle_in_transaction_session_timeout', () => pg.psql('SELECT pg_sleep(0.6)')],
+    ['idle_in_transaction_session_timeout', () => pg.psql('SELECT pg_sleep(1.5)')],
   ] as const) {
     it(`${name}: retriable (HERMETIC_SINK_UNAVAILABLE), nothing of the batch applied, and it lands when sent again`, async () => {
       const url = pg.createDatabase();
@@ -59,11 +63,13 @@ describe('a connection the server ends in the middle of a batch', () => {
       await first.open();
       await first.write(batch(1));
       await first.close();
-      if (name.startsWith('idle')) pg.psql(`ALTER DATABASE "${dbOf(url)}" SET idle_in_transaction_session_timeout = '200ms'`);
+      if (name.startsWith('idle')) pg.psql(`ALTER DATABASE "${dbOf(url)}" SET idle_in_transaction_session_timeout = '1s'`);
       const sink = createPostgresSink(url);
       try {
-        const outcome = sink.write(batch(2)).then(() => null, (e: unknown) => e);
-        end(url, await idleInBatch(url));
+        let settled = false;
+        const outcome = sink.write(batch(2)).then(() => null, (e: unknown) => e).finally(() => { settled = true; });
+        const pid = await idleInBatch(url, () => settled);
+        if (pid !== '') end(url, pid);
         const e = await outcome;
         assert.ok(e instanceof SinkError, String(e));
         assert.equal(e.code, 'HERMETIC_SINK_UNAVAILABLE', e.message);
