@@ -22,9 +22,11 @@ function classOf(e: { code?: unknown; message?: unknown }): Class {
   if (code === '55P03') return { code: 'HERMETIC_SINK_CONFLICT', retriable: true, say: 'PostgreSQL gave up waiting for a lock another writer held (lock_timeout)' };
   // A standby, or default_transaction_read_only: a failover may make it the primary, so it is tried again.
   if (code === '25006') return { code: 'HERMETIC_SINK_UNAVAILABLE', retriable: true, say: 'PostgreSQL takes no writes at this address (a standby, or default_transaction_read_only = on); point the sink at the primary, or wait for a failover' };
-  // 25P03, 57P05: the server ended a connection idle inside, or outside, a transaction.
-  if (code === '57P01' || code === '57P02' || code === '57P03' || code === '57P05' || code === '25P03' || code === '57014' || code.startsWith('08') || code.startsWith('53') || code === '58000' || code === '58030') {
-    return { code: 'HERMETIC_SINK_UNAVAILABLE', retriable: true, say: 'PostgreSQL is shutting down, starting, out of connections or resources, ended an idle connection, or cancelled the statement' };
+  if (code === '25P03' || code === '57P05') {
+    return { code: 'HERMETIC_SINK_UNAVAILABLE', retriable: true, say: 'PostgreSQL ended a connection idle too long (idle_in_transaction_session_timeout or idle_session_timeout)' };
+  }
+  if (code === '57P01' || code === '57P02' || code === '57P03' || code === '57014' || code.startsWith('08') || code.startsWith('53') || code === '58000' || code === '58030') {
+    return { code: 'HERMETIC_SINK_UNAVAILABLE', retriable: true, say: 'PostgreSQL is shutting down, starting, out of connections or resources, or cancelled the statement' };
   }
   if (code === '28P01' || code === '28000') return { code: 'HERMETIC_SINK_AUTH', retriable: false, say: 'PostgreSQL refused the user name or password' };
   if (code === '3D000') return { code: 'HERMETIC_SINK_NO_DATABASE', retriable: false, say: 'the database in the URL does not exist' };
