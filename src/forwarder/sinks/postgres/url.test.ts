@@ -18,3 +18,16 @@ it('a schema given beside the URL is shown in it, so two sinks on one database n
   // A password given as a query parameter stays hidden.
   assert.equal(postgresTarget('postgres://me@db.example/fleet?password=s3cret', 'team').display.includes('s3cret'), false);
 });
+
+it('a URL that names its schema twice is refused, not read as the last one (a typo kept would ship to a schema nobody meant)', () => {
+  for (const url of ['postgres://db.example/fleet?schema=a&schema=b', 'postgres://db.example/fleet?schema=a&sslmode=disable&%73chema=a']) {
+    assert.throws(() => postgresTarget(url), (e: Error & { code?: string }) => {
+      assert.equal(e.code, 'HERMETIC_SINK_URL');
+      assert.match(e.message, /names its schema 2 times; give \?schema= once\.$/);
+      return true;
+    });
+  }
+  // Once, or only beside the URL: read as before.
+  assert.equal(postgresTarget('postgres://db.example/fleet?schema=a&sslmode=disable').schema, 'a');
+  assert.equal(postgresTarget('postgres://db.example/fleet?schema=a', 'b').schema, 'b');
+});

@@ -31,6 +31,11 @@ export function postgresTarget(url: string, schemaOption?: string): PostgresTarg
   if (!/^postgres(ql)?:\/\//i.test(url)) {
     throw new SinkError('HERMETIC_SINK_URL', `A PostgreSQL sink URL starts with postgres:// or postgresql://; got ${JSON.stringify(redactUrl(url))}.`, false);
   }
+  // pg keeps the last of a repeated parameter; for the schema, where the rows go, a second one is a mistake to say.
+  const named = schemaParams(url);
+  if (named > 1) {
+    throw new SinkError('HERMETIC_SINK_URL', `The PostgreSQL URL ${redactUrl(url)} names its schema ${named} times; give ?schema= once.`, false);
+  }
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(url);
@@ -63,4 +68,18 @@ function withSchema(url: string, schema: string): string {
   const path = q < 0 ? base : base.slice(0, q);
   const params = q < 0 ? [] : base.slice(q + 1).split('&').filter((p) => p !== '' && !/^schema(=|$)/.test(p));
   return `${path}?${[...params, `schema=${schema}`].join('&')}`;
+}
+
+/** How many query parameters of a URL are named `schema` (percent-encoded names included). */
+function schemaParams(url: string): number {
+  const q = url.indexOf('?');
+  if (q < 0) return 0;
+  return url.slice(q + 1).split('#')[0]!.split('&').filter((p) => {
+    const name = p.split('=')[0]!;
+    try {
+      return decodeURIComponent(name) === 'schema';
+    } catch {
+      return false;
+    }
+  }).length;
 }
