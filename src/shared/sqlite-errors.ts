@@ -10,6 +10,12 @@ export function primaryCode(e: unknown): string | null {
   return m ? m[0] : null;
 }
 
+/** SQLITE_BUSY or SQLITE_LOCKED (extended codes included): another connection holds a lock; later may work. */
+export function isLockedOut(e: unknown): boolean {
+  const code = primaryCode(e);
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
+}
+
 /**
  * A damaged or unreadable database file met by a command that only reads what Hermetic wrote (the dataset): said in
  * words with what to do, as HERMETIC_DATASET_OPEN, instead of as a bug. Null for any other error.

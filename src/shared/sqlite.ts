@@ -90,7 +90,7 @@ export interface SnapshotCodes {
   isStore?: (e: unknown) => boolean;
 }
 
-export { primaryCode, damagedFile } from './sqlite-errors.js';
+export { primaryCode, damagedFile, isLockedOut } from './sqlite-errors.js';
 
 /** Whether the database has a table of that name (a dataset or store older than the table has none). */
 export function hasTable(db: Db, name: string): boolean {

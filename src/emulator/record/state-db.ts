@@ -7,7 +7,7 @@
 // never thrown into a run. Decisions 0004 and 0026 record the choices; record/turns.ts builds the turns.
 import { existsSync } from 'node:fs';
 import type { IdSource } from '../../shared/ids.js';
-import { openReadWrite, primaryCode, type Db } from '../../shared/sqlite.js';
+import { isLockedOut, openReadWrite, type Db } from '../../shared/sqlite.js';
 import { createStore, LATEST_LEVEL } from '../../state-db/schema/index.js';
 import { StateDbWriter } from '../../state-db/writer/index.js';
 import type { NewSession } from '../sessions/table.js';
@@ -37,7 +37,7 @@ interface Held {
   turn?: { sessionId: string; lastAt: number };
 }
 
-const busy = (e: unknown) => primaryCode(e) === 'SQLITE_BUSY' || primaryCode(e) === 'SQLITE_LOCKED';
+const busy = isLockedOut;
 
 export class StateDbRecorder implements TurnSink {
   #open: StateDbWriter | null = null;

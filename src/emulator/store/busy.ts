@@ -1,6 +1,7 @@
 // When another connection holds the write lock: classify SQLite's errors, and wait for the lock without blocking the
 // event loop. Hermes blocks its loop for up to 30 s (sqlite3.connect(timeout=30)) and then raises; here only the
 // requests that need the store wait, on wall time (a lock is held by a real process, not by the virtual clock).
+import { isLockedOut } from '../../shared/sqlite-errors.js';
 import { lockBackoff, StoreUnavailable, type LockWait } from '../runs/run-table.js';
 
 export type { LockWait } from '../runs/run-table.js';
@@ -21,10 +22,7 @@ export const STATEMENT_BUSY_MS = 10;
 export { lockBackoff as backoff } from '../runs/run-table.js';
 
 /** SQLITE_BUSY / SQLITE_LOCKED and their extended codes: someone else holds a lock; trying later may work. */
-export function isBusy(e: unknown): boolean {
-  const code = (e as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
-}
+export const isBusy: (e: unknown) => boolean = isLockedOut;
 
 /** Any failure of a statement, as the domain sees it. */
 export function unavailable(e: unknown, what: string): StoreUnavailable {

@@ -111,13 +111,16 @@ class Ops implements SessionOps {
     return row?.id;
   }
 
-
+  /** Inserts a new session row; `onConflict` is what an existing one with its key gets instead of an error. */
+  #insert(row: NewSession, onConflict = ''): void {
+    this.#stmt(
+      `INSERT INTO api_sessions (profile, id, source, model, model_config, system_prompt, started_at, parent_session_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)${onConflict}`,
+    ).run(row.profile, row.id, row.source, row.model, row.model_config, row.system_prompt, row.started_at, row.parent_session_id ?? null);
+  }
 
   create(row: NewSession, title: string | null): CreateOutcome {
     if (this.get(row.profile, row.id)) return { kind: 'exists' };
-    this.#stmt(
-      'INSERT INTO api_sessions (profile, id, source, model, model_config, system_prompt, started_at, parent_session_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-    ).run(row.profile, row.id, row.source, row.model, row.model_config, row.system_prompt, row.started_at, row.parent_session_id ?? null);
+    this.#insert(row);
     if (title !== null) {
       const holder = this.titleHolder(row.profile, title, row.id);
       if (holder !== undefined) {
@@ -132,10 +135,7 @@ class Ops implements SessionOps {
   ensure(row: NewSession): void {
     // create_session's upsert: an existing row keeps what it has, and a column it lacks takes the agent's value —
     // of the columns the emulator's agent writes, only `model` (decision 0078).
-    this.#stmt(
-      `INSERT INTO api_sessions (profile, id, source, model, model_config, system_prompt, started_at, parent_session_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (profile, id) DO UPDATE SET model = COALESCE(api_sessions.model, excluded.model)`,
-    ).run(row.profile, row.id, row.source, row.model, row.model_config, row.system_prompt, row.started_at, row.parent_session_id ?? null);
+    this.#insert(row, ' ON CONFLICT (profile, id) DO UPDATE SET model = COALESCE(api_sessions.model, excluded.model)');
   }
 
   update(profile: string, id: string, changes: Partial<Omit<SessionRow, 'profile' | 'id'>>): void {

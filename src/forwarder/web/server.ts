@@ -6,7 +6,7 @@ import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse }
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { HermeticError, isHermeticError } from '../../shared/errors.js';
-import { damagedFile, primaryCode } from '../../shared/sqlite-errors.js';
+import { damagedFile, isLockedOut } from '../../shared/sqlite-errors.js';
 import { assetTable, pageWithPreloads, readAsset } from './assets.js';
 import type { UsageSource } from './data/source.js';
 import { HANDLERS } from './handlers.js';
@@ -67,8 +67,7 @@ function crossSite(req: IncomingMessage, path: string): void {
 
 /** A dataset another process held locked past the wait: this request's failure (503, try again), not a bug. */
 function lockedDataset(e: unknown): HermeticError | null {
-  const code = primaryCode(e);
-  if (code !== 'SQLITE_BUSY' && code !== 'SQLITE_LOCKED') return null;
+  if (!isLockedOut(e)) return null;
   return new HermeticError('HERMETIC_WEB_BUSY', `Another process held the dataset locked past the wait (SQLite: ${(e as Error).message}); nothing was read: try again.`);
 }
 

@@ -9,7 +9,7 @@
 import { closeSync, existsSync, openSync, readdirSync, rmdirSync, rmSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { primaryCode } from '../../../shared/sqlite-errors.js';
+import { isLockedOut, primaryCode } from '../../../shared/sqlite-errors.js';
 import { HermeticError } from '../../../shared/errors.js';
 import { createDirs } from '../../../shared/dirs.js';
 
@@ -100,13 +100,12 @@ export function lockOut(out: string): () => void {
       };
     } catch (e) {
       db?.close();
-      const code = primaryCode(e);
-      if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
+      if (isLockedOut(e)) {
         throw new HermeticError('HERMETIC_EXPORT_BUSY', `Another export is writing to ${out} now (it holds ${LOCK_FILE}); wait for it to finish, or choose another --out.`);
       }
       // What an export before this lock left there (its pid as text), or anything else: the file's content means
       // nothing, only the lock on it does. Emptied in place, never replaced, so every exporter locks the same file.
-      if (code === 'SQLITE_NOTADB' && attempt === 0) {
+      if (primaryCode(e) === 'SQLITE_NOTADB' && attempt === 0) {
         truncateSync(path, 0);
         continue;
       }

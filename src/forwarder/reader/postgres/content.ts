@@ -3,12 +3,11 @@
 // also wraps a string that contains NUL (or starts with one of its prefixes) as a JSON string, and bytes as
 // `\x01bytes:` + base64. SQLite would have held the structured content as `\x00json:` + the same json.dumps text,
 // the string as itself, and the bytes as a BLOB — which is what this gives, so one normalizer reads both.
+import { hasLoneSurrogate } from '../../../shared/python/strings.js';
 
 export const PG_JSON_PREFIX = '\x01json:';
 export const PG_BYTES_PREFIX = '\x01bytes:';
 export const SQLITE_JSON_PREFIX = '\x00json:';
-/** With the u flag a pair is one code point outside this range: what matches is a surrogate standing alone. */
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 /**
  * The SQLite form of a PostgreSQL `messages.content` value. A `\x01json:` text that is not JSON is left as it is
@@ -29,7 +28,7 @@ export function sqliteContent(value: unknown): unknown {
     }
     if (typeof parsed !== 'string') return SQLITE_JSON_PREFIX + doc;
     // A lone surrogate (Python writes "\ud800" for one) would reach SQLite as bytes that are not UTF-8: keep the escapes.
-    return LONE_SURROGATE.test(parsed) ? value : parsed;
+    return hasLoneSurrogate(parsed) ? value : parsed;
   }
   if (value.startsWith(PG_BYTES_PREFIX)) {
     const text = value.slice(PG_BYTES_PREFIX.length);

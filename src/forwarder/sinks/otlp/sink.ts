@@ -127,7 +127,7 @@ const pointsIn = (m: MetricsModel): number => m.tokenUsage.length + m.tokens.len
 
 // The points of a batch in requests of at most `limit` points, a series' points (at most 9) never split across two.
 function* chunks(m: MetricsModel, limit: number): Generator<MetricsModel> {
-  const total = m.tokenUsage.length + m.tokens.length + m.cost.length;
+  const total = pointsIn(m);
   if (total === 0) return;
   if (total <= limit) {
     yield m;

@@ -62,24 +62,18 @@ export function postgresTarget(url: string, schemaOption?: string): PostgresTarg
  * means the same sink.
  */
 function withSchema(url: string, schema: string): string {
-  const hash = url.indexOf('#');
-  const base = hash < 0 ? url : url.slice(0, hash);
-  const q = base.indexOf('?');
-  const path = q < 0 ? base : base.slice(0, q);
-  const params = q < 0 ? [] : base.slice(q + 1).split('&').filter((p) => p !== '' && !/^schema(=|$)/.test(p));
+  const { path, query } = splitQuery(url);
+  const params = (query ?? '').split('&').filter((p) => p !== '' && !/^schema(=|$)/.test(p));
   return `${path}?${[...params, `schema=${schema}`].join('&')}`;
 }
 
 /** How many query parameters of a URL are named `schema` (percent-encoded names included). */
-function schemaParams(url: string): number {
-  const q = url.indexOf('?');
-  if (q < 0) return 0;
-  return url.slice(q + 1).split('#')[0]!.split('&').filter((p) => {
-    const name = p.split('=')[0]!;
-    try {
-      return decodeURIComponent(name) === 'schema';
-    } catch {
-      return false;
-    }
-  }).length;
+const schemaParams = (url: string): number => new URLSearchParams(splitQuery(url).query ?? '').getAll('schema').length;
+
+/** A URL up to its query, and its query (null when it has none), the fragment left out. */
+function splitQuery(url: string): { path: string; query: string | null } {
+  const hash = url.indexOf('#');
+  const base = hash < 0 ? url : url.slice(0, hash);
+  const q = base.indexOf('?');
+  return q < 0 ? { path: base, query: null } : { path: base.slice(0, q), query: base.slice(q + 1) };
 }

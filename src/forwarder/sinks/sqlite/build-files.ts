@@ -5,7 +5,7 @@
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { primaryCode } from '../../../shared/sqlite.js';
+import { isLockedOut } from '../../../shared/sqlite.js';
 
 const PREFIX = 'hermetic.db.build-';
 /** A build file's name, or one of SQLite's companions of it (journal, WAL, shared memory). */
@@ -28,7 +28,7 @@ function held(path: string): boolean {
     db.exec('ROLLBACK');
     return false;
   } catch (e) {
-    return primaryCode(e) === 'SQLITE_BUSY' || primaryCode(e) === 'SQLITE_LOCKED';
+    return isLockedOut(e);
   } finally {
     db?.close();
   }
