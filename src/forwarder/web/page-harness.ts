@@ -3,7 +3,7 @@
 // on any console error, page error or request to another origin, and the page's figures read against usageReport.
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, ConsoleMessage, Page, Request } from 'playwright-core';
 import { closeSharedBrowser, sharedBrowser } from '../../shared/testing/browser.js';
 import { Zone } from '../ledger/zone.js';
 import { resolveWindow, rowIssuesIn, usageReport, type ReportRequest } from '../report/index.js';
@@ -11,12 +11,15 @@ import { dashboardRig, type DashboardRig } from './testing.js';
 
 export interface Visit {
   page: Page;
-  context: BrowserContext;
   /** What the page asked its server for: path and query of every request, in order. */
   requests: string[];
   /** Ends the visit: no console error, no page error, no request to another origin. */
   done(): Promise<void>;
+  /** Ends the visit without that check: for a page that is meant to log an error (a failed request). */
+  discard(): Promise<void>;
 }
+
+interface Tab { context: BrowserContext; page: Page; busy: boolean }
 
 /** Registers the file's before/after hooks; `app` is the running dashboard once `before` has run. */
 export function dashboardInBrowser(options?: Parameters<typeof dashboardRig>[0]) {
@@ -29,28 +32,54 @@ export function dashboardInBrowser(options?: Parameters<typeof dashboardRig>[0])
     await app.close();
   });
 
+  // One tab for the file's visits, one after another: a new page costs Chromium about a second of CPU (a renderer
+  // process, a cold cache), a navigation in a tab that is there a third of it (decision 0085). Each visit starts
+  // clean all the same: the page is loaded anew, its size and colour scheme set, and the origin's storage (the
+  // theme chosen) cleared. A visit while another is open gets a tab of its own.
+  let tab: Tab | null = null;
+
+  async function openTab(): Promise<Tab> {
+    const context = await (await sharedBrowser()).newContext();
+    return { context, page: await context.newPage(), busy: false };
+  }
+
   async function visit(path: string, options: { width?: number; height?: number; colorScheme?: 'light' | 'dark' } = {}): Promise<Visit> {
-    const browser = await sharedBrowser();
-    const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: options.height ?? 800 }, colorScheme: options.colorScheme ?? 'light' });
-    const page = await context.newPage();
-    const problems: string[] = [];
+    const own = tab === null || tab.busy ? await openTab() : tab;
+    if (tab === null) tab = own;
+    own.busy = true;
+    const { page } = own;
     const origin = new URL(app.url).origin;
-    page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`); });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    if (page.url().startsWith(origin + '/')) await page.evaluate(() => { localStorage.clear(); sessionStorage.clear(); });
+    await page.setViewportSize({ width: options.width ?? 1280, height: options.height ?? 800 });
+    await page.emulateMedia({ colorScheme: options.colorScheme ?? 'light' });
+    const problems: string[] = [];
+    const onConsole = (m: ConsoleMessage) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`); };
+    const onError = (e: Error) => problems.push(`page error: ${e.message}`);
     const requests: string[] = [];
-    page.on('request', (r) => {
+    const onRequest = (r: Request) => {
       const url = new URL(r.url());
       if (url.origin !== origin) problems.push(`request to another origin: ${r.url()}`);
       else requests.push(url.pathname + url.search);
-    });
+    };
+    page.on('console', onConsole);
+    page.on('pageerror', onError);
+    page.on('request', onRequest);
+    const end = async () => {
+      page.off('console', onConsole);
+      page.off('pageerror', onError);
+      page.off('request', onRequest);
+      if (own === tab) own.busy = false;
+      else await own.context.close();
+    };
     await page.goto(new URL(path, app.url).href);
     await settled(page);
     return {
-      page, context, requests,
+      page, requests,
       done: async () => {
-        await context.close();
+        await end();
         assert.deepEqual(problems, []);
       },
+      discard: end,
     };
   }
 

@@ -271,7 +271,7 @@ describe('the dashboard in Chromium: sessions, keyboard, themes, sizes', () => {
   it('an error from the server is shown as its sentence and code, not a blank page', async () => {
     const v = await visit('/session?id=no-such-session');
     assert.equal(await v.page.textContent('[role="alert"]'), 'This page could not be shown. The dataset has no session "no-such-session". HERMETIC_WEB_NOT_FOUND');
-    await v.context.close();
+    await v.discard();
     // A window that cannot be: said, with the controls drawn for it (no stale window line), so it can be mended there.
     const bad = await visit('/?period=custom&since=2999-01-01');
     assert.match((await bad.page.textContent('[role="alert"]'))!, /"since" 2999-01-01 is after now: nothing can have been recorded yet\./);
@@ -281,7 +281,7 @@ describe('the dashboard in Chromium: sessions, keyboard, themes, sizes', () => {
     await bad.page.click('button[data-period="30d"]');
     await settled(bad.page);
     assert.equal(await bad.page.$$eval('[role="alert"]', (els) => els.length), 0, 'mended from the controls');
-    await bad.context.close();
+    await bad.discard();
     // A session page ignores the window: one carried over from a custom period that names no dates still opens.
     const session = await visit(`/session?id=${PLAIN_SESSION}&period=custom`);
     assert.equal(await session.page.$$eval('[role="alert"]', (els) => els.length), 0);
