@@ -80,3 +80,29 @@ test('a clone\'s build runs until a source is newer than it; then the sources ru
   writeFileSync(other, '');
   assert.equal(run(dir, ['--version']).stdout, version);
 });
+
+test('the clone\'s build bundles the CLI (dist/bundle/), which the bin runs unless the build beside it is newer', () => {
+  const dir = clone(['package.json', 'bin', 'src', 'scripts', 'tsconfig.json'], true);
+  const build = spawnSync(process.execPath, [join(dir, 'scripts', 'build-clone.mjs')], { cwd: dir, encoding: 'utf8', env: { ...process.env, npm_command: 'install' } });
+  assert.equal(build.status, 0, build.stderr);
+  const bundled = join(dir, 'dist', 'bundle', 'main.js');
+  const perFile = join(dir, 'dist', 'cli', 'main.js');
+  assert.ok(existsSync(bundled) && existsSync(join(dir, 'dist', 'bundle', 'stop-signals.js')));
+  // The bundle as it was made answers, from a few files: the modules each command shares are chunks beside it.
+  const version = `${JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version}\n`;
+  assert.equal(run(dir, ['--version']).stdout, version);
+  const status = run(dir, ['status', '--home', join(dir, 'home'), '--json']);
+  assert.equal(status.status, 0, status.stderr);
+  assert.equal(JSON.parse(status.stdout).dataset_exists, false);
+  // Which one runs shows by a main that says so.
+  const said = (name: string) => `export async function main() { console.log(${JSON.stringify(name)}); return 0; }\n`;
+  const stamp = statSync(perFile).mtime;
+  writeFileSync(bundled, said('bundle'));
+  utimesSync(bundled, stamp, stamp);
+  assert.equal(run(dir, ['--version']).stdout, 'bundle\n');
+  // A build made after the bundle (tsc by hand over dist/) runs, not the older bundle.
+  writeFileSync(perFile, said('per-file'));
+  utimesSync(perFile, new Date(stamp.getTime() + 60_000), new Date(stamp.getTime() + 60_000));
+  utimesSync(join(dir, 'src', 'cli', 'main.ts'), stamp, stamp);
+  assert.equal(run(dir, ['--version']).stdout, 'per-file\n');
+});

@@ -26,13 +26,21 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 let gates = 0;
 
-/** Waits (polling the file system) until `path` exists; fails only after a minute, or when the process ended. */
+/**
+ * Waits (polling the file system) until `path` exists; fails only after a minute, or when the process ended. A
+ * process left waiting is killed, so a failure here ends the file instead of holding the run open.
+ */
 async function appears(path: string, p: BinProcess): Promise<void> {
   let gone = false;
   void p.exited.then(() => (gone = true));
-  for (const start = Date.now(); !existsSync(path); await sleep(10)) {
-    assert.ok(!gone, `the process ended before ${path} appeared: ${p.output()}`);
-    assert.ok(Date.now() - start < 60_000, `${path} did not appear in a minute: ${p.output()}`);
+  try {
+    for (const start = Date.now(); !existsSync(path); await sleep(10)) {
+      assert.ok(!gone, `the process ended before ${path} appeared: ${p.output()}`);
+      assert.ok(Date.now() - start < 60_000, `${path} did not appear in a minute: ${p.output()}`);
+    }
+  } catch (e) {
+    p.child.kill('SIGKILL');
+    throw e;
   }
 }
 

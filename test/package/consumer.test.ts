@@ -4,7 +4,7 @@
 // must compile; another must fail with exactly the expected errors. No network: nothing is installed.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -218,6 +218,14 @@ test('the tarball carries the build and its declarations, and the example files,
   }
   assert.deepEqual(paths.filter((p) => p.includes('.test.')), []);
   assert.ok(!existsSync(join(dir, 'consumer', 'node_modules', '@types', 'better-sqlite3')));
+});
+
+test('the packed bin runs its bundled CLI (dist/bundle/, made by prepack after tsc)', () => {
+  const paths = packed!.files.map((f) => f.path);
+  assert.ok(paths.includes('dist/bundle/main.js') && paths.includes('dist/bundle/stop-signals.js'), 'the bundle is packed');
+  const bin = join(dir, 'consumer', 'node_modules', 'hermetic', 'bin', 'hermetic.js');
+  const r = spawnSync(process.execPath, [bin, '--version'], { encoding: 'utf8' });
+  assert.deepEqual([r.status, r.stdout, r.stderr], [0, `${(JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version}\n`, '']);
 });
 
 test('a strict consumer without @types/better-sqlite3 compiles against the public types, hermetic/testing included', () => {

@@ -1,9 +1,11 @@
-// The `hermetic` bin as the processes the tests start run it: src/ transpiled to JavaScript as a clone's `npm install`
-// does it (scripts/transpile.mjs: esbuild, found through tsx) into .cache/test-build/<hash>/dist/, beside copies
-// of bin/hermetic.js and package.json. A spawned command then starts in about 0.5 s instead of 1.4 s through tsx's
-// loader, and a few hundred spawns make that minutes of CPU (decision 0034). The folder is named by a hash of every
-// file it is made from (and of this file), so what runs is always the working tree as it is: no stale build is
-// tested. Test processes that start at once share one build; the first to finish renames its copy into place.
+// The `hermetic` bin as the processes the tests start run it: src/ transpiled to JavaScript and the CLI bundled as a
+// clone's `npm install` does it (scripts/transpile.mjs: esbuild, found through tsx) into
+// .cache/test-build/<hash>/dist/, beside copies of bin/hermetic.js and package.json. A spawned command then starts in
+// about 0.2 s of CPU instead of 1.4 s through tsx's loader, and a few hundred spawns make that minutes (decisions 0034,
+// 0085). The folder is named by a hash of every file it is made from (and of this file), so what runs is always the
+// working tree as it is: no stale build is tested. Test processes that start at once share one build; the first to
+// finish renames its copy into place.
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -24,7 +26,10 @@ let built: string | null = null;
 export function cliBuild(): string {
   if (built) return built;
   const sources = sourceFiles(join(REPO, 'src'));
-  const inputs = [...sources, join(REPO, 'bin', 'hermetic.js'), join(REPO, 'package.json'), join(REPO, 'tsconfig.json'), fileURLToPath(import.meta.url), join(REPO, 'scripts', 'transpile.mjs')];
+  const inputs = [
+    ...sources, join(REPO, 'bin', 'hermetic.js'), join(REPO, 'package.json'), join(REPO, 'tsconfig.json'), fileURLToPath(import.meta.url),
+    join(REPO, 'scripts', 'transpile.mjs'), join(REPO, 'scripts', 'bundle-cli.mjs'),
+  ];
   const hash = createHash('sha256');
   for (const file of inputs) hash.update(relative(REPO, file)).update('\0').update(readFileSync(file)).update('\0');
   const es = findEsbuild();
@@ -37,6 +42,9 @@ export function cliBuild(): string {
   const temp = `${root}.${process.pid}.tmp`;
   rmSync(temp, { recursive: true, force: true });
   transpile(es, REPO, join(temp, 'dist'), sources);
+  // The CLI bundled as a clone's install bundles it (esbuild's bundling with plugins is asynchronous: a process of its own).
+  const bundled = spawnSync(process.execPath, [join(REPO, 'scripts', 'bundle-cli.mjs'), join(temp, 'dist')], { encoding: 'utf8' });
+  if (bundled.status !== 0) throw new Error(`Bundling the CLI failed: ${bundled.stderr}`);
   mkdirSync(join(temp, 'bin'));
   cpSync(join(REPO, 'bin', 'hermetic.js'), join(temp, 'bin', 'hermetic.js'));
   cpSync(join(REPO, 'package.json'), join(temp, 'package.json'));

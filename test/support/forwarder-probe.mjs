@@ -5,14 +5,14 @@
 //   open                        the dataset is open (the sink is made; the store is read next)
 //   begin <writes> <final>      a batch is about to be written (BEGIN IMMEDIATE … COMMIT follows)
 //   commit <writes> <final>     that batch is committed; final is 1 for a pass's last batch (it sets last_tick_at)
-// With HERMETIC_PROBE_GATE=1 it also loads the command's modules ahead (dist/cli/main.js beside the bin, the module the
-// bin runs), reports `ready`, and holds the bin back until SIGUSR2: a crash test starts the next process while the
-// current one runs, so node's start-up is not paid between a kill and the restart.
+// With HERMETIC_PROBE_GATE=1 it also loads the command's modules ahead (dist/bundle/main.js beside the bin, else
+// dist/cli/main.js: the module the bin runs), reports `ready`, and holds the bin back until SIGUSR2: a crash test
+// starts the next process while the current one runs, so node's start-up is not paid between a kill and the restart.
 // With HERMETIC_PROBE_HOLD_FINAL=1 the pass's last batch, its rows written, waits inside its transaction (before the
 // COMMIT) for the SIGKILL the test sends once it sees that batch begin: a killed backfill never finishes, so every
 // kill lands mid-run however fast or slow the machine is (the wait ends by itself after two minutes).
 // Plain JavaScript: the bin the tests run is built JavaScript (test/support/cli-build.ts), started without tsx.
-import { writeSync } from 'node:fs';
+import { existsSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 
@@ -62,7 +62,8 @@ if (Number.isInteger(fd) && fd > 2 && process.env.HERMETIC_PROBE_GATE === '1') {
   let release = () => {};
   const onGo = () => { go = true; release(); };
   process.on('SIGUSR2', onGo);
-  await import(new URL('../dist/cli/main.js', pathToFileURL(process.argv[1])).href);
+  const bundled = new URL('../dist/bundle/main.js', pathToFileURL(process.argv[1]));
+  await import((existsSync(bundled) ? bundled : new URL('../dist/cli/main.js', pathToFileURL(process.argv[1]))).href);
   writeSync(fd, 'ready\n');
   if (!go) {
     // Waiting keeps the process alive; a test that went away without letting it go takes it along.

@@ -1,4 +1,4 @@
-// Runs the real `hermetic` bin as a person does: bin/hermetic.js, which imports ../dist/cli/main.js, copied beside the
+// Runs the real `hermetic` bin as a person does: bin/hermetic.js, which imports ../dist/bundle/main.js, copied beside the
 // sources transpiled to JavaScript (test/support/cli-build.ts: named by a hash of the sources, so never stale), and
 // started by plain node, without tsx. `spawnServe` starts `hermetic serve` and waits for the address it prints.
 import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
@@ -13,13 +13,14 @@ export const BIN = join(BUILD, 'bin', 'hermetic.js');
 /** Node's arguments that run the bin. */
 export const BIN_ARGS: readonly string[] = [BIN];
 
-// With HERMETIC_TEST_LOAD_GATE=DIR, the bin's import of the CLI (dist/cli/main.js, after its first line held the stop
-// signals) writes DIR/loading and waits for DIR/go: a test can act at the moment the modules are about to load.
+// With HERMETIC_TEST_LOAD_GATE=DIR, the bin's import of the CLI (dist/bundle/main.js, or dist/cli/main.js without the
+// bundle, after its first line held the stop signals) writes DIR/loading and waits for DIR/go: a test can act at the
+// moment the modules are about to load.
 const GATE_HOOKS = `import { existsSync, writeFileSync } from 'node:fs';
-const MAIN = ${JSON.stringify(pathToFileURL(join(BUILD, 'dist', 'cli', 'main.js')).href)}, GATE = process.env.HERMETIC_TEST_LOAD_GATE;
+const MAIN = ${JSON.stringify(['bundle', 'cli'].map((d) => pathToFileURL(join(BUILD, 'dist', d, 'main.js')).href))}, GATE = process.env.HERMETIC_TEST_LOAD_GATE;
 export async function resolve(specifier, context, next) {
   const resolved = await next(specifier, context);
-  if (GATE && resolved.url === MAIN) {
+  if (GATE && MAIN.includes(resolved.url)) {
     writeFileSync(GATE + '/loading', '');
     while (!existsSync(GATE + '/go')) await new Promise((r) => setTimeout(r, 10));
   }
