@@ -6,9 +6,9 @@
 // `import.meta.url` (written into it as its source file's URL), so every path a module finds beside itself — fixtures,
 // assets, the read worker's .ts entry, which then loads through tsx as before — is what it is when run from the
 // sources. Packages stay outside the bundles, imported from node_modules as usual.
-import { readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { esmBundle } from './transpile.mjs';
 
 /**
  * Bundles `files` (test files and preloads, relative to `repo`) into `outDir`, keeping their paths (src/a.test.ts →
@@ -16,30 +16,13 @@ import { pathToFileURL } from 'node:url';
  * @example const bundles = await bundleTests(esbuild, process.cwd(), ['src/a.test.ts'], '.cache/test-bundles/1');
  */
 export async function bundleTests(esbuild, repo, files, outDir) {
-  await esbuild.build({
+  await esmBundle(esbuild, repo, {
     entryPoints: files.map((f) => join(repo, f)),
     outbase: repo,
     outdir: outDir,
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: `node${process.versions.node}`,
-    packages: 'external',
     sourcemap: 'linked',
-    tsconfig: join(repo, 'tsconfig.json'),
-    logLevel: 'error',
-    plugins: [{
-      name: 'own-import-meta-url',
-      setup(build) {
-        // Every TypeScript module of the repository keeps its own location (bundled, it would get its chunk's).
-        build.onLoad({ filter: /\.ts$/ }, ({ path }) => {
-          if (relative(repo, path).startsWith('..') || path.includes('/node_modules/')) return undefined;
-          const source = readFileSync(path, 'utf8');
-          return { contents: source.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(path).href)), loader: 'ts' };
-        });
-      },
-    }],
+    // Every TypeScript module of the repository keeps its own location (bundled, it would get its chunk's).
+    urlOf: (path) => JSON.stringify(pathToFileURL(path).href),
   });
   return new Map(files.map((f) => [f, join(outDir, f.replace(/\.ts$/, '.js'))]));
 }

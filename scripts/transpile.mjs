@@ -58,41 +58,53 @@ export function transpile(esbuild, repo, outDir, sources = sourceFiles(join(repo
 }
 
 /**
- * The CLI bundled (decision 0085) into `outDir`/bundle/: main.js and stop-signals.js, the modules they share split
- * into chunks beside them (one copy of each, so the bin's early signal hold is main's), packages left outside. A command
- * then loads a dozen files instead of 120–200 modules, each of which costs node's ESM loader about a millisecond:
- * 60–80 ms of CPU less per start. Made beside the per-file build, which it relies on: every module keeps, as
- * `import.meta.url`, its place in that build (`outDir`/<its path>.js), so what it finds beside itself (package.json,
- * the assets, the read worker's entry) it finds there. bin/hermetic.js runs it when it is not older than that build.
- * @example await bundleCli(esbuild, '/work/hermetic', '/work/hermetic/dist')
+ * An ESM bundle for node of the repository's TypeScript: the modules shared by `entryPoints` split into chunks,
+ * packages left outside (imported from node_modules as usual). Bundled, a module's `import.meta.url` would be its
+ * chunk's, so each of the repository's modules gets, in its place, the expression `urlOf(its source path)` returns.
+ * Shared by the CLI's bundle below and the test files' (scripts/test-bundles.mjs).
  */
-export async function bundleCli(esbuild, repo, outDir) {
-  const src = join(repo, 'src');
-  const out = join(outDir, 'bundle');
-  rmSync(out, { recursive: true, force: true });
-  await esbuild.build({
-    entryPoints: { main: join(src, 'cli', 'main.ts'), 'stop-signals': join(src, 'cli', 'stop-signals.ts') },
-    outdir: out,
+export function esmBundle(esbuild, repo, { urlOf, ...options }) {
+  return esbuild.build({
     bundle: true,
     splitting: true,
     format: 'esm',
     platform: 'node',
     target: `node${process.versions.node}`,
     packages: 'external',
-    chunkNames: '[name]-[hash]',
     tsconfig: join(repo, 'tsconfig.json'),
     logLevel: 'error',
+    ...options,
     plugins: [{
-      name: 'per-file-import-meta-url',
+      name: 'own-import-meta-url',
       setup(build) {
         build.onLoad({ filter: /\.ts$/ }, ({ path }) => {
-          if (relative(src, path).startsWith('..')) return undefined;
-          // From outDir/bundle/<file>.js, every module's per-file place is one folder up.
-          const own = `../${relative(src, path).replace(/\.ts$/, '.js')}`;
+          if (relative(repo, path).startsWith('..') || path.includes('/node_modules/')) return undefined;
           const source = readFileSync(path, 'utf8');
-          return { contents: source.replaceAll('import.meta.url', `new URL(${JSON.stringify(own)}, import.meta.url).href`), loader: 'ts' };
+          return { contents: source.replaceAll('import.meta.url', urlOf(path)), loader: 'ts' };
         });
       },
     }],
+  });
+}
+
+/**
+ * The CLI bundled (decision 0085) into `outDir`/bundle/: main.js and stop-signals.js, the modules they share split
+ * into chunks beside them (one copy of each, so the bin's early signal hold is main's). A command then loads a dozen
+ * files instead of 120–200 modules, each of which costs node's ESM loader about a millisecond: 60–80 ms of CPU less
+ * per start. Made beside the per-file build, which it relies on: every module keeps, as `import.meta.url`, its place
+ * in that build (`outDir`/<its path>.js), so what it finds beside itself (package.json, the assets, the read worker's
+ * entry) it finds there. bin/hermetic.js runs it when it is not older than that build.
+ * @example await bundleCli(esbuild, '/work/hermetic', '/work/hermetic/dist')
+ */
+export async function bundleCli(esbuild, repo, outDir) {
+  const src = join(repo, 'src');
+  const out = join(outDir, 'bundle');
+  rmSync(out, { recursive: true, force: true });
+  await esmBundle(esbuild, repo, {
+    entryPoints: { main: join(src, 'cli', 'main.ts'), 'stop-signals': join(src, 'cli', 'stop-signals.ts') },
+    outdir: out,
+    chunkNames: '[name]-[hash]',
+    // From outDir/bundle/<file>.js, every module's per-file place is one folder up.
+    urlOf: (path) => `new URL(${JSON.stringify(`../${relative(src, path).replace(/\.ts$/, '.js')}`)}, import.meta.url).href`,
   });
 }
