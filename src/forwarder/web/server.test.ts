@@ -325,6 +325,13 @@ describe('host names', () => {
   const withHost = (base: string, host: string) => new Promise<number>((resolve, reject) => {
     request(new URL('/api/overview', base), { headers: { host } }, (res) => resolve(res.resume().statusCode!)).on('error', reject).end();
   });
+  /** GET /api/overview with the given Host header: its status and JSON body. */
+  const hostAnswer = (base: string, host: string) => new Promise<{ status: number; body: any }>((resolve, reject) => {
+    request(new URL('/api/overview', base), { headers: { host } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (c) => (text += c)).on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+    }).on('error', reject).end();
+  });
   it('bound to any loopback address (127.0.0.2, not only 127.0.0.1), another host name is still refused', async () => {
     const server = await startWebServer({ source: sqliteSource(app.db), port: 0, host: '127.0.0.2', now: () => app.now * 1000 });
     try {
@@ -332,6 +339,19 @@ describe('host names', () => {
       assert.equal(await withHost(server.url, 'evil.example'), 404);
       assert.equal(await withHost(server.url, `127.0.0.2:${port}`), 200);
       assert.equal(await withHost(server.url, `localhost:${port}`), 200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('bound to the network (0.0.0.0), a name it does not know is refused as on loopback (DNS rebinding), and says how to allow one', async () => {
+    const server = await startWebServer({ source: sqliteSource(app.db), port: 0, host: '0.0.0.0', now: () => app.now * 1000 });
+    try {
+      const base = `http://127.0.0.1:${new URL(server.url).port}/`;
+      const rebound = await hostAnswer(base, 'attacker.example:8650');
+      assert.equal(rebound.status, 404);
+      assert.equal(rebound.body.error.code, 'HERMETIC_WEB_NOT_FOUND');
+      assert.match(rebound.body.error.message, /^This dashboard answers only as localhost, any IP address.* not as "attacker\.example"; .*--allowed-host NAME/);
     } finally {
       await server.close();
     }
