@@ -52,7 +52,7 @@ async function serve(path: string): Promise<{ url: string; busiest: string }> {
   const db = new Database(path, { readonly: true });
   const busiest = db.prepare('SELECT session_id FROM sessions ORDER BY live_messages DESC LIMIT 1').pluck().get() as string;
   const server = await startWebServer({ source: sqliteSource(db), port: 0 });
-  servers.push({ url: server.url, close: async () => { await server.close(); db.close(); } });
+  servers.push({ ...server, close: async () => { await server.close(); db.close(); } });
   return { url: server.url, busiest };
 }
 

@@ -1,9 +1,10 @@
 // `hermetic web`: the usage dashboard over the dataset (or the fleet store: --from postgres://…), on a local HTTP
-// server (loopback unless --host says otherwise), read-only. Prints its URL; --open asks the desktop to open it.
+// server (loopback unless --host says otherwise), read-only. Prints its URL; --open asks the desktop to open it. It
+// answers only as the names --host implies and --allowed-host adds (DNS rebinding; web/hosts.ts, decision 0087).
 // SIGINT and SIGTERM stop it cleanly, as they stop `serve`: the server closes, "stopped" is said, exit 0.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { parseFlags, wholeNumber } from '../../cli/args.js';
+import { parseFlags, usageError, wholeNumber } from '../../cli/args.js';
 import { listenForStop, type StopRequest } from '../../cli/stop-signals.js';
 import { hermeticHome } from '../home.js';
 import { DATASET_FILE } from '../sinks/sqlite/dataset.js';
@@ -12,6 +13,7 @@ import { sqliteDialect } from '../report/dialect.js';
 import type { UsageSource } from '../web/data/source.js';
 import { datasetFileSource } from '../web/data/dataset-file.js';
 import { sqliteSource } from '../web/data/sqlite.js';
+import { allowedHosts } from '../web/hosts.js';
 import { startWebServer, type WebServer } from '../web/server.js';
 import { COMMON_FLAGS, fleetFrom } from './common.js';
 import { WEB_HELP } from './help.js';
@@ -21,7 +23,8 @@ import { isLoopbackHost } from '../../shared/loopback.js';
 /** The flags web parses (its help page documents each: help.test.ts). */
 export const FLAGS = {
   home: COMMON_FLAGS.home, help: COMMON_FLAGS.help,
-  port: { type: 'string' }, host: { type: 'string' }, open: { type: 'boolean' }, from: { type: 'string' }, utc: { type: 'boolean' },
+  port: { type: 'string' }, host: { type: 'string' }, 'allowed-host': { type: 'string', multiple: true }, open: { type: 'boolean' },
+  from: { type: 'string' }, utc: { type: 'boolean' },
 } as const;
 
 export interface WebIo {
@@ -58,6 +61,8 @@ async function web(argv: string[], io: WebIo, stop: StopRequest | null): Promise
   if (values.help) return console.log(WEB_HELP), 0;
   const port = values.port === undefined ? 8650 : wholeNumber('--port', values.port, 0, 65535);
   const host = values.host ?? '127.0.0.1';
+  // Checked here, before anything is opened: a refused name is one line and exit 2.
+  const allowed = allowedHosts(values['allowed-host'] ?? [], (rest) => usageError(`--allowed-host ${rest}`));
   fleetFrom(values.from);
   // Stopped while the modules loaded (the bin held the signal): nothing is opened.
   if (stop?.signal) return console.log('hermetic web: stopped'), 0;
@@ -76,29 +81,37 @@ async function web(argv: string[], io: WebIo, stop: StopRequest | null): Promise
   }
   let server: WebServer;
   try {
-    server = await startWebServer({ source, host, port, now: io.now, utc: values.utc === true, onError: (e) => console.error('hermetic web: unexpected failure (a bug):', e) });
+    server = await startWebServer({ source, host, port, allowedHosts: allowed, now: io.now, utc: values.utc === true, onError: (e) => console.error('hermetic web: unexpected failure (a bug):', e) });
   } catch (e) {
     await source.close();
     throw e;
   }
   const close = async () => { await server.close(); await source.close(); };
   if (stop === null) {
-    announce(values, host, server.url);
-    io.started?.({ url: server.url, close });
+    announce(values, host, server);
+    io.started?.({ ...server, close });
     return 0;
   }
   // Stopped while it started: what it opened is closed, and no URL is given for a server that is going away.
-  if (stop.signal === null) announce(values, host, server.url);
+  if (stop.signal === null) announce(values, host, server);
   await stop.stopped;
   await close();
   console.log('hermetic web: stopped');
   return 0;
 }
 
-/** The dashboard's URL (and a warning when it is open to the network); --open hands it to the desktop. */
-function announce(values: { from?: string; open?: true }, host: string, url: string): void {
-  const shown = host === '0.0.0.0' || host === '::' ? url.replace(/\/\/[^/]+:/, '//localhost:') : url;
+/**
+ * The dashboard's URL; a warning when it is open to the network, with the names it answers as, and when --allowed-host
+ * '*' lets a rebinding page read it; --open hands the URL to the desktop.
+ */
+function announce(values: { from?: string; open?: true }, host: string, server: WebServer): void {
+  const shown = host === '0.0.0.0' || host === '::' ? server.url.replace(/\/\/[^/]+:/, '//localhost:') : server.url;
   console.log(`hermetic web: the usage dashboard${values.from !== undefined ? ' of the fleet store' : ''} is at ${shown} (Ctrl-C stops it)`);
-  if (!isLoopbackHost(host)) console.error(`hermetic web: listening on ${host}: anyone who can reach this machine can read your usage; the dashboard has no login.`);
+  const rebinding = 'a page on another site can read it through your browser (DNS rebinding)';
+  if (!isLoopbackHost(host)) {
+    console.error(`hermetic web: listening on ${host}: anyone who can reach this machine can read your usage; the dashboard has no login. It answers as ${server.answersAs}${server.answersAs === 'any name' ? ` (--allowed-host '*'), so ${rebinding}` : '; --allowed-host NAME adds a name'}.`);
+  } else if (server.answersAs === 'any name') {
+    console.error(`hermetic web: --allowed-host '*': the dashboard answers as any name, so ${rebinding}.`);
+  }
   if (values.open) openBrowser(shown);
 }

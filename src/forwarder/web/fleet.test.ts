@@ -62,7 +62,7 @@ after(async () => {
 
 async function serve(source: Parameters<typeof startWebServer>[0]['source']): Promise<string> {
   const server = await startWebServer({ source, port: 0, now: () => DASHBOARD_NOW * 1000, onError: (e) => { throw e; } });
-  servers.push({ url: server.url, close: async () => { await server.close(); await source.close(); } });
+  servers.push({ ...server, close: async () => { await server.close(); await source.close(); } });
   return server.url;
 }
 

@@ -78,7 +78,7 @@ describe('heads node\'s parser refuses', () => {
 
   it('an HTTP/1.1 head without Host is refused by the Host check, as JSON (not node\'s bare 400)', async () => {
     const r = await rawHead('GET /api/overview HTTP/1.1\r\nConnection: close\r\n\r\n');
-    assert.deepEqual([r.status, r.body], [404, { error: { code: 'HERMETIC_WEB_NOT_FOUND', message: 'This dashboard answers only as localhost or a loopback address (127.0.0.1, ::1), not as "".' } }]);
+    assert.deepEqual([r.status, r.body], [404, { error: { code: 'HERMETIC_WEB_NOT_FOUND', message: 'This dashboard answers only as localhost or a loopback address (127.0.0.1, ::1), not as ""; to answer as another name, start it with --allowed-host NAME.' } }]);
     assert.ok(r.headers.includes(`content-security-policy: ${CSP.toLowerCase()}`));
   });
 });

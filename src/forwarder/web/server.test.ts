@@ -306,7 +306,7 @@ describe('refusals', () => {
       });
       req.on('error', reject).end();
     });
-    assert.deepEqual([rebound.status, JSON.parse(rebound.body)], [404, { error: { code: 'HERMETIC_WEB_NOT_FOUND', message: 'This dashboard answers only as localhost or a loopback address (127.0.0.1, ::1), not as "evil.example".' } }]);
+    assert.deepEqual([rebound.status, JSON.parse(rebound.body)], [404, { error: { code: 'HERMETIC_WEB_NOT_FOUND', message: 'This dashboard answers only as localhost or a loopback address (127.0.0.1, ::1), not as "evil.example"; to answer as another name, start it with --allowed-host NAME.' } }]);
     // A target in absolute form names its host itself: that name must be this machine's too.
     const absolute = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const url = new URL(app.url);
@@ -316,7 +316,7 @@ describe('refusals', () => {
       });
       req.on('error', reject).end();
     });
-    assert.deepEqual([absolute.status, JSON.parse(absolute.body).error.message], [404, 'This dashboard answers only as localhost or a loopback address (127.0.0.1, ::1), not as "evil.example".']);
+    assert.deepEqual([absolute.status, JSON.parse(absolute.body).error.message], [404, 'This dashboard answers only as localhost or a loopback address (127.0.0.1, ::1), not as "evil.example"; to answer as another name, start it with --allowed-host NAME.']);
   });
 });
 

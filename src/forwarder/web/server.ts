@@ -1,7 +1,8 @@
 // `hermetic web`'s HTTP server (node:http): the page, its assets and the JSON endpoints of routes.ts, read-only over
 // a UsageSource. Every answer carries a strict Content-Security-Policy (self only); errors are JSON with a HERMETIC_*
-// code and a sentence, never a stack (heads node's parser refuses too). Loopback by default; a request naming another
-// host is refused (DNS rebinding), and so is one another site's page makes (fetch metadata), before anything is read.
+// code and a sentence, never a stack (heads node's parser refuses too). Loopback by default; a request naming a host it
+// does not answer as is refused (DNS rebinding, hosts.ts), and so is one another site's page makes (fetch metadata),
+// before anything is read.
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
@@ -12,7 +13,7 @@ import type { UsageSource } from './data/source.js';
 import { HANDLERS } from './handlers.js';
 import { checkParams } from './request.js';
 import { API_ROUTES, PAGE_PATHS } from './routes.js';
-import { isLoopbackHost } from '../../shared/loopback.js';
+import { allowedHosts, hostCheck } from './hosts.js';
 
 export const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
@@ -33,12 +34,20 @@ export interface WebServerOptions {
   now?: () => number;
   /** Days, midnights and times in UTC instead of the ledger's zone (`hermetic web --utc`, as `report --utc`). */
   utc?: boolean;
+  /**
+   * More names the dashboard answers as (`hermetic web --allowed-host`): `dash.example`, `.example.com` for it and its
+   * subdomains, `*` for any name (no Host check). Loopback names always, and bound to the network any IP address and
+   * this machine's name (decision 0087).
+   */
+  allowedHosts?: readonly string[];
   /** Called with each unexpected failure (a bug); the browser gets only its code and sentence. */
   onError?: (e: unknown) => void;
 }
 
 export interface WebServer {
   url: string;
+  /** The names it answers as, as a phrase ("localhost, any IP address or this machine's name (box)"; "any name"). */
+  answersAs: string;
   close(): Promise<void>;
 }
 
@@ -116,18 +125,21 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   const assets = assetTable();
   const index = pageWithPreloads(assets);
   const routes = new Map<string, (typeof API_ROUTES)[number]>(API_ROUTES.map((r) => [r.path, r]));
-  const loopback = isLoopbackHost(host);
+  if (options.allowedHosts !== undefined && !Array.isArray(options.allowedHosts)) throw new HermeticError('HERMETIC_OPTIONS_INVALID', 'Option "allowedHosts" must be a list of host names.');
+  const hosts = hostCheck(host, allowedHosts(options.allowedHosts ?? [], (rest) => {
+    throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "allowedHosts" ${rest}`);
+  }));
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     try {
       const { url, absolute } = requestTarget(req.url ?? '/');
-      if (loopback) {
+      if (!hosts.any) {
         // The name the request was sent to: its Host, and an absolute-form target's own authority, which a proxy may
-        // have been given instead (both must be this machine's; DNS rebinding sends another name).
+        // have been given instead (both must be names it answers as; DNS rebinding sends another name).
         const names = [(req.headers.host ?? '').replace(/:\d+$/, '')];
         if (absolute) names.push(url.hostname);
-        const other = names.find((n) => !isLoopbackHost(n));
-        if (other !== undefined) throw new HermeticError('HERMETIC_WEB_NOT_FOUND', `This dashboard answers only as localhost or a loopback address (127.0.0.1, ::1), not as "${other}".`);
+        const other = names.find((n) => !hosts.answers(n));
+        if (other !== undefined) throw new HermeticError('HERMETIC_WEB_NOT_FOUND', `This dashboard answers only as ${hosts.described}, not as "${other}"; to answer as another name, start it with --allowed-host NAME.`);
       }
       crossSite(req, url.pathname);
       if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -164,8 +176,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
     }
   };
 
-  // A head without Host reaches the handler (node would answer a bare 400): the Host check refuses it in JSON on
-  // loopback, and a server bound to the network answers it as any other.
+  // A head without Host reaches the handler (node would answer a bare 400): the Host check refuses it in JSON (and
+  // with --allowed-host '*', which turns the check off, it is answered as any other).
   const server = createServer({ requireHostHeader: false }, (req, res) => void handle(req, res));
   server.on('clientError', refuseHead);
   await new Promise<void>((resolve, reject) => {
@@ -178,6 +190,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     url: `http://${shown}:${address.port}/`,
+    answersAs: hosts.described,
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
