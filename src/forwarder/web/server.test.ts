@@ -6,6 +6,7 @@
 // background delegations are the dataset's rows, and a dataset from before the table answers none.
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { after, before, describe, it } from 'node:test';
@@ -352,9 +353,48 @@ describe('host names', () => {
       assert.equal(rebound.status, 404);
       assert.equal(rebound.body.error.code, 'HERMETIC_WEB_NOT_FOUND');
       assert.match(rebound.body.error.message, /^This dashboard answers only as localhost, any IP address.* not as "attacker\.example"; .*--allowed-host NAME/);
+      // Near-misses of its own names, and an absolute-form target naming another host, as on loopback.
+      const machine = hostname();
+      for (const name of [`${machine}.attacker.example`, `${machine}:1@attacker.example`, `attacker.example:1@${machine}`, 'localhost.', '127.1']) {
+        assert.equal((await hostAnswer(base, name)).status, 404, name);
+      }
+      const absolute = await new Promise<number>((resolve, reject) => {
+        request({ host: '127.0.0.1', port: new URL(base).port, path: 'http://attacker.example/api/overview', headers: { host: machine } }, (res) => resolve(res.resume().statusCode!)).on('error', reject).end();
+      });
+      assert.equal(absolute, 404);
+      // Its addresses (any IP: the network's names for it are not known), localhost and the machine's own name.
+      const port = new URL(base).port;
+      const answered = [`127.0.0.1:${port}`, '192.168.1.20', `[::1]:${port}`, '[fe80::1]', 'localhost', `LOCALHOST:${port}`, machine, `${machine.toUpperCase()}:${port}`, `${machine}.`, machine.split('.')[0]!];
+      for (const name of answered) assert.equal((await hostAnswer(base, name)).status, 200, name);
+      assert.equal(server.answersAs, `localhost, any IP address or this machine's name (${[...new Set([machine, machine.split('.')[0]])].join(', ')})`);
     } finally {
       await server.close();
     }
+  });
+
+  it('allowedHosts (--allowed-host) adds names, on the network and on loopback; * answers any; a name that is none is refused at start', async () => {
+    for (const host of ['0.0.0.0', '127.0.0.1']) {
+      const server = await startWebServer({ source: sqliteSource(app.db), port: 0, host, allowedHosts: ['Dash.Example.', '.corp.example'], now: () => app.now * 1000 });
+      try {
+        const base = `http://127.0.0.1:${new URL(server.url).port}/`;
+        for (const name of ['dash.example', 'DASH.EXAMPLE:8650', 'dash.example.', 'corp.example', 'a.b.corp.example']) assert.equal((await hostAnswer(base, name)).status, 200, `${host} ${name}`);
+        for (const name of ['evil.dash.example', 'evilcorp.example', 'corp.example.evil', 'attacker.example']) assert.equal((await hostAnswer(base, name)).status, 404, `${host} ${name}`);
+        assert.match((await hostAnswer(base, 'attacker.example')).body.error.message, /, dash\.example or corp\.example and its subdomains, not as "attacker\.example"; to answer as another name, start it with --allowed-host NAME\.$/);
+      } finally {
+        await server.close();
+      }
+    }
+    const open = await startWebServer({ source: sqliteSource(app.db), port: 0, host: '0.0.0.0', allowedHosts: ['*'], now: () => app.now * 1000 });
+    try {
+      assert.equal((await hostAnswer(`http://127.0.0.1:${new URL(open.url).port}/`, 'attacker.example')).status, 200);
+      assert.equal(open.answersAs, 'any name');
+    } finally {
+      await open.close();
+    }
+    await assert.rejects(startWebServer({ source: sqliteSource(app.db), port: 0, host: '0.0.0.0', allowedHosts: ['http://dash.example/'] }), {
+      code: 'HERMETIC_OPTIONS_INVALID',
+      message: 'Option "allowedHosts" must be a host name (dashboard.example), .example.com for a domain and its subdomains, or * for any name; got "http://dash.example/".',
+    });
   });
 });
 
