@@ -1,9 +1,12 @@
 // `hermetic web` through the real bin: it prints its URL, answers the report's figures over HTTP, serves the page and
 // Chart.js from a build too (assets found from dist/), stops cleanly on SIGTERM and SIGINT (exit 0, as serve); a
-// refused flag is one line and exit 2; a fleet store nobody answers at is one line and exit 1.
+// refused flag is one line and exit 2; a fleet store nobody answers at is one line and exit 1. Bound to the network it
+// says which names it answers as and refuses the rest (DNS rebinding), --allowed-host adding names.
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
+import { request } from 'node:http';
 import { createServer } from 'node:net';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
 import { rowIssuesIn, usageReport } from '../../src/forwarder/report/index.js';
@@ -92,4 +95,44 @@ it('refuses a bad port and a missing dataset in one line', async () => {
   assert.deepEqual(port, { status: 2, stdout: '', stderr: 'hermetic: --port must be a whole number; got "http". [HERMETIC_CLI_USAGE]\nRun "hermetic web --help" for the options.\n' });
   assert.equal(missing.status, 1);
   assert.match(missing.stderr, /^hermetic: There is no dataset at .*nowhere\/hermetic\.db yet; run "hermetic backfill" first\. \[HERMETIC_DATASET_OPEN\]\n$/);
+});
+
+it('--host 0.0.0.0 says which names it answers as; another Host is refused, an --allowed-host name answered', async () => {
+  const { p, url } = await startWeb(['--home', home, '--port', '0', '--host', '0.0.0.0', '--allowed-host', 'Dash.Example', '--allowed-host', '.corp.example']);
+  const port = new URL(url).port;
+  /** GET /api/overview on 127.0.0.1 naming `host` (fetch cannot set Host): status and JSON body. */
+  const named = (host: string) => new Promise<{ status: number; body: any }>((resolve, reject) => {
+    request({ host: '127.0.0.1', port, path: '/api/overview', headers: { host } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (c) => (text += c)).on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+    }).on('error', reject).end();
+  });
+  const machine = hostname();
+  const own = [...new Set([machine.toLowerCase(), machine.toLowerCase().split('.')[0]])].join(', ');
+  const names = `localhost, any IP address, this machine's name (${own}), dash.example or corp.example and its subdomains`;
+  try {
+    assert.equal(url, `http://localhost:${port}/`);
+    for (const host of [`dash.example:${port}`, 'team.corp.example', `127.0.0.1:${port}`, machine, `localhost:${port}`]) assert.equal((await named(host)).status, 200, host);
+    assert.deepEqual(await named(`attacker.example:${port}`), { status: 404, body: { error: { code: 'HERMETIC_WEB_NOT_FOUND', message: `This dashboard answers only as ${names}, not as "attacker.example"; to answer as another name, start it with --allowed-host NAME.` } } });
+  } finally {
+    p.child.kill('SIGTERM');
+  }
+  assert.equal(await p.exited, 0, p.output());
+  assert.equal(p.stderr(), `hermetic web: listening on 0.0.0.0: anyone who can reach this machine can read your usage; the dashboard has no login. It answers as ${names}; --allowed-host NAME adds a name.\n`);
+});
+
+it('--allowed-host: a name that is none is refused in one line (exit 2); \'*\' turns the check off, and says so', async () => {
+  const refused = await runBinAsync(['web', '--home', home, '--port', '0', '--allowed-host', 'dash.example', '--allowed-host', 'me@dash.example']);
+  assert.deepEqual(refused, { status: 2, stdout: '', stderr: 'hermetic: --allowed-host must be a host name (dashboard.example), .example.com for a domain and its subdomains, or * for any name; got "me@dash.example". [HERMETIC_CLI_USAGE]\nRun "hermetic web --help" for the options.\n' });
+  const { p, url } = await startWeb(['--home', home, '--port', '0', '--allowed-host', '*']);
+  try {
+    const status = await new Promise<number>((resolve, reject) => {
+      request(new URL('/api/overview', url), { headers: { host: 'attacker.example' } }, (res) => resolve(res.resume().statusCode!)).on('error', reject).end();
+    });
+    assert.equal(status, 200);
+  } finally {
+    p.child.kill('SIGTERM');
+  }
+  assert.equal(await p.exited, 0, p.output());
+  assert.equal(p.stderr(), 'hermetic web: --allowed-host \'*\': the dashboard answers as any name, so a page on another site can read it through your browser (DNS rebinding).\n');
 });

@@ -397,6 +397,11 @@ Options:
   --port N         port to listen on (default 8650; 0 picks a free one)
   --host HOST      address to listen on (default 127.0.0.1, this machine only;
                    the dashboard has no login)
+  --allowed-host NAME
+                   another name the dashboard answers as (repeatable):
+                   dash.example, or .example.com for it and its subdomains;
+                   '*' for any name turns the Host check off (a page on
+                   another site can then read it: DNS rebinding)
   --home DIR       the dataset's folder (default $HERMETIC_HOME, else
                    ~/.hermetic)
   --from URL       the fleet store instead:
@@ -408,6 +413,12 @@ Options:
                    "hermetic report --utc")
   --open           open the dashboard in the desktop's browser
   -h, --help       show this help
+
+Against DNS rebinding it answers only a request whose Host is one of its
+names, and refuses others (404 HERMETIC_WEB_NOT_FOUND): localhost and loopback
+addresses; bound to the network (--host 0.0.0.0), also any IP address and this
+machine's name (its hostname, full and short); and the --allowed-host names
+(any case, any port). Bound to the network, the start-up line says which.
 
 Exit codes: 0 stopped by Ctrl-C or SIGTERM; 1 the dataset or the fleet store
 could not be read at start (HERMETIC_FLEET_UNAVAILABLE: nobody answers at the
