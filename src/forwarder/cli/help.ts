@@ -417,8 +417,9 @@ Options:
 Against DNS rebinding it answers only a request whose Host is one of its
 names, and refuses others (404 HERMETIC_WEB_NOT_FOUND): localhost and loopback
 addresses; bound to the network (--host 0.0.0.0), also any IP address and this
-machine's name (its hostname, full and short); and the --allowed-host names
-(any case, any port). Bound to the network, the start-up line says which.
+machine's name (its hostname, full and short, and a name --host gave); and the
+--allowed-host names (any case, any port). Bound to the network, the start-up
+line says which.
 
 Exit codes: 0 stopped by Ctrl-C or SIGTERM; 1 the dataset or the fleet store
 could not be read at start (HERMETIC_FLEET_UNAVAILABLE: nobody answers at the

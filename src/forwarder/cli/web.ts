@@ -104,13 +104,14 @@ async function web(argv: string[], io: WebIo, stop: StopRequest | null): Promise
  * The dashboard's URL; a warning when it is open to the network, with the names it answers as, and when --allowed-host
  * '*' lets a rebinding page read it; --open hands the URL to the desktop.
  */
-function announce(values: { from?: string; open?: true }, host: string, server: WebServer): void {
+function announce(values: { from?: string; open?: true; 'allowed-host'?: string[] }, host: string, server: WebServer): void {
+  const any = values['allowed-host']?.some((name) => name.trim() === '*') === true;
   const shown = host === '0.0.0.0' || host === '::' ? server.url.replace(/\/\/[^/]+:/, '//localhost:') : server.url;
   console.log(`hermetic web: the usage dashboard${values.from !== undefined ? ' of the fleet store' : ''} is at ${shown} (Ctrl-C stops it)`);
   const rebinding = 'a page on another site can read it through your browser (DNS rebinding)';
   if (!isLoopbackHost(host)) {
-    console.error(`hermetic web: listening on ${host}: anyone who can reach this machine can read your usage; the dashboard has no login. It answers as ${server.answersAs}${server.answersAs === 'any name' ? ` (--allowed-host '*'), so ${rebinding}` : '; --allowed-host NAME adds a name'}.`);
-  } else if (server.answersAs === 'any name') {
+    console.error(`hermetic web: listening on ${host}: anyone who can reach this machine can read your usage; the dashboard has no login. It answers as ${server.answersAs}${any ? ` (--allowed-host '*'), so ${rebinding}` : '; --allowed-host NAME adds a name'}.`);
+  } else if (any) {
     console.error(`hermetic web: --allowed-host '*': the dashboard answers as any name, so ${rebinding}.`);
   }
   if (values.open) openBrowser(shown);

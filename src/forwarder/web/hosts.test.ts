@@ -24,6 +24,13 @@ describe('bound to the network', () => {
       '127.1', 'box:1@attacker.example', 'attacker.example:1@box', 'box@attacker.example', '[box]', '[::1', 'box..', ' box.lan x'];
     assert.deepEqual(answered(check, names), []);
   });
+  it('bound to a name (--host box.example), that name is answered too', () => {
+    const check = hostCheck('Dash.Example', [], 'box');
+    assert.deepEqual(answered(check, ['dash.example', 'DASH.example.', 'box', 'evil.dash.example']), ['dash.example', 'DASH.example.', 'box']);
+    assert.equal(check.described, 'localhost, any IP address or this machine\'s name (box, dash.example)');
+    assert.equal(hostCheck('10.0.0.5', [], 'box').described, 'localhost, any IP address or this machine\'s name (box)');
+    assert.equal(hostCheck('[fe80::1]', [], 'box').described, 'localhost, any IP address or this machine\'s name (box)');
+  });
   it('a machine named localhost (or nothing) adds no name', () => {
     assert.equal(hostCheck('0.0.0.0', [], 'localhost').described, 'localhost or any IP address');
     assert.equal(hostCheck('::', [], '').described, 'localhost or any IP address');

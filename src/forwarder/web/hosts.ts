@@ -66,8 +66,10 @@ export function hostCheck(bound: string, allowed: readonly string[], machine = o
   const any = allowed.includes('*');
   const own = compared(machine);
   const short = own.split('.')[0]!;
-  // The machine's name, full and short (`box.lan`, `box`): unless it is localhost or empty, which say nothing more.
-  const machineNames = loopback || own === '' || isLoopbackHost(own) ? [] : [...new Set([own, short])];
+  // The machine's name, full and short (`box.lan`, `box`), unless it is localhost or empty, which say nothing more; and
+  // the name it was bound to, when --host gave one (`--host box.example`: it is this machine's by the user's word).
+  const boundName = isIPv4(bound) || isIPv6(bound.replace(/^\[(.*)\]$/, '$1')) ? '' : compared(bound);
+  const machineNames = loopback ? [] : [...new Set([own, short, boundName])].filter((n) => n !== '' && !isLoopbackHost(n));
   const names = allowed.filter((a) => a !== '*');
   const answers = (name: string): boolean => {
     if (any || isLoopbackHost(name)) return true;
