@@ -271,3 +271,78 @@ describe('large values', () => {
     assert.ok(chars > 2 ** 29, 'more than one string could hold');
   });
 });
+
+describe('a statement_timeout shorter than a batch takes (decision 0086)', () => {
+  /**
+   * Makes the fleet's messages table slow for a statement of more than `over` rows: a statement-level trigger sleeps
+   * 30 s, far past the database's statement_timeout, so the cancel never depends on how loaded the machine is;
+   * statements of `over` rows or fewer do not sleep at all.
+   */
+  function slowMessages(url: string, over: number): void {
+    pg.psql(`CREATE FUNCTION hermetic.slow() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF (SELECT count(*) FROM moved) > ${over} THEN PERFORM pg_sleep(30); END IF; RETURN NULL; END $$;
+      CREATE TRIGGER slow AFTER INSERT ON hermetic.messages REFERENCING NEW TABLE AS moved FOR EACH STATEMENT EXECUTE FUNCTION hermetic.slow();
+      ALTER DATABASE "${dbOf(url)}" SET statement_timeout = '1s';`, dbOf(url));
+  }
+
+  /** A log batch (to - 1, to] of one session and `n` of its messages. */
+  function messages(to: number, n: number): DeltaBatch {
+    return {
+      origin: A, fromSeq: to - 1, toSeq: to, deletes: [],
+      upserts: [
+        { table: 'sessions', rows: [row('sessions', { store: '/s', session_id: 's1', title: `t${to}` })] },
+        { table: 'messages', rows: Array.from({ length: n }, (_, i) => row('messages', { store: '/s', session_id: 's1', seq: to * 100 + i, content: `m${i}` })) },
+      ],
+    };
+  }
+
+  it('a batch whose statement is cancelled lands in smaller pieces, in one transaction, and the size that fits is kept', async () => {
+    const url = pg.createDatabase();
+    const setup = createPostgresSink(url);
+    await setup.open();
+    await setup.close();
+    slowMessages(url, 2);
+    const sink = createPostgresSink(url);
+    try {
+      await sink.write(messages(1, 8));
+      assert.equal(count(url, 'messages'), 8);
+      assert.equal((await sink.applied(A))?.seq, 1);
+      // The next batch starts at the size that fitted: its messages go two by two, no statement cancelled first.
+      const copies = sink.statements(messages(2, 8)).filter((s) => s.copy !== undefined && s.text.includes('"messages"'));
+      assert.equal(copies.length, 4, copies.map((s) => s.text).join('\n'));
+      await sink.write(messages(2, 8));
+      assert.equal(count(url, 'messages'), 16);
+      assert.equal((await sink.applied(A))?.seq, 2);
+    } finally {
+      await sink.close();
+    }
+  });
+
+  it('even one row\'s statement outlasts statement_timeout: HERMETIC_SINK_STATEMENT_TIMEOUT saying what to raise, retriable, nothing applied', async () => {
+    const url = pg.createDatabase();
+    const setup = createPostgresSink(url);
+    await setup.open();
+    await setup.write(messages(1, 1));
+    await setup.close();
+    slowMessages(url, 0);
+    const sink = createPostgresSink(url);
+    try {
+      const e = await sink.write(messages(2, 2)).then(() => null, (x: unknown) => x);
+      assert.ok(e instanceof SinkError, String(e));
+      assert.equal(e.code, 'HERMETIC_SINK_STATEMENT_TIMEOUT', e.message);
+      assert.equal(e.retriable, true);
+      assert.match(e.message, /statement_timeout/);
+      assert.match(e.message, /ALTER ROLE/);
+      assert.equal((await sink.applied(A))?.seq, 1, 'nothing of the batch was applied');
+      assert.equal(count(url, 'messages'), 1);
+      assert.equal(pg.psql("SELECT count(*) FROM hermetic.sessions WHERE title = 't2'", dbOf(url)).trim(), '0');
+      // Once the role's statement_timeout is raised, the same sink ships the batch.
+      pg.psql(`ALTER DATABASE "${dbOf(url)}" SET statement_timeout = 0; DROP TRIGGER slow ON hermetic.messages;`, dbOf(url));
+      await sink.close();
+      await sink.write(messages(2, 2));
+      assert.equal(count(url, 'messages'), 3);
+    } finally {
+      await sink.close();
+    }
+  });
+});
