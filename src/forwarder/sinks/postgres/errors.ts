@@ -10,6 +10,36 @@ const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EH
 
 interface Class { code: string; retriable: boolean; say: string }
 
+/** What to do about a statement_timeout too short for the sink. */
+const RAISE = 'raise it for the sink\'s role (ALTER ROLE name SET statement_timeout = \'5min\', or 0 for none; ALTER ROLE … IN DATABASE … for this database only)';
+
+/**
+ * A statement PostgreSQL cancelled at statement_timeout (57014 says "due to statement timeout"), not one an
+ * administrator cancelled (57014 "due to user request", pg_cancel_backend). A server whose lc_messages is not English
+ * words it otherwise: then it is an ordinary cancel, retried as before.
+ */
+export function isStatementTimeout(e: unknown): boolean {
+  const err = (e ?? {}) as { code?: unknown; message?: unknown };
+  return err.code === '57014' && typeof err.message === 'string' && /statement timeout/i.test(err.message);
+}
+
+/**
+ * A statement of one row cancelled at statement_timeout: the sink cannot cut it smaller. `setting`: the connection's
+ * statement_timeout and role, when they could be read.
+ * @example throw rowTimeout(e, 'messages', { timeout: '50ms', role: 'fleet' }, display, secrets)
+ */
+export function rowTimeout(e: unknown, table: string, setting: { timeout: string; role: string } | null, display: string, secrets: readonly string[]): SinkError {
+  const err = (e ?? {}) as { message?: unknown };
+  const detail = scrub(typeof err.message === 'string' ? err.message : String(e), secrets);
+  const now = setting ? ` (${setting.timeout} for the role ${setting.role})` : '';
+  const raise = setting ? RAISE.replace('ALTER ROLE name', `ALTER ROLE ${quoteIdent(setting.role)}`) : RAISE;
+  return new SinkError('HERMETIC_SINK_STATEMENT_TIMEOUT',
+    `PostgreSQL cancelled the statement writing a single row of ${table} at its statement_timeout${now}: one row takes longer than the role allows (a trigger, a lock, a busy server), so smaller pieces cannot help; ${raise} (${display}): ${detail} [57014]; nothing of the batch was applied; it is kept and retried.`,
+    true, { cause: e });
+}
+
+const quoteIdent = (name: string) => (/^[a-z_][a-z0-9_$]*$/.test(name) ? name : `"${name.replace(/"/g, '""')}"`);
+
 function classOf(e: { code?: unknown; message?: unknown }): Class {
   const code = typeof e.code === 'string' ? e.code : '';
   const text = typeof e.message === 'string' ? e.message : '';
@@ -25,6 +55,9 @@ function classOf(e: { code?: unknown; message?: unknown }): Class {
   if (code === '25P03' || code === '57P05') {
     return { code: 'HERMETIC_SINK_UNAVAILABLE', retriable: true, say: 'PostgreSQL ended a connection idle too long (idle_in_transaction_session_timeout or idle_session_timeout)' };
   }
+  // statement_timeout (decision 0086): the sink halves the rows of a statement it cancelled; what reaches here is a
+  // statement that carries no rows (the progress row's lock, a snapshot's first delete) or a row alone.
+  if (isStatementTimeout(e)) return { code: 'HERMETIC_SINK_STATEMENT_TIMEOUT', retriable: true, say: `PostgreSQL cancelled a statement of the batch at its statement_timeout; ${RAISE}` };
   if (code === '57P01' || code === '57P02' || code === '57P03' || code === '57014' || code.startsWith('08') || code.startsWith('53') || code === '58000' || code === '58030') {
     return { code: 'HERMETIC_SINK_UNAVAILABLE', retriable: true, say: 'PostgreSQL is shutting down, starting, out of connections or resources, or cancelled the statement' };
   }

@@ -3,10 +3,11 @@
 // PostgreSQL cannot tell apart. Each is retried or lands; none stops the sink for good or leaves part of a batch.
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { before, describe, it } from 'node:test';
+import { before, describe, it, test } from 'node:test';
 import { sharedPostgres, type PgCluster } from '../../../shared/testing/postgres.js';
 import { SinkError, type DeltaBatch, type Origin, type ShippedTable } from '../remote/contract.js';
 import type { RecordOf } from '../../dataset/columns.js';
+import { toSinkError } from './errors.js';
 import { createPool } from './pool.js';
 import { SHIPPED } from './schema.js';
 import { createPostgresSink, postgresTarget } from './index.js';
@@ -278,10 +279,10 @@ describe('a statement_timeout shorter than a batch takes (decision 0086)', () =>
    * 30 s, far past the database's statement_timeout, so the cancel never depends on how loaded the machine is;
    * statements of `over` rows or fewer do not sleep at all.
    */
-  function slowMessages(url: string, over: number): void {
+  function slowMessages(url: string, over: number, table = 'messages'): void {
     pg.psql(`CREATE FUNCTION hermetic.slow() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN IF (SELECT count(*) FROM moved) > ${over} THEN PERFORM pg_sleep(30); END IF; RETURN NULL; END $$;
-      CREATE TRIGGER slow AFTER INSERT ON hermetic.messages REFERENCING NEW TABLE AS moved FOR EACH STATEMENT EXECUTE FUNCTION hermetic.slow();
+      CREATE TRIGGER slow AFTER INSERT ON hermetic.${table} REFERENCING NEW TABLE AS moved FOR EACH STATEMENT EXECUTE FUNCTION hermetic.slow();
       ALTER DATABASE "${dbOf(url)}" SET statement_timeout = '1s';`, dbOf(url));
   }
 
@@ -333,6 +334,7 @@ describe('a statement_timeout shorter than a batch takes (decision 0086)', () =>
       assert.equal(e.retriable, true);
       assert.match(e.message, /statement_timeout/);
       assert.match(e.message, /ALTER ROLE/);
+      assert.match(e.message, /single row of messages at its statement_timeout \(1s for the role /);
       assert.equal((await sink.applied(A))?.seq, 1, 'nothing of the batch was applied');
       assert.equal(count(url, 'messages'), 1);
       assert.equal(pg.psql("SELECT count(*) FROM hermetic.sessions WHERE title = 't2'", dbOf(url)).trim(), '0');
@@ -345,4 +347,14 @@ describe('a statement_timeout shorter than a batch takes (decision 0086)', () =>
       await sink.close();
     }
   });
+});
+
+test('a cancel PostgreSQL gives for statement_timeout is told from an administrator\'s (pg_cancel_backend), which stays an ordinary retry', () => {
+  const timeout = toSinkError({ code: '57014', message: 'canceling statement due to statement timeout' }, 'db', []);
+  assert.equal(timeout.code, 'HERMETIC_SINK_STATEMENT_TIMEOUT');
+  assert.equal(timeout.retriable, true);
+  assert.match(timeout.message, /ALTER ROLE name SET statement_timeout/);
+  const admin = toSinkError({ code: '57014', message: 'canceling statement due to user request' }, 'db', []);
+  assert.equal(admin.code, 'HERMETIC_SINK_UNAVAILABLE');
+  assert.equal(admin.retriable, true);
 });

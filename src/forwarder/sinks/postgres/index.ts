@@ -9,12 +9,24 @@ import type { RecordOf } from '../../dataset/columns.js';
 import { HermeticError } from '../../../shared/errors.js';
 import { check, is, parseOptions, type OptionsInput, type OptionsOutput } from '../../../shared/options.js';
 import { SinkError, type AppliedMark, type DeltaBatch, type Origin, type RemoteSink } from '../remote/contract.js';
-import { toSinkError } from './errors.js';
+import { isStatementTimeout, rowTimeout, toSinkError } from './errors.js';
 import { createMissingTables, migrate } from './migrate.js';
 import { createPool } from './pool.js';
 import { SHIPPED, q } from './schema.js';
 import { postgresTarget, type PostgresTarget } from './url.js';
-import { deleteStatements, upsertStatements, type Statement, type UpsertStrategy } from './write.js';
+import { deleteStatements, lastPerKey, upsertStatements, type Statement, type UpsertStrategy } from './write.js';
+
+/**
+ * A part of a batch that is sent as its own statements: a table's deletes or upserts, all of them or a piece of
+ * `rows` of them (decision 0086). `fit`: the key of the size learned for it ('upsert messages'); none for statements
+ * that carry no rows of the batch (a snapshot's first deletes).
+ */
+interface Piece { fit?: string; table?: string; rows: number; statements: Statement[] }
+
+/** A piece PostgreSQL cancelled at statement_timeout (decision 0086): write() cuts it in halves and tries again. */
+class PieceTimedOut extends Error {
+  constructor(readonly piece: Piece, readonly error: unknown) { super('statement timeout'); }
+}
 
 function invalid(name: string, expected: string, value: unknown): never {
   throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "${name}" must be ${expected}; got ${JSON.stringify(value) ?? String(value)}.`);
@@ -65,6 +77,12 @@ class Sink implements PostgresSink {
   #aborts = 0;
   /** Whether the role may make temporary tables (COPY's staging table); read at open. */
   #staging = true;
+  /**
+   * Rows per statement that PostgreSQL's statement_timeout let through, by table and kind ('upsert messages'), as
+   * cancelled statements taught it: the half of the last piece cancelled, so later batches start there instead of
+   * meeting the same cancels again (for this sink's life; a raised statement_timeout is used again after a restart).
+   */
+  readonly #fits = new Map<string, number>();
 
   constructor(target: PostgresTarget, options: OptionsOutput<typeof OPTIONS>) {
     this.#target = target;
@@ -112,26 +130,46 @@ class Sink implements PostgresSink {
     }
   }
 
-  /** The statements of a batch, deletes first (exported for the bench and tests through `statements`). */
+  /** The statements of a batch, deletes first, cut into the pieces that fit (exported for the bench and tests). */
   statements(batch: DeltaBatch): Statement[] {
-    const out: Statement[] = [];
+    return this.#pieces(batch).flatMap((p) => p.statements);
+  }
+
+  /** A batch as pieces, deletes first: each table's deletes, then its upserts, in pieces no larger than what fits. */
+  #pieces(batch: DeltaBatch): Piece[] {
+    const out: Piece[] = [];
+    const cut = (fit: string, table: string, rows: readonly RecordOf[], make: (rows: readonly RecordOf[]) => Statement[]) => {
+      const per = this.#fits.get(fit) ?? rows.length;
+      for (let i = 0; i < rows.length; i += per) {
+        const piece = rows.slice(i, i + per);
+        out.push({ fit, table, rows: piece.length, statements: make(piece) });
+      }
+    };
     const table = (name: string) => {
       const t = SHIPPED.get(name as never);
       if (!t) throw new SinkError('HERMETIC_SINK_REJECTED', `The batch names a table the PostgreSQL sink does not hold: "${name}".`, false);
       return t;
     };
     // A snapshot's first batch: this machine's rows from an earlier life of the sink go (contract.ts `first`).
-    if (batch.first) for (const t of SHIPPED.values()) out.push({ text: `DELETE FROM ${q(this.schema)}.${q(t.name)} WHERE machine_id = $1`, values: [batch.origin.machineId] });
-    for (const d of batch.deletes) if (d.keys.length > 0) out.push(...deleteStatements(this.schema, table(d.table), batch.origin.machineId, d.keys));
+    if (batch.first) for (const t of SHIPPED.values()) out.push({ rows: 0, statements: [{ text: `DELETE FROM ${q(this.schema)}.${q(t.name)} WHERE machine_id = $1`, values: [batch.origin.machineId] }] });
+    for (const d of batch.deletes) {
+      if (d.keys.length > 0) cut(`delete ${d.table}`, d.table, d.keys, (keys) => deleteStatements(this.schema, table(d.table), batch.origin.machineId, keys));
+    }
     // One upsert per table, its rows in the batch's order (the last row of a key wins, as it would one by one).
     const upserts = new Map<string, RecordOf[]>();
     for (const u of batch.upserts) if (u.rows.length > 0) upserts.set(u.table, [...(upserts.get(u.table) ?? []), ...u.rows]);
-    for (const [name, rows] of upserts) out.push(...upsertStatements(this.schema, table(name), batch.origin, rows, this.#options.strategy, this.#staging));
+    // Rows cut into pieces: a key's last row is found first, so no two pieces hold one key (upsertStatements finds it
+    // for the rows it is given).
+    for (const [name, rows] of upserts) {
+      const t = table(name);
+      const fit = `upsert ${name}`;
+      cut(fit, name, (this.#fits.get(fit) ?? Infinity) < rows.length ? lastPerKey(t, rows) : rows, (piece) => upsertStatements(this.schema, t, batch.origin, piece, this.#options.strategy, this.#staging));
+    }
     return out;
   }
 
   async write(batch: DeltaBatch): Promise<void> {
-    const statements = this.statements(batch);
+    let pieces = this.#pieces(batch);
     const aborts = this.#aborts;
     let client: pg.PoolClient;
     try {
@@ -147,44 +185,69 @@ class Sink implements PostgresSink {
     client.on('error', onError);
     this.#writing.add(client);
     try {
-      await client.query('BEGIN');
-      // Acknowledged means durable: a database, role or server whose synchronous_commit is off would answer COMMIT
-      // before its WAL is flushed, and a crash would take back a batch the forwarder's cursor has moved past.
-      await client.query("SELECT set_config('synchronous_commit', 'on', true) WHERE current_setting('synchronous_commit') = 'off'");
-      // The machine's progress row, locked: two processes shipping for one machine take turns. A log batch the
-      // database already holds (a replay after a crash between write and ack) changes nothing; snapshot pages
-      // (fromSeq = toSeq) are upserts of rows as they are now, applied whatever the number.
-      const seen = await client.query(`SELECT applied_seq FROM ${q(this.schema)}.progress WHERE machine_id = $1 FOR UPDATE`, [batch.origin.machineId]);
-      if (batch.fromSeq < batch.toSeq && seen.rows.length > 0 && Number(seen.rows[0].applied_seq) >= batch.toSeq) {
-        await client.query('COMMIT');
-        return;
+      // A piece cancelled at statement_timeout rolls the batch back, and it is sent again at once, in one transaction,
+      // with that piece's rows in halves (decision 0086): at most log2(rows) times, once per size, since the size is kept.
+      for (;;) {
+        try {
+          await this.#transaction(client, batch, pieces);
+          return;
+        } catch (e) {
+          if (!(e instanceof PieceTimedOut) || ended !== undefined || this.#cut.has(client)) throw e;
+          const { piece } = e;
+          if (piece.rows < 2) throw rowTimeout(e.error, piece.table!, await timeoutSetting(client), this.display, this.#target.secrets);
+          await client.query('ROLLBACK');
+          this.#fits.set(piece.fit!, Math.min(this.#fits.get(piece.fit!) ?? Infinity, Math.ceil(piece.rows / 2)));
+          pieces = this.#pieces(batch);
+        }
       }
-      if (batch.first) await createMissingTables(client, this.schema);
-      await run(client, statements);
-      // The highest number applied, with the range and digest of the log batch that brought it (a snapshot keeps none).
-      const log = batch.fromSeq < batch.toSeq && batch.logDigest !== undefined;
-      await client.query(
-        `INSERT INTO ${q(this.schema)}.progress AS p (machine_id, hostname, applied_seq, applied_from, applied_digest, updated_at) VALUES ($1, $2, $3, $4, $5, now())
-         ON CONFLICT (machine_id) DO UPDATE SET hostname = EXCLUDED.hostname, applied_seq = CASE WHEN $6 THEN EXCLUDED.applied_seq ELSE GREATEST(p.applied_seq, EXCLUDED.applied_seq) END,
-           applied_from = CASE WHEN $6 OR EXCLUDED.applied_seq > p.applied_seq THEN EXCLUDED.applied_from WHEN EXCLUDED.applied_seq = p.applied_seq THEN COALESCE(EXCLUDED.applied_from, p.applied_from) ELSE p.applied_from END,
-           applied_digest = CASE WHEN $6 OR EXCLUDED.applied_seq > p.applied_seq THEN EXCLUDED.applied_digest WHEN EXCLUDED.applied_seq = p.applied_seq THEN COALESCE(EXCLUDED.applied_digest, p.applied_digest) ELSE p.applied_digest END,
-           updated_at = EXCLUDED.updated_at`,
-        // A snapshot's first batch starts the machine over: what it records replaces what any other copy recorded.
-        [batch.origin.machineId, batch.origin.hostname, batch.toSeq, log ? batch.fromSeq : null, log ? batch.logDigest : null, batch.first === true],
-      );
-      await client.query('COMMIT');
     } catch (e) {
       broken = e as Error;
       if (this.#cut.has(client)) throw this.#cutShort();
       await client.query('ROLLBACK').catch(() => undefined);
       // The next statement then only hears "not queryable": the server's own reason (57P01, 25P03…) says what happened.
-      throw this.#fail(ended ?? e);
+      throw this.#fail(ended ?? (e instanceof PieceTimedOut ? e.error : e));
     } finally {
       // A connection that failed mid-batch is closed rather than handed to the next write.
       this.#writing.delete(client);
       client.off('error', onError);
       client.release(broken);
     }
+  }
+
+  /** One try at a batch: its transaction, committed; a piece cancelled at statement_timeout throws PieceTimedOut. */
+  async #transaction(client: pg.PoolClient, batch: DeltaBatch, pieces: readonly Piece[]): Promise<void> {
+    await client.query('BEGIN');
+    // Acknowledged means durable: a database, role or server whose synchronous_commit is off would answer COMMIT
+    // before its WAL is flushed, and a crash would take back a batch the forwarder's cursor has moved past.
+    await client.query("SELECT set_config('synchronous_commit', 'on', true) WHERE current_setting('synchronous_commit') = 'off'");
+    // The machine's progress row, locked: two processes shipping for one machine take turns. A log batch the
+    // database already holds (a replay after a crash between write and ack) changes nothing; snapshot pages
+    // (fromSeq = toSeq) are upserts of rows as they are now, applied whatever the number.
+    const seen = await client.query(`SELECT applied_seq FROM ${q(this.schema)}.progress WHERE machine_id = $1 FOR UPDATE`, [batch.origin.machineId]);
+    if (batch.fromSeq < batch.toSeq && seen.rows.length > 0 && Number(seen.rows[0].applied_seq) >= batch.toSeq) {
+      await client.query('COMMIT');
+      return;
+    }
+    if (batch.first) await createMissingTables(client, this.schema);
+    for (const piece of pieces) {
+      try {
+        await run(client, piece.statements);
+      } catch (e) {
+        throw piece.fit !== undefined && isStatementTimeout(e) ? new PieceTimedOut(piece, e) : e;
+      }
+    }
+    // The highest number applied, with the range and digest of the log batch that brought it (a snapshot keeps none).
+    const log = batch.fromSeq < batch.toSeq && batch.logDigest !== undefined;
+    await client.query(
+      `INSERT INTO ${q(this.schema)}.progress AS p (machine_id, hostname, applied_seq, applied_from, applied_digest, updated_at) VALUES ($1, $2, $3, $4, $5, now())
+       ON CONFLICT (machine_id) DO UPDATE SET hostname = EXCLUDED.hostname, applied_seq = CASE WHEN $6 THEN EXCLUDED.applied_seq ELSE GREATEST(p.applied_seq, EXCLUDED.applied_seq) END,
+         applied_from = CASE WHEN $6 OR EXCLUDED.applied_seq > p.applied_seq THEN EXCLUDED.applied_from WHEN EXCLUDED.applied_seq = p.applied_seq THEN COALESCE(EXCLUDED.applied_from, p.applied_from) ELSE p.applied_from END,
+         applied_digest = CASE WHEN $6 OR EXCLUDED.applied_seq > p.applied_seq THEN EXCLUDED.applied_digest WHEN EXCLUDED.applied_seq = p.applied_seq THEN COALESCE(EXCLUDED.applied_digest, p.applied_digest) ELSE p.applied_digest END,
+         updated_at = EXCLUDED.updated_at`,
+      // A snapshot's first batch starts the machine over: what it records replaces what any other copy recorded.
+      [batch.origin.machineId, batch.origin.hostname, batch.toSeq, log ? batch.fromSeq : null, log ? batch.logDigest : null, batch.first === true],
+    );
+    await client.query('COMMIT');
   }
 
   #cutShort(): SinkError {
@@ -211,6 +274,17 @@ class Sink implements PostgresSink {
     const pool = this.#pool;
     this.#pool = null;
     await pool?.end().catch(() => undefined);
+  }
+}
+
+/** The connection's statement_timeout and role, for the sentence of a row it cancelled; null when they cannot be read. */
+async function timeoutSetting(client: pg.PoolClient): Promise<{ timeout: string; role: string } | null> {
+  try {
+    await client.query('ROLLBACK');
+    const r = await client.query("SELECT current_setting('statement_timeout') AS timeout, current_user AS role");
+    return { timeout: String(r.rows[0].timeout), role: String(r.rows[0].role) };
+  } catch {
+    return null;
   }
 }
 

@@ -37,7 +37,7 @@ const arrayType = (t: DatasetTable, name: string) => `${PG_TYPE[t.columns.find((
  * The last row for each key as PostgreSQL will hold it (a batch should hold one; a second would make ON CONFLICT refuse
  * the statement): keys are compared after pgValue, so "a\u0000b" and "a\uFFFDb", one key there, are one here too.
  */
-function lastPerKey(t: DatasetTable, rows: readonly RecordOf[]): readonly RecordOf[] {
+export function lastPerKey(t: DatasetTable, rows: readonly RecordOf[]): readonly RecordOf[] {
   if (rows.length < 2) return rows;
   const keys = t.primaryKey;
   const byKey = new Map<string, RecordOf>();
