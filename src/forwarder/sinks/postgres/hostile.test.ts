@@ -319,6 +319,30 @@ describe('a statement_timeout shorter than a batch takes (decision 0086)', () =>
     }
   });
 
+  it('rows that go through the staging table (sessions): each piece sends its own rows, none of an earlier piece again', async () => {
+    const url = pg.createDatabase();
+    const setup = createPostgresSink(url);
+    await setup.open();
+    await setup.close();
+    slowMessages(url, 2, 'sessions');
+    // New sessions only: a row of an earlier piece sent again would be an update, which this refuses.
+    pg.psql(`CREATE FUNCTION hermetic.refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'sent twice: %', OLD.session_id; END $$;
+      CREATE TRIGGER refuse BEFORE UPDATE ON hermetic.sessions FOR EACH ROW EXECUTE FUNCTION hermetic.refuse();`, dbOf(url));
+    const sink = createPostgresSink(url);
+    try {
+      const sessions = (to: number): DeltaBatch => ({
+        origin: A, fromSeq: to - 1, toSeq: to, deletes: [],
+        upserts: [{ table: 'sessions', rows: Array.from({ length: 8 }, (_, i) => row('sessions', { store: '/s', session_id: `s${to}-${i}`, title: `t${to}` })) }],
+      });
+      await sink.write(sessions(1));
+      await sink.write(sessions(2));
+      assert.equal(count(url, 'sessions'), 16);
+      assert.equal((await sink.applied(A))?.seq, 2);
+    } finally {
+      await sink.close();
+    }
+  });
+
   it('even one row\'s statement outlasts statement_timeout: HERMETIC_SINK_STATEMENT_TIMEOUT saying what to raise, retriable, nothing applied', async () => {
     const url = pg.createDatabase();
     const setup = createPostgresSink(url);
