@@ -138,11 +138,11 @@ class Sink implements PostgresSink {
   /** A batch as pieces, deletes first: each table's deletes, then its upserts, in pieces no larger than what fits. */
   #pieces(batch: DeltaBatch): Piece[] {
     const out: Piece[] = [];
-    const cut = (fit: string, table: string, rows: readonly RecordOf[], make: (rows: readonly RecordOf[]) => Statement[]) => {
+    const cut = (fit: string, table: string, rows: readonly RecordOf[], make: (rows: readonly RecordOf[], several: boolean) => Statement[]) => {
       const per = this.#fits.get(fit) ?? rows.length;
       for (let i = 0; i < rows.length; i += per) {
         const piece = rows.slice(i, i + per);
-        out.push({ fit, table, rows: piece.length, statements: make(piece) });
+        out.push({ fit, table, rows: piece.length, statements: make(piece, per < rows.length) });
       }
     };
     const table = (name: string) => {
@@ -163,7 +163,7 @@ class Sink implements PostgresSink {
     for (const [name, rows] of upserts) {
       const t = table(name);
       const fit = `upsert ${name}`;
-      cut(fit, name, (this.#fits.get(fit) ?? Infinity) < rows.length ? lastPerKey(t, rows) : rows, (piece) => upsertStatements(this.schema, t, batch.origin, piece, this.#options.strategy, this.#staging));
+      cut(fit, name, (this.#fits.get(fit) ?? Infinity) < rows.length ? lastPerKey(t, rows) : rows, (piece, several) => upsertStatements(this.schema, t, batch.origin, piece, this.#options.strategy, this.#staging, several));
     }
     return out;
   }

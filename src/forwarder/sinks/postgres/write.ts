@@ -70,10 +70,11 @@ function conflict(t: DatasetTable): string {
 /**
  * The rows written by key, by the strategy's statements (`copy`: copyStatements; else INSERT … ON CONFLICT DO UPDATE, in
  * chunks). `staging`: whether the role may make the connection's staging table (the TEMPORARY right); else what `copy`
- * would stage goes by `unnest`.
+ * would stage goes by `unnest`. `piece`: the rows are one of several pieces of the table's rows in one transaction
+ * (decision 0086), so the staging table is emptied after them.
  */
-export function upsertStatements(schema: string, t: DatasetTable, origin: { machineId: string; hostname: string }, rows: readonly RecordOf[], strategy: UpsertStrategy = 'copy', staging = true): Statement[] {
-  if (strategy === 'copy') return copyStatements(schema, t, origin, rows, staging);
+export function upsertStatements(schema: string, t: DatasetTable, origin: { machineId: string; hostname: string }, rows: readonly RecordOf[], strategy: UpsertStrategy = 'copy', staging = true, piece = false): Statement[] {
+  if (strategy === 'copy') return copyStatements(schema, t, origin, rows, staging, piece);
   const unique = lastPerKey(t, rows);
   const names = t.columns.map((c) => c.name);
   const head = `INSERT INTO ${q(schema)}.${q(t.name)} (machine_id, hostname, ${names.map(q).join(', ')})`;
@@ -112,7 +113,8 @@ const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': 
 
 /**
  * The connection's staging table for `t`: like the table, without its key; emptied by the commit (or the rollback) of
- * the batch that filled it, so a batch names each table once (`statements` merges a batch's upserts per table).
+ * the batch that filled it, so a batch names each table once (`statements` merges a batch's upserts per table), or
+ * after each piece when statement_timeout had them cut (decision 0086).
  */
 const stage = (t: DatasetTable) => q(`hermetic_stage_${t.name}`);
 
@@ -157,7 +159,7 @@ const APPENDED = new Set(['messages', 'parts', 'usage_events']);
  * savepoint is rolled back and the rows go the other tables' way: COPY into the connection's staging table, then into
  * the table with ON CONFLICT DO UPDATE.
  */
-export function copyStatements(schema: string, t: DatasetTable, origin: { machineId: string; hostname: string }, rows: readonly RecordOf[], staging = true): Statement[] {
+export function copyStatements(schema: string, t: DatasetTable, origin: { machineId: string; hostname: string }, rows: readonly RecordOf[], staging = true, piece = false): Statement[] {
   const unique = lastPerKey(t, rows);
   const names = t.columns.map((c) => c.name);
   const cols = ['machine_id', 'hostname', ...names].map(q).join(', ');
@@ -168,6 +170,7 @@ export function copyStatements(schema: string, t: DatasetTable, origin: { machin
     { text: `CREATE TEMPORARY TABLE IF NOT EXISTS ${stage(t)} (LIKE ${table}) ON COMMIT DELETE ROWS`, values: [] },
     { text: `COPY ${stage(t)} (${cols}) FROM STDIN`, values: [], copy },
     { text: `INSERT INTO ${table} (${cols}) SELECT ${cols} FROM ${stage(t)} ${conflict(t)}`, values: [] },
+    ...(piece ? [{ text: `DELETE FROM ${stage(t)}`, values: [] }] : []),
   ] : upsertStatements(schema, t, origin, unique, 'unnest');
   if (!APPENDED.has(t.name)) return staged;
   return [
