@@ -273,7 +273,8 @@ describe('large values', () => {
   });
 });
 
-describe('a statement_timeout shorter than a batch takes (decision 0086)', () => {
+// Concurrently: each test has a database of its own, and most of their time is the server waiting out a 1 s timeout.
+describe('a statement_timeout shorter than a batch takes (decision 0086)', { concurrency: true }, () => {
   /**
    * Makes the fleet's messages table slow for a statement of more than `over` rows: a statement-level trigger sleeps
    * 30 s, far past the database's statement_timeout, so the cancel never depends on how loaded the machine is;
