@@ -7,6 +7,10 @@ import { before, describe, it, test } from 'node:test';
 import { sharedPostgres, type PgCluster } from '../../../shared/testing/postgres.js';
 import { SinkError, type DeltaBatch, type Origin, type ShippedTable } from '../remote/contract.js';
 import type { RecordOf } from '../../dataset/columns.js';
+import { oneMessageDataset } from '../../testing/index.js';
+import { openDataset } from '../sqlite/dataset.js';
+import { Shipper } from '../remote/shipper.js';
+import { sinkStatus } from '../remote/status.js';
 import { toSinkError } from './errors.js';
 import { createPool } from './pool.js';
 import { SHIPPED } from './schema.js';
@@ -341,6 +345,39 @@ describe('a statement_timeout shorter than a batch takes (decision 0086)', { con
       assert.equal((await sink.applied(A))?.seq, 2);
     } finally {
       await sink.close();
+    }
+  });
+
+  it('through the shipper: the sink backs off with the code and its sentence as its last error (hermetic sinks), and ships once the row is fast enough', async () => {
+    const url = pg.createDatabase();
+    const setup = createPostgresSink(url);
+    await setup.open();
+    await setup.close();
+    slowMessages(url, 0);
+    const { home, cleanup } = oneMessageDataset('hermetic-pgtimeout-');
+    const db = openDataset(home);
+    const lines: string[] = [];
+    let now = 1_800_000_000_000;
+    const shipper = new Shipper({ db, sinks: [createPostgresSink(url)], origin: A, now: () => now, random: () => 0, say: (l) => lines.push(l) });
+    try {
+      const [r] = await shipper.shipAll();
+      assert.equal(r!.state, 'retrying', JSON.stringify(r));
+      assert.equal(r!.error?.code, 'HERMETIC_SINK_STATEMENT_TIMEOUT');
+      assert.ok(r!.retryAt !== null && r!.retryAt > now / 1000, 'backed off');
+      const [status] = sinkStatus(db, now / 1000);
+      assert.equal(status!.failures, 1);
+      assert.match(status!.last_error ?? '', /statement_timeout .*ALTER ROLE .*\[HERMETIC_SINK_STATEMENT_TIMEOUT\]$/);
+      assert.match(lines.join('\n'), /failed \(PostgreSQL cancelled the statement writing a single row of messages/);
+      // The slow row made fast (the trigger gone): the same shipper, after its backoff, ships.
+      pg.psql('DROP TRIGGER slow ON hermetic.messages', dbOf(url));
+      now += 3_600_000;
+      const [again] = await shipper.shipAll();
+      assert.equal(again!.state, 'caught-up', JSON.stringify(again));
+      assert.equal(count(url, 'messages'), 1);
+    } finally {
+      await shipper.close();
+      db.close();
+      cleanup();
     }
   });
 
