@@ -35,6 +35,11 @@ test('a URL written without its scheme still has its password hidden', () => {
   assert.equal(hidePassword('u:TopSecretPw@host/db'), 'u:***@host/db');
   assert.equal(hidePassword('u:Top@Secret@host:5432/db?sslmode=require'), 'u:***@host:5432/db?sslmode=require');
   assert.equal(hidePassword('host/db'), 'host/db');
+  // An OTLP URL's user alone is a key; a PostgreSQL user alone is a name.
+  assert.equal(hidePassword('otlp+https://k3y@otel.example.com/v1?x=1'), 'otlp+https://***@otel.example.com/v1?x=1');
+  assert.equal(hidePassword('OTLP+HTTP-JSON://k3y@h:4318'), 'OTLP+HTTP-JSON://***@h:4318');
+  assert.equal(hidePassword('otlp+http://h/a@b'), 'otlp+http://h/a@b');
+  assert.equal(hidePassword('postgres://me@db/fleet'), 'postgres://me@db/fleet');
   assert.equal(hidePassword('localhost:5432/db'), 'localhost:5432/db');
 });
 

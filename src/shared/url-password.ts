@@ -17,7 +17,10 @@ function splitUrl(url: string): { scheme: string; head: string; tail: string } |
 /**
  * The URL with its password shown as `***`. The user info ends at the last `@` before the query, so a password
  * holding an unencoded `@` or `/` is hidden whole (a path holding an `@` may hide more than the password: never less).
+ * An OTLP URL's user without a password is hidden too: the sink sends it as Basic auth, and a collector that takes a
+ * key alone has it written there (`otlp+https://KEY@collector`); a PostgreSQL user alone is a name, kept.
  * @example hidePassword('postgres://me:s3cret@db/fleet?sslmode=require') // 'postgres://me:***@db/fleet?sslmode=require'
+ * @example hidePassword('otlp+https://k3y@otel.example.com') // 'otlp+https://***@otel.example.com'
  */
 export function hidePassword(url: string): string {
   const u = splitUrl(url);
@@ -26,6 +29,7 @@ export function hidePassword(url: string): string {
     const at = u.head.lastIndexOf('@');
     const colon = u.head.indexOf(':');
     if (colon >= 0 && colon < at) out = `${u.scheme}${u.head.slice(0, colon)}:***@${u.head.slice(at + 1)}${u.tail}`;
+    else if (at >= 0 && /^otlp\+/i.test(u.scheme) && !u.head.slice(0, at).includes('/')) out = `${u.scheme}***@${u.head.slice(at + 1)}${u.tail}`;
   } else {
     // Written without a scheme (`user:password@host/db`, a common slip): the same user info, at the start.
     out = url.replace(/^([^\s/?#:@]+):[^\s?#]*@/, '$1:***@');

@@ -31,6 +31,14 @@ test('a password in the URL is never in the id or the display, and becomes Basic
   assert.equal(otlpSettings('otlp+https://team:hunter2@otel.example.com', { env: {} }).tracesHeaders.authorization, `Basic ${Buffer.from('team:hunter2').toString('base64')}`);
 });
 
+test('a user alone in the URL is a key: hidden in the display and in errors, sent as Basic auth', () => {
+  const sink = createOtlpSink('otlp+https://k3y-0123456789@otel.example.com/v/', { env: {} });
+  assert.equal(sink.display, 'otlp+https://***@otel.example.com/v');
+  assert.equal(sink.id, 'otlp+https://otel.example.com/v');
+  assert.equal(otlpSettings('otlp+https://k3y-0123456789@otel.example.com', { env: {} }).tracesHeaders.authorization, `Basic ${Buffer.from('k3y-0123456789:').toString('base64')}`);
+  refused(() => otlpSettings('otlp+http://k3y-0123456789@h:4318/?x=1', { env: {} }), 'HERMETIC_SINK_OTLP_URL', /^The OTLP sink URL "otlp\+http:\/\/\*\*\*@h:4318\/\?x=1" has a query or a fragment;/);
+});
+
 test('headers: env pairs percent-decoded, per-signal env over the general one, the option over both', () => {
   const s = otlpSettings('otlp+http://h:4318', {
     headers: { 'X-Tenant': 'flag' },

@@ -182,7 +182,8 @@ export function otlpSettings(url: string, options: OtlpSinkOptions = {}): OtlpSe
   } catch {
     return bad('has a user or password that is not valid percent-encoding (write % as %25)');
   }
-  const display = parsed.username ? `${parsed.protocol.toLowerCase()}//${user}${parsed.password ? ':***' : ''}@${parsed.hostname}${port}${path}` : id;
+  // A user alone is a key (the collector's Basic auth with no password): hidden as a password is (hidePassword).
+  const display = parsed.username ? `${parsed.protocol.toLowerCase()}//${parsed.password ? `${user}:***` : '***'}@${parsed.hostname}${port}${path}` : id;
 
   const own: Record<string, string> = {};
   if (parsed.username || parsed.password) {
