@@ -88,12 +88,12 @@ async function web(argv: string[], io: WebIo, stop: StopRequest | null): Promise
   }
   const close = async () => { await server.close(); await source.close(); };
   if (stop === null) {
-    announce(values, host, server);
+    announce(values, host, allowed, server);
     io.started?.({ ...server, close });
     return 0;
   }
   // Stopped while it started: what it opened is closed, and no URL is given for a server that is going away.
-  if (stop.signal === null) announce(values, host, server);
+  if (stop.signal === null) announce(values, host, allowed, server);
   await stop.stopped;
   await close();
   console.log('hermetic web: stopped');
@@ -104,8 +104,8 @@ async function web(argv: string[], io: WebIo, stop: StopRequest | null): Promise
  * The dashboard's URL; a warning when it is open to the network, with the names it answers as, and when --allowed-host
  * '*' lets a rebinding page read it; --open hands the URL to the desktop.
  */
-function announce(values: { from?: string; open?: true; 'allowed-host'?: string[] }, host: string, server: WebServer): void {
-  const any = values['allowed-host']?.some((name) => name.trim() === '*') === true;
+function announce(values: { from?: string; open?: true }, host: string, allowed: readonly string[], server: WebServer): void {
+  const any = allowed.includes('*');
   const shown = host === '0.0.0.0' || host === '::' ? server.url.replace(/\/\/[^/]+:/, '//localhost:') : server.url;
   console.log(`hermetic web: the usage dashboard${values.from !== undefined ? ' of the fleet store' : ''} is at ${shown} (Ctrl-C stops it)`);
   const rebinding = 'a page on another site can read it through your browser (DNS rebinding)';

@@ -224,7 +224,10 @@ function filterSql(filter: ReportFilter, params: Record<string, number | string>
       params[`f_${name}_${i}`] = v;
       return `@f_${name}_${i}`;
     });
-    const alternatives = [...(keys.length > 0 ? [keys.length === 1 ? `${column} = ${keys[0]}` : `${column} IN (${keys.join(', ')})`] : []), ...(none ? [`${column} IS NULL OR ${column} = ''`] : [])];
+    const alternatives: string[] = [];
+    if (keys.length === 1) alternatives.push(`${column} = ${keys[0]}`);
+    else if (keys.length > 1) alternatives.push(`${column} IN (${keys.join(', ')})`);
+    if (none) alternatives.push(`${column} IS NULL OR ${column} = ''`);
     const sql = alternatives.length === 1 ? `(${alternatives[0]})` : `(${alternatives.join(' OR ')})`;
     ledger.push(sql);
     if (!NOT_FOR_TOOLS.includes(name as Dimension)) tools.push(sql);
