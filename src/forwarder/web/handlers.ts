@@ -3,7 +3,8 @@
 import { HermeticError } from '../../shared/errors.js';
 import { FILTERS, MAX_TOP, unreadDays, type ReportRequest, type UsageReport } from '../report/index.js';
 import { Zone } from '../ledger/zone.js';
-import type { UsageSource } from './data/source.js';
+import type { MessageText, TextField, UsageSource } from './data/source.js';
+import { TEXT_CHUNK, TEXT_FIELDS } from './data/rows.js';
 import { single, usageRequest, wholeParam } from './request.js';
 import type { ApiName } from './routes.js';
 import { cacheHitRate } from '../report/summary.js';
@@ -17,6 +18,14 @@ export interface HandlerContext {
   now(): number;
   /** Days and midnights in UTC, not the ledger's zone (`hermetic web --utc`). */
   utc?: boolean;
+}
+
+/**
+ * An answer sent as text/plain instead of JSON, `bytes` long (its Content-Length), its text read a chunk at a time
+ * while it is sent (`/api/message-text`): the server holds one chunk, never the whole text.
+ */
+export class TextAnswer {
+  constructor(readonly bytes: number, readonly chunks: () => AsyncIterable<string>) {}
 }
 
 type Handler = (query: URLSearchParams, ctx: HandlerContext) => Promise<unknown>;
@@ -36,6 +45,15 @@ const topParam = (query: URLSearchParams) => wholeParam(query, 'top', 10, 1, MAX
 function grouping(query: URLSearchParams): { by: string[]; top?: number } {
   const top = query.has('top') ? topParam(query) : undefined;
   return { by: query.getAll('by'), ...(top !== undefined ? { top } : {}) };
+}
+
+/** A text's chunks in order; a text that changed while it was read ends the answer (the server breaks it off). */
+async function* chunks(text: MessageText): AsyncIterable<string> {
+  for (let from = 1; from <= text.characters; from += TEXT_CHUNK) {
+    const chunk = await text.chunk(from);
+    if (chunk === null) throw new HermeticError('HERMETIC_WEB_NOT_FOUND', 'The text changed while it was read; ask for it again.');
+    yield chunk;
+  }
 }
 
 export const HANDLERS: Record<ApiName, Handler> = {
@@ -75,8 +93,25 @@ export const HANDLERS: Record<ApiName, Handler> = {
     const id = single(query, 'id');
     if (!id) throw new HermeticError('HERMETIC_WEB_INVALID', 'Name the session: /api/session?id=<session id>.');
     const key = { id, store: single(query, 'store') ?? null, machine: single(query, 'machine') ?? null };
-    const view = await ctx.source.session(key, wholeParam(query, 'page', 1, 1, 1_000_000), wholeParam(query, 'page_size', 100, 1, 500));
+    const page = { page: wholeParam(query, 'page', 1, 1, 1_000_000), size: wholeParam(query, 'page_size', 100, 1, 500), from: query.has('from') ? wholeParam(query, 'from', 0, 0, 1_000_000_000) : null };
+    const view = await ctx.source.session(key, page);
     if (!view) throw new HermeticError('HERMETIC_WEB_NOT_FOUND', `The dataset has no session "${id}".`);
     return view;
+  },
+  async 'message-text'(query, ctx) {
+    const id = single(query, 'id');
+    const seq = single(query, 'seq');
+    const name = single(query, 'field');
+    if (!id || seq === undefined || name === undefined) throw new HermeticError('HERMETIC_WEB_INVALID', 'Name the text: /api/message-text?id=<session id>&seq=<message number>&field=<content, reasoning, tool_calls or arguments>.');
+    if (!(TEXT_FIELDS as readonly string[]).includes(name)) throw new HermeticError('HERMETIC_WEB_INVALID', `"field" must be one of ${TEXT_FIELDS.join(', ')}; got "${name}".`);
+    if ((name === 'arguments') !== query.has('call')) {
+      throw new HermeticError('HERMETIC_WEB_INVALID', name === 'arguments' ? 'field=arguments needs the call: call=<its index in the message\'s tool calls, from 0>.' : `"call" is for field=arguments, not field=${name}.`);
+    }
+    const field: TextField = name === 'arguments' ? { name, call: wholeParam(query, 'call', 0, 0, 1_000_000) } : { name: name as 'content' | 'reasoning' | 'tool_calls' };
+    const at = wholeParam(query, 'seq', 0, 0, 1_000_000_000);
+    const key = { id, store: single(query, 'store') ?? null, machine: single(query, 'machine') ?? null };
+    const text = await ctx.source.messageText(key, at, field);
+    if (!text) throw new HermeticError('HERMETIC_WEB_NOT_FOUND', `The dataset has no session "${id}".`);
+    return new TextAnswer(text.bytes, () => chunks(text));
   },
 };

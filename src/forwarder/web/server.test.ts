@@ -205,7 +205,7 @@ describe('the session endpoint: background delegations (decision 0054)', () => {
     old.close();
     const source = sqliteSource(new Database(path, { readonly: true }));
     try {
-      const view = (await source.session({ id: parent.id, store: parent.store, machine: null }, 1, 100))!;
+      const view = (await source.session({ id: parent.id, store: parent.store, machine: null }, { page: 1, size: 100, from: null }))!;
       assert.equal(view.session.session_id, parent.id);
       assert.deepEqual(view.delegations, []);
       assert.ok(view.transcript.total > 0);
@@ -260,7 +260,7 @@ describe('the session endpoint: Hermes\'s other fields (attributes, decision 005
     old.close();
     const source = sqliteSource(new Database(path, { readonly: true }));
     try {
-      const view = (await source.session({ id: ATTRIBUTES_SESSION, store: null, machine: null }, 1, 100))!;
+      const view = (await source.session({ id: ATTRIBUTES_SESSION, store: null, machine: null }, { page: 1, size: 100, from: null }))!;
       assert.equal(view.session.attributes, null);
       assert.equal(view.session.title, 'Reactions and flags');
       assert.deepEqual(view.transcript.messages.map((m) => [m.seq, m.attributes]), [[0, null], [1, null], [2, null]]);
@@ -295,7 +295,7 @@ describe('refusals', () => {
   });
   it('what is not there: 404 HERMETIC_WEB_NOT_FOUND; writes are not answered; another host name is refused', async () => {
     await refused('/api/session?id=nope', 404, 'HERMETIC_WEB_NOT_FOUND', 'The dataset has no session "nope".');
-    await refused('/api/nothing', 404, 'HERMETIC_WEB_NOT_FOUND', 'There is no endpoint /api/nothing; the endpoints are /api/overview, /api/daily, /api/breakdown, /api/sessions, /api/tools, /api/report, /api/options, /api/session.');
+    await refused('/api/nothing', 404, 'HERMETIC_WEB_NOT_FOUND', 'There is no endpoint /api/nothing; the endpoints are /api/overview, /api/daily, /api/breakdown, /api/sessions, /api/tools, /api/report, /api/options, /api/session, /api/message-text.');
     await refused('/secret.txt', 404, 'HERMETIC_WEB_NOT_FOUND', 'There is no page or file at /secret.txt.');
     await refused('/app/../../package.json', 404, 'HERMETIC_WEB_NOT_FOUND', 'There is no page or file at /package.json.');
     await refused('/api/overview', 405, 'HERMETIC_WEB_METHOD', 'The dashboard only reads: POST /api/overview is not something it answers.', { method: 'POST', body: '{}' });

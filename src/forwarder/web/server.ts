@@ -10,7 +10,7 @@ import { HermeticError, isHermeticError } from '../../shared/errors.js';
 import { damagedFile, isLockedOut } from '../../shared/sqlite-errors.js';
 import { assetTable, pageWithPreloads, readAsset } from './assets.js';
 import type { UsageSource } from './data/source.js';
-import { HANDLERS } from './handlers.js';
+import { HANDLERS, TextAnswer } from './handlers.js';
 import { checkParams } from './request.js';
 import { API_ROUTES, PAGE_PATHS } from './routes.js';
 import { allowedHosts, hostCheck } from './hosts.js';
@@ -58,6 +58,40 @@ function send(res: ServerResponse, status: number, type: string, body: string | 
 
 function sendError(res: ServerResponse, e: HermeticError): void {
   send(res, e.status, 'application/json; charset=utf-8', JSON.stringify({ error: { code: e.code, message: e.message } }));
+}
+
+/** Resolves once the response can take more (or is gone). */
+const drained = (res: ServerResponse) => new Promise<void>((resolve) => {
+  const done = () => {
+    res.off('drain', done);
+    res.off('close', done);
+    resolve();
+  };
+  res.on('drain', done);
+  res.on('close', done);
+});
+
+/**
+ * A text answer, written as it is read: one chunk in memory at a time, the next read once the client took the last
+ * (node stops taking when the socket's buffer is full). Its length was announced; a read that fails or a text that
+ * changed meanwhile breaks the connection off, so the client sees a short answer, never a wrong one.
+ */
+async function sendText(req: IncomingMessage, res: ServerResponse, answer: TextAnswer): Promise<void> {
+  res.writeHead(200, { ...HEADERS, 'content-type': 'text/plain; charset=utf-8', 'content-length': answer.bytes, 'cache-control': 'no-store' });
+  if (req.method === 'HEAD') return void res.end();
+  let sent = 0;
+  try {
+    for await (const chunk of answer.chunks()) {
+      if (res.destroyed) return;
+      sent += Buffer.byteLength(chunk);
+      if (sent > answer.bytes) throw new Error('longer than announced');
+      if (!res.write(chunk)) await drained(res);
+    }
+    if (sent !== answer.bytes) throw new Error('shorter than announced');
+    res.end();
+  } catch {
+    res.destroy();
+  }
 }
 
 /**
@@ -150,6 +184,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       if (route) {
         checkParams(url.searchParams, route.params);
         const body = await HANDLERS[route.name](url.searchParams, { source: options.source, now: () => now() / 1000, utc: options.utc === true });
+        if (body instanceof TextAnswer) return await sendText(req, res, body);
         return send(res, 200, 'application/json; charset=utf-8', JSON.stringify(body));
       }
       if ((PAGE_PATHS as readonly string[]).includes(url.pathname)) return send(res, 200, 'text/html; charset=utf-8', index);

@@ -34,6 +34,8 @@ export interface DashboardRigOptions {
   timeZone?: string;
   /** Stores a test writes itself (into `dir`), read besides the generated history or the fixtures. */
   extraStores?: (dir: string) => string[];
+  /** Called with the home once the dataset is built, before the server opens it (to edit the dataset itself). */
+  prepare?: (home: string) => void;
 }
 
 /** The session `attributesStore` writes: flags, title source, chat, handoff, compression health and tools set. */
@@ -92,6 +94,7 @@ export async function dashboardRig(options: DashboardRigOptions = {}): Promise<D
   const rig = forwarderRig(stores, { dir, timeZone: options.timeZone ?? 'Europe/Berlin' });
   rig.forwarder.backfill();
   rig.forwarder.close();
+  options.prepare?.(rig.home);
   const db = new Database(join(rig.home, 'hermetic.db'), { readonly: true });
   const served = new Database(join(rig.home, 'hermetic.db'), { readonly: true });
   const server = await startWebServer({ source: sqliteSource(served), port: 0, now: () => now * 1000, onError: (e) => { throw e; } });
@@ -104,4 +107,59 @@ export async function dashboardRig(options: DashboardRigOptions = {}): Promise<D
       cleanup();
     },
   };
+}
+
+/** A session of 500 messages, each made 1 MB by `inflateBigTexts` (decision 0088). */
+export const MANY_BIG_SESSION = '20260714_100000_b16b16';
+/** A session whose one tool result is 20 MB, its call's arguments 2 MB and its reasoning 1 MB (decision 0088). */
+export const HUGE_RESULT_SESSION = '20260714_101500_b16b17';
+
+/**
+ * A store (profile `big`) with the two sessions above, written small: `inflateBigTexts` then makes their texts big in
+ * the dataset itself (SQL, in a second or so), where writing them through Hermes's store and a backfill would take
+ * minutes.
+ */
+export function bigTextsStore(dir: string, at = DASHBOARD_NOW - 3_600): string {
+  const path = join(dir, 'profiles', 'big', 'state.db');
+  const db = createStore({ path, level: LATEST_LEVEL, journal: 'wal', fts: false });
+  let t = at;
+  const w = new StateDbWriter(db, { now: () => (t += 1), ids: createIdSource('dashboard-big') });
+  try {
+    const many = w.createSession({ id: MANY_BIG_SESSION, source: 'cli', model: 'gpt-5', started_at: at });
+    w.appendMessages(many, Array.from({ length: 500 }, (_, i) => (i % 2 === 0 ? { role: 'user' as const, content: `question ${i}` } : { role: 'assistant' as const, content: `answer ${i}`, finish_reason: 'stop' })));
+    const huge = w.createSession({ id: HUGE_RESULT_SESSION, source: 'cli', model: 'gpt-5', started_at: at + 600 });
+    w.appendMessages(huge, [
+      { role: 'user', content: 'show me the log' },
+      { role: 'assistant', content: null, reasoning: 'thinking', tool_calls: [{ id: 'call_big', type: 'function', function: { name: 'write_file', arguments: '{"path": "a.txt", "text": "x"}' } }, { id: 'call_small', type: 'function', function: { name: 'terminal', arguments: '{"command": "ls"}' } }] },
+      { role: 'tool', content: 'small', tool_call_id: 'call_big', tool_name: 'write_file' },
+      { role: 'assistant', content: 'done', finish_reason: 'stop' },
+    ]);
+  } finally {
+    db.close();
+  }
+  return path;
+}
+
+/**
+ * Makes the dataset's texts of `bigTextsStore`'s sessions big: each of MANY_BIG_SESSION's 500 messages 1 MB (1,000,000
+ * characters), and in HUGE_RESULT_SESSION a tool result of 20,000,000 characters (a non-ASCII one first, so characters
+ * and bytes differ), the first call's arguments a JSON text of about 2 MB, the reasoning 1,000,000 characters.
+ */
+export function inflateBigTexts(home: string): void {
+  const db = new Database(join(home, 'hermetic.db'));
+  try {
+    // No journal while it is written (nothing else has it open yet), WAL again after, as the forwarder keeps it.
+    db.pragma('journal_mode = DELETE');
+    db.pragma('journal_mode = OFF');
+    db.pragma('synchronous = OFF');
+    // replace(hex(zeroblob(n)), '0', c): 2n copies of c, made inside SQLite.
+    db.prepare(`UPDATE messages SET content = printf('%d ', seq) || replace(hex(zeroblob(500000)), '0', 'm') WHERE session_id = ?`).run(MANY_BIG_SESSION);
+    db.prepare(`UPDATE messages SET content = 'é' || replace(hex(zeroblob(9999998)), '0', 'r') || 'END' WHERE session_id = ? AND role = 'tool'`).run(HUGE_RESULT_SESSION);
+    db.prepare(`UPDATE messages SET reasoning = replace(hex(zeroblob(500000)), '0', 'z'),
+      tool_calls = json_set(tool_calls, '$[0].function.arguments', '{"path": "a.txt", "text": "' || replace(hex(zeroblob(1000000)), '0', 'a') || '"}')
+      WHERE session_id = ? AND role = 'assistant' AND tool_calls IS NOT NULL`).run(HUGE_RESULT_SESSION);
+    db.pragma('journal_mode = WAL');
+  } finally {
+    db.close();
+  }
 }

@@ -40,9 +40,9 @@ after(async () => {
 
 it('a session page counts its own store\'s usage, not the other store\'s session of the same id', async () => {
   const id = (one.db.prepare('SELECT session_id FROM sessions ORDER BY estimated_cost_usd DESC LIMIT 1').pluck().get()) as string;
-  const alone = (await one.source.session({ id, store: null, machine: null }, 1, 10))!;
+  const alone = (await one.source.session({ id, store: null, machine: null }, { page: 1, size: 10, from: null }))!;
   for (const store of two.stores) {
-    const view = (await two.source.session({ id, store, machine: null }, 1, 10))!;
+    const view = (await two.source.session({ id, store, machine: null }, { page: 1, size: 10, from: null }))!;
     assert.equal(view.session.store, store);
     assert.deepEqual(view.usage.totals, alone.usage.totals, `${store}: one session's usage, not two`);
     assert.deepEqual(view.usage.rows, alone.usage.rows);
@@ -56,7 +56,7 @@ it('the slowest calls and a session\'s lineage name the store of each session th
   assert.deepEqual(new Set(slow.map((c) => c.store)), new Set(two.stores), 'the same call in both stores, told apart');
   const child = two.db.prepare('SELECT session_id, store FROM sessions WHERE parent_session_id IS NOT NULL LIMIT 1').get() as { session_id: string; store: string } | undefined;
   if (child) {
-    const view = (await two.source.session({ id: child.session_id, store: child.store, machine: null }, 1, 10))!;
+    const view = (await two.source.session({ id: child.session_id, store: child.store, machine: null }, { page: 1, size: 10, from: null }))!;
     assert.equal(view.parent?.store, child.store, 'the parent link is in the same store');
   }
 });

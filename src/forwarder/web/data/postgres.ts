@@ -11,8 +11,9 @@ import { Zone } from '../../ledger/zone.js';
 import { openFleet } from '../../sinks/postgres/read.js';
 import { q } from '../../sinks/postgres/schema.js';
 import type { PostgresTarget } from '../../sinks/postgres/url.js';
-import { LINK_COLUMNS, MESSAGE_COLUMNS, delegationsSql, SESSION_COLUMNS, message, sessionDetail, slowestSql, transcriptPages, twoStores, unknownParent, type RawMessage } from './rows.js';
-import type { DelegationRow, SessionKey, SessionRow, SessionView, SlowCall, UsageSource } from './source.js';
+import { LINK_COLUMNS, PAGE_BYTES, TEXT_CAP, callsSql, delegationsSql, messageColumns, SESSION_COLUMNS, message, noMessage, noText, PageBudget, sessionDetail, slowestSql, textSql, transcriptPages, twoStores, unknownParent, type RawCall, type RawMessage } from './rows.js';
+import type { DelegationRow, MessageText, SessionKey, SessionRow, SessionView, SlowCall, TextField, TranscriptPage, UsageSource } from './source.js';
+import type { FleetReader } from '../../sinks/postgres/read.js';
 
 /** Connections for the page's requests, which it sends side by side. */
 const CONNECTIONS = 4;
@@ -24,7 +25,11 @@ const INTEGERS = new Set([SESSIONS, MESSAGES, DELEGATIONS].flatMap((t) => t.colu
 const numeric = (row: Record<string, unknown>): SessionRow =>
   Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'string' && INTEGERS.has(k) ? Number(v) : v])) as SessionRow;
 
-async function sessionView(c: pg.PoolClient, d: Dialect, target: PostgresTarget, zone: Zone, key: SessionKey, pageNo: number, pageSize: number): Promise<SessionView | null> {
+/** Rows of a page read at a time: a page of big messages stops at its budget after a few (decision 0088). */
+const BATCH = 16;
+
+/** The session's row (with its machine): by id, and store and machine when given; two holding it are refused. */
+async function findSession(c: pg.PoolClient, key: SessionKey): Promise<Record<string, unknown> | undefined> {
   const where = ['s.session_id = $1'];
   const values: unknown[] = [key.id];
   if (key.store !== null) where.push(`s.store = $${values.push(key.store)}`);
@@ -36,21 +41,44 @@ async function sessionView(c: pg.PoolClient, d: Dialect, target: PostgresTarget,
     if (a.machine_id === b.machine_id) throw twoStores(key.id, [a.store, b.store]);
     throw new HermeticError('HERMETIC_WEB_INVALID', `Two machines hold session "${key.id}" (${String(a.hostname)} and ${String(b.hostname)}); name one with machine=${String(a.machine_id)} or machine=${String(b.machine_id)}.`);
   }
-  const found = rows[0];
+  return rows[0];
+}
+
+async function sessionView(c: pg.PoolClient, d: Dialect, target: PostgresTarget, zone: Zone, key: SessionKey, asked: TranscriptPage): Promise<SessionView | null> {
+  const found = await findSession(c, key);
   if (!found) return null;
   const [machine, store] = [String(found.machine_id), String(found.store)];
   const total = Number((await c.query('SELECT COUNT(*) AS n FROM messages WHERE machine_id = $1 AND store = $2 AND session_id = $3', [machine, store, key.id])).rows[0].n);
-  const pages = transcriptPages(key.id, total, pageNo, pageSize);
+  const { pages, from, wanted } = transcriptPages(key.id, total, asked);
   const link = `SELECT ${pick(LINK_COLUMNS)} FROM sessions s WHERE s.machine_id = $1 AND s.store = $2`;
   const parentRow = found.parent_session_id === null ? null : (await c.query(`${link} AND s.session_id = $3`, [machine, store, found.parent_session_id])).rows[0] as Record<string, unknown> | undefined;
   const children = (await c.query(`${link} AND s.parent_session_id = $3 ORDER BY s.started_at, s.session_id`, [machine, store, key.id])).rows as Record<string, unknown>[];
   const changes = (await c.query(`SELECT seq, created_at, prev AS "from", model AS "to" FROM (
       SELECT seq, created_at, model, LAG(model) OVER (ORDER BY seq) AS prev FROM messages WHERE machine_id = $1 AND store = $2 AND session_id = $3 AND role = 'assistant' AND model IS NOT NULL) m
     WHERE prev IS NOT NULL AND prev <> model ORDER BY seq`, [machine, store, key.id])).rows as Record<string, unknown>[];
-  // to_jsonb: a fleet store no newer sink has written to yet has no `compacted` column (its messages are all live) nor
-  // `attributes` (nothing beyond the columns); the row is made into JSON once, after the page is chosen.
-  const page = (await c.query(`SELECT ${MESSAGE_COLUMNS}, (j ->> 'compacted')::int AS compacted, j ->> 'attributes' AS attributes
-    FROM (SELECT * FROM messages WHERE machine_id = $1 AND store = $2 AND session_id = $3 AND seq >= $4 ORDER BY seq LIMIT $5) m, to_jsonb(m) AS j ORDER BY seq`, [machine, store, key.id, (pageNo - 1) * pageSize, pageSize])).rows as Record<string, unknown>[];
+  // A fleet store no newer sink has written to yet has no `compacted` column (its messages are all live) nor
+  // `attributes` (nothing beyond the columns). Each text is cut in SQL (decision 0088), a few rows at a time.
+  const has = new Set(((await c.query("SELECT attname FROM pg_attribute WHERE attrelid = 'messages'::regclass AND attname IN ('compacted', 'attributes') AND NOT attisdropped")).rows as { attname: string }[]).map((r) => r.attname));
+  const extra = `${has.has('compacted') ? 'compacted::int' : '0'} AS compacted, ${has.has('attributes') ? 'attributes' : 'NULL'} AS attributes`;
+  const rowsSql = `SELECT ${messageColumns(true)}, ${extra} FROM messages WHERE machine_id = $1 AND store = $2 AND session_id = $3 AND seq >= $4 ORDER BY seq LIMIT $5`;
+  const budget = new PageBudget(wanted);
+  let next = from;
+  let left = wanted;
+  reading: while (left > 0) {
+    const batch = (await c.query(rowsSql, [machine, store, key.id, next, Math.min(BATCH, left)])).rows as Record<string, unknown>[];
+    for (const raw of batch) {
+      const r = numeric(raw) as unknown as RawMessage;
+      let cut: RawCall[] = [];
+      if (r.tool_calls_characters !== null) {
+        const bound = d.bind(callsSql(true), { machine, store, session: key.id, seq: r.seq });
+        cut = (await c.query(bound.sql, bound.values as unknown[])).rows as RawCall[];
+      }
+      if (!budget.add(message(r, cut))) break reading;
+    }
+    if (batch.length === 0) break;
+    left -= batch.length;
+    next = Number((batch[batch.length - 1] as { seq: unknown }).seq) + 1;
+  }
   // A fleet store no sink of dataset version 8 has written to yet (fleet schema 1) has no `delegations`: none.
   const hasDelegations = (await c.query('SELECT to_regclass($1) AS t', [`${q(target.schema)}.delegations`])).rows[0].t !== null;
   let delegations: Record<string, unknown>[] = [];
@@ -66,7 +94,33 @@ async function sessionView(c: pg.PoolClient, d: Dialect, target: PostgresTarget,
     model_changes: changes.map(numeric) as unknown as SessionView['model_changes'],
     delegations: delegations.map(numeric) as unknown as DelegationRow[],
     usage: await runPostgres(c, planReport({ filter: { session: [key.id] }, place: { store, machineId: machine }, by: ['model', 'task'] }, zone, d), d),
-    transcript: { page: pageNo, page_size: pageSize, pages, total, messages: page.map((r) => message(numeric(r) as unknown as RawMessage)) },
+    transcript: { page: asked.page, page_size: asked.size, pages, total, from, next_from: budget.next_from, limits: { text_characters: TEXT_CAP, page_bytes: PAGE_BYTES }, messages: budget.messages },
+  };
+}
+
+/**
+ * A whole text: its lengths read in one transaction, then each chunk in its own (a connection is held per chunk, not
+ * for as long as a slow client reads), read only while the text still has the length announced.
+ */
+async function messageText(fleet: FleetReader, key: SessionKey, seq: number, field: TextField): Promise<MessageText | null> {
+  const found = await fleet.read(async (c, d) => {
+    const row = await findSession(c, key);
+    if (!row) return null;
+    const at = { machine: String(row.machine_id), store: String(row.store), session: key.id, seq };
+    if ((await c.query('SELECT 1 FROM messages WHERE machine_id = $1 AND store = $2 AND session_id = $3 AND seq = $4', [at.machine, at.store, at.session, seq])).rows.length === 0) throw noMessage(key.id, seq);
+    const bound = d.bind(textSql(true, field, 'length'), at);
+    const size = (await c.query(bound.sql, bound.values as unknown[])).rows[0] as { characters: number | null; bytes: number | null };
+    if (size.characters === null) throw noText(key.id, seq, field);
+    return { at, characters: Number(size.characters), bytes: Number(size.bytes) };
+  });
+  if (!found) return null;
+  return {
+    characters: found.characters,
+    bytes: found.bytes,
+    chunk: (from) => fleet.read(async (c, d) => {
+      const bound = d.bind(textSql(true, field, 'chunk'), { ...found.at, from, length: found.characters });
+      return ((await c.query(bound.sql, bound.values as unknown[])).rows[0] as { chunk: string } | undefined)?.chunk ?? null;
+    }),
   };
 }
 
@@ -81,7 +135,8 @@ export function postgresSource(url: string, zone: Zone): UsageSource {
     zone: () => zone,
     report: (request) => fleet.read((c, d) => runPostgres(c, planReport(request, request.utc ? new Zone('UTC') : zone, d), d)),
     values: (request, column, limit) => fleet.read((c, d) => runPostgres(c, planValues(request, column, limit, d), d)),
-    session: (key, pageNo, pageSize) => fleet.read((c, d, target) => sessionView(c, d, target, zone, key, pageNo, pageSize)),
+    session: (key, asked) => fleet.read((c, d, target) => sessionView(c, d, target, zone, key, asked)),
+    messageText: (key, seq, field) => messageText(fleet, key, seq, field),
     slowestCalls: (request: ReportRequest, limit: number) => fleet.read(async (c, d) => {
       const { tools, params } = reportCondition(request, d);
       const { sql, values } = d.bind(slowestSql(request, tools, limit, true), params);

@@ -1,7 +1,7 @@
 // What both sources (sqlite.ts, postgres.ts) share: the columns a session shows, a transcript row as the page gets it,
 // and the slowest-calls query (written once, with @name parameters each dialect binds).
 import { HermeticError } from '../../../shared/errors.js';
-import type { Attributes, DelegationRow, SessionDetail, SessionRow, SlowCall, TranscriptMessage } from './source.js';
+import type { Attributes, CutLength, DelegationRow, SessionDetail, SessionRow, SlowCall, TextField, TranscriptMessage, TranscriptPage } from './source.js';
 import { callIdSql } from '../../sinks/sqlite/tool-calls.js';
 
 export const SESSION_COLUMNS = ['store', 'session_id', 'title', 'profile', 'source', 'model', 'provider', 'parent_session_id', 'lineage_kind', 'lineage_root', 'is_sidechain', 'cwd', 'git_repo_root', 'git_branch', 'started_at', 'ended_at', 'end_reason', 'last_activity_at', 'message_count', 'tool_call_count', 'api_call_count', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'estimated_cost_usd', 'actual_cost_usd', 'cost_status', 'live_messages', 'archived_messages', 'inactive_messages', 'removed_from_store'];
@@ -19,11 +19,133 @@ export function delegationsSql(machine = false, collate = ''): string {
     ORDER BY d.dispatched_at IS NULL, d.dispatched_at, d.delegation_id${collate}`;
 }
 
+/**
+ * The dashboard's bounds on what one `/api/session` answer carries (decision 0088), whatever the dataset holds:
+ * - `TEXT_CAP`: each long text of a message (content, reasoning, the tool calls' JSON, a call's arguments) is cut in
+ *   SQL at this many characters (Unicode code points, as SQLite's and PostgreSQL's substr and length count them).
+ *   32,768 keeps whole nearly every message people read (a reply, a diff, a few hundred lines of a result: about ten
+ *   screens), and a cut one is still ≤ 128 KiB of UTF-8 (≤ 192 KiB as JSON escapes write control characters).
+ * - `PAGE_BYTES`: a page stops at the first message after which its messages' JSON reaches 2 MiB (it always carries
+ *   at least one); the rest of the page is asked for with `from` (the answer's `next_from`).
+ * - `CUT_CALLS`: when a message's tool calls' JSON is itself past the cap, its first 8 calls are listed (each
+ *   call's arguments cut at the cap), with the count of all of them.
+ * - `TEXT_CHUNK`: `/api/message-text` reads a whole field this many characters at a time (one substr each).
+ */
+export const TEXT_CAP = 32_768;
+export const PAGE_BYTES = 2 * 1024 * 1024;
+export const CUT_CALLS = 8;
+export const TEXT_CHUNK = 4 * 1024 * 1024;
+
+/** The texts `/api/message-text` gives whole: a message's columns, or one tool call's arguments (`call`, from 0). */
+export const TEXT_FIELDS = ['content', 'reasoning', 'tool_calls', 'arguments'] as const;
+
+
 export interface RawMessage {
   seq: number; role: string; kind: string; content: string | null; content_format: string | null; tool_calls: string | null;
   tool_name: string | null; tool_call_id: string | null; reasoning: string | null; model: string | null; finish_reason: string | null; created_at: number;
   compacted: number | null;
   attributes: string | null;
+  /** Set (with `_bytes`) only when the column was longer than TEXT_CAP: its text is then the cut one (`tool_calls`: null). */
+  content_characters: number | null; content_bytes: number | null;
+  reasoning_characters: number | null; reasoning_bytes: number | null;
+  tool_calls_characters: number | null; tool_calls_bytes: number | null;
+}
+
+/** One call of a message whose tool calls' JSON was past the cap, read by the store's JSON functions (`callsSql`). */
+export interface RawCall {
+  id: string | null; name: string | null;
+  /** Its arguments as text (a JSON string's value, else the JSON text of the value), cut at TEXT_CAP; null when none. */
+  arguments: string | null;
+  /** 1 when the arguments are a JSON string (tried as JSON, as a whole call's are), 0 when another JSON value. */
+  arguments_string: number | null;
+  arguments_characters: number | null; arguments_bytes: number | null;
+  /** How many calls the message has in all. */
+  calls: number;
+}
+
+/** The dialect's UTF-8 byte length of a text. */
+const octets = (pg: boolean, x: string) => (pg ? `octet_length(${x})` : `length(CAST(${x} AS BLOB))`);
+const over = (x: string) => `length(${x}) > ${TEXT_CAP}`;
+/** A text column cut at TEXT_CAP in SQL (never read whole into JS), with its whole length when it was cut. */
+const cutColumn = (pg: boolean, c: string) =>
+  `substr(${c}, 1, ${TEXT_CAP}) AS ${c}, CASE WHEN ${over(c)} THEN length(${c}) END AS ${c}_characters, CASE WHEN ${over(c)} THEN ${octets(pg, c)} END AS ${c}_bytes`;
+
+/**
+ * A transcript row's columns with its texts cut (`pg`: PostgreSQL, else SQLite): content and reasoning cut at
+ * TEXT_CAP; `tool_calls` whole when within it (parsed as before), else NULL with its lengths (its calls are then read
+ * by `callsSql`, each one's arguments cut).
+ */
+export function messageColumns(pg: boolean): string {
+  return `seq, role, kind, ${cutColumn(pg, 'content')}, content_format,
+    CASE WHEN ${over('tool_calls')} THEN NULL ELSE tool_calls END AS tool_calls,
+    CASE WHEN ${over('tool_calls')} THEN length(tool_calls) END AS tool_calls_characters,
+    CASE WHEN ${over('tool_calls')} THEN ${octets(pg, 'tool_calls')} END AS tool_calls_bytes,
+    tool_name, tool_call_id, ${cutColumn(pg, 'reasoning')}, model, finish_reason, created_at`;
+}
+
+/** A call's arguments (`function.arguments`, else `arguments`, as `call()` picks them) as SQL, from the call `c`. */
+function argumentsSql(pg: boolean, c: string): string {
+  if (pg) {
+    const some = (x: string) => `json_typeof(${x}) IS NOT NULL AND json_typeof(${x}) <> 'null'`;
+    return `CASE WHEN json_typeof(${c}) IS DISTINCT FROM 'object' THEN NULL WHEN ${some(`${c} -> 'function' -> 'arguments'`)} THEN ${c} -> 'function' -> 'arguments'
+      WHEN ${some(`${c} -> 'arguments'`)} THEN ${c} -> 'arguments' END`;
+  }
+  const some = (p: string) => `json_type(${c}, '${p}') NOT IN ('null')`;
+  return `CASE WHEN json_type(${c}) IS NOT 'object' THEN NULL WHEN ${some('$.function.arguments')} THEN '$.function.arguments' WHEN ${some('$.arguments')} THEN '$.arguments' END`;
+}
+
+/**
+ * The first CUT_CALLS calls of one message (`@store`, `@session`, `@seq`; the fleet's `@machine`), each as `call()` reads
+ * a parsed one — id and name when they are strings, the arguments of `function` else of the call — with the
+ * arguments cut at TEXT_CAP, from the stored JSON by the store's own JSON functions. A message whose `tool_calls` is
+ * not a JSON array has none (as `message()` shows it).
+ */
+export function callsSql(pg: boolean): string {
+  if (pg) {
+    const str = (x: string) => `CASE WHEN json_typeof(${x}) = 'string' THEN ${x} #>> '{}' END`;
+    return `SELECT id, name, substr(a, 1, ${TEXT_CAP}) AS arguments, s AS arguments_string, length(a) AS arguments_characters, ${octets(true, 'a')} AS arguments_bytes, calls
+      FROM (SELECT e.n, CASE WHEN json_typeof(e.v) = 'object' THEN COALESCE(${str("e.v -> 'id'")}, ${str("e.v -> 'call_id'")}) END AS id,
+          CASE WHEN json_typeof(e.v) = 'object' THEN COALESCE(${str("e.v -> 'function' -> 'name'")}, ${str("e.v -> 'name'")}) END AS name,
+          CASE WHEN json_typeof(x.a) = 'string' THEN x.a #>> '{}' ELSE x.a::text END AS a, CASE WHEN x.a IS NULL THEN NULL WHEN json_typeof(x.a) = 'string' THEN 1 ELSE 0 END AS s,
+          json_array_length(t.j) AS calls
+        FROM (SELECT CASE WHEN json_typeof(tool_calls::json) = 'array' THEN tool_calls::json ELSE '[]'::json END AS j FROM messages
+          WHERE machine_id = @machine AND store = @store AND session_id = @session AND seq = @seq) t,
+          json_array_elements(t.j) WITH ORDINALITY AS e(v, n),
+          LATERAL (SELECT ${argumentsSql(true, 'e.v')} AS a) x
+        ORDER BY e.n LIMIT ${CUT_CALLS}) c ORDER BY n`;
+  }
+  const str = (p: string) => `CASE WHEN j.type = 'object' AND json_type(j.value, '${p}') = 'text' THEN j.value ->> '${p}' END`;
+  return `SELECT id, name, substr(a, 1, ${TEXT_CAP}) AS arguments, s AS arguments_string, length(a) AS arguments_characters, ${octets(false, 'a')} AS arguments_bytes, calls
+    FROM (SELECT n, id, name, calls, CASE WHEN p IS NULL THEN NULL WHEN json_type(v, p) = 'text' THEN v ->> p ELSE v -> p END AS a,
+        CASE WHEN p IS NULL THEN NULL WHEN json_type(v, p) = 'text' THEN 1 ELSE 0 END AS s
+      FROM (SELECT n, id, name, v, calls, ${argumentsSql(false, 'v')} AS p
+        FROM (SELECT CAST(j.key AS INTEGER) AS n, COALESCE(${str('$.id')}, ${str('$.call_id')}) AS id, COALESCE(${str('$.function.name')}, ${str('$.name')}) AS name,
+            CASE WHEN j.type = 'object' THEN j.value END AS v, json_array_length(m.tool_calls) AS calls
+          FROM (SELECT tool_calls FROM messages WHERE store = @store AND session_id = @session AND seq = @seq AND json_valid(tool_calls) AND json_type(tool_calls) = 'array') m,
+            json_each(m.tool_calls) j
+          ORDER BY j.key LIMIT ${CUT_CALLS})))
+    ORDER BY n`;
+}
+
+/**
+ * One read of a whole field for `/api/message-text` (`@store`, `@session`, `@seq`; the fleet's `@machine`): `length`
+ * its lengths (null when the message has no such text), `chunk` TEXT_CHUNK characters from `@from` (1-based) when the
+ * field still has `@length` characters — a row rewritten meanwhile reads nothing, and the answer is broken off rather
+ * than a mix of two texts.
+ */
+export function textSql(pg: boolean, field: TextField, what: 'chunk' | 'length'): string {
+  let value: string = field.name;
+  if (field.name === 'arguments') {
+    const n = Math.trunc(field.call);
+    value = pg
+      ? `(SELECT CASE WHEN json_typeof(a) = 'string' THEN a #>> '{}' ELSE a::text END
+          FROM (SELECT ${argumentsSql(true, 'c')} AS a FROM (SELECT CASE WHEN json_typeof(tool_calls::json) = 'array' THEN tool_calls::json -> ${n} END AS c) e) x)`
+      : `(SELECT CASE WHEN p IS NULL THEN NULL WHEN json_type(c, p) = 'text' THEN c ->> p ELSE c -> p END
+          FROM (SELECT c, ${argumentsSql(false, 'c')} AS p FROM (SELECT CASE WHEN json_valid(tool_calls) AND json_type(tool_calls) = 'array' THEN tool_calls -> '$[${n}]' END AS c)))`;
+  }
+  const where = `${pg ? 'machine_id = @machine AND ' : ''}store = @store AND session_id = @session AND seq = @seq`;
+  if (what === 'length') return `SELECT length(v) AS characters, ${octets(pg, 'v')} AS bytes FROM (SELECT ${value} AS v FROM messages WHERE ${where}) t`;
+  return `SELECT substr(v, @from, ${TEXT_CHUNK}) AS chunk FROM (SELECT ${value} AS v FROM messages WHERE ${where}) t WHERE length(v) = @length`;
 }
 
 /** An `attributes` JSON text parsed: an object, or null (none set, or not an object: nothing to show). */
@@ -49,28 +171,91 @@ function call(raw: unknown): TranscriptMessage['tool_calls'][number] {
     try { args = JSON.parse(args); } catch { /* shown as the text it is */ }
   }
   const text = (v: unknown) => (typeof v === 'string' ? v : null);
-  return { id: text(c.id) ?? text(c.call_id), name: text(fn.name) ?? text(c.name), arguments: args };
+  return { id: text(c.id) ?? text(c.call_id), name: text(fn.name) ?? text(c.name), arguments: args, cut: null };
 }
 
-export function message(r: RawMessage): TranscriptMessage {
-  let calls: unknown[] = [];
-  if (r.tool_calls) {
+const cutOf = (characters: number | null, bytes: number | null): CutLength | null => (characters === null ? null : { characters: Number(characters), bytes: Number(bytes) });
+
+/** A call read by `callsSql`: as `call()` gives a parsed one, its arguments the cut text when they were cut. */
+function cutCall(r: RawCall): TranscriptMessage['tool_calls'][number] {
+  const cut = r.arguments_characters !== null && Number(r.arguments_characters) > TEXT_CAP ? cutOf(r.arguments_characters, r.arguments_bytes) : null;
+  let args: unknown = r.arguments;
+  if (cut === null && typeof args === 'string') {
+    try { args = JSON.parse(args); } catch { /* shown as the text it is */ }
+  }
+  return { id: r.id, name: r.name, arguments: args, cut };
+}
+
+/**
+ * A transcript row as the page gets it; `calls` are its calls as `callsSql` read them when its tool calls' JSON was
+ * past the cap. `cut` names each text that was cut, with its whole length (null when none was).
+ */
+export function message(r: RawMessage, calls: RawCall[] = []): TranscriptMessage {
+  const { content_characters, content_bytes, reasoning_characters, reasoning_bytes, tool_calls_characters, tool_calls_bytes, ...row } = r;
+  const cut: NonNullable<TranscriptMessage['cut']> = {};
+  const content = cutOf(content_characters, content_bytes);
+  if (content) cut.content = content;
+  const reasoning = cutOf(reasoning_characters, reasoning_bytes);
+  if (reasoning) cut.reasoning = reasoning;
+  let shown: TranscriptMessage['tool_calls'] = [];
+  const whole = cutOf(tool_calls_characters, tool_calls_bytes);
+  if (whole) {
+    shown = calls.map(cutCall);
+    cut.tool_calls = { ...whole, calls: Number(calls[0]?.calls ?? 0), shown: calls.length };
+  } else if (r.tool_calls) {
     try {
       const parsed = JSON.parse(r.tool_calls) as unknown;
-      if (Array.isArray(parsed)) calls = parsed;
+      if (Array.isArray(parsed)) shown = parsed.map(call);
     } catch { /* the dataset holds valid JSON; nothing to show otherwise */ }
   }
-  return { ...r, bookkeeping: r.kind !== 'message', compacted: r.compacted === 1, attributes: attributes(r.attributes), tool_calls: calls.map(call) };
+  return {
+    ...row, bookkeeping: r.kind !== 'message', compacted: r.compacted === 1, attributes: attributes(r.attributes), tool_calls: shown,
+    cut: Object.keys(cut).length > 0 ? cut : null,
+  };
 }
 
-export const MESSAGE_COLUMNS = 'seq, role, kind, content, content_format, tool_calls, tool_name, tool_call_id, reasoning, model, finish_reason, created_at';
-
-/** The pages of a session's transcript; a page past its end is refused (HERMETIC_WEB_INVALID). */
-export function transcriptPages(id: string, total: number, pageNo: number, pageSize: number): number {
-  const pages = Math.max(1, Math.ceil(total / pageSize));
-  if (pageNo > pages) throw new HermeticError('HERMETIC_WEB_INVALID', `Session "${id}" has ${pages} page${pages === 1 ? '' : 's'} of ${pageSize} messages; page ${pageNo} is past its end.`);
-  return pages;
+/**
+ * A page's messages within PAGE_BYTES: `add` takes a message and says whether there is room for another (the first
+ * is always taken); `next_from` is where the rest of the page starts when it stopped before `wanted` (else null).
+ */
+export class PageBudget {
+  readonly messages: TranscriptMessage[] = [];
+  bytes = 0;
+  constructor(private readonly wanted: number) {}
+  add(m: TranscriptMessage): boolean {
+    this.messages.push(m);
+    this.bytes += Buffer.byteLength(JSON.stringify(m));
+    return this.bytes < PAGE_BYTES && this.messages.length < this.wanted;
+  }
+  get next_from(): number | null {
+    const last = this.messages[this.messages.length - 1];
+    return this.messages.length < this.wanted && this.bytes >= PAGE_BYTES && last ? last.seq + 1 : null;
+  }
 }
+
+
+/**
+ * A page of a session's transcript: how many pages it has, the seq its answer starts at and how many messages it may
+ * hold from there. A page past the end is refused, and so is a `from` outside the page (HERMETIC_WEB_INVALID).
+ */
+export function transcriptPages(id: string, total: number, p: TranscriptPage): { pages: number; from: number; wanted: number } {
+  const pages = Math.max(1, Math.ceil(total / p.size));
+  if (p.page > pages) throw new HermeticError('HERMETIC_WEB_INVALID', `Session "${id}" has ${pages} page${pages === 1 ? '' : 's'} of ${p.size} messages; page ${p.page} is past its end.`);
+  const start = (p.page - 1) * p.size;
+  const end = Math.max(start, Math.min(start + p.size, total) - 1);
+  if (p.from !== null && (p.from < start || p.from > end)) {
+    throw new HermeticError('HERMETIC_WEB_INVALID', `"from" must be a message of page ${p.page} (#${start} to #${end}); got ${p.from}.`);
+  }
+  const from = p.from ?? start;
+  return { pages, from, wanted: p.size - (from - start) };
+}
+
+/** The refusals of `/api/message-text` for a message or a text that is not there. */
+export const noMessage = (id: string, seq: number) => new HermeticError('HERMETIC_WEB_NOT_FOUND', `Session "${id}" has no message #${seq}.`);
+export const noText = (id: string, seq: number, field: TextField) =>
+  new HermeticError('HERMETIC_WEB_NOT_FOUND', field.name === 'arguments'
+    ? `Message #${seq} of session "${id}" has no call ${field.call} with arguments.`
+    : `Message #${seq} of session "${id}" has no ${field.name === 'tool_calls' ? 'tool calls' : field.name}.`);
 
 /** The refusal of an id two stores hold: it names both, to be picked with store=. */
 export const twoStores = (id: string, stores: readonly unknown[]) =>

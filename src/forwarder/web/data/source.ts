@@ -32,12 +32,22 @@ export interface TranscriptMessage {
   content: string | null;
   content_format: string | null;
   reasoning: string | null;
-  tool_calls: { id: string | null; name: string | null; arguments: unknown }[];
+  /**
+   * Its calls; `cut` when a call's arguments were past the cap (decision 0088): `arguments` is then the text's first
+   * TEXT_CAP characters (not parsed), and the whole is `/api/message-text?…&field=arguments&call=<index>`.
+   */
+  tool_calls: { id: string | null; name: string | null; arguments: unknown; cut: CutLength | null }[];
   tool_name: string | null;
   tool_call_id: string | null;
   model: string | null;
   finish_reason: string | null;
   created_at: number;
+  /**
+   * The texts cut at TEXT_CAP characters (decision 0088), each with its whole length in characters (Unicode code
+   * points) and UTF-8 bytes; null when none was. `tool_calls`: its JSON was past the cap, so only its first `shown` of
+   * `calls` calls are listed. Each whole text is `/api/message-text?…&seq=<seq>&field=<name>`.
+   */
+  cut: { content?: CutLength; reasoning?: CutLength; tool_calls?: CutLength & { calls: number; shown: number } } | null;
 }
 
 /**
@@ -72,7 +82,12 @@ export interface SessionView {
   delegations: DelegationRow[];
   /** The session's usage by model and task, all time: `usageReport` with the session as its filter. */
   usage: UsageReport;
-  transcript: { page: number; page_size: number; pages: number; total: number; messages: TranscriptMessage[] };
+  /**
+   * A page of `page_size` messages by seq, from `from` (the page's first unless asked for); it stops early once its
+   * messages' JSON reaches `limits.page_bytes`, and `next_from` is then the seq the rest of the page starts at (else
+   * null). `limits.text_characters`: where each text is cut (decision 0088).
+   */
+  transcript: { page: number; page_size: number; pages: number; total: number; from: number; next_from: number | null; limits: { text_characters: number; page_bytes: number }; messages: TranscriptMessage[] };
 }
 
 export interface SlowCall {
@@ -84,6 +99,22 @@ export interface SlowCall {
   machine_id?: string;
   started_at: number;
   seconds: number;
+}
+
+/** A field's whole length when it was cut: Unicode code points (`characters`) and UTF-8 bytes. */
+export interface CutLength { characters: number; bytes: number }
+
+/** A text `/api/message-text` gives whole: a message's column, or one tool call's arguments (`call`, from 0). */
+export type TextField = { name: 'content' | 'reasoning' | 'tool_calls' } | { name: 'arguments'; call: number };
+
+/** Which page of a transcript: its number and size (`page`, `page_size`), and where in it to start (`from`, a seq). */
+export interface TranscriptPage { page: number; size: number; from: number | null }
+
+/** A text read a chunk at a time (bounded memory however long it is). */
+export interface MessageText {
+  characters: number;
+  bytes: number;
+  chunk(from: number): Promise<string | null>;
 }
 
 /** Which session: its id, and its store and machine when more than one hold the id. */
@@ -104,7 +135,13 @@ export interface UsageSource {
   /** The values of a filter column in the window, costliest first, at most `limit` (the report's `planValues`). */
   values(request: ReportRequest, column: Exclude<FilterName, 'session'>, limit: number): Promise<(string | null)[]>;
   /** A session; null when there is none. */
-  session(key: SessionKey, page: number, pageSize: number): Promise<SessionView | null>;
+  session(key: SessionKey, page: TranscriptPage): Promise<SessionView | null>;
+  /**
+   * One text of a message whole, for `/api/message-text`: its lengths, and `chunk(from)` reading TEXT_CHUNK characters
+   * from `from` (1-based; null when the text changed meanwhile). Null when there is no such session; a message or text
+   * that is not there is refused (HERMETIC_WEB_NOT_FOUND).
+   */
+  messageText(key: SessionKey, seq: number, field: TextField): Promise<MessageText | null>;
   /** The slowest tool calls whose call and result both have a time (the report's window and filter). */
   slowestCalls(request: ReportRequest, limit: number): Promise<SlowCall[]>;
   /** Values the forwarder changed or left out in the sessions the request counts; null where they are not kept (the fleet store). */

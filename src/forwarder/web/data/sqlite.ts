@@ -2,12 +2,13 @@
 // (as `usageReport`, a window's totals kept for the snapshot), a session's transcript page by page, its lineage, model
 // changes and background delegations, the slowest tool calls.
 import { hasTable, type Db } from '../../../shared/sqlite.js';
+import type { Statement } from 'better-sqlite3';
 import { sqliteDialect, type Dialect } from '../../report/dialect.js';
 import { ledgerZone, reportCondition, rowIssuesIn, unreadIn, usageReport, type ReportRequest, type UsageReport } from '../../report/index.js';
 import { planReport, planTotals, planValues, runSqlite } from '../../report/query.js';
 import { Zone } from '../../ledger/zone.js';
-import { LINK_COLUMNS, MESSAGE_COLUMNS, delegationsSql, SESSION_COLUMNS, message, sessionDetail, slowestKeptSql, slowestSql, transcriptPages, twoStores, unknownParent, type RawMessage } from './rows.js';
-import type { DelegationRow, SessionRow, SessionView, SlowCall, UsageSource } from './source.js';
+import { LINK_COLUMNS, PAGE_BYTES, TEXT_CAP, callsSql, delegationsSql, messageColumns, SESSION_COLUMNS, message, noMessage, noText, PageBudget, sessionDetail, slowestKeptSql, slowestSql, textSql, transcriptPages, twoStores, unknownParent, type RawCall, type RawMessage } from './rows.js';
+import type { DelegationRow, MessageText, SessionRow, SessionView, SlowCall, TextField, TranscriptPage, UsageSource } from './source.js';
 
 /** The embedded dataset as the dashboard's source; `dialect` names this machine for the breakdown by machine. */
 export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageSource {
@@ -22,7 +23,10 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
   const count = db.prepare('SELECT COUNT(*) FROM messages WHERE store = ? AND session_id = ?').pluck();
   // A dataset older than version 6 (read as it is) has no `compacted`: all its messages are live.
   const extra = `${has('messages', 'compacted') ? 'compacted' : '0 AS compacted'}, ${has('messages', 'attributes') ? 'attributes' : 'NULL AS attributes'}`;
-  const page = db.prepare(`SELECT ${MESSAGE_COLUMNS}, ${extra} FROM messages WHERE store = ? AND session_id = ? AND seq >= ? ORDER BY seq LIMIT ?`);
+  // Each text cut in SQL (decision 0088); rows are read one at a time and no more once the page's budget is reached.
+  const page = db.prepare(`SELECT ${messageColumns(false)}, ${extra} FROM messages WHERE store = ? AND session_id = ? AND seq >= ? ORDER BY seq LIMIT ?`);
+  const calls = db.prepare(callsSql(false));
+  const hasMessage = db.prepare('SELECT 1 FROM messages WHERE store = ? AND session_id = ? AND seq = ?').pluck();
   const models = db.prepare(`SELECT seq, created_at, prev AS "from", model AS "to" FROM (
       SELECT seq, created_at, model, LAG(model) OVER (ORDER BY seq) AS prev FROM messages WHERE store = ? AND session_id = ? AND role = 'assistant' AND model IS NOT NULL)
     WHERE prev IS NOT NULL AND prev <> model ORDER BY seq`);
@@ -32,18 +36,24 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
   // A dataset older than version 11 (read as it is) keeps no tool_calls: the slowest calls are grouped from its parts.
   const keptCalls = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'tool_calls_stale'").get() !== undefined;
   const stale = keptCalls ? db.prepare('SELECT 1 FROM tool_calls WHERE stale = 1 LIMIT 1') : null;
-  const session = ({ id, store }: { id: string; store: string | null }, pageNo: number, pageSize: number) => db.transaction((): SessionView | null => {
-    let rows: SessionRow[];
-    if (store !== null) rows = byStoreId.all(store, id) as SessionRow[];
-    else {
-      rows = byId.all(id) as SessionRow[];
-      if (rows.length > 1) throw twoStores(id, rows.map((r) => r.store));
-    }
-    const found = rows[0];
+  /** The session's row: by store and id, or by id when one store holds it (two are refused, naming both). */
+  const find = (id: string, store: string | null): SessionRow | undefined => {
+    if (store !== null) return (byStoreId.all(store, id) as SessionRow[])[0];
+    const rows = byId.all(id) as SessionRow[];
+    if (rows.length > 1) throw twoStores(id, rows.map((r) => r.store));
+    return rows[0];
+  };
+  const session = ({ id, store }: { id: string; store: string | null }, asked: TranscriptPage) => db.transaction((): SessionView | null => {
+    const found = find(id, store);
     if (!found) return null;
     const key = String(found.store);
     const total = count.get(key, id) as number;
-    const pages = transcriptPages(id, total, pageNo, pageSize);
+    const { pages, from, wanted } = transcriptPages(id, total, asked);
+    const budget = new PageBudget(wanted);
+    for (const r of page.iterate(key, id, from, wanted) as IterableIterator<RawMessage>) {
+      const cutCalls = r.tool_calls_characters === null ? [] : calls.all({ store: key, session: id, seq: r.seq }) as RawCall[];
+      if (!budget.add(message(r, cutCalls))) break;
+    }
     const parent = found.parent_session_id === null ? null : ((link.get(key, found.parent_session_id) as SessionRow | undefined) ?? unknownParent(found.parent_session_id, key));
     return {
       session: sessionDetail(found),
@@ -52,9 +62,39 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
       model_changes: models.all(key, id) as SessionView['model_changes'],
       delegations: (delegations?.all({ store: key, session: id }) ?? []) as DelegationRow[],
       usage: usageReport(db, { filter: { session: [id] }, place: { store: key }, by: ['model', 'task'] }, dialect),
-      transcript: { page: pageNo, page_size: pageSize, pages, total, messages: (page.all(key, id, (pageNo - 1) * pageSize, pageSize) as RawMessage[]).map(message) },
+      transcript: { page: asked.page, page_size: asked.size, pages, total, from, next_from: budget.next_from, limits: { text_characters: TEXT_CAP, page_bytes: PAGE_BYTES }, messages: budget.messages },
     };
   }).deferred();
+  // A whole text, a chunk (one substr) per read, each its own read of the latest commit: a chunk is read only when
+  // the text still has the length the answer announced.
+  const texts = new Map<string, { length: Statement; chunk: Statement }>();
+  const textStatements = (field: TextField) => {
+    const name = field.name === 'arguments' ? `arguments:${field.call}` : field.name;
+    let known = texts.get(name);
+    if (!known) {
+      if (texts.size >= 64) texts.clear();
+      texts.set(name, (known = { length: db.prepare(textSql(false, field, 'length')), chunk: db.prepare(textSql(false, field, 'chunk')).pluck() }));
+    }
+    return known;
+  };
+  const messageText = ({ id, store }: { id: string; store: string | null }, seq: number, field: TextField): MessageText | null => {
+    const { length, chunk } = textStatements(field);
+    const where = db.transaction(() => {
+      const found = find(id, store);
+      if (!found) return null;
+      const at = { store: String(found.store), session: id, seq };
+      if (hasMessage.get(at.store, id, seq) === undefined) throw noMessage(id, seq);
+      const size = length.get(at) as { characters: number | null; bytes: number | null };
+      if (size.characters === null) throw noText(id, seq, field);
+      return { at, characters: size.characters, bytes: size.bytes ?? 0 };
+    }).deferred();
+    if (!where) return null;
+    return {
+      characters: where.characters,
+      bytes: where.bytes,
+      chunk: async (from) => (chunk.get({ ...where.at, from, length: where.characters }) as string | undefined) ?? null,
+    };
+  };
   // A page asks for a dozen groupings of one window: its totals are computed once per snapshot of the dataset
   // (PRAGMA data_version changes when another connection, a running forwarder, commits).
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
@@ -78,7 +118,8 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
     zone: () => ledgerZone(db),
     report: async (request) => report(request),
     values: async (request, column, limit) => db.transaction(() => runSqlite(db, planValues(request, column, limit, dialect), dialect)).deferred(),
-    session: async (key, pageNo, pageSize) => session(key, pageNo, pageSize),
+    session: async (key, asked) => session(key, asked),
+    messageText: async (key, seq, field) => messageText(key, seq, field),
     async slowestCalls(request: ReportRequest, limit: number): Promise<SlowCall[]> {
       const { tools, params } = reportCondition(request, dialect);
       // The calls the writer keeps (decision 0069), unless the dataset predates them or a hand edit left some stale.

@@ -23,6 +23,13 @@ export function short(v) {
   return String(v);
 }
 
+/** A size in bytes as a reader weighs it: `812 B`, `34 KB`, `1.0 MB`, `20 MB` (powers of 1,000). */
+export function size(bytes) {
+  if (bytes < 1000) return `${bytes} B`;
+  if (bytes < 1e6) return `${Math.round(bytes / 1e3)} KB`;
+  return bytes < 1e7 ? `${(bytes / 1e6).toFixed(1)} MB` : `${Math.round(bytes / 1e6)} MB`;
+}
+
 export function percent(v) {
   return v === null || v === undefined ? '–' : `${(v * 100).toFixed(1)}%`;
 }

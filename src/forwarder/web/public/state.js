@@ -8,7 +8,7 @@ export function read(location = window.location) {
   const view = location.pathname === '/session' ? 'session' : location.pathname === '/tools' ? 'tools' : 'overview';
   const filters = {};
   for (const f of FILTERS) if (q.getAll(f).length) filters[f] = q.getAll(f);
-  return { view, period: q.get('period') ?? '30d', since: q.get('since') ?? '', until: q.get('until') ?? '', filters, id: q.get('id'), store: q.get('store'), machine: q.get('machine'), page: Number(q.get('page') ?? '1'), pageSize: q.get('page_size') };
+  return { view, period: q.get('period') ?? '30d', since: q.get('since') ?? '', until: q.get('until') ?? '', filters, id: q.get('id'), store: q.get('store'), machine: q.get('machine'), page: Number(q.get('page') ?? '1'), pageSize: q.get('page_size'), from: q.get('from') };
 }
 
 /** The API's query for the window and filters of a state. */
@@ -32,6 +32,7 @@ export function href(s) {
     if (s.machine) own.set('machine', s.machine);
     if (s.page > 1) own.set('page', String(s.page));
     if (s.pageSize) own.set('page_size', s.pageSize);
+    if (s.from !== null && s.from !== undefined) own.set('from', String(s.from));
     for (const [k, v] of q) own.append(k, v);
     return `/session?${own}`;
   }

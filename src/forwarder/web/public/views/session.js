@@ -1,25 +1,44 @@
 // A session: its facts and details (Hermes's other fields), lineage (parent and children, linked), its background
 // delegations (when it dispatched any), usage by model and task, model changes, and its history as Hermes shows it, a
 // page at a time (reasoning and tool results collapsed; bookkeeping and compacted rows marked; reactions, observed
-// input and the platform's id beside each message).
+// input and the platform's id beside each message). A text past the server's cap is shown cut, marked, with a link to
+// the whole of it; a page of big messages stops at the server's budget, with a link to the rest (decision 0088).
 import { get } from '../api.js';
 import { h, table } from '../dom.js';
-import { cost, count, time } from '../format.js';
+import { cost, count, size, time } from '../format.js';
 import { href } from '../state.js';
 import { messageMarks, sessionDetails } from './attributes.js';
 import { delegationsSection } from './delegations.js';
 
 const pretty = (v) => (typeof v === 'string' ? v : JSON.stringify(v, null, 2));
 
+/** `/api/message-text`'s URL for one text of a message (where: the session's id, store and machine). */
+function textHref(where, seq, field, call) {
+  const q = new URLSearchParams({ id: where.id });
+  if (where.store) q.set('store', where.store);
+  if (where.machine) q.set('machine', where.machine);
+  q.set('seq', String(seq));
+  q.set('field', field);
+  if (call !== undefined) q.set('call', String(call));
+  return `/api/message-text?${q}`;
+}
+
+/** The mark under a cut text: how much of it is shown, and a link that opens the whole of it (as plain text). */
+function cutNote(where, m, field, whole, limit, call) {
+  return h('p', { class: 'cut', dataset: { field } },
+    `Cut: the first ${count(Math.min(limit, whole.characters))} of ${count(whole.characters)} characters are shown. `,
+    h('a', { href: textHref(where, m.seq, field, call), target: '_blank', rel: 'noopener', class: 'show-all' }, `Show all (${size(whole.bytes)})`));
+}
+
 function content(m) {
   if (m.content === null || m.content === '') return null;
-  if (m.content_format === 'json') {
+  if (m.content_format === 'json' && !m.cut?.content) {
     try { return h('pre', { class: 'content' }, JSON.stringify(JSON.parse(m.content), null, 2)); } catch { /* shown as text */ }
   }
   return h('div', { class: 'content' }, m.content);
 }
 
-function messageNode(m) {
+function messageNode(m, where, limit) {
   const role = m.role === 'tool' ? `result of ${m.tool_name ?? 'a tool'}` : m.role;
   const marks = messageMarks(m);
   const head = h('div', { class: 'msg-head' },
@@ -31,20 +50,31 @@ function messageNode(m) {
     h('span', { class: 'muted seq' }, `#${m.seq} · ${time(m.created_at)}`),
     marks.after);
   const body = [];
-  if (m.reasoning) body.push(h('details', { class: 'reasoning' }, h('summary', {}, 'Reasoning'), h('div', { class: 'content' }, m.reasoning)));
-  if (m.role === 'tool') body.push(h('details', { class: 'result' }, h('summary', {}, `Result${m.tool_call_id ? ` (${m.tool_call_id})` : ''}`), content(m)));
-  else body.push(content(m));
-  for (const c of m.tool_calls) {
+  const cut = m.cut ?? {};
+  if (m.reasoning) {
+    body.push(h('details', { class: 'reasoning' }, h('summary', {}, 'Reasoning'), h('div', { class: 'content' }, m.reasoning),
+      cut.reasoning ? cutNote(where, m, 'reasoning', cut.reasoning, limit) : null));
+  }
+  const contentCut = cut.content ? cutNote(where, m, 'content', cut.content, limit) : null;
+  if (m.role === 'tool') body.push(h('details', { class: 'result' }, h('summary', {}, `Result${m.tool_call_id ? ` (${m.tool_call_id})` : ''}`), content(m), contentCut));
+  else body.push(content(m), contentCut);
+  m.tool_calls.forEach((c, i) => {
     body.push(h('div', { class: 'tool-call' },
       h('div', {}, h('span', { class: 'badge call' }, 'tool call'), ' ', h('code', {}, c.name ?? '(unnamed)'), c.id ? h('span', { class: 'muted' }, ` ${c.id}`) : null),
-      c.arguments === null ? null : h('pre', { class: 'args' }, pretty(c.arguments))));
+      c.arguments === null ? null : h('pre', { class: 'args' }, pretty(c.arguments)),
+      c.cut ? cutNote(where, m, 'arguments', c.cut, limit, i) : null));
+  });
+  if (cut.tool_calls && cut.tool_calls.calls > cut.tool_calls.shown) {
+    body.push(h('p', { class: 'cut', dataset: { field: 'tool_calls' } },
+      `${count(cut.tool_calls.calls - cut.tool_calls.shown)} more tool calls are not listed. `,
+      h('a', { href: textHref(where, m.seq, 'tool_calls'), target: '_blank', rel: 'noopener', class: 'show-all' }, `Show all the calls' JSON (${size(cut.tool_calls.bytes)})`)));
   }
   return h('li', { class: `msg${m.bookkeeping ? ' bookkeeping' : ''}${m.compacted ? ' compacted' : ''}`, dataset: { seq: String(m.seq), role: m.role, kind: m.kind } }, head, body);
 }
 
 /** A link to a session of the same lineage: in the same store (and machine), as two stores may hold one id. */
 function sessionLink(state, s, label) {
-  return h('a', { href: href({ ...state, view: 'session', id: s.session_id, store: s.store ?? state.store ?? null, page: 1, pageSize: null }), dataset: { nav: '' } }, label ?? (s.title || s.session_id));
+  return h('a', { href: href({ ...state, view: 'session', id: s.session_id, store: s.store ?? state.store ?? null, page: 1, pageSize: null, from: null }), dataset: { nav: '' } }, label ?? (s.title || s.session_id));
 }
 
 /**
@@ -55,9 +85,17 @@ function compactedAway(s, t) {
   return Math.max(0, t.total - (s.live_messages ?? t.total));
 }
 
+/** A page that stopped at the server's budget: where it stopped, and a link to the rest of it. */
+function pageRest(state, t) {
+  if (t.next_from === null || t.next_from === undefined) return null;
+  return h('p', { class: 'page-rest' },
+    `This page stops at #${t.next_from - 1}: its messages reached the ${size(t.limits.page_bytes)} a page carries. `,
+    h('a', { href: href({ ...state, from: t.next_from }), dataset: { nav: '' } }, `Show the rest of page ${t.page}, from #${t.next_from} →`));
+}
+
 function pager(state, t) {
   if (t.pages <= 1) return null;
-  const to = (p) => href({ ...state, page: p });
+  const to = (p) => href({ ...state, page: p, from: null });
   return h('nav', { class: 'pager', 'aria-label': 'Transcript pages' },
     t.page > 1 ? h('a', { href: to(t.page - 1), dataset: { nav: '' }, rel: 'prev' }, '← Earlier') : h('span', { class: 'muted' }, '← Earlier'),
     h('span', { 'aria-current': 'page' }, `Page ${t.page} of ${t.pages} (${count(t.total)} messages${t.compacted > 0 ? `, ${count(t.compacted)} of them compacted away` : ''})`),
@@ -70,7 +108,9 @@ export async function session(state) {
   if (state.machine) q.set('machine', state.machine);
   if (state.page > 1) q.set('page', String(state.page));
   if (state.pageSize) q.set('page_size', state.pageSize);
+  if (state.from !== null && state.from !== undefined) q.set('from', String(state.from));
   const v = await get('/api/session', q);
+  const where = { id: v.session.session_id, store: v.session.store, machine: state.machine };
   const s = v.session;
   const compacted = compactedAway(s, v.transcript);
   const facts = [
@@ -103,7 +143,8 @@ export async function session(state) {
       h('ul', {}, v.model_changes.map((c) => h('li', {}, `#${c.seq} ${time(c.created_at)}: ${c.from} → ${c.to}`)))) : null,
     h('section', { 'aria-labelledby': 'transcript' }, h('h2', { id: 'transcript' }, 'Transcript'),
       pager(state, { ...v.transcript, compacted }),
-      h('ol', { class: 'transcript', start: String(v.transcript.messages[0]?.seq ?? 0) }, v.transcript.messages.map(messageNode)),
+      h('ol', { class: 'transcript', start: String(v.transcript.messages[0]?.seq ?? 0) }, v.transcript.messages.map((m) => messageNode(m, where, v.transcript.limits.text_characters))),
+      pageRest(state, v.transcript),
       pager(state, { ...v.transcript, compacted })),
   ];
 }
