@@ -141,11 +141,11 @@ export function bigTextsStore(dir: string, at = DASHBOARD_NOW - 3_600): string {
 }
 
 /**
- * Makes the dataset's texts of `bigTextsStore`'s sessions big: each of MANY_BIG_SESSION's 500 messages 1 MB (1,000,000
- * characters), and in HUGE_RESULT_SESSION a tool result of 20,000,000 characters (a non-ASCII one first, so characters
+ * Makes the dataset's texts of `bigTextsStore`'s sessions big: each of MANY_BIG_SESSION's 500 messages its seq, a space
+ * and `many` characters (1 MB by default), and in HUGE_RESULT_SESSION a tool result of 20,000,000 characters (a non-ASCII one first, so characters
  * and bytes differ), the first call's arguments a JSON text of about 2 MB, the reasoning 1,000,000 characters.
  */
-export function inflateBigTexts(home: string): void {
+export function inflateBigTexts(home: string, many = 1_000_000): void {
   const db = new Database(join(home, 'hermetic.db'));
   try {
     // No journal while it is written (nothing else has it open yet), WAL again after, as the forwarder keeps it.
@@ -153,7 +153,7 @@ export function inflateBigTexts(home: string): void {
     db.pragma('journal_mode = OFF');
     db.pragma('synchronous = OFF');
     // replace(hex(zeroblob(n)), '0', c): 2n copies of c, made inside SQLite.
-    db.prepare(`UPDATE messages SET content = printf('%d ', seq) || replace(hex(zeroblob(500000)), '0', 'm') WHERE session_id = ?`).run(MANY_BIG_SESSION);
+    db.prepare(`UPDATE messages SET content = printf('%d ', seq) || replace(hex(zeroblob(?)), '0', 'm') WHERE session_id = ?`).run(Math.ceil(many / 2), MANY_BIG_SESSION);
     db.prepare(`UPDATE messages SET content = 'é' || replace(hex(zeroblob(9999998)), '0', 'r') || 'END' WHERE session_id = ? AND role = 'tool'`).run(HUGE_RESULT_SESSION);
     db.prepare(`UPDATE messages SET reasoning = replace(hex(zeroblob(500000)), '0', 'z'),
       tool_calls = json_set(tool_calls, '$[0].function.arguments', '{"path": "a.txt", "text": "' || replace(hex(zeroblob(1000000)), '0', 'a') || '"}')

@@ -1,0 +1,179 @@
+// A session view bounded whatever the dataset holds (decision 0088), over real HTTP and a real SQLite dataset: a tool
+// result of 20 MB, a call's arguments of 2 MB and a reasoning of 1 MB come cut at 32,768 characters with their whole
+// length in characters and bytes; a session of 500 messages of 1 MB each comes a page of at most 2 MiB of messages at a
+// time, `next_from` leading through every message once; each whole text is `/api/message-text`, text/plain with its
+// exact length, the dataset's very bytes; what is not there or not asked right is refused in the HERMETIC_WEB_*
+// envelope; a text rewritten while it is sent is broken off, and a client that leaves mid-text leaves the server answering.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { after, before, describe, it } from 'node:test';
+import { PAGE_BYTES, TEXT_CAP } from './data/rows.js';
+import { CSP } from './server.js';
+import { HUGE_RESULT_SESSION, MANY_BIG_SESSION, bigTextsStore, dashboardRig, inflateBigTexts, type DashboardRig } from './testing.js';
+
+let app: DashboardRig;
+before(async () => {
+  app = await dashboardRig({ sessions: 5, messages: 100, extraStores: (dir) => [bigTextsStore(dir)], prepare: (home) => inflateBigTexts(home) });
+});
+after(() => app.close());
+
+async function api(path: string, init?: RequestInit): Promise<{ status: number; body: any; bytes: number; headers: Headers }> {
+  const res = await fetch(new URL(path, app.url), init);
+  const raw = Buffer.from(await res.arrayBuffer());
+  const json = res.headers.get('content-type')?.startsWith('application/json');
+  return { status: res.status, body: json ? JSON.parse(raw.toString('utf8')) : raw, bytes: raw.length, headers: res.headers };
+}
+
+/** The dataset's own value of a message's column, and its lengths as SQLite counts them. */
+const stored = (id: string, seq: number, column: string) => app.db.prepare(`SELECT ${column} FROM messages WHERE session_id = ? AND seq = ?`).pluck().get(id, seq) as string;
+const sha = (v: string | Buffer) => createHash('sha256').update(v).digest('hex');
+/** Characters as SQLite and PostgreSQL count them (code points), where JS's length counts UTF-16 units. */
+const codePoints = (s: string) => [...s].length;
+
+describe('a tool result of 20 MB, arguments of 2 MB, a reasoning of 1 MB', () => {
+  it('each comes cut at 32,768 characters, saying so with its whole length in characters and bytes; the rest as it was', async () => {
+    const r = await api(`/api/session?id=${HUGE_RESULT_SESSION}`);
+    assert.equal(r.status, 200);
+    assert.ok(r.bytes < 200_000, `the answer is ${r.bytes} bytes`);
+    const t = r.body.transcript;
+    assert.deepEqual([t.total, t.from, t.next_from, t.limits], [4, 0, null, { text_characters: TEXT_CAP, page_bytes: PAGE_BYTES }]);
+    const [question, call, result, done] = t.messages;
+    assert.deepEqual([question.cut, question.content, done.cut, done.content], [null, 'show me the log', null, 'done']);
+    // The result: the first 32,768 characters (the first is é, two bytes), and its whole length.
+    const whole = stored(HUGE_RESULT_SESSION, 2, 'content');
+    assert.equal(result.content, whole.slice(0, TEXT_CAP));
+    assert.deepEqual(result.cut, { content: { characters: 20_000_000, bytes: 20_000_001 } });
+    // The calls' JSON is past the cap: its calls are listed from it, the big arguments cut (not parsed), the small parsed.
+    const calls = JSON.parse(stored(HUGE_RESULT_SESSION, 1, 'tool_calls')) as { id: string; function: { name: string; arguments: string } }[];
+    const bigArgs = calls[0]!.function.arguments;
+    assert.equal(call.reasoning, stored(HUGE_RESULT_SESSION, 1, 'reasoning').slice(0, TEXT_CAP));
+    assert.deepEqual(call.cut, {
+      reasoning: { characters: 1_000_000, bytes: 1_000_000 },
+      tool_calls: { characters: codePoints(stored(HUGE_RESULT_SESSION, 1, 'tool_calls')), bytes: Buffer.byteLength(stored(HUGE_RESULT_SESSION, 1, 'tool_calls')), calls: 2, shown: 2 },
+    });
+    assert.deepEqual(call.tool_calls, [
+      { id: 'call_big', name: 'write_file', arguments: bigArgs.slice(0, TEXT_CAP), cut: { characters: bigArgs.length, bytes: Buffer.byteLength(bigArgs) } },
+      { id: 'call_small', name: 'terminal', arguments: { command: 'ls' }, cut: null },
+    ]);
+  });
+
+  it('/api/message-text gives each whole, as text/plain of its exact length: the dataset\'s bytes', async () => {
+    const calls = JSON.parse(stored(HUGE_RESULT_SESSION, 1, 'tool_calls')) as { function: { arguments: string } }[];
+    for (const [query, want] of [
+      ['seq=2&field=content', stored(HUGE_RESULT_SESSION, 2, 'content')],
+      ['seq=1&field=reasoning', stored(HUGE_RESULT_SESSION, 1, 'reasoning')],
+      ['seq=1&field=tool_calls', stored(HUGE_RESULT_SESSION, 1, 'tool_calls')],
+      ['seq=1&field=arguments&call=0', calls[0]!.function.arguments],
+      ['seq=1&field=arguments&call=1', calls[1]!.function.arguments],
+      ['seq=3&field=content', 'done'],
+    ] as const) {
+      const r = await api(`/api/message-text?id=${HUGE_RESULT_SESSION}&${query}`);
+      assert.equal(r.status, 200, query);
+      assert.equal(r.headers.get('content-type'), 'text/plain; charset=utf-8');
+      assert.equal(r.headers.get('content-length'), String(Buffer.byteLength(want)), query);
+      assert.equal(r.headers.get('content-security-policy'), CSP);
+      assert.equal(r.bytes, Buffer.byteLength(want), query);
+      assert.equal(sha(r.body), sha(want), query);
+    }
+    // HEAD: the same head, no text read.
+    const head = await fetch(new URL(`/api/message-text?id=${HUGE_RESULT_SESSION}&seq=2&field=content`, app.url), { method: 'HEAD' });
+    assert.deepEqual([head.status, head.headers.get('content-length'), (await head.arrayBuffer()).byteLength], [200, '20000001', 0]);
+  });
+
+  it('what is not there, or not asked right, is refused with its code and sentence', async () => {
+    const refused = async (query: string, status: number, code: string, message: string) => {
+      const r = await api(`/api/message-text?${query}`);
+      assert.deepEqual([r.status, r.body], [status, { error: { code, message } }], query);
+    };
+    const id = HUGE_RESULT_SESSION;
+    const name = 'Name the text: /api/message-text?id=<session id>&seq=<message number>&field=<content, reasoning, tool_calls or arguments>.';
+    await refused(`id=${id}&field=content`, 400, 'HERMETIC_WEB_INVALID', name);
+    await refused(`id=${id}&seq=2`, 400, 'HERMETIC_WEB_INVALID', name);
+    await refused('seq=2&field=content', 400, 'HERMETIC_WEB_INVALID', name);
+    await refused(`id=${id}&seq=2&field=attributes`, 400, 'HERMETIC_WEB_INVALID', '"field" must be one of content, reasoning, tool_calls, arguments; got "attributes".');
+    await refused(`id=${id}&seq=1&field=arguments`, 400, 'HERMETIC_WEB_INVALID', 'field=arguments needs the call: call=<its index in the message\'s tool calls, from 0>.');
+    await refused(`id=${id}&seq=1&field=content&call=0`, 400, 'HERMETIC_WEB_INVALID', '"call" is for field=arguments, not field=content.');
+    await refused(`id=${id}&seq=-1&field=content`, 400, 'HERMETIC_WEB_INVALID', '"seq" must be a whole number from 0 to 1000000000; got "-1".');
+    await refused(`id=${id}&seq=2&seq=3&field=content`, 400, 'HERMETIC_WEB_INVALID', '"seq" was given 2 times; give it once.');
+    await refused(`id=${id}&seq=2&field=content&offset=5`, 400, 'HERMETIC_WEB_INVALID', '"offset" is not a parameter of this endpoint; it takes id, store, machine, seq, field, call.');
+    await refused('id=nope&seq=0&field=content', 404, 'HERMETIC_WEB_NOT_FOUND', 'The dataset has no session "nope".');
+    await refused(`id=${id}&seq=9&field=content`, 404, 'HERMETIC_WEB_NOT_FOUND', `Session "${id}" has no message #9.`);
+    await refused(`id=${id}&seq=0&field=reasoning`, 404, 'HERMETIC_WEB_NOT_FOUND', `Message #0 of session "${id}" has no reasoning.`);
+    await refused(`id=${id}&seq=0&field=tool_calls`, 404, 'HERMETIC_WEB_NOT_FOUND', `Message #0 of session "${id}" has no tool calls.`);
+    await refused(`id=${id}&seq=1&field=arguments&call=2`, 404, 'HERMETIC_WEB_NOT_FOUND', `Message #1 of session "${id}" has no call 2 with arguments.`);
+  });
+
+  it('a text rewritten while it is sent is broken off (never two texts in one answer); a client that leaves mid-text leaves the server answering', async () => {
+    // A client that reads the first bytes and goes.
+    const gone = await fetch(new URL(`/api/message-text?id=${HUGE_RESULT_SESSION}&seq=2&field=content`, app.url));
+    const reader = gone.body!.getReader();
+    await reader.read();
+    await reader.cancel();
+    assert.equal((await api(`/api/message-text?id=${HUGE_RESULT_SESSION}&seq=3&field=content`)).status, 200);
+    // A forwarder rewrites the result after the first chunk went out: the rest is not read, the answer ends short.
+    const res = await fetch(new URL(`/api/message-text?id=${HUGE_RESULT_SESSION}&seq=2&field=content`, app.url));
+    const body = res.body!.getReader();
+    let got = (await body.read()).value!.length;
+    const writer = new Database(join(app.home, 'hermetic.db'));
+    const before = stored(HUGE_RESULT_SESSION, 2, 'content');
+    try {
+      writer.prepare('UPDATE messages SET content = ? WHERE session_id = ? AND seq = 2').run('rewritten', HUGE_RESULT_SESSION);
+      await assert.rejects(async () => {
+        for (;;) {
+          const { done, value } = await body.read();
+          if (done) break;
+          got += value.length;
+        }
+      });
+      assert.ok(got < 20_000_001, `${got} bytes arrived`);
+      assert.equal((await api(`/api/message-text?id=${HUGE_RESULT_SESSION}&seq=2&field=content`)).body.toString(), 'rewritten');
+    } finally {
+      writer.prepare('UPDATE messages SET content = ? WHERE session_id = ? AND seq = 2').run(before, HUGE_RESULT_SESSION);
+      writer.close();
+    }
+  });
+});
+
+describe('a session of 500 messages of 1 MB each', () => {
+  it('a page stops once its messages reach 2 MiB, with at least one; next_from leads through every message once, in order', async () => {
+    const seen: number[] = [];
+    let from: number | null = 0;
+    let asked = 0;
+    while (from !== null) {
+      const r = await api(`/api/session?id=${MANY_BIG_SESSION}&page_size=500${from > 0 ? `&from=${from}` : ''}`);
+      asked += 1;
+      assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 300));
+      const t = r.body.transcript;
+      assert.deepEqual([t.page, t.page_size, t.pages, t.total, t.from], [1, 500, 1, 500, from]);
+      assert.ok(t.messages.length >= 1);
+      // Bounded: the page's messages past the budget by at most the last one (≤ 32,768 characters of it).
+      assert.ok(r.bytes < PAGE_BYTES + 100_000, `${r.bytes} bytes`);
+      for (const m of t.messages) {
+        assert.equal(m.content, `${m.seq} ${'m'.repeat(TEXT_CAP - `${m.seq} `.length)}`);
+        assert.deepEqual(m.cut, { content: { characters: 1_000_000 + `${m.seq} `.length, bytes: 1_000_000 + `${m.seq} `.length } });
+        seen.push(m.seq);
+      }
+      if (t.next_from !== null) assert.equal(t.next_from, t.messages.at(-1).seq + 1);
+      from = t.next_from;
+    }
+    assert.deepEqual(seen, Array.from({ length: 500 }, (_, i) => i));
+    assert.equal(asked, Math.ceil(500 / 64), '64 messages of 32 KiB to each 2 MiB');
+  });
+
+  it('pages keep their numbers: page 2 of 100 starts at #100, and its rest at its next_from; a "from" outside the page is refused', async () => {
+    const page2 = (await api(`/api/session?id=${MANY_BIG_SESSION}&page=2`)).body.transcript;
+    assert.deepEqual([page2.page, page2.from, page2.messages[0].seq, page2.messages.length, page2.next_from], [2, 100, 100, 64, 164]);
+    const rest = (await api(`/api/session?id=${MANY_BIG_SESSION}&page=2&from=164`)).body.transcript;
+    assert.deepEqual([rest.from, rest.messages.map((m: { seq: number }) => m.seq), rest.next_from], [164, Array.from({ length: 36 }, (_, i) => 164 + i), null]);
+    for (const [query, text] of [
+      ['page=2&from=99', '"from" must be a message of page 2 (#100 to #199); got 99.'],
+      ['page=2&from=200', '"from" must be a message of page 2 (#100 to #199); got 200.'],
+      ['page=5&from=x', '"from" must be a whole number from 0 to 1000000000; got "x".'],
+    ]) {
+      const r = await api(`/api/session?id=${MANY_BIG_SESSION}&${query}`);
+      assert.deepEqual([r.status, r.body], [400, { error: { code: 'HERMETIC_WEB_INVALID', message: text } }], query);
+    }
+  });
+});
