@@ -60,7 +60,7 @@ async function sessionView(c: pg.PoolClient, d: Dialect, target: PostgresTarget,
   // `attributes` (nothing beyond the columns). Each text is cut in SQL (decision 0088), a few rows at a time.
   const has = new Set(((await c.query("SELECT attname FROM pg_attribute WHERE attrelid = 'messages'::regclass AND attname IN ('compacted', 'attributes') AND NOT attisdropped")).rows as { attname: string }[]).map((r) => r.attname));
   const extra = `${has.has('compacted') ? 'compacted::int' : '0'} AS compacted, ${has.has('attributes') ? 'attributes' : 'NULL'} AS attributes`;
-  const rowsSql = `SELECT ${messageColumns(true)}, ${extra} FROM messages WHERE machine_id = $1 AND store = $2 AND session_id = $3 AND seq >= $4 ORDER BY seq LIMIT $5`;
+  const rowsSql = `SELECT ${messageColumns()}, ${extra} FROM messages WHERE machine_id = $1 AND store = $2 AND session_id = $3 AND seq >= $4 ORDER BY seq LIMIT $5`;
   const budget = new PageBudget(wanted);
   let next = from;
   let left = wanted;
@@ -69,7 +69,7 @@ async function sessionView(c: pg.PoolClient, d: Dialect, target: PostgresTarget,
     for (const raw of batch) {
       const r = numeric(raw) as unknown as RawMessage;
       let cut: RawCall[] = [];
-      if (r.tool_calls_characters !== null) {
+      if (r.tool_calls_characters !== null && r.tool_calls_characters > TEXT_CAP) {
         const bound = d.bind(callsSql(true), { machine, store, session: key.id, seq: r.seq });
         cut = (await c.query(bound.sql, bound.values as unknown[])).rows as RawCall[];
       }
@@ -118,7 +118,7 @@ async function messageText(fleet: FleetReader, key: SessionKey, seq: number, fie
     characters: found.characters,
     bytes: found.bytes,
     chunk: (from) => fleet.read(async (c, d) => {
-      const bound = d.bind(textSql(true, field, 'chunk'), { ...found.at, from, length: found.characters });
+      const bound = d.bind(textSql(true, field, 'chunk'), { ...found.at, from, bytes: found.bytes });
       return ((await c.query(bound.sql, bound.values as unknown[])).rows[0] as { chunk: string } | undefined)?.chunk ?? null;
     }),
   };

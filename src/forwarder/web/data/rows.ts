@@ -45,7 +45,7 @@ export interface RawMessage {
   tool_name: string | null; tool_call_id: string | null; reasoning: string | null; model: string | null; finish_reason: string | null; created_at: number;
   compacted: number | null;
   attributes: string | null;
-  /** Set (with `_bytes`) only when the column was longer than TEXT_CAP: its text is then the cut one (`tool_calls`: null). */
+  /** Each text's whole length (null when there is none); past TEXT_CAP its text is the cut one (`tool_calls`: null). */
   content_characters: number | null; content_bytes: number | null;
   reasoning_characters: number | null; reasoning_bytes: number | null;
   tool_calls_characters: number | null; tool_calls_bytes: number | null;
@@ -63,24 +63,23 @@ export interface RawCall {
   calls: number;
 }
 
-/** The dialect's UTF-8 byte length of a text. */
-const octets = (pg: boolean, x: string) => (pg ? `octet_length(${x})` : `length(CAST(${x} AS BLOB))`);
-const over = (x: string) => `length(${x}) > ${TEXT_CAP}`;
-/** A text column cut at TEXT_CAP in SQL (never read whole into JS), with its whole length when it was cut. */
-const cutColumn = (pg: boolean, c: string) =>
-  `substr(${c}, 1, ${TEXT_CAP}) AS ${c}, CASE WHEN ${over(c)} THEN length(${c}) END AS ${c}_characters, CASE WHEN ${over(c)} THEN ${octets(pg, c)} END AS ${c}_bytes`;
+/**
+ * A text's UTF-8 bytes: `octet_length` in both (SQLite's, since 3.43, reads the stored size without the text; the
+ * dataset is UTF-8, and the fleet store's database is too).
+ */
+const octets = (x: string) => `octet_length(${x})`;
+/** A text column cut at TEXT_CAP in SQL (never read whole into JS), with its whole length (`message()` says it was cut). */
+const cutColumn = (c: string) => `substr(${c}, 1, ${TEXT_CAP}) AS ${c}, length(${c}) AS ${c}_characters, ${octets(c)} AS ${c}_bytes`;
 
 /**
- * A transcript row's columns with its texts cut (`pg`: PostgreSQL, else SQLite): content and reasoning cut at
- * TEXT_CAP; `tool_calls` whole when within it (parsed as before), else NULL with its lengths (its calls are then read
- * by `callsSql`, each one's arguments cut).
+ * A transcript row's columns with its texts cut, in both dialects: content and reasoning cut at TEXT_CAP; `tool_calls`
+ * whole when within it (parsed as before), else NULL (its calls are then read by `callsSql`, each one's arguments
+ * cut); each with its whole length in characters and bytes.
  */
-export function messageColumns(pg: boolean): string {
-  return `seq, role, kind, ${cutColumn(pg, 'content')}, content_format,
-    CASE WHEN ${over('tool_calls')} THEN NULL ELSE tool_calls END AS tool_calls,
-    CASE WHEN ${over('tool_calls')} THEN length(tool_calls) END AS tool_calls_characters,
-    CASE WHEN ${over('tool_calls')} THEN ${octets(pg, 'tool_calls')} END AS tool_calls_bytes,
-    tool_name, tool_call_id, ${cutColumn(pg, 'reasoning')}, model, finish_reason, created_at`;
+export function messageColumns(): string {
+  return `seq, role, kind, ${cutColumn('content')}, content_format,
+    CASE WHEN length(tool_calls) > ${TEXT_CAP} THEN NULL ELSE tool_calls END AS tool_calls, length(tool_calls) AS tool_calls_characters, ${octets('tool_calls')} AS tool_calls_bytes,
+    tool_name, tool_call_id, ${cutColumn('reasoning')}, model, finish_reason, created_at`;
 }
 
 /** A call's arguments (`function.arguments`, else `arguments`, as `call()` picks them) as SQL, from the call `c`. */
@@ -103,7 +102,7 @@ function argumentsSql(pg: boolean, c: string): string {
 export function callsSql(pg: boolean): string {
   if (pg) {
     const str = (x: string) => `CASE WHEN json_typeof(${x}) = 'string' THEN ${x} #>> '{}' END`;
-    return `SELECT id, name, substr(a, 1, ${TEXT_CAP}) AS arguments, s AS arguments_string, length(a) AS arguments_characters, ${octets(true, 'a')} AS arguments_bytes, calls
+    return `SELECT id, name, substr(a, 1, ${TEXT_CAP}) AS arguments, s AS arguments_string, length(a) AS arguments_characters, ${octets('a')} AS arguments_bytes, calls
       FROM (SELECT e.n, CASE WHEN json_typeof(e.v) = 'object' THEN COALESCE(${str("e.v -> 'id'")}, ${str("e.v -> 'call_id'")}) END AS id,
           CASE WHEN json_typeof(e.v) = 'object' THEN COALESCE(${str("e.v -> 'function' -> 'name'")}, ${str("e.v -> 'name'")}) END AS name,
           CASE WHEN json_typeof(x.a) = 'string' THEN x.a #>> '{}' ELSE x.a::text END AS a, CASE WHEN x.a IS NULL THEN NULL WHEN json_typeof(x.a) = 'string' THEN 1 ELSE 0 END AS s,
@@ -115,7 +114,7 @@ export function callsSql(pg: boolean): string {
         ORDER BY e.n LIMIT ${CUT_CALLS}) c ORDER BY n`;
   }
   const str = (p: string) => `CASE WHEN j.type = 'object' AND json_type(j.value, '${p}') = 'text' THEN j.value ->> '${p}' END`;
-  return `SELECT id, name, substr(a, 1, ${TEXT_CAP}) AS arguments, s AS arguments_string, length(a) AS arguments_characters, ${octets(false, 'a')} AS arguments_bytes, calls
+  return `SELECT id, name, substr(a, 1, ${TEXT_CAP}) AS arguments, s AS arguments_string, length(a) AS arguments_characters, ${octets('a')} AS arguments_bytes, calls
     FROM (SELECT n, id, name, calls, CASE WHEN p IS NULL THEN NULL WHEN json_type(v, p) = 'text' THEN v ->> p ELSE v -> p END AS a,
         CASE WHEN p IS NULL THEN NULL WHEN json_type(v, p) = 'text' THEN 1 ELSE 0 END AS s
       FROM (SELECT n, id, name, v, calls, ${argumentsSql(false, 'v')} AS p
@@ -130,8 +129,8 @@ export function callsSql(pg: boolean): string {
 /**
  * One read of a whole field for `/api/message-text` (`@store`, `@session`, `@seq`; the fleet's `@machine`): `length`
  * its lengths (null when the message has no such text), `chunk` TEXT_CHUNK characters from `@from` (1-based) when the
- * field still has `@length` characters — a row rewritten meanwhile reads nothing, and the answer is broken off rather
- * than a mix of two texts.
+ * field still has `@bytes` bytes — a row rewritten meanwhile reads nothing, and the answer is broken off rather than a
+ * mix of two texts (the byte length, which SQLite reads without the text: a column is read once per chunk, not twice).
  */
 export function textSql(pg: boolean, field: TextField, what: 'chunk' | 'length'): string {
   let value: string = field.name;
@@ -144,8 +143,8 @@ export function textSql(pg: boolean, field: TextField, what: 'chunk' | 'length')
           FROM (SELECT c, ${argumentsSql(false, 'c')} AS p FROM (SELECT CASE WHEN json_valid(tool_calls) AND json_type(tool_calls) = 'array' THEN tool_calls -> '$[${n}]' END AS c)))`;
   }
   const where = `${pg ? 'machine_id = @machine AND ' : ''}store = @store AND session_id = @session AND seq = @seq`;
-  if (what === 'length') return `SELECT length(v) AS characters, ${octets(pg, 'v')} AS bytes FROM (SELECT ${value} AS v FROM messages WHERE ${where}) t`;
-  return `SELECT substr(v, @from, ${TEXT_CHUNK}) AS chunk FROM (SELECT ${value} AS v FROM messages WHERE ${where}) t WHERE length(v) = @length`;
+  if (what === 'length') return `SELECT length(v) AS characters, ${octets('v')} AS bytes FROM (SELECT ${value} AS v FROM messages WHERE ${where}) t`;
+  return `SELECT substr(v, @from, ${TEXT_CHUNK}) AS chunk FROM (SELECT ${value} AS v FROM messages WHERE ${where}) t WHERE octet_length(v) = @bytes`;
 }
 
 /** An `attributes` JSON text parsed: an object, or null (none set, or not an object: nothing to show). */
@@ -174,11 +173,13 @@ function call(raw: unknown): TranscriptMessage['tool_calls'][number] {
   return { id: text(c.id) ?? text(c.call_id), name: text(fn.name) ?? text(c.name), arguments: args, cut: null };
 }
 
-const cutOf = (characters: number | null, bytes: number | null): CutLength | null => (characters === null ? null : { characters: Number(characters), bytes: Number(bytes) });
+/** A text's whole length when it was cut (longer than TEXT_CAP), else null. */
+const cutOf = (characters: number | null, bytes: number | null): CutLength | null =>
+  (characters === null || Number(characters) <= TEXT_CAP ? null : { characters: Number(characters), bytes: Number(bytes) });
 
 /** A call read by `callsSql`: as `call()` gives a parsed one, its arguments the cut text when they were cut. */
 function cutCall(r: RawCall): TranscriptMessage['tool_calls'][number] {
-  const cut = r.arguments_characters !== null && Number(r.arguments_characters) > TEXT_CAP ? cutOf(r.arguments_characters, r.arguments_bytes) : null;
+  const cut = cutOf(r.arguments_characters, r.arguments_bytes);
   let args: unknown = r.arguments;
   if (cut === null && typeof args === 'string') {
     try { args = JSON.parse(args); } catch { /* shown as the text it is */ }

@@ -24,7 +24,7 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
   // A dataset older than version 6 (read as it is) has no `compacted`: all its messages are live.
   const extra = `${has('messages', 'compacted') ? 'compacted' : '0 AS compacted'}, ${has('messages', 'attributes') ? 'attributes' : 'NULL AS attributes'}`;
   // Each text cut in SQL (decision 0088); rows are read one at a time and no more once the page's budget is reached.
-  const page = db.prepare(`SELECT ${messageColumns(false)}, ${extra} FROM messages WHERE store = ? AND session_id = ? AND seq >= ? ORDER BY seq LIMIT ?`);
+  const page = db.prepare(`SELECT ${messageColumns()}, ${extra} FROM messages WHERE store = ? AND session_id = ? AND seq >= ? ORDER BY seq LIMIT ?`);
   const calls = db.prepare(callsSql(false));
   const hasMessage = db.prepare('SELECT 1 FROM messages WHERE store = ? AND session_id = ? AND seq = ?').pluck();
   const models = db.prepare(`SELECT seq, created_at, prev AS "from", model AS "to" FROM (
@@ -51,7 +51,7 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
     const { pages, from, wanted } = transcriptPages(id, total, asked);
     const budget = new PageBudget(wanted);
     for (const r of page.iterate(key, id, from, wanted) as IterableIterator<RawMessage>) {
-      const cutCalls = r.tool_calls_characters === null ? [] : calls.all({ store: key, session: id, seq: r.seq }) as RawCall[];
+      const cutCalls = r.tool_calls_characters === null || r.tool_calls_characters <= TEXT_CAP ? [] : calls.all({ store: key, session: id, seq: r.seq }) as RawCall[];
       if (!budget.add(message(r, cutCalls))) break;
     }
     const parent = found.parent_session_id === null ? null : ((link.get(key, found.parent_session_id) as SessionRow | undefined) ?? unknownParent(found.parent_session_id, key));
@@ -92,7 +92,7 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
     return {
       characters: where.characters,
       bytes: where.bytes,
-      chunk: async (from) => (chunk.get({ ...where.at, from, length: where.characters }) as string | undefined) ?? null,
+      chunk: async (from) => (chunk.get({ ...where.at, from, bytes: where.bytes }) as string | undefined) ?? null,
     };
   };
   // A page asks for a dozen groupings of one window: its totals are computed once per snapshot of the dataset
