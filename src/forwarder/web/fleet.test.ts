@@ -3,7 +3,7 @@
 // for the same window, the breakdown by machine splits the totals into each machine's own report, a session's view
 // equals the one its machine's own dashboard gives (its background delegations too; none from a fleet store before
 // their table), an id two machines hold asks for the machine, and a store that cannot be reached answers a code and a
-// sentence without the password.
+// sentence without the password. Big texts (decision 0088) are cut, paged and given whole as the dataset does it.
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
@@ -253,5 +253,64 @@ describe('refusals', () => {
     assert.match(out.join('\n'), /^hermetic web: the usage dashboard of the fleet store is at http:\/\/127\.0\.0\.1:\d+\/ \(Ctrl-C stops it\)$/);
     assert.equal((await api(started.url, '/api/options')).body.fleet, true);
     await assert.rejects(webCommand(['--from', `mysql://u:${pg.password}@h/db`]), (e: Error & { code?: string }) => e.code === 'HERMETIC_CLI_USAGE' && !e.message.includes(pg.password) && /postgres:\/\//.test(e.message));
+  });
+});
+
+describe('big texts in the fleet store (decision 0088)', () => {
+  let local: string;
+  let fleetBig: string;
+  let id: string;
+  let withCalls: number;
+  before(async () => {
+    // A's dataset with one session's texts made big (each message's content and reasoning 40,000 characters, and one
+    // message's calls' JSON 50 KB), shipped as it is: the fleet store holds the very texts the dataset holds.
+    const made = tempDir('hermetic-web-fleet-big-');
+    const path = join(made.dir, 'big.db');
+    dbA.prepare('VACUUM INTO ?').run(path);
+    const db = new Database(path);
+    id = db.prepare('SELECT session_id FROM messages GROUP BY session_id ORDER BY COUNT(*) DESC LIMIT 1').pluck().get() as string;
+    const many = (n: number, c: string) => `replace(hex(zeroblob(${n / 2})), '0', '${c}')`;
+    db.prepare(`UPDATE messages SET content = seq || ' é' || ${many(40_000, 'c')}, reasoning = ${many(40_000, 'r')} WHERE session_id = ?`).run(id);
+    withCalls = db.prepare('SELECT MIN(seq) FROM messages WHERE session_id = ? AND tool_calls IS NOT NULL').pluck().get(id) as number;
+    db.prepare(`UPDATE messages SET tool_calls = '[{"id":"c1","type":"function","function":{"name":"write","arguments":"{\\"text\\": \\"' || ${many(50_000, 'a')} || '\\"}"}},{"call_id":"c2","name":"ls","arguments":{"k":1}},"junk"]'
+      WHERE session_id = ? AND seq = ?`).run(id, withCalls);
+    db.close();
+    fleetBig = pg.createDatabase();
+    await shipDatasets(fleetBig, [[path, A]]);
+    local = await serve(sqliteSource(new Database(path, { readonly: true })));
+    after(made.cleanup);
+  });
+
+  it('a session\'s pages equal its machine\'s own dashboard\'s: texts cut with their lengths, pages stopped at 2 MiB, from', async () => {
+    const fleet = await serve(postgresSource(fleetBig, ZONE));
+    const first = (await api(local, `/api/session?id=${id}&page_size=500`)).body.transcript;
+    assert.ok(first.next_from !== null && first.messages.length < first.total, 'the page stopped at its budget');
+    const cut = first.messages.find((m: { seq: number }) => m.seq === withCalls);
+    assert.deepEqual(cut.tool_calls.map((c: { id: string; name: string; cut: unknown }) => [c.id, c.name, c.cut]), [['c1', 'write', { characters: 50_012, bytes: 50_012 }], ['c2', 'ls', null], [null, null, null]]);
+    assert.deepEqual(cut.tool_calls[1].arguments, { k: 1 });
+    assert.deepEqual(cut.cut.content, { characters: 40_002 + String(withCalls).length, bytes: 40_003 + String(withCalls).length });
+    for (const query of ['&page_size=500', `&page_size=500&from=${first.next_from}`, '&page_size=7&page=2', '']) {
+      const [mine, theirs] = [(await api(fleet, `/api/session?id=${id}${query}`)), (await api(local, `/api/session?id=${id}${query}`))];
+      assert.equal(mine.status, 200, JSON.stringify(mine.body).slice(0, 300));
+      assert.deepEqual({ ...mine.body, usage: rounded(mine.body.usage) }, { ...theirs.body, usage: rounded(theirs.body.usage) }, query);
+    }
+  });
+
+  it('/api/message-text gives the same whole texts, byte for byte; what is not there is refused alike', async () => {
+    const fleet = await serve(postgresSource(fleetBig, ZONE));
+    for (const query of [`seq=${withCalls}&field=content`, `seq=${withCalls}&field=reasoning`, `seq=${withCalls}&field=tool_calls`, `seq=${withCalls}&field=arguments&call=0`, `seq=${withCalls}&field=arguments&call=1`]) {
+      const [mine, theirs] = await Promise.all([fleet, local].map(async (base) => {
+        const res = await fetch(new URL(`/api/message-text?id=${id}&${query}`, base));
+        return { status: res.status, length: res.headers.get('content-length'), body: Buffer.from(await res.arrayBuffer()) };
+      }));
+      assert.equal(mine!.status, 200, query);
+      assert.equal(mine!.length, String(mine!.body.length), query);
+      assert.deepEqual(mine, theirs, query);
+    }
+    for (const query of [`seq=${withCalls}&field=arguments&call=2`, `seq=${withCalls}&field=arguments&call=3`, 'seq=100000&field=content', `seq=${withCalls}&field=tool_calls&call=0`]) {
+      const [mine, theirs] = [await api(fleet, `/api/message-text?id=${id}&${query}`), await api(local, `/api/message-text?id=${id}&${query}`)];
+      assert.ok(mine.status >= 400, query);
+      assert.deepEqual(mine, theirs, query);
+    }
   });
 });
