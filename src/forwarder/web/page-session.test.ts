@@ -1,7 +1,9 @@
 // The dashboard in a real Chromium, second part (page.test.ts has the overview and the filters): a session's
 // transcript pages on the server, its usage equals the report's, lineage links both ways; a session's details and its
 // messages' reactions, observed input and platform ids (Hermes's other fields) are shown as text; its background
-// delegations are listed (long goals cut, pruned ones marked), and none is no section; the keyboard reaches
+// delegations are listed (long goals cut, pruned ones marked), and none is no section; a text past the server's cap
+// is marked where it is cut and its whole opens from a link, a page past its budget links to its rest (decision
+// 0088); the keyboard reaches
 // and works the controls; the themes switch and are remembered; a narrow window does not scroll sideways.
 // Every test also holds that the page logged no error and asked no other origin for anything.
 import assert from 'node:assert/strict';
@@ -10,10 +12,11 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { usageReport } from '../report/index.js';
 import { dashboardInBrowser } from './page-harness.js';
-import { ATTRIBUTES_SESSION, LONG_WORDS_SESSION, PLAIN_SESSION, attributesStore } from './testing.js';
+import { ATTRIBUTES_SESSION, HUGE_RESULT_SESSION, LONG_WORDS_SESSION, MANY_BIG_SESSION, PLAIN_SESSION, attributesStore, bigTextsStore, inflateBigTexts } from './testing.js';
 
-// Enough for lineage, tool calls and top sessions; and a session with Hermes's other fields set.
-const h = dashboardInBrowser({ sessions: 80, messages: 1600, extraStores: (dir) => [attributesStore(dir)] });
+// Enough for lineage, tool calls and top sessions; a session with Hermes's other fields set; and sessions of big texts
+// (a 20 MB tool result; 500 messages of 100 KB each, decision 0088).
+const h = dashboardInBrowser({ sessions: 80, messages: 1600, extraStores: (dir) => [attributesStore(dir), bigTextsStore(dir)], prepare: (home) => inflateBigTexts(home, 100_000) });
 const { visit, settled } = h;
 
 describe('the dashboard in Chromium: sessions, keyboard, themes, sizes', () => {
@@ -287,5 +290,50 @@ describe('the dashboard in Chromium: sessions, keyboard, themes, sizes', () => {
     assert.equal(await session.page.$$eval('[role="alert"]', (els) => els.length), 0);
     assert.equal(await session.page.$$eval('.transcript > li', (els) => els.length), 2);
     await session.done();
+  });
+
+  it('a text past the cap is marked where it is cut, and its whole opens from the mark; a page past its budget links to its rest', async () => {
+    const v = await visit(`/session?id=${HUGE_RESULT_SESSION}`);
+    const { page } = v;
+    // The 20 MB tool result: its first 32,768 characters, and the mark under them.
+    const result = page.locator('li[data-seq="2"]');
+    assert.equal(await result.locator('.content').evaluate((e) => e.textContent!.length), 32_768);
+    assert.equal(await result.locator('.cut').textContent(), 'Cut: the first 32,768 of 20,000,000 characters are shown. Show all (20 MB)');
+    const whole = await result.locator('.cut a').getAttribute('href');
+    assert.equal(whole, `/api/message-text?id=${HUGE_RESULT_SESSION}&store=${encodeURIComponent(h.app.db.prepare('SELECT store FROM sessions WHERE session_id = ?').pluck().get(HUGE_RESULT_SESSION) as string)}&seq=2&field=content`);
+    // What the link opens: the whole text (loaded here by the page itself, as the tab would).
+    assert.deepEqual(await page.evaluate(async (href) => {
+      const text = await (await fetch(href!)).text();
+      return [text.length, text.slice(0, 2), text.slice(-3)];
+    }, whole), [20_000_000, 'ér', 'END']);
+    // The call's arguments and the reasoning are cut too; "Show all" on the reasoning opens it whole in a tab.
+    const call = page.locator('li[data-seq="1"]');
+    assert.deepEqual(await call.locator('.cut').evaluateAll((els) => els.map((e) => [(e as HTMLElement).dataset.field, e.textContent])), [
+      ['reasoning', 'Cut: the first 32,768 of 1,000,000 characters are shown. Show all (1.0 MB)'],
+      ['arguments', 'Cut: the first 32,768 of 2,000,029 characters are shown. Show all (2.0 MB)'],
+    ]);
+    assert.equal(await call.locator('pre.args').nth(1).textContent(), '{\n  "command": "ls"\n}', 'the small call is whole, parsed');
+    await call.locator('details.reasoning summary').click();
+    const [tab] = await Promise.all([page.waitForEvent('popup'), call.locator('.cut[data-field="reasoning"] a').click()]);
+    await tab.waitForLoadState();
+    assert.equal(await tab.evaluate(() => document.body.textContent!.length), 1_000_000);
+    await tab.close();
+    // 500 messages of 100 KB: the page of 100 stops at 64 (2 MiB), says so, and links to the rest of the page.
+    await page.goto(new URL(`/session?id=${MANY_BIG_SESSION}`, h.app.url).href);
+    await settled(page);
+    const seqs = () => page.$$eval('.transcript > li', (els) => els.map((e) => Number((e as HTMLElement).dataset.seq)));
+    assert.deepEqual(await seqs(), Array.from({ length: 64 }, (_, i) => i));
+    assert.equal(await page.textContent('.page-rest'), 'This page stops at #63: its messages reached the 2.1 MB a page carries. Show the rest of page 1, from #64 →');
+    await page.click('.page-rest a');
+    await settled(page);
+    assert.equal(new URL(page.url()).searchParams.get('from'), '64');
+    assert.deepEqual(await seqs(), Array.from({ length: 36 }, (_, i) => 64 + i));
+    assert.equal(await page.$$eval('.page-rest', (els) => els.length), 0);
+    // "Later" goes to page 2 from its start.
+    await page.click('.pager a[rel="next"] >> nth=0');
+    await settled(page);
+    assert.deepEqual([new URL(page.url()).searchParams.get('page'), new URL(page.url()).searchParams.get('from')], ['2', null]);
+    assert.equal((await seqs())[0], 100);
+    await v.done();
   });
 });
