@@ -74,6 +74,8 @@ describe('a tool result of 20 MB, arguments of 2 MB, a reasoning of 1 MB', () =>
       assert.equal(r.headers.get('content-type'), 'text/plain; charset=utf-8');
       assert.equal(r.headers.get('content-length'), String(Buffer.byteLength(want)), query);
       assert.equal(r.headers.get('content-security-policy'), CSP);
+      // Shown as the text it is, never sniffed as a page (a stored text may be HTML).
+      assert.equal(r.headers.get('x-content-type-options'), 'nosniff');
       assert.equal(r.bytes, Buffer.byteLength(want), query);
       assert.equal(sha(r.body), sha(want), query);
     }

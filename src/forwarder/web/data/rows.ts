@@ -64,8 +64,8 @@ export interface RawCall {
 }
 
 /**
- * A text's UTF-8 bytes: `octet_length` in both (SQLite's, since 3.43, reads the stored size without the text; the
- * dataset is UTF-8, and the fleet store's database is too).
+ * A text's UTF-8 bytes: `octet_length` in both (SQLite's, since 3.43, reads the stored size without the text). The
+ * dataset is UTF-8, and so is the fleet store's database (the sink refuses any other encoding but SQL_ASCII).
  */
 const octets = (x: string) => `octet_length(${x})`;
 /** A text column cut at TEXT_CAP in SQL (never read whole into JS), with its whole length (`message()` says it was cut). */
