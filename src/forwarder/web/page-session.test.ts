@@ -295,6 +295,9 @@ describe('the dashboard in Chromium: sessions, keyboard, themes, sizes', () => {
   it('a text past the cap is marked where it is cut, and its whole opens from the mark; a page past its budget links to its rest', async () => {
     const v = await visit(`/session?id=${HUGE_RESULT_SESSION}`);
     const { page } = v;
+    // Opened, its 32,768-character words (a result, an argument, a reasoning of one letter) wrap: nothing scrolls sideways.
+    await page.evaluate(() => document.querySelectorAll('details').forEach((d) => { (d as HTMLDetailsElement).open = true; }));
+    assert.deepEqual(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth), true);
     // The 20 MB tool result: its first 32,768 characters, and the mark under them.
     const result = page.locator('li[data-seq="2"]');
     assert.equal(await result.locator('.content').evaluate((e) => e.textContent!.length), 32_768);
@@ -313,7 +316,6 @@ describe('the dashboard in Chromium: sessions, keyboard, themes, sizes', () => {
       ['arguments', 'Cut: the first 32,768 of 2,000,029 characters are shown. Show all (2.0 MB)'],
     ]);
     assert.equal(await call.locator('pre.args').nth(1).textContent(), '{\n  "command": "ls"\n}', 'the small call is whole, parsed');
-    await call.locator('details.reasoning summary').click();
     const [tab] = await Promise.all([page.waitForEvent('popup'), call.locator('.cut[data-field="reasoning"] a').click()]);
     await tab.waitForLoadState();
     assert.equal(await tab.evaluate(() => document.body.textContent!.length), 1_000_000);

@@ -100,7 +100,7 @@ async function sessionView(c: pg.PoolClient, d: Dialect, target: PostgresTarget,
 
 /**
  * A whole text: its lengths read in one transaction, then each chunk in its own (a connection is held per chunk, not
- * for as long as a slow client reads), read only while the text still has the length announced.
+ * for as long as a slow client reads), read only while the text still has the byte length announced.
  */
 async function messageText(fleet: FleetReader, key: SessionKey, seq: number, field: TextField): Promise<MessageText | null> {
   const found = await fleet.read(async (c, d) => {

@@ -65,8 +65,8 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
       transcript: { page: asked.page, page_size: asked.size, pages, total, from, next_from: budget.next_from, limits: { text_characters: TEXT_CAP, page_bytes: PAGE_BYTES }, messages: budget.messages },
     };
   }).deferred();
-  // A whole text, a chunk (one substr) per read, each its own read of the latest commit: a chunk is read only when
-  // the text still has the length the answer announced.
+  // A whole text, a chunk (one substr) per read, each its own read of the latest commit: a chunk is read only while
+  // the text still has the byte length the answer announced (its Content-Length).
   const texts = new Map<string, { length: Statement; chunk: Statement }>();
   const textStatements = (field: TextField) => {
     const name = field.name === 'arguments' ? `arguments:${field.call}` : field.name;
