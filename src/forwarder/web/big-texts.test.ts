@@ -11,7 +11,7 @@ import Database from 'better-sqlite3';
 import { after, before, describe, it } from 'node:test';
 import { PAGE_BYTES, TEXT_CAP } from './data/rows.js';
 import { CSP } from './server.js';
-import { HUGE_RESULT_SESSION, MANY_BIG_SESSION, bigTextsStore, dashboardRig, inflateBigTexts, type DashboardRig } from './testing.js';
+import { HUGE_RESULT_SESSION, MANY_BIG_SESSION, MANY_CALLS_SESSION, bigTextsStore, dashboardRig, inflateBigTexts, type DashboardRig } from './testing.js';
 
 let app: DashboardRig;
 before(async () => {
@@ -136,6 +136,18 @@ describe('a tool result of 20 MB, arguments of 2 MB, a reasoning of 1 MB', () =>
       writer.close();
     }
   });
+});
+
+it('calls whose JSON is past the cap: the first 8 listed, each parsed, with the count of all; every call\'s arguments whole from /api/message-text', async () => {
+  const r = await api(`/api/session?id=${MANY_CALLS_SESSION}`);
+  const m = r.body.transcript.messages[1];
+  const stored10 = stored(MANY_CALLS_SESSION, 1, 'tool_calls');
+  const all = JSON.parse(stored10) as { id: string; function: { name: string; arguments: string } }[];
+  assert.deepEqual(m.cut, { tool_calls: { characters: stored10.length, bytes: stored10.length, calls: 10, shown: 8 } });
+  assert.deepEqual(m.tool_calls, all.slice(0, 8).map((c) => ({ id: c.id, name: c.function.name, arguments: JSON.parse(c.function.arguments), cut: null })));
+  // The ninth and tenth are not listed, and are there all the same.
+  const tenth = await api(`/api/message-text?id=${MANY_CALLS_SESSION}&seq=1&field=arguments&call=9`);
+  assert.equal(tenth.body.toString(), all[9]!.function.arguments);
 });
 
 describe('a session of 500 messages of 1 MB each', () => {

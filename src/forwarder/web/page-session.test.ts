@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { usageReport } from '../report/index.js';
 import { dashboardInBrowser } from './page-harness.js';
-import { ATTRIBUTES_SESSION, HUGE_RESULT_SESSION, LONG_WORDS_SESSION, MANY_BIG_SESSION, PLAIN_SESSION, attributesStore, bigTextsStore, inflateBigTexts } from './testing.js';
+import { ATTRIBUTES_SESSION, HUGE_RESULT_SESSION, LONG_WORDS_SESSION, MANY_BIG_SESSION, MANY_CALLS_SESSION, PLAIN_SESSION, attributesStore, bigTextsStore, inflateBigTexts } from './testing.js';
 
 // Enough for lineage, tool calls and top sessions; a session with Hermes's other fields set; and sessions of big texts
 // (a 20 MB tool result; 500 messages of 100 KB each, decision 0088).
@@ -320,6 +320,11 @@ describe('the dashboard in Chromium: sessions, keyboard, themes, sizes', () => {
     await tab.waitForLoadState();
     assert.equal(await tab.evaluate(() => document.body.textContent!.length), 1_000_000);
     await tab.close();
+    // Ten calls whose JSON is past the cap: eight listed, and a line with a link to all of them.
+    await page.goto(new URL(`/session?id=${MANY_CALLS_SESSION}`, h.app.url).href);
+    await settled(page);
+    assert.equal(await page.$$eval('li[data-seq="1"] .tool-call', (els) => els.length), 8);
+    assert.equal(await page.textContent('li[data-seq="1"] .cut[data-field="tool_calls"]'), 'Cut: 2 more tool calls are not listed. Show all the calls\' JSON (51 KB)');
     // 500 messages of 100 KB: the page of 100 stops at 64 (2 MiB), says so, and links to the rest of the page.
     await page.goto(new URL(`/session?id=${MANY_BIG_SESSION}`, h.app.url).href);
     await settled(page);

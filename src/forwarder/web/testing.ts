@@ -114,8 +114,11 @@ export const MANY_BIG_SESSION = '20260714_100000_b16b16';
 /** A session whose one tool result is 20 MB, its call's arguments 2 MB and its reasoning 1 MB (decision 0088). */
 export const HUGE_RESULT_SESSION = '20260714_101500_b16b17';
 
+/** A session whose one message makes 10 calls of 5,000-character arguments: 50 KB of calls' JSON, past the cap. */
+export const MANY_CALLS_SESSION = '20260714_103000_b16b18';
+
 /**
- * A store (profile `big`) with the two sessions above, written small: `inflateBigTexts` then makes their texts big in
+ * A store (profile `big`) with the three sessions above, written small: `inflateBigTexts` then makes their texts big in
  * the dataset itself (SQL, in a second or so), where writing them through Hermes's store and a backfill would take
  * minutes.
  */
@@ -133,6 +136,11 @@ export function bigTextsStore(dir: string, at = DASHBOARD_NOW - 3_600): string {
       { role: 'assistant', content: null, reasoning: 'thinking', tool_calls: [{ id: 'call_big', type: 'function', function: { name: 'write_file', arguments: '{"path": "a.txt", "text": "x"}' } }, { id: 'call_small', type: 'function', function: { name: 'terminal', arguments: '{"command": "ls"}' } }] },
       { role: 'tool', content: 'small', tool_call_id: 'call_big', tool_name: 'write_file' },
       { role: 'assistant', content: 'done', finish_reason: 'stop' },
+    ]);
+    const calls = w.createSession({ id: MANY_CALLS_SESSION, source: 'cli', model: 'gpt-5', started_at: at + 1200 });
+    w.appendMessages(calls, [
+      { role: 'user', content: 'write ten files' },
+      { role: 'assistant', content: null, tool_calls: Array.from({ length: 10 }, (_, i) => ({ id: `call_${i}`, type: 'function' as const, function: { name: 'write_file', arguments: JSON.stringify({ path: `f${i}.txt`, text: String(i).repeat(5000) }) } })) },
     ]);
   } finally {
     db.close();

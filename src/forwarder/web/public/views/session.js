@@ -66,7 +66,7 @@ function messageNode(m, where, limit) {
   });
   if (cut.tool_calls && cut.tool_calls.calls > cut.tool_calls.shown) {
     body.push(h('p', { class: 'cut', dataset: { field: 'tool_calls' } },
-      `${count(cut.tool_calls.calls - cut.tool_calls.shown)} more tool calls are not listed. `,
+      `Cut: ${count(cut.tool_calls.calls - cut.tool_calls.shown)} more tool calls are not listed. `,
       h('a', { href: textHref(where, m.seq, 'tool_calls'), target: '_blank', rel: 'noopener', class: 'show-all' }, `Show all the calls' JSON (${size(cut.tool_calls.bytes)})`)));
   }
   return h('li', { class: `msg${m.bookkeeping ? ' bookkeeping' : ''}${m.compacted ? ' compacted' : ''}`, dataset: { seq: String(m.seq), role: m.role, kind: m.kind } }, head, body);
