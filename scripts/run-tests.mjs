@@ -42,7 +42,7 @@ const OWN = [
   'src/forwarder/web/page.test.ts', 'src/forwarder/web/page-session.test.ts',
   // The fleet's dashboard: a PostgreSQL cluster and a Chromium.
   'src/forwarder/web/fleet.test.ts',
-  // A dataset of 520 MB written, texts of 20 MB read whole (decision 0088): its memory and disk are no other suite's.
+  // A dataset of 75 MB written, texts of 20 MB read whole (decision 0088): its memory and disk are no other suite's.
   'src/forwarder/web/big-texts.test.ts',
 ];
 
