@@ -228,6 +228,44 @@ test('the packed bin runs its bundled CLI (dist/bundle/, made by prepack after t
   assert.deepEqual([r.status, r.stdout, r.stderr], [0, `${(JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version}\n`, '']);
 });
 
+/**
+ * A run played end to end through the packed package's public entry points, as a test suite's file does; `load` is
+ * how the file gets them (`await import` in ESM, `require` in CommonJS, Jest's default). Prints what it saw as JSON.
+ */
+const RUNTIME = (load: string) => `
+(async () => {
+  const { createEmulator } = ${load('hermetic')};
+  const { start } = ${load('hermetic/testing')};
+  const hermes = createEmulator();
+  const health = await (await hermes.fetch('http://hermes/health')).json();
+  await hermes.close();
+  const started = await start({ transport: 'fetch' });
+  const submitted = await (await started.fetch('/v1/runs', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"input":"hi"}' })).json();
+  await started.admin.complete(submitted.run_id, { output: 'Done.' });
+  const run = await (await started.fetch('/v1/runs/' + submitted.run_id)).json();
+  await started.close();
+  console.log(JSON.stringify({ health: health.status, status: run.status, output: run.output }));
+})().catch((e) => { console.error(e); process.exitCode = 1; });
+`;
+
+test('the packed library runs: imported from an ES module, and required from CommonJS (Jest\'s default) on Node 20.19+', () => {
+  const consumer = join(dir, 'consumer');
+  // npm would install the package's dependencies beside it; the repository's serve here.
+  const deps = join(consumer, 'node_modules', 'hermetic', 'node_modules');
+  if (!existsSync(deps)) symlinkSync(join(REPO, 'node_modules'), deps, 'dir');
+  writeFileSync(join(consumer, 'run.mjs'), RUNTIME((name) => `await import('${name}')`));
+  writeFileSync(join(consumer, 'run.cjs'), RUNTIME((name) => `require('${name}')`));
+  const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
+  const kinds = major > 20 || minor >= 19 ? ['run.mjs', 'run.cjs'] : ['run.mjs'];
+  for (const file of kinds) {
+    const r = spawnSync(process.execPath, [file], { cwd: consumer, encoding: 'utf8' });
+    assert.equal(r.status, 0, `${file}: ${r.stderr}`);
+    assert.deepEqual(JSON.parse(r.stdout), { health: 'ok', status: 'completed', output: 'Done.' }, file);
+    // No ExperimentalWarning or other noise on the consumer's stderr.
+    assert.equal(r.stderr, '', file);
+  }
+});
+
 test('a strict consumer without @types/better-sqlite3 compiles against the public types, hermetic/testing included', () => {
   const errors = diagnostics.filter((e) => e.file !== 'bad.ts');
   assert.deepEqual(errors, []);
