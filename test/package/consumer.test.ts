@@ -232,7 +232,7 @@ test('the packed bin runs its bundled CLI (dist/bundle/, made by prepack after t
  * A run played end to end through the packed package's public entry points, as a test suite's file does; `load` is
  * how the file gets them (`await import` in ESM, `require` in CommonJS, Jest's default). Prints what it saw as JSON.
  */
-const RUNTIME = (load: string) => `
+const RUNTIME = (load: (name: string) => string) => `
 (async () => {
   const { createEmulator } = ${load('hermetic')};
   const { start } = ${load('hermetic/testing')};
