@@ -169,8 +169,39 @@ test('a fatal failure stops that sink with a clear message and the others go on;
       holder.close();
     }
     clock.ms += 5000;
-    assert.equal((await shipper.shipAll())[1]!.state, 'caught-up');
+    lines.length = 0;
+    const back = (await shipper.shipAll())[1]!;
+    assert.equal(back.state, 'caught-up');
     assert.equal(sinkRow(world.dataset, `sqlite://${locked}`)!.last_error, null);
+    // Back after an outage: said once, in those words.
+    assert.deepEqual(lines, [`hermetic: sink sqlite://${locked} is reachable again (${back.rows.toLocaleString('en-US')} rows sent) and up to date`]);
+    lines.length = 0;
+    await shipper.shipAll();
+    assert.deepEqual(lines, [], 'a sink that did not fail is not said to be back');
+  } finally {
+    await world.cleanup();
+  }
+});
+
+test('a sink that ships again after a fatal failure (a schema fixed, then a new run) names what it failed with, not an outage', async () => {
+  const world = createWorld();
+  try {
+    const file = join(world.dir, 'fixed.db');
+    const first = await world.shipper([`sqlite://${file}`]);
+    assert.equal((await first.shipAll())[0]!.state, 'caught-up');
+    // What a stopped run left: the failure recorded on the sink's row (as #failed writes it).
+    world.dataset.prepare('UPDATE remote_sinks SET failures = 1, last_error = ? WHERE sink_id = ?').run('relation "sessions" does not exist [HERMETIC_SINK_SCHEMA]', `sqlite://${file}`);
+    const lines: string[] = [];
+    const later = await world.shipper([`sqlite://${file}`], { say: (l) => lines.push(l) });
+    const r = (await later.shipAll())[0]!;
+    assert.equal(r.state, 'caught-up');
+    assert.deepEqual(lines, [`hermetic: sink sqlite://${file} ships again after HERMETIC_SINK_SCHEMA (${r.rows.toLocaleString('en-US')} ${r.rows === 1 ? 'row' : 'rows'} sent) and up to date`]);
+    // Nothing was left to send: holding everything ends the failure all the same (status no longer says it fails), and
+    // the next pass says nothing.
+    assert.deepEqual([sinkRow(world.dataset, `sqlite://${file}`)!.failures, sinkRow(world.dataset, `sqlite://${file}`)!.last_error], [0, null]);
+    lines.length = 0;
+    await later.shipAll();
+    assert.deepEqual(lines, []);
   } finally {
     await world.cleanup();
   }

@@ -92,6 +92,15 @@ function local<T>(fn: () => T): T {
   }
 }
 
+/**
+ * How a sink that failed before is said to ship again: "reachable again" after an outage (HERMETIC_SINK_UNAVAILABLE,
+ * the code of a destination down or busy), else what it failed with (a schema or permission fixed, a restarted run).
+ */
+function recovered(lastError: string | null): string {
+  const code = /\[(HERMETIC_[A-Z_]+)\]$/.exec(lastError ?? '')?.[1];
+  return code === undefined || code === 'HERMETIC_SINK_UNAVAILABLE' ? 'is reachable again' : `ships again after ${code}`;
+}
+
 export class Shipper {
   readonly #db: Db;
   readonly #reader: DeltaReader;
@@ -202,9 +211,9 @@ export class Shipper {
       // once it is known to be this dataset's own.
       if (opened) s.applied = this.#trusted(s, await s.sink.applied(this.#options.origin));
       const max = this.#options.maxBatches ?? Infinity;
-      const failing = (local(() => sinkRow(this.#db, s.sink.id))?.failures ?? 0) > 0;
+      const before = local(() => sinkRow(this.#db, s.sink.id));
       const back = (r: ShipResult) => {
-        if (failing) this.#options.say?.(`hermetic: sink ${s.sink.display} is reachable again (${r.rows.toLocaleString('en-US')} ${r.rows === 1 ? 'row' : 'rows'} sent)${r.state === 'caught-up' ? ' and up to date' : ''}`);
+        if ((before?.failures ?? 0) > 0) this.#options.say?.(`hermetic: sink ${s.sink.display} ${recovered(before!.last_error)} (${r.rows.toLocaleString('en-US')} ${r.rows === 1 ? 'row' : 'rows'} sent)${r.state === 'caught-up' ? ' and up to date' : ''}`);
         return r;
       };
       for (;;) {
@@ -267,8 +276,14 @@ export class Shipper {
     }
   }
 
+  /**
+   * Nothing left to send: the sink holds everything (once its first copy is done). A failure recorded before is over
+   * too: after a failure the pass opened the sink again to get here, so status stops saying it fails, and the next
+   * pass does not say it is back again.
+   */
   #touchCaughtUp(row: SinkRow): void {
-    if (row.snapshot === null) this.#db.prepare(`UPDATE ${REMOTE_SINKS.name} SET caught_up_at = ? WHERE sink_id = ?`).run(this.#now() / 1000, row.sink_id);
+    this.#db.prepare(`UPDATE ${REMOTE_SINKS.name} SET caught_up_at = CASE WHEN snapshot IS NULL THEN ? ELSE caught_up_at END, failures = 0, last_error = NULL, retry_at = NULL WHERE sink_id = ?`)
+      .run(this.#now() / 1000, row.sink_id);
   }
 
   async #failed(s: SinkState, error: SinkError, counts: { batches: number; skipped: number; rows: number }): Promise<ShipResult> {
