@@ -559,6 +559,9 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       assert.deepEqual(JSON.parse((await inProcess('query', 'SELECT COUNT(*) AS n FROM sessions', '--home', h, '--json')).stdout), [{ n: 1 }]);
       const nothing = await inProcess('forget', '--scope', secret, '--home', h);
       assert.deepEqual(nothing, { status: 2, stdout: '', stderr: refusal('forget', `No forwarded session under ${secret}; nothing was removed.`, 'HERMETIC_FORGET_NONE') });
+      // An id as typed, shown harmless: a line break or an escape sequence is shown as such, not acted on.
+      const odd = await inProcess('forget', '--session', 'a\nb\u001b[31m', '--home', h);
+      assert.deepEqual(odd, { status: 2, stdout: '', stderr: refusal('forget', 'No forwarded session with id a⏎b␛[31m; nothing was removed.', 'HERMETIC_FORGET_NONE') });
       const both = await inProcess('forget', '--scope', secret, '--session', 'x', '--home', h);
       assert.deepEqual(both, { status: 2, stdout: '', stderr: refusal('forget', 'forget needs --session ID (repeatable) or --scope DIR, not both.', 'HERMETIC_CLI_USAGE') });
     });

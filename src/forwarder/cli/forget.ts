@@ -42,7 +42,8 @@ export async function forgetCommand(argv: string[]): Promise<number> {
     }
     for (const k of r.kept) console.error(terminalText(`hermetic: session ${k.sessionId} kept: ${k.reason} (only what the usage policy ignores now is forgotten)`));
     if (r.forgotten.length === 0) {
-      const what = scope !== undefined ? `under ${scope}` : `with id ${values.session!.join(', ')}`;
+      // As typed, but harmless on a terminal: an id or folder holding a line break or an escape is shown as such.
+      const what = terminalText(scope !== undefined ? `under ${scope}` : `with id ${values.session!.join(', ')}`);
       throw new HermeticError('HERMETIC_FORGET_NONE', r.kept.length === 0
         ? `No forwarded session ${what}; nothing was removed.`
         : `None of the ${plural(r.kept.length, 'session')} ${what} is ignored by the usage policy now; nothing was removed (put "ignore" in a .hypignore above it first).`);
