@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { HermeticError, isHermeticError } from '../shared/errors.js';
 import { damagedFile } from '../shared/sqlite-errors.js';
+import { terminalText } from '../shared/terminal-text.js';
 import { oneLineWarnings } from './warnings.js';
 import { outputErrorsSaid } from './output.js';
 import { suggest } from '../shared/options.js';
@@ -136,7 +137,9 @@ export async function main(argv: string[]): Promise<number> {
     const e = damagedFile(caught) ?? caught;
     if (isHermeticError(e) && e.code !== 'HERMETIC_INTERNAL') {
       const code = exitCode(e);
-      console.error(`hermetic: ${e.message} [${e.code}]`);
+      // One line, harmless on a terminal: a message quotes what it was given (an id, a path, SQL, a value from a
+      // store), and no line break or escape sequence in that may end the line early or steer the terminal.
+      console.error(`hermetic: ${terminalText(e.message)} [${e.code}]`);
       if (code === 2) console.error(helpFor(argv));
       return code;
     }

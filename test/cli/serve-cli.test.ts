@@ -39,6 +39,12 @@ it('an unknown, malformed or missing flag is one plain line with a code and exit
       // A refusal before any command names the top-level help.
       assert.deepEqual([r.status, r.stderr], [2, 'hermetic: Unknown command "nope"; use serve, statedb, backfill, forward, status, report, export, web, query, policy, forget or sinks. [HERMETIC_CLI_USAGE]\nRun "hermetic --help" for the commands.\n']);
     }),
+    // What the line quotes is shown harmless: a line break, an escape sequence or a bidi override cannot end the line
+    // early, colour the terminal or turn the rest of it around.
+    expectLines(['serve', '--port', '1\n\u001b[31mx\u202e'], 2, '--port must be a whole number; got "1\\n\\u001b[31mx\\u202e". [HERMETIC_CLI_USAGE]'),
+    runBinAsync(['nope\u001b[2J\u202e']).then((r) => {
+      assert.deepEqual([r.status, r.stderr], [2, 'hermetic: Unknown command "nope␛[2J\\u202e"; use serve, statedb, backfill, forward, status, report, export, web, query, policy, forget or sinks. [HERMETIC_CLI_USAGE]\nRun "hermetic --help" for the commands.\n']);
+    }),
   ]);
 });
 

@@ -5,7 +5,7 @@ import { HermeticError, type ErrorCode } from '../../shared/errors.js';
 import { readIsoTime } from '../../shared/iso-time.js';
 import { ledgerTimeZone, Zone } from '../ledger/zone.js';
 import { MAX_BACK, parsePoint } from '../report/window.js';
-import { terminalText } from '../report/wrap.js';
+import { terminalText } from '../../shared/terminal-text.js';
 import { durationSeconds } from '../../shared/duration.js';
 import { hidePassword, userInfoProblem } from '../../shared/url-password.js';
 import type { PolicyDrop, StepResult } from '../pipeline/step.js';

@@ -6,7 +6,7 @@ import { exportParquet, type ExportSummary } from '../export/parquet/index.js';
 import { hermeticHome } from '../home.js';
 import { ledgerZone } from '../report/query.js';
 import { parsePoint, windowOrderProblem } from '../report/window.js';
-import { terminalSafeJson } from '../report/wrap.js';
+import { terminalSafeJson } from '../../shared/terminal-text.js';
 import { byteSize, COMMON_FLAGS, plural } from './common.js';
 import { EXPORT_HELP } from './help.js';
 import { openForReport } from './report.js';

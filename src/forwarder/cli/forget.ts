@@ -12,7 +12,7 @@ import { DATASET_FILE } from '../sinks/sqlite/dataset.js';
 import { SqliteSink } from '../sinks/sqlite/sink.js';
 import { COMMON_FLAGS, plural } from './common.js';
 import { FORGET_HELP } from './help.js';
-import { terminalText } from '../report/wrap.js';
+import { terminalText } from '../../shared/terminal-text.js';
 import { existingFolder } from './policy.js';
 
 function scopeFolder(path: string): string {

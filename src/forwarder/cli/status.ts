@@ -19,7 +19,7 @@ import { liveBuilds } from '../sinks/sqlite/build-files.js';
 import { COUNTED_TABLES, tableRows } from '../sinks/sqlite/row-counts.js';
 import { byteSize, COMMON_FLAGS, errorKind, plural, type ErrorKind } from './common.js';
 import { STATUS_HELP } from './help.js';
-import { terminalSafeJson, terminalText } from '../report/wrap.js';
+import { terminalSafeJson, terminalText } from '../../shared/terminal-text.js';
 
 interface StoreStatus {
   path: string; profile: string; exists: boolean; backend: string; warning: string | null;

@@ -3,7 +3,8 @@
 // runs on the dataset and on the fleet store alike; read only when the filtered window has no usage.
 import type { Dialect } from './dialect.js';
 import { planTotals, planValues, type FilterName, type Plan, type ReportRequest } from './query.js';
-import { terminalText, wrapWords } from './wrap.js';
+import { wrapWords } from './wrap.js';
+import { terminalText } from '../../shared/terminal-text.js';
 
 /** Up to this many of a column's values are named; more, and `--by COLUMN` is suggested instead. */
 export const FEW_VALUES = 8;

@@ -4,7 +4,8 @@ import { MEASURES, type Dimension, type ReportRow, type UsageReport } from './qu
 import { describeFilterMiss, type FilterMiss } from './filter-miss.js';
 import type { RowIssueCount } from './row-issues.js';
 import { cacheHitRate, type SummaryTables } from './summary.js';
-import { BIDI_CONTROLS, controlPicture, displayWidth, fitText, padText, terminalText, widthUpTo, wrapWords } from './wrap.js';
+import { displayWidth, fitText, padText, widthUpTo, wrapWords } from './wrap.js';
+import { BIDI_CONTROLS, controlPicture, terminalText } from '../../shared/terminal-text.js';
 
 /** `$1,234`, `$12.34`, `$0.0042`, `$0.00`. */
 export function formatCost(v: number | null): string {

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeFilterMiss } from './filter-miss.js';
-import { displayWidth, fitText, padText, terminalText, wrapWords } from './wrap.js';
+import { displayWidth, fitText, padText, wrapWords } from './wrap.js';
+import { terminalText } from '../../shared/terminal-text.js';
 
 test('terminalText: ESC and other C0 controls as control pictures, TAB a space, DEL ␡, C1 as \\xNN, line breaks ⏎', () => {
   assert.equal(terminalText('\x1b[31mRED\x1b[0m title\twith tab'), '␛[31mRED␛[0m title with tab');
