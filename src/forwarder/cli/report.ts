@@ -9,7 +9,7 @@ import type { Db } from '../../shared/sqlite.js';
 import { DATASET_VERSION } from '../dataset/columns.js';
 import { hermeticHome } from '../home.js';
 import { explicitTimeZone, systemTimeZone, Zone } from '../ledger/zone.js';
-import { DEFAULT_WIDTH, ledgerZone, MAX_TOP, parseFilters, planFilterMiss, type FilterMiss, rowIssuesIn, type RowIssueCount, uncostedIn, unreadDays, unreadIn, unreadText, type UnreadSpan, renderCsv, renderMarkdown, renderSummary, resolveWindow, windowOrderProblem, course, previousWindow, windowDays, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
+import { DEFAULT_WIDTH, ledgerZone, MAX_TOP, parseFilters, planFilterMiss, type FilterMiss, rowIssuesIn, type RowIssueCount, planUncosted, uncostedIn, unreadDays, unreadIn, unreadText, type UnreadSpan, renderCsv, renderMarkdown, renderSummary, resolveWindow, windowOrderProblem, course, previousWindow, windowDays, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
 import { sqliteDialect } from '../report/dialect.js';
 import { planSummary, type SummaryRequest } from '../report/summary.js';
 import { planReport, runSqlite } from '../report/query.js';
@@ -79,7 +79,8 @@ async function fleetSource(url: string): Promise<ReportSource> {
     emptyDataset: () => readFleet(url, async (c) => (await c.query('SELECT 1 FROM usage_ledger LIMIT 1')).rows.length === 0),
     // The fleet store receives no row issues (each machine's `hermetic status` has them).
     rowIssues: async () => null,
-    uncosted: async () => null,
+    // Sessions with no cost at all: the same rule as the dataset's, each session keyed by its machine too.
+    uncosted: (request) => readFleet(url, (c, d) => runPostgres(c, planUncosted(request, d), d)),
     // Nor what each machine's backfill left unread (its `hermetic status` counts them as pending).
     unread: async () => null,
     filterMiss: (request) => readFleet(url, (c, d) => runPostgres(c, planFilterMiss(request, d), d)),

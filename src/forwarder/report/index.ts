@@ -7,5 +7,5 @@ export { planFilterMiss, describeFilterMiss, type FilterMiss } from './filter-mi
 export { resolveWindow, windowOrderProblem, parsePoint, addDays, course, previousWindow, windowDays, PERIODS, type Period, type Window } from './window.js';
 export { renderSummary, renderTable, DEFAULT_WIDTH, renderCsv, renderMarkdown, formatCost, formatTokens, describePeriod, changeText, unreadText, type SummaryView } from './render.js';
 export { rowIssuesIn, type RowIssueCount } from './row-issues.js';
-export { uncostedIn } from './uncosted.js';
+export { planUncosted, uncostedIn } from './uncosted.js';
 export { unreadDays, unreadIn, type UnreadSpan } from './unread.js';

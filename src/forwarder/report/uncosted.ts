@@ -1,14 +1,31 @@
 // How many of the sessions a report counts have no cost at all from Hermes (neither an estimate nor a billed cost:
 // a store from before Hermes kept costs, or usage it could not price), so the terminal report does not pass their
-// $0.00 off as a measured cost. The embedded dataset only, as row-issues.ts.
+// $0.00 off as a measured cost. One plan for the embedded dataset and the fleet store (decision 0090): a session is
+// told apart by its keys in the dialect (the fleet adds its machine), the window and filter are the report's own.
 import type { Db } from '../../shared/sqlite.js';
-import { reportCondition, type ReportRequest } from './query.js';
+import { sqliteDialect, type Dialect } from './dialect.js';
+import { reportCondition, runSqlite, type Plan, type ReportRequest } from './query.js';
+
+/**
+ * The sessions the report counts in the request's window and filter (a ledger row `l` of theirs matches) whose
+ * estimated and actual costs are both NULL and none of whose ledger rows, in the window or not, has a cost.
+ */
+export function* planUncosted(request: Pick<ReportRequest, 'since' | 'until' | 'filter'>, dialect: Dialect): Plan<number> {
+  const { ledger, params } = reportCondition(request, dialect);
+  // The same session as `s`: each key of the dialect on the ledger row of `alias` equals the session's.
+  const same = (alias: string) => dialect.sessionKeys.map((k) => `${k.sql.replace(/\bl\./g, `${alias}.`)} = ${k.sql.replace(/\bl\./g, 's.')}`).join(' AND ');
+  const [row] = yield {
+    sql: `SELECT COUNT(*) AS n FROM sessions s WHERE s.estimated_cost_usd IS NULL AND s.actual_cost_usd IS NULL
+    AND EXISTS (SELECT 1 FROM usage_ledger l WHERE ${same('l')} AND ${ledger})
+    AND NOT EXISTS (SELECT 1 FROM usage_ledger c WHERE ${same('c')} AND c.cost_usd <> 0)`,
+    params,
+  };
+  // PostgreSQL's COUNT is a bigint, which its driver reads as text.
+  return Number(row?.n ?? 0);
+}
 
 /** @example uncostedIn(db, { since: now - 7 * 86400 }) // 10: sessions in the window with no cost recorded */
 export function uncostedIn(db: Db, request: Pick<ReportRequest, 'since' | 'until' | 'filter'>): number {
-  const { ledger, params } = reportCondition(request);
-  const row = db.prepare(`SELECT COUNT(*) AS n FROM sessions s WHERE s.estimated_cost_usd IS NULL AND s.actual_cost_usd IS NULL
-    AND EXISTS (SELECT 1 FROM usage_ledger l WHERE l.store = s.store AND l.session_id = s.session_id AND ${ledger})
-    AND NOT EXISTS (SELECT 1 FROM usage_ledger c WHERE c.store = s.store AND c.session_id = s.session_id AND c.cost_usd <> 0)`).get(params) as { n: number };
-  return row.n;
+  const dialect = sqliteDialect();
+  return runSqlite(db, planUncosted(request, dialect), dialect);
 }

@@ -1,0 +1,116 @@
+// The sessions Hermes recorded no cost for, counted over the fleet store as over the embedded dataset (decision 0090):
+// the same window and filter, each session keyed by its machine, and the same line under the cost of
+// `hermetic report --from postgres://…`. One dataset edited into every case, shipped as machine A; machine B is the
+// same sessions (same store, same ids) all costed, so a count that mixed machines up would lose A's.
+import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
+import { dirname, join } from 'node:path';
+import { after, before, it } from 'node:test';
+import { tempDir } from '../../state-db/testing/fixtures.js';
+import { sharedPostgres } from '../../shared/testing/postgres.js';
+import { printed } from '../../shared/testing/console.js';
+import { reportCommand } from '../cli/report.js';
+import { readFleet } from '../sinks/postgres/read.js';
+import { generatedDataset, shipDatasets } from '../sinks/postgres/testing/fleet.js';
+import type { Origin } from '../sinks/remote/contract.js';
+import { runPostgres } from './postgres.js';
+import { planUncosted, uncostedIn } from './uncosted.js';
+import type { ReportRequest } from './query.js';
+
+const NOW = Date.UTC(2026, 6, 15, 10, 30) / 1000;
+const A: Origin = { machineId: 'a'.repeat(32), hostname: 'laptop-a' };
+const B: Origin = { machineId: 'b'.repeat(32), hostname: 'gateway-b' };
+let cleanup: () => void;
+let db: Database.Database;
+let home: string;
+let fleetUrl: string;
+/** The window: after the session left outside it ends, up to now. */
+let since: number;
+const until = NOW + 1;
+/** The three sessions with no cost in the window. */
+let uncosted: Span[];
+
+interface Span { session_id: string; source: string; first: number; last: number }
+
+before(async () => {
+  const pg = await sharedPostgres();
+  let dir: string;
+  ({ dir, cleanup } = tempDir('hermetic-uncosted-fleet-'));
+  const path = generatedDataset(join(dir, 'a'), { sessions: 14, seed: 'uncosted-fleet', end: NOW, timeZone: 'UTC' });
+  home = dirname(path);
+  db = new Database(path);
+  // Every session costed to begin with: the cases below are then the only sessions without a cost.
+  db.exec('UPDATE sessions SET estimated_cost_usd = COALESCE(estimated_cost_usd, 0.01)');
+  db.exec('UPDATE usage_ledger SET cost_usd = 0.001, estimated_cost_usd = 0.001 WHERE cost_usd = 0');
+  const costed = join(dir, 'costed.db');
+  db.exec(`VACUUM INTO '${costed}'`);
+  const spans = db.prepare(`SELECT l.session_id, MIN(l.source) AS source, MIN(l.at) AS first, MAX(l.at) AS last FROM usage_ledger l
+    GROUP BY l.store, l.session_id ORDER BY last, l.session_id`).all() as Span[];
+  assert.equal(new Set(db.prepare('SELECT store FROM sessions').pluck().all()).size, 1, 'one store');
+  // The session that ends first is outside the window; the others have usage in it.
+  const [outside, ...inside] = spans;
+  since = outside!.last + 1;
+  const within = inside.filter((s) => s.last >= since);
+  assert.ok(within.length >= 6, `${within.length} sessions in the window`);
+  const none = (id: string) => {
+    db.prepare('UPDATE sessions SET estimated_cost_usd = NULL, actual_cost_usd = NULL WHERE session_id = ?').run(id);
+    db.prepare('UPDATE usage_ledger SET cost_usd = 0, estimated_cost_usd = 0, actual_cost_usd = NULL WHERE session_id = ?').run(id);
+  };
+  // No cost at all: outside the window (not counted), and three inside it.
+  none(outside!.session_id);
+  // Two sources among the three, so a source filter keeps some of them and not others.
+  const other = within.find((s) => s.source !== within[0]!.source)!;
+  const [u1, u2, u3, billed, ledgerOnly] = [within[0]!, other, ...within.filter((s) => s !== within[0] && s !== other)];
+  for (const s of [u1!, u2!, u3!]) none(s.session_id);
+  uncosted = [u1!, u2!, u3!];
+  // Only a billed cost on the session (its ledger rows at 0): costed, not counted.
+  none(billed!.session_id);
+  db.prepare('UPDATE sessions SET actual_cost_usd = 0.25 WHERE session_id = ?').run(billed!.session_id);
+  // Neither cost on the session, but one ledger row billed (an auxiliary task Hermes priced): costed too.
+  none(ledgerOnly!.session_id);
+  db.prepare(`UPDATE usage_ledger SET cost_usd = 0.05, actual_cost_usd = 0.05 WHERE session_id = ? AND at = (SELECT MIN(at) FROM usage_ledger WHERE session_id = ?)`)
+    .run(ledgerOnly!.session_id, ledgerOnly!.session_id);
+  fleetUrl = pg.createDatabase();
+  await shipDatasets(fleetUrl, [[path, A], [costed, B]]);
+});
+after(() => {
+  db.close();
+  cleanup();
+});
+
+const fleetUncosted = (request: Pick<ReportRequest, 'since' | 'until' | 'filter'>) => readFleet(fleetUrl, (c, d) => runPostgres(c, planUncosted(request, d), d));
+
+it('the fleet counts the sessions with no cost as the dataset does: in the window, filtered, each machine its own', async () => {
+  const sources = [...new Set(uncosted.map((s) => s.source))];
+  assert.ok(sources.length >= 2, `the sessions without a cost are of ${sources.join(', ')}`);
+  const cases: { request: Pick<ReportRequest, 'since' | 'until' | 'filter'>; expected: number }[] = [
+    { request: {}, expected: 4 },
+    { request: { since, until }, expected: 3 },
+    // Before the window: the session outside it, and those of the three that began before it.
+    { request: { until: since }, expected: 1 + uncosted.filter((s) => s.first < since).length },
+    { request: { since, until, filter: { session: [uncosted[0]!.session_id] } }, expected: 1 },
+    { request: { since, filter: { source: [sources[0]!] } }, expected: uncosted.filter((s) => s.source === sources[0]).length },
+    { request: { since, filter: { source: ['no-such-source'] } }, expected: 0 },
+  ];
+  for (const { request, expected } of cases) {
+    const label = JSON.stringify(request);
+    assert.equal(uncostedIn(db, request), expected, `dataset ${label}`);
+    assert.equal(await fleetUncosted(request), expected, `fleet ${label}`);
+  }
+});
+
+it('report --from says the same line under the cost, of the fleet\'s sessions', async () => {
+  const line = async (source: string[]) => {
+    const { value, out } = await printed(() => reportCommand([...source, '--since', new Date(since * 1000).toISOString(), '--until', new Date(until * 1000).toISOString()], { now: () => NOW * 1000, color: false, width: 1000 }));
+    assert.equal(value, 0);
+    const text = out.join('\n');
+    const sessions = Number(/(\d+) sessions · /.exec(text)?.[1]);
+    return { sessions, said: text.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('Hermes recorded no cost')) };
+  };
+  const own = await line(['--home', home]);
+  const fleet = await line(['--from', fleetUrl]);
+  assert.deepEqual(own.said, [`Hermes recorded no cost for 3 of these ${own.sessions} sessions: their $0.00 is not a measured cost`]);
+  // Machine B holds the same sessions, costed: twice the sessions, the same three without a cost.
+  assert.equal(fleet.sessions, 2 * own.sessions);
+  assert.deepEqual(fleet.said, [`Hermes recorded no cost for 3 of these ${fleet.sessions} sessions: their $0.00 is not a measured cost`]);
+});
