@@ -1,5 +1,6 @@
 // `hermetic report`: what the agent spent, from the usage ledger — a summary and tables on a terminal, or the rows of
-// one grouping as JSON, CSV or Markdown. Reads the dataset only (an older dataset is upgraded in place first).
+// one grouping as JSON, CSV or Markdown. Reads the dataset (an older one is upgraded in place first), or with --from a
+// PostgreSQL fleet store, read-only.
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
