@@ -506,6 +506,60 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       assert.deepEqual([s0.replaced, s0.pending.sessions, s0.pending.messages], [true, 2, 5]);
       assert.match((await inProcess('status', '--state-db', path, '--home', h)).stdout, /\n {2}identity: \S+ \(replaced since it was last read: the next pass reads it whole\)\n/);
     });
+
+    it('says a backup copied over the store in place is replaced before any pass, though only the time of its newest row tells', async () => {
+      const h = home('status-restored');
+      const t0 = 1_780_000_000;
+      const path = buildStore('status-restored', (w) => {
+        w.createSession({ id: 'chat', source: 'cli', started_at: t0 });
+        w.appendMessages('chat', [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b', finish_reason: 'stop' }]);
+      });
+      const backup = `${path}.backup`;
+      const hermes = (at: number, name: string, fn: (w: StateDbWriter) => void) => {
+        const db = new Database(path);
+        try {
+          fn(new StateDbWriter(db, { now: () => at, ids: createIdSource(name) }));
+        } finally {
+          db.close();
+        }
+      };
+      const copy = new Database(path);
+      copy.exec(`VACUUM INTO '${backup}'`);
+      copy.close();
+      hermes(t0 + 10, 'status-restored-2', (w) => w.appendMessages('chat', [{ role: 'user', content: 'lost 1' }, { role: 'assistant', content: 'lost 2', finish_reason: 'stop' }]));
+      assert.equal((await hermetic('backfill', '--state-db', path, '--home', h)).status, 0);
+      type Status = { stores: { identity: string; replaced: boolean; cursor_max_message_id: number; pending: { sessions: number; messages: number } }[] };
+      const status = async () => {
+        const [json, words] = [await inProcess('status', '--state-db', path, '--home', h, '--json'), await inProcess('status', '--state-db', path, '--home', h)];
+        assert.equal(json.status, 0, json.stderr);
+        return { s: (JSON.parse(json.stdout) as Status).stores[0]!, words: words.stdout };
+      };
+      // Nothing restored: not replaced, neither as read nor after Hermes wrote on in place.
+      const read = await status();
+      assert.deepEqual([read.s.replaced, read.s.cursor_max_message_id, read.s.pending.sessions], [false, 4, 0]);
+      assert.doesNotMatch(read.words, /replaced/);
+      hermes(t0 + 20, 'status-restored-3', (w) => w.appendMessages('chat', [{ role: 'user', content: 'on' }]));
+      const on = await status();
+      assert.deepEqual([on.s.identity, on.s.replaced, on.s.pending.sessions, on.s.pending.messages], [read.s.identity, false, 1, 1]);
+      assert.doesNotMatch(on.words, /replaced/);
+      // `cp backup state.db`: the same inode and generation. Hermes goes on from it and gives ids 3 and 4 again, so the
+      // id sequence is back at the newest id read and that row is the same session's: only its time is another.
+      copyFileSync(backup, path);
+      hermes(t0 + 30, 'status-restored-4', (w) => w.appendMessages('chat', [{ role: 'user', content: 'new 1' }, { role: 'assistant', content: 'new 2', finish_reason: 'stop' }]));
+      const file = new Database(path, { readonly: true });
+      assert.deepEqual([file.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'messages'").pluck().get(), file.prepare('SELECT session_id FROM messages WHERE id = 4').pluck().get()], [4, 'chat']);
+      file.close();
+      const restored = await status();
+      assert.deepEqual([restored.s.identity, restored.s.replaced, restored.s.pending.sessions, restored.s.pending.messages], [read.s.identity, true, 1, 4]);
+      assert.match(restored.words, /\n {2}identity: \S+ \(replaced since it was last read: the next pass reads it whole\)\n/);
+      // The pass agrees, and reads the new messages at the reused ids; then nothing is replaced.
+      assert.equal((await hermetic('forward', '--once', '--state-db', path, '--home', h)).status, 0);
+      const q = JSON.parse((await hermetic('query', "SELECT content FROM messages WHERE session_id = 'chat' ORDER BY seq", '--home', h, '--json')).stdout) as { content: string }[];
+      assert.deepEqual(q.map((m) => m.content), ['a', 'b', 'new 1', 'new 2']);
+      const after = await status();
+      assert.deepEqual([after.s.replaced, after.s.pending.sessions], [false, 0]);
+      assert.doesNotMatch(after.words, /replaced/);
+    });
   });
 
   describe('hermetic status, without a store or a dataset', () => {

@@ -699,6 +699,17 @@ scenario('a backup copied over the store in place (same inode and generation) is
   h.clock.t += 10;
   h.w.appendMessages('chat', [{ role: 'user', content: 'lost 1' }, { role: 'assistant', content: 'lost 2' }]);
   h.forward();
+  // What `status` says (its cursors carry only the tail at the newest id): nothing replaced.
+  const status = () => {
+    const db = new Database(join(h.rig().home, 'hermetic.db'), { readonly: true });
+    try {
+      const p = pendingOf(h.path, readCursors(db, h.path, false), NOW);
+      return [p.replaced, p.sessions, p.messages];
+    } finally {
+      db.close();
+    }
+  };
+  assert.deepEqual(status(), [false, 0, 0]);
   h.db.close();
   const inode = statSync(h.path).ino;
   copyFileSync(backup, h.path); // `cp backup state.db`: the same file, its bytes replaced
@@ -709,12 +720,19 @@ scenario('a backup copied over the store in place (same inode and generation) is
   h.clock.t += 10;
   const [m3, m4] = new StateDbWriter(db, { now: () => h.clock.t, ids: createIdSource('restored') })
     .appendMessages('chat', [{ role: 'user', content: 'new 1' }, { role: 'assistant', content: 'new 2' }]);
+  // Neither the id sequence (back at the newest id read) nor that row's session tells: only its time does.
+  assert.deepEqual(db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'messages'").pluck().get(), m4);
+  assert.deepEqual(db.prepare('SELECT session_id FROM messages WHERE id = ?').pluck().get(m4), 'chat');
+  assert.deepEqual(h.q('SELECT max_message_id FROM stores'), [{ max_message_id: m4 }]);
   db.close();
+  // `status` says so before any pass, and counts the session read whole.
+  assert.deepEqual(status(), [true, 1, 4]);
   const r = h.forward();
   assert.equal(r.replaced, true);
   assert.deepEqual(h.q("SELECT message_id, content FROM messages WHERE session_id = 'chat' ORDER BY seq").slice(2), [{ message_id: m3, content: 'new 1' }, { message_id: m4, content: 'new 2' }]);
   const later = h.forward();
   assert.deepEqual([later.replaced, counts(later)], [false, C({ seen: 1, unchanged: 1 })]);
+  assert.deepEqual(status(), [false, 0, 0]);
 }, { journal: 'delete' });
 
 scenario('a replaced store (new inode) is read again whole; a session only the old file had is marked removed in the same pass (§6.3 items 17–18)', (h) => {

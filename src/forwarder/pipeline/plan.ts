@@ -55,17 +55,17 @@ export interface PlanOptions {
   checks?: EditChecks | undefined;
   /** Whether the usage policy still ignores a session of these scopes: one it no longer ignores is read again. */
   ignored?: ((scopes: string[]) => boolean) | undefined;
-  /** Whether the cursors hold their tails (`status` reads them without): then a restored file is also told by a time. */
-  tails?: boolean | undefined;
 }
 
 /**
  * Whether the file went back behind the cursors though its identity is the same: a backup copied over the store in
  * place keeps its inode and generation, and Hermes then gives the lost messages' ids to new ones (spec state-db:
  * AUTOINCREMENT ids are never reused in one file). Told by the file's id sequence below the newest id read, or by that
- * row now in another session, or at another time than the row read (a /undo that deleted it is not a sign).
+ * row now in another session, or at another time than the row read (a /undo that deleted it is not a sign). The time
+ * is the tail's of the session holding that id: the only tail read here, so `status`'s cursors (sink.ts readCursors
+ * with bodies off) carry that one and no other.
  */
-function wentBack(reader: StoreReader, cursors: Cursors, tails: boolean): boolean {
+function wentBack(reader: StoreReader, cursors: Cursors): boolean {
   const max = cursors.maxMessageId;
   if (max <= 0) return false;
   // Without AUTOINCREMENT (no sequence), SQLite may give a deleted newest id again: nothing is told by it.
@@ -77,7 +77,7 @@ function wentBack(reader: StoreReader, cursors: Cursors, tails: boolean): boolea
   for (const [id, c] of cursors.sessions) {
     if (c.maxMessageId !== max) continue;
     if (id !== row.session_id) return true;
-    const carry = tails ? c.tail?.rows : undefined;
+    const carry = c.tail?.rows;
     return carry !== undefined && carry.maxMessageId === max && carry.prevTime !== null && validEpoch(row.timestamp) && row.timestamp !== carry.prevTime;
   }
   return false;
@@ -87,7 +87,7 @@ function wentBack(reader: StoreReader, cursors: Cursors, tails: boolean): boolea
 export function planPass(reader: StoreReader, cursors: Cursors, options: PlanOptions): PassPlan {
   const { facts, replaced, marks, present, fresh, usage, usageChanged, orphans } = reader.snapshot(() => {
     const f = reader.facts();
-    const replaced = cursors.identity !== null && (cursors.identity !== f.identity || wentBack(reader, cursors, options.tails === true));
+    const replaced = cursors.identity !== null && (cursors.identity !== f.identity || wentBack(reader, cursors));
     const u = reader.usageStamp();
     // Auxiliary usage touches only session_model_usage. While its store-wide stamp is the one last committed,
     // no session's usage moved; else each session's usage mark is compared with its cursor's.

@@ -160,7 +160,7 @@ export function* stepStoreInSteps(ref: StoreRef, options: StepOptions): Generato
     result.read = conn.how;
     const reader = new StoreReader(conn.db, file, options.schemaCache);
     const checks = editChecks(ref, options, stamp, nudged);
-    const plan = planPass(reader, cursors, { window: options.window, now: options.now(), checks, ignored: stillIgnored(options.policy), tails: true });
+    const plan = planPass(reader, cursors, { window: options.window, now: options.now(), checks, ignored: stillIgnored(options.policy) });
     const complete = yield* writePass(ref, options, cursors, reader, plan, result, commit);
     if (complete && checks) {
       const now = options.now();

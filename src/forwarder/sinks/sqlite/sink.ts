@@ -295,14 +295,14 @@ const UNREAD = Symbol('unread');
 
 /**
  * A committed cursor whose ledger and tail (about 1.3 KB of JSON a session) are parsed when first asked for: a pass
- * needs them only for the sessions it writes, `status` none (at 20,000 sessions, 25 MB of JSON: parsing it all took
- * ~200 ms, and collecting what it made ~150 ms more).
+ * needs them only for the sessions it writes, `status` only the tail at the newest id (at 20,000 sessions, 25 MB of
+ * JSON: parsing it all took ~200 ms, and collecting what it made ~150 ms more).
  */
 class StoredCursor implements SessionCursor {
   #ledger: Ledger | string | null | typeof UNREAD;
   #tail: Tail | string | null | typeof UNREAD;
 
-  constructor(readonly fingerprint: string, readonly maxMessageId: number, readonly usageMark: string, ledger: string | null | typeof UNREAD, tail: string | null | typeof UNREAD) {
+  constructor(readonly fingerprint: string, readonly maxMessageId: number, readonly usageMark: string, ledger: string | null | typeof UNREAD, tail: Tail | string | null | typeof UNREAD) {
     this.#ledger = ledger;
     this.#tail = tail;
   }
@@ -321,15 +321,33 @@ class StoredCursor implements SessionCursor {
 }
 
 /**
+ * The tail `status` reads, parsed now: one that is not JSON (a damaged page of the dataset) is taken as none. It then
+ * tells nothing, and `status` still says the rest, as it did when it read no tail.
+ */
+function statusTail(text: string | null): Tail | null {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text) as Tail;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * The cursors committed for a store (empty for a store never read), from any connection to the dataset. With `bodies`
- * off, their ledgers and tails are not read at all (asking for one throws): what `status` plans with needs neither.
+ * off, their ledgers are not read at all (asking for one throws), nor are their tails but the tail of the session
+ * holding the store's newest id read: what `status` plans with needs only that one (the time check of a file gone
+ * back, pipeline/plan.ts `wentBack`). Its tail is read in the same walk, so this costs no lookup per session.
  */
 export function readCursors(db: Db, store: string, bodies = true): Cursors {
   const row = db.prepare('SELECT * FROM stores WHERE store = ?').get(store) as (RecordOf & { identity: string | null; max_message_id: number; usage_stamp: string | null }) | undefined;
   const sessions = new Map<string, SessionCursor>();
-  const columns = bodies ? 'ledger, tail' : 'NULL, NULL';
-  for (const r of db.prepare(`SELECT session_id, fingerprint, max_message_id, usage_mark, ${columns} FROM session_cursors WHERE store = ?`).raw().iterate(store) as Iterable<[string, string, number, string, string | null, string | null]>) {
-    sessions.set(r[0], bodies ? new StoredCursor(r[1], r[2], r[3], r[4], r[5]) : new StoredCursor(r[1], r[2], r[3], UNREAD, UNREAD));
+  const newest = row?.max_message_id ?? 0;
+  // A tail not read is UNREAD (asking throws); one read that is NULL is null (the cursor keeps none).
+  const columns = bodies ? 'ledger, tail, 1' : 'NULL, CASE WHEN max_message_id = ? THEN tail END, max_message_id = ?';
+  const params = bodies ? [store] : [newest, newest, store];
+  for (const r of db.prepare(`SELECT session_id, fingerprint, max_message_id, usage_mark, ${columns} FROM session_cursors WHERE store = ?`).raw().iterate(...params) as Iterable<[string, string, number, string, string | null, string | null, number]>) {
+    sessions.set(r[0], bodies ? new StoredCursor(r[1], r[2], r[3], r[4], r[5]) : new StoredCursor(r[1], r[2], r[3], UNREAD, newest > 0 && r[6] === 1 ? statusTail(r[5]) : UNREAD));
   }
   const quarantine = new Map<string, { failures: number; retryAt: number; lastError: string }>();
   for (const r of db.prepare('SELECT session_id, failures, retry_at, last_error FROM quarantine WHERE store = ?').raw().iterate(store) as Iterable<[string, number, number, string]>) {
