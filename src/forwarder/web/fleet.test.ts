@@ -3,7 +3,8 @@
 // for the same window, the breakdown by machine splits the totals into each machine's own report, a session's view
 // equals the one its machine's own dashboard gives (its background delegations too; none from a fleet store before
 // their table), an id two machines hold asks for the machine, and a store that cannot be reached answers a code and a
-// sentence without the password. Big texts (decision 0088) are cut, paged and given whole as the dataset does it.
+// sentence without the password. Big texts (decision 0088) are cut, paged and given whole as the dataset does it. The
+// overview counts the sessions Hermes recorded no cost for as each machine's dataset does (decision 0090).
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
@@ -16,14 +17,14 @@ import { webCommand } from '../cli/web.js';
 import { Zone } from '../ledger/zone.js';
 import { planReport } from '../report/query.js';
 import { runPostgres } from '../report/postgres.js';
-import { resolveWindow, usageReport, type ReportRequest, type UsageReport } from '../report/index.js';
+import { resolveWindow, uncostedIn, usageReport, type ReportRequest, type UsageReport } from '../report/index.js';
 import { readFleet } from '../sinks/postgres/read.js';
 import { generatedDataset, shipDatasets } from '../sinks/postgres/testing/fleet.js';
 import type { Origin } from '../sinks/remote/contract.js';
 import { postgresSource } from './data/postgres.js';
 import { sqliteSource } from './data/sqlite.js';
 import { startWebServer, type WebServer } from './server.js';
-import { DASHBOARD_NOW } from './testing.js';
+import { DASHBOARD_NOW, uncostSessions } from './testing.js';
 import { printed } from '../../shared/testing/console.js';
 
 const ZONE = new Zone('Europe/Berlin');
@@ -38,6 +39,8 @@ let fleetUrl: string;
 /** A's dataset shipped twice, as A and as C: every session id is held by two machines. */
 let twinUrl: string;
 const servers: WebServer[] = [];
+/** Sessions of machine A left with no cost recorded. */
+const UNCOSTED = 3;
 
 before(async () => {
   pg = await sharedPostgres();
@@ -45,6 +48,8 @@ before(async () => {
   cleanup = made.cleanup;
   const [a, b] = ([['a', 50], ['b', 30]] as const).map(([name, sessions]) =>
     generatedDataset(join(made.dir, name), { sessions, seed: `web-fleet-${name}`, end: DASHBOARD_NOW, timeZone: ZONE.name }));
+  // Some of A's sessions of 20 to 10 days back with no cost recorded (decision 0090), B's all costed.
+  uncostSessions(a!, UNCOSTED);
   dbA = new Database(a!, { readonly: true });
   dbB = new Database(b!, { readonly: true });
   fleetUrl = pg.createDatabase();
@@ -92,9 +97,12 @@ describe('hermetic web over the fleet store', () => {
       const request: ReportRequest = { ...windowOf(flags), ...(query.includes('source=cli') ? { filter: { source: ['cli'] } } : {}) };
       const q = query ? `?${query}` : '';
       const amp = query ? `&${query}` : '';
-      const { cache_hit_rate: _rate, row_issues, unread, ...overview } = (await api(fleet, `/api/overview${q}`)).body;
+      const { cache_hit_rate: _rate, row_issues, uncosted, unread, ...overview } = (await api(fleet, `/api/overview${q}`)).body;
       assert.deepEqual(overview, await fleetReport(fleetUrl, request));
       assert.equal(row_issues, null, 'the fleet store keeps no row issues');
+      // The sessions Hermes recorded no cost for: each machine's own count for the window and filter, added up.
+      assert.equal(uncosted, uncostedIn(dbA, request) + uncostedIn(dbB, request));
+      if (query === '') assert.equal(uncosted, UNCOSTED, 'A\'s, in 30 days');
       assert.equal(unread, null, 'nor what each machine left unread');
       assert.ok((overview.totals.sessions ?? 0) > 0, 'the window has usage');
       assert.deepEqual((await api(fleet, `/api/daily${q}`)).body, await fleetReport(fleetUrl, { ...request, by: ['day', 'model'] }));

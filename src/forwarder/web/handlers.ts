@@ -59,10 +59,10 @@ async function* chunks(text: MessageText): AsyncIterable<string> {
 export const HANDLERS: Record<ApiName, Handler> = {
   async overview(query, ctx) {
     const request = usage(query, ctx);
-    const [report, rowIssues, unread] = await Promise.all([ctx.source.report(request), ctx.source.rowIssues(request), ctx.source.unread(request)]);
+    const [report, rowIssues, uncosted, unread] = await Promise.all([ctx.source.report(request), ctx.source.rowIssues(request), ctx.source.uncosted(request), ctx.source.unread(request)]);
     // What a windowed backfill left unread in this period, by the local days it spans (as `hermetic report` says it).
     const left = unread && unreadDays(unread, zoneOf(ctx));
-    return { ...report, cache_hit_rate: cacheHitRate(report.totals), row_issues: rowIssues, unread: left };
+    return { ...report, cache_hit_rate: cacheHitRate(report.totals), row_issues: rowIssues, uncosted, unread: left };
   },
   daily: async (query, ctx) => ctx.source.report({ ...usage(query, ctx), by: ['day', 'model'] }),
   async breakdown(query, ctx) {

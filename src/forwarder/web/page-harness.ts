@@ -6,7 +6,7 @@ import { after, before } from 'node:test';
 import type { BrowserContext, ConsoleMessage, Page, Request } from 'playwright-core';
 import { closeSharedBrowser, sharedBrowser } from '../../shared/testing/browser.js';
 import { Zone } from '../ledger/zone.js';
-import { resolveWindow, rowIssuesIn, usageReport, type ReportRequest } from '../report/index.js';
+import { resolveWindow, rowIssuesIn, uncostedIn, usageReport, type ReportRequest } from '../report/index.js';
 import { dashboardRig, type DashboardRig } from './testing.js';
 
 export interface Visit {
@@ -125,6 +125,9 @@ export function dashboardInBrowser(options?: Parameters<typeof dashboardRig>[0])
     // The values the forwarder repaired in the period's sessions: said under the cards when there are any.
     const issues = rowIssuesIn(app.db, request);
     assert.equal(cards.row_issues, issues.entries > 0 ? issues.entries : undefined, 'row_issues');
+    // The sessions Hermes recorded no cost for (decision 0090): said under the cards when there are any.
+    const uncosted = uncostedIn(app.db, request);
+    assert.equal(cards.uncosted, uncosted > 0 ? uncosted : undefined, 'uncosted');
     const kinds = tables['tokens-table']!.map(([, , v]) => v);
     assert.deepEqual(kinds, [totals.input_tokens, totals.output_tokens, totals.cache_read_tokens, totals.cache_write_tokens, totals.reasoning_tokens]);
   }

@@ -1,6 +1,6 @@
 // The dashboard in a real Chromium (Debian's, through playwright-core), against a real `hermetic web` server over a
 // generated month of history with `now` fixed: the figures read off the page equal `usageReport` for the same window
-// and filter; filters and the period live in the URL (a reload keeps them, back undoes them); the tool view
+// and filter (the sessions Hermes recorded no cost for said under the cards); filters and the period live in the URL (a reload keeps them, back undoes them); the tool view
 // (page-session.test.ts: a session, the keyboard, the themes, window sizes).
 // Every test also holds that the page logged no error and asked no other origin for anything.
 import assert from 'node:assert/strict';
@@ -9,14 +9,21 @@ import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { usageReport, type ReportRequest } from '../report/index.js';
 import { dashboardInBrowser } from './page-harness.js';
+import { uncostSessions } from './testing.js';
 
-const h = dashboardInBrowser();
+/** Sessions of 20 to 10 days back have no cost recorded (decision 0090): counted in 30 days, not in 7. */
+const UNCOSTED = 4;
+const h = dashboardInBrowser({ prepare: (home) => { uncostSessions(join(home, 'hermetic.db'), UNCOSTED); } });
 const { visit, settled, windowOf, figures, equalsReport } = h;
 
 describe('the dashboard in Chromium', () => {
   it('the overview\'s figures equal the report\'s JSON; the charts are drawn', async () => {
     const v = await visit('/');
     await equalsReport(v.page, windowOf({ period: '30d' }));
+    // Under the cards, as the terminal report says it: the sessions whose $0.00 is not a measured cost.
+    const sessions = usageReport(h.app.db, windowOf({ period: '30d' })).totals.sessions!;
+    assert.deepEqual(await v.page.$eval('.uncosted', (e) => [e.getAttribute('data-value'), e.textContent]),
+      [String(UNCOSTED), `Hermes recorded no cost for ${UNCOSTED} of these ${sessions} sessions: their $0.00 is not a measured cost.`]);
     // One machine's own dataset: no breakdown by machine, not even asked for (the fleet store's page has one:
     // fleet.test.ts); the other breakdowns were.
     assert.equal((await figures(v.page)).tables['breakdown-machine'], undefined);

@@ -13,15 +13,17 @@ import { after, before, describe, it } from 'node:test';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { reportCommand } from '../cli/report.js';
 import { Zone } from '../ledger/zone.js';
-import { resolveWindow, rowIssuesIn, usageReport, type ReportRequest, type ReportRow, type UsageReport } from '../report/index.js';
+import { resolveWindow, rowIssuesIn, uncostedIn, usageReport, type ReportRequest, type ReportRow, type UsageReport } from '../report/index.js';
 import { CSP, startWebServer } from './server.js';
-import { ATTRIBUTES_SESSION, PLAIN_SESSION, attributesStore, dashboardRig, type DashboardRig } from './testing.js';
+import { ATTRIBUTES_SESSION, PLAIN_SESSION, attributesStore, dashboardRig, uncostSessions, type DashboardRig } from './testing.js';
 import { sqliteSource } from './data/sqlite.js';
 import { printed } from '../../shared/testing/console.js';
 
 let app: DashboardRig;
+/** Sessions of 20 to 10 days back left with no cost recorded (decision 0090): in 30 days, not in 7. */
+const UNCOSTED = 5;
 before(async () => {
-  app = await dashboardRig();
+  app = await dashboardRig({ prepare: (home) => { uncostSessions(join(home, 'hermetic.db'), UNCOSTED); } });
 });
 after(() => app.close());
 
@@ -58,11 +60,15 @@ describe('usage endpoints equal usageReport', () => {
       const q = c.query ? `?${c.query}` : '';
       const amp = c.query ? `&${c.query}` : '';
       const overview = await api(`/api/overview${q}`);
-      const { cache_hit_rate, row_issues, unread, ...report } = overview.body;
+      const { cache_hit_rate, row_issues, uncosted, unread, ...report } = overview.body;
       assert.equal(unread, null, 'the rig was read whole: nothing left unread');
       const want = usageReport(app.db, request);
       assert.deepEqual(report, want);
       assert.deepEqual(row_issues, rowIssuesIn(app.db, request));
+      // The sessions Hermes recorded no cost for, as `hermetic report` counts them for the same window and filter.
+      assert.equal(uncosted, uncostedIn(app.db, request));
+      if (c.query === 'period=all' || c.query === '') assert.equal(uncosted, UNCOSTED, 'those of 20 to 10 days back');
+      if (c.period === '7d' || c.period === 'today') assert.equal(uncosted, 0, 'none this week');
       const prompt = want.totals.input_tokens! + want.totals.cache_read_tokens! + want.totals.cache_write_tokens!;
       assert.equal(cache_hit_rate, prompt ? want.totals.cache_read_tokens! / prompt : null);
       assert.deepEqual((await api(`/api/daily${q}`)).body, usageReport(app.db, { ...request, by: ['day', 'model'] }));
@@ -460,10 +466,11 @@ describe('on the Hermes fixtures', () => {
   after(() => fixture.close());
   it('all time, each endpoint equals usageReport', async () => {
     const get = async (path: string): Promise<any> => (await (await fetch(new URL(path, fixture.url))).json());
-    const { cache_hit_rate: _, row_issues, unread, ...overview } = await get('/api/overview?period=all');
+    const { cache_hit_rate: _, row_issues, uncosted, unread, ...overview } = await get('/api/overview?period=all');
     assert.equal(unread, null);
     assert.deepEqual(overview, usageReport(fixture.db, {}));
     assert.deepEqual(row_issues, rowIssuesIn(fixture.db, {}));
+    assert.equal(uncosted, uncostedIn(fixture.db, {}));
     assert.ok(Number(overview.totals.sessions) > 0);
     assert.deepEqual(await get('/api/daily?period=all'), usageReport(fixture.db, { by: ['day', 'model'] }));
     for (const by of ['model', 'provider', 'profile', 'source', 'project', 'task']) assert.deepEqual(await get(`/api/breakdown?period=all&by=${by}`), usageReport(fixture.db, { by: [by], top: 10 }), by);

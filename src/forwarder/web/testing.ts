@@ -1,6 +1,7 @@
 // A dashboard over a dataset for tests and the screenshot script: Hermes stores (generated, or the repository's
 // fixtures, and any a test writes itself) backfilled into a temporary home, `hermetic web`'s server on a free loopback
-// port, `now` fixed. `attributesStore` writes one session with Hermes's other fields set (decision 0050).
+// port, `now` fixed. `attributesStore` writes one session with Hermes's other fields set (decision 0050);
+// `uncostSessions` leaves some sessions with no cost recorded (decision 0090).
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { createIdSource } from '../../shared/ids.js';
@@ -107,6 +108,29 @@ export async function dashboardRig(options: DashboardRigOptions = {}): Promise<D
       cleanup();
     },
   };
+}
+
+/**
+ * Edits the dataset at `path` so that `count` sessions whose usage all lies in 20 to 10 days before `now` (the first by
+ * their last usage) have no cost from Hermes at all, as a store from before Hermes kept costs leaves them (decision
+ * 0090): neither cost on the session, every ledger row at $0. Returns their ids: counted in 30 days, not in 7.
+ */
+export function uncostSessions(path: string, count: number, now = DASHBOARD_NOW): string[] {
+  const db = new Database(path);
+  try {
+    const ids = db.prepare(`SELECT session_id FROM usage_ledger GROUP BY store, session_id HAVING MIN(at) >= ? AND MAX(at) < ?
+      ORDER BY MAX(at), session_id LIMIT ?`).pluck().all(now - 20 * 86_400, now - 10 * 86_400, count) as string[];
+    if (ids.length < count) throw new Error(`only ${ids.length} sessions of ${count} have all their usage 20 to 10 days back`);
+    db.transaction(() => {
+      for (const id of ids) {
+        db.prepare('UPDATE sessions SET estimated_cost_usd = NULL, actual_cost_usd = NULL WHERE session_id = ?').run(id);
+        db.prepare('UPDATE usage_ledger SET cost_usd = 0, estimated_cost_usd = 0, actual_cost_usd = NULL WHERE session_id = ?').run(id);
+      }
+    })();
+    return ids;
+  } finally {
+    db.close();
+  }
 }
 
 /** A session of 500 messages, each made 1 MB by `inflateBigTexts` (decision 0088). */

@@ -40,6 +40,7 @@ export function datasetFileSource(path: string, open: () => Db, source: (db: Db)
     messageText: async (key, seq, field) => opened().messageText(key, seq, field),
     slowestCalls: async (request, limit) => opened().slowestCalls(request, limit),
     rowIssues: async (request) => opened().rowIssues(request),
+    uncosted: async (request) => opened().uncosted(request),
     unread: async (request) => opened().unread(request),
     close: async () => {
       await current?.source.close();

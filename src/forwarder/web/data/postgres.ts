@@ -7,6 +7,7 @@ import { DELEGATIONS, MESSAGES, SESSIONS } from '../../dataset/columns.js';
 import type { Dialect } from '../../report/dialect.js';
 import { planReport, planValues, reportCondition, type ReportRequest } from '../../report/query.js';
 import { runPostgres } from '../../report/postgres.js';
+import { planUncosted } from '../../report/uncosted.js';
 import { Zone } from '../../ledger/zone.js';
 import { openFleet } from '../../sinks/postgres/read.js';
 import { q } from '../../sinks/postgres/schema.js';
@@ -142,6 +143,8 @@ export function postgresSource(url: string, zone: Zone): UsageSource {
       const { sql, values } = d.bind(slowestSql(request, tools, limit, true), params);
       return ((await c.query(sql, values as unknown[])).rows as Record<string, unknown>[]).map((r) => ({ ...r, started_at: Number(r.started_at), seconds: Number(r.seconds) })) as SlowCall[];
     }),
+    // The same count as on the dataset, each machine's sessions its own (decision 0090).
+    uncosted: (request) => fleet.read((c, d) => runPostgres(c, planUncosted(request, d), d)),
     // The fleet store receives no row issues (each machine's `hermetic status` has them).
     rowIssues: async () => null,
     unread: async () => null,

@@ -146,6 +146,11 @@ export interface UsageSource {
   slowestCalls(request: ReportRequest, limit: number): Promise<SlowCall[]>;
   /** Values the forwarder changed or left out in the sessions the request counts; null where they are not kept (the fleet store). */
   rowIssues(request: ReportRequest): Promise<RowIssueCount | null>;
+  /**
+   * Sessions the request counts that Hermes recorded no cost for at all (the report's `planUncosted`, decision 0090):
+   * their $0.00 is not a measured cost. Counted on the dataset and on the fleet store alike.
+   */
+  uncosted(request: ReportRequest): Promise<number>;
   /** Sessions a windowed backfill left unread that reach into the request's window; null where that is not kept (the fleet store). */
   unread(request: ReportRequest): Promise<UnreadSpan | null>;
   close(): Promise<void>;

@@ -6,6 +6,7 @@ import type { Statement } from 'better-sqlite3';
 import { sqliteDialect, type Dialect } from '../../report/dialect.js';
 import { ledgerZone, reportCondition, rowIssuesIn, unreadIn, usageReport, type ReportRequest, type UsageReport } from '../../report/index.js';
 import { planReport, planTotals, planValues, runSqlite } from '../../report/query.js';
+import { planUncosted } from '../../report/uncosted.js';
 import { Zone } from '../../ledger/zone.js';
 import { LINK_COLUMNS, PAGE_BYTES, TEXT_CAP, callsSql, delegationsSql, messageColumns, SESSION_COLUMNS, message, noMessage, noText, PageBudget, sessionDetail, slowestKeptSql, slowestSql, textSql, transcriptPages, twoStores, unknownParent, type RawCall, type RawMessage } from './rows.js';
 import type { DelegationRow, MessageText, SessionRow, SessionView, SlowCall, TextField, TranscriptPage, UsageSource } from './source.js';
@@ -127,6 +128,7 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
       return db.transaction(() => db.prepare(stale!.get() === undefined ? slowestKeptSql(request, tools, limit) : slowestSql(request, tools, limit)).all(params) as SlowCall[])();
     },
     rowIssues: async (request) => rowIssuesIn(db, request),
+    uncosted: async (request) => runSqlite(db, planUncosted(request, dialect), dialect),
     unread: async (request) => unreadIn(db, request),
     close: async () => { db.close(); },
   };

@@ -26,6 +26,16 @@ function totalsCards(o) {
     card('Estimated', 'estimated_cost_usd', t.estimated_cost_usd, cost(t.estimated_cost_usd)));
 }
 
+/**
+ * The period's sessions Hermes recorded no cost for at all (decision 0090), under the cost as the terminal report says
+ * it: their $0.00 is not a measured cost. Nothing when there are none.
+ */
+function uncosted(n, sessions) {
+  if (!n) return null;
+  return h('p', { class: 'muted uncosted', dataset: { figure: 'uncosted', value: String(n) } },
+    `Hermes recorded no cost for ${count(n)} of these ${count(sessions)} ${sessions === 1 ? 'session' : 'sessions'}: ${n === 1 ? 'its' : 'their'} $0.00 is not a measured cost.`);
+}
+
 /** Values the forwarder changed or left out in the period's sessions (the embedded dataset keeps them), as `hermetic report` says it. */
 function repaired(issues) {
   if (!issues || issues.entries === 0) return null;
@@ -154,6 +164,7 @@ export async function overview(state, options) {
     empty,
     unread(o.unread),
     totalsCards(o),
+    uncosted(o.uncosted, o.totals.sessions),
     repaired(o.row_issues),
     h('div', { class: 'grid two' }, dailyChart(daily), tokensChart(o.totals)),
     topSessions(sessions, state),
