@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
-import { rowIssuesIn, usageReport } from '../../src/forwarder/report/index.js';
+import { rowIssuesIn, uncostedIn, usageReport } from '../../src/forwarder/report/index.js';
 import { forwarderRig } from '../../src/forwarder/testing/index.js';
 import { copyFixture, tempDir } from '../../src/state-db/testing/fixtures.js';
 import { runBinAsync, spawnBin } from '../support/process.js';
@@ -42,10 +42,11 @@ it('prints its URL, answers usageReport, serves the page and Chart.js, and stops
     const overview = (await (await fetch(new URL('/api/overview?period=all', url))).json()) as Record<string, unknown>;
     const db = new Database(join(home, 'hermetic.db'), { readonly: true });
     try {
-      const { cache_hit_rate: _, row_issues, unread, ...report } = overview;
+      const { cache_hit_rate: _, row_issues, uncosted, unread, ...report } = overview;
       assert.equal(unread, null);
       assert.deepEqual(report, usageReport(db, {}));
       assert.deepEqual(row_issues, rowIssuesIn(db, {}));
+      assert.equal(uncosted, uncostedIn(db, {}));
     } finally {
       db.close();
     }
