@@ -25,6 +25,16 @@ export interface Dialect {
   bind(sql: string, params: Params): { sql: string; values: Params | unknown[] };
 }
 
+/**
+ * The condition that rows `a` and `b` (table aliases) belong to the same session: each of the dialect's session keys
+ * (written on the ledger alias `l`) equal on both.
+ * @example sameSession(sqliteDialect(), 'u', 'l') // 'u.store = l.store AND u.session_id = l.session_id'
+ */
+export function sameSession(dialect: Dialect, a: string, b: string): string {
+  const on = (alias: string, sql: string) => sql.replace(/\bl\./g, `${alias}.`);
+  return dialect.sessionKeys.map((k) => `${on(a, k.sql)} = ${on(b, k.sql)}`).join(' AND ');
+}
+
 /** Keys a report row holds but does not show (they identify; the row shows the session id and title). */
 export const HIDDEN_KEYS: ReadonlySet<string> = new Set(['store', 'machine_key']);
 

@@ -7,7 +7,7 @@ import { HermeticError } from '../../shared/errors.js';
 import { suggest } from '../../shared/options.js';
 import type { Db } from '../../shared/sqlite.js';
 import { Zone } from '../ledger/zone.js';
-import { HIDDEN_KEYS, sqliteDialect, type Dialect, type Key, type Params } from './dialect.js';
+import { HIDDEN_KEYS, sameSession, sqliteDialect, type Dialect, type Key, type Params } from './dialect.js';
 
 export const DIMENSIONS = ['day', 'week', 'month', 'model', 'provider', 'profile', 'source', 'project', 'task', 'session', 'tool', 'machine'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
@@ -165,7 +165,7 @@ function check(request: ReportRequest, dialect: Dialect = sqliteDialect()): Chec
   }
   const where = [...time, ...ledger].join(' AND ') || '1 = 1';
   // A model, provider or task filter reaches tool calls through the sessions with such usage in the window.
-  const same = dialect.sessionKeys.map((k) => `${k.sql.replace(/\bl\./g, 'u.')} = ${k.sql}`).join(' AND ');
+  const same = sameSession(dialect, 'u', 'l');
   const viaSessions = ledger.length > tools.length
     ? [`EXISTS (SELECT 1 FROM usage_ledger u WHERE ${same} AND ${[...time, ...ledger].join(' AND ').replace(/\bl\./g, 'u.')})`]
     : [];

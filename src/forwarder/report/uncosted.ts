@@ -3,7 +3,7 @@
 // $0.00 off as a measured cost. One plan for the embedded dataset and the fleet store (decision 0090): a session is
 // told apart by its keys in the dialect (the fleet adds its machine), the window and filter are the report's own.
 import type { Db } from '../../shared/sqlite.js';
-import { sqliteDialect, type Dialect } from './dialect.js';
+import { sameSession, sqliteDialect, type Dialect } from './dialect.js';
 import { reportCondition, runSqlite, type Plan, type ReportRequest } from './query.js';
 
 /**
@@ -12,8 +12,8 @@ import { reportCondition, runSqlite, type Plan, type ReportRequest } from './que
  */
 export function* planUncosted(request: Pick<ReportRequest, 'since' | 'until' | 'filter'>, dialect: Dialect): Plan<number> {
   const { ledger, params } = reportCondition(request, dialect);
-  // The same session as `s`: each key of the dialect on the ledger row of `alias` equals the session's.
-  const same = (alias: string) => dialect.sessionKeys.map((k) => `${k.sql.replace(/\bl\./g, `${alias}.`)} = ${k.sql.replace(/\bl\./g, 's.')}`).join(' AND ');
+  // The same session as `s`: each key of the dialect on the ledger row equals the session's.
+  const same = (alias: string) => sameSession(dialect, alias, 's');
   const [row] = yield {
     sql: `SELECT COUNT(*) AS n FROM sessions s WHERE s.estimated_cost_usd IS NULL AND s.actual_cost_usd IS NULL
     AND EXISTS (SELECT 1 FROM usage_ledger l WHERE ${same('l')} AND ${ledger})

@@ -107,9 +107,9 @@ async function messageText(fleet: FleetReader, key: SessionKey, seq: number, fie
   const found = await fleet.read(async (c, d) => {
     const row = await findSession(c, key);
     if (!row) return null;
-    const at = { machine: String(row.machine_id), store: String(row.store), session: key.id, seq };
+    const at = { machine: String(row.machine_id), store: String(row.store), session: key.id, seq, call: field.name === 'arguments' ? field.call : null };
     if ((await c.query('SELECT 1 FROM messages WHERE machine_id = $1 AND store = $2 AND session_id = $3 AND seq = $4', [at.machine, at.store, at.session, seq])).rows.length === 0) throw noMessage(key.id, seq);
-    const bound = d.bind(textSql(true, field, 'length'), at);
+    const bound = d.bind(textSql(true, field.name, 'length'), at);
     const size = (await c.query(bound.sql, bound.values as unknown[])).rows[0] as { characters: number | null; bytes: number | null };
     if (size.characters === null) throw noText(key.id, seq, field);
     return { at, characters: Number(size.characters), bytes: Number(size.bytes) };
@@ -119,7 +119,7 @@ async function messageText(fleet: FleetReader, key: SessionKey, seq: number, fie
     characters: found.characters,
     bytes: found.bytes,
     chunk: (from) => fleet.read(async (c, d) => {
-      const bound = d.bind(textSql(true, field, 'chunk'), { ...found.at, from, bytes: found.bytes });
+      const bound = d.bind(textSql(true, field.name, 'chunk'), { ...found.at, from, bytes: found.bytes });
       return ((await c.query(bound.sql, bound.values as unknown[])).rows[0] as { chunk: string } | undefined)?.chunk ?? null;
     }),
   };

@@ -127,20 +127,20 @@ export function callsSql(pg: boolean): string {
 }
 
 /**
- * One read of a whole field for `/api/message-text` (`@store`, `@session`, `@seq`; the fleet's `@machine`): `length`
- * its lengths (null when the message has no such text), `chunk` TEXT_CHUNK characters from `@from` (1-based) when the
- * field still has `@bytes` bytes — a row rewritten meanwhile reads nothing, and the answer is broken off rather than a
+ * One read of a whole field for `/api/message-text` (`@store`, `@session`, `@seq`, `@call` for arguments; the fleet's
+ * `@machine`): `length` its lengths (null when the message has no such text), `chunk` TEXT_CHUNK characters from
+ * `@from` (1-based) when the field still has `@bytes` bytes — a row rewritten meanwhile reads nothing, and the answer is broken off rather than a
  * mix of two texts (the byte length, which SQLite reads without the text: a column is read once per chunk, not twice).
  */
-export function textSql(pg: boolean, field: TextField, what: 'chunk' | 'length'): string {
-  let value: string = field.name;
-  if (field.name === 'arguments') {
-    const n = Math.trunc(field.call);
+export function textSql(pg: boolean, field: TextField['name'], what: 'chunk' | 'length'): string {
+  let value: string = field;
+  // One call's arguments: the call's index is the parameter `@call` (from 0), so one statement serves every call.
+  if (field === 'arguments') {
     value = pg
       ? `(SELECT CASE WHEN json_typeof(a) = 'string' THEN a #>> '{}' ELSE a::text END
-          FROM (SELECT ${argumentsSql(true, 'c')} AS a FROM (SELECT CASE WHEN json_typeof(tool_calls::json) = 'array' THEN tool_calls::json -> ${n} END AS c) e) x)`
+          FROM (SELECT ${argumentsSql(true, 'c')} AS a FROM (SELECT CASE WHEN json_typeof(tool_calls::json) = 'array' THEN tool_calls::json -> CAST(@call AS int) END AS c) e) x)`
       : `(SELECT CASE WHEN p IS NULL THEN NULL WHEN json_type(c, p) = 'text' THEN c ->> p ELSE c -> p END
-          FROM (SELECT c, ${argumentsSql(false, 'c')} AS p FROM (SELECT CASE WHEN json_valid(tool_calls) AND json_type(tool_calls) = 'array' THEN tool_calls -> '$[${n}]' END AS c)))`;
+          FROM (SELECT c, ${argumentsSql(false, 'c')} AS p FROM (SELECT CASE WHEN json_valid(tool_calls) AND json_type(tool_calls) = 'array' THEN tool_calls -> ('$[' || CAST(@call AS INTEGER) || ']') END AS c)))`;
   }
   const where = `${pg ? 'machine_id = @machine AND ' : ''}store = @store AND session_id = @session AND seq = @seq`;
   if (what === 'length') return `SELECT length(v) AS characters, ${octets('v')} AS bytes FROM (SELECT ${value} AS v FROM messages WHERE ${where}) t`;

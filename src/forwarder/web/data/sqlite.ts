@@ -68,22 +68,18 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
   }).deferred();
   // A whole text, a chunk (one substr) per read, each its own read of the latest commit: a chunk is read only while
   // the text still has the byte length the answer announced (its Content-Length).
-  const texts = new Map<string, { length: Statement; chunk: Statement }>();
-  const textStatements = (field: TextField) => {
-    const name = field.name === 'arguments' ? `arguments:${field.call}` : field.name;
+  const texts = new Map<TextField['name'], { length: Statement; chunk: Statement }>();
+  const textStatements = (name: TextField['name']) => {
     let known = texts.get(name);
-    if (!known) {
-      if (texts.size >= 64) texts.clear();
-      texts.set(name, (known = { length: db.prepare(textSql(false, field, 'length')), chunk: db.prepare(textSql(false, field, 'chunk')).pluck() }));
-    }
+    if (!known) texts.set(name, (known = { length: db.prepare(textSql(false, name, 'length')), chunk: db.prepare(textSql(false, name, 'chunk')).pluck() }));
     return known;
   };
   const messageText = ({ id, store }: { id: string; store: string | null }, seq: number, field: TextField): MessageText | null => {
-    const { length, chunk } = textStatements(field);
+    const { length, chunk } = textStatements(field.name);
     const where = db.transaction(() => {
       const found = find(id, store);
       if (!found) return null;
-      const at = { store: String(found.store), session: id, seq };
+      const at = { store: String(found.store), session: id, seq, call: field.name === 'arguments' ? field.call : null };
       if (hasMessage.get(at.store, id, seq) === undefined) throw noMessage(id, seq);
       const size = length.get(at) as { characters: number | null; bytes: number | null };
       if (size.characters === null) throw noText(id, seq, field);
