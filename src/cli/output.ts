@@ -1,6 +1,8 @@
 // What the process does when its output cannot be written, instead of Node's unhandled 'error' with its stack: a
 // reader that went away (`hermetic report | head`) ends it quietly, as SIGPIPE ends a Unix tool; any other failure (a
 // full disk under `> report.csv`) is said in one line on stderr with HERMETIC_CLI_OUTPUT, exit 1.
+import { writableRoom } from '../shared/writable-room.js';
+
 let installed = false;
 
 /** The line said when stdout cannot be written for `e`, or null when its reader went away (nothing to say). */
@@ -32,21 +34,12 @@ export function outputErrorsSaid(): void {
 }
 
 /**
- * Resolves true once stdout has room for more (at once, unless a slower reader let its buffer fill), false when it
- * cannot be written any more (its reader went away, or the disk is full). A command printing a long result awaits it
- * after each line: it stops reading for nobody (`| head`), and what it printed never piles up in memory (`| less`).
- * The 'error' listener above ends the process as it says, a tick after the failed write.
+ * Resolves true once stdout has room for more, false when it cannot be written any more (shared/writable-room.ts). A
+ * command printing a long result awaits it after each line: it stops reading for nobody (`| head`), and what it printed
+ * never piles up in memory (`| less`). The 'error' listener above ends the process as it says, a tick after the failed
+ * write.
  * @example for (const line of lines) { console.log(line); if (!(await stdoutRoom())) break; }
  */
-export async function stdoutRoom(stream: NodeJS.WriteStream = process.stdout): Promise<boolean> {
-  if (stream.errored != null) return false;
-  if (!stream.writableNeedDrain) return true;
-  await new Promise<void>((resolve) => {
-    const done = () => {
-      for (const event of ['drain', 'error', 'close'] as const) stream.off(event, done);
-      resolve();
-    };
-    for (const event of ['drain', 'error', 'close'] as const) stream.on(event, done);
-  });
-  return stream.errored == null && !stream.destroyed;
+export function stdoutRoom(stream: NodeJS.WriteStream = process.stdout): Promise<boolean> {
+  return writableRoom(stream);
 }

@@ -8,6 +8,7 @@ import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { HermeticError, isHermeticError } from '../../shared/errors.js';
 import { damagedFile, isLockedOut } from '../../shared/sqlite-errors.js';
+import { writableRoom } from '../../shared/writable-room.js';
 import { assetTable, pageWithPreloads, readAsset } from './assets.js';
 import type { UsageSource } from './data/source.js';
 import { HANDLERS, TextAnswer } from './handlers.js';
@@ -60,17 +61,6 @@ function sendError(res: ServerResponse, e: HermeticError): void {
   send(res, e.status, 'application/json; charset=utf-8', JSON.stringify({ error: { code: e.code, message: e.message } }));
 }
 
-/** Resolves once the response can take more (or is gone). */
-const drained = (res: ServerResponse) => new Promise<void>((resolve) => {
-  const done = () => {
-    res.off('drain', done);
-    res.off('close', done);
-    resolve();
-  };
-  res.on('drain', done);
-  res.on('close', done);
-});
-
 /**
  * A text answer, written as it is read: one chunk in memory at a time, the next read once the client took the last
  * (node stops taking when the socket's buffer is full). Its length was announced; a read that fails or a text that
@@ -85,7 +75,7 @@ async function sendText(req: IncomingMessage, res: ServerResponse, answer: TextA
       if (res.destroyed) return;
       sent += Buffer.byteLength(chunk);
       if (sent > answer.bytes) throw new Error('longer than announced');
-      if (!res.write(chunk)) await drained(res);
+      if (!res.write(chunk) && !(await writableRoom(res))) return;
     }
     if (sent !== answer.bytes) throw new Error('shorter than announced');
     res.end();
