@@ -279,6 +279,15 @@ describe('large values', () => {
 
 // Concurrently: each test has a database of its own, and most of their time is the server waiting out a 1 s timeout.
 describe('a statement_timeout shorter than a batch takes (decision 0086)', { concurrency: true }, () => {
+  /** A new database with the fleet schema made (a sink opened and closed): the triggers below need its tables. */
+  async function migratedDatabase(): Promise<string> {
+    const url = pg.createDatabase();
+    const setup = createPostgresSink(url);
+    await setup.open();
+    await setup.close();
+    return url;
+  }
+
   /**
    * Makes the fleet's messages table slow for a statement of more than `over` rows: a statement-level trigger sleeps
    * 30 s, far past the database's statement_timeout, so the cancel never depends on how loaded the machine is;
@@ -303,10 +312,7 @@ describe('a statement_timeout shorter than a batch takes (decision 0086)', { con
   }
 
   it('a batch whose statement is cancelled lands in smaller pieces, in one transaction, and the size that fits is kept', async () => {
-    const url = pg.createDatabase();
-    const setup = createPostgresSink(url);
-    await setup.open();
-    await setup.close();
+    const url = await migratedDatabase();
     slowMessages(url, 2);
     const sink = createPostgresSink(url);
     try {
@@ -325,10 +331,7 @@ describe('a statement_timeout shorter than a batch takes (decision 0086)', { con
   });
 
   it('rows that go through the staging table (sessions): each piece sends its own rows, none of an earlier piece again', async () => {
-    const url = pg.createDatabase();
-    const setup = createPostgresSink(url);
-    await setup.open();
-    await setup.close();
+    const url = await migratedDatabase();
     slowMessages(url, 2, 'sessions');
     // New sessions only: a row of an earlier piece sent again would be an update, which this refuses.
     pg.psql(`CREATE FUNCTION hermetic.refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'sent twice: %', OLD.session_id; END $$;
@@ -349,10 +352,7 @@ describe('a statement_timeout shorter than a batch takes (decision 0086)', { con
   });
 
   it('through the shipper: the sink backs off with the code and its sentence as its last error (hermetic sinks), and ships once the row is fast enough', async () => {
-    const url = pg.createDatabase();
-    const setup = createPostgresSink(url);
-    await setup.open();
-    await setup.close();
+    const url = await migratedDatabase();
     slowMessages(url, 0);
     const { home, cleanup } = oneMessageDataset('hermetic-pgtimeout-');
     const db = openDataset(home);
