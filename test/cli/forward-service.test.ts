@@ -187,15 +187,22 @@ function assertKeys(dict: Record<string, Typed>, known: Record<string, readonly 
   }
 }
 
-const plistTyped = readPlist(plistPath);
-assert.equal(plistTyped[0], 'dict', 'the plist is a dict');
-const job = plain(plistTyped) as {
+interface Job {
   Label: string; ProgramArguments: string[]; EnvironmentVariables?: Record<string, string>; KeepAlive: unknown;
   StandardOutPath: string; StandardErrorPath: string; [key: string]: unknown;
-};
+}
+
+/** The example agent, read once (in the first test that needs it: a file plistlib refuses fails those tests only). */
+let example: { typed: Record<string, Typed>; job: Job } | undefined;
+function agent(): { typed: Record<string, Typed>; job: Job } {
+  if (example) return example;
+  const typed = readPlist(plistPath);
+  assert.equal(typed[0], 'dict', 'the plist is a dict');
+  return (example = { typed: typed[1] as Record<string, Typed>, job: plain(typed) as Job });
+}
 
 test('the agent is a valid plist of keys launchd knows, with the types it takes', () => {
-  const top = plistTyped[1] as Record<string, Typed>;
+  const { typed: top, job } = agent();
   assertKeys(top, LAUNCHD_KEYS, 'the job');
   if (top.KeepAlive?.[0] === 'dict') assertKeys(top.KeepAlive[1], KEEP_ALIVE_KEYS, 'KeepAlive');
   for (const [name, v] of Object.entries(top)) {
@@ -215,6 +222,7 @@ test('plutil accepts it', { skip: spawnSync('plutil', ['-help']).error ? 'plutil
 });
 
 test('the agent runs hermetic forward by absolute paths, starts at login, restarts only on failure, runs in the background', () => {
+  const { job } = agent();
   // Node first: launchd's PATH has no Homebrew or nvm node for the bin's `#!/usr/bin/env node` to find.
   assert.deepEqual(job.ProgramArguments, [NODE, HERMETIC, 'forward', '--interval', '10s']);
   assert.deepEqual([job.RunAtLoad, job.KeepAlive, job.ProcessType], [true, { SuccessfulExit: false }, 'Background']);
@@ -242,7 +250,8 @@ test('installed by the README\'s sed line, its ProgramArguments run as launchd r
   const sed = spawnSync('sh', ['-c', line[0]], { cwd: ROOT, env: { HOME: home, PATH: `${bin}:${LAUNCHD_PATH}` }, encoding: 'utf8' });
   assert.deepEqual([sed.status, sed.stderr], [0, '']);
   const installedPath = join(home, 'Library', 'LaunchAgents', basename(plistPath));
-  const installed = plain(readPlist(installedPath)) as typeof job;
+  const installed = plain(readPlist(installedPath)) as Job;
+  const { job } = agent();
   const fill = (v: string) => v.replace(NODE, join(bin, 'node')).replace(HERMETIC, join(bin, 'hermetic')).replaceAll(HOME, home);
   assert.deepEqual(installed, JSON.parse(fill(JSON.stringify(job))));
 
