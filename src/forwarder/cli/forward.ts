@@ -38,7 +38,10 @@ export function tickLine(r: StepResult): string {
     r.sessionsIgnored && `${r.sessionsIgnored} ignored by usage policy`,
     r.sessionsQuarantined && `${r.sessionsQuarantined} quarantined`,
   ].filter(Boolean);
-  const written = r.sessionsWritten > 0 || what.length === 0 ? `${plural(r.sessionsWritten, 'session')} ${r.replaced ? 'read again whole: the store file was replaced' : 'written'} (${changes(r)})` : '';
+  // A long session the tick stopped in (after some of its chunks) is in the dataset in part: said, never as nothing new.
+  const partly = r.sessionsPartial > 0 && `${plural(r.sessionsPartial, 'long session')} written in part, the rest next time`;
+  const written = r.sessionsWritten > 0 || what.length === 0 ? `${r.sessionsWritten === 0 && partly ? partly : `${plural(r.sessionsWritten, 'session')} ${r.replaced ? 'read again whole: the store file was replaced' : 'written'}`} (${changes(r)})` : '';
+  if (partly && r.sessionsWritten > 0) what.push(partly);
   // Values changed or left out in what was written (as backfill says): `hermetic status` counts them all.
   const issues = r.rowIssues > 0 ? `; ${plural(r.rowIssues, 'row issue')} recorded` : '';
   return `forward: ${r.profile}: ${[written, ...what].filter(Boolean).join(', ')}${issues}`;
@@ -66,7 +69,7 @@ export function tickEvents(results: readonly StepResult[], missing: (store: stri
     out.push({
       event: r.error ? EVENTS.pollFailed : EVENTS.pollTick,
       at, store: r.store, profile: r.profile, sessions_written: r.sessionsWritten, sessions_appended: r.sessionsAppended,
-      sessions_rewritten: r.sessionsRewritten + r.sessionsReplaced - r.sessionsNew, sessions_new: r.sessionsNew, messages: r.messages, parts: r.parts, messages_removed: r.messagesRemoved,
+      sessions_rewritten: r.sessionsRewritten + r.sessionsReplaced - r.sessionsNew, sessions_new: r.sessionsNew, sessions_partial: r.sessionsPartial, messages: r.messages, parts: r.parts, messages_removed: r.messagesRemoved,
       parts_removed: r.partsRemoved, removed_from_store: r.sessionsRemoved, quarantined: r.sessionsQuarantined,
       checked_for_edits: r.sessionsChecked, edited_in_place: r.sessionsEdited, delegations_written: r.delegationsWritten,
       delegations_removed: r.delegationsRemoved, row_issues: r.rowIssues, error: r.error,
@@ -150,7 +153,7 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
         said.set(r.store, state);
       }
       if (values.json) continue;
-      if (r.sessionsWritten + r.sessionsRemoved + r.sessionsQuarantined + r.sessionsIgnored + r.delegationsWritten + r.delegationsRemoved > 0) {
+      if (r.sessionsWritten + r.sessionsPartial + r.sessionsRemoved + r.sessionsQuarantined + r.sessionsIgnored + r.delegationsWritten + r.delegationsRemoved > 0) {
         say(tickLine(r));
         spoken.add(r.store);
       } else if (!r.error && (once || !spoken.has(r.store))) {

@@ -259,9 +259,15 @@ test('a pass told to stop (Ctrl-C) between two chunks of a long session stops th
     });
     assert.equal(r!.error, null);
     assert.equal(partials, 2, 'no chunk was written after the pass was told to stop');
+    // Said as written in part, with the rows its two chunks added: not as written, and not as nothing new.
+    const inDataset = rig.query<{ n: number }>('SELECT COUNT(*) AS n FROM messages')[0]!.n;
+    assert.deepEqual([r!.sessionsWritten, r!.sessionsPartial, r!.messages], [0, 1, inDataset]);
+    assert.ok(inDataset > 0);
     const cursor = rig.query<{ fingerprint: string }>('SELECT fingerprint FROM session_cursors WHERE session_id = ?', s.sessions[0]!);
     assert.ok(cursor[0]!.fingerprint.startsWith(PARTIAL), 'the session is marked half-written');
-    assert.equal(rig.forwarder.backfill()[0]!.error, null);
+    const [again] = rig.forwarder.backfill();
+    // The long session finished, and the one the stopped pass did not reach.
+    assert.deepEqual([again!.error, again!.sessionsWritten, again!.sessionsPartial], [null, 2, 0]);
     assertCleanBackfill(rig, s.path, 'a backfill stopped between two chunks, run again');
   } finally {
     rig.cleanup();

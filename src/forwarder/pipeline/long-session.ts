@@ -78,5 +78,10 @@ export function* writeLong(mark: SessionMark, c: LongContext): Generator<void, b
     return true;
   }, () => options.keepGoing?.() !== false);
   if (typeof outcome === 'object') quarantine(outcome.error);
+  if (outcome === 'interrupted' && kind !== null) {
+    // Stopped after some chunks were committed: they are in the dataset (with their row issues), the session is not done.
+    result.sessionsPartial++;
+    result.rowIssues += issues;
+  }
   return outcome !== 'interrupted';
 }

@@ -33,6 +33,11 @@ export interface StepResult {
   sessionsReplaced: number;
   /** Of the sessions written whole, those the dataset held no cursor of: new to it, not rewritten. */
   sessionsNew: number;
+  /**
+   * Sessions longer than a chunk that the pass stopped in (a signal, between two of their chunks) after writing some of
+   * their chunks: in the dataset in part, not counted as written; the next pass goes on from where this one stopped.
+   */
+  sessionsPartial: number;
   /** Rows added and removed in `messages` and `parts` (a rewrite removes some and adds them again). */
   messages: number;
   parts: number;
@@ -57,7 +62,7 @@ export function emptyResult(ref: StoreRef): StepResult {
     store: ref.path, profile: ref.profile, backend: ref.backend, warning: ref.warning, read: null, schemaVersion: null,
     journalMode: null, replaced: false, sessionsSeen: 0, sessionsUnchanged: 0, sessionsOutsideWindow: 0, sessionsWritten: 0,
     sessionsIgnored: 0, sessionsRemoved: 0, sessionsQuarantined: 0, sessionsWaiting: 0, sessionsChecked: 0, sessionsEdited: 0, sessionsAppended: 0,
-    sessionsRewritten: 0, sessionsReplaced: 0, sessionsNew: 0, messages: 0, parts: 0, messagesRemoved: 0, partsRemoved: 0, messagesRewritten: 0, partsRewritten: 0, rowIssues: 0,
+    sessionsRewritten: 0, sessionsReplaced: 0, sessionsNew: 0, sessionsPartial: 0, messages: 0, parts: 0, messagesRemoved: 0, partsRemoved: 0, messagesRewritten: 0, partsRewritten: 0, rowIssues: 0,
     delegationsWritten: 0, delegationsRemoved: 0, readByWorker: 0, policyDrops: [], error: null,
   };
 }
