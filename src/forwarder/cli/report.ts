@@ -10,7 +10,7 @@ import type { Db } from '../../shared/sqlite.js';
 import { DATASET_VERSION } from '../dataset/columns.js';
 import { hermeticHome } from '../home.js';
 import { explicitTimeZone, systemTimeZone, Zone } from '../ledger/zone.js';
-import { DEFAULT_WIDTH, ledgerZone, MAX_TOP, parseFilters, planFilterMiss, type FilterMiss, rowIssuesIn, type RowIssueCount, planUncosted, uncostedIn, unreadDays, unreadIn, unreadText, type UnreadSpan, renderCsv, renderMarkdown, renderSummary, resolveWindow, windowOrderProblem, course, previousWindow, windowDays, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
+import { DEFAULT_WIDTH, ledgerZone, MAX_TOP, parseFilters, planFilterMiss, type FilterMiss, fleetRowIssues, rowIssuesIn, type RowIssueCount, planUncosted, uncostedIn, unreadDays, unreadIn, unreadText, type UnreadSpan, renderCsv, renderMarkdown, renderSummary, resolveWindow, windowOrderProblem, course, previousWindow, windowDays, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
 import { sqliteDialect } from '../report/dialect.js';
 import { planSummary, type SummaryRequest } from '../report/summary.js';
 import { planReport, runSqlite } from '../report/query.js';
@@ -62,7 +62,7 @@ function datasetSource(home: string): ReportSource {
     report: async (request) => usageReport(db, request, dialect),
     summary: async (request, now) => summaryTables(db, request, now, dialect),
     emptyDataset: async () => db.prepare('SELECT 1 FROM usage_ledger LIMIT 1').get() === undefined,
-    rowIssues: async (request) => rowIssuesIn(db, request),
+    rowIssues: async (request) => rowIssuesIn(db, request, dialect),
     uncosted: async (request) => uncostedIn(db, request),
     unread: async (request) => unreadIn(db, request),
     filterMiss: async (request) => db.transaction(() => runSqlite(db, planFilterMiss(request, dialect), dialect)).deferred(),
@@ -78,8 +78,8 @@ async function fleetSource(url: string): Promise<ReportSource> {
     report: (request, zone) => readFleet(url, (c, d) => runPostgres(c, planReport(request, zone, d), d)),
     summary: (request, now, zone) => readFleet(url, (c, d) => runPostgres(c, planSummary(request, now, zone, d), d)),
     emptyDataset: () => readFleet(url, async (c) => (await c.query('SELECT 1 FROM usage_ledger LIMIT 1')).rows.length === 0),
-    // The fleet store receives no row issues (each machine's `hermetic status` has them).
-    rowIssues: async () => null,
+    // The values each machine's forwarder repaired: the dataset's plan, each session keyed by its machine too (decision 0092).
+    rowIssues: (request) => readFleet(url, (c, d) => fleetRowIssues(c, request, d)),
     // Sessions with no cost at all: the same rule as the dataset's, each session keyed by its machine too.
     uncosted: (request) => readFleet(url, (c, d) => runPostgres(c, planUncosted(request, d), d)),
     // Nor what each machine's backfill left unread (its `hermetic status` counts them as pending).

@@ -463,8 +463,9 @@ export const DATASET_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PART
  * (decision 0035); 5: the sink counts the activity of what it inserts, the per-row insert triggers dropped (decision 0040);
  * 6: messages.compacted, the history in-place compaction summarized away kept (decision 0048); 7: sessions.attributes and
  * messages.attributes (decision 0050); 8: delegations and stores.delegation_marks (decision 0054); 9: stores.hermes_home;
- * 10: stores.unread (decision 0062); 11: tool_calls and row_counts, kept by the writer (decision 0069).
+ * 10: stores.unread (decision 0062); 11: tool_calls and row_counts, kept by the writer (decision 0069); 12: row_issues
+ * shipped to remote sinks (its change-log triggers; decision 0092).
  */
-export const DATASET_VERSION = 11;
+export const DATASET_VERSION = 12;
 
 export type RecordOf = Record<string, unknown>;

@@ -31,8 +31,16 @@ export interface Dialect {
  * @example sameSession(sqliteDialect(), 'u', 'l') // 'u.store = l.store AND u.session_id = l.session_id'
  */
 export function sameSession(dialect: Dialect, a: string, b: string): string {
-  const on = (alias: string, sql: string) => sql.replace(/\bl\./g, `${alias}.`);
-  return dialect.sessionKeys.map((k) => `${on(a, k.sql)} = ${on(b, k.sql)}`).join(' AND ');
+  const [left, right] = [sessionKeysOn(dialect, a), sessionKeysOn(dialect, b)];
+  return left.map((k, i) => `${k} = ${right[i]}`).join(' AND ');
+}
+
+/**
+ * The dialect's session keys written on table alias `alias` instead of the ledger's `l`.
+ * @example sessionKeysOn(postgresDialect('hermetic'), 'r') // ['r.machine_id', 'r.store', 'r.session_id']
+ */
+export function sessionKeysOn(dialect: Dialect, alias: string): string[] {
+  return dialect.sessionKeys.map((k) => k.sql.replace(/\bl\./g, `${alias}.`));
 }
 
 /** Keys a report row holds but does not show (they identify; the row shows the session id and title). */

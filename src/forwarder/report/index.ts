@@ -6,6 +6,6 @@ export { parseFilters } from './filter.js';
 export { planFilterMiss, describeFilterMiss, type FilterMiss } from './filter-miss.js';
 export { resolveWindow, windowOrderProblem, parsePoint, addDays, course, previousWindow, windowDays, PERIODS, type Period, type Window } from './window.js';
 export { renderSummary, renderTable, DEFAULT_WIDTH, renderCsv, renderMarkdown, formatCost, formatTokens, describePeriod, changeText, unreadText, type SummaryView } from './render.js';
-export { rowIssuesIn, type RowIssueCount } from './row-issues.js';
+export { fleetRowIssues, planRowIssues, rowIssuesIn, type RowIssueCount } from './row-issues.js';
 export { planUncosted, uncostedIn } from './uncosted.js';
 export { unreadDays, unreadIn, type UnreadSpan } from './unread.js';

@@ -12,7 +12,7 @@ export interface WebRoute {
 }
 
 export const API_ROUTES = [
-  { name: 'overview', path: '/api/overview', params: USAGE_PARAMS, text: 'The window\'s totals (`usageReport` with no grouping), the cache-hit rate, the values the forwarder repaired (`row_issues`; null on the fleet store), how many of the sessions counted Hermes recorded no cost for (`uncosted`, `planUncosted`: their $0.00 is not measured; decision 0090) and the sessions a windowed backfill left unread (`unread`; null when none and on the fleet store).' },
+  { name: 'overview', path: '/api/overview', params: USAGE_PARAMS, text: 'The window\'s totals (`usageReport` with no grouping), the cache-hit rate, the values the forwarder repaired (`row_issues`, `planRowIssues`, on the fleet store too: decision 0092), how many of the sessions counted Hermes recorded no cost for (`uncosted`, `planUncosted`: their $0.00 is not measured; decision 0090) and the sessions a windowed backfill left unread (`unread`; null when none and on the fleet store).' },
   { name: 'daily', path: '/api/daily', params: USAGE_PARAMS, text: 'Spend per day by model (`usageReport` by day and model).' },
   { name: 'breakdown', path: '/api/breakdown', params: [...USAGE_PARAMS, 'by', 'top'], text: 'One breakdown: by=model|provider|profile|source|project|task|machine, the top N rows and the rest summed.' },
   { name: 'sessions', path: '/api/sessions', params: [...USAGE_PARAMS, 'top'], text: 'The most expensive sessions (`usageReport` by session, top N).' },

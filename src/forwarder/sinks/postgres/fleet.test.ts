@@ -8,6 +8,7 @@ import { tempDir } from '../../../state-db/testing/fixtures.js';
 import { generatedStore } from '../../../state-db/testing/generated.js';
 import { sharedPostgres, type PgCluster } from '../../../shared/testing/postgres.js';
 import { assertFleetHolds, runChild, startChild } from '../../../../test/support/postgres-fleet.js';
+import { SHIPPED_TABLES } from './schema.js';
 
 let pg: PgCluster;
 let dir: string;
@@ -33,7 +34,7 @@ describe('a fleet of forwarders', () => {
     const db = url.split('/').pop()!;
     assert.equal(pg.psql('SELECT COUNT(DISTINCT machine_id) FROM hermetic.sessions', db).trim(), '3');
     assert.ok(Number(pg.psql('SELECT COUNT(*) FROM hermetic.delegations', db).trim()) > 0, 'the generated stores\' delegations are there');
-    const total = ['sessions', 'messages', 'parts', 'model_usage', 'usage_events', 'daily_usage', 'usage_ledger', 'tool_usage', 'delegations']
+    const total = SHIPPED_TABLES.map((t) => t.name)
       .map((t) => Number(pg.psql(`SELECT COUNT(*) FROM hermetic.${t}`, db).trim())).reduce((a, b) => a + b, 0);
     assert.equal(total, rows, 'nothing else in the database');
   });

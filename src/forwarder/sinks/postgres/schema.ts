@@ -2,13 +2,13 @@
 // names, each with `machine_id` and `hostname` first and the key (machine_id, dataset key); INTEGER → bigint, REAL →
 // double precision, TEXT and JSON → text (the dataset's bytes kept as they are; `::jsonb` reads them). Plus
 // `progress` (per machine, the last change-log sequence applied, written with the rows) and `schema_version`.
-import { DAILY_USAGE, DELEGATIONS, MESSAGES, MODEL_USAGE, PARTS, SESSIONS, TOOL_USAGE, USAGE_EVENTS, USAGE_LEDGER, type ColumnType, type DatasetTable } from '../../dataset/columns.js';
+import { DAILY_USAGE, DELEGATIONS, MESSAGES, MODEL_USAGE, PARTS, ROW_ISSUES, SESSIONS, TOOL_USAGE, USAGE_EVENTS, USAGE_LEDGER, type ColumnType, type DatasetTable } from '../../dataset/columns.js';
 import type { ShippedTable } from '../remote/contract.js';
 
 /** The tables of the fleet schema's first version (dataset version 3's shipped tables). */
 const FIRST_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PARTS, MODEL_USAGE, USAGE_EVENTS, DAILY_USAGE, USAGE_LEDGER, TOOL_USAGE];
 /** The tables a remote sink receives, in the dataset's order. */
-export const SHIPPED_TABLES: readonly DatasetTable[] = [...FIRST_TABLES, DELEGATIONS];
+export const SHIPPED_TABLES: readonly DatasetTable[] = [...FIRST_TABLES, DELEGATIONS, ROW_ISSUES];
 export const SHIPPED: ReadonlyMap<ShippedTable, DatasetTable> = new Map(SHIPPED_TABLES.map((t) => [t.name as ShippedTable, t]));
 
 export const PG_TYPE: Record<ColumnType, string> = { INTEGER: 'bigint', REAL: 'double precision', TEXT: 'text', JSON: 'text' };
@@ -66,6 +66,11 @@ export const MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE ${q(s)}.progress ADD COLUMN IF NOT EXISTS applied_from bigint`,
       `ALTER TABLE ${q(s)}.progress ADD COLUMN IF NOT EXISTS applied_digest text`,
     ],
+  },
+  {
+    version: 4,
+    doc: 'row_issues: the values each forwarder changed or left out, so a fleet report says how many (dataset version 12, decision 0092).',
+    sql: (s) => createTable(s, ROW_ISSUES),
   },
 ];
 

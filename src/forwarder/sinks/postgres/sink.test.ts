@@ -284,24 +284,25 @@ describe('migrations', () => {
     }
   });
 
-  it('a fleet schema of version 1 gains the delegations table (version 2) and the digest of what it applied (3), and takes their rows', async () => {
+  it('a fleet schema of version 1 gains the delegations table (version 2), the digest of what it applied (3) and row_issues (4, decision 0092), and takes their rows', async () => {
     const url = pg.createDatabase();
     const db = url.split('/').pop()!;
     const first = createPostgresSink(url);
     await first.open();
     await first.close();
-    // As version 1 left it: no delegations table.
-    pg.psql('DROP TABLE hermetic.delegations; DELETE FROM hermetic.schema_version WHERE version > 1', db);
+    // As version 1 left it: no delegations or row_issues table.
+    pg.psql('DROP TABLE hermetic.delegations; DROP TABLE hermetic.row_issues; DELETE FROM hermetic.schema_version WHERE version > 1', db);
     const again = createPostgresSink(url);
     await again.open();
     try {
-      assert.equal(pg.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM hermetic.schema_version", db).trim(), '1,2,3');
+      assert.equal(pg.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM hermetic.schema_version", db).trim(), '1,2,3,4');
       await again.write(datasetBatch(datasets.get('generated')!, A, 1));
     } finally {
       await again.close();
     }
     assert.ok(await assertEqualsDataset(url, datasets.get('generated')!, A) > 0);
     assert.ok(Number(pg.psql('SELECT COUNT(*) FROM hermetic.delegations', db).trim()) > 0, 'the generated store\'s delegations');
+    assert.ok(Number(pg.psql('SELECT COUNT(*) FROM hermetic.row_issues', db).trim()) > 0, 'the generated store\'s row issues');
   });
 
   it('a column columns.ts has and the table lacks is added; a schema from a newer Hermetic is refused, untouched', async () => {

@@ -4,11 +4,14 @@
 // Each registered sink has its own cursor (remote_sinks.acked_seq); entries every sink acknowledged are pruned.
 import { createHash } from 'node:crypto';
 import type { Db } from '../../../shared/sqlite.js';
-import { CHANGE_LOG, DAILY_USAGE, DELEGATIONS, MESSAGES, MODEL_USAGE, PARTS, REMOTE_SINKS, SESSIONS, TOOL_USAGE, USAGE_EVENTS, USAGE_LEDGER, type DatasetTable } from '../../dataset/columns.js';
+import { CHANGE_LOG, DAILY_USAGE, DELEGATIONS, MESSAGES, MODEL_USAGE, PARTS, REMOTE_SINKS, ROW_ISSUES, SESSIONS, TOOL_USAGE, USAGE_EVENTS, USAGE_LEDGER, type DatasetTable } from '../../dataset/columns.js';
 import type { ShippedTable } from './contract.js';
 
-/** The shipped tables, in the order a snapshot sends them (tables added later go last: a snapshot under way goes on). */
-export const SHIPPED: readonly (DatasetTable & { name: ShippedTable })[] = [SESSIONS, MESSAGES, PARTS, MODEL_USAGE, USAGE_EVENTS, DAILY_USAGE, USAGE_LEDGER, TOOL_USAGE, DELEGATIONS] as (DatasetTable & { name: ShippedTable })[];
+/**
+ * The shipped tables, in the order a snapshot sends them (tables added later go last: a snapshot under way goes on;
+ * delegations by decision 0054, row_issues by decision 0092).
+ */
+export const SHIPPED: readonly (DatasetTable & { name: ShippedTable })[] = [SESSIONS, MESSAGES, PARTS, MODEL_USAGE, USAGE_EVENTS, DAILY_USAGE, USAGE_LEDGER, TOOL_USAGE, DELEGATIONS, ROW_ISSUES] as (DatasetTable & { name: ShippedTable })[];
 
 export const SHIPPED_BY_NAME: ReadonlyMap<string, DatasetTable & { name: ShippedTable }> = new Map(SHIPPED.map((t) => [t.name, t]));
 
@@ -81,6 +84,16 @@ function createTriggers(db: Db): void {
 /** While sinks are registered, the triggers of tables shipped since they were created are added (a dataset upgrade). */
 export function updateTriggers(db: Db): void {
   if (triggersOn(db)) createTriggers(db);
+}
+
+/**
+ * A table already holding rows that becomes shipped (a dataset upgrade; row_issues, decision 0092): its triggers are
+ * added, and every sink whose first copy is done copies that table now (its snapshot resumes at it, the cursor kept,
+ * so the log after it follows as before). A sink whose copy is under way reaches the table anyway: it is last.
+ */
+export function shipExistingTable(db: Db, table: ShippedTable): void {
+  updateTriggers(db);
+  db.prepare(`UPDATE ${REMOTE_SINKS.name} SET snapshot = ? WHERE snapshot IS NULL`).run(JSON.stringify({ table, after: null }));
 }
 
 function dropTriggers(db: Db): void {

@@ -2,7 +2,7 @@
 // while its snapshot is under way, the next rows of the shipped tables in key order; then the change log after its
 // cursor, each key once (its current row → an upsert; no row, or a row of a local-only session → a delete). A
 // session that became local-only sends deletes for all its rows; one that became `full` again sends all of them.
-// Batches are bounded by entries and by bytes.
+// Batches are bounded by entries and by bytes. A delegation's row issues leave by the delegation's policy (decision 0092).
 import type { Db } from '../../../shared/sqlite.js';
 import type { DatasetTable, RecordOf } from '../../dataset/columns.js';
 import { CHANGE_LOG } from '../../dataset/columns.js';
@@ -47,6 +47,15 @@ const q = (n: string) => `"${n}"`;
 const OWN_POLICY: ReadonlySet<DatasetTable> = new Set(SHIPPED.filter((t) => t.columns.some((c) => c.name === 'policy')));
 const BY_SESSION: ReadonlySet<DatasetTable> = new Set(SHIPPED.filter((t) => t.columns.some((c) => c.name === 'session_id')));
 
+/** A row issue of a delegation: `field` `async_delegations.<column>`, `session_id` the delegation's id (decision 0054). */
+export const isDelegationIssue = (t: DatasetTable, row: RecordOf): boolean => t.name === 'row_issues' && String(row.field).startsWith('async_delegations.');
+
+/** Policy lookups for one batch, by (store, id): a session's, a delegation's. */
+interface Policies {
+  session(store: unknown, sessionId: unknown): string | null;
+  delegation(store: unknown, delegationId: unknown): string | null;
+}
+
 type Stmt = { all(...params: unknown[]): unknown[]; get(...params: unknown[]): unknown; pluck(): Stmt };
 
 /** A rough size of a row on the wire: text lengths plus 8 bytes for anything else. */
@@ -83,23 +92,30 @@ export class DeltaReader {
     return this.#db.transaction(() => (row.snapshot !== null ? this.#snapshot(row, JSON.parse(row.snapshot) as SnapshotPosition, redact) : this.#log(row, redact)))();
   }
 
-  /** A policy lookup per (store, session), cached for one batch: only sessions whose policy is `full` are shipped. */
-  #policies(): (store: unknown, sessionId: unknown) => string | null {
-    const cache = new Map<string, string | null>();
-    const get = this.#stmt('SELECT policy FROM sessions WHERE store = ? AND session_id = ?').pluck();
-    return (store, sessionId) => {
-      const k = `${String(store)}\0${String(sessionId)}`;
-      if (!cache.has(k)) cache.set(k, (get.get(store, sessionId) as string | undefined) ?? null);
-      return cache.get(k)!;
+  /** Policy lookups per (store, session) and (store, delegation), cached for one batch: only `full` rows are shipped. */
+  #policies(): Policies {
+    const lookup = (sql: string) => {
+      const cache = new Map<string, string | null>();
+      const get = this.#stmt(sql).pluck();
+      return (store: unknown, id: unknown) => {
+        const k = `${String(store)}\0${String(id)}`;
+        if (!cache.has(k)) cache.set(k, (get.get(store, id) as string | undefined) ?? null);
+        return cache.get(k)!;
+      };
+    };
+    return {
+      session: lookup('SELECT policy FROM sessions WHERE store = ? AND session_id = ?'),
+      delegation: lookup('SELECT policy FROM delegations WHERE store = ? AND delegation_id = ?'),
     };
   }
 
   /**
-   * Whether a row may leave: a row with a policy of its own (a session, a delegation: decision 0054) by it, any other
-   * by its session's.
+   * Whether a row may leave: a row with a policy of its own (a session, a delegation: decision 0054) by it, a
+   * delegation's row issue by its delegation's (decision 0092), any other by its session's.
    */
-  #shippable(t: DatasetTable, row: RecordOf, policy: (store: unknown, sessionId: unknown) => string | null): boolean {
-    return (OWN_POLICY.has(t) ? row.policy : policy(row.store, row.session_id)) === 'full';
+  #shippable(t: DatasetTable, row: RecordOf, policy: Policies): boolean {
+    if (OWN_POLICY.has(t)) return row.policy === 'full';
+    return (isDelegationIssue(t, row) ? policy.delegation(row.store, row.session_id) : policy.session(row.store, row.session_id)) === 'full';
   }
 
   #snapshot(row: SinkRow, at: SnapshotPosition, redact: boolean): NextBatch {
@@ -192,7 +208,7 @@ export class DeltaReader {
       if (decided.get(t.name)?.has(e.key) !== true) decide(t, e.key, key, undefined);
       if (t.name === 'sessions') {
         // A change of policy moves the session's other rows too: they may not have been written again.
-        const now = policy(key[0], key[1]);
+        const now = policy.session(key[0], key[1]);
         const k = `${String(key[0])}\0${String(key[1])}`;
         const became = (now === 'local-only' && e.note !== 'local-only') || (now === 'full' && e.note === 'local-only');
         if (became && !moved.has(k)) {

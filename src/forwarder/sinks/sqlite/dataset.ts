@@ -11,7 +11,7 @@ import { ACTIVITY_TRIGGERS, DROPPED_INSERT_TRIGGERS, recomputeActivity } from '.
 import { LedgerWriter } from './ledger.js';
 import { recountRows, ROW_COUNT_TRIGGERS } from './row-counts.js';
 import { recomputeToolCalls, TOOL_CALL_SCHEMA } from './tool-calls.js';
-import { seedChangeLog, updateTriggers } from '../remote/changelog.js';
+import { seedChangeLog, shipExistingTable, updateTriggers } from '../remote/changelog.js';
 import { REMOVED } from '../sink.js';
 import { makeDirs } from '../../../shared/dirs.js';
 import { liveBuilds } from './build-files.js';
@@ -115,6 +115,9 @@ const MIGRATIONS: ((db: Db, options: DatasetOptions) => void)[] = [
     recomputeToolCalls(db);
     recountRows(db);
   },
+  // 12 (decision 0092): row_issues is shipped to remote sinks. A dataset that feeds sinks logs its changes from now on,
+  // and each sink copies the rows it already holds.
+  (db) => shipExistingTable(db, 'row_issues'),
 ];
 
 /**

@@ -8,6 +8,7 @@ import type { Dialect } from '../../report/dialect.js';
 import { planReport, planValues, reportCondition, type ReportRequest } from '../../report/query.js';
 import { runPostgres } from '../../report/postgres.js';
 import { planUncosted } from '../../report/uncosted.js';
+import { fleetRowIssues } from '../../report/row-issues.js';
 import { Zone } from '../../ledger/zone.js';
 import { openFleet } from '../../sinks/postgres/read.js';
 import { q } from '../../sinks/postgres/schema.js';
@@ -145,8 +146,8 @@ export function postgresSource(url: string, zone: Zone): UsageSource {
     }),
     // The same count as on the dataset, each machine's sessions its own (decision 0090).
     uncosted: (request) => fleet.read((c, d) => runPostgres(c, planUncosted(request, d), d)),
-    // The fleet store receives no row issues (each machine's `hermetic status` has them).
-    rowIssues: async () => null,
+    // The values each machine's forwarder repaired, counted as on the dataset (decision 0092).
+    rowIssues: (request) => fleet.read((c, d) => fleetRowIssues(c, request, d)),
     unread: async () => null,
     close: () => fleet.close(),
   };

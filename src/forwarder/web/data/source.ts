@@ -144,7 +144,7 @@ export interface UsageSource {
   messageText(key: SessionKey, seq: number, field: TextField): Promise<MessageText | null>;
   /** The slowest tool calls whose call and result both have a time (the report's window and filter). */
   slowestCalls(request: ReportRequest, limit: number): Promise<SlowCall[]>;
-  /** Values the forwarder changed or left out in the sessions the request counts; null where they are not kept (the fleet store). */
+  /** Values the forwarder changed or left out in the sessions the request counts (`planRowIssues`; decision 0092); null on a fleet store without the table yet. */
   rowIssues(request: ReportRequest): Promise<RowIssueCount | null>;
   /**
    * Sessions the request counts that Hermes recorded no cost for at all (the report's `planUncosted`, decision 0090):

@@ -140,10 +140,13 @@ export function canonicalRows(t: DatasetTable, rows: readonly RecordOf[]): Recor
 export function expectedRows(dataset: Db, redact: boolean): Record<string, RecordOf[]> {
   const out: Record<string, RecordOf[]> = {};
   for (const t of SHIPPED) {
-    // A row with a policy of its own (a delegation) leaves by it; the others by their session's.
+    // A row with a policy of its own (a delegation) leaves by it; a delegation's row issue by its delegation's; the
+    // others by their session's.
     const own = t.columns.some((c) => c.name === 'policy');
-    const rows = dataset.prepare(own ? `SELECT t.* FROM "${t.name}" t WHERE t.policy = 'full'`
-      : `SELECT t.* FROM "${t.name}" t JOIN sessions s ON s.store = t.store AND s.session_id = t.session_id WHERE s.policy = 'full'`).all() as RecordOf[];
+    const sessionPolicy = `(SELECT s.policy FROM sessions s WHERE s.store = t.store AND s.session_id = t.session_id)`;
+    const policy = own ? 't.policy' : t.name !== 'row_issues' ? sessionPolicy
+      : `CASE WHEN substr(t.field, 1, 18) = 'async_delegations.' THEN (SELECT d.policy FROM delegations d WHERE d.store = t.store AND d.delegation_id = t.session_id) ELSE ${sessionPolicy} END`;
+    const rows = dataset.prepare(`SELECT t.* FROM "${t.name}" t WHERE ${policy} = 'full'`).all() as RecordOf[];
     out[t.name] = canonicalRows(t, redact ? rows.map((r) => redactRow(t, r)) : rows);
   }
   return out;
