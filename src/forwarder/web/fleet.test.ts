@@ -4,7 +4,8 @@
 // equals the one its machine's own dashboard gives (its background delegations too; none from a fleet store before
 // their table), an id two machines hold asks for the machine, and a store that cannot be reached answers a code and a
 // sentence without the password. Big texts (decision 0088) are cut, paged and given whole as the dataset does it. The
-// overview counts the sessions Hermes recorded no cost for as each machine's dataset does (decision 0090).
+// overview counts the sessions Hermes recorded no cost for (decision 0090) and the values the forwarder repaired
+// (decision 0092) as each machine's dataset does.
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
@@ -17,7 +18,7 @@ import { webCommand } from '../cli/web.js';
 import { Zone } from '../ledger/zone.js';
 import { planReport } from '../report/query.js';
 import { runPostgres } from '../report/postgres.js';
-import { resolveWindow, uncostedIn, usageReport, type ReportRequest, type UsageReport } from '../report/index.js';
+import { resolveWindow, rowIssuesIn, uncostedIn, usageReport, type ReportRequest, type UsageReport } from '../report/index.js';
 import { readFleet } from '../sinks/postgres/read.js';
 import { generatedDataset, shipDatasets } from '../sinks/postgres/testing/fleet.js';
 import type { Origin } from '../sinks/remote/contract.js';
@@ -99,7 +100,10 @@ describe('hermetic web over the fleet store', () => {
       const amp = query ? `&${query}` : '';
       const { cache_hit_rate: _rate, row_issues, uncosted, unread, ...overview } = (await api(fleet, `/api/overview${q}`)).body;
       assert.deepEqual(overview, await fleetReport(fleetUrl, request));
-      assert.equal(row_issues, null, 'the fleet store keeps no row issues');
+      // The values each machine's forwarder repaired (decision 0092): each machine's own count, added up.
+      const [issuesA, issuesB] = [rowIssuesIn(dbA, request), rowIssuesIn(dbB, request)];
+      assert.deepEqual(row_issues, { entries: issuesA.entries + issuesB.entries, sessions: issuesA.sessions + issuesB.sessions });
+      if (query === '') assert.ok(row_issues.entries > 0, 'the generated stores have values to repair');
       // The sessions Hermes recorded no cost for: each machine's own count for the window and filter, added up.
       assert.equal(uncosted, uncostedIn(dbA, request) + uncostedIn(dbB, request));
       if (query === '') assert.equal(uncosted, UNCOSTED, 'A\'s, in 30 days');

@@ -459,8 +459,8 @@ describe('failures are classified and never show the password', () => {
     const url = pg.createDatabase();
     const sink = createPostgresSink(url);
     await sink.open();
-    const batch: DeltaBatch = { origin: A, fromSeq: 0, toSeq: 1, upserts: [{ table: 'row_issues' as never, rows: [{}] }], deletes: [] };
-    await assert.rejects(sink.write(batch), (e: SinkError) => e.code === 'HERMETIC_SINK_REJECTED' && /"row_issues"/.test(e.message));
+    const batch: DeltaBatch = { origin: A, fromSeq: 0, toSeq: 1, upserts: [{ table: 'stores' as never, rows: [{}] }], deletes: [] };
+    await assert.rejects(sink.write(batch), (e: SinkError) => e.code === 'HERMETIC_SINK_REJECTED' && /"stores"/.test(e.message));
     assert.equal((await sink.applied(A))?.seq ?? null, null);
     await sink.close();
   });

@@ -84,6 +84,11 @@ export function remoteSinkConformance(name: string, options: ConformanceOptions)
     assert.ok(!all.includes(world.sessions.private), 'nothing of the local-only session');
     assert.ok(all.includes(world.sessions.main));
     assert.equal(all.includes(SECRET), !leavesMachine, leavesMachine ? 'the secret is redacted' : 'a sink on this machine gets the text as it is');
+    // The values the forwarder repaired (decision 0092): the main session's and its delegation's, not the local-only
+    // session's or its delegation's; the problem that quotes a secret redacted like any text.
+    const issues = held.row_issues ?? [];
+    assert.deepEqual(issues.map((r) => [r.session_id, r.field]).sort(), [[world.delegations.main, 'async_delegations.updated_at'], [world.sessions.main, 'timestamp']].sort());
+    assert.equal(JSON.stringify(issues).includes(SECRET), !leavesMachine, 'a problem quoting a secret');
   });
 
   scenario('the same batch applied twice (a replay) changes nothing', async (world, target, leavesMachine) => {
@@ -167,6 +172,8 @@ export function remoteSinkConformance(name: string, options: ConformanceOptions)
     await check(world, target, leavesMachine, 'after the delivery');
     const delivered = (await target.read(world.origin)).delegations!.find((r) => r.delegation_id === id);
     assert.equal(delivered?.delivery_state, 'delivered');
+    // Its time is a time again: the value once repaired is no longer a row issue, at the destination either.
+    assert.ok(!(await target.read(world.origin)).row_issues!.some((r) => r.session_id === id), 'its row issue is deleted');
     world.hermes.prepare('DELETE FROM async_delegations WHERE delegation_id = ?').run(id);
     world.tick();
     assert.equal((await world.ship(target.url)).state, 'caught-up');

@@ -10,6 +10,9 @@ import { Shipper } from './shipper.js';
 import { sinkStatus } from './status.js';
 import { readSqliteSinkFile, SqliteFileSink } from './sqlite-file.js';
 import { startReceiver } from '../otlp/testing/receiver.js';
+import { forgetSessions } from '../../pipeline/forget.js';
+import { createPolicyResolver } from '../../policy/index.js';
+import { SqliteSink } from '../sqlite/sink.js';
 import { createWorld, expectedRows, heldRows, SECRET } from './testing/world.js';
 
 test('a new sink gets a snapshot of the dataset, then the log; the log is pruned once it acknowledged', async () => {
@@ -65,28 +68,59 @@ test('without a registered sink the dataset keeps no log; the last sink removed 
   }
 });
 
-test('a session that becomes local-only is deleted at the sink, rows and all; full again, it is sent whole again', async () => {
+test('a session that becomes local-only is deleted at the sink, rows and all (its row issues too); full again, it is sent whole again', async () => {
   const world = createWorld();
   try {
     const path = join(world.dir, 'copy.db');
     const url = `sqlite://${path}`;
     const held = () => readSqliteSinkFile(path, world.origin.machineId);
     const rowsOf = (id: string) => Object.values(held()).flat().filter((r) => r.session_id === id).length;
+    /** The main session's repaired values at the sink (decision 0092): it shares the second's folder. */
+    const issuesOfMain = () => (held().row_issues ?? []).filter((r) => r.session_id === world.sessions.main).length;
     assert.equal((await world.ship(url)).state, 'caught-up');
     assert.ok(rowsOf(world.sessions.second) > 10);
+    assert.equal(issuesOfMain(), 1);
     mkdirSync(join(world.dir, 'work'), { recursive: true });
     writeFileSync(join(world.dir, 'work', '.hypignore'), 'local-only\n');
-    world.w.appendMessages(world.sessions.second, [{ role: 'user', content: 'now private' }]);
+    for (const id of [world.sessions.second, world.sessions.main]) world.w.appendMessages(id, [{ role: 'user', content: 'now private' }]);
     world.tick();
     assert.equal(world.dataset.prepare('SELECT policy FROM sessions WHERE session_id = ?').pluck().get(world.sessions.second), 'local-only');
     assert.equal((await world.ship(url)).state, 'caught-up');
     assert.equal(rowsOf(world.sessions.second), 0, 'nothing of it is left at the sink');
+    assert.equal(issuesOfMain(), 0, 'nor the row issues of a session that became local-only');
+    assert.equal(world.dataset.prepare('SELECT COUNT(*) FROM row_issues WHERE session_id = ?').pluck().get(world.sessions.main), 1, 'the dataset keeps them');
     assert.deepEqual(heldRows(held()), expectedRows(world.dataset, false));
     rmSync(join(world.dir, 'work', '.hypignore'));
-    world.w.appendMessages(world.sessions.second, [{ role: 'user', content: 'public again' }]);
+    for (const id of [world.sessions.second, world.sessions.main]) world.w.appendMessages(id, [{ role: 'user', content: 'public again' }]);
     world.tick();
     assert.equal((await world.ship(url)).state, 'caught-up');
     assert.ok(rowsOf(world.sessions.second) > 10, 'all of it is back');
+    assert.equal(issuesOfMain(), 1, 'its row issues too');
+    assert.deepEqual(heldRows(held()), expectedRows(world.dataset, false));
+  } finally {
+    await world.cleanup();
+  }
+});
+
+test('hermetic forget: the forgotten session\'s rows, its row issues among them, are deleted at the sink (decision 0092)', async () => {
+  const world = createWorld();
+  try {
+    const path = join(world.dir, 'copy.db');
+    const url = `sqlite://${path}`;
+    const held = () => readSqliteSinkFile(path, world.origin.machineId);
+    assert.equal((await world.ship(url)).state, 'caught-up');
+    assert.equal((held().row_issues ?? []).filter((r) => r.session_id === world.sessions.main).length, 1);
+    mkdirSync(join(world.dir, 'work'), { recursive: true });
+    writeFileSync(join(world.dir, 'work', '.hypignore'), 'ignore\n');
+    const sink = SqliteSink.open(world.home);
+    try {
+      const r = forgetSessions(sink, createPolicyResolver({ stateDir: world.home, now: Date.now }), { sessions: [world.sessions.main] });
+      assert.deepEqual(r.forgotten.map((f) => f.sessionId), [world.sessions.main]);
+    } finally {
+      sink.close();
+    }
+    assert.equal((await world.ship(url)).state, 'caught-up');
+    assert.equal(Object.values(held()).flat().filter((r) => r.session_id === world.sessions.main).length, 0, 'nothing of it is left at the sink');
     assert.deepEqual(heldRows(held()), expectedRows(world.dataset, false));
   } finally {
     await world.cleanup();
@@ -290,10 +324,10 @@ test('status: a first copy never sent is not "under way", and one under way says
   try {
     registerSink(world.dataset, { id: 'never', display: 'sqlite:///never.db' }, 1_800_000_000);
     const [never] = sinkStatus(world.dataset, 1_800_000_060);
-    assert.deepEqual([never!.snapshot_pending, never!.snapshot, never!.lag_seconds], [true, { table: 'sessions', tables_done: 0, tables: 9, started: false }, 60]);
+    assert.deepEqual([never!.snapshot_pending, never!.snapshot, never!.lag_seconds], [true, { table: 'sessions', tables_done: 0, tables: 10, started: false }, 60]);
     world.dataset.prepare("UPDATE remote_sinks SET snapshot = ? WHERE sink_id = 'never'").run(JSON.stringify({ table: 'parts', after: ['s', 'x', 'p'] }));
     const [under] = sinkStatus(world.dataset, 1_800_000_060);
-    assert.deepEqual(under!.snapshot, { table: 'parts', tables_done: 2, tables: 9, started: true });
+    assert.deepEqual(under!.snapshot, { table: 'parts', tables_done: 2, tables: 10, started: true });
   } finally {
     await world.cleanup();
   }

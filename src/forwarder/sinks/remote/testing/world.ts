@@ -1,6 +1,7 @@
 // A small world for remote-sink tests: a Hermes store written by the Hermes-like writer (a full session with tool
 // calls, usage and a secret, and a background delegation whose goal and summary hold it too; a second full one; a
-// local-only one under a .hypignore, with a delegation of its own), a forwarder over it, the dataset
+// local-only one under a .hypignore, with a delegation of its own; a repaired value, a row issue, in each of the first
+// and the local-only session and in both delegations), a forwarder over it, the dataset
 // opened for shipping, and the rows a sink should hold (the dataset's shipped rows, local-only sessions left out,
 // redacted for sinks that leave the machine), in a canonical form two destinations can be compared in.
 import { writeFileSync } from 'node:fs';
@@ -77,6 +78,12 @@ export function createWorld(prefix = 'hermetic-remote-'): World {
   const delegated = w.dispatchDelegation({ parent_session_id: main, goals: [`deploy with GITHUB_TOKEN=${SECRET}`], context: 'the release branch' });
   w.completeDelegation(delegated, { summary: `deployed; the job used OPENAI_API_KEY=${SECRET}`, api_calls: 4 });
   const privately = w.dispatchDelegation({ parent_session_id: priv, goals: ['tidy the private notes (private)'] });
+  // Values the forwarder repairs, each a row issue (decision 0092): a message time that is no time (its problem quotes
+  // it, secret and all) in the main session and in the local-only one, and a delegation's, in each delegation.
+  const firstMessage = 'UPDATE messages SET timestamp = ? WHERE id = (SELECT MIN(id) FROM messages WHERE session_id = ?)';
+  hermes.prepare(firstMessage).run(`OPENAI_API_KEY=${SECRET}`, main);
+  hermes.prepare(firstMessage).run('noon (private)', priv);
+  hermes.prepare("UPDATE async_delegations SET updated_at = 'later' WHERE delegation_id IN (?, ?)").run(delegated, privately);
   const home = join(dir, 'hermetic-home');
   // Each pass 10 s after the last: the usage policy's 5-second cache sees a .hypignore written between passes.
   const passes = { ms: 1_800_000_000_000 };
