@@ -1,9 +1,12 @@
-// The sessions Hermes recorded no cost for, counted over the fleet store as over the embedded dataset (decision 0090):
-// the same window and filter, each session keyed by its machine, and the same line under the cost of
-// `hermetic report --from postgres://…`. One dataset edited into every case, shipped as machine A; machine B is the
-// same sessions (same store, same ids) all costed, so a count that mixed machines up would lose A's.
+// The sessions Hermes recorded no cost for (decision 0090) and the values the forwarder repaired (its row issues,
+// decision 0092), counted over the fleet store as over the embedded dataset: the same window and filter, each session
+// keyed by its machine, and the same lines in `hermetic report --from postgres://…`. One dataset edited into every
+// case, shipped as machine A; machine B is the same sessions (same store, same ids) all costed, with a repaired value
+// in one session A has some in too, so a count that mixed machines up would lose A's uncosted sessions, or count one
+// session where there are two.
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, it } from 'node:test';
 import { tempDir } from '../../state-db/testing/fixtures.js';
@@ -15,6 +18,7 @@ import { generatedDataset, shipDatasets } from '../sinks/postgres/testing/fleet.
 import type { Origin } from '../sinks/remote/contract.js';
 import { runPostgres } from './postgres.js';
 import { planUncosted, uncostedIn } from './uncosted.js';
+import { fleetRowIssues, planRowIssues, rowIssuesIn, type RowIssueCount } from './row-issues.js';
 import type { ReportRequest } from './query.js';
 
 const NOW = Date.UTC(2026, 6, 15, 10, 30) / 1000;
@@ -23,12 +27,19 @@ const B: Origin = { machineId: 'b'.repeat(32), hostname: 'gateway-b' };
 let cleanup: () => void;
 let db: Database.Database;
 let home: string;
+/** Machine B's dataset (its home). */
+let homeB: string;
+let dbB: Database.Database;
 let fleetUrl: string;
+/** Machine A alone. */
+let fleetAUrl: string;
 /** The window: after the session left outside it ends, up to now. */
 let since: number;
 const until = NOW + 1;
 /** The three sessions with no cost in the window. */
 let uncosted: Span[];
+/** Sessions given row issues: one in the window (on A and on B), one billed in it (A), the one outside it (A). */
+let repaired: { inside: string; billed: string; outside: string };
 
 interface Span { session_id: string; source: string; first: number; last: number }
 
@@ -42,7 +53,9 @@ before(async () => {
   // Every session costed to begin with: the cases below are then the only sessions without a cost.
   db.exec('UPDATE sessions SET estimated_cost_usd = COALESCE(estimated_cost_usd, 0.01)');
   db.exec('UPDATE usage_ledger SET cost_usd = 0.001, estimated_cost_usd = 0.001 WHERE cost_usd = 0');
-  const costed = join(dir, 'costed.db');
+  homeB = join(dir, 'b');
+  mkdirSync(homeB);
+  const costed = join(homeB, 'hermetic.db');
   db.exec(`VACUUM INTO '${costed}'`);
   const spans = db.prepare(`SELECT l.session_id, MIN(l.source) AS source, MIN(l.at) AS first, MAX(l.at) AS last FROM usage_ledger l
     GROUP BY l.store, l.session_id ORDER BY last, l.session_id`).all() as Span[];
@@ -70,11 +83,27 @@ before(async () => {
   none(ledgerOnly!.session_id);
   db.prepare(`UPDATE usage_ledger SET cost_usd = 0.05, actual_cost_usd = 0.05 WHERE session_id = ? AND at = (SELECT MIN(at) FROM usage_ledger WHERE session_id = ?)`)
     .run(ledgerOnly!.session_id, ledgerOnly!.session_id);
+  // Row issues (decision 0092): only these, on either machine. A: two in a session of the window, one in the billed
+  // one, one in the session outside the window; B: one in the session of the window.
+  repaired = { inside: u1!.session_id, billed: billed!.session_id, outside: outside!.session_id };
+  dbB = new Database(costed);
+  const store = db.prepare('SELECT store FROM sessions LIMIT 1').pluck().get() as string;
+  const issue = (on: Database.Database, sessionId: string, messageId: number, field: string) =>
+    on.prepare('INSERT INTO row_issues (store, session_id, message_id, field, problem) VALUES (?, ?, ?, ?, ?)').run(store, sessionId, messageId, field, `${field} garbage is not a plausible time; the previous message's time is used`);
+  for (const on of [db, dbB]) on.exec('DELETE FROM row_issues');
+  issue(db, repaired.inside, 0, 'ended_at');
+  issue(db, repaired.inside, 7, 'timestamp');
+  issue(db, repaired.billed, 3, 'timestamp');
+  issue(db, repaired.outside, 0, 'started_at');
+  issue(dbB, repaired.inside, 7, 'timestamp');
   fleetUrl = pg.createDatabase();
+  fleetAUrl = pg.createDatabase();
   await shipDatasets(fleetUrl, [[path, A], [costed, B]]);
+  await shipDatasets(fleetAUrl, [[path, A]]);
 });
 after(() => {
   db.close();
+  dbB.close();
   cleanup();
 });
 
@@ -97,6 +126,47 @@ it('the fleet counts the sessions with no cost as the dataset does: in the windo
     assert.equal(uncostedIn(db, request), expected, `dataset ${label}`);
     assert.equal(await fleetUncosted(request), expected, `fleet ${label}`);
   }
+});
+
+const fleetIssues = (request: Pick<ReportRequest, 'since' | 'until' | 'filter'>) => readFleet(fleetUrl, (c, d) => runPostgres(c, planRowIssues(request, d), d));
+const added = (a: RowIssueCount, b: RowIssueCount): RowIssueCount => ({ entries: a.entries + b.entries, sessions: a.sessions + b.sessions });
+
+it('the fleet counts the values each machine repaired as the datasets do: in the window, filtered, each machine\'s sessions its own', async () => {
+  const cases: { request: Pick<ReportRequest, 'since' | 'until' | 'filter'>; a: RowIssueCount; b: RowIssueCount }[] = [
+    { request: {}, a: { entries: 4, sessions: 3 }, b: { entries: 1, sessions: 1 } },
+    { request: { since, until }, a: { entries: 3, sessions: 2 }, b: { entries: 1, sessions: 1 } },
+    { request: { until: since }, a: { entries: 1 + (uncosted[0]!.first < since ? 2 : 0), sessions: 1 + (uncosted[0]!.first < since ? 1 : 0) }, b: { entries: uncosted[0]!.first < since ? 1 : 0, sessions: uncosted[0]!.first < since ? 1 : 0 } },
+    { request: { since, until, filter: { session: [repaired.inside] } }, a: { entries: 2, sessions: 1 }, b: { entries: 1, sessions: 1 } },
+    { request: { since, filter: { source: ['no-such-source'] } }, a: { entries: 0, sessions: 0 }, b: { entries: 0, sessions: 0 } },
+  ];
+  for (const { request, a, b } of cases) {
+    const label = JSON.stringify(request);
+    assert.deepEqual(rowIssuesIn(db, request), a, `machine A's dataset ${label}`);
+    assert.deepEqual(rowIssuesIn(dbB, request), b, `machine B's dataset ${label}`);
+    // One session on both machines is two sessions: the fleet's count is the two datasets' added up.
+    assert.deepEqual(await fleetIssues(request), added(a, b), `fleet ${label}`);
+  }
+});
+
+const repairedLines = async (source: string[]) => {
+  const { value, out } = await printed(() => reportCommand([...source, '--since', new Date(since * 1000).toISOString(), '--until', new Date(until * 1000).toISOString()], { now: () => NOW * 1000, color: false, width: 1000 }));
+  assert.equal(value, 0);
+  // The label's padding follows the widest label shown: compared with single spaces.
+  return out.join('\n').split('\n').map((l) => l.trim().replace(/ +/g, ' ')).filter((l) => /changed or left out while forwarding|SELECT \* FROM row_issues/.test(l));
+};
+
+it('report --from says the same repaired-values line as report --home: of one machine alone, and of two added up', async () => {
+  const own = await repairedLines(['--home', home]);
+  assert.deepEqual(own, ['repaired 3 values changed or left out while forwarding, in 2 sessions', '(hermetic query "SELECT * FROM row_issues" lists them)']);
+  assert.deepEqual(await repairedLines(['--from', fleetAUrl]), own, 'machine A alone on the fleet: the same lines');
+  assert.deepEqual((await repairedLines(['--home', homeB]))[0], 'repaired 1 value changed or left out while forwarding, in 1 session');
+  assert.deepEqual(await repairedLines(['--from', fleetUrl]), ['repaired 4 values changed or left out while forwarding, in 3 sessions', own[1]], 'both machines: their counts added up');
+});
+
+it('a fleet store no forwarder shipping row issues has opened since it was made has no count, and the report no line', async () => {
+  (await sharedPostgres()).psql('DROP TABLE hermetic.row_issues', fleetAUrl.split('/').pop()!);
+  assert.equal(await readFleet(fleetAUrl, (c, d) => fleetRowIssues(c, {}, d)), null);
+  assert.deepEqual(await repairedLines(['--from', fleetAUrl]), []);
 });
 
 it('report --from says the same line under the cost, of the fleet\'s sessions', async () => {
