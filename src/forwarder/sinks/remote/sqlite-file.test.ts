@@ -10,6 +10,8 @@ import { test } from 'node:test';
 import { SinkError } from './contract.js';
 import { sinkScheme } from './registry.js';
 import { createSqliteFileSink, readSqliteSinkFile, sinkError } from './sqlite-file.js';
+import { createWorld, expectedRows, heldRows } from './testing/world.js';
+import { openDataset } from '../sqlite/dataset.js';
 
 remoteSinkConformance('sqlite-file', {
   fresh: async () => {
@@ -70,6 +72,34 @@ test('a copy made before the dataset gained a column gets it when the sink opens
     db.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a sink caught up before row_issues was shipped gets the table and its rows once the dataset is upgraded, then its changes (decision 0092)', async () => {
+  const world = createWorld('hermetic-sqlite-sink-upgrade-');
+  try {
+    const path = join(world.dir, 'copy.db');
+    const url = `sqlite://${path}`;
+    assert.equal((await world.ship(url)).state, 'caught-up');
+    // As version 11 left both: no row_issues triggers in the dataset, no row_issues table in the copy.
+    for (const op of ['insert', 'delete', 'update']) world.dataset.exec(`DROP TRIGGER change_log_row_issues_${op}`);
+    world.dataset.pragma('user_version = 11');
+    const copy = new Database(path);
+    copy.exec('DROP TABLE row_issues');
+    copy.close();
+    openDataset(world.home).close();
+    assert.equal((await world.ship(url)).state, 'caught-up');
+    const held = () => readSqliteSinkFile(path, world.origin.machineId);
+    assert.equal(held().row_issues!.length, 2, 'the rows the dataset held: the main session\'s and its delegation\'s');
+    assert.deepEqual(heldRows(held()), expectedRows(world.dataset, false));
+    // From then on, the log: the delegation's repaired time goes once Hermes writes a real one.
+    world.w.claimDelegationDelivery(world.delegations.main);
+    world.tick();
+    assert.equal((await world.ship(url)).state, 'caught-up');
+    assert.deepEqual(held().row_issues!.map((r) => r.session_id), [world.sessions.main]);
+    assert.deepEqual(heldRows(held()), expectedRows(world.dataset, false));
+  } finally {
+    await world.cleanup();
   }
 });
 

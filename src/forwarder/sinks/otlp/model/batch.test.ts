@@ -125,3 +125,12 @@ test('delegation rows make no telemetry (decision 0054): their subagent\'s own s
   const t = batchTelemetry(batch([{ table: 'delegations', rows: [delegation] }]), NO_CONTEXT, { content: true });
   assert.deepEqual([t.spans, t.metrics, t.deletesIgnored], [[], { tokenUsage: [], tokens: [], cost: [] }, 0]);
 });
+
+test('row issues make no telemetry (decision 0092): the forwarder\'s notes on values it repaired are no span or point', () => {
+  const issue: RecordOf = { store: STORE, session_id: 's1', message_id: 1001, field: 'timestamp', problem: 'timestamp noon is not a plausible time; the previous message\'s time is used' };
+  const alone = batchTelemetry(batch([{ table: 'row_issues', rows: [issue] }]), NO_CONTEXT, { content: true });
+  assert.deepEqual([alone.spans, alone.metrics, alone.deletesIgnored], [[], { tokenUsage: [], tokens: [], cost: [] }, 0]);
+  // Beside a session's rows, the same telemetry as without them.
+  const rows: DeltaBatch['upserts'] = [{ table: 'sessions', rows: [session()] }, { table: 'messages', rows: MESSAGES }];
+  assert.deepEqual(batchTelemetry(batch([...rows, { table: 'row_issues', rows: [issue] }]), NO_CONTEXT, { content: true }), batchTelemetry(batch(rows), NO_CONTEXT, { content: true }));
+});

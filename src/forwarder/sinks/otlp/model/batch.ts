@@ -1,5 +1,8 @@
 // Pure: one DeltaBatch → the spans and metric points it becomes. Rows are grouped by session; what the batch leaves
 // out comes from the context. Deletes have no OTLP form (telemetry cannot be taken back): they are counted, not sent.
+// Only sessions, messages and model_usage make telemetry: delegations (decision 0054) and row issues (the values the
+// forwarder repaired, decision 0092: its own bookkeeping, not the agent's, and no traces or metrics signal to carry
+// it) are acknowledged and not sent.
 import type { RecordOf } from '../../../dataset/columns.js';
 import type { DeltaBatch } from '../../remote/contract.js';
 import { metricPoints, type MetricsModel } from './metrics.js';
