@@ -47,8 +47,12 @@ const q = (n: string) => `"${n}"`;
 const OWN_POLICY: ReadonlySet<DatasetTable> = new Set(SHIPPED.filter((t) => t.columns.some((c) => c.name === 'policy')));
 const BY_SESSION: ReadonlySet<DatasetTable> = new Set(SHIPPED.filter((t) => t.columns.some((c) => c.name === 'session_id')));
 
+/** The range of `field`s a delegation's row issues have: `async_delegations.<column>` (decision 0054). */
+const DELEGATION_FIELD = 'async_delegations.';
+const DELEGATION_FIELD_END = 'async_delegations/';
+
 /** A row issue of a delegation: `field` `async_delegations.<column>`, `session_id` the delegation's id (decision 0054). */
-export const isDelegationIssue = (t: DatasetTable, row: RecordOf): boolean => t.name === 'row_issues' && String(row.field).startsWith('async_delegations.');
+export const isDelegationIssue = (t: DatasetTable, row: RecordOf): boolean => t.name === 'row_issues' && String(row.field).startsWith(DELEGATION_FIELD);
 
 /** Policy lookups for one batch, by (store, id): a session's, a delegation's. */
 interface Policies {
@@ -198,6 +202,17 @@ export class DeltaReader {
         }
       }
     };
+    /**
+     * A delegation's row issues, decided again with it: its policy moves with its session's (pipeline/policy-moves.ts)
+     * without its issues being written again (decision 0092).
+     */
+    const issues = SHIPPED_BY_NAME.get('row_issues')!;
+    const delegationIssues = (store: unknown, delegationId: unknown) => {
+      for (const r of this.#stmt(`SELECT * FROM row_issues WHERE store = ? AND session_id = ? AND message_id = 0 AND field >= '${DELEGATION_FIELD}' AND field < '${DELEGATION_FIELD_END}'`).all(store, delegationId) as RecordOf[]) {
+        const key = issues.primaryKey.map((c) => r[c]);
+        decide(issues, JSON.stringify(key), key, r);
+      }
+    };
     const moved = new Set<string>();
     let toSeq = row.acked_seq;
     for (const e of entries) {
@@ -205,7 +220,10 @@ export class DeltaReader {
       toSeq = e.seq;
       if (!t) continue;
       const key = JSON.parse(e.key) as unknown[];
-      if (decided.get(t.name)?.has(e.key) !== true) decide(t, e.key, key, undefined);
+      if (decided.get(t.name)?.has(e.key) !== true) {
+        decide(t, e.key, key, undefined);
+        if (t.name === 'delegations') delegationIssues(key[0], key[1]);
+      }
       if (t.name === 'sessions') {
         // A change of policy moves the session's other rows too: they may not have been written again.
         const now = policy.session(key[0], key[1]);

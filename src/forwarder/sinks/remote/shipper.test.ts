@@ -102,6 +102,34 @@ test('a session that becomes local-only is deleted at the sink, rows and all (it
   }
 });
 
+test('a policy move (a .hypignore written, nothing new in Hermes) takes a delegation\'s row issues with the delegation, and brings them back (decision 0092)', async () => {
+  const world = createWorld();
+  try {
+    const path = join(world.dir, 'copy.db');
+    const url = `sqlite://${path}`;
+    const held = () => readSqliteSinkFile(path, world.origin.machineId);
+    const issuesOf = (id: string) => (held().row_issues ?? []).filter((r) => r.session_id === id).length;
+    const policyOf = () => world.dataset.prepare('SELECT policy FROM delegations WHERE delegation_id = ?').pluck().get(world.delegations.main);
+    assert.equal((await world.ship(url)).state, 'caught-up');
+    assert.deepEqual([issuesOf(world.sessions.main), issuesOf(world.delegations.main)], [1, 1]);
+    mkdirSync(join(world.dir, 'work'), { recursive: true });
+    writeFileSync(join(world.dir, 'work', '.hypignore'), 'local-only\n');
+    world.tick();
+    assert.equal(policyOf(), 'local-only', 'the delegation moved with its session');
+    assert.equal((await world.ship(url)).state, 'caught-up');
+    assert.deepEqual([issuesOf(world.sessions.main), issuesOf(world.delegations.main)], [0, 0], 'none of its row issues is left at the sink');
+    assert.deepEqual(heldRows(held()), expectedRows(world.dataset, false));
+    rmSync(join(world.dir, 'work', '.hypignore'));
+    world.tick();
+    assert.equal(policyOf(), 'full');
+    assert.equal((await world.ship(url)).state, 'caught-up');
+    assert.deepEqual([issuesOf(world.sessions.main), issuesOf(world.delegations.main)], [1, 1], 'all back');
+    assert.deepEqual(heldRows(held()), expectedRows(world.dataset, false));
+  } finally {
+    await world.cleanup();
+  }
+});
+
 test('hermetic forget: the forgotten session\'s rows, its row issues among them, are deleted at the sink (decision 0092)', async () => {
   const world = createWorld();
   try {
