@@ -4,7 +4,7 @@
 // holds no secret of a goal or a summary, and each row is judged by its delegating session's usage policy.
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createIdSource } from '../../shared/ids.js';
@@ -250,6 +250,37 @@ test('a delegation is judged by its delegating session\'s scopes: local-only kep
     s.w.completeDelegation(ignored, { summary: 'secret work' });
     tick(rig);
     assert.equal(rig.query('SELECT 1 FROM delegations WHERE delegation_id = ?', ignored).length, 0);
+  } finally {
+    rig.cleanup();
+    s.cleanup();
+  }
+});
+
+test('a session moved to local-only by the pass that rewrites it takes its delegations, unchanged in Hermes, with it', () => {
+  const s = store();
+  let clock = 1_800_000_000_000;
+  const rig = forwarderRig([s.path], { dir: s.dir, now: () => clock });
+  try {
+    const project = join(s.dir, 'project');
+    createDirs(project);
+    const parent = s.w.createSession({ source: 'cli', started_at: T0, cwd: project });
+    s.w.appendMessages(parent, [{ role: 'user', content: 'hi' }]);
+    const delegation = s.w.dispatchDelegation({ parent_session_id: parent, goals: ['work'] });
+    tick(rig);
+    const classes = () => [rig.query<{ policy: string }>('SELECT policy FROM sessions')[0]!.policy, rig.query<{ policy: string }>('SELECT policy FROM delegations WHERE delegation_id = ?', delegation)[0]!.policy];
+    assert.deepEqual(classes(), ['full', 'full']);
+    // Something new in the session and a .hypignore at once: the pass itself writes the session local-only.
+    writeFileSync(join(project, '.hypignore'), 'local-only\n');
+    s.w.appendMessages(parent, [{ role: 'assistant', content: 'more', finish_reason: 'stop' }]);
+    clock += 10_000;
+    assert.equal(tick(rig).sessionsWritten, 1);
+    assert.deepEqual(classes(), ['local-only', 'local-only']);
+    // And back, the same way.
+    rmSync(join(project, '.hypignore'));
+    s.w.appendMessages(parent, [{ role: 'user', content: 'again' }]);
+    clock += 10_000;
+    tick(rig);
+    assert.deepEqual(classes(), ['full', 'full']);
   } finally {
     rig.cleanup();
     s.cleanup();
