@@ -52,16 +52,36 @@ export interface ReportRequest {
    * of each, and a session's own view counts only its own (the dashboard's session page).
    */
   place?: { store: string; machineId?: string };
+  /**
+   * The dashboard's bounds on a list of sessions (decision 0094), for groupings by session: each title cut at
+   * `titleCharacters` in SQL (the row's `cut.title` gives its whole length in characters and UTF-8 bytes), and the rows
+   * kept stop at the first after which their JSON reaches `bytes` (at least one): the rest are summed into the "other"
+   * row as a `top` of that many would sum them, and the report says `stopped`. No more rows are read than could fit.
+   */
+  bounds?: { titleCharacters: number; bytes: number };
 }
 
 export type Measures = Record<MeasureName, number | null>;
-export type ReportRow = Record<string, string | number | null>;
+export type ReportRow = Record<string, string | number | null | ReportCut>;
+/** What a bounded report row had cut (decision 0094): its title, with its whole length. */
+export type ReportCut = { title: { characters: number; bytes: number } };
+
+/**
+ * The least JSON a report row by session can be (its measures' names alone are 150 characters): a list bounded at B
+ * bytes never needs more than B / 200 + 1 rows read.
+ */
+const MIN_ROW_BYTES = 200;
 
 export interface UsageReport {
   period: { since: string | null; until: string | null };
   by: Dimension[];
   totals: Measures & { tool_calls: number; tool_errors: number };
   rows: ReportRow[];
+  /**
+   * Present only when a bounded list (`bounds`) stopped before `top`: how many rows it kept, and the bytes it stops at;
+   * the rows after them are in the "other" row (decision 0094).
+   */
+  stopped?: { rows: number; bytes: number };
 }
 
 /** A step of the report: yields statements, gets each one's rows back, returns its result. */
@@ -261,11 +281,19 @@ export function reportRows(db: Db, request: ReportRequest, totals: UsageReport['
 }
 
 export function* planRows(request: ReportRequest, totals: UsageReport['totals'], dialect: Dialect): Plan<ReportRow[]> {
-  const { by, top, utc, where: ledgerWhere, toolWhere, params } = check(request, dialect);
+  return (yield* planBoundedRows(request, totals, dialect)).rows;
+}
+
+/** The rows of a grouping and, for a bounded list of sessions, where it stopped (null when it did not). */
+function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'], dialect: Dialect): Plan<{ rows: ReportRow[]; stopped: UsageReport['stopped'] | null }> {
+  const { by, top: asked, utc, where: ledgerWhere, toolWhere, params } = check(request, dialect);
+  // A bounded list of sessions (decision 0094) reads no more rows than could fit in its bytes: as a --top of that many.
+  const bounds = by.includes('session') ? request.bounds : undefined;
+  const top = bounds ? Math.min(asked ?? Number.MAX_SAFE_INTEGER, Math.floor(bounds.bytes / MIN_ROW_BYTES) + 1) : asked;
   if (by.length === 0) {
     const row: ReportRow = {};
     for (const m of MEASURES) row[m] = totals[m];
-    return [row];
+    return { rows: [row], stopped: null };
   }
   const tools = by.includes('tool');
   const where = tools ? toolWhere : ledgerWhere;
@@ -294,7 +322,7 @@ export function* planRows(request: ReportRequest, totals: UsageReport['totals'],
   const bySessionOnly = keys.every((k) => HIDDEN_KEYS.has(k.name) || k.name === 'session_id');
   const sql = top === undefined ? grouped
     : bySessionOnly ? `SELECT x.*, ${totals.sessions ?? 0} AS n, ${totals.sessions ?? 0} AS all_sessions FROM (${grouped}) x ORDER BY ${rank} LIMIT ${top}`
-      : `SELECT * FROM (SELECT x.*, ROW_NUMBER() OVER (ORDER BY ${rank}) AS rn, COUNT(*) OVER () AS n, SUM(sessions) OVER () AS all_sessions FROM (${grouped}) x) r WHERE rn <= ${top}`;
+      : `SELECT * FROM (SELECT x.*, ROW_NUMBER() OVER (ORDER BY ${rank}) AS rn, COUNT(*) OVER () AS n, SUM(sessions) OVER () AS all_sessions FROM (${grouped}) x) r WHERE rn <= ${top} ORDER BY rn`;
   const raw = yield { sql, params };
 
   // A session's store (and machine, in the fleet) is part of its key (two profiles may share an id) but not shown;
@@ -315,41 +343,56 @@ export function* planRows(request: ReportRequest, totals: UsageReport['totals'],
     }
     return row;
   });
+  // Titles for the rows kept only: one lookup each, in rank order; a bounded list stops once its rows reach its bytes.
+  let keep = top;
+  let stopped: UsageReport['stopped'] | null = null;
+  if (sessionKey) {
+    const cap = bounds?.titleCharacters;
+    const title = cap === undefined ? 'title'
+      : `substr(title, 1, ${cap}) AS title, CASE WHEN length(title) > ${cap} THEN length(title) END AS characters, CASE WHEN length(title) > ${cap} THEN octet_length(title) END AS bytes`;
+    let bytes = 0;
+    for (const [i, r] of rows.entries()) {
+      const hidden = hiddenOf.get(r);
+      if (!hidden) continue;
+      const machine = 'machine_key' in hidden ? ' AND machine_id = @machine_key' : '';
+      const found = yield { sql: `SELECT ${title} FROM sessions WHERE store = @store AND session_id = @session_id${machine}`, params: { ...(hidden as Params), session_id: r.session_id as string } };
+      r.title = (found[0]?.title as string | null | undefined) ?? null;
+      if (found[0]?.characters !== null && found[0]?.characters !== undefined) r.cut = { title: { characters: Number(found[0].characters), bytes: Number(found[0].bytes) } };
+      if (request.locate) {
+        r.store = (hidden.store as string | null) ?? null;
+        if ('machine_key' in hidden) r.machine_id = (hidden.machine_key as string | null) ?? null;
+      }
+      if (!bounds) continue;
+      bytes += Buffer.byteLength(JSON.stringify(r));
+      if (bytes >= bounds.bytes && i + 1 < rows.length) {
+        rows.length = i + 1;
+        keep = i + 1;
+        stopped = { rows: keep, bytes: bounds.bytes };
+        break;
+      }
+    }
+  }
   const n = Number(raw[0]?.n ?? 0);
-  if (top !== undefined && n > top) {
+  if (keep !== undefined && n > keep) {
     // The rest, summed into one row: the totals less the rows kept.
     const other: ReportRow = {};
     for (const k of shown) other[k.name] = null;
     if (sessionKey) other.title = null;
     const less = (m: string, all: number | null) => (all === null ? null : round(all - rows.reduce((t, r) => t + Number(r[m] ?? 0), 0)));
     other.sessions = bySessionOnly ? Number(raw[0]!.all_sessions) - rows.reduce((t, r) => t + Number(r.sessions), 0)
-      : Number((yield restSessions(grouped, rank, keys, top, { table, where, params, dialect }))[0]?.n ?? 0);
+      : Number((yield restSessions(grouped, rank, keys, keep, { table, where, params, dialect }))[0]?.n ?? 0);
     for (const m of USAGE_SUMS) other[m] = tools ? null : less(m, totals[m]);
     if (tools) {
       other.tool_calls = less('tool_calls', totals.tool_calls);
       other.tool_errors = less('tool_errors', totals.tool_errors);
     }
-    other.other_rows = n - top;
+    other.other_rows = n - keep;
     rows.push(other);
-  }
-  if (sessionKey) {
-    // Titles for the rows kept only: one lookup each.
-    for (const r of rows) {
-      const hidden = hiddenOf.get(r);
-      if (!hidden) continue;
-      const machine = 'machine_key' in hidden ? ' AND machine_id = @machine_key' : '';
-      const found = yield { sql: `SELECT title FROM sessions WHERE store = @store AND session_id = @session_id${machine}`, params: { ...(hidden as Params), session_id: r.session_id as string } };
-      r.title = (found[0]?.title as string | null | undefined) ?? null;
-      if (request.locate) {
-        r.store = (hidden.store as string | null) ?? null;
-        if ('machine_key' in hidden) r.machine_id = (hidden.machine_key as string | null) ?? null;
-      }
-    }
   }
   const costOf = (r: ReportRow) => (tools ? Number(r.tool_calls) : Number(r.cost_usd ?? 0));
   const keyTexts = new Map<ReportRow, string>(rows.map((r) => [r, shown.map((k) => String(r[k.name] ?? '')).join('\u0000')]));
   const timeKeys = by.filter((d) => TIME_DIMENSIONS.includes(d));
-  return rows.sort((a, b) => {
+  rows.sort((a, b) => {
     if (a.other_rows !== undefined) return 1;
     if (b.other_rows !== undefined) return -1;
     for (const t of timeKeys) {
@@ -360,6 +403,7 @@ export function* planRows(request: ReportRequest, totals: UsageReport['totals'],
     const [x, y] = [keyTexts.get(a)!, keyTexts.get(b)!];
     return costOf(b) - costOf(a) || byText(x, y);
   });
+  return { rows, stopped };
 }
 
 /**
@@ -398,7 +442,8 @@ export function usageReport(db: Db, request: ReportRequest = {}, dialect: Dialec
 export function* planReport(request: ReportRequest, zone: Zone, dialect: Dialect, known?: UsageReport['totals']): Plan<UsageReport> {
   const by = checkDimensions(request.by ?? []);
   const totals = known ?? (yield* planTotals(request, dialect));
-  return { period: periodIn(zone, request), by, totals, rows: yield* planRows(request, totals, dialect) };
+  const { rows, stopped } = yield* planBoundedRows(request, totals, dialect);
+  return { period: periodIn(zone, request), by, totals, rows, ...(stopped ? { stopped } : {}) };
 }
 
 /** The window in a zone, as ISO times with its offset. */

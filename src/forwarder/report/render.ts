@@ -137,7 +137,7 @@ export function renderTable(report: UsageReport, color = false, options: { omitO
   const allFigures = tools ? toolColumns() : usageColumns(report.by.includes('session'), marks);
   const keyCols: Column[] = keys.map((k, i) => ({
     label: KEY_LABEL[k] ?? k, align: 'left', flex: !FIXED_KEYS.includes(k),
-    text: (r: ReportRow) => (r.other_rows !== undefined ? (i === 0 ? `(${r.other_rows} more)` : '') : keyText(r[k], k)),
+    text: (r: ReportRow) => (r.other_rows !== undefined ? (i === 0 ? `(${r.other_rows} more)` : '') : keyText(r[k] as string | number | null, k)),
   }));
   // Measured up to one past the width: a column is never shown wider, so a longer value's whole width changes nothing.
   const natural = (c: Column) => Math.max(displayWidth(c.label), ...rows.map((r) => widthUpTo(c.text(r), width + 1)));

@@ -92,11 +92,12 @@ describe('a tool result of 20 MB, arguments of 2 MB, a reasoning of 1 MB', () =>
       assert.deepEqual([r.status, r.body], [status, { error: { code, message } }], query);
     };
     const id = HUGE_RESULT_SESSION;
-    const name = 'Name the text: /api/message-text?id=<session id>&seq=<message number>&field=<content, reasoning, tool_calls or arguments>.';
+    const name = 'Name the text: /api/message-text?id=<session id>&seq=<message number>&field=<content, reasoning, tool_calls, arguments or attributes>.';
     await refused(`id=${id}&field=content`, 400, 'HERMETIC_WEB_INVALID', name);
     await refused(`id=${id}&seq=2`, 400, 'HERMETIC_WEB_INVALID', name);
     await refused('seq=2&field=content', 400, 'HERMETIC_WEB_INVALID', name);
-    await refused(`id=${id}&seq=2&field=attributes`, 400, 'HERMETIC_WEB_INVALID', '"field" must be one of content, reasoning, tool_calls, arguments; got "attributes".');
+    await refused(`id=${id}&seq=2&field=model`, 400, 'HERMETIC_WEB_INVALID', '"field" must be one of content, reasoning, tool_calls, arguments, attributes; got "model".');
+    await refused(`id=${id}&seq=3&field=attributes`, 404, 'HERMETIC_WEB_NOT_FOUND', `Message #3 of session "${id}" has no attributes.`);
     await refused(`id=${id}&seq=1&field=arguments`, 400, 'HERMETIC_WEB_INVALID', 'field=arguments needs the call: call=<its index in the message\'s tool calls, from 0>.');
     await refused(`id=${id}&seq=1&field=content&call=0`, 400, 'HERMETIC_WEB_INVALID', '"call" is for field=arguments, not field=content.');
     await refused(`id=${id}&seq=-1&field=content`, 400, 'HERMETIC_WEB_INVALID', '"seq" must be a whole number from 0 to 1000000000; got "-1".');

@@ -4,7 +4,7 @@ import { HermeticError } from '../../shared/errors.js';
 import { FILTERS, MAX_TOP, unreadDays, type ReportRequest, type UsageReport } from '../report/index.js';
 import { Zone } from '../ledger/zone.js';
 import type { MessageText, TextField, UsageSource } from './data/source.js';
-import { TEXT_CHUNK, TEXT_FIELDS } from './data/rows.js';
+import { LIST_BYTES, SESSION_TEXT_FIELDS, TEXT_CHUNK, TEXT_FIELDS, TITLE_CAP } from './data/rows.js';
 import { single, usageRequest, wholeParam } from './request.js';
 import type { ApiName } from './routes.js';
 import { cacheHitRate } from '../report/summary.js';
@@ -47,6 +47,12 @@ function grouping(query: URLSearchParams): { by: string[]; top?: number } {
   return { by: query.getAll('by'), ...(top !== undefined ? { top } : {}) };
 }
 
+/**
+ * A list of sessions stays small whatever the dataset holds (decision 0094): titles cut at TITLE_CAP in SQL, and the
+ * rows of a grouping by session stop at LIST_BYTES of JSON, the rest summed into the "other" row (`stopped` says so).
+ */
+const LIST_BOUNDS = { titleCharacters: TITLE_CAP, bytes: LIST_BYTES };
+
 /** A text's chunks in order; a text that changed while it was read ends the answer (the server breaks it off). */
 async function* chunks(text: MessageText): AsyncIterable<string> {
   for (let from = 1; from <= text.characters; from += TEXT_CHUNK) {
@@ -72,14 +78,14 @@ export const HANDLERS: Record<ApiName, Handler> = {
     }
     return ctx.source.report({ ...usage(query, ctx), by: [by], top: topParam(query) });
   },
-  sessions: async (query, ctx) => ctx.source.report({ ...usage(query, ctx), by: ['session'], top: topParam(query), locate: true }),
+  sessions: async (query, ctx) => ctx.source.report({ ...usage(query, ctx), by: ['session'], top: topParam(query), locate: true, bounds: LIST_BOUNDS }),
   async tools(query, ctx) {
     const request = usage(query, ctx);
     const limit = wholeParam(query, 'limit', 10, 1, 100);
     const [report, slowest] = await Promise.all([ctx.source.report({ ...request, by: ['tool'] }), ctx.source.slowestCalls(request, limit)]);
     return { ...report, slowest };
   },
-  report: async (query, ctx) => ctx.source.report({ ...usage(query, ctx), ...grouping(query) }),
+  report: async (query, ctx) => ctx.source.report({ ...usage(query, ctx), ...grouping(query), bounds: LIST_BOUNDS }),
   async options(query, ctx) {
     const { since, until } = usage(query, ctx);
     const columns = FILTERS.filter((f): f is Exclude<typeof f, 'session'> => f !== 'session');
@@ -102,15 +108,25 @@ export const HANDLERS: Record<ApiName, Handler> = {
     const id = single(query, 'id');
     const seq = single(query, 'seq');
     const name = single(query, 'field');
-    if (!id || seq === undefined || name === undefined) throw new HermeticError('HERMETIC_WEB_INVALID', 'Name the text: /api/message-text?id=<session id>&seq=<message number>&field=<content, reasoning, tool_calls or arguments>.');
+    if (!id || seq === undefined || name === undefined) throw new HermeticError('HERMETIC_WEB_INVALID', 'Name the text: /api/message-text?id=<session id>&seq=<message number>&field=<content, reasoning, tool_calls, arguments or attributes>.');
     if (!(TEXT_FIELDS as readonly string[]).includes(name)) throw new HermeticError('HERMETIC_WEB_INVALID', `"field" must be one of ${TEXT_FIELDS.join(', ')}; got "${name}".`);
     if ((name === 'arguments') !== query.has('call')) {
       throw new HermeticError('HERMETIC_WEB_INVALID', name === 'arguments' ? 'field=arguments needs the call: call=<its index in the message\'s tool calls, from 0>.' : `"call" is for field=arguments, not field=${name}.`);
     }
-    const field: TextField = name === 'arguments' ? { name, call: wholeParam(query, 'call', 0, 0, 1_000_000) } : { name: name as 'content' | 'reasoning' | 'tool_calls' };
+    const field: TextField = name === 'arguments' ? { name, call: wholeParam(query, 'call', 0, 0, 1_000_000) } : { name: name as 'content' | 'reasoning' | 'tool_calls' | 'attributes' };
     const at = wholeParam(query, 'seq', 0, 0, 1_000_000_000);
     const key = { id, store: single(query, 'store') ?? null, machine: single(query, 'machine') ?? null };
     const text = await ctx.source.messageText(key, at, field);
+    if (!text) throw new HermeticError('HERMETIC_WEB_NOT_FOUND', `The dataset has no session "${id}".`);
+    return new TextAnswer(text.bytes, () => chunks(text));
+  },
+  async 'session-text'(query, ctx) {
+    const id = single(query, 'id');
+    const field = single(query, 'field');
+    if (!id || field === undefined) throw new HermeticError('HERMETIC_WEB_INVALID', `Name the text: /api/session-text?id=<session id>&field=<${SESSION_TEXT_FIELDS.join(', ')}>.`);
+    if (!(SESSION_TEXT_FIELDS as readonly string[]).includes(field)) throw new HermeticError('HERMETIC_WEB_INVALID', `"field" must be one of ${SESSION_TEXT_FIELDS.join(', ')}; got "${field}".`);
+    const key = { id, store: single(query, 'store') ?? null, machine: single(query, 'machine') ?? null };
+    const text = await ctx.source.sessionText(key, field);
     if (!text) throw new HermeticError('HERMETIC_WEB_NOT_FOUND', `The dataset has no session "${id}".`);
     return new TextAnswer(text.bytes, () => chunks(text));
   },

@@ -192,7 +192,8 @@ describe('the session endpoint: background delegations (decision 0054)', () => {
   it('a session\'s delegations are the dataset\'s rows it dispatched, by dispatch time; a session that dispatched none has none', async () => {
     const parent = busiest();
     assert.ok(parent, 'the generated history has a delegate scenario with delegations');
-    const want = app.db.prepare(`SELECT ${COLUMNS} FROM delegations WHERE store = ? AND parent_session_id = ? ORDER BY dispatched_at, delegation_id`).all(parent.store, parent.id);
+    // Each with `cut`: null, none of their texts being past its cap (decision 0094).
+    const want = (app.db.prepare(`SELECT ${COLUMNS} FROM delegations WHERE store = ? AND parent_session_id = ? ORDER BY dispatched_at, delegation_id`).all(parent.store, parent.id) as object[]).map((d) => ({ ...d, cut: null }));
     assert.ok(want.length > 0);
     const { body } = await api(`/api/session?id=${parent.id}&store=${encodeURIComponent(parent.store)}`);
     assert.deepEqual(body.delegations, want);
@@ -301,7 +302,7 @@ describe('refusals', () => {
   });
   it('what is not there: 404 HERMETIC_WEB_NOT_FOUND; writes are not answered; another host name is refused', async () => {
     await refused('/api/session?id=nope', 404, 'HERMETIC_WEB_NOT_FOUND', 'The dataset has no session "nope".');
-    await refused('/api/nothing', 404, 'HERMETIC_WEB_NOT_FOUND', 'There is no endpoint /api/nothing; the endpoints are /api/overview, /api/daily, /api/breakdown, /api/sessions, /api/tools, /api/report, /api/options, /api/session, /api/message-text.');
+    await refused('/api/nothing', 404, 'HERMETIC_WEB_NOT_FOUND', 'There is no endpoint /api/nothing; the endpoints are /api/overview, /api/daily, /api/breakdown, /api/sessions, /api/tools, /api/report, /api/options, /api/session, /api/message-text, /api/session-text.');
     await refused('/secret.txt', 404, 'HERMETIC_WEB_NOT_FOUND', 'There is no page or file at /secret.txt.');
     await refused('/app/../../package.json', 404, 'HERMETIC_WEB_NOT_FOUND', 'There is no page or file at /package.json.');
     await refused('/api/overview', 405, 'HERMETIC_WEB_METHOD', 'The dashboard only reads: POST /api/overview is not something it answers.', { method: 'POST', body: '{}' });

@@ -38,6 +38,7 @@ export function datasetFileSource(path: string, open: () => Db, source: (db: Db)
     values: async (request, column, limit) => opened().values(request, column, limit),
     session: async (key, page) => opened().session(key, page),
     messageText: async (key, seq, field) => opened().messageText(key, seq, field),
+    sessionText: async (key, field) => opened().sessionText(key, field),
     slowestCalls: async (request, limit) => opened().slowestCalls(request, limit),
     rowIssues: async (request) => opened().rowIssues(request),
     uncosted: async (request) => opened().uncosted(request),

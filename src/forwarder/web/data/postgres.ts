@@ -13,14 +13,13 @@ import { Zone } from '../../ledger/zone.js';
 import { openFleet } from '../../sinks/postgres/read.js';
 import { q } from '../../sinks/postgres/schema.js';
 import type { PostgresTarget } from '../../sinks/postgres/url.js';
-import { LINK_COLUMNS, PAGE_BYTES, TEXT_CAP, callsSql, delegationsSql, messageColumns, SESSION_COLUMNS, message, noMessage, noText, PageBudget, sessionDetail, slowestSql, textSql, transcriptPages, twoStores, unknownParent, type RawCall, type RawMessage } from './rows.js';
+import { ATTRIBUTES_CAP, FIELD_CAP, LIST_ROWS, PAGE_BYTES, TEXT_CAP, TITLE_CAP, callsSql, delegationRow, delegationsSql, linkColumnsSql, linkRow, messageColumns, message, noMessage, noSessionText, noText, PageBudget, sessionColumnsSql, sessionDetail, sessionTextSql, slowestSql, textSql, transcriptPages, twoStores, unknownParent, type RawCall, type RawMessage } from './rows.js';
 import type { DelegationRow, MessageText, SessionKey, SessionRow, SessionView, SlowCall, TextField, TranscriptPage, UsageSource } from './source.js';
 import type { FleetReader } from '../../sinks/postgres/read.js';
 
 /** Connections for the page's requests, which it sends side by side. */
 const CONNECTIONS = 4;
 
-const pick = (cols: string[]) => cols.map((c) => `s.${c}`).join(', ');
 /** The dataset's INTEGER columns (bigint in the fleet, which pg gives as text). */
 const INTEGERS = new Set([SESSIONS, MESSAGES, DELEGATIONS].flatMap((t) => t.columns.filter((c) => c.type === 'INTEGER').map((c) => c.name)));
 /** A row as the dataset gives it: integers as numbers. */
@@ -30,14 +29,25 @@ const numeric = (row: Record<string, unknown>): SessionRow =>
 /** Rows of a page read at a time: a page of big messages stops at its budget after a few (decision 0088). */
 const BATCH = 16;
 
-/** The session's row (with its machine): by id, and store and machine when given; two holding it are refused. */
-async function findSession(c: pg.PoolClient, key: SessionKey): Promise<Record<string, unknown> | undefined> {
+/** Which of `names` the fleet's `table` has (a fleet store no newer sink has written to lacks the newer columns). */
+async function columnsOf(c: pg.PoolClient, table: string, names: readonly string[]): Promise<Set<string>> {
+  const rows = (await c.query('SELECT attname FROM pg_attribute WHERE attrelid = $1::regclass AND attname = ANY($2) AND NOT attisdropped', [table, names])).rows as { attname: string }[];
+  return new Set(rows.map((r) => r.attname));
+}
+
+/**
+ * The session's row (with its machine): by id, and store and machine when given; two holding it are refused. Its texts
+ * cut in SQL (decision 0094); `bare` reads only where it is (for a whole text, which needs nothing else of the row).
+ */
+async function findSession(c: pg.PoolClient, key: SessionKey, bare = false): Promise<Record<string, unknown> | undefined> {
   const where = ['s.session_id = $1'];
   const values: unknown[] = [key.id];
   if (key.store !== null) where.push(`s.store = $${values.push(key.store)}`);
   if (key.machine !== null) where.push(`s.machine_id = $${values.push(key.machine)}`);
-  // to_jsonb: a fleet store no newer sink has written to yet has no `attributes` column (nothing is known beyond the columns).
-  const rows = (await c.query(`SELECT ${pick(SESSION_COLUMNS)}, to_jsonb(s) ->> 'attributes' AS attributes, s.machine_id, s.hostname FROM sessions s WHERE ${where.join(' AND ')} ORDER BY s.machine_id, s.store LIMIT 2`, values)).rows as Record<string, unknown>[];
+  // A fleet store no newer sink has written to yet has no `attributes` column (nothing is known beyond the columns).
+  // (Not to_jsonb(s) ->> 'attributes': that builds the whole row as JSON, system prompt and any huge title included.)
+  const columns = bare ? 's.store' : sessionColumnsSql((await columnsOf(c, 'sessions', ['attributes'])).has('attributes') ? 's.attributes' : 'NULL');
+  const rows = (await c.query(`SELECT ${columns}, s.machine_id, s.hostname FROM sessions s WHERE ${where.join(' AND ')} ORDER BY s.machine_id, s.store LIMIT 2`, values)).rows as Record<string, unknown>[];
   if (rows.length > 1) {
     const [a, b] = rows as [Record<string, unknown>, Record<string, unknown>];
     if (a.machine_id === b.machine_id) throw twoStores(key.id, [a.store, b.store]);
@@ -52,17 +62,17 @@ async function sessionView(c: pg.PoolClient, d: Dialect, target: PostgresTarget,
   const [machine, store] = [String(found.machine_id), String(found.store)];
   const total = Number((await c.query('SELECT COUNT(*) AS n FROM messages WHERE machine_id = $1 AND store = $2 AND session_id = $3', [machine, store, key.id])).rows[0].n);
   const { pages, from, wanted } = transcriptPages(key.id, total, asked);
-  const link = `SELECT ${pick(LINK_COLUMNS)} FROM sessions s WHERE s.machine_id = $1 AND s.store = $2`;
+  const link = `SELECT ${linkColumnsSql()} FROM sessions s WHERE s.machine_id = $1 AND s.store = $2`;
   const parentRow = found.parent_session_id === null ? null : (await c.query(`${link} AND s.session_id = $3`, [machine, store, found.parent_session_id])).rows[0] as Record<string, unknown> | undefined;
-  const children = (await c.query(`${link} AND s.parent_session_id = $3 ORDER BY s.started_at, s.session_id`, [machine, store, key.id])).rows as Record<string, unknown>[];
-  const changes = (await c.query(`SELECT seq, created_at, prev AS "from", model AS "to" FROM (
+  const children = (await c.query(`${link} AND s.parent_session_id = $3 ORDER BY s.started_at, s.session_id COLLATE "C" LIMIT ${LIST_ROWS + 1}`, [machine, store, key.id])).rows as Record<string, unknown>[];
+  const changes = (await c.query(`SELECT seq, created_at, substr(prev, 1, ${FIELD_CAP}) AS "from", substr(model, 1, ${FIELD_CAP}) AS "to" FROM (
       SELECT seq, created_at, model, LAG(model) OVER (ORDER BY seq) AS prev FROM messages WHERE machine_id = $1 AND store = $2 AND session_id = $3 AND role = 'assistant' AND model IS NOT NULL) m
-    WHERE prev IS NOT NULL AND prev <> model ORDER BY seq`, [machine, store, key.id])).rows as Record<string, unknown>[];
+    WHERE prev IS NOT NULL AND prev <> model ORDER BY seq LIMIT ${LIST_ROWS + 1}`, [machine, store, key.id])).rows as Record<string, unknown>[];
   // A fleet store no newer sink has written to yet has no `compacted` column (its messages are all live) nor
   // `attributes` (nothing beyond the columns). Each text is cut in SQL (decision 0088), a few rows at a time.
-  const has = new Set(((await c.query("SELECT attname FROM pg_attribute WHERE attrelid = 'messages'::regclass AND attname IN ('compacted', 'attributes') AND NOT attisdropped")).rows as { attname: string }[]).map((r) => r.attname));
-  const extra = `${has.has('compacted') ? 'compacted::int' : '0'} AS compacted, ${has.has('attributes') ? 'attributes' : 'NULL'} AS attributes`;
-  const rowsSql = `SELECT ${messageColumns()}, ${extra} FROM messages WHERE machine_id = $1 AND store = $2 AND session_id = $3 AND seq >= $4 ORDER BY seq LIMIT $5`;
+  const has = await columnsOf(c, 'messages', ['compacted', 'attributes']);
+  const extra = `${has.has('compacted') ? 'compacted::int' : '0'} AS compacted`;
+  const rowsSql = `SELECT ${messageColumns(has.has('attributes') ? 'attributes' : 'NULL')}, ${extra} FROM messages WHERE machine_id = $1 AND store = $2 AND session_id = $3 AND seq >= $4 ORDER BY seq LIMIT $5`;
   const budget = new PageBudget(wanted);
   let next = from;
   let left = wanted;
@@ -91,10 +101,12 @@ async function sessionView(c: pg.PoolClient, d: Dialect, target: PostgresTarget,
   const { machine_id: _m, hostname: _h, ...session } = found;
   return {
     session: sessionDetail(numeric(session)),
-    parent: found.parent_session_id === null ? null : parentRow ? numeric(parentRow) : unknownParent(found.parent_session_id, store),
-    children: children.map(numeric),
-    model_changes: changes.map(numeric) as unknown as SessionView['model_changes'],
-    delegations: delegations.map(numeric) as unknown as DelegationRow[],
+    parent: found.parent_session_id === null ? null : parentRow ? linkRow(numeric(parentRow)) : unknownParent(found.parent_session_id, store),
+    children: children.slice(0, LIST_ROWS).map((r) => linkRow(numeric(r))),
+    model_changes: changes.slice(0, LIST_ROWS).map(numeric) as unknown as SessionView['model_changes'],
+    delegations: delegations.slice(0, LIST_ROWS).map((r) => delegationRow(numeric(r))),
+    more: { children: children.length > LIST_ROWS, delegations: delegations.length > LIST_ROWS, model_changes: changes.length > LIST_ROWS },
+    limits: { title_characters: TITLE_CAP, field_characters: FIELD_CAP, attributes_characters: ATTRIBUTES_CAP, list_rows: LIST_ROWS },
     usage: await runPostgres(c, planReport({ filter: { session: [key.id] }, place: { store, machineId: machine }, by: ['model', 'task'] }, zone, d), d),
     transcript: { page: asked.page, page_size: asked.size, pages, total, from, next_from: budget.next_from, limits: { text_characters: TEXT_CAP, page_bytes: PAGE_BYTES }, messages: budget.messages },
   };
@@ -106,7 +118,7 @@ async function sessionView(c: pg.PoolClient, d: Dialect, target: PostgresTarget,
  */
 async function messageText(fleet: FleetReader, key: SessionKey, seq: number, field: TextField): Promise<MessageText | null> {
   const found = await fleet.read(async (c, d) => {
-    const row = await findSession(c, key);
+    const row = await findSession(c, key, true);
     if (!row) return null;
     const at = { machine: String(row.machine_id), store: String(row.store), session: key.id, seq, call: field.name === 'arguments' ? field.call : null };
     if ((await c.query('SELECT 1 FROM messages WHERE machine_id = $1 AND store = $2 AND session_id = $3 AND seq = $4', [at.machine, at.store, at.session, seq])).rows.length === 0) throw noMessage(key.id, seq);
@@ -126,6 +138,30 @@ async function messageText(fleet: FleetReader, key: SessionKey, seq: number, fie
   };
 }
 
+/** A session's own text whole (decision 0094), read as `messageText` reads a message's. */
+async function sessionText(fleet: FleetReader, key: SessionKey, field: string): Promise<MessageText | null> {
+  let column = field;
+  const found = await fleet.read(async (c, d) => {
+    const row = await findSession(c, key, true);
+    if (!row) return null;
+    if (field === 'attributes' && !(await columnsOf(c, 'sessions', ['attributes'])).has('attributes')) column = 'NULL';
+    const at = { machine: String(row.machine_id), store: String(row.store), session: key.id };
+    const bound = d.bind(sessionTextSql(true, column, 'length'), at);
+    const size = (await c.query(bound.sql, bound.values as unknown[])).rows[0] as { characters: number | null; bytes: number | null };
+    if (size.characters === null) throw noSessionText(key.id, field);
+    return { at, characters: Number(size.characters), bytes: Number(size.bytes) };
+  });
+  if (!found) return null;
+  return {
+    characters: found.characters,
+    bytes: found.bytes,
+    chunk: (from) => fleet.read(async (c, d) => {
+      const bound = d.bind(sessionTextSql(true, column, 'chunk'), { ...found.at, from, bytes: found.bytes });
+      return ((await c.query(bound.sql, bound.values as unknown[])).rows[0] as { chunk: string } | undefined)?.chunk ?? null;
+    }),
+  };
+}
+
 /**
  * The fleet store as the dashboard's source. Nothing connects before the first request; `zone` is the one windows
  * are read in (each machine's days are its own, as `hermetic report --from` says).
@@ -139,6 +175,7 @@ export function postgresSource(url: string, zone: Zone): UsageSource {
     values: (request, column, limit) => fleet.read((c, d) => runPostgres(c, planValues(request, column, limit, d), d)),
     session: (key, asked) => fleet.read((c, d, target) => sessionView(c, d, target, zone, key, asked)),
     messageText: (key, seq, field) => messageText(fleet, key, seq, field),
+    sessionText: (key, field) => sessionText(fleet, key, field),
     slowestCalls: (request: ReportRequest, limit: number) => fleet.read(async (c, d) => {
       const { tools, params } = reportCondition(request, d);
       const { sql, values } = d.bind(slowestSql(request, tools, limit, true), params);

@@ -14,9 +14,9 @@ export const DELEGATION_COLUMNS: readonly (keyof DelegationRow)[] = ['delegation
  * `machine` adds the fleet's `@machine`, `collate` the id's byte order where the default collation is not (PostgreSQL).
  */
 export function delegationsSql(machine = false, collate = ''): string {
-  return `SELECT ${DELEGATION_COLUMNS.map((c) => `d.${c}`).join(', ')} FROM delegations d
+  return `SELECT ${delegationColumnsSql()} FROM delegations d
     WHERE ${machine ? 'd.machine_id = @machine AND ' : ''}d.store = @store AND d.parent_session_id = @session
-    ORDER BY d.dispatched_at IS NULL, d.dispatched_at, d.delegation_id${collate}`;
+    ORDER BY d.dispatched_at IS NULL, d.dispatched_at, d.delegation_id${collate} LIMIT ${LIST_ROWS + 1}`;
 }
 
 /**
@@ -36,8 +36,41 @@ export const PAGE_BYTES = 2 * 1024 * 1024;
 export const CUT_CALLS = 8;
 export const TEXT_CHUNK = 4 * 1024 * 1024;
 
+/**
+ * The dashboard's bounds on the rest of a session's texts and on its lists (decision 0094), whatever the dataset holds:
+ * - `TITLE_CAP`: a title is cut in SQL at this many characters, in a list and in the session's own view. Hermes cuts
+ *   titles at 100 characters (`SessionDB.MAX_TITLE_LENGTH`): 256 keeps every title Hermes writes whole, and a list of
+ *   thousands of titles small.
+ * - `FIELD_CAP`: the other short texts of a row (a path, a branch, a model's or tool's name, an end reason, an id Hermes
+ *   copied from a call) at 4,096 characters: any real path (Linux's PATH_MAX is 4,096 bytes) stays whole.
+ * - `ATTRIBUTES_CAP`: a row's `attributes` JSON longer than this is not sent at all (cut, it would not parse): its
+ *   lengths are, and its whole is a text link. The same 32,768 as a message's texts: a model_config fits many times.
+ * - `LIST_ROWS`: a session's children, delegations and model changes are listed up to 100 each (`more` says when there
+ *   are others).
+ * - `LIST_BYTES`: a list of sessions (the report by session) stops at the first row after which its rows' JSON reaches
+ *   2 MiB, the rest summed into its "other" row, as a page of messages stops at PAGE_BYTES.
+ */
+export const TITLE_CAP = 256;
+export const FIELD_CAP = 4096;
+export const ATTRIBUTES_CAP = TEXT_CAP;
+export const LIST_ROWS = 100;
+export const LIST_BYTES = 2 * 1024 * 1024;
+
 /** The texts `/api/message-text` gives whole: a message's columns, or one tool call's arguments (`call`, from 0). */
-export const TEXT_FIELDS = ['content', 'reasoning', 'tool_calls', 'arguments'] as const;
+export const TEXT_FIELDS = ['content', 'reasoning', 'tool_calls', 'arguments', 'attributes'] as const;
+
+/** A session's texts cut in its row, by column, with the cap each is cut at (ids are keys and stay whole). */
+const SESSION_TEXTS: Readonly<Record<string, number>> = {
+  title: TITLE_CAP, profile: FIELD_CAP, source: FIELD_CAP, model: FIELD_CAP, provider: FIELD_CAP, lineage_kind: FIELD_CAP,
+  cwd: FIELD_CAP, git_repo_root: FIELD_CAP, git_branch: FIELD_CAP, end_reason: FIELD_CAP, cost_status: FIELD_CAP,
+};
+/** A message's short texts, cut at FIELD_CAP (its content, reasoning and calls at TEXT_CAP, decision 0088). */
+const MESSAGE_TEXTS = ['role', 'kind', 'content_format', 'tool_name', 'tool_call_id', 'model', 'finish_reason'] as const;
+/** A delegation's texts: its goal, summary and error at TEXT_CAP, its states at FIELD_CAP. */
+const DELEGATION_TEXTS: Readonly<Record<string, number>> = { state: FIELD_CAP, delivery_state: FIELD_CAP, goal: TEXT_CAP, summary: TEXT_CAP, error: TEXT_CAP };
+
+/** The texts `/api/session-text` gives whole: the session's cut columns, its system prompt and its attributes JSON. */
+export const SESSION_TEXT_FIELDS = [...Object.keys(SESSION_TEXTS), 'system_prompt', 'attributes'] as const;
 
 
 export interface RawMessage {
@@ -72,14 +105,73 @@ const octets = (x: string) => `octet_length(${x})`;
 const cutColumn = (c: string) => `substr(${c}, 1, ${TEXT_CAP}) AS ${c}, length(${c}) AS ${c}_characters, ${octets(c)} AS ${c}_bytes`;
 
 /**
+ * `expr` cut at `cap` characters as `name`, in both dialects, with its whole lengths as `"name.characters"` and
+ * `"name.bytes"` when it is longer (else NULL): `takeCuts` turns them into the row's `cut` (decision 0094).
+ */
+export function cutSql(expr: string, name: string, cap: number): string {
+  const past = `length(${expr}) > ${cap}`;
+  return `substr(${expr}, 1, ${cap}) AS ${name}, CASE WHEN ${past} THEN length(${expr}) END AS "${name}.characters", CASE WHEN ${past} THEN ${octets(expr)} END AS "${name}.bytes"`;
+}
+
+/** A JSON text sent whole within `cap`, else NULL (it would not parse cut), with its lengths as `cutSql` gives them. */
+export function jsonCutSql(expr: string, name: string, cap = ATTRIBUTES_CAP): string {
+  const past = `length(${expr}) > ${cap}`;
+  return `CASE WHEN ${past} THEN NULL ELSE ${expr} END AS ${name}, CASE WHEN ${past} THEN length(${expr}) END AS "${name}.characters", CASE WHEN ${past} THEN ${octets(expr)} END AS "${name}.bytes"`;
+}
+
+/** Takes the lengths `cutSql` added off a row: the cut texts by name with their whole lengths, or null when none was cut. */
+export function takeCuts(row: Record<string, unknown>, names: readonly string[]): Record<string, CutLength> | null {
+  const cut: Record<string, CutLength> = {};
+  for (const name of names) {
+    const [c, b] = [row[`${name}.characters`], row[`${name}.bytes`]];
+    delete row[`${name}.characters`];
+    delete row[`${name}.bytes`];
+    if (c !== null && c !== undefined) cut[name] = { characters: Number(c), bytes: Number(b) };
+  }
+  return Object.keys(cut).length > 0 ? cut : null;
+}
+
+/**
+ * A session's row in both dialects (over `s`): each text cut (SESSION_TEXTS), `attributes` (the expression, NULL where
+ * the column is missing) whole within ATTRIBUTES_CAP, and the system prompt's lengths only (the page links to it).
+ */
+export function sessionColumnsSql(attributesExpr: string): string {
+  const columns = SESSION_COLUMNS.map((c) => (SESSION_TEXTS[c] === undefined ? `s.${c}` : cutSql(`s.${c}`, c, SESSION_TEXTS[c]!)));
+  return `${columns.join(', ')}, ${jsonCutSql(attributesExpr, 'attributes')}, length(s.system_prompt) AS "system_prompt.characters", ${octets('s.system_prompt')} AS "system_prompt.bytes"`;
+}
+
+/** A parent's or child's row (LINK_COLUMNS over `s`), its texts cut. */
+export function linkColumnsSql(): string {
+  return LINK_COLUMNS.map((c) => (SESSION_TEXTS[c] === undefined ? `s.${c}` : cutSql(`s.${c}`, c, SESSION_TEXTS[c]!))).join(', ');
+}
+
+/** A lineage row as the page gets it: `cut` names its cut texts (null when none was). */
+export function linkRow(row: Record<string, unknown>): SessionRow {
+  const cut = takeCuts(row, Object.keys(SESSION_TEXTS));
+  return { ...row, cut } as unknown as SessionRow;
+}
+
+/**
  * A transcript row's columns with its texts cut, in both dialects: content and reasoning cut at TEXT_CAP; `tool_calls`
  * whole when within it (parsed as before), else NULL (its calls are then read by `callsSql`, each one's arguments
  * cut); each with its whole length in characters and bytes.
  */
-export function messageColumns(): string {
-  return `seq, role, kind, ${cutColumn('content')}, content_format,
+export function messageColumns(attributesExpr: string): string {
+  const short = (c: string) => cutSql(c, c, FIELD_CAP);
+  return `seq, ${short('role')}, ${short('kind')}, ${cutColumn('content')}, ${short('content_format')},
     CASE WHEN length(tool_calls) > ${TEXT_CAP} THEN NULL ELSE tool_calls END AS tool_calls, length(tool_calls) AS tool_calls_characters, ${octets('tool_calls')} AS tool_calls_bytes,
-    tool_name, tool_call_id, ${cutColumn('reasoning')}, model, finish_reason, created_at`;
+    ${short('tool_name')}, ${short('tool_call_id')}, ${cutColumn('reasoning')}, ${short('model')}, ${short('finish_reason')}, created_at, ${jsonCutSql(attributesExpr, 'attributes')}`;
+}
+
+/** A delegation's columns (DELEGATION_COLUMNS over `d`), its texts cut (DELEGATION_TEXTS). */
+function delegationColumnsSql(): string {
+  return DELEGATION_COLUMNS.map((c) => (DELEGATION_TEXTS[c] === undefined ? `d.${c}` : cutSql(`d.${c}`, c, DELEGATION_TEXTS[c]!))).join(', ');
+}
+
+/** A delegation as the page gets it: `cut` names its cut texts (null when none was). */
+export function delegationRow(row: Record<string, unknown>): DelegationRow {
+  const cut = takeCuts(row, Object.keys(DELEGATION_TEXTS));
+  return { ...row, cut } as unknown as DelegationRow;
 }
 
 /** A call's arguments (`function.arguments`, else `arguments`, as `call()` picks them) as SQL, from the call `c`. */
@@ -102,7 +194,7 @@ function argumentsSql(pg: boolean, c: string): string {
 export function callsSql(pg: boolean): string {
   if (pg) {
     const str = (x: string) => `CASE WHEN json_typeof(${x}) = 'string' THEN ${x} #>> '{}' END`;
-    return `SELECT id, name, substr(a, 1, ${TEXT_CAP}) AS arguments, s AS arguments_string, length(a) AS arguments_characters, ${octets('a')} AS arguments_bytes, calls
+    return `SELECT substr(id, 1, ${FIELD_CAP}) AS id, substr(name, 1, ${FIELD_CAP}) AS name, substr(a, 1, ${TEXT_CAP}) AS arguments, s AS arguments_string, length(a) AS arguments_characters, ${octets('a')} AS arguments_bytes, calls
       FROM (SELECT e.n, CASE WHEN json_typeof(e.v) = 'object' THEN COALESCE(${str("e.v -> 'id'")}, ${str("e.v -> 'call_id'")}) END AS id,
           CASE WHEN json_typeof(e.v) = 'object' THEN COALESCE(${str("e.v -> 'function' -> 'name'")}, ${str("e.v -> 'name'")}) END AS name,
           CASE WHEN json_typeof(x.a) = 'string' THEN x.a #>> '{}' ELSE x.a::text END AS a, CASE WHEN x.a IS NULL THEN NULL WHEN json_typeof(x.a) = 'string' THEN 1 ELSE 0 END AS s,
@@ -114,7 +206,7 @@ export function callsSql(pg: boolean): string {
         ORDER BY e.n LIMIT ${CUT_CALLS}) c ORDER BY n`;
   }
   const str = (p: string) => `CASE WHEN j.type = 'object' AND json_type(j.value, '${p}') = 'text' THEN j.value ->> '${p}' END`;
-  return `SELECT id, name, substr(a, 1, ${TEXT_CAP}) AS arguments, s AS arguments_string, length(a) AS arguments_characters, ${octets('a')} AS arguments_bytes, calls
+  return `SELECT substr(id, 1, ${FIELD_CAP}) AS id, substr(name, 1, ${FIELD_CAP}) AS name, substr(a, 1, ${TEXT_CAP}) AS arguments, s AS arguments_string, length(a) AS arguments_characters, ${octets('a')} AS arguments_bytes, calls
     FROM (SELECT n, id, name, calls, CASE WHEN p IS NULL THEN NULL WHEN json_type(v, p) = 'text' THEN v ->> p ELSE v -> p END AS a,
         CASE WHEN p IS NULL THEN NULL WHEN json_type(v, p) = 'text' THEN 1 ELSE 0 END AS s
       FROM (SELECT n, id, name, v, calls, ${argumentsSql(false, 'v')} AS p
@@ -147,6 +239,20 @@ export function textSql(pg: boolean, field: TextField['name'], what: 'chunk' | '
   return `SELECT substr(v, @from, ${TEXT_CHUNK}) AS chunk FROM (SELECT ${value} AS v FROM messages WHERE ${where}) t WHERE octet_length(v) = @bytes`;
 }
 
+/**
+ * One read of a session's whole text for `/api/session-text` (`@store`, `@session`; the fleet's `@machine`), as
+ * `textSql` reads a message's: `length` its lengths, `chunk` TEXT_CHUNK characters from `@from` while it has `@bytes`.
+ * `column` is one of SESSION_TEXT_FIELDS (or NULL where the dataset has no such column).
+ */
+export function sessionTextSql(pg: boolean, column: string, what: 'chunk' | 'length'): string {
+  const where = `${pg ? 'machine_id = @machine AND ' : ''}store = @store AND session_id = @session`;
+  if (what === 'length') return `SELECT length(v) AS characters, ${octets('v')} AS bytes FROM (SELECT ${column} AS v FROM sessions WHERE ${where}) t`;
+  return `SELECT substr(v, @from, ${TEXT_CHUNK}) AS chunk FROM (SELECT ${column} AS v FROM sessions WHERE ${where}) t WHERE octet_length(v) = @bytes`;
+}
+
+/** The refusal of a session text that is not there. */
+export const noSessionText = (id: string, field: string) => new HermeticError('HERMETIC_WEB_NOT_FOUND', `Session "${id}" has no ${field === 'system_prompt' ? 'system prompt' : field}.`);
+
 /** An `attributes` JSON text parsed: an object, or null (none set, or not an object: nothing to show). */
 export function attributes(text: unknown): Attributes {
   if (typeof text !== 'string') return null;
@@ -158,8 +264,19 @@ export function attributes(text: unknown): Attributes {
   }
 }
 
-/** The session's row as the page gets it: `attributes` parsed. */
-export const sessionDetail = (row: SessionRow): SessionDetail => ({ ...row, attributes: attributes(row.attributes) });
+/**
+ * The session's row as the page gets it (from `sessionColumnsSql`): `attributes` parsed (null when cut), `cut` naming
+ * each text cut with its whole length, `system_prompt_length` its system prompt's (null when it has none).
+ */
+export function sessionDetail(row: Record<string, unknown>): SessionDetail {
+  const raw = { ...row };
+  const prompt = raw['system_prompt.characters'];
+  const system_prompt_length = prompt === null || prompt === undefined ? null : { characters: Number(prompt), bytes: Number(raw['system_prompt.bytes']) };
+  delete raw['system_prompt.characters'];
+  delete raw['system_prompt.bytes'];
+  const cut = takeCuts(raw, [...Object.keys(SESSION_TEXTS), 'attributes']);
+  return { ...(raw as SessionRow), attributes: attributes(raw.attributes), system_prompt_length, cut };
+}
 
 /** A tool call as Hermes stored it (OpenAI's nested form or a flattened one), its arguments parsed when they are JSON. */
 function call(raw: unknown): TranscriptMessage['tool_calls'][number] {
@@ -193,7 +310,7 @@ function cutCall(r: RawCall): TranscriptMessage['tool_calls'][number] {
  */
 export function message(r: RawMessage, calls: RawCall[] = []): TranscriptMessage {
   const { content_characters, content_bytes, reasoning_characters, reasoning_bytes, tool_calls_characters, tool_calls_bytes, ...row } = r;
-  const cut: NonNullable<TranscriptMessage['cut']> = {};
+  const cut: NonNullable<TranscriptMessage['cut']> = { ...takeCuts(row as unknown as Record<string, unknown>, [...MESSAGE_TEXTS, 'attributes']) };
   const content = cutOf(content_characters, content_bytes);
   if (content) cut.content = content;
   const reasoning = cutOf(reasoning_characters, reasoning_bytes);

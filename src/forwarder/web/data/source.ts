@@ -15,8 +15,13 @@ export type Attributes = { [name: string]: unknown } | null;
 
 /** The session the page is about: its row, with its `attributes` parsed. */
 export interface SessionDetail {
-  [column: string]: string | number | null | Attributes;
+  [column: string]: string | number | null | Attributes | CutLength | Record<string, CutLength>;
+  /** Null too when its JSON was past ATTRIBUTES_CAP (`cut.attributes` then gives its length; decision 0094). */
   attributes: Attributes;
+  /** The system prompt's whole length (it is not sent: `/api/session-text?…&field=system_prompt` gives it); null when none. */
+  system_prompt_length: CutLength | null;
+  /** The texts cut (title at TITLE_CAP, the others at FIELD_CAP, `attributes` not sent), with their whole lengths; null when none was. */
+  cut: Record<string, CutLength> | null;
 }
 
 export interface TranscriptMessage {
@@ -47,7 +52,7 @@ export interface TranscriptMessage {
    * points) and UTF-8 bytes; null when none was. `tool_calls`: its JSON was past the cap, so only its first `shown` of
    * `calls` calls are listed. Each whole text is `/api/message-text?…&seq=<seq>&field=<name>`.
    */
-  cut: { content?: CutLength; reasoning?: CutLength; tool_calls?: CutLength & { calls: number; shown: number } } | null;
+  cut: ({ content?: CutLength; reasoning?: CutLength; tool_calls?: CutLength & { calls: number; shown: number }; attributes?: CutLength } & { [short: string]: CutLength | undefined }) | null;
 }
 
 /**
@@ -67,6 +72,8 @@ export interface DelegationRow {
   summary: string | null;
   error: string | null;
   removed_from_store: number;
+  /** Its texts cut (goal, summary, error at TEXT_CAP; states at FIELD_CAP), with their whole lengths; null when none was (decision 0094). */
+  cut: Record<string, CutLength> | null;
 }
 
 export interface SessionView {
@@ -80,6 +87,10 @@ export interface SessionView {
    * dispatch time; empty on a dataset or fleet store from before the table.
    */
   delegations: DelegationRow[];
+  /** Whether the session has more children, delegations or model changes than the LIST_ROWS listed (decision 0094). */
+  more: { children: boolean; delegations: boolean; model_changes: boolean };
+  /** Where the session's own texts are cut and how many rows each list holds (decision 0094). */
+  limits: { title_characters: number; field_characters: number; attributes_characters: number; list_rows: number };
   /** The session's usage by model and task, all time: `usageReport` with the session as its filter. */
   usage: UsageReport;
   /**
@@ -105,7 +116,7 @@ export interface SlowCall {
 export interface CutLength { characters: number; bytes: number }
 
 /** A text `/api/message-text` gives whole: a message's column, or one tool call's arguments (`call`, from 0). */
-export type TextField = { name: 'content' | 'reasoning' | 'tool_calls' } | { name: 'arguments'; call: number };
+export type TextField = { name: 'content' | 'reasoning' | 'tool_calls' | 'attributes' } | { name: 'arguments'; call: number };
 
 /** Which page of a transcript: its number and size (`page`, `page_size`), and where in it to start (`from`, a seq). */
 export interface TranscriptPage { page: number; size: number; from: number | null }
@@ -142,6 +153,11 @@ export interface UsageSource {
    * that is not there is refused (HERMETIC_WEB_NOT_FOUND).
    */
   messageText(key: SessionKey, seq: number, field: TextField): Promise<MessageText | null>;
+  /**
+   * One text of the session's own row whole, for `/api/session-text` (one of SESSION_TEXT_FIELDS), read as
+   * `messageText` reads one. Null when there is no such session; a text it does not have is refused (decision 0094).
+   */
+  sessionText(key: SessionKey, field: string): Promise<MessageText | null>;
   /** The slowest tool calls whose call and result both have a time (the report's window and filter). */
   slowestCalls(request: ReportRequest, limit: number): Promise<SlowCall[]>;
   /** Values the forwarder changed or left out in the sessions the request counts (`planRowIssues`; decision 0092); null on a fleet store without the table yet. */

@@ -8,29 +8,30 @@ import { ledgerZone, reportCondition, rowIssuesIn, unreadIn, usageReport, type R
 import { planReport, planTotals, planValues, runSqlite } from '../../report/query.js';
 import { planUncosted } from '../../report/uncosted.js';
 import { Zone } from '../../ledger/zone.js';
-import { LINK_COLUMNS, PAGE_BYTES, TEXT_CAP, callsSql, delegationsSql, messageColumns, SESSION_COLUMNS, message, noMessage, noText, PageBudget, sessionDetail, slowestKeptSql, slowestSql, textSql, transcriptPages, twoStores, unknownParent, type RawCall, type RawMessage } from './rows.js';
-import type { DelegationRow, MessageText, SessionRow, SessionView, SlowCall, TextField, TranscriptPage, UsageSource } from './source.js';
+import { ATTRIBUTES_CAP, FIELD_CAP, LIST_ROWS, PAGE_BYTES, TEXT_CAP, TITLE_CAP, callsSql, delegationRow, delegationsSql, linkColumnsSql, linkRow, messageColumns, message, noMessage, noSessionText, noText, PageBudget, sessionColumnsSql, sessionDetail, sessionTextSql, slowestKeptSql, slowestSql, textSql, transcriptPages, twoStores, unknownParent, type RawCall, type RawMessage } from './rows.js';
+import type { MessageText, SessionRow, SessionView, SlowCall, TextField, TranscriptPage, UsageSource } from './source.js';
 
 /** The embedded dataset as the dashboard's source; `dialect` names this machine for the breakdown by machine. */
 export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageSource {
-  const pick = (cols: string[]) => cols.map((c) => `s.${c}`).join(', ');
   const has = (table: string, column: string) => db.prepare(`SELECT 1 FROM pragma_table_info('${table}') WHERE name = ?`).get(column) !== undefined;
   // A dataset older than version 7 (read as it is) has no `attributes`: nothing is known beyond the columns.
-  const sessionColumns = `${pick(SESSION_COLUMNS)}, ${has('sessions', 'attributes') ? 's.attributes' : 'NULL AS attributes'}`;
-  const byId = db.prepare(`SELECT ${sessionColumns} FROM sessions s WHERE s.session_id = ? ORDER BY s.store LIMIT 2`);
+  const sessionAttributes = has('sessions', 'attributes') ? 's.attributes' : 'NULL';
+  // Each text of the row cut in SQL (decision 0094): a title of megabytes never reaches JS whole.
+  const sessionColumns = sessionColumnsSql(sessionAttributes);
   const byStoreId = db.prepare(`SELECT ${sessionColumns} FROM sessions s WHERE s.store = ? AND s.session_id = ?`);
-  const link = db.prepare(`SELECT ${pick(LINK_COLUMNS)} FROM sessions s WHERE s.store = ? AND s.session_id = ?`);
-  const children = db.prepare(`SELECT ${pick(LINK_COLUMNS)} FROM sessions s WHERE s.store = ? AND s.parent_session_id = ? ORDER BY s.started_at, s.session_id`);
+  const storesOf = db.prepare('SELECT store FROM sessions WHERE session_id = ? ORDER BY store LIMIT 2').pluck();
+  const link = db.prepare(`SELECT ${linkColumnsSql()} FROM sessions s WHERE s.store = ? AND s.session_id = ?`);
+  const children = db.prepare(`SELECT ${linkColumnsSql()} FROM sessions s WHERE s.store = ? AND s.parent_session_id = ? ORDER BY s.started_at, s.session_id LIMIT ${LIST_ROWS + 1}`);
   const count = db.prepare('SELECT COUNT(*) FROM messages WHERE store = ? AND session_id = ?').pluck();
   // A dataset older than version 6 (read as it is) has no `compacted`: all its messages are live.
-  const extra = `${has('messages', 'compacted') ? 'compacted' : '0 AS compacted'}, ${has('messages', 'attributes') ? 'attributes' : 'NULL AS attributes'}`;
-  // Each text cut in SQL (decision 0088); rows are read one at a time and no more once the page's budget is reached.
-  const page = db.prepare(`SELECT ${messageColumns()}, ${extra} FROM messages WHERE store = ? AND session_id = ? AND seq >= ? ORDER BY seq LIMIT ?`);
+  const extra = has('messages', 'compacted') ? 'compacted' : '0 AS compacted';
+  // Each text cut in SQL (decisions 0088, 0094); rows are read one at a time and no more once the page's budget is reached.
+  const page = db.prepare(`SELECT ${messageColumns(has('messages', 'attributes') ? 'attributes' : 'NULL')}, ${extra} FROM messages WHERE store = ? AND session_id = ? AND seq >= ? ORDER BY seq LIMIT ?`);
   const calls = db.prepare(callsSql(false));
   const hasMessage = db.prepare('SELECT 1 FROM messages WHERE store = ? AND session_id = ? AND seq = ?').pluck();
-  const models = db.prepare(`SELECT seq, created_at, prev AS "from", model AS "to" FROM (
+  const models = db.prepare(`SELECT seq, created_at, substr(prev, 1, ${FIELD_CAP}) AS "from", substr(model, 1, ${FIELD_CAP}) AS "to" FROM (
       SELECT seq, created_at, model, LAG(model) OVER (ORDER BY seq) AS prev FROM messages WHERE store = ? AND session_id = ? AND role = 'assistant' AND model IS NOT NULL)
-    WHERE prev IS NOT NULL AND prev <> model ORDER BY seq`);
+    WHERE prev IS NOT NULL AND prev <> model ORDER BY seq LIMIT ${LIST_ROWS + 1}`);
   // A dataset older than version 8 (read as it is, never migrated here) has no `delegations`: the session has none.
   const hasDelegations = hasTable(db, 'delegations');
   const delegations = hasDelegations ? db.prepare(delegationsSql()) : null;
@@ -40,9 +41,15 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
   /** The session's row: by store and id, or by id when one store holds it (two are refused, naming both). */
   const find = (id: string, store: string | null): SessionRow | undefined => {
     if (store !== null) return (byStoreId.all(store, id) as SessionRow[])[0];
-    const rows = byId.all(id) as SessionRow[];
-    if (rows.length > 1) throw twoStores(id, rows.map((r) => r.store));
-    return rows[0];
+    const stores = storesOf.all(id) as string[];
+    if (stores.length > 1) throw twoStores(id, stores);
+    return stores.length === 0 ? undefined : (byStoreId.get(stores[0], id) as SessionRow);
+  };
+  /** Where a session is (its store), without its row's texts: for the whole texts, which read nothing else of it. */
+  const whereIs = (id: string, store: string | null): string | undefined => {
+    const stores = (store === null ? storesOf.all(id) : db.prepare('SELECT store FROM sessions WHERE store = ? AND session_id = ?').pluck().all(store, id)) as string[];
+    if (stores.length > 1) throw twoStores(id, stores);
+    return stores[0];
   };
   const session = ({ id, store }: { id: string; store: string | null }, asked: TranscriptPage) => db.transaction((): SessionView | null => {
     const found = find(id, store);
@@ -55,13 +62,19 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
       const cutCalls = r.tool_calls_characters === null || r.tool_calls_characters <= TEXT_CAP ? [] : calls.all({ store: key, session: id, seq: r.seq }) as RawCall[];
       if (!budget.add(message(r, cutCalls))) break;
     }
-    const parent = found.parent_session_id === null ? null : ((link.get(key, found.parent_session_id) as SessionRow | undefined) ?? unknownParent(found.parent_session_id, key));
+    const linked = found.parent_session_id === null ? undefined : link.get(key, found.parent_session_id) as Record<string, unknown> | undefined;
+    const parent = found.parent_session_id === null ? null : linked ? linkRow(linked) : unknownParent(found.parent_session_id, key);
+    const kids = children.all(key, id) as Record<string, unknown>[];
+    const changes = models.all(key, id) as SessionView['model_changes'];
+    const dispatched = (delegations?.all({ store: key, session: id }) ?? []) as Record<string, unknown>[];
     return {
       session: sessionDetail(found),
       parent,
-      children: children.all(key, id) as SessionRow[],
-      model_changes: models.all(key, id) as SessionView['model_changes'],
-      delegations: (delegations?.all({ store: key, session: id }) ?? []) as DelegationRow[],
+      children: kids.slice(0, LIST_ROWS).map(linkRow),
+      model_changes: changes.slice(0, LIST_ROWS),
+      delegations: dispatched.slice(0, LIST_ROWS).map(delegationRow),
+      more: { children: kids.length > LIST_ROWS, delegations: dispatched.length > LIST_ROWS, model_changes: changes.length > LIST_ROWS },
+      limits: { title_characters: TITLE_CAP, field_characters: FIELD_CAP, attributes_characters: ATTRIBUTES_CAP, list_rows: LIST_ROWS },
       usage: usageReport(db, { filter: { session: [id] }, place: { store: key }, by: ['model', 'task'] }, dialect),
       transcript: { page: asked.page, page_size: asked.size, pages, total, from, next_from: budget.next_from, limits: { text_characters: TEXT_CAP, page_bytes: PAGE_BYTES }, messages: budget.messages },
     };
@@ -77,9 +90,9 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
   const messageText = ({ id, store }: { id: string; store: string | null }, seq: number, field: TextField): MessageText | null => {
     const { length, chunk } = textStatements(field.name);
     const where = db.transaction(() => {
-      const found = find(id, store);
-      if (!found) return null;
-      const at = { store: String(found.store), session: id, seq, call: field.name === 'arguments' ? field.call : null };
+      const found = whereIs(id, store);
+      if (found === undefined) return null;
+      const at = { store: found, session: id, seq, call: field.name === 'arguments' ? field.call : null };
       if (hasMessage.get(at.store, id, seq) === undefined) throw noMessage(id, seq);
       const size = length.get(at) as { characters: number | null; bytes: number | null };
       if (size.characters === null) throw noText(id, seq, field);
@@ -91,6 +104,26 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
       bytes: where.bytes,
       chunk: async (from) => (chunk.get({ ...where.at, from, bytes: where.bytes }) as string | undefined) ?? null,
     };
+  };
+  // A session's own text whole (decision 0094): the same reading, over its row.
+  const sessionTexts = new Map<string, { length: Statement; chunk: Statement }>();
+  const sessionText = ({ id, store }: { id: string; store: string | null }, field: string): MessageText | null => {
+    let known = sessionTexts.get(field);
+    if (!known) {
+      // A dataset older than version 7 has no `attributes`: the session has none.
+      const column = field === 'attributes' && !has('sessions', 'attributes') ? 'NULL' : field;
+      sessionTexts.set(field, (known = { length: db.prepare(sessionTextSql(false, column, 'length')), chunk: db.prepare(sessionTextSql(false, column, 'chunk')).pluck() }));
+    }
+    const { length, chunk } = known;
+    const found = db.transaction(() => {
+      const at = whereIs(id, store);
+      if (at === undefined) return null;
+      const size = length.get({ store: at, session: id }) as { characters: number | null; bytes: number | null };
+      if (size.characters === null) throw noSessionText(id, field);
+      return { at: { store: at, session: id }, characters: size.characters, bytes: size.bytes ?? 0 };
+    }).deferred();
+    if (!found) return null;
+    return { characters: found.characters, bytes: found.bytes, chunk: async (from) => (chunk.get({ ...found.at, from, bytes: found.bytes }) as string | undefined) ?? null };
   };
   // A page asks for a dozen groupings of one window: its totals are computed once per snapshot of the dataset
   // (PRAGMA data_version changes when another connection, a running forwarder, commits).
@@ -117,6 +150,7 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
     values: async (request, column, limit) => db.transaction(() => runSqlite(db, planValues(request, column, limit, dialect), dialect)).deferred(),
     session: async (key, asked) => session(key, asked),
     messageText: async (key, seq, field) => messageText(key, seq, field),
+    sessionText: async (key, field) => sessionText(key, field),
     async slowestCalls(request: ReportRequest, limit: number): Promise<SlowCall[]> {
       const { tools, params } = reportCondition(request, dialect);
       // The calls the writer keeps (decision 0069), unless the dataset predates them or a hand edit left some stale.
