@@ -9,15 +9,30 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { after, before, describe, it } from 'node:test';
-import { PAGE_BYTES, TEXT_CAP } from './data/rows.js';
+import { ATTRIBUTES_CAP, FIELD_CAP, LIST_ROWS, PAGE_BYTES, TEXT_CAP, TITLE_CAP } from './data/rows.js';
+import { usageReport, type ReportRow } from '../report/index.js';
 import { CSP } from './server.js';
-import { HUGE_RESULT_SESSION, MANY_BIG_SESSION, MANY_CALLS_SESSION, bigTextsStore, dashboardRig, inflateBigTexts, type DashboardRig } from './testing.js';
+import { BIG_SESSION_TEXTS, HUGE_RESULT_SESSION, MANY_BIG_SESSION, MANY_CALLS_SESSION, bigTextsStore, dashboardRig, inflateBigTexts, inflateSessionTexts, type DashboardRig } from './testing.js';
 
 /** Each message of MANY_BIG_SESSION: past the cap (so cut), a dataset of 50 MB rather than 500 (as fast, the same pages). */
 const MANY = 100_000;
+/** The generated history's two costliest sessions: the first's own texts made megabytes long, the second its child (decision 0094). */
+const costliest = (db: Database.Database) => db.prepare(`SELECT session_id FROM usage_ledger WHERE store NOT LIKE '%/profiles/%'
+  GROUP BY store, session_id ORDER BY SUM(cost_usd) DESC, session_id LIMIT 2`).pluck().all() as [string, string];
 let app: DashboardRig;
 before(async () => {
-  app = await dashboardRig({ sessions: 5, messages: 100, extraStores: (dir) => [bigTextsStore(dir)], prepare: (home) => inflateBigTexts(home, MANY) });
+  app = await dashboardRig({
+    sessions: 5, messages: 100, extraStores: (dir) => [bigTextsStore(dir)],
+    prepare: (home) => {
+      inflateBigTexts(home, MANY);
+      const db = new Database(join(home, 'hermetic.db'));
+      try {
+        inflateSessionTexts(db, ...costliest(db));
+      } finally {
+        db.close();
+      }
+    },
+  });
 });
 after(() => app.close());
 
@@ -198,4 +213,91 @@ it('a "from" outside its page is refused with the page\'s bounds', async () => {
     assert.deepEqual([r.status, r.body], [400, { error: { code: 'HERMETIC_WEB_INVALID', message: text } }], query);
   }
   assert.deepEqual((await api(`/api/session?id=${HUGE_RESULT_SESSION}&page_size=2&page=2&from=3`)).body.transcript.messages.map((m: { seq: number }) => m.seq), [3]);
+});
+
+describe('a session whose title, cwd, system prompt and attributes are megabytes long (decision 0094)', () => {
+  const t = BIG_SESSION_TEXTS;
+  const sessionColumn = (id: string, column: string) => app.db.prepare(`SELECT ${column} FROM sessions WHERE session_id = ?`).pluck().get(id) as string;
+  /** The big session's title as every answer gives it: its first 256 characters (é, then T). */
+  const cutTitle = `é${'T'.repeat(TITLE_CAP - 1)}`;
+
+  it('its view: each text cut in SQL with its whole length, its attributes measured rather than sent broken, its system prompt measured; the answer stays small', async () => {
+    const [big, child] = costliest(app.db);
+    const r = await api(`/api/session?id=${big}`);
+    assert.equal(r.status, 200);
+    // Before: 15 MB of JSON (the title, cwd and attributes whole), 10 MB more than its transcript.
+    assert.ok(r.bytes < 100_000, `the answer is ${r.bytes} bytes`);
+    const s = r.body.session;
+    assert.equal(s.title, cutTitle);
+    assert.equal(s.cwd, `/${'d'.repeat(FIELD_CAP - 1)}`);
+    assert.equal(s.attributes, null);
+    assert.deepEqual(s.cut, { title: { characters: t.title, bytes: t.title + 1 }, cwd: { characters: t.cwd, bytes: t.cwd }, attributes: { characters: t.attributes, bytes: t.attributes } });
+    assert.deepEqual(s.system_prompt_length, { characters: t.system_prompt, bytes: t.system_prompt });
+    assert.equal(s.system_prompt, undefined, 'the system prompt itself is not sent');
+    assert.deepEqual(r.body.limits, { title_characters: TITLE_CAP, field_characters: FIELD_CAP, attributes_characters: ATTRIBUTES_CAP, list_rows: LIST_ROWS });
+    assert.deepEqual(r.body.more, { children: false, delegations: false, model_changes: false });
+    assert.deepEqual(r.body.children.map((c: { session_id: string; cut: unknown }) => [c.session_id, c.cut]), [[child, null]]);
+    const first = r.body.transcript.messages[0];
+    assert.deepEqual([first.attributes, first.cut], [null, { attributes: { characters: t.messageAttributes, bytes: t.messageAttributes } }]);
+    // Its child's view shows it as the parent: the title cut the same way.
+    const c = (await api(`/api/session?id=${child}`)).body;
+    assert.deepEqual([c.parent.session_id, c.parent.title, c.parent.cut], [big, cutTitle, { title: { characters: t.title, bytes: t.title + 1 } }]);
+    // An ordinary session says nothing was cut.
+    assert.deepEqual((await api(`/api/session?id=${child}`)).body.session.cut, null);
+  });
+
+  it('the lists of sessions carry its title cut with its whole length, and stay small', async () => {
+    const [big] = costliest(app.db);
+    for (const path of ['/api/sessions?period=all&top=1000000', '/api/sessions?period=all', '/api/report?period=all&by=session', '/api/report?period=all&by=session&by=model&top=1000000']) {
+      const r = await api(path);
+      assert.equal(r.status, 200, path);
+      // Before: over 5 MB each, the title whole.
+      assert.ok(r.bytes < 20_000, `${path}: ${r.bytes} bytes`);
+      const row = r.body.rows.find((x: ReportRow) => x.session_id === big);
+      assert.deepEqual([row.title, row.cut], [cutTitle, { title: { characters: t.title, bytes: t.title + 1 } }], path);
+      assert.ok(r.body.rows.filter((x: ReportRow) => x.session_id !== big).every((x: ReportRow) => x.cut === undefined), path);
+      assert.equal(r.body.stopped, undefined, path);
+    }
+  });
+
+  it('a list of sessions stops at its bytes: the rows a top of as many keeps, the rest summed into "other" as that top sums them', () => {
+    const strip = (rows: ReportRow[]) => rows.map(({ title, cut, ...r }) => ({ ...r, title: typeof title === 'string' ? [...title].slice(0, TITLE_CAP).join('') : title }));
+    for (const by of [['session'], ['session', 'model']]) {
+      const all = usageReport(app.db, { by, top: 1000 }).rows;
+      const bounded = usageReport(app.db, { by, top: 1000, bounds: { titleCharacters: TITLE_CAP, bytes: 1500 } });
+      const kept = bounded.stopped!.rows;
+      assert.ok(kept >= 1 && kept < all.length, `${by}: ${kept} rows kept of ${all.length}`);
+      assert.deepEqual(bounded.stopped, { rows: kept, bytes: 1500 });
+      // The rows kept reach the bytes, and one fewer would not have.
+      const sizes = bounded.rows.filter((r) => r.other_rows === undefined).map((r) => Buffer.byteLength(JSON.stringify(r)));
+      assert.ok(sizes.reduce((a, b) => a + b, 0) >= 1500 && sizes.slice(0, -1).reduce((a, b) => a + b, 0) < 1500, `${by}: ${sizes}`);
+      assert.deepEqual(strip(bounded.rows), strip(usageReport(app.db, { by, top: kept }).rows), String(by));
+      assert.equal(usageReport(app.db, { by, top: 1000, bounds: { titleCharacters: TITLE_CAP, bytes: 10_000_000 } }).stopped, undefined);
+    }
+  });
+
+  it('/api/session-text gives each of its texts whole, as /api/message-text does a message\'s; what is not there or not asked right is refused', async () => {
+    const [big] = costliest(app.db);
+    for (const field of ['title', 'cwd', 'system_prompt', 'attributes']) {
+      const want = sessionColumn(big, field);
+      const r = await api(`/api/session-text?id=${big}&field=${field}`);
+      assert.equal(r.status, 200, field);
+      assert.equal(r.headers.get('content-type'), 'text/plain; charset=utf-8');
+      assert.equal(r.headers.get('content-length'), String(Buffer.byteLength(want)), field);
+      assert.equal(sha(r.body), sha(want), field);
+    }
+    const attributes = await api(`/api/message-text?id=${big}&seq=0&field=attributes`);
+    assert.equal(sha(attributes.body), sha(stored(big, 0, 'attributes')));
+    const refused = async (query: string, status: number, code: string, message: string) => {
+      const r = await api(`/api/session-text?${query}`);
+      assert.deepEqual([r.status, r.body], [status, { error: { code, message } }], query);
+    };
+    const name = 'Name the text: /api/session-text?id=<session id>&field=<title, profile, source, model, provider, lineage_kind, cwd, git_repo_root, git_branch, end_reason, cost_status, system_prompt, attributes>.';
+    await refused(`id=${big}`, 400, 'HERMETIC_WEB_INVALID', name);
+    await refused('field=title', 400, 'HERMETIC_WEB_INVALID', name);
+    await refused(`id=${big}&field=content`, 400, 'HERMETIC_WEB_INVALID', '"field" must be one of title, profile, source, model, provider, lineage_kind, cwd, git_repo_root, git_branch, end_reason, cost_status, system_prompt, attributes; got "content".');
+    await refused(`id=${big}&field=title&offset=1`, 400, 'HERMETIC_WEB_INVALID', '"offset" is not a parameter of this endpoint; it takes id, store, machine, field.');
+    await refused('id=nope&field=title', 404, 'HERMETIC_WEB_NOT_FOUND', 'The dataset has no session "nope".');
+    await refused(`id=${HUGE_RESULT_SESSION}&field=system_prompt`, 404, 'HERMETIC_WEB_NOT_FOUND', `Session "${HUGE_RESULT_SESSION}" has no system prompt.`);
+  });
 });

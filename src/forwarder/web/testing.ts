@@ -195,3 +195,23 @@ export function inflateBigTexts(home: string, many = 1_000_000): void {
     db.close();
   }
 }
+
+/** How `inflateSessionTexts` makes a session's texts big (decision 0094): characters of each (the title's first is é). */
+export const BIG_SESSION_TEXTS = { title: 5_000_000, cwd: 1_000_000, system_prompt: 1_000_000, attributes: 3_000_000, messageAttributes: 1_000_000 } as const;
+
+/**
+ * Makes session `id`'s own texts big in an open dataset, in SQL (decision 0094): its title 5,000,000 characters (é
+ * first, so 5,000,001 bytes), its cwd and system prompt 1,000,000, its `attributes` a JSON object of 3,000,000
+ * characters (`title_source` and one long field), its first message's `attributes` one of 1,000,000; and `child`
+ * made its child, so the child's view shows it as its parent.
+ */
+export function inflateSessionTexts(db: Database.Database, id: string, child: string): void {
+  const many = (n: number, c: string) => `replace(hex(zeroblob(${n / 2})), '0', '${c}')`;
+  const t = BIG_SESSION_TEXTS;
+  // An object whose JSON is exactly n characters: {"title_source":"llm","note":"…"} is 32 characters around the note.
+  const object = (n: number) => `'{"title_source":"llm","note":"' || ${many(n - 32, 'n')} || '"}'`;
+  db.prepare(`UPDATE sessions SET title = 'é' || substr(${many(t.title, 'T')}, 2), cwd = '/' || substr(${many(t.cwd, 'd')}, 2),
+    system_prompt = ${many(t.system_prompt, 'p')}, attributes = ${object(t.attributes)} WHERE session_id = ?`).run(id);
+  db.prepare(`UPDATE messages SET attributes = ${object(t.messageAttributes)} WHERE session_id = ? AND seq = 0`).run(id);
+  db.prepare('UPDATE sessions SET parent_session_id = ?, lineage_kind = \'branch\' WHERE session_id = ?').run(id, child);
+}
