@@ -25,7 +25,8 @@ import type { Origin } from '../sinks/remote/contract.js';
 import { postgresSource } from './data/postgres.js';
 import { sqliteSource } from './data/sqlite.js';
 import { startWebServer, type WebServer } from './server.js';
-import { DASHBOARD_NOW, uncostSessions } from './testing.js';
+import { BIG_SESSION_TEXTS, DASHBOARD_NOW, inflateSessionTexts, uncostSessions } from './testing.js';
+import { TITLE_CAP } from './data/rows.js';
 import { printed } from '../../shared/testing/console.js';
 
 const ZONE = new Zone('Europe/Berlin');
@@ -268,10 +269,14 @@ describe('refusals', () => {
   });
 });
 
-describe('big texts in the fleet store (decision 0088)', () => {
+describe('big texts in the fleet store (decisions 0088, 0094)', () => {
   let local: string;
   let fleetBig: string;
   let id: string;
+  let child: string;
+  /** The dataset shipped, read-only (opened before its folder goes). */
+  let bigDb: Database.Database;
+  after(() => bigDb.close());
   let withCalls: number;
   before(async () => {
     // A's dataset with one session's texts made big (each message's content and reasoning 40,000 characters, and one
@@ -286,10 +291,14 @@ describe('big texts in the fleet store (decision 0088)', () => {
     withCalls = db.prepare('SELECT MIN(seq) FROM messages WHERE session_id = ? AND tool_calls IS NOT NULL').pluck().get(id) as number;
     db.prepare(`UPDATE messages SET tool_calls = '[{"id":"c1","type":"function","function":{"name":"write","arguments":"{\\"text\\": \\"' || ${many(50_000, 'a')} || '\\"}"}},{"call_id":"c2","name":"ls","arguments":{"k":1}},"junk"]'
       WHERE session_id = ? AND seq = ?`).run(id, withCalls);
+    // Its own texts megabytes long too (decision 0094), and another session of its store made its child.
+    child = db.prepare('SELECT session_id FROM sessions WHERE session_id <> ? AND store = (SELECT store FROM sessions WHERE session_id = ?) ORDER BY session_id LIMIT 1').pluck().get(id, id) as string;
+    inflateSessionTexts(db, id, child);
     db.close();
     fleetBig = pg.createDatabase();
     await shipDatasets(fleetBig, [[path, A]]);
     local = await serve(sqliteSource(new Database(path, { readonly: true })));
+    bigDb = new Database(path, { readonly: true });
     after(made.cleanup);
   });
 
@@ -305,6 +314,44 @@ describe('big texts in the fleet store (decision 0088)', () => {
       const [mine, theirs] = [(await api(fleet, `/api/session?id=${id}${query}`)), (await api(local, `/api/session?id=${id}${query}`))];
       assert.equal(mine.status, 200, JSON.stringify(mine.body).slice(0, 300));
       assert.deepEqual({ ...mine.body, usage: rounded(mine.body.usage) }, { ...theirs.body, usage: rounded(theirs.body.usage) }, query);
+    }
+  });
+
+  it('its own texts megabytes long: its view, its child\'s and the lists of sessions cut them as the dataset does, and stay small; /api/session-text gives them whole alike', async () => {
+    const fleet = await serve(postgresSource(fleetBig, ZONE));
+    const t = BIG_SESSION_TEXTS;
+    const titleCut = { title: { characters: t.title, bytes: t.title + 1 } };
+    // The session's view (its transcript's texts are big too: the page is bounded by 0088's budget) and its child's.
+    for (const [which, query] of [[id, '&page_size=1'], [child, '']] as const) {
+      const [mine, theirs] = [await api(fleet, `/api/session?id=${which}${query}`), await api(local, `/api/session?id=${which}${query}`)];
+      assert.deepEqual({ ...mine.body, usage: rounded(mine.body.usage) }, { ...theirs.body, usage: rounded(theirs.body.usage) }, which);
+      const row = which === id ? mine.body.session : mine.body.parent;
+      assert.deepEqual([[...row.title].length, row.cut.title], [TITLE_CAP, titleCut.title], which);
+    }
+    const own = (await api(fleet, `/api/session?id=${id}&page_size=1`)).body.session;
+    assert.deepEqual([own.attributes, own.cut.cwd, own.cut.attributes, own.system_prompt_length], [null, { characters: t.cwd, bytes: t.cwd }, { characters: t.attributes, bytes: t.attributes }, { characters: t.system_prompt, bytes: t.system_prompt }]);
+    // The lists: the fleet's rows are the dataset's, with the machine; the title cut with its whole length.
+    for (const path of ['/api/sessions?period=all&top=1000000', '/api/report?period=all&by=session&by=model']) {
+      const [mine, theirs] = [await fetch(new URL(path, fleet)), await fetch(new URL(path, local))];
+      const [m, l] = [Buffer.from(await mine.arrayBuffer()), Buffer.from(await theirs.arrayBuffer())];
+      assert.ok(m.length < 50_000, `${path}: ${m.length} bytes`);
+      const [mb, lb] = [JSON.parse(m.toString()), JSON.parse(l.toString())];
+      assert.deepEqual(rounded({ ...mb, rows: mb.rows.map(({ machine_id: _m, ...r }: Record<string, unknown>) => r) }), rounded(lb), path);
+      assert.deepEqual(mb.rows.find((r: { session_id: string }) => r.session_id === id).cut, titleCut, path);
+    }
+    // A list stopped at its bytes: the fleet keeps the rows the dataset keeps, and sums the rest alike.
+    const bounded = { ...windowOf({ period: 'all' }), by: ['session'], top: 1000, bounds: { titleCharacters: TITLE_CAP, bytes: 1500 } };
+    const fromFleet = await fleetReport(fleetBig, bounded);
+    const fromDataset = usageReport(bigDb, bounded);
+    assert.ok(fromFleet.stopped!.rows >= 1 && fromFleet.rows.at(-1)!.other_rows !== undefined, 'the list stopped');
+    assert.deepEqual(rounded({ ...fromFleet, rows: fromFleet.rows.map(({ machine_id: _m, ...r }) => r) }), rounded(fromDataset));
+    for (const field of ['title', 'cwd', 'system_prompt', 'attributes', 'git_branch']) {
+      const [mine, theirs] = await Promise.all([fleet, local].map(async (base) => {
+        const res = await fetch(new URL(`/api/session-text?id=${id}&field=${field}`, base));
+        return { status: res.status, length: res.headers.get('content-length'), body: Buffer.from(await res.arrayBuffer()) };
+      }));
+      assert.deepEqual(mine, theirs, field);
+      if (field !== 'git_branch') assert.equal(mine!.length, String(field === 'title' ? t.title + 1 : t[field as 'cwd']), field);
     }
   });
 
