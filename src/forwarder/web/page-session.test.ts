@@ -93,6 +93,13 @@ describe('the dashboard in Chromium: sessions, keyboard, themes, sizes', () => {
       const overflow = await v.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       assert.equal(overflow, 0, `${width}px wide`);
       assert.equal(await v.page.$$eval('main img', (els) => els.length), 0, 'the model\'s markup is text');
+      // The title of 3,000 characters comes cut at 256 (decision 0094): shown with an ellipsis, and the mark links to it whole.
+      assert.equal(await v.page.textContent('h1'), `${'A'.repeat(256)}…`);
+      assert.equal(await v.page.textContent('.cut[data-field="title"]'), 'Cut: the first 256 of the title\'s 3,000 characters are shown. Show all (3 KB)');
+      assert.deepEqual(await v.page.$eval('.cut[data-field="title"] a', async (a) => {
+        const r = await fetch((a as HTMLAnchorElement).href);
+        return [new URL((a as HTMLAnchorElement).href).pathname, (await r.text()).length];
+      }), ['/api/session-text', 3000]);
       await v.done();
     }
   });

@@ -30,6 +30,12 @@ export function size(bytes) {
   return bytes < 1e7 ? `${(bytes / 1e6).toFixed(1)} MB` : `${Math.round(bytes / 1e6)} MB`;
 }
 
+/** A session's title as a list or heading shows it: with an ellipsis when the server cut it (decision 0094), else its id. */
+export function sessionTitle(s) {
+  if (!s.title) return s.session_id;
+  return s.cut?.title ? `${s.title}…` : s.title;
+}
+
 export function percent(v) {
   return v === null || v === undefined ? '–' : `${(v * 100).toFixed(1)}%`;
 }

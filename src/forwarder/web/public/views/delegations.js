@@ -19,6 +19,9 @@ function longText(cls, label, text) {
 }
 
 
+/** A text the server cut (decision 0094), with an ellipsis. */
+const cutText = (d, field) => (d.cut?.[field] && d[field] !== null ? `${d[field]}…` : d[field]);
+
 function delegationNode(d) {
   const delivery = d.delivery_state === null ? null
     : `delivery: ${d.delivery_state}${typeof d.delivery_attempts === 'number' && d.delivery_attempts > 0 ? ` (${plural(d.delivery_attempts, 'attempt')})` : ''}`;
@@ -30,15 +33,15 @@ function delegationNode(d) {
       delivery ? h('span', { class: 'badge delivery', title: 'Whether the result reached this session\'s chat (Hermes drops it after 8 attempts)' }, delivery) : null,
       pruned ? h('span', { class: 'badge pruned-mark', title: 'Hermes has deleted this row from its store (it prunes finished delegations); the dataset keeps it' }, 'pruned by Hermes') : null,
       h('span', { class: 'muted seq', title: d.delegation_id }, when || d.delegation_id)),
-    longText('goal', null, d.goal),
-    longText('summary', 'Summary', d.summary),
-    longText('delegation-error', 'Error', d.error));
+    longText('goal', null, cutText(d, 'goal')),
+    longText('summary', 'Summary', cutText(d, 'summary')),
+    longText('delegation-error', 'Error', cutText(d, 'error')));
 }
 
-/** The section of the session's delegations, by dispatch time; null when it dispatched none. */
-export function delegationsSection(list) {
+/** The section of the session's delegations, by dispatch time (`more`: the line saying others are not listed); null when it dispatched none. */
+export function delegationsSection(list, more = null) {
   if (!Array.isArray(list) || list.length === 0) return null;
   return h('section', { class: 'delegations', 'aria-labelledby': 'delegations' },
-    h('h2', { id: 'delegations' }, `Background delegations (${list.length})`),
-    h('ol', { class: 'delegation-list' }, list.map(delegationNode)));
+    h('h2', { id: 'delegations' }, `Background delegations (${list.length}${more ? '+' : ''})`),
+    h('ol', { class: 'delegation-list' }, list.map(delegationNode)), more ? h('ul', {}, more) : null);
 }

@@ -3,7 +3,7 @@
 import { get } from '../api.js';
 import { chart, colour } from '../charts.js';
 import { h, table } from '../dom.js';
-import { cost, count, percent, short } from '../format.js';
+import { cost, count, percent, sessionTitle, short, size } from '../format.js';
 import { FILTERS, go, href, usageParams } from '../state.js';
 
 const KINDS = [['input_tokens', 'Input'], ['output_tokens', 'Output'], ['cache_read_tokens', 'Cache read'], ['cache_write_tokens', 'Cache write'], ['reasoning_tokens', 'Reasoning']];
@@ -135,13 +135,15 @@ function topSessions(report, state) {
     section.replaceChildren(
       h('h2', { id: 'top-sessions' }, 'Most expensive sessions'),
       table('The most expensive sessions of the period', [
-        { label: 'Session', value: (x) => (x.other_rows !== undefined ? `${x.other_rows} more sessions` : h('a', { href: href({ ...state, view: 'session', id: x.session_id, store: x.store ?? null, machine: x.machine_id ?? null, page: 1, pageSize: null }), dataset: { nav: '' } }, x.title || x.session_id)) },
+        { label: 'Session', value: (x) => (x.other_rows !== undefined ? `${x.other_rows} more sessions` : h('a', { href: href({ ...state, view: 'session', id: x.session_id, store: x.store ?? null, machine: x.machine_id ?? null, page: 1, pageSize: null }), dataset: { nav: '' } }, sessionTitle(x))) },
         { label: 'Cost', num: true, key: 'cost_usd', raw: (x) => x.cost_usd, value: (x) => cost(x.cost_usd) },
         { label: 'Input', num: true, key: 'input_tokens', raw: (x) => x.input_tokens, value: (x) => short(x.input_tokens ?? 0) },
         { label: 'Output', num: true, key: 'output_tokens', raw: (x) => x.output_tokens, value: (x) => short(x.output_tokens ?? 0) },
         { label: 'API calls', num: true, key: 'api_calls', raw: (x) => x.api_calls, value: (x) => count(x.api_calls) },
       ], r.rows, { id: 'sessions-table' }),
-      rest > 0 && next > shown ? h('button', { type: 'button', class: 'more', dataset: { more: 'sessions' }, onclick: more }, `Show ${count(Math.min(next - shown, rest))} more`) : null,
+      // A list stopped at its bytes (decision 0094) says so; asking for more would bring the same rows.
+      r.stopped ? h('p', { class: 'muted list-stopped' }, `The list stops at ${count(r.stopped.rows)} sessions: their rows reached the ${size(r.stopped.bytes)} a list carries. The rest are summed in its last row.`)
+        : rest > 0 && next > shown ? h('button', { type: 'button', class: 'more', dataset: { more: 'sessions' }, onclick: more }, `Show ${count(Math.min(next - shown, rest))} more`) : null,
     );
   };
   fill(report);

@@ -5,7 +5,7 @@
 // the whole of it; a page of big messages stops at the server's budget, with a link to the rest (decision 0088).
 import { get } from '../api.js';
 import { h, table } from '../dom.js';
-import { cost, count, size, time } from '../format.js';
+import { cost, count, sessionTitle, size, time } from '../format.js';
 import { href } from '../state.js';
 import { messageMarks, sessionDetails } from './attributes.js';
 import { delegationsSection } from './delegations.js';
@@ -23,11 +23,29 @@ function textHref(where, seq, field, call) {
   return `/api/message-text?${q}`;
 }
 
+/** `/api/session-text`'s URL for one text of the session's own row (decision 0094). */
+function sessionTextHref(where, field) {
+  const q = new URLSearchParams({ id: where.id });
+  if (where.store) q.set('store', where.store);
+  if (where.machine) q.set('machine', where.machine);
+  q.set('field', field);
+  return `/api/session-text?${q}`;
+}
+
+/** The link that opens a whole text in a tab (as plain text). */
+const showAll = (href, label) => h('a', { href, target: '_blank', rel: 'noopener', class: 'show-all' }, label);
+
 /** The mark under a cut text: how much of it is shown, and a link that opens the whole of it (as plain text). */
 function cutNote(where, m, field, whole, limit, call) {
   return h('p', { class: 'cut', dataset: { field } },
     `Cut: the first ${count(Math.min(limit, whole.characters))} of ${count(whole.characters)} characters are shown. `,
-    h('a', { href: textHref(where, m.seq, field, call), target: '_blank', rel: 'noopener', class: 'show-all' }, `Show all (${size(whole.bytes)})`));
+    showAll(textHref(where, m.seq, field, call), `Show all (${size(whole.bytes)})`));
+}
+
+/** The mark of a JSON text too long to send (attributes): its length, and a link to the whole of it. */
+function notSentNote(href, field, what, whole) {
+  return h('p', { class: 'cut', dataset: { field } },
+    `Cut: ${what} ${whole.characters === 1 ? 'is' : 'are'} ${count(whole.characters)} characters, too long to show here. `, showAll(href, `Show all (${size(whole.bytes)})`));
 }
 
 function content(m) {
@@ -51,6 +69,7 @@ function messageNode(m, where, limit) {
     marks.after);
   const body = [];
   const cut = m.cut ?? {};
+  if (cut.attributes) body.push(notSentNote(textHref(where, m.seq, 'attributes'), 'attributes', 'this message\'s other fields (reactions, ids)', cut.attributes));
   if (m.reasoning) {
     body.push(h('details', { class: 'reasoning' }, h('summary', {}, 'Reasoning'), h('div', { class: 'content' }, m.reasoning),
       cut.reasoning ? cutNote(where, m, 'reasoning', cut.reasoning, limit) : null));
@@ -74,7 +93,7 @@ function messageNode(m, where, limit) {
 
 /** A link to a session of the same lineage: in the same store (and machine), as two stores may hold one id. */
 function sessionLink(state, s, label) {
-  return h('a', { href: href({ ...state, view: 'session', id: s.session_id, store: s.store ?? state.store ?? null, page: 1, pageSize: null, from: null }), dataset: { nav: '' } }, label ?? (s.title || s.session_id));
+  return h('a', { href: href({ ...state, view: 'session', id: s.session_id, store: s.store ?? state.store ?? null, page: 1, pageSize: null, from: null }), dataset: { nav: '' } }, label ?? sessionTitle(s));
 }
 
 /**
@@ -112,23 +131,37 @@ export async function session(state) {
   const v = await get('/api/session', q);
   const where = { id: v.session.session_id, store: v.session.store, machine: state.machine };
   const s = v.session;
+  const cut = s.cut ?? {};
   const compacted = compactedAway(s, v.transcript);
+  /** A row's text with an ellipsis when the server cut it (decision 0094). */
+  const shown = (field) => (s[field] === null || s[field] === undefined ? null : cut[field] ? `${s[field]}…` : s[field]);
+  const prompt = s.system_prompt_length;
   const facts = [
     ['Model', s.model], ['Provider', s.provider], ['Profile', s.profile], ['Source', s.source],
     ['Started', time(s.started_at)], ['Ended', s.ended_at === null ? 'open' : `${time(s.ended_at)}${s.end_reason ? ` (${s.end_reason})` : ''}`],
-    ['Project', s.git_repo_root ?? s.cwd], ['Messages', `${count(s.live_messages)}${compacted > 0 ? ` live, and ${count(compacted)} compacted away (kept in the transcript, marked)` : ''}`],
+    ['Project', s.git_repo_root !== null && s.git_repo_root !== undefined ? shown('git_repo_root') : shown('cwd')], ['Messages', `${count(s.live_messages)}${compacted > 0 ? ` live, and ${count(compacted)} compacted away (kept in the transcript, marked)` : ''}`],
   ];
+  // The system prompt is not sent with the session: its length, and a link to it whole.
+  if (prompt) facts.push(['System prompt', h('span', { class: 'system-prompt' }, `${count(prompt.characters)} characters `, showAll(sessionTextHref(where, 'system_prompt'), `Show (${size(prompt.bytes)})`))]);
+  const details = cut.attributes
+    ? [h('dt', {}, 'Details'), h('dd', { class: 'details' }, notSentNote(sessionTextHref(where, 'attributes'), 'attributes', 'the session\'s other fields', cut.attributes))]
+    : sessionDetails(s);
+  const more = v.more ?? {};
+  const listed = (what) => h('li', { class: 'muted more' }, `More ${what} are not listed: the first ${count(v.limits.list_rows)} are.`);
   const usageRows = v.usage.rows;
   return [
     h('p', {}, h('a', { href: href({ ...state, view: 'overview', id: null, page: 1 }), dataset: { nav: '' } }, '← Overview')),
-    h('h1', {}, s.title || s.session_id),
+    h('h1', {}, sessionTitle(s)),
+    cut.title ? h('p', { class: 'cut', dataset: { field: 'title' } }, `Cut: the first ${count(v.limits.title_characters)} of the title's ${count(cut.title.characters)} characters are shown. `,
+      showAll(sessionTextHref(where, 'title'), `Show all (${size(cut.title.bytes)})`)) : null,
     h('p', { class: 'muted' }, h('code', {}, s.session_id)),
-    h('dl', { class: 'facts' }, facts.map(([k, val]) => [h('dt', {}, k), h('dd', {}, val ?? '–')]), sessionDetails(s)),
+    h('dl', { class: 'facts' }, facts.map(([k, val]) => [h('dt', {}, k), h('dd', {}, val ?? '–')]), details),
     h('section', { class: 'lineage', 'aria-labelledby': 'lineage' }, h('h2', { id: 'lineage' }, 'Lineage'),
       h('ul', {},
         v.parent ? h('li', {}, `Parent${s.lineage_kind ? ` (this session is its ${s.lineage_kind})` : ''}: `, sessionLink(state, v.parent)) : h('li', { class: 'muted' }, 'No parent: a root session.'),
-        v.children.length ? v.children.map((c) => h('li', {}, `Child (${c.lineage_kind ?? 'child'}): `, sessionLink(state, c))) : h('li', { class: 'muted' }, 'No children.'))),
-    delegationsSection(v.delegations),
+        v.children.length ? v.children.map((c) => h('li', {}, `Child (${c.lineage_kind ?? 'child'}): `, sessionLink(state, c))) : h('li', { class: 'muted' }, 'No children.'),
+        more.children ? listed('children') : null)),
+    delegationsSection(v.delegations, more.delegations ? listed('delegations') : null),
     h('section', { 'aria-labelledby': 'usage' }, h('h2', { id: 'usage' }, 'Usage'),
       table('The session\'s usage by model and task', [
         { label: 'Model', value: (r) => (r.other_rows !== undefined ? 'other' : r.model || '(none)') },
@@ -140,7 +173,7 @@ export async function session(state) {
         { label: 'API calls', num: true, key: 'api_calls', raw: (r) => r.api_calls, value: (r) => count(r.api_calls) },
       ], usageRows, { id: 'session-usage' })),
     v.model_changes.length ? h('section', { 'aria-labelledby': 'models' }, h('h2', { id: 'models' }, 'Model changes'),
-      h('ul', {}, v.model_changes.map((c) => h('li', {}, `#${c.seq} ${time(c.created_at)}: ${c.from} → ${c.to}`)))) : null,
+      h('ul', {}, v.model_changes.map((c) => h('li', {}, `#${c.seq} ${time(c.created_at)}: ${c.from} → ${c.to}`)), more.model_changes ? listed('model changes') : null)) : null,
     h('section', { 'aria-labelledby': 'transcript' }, h('h2', { id: 'transcript' }, 'Transcript'),
       pager(state, { ...v.transcript, compacted }),
       h('ol', { class: 'transcript', start: String(v.transcript.messages[0]?.seq ?? 0) }, v.transcript.messages.map((m) => messageNode(m, where, v.transcript.limits.text_characters))),
