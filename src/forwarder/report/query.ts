@@ -349,7 +349,8 @@ function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'],
   if (sessionKey) {
     const cap = bounds?.titleCharacters;
     const title = cap === undefined ? 'title'
-      : `substr(title, 1, ${cap}) AS title, CASE WHEN length(title) > ${cap} THEN length(title) END AS characters, CASE WHEN length(title) > ${cap} THEN octet_length(title) END AS bytes`;
+      // Whole when its bytes fit: SQLite's substr stops at a NUL character, which a short title may hold.
+      : `CASE WHEN octet_length(title) <= ${cap} THEN title ELSE substr(title, 1, ${cap}) END AS title, CASE WHEN length(title) > ${cap} THEN length(title) END AS characters, CASE WHEN length(title) > ${cap} THEN octet_length(title) END AS bytes`;
     let bytes = 0;
     for (const [i, r] of rows.entries()) {
       const hidden = hiddenOf.get(r);

@@ -28,6 +28,8 @@ before(async () => {
       const db = new Database(join(home, 'hermetic.db'));
       try {
         inflateSessionTexts(db, ...costliest(db));
+        // A short text holding a NUL character, which SQLite's substr would end at (decision 0094).
+        db.prepare("UPDATE messages SET content = 'write' || char(0) || 'ten files' WHERE session_id = ? AND seq = 0").run(MANY_CALLS_SESSION);
       } finally {
         db.close();
       }
@@ -166,6 +168,8 @@ it('calls whose JSON is past the cap: the first 8 listed, each parsed, with the 
   // The ninth and tenth are not listed, and are there all the same.
   const tenth = await api(`/api/message-text?id=${MANY_CALLS_SESSION}&seq=1&field=arguments&call=9`);
   assert.equal(tenth.body.toString(), all[9]!.function.arguments);
+  // A text within the cap comes whole, a NUL character in it and all (SQLite's substr would stop at it; decision 0094).
+  assert.deepEqual([r.body.transcript.messages[0].content, r.body.transcript.messages[0].cut], ['write\u0000ten files', null]);
 });
 
 describe('a session of 500 messages of 100,000 characters each', () => {

@@ -13,7 +13,7 @@ import { Zone } from '../../ledger/zone.js';
 import { openFleet } from '../../sinks/postgres/read.js';
 import { q } from '../../sinks/postgres/schema.js';
 import type { PostgresTarget } from '../../sinks/postgres/url.js';
-import { ATTRIBUTES_CAP, FIELD_CAP, LIST_ROWS, PAGE_BYTES, TEXT_CAP, TITLE_CAP, callsSql, delegationRow, delegationsSql, linkColumnsSql, linkRow, messageColumns, message, noMessage, noSessionText, noText, PageBudget, sessionColumnsSql, sessionDetail, sessionTextSql, slowestSql, textSql, transcriptPages, twoStores, unknownParent, type RawCall, type RawMessage } from './rows.js';
+import { ATTRIBUTES_CAP, FIELD_CAP, cutText, LIST_ROWS, PAGE_BYTES, TEXT_CAP, TITLE_CAP, callsSql, delegationRow, delegationsSql, linkColumnsSql, linkRow, messageColumns, message, noMessage, noSessionText, noText, PageBudget, sessionColumnsSql, sessionDetail, sessionTextSql, slowestSql, textSql, transcriptPages, twoStores, unknownParent, type RawCall, type RawMessage } from './rows.js';
 import type { DelegationRow, MessageText, SessionKey, SessionRow, SessionView, SlowCall, TextField, TranscriptPage, UsageSource } from './source.js';
 import type { FleetReader } from '../../sinks/postgres/read.js';
 
@@ -65,7 +65,7 @@ async function sessionView(c: pg.PoolClient, d: Dialect, target: PostgresTarget,
   const link = `SELECT ${linkColumnsSql()} FROM sessions s WHERE s.machine_id = $1 AND s.store = $2`;
   const parentRow = found.parent_session_id === null ? null : (await c.query(`${link} AND s.session_id = $3`, [machine, store, found.parent_session_id])).rows[0] as Record<string, unknown> | undefined;
   const children = (await c.query(`${link} AND s.parent_session_id = $3 ORDER BY s.started_at, s.session_id COLLATE "C" LIMIT ${LIST_ROWS + 1}`, [machine, store, key.id])).rows as Record<string, unknown>[];
-  const changes = (await c.query(`SELECT seq, created_at, substr(prev, 1, ${FIELD_CAP}) AS "from", substr(model, 1, ${FIELD_CAP}) AS "to" FROM (
+  const changes = (await c.query(`SELECT seq, created_at, ${cutText('prev', FIELD_CAP)} AS "from", ${cutText('model', FIELD_CAP)} AS "to" FROM (
       SELECT seq, created_at, model, LAG(model) OVER (ORDER BY seq) AS prev FROM messages WHERE machine_id = $1 AND store = $2 AND session_id = $3 AND role = 'assistant' AND model IS NOT NULL) m
     WHERE prev IS NOT NULL AND prev <> model ORDER BY seq LIMIT ${LIST_ROWS + 1}`, [machine, store, key.id])).rows as Record<string, unknown>[];
   // A fleet store no newer sink has written to yet has no `compacted` column (its messages are all live) nor

@@ -101,8 +101,14 @@ export interface RawCall {
  * dataset is UTF-8, and so is the fleet store's database (the sink refuses any other encoding but SQL_ASCII).
  */
 const octets = (x: string) => `octet_length(${x})`;
+/**
+ * `x` cut at `cap` characters, as SQL: whole when its bytes fit (SQLite's `substr` and `length` stop at a NUL
+ * character, so a short text holding one would lose its end to a `substr`; PostgreSQL's text holds none).
+ */
+export const cutText = (x: string, cap: number) => `CASE WHEN ${octets(x)} <= ${cap} THEN ${x} ELSE substr(${x}, 1, ${cap}) END`;
+
 /** A text column cut at TEXT_CAP in SQL (never read whole into JS), with its whole length (`message()` says it was cut). */
-const cutColumn = (c: string) => `substr(${c}, 1, ${TEXT_CAP}) AS ${c}, length(${c}) AS ${c}_characters, ${octets(c)} AS ${c}_bytes`;
+const cutColumn = (c: string) => `${cutText(c, TEXT_CAP)} AS ${c}, length(${c}) AS ${c}_characters, ${octets(c)} AS ${c}_bytes`;
 
 /**
  * `expr` cut at `cap` characters as `name`, in both dialects, with its whole lengths as `"name.characters"` and
@@ -110,7 +116,7 @@ const cutColumn = (c: string) => `substr(${c}, 1, ${TEXT_CAP}) AS ${c}, length($
  */
 export function cutSql(expr: string, name: string, cap: number): string {
   const past = `length(${expr}) > ${cap}`;
-  return `substr(${expr}, 1, ${cap}) AS ${name}, CASE WHEN ${past} THEN length(${expr}) END AS "${name}.characters", CASE WHEN ${past} THEN ${octets(expr)} END AS "${name}.bytes"`;
+  return `${cutText(expr, cap)} AS ${name}, CASE WHEN ${past} THEN length(${expr}) END AS "${name}.characters", CASE WHEN ${past} THEN ${octets(expr)} END AS "${name}.bytes"`;
 }
 
 /** A JSON text sent whole within `cap`, else NULL (it would not parse cut), with its lengths as `cutSql` gives them. */
@@ -194,7 +200,7 @@ function argumentsSql(pg: boolean, c: string): string {
 export function callsSql(pg: boolean): string {
   if (pg) {
     const str = (x: string) => `CASE WHEN json_typeof(${x}) = 'string' THEN ${x} #>> '{}' END`;
-    return `SELECT substr(id, 1, ${FIELD_CAP}) AS id, substr(name, 1, ${FIELD_CAP}) AS name, substr(a, 1, ${TEXT_CAP}) AS arguments, s AS arguments_string, length(a) AS arguments_characters, ${octets('a')} AS arguments_bytes, calls
+    return `SELECT ${cutText('id', FIELD_CAP)} AS id, ${cutText('name', FIELD_CAP)} AS name, ${cutText('a', TEXT_CAP)} AS arguments, s AS arguments_string, length(a) AS arguments_characters, ${octets('a')} AS arguments_bytes, calls
       FROM (SELECT e.n, CASE WHEN json_typeof(e.v) = 'object' THEN COALESCE(${str("e.v -> 'id'")}, ${str("e.v -> 'call_id'")}) END AS id,
           CASE WHEN json_typeof(e.v) = 'object' THEN COALESCE(${str("e.v -> 'function' -> 'name'")}, ${str("e.v -> 'name'")}) END AS name,
           CASE WHEN json_typeof(x.a) = 'string' THEN x.a #>> '{}' ELSE x.a::text END AS a, CASE WHEN x.a IS NULL THEN NULL WHEN json_typeof(x.a) = 'string' THEN 1 ELSE 0 END AS s,
@@ -206,7 +212,7 @@ export function callsSql(pg: boolean): string {
         ORDER BY e.n LIMIT ${CUT_CALLS}) c ORDER BY n`;
   }
   const str = (p: string) => `CASE WHEN j.type = 'object' AND json_type(j.value, '${p}') = 'text' THEN j.value ->> '${p}' END`;
-  return `SELECT substr(id, 1, ${FIELD_CAP}) AS id, substr(name, 1, ${FIELD_CAP}) AS name, substr(a, 1, ${TEXT_CAP}) AS arguments, s AS arguments_string, length(a) AS arguments_characters, ${octets('a')} AS arguments_bytes, calls
+  return `SELECT ${cutText('id', FIELD_CAP)} AS id, ${cutText('name', FIELD_CAP)} AS name, ${cutText('a', TEXT_CAP)} AS arguments, s AS arguments_string, length(a) AS arguments_characters, ${octets('a')} AS arguments_bytes, calls
     FROM (SELECT n, id, name, calls, CASE WHEN p IS NULL THEN NULL WHEN json_type(v, p) = 'text' THEN v ->> p ELSE v -> p END AS a,
         CASE WHEN p IS NULL THEN NULL WHEN json_type(v, p) = 'text' THEN 1 ELSE 0 END AS s
       FROM (SELECT n, id, name, v, calls, ${argumentsSql(false, 'v')} AS p

@@ -8,7 +8,7 @@ import { ledgerZone, reportCondition, rowIssuesIn, unreadIn, usageReport, type R
 import { planReport, planTotals, planValues, runSqlite } from '../../report/query.js';
 import { planUncosted } from '../../report/uncosted.js';
 import { Zone } from '../../ledger/zone.js';
-import { ATTRIBUTES_CAP, FIELD_CAP, LIST_ROWS, PAGE_BYTES, TEXT_CAP, TITLE_CAP, callsSql, delegationRow, delegationsSql, linkColumnsSql, linkRow, messageColumns, message, noMessage, noSessionText, noText, PageBudget, sessionColumnsSql, sessionDetail, sessionTextSql, slowestKeptSql, slowestSql, textSql, transcriptPages, twoStores, unknownParent, type RawCall, type RawMessage } from './rows.js';
+import { ATTRIBUTES_CAP, FIELD_CAP, cutText, LIST_ROWS, PAGE_BYTES, TEXT_CAP, TITLE_CAP, callsSql, delegationRow, delegationsSql, linkColumnsSql, linkRow, messageColumns, message, noMessage, noSessionText, noText, PageBudget, sessionColumnsSql, sessionDetail, sessionTextSql, slowestKeptSql, slowestSql, textSql, transcriptPages, twoStores, unknownParent, type RawCall, type RawMessage } from './rows.js';
 import type { MessageText, SessionRow, SessionView, SlowCall, TextField, TranscriptPage, UsageSource } from './source.js';
 
 /** The embedded dataset as the dashboard's source; `dialect` names this machine for the breakdown by machine. */
@@ -29,7 +29,7 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
   const page = db.prepare(`SELECT ${messageColumns(has('messages', 'attributes') ? 'attributes' : 'NULL')}, ${extra} FROM messages WHERE store = ? AND session_id = ? AND seq >= ? ORDER BY seq LIMIT ?`);
   const calls = db.prepare(callsSql(false));
   const hasMessage = db.prepare('SELECT 1 FROM messages WHERE store = ? AND session_id = ? AND seq = ?').pluck();
-  const models = db.prepare(`SELECT seq, created_at, substr(prev, 1, ${FIELD_CAP}) AS "from", substr(model, 1, ${FIELD_CAP}) AS "to" FROM (
+  const models = db.prepare(`SELECT seq, created_at, ${cutText('prev', FIELD_CAP)} AS "from", ${cutText('model', FIELD_CAP)} AS "to" FROM (
       SELECT seq, created_at, model, LAG(model) OVER (ORDER BY seq) AS prev FROM messages WHERE store = ? AND session_id = ? AND role = 'assistant' AND model IS NOT NULL)
     WHERE prev IS NOT NULL AND prev <> model ORDER BY seq LIMIT ${LIST_ROWS + 1}`);
   // A dataset older than version 8 (read as it is, never migrated here) has no `delegations`: the session has none.
