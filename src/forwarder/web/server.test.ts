@@ -295,6 +295,11 @@ describe('refusals', () => {
     await refused('/api/report?by=modle', 400, 'HERMETIC_REPORT_INVALID', '"modle" is not a report dimension; did you mean "model"?');
     await refused('/api/report?by=tool&by=model', 400, 'HERMETIC_REPORT_INVALID', 'Tool calls cannot be grouped by model: Hermes records usage per call, not per tool; group tools by day, week, month, profile, source, project, session, machine.');
     await refused('/api/sessions?top=0', 400, 'HERMETIC_WEB_INVALID', '"top" must be a whole number from 1 to 1000000; got "0".');
+    // Every count a list takes has a maximum, refused past it (decision 0094).
+    await refused('/api/sessions?top=1000001', 400, 'HERMETIC_WEB_INVALID', '"top" must be a whole number from 1 to 1000000; got "1000001".');
+    await refused('/api/report?by=session&top=1000001', 400, 'HERMETIC_WEB_INVALID', '"top" must be a whole number from 1 to 1000000; got "1000001".');
+    await refused('/api/tools?limit=101', 400, 'HERMETIC_WEB_INVALID', '"limit" must be a whole number from 1 to 100; got "101".');
+    await refused('/api/session?id=x&page_size=501', 400, 'HERMETIC_WEB_INVALID', '"page_size" must be a whole number from 1 to 500; got "501".');
     await refused('/api/session', 400, 'HERMETIC_WEB_INVALID', 'Name the session: /api/session?id=<session id>.');
     const id = app.db.prepare('SELECT session_id FROM sessions ORDER BY session_id LIMIT 1').pluck().get() as string;
     const pages = (await api(`/api/session?id=${id}&page_size=500`)).body.transcript.pages;

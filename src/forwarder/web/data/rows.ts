@@ -401,7 +401,7 @@ export function slowestSql(request: { since?: number | null; until?: number | nu
   // The call id as the kept tool calls group by it (one rule, so the two ways of reading agree).
   const callId = callIdSql('p');
   const m = machine ? 'p.machine_id, ' : '';
-  return `SELECT x.tool, x.session_id, x.store, ${machine ? 'x.machine_id, ' : ''}x.called AS started_at, x.answered - x.called AS seconds FROM (
+  return `SELECT ${cutText('x.tool', FIELD_CAP)} AS tool, x.session_id, x.store, ${machine ? 'x.machine_id, ' : ''}x.called AS started_at, x.answered - x.called AS seconds FROM (
       SELECT ${m}p.store, p.session_id, ${callId} AS call_id, MAX(CASE WHEN p.part_type = 'tool_call' THEN p.tool_name END) AS tool,
         MIN(CASE WHEN p.part_type = 'tool_call' THEN p.created_at END) AS called,
         MIN(CASE WHEN p.part_type = 'tool_result' THEN p.created_at END) AS answered
@@ -420,7 +420,7 @@ export function slowestSql(request: { since?: number | null; until?: number | nu
  */
 export function slowestKeptSql(request: { since?: number | null; until?: number | null }, tools: string, limit: number): string {
   const window = [request.since != null ? 'c.called >= @since' : null, request.until != null ? 'c.called < @until' : null].filter(Boolean).join(' AND ') || '1 = 1';
-  return `SELECT c.tool, c.session_id, c.store, c.called AS started_at, c.answered - c.called AS seconds
+  return `SELECT ${cutText('c.tool', FIELD_CAP)} AS tool, c.session_id, c.store, c.called AS started_at, c.answered - c.called AS seconds
     FROM (SELECT DISTINCT l.store, l.session_id FROM tool_usage l WHERE ${tools}) s
       JOIN tool_calls c ON c.store = s.store AND c.session_id = s.session_id
     WHERE ${window} AND c.answered >= c.called
