@@ -45,7 +45,7 @@ function cutNote(where, m, field, whole, limit, call) {
 /** The mark of a JSON text too long to send (attributes): its length, and a link to the whole of it. */
 function notSentNote(href, field, what, whole) {
   return h('p', { class: 'cut', dataset: { field } },
-    `Cut: ${what} ${whole.characters === 1 ? 'is' : 'are'} ${count(whole.characters)} characters, too long to show here. `, showAll(href, `Show all (${size(whole.bytes)})`));
+    `Cut: ${what} are ${count(whole.characters)} characters, too long to show here. `, showAll(href, `Show all (${size(whole.bytes)})`));
 }
 
 function content(m) {
