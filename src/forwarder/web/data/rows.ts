@@ -251,6 +251,8 @@ export function textSql(pg: boolean, field: TextField['name'], what: 'chunk' | '
  * `column` is one of SESSION_TEXT_FIELDS (or NULL where the dataset has no such column).
  */
 export function sessionTextSql(pg: boolean, column: string, what: 'chunk' | 'length'): string {
+  // A column name goes into the SQL: only the fields the route takes (checked there with a sentence), never a value.
+  if (column !== 'NULL' && !(SESSION_TEXT_FIELDS as readonly string[]).includes(column)) throw new Error(`not a session text: ${column}`);
   const where = `${pg ? 'machine_id = @machine AND ' : ''}store = @store AND session_id = @session`;
   if (what === 'length') return `SELECT length(v) AS characters, ${octets('v')} AS bytes FROM (SELECT ${column} AS v FROM sessions WHERE ${where}) t`;
   return `SELECT substr(v, @from, ${TEXT_CHUNK}) AS chunk FROM (SELECT ${column} AS v FROM sessions WHERE ${where}) t WHERE octet_length(v) = @bytes`;
@@ -386,7 +388,7 @@ export const twoStores = (id: string, stores: readonly unknown[]) =>
   new HermeticError('HERMETIC_WEB_INVALID', `Two stores hold session "${id}"; name one with store=${stores.map((s) => encodeURIComponent(String(s))).join(' or store=')}.`);
 
 /** A parent the dataset does not hold (forgotten, or in a store not read): its id, nothing else. */
-export const unknownParent = (id: unknown, store: string): SessionRow => ({ session_id: id as string, title: null, store, lineage_kind: null, started_at: null, model: null });
+export const unknownParent = (id: unknown, store: string): SessionRow => ({ session_id: id as string, title: null, store, lineage_kind: null, started_at: null, model: null, cut: null });
 
 /**
  * The slowest tool calls: a call's time is from it to its first result. The sessions come first, from `tool_usage`

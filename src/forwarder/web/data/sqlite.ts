@@ -20,6 +20,7 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
   const sessionColumns = sessionColumnsSql(sessionAttributes);
   const byStoreId = db.prepare(`SELECT ${sessionColumns} FROM sessions s WHERE s.store = ? AND s.session_id = ?`);
   const storesOf = db.prepare('SELECT store FROM sessions WHERE session_id = ? ORDER BY store LIMIT 2').pluck();
+  const storeHas = db.prepare('SELECT store FROM sessions WHERE store = ? AND session_id = ?').pluck();
   const link = db.prepare(`SELECT ${linkColumnsSql()} FROM sessions s WHERE s.store = ? AND s.session_id = ?`);
   const children = db.prepare(`SELECT ${linkColumnsSql()} FROM sessions s WHERE s.store = ? AND s.parent_session_id = ? ORDER BY s.started_at, s.session_id LIMIT ${LIST_ROWS + 1}`);
   const count = db.prepare('SELECT COUNT(*) FROM messages WHERE store = ? AND session_id = ?').pluck();
@@ -38,18 +39,19 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
   // A dataset older than version 11 (read as it is) keeps no tool_calls: the slowest calls are grouped from its parts.
   const keptCalls = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'tool_calls_stale'").get() !== undefined;
   const stale = keptCalls ? db.prepare('SELECT 1 FROM tool_calls WHERE stale = 1 LIMIT 1') : null;
-  /** The session's row: by store and id, or by id when one store holds it (two are refused, naming both). */
-  const find = (id: string, store: string | null): SessionRow | undefined => {
-    if (store !== null) return (byStoreId.all(store, id) as SessionRow[])[0];
-    const stores = storesOf.all(id) as string[];
-    if (stores.length > 1) throw twoStores(id, stores);
-    return stores.length === 0 ? undefined : (byStoreId.get(stores[0], id) as SessionRow);
-  };
-  /** Where a session is (its store), without its row's texts: for the whole texts, which read nothing else of it. */
+  /**
+   * Where a session is (its store): by store and id, or by id when one store holds it (two are refused, naming both).
+   * Read without its row's texts: a whole text needs nothing else of the row.
+   */
   const whereIs = (id: string, store: string | null): string | undefined => {
-    const stores = (store === null ? storesOf.all(id) : db.prepare('SELECT store FROM sessions WHERE store = ? AND session_id = ?').pluck().all(store, id)) as string[];
+    const stores = (store === null ? storesOf.all(id) : storeHas.all(store, id)) as string[];
     if (stores.length > 1) throw twoStores(id, stores);
     return stores[0];
+  };
+  /** The session's row, its texts cut (decision 0094). */
+  const find = (id: string, store: string | null): SessionRow | undefined => {
+    const at = whereIs(id, store);
+    return at === undefined ? undefined : (byStoreId.get(at, id) as SessionRow);
   };
   const session = ({ id, store }: { id: string; store: string | null }, asked: TranscriptPage) => db.transaction((): SessionView | null => {
     const found = find(id, store);
