@@ -291,7 +291,7 @@ describe('big texts in the fleet store (decisions 0088, 0094)', () => {
     withCalls = db.prepare('SELECT MIN(seq) FROM messages WHERE session_id = ? AND tool_calls IS NOT NULL').pluck().get(id) as number;
     db.prepare(`UPDATE messages SET tool_calls = '[{"id":"c1","type":"function","function":{"name":"write","arguments":"{\\"text\\": \\"' || ${many(50_000, 'a')} || '\\"}"}},{"call_id":"c2","name":"ls","arguments":{"k":1}},"junk"]'
       WHERE session_id = ? AND seq = ?`).run(id, withCalls);
-    // Its own texts megabytes long too (decision 0094), and another session of its store made its child.
+    // Its own texts far past their caps too (decision 0094), and another session of its store made its child.
     child = db.prepare('SELECT session_id FROM sessions WHERE session_id <> ? AND store = (SELECT store FROM sessions WHERE session_id = ?) ORDER BY session_id LIMIT 1').pluck().get(id, id) as string;
     inflateSessionTexts(db, id, child);
     db.close();
@@ -317,7 +317,7 @@ describe('big texts in the fleet store (decisions 0088, 0094)', () => {
     }
   });
 
-  it('its own texts megabytes long: its view, its child\'s and the lists of sessions cut them as the dataset does, and stay small; /api/session-text gives them whole alike', async () => {
+  it('its own texts far past their caps: its view, its child\'s and the lists of sessions cut them as the dataset does, and stay small; /api/session-text gives them whole alike', async () => {
     const fleet = await serve(postgresSource(fleetBig, ZONE));
     const t = BIG_SESSION_TEXTS;
     const titleCut = { title: { characters: t.title, bytes: t.title + 1 } };

@@ -197,13 +197,15 @@ export function inflateBigTexts(home: string, many = 1_000_000): void {
 }
 
 /** How `inflateSessionTexts` makes a session's texts big (decision 0094): characters of each (the title's first is é). */
-export const BIG_SESSION_TEXTS = { title: 5_000_000, cwd: 1_000_000, system_prompt: 1_000_000, attributes: 3_000_000, messageAttributes: 1_000_000 } as const;
+// Each far past its cap (256, 4,096 and 32,768 characters) and past what a list's answer may hold, yet small enough that
+// shipping it into the fleet store costs the tests little; streaming a text over several chunks is 0088's 20 MB result.
+export const BIG_SESSION_TEXTS = { title: 300_000, cwd: 100_000, system_prompt: 100_000, attributes: 200_000, messageAttributes: 100_000 } as const;
 
 /**
- * Makes session `id`'s own texts big in an open dataset, in SQL (decision 0094): its title 5,000,000 characters (é
- * first, so 5,000,001 bytes), its cwd and system prompt 1,000,000, its `attributes` a JSON object of 3,000,000
- * characters (`title_source` and one long field), its first message's `attributes` one of 1,000,000; and `child`
- * made its child, so the child's view shows it as its parent.
+ * Makes session `id`'s own texts big in an open dataset, in SQL (decision 0094): its title BIG_SESSION_TEXTS.title
+ * characters (é first, so one byte more), its cwd and system prompt, its `attributes` a JSON object (`title_source` and
+ * one long field) and its first message's `attributes` one, each of its size there; and `child` made its child, so the
+ * child's view shows it as its parent.
  */
 export function inflateSessionTexts(db: Database.Database, id: string, child: string): void {
   const many = (n: number, c: string) => `replace(hex(zeroblob(${n / 2})), '0', '${c}')`;
