@@ -95,6 +95,7 @@ function response(answers: readonly HermesAnswer[]): Json {
     if (a.eventStream) add('text/event-stream', { type: 'string', description: 'data: <HermesRunEvent JSON> lines, each followed by a blank line; comment lines start with ":".' });
     if (a.text) add('text/plain', { type: 'string' });
     if (a.html) add('text/html', { type: 'string' });
+    if (a.bare) add('application/octet-stream', { type: 'string', maxLength: 0 });
     for (const h of a.headers ?? []) headers.add(h);
   }
   const out: Json = { description: answers.length === 1 ? answers[0]!.description : answers.map((a) => `- ${a.description}`).join('\n') };

@@ -80,3 +80,38 @@ describeTransports('decision 0096: orders of checks read in Hermes source', (ope
     assertNoSecurityHeaders(slash);
   });
 });
+
+describeTransports('decision 0096: the listener key, not the profile key, where Hermes reads self._api_key', (open) => {
+  const alice = { Authorization: 'Bearer alice-key-0123456789abcdef' };
+
+  it('a session key needs the listener key configured, even under a profile with its own key (_parse_session_key_header)', async () => {
+    const h = await open({ apiKey: null, profiles: { alice: { apiKey: 'alice-key-0123456789abcdef' } } });
+    const needsKey = std('X-Hermes-Session-Key requires API key authentication. Configure API_SERVER_KEY to enable this feature.');
+    for (const [path, prefix] of [['/v1/runs', ''], ['/v1/runs', '/p/alice']] as const) {
+      const reply = await h.request('POST', `${prefix}${path}`, {
+        auth: false,
+        headers: { ...(prefix ? alice : {}), 'X-Hermes-Session-Key': 'agent:main' },
+        body: '{"input":"hi"}',
+      });
+      assertJson(reply, 403, needsKey);
+    }
+    // A whitespace-only header is no session key at all.
+    const blank = await h.request('POST', '/p/alice/v1/runs', { auth: false, headers: { ...alice, 'X-Hermes-Session-Key': '   ' }, body: '{"input":"hi"}' });
+    assert.equal(blank.status, 202);
+    const session = await h.request('POST', '/api/sessions', { auth: false, body: '{"id":"s1"}' });
+    assert.equal(session.status, 201);
+    const chat = await h.request('POST', '/p/alice/api/sessions/s1/chat', { auth: false, headers: { ...alice, 'X-Hermes-Session-Key': 'agent:main' }, body: '{"message":"hi"}' });
+    assertJson(chat, 403, needsKey);
+  });
+
+  it('capabilities say auth.required from the listener key (_handle_capabilities)', async () => {
+    const h = await open({ apiKey: null, profiles: { alice: { apiKey: 'alice-key-0123456789abcdef' } } });
+    const plain = await h.request('GET', '/v1/capabilities', { auth: false });
+    assert.equal(JSON.stringify(plain.json().auth), '{"type":"bearer","required":false}');
+    const profiled = await h.request('GET', '/p/alice/v1/capabilities', { auth: false, headers: alice });
+    assert.equal(JSON.stringify(profiled.json().auth), '{"type":"bearer","required":false}');
+    const keyed = await open({ profiles: { alice: { apiKey: 'alice-key-0123456789abcdef' } } });
+    const withKey = await keyed.request('GET', '/p/alice/v1/capabilities', { auth: false, headers: alice });
+    assert.equal(JSON.stringify(withKey.json().auth), '{"type":"bearer","required":true}');
+  });
+});

@@ -86,7 +86,10 @@ test('the answer check refuses a wrong field, an undocumented status or media ty
   checkAnswer({ ...missing, text: '{"error": {"message": "Run not found: run_1", "type": "invalid_request_error", "param": null, "code": "run_not_found"}}' });
   checkAnswer({ ...missing, text: '{"error": "Unknown or unconfigured profile"}' });
   assert.throws(() => checkAnswer({ ...missing, text: '{"error": {"message": "Run not found", "type": "invalid_request_error"}}' }), ContractViolation);
-  assert.throws(() => checkAnswer({ ...missing, status: 403, text: 'x' }), /has no body/);
+  // The CORS refusal is bare: octet-stream of no length (decision 0096).
+  checkAnswer({ ...missing, status: 403, contentType: 'application/octet-stream', text: '' });
+  assert.throws(() => checkAnswer({ ...missing, status: 403, contentType: 'application/octet-stream', text: 'x' }), /has no body/);
+  assert.throws(() => checkAnswer({ ...missing, status: 403, text: 'x' }), /media type "application\/json" is not documented/);
   // aiohttp's 404 page for a path that is not a route, and a wrong method: no operation, nothing to hold them to.
   checkAnswer({ method: 'GET', url: '/v1/nothing', status: 404, contentType: 'text/plain', text: '404: Not Found' });
   checkAnswer({ method: 'DELETE', url: '/v1/runs', status: 405, contentType: 'text/plain', text: '405: Method Not Allowed' });

@@ -129,6 +129,8 @@ export function checkAnswer(answer: ReceivedAnswer): void {
   }
   const media = (answer.contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (!content[media]) return fail(`media type "${media || '(none)'}" is not documented (documented: ${Object.keys(content).join(', ')})`);
+  // A bare answer (the CORS refusal) is documented as octet-stream of no length: its body must be empty.
+  if (media === 'application/octet-stream' && answer.text !== '') fail('the document says this answer has no body');
   if (media !== 'application/json') return;
   let body: unknown;
   try {

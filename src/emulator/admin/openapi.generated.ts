@@ -110,7 +110,11 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "- X-Hermes-Session-Key while the listener has no API key configured (decision 0096).\n- An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": {
+              "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } },
+              "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } }
+            }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
@@ -214,7 +218,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "- Unknown run, another key's or profile's run (`run_not_found`).\n- An unknown /p/{profile}/ prefix.",
@@ -303,7 +308,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "- Unknown run, or its event buffer is gone (`run_not_found`).\n- An unknown /p/{profile}/ prefix.",
@@ -407,7 +413,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "- Unknown run, another key's or profile's run (`run_not_found`).\n- An unknown /p/{profile}/ prefix.",
@@ -510,7 +517,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "- Unknown run, another key's or profile's run (`run_not_found`).\n- An unknown /p/{profile}/ prefix.",
@@ -628,7 +636,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "- Unknown run, another key's or profile's run (`run_not_found`).\n- An unknown /p/{profile}/ prefix.",
@@ -710,7 +719,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
@@ -775,7 +785,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
@@ -853,7 +864,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
@@ -923,7 +935,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
@@ -989,7 +1002,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
@@ -1078,7 +1092,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "- Unknown session id in this profile (`session_not_found`).\n- An unknown /p/{profile}/ prefix.",
@@ -1154,7 +1169,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "- Unknown session id in this profile (`session_not_found`).\n- An unknown /p/{profile}/ prefix.",
@@ -1219,7 +1235,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "- Unknown session id in this profile (`session_not_found`).\n- An unknown /p/{profile}/ prefix.",
@@ -1319,7 +1336,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "- Unknown session id in this profile (`session_not_found`).\n- An unknown /p/{profile}/ prefix.",
@@ -1431,8 +1449,11 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
-            "description": "- X-Hermes-Session-Key while no API key is configured.\n- An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+            "description": "- X-Hermes-Session-Key while the listener has no API key configured (decision 0096).\n- An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": {
+              "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } },
+              "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } }
+            }
           },
           "404": {
             "description": "- Unknown session id in this profile (`session_not_found`).\n- An unknown /p/{profile}/ prefix.",
@@ -1527,7 +1548,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
@@ -1597,7 +1619,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
@@ -1667,7 +1690,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
@@ -1746,7 +1770,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
@@ -1839,7 +1864,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
@@ -1923,7 +1949,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
@@ -1993,7 +2020,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
@@ -2075,7 +2103,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
@@ -2161,7 +2190,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
@@ -2257,7 +2287,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
@@ -2336,7 +2367,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "- The browser-control feature is off (`browser_control_disabled`): every request.\n- An unknown /p/{profile}/ prefix.",
@@ -2411,7 +2443,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "- The browser-control feature is off: aiohttp's text/plain page `404: Not Found`, every request.\n- An unknown /p/{profile}/ prefix.",
@@ -2485,7 +2518,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "- The browser-control feature is off (`browser_control_disabled`): every request.\n- An unknown /p/{profile}/ prefix.",
@@ -2563,7 +2597,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "- The browser-control feature is off: aiohttp's text/plain page `404: Not Found`, every request.\n- An unknown /p/{profile}/ prefix.",
@@ -2635,7 +2670,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
@@ -2679,7 +2715,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
@@ -2758,7 +2795,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
@@ -2837,7 +2875,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
@@ -2890,7 +2929,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
@@ -2967,7 +3007,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
@@ -3020,7 +3061,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
@@ -3068,7 +3110,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
@@ -3150,7 +3193,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
@@ -3236,7 +3280,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
@@ -3322,7 +3367,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
@@ -3415,7 +3461,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
@@ -3489,7 +3536,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
@@ -3570,7 +3618,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
@@ -3655,7 +3704,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
@@ -3734,7 +3784,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesFireTokenRefused" } } }
           },
           "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body."
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
           },
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",

@@ -18,6 +18,8 @@ export interface HermesAnswer {
   readonly text?: true;
   /** The page is text/html instead when the client accepts it (aiohttp's 500 page only). */
   readonly html?: true;
+  /** No body, sent as `application/octet-stream` by aiohttp (the CORS refusal, decision 0029). */
+  readonly bare?: true;
   readonly headers?: readonly string[];
 }
 
@@ -330,7 +332,7 @@ const unauthorized: readonly HermesAnswer[] = [
 /** What the front door can answer on any route before the route's handler runs (spec runs-api §1.2, §2.5). */
 export const COMMON_ANSWERS: Readonly<Record<string, HermesAnswer | readonly HermesAnswer[]>> = {
   '400': { description: 'A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).', json: ref('HermeticError') },
-  '403': { description: 'An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.' },
+  '403': { description: 'An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.', bare: true },
   '404': { description: 'An unknown /p/{profile}/ prefix.', json: ref('HermesProfileNotFound') },
   '417': { description: "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.", text: true },
   '500': { description: "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).", text: true, html: true },
@@ -369,6 +371,7 @@ export const HERMES_OPERATIONS: Readonly<Record<string, HermesOperation>> = {
         { description: 'A bad X-Hermes-Session-Key.', json: ref('HermesSessionKeyError') },
       ],
       '401': unauthorized,
+      '403': [err('X-Hermes-Session-Key while the listener has no API key configured (decision 0096).'), COMMON_ANSWERS['403'] as HermesAnswer],
       '409': err('The Idempotency-Key was used with a different request (`idempotency_key_conflict`).'),
       '413': err('Content-Length above 10 000 000 (`body_too_large`).'),
       '429': { description: 'At capacity (`rate_limit_exceeded`).', json: ref('HermesError'), headers: ['Retry-After'] },
@@ -517,7 +520,7 @@ export const HERMES_OPERATIONS: Readonly<Record<string, HermesOperation>> = {
         { description: 'A content part that is not text or an image, or a bad image part (`unsupported_content_type`, `invalid_image_url`, `invalid_content_part`).', json: ref('HermesContentError') },
       ],
       '401': keyOnly,
-      '403': err('X-Hermes-Session-Key while no API key is configured.'),
+      '403': [err('X-Hermes-Session-Key while the listener has no API key configured (decision 0096).'), COMMON_ANSWERS['403'] as HermesAnswer],
       '404': sessionNotFound,
       '409': err('A model lock that cannot be routed (`model_lock_unavailable`).'),
       '413': err('Content-Length above 10 000 000 (`body_too_large`).'),

@@ -4,7 +4,6 @@
 import type { HttpResponse } from '../http.js';
 import { PyFloat, type PyDict, type PyValue } from '../../shared/python/index.js';
 import { jsonResponse } from '../wire/responses.js';
-import { expectedKey } from './auth.js';
 import { ENDPOINTS } from './endpoints.js';
 import type { ApiContext } from './context.js';
 
@@ -62,7 +61,8 @@ export function capabilities(ctx: ApiContext): HttpResponse {
     ['object', 'hermes.api_server.capabilities'],
     ['platform', 'hermes-agent'],
     ['model', gateway.modelName],
-    ['auth', dict([['type', 'bearer'], ['required', expectedKey(gateway, ctx.profile) !== null]])],
+    // `bool(self._api_key)`: the listener's key, under a profile prefix too (decision 0096).
+    ['auth', dict([['type', 'bearer'], ['required', gateway.apiKey !== null]])],
     ['runtime', dict([
       ['mode', 'server_agent'],
       ['tool_execution', 'server'],

@@ -7,7 +7,7 @@ import { isDict, pyStrip, type PyDict, type PyValue } from '../../shared/python/
 import type { StopOutcome } from '../runs/service.js';
 import { parseSessionKey, validateRunBody, validIdempotencyKey } from '../runs/validate.js';
 import { errorResponse, jsonResponse, sessionKeyErrorResponse } from '../wire/responses.js';
-import { DEFAULT_PROFILE, expectedKey } from './auth.js';
+import { DEFAULT_PROFILE } from './auth.js';
 import { readJson } from './body.js';
 import { drainingFor, type ApiContext } from './context.js';
 
@@ -17,7 +17,8 @@ export async function submitRun(ctx: ApiContext): Promise<HttpResponse> {
   if (drainingFor(ctx)) return errorResponse(hermesErrors.draining());
   // Step 3: X-Hermes-Session-Key, before the body is read.
   const rawSessionKey = ctx.req.header('x-hermes-session-key');
-  if (rawSessionKey !== undefined && pyStrip(rawSessionKey) !== '' && expectedKey(gateway, ctx.profile) === null) {
+  if (rawSessionKey !== undefined && pyStrip(rawSessionKey) !== '' && gateway.apiKey === null) {
+    // Hermes reads the listener's own key here (`if not self._api_key`), not the profile's (decision 0096).
     return errorResponse(hermesErrors.sessionKeyNeedsAuth());
   }
   const sessionKey = parseSessionKey(rawSessionKey);

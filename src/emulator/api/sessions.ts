@@ -6,7 +6,7 @@ import { hermesErrors, UnhandledHermesException, type Result } from '../runs/her
 import { parseSessionKey } from '../runs/validate.js';
 import { bodyObject } from '../sessions/index.js';
 import { errorResponse, jsonResponse, sessionKeyErrorResponse } from '../wire/responses.js';
-import { DEFAULT_PROFILE, expectedKey } from './auth.js';
+import { DEFAULT_PROFILE } from './auth.js';
 import { readJson } from './body.js';
 import { drainingFor, type ApiContext } from './context.js';
 import { parseQuery } from './query.js';
@@ -69,7 +69,8 @@ export async function sessionChat(ctx: ApiContext): Promise<HttpResponse> {
   const { sessions, gateway } = ctx.deps;
   if (drainingFor(ctx)) return errorResponse(hermesErrors.draining());
   const rawKey = ctx.req.header('x-hermes-session-key');
-  if (rawKey !== undefined && pyStrip(rawKey) !== '' && expectedKey(gateway, ctx.profile) === null) {
+  if (rawKey !== undefined && pyStrip(rawKey) !== '' && gateway.apiKey === null) {
+    // Hermes reads the listener's own key here (`if not self._api_key`), not the profile's (decision 0096).
     return errorResponse(hermesErrors.sessionKeyNeedsAuth());
   }
   const sessionKey = parseSessionKey(rawKey);
