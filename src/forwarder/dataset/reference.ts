@@ -36,7 +36,7 @@ const LEDGER_GUIDE = [
   '',
   '-- Check: the ledger equals the session counters plus the auxiliary rows (both sides give the same numbers)',
   'SELECT (SELECT SUM(input_tokens) FROM usage_ledger) AS ledger,',
-  "       (SELECT SUM(MAX(input_tokens, 0)) FROM sessions) + (SELECT TOTAL(MAX(input_tokens, 0)) FROM model_usage WHERE task <> '') AS counters;",
+  "       (SELECT SUM(MAX(input_tokens, 0)) FROM sessions) + (SELECT TOTAL(MAX(input_tokens, 0)) FROM model_usage WHERE in_session_totals = 0) AS counters;",
   '```',
   '',
   '`day` is local to the zone in `dataset_meta` (`ledger_time_zone`), which SQLite\'s `localtime` may not be;',

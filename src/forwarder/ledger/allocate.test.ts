@@ -235,3 +235,25 @@ test('property: any session, any zone — the rows add up to its counters plus i
     },
   ), { numRuns: 300 });
 });
+
+test('a voice_chat row is main-loop usage already in the counters, not an auxiliary row on top (hermes_state_usage.py update_token_counts task)', () => {
+  // Hermes: update_token_counts(task='voice_chat') adds to the session's counters and records the route under that
+  // task; record_auxiliary_usage (vision) touches only session_model_usage. Counters 1,000 = text 800 + voice 200.
+  const { usage } = allocateSession({
+    zone: new Zone('UTC'), days: [], activity: [{ quarter: q(T0), messages: 2, assistant: 1 }],
+    session: session({ input_tokens: 1000, estimated_cost_usd: 0.1, api_call_count: 5 }),
+    routes: [
+      route('main-model', '', T0, { input_tokens: 800, estimated_cost_usd: 0.08, api_call_count: 4 }),
+      route('voice-model', 'voice_chat', T0 + 60, { input_tokens: 200, estimated_cost_usd: 0.02, api_call_count: 1 }),
+      route('aux-model', 'vision', T0 + 120, { input_tokens: 300, estimated_cost_usd: 0.03, api_call_count: 1 }),
+    ],
+  });
+  const total = (m: 'input_tokens' | 'api_calls') => usage.reduce((t, r) => t + Number(r[m]), 0);
+  assert.equal(total('input_tokens'), 1300, 'counters plus the vision row only');
+  assert.equal(total('api_calls'), 6);
+  assert.deepEqual(pick(usage, ['model', 'task', 'basis', 'input_tokens']).sort((a, b) => String(a.model).localeCompare(String(b.model))), [
+    { model: 'aux-model', task: 'vision', basis: 'auxiliary', input_tokens: 300 },
+    { model: 'main-model', task: 'main', basis: 'route', input_tokens: 800 },
+    { model: 'voice-model', task: 'voice_chat', basis: 'route', input_tokens: 200 },
+  ]);
+});

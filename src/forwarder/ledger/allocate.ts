@@ -5,6 +5,7 @@
 // rounding and nothing is counted twice.
 import type { RecordOf } from '../dataset/columns.js';
 import { validDay, validEpoch } from '../normalize/time.js';
+import { inSessionTotals } from '../normalize/values.js';
 import { QUARTER, type Cell, type Zone } from './zone.js';
 
 /** The ledger's additive measures, in the order of its columns. */
@@ -206,7 +207,8 @@ export function allocateSession(input: LedgerInput): { usage: RecordOf[]; tools:
   // billed, so no estimate is shown beside the billed money that covers it. The rest on the session's own model
   // (basis `session`) is judged the same way: billed when it holds billed money the routes do not, or when there are
   // no routes (it is then the whole session, a billed $0 included).
-  const mainRows = input.routes.filter((r) => r.task === '' || r.task === MAIN_TASK);
+  // Main-loop rows are those Hermes also counted in the counters: task '' and the per-turn routes such as voice_chat.
+  const mainRows = input.routes.filter((r) => inSessionTotals(r.task) || r.task === MAIN_TASK);
   const billed = s.actual_cost_usd !== null;
   const routesBilled = mainRows.reduce((sum, r) => sum + units(r, 'actual_cost_usd'), 0);
   const unattributed = billed && routesBilled < units(s, 'actual_cost_usd');
@@ -217,9 +219,9 @@ export function allocateSession(input: LedgerInput): { usage: RecordOf[]; tools:
     actualRecorded: billed && (unattributed || mainRows.length === 0),
   };
   const main = mainRows
-    .map((r) => ({ r, route: { model: r.model, provider: r.provider, provider_key: r.provider_key, billing_mode: r.billing_mode, task: MAIN_TASK, basis: 'route' as const, actualRecorded: routeBilled(r) } }))
+    .map((r) => ({ r, route: { model: r.model, provider: r.provider, provider_key: r.provider_key, billing_mode: r.billing_mode, task: r.task === '' ? MAIN_TASK : r.task, basis: 'route' as const, actualRecorded: routeBilled(r) } }))
     .sort(byFirstUse);
-  const aux = input.routes.filter((r) => r.task !== '' && r.task !== MAIN_TASK).map((r) => {
+  const aux = input.routes.filter((r) => !inSessionTotals(r.task) && r.task !== MAIN_TASK).map((r) => {
     const first = validEpoch(r.first_seen) ? r.first_seen : validEpoch(r.last_seen) ? r.last_seen : null;
     const last = validEpoch(r.last_seen) ? r.last_seen : first;
     const [q0, q1] = first === null || last === null ? [0, -1] : [Math.floor(first / QUARTER), Math.floor(last / QUARTER)];

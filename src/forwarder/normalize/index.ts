@@ -8,4 +8,4 @@ export { normalizeMessages, startCarry, kindOf, isLive, identityKey, wholeSessio
 export { textColumns, anyReplacement, blobText, isBlob, DELEGATION_TEXT_COLUMNS, MESSAGE_TEXT_COLUMNS, SESSION_TEXT_COLUMNS, INVALID_UTF8, type TextProblem } from './text.js';
 export { EDITED_COLUMNS, messageAttributes, SESSION_EXTRA_COLUMNS, SESSION_IDENTITY_COLUMNS } from './extras.js';
 export { usageMark, usageMarkOf, usageMarkSql } from './usage-mark.js';
-export { str, num, count, numOrNull, parsed } from './values.js';
+export { str, num, count, numOrNull, parsed, inSessionTotals, SESSION_TOTAL_TASKS } from './values.js';

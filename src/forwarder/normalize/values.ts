@@ -23,3 +23,14 @@ export function parsed(v: string): unknown {
     return v;
   }
 }
+
+/**
+ * The `session_model_usage.task` values whose usage Hermes also counts in the session's own counters: `''` (the main
+ * loop) and the per-turn routes `update_token_counts` takes a task for (`voice_chat`: a voice turn answered on another
+ * model, hermes_state_usage.py). Every other task (title generation, compression, vision, background review, …) comes
+ * from `record_auxiliary_usage`, which never touches the session row, so its usage is on top of the counters.
+ */
+export const SESSION_TOTAL_TASKS: ReadonlySet<string> = new Set(['', 'voice_chat']);
+
+/** True when a `session_model_usage` row of this task is already inside the session's counters. */
+export const inSessionTotals = (task: string): boolean => SESSION_TOTAL_TASKS.has(task);

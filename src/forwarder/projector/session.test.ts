@@ -225,6 +225,14 @@ test('per-route usage rows: the main loop is inside the session totals, auxiliar
   assert.equal(rows[1]!.provider_key, 'auto||');
 });
 
+test('a voice_chat row (update_token_counts with a task) is inside the session totals; an auxiliary task is not', () => {
+  const row = (task: string, model: string) => ({ session_id: 'S', model, billing_provider: 'p', billing_base_url: '', billing_mode: '', task,
+    api_call_count: 1, input_tokens: 20, output_tokens: 5, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0,
+    estimated_cost_usd: 0.01, actual_cost_usd: 0, cost_status: null, cost_source: null, first_seen: T0, last_seen: T0 });
+  const rows = projectSession(input({ modelUsage: [row('voice_chat', 'voice-model'), row('vision', 'aux-model')] })).modelUsage;
+  assert.deepEqual(rows.map((u) => [u.task, u.in_session_totals]), [['voice_chat', 1], ['vision', 0]]);
+});
+
 test('routes whose base URLs differ only in spelling (a trailing slash, the host case, a default port) stay apart', () => {
   const route = (url: string, calls: number) => ({
     session_id: 'S', model: 'gpt-5', billing_provider: 'openrouter', billing_base_url: url, billing_mode: 'm', task: '',

@@ -4,7 +4,7 @@
 import { redactSensitiveText } from '../../shared/redact/index.js';
 import type { RecordOf } from '../dataset/columns.js';
 import { REPLACE, type SessionDelta } from '../dataset/delta.js';
-import { count, normalizeMessages, numOrNull, str, usageMarkOf, validEpoch, type Row, type WholeSession } from '../normalize/index.js';
+import { count, inSessionTotals, normalizeMessages, numOrNull, str, usageMarkOf, validEpoch, type Row, type WholeSession } from '../normalize/index.js';
 import { lineageKind } from './lineage.js';
 import { redactValue } from './redact-json.js';
 import { issueRecords, sessionNotes } from './notes.js';
@@ -267,7 +267,7 @@ export function modelUsageRecord(store: string, sessionId: string, u: Row): Reco
     store, session_id: sessionId, model: str(u.model) ?? '',
     provider_key: [str(u.billing_provider) ?? '', routeKey(u.billing_base_url), str(u.billing_mode) ?? ''].join('|'),
     provider: normalizeProvider(u.billing_base_url, u.billing_provider), billing_mode: str(u.billing_mode), task,
-    in_session_totals: task === '' ? 1 : 0, api_call_count: count(u.api_call_count),
+    in_session_totals: inSessionTotals(task) ? 1 : 0, api_call_count: count(u.api_call_count),
     ...Object.fromEntries(COUNTERS.map((k) => [k, count(u[k])])),
     estimated_cost_usd: numOrNull(u.estimated_cost_usd), actual_cost_usd: numOrNull(u.actual_cost_usd),
     cost_status: str(u.cost_status), cost_source: str(u.cost_source), first_seen: numOrNull(u.first_seen), last_seen: numOrNull(u.last_seen),

@@ -27,7 +27,7 @@ export function ledgerDiscrepancies(db: Db): string[] {
       WITH want AS (
         SELECT store, session_id, SUM(v) AS v FROM (
           SELECT store, session_id, ${positive(SOURCE[m])} AS v FROM sessions
-          UNION ALL SELECT store, session_id, ${aux(m)} FROM model_usage WHERE task <> '' AND EXISTS (SELECT 1 FROM sessions s WHERE s.store = model_usage.store AND s.session_id = model_usage.session_id)
+          UNION ALL SELECT store, session_id, ${aux(m)} FROM model_usage WHERE in_session_totals = 0 AND EXISTS (SELECT 1 FROM sessions s WHERE s.store = model_usage.store AND s.session_id = model_usage.session_id)
         ) GROUP BY store, session_id),
       got AS (SELECT store, session_id, TOTAL(${m}) AS v FROM usage_ledger GROUP BY store, session_id)
       SELECT w.session_id AS id, w.v AS want, COALESCE(g.v, 0) AS got FROM want w LEFT JOIN got g USING (store, session_id)

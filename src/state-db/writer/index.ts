@@ -230,8 +230,8 @@ export class StateDbWriter {
     this.updateSession(sessionId, { model, ...route });
   }
 
-  updateTokenCounts(sessionId: string, usage: Usage, mode: 'delta' | 'absolute' = 'delta'): void {
-    updateTokenCounts(this, sessionId, usage, mode);
+  updateTokenCounts(sessionId: string, usage: Usage, mode: 'delta' | 'absolute' = 'delta', task = ''): void {
+    updateTokenCounts(this, sessionId, usage, mode, task);
   }
 
   recordAuxiliaryUsage(sessionId: string, task: string, usage: Usage): void {

@@ -69,6 +69,21 @@ test('absolute usage overwrites counters (and may go down); delta adds and upser
   assert.deepEqual(usage, [{ task: '', model: 'gpt-5', api_call_count: 2, input_tokens: 15 }, { task: 'title_generation', model: 'gemini', api_call_count: 1, input_tokens: 400 }]);
 });
 
+test('mimics hermes_state_usage.py: a voice_chat delta counts on the session and keeps its task; an absolute report without an estimate resets it to 0', () => {
+  const { w, db, row } = setup();
+  const c = w.createSession({ source: 'cli', model: 'main-model' });
+  w.updateTokenCounts(c, { input_tokens: 100, model: 'main-model', billing_provider: 'text' });
+  w.updateTokenCounts(c, { input_tokens: 20, model: 'voice-model', billing_provider: 'voicep' }, 'delta', 'voice_chat');
+  assert.deepEqual([row(c).input_tokens, row(c).api_call_count, row(c).model], [120, 2, 'main-model']);
+  const usage = db.prepare('SELECT task, model, input_tokens FROM session_model_usage WHERE session_id = ? ORDER BY task').all(c);
+  assert.deepEqual(usage, [{ task: '', model: 'main-model', input_tokens: 100 }, { task: 'voice_chat', model: 'voice-model', input_tokens: 20 }]);
+  // _token_update_sql(delta=False): estimated_cost_usd = COALESCE(?, 0).
+  const g = w.createSession({ source: 'telegram' });
+  w.updateTokenCounts(g, { input_tokens: 10, estimated_cost_usd: 0.5 }, 'absolute');
+  w.updateTokenCounts(g, { input_tokens: 12 }, 'absolute');
+  assert.deepEqual([row(g).input_tokens, row(g).estimated_cost_usd, row(g).actual_cost_usd], [12, 0, null]);
+});
+
 test('usage before create_session leaves an unknown placeholder that the create repairs', () => {
   const { w, row } = setup();
   w.updateTokenCounts('20260714_101503_abcdef', { input_tokens: 3 });

@@ -30,7 +30,8 @@ function countsUpdate(w: StateDbWriter, mode: 'delta' | 'absolute') {
         set.push('estimated_cost_usd = COALESCE(estimated_cost_usd, 0) + ?');
         set.push('actual_cost_usd = CASE WHEN ? IS NULL THEN actual_cost_usd ELSE COALESCE(actual_cost_usd, 0) + ? END');
       } else {
-        set.push('estimated_cost_usd = COALESCE(?, estimated_cost_usd)', 'actual_cost_usd = COALESCE(?, actual_cost_usd)');
+        // Hermes's absolute UPDATE sets the estimate to COALESCE(?, 0): a report without one resets it to 0.
+        set.push('estimated_cost_usd = COALESCE(?, 0)', 'actual_cost_usd = COALESCE(?, actual_cost_usd)');
       }
       for (const c of COST_KEPT) set.push(`${c} = COALESCE(?, ${c})`);
       for (const c of BILLING_FIRST) set.push(`${c} = COALESCE(${c}, ?)`);
@@ -43,9 +44,11 @@ function countsUpdate(w: StateDbWriter, mode: 'delta' | 'absolute') {
 
 /**
  * update_token_counts. Delta (CLI per-call path) adds to the counters and upserts session_model_usage; absolute
- * (gateway path) overwrites with cumulative totals, which may go down after an agent restart.
+ * (gateway path) overwrites with cumulative totals, which may go down after an agent restart. A `task` (newer Hermes:
+ * `voice_chat`, a voice turn on its own route) counts in the session's counters like any delta, and its
+ * session_model_usage row carries the task and never falls back to the session's model.
  */
-export function updateTokenCounts(w: StateDbWriter, sessionId: string, u: Usage, mode: 'delta' | 'absolute' = 'delta'): void {
+export function updateTokenCounts(w: StateDbWriter, sessionId: string, u: Usage, mode: 'delta' | 'absolute' = 'delta', task = ''): void {
   w.tx(() => {
     ensureSession(w, sessionId);
     const { counters, calls: hasCalls, cost, stmt } = countsUpdate(w, mode);
@@ -64,7 +67,7 @@ export function updateTokenCounts(w: StateDbWriter, sessionId: string, u: Usage,
     args.push(u.model ?? null, sessionId);
     stmt.run(args);
     if (mode === 'delta') {
-      upsertModelUsage(w, sessionId, u, '', calls, (before.model as unknown as string | null) ?? null);
+      upsertModelUsage(w, sessionId, u, task, calls, task ? 'unknown' : (before.model as unknown as string | null) ?? null);
       addDailyUsage(w, sessionId, u, calls);
     } else {
       // The daily ledger only ever grows: absolute totals contribute their positive difference.
