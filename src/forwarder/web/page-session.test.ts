@@ -116,7 +116,7 @@ describe('the dashboard in Chromium: sessions, keyboard, themes, sizes', () => {
       const activity = lines.findIndex((l) => l!.startsWith('Last activity: '));
       assert.match(lines[activity]!, /^Last activity: running terminal \(\d\d\/\d\d\/2026, \d\d:\d\d\)$/);
       assert.deepEqual(lines.filter((_, i) => i !== activity), [
-        'Title: by the model (llm)', 'Chat: dm', 'Pinned', 'Archived', 'Tools used: terminal, web_search', 'Handed off to telegram: done',
+        'Title: by the model (llm)', 'Chat: dm', 'Pinned', 'Archived', 'Tools offered: terminal, web_search', 'Handed off to telegram: done',
         'Compression: 2 failures in a row, last error: context window exceeded <img src=x onerror=alert(1)>', 'Pricing table 2026-06-01', 'queue_position: 3',
       ]);
       // Stored text is text: the markup in the error made no element.

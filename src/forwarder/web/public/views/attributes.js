@@ -35,7 +35,9 @@ function lines(a, session) {
   if (a.profile_name !== undefined && a.profile_name !== session.profile) add(['profile_name'], 'Hermes profile', text(a.profile_name));
   else if (a.profile_name !== undefined) used.add('profile_name');
   add(['transport_profile'], 'Transport profile', text(a.transport_profile));
-  if (Array.isArray(a.tool_names) ? a.tool_names.length > 0 : a.tool_names) add(['tool_names'], 'Tools used', text(a.tool_names));
+  // Hermes's update_session_tool_names stores the tools offered to the model (the resolved tools[] in order), not
+  // the ones it called: the calls are in the transcript.
+  if (Array.isArray(a.tool_names) ? a.tool_names.length > 0 : a.tool_names) add(['tool_names'], 'Tools offered', text(a.tool_names));
   else used.add('tool_names');
   if (a.last_activity_description !== undefined || a.last_activity_provenance !== undefined) {
     const what = [a.last_activity_description === undefined ? null : text(a.last_activity_description),
