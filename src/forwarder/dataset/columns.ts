@@ -137,7 +137,7 @@ export const PARTS: DatasetTable = {
 
 export const MODEL_USAGE: DatasetTable = {
   name: 'model_usage',
-  doc: 'One row per `session_model_usage` row (session × model × billing route × task). Rows with `in_session_totals = 1` (the main loop) are already inside `sessions`\' counters; rows with 0 (auxiliary tasks such as title generation, compression, vision) are not, so total spend is SUM over `sessions` plus SUM over `model_usage WHERE in_session_totals = 0`.',
+  doc: 'One row per `session_model_usage` row (session × model × billing route × task). Rows with `in_session_totals = 1` (the main loop, task `\'\'`, and per-turn routes Hermes also counts on the session such as `voice_chat`) are already inside `sessions`\' counters; rows with 0 (auxiliary tasks such as title generation, compression, vision) are not, so total spend is SUM over `sessions` plus SUM over `model_usage WHERE in_session_totals = 0`.',
   primaryKey: ['store', 'session_id', 'model', 'provider_key', 'task'],
   withoutRowid: true,
   columns: [
@@ -148,7 +148,7 @@ export const MODEL_USAGE: DatasetTable = {
     c('provider', 'TEXT', 'Normalized provider of the route.', true),
     c('billing_mode', 'TEXT', 'Pricing basis.'),
     c('task', 'TEXT', '`` for the main loop; `title_generation`, `compression`, `vision`, … for auxiliary calls.', true),
-    c('in_session_totals', 'INTEGER', '1 when Hermes also counted this usage in the session\'s counters (the main loop).', true),
+    c('in_session_totals', 'INTEGER', '1 when Hermes also counted this usage in the session\'s counters (the main loop, and `voice_chat`).', true),
     c('api_call_count', 'INTEGER', 'Calls.', true),
     ...COUNTERS,
     c('cost_status', 'TEXT', 'Cost certainty.'),
