@@ -277,7 +277,7 @@ describe('large values', () => {
   });
 });
 
-// Concurrently: each test has a database of its own, and most of their time is the server waiting out a 1 s timeout.
+// Concurrently: each test has a database of its own, and one waits out PostgreSQL's own 3 s timeout twice.
 describe('a statement_timeout shorter than a batch takes (decision 0086)', { concurrency: true }, () => {
   /** A new database with the fleet schema made (a sink opened and closed): the triggers below need its tables. */
   async function migratedDatabase(): Promise<string> {
@@ -289,15 +289,22 @@ describe('a statement_timeout shorter than a batch takes (decision 0086)', { con
   }
 
   /**
-   * Makes the fleet's messages table slow for a statement of more than `over` rows: a statement-level trigger sleeps
-   * 30 s, far past the database's statement_timeout, so the cancel never depends on how loaded the machine is;
-   * statements of `over` rows or fewer do not sleep at all.
+   * Makes the fleet's messages table (or `table`) too slow for a statement of more than `over` rows; statements of
+   * `over` rows or fewer, and every other statement, are not slowed at all. Two ways, neither depending on how loaded
+   * the machine is for the statements that must pass:
+   * - `cancel` (the default): the statement-level trigger fails the statement with exactly what PostgreSQL sends when
+   *   statement_timeout cancels one (57014, "canceling statement due to statement timeout"), at once; the database's
+   *   statement_timeout is a minute, so no statement is ever cancelled by the clock (a loaded machine once made a
+   *   one-row COPY outlast a 1 s timeout here). For the tests of how the sink cuts and resumes its pieces.
+   * - `sleep`: the trigger sleeps 60 s and PostgreSQL's own statement_timeout (3 s) cancels it: the real cancel, for
+   *   one test. Its other statements are one-row and trivial: 3 s is far past what they take on a starved machine.
    */
-  function slowMessages(url: string, over: number, table = 'messages'): void {
+  function slowMessages(url: string, over: number, table = 'messages', how: 'cancel' | 'sleep' = 'cancel'): void {
+    const slow = how === 'sleep' ? 'PERFORM pg_sleep(60)' : "RAISE EXCEPTION 'canceling statement due to statement timeout' USING ERRCODE = 'query_canceled'";
     pg.psql(`CREATE FUNCTION hermetic.slow() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN IF (SELECT count(*) FROM moved) > ${over} THEN PERFORM pg_sleep(30); END IF; RETURN NULL; END $$;
+      BEGIN IF (SELECT count(*) FROM moved) > ${over} THEN ${slow}; END IF; RETURN NULL; END $$;
       CREATE TRIGGER slow AFTER INSERT ON hermetic.${table} REFERENCING NEW TABLE AS moved FOR EACH STATEMENT EXECUTE FUNCTION hermetic.slow();
-      ALTER DATABASE "${dbOf(url)}" SET statement_timeout = '1s';`, dbOf(url));
+      ALTER DATABASE "${dbOf(url)}" SET statement_timeout = '${how === 'sleep' ? '3s' : '1min'}';`, dbOf(url));
   }
 
   /** A log batch (to - 1, to] of one session and `n` of its messages. */
@@ -387,7 +394,8 @@ describe('a statement_timeout shorter than a batch takes (decision 0086)', { con
     await setup.open();
     await setup.write(messages(1, 1));
     await setup.close();
-    slowMessages(url, 0);
+    // PostgreSQL's own timer here: the cancel the others stand in for.
+    slowMessages(url, 0, 'messages', 'sleep');
     const sink = createPostgresSink(url);
     try {
       const e = await sink.write(messages(2, 2)).then(() => null, (x: unknown) => x);
@@ -396,7 +404,7 @@ describe('a statement_timeout shorter than a batch takes (decision 0086)', { con
       assert.equal(e.retriable, true);
       assert.match(e.message, /statement_timeout/);
       assert.match(e.message, /ALTER ROLE/);
-      assert.match(e.message, /single row of messages at its statement_timeout \(1s for the role /);
+      assert.match(e.message, /single row of messages at its statement_timeout \(3s for the role /);
       assert.equal((await sink.applied(A))?.seq, 1, 'nothing of the batch was applied');
       assert.equal(count(url, 'messages'), 1);
       assert.equal(pg.psql("SELECT count(*) FROM hermetic.sessions WHERE title = 't2'", dbOf(url)).trim(), '0');
