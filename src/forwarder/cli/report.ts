@@ -42,7 +42,7 @@ interface ReportSource {
   unread(request: ReportRequest): Promise<UnreadSpan | null>;
   /** Why a filtered window shows no usage (null: the window has none, filter or not). */
   filterMiss(request: ReportRequest): Promise<FilterMiss | null>;
-  close(): void;
+  close(): void | Promise<void>;
 }
 
 /** This machine as `--by machine` shows it on its own dataset: its host name and, once a sink made one, its id. */
@@ -66,26 +66,32 @@ function datasetSource(home: string): ReportSource {
     uncosted: async (request) => uncostedIn(db, request),
     unread: async (request) => unreadIn(db, request),
     filterMiss: async (request) => db.transaction(() => runSqlite(db, planFilterMiss(request, dialect), dialect)).deferred(),
-    close: () => db.close(),
+    close: () => { db.close(); },
   };
 }
 
-/** The fleet store: each run of the report is one read-only transaction; days are each machine's, windows this one's. */
+/**
+ * The fleet store: each read of the report is one read-only transaction; days are each machine's, windows this one's.
+ * One connection for the whole run (decision 0098): the default view reads four times (the summary, the repaired
+ * values, the uncosted sessions, whether the store is empty), and a connection made afresh for each cost more than the
+ * statements over a fleet of a year.
+ */
 async function fleetSource(url: string): Promise<ReportSource> {
-  const [{ readFleet }, { runPostgres }] = await Promise.all([import('../sinks/postgres/read.js'), import('../report/postgres.js')]);
+  const [{ openFleet }, { runPostgres }] = await Promise.all([import('../sinks/postgres/read.js'), import('../report/postgres.js')]);
+  const fleet = openFleet(url);
   return {
     zone: new Zone(explicitTimeZone() ?? systemTimeZone()),
-    report: (request, zone) => readFleet(url, (c, d) => runPostgres(c, planReport(request, zone, d), d)),
-    summary: (request, now, zone) => readFleet(url, (c, d) => runPostgres(c, planSummary(request, now, zone, d), d)),
-    emptyDataset: () => readFleet(url, async (c) => (await c.query('SELECT 1 FROM usage_ledger LIMIT 1')).rows.length === 0),
+    report: (request, zone) => fleet.read((c, d) => runPostgres(c, planReport(request, zone, d), d)),
+    summary: (request, now, zone) => fleet.read((c, d) => runPostgres(c, planSummary(request, now, zone, d), d)),
+    emptyDataset: () => fleet.read(async (c) => (await c.query('SELECT 1 FROM usage_ledger LIMIT 1')).rows.length === 0),
     // The values each machine's forwarder repaired: the dataset's plan, each session keyed by its machine too (decision 0092).
-    rowIssues: (request) => readFleet(url, (c, d) => fleetRowIssues(c, request, d)),
+    rowIssues: (request) => fleet.read((c, d) => fleetRowIssues(c, request, d)),
     // Sessions with no cost at all: the same rule as the dataset's, each session keyed by its machine too.
-    uncosted: (request) => readFleet(url, (c, d) => runPostgres(c, planUncosted(request, d), d)),
+    uncosted: (request) => fleet.read((c, d) => runPostgres(c, planUncosted(request, d), d)),
     // Nor what each machine's backfill left unread (its `hermetic status` counts them as pending).
     unread: async () => null,
-    filterMiss: (request) => readFleet(url, (c, d) => runPostgres(c, planFilterMiss(request, d), d)),
-    close: () => undefined,
+    filterMiss: (request) => fleet.read((c, d) => runPostgres(c, planFilterMiss(request, d), d)),
+    close: () => fleet.close(),
   };
 }
 
@@ -182,6 +188,6 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
     console.log(renderSummary(view, color, width));
     return 0;
   } finally {
-    source.close();
+    await source.close();
   }
 }

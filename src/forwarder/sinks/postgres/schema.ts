@@ -32,7 +32,17 @@ export function createTable(schema: string, t: DatasetTable): string[] {
   }
   // The ledger and tool usage are clustered by time in the dataset; across machines, a report's window is a range of `at`.
   if (t.primaryKey[0] === 'at') out.push(`CREATE INDEX IF NOT EXISTS ${q(`${t.name}_at`)} ON ${q(schema)}.${q(t.name)} (at)`);
+  if (t === SESSIONS) out.push(uncostedIndex(schema));
   return out;
+}
+
+/**
+ * The sessions Hermes recorded no cost for (fleet schema version 5, decision 0098): the report's and the dashboard's
+ * count of them (report/uncosted.ts) starts from these, a handful, instead of reading every session of the fleet. Its
+ * keys are the primary key's, so any row the table takes fits in it.
+ */
+function uncostedIndex(schema: string): string {
+  return `CREATE INDEX IF NOT EXISTS sessions_uncosted ON ${q(schema)}.sessions (machine_id, store, session_id) WHERE estimated_cost_usd IS NULL AND actual_cost_usd IS NULL`;
 }
 
 function createProgress(schema: string): string {
@@ -71,6 +81,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 4,
     doc: 'row_issues: the values each forwarder changed or left out, so a fleet report says how many (dataset version 12, decision 0092).',
     sql: (s) => createTable(s, ROW_ISSUES),
+  },
+  {
+    version: 5,
+    doc: 'sessions_uncosted: the sessions with no cost recorded, so counting them reads those alone (decision 0098).',
+    sql: (s) => [uncostedIndex(s)],
   },
 ];
 

@@ -284,18 +284,20 @@ describe('migrations', () => {
     }
   });
 
-  it('a fleet schema of version 1 gains the delegations table (version 2), the digest of what it applied (3) and row_issues (4, decision 0092), and takes their rows', async () => {
+  it('a fleet schema of version 1 gains the delegations table (version 2), the digest of what it applied (3), row_issues (4, decision 0092) and the index of uncosted sessions (5, decision 0098), and takes their rows', async () => {
     const url = pg.createDatabase();
     const db = url.split('/').pop()!;
     const first = createPostgresSink(url);
     await first.open();
     await first.close();
     // As version 1 left it: no delegations or row_issues table.
-    pg.psql('DROP TABLE hermetic.delegations; DROP TABLE hermetic.row_issues; DELETE FROM hermetic.schema_version WHERE version > 1', db);
+    pg.psql('DROP TABLE hermetic.delegations; DROP TABLE hermetic.row_issues; DROP INDEX hermetic.sessions_uncosted; DELETE FROM hermetic.schema_version WHERE version > 1', db);
     const again = createPostgresSink(url);
     await again.open();
     try {
-      assert.equal(pg.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM hermetic.schema_version", db).trim(), '1,2,3,4');
+      assert.equal(pg.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM hermetic.schema_version", db).trim(), '1,2,3,4,5');
+      // Version 5: the sessions with no cost recorded, keyed as the table is (what report/uncosted.ts starts from).
+      assert.equal(pg.psql("SELECT pg_get_indexdef('hermetic.sessions_uncosted'::regclass)", db).trim(), 'CREATE INDEX sessions_uncosted ON hermetic.sessions USING btree (machine_id, store, session_id) WHERE ((estimated_cost_usd IS NULL) AND (actual_cost_usd IS NULL))');
       await again.write(datasetBatch(datasets.get('generated')!, A, 1));
     } finally {
       await again.close();
