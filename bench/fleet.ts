@@ -118,6 +118,7 @@ try {
     ['/api/breakdown?by=model (30 days)', get('/api/breakdown?by=model')],
     ['/api/breakdown?by=machine&period=all', get('/api/breakdown?by=machine&period=all')],
     ['/api/tools (30 days)', get('/api/tools')],
+    ['/api/tools?period=all', get('/api/tools?period=all')],
     ['/api/options (30 days)', get('/api/options')],
     ['/api/session (the busiest, page 1)', get(session)],
   ];

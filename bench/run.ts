@@ -14,10 +14,11 @@
 // bench/namespaces.ts (1,000,000 requests through the journal, namespace creation, 1,000 namespaces against one), and
 // bench/report.ts (hermetic report over a year of history, ~1M messages, against a count(*) of the same table), and
 // bench/parquet.ts (hermetic export parquet of 100,000 messages: seconds, MB/s, peak RSS, against reading the rows).
-// bench/postgres.ts (the PostgreSQL fleet sink against psql's COPY of the same rows; 8 forwarders at once), and
-// bench/web.ts (the dashboard's first paint in Chromium over ~1M messages, against the same page over 10,000).
+// bench/postgres.ts (the PostgreSQL fleet sink against psql's COPY of the same rows; 8 forwarders at once),
+// bench/web.ts (the dashboard's first paint in Chromium over ~1M messages, against the same page over 10,000), and
+// bench/fleet.ts (report --from and the dashboard over a fleet store of 10 machines × 100,000 messages, decision 0098).
 //   BENCH_ROUNDS=5 BENCH_CYCLES=4 BENCH_DURATION=1.5 BENCH_CONNECTIONS=10 BENCH_WARMUP=1 npm run bench
-//   BENCH_ONLY=http,sse,statedb,forwarder,namespaces,report,parquet,postgres,web (any of them; default all)
+//   BENCH_ONLY=http,sse,statedb,forwarder,namespaces,report,parquet,postgres,web,fleet (any of them; default all)
 import { spawn, spawnSync } from 'node:child_process';
 import { request as httpGet } from 'node:http';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -49,7 +50,7 @@ const cycles = Number(process.env.BENCH_CYCLES ?? 4);
 const TARGETS = { get: 0.8, post: 0.3, sse: 0.5 };
 const SSE_EVENTS = Number(process.env.BENCH_SSE_EVENTS ?? 20_000);
 const here = dirname(fileURLToPath(import.meta.url));
-const only = new Set((process.env.BENCH_ONLY ?? 'http,sse,statedb,forwarder,namespaces,report,parquet,postgres,web').split(',').map((x) => x.trim()));
+const only = new Set((process.env.BENCH_ONLY ?? 'http,sse,statedb,forwarder,namespaces,report,parquet,postgres,web,fleet').split(',').map((x) => x.trim()));
 
 interface Target {
   url: string;
@@ -204,6 +205,12 @@ async function main(): Promise<void> {
     console.log('\n--- bench/web.ts ---');
     const r = spawnSync('npx', ['tsx', web], { stdio: 'inherit' });
     if (r.status !== 0) console.log(`bench/web.ts exited with ${r.status ?? r.signal}`);
+  }
+  const fleet = join(here, 'fleet.ts');
+  if (only.has('fleet') && existsSync(fleet)) {
+    console.log('\n--- bench/fleet.ts ---');
+    const r = spawnSync('npx', ['tsx', fleet], { stdio: 'inherit' });
+    if (r.status !== 0) console.log(`bench/fleet.ts exited with ${r.status ?? r.signal}`);
   }
 }
 
