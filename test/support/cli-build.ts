@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findEsbuild, sourceFiles, transpile } from '../../scripts/transpile.mjs';
 
@@ -63,4 +63,17 @@ export function cliBuild(): string {
     } catch { /* removed by another process */ }
   }
   return (built = root);
+}
+
+/**
+ * The JavaScript of a source module (`src/…/x.ts`, a path or a file: URL) in the current build, for a child process
+ * that runs one module of ours with plain node: about 0.2 s of CPU to start instead of 0.8–1.1 s through tsx's loader
+ * (decision 0095). The build is the working tree as it is, so the child runs the same code.
+ * @example spawn(process.execPath, [builtModule(new URL('./ship-child.ts', import.meta.url))])
+ */
+export function builtModule(source: string | URL): string {
+  const path = typeof source === 'string' && !source.startsWith('file:') ? source : fileURLToPath(source);
+  const inSrc = relative(join(REPO, 'src'), path);
+  if (inSrc.startsWith('..') || isAbsolute(inSrc) || !inSrc.endsWith('.ts')) throw new Error(`${path} is not a TypeScript module under src/`);
+  return join(cliBuild(), 'dist', inSrc.replace(/\.ts$/, '.js'));
 }

@@ -1,13 +1,16 @@
 // The PostgreSQL sink passes the remote sink conformance suite against a real server: a fresh database per scenario,
 // "down" being the server itself stopped (pg_ctl stop) and "up" started again on the same port.
 import { sharedPostgres } from '../../../shared/testing/postgres.js';
-import { remoteSinkConformance } from '../remote/conformance.js';
+import { remoteSinkConformance, SHIP_CHILD } from '../remote/conformance.js';
+import { builtModule } from '../../../../test/support/cli-build.js';
 import { createPool } from './pool.js';
 import { SHIPPED_TABLES } from './schema.js';
 import { fleetRows } from './testing/rows.js';
 import { postgresTarget } from './url.js';
 
 remoteSinkConformance('postgres', {
+  // The crash case's child from the tests' build of src/, as the bin's processes run (decision 0095).
+  shipChild: () => builtModule(SHIP_CHILD),
   fresh: async () => {
     const pg = await sharedPostgres();
     const url = pg.createDatabase();

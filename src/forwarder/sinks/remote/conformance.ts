@@ -28,9 +28,15 @@ export interface ConformanceTarget {
 export interface ConformanceOptions {
   /** A fresh destination per test. */
   fresh: () => Promise<ConformanceTarget>;
+  /**
+   * The crash case's child as plain node runs it: a JavaScript build of SHIP_CHILD (test/support/cli-build.ts
+   * `builtModule`, about 0.8 s of CPU less a start than tsx; decision 0095). Without it, SHIP_CHILD through tsx.
+   */
+  shipChild?: () => string;
 }
 
-const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'testing', 'ship-child.ts');
+/** The crash case's child shipper (TypeScript). */
+export const SHIP_CHILD = join(dirname(fileURLToPath(import.meta.url)), 'testing', 'ship-child.ts');
 
 async function check(world: World, target: ConformanceTarget, leavesMachine: boolean, label: string): Promise<void> {
   const held = heldRows(await target.read(world.origin));
@@ -38,9 +44,9 @@ async function check(world: World, target: ConformanceTarget, leavesMachine: boo
 }
 
 /** Runs the child shipper until it says it wrote a batch, then kills it with SIGKILL; resolves with what it said. */
-function crashAfterWrite(world: World, url: string, rows: number): Promise<string> {
+function crashAfterWrite(world: World, url: string, rows: number, shipChild?: () => string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, world.home, url, world.dir, String(rows)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...(shipChild ? [shipChild()] : ['--import', 'tsx', SHIP_CHILD]), world.home, url, world.dir, String(rows)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => {
@@ -113,7 +119,7 @@ export function remoteSinkConformance(name: string, options: ConformanceOptions)
 
   scenario('kill -9 between the sink\'s write and the local acknowledgement loses and duplicates nothing', async (world, target, leavesMachine) => {
     // In the snapshot: the first chunk is at the destination, the dataset does not know it.
-    const said = await crashAfterWrite(world, target.url, 5);
+    const said = await crashAfterWrite(world, target.url, 5, options.shipChild);
     assert.match(said, /WROTE \d+ \d+/);
     assert.equal((await world.ship(target.url, { limits: { rows: 5 } })).state, 'caught-up');
     await check(world, target, leavesMachine, 'after a crash in the snapshot');
@@ -122,7 +128,7 @@ export function remoteSinkConformance(name: string, options: ConformanceOptions)
     world.w.appendMessages(world.sessions.second, [{ role: 'user', content: 'more' }]);
     world.tick();
     const acked = sinkRow(world.dataset, (await createRemoteSink(target.url, { home: world.home, cwd: world.dir })).id)!.acked_seq;
-    await crashAfterWrite(world, target.url, 3);
+    await crashAfterWrite(world, target.url, 3, options.shipChild);
     assert.equal(sinkRow(world.dataset, (await createRemoteSink(target.url, { home: world.home, cwd: world.dir })).id)!.acked_seq, acked, 'the local cursor did not move');
     const after = await world.ship(target.url, { limits: { rows: 3 } });
     assert.equal(after.state, 'caught-up');

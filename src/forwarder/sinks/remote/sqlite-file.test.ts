@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { remoteSinkConformance } from './conformance.js';
+import { remoteSinkConformance, SHIP_CHILD } from './conformance.js';
+import { builtModule } from '../../../../test/support/cli-build.js';
 import { test } from 'node:test';
 import { SinkError } from './contract.js';
 import { sinkScheme } from './registry.js';
@@ -14,6 +15,8 @@ import { createWorld, expectedRows, heldRows } from './testing/world.js';
 import { openDataset } from '../sqlite/dataset.js';
 
 remoteSinkConformance('sqlite-file', {
+  // The crash case's child from the tests' build of src/, as the bin's processes run (decision 0095).
+  shipChild: () => builtModule(SHIP_CHILD),
   fresh: async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hermetic-sqlite-sink-'));
     const path = join(dir, 'copy.db');
