@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { createDirs, DirsError, makeDirs } from './dirs.js';
 import { HermeticError } from './errors.js';
+import { pathToFileURL } from 'node:url';
+import { builtModule } from '../../test/support/cli-build.js';
 
 let dir: string;
 before(() => {
@@ -66,14 +68,14 @@ test('a folder that refuses new entries: permission denied, said once', { skip: 
 
 test('under /proc (where Node 20\'s recursive mkdirSync spins forever): a clear error, promptly', { skip: !existsSync('/proc/self') ? 'no /proc here' : false, timeout: 120_000 }, () => {
   const script = `
-    import { makeDirs } from ${JSON.stringify(new URL('./dirs.ts', import.meta.url).href)};
+    import { makeDirs } from ${JSON.stringify(pathToFileURL(builtModule(new URL('./dirs.ts', import.meta.url))).href)};
     for (const path of ['/proc/hermetic-test-nope', '/proc/hermetic-test-nope/a/b']) {
       try { makeDirs(path, 'HERMETIC_DATASET_OPEN'); console.log('created ' + path); }
       catch (e) { console.log(e.code + ': ' + e.message); }
     }`;
   const started = Date.now();
-  // A generous deadline: the child needs tsx to start; a spinning mkdir would hold it until SIGKILL.
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' });
+  // A generous deadline (the child runs the tests' build of src/, decision 0095); a spinning mkdir would hold it until SIGKILL.
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' });
   assert.equal(r.signal, null, `makeDirs under /proc did not return within a minute (killed): ${r.stderr}`);
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout,

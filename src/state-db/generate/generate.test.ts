@@ -9,6 +9,8 @@ import { generate, generateAsync, PROFILES } from './index.js';
 import { dumpSql } from '../testing/dump.js';
 import { expectedTableInfo, tablesAt, LATEST_LEVEL } from '../schema/index.js';
 import { tempDir } from '../testing/fixtures.js';
+import { pathToFileURL } from 'node:url';
+import { builtModule } from '../../../test/support/cli-build.js';
 
 function checkStore(path: string, level: number, createdAt: number, label: string): Database.Database {
   const db = new Database(path, { readonly: true });
@@ -302,10 +304,10 @@ test('generateAsync writes what generate writes; aborted at any pause, it leaves
 
 test('a store under /proc fails at once with HERMETIC_STATEDB_WRITE (Node 20\'s recursive mkdir would spin there forever)', { skip: !existsSync('/proc/self') ? 'no /proc here' : false, timeout: 120_000 }, () => {
   const script = `
-    import { generate } from ${JSON.stringify(new URL('./index.ts', import.meta.url).href)};
+    import { generate } from ${JSON.stringify(pathToFileURL(builtModule(new URL('./index.ts', import.meta.url))).href)};
     try { generate({ out: '/proc/hermetic-test-nope/state.db', sessions: 2 }); console.log('written'); }
     catch (e) { console.log(e.code + ': ' + e.message); }`;
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' });
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' });
   assert.equal(r.signal, null, `generate under /proc did not return within a minute (killed): ${r.stderr}`);
   assert.equal(r.stdout, 'HERMETIC_STATEDB_WRITE: Cannot write a state.db at /proc/hermetic-test-nope/state.db: the folder /proc does not accept new folders.\n');
 });

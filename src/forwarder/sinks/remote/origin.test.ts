@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { createIdSource, type IdSource } from '../../../shared/ids.js';
 import { MACHINE_ID_FILE, machineOrigin } from './origin.js';
+import { pathToFileURL } from 'node:url';
+import { builtModule } from '../../../../test/support/cli-build.js';
 
 const root = mkdtempSync(join(tmpdir(), 'hermetic-origin-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -52,7 +54,7 @@ test('a file that holds no id is replaced by a new one', () => {
 
 test('processes started on a new home at the same moment all get the same id', async () => {
   const home = freshHome();
-  const url = new URL('./origin.ts', import.meta.url).href;
+  const url = pathToFileURL(builtModule(new URL('./origin.ts', import.meta.url))).href;
   // A barrier: each child, once loaded, leaves a mark and waits until all four have, then claims: as close to
   // simultaneous as separate processes get, however slowly each starts (whichever order they come in, they must agree).
   const barrier = mkdtempSync(join(tmpdir(), 'hermetic-origin-barrier-'));
@@ -62,7 +64,7 @@ test('processes started on a new home at the same moment all get the same id', a
     while (readdirSync(${JSON.stringify(barrier)}).length < 4) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
     process.stdout.write(machineOrigin(${JSON.stringify(home)}).machineId);`;
   const ids = await Promise.all(Array.from({ length: 4 }, () => new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
     child.on('error', reject);
