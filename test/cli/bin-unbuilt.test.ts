@@ -3,7 +3,7 @@
 // Also: `npm install` transpiles the sources into dist/ (`prepare`, decision 0045), which the bin runs until a source
 // is newer than it; `npm pack`/`npm publish` build with tsc (`prepack`).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +22,23 @@ function clone(names: string[], modules: boolean): string {
   for (const name of names) cpSync(join(REPO, name), join(dir, name), { recursive: true, filter: (from) => !from.endsWith('.test.ts') });
   if (modules) symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
   return dir;
+}
+
+/**
+ * A copy of the clone as `npm install` leaves it (build-clone.mjs run once, its times kept): the two tests below change
+ * their copy's sources and builds, and a second install of the same sources would only make the same dist/ again
+ * (about 2 s of CPU; decision 0095).
+ */
+let installed: { dir: string; build: SpawnSyncReturns<string> } | null = null;
+function installedClone(): { dir: string; build: SpawnSyncReturns<string> } {
+  if (installed === null) {
+    const dir = clone(['package.json', 'bin', 'src', 'scripts', 'tsconfig.json'], true);
+    installed = { dir, build: spawnSync(process.execPath, [join(dir, 'scripts', 'build-clone.mjs')], { cwd: dir, encoding: 'utf8', env: { ...process.env, npm_command: 'install' } }) };
+  }
+  const copy = mkdtempSync(join(tmpdir(), 'hermetic-unbuilt-'));
+  dirs.push(copy);
+  cpSync(installed.dir, copy, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true });
+  return { dir: copy, build: installed.build };
 }
 
 const run = (dir: string, args: string[]) =>
@@ -58,8 +75,7 @@ test('npm install transpiles the sources (prepare), except when packing; npm pac
 });
 
 test('a clone\'s build runs until a source is newer than it; then the sources run through tsx', () => {
-  const dir = clone(['package.json', 'bin', 'src', 'scripts', 'tsconfig.json'], true);
-  const build = spawnSync(process.execPath, [join(dir, 'scripts', 'build-clone.mjs')], { cwd: dir, encoding: 'utf8', env: { ...process.env, npm_command: 'install' } });
+  const { dir, build } = installedClone();
   assert.equal(build.status, 0, build.stderr);
   assert.match(build.stdout, /^hermetic: sources transpiled into dist\/ in [\d.]+ s/);
   const version = `${JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version}\n`;
@@ -82,8 +98,7 @@ test('a clone\'s build runs until a source is newer than it; then the sources ru
 });
 
 test('the clone\'s build bundles the CLI (dist/bundle/), which the bin runs unless the build beside it is newer', () => {
-  const dir = clone(['package.json', 'bin', 'src', 'scripts', 'tsconfig.json'], true);
-  const build = spawnSync(process.execPath, [join(dir, 'scripts', 'build-clone.mjs')], { cwd: dir, encoding: 'utf8', env: { ...process.env, npm_command: 'install' } });
+  const { dir, build } = installedClone();
   assert.equal(build.status, 0, build.stderr);
   const bundled = join(dir, 'dist', 'bundle', 'main.js');
   const perFile = join(dir, 'dist', 'cli', 'main.js');
