@@ -109,12 +109,14 @@ for (const dir of [join('.cache', 'test-groups'), join('.cache', 'test-bundles')
 // The test files as plain JavaScript (scripts/test-bundles.mjs), built in one go into a folder of this run; without
 // esbuild (or with HERMETIC_TEST_BUNDLE=0) every process runs the TypeScript through tsx instead.
 const PRELOAD = 'test/support/contract-check.ts';
+/** The Hermes-like writer the live and crash suites start (test/support/forwarder-harness.ts), bundled with them. */
+const WRITER = 'test/support/forwarder-writer.ts';
 const esbuild = process.env.HERMETIC_TEST_BUNDLE === '0' ? null : findEsbuild();
 const BUNDLES = join('.cache', 'test-bundles', String(process.pid));
 let bundles = null;
 if (esbuild) {
   try {
-    bundles = await bundleTests(esbuild, process.cwd(), [...files, PRELOAD], BUNDLES);
+    bundles = await bundleTests(esbuild, process.cwd(), [...files, PRELOAD, WRITER], BUNDLES);
   } catch (e) {
     rmSync(BUNDLES, { recursive: true, force: true });
     console.error(`run-tests: the test files could not be bundled: ${e.message}`);
@@ -189,7 +191,7 @@ const tests = await run(process.execPath, [
   ...flags, join('scripts', 'test-processes.mjs'), String(concurrency),
   ...(process.env.HERMETIC_TEST_TIMES ? ['--times', process.env.HERMETIC_TEST_TIMES] : []),
   ...queue,
-], { env: { ...process.env, HERMETIC_TEST: '1', TMPDIR: scratch, HERMETIC_TEST_STORES: join(systemTmp, 'hermetic-test-stores') } });
+], { env: { ...process.env, HERMETIC_TEST: '1', TMPDIR: scratch, HERMETIC_TEST_STORES: join(systemTmp, 'hermetic-test-stores'), ...(bundles ? { HERMETIC_TEST_WRITER: resolve(runnable(WRITER)) } : {}) } });
 
 rmSync(GROUPS, { recursive: true, force: true });
 rmSync(BUNDLES, { recursive: true, force: true });

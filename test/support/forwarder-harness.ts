@@ -150,9 +150,13 @@ export interface WriterProcess {
   stop(): Promise<WriterReport>;
 }
 
-/** Starts the Hermes-like writer (test/support/forwarder-writer.ts) on a WAL store. */
+/**
+ * Starts the Hermes-like writer (test/support/forwarder-writer.ts) on a WAL store: the run's bundle of it
+ * (HERMETIC_TEST_WRITER, scripts/run-tests.mjs; about 0.8 s of CPU less to start, decision 0095), else through tsx.
+ */
 export function startWriter(store: string, options: { rate: number; seed: string; env: NodeJS.ProcessEnv; focus?: string }): WriterProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', WRITER, store, '--rate', String(options.rate), '--seed', options.seed, ...(options.focus ? ['--focus', options.focus] : [])], {
+  const bundled = process.env.HERMETIC_TEST_WRITER;
+  const child = spawn(process.execPath, [...(bundled ? [bundled] : ['--import', 'tsx', WRITER]), store, '--rate', String(options.rate), '--seed', options.seed, ...(options.focus ? ['--focus', options.focus] : [])], {
     cwd: REPO, env: options.env, stdio: ['ignore', 'pipe', 'pipe'],
   });
   track(child);
