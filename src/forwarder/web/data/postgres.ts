@@ -127,12 +127,16 @@ async function messageText(fleet: FleetReader, key: SessionKey, seq: number, fie
     if (size.characters === null) throw noText(key.id, seq, field);
     return { at, characters: Number(size.characters), bytes: Number(size.bytes) };
   });
-  if (!found) return null;
+  return found && chunked(fleet, found, textSql(true, field.name, 'chunk'));
+}
+
+/** A whole text found at `found.at`, read a chunk at a time by `chunkSql`, each chunk in a read-only transaction of its own. */
+function chunked(fleet: FleetReader, found: { at: Record<string, string | number | null>; characters: number; bytes: number }, chunkSql: string): MessageText {
   return {
     characters: found.characters,
     bytes: found.bytes,
     chunk: (from) => fleet.read(async (c, d) => {
-      const bound = d.bind(textSql(true, field.name, 'chunk'), { ...found.at, from, bytes: found.bytes });
+      const bound = d.bind(chunkSql, { ...found.at, from, bytes: found.bytes });
       return ((await c.query(bound.sql, bound.values as unknown[])).rows[0] as { chunk: string } | undefined)?.chunk ?? null;
     }),
   };
@@ -151,15 +155,7 @@ async function sessionText(fleet: FleetReader, key: SessionKey, field: string): 
     if (size.characters === null) throw noSessionText(key.id, field);
     return { at, characters: Number(size.characters), bytes: Number(size.bytes) };
   });
-  if (!found) return null;
-  return {
-    characters: found.characters,
-    bytes: found.bytes,
-    chunk: (from) => fleet.read(async (c, d) => {
-      const bound = d.bind(sessionTextSql(true, column, 'chunk'), { ...found.at, from, bytes: found.bytes });
-      return ((await c.query(bound.sql, bound.values as unknown[])).rows[0] as { chunk: string } | undefined)?.chunk ?? null;
-    }),
-  };
+  return found && chunked(fleet, found, sessionTextSql(true, column, 'chunk'));
 }
 
 /**
