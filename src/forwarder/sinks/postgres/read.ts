@@ -27,6 +27,11 @@ export function fleetError(e: unknown, target: PostgresTarget): HermeticError {
   return e instanceof HermeticError ? e : asHermetic(toSinkError(e, target.display, target.secrets, true));
 }
 
+/** Whether the fleet store's `schema` has `table` (one a later fleet schema version added may not be there yet). */
+export async function fleetHas(client: pg.PoolClient, schema: string, table: string): Promise<boolean> {
+  return (await client.query('SELECT to_regclass($1) AS t', [`${q(schema)}.${q(table)}`])).rows[0].t !== null;
+}
+
 type FleetFn<T> = (client: pg.PoolClient, dialect: ReturnType<typeof postgresDialect>, target: PostgresTarget) => Promise<T>;
 
 export interface FleetReader {
@@ -69,8 +74,7 @@ export function openFleet(url: string, connections = 1): FleetReader {
       try {
         await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY').catch((e) => { throw fail(e); });
         if (options.requireSchema !== false) {
-          const found = await client.query('SELECT to_regclass($1) AS t', [`${q(target.schema)}.usage_ledger`]).catch((e) => { throw fail(e); });
-          if (found.rows[0].t === null) {
+          if (!(await fleetHas(client, target.schema, 'usage_ledger').catch((e) => { throw fail(e); }))) {
             throw new HermeticError('HERMETIC_FLEET_SCHEMA', `The fleet store ${target.display} has no "${target.schema}" schema with Hermetic's tables yet: run a forwarder with --sink ${target.display} first (or give ?schema=NAME).`);
           }
         }

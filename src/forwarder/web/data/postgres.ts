@@ -10,8 +10,7 @@ import { runPostgres } from '../../report/postgres.js';
 import { planUncosted } from '../../report/uncosted.js';
 import { fleetRowIssues } from '../../report/row-issues.js';
 import { Zone } from '../../ledger/zone.js';
-import { openFleet } from '../../sinks/postgres/read.js';
-import { q } from '../../sinks/postgres/schema.js';
+import { fleetHas, openFleet } from '../../sinks/postgres/read.js';
 import type { PostgresTarget } from '../../sinks/postgres/url.js';
 import { ATTRIBUTES_CAP, FIELD_CAP, cutText, LIST_ROWS, PAGE_BYTES, TEXT_CAP, TITLE_CAP, callsSql, delegationRow, delegationsSql, linkColumnsSql, linkRow, messageColumns, message, noMessage, noSessionText, noText, PageBudget, sessionColumnsSql, sessionDetail, sessionTextSql, slowestSql, textSql, transcriptPages, twoStores, unknownParent, type RawCall, type RawMessage } from './rows.js';
 import type { DelegationRow, MessageText, SessionKey, SessionRow, SessionView, SlowCall, TextField, TranscriptPage, UsageSource } from './source.js';
@@ -92,7 +91,7 @@ async function sessionView(c: pg.PoolClient, d: Dialect, target: PostgresTarget,
     next = Number((batch[batch.length - 1] as { seq: unknown }).seq) + 1;
   }
   // A fleet store no sink of dataset version 8 has written to yet (fleet schema 1) has no `delegations`: none.
-  const hasDelegations = (await c.query('SELECT to_regclass($1) AS t', [`${q(target.schema)}.delegations`])).rows[0].t !== null;
+  const hasDelegations = await fleetHas(c, target.schema, 'delegations');
   let delegations: Record<string, unknown>[] = [];
   if (hasDelegations) {
     const bound = d.bind(delegationsSql(true, ' COLLATE "C"'), { machine, store, session: key.id });
