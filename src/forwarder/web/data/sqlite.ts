@@ -100,13 +100,14 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
       if (size.characters === null) throw noText(id, seq, field);
       return { at, characters: size.characters, bytes: size.bytes ?? 0 };
     }).deferred();
-    if (!where) return null;
-    return {
-      characters: where.characters,
-      bytes: where.bytes,
-      chunk: async (from) => (chunk.get({ ...where.at, from, bytes: where.bytes }) as string | undefined) ?? null,
-    };
+    return where && chunked(chunk, where);
   };
+  /** A whole text found at `found.at`, read by `chunk` a piece at a time. */
+  const chunked = (chunk: Statement, found: { at: Record<string, unknown>; characters: number; bytes: number }): MessageText => ({
+    characters: found.characters,
+    bytes: found.bytes,
+    chunk: async (from) => (chunk.get({ ...found.at, from, bytes: found.bytes }) as string | undefined) ?? null,
+  });
   // A session's own text whole (decision 0094): the same reading, over its row.
   const sessionTexts = new Map<string, { length: Statement; chunk: Statement }>();
   const sessionText = ({ id, store }: { id: string; store: string | null }, field: string): MessageText | null => {
@@ -124,8 +125,7 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
       if (size.characters === null) throw noSessionText(id, field);
       return { at: { store: at, session: id }, characters: size.characters, bytes: size.bytes ?? 0 };
     }).deferred();
-    if (!found) return null;
-    return { characters: found.characters, bytes: found.bytes, chunk: async (from) => (chunk.get({ ...found.at, from, bytes: found.bytes }) as string | undefined) ?? null };
+    return found && chunked(chunk, found);
   };
   // A page asks for a dozen groupings of one window: its totals are computed once per snapshot of the dataset
   // (PRAGMA data_version changes when another connection, a running forwarder, commits).
