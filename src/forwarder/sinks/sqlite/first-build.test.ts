@@ -212,6 +212,37 @@ test('a build that cannot be published fails its pass, which claims nothing: the
   assert.deepEqual(datasetDump(rig), inPlace);
 }));
 
+test('a build whose final sync reports a write error (EIO) is not published: its pass fails and claims nothing, no descriptor is left', () => inHome('sync-fails', {}, (rig, home) => {
+  const sync = fs.fsyncSync;
+  /** This process's descriptors open on a build file (removed or not). */
+  const onBuilds = () => readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return fs.readlinkSync(`/proc/self/fd/${fd}`).includes('hermetic.db.build-');
+    } catch {
+      return false;
+    }
+  });
+  let failed = 0;
+  fs.fsyncSync = ((fd: number) => {
+    if (failed++ === 0) throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+    return sync(fd);
+  }) as typeof fs.fsyncSync;
+  syncBuiltinESMExports();
+  try {
+    assert.throws(() => rig.forwarder.backfill(), (e: Error & { code?: string }) => e.code === 'HERMETIC_DATASET_WRITE' && /Cannot publish the new dataset .*EIO/.test(e.message));
+    assert.equal(failed, 1, 'the first sync of the pass is the final one: nothing else synced the build');
+    assert.equal(existsSync(join(home, 'hermetic.db')), false);
+    assert.deepEqual(builds(home), []);
+    assert.deepEqual(onBuilds(), [], 'the build\'s connection and its two sync descriptors closed');
+  } finally {
+    fs.fsyncSync = sync;
+    syncBuiltinESMExports();
+  }
+  assert.equal(rig.forwarder.backfill()[0]!.sessionsWritten, SESSIONS);
+  assert.deepEqual(datasetDump(rig), inPlace);
+  assert.deepEqual(onBuilds(), []);
+}));
+
 test('a pass stopped or failed half-way publishes what it committed, and the next pass finishes it', () => {
   for (const how of ['stopped', 'failed'] as const) {
     const home = join(tmp.dir, how);

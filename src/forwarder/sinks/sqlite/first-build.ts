@@ -11,6 +11,7 @@ import { existsSync, linkSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { HermeticError } from '../../../shared/errors.js';
 import { buildFile } from './build-files.js';
+import type { FinalSync } from './build-sync.js';
 import { DATASET_FILE, openDatasetFile, type DatasetOptions } from './dataset.js';
 import { SqliteSink } from './sink.js';
 import { syncPath } from '../../../shared/sync-path.js';
@@ -27,7 +28,7 @@ export function startBuild(home: string, options: DatasetOptions = {}): SqliteSi
  * Publishes a build as `<home>/hermetic.db` and closes it. False when a dataset is already there (another process
  * created one while this one built): the build is dropped, and its writes must be made again.
  */
-export function publishBuild(build: SqliteSink, home: string): boolean {
+export function publishBuild(build: SqliteSink, home: string, sync?: FinalSync): boolean {
   const path = build.db.name;
   const target = join(home, DATASET_FILE);
   try {
@@ -36,7 +37,8 @@ export function publishBuild(build: SqliteSink, home: string): boolean {
     // it can take, and would take this one between a close and the link. A process opening the dataset meanwhile
     // waits for the lock as for any writer's.
     build.db.pragma('journal_mode = WAL');
-    syncPath(path);
+    if (sync) sync.final();
+    else syncPath(path);
     try {
       linkSync(path, target);
     } catch (e) {
@@ -54,6 +56,7 @@ export function publishBuild(build: SqliteSink, home: string): boolean {
   } catch (e) {
     throw new HermeticError('HERMETIC_DATASET_WRITE', `Cannot publish the new dataset at ${target}: ${(e as Error).message}.`);
   } finally {
+    sync?.close();
     if (build.db.open) build.close();
     rmSync(path, { force: true });
   }

@@ -7,6 +7,7 @@ import { HermeticError } from '../../../shared/errors.js';
 import { BuildDropped, type Batch, type Cursors, type Sink, type Written } from '../sink.js';
 import { DATASET_FILE, type DatasetOptions } from './dataset.js';
 import { sweepBuilds } from './build-files.js';
+import { BuildSync } from './build-sync.js';
 import { BUILD_ASIDE_MESSAGES, publishBuild, startBuild } from './first-build.js';
 import { SqliteSink } from './sink.js';
 
@@ -19,7 +20,7 @@ export class LazySqliteSink implements Sink {
   readonly home: string;
   #sink: SqliteSink | null = null;
   /** While the first dataset is being built aside: the messages written into it so far. */
-  #building: { messages: number } | null = null;
+  #building: { messages: number; sync: BuildSync | null } | null = null;
   /** Connections swapped (a build published): part of the data version, so cached cursors are loaded again. */
   #swaps = 0;
   #closed = false;
@@ -89,11 +90,12 @@ export class LazySqliteSink implements Sink {
     if (!this.#existing()) {
       if (this.#buildAside > 0) {
         this.#sink = startBuild(this.home, this.options);
-        this.#building = { messages: 0 };
+        this.#building = { messages: 0, sync: BuildSync.open(this.#sink.db.name) };
       } else this.#sink = this.#open();
     }
     const written = this.#sink!.write(batch);
     if (this.#building && (this.#building.messages += written.messagesAdded) >= this.#buildAside) this.#publish();
+    else this.#building?.sync?.nudge();
     return written;
   }
 
@@ -103,12 +105,13 @@ export class LazySqliteSink implements Sink {
    */
   #publish(): void {
     const build = this.#sink!;
+    const sync = this.#building!.sync;
     this.#sink = null;
     this.#building = null;
     this.#swaps++;
     let published: boolean;
     try {
-      published = publishBuild(build, this.home);
+      published = publishBuild(build, this.home, sync ?? undefined);
     } catch (e) {
       if (e instanceof HermeticError) throw new BuildDropped(e);
       throw e;
