@@ -66,7 +66,7 @@ export class BuildSync implements FinalSync {
     this.started++;
     fsync(this.#early, () => {
       this.#inFlight = false;
-      if (this.#closeEarly) closeSync(this.#early);
+      if (this.#closeEarly) closeQuietly(this.#early);
     });
   }
 
@@ -79,7 +79,16 @@ export class BuildSync implements FinalSync {
   close(): void {
     if (this.#closeEarly) return;
     this.#closeEarly = true;
-    closeSync(this.#final);
-    if (!this.#inFlight) closeSync(this.#early);
+    closeQuietly(this.#final);
+    if (!this.#inFlight) closeQuietly(this.#early);
+  }
+}
+
+/** A descriptor closed; a failure to close one only read from is nothing to report (and must not throw from a callback). */
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // Nothing was written through it.
   }
 }
