@@ -5,7 +5,8 @@ import { remoteSinkConformance, SHIP_CHILD } from '../remote/conformance.js';
 import { builtModule } from '../../../../test/support/cli-build.js';
 import { createPool } from './pool.js';
 import { SHIPPED_TABLES } from './schema.js';
-import { fleetRows } from './testing/rows.js';
+import assert from 'node:assert/strict';
+import { fleetRows, toolCallsDrift } from './testing/rows.js';
 import { postgresTarget } from './url.js';
 
 remoteSinkConformance('postgres', {
@@ -24,6 +25,8 @@ remoteSinkConformance('postgres', {
           const out: Record<string, Record<string, unknown>[]> = {};
           const exists = (await pool.query('SELECT to_regclass($1) AS t', ['hermetic.sessions'])).rows[0].t !== null;
           for (const t of SHIPPED_TABLES) out[t.name] = exists ? await fleetRows(pool, target.schema, t, origin.machineId) : [];
+          // At every step, the tool calls the fleet keeps from its parts are their grouping (decision 0099).
+          if (exists) assert.deepEqual(await toolCallsDrift(pool, target.schema), { extra: [], missing: [] }, 'tool_calls kept from parts');
           return out;
         } finally {
           await pool.end();

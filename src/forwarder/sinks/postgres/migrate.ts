@@ -4,6 +4,7 @@
 import type { PoolClient } from 'pg';
 import { SinkError } from '../remote/contract.js';
 import { MIGRATIONS, SCHEMA_VERSION, SHIPPED_TABLES, createTable, missingColumns, q } from './schema.js';
+import { FLEET_TOOL_CALLS, toolCallsSchema } from './tool-calls.js';
 
 /** The advisory lock's first key: "HRMT"; the second is the schema name's hash, so schemas migrate independently. */
 const LOCK_KEY = 0x48524d54;
@@ -35,6 +36,8 @@ export async function migrate(client: PoolClient, schema: string): Promise<numbe
       await client.query(`INSERT INTO ${q(schema)}.schema_version (version, doc) VALUES ($1, $2)`, [m.version, m.doc]);
     }
     for (const sql of missingColumns(schema, await columnsOf(client, schema))) await client.query(sql);
+    // `tool_calls` dropped by hand: made and filled again (its triggers skip writing while it is gone).
+    if (await toolCallsGone(client, schema)) for (const sql of toolCallsSchema(schema)) await client.query(sql);
     await client.query('COMMIT');
     return found;
   } catch (e) {
@@ -60,9 +63,22 @@ async function refuseNarrowEncoding(client: PoolClient): Promise<void> {
  */
 export async function createMissingTables(client: PoolClient, schema: string): Promise<void> {
   const have = await columnsOf(client, schema);
-  if (SHIPPED_TABLES.every((t) => have.has(t.name))) return;
+  const gone = await toolCallsGone(client, schema);
+  if (SHIPPED_TABLES.every((t) => have.has(t.name)) && !gone) return;
   await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_KEY, schema]);
+  // A `parts` made again brings its tool calls' triggers and table (createTable); a `tool_calls` gone alone is made again.
   for (const t of SHIPPED_TABLES) if (!have.has(t.name)) for (const sql of createTable(schema, t)) await client.query(sql);
+  if (have.has('parts') && gone) for (const sql of toolCallsSchema(schema)) await client.query(sql);
+}
+
+/**
+ * Whether the fleet's `tool_calls` (decision 0099) is gone while `parts` is there. Asked of the catalogue, not of
+ * information_schema, which hides a table from a role with no right on it (a role that may only write the shipped
+ * tables needs none on this one: its triggers write it as their owner).
+ */
+async function toolCallsGone(client: PoolClient, schema: string): Promise<boolean> {
+  const r = await client.query('SELECT to_regclass($1) IS NOT NULL AS parts, to_regclass($2) IS NOT NULL AS calls', [`${q(schema)}.parts`, `${q(schema)}.${FLEET_TOOL_CALLS}`]);
+  return r.rows[0].parts === true && r.rows[0].calls !== true;
 }
 
 /** The schema's tables and their columns. */

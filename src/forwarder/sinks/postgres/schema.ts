@@ -1,9 +1,11 @@
 // The fleet store's tables, generated from dataset/columns.ts (decision 0036): the shipped tables under their dataset
 // names, each with `machine_id` and `hostname` first and the key (machine_id, dataset key); INTEGER → bigint, REAL →
 // double precision, TEXT and JSON → text (the dataset's bytes kept as they are; `::jsonb` reads them). Plus
-// `progress` (per machine, the last change-log sequence applied, written with the rows) and `schema_version`.
+// `progress` (per machine, the last change-log sequence applied, written with the rows) and `schema_version`; and
+// `tool_calls`, kept from `parts` by the database itself (tool-calls.ts, decision 0099).
 import { DAILY_USAGE, DELEGATIONS, MESSAGES, MODEL_USAGE, PARTS, ROW_ISSUES, SESSIONS, TOOL_USAGE, USAGE_EVENTS, USAGE_LEDGER, type ColumnType, type DatasetTable } from '../../dataset/columns.js';
 import type { ShippedTable } from '../remote/contract.js';
+import { toolCallsSchema } from './tool-calls.js';
 
 /** The tables of the fleet schema's first version (dataset version 3's shipped tables). */
 const FIRST_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PARTS, MODEL_USAGE, USAGE_EVENTS, DAILY_USAGE, USAGE_LEDGER, TOOL_USAGE];
@@ -33,6 +35,8 @@ export function createTable(schema: string, t: DatasetTable): string[] {
   // The ledger and tool usage are clustered by time in the dataset; across machines, a report's window is a range of `at`.
   if (t.primaryKey[0] === 'at') out.push(`CREATE INDEX IF NOT EXISTS ${q(`${t.name}_at`)} ON ${q(schema)}.${q(t.name)} (at)`);
   if (t === SESSIONS) out.push(uncostedIndex(schema));
+  // The tool calls kept from the parts (fleet schema version 6, decision 0099): a `parts` made again has its triggers.
+  if (t === PARTS) out.push(...toolCallsSchema(schema));
   return out;
 }
 
@@ -86,6 +90,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 5,
     doc: 'sessions_uncosted: the sessions with no cost recorded, so counting them reads those alone (decision 0098).',
     sql: (s) => [uncostedIndex(s)],
+  },
+  {
+    version: 6,
+    doc: 'tool_calls: each call id of each session with its first call and first result, kept from parts by triggers, so the slowest tool calls read one row per call (decision 0099).',
+    sql: (s) => toolCallsSchema(s),
   },
 ];
 

@@ -12,7 +12,7 @@ import { forwarderRig } from '../../testing/index.js';
 import { SinkError, type DeltaBatch, type Origin } from '../remote/contract.js';
 import { createPool } from './pool.js';
 import { MIGRATIONS, SHIPPED_TABLES } from './schema.js';
-import { datasetBatch, datasetRows, fleetRows } from './testing/rows.js';
+import { datasetBatch, datasetRows, fleetRows, toolCallsDrift } from './testing/rows.js';
 import { createPostgresSink, postgresTarget } from './index.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
@@ -50,6 +50,8 @@ async function assertEqualsDataset(url: string, datasetPath: string, origin: Ori
       assert.deepEqual(await fleetRows(pool, schema, t, origin.machineId), want, `${t.name} row for row`);
       rows += want.length;
     }
+    // The tool calls the fleet keeps from its parts are their grouping, whatever the batches did (decision 0099).
+    assert.deepEqual(await toolCallsDrift(pool, schema), { extra: [], missing: [] }, 'tool_calls kept from parts');
   } finally {
     db.close();
     await pool.end();
@@ -284,18 +286,19 @@ describe('migrations', () => {
     }
   });
 
-  it('a fleet schema of version 1 gains the delegations table (version 2), the digest of what it applied (3), row_issues (4, decision 0092) and the index of uncosted sessions (5, decision 0098), and takes their rows', async () => {
+  it('a fleet schema of version 1 gains the delegations table (version 2), the digest of what it applied (3), row_issues (4, decision 0092), the index of uncosted sessions (5, decision 0098) and the kept tool calls (6, decision 0099), and takes their rows', async () => {
     const url = pg.createDatabase();
     const db = url.split('/').pop()!;
     const first = createPostgresSink(url);
     await first.open();
     await first.close();
-    // As version 1 left it: no delegations or row_issues table.
-    pg.psql('DROP TABLE hermetic.delegations; DROP TABLE hermetic.row_issues; DROP INDEX hermetic.sessions_uncosted; DELETE FROM hermetic.schema_version WHERE version > 1', db);
+    // As version 1 left it: no delegations, row_issues or tool_calls table.
+    pg.psql(`DROP TABLE hermetic.delegations; DROP TABLE hermetic.row_issues; DROP INDEX hermetic.sessions_uncosted; DROP TABLE hermetic.tool_calls;
+      DROP FUNCTION hermetic.tool_calls_added, hermetic.tool_calls_removed, hermetic.tool_calls_changed, hermetic.tool_calls_emptied CASCADE; DELETE FROM hermetic.schema_version WHERE version > 1`, db);
     const again = createPostgresSink(url);
     await again.open();
     try {
-      assert.equal(pg.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM hermetic.schema_version", db).trim(), '1,2,3,4,5');
+      assert.equal(pg.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM hermetic.schema_version", db).trim(), '1,2,3,4,5,6');
       // Version 5: the sessions with no cost recorded, keyed as the table is (what report/uncosted.ts starts from).
       assert.equal(pg.psql("SELECT pg_get_indexdef('hermetic.sessions_uncosted'::regclass)", db).trim(), 'CREATE INDEX sessions_uncosted ON hermetic.sessions USING btree (machine_id, store, session_id) WHERE ((estimated_cost_usd IS NULL) AND (actual_cost_usd IS NULL))');
       await again.write(datasetBatch(datasets.get('generated')!, A, 1));

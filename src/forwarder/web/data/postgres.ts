@@ -12,7 +12,7 @@ import { fleetRowIssues } from '../../report/row-issues.js';
 import { Zone } from '../../ledger/zone.js';
 import { fleetHas, openFleet } from '../../sinks/postgres/read.js';
 import type { PostgresTarget } from '../../sinks/postgres/url.js';
-import { ATTRIBUTES_CAP, FIELD_CAP, cutText, LIST_ROWS, PAGE_BYTES, TEXT_CAP, TITLE_CAP, callsSql, delegationRow, delegationsSql, linkColumnsSql, linkRow, messageColumns, message, noMessage, noSessionText, noText, PageBudget, sessionColumnsSql, sessionDetail, sessionTextSql, slowestSql, textSql, transcriptPages, twoStores, unknownParent, type RawCall, type RawMessage } from './rows.js';
+import { ATTRIBUTES_CAP, FIELD_CAP, cutText, LIST_ROWS, PAGE_BYTES, TEXT_CAP, TITLE_CAP, callsSql, delegationRow, delegationsSql, linkColumnsSql, linkRow, messageColumns, message, noMessage, noSessionText, noText, PageBudget, sessionColumnsSql, sessionDetail, sessionTextSql, slowestKeptSql, slowestSql, textSql, transcriptPages, twoStores, unknownParent, type RawCall, type RawMessage } from './rows.js';
 import type { DelegationRow, MessageText, SessionKey, SessionRow, SessionView, SlowCall, TextField, TranscriptPage, UsageSource } from './source.js';
 import type { FleetReader } from '../../sinks/postgres/read.js';
 
@@ -171,9 +171,12 @@ export function postgresSource(url: string, zone: Zone): UsageSource {
     session: (key, asked) => fleet.read((c, d, target) => sessionView(c, d, target, zone, key, asked)),
     messageText: (key, seq, field) => messageText(fleet, key, seq, field),
     sessionText: (key, field) => sessionText(fleet, key, field),
-    slowestCalls: (request: ReportRequest, limit: number) => fleet.read(async (c, d) => {
+    // Read from the fleet's kept tool calls (schema version 6, decision 0099); a fleet store no newer sink has opened
+    // groups its parts.
+    slowestCalls: (request: ReportRequest, limit: number) => fleet.read(async (c, d, target) => {
       const { tools, params } = reportCondition(request, d);
-      const { sql, values } = d.bind(slowestSql(request, tools, limit, true), params);
+      const kept = await fleetHas(c, target.schema, 'tool_calls');
+      const { sql, values } = d.bind((kept ? slowestKeptSql : slowestSql)(request, tools, limit, true), params);
       return ((await c.query(sql, values as unknown[])).rows as Record<string, unknown>[]).map((r) => ({ ...r, started_at: Number(r.started_at), seconds: Number(r.seconds) })) as SlowCall[];
     }),
     // The same count as on the dataset, each machine's sessions its own (decision 0090).

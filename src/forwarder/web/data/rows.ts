@@ -395,8 +395,8 @@ export const unknownParent = (id: unknown, store: string): SessionRow => ({ sess
  * where the report counts their tool calls (`tools`: the window's cells and the filter); then only their tool parts
  * are read, by the parts' key, grouped by call id (parts has no index by call id; a join would search a session's
  * parts once per call). Ties go by call time, then store, session and call id, so every way of reading them agrees.
- * `machine` adds the fleet's machine to every key. The plain query: an SQLite dataset reads `tool_calls` instead
- * (`slowestKeptSql`), which keeps the same groups.
+ * `machine` adds the fleet's machine to every key. The plain query: an SQLite dataset, and a fleet store of schema
+ * version 6 on, read `tool_calls` instead (`slowestKeptSql`), which keeps the same groups.
  */
 export function slowestSql(request: { since?: number | null; until?: number | null }, tools: string, limit: number, machine = false): string {
   const window = [request.since != null ? 'x.called >= @since' : null, request.until != null ? 'x.called < @until' : null].filter(Boolean).join(' AND ') || '1 = 1';
@@ -416,17 +416,17 @@ export function slowestSql(request: { since?: number | null; until?: number | nu
 }
 
 /**
- * The slowest tool calls read from `tool_calls` (an SQLite dataset of version 11 on; decision 0069): the same rows in
- * the same order as `slowestSql`, the window's sessions first, then their calls by key, one row each instead of
- * every tool part grouped.
+ * The slowest tool calls read from `tool_calls` (an SQLite dataset of version 11 on, decision 0069; the fleet store
+ * from schema version 6 on, with `machine`, decision 0099): the same rows in the same order as `slowestSql`, the
+ * window's sessions first, then their calls by key, one row each instead of every tool part grouped.
  */
-export function slowestKeptSql(request: { since?: number | null; until?: number | null }, tools: string, limit: number): string {
+export function slowestKeptSql(request: { since?: number | null; until?: number | null }, tools: string, limit: number, machine = false): string {
   const window = [request.since != null ? 'c.called >= @since' : null, request.until != null ? 'c.called < @until' : null].filter(Boolean).join(' AND ') || '1 = 1';
-  return `SELECT ${cutText('c.tool', FIELD_CAP)} AS tool, c.session_id, c.store, c.called AS started_at, c.answered - c.called AS seconds
-    FROM (SELECT DISTINCT l.store, l.session_id FROM tool_usage l WHERE ${tools}) s
-      JOIN tool_calls c ON c.store = s.store AND c.session_id = s.session_id
+  return `SELECT ${cutText('c.tool', FIELD_CAP)} AS tool, c.session_id, c.store, ${machine ? 'c.machine_id, ' : ''}c.called AS started_at, c.answered - c.called AS seconds
+    FROM (SELECT DISTINCT ${machine ? 'l.machine_id, ' : ''}l.store, l.session_id FROM tool_usage l WHERE ${tools}) s
+      JOIN tool_calls c ON ${machine ? 'c.machine_id = s.machine_id AND ' : ''}c.store = s.store AND c.session_id = s.session_id
     WHERE ${window} AND c.answered >= c.called
-    ORDER BY seconds DESC, c.called, c.store, c.session_id, c.call_id LIMIT ${Math.trunc(limit)}`;
+    ORDER BY seconds DESC, c.called, ${machine ? 'c.machine_id, ' : ''}c.store, c.session_id, c.call_id LIMIT ${Math.trunc(limit)}`;
 }
 
 export type { SlowCall };

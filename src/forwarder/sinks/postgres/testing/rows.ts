@@ -5,6 +5,7 @@ import type pg from 'pg';
 import type { DatasetTable, RecordOf } from '../../../dataset/columns.js';
 import type { DeltaBatch, Origin, ShippedTable } from '../../remote/contract.js';
 import { SHIPPED_TABLES, q } from '../schema.js';
+import { groupedToolCallsSql } from '../tool-calls.js';
 import { pgValue } from '../write.js';
 
 /** Every row of the dataset's shipped tables as upserts of one batch (fromSeq, toSeq]. */
@@ -31,4 +32,17 @@ export function datasetRows(db: Database.Database, t: DatasetTable): RecordOf[] 
 export async function fleetRows(pool: pg.Pool | pg.PoolClient, schema: string, t: DatasetTable, machineId: string): Promise<RecordOf[]> {
   const r = await pool.query(`SELECT ${t.columns.map((c) => q(c.name)).join(', ')} FROM ${q(schema)}.${q(t.name)} WHERE machine_id = $1`, [machineId]);
   return (r.rows as RecordOf[]).sort(byKey(t));
+}
+
+/**
+ * What the fleet's kept `tool_calls` (decision 0099) holds that the grouping of its `parts` does not (`extra`), and
+ * the other way round (`missing`): both empty when the triggers kept it; null where the schema has no such table.
+ */
+export async function toolCallsDrift(pool: pg.Pool | pg.PoolClient, schema: string): Promise<{ extra: RecordOf[]; missing: RecordOf[] } | null> {
+  if ((await pool.query('SELECT to_regclass($1) AS t', [`${q(schema)}.tool_calls`])).rows[0].t === null) return null;
+  const cols = 'machine_id, store, session_id, encode(call_key, \'hex\') AS call_key, call_id, tool, called, answered';
+  const kept = `SELECT ${cols} FROM ${q(schema)}.tool_calls`;
+  const grouped = `SELECT ${cols} FROM (${groupedToolCallsSql(`${q(schema)}.parts p`)}) g`;
+  const [extra, missing] = await Promise.all([`${kept} EXCEPT ALL ${grouped}`, `${grouped} EXCEPT ALL ${kept}`].map(async (sql) => (await pool.query(sql)).rows as RecordOf[]));
+  return { extra: extra!, missing: missing! };
 }
