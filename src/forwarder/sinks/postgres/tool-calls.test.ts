@@ -52,8 +52,9 @@ describe('the fleet\'s tool_calls, kept by triggers on parts', () => {
   it('property: inserts, upserts, deletes, hand edits, a machine dropped, TRUNCATE — the kept calls equal the grouping of parts after each', async () => {
     const { pool } = await fleet();
     const LONG = `long-${'x'.repeat(9000)}`;
-    // Few ids, names and times, so ids repeat within a session and times and names tie; names the collation orders
-    // otherwise than their bytes ('B' and 'a'), one past U+FFFF; an id far past a B-tree entry's size.
+    // Few ids, names and times, so ids repeat within a session and times and names tie; names in both cases and one
+    // past U+FFFF (the merge's > and the grouping's MAX compare them by the same collation); an id far past a B-tree
+    // entry's size.
     const id = fc.constantFrom('call_0', 'call_1', '', LONG);
     const name = fc.constantFrom('terminal', 'read_file', null, 'B', 'a', 'é', '\u{1F600}');
     const time = fc.constantFrom(0, 1, 2, 5, 5.5, 60);
