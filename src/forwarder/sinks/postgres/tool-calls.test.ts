@@ -206,20 +206,30 @@ describe('the fleet\'s tool_calls, kept by triggers on parts', () => {
     }
   });
 
-  it('a role that may only write the shipped tables ships: the triggers write tool_calls as their owner', async () => {
+  it('a role with rights on the shipped tables alone (as granted before version 6) ships, the triggers writing tool_calls as their owner, and reads the same slowest calls', async () => {
     const { url, db, pool } = await fleet();
     const role = `shipper_${db}`;
     pg.psql(`CREATE ROLE ${role} LOGIN PASSWORD 'shipper-pw'; GRANT USAGE ON SCHEMA hermetic TO ${role};
       GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA hermetic TO ${role}; REVOKE ALL ON hermetic.tool_calls FROM ${role}`, db);
-    const sink = createPostgresSink(url.replace(`${pg.user}:${pg.password}`, `${role}:shipper-pw`));
+    const asRole = url.replace(`${pg.user}:${pg.password}`, `${role}:shipper-pw`);
+    const sink = createPostgresSink(asRole);
+    const [owner, reader] = [postgresSource(url, ZONE), postgresSource(asRole, ZONE)];
     try {
       await sink.open();
       await sink.write({ ...datasetBatch(datasetA, A, 3, 3), first: true });
       await sink.write(datasetBatch(datasetA, A, 5, 3));
       assert.ok(Number(pg.psql('SELECT COUNT(*) FROM hermetic.tool_calls', db).trim()) > 0);
       assert.deepEqual(await toolCallsDrift(pool, 'hermetic'), NONE);
+      // The role may not read tool_calls: its dashboard groups the parts, the same answer.
+      for (const r of [{}, { since: END - 7 * 86_400 }] as ReportRequest[]) {
+        const want = await owner.slowestCalls(r, 1_000_000);
+        assert.ok(want.length > 0);
+        assert.deepEqual(await reader.slowestCalls(r, 1_000_000), want, JSON.stringify(r));
+      }
     } finally {
       await sink.close();
+      await owner.close();
+      await reader.close();
       await pool.end();
     }
   });
