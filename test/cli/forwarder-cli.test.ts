@@ -352,7 +352,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
 
     it('no Hermes store at all (no ~/.hermes, no $HERMES_HOME): exit 1, said plainly, and no dataset is created', async () => {
       const r = await hermetic('backfill', '--home', home('none'));
-      assert.deepEqual(r, { status: 1, stdout: '', stderr: 'hermetic: No Hermes store was found (looked for $HERMES_HOME/state.db, ~/.hermes/state.db and their profiles); give --state-db PATH. [HERMETIC_READER_OPEN]\n' });
+      assert.deepEqual(r, { status: 1, stdout: '', stderr: `hermetic: No Hermes store was found (looked for ${join(dir, '.hermes', 'state.db')} and the profiles/<name>/state.db beside it; HERMES_HOME is not set); give --state-db PATH, or make one to try with "hermetic statedb generate --out state.db". [HERMETIC_READER_OPEN]\n` });
       assert.equal(existsSync(home('none')), false);
       // forward --once says it the same way (it used to print nothing and exit 0), with or without --json.
       for (const json of [[], ['--json']]) {

@@ -2,7 +2,7 @@
 // sink can report has its kind, a store's state reads as one kind,
 // and docs/reference/errors.md lists exactly these kinds (with their codes) and events.
 // Also: backfill's --since/--until read strictly (an impossible date is refused, never rolled over), and a missing
-// store said as HERMETIC_READER_PATH.
+// store said as HERMETIC_READER_PATH, and no store at all said with the folders searched.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
@@ -10,7 +10,7 @@ import { ERROR_CODES } from '../../shared/errors.js';
 import { emptyResult } from '../pipeline/result.js';
 import type { StoreRef } from '../reader/discover.js';
 import { Zone } from '../ledger/zone.js';
-import { delegationsClause, ERROR_KINDS, errorKind, EVENTS, missingAsPath, parseTime, policyDropEvents, shipJson, storeErrorKind, storeMissing, type ErrorKind } from './common.js';
+import { delegationsClause, ERROR_KINDS, errorKind, EVENTS, missingAsPath, noStoreFound, parseTime, policyDropEvents, shipJson, storeErrorKind, storeMissing, type ErrorKind } from './common.js';
 
 const KINDS: readonly ErrorKind[] = ['missing', 'open_failed', 'sqlite_busy', 'sqlite_unavailable', 'schema', 'backend', 'dataset', 'sink', 'policy', 'quarantine', 'unknown'];
 
@@ -138,5 +138,17 @@ describe('a missing store in the commands\' words', () => {
     // A store that is there keeps its error; one that read well has none to change.
     assert.equal(missingAsPath(r, false), r);
     assert.deepEqual(missingAsPath({ error: null }, true), { error: null });
+  });
+});
+
+describe('no store found, in the commands\' words', () => {
+  it('names the folders searched as paths, says when HERMES_HOME is not set, and how to make a store to try', () => {
+    const e = noStoreFound({}, '/home/u');
+    assert.equal(e.code, 'HERMETIC_READER_OPEN');
+    assert.equal(e.message, 'No Hermes store was found (looked for /home/u/.hermes/state.db and the profiles/<name>/state.db beside it; HERMES_HOME is not set); give --state-db PATH, or make one to try with "hermetic statedb generate --out state.db".');
+    // An empty HERMES_HOME is not set; one that is set comes first, and one that is ~/.hermes is searched once.
+    assert.equal(noStoreFound({ HERMES_HOME: '' }, '/home/u').message, e.message);
+    assert.match(noStoreFound({ HERMES_HOME: '/srv/hermes' }, '/home/u').message, /\(looked for \/srv\/hermes\/state\.db and \/home\/u\/\.hermes\/state\.db and the profiles\/<name>\/state\.db beside them\); give/);
+    assert.match(noStoreFound({ HERMES_HOME: '/home/u/.hermes/' }, '/home/u').message, /\(looked for \/home\/u\/\.hermes\/state\.db and the profiles\/<name>\/state\.db beside it\); give/);
   });
 });

@@ -1,5 +1,7 @@
 // What the forwarder commands share: their flags, durations and times as people write them, the summary line, and
 // the event names and error kinds of their JSON lines (decision 0052).
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { usageError, type FlagSpec } from '../../cli/args.js';
 import { HermeticError, type ErrorCode } from '../../shared/errors.js';
 import { readIsoTime } from '../../shared/iso-time.js';
@@ -9,12 +11,25 @@ import { terminalText } from '../../shared/terminal-text.js';
 import { durationSeconds } from '../../shared/duration.js';
 import { hidePassword, userInfoProblem } from '../../shared/url-password.js';
 import type { PolicyDrop, StepResult } from '../pipeline/step.js';
-import type { StoreRef } from '../reader/discover.js';
+import { storeRoots, type StoreRef } from '../reader/discover.js';
 import type { ShipResult } from '../sinks/remote/shipper.js';
 
+/**
+ * Where backfill, forward and status looked for stores, as paths (the user's real home, HERMES_HOME's value), so a
+ * reader sees which folders were searched, and whether HERMES_HOME was set at all.
+ * @example whereLooked({}, '/home/u') // '/home/u/.hermes/state.db and the profiles/<name>/state.db beside it; HERMES_HOME is not set'
+ */
+export function whereLooked(env: NodeJS.ProcessEnv = process.env, userHome: string = homedir()): string {
+  const hermesHome = env.HERMES_HOME || undefined;
+  const roots = storeRoots({ home: userHome, hermesHome });
+  const stores = roots.map((r) => join(r, 'state.db'));
+  const list = stores.length === 1 ? stores[0]! : `${stores.slice(0, -1).join(', ')} and ${stores.at(-1)!}`;
+  return terminalText(`${list} and the profiles/<name>/state.db beside ${roots.length === 1 ? 'it' : 'them'}${hermesHome ? '' : '; HERMES_HOME is not set'}`);
+}
+
 /** What backfill and `forward --once` say when no Hermes store is anywhere they look (HERMETIC_READER_OPEN, exit 1). */
-export function noStoreFound(): HermeticError {
-  return new HermeticError('HERMETIC_READER_OPEN', 'No Hermes store was found (looked for $HERMES_HOME/state.db, ~/.hermes/state.db and their profiles); give --state-db PATH.');
+export function noStoreFound(env: NodeJS.ProcessEnv = process.env, userHome: string = homedir()): HermeticError {
+  return new HermeticError('HERMETIC_READER_OPEN', `No Hermes store was found (looked for ${whereLooked(env, userHome)}); give --state-db PATH, or make one to try with "hermetic statedb generate --out state.db".`);
 }
 
 export const COMMON_FLAGS = {

@@ -17,7 +17,7 @@ import { sinkStatus, type SinkStatus } from '../sinks/remote/status.js';
 import { datasetSetting } from '../sinks/sqlite/ledger.js';
 import { liveBuilds } from '../sinks/sqlite/build-files.js';
 import { COUNTED_TABLES, tableRows } from '../sinks/sqlite/row-counts.js';
-import { byteSize, COMMON_FLAGS, errorKind, plural, type ErrorKind } from './common.js';
+import { byteSize, COMMON_FLAGS, errorKind, plural, whereLooked, type ErrorKind } from './common.js';
 import { STATUS_HELP } from './help.js';
 import { terminalSafeJson, terminalText } from '../../shared/terminal-text.js';
 
@@ -153,7 +153,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
     console.log(`dataset: ${datasetPath}${db ? (redacted ? ' (text stored through the secret redactor)' : '') : missing}`);
     console.log(`rows: ${Object.entries(rows).map(([k, v]) => `${k} ${v}`).join(', ')}`);
     if (policyError) console.log(`usage policy: ${policyError}; nothing is forwarded until it is fixed`);
-    if (stores.length === 0) console.log('stores: none found (looked for $HERMES_HOME/state.db, ~/.hermes/state.db and profiles/*/state.db)');
+    if (stores.length === 0) console.log(`stores: none found (looked for ${whereLooked()})`);
     for (const s of stores) {
       console.log(`store ${s.path} (profile ${s.profile}, ${s.backend} backend)`);
       if (s.connection) console.log(`  connection: ${s.connection}`);

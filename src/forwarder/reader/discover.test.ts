@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { createForwarder } from '../pipeline/forwarder.js';
-import { backendOf, discoverStores, notAStoreFile, profileOf, spelledAsKnown } from './discover.js';
+import { backendOf, discoverStores, notAStoreFile, profileOf, spelledAsKnown, storeRoots } from './discover.js';
 
 function withHome(fn: (home: string) => void): () => void {
   return () => {
@@ -152,4 +152,13 @@ test('a folder named state.db in a Hermes home is said to be a folder, not missi
   } finally {
     forwarder.close();
   }
+}));
+
+test('the homes searched are HERMES_HOME (when set), then ~/.hermes, each once, as absolute paths', withHome((home) => {
+  assert.deepEqual(storeRoots({ home }), [join(home, '.hermes')]);
+  assert.deepEqual(storeRoots({ home, hermesHome: join(home, 'h') }), [join(home, 'h'), join(home, '.hermes')]);
+  assert.deepEqual(storeRoots({ home, hermesHome: '' }), [join(home, '.hermes')]);
+  mkdirSync(join(home, '.hermes'));
+  symlinkSync(join(home, '.hermes'), join(home, 'link'));
+  assert.deepEqual(storeRoots({ home, hermesHome: join(home, 'link') }), [join(home, 'link')], 'a link to ~/.hermes is that home');
 }));

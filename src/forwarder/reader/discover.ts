@@ -154,6 +154,14 @@ export function spelledAsKnown(refs: readonly StoreRef[], known: readonly string
 }
 
 /**
+ * The Hermes homes searched when no --state-db is given, each once: HERMES_HOME (when set), then ~/.hermes.
+ * @example storeRoots({ home: '/home/u' }) // ['/home/u/.hermes']
+ */
+export function storeRoots(options: Pick<DiscoverOptions, 'home' | 'hermesHome'>): string[] {
+  return once([options.hermesHome, join(options.home, '.hermes')].filter((r): r is string => !!r).map((r) => resolve(r)));
+}
+
+/**
  * Every store to read, each once (however many links lead to it), in a stable order.
  * @example discoverStores({ home: '/home/u', hermesHome: '/srv/hermes' }) // HERMES_HOME comes from pipeline/forwarder.ts findStores
  */
@@ -161,7 +169,7 @@ export function discoverStores(options: DiscoverOptions): StoreRef[] {
   if (options.explicit && options.explicit.length > 0) {
     return once(options.explicit.map(explicitStore)).map((p) => ref(p, profileOf(p), options));
   }
-  const roots = once([options.hermesHome, join(options.home, '.hermes')].filter((r): r is string => !!r).map((r) => resolve(r)));
+  const roots = storeRoots(options);
   const out: StoreRef[] = [];
   for (const root of roots) {
     const main = ref(join(root, 'state.db'), 'default', options);
