@@ -148,7 +148,7 @@ describe('no store found, in the commands\' words', () => {
     assert.equal(e.message, 'No Hermes store was found (looked for /home/u/.hermes/state.db and the profiles/<name>/state.db beside it; HERMES_HOME is not set); give --state-db PATH, or make one to try with "hermetic statedb generate --out state.db".');
     // An empty HERMES_HOME is not set; one that is set comes first, and one that is ~/.hermes is searched once.
     assert.equal(noStoreFound({ HERMES_HOME: '' }, '/home/u').message, e.message);
-    assert.match(noStoreFound({ HERMES_HOME: '/srv/hermes' }, '/home/u').message, /\(looked for \/srv\/hermes\/state\.db and \/home\/u\/\.hermes\/state\.db and the profiles\/<name>\/state\.db beside them\); give/);
+    assert.match(noStoreFound({ HERMES_HOME: '/srv/hermes' }, '/home/u').message, /\(looked for \/srv\/hermes\/state\.db, \/home\/u\/\.hermes\/state\.db and the profiles\/<name>\/state\.db beside them\); give/);
     assert.match(noStoreFound({ HERMES_HOME: '/home/u/.hermes/' }, '/home/u').message, /\(looked for \/home\/u\/\.hermes\/state\.db and the profiles\/<name>\/state\.db beside it\); give/);
   });
 });

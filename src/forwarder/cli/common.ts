@@ -23,8 +23,7 @@ export function whereLooked(env: NodeJS.ProcessEnv = process.env, userHome: stri
   const hermesHome = env.HERMES_HOME || undefined;
   const roots = storeRoots({ home: userHome, hermesHome });
   const stores = roots.map((r) => join(r, 'state.db'));
-  const list = stores.length === 1 ? stores[0]! : `${stores.slice(0, -1).join(', ')} and ${stores.at(-1)!}`;
-  return terminalText(`${list} and the profiles/<name>/state.db beside ${roots.length === 1 ? 'it' : 'them'}${hermesHome ? '' : '; HERMES_HOME is not set'}`);
+  return terminalText(`${stores.join(', ')} and the profiles/<name>/state.db beside ${roots.length === 1 ? 'it' : 'them'}${hermesHome ? '' : '; HERMES_HOME is not set'}`);
 }
 
 /** What backfill and `forward --once` say when no Hermes store is anywhere they look (HERMETIC_READER_OPEN, exit 1). */
