@@ -163,7 +163,7 @@ it('the banner names the address, the store and a curl example; a taken port is 
     assert.match(server.output(), /store: :memory: \(Hermes's in-memory fallback/);
     assert.match(server.output(), /try: {3}curl -s -X POST http:\/\/127\.0\.0\.1:\d+\/v1\/runs/);
     const port = new URL(server.url).port;
-    await expectLines(['serve', '--port', port, '--db', ':memory:'], 1, `Cannot listen on 127.0.0.1:${port}: the port is already in use. [HERMETIC_SERVE_LISTEN]`);
+    await expectLines(['serve', '--port', port, '--db', ':memory:'], 1, `Cannot listen on 127.0.0.1:${port}: the port is already in use; give another with --port N (0 picks a free one). [HERMETIC_SERVE_LISTEN]`);
   } finally {
     server.child.kill('SIGINT');
     assert.equal(await server.exited, 0);

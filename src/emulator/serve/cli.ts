@@ -12,7 +12,7 @@ import { loadFaultFile } from '../faults/file.js';
 import { loadScenarioFile, ScenarioSet } from '../scenarios/index.js';
 import { loadConfig } from './config.js';
 import { isLoopbackHost } from '../../shared/loopback.js';
-import { startServer, type ServerOptions } from './node.js';
+import { portTaken, startServer, type ServerOptions } from './node.js';
 import { profileOptions } from './profiles.js';
 import { LineBatch, requestLine } from './request-log.js';
 
@@ -321,7 +321,10 @@ export async function serveCommand(argv: string[], out: (line: string) => void =
     // request costs an array push, stdout gets one write per 20 ms.
     const log = quiet ? null : new LineBatch(out);
     process.on('exit', flushLog = () => log?.flush());
-    const server = await startServer({ ...serverOptions, onRequest: log ? (record) => log.push(requestLine(record)) : null });
+    const server = await startServer({ ...serverOptions, onRequest: log ? (record) => log.push(requestLine(record)) : null }).catch((e: unknown) => {
+      // A taken port (another server, an earlier npm start): said with the flag that picks another.
+      throw portTaken(e) ? new HermeticError('HERMETIC_SERVE_LISTEN', `${e.message.slice(0, -1)}; give another with --port N (0 picks a free one).`) : e;
+    });
     // Stopped while it started: what it opened is closed, and no banner announces a server that is going away.
     if (stop.signal === null) {
       const auth = options.apiKey ? ` -H 'Authorization: Bearer ${options.apiKey}'` : '';

@@ -2,7 +2,7 @@
 // noticing departed clients on the next write, as aiohttp does.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HermeticError } from '../../shared/errors.js';
+import { HermeticError, isHermeticError } from '../../shared/errors.js';
 import { createEmulator, type Emulator, type EmulatorOptions } from '../index.js';
 import { headerFromWire, headerWireText, reasonPhrase, type HttpRequest, type HttpResponse, type StreamSink } from '../http.js';
 import { finish } from '../app.js';
@@ -253,6 +253,12 @@ function writeNode(res: ServerResponse, response: HttpResponse): void {
   response.stream(sink);
 }
 
+/** How startServer says a port another process holds (HERMETIC_SERVE_LISTEN), so `hermetic serve` can add its flag. */
+const PORT_TAKEN = 'the port is already in use';
+
+/** Whether startServer failed because the port is taken (the library's sentence names no flag; the CLI adds one). */
+export const portTaken = (e: unknown): e is HermeticError => isHermeticError(e) && e.code === 'HERMETIC_SERVE_LISTEN' && e.message.endsWith(`: ${PORT_TAKEN}.`);
+
 /**
  * Starts a real HTTP server on host:port (default 127.0.0.1:8642).
  * @example const server = await startServer({ port: 0, apiKey: 'k'.repeat(16) }); await fetch(server.url + '/health');
@@ -291,7 +297,7 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', (e: NodeJS.ErrnoException) =>
-        reject(new HermeticError('HERMETIC_SERVE_LISTEN', `Cannot listen on ${host}:${port}: ${e.code === 'EADDRINUSE' ? 'the port is already in use' : e.message}.`)),
+        reject(new HermeticError('HERMETIC_SERVE_LISTEN', `Cannot listen on ${host}:${port}: ${e.code === 'EADDRINUSE' ? PORT_TAKEN : e.message}.`)),
       );
       server.listen(port, host, resolve);
     });
