@@ -11,7 +11,8 @@ import { terminalText } from '../../shared/terminal-text.js';
 import { durationSeconds } from '../../shared/duration.js';
 import { hidePassword, userInfoProblem } from '../../shared/url-password.js';
 import type { PolicyDrop, StepResult } from '../pipeline/step.js';
-import { storeRoots, type StoreRef } from '../reader/discover.js';
+import type { StoreRef } from '../reader/discover.js';
+import { searchedHomes } from '../pipeline/forwarder.js';
 import type { ShipResult } from '../sinks/remote/shipper.js';
 
 /**
@@ -20,10 +21,9 @@ import type { ShipResult } from '../sinks/remote/shipper.js';
  * @example whereLooked({}, '/home/u') // '/home/u/.hermes/state.db and the profiles/<name>/state.db beside it; HERMES_HOME is not set'
  */
 export function whereLooked(env: NodeJS.ProcessEnv = process.env, userHome: string = homedir()): string {
-  const hermesHome = env.HERMES_HOME || undefined;
-  const roots = storeRoots({ home: userHome, hermesHome });
+  const { roots, hermesHomeSet } = searchedHomes({ userHome }, env);
   const stores = roots.map((r) => join(r, 'state.db'));
-  return terminalText(`${stores.join(', ')} and the profiles/<name>/state.db beside ${roots.length === 1 ? 'it' : 'them'}${hermesHome ? '' : '; HERMES_HOME is not set'}`);
+  return terminalText(`${stores.join(', ')} and the profiles/<name>/state.db beside ${roots.length === 1 ? 'it' : 'them'}${hermesHomeSet ? '' : '; HERMES_HOME is not set'}`);
 }
 
 /** What backfill and `forward --once` say when no Hermes store is anywhere they look (HERMETIC_READER_OPEN, exit 1). */

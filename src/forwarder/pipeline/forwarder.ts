@@ -7,7 +7,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createPolicyResolver, type PolicyResolver } from '../policy/index.js';
-import { discoverStores, spelledAsKnown, type StoreRef } from '../reader/discover.js';
+import { discoverStores, spelledAsKnown, storeRoots, type StoreRef } from '../reader/discover.js';
 import type { MirrorResult } from '../reader/postgres/mirror.js';
 import { mirrorFile, mirrorJob } from '../reader/postgres/settings.js';
 import { BuildDropped, type Sink } from '../sinks/sink.js';
@@ -128,8 +128,22 @@ export interface StoreSearch {
  * @example findStores({ stateDbs: ['/tmp/state.db'] })
  */
 export function findStores(search: StoreSearch = {}, env: NodeJS.ProcessEnv = process.env): StoreRef[] {
-  const hermesHome = 'hermesHome' in search ? search.hermesHome : env.HERMES_HOME;
-  return discoverStores({ home: search.userHome ?? homedir(), hermesHome, explicit: search.stateDbs ?? [], env });
+  return discoverStores({ home: search.userHome ?? homedir(), hermesHome: hermesHomeOf(search, env), explicit: search.stateDbs ?? [], env });
+}
+
+/** HERMES_HOME as a pass takes it: the option, else the environment's (the one place the forwarder reads it). */
+function hermesHomeOf(search: StoreSearch, env: NodeJS.ProcessEnv): string | undefined {
+  return 'hermesHome' in search ? search.hermesHome : env.HERMES_HOME;
+}
+
+/**
+ * The Hermes homes findStores searches when no --state-db is given (HERMES_HOME's first, when set), and whether
+ * HERMES_HOME was set: what the commands say when they found no store.
+ * @example searchedHomes({ userHome: '/home/u' }, {}) // { roots: ['/home/u/.hermes'], hermesHomeSet: false }
+ */
+export function searchedHomes(search: StoreSearch = {}, env: NodeJS.ProcessEnv = process.env): { roots: string[]; hermesHomeSet: boolean } {
+  const hermesHome = hermesHomeOf(search, env) || undefined;
+  return { roots: storeRoots({ home: search.userHome ?? homedir(), hermesHome }), hermesHomeSet: hermesHome !== undefined };
 }
 
 const optional = <T>(inner: Check<T>): Check<T | undefined> => (value, name) => (value === undefined ? undefined : inner(value, name));
