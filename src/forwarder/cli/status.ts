@@ -177,8 +177,9 @@ export async function statusCommand(argv: string[]): Promise<number> {
       const lag = k.lag_rows === 0 && !k.snapshot ? 'up to date' : sinkLagText(k);
       console.log(`  acked seq ${k.acked_seq}, ${lag}; ${plural(k.shipped_rows, 'row')} sent; last ack ${k.acked_at ?? 'never'}`);
       // A retry time passed is not a retry under way: only a backfill or forward that feeds the sink tries again.
-      const retry = k.retry_at === null ? '' : Date.parse(k.retry_at) > Date.now() ? `; next retry after ${k.retry_at}` : '; tried again by the next backfill or forward that feeds it (--sink URL, or sinks: in the config file)';
-      if (k.last_error) console.log(`  last error (${plural(k.failures, 'failure')}): ${k.last_error}${retry}`);
+      // On a line of its own: the error ends in its code, which a retry clause would split from its sentence.
+      const retry = k.retry_at === null ? null : Date.parse(k.retry_at) > Date.now() ? `next retry after ${k.retry_at}` : 'tried again by the next backfill or forward that feeds it (--sink URL, or sinks: in the config file)';
+      if (k.last_error) console.log(`  last error (${plural(k.failures, 'failure')}): ${k.last_error}${retry ? `\n  ${retry}` : ''}`);
       else if (k.lag_rows > 0 || k.snapshot_pending) console.log('  fed by a backfill or forward that names it (--sink URL, or sinks: in the config file); hermetic sinks remove URL stops it');
     }
     return 0;

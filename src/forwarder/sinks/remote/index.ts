@@ -74,14 +74,17 @@ export function openShipper(options: OpenShipperOptions): Shipper & { closeAll()
   });
 }
 
-/** One line for a sink's pass, for the commands' output. */
+/**
+ * One line for a sink's pass, for the commands' output. A failure's sentence is not repeated here: the shipper said it
+ * on stderr when it happened (shipper.ts `say`); this line gives its code and what became of the sink.
+ */
 export function shipLine(r: ShipResult): string {
   const what = `${r.rows.toLocaleString('en-US')} row${r.rows === 1 ? '' : 's'} in ${r.batches} batch${r.batches === 1 ? '' : 'es'}`;
   switch (r.state) {
     case 'caught-up': return `sink ${r.display}: up to date (${what} sent)`;
     case 'behind': return `sink ${r.display}: ${what} sent, more to send`;
     case 'waiting': return `sink ${r.display}: waiting to retry after ${new Date((r.retryAt ?? 0) * 1000).toISOString()}`;
-    case 'retrying': return `sink ${r.display}: ${r.error!.message} [${r.error!.code}]; ${what} sent; its cursor stays and it catches up on a later try`;
-    case 'stopped': return `sink ${r.display}: stopped: ${r.error!.message} [${r.error!.code}]`;
+    case 'retrying': return `sink ${r.display}: failed [${r.error!.code}], ${what} sent; its cursor stays and it catches up on a later try`;
+    case 'stopped': return `sink ${r.display}: stopped [${r.error!.code}]`;
   }
 }
