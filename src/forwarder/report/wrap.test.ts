@@ -46,6 +46,28 @@ test('a long value is measured and cut in time linear in its length, to the same
   }
 });
 
+test('text of one-column characters is measured and cut by its length, as the segmenter measures and cuts it', () => {
+  // Every code point the fast path takes (wrap.ts ONE_COLUMN_EACH), each checked against the path that segments: a
+  // combining mark after it joins its grapheme and adds no width, so the text with one goes through the segmenter.
+  const ranges: [number, number][] = [[0x20, 0x7e], [0xa0, 0xac], [0xae, 0x2ff], [0x2010, 0x2027], [0x2030, 0x205e], [0x2190, 0x22ff], [0x2500, 0x25fc]];
+  for (const [first, last] of ranges) {
+    for (let cp = first; cp <= last; cp++) {
+      const ch = String.fromCodePoint(cp);
+      assert.equal(displayWidth(`${ch}${ch}`), 2, `U+${cp.toString(16)}`);
+      assert.equal(displayWidth(`${ch}${ch}\u0301`), 2, `U+${cp.toString(16)} through the segmenter`);
+    }
+  }
+  const line = 'cost       $821 · 102M input — 62.8% ≥ ×4 ─── ▸ → ‰ “é” …';
+  for (let width = 1; width <= line.length + 1; width++) {
+    for (const trim of [false, true]) {
+      const slow = fitText(`${line}\u0301`, width, trim);
+      assert.equal(fitText(line, width, trim), slow.endsWith('\u0301') ? line : slow, `width ${width}`);
+    }
+  }
+  // The two geometric shapes drawn as emoji are not taken: two columns each.
+  assert.deepEqual(['\u25fd', '\u25fe'].map(displayWidth), [2, 2]);
+});
+
 test('fitText cuts between whole characters (never half a surrogate pair or a wide character) and padText pads by width', () => {
   assert.equal(fitText('日本語テキスト', 6), '日本…');
   assert.equal(fitText('日本語テキスト', 4), '日…');
