@@ -5,7 +5,6 @@ import { ControlledClock } from '../../shared/clock.js';
 import { HermeticError } from '../../shared/errors.js';
 import { EVERY_NAMESPACE, Faults } from '../faults/index.js';
 import type { ControlledNamespaces, NamespaceSummary } from '../admin/context.js';
-import { metricsOf } from '../metrics/metrics.js';
 import { DEFAULT_NAMESPACE } from './names.js';
 import { Namespace, type NamespaceShared } from './namespace.js';
 
@@ -145,7 +144,9 @@ export class Namespaces implements ControlledNamespaces {
     return names;
   }
 
-  scrapeMetrics(): Promise<{ contentType: string; text: string }> {
+  /** Loaded on the first scrape: prom-client costs ~40 ms to load, which an emulator nobody scrapes never pays. */
+  async scrapeMetrics(): Promise<{ contentType: string; text: string }> {
+    const { metricsOf } = await import('../metrics/metrics.js');
     return metricsOf(this).scrape();
   }
 
