@@ -14,7 +14,9 @@ const shipper = new Shipper({
   say: (line) => process.stderr.write(`${line}\n`),
   afterWrite: async (_sink, batch) => {
     process.stdout.write(`WROTE ${batch.fromSeq} ${batch.toSeq}\n`);
-    await new Promise(() => undefined);
+    // Waits for the kill with a timer holding the event loop: a bare pending promise lets node exit by itself (code
+    // 13, an unsettled top-level await) once nothing else is pending, which raced the parent's SIGKILL.
+    await new Promise(() => setInterval(() => undefined, 60_000));
   },
 });
 const [result] = await shipper.shipAll();
