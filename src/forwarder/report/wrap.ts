@@ -120,9 +120,14 @@ export function widthUpTo(text: string, limit: number): number {
  * @example fitText('日本語テキスト', 6) // '日本…'
  */
 export function fitText(text: string, width: number, trim = false): string {
+  if (ONE_COLUMN_EACH.test(text)) {
+    if (text.length <= width) return text;
+    if (width <= 0) return '';
+    const kept = text.slice(0, width - 1);
+    return `${trim ? kept.trimEnd() : kept}…`;
+  }
   if (widthUpTo(text, width) <= width) return text;
   if (width <= 0) return '';
-  if (ONE_COLUMN_EACH.test(text)) return `${trim ? text.slice(0, width - 1).trimEnd() : text.slice(0, width - 1)}…`;
   let kept = '';
   let used = 0;
   for (const segment of graphemesOf(text)) {

@@ -27,9 +27,13 @@ export function fleetError(e: unknown, target: PostgresTarget): HermeticError {
   return e instanceof HermeticError ? e : asHermetic(toSinkError(e, target.display, target.secrets, true));
 }
 
-/** Whether the fleet store's `schema` has `table` (one a later fleet schema version added may not be there yet). */
-export async function fleetHas(client: pg.PoolClient, schema: string, table: string): Promise<boolean> {
-  return (await client.query('SELECT to_regclass($1) AS t', [`${q(schema)}.${q(table)}`])).rows[0].t !== null;
+/**
+ * Whether the fleet store's `schema` has `table` (one a later fleet schema version added may not be there yet); with
+ * `readable`, also whether this role may read it (a table a later version added gets no grant by itself).
+ */
+export async function fleetHas(client: pg.PoolClient, schema: string, table: string, how: { readable?: boolean } = {}): Promise<boolean> {
+  const check = how.readable ? "to_regclass($1) IS NOT NULL AND has_table_privilege(to_regclass($1), 'SELECT')" : 'to_regclass($1) IS NOT NULL';
+  return (await client.query(`SELECT ${check} AS ok`, [`${q(schema)}.${q(table)}`])).rows[0].ok === true;
 }
 
 type FleetFn<T> = (client: pg.PoolClient, dialect: ReturnType<typeof postgresDialect>, target: PostgresTarget) => Promise<T>;

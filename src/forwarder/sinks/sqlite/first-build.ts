@@ -28,7 +28,7 @@ export function startBuild(home: string, options: DatasetOptions = {}): SqliteSi
  * Publishes a build as `<home>/hermetic.db` and closes it. False when a dataset is already there (another process
  * created one while this one built): the build is dropped, and its writes must be made again.
  */
-export function publishBuild(build: SqliteSink, home: string, sync?: FinalSync): boolean {
+export function publishBuild(build: SqliteSink, home: string, sync: FinalSync | null = null): boolean {
   const path = build.db.name;
   const target = join(home, DATASET_FILE);
   try {

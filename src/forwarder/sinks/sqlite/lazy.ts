@@ -111,7 +111,7 @@ export class LazySqliteSink implements Sink {
     this.#swaps++;
     let published: boolean;
     try {
-      published = publishBuild(build, this.home, sync ?? undefined);
+      published = publishBuild(build, this.home, sync);
     } catch (e) {
       if (e instanceof HermeticError) throw new BuildDropped(e);
       throw e;

@@ -11,7 +11,6 @@ import { planUncosted } from '../../report/uncosted.js';
 import { fleetRowIssues } from '../../report/row-issues.js';
 import { Zone } from '../../ledger/zone.js';
 import { fleetHas, openFleet } from '../../sinks/postgres/read.js';
-import { q } from '../../sinks/postgres/schema.js';
 import type { PostgresTarget } from '../../sinks/postgres/url.js';
 import { ATTRIBUTES_CAP, FIELD_CAP, cutText, LIST_ROWS, PAGE_BYTES, TEXT_CAP, TITLE_CAP, callsSql, delegationRow, delegationsSql, linkColumnsSql, linkRow, messageColumns, message, noMessage, noSessionText, noText, PageBudget, sessionColumnsSql, sessionDetail, sessionTextSql, slowestKeptSql, slowestSql, textSql, transcriptPages, twoStores, unknownParent, type RawCall, type RawMessage } from './rows.js';
 import type { DelegationRow, MessageText, SessionKey, SessionRow, SessionView, SlowCall, TextField, TranscriptPage, UsageSource } from './source.js';
@@ -158,12 +157,6 @@ async function sessionText(fleet: FleetReader, key: SessionKey, field: string): 
   return found && chunked(fleet, found, sessionTextSql(true, column, 'chunk'));
 }
 
-/** Whether the fleet has its kept tool calls (decision 0099) and this role may read them. */
-async function keptCallsReadable(c: pg.PoolClient, schema: string): Promise<boolean> {
-  const r = await c.query("SELECT CASE WHEN to_regclass($1) IS NULL THEN false ELSE has_table_privilege(to_regclass($1), 'SELECT') END AS ok", [`${q(schema)}.tool_calls`]);
-  return r.rows[0].ok === true;
-}
-
 /**
  * The fleet store as the dashboard's source. Nothing connects before the first request; `zone` is the one windows
  * are read in (each machine's days are its own, as `hermetic report --from` says).
@@ -182,7 +175,7 @@ export function postgresSource(url: string, zone: Zone): UsageSource {
     // or a role given SELECT on the tables there were before it, groups the parts.
     slowestCalls: (request: ReportRequest, limit: number) => fleet.read(async (c, d, target) => {
       const { tools, params } = reportCondition(request, d);
-      const { sql, values } = d.bind((await keptCallsReadable(c, target.schema) ? slowestKeptSql : slowestSql)(request, tools, limit, true), params);
+      const { sql, values } = d.bind((await fleetHas(c, target.schema, 'tool_calls', { readable: true }) ? slowestKeptSql : slowestSql)(request, tools, limit, true), params);
       return ((await c.query(sql, values as unknown[])).rows as Record<string, unknown>[]).map((r) => ({ ...r, started_at: Number(r.started_at), seconds: Number(r.seconds) })) as SlowCall[];
     }),
     // The same count as on the dataset, each machine's sessions its own (decision 0090).
