@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { parseFlags } from '../../cli/args.js';
 import { findStores, hermeticHome } from '../pipeline/forwarder.js';
 import { storeFailure } from '../reader/index.js';
-import { notAStoreFile, spelledAsKnown } from '../reader/discover.js';
+import { spelledAsKnown, storeFile } from '../reader/discover.js';
 import { pendingOf, type Pending } from '../pipeline/pending.js';
 import { stillIgnored } from '../pipeline/project.js';
 import { createPolicyResolver } from '../policy/index.js';
@@ -87,7 +87,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
   try {
     const known = db ? (db.prepare('SELECT store FROM stores').pluck().all() as string[]) : [];
     const refs = spelledAsKnown(findStores({ stateDbs: values['state-db'] ?? [] }), known);
-    for (const k of known) if (!refs.some((r) => r.path === k)) refs.push({ path: k, profile: '?', hermesHome: '', backend: 'sqlite', warning: null, exists: existsSync(k) });
+    for (const k of known) if (!refs.some((r) => r.path === k)) refs.push({ path: k, profile: '?', hermesHome: '', backend: 'sqlite', warning: null, ...storeFile(k) });
     const stores: StoreStatus[] = [];
     for (const r of refs) {
       let schema: number | null = null, journal: string | null = null, readError: string | null = null, kind: ErrorKind | null = null;
@@ -103,7 +103,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
           [readError, kind] = [`${e.message} [${e.code}]`, errorKind(e)];
         }
       } else if (!r.exists) {
-        const why = r.backend === 'postgres' ? 'does not exist' : notAStoreFile(r.path);
+        const why = r.backend === 'postgres' ? 'does not exist' : r.absent ?? 'does not exist';
         readError = `${r.path} ${why}${r.backend === 'postgres' ? ': this profile uses the PostgreSQL backend' : why === 'does not exist' ? ' (yet: forward waits for Hermes to create it)' : ''}`;
         kind = 'missing';
       }

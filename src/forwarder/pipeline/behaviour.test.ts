@@ -282,6 +282,24 @@ test('an interactive session with no cwd is recorded and the policy resolver is 
   }
 });
 
+test('a store that appears after the look that found it missing is said missing by that pass, not something else', () => {
+  // Once, the pass worked its message out by a second look: a store Hermes created in between (a regular file) was
+  // said to be "not a regular file, so not a store Hermes writes". The reason is now the one look's (StoreRef.absent).
+  const { dir, cleanup } = tempDir('hermetic-behaviour-');
+  const path = join(dir, 'hermes', 'state.db');
+  const [ref] = discoverStores({ home: dir, explicit: [path] });
+  const db = createStore({ path, level: 31, journal: 'delete', fts: false });
+  const sink = SqliteSink.open(join(dir, 'home'));
+  try {
+    const r = stepStore(ref!, { sink, policy: createPolicyResolver({ stateDir: join(dir, 'home'), now: () => 0 }), redact: false, origin: 'forward', now: () => NOW });
+    assert.deepEqual(r.error, { code: 'HERMETIC_READER_OPEN', message: `${path} does not exist` });
+  } finally {
+    sink.close();
+    db.close();
+    cleanup();
+  }
+});
+
 scenario('every messaging source gets its channel scope and automation sources theirs, matrix, sms, webhook and api_server included (§6.1 item 9)', (h) => {
   const channels = ['telegram', 'discord', 'slack', 'whatsapp', 'whatsapp_cloud', 'signal', 'email', 'matrix', 'mattermost', 'sms', 'dingtalk', 'feishu',
     'wecom', 'weixin', 'bluebubbles', 'qqbot', 'homeassistant', 'webhook', 'msgraph_webhook', 'irc'];

@@ -7,7 +7,7 @@ import type { RecordOf } from '../dataset/columns.js';
 import type { SessionDelta } from '../dataset/delta.js';
 import type { PolicyResolver } from '../policy/index.js';
 // Types from the file itself: the public declarations must not reach better-sqlite3's (test/package).
-import { notAStoreFile, type StoreRef } from '../reader/discover.js';
+import type { StoreRef } from '../reader/discover.js';
 import { openStore, storeFailure, StoreReader, type SessionMark, type StoreConnection } from '../reader/index.js';
 import { changeStamp } from '../reader/stamp.js';
 import type { MirrorResult } from '../reader/postgres/mirror.js';
@@ -121,7 +121,7 @@ export function* stepStoreInSteps(ref: StoreRef, options: StepOptions): Generato
     return result;
   }
   if (!ref.exists) {
-    result.error = { code: 'HERMETIC_READER_OPEN', message: ref.backend === 'postgres' ? `${ref.path} does not exist (this profile uses the PostgreSQL backend)` : `${ref.path} ${notAStoreFile(ref.path)}` };
+    result.error = { code: 'HERMETIC_READER_OPEN', message: ref.backend === 'postgres' ? `${ref.path} does not exist (this profile uses the PostgreSQL backend)` : `${ref.path} ${ref.absent ?? 'does not exist'}` };
     return result;
   }
   // The file read: the store itself, or the local mirror of a PostgreSQL store (refreshed first; decision 0038).

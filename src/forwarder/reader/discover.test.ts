@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { createForwarder } from '../pipeline/forwarder.js';
-import { backendOf, discoverStores, notAStoreFile, profileOf, spelledAsKnown, storeRoots } from './discover.js';
+import { backendOf, discoverStores, profileOf, spelledAsKnown, storeFile, storeRoots } from './discover.js';
 
 function withHome(fn: (home: string) => void): () => void {
   return () => {
@@ -143,8 +143,11 @@ test('the profile of a store path: <root>/profiles/<name>/state.db is <name>, an
 test('a folder named state.db in a Hermes home is said to be a folder, not missing, by the pass that meets it', withHome((home) => {
   mkdirSync(join(home, '.hermes', 'state.db'), { recursive: true });
   const path = join(home, '.hermes', 'state.db');
-  assert.deepEqual([notAStoreFile(path), notAStoreFile(join(home, 'nothing')), notAStoreFile('/dev/null')],
-    ['is a folder, not the store file Hermes writes', 'does not exist', 'is not a regular file, so not a store Hermes writes']);
+  assert.deepEqual([storeFile(path), storeFile(join(home, 'nothing')), storeFile('/dev/null')], [
+    { exists: false, absent: 'is a folder, not the store file Hermes writes' },
+    { exists: false, absent: 'does not exist' },
+    { exists: false, absent: 'is not a regular file, so not a store Hermes writes' },
+  ]);
   const forwarder = createForwarder({ home: join(home, 'hermetic'), userHome: home, hermesHome: undefined, buildAside: 0 });
   try {
     const [store] = forwarder.backfill();

@@ -28,6 +28,11 @@ export interface StoreRef {
   /** A sentence for status and the log when something is off (unreadable config, PostgreSQL backend). */
   warning: string | null;
   exists: boolean;
+  /**
+   * Why a SQLite store's path holds no store file, in words after the path, as the one look that set `exists` saw it
+   * (a store appearing in between is not said to be something else): `does not exist`, or what is there instead.
+   */
+  absent?: string;
   /** A PostgreSQL profile's source (its URL holds the password: never print it). */
   source?: PgSource;
   /** The file the pipeline reads when it is not `path`: a PostgreSQL store's local mirror (set by the forwarder). */
@@ -70,7 +75,7 @@ export function backendOf(hermesHome: string): { backend: 'sqlite' | 'postgres';
 function ref(path: string, profile: string, options: Pick<DiscoverOptions, 'env' | 'home'>): StoreRef {
   const hermesHome = dirname(path);
   const { backend, warning, database } = backendOf(hermesHome);
-  if (backend === 'sqlite') return { path, profile, hermesHome, backend, warning, exists: isFile(path) };
+  if (backend === 'sqlite') return { path, profile, hermesHome, backend, warning, ...storeFile(path) };
   try {
     const source = pgSource({ hermesHome, database, env: options.env ?? process.env, userHome: options.home });
     return { path: source.identity, profile, hermesHome, backend, warning: null, exists: true, source };
@@ -81,16 +86,17 @@ function ref(path: string, profile: string, options: Pick<DiscoverOptions, 'env'
 }
 
 /**
- * Why a SQLite store's path holds no store file, in words after the path: it is missing, or something other than a
- * file (a folder named state.db, a device) is there.
- * @example `${ref.path} ${notAStoreFile(ref.path)}`
+ * Whether a SQLite store's path holds a store file, from one look at it; when not, why, in words after the path: it is
+ * missing, or something other than a file (a folder named state.db, a device) is there.
+ * @example const { exists, absent } = storeFile(path); if (!exists) say(`${path} ${absent}`);
  */
-export function notAStoreFile(path: string): string {
+export function storeFile(path: string): Pick<StoreRef, 'exists' | 'absent'> {
   try {
     const st = statSync(path);
-    return st.isDirectory() ? 'is a folder, not the store file Hermes writes' : 'is not a regular file, so not a store Hermes writes';
+    if (st.isFile()) return { exists: true };
+    return { exists: false, absent: st.isDirectory() ? 'is a folder, not the store file Hermes writes' : 'is not a regular file, so not a store Hermes writes' };
   } catch {
-    return 'does not exist';
+    return { exists: false, absent: 'does not exist' };
   }
 }
 
