@@ -322,6 +322,12 @@ export function allocateSession(input: LedgerInput): { usage: RecordOf[]; tools:
   if (usage.length === 0) usage.push(record(cellAt(lastActivity), { ...sessionRoute, basis: 'none', actualRecorded: false }, null));
   usage.sort((a, b) => (a.at as number) - (b.at as number));
 
+  return { usage, tools: toolRecords(input, project) };
+}
+
+/** The session's tool rows: its calls and failed results per quarter-hour cell and tool, in the ledger's zone. */
+function toolRecords(input: LedgerInput, project: string | null): RecordOf[] {
+  const { session: s, zone } = input;
   const toolRows = new Map<string, { cell: Cell; tool: string; calls: number; errors: number }>();
   for (const t of input.tools ?? []) {
     if ((t.calls <= 0 && t.errors <= 0) || !validEpoch(t.quarter * QUARTER)) continue;
@@ -339,5 +345,5 @@ export function allocateSession(input: LedgerInput): { usage: RecordOf[]; tools:
       source: s.source, project, tool_name: tool, calls, errors,
     });
   }
-  return { usage, tools };
+  return tools;
 }
