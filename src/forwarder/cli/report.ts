@@ -10,7 +10,7 @@ import type { Db } from '../../shared/sqlite.js';
 import { DATASET_VERSION } from '../dataset/columns.js';
 import { hermeticHome } from '../home.js';
 import { explicitTimeZone, systemTimeZone, Zone } from '../ledger/zone.js';
-import { DEFAULT_WIDTH, ledgerZone, MAX_TOP, parseFilters, planFilterMiss, type FilterMiss, fleetRowIssues, rowIssuesIn, type RowIssueCount, planUncosted, uncostedIn, unreadDays, unreadIn, unreadText, type UnreadSpan, renderCsv, renderMarkdown, renderSummary, resolveWindow, windowOrderProblem, course, previousWindow, windowDays, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
+import { DEFAULT_WIDTH, fleetUnread, ledgerZone, MAX_TOP, parseFilters, planFilterMiss, type FilterMiss, fleetRowIssues, rowIssuesIn, type RowIssueCount, planUncosted, uncostedIn, unreadDays, unreadIn, unreadText, type UnreadSpan, renderCsv, renderMarkdown, renderSummary, resolveWindow, windowOrderProblem, course, previousWindow, windowDays, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
 import { sqliteDialect } from '../report/dialect.js';
 import { planSummary, type SummaryRequest } from '../report/summary.js';
 import { planReport, runSqlite } from '../report/query.js';
@@ -42,8 +42,16 @@ interface ReportSource {
   unread(request: ReportRequest): Promise<UnreadSpan | null>;
   /** Why a filtered window shows no usage (null: the window has none, filter or not). */
   filterMiss(request: ReportRequest): Promise<FilterMiss | null>;
+  /** What the report left out because this role may not read a table, with the GRANT to run (the fleet store only). */
+  unreadable?(): string[];
   close(): void | Promise<void>;
 }
+
+/** What a note left out for a table the role may not read is (decision 0102). */
+const LEFT_OUT: Readonly<Record<string, string>> = {
+  row_issues: 'the values the forwarders repaired are not counted',
+  backfill_unread: 'the sessions windowed backfills left unread are not said',
+};
 
 /** This machine as `--by machine` shows it on its own dataset: its host name and, once a sink made one, its id. */
 export function localMachine(home: string): { hostname: string; machineId: string | null } {
@@ -79,18 +87,22 @@ function datasetSource(home: string): ReportSource {
 async function fleetSource(url: string): Promise<ReportSource> {
   const [{ openFleet }, { runPostgres }] = await Promise.all([import('../sinks/postgres/read.js'), import('../report/postgres.js')]);
   const fleet = openFleet(url);
+  // Tables a later fleet version added that this role may not read: their notes are left out, and said why once.
+  const denied = new Map<string, string>();
+  const onDenied = (table: string, grant: string) => denied.set(table, grant);
   return {
     zone: new Zone(explicitTimeZone() ?? systemTimeZone()),
     report: (request, zone) => fleet.read((c, d) => runPostgres(c, planReport(request, zone, d), d)),
     summary: (request, now, zone) => fleet.read((c, d) => runPostgres(c, planSummary(request, now, zone, d), d)),
     emptyDataset: () => fleet.read(async (c) => (await c.query('SELECT 1 FROM usage_ledger LIMIT 1')).rows.length === 0),
     // The values each machine's forwarder repaired: the dataset's plan, each session keyed by its machine too (decision 0092).
-    rowIssues: (request) => fleet.read((c, d) => fleetRowIssues(c, request, d)),
+    rowIssues: (request) => fleet.read((c, d) => fleetRowIssues(c, request, d, onDenied)),
     // Sessions with no cost at all: the same rule as the dataset's, each session keyed by its machine too.
     uncosted: (request) => fleet.read((c, d) => runPostgres(c, planUncosted(request, d), d)),
-    // Nor what each machine's backfill left unread (its `hermetic status` counts them as pending).
-    unread: async () => null,
+    // What each machine's windowed backfills left unread, as each one's dataset says it, added up (decision 0102).
+    unread: (request) => fleet.read((c, d) => fleetUnread(c, request, d, onDenied)),
     filterMiss: (request) => fleet.read((c, d) => runPostgres(c, planFilterMiss(request, d), d)),
+    unreadable: () => [...denied].map(([table, grant]) => `hermetic: this role may not read the fleet's ${table} table, so ${LEFT_OUT[table] ?? 'its figures are left out'} here; have the schema's owner run: ${grant};`),
     close: () => fleet.close(),
   };
 }
@@ -188,6 +200,7 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
     console.log(renderSummary(view, color, width));
     return 0;
   } finally {
+    for (const line of source.unreadable?.() ?? []) console.error(line);
     await source.close();
   }
 }

@@ -311,6 +311,18 @@ export const STORES: DatasetTable = {
   ],
 };
 
+export const BACKFILL_UNREAD: DatasetTable = {
+  name: 'backfill_unread',
+  internal: true,
+  since: 13,
+  doc: 'The sessions windowed backfills left unread, over every store, so the fleet store knows them too (decision 0102): one row, kept from `stores.unread` by triggers on `stores`, shipped to remote sinks. Only the numbers leave: no store path, no id.',
+  primaryKey: ['scope'],
+  columns: [
+    c('scope', 'TEXT', 'Always `stores` (the dataset\'s stores together): one row per dataset, and so one per machine in the fleet store.', true),
+    c('stores', 'JSON', 'One element per store whose `stores.unread` holds spans, in store order: that store\'s spans as `{"sessions", "from", "to"}` (numbers only). `[]`: no store has any.', true),
+  ],
+};
+
 export const CURSORS: DatasetTable = {
   name: 'session_cursors',
   internal: true,
@@ -455,7 +467,7 @@ export const CHANGE_LOG: DatasetTable = {
 };
 
 /** Every table, forwarded data first. */
-export const DATASET_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PARTS, MODEL_USAGE, USAGE_EVENTS, DAILY_USAGE, USAGE_LEDGER, TOOL_USAGE, DELEGATIONS, ROW_ISSUES, STORES, CURSORS, QUARANTINE, SESSION_ACTIVITY, TOOL_ACTIVITY, DATASET_META, REMOTE_SINKS, CHANGE_LOG, TOOL_CALLS, ROW_COUNTS];
+export const DATASET_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PARTS, MODEL_USAGE, USAGE_EVENTS, DAILY_USAGE, USAGE_LEDGER, TOOL_USAGE, DELEGATIONS, ROW_ISSUES, STORES, BACKFILL_UNREAD, CURSORS, QUARANTINE, SESSION_ACTIVITY, TOOL_ACTIVITY, DATASET_META, REMOTE_SINKS, CHANGE_LOG, TOOL_CALLS, ROW_COUNTS];
 
 /**
  * The dataset's schema version: bump it with a migration in sinks/sqlite/dataset.ts (and `since` on new tables).
@@ -464,8 +476,9 @@ export const DATASET_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PART
  * 6: messages.compacted, the history in-place compaction summarized away kept (decision 0048); 7: sessions.attributes and
  * messages.attributes (decision 0050); 8: delegations and stores.delegation_marks (decision 0054); 9: stores.hermes_home;
  * 10: stores.unread (decision 0062); 11: tool_calls and row_counts, kept by the writer (decision 0069); 12: row_issues
- * shipped to remote sinks (its change-log triggers; decision 0092).
+ * shipped to remote sinks (its change-log triggers; decision 0092); 13: backfill_unread, what windowed backfills left unread,
+ * kept from stores.unread and shipped (decision 0102).
  */
-export const DATASET_VERSION = 12;
+export const DATASET_VERSION = 13;
 
 export type RecordOf = Record<string, unknown>;

@@ -8,4 +8,4 @@ export { resolveWindow, windowOrderProblem, parsePoint, addDays, course, previou
 export { renderSummary, renderTable, DEFAULT_WIDTH, renderCsv, renderMarkdown, formatCost, formatTokens, describePeriod, changeText, unreadText, type SummaryView } from './render.js';
 export { fleetRowIssues, planRowIssues, rowIssuesIn, type RowIssueCount } from './row-issues.js';
 export { planUncosted, uncostedIn } from './uncosted.js';
-export { unreadDays, unreadIn, type UnreadSpan } from './unread.js';
+export { fleetUnread, unreadDays, unreadIn, type UnreadSpan } from './unread.js';

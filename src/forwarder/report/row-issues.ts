@@ -4,6 +4,7 @@
 // fleet adds its machine), the window and filter are the report's own.
 import type pg from 'pg';
 import type { Db } from '../../shared/sqlite.js';
+import { fleetTable } from './fleet-table.js';
 import { runPostgres } from './postgres.js';
 import { sameSession, sessionKeysOn, sqliteDialect, type Dialect } from './dialect.js';
 import { reportCondition, runSqlite, type Plan, type ReportRequest } from './query.js';
@@ -36,10 +37,12 @@ export function rowIssuesIn(db: Db, request: Pick<ReportRequest, 'since' | 'unti
 
 /**
  * The count on the fleet store, in the caller's read transaction; null when the store has no row_issues table yet (no
- * forwarder that ships it has opened the store since it was made: each machine's `hermetic status` has them).
+ * forwarder that ships it has opened the store since it was made: each machine's `hermetic status` has them), or when
+ * this role may not read it (`onDenied` gets the GRANT to run; decision 0102): the line is left out, the report stands.
  */
-export async function fleetRowIssues(client: pg.PoolClient, request: Pick<ReportRequest, 'since' | 'until' | 'filter'>, dialect: Dialect & { readonly schema: string }): Promise<RowIssueCount | null> {
-  const table = `"${dialect.schema.replace(/"/g, '""')}".row_issues`;
-  if ((await client.query('SELECT to_regclass($1) AS t', [table])).rows[0].t === null) return null;
+export async function fleetRowIssues(client: pg.PoolClient, request: Pick<ReportRequest, 'since' | 'until' | 'filter'>, dialect: Dialect & { readonly schema: string }, onDenied?: (table: string, grant: string) => void): Promise<RowIssueCount | null> {
+  const table = await fleetTable(client, dialect.schema, 'row_issues');
+  if (table.state === 'denied') onDenied?.('row_issues', table.grant);
+  if (table.state !== 'readable') return null;
   return runPostgres(client, planRowIssues(request, dialect), dialect);
 }

@@ -37,7 +37,11 @@ function backfill(home: string, window: { since?: number; until?: number }): { o
     const [r] = f.backfill(window);
     const db = new Database(join(home, 'hermetic.db'), { readonly: true });
     const text = db.prepare('SELECT unread FROM stores').pluck().get() as string | null;
+    // The row remote sinks receive (decision 0102) says the same, without the store's path.
+    const kept = db.prepare('SELECT scope, stores FROM backfill_unread').all() as { scope: string; stores: string }[];
     db.close();
+    assert.deepEqual(kept.map((r) => ({ scope: r.scope, stores: JSON.parse(r.stores) as unknown })), [{ scope: 'stores', stores: text === null ? [] : [JSON.parse(text)] }]);
+    assert.ok(!kept[0]!.stores.includes('/'), 'no path leaves');
     return { outside: r!.sessionsOutsideWindow, unread: text === null ? null : (JSON.parse(text) as Span[]) };
   } finally {
     f.close();

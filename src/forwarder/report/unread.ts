@@ -1,8 +1,12 @@
 // Sessions a windowed backfill left unread (stores.unread, written by the pass: plan.ts), as far as they reach into a
 // report's window, so a report over history that was never read says so instead of showing less as if it were all.
-// The embedded dataset only, as row-issues.ts.
+// On the dataset from `stores`; on the fleet store from `backfill_unread`, each machine's stores as the dataset holds
+// them (decision 0102), so the fleet's count is each machine's added up.
+import type pg from 'pg';
 import type { Db } from '../../shared/sqlite.js';
 import type { Zone } from '../ledger/zone.js';
+import { fleetTable } from './fleet-table.js';
+import type { Dialect } from './dialect.js';
 import type { ReportRequest } from './query.js';
 import type { UnreadDays } from './render.js';
 
@@ -21,10 +25,30 @@ export function unreadIn(db: Db, request: Pick<ReportRequest, 'since' | 'until'>
   // A dataset from before version 10, read as it is (the dashboard does not upgrade it), does not know.
   if (db.prepare("SELECT 1 FROM pragma_table_info('stores') WHERE name = 'unread'").get() === undefined) return null;
   const rows = db.prepare('SELECT unread FROM stores WHERE unread IS NOT NULL').pluck().all() as string[];
+  return unreadOver(rows.map(parsed), request);
+}
+
+/**
+ * The same over the fleet store, in the caller's read transaction: every machine's stores (`backfill_unread`, one row
+ * per machine that ships it). Null where the fleet does not know: a store no forwarder of dataset version 13 has
+ * opened (no table), or a role that may not read it (`onDenied` gets the GRANT to run). A machine whose forwarder is
+ * older sends no row and adds nothing; the count is then of the machines that send it, never a zero for the others.
+ */
+export async function fleetUnread(client: pg.PoolClient, request: Pick<ReportRequest, 'since' | 'until'>, dialect: Dialect & { readonly schema: string }, onDenied?: (table: string, grant: string) => void): Promise<UnreadSpan | null> {
+  const table = await fleetTable(client, dialect.schema, 'backfill_unread');
+  if (table.state === 'denied') onDenied?.('backfill_unread', table.grant);
+  if (table.state !== 'readable') return null;
+  const rows = (await client.query('SELECT stores FROM backfill_unread ORDER BY machine_id')).rows as { stores: string }[];
+  // Each machine's element per store: two machines with the same store path are two stores.
+  return unreadOver(rows.flatMap((r) => { const v = parsed(r.stores); return Array.isArray(v) ? v : []; }), request);
+}
+
+/** What each store's spans (one element per store, a `stores.unread` value) say of the window, added up; null: nothing. */
+function unreadOver(stores: readonly unknown[], request: Pick<ReportRequest, 'since' | 'until'>): UnreadSpan | null {
   let span: UnreadSpan | null = null;
-  for (const text of rows) {
+  for (const value of stores) {
     // A span meets the window when it starts before the window ends and ends after it starts.
-    const meets = parseUnread(text).filter((u) => (request.since == null || u.to >= request.since) && (request.until == null || u.from < request.until));
+    const meets = spansOf(value).filter((u) => (request.since == null || u.to >= request.since) && (request.until == null || u.from < request.until));
     if (meets.length === 0) continue;
     span ??= { sessions: 0, stores: 0, from: Infinity, to: -Infinity };
     span.stores++;
@@ -37,14 +61,16 @@ export function unreadIn(db: Db, request: Pick<ReportRequest, 'since' | 'until'>
   return span;
 }
 
-/** The spans of a stores.unread value; none when it is not what this version writes (nothing is claimed from it). */
-function parseUnread(text: string): { sessions: number; from: number; to: number }[] {
-  let value: unknown;
+function parsed(text: string): unknown {
   try {
-    value = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
-    return [];
+    return null;
   }
+}
+
+/** The spans of a stores.unread value; none when it is not what this version writes (nothing is claimed from it). */
+function spansOf(value: unknown): { sessions: number; from: number; to: number }[] {
   const ok = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
   return (Array.isArray(value) ? value : []).filter((u): u is { sessions: number; from: number; to: number } =>
     typeof u === 'object' && u !== null && ok(u.sessions) && u.sessions > 0 && ok(u.from) && ok(u.to));

@@ -3,14 +3,14 @@
 // double precision, TEXT and JSON → text (the dataset's bytes kept as they are; `::jsonb` reads them). Plus
 // `progress` (per machine, the last change-log sequence applied, written with the rows) and `schema_version`; and
 // `tool_calls`, kept from `parts` by the database itself (tool-calls.ts, decision 0099).
-import { DAILY_USAGE, DELEGATIONS, MESSAGES, MODEL_USAGE, PARTS, ROW_ISSUES, SESSIONS, TOOL_USAGE, USAGE_EVENTS, USAGE_LEDGER, type ColumnType, type DatasetTable } from '../../dataset/columns.js';
+import { BACKFILL_UNREAD, DAILY_USAGE, DELEGATIONS, MESSAGES, MODEL_USAGE, PARTS, ROW_ISSUES, SESSIONS, TOOL_USAGE, USAGE_EVENTS, USAGE_LEDGER, type ColumnType, type DatasetTable } from '../../dataset/columns.js';
 import type { ShippedTable } from '../remote/contract.js';
 import { toolCallsSchema } from './tool-calls.js';
 
 /** The tables of the fleet schema's first version (dataset version 3's shipped tables). */
 const FIRST_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PARTS, MODEL_USAGE, USAGE_EVENTS, DAILY_USAGE, USAGE_LEDGER, TOOL_USAGE];
 /** The tables a remote sink receives, in the dataset's order. */
-export const SHIPPED_TABLES: readonly DatasetTable[] = [...FIRST_TABLES, DELEGATIONS, ROW_ISSUES];
+export const SHIPPED_TABLES: readonly DatasetTable[] = [...FIRST_TABLES, DELEGATIONS, ROW_ISSUES, BACKFILL_UNREAD];
 export const SHIPPED: ReadonlyMap<ShippedTable, DatasetTable> = new Map(SHIPPED_TABLES.map((t) => [t.name as ShippedTable, t]));
 
 export const PG_TYPE: Record<ColumnType, string> = { INTEGER: 'bigint', REAL: 'double precision', TEXT: 'text', JSON: 'text' };
@@ -95,6 +95,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 6,
     doc: 'tool_calls: each call id of each session with its first call and first result, kept from parts by triggers, so the slowest tool calls read one row per call (decision 0099).',
     sql: (s) => toolCallsSchema(s),
+  },
+  {
+    version: 7,
+    doc: 'backfill_unread: per machine, the sessions its windowed backfills left unread (numbers only), so a fleet report says them (dataset version 13, decision 0102).',
+    sql: (s) => createTable(s, BACKFILL_UNREAD),
   },
 ];
 

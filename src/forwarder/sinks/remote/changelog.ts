@@ -4,14 +4,14 @@
 // Each registered sink has its own cursor (remote_sinks.acked_seq); entries every sink acknowledged are pruned.
 import { createHash } from 'node:crypto';
 import type { Db } from '../../../shared/sqlite.js';
-import { CHANGE_LOG, DAILY_USAGE, DELEGATIONS, MESSAGES, MODEL_USAGE, PARTS, REMOTE_SINKS, ROW_ISSUES, SESSIONS, TOOL_USAGE, USAGE_EVENTS, USAGE_LEDGER, type DatasetTable } from '../../dataset/columns.js';
+import { BACKFILL_UNREAD, CHANGE_LOG, DAILY_USAGE, DELEGATIONS, MESSAGES, MODEL_USAGE, PARTS, REMOTE_SINKS, ROW_ISSUES, SESSIONS, TOOL_USAGE, USAGE_EVENTS, USAGE_LEDGER, type DatasetTable } from '../../dataset/columns.js';
 import type { ShippedTable } from './contract.js';
 
 /**
  * The shipped tables, in the order a snapshot sends them (tables added later go last: a snapshot under way goes on;
- * delegations by decision 0054, row_issues by decision 0092).
+ * delegations by decision 0054, row_issues by decision 0092, backfill_unread by decision 0102).
  */
-export const SHIPPED: readonly (DatasetTable & { name: ShippedTable })[] = [SESSIONS, MESSAGES, PARTS, MODEL_USAGE, USAGE_EVENTS, DAILY_USAGE, USAGE_LEDGER, TOOL_USAGE, DELEGATIONS, ROW_ISSUES] as (DatasetTable & { name: ShippedTable })[];
+export const SHIPPED: readonly (DatasetTable & { name: ShippedTable })[] = [SESSIONS, MESSAGES, PARTS, MODEL_USAGE, USAGE_EVENTS, DAILY_USAGE, USAGE_LEDGER, TOOL_USAGE, DELEGATIONS, ROW_ISSUES, BACKFILL_UNREAD] as (DatasetTable & { name: ShippedTable })[];
 
 export const SHIPPED_BY_NAME: ReadonlyMap<string, DatasetTable & { name: ShippedTable }> = new Map(SHIPPED.map((t) => [t.name, t]));
 

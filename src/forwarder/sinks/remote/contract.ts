@@ -7,7 +7,7 @@ import type { RecordOf } from '../../dataset/columns.js';
 
 /** The tables a remote sink may receive, by their dataset names (dataset/columns.ts). */
 export type ShippedTable =
-  | 'sessions' | 'messages' | 'parts' | 'model_usage' | 'usage_events' | 'daily_usage' | 'usage_ledger' | 'tool_usage' | 'delegations' | 'row_issues';
+  | 'sessions' | 'messages' | 'parts' | 'model_usage' | 'usage_events' | 'daily_usage' | 'usage_ledger' | 'tool_usage' | 'delegations' | 'row_issues' | 'backfill_unread';
 
 /** Where the rows come from: a machine (a stable id kept in the Hermetic home, and the host name) and its dataset. */
 export interface Origin {

@@ -46,6 +46,8 @@ const q = (n: string) => `"${n}"`;
 /** Shipped tables whose rows carry their own usage policy, and those whose rows are a session's (by `session_id`). */
 const OWN_POLICY: ReadonlySet<DatasetTable> = new Set(SHIPPED.filter((t) => t.columns.some((c) => c.name === 'policy')));
 const BY_SESSION: ReadonlySet<DatasetTable> = new Set(SHIPPED.filter((t) => t.columns.some((c) => c.name === 'session_id')));
+/** Shipped tables of the machine as a whole, no session's (backfill_unread: numbers only, decision 0102): always shipped. */
+const MACHINE_WIDE: ReadonlySet<DatasetTable> = new Set(SHIPPED.filter((t) => !OWN_POLICY.has(t) && !BY_SESSION.has(t)));
 
 /** The range of `field`s a delegation's row issues have: `async_delegations.<column>` (decision 0054). */
 const DELEGATION_FIELD = 'async_delegations.';
@@ -115,10 +117,12 @@ export class DeltaReader {
 
   /**
    * Whether a row may leave: a row with a policy of its own (a session, a delegation: decision 0054) by it, a
-   * delegation's row issue by its delegation's (decision 0092), any other by its session's.
+   * delegation's row issue by its delegation's (decision 0092), a row of the machine as a whole always (decision 0102),
+   * any other by its session's.
    */
   #shippable(t: DatasetTable, row: RecordOf, policy: Policies): boolean {
     if (OWN_POLICY.has(t)) return row.policy === 'full';
+    if (MACHINE_WIDE.has(t)) return true;
     return (isDelegationIssue(t, row) ? policy.delegation(row.store, row.session_id) : policy.session(row.store, row.session_id)) === 'full';
   }
 

@@ -10,6 +10,7 @@ import { ledgerTimeZone } from '../../ledger/zone.js';
 import { ACTIVITY_TRIGGERS, DROPPED_INSERT_TRIGGERS, recomputeActivity } from './activity.js';
 import { LedgerWriter } from './ledger.js';
 import { recountRows, ROW_COUNT_TRIGGERS } from './row-counts.js';
+import { keepBackfillUnread } from './backfill-unread.js';
 import { recomputeToolCalls, TOOL_CALL_SCHEMA } from './tool-calls.js';
 import { seedChangeLog, shipExistingTable, updateTriggers } from '../remote/changelog.js';
 import { REMOVED } from '../sink.js';
@@ -118,6 +119,13 @@ const MIGRATIONS: ((db: Db, options: DatasetOptions) => void)[] = [
   // 12 (decision 0092): row_issues is shipped to remote sinks. A dataset that feeds sinks logs its changes from now on,
   // and each sink copies the rows it already holds.
   (db) => shipExistingTable(db, 'row_issues'),
+  // 13 (decision 0102): backfill_unread, what windowed backfills left unread (kept from stores.unread by the sink),
+  // filled now and shipped: each sink whose copy was done copies it.
+  (db) => {
+    createTables(db, 13);
+    keepBackfillUnread(db);
+    shipExistingTable(db, 'backfill_unread');
+  },
 ];
 
 /**

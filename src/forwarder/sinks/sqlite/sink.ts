@@ -3,6 +3,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { endianness } from 'node:os';
 import type { Db } from '../../../shared/sqlite.js';
+import { KEEP_BACKFILL_UNREAD } from './backfill-unread.js';
 import { CURSORS, DAILY_USAGE, DATASET_META, DELEGATIONS, MESSAGES, MODEL_USAGE, PARTS, QUARANTINE, ROW_ISSUES, SESSIONS, STORES, USAGE_EVENTS, type DatasetTable, type RecordOf } from '../../dataset/columns.js';
 import type { Ledger, Tail } from '../../projector/index.js';
 import { InsertedActivity } from './activity.js';
@@ -52,6 +53,7 @@ const RANGE_DELETES = 256;
 export class SqliteSink implements Sink {
   readonly db: Db;
   readonly #put: Record<string, (r: RecordOf) => void>;
+  readonly #keepUnread: { run(): unknown };
   readonly #del: Record<string, Stmt>;
   readonly #bulk: { messages: (rows: Rows) => number; parts: (rows: Rows) => number };
   readonly #q: Record<'logicalFrom' | 'cursor', ReturnType<Db['prepare']>>;
@@ -83,6 +85,7 @@ export class SqliteSink implements Sink {
     this.#bulk = { messages: rowInserter(db, MESSAGES, counts), parts: rowInserter(db, PARTS, counts) };
     this.#activity = new InsertedActivity(db);
     this.#toolCalls = new InsertedToolCalls(db);
+    this.#keepUnread = db.prepare(KEEP_BACKFILL_UNREAD);
     const del = (table: string) => db.prepare(`DELETE FROM "${table}" WHERE store = ? AND session_id = ?`);
     this.#del = {
       messages: del('messages'), parts: del('parts'), usage: del('model_usage'), issues: del('row_issues'), daily: del('daily_usage'),
@@ -161,6 +164,8 @@ export class SqliteSink implements Sink {
     for (const id of batch.quarantine.cleared) d.quarantine!.run(store, id);
     if (batch.delegations) this.#applyDelegations(store, batch.delegations, written);
     this.#put.store!(batch.store);
+    // What windowed backfills left unread, as the row remote sinks receive (decision 0102): changed only when it differs.
+    this.#keepUnread.run();
     return written;
   }
 

@@ -10,7 +10,8 @@ import { runPostgres } from '../../report/postgres.js';
 import { planUncosted } from '../../report/uncosted.js';
 import { fleetRowIssues } from '../../report/row-issues.js';
 import { Zone } from '../../ledger/zone.js';
-import { fleetHas, openFleet } from '../../sinks/postgres/read.js';
+import { fleetHas, fleetTable, openFleet, tableDenied } from '../../sinks/postgres/read.js';
+import { fleetUnread } from '../../report/unread.js';
 import type { PostgresTarget } from '../../sinks/postgres/url.js';
 import { ATTRIBUTES_CAP, FIELD_CAP, cutText, LIST_ROWS, PAGE_BYTES, TEXT_CAP, TITLE_CAP, callsSql, delegationRow, delegationsSql, linkColumnsSql, linkRow, messageColumns, message, noMessage, noSessionText, noText, PageBudget, sessionColumnsSql, sessionDetail, sessionTextSql, slowestKeptSql, slowestSql, textSql, transcriptPages, twoStores, unknownParent, type RawCall, type RawMessage } from './rows.js';
 import type { DelegationRow, MessageText, SessionKey, SessionRow, SessionView, SlowCall, TextField, TranscriptPage, UsageSource } from './source.js';
@@ -90,10 +91,13 @@ async function sessionView(c: pg.PoolClient, d: Dialect, target: PostgresTarget,
     left -= batch.length;
     next = Number((batch[batch.length - 1] as { seq: unknown }).seq) + 1;
   }
-  // A fleet store no sink of dataset version 8 has written to yet (fleet schema 1) has no `delegations`: none.
-  const hasDelegations = await fleetHas(c, target.schema, 'delegations');
+  // A fleet store no sink of dataset version 8 has written to yet (fleet schema 1) has no `delegations`: none. A role
+  // granted SELECT before that version made the table may not read it: said, with the GRANT, rather than an empty list
+  // that would read as "no delegations" (decision 0102).
+  const delegationsTable = await fleetTable(c, target.schema, 'delegations');
+  if (delegationsTable.state === 'denied') throw tableDenied('delegations', `session ${key.id}'s delegations`, delegationsTable.grant, target.display);
   let delegations: Record<string, unknown>[] = [];
-  if (hasDelegations) {
+  if (delegationsTable.state === 'readable') {
     const bound = d.bind(delegationsSql(true, ' COLLATE "C"'), { machine, store, session: key.id });
     delegations = (await c.query(bound.sql, bound.values as unknown[])).rows as Record<string, unknown>[];
   }
@@ -182,7 +186,9 @@ export function postgresSource(url: string, zone: Zone): UsageSource {
     uncosted: (request) => fleet.read((c, d) => runPostgres(c, planUncosted(request, d), d)),
     // The values each machine's forwarder repaired, counted as on the dataset (decision 0092).
     rowIssues: (request) => fleet.read((c, d) => fleetRowIssues(c, request, d)),
-    unread: async () => null,
+    // What each machine's windowed backfills left unread, added up (decision 0102); null on a fleet that does not keep
+    // it, or for a role that may not read it.
+    unread: (request) => fleet.read((c, d) => fleetUnread(c, request, d)),
     close: () => fleet.close(),
   };
 }

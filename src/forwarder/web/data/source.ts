@@ -167,7 +167,7 @@ export interface UsageSource {
    * their $0.00 is not a measured cost. Counted on the dataset and on the fleet store alike.
    */
   uncosted(request: ReportRequest): Promise<number>;
-  /** Sessions a windowed backfill left unread that reach into the request's window; null where that is not kept (the fleet store). */
+  /** Sessions a windowed backfill left unread that reach into the request's window; null when none, or where that is not kept (a fleet store before version 7). */
   unread(request: ReportRequest): Promise<UnreadSpan | null>;
   close(): Promise<void>;
 }

@@ -151,7 +151,8 @@ export function expectedRows(dataset: Db, redact: boolean): Record<string, Recor
     // others by their session's.
     const own = t.columns.some((c) => c.name === 'policy');
     const sessionPolicy = `(SELECT s.policy FROM sessions s WHERE s.store = t.store AND s.session_id = t.session_id)`;
-    const policy = own ? 't.policy' : t.name !== 'row_issues' ? sessionPolicy
+    const machineWide = !own && !t.columns.some((c) => c.name === 'session_id');
+    const policy = own ? 't.policy' : machineWide ? "'full'" : t.name !== 'row_issues' ? sessionPolicy
       : `CASE WHEN substr(t.field, 1, 18) = 'async_delegations.' THEN (SELECT d.policy FROM delegations d WHERE d.store = t.store AND d.delegation_id = t.session_id) ELSE ${sessionPolicy} END`;
     const rows = dataset.prepare(`SELECT t.* FROM "${t.name}" t WHERE ${policy} = 'full'`).all() as RecordOf[];
     out[t.name] = canonicalRows(t, redact ? rows.map((r) => redactRow(t, r)) : rows);
