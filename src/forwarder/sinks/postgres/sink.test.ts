@@ -286,19 +286,19 @@ describe('migrations', () => {
     }
   });
 
-  it('a fleet schema of version 1 gains the delegations table (version 2), the digest of what it applied (3), row_issues (4, decision 0092), the index of uncosted sessions (5, decision 0098) and the kept tool calls (6, decision 0099), and takes their rows', async () => {
+  it('a fleet schema of version 1 gains the delegations table (version 2), the digest of what it applied (3), row_issues (4, decision 0092), the index of uncosted sessions (5, decision 0098), the kept tool calls (6, decision 0099) and backfill_unread (7, decision 0102), and takes their rows', async () => {
     const url = pg.createDatabase();
     const db = url.split('/').pop()!;
     const first = createPostgresSink(url);
     await first.open();
     await first.close();
-    // As version 1 left it: no delegations, row_issues or tool_calls table.
-    pg.psql(`DROP TABLE hermetic.delegations; DROP TABLE hermetic.row_issues; DROP INDEX hermetic.sessions_uncosted; DROP TABLE hermetic.tool_calls;
+    // As version 1 left it: no delegations, row_issues, tool_calls or backfill_unread table.
+    pg.psql(`DROP TABLE hermetic.delegations; DROP TABLE hermetic.row_issues; DROP TABLE hermetic.backfill_unread; DROP INDEX hermetic.sessions_uncosted; DROP TABLE hermetic.tool_calls;
       DROP FUNCTION hermetic.tool_calls_added, hermetic.tool_calls_removed, hermetic.tool_calls_changed, hermetic.tool_calls_emptied CASCADE; DELETE FROM hermetic.schema_version WHERE version > 1`, db);
     const again = createPostgresSink(url);
     await again.open();
     try {
-      assert.equal(pg.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM hermetic.schema_version", db).trim(), '1,2,3,4,5,6');
+      assert.equal(pg.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM hermetic.schema_version", db).trim(), '1,2,3,4,5,6,7');
       // Version 5: the sessions with no cost recorded, keyed as the table is (what report/uncosted.ts starts from).
       assert.equal(pg.psql("SELECT pg_get_indexdef('hermetic.sessions_uncosted'::regclass)", db).trim(), 'CREATE INDEX sessions_uncosted ON hermetic.sessions USING btree (machine_id, store, session_id) WHERE ((estimated_cost_usd IS NULL) AND (actual_cost_usd IS NULL))');
       await again.write(datasetBatch(datasets.get('generated')!, A, 1));
@@ -308,6 +308,7 @@ describe('migrations', () => {
     assert.ok(await assertEqualsDataset(url, datasets.get('generated')!, A) > 0);
     assert.ok(Number(pg.psql('SELECT COUNT(*) FROM hermetic.delegations', db).trim()) > 0, 'the generated store\'s delegations');
     assert.ok(Number(pg.psql('SELECT COUNT(*) FROM hermetic.row_issues', db).trim()) > 0, 'the generated store\'s row issues');
+    assert.equal(pg.psql('SELECT machine_id || \' \' || stores FROM hermetic.backfill_unread', db).trim(), `${A.machineId} []`, 'the machine\'s row: nothing left unread, known');
   });
 
   it('a column columns.ts has and the table lacks is added; a schema from a newer Hermetic is refused, untouched', async () => {

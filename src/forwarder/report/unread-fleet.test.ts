@@ -1,0 +1,186 @@
+// The sessions windowed backfills left unread, over the fleet store as over each machine's dataset (decision 0102):
+// each machine's `backfill_unread` row (its stores' spans, numbers only) shipped by the real sink, read by `report
+// --from` and the dashboard's source exactly as `unreadIn` reads a dataset, the machines added up, each machine's
+// stores its own (A and B hold the same store path); a machine whose forwarder is older sends no row and adds nothing.
+// Then a reader role granted SELECT before the tables later fleet versions added (delegations, row_issues,
+// backfill_unread): the report still runs, leaves those notes out and says which GRANT to run; the dashboard's session
+// page says it instead of an empty list of delegations; once granted, the same lines as the owner's.
+import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { after, before, it } from 'node:test';
+import { HermeticError } from '../../shared/errors.js';
+import { tempDir } from '../../state-db/testing/fixtures.js';
+import { sharedPostgres, type PgCluster } from '../../shared/testing/postgres.js';
+import { printed } from '../../shared/testing/console.js';
+import { reportCommand } from '../cli/report.js';
+import { Zone } from '../ledger/zone.js';
+import { readFleet } from '../sinks/postgres/read.js';
+import { generatedDataset, shipDatasets } from '../sinks/postgres/testing/fleet.js';
+import type { Origin } from '../sinks/remote/contract.js';
+import { keepBackfillUnread } from '../sinks/sqlite/backfill-unread.js';
+import { postgresSource } from '../web/data/postgres.js';
+import { fleetUnread, unreadIn, type UnreadSpan } from './unread.js';
+import { fleetRowIssues } from './row-issues.js';
+import type { ReportRequest } from './query.js';
+
+const NOW = Date.UTC(2026, 6, 15, 10, 30) / 1000;
+const DAY = 86400;
+const A: Origin = { machineId: 'a'.repeat(32), hostname: 'laptop-a' };
+const B: Origin = { machineId: 'b'.repeat(32), hostname: 'gateway-b' };
+const C: Origin = { machineId: 'c'.repeat(32), hostname: 'old-c' };
+let pg: PgCluster;
+let cleanup: () => void;
+let dbA: Database.Database;
+let dbB: Database.Database;
+let homeA: string;
+let fleetUrl: string;
+let fleetAUrl: string;
+let tz: string | undefined;
+
+before(async () => {
+  tz = process.env.HERMETIC_TZ;
+  // The fleet reads windows in HERMETIC_TZ (else the machine's); the datasets' ledgers are in UTC.
+  process.env.HERMETIC_TZ = 'UTC';
+  pg = await sharedPostgres();
+  let dir: string;
+  ({ dir, cleanup } = tempDir('hermetic-unread-fleet-'));
+  const pathA = generatedDataset(join(dir, 'a'), { sessions: 6, seed: 'unread-fleet', end: NOW, timeZone: 'UTC' });
+  homeA = dirname(pathA);
+  dbA = new Database(pathA);
+  const copy = (name: string) => {
+    mkdirSync(join(dir, name));
+    const path = join(dir, name, 'hermetic.db');
+    dbA.exec(`VACUUM INTO '${path}'`);
+    return new Database(path);
+  };
+  dbB = copy('b');
+  const dbC = copy('c');
+  const store = dbA.prepare('SELECT store FROM stores').pluck().get() as string;
+  const unread = (db: Database.Database, spans: { sessions: number; from: number; to: number }[]) => {
+    db.prepare('UPDATE stores SET unread = ? WHERE store = ?').run(JSON.stringify(spans), store);
+    keepBackfillUnread(db);
+  };
+  // A: three sessions active only before a window (40 to 35 days back), two started after one (2 to 1 day back).
+  unread(dbA, [{ sessions: 3, from: NOW - 40 * DAY, to: NOW - 35 * DAY }, { sessions: 2, from: NOW - 2 * DAY, to: NOW - DAY }]);
+  // B, the same store path: five sessions 36 to 20 days back.
+  unread(dbB, [{ sessions: 5, from: NOW - 36 * DAY, to: NOW - 20 * DAY }]);
+  // C: a forwarder from before version 13 sends no row: its unread sessions are not known to the fleet.
+  unread(dbC, [{ sessions: 100, from: NOW - 30 * DAY, to: NOW }]);
+  dbC.exec('DELETE FROM backfill_unread');
+  // A repaired value in A, so the owner's report has that note too (decision 0092).
+  dbA.prepare("INSERT INTO row_issues (store, session_id, message_id, field, problem) VALUES (?, (SELECT MAX(session_id) FROM sessions), 0, 'ended_at', 'not a plausible time')").run(store);
+  dbC.close();
+  fleetUrl = pg.createDatabase();
+  fleetAUrl = pg.createDatabase();
+  await shipDatasets(fleetUrl, [[pathA, A], [dbB.name, B], [join(dir, 'c', 'hermetic.db'), C]]);
+  await shipDatasets(fleetAUrl, [[pathA, A]]);
+});
+after(() => {
+  if (tz === undefined) delete process.env.HERMETIC_TZ;
+  else process.env.HERMETIC_TZ = tz;
+  dbA.close();
+  dbB.close();
+  cleanup();
+});
+
+const added = (a: UnreadSpan | null, b: UnreadSpan | null): UnreadSpan | null => (a === null ? b : b === null ? a
+  : { sessions: a.sessions + b.sessions, stores: a.stores + b.stores, from: Math.min(a.from, b.from), to: Math.max(a.to, b.to) });
+
+const WINDOWS: Pick<ReportRequest, 'since' | 'until'>[] = [
+  {},
+  { since: NOW - 30 * DAY },
+  { until: NOW - 30 * DAY },
+  { since: NOW - 3 * DAY },
+  { since: NOW - 36 * DAY, until: NOW - 35.5 * DAY },
+  { since: NOW - 10 * DAY, until: NOW - 5 * DAY },
+];
+
+it('the fleet says what each machine\'s dataset says, added up: each machine\'s stores its own, an older machine adding nothing', async () => {
+  const dashboard = postgresSource(fleetUrl, new Zone('UTC'));
+  try {
+    for (const w of WINDOWS) {
+      const label = JSON.stringify(w);
+      const want = added(unreadIn(dbA, w), unreadIn(dbB, w));
+      assert.deepEqual(await readFleet(fleetUrl, (c, d) => fleetUnread(c, w, d)), want, `report ${label}`);
+      assert.deepEqual(await dashboard.unread(w), want, `dashboard ${label}`);
+    }
+    // The cases mean something: both machines, one, none.
+    assert.deepEqual(unreadIn(dbA, {}), { sessions: 5, stores: 1, from: NOW - 40 * DAY, to: NOW - DAY });
+    assert.deepEqual(await dashboard.unread({ since: NOW - 36 * DAY, until: NOW - 35.5 * DAY }), { sessions: 8, stores: 2, from: NOW - 40 * DAY, to: NOW - 20 * DAY });
+    assert.equal(await dashboard.unread({ since: NOW - 10 * DAY, until: NOW - 5 * DAY }), null);
+  } finally {
+    await dashboard.close();
+  }
+});
+
+/** `hermetic report` in this process over 40 days: its unread line and the repaired-values line, and what it said on stderr. */
+async function lines(source: string[]): Promise<{ said: string[]; err: string[] }> {
+  const { value, out, err } = await printed(() => reportCommand([...source, '--since', new Date((NOW - 40 * DAY) * 1000).toISOString()], { now: () => NOW * 1000, color: false, width: 1000 }));
+  assert.equal(value, 0);
+  const said = out.join('\n').split('\n').map((l) => l.trim().replace(/ +/g, ' ')).filter((l) => /are not counted: a backfill|is not counted: a backfill|changed or left out while forwarding/.test(l));
+  return { said, err };
+}
+
+it('report --from says the line report --home says: of one machine alone, and of the fleet added up', async () => {
+  const own = await lines(['--home', homeA]);
+  assert.equal(own.said.filter((l) => l.includes('backfill')).length, 1, own.said.join('\n'));
+  assert.match(own.said.find((l) => l.includes('backfill'))!, /^unread 5 sessions active /);
+  assert.deepEqual((await lines(['--from', fleetAUrl])).said, own.said, 'machine A alone on the fleet: the same lines');
+  const fleet = (await lines(['--from', fleetUrl])).said.find((l) => l.includes('backfill'));
+  assert.match(fleet!, /^unread 10 sessions active /, 'A\'s five and B\'s five; C sends nothing');
+});
+
+it('a fleet store from before version 7 does not know: no count, no line', async () => {
+  const url = pg.createDatabase();
+  await shipDatasets(url, [[dbA.name, A]]);
+  pg.psql('DROP TABLE hermetic.backfill_unread', url.split('/').pop()!);
+  assert.equal(await readFleet(url, (c, d) => fleetUnread(c, {}, d)), null);
+  const { said, err } = await lines(['--from', url]);
+  assert.deepEqual(said.filter((l) => l.includes('backfill')), []);
+  assert.deepEqual(err, []);
+});
+
+it('a reader role granted SELECT before later versions added tables: the report runs and names the GRANT, the session page says it; granted, the owner\'s lines', async () => {
+  const db = fleetAUrl.split('/').pop()!;
+  const role = `reader_${db}`;
+  // Granted on every table there was, then the tables fleet versions 2, 4 and 7 added taken back: as a role granted
+  // before them has it.
+  pg.psql(`CREATE ROLE ${role} LOGIN PASSWORD 'reader-pw'; GRANT USAGE ON SCHEMA hermetic TO ${role}; GRANT SELECT ON ALL TABLES IN SCHEMA hermetic TO ${role};
+    REVOKE ALL ON hermetic.delegations, hermetic.row_issues, hermetic.backfill_unread FROM ${role}`, db);
+  const asRole = fleetAUrl.replace(`${pg.user}:${pg.password}`, `${role}:reader-pw`);
+  const owner = await lines(['--from', fleetAUrl]);
+  assert.equal(owner.said.length, 2, `the owner's report has both notes: ${owner.said.join(' | ')}`);
+  const denied = await lines(['--from', asRole]);
+  assert.deepEqual(denied.said, [], 'the notes it may not read are left out, not said as none');
+  assert.equal(denied.err.length, 2, denied.err.join('\n'));
+  for (const table of ['row_issues', 'backfill_unread']) {
+    const line = denied.err.find((l) => l.includes(`fleet's ${table} table`));
+    assert.ok(line, `stderr names ${table}: ${denied.err.join('\n')}`);
+    assert.ok(line.includes(`GRANT SELECT ON "hermetic"."${table}" TO ${role}`), line);
+    assert.doesNotMatch(line, /permission denied|42501|at .*\.ts/);
+  }
+  // The dashboard: the overview's notes left out; a session page, whose delegations it may not read, says so.
+  const source = postgresSource(asRole, new Zone('UTC'));
+  try {
+    assert.equal(await source.unread({}), null);
+    assert.equal(await source.rowIssues({}), null);
+    assert.ok(Number((await source.report({})).totals.sessions) > 0, 'the figures are read');
+    const id = dbA.prepare('SELECT session_id FROM sessions LIMIT 1').pluck().get() as string;
+    await assert.rejects(source.session({ id, store: null, machine: A.machineId }, { page: 1, size: 50, from: null }), (e: unknown) => {
+      assert.ok(e instanceof HermeticError && e.code === 'HERMETIC_FLEET_SCHEMA', String(e));
+      assert.match(e.message, /may not read the fleet's delegations table/);
+      assert.ok(e.message.includes(`GRANT SELECT ON "hermetic"."delegations" TO ${role}`), e.message);
+      assert.doesNotMatch(e.message, /permission denied|42501/);
+      return true;
+    });
+  } finally {
+    await source.close();
+  }
+  // The GRANT it names, run by the owner: the role's report is the owner's.
+  for (const table of ['row_issues', 'backfill_unread', 'delegations']) pg.psql(`GRANT SELECT ON "hermetic"."${table}" TO ${role}`, db);
+  const granted = await lines(['--from', asRole]);
+  assert.deepEqual(granted, { said: owner.said, err: [] });
+  assert.deepEqual(await readFleet(asRole, (c, d) => fleetRowIssues(c, {}, d)), await readFleet(fleetAUrl, (c, d) => fleetRowIssues(c, {}, d)));
+});
