@@ -14,6 +14,7 @@ import { HermeticError } from '../../shared/errors.js';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { sharedPostgres, type PgCluster } from '../../shared/testing/postgres.js';
 import { printed } from '../../shared/testing/console.js';
+import { queryCommand } from '../cli/query.js';
 import { reportCommand } from '../cli/report.js';
 import { Zone } from '../ledger/zone.js';
 import { readFleet } from '../sinks/postgres/read.js';
@@ -178,9 +179,19 @@ it('a reader role granted SELECT before later versions added tables: the report 
   } finally {
     await source.close();
   }
+  // `query --from` naming a table the role may not read: the table and the GRANT, not the server's bare words.
+  const refused = (table: string) => (e: unknown) => {
+    assert.ok(e instanceof HermeticError && e.code === 'HERMETIC_FLEET_SCHEMA', String(e));
+    assert.ok(e.message.includes(`the fleet's ${table} table`) && e.message.includes(`GRANT SELECT ON "hermetic"."${table}" TO ${role}`), e.message);
+    return true;
+  };
+  await assert.rejects(printed(() => queryCommand(['--from', asRole, 'SELECT count(*) FROM row_issues'])), refused('row_issues'));
   // The GRANT it names, run by the owner: the role's report is the owner's.
   for (const table of ['row_issues', 'backfill_unread', 'delegations']) pg.psql(`GRANT SELECT ON "hermetic"."${table}" TO ${role}`, db);
   const granted = await lines(['--from', asRole]);
   assert.deepEqual(granted, { said: owner.said, err: [] });
   assert.deepEqual(await readFleet(asRole, (c, d) => fleetRowIssues(c, {}, d)), await readFleet(fleetAUrl, (c, d) => fleetRowIssues(c, {}, d)));
+  // A table every version has, taken back: the report cannot stand without it, and says which GRANT to run.
+  pg.psql(`REVOKE SELECT ON hermetic.usage_ledger FROM ${role}`, db);
+  await assert.rejects(printed(() => reportCommand(['--from', asRole, '--period', 'all'], { now: () => NOW * 1000, color: false, width: 200 })), refused('usage_ledger'));
 });

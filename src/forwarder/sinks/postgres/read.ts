@@ -25,7 +25,26 @@ function asHermetic(e: SinkError): HermeticError {
 
 /** A driver or server error met reading the fleet store at `target`, as the CLI prints it (password scrubbed). */
 export function fleetError(e: unknown, target: PostgresTarget): HermeticError {
-  return e instanceof HermeticError ? e : asHermetic(toSinkError(e, target.display, target.secrets, true));
+  return e instanceof HermeticError ? e : permissionDenied(e, target) ?? asHermetic(toSinkError(e, target.display, target.secrets, true));
+}
+
+/**
+ * PostgreSQL's refusal of a table or the schema to this role (42501), with what the schema's owner runs to grant it
+ * (decision 0102): the readers that know a table may be missing a grant ask first (report/fleet-table.ts); this is
+ * for the rest (a role granted nothing on a table, `query --from` naming one).
+ */
+export function permissionDenied(e: unknown, target: PostgresTarget): HermeticError | null {
+  const err = (e ?? {}) as { code?: unknown; message?: unknown };
+  if (err.code !== '42501') return null;
+  const said = typeof err.message === 'string' ? err.message : '';
+  const user = typeof target.config.user === 'string' && target.config.user !== '' ? target.config.user : null;
+  const role = user === null ? 'the role in the URL' : /^[a-z_][a-z0-9_$]*$/.test(user) ? user : q(user);
+  const table = /permission denied for (?:table|relation|view) "?([^"\s]+)"?/.exec(said)?.[1];
+  const grant = table !== undefined ? `GRANT SELECT ON ${q(target.schema)}.${q(table)} TO ${role}`
+    : /permission denied for schema/.test(said) ? `GRANT USAGE ON SCHEMA ${q(target.schema)} TO ${role}`
+      : `GRANT USAGE ON SCHEMA ${q(target.schema)} TO ${role}; GRANT SELECT ON ALL TABLES IN SCHEMA ${q(target.schema)} TO ${role}`;
+  const what = table !== undefined ? `the fleet's ${table} table` : 'the fleet\'s schema';
+  return new HermeticError('HERMETIC_FLEET_SCHEMA', `This role may not read ${what} (${target.display}); nothing was read. Have the schema's owner run: ${grant}; (and ALTER DEFAULT PRIVILEGES IN SCHEMA ${q(target.schema)} GRANT SELECT ON TABLES TO ${role}, for the tables later versions add).`);
 }
 
 /**
