@@ -285,16 +285,13 @@ function* batchesOf(all: Iterable<Row>, fetched: (n: number) => void): Generator
  * --json writes the values by the dataset's rules (queryJson): bytea in hex, infinities and NaN as text.
  */
 async function printFleet(url: string, sql: string, o: PrintOptions, say: Say, trace: QueryTrace): Promise<void> {
-  const { readFleet, fleetError, permissionDenied } = await import('../sinks/postgres/read.js');
+  const { readFleet, fleetError } = await import('../sinks/postgres/read.js');
   const { statementReader } = await import('../sinks/postgres/cursor.js');
   await readFleet(url, async (client, _dialect, target) => {
     const refused = (e: unknown) => {
       const code = (e as { code?: unknown }).code;
       if (code === '25006') return new HermeticError('HERMETIC_QUERY_READ_ONLY', 'hermetic query --from reads the fleet store in a read-only transaction; PostgreSQL refused this statement because it would write. Use a SELECT (or WITH … SELECT) statement.');
       if (code === '57014' || code === '55P03') return new HermeticError('HERMETIC_QUERY_CANCELLED', `PostgreSQL cancelled the query: ${(e as Error).message}.`);
-      // A table this role may not read: which, and the GRANT to run (decision 0102).
-      const denied = permissionDenied(e, target);
-      if (denied) return denied;
       if (typeof code === 'string' && /^(42|22|0A|21|2F|34|3F)/.test(code)) return new HermeticError('HERMETIC_QUERY_INVALID', `PostgreSQL cannot run this query: ${(e as Error).message}.`);
       return fleetError(e, target);
     };

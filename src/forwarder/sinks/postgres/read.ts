@@ -31,7 +31,8 @@ export function fleetError(e: unknown, target: PostgresTarget): HermeticError {
 /**
  * PostgreSQL's refusal of a table or the schema to this role (42501), with what the schema's owner runs to grant it
  * (decision 0102): the readers that know a table may be missing a grant ask first (report/fleet-table.ts); this is
- * for the rest (a role granted nothing on a table, `query --from` naming one).
+ * for the rest: a role granted nothing on a table every version has. (`query --from` keeps the server's words: the
+ * statement is the user's own, its tables anywhere.)
  */
 export function permissionDenied(e: unknown, target: PostgresTarget): HermeticError | null {
   const err = (e ?? {}) as { code?: unknown; message?: unknown };
