@@ -97,7 +97,7 @@ export const ERROR_CODES = {
   HERMETIC_FLEET_UNAVAILABLE: { status: 503, summary: 'The fleet store that report, query or web read with --from postgres://… could not be reached or is not answering (connection refused, an unknown host, a timeout, the server starting, shutting down or out of connections); nothing was read: try again when it answers. hermetic web checks it once at start and does not start without it.' },
   HERMETIC_FLEET_AUTH: { status: 500, summary: 'PostgreSQL refused the user name or password in the --from postgres://… URL of report, query or web (or its pg_hba.conf has no rule for this connection); nothing was read: fix the URL.' },
   HERMETIC_FLEET_NO_DATABASE: { status: 500, summary: 'The database named in the --from postgres://… URL of report, query or web does not exist; nothing was read: fix the URL.' },
-  HERMETIC_FLEET_SCHEMA: { status: 500, summary: 'The fleet store read with --from postgres://… has no Hermetic schema yet (no forwarder has shipped to it with --sink), or PostgreSQL refused to let this user read it; nothing was read.' },
+  HERMETIC_FLEET_SCHEMA: { status: 500, summary: 'The fleet store read with --from postgres://… has no Hermetic schema yet (no forwarder has shipped to it with --sink), or PostgreSQL refused to let this user read it or one of its tables (the message names the table and the GRANT the schema\'s owner runs); nothing was read.' },
   HERMETIC_FLEET_FAILED: { status: 500, summary: 'Reading the fleet store given with --from postgres://… failed for another reason the message gives (the server\'s own words are quoted); nothing was read.' },
 } as const;
 
