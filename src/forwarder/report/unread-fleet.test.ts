@@ -3,8 +3,9 @@
 // --from` and the dashboard's source exactly as `unreadIn` reads a dataset, the machines added up, each machine's
 // stores its own (A and B hold the same store path); a machine whose forwarder is older sends no row and adds nothing.
 // Then a reader role granted SELECT before the tables later fleet versions added (delegations, row_issues,
-// backfill_unread): the report still runs, leaves those notes out and says which GRANT to run; the dashboard's session
-// page says it instead of an empty list of delegations; once granted, the same lines as the owner's.
+// backfill_unread): the report still runs, leaves those notes out and says which GRANT to run; the dashboard's overview
+// names them (`withheld`) and its session page says it instead of an empty list of delegations; once granted, the same
+// lines as the owner's.
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
@@ -22,6 +23,7 @@ import { generatedDataset, shipDatasets } from '../sinks/postgres/testing/fleet.
 import type { Origin } from '../sinks/remote/contract.js';
 import { keepBackfillUnread } from '../sinks/sqlite/backfill-unread.js';
 import { postgresSource } from '../web/data/postgres.js';
+import { startWebServer } from '../web/server.js';
 import { fleetUnread, unreadIn, type UnreadSpan } from './unread.js';
 import { fleetRowIssues } from './row-issues.js';
 import type { ReportRequest } from './query.js';
@@ -179,6 +181,27 @@ it('a reader role granted SELECT before later versions added tables: the report 
   } finally {
     await source.close();
   }
+  // The overview over HTTP says which notes it left out, with their GRANT; the owner's has no such key.
+  const overview = async (url: string) => {
+    const source = postgresSource(url, new Zone('UTC'));
+    const server = await startWebServer({ source, port: 0, now: () => NOW * 1000, onError: (e) => { throw e; } });
+    try {
+      const res = await fetch(new URL('/api/overview?period=all', server.url));
+      assert.equal(res.status, 200);
+      return await res.json() as { withheld?: { table: string; grant: string }[]; row_issues: unknown; unread: unknown };
+    } finally {
+      await server.close();
+      await source.close();
+    }
+  };
+  const mine = await overview(asRole);
+  assert.deepEqual(mine.withheld?.map((w) => w.table), ['row_issues', 'backfill_unread']);
+  for (const w of mine.withheld!) assert.ok(w.grant.startsWith(`GRANT SELECT ON "hermetic"."${w.table}" TO ${role};`), w.grant);
+  assert.deepEqual([mine.row_issues, mine.unread], [null, null]);
+  const owners = await overview(fleetAUrl);
+  assert.equal(owners.withheld, undefined);
+  assert.notEqual(owners.row_issues, null);
+  assert.notEqual(owners.unread, null);
   const refused = (table: string) => (e: unknown) => {
     assert.ok(e instanceof HermeticError && e.code === 'HERMETIC_FLEET_SCHEMA', String(e));
     assert.ok(e.message.includes(`the fleet's ${table} table`) && e.message.includes(`GRANT SELECT ON "hermetic"."${table}" TO ${role}`), e.message);

@@ -212,6 +212,20 @@ describe('the fleet\'s page in Chromium', () => {
       assert.equal(await page.$$eval('.error, [role="alert"]', (els) => els.map((e) => e.textContent).filter((t) => t && /Two machines/.test(t)).length), 0);
     });
   });
+
+  it('a reader role granted SELECT before row_issues and backfill_unread were added: the overview says which notes it left out and the GRANT (decision 0102)', async () => {
+    const db = twinUrl.split('/').pop()!;
+    const role = `reader_${db}`;
+    pg.psql(`CREATE ROLE ${role} LOGIN PASSWORD 'reader-pw'; GRANT USAGE ON SCHEMA hermetic TO ${role}; GRANT SELECT ON ALL TABLES IN SCHEMA hermetic TO ${role};
+      REVOKE ALL ON hermetic.row_issues, hermetic.backfill_unread FROM ${role}`, db);
+    const asRole = twinUrl.replace(`${pg.user}:${pg.password}`, `${role}:reader-pw`);
+    await inBrowser(postgresSource(asRole, ZONE), '/?period=all', async (page) => {
+      const notes = await page.$$eval('[data-figure="withheld"]', (els) => els.map((e) => [(e as HTMLElement).dataset.value, e.textContent]));
+      assert.deepEqual(notes.map(([table]) => table), ['row_issues', 'backfill_unread']);
+      for (const [table, text] of notes) assert.ok(text!.includes(`GRANT SELECT ON "hermetic"."${table}" TO ${role};`), text!);
+      assert.equal(await page.$$eval('[data-figure="row_issues"]', (els) => els.length), 0);
+    });
+  });
 });
 
 describe('refusals', () => {

@@ -17,6 +17,9 @@ import { ATTRIBUTES_CAP, FIELD_CAP, cutText, LIST_ROWS, PAGE_BYTES, TEXT_CAP, TI
 import type { DelegationRow, MessageText, SessionKey, SessionRow, SessionView, SlowCall, TextField, TranscriptPage, UsageSource } from './source.js';
 import type { FleetReader } from '../../sinks/postgres/read.js';
 
+/** The tables of the overview's notes that a later fleet version added (decision 0102). */
+const OVERVIEW_NOTES = ['row_issues', 'backfill_unread'] as const;
+
 /** Connections for the page's requests, which it sends side by side. */
 const CONNECTIONS = 4;
 
@@ -189,6 +192,15 @@ export function postgresSource(url: string, zone: Zone): UsageSource {
     // What each machine's windowed backfills left unread, added up (decision 0102); null on a fleet that does not keep
     // it, or for a role that may not read it.
     unread: (request) => fleet.read((c, d) => fleetUnread(c, request, d)),
+    // The overview's notes this role may not read (their tables a later fleet version added): said with their GRANT.
+    withheld: () => fleet.read(async (c, _d, target) => {
+      const out: { table: string; grant: string }[] = [];
+      for (const table of OVERVIEW_NOTES) {
+        const t = await fleetTable(c, target.schema, table);
+        if (t.state === 'denied') out.push({ table, grant: t.grant });
+      }
+      return out;
+    }),
     close: () => fleet.close(),
   };
 }

@@ -169,5 +169,10 @@ export interface UsageSource {
   uncosted(request: ReportRequest): Promise<number>;
   /** Sessions a windowed backfill left unread that reach into the request's window; null when none, or where that is not kept (a fleet store before version 7). */
   unread(request: ReportRequest): Promise<UnreadSpan | null>;
+  /**
+   * Tables whose notes the overview leaves out because this role may not read them, with the GRANT the schema's owner
+   * runs (the fleet store only; decision 0102). Absent or empty: every note it keeps is read.
+   */
+  withheld?(): Promise<{ table: string; grant: string }[]>;
   close(): Promise<void>;
 }

@@ -53,6 +53,15 @@ function unread(u) {
     `${count(u.sessions)} ${one ? 'session' : 'sessions'} active ${days} ${one ? 'is' : 'are'} not counted: a backfill's window (--since/--until) left ${one ? 'it' : 'them'} unread (hermetic forward, or a backfill without a window, reads ${one ? 'it' : 'them'}).`);
 }
 
+/** What each note the role may not read leaves out (the fleet store; decision 0102). */
+const WITHHELD = { row_issues: 'the values the forwarders repaired are not counted', backfill_unread: 'the sessions windowed backfills left unread are not said' };
+
+/** Notes left out because this role may not read their table, each with the GRANT that gives it. */
+function withheld(list) {
+  return (list ?? []).map((w) => h('p', { class: 'notice withheld', dataset: { figure: 'withheld', value: w.table } },
+    `This role may not read the fleet's ${w.table} table, so ${WITHHELD[w.table] ?? 'its note is left out'} here. Have the schema's owner run: ${w.grant};`));
+}
+
 /** Models drawn in the daily chart before the rest are stacked as one. */
 const CHART_MODELS = 8;
 
@@ -168,6 +177,7 @@ export async function overview(state, options) {
     totalsCards(o),
     uncosted(o.uncosted, o.totals.sessions),
     repaired(o.row_issues),
+    ...withheld(o.withheld),
     h('div', { class: 'grid two' }, dailyChart(daily), tokensChart(o.totals)),
     topSessions(sessions, state),
     h('h2', {}, 'Breakdowns'),
