@@ -217,4 +217,11 @@ it('a reader role granted SELECT before later versions added tables: the report 
   // A table every version has, taken back: the report cannot stand without it, and says which GRANT to run.
   pg.psql(`REVOKE SELECT ON hermetic.usage_ledger FROM ${role}`, db);
   await assert.rejects(printed(() => reportCommand(['--from', asRole, '--period', 'all'], { now: () => NOW * 1000, color: false, width: 200 })), refused('usage_ledger'));
+  // No USAGE on the schema: the GRANT that gives it.
+  pg.psql(`REVOKE USAGE ON SCHEMA hermetic FROM ${role}`, db);
+  await assert.rejects(printed(() => reportCommand(['--from', asRole, '--period', 'all'], { now: () => NOW * 1000, color: false, width: 200 })), (e: unknown) => {
+    assert.ok(e instanceof HermeticError && e.code === 'HERMETIC_FLEET_SCHEMA', String(e));
+    assert.ok(e.message.includes(`GRANT USAGE ON SCHEMA "hermetic" TO ${role}`), e.message);
+    return true;
+  });
 });
