@@ -12,7 +12,7 @@ import { removeSink, sinkRow } from './changelog.js';
 import type { Origin } from './contract.js';
 import { DeltaReader } from './deltas.js';
 import { createRemoteSink } from './registry.js';
-import { createWorld, expectedRows, heldRows, SECRET, type World } from './testing/world.js';
+import { createWorld, expectedRows, heldRows, SECRET, T0, type World } from './testing/world.js';
 
 export interface ConformanceTarget {
   /** A fresh, empty destination's URL (`postgres://…/db_17`, `sqlite:///tmp/x/copy.db`); the registry makes the sink. */
@@ -126,7 +126,11 @@ export function remoteSinkConformance(name: string, options: ConformanceOptions)
     // In the log: a batch of changes is at the destination, the cursor is before it.
     world.w.appendMessages(world.sessions.main, [{ role: 'user', content: 'after the crash' }, { role: 'assistant', content: 'still here', finish_reason: 'stop' }]);
     world.w.appendMessages(world.sessions.second, [{ role: 'user', content: 'more' }]);
-    world.tick();
+    // A windowed backfill that reads the main session and leaves the second (started after the window) unread: its
+    // count travels in the same log (backfill_unread, decision 0102).
+    for (const r of world.forwarder.backfill({ until: T0 + 10 })) assert.equal(r.error, null, `the backfill failed: ${r.error?.message}`);
+    const unread = JSON.parse(world.dataset.prepare("SELECT stores FROM backfill_unread WHERE scope = 'stores'").pluck().get() as string) as { sessions: number }[][];
+    assert.deepEqual(unread.map((spans) => spans.map((u) => u.sessions)), [[1]], 'the second session left unread');
     const acked = sinkRow(world.dataset, (await createRemoteSink(target.url, { home: world.home, cwd: world.dir })).id)!.acked_seq;
     await crashAfterWrite(world, target.url, 3, options.shipChild);
     assert.equal(sinkRow(world.dataset, (await createRemoteSink(target.url, { home: world.home, cwd: world.dir })).id)!.acked_seq, acked, 'the local cursor did not move');
