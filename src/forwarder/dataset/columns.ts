@@ -315,7 +315,7 @@ export const BACKFILL_UNREAD: DatasetTable = {
   name: 'backfill_unread',
   internal: true,
   since: 13,
-  doc: 'The sessions windowed backfills left unread, over every store, so the fleet store knows them too (decision 0102): one row, kept from `stores.unread` by triggers on `stores`, shipped to remote sinks. Only the numbers leave: no store path, no id.',
+  doc: 'The sessions windowed backfills left unread, over every store, so the fleet store knows them too (decision 0102): one row, kept from `stores.unread` by the sink in the transaction that writes a store\'s row (only when it changes), shipped to remote sinks. Only the numbers leave: no store path, no id.',
   primaryKey: ['scope'],
   columns: [
     c('scope', 'TEXT', 'Always `stores` (the dataset\'s stores together): one row per dataset, and so one per machine in the fleet store.', true),

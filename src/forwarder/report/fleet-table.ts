@@ -29,4 +29,3 @@ export async function fleetTable(client: pg.PoolClient, schema: string, table: s
 export function tableDenied(table: string, what: string, grant: string, display: string): HermeticError {
   return new HermeticError('HERMETIC_FLEET_SCHEMA', `This role may not read the fleet's ${table} table (${display}), so ${what} cannot be shown: a newer Hermetic added the table after the role was granted SELECT on the others. Have the schema's owner run: ${grant};`);
 }
-

@@ -5,6 +5,7 @@
 import type pg from 'pg';
 import { HermeticError, type ErrorCode } from '../../../shared/errors.js';
 import { postgresDialect } from '../../report/dialect.js';
+import { fleetTable } from '../../report/fleet-table.js';
 import { SinkError } from '../remote/contract.js';
 import { toSinkError } from './errors.js';
 import { createPool } from './pool.js';
@@ -49,15 +50,6 @@ export function permissionDenied(e: unknown, target: PostgresTarget): HermeticEr
   return new HermeticError('HERMETIC_FLEET_SCHEMA', `This role may not read ${what} (${target.display}); nothing was read. Have the schema's owner run: ${grant}; (and ALTER DEFAULT PRIVILEGES IN SCHEMA ${q(target.schema)} GRANT SELECT ON TABLES TO ${role}, for the tables later versions add).`);
 }
 
-/**
- * Whether the fleet store's `schema` has `table` (one a later fleet schema version added may not be there yet); with
- * `readable`, also whether this role may read it (a table a later version added gets no grant by itself).
- */
-export async function fleetHas(client: pg.PoolClient, schema: string, table: string, how: { readable?: boolean } = {}): Promise<boolean> {
-  const check = how.readable ? "to_regclass($1) IS NOT NULL AND has_table_privilege(to_regclass($1), 'SELECT')" : 'to_regclass($1) IS NOT NULL';
-  return (await client.query(`SELECT ${check} AS ok`, [`${q(schema)}.${q(table)}`])).rows[0].ok === true;
-}
-
 type FleetFn<T> = (client: pg.PoolClient, dialect: ReturnType<typeof postgresDialect>, target: PostgresTarget) => Promise<T>;
 
 export interface FleetReader {
@@ -100,7 +92,7 @@ export function openFleet(url: string, connections = 1): FleetReader {
       try {
         await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY').catch((e) => { throw fail(e); });
         if (options.requireSchema !== false) {
-          if (!(await fleetHas(client, target.schema, 'usage_ledger').catch((e) => { throw fail(e); }))) {
+          if ((await fleetTable(client, target.schema, 'usage_ledger').catch((e) => { throw fail(e); })).state === 'absent') {
             throw new HermeticError('HERMETIC_FLEET_SCHEMA', `The fleet store ${target.display} has no "${target.schema}" schema with Hermetic's tables yet: run a forwarder with --sink ${target.display} first (or give ?schema=NAME).`);
           }
         }

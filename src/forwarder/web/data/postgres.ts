@@ -10,7 +10,7 @@ import { runPostgres } from '../../report/postgres.js';
 import { planUncosted } from '../../report/uncosted.js';
 import { fleetRowIssues } from '../../report/row-issues.js';
 import { Zone } from '../../ledger/zone.js';
-import { fleetHas, fleetTable, openFleet, tableDenied } from '../../sinks/postgres/read.js';
+import { fleetTable, openFleet, tableDenied } from '../../sinks/postgres/read.js';
 import { fleetUnread } from '../../report/unread.js';
 import type { PostgresTarget } from '../../sinks/postgres/url.js';
 import { ATTRIBUTES_CAP, FIELD_CAP, cutText, LIST_ROWS, PAGE_BYTES, TEXT_CAP, TITLE_CAP, callsSql, delegationRow, delegationsSql, linkColumnsSql, linkRow, messageColumns, message, noMessage, noSessionText, noText, PageBudget, sessionColumnsSql, sessionDetail, sessionTextSql, slowestKeptSql, slowestSql, textSql, transcriptPages, twoStores, unknownParent, type RawCall, type RawMessage } from './rows.js';
@@ -182,7 +182,7 @@ export function postgresSource(url: string, zone: Zone): UsageSource {
     // or a role given SELECT on the tables there were before it, groups the parts.
     slowestCalls: (request: ReportRequest, limit: number) => fleet.read(async (c, d, target) => {
       const { tools, params } = reportCondition(request, d);
-      const { sql, values } = d.bind((await fleetHas(c, target.schema, 'tool_calls', { readable: true }) ? slowestKeptSql : slowestSql)(request, tools, limit, true), params);
+      const { sql, values } = d.bind(((await fleetTable(c, target.schema, 'tool_calls')).state === 'readable' ? slowestKeptSql : slowestSql)(request, tools, limit, true), params);
       return ((await c.query(sql, values as unknown[])).rows as Record<string, unknown>[]).map((r) => ({ ...r, started_at: Number(r.started_at), seconds: Number(r.seconds) })) as SlowCall[];
     }),
     // The same count as on the dataset, each machine's sessions its own (decision 0090).
