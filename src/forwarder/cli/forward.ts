@@ -145,7 +145,6 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
       // Idle and error states are said once per change, not every tick.
       const state = r.error ? `${r.error.code}:${r.error.message}` : r.warning ? `warn:${r.warning}` : 'ok';
       if (said.get(r.store) !== state) {
-        // Only the loop waits for a missing store; --once has read what was there and ends.
         // The loop waits for a missing store; --once says it read nothing there, as backfill does.
         if (r.error) say(`hermetic: ${r.error.message}${missing.has(r.store) ? (once ? '; nothing was read' : '; waiting for it to appear') : ''} [${r.error.code}]`);
         else if (r.warning) say(`hermetic: warning: ${r.warning}`);
