@@ -71,6 +71,8 @@ export const EDIT_CHECK_ROWS = 20_000;
 
 /** How often a forwarder applies the usage policy's changes to what it forwarded (spec forwarding §4: within 5 s). */
 const POLICY_MOVES_EVERY_MS = 4000;
+/** A clock set back by more than this between two passes makes them forget the times they remember (below). */
+const CLOCK_BACK_MS = 60_000;
 
 export interface PassOptions {
   since?: number | undefined;
@@ -261,7 +263,22 @@ export function createForwarder(input: ForwarderOptions = {}): Forwarder {
     if (policySeen !== null && v !== policySeen) policy.invalidate();
     policySeen = v;
   };
+  // The clock set back (NTP stepping a clock that ran ahead, a VM resumed): the times the passes remember are in the
+  // future, and each pace measured from them (the heartbeat, the looks for edits, the policy's moves) would wait for
+  // the clock to catch up, a day for a day. They start again from now; the sessions owed a look are due now.
+  let lastPassAt = -Infinity;
+  const clockWentBack = () => {
+    const t = now();
+    if (t < lastPassAt - CLOCK_BACK_MS) {
+      heartbeats.clear();
+      checkedAt.clear();
+      for (const due of owed.values()) for (const id of due.keys()) due.set(id, t / 1000);
+      movesAt = -Infinity;
+    }
+    lastPassAt = t;
+  };
   const passOnce = (origin: 'backfill' | 'forward', o: PassOptions = {}) => {
+    clockWentBack();
     policyAfterOthers();
     // A usage-policy list that cannot be read stops the pass before any store (fail closed), also with nothing to judge.
     policy.checkList();
@@ -277,6 +294,7 @@ export function createForwarder(input: ForwarderOptions = {}): Forwarder {
     return said(out, notice);
   };
   const passOnceAsync = async (origin: 'backfill' | 'forward', o: PassOptions = {}) => {
+    clockWentBack();
     policyAfterOthers();
     policy.checkList();
     const notice = replacedNotice();

@@ -5,6 +5,7 @@ import type { StoreFacts, SessionMark, StoreReader } from '../reader/index.js';
 import { REMOVED, type Cursors } from '../sinks/sink.js';
 import { standingFingerprint } from './cursor-marks.js';
 import { findEdits, NO_EDITS, type EditChecks, type EditsFound } from './edits.js';
+import { stillWaiting } from './quarantine.js';
 
 export interface PassPlan {
   facts: StoreFacts;
@@ -135,7 +136,7 @@ export function planPass(reader: StoreReader, cursors: Cursors, options: PlanOpt
       return false;
     }
     const q = cursors.quarantine.get(m.id);
-    if (q && q.retryAt > options.now) {
+    if (q && stillWaiting(q.retryAt, options.now)) {
       plan.waiting++;
       return false;
     }
@@ -167,7 +168,7 @@ export function planPass(reader: StoreReader, cursors: Cursors, options: PlanOpt
     // Sessions whose rows Hermes may have edited in place, as far as the window reaches (a session outside it is
     // not the pass's to touch); those found edited join the sessions to read, read whole.
     const inWindow = (m: SessionMark) => !w || ((w.since === undefined || m.activity >= w.since) && (w.until === undefined || m.started <= w.until));
-    const waiting = (m: SessionMark) => (cursors.quarantine.get(m.id)?.retryAt ?? 0) > options.now;
+    const waiting = (m: SessionMark) => stillWaiting(cursors.quarantine.get(m.id)?.retryAt ?? 0, options.now);
     plan.edits = findEdits(reader, marks.filter((m) => inWindow(m) && !waiting(m)), cursors, options.checks, options.now);
     const reading = new Set(todo.map((m) => m.id));
     const edited = marks.filter((m) => plan.edits.edited.has(m.id) && !reading.has(m.id));

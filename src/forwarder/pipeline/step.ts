@@ -22,7 +22,7 @@ import { SessionFeed } from './feed.js';
 import { planPass, type PassPlan } from './plan.js';
 import { CHUNK_ROWS, type Prior } from './read-session.js';
 import { judge, stillIgnored } from './project.js';
-import { backoffSeconds } from './quarantine.js';
+import { backoffSeconds, stillWaiting } from './quarantine.js';
 import type { ReadWorkerMode } from './read-mode.js';
 import { countSession, countWritten, emptyResult, type StepResult } from './result.js';
 import { batchCommitter, writeIsolated } from './write.js';
@@ -206,7 +206,7 @@ function unignored(cursors: Cursors, policy: PolicyResolver): boolean {
  */
 function idle(ref: StoreRef, options: StepOptions, cursors: Cursors, stamp: string, result: StepResult, commit: (b: Batch) => Written): boolean {
   const now = options.now();
-  const due = [...cursors.quarantine.values()].some((q) => q.retryAt <= now) || [...(options.owed?.get(ref.path)?.values() ?? [])].some((t) => t <= now)
+  const due = [...cursors.quarantine.values()].some((q) => !stillWaiting(q.retryAt, now)) || [...(options.owed?.get(ref.path)?.values() ?? [])].some((t) => t <= now)
     || unignored(cursors, options.policy);
   if (due || cursors.identity === null || options.stamps!.get(ref.path) !== stamp) return false;
   result.sessionsUnchanged = [...cursors.sessions.values()].filter((c) => c.fingerprint !== REMOVED).length;

@@ -290,6 +290,22 @@ test('a receiver that asks to be left alone (429 with Retry-After) is not sent t
   }
 });
 
+test('a clock set back while a sink waits for its retry: it is tried again now, not when the clock catches up', async () => {
+  const world = createWorld();
+  const receiver = await startReceiver();
+  try {
+    const clock = { ms: 1_800_000_000_000 };
+    const shipper = await world.shipper([receiver.sinkUrl()], { now: () => clock.ms, random: () => 0, backoff: { baseMs: 1000, maxMs: 8000 } });
+    receiver.plan({ status: 429, headers: { 'retry-after': '120' } });
+    assert.equal((await shipper.shipAll())[0]!.state, 'retrying');
+    clock.ms -= 86_400_000;
+    assert.equal((await shipper.shipAll())[0]!.state, 'caught-up');
+  } finally {
+    await receiver.close();
+    await world.cleanup();
+  }
+});
+
 test('one slow sink holds neither the local write nor another sink back', async () => {
   const world = createWorld();
   try {

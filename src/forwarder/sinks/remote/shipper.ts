@@ -186,7 +186,9 @@ export class Shipper {
   async #pass(s: SinkState): Promise<ShipResult> {
     const counts = { batches: 0, skipped: 0, rows: 0 };
     if (s.stopped) return this.#result(s, 'stopped', counts, s.stopped);
-    if (this.#now() < s.retryAtMs) return this.#result(s, 'waiting', counts);
+    // A retry time further ahead than any wait this shipper sets was set by a clock since set back: tried now.
+    const wait = s.retryAtMs - this.#now();
+    if (wait > 0 && wait <= Math.max(RETRY_AFTER_MAX_MS, this.#backoff.maxMs)) return this.#result(s, 'waiting', counts);
     const redact = s.sink.leavesMachine && this.#redact(s.sink);
     try {
       // A sink given for the first time is registered once it opened, or failed in a way worth retrying: a URL the

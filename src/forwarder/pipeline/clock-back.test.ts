@@ -1,0 +1,83 @@
+// The machine's clock set back under a running forward (NTP stepping a clock that ran ahead, a VM resumed, a person
+// fixing the date): what a pass remembers as times — when it last said it was alive, last looked for edits, last
+// applied the usage policy, and when a failed session is retried — must not make it wait for the clock to catch up.
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { copyFixture, tempDir } from '../../state-db/testing/fixtures.js';
+import type { Batch, Sink } from '../sinks/sink.js';
+import { SqliteSink } from '../sinks/sqlite/sink.js';
+import { forwarderRig, hermesStore } from '../testing/index.js';
+
+const DAY_MS = 86_400_000;
+
+test('the clock set back a day: the heartbeat, the usage policy\'s moves and the look for edits go on at their pace', () => {
+  const T = 1_800_000_000;
+  let clock = T * 1000;
+  const { dir, cleanup, path, w } = hermesStore('hermetic-clock-back-', 'clock', () => clock / 1000 - 30);
+  const s = w.createSession({ source: 'telegram' });
+  const [, reply] = w.appendMessages(s, [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello', finish_reason: 'stop' }]);
+  const rig = forwarderRig([path], { dir, now: () => clock, readWorker: 'off' });
+  const lastTick = () => rig.query<{ last_tick_at: number }>('SELECT last_tick_at FROM stores')[0]!.last_tick_at;
+  const policy = () => rig.query<{ policy: string }>('SELECT policy FROM sessions')[0]!.policy;
+  try {
+    assert.equal(rig.forwarder.forwardOnce()[0]!.sessionsWritten, 1);
+    // A reaction a minute later is found by the look for edits (the pace this test then expects after the clock moved).
+    w.setMessageReaction(reply!, '👍');
+    clock += 61_000;
+    assert.equal(rig.forwarder.forwardOnce()[0]!.sessionsEdited, 1);
+    assert.equal(lastTick(), T + 61);
+
+    // The clock goes back a day; the channel's folder becomes local-only; nothing commits to the store.
+    clock -= DAY_MS;
+    const channel = join(dir, 'hermes', 'channels', 'telegram');
+    mkdirSync(channel, { recursive: true });
+    writeFileSync(join(channel, '.hypignore'), 'local-only\n');
+    clock += 61_000;
+    const [idle] = rig.forwarder.forwardOnce();
+    assert.deepEqual([idle!.read, idle!.error], [null, null], 'an idle tick');
+    assert.equal(lastTick(), clock / 1000, 'the heartbeat said now, not a day later');
+    assert.equal(policy(), 'local-only', 'the policy move made now, not a day later');
+
+    // Another reaction: seen on the next look, a minute after the last (by the clock as it is now).
+    w.setMessageReaction(reply!, '🎉');
+    clock += 61_000;
+    assert.equal(rig.forwarder.forwardOnce()[0]!.sessionsEdited, 1, 'the edit seen now, not a day later');
+  } finally {
+    rig.cleanup();
+    cleanup();
+  }
+});
+
+test('the clock set back a day: a quarantined session is retried after its backoff, not a day later', () => {
+  const { dir, cleanup } = tempDir('hermetic-clock-back-q-');
+  const path = copyFixture('basic', dir);
+  const home = join(dir, 'home');
+  const real = SqliteSink.open(home);
+  const bad = '20260528_214744_414d27';
+  let failing = true;
+  const sink: Sink = {
+    write(batch: Batch) {
+      if (failing && batch.writes.some((x) => x.sessionId === bad)) throw Object.assign(new Error('disk says no to this one'), { code: 'SQLITE_CONSTRAINT_CHECK' });
+      return real.write(batch);
+    },
+    cursors: (s) => real.cursors(s),
+    dataVersion: () => real.dataVersion(),
+    close: () => real.close(),
+  };
+  let now = 1_800_000_000_000;
+  const rig = forwarderRig([path], { dir, home, sink, now: () => now, readWorker: 'off' });
+  try {
+    assert.equal(rig.forwarder.backfill()[0]!.sessionsQuarantined, 1);
+    failing = false;
+    now -= DAY_MS;
+    now += 40_000;
+    const [r] = rig.forwarder.forwardOnce();
+    assert.deepEqual([r!.sessionsWaiting, r!.sessionsWritten], [0, 1], 'retried once its 30 s backoff passed');
+    assert.equal(rig.query<{ n: number }>('SELECT COUNT(*) AS n FROM quarantine')[0]!.n, 0);
+  } finally {
+    rig.cleanup();
+    cleanup();
+  }
+});
