@@ -1,7 +1,7 @@
 // Where Hermes keeps its stores (spec state-db §2, forwarding §6.1 item 11, §6.4 item 28; checklist §5.3 #29):
 // the default home, HERMES_HOME, every profile, explicit paths, and the PostgreSQL backend detected.
 import assert from 'node:assert/strict';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { tempDir } from '../../state-db/testing/fixtures.js';
@@ -164,4 +164,41 @@ test('the homes searched are HERMES_HOME (when set), then ~/.hermes, each once, 
   mkdirSync(join(home, '.hermes'));
   symlinkSync(join(home, '.hermes'), join(home, 'link'));
   assert.deepEqual(storeRoots({ home, hermesHome: join(home, 'link') }), [join(home, 'link')], 'a link to ~/.hermes is that home');
+}));
+
+// A Hermes home whose folders a person (or a backup tool) made unreadable under a running forward (decision 0101).
+// Root reads every folder, so these run as another user only.
+const asRoot = process.getuid?.() === 0 ? 'root reads every folder' : false;
+
+test('a profiles folder that cannot be listed is said on the home\'s store, not thrown; its profiles come back once it can', { skip: asRoot }, withHome((home) => {
+  const root = join(home, '.hermes');
+  touch(join(root, 'state.db'));
+  touch(join(root, 'profiles', 'work', 'state.db'));
+  chmodSync(join(root, 'profiles'), 0o000);
+  try {
+    const refs = discoverStores({ home });
+    assert.deepEqual(refs.map((r) => [r.profile, r.exists]), [['default', true]]);
+    assert.equal(refs[0]!.warning, `${join(root, 'profiles')} cannot be listed (permission denied): the profiles in it are not read`);
+  } finally {
+    chmodSync(join(root, 'profiles'), 0o755);
+  }
+  assert.deepEqual(discoverStores({ home }).map((r) => [r.profile, r.exists, r.warning]), [['default', true, null], ['work', true, null]]);
+}));
+
+test('a store behind a folder that cannot be entered is said as permission denied, not as missing', { skip: asRoot }, withHome((home) => {
+  const root = join(home, '.hermes');
+  touch(join(root, 'state.db'));
+  touch(join(root, 'profiles', 'work', 'state.db'));
+  chmodSync(join(root, 'profiles', 'work'), 0o000);
+  chmodSync(root, 0o600);
+  try {
+    const refs = discoverStores({ home });
+    const problem = (dir: string) => ({ code: 'HERMETIC_READER_OPEN', message: `${join(dir, 'state.db')} cannot be reached: permission denied on ${dir} or a folder above it` });
+    assert.deepEqual(refs.map((r) => [r.profile, r.exists, r.problem]), [['default', false, problem(root)]]);
+    chmodSync(root, 0o755);
+    assert.deepEqual(discoverStores({ home }).map((r) => [r.profile, r.exists, r.problem]), [['default', true, undefined], ['work', false, problem(join(root, 'profiles', 'work'))]]);
+  } finally {
+    chmodSync(root, 0o755);
+    chmodSync(join(root, 'profiles', 'work'), 0o755);
+  }
 }));

@@ -54,6 +54,8 @@ export interface DiscoverOptions {
 
 const isFile = (p: string) => { try { return statSync(p).isFile(); } catch { return false; } };
 const isDir = (p: string) => { try { return statSync(p).isDirectory(); } catch { return false; } };
+/** Why a path cannot be looked at (`ENOENT`, `EACCES`, …), or null when it can. */
+const errorCode = (p: string): string | null => { try { statSync(p); return null; } catch (e) { return (e as NodeJS.ErrnoException).code ?? 'EIO'; } };
 
 /** The backend a Hermes home's config.yaml selects (`database.backend`), read with a YAML parser. */
 export function backendOf(hermesHome: string): { backend: 'sqlite' | 'postgres'; warning: string | null; database: Record<string, unknown> } {
@@ -75,7 +77,15 @@ export function backendOf(hermesHome: string): { backend: 'sqlite' | 'postgres';
 function ref(path: string, profile: string, options: Pick<DiscoverOptions, 'env' | 'home'>): StoreRef {
   const hermesHome = dirname(path);
   const { backend, warning, database } = backendOf(hermesHome);
-  if (backend === 'sqlite') return { path, profile, hermesHome, backend, warning, ...storeFile(path) };
+  if (backend === 'sqlite') {
+    const { exists, absent, unreachable } = storeFile(path);
+    // A folder on the way that cannot be entered (its mode changed under a running forward) hides the store: said as
+    // that, not as a store that does not exist and is waited for.
+    if (unreachable) {
+      return { path, profile, hermesHome, backend, warning, exists, problem: { code: 'HERMETIC_READER_OPEN', message: `${path} cannot be reached: permission denied on ${dirname(path)} or a folder above it` } };
+    }
+    return { path, profile, hermesHome, backend, warning, exists, absent };
+  }
   try {
     const source = pgSource({ hermesHome, database, env: options.env ?? process.env, userHome: options.home });
     return { path: source.identity, profile, hermesHome, backend, warning: null, exists: true, source };
@@ -90,13 +100,14 @@ function ref(path: string, profile: string, options: Pick<DiscoverOptions, 'env'
  * missing, or something other than a file (a folder named state.db, a device) is there.
  * @example const { exists, absent } = storeFile(path); if (!exists) say(`${path} ${absent}`);
  */
-export function storeFile(path: string): Pick<StoreRef, 'exists' | 'absent'> {
+export function storeFile(path: string): Pick<StoreRef, 'exists' | 'absent'> & { unreachable?: true } {
   try {
     const st = statSync(path);
     if (st.isFile()) return { exists: true };
     return { exists: false, absent: st.isDirectory() ? 'is a folder, not the store file Hermes writes' : 'is not a regular file, so not a store Hermes writes' };
-  } catch {
-    return { exists: false, absent: 'does not exist' };
+  } catch (e) {
+    // `unreachable`: a folder on the way may not be entered (EACCES), so whether the store is there cannot be told.
+    return (e as NodeJS.ErrnoException).code === 'EACCES' ? { exists: false, absent: 'does not exist', unreachable: true } : { exists: false, absent: 'does not exist' };
   }
 }
 
@@ -182,10 +193,24 @@ export function discoverStores(options: DiscoverOptions): StoreRef[] {
     if (main.exists || main.backend === 'postgres' || isDir(root)) out.push(main);
     const profiles = join(root, 'profiles');
     if (!isDir(profiles)) continue;
-    for (const name of readdirSync(profiles).sort()) {
+    let names: string[];
+    try {
+      names = readdirSync(profiles).sort();
+    } catch (e) {
+      // Not listable (its mode changed, or removed this instant): the profiles are not read this pass, and the home's
+      // own store says why (a pass of a running forward must not fail on it).
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') {
+        const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (e as Error).message;
+        main.warning = [main.warning, `${profiles} cannot be listed (${why}): the profiles in it are not read`].filter(Boolean).join('; ');
+        if (!out.includes(main)) out.push(main);
+      }
+      continue;
+    }
+    for (const name of names) {
       if (!isDir(join(profiles, name))) continue;
       const p = ref(join(profiles, name, 'state.db'), name, options);
-      if (p.exists || p.backend === 'postgres') out.push(p);
+      if (p.exists || p.backend === 'postgres' || p.problem) out.push(p);
     }
   }
   // A profile folder that is a link to another store's folder is that store.
