@@ -2,7 +2,7 @@
 // ids or whose usage moved, not waiting in quarantine, active inside the window; and those Hermes no longer has.
 import { validEpoch } from '../normalize/index.js';
 import type { StoreFacts, SessionMark, StoreReader } from '../reader/index.js';
-import { REMOVED, type Cursors } from '../sinks/sink.js';
+import { REMOVED, type Cursors, type SessionCursor } from '../sinks/sink.js';
 import { standingFingerprint } from './cursor-marks.js';
 import { findEdits, NO_EDITS, type EditChecks, type EditsFound } from './edits.js';
 import { stillWaiting } from './quarantine.js';
@@ -75,13 +75,20 @@ function wentBack(reader: StoreReader, cursors: Cursors): boolean {
   if (seq < max) return true;
   const row = reader.messageAt(max);
   if (row === undefined || typeof row.session_id !== 'string') return false;
-  for (const [id, c] of cursors.sessions) {
-    if (c.maxMessageId !== max) continue;
-    if (id !== row.session_id) return true;
-    const carry = c.tail?.rows;
-    return carry !== undefined && carry.maxMessageId === max && carry.prevTime !== null && validEpoch(row.timestamp) && row.timestamp !== carry.prevTime;
+  // The session whose cursor holds that id. A session marked removed may hold it too: one of a file this store
+  // replaced (Hermes reinstalled, its ids started again), whose ids say nothing of this file. It counts only when no
+  // session still in the store holds the id.
+  let holder: [string, SessionCursor] | undefined;
+  for (const entry of cursors.sessions) {
+    if (entry[1].maxMessageId !== max) continue;
+    holder = entry;
+    if (entry[1].fingerprint !== REMOVED) break;
   }
-  return false;
+  if (holder === undefined) return false;
+  const [id, c] = holder;
+  if (id !== row.session_id) return true;
+  const carry = c.tail?.rows;
+  return carry !== undefined && carry.maxMessageId === max && carry.prevTime !== null && validEpoch(row.timestamp) && row.timestamp !== carry.prevTime;
 }
 
 /** Reads the store's marks in one read transaction and decides what the pass reads. */
