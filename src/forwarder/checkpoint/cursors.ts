@@ -32,7 +32,7 @@ export class CursorCache {
       return;
     }
     const c = hit.cursors;
-    if (batch.reset) for (const s of c.sessions.values()) s.fingerprint = '';
+    if (batch.reset) for (const s of c.sessions.values()) if (s.fingerprint !== REMOVED) s.fingerprint = '';
     for (const w of batch.writes) {
       c.sessions.set(w.sessionId, { fingerprint: w.fingerprint, maxMessageId: w.maxMessageId, usageMark: w.usageMark, ledger: w.ledger, tail: w.projection?.tail ?? null });
       c.quarantine.delete(w.sessionId);

@@ -61,7 +61,7 @@ export interface DelegationChanges {
 export interface Batch {
   /** The stores-table row for the store this batch came from (identity, cursor, health). */
   store: RecordOf;
-  /** The store was replaced since the last batch: every cursor's fingerprint is cleared (ledgers kept) first. */
+  /** The store was replaced since the last batch: every cursor's fingerprint is cleared (ledgers kept; a removed session's stays REMOVED) first. */
   reset: boolean;
   writes: SessionWrite[];
   /** Sessions Hermes no longer has: their rows stay, marked `removed_from_store`; their cursors say REMOVED. */

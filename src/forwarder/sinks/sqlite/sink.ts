@@ -93,7 +93,8 @@ export class SqliteSink implements Sink {
       session: del('sessions'), cursor: del('session_cursors'), quarantine: del('quarantine'),
       removed: db.prepare('UPDATE sessions SET removed_from_store = 1 WHERE store = ? AND session_id = ?'),
       removedCursor: db.prepare(`UPDATE session_cursors SET fingerprint = '${REMOVED}' WHERE store = ? AND session_id = ?`),
-      resetCursors: db.prepare("UPDATE session_cursors SET fingerprint = '' WHERE store = ? AND ? IS NOT NULL"),
+      // A session removed before stays so: it is not in the new file either, or is read whole from it and written.
+      resetCursors: db.prepare(`UPDATE session_cursors SET fingerprint = '' WHERE store = ? AND fingerprint <> '${REMOVED}'`),
       messagesFrom: db.prepare('DELETE FROM messages WHERE store = ? AND session_id = ? AND seq >= ?'),
       partRange: db.prepare('DELETE FROM parts WHERE store = ? AND session_id = ? AND part_id >= ? AND part_id < ?'),
       partsOfFrom: db.prepare('DELETE FROM parts WHERE store = ? AND session_id = ? AND message_id IN (SELECT message_id FROM messages WHERE store = ? AND session_id = ? AND seq >= ?)'),
@@ -142,7 +143,7 @@ export class SqliteSink implements Sink {
     }
     const d = this.#del;
     const written: Written = { ...NOTHING_WRITTEN };
-    if (batch.reset) d.resetCursors!.run(store, 1);
+    if (batch.reset) d.resetCursors!.run(store);
     for (const w of batch.writes) {
       const [ma, mr, pa, pr] = [written.messagesAdded, written.messagesRemoved, written.partsAdded, written.partsRemoved];
       this.#applyWrite(store, w, written);
