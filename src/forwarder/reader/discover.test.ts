@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { createForwarder } from '../pipeline/forwarder.js';
-import { backendOf, discoverStores, profileOf, spelledAsKnown, storeFile, storeRoots } from './discover.js';
+import { backendOf, discoverStores, explicitProblem, profileOf, spelledAsKnown, storeFile, storeRoots } from './discover.js';
 
 function withHome(fn: (home: string) => void): () => void {
   return () => {
@@ -195,6 +195,8 @@ test('a store behind a folder that cannot be entered is said as permission denie
     const refs = discoverStores({ home });
     const problem = (dir: string) => ({ code: 'HERMETIC_READER_OPEN', message: `${join(dir, 'state.db')} cannot be reached: permission denied on ${dir} or a folder above it` });
     assert.deepEqual(refs.map((r) => [r.profile, r.exists, r.problem]), [['default', false, problem(root)]]);
+    // Named with --state-db, the same (backfill refuses it up front with these words).
+    assert.equal(explicitProblem(join(root, 'state.db')), problem(root).message);
     chmodSync(root, 0o755);
     assert.deepEqual(discoverStores({ home }).map((r) => [r.profile, r.exists, r.problem]), [['default', true, undefined], ['work', false, problem(join(root, 'profiles', 'work'))]]);
   } finally {

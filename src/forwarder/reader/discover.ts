@@ -121,7 +121,8 @@ export function explicitStore(path: string): string {
 export function explicitProblem(path: string): string | null {
   const p = resolve(path);
   if (isDir(p)) return isFile(join(p, 'state.db')) || backendOf(p).backend === 'postgres' ? null : `${p} is a folder with no state.db in it`;
-  return existsSync(p) ? null : `${p} does not exist`;
+  if (existsSync(p)) return null;
+  return errorCode(p) === 'EACCES' ? `${p} cannot be reached: permission denied on ${dirname(p)} or a folder above it` : `${p} does not exist`;
 }
 
 /** The profile a store path belongs to: `<root>/profiles/<name>/state.db` → name, else `default`. */
