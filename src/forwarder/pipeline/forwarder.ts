@@ -71,6 +71,9 @@ export const EDIT_CHECK_ROWS = 20_000;
 
 /** How often a forwarder applies the usage policy's changes to what it forwarded (spec forwarding §4: within 5 s). */
 const POLICY_MOVES_EVERY_MS = 4000;
+/** A pass's result for one store that wrote nothing of its sessions or delegations (a heartbeat aside). */
+const wroteNothing = (r: StepResult): boolean =>
+  r.sessionsWritten + r.sessionsPartial + r.sessionsRemoved + r.sessionsQuarantined + r.delegationsWritten + r.delegationsRemoved === 0;
 /** A clock set back by more than this between two passes makes them forget the times they remember (below). */
 const CLOCK_BACK_MS = 60_000;
 
@@ -333,8 +336,10 @@ export function createForwarder(input: ForwarderOptions = {}): Forwarder {
   // first-build.ts). When it cannot be, the pass stopped where it was and what it wrote went with the build: when another
   // process created the dataset meanwhile, the pass runs again over that dataset, with nothing remembered from the
   // first run (its stamps would take the store for read); when publishing failed, the pass fails.
-  const settled = <T>(out: T): T => {
+  const settled = (out: StepResult[], origin: 'backfill' | 'forward', o: PassOptions): StepResult[] => {
     sink.settle?.();
+    // A forward pass that wrote no session (the loop gone quiet, not stopping): the dataset's WAL goes into its file.
+    if (origin === 'forward' && o.keepGoing?.() !== false && out.every(wroteNothing)) sink.quiet?.();
     return out;
   };
   /** What the passes remember of the dataset between them: forgotten when it is not the file they were taken from. */
@@ -355,7 +360,7 @@ export function createForwarder(input: ForwarderOptions = {}): Forwarder {
   const pass = (origin: 'backfill' | 'forward', o: PassOptions = {}): StepResult[] => {
     for (let attempt = 1; ; attempt++) {
       try {
-        return settled(passOnce(origin, o));
+        return settled(passOnce(origin, o), origin, o);
       } catch (e) {
         dropped(e, attempt);
       }
@@ -364,7 +369,7 @@ export function createForwarder(input: ForwarderOptions = {}): Forwarder {
   const passAsync = async (origin: 'backfill' | 'forward', o: PassOptions = {}): Promise<StepResult[]> => {
     for (let attempt = 1; ; attempt++) {
       try {
-        return settled(await passOnceAsync(origin, o));
+        return settled(await passOnceAsync(origin, o), origin, o);
       } catch (e) {
         dropped(e, attempt);
       }

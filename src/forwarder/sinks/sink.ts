@@ -151,5 +151,7 @@ export interface Sink {
   settle?(): void;
   /** Whether the dataset was removed or replaced under this process since it last wrote (the next write opens it again). */
   replaced?(): boolean;
+  /** Called after a forward pass that wrote no session (a loop gone quiet): a SQLite dataset copies its WAL into its file. */
+  quiet?(): void;
   close(): void;
 }

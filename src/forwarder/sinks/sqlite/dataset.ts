@@ -20,6 +20,11 @@ import { liveBuilds } from './build-files.js';
 export const DATASET_FILE = 'hermetic.db';
 /** Checkpoint every 32 MiB of WAL, not 4: fewer second writes in a backfill (see also sink.ts's checkpoint thread). */
 export const AUTOCHECKPOINT_PAGES = 8192;
+/**
+ * The size a WAL is cut to when it starts over after a checkpoint. Without it the file keeps its largest size for good
+ * (32 MiB and more beside a dataset of a few): room a small disk needs for data (decision 0101).
+ */
+export const WAL_KEPT_BYTES = 4 * 1024 * 1024;
 
 const q = (n: string) => `"${n}"`;
 
@@ -176,6 +181,7 @@ export function openDatasetFile(home: string, path: string, journal: 'wal' | 'as
     db.pragma(journal === 'wal' ? 'synchronous = NORMAL' : 'synchronous = OFF');
     db.pragma('cache_size = -8192'); // 8 MiB: enough for the pages a batch touches; more only grows memory with the store
     if (journal === 'wal') db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+    if (journal === 'wal') db.pragma(`journal_size_limit = ${WAL_KEPT_BYTES}`);
     // Rows that INSERT OR REPLACE deletes fire delete triggers only with this on: the activity triggers count them.
     db.pragma('recursive_triggers = ON');
     if (fresh) chmodSync(path, 0o600);

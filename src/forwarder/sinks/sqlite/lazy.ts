@@ -125,6 +125,11 @@ export class LazySqliteSink implements Sink {
     if (this.#building) this.#publish();
   }
 
+  /** A quiet forward pass: the dataset's WAL copied into its file (never a build's, which has none). */
+  quiet(): void {
+    if (this.#building === null) this.#sink?.quiet();
+  }
+
   cursors(store: string): Cursors {
     return this.#existing()?.cursors(store) ?? { row: null, identity: null, maxMessageId: 0, usageStamp: null, sessions: new Map(), quarantine: new Map() };
   }

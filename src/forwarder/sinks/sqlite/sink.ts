@@ -250,14 +250,7 @@ export class SqliteSink implements Sink {
    * connection's own autocheckpoint moves four times further out, as a safety net (decision 0027).
    */
   #afterCommit(): void {
-    if (this.#shm === undefined) {
-      try {
-        this.#shm = { fd: openSync(`${this.db.name}-shm`, 'r'), buf: Buffer.alloc(100) };
-      } catch {
-        this.#shm = null;
-      }
-    }
-    if (!this.#shm || pendingFrames(this.#shm.fd, this.#shm.buf) < NUDGE_FRAMES) return;
+    if (this.#pending() < NUDGE_FRAMES) return;
     if (this.#checkpointer && !this.#checkpointer.alive) {
       this.#checkpointer = null;
       this.db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
@@ -273,6 +266,30 @@ export class SqliteSink implements Sink {
       this.db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES * 4}`);
     }
     this.#checkpointer.nudge();
+  }
+
+  /** Frames of the WAL not yet in the file (0 when the -shm cannot be read: then the autocheckpoint alone acts). */
+  #pending(): number {
+    if (this.#shm === undefined) {
+      try {
+        this.#shm = { fd: openSync(`${this.db.name}-shm`, 'r'), buf: Buffer.alloc(100) };
+      } catch {
+        this.#shm = null;
+      }
+    }
+    return this.#shm ? pendingFrames(this.#shm.fd, this.#shm.buf) : 0;
+  }
+
+  /**
+   * A forward loop gone quiet: the WAL's frames copied into the file now, waiting for no reader or writer (PASSIVE), so
+   * the file alone is current while Hermes is idle, and the next write starts the WAL over, cut to WAL_KEPT_BYTES. A
+   * busy loop keeps the pace of decision 0027.
+   */
+  quiet(): void {
+    if (this.#pending() === 0) return;
+    try {
+      this.db.pragma('wal_checkpoint(PASSIVE)');
+    } catch { /* busy or failing: the autocheckpoint and the next quiet pass are still there */ }
   }
 
   cursors(store: string): Cursors {
