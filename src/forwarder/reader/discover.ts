@@ -54,8 +54,6 @@ export interface DiscoverOptions {
 
 const isFile = (p: string) => { try { return statSync(p).isFile(); } catch { return false; } };
 const isDir = (p: string) => { try { return statSync(p).isDirectory(); } catch { return false; } };
-/** Why a path cannot be looked at (`ENOENT`, `EACCES`, …), or null when it can. */
-const errorCode = (p: string): string | null => { try { statSync(p); return null; } catch (e) { return (e as NodeJS.ErrnoException).code ?? 'EIO'; } };
 
 /** The backend a Hermes home's config.yaml selects (`database.backend`), read with a YAML parser. */
 export function backendOf(hermesHome: string): { backend: 'sqlite' | 'postgres'; warning: string | null; database: Record<string, unknown> } {
@@ -122,7 +120,7 @@ export function explicitProblem(path: string): string | null {
   const p = resolve(path);
   if (isDir(p)) return isFile(join(p, 'state.db')) || backendOf(p).backend === 'postgres' ? null : `${p} is a folder with no state.db in it`;
   if (existsSync(p)) return null;
-  return errorCode(p) === 'EACCES' ? `${p} cannot be reached: permission denied on ${dirname(p)} or a folder above it` : `${p} does not exist`;
+  return storeFile(p).unreachable ? `${p} cannot be reached: permission denied on ${dirname(p)} or a folder above it` : `${p} does not exist`;
 }
 
 /** The profile a store path belongs to: `<root>/profiles/<name>/state.db` → name, else `default`. */
