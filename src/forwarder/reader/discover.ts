@@ -76,13 +76,13 @@ function ref(path: string, profile: string, options: Pick<DiscoverOptions, 'env'
   const hermesHome = dirname(path);
   const { backend, warning, database } = backendOf(hermesHome);
   if (backend === 'sqlite') {
-    const { exists, absent, unreachable } = storeFile(path);
+    const { unreachable, ...file } = storeFile(path);
     // A folder on the way that cannot be entered (its mode changed under a running forward) hides the store: said as
     // that, not as a store that does not exist and is waited for.
     if (unreachable) {
-      return { path, profile, hermesHome, backend, warning, exists, problem: { code: 'HERMETIC_READER_OPEN', message: `${path} cannot be reached: permission denied on ${dirname(path)} or a folder above it` } };
+      return { path, profile, hermesHome, backend, warning, exists: false, problem: { code: 'HERMETIC_READER_OPEN', message: `${path} cannot be reached: permission denied on ${dirname(path)} or a folder above it` } };
     }
-    return { path, profile, hermesHome, backend, warning, exists, absent };
+    return { path, profile, hermesHome, backend, warning, ...file };
   }
   try {
     const source = pgSource({ hermesHome, database, env: options.env ?? process.env, userHome: options.home });
