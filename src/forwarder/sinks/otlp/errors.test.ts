@@ -6,6 +6,8 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { after, before, test } from 'node:test';
 import { createOtlpSink, type OtlpPartialSuccess } from './index.js';
 import { ORIGIN } from './testing/batches.js';
@@ -138,6 +140,28 @@ test('no receiver listening, or one that never answers, is retriable; abort() cu
     assert.equal(e.message, `The OTLP receiver at ${sink.display} was not waited for: hermetic is stopping; the batch will be sent again.`);
     await sink.close();
   } finally {
+    silent.closeAllConnections();
+    await new Promise<void>((r) => silent.close(() => r()));
+  }
+});
+
+test('the timeout fires while the garbage collector runs: a receiver that never answers is given up on at the deadline', async () => {
+  // Node 20 let an AbortSignal.timeout combined by AbortSignal.any be collected before it fired: the request then waited
+  // for undici's own 300 s (it happened in a full run). Collecting every 20 ms made it happen every time.
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const silent: Server = createServer(() => { /* never answers */ });
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+  const collecting = setInterval(gc, 20);
+  try {
+    const sink = createOtlpSink(`otlp+http://127.0.0.1:${(silent.address() as AddressInfo).port}`, { env: {}, timeoutMs: 200 });
+    // Only a guard for the failure this test is about (it would otherwise wait 300 s): far past the deadline.
+    const guard = new Promise<string>((r) => setTimeout(() => r('still waiting after 60 s'), 60_000).unref());
+    const said = await Promise.race([failure(sink.write(BATCH)).then((e) => e.message), guard]);
+    assert.match(said, /did not answer within 200 ms/);
+    await sink.close();
+  } finally {
+    clearInterval(collecting);
     silent.closeAllConnections();
     await new Promise<void>((r) => silent.close(() => r()));
   }

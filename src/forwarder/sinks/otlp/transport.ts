@@ -115,10 +115,43 @@ function partial(signal: Export['signal'], encoding: OtlpEncoding, body: Uint8Ar
   return rejected > 0 || message ? { signal, rejected, message: message || '(no message)' } : null;
 }
 
+/**
+ * One export's deadline: aborted after `timeoutMs`, or when the process stops. A timer of its own, held until `done`:
+ * Node 20 lets an `AbortSignal.timeout` combined by `AbortSignal.any` be collected before it fires, and a request then
+ * waited for undici's 300 s instead (seen in the suite, under GC pressure).
+ */
+function deadline(timeoutMs: number, stop: AbortSignal | undefined): { signal: AbortSignal; timedOut: () => boolean; done: () => void } {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError'));
+  }, timeoutMs);
+  const onStop = () => controller.abort(stop?.reason);
+  stop?.addEventListener('abort', onStop, { once: true });
+  if (stop?.aborted) onStop();
+  return {
+    signal: controller.signal,
+    timedOut: () => timedOut,
+    done: () => {
+      clearTimeout(timer);
+      stop?.removeEventListener('abort', onStop);
+    },
+  };
+}
+
 /** Sends one export; resolves with the partial success the receiver reported (else null); throws SinkError. */
 export async function postExport(e: Export): Promise<OtlpPartialSuccess | null> {
+  const limit = deadline(e.timeoutMs, e.stop);
+  try {
+    return await exchange(e, limit.signal, limit.timedOut);
+  } finally {
+    limit.done();
+  }
+}
+
+async function exchange(e: Export, signal: AbortSignal, timedOut: () => boolean): Promise<OtlpPartialSuccess | null> {
   let response: Response;
-  const signal = e.stop ? AbortSignal.any([AbortSignal.timeout(e.timeoutMs), e.stop]) : AbortSignal.timeout(e.timeoutMs);
   try {
     response = await fetch(e.url, {
       method: 'POST',
@@ -128,8 +161,7 @@ export async function postExport(e: Export): Promise<OtlpPartialSuccess | null> 
       signal,
     });
   } catch (cause) {
-    const timedOut = (cause as Error)?.name === 'TimeoutError';
-    const why = e.stop?.aborted ? 'was not waited for: hermetic is stopping' : timedOut ? `did not answer within ${e.timeoutMs} ms` : `could not be reached (${describe(cause)}${certificateHint(cause)})`;
+    const why = e.stop?.aborted ? 'was not waited for: hermetic is stopping' : timedOut() ? `did not answer within ${e.timeoutMs} ms` : `could not be reached (${describe(cause)}${certificateHint(cause)})`;
     throw new SinkError('HERMETIC_SINK_OTLP_UNAVAILABLE', `The OTLP receiver at ${e.display} ${why}; the batch will be sent again.`, true, { cause });
   }
   const body = await readAnswer(response, signal);
