@@ -6,9 +6,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { copyFixture, tempDir } from '../../state-db/testing/fixtures.js';
-import type { Batch, Sink } from '../sinks/sink.js';
 import { SqliteSink } from '../sinks/sqlite/sink.js';
-import { forwarderRig, hermesStore } from '../testing/index.js';
+import { forwarderRig, hermesStore, sinkFailingFor } from '../testing/index.js';
 
 const DAY_MS = 86_400_000;
 
@@ -57,15 +56,7 @@ test('the clock set back a day: a quarantined session is retried after its backo
   const real = SqliteSink.open(home);
   const bad = '20260528_214744_414d27';
   let failing = true;
-  const sink: Sink = {
-    write(batch: Batch) {
-      if (failing && batch.writes.some((x) => x.sessionId === bad)) throw Object.assign(new Error('disk says no to this one'), { code: 'SQLITE_CONSTRAINT_CHECK' });
-      return real.write(batch);
-    },
-    cursors: (s) => real.cursors(s),
-    dataVersion: () => real.dataVersion(),
-    close: () => real.close(),
-  };
+  const sink = sinkFailingFor(real, bad, () => failing);
   let now = 1_800_000_000_000;
   const rig = forwarderRig([path], { dir, home, sink, now: () => now, readWorker: 'off' });
   try {

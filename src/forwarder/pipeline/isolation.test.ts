@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { copyFixture, tempDir } from '../../state-db/testing/fixtures.js';
 import type { Batch, Sink } from '../sinks/sink.js';
 import { SqliteSink } from '../sinks/sqlite/sink.js';
-import { forwarderRig } from '../testing/index.js';
+import { forwarderRig, sinkFailingFor } from '../testing/index.js';
 
 test('a session whose rows fail to write is quarantined with backoff; the rest of the batch lands', () => {
   const { dir, cleanup } = tempDir();
@@ -15,15 +15,7 @@ test('a session whose rows fail to write is quarantined with backoff; the rest o
   const real = SqliteSink.open(home);
   const bad = '20260528_214744_414d27';
   let failing = true;
-  const sink: Sink = {
-    write(batch: Batch) {
-      if (failing && batch.writes.some((w) => w.sessionId === bad)) throw Object.assign(new Error('disk says no to this one'), { code: 'SQLITE_CONSTRAINT_CHECK' });
-      return real.write(batch);
-    },
-    cursors: (s) => real.cursors(s),
-    dataVersion: () => real.dataVersion(),
-    close: () => real.close(),
-  };
+  const sink = sinkFailingFor(real, bad, () => failing);
   let now = 1_800_000_000_000;
   const rig = forwarderRig([path], { dir, home, sink, now: () => now });
   try {

@@ -10,6 +10,7 @@ import { StateDbWriter } from '../../state-db/writer/index.js';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { DATASET_TABLES } from '../dataset/columns.js';
 import { createForwarder, type Forwarder, type ForwarderOptions } from '../pipeline/forwarder.js';
+import type { Batch, Sink } from '../sinks/sink.js';
 import { COUNTED_TABLES } from '../sinks/sqlite/row-counts.js';
 import { toolCallsFromParts } from '../sinks/sqlite/tool-calls.js';
 
@@ -123,4 +124,21 @@ export function assertCleanBackfill(rig: Pick<Rig, 'dir' | 'query'>, stateDb: st
   } finally {
     clean.cleanup();
   }
+}
+
+/**
+ * A sink over `real` whose write of a batch holding session `sessionId` fails as a constraint would (the session is
+ * quarantined, the rest lands), while `failing()` says so.
+ * @example const sink = sinkFailingFor(SqliteSink.open(home), id, () => failing);
+ */
+export function sinkFailingFor(real: Sink, sessionId: string, failing: () => boolean): Sink {
+  return {
+    write(batch: Batch) {
+      if (failing() && batch.writes.some((w) => w.sessionId === sessionId)) throw Object.assign(new Error('disk says no to this one'), { code: 'SQLITE_CONSTRAINT_CHECK' });
+      return real.write(batch);
+    },
+    cursors: (s) => real.cursors(s),
+    dataVersion: () => real.dataVersion(),
+    close: () => real.close(),
+  };
 }
