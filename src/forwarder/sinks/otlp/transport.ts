@@ -150,6 +150,7 @@ export async function postExport(e: Export): Promise<OtlpPartialSuccess | null> 
   }
 }
 
+/** The request and its answer under `signal`; `timedOut` tells a deadline passed from the process stopping or a failure. */
 async function exchange(e: Export, signal: AbortSignal, timedOut: () => boolean): Promise<OtlpPartialSuccess | null> {
   let response: Response;
   try {
