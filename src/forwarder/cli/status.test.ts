@@ -1,7 +1,7 @@
 // What `hermetic status` says in words: how long changes have waited, and the row issues a store's sessions have.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { lagText, rowIssuesText, sinkLagText } from './status.js';
+import { lagText, quarantineText, rowIssuesText, sinkLagText } from './status.js';
 
 test('a lag reads in the two largest units a person needs', () => {
   assert.deepEqual([0, 42.4, 59.6, 60, 3599, 3600, 3659, 3660, 86399, 86400, 90000, 12 * 86400 + 3 * 3600 + 5].map(lagText),
@@ -19,4 +19,12 @@ test('a sink behind: its first copy first (not sent yet, or where it is), then t
   assert.equal(sinkLagText({ ...sink, lag_rows: 1, lag_seconds: 4.6 }), '1 change behind, 5 s');
   assert.equal(sinkLagText({ ...sink, snapshot: { table: 'sessions', tables_done: 0, tables: 9, started: false }, lag_seconds: 60 }), 'first copy not sent yet (the whole dataset), 60 s');
   assert.equal(sinkLagText({ ...sink, snapshot: { table: 'parts', tables_done: 2, tables: 9, started: true }, lag_rows: 3 }), 'first copy under way (at parts, 2 of 9 tables sent), then 3 changes made since');
+});
+
+test('a quarantined session: when it is tried again; a retry time past any backoff (the clock set back) is the next pass', () => {
+  const now = 1_800_000_000;
+  const q = (retryAt: number) => ({ session_id: 's\n1', failures: 2, last_error: 'disk says no', retry_at: new Date(retryAt * 1000).toISOString() });
+  assert.equal(quarantineText(q(now + 60), now), 'quarantined: s⏎1 (2 failures, retry after 2027-01-15T08:01:00.000Z): disk says no');
+  assert.equal(quarantineText(q(now - 60), now), 'quarantined: s⏎1 (2 failures, retry after 2027-01-15T07:59:00.000Z): disk says no');
+  assert.equal(quarantineText(q(now + 86_400), now), 'quarantined: s⏎1 (2 failures, retried by the next pass; the clock went back since its retry was set): disk says no');
 });

@@ -7,6 +7,7 @@ import { hermeticHome } from '../pipeline/forwarder.js';
 import type { SinkStatus } from '../sinks/remote/status.js';
 import { byteSize, COMMON_FLAGS, plural, whereLooked } from './common.js';
 import { STATUS_HELP } from './help.js';
+import { stillWaiting } from '../pipeline/quarantine.js';
 import { statusReport, type StoreStatus } from './status-report.js';
 import { terminalSafeJson, terminalText } from '../../shared/terminal-text.js';
 
@@ -49,7 +50,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
     if (s.last_error) console.log(`  last error: ${terminalText(s.last_error)}`);
     if (s.row_issues.entries > 0) console.log(`  ${rowIssuesText(s.row_issues)}`);
     // The id and the error come from the store: shown harmless (terminalText), as report shows them.
-    for (const q of s.quarantined) console.log(`  quarantined: ${terminalText(q.session_id)} (${plural(q.failures, 'failure')}, retry after ${q.retry_at}): ${terminalText(q.last_error)}`);
+    for (const q of s.quarantined) console.log(`  ${quarantineText(q, Date.now() / 1000)}`);
   }
   for (const k of sinks) {
     console.log(`sink ${k.display}`);
@@ -73,6 +74,16 @@ export function sinkLagText(k: SinkStatus): string {
   if (!k.snapshot) return `${plural(k.lag_rows, 'change')} behind${since}`;
   const copy = k.snapshot.started ? `first copy under way (at ${k.snapshot.table}, ${k.snapshot.tables_done} of ${k.snapshot.tables} tables sent)` : 'first copy not sent yet (the whole dataset)';
   return `${copy}${k.lag_rows > 0 ? `, then ${plural(k.lag_rows, 'change')} made since` : ''}${since}`;
+}
+
+/**
+ * A quarantined session's line: its failures, when it is tried again, and why it failed. A retry time further ahead than
+ * any backoff was set before the clock was set back: the next pass retries it (quarantine.ts `stillWaiting`), and says so.
+ */
+export function quarantineText(q: StoreStatus['quarantined'][number], now: number): string {
+  const at = Date.parse(q.retry_at) / 1000;
+  const when = at > now && !stillWaiting(at, now) ? 'retried by the next pass; the clock went back since its retry was set' : `retry after ${q.retry_at}`;
+  return `quarantined: ${terminalText(q.session_id)} (${plural(q.failures, 'failure')}, ${when}): ${terminalText(q.last_error)}`;
 }
 
 /** The store's row-issues line: the values changed or left out, and the messages and sessions they touch. */
