@@ -67,6 +67,12 @@ export function exitCode(e: HermeticError): 1 | 2 {
   return e.status < 500 ? 2 : 1;
 }
 
+/**
+ * Refusals of a well-formed command line whose message already says what to do next: nothing matched what it names
+ * (decision 0100's left item). They keep exit 2, as their help pages document, without pointing at the options.
+ */
+const NOT_THE_OPTIONS = new Set(['HERMETIC_FORGET_NONE', 'HERMETIC_SINK_UNKNOWN']);
+
 /** Where a refused command line's reader should look next. */
 function helpFor(argv: string[]): string {
   const [command, sub] = argv;
@@ -140,7 +146,7 @@ export async function main(argv: string[]): Promise<number> {
       // One line, harmless on a terminal: a message quotes what it was given (an id, a path, SQL, a value from a
       // store), and no line break or escape sequence in that may end the line early or steer the terminal.
       console.error(`hermetic: ${terminalText(e.message)} [${e.code}]`);
-      if (code === 2) console.error(helpFor(argv));
+      if (code === 2 && !NOT_THE_OPTIONS.has(e.code)) console.error(helpFor(argv));
       return code;
     }
     // A bug: said in one line, then its stack, so it can be reported (and fails the tests that meet it).

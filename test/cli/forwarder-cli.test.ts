@@ -609,13 +609,15 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       const kept = await inProcess('forget', '--session', ids.o1!, '--home', h);
       assert.equal(kept.status, 2);
       assert.match(kept.stderr, new RegExp(`^hermetic: session ${ids.o1} kept: no .hypignore above .* \\(only what the usage policy ignores now is forgotten\\)\n`));
+      assert.match(kept.stderr, /nothing was removed \(put "ignore" in a \.hypignore above it first\)\. \[HERMETIC_FORGET_NONE\]\n$/);
       assert.equal((await inProcess('backfill', '--state-db', store, '--home', h)).status, 0);
       assert.deepEqual(JSON.parse((await inProcess('query', 'SELECT COUNT(*) AS n FROM sessions', '--home', h, '--json')).stdout), [{ n: 1 }]);
       const nothing = await inProcess('forget', '--scope', secret, '--home', h);
-      assert.deepEqual(nothing, { status: 2, stdout: '', stderr: refusal('forget', `No forwarded session under ${secret}; nothing was removed.`, 'HERMETIC_FORGET_NONE') });
+      // The command line was right: no pointer at the options under the sentence that says what happened.
+      assert.deepEqual(nothing, { status: 2, stdout: '', stderr: `hermetic: No forwarded session under ${secret}; nothing was removed. [HERMETIC_FORGET_NONE]\n` });
       // An id as typed, shown harmless: a line break or an escape sequence is shown as such, not acted on.
       const odd = await inProcess('forget', '--session', 'a\nb\u001b[31m', '--home', h);
-      assert.deepEqual(odd, { status: 2, stdout: '', stderr: refusal('forget', 'No forwarded session with id a⏎b␛[31m; nothing was removed.', 'HERMETIC_FORGET_NONE') });
+      assert.deepEqual(odd, { status: 2, stdout: '', stderr: 'hermetic: No forwarded session with id a⏎b␛[31m; nothing was removed. [HERMETIC_FORGET_NONE]\n' });
       const both = await inProcess('forget', '--scope', secret, '--session', 'x', '--home', h);
       assert.deepEqual(both, { status: 2, stdout: '', stderr: refusal('forget', 'forget needs --session ID (repeatable) or --scope DIR, not both.', 'HERMETIC_CLI_USAGE') });
     });

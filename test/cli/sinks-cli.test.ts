@@ -61,7 +61,7 @@ describe('hermetic backfill and forward with --sink', () => {
     db.close();
     const again = await runMain(['sinks', 'remove', `sqlite://${copy}`, '--home', h]);
     assert.equal(again.status, 2);
-    assert.match(again.stderr, /The dataset feeds no sink sqlite:.* \(it feeds none\)\. \[HERMETIC_SINK_UNKNOWN\]/);
+    assert.match(again.stderr, /^hermetic: The dataset feeds no sink sqlite:.* \(it feeds none\)\. \[HERMETIC_SINK_UNKNOWN\]\n$/);
     // A home with no dataset: said, and no dataset made to say it.
     const none = home('no-dataset');
     const nothing = await runMain(['sinks', 'remove', `sqlite://${copy}`, '--home', none]);
