@@ -11,7 +11,15 @@ export interface FlagSpec {
   empty?: boolean;
   /** A string flag that may be repeated; its value is then the list of every value given. */
   multiple?: boolean;
+  /** Whether a stray word was most likely meant as this flag's value: the refusal of that word then names the flag. */
+  lone?: (word: string) => boolean;
 }
+
+/** A word that names a file or folder (a path with a slash, a store's file name, `.`): what --state-db or --out take. */
+export const looksLikePath = (word: string): boolean => word.includes('/') || word.includes('\\') || /\.(db|sqlite3?)$/i.test(word) || word === '.' || word === '..';
+
+/** A word that gives a time the way --since and --until do: a span back from now (`7d`, `12h`) or an ISO date. */
+export const looksLikeWhen = (word: string): boolean => /^\d+[a-z]+$/i.test(word) || /^\d{4}-\d\d/.test(word);
 
 /** Each flag's value: a string, `true` for a boolean flag, undefined when not given. */
 export type FlagValues<S extends Record<string, FlagSpec>> = {
@@ -80,7 +88,12 @@ export function parseFlags<S extends Record<string, FlagSpec>>(argv: readonly st
       positionals.push(word);
     }
   }
-  if (positionals.length > maxPositionals) usageError(`Unexpected argument ${quote(positionals[maxPositionals]!)}.`);
+  if (positionals.length > maxPositionals) {
+    // `backfill ~/.hermes/state.db`, `report 7d`: the flag the word was likely meant for is named.
+    const word = positionals[maxPositionals]!;
+    const meant = names.find((n) => spec[n]!.lone?.(word) && (spec[n]!.multiple || values[n] === undefined));
+    usageError(`Unexpected argument ${quote(word)}${meant ? `; did you mean ${quote(`--${meant} ${word}`)}?` : '.'}`);
+  }
   return { values: values as FlagValues<S>, positionals };
 }
 

@@ -1,5 +1,5 @@
 // `hermetic statedb <generate|inspect>`: make deterministic synthetic Hermes stores and inspect real ones.
-import { parseFlags, usageError, type FlagSpec } from '../cli/args.js';
+import { looksLikePath, parseFlags, usageError, type FlagSpec } from '../cli/args.js';
 import { HermeticError } from '../shared/errors.js';
 import { machineSeconds, readIsoTime } from '../shared/iso-time.js';
 import { storePathProblem } from '../shared/sqlite.js';
@@ -59,7 +59,7 @@ function count(name: string, value: string | undefined, max: number): number | u
 }
 
 const GENERATE_FLAGS = {
-  out: { type: 'string' }, force: { type: 'boolean' }, schema: { type: 'string' }, sessions: { type: 'string' },
+  out: { type: 'string', lone: looksLikePath }, force: { type: 'boolean' }, schema: { type: 'string' }, sessions: { type: 'string' },
   messages: { type: 'string' }, seed: { type: 'string' }, journal: { type: 'string' }, profile: { type: 'string' },
   'created-at': { type: 'string' }, 'no-fts': { type: 'boolean' }, end: { type: 'string' }, days: { type: 'string' },
   help: { type: 'boolean', short: 'h' },

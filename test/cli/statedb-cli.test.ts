@@ -75,6 +75,7 @@ describe('the command line itself', () => {
       [[...out, '--frobnicate'], 'Unknown option "--frobnicate".'],
       [[...out, '-x'], 'Unknown option "-x".'],
       [[...out, 'extra'], 'Unexpected argument "extra".'],
+      [['statedb', 'generate', 'state.db'], 'Unexpected argument "state.db"; did you mean "--out state.db"?'],
       [[...out, '--force=yes'], '--force takes no value.'],
       [[...out, '--sessions', 'ten'], '--sessions must be a whole number from 1 to 1000000, not "ten".'],
       [[...out, '--sessions', '-3'], '--sessions must be a whole number from 1 to 1000000, not "-3".'],

@@ -2,7 +2,7 @@
 // the event names and error kinds of their JSON lines (decision 0052).
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { usageError, type FlagSpec } from '../../cli/args.js';
+import { looksLikePath, usageError, type FlagSpec } from '../../cli/args.js';
 import { HermeticError, type ErrorCode } from '../../shared/errors.js';
 import { readIsoTime } from '../../shared/iso-time.js';
 import { ledgerTimeZone, Zone } from '../ledger/zone.js';
@@ -32,7 +32,7 @@ export function noStoreFound(env: NodeJS.ProcessEnv = process.env, userHome: str
 }
 
 export const COMMON_FLAGS = {
-  'state-db': { type: 'string', multiple: true },
+  'state-db': { type: 'string', multiple: true, lone: looksLikePath },
   home: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },

@@ -1,6 +1,6 @@
 // `hermetic export parquet`: the dataset's tables and usage ledger as Parquet files for DuckDB, pandas, Spark
 // (decision 0037). Reads the dataset only (an older one is upgraded in place first, as for `report`).
-import { parseFlags, usageError } from '../../cli/args.js';
+import { looksLikePath, looksLikeWhen, parseFlags, usageError } from '../../cli/args.js';
 import { HermeticError } from '../../shared/errors.js';
 import { exportParquet, type ExportSummary } from '../export/parquet/index.js';
 import { hermeticHome } from '../home.js';
@@ -14,7 +14,7 @@ import { openForReport } from './report.js';
 /** The flags export parses (its help page documents each: help.test.ts). */
 export const FLAGS = {
   home: COMMON_FLAGS.home, json: COMMON_FLAGS.json, help: COMMON_FLAGS.help,
-  out: { type: 'string' }, since: { type: 'string' }, until: { type: 'string' }, 'include-local-only': { type: 'boolean' },
+  out: { type: 'string', lone: looksLikePath }, since: { type: 'string', lone: looksLikeWhen }, until: { type: 'string' }, 'include-local-only': { type: 'boolean' },
 } as const;
 
 export interface ExportIo {

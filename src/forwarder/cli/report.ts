@@ -4,13 +4,13 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { parseFlags, usageError, wholeNumber } from '../../cli/args.js';
+import { looksLikeWhen, parseFlags, usageError, wholeNumber } from '../../cli/args.js';
 import { HermeticError } from '../../shared/errors.js';
 import type { Db } from '../../shared/sqlite.js';
 import { DATASET_VERSION } from '../dataset/columns.js';
 import { hermeticHome } from '../home.js';
 import { explicitTimeZone, systemTimeZone, Zone } from '../ledger/zone.js';
-import { DEFAULT_WIDTH, fleetUnread, ledgerZone, MAX_TOP, parseFilters, planFilterMiss, type FilterMiss, fleetRowIssues, rowIssuesIn, type RowIssueCount, planUncosted, uncostedIn, unreadDays, unreadIn, unreadText, type UnreadSpan, renderCsv, renderMarkdown, renderSummary, resolveWindow, windowOrderProblem, course, previousWindow, windowDays, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
+import { DEFAULT_WIDTH, PERIODS, fleetUnread, ledgerZone, MAX_TOP, parseFilters, planFilterMiss, type FilterMiss, fleetRowIssues, rowIssuesIn, type RowIssueCount, planUncosted, uncostedIn, unreadDays, unreadIn, unreadText, type UnreadSpan, renderCsv, renderMarkdown, renderSummary, resolveWindow, windowOrderProblem, course, previousWindow, windowDays, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
 import { sqliteDialect } from '../report/dialect.js';
 import { planSummary, type SummaryRequest } from '../report/summary.js';
 import { planReport, runSqlite } from '../report/query.js';
@@ -22,7 +22,8 @@ import { REPORT_HELP } from './help.js';
 /** The flags report parses (its help page documents each: help.test.ts). */
 export const FLAGS = {
   home: COMMON_FLAGS.home, json: COMMON_FLAGS.json, help: COMMON_FLAGS.help,
-  since: { type: 'string' }, until: { type: 'string' }, period: { type: 'string' }, by: { type: 'string', multiple: true },
+  since: { type: 'string', lone: looksLikeWhen }, until: { type: 'string' }, period: { type: 'string', lone: (w: string) => (PERIODS as readonly string[]).includes(w) },
+  by: { type: 'string', multiple: true },
   top: { type: 'string' }, filter: { type: 'string', multiple: true }, csv: { type: 'boolean' }, markdown: { type: 'boolean' }, utc: { type: 'boolean' },
   from: { type: 'string' },
 } as const;
