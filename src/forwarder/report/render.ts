@@ -4,7 +4,7 @@ import { MEASURES, type Dimension, type ReportRow, type UsageReport } from './qu
 import { describeFilterMiss, type FilterMiss } from './filter-miss.js';
 import type { RowIssueCount } from './row-issues.js';
 import { cacheHitRate, type SummaryTables } from './summary.js';
-import { displayWidth, fitText, padText, widthUpTo, wrapWords } from './wrap.js';
+import { displayWidth, fitParts, fitText, padText, widthUpTo, wrapWords } from './wrap.js';
 import { BIDI_CONTROLS, controlPicture, terminalText } from '../../shared/terminal-text.js';
 
 /** `$1,234`, `$12.34`, `$0.0042`, `$0.00`. */
@@ -59,7 +59,14 @@ function keyColumns(by: readonly Dimension[]): string[] {
   return by.flatMap((d) => (d === 'session' ? ['session_id', 'title'] : d === 'machine' ? ['machine', 'machine_id'] : [d]));
 }
 
-interface Column { label: string; align: 'left' | 'right'; text(r: ReportRow): string; flex?: boolean; style?: keyof Style }
+interface Column {
+  label: string; align: 'left' | 'right'; text(r: ReportRow): string; flex?: boolean; style?: keyof Style;
+  /** Cut keeping the value's last parts (fitParts: a path's last folders, a model's name after its provider). */
+  keepEnd?: boolean;
+}
+
+/** Keys told apart by their last parts: a project's last folders, a model's name after its provider (`openrouter/…`). */
+const KEEP_END: readonly string[] = ['project', 'model', 'provider'];
 
 /** Whether a row's cost is all billed (Hermes recorded an actual cost for every part of it). */
 const allBilled = (r: ReportRow): boolean => {
@@ -124,7 +131,8 @@ export const DEFAULT_WIDTH = 80;
  * a session id stays whole. If that is still too wide, the least needed figures are left out (a line under the table,
  * wrapped to the width, names them) and the keys get the room; on a narrow terminal the keys then go down to their
  * labels, output and input are left out, and only then is a session id cut (to its date and time) and the keys to a
- * character and `…`. Values are shown harmless and measured in columns (terminalText, displayWidth).
+ * character and `…`. A project, model or provider cut keeps its last parts (`…/backend-service`, `…claude-sonnet-4.6`:
+ * fitParts), any other key its start. Values are shown harmless and measured in columns (terminalText, displayWidth).
  * @example renderTable(usageReport(db, { by: ['day', 'model'] }), false, { width: process.stdout.columns })
  */
 export function renderTable(report: UsageReport, color = false, options: { omitOther?: boolean; width?: number } = {}): string {
@@ -136,7 +144,7 @@ export function renderTable(report: UsageReport, color = false, options: { omitO
   const marks = !tools && marksEstimates(rows);
   const allFigures = tools ? toolColumns() : usageColumns(report.by.includes('session'), marks);
   const keyCols: Column[] = keys.map((k, i) => ({
-    label: KEY_LABEL[k] ?? k, align: 'left', flex: !FIXED_KEYS.includes(k),
+    label: KEY_LABEL[k] ?? k, align: 'left', flex: !FIXED_KEYS.includes(k), keepEnd: KEEP_END.includes(k),
     text: (r: ReportRow) => (r.other_rows !== undefined ? (i === 0 ? `(${r.other_rows} more)` : '') : keyText(r[k] as string | number | null, k)),
   }));
   // Measured up to one past the width: a column is never shown wider, so a longer value's whole width changes nothing.
@@ -184,7 +192,7 @@ export function renderTable(report: UsageReport, color = false, options: { omitO
   const cells = rows.map((r) => cols.map((c) => c.text(r)));
   const line = (vals: string[], head = false) => vals.map((v, i) => {
     const c = cols[i]!;
-    const padded = padText(fitText(v, widths[i]!), widths[i]!, c.align);
+    const padded = padText(c.keepEnd ? fitParts(v, widths[i]!) : fitText(v, widths[i]!), widths[i]!, c.align);
     return head ? style.bold(padded) : c.style ? style[c.style](padded) : padded;
   }).join('  ').trimEnd();
   const out = [line(cols.map((c) => c.label), true), style.dim(widths.map((w) => '─'.repeat(w)).join('  ')), ...cells.map((r) => line(r))];

@@ -414,13 +414,13 @@ describe('the table at a width', () => {
     { day: '2026-11-28', model: 'google/gemini-2.5-flash-preview-09-2025', ...fig(12.5, 12, 1_234, 1_230_000, 412_000, 2_100_000, 98_000) },
   ]);
 
-  it('at 80 columns: the day whole, the model takes what is left, and the figure that did not fit is named', () => {
+  it('at 80 columns: the day whole, the model takes what is left (its name after the provider), and the figure that did not fit is named', () => {
     assert.equal(renderTable(byDayModel, false, { width: 80 }), [
       'day         model                 cost  sessions  calls  input  output  cache rd',
       '──────────  ──────────────────  ──────  ────────  ─────  ─────  ──────  ────────',
-      '2026-11-27  anthropic/claude-…   $0.74         3     41   123k   23.8k      197k',
+      '2026-11-27  …claude-sonnet-4.6   $0.74         3     41   123k   23.8k      197k',
       '2026-11-27  gpt-5                $0.01         1      9  18.5k   3.55k     47.7k',
-      '2026-11-28  google/gemini-2.5…  $12.50        12  1,234  1.23M    412k     2.10M',
+      '2026-11-28  gemini-2.5-flash-…  $12.50        12  1,234  1.23M    412k     2.10M',
       '(cache wr left out to fit 80 columns: --csv or --json has them)',
     ].join('\n'));
     assert.equal(renderTable(byDayModel), renderTable(byDayModel, false, { width: 80 }), 'piped: 80 columns');
@@ -434,6 +434,17 @@ describe('the table at a width', () => {
       '2026-11-27  gpt-5                                     $0.01         1      9  18.5k   3.55k     47.7k     4.78k',
       '2026-11-28  google/gemini-2.5-flash-preview-09-2025  $12.50        12  1,234  1.23M    412k     2.10M     98.0k',
     ].join('\n'));
+  });
+
+  it('a project keeps its last folders and a model its name after the provider, whole parts first', () => {
+    const r = table(['project', 'model'], [
+      { project: '/home/alice/code/acme/backend-service', model: 'openrouter/anthropic/claude-opus-4.1', ...fig(2, 2, 20, 1, 1, 1, 1) },
+      { project: '/home/alice/code/acme/frontend-web-app', model: 'openrouter/anthropic/claude-sonnet-4.6', ...fig(1, 1, 10, 1, 1, 1, 1) },
+    ]);
+    // Cut at the end, both rows began "/home/alice/co…" and "openrouter/ant…".
+    const keysAt = (width: number) => renderTable(r, false, { width }).split('\n').slice(2, 4).map((l) => l.slice(0, l.indexOf('  $')).trimEnd());
+    assert.deepEqual(keysAt(80), ['backend-servi…  claude-opus-4.1', 'frontend-web-…  claude-sonnet-…']);
+    assert.deepEqual(keysAt(96), ['…/backend-service  …/claude-opus-4.1', '…frontend-web-app  …claude-sonnet-4.6']);
   });
 
   it('by week and session: the week whole, the session id whole (a figure is left out for it), the title gives way', () => {

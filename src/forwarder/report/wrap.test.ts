@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeFilterMiss } from './filter-miss.js';
-import { displayWidth, fitText, padText, wrapWords } from './wrap.js';
+import { displayWidth, fitParts, fitText, padText, wrapWords } from './wrap.js';
 import { terminalText } from '../../shared/terminal-text.js';
 
 test('terminalText: ESC and other C0 controls as control pictures, TAB a space, DEL ␡, C1 as \\xNN, line breaks ⏎', () => {
@@ -88,4 +88,26 @@ test('a filter that matches nothing names the values the data has harmlessly (a 
   assert.doesNotMatch(text, /\x1b/);
   assert.match(text, /evil␛\[31m, gpt-5/);
   assert.match(text, /--filter model=x␛\[2J/);
+});
+
+test('fitParts keeps whole parts from the end of a path or an id, else cuts its last part at the end', () => {
+  const path = '/home/alice/code/acme/backend-service';
+  assert.equal(fitParts(path, 40), path);
+  assert.equal(fitParts(path, 24), '…/acme/backend-service');
+  assert.equal(fitParts(path, 20), '…/backend-service');
+  assert.equal(fitParts(path, 16), '…backend-service');
+  assert.equal(fitParts(path, 12), 'backend-ser…');
+  assert.equal(fitParts('anthropic/claude-sonnet-4.6', 19), '…/claude-sonnet-4.6');
+  assert.equal(fitParts('google/gemini-2.5-flash-preview-09-2025', 18), 'gemini-2.5-flash-…');
+  assert.equal(fitParts('bedrock:claude-3-haiku', 16), '…:claude-3-haiku');
+  assert.equal(fitParts('bedrock:claude-3-haiku', 15), '…claude-3-haiku');
+  assert.equal(fitParts('C:\\Users\\bob\\proj', 8), '…\\proj');
+  // A trailing separator is not a part; a value with none is cut at its end, as fitText cuts.
+  assert.equal(fitParts('/srv/app/', 5), '…app');
+  assert.equal(fitParts('nosep-very-long-name', 10), 'nosep-ver…');
+  // Wide characters are measured in columns and never halved.
+  assert.equal(fitParts('/x/日本語テキスト', 8), '日本語…');
+  assert.equal(fitParts('/x/日本語', 8), '…/日本語');
+  assert.equal(fitParts('/x/日本語', 7), '…日本語');
+  assert.equal(fitParts('/a/b', 0), '');
 });

@@ -114,6 +114,27 @@ export function widthUpTo(text: string, limit: number): number {
   return w;
 }
 
+/** Characters that divide a path or an id into parts (`/home/me/app`, `openrouter/anthropic/claude`, `bedrock:claude`). */
+const SEPARATOR = /[/\\:]/g;
+
+/**
+ * `text` in at most `width` columns, for a path or an id whose last parts tell it apart (a project's folder, a model's
+ * name after its provider): as many whole parts from the end as fit after `…` (`…/acme/backend-service`,
+ * `…/claude-sonnet-4.6`, `…claude-sonnet-4.6` a column narrower); when not even the last part fits, that part cut at
+ * its end as fitText cuts (`gemini-2.5-flash-…`); a value with no separator is cut at its end.
+ * @example fitParts('/home/alice/code/acme/backend-service', 20) // '…/backend-service'
+ */
+export function fitParts(text: string, width: number): string {
+  if (widthUpTo(text, width) <= width) return text;
+  // Where each part begins, ignoring separators at the very end (`/srv/app/`).
+  const body = text.replace(/[/\\:]+$/, '');
+  const starts = [...body.matchAll(SEPARATOR)].map((m) => m.index!).filter((i) => i > 0);
+  if (starts.length === 0) return fitText(text, width);
+  for (const i of starts) if (widthUpTo(text.slice(i), width - 1) <= width - 1) return `…${text.slice(i)}`;
+  const last = body.slice(starts.at(-1)! + 1);
+  return widthUpTo(last, width - 1) <= width - 1 ? `…${last}` : fitText(last, width);
+}
+
 /**
  * `text` in at most `width` columns: whole when it fits, else the characters that fit before a closing `…` (never
  * half a character, a surrogate pair or a character without its combining marks); `trim` drops spaces before the `…`.
