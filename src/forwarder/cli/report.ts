@@ -10,7 +10,7 @@ import type { Db } from '../../shared/sqlite.js';
 import { DATASET_VERSION } from '../dataset/columns.js';
 import { hermeticHome } from '../home.js';
 import { explicitTimeZone, systemTimeZone, Zone } from '../ledger/zone.js';
-import { DEFAULT_WIDTH, PERIODS, fleetUnread, ledgerZone, MAX_TOP, parseFilters, planFilterMiss, type FilterMiss, fleetRowIssues, rowIssuesIn, type RowIssueCount, planUncosted, uncostedIn, unreadDays, unreadIn, unreadText, type UnreadSpan, renderCsv, renderMarkdown, renderSummary, resolveWindow, windowOrderProblem, course, previousWindow, windowDays, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
+import { DEFAULT_WIDTH, PERIODS, fleetUnread, fleetUnreadUnknown, type UnreadUnknown, unreadUnknownText, ledgerZone, MAX_TOP, parseFilters, planFilterMiss, type FilterMiss, fleetRowIssues, rowIssuesIn, type RowIssueCount, planUncosted, uncostedIn, unreadDays, unreadIn, unreadText, type UnreadSpan, renderCsv, renderMarkdown, renderSummary, resolveWindow, windowOrderProblem, course, previousWindow, windowDays, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
 import { sqliteDialect } from '../report/dialect.js';
 import { planSummary, type SummaryRequest } from '../report/summary.js';
 import { planReport, runSqlite } from '../report/query.js';
@@ -41,6 +41,8 @@ interface ReportSource {
   uncosted(request: ReportRequest): Promise<number | null>;
   /** Sessions a windowed backfill left unread that reach into the window; null where the source does not tell. */
   unread(request: ReportRequest): Promise<UnreadSpan | null>;
+  /** The fleet store: how many of its machines do not say what windowed backfills left unread (decision 0105). */
+  unreadUnknown?(): Promise<UnreadUnknown | null>;
   /** Why a filtered window shows no usage (null: the window has none, filter or not). */
   filterMiss(request: ReportRequest): Promise<FilterMiss | null>;
   /** What the report left out because this role may not read a table, with the GRANT to run (the fleet store only). */
@@ -52,6 +54,7 @@ interface ReportSource {
 const LEFT_OUT: Readonly<Record<string, string>> = {
   row_issues: 'the values the forwarders repaired are not counted',
   backfill_unread: 'the sessions windowed backfills left unread are not said',
+  progress: 'how many machines do not say what windowed backfills left unread is not said',
 };
 
 /** This machine as `--by machine` shows it on its own dataset: its host name and, once a sink made one, its id. */
@@ -102,6 +105,8 @@ async function fleetSource(url: string): Promise<ReportSource> {
     uncosted: (request) => fleet.read((c, d) => runPostgres(c, planUncosted(request, d), d)),
     // What each machine's windowed backfills left unread, as each one's dataset says it, added up (decision 0102).
     unread: (request) => fleet.read((c, d) => fleetUnread(c, request, d, onDenied)),
+    // How many machines that count cannot speak for: those whose forwarder sends no row (decision 0105).
+    unreadUnknown: () => fleet.read((c, d) => fleetUnreadUnknown(c, d, onDenied)),
     filterMiss: (request) => fleet.read((c, d) => runPostgres(c, planFilterMiss(request, d), d)),
     unreadable: () => [...denied].map(([table, grant]) => `hermetic: this role may not read the fleet's ${table} table, so ${LEFT_OUT[table] ?? 'its figures are left out'} here; have the schema's owner run: ${grant};`),
     close: () => fleet.close(),
@@ -171,16 +176,20 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
     // Sessions a windowed backfill left unread that reach into this window, with the days they span.
     const unreadSpan = await source.unread(base);
     const unread = unreadSpan ? unreadDays(unreadSpan, zone) : undefined;
+    // On the fleet store, the machines that do not say (their forwarder is older): a count of the others is not the fleet's.
+    const silent = (await source.unreadUnknown?.()) ?? null;
+    const unreadUnknown = silent !== null && silent.machines > 0 ? silent : undefined;
     // What a terminal summary says beside its figures, with --by or without: the same lines either way.
     const notes = async (totals: UsageReport['totals']) => ({
       zoneName: zone.name, rowIssues: (await source.rowIssues(base)) ?? undefined, uncosted: (await source.uncosted(base)) ?? undefined,
-      filterMiss: await filterMiss(totals), course: course(values.period, window, nowS, zone, totals.cost_usd), unread,
+      filterMiss: await filterMiss(totals), course: course(values.period, window, nowS, zone, totals.cost_usd), unread, unreadUnknown,
     });
     const before = previousWindow(values.period, window, nowS, zone);
     if (formats.length > 0 || by.length > 0) {
       const report = await source.report({ ...base, by, top }, zone);
       // The documents' shapes are fixed: what they lack is said beside them.
       if (unread && formats.length > 0) console.error(`hermetic: ${unreadText(unread)}`);
+      if (unreadUnknown && formats.length > 0) console.error(`hermetic: ${unreadUnknownText(unreadUnknown, unread !== undefined)}`);
       if (values.json) console.log(terminalSafeJson(JSON.stringify(report, null, 2)));
       else if (values.csv) console.log(renderCsv(report));
       else if (values.markdown) console.log(renderMarkdown(report));

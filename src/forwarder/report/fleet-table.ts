@@ -3,7 +3,6 @@
 // falls back, or says which GRANT to run, instead of meeting PostgreSQL's permission error. No pg at run time: the
 // dataset's report imports it.
 import type pg from 'pg';
-import { HermeticError } from '../../shared/errors.js';
 
 const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -23,9 +22,4 @@ export async function fleetTable(client: pg.PoolClient, schema: string, table: s
   const r = (await client.query(`SELECT to_regclass($1) IS NOT NULL AS here, CASE WHEN to_regclass($1) IS NOT NULL THEN has_table_privilege(to_regclass($1), 'SELECT') END AS may, quote_ident(current_user) AS role`, [name])).rows[0] as { here: boolean; may: boolean | null; role: string };
   if (!r.here) return { state: 'absent' };
   return r.may === true ? { state: 'readable' } : { state: 'denied', grant: `GRANT SELECT ON ${name} TO ${r.role}; ALTER DEFAULT PRIVILEGES IN SCHEMA ${q(schema)} GRANT SELECT ON TABLES TO ${r.role}` };
-}
-
-/** The error a reader that cannot do without `table` gives a role that may not read it: the table named, the GRANT to run. */
-export function tableDenied(table: string, what: string, grant: string, display: string): HermeticError {
-  return new HermeticError('HERMETIC_FLEET_SCHEMA', `This role may not read the fleet's ${table} table (${display}), so ${what} cannot be shown: a newer Hermetic added the table after the role was granted SELECT on the others. Have the schema's owner run: ${grant};`);
 }

@@ -232,6 +232,8 @@ export interface SummaryView extends SummaryTables {
   uncosted?: number;
   /** Sessions a windowed backfill left unread that reach into the window, with the days they span (report/unread.ts). */
   unread?: UnreadDays;
+  /** The fleet store: how many of its machines do not say what windowed backfills left unread (report/unread.ts). */
+  unreadUnknown?: UnreadUnknown;
   /** A calendar period to date (`--period today|week|month`): what its cost comes to if the rest goes as it has. */
   course?: { cost: number; end: string } | null;
 }
@@ -241,6 +243,28 @@ export interface UnreadDays {
   sessions: number;
   from: string;
   to: string;
+}
+
+/** Of the machines the fleet knows, how many do not say what their windowed backfills left unread (decision 0105). */
+export interface UnreadUnknown {
+  /** Machines with no `backfill_unread` row: their forwarder is older than dataset version 13 (or the fleet store is). */
+  machines: number;
+  /** The machines the fleet knows: those with a `progress` row (every batch writes one), and any that sent the row. */
+  of: number;
+}
+
+/**
+ * What the fleet's unread note cannot speak for (decision 0105), in one sentence: how many machines do not say, and
+ * whether the count said (`counted`) is of the others, or the others left none unread in the window.
+ */
+export function unreadUnknownText(u: UnreadUnknown, counted: boolean): string {
+  const rest = u.of - u.machines;
+  const who = rest === 0
+    ? (u.of === 1 ? 'The fleet\'s one machine does not say' : `None of the fleet's ${calls(u.of)} machines says`)
+    : `${calls(u.machines)} of the fleet's ${calls(u.of)} machines ${u.machines === 1 ? 'does' : 'do'} not say`;
+  const others = rest === 1 ? 'the other machine' : `the other ${calls(rest)}`;
+  const tail = rest === 0 ? '' : counted ? `; the count is of ${others}` : `; ${others} left none unread in this window`;
+  return `${who} which sessions windowed backfills left unread (a forwarder older than dataset version 13 does not send it)${tail}.`;
 }
 
 /** What a report over history a windowed backfill left unread says about it, in one sentence. */
@@ -311,6 +335,7 @@ export function renderSummary(view: SummaryView, color: boolean, width = DEFAULT
     else if (view.filterMiss) out.push(describeFilterMiss(view.filterMiss, width));
     else out.push(...wrapWords('No usage was recorded in this window (try --period all).', width));
     if (view.unread) out.push(...wrapWords(unreadText(view.unread), width));
+    if (view.unreadUnknown?.machines) out.push(...wrapWords(unreadUnknownText(view.unreadUnknown, view.unread !== undefined), width));
     return out.join('\n');
   }
   const average = averages(t, view.days);
@@ -333,6 +358,7 @@ export function renderSummary(view: SummaryView, color: boolean, width = DEFAULT
     ...(trend(view) ?? []).flatMap((text, i) => line(i === 0 ? 'trend' : '', text)),
   );
   if (view.unread) out.push(...line('unread', unreadText(view.unread)));
+  if (view.unreadUnknown?.machines) out.push(...line(view.unread ? '' : 'unread', unreadUnknownText(view.unreadUnknown, view.unread !== undefined)));
   const issues = view.rowIssues;
   if (issues && issues.entries > 0) {
     out.push(...line('repaired', `${calls(issues.entries)} ${issues.entries === 1 ? 'value' : 'values'} changed or left out while forwarding, in ${calls(issues.sessions)} ${issues.sessions === 1 ? 'session' : 'sessions'}`),

@@ -24,7 +24,7 @@ import type { Origin } from '../sinks/remote/contract.js';
 import { keepBackfillUnread } from '../sinks/sqlite/backfill-unread.js';
 import { postgresSource } from '../web/data/postgres.js';
 import { startWebServer } from '../web/server.js';
-import { fleetUnread, unreadIn, type UnreadSpan } from './unread.js';
+import { fleetUnread, fleetUnreadUnknown, unreadIn, type UnreadSpan } from './unread.js';
 import { fleetRowIssues } from './row-issues.js';
 import type { ReportRequest } from './query.js';
 
@@ -113,6 +113,10 @@ it('the fleet says what each machine\'s dataset says, added up: each machine\'s 
     assert.deepEqual(unreadIn(dbA, {}), { sessions: 5, stores: 1, from: NOW - 40 * DAY, to: NOW - DAY });
     assert.deepEqual(await dashboard.unread({ since: NOW - 36 * DAY, until: NOW - 35.5 * DAY }), { sessions: 8, stores: 2, from: NOW - 40 * DAY, to: NOW - 20 * DAY });
     assert.equal(await dashboard.unread({ since: NOW - 10 * DAY, until: NOW - 5 * DAY }), null);
+    // How many machines that count cannot speak for (decision 0105): C, of the three; none on A's own fleet.
+    assert.deepEqual(await readFleet(fleetUrl, (c, d) => fleetUnreadUnknown(c, d)), { machines: 1, of: 3 });
+    assert.deepEqual(await dashboard.unreadUnknown!(), { machines: 1, of: 3 });
+    assert.deepEqual(await readFleet(fleetAUrl, (c, d) => fleetUnreadUnknown(c, d)), { machines: 0, of: 1 });
   } finally {
     await dashboard.close();
   }
@@ -122,7 +126,7 @@ it('the fleet says what each machine\'s dataset says, added up: each machine\'s 
 async function lines(source: string[]): Promise<{ said: string[]; err: string[] }> {
   const { value, out, err } = await printed(() => reportCommand([...source, '--since', new Date((NOW - 40 * DAY) * 1000).toISOString()], { now: () => NOW * 1000, color: false, width: 1000 }));
   assert.equal(value, 0);
-  const said = out.join('\n').split('\n').map((l) => l.trim().replace(/ +/g, ' ')).filter((l) => /are not counted: a backfill|is not counted: a backfill|changed or left out while forwarding/.test(l));
+  const said = out.join('\n').split('\n').map((l) => l.trim().replace(/ +/g, ' ')).filter((l) => /are not counted: a backfill|is not counted: a backfill|changed or left out while forwarding|says? which sessions windowed|not say which sessions windowed/.test(l));
   return { said, err };
 }
 
@@ -131,18 +135,46 @@ it('report --from says the line report --home says: of one machine alone, and of
   assert.equal(own.said.filter((l) => l.includes('backfill')).length, 1, own.said.join('\n'));
   assert.match(own.said.find((l) => l.includes('backfill'))!, /^unread 5 sessions active /);
   assert.deepEqual((await lines(['--from', fleetAUrl])).said, own.said, 'machine A alone on the fleet: the same lines');
-  const fleet = (await lines(['--from', fleetUrl])).said.find((l) => l.includes('backfill'));
-  assert.match(fleet!, /^unread 10 sessions active /, 'A\'s five and B\'s five; C sends nothing');
+  const fleet = (await lines(['--from', fleetUrl])).said;
+  assert.match(fleet.find((l) => l.includes('backfill'))!, /^unread 10 sessions active /, 'A\'s five and B\'s five; C sends nothing');
+  // And that C does not say (decision 0105), on the line under it.
+  assert.ok(fleet.includes('1 of the fleet\'s 3 machines does not say which sessions windowed backfills left unread (a forwarder older than dataset version 13 does not send it); the count is of the other 2.'), fleet.join('\n'));
 });
 
-it('a fleet store from before version 7 does not know: no count, no line', async () => {
+it('report --from says how many machines do not say: under the count, with none counted, and beside --json, --csv and --markdown (decision 0105)', async () => {
+  const report = (args: string[]) => printed(() => reportCommand(['--from', fleetUrl, ...args], { now: () => NOW * 1000, color: false, width: 1000 }));
+  const silent = 'which sessions windowed backfills left unread (a forwarder older than dataset version 13 does not send it)';
+  // A window none of A's and B's spans meets: no count, and the other two said none.
+  const none = await report(['--since', new Date((NOW - 10 * DAY) * 1000).toISOString(), '--until', new Date((NOW - 5 * DAY) * 1000).toISOString()]);
+  const text = none.out.join('\n').split('\n').map((l) => l.trim().replace(/ +/g, ' '));
+  assert.ok(text.includes(`unread 1 of the fleet's 3 machines does not say ${silent}; the other 2 left none unread in this window.`), text.join('\n'));
+  assert.ok(!text.some((l) => /not counted: a backfill/.test(l)));
+  // The documents keep their shape (the same keys as over A's fleet, where every machine says); stderr says it.
+  const keys = async (url: string) => Object.keys(JSON.parse((await printed(() => reportCommand(['--from', url, '--json', '--period', 'all'], { now: () => NOW * 1000 }))).out.join('\n')));
+  assert.deepEqual(await keys(fleetUrl), await keys(fleetAUrl));
+  for (const format of ['--json', '--csv', '--markdown']) {
+    const { value, err } = await report([format, '--period', 'all']);
+    assert.equal(value, 0);
+    assert.deepEqual(err.filter((l) => l.includes('not say')), [`hermetic: 1 of the fleet's 3 machines does not say ${silent}; the count is of the other 2.`], format);
+    assert.equal(err.filter((l) => /not counted: a backfill/.test(l)).length, 1, format);
+  }
+  const own = await printed(() => reportCommand(['--from', fleetAUrl, '--json', '--period', 'all'], { now: () => NOW * 1000 }));
+  assert.deepEqual(own.err.filter((l) => l.includes('not say')), [], 'every machine of A\'s fleet says');
+});
+
+it('a fleet store from before version 7 does not know: no count, and its machines are said not to say', async () => {
   const url = pg.createDatabase();
   await shipDatasets(url, [[dbA.name, A]]);
   pg.psql('DROP TABLE hermetic.backfill_unread', url.split('/').pop()!);
   assert.equal(await readFleet(url, (c, d) => fleetUnread(c, {}, d)), null);
+  assert.deepEqual(await readFleet(url, (c, d) => fleetUnreadUnknown(c, d)), { machines: 1, of: 1 });
   const { said, err } = await lines(['--from', url]);
-  assert.deepEqual(said.filter((l) => l.includes('backfill')), []);
+  // No count (none is known), but not silence either (decision 0105).
+  assert.deepEqual(said.filter((l) => /backfill|windowed/.test(l)), ['unread The fleet\'s one machine does not say which sessions windowed backfills left unread (a forwarder older than dataset version 13 does not send it).']);
   assert.deepEqual(err, []);
+  // Without `progress` (dropped by hand) the fleet does not know its machines: nothing said of them.
+  pg.psql('DROP TABLE hermetic.progress', url.split('/').pop()!);
+  assert.equal(await readFleet(url, (c, d) => fleetUnreadUnknown(c, d)), null);
 });
 
 it('a reader role granted SELECT before later versions added tables: the report runs and names the GRANT, the session page says it; granted, the owner\'s lines', async () => {
@@ -170,14 +202,24 @@ it('a reader role granted SELECT before later versions added tables: the report 
     assert.equal(await source.unread({}), null);
     assert.equal(await source.rowIssues({}), null);
     assert.ok(Number((await source.report({})).totals.sessions) > 0, 'the figures are read');
+    // The session page: its transcript and all else the owner's, the delegations withheld with their GRANT (decision 0105).
     const id = dbA.prepare('SELECT session_id FROM sessions LIMIT 1').pluck().get() as string;
-    await assert.rejects(source.session({ id, store: null, machine: A.machineId }, { page: 1, size: 50, from: null }), (e: unknown) => {
-      assert.ok(e instanceof HermeticError && e.code === 'HERMETIC_FLEET_SCHEMA', String(e));
-      assert.match(e.message, /may not read the fleet's delegations table/);
-      assert.ok(e.message.includes(`GRANT SELECT ON "hermetic"."delegations" TO ${role}`), e.message);
-      assert.doesNotMatch(e.message, /permission denied|42501/);
-      return true;
-    });
+    const ownerSource = postgresSource(fleetAUrl, new Zone('UTC'));
+    try {
+      const page = { page: 1, size: 50, from: null };
+      const [view, owners] = [await source.session({ id, store: null, machine: A.machineId }, page), await ownerSource.session({ id, store: null, machine: A.machineId }, page)];
+      assert.ok(view && owners);
+      assert.equal(view.delegations, null, 'not known: not an empty list');
+      assert.deepEqual(view.withheld?.map((w) => w.table), ['delegations']);
+      assert.ok(view.withheld![0]!.grant.startsWith(`GRANT SELECT ON "hermetic"."delegations" TO ${role};`), view.withheld![0]!.grant);
+      assert.ok(view.transcript.messages.length > 0);
+      const { delegations: _d, withheld: _w, ...rest } = view;
+      const { delegations: _o, ...ownersRest } = owners;
+      assert.deepEqual(rest, ownersRest);
+      assert.equal(owners.withheld, undefined);
+    } finally {
+      await ownerSource.close();
+    }
   } finally {
     await source.close();
   }
@@ -194,6 +236,23 @@ it('a reader role granted SELECT before later versions added tables: the report 
       await source.close();
     }
   };
+  // The session page over HTTP: 200, the transcript, `withheld` naming delegations.
+  const sessionOver = async (url: string) => {
+    const source = postgresSource(url, new Zone('UTC'));
+    const server = await startWebServer({ source, port: 0, now: () => NOW * 1000, onError: (e) => { throw e; } });
+    try {
+      const id = dbA.prepare('SELECT session_id FROM sessions LIMIT 1').pluck().get() as string;
+      const res = await fetch(new URL(`/api/session?id=${id}&machine=${A.machineId}`, server.url));
+      return { status: res.status, body: await res.json() as { delegations: unknown; withheld?: { table: string; grant: string }[]; transcript: { messages: unknown[] }; error?: { code: string; message: string } } };
+    } finally {
+      await server.close();
+      await source.close();
+    }
+  };
+  const page = await sessionOver(asRole);
+  assert.equal(page.status, 200, JSON.stringify(page.body).slice(0, 400));
+  assert.deepEqual([page.body.delegations, page.body.withheld?.map((w) => w.table)], [null, ['delegations']]);
+  assert.ok(page.body.transcript.messages.length > 0);
   const mine = await overview(asRole);
   assert.deepEqual(mine.withheld?.map((w) => w.table), ['row_issues', 'backfill_unread']);
   for (const w of mine.withheld!) assert.ok(w.grant.startsWith(`GRANT SELECT ON "hermetic"."${w.table}" TO ${role};`), w.grant);
@@ -214,6 +273,18 @@ it('a reader role granted SELECT before later versions added tables: the report 
   const granted = await lines(['--from', asRole]);
   assert.deepEqual(granted, { said: owner.said, err: [] });
   assert.deepEqual(await readFleet(asRole, (c, d) => fleetRowIssues(c, {}, d)), await readFleet(fleetAUrl, (c, d) => fleetRowIssues(c, {}, d)));
+  // `progress` taken back: the report stands, and says which GRANT tells how many machines do not say (decision 0105).
+  pg.psql(`REVOKE SELECT ON hermetic.progress FROM ${role}`, db);
+  const noProgress = await lines(['--from', asRole]);
+  assert.deepEqual(noProgress.said, owner.said);
+  assert.equal(noProgress.err.length, 1, noProgress.err.join('\n'));
+  assert.ok(noProgress.err[0]!.includes(`fleet's progress table`) && noProgress.err[0]!.includes(`GRANT SELECT ON "hermetic"."progress" TO ${role};`), noProgress.err[0]);
+  assert.deepEqual(((await overview(asRole)).withheld ?? []).map((w) => w.table), ['progress']);
+  // Any other table the session page reads, taken back: an error that names it and its GRANT, as before.
+  pg.psql(`REVOKE SELECT ON hermetic.messages FROM ${role}`, db);
+  const refusedPage = await sessionOver(asRole);
+  assert.equal(refusedPage.body.error?.code, 'HERMETIC_FLEET_SCHEMA', JSON.stringify(refusedPage.body).slice(0, 400));
+  assert.ok(refusedPage.body.error!.message.includes(`GRANT SELECT ON "hermetic"."messages" TO ${role}`), refusedPage.body.error!.message);
   // A table every version has, taken back: the report cannot stand without it, and says which GRANT to run.
   pg.psql(`REVOKE SELECT ON hermetic.usage_ledger FROM ${role}`, db);
   await assert.rejects(printed(() => reportCommand(['--from', asRole, '--period', 'all'], { now: () => NOW * 1000, color: false, width: 200 })), refused('usage_ledger'));

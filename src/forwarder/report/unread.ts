@@ -8,7 +8,9 @@ import type { Zone } from '../ledger/zone.js';
 import { fleetTable } from './fleet-table.js';
 import type { Dialect } from './dialect.js';
 import type { ReportRequest } from './query.js';
-import type { UnreadDays } from './render.js';
+import type { UnreadDays, UnreadUnknown } from './render.js';
+
+export type { UnreadUnknown };
 
 export interface UnreadSpan {
   /** Sessions left unread whose span meets the window, over every store. */
@@ -32,7 +34,8 @@ export function unreadIn(db: Db, request: Pick<ReportRequest, 'since' | 'until'>
  * The same over the fleet store, in the caller's read transaction: every machine's stores (`backfill_unread`, one row
  * per machine that ships it). Null where the fleet does not know: a store no forwarder of dataset version 13 has
  * opened (no table), or a role that may not read it (`onDenied` gets the GRANT to run). A machine whose forwarder is
- * older sends no row and adds nothing; the count is then of the machines that send it, never a zero for the others.
+ * older sends no row and adds nothing; the count is then of the machines that send it, never a zero for the others
+ * (`fleetUnreadUnknown` says how many do not send it).
  */
 export async function fleetUnread(client: pg.PoolClient, request: Pick<ReportRequest, 'since' | 'until'>, dialect: Dialect & { readonly schema: string }, onDenied?: (table: string, grant: string) => void): Promise<UnreadSpan | null> {
   const table = await fleetTable(client, dialect.schema, 'backfill_unread');
@@ -41,6 +44,28 @@ export async function fleetUnread(client: pg.PoolClient, request: Pick<ReportReq
   const rows = (await client.query('SELECT stores FROM backfill_unread ORDER BY machine_id')).rows as { stores: string }[];
   // Each machine's element per store: two machines with the same store path are two stores.
   return unreadOver(rows.flatMap((r) => { const v = parsed(r.stores); return Array.isArray(v) ? v : []; }), request);
+}
+
+/**
+ * How many of the fleet's machines the unread count cannot speak for (decision 0105): `fleetUnread` adds up the
+ * machines that send `backfill_unread`, and a forwarder older than dataset version 13 sends none. On a fleet store
+ * before version 7 (no table) no machine says. Null where that is not known: no `progress` (dropped by hand), or a role
+ * that may not read `progress` (`onDenied` gets its GRANT) or `backfill_unread` (whose GRANT `fleetUnread` gives).
+ */
+export async function fleetUnreadUnknown(client: pg.PoolClient, dialect: Dialect & { readonly schema: string }, onDenied?: (table: string, grant: string) => void): Promise<UnreadUnknown | null> {
+  const progress = await fleetTable(client, dialect.schema, 'progress');
+  if (progress.state === 'denied') onDenied?.('progress', progress.grant);
+  if (progress.state !== 'readable') return null;
+  const table = await fleetTable(client, dialect.schema, 'backfill_unread');
+  // Denied: the unread note is withheld (fleetUnread says why and gives its GRANT), so there is no count to speak for.
+  if (table.state === 'denied') return null;
+  const sql = table.state === 'absent'
+    ? 'SELECT COUNT(*) AS machines, COUNT(*) AS "of" FROM progress'
+    : `SELECT COUNT(*) FILTER (WHERE b.machine_id IS NULL) AS machines, COUNT(*) AS "of"
+       FROM (SELECT machine_id FROM progress UNION SELECT machine_id FROM backfill_unread) m
+       LEFT JOIN (SELECT DISTINCT machine_id FROM backfill_unread) b USING (machine_id)`;
+  const r = (await client.query(sql)).rows[0] as { machines: string; of: string };
+  return { machines: Number(r.machines), of: Number(r.of) };
 }
 
 /** What each store's spans (one element per store, a `stores.unread` value) say of the window, added up; null: nothing. */

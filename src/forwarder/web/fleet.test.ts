@@ -99,7 +99,9 @@ describe('hermetic web over the fleet store', () => {
       const request: ReportRequest = { ...windowOf(flags), ...(query.includes('source=cli') ? { filter: { source: ['cli'] } } : {}) };
       const q = query ? `?${query}` : '';
       const amp = query ? `&${query}` : '';
-      const { cache_hit_rate: _rate, row_issues, uncosted, unread, ...overview } = (await api(fleet, `/api/overview${q}`)).body;
+      const { cache_hit_rate: _rate, row_issues, uncosted, unread, unread_unknown, ...overview } = (await api(fleet, `/api/overview${q}`)).body;
+      // Both machines' forwarders say what they left unread (decision 0105).
+      assert.deepEqual(unread_unknown, { machines: 0, of: 2 });
       assert.deepEqual(overview, await fleetReport(fleetUrl, request));
       // The values each machine's forwarder repaired (decision 0092): each machine's own count, added up.
       const [issuesA, issuesB] = [rowIssuesIn(dbA, request), rowIssuesIn(dbB, request)];
@@ -213,17 +215,50 @@ describe('the fleet\'s page in Chromium', () => {
     });
   });
 
-  it('a reader role granted SELECT before row_issues and backfill_unread were added: the overview says which notes it left out and the GRANT (decision 0102)', async () => {
+  it('a machine whose forwarder does not say what it left unread: the overview says how many of the fleet\'s machines (decision 0105)', async () => {
+    // C's row taken away, as a forwarder before dataset version 13 never sends one (the later tests of this fleet read
+    // sessions, or as a role that may not read the table).
+    pg.psql(`DELETE FROM hermetic.backfill_unread WHERE machine_id = '${C.machineId}'`, twinUrl.split('/').pop()!);
+    const twins = await serve(postgresSource(twinUrl, ZONE));
+    const o = (await api(twins, '/api/overview?period=all')).body;
+    assert.deepEqual([o.unread, o.unread_unknown], [null, { machines: 1, of: 2 }]);
+    await inBrowser(postgresSource(twinUrl, ZONE), '/?period=all', async (page) => {
+      const notes = await page.$$eval('[data-figure="unread_unknown"]', (els) => els.map((e) => [(e as HTMLElement).dataset.value, e.textContent]));
+      assert.deepEqual(notes, [['1', '1 of the fleet\'s 2 machines does not say which sessions windowed backfills left unread (a forwarder older than dataset version 13 does not send it); the other machine left none unread in this window.']]);
+    });
+    // Where every machine says, nothing.
+    await inBrowser(postgresSource(fleetUrl, ZONE), '/?period=all', async (page) => {
+      assert.equal(await page.$$eval('[data-figure="unread_unknown"]', (els) => els.length), 0);
+    });
+  });
+
+  it('a reader role granted SELECT before row_issues, backfill_unread and delegations were added: the overview says which notes it left out and the GRANT; a session page shows its transcript, the delegations withheld (decisions 0102, 0105)', async () => {
     const db = twinUrl.split('/').pop()!;
     const role = `reader_${db}`;
     pg.psql(`CREATE ROLE ${role} LOGIN PASSWORD 'reader-pw'; GRANT USAGE ON SCHEMA hermetic TO ${role}; GRANT SELECT ON ALL TABLES IN SCHEMA hermetic TO ${role};
-      REVOKE ALL ON hermetic.row_issues, hermetic.backfill_unread FROM ${role}`, db);
+      REVOKE ALL ON hermetic.row_issues, hermetic.backfill_unread, hermetic.delegations FROM ${role}`, db);
     const asRole = twinUrl.replace(`${pg.user}:${pg.password}`, `${role}:reader-pw`);
     await inBrowser(postgresSource(asRole, ZONE), '/?period=all', async (page) => {
       const notes = await page.$$eval('[data-figure="withheld"]', (els) => els.map((e) => [(e as HTMLElement).dataset.value, e.textContent]));
       assert.deepEqual(notes.map(([table]) => table), ['row_issues', 'backfill_unread']);
       for (const [table, text] of notes) assert.ok(text!.includes(`GRANT SELECT ON "hermetic"."${table}" TO ${role};`), text!);
       assert.equal(await page.$$eval('[data-figure="row_issues"]', (els) => els.length), 0);
+      assert.equal(await page.$$eval('[data-figure="unread_unknown"]', (els) => els.length), 0, 'not known where the unread note is withheld');
+    });
+    // A session that dispatched delegations: its page, transcript and all, with a note in place of the delegations.
+    const id = dbA.prepare('SELECT parent_session_id FROM delegations WHERE parent_session_id IN (SELECT session_id FROM sessions) LIMIT 1').pluck().get() as string;
+    await inBrowser(postgresSource(asRole, ZONE), `/session?id=${id}&machine=${A.machineId}`, async (page) => {
+      assert.ok(await page.$$eval('.transcript > li', (els) => els.length) > 0, 'the transcript is shown');
+      assert.equal(await page.$$eval('section.delegations', (els) => els.length), 0);
+      const notes = await page.$$eval('[data-figure="withheld"]', (els) => els.map((e) => [(e as HTMLElement).dataset.value, e.textContent]));
+      assert.deepEqual(notes.map(([table]) => table), ['delegations']);
+      assert.match(notes[0]![1]!, /^This role may not read the fleet's delegations table, so whether this session dispatched background delegations, and which, is not shown here\. Have the schema's owner run: GRANT SELECT ON "hermetic"\."delegations" TO /);
+      assert.equal(await page.$$eval('.error, [role="alert"]', (els) => els.length), 0);
+    });
+    // The owner's page lists them.
+    await inBrowser(postgresSource(twinUrl, ZONE), `/session?id=${id}&machine=${A.machineId}`, async (page) => {
+      assert.ok(await page.$$eval('section.delegations li.delegation', (els) => els.length) > 0);
+      assert.equal(await page.$$eval('[data-figure="withheld"]', (els) => els.length), 0);
     });
   });
 });

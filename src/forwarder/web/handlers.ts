@@ -65,11 +65,13 @@ async function* chunks(text: MessageText): AsyncIterable<string> {
 export const HANDLERS: Record<ApiName, Handler> = {
   async overview(query, ctx) {
     const request = usage(query, ctx);
-    const [report, rowIssues, uncosted, unread, withheld] = await Promise.all([ctx.source.report(request), ctx.source.rowIssues(request), ctx.source.uncosted(request), ctx.source.unread(request), ctx.source.withheld?.() ?? []]);
+    const [report, rowIssues, uncosted, unread, withheld, unknown] = await Promise.all([ctx.source.report(request), ctx.source.rowIssues(request), ctx.source.uncosted(request), ctx.source.unread(request), ctx.source.withheld?.() ?? [], ctx.source.unreadUnknown?.()]);
     // What a windowed backfill left unread in this period, by the local days it spans (as `hermetic report` says it).
     const left = unread && unreadDays(unread, zoneOf(ctx));
     // Notes left out because this role may not read their table (the fleet store; decision 0102): which, and the GRANT.
-    return { ...report, cache_hit_rate: cacheHitRate(report.totals), row_issues: rowIssues, uncosted, unread: left, ...(withheld.length > 0 ? { withheld } : {}) };
+    // The fleet store's machines that do not say what they left unread (decision 0105): always there on the fleet store.
+    const silent = unknown === undefined ? {} : { unread_unknown: unknown };
+    return { ...report, cache_hit_rate: cacheHitRate(report.totals), row_issues: rowIssues, uncosted, unread: left, ...silent, ...(withheld.length > 0 ? { withheld } : {}) };
   },
   daily: async (query, ctx) => ctx.source.report({ ...usage(query, ctx), by: ['day', 'model'] }),
   async breakdown(query, ctx) {

@@ -12,7 +12,7 @@ import { createPool } from './pool.js';
 import { q } from './schema.js';
 import { postgresTarget, type PostgresTarget } from './url.js';
 
-export { fleetTable, tableDenied, type FleetTable } from '../../report/fleet-table.js';
+export { fleetTable, type FleetTable } from '../../report/fleet-table.js';
 
 /** The fleet's code for each of the sink's (the same server, read instead of written); any other is FLEET_FAILED. */
 const FLEET_CODES: Readonly<Record<string, ErrorCode>> = {

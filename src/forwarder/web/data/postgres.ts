@@ -10,15 +10,15 @@ import { runPostgres } from '../../report/postgres.js';
 import { planUncosted } from '../../report/uncosted.js';
 import { fleetRowIssues } from '../../report/row-issues.js';
 import { Zone } from '../../ledger/zone.js';
-import { fleetTable, openFleet, tableDenied } from '../../sinks/postgres/read.js';
-import { fleetUnread } from '../../report/unread.js';
+import { fleetTable, openFleet } from '../../sinks/postgres/read.js';
+import { fleetUnread, fleetUnreadUnknown } from '../../report/unread.js';
 import type { PostgresTarget } from '../../sinks/postgres/url.js';
 import { ATTRIBUTES_CAP, FIELD_CAP, cutText, LIST_ROWS, PAGE_BYTES, TEXT_CAP, TITLE_CAP, callsSql, delegationRow, delegationsSql, linkColumnsSql, linkRow, messageColumns, message, noMessage, noSessionText, noText, PageBudget, sessionColumnsSql, sessionDetail, sessionTextSql, slowestKeptSql, slowestSql, textSql, transcriptPages, twoStores, unknownParent, type RawCall, type RawMessage } from './rows.js';
 import type { DelegationRow, MessageText, SessionKey, SessionRow, SessionView, SlowCall, TextField, TranscriptPage, UsageSource } from './source.js';
 import type { FleetReader } from '../../sinks/postgres/read.js';
 
-/** The tables of the overview's notes that a later fleet version added (decision 0102). */
-const OVERVIEW_NOTES = ['row_issues', 'backfill_unread'] as const;
+/** The tables of the overview's notes that a later fleet version added (decision 0102), and the fleet's machines (0105). */
+const OVERVIEW_NOTES = ['row_issues', 'backfill_unread', 'progress'] as const;
 
 /** Connections for the page's requests, which it sends side by side. */
 const CONNECTIONS = 4;
@@ -95,10 +95,10 @@ async function sessionView(c: pg.PoolClient, d: Dialect, target: PostgresTarget,
     next = Number((batch[batch.length - 1] as { seq: unknown }).seq) + 1;
   }
   // A fleet store no sink of dataset version 8 has written to yet (fleet schema 1) has no `delegations`: none. A role
-  // granted SELECT before that version made the table may not read it: said, with the GRANT, rather than an empty list
-  // that would read as "no delegations" (decision 0102).
+  // granted SELECT before that version made the table may not read it: the rest of the page is still read, and the
+  // delegations are null (not known, where an empty list would read as "none"), withheld with the GRANT (decision 0105).
   const delegationsTable = await fleetTable(c, target.schema, 'delegations');
-  if (delegationsTable.state === 'denied') throw tableDenied('delegations', `session ${key.id}'s delegations`, delegationsTable.grant, target.display);
+  const withheld = delegationsTable.state === 'denied' ? [{ table: 'delegations', grant: delegationsTable.grant }] : [];
   let delegations: Record<string, unknown>[] = [];
   if (delegationsTable.state === 'readable') {
     const bound = d.bind(delegationsSql(true, ' COLLATE "C"'), { machine, store, session: key.id });
@@ -110,11 +110,12 @@ async function sessionView(c: pg.PoolClient, d: Dialect, target: PostgresTarget,
     parent: found.parent_session_id === null ? null : parentRow ? linkRow(numeric(parentRow)) : unknownParent(found.parent_session_id, store),
     children: children.slice(0, LIST_ROWS).map((r) => linkRow(numeric(r))),
     model_changes: changes.slice(0, LIST_ROWS).map(numeric) as unknown as SessionView['model_changes'],
-    delegations: delegations.slice(0, LIST_ROWS).map((r) => delegationRow(numeric(r))),
+    delegations: withheld.length > 0 ? null : delegations.slice(0, LIST_ROWS).map((r) => delegationRow(numeric(r))),
     more: { children: children.length > LIST_ROWS, delegations: delegations.length > LIST_ROWS, model_changes: changes.length > LIST_ROWS },
     limits: { title_characters: TITLE_CAP, field_characters: FIELD_CAP, attributes_characters: ATTRIBUTES_CAP, list_rows: LIST_ROWS },
     usage: await runPostgres(c, planReport({ filter: { session: [key.id] }, place: { store, machineId: machine }, by: ['model', 'task'] }, zone, d), d),
     transcript: { page: asked.page, page_size: asked.size, pages, total, from, next_from: budget.next_from, limits: { text_characters: TEXT_CAP, page_bytes: PAGE_BYTES }, messages: budget.messages },
+    ...(withheld.length > 0 ? { withheld } : {}),
   };
 }
 
@@ -193,6 +194,8 @@ export function postgresSource(url: string, zone: Zone): UsageSource {
     // it, or for a role that may not read it.
     unread: (request) => fleet.read((c, d) => fleetUnread(c, request, d)),
     // The overview's notes this role may not read (their tables a later fleet version added): said with their GRANT.
+    // Of the machines the fleet knows, how many do not say what they left unread (decision 0105); null where not known.
+    unreadUnknown: () => fleet.read((c, d) => fleetUnreadUnknown(c, d)),
     withheld: () => fleet.read(async (c, _d, target) => {
       const out: { table: string; grant: string }[] = [];
       for (const table of OVERVIEW_NOTES) {

@@ -1,7 +1,7 @@
 // What the dashboard reads, as one interface: the embedded dataset (sqlite.ts) and the fleet store in PostgreSQL
 // (`hermetic web --from postgres://…`, postgres.ts). Every usage figure comes from the report's one plan (`planReport`,
 // as `hermetic report` runs it; DESIGN habit 17); the transcript and lineage are the dataset's rows as they are.
-import type { FilterName, ReportRequest, RowIssueCount, UnreadSpan, UsageReport } from '../../report/index.js';
+import type { FilterName, ReportRequest, RowIssueCount, UnreadSpan, UnreadUnknown, UsageReport } from '../../report/index.js';
 import type { Zone } from '../../ledger/zone.js';
 
 /** A session's row as the page shows it (the dataset's `sessions` columns, foreign names kept). */
@@ -84,9 +84,12 @@ export interface SessionView {
   model_changes: { seq: number; created_at: number; from: string | null; to: string | null }[];
   /**
    * The background delegations it dispatched (`delegations` whose parent is this session, same store and machine), by
-   * dispatch time; empty on a dataset or fleet store from before the table.
+   * dispatch time; empty on a dataset or fleet store from before the table. Null when this role may not read the fleet's
+   * table: not known, not none (`withheld` names it with the GRANT; decision 0105).
    */
-  delegations: DelegationRow[];
+  delegations: DelegationRow[] | null;
+  /** The fleet store: the tables of the page this role may not read, with the GRANT the schema's owner runs; absent when none. */
+  withheld?: { table: string; grant: string }[];
   /** Whether the session has more children, delegations or model changes than the LIST_ROWS listed (decision 0094). */
   more: { children: boolean; delegations: boolean; model_changes: boolean };
   /** Where the session's own texts are cut and how many rows each list holds (decision 0094). */
@@ -174,5 +177,10 @@ export interface UsageSource {
    * runs (the fleet store only; decision 0102). Absent or empty: every note it keeps is read.
    */
   withheld?(): Promise<{ table: string; grant: string }[]>;
+  /**
+   * The fleet store: how many of its machines do not say what windowed backfills left unread, of how many (their
+   * forwarder is older: `unread` is the others'); null where not known (decision 0105).
+   */
+  unreadUnknown?(): Promise<UnreadUnknown | null>;
   close(): Promise<void>;
 }

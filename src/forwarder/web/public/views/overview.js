@@ -5,6 +5,7 @@ import { chart, colour } from '../charts.js';
 import { h, table } from '../dom.js';
 import { cost, count, percent, sessionTitle, short, size } from '../format.js';
 import { FILTERS, go, href, usageParams } from '../state.js';
+import { withheldNotes } from './withheld.js';
 
 const KINDS = [['input_tokens', 'Input'], ['output_tokens', 'Output'], ['cache_read_tokens', 'Cache read'], ['cache_write_tokens', 'Cache write'], ['reasoning_tokens', 'Reasoning']];
 const TITLES = { model: 'By model', provider: 'By provider', profile: 'By profile', source: 'By source', project: 'By project', task: 'By task', machine: 'By machine' };
@@ -53,13 +54,20 @@ function unread(u) {
     `${count(u.sessions)} ${one ? 'session' : 'sessions'} active ${days} ${one ? 'is' : 'are'} not counted: a backfill's window (--since/--until) left ${one ? 'it' : 'them'} unread (hermetic forward, or a backfill without a window, reads ${one ? 'it' : 'them'}).`);
 }
 
-/** What each note the role may not read leaves out (the fleet store; decision 0102). */
-const WITHHELD = { row_issues: 'the values the forwarders repaired are not counted', backfill_unread: 'the sessions windowed backfills left unread are not said' };
-
-/** Notes left out because this role may not read their table, each with the GRANT that gives it. */
-function withheld(list) {
-  return (list ?? []).map((w) => h('p', { class: 'notice withheld', dataset: { figure: 'withheld', value: w.table } },
-    `This role may not read the fleet's ${w.table} table, so ${WITHHELD[w.table] ?? 'its note is left out'} here. Have the schema's owner run: ${w.grant};`));
+/**
+ * The fleet's machines that do not say what windowed backfills left unread (decision 0105), as `hermetic report --from`
+ * says it: the unread note above is the other machines' (or, with none, they left none unread). Nothing when every one says.
+ */
+function unreadUnknown(u, counted) {
+  if (!u || !u.machines) return null;
+  const rest = u.of - u.machines;
+  const who = rest === 0
+    ? (u.of === 1 ? 'The fleet\'s one machine does not say' : `None of the fleet's ${count(u.of)} machines says`)
+    : `${count(u.machines)} of the fleet's ${count(u.of)} machines ${u.machines === 1 ? 'does' : 'do'} not say`;
+  const others = rest === 1 ? 'the other machine' : `the other ${count(rest)}`;
+  const tail = rest === 0 ? '' : counted ? `; the count is of ${others}` : `; ${others} left none unread in this window`;
+  return h('p', { class: 'notice unread-unknown', dataset: { figure: 'unread_unknown', value: String(u.machines) } },
+    `${who} which sessions windowed backfills left unread (a forwarder older than dataset version 13 does not send it)${tail}.`);
 }
 
 /** Models drawn in the daily chart before the rest are stacked as one. */
@@ -174,10 +182,11 @@ export async function overview(state, options) {
     h('h1', {}, 'Usage'),
     empty,
     unread(o.unread),
+    unreadUnknown(o.unread_unknown, Boolean(o.unread)),
     totalsCards(o),
     uncosted(o.uncosted, o.totals.sessions),
     repaired(o.row_issues),
-    ...withheld(o.withheld),
+    ...withheldNotes(o.withheld),
     h('div', { class: 'grid two' }, dailyChart(daily), tokensChart(o.totals)),
     topSessions(sessions, state),
     h('h2', {}, 'Breakdowns'),

@@ -9,6 +9,7 @@ import { cost, count, sessionTitle, size, time } from '../format.js';
 import { href } from '../state.js';
 import { messageMarks, sessionDetails } from './attributes.js';
 import { delegationsSection } from './delegations.js';
+import { withheldNotes } from './withheld.js';
 
 const pretty = (v) => (typeof v === 'string' ? v : JSON.stringify(v, null, 2));
 
@@ -162,6 +163,8 @@ export async function session(state) {
         v.children.length ? v.children.map((c) => h('li', {}, `Child (${c.lineage_kind ?? 'child'}): `, sessionLink(state, c))) : h('li', { class: 'muted' }, 'No children.'),
         more.children ? listed('children') : null)),
     delegationsSection(v.delegations, more.delegations ? listed('delegations') : null),
+    // The fleet store, a role that may not read its delegations: the rest of the page, and which GRANT shows them (0105).
+    ...withheldNotes(v.withheld),
     h('section', { 'aria-labelledby': 'usage' }, h('h2', { id: 'usage' }, 'Usage'),
       table('The session\'s usage by model and task', [
         { label: 'Model', value: (r) => (r.other_rows !== undefined ? 'other' : r.model || '(none)') },
