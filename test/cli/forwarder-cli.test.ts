@@ -785,7 +785,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
         const idle = of(later);
         assert.deepEqual(idle, [{
           event: 'hermes.source_idle', at: idle[0]!.at, store: later, profile: 'default', backend: 'sqlite',
-          error: { code: 'HERMETIC_READER_PATH', message: `${later} does not exist` }, error_kind: 'missing',
+          error: { code: 'HERMETIC_READER_PATH', message: `${later} does not exist` }, error_kind: 'missing', removed: false,
         }]);
         const made = generate({ out: later, sessions: 4, messages: 30, seed: 'json-later', journal: 'wal' });
         await waitFor(() => of(later).some((l) => l.event === 'hermes.poll_tick'), 'the store read');
@@ -800,6 +800,49 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
         // The steady store was there from the start: ticks only, its sessions written by the first.
         const ticks = of(steady);
         assert.deepEqual(ticks.map((l) => [l.event, l.sessions_written, l.error_kind]), ticks.map((_, i) => ['hermes.poll_tick', i === 0 ? made0.sessions : 0, null]));
+      } finally {
+        fwd.child.kill('SIGKILL');
+        stderrSeen.push(fwd.stderr());
+      }
+    });
+
+    it('a profile removed under a running forward: said once in words and as hermes.source_idle with removed, then read again when back (decision 0104)', async () => {
+      // A user home of its own: forward finds ~/.hermes/state.db and its profile by discovery, as it runs for people.
+      const user = join(dir, 'removed-user');
+      const hermes = join(user, '.hermes');
+      const main = join(hermes, 'state.db');
+      const work = join(hermes, 'profiles', 'work', 'state.db');
+      mkdirSync(join(hermes, 'profiles', 'work'), { recursive: true });
+      generate({ out: main, sessions: 2, messages: 10, seed: 'removed-main', journal: 'wal' });
+      generate({ out: work, sessions: 3, messages: 10, seed: 'removed-work', journal: 'wal' });
+      const fwd = spawnHermetic(['forward', '--json', '--home', home('removed'), '--interval', '100ms'], { env: { ...env, HOME: user } });
+      try {
+        const of = (store: string) => lines(fwd.stdout()).filter((l) => l.store === store);
+        await waitFor(() => of(work).some((l) => l.event === 'hermes.poll_tick'), 'the profile read');
+        rmSync(join(hermes, 'profiles', 'work'), { recursive: true });
+        await waitFor(() => of(work).some((l) => l.event === 'hermes.source_idle'), 'the profile said gone');
+        // Five more ticks of the home's store with the profile gone: still one line for it.
+        const ticks = of(main).length;
+        await waitFor(() => of(main).length >= ticks + 5, 'five more ticks');
+        const idle = of(work).filter((l) => l.event !== 'hermes.poll_tick');
+        assert.deepEqual(idle, [{
+          event: 'hermes.source_idle', at: idle[0]!.at, store: work, profile: 'work', backend: 'sqlite',
+          error: { code: 'HERMETIC_READER_PATH', message: `${work} was removed after this forwarder read it` }, error_kind: 'missing', removed: true,
+        }]);
+        mkdirSync(join(hermes, 'profiles', 'work'));
+        generate({ out: work, sessions: 4, messages: 10, seed: 'removed-work-again', journal: 'wal' });
+        await waitFor(() => of(work).filter((l) => l.event === 'hermes.poll_tick').length >= 2 && of(work).at(-1)!.event === 'hermes.poll_tick', 'the profile read again');
+        fwd.child.kill('SIGTERM');
+        assert.equal((await fwd.exited).code, 0, fwd.stderr());
+        const seen = of(work).map((l) => l.event);
+        const back = seen.indexOf('hermes.source_activated');
+        assert.deepEqual(seen.slice(0, back + 2).filter((e, i, all) => e !== all[i - 1] || e !== 'hermes.poll_tick'), ['hermes.poll_tick', 'hermes.source_idle', 'hermes.source_activated', 'hermes.poll_tick']);
+        assert.equal(of(work)[back + 1]!.sessions_written, 4, 'the new file read whole');
+        assert.deepEqual(fwd.stderr().trimEnd().split('\n').slice(1), [
+          `hermetic: ${work} was removed after this forwarder read it; waiting for it to come back [HERMETIC_READER_PATH]`,
+          `hermetic: reading ${work} again`,
+          'forward: stopped',
+        ]);
       } finally {
         fwd.child.kill('SIGKILL');
         stderrSeen.push(fwd.stderr());

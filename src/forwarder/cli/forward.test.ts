@@ -44,7 +44,7 @@ test('a missing store is said idle once, nothing while it stays missing, then ac
   const idle = new Set<string>();
   const gone = () => true;
   const first = tickEvents([tick({ error: missingOpen })], gone, idle, AT);
-  assert.deepEqual(first, [{ event: 'hermes.source_idle', at: AT, store: '/h/state.db', profile: 'default', backend: 'sqlite', error: missingOpen, error_kind: 'missing' }]);
+  assert.deepEqual(first, [{ event: 'hermes.source_idle', at: AT, store: '/h/state.db', profile: 'default', backend: 'sqlite', error: missingOpen, error_kind: 'missing', removed: false }]);
   assert.deepEqual(tickEvents([tick({ error: missingOpen })], gone, idle, AT), []);
   assert.deepEqual(tickEvents([tick({ error: missingOpen })], gone, idle, AT), []);
   // Two sessions written whole: one new to the dataset, one rewritten (its rows were there before).
@@ -60,6 +60,17 @@ test('a missing store is said idle once, nothing while it stays missing, then ac
   assert.deepEqual(tickEvents([tick({})], () => false, idle, AT).map((l) => l.event), ['hermes.poll_tick']);
   assert.deepEqual(tickEvents([tick({ error: missingOpen })], gone, idle, AT).map((l) => l.event), ['hermes.source_idle']);
   assert.deepEqual(tickEvents([tick({ error: missingOpen })], gone, idle, AT).map((l) => l.event), []);
+});
+
+test('a store this forward read before and is gone now is idle with removed: true, once; activated when it is back (decision 0104)', () => {
+  const idle = new Set<string>();
+  const removed = { code: 'HERMETIC_READER_PATH', message: '/h/state.db was removed after this forwarder read it' };
+  const readBefore = (s: string) => s === '/h/state.db';
+  assert.deepEqual(tickEvents([tick({})], () => false, idle, AT, readBefore).map((l) => l.event), ['hermes.poll_tick']);
+  assert.deepEqual(tickEvents([tick({ error: removed })], () => true, idle, AT, readBefore),
+    [{ event: 'hermes.source_idle', at: AT, store: '/h/state.db', profile: 'default', backend: 'sqlite', error: removed, error_kind: 'missing', removed: true }]);
+  assert.deepEqual(tickEvents([tick({ error: removed })], () => true, idle, AT, readBefore), []);
+  assert.deepEqual(tickEvents([tick({})], () => false, idle, AT, readBefore).map((l) => l.event), ['hermes.source_activated', 'hermes.poll_tick']);
 });
 
 test('a store present from the start is not activated; one that cannot be read fails every tick with its kind', () => {

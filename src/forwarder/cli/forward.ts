@@ -49,17 +49,18 @@ export function tickLine(r: StepResult): string {
 
 /**
  * What `forward --json` prints of a tick (decision 0052), line by line: per store, `hermes.source_idle` once when it
- * is missing (then nothing while it stays missing), `hermes.source_activated` when a store said idle is read, then
- * `hermes.poll_tick` (read) or `hermes.poll_failed` (there, but not readable), then its usage-policy drops.
- * `idle` holds the stores said idle so far; `missing` tells a store that is not there from one that failed.
+ * is missing (then nothing while it stays missing; `removed` when this forward read it before: decision 0104),
+ * `hermes.source_activated` when a store said idle is read, then `hermes.poll_tick` (read) or `hermes.poll_failed`
+ * (there, but not readable), then its usage-policy drops. `idle` holds the stores said idle so far; `missing` tells a
+ * store that is not there from one that failed, `readBefore` one read before from one never there.
  * @example tickEvents(results, (s) => !existsSync(s), idle, new Date().toISOString())
  */
-export function tickEvents(results: readonly StepResult[], missing: (store: string) => boolean, idle: Set<string>, at: string): Record<string, unknown>[] {
+export function tickEvents(results: readonly StepResult[], missing: (store: string) => boolean, idle: Set<string>, at: string, readBefore: (store: string) => boolean = () => false): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   for (const r of results) {
     const gone = r.error !== null && missing(r.store);
     if (gone) {
-      if (!idle.has(r.store)) out.push({ event: EVENTS.sourceIdle, at, store: r.store, profile: r.profile, backend: r.backend, error: r.error, error_kind: 'missing' });
+      if (!idle.has(r.store)) out.push({ event: EVENTS.sourceIdle, at, store: r.store, profile: r.profile, backend: r.backend, error: r.error, error_kind: 'missing', removed: readBefore(r.store) });
       idle.add(r.store);
       continue;
     }
@@ -122,12 +123,18 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
   const said = new Map<string, string>();
   /** Whether anything has been said of a store's sessions yet (an unchanged first tick says it is up to date). */
   const spoken = new Set<string>();
-  /** The stores said idle (`hermes.source_idle`) and not read since; which stores of this tick were not there. */
+  /**
+   * The stores said idle (`hermes.source_idle`) and not read since; which stores of this tick were not there, and of
+   * them which this forward read before (removed since: decision 0104).
+   */
   const idle = new Set<string>();
   const missing = new Set<string>();
+  const gone = new Set<string>();
   const onStore = (ref: StoreRef) => {
     if (storeMissing(ref)) missing.add(ref.path);
     else missing.delete(ref.path);
+    if (ref.gone) gone.add(ref.path);
+    else gone.delete(ref.path);
   };
   /** The pass of one tick; a HermeticError that stopped it (the dataset, the policy list) is a `hermes.poll_failed` line too. */
   const pass = async (keepGoing?: () => boolean) => {
@@ -140,13 +147,15 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
     }
   };
   const report = (results: StepResult[], once: boolean) => {
-    if (values.json) for (const line of tickEvents(results, (s) => missing.has(s), idle, new Date().toISOString())) json(line);
+    if (values.json) for (const line of tickEvents(results, (s) => missing.has(s), idle, new Date().toISOString(), (s) => gone.has(s))) json(line);
     for (const r of results) {
       // Idle and error states are said once per change, not every tick.
       const state = r.error ? `${r.error.code}:${r.error.message}` : r.warning ? `warn:${r.warning}` : 'ok';
       if (said.get(r.store) !== state) {
-        // The loop waits for a missing store; --once says it read nothing there, as backfill does.
-        if (r.error) say(`hermetic: ${r.error.message}${missing.has(r.store) ? (once ? '; nothing was read' : '; waiting for it to appear') : ''} [${r.error.code}]`);
+        // The loop waits for a missing store (one it read before: for it to come back); --once says it read nothing
+        // there, as backfill does.
+        const waits = gone.has(r.store) ? '; waiting for it to come back' : '; waiting for it to appear';
+        if (r.error) say(`hermetic: ${r.error.message}${missing.has(r.store) ? (once ? '; nothing was read' : waits) : ''} [${r.error.code}]`);
         else if (r.warning) say(`hermetic: warning: ${r.warning}`);
         else if (said.has(r.store)) say(`hermetic: reading ${r.store} again`);
         said.set(r.store, state);

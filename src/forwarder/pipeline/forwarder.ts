@@ -7,7 +7,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createPolicyResolver, type PolicyResolver } from '../policy/index.js';
-import { discoverStores, spelledAsKnown, storeRoots, type StoreRef } from '../reader/discover.js';
+import { discoverStores, spelledAsKnown, storeFile, storeRoots, type StoreRef } from '../reader/discover.js';
 import type { MirrorResult } from '../reader/postgres/mirror.js';
 import { mirrorFile, mirrorJob } from '../reader/postgres/settings.js';
 import { BuildDropped, type Sink } from '../sinks/sink.js';
@@ -209,6 +209,26 @@ export function createForwarder(input: ForwarderOptions = {}): Forwarder {
   // A store the dataset knows under another spelling of the same file keeps that key (its rows are not written twice).
   const stores = () => spelledAsKnown(findStores({ userHome: options.userHome, ...('hermesHome' in options ? { hermesHome: options.hermesHome } : {}), stateDbs: options.stateDbs }), sink.storeKeys?.() ?? [])
     .map((r) => (r.source ? { ...r, file: mirrorFile(home, r.source) } : r));
+  // The store files a pass of this forwarder found there, by key. One gone since — its state.db deleted, its profile
+  // folder (or the whole Hermes home) removed, so discovery no longer lists it — stays in every pass as not there:
+  // the commands say it once (forward waits for it), and read it again, as any store, once it is back.
+  const seen = new Map<string, StoreRef>();
+  const passStores = (): StoreRef[] => {
+    const found = stores();
+    for (const r of found) if (r.exists && r.backend === 'sqlite' && !r.source) seen.set(r.path, r);
+    const listed = new Set(found.map((r) => r.path));
+    const gone = (r: StoreRef, absent: string | undefined): StoreRef =>
+      ({ ...r, exists: false, absent: absent === undefined || absent === 'does not exist' ? 'was removed after this forwarder read it' : absent, gone: true });
+    const unlisted: StoreRef[] = [];
+    for (const r of seen.values()) {
+      if (listed.has(r.path)) continue;
+      // Still there but not listed (a profiles folder that cannot be listed: its home's store says so), or behind a
+      // folder that cannot be entered: not gone.
+      const look = storeFile(r.path);
+      if (!look.exists && !look.unreachable) unlisted.push(gone(r, look.absent));
+    }
+    return [...found.map((r) => (!r.exists && !r.problem && seen.has(r.path) ? gone(r, r.absent) : r)), ...unlisted];
+  };
   const stamps = new Map<string, string>();
   const heartbeats = new Map<string, number>();
   // When each session was last compared for edits in place (decision 0053): a forward tick compares at most
@@ -288,7 +308,7 @@ export function createForwarder(input: ForwarderOptions = {}): Forwarder {
     const notice = replacedNotice();
     const existed = datasetNow() !== null;
     const out: StepResult[] = [];
-    for (const ref of stores()) {
+    for (const ref of passStores()) {
       if (o.keepGoing?.() === false) break;
       o.onStore?.(ref);
       out.push(stepStore(ref, stepOptions(origin, o)));
@@ -303,7 +323,7 @@ export function createForwarder(input: ForwarderOptions = {}): Forwarder {
     const notice = replacedNotice();
     const existed = datasetNow() !== null;
     const out: StepResult[] = [];
-    for (const ref of stores()) {
+    for (const ref of passStores()) {
       if (o.keepGoing?.() === false) break;
       o.onStore?.(ref);
       // A PostgreSQL store's mirror is refreshed here, awaited in this thread (the synchronous passes use the mirror thread).

@@ -39,6 +39,11 @@ export interface StoreRef {
   file?: string;
   /** Why the store cannot be read at all (a PostgreSQL profile with no usable connection), said in every pass. */
   problem?: { code: ErrorCode; message: string };
+  /**
+   * Set by the forwarder: a store file one of its passes found there, gone since (its state.db deleted, its profile
+   * folder removed). A pass keeps it, as not there, so it is said once and read again when it comes back.
+   */
+  gone?: true;
 }
 
 export interface DiscoverOptions {

@@ -1,0 +1,81 @@
+// A store a running forwarder read, gone since: a profile folder removed, the home's state.db deleted. Discovery no
+// longer lists the profile, so a pass used to drop it without a word; it now stays in every pass as not there (its
+// result says it was removed), writes nothing, and is read again as any store once it is back (decision 0104).
+import assert from 'node:assert/strict';
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { createIdSource } from '../../shared/ids.js';
+import { tempDir } from '../../state-db/testing/fixtures.js';
+import { createStore, LATEST_LEVEL } from '../../state-db/schema/index.js';
+import { StateDbWriter } from '../../state-db/writer/index.js';
+import { createForwarder } from './forwarder.js';
+
+/** A store of `sessions` sessions of one turn each, at `path` (its folder made). */
+function store(path: string, seed: string, sessions: number): void {
+  mkdirSync(join(path, '..'), { recursive: true });
+  const db = createStore({ path, level: LATEST_LEVEL, journal: 'delete', fts: false, generation: seed });
+  let t = 1_780_000_000;
+  const w = new StateDbWriter(db, { now: () => (t += 1), ids: createIdSource(seed) });
+  for (let i = 0; i < sessions; i++) w.appendMessages(w.createSession({ source: 'cli' }), [{ role: 'user', content: `hi ${i}` }]);
+  db.close();
+}
+
+test('a profile removed under a running forwarder is said removed in each pass, writes nothing, and is read again when back', () => {
+  const { dir, cleanup } = tempDir('hermetic-removed-store-');
+  const hermes = join(dir, '.hermes');
+  const main = join(hermes, 'state.db');
+  const work = join(hermes, 'profiles', 'work', 'state.db');
+  store(main, 'main', 1);
+  store(work, 'work', 2);
+  const forwarder = createForwarder({ userHome: dir, hermesHome: undefined, home: join(dir, 'hermetic'), readWorker: 'off', now: () => 1_800_000_000_000 });
+  const pass = () => forwarder.forwardOnce().map((r) => [r.profile, r.store, r.sessionsWritten, r.error?.message ?? null]);
+  try {
+    assert.deepEqual(pass(), [['default', main, 1, null], ['work', work, 2, null]]);
+    // The profile folder removed: discovery lists the home's store only; the pass still names the profile's.
+    renameSync(join(hermes, 'profiles', 'work'), join(dir, 'work-aside'));
+    const gone = ['work', work, 0, `${work} was removed after this forwarder read it`];
+    assert.deepEqual(pass(), [['default', main, 0, null], gone]);
+    assert.deepEqual(pass(), [['default', main, 0, null], gone]);
+    assert.deepEqual(forwarder.stores().map((s) => s.path), [main], 'discovery itself does not list it');
+    // Back (the same file): read as any store, nothing new in it.
+    renameSync(join(dir, 'work-aside'), join(hermes, 'profiles', 'work'));
+    assert.deepEqual(pass(), [['default', main, 0, null], ['work', work, 0, null]]);
+    // The home's own store deleted (its folder stays, so discovery lists it as missing): said removed too.
+    rmSync(main);
+    assert.deepEqual(pass(), [['default', main, 0, `${main} was removed after this forwarder read it`], ['work', work, 0, null]]);
+    // The whole profiles folder removed, then both made again as new files: each read whole, as a new store file.
+    rmSync(join(hermes, 'profiles'), { recursive: true });
+    assert.deepEqual(pass().map(([, , , e]) => e), [`${main} was removed after this forwarder read it`, `${work} was removed after this forwarder read it`]);
+    store(work, 'work-again', 3);
+    store(main, 'main', 1);
+    assert.deepEqual(pass(), [['default', main, 1, null], ['work', work, 3, null]]);
+  } finally {
+    forwarder.close();
+    cleanup();
+  }
+});
+
+test('a store never read is not said removed, and a fresh forwarder knows nothing of stores gone before it', () => {
+  const { dir, cleanup } = tempDir('hermetic-removed-store-');
+  const hermes = join(dir, '.hermes');
+  const main = join(hermes, 'state.db');
+  const work = join(hermes, 'profiles', 'work', 'state.db');
+  store(main, 'main', 1);
+  store(work, 'work', 1);
+  const options = { userHome: dir, hermesHome: undefined, home: join(dir, 'hermetic'), readWorker: 'off' as const, now: () => 1_800_000_000_000 };
+  const first = createForwarder(options);
+  try {
+    assert.equal(first.forwardOnce().length, 2);
+  } finally {
+    first.close();
+  }
+  rmSync(join(hermes, 'profiles'), { recursive: true });
+  const second = createForwarder(options);
+  try {
+    assert.deepEqual(second.forwardOnce().map((r) => [r.store, r.error]), [[main, null]]);
+  } finally {
+    second.close();
+    cleanup();
+  }
+});
