@@ -221,10 +221,11 @@ export interface Snapshot {
 /**
  * readSnapshot's connection, open until `close()`: for reads spread over time (a long pass that lets the event loop
  * run between its batches). A first read at once finds what a read-only connection cannot do (roll back a hot
- * journal, recover a WAL): such a store is read through a private copy.
+ * journal, recover a WAL): such a store is read through a private copy. `busyMs`: how long a read in place waits on
+ * a writer's lock (its busy timeout; a caller that waits in slices sets it short and later long again).
  * @example const s = openSnapshot('state.db', codes); try { s.db.prepare('SELECT 1').get(); } finally { s.close(); }
  */
-export function openSnapshot(path: string, codes: SnapshotCodes): Snapshot {
+export function openSnapshot(path: string, codes: SnapshotCodes, busyMs = 5000): Snapshot {
   const header = readHeader(path, codes);
   const has = (suffix: string) => existsSync(path + suffix);
   // Bytes 18 and 19 are 2 in a WAL store: a read-only connection would then create the -wal and -shm it lacks.
@@ -244,7 +245,7 @@ export function openSnapshot(path: string, codes: SnapshotCodes): Snapshot {
     let db: Db | null = null;
     try {
       db = new Database(path, { readonly: true, fileMustExist: true });
-      db.pragma('busy_timeout = 5000');
+      db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyMs))}`);
       // The first read: a hot journal left by a crashed writer (a rollback a read-only connection may not do) or a
       // WAL to recover shows here, and the store is then read through a copy.
       db.pragma('schema_version');

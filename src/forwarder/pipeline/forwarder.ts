@@ -16,7 +16,7 @@ import { SqliteSink } from '../sinks/sqlite/sink.js';
 import { DATASET_FILE } from '../sinks/sqlite/dataset.js';
 import { PolicyMover } from './policy-moves.js';
 import { BUILD_ASIDE_MESSAGES } from '../sinks/sqlite/first-build.js';
-import { stepStore, stepStoreInSteps, type StepOptions, type StepResult } from './step.js';
+import { stepStore, stepStoreInSteps, StoreStopped, type StepOptions, type StepResult } from './step.js';
 import { CHUNK_ROWS } from './read-session.js';
 import { READ_WORKER_MODES, type ReadWorkerMode } from './read-mode.js';
 import { SETTLED_INTERVAL, WATCH_SECONDS } from './edits.js';
@@ -311,7 +311,13 @@ export function createForwarder(input: ForwarderOptions = {}): Forwarder {
     for (const ref of passStores()) {
       if (o.keepGoing?.() === false) break;
       o.onStore?.(ref);
-      out.push(stepStore(ref, stepOptions(origin, o)));
+      try {
+        out.push(stepStore(ref, stepOptions(origin, o)));
+      } catch (e) {
+        // Stopped while a writer kept the store locked: nothing of it written, the pass ends (decision 0104).
+        if (e instanceof StoreStopped) break;
+        throw e;
+      }
     }
     movePolicies(existed, o);
     return said(out, notice);
@@ -339,8 +345,17 @@ export function createForwarder(input: ForwarderOptions = {}): Forwarder {
         }
       }
       const steps = stepStoreInSteps(ref, { ...stepOptions(origin, o), mirrorRefreshed });
+      let stopped = false;
       for (;;) {
-        const next = steps.next();
+        let next: IteratorResult<void, StepResult>;
+        try {
+          next = steps.next();
+        } catch (e) {
+          // Stopped while a writer kept the store locked: nothing of it written, the pass ends (decision 0104).
+          if (!(e instanceof StoreStopped)) throw e;
+          stopped = true;
+          break;
+        }
         if (next.done) {
           out.push(next.value);
           break;
@@ -348,6 +363,7 @@ export function createForwarder(input: ForwarderOptions = {}): Forwarder {
         // One turn of the event loop: a signal's handler runs here, and keepGoing() answers it after.
         await new Promise((resolve) => setImmediate(resolve));
       }
+      if (stopped) break;
     }
     movePolicies(existed, o);
     return said(out, notice);

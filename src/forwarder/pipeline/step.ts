@@ -9,6 +9,7 @@ import type { PolicyResolver } from '../policy/index.js';
 // Types from the file itself: the public declarations must not reach better-sqlite3's (test/package).
 import type { StoreRef } from '../reader/discover.js';
 import { openStore, storeFailure, StoreReader, type SessionMark, type StoreConnection } from '../reader/index.js';
+import { BUSY_TIMEOUT_MS, isLock, LOCK_PATIENCE_MS, LOCK_SLICE_MS } from '../reader/connection.js';
 import { changeStamp } from '../reader/stamp.js';
 import type { MirrorResult } from '../reader/postgres/mirror.js';
 import { mirrorJob } from '../reader/postgres/settings.js';
@@ -98,6 +99,16 @@ function storeOnly(ref: StoreRef, result: StepResult, cursors: Cursors, change: 
 }
 
 /**
+ * A pass stopped (`keepGoing` false) while it waited for a writer's lock on this store, before it wrote anything of
+ * it: the pass ends there, with no result for the store (the next pass reads it).
+ */
+export class StoreStopped extends Error {
+  constructor(readonly store: string) {
+    super(`The pass stopped while ${store} was locked by a writer.`);
+  }
+}
+
+/**
  * Reads what changed in one store and writes it. A store that cannot be read is no exception: the result carries its
  * error (HERMETIC_READER_*, or the dataset's HERMETIC_DATASET_*). Anything else thrown is a bug, thrown as it is.
  * @example const r = stepStore(ref, { sink, policy, redact: false, origin: 'forward', now: () => Date.now() / 1000 });
@@ -156,11 +167,37 @@ export function* stepStoreInSteps(ref: StoreRef, options: StepOptions): Generato
   if (stamp !== null && idle(ref, options, cursors, stamp, result, commit)) return result;
   let conn: StoreConnection | null = null;
   try {
-    conn = openStore(file);
-    result.read = conn.how;
-    const reader = new StoreReader(conn.db, file, options.schemaCache);
     const checks = editChecks(ref, options, stamp, nudged);
-    const plan = planPass(reader, cursors, { window: options.window, now: options.now(), checks, ignored: stillIgnored(options.policy) });
+    const open = (): { conn: StoreConnection; reader: StoreReader; plan: PassPlan } => {
+      const c = openStore(file, { attempts: 1, busyMs: LOCK_SLICE_MS });
+      try {
+        const reader = new StoreReader(c.db, file, options.schemaCache);
+        return { conn: c, reader, plan: planPass(reader, cursors, { window: options.window, now: options.now(), checks, ignored: stillIgnored(options.policy) }) };
+      } catch (e) {
+        c.close();
+        throw e;
+      }
+    };
+    // Opened and planned in short waits on a writer's lock (a rollback-journal store; WAL readers never wait), with a
+    // turn of the event loop between them: a stop ends the wait at once, not after the ~15 s of three busy timeouts,
+    // and the store is said locked after as long as before (decision 0104). Nothing is written before the plan.
+    const patience = performance.now() + LOCK_PATIENCE_MS;
+    let opened: ReturnType<typeof open>;
+    for (;;) {
+      try {
+        opened = open();
+        break;
+      } catch (e) {
+        if (!isLock(e) || performance.now() >= patience) throw e;
+      }
+      yield;
+      if (options.keepGoing?.() === false) throw new StoreStopped(ref.path);
+    }
+    conn = opened.conn;
+    const { reader, plan } = opened;
+    // The reads between batches wait on a lock as they always did: BUSY_TIMEOUT_MS, three times (reader/connection.ts).
+    conn.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    result.read = conn.how;
     const complete = yield* writePass(ref, options, cursors, reader, plan, result, commit);
     if (complete && checks) {
       const now = options.now();

@@ -1,6 +1,6 @@
 // One short-lived read of a Hermes state.db per tick (spec forwarding §6.3 items 19–20): read-only in place when
 // SQLite needs to create nothing beside the store, else a private copy (decision 0013, 0017); a 5 s busy timeout
-// like Hermes's own readers; transient SQLITE_IOERR (a WAL checkpoint seen by a read-only reader) and lock errors
+// like Hermes's own readers (a pass that may be stopped waits in short slices: decision 0104); transient SQLITE_IOERR (a WAL checkpoint seen by a read-only reader) and lock errors
 // retried a few times, classified by the low byte of the result code.
 import { HermeticError } from '../../shared/errors.js';
 import { isStoreCondition, openSnapshot, primaryCode, readSnapshot, type Db, type ReadHow, type SnapshotCodes } from '../../shared/sqlite.js';
@@ -47,6 +47,25 @@ export interface ReadOptions {
   attempts?: number;
   backoffMs?: number;
   sleep?: (ms: number) => void;
+  /** The connection's busy timeout (default BUSY_TIMEOUT_MS); openStore only. */
+  busyMs?: number;
+}
+
+/** How long a read waits on a writer's lock, as Hermes's own readers do; tried three times (`retrying`): ~15 s in all. */
+export const BUSY_TIMEOUT_MS = 5000;
+/**
+ * A pass that may be stopped waits for a locked store in slices this long, each a synchronous wait no signal handler
+ * interrupts, with a turn of the event loop between them; LOCK_PATIENCE_MS in all, as three busy timeouts were
+ * (decision 0104).
+ */
+export const LOCK_SLICE_MS = 200;
+export const LOCK_PATIENCE_MS = 3 * BUSY_TIMEOUT_MS;
+
+/** Whether `e` is a writer's lock outlasting a busy timeout: SQLite's own, or the reader's HERMETIC_READER_BUSY. */
+export function isLock(e: unknown): boolean {
+  if (e instanceof HermeticError) return e.code === 'HERMETIC_READER_BUSY';
+  const primary = primaryCode(e);
+  return primary === 'SQLITE_BUSY' || primary === 'SQLITE_LOCKED';
 }
 
 const CODES: SnapshotCodes = { open: 'HERMETIC_READER_OPEN', notSqlite: 'HERMETIC_READER_OPEN', busy: 'HERMETIC_READER_BUSY', isStore: isStoreCondition };
@@ -81,7 +100,7 @@ export interface StoreConnection {
  */
 export function openStore(path: string, options: ReadOptions = {}): StoreConnection {
   return retrying(path, () => {
-    const snap = openSnapshot(path, CODES);
+    const snap = openSnapshot(path, CODES, options.busyMs ?? BUSY_TIMEOUT_MS);
     return { db: snap.db, how: snap.how, close: () => snap.close() };
   }, options);
 }
