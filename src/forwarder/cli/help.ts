@@ -100,7 +100,9 @@ Keeps the dataset up to date as Hermes writes: every interval it reads what
 changed in Hermes's state.db stores (strictly read-only) since the last tick and
 writes only that; each tick then ships to each remote sink. It runs until Ctrl-C
 (SIGINT) or SIGTERM, which stop it cleanly (a tick under way stops after the
-batch it is writing) with exit 0.
+batch it is writing, or at once while it waits for a writer's lock) with exit 0.
+A store it read that goes away (a profile folder removed) is said once, and
+read again when it is back.
 
 Options:
   --interval 10s      how often to look: 50ms to 24h, such as 10s, 5m or 1h
@@ -110,7 +112,8 @@ ${READ_OPTIONS}
   --json              JSON lines on stdout, each led by its event: per store
                       each tick hermes.poll_tick (read) or hermes.poll_failed
                       (with error_kind); hermes.source_idle once for a store
-                      not there, hermes.source_activated when it is read;
+                      not there (removed: true when it was read before),
+                      hermes.source_activated when it is read;
                       plugin.hermes.usage_policy_drop per ignored session;
                       hermetic.sink_ship per sink with --once, and in the
                       loop per sink pass that sent or failed (all in
