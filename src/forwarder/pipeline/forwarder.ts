@@ -74,6 +74,21 @@ const POLICY_MOVES_EVERY_MS = 4000;
 /** A pass's result for one store that wrote nothing of its sessions or delegations (a heartbeat aside). */
 const wroteNothing = (r: StepResult): boolean =>
   r.sessionsWritten + r.sessionsPartial + r.sessionsRemoved + r.sessionsQuarantined + r.delegationsWritten + r.delegationsRemoved === 0;
+/** A store a pass found, gone since (forwarder.ts `passStores`): not there, said removed (decision 0104). */
+const gone = (r: StoreRef, absent: string | undefined): StoreRef =>
+  ({ ...r, exists: false, absent: absent === undefined || absent === 'does not exist' ? 'was removed after this forwarder read it' : absent, gone: true });
+
+/**
+ * A store that went away between discovery and its step (removed mid-tick): the open failed on a file no longer there.
+ * Its result is then the missing store's, and `onStore` hears of it again as not there, so the commands say it as
+ * removed, not as a store that could not be opened. Null when that is not what happened.
+ */
+function vanished(ref: StoreRef, r: StepResult): StoreRef | null {
+  if (r.error === null || r.read !== null || !ref.exists || ref.source || ref.backend !== 'sqlite') return null;
+  const look = storeFile(ref.path);
+  return look.exists || look.unreachable ? null : gone(ref, look.absent);
+}
+
 /** A clock set back by more than this between two passes makes them forget the times they remember (below). */
 const CLOCK_BACK_MS = 60_000;
 
@@ -217,8 +232,6 @@ export function createForwarder(input: ForwarderOptions = {}): Forwarder {
     const found = stores();
     for (const r of found) if (r.exists && r.backend === 'sqlite' && !r.source) seen.set(r.path, r);
     const listed = new Set(found.map((r) => r.path));
-    const gone = (r: StoreRef, absent: string | undefined): StoreRef =>
-      ({ ...r, exists: false, absent: absent === undefined || absent === 'does not exist' ? 'was removed after this forwarder read it' : absent, gone: true });
     const unlisted: StoreRef[] = [];
     for (const r of seen.values()) {
       if (listed.has(r.path)) continue;
@@ -312,7 +325,10 @@ export function createForwarder(input: ForwarderOptions = {}): Forwarder {
       if (o.keepGoing?.() === false) break;
       o.onStore?.(ref);
       try {
-        out.push(stepStore(ref, stepOptions(origin, o)));
+        const r = stepStore(ref, stepOptions(origin, o));
+        const away = vanished(ref, r);
+        if (away) o.onStore?.(away);
+        out.push(away ? stepStore(away, stepOptions(origin, o)) : r);
       } catch (e) {
         // Stopped while a writer kept the store locked: nothing of it written, the pass ends (decision 0104).
         if (e instanceof StoreStopped) break;
@@ -357,7 +373,9 @@ export function createForwarder(input: ForwarderOptions = {}): Forwarder {
           break;
         }
         if (next.done) {
-          out.push(next.value);
+          const away = vanished(ref, next.value);
+          if (away) o.onStore?.(away);
+          out.push(away ? stepStore(away, stepOptions(origin, o)) : next.value);
           break;
         }
         // One turn of the event loop: a signal's handler runs here, and keepGoing() answers it after.

@@ -9,7 +9,7 @@ import { createIdSource } from '../../shared/ids.js';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { createStore, LATEST_LEVEL } from '../../state-db/schema/index.js';
 import { StateDbWriter } from '../../state-db/writer/index.js';
-import { createForwarder } from './forwarder.js';
+import { createForwarder, type PassOptions } from './forwarder.js';
 
 /** A store of `sessions` sessions of one turn each, at `path` (its folder made). */
 function store(path: string, seed: string, sessions: number): void {
@@ -76,6 +76,34 @@ test('a store never read is not said removed, and a fresh forwarder knows nothin
     assert.deepEqual(second.forwardOnce().map((r) => [r.store, r.error]), [[main, null]]);
   } finally {
     second.close();
+    cleanup();
+  }
+});
+
+test('a store removed between discovery and its step (mid-tick) is said removed, not as a store that could not be opened', async () => {
+  const { dir, cleanup } = tempDir('hermetic-removed-store-');
+  const hermes = join(dir, '.hermes');
+  const work = join(hermes, 'profiles', 'work', 'state.db');
+  store(join(hermes, 'state.db'), 'main', 1);
+  store(work, 'work', 2);
+  const forwarder = createForwarder({ userHome: dir, hermesHome: undefined, home: join(dir, 'hermetic'), readWorker: 'off', now: () => 1_800_000_000_000 });
+  try {
+    for (const run of [(o: PassOptions) => forwarder.forwardOnce(o), (o: PassOptions) => forwarder.forwardOnceAsync(o)]) {
+      store(work, 'work', 2);
+      assert.equal((await run({})).length, 2);
+      const heard: [string, boolean, boolean][] = [];
+      // Removed just before its step, after discovery listed it (onStore is called between the two).
+      const results = await run({
+        onStore: (ref) => {
+          heard.push([ref.profile, ref.exists, ref.gone === true]);
+          if (ref.profile === 'work' && ref.exists) rmSync(join(hermes, 'profiles'), { recursive: true });
+        },
+      });
+      assert.deepEqual(results.map((r) => [r.profile, r.error?.message ?? null]), [['default', null], ['work', `${work} was removed after this forwarder read it`]]);
+      assert.deepEqual(heard, [['default', true, false], ['work', true, false], ['work', false, true]]);
+    }
+  } finally {
+    forwarder.close();
     cleanup();
   }
 });
