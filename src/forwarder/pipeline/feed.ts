@@ -3,6 +3,7 @@
 // session is read once. With the worker off (or a small pass) this is simply a loop over the list.
 import { availableParallelism, loadavg } from 'node:os';
 import { HermeticError } from '../../shared/errors.js';
+import { isLock } from '../reader/connection.js';
 import type { StoreRef } from '../reader/discover.js';
 import type { StoreReader } from '../reader/index.js';
 import type { SessionRecords } from '../sinks/sink.js';
@@ -70,6 +71,11 @@ export class SessionFeed {
   #waited = false;
   /** Sessions the worker read (the rest this thread read). */
   readByWorker = 0;
+  /**
+   * The session this thread's last read of met a writer's lock (it threw): read first by the next `next()`, so the
+   * caller may wait for the lock and ask again without losing it (decision 0104). Null otherwise.
+   */
+  #again: number | null = null;
 
   /** `auto` waits for a window long enough to tell whether a core is free: decided on a later `next()`. */
   #decideLater = false;
@@ -148,16 +154,28 @@ export class SessionFeed {
           continue;
         }
         this.#waited = false;
-        const index = Atomics.add(this.#control, SLOT.next, 1);
+        const index = this.#again ?? Atomics.add(this.#control, SLOT.next, 1);
+        this.#again = null;
         if (index < this.#o.ids.length) {
           const id = this.#o.ids[index]!;
-          return { index, read: readSession(this.#o.reader, id, this.#o.priorOf(id), this.#ctx) };
+          try {
+            // A writer's lock is waited for by the caller, in slices (decision 0104).
+            return { index, read: this.#o.reader.shortWaits(() => readSession(this.#o.reader, id, this.#o.priorOf(id), this.#ctx)) };
+          } catch (e) {
+            if (isLock(e)) this.#again = index;
+            throw e;
+          }
         }
       }
       // Every index is taken: what is left is the worker's, unless it never started (in `only` mode it is waited for).
       if (!w || w.finished || this.#alone || (this.#o.mode !== 'only' && w.closeIfIdle())) return null;
       w.wait();
     }
+  }
+
+  /** Whether the last `next()` threw a writer's lock met by this thread's read, whose session the next call reads. */
+  get lockedOut(): boolean {
+    return this.#again !== null;
   }
 
   /** Stops the worker, if any (always called, also when the pass fails). */

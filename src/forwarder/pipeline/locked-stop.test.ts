@@ -1,6 +1,7 @@
 // A stop while a rollback-journal store stays locked by a writer: the pass waits for the lock in short slices with a
-// turn of the event loop between them, so `keepGoing` (a signal's handler sets what it answers) ends the wait there,
-// with nothing of the store written and no result for it (decision 0104). A WAL store's readers never wait.
+// turn of the event loop between them, so `keepGoing` (a signal's handler sets what it answers) ends the wait there:
+// before a store's first batch with nothing of it written and no result for it, between two batches with what was
+// committed kept (decision 0104). A WAL store's readers never wait.
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
@@ -47,6 +48,49 @@ for (const kind of ['forward', 'backfill'] as const) {
     }
   });
 }
+
+test('a pass stopped while a writer locks the store between two batches: what was committed stays, the wait ends, the next pass goes on', async () => {
+  const { dir, cleanup } = tempDir('hermetic-locked-mid-pass-');
+  const path = join(dir, 'state.db');
+  generate({ out: path, sessions: 45, messages: 90, seed: 'locked-mid-pass', journal: 'delete' });
+  const writer = new Database(path);
+  const home = join(dir, 'home');
+  const forwarder = createForwarder({ stateDbs: [path], home, readWorker: 'off' });
+  try {
+    let locked = false;
+    let scheduled = false;
+    let stopped = false;
+    // The first batch written, the writer takes the store; the stop comes while the pass waits for it (the timer fires
+    // at the first turn of the event loop after the check that follows the batch).
+    const beforeWrite = () => {
+      if (locked) return;
+      writer.exec('BEGIN EXCLUSIVE');
+      locked = true;
+    };
+    const keepGoing = () => {
+      if (locked && !scheduled) {
+        scheduled = true;
+        setImmediate(() => { stopped = true; });
+      }
+      return !stopped;
+    };
+    const results = await forwarder.forwardOnceAsync({ keepGoing, beforeWrite });
+    // The old reader waited its three busy timeouts through and failed the store with HERMETIC_READER_BUSY.
+    assert.deepEqual(results.map((r) => [r.store, r.sessionsWritten, r.error]), [[path, 20, null]]);
+    assert.ok(writer.inTransaction, 'the lock was held throughout');
+    writer.exec('ROLLBACK');
+    const [r] = await forwarder.forwardOnceAsync();
+    assert.deepEqual([r!.error, r!.sessionsWritten], [null, 25]);
+    const ro = new Database(join(home, 'hermetic.db'), { readonly: true });
+    assert.equal(ro.prepare('SELECT COUNT(*) FROM sessions').pluck().get(), 45);
+    ro.close();
+  } finally {
+    if (writer.inTransaction) writer.exec('ROLLBACK');
+    writer.close();
+    forwarder.close();
+    cleanup();
+  }
+});
 
 test('a WAL store whose writer holds its write lock is read at once: its readers never wait', async () => {
   const { dir, cleanup } = tempDir('hermetic-locked-wal-');

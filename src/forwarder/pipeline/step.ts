@@ -108,6 +108,26 @@ export class StoreStopped extends Error {
   }
 }
 
+const STOPPED = Symbol('stopped');
+
+/**
+ * `read`, tried again after a turn of the event loop (a yield) while it meets a writer's lock (`isLockedOut`), until
+ * LOCK_PATIENCE_MS have passed; then its error is thrown. STOPPED when `keepGoing` says stop between two tries. Each
+ * try waits LOCK_SLICE_MS at most (the connection's busy timeout meanwhile): a stop is seen within about that.
+ */
+function* lockWait<T>(options: StepOptions, read: () => T, isLockedOut: (e: unknown) => boolean = isLock): Generator<void, T | typeof STOPPED, void> {
+  const patience = performance.now() + LOCK_PATIENCE_MS;
+  for (;;) {
+    try {
+      return read();
+    } catch (e) {
+      if (!isLockedOut(e) || performance.now() >= patience) throw e;
+    }
+    yield;
+    if (options.keepGoing?.() === false) return STOPPED;
+  }
+}
+
 /**
  * Reads what changed in one store and writes it. A store that cannot be read is no exception: the result carries its
  * error (HERMETIC_READER_*, or the dataset's HERMETIC_DATASET_*). Anything else thrown is a bug, thrown as it is.
@@ -181,21 +201,11 @@ export function* stepStoreInSteps(ref: StoreRef, options: StepOptions): Generato
     // Opened and planned in short waits on a writer's lock (a rollback-journal store; WAL readers never wait), with a
     // turn of the event loop between them: a stop ends the wait at once, not after the ~15 s of three busy timeouts,
     // and the store is said locked after as long as before (decision 0104). Nothing is written before the plan.
-    const patience = performance.now() + LOCK_PATIENCE_MS;
-    let opened: ReturnType<typeof open>;
-    for (;;) {
-      try {
-        opened = open();
-        break;
-      } catch (e) {
-        if (!isLock(e) || performance.now() >= patience) throw e;
-      }
-      yield;
-      if (options.keepGoing?.() === false) throw new StoreStopped(ref.path);
-    }
+    const opened = yield* lockWait(options, open);
+    if (opened === STOPPED) throw new StoreStopped(ref.path);
     conn = opened.conn;
     const { reader, plan } = opened;
-    // The reads between batches wait on a lock as they always did: BUSY_TIMEOUT_MS, three times (reader/connection.ts).
+    // Reads wait BUSY_TIMEOUT_MS for a lock, three times (reader/connection.ts), but for those a pass waits in slices.
     conn.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     result.read = conn.how;
     const complete = yield* writePass(ref, options, cursors, reader, plan, result, commit);
@@ -318,7 +328,10 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
       // A session longer than a chunk, met while filling this batch: written after it, in chunks (chunks.ts).
       let long: SessionMark | null = null;
       while (taken < todo.length && batch.writes.length < batchSessions && messages < batchMessages) {
-        const item = feed.next();
+        // A writer's lock met reading a session is waited for here, in slices a stop can end (the batch so far is
+        // then not written: the next pass reads it again).
+        const item = yield* lockWait(options, () => feed.next(), (e) => feed.lockedOut && isLock(e));
+        if (item === STOPPED) return false;
         if (item === null) throw new HermeticError('HERMETIC_INTERNAL', `The pass over ${ref.path} ran out of sessions: ${taken} of ${todo.length} read.`);
         taken++;
         const mark = todo[item.index]!;
@@ -343,7 +356,8 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
       // The store's delegations ride on its last batch: the rows that changed and the marks they were judged against
       // commit together (decision 0054).
       let delegationMarks = cursors.row?.delegation_marks ?? null;
-      const delegations = last ? delegationChanges(reader, marksOf(cursors.row), { ref, redact, origin: options.origin, policy: options.policy }) : null;
+      const delegations = last ? yield* lockWait(options, () => reader.shortWaits(() => delegationChanges(reader, marksOf(cursors.row), { ref, redact, origin: options.origin, policy: options.policy }))) : null;
+      if (delegations === STOPPED) return false;
       if (delegations) {
         batch.delegations = delegations.changes;
         delegationMarks = JSON.stringify(delegations.marks);

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type { Db } from '../../shared/sqlite.js';
 import { anyReplacement, DELEGATION_TEXT_COLUMNS, EDITED_COLUMNS, EPOCH_MAX, EPOCH_MIN, identityKey, INVALID_UTF8, MESSAGE_TEXT_COLUMNS, SESSION_EXTRA_COLUMNS, SESSION_TEXT_COLUMNS, usageMark, usageMarkSql, validEpoch, type RowsCarry } from '../normalize/index.js';
-import { retrying } from './connection.js';
+import { BUSY_TIMEOUT_MS, LOCK_SLICE_MS, retrying } from './connection.js';
 import { DELEGATION_MARK_COLUMNS, DELEGATION_READ_COLUMNS, introspect, MESSAGE_READ_COLUMNS, MODEL_USAGE_COLUMNS, selectList, SESSION_COLUMNS } from './columns.js';
 
 export type Row = Record<string, unknown>;
@@ -109,6 +109,8 @@ export class StoreReader {
   #begin: { run(): unknown } | null = null;
   #commit: { run(): unknown } | null = null;
   #moment: { get(): unknown } | null = null;
+  #waitShort: { run(): unknown } | null = null;
+  #waitLong: { run(): unknown } | null = null;
   #daily: ReturnType<Db['prepare']> | null = null;
   #prompt: ReturnType<Db['prepare']> | null = null;
   readonly #prompts = new Map<string, string | null>();
@@ -458,6 +460,22 @@ export class StoreReader {
       next = p.parent_session_id;
     }
     return out;
+  }
+
+  /**
+   * Runs `fn` with the connection's busy timeout at LOCK_SLICE_MS, then BUSY_TIMEOUT_MS again: a read whose caller
+   * waits for a writer's lock itself, in slices with a turn of the event loop between them (decision 0104).
+   */
+  shortWaits<T>(fn: () => T): T {
+    // Prepared once: a pass reads each session this way.
+    this.#waitShort ??= this.db.prepare(`PRAGMA busy_timeout = ${LOCK_SLICE_MS}`);
+    this.#waitLong ??= this.db.prepare(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    this.#waitShort.run();
+    try {
+      return fn();
+    } finally {
+      this.#waitLong.run();
+    }
   }
 
   /**
