@@ -142,8 +142,9 @@ export function stepStore(ref: StoreRef, options: StepOptions): StepResult {
 }
 
 /**
- * stepStore, pausing after each committed batch: whoever drives it may let the event loop run there (a SIGINT
- * handler, timers) before asking for the next batch; the store stays open in between.
+ * stepStore, pausing after each committed batch, and between two tries of a read a writer's lock held up (decision
+ * 0104): whoever drives it may let the event loop run there (a SIGINT handler, timers) before asking it to go on; the
+ * store stays open in between. Throws StoreStopped when `keepGoing` stopped it before it wrote anything of the store.
  */
 export function* stepStoreInSteps(ref: StoreRef, options: StepOptions): Generator<void, StepResult, void> {
   const result = emptyResult(ref);
