@@ -98,7 +98,10 @@ export interface PassOptions {
   onProgress?: StepOptions['onProgress'];
   beforeWrite?: StepOptions['beforeWrite'];
   onStore?: (ref: StoreRef) => void;
-  /** Asked after each committed batch: false stops the pass there (what is committed stays; a later pass goes on). */
+  /**
+   * Asked after each committed batch, and between tries of a read a writer's lock held up (decision 0104): false stops
+   * the pass there (what is committed stays; a later pass goes on).
+   */
   keepGoing?: () => boolean;
 }
 
@@ -108,7 +111,7 @@ export interface Forwarder {
   stores(): StoreRef[];
   backfill(options?: PassOptions): StepResult[];
   forwardOnce(options?: PassOptions): StepResult[];
-  /** The same passes, letting the event loop run after each committed batch (where `keepGoing` may stop them). */
+  /** The same passes, letting the event loop run after each committed batch and while a lock is waited for (where `keepGoing` may stop them). */
   backfillAsync(options?: PassOptions): Promise<StepResult[]>;
   forwardOnceAsync(options?: PassOptions): Promise<StepResult[]>;
   close(): void;
