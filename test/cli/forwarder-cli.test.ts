@@ -336,9 +336,12 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       const store = join(dir, 'interrupt', 'state.db');
       const made = generatedStore({ out: store, sessions: 200, messages: 4000, seed: 'interrupt', journal: 'delete' });
       const h = home('interrupt');
-      const run = spawnHermetic(['backfill', '--state-db', store, '--home', h], { env, probe: true });
+      // The first batch waits, committed, until the signal was sent: the pass cannot finish before it (however fast).
+      const sent = join(dir, 'interrupt', 'signal-sent');
+      const run = spawnHermetic(['backfill', '--state-db', store, '--home', h], { env: { ...env, HERMETIC_PROBE_HOLD_FIRST: sent }, probe: true });
       assert.ok(await run.next((e) => e.kind === 'commit'), run.stderr());
       run.child.kill('SIGINT');
+      writeFileSync(sent, '');
       const { code } = await run.exited;
       stderrSeen.push(run.stderr());
       assert.equal(code, 130, run.stderr());

@@ -11,6 +11,9 @@
 // With HERMETIC_PROBE_HOLD_FINAL=1 the pass's last batch, its rows written, waits inside its transaction (before the
 // COMMIT) for the SIGKILL the test sends once it sees that batch begin: a killed backfill never finishes, so every
 // kill lands mid-run however fast or slow the machine is (the wait ends by itself after two minutes).
+// With HERMETIC_PROBE_HOLD_FIRST=FILE the first batch, once committed, waits until FILE exists (made by the test after
+// it sent its signal; two minutes at most): a signal sent on that batch's commit is then always taken before the next
+// batch, however fast the rest of the pass would have gone.
 // Plain JavaScript: the bin the tests run is built JavaScript (test/support/cli-build.ts), started without tsx.
 import { existsSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -27,6 +30,8 @@ if (Number.isInteger(fd) && fd > 2) {
   const original = Database.prototype.transaction;
   let opened = false;
   const holdFinal = process.env.HERMETIC_PROBE_HOLD_FINAL === '1';
+  let holdFirst = process.env.HERMETIC_PROBE_HOLD_FIRST || null;
+  const sleep = new Int32Array(new SharedArrayBuffer(4));
   Database.prototype.transaction = function transaction(fn) {
     // The dataset, or a first dataset being built aside (hermetic.db.build-<pid>-<n>, decision 0058).
     if (this.readonly || !/(^|[\\/])hermetic\.db(\.build-\d+-\d+)?$/.test(this.name)) return original.call(this, fn);
@@ -47,6 +52,11 @@ if (Number.isInteger(fd) && fd > 2) {
       holding = holdFinal && what.endsWith(' 1');
       const out = inner.apply(this, args);
       emit(`commit ${what}`);
+      if (holdFirst !== null && what !== 'other') {
+        const until = Date.now() + 120_000;
+        while (!existsSync(holdFirst) && Date.now() < until) Atomics.wait(sleep, 0, 0, 5);
+        holdFirst = null;
+      }
       return out;
     };
     const wrapped = wrap(tx);
