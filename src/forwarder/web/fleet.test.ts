@@ -226,10 +226,7 @@ describe('the fleet\'s page in Chromium', () => {
       const notes = await page.$$eval('[data-figure="unread_unknown"]', (els) => els.map((e) => [(e as HTMLElement).dataset.value, e.textContent]));
       assert.deepEqual(notes, [['1', '1 of the fleet\'s 2 machines does not say which sessions windowed backfills left unread (a forwarder older than dataset version 13 does not send it); the other machine left none unread in this window.']]);
     });
-    // Where every machine says, nothing.
-    await inBrowser(postgresSource(fleetUrl, ZONE), '/?period=all', async (page) => {
-      assert.equal(await page.$$eval('[data-figure="unread_unknown"]', (els) => els.length), 0);
-    });
+    // Where every machine says, nothing: { machines: 0 } (the first test), which the page leaves out as it does a 0.
   });
 
   it('a reader role granted SELECT before row_issues, backfill_unread and delegations were added: the overview says which notes it left out and the GRANT; a session page shows its transcript, the delegations withheld (decisions 0102, 0105)', async () => {
@@ -255,11 +252,9 @@ describe('the fleet\'s page in Chromium', () => {
       assert.match(notes[0]![1]!, /^This role may not read the fleet's delegations table, so whether this session dispatched background delegations, and which, is not shown here\. Have the schema's owner run: GRANT SELECT ON "hermetic"\."delegations" TO /);
       assert.equal(await page.$$eval('.error, [role="alert"]', (els) => els.length), 0);
     });
-    // The owner's page lists them.
-    await inBrowser(postgresSource(twinUrl, ZONE), `/session?id=${id}&machine=${A.machineId}`, async (page) => {
-      assert.ok(await page.$$eval('section.delegations li.delegation', (els) => els.length) > 0);
-      assert.equal(await page.$$eval('[data-figure="withheld"]', (els) => els.length), 0);
-    });
+    // The owner's page lists them, with nothing withheld.
+    const owner = (await api(await serve(postgresSource(twinUrl, ZONE)), `/api/session?id=${id}&machine=${A.machineId}`)).body;
+    assert.ok(Array.isArray(owner.delegations) && owner.delegations.length > 0 && owner.withheld === undefined, JSON.stringify(owner.delegations));
   });
 });
 
