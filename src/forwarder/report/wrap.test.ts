@@ -110,4 +110,7 @@ test('fitParts keeps whole parts from the end of a path or an id, else cuts its 
   assert.equal(fitParts('/x/日本語', 8), '…/日本語');
   assert.equal(fitParts('/x/日本語', 7), '…日本語');
   assert.equal(fitParts('/a/b', 0), '');
+  // A value of a million parts: only its end is read (every part tried from the start made this quadratic).
+  assert.equal(fitParts(`${'/a'.repeat(1_000_000)}/backend-service`, 20), '…/a/backend-service');
+  assert.equal(fitParts(`${'/'.repeat(1_000_000)}x`, 20), `…${'/'.repeat(18)}x`);
 });

@@ -126,11 +126,15 @@ const SEPARATOR = /[/\\:]/g;
  */
 export function fitParts(text: string, width: number): string {
   if (widthUpTo(text, width) <= width) return text;
+  // Only the end can show, a few code units a column: the start of a long value is not read (every part tried is then
+  // at most this long, so a value of a million parts costs what one of a few hundred does).
+  const bound = 4 * Math.max(0, width) + 64;
+  const end = text.length > bound ? text.slice(text.length - bound) : text;
   // Where each part begins, ignoring separators at the very end (`/srv/app/`).
-  const body = text.replace(/[/\\:]+$/, '');
+  const body = end.replace(/[/\\:]+$/, '');
   const starts = [...body.matchAll(SEPARATOR)].map((m) => m.index!).filter((i) => i > 0);
   if (starts.length === 0) return fitText(text, width);
-  for (const i of starts) if (widthUpTo(text.slice(i), width - 1) <= width - 1) return `…${text.slice(i)}`;
+  for (const i of starts) if (widthUpTo(end.slice(i), width - 1) <= width - 1) return `…${end.slice(i)}`;
   const last = body.slice(starts.at(-1)! + 1);
   return widthUpTo(last, width - 1) <= width - 1 ? `…${last}` : fitText(last, width);
 }
