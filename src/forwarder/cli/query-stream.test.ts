@@ -90,6 +90,8 @@ test('--from: a write, several statements, a syntax error and a permission denie
   await failsWith(() => queryCommand(['--from', url, 'WITH d AS (DELETE FROM open_rows RETURNING id) SELECT * FROM d']), 'HERMETIC_QUERY_READ_ONLY', /read-only transaction/);
   await failsWith(() => queryCommand(['--from', url, 'SELECT 1; SELECT 2']), 'HERMETIC_QUERY_INVALID', 'PostgreSQL cannot run this query: cannot insert multiple commands into a prepared statement.');
   await failsWith(() => queryCommand(['--from', url, 'SELEC 1']), 'HERMETIC_QUERY_INVALID', 'PostgreSQL cannot run this query: syntax error at or near "SELEC".');
+  // PostgreSQL's hint is said with its message.
+  await failsWith(() => queryCommand(['--from', url, 'SELECT nte FROM open_rows']), 'HERMETIC_QUERY_INVALID', 'PostgreSQL cannot run this query: column "nte" does not exist (Perhaps you meant to reference the column "open_rows.note").');
   await failsWith(() => queryCommand(['--from', as('reader'), 'SELECT * FROM secret']), 'HERMETIC_QUERY_INVALID', 'PostgreSQL cannot run this query: permission denied for table secret.');
   const r = await printed(() => queryCommand(['--from', as('reader'), '--json', 'SELECT * FROM open_rows']));
   assert.deepEqual(r.out, ['[{"id":1,"note":"one"}]']);

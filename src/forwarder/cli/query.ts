@@ -3,6 +3,7 @@
 // gone (`| head`), so a result of any size holds bounded memory (decision 0074).
 import { randomUUID } from 'node:crypto';
 import { parseFlags, usageError } from '../../cli/args.js';
+import { datasetNames, namesHint } from './query-names.js';
 import { stdoutRoom } from '../../cli/output.js';
 import { HermeticError } from '../../shared/errors.js';
 import { damagedFile, primaryCode } from '../../shared/sqlite-errors.js';
@@ -292,7 +293,9 @@ async function printFleet(url: string, sql: string, o: PrintOptions, say: Say, t
       const code = (e as { code?: unknown }).code;
       if (code === '25006') return new HermeticError('HERMETIC_QUERY_READ_ONLY', 'hermetic query --from reads the fleet store in a read-only transaction; PostgreSQL refused this statement because it would write. Use a SELECT (or WITH … SELECT) statement.');
       if (code === '57014' || code === '55P03') return new HermeticError('HERMETIC_QUERY_CANCELLED', `PostgreSQL cancelled the query: ${(e as Error).message}.`);
-      if (typeof code === 'string' && /^(42|22|0A|21|2F|34|3F)/.test(code)) return new HermeticError('HERMETIC_QUERY_INVALID', `PostgreSQL cannot run this query: ${(e as Error).message}.`);
+      // PostgreSQL's hint, where it gives one, is said too ("Perhaps you meant to reference the column …").
+      const hint = (e as { hint?: unknown }).hint;
+      if (typeof code === 'string' && /^(42|22|0A|21|2F|34|3F)/.test(code)) return new HermeticError('HERMETIC_QUERY_INVALID', `PostgreSQL cannot run this query: ${(e as Error).message}${typeof hint === 'string' && hint !== '' ? ` (${hint.replace(/\.$/, '')})` : ''}.`);
       return fleetError(e, target);
     };
     await printResult(statementReader(client, sql, fetchedInto(trace)), o, say, trace, refused);
@@ -319,8 +322,12 @@ export async function queryCommand(argv: string[], trace: QueryTrace = newTrace(
     return 0;
   }
   const db = openDatasetReadOnly(hermeticHome(values.home));
-  /** What SQLite refused: the dataset's damage, else the query's own fault. */
-  const refused = (e: unknown) => damagedFile(e, 'dataset') ?? new HermeticError('HERMETIC_QUERY_INVALID', `SQLite cannot run this query: ${(e as Error).message}.`);
+  /** What SQLite refused: the dataset's damage, else the query's own fault (a name it lacks: the names it has, 0107). */
+  const refused = (e: unknown) => {
+    const message = (e as Error).message;
+    const names = /^no such (table|column): /.test(message) ? namesHint(message, datasetNames(db), sql) : null;
+    return damagedFile(e, 'dataset') ?? new HermeticError('HERMETIC_QUERY_INVALID', `SQLite cannot run this query: ${message}${names ?? ''}.`);
+  };
   try {
     let stmt;
     try {
