@@ -1,6 +1,8 @@
 // The forwarder's commands as a person meets them, through the real bin: backfill's summary in words and in JSON
 // with exact counts, windows, refusals with their codes and exit statuses, query, status, forward's exit codes and
 // its wait for a store that is not there yet, policy check, and --redact. No command ever prints a stack trace.
+// Runs that only set a test up or read back what a command wrote run main() in process (inProcess): the bin's start
+// is then not what the test is about, and each costs about 0.3 s of CPU (decision 0106).
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -124,7 +126,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       assert.equal([fixtures.basic, fixtures.channels, fixtures.usage].map((p) => storeValue(p, 'SELECT COUNT(*) FROM sessions') as number).reduce((a, b) => a + b, 0), s.sessions_seen);
       assert.ok(typeof s.seconds === 'number' && s.seconds >= 0 && s.seconds < 60);
       // The summary is what the dataset holds.
-      const counted = await hermetic('query', 'SELECT (SELECT COUNT(*) FROM sessions) AS sessions, (SELECT COUNT(*) FROM messages) AS messages, (SELECT COUNT(*) FROM parts) AS parts', '--home', home('json'), '--json');
+      const counted = await inProcess('query', 'SELECT (SELECT COUNT(*) FROM sessions) AS sessions, (SELECT COUNT(*) FROM messages) AS messages, (SELECT COUNT(*) FROM parts) AS parts', '--home', home('json'), '--json');
       assert.deepEqual(JSON.parse(counted.stdout), [{ sessions: 20, messages: 165, parts: 265 }]);
 
       const [again, againJson] = await Promise.all([hermetic('backfill', ...all(), '--home', home('words')), hermetic('backfill', ...all(), '--home', home('json'), '--json')]);
@@ -155,7 +157,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       const s = JSON.parse(r.stdout) as Summary;
       assert.deepEqual([s.sessions, s.messages, s.skipped.outside_window], [3, 7, 2]);
       assert.deepEqual([s.sessions_seen, s.sessions_skipped_window, s.sessions_skipped, s.sessions_projected, s.messages_projected], [5, 2, 0, 3, 7]);
-      const got = JSON.parse((await hermetic('query', 'SELECT session_id FROM sessions ORDER BY started_at', '--home', home('recent'), '--json')).stdout) as { session_id: string }[];
+      const got = JSON.parse((await inProcess('query', 'SELECT session_id FROM sessions ORDER BY started_at', '--home', home('recent'), '--json')).stdout) as { session_id: string }[];
       assert.deepEqual(got.map((x) => x.session_id), [ids['open-10d-talked-2d'], ids['3d'], ids['1d']]);
       // Again, with a narrower window: the sessions read before are unchanged (wherever they are), the others outside it.
       const again = await inProcess('backfill', '--state-db', store, '--home', home('recent'), '--since', '2d');
@@ -165,7 +167,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
 
     it('--since and --until with ISO dates select exact sessions of the fixtures (mid-2026)', async () => {
       const window = async (name: string, ...flags: string[]) => {
-        const r = await hermetic('backfill', ...all(), '--home', home(name), '--json', ...flags);
+        const r = await inProcess('backfill', ...all(), '--home', home(name), '--json', ...flags);
         assert.equal(r.status, 0, r.stderr);
         const s = JSON.parse(r.stdout) as Summary;
         return { per: s.stores.map((x) => x.sessions_written), outside: s.skipped.outside_window };
@@ -376,7 +378,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
   describe('hermetic query', () => {
     it('prints a table, or a JSON array of row objects; refuses writes (exit 2) and SQL SQLite cannot run (exit 2)', async () => {
       const h = home('query');
-      assert.equal((await hermetic('backfill', '--state-db', fixtures.basic, '--home', h)).status, 0);
+      assert.equal((await inProcess('backfill', '--state-db', fixtures.basic, '--home', h)).status, 0);
       const sql = 'SELECT session_id, live_messages, ended_at IS NOT NULL AS ended FROM sessions ORDER BY session_id';
       const [table, json, write, insert, syntax, unknown] = await Promise.all([
         hermetic('query', sql, '--home', h),
@@ -410,7 +412,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       assert.deepEqual(syntax, { status: 2, stdout: '', stderr: refusal('query', 'SQLite cannot run this query: near "SELEC": syntax error.', 'HERMETIC_QUERY_INVALID') });
       assert.deepEqual(unknown, { status: 2, stdout: '', stderr: refusal('query', 'SQLite cannot run this query: no such table: no_such_table.', 'HERMETIC_QUERY_INVALID') });
       // The refused write changed nothing.
-      assert.deepEqual(JSON.parse((await hermetic('query', 'SELECT COUNT(*) AS n FROM sessions', '--home', h, '--json')).stdout), [{ n: 3 }]);
+      assert.deepEqual(JSON.parse((await inProcess('query', 'SELECT COUNT(*) AS n FROM sessions', '--home', h, '--json')).stdout), [{ n: 3 }]);
     });
 
     it('before any backfill there is no dataset: exit 1 with HERMETIC_DATASET_OPEN, and nothing is created', async () => {
@@ -428,7 +430,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       const h = home('status');
       const wal = join(dir, 'status-wal', 'state.db');
       const made = generate({ out: wal, sessions: 6, messages: 60, seed: 'status', journal: 'wal' });
-      assert.equal((await hermetic('backfill', ...all(), '--state-db', wal, '--home', h)).status, 0);
+      assert.equal((await inProcess('backfill', ...all(), '--state-db', wal, '--home', h)).status, 0);
       const r = await hermetic('status', ...all(), '--state-db', wal, '--home', h, '--json');
       assert.deepEqual([r.status, r.stderr], [0, '']);
       const s = JSON.parse(r.stdout) as { dataset: string; dataset_exists: boolean; stores: Record<string, unknown>[]; rows: Record<string, number> };
@@ -445,7 +447,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       const messages = 165 + [...storeHistoryCounts(wal).values()].reduce((a, b) => a + b, 0);
       assert.deepEqual({ sessions: s.rows.sessions, messages: s.rows.messages }, { sessions: 20 + made.sessions, messages });
       // Kept by the writer (row_counts, decision 0069), they are what counting every table gives.
-      const counted = JSON.parse((await hermetic('query', `SELECT ${COUNTED_TABLES.map((t) => `(SELECT COUNT(*) FROM ${t}) AS ${t}`).join(', ')}`, '--home', h, '--json')).stdout) as Record<string, number>[];
+      const counted = JSON.parse((await inProcess('query', `SELECT ${COUNTED_TABLES.map((t) => `(SELECT COUNT(*) FROM ${t}) AS ${t}`).join(', ')}`, '--home', h, '--json')).stdout) as Record<string, number>[];
       assert.deepEqual(s.rows, counted[0]);
       assert.ok(s.rows.parts! > 0 && s.rows.usage_ledger! > 0);
       // The same in words.
@@ -462,7 +464,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
         w.createSession({ id: 'old', source: 'cli', started_at: clock.t });
         w.appendMessages('old', [{ role: 'user', content: 'one' }, { role: 'assistant', content: 'two', finish_reason: 'stop' }]);
       });
-      assert.equal((await hermetic('backfill', '--state-db', path, '--home', h)).status, 0);
+      assert.equal((await inProcess('backfill', '--state-db', path, '--home', h)).status, 0);
       // Hermes goes on: two messages in the session read before, a new session with one, a session deleted.
       const db = new Database(path);
       const w = new StateDbWriter(db, { now: () => 1_780_000_500, ids: createIdSource('status-pending-2') });
@@ -481,7 +483,7 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       const words = await inProcess('status', '--state-db', path, '--home', h);
       assert.match(words.stdout, /\n {2}pending: 2 sessions to read \(3 new messages\), the oldest change \d+ d( \d+ h)? ago \(2026-05-28T\d\d:\d\d:\d\d\.000Z\)\n/);
       // Read, nothing is pending.
-      assert.equal((await hermetic('forward', '--once', '--state-db', path, '--home', h)).status, 0);
+      assert.equal((await inProcess('forward', '--once', '--state-db', path, '--home', h)).status, 0);
       const after = JSON.parse((await inProcess('status', '--state-db', path, '--home', h, '--json')).stdout) as { stores: { pending: unknown }[] };
       assert.deepEqual(after.stores[0]!.pending, { sessions: 0, messages: 0, removed: 0, waiting: 0, undecodable: 0, delegations: 0, orphan_messages: 0, orphan_sessions: 0, oldest_at: null, lag_seconds: null });
       // A field changed in place, with no new activity: a session to read again, but no change time to give.
@@ -961,15 +963,15 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       });
       const [masked, plain] = await Promise.all([
         hermetic('backfill', '--state-db', store, '--home', home('redacted'), '--redact'),
-        hermetic('backfill', '--state-db', store, '--home', home('plain')),
+        inProcess('backfill', '--state-db', store, '--home', home('plain')),
       ]);
       assert.deepEqual([masked.status, plain.status], [0, 0]);
       const sql = `SELECT m.content, p.content_text FROM messages m JOIN parts p ON p.store = m.store AND p.message_id = m.message_id WHERE m.session_id = '${sessionId}' AND m.role = 'user'`;
-      const [redacted, kept] = await Promise.all([hermetic('query', sql, '--home', home('redacted'), '--json'), hermetic('query', sql, '--home', home('plain'), '--json')]);
+      const [redacted, kept] = await Promise.all([inProcess('query', sql, '--home', home('redacted'), '--json'), inProcess('query', sql, '--home', home('plain'), '--json')]);
       const mask = `sk-ant...${secret.slice(-4)}`;
       assert.deepEqual(JSON.parse(redacted.stdout), [{ content: `my key is ${mask} please keep it`, content_text: `my key is ${mask} please keep it` }]);
       assert.deepEqual(JSON.parse(kept.stdout), [{ content: `my key is ${secret} please keep it`, content_text: `my key is ${secret} please keep it` }]);
-      const anywhere = await hermetic('query', `SELECT COUNT(*) AS n FROM parts WHERE content_text LIKE '%${secret}%'`, '--home', home('redacted'), '--json');
+      const anywhere = await inProcess('query', `SELECT COUNT(*) AS n FROM parts WHERE content_text LIKE '%${secret}%'`, '--home', home('redacted'), '--json');
       assert.deepEqual(JSON.parse(anywhere.stdout), [{ n: 0 }]);
     });
 

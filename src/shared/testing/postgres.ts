@@ -3,7 +3,7 @@
 // run as the `postgres` user when we are root. One cluster per process (sharedPostgres), one database per test.
 // Stopped at process exit, whatever happens (an immediate shutdown; the temp dir removed).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -149,12 +149,16 @@ export async function startPostgres(): Promise<PgCluster> {
   const psql = (sql: string, database = 'postgres') =>
     runPg(join(binDir, 'psql'), ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-At', '-h', dir, '-p', String(port), '-U', USER, '-d', database], { input: sql, asUs: true });
   let n = 0;
+  // A new database copies template1's files (PostgreSQL 15's FILE_COPY, before it the only way) instead of writing
+  // every page of it through the WAL (15's default, WAL_LOG): about half the CPU of each database a test makes
+  // (0.07–0.12 s against 0.14–0.23 s, server included; decision 0106). The database is the same.
+  const fileCopy = Number(readFileSync(join(data, 'PG_VERSION'), 'utf8').trim()) >= 15;
   return {
     url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
     host: '127.0.0.1', port, user: USER, password: PASSWORD, socketDir: dir, binDir,
     createDatabase(name) {
       const db = name ?? `t${process.pid}_${++n}_${Math.random().toString(36).slice(2, 8)}`;
-      psql(`CREATE DATABASE "${db}"`);
+      psql(`CREATE DATABASE "${db}"${fileCopy ? ' STRATEGY = FILE_COPY' : ''}`);
       return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${db}`;
     },
     psql, stop, start, destroy,
