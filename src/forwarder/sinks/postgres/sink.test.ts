@@ -271,12 +271,22 @@ describe('migrations', () => {
       await Promise.all(sinks.map((s) => s.open()));
       const db = url.split('/').pop()!;
       assert.equal(pg.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM hermetic.schema_version", db).trim(), MIGRATIONS.map((m) => m.version).join(','));
+      // Every table's columns and primary key in two psql calls (each call is a process and a connection), by table.
+      const names = SHIPPED_TABLES.map((t) => `'${t.name}'`).join(', ');
+      const byTable = (out: string) => {
+        const got = new Map<string, string[]>();
+        for (const line of out.trim().split('\n')) {
+          const [table, value] = line.split('|') as [string, string];
+          got.set(table, [...(got.get(table) ?? []), value]);
+        }
+        return got;
+      };
+      const columns = byTable(pg.psql(`SELECT table_name, column_name || ' ' || data_type FROM information_schema.columns WHERE table_schema = 'hermetic' AND table_name IN (${names}) ORDER BY table_name, ordinal_position`, db));
+      const keys = byTable(pg.psql(`SELECT c.relname, a.attname FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) WHERE i.indrelid IN (${SHIPPED_TABLES.map((t) => `'hermetic.${t.name}'::regclass`).join(', ')}) AND i.indisprimary ORDER BY c.relname, array_position(i.indkey, a.attnum)`, db));
       for (const t of SHIPPED_TABLES) {
-        const cols = pg.psql(`SELECT column_name || ' ' || data_type FROM information_schema.columns WHERE table_schema = 'hermetic' AND table_name = '${t.name}' ORDER BY ordinal_position`, db).trim().split('\n');
         const type = { INTEGER: 'bigint', REAL: 'double precision', TEXT: 'text', JSON: 'text' } as const;
-        assert.deepEqual(cols, ['machine_id text', 'hostname text', ...t.columns.map((c) => `${c.name} ${type[c.type]}`)]);
-        const key = pg.psql(`SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) WHERE i.indrelid = 'hermetic.${t.name}'::regclass AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)`, db).trim().split('\n');
-        assert.deepEqual(key, ['machine_id', ...t.primaryKey]);
+        assert.deepEqual(columns.get(t.name), ['machine_id text', 'hostname text', ...t.columns.map((c) => `${c.name} ${type[c.type]}`)]);
+        assert.deepEqual(keys.get(t.name), ['machine_id', ...t.primaryKey]);
       }
       // They all write at once too, each its own machine.
       await Promise.all(sinks.map((s, i) => s.write(datasetBatch(datasets.get('usage')!, { machineId: String(i).repeat(32), hostname: `h${i}` }, 1))));
