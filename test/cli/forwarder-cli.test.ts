@@ -410,7 +410,10 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       assert.deepEqual(write, { status: 2, stdout: '', stderr: onlyReads });
       assert.deepEqual(insert, { status: 2, stdout: '', stderr: onlyReads });
       assert.deepEqual(syntax, { status: 2, stdout: '', stderr: refusal('query', 'SQLite cannot run this query: near "SELEC": syntax error.', 'HERMETIC_QUERY_INVALID') });
-      assert.deepEqual(unknown, { status: 2, stdout: '', stderr: refusal('query', 'SQLite cannot run this query: no such table: no_such_table.', 'HERMETIC_QUERY_INVALID') });
+      // The tables it has are said with it (decision 0107).
+      assert.deepEqual([unknown.status, unknown.stdout], [2, '']);
+      assert.match(unknown.stderr, /^hermetic: SQLite cannot run this query: no such table: no_such_table; the dataset's tables: (\w+, )+usage_ledger \(docs\/reference\/dataset\.md describes every table and column\)\. \[HERMETIC_QUERY_INVALID\]\nRun "hermetic query --help" for the options\.\n$/);
+      assert.match(unknown.stderr, /: .*\bsessions, /);
       // The refused write changed nothing.
       assert.deepEqual(JSON.parse((await inProcess('query', 'SELECT COUNT(*) AS n FROM sessions', '--home', h, '--json')).stdout), [{ n: 3 }]);
     });
