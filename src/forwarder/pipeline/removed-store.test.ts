@@ -2,7 +2,7 @@
 // longer lists the profile, so a pass used to drop it without a word; it now stays in every pass as not there (its
 // result says it was removed), writes nothing, and is read again as any store once it is back (decision 0104).
 import assert from 'node:assert/strict';
-import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createIdSource } from '../../shared/ids.js';
@@ -47,9 +47,35 @@ test('a profile removed under a running forwarder is said removed in each pass, 
     // The whole profiles folder removed, then both made again as new files: each read whole, as a new store file.
     rmSync(join(hermes, 'profiles'), { recursive: true });
     assert.deepEqual(pass().map(([, , , e]) => e), [`${main} was removed after this forwarder read it`, `${work} was removed after this forwarder read it`]);
+    // (Each new file holds other sessions: made again byte for byte, the home's store may get back its inode, size and
+    // change counter, and is then rightly the same store with nothing new to write.)
     store(work, 'work-again', 3);
-    store(main, 'main', 1);
+    store(main, 'main-again', 1);
     assert.deepEqual(pass(), [['default', main, 1, null], ['work', work, 3, null]]);
+  } finally {
+    forwarder.close();
+    cleanup();
+  }
+});
+
+test('a store made again with the inode, size and change counter of the one removed is opened, not taken for it', () => {
+  const { dir, cleanup } = tempDir('hermetic-removed-store-');
+  const main = join(dir, '.hermes', 'state.db');
+  const aside = join(dir, 'aside.db');
+  const other = join(dir, 'other', 'state.db');
+  store(main, 'main', 1);
+  // Other sessions in a file of the same size and commits: copied into the removed file's inode, it has its stamp.
+  store(other, 'mabn', 1);
+  const forwarder = createForwarder({ userHome: dir, hermesHome: undefined, home: join(dir, 'hermetic'), readWorker: 'off', now: () => 1_800_000_000_000 });
+  const pass = () => forwarder.forwardOnce().map((r) => [r.sessionsWritten, r.error?.message ?? null]);
+  try {
+    assert.deepEqual(pass(), [[1, null]]);
+    renameSync(main, aside);
+    assert.deepEqual(pass(), [[0, `${main} was removed after this forwarder read it`]]);
+    assert.equal(statSync(other).size, statSync(aside).size);
+    copyFileSync(other, aside);
+    renameSync(aside, main);
+    assert.deepEqual(pass(), [[1, null]], 'the new file\'s session is read');
   } finally {
     forwarder.close();
     cleanup();

@@ -153,6 +153,9 @@ export function* stepStoreInSteps(ref: StoreRef, options: StepOptions): Generato
     return result;
   }
   if (!ref.exists) {
+    // Its commit stamp goes with it: a store made again in its place may reuse the inode, size and change counter,
+    // and must be opened and its identity looked at, not taken for the file that was read (decision 0104).
+    options.stamps?.delete(ref.path);
     result.error = { code: 'HERMETIC_READER_OPEN', message: ref.backend === 'postgres' ? `${ref.path} does not exist (this profile uses the PostgreSQL backend)` : `${ref.path} ${ref.absent ?? 'does not exist'}` };
     return result;
   }
