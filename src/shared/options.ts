@@ -74,29 +74,39 @@ export function within<T>(key: string, fn: () => T): T {
   }
 }
 
-/** Edit distance, for "did you mean" suggestions. */
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+/**
+ * Edit distance, for "did you mean" suggestions; with `swaps`, two neighbouring letters swapped count as one edit
+ * (`modle` is one from `model`), as people mistype.
+ */
+function distance(a: string, b: string, swaps = false): number {
+  let before = Array.from({ length: b.length + 1 }, () => 0);
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
-    row[0] = i;
+    const row = [i];
     for (let j = 1; j <= b.length; j++) {
-      const tmp = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
+      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (swaps && i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) row[j] = Math.min(row[j]!, before[j - 2]! + 1);
     }
+    [before, prev] = [prev, row];
   }
-  return row[b.length]!;
+  return prev[b.length]!;
 }
 
-export function suggest(name: string, known: readonly string[]): string | undefined {
+/**
+ * The name in `known` closest to `name` (case aside), if within `most` edits (default: two, or a third of its letters);
+ * `swaps` counts two letters swapped as one edit. Names whose lengths differ by more than `most` are not measured.
+ * @example suggest('prot', ['port', 'host']) // 'port'
+ */
+export function suggest(name: string, known: readonly string[], how: { most?: number; swaps?: boolean } = {}): string | undefined {
+  const most = how.most ?? Math.max(2, Math.floor(name.length / 3));
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const k of known) {
-    const d = distance(name.toLowerCase(), k.toLowerCase());
+    if (Math.abs(k.length - name.length) > most) continue;
+    const d = distance(name.toLowerCase(), k.toLowerCase(), how.swaps);
     if (d < bestDistance) [best, bestDistance] = [k, d];
   }
-  return bestDistance <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
+  return bestDistance <= most ? best : undefined;
 }
 
 /**

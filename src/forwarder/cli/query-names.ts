@@ -1,5 +1,6 @@
 // What `hermetic query` adds when SQLite names a table or column the dataset does not have: the names it most likely
 // meant, from the dataset's own schema, so a first query does not need the reference open beside it (decision 0107).
+import { suggest } from '../../shared/options.js';
 import type { Db } from '../../shared/sqlite.js';
 
 /** The dataset's tables and views (SQLite's own left out), each with its columns in order. */
@@ -12,35 +13,12 @@ export function datasetNames(db: Db): Map<string, string[]> {
 const MAX_NAMES = 4;
 const MAX_TABLES = 3;
 
-/** Edits between two names, two letters swapped counting as one (`modle` is one from `model`, `titel` from `title`). */
-function edits(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
-    }
-  }
-  return d[a.length]![b.length]!;
-}
-
 /**
- * The name in `known` closest to `typed`, if close enough to be a slip: a letter or two, fewer for a short name (`foo`
- * is not `tool`).
+ * The name in `known` `typed` most likely slipped from: a letter or two off (two swapped count as one), fewer for a
+ * short name (`foo` is not `tool`).
  */
-function slip(typed: string, known: readonly string[]): string | undefined {
-  const most = Math.max(1, Math.floor(typed.length / 3));
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const k of known) {
-    // Names that differ in length by more than the slips allowed are not compared (nor is a long typed name measured).
-    if (Math.abs(k.length - typed.length) > most) continue;
-    const d = edits(typed, k.toLowerCase());
-    if (d < bestDistance) [best, bestDistance] = [k, d];
-  }
-  return bestDistance <= most ? best : undefined;
-}
+const slip = (typed: string, known: readonly string[]): string | undefined =>
+  suggest(typed, known, { most: Math.max(1, Math.floor(typed.length / 3)), swaps: true });
 
 /**
  * The words to add to SQLite's "no such table: X" or "no such column: X" (null for any other message): the closest
