@@ -1,7 +1,7 @@
 // The flag parser every command shares: its refusals, and the flag it names for a stray word.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { looksLikePath, looksLikeWhen, parseFlags, type FlagSpec } from './args.js';
+import { looksLikeHost, looksLikePath, looksLikePort, looksLikeWhen, parseFlags, type FlagSpec } from './args.js';
 import { isHermeticError } from '../shared/errors.js';
 
 const SPEC = {
@@ -43,6 +43,10 @@ describe('parseFlags', () => {
     for (const w of ['parquet', '7d', 'db']) assert.equal(looksLikePath(w), false, w);
     for (const w of ['7d', '12h', '30m', '2026-11-01', '2026-11-01T10:00']) assert.equal(looksLikeWhen(w), true, w);
     for (const w of ['week', 'd7', 'x2026']) assert.equal(looksLikeWhen(w), false, w);
+    for (const w of ['0', '8642', '65535']) assert.equal(looksLikePort(w), true, w);
+    for (const w of ['123456', '80a', '-1', '']) assert.equal(looksLikePort(w), false, w);
+    for (const w of ['localhost', '0.0.0.0', '127.0.0.1', '::', '::1', 'fe80::1']) assert.equal(looksLikeHost(w), true, w);
+    for (const w of ['8642', '1.2.3', 'example', '10:30']) assert.equal(looksLikeHost(w), false, w);
   });
 
   it('keeps its other refusals', () => {

@@ -21,6 +21,13 @@ export const looksLikePath = (word: string): boolean => word.includes('/') || wo
 /** A word that gives a time the way --since and --until do: a span back from now (`7d`, `12h`) or an ISO date. */
 export const looksLikeWhen = (word: string): boolean => /^\d+[a-z]+$/i.test(word) || /^\d{4}-\d\d/.test(word);
 
+/** A word that gives a TCP port (`9000`): what --port takes. */
+export const looksLikePort = (word: string): boolean => /^\d{1,5}$/.test(word);
+
+/** A word that names a host to listen on: `localhost`, an IPv4 address (`0.0.0.0`) or an IPv6 one (`::1`). */
+export const looksLikeHost = (word: string): boolean =>
+  word === 'localhost' || /^\d{1,3}(\.\d{1,3}){3}$/.test(word) || (/^[\da-f:.]+$/i.test(word) && word.split(':').length > 2);
+
 /** Each flag's value: a string, `true` for a boolean flag, undefined when not given. */
 export type FlagValues<S extends Record<string, FlagSpec>> = {
   [K in keyof S]?: S[K]['type'] extends 'boolean' ? true : S[K]['multiple'] extends true ? string[] : string;

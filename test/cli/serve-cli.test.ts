@@ -57,6 +57,12 @@ it('every other flag mistake is refused with HERMETIC_CLI_USAGE and one sentence
     [['--db', '--frozen'], '--db needs a value.'],
     [['--port', '1', '--port', '2'], '--port is given more than once.'],
     [['now'], 'Unexpected argument "now".'],
+    // A stray word that looks like a flag's value names the flag (decision 0107); the command is still refused.
+    [['9000'], 'Unexpected argument "9000"; did you mean "--port 9000"?'],
+    [['--port', '9000', '0.0.0.0'], 'Unexpected argument "0.0.0.0"; did you mean "--host 0.0.0.0"?'],
+    [['runs.db'], 'Unexpected argument "runs.db"; did you mean "--db runs.db"?'],
+    [['~/.hermes/state.db'], 'Unexpected argument "~/.hermes/state.db"; did you mean "--state-db ~/.hermes/state.db"?'],
+    [['--port', '1', '2'], 'Unexpected argument "2".'],
     [['-p', '80'], 'Unknown option "-p".'],
     [['--max-concurrent-runs', 'lots'], '--max-concurrent-runs must be a whole number; got "lots".'],
     [['--max-concurrent-runs', '1e3'], '--max-concurrent-runs must be a whole number; got "1e3".'],

@@ -13,6 +13,8 @@ import { rowIssuesIn, uncostedIn, usageReport } from '../../src/forwarder/report
 import { forwarderRig } from '../../src/forwarder/testing/index.js';
 import { copyFixture, tempDir } from '../../src/state-db/testing/fixtures.js';
 import { runBinAsync, spawnBin } from '../support/process.js';
+import { parseFlags } from '../../src/cli/args.js';
+import { FLAGS } from '../../src/forwarder/cli/web.js';
 
 let home: string;
 let cleanup: () => void;
@@ -96,6 +98,9 @@ it('refuses a bad port and a missing dataset in one line', async () => {
   assert.deepEqual(port, { status: 2, stdout: '', stderr: 'hermetic: --port must be a whole number; got "http". [HERMETIC_CLI_USAGE]\nRun "hermetic web --help" for the options.\n' });
   assert.equal(missing.status, 1);
   assert.match(missing.stderr, /^hermetic: There is no dataset at .*nowhere\/hermetic\.db yet; run "hermetic backfill" first\. \[HERMETIC_DATASET_OPEN\]\n$/);
+  // A stray port or host names its flag (in process: the same parser the bin runs).
+  assert.throws(() => parseFlags(['8080'], FLAGS), { message: 'Unexpected argument "8080"; did you mean "--port 8080"?' });
+  assert.throws(() => parseFlags(['--port', '0', '0.0.0.0'], FLAGS), { message: 'Unexpected argument "0.0.0.0"; did you mean "--host 0.0.0.0"?' });
 });
 
 it('--host 0.0.0.0 says which names it answers as; another Host is refused, an --allowed-host name answered', async () => {

@@ -1,7 +1,7 @@
 // `hermetic serve`: flags (and Hermes's own API_SERVER_* variables) → emulator options → a running server that
 // stops cleanly on SIGINT/SIGTERM.
 import { resolve } from 'node:path';
-import { parseFlags, wholeNumber, type FlagSpec } from '../../cli/args.js';
+import { looksLikeHost, looksLikePath, looksLikePort, parseFlags, wholeNumber, type FlagSpec } from '../../cli/args.js';
 import { listenForStop } from '../../cli/stop-signals.js';
 import { epochProblem } from '../../shared/clock.js';
 import { HermeticError } from '../../shared/errors.js';
@@ -120,8 +120,14 @@ function integer(flag: string, raw: string | undefined, min: number, max: number
   return undefined;
 }
 
+/** A file named as Hermes names its store. */
+const namesAStore = (word: string): boolean => /(^|[/\\])state\.db$/.test(word);
+
 const SERVE_FLAGS = {
-  port: { type: 'string' }, host: { type: 'string' }, db: { type: 'string' }, 'state-db': { type: 'string' },
+  // A stray word names the flag it looks meant for (`serve 9000`: did you mean "--port 9000"?); a `state.db` is the
+  // store the runs are recorded into, any other file the emulator's own database.
+  port: { type: 'string', lone: looksLikePort }, host: { type: 'string', lone: looksLikeHost },
+  db: { type: 'string', lone: (w: string) => looksLikePath(w) && !namesAStore(w) }, 'state-db': { type: 'string', lone: namesAStore },
   'api-key': { type: 'string' }, 'max-concurrent-runs': { type: 'string' }, model: { type: 'string' },
   'cors-origins': { type: 'string', empty: true }, time: { type: 'string' }, frozen: { type: 'boolean' },
   seed: { type: 'string' }, 'run-table': { type: 'string' }, 'lock-timeout': { type: 'string' },

@@ -4,7 +4,7 @@
 // SIGINT and SIGTERM stop it cleanly, as they stop `serve`: the server closes, "stopped" is said, exit 0.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { parseFlags, usageError, wholeNumber } from '../../cli/args.js';
+import { looksLikeHost, looksLikePort, parseFlags, usageError, wholeNumber } from '../../cli/args.js';
 import { listenForStop, type StopRequest } from '../../cli/stop-signals.js';
 import { hermeticHome } from '../home.js';
 import { DATASET_FILE } from '../sinks/sqlite/dataset.js';
@@ -23,7 +23,7 @@ import { isLoopbackHost } from '../../shared/loopback.js';
 /** The flags web parses (its help page documents each: help.test.ts). */
 export const FLAGS = {
   home: COMMON_FLAGS.home, help: COMMON_FLAGS.help,
-  port: { type: 'string' }, host: { type: 'string' }, 'allowed-host': { type: 'string', multiple: true }, open: { type: 'boolean' },
+  port: { type: 'string', lone: looksLikePort }, host: { type: 'string', lone: looksLikeHost }, 'allowed-host': { type: 'string', multiple: true }, open: { type: 'boolean' },
   from: { type: 'string' }, utc: { type: 'boolean' },
 } as const;
 
