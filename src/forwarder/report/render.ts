@@ -251,6 +251,22 @@ export interface UnreadUnknown {
   machines: number;
   /** The machines the fleet knows: those with a `progress` row (every batch writes one), and any that sent the row. */
   of: number;
+  /**
+   * The host names of the first of them (by name, at most `UNREAD_UNKNOWN_NAMES`, each cut to 64 characters): the
+   * machines whose forwarder to update. Empty when the fleet store does not know them.
+   */
+  names: string[];
+}
+
+/** How many silent machines `unreadUnknownText` names before it says how many more. */
+export const UNREAD_UNKNOWN_NAMES = 3;
+
+/** `laptop-a`, `a and b`, `a, b and c`, `a, b, c and 2 more`: the names given, and how many of `all` they leave out. */
+function namesText(names: readonly string[], all: number): string {
+  const shown = names.slice(0, UNREAD_UNKNOWN_NAMES).map((n) => terminalText(n));
+  const more = all - shown.length;
+  if (more > 0) return `${shown.join(', ')} and ${calls(more)} more`;
+  return shown.length <= 1 ? shown.join('') : `${shown.slice(0, -1).join(', ')} and ${shown.at(-1)}`;
 }
 
 /**
@@ -261,7 +277,7 @@ export function unreadUnknownText(u: UnreadUnknown, counted: boolean): string {
   const rest = u.of - u.machines;
   const who = rest === 0
     ? (u.of === 1 ? 'The fleet\'s one machine does not say' : `None of the fleet's ${calls(u.of)} machines says`)
-    : `${calls(u.machines)} of the fleet's ${calls(u.of)} machines ${u.machines === 1 ? 'does' : 'do'} not say`;
+    : `${calls(u.machines)} of the fleet's ${calls(u.of)} machines${u.names.length ? ` (${namesText(u.names, u.machines)})` : ''} ${u.machines === 1 ? 'does' : 'do'} not say`;
   const others = rest === 1 ? 'the other machine' : `the other ${calls(rest)}`;
   const tail = rest === 0 ? '' : counted ? `; the count is of ${others}` : `; ${others} left none unread in this window`;
   return `${who} which sessions windowed backfills left unread (a forwarder older than dataset version 13 does not send it)${tail}.`;

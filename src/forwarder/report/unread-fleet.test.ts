@@ -114,9 +114,9 @@ it('the fleet says what each machine\'s dataset says, added up: each machine\'s 
     assert.deepEqual(await dashboard.unread({ since: NOW - 36 * DAY, until: NOW - 35.5 * DAY }), { sessions: 8, stores: 2, from: NOW - 40 * DAY, to: NOW - 20 * DAY });
     assert.equal(await dashboard.unread({ since: NOW - 10 * DAY, until: NOW - 5 * DAY }), null);
     // How many machines that count cannot speak for (decision 0105): C, of the three; none on A's own fleet.
-    assert.deepEqual(await readFleet(fleetUrl, (c, d) => fleetUnreadUnknown(c, d)), { machines: 1, of: 3 });
-    assert.deepEqual(await dashboard.unreadUnknown!(), { machines: 1, of: 3 });
-    assert.deepEqual(await readFleet(fleetAUrl, (c, d) => fleetUnreadUnknown(c, d)), { machines: 0, of: 1 });
+    assert.deepEqual(await readFleet(fleetUrl, (c, d) => fleetUnreadUnknown(c, d)), { machines: 1, of: 3, names: ['old-c'] });
+    assert.deepEqual(await dashboard.unreadUnknown!(), { machines: 1, of: 3, names: ['old-c'] });
+    assert.deepEqual(await readFleet(fleetAUrl, (c, d) => fleetUnreadUnknown(c, d)), { machines: 0, of: 1, names: [] });
   } finally {
     await dashboard.close();
   }
@@ -138,7 +138,7 @@ it('report --from says the line report --home says: of one machine alone, and of
   const fleet = (await lines(['--from', fleetUrl])).said;
   assert.match(fleet.find((l) => l.includes('backfill'))!, /^unread 10 sessions active /, 'A\'s five and B\'s five; C sends nothing');
   // And that C does not say (decision 0105), on the line under it.
-  assert.ok(fleet.includes('1 of the fleet\'s 3 machines does not say which sessions windowed backfills left unread (a forwarder older than dataset version 13 does not send it); the count is of the other 2.'), fleet.join('\n'));
+  assert.ok(fleet.includes('1 of the fleet\'s 3 machines (old-c) does not say which sessions windowed backfills left unread (a forwarder older than dataset version 13 does not send it); the count is of the other 2.'), fleet.join('\n'));
 });
 
 it('report --from says how many machines do not say: under the count, with none counted, and beside --json, --csv and --markdown (decision 0105)', async () => {
@@ -147,7 +147,7 @@ it('report --from says how many machines do not say: under the count, with none 
   // A window none of A's and B's spans meets: no count, and the other two said none.
   const none = await report(['--since', new Date((NOW - 10 * DAY) * 1000).toISOString(), '--until', new Date((NOW - 5 * DAY) * 1000).toISOString()]);
   const text = none.out.join('\n').split('\n').map((l) => l.trim().replace(/ +/g, ' '));
-  assert.ok(text.includes(`unread 1 of the fleet's 3 machines does not say ${silent}; the other 2 left none unread in this window.`), text.join('\n'));
+  assert.ok(text.includes(`unread 1 of the fleet's 3 machines (old-c) does not say ${silent}; the other 2 left none unread in this window.`), text.join('\n'));
   assert.ok(!text.some((l) => /not counted: a backfill/.test(l)));
   // The documents keep their shape (the same keys as over A's fleet, where every machine says); stderr says it.
   const keys = async (url: string) => Object.keys(JSON.parse((await printed(() => reportCommand(['--from', url, '--json', '--period', 'all'], { now: () => NOW * 1000 }))).out.join('\n')));
@@ -155,7 +155,7 @@ it('report --from says how many machines do not say: under the count, with none 
   for (const format of ['--json', '--csv', '--markdown']) {
     const { value, err } = await report([format, '--period', 'all']);
     assert.equal(value, 0);
-    assert.deepEqual(err.filter((l) => l.includes('not say')), [`hermetic: 1 of the fleet's 3 machines does not say ${silent}; the count is of the other 2.`], format);
+    assert.deepEqual(err.filter((l) => l.includes('not say')), [`hermetic: 1 of the fleet's 3 machines (old-c) does not say ${silent}; the count is of the other 2.`], format);
     assert.equal(err.filter((l) => /not counted: a backfill/.test(l)).length, 1, format);
   }
   const own = await printed(() => reportCommand(['--from', fleetAUrl, '--json', '--period', 'all'], { now: () => NOW * 1000 }));
@@ -167,7 +167,7 @@ it('a fleet store from before version 7 does not know: no count, and its machine
   await shipDatasets(url, [[dbA.name, A]]);
   pg.psql('DROP TABLE hermetic.backfill_unread', url.split('/').pop()!);
   assert.equal(await readFleet(url, (c, d) => fleetUnread(c, {}, d)), null);
-  assert.deepEqual(await readFleet(url, (c, d) => fleetUnreadUnknown(c, d)), { machines: 1, of: 1 });
+  assert.deepEqual(await readFleet(url, (c, d) => fleetUnreadUnknown(c, d)), { machines: 1, of: 1, names: ['laptop-a'] });
   const { said, err } = await lines(['--from', url]);
   // No count (none is known), but not silence either (decision 0105).
   assert.deepEqual(said.filter((l) => /backfill|windowed/.test(l)), ['unread The fleet\'s one machine does not say which sessions windowed backfills left unread (a forwarder older than dataset version 13 does not send it).']);

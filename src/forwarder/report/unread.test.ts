@@ -14,6 +14,7 @@ import { createForwarder } from '../pipeline/forwarder.js';
 import { sqliteSource } from '../web/data/sqlite.js';
 import { startWebServer } from '../web/server.js';
 import { unreadIn, unreadText, usageReport } from './index.js';
+import { unreadUnknownText } from './render.js';
 import { printed } from '../../shared/testing/console.js';
 
 const NOW = Date.UTC(2026, 6, 15, 10, 30) / 1000;
@@ -127,5 +128,21 @@ describe('sessions a windowed backfill left unread', () => {
     assert.ok(recent.includes(`${late.sessions} session${late.sessions === 1 ? '' : 's'} active `), recent);
     const both = { sessions: early.sessions + late.sessions, from: Math.min(early.from, late.from), to: Math.max(early.to, late.to) };
     assert.ok((await report(home, ['--period', 'all'])).out.replace(/\n {11}/g, ' ').includes(unreadText(days(both))));
+  });
+});
+
+describe('unreadUnknownText: the silent machines named (decision 0105 addendum)', () => {
+  const tail = 'not say which sessions windowed backfills left unread (a forwarder older than dataset version 13 does not send it); the count is of';
+  it('names up to three by their host names, then how many more; a name that would act on a terminal is shown harmless', () => {
+    const said = (machines: number, of: number, names: string[]) => unreadUnknownText({ machines, of, names }, true);
+    assert.equal(said(1, 3, ['old-c']), `1 of the fleet's 3 machines (old-c) does ${tail} the other 2.`);
+    assert.equal(said(2, 3, ['a', 'b']), `2 of the fleet's 3 machines (a and b) do ${tail} the other machine.`);
+    assert.equal(said(3, 4, ['a', 'b', 'c']), `3 of the fleet's 4 machines (a, b and c) do ${tail} the other machine.`);
+    assert.equal(said(5, 6, ['a', 'b', 'c']), `5 of the fleet's 6 machines (a, b, c and 2 more) do ${tail} the other machine.`);
+    // Two silent machines of one name: the name once, and the other counted.
+    assert.equal(said(2, 3, ['box']), `2 of the fleet's 3 machines (box and 1 more) do ${tail} the other machine.`);
+    // Not known (an older fleet store), nothing in brackets.
+    assert.equal(said(1, 2, []), `1 of the fleet's 2 machines does ${tail} the other machine.`);
+    assert.equal(said(1, 2, ['evil\u001b[2J\u202ex']), `1 of the fleet's 2 machines (evil␛[2J\\u202ex) does ${tail} the other machine.`);
   });
 });

@@ -8,7 +8,7 @@ import type { Zone } from '../ledger/zone.js';
 import { fleetTable } from './fleet-table.js';
 import type { Dialect } from './dialect.js';
 import type { ReportRequest } from './query.js';
-import type { UnreadDays, UnreadUnknown } from './render.js';
+import { UNREAD_UNKNOWN_NAMES, type UnreadDays, type UnreadUnknown } from './render.js';
 
 export type { UnreadUnknown };
 
@@ -59,13 +59,14 @@ export async function fleetUnreadUnknown(client: pg.PoolClient, dialect: Dialect
   const table = await fleetTable(client, dialect.schema, 'backfill_unread');
   // Denied: the unread note is withheld (fleetUnread says why and gives its GRANT), so there is no count to speak for.
   if (table.state === 'denied') return null;
-  const sql = table.state === 'absent'
-    ? 'SELECT COUNT(*) AS machines, COUNT(*) AS "of" FROM progress'
-    : `SELECT COUNT(*) FILTER (WHERE b.machine_id IS NULL) AS machines, COUNT(*) AS "of"
-       FROM (SELECT machine_id FROM progress UNION SELECT machine_id FROM backfill_unread) m
-       LEFT JOIN (SELECT DISTINCT machine_id FROM backfill_unread) b USING (machine_id)`;
-  const r = (await client.query(sql)).rows[0] as { machines: string; of: string };
-  return { machines: Number(r.machines), of: Number(r.of) };
+  // The silent machines' host names too, the first few by name (each cut: a machine writes its own), so the report
+  // can say which forwarders to update.
+  const silent = table.state === 'absent' ? 'progress' : `(SELECT p.* FROM progress p WHERE NOT EXISTS (SELECT 1 FROM backfill_unread b WHERE b.machine_id = p.machine_id))`;
+  const known = table.state === 'absent' ? 'progress' : '(SELECT machine_id FROM progress UNION SELECT machine_id FROM backfill_unread)';
+  const sql = `SELECT (SELECT COUNT(*) FROM ${silent} s) AS machines, (SELECT COUNT(*) FROM ${known} k) AS "of",
+       ARRAY(SELECT DISTINCT left(s.hostname, 64) AS name FROM ${silent} s WHERE s.hostname <> '' ORDER BY name LIMIT ${UNREAD_UNKNOWN_NAMES}) AS names`;
+  const r = (await client.query(sql)).rows[0] as { machines: string; of: string; names: string[] };
+  return { machines: Number(r.machines), of: Number(r.of), names: r.names };
 }
 
 /** What each store's spans (one element per store, a `stores.unread` value) say of the window, added up; null: nothing. */

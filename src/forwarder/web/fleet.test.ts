@@ -101,7 +101,7 @@ describe('hermetic web over the fleet store', () => {
       const amp = query ? `&${query}` : '';
       const { cache_hit_rate: _rate, row_issues, uncosted, unread, unread_unknown, ...overview } = (await api(fleet, `/api/overview${q}`)).body;
       // Both machines' forwarders say what they left unread (decision 0105).
-      assert.deepEqual(unread_unknown, { machines: 0, of: 2 });
+      assert.deepEqual(unread_unknown, { machines: 0, of: 2, names: [] });
       assert.deepEqual(overview, await fleetReport(fleetUrl, request));
       // The values each machine's forwarder repaired (decision 0092): each machine's own count, added up.
       const [issuesA, issuesB] = [rowIssuesIn(dbA, request), rowIssuesIn(dbB, request)];
@@ -221,10 +221,10 @@ describe('the fleet\'s page in Chromium', () => {
     pg.psql(`DELETE FROM hermetic.backfill_unread WHERE machine_id = '${C.machineId}'`, twinUrl.split('/').pop()!);
     const twins = await serve(postgresSource(twinUrl, ZONE));
     const o = (await api(twins, '/api/overview?period=all')).body;
-    assert.deepEqual([o.unread, o.unread_unknown], [null, { machines: 1, of: 2 }]);
+    assert.deepEqual([o.unread, o.unread_unknown], [null, { machines: 1, of: 2, names: [C.hostname] }]);
     await inBrowser(postgresSource(twinUrl, ZONE), '/?period=all', async (page) => {
       const notes = await page.$$eval('[data-figure="unread_unknown"]', (els) => els.map((e) => [(e as HTMLElement).dataset.value, e.textContent]));
-      assert.deepEqual(notes, [['1', '1 of the fleet\'s 2 machines does not say which sessions windowed backfills left unread (a forwarder older than dataset version 13 does not send it); the other machine left none unread in this window.']]);
+      assert.deepEqual(notes, [['1', '1 of the fleet\'s 2 machines (laptop-c) does not say which sessions windowed backfills left unread (a forwarder older than dataset version 13 does not send it); the other machine left none unread in this window.']]);
     });
     // Where every machine says, nothing: { machines: 0 } (the first test), which the page leaves out as it does a 0.
   });

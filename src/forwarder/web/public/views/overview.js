@@ -54,6 +54,14 @@ function unread(u) {
     `${count(u.sessions)} ${one ? 'session' : 'sessions'} active ${days} ${one ? 'is' : 'are'} not counted: a backfill's window (--since/--until) left ${one ? 'it' : 'them'} unread (hermetic forward, or a backfill without a window, reads ${one ? 'it' : 'them'}).`);
 }
 
+/** `a`, `a and b`, `a, b and c`, `a, b, c and 2 more`: the silent machines' names, as the report says them. */
+function namesText(names, all) {
+  const shown = names.slice(0, 3);
+  const more = all - shown.length;
+  if (more > 0) return `${shown.join(', ')} and ${count(more)} more`;
+  return shown.length <= 1 ? shown.join('') : `${shown.slice(0, -1).join(', ')} and ${shown.at(-1)}`;
+}
+
 /**
  * The fleet's machines that do not say what windowed backfills left unread (decision 0105), as `hermetic report --from`
  * says it: the unread note above is the other machines' (or, with none, they left none unread). Nothing when every one says.
@@ -61,9 +69,10 @@ function unread(u) {
 function unreadUnknown(u, counted) {
   if (!u || !u.machines) return null;
   const rest = u.of - u.machines;
+  const names = u.names?.length ? ` (${namesText(u.names, u.machines)})` : '';
   const who = rest === 0
     ? (u.of === 1 ? 'The fleet\'s one machine does not say' : `None of the fleet's ${count(u.of)} machines says`)
-    : `${count(u.machines)} of the fleet's ${count(u.of)} machines ${u.machines === 1 ? 'does' : 'do'} not say`;
+    : `${count(u.machines)} of the fleet's ${count(u.of)} machines${names} ${u.machines === 1 ? 'does' : 'do'} not say`;
   const others = rest === 1 ? 'the other machine' : `the other ${count(rest)}`;
   const tail = rest === 0 ? '' : counted ? `; the count is of ${others}` : `; ${others} left none unread in this window`;
   return h('p', { class: 'notice unread-unknown', dataset: { figure: 'unread_unknown', value: String(u.machines) } },
