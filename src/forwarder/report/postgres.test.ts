@@ -65,6 +65,8 @@ describe('the report on the fleet store', () => {
   const shapes: { by?: string[]; top?: number; since?: number; until?: number; utc?: boolean; filter?: Record<string, string[]> }[] = [
     {}, { by: ['day'] }, { by: ['week', 'model'] }, { by: ['month', 'source'] }, { by: ['session'], top: 5 }, { by: ['model'], top: 2 },
     { by: ['tool', 'day'] }, { by: ['project', 'task'], since: NOW - 7 * 86400, until: NOW }, { by: ['provider', 'profile'], utc: true },
+    // Hours: the ledger's bigint cells, named in the report's zone (and in UTC), a --top of them, tools by hour.
+    { by: ['hour'], since: NOW - 3 * 86400, until: NOW }, { by: ['hour', 'model'], top: 4, utc: true }, { by: ['tool', 'hour'], since: NOW - 86400, until: NOW },
     // Filters: their parameters are numbered (f_source_0, f_source_1), which the dialect must bind whole.
     { by: ['model'], filter: { source: ['cli', 'telegram'] } }, { by: ['tool'], filter: { task: ['main'], project: [''] } },
   ];

@@ -9,9 +9,9 @@ import type { Db } from '../../shared/sqlite.js';
 import { Zone } from '../ledger/zone.js';
 import { HIDDEN_KEYS, sameSession, sqliteDialect, type Dialect, type Key, type Params } from './dialect.js';
 
-export const DIMENSIONS = ['day', 'week', 'month', 'model', 'provider', 'profile', 'source', 'project', 'task', 'session', 'tool', 'machine'] as const;
+export const DIMENSIONS = ['hour', 'day', 'week', 'month', 'model', 'provider', 'profile', 'source', 'project', 'task', 'session', 'tool', 'machine'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
-export const TIME_DIMENSIONS: readonly Dimension[] = ['day', 'week', 'month'];
+export const TIME_DIMENSIONS: readonly Dimension[] = ['hour', 'day', 'week', 'month'];
 /** The most rows a `top` may keep, for `hermetic report --top` and the dashboard's `top` alike. */
 export const MAX_TOP = 1_000_000;
 
@@ -101,6 +101,8 @@ export function runSqlite<T>(db: Db, plan: Plan<T>, dialect: Dialect = sqliteDia
 function keysOf(dim: Dimension, utc: boolean, dialect: Dialect): Key[] {
   const day = utc ? 'l.day_utc' : 'l.day';
   switch (dim) {
+    // The cell's start (epoch seconds), named in the report's zone once the rows are read (hourLabel).
+    case 'hour': return [{ name: 'hour', sql: 'l.at' }];
     case 'day': return [{ name: 'day', sql: day }];
     // Monday of the ISO week.
     case 'week': return [{ name: 'week', sql: dialect.week(day) }];
@@ -277,15 +279,28 @@ export function* planTotals(request: Pick<ReportRequest, 'since' | 'until' | 'fi
  * rows always add up to them). One SQL aggregation; only the rows kept reach JavaScript.
  */
 export function reportRows(db: Db, request: ReportRequest, totals: UsageReport['totals'], dialect: Dialect = sqliteDialect()): ReportRow[] {
-  return runSqlite(db, planRows(request, totals, dialect), dialect);
+  return runSqlite(db, planRows(request, totals, dialect, request.utc ? new Zone('UTC') : ledgerZone(db)), dialect);
 }
 
-export function* planRows(request: ReportRequest, totals: UsageReport['totals'], dialect: Dialect): Plan<ReportRow[]> {
-  return (yield* planBoundedRows(request, totals, dialect)).rows;
+/** The rows of a grouping; `zone` names its hours (the report's zone: the ledger's, or UTC). */
+export function* planRows(request: ReportRequest, totals: UsageReport['totals'], dialect: Dialect, zone: Zone): Plan<ReportRow[]> {
+  return (yield* planBoundedRows(request, totals, dialect, zone)).rows;
+}
+
+/**
+ * An hour's row key: the local wall time its cell starts at (`2026-12-05 14:00`), with the zone's offset where clocks
+ * going back make that wall time happen twice (`2026-11-01 01:00-04:00`), so every hour's key is its own.
+ */
+export function hourLabel(zone: Zone, at: number): string {
+  const wall = (t: number) => zone.iso(t).slice(0, 16).replace('T', ' ');
+  const here = wall(at);
+  const iso = zone.iso(at);
+  const twice = wall(at - 3600) === here || wall(at + 3600) === here;
+  return twice ? `${here}${iso.endsWith('Z') ? 'Z' : iso.slice(19)}` : here;
 }
 
 /** The rows of a grouping and, for a bounded list of sessions, where it stopped (null when it did not). */
-function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'], dialect: Dialect): Plan<{ rows: ReportRow[]; stopped: UsageReport['stopped'] | null }> {
+function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'], dialect: Dialect, zone: Zone): Plan<{ rows: ReportRow[]; stopped: UsageReport['stopped'] | null }> {
   const { by, top: asked, utc, where: ledgerWhere, toolWhere, params } = check(request, dialect);
   // A bounded list of sessions (decision 0094) reads no more rows than could fit in its bytes: as a --top of that many.
   const bounds = by.includes('session') ? request.bounds : undefined;
@@ -332,6 +347,7 @@ function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'],
     const row: ReportRow = {};
     keys.forEach((k, i) => {
       if (HIDDEN_KEYS.has(k.name)) hiddenOf.set(row, { ...hiddenOf.get(row), [k.name]: r[`k${i}`] });
+      else if (k.name === 'hour') row.hour = r[`k${i}`] === null || r[`k${i}`] === undefined ? null : hourLabel(zone, Number(r[`k${i}`]));
       else row[k.name] = (r[`k${i}`] as string | null) ?? null;
     });
     if (sessionKey) row.title = null;
@@ -393,10 +409,17 @@ function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'],
   const costOf = (r: ReportRow) => (tools ? Number(r.tool_calls) : Number(r.cost_usd ?? 0));
   const keyTexts = new Map<ReportRow, string>(rows.map((r) => [r, shown.map((k) => String(r[k.name] ?? '')).join('\u0000')]));
   const timeKeys = by.filter((d) => TIME_DIMENSIONS.includes(d));
+  // An hour sorts by its cell (a repeated wall hour's two labels differ only in their offsets).
+  const cellOf = new Map<ReportRow, number>(by.includes('hour') ? raw.map((r, i) => [rows[i]!, Number(r[`k${keys.findIndex((k) => k.name === 'hour')}`])] as const).filter(([row]) => row !== undefined) : []);
   rows.sort((a, b) => {
     if (a.other_rows !== undefined) return 1;
     if (b.other_rows !== undefined) return -1;
     for (const t of timeKeys) {
+      if (t === 'hour') {
+        const d = (cellOf.get(a) ?? 0) - (cellOf.get(b) ?? 0);
+        if (d !== 0) return d;
+        continue;
+      }
       const x = String(a[t] ?? '');
       const y = String(b[t] ?? '');
       if (x !== y) return x < y ? -1 : 1;
@@ -443,7 +466,7 @@ export function usageReport(db: Db, request: ReportRequest = {}, dialect: Dialec
 export function* planReport(request: ReportRequest, zone: Zone, dialect: Dialect, known?: UsageReport['totals']): Plan<UsageReport> {
   const by = checkDimensions(request.by ?? []);
   const totals = known ?? (yield* planTotals(request, dialect));
-  const { rows, stopped } = yield* planBoundedRows(request, totals, dialect);
+  const { rows, stopped } = yield* planBoundedRows(request, totals, dialect, zone);
   return { period: periodIn(zone, request), by, totals, rows, ...(stopped ? { stopped } : {}) };
 }
 

@@ -112,8 +112,8 @@ function toolColumns(): Column[] {
   ];
 }
 
-/** Key columns of a fixed, short width (a date, a week's Monday, a month): never cut. */
-const FIXED_KEYS: readonly string[] = ['day', 'week', 'month'];
+/** Key columns of a fixed, short width (an hour, a date, a week's Monday, a month): never cut. */
+const FIXED_KEYS: readonly string[] = ['hour', 'day', 'week', 'month'];
 /** A key that has to give way keeps at least this many columns of its text (or its label, or all of it if shorter). */
 const KEY_FLOOR = 12;
 /** When the keys cannot keep that much, figures are left out, in this order (cost, input and output stay here). */
@@ -370,7 +370,7 @@ export function renderSummary(view: SummaryView, color: boolean, width = DEFAULT
     ...(view.course ? line('', `on course for ${formatCost(view.course.cost)} by the end of ${view.course.end}, if the rest of it goes as it has so far`) : []),
     ...line('tokens', `${formatTokens(t.input_tokens)} input · ${formatTokens(t.output_tokens)} output · ${formatTokens(t.reasoning_tokens)} reasoning`),
     ...line('cache', `${formatTokens(t.cache_read_tokens)} read · ${formatTokens(t.cache_write_tokens)} written: ${hit}`),
-    ...line('activity', `${calls(t.sessions)} sessions · ${calls(t.api_calls)} API calls · ${calls(t.tool_calls)} tool calls${t.tool_errors ? ` (${calls(t.tool_errors)} failed)` : ''}`),
+    ...line('activity', `${calls(t.sessions)} ${t.sessions === 1 ? 'session' : 'sessions'} · ${calls(t.api_calls)} ${t.api_calls === 1 ? 'API call' : 'API calls'} · ${calls(t.tool_calls)} ${t.tool_calls === 1 ? 'tool call' : 'tool calls'}${t.tool_errors ? ` (${calls(t.tool_errors)} failed)` : ''}`),
     ...(trend(view) ?? []).flatMap((text, i) => line(i === 0 ? 'trend' : '', text)),
   );
   if (view.unread) out.push(...line('unread', unreadText(view.unread)));

@@ -14,7 +14,7 @@ import { reportCommand, terminalWidth } from '../cli/report.js';
 import { DATASET_VERSION } from '../dataset/columns.js';
 import { Zone } from '../ledger/zone.js';
 import { forwarderRig } from '../testing/index.js';
-import { changeText, DIMENSIONS, formatCost, formatTokens, MEASURES, parseFilters, previousWindow, renderSummary, renderTable, resolveWindow, usageReport, type UsageReport } from './index.js';
+import { changeText, DIMENSIONS, formatCost, hourLabel, formatTokens, MEASURES, parseFilters, previousWindow, renderSummary, renderTable, resolveWindow, usageReport, type UsageReport } from './index.js';
 import { displayWidth } from './wrap.js';
 import { printed } from '../../shared/testing/console.js';
 
@@ -95,6 +95,44 @@ describe('usageReport', () => {
     assert.ok(tasks.includes('main') && tasks.includes('title_generation'), tasks.join());
   });
 
+  it('by hour: the ledger\'s cells named by their local wall time, in order; a day\'s hours add up to its row; UTC names shift by the offset', () => {
+    const since = NOW - 2 * 86400;
+    const byHour = usageReport(db, { by: ['hour'], since, until: NOW });
+    addsUp(byHour, 'hours');
+    const hours = byHour.rows.map((r) => r.hour as string);
+    assert.ok(hours.length >= 10 && hours.every((h) => /^2026-07-1[345] \d\d:00$/.test(h)), hours.join());
+    assert.deepEqual(hours, [...hours].sort(), 'hours in order');
+    // The hours of a day make its row (Berlin's days are whole hours of UTC).
+    const byDayHour = usageReport(db, { by: ['day', 'hour'], since, until: NOW });
+    for (const day of usageReport(db, { by: ['day'], since, until: NOW }).rows) {
+      const mine = byDayHour.rows.filter((r) => r.day === day.day);
+      assert.ok(mine.every((r) => String(r.hour).startsWith(String(day.day))), String(day.day));
+      near(mine.reduce((t, r) => t + Number(r.cost_usd), 0), Number(day.cost_usd), `${day.day} cost`);
+      assert.equal(mine.reduce((t, r) => t + Number(r.input_tokens), 0), day.input_tokens, `${day.day} input`);
+    }
+    // In July Berlin is two hours ahead of UTC: the same cells, named two hours earlier.
+    const utc = usageReport(db, { by: ['hour'], since, until: NOW, utc: true });
+    assert.deepEqual(utc.rows.map((r) => r.cost_usd), byHour.rows.map((r) => r.cost_usd));
+    const shift = (h: string) => new Date(`${h.replace(' ', 'T')}:00Z`).getTime() / 1000;
+    assert.ok(utc.rows.every((r, i) => shift(String(r.hour)) === shift(hours[i]!) - 7200), 'two hours earlier');
+    // Tools by hour, and a --top of hours (the costliest, the rest summed).
+    const tools = usageReport(db, { by: ['tool', 'hour'], since, until: NOW });
+    assert.equal(tools.rows.reduce((t, x) => t + Number(x.tool_calls), 0), tools.totals.tool_calls);
+    const top = usageReport(db, { by: ['hour'], since, until: NOW, top: 3 });
+    assert.equal(top.rows.length, 4);
+    addsUp(top, 'top 3 hours');
+  });
+
+  it('hourLabel: a wall hour that happens twice (clocks going back) carries its offset, so each hour\'s key is its own', () => {
+    const ny = new Zone('America/New_York');
+    const at = Date.UTC(2026, 10, 1, 5) / 1000; // 01:00 EDT on the day New York's clocks go back
+    assert.deepEqual([hourLabel(ny, at - 3600), hourLabel(ny, at), hourLabel(ny, at + 3600), hourLabel(ny, at + 7200)],
+      ['2026-11-01 00:00', '2026-11-01 01:00-04:00', '2026-11-01 01:00-05:00', '2026-11-01 02:00']);
+    assert.equal(hourLabel(new Zone('UTC'), at), '2026-11-01 05:00');
+    // India is 5:30 ahead: a UTC hour's cell starts at half past.
+    assert.equal(hourLabel(new Zone('Asia/Kolkata'), at), '2026-11-01 10:30');
+  });
+
   it('windows add up over time: [a, b) and [b, c) make [a, c); local days and UTC days both cover the window', () => {
     const a = NOW - 20 * 86400;
     const b = NOW - 7 * 86400;
@@ -165,8 +203,8 @@ describe('usageReport', () => {
     });
     refused({ since: NOW, until: NOW - 60 }, 'The window starts after it ends (since 2026-07-15T10:30:00.000Z, until 2026-07-15T10:29:00.000Z); swap them.');
     refused({ by: ['modle'] }, '"modle" is not a report dimension; did you mean "model"?');
-    refused({ by: ['colour'] }, '"colour" is not a report dimension; use day, week, month, model, provider, profile, source, project, task, session, tool, machine.');
-    refused({ by: ['tool', 'model', 'task'] }, 'Tool calls cannot be grouped by model or task: Hermes records usage per call, not per tool; group tools by day, week, month, profile, source, project, session, machine.');
+    refused({ by: ['colour'] }, '"colour" is not a report dimension; use hour, day, week, month, model, provider, profile, source, project, task, session, tool, machine.');
+    refused({ by: ['tool', 'model', 'task'] }, 'Tool calls cannot be grouped by model or task: Hermes records usage per call, not per tool; group tools by hour, day, week, month, profile, source, project, session, machine.');
     refused({ top: 0 }, 'top must be a whole number of rows, 1 or more; got 0.');
   });
 });
@@ -316,7 +354,7 @@ describe('hermetic report (in process)', () => {
     await refused(['--since', '2026-07-15T12:31'], 'HERMETIC_REPORT_INVALID', '--since 2026-07-15T12:31 is after now: nothing can have been recorded yet.');
     await refused(['--json', '--csv'], 'HERMETIC_CLI_USAGE', 'Give one output format; got --json and --csv.');
     await refused(['--top', '0'], 'HERMETIC_CLI_USAGE', '--top must be between 1 and 1000000; got 0.');
-    await refused(['--by', 'tool', '--by', 'provider'], 'HERMETIC_REPORT_INVALID', 'Tool calls cannot be grouped by provider: Hermes records usage per call, not per tool; group tools by day, week, month, profile, source, project, session, machine.');
+    await refused(['--by', 'tool', '--by', 'provider'], 'HERMETIC_REPORT_INVALID', 'Tool calls cannot be grouped by provider: Hermes records usage per call, not per tool; group tools by hour, day, week, month, profile, source, project, session, machine.');
     await refused(['--sinse', '7d'], 'HERMETIC_CLI_USAGE', 'Unknown option "--sinse"; did you mean "--since"?');
     await assert.rejects(reportCommand(['--home', join(dir, 'nowhere')]), (e: { code: string }) => e.code === 'HERMETIC_DATASET_OPEN');
   });
@@ -399,6 +437,11 @@ describe('the trend in words', () => {
     }, false, 80).split('\n');
     assert.ok(lines.includes('trend      cost +100% · sessions +200% · API calls ×20'), lines.join('\n'));
     assert.ok(lines.includes('           from $1.00, 1 session, 1 call in 2026-07-14 00:30 … 12:30'), lines.join('\n'));
+    // The activity line too: one session, one API call, one tool call.
+    const one = renderSummary({
+      totals: { period: { since: '2026-07-15T00:30:00+02:00', until: '2026-07-15T12:30:00+02:00' }, by: [], totals: { ...t, sessions: 1, api_calls: 1, tool_calls: 1 }, rows: [] }, tables: [], emptyDataset: false, zoneName: 'Europe/Berlin', days: 0.5,
+    }, false, 80).split('\n');
+    assert.ok(one.includes('activity   1 session · 1 API call · 1 tool call'), one.join('\n'));
   });
 });
 

@@ -46,7 +46,7 @@ export function* planSummary(request: SummaryRequest, now: number, zone: Zone, d
   const totals = yield* planTotals(request, dialect);
   const period = periodIn(zone, request);
   const report = function* (by: string[], top?: number): Plan<UsageReport> {
-    return { period, by: checkDimensions(by), totals, rows: yield* planRows({ ...request, by, top }, totals, dialect) };
+    return { period, by: checkDimensions(by), totals, rows: yield* planRows({ ...request, by, top }, totals, dialect, zone) };
   };
   const tables = [
     { title: long ? 'By month' : 'By day', report: yield* report([long ? 'month' : 'day']) },
