@@ -1,7 +1,7 @@
 // P8–P9: credentials carried by HTTP header lines (Authorization and API-key headers).
 
 import { maskToken } from './mask.js';
-import { CI_I, CI_I_EXTRA, PY_NOT_S, PY_S, PY_S_BODY, PY_W_BODY } from './python-re.js';
+import { CI_I, PY_CASELESS_LETTER, PY_NOT_S, PY_S, PY_S_BODY, pyCaseless, pyWordChar } from './python-re.js';
 
 /** P8 gate: case-sensitive on purpose, exactly as Hermes checks it. */
 export function hasAuthorizationHeader(text: string): boolean {
@@ -11,11 +11,12 @@ export function hasAuthorizationHeader(text: string): boolean {
 /**
  * P8 (spec redaction §1.3): header name (no left boundary), optional whitespace that may cross
  * lines, an optional scheme word followed by whitespace, then the credential up to ws or a quote.
+ * Case-insensitive by spelling rather than the `i` flag, which would fold the scheme's `\w` class.
  */
 const AUTH_HEADER = new RegExp(
-  `((?:Proxy-)?Author${CI_I}zat${CI_I}on:${PY_S}*)([A-Za-z${CI_I_EXTRA}][${PY_W_BODY}.+\\-]*${PY_S}+)?` +
-    `([^${PY_S_BODY}"']+)`,
-  'giu',
+  `((?:${pyCaseless('Proxy-')})?${pyCaseless('Authorization:')}${PY_S}*)` +
+    `(${PY_CASELESS_LETTER}${pyWordChar('.+\\-')}*${PY_S}+)?([^${PY_S_BODY}"']+)`,
+  'gu',
 );
 
 /** P8: header and scheme kept, credential → M; the scheme slot is filled whenever it can be. */

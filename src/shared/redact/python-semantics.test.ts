@@ -124,6 +124,42 @@ describe('Python `\\d` is any Unicode decimal digit', () => {
   });
 });
 
+// Decision 0108: Hermes's own agent/redact.py run on CPython 3.11 (Unicode 14.0) disagreed with
+// Node's Unicode 17 tables only on code points assigned after Unicode 14.
+describe('`\\d` and `\\w` follow CPython 3.11 (Unicode 14.0), not the Node runtime', () => {
+  const outlined = '\u{1ccf1}'; // OUTLINED DIGIT ONE, Nd since Unicode 16.0
+  const kawi = '\u{11f51}'; // KAWI DIGIT ONE, Nd since Unicode 15.0
+  const token = 'AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw';
+
+  test('digits added after Unicode 14 do not make a Telegram bot id (P10)', () => {
+    for (const d of [outlined, kawi]) {
+      const input = `bot${d.repeat(8)}:${token}`;
+      assert.equal(redact(input), input);
+    }
+  });
+
+  test('nor a phone number (P15), nor a Slack app token id (P1)', () => {
+    assert.equal(redact(`call +1${kawi.repeat(9)} now`), `call +1${kawi.repeat(9)} now`);
+    const app = `xapp-${outlined}-abcdefghijklmnop`;
+    assert.equal(redact(`t ${app} x`), `t ${app} x`);
+  });
+
+  test('a letter added after Unicode 14 ends the P8 scheme word, so the credential is that word', () => {
+    const newLetter = '\u{1e4d0}'; // NAG MUNDARI LETTER O, Lo since Unicode 15.0
+    assert.equal(
+      redact(`Authorization: Bx${newLetter}y abcdefghijklmnopqrstuvwxyz`),
+      'Authorization: *** abcdefghijklmnopqrstuvwxyz',
+    );
+  });
+
+  test('IGNORECASE leaves `\\w` alone: U+0345 (folds onto ι) is no word char, ƛ stays one though its new capital is not', () => {
+    const tail = 'abcdefghijklmnopqrstuvwxyz';
+    assert.equal(redact(`Authorization: Bearer\u0345 ${tail}`), `Authorization: *** ${tail}`);
+    assert.equal(redact(`Authorization: B\ua7dc ${tail}`), `Authorization: *** ${tail}`); // Unicode 16
+    assert.equal(redact(`Authorization: B\u019b ${tail}`), 'Authorization: B\u019b abcdef...wxyz');
+  });
+});
+
 describe('P6 Python-repr pass (post-pin, not run by redactSensitiveText)', () => {
   test('str and bytes values, either quote, are fully masked; the separator is kept', () => {
     assert.equal(maskPythonReprFields("{'password' :  b\"x\\\"y\"}"), "{'password' :  b\"***\"}");
