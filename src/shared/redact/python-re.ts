@@ -1,6 +1,6 @@
 // Python `re`/`str` semantics that JavaScript regexes do not share, spelled out once for every pass.
 // Checked against CPython 3.11 over every code point (docs/decisions/0012-secret-redactor.md); the
-// Unicode-dependent classes are pinned to CPython 3.11's Unicode 14.0 (docs/decisions/0108-…).
+// Unicode-dependent classes are pinned to CPython 3.11's Unicode 14.0 (docs/decisions/0108-redactor-against-hermes-source.md).
 
 import { AFTER_UNICODE_14, PY311_DIGITS } from './unicode-14.js';
 
