@@ -28,6 +28,7 @@ import { startWebServer, type WebServer } from './server.js';
 import { BIG_SESSION_TEXTS, DASHBOARD_NOW, inflateSessionTexts, uncostSessions } from './testing.js';
 import { TITLE_CAP } from './data/rows.js';
 import { printed } from '../../shared/testing/console.js';
+import { spendUnit } from './handlers.js';
 
 const ZONE = new Zone('Europe/Berlin');
 const A: Origin = { machineId: 'a'.repeat(32), hostname: 'laptop-a' };
@@ -112,7 +113,7 @@ describe('hermetic web over the fleet store', () => {
       if (query === '') assert.equal(uncosted, UNCOSTED, 'A\'s, in 30 days');
       assert.equal(unread, null, 'nor what each machine left unread');
       assert.ok((overview.totals.sessions ?? 0) > 0, 'the window has usage');
-      assert.deepEqual((await api(fleet, `/api/daily${q}`)).body, await fleetReport(fleetUrl, { ...request, by: ['day', 'model'] }));
+      assert.deepEqual((await api(fleet, `/api/daily${q}`)).body, await fleetReport(fleetUrl, { ...request, by: [spendUnit(request), 'model'] }));
       assert.deepEqual((await api(fleet, `/api/sessions?top=5${amp}`)).body, await fleetReport(fleetUrl, { ...request, by: ['session'], top: 5, locate: true }));
       for (const by of ['model', 'task', 'machine']) {
         assert.deepEqual((await api(fleet, `/api/breakdown?by=${by}${amp}`)).body, await fleetReport(fleetUrl, { ...request, by: [by], top: 10 }), by);

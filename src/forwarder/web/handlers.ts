@@ -62,6 +62,13 @@ async function* chunks(text: MessageText): AsyncIterable<string> {
   }
 }
 
+/** The longest window the spend chart draws by hour (two days: 48 bars at most). */
+const HOURLY_SECONDS = 2 * 86400;
+
+/** What the spend chart groups a window by: hours for a window of two days or less, else days. */
+export const spendUnit = (w: { since?: number | null; until?: number | null }): 'hour' | 'day' =>
+  w.since != null && w.until != null && w.until - w.since <= HOURLY_SECONDS ? 'hour' : 'day';
+
 export const HANDLERS: Record<ApiName, Handler> = {
   async overview(query, ctx) {
     const request = usage(query, ctx);
@@ -73,7 +80,12 @@ export const HANDLERS: Record<ApiName, Handler> = {
     const silent = unknown === undefined ? {} : { unread_unknown: unknown };
     return { ...report, cache_hit_rate: cacheHitRate(report.totals), row_issues: rowIssues, uncosted, unread: left, ...silent, ...(withheld.length > 0 ? { withheld } : {}) };
   },
-  daily: async (query, ctx) => ctx.source.report({ ...usage(query, ctx), by: ['day', 'model'] }),
+  // Spend over time by model: by day, or by hour for a window of two days or less (today, a custom day), where days
+  // would be one or two bars. The answer's `by` says which.
+  daily: async (query, ctx) => {
+    const request = usage(query, ctx);
+    return ctx.source.report({ ...request, by: [spendUnit(request), 'model'] });
+  },
   async breakdown(query, ctx) {
     const by = single(query, 'by');
     if (by === undefined || !(BREAKDOWNS as readonly string[]).includes(by)) {

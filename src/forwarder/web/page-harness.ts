@@ -7,6 +7,7 @@ import type { BrowserContext, ConsoleMessage, Page, Request } from 'playwright-c
 import { closeSharedBrowser, sharedBrowser } from '../../shared/testing/browser.js';
 import { Zone } from '../ledger/zone.js';
 import { resolveWindow, rowIssuesIn, uncostedIn, usageReport, type ReportRequest } from '../report/index.js';
+import { spendUnit } from './handlers.js';
 import { dashboardRig, type DashboardRig } from './testing.js';
 
 export interface Visit {
@@ -115,9 +116,11 @@ export function dashboardInBrowser(options?: Parameters<typeof dashboardRig>[0])
     for (const k of ['cost_usd', 'estimated_cost_usd', 'input_tokens', 'output_tokens', 'sessions', 'api_calls', 'tool_calls'] as const) assert.equal(cards[k], totals[k], k);
     const prompt = totals.input_tokens! + totals.cache_read_tokens! + totals.cache_write_tokens!;
     assert.equal(cards.cache_hit_rate, prompt ? totals.cache_read_tokens! / prompt : null);
-    const daily = usageReport(app.db, { ...request, by: ['day', 'model'] });
+    // Spend by day, or by hour for a window of two days or less (decision 0110).
+    const unit = spendUnit(request);
+    const daily = usageReport(app.db, { ...request, by: [unit, 'model'] });
     const dailyCells = tables['daily-table']!.filter(([, , v]) => v !== null).map(([day, col, v]) => [day, col.replace(/^cost_usd:/, ''), v]);
-    assert.deepEqual(dailyCells.sort(), daily.rows.map((r) => [r.day, r.model ?? '', r.cost_usd]).sort());
+    assert.deepEqual(dailyCells.sort(), daily.rows.map((r) => [r[unit], r.model ?? '', r.cost_usd]).sort());
     const byModel = usageReport(app.db, { ...request, by: ['model'], top: 10 });
     assert.deepEqual(tables['breakdown-model']!.filter(([, c]) => c === 'cost_usd').map(([, , v]) => v), byModel.rows.map((r) => r.cost_usd));
     const top = usageReport(app.db, { ...request, by: ['session'], top: 10 });

@@ -34,6 +34,16 @@ describe('the dashboard in Chromium', () => {
     await v.done();
   });
 
+  it('today\'s spend is drawn by hour, labelled by the time alone; its table and figures equal the report by hour (decision 0110)', async () => {
+    const v = await visit('/?period=today');
+    await equalsReport(v.page, windowOf({ period: 'today' }));
+    const hours = usageReport(h.app.db, { ...windowOf({ period: 'today' }), by: ['hour'] }).rows.map((r) => String(r.hour));
+    assert.ok(hours.length > 0, 'the generated history has usage today');
+    assert.deepEqual(await v.page.$eval('#daily-table caption', (e) => e.textContent), 'Spend per hour by model (US dollars)');
+    assert.deepEqual(await v.page.$$eval('#daily-table thead th', (ths) => ths[0]?.textContent), 'Hour');
+    await v.done();
+  });
+
   it('the overview says how many sessions a windowed backfill left unread in the period, and only then', async () => {
     // As a backfill with --since leaves it: the sessions active only before its window, in the dataset's stores row.
     const from = h.app.now - 20 * 86400;

@@ -18,6 +18,7 @@ import { CSP, startWebServer } from './server.js';
 import { ATTRIBUTES_SESSION, PLAIN_SESSION, attributesStore, dashboardRig, uncostSessions, type DashboardRig } from './testing.js';
 import { sqliteSource } from './data/sqlite.js';
 import { printed } from '../../shared/testing/console.js';
+import { spendUnit } from './handlers.js';
 
 let app: DashboardRig;
 /** Sessions of 20 to 10 days back left with no cost recorded (decision 0090): in 30 days, not in 7. */
@@ -71,7 +72,9 @@ describe('usage endpoints equal usageReport', () => {
       if (c.period === '7d' || c.period === 'today') assert.equal(uncosted, 0, 'none this week');
       const prompt = want.totals.input_tokens! + want.totals.cache_read_tokens! + want.totals.cache_write_tokens!;
       assert.equal(cache_hit_rate, prompt ? want.totals.cache_read_tokens! / prompt : null);
-      assert.deepEqual((await api(`/api/daily${q}`)).body, usageReport(app.db, { ...request, by: ['day', 'model'] }));
+      assert.deepEqual((await api(`/api/daily${q}`)).body, usageReport(app.db, { ...request, by: [spendUnit(request), 'model'] }));
+      // Today is drawn by hour, a week by day (decision 0110).
+      if (c.period === 'today' || c.period === '7d') assert.deepEqual((await api(`/api/daily${q}`)).body.by, [c.period === 'today' ? 'hour' : 'day', 'model'], c.period);
       for (const by of ['model', 'provider', 'profile', 'source', 'project', 'task']) {
         assert.deepEqual((await api(`/api/breakdown?by=${by}${amp}`)).body, usageReport(app.db, { ...request, by: [by], top: 10 }), by);
       }
@@ -138,7 +141,7 @@ describe('hermetic web --utc', () => {
       for (const period of ['7d', 'month'] as const) {
         const w = resolveWindow(period === '7d' ? { since: '7d' } : { period }, app.now, utc);
         const request: ReportRequest = { since: w.since, until: w.until, utc: true };
-        assert.deepEqual(await get(`/api/daily?period=${period}`), usageReport(app.db, { ...request, by: ['day', 'model'] }), period);
+        assert.deepEqual(await get(`/api/daily?period=${period}`), usageReport(app.db, { ...request, by: [spendUnit(request), 'model'] }), period);
         const options = await get(`/api/options?period=${period}`);
         assert.deepEqual([options.zone, options.period], ['UTC', usageReport(app.db, request).period]);
       }

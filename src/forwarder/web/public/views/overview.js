@@ -83,9 +83,14 @@ function unreadUnknown(u, counted) {
 const CHART_MODELS = 8;
 
 function dailyChart(daily) {
-  const days = [...new Set(daily.rows.map((r) => r.day))];
+  // By day, or by hour for a short window (the answer's `by` says which; decision 0110).
+  const unit = daily.by?.[0] === 'hour' ? 'hour' : 'day';
+  const days = [...new Set(daily.rows.map((r) => r[unit]))];
   const models = [...new Set(daily.rows.map((r) => r.model ?? ''))];
-  const at = new Map(daily.rows.map((r) => [`${r.day}\u0000${r.model ?? ''}`, r.cost_usd]));
+  const at = new Map(daily.rows.map((r) => [`${r[unit]}\u0000${r.model ?? ''}`, r.cost_usd]));
+  // Hours of one day are labelled by their time alone (`14:00`), hours of two days in full.
+  const oneDay = unit === 'hour' && new Set(days.map((d) => String(d).slice(0, 10))).size === 1;
+  const label = (d) => (oneDay ? String(d).slice(11) : d);
   // The bars: the CHART_MODELS costliest models, the rest stacked as one (a legend of dozens leaves the bars no room);
   // the table under the chart has every model.
   const spent = new Map(models.map((m) => [m, days.reduce((t, d) => t + (at.get(`${d}\u0000${m}`) ?? 0), 0)]));
@@ -95,14 +100,14 @@ function dailyChart(daily) {
   const datasets = shown.map((m, i) => ({ label: m || '(no model)', data: days.map((d) => at.get(`${d}\u0000${m}`) ?? 0), backgroundColor: colour(i), stack: 'cost' }));
   if (rest.length) datasets.push({ label: `${rest.length} other models`, data: days.map((d) => rest.reduce((t, m) => t + (at.get(`${d}\u0000${m}`) ?? 0), 0)), backgroundColor: '#9aa0a6', stack: 'cost' });
   const rows = days.map((d) => ({ day: d, cells: models.map((m) => at.get(`${d}\u0000${m}`) ?? null) }));
-  const columns = [{ label: 'Day', value: (r) => r.day }, ...models.map((m, i) => ({ label: m || '(no model)', num: true, key: `cost_usd:${m}`, raw: (r) => r.cells[i], value: (r) => (r.cells[i] === null ? '' : cost(r.cells[i])) }))];
-  return chart('Spend per day by model', {
+  const columns = [{ label: unit === 'hour' ? 'Hour' : 'Day', value: (r) => r.day }, ...models.map((m, i) => ({ label: m || '(no model)', num: true, key: `cost_usd:${m}`, raw: (r) => r.cells[i], value: (r) => (r.cells[i] === null ? '' : cost(r.cells[i])) }))];
+  return chart(`Spend per ${unit} by model`, {
     type: 'bar',
-    data: { labels: days, datasets },
+    data: { labels: days.map(label), datasets },
     // Days are labelled level (as many as fit), the legend under the bars with small keys: rotated dates and eight
     // models above them left the bars no room on a phone.
     options: { scales: { x: { stacked: true, ticks: { maxRotation: 0, autoSkipPadding: 12 } }, y: { stacked: true, ticks: { callback: (v) => cost(v) } } }, plugins: { legend: { position: 'bottom', labels: { boxWidth: 10, boxHeight: 10, font: { size: 11 } } }, tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${cost(c.raw)}` } } } },
-  }, table('Spend per day by model (US dollars)', columns, rows, { id: 'daily-table' }));
+  }, table(`Spend per ${unit} by model (US dollars)`, columns, rows, { id: 'daily-table' }));
 }
 
 function tokensChart(t) {
