@@ -1,7 +1,7 @@
 // Handlers for the dashboard's endpoints: each parses its query (request.ts), asks the source (data/source.ts) and
 // returns the JSON to send. No SQL and no HTTP here; the server turns a thrown HermeticError into its status.
 import { HermeticError } from '../../shared/errors.js';
-import { FILTERS, MAX_TOP, unreadDays, type ReportRequest, type UsageReport } from '../report/index.js';
+import { FILTERS, MAX_TOP, hourLabel, unreadDays, type ReportRequest, type UsageReport } from '../report/index.js';
 import { Zone } from '../ledger/zone.js';
 import type { MessageText, TextField, UsageSource } from './data/source.js';
 import { LIST_BYTES, SESSION_TEXT_FIELDS, TEXT_CHUNK, TEXT_FIELDS, TITLE_CAP } from './data/rows.js';
@@ -65,6 +65,16 @@ async function* chunks(text: MessageText): AsyncIterable<string> {
 /** The longest window the spend chart draws by hour (two days: 48 bars at most). */
 const HOURLY_SECONDS = 2 * 86400;
 
+/**
+ * The names of the hours of [since, until) as the report names them (`hourLabel`): the ledger's cells, UTC hours cut
+ * where a local midnight falls inside one. At most 48 (spendUnit's bound) and a few cut ones.
+ */
+export function hoursOf(zone: Zone, since: number, until: number): string[] {
+  const cells = new Set<number>();
+  for (let q = Math.floor(since / 900); q * 900 < until; q++) cells.add(zone.cellOf(q).at);
+  return [...cells].sort((a, b) => a - b).map((at) => hourLabel(zone, at));
+}
+
 /** What the spend chart groups a window by: hours for a window of two days or less, else days. */
 export const spendUnit = (w: { since?: number | null; until?: number | null }): 'hour' | 'day' =>
   w.since != null && w.until != null && w.until - w.since <= HOURLY_SECONDS ? 'hour' : 'day';
@@ -84,7 +94,11 @@ export const HANDLERS: Record<ApiName, Handler> = {
   // would be one or two bars. The answer's `by` says which.
   daily: async (query, ctx) => {
     const request = usage(query, ctx);
-    return ctx.source.report({ ...request, by: [spendUnit(request), 'model'] });
+    const unit = spendUnit(request);
+    const report = await ctx.source.report({ ...request, by: [unit, 'model'] });
+    // By hour, every hour of the window is named too (`hours`), so the chart's axis is the day's clock with its quiet
+    // hours empty, not only the hours something was spent in.
+    return unit === 'hour' ? { ...report, hours: hoursOf(zoneOf(ctx), request.since!, request.until!) } : report;
   },
   async breakdown(query, ctx) {
     const by = single(query, 'by');

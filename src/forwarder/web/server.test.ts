@@ -18,7 +18,7 @@ import { CSP, startWebServer } from './server.js';
 import { ATTRIBUTES_SESSION, PLAIN_SESSION, attributesStore, dashboardRig, uncostSessions, type DashboardRig } from './testing.js';
 import { sqliteSource } from './data/sqlite.js';
 import { printed } from '../../shared/testing/console.js';
-import { spendUnit } from './handlers.js';
+import { hoursOf, spendUnit } from './handlers.js';
 
 let app: DashboardRig;
 /** Sessions of 20 to 10 days back left with no cost recorded (decision 0090): in 30 days, not in 7. */
@@ -72,9 +72,17 @@ describe('usage endpoints equal usageReport', () => {
       if (c.period === '7d' || c.period === 'today') assert.equal(uncosted, 0, 'none this week');
       const prompt = want.totals.input_tokens! + want.totals.cache_read_tokens! + want.totals.cache_write_tokens!;
       assert.equal(cache_hit_rate, prompt ? want.totals.cache_read_tokens! / prompt : null);
-      assert.deepEqual((await api(`/api/daily${q}`)).body, usageReport(app.db, { ...request, by: [spendUnit(request), 'model'] }));
-      // Today is drawn by hour, a week by day (decision 0110).
-      if (c.period === 'today' || c.period === '7d') assert.deepEqual((await api(`/api/daily${q}`)).body.by, [c.period === 'today' ? 'hour' : 'day', 'model'], c.period);
+      const { hours, ...daily } = (await api(`/api/daily${q}`)).body;
+      assert.deepEqual(daily, usageReport(app.db, { ...request, by: [spendUnit(request), 'model'] }));
+      // Today is drawn by hour, a week by day (decision 0110); by hour, every hour of the window is named, from its
+      // midnight to the hour now is in, each hour with spend among them.
+      if (c.period === '7d') assert.deepEqual([daily.by, hours], [['day', 'model'], undefined]);
+      if (c.period === 'today') {
+        assert.deepEqual(daily.by, ['hour', 'model']);
+        assert.equal(hours.length, Math.ceil((request.until! - request.since!) / 3600));
+        assert.ok(hours[0].endsWith(' 00:00') && hours.every((x: string, i: number) => i === 0 || x > hours[i - 1]), hours.join());
+        assert.ok(daily.rows.every((r) => hours.includes(r.hour)));
+      }
       for (const by of ['model', 'provider', 'profile', 'source', 'project', 'task']) {
         assert.deepEqual((await api(`/api/breakdown?by=${by}${amp}`)).body, usageReport(app.db, { ...request, by: [by], top: 10 }), by);
       }
@@ -141,7 +149,8 @@ describe('hermetic web --utc', () => {
       for (const period of ['7d', 'month'] as const) {
         const w = resolveWindow(period === '7d' ? { since: '7d' } : { period }, app.now, utc);
         const request: ReportRequest = { since: w.since, until: w.until, utc: true };
-        assert.deepEqual(await get(`/api/daily?period=${period}`), usageReport(app.db, { ...request, by: [spendUnit(request), 'model'] }), period);
+        const { hours: _hours, ...daily } = await get(`/api/daily?period=${period}`);
+        assert.deepEqual(daily, usageReport(app.db, { ...request, by: [spendUnit(request), 'model'] }), period);
         const options = await get(`/api/options?period=${period}`);
         assert.deepEqual([options.zone, options.period], ['UTC', usageReport(app.db, request).period]);
       }
@@ -504,5 +513,22 @@ describe('on the Hermes fixtures', () => {
       assert.equal(totals.input_tokens, before.input_tokens + 1000 * rows, path);
       assert.deepEqual(totals, usageReport(fixture.db, {}).totals, path);
     }
+  });
+});
+
+describe('hoursOf: the spend chart\'s axis by hour (decision 0110)', () => {
+  it('every hour of a day, the one the clocks repeat twice with its offsets, and a half-hour zone\'s cells cut at midnight', () => {
+    const ny = new Zone('America/New_York');
+    const back = ny.startOfDay('2026-11-01');
+    const day = hoursOf(ny, back, ny.startOfDay('2026-11-02'));
+    assert.equal(day.length, 25);
+    assert.deepEqual(day.slice(0, 4), ['2026-11-01 00:00', '2026-11-01 01:00-04:00', '2026-11-01 01:00-05:00', '2026-11-01 02:00']);
+    assert.equal(day.at(-1), '2026-11-01 23:00');
+    const kolkata = new Zone('Asia/Kolkata');
+    const k = hoursOf(kolkata, kolkata.startOfDay('2026-07-15'), kolkata.startOfDay('2026-07-16'));
+    // Midnight falls half way through a UTC hour: its second half is the day's first cell, then whole UTC hours.
+    assert.deepEqual(k.slice(0, 3), ['2026-07-15 00:00', '2026-07-15 00:30', '2026-07-15 01:30']);
+    assert.equal(k.length, 25);
+    assert.deepEqual(hoursOf(new Zone('UTC'), 3600 * 5 + 1200, 3600 * 7), ['1970-01-01 05:00', '1970-01-01 06:00']);
   });
 });

@@ -85,7 +85,10 @@ const CHART_MODELS = 8;
 function dailyChart(daily) {
   // By day, or by hour for a short window (the answer's `by` says which; decision 0110).
   const unit = daily.by?.[0] === 'hour' ? 'hour' : 'day';
-  const days = [...new Set(daily.rows.map((r) => r[unit]))];
+  // By hour, the axis is every hour of the window (`hours`), the quiet ones empty.
+  const days = unit === 'hour' && Array.isArray(daily.hours)
+    ? [...new Set([...daily.hours, ...daily.rows.map((r) => r.hour)])].sort()
+    : [...new Set(daily.rows.map((r) => r[unit]))];
   const models = [...new Set(daily.rows.map((r) => r.model ?? ''))];
   const at = new Map(daily.rows.map((r) => [`${r[unit]}\u0000${r.model ?? ''}`, r.cost_usd]));
   // Hours of one day are labelled by their time alone (`14:00`), hours of two days in full.
@@ -99,7 +102,8 @@ function dailyChart(daily) {
   const rest = ranked.slice(shown.length);
   const datasets = shown.map((m, i) => ({ label: m || '(no model)', data: days.map((d) => at.get(`${d}\u0000${m}`) ?? 0), backgroundColor: colour(i), stack: 'cost' }));
   if (rest.length) datasets.push({ label: `${rest.length} other models`, data: days.map((d) => rest.reduce((t, m) => t + (at.get(`${d}\u0000${m}`) ?? 0), 0)), backgroundColor: '#9aa0a6', stack: 'cost' });
-  const rows = days.map((d) => ({ day: d, cells: models.map((m) => at.get(`${d}\u0000${m}`) ?? null) }));
+  // The table lists the hours (or days) with spend; the chart's axis has the quiet hours too.
+  const rows = days.filter((d) => models.some((m) => at.has(`${d}\u0000${m}`))).map((d) => ({ day: d, cells: models.map((m) => at.get(`${d}\u0000${m}`) ?? null) }));
   const columns = [{ label: unit === 'hour' ? 'Hour' : 'Day', value: (r) => r.day }, ...models.map((m, i) => ({ label: m || '(no model)', num: true, key: `cost_usd:${m}`, raw: (r) => r.cells[i], value: (r) => (r.cells[i] === null ? '' : cost(r.cells[i])) }))];
   return chart(`Spend per ${unit} by model`, {
     type: 'bar',
