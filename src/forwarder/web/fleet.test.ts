@@ -154,11 +154,14 @@ describe('hermetic web over the fleet store', () => {
     const shown = (await api(fleet, `/api/session?id=${delegating}`)).body.delegations as { delegation_id: string }[];
     assert.deepEqual(shown.map((d) => d.delegation_id), dbA.prepare('SELECT delegation_id FROM delegations WHERE parent_session_id = ? ORDER BY dispatched_at, delegation_id').pluck().all(delegating));
     assert.ok(shown.length > 0);
-    for (const id of [child, busiest, delegating]) {
+    // The child's parent too: its view adds up its descendants (decision 0110), on the fleet as on the machine.
+    const parent = dbA.prepare('SELECT parent_session_id FROM sessions WHERE session_id = ?').pluck().get(child) as string;
+    for (const id of [child, busiest, delegating, parent]) {
       for (const page of ['', '&page_size=7&page=2']) {
         const [mine, theirs] = [(await api(fleet, `/api/session?id=${id}${page}`)), (await api(local, `/api/session?id=${id}${page}`))];
         assert.equal(mine.status, 200, JSON.stringify(mine.body));
-        assert.deepEqual({ ...mine.body, usage: rounded(mine.body.usage) }, { ...theirs.body, usage: rounded(theirs.body.usage) }, `${id}${page}`);
+        assert.deepEqual({ ...mine.body, usage: rounded(mine.body.usage), lineage_usage: rounded(mine.body.lineage_usage) }, { ...theirs.body, usage: rounded(theirs.body.usage), lineage_usage: rounded(theirs.body.lineage_usage) }, `${id}${page}`);
+        if (id === parent) assert.ok(mine.body.lineage_usage?.descendants > 0, 'the parent has descendants');
       }
     }
     const tools = (await api(fleet, '/api/tools?period=all')).body;

@@ -57,6 +57,11 @@ describe('the dashboard in Chromium: sessions, keyboard, themes, sizes', () => {
     await settled(page);
     assert.equal(new URL(page.url()).searchParams.get('id'), child.parent_session_id);
     assert.ok(await page.$(`.lineage a[href*="${child.session_id}"]`), 'the parent lists the child');
+    // And says what it cost with its descendants (decision 0110), the figure the API gives.
+    const [figure, said] = await page.$eval('.lineage-usage', (e) => [(e as HTMLElement).dataset.value, e.textContent]);
+    const api = await (await fetch(new URL(`/api/session?id=${child.parent_session_id}`, h.app.url))).json() as { lineage_usage: { totals: { cost_usd: number }; descendants: number } };
+    assert.equal(Number(figure), api.lineage_usage.totals.cost_usd);
+    assert.match(said!, new RegExp(`^With its ${api.lineage_usage.descendants} descendants?: \\$`));
     await page.goBack();
     await settled(page);
     assert.equal(new URL(page.url()).searchParams.get('id'), child.session_id);

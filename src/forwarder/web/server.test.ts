@@ -19,6 +19,7 @@ import { ATTRIBUTES_SESSION, PLAIN_SESSION, attributesStore, dashboardRig, uncos
 import { sqliteSource } from './data/sqlite.js';
 import { printed } from '../../shared/testing/console.js';
 import { hoursOf, spendUnit } from './handlers.js';
+import { DESCENDANTS_CAP, descendantsSql } from './data/rows.js';
 
 let app: DashboardRig;
 /** Sessions of 20 to 10 days back left with no cost recorded (decision 0090): in 30 days, not in 7. */
@@ -194,6 +195,38 @@ describe('the session endpoint', () => {
     assert.equal(view.session.lineage_kind, child.lineage_kind);
     const parent = (await api(`/api/session?id=${child.parent_session_id}`)).body;
     assert.ok(parent.children.some((c: { session_id: string }) => c.session_id === child.session_id));
+    // What the parent cost with its descendants (decision 0110): walked here by hand, then reported as one.
+    const store = parent.session.store as string;
+    const kids = app.db.prepare('SELECT session_id FROM sessions WHERE store = ? AND parent_session_id = ?').pluck();
+    const below = new Set<string>();
+    for (let todo = [child.parent_session_id]; todo.length > 0;) {
+      const next = (kids.all(store, todo.pop()) as string[]).filter((id) => id !== child.parent_session_id && !below.has(id));
+      for (const id of next) below.add(id);
+      todo.push(...next);
+    }
+    assert.equal(parent.lineage_usage.descendants, below.size);
+    assert.equal(parent.lineage_usage.more, false);
+    assert.deepEqual(parent.lineage_usage.totals, usageReport(app.db, { filter: { session: [child.parent_session_id, ...below] }, place: { store } }).totals);
+    assert.ok(parent.lineage_usage.totals.cost_usd >= parent.usage.totals.cost_usd);
+    // A session without children has none.
+    const leaf = app.db.prepare('SELECT session_id FROM sessions s WHERE NOT EXISTS (SELECT 1 FROM sessions c WHERE c.store = s.store AND c.parent_session_id = s.session_id) LIMIT 1').pluck().get() as string;
+    assert.equal((await api(`/api/session?id=${leaf}`)).body.lineage_usage, null);
+  });
+
+  it('descendantsSql: every level, a loop of parents ends, other stores are not walked, DESCENDANTS_CAP + 1 at most', () => {
+    const db = new Database(':memory:');
+    db.exec('CREATE TABLE sessions (store TEXT, session_id TEXT, parent_session_id TEXT)');
+    const put = db.prepare('INSERT INTO sessions VALUES (?, ?, ?)');
+    for (const [store, id, parent] of [['s', 'root', null], ['s', 'a', 'root'], ['s', 'b', 'root'], ['s', 'a1', 'a'], ['s', 'loop', 'a1'], ['s', 'a', 'loop'], ['t', 'x', 'root']]) put.run(store, id, parent);
+    const walk = db.prepare(descendantsSql(false)).pluck();
+    assert.deepEqual((walk.all({ store: 's', session: 'root' }) as string[]).sort(), ['a', 'a1', 'b', 'loop']);
+    // A loop back to the session itself ends there: the session is not its own descendant.
+    assert.deepEqual((walk.all({ store: 's', session: 'a' }) as string[]).sort(), ['a1', 'loop']);
+    assert.deepEqual(walk.all({ store: 's', session: 'b' }), []);
+    const chain = db.prepare('INSERT INTO sessions VALUES (\'c\', ?, ?)');
+    for (let i = 1; i <= DESCENDANTS_CAP + 5; i++) chain.run(`n${i}`, `n${i - 1}`);
+    assert.equal(walk.all({ store: 'c', session: 'n0' }).length, DESCENDANTS_CAP + 1);
+    db.close();
   });
 });
 

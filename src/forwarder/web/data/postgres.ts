@@ -13,7 +13,7 @@ import { Zone } from '../../ledger/zone.js';
 import { fleetTable, openFleet } from '../../sinks/postgres/read.js';
 import { fleetUnread, fleetUnreadUnknown } from '../../report/unread.js';
 import type { PostgresTarget } from '../../sinks/postgres/url.js';
-import { ATTRIBUTES_CAP, FIELD_CAP, cutText, LIST_ROWS, PAGE_BYTES, TEXT_CAP, TITLE_CAP, callsSql, delegationRow, delegationsSql, linkColumnsSql, linkRow, messageColumns, message, noMessage, noSessionText, noText, PageBudget, sessionColumnsSql, sessionDetail, sessionTextSql, slowestKeptSql, slowestSql, textSql, transcriptPages, twoStores, unknownParent, type RawCall, type RawMessage } from './rows.js';
+import { ATTRIBUTES_CAP, DESCENDANTS_CAP, FIELD_CAP, cutText, descendantsSql, LIST_ROWS, PAGE_BYTES, TEXT_CAP, TITLE_CAP, callsSql, delegationRow, delegationsSql, linkColumnsSql, linkRow, messageColumns, message, noMessage, noSessionText, noText, PageBudget, sessionColumnsSql, sessionDetail, sessionTextSql, slowestKeptSql, slowestSql, textSql, transcriptPages, twoStores, unknownParent, type RawCall, type RawMessage } from './rows.js';
 import type { DelegationRow, MessageText, SessionKey, SessionRow, SessionView, SlowCall, TextField, TranscriptPage, UsageSource } from './source.js';
 import type { FleetReader } from '../../sinks/postgres/read.js';
 
@@ -104,6 +104,16 @@ async function sessionView(c: pg.PoolClient, d: Dialect, target: PostgresTarget,
     const bound = d.bind(delegationsSql(true, ' COLLATE "C"'), { machine, store, session: key.id });
     delegations = (await c.query(bound.sql, bound.values as unknown[])).rows as Record<string, unknown>[];
   }
+  let below: string[] = [];
+  if (children.length > 0) {
+    const bound = d.bind(descendantsSql(true), { machine, store, session: key.id });
+    below = (await c.query(bound.sql, bound.values as unknown[])).rows.map((r: { id: string }) => r.id);
+  }
+  const lineageUsage = below.length === 0 ? null : {
+    descendants: Math.min(below.length, DESCENDANTS_CAP),
+    more: below.length > DESCENDANTS_CAP,
+    totals: (await runPostgres(c, planReport({ filter: { session: [key.id, ...below.slice(0, DESCENDANTS_CAP)] }, place: { store, machineId: machine } }, zone, d), d)).totals,
+  };
   const { machine_id: _m, hostname: _h, ...session } = found;
   return {
     session: sessionDetail(numeric(session)),
@@ -114,6 +124,7 @@ async function sessionView(c: pg.PoolClient, d: Dialect, target: PostgresTarget,
     more: { children: children.length > LIST_ROWS, delegations: delegations.length > LIST_ROWS, model_changes: changes.length > LIST_ROWS },
     limits: { title_characters: TITLE_CAP, field_characters: FIELD_CAP, attributes_characters: ATTRIBUTES_CAP, list_rows: LIST_ROWS },
     usage: await runPostgres(c, planReport({ filter: { session: [key.id] }, place: { store, machineId: machine }, by: ['model', 'task'] }, zone, d), d),
+    lineage_usage: lineageUsage,
     transcript: { page: asked.page, page_size: asked.size, pages, total, from, next_from: budget.next_from, limits: { text_characters: TEXT_CAP, page_bytes: PAGE_BYTES }, messages: budget.messages },
     ...(withheld.length > 0 ? { withheld } : {}),
   };

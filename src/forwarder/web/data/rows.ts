@@ -151,6 +151,25 @@ export function linkColumnsSql(): string {
   return LINK_COLUMNS.map((c) => (SESSION_TEXTS[c] === undefined ? `s.${c}` : cutSql(`s.${c}`, c, SESSION_TEXTS[c]!))).join(', ');
 }
 
+/** The most descendants a session's view adds up (decision 0110): a bound on the list its usage is filtered by. */
+export const DESCENDANTS_CAP = 1000;
+
+/**
+ * The ids of a session's descendants in its store (children by `parent_session_id`, theirs, …), level by level, at most
+ * DESCENDANTS_CAP + 1 (one more says there are more). UNION keeps each id once, so a loop of parents ends where it
+ * meets a session already found (the session itself included). The walk stops once enough are found: SQLite by the
+ * LIMIT in its recursive step, PostgreSQL because it evaluates a WITH query only as far as the query reads it.
+ * Parameters: @store, @session (and @machine in the fleet store).
+ */
+export function descendantsSql(fleet: boolean): string {
+  const machine = fleet ? 's.machine_id = @machine AND ' : '';
+  const stop = fleet ? '' : ` LIMIT ${DESCENDANTS_CAP + 2}`;
+  return `WITH RECURSIVE tree(id) AS (
+      SELECT CAST(@session AS TEXT)
+      UNION SELECT s.session_id FROM tree t JOIN sessions s ON ${machine}s.store = @store AND s.parent_session_id = t.id${stop})
+    SELECT id FROM tree WHERE id <> @session LIMIT ${DESCENDANTS_CAP + 1}`;
+}
+
 /** A lineage row as the page gets it: `cut` names its cut texts (null when none was). */
 export function linkRow(row: Record<string, unknown>): SessionRow {
   const cut = takeCuts(row, Object.keys(SESSION_TEXTS));

@@ -97,6 +97,12 @@ export interface SessionView {
   /** The session's usage by model and task, all time: `usageReport` with the session as its filter. */
   usage: UsageReport;
   /**
+   * What the session cost with its descendants (its delegate subagents, continuations, branches and theirs, in its
+   * store): how many there are (at most DESCENDANTS_CAP counted; `more` when there are more) and the usage totals of
+   * the session and them together, as `usageReport` gives them. Null when it has none (decision 0110).
+   */
+  lineage_usage: { descendants: number; more: boolean; totals: UsageReport['totals'] } | null;
+  /**
    * A page of `page_size` messages by seq, from `from` (the page's first unless asked for); it stops early once its
    * messages' JSON reaches `limits.page_bytes`, and `next_from` is then the seq the rest of the page starts at (else
    * null). `limits.text_characters`: where each text is cut (decision 0088).

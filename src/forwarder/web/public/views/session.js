@@ -105,6 +105,18 @@ function compactedAway(s, t) {
   return Math.max(0, t.total - (s.live_messages ?? t.total));
 }
 
+/**
+ * What the session cost with its descendants (subagents, continuations, branches and theirs; decision 0110): the
+ * receipt of a delegation tree, beside what the session cost alone. Nothing for a session without children.
+ */
+function lineageUsage(l, own) {
+  if (!l) return null;
+  const n = `${count(l.descendants)}${l.more ? '+' : ''} ${l.descendants === 1 && !l.more ? 'descendant' : 'descendants'}`;
+  return h('p', { class: 'lineage-usage', dataset: { figure: 'lineage_cost_usd', value: String(l.totals.cost_usd) } },
+    `With its ${n}: ${cost(l.totals.cost_usd)}, ${count(l.totals.api_calls)} API calls, ${count(l.totals.input_tokens)} input and ${count(l.totals.output_tokens)} output tokens; this session alone ${cost(own.cost_usd)}.`
+    + (l.more ? ` Only the first ${count(l.descendants)} descendants are counted.` : ''));
+}
+
 /** A page that stopped at the server's budget: where it stopped, and a link to the rest of it. */
 function pageRest(state, t) {
   if (t.next_from === null || t.next_from === undefined) return null;
@@ -161,7 +173,8 @@ export async function session(state) {
       h('ul', {},
         v.parent ? h('li', {}, `Parent${s.lineage_kind ? ` (this session is its ${s.lineage_kind})` : ''}: `, sessionLink(state, v.parent)) : h('li', { class: 'muted' }, 'No parent: a root session.'),
         v.children.length ? v.children.map((c) => h('li', {}, `Child (${c.lineage_kind ?? 'child'}): `, sessionLink(state, c))) : h('li', { class: 'muted' }, 'No children.'),
-        more.children ? listed('children') : null)),
+        more.children ? listed('children') : null),
+      lineageUsage(v.lineage_usage, v.usage.totals)),
     delegationsSection(v.delegations, more.delegations ? listed('delegations') : null),
     // The fleet store, a role that may not read its delegations: the rest of the page, and which GRANT shows them (0105).
     ...withheldNotes(v.withheld),
