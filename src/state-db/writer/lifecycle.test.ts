@@ -84,6 +84,21 @@ test('mimics hermes_state_usage.py: a voice_chat delta counts on the session and
   assert.deepEqual([row(g).input_tokens, row(g).estimated_cost_usd, row(g).actual_cost_usd], [12, 0, null]);
 });
 
+test('mimics _record_model_usage: a main-loop call that omits its route takes the session\'s; a task row never does and names a missing model unknown', () => {
+  const { w, db } = setup();
+  const c = w.createSession({ source: 'cli', model: 'gpt-5' });
+  // The first call's route fills the session's billing columns (COALESCE) before its own row is written.
+  w.updateTokenCounts(c, { input_tokens: 10, model: 'gpt-5', billing_provider: 'openai', billing_base_url: 'https://api.openai.com/v1', billing_mode: 'api_key' });
+  w.updateTokenCounts(c, { input_tokens: 5 });
+  w.updateTokenCounts(c, { input_tokens: 7, model: 'gpt-5', billing_provider: 'openai', billing_base_url: 'https://api.openai.com/v1' });
+  w.recordAuxiliaryUsage(c, 'background_review', { input_tokens: 40 });
+  const rows = db.prepare('SELECT task, model, billing_provider, billing_base_url, billing_mode, api_call_count, input_tokens FROM session_model_usage ORDER BY task').all();
+  assert.deepEqual(rows, [
+    { task: '', model: 'gpt-5', billing_provider: 'openai', billing_base_url: 'https://api.openai.com/v1', billing_mode: 'api_key', api_call_count: 3, input_tokens: 22 },
+    { task: 'background_review', model: 'unknown', billing_provider: '', billing_base_url: '', billing_mode: '', api_call_count: 1, input_tokens: 40 },
+  ]);
+});
+
 test('usage before create_session leaves an unknown placeholder that the create repairs', () => {
   const { w, row } = setup();
   w.updateTokenCounts('20260714_101503_abcdef', { input_tokens: 3 });

@@ -53,8 +53,8 @@ export function updateTokenCounts(w: StateDbWriter, sessionId: string, u: Usage,
     ensureSession(w, sessionId);
     const { counters, calls: hasCalls, cost, stmt } = countsUpdate(w, mode);
     const calls = u.api_calls ?? (mode === 'delta' ? 1 : 0);
-    const before = (mode === 'absolute' || !w.has('sessions', 'model') ? w.stmt('SELECT * FROM sessions WHERE id = ?').get(sessionId)
-      : w.stmt('SELECT model FROM sessions WHERE id = ?').get(sessionId)) as Record<string, number | null>;
+    // Absolute totals are compared with what the row held before them (the daily ledger takes the increase).
+    const before = (mode === 'absolute' ? w.stmt('SELECT * FROM sessions WHERE id = ?').get(sessionId) : {}) as Record<string, number | null>;
     // In countsUpdate's order of clauses.
     const args: unknown[] = counters.map((c) => n(u[c]));
     if (hasCalls) args.push(calls);
@@ -67,7 +67,9 @@ export function updateTokenCounts(w: StateDbWriter, sessionId: string, u: Usage,
     args.push(u.model ?? null, sessionId);
     stmt.run(args);
     if (mode === 'delta') {
-      upsertModelUsage(w, sessionId, u, task, calls, task ? 'unknown' : (before.model as unknown as string | null) ?? null);
+      // Hermes reads the session's route after the UPDATE above, so a call's own route fills what it left empty.
+      const after = w.stmt('SELECT * FROM sessions WHERE id = ?').get(sessionId) as SessionRoute;
+      upsertModelUsage(w, sessionId, u, task, calls, task ? null : after);
       addDailyUsage(w, sessionId, u, calls);
     } else {
       // The daily ledger only ever grows: absolute totals contribute their positive difference.
@@ -89,15 +91,23 @@ export function recordAuxiliaryUsage(w: StateDbWriter, sessionId: string, task: 
   });
 }
 
-function upsertModelUsage(w: StateDbWriter, sessionId: string, u: Usage, task: string, calls: number, fallbackModel: string | null): void {
+type SessionRoute = { model?: string | null; billing_provider?: string | null; billing_base_url?: string | null; billing_mode?: string | null };
+
+/**
+ * A session_model_usage upsert. Route fields the call left empty come from `session` (the main loop: the session's
+ * own route, as Hermes's `_record_model_usage` reads it) or stay empty (a task's row never borrows the session's
+ * route); a model still missing is `unknown`.
+ */
+function upsertModelUsage(w: StateDbWriter, sessionId: string, u: Usage, task: string, calls: number, session: SessionRoute | null): void {
   if (!w.has('session_model_usage')) return;
   const hasTask = w.has('session_model_usage', 'task');
   if (task && !hasTask) return;
   const now = w.now();
   const key = ['session_id', 'model', 'billing_provider', 'billing_base_url', 'billing_mode', ...(hasTask ? ['task'] : [])];
+  const route = (field: keyof SessionRoute, missing: string) => u[field] || session?.[field] || missing;
   const row: Record<string, unknown> = {
-    session_id: sessionId, model: u.model ?? fallbackModel ?? '', billing_provider: u.billing_provider ?? '',
-    billing_base_url: u.billing_base_url ?? '', billing_mode: u.billing_mode ?? '', api_call_count: calls,
+    session_id: sessionId, model: route('model', 'unknown'), billing_provider: route('billing_provider', ''),
+    billing_base_url: route('billing_base_url', ''), billing_mode: route('billing_mode', ''), api_call_count: calls,
     input_tokens: n(u.input_tokens), output_tokens: n(u.output_tokens), cache_read_tokens: n(u.cache_read_tokens),
     cache_write_tokens: n(u.cache_write_tokens), reasoning_tokens: n(u.reasoning_tokens),
     estimated_cost_usd: n(u.estimated_cost_usd), actual_cost_usd: n(u.actual_cost_usd),
