@@ -650,6 +650,17 @@ scenario('/retry (replace_messages) removes the replaced rows from messages and 
   assert.deepEqual(partIds(h, 's'), fresh.map((id) => `hermes-s-${id}-0#0`));
 });
 
+scenario('/retry that soft-archives (replace_messages archive_dropped, newer Hermes) shows the new rows and counts the old as inactive', (h) => {
+  h.w.createSession({ id: 's', source: 'cli', started_at: T0 });
+  const old = h.w.appendMessages('s', [{ role: 'user', content: 'q', timestamp: T0 + 1 }, { role: 'assistant', content: 'first answer', timestamp: T0 + 2 }]);
+  h.forward();
+  const fresh = h.w.replaceMessages('s', [{ role: 'user', content: 'q', timestamp: T0 + 1 }, { role: 'assistant', content: 'better answer', timestamp: T0 + 9 }], { archiveDropped: true });
+  h.forward();
+  assert.deepEqual(h.q('SELECT message_id, content FROM messages ORDER BY seq'), [{ message_id: fresh[0], content: 'q' }, { message_id: fresh[1], content: 'better answer' }]);
+  assert.deepEqual(h.q(`SELECT COUNT(*) AS n FROM parts WHERE message_id IN (${old.join(', ')})`), [{ n: 0 }]);
+  assert.deepEqual(h.q('SELECT message_count, live_messages, inactive_messages, archived_messages FROM sessions'), [{ message_count: 2, live_messages: 2, inactive_messages: 2, archived_messages: 0 }]);
+});
+
 scenario('a rewind hides the rewound rows on the next pass and counts them (§6.1 item 8)', (h) => {
   h.w.createSession({ id: 's', source: 'cli', started_at: T0 });
   const [q1, a1, q2, a2] = h.w.appendMessages('s', [{ role: 'user', content: 'q1' }, { role: 'assistant', content: 'a1' }, { role: 'user', content: 'q2' }, { role: 'assistant', content: 'a2' }]);

@@ -8,7 +8,7 @@ import { dumps as pyJson, scrubSurrogates, type PlainJson as PyJson } from '../.
 import { displayIdentity } from '../display-identity.js';
 import type { MessageInput, SessionInput, Usage } from './types.js';
 import { recordAuxiliaryUsage, updateTokenCounts } from './usage.js';
-import { compactInPlace, compressSplit, deleteSession, replaceMessages, rewind } from './rewrite.js';
+import { compactInPlace, compressSplit, deleteSession, replaceMessages, rewind, type ReplaceOptions } from './rewrite.js';
 import { setMessageApiContent, setMessageReaction, stampDisplayKind, takeUnseenReactions } from './edits.js';
 import {
   claimDelegationDelivery, completeDelegation, dispatchDelegation, dropDelegationDelivery, markDelegationDelivered,
@@ -246,8 +246,8 @@ export class StateDbWriter {
     return compactInPlace(this, sessionId, summary, carriedTail);
   }
 
-  replaceMessages(sessionId: string, messages: MessageInput[]): number[] {
-    return replaceMessages(this, sessionId, messages);
+  replaceMessages(sessionId: string, messages: MessageInput[], options: ReplaceOptions = {}): number[] {
+    return replaceMessages(this, sessionId, messages, options);
   }
 
   rewind(sessionId: string, keepThroughId: number): void {

@@ -145,6 +145,21 @@ test('compression split ends the parent and numbers the child title; replace and
   assert.deepEqual(db.pragma('foreign_key_check'), []);
 });
 
+test('replace_messages with archive_dropped soft-archives the live rows; active_only spares archived ones; counters follow the new set', () => {
+  const { w, db, row } = setup();
+  const id = w.createSession({ source: 'cli' });
+  const call = { id: 'call_a', type: 'function' as const, function: { name: 'terminal', arguments: '{}' } };
+  w.appendMessages(id, [{ role: 'user', content: 'q' }, { role: 'assistant', content: null, tool_calls: [call] }, { role: 'assistant', content: 'a' }]);
+  w.replaceMessages(id, [{ role: 'user', content: 'q' }, { role: 'assistant', content: 'better' }], { archiveDropped: true });
+  const states = () => db.prepare('SELECT content, active, compacted FROM messages ORDER BY id').raw().all();
+  assert.deepEqual(states(), [['q', 0, 0], [null, 0, 0], ['a', 0, 0], ['q', 1, 0], ['better', 1, 0]]);
+  assert.deepEqual([row(id).message_count, row(id).tool_call_count], [2, 0]);
+  w.replaceMessages(id, [{ role: 'user', content: 'only' }], { activeOnly: true });
+  assert.deepEqual(states(), [['q', 0, 0], [null, 0, 0], ['a', 0, 0], ['only', 1, 0]]);
+  w.replaceMessages(id, [{ role: 'user', content: 'fresh' }]);
+  assert.deepEqual(states(), [['fresh', 1, 0]]);
+});
+
 test('older stores get only the columns they have', () => {
   const { w, row } = setup(2);
   const id = w.createSession({ source: 'cli', cwd: '/x', title: 'nope', system_prompt: 'inline' });

@@ -58,10 +58,18 @@ export function compactInPlace(w: StateDbWriter, sessionId: string, summary: Mes
   });
 }
 
-/** replace_messages: DELETE the session's rows and re-insert the new set (new ids), counters recomputed. */
-export function replaceMessages(w: StateDbWriter, sessionId: string, messages: MessageInput[]): number[] {
+/**
+ * replace_messages's modes: by default every row of the session is deleted; `activeOnly` spares rows already archived
+ * (compacted or rewound); `archiveDropped` soft-archives the live rows (active = 0, compacted = 0) instead, as newer
+ * Hermes's /retry, /undo and edit do (a store without `active` deletes them).
+ */
+export interface ReplaceOptions { activeOnly?: boolean; archiveDropped?: boolean }
+
+/** replace_messages: drop the session's rows (see ReplaceOptions) and insert the new set (new ids); counters recomputed. */
+export function replaceMessages(w: StateDbWriter, sessionId: string, messages: MessageInput[], options: ReplaceOptions = {}): number[] {
   return w.tx(() => {
-    w.stmt('DELETE FROM messages WHERE session_id = ?').run(sessionId);
+    if (options.archiveDropped && w.has('messages', 'active')) w.stmt('UPDATE messages SET active = 0 WHERE session_id = ? AND active = 1').run(sessionId);
+    else w.stmt(`DELETE FROM messages WHERE session_id = ?${options.activeOnly ? ' AND active = 1' : ''}`).run(sessionId);
     w.stmt('UPDATE sessions SET message_count = 0, tool_call_count = 0 WHERE id = ?').run(sessionId);
     return w.appendMessages(sessionId, messages);
   });
