@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 /** The state.db stores Hermes itself wrote, kept in the repository (test/fixtures/state-db/README.md). */
 export const FIXTURE_ROOT = fileURLToPath(new URL('../../../test/fixtures/state-db', import.meta.url));
 export const FIXTURES = ['basic', 'channels', 'usage'] as const;
+/** Stores Hermes's own code wrote at an early schema version (v2; decision 0109): read by the forwarder's fixture tests. */
+export const EARLY_FIXTURES = ['v2'] as const;
 
 export function tempDir(prefix = 'hermetic-statedb-'): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));

@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { createIdSource } from '../../../shared/ids.js';
 import { profileNames } from '../../../state-db/generate/index.js';
 import { createStore, LATEST_LEVEL } from '../../../state-db/schema/index.js';
-import { copyFixture, FIXTURES, tempDir } from '../../../state-db/testing/fixtures.js';
+import { copyFixture, EARLY_FIXTURES, FIXTURES, tempDir } from '../../../state-db/testing/fixtures.js';
 import { generatedStore } from '../../../state-db/testing/generated.js';
 import { StateDbWriter } from '../../../state-db/writer/index.js';
 import { forwarderRig, type Rig } from '../../testing/index.js';
@@ -36,7 +36,7 @@ function holds(rig: Rig, label: string): void {
   assert.deepEqual(now, rebuilt, `${label}: equals a rebuild from scratch`);
 }
 
-for (const name of FIXTURES) {
+for (const name of [...FIXTURES, ...EARLY_FIXTURES]) {
   test(`fixture ${name}: the ledger adds up to the session counters plus the auxiliary rows, in any zone`, () => {
     const { dir, cleanup } = tempDir();
     const path = copyFixture(name, dir);
