@@ -68,7 +68,7 @@ export const SESSIONS: DatasetTable = {
     c('end_reason', 'TEXT', 'Why the session ended.'),
     c('last_activity_at', 'REAL', 'Latest of the last message time, Hermes\'s activity heartbeat, the end and the start.', true),
     c('message_count', 'INTEGER', 'Hermes\'s message count.', true),
-    c('tool_call_count', 'INTEGER', 'Hermes\'s tool call count.', true),
+    c('tool_call_count', 'INTEGER', 'Hermes\'s tool call count: the calls in its live messages (a schema-v2 store counted each assistant message with calls and each tool result once instead; `parts` has the calls).', true),
     c('api_call_count', 'INTEGER', 'LLM API calls (0 on stores older than v8).', true),
     ...COUNTERS,
     c('cost_status', 'TEXT', '`estimated`, `actual`, `included` or `unknown`.'),
