@@ -26,6 +26,13 @@ export interface WriterOptions {
   dayIn?: 'utc' | 'localtime';
 }
 
+/**
+ * The last schema version whose SessionDB counted each tool-related message (a tool result, an assistant message with
+ * tool_calls) as one tool call and let end_session overwrite an earlier end: v2 does both (its code, run in decision
+ * 0109); v30 counts calls and keeps the first end. Where between the two it changed is not known [I].
+ */
+const EARLY_SESSIONDB_VERSION = 2;
+
 /** Sources that mint 6-hex session ids; gateway-side sessions get 8 hex (spec §3). */
 const SHORT_ID_SOURCES = new Set(['cli', 'tui', 'oneshot', 'desktop']);
 export const JSON_PREFIX = '\x00json:';
@@ -47,6 +54,7 @@ export class StateDbWriter {
   readonly ids: IdSource;
   readonly dayIn: 'utc' | 'localtime';
   #columns = new Map<string, Set<string>>();
+  #early: boolean | undefined;
   #statements = new Map<string, Database.Statement<unknown[]>>();
 
   constructor(db: Db, options: WriterOptions) {
@@ -55,6 +63,15 @@ export class StateDbWriter {
     this.ids = options.ids;
     this.dayIn = options.dayIn ?? 'utc';
     db.pragma('foreign_keys = ON');
+  }
+
+  /** True for a store at schema v2 or below, whose SessionDB counted and ended sessions the early way. */
+  get early(): boolean {
+    if (this.#early === undefined) {
+      const v = this.has('schema_version') ? this.db.prepare('SELECT version FROM schema_version LIMIT 1').pluck().get() : undefined;
+      this.#early = typeof v === 'number' && v <= EARLY_SESSIONDB_VERSION;
+    }
+    return this.#early;
   }
 
   /** Columns the store's table has (empty when the table does not exist at this version). */
@@ -161,7 +178,7 @@ export class StateDbWriter {
         if (ts <= last) ts = last + 1e-6;
         last = ts;
         ids.push(this.#insertMessage(sessionId, m, ts));
-        calls += m.tool_calls?.length ?? 0;
+        calls += this.early ? (m.role === 'tool' || m.tool_calls != null ? 1 : 0) : m.tool_calls?.length ?? 0;
       }
       this.stmt('UPDATE sessions SET message_count = message_count + ?, tool_call_count = tool_call_count + ? WHERE id = ?')
         .run(messages.length, calls, sessionId);
@@ -204,10 +221,10 @@ export class StateDbWriter {
     return Number(this.insert('messages', row).lastInsertRowid);
   }
 
-  /** end_session: first reason wins. */
+  /** end_session: first reason wins (an early store: the last one). */
   endSession(sessionId: string, reason: string, at = this.now()): boolean {
     return this.tx(() =>
-      this.stmt('UPDATE sessions SET ended_at = ?, end_reason = ? WHERE id = ? AND ended_at IS NULL')
+      this.stmt(`UPDATE sessions SET ended_at = ?, end_reason = ? WHERE id = ?${this.early ? '' : ' AND ended_at IS NULL'}`)
         .run(at, reason, sessionId).changes > 0);
   }
 

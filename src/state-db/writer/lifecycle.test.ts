@@ -167,3 +167,26 @@ test('older stores get only the columns they have', () => {
   w.updateTokenCounts(id, { input_tokens: 4, cache_read_tokens: 9, estimated_cost_usd: 1 });
   assert.deepEqual([row(id).system_prompt, row(id).input_tokens, row(id).message_count], ['inline', 4, 1]);
 });
+
+test('a v2 store counts as Hermes\'s v2 SessionDB did: one per tool-related message, and a later end overwrites the first', () => {
+  const { w, row } = setup(2);
+  const id = w.createSession({ source: 'cli' });
+  const call = (c: string) => ({ id: c, type: 'function' as const, function: { name: 'terminal', arguments: '{}' } });
+  w.appendMessages(id, [
+    { role: 'user', content: 'q' },
+    { role: 'assistant', content: null, tool_calls: [call('call_a'), call('call_b')] },
+    { role: 'tool', content: 'a', tool_call_id: 'call_a', tool_name: 'terminal' },
+    { role: 'tool', content: 'b', tool_call_id: 'call_b', tool_name: 'terminal' },
+  ]);
+  assert.deepEqual([row(id).message_count, row(id).tool_call_count], [4, 3]);
+  w.endSession(id, 'compression', 10);
+  w.endSession(id, 'user_exit', 20);
+  assert.deepEqual([row(id).ended_at, row(id).end_reason], [20, 'user_exit']);
+  // The same at the latest level: calls are counted, and the first end stays.
+  const later = setup();
+  const l = later.w.createSession({ source: 'cli' });
+  later.w.appendMessages(l, [{ role: 'assistant', content: null, tool_calls: [call('call_a'), call('call_b')] }, { role: 'tool', content: 'a', tool_call_id: 'call_a' }]);
+  later.w.endSession(l, 'compression', 10);
+  later.w.endSession(l, 'user_exit', 20);
+  assert.deepEqual([later.row(l).tool_call_count, later.row(l).end_reason], [2, 'compression']);
+});
