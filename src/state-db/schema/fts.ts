@@ -117,23 +117,27 @@ END`,
 
 /** Pre-v23 layouts: one `content` column, kept by three triggers per index. */
 function legacyStatements(layout: 'v1' | 'inline', level: Level): string[] {
+  // v1 is Hermes's v2 text (hermes_state.py FTS_SQL, run in decision 0109): its update trigger fires on any column;
+  // inline is Hermes's LEGACY_FTS_SQL (hermes_state_common.py), whose trigram index holds every row, tool rows too
+  // (tool rows left the trigram index with the v23 redesign). The v10 trigram follows the v1 text [I].
   const text = (ref: string) =>
     layout === 'v1' ? `${ref}.content` : `COALESCE(${ref}.content, '') || ' ' || COALESCE(${ref}.tool_name, '') || ' ' || COALESCE(${ref}.tool_calls, '')`;
-  const ext = layout === 'v1' ? ", content='messages', content_rowid='id'" : '';
+  const ext = layout === 'v1' ? ', content=messages, content_rowid=id' : '';
   const out: string[] = [];
-  const one = (name: string, tokenize: string, when: (ref: string) => string) => {
+  const one = (name: string, tokenize: string) => {
     const del = (ref: string) =>
       layout === 'v1'
-        ? `INSERT INTO ${name}(${name}, rowid, content) SELECT 'delete', ${ref}.id, ${text(ref)} WHERE ${when(ref)};`
+        ? `INSERT INTO ${name}(${name}, rowid, content) VALUES('delete', ${ref}.id, ${text(ref)});`
         : `DELETE FROM ${name} WHERE rowid = ${ref}.id;`;
-    const ins = (ref: string) => `INSERT INTO ${name}(rowid, content) SELECT ${ref}.id, ${text(ref)} WHERE ${when(ref)};`;
-    out.push(`CREATE VIRTUAL TABLE IF NOT EXISTS ${name} USING fts5(content${ext}${tokenize})`);
+    const ins = (ref: string) => `INSERT INTO ${name}(rowid, content) VALUES (${ref}.id, ${text(ref)});`;
+    const update = layout === 'v1' ? 'AFTER UPDATE ON messages' : 'AFTER UPDATE OF content, tool_name, tool_calls, role ON messages';
+    out.push(`CREATE VIRTUAL TABLE IF NOT EXISTS ${name} USING fts5(\n    content${ext}${tokenize}\n)`);
     out.push(`CREATE TRIGGER IF NOT EXISTS ${name}_insert AFTER INSERT ON messages BEGIN\n    ${ins('new')}\nEND`);
     out.push(`CREATE TRIGGER IF NOT EXISTS ${name}_delete AFTER DELETE ON messages BEGIN\n    ${del('old')}\nEND`);
-    out.push(`CREATE TRIGGER IF NOT EXISTS ${name}_update AFTER UPDATE OF content, tool_name, tool_calls, role ON messages BEGIN\n    ${del('old')}\n    ${ins('new')}\nEND`);
+    out.push(`CREATE TRIGGER IF NOT EXISTS ${name}_update ${update} BEGIN\n    ${del('old')}\n    ${ins('new')}\nEND`);
   };
-  one('messages_fts', '', () => '1');
-  if (level >= 10) one('messages_fts_trigram', ", tokenize='trigram'", (ref) => `${ref}.role <> 'tool'`);
+  one('messages_fts', '');
+  if (level >= 10) one('messages_fts_trigram', ", tokenize='trigram'");
   return out;
 }
 

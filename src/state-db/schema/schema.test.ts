@@ -59,6 +59,36 @@ test('the schema data for v30 matches the real Hermes fixtures exactly (every ta
   }
 });
 
+test('level 2 is the store Hermes\'s own v2 code writes: every object\'s DDL, FTS triggers included (the v2 fixture)', () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const db = new Database(copyFixture('v2', dir), { readonly: true });
+    const ours = createStore({ path: ':memory:', level: 2 });
+    const ddl = (d: Database.Database) => (d.prepare("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").all() as { type: string; name: string; sql: string | null }[])
+      .map((o) => ({ ...o, sql: o.sql?.replace(/\s+/g, ' ') ?? null }));
+    assert.deepEqual(ddl(ours), ddl(db));
+    assert.equal(ours.prepare('SELECT version FROM schema_version').pluck().get(), db.prepare('SELECT version FROM schema_version').pluck().get());
+    ours.close();
+    db.close();
+  } finally {
+    cleanup();
+  }
+});
+
+test('the legacy inline trigram index holds tool rows too (Hermes\'s LEGACY_FTS_TRIGRAM_SQL); the v23 one leaves them out', () => {
+  const count = (level: number) => {
+    const db = createStore({ path: ':memory:', level });
+    db.prepare("INSERT INTO sessions (id, source, started_at) VALUES ('s', 'cli', 1)").run();
+    const insert = db.prepare("INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s', ?, ?, 1)");
+    insert.run('user', 'find the needle');
+    insert.run('tool', 'needle in the tool output');
+    const n = db.prepare("SELECT COUNT(*) FROM messages_fts_trigram WHERE messages_fts_trigram MATCH 'needle'").pluck().get();
+    db.close();
+    return n;
+  };
+  assert.deepEqual([count(15), count(22), count(LATEST_LEVEL)], [2, 2, 1]);
+});
+
 test('stores can be built without FTS5 and in either journal mode', () => {
   const { dir, cleanup } = tempDir();
   try {
