@@ -99,6 +99,18 @@ test('mimics _record_model_usage: a main-loop call that omits its route takes th
   ]);
 });
 
+test('mimics update_token_counts: the first accounted call\'s route replaces the one create_session recorded; a call that accounted nothing fills nothing', () => {
+  const { w, db, row } = setup();
+  const c = w.createSession({ source: 'cli', model: 'claude-opus-4.1', billing_provider: 'anthropic', billing_base_url: 'https://api.anthropic.com' });
+  w.updateTokenCounts(c, { input_tokens: 10, model: 'gpt-5', billing_provider: 'openrouter', billing_base_url: 'https://openrouter.ai/api/v1' });
+  w.updateTokenCounts(c, { input_tokens: 10, model: 'gpt-5-mini', billing_provider: 'openai' });
+  assert.deepEqual([row(c).model, row(c).billing_provider, row(c).billing_base_url, row(c).billing_mode], ['gpt-5', 'openrouter', 'https://openrouter.ai/api/v1', null]);
+  const e = w.createSession({ source: 'cli' });
+  w.updateTokenCounts(e, { api_calls: 0, model: 'gpt-5', billing_provider: 'openai', billing_mode: 'api_key' });
+  assert.deepEqual([row(e).model, row(e).billing_provider, row(e).billing_mode], [null, null, null]);
+  assert.equal(db.prepare('SELECT COUNT(*) FROM session_model_usage WHERE session_id = ?').pluck().get(e), 0);
+});
+
 test('usage before create_session leaves an unknown placeholder that the create repairs', () => {
   const { w, row } = setup();
   w.updateTokenCounts('20260714_101503_abcdef', { input_tokens: 3 });

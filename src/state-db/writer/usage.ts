@@ -54,7 +54,16 @@ export function updateTokenCounts(w: StateDbWriter, sessionId: string, u: Usage,
     const { counters, calls: hasCalls, cost, stmt } = countsUpdate(w, mode);
     const calls = u.api_calls ?? (mode === 'delta' ? 1 : 0);
     // Absolute totals are compared with what the row held before them (the daily ledger takes the increase).
-    const before = (mode === 'absolute' ? w.stmt('SELECT * FROM sessions WHERE id = ?').get(sessionId) : {}) as Record<string, number | null>;
+    const before = w.stmt('SELECT * FROM sessions WHERE id = ?').get(sessionId) as Record<string, number | null>;
+    // Hermes fills the route and model only from a call that accounted something, and the first such call with a
+    // model and a provider other than the row's replaces the route create_session recorded (a fallback took over).
+    const accounted = counters.some((c) => n(u[c]) !== 0) || calls !== 0 || n(u.estimated_cost_usd) !== 0 || n(u.actual_cost_usd) !== 0;
+    const route = (v: string | null | undefined) => (accounted ? v ?? null : null);
+    if (accounted && u.model && u.billing_provider && hasCalls && w.has('sessions', 'billing_provider') && n(before.api_call_count) === 0
+      && ((before.model as unknown) !== u.model || (before.billing_provider as unknown) !== u.billing_provider)) {
+      w.stmt('UPDATE sessions SET model = ?, billing_provider = ?, billing_base_url = ?, billing_mode = ? WHERE id = ?')
+        .run(u.model, u.billing_provider, u.billing_base_url ?? null, u.billing_mode ?? null, sessionId);
+    }
     // In countsUpdate's order of clauses.
     const args: unknown[] = counters.map((c) => n(u[c]));
     if (hasCalls) args.push(calls);
@@ -62,11 +71,12 @@ export function updateTokenCounts(w: StateDbWriter, sessionId: string, u: Usage,
       if (mode === 'delta') args.push(n(u.estimated_cost_usd), u.actual_cost_usd ?? null, u.actual_cost_usd ?? null);
       else args.push(u.estimated_cost_usd ?? null, u.actual_cost_usd ?? null);
       for (const c of COST_KEPT) args.push(u[c] ?? null);
-      for (const c of BILLING_FIRST) args.push(u[c] ?? null);
+      for (const c of BILLING_FIRST) args.push(route(u[c]));
     }
-    args.push(u.model ?? null, sessionId);
+    args.push(route(u.model), sessionId);
     stmt.run(args);
     if (mode === 'delta') {
+      if (!accounted) return;
       // Hermes reads the session's route after the UPDATE above, so a call's own route fills what it left empty.
       const after = w.stmt('SELECT * FROM sessions WHERE id = ?').get(sessionId) as SessionRoute;
       upsertModelUsage(w, sessionId, u, task, calls, task ? null : after);
