@@ -11,6 +11,14 @@ function ensureSession(w: StateDbWriter, sessionId: string): void {
 }
 
 const COST_KEPT = ['cost_status', 'cost_source', 'pricing_version'] as const;
+const ROUTE_COLUMNS = ['model', 'billing_provider', 'billing_base_url', 'billing_mode'];
+
+/** The columns of `sessions` among `names` that this store has, for a SELECT list (`1` when none is there). */
+function sessionColumns(w: StateDbWriter, names: readonly string[]): string {
+  const have = w.columns('sessions');
+  const kept = [...new Set(names)].filter((c) => have.has(c));
+  return kept.length > 0 ? kept.join(', ') : '1 AS none';
+}
 const BILLING_FIRST = ['billing_provider', 'billing_base_url', 'billing_mode'] as const;
 
 /**
@@ -53,8 +61,10 @@ export function updateTokenCounts(w: StateDbWriter, sessionId: string, u: Usage,
     ensureSession(w, sessionId);
     const { counters, calls: hasCalls, cost, stmt } = countsUpdate(w, mode);
     const calls = u.api_calls ?? (mode === 'delta' ? 1 : 0);
-    // Absolute totals are compared with what the row held before them (the daily ledger takes the increase).
-    const before = w.stmt('SELECT * FROM sessions WHERE id = ?').get(sessionId) as Record<string, number | null>;
+    // Absolute totals are compared with what the row held before them (the daily ledger takes the increase); the route
+    // decides whether this call replaces it. Only those columns: a row's system prompt is kilobytes, read per API call.
+    const before = (w.prepared(`\0usage before ${mode}`, () => `SELECT ${sessionColumns(w, [...(mode === 'absolute' ? [...counters, 'estimated_cost_usd', 'actual_cost_usd'] : []), 'api_call_count', 'model', 'billing_provider'])} FROM sessions WHERE id = ?`)
+      .get(sessionId) ?? {}) as Record<string, number | null>;
     // Hermes fills the route and model only from a call that accounted something, and the first such call with a
     // model and a provider other than the row's replaces the route create_session recorded (a fallback took over).
     const accounted = counters.some((c) => n(u[c]) !== 0) || calls !== 0 || n(u.estimated_cost_usd) !== 0 || n(u.actual_cost_usd) !== 0;
@@ -77,9 +87,11 @@ export function updateTokenCounts(w: StateDbWriter, sessionId: string, u: Usage,
     stmt.run(args);
     if (mode === 'delta') {
       if (!accounted) return;
-      // Hermes reads the session's route after the UPDATE above, so a call's own route fills what it left empty.
-      const after = w.stmt('SELECT * FROM sessions WHERE id = ?').get(sessionId) as SessionRoute;
-      upsertModelUsage(w, sessionId, u, task, calls, task ? null : after);
+      // Hermes reads the session's route after the UPDATE above, so a call's own route fills what it left empty (read
+      // only when the call left a part of its route empty).
+      const whole = u.model && u.billing_provider && u.billing_base_url && u.billing_mode;
+      const after = task || whole ? null : w.prepared('\0usage route', () => `SELECT ${sessionColumns(w, ROUTE_COLUMNS)} FROM sessions WHERE id = ?`).get(sessionId) as SessionRoute;
+      upsertModelUsage(w, sessionId, u, task, calls, after);
       addDailyUsage(w, sessionId, u, calls);
     } else {
       // The daily ledger only ever grows: absolute totals contribute their positive difference.
