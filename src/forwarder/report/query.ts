@@ -410,7 +410,9 @@ function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'],
   const keyTexts = new Map<ReportRow, string>(rows.map((r) => [r, shown.map((k) => String(r[k.name] ?? '')).join('\u0000')]));
   const timeKeys = by.filter((d) => TIME_DIMENSIONS.includes(d));
   // An hour sorts by its cell (a repeated wall hour's two labels differ only in their offsets).
-  const cellOf = new Map<ReportRow, number>(by.includes('hour') ? raw.map((r, i) => [rows[i]!, Number(r[`k${keys.findIndex((k) => k.name === 'hour')}`])] as const).filter(([row]) => row !== undefined) : []);
+  const hourAt = keys.findIndex((k) => k.name === 'hour');
+  const cellOf = new Map<ReportRow, number>();
+  if (hourAt >= 0) raw.forEach((r, i) => rows[i] && cellOf.set(rows[i]!, Number(r[`k${hourAt}`])));
   rows.sort((a, b) => {
     if (a.other_rows !== undefined) return 1;
     if (b.other_rows !== undefined) return -1;
