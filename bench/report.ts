@@ -76,6 +76,8 @@ try {
     ['--by session --top 5, the whole year', () => usageReport(db, { ...year, by: ['session'], top: 5 })],
     ['--by project --by task, last 7 days', () => usageReport(db, { ...win({ since: '7d' }), by: ['project', 'task'] })],
     ['--by tool --by week, the whole year', () => usageReport(db, { ...year, by: ['tool', 'week'] })],
+    ['--by hour, last 2 days', () => usageReport(db, { ...win({ since: '2d' }), by: ['hour'] })],
+    ['--by hour --by source, the whole year', () => usageReport(db, { ...year, by: ['hour', 'source'] })],
   ];
   const baseline = () => db.prepare('SELECT count(*) FROM usage_ledger').pluck().get();
   for (const [, fn] of shapes) fn(); // warm the page cache and the JIT
