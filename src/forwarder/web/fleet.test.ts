@@ -146,7 +146,7 @@ describe('hermetic web over the fleet store', () => {
   it('a session\'s view (row, lineage, model changes, delegations, usage, transcript pages) equals its machine\'s own dashboard', async () => {
     const local = await serve(sqliteSource(new Database(dbA.name, { readonly: true })));
     assert.equal((await api(local, '/api/options?period=all')).body.fleet, false);
-    const child = dbA.prepare('SELECT session_id FROM sessions WHERE parent_session_id IN (SELECT session_id FROM sessions) LIMIT 1').pluck().get() as string;
+    const child = dbA.prepare("SELECT session_id FROM sessions WHERE parent_session_id IN (SELECT session_id FROM sessions) AND (lineage_kind IS NULL OR lineage_kind <> 'reset') LIMIT 1").pluck().get() as string;
     const busiest = dbA.prepare('SELECT session_id FROM messages GROUP BY session_id ORDER BY COUNT(*) DESC LIMIT 1').pluck().get() as string;
     // A session that dispatched background delegations: the fleet's rows of them are its machine's (decision 0054).
     const delegating = dbA.prepare('SELECT parent_session_id FROM delegations WHERE parent_session_id IN (SELECT session_id FROM sessions) GROUP BY parent_session_id ORDER BY COUNT(*) DESC LIMIT 1').pluck().get() as string | undefined;

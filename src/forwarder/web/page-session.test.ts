@@ -50,7 +50,7 @@ describe('the dashboard in Chromium: sessions, keyboard, themes, sizes', () => {
     await settled(page);
     assert.equal(await page.$eval('.transcript > li', (e) => (e as HTMLElement).dataset.seq), '0');
     // Lineage: a child's page links to its parent.
-    const child = h.app.db.prepare('SELECT session_id, parent_session_id FROM sessions WHERE parent_session_id IN (SELECT session_id FROM sessions) LIMIT 1').get() as { session_id: string; parent_session_id: string };
+    const child = h.app.db.prepare("SELECT session_id, parent_session_id FROM sessions WHERE parent_session_id IN (SELECT session_id FROM sessions) AND (lineage_kind IS NULL OR lineage_kind <> 'reset') LIMIT 1").get() as { session_id: string; parent_session_id: string };
     await page.goto(new URL(`/session?id=${child.session_id}`, h.app.url).href);
     await settled(page);
     await page.click('.lineage li:first-child a');

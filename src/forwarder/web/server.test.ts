@@ -189,7 +189,7 @@ describe('the session endpoint', () => {
   });
 
   it('lineage: a child links to its parent, and the parent lists it among its children', async () => {
-    const child = app.db.prepare('SELECT session_id, parent_session_id, lineage_kind FROM sessions WHERE parent_session_id IS NOT NULL AND parent_session_id IN (SELECT session_id FROM sessions) LIMIT 1').get() as { session_id: string; parent_session_id: string; lineage_kind: string };
+    const child = app.db.prepare("SELECT session_id, parent_session_id, lineage_kind FROM sessions WHERE parent_session_id IS NOT NULL AND parent_session_id IN (SELECT session_id FROM sessions) AND (lineage_kind IS NULL OR lineage_kind <> 'reset') LIMIT 1").get() as { session_id: string; parent_session_id: string; lineage_kind: string };
     const view = (await api(`/api/session?id=${child.session_id}`)).body;
     assert.equal(view.parent.session_id, child.parent_session_id);
     assert.equal(view.session.lineage_kind, child.lineage_kind);
@@ -197,7 +197,7 @@ describe('the session endpoint', () => {
     assert.ok(parent.children.some((c: { session_id: string }) => c.session_id === child.session_id));
     // What the parent cost with its descendants (decision 0110): walked here by hand, then reported as one.
     const store = parent.session.store as string;
-    const kids = app.db.prepare('SELECT session_id FROM sessions WHERE store = ? AND parent_session_id = ?').pluck();
+    const kids = app.db.prepare("SELECT session_id FROM sessions WHERE store = ? AND parent_session_id = ? AND (lineage_kind IS NULL OR lineage_kind <> 'reset')").pluck();
     const below = new Set<string>();
     for (let todo = [child.parent_session_id]; todo.length > 0;) {
       const next = (kids.all(store, todo.pop()) as string[]).filter((id) => id !== child.parent_session_id && !below.has(id));
@@ -213,17 +213,20 @@ describe('the session endpoint', () => {
     assert.equal((await api(`/api/session?id=${leaf}`)).body.lineage_usage, null);
   });
 
-  it('descendantsSql: every level, a loop of parents ends, other stores are not walked, DESCENDANTS_CAP + 1 at most', () => {
+  it('descendantsSql: every level but a reset\'s, a loop of parents ends, other stores are not walked, DESCENDANTS_CAP + 1 at most', () => {
     const db = new Database(':memory:');
-    db.exec('CREATE TABLE sessions (store TEXT, session_id TEXT, parent_session_id TEXT)');
-    const put = db.prepare('INSERT INTO sessions VALUES (?, ?, ?)');
-    for (const [store, id, parent] of [['s', 'root', null], ['s', 'a', 'root'], ['s', 'b', 'root'], ['s', 'a1', 'a'], ['s', 'loop', 'a1'], ['s', 'a', 'loop'], ['t', 'x', 'root']]) put.run(store, id, parent);
+    db.exec('CREATE TABLE sessions (store TEXT, session_id TEXT, parent_session_id TEXT, lineage_kind TEXT)');
+    const put = db.prepare('INSERT INTO sessions VALUES (?, ?, ?, ?)');
+    for (const [store, id, parent, kind] of [['s', 'root', null, null], ['s', 'a', 'root', 'delegate'], ['s', 'b', 'root', 'compression'], ['s', 'a1', 'a', 'branch'], ['s', 'loop', 'a1', 'child'], ['s', 'a', 'loop', 'child'], ['t', 'x', 'root', 'delegate'],
+      // A reset starts another conversation: neither it nor its own children are the root's.
+      ['s', 'next', 'root', 'reset'], ['s', 'next-sub', 'next', 'delegate']]) put.run(store, id, parent, kind);
     const walk = db.prepare(descendantsSql(false)).pluck();
     assert.deepEqual((walk.all({ store: 's', session: 'root' }) as string[]).sort(), ['a', 'a1', 'b', 'loop']);
+    assert.deepEqual(walk.all({ store: 's', session: 'next' }), ['next-sub']);
     // A loop back to the session itself ends there: the session is not its own descendant.
     assert.deepEqual((walk.all({ store: 's', session: 'a' }) as string[]).sort(), ['a1', 'loop']);
     assert.deepEqual(walk.all({ store: 's', session: 'b' }), []);
-    const chain = db.prepare('INSERT INTO sessions VALUES (\'c\', ?, ?)');
+    const chain = db.prepare('INSERT INTO sessions VALUES (\'c\', ?, ?, \'compression\')');
     for (let i = 1; i <= DESCENDANTS_CAP + 5; i++) chain.run(`n${i}`, `n${i - 1}`);
     assert.equal(walk.all({ store: 'c', session: 'n0' }).length, DESCENDANTS_CAP + 1);
     db.close();

@@ -156,7 +156,8 @@ export const DESCENDANTS_CAP = 1000;
 
 /**
  * The ids of a session's descendants in its store (children by `parent_session_id`, theirs, …), level by level, at most
- * DESCENDANTS_CAP + 1 (one more says there are more). UNION keeps each id once, so a loop of parents ends where it
+ * DESCENDANTS_CAP + 1 (one more says there are more). A child a reset started (`lineage_kind` `reset`: a new
+ * conversation in the same chat) is not part of the work, nor are its own: the walk stops there. UNION keeps each id once, so a loop of parents ends where it
  * meets a session already found (the session itself included). The walk stops once enough are found: SQLite by the
  * LIMIT in its recursive step, PostgreSQL because it evaluates a WITH query only as far as the query reads it.
  * Parameters: @store, @session (and @machine in the fleet store).
@@ -166,7 +167,8 @@ export function descendantsSql(fleet: boolean): string {
   const stop = fleet ? '' : ` LIMIT ${DESCENDANTS_CAP + 2}`;
   return `WITH RECURSIVE tree(id) AS (
       SELECT CAST(@session AS TEXT)
-      UNION SELECT s.session_id FROM tree t JOIN sessions s ON ${machine}s.store = @store AND s.parent_session_id = t.id${stop})
+      UNION SELECT s.session_id FROM tree t JOIN sessions s ON ${machine}s.store = @store AND s.parent_session_id = t.id
+        WHERE s.lineage_kind IS NULL OR s.lineage_kind <> 'reset'${stop})
     SELECT id FROM tree WHERE id <> @session LIMIT ${DESCENDANTS_CAP + 1}`;
 }
 

@@ -106,8 +106,9 @@ function compactedAway(s, t) {
 }
 
 /**
- * What the session cost with its descendants (subagents, continuations, branches and theirs; decision 0110): the
- * receipt of a delegation tree, beside what the session cost alone. Nothing for a session without children.
+ * What the session cost with its descendants (subagents, continuations, branches and theirs, not a reset's new
+ * conversation; decision 0110): the receipt of a delegation tree, beside what the session cost alone. Nothing for a
+ * session without any.
  */
 function lineageUsage(l, own) {
   if (!l) return null;
