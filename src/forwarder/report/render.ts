@@ -365,7 +365,7 @@ export function renderSummary(view: SummaryView, color: boolean, width = DEFAULT
   out.push(
     ...line('cost', `${style.cost(formatCost(t.cost_usd))} (the billed cost where Hermes has one, else the estimate)`),
     ...line('', `estimated ${formatCost(t.estimated_cost_usd)} · ${t.actual_cost_usd === null ? 'no billed cost recorded' : `billed ${formatCost(t.actual_cost_usd)}`}`),
-    ...(view.uncosted ? line('', `Hermes recorded no cost for ${calls(view.uncosted)} of these ${calls(t.sessions)} sessions: their $0.00 is not a measured cost`) : []),
+    ...(view.uncosted ? line('', `Hermes recorded no cost for ${calls(view.uncosted)} of these ${calls(t.sessions)} ${t.sessions === 1 ? 'session' : 'sessions'}: ${view.uncosted === 1 ? 'its' : 'their'} $0.00 is not a measured cost`) : []),
     ...(average ? line('', average) : []),
     ...(view.course ? line('', `on course for ${formatCost(view.course.cost)} by the end of ${view.course.end}, if the rest of it goes as it has so far`) : []),
     ...line('tokens', `${formatTokens(t.input_tokens)} input · ${formatTokens(t.output_tokens)} output · ${formatTokens(t.reasoning_tokens)} reasoning`),
