@@ -292,10 +292,10 @@ export function* planRows(request: ReportRequest, totals: UsageReport['totals'],
  * going back make that wall time happen twice (`2026-11-01 01:00-04:00`), so every hour's key is its own.
  */
 export function hourLabel(zone: Zone, at: number): string {
-  const wall = (t: number) => zone.iso(t).slice(0, 16).replace('T', ' ');
-  const here = wall(at);
+  const wall = (iso: string) => iso.slice(0, 16).replace('T', ' ');
   const iso = zone.iso(at);
-  const twice = wall(at - 3600) === here || wall(at + 3600) === here;
+  const here = wall(iso);
+  const twice = wall(zone.iso(at - 3600)) === here || wall(zone.iso(at + 3600)) === here;
   return twice ? `${here}${iso.endsWith('Z') ? 'Z' : iso.slice(19)}` : here;
 }
 

@@ -41,6 +41,8 @@ export function formatTokens(v: number | null): string {
 const count = (v: number | null) => (v === null ? '-' : v.toLocaleString('en-US'));
 /** Whole numbers up to 9,999 as they are, larger ones short. */
 const calls = (v: number | null) => (v === null ? '-' : v < 10_000 ? count(v) : formatTokens(v));
+/** A count as `calls` writes it and its noun, singular for one: `1 session`, `12.3k API calls`. */
+const counted = (v: number | null, noun: string) => `${calls(v)} ${v === 1 ? noun : `${noun}s`}`;
 
 interface Style { bold(s: string): string; dim(s: string): string; cost(s: string): string }
 const PLAIN: Style = { bold: (s) => s, dim: (s) => s, cost: (s) => s };
@@ -365,12 +367,12 @@ export function renderSummary(view: SummaryView, color: boolean, width = DEFAULT
   out.push(
     ...line('cost', `${style.cost(formatCost(t.cost_usd))} (the billed cost where Hermes has one, else the estimate)`),
     ...line('', `estimated ${formatCost(t.estimated_cost_usd)} · ${t.actual_cost_usd === null ? 'no billed cost recorded' : `billed ${formatCost(t.actual_cost_usd)}`}`),
-    ...(view.uncosted ? line('', `Hermes recorded no cost for ${calls(view.uncosted)} of these ${calls(t.sessions)} ${t.sessions === 1 ? 'session' : 'sessions'}: ${view.uncosted === 1 ? 'its' : 'their'} $0.00 is not a measured cost`) : []),
+    ...(view.uncosted ? line('', `Hermes recorded no cost for ${calls(view.uncosted)} of these ${counted(t.sessions, 'session')}: ${view.uncosted === 1 ? 'its' : 'their'} $0.00 is not a measured cost`) : []),
     ...(average ? line('', average) : []),
     ...(view.course ? line('', `on course for ${formatCost(view.course.cost)} by the end of ${view.course.end}, if the rest of it goes as it has so far`) : []),
     ...line('tokens', `${formatTokens(t.input_tokens)} input · ${formatTokens(t.output_tokens)} output · ${formatTokens(t.reasoning_tokens)} reasoning`),
     ...line('cache', `${formatTokens(t.cache_read_tokens)} read · ${formatTokens(t.cache_write_tokens)} written: ${hit}`),
-    ...line('activity', `${calls(t.sessions)} ${t.sessions === 1 ? 'session' : 'sessions'} · ${calls(t.api_calls)} ${t.api_calls === 1 ? 'API call' : 'API calls'} · ${calls(t.tool_calls)} ${t.tool_calls === 1 ? 'tool call' : 'tool calls'}${t.tool_errors ? ` (${calls(t.tool_errors)} failed)` : ''}`),
+    ...line('activity', `${counted(t.sessions, 'session')} · ${counted(t.api_calls, 'API call')} · ${counted(t.tool_calls, 'tool call')}${t.tool_errors ? ` (${calls(t.tool_errors)} failed)` : ''}`),
     ...(trend(view) ?? []).flatMap((text, i) => line(i === 0 ? 'trend' : '', text)),
   );
   if (view.unread) out.push(...line('unread', unreadText(view.unread)));

@@ -11,7 +11,9 @@ function ensureSession(w: StateDbWriter, sessionId: string): void {
 }
 
 const COST_KEPT = ['cost_status', 'cost_source', 'pricing_version'] as const;
-const ROUTE_COLUMNS = ['model', 'billing_provider', 'billing_base_url', 'billing_mode'];
+const BILLING_FIRST = ['billing_provider', 'billing_base_url', 'billing_mode'] as const;
+/** A session's route: its model and billing fields. */
+const ROUTE_COLUMNS = ['model', ...BILLING_FIRST];
 
 /** The columns of `sessions` among `names` that this store has, for a SELECT list (`1` when none is there). */
 function sessionColumns(w: StateDbWriter, names: readonly string[]): string {
@@ -19,7 +21,6 @@ function sessionColumns(w: StateDbWriter, names: readonly string[]): string {
   const kept = [...new Set(names)].filter((c) => have.has(c));
   return kept.length > 0 ? kept.join(', ') : '1 AS none';
 }
-const BILLING_FIRST = ['billing_provider', 'billing_base_url', 'billing_mode'] as const;
 
 /**
  * update_token_counts's UPDATE for the store's columns in one mode: which values it takes (in this order), and the

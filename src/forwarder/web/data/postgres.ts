@@ -13,7 +13,7 @@ import { Zone } from '../../ledger/zone.js';
 import { fleetTable, openFleet } from '../../sinks/postgres/read.js';
 import { fleetUnread, fleetUnreadUnknown } from '../../report/unread.js';
 import type { PostgresTarget } from '../../sinks/postgres/url.js';
-import { ATTRIBUTES_CAP, DESCENDANTS_CAP, FIELD_CAP, cutText, descendantsSql, LIST_ROWS, PAGE_BYTES, TEXT_CAP, TITLE_CAP, callsSql, delegationRow, delegationsSql, linkColumnsSql, linkRow, messageColumns, message, noMessage, noSessionText, noText, PageBudget, sessionColumnsSql, sessionDetail, sessionTextSql, slowestKeptSql, slowestSql, textSql, transcriptPages, twoStores, unknownParent, type RawCall, type RawMessage } from './rows.js';
+import { ATTRIBUTES_CAP, FIELD_CAP, cutText, descendantsSql, lineageOf, LIST_ROWS, PAGE_BYTES, TEXT_CAP, TITLE_CAP, callsSql, delegationRow, delegationsSql, linkColumnsSql, linkRow, messageColumns, message, noMessage, noSessionText, noText, PageBudget, sessionColumnsSql, sessionDetail, sessionTextSql, slowestKeptSql, slowestSql, textSql, transcriptPages, twoStores, unknownParent, type RawCall, type RawMessage } from './rows.js';
 import type { DelegationRow, MessageText, SessionKey, SessionRow, SessionView, SlowCall, TextField, TranscriptPage, UsageSource } from './source.js';
 import type { FleetReader } from '../../sinks/postgres/read.js';
 
@@ -109,11 +109,8 @@ async function sessionView(c: pg.PoolClient, d: Dialect, target: PostgresTarget,
     const bound = d.bind(descendantsSql(true), { machine, store, session: key.id });
     below = (await c.query(bound.sql, bound.values as unknown[])).rows.map((r: { id: string }) => r.id);
   }
-  const lineageUsage = below.length === 0 ? null : {
-    descendants: Math.min(below.length, DESCENDANTS_CAP),
-    more: below.length > DESCENDANTS_CAP,
-    totals: (await runPostgres(c, planReport({ filter: { session: [key.id, ...below.slice(0, DESCENDANTS_CAP)] }, place: { store, machineId: machine } }, zone, d), d)).totals,
-  };
+  const lineage = lineageOf(key.id, below);
+  const lineageUsage = lineage && { descendants: lineage.descendants, more: lineage.more, totals: (await runPostgres(c, planReport({ filter: { session: lineage.sessions }, place: { store, machineId: machine } }, zone, d), d)).totals };
   const { machine_id: _m, hostname: _h, ...session } = found;
   return {
     session: sessionDetail(numeric(session)),

@@ -157,10 +157,10 @@ export const DESCENDANTS_CAP = 1000;
 /**
  * The ids of a session's descendants in its store (children by `parent_session_id`, theirs, …), level by level, at most
  * DESCENDANTS_CAP + 1 (one more says there are more). A child a reset started (`lineage_kind` `reset`: a new
- * conversation in the same chat) is not part of the work, nor are its own: the walk stops there. UNION keeps each id once, so a loop of parents ends where it
- * meets a session already found (the session itself included). The walk stops once enough are found: SQLite by the
- * LIMIT in its recursive step, PostgreSQL because it evaluates a WITH query only as far as the query reads it.
- * Parameters: @store, @session (and @machine in the fleet store).
+ * conversation in the same chat) is not part of the work, nor are its own: the walk stops there. UNION keeps each id
+ * once, so a loop of parents ends where it meets a session already found (the session itself included). The walk stops
+ * once enough are found: SQLite by the LIMIT in its recursive step, PostgreSQL because it evaluates a WITH query only as
+ * far as the query reads it. Parameters: @store, @session (and @machine in the fleet store).
  */
 export function descendantsSql(fleet: boolean): string {
   const machine = fleet ? 's.machine_id = @machine AND ' : '';
@@ -170,6 +170,16 @@ export function descendantsSql(fleet: boolean): string {
       UNION SELECT s.session_id FROM tree t JOIN sessions s ON ${machine}s.store = @store AND s.parent_session_id = t.id
         WHERE s.lineage_kind IS NULL OR s.lineage_kind <> 'reset'${stop})
     SELECT id FROM tree WHERE id <> @session LIMIT ${DESCENDANTS_CAP + 1}`;
+}
+
+/**
+ * What a session's view says of its descendants (`below`, as `descendantsSql` found them): how many are counted, whether
+ * there are more, and the sessions whose usage is added up (the session and those counted); null when it has none.
+ */
+export function lineageOf(id: string, below: readonly string[]): { descendants: number; more: boolean; sessions: string[] } | null {
+  if (below.length === 0) return null;
+  const counted = below.slice(0, DESCENDANTS_CAP);
+  return { descendants: counted.length, more: below.length > DESCENDANTS_CAP, sessions: [id, ...counted] };
 }
 
 /** A lineage row as the page gets it: `cut` names its cut texts (null when none was). */

@@ -98,8 +98,9 @@ export interface SessionView {
   usage: UsageReport;
   /**
    * What the session cost with its descendants (its delegate subagents, continuations, branches and theirs, in its
-   * store; not the new conversation a reset started, nor its own): how many there are (at most DESCENDANTS_CAP counted; `more` when there are more) and the usage totals of
-   * the session and them together, as `usageReport` gives them. Null when it has none (decision 0110).
+   * store; not the new conversation a reset started, nor its own): how many there are (at most DESCENDANTS_CAP
+   * counted; `more` when there are more) and the usage totals of the session and them together, as `usageReport`
+   * gives them. Null when it has none (decision 0110).
    */
   lineage_usage: { descendants: number; more: boolean; totals: UsageReport['totals'] } | null;
   /**

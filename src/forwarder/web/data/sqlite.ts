@@ -8,7 +8,7 @@ import { ledgerZone, reportCondition, rowIssuesIn, unreadIn, usageReport, type R
 import { planReport, planTotals, planValues, runSqlite } from '../../report/query.js';
 import { planUncosted } from '../../report/uncosted.js';
 import { Zone } from '../../ledger/zone.js';
-import { ATTRIBUTES_CAP, DESCENDANTS_CAP, FIELD_CAP, cutText, descendantsSql, LIST_ROWS, PAGE_BYTES, TEXT_CAP, TITLE_CAP, callsSql, delegationRow, delegationsSql, linkColumnsSql, linkRow, messageColumns, message, noMessage, noSessionText, noText, PageBudget, sessionColumnsSql, sessionDetail, sessionTextSql, slowestKeptSql, slowestSql, textSql, transcriptPages, twoStores, unknownParent, type RawCall, type RawMessage } from './rows.js';
+import { ATTRIBUTES_CAP, FIELD_CAP, cutText, descendantsSql, lineageOf, LIST_ROWS, PAGE_BYTES, TEXT_CAP, TITLE_CAP, callsSql, delegationRow, delegationsSql, linkColumnsSql, linkRow, messageColumns, message, noMessage, noSessionText, noText, PageBudget, sessionColumnsSql, sessionDetail, sessionTextSql, slowestKeptSql, slowestSql, textSql, transcriptPages, twoStores, unknownParent, type RawCall, type RawMessage } from './rows.js';
 import type { MessageText, SessionRow, SessionView, SlowCall, TextField, TranscriptPage, UsageSource } from './source.js';
 
 /** The embedded dataset as the dashboard's source; `dialect` names this machine for the breakdown by machine. */
@@ -70,7 +70,7 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
     const kids = children.all(key, id) as Record<string, unknown>[];
     const changes = models.all(key, id) as SessionView['model_changes'];
     const dispatched = (delegations?.all({ store: key, session: id }) ?? []) as Record<string, unknown>[];
-    const below = kids.length === 0 ? [] : descendants.all({ store: key, session: id }) as string[];
+    const lineage = lineageOf(id, kids.length === 0 ? [] : descendants.all({ store: key, session: id }) as string[]);
     return {
       session: sessionDetail(found),
       parent,
@@ -80,11 +80,7 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
       more: { children: kids.length > LIST_ROWS, delegations: dispatched.length > LIST_ROWS, model_changes: changes.length > LIST_ROWS },
       limits: { title_characters: TITLE_CAP, field_characters: FIELD_CAP, attributes_characters: ATTRIBUTES_CAP, list_rows: LIST_ROWS },
       usage: usageReport(db, { filter: { session: [id] }, place: { store: key }, by: ['model', 'task'] }, dialect),
-      lineage_usage: below.length === 0 ? null : {
-        descendants: Math.min(below.length, DESCENDANTS_CAP),
-        more: below.length > DESCENDANTS_CAP,
-        totals: usageReport(db, { filter: { session: [id, ...below.slice(0, DESCENDANTS_CAP)] }, place: { store: key } }, dialect).totals,
-      },
+      lineage_usage: lineage && { descendants: lineage.descendants, more: lineage.more, totals: usageReport(db, { filter: { session: lineage.sessions }, place: { store: key } }, dialect).totals },
       transcript: { page: asked.page, page_size: asked.size, pages, total, from, next_from: budget.next_from, limits: { text_characters: TEXT_CAP, page_bytes: PAGE_BYTES }, messages: budget.messages },
     };
   }).deferred();
