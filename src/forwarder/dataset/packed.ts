@@ -72,11 +72,11 @@ export function packRows(table: DatasetTable, records: readonly RecordOf[]): Pac
   return { packed: true, length: records.length, width, nums, kinds, text: pieces.join(''), utf8: null, other };
 }
 
-/** Writes row `row`'s values into `into` from `at`; returns the index after the last one written. */
-export function unpackRow(p: PackedRows, row: number, into: unknown[], at: number): number {
+/** Writes row `row`'s values from column `from` into `into` from `at`; returns the index after the last one written. */
+export function unpackRow(p: PackedRows, row: number, into: unknown[], at: number, from = 0): number {
   const { nums, kinds, text, width } = p;
   const end = (row + 1) * width;
-  for (let k = row * width; k < end; k++) {
+  for (let k = row * width + from; k < end; k++) {
     const kind = kinds[k]!;
     into[at++] = kind >= 0 ? text.slice(nums[k]!, kind) : kind === NUMBER ? nums[k]! : kind === NULL ? null : p.other[OTHER - kind];
   }

@@ -3,7 +3,7 @@
 // and the one way rows go into a forwarded table: what each statement inserted goes to the `row_counts` tally.
 import type { Db } from '../../../shared/sqlite.js';
 import type { DatasetTable, RecordOf } from '../../dataset/columns.js';
-import { isPacked, unpackRow, type PackedRows } from '../../dataset/packed.js';
+import { isPacked, unpackRow, valueAt, type PackedRows } from '../../dataset/packed.js';
 import type { RowCounts } from './row-counts.js';
 
 /** Rows per statement, largest first: a run of rows goes as 32s, and what is left as one statement per set bit. */
@@ -18,18 +18,43 @@ const SIZES = [32, 16, 8, 4, 2, 1];
  */
 export function rowInserter(db: Db, t: DatasetTable, counts: RowCounts, verb = 'INSERT'): (rows: readonly RecordOf[] | PackedRows) => number {
   const names = t.columns.map((c) => c.name);
-  const tuple = `(${names.map(() => '?').join(', ')})`;
+  // Tables keyed by store and session first: a statement whose rows share both binds them once, as named parameters
+  // (@store, @session) that every row's tuple refers to, not once a row (decision 0111).
+  const keyed = names[0] === 'store' && names[1] === 'session_id';
   const head = `${verb} INTO "${t.name}" (${names.map((n) => `"${n}"`).join(', ')}) VALUES `;
+  const tuple = `(${names.map(() => '?').join(', ')})`;
+  const sharedTuple = `(@store, @session${', ?'.repeat(names.length - 2)})`;
   // Prepared on first use: most tables never see a run of 32.
   const stmts: (ReturnType<Db['prepare']> | undefined)[] = SIZES.map(() => undefined);
+  const sharedStmts: (ReturnType<Db['prepare']> | undefined)[] = SIZES.map(() => undefined);
   const buffers = SIZES.map((n) => new Array<unknown>(names.length * n));
+  const sharedBuffers = SIZES.map((n) => new Array<unknown>((names.length - 2) * n));
   const statement = (s: number) => (stmts[s] ??= db.prepare(head + Array.from({ length: SIZES[s]! }, () => tuple).join(', ')));
-  const fromRecord = (r: RecordOf, into: unknown[], at: number): number => {
-    for (const n of names) {
-      const v = r[n];
+  const sharedStatement = (s: number) => (sharedStmts[s] ??= db.prepare(head + Array.from({ length: SIZES[s]! }, () => sharedTuple).join(', ')));
+  const shared = { store: null as unknown, session: null as unknown };
+  const fromRecord = (r: RecordOf, into: unknown[], at: number, from: number): number => {
+    for (let c = from; c < names.length; c++) {
+      const v = r[names[c]!];
       into[at++] = v === undefined ? null : v;
     }
     return at;
+  };
+  /** Whether rows [i, end) hold one store and one session (strings), so the shared statement can carry them. */
+  const sharesKey = (packed: PackedRows | null, records: readonly RecordOf[] | null, i: number, end: number): boolean => {
+    if (packed) {
+      const { kinds, nums, width } = packed;
+      const k0 = i * width;
+      if (kinds[k0]! < 0 || kinds[k0 + 1]! < 0) return false;
+      for (let k = k0 + width; k < end * width; k += width) {
+        // The packer points a string equal to the row before's at the same text: the same offsets, the same value.
+        if (kinds[k] !== kinds[k0] || nums[k] !== nums[k0] || kinds[k + 1] !== kinds[k0 + 1] || nums[k + 1] !== nums[k0 + 1]) return false;
+      }
+      return true;
+    }
+    const first = records![i]!;
+    if (typeof first.store !== 'string' || typeof first.session_id !== 'string') return false;
+    for (let j = i + 1; j < end; j++) if (records![j]!.store !== first.store || records![j]!.session_id !== first.session_id) return false;
+    return true;
   };
   return (rows) => {
     const packed = isPacked(rows) ? rows : null;
@@ -39,11 +64,19 @@ export function rowInserter(db: Db, t: DatasetTable, counts: RowCounts, verb = '
     let inserted = 0;
     for (let s = 0; s < SIZES.length; s++) {
       const size = SIZES[s]!;
-      const values = buffers[s]!;
       for (; i + size <= rows.length; i += size) {
+        const one = keyed && size > 1 && sharesKey(packed, records, i, i + size);
+        const values = one ? sharedBuffers[s]! : buffers[s]!;
+        const from = one ? 2 : 0;
         let k = 0;
-        for (let j = i; j < i + size; j++) k = packed ? unpackRow(packed, j, values, k) : fromRecord(records![j]!, values, k);
-        inserted += statement(s).run(values).changes;
+        for (let j = i; j < i + size; j++) k = packed ? unpackRow(packed, j, values, k, from) : fromRecord(records![j]!, values, k, from);
+        if (one) {
+          shared.store = packed ? valueAt(packed, i, 0) : records![i]!.store;
+          shared.session = packed ? valueAt(packed, i, 1) : records![i]!.session_id;
+          inserted += sharedStatement(s).run(values, shared).changes;
+        } else {
+          inserted += statement(s).run(values).changes;
+        }
       }
     }
     counts.add(t.name, inserted);

@@ -1,0 +1,75 @@
+// Rows go into SQLite as they were given, whichever statement carries them: many rows a statement, and the store and
+// session bound once for a run of rows that share them (decision 0111), from records or packed rows, with runs that
+// share nothing, a session that changes inside a run, and keys that are not strings.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import Database from 'better-sqlite3';
+import fc from 'fast-check';
+import type { DatasetTable, RecordOf } from '../../dataset/columns.js';
+import { packRows } from '../../dataset/packed.js';
+import { rowInserter } from './insert.js';
+import { RowCounts } from './row-counts.js';
+
+const TABLE: DatasetTable = {
+  name: 't', doc: '', primaryKey: ['store', 'session_id', 'k'],
+  columns: ['store', 'session_id', 'k', 'v'].map((name) => ({ name, type: 'TEXT' as const, doc: '' })),
+};
+
+const value = fc.oneof(fc.string(), fc.double({ noNaN: true }), fc.integer(), fc.constant(null));
+const row = fc.record({
+  store: fc.oneof(fc.constantFrom("/home/u/.hermes/state.db", "/tmp/it's here/state.db"), value),
+  session_id: fc.oneof({ weight: 6, arbitrary: fc.constantFrom('s1', 's2', '20261206_101010_abcdef') }, { weight: 1, arbitrary: value }),
+  v: value,
+});
+
+test('property: any rows, records or packed, come back in order with every value as it went in', () => {
+  fc.assert(fc.property(fc.array(fc.array(row, { maxLength: 80 }), { minLength: 1, maxLength: 4 }), fc.boolean(), (batches, packed) => {
+    const db = new Database(':memory:');
+    try {
+      // A rowid table without a key: the order rows went in, and any value in any column.
+      db.exec('CREATE TABLE t (store, session_id, k, v)');
+      const put = rowInserter(db, TABLE, new RowCounts(db));
+      let k = 0;
+      const want: unknown[][] = [];
+      for (const batch of batches) {
+        const records: RecordOf[] = batch.map((r) => ({ ...r, k: k++ }));
+        // Runs of one session, as a session's rows arrive: most statements then share their key.
+        records.sort((a, b) => String(a.session_id).localeCompare(String(b.session_id)));
+        assert.equal(put(packed ? packRows(TABLE, records) : records), records.length);
+        for (const r of records) want.push([r.store, r.session_id, r.k, r.v]);
+      }
+      const got = db.prepare('SELECT store, session_id, k, v FROM t ORDER BY rowid').raw().all();
+      // SQLite gives integers back for whole doubles, and -0 as 0.
+      const norm = (rows: unknown[][]) => rows.map((r) => r.map((v) => (typeof v === 'number' ? v + 0 : v)));
+      assert.deepEqual(norm(got as unknown[][]), norm(want));
+    } finally {
+      db.close();
+    }
+  }), { numRuns: 150 });
+});
+
+test('a run of 32 rows of one session binds the store and session once; a run whose session changes does not', () => {
+  const db = new Database(':memory:');
+  try {
+    db.exec('CREATE TABLE t (store, session_id, k, v)');
+    const seen: string[] = [];
+    const prepare = db.prepare.bind(db);
+    (db as unknown as { prepare: (sql: string) => unknown }).prepare = (sql: string) => {
+      if (sql.startsWith('INSERT INTO "t"')) seen.push(sql);
+      return prepare(sql);
+    };
+    const put = rowInserter(db, TABLE, new RowCounts(db));
+    const rows = (session: (i: number) => string): RecordOf[] => Array.from({ length: 32 }, (_, i) => ({ store: '/s', session_id: session(i), k: i, v: 'x' }));
+    put(rows(() => 'a'));
+    put(packRows(TABLE, rows(() => 'b')));
+    assert.equal(seen.length, 1);
+    assert.match(seen[0]!, /VALUES \(@store, @session, \?, \?\), /);
+    put(rows((i) => (i < 31 ? 'c' : 'd')));
+    assert.equal(seen.length, 2);
+    assert.match(seen[1]!, /VALUES \(\?, \?, \?, \?\), /);
+    assert.deepEqual(db.prepare('SELECT session_id, COUNT(*) AS n FROM t GROUP BY session_id ORDER BY session_id').all(),
+      [{ session_id: 'a', n: 32 }, { session_id: 'b', n: 32 }, { session_id: 'c', n: 31 }, { session_id: 'd', n: 1 }]);
+  } finally {
+    db.close();
+  }
+});
