@@ -78,6 +78,8 @@ try {
     ['--by tool --by week, the whole year', () => usageReport(db, { ...year, by: ['tool', 'week'] })],
     ['--by hour, last 2 days', () => usageReport(db, { ...win({ since: '2d' }), by: ['hour'] })],
     ['--by hour --by source, the whole year', () => usageReport(db, { ...year, by: ['hour', 'source'] })],
+    ['--by tree --top 5, the whole year', () => usageReport(db, { ...year, by: ['tree'], top: 5 })],
+    ['--by tree --top 5, last 30 days', () => usageReport(db, { ...win({ since: '30d' }), by: ['tree'], top: 5 })],
   ];
   const baseline = () => db.prepare('SELECT count(*) FROM usage_ledger').pluck().get();
   for (const [, fn] of shapes) fn(); // warm the page cache and the JIT

@@ -283,17 +283,21 @@ default: the last 30 days):
                    ends there
 Grouping (repeatable: --by day --by model gives one row per day and model):
   --by hour|day|week|month|model|provider|profile|source|project|task|session|
-       tool|machine
+       tree|tool|machine
                    an hour is named by its local time (2026-12-05 14:00; an
                    hour the clocks repeat carries its offset): --since 12h
                    --by hour shows what ran overnight; a week is named by its
                    Monday; project is the git repository root (else the
                    working directory); task is main or an auxiliary task
                    (title_generation, compression, vision, …); session rows
-                   carry session_id and title; tool counts tool calls and the
+                   carry session_id and title; a tree is a session with all it
+                   started (subagents, continuations after compression,
+                   branches, and theirs; a /reset starts a new tree), its rows
+                   carry the first session's id and title and how many
+                   sessions it holds; tool counts tool calls and the
                    results that say they failed (it groups by tool, time,
-                   profile, source, project, session or machine only); machine
-                   rows carry the host name and machine id
+                   profile, source, project, session, tree or machine only);
+                   machine rows carry the host name and machine id
   --top N          keep the N costliest rows (most called, for tools); the
                    rest are summed into one row (without --by: each table of
                    the summary but the days)

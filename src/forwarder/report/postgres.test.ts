@@ -69,6 +69,8 @@ describe('the report on the fleet store', () => {
     { by: ['hour'], since: NOW - 3 * 86400, until: NOW }, { by: ['hour', 'model'], top: 4, utc: true }, { by: ['tool', 'hour'], since: NOW - 86400, until: NOW },
     // Filters: their parameters are numbered (f_source_0, f_source_1), which the dialect must bind whole.
     { by: ['model'], filter: { source: ['cli', 'telegram'] } }, { by: ['tool'], filter: { task: ['main'], project: [''] } },
+    // Trees: the recursive climb of parents in PostgreSQL, a --top of them (its rest's sessions counted through the join).
+    { by: ['tree'] }, { by: ['tree', 'day'], top: 3 }, { by: ['tool', 'tree'], top: 2 },
   ];
   for (const shape of shapes) {
     it(`one machine: ${JSON.stringify(shape)} equals the report of its own dataset`, async () => {
@@ -94,6 +96,9 @@ describe('the report on the fleet store', () => {
     // Sessions of the same id on two machines stay two sessions.
     const sessions = await fleetReport(fleetUrl, { by: ['session'] });
     assert.equal(sessions.rows.length, Number(a.totals.sessions) + Number(b.totals.sessions));
+    // So do trees: each machine's trees are its own (a parent is looked for on the child's machine only).
+    const trees = await fleetReport(fleetUrl, { by: ['tree'] });
+    assert.equal(trees.rows.length, usageReport(dbA, { by: ['tree'] }).rows.length + usageReport(dbB, { by: ['tree'] }).rows.length);
   });
 });
 

@@ -9,7 +9,7 @@ import type { Db } from '../../shared/sqlite.js';
 import { Zone } from '../ledger/zone.js';
 import { HIDDEN_KEYS, sameSession, sqliteDialect, type Dialect, type Key, type Params } from './dialect.js';
 
-export const DIMENSIONS = ['hour', 'day', 'week', 'month', 'model', 'provider', 'profile', 'source', 'project', 'task', 'session', 'tool', 'machine'] as const;
+export const DIMENSIONS = ['hour', 'day', 'week', 'month', 'model', 'provider', 'profile', 'source', 'project', 'task', 'session', 'tree', 'tool', 'machine'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 export const TIME_DIMENSIONS: readonly Dimension[] = ['hour', 'day', 'week', 'month'];
 /** The most rows a `top` may keep, for `hermetic report --top` and the dashboard's `top` alike. */
@@ -108,6 +108,8 @@ function keysOf(dim: Dimension, utc: boolean, dialect: Dialect): Key[] {
     case 'week': return [{ name: 'week', sql: dialect.week(day) }];
     case 'month': return [{ name: 'month', sql: `substr(${day}, 1, 7)` }];
     case 'session': return [...dialect.sessionKeys];
+    // The tree's first session (tree_roots), beside the keys that tell its store (and machine) apart.
+    case 'tree': return [...dialect.sessionKeys.filter((k) => k.name !== 'session_id'), { name: 'tree', sql: 'COALESCE(t.root, l.session_id)' }];
     case 'tool': return [{ name: 'tool', sql: 'l.tool_name' }];
     case 'machine': return [...dialect.machineKeys];
     default: return [{ name: dim, sql: `l.${dim}` }];
@@ -137,6 +139,36 @@ export function checkDimensions(by: readonly string[]): Dimension[] {
 const byText = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
 
 const round = (v: number | null) => (v === null ? null : Math.round(v * 1e10) / 1e10);
+
+/** The most parent links a tree's climb follows: a loop of parents in a damaged store ends there. */
+export const TREE_DEPTH = 64;
+
+/**
+ * `tree_roots`: the sessions of the dataset that belong to a tree above them, each with the first session of its tree
+ * (`root`), for `--by tree` (decision 0114); a session it does not list is the first of its own tree. A session belongs
+ * to its parent's tree when its parent started it (a delegate, a continuation after compression, a branch, a child
+ * without a marker); a `reset` starts a new conversation, so a tree of its own, as on the session page's "with its
+ * descendants" (web/data/rows.ts descendantsSql). The climb stops at a parent the dataset does not hold, and after
+ * TREE_DEPTH links. Only sessions with a link to climb are walked (a parent id sorts after '', so the index on
+ * parent_session_id finds them): most sessions have none. Two common table expressions, for a statement's
+ * `WITH RECURSIVE`.
+ */
+export function treeRootsSql(dialect: Dialect): string {
+  const place = dialect.sessionKeys.filter((k) => k.name !== 'session_id').map((k) => k.sql.replace(/^l\./, ''));
+  const on = (a: string, b: string, id: string) => [...place.map((c) => `${a}.${c} = ${b}.${c}`), `${a}.session_id = ${id}`].join(' AND ');
+  const of = (alias: string) => place.map((c) => `${alias}.${c}`).join(', ');
+  /** Whether session `k` climbs to its parent: started by it, and the parent is in the dataset. */
+  const climbs = (k: string) => `${k}.lineage_kind IS NOT NULL AND ${k}.lineage_kind <> 'reset'
+        AND EXISTS (SELECT 1 FROM sessions p WHERE ${on('p', k, `${k}.parent_session_id`)})`;
+  return `tree_climb(${place.join(', ')}, session_id, at_id, depth) AS (
+      SELECT ${of('s')}, s.session_id, s.parent_session_id, 1 FROM sessions s WHERE s.parent_session_id > '' AND ${climbs('s')}
+      UNION ALL
+      SELECT ${of('c')}, c.session_id, k.parent_session_id, c.depth + 1 FROM tree_climb c JOIN sessions k ON ${on('k', 'c', 'c.at_id')}
+      WHERE c.depth < ${TREE_DEPTH} AND ${climbs('k')}),
+    tree_roots(${place.join(', ')}, session_id, root) AS (
+      SELECT ${of('c')}, c.session_id, c.at_id FROM tree_climb c JOIN sessions k ON ${on('k', 'c', 'c.at_id')}
+      WHERE NOT (c.depth < ${TREE_DEPTH} AND ${climbs('k')}))`;
+}
 
 /** The zone the dataset's ledger was built in (dataset_meta), UTC when it says nothing. */
 export function ledgerZone(db: Db): Zone {
@@ -315,6 +347,11 @@ function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'],
   const keys = by.flatMap((d) => keysOf(d, utc, dialect));
   const shown = keys.filter((k) => !HIDDEN_KEYS.has(k.name));
   const table = tools ? 'tool_usage' : 'usage_ledger';
+  // By tree, each row of the table joined to its session's tree root (a session the dataset does not list: its own).
+  const treeKey = by.includes('tree');
+  const from = treeKey ? `${table} l LEFT JOIN tree_roots t ON ${sameSession(dialect, 't', 'l')}` : `${table} l`;
+  const ctes = treeKey ? [treeRootsSql(dialect)] : [];
+  const withClause = ctes.length > 0 ? `WITH RECURSIVE ${ctes.join(', ')} ` : '';
   const figures = tools ? ['tool_calls', 'tool_errors'] : USAGE_SUMS;
   const sums = tools ? [`${dialect.sum('l.calls')} AS tool_calls`, `${dialect.sum('l.errors')} AS tool_errors`] : USAGE_SUMS.map((m) => `${dialect.sum(`l.${m}`)} AS ${m}`);
   // The tables are clustered by time, so a window is one range of them and no window one scan; grouped by a session's
@@ -329,15 +366,16 @@ function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'],
   // The fleet always has several stores (one per machine at least): counted per store there.
   const stores = dialect.name === 'postgres' ? 2 : Number((yield { sql: 'SELECT COUNT(*) AS n FROM stores', params: {} })[0]?.n ?? 0);
   const grouped = stores <= 1
-    ? `SELECT ${[...keyList, distinct, ...sums].join(', ')} FROM ${table} l WHERE ${where} GROUP BY ${groupKeys.join(', ')}`
-    : `SELECT ${groupKeys.map((k) => `g.${k}`).join(', ')}, SUM(g.sessions) AS sessions, ${figures.map((m) => `${dialect.sum(`g.${m}`)} AS ${m}`).join(', ')} FROM (SELECT ${[...keyList, `${dialect.noIndex(dialect.storeKey)} AS st`, distinct, ...sums].join(', ')} FROM ${table} l WHERE ${where} GROUP BY ${[...groupKeys, 'st'].join(', ')}) g GROUP BY ${groupKeys.join(', ')}`;
+    ? `SELECT ${[...keyList, distinct, ...sums].join(', ')} FROM ${from} WHERE ${where} GROUP BY ${groupKeys.join(', ')}`
+    : `SELECT ${groupKeys.map((k) => `g.${k}`).join(', ')}, SUM(g.sessions) AS sessions, ${figures.map((m) => `${dialect.sum(`g.${m}`)} AS ${m}`).join(', ')} FROM (SELECT ${[...keyList, `${dialect.noIndex(dialect.storeKey)} AS st`, distinct, ...sums].join(', ')} FROM ${from} WHERE ${where} GROUP BY ${[...groupKeys, 'st'].join(', ')}) g GROUP BY ${groupKeys.join(', ')}`;
   const rank = `${tools ? 'tool_calls' : 'cost_usd'} DESC, ${shown.map((k) => `k${keys.indexOf(k)}`).join(', ')}`;
   // With --top: the costliest rows (most called, for tools), how many rows there were and their sessions all told.
   // By session alone those two are the window's sessions, and a plain ORDER BY … LIMIT keeps it cheap.
   const bySessionOnly = keys.every((k) => HIDDEN_KEYS.has(k.name) || k.name === 'session_id');
-  const sql = top === undefined ? grouped
+  const byTreeOnly = keys.every((k) => HIDDEN_KEYS.has(k.name) || k.name === 'tree');
+  const sql = withClause + (top === undefined ? grouped
     : bySessionOnly ? `SELECT x.*, ${totals.sessions ?? 0} AS n, ${totals.sessions ?? 0} AS all_sessions FROM (${grouped}) x ORDER BY ${rank} LIMIT ${top}`
-      : `SELECT * FROM (SELECT x.*, ROW_NUMBER() OVER (ORDER BY ${rank}) AS rn, COUNT(*) OVER () AS n, SUM(sessions) OVER () AS all_sessions FROM (${grouped}) x) r WHERE rn <= ${top} ORDER BY rn`;
+      : `SELECT * FROM (SELECT x.*, ROW_NUMBER() OVER (ORDER BY ${rank}) AS rn, COUNT(*) OVER () AS n, SUM(sessions) OVER () AS all_sessions FROM (${grouped}) x) r WHERE rn <= ${top} ORDER BY rn`);
   const raw = yield { sql, params };
 
   // A session's store (and machine, in the fleet) is part of its key (two profiles may share an id) but not shown;
@@ -351,6 +389,7 @@ function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'],
       else row[k.name] = (r[`k${i}`] as string | null) ?? null;
     });
     if (sessionKey) row.title = null;
+    if (treeKey) row.tree_title = null;
     row.sessions = Number(r.sessions ?? 0);
     for (const m of USAGE_SUMS) row[m] = tools ? null : measure(m, r[m]);
     if (tools) {
@@ -362,6 +401,16 @@ function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'],
   // Titles for the rows kept only: one lookup each, in rank order; a bounded list stops once its rows reach its bytes.
   let keep = top;
   let stopped: UsageReport['stopped'] | null = null;
+  if (treeKey) {
+    // A tree is named by its first session's title.
+    for (const r of rows) {
+      const hidden = hiddenOf.get(r);
+      if (!hidden || r.tree === null) continue;
+      const machine = 'machine_key' in hidden ? ' AND machine_id = @machine_key' : '';
+      const found = yield { sql: `SELECT title FROM sessions WHERE store = @store AND session_id = @session_id${machine}`, params: { ...(hidden as Params), session_id: r.tree as string } };
+      r.tree_title = (found[0]?.title as string | null | undefined) ?? null;
+    }
+  }
   if (sessionKey) {
     const cap = bounds?.titleCharacters;
     const title = cap === undefined ? 'title'
@@ -395,9 +444,11 @@ function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'],
     const other: ReportRow = {};
     for (const k of shown) other[k.name] = null;
     if (sessionKey) other.title = null;
+    if (treeKey) other.tree_title = null;
     const less = (m: string, all: number | null) => (all === null ? null : round(all - rows.reduce((t, r) => t + Number(r[m] ?? 0), 0)));
-    other.sessions = bySessionOnly ? Number(raw[0]!.all_sessions) - rows.reduce((t, r) => t + Number(r.sessions), 0)
-      : Number((yield restSessions(grouped, rank, keys, keep, { table, where, params, dialect }))[0]?.n ?? 0);
+    // Sessions, or trees, alone part the sessions: each is in one row, so the rest holds those the kept rows do not.
+    other.sessions = bySessionOnly || byTreeOnly ? Number(raw[0]!.all_sessions) - rows.reduce((t, r) => t + Number(r.sessions), 0)
+      : Number((yield restSessions(grouped, rank, keys, keep, { from, ctes, where, params, dialect }))[0]?.n ?? 0);
     for (const m of USAGE_SUMS) other[m] = tools ? null : less(m, totals[m]);
     if (tools) {
       other.tool_calls = less('tool_calls', totals.tool_calls);
@@ -436,13 +487,13 @@ function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'],
  * The distinct sessions of the rows a --top leaves out: those with a ledger (or tool_usage) row outside the groups
  * kept. Not the groups' session counts added up: a session in two groups (two models, two days) is one session.
  */
-function restSessions(grouped: string, rank: string, keys: readonly Key[], top: number, q: { table: string; where: string; params: Params; dialect: Dialect }): { sql: string; params: Params } {
+function restSessions(grouped: string, rank: string, keys: readonly Key[], top: number, q: { from: string; ctes: readonly string[]; where: string; params: Params; dialect: Dialect }): { sql: string; params: Params } {
   const same = keys.map((k, i) => `k.k${i} IS NOT DISTINCT FROM ${k.sql}`).join(' AND ');
   const session = q.dialect.sessionKeys.map((k) => k.sql).join(', ');
   return {
     // MATERIALIZED: computed once, not once per ledger row the NOT EXISTS looks at (an aggregation each).
-    sql: `WITH kept AS MATERIALIZED (SELECT ${keys.map((_, i) => `k${i}`).join(', ')} FROM (${grouped}) x ORDER BY ${rank} LIMIT ${top})
-      SELECT COUNT(*) AS n FROM (SELECT DISTINCT ${session} FROM ${q.table} l WHERE ${q.where} AND NOT EXISTS (SELECT 1 FROM kept k WHERE ${same})) d`,
+    sql: `WITH ${q.ctes.length > 0 ? `RECURSIVE ${q.ctes.join(', ')}, ` : ''}kept AS MATERIALIZED (SELECT ${keys.map((_, i) => `k${i}`).join(', ')} FROM (${grouped}) x ORDER BY ${rank} LIMIT ${top})
+      SELECT COUNT(*) AS n FROM (SELECT DISTINCT ${session} FROM ${q.from} WHERE ${q.where} AND NOT EXISTS (SELECT 1 FROM kept k WHERE ${same})) d`,
     params: q.params,
   };
 }

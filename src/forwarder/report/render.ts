@@ -48,17 +48,21 @@ interface Style { bold(s: string): string; dim(s: string): string; cost(s: strin
 const PLAIN: Style = { bold: (s) => s, dim: (s) => s, cost: (s) => s };
 const ANSI: Style = { bold: (s) => `\x1b[1m${s}\x1b[22m`, dim: (s) => `\x1b[2m${s}\x1b[22m`, cost: (s) => `\x1b[32m${s}\x1b[39m` };
 
-const KEY_LABEL: Record<string, string> = { session_id: 'session', title: 'title', tool: 'tool', machine_id: 'machine id' };
+const KEY_LABEL: Record<string, string> = { session_id: 'session', title: 'title', tree_title: 'title', tool: 'tool', machine_id: 'machine id' };
+/** Keys holding a session id (a session's, or a tree's first session's): kept whole as long as anything can give way. */
+const SESSION_IDS: readonly string[] = ['session_id', 'tree'];
+/** Keys holding a title: the first to give way. */
+const TITLES: readonly string[] = ['title', 'tree_title'];
 /** A key's value as the table shows it: harmless on a terminal (terminalText), a missing one named. */
 const keyText = (v: string | number | null | undefined, name: string): string => {
-  if (v === null || v === undefined) return name === 'project' ? '(none)' : '(unknown)';
+  if (v === null || v === undefined) return name === 'project' ? '(none)' : TITLES.includes(name) ? '(untitled)' : '(unknown)';
   if (v === '') return name === 'task' ? 'main' : '(unknown)';
   return terminalText(String(v));
 };
 
-/** The key columns of a report's rows, in order (`store` is never shown; sessions carry their title). */
+/** The key columns of a report's rows, in order (`store` is never shown; sessions and trees carry their title). */
 function keyColumns(by: readonly Dimension[]): string[] {
-  return by.flatMap((d) => (d === 'session' ? ['session_id', 'title'] : d === 'machine' ? ['machine', 'machine_id'] : [d]));
+  return by.flatMap((d) => (d === 'session' ? ['session_id', 'title'] : d === 'tree' ? ['tree', 'tree_title'] : d === 'machine' ? ['machine', 'machine_id'] : [d]));
 }
 
 interface Column {
@@ -120,6 +124,8 @@ const FIXED_KEYS: readonly string[] = ['hour', 'day', 'week', 'month'];
 const KEY_FLOOR = 12;
 /** When the keys cannot keep that much, figures are left out, in this order (cost, input and output stay here). */
 const DROP_ORDER = ['cache wr', 'sessions', 'cache rd', 'calls', 'errors'];
+/** By tree, how many sessions a tree holds is what the grouping is for: it goes last of these. */
+const TREE_DROP_ORDER = ['cache wr', 'cache rd', 'calls', 'errors', 'sessions'];
 /** On a narrow terminal, when the keys cannot keep even their labels, these go too (cost always stays). */
 const LAST_DROPS = ['output', 'input'];
 /** A session id that cannot be shown whole keeps at least this much (its date and time). */
@@ -156,7 +162,7 @@ export function renderTable(report: UsageReport, color = false, options: { omitO
   /** Each key's floor at a stage: fixed keys whole; a session id whole or at `session`; the others at `other`. */
   const floorsAt = (other: (label: number) => number, session: number | null) => keyCols.map((c, i) => {
     if (!c.flex) return keyNatural[i]!;
-    if (keys[i] === 'session_id') return session === null ? keyNatural[i]! : Math.min(keyNatural[i]!, session);
+    if (SESSION_IDS.includes(keys[i]!)) return session === null ? keyNatural[i]! : Math.min(keyNatural[i]!, session);
     return Math.min(keyNatural[i]!, other(displayWidth(c.label)));
   });
   const lineWidth = (keyWidths: number[], figures: Column[]) =>
@@ -175,13 +181,13 @@ export function renderTable(report: UsageReport, color = false, options: { omitO
     while (lineWidth(keyWidths, figures) > width) {
       const can = keyCols.map((_, i) => i).filter((i) => keyWidths[i]! > floors[i]!);
       if (can.length === 0) break;
-      const title = can.find((i) => keys[i] === 'title');
+      const title = can.find((i) => TITLES.includes(keys[i]!));
       const widest = title ?? can.reduce((a, b) => (keyWidths[b]! > keyWidths[a]! ? b : a));
       keyWidths[widest]!--;
     }
   };
   const floors = floorsAt((label) => Math.max(KEY_FLOOR, label), null);
-  drop(DROP_ORDER, floors);
+  drop(report.by.includes('tree') ? TREE_DROP_ORDER : DROP_ORDER, floors);
   shrink(floors);
   const labelFloors = floorsAt((label) => Math.max(4, label), null);
   drop(LAST_DROPS, labelFloors);

@@ -95,6 +95,50 @@ describe('usageReport', () => {
     assert.ok(tasks.includes('main') && tasks.includes('title_generation'), tasks.join());
   });
 
+  it('by tree: each session under the first session of what started it; a reset, a missing parent and a loop end the climb', () => {
+    // A copy of the dataset whose lineage the test sets.
+    const { dir: copyDir, cleanup: done } = tempDir('hermetic-report-tree-');
+    const path = join(copyDir, 'tree.db');
+    db.exec(`VACUUM INTO '${path.replace(/'/g, "''")}'`);
+    const t = new Database(path);
+    try {
+      const ids = (t.prepare('SELECT DISTINCT session_id FROM usage_ledger ORDER BY session_id LIMIT 8').pluck().all() as string[]);
+      const [s0, s1, s2, s3, s4, s5, s6, s7] = ids as [string, string, string, string, string, string, string, string];
+      t.exec('UPDATE sessions SET parent_session_id = NULL, lineage_kind = NULL');
+      const link = t.prepare('UPDATE sessions SET parent_session_id = ?, lineage_kind = ? WHERE session_id = ?');
+      // s0 ← s1 (a subagent) ← s2 (its continuation after compression); s0 ← s3 by /reset, s3 ← s4 (a branch);
+      // s5's parent is not in the dataset; s6 and s7 are each other's parent.
+      for (const [parent, kind, child] of [[s0, 'delegate', s1], [s1, 'compression', s2], [s0, 'reset', s3], [s3, 'branch', s4], ['gone', 'delegate', s5], [s7, 'child', s6], [s6, 'child', s7]]) link.run(parent, kind, child);
+      t.prepare('UPDATE sessions SET title = ? WHERE session_id = ?').run('the whole task', s0);
+
+      const r = usageReport(t, { by: ['tree'] });
+      addsUp(r, 'trees');
+      const rowOf = (id: string) => r.rows.find((x) => x.tree === id);
+      const sessionsIn = (id: string) => rowOf(id)?.sessions;
+      assert.deepEqual([sessionsIn(s0), sessionsIn(s3), sessionsIn(s5), sessionsIn(s6), sessionsIn(s7)], [3, 2, 1, 1, 1]);
+      assert.equal(rowOf(s0)!.tree_title, 'the whole task');
+      for (const id of [s1, s2, s4]) assert.equal(rowOf(id), undefined, `${id} is in a tree above it`);
+      const input = (ids: string[]) => (t.prepare(`SELECT SUM(input_tokens) FROM usage_ledger WHERE session_id IN (${ids.map(() => '?').join(', ')})`).pluck().get(...ids) as number);
+      assert.equal(rowOf(s0)!.input_tokens, input([s0, s1, s2]));
+      assert.equal(rowOf(s3)!.input_tokens, input([s3, s4]));
+      // Every other session is a tree of its own; a session counts once.
+      assert.equal(r.rows.length, Number(r.totals.sessions) - 3);
+      assert.equal(r.rows.reduce((n, x) => n + Number(x.sessions), 0), r.totals.sessions);
+      // With --top, and beside another dimension, the rows still add up.
+      const top = usageReport(t, { by: ['tree'], top: 2 });
+      addsUp(top, 'top trees');
+      assert.equal(top.rows.at(-1)!.other_rows, r.rows.length - 2);
+      // A session is in one tree: the rest holds the sessions the two kept do not.
+      assert.equal(top.rows.reduce((n, x) => n + Number(x.sessions), 0), top.totals.sessions);
+      addsUp(usageReport(t, { by: ['tree', 'model'], top: 5 }), 'trees by model');
+      const tools = usageReport(t, { by: ['tool', 'tree'] });
+      assert.equal(tools.rows.reduce((n, x) => n + Number(x.tool_calls), 0), tools.totals.tool_calls);
+    } finally {
+      t.close();
+      done();
+    }
+  });
+
   it('by hour: the ledger\'s cells named by their local wall time, in order; a day\'s hours add up to its row; UTC names shift by the offset', () => {
     const since = NOW - 2 * 86400;
     const byHour = usageReport(db, { by: ['hour'], since, until: NOW });
@@ -203,8 +247,8 @@ describe('usageReport', () => {
     });
     refused({ since: NOW, until: NOW - 60 }, 'The window starts after it ends (since 2026-07-15T10:30:00.000Z, until 2026-07-15T10:29:00.000Z); swap them.');
     refused({ by: ['modle'] }, '"modle" is not a report dimension; did you mean "model"?');
-    refused({ by: ['colour'] }, '"colour" is not a report dimension; use hour, day, week, month, model, provider, profile, source, project, task, session, tool, machine.');
-    refused({ by: ['tool', 'model', 'task'] }, 'Tool calls cannot be grouped by model or task: Hermes records usage per call, not per tool; group tools by hour, day, week, month, profile, source, project, session, machine.');
+    refused({ by: ['colour'] }, '"colour" is not a report dimension; use hour, day, week, month, model, provider, profile, source, project, task, session, tree, tool, machine.');
+    refused({ by: ['tool', 'model', 'task'] }, 'Tool calls cannot be grouped by model or task: Hermes records usage per call, not per tool; group tools by hour, day, week, month, profile, source, project, session, tree, machine.');
     refused({ top: 0 }, 'top must be a whole number of rows, 1 or more; got 0.');
   });
 });
@@ -354,7 +398,7 @@ describe('hermetic report (in process)', () => {
     await refused(['--since', '2026-07-15T12:31'], 'HERMETIC_REPORT_INVALID', '--since 2026-07-15T12:31 is after now: nothing can have been recorded yet.');
     await refused(['--json', '--csv'], 'HERMETIC_CLI_USAGE', 'Give one output format; got --json and --csv.');
     await refused(['--top', '0'], 'HERMETIC_CLI_USAGE', '--top must be between 1 and 1000000; got 0.');
-    await refused(['--by', 'tool', '--by', 'provider'], 'HERMETIC_REPORT_INVALID', 'Tool calls cannot be grouped by provider: Hermes records usage per call, not per tool; group tools by hour, day, week, month, profile, source, project, session, machine.');
+    await refused(['--by', 'tool', '--by', 'provider'], 'HERMETIC_REPORT_INVALID', 'Tool calls cannot be grouped by provider: Hermes records usage per call, not per tool; group tools by hour, day, week, month, profile, source, project, session, tree, machine.');
     await refused(['--sinse', '7d'], 'HERMETIC_CLI_USAGE', 'Unknown option "--sinse"; did you mean "--since"?');
     await assert.rejects(reportCommand(['--home', join(dir, 'nowhere')]), (e: { code: string }) => e.code === 'HERMETIC_DATASET_OPEN');
   });
