@@ -53,10 +53,11 @@ export interface ReportRequest {
    */
   place?: { store: string; machineId?: string };
   /**
-   * The dashboard's bounds on a list of sessions (decision 0094), for groupings by session: each title cut at
-   * `titleCharacters` in SQL (the row's `cut.title` gives its whole length in characters and UTF-8 bytes), and the rows
-   * kept stop at the first after which their JSON reaches `bytes` (at least one): the rest are summed into the "other"
-   * row as a `top` of that many would sum them, and the report says `stopped`. No more rows are read than could fit.
+   * The dashboard's bounds on a list of sessions (decision 0094), for groupings by session or tree: each title cut at
+   * `titleCharacters` in SQL (the row's `cut.title`, or `cut.tree_title`, gives its whole length in characters and
+   * UTF-8 bytes), and the rows kept stop at the first after which their JSON reaches `bytes` (at least one): the rest
+   * are summed into the "other" row as a `top` of that many would sum them, and the report says `stopped`. No more
+   * rows are read than could fit.
    */
   bounds?: { titleCharacters: number; bytes: number };
 }
@@ -64,7 +65,7 @@ export interface ReportRequest {
 export type Measures = Record<MeasureName, number | null>;
 export type ReportRow = Record<string, string | number | null | ReportCut>;
 /** What a bounded report row had cut (decision 0094): its title, with its whole length. */
-export type ReportCut = { title: { characters: number; bytes: number } };
+export type ReportCut = { title?: { characters: number; bytes: number }; tree_title?: { characters: number; bytes: number } };
 
 /**
  * The least JSON a report row by session can be (its measures' names alone are 150 characters): a list bounded at B
@@ -335,7 +336,7 @@ export function hourLabel(zone: Zone, at: number): string {
 function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'], dialect: Dialect, zone: Zone): Plan<{ rows: ReportRow[]; stopped: UsageReport['stopped'] | null }> {
   const { by, top: asked, utc, where: ledgerWhere, toolWhere, params } = check(request, dialect);
   // A bounded list of sessions (decision 0094) reads no more rows than could fit in its bytes: as a --top of that many.
-  const bounds = by.includes('session') ? request.bounds : undefined;
+  const bounds = by.includes('session') || by.includes('tree') ? request.bounds : undefined;
   const top = bounds ? Math.min(asked ?? Number.MAX_SAFE_INTEGER, Math.floor(bounds.bytes / MIN_ROW_BYTES) + 1) : asked;
   if (by.length === 0) {
     const row: ReportRow = {};
@@ -401,17 +402,11 @@ function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'],
   // Titles for the rows kept only: one lookup each, in rank order; a bounded list stops once its rows reach its bytes.
   let keep = top;
   let stopped: UsageReport['stopped'] | null = null;
-  if (treeKey) {
-    // A tree is named by its first session's title.
-    for (const r of rows) {
-      const hidden = hiddenOf.get(r);
-      if (!hidden || r.tree === null) continue;
-      const machine = 'machine_key' in hidden ? ' AND machine_id = @machine_key' : '';
-      const found = yield { sql: `SELECT title FROM sessions WHERE store = @store AND session_id = @session_id${machine}`, params: { ...(hidden as Params), session_id: r.tree as string } };
-      r.tree_title = (found[0]?.title as string | null | undefined) ?? null;
-    }
-  }
-  if (sessionKey) {
+  // A session row carries its title; a tree row its first session's (`tree_title`).
+  const named: (readonly [id: 'session_id' | 'tree', title: 'title' | 'tree_title'])[] = [
+    ...(treeKey ? [['tree', 'tree_title'] as const] : []), ...(sessionKey ? [['session_id', 'title'] as const] : []),
+  ];
+  if (named.length > 0) {
     const cap = bounds?.titleCharacters;
     const title = cap === undefined ? 'title'
       // Whole when its bytes fit: SQLite's substr stops at a NUL character, which a short title may hold.
@@ -421,9 +416,11 @@ function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'],
       const hidden = hiddenOf.get(r);
       if (!hidden) continue;
       const machine = 'machine_key' in hidden ? ' AND machine_id = @machine_key' : '';
-      const found = yield { sql: `SELECT ${title} FROM sessions WHERE store = @store AND session_id = @session_id${machine}`, params: { ...(hidden as Params), session_id: r.session_id as string } };
-      r.title = (found[0]?.title as string | null | undefined) ?? null;
-      if (found[0]?.characters !== null && found[0]?.characters !== undefined) r.cut = { title: { characters: Number(found[0].characters), bytes: Number(found[0].bytes) } };
+      for (const [id, as] of named) {
+        const found = yield { sql: `SELECT ${title} FROM sessions WHERE store = @store AND session_id = @session_id${machine}`, params: { ...(hidden as Params), session_id: r[id] as string } };
+        r[as] = (found[0]?.title as string | null | undefined) ?? null;
+        if (found[0]?.characters !== null && found[0]?.characters !== undefined) r.cut = { ...(r.cut as ReportCut | undefined), [as]: { characters: Number(found[0].characters), bytes: Number(found[0].bytes) } };
+      }
       if (request.locate) {
         r.store = (hidden.store as string | null) ?? null;
         if ('machine_key' in hidden) r.machine_id = (hidden.machine_key as string | null) ?? null;

@@ -108,6 +108,7 @@ export const HANDLERS: Record<ApiName, Handler> = {
     return ctx.source.report({ ...usage(query, ctx), by: [by], top: topParam(query) });
   },
   sessions: async (query, ctx) => ctx.source.report({ ...usage(query, ctx), by: ['session'], top: topParam(query), locate: true, bounds: LIST_BOUNDS }),
+  trees: async (query, ctx) => ctx.source.report({ ...usage(query, ctx), by: ['tree'], top: topParam(query), locate: true, bounds: LIST_BOUNDS }),
   async tools(query, ctx) {
     const request = usage(query, ctx);
     const limit = wholeParam(query, 'limit', 10, 1, 100);

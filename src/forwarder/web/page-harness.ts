@@ -125,6 +125,11 @@ export function dashboardInBrowser(options?: Parameters<typeof dashboardRig>[0])
     assert.deepEqual(tables['breakdown-model']!.filter(([, c]) => c === 'cost_usd').map(([, , v]) => v), byModel.rows.map((r) => r.cost_usd));
     const top = usageReport(app.db, { ...request, by: ['session'], top: 10 });
     assert.deepEqual(tables['sessions-table']!.filter(([, c]) => c === 'cost_usd').map(([, , v]) => v), top.rows.map((r) => r.cost_usd));
+    // The costliest trees (decision 0114): shown when one of the ten holds more than one session.
+    const trees = usageReport(app.db, { ...request, by: ['tree'], top: 10 });
+    const treesShown = trees.rows.some((r) => r.other_rows === undefined && Number(r.sessions) > 1);
+    const column = (c: string) => tables['trees-table']?.filter(([, k]) => k === c).map(([, , v]) => v);
+    assert.deepEqual([column('cost_usd'), column('sessions')], treesShown ? [trees.rows.map((r) => r.cost_usd), trees.rows.map((r) => r.sessions)] : [undefined, undefined], 'trees');
     // The values the forwarder repaired in the period's sessions: said under the cards when there are any.
     const issues = rowIssuesIn(app.db, request);
     assert.equal(cards.row_issues, issues.entries > 0 ? issues.entries : undefined, 'row_issues');

@@ -29,6 +29,12 @@ describe('the dashboard in Chromium', () => {
     assert.equal((await figures(v.page)).tables['breakdown-machine'], undefined);
     const breakdowns = v.requests.filter((r) => r.startsWith('/api/breakdown?')).map((r) => new URLSearchParams(r.split('?')[1]).get('by')).sort();
     assert.deepEqual(breakdowns, ['model', 'profile', 'project', 'provider', 'source', 'task']);
+    // The costliest work with what it started: the month has subagents, so the list is there, each row leading to its
+    // first session's page.
+    const trees = usageReport(h.app.db, { ...windowOf({ period: '30d' }), by: ['tree'], top: 10 }).rows;
+    assert.ok((await figures(v.page)).tables['trees-table'], 'the trees are listed');
+    const link = await v.page.$eval('#trees-table tbody tr:first-child a', (a) => a.getAttribute('href'));
+    assert.equal(new URLSearchParams(link!.split('?')[1]).get('id'), trees[0]!.tree);
     const canvases = await v.page.$$eval('canvas', (cs) => cs.map((c) => (c as HTMLCanvasElement).width > 300 && c.getAttribute('role') === 'img'));
     assert.deepEqual(canvases, [true, true]);
     await v.done();

@@ -92,6 +92,10 @@ describe('usage endpoints equal usageReport', () => {
       // Each row says where its session is (the page's link); the CLI's report rows do not.
       for (const r of sessions.rows.filter((x: ReportRow) => x.other_rows === undefined)) assert.equal(r.store, app.db.prepare('SELECT store FROM sessions WHERE session_id = ?').pluck().get(r.session_id));
       assert.ok(usageReport(app.db, { ...request, by: ['session'], top: 5 }).rows.every((r) => !('store' in r)));
+      // Trees likewise: each row says where its first session is.
+      const trees = (await api(`/api/trees?top=5${amp}`)).body;
+      assert.deepEqual(trees, usageReport(app.db, { ...request, by: ['tree'], top: 5, locate: true }));
+      for (const r of trees.rows.filter((x: ReportRow) => x.other_rows === undefined)) assert.equal(r.store, app.db.prepare('SELECT store FROM sessions WHERE session_id = ?').pluck().get(r.tree));
       const { slowest, ...tools } = (await api(`/api/tools${q}`)).body;
       assert.deepEqual(tools, usageReport(app.db, { ...request, by: ['tool'] }));
       assert.ok(Array.isArray(slowest));
@@ -355,7 +359,7 @@ describe('refusals', () => {
   });
   it('what is not there: 404 HERMETIC_WEB_NOT_FOUND; writes are not answered; another host name is refused', async () => {
     await refused('/api/session?id=nope', 404, 'HERMETIC_WEB_NOT_FOUND', 'The dataset has no session "nope".');
-    await refused('/api/nothing', 404, 'HERMETIC_WEB_NOT_FOUND', 'There is no endpoint /api/nothing; the endpoints are /api/overview, /api/daily, /api/breakdown, /api/sessions, /api/tools, /api/report, /api/options, /api/session, /api/message-text, /api/session-text.');
+    await refused('/api/nothing', 404, 'HERMETIC_WEB_NOT_FOUND', 'There is no endpoint /api/nothing; the endpoints are /api/overview, /api/daily, /api/breakdown, /api/sessions, /api/trees, /api/tools, /api/report, /api/options, /api/session, /api/message-text, /api/session-text.');
     await refused('/secret.txt', 404, 'HERMETIC_WEB_NOT_FOUND', 'There is no page or file at /secret.txt.');
     await refused('/app/../../package.json', 404, 'HERMETIC_WEB_NOT_FOUND', 'There is no page or file at /package.json.');
     await refused('/api/overview', 405, 'HERMETIC_WEB_METHOD', 'The dashboard only reads: POST /api/overview is not something it answers.', { method: 'POST', body: '{}' });

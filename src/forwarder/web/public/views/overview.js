@@ -185,13 +185,35 @@ function topSessions(report, state) {
   return section;
 }
 
+/**
+ * The period's costliest pieces of work: each session with the subagents, continuations and branches it started (a
+ * tree, decision 0114), named by its first session, whose page says what the rest cost. Shown only when some tree of
+ * the ten holds more than one session: else it would repeat the sessions above.
+ */
+function topTrees(report, state) {
+  const kept = report.rows.filter((x) => x.other_rows === undefined);
+  if (!kept.some((x) => x.sessions > 1)) return null;
+  const title = (x) => sessionTitle({ session_id: x.tree, title: x.tree_title, cut: { title: x.cut?.tree_title } });
+  return h('section', { class: 'sessions trees', 'aria-labelledby': 'top-trees' },
+    h('h2', { id: 'top-trees' }, 'Most expensive work, with what it started'),
+    h('p', { class: 'muted' }, 'Each session with its subagents, its continuations after compression and its branches, and theirs; a /reset starts anew.'),
+    table('The most expensive sessions of the period with everything they started', [
+      { label: 'First session', value: (x) => (x.other_rows !== undefined ? `${x.other_rows} more` : h('a', { href: href({ ...state, view: 'session', id: x.tree, store: x.store ?? null, machine: x.machine_id ?? null, page: 1, pageSize: null }), dataset: { nav: '' } }, title(x))) },
+      { label: 'Cost', num: true, key: 'cost_usd', raw: (x) => x.cost_usd, value: (x) => cost(x.cost_usd) },
+      { label: 'Sessions', num: true, key: 'sessions', raw: (x) => x.sessions, value: (x) => count(x.sessions) },
+      { label: 'Input', num: true, key: 'input_tokens', raw: (x) => x.input_tokens, value: (x) => short(x.input_tokens ?? 0) },
+      { label: 'Output', num: true, key: 'output_tokens', raw: (x) => x.output_tokens, value: (x) => short(x.output_tokens ?? 0) },
+      { label: 'API calls', num: true, key: 'api_calls', raw: (x) => x.api_calls, value: (x) => count(x.api_calls) },
+    ], report.rows, { id: 'trees-table' }));
+}
+
 export async function overview(state, options) {
   const q = usageParams(state);
   const withBy = (by) => { const p = new URLSearchParams(q); p.set('by', by); return p; };
   // The fleet store (hermetic web --from postgres://…) adds the breakdown by machine: asked for only there.
   const machine = options.then(({ fleet }) => (fleet ? get('/api/breakdown', withBy('machine')) : null));
-  const [o, daily, sessions, byMachine, ...breakdowns] = await Promise.all([
-    get('/api/overview', q), get('/api/daily', q), get('/api/sessions', q), machine,
+  const [o, daily, sessions, trees, byMachine, ...breakdowns] = await Promise.all([
+    get('/api/overview', q), get('/api/daily', q), get('/api/sessions', q), get('/api/trees', q), machine,
     ...FILTERS.map((f) => get('/api/breakdown', withBy(f))),
   ]);
   const shown = [...FILTERS.map((f, i) => [f, breakdowns[i]]), ...(byMachine ? [['machine', byMachine]] : [])];
@@ -207,6 +229,7 @@ export async function overview(state, options) {
     ...withheldNotes(o.withheld),
     h('div', { class: 'grid two' }, dailyChart(daily), tokensChart(o.totals)),
     topSessions(sessions, state),
+    topTrees(trees, state),
     h('h2', {}, 'Breakdowns'),
     h('div', { class: 'grid three' }, shown.map(([f, report]) => breakdown(f, report, state))),
   ];
