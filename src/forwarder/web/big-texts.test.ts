@@ -262,11 +262,21 @@ describe('a session whose title, cwd, system prompt and attributes are far past 
       assert.ok(r.body.rows.filter((x: ReportRow) => x.session_id !== big).every((x: ReportRow) => x.cut === undefined), path);
       assert.equal(r.body.stopped, undefined, path);
     }
+    // Trees the same (decision 0114): the big session is the first of its tree (its child is a branch of it).
+    for (const path of ['/api/trees?period=all&top=1000000', '/api/trees?period=all', '/api/report?period=all&by=tree&by=model&top=1000000']) {
+      const r = await api(path);
+      assert.equal(r.status, 200, path);
+      assert.ok(r.bytes < 20_000, `${path}: ${r.bytes} bytes`);
+      const row = r.body.rows.find((x: ReportRow) => x.tree === big);
+      assert.deepEqual([row.tree_title, row.cut], [cutTitle, { tree_title: { characters: t.title, bytes: t.title + 1 } }], path);
+      assert.ok(r.body.rows.filter((x: ReportRow) => x.tree !== big).every((x: ReportRow) => x.cut === undefined), path);
+    }
   });
 
   it('a list of sessions stops at its bytes: the rows a top of as many keeps, the rest summed into "other" as that top sums them', () => {
-    const strip = (rows: ReportRow[]) => rows.map(({ title, cut, ...r }) => ({ ...r, title: typeof title === 'string' ? [...title].slice(0, TITLE_CAP).join('') : title }));
-    for (const by of [['session'], ['session', 'model']]) {
+    const first = (title: unknown) => (typeof title === 'string' ? [...title].slice(0, TITLE_CAP).join('') : title);
+    const strip = (rows: ReportRow[]) => rows.map(({ title, tree_title, cut, ...r }) => ({ ...r, title: first(title), tree_title: first(tree_title) }));
+    for (const by of [['session'], ['session', 'model'], ['tree']]) {
       const all = usageReport(app.db, { by, top: 1000 }).rows;
       const bounded = usageReport(app.db, { by, top: 1000, bounds: { titleCharacters: TITLE_CAP, bytes: 1500 } });
       const kept = bounded.stopped!.rows;
