@@ -86,7 +86,7 @@ function messageNode(m, where, limit) {
   });
   if (cut.tool_calls && cut.tool_calls.calls > cut.tool_calls.shown) {
     body.push(h('p', { class: 'cut', dataset: { field: 'tool_calls' } },
-      `Cut: ${count(cut.tool_calls.calls - cut.tool_calls.shown)} more tool calls are not listed. `,
+      `Cut: ${count(cut.tool_calls.calls - cut.tool_calls.shown)} more ${cut.tool_calls.calls - cut.tool_calls.shown === 1 ? 'tool call is' : 'tool calls are'} not listed. `,
       h('a', { href: textHref(where, m.seq, 'tool_calls'), target: '_blank', rel: 'noopener', class: 'show-all' }, `Show all the calls' JSON (${size(cut.tool_calls.bytes)})`)));
   }
   return h('li', { class: `msg${m.bookkeeping ? ' bookkeeping' : ''}${m.compacted ? ' compacted' : ''}`, dataset: { seq: String(m.seq), role: m.role, kind: m.kind } }, head, body);
@@ -114,7 +114,7 @@ function lineageUsage(l, own) {
   if (!l) return null;
   const n = `${count(l.descendants)}${l.more ? '+' : ''} ${l.descendants === 1 && !l.more ? 'descendant' : 'descendants'}`;
   return h('p', { class: 'lineage-usage', dataset: { figure: 'lineage_cost_usd', value: String(l.totals.cost_usd) } },
-    `With its ${n}: ${cost(l.totals.cost_usd)}, ${count(l.totals.api_calls)} API calls, ${count(l.totals.input_tokens)} input and ${count(l.totals.output_tokens)} output tokens; this session alone ${cost(own.cost_usd)}.`
+    `With its ${n}: ${cost(l.totals.cost_usd)}, ${count(l.totals.api_calls)} ${l.totals.api_calls === 1 ? 'API call' : 'API calls'}, ${count(l.totals.input_tokens)} input and ${count(l.totals.output_tokens)} output ${l.totals.output_tokens === 1 ? 'token' : 'tokens'}; this session alone ${cost(own.cost_usd)}.`
     + (l.more ? ` Only the first ${count(l.descendants)} descendants are counted.` : ''));
 }
 
