@@ -210,7 +210,7 @@ const LEDGER_KEYS: DatasetColumn[] = [
 export const USAGE_LEDGER: DatasetTable = {
   name: 'usage_ledger',
   since: 3,
-  doc: 'The usage ledger (decision 0031): every token and dollar Hermes recorded, once, by cell of time (local and UTC day), model, route, task and session. The main loop is the session\'s counters (`sessions`), split by its `session_model_usage` main rows (`basis` `route`) with the rest on the session\'s own model (`session`); auxiliary tasks (`auxiliary`) are added on top; each amount is laid along the days `session_daily_usage` names and the cells its messages were written in. So SUM over any grouping of it equals SUM over `sessions` plus the auxiliary rows of `model_usage`, for every counter and both costs, open sessions included. A session with no usage at all has one empty row (`none`) where it was last active. Rebuilt for a session from the dataset\'s own tables whenever the session is written.',
+  doc: 'The usage ledger (decision 0031): every token and dollar Hermes recorded, once, by cell of time (local and UTC day), model, route, task and session. The main loop is the session\'s counters (`sessions`), split by its `session_model_usage` main rows (`basis` `route`) with the rest on the session\'s own model (`session`); auxiliary tasks (`auxiliary`) are added on top. Where newer Hermes recorded its calls (`session_model_usage_events`, kept as `call_usage`), what they recorded is placed at their hours, on their routes; the rest of each amount is laid along the days `session_daily_usage` names and the cells its messages were written in. So SUM over any grouping of it equals SUM over `sessions` plus the auxiliary rows of `model_usage`, for every counter and both costs, open sessions included. A session with no usage at all has one empty row (`none`) where it was last active. Rebuilt for a session from the dataset\'s own tables whenever the session is written.',
   // Clustered by time: a report's window reads one stretch of the table; a session's rows are found by the index.
   primaryKey: ['at', 'store', 'session_id', 'task', 'basis', 'model', 'provider_key'],
   withoutRowid: true,
@@ -369,6 +369,28 @@ export const SESSION_ACTIVITY: DatasetTable = {
   ],
 };
 
+export const CALL_USAGE: DatasetTable = {
+  name: 'call_usage',
+  internal: true,
+  since: 14,
+  doc: 'Newer Hermes\'s per-call usage (`session_model_usage_events`, one row per API call with its time; decision 0112), summed per session, quarter of an hour, route and task, where the store has that table: what the usage ledger places usage in time by. Replaced with the session\'s `daily_usage` rows.',
+  primaryKey: ['store', 'session_id', 'quarter', 'task', 'model', 'provider_key'],
+  withoutRowid: true,
+  columns: [
+    c('store', 'TEXT', 'The state.db.', true),
+    c('session_id', 'TEXT', 'Session.', true),
+    c('quarter', 'INTEGER', '`recorded_at / 900`, rounded down.', true),
+    c('model', 'TEXT', 'Model of the calls, as in `model_usage`.', true),
+    c('provider_key', 'TEXT', 'Route key, as in `model_usage` (the calls of a route share its row\'s key).', true),
+    c('task', 'TEXT', 'Hermes\'s task (empty: the main loop).', true),
+    c('calls', 'INTEGER', 'Hermes rows summed here.', true),
+    c('api_call_count', 'INTEGER', 'API calls they record.', true),
+    ...COUNTERS.slice(0, 5),
+    c('estimated_cost_usd', 'REAL', 'Estimated cost in US dollars.', true),
+    c('actual_cost_usd', 'REAL', 'Billed cost in US dollars (0 where Hermes recorded none).', true),
+  ],
+};
+
 export const TOOL_ACTIVITY: DatasetTable = {
   name: 'tool_activity',
   internal: true,
@@ -467,7 +489,7 @@ export const CHANGE_LOG: DatasetTable = {
 };
 
 /** Every table, forwarded data first. */
-export const DATASET_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PARTS, MODEL_USAGE, USAGE_EVENTS, DAILY_USAGE, USAGE_LEDGER, TOOL_USAGE, DELEGATIONS, ROW_ISSUES, STORES, BACKFILL_UNREAD, CURSORS, QUARANTINE, SESSION_ACTIVITY, TOOL_ACTIVITY, DATASET_META, REMOTE_SINKS, CHANGE_LOG, TOOL_CALLS, ROW_COUNTS];
+export const DATASET_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PARTS, MODEL_USAGE, USAGE_EVENTS, DAILY_USAGE, USAGE_LEDGER, TOOL_USAGE, DELEGATIONS, ROW_ISSUES, STORES, BACKFILL_UNREAD, CURSORS, QUARANTINE, SESSION_ACTIVITY, TOOL_ACTIVITY, DATASET_META, REMOTE_SINKS, CHANGE_LOG, TOOL_CALLS, ROW_COUNTS, CALL_USAGE];
 
 /**
  * The dataset's schema version: bump it with a migration in sinks/sqlite/dataset.ts (and `since` on new tables).
@@ -477,8 +499,9 @@ export const DATASET_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PART
  * messages.attributes (decision 0050); 8: delegations and stores.delegation_marks (decision 0054); 9: stores.hermes_home;
  * 10: stores.unread (decision 0062); 11: tool_calls and row_counts, kept by the writer (decision 0069); 12: row_issues
  * shipped to remote sinks (its change-log triggers; decision 0092); 13: backfill_unread, what windowed backfills left unread,
- * kept from stores.unread and shipped (decision 0102).
+ * kept from stores.unread and shipped (decision 0102); 14: call_usage, newer Hermes's per-call usage by quarter hour,
+ * which the ledger places usage in time by (decision 0112).
  */
-export const DATASET_VERSION = 13;
+export const DATASET_VERSION = 14;
 
 export type RecordOf = Record<string, unknown>;

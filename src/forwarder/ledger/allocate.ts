@@ -1,5 +1,5 @@
 // The usage ledger's attribution rules (decision 0031): one session's counters, its session_model_usage rows, its
-// session_daily_usage rows and when its messages were written → ledger rows by cell (UTC hour cut at local
+// session_daily_usage rows, newer Hermes's per-call usage (decision 0112) and when its messages were written → ledger rows by cell (UTC hour cut at local
 // midnight), model, route and task, adding up exactly to its counters plus its auxiliary rows. Pure: the same input
 // gives the same rows; every amount is split in whole units (tokens, calls, 1e-10 dollars), so nothing is lost to
 // rounding and nothing is counted twice.
@@ -57,6 +57,17 @@ export interface LedgerDay extends Readonly<Record<string, unknown>> {
   day: string;
 }
 
+/**
+ * Newer Hermes's calls of one route and task in one quarter of an hour (a `call_usage` row: the session's
+ * `session_model_usage_events` summed; decision 0112), keyed as its `model_usage` row.
+ */
+export interface LedgerCall extends Readonly<Record<string, unknown>> {
+  quarter: number;
+  model: string;
+  provider_key: string;
+  task: string;
+}
+
 /** Messages of the session written in one quarter of an hour (epoch seconds / 900), assistant ones apart. */
 export interface Activity {
   quarter: number;
@@ -76,6 +87,8 @@ export interface LedgerInput {
   session: LedgerSession;
   routes: readonly LedgerRoute[];
   days: readonly LedgerDay[];
+  /** Per-call usage by quarter hour (stores written by newer Hermes; absent or empty elsewhere). */
+  calls?: readonly LedgerCall[];
   activity: readonly Activity[];
   tools?: readonly ToolActivity[];
   zone: Zone;
@@ -240,6 +253,33 @@ export function allocateSession(input: LedgerInput): { usage: RecordOf[]; tools:
   // Each Hermes day's cells (none: its local noon), and every cell (none: the last activity), planned once.
   const dayPlans = days.map((d) => plan(slots.filter((x) => x.cell.day === d.day), () => cellAt(zone.timeOf(d.day, 12))));
   const everyCell = plan(slots, () => cellAt(lastActivity));
+  // Newer Hermes's calls (decision 0112), each at its quarter's cell: main-loop calls on the route whose model_usage
+  // row they are part of (none: the session's own), auxiliary ones with their task's row (none: not in the totals,
+  // so not counted). Their amounts are laid first; only what they do not cover follows the rules below.
+  const routeKey = (task: string, model: string, providerKey: string) => `${task}\u0000${model}\u0000${providerKey}`;
+  const mainIndex = new Map(main.map((x, i) => [routeKey(x.r.task, x.r.model, x.r.provider_key), i] as const));
+  const auxIndex = new Map(aux.map((x, k) => [routeKey(x.r.task, x.r.model, x.r.provider_key), k] as const));
+  const mainCalls: { route: number; cell: number; row: LedgerCall }[] = [];
+  const auxCalls = aux.map((): { cell: number; row: LedgerCall }[] => []);
+  for (const c of input.calls ?? []) {
+    if (!validEpoch(c.quarter * QUARTER)) continue;
+    const key = routeKey(c.task, c.model, c.provider_key);
+    if (inSessionTotals(c.task) || c.task === MAIN_TASK) mainCalls.push({ route: mainIndex.get(key) ?? main.length, cell: cellIndex(zone.cellOf(c.quarter)), row: c });
+    else {
+      const k = auxIndex.get(key);
+      if (k !== undefined) auxCalls[k]!.push({ cell: cellIndex(zone.cellOf(c.quarter)), row: c });
+    }
+  }
+  /** Lays what `calls` recorded of `measure`, scaled down to `amount` when more, through `put`; returns the amount laid. */
+  const layCalls = <T extends { cell: number; row: LedgerCall }>(calls: readonly T[], measure: Measure, amount: number, put: (x: T, units: number) => void): number => {
+    if (calls.length === 0 || amount <= 0) return 0;
+    const recorded = calls.map((x) => units(x.row, measure));
+    const sum = recorded.reduce((a, b) => a + b, 0);
+    if (sum === 0) return 0;
+    const parts = sum > amount ? split(amount, recorded) : recorded;
+    parts.forEach((u, i) => u > 0 && put(calls[i]!, u));
+    return Math.min(sum, amount);
+  };
   const order = cells.map((_, i) => i).sort((a, b) => cells[a]!.at - cells[b]!.at);
   // amounts[route × cells + cell][measure], in whole units.
   const amounts = new Map<number, number[]>();
@@ -251,15 +291,28 @@ export function allocateSession(input: LedgerInput): { usage: RecordOf[]; tools:
     a[m]! += amount;
   };
 
-  // 1. The main loop: the session's counters, split by route and the rest to the session's own model; laid along
-  //    time by session_daily_usage and the cells its messages were written in; routes take the timeline in order.
+  // 1. The main loop: the session's counters. What newer Hermes's calls recorded goes where and when they happened (on
+  //    their routes, at their cells; more than the counters: scaled down). The rest is split by route (what each
+  //    route's row recorded beyond its calls) and the rest of that to the session's own model; laid along time by
+  //    session_daily_usage and the cells its messages were written in; routes take the timeline in order.
   let estimateByRoute: number[] = [];
   const inTime = new Array<number>(cells.length);
+  const fromCalls = new Array<number>(main.length + 1);
   MEASURES.forEach((measure, m) => {
-    const total = measure === 'actual_cost_usd' && s.actual_cost_usd === null ? 0 : units(s, measure);
-    if (total === 0) return;
-    // By route: what each route recorded; more than the counters hold is scaled down to them, the rest is the session's.
-    const recorded = main.map((x) => units(x.r, measure));
+    const whole = measure === 'actual_cost_usd' && s.actual_cost_usd === null ? 0 : units(s, measure);
+    if (whole === 0) return;
+    fromCalls.fill(0);
+    const total = whole - layCalls(mainCalls, measure, whole, (x, u) => {
+      add(x.route, x.cell, m, u);
+      fromCalls[x.route]! += u;
+    });
+    if (total === 0) {
+      if (measure === 'estimated_cost_usd') estimateByRoute = [];
+      return;
+    }
+    // By route: what each route recorded (beyond its calls laid above); more than the counters hold is scaled down to
+    // them, the rest is the session's.
+    const recorded = main.map((x, i) => Math.max(0, units(x.r, measure) - fromCalls[i]!));
     const sum = recorded.reduce((a, b) => a + b, 0);
     let byRoute: number[];
     if (measure === 'actual_cost_usd' && sum === 0) {
@@ -291,13 +344,15 @@ export function allocateSession(input: LedgerInput): { usage: RecordOf[]; tools:
     });
   });
 
-  // 2. Auxiliary tasks (never in the session's counters): each row over the cells between its first and last call.
+  // 2. Auxiliary tasks (never in the session's counters): each row at its calls' cells where newer Hermes recorded
+  //    them (decision 0112), the rest over the cells between its first and last call.
   aux.forEach(({ r, route, between }, k) => {
     const index = main.length + 1 + k;
     MEASURES.forEach((measure, m) => {
       if (measure === 'actual_cost_usd' && !route.actualRecorded) return;
       inTime.fill(0);
-      spread(units(r, measure), between, inTime);
+      const amount = units(r, measure);
+      spread(amount - layCalls(auxCalls[k]!, measure, amount, (x, u) => { inTime[x.cell]! += u; }), between, inTime);
       for (let c = 0; c < cells.length; c++) add(index, c, m, inTime[c]!);
     });
   });

@@ -40,7 +40,7 @@ export function* readInChunks(reader: StoreReader, id: string, prior: Prior | nu
       const whole = wholeSessionOf(runsOf(reader, id, chunk));
       const base: Base = {
         store: ctx.ref.path, profile: ctx.ref.profile, hermesHome: ctx.ref.hermesHome, session, modelUsage: reader.modelUsage(id),
-        parents: reader.parents(session), systemPrompt: reader.systemPrompt(session), dailyUsage: reader.dailyUsage(id),
+        parents: reader.parents(session), systemPrompt: reader.systemPrompt(session), dailyUsage: reader.dailyUsage(id), usageCalls: reader.usageCalls(id),
         redact: ctx.redact, origin: ctx.origin, whole, ledger: prior?.ledger ?? null,
       };
       const t = prior?.tail;

@@ -62,7 +62,7 @@ export function readSession(reader: StoreReader, id: string, prior: Prior | null
       if (!session) return null;
       const input = {
         store: ctx.ref.path, profile: ctx.ref.profile, hermesHome: ctx.ref.hermesHome, session, modelUsage: reader.modelUsage(id),
-        parents: reader.parents(session), systemPrompt: reader.systemPrompt(session), dailyUsage: reader.dailyUsage(id),
+        parents: reader.parents(session), systemPrompt: reader.systemPrompt(session), dailyUsage: reader.dailyUsage(id), usageCalls: reader.usageCalls(id),
         ledger: prior?.ledger ?? null, redact: ctx.redact, origin: ctx.origin, tail: prior?.tail ?? null,
       };
       const tail = prior?.tail;

@@ -29,6 +29,8 @@ export interface ProjectInput {
   systemPrompt: string | null;
   /** `session_daily_usage` rows of the session (empty when the store has no such table). */
   dailyUsage?: readonly Row[];
+  /** Newer Hermes's per-call usage summed per quarter hour and route (reader usageCalls; empty when the store has none). */
+  usageCalls?: readonly Row[];
   /** What the usage ledger last saw of this session (null: nothing yet). */
   ledger?: Ledger | null;
   redact: boolean;
@@ -55,6 +57,8 @@ export interface Projection {
   modelUsage: RecordOf[];
   issues: RecordOf[];
   dailyUsage: RecordOf[];
+  /** `call_usage` rows, replaced with `dailyUsage` (delta `daily`). */
+  usageCalls?: RecordOf[];
   /** The ledger's event for what changed since `ledger` (null when nothing did), and the ledger's next state. */
   usageEvent: RecordOf | null;
   ledger: Ledger;
@@ -156,6 +160,7 @@ function project(input: ProjectInput, appended: boolean): Projection | null {
     store, session_id: sessionId, day: str(d.day) ?? '', api_call_count: count(d.api_call_count),
     ...Object.fromEntries(COUNTERS.map((k) => [k, count(d[k])])), estimated_cost_usd: numOrNull(d.estimated_cost_usd), actual_cost_usd: numOrNull(d.actual_cost_usd),
   }));
+  const usageCalls = callUsageRecords(store, sessionId, input.modelUsage, modelUsage, input.usageCalls ?? []);
   const { event: usageEventRecord, next: ledger } = usageEvent(input.ledger ?? null, s, {
     store, sessionId, observedAt: activity, model: str(s.model), provider, costStatus: str(s.cost_status),
     costSource: str(s.cost_source), billingMode: str(s.billing_mode), origin: input.origin,
@@ -164,7 +169,7 @@ function project(input: ProjectInput, appended: boolean): Projection | null {
   // The delta against the rows written with `previous`: each session-level set only when it changed.
   const sessionLevel = issueRecords(store, sessionId, sessionIssues);
   const messageLevel = issueRecords(store, sessionId, normalized.issues);
-  const digests = { end: end === null ? null : digest(end), usage: digest(modelUsage), daily: digest(dailyUsage), notes: digest(sessionLevel) };
+  const digests = { end: end === null ? null : digest(end), usage: digest(modelUsage), daily: digest(usageCalls.length > 0 ? [...dailyUsage, ...usageCalls] : dailyUsage), notes: digest(sessionLevel) };
   let delta: SessionDelta;
   let messages = transcript.messages;
   let parts = transcript.parts;
@@ -195,7 +200,7 @@ function project(input: ProjectInput, appended: boolean): Projection | null {
   const edits = editsDigest(input.messages, from ? from.edits : undefined);
   const tail: Tail = { v: TAIL_VERSION, redact: input.redact, startedAt: startedRaw, models, rows: normalized.carry, ...t, ...digests, edits };
   return {
-    session, messages, parts, modelUsage, issues, dailyUsage, usageEvent: usageEventRecord, ledger,
+    session, messages, parts, modelUsage, issues, dailyUsage, usageCalls, usageEvent: usageEventRecord, ledger,
     usageMark: usageMarkOf(input.modelUsage), scopes, maxMessageId: normalized.carry.maxMessageId, delta, tail,
     ...(input.probes ? { probed: transcript.hashes } : {}),
   };
@@ -261,6 +266,37 @@ export function modelUsageRecords(store: string, sessionId: string, rows: readon
 }
 
 /** One session_model_usage row; `in_session_totals` says whether Hermes also counted it on the session row. */
+const COUNTED = ['api_call_count', ...COUNTERS, 'estimated_cost_usd', 'actual_cost_usd'] as const;
+const rawRoute = (u: Row) => [u.model, u.billing_provider, u.billing_base_url, u.billing_mode, u.task].map((v) => str(v) ?? '').join('\u0000');
+
+/**
+ * A session's per-call usage sums (reader usageCalls) as `call_usage` rows: each under the key its route's
+ * `model_usage` row has (Hermes writes both with the same route), else the key that row would have; rows that share
+ * a key (base URLs that differ only where the key does not show) are added together.
+ */
+export function callUsageRecords(store: string, sessionId: string, hermesRoutes: readonly Row[], routes: readonly RecordOf[], calls: readonly Row[]): RecordOf[] {
+  if (calls.length === 0) return [];
+  const keyOf = new Map(hermesRoutes.map((u, i) => [rawRoute({ ...u, task: u.task ?? '' }), routes[i]!.provider_key]));
+  const out = new Map<string, RecordOf>();
+  for (const u of calls) {
+    const model = str(u.model) ?? '';
+    const task = str(u.task) ?? '';
+    const providerKey = keyOf.get(rawRoute(u)) ?? [str(u.billing_provider) ?? '', routeKey(u.billing_base_url), str(u.billing_mode) ?? ''].join('|');
+    const key = `${String(u.quarter)}\u0000${task}\u0000${model}\u0000${String(providerKey)}`;
+    const row = out.get(key);
+    if (row) {
+      row.calls = (row.calls as number) + count(u.calls);
+      for (const k of COUNTED) row[k] = (row[k] as number) + (numOrNull(u[k]) ?? 0);
+    } else {
+      out.set(key, {
+        store, session_id: sessionId, quarter: u.quarter, model, provider_key: providerKey, task, calls: count(u.calls),
+        ...Object.fromEntries(COUNTED.map((k) => [k, numOrNull(u[k]) ?? 0])),
+      });
+    }
+  }
+  return [...out.values()];
+}
+
 export function modelUsageRecord(store: string, sessionId: string, u: Row): RecordOf {
   const task = str(u.task) ?? '';
   return {

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type { Db } from '../../shared/sqlite.js';
 import { anyReplacement, DELEGATION_TEXT_COLUMNS, EDITED_COLUMNS, EPOCH_MAX, EPOCH_MIN, identityKey, INVALID_UTF8, MESSAGE_TEXT_COLUMNS, SESSION_EXTRA_COLUMNS, SESSION_TEXT_COLUMNS, usageMark, usageMarkSql, validEpoch, type RowsCarry } from '../normalize/index.js';
+import { USAGE_EVENTS_TABLE } from '../../state-db/schema/usage-events.js';
 import { BUSY_TIMEOUT_MS, LOCK_SLICE_MS, retrying } from './connection.js';
 import { DELEGATION_MARK_COLUMNS, DELEGATION_READ_COLUMNS, introspect, MESSAGE_READ_COLUMNS, MODEL_USAGE_COLUMNS, selectList, SESSION_COLUMNS } from './columns.js';
 
@@ -112,6 +113,7 @@ export class StoreReader {
   #waitShort: { run(): unknown } | null = null;
   #waitLong: { run(): unknown } | null = null;
   #daily: ReturnType<Db['prepare']> | null = null;
+  #calls: ReturnType<Db['prepare']> | null = null;
   #prompt: ReturnType<Db['prepare']> | null = null;
   readonly #prompts = new Map<string, string | null>();
 
@@ -428,6 +430,17 @@ export class StoreReader {
     return this.#daily.all(id) as Row[];
   }
 
+  /**
+   * Newer Hermes's per-call usage (`session_model_usage_events`, decision 0112), summed per quarter hour, route and
+   * task (empty when the store has no such table). Each call's counters count as 0 when negative or not numbers, as
+   * the ledger clamps them; a call without a plausible time is left out (its usage is placed as uncovered usage is).
+   */
+  usageCalls(id: string): Row[] {
+    if (!this.has(USAGE_EVENTS_TABLE) || !this.has(USAGE_EVENTS_TABLE, 'session_id') || !this.has(USAGE_EVENTS_TABLE, 'recorded_at')) return [];
+    this.#calls ??= this.db.prepare(usageCallsSql(this.columns.get(USAGE_EVENTS_TABLE)!));
+    return this.#calls.all(id) as Row[];
+  }
+
   /** The session's system prompt: inline when present, else joined from `system_prompts` (v25+). */
   systemPrompt(session: Row): string | null {
     if (typeof session.system_prompt === 'string' && session.system_prompt !== '') return session.system_prompt;
@@ -520,4 +533,17 @@ export class StoreReader {
       if (this.db.inTransaction) this.#commit!.run();
     }
   }
+}
+
+/** Route fields and counters of a per-call usage row, as usageCalls reads them. */
+const CALL_ROUTE = ['model', 'billing_provider', 'billing_base_url', 'billing_mode', 'task'] as const;
+const CALL_COUNTERS = ['api_call_count', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'estimated_cost_usd', 'actual_cost_usd'] as const;
+
+/** The per-quarter sums of one session's calls, for the columns this store's table has. */
+function usageCallsSql(have: Set<string>): string {
+  const route = CALL_ROUTE.map((c) => (have.has(c) ? `COALESCE(CAST("${c}" AS TEXT), '') AS "${c}"` : `'' AS "${c}"`));
+  const sums = CALL_COUNTERS.map((c) => (have.has(c) ? `TOTAL(CASE WHEN typeof("${c}") IN ('integer', 'real') AND "${c}" > 0 THEN "${c}" ELSE 0 END) AS "${c}"` : `0 AS "${c}"`));
+  return `SELECT CAST(recorded_at / 900 AS INTEGER) AS quarter, ${route.join(', ')}, COUNT(*) AS calls, ${sums.join(', ')}
+    FROM ${USAGE_EVENTS_TABLE} WHERE session_id = ? AND typeof(recorded_at) IN ('integer', 'real') AND recorded_at BETWEEN ${EPOCH_MIN} AND ${EPOCH_MAX}
+    GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`;
 }

@@ -1,6 +1,7 @@
 // Token accounting (spec state-db §8): update_token_counts in delta and absolute modes, session_model_usage
 // upserts per route and task, record_auxiliary_usage, and the post-v30 session_daily_usage ledger.
 import type { StateDbWriter } from './index.js';
+import { USAGE_EVENTS_TABLE } from '../schema/usage-events.js';
 import { COUNTERS, type Usage } from './types.js';
 
 const n = (v: number | undefined | null) => v ?? 0;
@@ -146,6 +147,18 @@ function upsertModelUsage(w: StateDbWriter, sessionId: string, u: Usage, task: s
     last_seen = excluded.last_seen`;
   });
   stmt.run(keys.map((k) => row[k]));
+  addUsageEvent(w, row);
+}
+
+/**
+ * Newer Hermes's per-call row (decision 0112): where the store has `session_model_usage_events`, each upsert above
+ * also records the call with its time, on the same route and task.
+ */
+function addUsageEvent(w: StateDbWriter, row: Record<string, unknown>): void {
+  if (!w.has(USAGE_EVENTS_TABLE)) return;
+  const cols = ['session_id', 'model', 'billing_provider', 'billing_base_url', 'billing_mode', 'task', 'api_call_count', ...COUNTERS, 'estimated_cost_usd', 'actual_cost_usd', 'cost_status', 'cost_source'] as const;
+  w.prepared('\0usage event', () => `INSERT INTO ${USAGE_EVENTS_TABLE} (recorded_at, ${cols.join(', ')}) VALUES (?, ${cols.map(() => '?').join(', ')})`)
+    .run(row.last_seen, ...cols.map((c) => row[c] ?? (c === 'task' ? '' : null)));
 }
 
 function addDailyUsage(w: StateDbWriter, sessionId: string, u: Usage, calls: number): void {

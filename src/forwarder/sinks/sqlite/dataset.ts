@@ -14,6 +14,7 @@ import { keepBackfillUnread } from './backfill-unread.js';
 import { recomputeToolCalls, TOOL_CALL_SCHEMA } from './tool-calls.js';
 import { seedChangeLog, shipExistingTable, updateTriggers } from '../remote/changelog.js';
 import { REMOVED } from '../sink.js';
+import { IGNORED } from '../../pipeline/cursor-marks.js';
 import { makeDirs } from '../../../shared/dirs.js';
 import { liveBuilds } from './build-files.js';
 
@@ -130,6 +131,13 @@ const MIGRATIONS: ((db: Db, options: DatasetOptions) => void)[] = [
     createTables(db, 13);
     keepBackfillUnread(db);
     shipExistingTable(db, 'backfill_unread');
+  },
+  // 14 (decision 0112): call_usage, newer Hermes's per-call usage, kept with each session's daily_usage. Every session
+  // is read again on the next pass (its tail is kept, so only what changed is written): one from a store that has
+  // the per-call table gets its rows, and its ledger is placed in time by them.
+  (db) => {
+    createTables(db, 14);
+    db.exec(`UPDATE session_cursors SET fingerprint = '' WHERE fingerprint != '${REMOVED}' AND fingerprint NOT LIKE '${IGNORED}%'`);
   },
 ];
 

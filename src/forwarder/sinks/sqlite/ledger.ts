@@ -1,16 +1,16 @@
 // Keeps `usage_ledger` and `tool_usage` (decision 0031): when a session is written, its rows are rebuilt in the
-// same transaction from the dataset's own tables — its `sessions` row, `model_usage`, `daily_usage` and the activity
+// same transaction from the dataset's own tables — its `sessions` row, `model_usage`, `daily_usage`, `call_usage` and the activity
 // the triggers keep (activity.ts) — never from Hermes's store, so they stay exact however the session's messages got
 // there. A change of the ledger's time zone (or of its rules) rebuilds every session's rows once.
 import { hasTable, type Db } from '../../../shared/sqlite.js';
 import { DATASET_META, TOOL_USAGE, USAGE_LEDGER, type RecordOf } from '../../dataset/columns.js';
-import { allocateSession, type Activity, type LedgerDay, type LedgerRoute, type LedgerSession, type ToolActivity } from '../../ledger/allocate.js';
+import { allocateSession, type Activity, type LedgerCall, type LedgerDay, type LedgerRoute, type LedgerSession, type ToolActivity } from '../../ledger/allocate.js';
 import { Zone } from '../../ledger/zone.js';
 import { rowInserter } from './insert.js';
 import { RowCounts } from './row-counts.js';
 
 /** Bump when the attribution rules change: datasets built with older rules are rebuilt when next opened for writing. */
-export const LEDGER_RULES = '4';
+export const LEDGER_RULES = '5';
 
 const COUNTER_COLUMNS = 'api_call_count, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated_cost_usd, actual_cost_usd';
 
@@ -26,7 +26,7 @@ export function datasetSetting(db: Db, key: string): string | null {
 export class LedgerWriter {
   readonly db: Db;
   readonly zone: Zone;
-  readonly #read: { session: Stmt; routes: Stmt; days: Stmt; activity: Stmt; tools: Stmt };
+  readonly #read: { session: Stmt; routes: Stmt; days: Stmt; calls: Stmt; activity: Stmt; tools: Stmt };
   readonly #drop: { usage: Stmt; tools: Stmt };
   readonly #put: { usage: (rows: readonly RecordOf[]) => void; tools: (rows: readonly RecordOf[]) => void };
   readonly #counts: RowCounts;
@@ -41,6 +41,7 @@ export class LedgerWriter {
       session: db.prepare(`SELECT store, session_id, profile, source, model, provider, billing_mode, cwd, git_repo_root, started_at, last_activity_at, ${COUNTER_COLUMNS} FROM sessions ${where}`),
       routes: db.prepare(`SELECT session_id, model, provider_key, provider, billing_mode, task, ${COUNTER_COLUMNS}, cost_status, first_seen, last_seen FROM model_usage ${where}`),
       days: db.prepare(`SELECT session_id, day, ${COUNTER_COLUMNS} FROM daily_usage ${where}`),
+      calls: db.prepare(`SELECT session_id, quarter, model, provider_key, task, ${COUNTER_COLUMNS} FROM call_usage ${where}`),
       activity: db.prepare(`SELECT session_id, quarter, messages, assistant FROM session_activity ${where}`),
       tools: db.prepare(`SELECT session_id, quarter, tool_name, calls, errors FROM tool_activity ${where}`),
     };
@@ -67,6 +68,7 @@ export class LedgerWriter {
     };
     const routes = bySession(this.#read.routes.all(store, ids) as (LedgerRoute & { session_id: string })[]);
     const days = bySession(this.#read.days.all(store, ids) as (LedgerDay & { session_id: string })[]);
+    const calls = bySession(this.#read.calls.all(store, ids) as (LedgerCall & { session_id: string })[]);
     const activity = bySession(this.#read.activity.all(store, ids) as (Activity & { session_id: string })[]);
     const tools = bySession(this.#read.tools.all(store, ids) as (ToolActivity & { session_id: string })[]);
     const usage: RecordOf[] = [];
@@ -74,7 +76,7 @@ export class LedgerWriter {
     for (const session of this.#read.session.all(store, ids) as LedgerSession[]) {
       const id = session.session_id;
       const out = allocateSession({
-        session, zone: this.zone, routes: routes.get(id) ?? [], days: days.get(id) ?? [], activity: activity.get(id) ?? [], tools: tools.get(id) ?? [],
+        session, zone: this.zone, routes: routes.get(id) ?? [], days: days.get(id) ?? [], calls: calls.get(id) ?? [], activity: activity.get(id) ?? [], tools: tools.get(id) ?? [],
       });
       usage.push(...out.usage);
       toolRows.push(...out.tools);

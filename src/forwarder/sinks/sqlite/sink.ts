@@ -4,7 +4,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { endianness } from 'node:os';
 import type { Db } from '../../../shared/sqlite.js';
 import { KEEP_BACKFILL_UNREAD } from './backfill-unread.js';
-import { CURSORS, DAILY_USAGE, DATASET_META, DELEGATIONS, MESSAGES, MODEL_USAGE, PARTS, QUARANTINE, ROW_ISSUES, SESSIONS, STORES, USAGE_EVENTS, type DatasetTable, type RecordOf } from '../../dataset/columns.js';
+import { CALL_USAGE, CURSORS, DAILY_USAGE, DATASET_META, DELEGATIONS, MESSAGES, MODEL_USAGE, PARTS, QUARANTINE, ROW_ISSUES, SESSIONS, STORES, USAGE_EVENTS, type DatasetTable, type RecordOf } from '../../dataset/columns.js';
 import type { Ledger, Tail } from '../../projector/index.js';
 import { InsertedActivity } from './activity.js';
 import { CursorMoved, NOTHING_WRITTEN, REMOVED, type Batch, type Cursors, type DelegationChanges, type Rows, type SessionCursor, type SessionWrite, type Sink, type Written } from '../sink.js';
@@ -79,7 +79,7 @@ export class SqliteSink implements Sink {
       session: inserter(db, SESSIONS, counts, 'INSERT OR REPLACE'),
       usage: inserter(db, MODEL_USAGE, counts), issue: inserter(db, ROW_ISSUES, counts, 'INSERT OR REPLACE'), store: inserter(db, STORES, counts, 'INSERT OR REPLACE'),
       cursor: inserter(db, CURSORS, counts, 'INSERT OR REPLACE'), quarantine: inserter(db, QUARANTINE, counts, 'INSERT OR REPLACE'),
-      event: inserter(db, USAGE_EVENTS, counts, 'INSERT OR IGNORE'), daily: inserter(db, DAILY_USAGE, counts),
+      event: inserter(db, USAGE_EVENTS, counts, 'INSERT OR IGNORE'), daily: inserter(db, DAILY_USAGE, counts), calls: inserter(db, CALL_USAGE, counts),
       delegation: inserter(db, DELEGATIONS, counts, 'INSERT OR REPLACE'),
     };
     this.#bulk = { messages: rowInserter(db, MESSAGES, counts), parts: rowInserter(db, PARTS, counts) };
@@ -88,7 +88,7 @@ export class SqliteSink implements Sink {
     this.#keepUnread = db.prepare(KEEP_BACKFILL_UNREAD);
     const del = (table: string) => db.prepare(`DELETE FROM "${table}" WHERE store = ? AND session_id = ?`);
     this.#del = {
-      messages: del('messages'), parts: del('parts'), usage: del('model_usage'), issues: del('row_issues'), daily: del('daily_usage'),
+      messages: del('messages'), parts: del('parts'), usage: del('model_usage'), issues: del('row_issues'), daily: del('daily_usage'), calls: del('call_usage'),
       events: del('usage_events'),
       session: del('sessions'), cursor: del('session_cursors'), quarantine: del('quarantine'),
       removed: db.prepare('UPDATE sessions SET removed_from_store = 1 WHERE store = ? AND session_id = ?'),
@@ -192,7 +192,7 @@ export class SqliteSink implements Sink {
     const d = this.#del;
     const p = w.projection;
     if (p === null) {
-      for (const t of ['messages', 'parts', 'usage', 'issues', 'daily', 'session', 'events'] as const) {
+      for (const t of ['messages', 'parts', 'usage', 'issues', 'daily', 'calls', 'session', 'events'] as const) {
         const n = d[t]!.run(key).changes;
         if (t === 'messages') written.messagesRemoved += n;
         if (t === 'parts') written.partsRemoved += n;
@@ -222,7 +222,10 @@ export class SqliteSink implements Sink {
       if (delta.replaceEnd) written.partsRemoved += d.partRange!.run(store, w.sessionId, ...prefixRange(`hermes-${w.sessionId}-session_end-`)).changes;
     }
     if (delta.usage) d.usage!.run(key);
-    if (delta.daily) d.daily!.run(key);
+    if (delta.daily) {
+      d.daily!.run(key);
+      d.calls!.run(key);
+    }
     if (delta.issues === 'all') d.issues!.run(key);
     else if (delta.issues === 'session') d.sessionIssues!.run(key);
     this.#put.session!({ ...p.session, policy: w.policy });
@@ -236,6 +239,7 @@ export class SqliteSink implements Sink {
     if (delta.usage) for (const u of p.modelUsage) this.#put.usage!(u);
     for (const i of p.issues) this.#put.issue!(i);
     if (delta.daily) for (const x of p.dailyUsage) this.#put.daily!(x);
+    if (delta.daily) for (const x of p.usageCalls ?? []) this.#put.calls!(x);
     if (p.usageEvent) this.#put.event!(p.usageEvent);
   }
 
