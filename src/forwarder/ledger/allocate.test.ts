@@ -205,13 +205,19 @@ test('property: any session, any zone — the rows add up to its counters plus i
   fc.assert(fc.property(
     fc.constantFrom(...ZONES), counters(50), time, fc.array(fc.record({ aux: fc.boolean(), model: fc.constantFrom('a', 'b', 'c'), first: time, c: counters(20) }), { maxLength: 5 }),
     fc.array(fc.record({ t: time, c: counters(30) }), { maxLength: 4 }), fc.array(fc.record({ t: time, messages: fc.integer({ min: 0, max: 5 }), assistant: fc.integer({ min: 0, max: 5 }) }), { maxLength: 8 }),
-    (zoneName, c, last, routeSpecs, daySpecs, acts) => {
+    // Newer Hermes's calls (decision 0112): on a route's key (by index), or on none (-1), at any time, any amounts.
+    fc.array(fc.record({ route: fc.integer({ min: -1, max: 4 }), t: fc.oneof(time, fc.constant(-5)), c: counters(20) }), { maxLength: 6 }),
+    (zoneName, c, last, routeSpecs, daySpecs, acts, callSpecs) => {
       const zone = new Zone(zoneName);
       const s = session({ ...c, last_activity_at: last });
       const routes = routeSpecs.map((r, i) => route(`${r.model}${i}`, r.aux ? 'vision' : '', r.first, { ...r.c, actual_cost_usd: r.c.actual_cost_usd ?? 0, estimated_cost_usd: r.c.estimated_cost_usd ?? 0 }));
       const days = daySpecs.map((d) => ({ day: zone.dayOf(d.t), ...d.c }));
       const activity = acts.map((a) => ({ quarter: q(a.t), messages: a.messages, assistant: Math.min(a.assistant, a.messages) }));
-      const { usage } = allocateSession({ zone, session: s, routes, days, activity });
+      const calls = callSpecs.map((x) => {
+        const r = routes[x.route];
+        return { quarter: q(x.t), model: r?.model ?? 'gpt-5', provider_key: r?.provider_key ?? '', task: r?.task ?? '', ...x.c };
+      });
+      const { usage } = allocateSession({ zone, session: s, routes, days, activity, calls });
       for (const m of MEASURES) {
         const main = m === 'actual_cost_usd' && s.actual_cost_usd === null ? 0 : units(s, m);
         const aux = routes.filter((r) => r.task !== '').reduce((t, r) => t + (m === 'actual_cost_usd' && units(r, m) === 0 ? 0 : units(r, m)), 0);
@@ -224,9 +230,9 @@ test('property: any session, any zone — the rows add up to its counters plus i
         assert.equal(r.cost_usd, r.actual_cost_usd ?? r.estimated_cost_usd);
         for (const m of MEASURES) assert.ok(r[m] === null || Number(r[m]) >= 0, `${m} >= 0`);
       }
-      // A route that fits in the counters keeps exactly what it recorded.
+      // A route that fits in the counters keeps exactly what it recorded (calls aside: random ones need not fit their rows).
       const main = routes.filter((r) => r.task === '');
-      if (main.reduce((t, r) => t + units(r, 'input_tokens'), 0) <= units(s, 'input_tokens')) {
+      if (calls.length === 0 && main.reduce((t, r) => t + units(r, 'input_tokens'), 0) <= units(s, 'input_tokens')) {
         for (const r of main) {
           const got = usage.filter((u) => u.basis === 'route' && u.provider_key === r.provider_key).reduce((t, u) => t + Number(u.input_tokens), 0);
           assert.equal(got, units(r, 'input_tokens'));
@@ -234,6 +240,108 @@ test('property: any session, any zone — the rows add up to its counters plus i
       }
     },
   ), { numRuns: 300 });
+});
+
+// Newer Hermes's per-call usage (decision 0112): the calls' hours and routes, the rest by the rules before.
+const H = (h: number) => T0 + h * 3600;
+const call = (t: number, model: string, task: string, extra: Record<string, unknown>) => ({
+  quarter: q(t), model, provider_key: `p|${model}|`, task, api_call_count: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0,
+  cache_write_tokens: 0, reasoning_tokens: 0, estimated_cost_usd: 0, actual_cost_usd: 0, ...extra,
+});
+const byCell = (usage: Record<string, unknown>[]) => pick(usage, ['at', 'model', 'task', 'basis', 'input_tokens', 'api_calls']).sort((a, b) => Number(a.at) - Number(b.at) || String(a.model).localeCompare(String(b.model)));
+
+test('calls that cover the counters place them at their hours, on their routes, not where the messages are', () => {
+  const input: LedgerInput = {
+    zone: new Zone('UTC'),
+    session: session({ input_tokens: 1000, api_call_count: 4, model: 'gpt-5' }),
+    routes: [route('claude', '', H(0), { input_tokens: 600, api_call_count: 3 }), route('gpt-5', '', H(2), { input_tokens: 400, api_call_count: 1 })],
+    days: [],
+    activity: [{ quarter: q(H(1)), messages: 6, assistant: 3 }],
+    calls: [call(H(0), 'claude', '', { input_tokens: 200, api_call_count: 1 }), call(H(0) + 900, 'claude', '', { input_tokens: 400, api_call_count: 2 }), call(H(2), 'gpt-5', '', { input_tokens: 400, api_call_count: 1 })],
+  };
+  assert.deepEqual(byCell(allocateSession(input).usage), [
+    { at: H(0), model: 'claude', task: 'main', basis: 'route', input_tokens: 600, api_calls: 3 },
+    { at: H(2), model: 'gpt-5', task: 'main', basis: 'route', input_tokens: 400, api_calls: 1 },
+  ]);
+  // Without them, both routes are where the messages are.
+  assert.deepEqual(byCell(allocateSession({ ...input, calls: [] }).usage).map((r) => r.at), [H(1), H(1)]);
+});
+
+test('calls that cover part of the counters place that part; the rest follows the messages and goes to the session\'s own model', () => {
+  const { usage } = allocateSession({
+    zone: new Zone('UTC'),
+    session: session({ input_tokens: 1000, api_call_count: 5 }),
+    routes: [route('gpt-5', '', H(3), { input_tokens: 400, api_call_count: 1 })],
+    days: [],
+    activity: [{ quarter: q(H(1)), messages: 2, assistant: 1 }],
+    calls: [call(H(3), 'gpt-5', '', { input_tokens: 400, api_call_count: 1 })],
+  });
+  assert.deepEqual(byCell(usage), [
+    { at: H(1), model: 'gpt-5', task: 'main', basis: 'session', input_tokens: 600, api_calls: 4 },
+    { at: H(3), model: 'gpt-5', task: 'main', basis: 'route', input_tokens: 400, api_calls: 1 },
+  ]);
+});
+
+test('calls that record more than the counters (absolute-mode increments the counters lost) are scaled down to them', () => {
+  const { usage } = allocateSession({
+    zone: new Zone('UTC'),
+    session: session({ input_tokens: 1000 }),
+    routes: [route('gpt-5', '', H(0), { input_tokens: 2000 })],
+    days: [],
+    activity: [{ quarter: q(H(1)), messages: 2, assistant: 1 }],
+    calls: [call(H(0), 'gpt-5', '', { input_tokens: 600 }), call(H(2), 'gpt-5', '', { input_tokens: 1400 })],
+  });
+  assert.deepEqual(byCell(usage), [
+    { at: H(0), model: 'gpt-5', task: 'main', basis: 'route', input_tokens: 300, api_calls: 0 },
+    { at: H(2), model: 'gpt-5', task: 'main', basis: 'route', input_tokens: 700, api_calls: 0 },
+  ]);
+});
+
+test('a session with calls but no messages is placed at its calls\' hours; a call on no recorded route goes to the session\'s own', () => {
+  const { usage } = allocateSession({
+    zone: new Zone('UTC'),
+    session: session({ input_tokens: 900, last_activity_at: H(5) }),
+    routes: [],
+    days: [],
+    activity: [],
+    calls: [call(H(2), 'other', '', { input_tokens: 300 }), call(H(4), 'gpt-5', '', { input_tokens: 600 })],
+  });
+  assert.deepEqual(byCell(usage), [
+    { at: H(2), model: 'gpt-5', task: 'main', basis: 'session', input_tokens: 300, api_calls: 0 },
+    { at: H(4), model: 'gpt-5', task: 'main', basis: 'session', input_tokens: 600, api_calls: 0 },
+  ]);
+});
+
+test('an upgraded store with days and calls: the calls place what they recorded, the days the rest (before the calls began)', () => {
+  const { usage } = allocateSession({
+    zone: new Zone('UTC'),
+    session: session({ input_tokens: 1000 }),
+    routes: [],
+    // Hermes's daily rows stopped with the upgrade; its calls started with it.
+    days: [{ day: '2026-06-30', input_tokens: 500 }],
+    activity: [{ quarter: q(H(0)), messages: 2, assistant: 1 }],
+    calls: [call(H(2), 'gpt-5', '', { input_tokens: 500 })],
+  });
+  assert.deepEqual(byCell(usage), [
+    { at: Date.UTC(2026, 5, 30, 12) / 1000, model: 'gpt-5', task: 'main', basis: 'session', input_tokens: 500, api_calls: 0 },
+    { at: H(2), model: 'gpt-5', task: 'main', basis: 'session', input_tokens: 500, api_calls: 0 },
+  ]);
+});
+
+test('an auxiliary row is placed at its calls\' hours; calls of a task with no row are not counted', () => {
+  const { usage } = allocateSession({
+    zone: new Zone('UTC'),
+    session: session(),
+    routes: [{ ...route('flash', 'vision', H(0), { input_tokens: 400, api_call_count: 2 }), last_seen: H(1) }],
+    days: [],
+    activity: [{ quarter: q(H(0)), messages: 2, assistant: 1 }, { quarter: q(H(1)), messages: 2, assistant: 1 }],
+    calls: [call(H(3), 'flash', 'vision', { input_tokens: 300, api_call_count: 1 }), call(H(3), 'flash', 'compression', { input_tokens: 5000, api_call_count: 1 })],
+  });
+  assert.deepEqual(byCell(usage), [
+    { at: H(0), model: 'flash', task: 'vision', basis: 'auxiliary', input_tokens: 50, api_calls: 1 },
+    { at: H(1), model: 'flash', task: 'vision', basis: 'auxiliary', input_tokens: 50, api_calls: 0 },
+    { at: H(3), model: 'flash', task: 'vision', basis: 'auxiliary', input_tokens: 300, api_calls: 1 },
+  ]);
 });
 
 test('a voice_chat row is main-loop usage already in the counters, not an auxiliary row on top (hermes_state_usage.py update_token_counts task)', () => {
