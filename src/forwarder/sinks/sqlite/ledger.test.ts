@@ -13,6 +13,7 @@ import { profileNames } from '../../../state-db/generate/index.js';
 import { createStore, LATEST_LEVEL } from '../../../state-db/schema/index.js';
 import { copyFixture, EARLY_FIXTURES, FIXTURES, tempDir } from '../../../state-db/testing/fixtures.js';
 import { generatedStore } from '../../../state-db/testing/generated.js';
+import { addUsageEvents } from '../../../state-db/schema/usage-events.js';
 import { StateDbWriter } from '../../../state-db/writer/index.js';
 import { forwarderRig, type Rig } from '../../testing/index.js';
 import { ledgerAgainstRebuild, ledgerDiscrepancies } from '../../testing/ledger.js';
@@ -269,8 +270,12 @@ test('property: random stores and random changes between ticks — the ledger ad
     fc.record({ kind: fc.constant('delete' as const), s: fc.nat(3) }),
     fc.record({ kind: fc.constant('tick' as const) }),
   );
-  fc.assert(fc.property(fc.constantFrom('UTC', 'Europe/Berlin', 'Asia/Kathmandu', 'America/New_York'), fc.array(op, { minLength: 1, maxLength: 14 }), (timeZone, ops) => {
-    live(({ w, clock, rig }) => {
+  // Newer Hermes's per-call table (decision 0112): never, or from some step on (an upgraded store: the calls before it
+  // have days or nothing, those after it a row each).
+  const eventsFrom = fc.oneof(fc.constant(null), fc.nat(14));
+  fc.assert(fc.property(fc.constantFrom('UTC', 'Europe/Berlin', 'Asia/Kathmandu', 'America/New_York'), fc.array(op, { minLength: 1, maxLength: 14 }), eventsFrom, (timeZone, ops, upgradeAt) => {
+    live(({ w: initial, clock, rig, db }) => {
+      let w = initial;
       const ids: string[] = [];
       const session = (k: number) => {
         while (ids.length <= k) ids.push(w.createSession({ source: ids.length % 2 ? 'telegram' : 'cli', model: 'gpt-5' }));
@@ -278,12 +283,16 @@ test('property: random stores and random changes between ticks — the ledger ad
       };
       const exists = (id: string) => w.db.prepare('SELECT 1 FROM sessions WHERE id = ?').get(id) !== undefined;
       let first = true;
-      for (const o of ops) {
+      for (const [step, o] of ops.entries()) {
+        if (step === upgradeAt) {
+          addUsageEvents(db);
+          w = new StateDbWriter(db, { now: () => clock.t, ids: createIdSource(`ledger-upgraded-${step}`) });
+        }
         if (o.kind === 'tick') {
           if (first) rig.forwarder.backfill();
           else rig.forwarder.forwardOnce();
           first = false;
-          holds(rig, `${timeZone} after ${ops.indexOf(o)} steps`);
+          holds(rig, `${timeZone} after ${step} steps`);
           continue;
         }
         const id = session(o.s);
@@ -293,6 +302,8 @@ test('property: random stores and random changes between ticks — the ledger ad
             clock.t += o.gap;
             w.appendMessages(id, [{ role: 'user', content: 'q' }, { role: 'assistant', content: 'a' }]);
           }
+          // The call's usage is reported a while after its messages (its hour may be another).
+          clock.t += o.gap;
           w.updateTokenCounts(id, { input_tokens: o.input, estimated_cost_usd: o.cost, actual_cost_usd: o.billed ? o.cost / 2 : null, model: o.model }, 'delta');
         } else if (o.kind === 'absolute') {
           w.updateTokenCounts(id, { input_tokens: o.input, api_calls: o.calls }, 'absolute');
@@ -305,6 +316,14 @@ test('property: random stores and random changes between ticks — the ledger ad
       }
       rig.forwarder.forwardOnce();
       holds(rig, `${timeZone} at the end`);
+      // Every call the store recorded of a session still there is in the dataset, at its quarter hour.
+      if (upgradeAt !== null && upgradeAt < ops.length) {
+        const sums = (sql: string, from: Database.Database) => from.prepare(sql).all();
+        assert.deepEqual(
+          sums('SELECT session_id, CAST(recorded_at / 900 AS INTEGER) AS quarter, task, SUM(input_tokens) AS input FROM session_model_usage_events WHERE session_id IN (SELECT id FROM sessions) GROUP BY 1, 2, 3 ORDER BY 1, 2, 3', db),
+          sums('SELECT session_id, quarter, task, SUM(input_tokens) AS input FROM call_usage GROUP BY 1, 2, 3 ORDER BY 1, 2, 3', dbOf(rig) as unknown as Database.Database),
+        );
+      }
     }, { timeZone });
   }), { numRuns: 25 });
 });
