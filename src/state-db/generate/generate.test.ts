@@ -311,3 +311,30 @@ test('a store under /proc fails at once with HERMETIC_STATEDB_WRITE (Node 20\'s 
   assert.equal(r.signal, null, `generate under /proc did not return within a minute (killed): ${r.stderr}`);
   assert.equal(r.stdout, 'HERMETIC_STATEDB_WRITE: Cannot write a state.db at /proc/hermetic-test-nope/state.db: the folder /proc does not accept new folders.\n');
 });
+
+test('usageEvents adds newer Hermes\'s per-call table: a row per call, summing to each route\'s row; the rest of the store is the same', () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const plain = generate({ out: join(dir, 'plain.db'), sessions: 12, seed: 'calls' });
+    const late = generate({ out: join(dir, 'late.db'), sessions: 12, seed: 'calls', usageEvents: true });
+    assert.equal(late.messages, plain.messages);
+    const db = new Database(late.path, { readonly: true });
+    const other = new Database(plain.path, { readonly: true });
+    try {
+      const key = 'session_id, model, billing_provider, billing_base_url, billing_mode, task';
+      const sums = `SUM(api_call_count) AS calls, SUM(input_tokens) AS input, ROUND(SUM(estimated_cost_usd), 9) AS usd`;
+      const events = db.prepare(`SELECT ${key}, ${sums}, COUNT(*) AS n FROM session_model_usage_events GROUP BY ${key} ORDER BY ${key}`).all() as Record<string, unknown>[];
+      assert.ok(events.length > 10 && events.some((e) => e.task !== '') && events.some((e) => (e.n as number) > 1), `${events.length} routes with calls`);
+      assert.deepEqual(events.map(({ n: _n, ...e }) => e), db.prepare(`SELECT ${key}, ${sums} FROM session_model_usage GROUP BY ${key} ORDER BY ${key}`).all());
+      // Nothing else differs: the same sessions, counters and messages as without the table.
+      for (const sql of ['SELECT * FROM sessions ORDER BY id', 'SELECT * FROM messages ORDER BY id', 'SELECT * FROM session_model_usage ORDER BY session_id, model, task']) {
+        assert.deepEqual(db.prepare(sql).all(), other.prepare(sql).all(), sql);
+      }
+    } finally {
+      db.close();
+      other.close();
+    }
+  } finally {
+    cleanup();
+  }
+});

@@ -6,6 +6,7 @@ import { copyFileSync, existsSync, readdirSync, renameSync, rmSync, statSync, wr
 import { basename, dirname, join } from 'node:path';
 import { HermeticError, isHermeticError } from '../../shared/errors.js';
 import { createStore, type JournalMode } from '../schema/create.js';
+import { addUsageEvents } from '../schema/usage-events.js';
 import { StateDbWriter } from '../writer/index.js';
 import { PROFILES, type ProfileSettings } from './profiles.js';
 import { Rng } from './random.js';
@@ -43,6 +44,11 @@ export interface GenerateOptions {
   days?: number;
   /** Epoch milliseconds for the default `end` (injected by tests; default Date.now). */
   now?: () => number;
+  /**
+   * Add newer Hermes's per-call table, `session_model_usage_events` (decision 0112): every main-loop and auxiliary
+   * call then has a row with its time. Default false: the store is as the pinned Hermes makes it.
+   */
+  usageEvents?: boolean;
 }
 
 export interface GenerateResult {
@@ -202,6 +208,7 @@ function* build(options: GenerateOptions, profile: ProfileSettings | undefined, 
   const r = new Rng(seed);
   const building = walTail ? `${path}.src` : path;
   const db = createStore({ path: building, level, createdAt, journal, fts: options.fts ?? true, generation: r.hex(32) });
+  if (options.usageEvents) addUsageEvents(db);
   let result: GenerateResult;
   try {
     db.pragma('synchronous = OFF');

@@ -1,7 +1,7 @@
 // Newer Hermes's per-call usage table, `session_model_usage_events` (late 2026, after the pinned release; decision
 // 0112): one row per API call, with its time, route, task and deltas, written beside the session_model_usage upsert.
 // Hermes's DDL for it is not in the sources read: this shape is ours, its columns those of Hermes's INSERT (plus a
-// row id). A store gets it only when asked (`addUsageEvents`, `statedb generate --usage-events`), so every level's
+// row id). A store gets it only when asked (`addUsageEvents`, the generator's `usageEvents` option), so every level's
 // store stays as Hermes's pinned release makes it.
 import type { Db } from '../../shared/sqlite.js';
 

@@ -15,6 +15,8 @@ import { copyFixture, EARLY_FIXTURES, FIXTURES, tempDir } from '../../../state-d
 import { generatedStore } from '../../../state-db/testing/generated.js';
 import { addUsageEvents } from '../../../state-db/schema/usage-events.js';
 import { StateDbWriter } from '../../../state-db/writer/index.js';
+import { printed } from '../../../shared/testing/console.js';
+import { reportCommand } from '../../cli/report.js';
 import { forwarderRig, type Rig } from '../../testing/index.js';
 import { ledgerAgainstRebuild, ledgerDiscrepancies } from '../../testing/ledger.js';
 import { DATASET_VERSION } from '../../dataset/columns.js';
@@ -321,11 +323,78 @@ test('property: random stores and random changes between ticks — the ledger ad
         const sums = (sql: string, from: Database.Database) => from.prepare(sql).all();
         assert.deepEqual(
           sums('SELECT session_id, CAST(recorded_at / 900 AS INTEGER) AS quarter, task, SUM(input_tokens) AS input FROM session_model_usage_events WHERE session_id IN (SELECT id FROM sessions) GROUP BY 1, 2, 3 ORDER BY 1, 2, 3', db),
-          sums('SELECT session_id, quarter, task, SUM(input_tokens) AS input FROM call_usage GROUP BY 1, 2, 3 ORDER BY 1, 2, 3', dbOf(rig) as unknown as Database.Database),
+          // (A session Hermes deleted keeps its rows in the dataset, as its other rows.)
+          sums('SELECT session_id, quarter, task, SUM(input_tokens) AS input FROM call_usage WHERE session_id IN (SELECT session_id FROM sessions WHERE removed_from_store = 0) GROUP BY 1, 2, 3 ORDER BY 1, 2, 3', dbOf(rig) as unknown as Database.Database),
         );
       }
     }, { timeZone });
   }), { numRuns: 25 });
+});
+
+test('a generated store with newer Hermes\'s per-call table: every call is kept by quarter hour, and the ledger adds up in any zone', () => {
+  const { dir, cleanup } = tempDir();
+  const g = generatedStore({ out: join(dir, 'hermes', 'state.db'), sessions: 40, seed: 'calls', usageEvents: true });
+  const store = new Database(g.path, { readonly: true });
+  try {
+    for (const timeZone of ['UTC', 'Asia/Kathmandu']) {
+      const rig = forwarderRig([g.path], { dir, home: join(dir, timeZone.replace('/', '-')), timeZone });
+      try {
+        assert.equal(rig.forwarder.backfill()[0]!.error, null);
+        holds(rig, `calls ${timeZone}`);
+        const sql = (from: string, quarter: string) => `SELECT session_id, ${quarter} AS quarter, task, SUM(api_call_count) AS calls, SUM(input_tokens) AS input FROM ${from} GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`;
+        const want = store.prepare(sql('session_model_usage_events', 'CAST(recorded_at / 900 AS INTEGER)')).all();
+        assert.ok(want.length > 40);
+        assert.deepEqual(rig.query(sql('call_usage', 'quarter')), want);
+      } finally {
+        rig.cleanup();
+      }
+    }
+  } finally {
+    store.close();
+    cleanup();
+  }
+});
+
+test('a store written by newer Hermes: `report --by hour` puts usage at the hours of its calls, not of its messages (decision 0112)', async () => {
+  const { dir, cleanup } = tempDir();
+  const path = join(dir, 'hermes', 'state.db');
+  mkdirSync(join(dir, 'hermes'));
+  const H = (h: number, m = 0) => Date.UTC(2026, 6, 1, h, m) / 1000;
+  const clock = { t: H(10) };
+  const db = createStore({ path, level: LATEST_LEVEL, journal: 'wal' });
+  addUsageEvents(db);
+  const w = new StateDbWriter(db, { now: () => clock.t, ids: createIdSource('ledger-events') });
+  const rig = forwarderRig([path], { dir, timeZone: 'UTC', now: () => clock.t * 1000 });
+  try {
+    const a = w.createSession({ source: 'cli', model: 'gpt-5' });
+    clock.t = H(10, 5);
+    w.appendMessages(a, [{ role: 'user', content: 'q' }, { role: 'assistant', content: 'a' }]);
+    // Its call was reported three hours later (a long turn, or the background writer's queue), its title an hour after.
+    clock.t = H(13, 10);
+    w.updateTokenCounts(a, { input_tokens: 1000, estimated_cost_usd: 0.01, model: 'gpt-5', billing_provider: 'openai' }, 'delta');
+    clock.t = H(14, 20);
+    w.recordAuxiliaryUsage(a, 'title_generation', { model: 'flash', input_tokens: 50 });
+    // A gateway session in absolute mode: no call recorded, so its messages place it.
+    const b = w.createSession({ source: 'telegram', model: 'Hermes-4' });
+    clock.t = H(11, 30);
+    w.appendMessages(b, [{ role: 'user', content: 'q' }, { role: 'assistant', content: 'a' }]);
+    clock.t = H(16);
+    w.updateTokenCounts(b, { input_tokens: 300, api_calls: 1 }, 'absolute');
+    assert.equal(rig.forwarder.backfill()[0]!.error, null);
+    holds(rig, 'newer Hermes');
+    const { value, out } = await printed(() => reportCommand(['--home', rig.home, '--period', 'all', '--by', 'hour', '--utc', '--json'], { now: () => Date.UTC(2026, 6, 2) }));
+    assert.equal(value, 0);
+    const rows = (JSON.parse(out.join('\n')) as { rows: Row[] }).rows.map((r) => ({ hour: r.hour, input_tokens: r.input_tokens }));
+    assert.deepEqual(rows, [
+      { hour: '2026-07-01 11:00', input_tokens: 300 },
+      { hour: '2026-07-01 13:00', input_tokens: 1000 },
+      { hour: '2026-07-01 14:00', input_tokens: 50 },
+    ]);
+  } finally {
+    db.close();
+    rig.cleanup();
+    cleanup();
+  }
 });
 
 test('the worked SQL in docs/reference/dataset.md runs, and its check gives the same number on both sides', () => {
