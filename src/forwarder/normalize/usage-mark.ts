@@ -8,6 +8,12 @@ export const USAGE_MARK_SUMS = ['api_call_count', 'input_tokens', 'output_tokens
 export const USAGE_MARK_COSTS = ['estimated_cost_usd', 'actual_cost_usd'] as const;
 const UNITS = 1e10;
 
+/**
+ * Said after the mark of a store that has newer Hermes's per-call table (decision 0112): a session forwarded before
+ * the forwarder read that table (or before Hermes wrote it) has a mark without it, and is read again once.
+ */
+export const CALLS_MARK = '+calls';
+
 export function usageMark(rows: number, sums: readonly number[], lastSeen: number | null): string {
   return rows === 0 ? '' : `${rows}/${sums.join(',')}/${lastSeen ?? ''}`;
 }

@@ -4,7 +4,7 @@
 import { redactSensitiveText } from '../../shared/redact/index.js';
 import type { RecordOf } from '../dataset/columns.js';
 import { REPLACE, type SessionDelta } from '../dataset/delta.js';
-import { count, inSessionTotals, normalizeMessages, numOrNull, str, usageMarkOf, validEpoch, type Row, type WholeSession } from '../normalize/index.js';
+import { CALLS_MARK, count, inSessionTotals, normalizeMessages, numOrNull, str, usageMarkOf, validEpoch, type Row, type WholeSession } from '../normalize/index.js';
 import { lineageKind } from './lineage.js';
 import { redactValue } from './redact-json.js';
 import { issueRecords, sessionNotes } from './notes.js';
@@ -29,8 +29,8 @@ export interface ProjectInput {
   systemPrompt: string | null;
   /** `session_daily_usage` rows of the session (empty when the store has no such table). */
   dailyUsage?: readonly Row[];
-  /** Newer Hermes's per-call usage summed per quarter hour and route (reader usageCalls; empty when the store has none). */
-  usageCalls?: readonly Row[];
+  /** Newer Hermes's per-call usage summed per quarter hour and route (reader usageCalls; null when the store has no such table). */
+  usageCalls?: readonly Row[] | null;
   /** What the usage ledger last saw of this session (null: nothing yet). */
   ledger?: Ledger | null;
   redact: boolean;
@@ -201,7 +201,7 @@ function project(input: ProjectInput, appended: boolean): Projection | null {
   const tail: Tail = { v: TAIL_VERSION, redact: input.redact, startedAt: startedRaw, models, rows: normalized.carry, ...t, ...digests, edits };
   return {
     session, messages, parts, modelUsage, issues, dailyUsage, usageCalls, usageEvent: usageEventRecord, ledger,
-    usageMark: usageMarkOf(input.modelUsage), scopes, maxMessageId: normalized.carry.maxMessageId, delta, tail,
+    usageMark: usageMarkOf(input.modelUsage) + (input.usageCalls && input.modelUsage.length > 0 ? CALLS_MARK : ''), scopes, maxMessageId: normalized.carry.maxMessageId, delta, tail,
     ...(input.probes ? { probed: transcript.hashes } : {}),
   };
 }

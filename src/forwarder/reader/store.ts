@@ -4,7 +4,7 @@ import { HermeticError } from '../../shared/errors.js';
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type { Db } from '../../shared/sqlite.js';
-import { anyReplacement, DELEGATION_TEXT_COLUMNS, EDITED_COLUMNS, EPOCH_MAX, EPOCH_MIN, identityKey, INVALID_UTF8, MESSAGE_TEXT_COLUMNS, SESSION_EXTRA_COLUMNS, SESSION_TEXT_COLUMNS, usageMark, usageMarkSql, validEpoch, type RowsCarry } from '../normalize/index.js';
+import { anyReplacement, CALLS_MARK, DELEGATION_TEXT_COLUMNS, EDITED_COLUMNS, EPOCH_MAX, EPOCH_MIN, identityKey, INVALID_UTF8, MESSAGE_TEXT_COLUMNS, SESSION_EXTRA_COLUMNS, SESSION_TEXT_COLUMNS, usageMark, usageMarkSql, validEpoch, type RowsCarry } from '../normalize/index.js';
 import { USAGE_EVENTS_TABLE } from '../../state-db/schema/usage-events.js';
 import { BUSY_TIMEOUT_MS, LOCK_SLICE_MS, retrying } from './connection.js';
 import { DELEGATION_MARK_COLUMNS, DELEGATION_READ_COLUMNS, introspect, MESSAGE_READ_COLUMNS, MODEL_USAGE_COLUMNS, selectList, SESSION_COLUMNS } from './columns.js';
@@ -196,14 +196,24 @@ export class StoreReader {
     if (!this.has('session_model_usage')) return null;
     const r = this.db.prepare(`SELECT COUNT(*), ${this.#usageSums()}, MAX(last_seen) FROM session_model_usage`).raw().get() as (number | null)[];
     const last = r[r.length - 1];
-    return { stamp: r.join('/'), lastSeen: typeof last === 'number' ? last : 0 };
+    return { stamp: r.join('/') + this.#callsMark(), lastSeen: typeof last === 'number' ? last : 0 };
   }
 
   /** Every session's usage mark (normalize/usage-mark.ts), read when the store-wide stamp moved. */
   usageMarks(): Map<string, string> {
     if (!this.has('session_model_usage')) return new Map();
     const rows = this.db.prepare(`SELECT session_id, COUNT(*), ${this.#usageSums()}, MAX(last_seen) FROM session_model_usage GROUP BY session_id`).raw().all() as unknown[][];
-    return new Map(rows.flatMap((r) => (typeof r[0] === 'string' ? [[r[0], usageMark(r[1] as number, r.slice(2, -1) as number[], r[r.length - 1] as number | null)] as const] : [])));
+    const calls = this.#callsMark();
+    return new Map(rows.flatMap((r) => (typeof r[0] === 'string' ? [[r[0], usageMark(r[1] as number, r.slice(2, -1) as number[], r[r.length - 1] as number | null) + calls] as const] : [])));
+  }
+
+  /** CALLS_MARK where the store has newer Hermes's per-call table (as the projector adds it), else nothing. */
+  #callsMark(): string {
+    return this.#hasCalls() ? CALLS_MARK : '';
+  }
+
+  #hasCalls(): boolean {
+    return this.has(USAGE_EVENTS_TABLE, 'session_id') && this.has(USAGE_EVENTS_TABLE, 'recorded_at');
   }
 
   #usageSums(): string {
@@ -432,11 +442,11 @@ export class StoreReader {
 
   /**
    * Newer Hermes's per-call usage (`session_model_usage_events`, decision 0112), summed per quarter hour, route and
-   * task (empty when the store has no such table). Each call's counters count as 0 when negative or not numbers, as
+   * task (null when the store has no such table). Each call's counters count as 0 when negative or not numbers, as
    * the ledger clamps them; a call without a plausible time is left out (its usage is placed as uncovered usage is).
    */
-  usageCalls(id: string): Row[] {
-    if (!this.has(USAGE_EVENTS_TABLE) || !this.has(USAGE_EVENTS_TABLE, 'session_id') || !this.has(USAGE_EVENTS_TABLE, 'recorded_at')) return [];
+  usageCalls(id: string): Row[] | null {
+    if (!this.#hasCalls()) return null;
     this.#calls ??= this.db.prepare(usageCallsSql(this.columns.get(USAGE_EVENTS_TABLE)!));
     return this.#calls.all(id) as Row[];
   }

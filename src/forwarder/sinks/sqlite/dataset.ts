@@ -14,7 +14,6 @@ import { keepBackfillUnread } from './backfill-unread.js';
 import { recomputeToolCalls, TOOL_CALL_SCHEMA } from './tool-calls.js';
 import { seedChangeLog, shipExistingTable, updateTriggers } from '../remote/changelog.js';
 import { REMOVED } from '../sink.js';
-import { IGNORED } from '../../pipeline/cursor-marks.js';
 import { makeDirs } from '../../../shared/dirs.js';
 import { liveBuilds } from './build-files.js';
 
@@ -132,13 +131,10 @@ const MIGRATIONS: ((db: Db, options: DatasetOptions) => void)[] = [
     keepBackfillUnread(db);
     shipExistingTable(db, 'backfill_unread');
   },
-  // 14 (decision 0112): call_usage, newer Hermes's per-call usage, kept with each session's daily_usage. Every session
-  // is read again on the next pass (its tail is kept, so only what changed is written): one from a store that has
-  // the per-call table gets its rows, and its ledger is placed in time by them.
-  (db) => {
-    createTables(db, 14);
-    db.exec(`UPDATE session_cursors SET fingerprint = '' WHERE fingerprint != '${REMOVED}' AND fingerprint NOT LIKE '${IGNORED}%'`);
-  },
+  // 14 (decision 0112): call_usage, newer Hermes's per-call usage, kept with each session's daily_usage. A store that
+  // has the per-call table marks its usage with it (normalize/usage-mark.ts CALLS_MARK), so its sessions with usage
+  // are read again on its next pass (tails kept: only what changed is written) and get their rows.
+  (db) => createTables(db, 14),
 ];
 
 /**

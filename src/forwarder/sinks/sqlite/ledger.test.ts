@@ -17,6 +17,8 @@ import { addUsageEvents } from '../../../state-db/schema/usage-events.js';
 import { StateDbWriter } from '../../../state-db/writer/index.js';
 import { printed } from '../../../shared/testing/console.js';
 import { reportCommand } from '../../cli/report.js';
+import { CALLS_MARK } from '../../normalize/index.js';
+import { LedgerWriter } from './ledger.js';
 import { forwarderRig, type Rig } from '../../testing/index.js';
 import { ledgerAgainstRebuild, ledgerDiscrepancies } from '../../testing/ledger.js';
 import { DATASET_VERSION } from '../../dataset/columns.js';
@@ -364,7 +366,7 @@ test('a store written by newer Hermes: `report --by hour` puts usage at the hour
   const db = createStore({ path, level: LATEST_LEVEL, journal: 'wal' });
   addUsageEvents(db);
   const w = new StateDbWriter(db, { now: () => clock.t, ids: createIdSource('ledger-events') });
-  const rig = forwarderRig([path], { dir, timeZone: 'UTC', now: () => clock.t * 1000 });
+  let rig = forwarderRig([path], { dir, timeZone: 'UTC', now: () => clock.t * 1000 });
   try {
     const a = w.createSession({ source: 'cli', model: 'gpt-5' });
     clock.t = H(10, 5);
@@ -390,6 +392,24 @@ test('a store written by newer Hermes: `report --by hour` puts usage at the hour
       { hour: '2026-07-01 13:00', input_tokens: 1000 },
       { hour: '2026-07-01 14:00', input_tokens: 50 },
     ]);
+    // A dataset that forwarded this store before the forwarder read its calls (dataset version 13: no call rows, usage
+    // marks without the calls' mark) gets them on the next forwarder's first pass, and its ledger is placed by them.
+    const calls = rig.query('SELECT * FROM call_usage ORDER BY session_id, quarter, task');
+    const ledger = rig.query('SELECT * FROM usage_ledger ORDER BY session_id, at, task, basis');
+    assert.equal(calls.length, 2);
+    rig.cleanup();
+    const data = new Database(join(rig.home, 'hermetic.db'));
+    // (Its tails' digest of the time rows was of the days alone.)
+    data.exec(`DELETE FROM call_usage; UPDATE session_cursors SET usage_mark = replace(usage_mark, '${CALLS_MARK}', ''), tail = json_set(tail, '$.daily', 'days');
+      UPDATE stores SET usage_stamp = replace(usage_stamp, '${CALLS_MARK}', '')`);
+    new LedgerWriter(data, 'UTC').rebuildAll();
+    assert.notDeepEqual(data.prepare('SELECT * FROM usage_ledger ORDER BY session_id, at, task, basis').all(), ledger);
+    data.close();
+    rig = forwarderRig([path], { dir, home: rig.home, timeZone: 'UTC', now: () => clock.t * 1000 });
+    assert.equal(rig.forwarder.forwardOnce()[0]!.error, null);
+    assert.deepEqual(rig.query('SELECT * FROM call_usage ORDER BY session_id, quarter, task'), calls);
+    assert.deepEqual(rig.query('SELECT * FROM usage_ledger ORDER BY session_id, at, task, basis'), ledger);
+    holds(rig, 'newer Hermes, upgraded dataset');
   } finally {
     db.close();
     rig.cleanup();
