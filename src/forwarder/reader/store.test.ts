@@ -240,3 +240,24 @@ test('a store without the tables and key columns every Hermes store has is this 
     cleanup();
   }
 });
+
+test('newer Hermes\'s per-call rows are read summed per quarter hour, route and task; garbage counts as 0, a call without a time is left out; no table, none (decision 0112)', withWriter(31, (w, read) => {
+  const id = w.createSession({ source: 'cli', started_at: T0 });
+  assert.equal(read((r) => r.usageCalls(id)), null);
+  w.db.exec(`CREATE TABLE session_model_usage_events (session_id TEXT, recorded_at REAL, model TEXT, task TEXT, input_tokens INTEGER, estimated_cost_usd REAL)`);
+  const put = w.db.prepare('INSERT INTO session_model_usage_events VALUES (?, ?, ?, ?, ?, ?)');
+  const q = Math.floor(T0 / 900) * 900;
+  put.run(id, q + 10, 'gpt-5', '', 100, 0.5);
+  put.run(id, q + 800, 'gpt-5', '', -7, 'x');
+  put.run(id, q + 900, 'gpt-5', '', 40, 0.25);
+  put.run(id, q + 901, 'flash', 'vision', 5, null);
+  put.run(id, 'soon', 'gpt-5', '', 1000, 1);
+  put.run(id, null, 'gpt-5', '', 1000, 1);
+  put.run('other', q, 'gpt-5', '', 9, 0);
+  // Columns this table lacks read as '' and 0.
+  const row = (quarter: number, model: string, task: string, calls: number, input: number, usd: number) => ({
+    quarter, model, billing_provider: '', billing_base_url: '', billing_mode: '', task, calls, api_call_count: 0, input_tokens: input,
+    output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0, estimated_cost_usd: usd, actual_cost_usd: 0,
+  });
+  assert.deepEqual(read((r) => r.usageCalls(id)), [row(q / 900, 'gpt-5', '', 2, 100, 0.5), row(q / 900 + 1, 'flash', 'vision', 1, 5, 0), row(q / 900 + 1, 'gpt-5', '', 1, 40, 0.25)]);
+}));
