@@ -1,6 +1,7 @@
 // The usage ledger's attribution rules (decision 0031): one session's counters, its session_model_usage rows, its
-// session_daily_usage rows, newer Hermes's per-call usage (decision 0112) and when its messages were written → ledger rows by cell (UTC hour cut at local
-// midnight), model, route and task, adding up exactly to its counters plus its auxiliary rows. Pure: the same input
+// session_daily_usage rows, newer Hermes's per-call usage (decision 0112) and when its messages were written → ledger
+// rows by cell (UTC hour cut at local midnight), model, route and task, adding up exactly to its counters plus its
+// auxiliary rows. Pure: the same input
 // gives the same rows; every amount is split in whole units (tokens, calls, 1e-10 dollars), so nothing is lost to
 // rounding and nothing is counted twice.
 import type { RecordOf } from '../dataset/columns.js';

@@ -265,7 +265,6 @@ export function modelUsageRecords(store: string, sessionId: string, rows: readon
   return records;
 }
 
-/** One session_model_usage row; `in_session_totals` says whether Hermes also counted it on the session row. */
 const COUNTED = ['api_call_count', ...COUNTERS, 'estimated_cost_usd', 'actual_cost_usd'] as const;
 const rawRoute = (u: Row) => [u.model, u.billing_provider, u.billing_base_url, u.billing_mode, u.task].map((v) => str(v) ?? '').join('\u0000');
 
@@ -297,6 +296,7 @@ export function callUsageRecords(store: string, sessionId: string, hermesRoutes:
   return [...out.values()];
 }
 
+/** One session_model_usage row; `in_session_totals` says whether Hermes also counted it on the session row. */
 export function modelUsageRecord(store: string, sessionId: string, u: Row): RecordOf {
   const task = str(u.task) ?? '';
   return {
