@@ -259,5 +259,10 @@ test('newer Hermes\'s per-call rows are read summed per quarter hour, route and 
     quarter, model, billing_provider: '', billing_base_url: '', billing_mode: '', task, calls, api_call_count: 0, input_tokens: input,
     output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0, estimated_cost_usd: usd, actual_cost_usd: 0,
   });
-  assert.deepEqual(read((r) => r.usageCalls(id)), [row(q / 900, 'gpt-5', '', 2, 100, 0.5), row(q / 900 + 1, 'flash', 'vision', 1, 5, 0), row(q / 900 + 1, 'gpt-5', '', 1, 40, 0.25)]);
+  const want = [row(q / 900, 'gpt-5', '', 2, 100, 0.5), row(q / 900 + 1, 'flash', 'vision', 1, 5, 0), row(q / 900 + 1, 'gpt-5', '', 1, 40, 0.25)];
+  // Without an index on session_id, every session's sums come from one scan of the table, kept for the pass.
+  assert.deepEqual(read((r) => [r.usageCalls(id), r.usageCalls('other'), r.usageCalls('nobody')]), [want, [row(q / 900, 'gpt-5', '', 1, 9, 0)], []]);
+  // With one (as Hermes would have it), each session's are read on their own: the same rows.
+  w.db.exec('CREATE INDEX calls_by_session ON session_model_usage_events (session_id, recorded_at)');
+  assert.deepEqual(read((r) => [r.usageCalls(id), r.usageCalls('other'), r.usageCalls('nobody')]), [want, [row(q / 900, 'gpt-5', '', 1, 9, 0)], []]);
 }));

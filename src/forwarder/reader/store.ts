@@ -114,6 +114,8 @@ export class StoreReader {
   #waitLong: { run(): unknown } | null = null;
   #daily: ReturnType<Db['prepare']> | null = null;
   #calls: ReturnType<Db['prepare']> | null = null;
+  #callsIndexed: boolean | null = null;
+  #callsBySession: Map<string, Row[]> | null = null;
   #prompt: ReturnType<Db['prepare']> | null = null;
   readonly #prompts = new Map<string, string | null>();
 
@@ -447,8 +449,27 @@ export class StoreReader {
    */
   usageCalls(id: string): Row[] | null {
     if (!this.#hasCalls()) return null;
-    this.#calls ??= this.db.prepare(usageCallsSql(this.columns.get(USAGE_EVENTS_TABLE)!));
-    return this.#calls.all(id) as Row[];
+    const have = this.columns.get(USAGE_EVENTS_TABLE)!;
+    this.#callsIndexed ??= leadsAnIndex(this.db, USAGE_EVENTS_TABLE, 'session_id');
+    if (this.#callsIndexed) {
+      this.#calls ??= this.db.prepare(usageCallsSql(have, false));
+      return this.#calls.all(id) as Row[];
+    }
+    // Without an index that finds a session's calls, each session's read would scan the whole table (a backfill of
+    // 20,000 sessions, 20,000 scans): every session's sums are read in one scan, at the pass's first, and kept for it.
+    // A session that gains calls later in the pass has its counters ahead of them: the ledger places the difference
+    // by its other rules, and the next pass reads the calls again.
+    if (!this.#callsBySession) {
+      this.#callsBySession = new Map();
+      for (const r of this.db.prepare(usageCallsSql(have, true)).all() as Row[]) {
+        const sid = r.session_id as string;
+        delete r.session_id;
+        const list = this.#callsBySession.get(sid);
+        if (list) list.push(r);
+        else this.#callsBySession.set(sid, [r]);
+      }
+    }
+    return this.#callsBySession.get(id) ?? [];
   }
 
   /** The session's system prompt: inline when present, else joined from `system_prompts` (v25+). */
@@ -549,11 +570,22 @@ export class StoreReader {
 const CALL_ROUTE = ['model', 'billing_provider', 'billing_base_url', 'billing_mode', 'task'] as const;
 const CALL_COUNTERS = ['api_call_count', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'estimated_cost_usd', 'actual_cost_usd'] as const;
 
-/** The per-quarter sums of one session's calls, for the columns this store's table has. */
-function usageCallsSql(have: Set<string>): string {
+/**
+ * The per-quarter sums of one session's calls (`all`: of every session, each row led by its `session_id`, in one
+ * scan), for the columns this store's table has.
+ */
+function usageCallsSql(have: Set<string>, all: boolean): string {
   const route = CALL_ROUTE.map((c) => (have.has(c) ? `COALESCE(CAST("${c}" AS TEXT), '') AS "${c}"` : `'' AS "${c}"`));
   const sums = CALL_COUNTERS.map((c) => (have.has(c) ? `TOTAL(CASE WHEN typeof("${c}") IN ('integer', 'real') AND "${c}" > 0 THEN "${c}" ELSE 0 END) AS "${c}"` : `0 AS "${c}"`));
-  return `SELECT CAST(recorded_at / 900 AS INTEGER) AS quarter, ${route.join(', ')}, COUNT(*) AS calls, ${sums.join(', ')}
-    FROM ${USAGE_EVENTS_TABLE} WHERE session_id = ? AND typeof(recorded_at) IN ('integer', 'real') AND recorded_at BETWEEN ${EPOCH_MIN} AND ${EPOCH_MAX}
-    GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`;
+  const time = `typeof(recorded_at) IN ('integer', 'real') AND recorded_at BETWEEN ${EPOCH_MIN} AND ${EPOCH_MAX}`;
+  const keys = [1, 2, 3, 4, 5, 6].map((i) => i + (all ? 1 : 0)).join(', ');
+  return `SELECT ${all ? "CAST(session_id AS TEXT) AS session_id, " : ''}CAST(recorded_at / 900 AS INTEGER) AS quarter, ${route.join(', ')}, COUNT(*) AS calls, ${sums.join(', ')}
+    FROM ${USAGE_EVENTS_TABLE} WHERE ${all ? 'session_id IS NOT NULL' : 'session_id = ?'} AND ${time}
+    GROUP BY ${all ? '1, ' : ''}${keys} ORDER BY ${all ? '1, ' : ''}${keys}`;
+}
+
+/** Whether some index of `table` has `column` as its first column (so `WHERE column = ?` does not scan the table). */
+function leadsAnIndex(db: Db, table: string, column: string): boolean {
+  const indexes = db.prepare(`PRAGMA index_list("${table}")`).all() as { name: string }[];
+  return indexes.some((i) => (db.prepare(`PRAGMA index_info("${i.name.replace(/"/g, '""')}")`).all() as { seqno: number; name: string | null }[]).some((c) => c.seqno === 0 && c.name === column));
 }
