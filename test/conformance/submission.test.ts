@@ -167,6 +167,34 @@ describeTransports("where Hermes raises: aiohttp's 500 page (hermes-api.md, 'Whe
     assert.equal((await h.admin.runs()).runs.length, 1, 'nothing admitted by the 500s');
   });
 
+  it('a previous_response_id SQLite cannot bind: an object, a list, an int past 64 bits, a lone surrogate (decision 0113)', async () => {
+    const h = await open();
+    // Hermes looks the id up in its SQLite response store (`ResponseStore.get`) when no explicit history was given;
+    // the sqlite3 module refuses to bind these values, and the handler does not catch it.
+    for (const id of ['{"a":1}', '["r"]', '9223372036854775808', '-9223372036854775809', '"resp\\udc00"']) {
+      const body = `{"input":"hi","previous_response_id":${id}}`;
+      assertPage(await h.request('POST', '/v1/runs', { body }), body);
+      // After the body's 400s (input, then explicit history), before the Idempotency-Key lookup.
+      assertJson(await h.request('POST', '/v1/runs', { body: `{"previous_response_id":${id}}` }), 400, std("Missing 'input' field"));
+      assertJson(
+        await h.request('POST', '/v1/runs', { body: `{"input":"hi","conversation_history":[1],"previous_response_id":${id}}` }),
+        400,
+        std("conversation_history[0] must have 'role' and 'content' fields"),
+      );
+    }
+    // What binds is looked up (and, unknown, ignored); falsy values and explicit history skip the lookup.
+    const fine = ['"resp_x"', '9223372036854775807', '1.5', 'true', '{}', '[]', '0', 'null'];
+    for (const id of fine) assert.equal((await h.request('POST', '/v1/runs', { body: `{"input":"hi","previous_response_id":${id}}` })).status, 202, id);
+    const withHistory = '{"input":"hi","conversation_history":[{"role":"user","content":"a"}],"previous_response_id":{"a":1}}';
+    assert.equal((await h.request('POST', '/v1/runs', { body: withHistory })).status, 202, 'explicit history wins');
+    // With a key, the 500 comes before the lookup: a replay of the same body is a 500 too, never a 202.
+    const keyed = { body: '{"input":"hi","previous_response_id":["r"]}', headers: { 'Idempotency-Key': 'prev-500' } };
+    assertPage(await h.request('POST', '/v1/runs', keyed), 'keyed');
+    assertPage(await h.request('POST', '/v1/runs', keyed), 'keyed again');
+    assert.equal((await h.admin.runs()).runs.length, fine.length + 1, 'nothing admitted by the 500s');
+    await h.close();
+  });
+
   it('a non-object approval body on any visible run; an unknown run is its 404 first', async () => {
     const h = await open();
     const runId = await submit(h);

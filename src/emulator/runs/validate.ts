@@ -1,5 +1,5 @@
 // Hermes's checks on request bodies, as pure functions over decoded JSON (spec runs-api §5.3, §5.4, §9, §10).
-import { pyLen, pyStrip, type PyDict, type PyValue, isDict, pyStr, pyTruthy } from '../../shared/python/index.js';
+import { hasLoneSurrogate, pyLen, pyStrip, type PyDict, type PyValue, isDict, PyFloat, pyStr, pyTruthy } from '../../shared/python/index.js';
 import { hermesErrors, UnhandledHermesException, type HermesError } from './hermes-errors.js';
 
 export interface RunRequest {
@@ -47,7 +47,14 @@ export function validateRunBody(body: PyValue): RunRequest | HermesError {
       if (!isDict(item) || !item.has('role') || !item.has('content')) return hermesErrors.historyItem(i);
       history.push({ role: pyStr(item.get('role')!), content: pyStr(item.get('content')!) });
     }
-  } else if (Array.isArray(input) && input.length > 1) {
+  }
+  // Without explicit history Hermes looks a truthy previous_response_id up in its SQLite response store; an unknown one
+  // is ignored, but a value sqlite3 cannot bind raises out of the handler (decision 0113).
+  const previous = body.get('previous_response_id');
+  if (history.length === 0 && pyTruthy(previous) && !sqliteBindable(previous!)) {
+    throw new UnhandledHermesException('previous_response_id: sqlite3 cannot bind this value');
+  }
+  if (history.length === 0 && Array.isArray(input) && input.length > 1) {
     history = input
       .slice(0, -1)
       .filter((m): m is PyDict => isDict(m) && pyTruthy(m.get('role')) && pyTruthy(m.get('content')))
@@ -61,6 +68,20 @@ export function validateRunBody(body: PyValue): RunRequest | HermesError {
     model: body.has('model') ? { value: body.get('model')! } : undefined,
     instructions: body.get('instructions'),
   };
+}
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * Whether Python's sqlite3 binds the value as a query parameter: None, bool, int within 64 bits (else OverflowError),
+ * float, and str that encodes as UTF-8 (a lone surrogate is a UnicodeEncodeError); a list or dict is refused.
+ */
+export function sqliteBindable(value: PyValue): boolean {
+  if (value === null || typeof value === 'boolean' || typeof value === 'number' || value instanceof PyFloat) return true;
+  if (typeof value === 'bigint') return value >= INT64_MIN && value <= INT64_MAX;
+  if (typeof value === 'string') return !hasLoneSurrogate(value);
+  return false;
 }
 
 /** Whether an Idempotency-Key (already stripped) is 1–255 visible ASCII characters (§12.1). */
