@@ -4,7 +4,8 @@
 //
 // What must hold for every answer, whatever was sent:
 //   (a) no 5xx, except aiohttp's 500 text page exactly where Hermes itself raises (§5.1 non-object root, §5.3
-//       non-object last input element, §9 step 3 non-object approval body, §12.2 lone surrogate with a key) —
+//       non-object last input element, §9 step 3 non-object approval body, §12.2 lone surrogate with a key, a
+//       previous_response_id sqlite3 cannot bind: decision 0113) —
 //       and there it must be a 500 (an independent oracle below decides);
 //   (b) error bodies are one of Hermes's envelopes (§2.1) or aiohttp's exact text pages (§2.5), CORS 403s empty;
 //   (c) JSON bodies are valid, pure ASCII, Python separators, lowercase \u escapes, correct Content-Length;
@@ -217,6 +218,14 @@ const isDict = (v: Py | undefined): v is Map<string, Py> => v instanceof Map;
 const truthy = (v: Py | undefined): boolean =>
   v === undefined || v === null || v === false ? false : v instanceof Num ? v.truthy() : typeof v === 'string' ? v !== '' : Array.isArray(v) ? v.length > 0 : v instanceof Map ? v.size > 0 : true;
 
+/** Whether Python's sqlite3 binds a decoded JSON value as a parameter (None, bool, a 64-bit int, a float, a UTF-8 string). */
+function sqliteBinds(v: Py): boolean {
+  if (v === null || typeof v === 'boolean') return true;
+  if (typeof v === 'string') return !LONE.test(v);
+  if (v instanceof Num) return !/^-?\d+$/.test(v.lexeme) || (BigInt(v.lexeme) >= -(2n ** 63n) && BigInt(v.lexeme) < 2n ** 63n);
+  return false;
+}
+
 function hasLone(v: Py): boolean {
   if (typeof v === 'string') return LONE.test(v);
   if (Array.isArray(v)) return v.some(hasLone);
@@ -336,7 +345,19 @@ function expect500(req: FuzzRequest, world: World): boolean | 'abstain' {
       if (key && (hasLone(body) || LONE.test(session))) return true;
       if (!isDict(body)) return true;
       const input = body.get('input');
-      return truthy(input) && Array.isArray(input) && !isDict(input[input.length - 1]);
+      // The body's 400s first: no input, no user message (the last element's content, or a string input).
+      if (!truthy(input)) return false;
+      if (Array.isArray(input)) {
+        const last = input[input.length - 1];
+        if (!isDict(last)) return true;
+        if (!truthy(last.get('content'))) return false;
+      } else if (typeof input !== 'string') return false;
+      // Explicit history: its own 400s, and then no lookup of previous_response_id.
+      if (truthy(body.get('conversation_history'))) return false;
+      // Without it, a truthy previous_response_id is looked up in Hermes's SQLite response store, and sqlite3 refuses to
+      // bind an object, a list, an int past 64 bits or a string with a lone surrogate (decision 0113).
+      const previous = body.get('previous_response_id');
+      return previous !== undefined && truthy(previous) && !sqliteBinds(previous);
     }
     if (r.route === 'approval') {
       if (!world.runs.get(r.profile === 'alice' ? 'alice' : 'default')!.has(r.runId!)) return false;
