@@ -111,7 +111,7 @@ describe('the dashboard in Chromium', () => {
     await v.done();
   });
 
-  it('the costliest sessions show ten, then five times as many at each "show more", the report\'s rows cut later each time', async () => {
+  it('the costliest sessions (and trees) show ten, then five times as many at each "show more", the report\'s rows cut later each time', async () => {
     const v = await visit('/?period=all');
     const { page } = v;
     const costs = async () => (await figures(page)).tables['sessions-table']!.filter(([, c]) => c === 'cost_usd').map(([, , x]) => x);
@@ -130,6 +130,17 @@ describe('the dashboard in Chromium', () => {
     await page.waitForFunction((n) => document.querySelectorAll('#sessions-table tbody tr').length === n, all);
     assert.deepEqual(await costs(), rows(250).map((r) => r.cost_usd));
     assert.equal(await page.$('button[data-more="sessions"]'), null);
+    // The costliest trees the same way (decision 0114): ten, then fifty, from /api/trees.
+    const treeCosts = async () => (await figures(page)).tables['trees-table']!.filter(([, c]) => c === 'cost_usd').map(([, , x]) => x);
+    const trees = (top: number) => usageReport(h.app.db, { by: ['tree'], top }).rows;
+    const allTrees = usageReport(h.app.db, { by: ['tree'] }).rows.length;
+    assert.ok(allTrees > 50, `${allTrees} trees`);
+    assert.deepEqual(await treeCosts(), trees(10).map((r) => r.cost_usd));
+    await page.click('button[data-more="trees"]');
+    await page.waitForFunction(() => document.querySelectorAll('#trees-table tbody tr').length > 11);
+    assert.deepEqual(await treeCosts(), trees(50).map((r) => r.cost_usd));
+    assert.equal(await page.$eval('#trees-table tbody tr:last-child th', (e) => e.textContent), `${allTrees - 50} more`);
+    assert.ok(v.requests.includes('/api/trees?period=all&top=50'), v.requests.join(' '));
     await v.done();
   });
 

@@ -146,11 +146,12 @@ function breakdown(dim, report, state) {
 const MAX_TOP = 1_000_000;
 
 /**
- * The period's costliest sessions, ten first; while some are left (the "N more sessions" row sums them), a button asks
- * for five times as many, the same report cut later (decision 0069). Not kept in the URL: a reload shows ten again.
+ * A list of the period's costliest rows (sessions, or trees of them), ten first; while some are left (the "N more" row
+ * sums them), a button asks for five times as many, the same report cut later (decision 0069). Not kept in the URL: a
+ * reload shows ten again. `list` names its endpoint, headings, table and columns.
  */
-function topSessions(report, state) {
-  const section = h('section', { class: 'sessions', 'aria-labelledby': 'top-sessions' });
+function costliest(report, state, list) {
+  const section = h('section', { class: list.classes, 'aria-labelledby': list.id });
   const fill = (r) => {
     const shown = r.rows.filter((x) => x.other_rows === undefined).length;
     const rest = r.rows.find((x) => x.other_rows !== undefined)?.other_rows ?? 0;
@@ -161,28 +162,41 @@ function topSessions(report, state) {
       const q = usageParams(state);
       q.set('top', String(next));
       try {
-        fill(await get('/api/sessions', q));
+        fill(await get(list.path, q));
       } catch (err) {
         button.disabled = false;
         button.replaceChildren(`Could not load more: ${err.message} (try again)`);
       }
     };
     section.replaceChildren(
-      h('h2', { id: 'top-sessions' }, 'Most expensive sessions'),
-      table('The most expensive sessions of the period', [
-        { label: 'Session', value: (x) => (x.other_rows !== undefined ? `${x.other_rows} more sessions` : h('a', { href: href({ ...state, view: 'session', id: x.session_id, store: x.store ?? null, machine: x.machine_id ?? null, page: 1, pageSize: null }), dataset: { nav: '' } }, sessionTitle(x))) },
-        { label: 'Cost', num: true, key: 'cost_usd', raw: (x) => x.cost_usd, value: (x) => cost(x.cost_usd) },
-        { label: 'Input', num: true, key: 'input_tokens', raw: (x) => x.input_tokens, value: (x) => short(x.input_tokens ?? 0) },
-        { label: 'Output', num: true, key: 'output_tokens', raw: (x) => x.output_tokens, value: (x) => short(x.output_tokens ?? 0) },
-        { label: 'API calls', num: true, key: 'api_calls', raw: (x) => x.api_calls, value: (x) => count(x.api_calls) },
-      ], r.rows, { id: 'sessions-table' }),
+      h('h2', { id: list.id }, list.heading),
+      list.intro ? h('p', { class: 'muted' }, list.intro) : null,
+      table(list.caption, list.columns, r.rows, { id: list.table }),
       // A list stopped at its bytes (decision 0094) says so; asking for more would bring the same rows.
-      r.stopped ? h('p', { class: 'muted list-stopped' }, `The list stops at ${count(r.stopped.rows)} sessions: their rows reached the ${size(r.stopped.bytes)} a list carries. The rest are summed in its last row.`)
-        : rest > 0 && next > shown ? h('button', { type: 'button', class: 'more', dataset: { more: 'sessions' }, onclick: more }, `Show ${count(Math.min(next - shown, rest))} more`) : null,
+      r.stopped ? h('p', { class: 'muted list-stopped' }, `The list stops at ${count(r.stopped.rows)} ${list.noun}: their rows reached the ${size(r.stopped.bytes)} a list carries. The rest are summed in its last row.`)
+        : rest > 0 && next > shown ? h('button', { type: 'button', class: 'more', dataset: { more: list.more }, onclick: more }, `Show ${count(Math.min(next - shown, rest))} more`) : null,
     );
   };
   fill(report);
   return section;
+}
+
+/** A session's page, from a row that names it by `id` (its own id, or a tree's first session). */
+const sessionHref = (state, x, id) => href({ ...state, view: 'session', id, store: x.store ?? null, machine: x.machine_id ?? null, page: 1, pageSize: null });
+
+/** The period's costliest sessions. */
+function topSessions(report, state) {
+  return costliest(report, state, {
+    id: 'top-sessions', classes: 'sessions', heading: 'Most expensive sessions', caption: 'The most expensive sessions of the period',
+    path: '/api/sessions', table: 'sessions-table', more: 'sessions', noun: 'sessions',
+    columns: [
+      { label: 'Session', value: (x) => (x.other_rows !== undefined ? `${x.other_rows} more sessions` : h('a', { href: sessionHref(state, x, x.session_id), dataset: { nav: '' } }, sessionTitle(x))) },
+      { label: 'Cost', num: true, key: 'cost_usd', raw: (x) => x.cost_usd, value: (x) => cost(x.cost_usd) },
+      { label: 'Input', num: true, key: 'input_tokens', raw: (x) => x.input_tokens, value: (x) => short(x.input_tokens ?? 0) },
+      { label: 'Output', num: true, key: 'output_tokens', raw: (x) => x.output_tokens, value: (x) => short(x.output_tokens ?? 0) },
+      { label: 'API calls', num: true, key: 'api_calls', raw: (x) => x.api_calls, value: (x) => count(x.api_calls) },
+    ],
+  });
 }
 
 /**
@@ -191,20 +205,22 @@ function topSessions(report, state) {
  * the ten holds more than one session: else it would repeat the sessions above.
  */
 function topTrees(report, state) {
-  const kept = report.rows.filter((x) => x.other_rows === undefined);
-  if (!kept.some((x) => x.sessions > 1)) return null;
+  if (!report.rows.some((x) => x.other_rows === undefined && x.sessions > 1)) return null;
   const title = (x) => sessionTitle({ session_id: x.tree, title: x.tree_title, cut: { title: x.cut?.tree_title } });
-  return h('section', { class: 'sessions trees', 'aria-labelledby': 'top-trees' },
-    h('h2', { id: 'top-trees' }, 'Most expensive work, with what it started'),
-    h('p', { class: 'muted' }, 'Each session with its subagents, its continuations after compression and its branches, and theirs; a /reset starts anew.'),
-    table('The most expensive sessions of the period with everything they started', [
-      { label: 'First session', value: (x) => (x.other_rows !== undefined ? `${x.other_rows} more` : h('a', { href: href({ ...state, view: 'session', id: x.tree, store: x.store ?? null, machine: x.machine_id ?? null, page: 1, pageSize: null }), dataset: { nav: '' } }, title(x))) },
+  return costliest(report, state, {
+    id: 'top-trees', classes: 'sessions trees', heading: 'Most expensive work, with what it started',
+    intro: 'Each session with its subagents, its continuations after compression and its branches, and theirs; a /reset starts anew.',
+    caption: 'The most expensive sessions of the period with everything they started',
+    path: '/api/trees', table: 'trees-table', more: 'trees', noun: 'rows',
+    columns: [
+      { label: 'First session', value: (x) => (x.other_rows !== undefined ? `${x.other_rows} more` : h('a', { href: sessionHref(state, x, x.tree), dataset: { nav: '' } }, title(x))) },
       { label: 'Cost', num: true, key: 'cost_usd', raw: (x) => x.cost_usd, value: (x) => cost(x.cost_usd) },
       { label: 'Sessions', num: true, key: 'sessions', raw: (x) => x.sessions, value: (x) => count(x.sessions) },
       { label: 'Input', num: true, key: 'input_tokens', raw: (x) => x.input_tokens, value: (x) => short(x.input_tokens ?? 0) },
       { label: 'Output', num: true, key: 'output_tokens', raw: (x) => x.output_tokens, value: (x) => short(x.output_tokens ?? 0) },
       { label: 'API calls', num: true, key: 'api_calls', raw: (x) => x.api_calls, value: (x) => count(x.api_calls) },
-    ], report.rows, { id: 'trees-table' }));
+    ],
+  });
 }
 
 export async function overview(state, options) {
