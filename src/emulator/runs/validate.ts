@@ -1,5 +1,5 @@
 // Hermes's checks on request bodies, as pure functions over decoded JSON (spec runs-api §5.3, §5.4, §9, §10).
-import { hasLoneSurrogate, pyLen, pyStrip, type PyDict, type PyValue, isDict, PyFloat, pyStr, pyTruthy } from '../../shared/python/index.js';
+import { pyLen, pyStrip, type PyDict, type PyValue, isDict, pyStr, pyTruthy, sqliteBindable } from '../../shared/python/index.js';
 import { hermesErrors, UnhandledHermesException, type HermesError } from './hermes-errors.js';
 
 export interface RunRequest {
@@ -68,20 +68,6 @@ export function validateRunBody(body: PyValue): RunRequest | HermesError {
     model: body.has('model') ? { value: body.get('model')! } : undefined,
     instructions: body.get('instructions'),
   };
-}
-
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
-
-/**
- * Whether Python's sqlite3 binds the value as a query parameter: None, bool, int within 64 bits (else OverflowError),
- * float, and str that encodes as UTF-8 (a lone surrogate is a UnicodeEncodeError); a list or dict is refused.
- */
-export function sqliteBindable(value: PyValue): boolean {
-  if (value === null || typeof value === 'boolean' || typeof value === 'number' || value instanceof PyFloat) return true;
-  if (typeof value === 'bigint') return value >= INT64_MIN && value <= INT64_MAX;
-  if (typeof value === 'string') return !hasLoneSurrogate(value);
-  return false;
 }
 
 /** Whether an Idempotency-Key (already stripped) is 1–255 visible ASCII characters (§12.1). */

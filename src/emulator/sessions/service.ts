@@ -4,7 +4,7 @@
 // store first, so nothing a client is told can be lost by a crash.
 import type { Clock } from '../../shared/clock.js';
 import type { IdSource } from '../../shared/ids.js';
-import { compareCodePoints, isDict, pyStr, pyStrip, pyTruthy, type PyDict, type PyValue } from '../../shared/python/index.js';
+import { compareCodePoints, isDict, pyStr, pyStrip, pyTruthy, SQLITE_INT_MAX, type PyDict, type PyValue } from '../../shared/python/index.js';
 import type { GatewaySettings } from '../gateway.js';
 import { fail, ok, UnhandledHermesException, type Result } from '../runs/hermes-errors.js';
 import { lockBackoff, StoreUnavailable, type LockWait } from '../runs/run-table.js';
@@ -23,8 +23,6 @@ export const BOT_CHAT_TITLE = 'Bot Chat';
 const RECOVERABLE_END_REASONS = new Set(['ws_orphan_reap', 'agent_close']);
 const PATCHABLE = new Set(['title', 'end_reason', 'pinned', 'archived', 'hidden', 'unread']);
 const PATCH_FLAGS = ['pinned', 'archived', 'hidden', 'unread'] as const;
-/** The largest int sqlite3 binds (a signed 64-bit INTEGER). */
-const SQLITE_MAX_INTEGER = 2n ** 63n - 1n;
 
 /** Where API-created sessions are also written (the --state-db recorder), or null. */
 export interface SessionMirror {
@@ -312,7 +310,7 @@ export class SessionService {
     const limit = defaultPage || requested > 500n ? 500 : Number(requested);
     // get_messages binds the offset as it is: sqlite3 cannot bind an int past 2**63 - 1 (OverflowError), and no
     // handler catches it (decision 0078).
-    if (offset > SQLITE_MAX_INTEGER) throw new UnhandledHermesException('sqlite3 OverflowError: Python int too large to convert to SQLite INTEGER');
+    if (offset > SQLITE_INT_MAX) throw new UnhandledHermesException('sqlite3 OverflowError: Python int too large to convert to SQLite INTEGER');
     // resolve_resume_session_id: no compression continuations exist here, so the session itself holds its messages.
     const rows = await this.#store('read', 'reading messages', (ops) => ops.messages(profile, id, { limit, offset, latest }));
     if (!rows.ok) return rows;

@@ -141,6 +141,13 @@ const byText = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
 
 const round = (v: number | null) => (v === null ? null : Math.round(v * 1e10) / 1e10);
 
+/**
+ * Whether session `alias` is part of its parent's work (a delegate, a continuation, a branch, a child without a
+ * marker): every child but one a `reset` started, which is a new conversation. The report's trees and the session
+ * page's descendants (web/data/rows.ts descendantsSql) both follow it.
+ */
+export const startedByParent = (alias: string): string => `COALESCE(${alias}.lineage_kind, '') <> 'reset'`;
+
 /** The most parent links a tree's climb follows: a loop of parents in a damaged store ends there. */
 export const TREE_DEPTH = 64;
 
@@ -159,7 +166,7 @@ export function treeRootsSql(dialect: Dialect): string {
   const on = (a: string, b: string, id: string) => [...place.map((c) => `${a}.${c} = ${b}.${c}`), `${a}.session_id = ${id}`].join(' AND ');
   const of = (alias: string) => place.map((c) => `${alias}.${c}`).join(', ');
   /** Whether session `k` climbs to its parent: started by it, and the parent is in the dataset. */
-  const climbs = (k: string) => `${k}.lineage_kind IS NOT NULL AND ${k}.lineage_kind <> 'reset'
+  const climbs = (k: string) => `${startedByParent(k)}
         AND EXISTS (SELECT 1 FROM sessions p WHERE ${on('p', k, `${k}.parent_session_id`)})`;
   return `tree_climb(${place.join(', ')}, session_id, at_id, depth) AS (
       SELECT ${of('s')}, s.session_id, s.parent_session_id, 1 FROM sessions s WHERE s.parent_session_id > '' AND ${climbs('s')}

@@ -252,24 +252,22 @@ describe('a session whose title, cwd, system prompt and attributes are far past 
 
   it('the lists of sessions carry its title cut with its whole length, and stay small', async () => {
     const [big] = costliest(app.db);
-    for (const path of ['/api/sessions?period=all&top=1000000', '/api/sessions?period=all', '/api/report?period=all&by=session', '/api/report?period=all&by=session&by=model&top=1000000']) {
-      const r = await api(path);
-      assert.equal(r.status, 200, path);
-      // Before: the title whole in each, whatever its size.
-      assert.ok(r.bytes < 20_000, `${path}: ${r.bytes} bytes`);
-      const row = r.body.rows.find((x: ReportRow) => x.session_id === big);
-      assert.deepEqual([row.title, row.cut], [cutTitle, { title: { characters: t.title, bytes: t.title + 1 } }], path);
-      assert.ok(r.body.rows.filter((x: ReportRow) => x.session_id !== big).every((x: ReportRow) => x.cut === undefined), path);
-      assert.equal(r.body.stopped, undefined, path);
-    }
     // Trees the same (decision 0114): the big session is the first of its tree (its child is a branch of it).
-    for (const path of ['/api/trees?period=all&top=1000000', '/api/trees?period=all', '/api/report?period=all&by=tree&by=model&top=1000000']) {
-      const r = await api(path);
-      assert.equal(r.status, 200, path);
-      assert.ok(r.bytes < 20_000, `${path}: ${r.bytes} bytes`);
-      const row = r.body.rows.find((x: ReportRow) => x.tree === big);
-      assert.deepEqual([row.tree_title, row.cut], [cutTitle, { tree_title: { characters: t.title, bytes: t.title + 1 } }], path);
-      assert.ok(r.body.rows.filter((x: ReportRow) => x.tree !== big).every((x: ReportRow) => x.cut === undefined), path);
+    const lists = [
+      { id: 'session_id', title: 'title', paths: ['/api/sessions?period=all&top=1000000', '/api/sessions?period=all', '/api/report?period=all&by=session', '/api/report?period=all&by=session&by=model&top=1000000'] },
+      { id: 'tree', title: 'tree_title', paths: ['/api/trees?period=all&top=1000000', '/api/trees?period=all', '/api/report?period=all&by=tree&by=model&top=1000000'] },
+    ];
+    for (const { id, title, paths } of lists) {
+      for (const path of paths) {
+        const r = await api(path);
+        assert.equal(r.status, 200, path);
+        // Before: the title whole in each, whatever its size.
+        assert.ok(r.bytes < 20_000, `${path}: ${r.bytes} bytes`);
+        const row = r.body.rows.find((x: ReportRow) => x[id] === big);
+        assert.deepEqual([row[title], row.cut], [cutTitle, { [title]: { characters: t.title, bytes: t.title + 1 } }], path);
+        assert.ok(r.body.rows.filter((x: ReportRow) => x[id] !== big).every((x: ReportRow) => x.cut === undefined), path);
+        assert.equal(r.body.stopped, undefined, path);
+      }
     }
   });
 

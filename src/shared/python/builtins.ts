@@ -1,8 +1,25 @@
 // Python builtins over decoded JSON values, as CPython 3.11 behaves: bool(), str(), repr(), round(x, n).
 import { pyFloatRepr } from './dump.js';
+import { hasLoneSurrogate } from './strings.js';
 import { PyFloat, type PyDict, type PyValue } from './values.js';
 
 export const isDict = (v: PyValue | undefined): v is PyDict => v instanceof Map;
+
+/** The int range Python's sqlite3 binds (a signed 64-bit INTEGER); past it, OverflowError. */
+export const SQLITE_INT_MIN = -(2n ** 63n);
+export const SQLITE_INT_MAX = 2n ** 63n - 1n;
+
+/**
+ * Whether Python's sqlite3 binds the value as a query parameter: None, bool, an int within 64 bits (else
+ * OverflowError), a float, a str that encodes as UTF-8 (a lone surrogate is a UnicodeEncodeError); a list or dict is
+ * refused (ProgrammingError).
+ */
+export function sqliteBindable(value: PyValue): boolean {
+  if (value === null || typeof value === 'boolean' || typeof value === 'number' || value instanceof PyFloat) return true;
+  if (typeof value === 'bigint') return value >= SQLITE_INT_MIN && value <= SQLITE_INT_MAX;
+  if (typeof value === 'string') return !hasLoneSurrogate(value);
+  return false;
+}
 
 /** Python bool(v) for JSON-decoded values (NaN is truthy, as in Python). */
 export function pyTruthy(v: PyValue | undefined): boolean {

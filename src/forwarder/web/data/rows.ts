@@ -3,6 +3,7 @@
 import { HermeticError } from '../../../shared/errors.js';
 import type { Attributes, CutLength, DelegationRow, SessionDetail, SessionRow, SlowCall, TextField, TranscriptMessage, TranscriptPage } from './source.js';
 import { callIdSql } from '../../sinks/sqlite/tool-calls.js';
+import { startedByParent } from '../../report/query.js';
 
 export const SESSION_COLUMNS = ['store', 'session_id', 'title', 'profile', 'source', 'model', 'provider', 'parent_session_id', 'lineage_kind', 'lineage_root', 'is_sidechain', 'cwd', 'git_repo_root', 'git_branch', 'started_at', 'ended_at', 'end_reason', 'last_activity_at', 'message_count', 'tool_call_count', 'api_call_count', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'estimated_cost_usd', 'actual_cost_usd', 'cost_status', 'live_messages', 'archived_messages', 'inactive_messages', 'removed_from_store'];
 export const LINK_COLUMNS = ['store', 'session_id', 'title', 'lineage_kind', 'started_at', 'model'];
@@ -168,7 +169,7 @@ export function descendantsSql(fleet: boolean): string {
   return `WITH RECURSIVE tree(id) AS (
       SELECT CAST(@session AS TEXT)
       UNION SELECT s.session_id FROM tree t JOIN sessions s ON ${machine}s.store = @store AND s.parent_session_id = t.id
-        WHERE s.lineage_kind IS NULL OR s.lineage_kind <> 'reset'${stop})
+        WHERE ${startedByParent('s')}${stop})
     SELECT id FROM tree WHERE id <> @session LIMIT ${DESCENDANTS_CAP + 1}`;
 }
 

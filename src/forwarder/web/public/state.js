@@ -40,6 +40,11 @@ export function href(s) {
   return q.toString() ? `${path}?${q}` : path;
 }
 
+/** The page of the session a report row names by `id` (its own id, or a tree's first session), on its store and machine. */
+export function sessionHref(state, row, id) {
+  return href({ ...state, view: 'session', id, store: row.store ?? null, machine: row.machine_id ?? null, page: 1, pageSize: null });
+}
+
 export function go(s, replace = false) {
   const url = href(s);
   if (replace) history.replaceState(null, '', url);

@@ -4,7 +4,7 @@ import { get } from '../api.js';
 import { chart, colour } from '../charts.js';
 import { h, table } from '../dom.js';
 import { cost, count, percent, sessionTitle, short, size } from '../format.js';
-import { FILTERS, go, href, usageParams } from '../state.js';
+import { FILTERS, go, href, sessionHref, usageParams } from '../state.js';
 import { withheldNotes } from './withheld.js';
 
 const KINDS = [['input_tokens', 'Input'], ['output_tokens', 'Output'], ['cache_read_tokens', 'Cache read'], ['cache_write_tokens', 'Cache write'], ['reasoning_tokens', 'Reasoning']];
@@ -180,9 +180,6 @@ function costliest(report, state, list) {
   fill(report);
   return section;
 }
-
-/** A session's page, from a row that names it by `id` (its own id, or a tree's first session). */
-const sessionHref = (state, x, id) => href({ ...state, view: 'session', id, store: x.store ?? null, machine: x.machine_id ?? null, page: 1, pageSize: null });
 
 /** The period's costliest sessions. */
 function topSessions(report, state) {

@@ -4,7 +4,7 @@ import { get } from '../api.js';
 import { chart, colour } from '../charts.js';
 import { h, table } from '../dom.js';
 import { count, percent, seconds, time } from '../format.js';
-import { href, usageParams } from '../state.js';
+import { sessionHref, usageParams } from '../state.js';
 
 export async function tools(state) {
   const r = await get('/api/tools', usageParams(state));
@@ -35,7 +35,7 @@ export async function tools(state) {
         { label: 'Tool', value: (x) => x.tool || '(unknown)' },
         { label: 'Took', num: true, key: 'seconds', raw: (x) => x.seconds, value: (x) => seconds(x.seconds) },
         { label: 'When', value: (x) => time(x.started_at) },
-        { label: 'Session', value: (x) => h('a', { href: href({ ...state, view: 'session', id: x.session_id, store: x.store ?? null, machine: x.machine_id ?? null, page: 1, pageSize: null }), dataset: { nav: '' } }, x.session_id) },
+        { label: 'Session', value: (x) => h('a', { href: sessionHref(state, x, x.session_id), dataset: { nav: '' } }, x.session_id) },
       ], r.slowest, { id: 'slowest-table' }),
   ];
 }
