@@ -303,9 +303,11 @@ Grouping (repeatable: --by day --by model gives one row per day and model):
                    the summary but the days)
 Filter (repeatable; values of one column are alternatives, columns combine):
   --filter COLUMN=VALUE
-                   model, provider, profile, source, project, task or session;
-                   project= is no project; tool calls filtered by model,
-                   provider or task are those of the sessions with such usage
+                   model, provider, profile, source, project, task, session
+                   or tree; project= is no project; tree=ID is the tree --by
+                   tree names ID (that session with all it started); tool
+                   calls filtered by model, provider or task are those of the
+                   sessions with such usage
 Output (one of; default tables as wide as the terminal, or $COLUMNS, or 80 when
 piped):
   --json           {"period": {"since", "until"}, "by": [...], "totals": {...},

@@ -2,7 +2,7 @@
 // has there, when they are few), or that the filters match only apart, or only outside the window. One plan, so it
 // runs on the dataset and on the fleet store alike; read only when the filtered window has no usage.
 import type { Dialect } from './dialect.js';
-import { planTotals, planValues, type FilterName, type Plan, type ReportRequest } from './query.js';
+import { ID_FILTERS, planTotals, planTreeOf, planValues, type FilterName, type Plan, type ReportRequest, type ValueFilter } from './query.js';
 import { wrapWords } from './wrap.js';
 import { terminalText } from '../../shared/terminal-text.js';
 
@@ -11,7 +11,11 @@ export const FEW_VALUES = 8;
 
 export interface FilterMiss {
   /** Each filter column, with what was asked and whether it alone matches usage in the window. */
-  columns: { name: FilterName; asked: readonly string[]; matched: boolean; present: (string | null)[]; more: boolean }[];
+  columns: {
+    name: FilterName; asked: readonly string[]; matched: boolean; present: (string | null)[]; more: boolean;
+    /** For `tree`: the asked sessions that are part of another tree, with that tree's name. */
+    within?: { session: string; tree: string }[];
+  }[];
   /** The whole filter matches usage outside the window. */
   elsewhere: boolean;
 }
@@ -28,15 +32,26 @@ export function* planFilterMiss(request: Pick<ReportRequest, 'since' | 'until' |
   for (const [name, asked] of entries) {
     const matched = ((yield* planTotals({ ...window, filter: { [name]: asked } }, dialect)).sessions ?? 0) > 0;
     // Session ids are not worth listing; the others are named when they are few.
-    const values = matched || name === 'session' ? [] : yield* planValues(window, name, FEW_VALUES + 1, dialect);
-    columns.push({ name, asked, matched, present: values.slice(0, FEW_VALUES), more: values.length > FEW_VALUES || name === 'session' });
+    const ids = ID_FILTERS.includes(name);
+    const values = matched || ids ? [] : yield* planValues(window, name as ValueFilter, FEW_VALUES + 1, dialect);
+    const column: FilterMiss['columns'][number] = { name, asked, matched, present: values.slice(0, FEW_VALUES), more: values.length > FEW_VALUES || ids };
+    if (!matched && name === 'tree') {
+      // A tree is named by its first session: a session inside one names none (a few looked up; a typed list is short).
+      const within: { session: string; tree: string }[] = [];
+      for (const session of [...new Set(asked)].slice(0, FEW_VALUES)) {
+        const tree = yield* planTreeOf(session, dialect);
+        if (tree !== null) within.push({ session, tree });
+      }
+      column.within = within;
+    }
+    columns.push(column);
   }
   const open = window.since === null && window.until === null;
   const elsewhere = !open && ((yield* planTotals({ filter: request.filter ?? {} }, dialect)).sessions ?? 0) > 0;
   return { columns, elsewhere };
 }
 
-const PLURAL: Record<FilterName, string> = { model: 'models', provider: 'providers', profile: 'profiles', source: 'sources', project: 'projects', task: 'tasks', session: 'sessions' };
+const PLURAL: Record<FilterName, string> = { model: 'models', provider: 'providers', profile: 'profiles', source: 'sources', project: 'projects', task: 'tasks', session: 'sessions', tree: 'trees' };
 
 /** `--filter model=a --filter model=b`: the filter as it was typed. */
 const typed = (name: string, asked: readonly string[]) => asked.map((v) => `--filter ${name}=${terminalText(v)}`).join(' ');
@@ -57,7 +72,10 @@ export function describeFilterMiss(miss: FilterMiss, width: number): string {
     out.push(wrap(`${typed(c.name, c.asked)} ${c.asked.length === 1 ? 'matches' : 'match'} no usage in this window.`, width));
     // The values come from the data (a model or project name): shown harmless, as every table shows them.
     const shown = c.present.map((v) => (v === null || v === '' ? (c.name === 'project' ? '(none: project=)' : '(unknown)') : terminalText(v)));
-    if (c.name === 'session') out.push(`"hermetic report --by session" lists the window's sessions.`);
+    for (const w of c.within ?? []) {
+      out.push(wrap(`Session ${terminalText(w.session)} is part of the tree of ${terminalText(w.tree)}, which started it: --filter tree=${terminalText(w.tree)}.`, width));
+    }
+    if (ID_FILTERS.includes(c.name)) out.push(`"hermetic report --by ${c.name}" lists the window's ${PLURAL[c.name]}.`);
     else if (c.more) out.push(wrap(`The costliest ${PLURAL[c.name]} in this window: ${shown.join(', ')} and more ("hermetic report --by ${c.name}" lists them).`, width));
     else out.push(wrap(`The ${shown.length === 1 ? PLURAL[c.name].slice(0, -1) : PLURAL[c.name]} in this window: ${shown.join(', ')}.`, width));
   }

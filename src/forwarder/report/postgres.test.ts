@@ -78,6 +78,14 @@ describe('the report on the fleet store', () => {
     });
   }
 
+  it('one machine: --filter tree= the largest trees (the climb inside a filter) equals the report of its own dataset', async () => {
+    const trees = usageReport(dbA, { by: ['tree'] }).rows.sort((x, y) => Number(y.sessions) - Number(x.sessions)).slice(0, 2).map((r) => String(r.tree));
+    assert.ok(Number(usageReport(dbA, { filter: { tree: trees.slice(0, 1) } }).totals.sessions) > 1, 'a tree of several sessions');
+    for (const shape of [{ filter: { tree: trees.slice(0, 1) }, by: ['model'] }, { filter: { tree: trees }, by: ['tree', 'day'] }, { filter: { tree: trees }, by: ['tool'] }]) {
+      sameReport(await fleetReport(aloneUrl, shape), usageReport(dbA, shape), JSON.stringify(shape));
+    }
+  });
+
   it('two machines: totals are the sum of both datasets\'; --by machine gives one row per machine with its own totals', async () => {
     const fleet = await fleetReport(fleetUrl, { by: ['machine'] });
     const [a, b] = [usageReport(dbA, {}), usageReport(dbB, {})];

@@ -16,8 +16,12 @@ export const TIME_DIMENSIONS: readonly Dimension[] = ['hour', 'day', 'week', 'mo
 export const MAX_TOP = 1_000_000;
 
 /** The ledger's columns a report can be narrowed to (`filter`); values of one column are alternatives, columns combine. */
-export const FILTERS = ['model', 'provider', 'profile', 'source', 'project', 'task', 'session'] as const;
+export const FILTERS = ['model', 'provider', 'profile', 'source', 'project', 'task', 'session', 'tree'] as const;
 export type FilterName = (typeof FILTERS)[number];
+/** The filters whose values are session ids: not listed as a column's values are (a filter's menu, a miss's hint). */
+export const ID_FILTERS: readonly FilterName[] = ['session', 'tree'];
+/** A filter whose values a report lists (`planValues`). */
+export type ValueFilter = Exclude<FilterName, 'session' | 'tree'>;
 export type ReportFilter = Partial<Record<FilterName, readonly string[]>>;
 
 /** Dimensions tool calls do not have (Hermes records usage per call, not per tool). */
@@ -162,12 +166,7 @@ export const TREE_DEPTH = 64;
  * `WITH RECURSIVE`.
  */
 export function treeRootsSql(dialect: Dialect): string {
-  const place = dialect.sessionKeys.filter((k) => k.name !== 'session_id').map((k) => k.sql.replace(/^l\./, ''));
-  const on = (a: string, b: string, id: string) => [...place.map((c) => `${a}.${c} = ${b}.${c}`), `${a}.session_id = ${id}`].join(' AND ');
-  const of = (alias: string) => place.map((c) => `${alias}.${c}`).join(', ');
-  /** Whether session `k` climbs to its parent: started by it, and the parent is in the dataset. */
-  const climbs = (k: string) => `${startedByParent(k)}
-        AND EXISTS (SELECT 1 FROM sessions p WHERE ${on('p', k, `${k}.parent_session_id`)})`;
+  const { place, on, of, climbs } = treeSql(dialect);
   return `tree_climb(${place.join(', ')}, session_id, at_id, depth) AS (
       SELECT ${of('s')}, s.session_id, s.parent_session_id, 1 FROM sessions s WHERE s.parent_session_id > '' AND ${climbs('s')}
       UNION ALL
@@ -176,6 +175,56 @@ export function treeRootsSql(dialect: Dialect): string {
     tree_roots(${place.join(', ')}, session_id, root) AS (
       SELECT ${of('c')}, c.session_id, c.at_id FROM tree_climb c JOIN sessions k ON ${on('k', 'c', 'c.at_id')}
       WHERE NOT (c.depth < ${TREE_DEPTH} AND ${climbs('k')}))`;
+}
+
+/**
+ * The condition that a ledger or tool_usage row `l` is usage of a tree named by one of `keys` (parameters): exactly the
+ * rows `--by tree` puts under those names (tree_roots, a loop or a climb cut at TREE_DEPTH included). A session its
+ * parent started names no tree: it is part of its parent's. Uncorrelated, so the climb is made once per statement
+ * (about as long as the report by tree's own, a few tens of milliseconds over 20,000 sessions).
+ */
+function treeMembersSql(keys: readonly string[], dialect: Dialect): string {
+  const { place, of } = treeSql(dialect);
+  const named = keys.length === 1 ? `= ${keys[0]}` : `IN (${keys.join(', ')})`;
+  const columns = [...place, 'session_id'];
+  const listed = columns.map((c) => `r.${c} = s.${c}`).join(' AND ');
+  return `(${columns.map((c) => `l.${c}`).join(', ')}) IN (WITH RECURSIVE ${treeRootsSql(dialect)}
+    SELECT ${columns.join(', ')} FROM tree_roots WHERE root ${named}
+    UNION ALL
+    SELECT ${of('s')}, s.session_id FROM sessions s WHERE s.session_id ${named} AND NOT EXISTS (SELECT 1 FROM tree_roots r WHERE ${listed}))`;
+}
+
+/**
+ * The tree session `id` is part of, named as `--by tree` names it (its first session), when that is another session:
+ * what a `--filter tree=` that matched nothing meant. Null when `id` names no session or is the first of its tree.
+ */
+export function* planTreeOf(id: string, dialect: Dialect): Plan<string | null> {
+  const { place, of } = treeSql(dialect);
+  const same = (a: string, b: string) => place.map((c) => `${a}.${c} = ${b}.${c}`).join(' AND ');
+  const rows = yield {
+    sql: `WITH RECURSIVE tree_up(${place.join(', ')}, session_id, depth) AS (
+        SELECT ${of('s')}, s.session_id, 0 FROM sessions s WHERE s.session_id = @tree_of
+        UNION ALL
+        SELECT ${of('p')}, p.session_id, u.depth + 1 FROM tree_up u
+          JOIN sessions k ON ${same('k', 'u')} AND k.session_id = u.session_id
+          JOIN sessions p ON ${same('p', 'k')} AND p.session_id = k.parent_session_id
+        WHERE u.depth < ${TREE_DEPTH} AND ${startedByParent('k')})
+      SELECT session_id FROM tree_up ORDER BY depth DESC, session_id LIMIT 1`,
+    params: { tree_of: id },
+  };
+  const top = rows[0]?.session_id;
+  return typeof top === 'string' && top !== id ? top : null;
+}
+
+/** The pieces of SQL the tree statements share: the columns that place a session (store, and machine), and the climb. */
+function treeSql(dialect: Dialect) {
+  const place = dialect.sessionKeys.filter((k) => k.name !== 'session_id').map((k) => k.sql.replace(/^l\./, ''));
+  const on = (a: string, b: string, id: string) => [...place.map((c) => `${a}.${c} = ${b}.${c}`), `${a}.session_id = ${id}`].join(' AND ');
+  const of = (alias: string) => place.map((c) => `${alias}.${c}`).join(', ');
+  /** Whether session `k` climbs to its parent: started by it, and the parent is in the dataset. */
+  const climbs = (k: string) => `${startedByParent(k)}
+        AND EXISTS (SELECT 1 FROM sessions p WHERE ${on('p', k, `${k}.parent_session_id`)})`;
+  return { place, on, of, climbs };
 }
 
 /** The zone the dataset's ledger was built in (dataset_meta), UTC when it says nothing. */
@@ -214,7 +263,7 @@ function check(request: ReportRequest, dialect: Dialect = sqliteDialect()): Chec
     ...(since !== null ? { since, at_from: Math.ceil(since) } : {}),
     ...(until !== null ? { until, at_to: Math.ceil(until) } : {}),
   };
-  const { ledger, tools } = filterSql(request.filter ?? {}, params);
+  const { ledger, tools } = filterSql(request.filter ?? {}, params, dialect);
   if (request.place) {
     params.place_store = request.place.store;
     const at = ['l.store = @place_store'];
@@ -250,7 +299,7 @@ export function reportCondition(request: ReportRequest, dialect: Dialect = sqlit
  * filter's menu needs only the values; the dashboard asks for six at every page). Cut by SQL's order as the report's
  * `top` is, then ordered as its rows are.
  */
-export function* planValues(request: ReportRequest, column: Exclude<FilterName, 'session'>, limit: number, dialect: Dialect): Plan<(string | null)[]> {
+export function* planValues(request: ReportRequest, column: ValueFilter, limit: number, dialect: Dialect): Plan<(string | null)[]> {
   const { where, params } = check({ ...request, by: [column] }, dialect);
   const [key] = keysOf(column, request.utc === true, dialect);
   const rows = yield {
@@ -264,7 +313,7 @@ export function* planValues(request: ReportRequest, column: Exclude<FilterName, 
 }
 
 /** The SQL conditions of a filter (on the ledger; on tool_usage, the columns it has), its values added to `params`. */
-function filterSql(filter: ReportFilter, params: Record<string, number | string>): { ledger: string[]; tools: string[] } {
+function filterSql(filter: ReportFilter, params: Record<string, number | string>, dialect: Dialect): { ledger: string[]; tools: string[] } {
   const ledger: string[] = [];
   const tools: string[] = [];
   for (const [name, values] of Object.entries(filter)) {
@@ -286,6 +335,12 @@ function filterSql(filter: ReportFilter, params: Record<string, number | string>
       params[`f_${name}_${i}`] = v;
       return `@f_${name}_${i}`;
     });
+    if (name === 'tree') {
+      const sql = treeMembersSql(keys, dialect);
+      ledger.push(sql);
+      tools.push(sql);
+      continue;
+    }
     const alternatives: string[] = [];
     if (keys.length === 1) alternatives.push(`${column} = ${keys[0]}`);
     else if (keys.length > 1) alternatives.push(`${column} IN (${keys.join(', ')})`);

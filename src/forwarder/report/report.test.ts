@@ -16,6 +16,9 @@ import { Zone } from '../ledger/zone.js';
 import { forwarderRig } from '../testing/index.js';
 import { changeText, DIMENSIONS, formatCost, hourLabel, formatTokens, MEASURES, parseFilters, previousWindow, renderSummary, renderTable, resolveWindow, usageReport, type UsageReport } from './index.js';
 import { displayWidth } from './wrap.js';
+import { sqliteDialect } from './dialect.js';
+import { describeFilterMiss, planFilterMiss } from './filter-miss.js';
+import { runSqlite } from './query.js';
 import { printed } from '../../shared/testing/console.js';
 
 const NOW = Date.UTC(2026, 6, 15, 10, 30) / 1000; // Wednesday 2026-07-15, 12:30 in Berlin
@@ -133,6 +136,23 @@ describe('usageReport', () => {
       addsUp(usageReport(t, { by: ['tree', 'model'], top: 5 }), 'trees by model');
       const tools = usageReport(t, { by: ['tool', 'tree'] });
       assert.equal(tools.rows.reduce((n, x) => n + Number(x.tool_calls), 0), tools.totals.tool_calls);
+
+      // --filter tree=ID keeps exactly what the row ID holds, the loop's trees and tool calls included.
+      const toolsOf = (id: string) => tools.rows.filter((x) => x.tree === id).reduce((n, x) => n + Number(x.tool_calls), 0);
+      for (const row of r.rows) {
+        const one = usageReport(t, { filter: { tree: [String(row.tree)] } });
+        for (const m of MEASURES) near(Number(one.totals[m] ?? 0), Number(row[m] ?? 0), `${m} of the tree ${String(row.tree)}`);
+        assert.equal(one.totals.tool_calls, toolsOf(String(row.tree)), `tool calls of the tree ${String(row.tree)}`);
+      }
+      const both = usageReport(t, { filter: { tree: [s0, s3] }, by: ['tree'] });
+      assert.deepEqual(both.rows.map((x) => [x.tree, x.sessions]).sort(), [[s0, 3], [s3, 2]].sort());
+      // A session inside a tree names none; the miss says whose it is.
+      assert.equal(usageReport(t, { filter: { tree: [s2] } }).totals.sessions, 0);
+      const miss = runSqlite(t, planFilterMiss({ filter: { tree: [s2, s4, 'nonexistent'] } }, sqliteDialect()));
+      assert.deepEqual(miss?.columns[0]?.within, [{ session: s2, tree: s0 }, { session: s4, tree: s3 }]);
+      const said = describeFilterMiss(miss!, 200);
+      assert.match(said, new RegExp(`Session ${s2} is part of the tree of ${s0}, which started it: --filter tree=${s0}\\.`));
+      assert.match(said, /"hermetic report --by tree" lists the window's trees\./);
     } finally {
       t.close();
       done();
@@ -236,7 +256,7 @@ describe('usageReport', () => {
     assert.throws(() => usageReport(db, { filter: { modle: ['x'] } as never }), { code: 'HERMETIC_REPORT_INVALID', message: '"modle" is not a report filter; did you mean "model"?' });
     assert.throws(() => usageReport(db, { filter: { model: [] } }), { code: 'HERMETIC_REPORT_INVALID', message: 'The model filter needs one or more values as text.' });
     assert.throws(() => parseFilters(['model']), { code: 'HERMETIC_REPORT_INVALID', message: '--filter takes COLUMN=VALUE, such as model=gpt-5; got "model".' });
-    assert.throws(() => parseFilters(['colour=red']), { code: 'HERMETIC_REPORT_INVALID', message: '--filter: "colour" is not a column a report can be filtered by; use model, provider, profile, source, project, task, session.' });
+    assert.throws(() => parseFilters(['colour=red']), { code: 'HERMETIC_REPORT_INVALID', message: '--filter: "colour" is not a column a report can be filtered by; use model, provider, profile, source, project, task, session, tree.' });
     assert.deepEqual(parseFilters(['model=a', 'source=cli', 'model=b=c', 'project=']), { model: ['a', 'b=c'], source: ['cli'], project: [''] });
   });
 

@@ -1,7 +1,7 @@
 // Handlers for the dashboard's endpoints: each parses its query (request.ts), asks the source (data/source.ts) and
 // returns the JSON to send. No SQL and no HTTP here; the server turns a thrown HermeticError into its status.
 import { HermeticError } from '../../shared/errors.js';
-import { FILTERS, MAX_TOP, hourLabel, unreadDays, type ReportRequest, type UsageReport } from '../report/index.js';
+import { FILTERS, ID_FILTERS, MAX_TOP, hourLabel, unreadDays, type ReportRequest, type UsageReport, type ValueFilter } from '../report/index.js';
 import { Zone } from '../ledger/zone.js';
 import type { MessageText, TextField, UsageSource } from './data/source.js';
 import { LIST_BYTES, SESSION_TEXT_FIELDS, TEXT_CHUNK, TEXT_FIELDS, TITLE_CAP } from './data/rows.js';
@@ -118,7 +118,7 @@ export const HANDLERS: Record<ApiName, Handler> = {
   report: async (query, ctx) => ctx.source.report({ ...usage(query, ctx), ...grouping(query), bounds: LIST_BOUNDS }),
   async options(query, ctx) {
     const { since, until } = usage(query, ctx);
-    const columns = FILTERS.filter((f): f is Exclude<typeof f, 'session'> => f !== 'session');
+    const columns = FILTERS.filter((f): f is ValueFilter => !ID_FILTERS.includes(f));
     // What the report by each column would list (its 200 costliest values), read without the report's sums.
     const lists = await Promise.all(columns.map((column) => ctx.source.values({ since, until }, column, 200)));
     const values = Object.fromEntries(columns.map((column, i) => [column, lists[i]!]));

@@ -1,7 +1,7 @@
 // What the dashboard reads, as one interface: the embedded dataset (sqlite.ts) and the fleet store in PostgreSQL
 // (`hermetic web --from postgres://…`, postgres.ts). Every usage figure comes from the report's one plan (`planReport`,
 // as `hermetic report` runs it; DESIGN habit 17); the transcript and lineage are the dataset's rows as they are.
-import type { FilterName, ReportRequest, RowIssueCount, UnreadSpan, UnreadUnknown, UsageReport } from '../../report/index.js';
+import type { ValueFilter, ReportRequest, RowIssueCount, UnreadSpan, UnreadUnknown, UsageReport } from '../../report/index.js';
 import type { Zone } from '../../ledger/zone.js';
 
 /** A session's row as the page shows it (the dataset's `sessions` columns, foreign names kept). */
@@ -154,7 +154,7 @@ export interface UsageSource {
   /** The one aggregation: exactly what `hermetic report --json` answers for the request. */
   report(request: ReportRequest): Promise<UsageReport>;
   /** The values of a filter column in the window, costliest first, at most `limit` (the report's `planValues`). */
-  values(request: ReportRequest, column: Exclude<FilterName, 'session'>, limit: number): Promise<(string | null)[]>;
+  values(request: ReportRequest, column: ValueFilter, limit: number): Promise<(string | null)[]>;
   /** A session; null when there is none. */
   session(key: SessionKey, page: TranscriptPage): Promise<SessionView | null>;
   /**
