@@ -315,6 +315,12 @@ piped):
   --csv            the rows as CSV; text a spreadsheet would run as a formula
                    (=, +, -, @) is led by ', control characters shown
   --markdown       the rows as a Markdown table, text escaped to read as written
+Budget (for cron or CI; the report prints as always):
+  --max-cost USD   exit 3 when a row costs more than USD, and say on stderr
+                   which: each row of the grouping (--since 24h --by hour
+                   catches a runaway hour, --period today --by session a
+                   runaway session; every row, whatever --top keeps), else
+                   the whole window
 Other:
   --utc            days, weeks and months in UTC instead of the ledger's time
                    zone
@@ -326,9 +332,9 @@ Other:
                    days are each machine's local days, --utc for one calendar)
   -h, --help       show this help
 
-Exit codes: 0 done; 2 a window, grouping or filter it cannot give
-(HERMETIC_REPORT_INVALID) or a refused command line; 1 the dataset or the fleet
-store could not be read.
+Exit codes: 0 done; 3 a row over --max-cost; 2 a window, grouping or filter
+it cannot give (HERMETIC_REPORT_INVALID) or a refused command line; 1 the
+dataset or the fleet store could not be read.
 
 Cost: the billed cost (actual_cost_usd) where Hermes recorded one, else its
 estimate; both are in --json. Rows of any grouping add up to the totals

@@ -11,6 +11,7 @@ import { DATASET_VERSION } from '../dataset/columns.js';
 import { hermeticHome } from '../home.js';
 import { explicitTimeZone, systemTimeZone, Zone } from '../ledger/zone.js';
 import { DEFAULT_WIDTH, PERIODS, fleetUnread, fleetUnreadUnknown, type UnreadUnknown, unreadUnknownText, ledgerZone, MAX_TOP, parseFilters, planFilterMiss, type FilterMiss, fleetRowIssues, rowIssuesIn, type RowIssueCount, planUncosted, uncostedIn, unreadDays, unreadIn, unreadText, type UnreadSpan, renderCsv, renderMarkdown, renderSummary, resolveWindow, windowOrderProblem, course, previousWindow, windowDays, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
+import { checkBudgetGrouping, describeOverBudget, OVER_BUDGET_EXIT, overBudget, parseMaxCost } from '../report/budget.js';
 import { sqliteDialect } from '../report/dialect.js';
 import { planSummary, type SummaryRequest } from '../report/summary.js';
 import { planReport, runSqlite } from '../report/query.js';
@@ -25,7 +26,7 @@ export const FLAGS = {
   since: { type: 'string', lone: looksLikeWhen }, until: { type: 'string' }, period: { type: 'string', lone: (w: string) => (PERIODS as readonly string[]).includes(w) },
   by: { type: 'string', multiple: true },
   top: { type: 'string' }, filter: { type: 'string', multiple: true }, csv: { type: 'boolean' }, markdown: { type: 'boolean' }, utc: { type: 'boolean' },
-  from: { type: 'string' },
+  from: { type: 'string' }, 'max-cost': { type: 'string' },
 } as const;
 
 /** Where a report reads: the embedded dataset (sync), or the fleet store in PostgreSQL (`--from postgres://…`). */
@@ -150,6 +151,7 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
   const formats = (['json', 'csv', 'markdown'] as const).filter((f) => values[f]);
   if (formats.length > 1) usageError(`Give one output format; got ${formats.map((f) => `--${f}`).join(' and ')}.`);
   const top = values.top === undefined ? undefined : wholeNumber('--top', values.top, 1, MAX_TOP);
+  const maxCost = values['max-cost'] === undefined ? undefined : parseMaxCost(values['max-cost']);
   const nowS = (io.now ?? Date.now)() / 1000;
   fleetFrom(values.from);
   if (values.from !== undefined && values.home !== undefined) usageError('--from and --home name two different datasets; give one.');
@@ -169,6 +171,7 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
     const filter = parseFilters(values.filter ?? []);
     const base: ReportRequest = { since: window.since, until: window.until, utc: values.utc === true, ...(Object.keys(filter).length > 0 ? { filter } : {}) };
     const by = values.by ?? [];
+    if (maxCost !== undefined) checkBudgetGrouping(by);
     const color = io.color ?? (process.stdout.isTTY === true && !process.env.NO_COLOR);
     const width = io.width ?? terminalWidth();
     // A filter that leaves the window empty is said to be why (and what the window does have).
@@ -185,6 +188,18 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
       filterMiss: await filterMiss(totals), course: course(values.period, window, nowS, zone, totals.cost_usd), unread, unreadUnknown,
     });
     const before = previousWindow(values.period, window, nowS, zone);
+    /**
+     * After the report is printed: 0, or with --max-cost and rows over it, what went over on stderr and exit 3. Each
+     * row of the grouping is judged, not the rest a --top sums into one (read again without it).
+     */
+    const budget = async (report: UsageReport | null): Promise<number> => {
+      if (maxCost === undefined) return 0;
+      const judged = report !== null && (report.rows.length === 0 || report.rows.at(-1)!.other_rows === undefined) ? report : await source.report({ ...base, by }, zone);
+      const over = overBudget(judged, maxCost);
+      if (over === null) return 0;
+      for (const line of describeOverBudget(over)) console.error(line.startsWith('over budget') ? `hermetic: ${line}` : line);
+      return OVER_BUDGET_EXIT;
+    };
     if (formats.length > 0 || by.length > 0) {
       const report = await source.report({ ...base, by, top }, zone);
       // The documents' shapes are fixed: what they lack is said beside them.
@@ -202,13 +217,13 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
         };
         console.log(renderSummary(view, color, width));
       }
-      return 0;
+      return await budget(report);
     }
     // The terminal view: a summary, then by day (by month over long windows), model, source, and the costliest sessions.
     const summary = await source.summary({ ...base, ...(top !== undefined ? { top } : {}), before }, nowS, zone);
     const view: SummaryView = { ...summary, ...(await notes(summary.totals.totals)) };
     console.log(renderSummary(view, color, width));
-    return 0;
+    return await budget(summary.totals);
   } finally {
     for (const line of source.unreadable?.() ?? []) console.error(line);
     await source.close();

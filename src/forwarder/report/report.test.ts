@@ -408,6 +408,42 @@ describe('hermetic report (in process)', () => {
     assert.match(table, /^By tool\ntool +calls +errors +sessions$/m);
   });
 
+  it('--max-cost: exit 3 and what went over on stderr, judged on every row of the grouping (not the rest --top sums), else the window', async () => {
+    const run = (args: string[]) => printed(() => reportCommand(['--home', home, '--period', 'all', ...args], { now: () => NOW * 1000, width: 80 }));
+    const whole = usageReport(db, {}).totals.cost_usd as number;
+    const plain = await run([]);
+    // The window: strictly more than the limit is over; the report itself prints as it would without the flag.
+    const under = await run(['--max-cost', String(whole + 0.01)]);
+    assert.deepEqual([under.value, under.err, under.out], [0, [], plain.out]);
+    const over = await run(['--max-cost', `$${(whole - 0.01).toFixed(2)}`]);
+    assert.equal(over.value, 3);
+    assert.deepEqual(over.out, plain.out);
+    assert.deepEqual(over.err, [`hermetic: over budget: this window cost ${formatCost(whole)}, more than ${formatCost(Number((whole - 0.01).toFixed(2)))} (--max-cost).`]);
+    // Each session: the limit under the second costliest, so --top 1 keeps one and the rest is not judged as one row.
+    const sessions = usageReport(db, { by: ['session'] }).rows;
+    const limit = Number(((sessions[1]!.cost_usd as number) - 0.005).toFixed(3));
+    const above = sessions.filter((r) => (r.cost_usd as number) > limit);
+    assert.ok(above.length >= 2);
+    const json = await run(['--by', 'session', '--top', '1', '--json', '--max-cost', String(limit)]);
+    assert.equal(json.value, 3);
+    assert.deepEqual(JSON.parse(json.out.join('\n')), usageReport(db, { by: ['session'], top: 1 }), 'the JSON is the report, unchanged');
+    assert.equal(json.err[0], `hermetic: over budget: ${above.length} of ${sessions.length} sessions cost more than ${formatCost(limit)} (--max-cost):`);
+    assert.equal(json.err[1], `  ${String(above[0]!.session_id)} (${String(above[0]!.title ?? 'untitled')})  ${formatCost(above[0]!.cost_usd as number)}`);
+    assert.equal(json.err.length, 1 + Math.min(above.length, 10) + (above.length > 10 ? 1 : 0));
+    // Pairs of keys, and a window with nothing over.
+    const days = await run(['--by', 'day', '--by', 'model', '--csv', '--max-cost', '0']);
+    assert.equal(days.value, 3);
+    assert.match(days.err[0]!, /^hermetic: over budget: \d+ of \d+ rows by day and model cost more than \$0\.00 \(--max-cost\):$/);
+    assert.match(days.err[1]!, /^  2026-\d\d-\d\d · \S+  \$[\d.,]+$/);
+    const none = await run(['--by', 'model', '--filter', 'model=nonexistent', '--max-cost', '0']);
+    assert.deepEqual([none.value, none.err], [0, []]);
+    // Refused: tool rows have no cost; an amount that is not one.
+    await assert.rejects(reportCommand(['--home', home, '--by', 'tool', '--max-cost', '1'], { now: () => NOW * 1000 }), { code: 'HERMETIC_REPORT_INVALID' });
+    for (const bad of ['abc', '-1', '1e3', '5 dollars']) {
+      await assert.rejects(reportCommand(['--home', home, '--max-cost', bad], { now: () => NOW * 1000 }), { code: 'HERMETIC_CLI_USAGE', message: `--max-cost takes an amount in US dollars, such as 5 or 0.50; got "${bad}".` });
+    }
+  });
+
   it('refuses with codes main() turns into one line and exit 2', async () => {
     const refused = async (args: string[], code: string, message: string) => assert.rejects(reportCommand(['--home', home, ...args], { now: () => NOW * 1000 }), (e: { code: string; message: string }) => {
       assert.deepEqual([e.code, e.message], [code, message]);

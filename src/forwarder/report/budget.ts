@@ -1,0 +1,85 @@
+// A spending limit a scheduled job can check (decision 0115): which rows of a report cost more than `--max-cost` —
+// each hour, session, tree, day × model… of its grouping, or the whole window without one. `hermetic report` prints
+// its report as always, says on stderr what went over, and exits 3, so cron (or CI) can tell "over budget" apart
+// from a failure (1) and a refused command line (2).
+import { HermeticError } from '../../shared/errors.js';
+import { terminalText } from '../../shared/terminal-text.js';
+import type { Dimension, ReportRow, UsageReport } from './query.js';
+import { formatCost } from './render.js';
+
+/** The exit code of a report with rows over its `--max-cost`. */
+export const OVER_BUDGET_EXIT = 3;
+
+/** Rows named in the message; the rest are counted. */
+export const OVER_BUDGET_NAMED = 10;
+
+export interface OverBudget {
+  limit: number;
+  /** The grouping the rows are of (none: the window's own total). */
+  by: readonly Dimension[];
+  /** The rows above the limit, the costliest first. */
+  over: ReportRow[];
+  /** How many rows were judged. */
+  of: number;
+}
+
+/**
+ * `--max-cost`'s value in US dollars: `5`, `0.50`, `$12`; a refusal (exit 2) says what it takes.
+ * @example parseMaxCost('$2.50') // 2.5
+ */
+export function parseMaxCost(text: string): number {
+  const t = text.trim().replace(/^\$/, '');
+  const v = /^\d+(\.\d+)?$|^\.\d+$/.test(t) ? Number(t) : NaN;
+  if (!Number.isFinite(v)) throw new HermeticError('HERMETIC_CLI_USAGE', `--max-cost takes an amount in US dollars, such as 5 or 0.50; got "${text}".`);
+  return v;
+}
+
+/** Refuses a grouping whose rows have no cost (tool calls): a limit on it could never be passed. */
+export function checkBudgetGrouping(by: readonly string[]): void {
+  if (by.includes('tool')) throw new HermeticError('HERMETIC_REPORT_INVALID', '--max-cost judges cost, and rows by tool count tool calls, which carry none; drop --by tool.');
+}
+
+/**
+ * The rows of an unbounded `report` (every row of its grouping, no `--top` rest) whose shown cost is above `limit`;
+ * null when none is. A row with no cost known is not over.
+ */
+export function overBudget(report: UsageReport, limit: number): OverBudget | null {
+  const over = report.rows.filter((r) => typeof r.cost_usd === 'number' && r.cost_usd > limit).sort((a, b) => (b.cost_usd as number) - (a.cost_usd as number));
+  return over.length === 0 ? null : { limit, by: report.by, over, of: report.rows.length };
+}
+
+const NOUN: Readonly<Record<Dimension, [one: string, many: string]>> = {
+  hour: ['hour', 'hours'], day: ['day', 'days'], week: ['week', 'weeks'], month: ['month', 'months'], model: ['model', 'models'],
+  provider: ['provider', 'providers'], profile: ['profile', 'profiles'], source: ['source', 'sources'], project: ['project', 'projects'],
+  task: ['task', 'tasks'], session: ['session', 'sessions'], tree: ['tree', 'trees'], tool: ['tool', 'tools'], machine: ['machine', 'machines'],
+};
+
+/** A row as the message names it: its keys (a session or tree with its title), harmless on a terminal. */
+function rowName(row: ReportRow, by: readonly Dimension[]): string {
+  const text = (v: unknown, none: string) => (v === null || v === undefined || v === '' ? none : terminalText(String(v)));
+  return by.map((d) => {
+    switch (d) {
+      case 'session': return `${text(row.session_id, '(unknown)')} (${text(row.title, 'untitled')})`;
+      case 'tree': return `${text(row.tree, '(unknown)')} (${text(row.tree_title, 'untitled')})`;
+      case 'machine': return text(row.machine, '(unknown)');
+      case 'task': return text(row.task, 'main');
+      case 'project': return text(row.project, '(none)');
+      default: return text(row[d], '(unknown)');
+    }
+  }).join(' · ');
+}
+
+/**
+ * What went over, as the lines stderr gets (the first starts `over budget:`; the CLI adds `hermetic: `).
+ * @example describeOverBudget({ limit: 5, by: ['hour'], over: [{ hour: '2026-12-05 03:00', cost_usd: 7.12 }], of: 24 })
+ * // ['over budget: 1 of 24 hours cost more than $5.00 (--max-cost):', '  2026-12-05 03:00  $7.12']
+ */
+export function describeOverBudget(o: OverBudget): string[] {
+  const limit = formatCost(o.limit);
+  if (o.by.length === 0) return [`over budget: this window cost ${formatCost(o.over[0]!.cost_usd as number)}, more than ${limit} (--max-cost).`];
+  const [one, many] = o.by.length === 1 ? NOUN[o.by[0]!] : ['row', `rows by ${o.by.join(' and ')}`];
+  const what = o.of === 1 ? `the only ${one}` : `${o.over.length.toLocaleString('en-US')} of ${o.of.toLocaleString('en-US')} ${many}`;
+  const named = o.over.slice(0, OVER_BUDGET_NAMED).map((r) => `  ${rowName(r, o.by)}  ${formatCost(r.cost_usd as number)}`);
+  const rest = o.over.length - named.length;
+  return [`over budget: ${what} cost more than ${limit} (--max-cost):`, ...named, ...(rest > 0 ? [`  and ${rest.toLocaleString('en-US')} more`] : [])];
+}
