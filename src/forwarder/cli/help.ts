@@ -282,13 +282,16 @@ default: the last 30 days):
   --until ISO      up to then: a date includes that whole day; an ISO time
                    ends there
 Grouping (repeatable: --by day --by model gives one row per day and model):
-  --by hour|day|week|month|model|provider|profile|source|project|task|session|
-       tree|tool|machine
+  --by hour|day|week|month|weekday|hour_of_day|model|provider|profile|
+       source|project|task|session|tree|tool|machine
                    an hour is named by its local time (2026-12-05 14:00; an
                    hour the clocks repeat carries its offset): --since 12h
                    --by hour shows what ran overnight; a week is named by its
-                   Monday; project is the git repository root (else the
-                   working directory); task is main or an auxiliary task
+                   Monday; weekday (Monday … Sunday) and hour_of_day (00:00 …
+                   23:00) put every Monday, or every 02:00, of the window
+                   together: when the agent spends, cron jobs included;
+                   project is the git repository root (else the working
+                   directory); task is main or an auxiliary task
                    (title_generation, compression, vision, …); session rows
                    carry session_id and title; a tree is a session with all it
                    started (subagents, continuations after compression,
@@ -404,11 +407,12 @@ export const WEB_HELP = `Usage: hermetic web [options]
 
 The usage dashboard: a local web page over the dataset (run "hermetic backfill"
 or "hermetic forward" first), or over the fleet store many forwarders ship to
-(--from), with cost and tokens for a period, spend per day by model, breakdowns
-by model, provider, profile, source, project, task and (in the fleet) machine,
-the most expensive sessions, each session's transcript and lineage, and tool
-calls. Every figure is the one "hermetic report --json" gives for the same
-window and filter. It only reads; Ctrl-C (SIGINT) or SIGTERM stops it cleanly.
+(--from), with cost and tokens for a period, spend per day by model, spend by
+hour of the day and by weekday, breakdowns by model, provider, profile, source,
+project, task and (in the fleet) machine, the most expensive sessions, each
+session's transcript and lineage, and tool calls. Every figure is the one
+"hermetic report --json" gives for the same window and filter. It only reads;
+Ctrl-C (SIGINT) or SIGTERM stops it cleanly.
 
 Options:
   --port N         port to listen on (default 8650; 0 picks a free one)

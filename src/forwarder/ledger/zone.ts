@@ -129,6 +129,31 @@ export class Zone {
     return cell;
   }
 
+  /**
+   * The zone's offsets over [lo, hi]: the offset at `lo`, then each change inside (the first quarter of an hour it
+   * holds from), in order. Looked for a day apart, then narrowed to the quarter: zones change offsets on quarter hours,
+   * and not twice in a day.
+   * @example new Zone('Europe/Berlin').offsetsBetween(Date.parse('2026-03-01') / 1000, Date.parse('2026-04-01') / 1000)
+   * // [{ from: 1772323200, offset: 3600 }, { from: 1774746000, offset: 7200 }]
+   */
+  offsetsBetween(lo: number, hi: number): { from: number; offset: number }[] {
+    const out = [{ from: lo, offset: this.offsetAt(lo) }];
+    if (this.#format === null) return out;
+    for (let t = lo; t < hi; t += 86400) {
+      const next = Math.min(t + 86400, hi);
+      if (this.offsetAt(next) === out[out.length - 1]!.offset) continue;
+      // The first quarter after t whose offset is the new one.
+      let [a, b] = [Math.floor(t / QUARTER), Math.floor(next / QUARTER)];
+      while (b - a > 1) {
+        const m = Math.floor((a + b) / 2);
+        if (this.offsetAt(m * QUARTER) === out[out.length - 1]!.offset) a = m;
+        else b = m;
+      }
+      out.push({ from: b * QUARTER, offset: this.offsetAt(b * QUARTER) });
+    }
+    return out;
+  }
+
   /** An ISO 8601 time with this zone's offset (`2026-07-14T00:00:00+02:00`). */
   iso(t: number): string {
     const off = this.offsetAt(t);

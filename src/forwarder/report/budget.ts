@@ -49,7 +49,8 @@ export function overBudget(report: UsageReport, limit: number): OverBudget | nul
 }
 
 const NOUN: Readonly<Record<Dimension, [one: string, many: string]>> = {
-  hour: ['hour', 'hours'], day: ['day', 'days'], week: ['week', 'weeks'], month: ['month', 'months'], model: ['model', 'models'],
+  hour: ['hour', 'hours'], day: ['day', 'days'], week: ['week', 'weeks'], month: ['month', 'months'], weekday: ['weekday', 'weekdays'],
+  hour_of_day: ['hour of the day', 'hours of the day'], model: ['model', 'models'],
   provider: ['provider', 'providers'], profile: ['profile', 'profiles'], source: ['source', 'sources'], project: ['project', 'projects'],
   task: ['task', 'tasks'], session: ['session', 'sessions'], tree: ['tree', 'trees'], tool: ['tool', 'tools'], machine: ['machine', 'machines'],
 };

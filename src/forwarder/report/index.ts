@@ -1,6 +1,6 @@
 // Usage reports: one aggregation over the usage ledger (query.ts), the windows people type (window.ts), and the
 // ways a report reads (render.ts). The CLI (`hermetic report`) and, later, the web dashboard share them.
-export { usageReport, hourLabel, reportCondition, reportTotals, reportRows, reportPeriod, checkDimensions, ledgerZone, MAX_TOP, DIMENSIONS, TIME_DIMENSIONS, MEASURES, FILTERS, ID_FILTERS, type Dimension, type FilterName, type ValueFilter, type ReportFilter, type ReportRequest, type ReportRow, type UsageReport } from './query.js';
+export { usageReport, hourLabel, reportCondition, reportTotals, reportRows, reportPeriod, checkDimensions, ledgerZone, MAX_TOP, DIMENSIONS, TIME_DIMENSIONS, CYCLE_DIMENSIONS, WEEKDAYS, MEASURES, FILTERS, ID_FILTERS, type Dimension, type FilterName, type ValueFilter, type ReportFilter, type ReportRequest, type ReportRow, type UsageReport } from './query.js';
 export { summaryTables, type SummaryTables } from './summary.js';
 export { parseFilters } from './filter.js';
 export { planFilterMiss, describeFilterMiss, type FilterMiss } from './filter-miss.js';

@@ -71,6 +71,8 @@ describe('the report on the fleet store', () => {
     { by: ['model'], filter: { source: ['cli', 'telegram'] } }, { by: ['tool'], filter: { task: ['main'], project: [''] } },
     // Trees: the recursive climb of parents in PostgreSQL, a --top of them (its rest's sessions counted through the join).
     { by: ['tree'] }, { by: ['tree', 'day'], top: 3 }, { by: ['tool', 'tree'], top: 2 },
+    // Weekdays and hours of the day: the offset's CASE in PostgreSQL's integer arithmetic (decision 0116).
+    { by: ['weekday'] }, { by: ['hour_of_day', 'model'], top: 4 }, { by: ['tool', 'weekday'], utc: true }, { by: ['weekday', 'hour_of_day'], since: NOW - 7 * 86400, until: NOW },
   ];
   for (const shape of shapes) {
     it(`one machine: ${JSON.stringify(shape)} equals the report of its own dataset`, async () => {

@@ -9,9 +9,16 @@ import type { Db } from '../../shared/sqlite.js';
 import { Zone } from '../ledger/zone.js';
 import { HIDDEN_KEYS, sameSession, sqliteDialect, type Dialect, type Key, type Params } from './dialect.js';
 
-export const DIMENSIONS = ['hour', 'day', 'week', 'month', 'model', 'provider', 'profile', 'source', 'project', 'task', 'session', 'tree', 'tool', 'machine'] as const;
+export const DIMENSIONS = ['hour', 'day', 'week', 'month', 'weekday', 'hour_of_day', 'model', 'provider', 'profile', 'source', 'project', 'task', 'session', 'tree', 'tool', 'machine'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 export const TIME_DIMENSIONS: readonly Dimension[] = ['hour', 'day', 'week', 'month'];
+/**
+ * Dimensions that fold time onto a week or a day (decision 0116): every Monday together, every 02:00 together, in the
+ * report's zone. Their rows come in their own order, as time's do.
+ */
+export const CYCLE_DIMENSIONS: readonly Dimension[] = ['weekday', 'hour_of_day'];
+/** `weekday`'s values, ISO's order (Monday is 1). */
+export const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'] as const;
 /** The most rows a `top` may keep, for `hermetic report --top` and the dashboard's `top` alike. */
 export const MAX_TOP = 1_000_000;
 
@@ -103,11 +110,15 @@ export function runSqlite<T>(db: Db, plan: Plan<T>, dialect: Dialect = sqliteDia
 }
 
 /** Keys each dimension adds to a row, and the SQL (over a ledger or tool_usage row `l`) for each. */
-function keysOf(dim: Dimension, utc: boolean, dialect: Dialect): Key[] {
+function keysOf(dim: Dimension, utc: boolean, dialect: Dialect, local: string | null = null): Key[] {
   const day = utc ? 'l.day_utc' : 'l.day';
   switch (dim) {
     // The cell's start (epoch seconds), named in the report's zone once the rows are read (hourLabel).
     case 'hour': return [{ name: 'hour', sql: 'l.at' }];
+    // From the cell's local time (localTimeSql), as hours are named: ISO's 1 (Monday) to 7, and the hour 0 to 23,
+    // named once the rows are read. Integer arithmetic in both dialects (the cell is whole seconds).
+    case 'weekday': return [{ name: 'weekday', sql: `((${local!}) / 86400 + 3) % 7 + 1` }];
+    case 'hour_of_day': return [{ name: 'hour_of_day', sql: `(${local!}) % 86400 / 3600` }];
     case 'day': return [{ name: 'day', sql: day }];
     // Monday of the ISO week.
     case 'week': return [{ name: 'week', sql: dialect.week(day) }];
@@ -225,6 +236,17 @@ function treeSql(dialect: Dialect) {
   const climbs = (k: string) => `${startedByParent(k)}
         AND EXISTS (SELECT 1 FROM sessions p WHERE ${on('p', k, `${k}.parent_session_id`)})`;
   return { place, on, of, climbs };
+}
+
+/**
+ * A ledger or tool_usage row's local time in `zone` as SQL (epoch seconds plus the offset its cell had), for cells in
+ * [lo, hi]: the offset a constant, or a CASE over the zone's changes in that span (two a year where clocks change).
+ */
+export function localTimeSql(zone: Zone, lo: number, hi: number): string {
+  const spans = zone.offsetsBetween(lo, Math.max(lo, hi));
+  if (spans.length === 1) return `l.at + ${spans[0]!.offset}`;
+  const cases = spans.slice(1).map((s, i) => `WHEN l.at < ${s.from} THEN ${spans[i]!.offset}`);
+  return `l.at + CASE ${cases.join(' ')} ELSE ${spans.at(-1)!.offset} END`;
 }
 
 /** The zone the dataset's ledger was built in (dataset_meta), UTC when it says nothing. */
@@ -407,9 +429,15 @@ function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'],
   }
   const tools = by.includes('tool');
   const where = tools ? toolWhere : ledgerWhere;
-  const keys = by.flatMap((d) => keysOf(d, utc, dialect));
-  const shown = keys.filter((k) => !HIDDEN_KEYS.has(k.name));
   const table = tools ? 'tool_usage' : 'usage_ledger';
+  // A weekday or hour of day needs the zone's offsets over the cells the window holds.
+  let local: string | null = null;
+  if (by.some((d) => CYCLE_DIMENSIONS.includes(d))) {
+    const [span] = yield { sql: `SELECT MIN(l.at) AS lo, MAX(l.at) AS hi FROM ${table} l WHERE ${where}`, params };
+    local = localTimeSql(zone, Number(span?.lo ?? 0), Number(span?.hi ?? 0));
+  }
+  const keys = by.flatMap((d) => keysOf(d, utc, dialect, local));
+  const shown = keys.filter((k) => !HIDDEN_KEYS.has(k.name));
   // By tree, each row of the table joined to its session's tree root (a session the dataset does not list: its own).
   const treeKey = by.includes('tree');
   const from = treeKey ? `${table} l LEFT JOIN tree_roots t ON ${sameSession(dialect, 't', 'l')}` : `${table} l`;
@@ -449,6 +477,8 @@ function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'],
     keys.forEach((k, i) => {
       if (HIDDEN_KEYS.has(k.name)) hiddenOf.set(row, { ...hiddenOf.get(row), [k.name]: r[`k${i}`] });
       else if (k.name === 'hour') row.hour = r[`k${i}`] === null || r[`k${i}`] === undefined ? null : hourLabel(zone, Number(r[`k${i}`]));
+      else if (k.name === 'weekday') row.weekday = WEEKDAYS[Number(r[`k${i}`]) - 1] ?? null;
+      else if (k.name === 'hour_of_day') row.hour_of_day = r[`k${i}`] === null || r[`k${i}`] === undefined ? null : `${String(Number(r[`k${i}`])).padStart(2, '0')}:00`;
       else row[k.name] = (r[`k${i}`] as string | null) ?? null;
     });
     if (sessionKey) row.title = null;
@@ -518,17 +548,23 @@ function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'],
   }
   const costOf = (r: ReportRow) => (tools ? Number(r.tool_calls) : Number(r.cost_usd ?? 0));
   const keyTexts = new Map<ReportRow, string>(rows.map((r) => [r, shown.map((k) => String(r[k.name] ?? '')).join('\u0000')]));
-  const timeKeys = by.filter((d) => TIME_DIMENSIONS.includes(d));
-  // An hour sorts by its cell (a repeated wall hour's two labels differ only in their offsets).
-  const hourAt = keys.findIndex((k) => k.name === 'hour');
-  const cellOf = new Map<ReportRow, number>();
-  if (hourAt >= 0) raw.forEach((r, i) => rows[i] && cellOf.set(rows[i]!, Number(r[`k${hourAt}`])));
+  const timeKeys = by.filter((d) => TIME_DIMENSIONS.includes(d) || CYCLE_DIMENSIONS.includes(d));
+  // An hour sorts by its cell (a repeated wall hour's two labels differ only in their offsets), a weekday and an hour
+  // of day by their number.
+  const numbered: Dimension[] = ['hour', ...CYCLE_DIMENSIONS];
+  const numbers = new Map<ReportRow, Partial<Record<Dimension, number>>>();
+  raw.forEach((r, i) => {
+    if (!rows[i]) return;
+    const n: Partial<Record<Dimension, number>> = {};
+    for (const d of numbered) if (by.includes(d)) n[d] = Number(r[`k${keys.findIndex((k) => k.name === d)}`]);
+    numbers.set(rows[i]!, n);
+  });
   rows.sort((a, b) => {
     if (a.other_rows !== undefined) return 1;
     if (b.other_rows !== undefined) return -1;
     for (const t of timeKeys) {
-      if (t === 'hour') {
-        const d = (cellOf.get(a) ?? 0) - (cellOf.get(b) ?? 0);
+      if (numbered.includes(t)) {
+        const d = (numbers.get(a)?.[t] ?? 0) - (numbers.get(b)?.[t] ?? 0);
         if (d !== 0) return d;
         continue;
       }

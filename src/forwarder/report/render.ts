@@ -48,7 +48,7 @@ interface Style { bold(s: string): string; dim(s: string): string; cost(s: strin
 const PLAIN: Style = { bold: (s) => s, dim: (s) => s, cost: (s) => s };
 const ANSI: Style = { bold: (s) => `\x1b[1m${s}\x1b[22m`, dim: (s) => `\x1b[2m${s}\x1b[22m`, cost: (s) => `\x1b[32m${s}\x1b[39m` };
 
-const KEY_LABEL: Record<string, string> = { session_id: 'session', title: 'title', tree_title: 'title', tool: 'tool', machine_id: 'machine id' };
+const KEY_LABEL: Record<string, string> = { hour_of_day: 'hour of day', session_id: 'session', title: 'title', tree_title: 'title', tool: 'tool', machine_id: 'machine id' };
 /** Keys holding a session id (a session's, or a tree's first session's): kept whole as long as anything can give way. */
 const SESSION_IDS: readonly string[] = ['session_id', 'tree'];
 /** Keys holding a title: the first to give way. */
@@ -119,7 +119,7 @@ function toolColumns(): Column[] {
 }
 
 /** Key columns of a fixed, short width (an hour, a date, a week's Monday, a month): never cut. */
-const FIXED_KEYS: readonly string[] = ['hour', 'day', 'week', 'month'];
+const FIXED_KEYS: readonly string[] = ['hour', 'day', 'week', 'month', 'weekday', 'hour_of_day'];
 /** A key that has to give way keeps at least this many columns of its text (or its label, or all of it if shorter). */
 const KEY_FLOOR = 12;
 /** When the keys cannot keep that much, figures are left out, in this order (cost, input and output stay here). */

@@ -18,7 +18,7 @@ import { changeText, DIMENSIONS, formatCost, hourLabel, formatTokens, MEASURES, 
 import { displayWidth } from './wrap.js';
 import { sqliteDialect } from './dialect.js';
 import { describeFilterMiss, planFilterMiss } from './filter-miss.js';
-import { runSqlite } from './query.js';
+import { localTimeSql, runSqlite, WEEKDAYS } from './query.js';
 import { printed } from '../../shared/testing/console.js';
 
 const NOW = Date.UTC(2026, 6, 15, 10, 30) / 1000; // Wednesday 2026-07-15, 12:30 in Berlin
@@ -159,6 +159,76 @@ describe('usageReport', () => {
     }
   });
 
+  it('weekday and hour of day: each cell under its local weekday and hour as the zone names them, sessions counted once; across a change of clocks and in UTC', () => {
+    const { dir: dstDir, cleanup: done } = tempDir('hermetic-report-cycle-');
+    // 30 days that hold Berlin's change of clocks (2026-10-25).
+    const end = Date.UTC(2026, 10, 5, 12) / 1000;
+    const g = generatedStore({ out: join(dstDir, 'hermes', 'state.db'), sessions: 60, messages: 900, seed: 'report-cycle', end, days: 30 });
+    const rig = forwarderRig([g.path], { dir: dstDir, timeZone: ZONE });
+    rig.forwarder.backfill();
+    rig.forwarder.close();
+    const d = new Database(join(rig.home, 'hermetic.db'), { readonly: true });
+    try {
+      const cases: [Database.Database, number, number][] = [[db, NOW - 30 * 86400, NOW], [d, end - 30 * 86400, end]];
+      for (const [data, since, until] of cases) {
+        for (const utc of [false, true]) {
+          const zone = new Zone(utc ? 'UTC' : ZONE);
+          const ledger = data.prepare(`SELECT at, store, session_id, ${ADDITIVE.join(', ')} FROM usage_ledger WHERE at >= ? AND at < ?`).all(Math.ceil(since), Math.ceil(until)) as Record<string, number | string | null>[];
+          const labels = {
+            weekday: (at: number) => WEEKDAYS[(new Date(`${zone.iso(at).slice(0, 10)}T00:00:00Z`).getUTCDay() + 6) % 7]!,
+            hour_of_day: (at: number) => `${zone.iso(at).slice(11, 13)}:00`,
+          };
+          for (const dim of ['weekday', 'hour_of_day'] as const) {
+            const r = usageReport(data, { since, until, utc, by: [dim] });
+            addsUp(r, `${dim}${utc ? ' utc' : ''}`);
+            // The oracle: the ledger's rows, each named in JavaScript.
+            const want = new Map<string, { sessions: Set<string>; sums: Record<string, number | null> }>();
+            for (const row of ledger) {
+              const key = labels[dim](Number(row.at));
+              const w = want.get(key) ?? { sessions: new Set<string>(), sums: Object.fromEntries(ADDITIVE.map((m) => [m, null])) };
+              w.sessions.add(`${String(row.store)}\u0000${String(row.session_id)}`);
+              for (const m of ADDITIVE) if (row[m] !== null) w.sums[m] = (w.sums[m] ?? 0) + Number(row[m]);
+              want.set(key, w);
+            }
+            const order = dim === 'weekday' ? [...WEEKDAYS] : Array.from({ length: 24 }, (_, h) => `${String(h).padStart(2, '0')}:00`);
+            assert.deepEqual(r.rows.map((x) => x[dim]), order.filter((k) => want.has(k)), `${dim} rows in their order`);
+            for (const row of r.rows) {
+              const w = want.get(String(row[dim]))!;
+              assert.equal(row.sessions, w.sessions.size, `${dim} ${String(row[dim])} sessions`);
+              for (const m of ADDITIVE) near(row[m] as number | null, m === 'actual_cost_usd' ? w.sums[m]! : w.sums[m] ?? 0, `${dim} ${String(row[dim])} ${m}`);
+            }
+          }
+          // Beside another dimension and with --top, still adding up; tools too.
+          addsUp(usageReport(data, { since, until, utc, by: ['hour_of_day', 'model'], top: 5 }), 'hour of day by model');
+          const tools = usageReport(data, { since, until, utc, by: ['tool', 'weekday'] });
+          assert.equal(tools.rows.reduce((n, x) => n + Number(x.tool_calls), 0), tools.totals.tool_calls);
+        }
+      }
+      // The window held both offsets: the CASE over the change was taken.
+      assert.ok(new Set(d.prepare('SELECT at FROM usage_ledger').pluck().all().map((at) => new Zone(ZONE).offsetAt(Number(at)))).size === 2);
+    } finally {
+      d.close();
+      done();
+    }
+  });
+
+  it('localTimeSql: SQLite\'s local time of a cell equals the zone\'s, on either side of each change (a 30-minute one, one 3½ hours off UTC)', () => {
+    const mem = new Database(':memory:');
+    try {
+      const [lo, hi] = [Date.UTC(2026, 0, 1) / 1000, Date.UTC(2027, 0, 1) / 1000];
+      for (const name of ['Europe/Berlin', 'Australia/Lord_Howe', 'America/St_Johns', 'Asia/Kolkata', 'UTC']) {
+        const zone = new Zone(name);
+        const stmt = mem.prepare(`SELECT ${localTimeSql(zone, lo, hi)} AS v FROM (SELECT @at AS at) l`).pluck();
+        const changes = zone.offsetsBetween(lo, hi).map((x) => x.from);
+        for (const at of [lo, hi - 900, ...changes.flatMap((c) => [c - 900, c - 1, c, c + 900])]) {
+          assert.equal(stmt.get({ at }), at + zone.offsetAt(at), `${name} at ${at}`);
+        }
+      }
+    } finally {
+      mem.close();
+    }
+  });
+
   it('by hour: the ledger\'s cells named by their local wall time, in order; a day\'s hours add up to its row; UTC names shift by the offset', () => {
     const since = NOW - 2 * 86400;
     const byHour = usageReport(db, { by: ['hour'], since, until: NOW });
@@ -267,8 +337,8 @@ describe('usageReport', () => {
     });
     refused({ since: NOW, until: NOW - 60 }, 'The window starts after it ends (since 2026-07-15T10:30:00.000Z, until 2026-07-15T10:29:00.000Z); swap them.');
     refused({ by: ['modle'] }, '"modle" is not a report dimension; did you mean "model"?');
-    refused({ by: ['colour'] }, '"colour" is not a report dimension; use hour, day, week, month, model, provider, profile, source, project, task, session, tree, tool, machine.');
-    refused({ by: ['tool', 'model', 'task'] }, 'Tool calls cannot be grouped by model or task: Hermes records usage per call, not per tool; group tools by hour, day, week, month, profile, source, project, session, tree, machine.');
+    refused({ by: ['colour'] }, '"colour" is not a report dimension; use hour, day, week, month, weekday, hour_of_day, model, provider, profile, source, project, task, session, tree, tool, machine.');
+    refused({ by: ['tool', 'model', 'task'] }, 'Tool calls cannot be grouped by model or task: Hermes records usage per call, not per tool; group tools by hour, day, week, month, weekday, hour_of_day, profile, source, project, session, tree, machine.');
     refused({ top: 0 }, 'top must be a whole number of rows, 1 or more; got 0.');
   });
 });
@@ -454,7 +524,7 @@ describe('hermetic report (in process)', () => {
     await refused(['--since', '2026-07-15T12:31'], 'HERMETIC_REPORT_INVALID', '--since 2026-07-15T12:31 is after now: nothing can have been recorded yet.');
     await refused(['--json', '--csv'], 'HERMETIC_CLI_USAGE', 'Give one output format; got --json and --csv.');
     await refused(['--top', '0'], 'HERMETIC_CLI_USAGE', '--top must be between 1 and 1000000; got 0.');
-    await refused(['--by', 'tool', '--by', 'provider'], 'HERMETIC_REPORT_INVALID', 'Tool calls cannot be grouped by provider: Hermes records usage per call, not per tool; group tools by hour, day, week, month, profile, source, project, session, tree, machine.');
+    await refused(['--by', 'tool', '--by', 'provider'], 'HERMETIC_REPORT_INVALID', 'Tool calls cannot be grouped by provider: Hermes records usage per call, not per tool; group tools by hour, day, week, month, weekday, hour_of_day, profile, source, project, session, tree, machine.');
     await refused(['--sinse', '7d'], 'HERMETIC_CLI_USAGE', 'Unknown option "--sinse"; did you mean "--since"?');
     await assert.rejects(reportCommand(['--home', join(dir, 'nowhere')]), (e: { code: string }) => e.code === 'HERMETIC_DATASET_OPEN');
   });

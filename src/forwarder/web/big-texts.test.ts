@@ -38,8 +38,15 @@ before(async () => {
 });
 after(() => app.close());
 
+/**
+ * One request on a connection of its own. The server runs in this process, and between two requests the test reads and
+ * hashes texts of 20 MB synchronously: under load that can hold the event loop past node's 5-second keep-alive, and a
+ * pooled connection is then reused in the same instant the server's overdue timer closes it (ECONNRESET: seen in two
+ * of three runs beside the other dashboard suites; a loop held 7 s between two fetches resets half of them). A browser,
+ * in a process of its own, does not hold the server's loop.
+ */
 async function api(path: string, init?: RequestInit): Promise<{ status: number; body: any; bytes: number; headers: Headers }> {
-  const res = await fetch(new URL(path, app.url), init);
+  const res = await fetch(new URL(path, app.url), { ...init, headers: { ...(init?.headers as Record<string, string> | undefined), connection: 'close' } });
   const raw = Buffer.from(await res.arrayBuffer());
   const json = res.headers.get('content-type')?.startsWith('application/json');
   return { status: res.status, body: json ? JSON.parse(raw.toString('utf8')) : raw, bytes: raw.length, headers: res.headers };

@@ -1,7 +1,7 @@
 // Handlers for the dashboard's endpoints: each parses its query (request.ts), asks the source (data/source.ts) and
 // returns the JSON to send. No SQL and no HTTP here; the server turns a thrown HermeticError into its status.
 import { HermeticError } from '../../shared/errors.js';
-import { FILTERS, ID_FILTERS, MAX_TOP, hourLabel, unreadDays, type ReportRequest, type UsageReport, type ValueFilter } from '../report/index.js';
+import { CYCLE_DIMENSIONS, FILTERS, ID_FILTERS, MAX_TOP, hourLabel, unreadDays, type ReportRequest, type UsageReport, type ValueFilter } from '../report/index.js';
 import { Zone } from '../ledger/zone.js';
 import type { MessageText, TextField, UsageSource } from './data/source.js';
 import { LIST_BYTES, SESSION_TEXT_FIELDS, TEXT_CHUNK, TEXT_FIELDS, TITLE_CAP } from './data/rows.js';
@@ -102,8 +102,9 @@ export const HANDLERS: Record<ApiName, Handler> = {
   },
   async breakdown(query, ctx) {
     const by = single(query, 'by');
-    if (by === undefined || !(BREAKDOWNS as readonly string[]).includes(by)) {
-      throw new HermeticError('HERMETIC_WEB_INVALID', `"by" must be one of ${BREAKDOWNS.join(', ')}; got ${by === undefined ? 'nothing' : `"${by}"`}.`);
+    const allowed: readonly string[] = [...BREAKDOWNS, ...CYCLE_DIMENSIONS];
+    if (by === undefined || !allowed.includes(by)) {
+      throw new HermeticError('HERMETIC_WEB_INVALID', `"by" must be one of ${allowed.join(', ')}; got ${by === undefined ? 'nothing' : `"${by}"`}.`);
     }
     return ctx.source.report({ ...usage(query, ctx), by: [by], top: topParam(query) });
   },

@@ -121,6 +121,11 @@ export function dashboardInBrowser(options?: Parameters<typeof dashboardRig>[0])
     const daily = usageReport(app.db, { ...request, by: [unit, 'model'] });
     const dailyCells = tables['daily-table']!.filter(([, , v]) => v !== null).map(([day, col, v]) => [day, col.replace(/^cost_usd:/, ''), v]);
     assert.deepEqual(dailyCells.sort(), daily.rows.map((r) => [r[unit], r.model ?? '', r.cost_usd]).sort());
+    // When in the day and the week (decision 0116): shown when the spend chart is by day.
+    for (const [dim, id] of [['hour_of_day', 'hour-of-day-table'], ['weekday', 'weekday-table']] as const) {
+      const cells = tables[id]?.filter(([, c]) => c === 'cost_usd').map(([k, , v]) => [k, v]);
+      assert.deepEqual(cells, unit === 'day' ? usageReport(app.db, { ...request, by: [dim] }).rows.map((r) => [r[dim], r.cost_usd]) : undefined, dim);
+    }
     const byModel = usageReport(app.db, { ...request, by: ['model'], top: 10 });
     assert.deepEqual(tables['breakdown-model']!.filter(([, c]) => c === 'cost_usd').map(([, , v]) => v), byModel.rows.map((r) => r.cost_usd));
     const top = usageReport(app.db, { ...request, by: ['session'], top: 10 });

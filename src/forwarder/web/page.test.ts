@@ -28,7 +28,8 @@ describe('the dashboard in Chromium', () => {
     // fleet.test.ts); the other breakdowns were.
     assert.equal((await figures(v.page)).tables['breakdown-machine'], undefined);
     const breakdowns = v.requests.filter((r) => r.startsWith('/api/breakdown?')).map((r) => new URLSearchParams(r.split('?')[1]).get('by')).sort();
-    assert.deepEqual(breakdowns, ['model', 'profile', 'project', 'provider', 'source', 'task']);
+    // With the hours of the day and the weekdays (decision 0116), each asked for whole.
+    assert.deepEqual(breakdowns, ['hour_of_day', 'model', 'profile', 'project', 'provider', 'source', 'task', 'weekday']);
     // The costliest work with what it started: the month has subagents, so the list is there, each row leading to its
     // first session's page.
     const trees = usageReport(h.app.db, { ...windowOf({ period: '30d' }), by: ['tree'], top: 10 }).rows;
@@ -36,7 +37,8 @@ describe('the dashboard in Chromium', () => {
     const link = await v.page.$eval('#trees-table tbody tr:first-child a', (a) => a.getAttribute('href'));
     assert.equal(new URLSearchParams(link!.split('?')[1]).get('id'), trees[0]!.tree);
     const canvases = await v.page.$$eval('canvas', (cs) => cs.map((c) => (c as HTMLCanvasElement).width > 300 && c.getAttribute('role') === 'img'));
-    assert.deepEqual(canvases, [true, true]);
+    // Spend by day, tokens by kind, spend by hour of the day and by weekday.
+    assert.deepEqual(canvases, [true, true, true, true]);
     await v.done();
   });
 

@@ -343,9 +343,9 @@ describe('refusals', () => {
     await refused('/api/overview?period=custom&since=last+week', 400, 'HERMETIC_WEB_INVALID', '"since" must be a duration such as 7d, 4w or 12h, or an ISO date such as 2026-07-01 (or 2026-07-01T09:00); got "last week".');
     await refused('/api/overview?period=custom&since=2026-07-10&until=2026-07-01', 400, 'HERMETIC_WEB_INVALID', 'The window starts after it ends (since 2026-07-10, until 2026-07-01); swap them.');
     await refused('/api/overview?period=custom&since=2999-01-01', 400, 'HERMETIC_WEB_INVALID', '"since" 2999-01-01 is after now: nothing can have been recorded yet.');
-    await refused('/api/breakdown?by=tool', 400, 'HERMETIC_WEB_INVALID', '"by" must be one of model, provider, profile, source, project, task, machine; got "tool".');
+    await refused('/api/breakdown?by=tool', 400, 'HERMETIC_WEB_INVALID', '"by" must be one of model, provider, profile, source, project, task, machine, weekday, hour_of_day; got "tool".');
     await refused('/api/report?by=modle', 400, 'HERMETIC_REPORT_INVALID', '"modle" is not a report dimension; did you mean "model"?');
-    await refused('/api/report?by=tool&by=model', 400, 'HERMETIC_REPORT_INVALID', 'Tool calls cannot be grouped by model: Hermes records usage per call, not per tool; group tools by hour, day, week, month, profile, source, project, session, tree, machine.');
+    await refused('/api/report?by=tool&by=model', 400, 'HERMETIC_REPORT_INVALID', 'Tool calls cannot be grouped by model: Hermes records usage per call, not per tool; group tools by hour, day, week, month, weekday, hour_of_day, profile, source, project, session, tree, machine.');
     await refused('/api/sessions?top=0', 400, 'HERMETIC_WEB_INVALID', '"top" must be a whole number from 1 to 1000000; got "0".');
     // Every count a list takes has a maximum, refused past it (decision 0094).
     await refused('/api/sessions?top=1000001', 400, 'HERMETIC_WEB_INVALID', '"top" must be a whole number from 1 to 1000000; got "1000001".');

@@ -1,5 +1,5 @@
-// The overview: the period's totals, spend per day stacked by model, tokens by kind, the breakdowns and the most
-// expensive sessions. Each figure carries its raw value (data-figure/data-value) exactly as the API gave it.
+// The overview: the period's totals, spend per day stacked by model, tokens by kind, spend by hour of the day and
+// weekday, the breakdowns and the most expensive sessions. Each figure carries its raw value (data-figure/data-value) exactly as the API gave it.
 import { get } from '../api.js';
 import { chart, colour } from '../charts.js';
 import { h, table } from '../dom.js';
@@ -114,6 +114,28 @@ function dailyChart(daily) {
   }, table(`Spend per ${unit} by model (US dollars)`, columns, rows, { id: 'daily-table' }));
 }
 
+const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
+const HOURS = Array.from({ length: 24 }, (_, h) => `${String(h).padStart(2, '0')}:00`);
+
+/**
+ * When the period's money went: every hour of the day, or every weekday, of the period together (decision 0116), the
+ * quiet ones empty on the axis. The table lists those with usage.
+ */
+function whenChart(report, dim) {
+  const all = dim === 'hour_of_day' ? HOURS : WEEKDAYS;
+  const at = new Map(report.rows.map((r) => [r[dim], r.cost_usd]));
+  const title = dim === 'hour_of_day' ? 'Spend by hour of the day' : 'Spend by weekday';
+  return chart(title, {
+    type: 'bar',
+    data: { labels: dim === 'weekday' ? all.map((d) => d.slice(0, 3)) : all, datasets: [{ label: 'Cost', data: all.map((k) => at.get(k) ?? 0), backgroundColor: colour(0) }] },
+    options: { scales: { x: { ticks: { maxRotation: 0, autoSkipPadding: 8 } }, y: { ticks: { callback: (v) => cost(v) } } }, plugins: { legend: { display: false }, tooltip: { callbacks: { label: (c) => cost(c.raw) } } } },
+  }, table(`${title} (US dollars)`, [
+    { label: dim === 'hour_of_day' ? 'Hour' : 'Weekday', value: (r) => r[dim] },
+    { label: 'Cost', num: true, key: 'cost_usd', raw: (r) => r.cost_usd, value: (r) => cost(r.cost_usd) },
+    { label: 'Sessions', num: true, key: 'sessions', raw: (r) => r.sessions, value: (r) => count(r.sessions) },
+  ], report.rows, { id: `${dim.replace(/_/g, '-')}-table` }));
+}
+
 function tokensChart(t) {
   return chart('Tokens by kind', {
     type: 'bar',
@@ -222,11 +244,12 @@ function topTrees(report, state) {
 
 export async function overview(state, options) {
   const q = usageParams(state);
-  const withBy = (by) => { const p = new URLSearchParams(q); p.set('by', by); return p; };
+  const withBy = (by, top) => { const p = new URLSearchParams(q); p.set('by', by); if (top) p.set('top', String(top)); return p; };
   // The fleet store (hermetic web --from postgres://…) adds the breakdown by machine: asked for only there.
   const machine = options.then(({ fleet }) => (fleet ? get('/api/breakdown', withBy('machine')) : null));
-  const [o, daily, sessions, trees, byMachine, ...breakdowns] = await Promise.all([
+  const [o, daily, sessions, trees, byMachine, byHourOfDay, byWeekday, ...breakdowns] = await Promise.all([
     get('/api/overview', q), get('/api/daily', q), get('/api/sessions', q), get('/api/trees', q), machine,
+    get('/api/breakdown', withBy('hour_of_day', 24)), get('/api/breakdown', withBy('weekday', 7)),
     ...FILTERS.map((f) => get('/api/breakdown', withBy(f))),
   ]);
   const shown = [...FILTERS.map((f, i) => [f, breakdowns[i]]), ...(byMachine ? [['machine', byMachine]] : [])];
@@ -241,6 +264,8 @@ export async function overview(state, options) {
     repaired(o.row_issues),
     ...withheldNotes(o.withheld),
     h('div', { class: 'grid two' }, dailyChart(daily), tokensChart(o.totals)),
+    // Over more than two days (the spend chart is by day), when in the day and the week it went.
+    daily.by?.[0] === 'hour' ? null : h('div', { class: 'grid two when' }, whenChart(byHourOfDay, 'hour_of_day'), whenChart(byWeekday, 'weekday')),
     topSessions(sessions, state),
     topTrees(trees, state),
     h('h2', {}, 'Breakdowns'),
