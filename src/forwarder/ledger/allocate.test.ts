@@ -242,6 +242,25 @@ test('property: any session, any zone — the rows add up to its counters plus i
   ), { numRuns: 300 });
 });
 
+test('billed money newer Hermes\'s calls lay on a route whose row recorded none is shown as billed, so it adds up (found by the property)', () => {
+  // The counterexample fast-check found: the session billed 5e-11 (one unit), its one route too, and a call of another
+  // model (so the session's own) billed it; the session's own row was not billed, and the unit was dropped.
+  const calls = [{ quarter: q(T0), model: 'gpt-5', provider_key: '', task: '', api_call_count: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0, estimated_cost_usd: 0, actual_cost_usd: 5e-11 }];
+  const { usage } = allocateSession({
+    zone: new Zone('UTC'), session: session({ actual_cost_usd: 5e-11, last_activity_at: T0 }), days: [], activity: [], calls,
+    routes: [route('a', '', T0, { actual_cost_usd: 5e-11 })],
+  });
+  assert.deepEqual(pick(usage, ['basis', 'model', 'actual_cost_usd', 'cost_usd']), [{ basis: 'session', model: 'gpt-5', actual_cost_usd: 1e-10, cost_usd: 1e-10 }]);
+  // A route whose row recorded no billed cost, billed by its calls: its row shows what they billed.
+  const routed = allocateSession({
+    zone: new Zone('UTC'), session: session({ estimated_cost_usd: 2, actual_cost_usd: 1, last_activity_at: T0 }), days: [], activity: [],
+    calls: [{ ...calls[0]!, model: 'b', provider_key: 'p|b|', estimated_cost_usd: 1, actual_cost_usd: 1 }],
+    routes: [route('a', '', T0, { estimated_cost_usd: 1, actual_cost_usd: 1 }), route('b', '', T0, { estimated_cost_usd: 1 })],
+  }).usage;
+  assert.equal(routed.reduce((t, r) => t + Number(r.actual_cost_usd ?? 0), 0), 1);
+  assert.equal(routed.find((r) => r.model === 'b')!.actual_cost_usd, 1);
+});
+
 // Newer Hermes's per-call usage (decision 0112): the calls' hours and routes, the rest by the rules before.
 const H = (h: number) => T0 + h * 3600;
 const call = (t: number, model: string, task: string, extra: Record<string, unknown>) => ({

@@ -361,7 +361,10 @@ export function allocateSession(input: LedgerInput): { usage: RecordOf[]; tools:
   // Records are built as literals with every key in column order: one object shape for all (a backfill makes many).
   const project = s.git_repo_root || s.cwd || null;
   const record = (cell: Cell, route: Route, a: readonly number[] | null): RecordOf => {
-    const actual = route.actualRecorded && a ? a[7]! / COST_UNITS : null;
+    // Billed money laid on a route is shown as billed, whatever its model_usage row said: newer Hermes's calls can bill
+    // a route whose row recorded none (or the session's own model), and an amount not shown would not add up.
+    const billedHere = route.actualRecorded || (a !== null && a[7]! > 0);
+    const actual = billedHere && a ? a[7]! / COST_UNITS : null;
     const estimated = a ? a[6]! / COST_UNITS : 0;
     return {
       store: s.store, session_id: s.session_id, at: cell.at, day: cell.day, day_utc: cell.dayUtc, profile: s.profile,
@@ -369,7 +372,7 @@ export function allocateSession(input: LedgerInput): { usage: RecordOf[]; tools:
       billing_mode: route.billing_mode, task: route.task, basis: route.basis, api_calls: a ? a[0]! : 0,
       input_tokens: a ? a[1]! : 0, output_tokens: a ? a[2]! : 0, cache_read_tokens: a ? a[3]! : 0,
       cache_write_tokens: a ? a[4]! : 0, reasoning_tokens: a ? a[5]! : 0, estimated_cost_usd: estimated,
-      actual_cost_usd: actual, cost_usd: route.actualRecorded ? actual : estimated,
+      actual_cost_usd: actual, cost_usd: billedHere ? actual : estimated,
     };
   };
   const usage: RecordOf[] = [];

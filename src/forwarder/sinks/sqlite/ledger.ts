@@ -10,7 +10,7 @@ import { rowInserter } from './insert.js';
 import { RowCounts } from './row-counts.js';
 
 /** Bump when the attribution rules change: datasets built with older rules are rebuilt when next opened for writing. */
-export const LEDGER_RULES = '5';
+export const LEDGER_RULES = '6';
 
 const COUNTER_COLUMNS = 'api_call_count, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated_cost_usd, actual_cost_usd';
 
