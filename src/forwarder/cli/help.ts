@@ -410,8 +410,9 @@ or "hermetic forward" first), or over the fleet store many forwarders ship to
 (--from), with cost and tokens for a period, spend per day by model, spend by
 hour of the day and by weekday, breakdowns by model, provider, profile, source,
 project, task and (in the fleet) machine, the most expensive sessions, each
-session's transcript and lineage, and tool calls. Every figure is the one
-"hermetic report --json" gives for the same window and filter. It only reads;
+session's transcript and lineage, tool calls, and a report view of any grouping
+one or two deep. Every figure is the one "hermetic report --json" gives for the
+same window and filter. It only reads;
 Ctrl-C (SIGINT) or SIGTERM stops it cleanly.
 
 Options:

@@ -146,6 +146,41 @@ describe('the dashboard in Chromium', () => {
     await v.done();
   });
 
+  it('the report view: any grouping the form picks, its rows those of usageReport (the rest summed), kept in the URL with the period and filters', async () => {
+    const v = await visit('/report?period=all&by=weekday&by=model&top=10');
+    const { page } = v;
+    const cells = async (key: string) => (await figures(page)).tables['report-table']!.filter(([, c]) => c === key).map(([label, , x]) => [label, x]);
+    const want = (request: ReportRequest, key: string, label: (r: Record<string, unknown>) => string) => usageReport(h.app.db, request).rows.map((r) => [r.other_rows !== undefined ? `${r.other_rows as number} more` : label(r), r[key]]);
+    const all = windowOf({ period: 'all' });
+    assert.deepEqual(await cells('cost_usd'), want({ ...all, by: ['weekday', 'model'], top: 10 }, 'cost_usd', (r) => String(r.weekday)));
+    assert.equal(await page.$eval('code.command', (c) => c.textContent), 'hermetic report --period all --by weekday --by model --top 10');
+    // Another grouping through the form, with a filter from the controls: the URL keeps all three.
+    await page.selectOption('select[name="by"]', 'hour_of_day');
+    await page.selectOption('select[name="then"]', '');
+    await page.selectOption('select[name="top"]', 'all');
+    await page.click('form.grouping button[type="submit"]');
+    await settled(page);
+    assert.equal(new URL(page.url()).search, '?period=all&by=hour_of_day&top=all');
+    assert.deepEqual(await cells('sessions'), want({ ...all, by: ['hour_of_day'] }, 'sessions', (r) => String(r.hour_of_day)));
+    await page.selectOption('select[data-filter="source"]', 'cli');
+    await settled(page);
+    assert.equal(new URL(page.url()).search, '?period=all&source=cli&by=hour_of_day&top=all');
+    assert.deepEqual(await cells('cost_usd'), want({ ...all, by: ['hour_of_day'], filter: { source: ['cli'] } }, 'cost_usd', (r) => String(r.hour_of_day)));
+    assert.equal(await page.$eval('code.command', (c) => c.textContent), 'hermetic report --period all --filter source=cli --by hour_of_day');
+    // Sessions link to their pages; tools have their own columns.
+    const sessions = await visit('/report?period=all&by=session&top=5');
+    const first = usageReport(h.app.db, { ...all, by: ['session'], top: 5 }).rows[0]!;
+    const link = await sessions.page.$eval('#report-table tbody tr:first-child a', (a) => a.getAttribute('href'));
+    assert.equal(new URLSearchParams(link!.split('?')[1]).get('id'), first.session_id);
+    // A number of rows the menu does not list, from the URL, is kept and offered.
+    assert.equal(await sessions.page.$eval('select[name="top"]', (e) => (e as HTMLSelectElement).value), '5');
+    await sessions.done();
+    const tools = await visit('/report?period=all&by=tool&by=day');
+    assert.deepEqual((await figures(tools.page)).tables['report-table']!.filter(([, c]) => c === 'tool_calls').map(([, , x]) => x), usageReport(h.app.db, { ...all, by: ['tool', 'day'], top: 10 }).rows.map((r) => r.tool_calls));
+    await tools.done();
+    await v.done();
+  });
+
   it('the tool view\'s figures equal the report by tool', async () => {
     const v = await visit('/tools?period=all');
     const r = usageReport(h.app.db, { by: ['tool'] });

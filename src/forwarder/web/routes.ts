@@ -28,4 +28,4 @@ export const API_ROUTES = [
 export type ApiName = (typeof API_ROUTES)[number]['name'];
 
 /** Paths that answer the page itself (the app routes them in the browser). */
-export const PAGE_PATHS = ['/', '/session', '/tools'] as const;
+export const PAGE_PATHS = ['/', '/session', '/tools', '/report'] as const;

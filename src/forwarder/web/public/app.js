@@ -7,11 +7,12 @@ import { h } from './dom.js';
 import { setZone } from './format.js';
 import { read, usageParams } from './state.js';
 import { overview } from './views/overview.js';
+import { report } from './views/report.js';
 import { session } from './views/session.js';
 import { tools } from './views/tools.js';
 
-const VIEWS = { overview, session, tools };
-const TITLES = { overview: 'Usage', session: 'Session', tools: 'Tools' };
+const VIEWS = { overview, session, tools, report };
+const TITLES = { overview: 'Usage', session: 'Session', tools: 'Tools', report: 'Report' };
 let generation = 0;
 /** The ledger's time zone once the server has said it (null before): every time on every page is in it. */
 let zone = null;

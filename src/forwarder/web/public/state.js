@@ -5,10 +5,10 @@ export const PERIODS = [['today', 'Today'], ['week', 'Week'], ['7d', '7 d'], ['3
 
 export function read(location = window.location) {
   const q = new URLSearchParams(location.search);
-  const view = location.pathname === '/session' ? 'session' : location.pathname === '/tools' ? 'tools' : 'overview';
+  const view = location.pathname === '/session' ? 'session' : location.pathname === '/tools' ? 'tools' : location.pathname === '/report' ? 'report' : 'overview';
   const filters = {};
   for (const f of FILTERS) if (q.getAll(f).length) filters[f] = q.getAll(f);
-  return { view, period: q.get('period') ?? '30d', since: q.get('since') ?? '', until: q.get('until') ?? '', filters, id: q.get('id'), store: q.get('store'), machine: q.get('machine'), page: Number(q.get('page') ?? '1'), pageSize: q.get('page_size'), from: q.get('from') };
+  return { view, period: q.get('period') ?? '30d', since: q.get('since') ?? '', until: q.get('until') ?? '', filters, id: q.get('id'), store: q.get('store'), machine: q.get('machine'), page: Number(q.get('page') ?? '1'), pageSize: q.get('page_size'), from: q.get('from'), by: q.getAll('by'), top: q.get('top') };
 }
 
 /** The API's query for the window and filters of a state. */
@@ -35,6 +35,12 @@ export function href(s) {
     if (s.from !== null && s.from !== undefined) own.set('from', String(s.from));
     for (const [k, v] of q) own.append(k, v);
     return `/session?${own}`;
+  }
+  if (s.view === 'report') {
+    // The report's grouping (none asked: the view's own default), kept beside the period and the filters.
+    for (const d of s.by ?? []) q.append('by', d);
+    if (s.top !== null && s.top !== undefined) q.set('top', s.top);
+    return q.toString() ? `/report?${q}` : '/report';
   }
   const path = s.view === 'tools' ? '/tools' : '/';
   return q.toString() ? `${path}?${q}` : path;
