@@ -7,6 +7,7 @@ import { HermeticError } from '../../shared/errors.js';
 import { suggest } from '../../shared/options.js';
 import type { Db } from '../../shared/sqlite.js';
 import { Zone } from '../ledger/zone.js';
+import { EPOCH_MAX, EPOCH_MIN } from '../normalize/time.js';
 import { HIDDEN_KEYS, sameSession, sqliteDialect, type Dialect, type Key, type Params } from './dialect.js';
 
 export const DIMENSIONS = ['hour', 'day', 'week', 'month', 'weekday', 'hour_of_day', 'model', 'provider', 'profile', 'source', 'project', 'task', 'session', 'tree', 'tool', 'machine'] as const;
@@ -243,7 +244,10 @@ function treeSql(dialect: Dialect) {
  * [lo, hi]: the offset a constant, or a CASE over the zone's changes in that span (two a year where clocks change).
  */
 export function localTimeSql(zone: Zone, lo: number, hi: number): string {
-  const spans = zone.offsetsBetween(lo, Math.max(lo, hi));
+  // Cells the ledger writes are plausible times; a hand-edited one past them takes the nearest bound's offset, and the
+  // look for changes stays a century's days at most.
+  const clamp = (t: number) => (Number.isFinite(t) ? Math.min(Math.max(t, EPOCH_MIN), EPOCH_MAX) : EPOCH_MIN);
+  const spans = zone.offsetsBetween(clamp(lo), Math.max(clamp(lo), clamp(hi)));
   if (spans.length === 1) return `l.at + ${spans[0]!.offset}`;
   const cases = spans.slice(1).map((s, i) => `WHEN l.at < ${s.from} THEN ${spans[i]!.offset}`);
   return `l.at + CASE ${cases.join(' ')} ELSE ${spans.at(-1)!.offset} END`;
