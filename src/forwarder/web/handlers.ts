@@ -1,7 +1,7 @@
 // Handlers for the dashboard's endpoints: each parses its query (request.ts), asks the source (data/source.ts) and
 // returns the JSON to send. No SQL and no HTTP here; the server turns a thrown HermeticError into its status.
 import { HermeticError } from '../../shared/errors.js';
-import { CYCLE_DIMENSIONS, FILTERS, ID_FILTERS, MAX_TOP, hourLabel, unreadDays, type ReportRequest, type UsageReport, type ValueFilter } from '../report/index.js';
+import { CYCLE_DIMENSIONS, FILTERS, ID_FILTERS, MAX_TOP, renderCsv, hourLabel, unreadDays, type ReportRequest, type UsageReport, type ValueFilter } from '../report/index.js';
 import { Zone } from '../ledger/zone.js';
 import type { MessageText, TextField, UsageSource } from './data/source.js';
 import { LIST_BYTES, SESSION_TEXT_FIELDS, TEXT_CHUNK, TEXT_FIELDS, TITLE_CAP } from './data/rows.js';
@@ -27,6 +27,19 @@ export interface HandlerContext {
 export class TextAnswer {
   constructor(readonly bytes: number, readonly chunks: () => AsyncIterable<string>) {}
 }
+
+/** An answer the browser saves as a file (`Content-Disposition: attachment`), made whole in memory: bounded by its handler. */
+export class FileAnswer {
+  constructor(readonly type: string, readonly name: string, readonly body: string) {}
+}
+
+/**
+ * The CSV download's bounds: at most CSV_ROWS rows (the rest summed into the "other" row, as --top sums them), and by
+ * session or tree titles cut at TITLE_CAP (ending in "…") and rows stopped at CSV_BYTES of JSON, as the page's lists
+ * are at LIST_BYTES: a dataset of millions of sessions makes a file of tens of megabytes, not gigabytes in memory.
+ */
+export const CSV_ROWS = 200_000;
+export const CSV_BYTES = 32 * 1024 * 1024;
 
 type Handler = (query: URLSearchParams, ctx: HandlerContext) => Promise<unknown>;
 
@@ -117,6 +130,17 @@ export const HANDLERS: Record<ApiName, Handler> = {
     return { ...report, slowest };
   },
   report: async (query, ctx) => ctx.source.report({ ...usage(query, ctx), ...grouping(query), bounds: LIST_BOUNDS }),
+  // The same rows as CSV, as `hermetic report --csv` writes them (render.ts), within the download's bounds.
+  async 'report-csv'(query, ctx) {
+    const { by, top } = grouping(query);
+    const report = await ctx.source.report({ ...usage(query, ctx), by, top: Math.min(top ?? CSV_ROWS, CSV_ROWS), bounds: { titleCharacters: TITLE_CAP, bytes: CSV_BYTES } });
+    for (const row of report.rows) {
+      const cut = row.cut as { title?: unknown; tree_title?: unknown } | undefined;
+      if (cut?.title && typeof row.title === 'string') row.title += '…';
+      if (cut?.tree_title && typeof row.tree_title === 'string') row.tree_title += '…';
+    }
+    return new FileAnswer('text/csv; charset=utf-8', `hermetic-report${by.length > 0 ? `-by-${by.join('-')}` : ''}.csv`, `${renderCsv(report)}\n`);
+  },
   async options(query, ctx) {
     const { since, until } = usage(query, ctx);
     const columns = FILTERS.filter((f): f is ValueFilter => !ID_FILTERS.includes(f));

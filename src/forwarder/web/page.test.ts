@@ -154,6 +154,8 @@ describe('the dashboard in Chromium', () => {
     const all = windowOf({ period: 'all' });
     assert.deepEqual(await cells('cost_usd'), want({ ...all, by: ['weekday', 'model'], top: 10 }, 'cost_usd', (r) => String(r.weekday)));
     assert.equal(await page.$eval('code.command', (c) => c.textContent), 'hermetic report --period all --by weekday --by model --top 10');
+    // The same rows as a file: what /api/report.csv answers for the same query.
+    assert.equal(await page.$eval('a.csv', (a) => a.getAttribute('href')), '/api/report.csv?period=all&by=weekday&by=model&top=10');
     // Another grouping through the form, with a filter from the controls: the URL keeps all three.
     await page.selectOption('select[name="by"]', 'hour_of_day');
     await page.selectOption('select[name="then"]', '');

@@ -19,7 +19,7 @@ import { ATTRIBUTES_SESSION, PLAIN_SESSION, attributesStore, dashboardRig, uncos
 import { sqliteSource } from './data/sqlite.js';
 import { printed } from '../../shared/testing/console.js';
 import { hoursOf, spendUnit } from './handlers.js';
-import { DESCENDANTS_CAP, descendantsSql } from './data/rows.js';
+import { DESCENDANTS_CAP, TITLE_CAP, descendantsSql } from './data/rows.js';
 
 let app: DashboardRig;
 /** Sessions of 20 to 10 days back left with no cost recorded (decision 0090): in 30 days, not in 7. */
@@ -110,6 +110,33 @@ describe('usage endpoints equal usageReport', () => {
     assert.equal(web.status, 200);
     assert.deepEqual(web.body, cli);
     assert.ok(cli.rows.length > 1);
+  });
+
+  it('/api/report.csv is `hermetic report --csv` for the same query, saved as a file; by session, long titles cut and marked', async () => {
+    const { out } = await printed(() => reportCommand(['--home', app.home, '--since', '7d', '--by', 'weekday', '--by', 'model', '--top', '6', '--filter', 'source=cli', '--csv'], { now: () => app.now * 1000 }));
+    const web = await api('/api/report.csv?period=7d&by=weekday&by=model&top=6&source=cli');
+    assert.equal(web.status, 200);
+    assert.equal(web.headers.get('content-type'), 'text/csv; charset=utf-8');
+    assert.equal(web.headers.get('content-disposition'), 'attachment; filename="hermetic-report-by-weekday-model.csv"');
+    assert.equal(web.headers.get('x-content-type-options'), 'nosniff');
+    assert.equal(web.body, `${out.join('\n')}\n`);
+    // Without a grouping: the window's one row.
+    assert.equal((await api('/api/report.csv?period=all')).headers.get('content-disposition'), 'attachment; filename="hermetic-report.csv"');
+    // A title past the cap ends in "…", cut where the JSON cuts it.
+    const id = app.db.prepare('SELECT session_id FROM sessions ORDER BY session_id LIMIT 1').pluck().get() as string;
+    const writable = new Database(join(app.home, 'hermetic.db'));
+    const before = writable.prepare('SELECT title FROM sessions WHERE session_id = ?').pluck().get(id);
+    try {
+      writable.prepare('UPDATE sessions SET title = ? WHERE session_id = ?').run('t'.repeat(TITLE_CAP + 50), id);
+      const csv = (await api(`/api/report.csv?period=all&by=session&session=${id}`)).body as string;
+      assert.equal(csv.split('\n')[1]!.split(',')[1], `${'t'.repeat(TITLE_CAP)}…`);
+    } finally {
+      writable.prepare('UPDATE sessions SET title = ? WHERE session_id = ?').run(before, id);
+      writable.close();
+    }
+    // What the query cannot give is refused as /api/report refuses it.
+    const bad = await api('/api/report.csv?by=colour');
+    assert.deepEqual([bad.status, bad.body.error.code], [400, 'HERMETIC_REPORT_INVALID']);
   });
 
   it('the slowest tool calls are the window\'s calls with both times, slowest first', async () => {
@@ -359,7 +386,7 @@ describe('refusals', () => {
   });
   it('what is not there: 404 HERMETIC_WEB_NOT_FOUND; writes are not answered; another host name is refused', async () => {
     await refused('/api/session?id=nope', 404, 'HERMETIC_WEB_NOT_FOUND', 'The dataset has no session "nope".');
-    await refused('/api/nothing', 404, 'HERMETIC_WEB_NOT_FOUND', 'There is no endpoint /api/nothing; the endpoints are /api/overview, /api/daily, /api/breakdown, /api/sessions, /api/trees, /api/tools, /api/report, /api/options, /api/session, /api/message-text, /api/session-text.');
+    await refused('/api/nothing', 404, 'HERMETIC_WEB_NOT_FOUND', 'There is no endpoint /api/nothing; the endpoints are /api/overview, /api/daily, /api/breakdown, /api/sessions, /api/trees, /api/tools, /api/report, /api/report.csv, /api/options, /api/session, /api/message-text, /api/session-text.');
     await refused('/secret.txt', 404, 'HERMETIC_WEB_NOT_FOUND', 'There is no page or file at /secret.txt.');
     await refused('/app/../../package.json', 404, 'HERMETIC_WEB_NOT_FOUND', 'There is no page or file at /package.json.');
     await refused('/api/overview', 405, 'HERMETIC_WEB_METHOD', 'The dashboard only reads: POST /api/overview is not something it answers.', { method: 'POST', body: '{}' });

@@ -11,7 +11,7 @@ import { damagedFile, isLockedOut } from '../../shared/sqlite-errors.js';
 import { writableRoom } from '../../shared/writable-room.js';
 import { assetTable, pageWithPreloads, readAsset } from './assets.js';
 import type { UsageSource } from './data/source.js';
-import { HANDLERS, TextAnswer } from './handlers.js';
+import { FileAnswer, HANDLERS, TextAnswer } from './handlers.js';
 import { checkParams } from './request.js';
 import { API_ROUTES, PAGE_PATHS } from './routes.js';
 import { allowedHosts, hostCheck } from './hosts.js';
@@ -52,8 +52,8 @@ export interface WebServer {
   close(): Promise<void>;
 }
 
-function send(res: ServerResponse, status: number, type: string, body: string | Buffer, cache = 'no-store', etag?: string): void {
-  res.writeHead(status, { ...HEADERS, 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': cache, ...(etag ? { etag } : {}) });
+function send(res: ServerResponse, status: number, type: string, body: string | Buffer, cache = 'no-store', etag?: string, extra: Record<string, string> = {}): void {
+  res.writeHead(status, { ...HEADERS, 'content-type': type, 'content-length': Buffer.byteLength(body), 'cache-control': cache, ...(etag ? { etag } : {}), ...extra });
   res.end(body);
 }
 
@@ -175,6 +175,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
         checkParams(url.searchParams, route.params);
         const body = await HANDLERS[route.name](url.searchParams, { source: options.source, now: () => now() / 1000, utc: options.utc === true });
         if (body instanceof TextAnswer) return await sendText(req, res, body);
+        // A file's name is ours (letters, digits, dashes): quoted as it is.
+        if (body instanceof FileAnswer) return send(res, 200, body.type, body.body, 'no-store', undefined, { 'content-disposition': `attachment; filename="${body.name}"` });
         return send(res, 200, 'application/json; charset=utf-8', JSON.stringify(body));
       }
       if ((PAGE_PATHS as readonly string[]).includes(url.pathname)) return send(res, 200, 'text/html; charset=utf-8', index);

@@ -85,7 +85,9 @@ export async function report(state, options) {
   return [
     h('h1', {}, 'Report'),
     form,
-    h('p', { class: 'muted' }, 'In a terminal: ', h('code', { class: 'command' }, command(state, r.by, top))),
+    h('p', { class: 'muted' }, 'In a terminal: ', h('code', { class: 'command' }, command(state, r.by, top)), ' · ',
+      // The same rows as a file (a plain link: the browser saves it).
+      h('a', { href: `/api/report.csv?${q}`, download: '', class: 'csv' }, 'Download as CSV')),
     r.rows.length === 0 ? h('p', { class: 'notice' }, 'No usage in this period.') : null,
     rows,
   ];
