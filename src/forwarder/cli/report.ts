@@ -192,9 +192,10 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
      * After the report is printed: 0, or with --max-cost and rows over it, what went over on stderr and exit 3. Each
      * row of the grouping is judged, not the rest a --top sums into one (read again without it).
      */
-    const budget = async (report: UsageReport | null): Promise<number> => {
+    const budget = async (report: UsageReport): Promise<number> => {
       if (maxCost === undefined) return 0;
-      const judged = report !== null && (report.rows.length === 0 || report.rows.at(-1)!.other_rows === undefined) ? report : await source.report({ ...base, by }, zone);
+      const cut = report.rows.some((r) => r.other_rows !== undefined);
+      const judged = cut ? await source.report({ ...base, by }, zone) : report;
       const over = overBudget(judged, maxCost);
       if (over === null) return 0;
       for (const line of describeOverBudget(over)) console.error(line.startsWith('over budget') ? `hermetic: ${line}` : line);

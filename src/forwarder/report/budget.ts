@@ -3,9 +3,8 @@
 // its report as always, says on stderr what went over, and exits 3, so cron (or CI) can tell "over budget" apart
 // from a failure (1) and a refused command line (2).
 import { HermeticError } from '../../shared/errors.js';
-import { terminalText } from '../../shared/terminal-text.js';
 import type { Dimension, ReportRow, UsageReport } from './query.js';
-import { formatCost } from './render.js';
+import { formatCost, keyText } from './render.js';
 
 /** The exit code of a report with rows over its `--max-cost`. */
 export const OVER_BUDGET_EXIT = 3;
@@ -55,19 +54,10 @@ const NOUN: Readonly<Record<Dimension, [one: string, many: string]>> = {
   task: ['task', 'tasks'], session: ['session', 'sessions'], tree: ['tree', 'trees'], tool: ['tool', 'tools'], machine: ['machine', 'machines'],
 };
 
-/** A row as the message names it: its keys (a session or tree with its title), harmless on a terminal. */
+/** A row as the message names it: its keys as the table shows them (keyText), a session or tree with its title. */
 function rowName(row: ReportRow, by: readonly Dimension[]): string {
-  const text = (v: unknown, none: string) => (v === null || v === undefined || v === '' ? none : terminalText(String(v)));
-  return by.map((d) => {
-    switch (d) {
-      case 'session': return `${text(row.session_id, '(unknown)')} (${text(row.title, 'untitled')})`;
-      case 'tree': return `${text(row.tree, '(unknown)')} (${text(row.tree_title, 'untitled')})`;
-      case 'machine': return text(row.machine, '(unknown)');
-      case 'task': return text(row.task, 'main');
-      case 'project': return text(row.project, '(none)');
-      default: return text(row[d], '(unknown)');
-    }
-  }).join(' · ');
+  const titled = (id: unknown, title: unknown) => `${keyText(id as string | null, 'session_id')} (${title === null || title === undefined || title === '' ? 'untitled' : keyText(title as string, 'title')})`;
+  return by.map((d) => (d === 'session' ? titled(row.session_id, row.title) : d === 'tree' ? titled(row.tree, row.tree_title) : keyText(row[d] as string | number | null, d))).join(' · ');
 }
 
 /**

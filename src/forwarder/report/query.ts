@@ -556,13 +556,13 @@ function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'],
   // An hour sorts by its cell (a repeated wall hour's two labels differ only in their offsets), a weekday and an hour
   // of day by their number.
   const numbered: Dimension[] = ['hour', ...CYCLE_DIMENSIONS];
+  const numberedKeys = numbered.filter((d) => by.includes(d)).map((d) => [d, `k${keys.findIndex((k) => k.name === d)}`] as const);
   const numbers = new Map<ReportRow, Partial<Record<Dimension, number>>>();
-  raw.forEach((r, i) => {
-    if (!rows[i]) return;
-    const n: Partial<Record<Dimension, number>> = {};
-    for (const d of numbered) if (by.includes(d)) n[d] = Number(r[`k${keys.findIndex((k) => k.name === d)}`]);
-    numbers.set(rows[i]!, n);
-  });
+  if (numberedKeys.length > 0) {
+    raw.forEach((r, i) => {
+      if (rows[i]) numbers.set(rows[i]!, Object.fromEntries(numberedKeys.map(([d, k]) => [d, Number(r[k])])));
+    });
+  }
   rows.sort((a, b) => {
     if (a.other_rows !== undefined) return 1;
     if (b.other_rows !== undefined) return -1;

@@ -54,7 +54,7 @@ const SESSION_IDS: readonly string[] = ['session_id', 'tree'];
 /** Keys holding a title: the first to give way. */
 const TITLES: readonly string[] = ['title', 'tree_title'];
 /** A key's value as the table shows it: harmless on a terminal (terminalText), a missing one named. */
-const keyText = (v: string | number | null | undefined, name: string): string => {
+export const keyText = (v: string | number | null | undefined, name: string): string => {
   if (v === null || v === undefined) return name === 'project' ? '(none)' : TITLES.includes(name) ? '(untitled)' : '(unknown)';
   if (v === '') return name === 'task' ? 'main' : '(unknown)';
   return terminalText(String(v));

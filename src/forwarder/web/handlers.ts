@@ -11,6 +11,8 @@ import { cacheHitRate } from '../report/summary.js';
 
 /** The columns a breakdown can be by (the filters but the session, which has its own endpoint, and the machine). */
 export const BREAKDOWNS = ['model', 'provider', 'profile', 'source', 'project', 'task', 'machine'] as const;
+/** What `/api/breakdown` takes: those, and the weekday and the hour of the day (the overview's "when" charts). */
+const BREAKDOWN_BY: readonly string[] = [...BREAKDOWNS, ...CYCLE_DIMENSIONS];
 
 export interface HandlerContext {
   source: UsageSource;
@@ -115,9 +117,8 @@ export const HANDLERS: Record<ApiName, Handler> = {
   },
   async breakdown(query, ctx) {
     const by = single(query, 'by');
-    const allowed: readonly string[] = [...BREAKDOWNS, ...CYCLE_DIMENSIONS];
-    if (by === undefined || !allowed.includes(by)) {
-      throw new HermeticError('HERMETIC_WEB_INVALID', `"by" must be one of ${allowed.join(', ')}; got ${by === undefined ? 'nothing' : `"${by}"`}.`);
+    if (by === undefined || !BREAKDOWN_BY.includes(by)) {
+      throw new HermeticError('HERMETIC_WEB_INVALID', `"by" must be one of ${BREAKDOWN_BY.join(', ')}; got ${by === undefined ? 'nothing' : `"${by}"`}.`);
     }
     return ctx.source.report({ ...usage(query, ctx), by: [by], top: topParam(query) });
   },
