@@ -14,7 +14,7 @@ import { forwarderRig } from '../../src/forwarder/testing/index.js';
 import { copyFixture, tempDir } from '../../src/state-db/testing/fixtures.js';
 import { runBinAsync, spawnBin } from '../support/process.js';
 import { parseFlags } from '../../src/cli/args.js';
-import { FLAGS } from '../../src/forwarder/cli/web.js';
+import { FLAGS, webCommand } from '../../src/forwarder/cli/web.js';
 
 let home: string;
 let cleanup: () => void;
@@ -39,8 +39,10 @@ async function startWeb(args: string[]) {
 }
 
 it('prints its URL, answers usageReport, serves the page and Chart.js, and stops cleanly on SIGTERM', async () => {
-  const { p, url } = await startWeb(['--home', home, '--port', '0']);
+  const { p, url } = await startWeb(['--home', home, '--port', '0', '--refresh', '2s']);
   try {
+    // How often an open page asks whether the data changed (decision 0119).
+    assert.equal(((await (await fetch(new URL('/api/version', url))).json()) as { refresh_ms: number }).refresh_ms, 2000);
     const overview = (await (await fetch(new URL('/api/overview?period=all', url))).json()) as Record<string, unknown>;
     const db = new Database(join(home, 'hermetic.db'), { readonly: true });
     try {
@@ -98,6 +100,11 @@ it('refuses a bad port and a missing dataset in one line', async () => {
   assert.deepEqual(port, { status: 2, stdout: '', stderr: 'hermetic: --port must be a whole number; got "http". [HERMETIC_CLI_USAGE]\nRun "hermetic web --help" for the options.\n' });
   assert.equal(missing.status, 1);
   assert.match(missing.stderr, /^hermetic: There is no dataset at .*nowhere\/hermetic\.db yet; run "hermetic backfill" first\. \[HERMETIC_DATASET_OPEN\]\n$/);
+  // --refresh out of its range, or not a duration (in process: the same parser the bin runs).
+  for (const refresh of ['0s', '500ms', '2h', 'often']) {
+    await assert.rejects(webCommand(['--home', home, '--port', '0', '--refresh', refresh], { started: () => assert.fail('started') }),
+      { code: 'HERMETIC_CLI_USAGE', message: `--refresh must be a duration from 1s to 1h such as 5s or 1m, or off; got "${refresh}".` });
+  }
   // A stray port or host names its flag (in process: the same parser the bin runs).
   assert.throws(() => parseFlags(['8080'], FLAGS), { message: 'Unexpected argument "8080"; did you mean "--port 8080"?' });
   assert.throws(() => parseFlags(['--port', '0', '0.0.0.0'], FLAGS), { message: 'Unexpected argument "0.0.0.0"; did you mean "--host 0.0.0.0"?' });

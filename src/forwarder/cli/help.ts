@@ -412,7 +412,8 @@ hour of the day and by weekday, breakdowns by model, provider, profile, source,
 project, task and (in the fleet) machine, the most expensive sessions, each
 session's transcript and lineage, tool calls, and a report view of any grouping
 one or two deep. Every figure is the one "hermetic report --json" gives for the
-same window and filter. It only reads;
+same window and filter. An open page follows the data: while "hermetic forward"
+writes, it redraws itself (the Live button pauses it). It only reads;
 Ctrl-C (SIGINT) or SIGTERM stops it cleanly.
 
 Options:
@@ -433,6 +434,10 @@ Options:
                    this machine's zone)
   --utc            days, midnights and times in UTC, not the ledger's zone (as
                    "hermetic report --utc")
+  --refresh DURATION
+                   how often an open page asks whether the data changed and
+                   redraws itself when it did (default 5s; 1s to 1h; off: it
+                   shows what it read until reloaded)
   --open           open the dashboard in the desktop's browser
   -h, --help       show this help
 

@@ -14,7 +14,8 @@ import type { UsageSource } from '../web/data/source.js';
 import { datasetFileSource } from '../web/data/dataset-file.js';
 import { sqliteSource } from '../web/data/sqlite.js';
 import { allowedHosts } from '../web/hosts.js';
-import { startWebServer, type WebServer } from '../web/server.js';
+import { DEFAULT_REFRESH_MS, startWebServer, type WebServer } from '../web/server.js';
+import { durationSeconds } from '../../shared/duration.js';
 import { COMMON_FLAGS, fleetFrom } from './common.js';
 import { WEB_HELP } from './help.js';
 import { localMachine, openForReport } from './report.js';
@@ -24,8 +25,17 @@ import { isLoopbackHost } from '../../shared/loopback.js';
 export const FLAGS = {
   home: COMMON_FLAGS.home, help: COMMON_FLAGS.help,
   port: { type: 'string', lone: looksLikePort }, host: { type: 'string', lone: looksLikeHost }, 'allowed-host': { type: 'string', multiple: true }, open: { type: 'boolean' },
-  from: { type: 'string' }, utc: { type: 'boolean' },
+  from: { type: 'string' }, utc: { type: 'boolean' }, refresh: { type: 'string' },
 } as const;
+
+/** --refresh: how often an open page asks whether the data changed (ms), null for `off` (decision 0119). */
+function refreshOf(text: string | undefined): number | null {
+  if (text === undefined) return DEFAULT_REFRESH_MS;
+  if (text === 'off') return null;
+  const seconds = durationSeconds(text);
+  if (seconds === null || seconds < 1 || seconds > 3600) usageError(`--refresh must be a duration from 1s to 1h such as 5s or 1m, or off; got "${text}".`);
+  return Math.round(seconds * 1000);
+}
 
 export interface WebIo {
   /** Milliseconds since the epoch (injected by tests and the screenshot script). */
@@ -60,6 +70,7 @@ async function web(argv: string[], io: WebIo, stop: StopRequest | null): Promise
   const { values } = parseFlags(argv, FLAGS);
   if (values.help) return console.log(WEB_HELP), 0;
   const port = values.port === undefined ? 8650 : wholeNumber('--port', values.port, 0, 65535);
+  const refreshMs = refreshOf(values.refresh);
   const host = values.host ?? '127.0.0.1';
   // Checked here, before anything is opened: a refused name is one line and exit 2.
   const allowed = allowedHosts(values['allowed-host'] ?? [], (rest) => usageError(`--allowed-host ${rest}`));
@@ -81,7 +92,7 @@ async function web(argv: string[], io: WebIo, stop: StopRequest | null): Promise
   }
   let server: WebServer;
   try {
-    server = await startWebServer({ source, host, port, allowedHosts: allowed, now: io.now, utc: values.utc === true, onError: (e) => console.error('hermetic web: unexpected failure (a bug):', e) });
+    server = await startWebServer({ source, host, port, allowedHosts: allowed, now: io.now, utc: values.utc === true, refreshMs, onError: (e) => console.error('hermetic web: unexpected failure (a bug):', e) });
   } catch (e) {
     await source.close();
     throw e;

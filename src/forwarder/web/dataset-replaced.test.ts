@@ -65,17 +65,23 @@ describe('the dataset replaced under a running dashboard', () => {
   it('moved aside and built again: the next request reads the new dataset, and keeps reading it as it grows', async () => {
     const first = await get('/api/overview?period=all');
     assert.deepEqual([first.status, first.body.totals], [200, totalsNow()]);
+    // The page follows the data by /api/version (decision 0119): each file, and each commit to it, has its own.
+    const versions = [(await get('/api/version')).body.version];
     renameSync(dataset(), join(home, 'hermetic.db.aside'));
     backfill([fixture]);
+    versions.push((await get('/api/version')).body.version);
     const rebuilt = await get('/api/overview?period=all');
     assert.equal(rebuilt.status, 200, JSON.stringify(rebuilt.body));
     assert.deepEqual(rebuilt.body.totals, totalsNow());
     assert.notEqual(rebuilt.body.totals.sessions, first.body.totals.sessions, 'the two datasets differ');
     // A later pass writes into the new file in place (its write-ahead log beside it): still read, not "damaged".
     backfill([fixture, generated]);
+    versions.push((await get('/api/version')).body.version);
     const grown = await get('/api/overview?period=all');
     assert.equal(grown.status, 200, JSON.stringify(grown.body));
     assert.deepEqual(grown.body.totals, totalsNow());
+    assert.equal(new Set(versions).size, 3, versions.join(' '));
+    assert.ok(versions.every((v) => typeof v === 'string'));
   });
 
   it('deleted: each request for data is refused with HERMETIC_DATASET_OPEN, the page is still served, and a dataset built again is read', async () => {

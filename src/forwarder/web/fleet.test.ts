@@ -263,6 +263,31 @@ describe('the fleet\'s page in Chromium', () => {
   });
 });
 
+describe('following the fleet (decision 0119)', () => {
+  it('/api/version moves when a machine ships and only then; null for a role that may not read progress, and without the table', async () => {
+    const url = pg.createDatabase();
+    const db = new URL(url).pathname.slice(1);
+    await shipDatasets(url, [[dbA.name, A]]);
+    const server = await serve(postgresSource(url, ZONE));
+    const version = async (base = server) => (await api(base, '/api/version')).body as { version: string | null; refresh_ms: number };
+    const first = await version();
+    assert.equal(typeof first.version, 'string');
+    assert.equal(first.refresh_ms, 5000);
+    await api(server, '/api/overview?period=all');
+    assert.deepEqual(await version(), first);
+    await shipDatasets(url, [[dbB.name, B]]);
+    const second = await version();
+    assert.notEqual(second.version, first.version);
+    const role = `follower_${db}`;
+    pg.psql(`CREATE ROLE ${role} LOGIN PASSWORD 'follower-pw'; GRANT USAGE ON SCHEMA hermetic TO ${role}; GRANT SELECT ON ALL TABLES IN SCHEMA hermetic TO ${role};
+      REVOKE ALL ON hermetic.progress FROM ${role}`, db);
+    const asRole = await serve(postgresSource(url.replace(`${pg.user}:${pg.password}`, `${role}:follower-pw`), ZONE));
+    assert.deepEqual(await version(asRole), { version: null, refresh_ms: 5000 });
+    pg.psql('DROP TABLE hermetic.progress', db);
+    assert.deepEqual(await version(), { version: null, refresh_ms: 5000 });
+  });
+});
+
 describe('refusals', () => {
   it('an id two machines hold: 400 naming both machines; with machine= it is that machine\'s session', async () => {
     const twins = await serve(postgresSource(twinUrl, ZONE));

@@ -20,6 +20,8 @@ export interface HandlerContext {
   now(): number;
   /** Days and midnights in UTC, not the ledger's zone (`hermetic web --utc`). */
   utc?: boolean;
+  /** How often the page asks whether the data changed, in milliseconds; null: it does not follow it (decision 0119). */
+  refreshMs?: number | null;
 }
 
 /**
@@ -95,6 +97,12 @@ export const spendUnit = (w: { since?: number | null; until?: number | null }): 
   w.since != null && w.until != null && w.until - w.since <= HOURLY_SECONDS ? 'hour' : 'day';
 
 export const HANDLERS: Record<ApiName, Handler> = {
+  // Asked every `refresh_ms` by a visible page (public/live.js): one stat and a pragma on the dataset, one small read
+  // on the fleet store. The source is not asked when the page is not to follow.
+  version: async (_query, ctx) => {
+    const refresh = ctx.refreshMs ?? null;
+    return { version: refresh === null ? null : await ctx.source.version(), refresh_ms: refresh };
+  },
   async overview(query, ctx) {
     const request = usage(query, ctx);
     const [report, rowIssues, uncosted, unread, withheld, unknown] = await Promise.all([ctx.source.report(request), ctx.source.rowIssues(request), ctx.source.uncosted(request), ctx.source.unread(request), ctx.source.withheld?.() ?? [], ctx.source.unreadUnknown?.()]);

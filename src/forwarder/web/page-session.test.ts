@@ -208,11 +208,11 @@ describe('the dashboard in Chromium: sessions, keyboard, themes, sizes', () => {
     await page.keyboard.press('Tab');
     assert.equal(await focused(), 'Skip to content');
     const seen: string[] = [];
-    for (let i = 0; i < 13; i++) {
+    for (let i = 0; i < 14; i++) {
       await page.keyboard.press('Tab');
       seen.push(await focused());
     }
-    assert.deepEqual(seen, ['Hermetic usage', 'Overview', 'Tools', 'Report', 'Dark theme', 'today', 'week', '7d', '30d', 'month', 'all', 'custom', 'model']);
+    assert.deepEqual(seen, ['Hermetic usage', 'Overview', 'Tools', 'Report', 'Live updates', 'Dark theme', 'today', 'week', '7d', '30d', 'month', 'all', 'custom', 'model']);
     // Back to "7 d" and press Enter: the period changes.
     await page.focus('button[data-period="7d"]');
     await page.keyboard.press('Enter');

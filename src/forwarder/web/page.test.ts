@@ -10,10 +10,13 @@ import Database from 'better-sqlite3';
 import { usageReport, type ReportRequest } from '../report/index.js';
 import { dashboardInBrowser } from './page-harness.js';
 import { uncostSessions } from './testing.js';
+import { createIdSource } from '../../shared/ids.js';
+import { StateDbWriter } from '../../state-db/writer/index.js';
 
 /** Sessions of 20 to 10 days back have no cost recorded (decision 0090): counted in 30 days, not in 7. */
 const UNCOSTED = 4;
-const h = dashboardInBrowser({ prepare: (home) => { uncostSessions(join(home, 'hermetic.db'), UNCOSTED); } });
+// The page asks whether the data changed every 200 ms (decision 0119): the live test's redraws come at once.
+const h = dashboardInBrowser({ refreshMs: 200, prepare: (home) => { uncostSessions(join(home, 'hermetic.db'), UNCOSTED); } });
 const { visit, settled, windowOf, figures, equalsReport } = h;
 
 describe('the dashboard in Chromium', () => {
@@ -193,4 +196,59 @@ describe('the dashboard in Chromium', () => {
     await v.done();
   });
 
+  // Last: it adds sessions to the store, which the tests above do not expect.
+  it('the page follows the data: a forward pass redraws it in place; a reader in a control is not interrupted until they let go; paused, it stays as drawn (decision 0119)', async () => {
+    const all = windowOf({ period: 'all' });
+    const v = await visit('/?period=all');
+    const shown = () => v.page.$eval('[data-figure="cost_usd"]', (e) => Number(e.getAttribute('data-value')));
+    // Drawn, with what a forward pass of `dollars` more spend makes the report say.
+    const drawn = (dollars: number) => v.page.waitForFunction((c) => document.querySelector('[data-figure="cost_usd"]')?.getAttribute('data-value') === String(c)
+      && document.documentElement.dataset.ready === location.pathname + location.search, dollars);
+    const spend = (dollars: number) => {
+      const db = new Database(h.app.stores[0]!);
+      try {
+        let t = h.app.now - 3600;
+        const w = new StateDbWriter(db, { now: () => (t += 1), ids: createIdSource(`live-${dollars}`) });
+        const id = w.createSession({ source: 'cli', model: 'gpt-5' });
+        w.appendMessages(id, [{ role: 'user', content: 'one more' }, { role: 'assistant', content: 'done', finish_reason: 'stop' }]);
+        w.updateTokenCounts(id, { input_tokens: 1000, output_tokens: 100, api_calls: 1, estimated_cost_usd: dollars, model: 'gpt-5' });
+      } finally {
+        db.close();
+      }
+      h.app.forwardOnce();
+      return usageReport(h.app.db, all).totals.cost_usd!;
+    };
+    await v.page.evaluate('window.sameDocument = true');
+    assert.deepEqual(await v.page.$eval('#live', (b) => [(b as HTMLButtonElement).hidden, b.getAttribute('aria-pressed')]), [false, 'true']);
+
+    // Nothing held: redrawn in place (the same document), every figure the report's.
+    const first = spend(1.25);
+    await drawn(first);
+    await equalsReport(v.page, all);
+    assert.equal(await v.page.evaluate('window.sameDocument'), true);
+    assert.match((await v.page.textContent('#live-note'))!, /^updated \d\d:\d\d:\d\d$/);
+
+    // A reader in a filter's list keeps it: "Show new data" is offered instead, and the page is drawn once they leave.
+    await v.page.focus('#controls select');
+    const second = spend(2.5);
+    await v.page.waitForSelector('#live-show:not([hidden])');
+    assert.equal(await shown(), first);
+    assert.equal(await v.page.evaluate('document.activeElement.tagName'), 'SELECT');
+    await v.page.evaluate('document.activeElement.blur()');
+    await drawn(second);
+    assert.equal(await v.page.isHidden('#live-show'), true);
+
+    // Paused (remembered on this browser): no question asked, nothing redrawn; resumed, drawn.
+    await v.page.click('#live');
+    assert.equal(await v.page.getAttribute('#live', 'aria-pressed'), 'false');
+    const asked = v.requests.filter((r) => r === '/api/version').length;
+    const third = spend(4);
+    await v.page.waitForTimeout(1000); // five of the page's questions, had it asked
+    assert.equal(await shown(), second);
+    assert.equal(v.requests.filter((r) => r === '/api/version').length, asked);
+    assert.equal(await v.page.evaluate('localStorage.getItem("hermetic-live")'), 'paused');
+    await v.page.click('#live');
+    await drawn(third);
+    await v.done();
+  });
 });

@@ -386,7 +386,7 @@ describe('refusals', () => {
   });
   it('what is not there: 404 HERMETIC_WEB_NOT_FOUND; writes are not answered; another host name is refused', async () => {
     await refused('/api/session?id=nope', 404, 'HERMETIC_WEB_NOT_FOUND', 'The dataset has no session "nope".');
-    await refused('/api/nothing', 404, 'HERMETIC_WEB_NOT_FOUND', 'There is no endpoint /api/nothing; the endpoints are /api/overview, /api/daily, /api/breakdown, /api/sessions, /api/trees, /api/tools, /api/report, /api/report.csv, /api/options, /api/session, /api/message-text, /api/session-text.');
+    await refused('/api/nothing', 404, 'HERMETIC_WEB_NOT_FOUND', 'There is no endpoint /api/nothing; the endpoints are /api/overview, /api/daily, /api/breakdown, /api/sessions, /api/trees, /api/tools, /api/report, /api/report.csv, /api/options, /api/session, /api/message-text, /api/session-text, /api/version.');
     await refused('/secret.txt', 404, 'HERMETIC_WEB_NOT_FOUND', 'There is no page or file at /secret.txt.');
     await refused('/app/../../package.json', 404, 'HERMETIC_WEB_NOT_FOUND', 'There is no page or file at /package.json.');
     await refused('/api/overview', 405, 'HERMETIC_WEB_METHOD', 'The dashboard only reads: POST /api/overview is not something it answers.', { method: 'POST', body: '{}' });
@@ -580,6 +580,45 @@ describe('on the Hermes fixtures', () => {
       assert.equal(totals.input_tokens, before.input_tokens + 1000 * rows, path);
       assert.deepEqual(totals, usageReport(fixture.db, {}).totals, path);
     }
+  });
+
+  it('/api/version (decision 0119): the same while nothing is written, another once a forwarder commits; how often the page asks', async () => {
+    const get = async (): Promise<any> => (await (await fetch(new URL('/api/version', fixture.url))).json());
+    const first = await get();
+    assert.equal(first.refresh_ms, 5000);
+    assert.equal(typeof first.version, 'string');
+    await fetch(new URL('/api/overview?period=all', fixture.url)); // reads move nothing
+    assert.deepEqual(await get(), first);
+    const writer = new Database(join(fixture.home, 'hermetic.db'));
+    const retitle = writer.prepare("UPDATE sessions SET title = coalesce(title, '') || '!' WHERE session_id = (SELECT MIN(session_id) FROM sessions)");
+    assert.equal(retitle.run().changes, 1);
+    const second = await get();
+    retitle.run();
+    writer.close();
+    const third = await get();
+    assert.notEqual(second.version, first.version);
+    assert.notEqual(third.version, second.version);
+    // It takes no query: anything else is refused as on every endpoint.
+    const refused = await fetch(new URL('/api/version?since=1', fixture.url));
+    assert.equal(refused.status, 400);
+    assert.equal((await refused.json()).error.code, 'HERMETIC_WEB_INVALID');
+  });
+
+  it('refreshMs: null (--refresh off) answers no version and asks the source nothing; a value out of range is refused at start', async () => {
+    let asked = 0;
+    const served = new Database(join(fixture.home, 'hermetic.db'), { readonly: true });
+    const source = sqliteSource(served);
+    const web = await startWebServer({ source: { ...source, version: async () => (asked++, source.version()) }, port: 0, refreshMs: null });
+    try {
+      assert.deepEqual(await (await fetch(new URL('/api/version', web.url))).json(), { version: null, refresh_ms: null });
+      assert.equal(asked, 0);
+    } finally {
+      await web.close();
+    }
+    for (const refreshMs of [99, 3_600_001, 1.5, Number.NaN]) {
+      await assert.rejects(startWebServer({ source, port: 0, refreshMs }), (e: { code?: string; message?: string }) => e.code === 'HERMETIC_OPTIONS_INVALID' && /refreshMs/.test(e.message ?? ''), String(refreshMs));
+    }
+    served.close();
   });
 });
 

@@ -27,6 +27,9 @@ const HEADERS = {
   'cross-origin-resource-policy': 'same-origin',
 };
 
+/** How often an open page asks whether the data changed, by default (decision 0119). */
+export const DEFAULT_REFRESH_MS = 5000;
+
 export interface WebServerOptions {
   source: UsageSource;
   host?: string;
@@ -41,6 +44,11 @@ export interface WebServerOptions {
    * this machine's name (decision 0087).
    */
   allowedHosts?: readonly string[];
+  /**
+   * How often an open page asks whether the data changed and redraws itself when it did (`hermetic web --refresh`), in
+   * milliseconds from 100 to an hour; null: the page does not follow the data. Default 5,000 (decision 0119).
+   */
+  refreshMs?: number | null;
   /** Called with each unexpected failure (a bug); the browser gets only its code and sentence. */
   onError?: (e: unknown) => void;
 }
@@ -149,6 +157,10 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   const assets = assetTable();
   const index = pageWithPreloads(assets);
   const routes = new Map<string, (typeof API_ROUTES)[number]>(API_ROUTES.map((r) => [r.path, r]));
+  const refreshMs = options.refreshMs === undefined ? DEFAULT_REFRESH_MS : options.refreshMs;
+  if (refreshMs !== null && !(Number.isInteger(refreshMs) && refreshMs >= 100 && refreshMs <= 3_600_000)) {
+    throw new HermeticError('HERMETIC_OPTIONS_INVALID', 'Option "refreshMs" must be a whole number of milliseconds from 100 to 3,600,000, or null.');
+  }
   if (options.allowedHosts !== undefined && !Array.isArray(options.allowedHosts)) throw new HermeticError('HERMETIC_OPTIONS_INVALID', 'Option "allowedHosts" must be a list of host names.');
   const hosts = hostCheck(host, allowedHosts(options.allowedHosts ?? [], (rest) => {
     throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "allowedHosts" ${rest}`);
@@ -173,7 +185,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       const route = routes.get(url.pathname);
       if (route) {
         checkParams(url.searchParams, route.params);
-        const body = await HANDLERS[route.name](url.searchParams, { source: options.source, now: () => now() / 1000, utc: options.utc === true });
+        const body = await HANDLERS[route.name](url.searchParams, { source: options.source, now: () => now() / 1000, utc: options.utc === true, refreshMs });
         if (body instanceof TextAnswer) return await sendText(req, res, body);
         // A file's name is ours (letters, digits, dashes): quoted as it is.
         if (body instanceof FileAnswer) return send(res, 200, body.type, body.body, 'no-store', undefined, { 'content-disposition': `attachment; filename="${body.name}"` });

@@ -10,7 +10,7 @@ import { LATEST_LEVEL } from '../../state-db/schema/index.js';
 import { copyFixture, tempDir } from '../../state-db/testing/fixtures.js';
 import { generatedStore } from '../../state-db/testing/generated.js';
 import { StateDbWriter } from '../../state-db/writer/index.js';
-import { forwarderRig } from '../testing/index.js';
+import { forwarderRig, type Rig } from '../testing/index.js';
 import { sqliteSource } from './data/sqlite.js';
 import { startWebServer } from './server.js';
 
@@ -23,6 +23,10 @@ export interface DashboardRig {
   /** The dataset, read-only, for computing what the page must show. */
   db: Database.Database;
   now: number;
+  /** The Hermes stores the dataset was read from (a test may write more into one, then `forwardOnce`). */
+  stores: string[];
+  /** One forward pass over the stores into the same dataset, as a running `hermetic forward` makes (decision 0119). */
+  forwardOnce(): void;
   close(): Promise<void>;
 }
 
@@ -37,6 +41,8 @@ export interface DashboardRigOptions {
   extraStores?: (dir: string) => string[];
   /** Called with the home once the dataset is built, before the server opens it (to edit the dataset itself). */
   prepare?: (home: string) => void;
+  /** How often the page asks whether the data changed (the server's `refreshMs`; default its own). */
+  refreshMs?: number | null;
 }
 
 /** The session `attributesStore` writes: flags, title source, chat, handoff, compression health and tools set. */
@@ -92,15 +98,23 @@ export async function dashboardRig(options: DashboardRigOptions = {}): Promise<D
     ? options.fixtures.map((name) => copyFixture(name, dir))
     : [generatedStore({ out: join(dir, 'hermes', 'state.db'), sessions: options.sessions ?? 150, messages: options.messages ?? 3000, seed: 'dashboard', end: now, days: 30 }).path];
   stores.push(...(options.extraStores?.(dir) ?? []));
-  const rig = forwarderRig(stores, { dir, timeZone: options.timeZone ?? 'Europe/Berlin' });
-  rig.forwarder.backfill();
-  rig.forwarder.close();
-  options.prepare?.(rig.home);
-  const db = new Database(join(rig.home, 'hermetic.db'), { readonly: true });
-  const served = new Database(join(rig.home, 'hermetic.db'), { readonly: true });
-  const server = await startWebServer({ source: sqliteSource(served), port: 0, now: () => now * 1000, onError: (e) => { throw e; } });
+  const pass = (run: (f: Rig['forwarder']) => void) => {
+    const rig = forwarderRig(stores, { dir, timeZone: options.timeZone ?? 'Europe/Berlin' });
+    try {
+      run(rig.forwarder);
+    } finally {
+      rig.forwarder.close();
+    }
+    return rig.home;
+  };
+  const home = pass((f) => f.backfill());
+  options.prepare?.(home);
+  const db = new Database(join(home, 'hermetic.db'), { readonly: true });
+  const served = new Database(join(home, 'hermetic.db'), { readonly: true });
+  const server = await startWebServer({ source: sqliteSource(served), port: 0, now: () => now * 1000, refreshMs: options.refreshMs, onError: (e) => { throw e; } });
   return {
-    url: server.url, home: rig.home, db, now,
+    url: server.url, home, db, now, stores,
+    forwardOnce: () => void pass((f) => f.forwardOnce()),
     close: async () => {
       await server.close();
       served.close();

@@ -35,6 +35,11 @@ export function datasetFileSource(path: string, open: () => Db, source: (db: Db)
     fleet: false,
     zone: () => opened().zone(),
     report: async (request) => opened().report(request),
+    // The file's identity too: a dataset built again in its place starts its own count.
+    version: async () => {
+      const inner = await opened().version();
+      return inner === null ? null : `${current!.id}:${inner}`;
+    },
     values: async (request, column, limit) => opened().values(request, column, limit),
     session: async (key, page) => opened().session(key, page),
     messageText: async (key, seq, field) => opened().messageText(key, seq, field),

@@ -11,6 +11,7 @@ import { planUncosted } from '../../report/uncosted.js';
 import { fleetRowIssues } from '../../report/row-issues.js';
 import { Zone } from '../../ledger/zone.js';
 import { fleetTable, openFleet } from '../../sinks/postgres/read.js';
+import { q } from '../../sinks/postgres/schema.js';
 import { fleetUnread, fleetUnreadUnknown } from '../../report/unread.js';
 import type { PostgresTarget } from '../../sinks/postgres/url.js';
 import { ATTRIBUTES_CAP, FIELD_CAP, cutText, descendantsSql, lineageOf, LIST_ROWS, PAGE_BYTES, TEXT_CAP, TITLE_CAP, callsSql, delegationRow, delegationsSql, linkColumnsSql, linkRow, messageColumns, message, noMessage, noSessionText, noText, PageBudget, sessionColumnsSql, sessionDetail, sessionTextSql, slowestKeptSql, slowestSql, textSql, transcriptPages, twoStores, unknownParent, type RawCall, type RawMessage } from './rows.js';
@@ -183,6 +184,13 @@ export function postgresSource(url: string, zone: Zone): UsageSource {
     fleet: true,
     zone: () => zone,
     report: (request) => fleet.read((c, d) => runPostgres(c, planReport(request, request.utc ? new Zone('UTC') : zone, d), d)),
+    // Each machine's batch moves its `progress` row in the batch's own transaction: the rows' digest changes with any
+    // shipment. Null without the table, or for a role that may not read it (the page then does not follow).
+    version: () => fleet.read(async (c, _d, target) => {
+      if ((await fleetTable(c, target.schema, 'progress')).state !== 'readable') return null;
+      const sql = `SELECT md5(COALESCE(string_agg(machine_id || ':' || applied_seq || ':' || updated_at, ',' ORDER BY machine_id COLLATE "C"), '')) AS v FROM ${q(target.schema)}.progress`;
+      return String((await c.query(sql)).rows[0].v);
+    }),
     values: (request, column, limit) => fleet.read((c, d) => runPostgres(c, planValues(request, column, limit, d), d)),
     session: (key, asked) => fleet.read((c, d, target) => sessionView(c, d, target, zone, key, asked)),
     messageText: (key, seq, field) => messageText(fleet, key, seq, field),

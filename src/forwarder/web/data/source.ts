@@ -153,6 +153,12 @@ export interface UsageSource {
   zone(): Zone;
   /** The one aggregation: exactly what `hermetic report --json` answers for the request. */
   report(request: ReportRequest): Promise<UsageReport>;
+  /**
+   * A token that changes whenever what the source holds may have changed (a forwarder committed, the dataset was
+   * replaced, a machine shipped): the page asks for it to follow the data live (decision 0119). Null where nothing
+   * tells (a fleet store without its `progress` table, or a role that may not read it): the page then does not follow.
+   */
+  version(): Promise<string | null>;
   /** The values of a filter column in the window, costliest first, at most `limit` (the report's `planValues`). */
   values(request: ReportRequest, column: ValueFilter, limit: number): Promise<(string | null)[]>;
   /** A session; null when there is none. */

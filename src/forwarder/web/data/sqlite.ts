@@ -152,6 +152,8 @@ export function sqliteSource(db: Db, dialect: Dialect = sqliteDialect()): UsageS
     fleet: false,
     zone: () => ledgerZone(db),
     report: async (request) => report(request),
+    // Outside a transaction: the latest commit of any other connection moves it.
+    version: async () => String(dataVersion.get()),
     values: async (request, column, limit) => db.transaction(() => runSqlite(db, planValues(request, column, limit, dialect), dialect)).deferred(),
     session: async (key, asked) => session(key, asked),
     messageText: async (key, seq, field) => messageText(key, seq, field),

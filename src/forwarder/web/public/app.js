@@ -1,6 +1,7 @@
 // The dashboard's single page: reads its state from the URL, draws the controls and the view, and follows links
 // inside the app with history.pushState (so back and forward work, and every state has a URL to share).
 import { get } from './api.js';
+import { drawnAgain, follow } from './live.js';
 import { pruneCharts } from './charts.js';
 import { renderControls } from './controls.js';
 import { h } from './dom.js';
@@ -19,9 +20,13 @@ let zone = null;
 /** The filter values and zone last answered: the controls are drawn with them when a page fails. */
 let lastOptions = null;
 
+/** The URL the page last finished drawing: drawing it again (a live redraw, the theme) keeps where the reader was. */
+let drawn = null;
+
 async function render() {
   const mine = ++generation;
   const state = read();
+  const again = drawn === location.pathname + location.search;
   const main = document.getElementById('main');
   const root = document.documentElement;
   root.dataset.ready = '';
@@ -41,7 +46,9 @@ async function render() {
     const controls = document.getElementById('controls');
     controls.hidden = state.view === 'session';
     if (options) renderControls(controls, state, (lastOptions = options));
+    const scrolled = window.scrollY;
     main.replaceChildren(...nodes.flat().filter(Boolean));
+    if (again) window.scrollTo(0, scrolled);
     pruneCharts();
     document.title = `${TITLES[state.view]} — Hermetic`;
   } catch (e) {
@@ -56,7 +63,8 @@ async function render() {
   // Ready once the charts have drawn (Chart.js draws a canvas when it is attached): two frames later.
   await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
   if (mine !== generation) return;
-  root.dataset.ready = location.pathname + location.search;
+  drawnAgain();
+  root.dataset.ready = drawn = location.pathname + location.search;
 }
 
 // Links inside the app change the URL without a reload.
@@ -87,5 +95,6 @@ themeButton.addEventListener('click', () => {
 window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { applyTheme(); render(); });
 applyTheme();
 
-// Chart.js is a deferred classic script; module scripts run after it, so window.Chart is there.
-render();
+// Chart.js is a deferred classic script; module scripts run after it, so window.Chart is there. The data's version is
+// asked first, so the first drawing reads data at least as new as the version live.js compares with.
+follow(render).catch(() => undefined).finally(render);

@@ -185,6 +185,8 @@ function costliest(report, state, list) {
       q.set('top', String(next));
       try {
         fill(await get(list.path, q));
+        // Lengthened here, not in the URL: a live redraw would show ten again, so it waits (live.js).
+        section.dataset.extended = '';
       } catch (err) {
         button.disabled = false;
         button.replaceChildren(`Could not load more: ${err.message} (try again)`);
