@@ -164,36 +164,35 @@ const round = (v: number | null) => (v === null ? null : Math.round(v * 1e10) / 
  */
 export const startedByParent = (alias: string): string => `COALESCE(${alias}.lineage_kind, '') <> 'reset'`;
 
-/** The most parent links a tree's climb follows: a loop of parents in a damaged store ends there. */
-export const TREE_DEPTH = 64;
-
 /**
  * `tree_roots`: the sessions of the dataset that belong to a tree above them, each with the first session of its tree
  * (`root`), for `--by tree` (decision 0114); a session it does not list is the first of its own tree. A session belongs
  * to its parent's tree when its parent started it (a delegate, a continuation after compression, a branch, a child
- * without a marker); a `reset` starts a new conversation, so a tree of its own, as on the session page's "with its
- * descendants" (web/data/rows.ts descendantsSql). The climb stops at a parent the dataset does not hold, and after
- * TREE_DEPTH links. Only sessions with a link to climb are walked (a parent id sorts after '', so the index on
- * parent_session_id finds them): most sessions have none. Two common table expressions, for a statement's
- * `WITH RECURSIVE`.
+ * without a marker) and the parent is in the dataset; a `reset` starts a new conversation, so a tree of its own, as on
+ * the session page's "with its descendants" (web/data/rows.ts descendantsSql). Walked down from each first session
+ * (one whose parent link does not lead to its tree) through the children its sessions started, found by the index on
+ * parent_session_id, so a chain of any length is one tree, each session visited once (decision 0117: a climb capped at
+ * 64 links had cut a long chain of compressions into a tree per session past the 64th). A session has one parent (the
+ * key is unique), so the walk ends; a loop of parents in a damaged store has no first session, so the walk never
+ * enters it: each of its sessions, and what hangs below them, is a tree of its own. A common table expression, for a
+ * statement's `WITH RECURSIVE`.
  */
 export function treeRootsSql(dialect: Dialect): string {
   const { place, on, of, climbs } = treeSql(dialect);
-  return `tree_climb(${place.join(', ')}, session_id, at_id, depth) AS (
-      SELECT ${of('s')}, s.session_id, s.parent_session_id, 1 FROM sessions s WHERE s.parent_session_id > '' AND ${climbs('s')}
+  const under = (k: string, d: string) => [...place.map((c) => `${k}.${c} = ${d}.${c}`), `${k}.parent_session_id = ${d}.session_id`].join(' AND ');
+  return `tree_roots(${place.join(', ')}, session_id, root) AS (
+      SELECT ${of('c')}, c.session_id, p.session_id FROM sessions c JOIN sessions p ON ${on('p', 'c', 'c.parent_session_id')}
+      WHERE c.parent_session_id > '' AND ${startedByParent('c')} AND NOT (${climbs('p')})
       UNION ALL
-      SELECT ${of('c')}, c.session_id, k.parent_session_id, c.depth + 1 FROM tree_climb c JOIN sessions k ON ${on('k', 'c', 'c.at_id')}
-      WHERE c.depth < ${TREE_DEPTH} AND ${climbs('k')}),
-    tree_roots(${place.join(', ')}, session_id, root) AS (
-      SELECT ${of('c')}, c.session_id, c.at_id FROM tree_climb c JOIN sessions k ON ${on('k', 'c', 'c.at_id')}
-      WHERE NOT (c.depth < ${TREE_DEPTH} AND ${climbs('k')}))`;
+      SELECT ${of('k')}, k.session_id, w.root FROM tree_roots w JOIN sessions k ON ${under('k', 'w')}
+      WHERE k.parent_session_id > '' AND ${startedByParent('k')})`;
 }
 
 /**
  * The condition that a ledger or tool_usage row `l` is usage of a tree named by one of `keys` (parameters): exactly the
- * rows `--by tree` puts under those names (tree_roots, a loop or a climb cut at TREE_DEPTH included). A session its
- * parent started names no tree: it is part of its parent's. Uncorrelated, so the climb is made once per statement
- * (about as long as the report by tree's own, a few tens of milliseconds over 20,000 sessions).
+ * rows `--by tree` puts under those names (tree_roots, a loop of parents included). A session its
+ * parent started names no tree: it is part of its parent's. Uncorrelated, so the walk is made once per statement
+ * (as long as the report by tree's own).
  */
 function treeMembersSql(keys: readonly string[], dialect: Dialect): string {
   const { place, of } = treeSql(dialect);
@@ -209,33 +208,25 @@ function treeMembersSql(keys: readonly string[], dialect: Dialect): string {
 /**
  * The tree session `id` is part of, named as `--by tree` names it (its first session), when that is another session:
  * what a `--filter tree=` that matched nothing meant. Null when `id` names no session or is the first of its tree.
+ * Read from tree_roots itself, so it says what the grouping does (a loop included).
  */
 export function* planTreeOf(id: string, dialect: Dialect): Plan<string | null> {
-  const { place, of } = treeSql(dialect);
-  const same = (a: string, b: string) => place.map((c) => `${a}.${c} = ${b}.${c}`).join(' AND ');
   const rows = yield {
-    sql: `WITH RECURSIVE tree_up(${place.join(', ')}, session_id, depth) AS (
-        SELECT ${of('s')}, s.session_id, 0 FROM sessions s WHERE s.session_id = @tree_of
-        UNION ALL
-        SELECT ${of('p')}, p.session_id, u.depth + 1 FROM tree_up u
-          JOIN sessions k ON ${same('k', 'u')} AND k.session_id = u.session_id
-          JOIN sessions p ON ${same('p', 'k')} AND p.session_id = k.parent_session_id
-        WHERE u.depth < ${TREE_DEPTH} AND ${startedByParent('k')})
-      SELECT session_id FROM tree_up ORDER BY depth DESC, session_id LIMIT 1`,
+    sql: `WITH RECURSIVE ${treeRootsSql(dialect)} SELECT root FROM tree_roots WHERE session_id = @tree_of ORDER BY root LIMIT 1`,
     params: { tree_of: id },
   };
-  const top = rows[0]?.session_id;
+  const top = rows[0]?.root;
   return typeof top === 'string' && top !== id ? top : null;
 }
 
-/** The pieces of SQL the tree statements share: the columns that place a session (store, and machine), and the climb. */
+/** The pieces of SQL the tree statements share: the columns that place a session (store, and machine), and the link. */
 function treeSql(dialect: Dialect) {
   const place = dialect.sessionKeys.filter((k) => k.name !== 'session_id').map((k) => k.sql.replace(/^l\./, ''));
   const on = (a: string, b: string, id: string) => [...place.map((c) => `${a}.${c} = ${b}.${c}`), `${a}.session_id = ${id}`].join(' AND ');
   const of = (alias: string) => place.map((c) => `${alias}.${c}`).join(', ');
-  /** Whether session `k` climbs to its parent: started by it, and the parent is in the dataset. */
-  const climbs = (k: string) => `${startedByParent(k)}
-        AND EXISTS (SELECT 1 FROM sessions p WHERE ${on('p', k, `${k}.parent_session_id`)})`;
+  /** Whether session `k` belongs to its parent's tree: started by it, and the parent is in the dataset. */
+  const climbs = (k: string) => `COALESCE(${k}.parent_session_id, '') > '' AND ${startedByParent(k)}
+        AND EXISTS (SELECT 1 FROM sessions q WHERE ${on('q', k, `${k}.parent_session_id`)})`;
   return { place, on, of, climbs };
 }
 

@@ -159,6 +159,40 @@ describe('usageReport', () => {
     }
   });
 
+  it('by tree: a chain of compressions longer than any cap is one tree, as the session page counts it; a loop of three is three trees (decision 0117)', () => {
+    const { dir: copyDir, cleanup: done } = tempDir('hermetic-report-chain-');
+    const path = join(copyDir, 'chain.db');
+    db.exec(`VACUUM INTO '${path.replace(/'/g, "''")}'`);
+    const t = new Database(path);
+    try {
+      const ids = t.prepare('SELECT DISTINCT session_id FROM usage_ledger ORDER BY session_id').pluck().all() as string[];
+      assert.ok(ids.length >= 110, `${ids.length} sessions`);
+      t.exec('UPDATE sessions SET parent_session_id = NULL, lineage_kind = NULL');
+      const link = t.prepare('UPDATE sessions SET parent_session_id = ?, lineage_kind = ? WHERE session_id = ?');
+      // A gateway chat compressed 99 times: 100 sessions, each the continuation of the one before.
+      const chain = ids.slice(0, 100);
+      for (let i = 1; i < chain.length; i++) link.run(chain[i - 1], 'compression', chain[i]);
+      // Three sessions each the parent of the next, round (a damaged store), and a child of one of them.
+      const [a, b, c, below] = ids.slice(100, 104) as [string, string, string, string];
+      for (const [parent, child] of [[a, b], [b, c], [c, a], [a, below]]) link.run(parent, 'delegate', child);
+
+      const r = usageReport(t, { by: ['tree'] });
+      addsUp(r, 'trees of a long chain');
+      const rowOf = (id: string) => r.rows.find((x) => x.tree === id);
+      assert.equal(rowOf(chain[0]!)?.sessions, 100, 'the whole chain under its first session');
+      for (const id of chain.slice(1)) assert.equal(rowOf(id), undefined, `${id} is in the chain's tree`);
+      // The loop has no first session: each of its sessions, and what hangs below it, is a tree of its own.
+      for (const id of [a, b, c, below]) assert.equal(rowOf(id)?.sessions, 1, `${id} alone`);
+      // The filter keeps what the row holds; the last of the chain names its first session.
+      near(usageReport(t, { filter: { tree: [chain[0]!] } }).totals.cost_usd, rowOf(chain[0]!)!.cost_usd as number, 'the chain filtered');
+      const miss = runSqlite(t, planFilterMiss({ filter: { tree: [chain[99]!, chain[50]!] } }, sqliteDialect()));
+      assert.deepEqual(miss?.columns[0]?.within, [{ session: chain[99], tree: chain[0] }, { session: chain[50], tree: chain[0] }]);
+    } finally {
+      t.close();
+      done();
+    }
+  });
+
   it('weekday and hour of day: each cell under its local weekday and hour as the zone names them, sessions counted once; across a change of clocks and in UTC', () => {
     const { dir: dstDir, cleanup: done } = tempDir('hermetic-report-cycle-');
     // 30 days that hold Berlin's change of clocks (2026-10-25).
