@@ -88,6 +88,35 @@ describe('the report on the fleet store', () => {
     }
   });
 
+  it('a chain of 80 compressions, a loop of three, and cells before local 1970 in New York: the same trees, weekdays and hours as the dataset (decision 0117)', async () => {
+    // A copy of A: its lineage set by the test (ids has 60 sessions), three sessions' cells moved to the epoch's first eight hours, its ledger in New York.
+    const path = join(dir, 'odd.db');
+    dbA.exec(`VACUUM INTO '${path.replace(/'/g, "''")}'`);
+    const odd = new Database(path);
+    try {
+      const ids = odd.prepare('SELECT DISTINCT session_id FROM usage_ledger ORDER BY session_id').pluck().all() as string[];
+      odd.exec('UPDATE sessions SET parent_session_id = NULL, lineage_kind = NULL');
+      const link = odd.prepare('UPDATE sessions SET parent_session_id = ?, lineage_kind = ? WHERE session_id = ?');
+      // 30 sessions with no usage (copies of the first) make the chain of 50 with usage 80 links long.
+      odd.exec(`CREATE TEMP TABLE filler AS SELECT * FROM sessions WHERE session_id = '${ids[0]}'`);
+      for (let i = 0; i < 30; i++) odd.exec(`UPDATE filler SET session_id = 'filler-${i}'; INSERT INTO sessions SELECT * FROM filler`);
+      const chain = [...ids.slice(0, 30).flatMap((id, i) => [id, `filler-${i}`]), ...ids.slice(30, 50)];
+      for (let i = 1; i < chain.length; i++) link.run(chain[i - 1], 'compression', chain[i]);
+      for (const [parent, child] of [[ids[50], ids[51]], [ids[51], ids[52]], [ids[52], ids[50]]]) link.run(parent, 'delegate', child);
+      odd.prepare("UPDATE dataset_meta SET value = 'America/New_York' WHERE key = 'ledger_time_zone'").run();
+      for (const table of ['usage_ledger', 'tool_usage']) odd.prepare(`UPDATE ${table} SET at = (at % 86400) / 3600 % 8 * 3600 WHERE session_id IN (?, ?, ?)`).run(ids[53], ids[54], ids[55]);
+      const url = pg.createDatabase();
+      await shipDatasets(url, [[path, A]]);
+      const york = (request: Parameters<typeof usageReport>[1]) => readFleet(url, (c, d) => runPostgres(c, planReport(request ?? {}, new Zone('America/New_York'), d), d));
+      assert.equal(usageReport(odd, { by: ['tree'] }).rows.find((r) => r.tree === ids[0])?.sessions, 50);
+      for (const shape of [{ by: ['tree'] }, { by: ['tree', 'model'], top: 3 }, { filter: { tree: [ids[0]!] }, by: ['day'] }, { by: ['weekday'] }, { by: ['hour_of_day', 'tool'] }, { by: ['weekday', 'tree'], top: 5 }]) {
+        sameReport(await york(shape), usageReport(odd, shape), JSON.stringify(shape));
+      }
+    } finally {
+      odd.close();
+    }
+  });
+
   it('two machines: totals are the sum of both datasets\'; --by machine gives one row per machine with its own totals', async () => {
     const fleet = await fleetReport(fleetUrl, { by: ['machine'] });
     const [a, b] = [usageReport(dbA, {}), usageReport(dbB, {})];

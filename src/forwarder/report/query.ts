@@ -117,9 +117,11 @@ function keysOf(dim: Dimension, utc: boolean, dialect: Dialect, local: string | 
     // The cell's start (epoch seconds), named in the report's zone once the rows are read (hourLabel).
     case 'hour': return [{ name: 'hour', sql: 'l.at' }];
     // From the cell's local time (localTimeSql), as hours are named: ISO's 1 (Monday) to 7, and the hour 0 to 23,
-    // named once the rows are read. Integer arithmetic in both dialects (the cell is whole seconds).
-    case 'weekday': return [{ name: 'weekday', sql: `((${local!}) / 86400 + 3) % 7 + 1` }];
-    case 'hour_of_day': return [{ name: 'hour_of_day', sql: `(${local!}) % 86400 / 3600` }];
+    // named once the rows are read. Integer arithmetic in both dialects (the cell is whole seconds), which truncates
+    // toward zero: the second of the day and the day's weekday are taken modulo, up again when negative, so a local
+    // time before 1970 (the epoch's first hours west of UTC) is the evening of Wednesday 1969-12-31 (decision 0117).
+    case 'weekday': return [{ name: 'weekday', sql: `((((${local!}) - ${secondOfDay(local!)}) / 86400 + 3) % 7 + 7) % 7 + 1` }];
+    case 'hour_of_day': return [{ name: 'hour_of_day', sql: `${secondOfDay(local!)} / 3600` }];
     case 'day': return [{ name: 'day', sql: day }];
     // Monday of the ISO week.
     case 'week': return [{ name: 'week', sql: dialect.week(day) }];
@@ -132,6 +134,9 @@ function keysOf(dim: Dimension, utc: boolean, dialect: Dialect, local: string | 
     default: return [{ name: dim, sql: `l.${dim}` }];
   }
 }
+
+/** The second of the local day (0 to 86,399) of a local time in SQL, before 1970 too. */
+const secondOfDay = (local: string): string => `((${local}) % 86400 + 86400) % 86400`;
 
 /** The checked, de-duplicated dimensions; a refusal (HERMETIC_REPORT_INVALID) names the problem. */
 export function checkDimensions(by: readonly string[]): Dimension[] {

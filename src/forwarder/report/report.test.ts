@@ -246,6 +246,38 @@ describe('usageReport', () => {
     }
   });
 
+  it('weekday and hour of day before local 1970: the first hours the normaliser allows, west of UTC, are Wednesday evening (decision 0117)', () => {
+    const { dir: copyDir, cleanup: done } = tempDir('hermetic-report-epoch-');
+    const path = join(copyDir, 'epoch.db');
+    db.exec(`VACUUM INTO '${path.replace(/'/g, "''")}'`);
+    const t = new Database(path);
+    try {
+      // A ledger built in New York, three sessions' cells moved to the epoch's first eight hours (1969-12-31 19:00 to 02:00 local).
+      t.prepare("UPDATE dataset_meta SET value = 'America/New_York' WHERE key = 'ledger_time_zone'").run();
+      const ids = t.prepare('SELECT DISTINCT session_id FROM usage_ledger ORDER BY session_id LIMIT 3').pluck().all() as string[];
+      for (const table of ['usage_ledger', 'tool_usage']) t.prepare(`UPDATE ${table} SET at = (at % 86400) / 3600 % 8 * 3600 WHERE session_id IN (?, ?, ?)`).run(...ids);
+      const zone = new Zone('America/New_York');
+      const labels = {
+        weekday: (at: number) => WEEKDAYS[(new Date(`${zone.iso(at).slice(0, 10)}T00:00:00Z`).getUTCDay() + 6) % 7]!,
+        hour_of_day: (at: number) => `${zone.iso(at).slice(11, 13)}:00`,
+      };
+      const ledger = t.prepare('SELECT at, input_tokens FROM usage_ledger').all() as { at: number; input_tokens: number }[];
+      assert.ok(ledger.some((x) => x.at < 5 * 3600), 'cells before local midnight of 1970-01-01');
+      for (const dim of ['weekday', 'hour_of_day'] as const) {
+        const want = new Map<string, number>();
+        for (const x of ledger) want.set(labels[dim](x.at), (want.get(labels[dim](x.at)) ?? 0) + x.input_tokens);
+        const r = usageReport(t, { by: [dim] });
+        addsUp(r, dim);
+        assert.deepEqual(new Map(r.rows.map((x) => [String(x[dim]), Number(x.input_tokens)])), want, dim);
+        const tools = usageReport(t, { by: ['tool', dim] });
+        assert.ok(tools.rows.every((x) => /^(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|[012]\d:00)$/.test(String(x[dim]))), `tools by ${dim}`);
+      }
+    } finally {
+      t.close();
+      done();
+    }
+  });
+
   it('localTimeSql: SQLite\'s local time of a cell equals the zone\'s, on either side of each change (a 30-minute one, one 3½ hours off UTC)', () => {
     const mem = new Database(':memory:');
     try {
