@@ -8,8 +8,8 @@ const reportOf = (by: UsageReport['by'], rows: UsageReport['rows']): UsageReport
 
 describe('--max-cost (decision 0115)', () => {
   it('reads an amount in dollars, with or without $; refuses anything else', () => {
-    assert.deepEqual(['5', '0.50', '$12', ' 3 ', '.5', '0'].map(parseMaxCost), [5, 0.5, 12, 3, 0.5, 0]);
-    for (const bad of ['', '$', '-1', '1e3', 'NaN', 'Infinity', '5 dollars', '0x10', '1,000']) assert.throws(() => parseMaxCost(bad), { code: 'HERMETIC_CLI_USAGE' }, bad);
+    assert.deepEqual(['5', '0.50', '$12', ' 3 ', '.5', '0', '1.'].map(parseMaxCost), [5, 0.5, 12, 3, 0.5, 0, 1]);
+    for (const bad of ['', '$', '.', '-1', '-0', '1e3', '1e309', '9'.repeat(400), 'NaN', 'Infinity', '5 dollars', '0x10', '1,000', '\u0663']) assert.throws(() => parseMaxCost(bad), { code: 'HERMETIC_CLI_USAGE' }, bad);
     assert.throws(() => checkBudgetGrouping(['day', 'tool']), { code: 'HERMETIC_REPORT_INVALID' });
     checkBudgetGrouping(['hour', 'session']);
   });
@@ -36,5 +36,17 @@ describe('--max-cost (decision 0115)', () => {
     // The window alone (no grouping), and a grouping of one row.
     assert.deepEqual(describeOverBudget(overBudget(reportOf([], [{ cost_usd: 1234.5 }]), 1000)!), ['over budget: this window cost $1,235, more than $1,000 (--max-cost).']);
     assert.deepEqual(describeOverBudget(overBudget(reportOf(['tree'], [{ tree: 'root', tree_title: 'the task', cost_usd: 3 }]), 2)!), ['over budget: the only tree cost more than $2.00 (--max-cost):', '  root (the task)  $3.00']);
+  });
+
+  it('the limit as it was given, and a row over it never shown as its equal (decision 0117)', () => {
+    const r = reportOf(['hour'], [{ hour: '01:00', cost_usd: 0.00504 }, { hour: '02:00', cost_usd: 0.00002 }, { hour: '03:00', cost_usd: 100.4 }]);
+    // $0.0050 and <$0.0001 would hide the limit typed; a row over it is shown with the digits that tell it apart.
+    assert.deepEqual(describeOverBudget(overBudget(r, 0.00001)!), [
+      'over budget: 3 of 3 hours cost more than $0.00001 (--max-cost):', '  03:00  $100', '  01:00  $0.0050', '  02:00  $0.00002',
+    ]);
+    assert.deepEqual(describeOverBudget(overBudget(r, 0.005)!).slice(0, 1), ['over budget: 2 of 3 hours cost more than $0.0050 (--max-cost):']);
+    assert.deepEqual(describeOverBudget(overBudget(r, 0.005)!)[2], '  01:00  $0.00504');
+    assert.deepEqual(describeOverBudget(overBudget(r, 100.25)!), ['over budget: 1 of 3 hours cost more than $100.25 (--max-cost):', '  03:00  $100.40']);
+    assert.deepEqual(describeOverBudget(overBudget(reportOf([], [{ cost_usd: 5.004 }]), 5)!), ['over budget: this window cost $5.004, more than $5.00 (--max-cost).']);
   });
 });

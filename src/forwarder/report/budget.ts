@@ -23,12 +23,12 @@ export interface OverBudget {
 }
 
 /**
- * `--max-cost`'s value in US dollars: `5`, `0.50`, `$12`; a refusal (exit 2) says what it takes.
+ * `--max-cost`'s value in US dollars: `5`, `0.50`, `$12`, `.5`, `1.`; a refusal (exit 2) says what it takes.
  * @example parseMaxCost('$2.50') // 2.5
  */
 export function parseMaxCost(text: string): number {
   const t = text.trim().replace(/^\$/, '');
-  const v = /^\d+(\.\d+)?$|^\.\d+$/.test(t) ? Number(t) : NaN;
+  const v = /^\d+(\.\d*)?$|^\.\d+$/.test(t) ? Number(t) : NaN;
   if (!Number.isFinite(v)) throw new HermeticError('HERMETIC_CLI_USAGE', `--max-cost takes an amount in US dollars, such as 5 or 0.50; got "${text}".`);
   return v;
 }
@@ -60,17 +60,38 @@ function rowName(row: ReportRow, by: readonly Dimension[]): string {
   return by.map((d) => (d === 'session' ? titled(row.session_id, row.title) : d === 'tree' ? titled(row.tree, row.tree_title) : keyText(row[d] as string | number | null, d))).join(' · ');
 }
 
+/** An amount with every digit it has (up to a cost's 1e-10), at least cents: `$0.004999`, `$1,234.50`. */
+const exactCost = (v: number, digits: number): string => `$${v.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: digits })}`;
+
+/** The dollars a cost as formatCost shows it reads as (NaN for `<$0.0001`). */
+const shownAs = (text: string): number => Number(text.replace(/^\$/, '').replace(/,/g, ''));
+
+/**
+ * The limit as the table would show it when that is the limit itself (`$5.00`, `$1,000`), else with its digits: a
+ * limit of 0.004999 is not "more than $0.0050", nor 0.00001 "more than <$0.0001" (decision 0117).
+ */
+function limitText(limit: number): string {
+  const short = formatCost(limit);
+  return shownAs(short) === limit ? short : exactCost(limit, 20);
+}
+
+/** A row's cost as the table shows it, or with the digits that tell it from the limit when that would read as its equal or less. */
+function overText(cost: number, limit: number): string {
+  const short = formatCost(cost);
+  return shownAs(short) > limit ? short : exactCost(cost, 10);
+}
+
 /**
  * What went over, as the lines stderr gets (the first starts `over budget:`; the CLI adds `hermetic: `).
  * @example describeOverBudget({ limit: 5, by: ['hour'], over: [{ hour: '2026-12-05 03:00', cost_usd: 7.12 }], of: 24 })
  * // ['over budget: 1 of 24 hours cost more than $5.00 (--max-cost):', '  2026-12-05 03:00  $7.12']
  */
 export function describeOverBudget(o: OverBudget): string[] {
-  const limit = formatCost(o.limit);
-  if (o.by.length === 0) return [`over budget: this window cost ${formatCost(o.over[0]!.cost_usd as number)}, more than ${limit} (--max-cost).`];
+  const limit = limitText(o.limit);
+  if (o.by.length === 0) return [`over budget: this window cost ${overText(o.over[0]!.cost_usd as number, o.limit)}, more than ${limit} (--max-cost).`];
   const [one, many] = o.by.length === 1 ? NOUN[o.by[0]!] : ['row', `rows by ${o.by.join(' and ')}`];
   const what = o.of === 1 ? `the only ${one}` : `${o.over.length.toLocaleString('en-US')} of ${o.of.toLocaleString('en-US')} ${many}`;
-  const named = o.over.slice(0, OVER_BUDGET_NAMED).map((r) => `  ${rowName(r, o.by)}  ${formatCost(r.cost_usd as number)}`);
+  const named = o.over.slice(0, OVER_BUDGET_NAMED).map((r) => `  ${rowName(r, o.by)}  ${overText(r.cost_usd as number, o.limit)}`);
   const rest = o.over.length - named.length;
   return [`over budget: ${what} cost more than ${limit} (--max-cost):`, ...named, ...(rest > 0 ? [`  and ${rest.toLocaleString('en-US')} more`] : [])];
 }
