@@ -148,7 +148,8 @@ export const HANDLERS: Record<ApiName, Handler> = {
       if (cut?.title && typeof row.title === 'string') row.title += '…';
       if (cut?.tree_title && typeof row.tree_title === 'string') row.tree_title += '…';
     }
-    return new FileAnswer('text/csv; charset=utf-8', `hermetic-report${by.length > 0 ? `-by-${by.join('-')}` : ''}.csv`, `${renderCsv(report)}\n`);
+    // Named by the report's grouping, checked and each dimension once (`by=day&by=day` is by day).
+    return new FileAnswer('text/csv; charset=utf-8', `hermetic-report${report.by.length > 0 ? `-by-${report.by.join('-')}` : ''}.csv`, `${renderCsv(report)}\n`);
   },
   async options(query, ctx) {
     const { since, until } = usage(query, ctx);

@@ -122,6 +122,8 @@ describe('usage endpoints equal usageReport', () => {
     assert.equal(web.body, `${out.join('\n')}\n`);
     // Without a grouping: the window's one row.
     assert.equal((await api('/api/report.csv?period=all')).headers.get('content-disposition'), 'attachment; filename="hermetic-report.csv"');
+    // A grouping asked twice is the report's one grouping, and so is the file's name (decision 0117).
+    assert.equal((await api('/api/report.csv?period=all&by=day&by=day')).headers.get('content-disposition'), 'attachment; filename="hermetic-report-by-day.csv"');
     // A title past the cap ends in "…", cut where the JSON cuts it.
     const id = app.db.prepare('SELECT session_id FROM sessions ORDER BY session_id LIMIT 1').pluck().get() as string;
     const writable = new Database(join(app.home, 'hermetic.db'));
