@@ -12,6 +12,9 @@ import { dashboardInBrowser } from './page-harness.js';
 import { uncostSessions } from './testing.js';
 import { createIdSource } from '../../shared/ids.js';
 import { StateDbWriter } from '../../state-db/writer/index.js';
+import { sqliteSource } from './data/sqlite.js';
+import { startWebServer } from './server.js';
+import { sharedBrowser } from '../../shared/testing/browser.js';
 
 /** Sessions of 20 to 10 days back have no cost recorded (decision 0090): counted in 30 days, not in 7. */
 const UNCOSTED = 4;
@@ -184,6 +187,27 @@ describe('the dashboard in Chromium', () => {
     assert.deepEqual((await figures(tools.page)).tables['report-table']!.filter(([, c]) => c === 'tool_calls').map(([, , x]) => x), usageReport(h.app.db, { ...all, by: ['tool', 'day'], top: 10 }).rows.map((r) => r.tool_calls));
     await tools.done();
     await v.done();
+  });
+
+  it('the report view\'s command prints its rows: a custom since with a space quoted, a top past the cap the menu\'s first; on the fleet store --from, in UTC --utc (decision 0117)', async () => {
+    const custom = await visit('/report?period=custom&since=2026-07-01%2010:00&by=day&top=2000000');
+    assert.equal(await custom.page.$eval('code.command', (c) => c.textContent), "hermetic report --since '2026-07-01 10:00' --by day --top 10");
+    assert.equal(await custom.page.$eval('select[name="top"]', (e) => (e as HTMLSelectElement).value), '10');
+    await custom.done();
+    // \`hermetic web --utc\` over the fleet store (here: the same dataset, its source saying it is the fleet's).
+    const served = new Database(join(h.app.home, 'hermetic.db'), { readonly: true });
+    const server = await startWebServer({ source: { ...sqliteSource(served), fleet: true }, port: 0, utc: true, now: () => h.app.now * 1000, onError: (e) => { throw e; } });
+    const context = await (await sharedBrowser()).newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(new URL('/report?period=all&by=weekday', server.url).href);
+      await settled(page);
+      assert.equal(await page.$eval('code.command', (c) => c.textContent), 'hermetic report --from postgres://… --period all --by weekday --top 10 --utc');
+    } finally {
+      await context.close();
+      await server.close();
+      served.close();
+    }
   });
 
   it('the tool view\'s figures equal the report by tool', async () => {

@@ -13,6 +13,8 @@ const DIMENSIONS = [
   ['session', 'Session'], ['tree', 'Session with all it started'], ['tool', 'Tool'], ['machine', 'Machine'],
 ];
 const LABEL = Object.fromEntries(DIMENSIONS);
+/** The most rows the API keeps (the report's MAX_TOP). */
+const MAX_TOP = 1_000_000;
 /** How many rows a table keeps before the rest are summed into one. */
 const TOPS = [['10', '10 rows'], ['50', '50 rows'], ['200', '200 rows'], ['all', 'every row']];
 
@@ -27,25 +29,34 @@ function keyCell(state, dim, row) {
   return String(v);
 }
 
-/** The terminal command that prints the same rows: the period, the filters and the grouping, quoted for a shell. */
-function command(state, by, top) {
+/**
+ * The terminal command that prints the same rows: the store, the period, the filters, the grouping and the zone, each
+ * value quoted for a shell (a custom `since` may hold a space: `2026-07-01 10:00`). On the fleet store it reads the
+ * fleet (its URL is not the page's to show: it may hold a password); in UTC (`hermetic web --utc`) it says --utc, which
+ * changes nothing where the ledger's zone is UTC already (decision 0117).
+ */
+function command(state, by, top, options) {
   const quote = (s) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`);
   const args = ['hermetic', 'report'];
+  if (options?.fleet === true) args.push('--from', 'postgres://…');
   if (state.period === 'custom') {
-    if (state.since) args.push('--since', state.since);
-    if (state.until) args.push('--until', state.until);
+    if (state.since) args.push('--since', quote(state.since));
+    if (state.until) args.push('--until', quote(state.until));
   } else args.push('--period', state.period);
   for (const f of FILTERS) for (const v of state.filters[f] ?? []) args.push('--filter', quote(`${f}=${v}`));
   for (const d of by) args.push('--by', d);
   if (top !== 'all') args.push('--top', top);
+  if (options?.zone === 'UTC') args.push('--utc');
   return args.join(' ');
 }
 
-export async function report(state, options) {
-  const fleet = (await options)?.fleet === true;
+export async function report(state, pending) {
+  const options = await pending;
+  const fleet = options?.fleet === true;
   const by = state.by.length > 0 ? state.by : ['day'];
-  // A URL may ask for any number of rows (the API caps it, as --top); the menu gains it.
-  const top = state.top === 'all' || /^[1-9]\d{0,6}$/.test(state.top ?? '') ? state.top : '10';
+  // A URL may ask for any number of rows up to the API's cap (MAX_TOP, as --top's); the menu gains it. Past the cap,
+  // or not a number, it is the menu's first.
+  const top = state.top === 'all' || (/^[1-9]\d{0,6}$/.test(state.top ?? '') && Number(state.top) <= MAX_TOP) ? state.top : '10';
   const tops = TOPS.some(([t]) => t === top) ? TOPS : [[top, `${count(Number(top))} rows`], ...TOPS];
   const q = usageParams(state);
   for (const d of by) q.append('by', d);
@@ -85,7 +96,7 @@ export async function report(state, options) {
   return [
     h('h1', {}, 'Report'),
     form,
-    h('p', { class: 'muted' }, 'In a terminal: ', h('code', { class: 'command' }, command(state, r.by, top)), ' · ',
+    h('p', { class: 'muted' }, 'In a terminal: ', h('code', { class: 'command' }, command(state, r.by, top, options)), ' · ',
       // The same rows as a file (a plain link: the browser saves it).
       h('a', { href: `/api/report.csv?${q}`, download: '', class: 'csv' }, 'Download as CSV')),
     r.rows.length === 0 ? h('p', { class: 'notice' }, 'No usage in this period.') : null,
