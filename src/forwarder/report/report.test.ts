@@ -5,6 +5,7 @@
 // empties the window says so.
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
+import fc from 'fast-check';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { generate } from '../../state-db/generate/index.js';
@@ -96,6 +97,47 @@ describe('usageReport', () => {
     assert.deepEqual(byDay.rows.map((r) => r.day), [...byDay.rows.map((r) => r.day)].sort(), 'days in order');
     const tasks = usageReport(db, { by: ['task'] }).rows.map((r) => r.task);
     assert.ok(tasks.includes('main') && tasks.includes('title_generation'), tasks.join());
+  });
+
+  it('property: any one or two dimensions (the newest among them), any window, zone, --top and filter, tree included — the rows add up, and a --top keeps the whole report\'s rows (decision 0117)', () => {
+    const trees = usageReport(db, { by: ['tree'] }).rows.map((r) => String(r.tree));
+    const models = usageReport(db, { by: ['model'] }).rows.map((r) => String(r.model));
+    const dims = fc.constantFrom(...DIMENSIONS.filter((d) => d !== 'machine'));
+    const request = fc.record({
+      by: fc.uniqueArray(dims, { minLength: 1, maxLength: 2 }),
+      top: fc.option(fc.integer({ min: 1, max: 12 }), { nil: undefined }),
+      from: fc.integer({ min: -2, max: 31 }), days: fc.option(fc.integer({ min: 0, max: 33 }), { nil: undefined }),
+      utc: fc.boolean(),
+      filter: fc.option(fc.oneof(fc.record({ tree: fc.subarray(trees, { minLength: 1, maxLength: 3 }) }), fc.record({ model: fc.subarray(models, { minLength: 1, maxLength: 2 }) }),
+        fc.record({ tree: fc.subarray(trees, { minLength: 1, maxLength: 2 }), model: fc.subarray(models, { minLength: 1, maxLength: 3 }) })), { nil: undefined }),
+    }).filter((r) => !(r.by.includes('tool') && r.by.some((d) => ['model', 'provider', 'task'].includes(d))));
+    fc.assert(fc.property(request, (q) => {
+      const since = NOW - q.from * 86400;
+      const until = q.days === undefined ? null : since + q.days * 86400;
+      const base = { by: q.by, since, until, utc: q.utc, ...(q.filter ? { filter: q.filter } : {}) };
+      const whole = usageReport(db, base);
+      const label = JSON.stringify(q);
+      const tools = q.by.includes('tool');
+      const total = (r: UsageReport, m: string) => r.rows.reduce((n, x) => n + Number(x[m] ?? 0), 0);
+      const sums = (r: UsageReport, l: string) => {
+        if (tools) assert.equal(total(r, 'tool_calls'), r.totals.tool_calls, l);
+        else if (r.rows.length > 0) addsUp(r, l);
+        else assert.deepEqual([r.totals.sessions, r.totals.api_calls, r.totals.cost_usd], [0, 0, 0], `${l}: no rows, nothing counted`);
+      };
+      sums(whole, label);
+      // A session is in one tree: by tree (or session) alone, the rows' sessions are the window's.
+      if (q.by.length === 1 && (q.by[0] === 'tree' || q.by[0] === 'session')) assert.equal(total(whole, 'sessions'), whole.totals.sessions, label);
+      if (q.top === undefined) return;
+      const cut = usageReport(db, { ...base, top: q.top });
+      const keyOf = (r: Record<string, unknown>) => JSON.stringify(q.by.map((d) => (d === 'session' ? r.session_id : r[d])));
+      const rows = new Map(whole.rows.map((r) => [keyOf(r), r]));
+      const kept = cut.rows.filter((r) => r.other_rows === undefined);
+      assert.equal(kept.length, Math.min(q.top, whole.rows.length), label);
+      for (const r of kept) assert.deepEqual(r, rows.get(keyOf(r)), `${label}: a kept row is the whole report's`);
+      sums(cut, `${label} --top`);
+      const other = cut.rows.find((r) => r.other_rows !== undefined);
+      assert.equal(other?.other_rows, whole.rows.length > q.top ? whole.rows.length - q.top : undefined, label);
+    }), { numRuns: 150 });
   });
 
   it('by tree: each session under the first session of what started it; a reset, a missing parent and a loop end the climb', () => {
@@ -566,7 +608,8 @@ describe('hermetic report (in process)', () => {
     const json = await run(['--by', 'session', '--top', '1', '--json', '--max-cost', String(limit)]);
     assert.equal(json.value, 3);
     assert.deepEqual(JSON.parse(json.out.join('\n')), usageReport(db, { by: ['session'], top: 1 }), 'the JSON is the report, unchanged');
-    assert.equal(json.err[0], `hermetic: over budget: ${above.length} of ${sessions.length} sessions cost more than ${formatCost(limit)} (--max-cost):`);
+    // The limit as it was given (0.887, not $0.89: decision 0117).
+    assert.equal(json.err[0], `hermetic: over budget: ${above.length} of ${sessions.length} sessions cost more than $${limit.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 3 })} (--max-cost):`);
     assert.equal(json.err[1], `  ${String(above[0]!.session_id)} (${String(above[0]!.title ?? 'untitled')})  ${formatCost(above[0]!.cost_usd as number)}`);
     assert.equal(json.err.length, 1 + Math.min(above.length, 10) + (above.length > 10 ? 1 : 0));
     // Pairs of keys, and a window with nothing over.
