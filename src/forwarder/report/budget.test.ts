@@ -49,4 +49,12 @@ describe('--max-cost (decision 0115)', () => {
     assert.deepEqual(describeOverBudget(overBudget(r, 100.25)!), ['over budget: 1 of 3 hours cost more than $100.25 (--max-cost):', '  03:00  $100.40']);
     assert.deepEqual(describeOverBudget(overBudget(reportOf([], [{ cost_usd: 5.004 }]), 5)!), ['over budget: this window cost $5.004, more than $5.00 (--max-cost).']);
   });
+
+  it('a title or key of 300,000 characters is cut to a line cron can mail; a session id stays whole (decision 0117)', () => {
+    const id = `20260701_120000_${'a'.repeat(40)}`;
+    const r = reportOf(['session', 'project'], [{ session_id: id, title: '数'.repeat(300_000), project: `/home/${'x/'.repeat(100_000)}service`, cost_usd: 7 }]);
+    const [, line] = describeOverBudget(overBudget(r, 1)!);
+    assert.ok(line!.length < 200, `${line!.length} characters`);
+    assert.ok(line!.startsWith(`  ${id} (数数`) && line!.includes('…) · …/x/') && line!.endsWith('/service  $7.00'), line!.slice(0, 300));
+  });
 });

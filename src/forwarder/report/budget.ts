@@ -5,6 +5,7 @@
 import { HermeticError } from '../../shared/errors.js';
 import type { Dimension, ReportRow, UsageReport } from './query.js';
 import { formatCost, keyText } from './render.js';
+import { fitParts, fitText } from './wrap.js';
 
 /** The exit code of a report with rows over its `--max-cost`. */
 export const OVER_BUDGET_EXIT = 3;
@@ -54,10 +55,21 @@ const NOUN: Readonly<Record<Dimension, [one: string, many: string]>> = {
   task: ['task', 'tasks'], session: ['session', 'sessions'], tree: ['tree', 'trees'], tool: ['tool', 'tools'], machine: ['machine', 'machines'],
 };
 
-/** A row as the message names it: its keys as the table shows them (keyText), a session or tree with its title. */
+/** The columns a title or other key keeps in the message (a session id is kept whole: it is what a user copies). */
+export const OVER_BUDGET_KEY_COLUMNS = 60;
+
+/** Keys told apart by their last parts (a project's folder, a model after its provider), cut keeping the end as tables do. */
+const KEEP_END: readonly string[] = ['project', 'model', 'provider'];
+
+/**
+ * A row as the message names it: its keys as the table shows them (keyText), a session or tree with its title; a title
+ * or key past OVER_BUDGET_KEY_COLUMNS cut with `…` (a title of 300,000 characters made one line of cron's mail that
+ * long: decision 0117).
+ */
 function rowName(row: ReportRow, by: readonly Dimension[]): string {
-  const titled = (id: unknown, title: unknown) => `${keyText(id as string | null, 'session_id')} (${title === null || title === undefined || title === '' ? 'untitled' : keyText(title as string, 'title')})`;
-  return by.map((d) => (d === 'session' ? titled(row.session_id, row.title) : d === 'tree' ? titled(row.tree, row.tree_title) : keyText(row[d] as string | number | null, d))).join(' · ');
+  const cut = (text: string, name: string) => (KEEP_END.includes(name) ? fitParts(text, OVER_BUDGET_KEY_COLUMNS) : fitText(text, OVER_BUDGET_KEY_COLUMNS));
+  const titled = (id: unknown, title: unknown) => `${keyText(id as string | null, 'session_id')} (${title === null || title === undefined || title === '' ? 'untitled' : cut(keyText(title as string, 'title'), 'title')})`;
+  return by.map((d) => (d === 'session' ? titled(row.session_id, row.title) : d === 'tree' ? titled(row.tree, row.tree_title) : cut(keyText(row[d] as string | number | null, d), d))).join(' · ');
 }
 
 /** An amount with every digit it has (up to a cost's 1e-10), at least cents: `$0.004999`, `$1,234.50`. */
