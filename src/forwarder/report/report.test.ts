@@ -288,7 +288,7 @@ describe('usageReport', () => {
     }
   });
 
-  it('weekday and hour of day before local 1970: the first hours the normaliser allows, west of UTC, are Wednesday evening (decision 0117)', () => {
+  it('weekday and hour of day at the edges: the normaliser\'s first and last hours (2000, 2100), and a cell before local 1970 (hand-edited) west of UTC (decision 0117)', () => {
     const { dir: copyDir, cleanup: done } = tempDir('hermetic-report-epoch-');
     const path = join(copyDir, 'epoch.db');
     db.exec(`VACUUM INTO '${path.replace(/'/g, "''")}'`);
@@ -296,8 +296,14 @@ describe('usageReport', () => {
     try {
       // A ledger built in New York, three sessions' cells moved to the epoch's first eight hours (1969-12-31 19:00 to 02:00 local).
       t.prepare("UPDATE dataset_meta SET value = 'America/New_York' WHERE key = 'ledger_time_zone'").run();
-      const ids = t.prepare('SELECT DISTINCT session_id FROM usage_ledger ORDER BY session_id LIMIT 3').pluck().all() as string[];
-      for (const table of ['usage_ledger', 'tool_usage']) t.prepare(`UPDATE ${table} SET at = (at % 86400) / 3600 % 8 * 3600 WHERE session_id IN (?, ?, ?)`).run(...ids);
+      const ids = t.prepare('SELECT DISTINCT session_id FROM usage_ledger ORDER BY session_id LIMIT 9').pluck().all() as string[];
+      // Then three at the normaliser's first hours (1999-12-31 19:00 local on) and three at its last (2099-12-31 evening).
+      const [first, last] = [946684800, 4102444800 - 8 * 3600];
+      for (const table of ['usage_ledger', 'tool_usage']) {
+        for (const [from, at] of [[0, 0], [3, first], [6, last]] as const) {
+          t.prepare(`UPDATE ${table} SET at = ? + (at % 86400) / 3600 % 8 * 3600 WHERE session_id IN (?, ?, ?)`).run(at, ...ids.slice(from, from + 3));
+        }
+      }
       const zone = new Zone('America/New_York');
       const labels = {
         weekday: (at: number) => WEEKDAYS[(new Date(`${zone.iso(at).slice(0, 10)}T00:00:00Z`).getUTCDay() + 6) % 7]!,
