@@ -173,6 +173,17 @@ describe('--csv', () => {
   });
 });
 
+describe('--max-cost', () => {
+  it('names the rows over it harmless on a terminal, by tree and by source (decision 0117)', async () => {
+    for (const by of ['tree', 'source']) {
+      const { value, err } = await printed(() => reportCommand(['--home', home, '--period', 'all', '--by', by, '--max-cost', '0.1'], { now: () => NOW * 1000, color: false, width: 80 }));
+      assert.equal(value, 3);
+      assert.equal(err.length, 1 + HOSTILE.length, err.join('\n'));
+      for (const line of err) assert.doesNotMatch(line, KNOWN_CONTROL, line);
+    }
+  });
+});
+
 describe('--markdown', () => {
   it('keeps each row one line of its columns: pipes, backslashes, HTML, links, code and emphasis escaped, controls shown', async () => {
     const text = await report(['--by', 'session', '--markdown']);
@@ -255,6 +266,12 @@ describe('the dashboard', () => {
       // The page is static: what it shows is built from the JSON as text nodes (dom.js), never parsed as HTML.
       const page = await (await fetch(new URL('/session?id=x', server.url))).text();
       assert.doesNotMatch(page, /onerror|HYPERLINK/);
+      // The Report view's CSV is --csv's, formulas led by ' the same way, by tree and weekday too (decision 0117).
+      for (const by of [['tree'], ['weekday', 'source']]) {
+        const file = await (await fetch(new URL(`/api/report.csv?period=all&${by.map((d) => `by=${d}`).join('&')}`, server.url))).text();
+        assert.equal(file, `${await report([...by.flatMap((d) => ['--by', d]), '--csv'])}\n`, by.join());
+      }
+      assert.match(await (await fetch(new URL('/api/report.csv?period=all&by=tree', server.url))).text(), /,"'=HYPERLINK\(""http:\/\/evil"",""click""\)",/);
     } finally {
       await server.close();
       db.close();
