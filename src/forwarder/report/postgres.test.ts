@@ -105,11 +105,14 @@ describe('the report on the fleet store', () => {
       for (const [parent, child] of [[ids[50], ids[51]], [ids[51], ids[52]], [ids[52], ids[50]]]) link.run(parent, 'delegate', child);
       odd.prepare("UPDATE dataset_meta SET value = 'America/New_York' WHERE key = 'ledger_time_zone'").run();
       for (const table of ['usage_ledger', 'tool_usage']) odd.prepare(`UPDATE ${table} SET at = (at % 86400) / 3600 % 8 * 3600 WHERE session_id IN (?, ?, ?)`).run(ids[53], ids[54], ids[55]);
+      // A session whose usage the ledger holds and the dataset does not list: a tree of its own, filtered as grouped.
+      odd.prepare('DELETE FROM sessions WHERE session_id = ?').run(ids[56]);
       const url = pg.createDatabase();
       await shipDatasets(url, [[path, A]]);
       const york = (request: Parameters<typeof usageReport>[1]) => readFleet(url, (c, d) => runPostgres(c, planReport(request ?? {}, new Zone('America/New_York'), d), d));
       assert.equal(usageReport(odd, { by: ['tree'] }).rows.find((r) => r.tree === ids[0])?.sessions, 50);
-      for (const shape of [{ by: ['tree'] }, { by: ['tree', 'model'], top: 3 }, { filter: { tree: [ids[0]!] }, by: ['day'] }, { by: ['weekday'] }, { by: ['hour_of_day', 'tool'] }, { by: ['weekday', 'tree'], top: 5 }]) {
+      assert.equal(usageReport(odd, { filter: { tree: [ids[56]!] } }).totals.sessions, 1, 'the unlisted session\'s usage filtered by its tree');
+      for (const shape of [{ by: ['tree'] }, { by: ['tree', 'model'], top: 3 }, { filter: { tree: [ids[0]!] }, by: ['day'] }, { filter: { tree: [ids[56]!, ids[50]!] }, by: ['tree', 'model'] }, { filter: { tree: [ids[56]!] }, by: ['tool'] }, { by: ['weekday'] }, { by: ['hour_of_day', 'tool'] }, { by: ['weekday', 'tree'], top: 5 }]) {
         sameReport(await york(shape), usageReport(odd, shape), JSON.stringify(shape));
       }
     } finally {

@@ -195,19 +195,19 @@ export function treeRootsSql(dialect: Dialect): string {
 
 /**
  * The condition that a ledger or tool_usage row `l` is usage of a tree named by one of `keys` (parameters): exactly the
- * rows `--by tree` puts under those names (tree_roots, a loop of parents included). A session its
- * parent started names no tree: it is part of its parent's. Uncorrelated, so the walk is made once per statement
- * (as long as the report by tree's own).
+ * rows `--by tree` puts under those names (tree_roots, a loop of parents included): a row whose session tree_roots
+ * lists under one of them, or a row of one of those sessions that tree_roots does not list (the first of its tree, or
+ * a session the dataset does not hold, whose usage the grouping counts under its own id: decision 0117). A session
+ * its parent started names no tree: it is part of its parent's. Uncorrelated, so each walk is made once per
+ * statement (as long as the report by tree's own).
  */
 function treeMembersSql(keys: readonly string[], dialect: Dialect): string {
-  const { place, of } = treeSql(dialect);
+  const { place } = treeSql(dialect);
   const named = keys.length === 1 ? `= ${keys[0]}` : `IN (${keys.join(', ')})`;
   const columns = [...place, 'session_id'];
-  const listed = columns.map((c) => `r.${c} = s.${c}`).join(' AND ');
-  return `(${columns.map((c) => `l.${c}`).join(', ')}) IN (WITH RECURSIVE ${treeRootsSql(dialect)}
-    SELECT ${columns.join(', ')} FROM tree_roots WHERE root ${named}
-    UNION ALL
-    SELECT ${of('s')}, s.session_id FROM sessions s WHERE s.session_id ${named} AND NOT EXISTS (SELECT 1 FROM tree_roots r WHERE ${listed}))`;
+  const row = `(${columns.map((c) => `l.${c}`).join(', ')})`;
+  return `(${row} IN (WITH RECURSIVE ${treeRootsSql(dialect)} SELECT ${columns.join(', ')} FROM tree_roots WHERE root ${named})
+    OR (l.session_id ${named} AND ${row} NOT IN (WITH RECURSIVE ${treeRootsSql(dialect)} SELECT ${columns.join(', ')} FROM tree_roots WHERE session_id ${named})))`;
 }
 
 /**

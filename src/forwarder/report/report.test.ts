@@ -147,8 +147,10 @@ describe('usageReport', () => {
     db.exec(`VACUUM INTO '${path.replace(/'/g, "''")}'`);
     const t = new Database(path);
     try {
-      const ids = (t.prepare('SELECT DISTINCT session_id FROM usage_ledger ORDER BY session_id LIMIT 8').pluck().all() as string[]);
-      const [s0, s1, s2, s3, s4, s5, s6, s7] = ids as [string, string, string, string, string, string, string, string];
+      const ids = (t.prepare('SELECT DISTINCT session_id FROM usage_ledger ORDER BY session_id LIMIT 9').pluck().all() as string[]);
+      const [s0, s1, s2, s3, s4, s5, s6, s7, s8] = ids as [string, string, string, string, string, string, string, string, string];
+      // s8's usage is in the ledger, its session not in the dataset: a tree of its own, by its id (decision 0117).
+      t.prepare('DELETE FROM sessions WHERE session_id = ?').run(s8);
       t.exec('UPDATE sessions SET parent_session_id = NULL, lineage_kind = NULL');
       const link = t.prepare('UPDATE sessions SET parent_session_id = ?, lineage_kind = ? WHERE session_id = ?');
       // s0 ← s1 (a subagent) ← s2 (its continuation after compression); s0 ← s3 by /reset, s3 ← s4 (a branch);
@@ -160,7 +162,7 @@ describe('usageReport', () => {
       addsUp(r, 'trees');
       const rowOf = (id: string) => r.rows.find((x) => x.tree === id);
       const sessionsIn = (id: string) => rowOf(id)?.sessions;
-      assert.deepEqual([sessionsIn(s0), sessionsIn(s3), sessionsIn(s5), sessionsIn(s6), sessionsIn(s7)], [3, 2, 1, 1, 1]);
+      assert.deepEqual([sessionsIn(s0), sessionsIn(s3), sessionsIn(s5), sessionsIn(s6), sessionsIn(s7), sessionsIn(s8)], [3, 2, 1, 1, 1, 1]);
       assert.equal(rowOf(s0)!.tree_title, 'the whole task');
       for (const id of [s1, s2, s4]) assert.equal(rowOf(id), undefined, `${id} is in a tree above it`);
       const input = (ids: string[]) => (t.prepare(`SELECT SUM(input_tokens) FROM usage_ledger WHERE session_id IN (${ids.map(() => '?').join(', ')})`).pluck().get(...ids) as number);
