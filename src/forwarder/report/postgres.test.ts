@@ -3,6 +3,7 @@
 // read-only, with errors that carry a code and never the password. One throwaway PostgreSQL cluster for the file.
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
+import fc from 'fast-check';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { tempDir } from '../../state-db/testing/fixtures.js';
@@ -12,7 +13,7 @@ import { reportCommand } from '../cli/report.js';
 import { Zone } from '../ledger/zone.js';
 import { generatedDataset, shipDatasets } from '../sinks/postgres/testing/fleet.js';
 import type { Origin } from '../sinks/remote/contract.js';
-import { MEASURES, usageReport, type UsageReport } from './index.js';
+import { DIMENSIONS, MEASURES, usageReport, type UsageReport } from './index.js';
 import { planReport } from './query.js';
 import { readFleet } from '../sinks/postgres/read.js';
 import { runPostgres } from './postgres.js';
@@ -79,6 +80,23 @@ describe('the report on the fleet store', () => {
       sameReport(await fleetReport(aloneUrl, shape), usageReport(dbA, shape), JSON.stringify(shape));
     });
   }
+
+  it('property: any one or two dimensions, window, zone, --top and tree or model filter give the dataset\'s own report (decision 0117)', async () => {
+    const trees = usageReport(dbA, { by: ['tree'] }).rows.map((r) => String(r.tree));
+    const models = usageReport(dbA, { by: ['model'] }).rows.map((r) => String(r.model));
+    const shape = fc.record({
+      by: fc.uniqueArray(fc.constantFrom(...DIMENSIONS.filter((d) => d !== 'machine')), { minLength: 1, maxLength: 2 }),
+      top: fc.option(fc.integer({ min: 1, max: 8 }), { nil: undefined }),
+      from: fc.integer({ min: 0, max: 31 }), days: fc.option(fc.integer({ min: 0, max: 33 }), { nil: undefined }),
+      utc: fc.boolean(),
+      filter: fc.option(fc.oneof(fc.record({ tree: fc.subarray(trees, { minLength: 1, maxLength: 3 }) }), fc.record({ model: fc.subarray(models, { minLength: 1, maxLength: 2 }) })), { nil: undefined }),
+    }).filter((r) => !(r.by.includes('tool') && r.by.some((d) => ['model', 'provider', 'task'].includes(d))));
+    await fc.assert(fc.asyncProperty(shape, async (q) => {
+      const since = NOW - q.from * 86400;
+      const request = { by: q.by, since, until: q.days === undefined ? null : since + q.days * 86400, utc: q.utc, ...(q.top ? { top: q.top } : {}), ...(q.filter ? { filter: q.filter } : {}) };
+      sameReport(await fleetReport(aloneUrl, request), usageReport(dbA, request), JSON.stringify(q));
+    }), { numRuns: 40 });
+  });
 
   it('one machine: --filter tree= the largest trees (the climb inside a filter) equals the report of its own dataset', async () => {
     const trees = usageReport(dbA, { by: ['tree'] }).rows.sort((x, y) => Number(y.sessions) - Number(x.sessions)).slice(0, 2).map((r) => String(r.tree));
