@@ -55,6 +55,9 @@ describe('the dashboard in Chromium', () => {
     assert.ok(hours.length > 0, 'the generated history has usage today');
     assert.deepEqual(await v.page.$eval('#daily-table caption', (e) => e.textContent), 'Spend per hour by model (US dollars)');
     assert.deepEqual(await v.page.$$eval('#daily-table thead th', (ths) => ths[0]?.textContent), 'Hour');
+    // The charts of when in the day and the week are not drawn by hour, so not asked for either (decision 0117).
+    const breakdowns = v.requests.filter((r) => r.startsWith('/api/breakdown?')).map((r) => new URLSearchParams(r.split('?')[1]).get('by')).sort();
+    assert.deepEqual(breakdowns, ['model', 'profile', 'project', 'provider', 'source', 'task']);
     await v.done();
   });
 

@@ -249,9 +249,12 @@ export async function overview(state, options) {
   const withBy = (by, top) => { const p = new URLSearchParams(q); p.set('by', by); if (top) p.set('top', String(top)); return p; };
   // The fleet store (hermetic web --from postgres://…) adds the breakdown by machine: asked for only there.
   const machine = options.then(({ fleet }) => (fleet ? get('/api/breakdown', withBy('machine')) : null));
-  const [o, daily, sessions, trees, byMachine, byHourOfDay, byWeekday, ...breakdowns] = await Promise.all([
-    get('/api/overview', q), get('/api/daily', q), get('/api/sessions', q), get('/api/trees', q), machine,
-    get('/api/breakdown', withBy('hour_of_day', 24)), get('/api/breakdown', withBy('weekday', 7)),
+  const asked = get('/api/daily', q);
+  // When in the day and the week the money went: asked for only when the spend chart is by day (more than two days).
+  const when = asked.then((d) => (d.by?.[0] === 'hour' ? [null, null]
+    : Promise.all([get('/api/breakdown', withBy('hour_of_day', 24)), get('/api/breakdown', withBy('weekday', 7))])));
+  const [o, daily, sessions, trees, byMachine, [byHourOfDay, byWeekday], ...breakdowns] = await Promise.all([
+    get('/api/overview', q), asked, get('/api/sessions', q), get('/api/trees', q), machine, when,
     ...FILTERS.map((f) => get('/api/breakdown', withBy(f))),
   ]);
   const shown = [...FILTERS.map((f, i) => [f, breakdowns[i]]), ...(byMachine ? [['machine', byMachine]] : [])];
