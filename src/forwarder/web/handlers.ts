@@ -22,6 +22,11 @@ export interface HandlerContext {
   utc?: boolean;
   /** How often the page asks whether the data changed, in milliseconds; null: it does not follow it (decision 0119). */
   refreshMs?: number | null;
+  /**
+   * This server's own mark, in front of the source's version: a dashboard started again on the same port (its
+   * connection's counters start over) never answers a version an open page already holds for other data.
+   */
+  instance?: string;
 }
 
 /**
@@ -101,7 +106,8 @@ export const HANDLERS: Record<ApiName, Handler> = {
   // on the fleet store. The source is not asked when the page is not to follow.
   version: async (_query, ctx) => {
     const refresh = ctx.refreshMs ?? null;
-    return { version: refresh === null ? null : await ctx.source.version(), refresh_ms: refresh };
+    const version = refresh === null ? null : await ctx.source.version();
+    return { version: version === null ? null : `${ctx.instance ?? ''}:${version}`, refresh_ms: refresh };
   },
   async overview(query, ctx) {
     const request = usage(query, ctx);

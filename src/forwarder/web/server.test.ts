@@ -600,6 +600,18 @@ describe('on the Hermes fixtures', () => {
     const third = await get();
     assert.notEqual(second.version, first.version);
     assert.notEqual(third.version, second.version);
+    // Two servers started over the same data (one stopped and started again on the same port, say): their connections'
+    // counters start alike, yet the versions differ, so a page open across the restart looks again.
+    const connections = [0, 1].map(() => new Database(join(fixture.home, 'hermetic.db'), { readonly: true }));
+    const servers = await Promise.all(connections.map((c) => startWebServer({ source: sqliteSource(c), port: 0 })));
+    try {
+      const [a, b] = await Promise.all(servers.map(async (w) => ((await (await fetch(new URL('/api/version', w.url))).json()) as { version: string }).version));
+      assert.equal(a!.replace(/^[^:]*:/, ''), b!.replace(/^[^:]*:/, ''), 'the same counter');
+      assert.notEqual(a, b);
+    } finally {
+      await Promise.all(servers.map((w) => w.close()));
+      for (const c of connections) c.close();
+    }
     // It takes no query: anything else is refused as on every endpoint.
     const refused = await fetch(new URL('/api/version?since=1', fixture.url));
     assert.equal(refused.status, 400);

@@ -3,6 +3,7 @@
 // code and a sentence, never a stack (heads node's parser refuses too). Loopback by default; a request naming a host it
 // does not answer as is refused (DNS rebinding, hosts.ts), and so is one another site's page makes (fetch metadata),
 // before anything is read.
+import { randomBytes } from 'node:crypto';
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
@@ -158,6 +159,8 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
   const index = pageWithPreloads(assets);
   const routes = new Map<string, (typeof API_ROUTES)[number]>(API_ROUTES.map((r) => [r.path, r]));
   const refreshMs = options.refreshMs === undefined ? DEFAULT_REFRESH_MS : options.refreshMs;
+  // Only told apart from another server's, never read for meaning: random, not the injected clock (tests fix it).
+  const instance = randomBytes(6).toString('hex');
   if (refreshMs !== null && !(Number.isInteger(refreshMs) && refreshMs >= 100 && refreshMs <= 3_600_000)) {
     throw new HermeticError('HERMETIC_OPTIONS_INVALID', 'Option "refreshMs" must be a whole number of milliseconds from 100 to 3,600,000, or null.');
   }
@@ -185,7 +188,7 @@ export async function startWebServer(options: WebServerOptions): Promise<WebServ
       const route = routes.get(url.pathname);
       if (route) {
         checkParams(url.searchParams, route.params);
-        const body = await HANDLERS[route.name](url.searchParams, { source: options.source, now: () => now() / 1000, utc: options.utc === true, refreshMs });
+        const body = await HANDLERS[route.name](url.searchParams, { source: options.source, now: () => now() / 1000, utc: options.utc === true, refreshMs, instance });
         if (body instanceof TextAnswer) return await sendText(req, res, body);
         // A file's name is ours (letters, digits, dashes): quoted as it is.
         if (body instanceof FileAnswer) return send(res, 200, body.type, body.body, 'no-store', undefined, { 'content-disposition': `attachment; filename="${body.name}"` });
