@@ -27,6 +27,20 @@ const ZONE = 'Europe/Berlin';
 let dir: string;
 let home: string;
 let db: Database.Database;
+
+/** Runs `fn` on a copy of the dataset (VACUUM INTO a temporary folder) that it may change, then removes the copy. */
+function withCopy(prefix: string, fn: (copy: Database.Database) => void): void {
+  const { dir: copyDir, cleanup } = tempDir(prefix);
+  const path = join(copyDir, 'copy.db');
+  db.exec(`VACUUM INTO '${path.replace(/'/g, "''")}'`);
+  const copy = new Database(path);
+  try {
+    fn(copy);
+  } finally {
+    copy.close();
+    cleanup();
+  }
+}
 let cleanup: () => void;
 
 before(() => {
@@ -142,11 +156,7 @@ describe('usageReport', () => {
 
   it('by tree: each session under the first session of what started it; a reset, a missing parent and a loop end the climb', () => {
     // A copy of the dataset whose lineage the test sets.
-    const { dir: copyDir, cleanup: done } = tempDir('hermetic-report-tree-');
-    const path = join(copyDir, 'tree.db');
-    db.exec(`VACUUM INTO '${path.replace(/'/g, "''")}'`);
-    const t = new Database(path);
-    try {
+    withCopy('hermetic-report-tree-', (t) => {
       const ids = (t.prepare('SELECT DISTINCT session_id FROM usage_ledger ORDER BY session_id LIMIT 9').pluck().all() as string[]);
       const [s0, s1, s2, s3, s4, s5, s6, s7, s8] = ids as [string, string, string, string, string, string, string, string, string];
       // s8's usage is in the ledger, its session not in the dataset: a tree of its own, by its id (decision 0117).
@@ -197,18 +207,11 @@ describe('usageReport', () => {
       const said = describeFilterMiss(miss!, 200);
       assert.match(said, new RegExp(`Session ${s2} is part of the tree of ${s0}, which started it: --filter tree=${s0}\\.`));
       assert.match(said, /"hermetic report --by tree" lists the window's trees\./);
-    } finally {
-      t.close();
-      done();
-    }
+    });
   });
 
   it('by tree: a chain of compressions longer than any cap is one tree, as the session page counts it; a loop of three is three trees (decision 0117)', () => {
-    const { dir: copyDir, cleanup: done } = tempDir('hermetic-report-chain-');
-    const path = join(copyDir, 'chain.db');
-    db.exec(`VACUUM INTO '${path.replace(/'/g, "''")}'`);
-    const t = new Database(path);
-    try {
+    withCopy('hermetic-report-chain-', (t) => {
       const ids = t.prepare('SELECT DISTINCT session_id FROM usage_ledger ORDER BY session_id').pluck().all() as string[];
       assert.ok(ids.length >= 110, `${ids.length} sessions`);
       t.exec('UPDATE sessions SET parent_session_id = NULL, lineage_kind = NULL');
@@ -231,10 +234,7 @@ describe('usageReport', () => {
       near(usageReport(t, { filter: { tree: [chain[0]!] } }).totals.cost_usd, rowOf(chain[0]!)!.cost_usd as number, 'the chain filtered');
       const miss = runSqlite(t, planFilterMiss({ filter: { tree: [chain[99]!, chain[50]!] } }, sqliteDialect()));
       assert.deepEqual(miss?.columns[0]?.within, [{ session: chain[99], tree: chain[0] }, { session: chain[50], tree: chain[0] }]);
-    } finally {
-      t.close();
-      done();
-    }
+    });
   });
 
   it('weekday and hour of day: each cell under its local weekday and hour as the zone names them, sessions counted once; across a change of clocks and in UTC', () => {
@@ -291,11 +291,7 @@ describe('usageReport', () => {
   });
 
   it('weekday and hour of day at the edges: the normaliser\'s first and last hours (2000, 2100), and a cell before local 1970 (hand-edited) west of UTC (decision 0117)', () => {
-    const { dir: copyDir, cleanup: done } = tempDir('hermetic-report-epoch-');
-    const path = join(copyDir, 'epoch.db');
-    db.exec(`VACUUM INTO '${path.replace(/'/g, "''")}'`);
-    const t = new Database(path);
-    try {
+    withCopy('hermetic-report-epoch-', (t) => {
       // A ledger built in New York, three sessions' cells moved to the epoch's first eight hours (1969-12-31 19:00 to 02:00 local).
       t.prepare("UPDATE dataset_meta SET value = 'America/New_York' WHERE key = 'ledger_time_zone'").run();
       const ids = t.prepare('SELECT DISTINCT session_id FROM usage_ledger ORDER BY session_id LIMIT 9').pluck().all() as string[];
@@ -322,10 +318,7 @@ describe('usageReport', () => {
         const tools = usageReport(t, { by: ['tool', dim] });
         assert.ok(tools.rows.every((x) => /^(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|[012]\d:00)$/.test(String(x[dim]))), `tools by ${dim}`);
       }
-    } finally {
-      t.close();
-      done();
-    }
+    });
   });
 
   it('localTimeSql: SQLite\'s local time of a cell equals the zone\'s, on either side of each change (a 30-minute one, one 3½ hours off UTC)', () => {
