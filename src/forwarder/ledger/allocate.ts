@@ -183,38 +183,71 @@ const byFirstUse = (a: { r: LedgerRoute }, b: { r: LedgerRoute }) => (validEpoch
   || (a.r.provider_key < b.r.provider_key ? -1 : a.r.provider_key > b.r.provider_key ? 1 : 0) || (a.r.model < b.r.model ? -1 : a.r.model > b.r.model ? 1 : 0);
 
 /**
- * The ledger rows of one session, and its tool rows.
- * @example allocateSession({ session, routes: [], days: [], activity: [{ quarter: 1978000, messages: 2, assistant: 1 }], zone: new Zone('UTC') })
+ * The session's cells: those its messages were written in (`slots`), then any fallback cell a plan needs (a day's
+ * noon, the last activity, an auxiliary row's last call, a call's quarter), each once. Every cell is added before
+ * any amount is laid (`Amounts` fixes their number).
  */
-export function allocateSession(input: LedgerInput): { usage: RecordOf[]; tools: RecordOf[] } {
-  const { session: s, zone } = input;
-  const slots = timeline(input);
-  const lastActivity = validEpoch(s.last_activity_at) ? s.last_activity_at : validEpoch(s.started_at) ? s.started_at : null;
-  const cellAt = (t: number | null | undefined): Cell => zone.cellOf(Math.floor((validEpoch(t) ? t : lastActivity ?? 0) / QUARTER));
+class SessionCells {
+  readonly slots: Slot[];
+  readonly list: Cell[];
+  readonly #indexOf: Map<number, number>;
+  readonly #zone: Zone;
+  readonly #lastActivity: number | null;
 
-  // The session's cells: those its messages were written in, then any fallback cell a plan needs (a day's noon, the
-  // last activity, an auxiliary row's last call), each once; `order` walks them in time.
-  const cells: Cell[] = slots.map((x) => x.cell);
-  const indexOf = new Map<number, number>(cells.map((c, i) => [c.at, i]));
-  const cellIndex = (c: Cell) => {
-    let i = indexOf.get(c.at);
-    if (i === undefined) indexOf.set(c.at, (i = cells.push(c) - 1));
+  constructor(input: LedgerInput) {
+    const s = input.session;
+    this.#zone = input.zone;
+    this.slots = timeline(input);
+    this.list = this.slots.map((x) => x.cell);
+    this.#indexOf = new Map(this.list.map((c, i) => [c.at, i]));
+    this.#lastActivity = validEpoch(s.last_activity_at) ? s.last_activity_at : validEpoch(s.started_at) ? s.started_at : null;
+  }
+
+  /** The cell of time `t`; a time that is none: the session's last activity (or start). */
+  at(t: number | null | undefined): Cell {
+    return this.#zone.cellOf(Math.floor((validEpoch(t) ? t : this.#lastActivity ?? 0) / QUARTER));
+  }
+
+  /** The cell of the session's last activity. */
+  last(): Cell {
+    return this.at(this.#lastActivity);
+  }
+
+  /** The index of cell `c`, added when the session has no such cell yet. */
+  index(c: Cell): number {
+    let i = this.#indexOf.get(c.at);
+    if (i === undefined) this.#indexOf.set(c.at, (i = this.list.push(c) - 1));
     return i;
-  };
-  const plan = (over: readonly Slot[], fallback: () => Cell): Plan => {
-    const weights = weightsOf(over);
-    return over.length > 0 && weights.some((x) => x > 0) ? { cells: over.map((x) => indexOf.get(x.cell.at)!), weights } : { cells: [cellIndex(fallback())], weights: [1] };
-  };
-  const spread = (amount: number, p: Plan, into: number[]) => {
-    if (amount <= 0) return;
-    if (p.cells.length === 1) {
-      into[p.cells[0]!]! += amount;
-      return;
-    }
-    const parts = split(amount, p.weights);
-    for (let i = 0; i < parts.length; i++) into[p.cells[i]!]! += parts[i]!;
-  };
+  }
 
+  /** Over `over`'s cells by their weights; none, or no weight: all at `fallback()`'s cell. */
+  plan(over: readonly Slot[], fallback: () => Cell): Plan {
+    const weights = weightsOf(over);
+    return over.length > 0 && weights.some((x) => x > 0) ? { cells: over.map((x) => this.#indexOf.get(x.cell.at)!), weights } : { cells: [this.index(fallback())], weights: [1] };
+  }
+}
+
+/** Adds `amount` units along plan `p` into `into` (by cell index). */
+function spread(amount: number, p: Plan, into: number[]): void {
+  if (amount <= 0) return;
+  if (p.cells.length === 1) {
+    into[p.cells[0]!]! += amount;
+    return;
+  }
+  const parts = split(amount, p.weights);
+  for (let i = 0; i < parts.length; i++) into[p.cells[i]!]! += parts[i]!;
+}
+
+interface MainRoute { r: LedgerRoute; route: Route }
+interface AuxRoute { r: LedgerRoute; route: Route; between: Plan }
+
+/**
+ * The session's routes, in the ledger's order: main-loop rows in the order they were first used, the session's own
+ * model, then auxiliary rows (each with where its amounts go in time); `canonical` maps each to the first of the same
+ * key (two rows of one route make one ledger row).
+ */
+function sessionRoutes(input: LedgerInput, cells: SessionCells) {
+  const s = input.session;
   // Which main-loop routes were billed: when the routes' own billed costs account for all of the session's, a route
   // with none of its own was not billed, and shows its estimate (not a billed $0). When they do not (none recorded,
   // or less than the session's), the unattributed billed cost is shared over the routes, and every route counts as
@@ -227,15 +260,14 @@ export function allocateSession(input: LedgerInput): { usage: RecordOf[]; tools:
   const routesBilled = mainRows.reduce((sum, r) => sum + units(r, 'actual_cost_usd'), 0);
   const unattributed = billed && routesBilled < units(s, 'actual_cost_usd');
   const routeBilled = (r: LedgerRoute) => billed && (unattributed || units(r, 'actual_cost_usd') > 0 || r.cost_status === 'actual');
-  // The routes: main-loop rows in the order they were first used, the session's own model, then auxiliary rows.
-  const sessionRoute: Route = {
+  const own: Route = {
     model: s.model ?? '', provider: s.provider, provider_key: '', billing_mode: s.billing_mode, task: MAIN_TASK, basis: 'session',
     actualRecorded: billed && (unattributed || mainRows.length === 0),
   };
-  const main = mainRows
+  const main: MainRoute[] = mainRows
     .map((r) => ({ r, route: { model: r.model, provider: r.provider, provider_key: r.provider_key, billing_mode: r.billing_mode, task: r.task === '' ? MAIN_TASK : r.task, basis: 'route' as const, actualRecorded: routeBilled(r) } }))
     .sort(byFirstUse);
-  const aux = input.routes.filter((r) => !inSessionTotals(r.task) && r.task !== MAIN_TASK).map((r) => {
+  const aux: AuxRoute[] = input.routes.filter((r) => !inSessionTotals(r.task) && r.task !== MAIN_TASK).map((r) => {
     const first = validEpoch(r.first_seen) ? r.first_seen : validEpoch(r.last_seen) ? r.last_seen : null;
     const last = validEpoch(r.last_seen) ? r.last_seen : first;
     const [q0, q1] = first === null || last === null ? [0, -1] : [Math.floor(first / QUARTER), Math.floor(last / QUARTER)];
@@ -243,68 +275,108 @@ export function allocateSession(input: LedgerInput): { usage: RecordOf[]; tools:
       model: r.model, provider: r.provider, provider_key: r.provider_key, billing_mode: r.billing_mode, task: r.task, basis: 'auxiliary',
       actualRecorded: units(r, 'actual_cost_usd') > 0 || r.cost_status === 'actual',
     };
-    return { r, route, between: plan(slots.filter((x) => x.quarters.some((q) => q >= q0 && q <= q1)), () => cellAt(last)) };
+    return { r, route, between: cells.plan(cells.slots.filter((x) => x.quarters.some((q) => q >= q0 && q <= q1)), () => cells.at(last)) };
   });
-  const routes: Route[] = [...main.map((x) => x.route), sessionRoute, ...aux.map((x) => x.route)];
+  const all: Route[] = [...main.map((x) => x.route), own, ...aux.map((x) => x.route)];
   // Two rows of one route (the same key, say two base URLs that differ only by a trailing slash) make one ledger row.
   const same = (a: Route, b: Route) => a.task === b.task && a.basis === b.basis && a.model === b.model && a.provider_key === b.provider_key;
-  const canonical = routes.map((r) => routes.findIndex((x) => same(x, r)));
-  // A day that is no date (`2026-13-45`) is no split: its amount joins the rest (the projector records the row issue).
-  const days = input.days.filter((d) => validDay(d.day)).sort(byDay);
-  // Each Hermes day's cells (none: its local noon), and every cell (none: the last activity), planned once.
-  const dayPlans = days.map((d) => plan(slots.filter((x) => x.cell.day === d.day), () => cellAt(zone.timeOf(d.day, 12))));
-  const everyCell = plan(slots, () => cellAt(lastActivity));
-  // Newer Hermes's calls (decision 0112), each at its quarter's cell: main-loop calls on the route whose model_usage
-  // row they are part of (none: the session's own), auxiliary ones with their task's row (none: not in the totals,
-  // so not counted). Their amounts are laid first; only what they do not cover follows the rules below.
+  return { main, own, aux, all, canonical: all.map((r) => all.findIndex((x) => same(x, r))) };
+}
+type SessionRoutes = ReturnType<typeof sessionRoutes>;
+
+/** A call at a cell; for the main loop, on route `route` (an index into `main`, or `main.length`: the session's own). */
+interface PlacedCall { route: number; cell: number; row: LedgerCall }
+
+/**
+ * Newer Hermes's calls (decision 0112), each at its quarter's cell: main-loop calls on the route whose model_usage
+ * row they are part of (none: the session's own), auxiliary ones with their task's row (none: not in the totals, so
+ * not counted).
+ */
+function placeCalls(input: LedgerInput, routes: SessionRoutes, cells: SessionCells): { main: PlacedCall[]; aux: PlacedCall[][] } {
   const routeKey = (task: string, model: string, providerKey: string) => `${task}\u0000${model}\u0000${providerKey}`;
-  const mainIndex = new Map(main.map((x, i) => [routeKey(x.r.task, x.r.model, x.r.provider_key), i] as const));
-  const auxIndex = new Map(aux.map((x, k) => [routeKey(x.r.task, x.r.model, x.r.provider_key), k] as const));
-  const mainCalls: { route: number; cell: number; row: LedgerCall }[] = [];
-  const auxCalls = aux.map((): { cell: number; row: LedgerCall }[] => []);
+  const mainIndex = new Map(routes.main.map((x, i) => [routeKey(x.r.task, x.r.model, x.r.provider_key), i] as const));
+  const auxIndex = new Map(routes.aux.map((x, k) => [routeKey(x.r.task, x.r.model, x.r.provider_key), k] as const));
+  const main: PlacedCall[] = [];
+  const aux = routes.aux.map((): PlacedCall[] => []);
   for (const c of input.calls ?? []) {
     if (!validEpoch(c.quarter * QUARTER)) continue;
     const key = routeKey(c.task, c.model, c.provider_key);
-    if (inSessionTotals(c.task) || c.task === MAIN_TASK) mainCalls.push({ route: mainIndex.get(key) ?? main.length, cell: cellIndex(zone.cellOf(c.quarter)), row: c });
+    if (inSessionTotals(c.task) || c.task === MAIN_TASK) main.push({ route: mainIndex.get(key) ?? routes.main.length, cell: cells.index(input.zone.cellOf(c.quarter)), row: c });
     else {
       const k = auxIndex.get(key);
-      if (k !== undefined) auxCalls[k]!.push({ cell: cellIndex(zone.cellOf(c.quarter)), row: c });
+      if (k !== undefined) aux[k]!.push({ route: k, cell: cells.index(input.zone.cellOf(c.quarter)), row: c });
     }
   }
-  /** Lays what `calls` recorded of `measure`, scaled down to `amount` when more, through `put`; returns the amount laid. */
-  const layCalls = <T extends { cell: number; row: LedgerCall }>(calls: readonly T[], measure: Measure, amount: number, put: (x: T, units: number) => void): number => {
-    if (calls.length === 0 || amount <= 0) return 0;
-    const recorded = calls.map((x) => units(x.row, measure));
-    const sum = recorded.reduce((a, b) => a + b, 0);
-    if (sum === 0) return 0;
-    const parts = sum > amount ? split(amount, recorded) : recorded;
-    parts.forEach((u, i) => u > 0 && put(calls[i]!, u));
-    return Math.min(sum, amount);
-  };
-  const order = cells.map((_, i) => i).sort((a, b) => cells[a]!.at - cells[b]!.at);
-  // amounts[route × cells + cell][measure], in whole units.
-  const amounts = new Map<number, number[]>();
-  const add = (route: number, cell: number, m: number, amount: number) => {
-    if (amount === 0) return;
-    const k = canonical[route]! * cells.length + cell;
-    let a = amounts.get(k);
-    if (!a) amounts.set(k, (a = MEASURES.map(() => 0)));
-    a[m]! += amount;
-  };
+  return { main, aux };
+}
 
-  // 1. The main loop: the session's counters. What newer Hermes's calls recorded goes where and when they happened (on
-  //    their routes, at their cells; more than the counters: scaled down). The rest is split by route (what each
-  //    route's row recorded beyond its calls) and the rest of that to the session's own model; laid along time by
-  //    session_daily_usage and the cells its messages were written in; routes take the timeline in order.
+/** Lays what `calls` recorded of `measure`, scaled down to `amount` when more, through `put`; returns the amount laid. */
+function layCalls(calls: readonly PlacedCall[], measure: Measure, amount: number, put: (x: PlacedCall, units: number) => void): number {
+  if (calls.length === 0 || amount <= 0) return 0;
+  const recorded = calls.map((x) => units(x.row, measure));
+  const sum = recorded.reduce((a, b) => a + b, 0);
+  if (sum === 0) return 0;
+  const parts = sum > amount ? split(amount, recorded) : recorded;
+  parts.forEach((u, i) => u > 0 && put(calls[i]!, u));
+  return Math.min(sum, amount);
+}
+
+/** Whole units laid so far, by route (canonical) × cell, each a list of the measures; in the order first laid. */
+class Amounts {
+  readonly byKey = new Map<number, number[]>();
+  readonly #width: number;
+
+  constructor(readonly canonical: readonly number[], cells: SessionCells) {
+    this.#width = cells.list.length;
+  }
+
+  add(route: number, cell: number, m: number, amount: number): void {
+    if (amount === 0) return;
+    if (cell >= this.#width) throw new Error('allocate: a cell was added after amounts were laid');
+    const k = this.canonical[route]! * this.#width + cell;
+    let a = this.byKey.get(k);
+    if (!a) this.byKey.set(k, (a = MEASURES.map(() => 0)));
+    a[m]! += amount;
+  }
+
+  /** Each (route index, cell index, amounts) in the order first laid. */
+  *entries(): Iterable<[number, number, number[]]> {
+    for (const [k, a] of this.byKey) yield [Math.floor(k / this.#width), k % this.#width, a];
+  }
+}
+
+/**
+ * Where the main loop's amounts go in time: Hermes's days (a day that is no date, `2026-13-45`, is no split: its
+ * amount joins the rest; the projector records the row issue), each over that day's cells (none: its local noon), and
+ * the rest over every cell (none: the last activity).
+ */
+function mainLoopTime(input: LedgerInput, cells: SessionCells) {
+  const days = input.days.filter((d) => validDay(d.day)).sort(byDay);
+  const dayPlans = days.map((d) => cells.plan(cells.slots.filter((x) => x.cell.day === d.day), () => cells.at(input.zone.timeOf(d.day, 12))));
+  return { days, dayPlans, everyCell: cells.plan(cells.slots, () => cells.last()) };
+}
+type MainLoopTime = ReturnType<typeof mainLoopTime>;
+
+/**
+ * 1. The main loop: the session's counters. What newer Hermes's calls recorded goes where and when they happened (on
+ *    their routes, at their cells; more than the counters: scaled down). The rest is split by route (what each
+ *    route's row recorded beyond its calls) and the rest of that to the session's own model; laid along time by
+ *    session_daily_usage and the cells its messages were written in; routes take the timeline in order.
+ */
+function layMainLoop(input: LedgerInput, cells: SessionCells, routes: SessionRoutes, time: MainLoopTime, calls: readonly PlacedCall[], amounts: Amounts): void {
+  const s = input.session;
+  const { days, dayPlans, everyCell } = time;
+  const order = cells.list.map((_, i) => i).sort((a, b) => cells.list[a]!.at - cells.list[b]!.at);
+  const { main } = routes;
   let estimateByRoute: number[] = [];
-  const inTime = new Array<number>(cells.length);
+  const inTime = new Array<number>(cells.list.length);
   const fromCalls = new Array<number>(main.length + 1);
   MEASURES.forEach((measure, m) => {
     const whole = measure === 'actual_cost_usd' && s.actual_cost_usd === null ? 0 : units(s, measure);
     if (whole === 0) return;
     fromCalls.fill(0);
-    const total = whole - layCalls(mainCalls, measure, whole, (x, u) => {
-      add(x.route, x.cell, m, u);
+    const total = whole - layCalls(calls, measure, whole, (x, u) => {
+      amounts.add(x.route, x.cell, m, u);
       fromCalls[x.route]! += u;
     });
     if (total === 0) {
@@ -318,7 +390,7 @@ export function allocateSession(input: LedgerInput): { usage: RecordOf[]; tools:
     let byRoute: number[];
     if (measure === 'actual_cost_usd' && sum === 0) {
       // Routes with no billed cost: the session's billed cost follows its estimate's split.
-      byRoute = estimateByRoute.some((x) => x > 0) ? split(total, estimateByRoute) : [...recorded, total];
+      byRoute = estimateByRoute.some((x) => x > 0) ? split(total, estimateByRoute) : [...recorded, total - sum];
     } else byRoute = sum > total ? [...split(total, recorded), 0] : [...recorded, total - sum];
     if (measure === 'estimated_cost_usd') estimateByRoute = byRoute;
     // By time: each Hermes day's amount over that day's cells (days holding too much are scaled down), the rest over all.
@@ -338,49 +410,71 @@ export function allocateSession(input: LedgerInput): { usage: RecordOf[]; tools:
           continue;
         }
         const take = Math.min(need, left);
-        add(i, order[j]!, m, take);
+        amounts.add(i, order[j]!, m, take);
         need -= take;
         left -= take;
       }
     });
   });
+}
 
-  // 2. Auxiliary tasks (never in the session's counters): each row at its calls' cells where newer Hermes recorded
-  //    them (decision 0112), the rest over the cells between its first and last call.
-  aux.forEach(({ r, route, between }, k) => {
-    const index = main.length + 1 + k;
+/**
+ * 2. Auxiliary tasks (never in the session's counters): each row at its calls' cells where newer Hermes recorded
+ *    them (decision 0112), the rest over the cells between its first and last call.
+ */
+function layAuxiliary(cells: SessionCells, routes: SessionRoutes, calls: readonly (readonly PlacedCall[])[], amounts: Amounts): void {
+  const inTime = new Array<number>(cells.list.length);
+  routes.aux.forEach(({ r, route, between }, k) => {
+    const index = routes.main.length + 1 + k;
     MEASURES.forEach((measure, m) => {
       if (measure === 'actual_cost_usd' && !route.actualRecorded) return;
       inTime.fill(0);
       const amount = units(r, measure);
-      spread(amount - layCalls(auxCalls[k]!, measure, amount, (x, u) => { inTime[x.cell]! += u; }), between, inTime);
-      for (let c = 0; c < cells.length; c++) add(index, c, m, inTime[c]!);
+      spread(amount - layCalls(calls[k]!, measure, amount, (x, u) => { inTime[x.cell]! += u; }), between, inTime);
+      for (let c = 0; c < cells.list.length; c++) amounts.add(index, c, m, inTime[c]!);
     });
   });
+}
 
-  // Records are built as literals with every key in column order: one object shape for all (a backfill makes many).
-  const project = s.git_repo_root || s.cwd || null;
-  const record = (cell: Cell, route: Route, a: readonly number[] | null): RecordOf => {
-    // Billed money laid on a route is shown as billed, whatever its model_usage row said: newer Hermes's calls can bill
-    // a route whose row recorded none (or the session's own model), and an amount not shown would not add up.
-    const billedHere = route.actualRecorded || (a !== null && a[7]! > 0);
-    const actual = billedHere && a ? a[7]! / COST_UNITS : null;
-    const estimated = a ? a[6]! / COST_UNITS : 0;
-    return {
-      store: s.store, session_id: s.session_id, at: cell.at, day: cell.day, day_utc: cell.dayUtc, profile: s.profile,
-      source: s.source, project, model: route.model, provider: route.provider, provider_key: route.provider_key,
-      billing_mode: route.billing_mode, task: route.task, basis: route.basis, api_calls: a ? a[0]! : 0,
-      input_tokens: a ? a[1]! : 0, output_tokens: a ? a[2]! : 0, cache_read_tokens: a ? a[3]! : 0,
-      cache_write_tokens: a ? a[4]! : 0, reasoning_tokens: a ? a[5]! : 0, estimated_cost_usd: estimated,
-      actual_cost_usd: actual, cost_usd: billedHere ? actual : estimated,
-    };
+/** A ledger row of the session: a cell, a route and its amounts (null: the empty row of a session with no usage). */
+function usageRecord(s: LedgerSession, project: string | null, cell: Cell, route: Route, a: readonly number[] | null): RecordOf {
+  // Billed money laid on a route is shown as billed, whatever its model_usage row said: newer Hermes's calls can bill
+  // a route whose row recorded none (or the session's own model), and an amount not shown would not add up.
+  const billedHere = route.actualRecorded || (a !== null && a[7]! > 0);
+  const actual = billedHere && a ? a[7]! / COST_UNITS : null;
+  const estimated = a ? a[6]! / COST_UNITS : 0;
+  // Built as a literal with every key in column order: one object shape for all (a backfill makes many).
+  return {
+    store: s.store, session_id: s.session_id, at: cell.at, day: cell.day, day_utc: cell.dayUtc, profile: s.profile,
+    source: s.source, project, model: route.model, provider: route.provider, provider_key: route.provider_key,
+    billing_mode: route.billing_mode, task: route.task, basis: route.basis, api_calls: a ? a[0]! : 0,
+    input_tokens: a ? a[1]! : 0, output_tokens: a ? a[2]! : 0, cache_read_tokens: a ? a[3]! : 0,
+    cache_write_tokens: a ? a[4]! : 0, reasoning_tokens: a ? a[5]! : 0, estimated_cost_usd: estimated,
+    actual_cost_usd: actual, cost_usd: billedHere ? actual : estimated,
   };
-  const usage: RecordOf[] = [];
-  for (const [k, a] of amounts) usage.push(record(cells[k % cells.length]!, routes[Math.floor(k / cells.length)]!, a));
-  // No usage at all: one empty row at its last activity, so the session still counts where it was active.
-  if (usage.length === 0) usage.push(record(cellAt(lastActivity), { ...sessionRoute, basis: 'none', actualRecorded: false }, null));
-  usage.sort((a, b) => (a.at as number) - (b.at as number));
+}
 
+/**
+ * The ledger rows of one session, and its tool rows. Every cell a plan or a call needs is found first; then the main
+ * loop's counters and the auxiliary rows are laid in whole units, and the rows made from what was laid.
+ * @example allocateSession({ session, routes: [], days: [], activity: [{ quarter: 1978000, messages: 2, assistant: 1 }], zone: new Zone('UTC') })
+ */
+export function allocateSession(input: LedgerInput): { usage: RecordOf[]; tools: RecordOf[] } {
+  const s = input.session;
+  const cells = new SessionCells(input);
+  const routes = sessionRoutes(input, cells);
+  const time = mainLoopTime(input, cells);
+  const calls = placeCalls(input, routes, cells);
+  const amounts = new Amounts(routes.canonical, cells);
+  layMainLoop(input, cells, routes, time, calls.main, amounts);
+  layAuxiliary(cells, routes, calls.aux, amounts);
+
+  const project = s.git_repo_root || s.cwd || null;
+  const usage: RecordOf[] = [];
+  for (const [route, cell, a] of amounts.entries()) usage.push(usageRecord(s, project, cells.list[cell]!, routes.all[route]!, a));
+  // No usage at all: one empty row at its last activity, so the session still counts where it was active.
+  if (usage.length === 0) usage.push(usageRecord(s, project, cells.last(), { ...routes.own, basis: 'none', actualRecorded: false }, null));
+  usage.sort((a, b) => (a.at as number) - (b.at as number));
   return { usage, tools: toolRecords(input, project) };
 }
 
