@@ -418,7 +418,8 @@ export function hourLabel(zone: Zone, at: number): string {
 
 /** The rows of a grouping and, for a bounded list of sessions, where it stopped (null when it did not). */
 function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'], dialect: Dialect, zone: Zone): Plan<{ rows: ReportRow[]; stopped: UsageReport['stopped'] | null }> {
-  const { by, top: asked, utc, where: ledgerWhere, toolWhere, params } = check(request, dialect);
+  const checked = check(request, dialect);
+  const { by, top: asked } = checked;
   // A bounded list of sessions (decision 0094) reads no more rows than could fit in its bytes: as a --top of that many.
   const bounds = by.includes('session') || by.includes('tree') ? request.bounds : undefined;
   const top = bounds ? Math.min(asked ?? Number.MAX_SAFE_INTEGER, Math.floor(bounds.bytes / MIN_ROW_BYTES) + 1) : asked;
@@ -427,6 +428,48 @@ function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'],
     for (const m of MEASURES) row[m] = totals[m];
     return { rows: [row], stopped: null };
   }
+  const g = yield* planGrouping(checked, top, totals, dialect, zone);
+  const raw = yield { sql: g.sql, params: g.params };
+  const { rows, hiddenOf } = rowsOf(raw, g, zone);
+  // Titles for the rows kept only, in rank order; a bounded list stops once its rows reach its bytes.
+  const named = yield* nameRows(rows, hiddenOf, g, bounds, request.locate === true);
+  const keep = named.keep ?? top;
+  const n = Number(raw[0]?.n ?? 0);
+  if (keep !== undefined && n > keep) rows.push(yield* otherRow(rows, raw, n, keep, totals, g));
+  sortRows(rows, raw, by, g);
+  return { rows, stopped: named.stopped };
+}
+
+/** What a grouping reads and how (`planGrouping`): its keys, table, the grouped statement and the ranked one. */
+interface Grouping {
+  keys: Key[];
+  /** The keys a row shows (not a session's store or machine). */
+  shown: Key[];
+  tools: boolean;
+  sessionKey: boolean;
+  treeKey: boolean;
+  /** Whether the rows part the sessions (by session, or by tree, alone): each session is in one row. */
+  partsSessions: boolean;
+  from: string;
+  ctes: string[];
+  where: string;
+  params: Params;
+  dialect: Dialect;
+  /** One row a group, unranked. */
+  grouped: string;
+  /** The order of the costliest first (most called, for tools). */
+  rank: string;
+  /** The statement run: the grouped rows, or with --top the costliest of them, how many there were and their sessions. */
+  sql: string;
+}
+
+/**
+ * The grouping's statement: its keys (a weekday or an hour of day reads the window's span first, for the zone's
+ * offsets over it), the table (tool_usage for tools), the grouped rows (sessions counted per store when there are
+ * several), and with --top the costliest of them.
+ */
+function* planGrouping(checked: ReturnType<typeof check>, top: number | undefined, totals: UsageReport['totals'], dialect: Dialect, zone: Zone): Plan<Grouping> {
+  const { by, utc, where: ledgerWhere, toolWhere, params } = checked;
   const tools = by.includes('tool');
   const where = tools ? toolWhere : ledgerWhere;
   const table = tools ? 'tool_usage' : 'usage_ledger';
@@ -467,96 +510,111 @@ function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'],
   const sql = withClause + (top === undefined ? grouped
     : bySessionOnly ? `SELECT x.*, ${totals.sessions ?? 0} AS n, ${totals.sessions ?? 0} AS all_sessions FROM (${grouped}) x ORDER BY ${rank} LIMIT ${top}`
       : `SELECT * FROM (SELECT x.*, ROW_NUMBER() OVER (ORDER BY ${rank}) AS rn, COUNT(*) OVER () AS n, SUM(sessions) OVER () AS all_sessions FROM (${grouped}) x) r WHERE rn <= ${top} ORDER BY rn`);
-  const raw = yield { sql, params };
+  return { keys, shown, tools, sessionKey, treeKey, partsSessions: bySessionOnly || byTreeOnly, from, ctes, where, params, dialect, grouped, rank, sql };
+}
 
-  // A session's store (and machine, in the fleet) is part of its key (two profiles may share an id) but not shown;
-  // it is kept aside for its title.
+/**
+ * The report's rows from the statement's: keys named (an hour by its label, a weekday and an hour of day by their
+ * names), figures as numbers. A session's store (and machine, in the fleet) is part of its key (two profiles may
+ * share an id) but not shown: it is kept aside (`hiddenOf`) for its title.
+ */
+function rowsOf(raw: readonly Record<string, unknown>[], g: Grouping, zone: Zone): { rows: ReportRow[]; hiddenOf: Map<ReportRow, Record<string, unknown>> } {
   const hiddenOf = new Map<ReportRow, Record<string, unknown>>();
   const rows: ReportRow[] = raw.map((r) => {
     const row: ReportRow = {};
-    keys.forEach((k, i) => {
-      if (HIDDEN_KEYS.has(k.name)) hiddenOf.set(row, { ...hiddenOf.get(row), [k.name]: r[`k${i}`] });
-      else if (k.name === 'hour') row.hour = r[`k${i}`] === null || r[`k${i}`] === undefined ? null : hourLabel(zone, Number(r[`k${i}`]));
-      else if (k.name === 'weekday') row.weekday = WEEKDAYS[Number(r[`k${i}`]) - 1] ?? null;
-      else if (k.name === 'hour_of_day') row.hour_of_day = r[`k${i}`] === null || r[`k${i}`] === undefined ? null : `${String(Number(r[`k${i}`])).padStart(2, '0')}:00`;
-      else row[k.name] = (r[`k${i}`] as string | null) ?? null;
+    g.keys.forEach((k, i) => {
+      const v = r[`k${i}`];
+      if (HIDDEN_KEYS.has(k.name)) hiddenOf.set(row, { ...hiddenOf.get(row), [k.name]: v });
+      else if (k.name === 'hour') row.hour = v === null || v === undefined ? null : hourLabel(zone, Number(v));
+      else if (k.name === 'weekday') row.weekday = WEEKDAYS[Number(v) - 1] ?? null;
+      else if (k.name === 'hour_of_day') row.hour_of_day = v === null || v === undefined ? null : `${String(Number(v)).padStart(2, '0')}:00`;
+      else row[k.name] = (v as string | null) ?? null;
     });
-    if (sessionKey) row.title = null;
-    if (treeKey) row.tree_title = null;
+    if (g.sessionKey) row.title = null;
+    if (g.treeKey) row.tree_title = null;
     row.sessions = Number(r.sessions ?? 0);
-    for (const m of USAGE_SUMS) row[m] = tools ? null : measure(m, r[m]);
-    if (tools) {
+    for (const m of USAGE_SUMS) row[m] = g.tools ? null : measure(m, r[m]);
+    if (g.tools) {
       row.tool_calls = Number(r.tool_calls ?? 0);
       row.tool_errors = Number(r.tool_errors ?? 0);
     }
     return row;
   });
-  // Titles for the rows kept only: one lookup each, in rank order; a bounded list stops once its rows reach its bytes.
-  let keep = top;
-  let stopped: UsageReport['stopped'] | null = null;
-  // A session row carries its title; a tree row its first session's (`tree_title`).
+  return { rows, hiddenOf };
+}
+
+/**
+ * Each session row's title and each tree row's first session's (`tree_title`), one lookup a row in rank order, cut at
+ * the bounds' characters; a bounded list stops once its rows reach its bytes (`keep`, `stopped`; rows past it are
+ * dropped). With `locate`, each row also says its store (and machine).
+ */
+function* nameRows(rows: ReportRow[], hiddenOf: Map<ReportRow, Record<string, unknown>>, g: Grouping, bounds: ReportRequest['bounds'], locate: boolean): Plan<{ keep: number | undefined; stopped: UsageReport['stopped'] | null }> {
   const named: (readonly [id: 'session_id' | 'tree', title: 'title' | 'tree_title'])[] = [
-    ...(treeKey ? [['tree', 'tree_title'] as const] : []), ...(sessionKey ? [['session_id', 'title'] as const] : []),
+    ...(g.treeKey ? [['tree', 'tree_title'] as const] : []), ...(g.sessionKey ? [['session_id', 'title'] as const] : []),
   ];
-  if (named.length > 0) {
-    const cap = bounds?.titleCharacters;
-    const title = cap === undefined ? 'title'
-      // Whole when its bytes fit: SQLite's substr stops at a NUL character, which a short title may hold.
-      : `CASE WHEN octet_length(title) <= ${cap} THEN title ELSE substr(title, 1, ${cap}) END AS title, CASE WHEN length(title) > ${cap} THEN length(title) END AS characters, CASE WHEN length(title) > ${cap} THEN octet_length(title) END AS bytes`;
-    let bytes = 0;
-    for (const [i, r] of rows.entries()) {
-      const hidden = hiddenOf.get(r);
-      if (!hidden) continue;
-      const machine = 'machine_key' in hidden ? ' AND machine_id = @machine_key' : '';
-      for (const [id, as] of named) {
-        const found = yield { sql: `SELECT ${title} FROM sessions WHERE store = @store AND session_id = @session_id${machine}`, params: { ...(hidden as Params), session_id: r[id] as string } };
-        r[as] = (found[0]?.title as string | null | undefined) ?? null;
-        if (found[0]?.characters !== null && found[0]?.characters !== undefined) r.cut = { ...(r.cut as ReportCut | undefined), [as]: { characters: Number(found[0].characters), bytes: Number(found[0].bytes) } };
-      }
-      if (request.locate) {
-        r.store = (hidden.store as string | null) ?? null;
-        if ('machine_key' in hidden) r.machine_id = (hidden.machine_key as string | null) ?? null;
-      }
-      if (!bounds) continue;
-      bytes += Buffer.byteLength(JSON.stringify(r));
-      if (bytes >= bounds.bytes && i + 1 < rows.length) {
-        rows.length = i + 1;
-        keep = i + 1;
-        stopped = { rows: keep, bytes: bounds.bytes };
-        break;
-      }
+  if (named.length === 0) return { keep: undefined, stopped: null };
+  const cap = bounds?.titleCharacters;
+  const title = cap === undefined ? 'title'
+    // Whole when its bytes fit: SQLite's substr stops at a NUL character, which a short title may hold.
+    : `CASE WHEN octet_length(title) <= ${cap} THEN title ELSE substr(title, 1, ${cap}) END AS title, CASE WHEN length(title) > ${cap} THEN length(title) END AS characters, CASE WHEN length(title) > ${cap} THEN octet_length(title) END AS bytes`;
+  let bytes = 0;
+  for (const [i, r] of rows.entries()) {
+    const hidden = hiddenOf.get(r);
+    if (!hidden) continue;
+    const machine = 'machine_key' in hidden ? ' AND machine_id = @machine_key' : '';
+    for (const [id, as] of named) {
+      const found = yield { sql: `SELECT ${title} FROM sessions WHERE store = @store AND session_id = @session_id${machine}`, params: { ...(hidden as Params), session_id: r[id] as string } };
+      r[as] = (found[0]?.title as string | null | undefined) ?? null;
+      if (found[0]?.characters !== null && found[0]?.characters !== undefined) r.cut = { ...(r.cut as ReportCut | undefined), [as]: { characters: Number(found[0].characters), bytes: Number(found[0].bytes) } };
+    }
+    if (locate) {
+      r.store = (hidden.store as string | null) ?? null;
+      if ('machine_key' in hidden) r.machine_id = (hidden.machine_key as string | null) ?? null;
+    }
+    if (!bounds) continue;
+    bytes += Buffer.byteLength(JSON.stringify(r));
+    if (bytes >= bounds.bytes && i + 1 < rows.length) {
+      rows.length = i + 1;
+      return { keep: i + 1, stopped: { rows: i + 1, bytes: bounds.bytes } };
     }
   }
-  const n = Number(raw[0]?.n ?? 0);
-  if (keep !== undefined && n > keep) {
-    // The rest, summed into one row: the totals less the rows kept.
-    const other: ReportRow = {};
-    for (const k of shown) other[k.name] = null;
-    if (sessionKey) other.title = null;
-    if (treeKey) other.tree_title = null;
-    const less = (m: string, all: number | null) => (all === null ? null : round(all - rows.reduce((t, r) => t + Number(r[m] ?? 0), 0)));
-    // Sessions, or trees, alone part the sessions: each is in one row, so the rest holds those the kept rows do not.
-    other.sessions = bySessionOnly || byTreeOnly ? Number(raw[0]!.all_sessions) - rows.reduce((t, r) => t + Number(r.sessions), 0)
-      : Number((yield restSessions(grouped, rank, keys, keep, { from, ctes, where, params, dialect }))[0]?.n ?? 0);
-    for (const m of USAGE_SUMS) other[m] = tools ? null : less(m, totals[m]);
-    if (tools) {
-      other.tool_calls = less('tool_calls', totals.tool_calls);
-      other.tool_errors = less('tool_errors', totals.tool_errors);
-    }
-    other.other_rows = n - keep;
-    rows.push(other);
+  return { keep: undefined, stopped: null };
+}
+
+/** The rest of a --top (or a bounded list), summed into one row: the totals less the rows kept. */
+function* otherRow(rows: readonly ReportRow[], raw: readonly Record<string, unknown>[], n: number, keep: number, totals: UsageReport['totals'], g: Grouping): Plan<ReportRow> {
+  const other: ReportRow = {};
+  for (const k of g.shown) other[k.name] = null;
+  if (g.sessionKey) other.title = null;
+  if (g.treeKey) other.tree_title = null;
+  const less = (m: string, all: number | null) => (all === null ? null : round(all - rows.reduce((t, r) => t + Number(r[m] ?? 0), 0)));
+  // Sessions, or trees, alone part the sessions: each is in one row, so the rest holds those the kept rows do not.
+  other.sessions = g.partsSessions ? Number(raw[0]!.all_sessions) - rows.reduce((t, r) => t + Number(r.sessions), 0)
+    : Number((yield restSessions(g.grouped, g.rank, g.keys, keep, g))[0]?.n ?? 0);
+  for (const m of USAGE_SUMS) other[m] = g.tools ? null : less(m, totals[m]);
+  if (g.tools) {
+    other.tool_calls = less('tool_calls', totals.tool_calls);
+    other.tool_errors = less('tool_errors', totals.tool_errors);
   }
-  const costOf = (r: ReportRow) => (tools ? Number(r.tool_calls) : Number(r.cost_usd ?? 0));
-  const keyTexts = new Map<ReportRow, string>(rows.map((r) => [r, shown.map((k) => String(r[k.name] ?? '')).join('\u0000')]));
+  other.other_rows = n - keep;
+  return other;
+}
+
+/**
+ * The rows in the report's order: by their time keys first (an hour by its cell — a repeated wall hour's two labels
+ * differ only in their offsets —, a weekday and an hour of day by their number, a day or a week by its text), then
+ * costliest first (most called, for tools), then by their keys; the "other" row last.
+ */
+function sortRows(rows: ReportRow[], raw: readonly Record<string, unknown>[], by: readonly Dimension[], g: Grouping): void {
+  const costOf = (r: ReportRow) => (g.tools ? Number(r.tool_calls) : Number(r.cost_usd ?? 0));
+  const keyTexts = new Map<ReportRow, string>(rows.map((r) => [r, g.shown.map((k) => String(r[k.name] ?? '')).join('\u0000')]));
   const timeKeys = by.filter((d) => TIME_DIMENSIONS.includes(d) || CYCLE_DIMENSIONS.includes(d));
-  // An hour sorts by its cell (a repeated wall hour's two labels differ only in their offsets), a weekday and an hour
-  // of day by their number.
   const numbered: Dimension[] = ['hour', ...CYCLE_DIMENSIONS];
-  const numberedKeys = numbered.filter((d) => by.includes(d)).map((d) => [d, `k${keys.findIndex((k) => k.name === d)}`] as const);
+  const numberedKeys = numbered.filter((d) => by.includes(d)).map((d) => [d, `k${g.keys.findIndex((k) => k.name === d)}`] as const);
   const numbers = new Map<ReportRow, Partial<Record<Dimension, number>>>();
   if (numberedKeys.length > 0) {
     raw.forEach((r, i) => {
-      if (rows[i]) numbers.set(rows[i]!, Object.fromEntries(numberedKeys.map(([d, k]) => [d, Number(r[k])])));
+      if (rows[i] && rows[i]!.other_rows === undefined) numbers.set(rows[i]!, Object.fromEntries(numberedKeys.map(([d, k]) => [d, Number(r[k])])));
     });
   }
   rows.sort((a, b) => {
@@ -575,7 +633,6 @@ function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'],
     const [x, y] = [keyTexts.get(a)!, keyTexts.get(b)!];
     return costOf(b) - costOf(a) || byText(x, y);
   });
-  return { rows, stopped };
 }
 
 /**
