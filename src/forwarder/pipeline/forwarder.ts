@@ -211,6 +211,30 @@ const FORWARDER_OPTIONS: { [K in keyof Required<ForwarderOptions>]: Check<Forwar
 const NO_DEFAULTS = Object.fromEntries(Object.keys(FORWARDER_OPTIONS).map((k) => [k, undefined])) as never;
 
 /**
+ * The stores of each pass: those discovery lists, and the store files an earlier pass of this forwarder found that it
+ * no longer lists. One gone since — its state.db deleted, its profile folder (or the whole Hermes home) removed — stays
+ * in every pass as not there: the commands say it once (forward waits for it), and read it again, as any store, once
+ * it is back.
+ */
+function storesOfPasses(stores: () => StoreRef[]): () => StoreRef[] {
+  const seen = new Map<string, StoreRef>();
+  return () => {
+    const found = stores();
+    for (const r of found) if (r.exists && r.backend === 'sqlite' && !r.source) seen.set(r.path, r);
+    const listed = new Set(found.map((r) => r.path));
+    const unlisted: StoreRef[] = [];
+    for (const r of seen.values()) {
+      if (listed.has(r.path)) continue;
+      // Still there but not listed (a profiles folder that cannot be listed: its home's store says so), or behind a
+      // folder that cannot be entered: not gone.
+      const look = storeFile(r.path);
+      if (!look.exists && !look.unreachable) unlisted.push(gone(r, look.absent));
+    }
+    return [...found.map((r) => (!r.exists && !r.problem && seen.has(r.path) ? gone(r, r.absent) : r)), ...unlisted];
+  };
+}
+
+/**
  * @example const f = createForwarder({ stateDbs: ['/tmp/state.db'], home: '/tmp/h' }); f.backfill(); f.close();
  */
 export function createForwarder(input: ForwarderOptions = {}): Forwarder {
@@ -227,24 +251,7 @@ export function createForwarder(input: ForwarderOptions = {}): Forwarder {
   // A store the dataset knows under another spelling of the same file keeps that key (its rows are not written twice).
   const stores = () => spelledAsKnown(findStores({ userHome: options.userHome, ...('hermesHome' in options ? { hermesHome: options.hermesHome } : {}), stateDbs: options.stateDbs }), sink.storeKeys?.() ?? [])
     .map((r) => (r.source ? { ...r, file: mirrorFile(home, r.source) } : r));
-  // The store files a pass of this forwarder found there, by key. One gone since — its state.db deleted, its profile
-  // folder (or the whole Hermes home) removed, so discovery no longer lists it — stays in every pass as not there:
-  // the commands say it once (forward waits for it), and read it again, as any store, once it is back.
-  const seen = new Map<string, StoreRef>();
-  const passStores = (): StoreRef[] => {
-    const found = stores();
-    for (const r of found) if (r.exists && r.backend === 'sqlite' && !r.source) seen.set(r.path, r);
-    const listed = new Set(found.map((r) => r.path));
-    const unlisted: StoreRef[] = [];
-    for (const r of seen.values()) {
-      if (listed.has(r.path)) continue;
-      // Still there but not listed (a profiles folder that cannot be listed: its home's store says so), or behind a
-      // folder that cannot be entered: not gone.
-      const look = storeFile(r.path);
-      if (!look.exists && !look.unreachable) unlisted.push(gone(r, look.absent));
-    }
-    return [...found.map((r) => (!r.exists && !r.problem && seen.has(r.path) ? gone(r, r.absent) : r)), ...unlisted];
-  };
+  const passStores = storesOfPasses(stores);
   const stamps = new Map<string, string>();
   const heartbeats = new Map<string, number>();
   // When each session was last compared for edits in place (decision 0053): a forward tick compares at most
@@ -316,78 +323,82 @@ export function createForwarder(input: ForwarderOptions = {}): Forwarder {
     }
     lastPassAt = t;
   };
-  const passOnce = (origin: 'backfill' | 'forward', o: PassOptions = {}) => {
+  /** What every pass does first: the clock, the policy, the dataset replaced; whether a dataset was there before. */
+  const beginPass = () => {
     clockWentBack();
     policyAfterOthers();
     // A usage-policy list that cannot be read stops the pass before any store (fail closed), also with nothing to judge.
     policy.checkList();
-    const notice = replacedNotice();
-    const existed = datasetNow() !== null;
+    return { notice: replacedNotice(), existed: datasetNow() !== null };
+  };
+  const endPass = (out: StepResult[], begun: { notice: string | null; existed: boolean }, o: PassOptions) => {
+    movePolicies(begun.existed, o);
+    return said(out, begun.notice);
+  };
+  /** A store's result, or the result of the store it turned out to be once it vanished under the pass. */
+  const settledStore = (ref: StoreRef, r: StepResult, origin: 'backfill' | 'forward', o: PassOptions): StepResult => {
+    const away = vanished(ref, r);
+    if (away) o.onStore?.(away);
+    return away ? stepStore(away, stepOptions(origin, o)) : r;
+  };
+  const passOnce = (origin: 'backfill' | 'forward', o: PassOptions = {}) => {
+    const begun = beginPass();
     const out: StepResult[] = [];
     for (const ref of passStores()) {
       if (o.keepGoing?.() === false) break;
       o.onStore?.(ref);
       try {
-        const r = stepStore(ref, stepOptions(origin, o));
-        const away = vanished(ref, r);
-        if (away) o.onStore?.(away);
-        out.push(away ? stepStore(away, stepOptions(origin, o)) : r);
+        out.push(settledStore(ref, stepStore(ref, stepOptions(origin, o)), origin, o));
       } catch (e) {
         // Stopped while a writer kept the store locked: nothing of it written, the pass ends (decision 0104).
         if (e instanceof StoreStopped) break;
         throw e;
       }
     }
-    movePolicies(existed, o);
-    return said(out, notice);
+    return endPass(out, begun, o);
+  };
+  /**
+   * One store, a batch at a time with a turn of the event loop between batches (a signal's handler runs there, and
+   * keepGoing() answers it after); null when it was stopped while a writer kept the store locked.
+   */
+  const stepStoreAsync = async (ref: StoreRef, origin: 'backfill' | 'forward', o: PassOptions): Promise<StepResult | null> => {
+    // A PostgreSQL store's mirror is refreshed here, awaited in this thread (the synchronous passes use the mirror thread).
+    let mirrorRefreshed: HermeticError | MirrorResult | undefined;
+    if (ref.source) {
+      try {
+        // Loaded only when a PostgreSQL store is there: pg is no cost to a pass over state.db files.
+        const { refreshMirror } = await import('../reader/postgres/mirror.js');
+        mirrorRefreshed = await refreshMirror(mirrorJob(ref, { now: now() / 1000, editsWindow: WATCH_SECONDS, settledEvery: SETTLED_INTERVAL }));
+      } catch (e) {
+        if (!(e instanceof HermeticError)) throw e;
+        mirrorRefreshed = e;
+      }
+    }
+    const steps = stepStoreInSteps(ref, { ...stepOptions(origin, o), mirrorRefreshed });
+    for (;;) {
+      let next: IteratorResult<void, StepResult>;
+      try {
+        next = steps.next();
+      } catch (e) {
+        // Stopped while a writer kept the store locked: nothing of it written, the pass ends (decision 0104).
+        if (e instanceof StoreStopped) return null;
+        throw e;
+      }
+      if (next.done) return settledStore(ref, next.value, origin, o);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   };
   const passOnceAsync = async (origin: 'backfill' | 'forward', o: PassOptions = {}) => {
-    clockWentBack();
-    policyAfterOthers();
-    policy.checkList();
-    const notice = replacedNotice();
-    const existed = datasetNow() !== null;
+    const begun = beginPass();
     const out: StepResult[] = [];
     for (const ref of passStores()) {
       if (o.keepGoing?.() === false) break;
       o.onStore?.(ref);
-      // A PostgreSQL store's mirror is refreshed here, awaited in this thread (the synchronous passes use the mirror thread).
-      let mirrorRefreshed: HermeticError | MirrorResult | undefined;
-      if (ref.source) {
-        try {
-          // Loaded only when a PostgreSQL store is there: pg is no cost to a pass over state.db files.
-          const { refreshMirror } = await import('../reader/postgres/mirror.js');
-          mirrorRefreshed = await refreshMirror(mirrorJob(ref, { now: now() / 1000, editsWindow: WATCH_SECONDS, settledEvery: SETTLED_INTERVAL }));
-        } catch (e) {
-          if (!(e instanceof HermeticError)) throw e;
-          mirrorRefreshed = e;
-        }
-      }
-      const steps = stepStoreInSteps(ref, { ...stepOptions(origin, o), mirrorRefreshed });
-      let stopped = false;
-      for (;;) {
-        let next: IteratorResult<void, StepResult>;
-        try {
-          next = steps.next();
-        } catch (e) {
-          // Stopped while a writer kept the store locked: nothing of it written, the pass ends (decision 0104).
-          if (!(e instanceof StoreStopped)) throw e;
-          stopped = true;
-          break;
-        }
-        if (next.done) {
-          const away = vanished(ref, next.value);
-          if (away) o.onStore?.(away);
-          out.push(away ? stepStore(away, stepOptions(origin, o)) : next.value);
-          break;
-        }
-        // One turn of the event loop: a signal's handler runs here, and keepGoing() answers it after.
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      if (stopped) break;
+      const r = await stepStoreAsync(ref, origin, o);
+      if (r === null) break;
+      out.push(r);
     }
-    movePolicies(existed, o);
-    return said(out, notice);
+    return endPass(out, begun, o);
   };
   // A first dataset built aside is published at the end of the pass, or during it once large (sinks/sqlite/
   // first-build.ts). When it cannot be, the pass stopped where it was and what it wrote went with the build: when another
