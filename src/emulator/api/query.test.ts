@@ -14,4 +14,7 @@ test('request.query.get as yarl reads it: + and %20 are spaces, first value wins
   assert.equal(parseQuery('title=Bot%20Chat')('title'), 'Bot Chat');
   assert.equal(parseQuery('a%2Bb=%2B')('a+b'), '+');
   assert.equal(parseQuery('')('x'), undefined);
+  // unquote keeps U+FEFF: escapes spelling it are a character, not a byte-order mark (decision 0118).
+  assert.equal(parseQuery('title=%EF%BB%BFBot+Chat')('title'), '\ufeffBot Chat');
+  assert.equal(parseQuery('a=x%EF%BB%BF%EF%BB%BF')('a'), 'x\ufeff\ufeff');
 });

@@ -10,7 +10,8 @@ function unquotePlus(s: string): string {
   return text.replace(/(?:%[0-9a-fA-F]{2})+/g, (run) => {
     const bytes = new Uint8Array(run.length / 3);
     for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(run.slice(i * 3 + 1, i * 3 + 3), 16);
-    return new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+    // ignoreBOM: a U+FEFF the escapes spell is a character of the value, as unquote keeps it (not a byte-order mark).
+    return new TextDecoder('utf-8', { fatal: false, ignoreBOM: true }).decode(bytes);
   });
 }
 

@@ -4,7 +4,7 @@
 // store first, so nothing a client is told can be lost by a crash.
 import type { Clock } from '../../shared/clock.js';
 import type { IdSource } from '../../shared/ids.js';
-import { compareCodePoints, isDict, pyStr, pyStrip, pyTruthy, SQLITE_INT_MAX, type PyDict, type PyValue } from '../../shared/python/index.js';
+import { compareCodePoints, isDict, pyStr, pyStrip, pyTruthy, sqliteBindable, SQLITE_INT_MAX, type PyDict, type PyValue } from '../../shared/python/index.js';
 import type { GatewaySettings } from '../gateway.js';
 import { fail, ok, UnhandledHermesException, type Result } from '../runs/hermes-errors.js';
 import { lockBackoff, StoreUnavailable, type LockWait } from '../runs/run-table.js';
@@ -165,18 +165,24 @@ export class SessionService {
       system_prompt: systemPrompt,
       started_at: now,
     };
+    // Hermes's transaction binds the id first (the exists check), then the row's columns: Python's sqlite3 cannot
+    // encode a str holding a lone surrogate (UnicodeEncodeError), and nothing catches it: the 500 page, nothing written.
+    if (!sqliteBindable(id)) throw new UnhandledHermesException('sqlite3 could not bind the session id (UnicodeEncodeError)');
+    const columnsBind = sqliteBindable(row.model) && sqliteBindable(row.system_prompt);
     const ids = this.deps.ids();
     const created = await this.#store('write', 'creating a session', (ops) => {
       // A seeded id stream starts over in a new process: a minted id skips the ids the store already holds (Hermes's
       // uuid4 never repeats), as run ids do.
       if (!pyTruthy(rawId) && ids.seeded) while (ops.get(profile, row.id)) row.id = mintSessionId(now, ids.uuid4Hex());
       if (ops.get(profile, row.id)) return { kind: 'exists' as const };
+      if (!columnsBind) return { kind: 'unbindable' as const };
       if (tooLong) return { kind: 'too-long' as const };
       return ops.create(row, title);
     });
     if (!created.ok) return created;
     const outcome = created.value;
     if (outcome.kind === 'exists') return fail(sessionErrors.exists(id));
+    if (outcome.kind === 'unbindable') throw new UnhandledHermesException('sqlite3 could not bind the INSERT (UnicodeEncodeError)');
     if (outcome.kind === 'too-long') throw new UnhandledHermesException('sanitize_title raised ValueError inside the create transaction');
     if (outcome.kind === 'title-taken') return fail(sessionErrors.titleTaken(outcome.holder));
     this.#mirror((m) => m.sessionCreated({ ...row, title }));
@@ -222,13 +228,16 @@ export class SessionService {
     if (body.has('hidden')) changes.hidden = body.get('hidden') ? 1 : 0;
     if (body.has('unread')) changes.last_read_at = body.get('unread') ? 0 : now;
     const endReason = pyTruthy(body.get('end_reason')) ? pyStr(body.get('end_reason')!) : null;
+    // end_session is Hermes's last write, after the title and flags are committed: an end_reason sqlite3 cannot bind
+    // (a lone surrogate) raises there, uncaught — the 500 page, the title and flags kept.
+    const endBinds = endReason === null || sqliteBindable(endReason);
     const updated = await this.#store('write', 'updating a session', (ops) => {
       if (title) {
         const holder = ops.titleHolder(profile, title, id);
         if (holder !== undefined) return { conflict: holder };
       }
       ops.update(profile, id, changes as Partial<SessionRow>);
-      if (endReason !== null) ops.end(profile, id, endReason, now);
+      if (endReason !== null && endBinds) ops.end(profile, id, endReason, now);
       return { row: ops.get(profile, id) };
     });
     if (!updated.ok) return updated;
@@ -236,8 +245,9 @@ export class SessionService {
     if (conflict !== undefined) return fail(sessionErrors.title(`Title '${title}' is already in use by session ${conflict}`));
     this.#mirror((m) => {
       m.sessionUpdated(id, changes);
-      if (endReason !== null) m.sessionEnded(id, endReason, now);
+      if (endReason !== null && endBinds) m.sessionEnded(id, endReason, now);
     });
+    if (!endBinds) throw new UnhandledHermesException('sqlite3 could not bind end_session\'s end_reason (UnicodeEncodeError)');
     // `db.get_session(id) or session`: a row deleted since the 404 check answers as it was first read (decision 0078).
     return ok(wrap(row ?? before));
   }
