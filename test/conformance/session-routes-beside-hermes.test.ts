@@ -1,11 +1,24 @@
 // Decision 0118: what running Hermes's own session handlers beside the emulator found — a str Python's sqlite3 cannot
-// bind (a lone surrogate) raises where Hermes binds it, and a query value's %EF%BB%BF is U+FEFF. Over both transports.
+// bind (a lone surrogate) raises where Hermes binds it, a query value's %EF%BB%BF is U+FEFF, and a chat confirming a
+// model lock rewrites the row's model and system prompt. Over both transports.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { describeTransports, std } from '../support/harness.js';
+import { describeTransports, std, type Harness } from '../support/harness.js';
 import { assertBytes, createSession } from '../support/sessions.js';
+import { waitFor } from '../support/wait.js';
 
 const ABORT = '500 Internal Server Error\n\nServer got itself in trouble';
+
+/** Plays one chat turn to its end through the control plane. */
+async function chatTurn(h: Harness, id: string, body: string): Promise<number> {
+  const reply = h.request('POST', `/api/sessions/${id}/chat`, { body });
+  const run = await waitFor(async () => {
+    const live = (await h.admin.runs()).runs.filter((r) => r.live);
+    return live.length === 1 ? live[0]!.run_id : null;
+  }, 'a chat turn');
+  await h.admin.complete(run, { output: 'ok' });
+  return (await reply).status;
+}
 
 describeTransports('session routes beside Hermes (decision 0118)', (open) => {
   it('create: an id, system_prompt or model holding a lone surrogate is the 500 page at the bind, nothing written; the 400s and 409 come first', async () => {
@@ -65,5 +78,19 @@ describeTransports('session routes beside Hermes (decision 0118)', (open) => {
     assert.equal((await h.request('GET', '/api/sessions?limit=%EF%BB%BF5')).json().limit, 50);
     assertBytes(await h.request('GET', '/api/sessions/b/messages?order=%EF%BB%BFoldest'), 400,
       std('order must be one of: oldest, latest', 'invalid_pagination'));
+  });
+
+  it('a chat that confirms a model lock gives the row the lock\'s model and clears its system prompt (update_session_runtime_lock)', async () => {
+    const h = await open();
+    await createSession(h, '{"id": "d", "system_prompt": "be terse", "model": "orig"}');
+    const before = (await h.request('GET', '/api/sessions/d')).json().session;
+    assert.deepEqual([before.model, before.has_system_prompt, before.has_model_config], ['orig', true, true]);
+    assert.equal(await chatTurn(h, 'd', '{"message": "hi", "require_model_lock": true, "model": "openrouter::m2"}'), 200);
+    const after = (await h.request('GET', '/api/sessions/d')).json().session;
+    assert.deepEqual([after.model, after.has_system_prompt, after.has_model_config], ['m2', false, true]);
+    // A lock the row already holds is not written again; a turn without a lock changes neither.
+    await createSession(h, '{"id": "e", "system_prompt": "keep me"}');
+    assert.equal(await chatTurn(h, 'e', '{"message": "hi", "model": "gpt-x"}'), 200);
+    assert.equal((await h.request('GET', '/api/sessions/e')).json().session.has_system_prompt, true);
   });
 });
