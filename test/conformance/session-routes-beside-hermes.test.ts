@@ -3,22 +3,27 @@
 // model lock rewrites the row's model and system prompt. Over both transports.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { describeTransports, std, type Harness } from '../support/harness.js';
+import { describeTransports, std, type Harness, type Reply } from '../support/harness.js';
 import { assertBytes, createSession } from '../support/sessions.js';
-import { waitFor } from '../support/wait.js';
 
 const ABORT = '500 Internal Server Error\n\nServer got itself in trouble';
 
-/** Plays one chat turn to its end through the control plane. */
-async function chatTurn(h: Harness, id: string, body: string): Promise<number> {
-  const reply = h.request('POST', `/api/sessions/${id}/chat`, { body });
-  const run = await waitFor(async () => {
+/** A chat's answer; a turn the agent starts is ended through the control plane. */
+async function chatReply(h: Harness, id: string, body: string): Promise<Reply> {
+  let answered = false;
+  const reply = h.request('POST', `/api/sessions/${id}/chat`, { body }).finally(() => (answered = true));
+  while (!answered) {
     const live = (await h.admin.runs()).runs.filter((r) => r.live);
-    return live.length === 1 ? live[0]!.run_id : null;
-  }, 'a chat turn');
-  await h.admin.complete(run, { output: 'ok' });
-  return (await reply).status;
+    if (live.length === 1) {
+      await h.admin.complete(live[0]!.run_id, { output: 'ok' });
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return reply;
 }
+
+const chatTurn = async (h: Harness, id: string, body: string): Promise<number> => (await chatReply(h, id, body)).status;
 
 describeTransports('session routes beside Hermes (decision 0118)', (open) => {
   it('create: an id, system_prompt or model holding a lone surrogate is the 500 page at the bind, nothing written; the 400s and 409 come first', async () => {
@@ -88,6 +93,12 @@ describeTransports('session routes beside Hermes (decision 0118)', (open) => {
     assert.equal(await chatTurn(h, 'd', '{"message": "hi", "require_model_lock": true, "model": "openrouter::m2"}'), 200);
     const after = (await h.request('GET', '/api/sessions/d')).json().session;
     assert.deepEqual([after.model, after.has_system_prompt, after.has_model_config], ['m2', false, true]);
+    // A lock whose model sqlite3 cannot bind fails its write: the handler's 500, no turn, the row as it was.
+    await createSession(h, '{"id": "s", "system_prompt": "sp"}');
+    assertBytes(await chatReply(h, 's', '{"message": "hi", "require_model_lock": true, "model": "m\\ud800"}'), 500,
+      std('Could not persist the requested session model lock', 'model_lock_persistence_failed'));
+    const kept = (await h.request('GET', '/api/sessions/s')).json().session;
+    assert.deepEqual([kept.has_system_prompt, kept.has_model_config, kept.message_count], [true, false, 0]);
     // A lock the row already holds is not written again; a turn without a lock changes neither.
     await createSession(h, '{"id": "e", "system_prompt": "keep me"}');
     assert.equal(await chatTurn(h, 'e', '{"message": "hi", "model": "gpt-x"}'), 200);

@@ -282,10 +282,13 @@ export class SessionService {
     if (runtime.requireLock && !runtime.persisted) {
       // _persist_session_runtime_lock → SessionDB.update_session_runtime_lock: a newly confirmed lock is kept on the
       // row, its model becomes the row's (`COALESCE(?, model)`), and the stored system prompt is cleared (decision 0118).
+      // A model sqlite3 cannot bind (a lone surrogate) fails that write, which the handler turns into its own 500.
       const lock: Record<string, unknown> = { model_config: lockConfig(runtime, this.deps.clock.now()), system_prompt: null, system_prompt_hash: null };
       if (runtime.model) lock.model = runtime.model;
-      const saved = await this.#store('write', 'saving a model lock', (ops) => ops.update(session.profile, session.id, lock as Partial<SessionRow>));
-      if (!saved.ok) {
+      const saved = sqliteBindable(runtime.model)
+        ? await this.#store('write', 'saving a model lock', (ops) => ops.update(session.profile, session.id, lock as Partial<SessionRow>))
+        : null;
+      if (!saved?.ok) {
         return fail({ status: 500, message: 'Could not persist the requested session model lock', type: 'invalid_request_error', code: 'model_lock_persistence_failed' });
       }
       this.#mirror((m) => m.sessionUpdated(session.id, lock));
