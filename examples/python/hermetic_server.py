@@ -2,13 +2,19 @@
 
 Standard library only (no pytest needed; a pytest fixture can wrap it the same way). The command that runs Hermetic
 comes from $HERMETIC_BIN ("node /path/to/hermetic/bin/hermetic.js"), else `npx --no-install hermetic` (Hermetic
-installed in a Node project beside the tests).
+installed in a Node project beside the tests). On Windows, name node itself in $HERMETIC_BIN (`node
+C:/path/to/hermetic/bin/hermetic.js`, forward slashes): there the server is stopped as one process, and npx would
+leave the node it starts running.
+
+The server is stopped when the block ends, and at the latest when Python exits (a test run stopped with Ctrl-C too: the
+server runs in a session of its own, so the terminal's Ctrl-C does not reach it).
 
     with HermeticServer("--time", "1789169800", "--frozen") as server:
         hermes = server.namespace("test-1")         # a whole gateway of its own: runs, clock, faults, journal
         status, body = hermes.request("POST", "/v1/runs", {"input": "hello"})
         hermes.admin("POST", f"/runs/{body['run_id']}/complete", {"output": "Done."})
 """
+import atexit
 import json
 import os
 import re
@@ -65,17 +71,20 @@ class HermeticServer:
         self.url = None
         self.output = []
         self._process = None
+        self._reader = None
 
     def start(self):
-        self._process = subprocess.Popen(
+        self.url = None
+        process = self._process = subprocess.Popen(
             [*self.command, "serve", "--port", "0", *self.args],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
         )
+        atexit.register(self.stop)
         found = threading.Event()
 
         def read():
             # Keeps reading after the banner, so a server that logs never blocks on a full pipe.
-            for line in self._process.stdout:
+            for line in process.stdout:
                 self.output.append(line)
                 match = _LISTENING.search(line)
                 if match and self.url is None:
@@ -83,7 +92,8 @@ class HermeticServer:
                     found.set()
             found.set()
 
-        threading.Thread(target=read, daemon=True).start()
+        self._reader = threading.Thread(target=read, daemon=True)
+        self._reader.start()
         if not found.wait(self.start_timeout) or self.url is None:
             self.stop()
             raise RuntimeError("hermetic serve did not start:\n" + "".join(self.output))
@@ -94,15 +104,24 @@ class HermeticServer:
         return Namespace(f"{self.url}/ns/{name}")
 
     def stop(self):
-        """SIGTERM (serve stops cleanly, exit 0), then SIGKILL if it is still there after 10 s."""
-        if self._process is None or self._process.poll() is not None:
+        """SIGTERM to its process group (serve stops cleanly, exit 0), then SIGKILL if it is still there after 10 s."""
+        process, self._process = self._process, None
+        if process is None:
             return
-        os.killpg(self._process.pid, signal.SIGTERM)
-        try:
-            self._process.wait(10)
-        except subprocess.TimeoutExpired:
-            os.killpg(self._process.pid, signal.SIGKILL)
-            self._process.wait()
+        atexit.unregister(self.stop)
+        if process.poll() is None and not hasattr(os, "killpg"):
+            process.kill()  # Windows: no process group to signal
+            process.wait()
+        elif process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        # The reader ends at the pipe's end; then the pipe is closed (no ResourceWarning for a test run to print).
+        self._reader.join(10)
+        process.stdout.close()
 
     def __enter__(self):
         return self.start()

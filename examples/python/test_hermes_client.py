@@ -37,11 +37,13 @@ class HermesRunsClient:
 
     def submit(self, text):
         """Starts a run and returns its id. A connection lost before the answer is retried with the same key, so
-        the run is made once however often the request is sent."""
+        the run is made once however often the request is sent; an answer (a 4xx or 5xx) is raised, not retried."""
         key = uuid.uuid4().hex
         for attempt in range(self.retries + 1):
             try:
                 return self._call("POST", "/v1/runs", {"input": text}, {"Idempotency-Key": key})["run_id"]
+            except urllib.error.HTTPError:
+                raise  # Hermes answered: sending the same request again would get the same answer
             except (urllib.error.URLError, http.client.HTTPException, ConnectionError):
                 if attempt == self.retries:
                     raise
@@ -120,6 +122,12 @@ class HermesClientTest(unittest.TestCase):
         self.assertEqual(body["error"]["code"], "gateway_auth_failed")
         status, body = self.hermes.request("GET", "/v1/runs/run_unknown", headers={"Authorization": f"Bearer {API_KEY}"})
         self.assertEqual((status, body["error"]["code"]), (404, "run_not_found"))
+        # The client raises an answer it was given, and sends the refused request once.
+        with self.assertRaises(urllib.error.HTTPError) as refused:
+            self.client.submit("")
+        refused.exception.close()
+        self.assertEqual(refused.exception.code, 400)
+        self.assertEqual(self.hermes.admin("GET", "/requests/count?operation=submit&status=400")["count"], 1)
 
     def test_namespaces_keep_tests_apart(self):
         run_id = self.client.submit("mine")
