@@ -12,7 +12,7 @@ const EXAMPLE = fileURLToPath(new URL('../../examples/python/', import.meta.url)
 it('examples/python: its five tests pass against the hermetic serve it starts', async () => {
   const child = spawn('python3', ['-B', '-m', 'unittest', '-v', 'test_hermes_client'], {
     cwd: EXAMPLE,
-    env: { ...process.env, HERMETIC_BIN: `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)}`, PYTHONDONTWRITEBYTECODE: '1' },
+    env: { ...process.env, HERMETIC_BIN: `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)}`, PYTHONDONTWRITEBYTECODE: '1', PYTHONDEVMODE: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -23,6 +23,8 @@ it('examples/python: its five tests pass against the hermetic serve it starts', 
   clearTimeout(hang);
   assert.equal(code, 0, output);
   assert.match(output, /\nRan 5 tests in [\d.]+s\n\nOK\n/, output);
+  // Python's development mode shows what a test run leaves unclosed (the server's pipe was, until decision 0120).
+  assert.doesNotMatch(output, /ResourceWarning/, output);
   for (const name of ['returns_the_agents_answer', 'a_lost_answer_is_retried', 'answers_an_approval', 'refusals_are_hermess_own', 'namespaces_keep_tests_apart']) {
     assert.match(output, new RegExp(`test_${name}\\w* \\(.*\\) \\.\\.\\. ok`), name);
   }
