@@ -247,6 +247,11 @@ describe('the dashboard in Chromium', () => {
     };
     await v.page.evaluate('window.sameDocument = true');
     assert.deepEqual(await v.page.$eval('#live', (b) => [(b as HTMLButtonElement).hidden, b.getAttribute('aria-pressed')]), [false, 'true']);
+    // Its name as a screen reader reads it: the drawn mark ("●") is not part of it (decision 0120).
+    const cdp = await v.page.context().newCDPSession(v.page);
+    const { nodes } = await cdp.send('Accessibility.getFullAXTree') as { nodes: { role?: { value: string }; name?: { value: string } }[] };
+    assert.deepEqual(nodes.filter((n) => n.role?.value === 'button' && /Live/.test(n.name?.value ?? '')).map((n) => n.name!.value), ['Live updates']);
+    await cdp.detach();
 
     // Nothing held: redrawn in place (the same document), every figure the report's.
     const first = spend(1.25);
@@ -261,17 +266,36 @@ describe('the dashboard in Chromium', () => {
     await v.page.waitForSelector('#live-show:not([hidden])');
     assert.equal(await shown(), first);
     assert.equal(await v.page.evaluate('document.activeElement.tagName'), 'SELECT');
+    // Said once to a screen reader (a polite status), not at each redraw (decision 0120).
+    assert.equal(await v.page.textContent('[role="status"]#live-said'), 'New data: "Show new data" in the header draws it.');
     await v.page.evaluate('document.activeElement.blur()');
     await drawn(second);
     assert.equal(await v.page.isHidden('#live-show'), true);
+    assert.equal(await v.page.textContent('#live-said'), '');
+
+    // Reached by the keyboard, "Show new data" waits for its press; pressed, the view is drawn and focus is on it, not
+    // lost with the button (decision 0120). On a 375 px window, the header with all it says fits.
+    await v.page.setViewportSize({ width: 375, height: 800 });
+    await v.page.focus('#controls select');
+    const pressed = spend(3);
+    await v.page.waitForSelector('#live-show:not([hidden])');
+    await v.page.focus('#live-show');
+    await v.page.waitForTimeout(600); // three of the page's questions
+    assert.equal(await shown(), second);
+    assert.equal(await v.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), 0);
+    await v.page.keyboard.press('Enter');
+    await drawn(pressed);
+    assert.equal(await v.page.evaluate('document.activeElement.id'), 'main');
+    await v.page.setViewportSize({ width: 1280, height: 800 });
 
     // Paused (remembered on this browser): no question asked, nothing redrawn; resumed, drawn.
     await v.page.click('#live');
     assert.equal(await v.page.getAttribute('#live', 'aria-pressed'), 'false');
     const asked = v.requests.filter((r) => r === '/api/version').length;
     const third = spend(4);
+    await v.page.evaluate(() => document.dispatchEvent(new Event('visibilitychange'))); // shown again: still nothing asked
     await v.page.waitForTimeout(1000); // five of the page's questions, had it asked
-    assert.equal(await shown(), second);
+    assert.equal(await shown(), pressed);
     assert.equal(v.requests.filter((r) => r === '/api/version').length, asked);
     assert.equal(await v.page.evaluate('localStorage.getItem("hermetic-live")'), 'paused');
     await v.page.click('#live');

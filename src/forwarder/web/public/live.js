@@ -25,11 +25,13 @@ export function drawnAgain() {
 
 /**
  * Whether a redraw now would take something the reader did on the page: focus inside what it replaces, an open fold,
- * a lengthened list, or a field holding what was typed but not applied.
+ * a lengthened list, or a field holding what was typed but not applied. Focus on "Show new data" waits for its press
+ * too: a redraw on its own would take the button from under the reader.
  */
 function readerHolds() {
   const [main, controls] = redrawn();
   const active = document.activeElement;
+  if (active?.id === 'live-show') return true;
   if (active && active !== main && (main.contains(active) || controls.contains(active))) return true;
   return touched || main.querySelector('details[open], [data-extended]') !== null;
 }
@@ -42,6 +44,7 @@ export async function follow(redraw) {
   const toggle = document.getElementById('live');
   const show = document.getElementById('live-show');
   const note = document.getElementById('live-note');
+  const said = document.getElementById('live-said');
   let version;
   let refreshMs = null;
   let timer = null;
@@ -50,11 +53,17 @@ export async function follow(redraw) {
   let paused = localStorage.getItem(PAUSED_KEY) === 'paused';
 
   const say = (text) => { note.textContent = text; };
+  // Told to a screen reader (a polite status): only what asks for the reader — new data waiting, updates failing. A
+  // redraw is not told: with a busy forwarder it would be every few seconds; "updated …" is in the header to read.
+  const tell = (text) => { if (said.textContent !== text) said.textContent = text; };
   const clock = () => new Date().toLocaleTimeString('en-GB');
 
   async function apply() {
     pending = false;
+    // Pressed from the keyboard, the button is about to vanish: focus goes to the view it redraws, not to the page.
+    if (document.activeElement === show) document.getElementById('main').focus({ preventScroll: true });
     show.hidden = true;
+    tell('');
     drawing = true;
     try {
       await redraw();
@@ -78,12 +87,14 @@ export async function follow(redraw) {
         // The server does not tell (--refresh off, or a fleet store without progress): nothing to follow.
         toggle.hidden = true;
         say('');
+        tell('');
         return;
       }
       toggle.hidden = false;
       if (note.dataset.failed !== undefined) {
         delete note.dataset.failed;
         say('');
+        tell('');
       }
       if (version === undefined) version = answer.version;
       else if (answer.version !== version) {
@@ -91,12 +102,15 @@ export async function follow(redraw) {
         pending = true;
       }
       if (pending && !paused) {
-        if (drawing || readerHolds()) show.hidden = false;
-        else await apply();
+        if (drawing || readerHolds()) {
+          show.hidden = false;
+          tell('New data: "Show new data" in the header draws it.');
+        } else await apply();
       }
     } catch (e) {
       note.dataset.failed = '';
       say(`not updating: ${e.message}`);
+      tell(`Not updating: ${e.message}`);
       refreshMs ??= 5000;
     } finally {
       schedule();
@@ -109,8 +123,10 @@ export async function follow(redraw) {
   document.addEventListener('focusout', letGo);
   document.addEventListener('toggle', letGo, true);
   document.addEventListener('visibilitychange', () => {
-    if (document.visibilityState === 'visible') void check();
-    else schedule();
+    // Shown again: asked at once, unless paused (paused, nothing is asked).
+    if (document.visibilityState === 'visible') {
+      if (!paused) void check();
+    } else schedule();
   });
   toggle.setAttribute('aria-pressed', String(!paused));
   toggle.addEventListener('click', () => {
@@ -119,6 +135,7 @@ export async function follow(redraw) {
     toggle.setAttribute('aria-pressed', String(!paused));
     if (paused) {
       show.hidden = true;
+      tell('');
       say('paused');
       schedule();
     } else {
