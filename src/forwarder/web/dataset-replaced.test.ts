@@ -9,6 +9,9 @@ import { renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { printed } from '../../shared/testing/console.js';
+import type { Db } from '../../shared/sqlite.js';
+import { datasetFileSource } from './data/dataset-file.js';
+import type { UsageSource } from './data/source.js';
 import { copyFixture, tempDir } from '../../state-db/testing/fixtures.js';
 import { generatedStore } from '../../state-db/testing/generated.js';
 import { webCommand } from '../cli/web.js';
@@ -93,6 +96,23 @@ describe('the dataset replaced under a running dashboard', () => {
     backfill([fixture]);
     const back = await get('/api/overview?period=all');
     assert.deepEqual([back.status, back.body.totals], [200, totalsNow()]);
+  });
+});
+
+describe('the version of a dataset deleted and built again (decision 0120)', () => {
+  it('moves though the new file has the old one\'s inode and its connection\'s counter starts where the old one stood', async () => {
+    // ext4 gives a file made just after a delete the freed inode; a fresh connection's data_version starts at 1.
+    const path = join(dir, 'inode.db');
+    const build = () => { const db = new Database(path); db.exec('CREATE TABLE t (x)'); db.close(); };
+    build();
+    const counter = (db: Db) => ({ version: async () => String(db.pragma('data_version', { simple: true })), close: async () => { db.close(); } }) as unknown as UsageSource;
+    const source = datasetFileSource(path, () => new Database(path, { readonly: true, fileMustExist: true }), counter);
+    const held = await source.version();
+    rmSync(path);
+    await assert.rejects(source.version());
+    build();
+    assert.notEqual(await source.version(), held);
+    await source.close();
   });
 });
 

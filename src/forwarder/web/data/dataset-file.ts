@@ -18,7 +18,8 @@ function identity(path: string): string | null {
  * @example datasetFileSource(join(home, 'hermetic.db'), () => openForReport(home), (db) => sqliteSource(db))
  */
 export function datasetFileSource(path: string, open: () => Db, source: (db: Db) => UsageSource): UsageSource {
-  let current: { id: string | null; source: UsageSource } | null = null;
+  let current: { id: string | null; source: UsageSource; opening: number } | null = null;
+  let openings = 0;
   const opened = () => {
     // Looked at before opening: a file replaced in between is seen as replaced at the next request.
     const id = identity(path);
@@ -27,7 +28,7 @@ export function datasetFileSource(path: string, open: () => Db, source: (db: Db)
     current = null;
     void old?.source.close();
     const next = source(open());
-    current = { id, source: next };
+    current = { id, source: next, opening: ++openings };
     return next;
   };
   opened(); // opened at once: no dataset is one line before the server listens, not a page of errors
@@ -35,10 +36,11 @@ export function datasetFileSource(path: string, open: () => Db, source: (db: Db)
     fleet: false,
     zone: () => opened().zone(),
     report: async (request) => opened().report(request),
-    // The file's identity too: a dataset built again in its place starts its own count.
+    // Which opening, and the file's identity too: a dataset built again in its place starts its own count, and a file
+    // made just after a delete may be given the freed inode (ext4 does) while the new connection counts from 1 again.
     version: async () => {
       const inner = await opened().version();
-      return inner === null ? null : `${current!.id}:${inner}`;
+      return inner === null ? null : `${current!.opening}:${current!.id}:${inner}`;
     },
     values: async (request, column, limit) => opened().values(request, column, limit),
     session: async (key, page) => opened().session(key, page),
