@@ -288,6 +288,22 @@ describe('the dashboard in Chromium', () => {
     assert.equal(await v.page.evaluate('document.activeElement.id'), 'main');
     await v.page.setViewportSize({ width: 1280, height: 800 });
 
+    // A model hidden from the daily chart's legend stays hidden: the redraw waits, "Show new data" offered (decision 0120).
+    await settled(v.page);
+    const legend = await v.page.evaluate(() => {
+      const canvas = document.querySelector('canvas')!;
+      const box = (window as unknown as { Chart: { getChart(c: HTMLCanvasElement): { legend: { legendHitBoxes: { left: number; top: number; width: number; height: number }[] } } } }).Chart.getChart(canvas).legend.legendHitBoxes[0]!;
+      const at = canvas.getBoundingClientRect();
+      return { x: at.left + box.left + box.width / 2, y: at.top + box.top + box.height / 2 };
+    });
+    await v.page.mouse.click(legend.x, legend.y);
+    await v.page.waitForSelector('canvas[data-extended]');
+    const hidden = spend(0.5);
+    await v.page.waitForSelector('#live-show:not([hidden])');
+    assert.equal(await shown(), pressed);
+    await v.page.click('#live-show');
+    await drawn(hidden);
+
     // Paused (remembered on this browser): no question asked, nothing redrawn; resumed, drawn.
     await v.page.click('#live');
     assert.equal(await v.page.getAttribute('#live', 'aria-pressed'), 'false');
@@ -295,7 +311,7 @@ describe('the dashboard in Chromium', () => {
     const third = spend(4);
     await v.page.evaluate(() => document.dispatchEvent(new Event('visibilitychange'))); // shown again: still nothing asked
     await v.page.waitForTimeout(1000); // five of the page's questions, had it asked
-    assert.equal(await shown(), pressed);
+    assert.equal(await shown(), hidden);
     assert.equal(v.requests.filter((r) => r === '/api/version').length, asked);
     assert.equal(await v.page.evaluate('localStorage.getItem("hermetic-live")'), 'paused');
     await v.page.click('#live');

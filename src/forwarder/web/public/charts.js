@@ -44,6 +44,13 @@ export function chart(label, config, tableNode) {
       options: { responsive: true, maintainAspectRatio: false, animation: false, ...config.options },
     });
     live.add(c);
+    // A series hidden from the legend is the reader's doing: marked as a lengthened list is, so a live redraw (which
+    // would show it again) waits (live.js, decision 0120).
+    canvas.addEventListener('click', () => setTimeout(() => {
+      const hidden = c.data.datasets.some((_, i) => !c.isDatasetVisible(i)) || (c.data.labels ?? []).some((_, i) => !c.getDataVisibility(i));
+      if (hidden) canvas.dataset.extended = '';
+      else delete canvas.dataset.extended;
+    }, 0));
   }
   return figure;
 }
