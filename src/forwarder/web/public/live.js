@@ -1,8 +1,8 @@
 // The page follows the data (decision 0119): while the tab is visible it asks /api/version every refresh_ms, and when
 // the data changed (a forwarder committed, a machine shipped) it redraws the view it shows. A redraw never takes what
 // the reader did: while focus is on a control or link, a fold is open, a list was lengthened, a chart's series was
-// hidden from its legend or a field holds an unapplied value, the header offers "Show new data" instead and redraws once the reader lets go. "Live updates"
-// pauses and resumes following (remembered on this browser).
+// hidden from its legend or a field holds an unapplied value, the header offers "Show new data" instead and redraws
+// once the reader lets go. "Live updates" pauses and resumes following (remembered on this browser).
 import { get } from './api.js';
 
 const PAUSED_KEY = 'hermetic-live';
@@ -26,8 +26,8 @@ export function drawnAgain() {
 /**
  * Whether a redraw now would take something the reader did on the page: focus inside what it replaces, an open fold,
  * a lengthened list or a chart with a series hidden (both marked data-extended), or a field holding what was typed but
- * not applied. Focus on "Show new data" waits for its press
- * too: a redraw on its own would take the button from under the reader.
+ * not applied. Focus on "Show new data" waits for its press too: a redraw on its own would take the button from under
+ * the reader.
  */
 function readerHolds() {
   const [main, controls] = redrawn();
