@@ -304,6 +304,23 @@ describe('the dashboard in Chromium', () => {
     await v.page.click('#live-show');
     await drawn(hidden);
 
+    // A commit that changes nothing the view shows (a forwarder's once-a-minute heartbeat: the store's last_tick_at)
+    // moves the version: the page builds the view again off the page, finds it the same and leaves it alone — not
+    // redrawn, no "Show new data", "updated …" as it was (decision 0120's addendum).
+    const looks = async () => Number(((await v.page.getAttribute('html', 'data-looked')) ?? '0').split(' ')[0]);
+    const seen = await looks();
+    const note = await v.page.textContent('#live-note');
+    await v.page.evaluate('document.querySelector("#main > *").setAttribute("data-kept", "")');
+    const writer = new Database(join(h.app.home, 'hermetic.db'));
+    writer.prepare('UPDATE stores SET last_tick_at = COALESCE(last_tick_at, 0) + 60').run();
+    writer.close();
+    await v.page.waitForFunction((n) => Number((document.documentElement.dataset.looked ?? '0').split(' ')[0]) > n, seen);
+    assert.equal(await v.page.getAttribute('html', 'data-looked'), `${seen + 1} same`);
+    assert.equal(await v.page.$$eval('#main > [data-kept]', (els) => els.length), 1);
+    assert.equal(await v.page.isHidden('#live-show'), true);
+    assert.equal(await v.page.textContent('#live-note'), note);
+    assert.equal(await shown(), hidden);
+
     // Paused (remembered on this browser): no question asked, nothing redrawn; resumed, drawn.
     await v.page.click('#live');
     assert.equal(await v.page.getAttribute('#live', 'aria-pressed'), 'false');

@@ -23,6 +23,39 @@ let lastOptions = null;
 /** The URL the page last finished drawing: drawing it again (a live redraw, the theme) keeps where the reader was. */
 let drawn = null;
 
+/** The view's answers fetched and its nodes built, off the page. */
+async function build(state) {
+  // The window's filter values, the zone and whether this is the fleet store; the overview reads it too. A session
+  // page opened directly asks only for the zone (once), before it formats a time.
+  if (state.view === 'session' && zone === null) zone = (await get('/api/options', new URLSearchParams({ period: 'today' }))).zone; // the zone only: any window will do
+  if (zone !== null) setZone(zone);
+  const asked = state.view === 'session' ? Promise.resolve(null) : get('/api/options', usageParams(state));
+  const [options, nodes] = await Promise.all([asked, VIEWS[state.view](state, asked)]);
+  return { options, nodes: nodes.flat().filter(Boolean) };
+}
+
+/** A built view put on the page: the controls, the view (the scroll kept when it is the same URL drawn again), the title. */
+function put(state, { options, nodes }, again) {
+  const main = document.getElementById('main');
+  if (options) setZone((zone = options.zone));
+  const controls = document.getElementById('controls');
+  controls.hidden = state.view === 'session';
+  if (options) renderControls(controls, state, (lastOptions = options));
+  const scrolled = window.scrollY;
+  main.replaceChildren(...nodes);
+  if (again) window.scrollTo(0, scrolled);
+  pruneCharts();
+  document.title = `${TITLES[state.view]} — Hermetic`;
+}
+
+/** Ready once the charts have drawn (Chart.js draws a canvas when it is attached): two frames later. */
+async function ready(mine) {
+  await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+  if (mine !== generation) return;
+  drawnAgain();
+  document.documentElement.dataset.ready = drawn = location.pathname + location.search;
+}
+
 async function render() {
   const mine = ++generation;
   const state = read();
@@ -35,22 +68,9 @@ async function render() {
     else a.removeAttribute('aria-current');
   });
   try {
-    // The window's filter values, the zone and whether this is the fleet store; the overview reads it too. A session
-    // page opened directly asks only for the zone (once), before it formats a time.
-    if (state.view === 'session' && zone === null) zone = (await get('/api/options', new URLSearchParams({ period: 'today' }))).zone; // the zone only: any window will do
-    if (zone !== null) setZone(zone);
-    const asked = state.view === 'session' ? Promise.resolve(null) : get('/api/options', usageParams(state));
-    const [options, nodes] = await Promise.all([asked, VIEWS[state.view](state, asked)]);
+    const built = await build(state);
     if (mine !== generation) return;
-    if (options) setZone((zone = options.zone));
-    const controls = document.getElementById('controls');
-    controls.hidden = state.view === 'session';
-    if (options) renderControls(controls, state, (lastOptions = options));
-    const scrolled = window.scrollY;
-    main.replaceChildren(...nodes.flat().filter(Boolean));
-    if (again) window.scrollTo(0, scrolled);
-    pruneCharts();
-    document.title = `${TITLES[state.view]} — Hermetic`;
+    put(state, built, again);
   } catch (e) {
     if (mine !== generation) return;
     // The controls are drawn for the state asked for (its window unknown), so the window or filter can be mended here.
@@ -60,11 +80,45 @@ async function render() {
     main.replaceChildren(h('div', { class: 'error', role: 'alert' }, h('strong', {}, 'This page could not be shown. '), e.message, ' ', h('code', {}, e.code ?? '')));
     pruneCharts();
   }
-  // Ready once the charts have drawn (Chart.js draws a canvas when it is attached): two frames later.
-  await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
-  if (mine !== generation) return;
-  drawnAgain();
-  root.dataset.ready = drawn = location.pathname + location.search;
+  await ready(mine);
+}
+
+/**
+ * A live look (live.js, decision 0120's addendum): the view built again off the page from the server's answers, and
+ * compared with what is shown. 'same' when it reads the same (a commit that changed nothing this view shows, such as
+ * a forwarder's once-a-minute heartbeat): the page is left alone. 'held' when it differs but `holds()` says the reader
+ * holds something a redraw would take. 'drawn' when it was put on the page (always, with `force`). 'moved' when the
+ * page was not drawn, or went elsewhere meanwhile. A failure to read is thrown.
+ */
+async function look(options) {
+  const outcome = await lookOnce(options);
+  // What the last look found, and how many there were (for a reader of the page's state, and its tests).
+  const root = document.documentElement;
+  root.dataset.looked = `${Number(root.dataset.looked?.split(' ')[0] ?? 0) + 1} ${outcome}`;
+  return outcome;
+}
+
+async function lookOnce({ holds, force }) {
+  const url = location.pathname + location.search;
+  if (drawn !== url) return 'moved';
+  const mine = generation;
+  const state = read();
+  const built = await build(state);
+  const discard = (outcome) => {
+    pruneCharts(); // the charts built off the page
+    return outcome;
+  };
+  if (mine !== generation || url !== location.pathname + location.search) return discard('moved');
+  const shown = document.getElementById('main').textContent;
+  const box = document.createElement('div');
+  box.append(...built.nodes);
+  if (!force && box.textContent === shown) return discard('same');
+  if (!force && holds()) return discard('held');
+  const drawing = ++generation;
+  document.documentElement.dataset.ready = '';
+  put(state, { ...built, nodes: [...box.childNodes] }, true);
+  await ready(drawing);
+  return 'drawn';
 }
 
 // Links inside the app change the URL without a reload.
@@ -97,4 +151,4 @@ applyTheme();
 
 // Chart.js is a deferred classic script; module scripts run after it, so window.Chart is there. The data's version is
 // asked first, so the first drawing reads data at least as new as the version live.js compares with.
-follow(render).catch(() => undefined).finally(render);
+follow(look).catch(() => undefined).finally(render);

@@ -38,10 +38,11 @@ function readerHolds() {
 }
 
 /**
- * Starts following. `redraw()` draws the view again and resolves when it has. Resolves once the data's first version
- * is known (or known not to be told), so the first drawing reads data at least as new as it.
+ * Starts following. `look({ holds, force })` builds the view again off the page and answers 'same' (it reads as what
+ * is shown: left alone), 'held' (it differs, but `holds()`: not drawn), 'drawn' or 'moved' (app.js). Resolves once
+ * the data's first version is known (or known not to be told), so the first drawing reads data at least as new as it.
  */
-export async function follow(redraw) {
+export async function follow(look) {
   const toggle = document.getElementById('live');
   const show = document.getElementById('live-show');
   const note = document.getElementById('live-note');
@@ -49,7 +50,10 @@ export async function follow(redraw) {
   let version;
   let refreshMs = null;
   let timer = null;
+  /** The data moved since the view was last drawn or found the same. */
   let pending = false;
+  /** The version a look found different while the reader held something: not looked at again until it moves. */
+  let heldAt;
   let drawing = false;
   let paused = localStorage.getItem(PAUSED_KEY) === 'paused';
 
@@ -59,19 +63,35 @@ export async function follow(redraw) {
   const tell = (text) => { if (said.textContent !== text) said.textContent = text; };
   const clock = () => new Date().toLocaleTimeString('en-GB');
 
-  async function apply() {
-    pending = false;
+  /** Looks at the view again; `force` (the reader asked, or let go of what held it) draws it whatever it reads as. */
+  async function lookAgain(force) {
     // Pressed from the keyboard, the button is about to vanish: focus goes to the view it redraws, not to the page.
-    if (document.activeElement === show) document.getElementById('main').focus({ preventScroll: true });
-    show.hidden = true;
-    tell('');
+    if (force && document.activeElement === show) document.getElementById('main').focus({ preventScroll: true });
+    const at = version;
     drawing = true;
     try {
-      await redraw();
-      say(`updated ${clock()}`);
+      const outcome = await look({ holds: readerHolds, force });
+      if (outcome === 'moved') return;
+      if (outcome === 'held') {
+        heldAt = at;
+        show.hidden = false;
+        tell('New data: "Show new data" in the header draws it.');
+        return;
+      }
+      pending = at !== version; // a version that came while it looked is looked at next
+      heldAt = undefined;
+      show.hidden = true;
+      tell('');
+      if (outcome === 'drawn') say(`updated ${clock()}`);
     } finally {
       drawing = false;
     }
+  }
+
+  function failed(e) {
+    note.dataset.failed = '';
+    say(`not updating: ${e.message}`);
+    tell(`Not updating: ${e.message}`);
   }
 
   function schedule() {
@@ -102,24 +122,18 @@ export async function follow(redraw) {
         version = answer.version; // what the redraw reads is at least this new
         pending = true;
       }
-      if (pending && !paused) {
-        if (drawing || readerHolds()) {
-          show.hidden = false;
-          tell('New data: "Show new data" in the header draws it.');
-        } else await apply();
-      }
+      if (pending && !paused && !drawing && heldAt !== version) await lookAgain(false);
     } catch (e) {
-      note.dataset.failed = '';
-      say(`not updating: ${e.message}`);
-      tell(`Not updating: ${e.message}`);
+      failed(e);
       refreshMs ??= 5000;
     } finally {
       schedule();
     }
   }
 
+  // Let go of what held a redraw: what was found different is drawn.
   const letGo = () => setTimeout(() => {
-    if (pending && !paused && !drawing && !readerHolds()) void apply();
+    if (pending && heldAt !== undefined && !paused && !drawing && !readerHolds()) void lookAgain(true).catch(failed);
   }, 0);
   document.addEventListener('focusout', letGo);
   document.addEventListener('toggle', letGo, true);
@@ -141,10 +155,11 @@ export async function follow(redraw) {
       schedule();
     } else {
       say('');
+      heldAt = undefined; // what was held is looked at again
       void check();
     }
   });
-  show.addEventListener('click', () => void apply());
+  show.addEventListener('click', () => void lookAgain(true).catch(failed));
   if (paused) say('paused');
   await check();
 }
