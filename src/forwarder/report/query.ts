@@ -65,11 +65,11 @@ export interface ReportRequest {
    */
   place?: { store: string; machineId?: string };
   /**
-   * The dashboard's bounds on a list of sessions (decision 0094), for groupings by session or tree: each title cut at
+   * The dashboard's bounds on a list (decisions 0094, 0120): grouped by session or tree, each title cut at
    * `titleCharacters` in SQL (the row's `cut.title`, or `cut.tree_title`, gives its whole length in characters and
-   * UTF-8 bytes), and the rows kept stop at the first after which their JSON reaches `bytes` (at least one): the rest
-   * are summed into the "other" row as a `top` of that many would sum them, and the report says `stopped`. No more
-   * rows are read than could fit.
+   * UTF-8 bytes); any grouping, the rows kept stop at the first after which their JSON reaches `bytes` (at least one):
+   * the rest are summed into the "other" row as a `top` of that many would sum them, and the report says `stopped`.
+   * No more rows are read than could fit.
    */
   bounds?: { titleCharacters: number; bytes: number };
 }
@@ -80,8 +80,8 @@ export type ReportRow = Record<string, string | number | null | ReportCut>;
 export type ReportCut = { title?: { characters: number; bytes: number }; tree_title?: { characters: number; bytes: number } };
 
 /**
- * The least JSON a report row by session can be (its measures' names alone are 150 characters): a list bounded at B
- * bytes never needs more than B / 200 + 1 rows read.
+ * The least JSON a report row can be (its measures' names alone are 150 characters): a list bounded at B bytes never
+ * needs more than B / 200 + 1 rows read.
  */
 const MIN_ROW_BYTES = 200;
 
@@ -420,8 +420,8 @@ export function hourLabel(zone: Zone, at: number): string {
 function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'], dialect: Dialect, zone: Zone): Plan<{ rows: ReportRow[]; stopped: UsageReport['stopped'] | null }> {
   const checked = check(request, dialect);
   const { by, top: asked } = checked;
-  // A bounded list of sessions (decision 0094) reads no more rows than could fit in its bytes: as a --top of that many.
-  const bounds = by.includes('session') || by.includes('tree') ? request.bounds : undefined;
+  // A bounded list (decisions 0094, 0120) reads no more rows than could fit in its bytes: as a --top of that many.
+  const bounds = request.bounds;
   const top = bounds ? Math.min(asked ?? Number.MAX_SAFE_INTEGER, Math.floor(bounds.bytes / MIN_ROW_BYTES) + 1) : asked;
   if (by.length === 0) {
     const row: ReportRow = {};
@@ -432,7 +432,7 @@ function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'],
   const raw = yield { sql: g.sql, params: g.params };
   const { rows, hiddenOf } = rowsOf(raw, g, zone);
   // Titles for the rows kept only, in rank order; a bounded list stops once its rows reach its bytes.
-  const named = yield* nameRows(rows, hiddenOf, g, bounds, request.locate === true);
+  const named = g.sessionKey || g.treeKey ? yield* nameRows(rows, hiddenOf, g, bounds, request.locate === true) : stopAtBytes(rows, bounds);
   const keep = named.keep ?? top;
   const n = Number(raw[0]?.n ?? 0);
   if (keep !== undefined && n > keep) rows.push(yield* otherRow(rows, raw, n, keep, totals, g));
@@ -572,6 +572,20 @@ function* nameRows(rows: ReportRow[], hiddenOf: Map<ReportRow, Record<string, un
       if ('machine_key' in hidden) r.machine_id = (hidden.machine_key as string | null) ?? null;
     }
     if (!bounds) continue;
+    bytes += Buffer.byteLength(JSON.stringify(r));
+    if (bytes >= bounds.bytes && i + 1 < rows.length) {
+      rows.length = i + 1;
+      return { keep: i + 1, stopped: { rows: i + 1, bytes: bounds.bytes } };
+    }
+  }
+  return { keep: undefined, stopped: null };
+}
+
+/** A bounded list's rows (with no titles to look up) cut after the first whose JSON reaches its bytes (decision 0120). */
+function stopAtBytes(rows: ReportRow[], bounds: ReportRequest['bounds']): { keep: number | undefined; stopped: UsageReport['stopped'] | null } {
+  if (!bounds) return { keep: undefined, stopped: null };
+  let bytes = 0;
+  for (const [i, r] of rows.entries()) {
     bytes += Buffer.byteLength(JSON.stringify(r));
     if (bytes >= bounds.bytes && i + 1 < rows.length) {
       rows.length = i + 1;

@@ -113,6 +113,22 @@ describe('usageReport', () => {
     assert.ok(tasks.includes('main') && tasks.includes('title_generation'), tasks.join());
   });
 
+  it('a bounded list of any grouping (the dashboard\'s /api/report, decision 0120) stops at its bytes: the rows a top of as many keeps, the rest summed into "other"', () => {
+    for (const by of [['hour'], ['day', 'model'], ['weekday', 'source'], ['tool', 'day']]) {
+      const whole = usageReport(db, { by });
+      const bounded = usageReport(db, { by, bounds: { titleCharacters: 256, bytes: 3000 } });
+      const kept = bounded.stopped?.rows ?? 0;
+      assert.ok(kept >= 1 && kept < whole.rows.length, `${by}: ${kept} rows kept of ${whole.rows.length}`);
+      assert.deepEqual(bounded.stopped, { rows: kept, bytes: 3000 });
+      // The rows kept reach the bytes, and one fewer would not have; they are those a top of as many keeps.
+      const sizes = bounded.rows.filter((r) => r.other_rows === undefined).map((r) => Buffer.byteLength(JSON.stringify(r)));
+      assert.ok(sizes.reduce((a, b) => a + b, 0) >= 3000 && sizes.slice(0, -1).reduce((a, b) => a + b, 0) < 3000, `${by}: ${sizes}`);
+      assert.deepEqual(bounded.rows, usageReport(db, { by, top: kept }).rows, String(by));
+      if (!by.includes('tool')) addsUp(bounded, `${by} bounded`);
+      assert.equal(usageReport(db, { by, bounds: { titleCharacters: 256, bytes: 100_000_000 } }).stopped, undefined, `${by}: room for all`);
+    }
+  });
+
   it('property: any one or two dimensions (the newest among them), any window, zone, --top and filter, tree included — the rows add up, and a --top keeps the whole report\'s rows (decision 0117)', () => {
     const trees = usageReport(db, { by: ['tree'] }).rows.map((r) => String(r.tree));
     const models = usageReport(db, { by: ['model'] }).rows.map((r) => String(r.model));

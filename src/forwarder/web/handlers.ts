@@ -70,8 +70,8 @@ function grouping(query: URLSearchParams): { by: string[]; top?: number } {
 }
 
 /**
- * A list of sessions stays small whatever the dataset holds (decision 0094): titles cut at TITLE_CAP in SQL, and the
- * rows of a grouping by session stop at LIST_BYTES of JSON, the rest summed into the "other" row (`stopped` says so).
+ * A list stays small whatever the dataset holds (decisions 0094, 0120): titles cut at TITLE_CAP in SQL, and the rows
+ * of any grouping stop at LIST_BYTES of JSON, the rest summed into the "other" row (`stopped` says so).
  */
 const LIST_BOUNDS = { titleCharacters: TITLE_CAP, bytes: LIST_BYTES };
 

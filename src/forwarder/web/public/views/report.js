@@ -3,7 +3,7 @@
 // the URL (/report?by=weekday&by=model&top=20), beside the period and the filters every view keeps.
 import { get } from '../api.js';
 import { h, table } from '../dom.js';
-import { cost, count, sessionTitle, short } from '../format.js';
+import { cost, count, sessionTitle, short, size } from '../format.js';
 import { FILTERS, go, sessionHref, usageParams } from '../state.js';
 
 /** The dimensions offered, in the order `hermetic report --help` lists them (machine only on the fleet store). */
@@ -101,5 +101,7 @@ export async function report(state, pending) {
       h('a', { href: `/api/report.csv?${q}`, download: '', class: 'csv' }, 'Download as CSV')),
     r.rows.length === 0 ? h('p', { class: 'notice' }, 'No usage in this period.') : null,
     rows,
+    // A list stopped at its bytes (decision 0120): the rest is in its last row; the terminal and the CSV have them all.
+    r.stopped ? h('p', { class: 'muted list-stopped' }, `The page stops at ${count(r.stopped.rows)} rows: their rows reached the ${size(r.stopped.bytes)} a page carries. The rest are summed in the last row; the command above, or the CSV, lists more.`) : null,
   ];
 }
