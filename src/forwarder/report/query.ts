@@ -432,7 +432,7 @@ function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'],
   const raw = yield { sql: g.sql, params: g.params };
   const { rows, hiddenOf } = rowsOf(raw, g, zone);
   // Titles for the rows kept only, in rank order; a bounded list stops once its rows reach its bytes.
-  const named = g.sessionKey || g.treeKey ? yield* nameRows(rows, hiddenOf, g, bounds, request.locate === true) : stopAtBytes(rows, bounds);
+  const named = yield* nameRows(rows, hiddenOf, g, bounds, request.locate === true);
   const keep = named.keep ?? top;
   const n = Number(raw[0]?.n ?? 0);
   if (keep !== undefined && n > keep) rows.push(yield* otherRow(rows, raw, n, keep, totals, g));
@@ -544,48 +544,37 @@ function rowsOf(raw: readonly Record<string, unknown>[], g: Grouping, zone: Zone
 }
 
 /**
- * Each session row's title and each tree row's first session's (`tree_title`), one lookup a row in rank order, cut at
- * the bounds' characters; a bounded list stops once its rows reach its bytes (`keep`, `stopped`; rows past it are
- * dropped). With `locate`, each row also says its store (and machine).
+ * The rows kept, in rank order: each session row's title and each tree row's first session's (`tree_title`), one
+ * lookup a row, cut at the bounds' characters, and with `locate` its store (and machine); a bounded list of any
+ * grouping stops once its rows' JSON reaches its bytes (`keep`, `stopped`; rows past it are dropped, and no title is
+ * looked up for them).
  */
 function* nameRows(rows: ReportRow[], hiddenOf: Map<ReportRow, Record<string, unknown>>, g: Grouping, bounds: ReportRequest['bounds'], locate: boolean): Plan<{ keep: number | undefined; stopped: UsageReport['stopped'] | null }> {
   const named: (readonly [id: 'session_id' | 'tree', title: 'title' | 'tree_title'])[] = [
     ...(g.treeKey ? [['tree', 'tree_title'] as const] : []), ...(g.sessionKey ? [['session_id', 'title'] as const] : []),
   ];
-  if (named.length === 0) return { keep: undefined, stopped: null };
+  if (named.length === 0 && !bounds) return { keep: undefined, stopped: null };
   const cap = bounds?.titleCharacters;
   const title = cap === undefined ? 'title'
     // Whole when its bytes fit: SQLite's substr stops at a NUL character, which a short title may hold.
     : `CASE WHEN octet_length(title) <= ${cap} THEN title ELSE substr(title, 1, ${cap}) END AS title, CASE WHEN length(title) > ${cap} THEN length(title) END AS characters, CASE WHEN length(title) > ${cap} THEN octet_length(title) END AS bytes`;
   let bytes = 0;
   for (const [i, r] of rows.entries()) {
+    // A session's store (and machine) is kept aside only where the rows are by session or tree.
     const hidden = hiddenOf.get(r);
-    if (!hidden) continue;
-    const machine = 'machine_key' in hidden ? ' AND machine_id = @machine_key' : '';
-    for (const [id, as] of named) {
-      const found = yield { sql: `SELECT ${title} FROM sessions WHERE store = @store AND session_id = @session_id${machine}`, params: { ...(hidden as Params), session_id: r[id] as string } };
-      r[as] = (found[0]?.title as string | null | undefined) ?? null;
-      if (found[0]?.characters !== null && found[0]?.characters !== undefined) r.cut = { ...(r.cut as ReportCut | undefined), [as]: { characters: Number(found[0].characters), bytes: Number(found[0].bytes) } };
-    }
-    if (locate) {
-      r.store = (hidden.store as string | null) ?? null;
-      if ('machine_key' in hidden) r.machine_id = (hidden.machine_key as string | null) ?? null;
+    if (hidden) {
+      const machine = 'machine_key' in hidden ? ' AND machine_id = @machine_key' : '';
+      for (const [id, as] of named) {
+        const found = yield { sql: `SELECT ${title} FROM sessions WHERE store = @store AND session_id = @session_id${machine}`, params: { ...(hidden as Params), session_id: r[id] as string } };
+        r[as] = (found[0]?.title as string | null | undefined) ?? null;
+        if (found[0]?.characters !== null && found[0]?.characters !== undefined) r.cut = { ...(r.cut as ReportCut | undefined), [as]: { characters: Number(found[0].characters), bytes: Number(found[0].bytes) } };
+      }
+      if (locate) {
+        r.store = (hidden.store as string | null) ?? null;
+        if ('machine_key' in hidden) r.machine_id = (hidden.machine_key as string | null) ?? null;
+      }
     }
     if (!bounds) continue;
-    bytes += Buffer.byteLength(JSON.stringify(r));
-    if (bytes >= bounds.bytes && i + 1 < rows.length) {
-      rows.length = i + 1;
-      return { keep: i + 1, stopped: { rows: i + 1, bytes: bounds.bytes } };
-    }
-  }
-  return { keep: undefined, stopped: null };
-}
-
-/** A bounded list's rows (with no titles to look up) cut after the first whose JSON reaches its bytes (decision 0120). */
-function stopAtBytes(rows: ReportRow[], bounds: ReportRequest['bounds']): { keep: number | undefined; stopped: UsageReport['stopped'] | null } {
-  if (!bounds) return { keep: undefined, stopped: null };
-  let bytes = 0;
-  for (const [i, r] of rows.entries()) {
     bytes += Buffer.byteLength(JSON.stringify(r));
     if (bytes >= bounds.bytes && i + 1 < rows.length) {
       rows.length = i + 1;
