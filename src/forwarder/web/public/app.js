@@ -93,10 +93,10 @@ async function render() {
 async function look(options) {
   const outcome = await lookOnce(options);
   // What the last look found, and how many there were (for a reader of the page's state, and its tests).
-  const root = document.documentElement;
-  root.dataset.looked = `${Number(root.dataset.looked?.split(' ')[0] ?? 0) + 1} ${outcome}`;
+  document.documentElement.dataset.looked = `${++looks} ${outcome}`;
   return outcome;
 }
+let looks = 0;
 
 async function lookOnce({ holds, force }) {
   const url = location.pathname + location.search;
