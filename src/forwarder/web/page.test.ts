@@ -14,6 +14,7 @@ import { createIdSource } from '../../shared/ids.js';
 import { StateDbWriter } from '../../state-db/writer/index.js';
 import { sqliteSource } from './data/sqlite.js';
 import { startWebServer } from './server.js';
+import { TITLE_CAP } from './data/rows.js';
 import { sharedBrowser } from '../../shared/testing/browser.js';
 
 /** Sessions of 20 to 10 days back have no cost recorded (decision 0090): counted in 30 days, not in 7. */
@@ -206,6 +207,32 @@ describe('the dashboard in Chromium', () => {
       await page.goto(new URL('/report?period=all&by=weekday', server.url).href);
       await settled(page);
       assert.equal(await page.$eval('code.command', (c) => c.textContent), 'hermetic report --from postgres://… --period all --by weekday --top 10 --utc');
+    } finally {
+      await context.close();
+      await server.close();
+      served.close();
+    }
+  });
+
+  it('the report view says where a list stopped at its bytes: its rows those of the bounded report, the rest in the last row (decision 0120)', async () => {
+    // The server's own bound is 2 MiB, more than this dataset's rows; the same source with a bound of 3,000 bytes
+    // stops where a large dataset's list would.
+    const served = new Database(join(h.app.home, 'hermetic.db'), { readonly: true });
+    const source = sqliteSource(served);
+    const bytes = 3000;
+    const bounded = (request: ReportRequest) => ({ ...request, bounds: request.bounds && { ...request.bounds, bytes } });
+    const server = await startWebServer({ source: { ...source, report: (request) => source.report(bounded(request)) }, port: 0, now: () => h.app.now * 1000, onError: (e) => { throw e; } });
+    const context = await (await sharedBrowser()).newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(new URL('/report?period=all&by=weekday&by=model&top=all', server.url).href);
+      await settled(page);
+      const want = usageReport(h.app.db, bounded({ ...windowOf({ period: 'all' }), by: ['weekday', 'model'], top: 1_000_000, bounds: { titleCharacters: TITLE_CAP, bytes: 2 ** 21 } }));
+      assert.ok(want.stopped && want.stopped.rows >= 2, 'the bounded report stopped');
+      const note = await page.$eval('.list-stopped', (p) => p.textContent);
+      assert.equal(note, `The page stops at ${want.stopped!.rows} rows: their rows reached the 3 KB a page carries. The rest are summed in the last row; the command above, or the CSV, lists more.`);
+      const costs = (await figures(page)).tables['report-table']!.filter(([, c]) => c === 'cost_usd').map(([label, , x]) => [label, x]);
+      assert.deepEqual(costs, want.rows.map((r) => [r.other_rows !== undefined ? `${r.other_rows as number} more` : String(r.weekday), r.cost_usd]));
     } finally {
       await context.close();
       await server.close();
