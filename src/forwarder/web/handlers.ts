@@ -104,10 +104,15 @@ export const spendUnit = (w: { since?: number | null; until?: number | null }): 
 export const HANDLERS: Record<ApiName, Handler> = {
   // Asked every `refresh_ms` by a visible page (public/live.js): one stat and a pragma on the dataset, one small read
   // on the fleet store. The source is not asked when the page is not to follow.
+  // The hour the page's clock is in (the ledger's cell: a UTC hour, cut at a local midnight) is part of it: a window
+  // that ends now (today, 7 days) moves with the clock, so an open page looks again when the hour or the day turns,
+  // new data or not (decision 0119, addendum).
   version: async (_query, ctx) => {
     const refresh = ctx.refreshMs ?? null;
     const version = refresh === null ? null : await ctx.source.version();
-    return { version: version === null ? null : `${ctx.instance ?? ''}:${version}`, refresh_ms: refresh };
+    if (version === null) return { version: null, refresh_ms: refresh };
+    const hour = zoneOf(ctx).cellOf(Math.floor(ctx.now() / 900)).at;
+    return { version: `${ctx.instance ?? ''}:${version}:${hour}`, refresh_ms: refresh };
   },
   async overview(query, ctx) {
     const request = usage(query, ctx);

@@ -240,6 +240,31 @@ describe('the dashboard in Chromium', () => {
     }
   });
 
+  it('an open page of today is drawn again when its clock enters the next day, with no new data (decision 0119 addendum)', async () => {
+    const served = new Database(join(h.app.home, 'hermetic.db'), { readonly: true });
+    let now = h.app.now;
+    const server = await startWebServer({ source: sqliteSource(served), port: 0, now: () => now * 1000, refreshMs: 200, onError: (e) => { throw e; } });
+    const context = await (await sharedBrowser()).newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(new URL('/?period=today', server.url).href);
+      await settled(page);
+      const cost = () => page.$eval('[data-figure="cost_usd"]', (e) => Number(e.getAttribute('data-value')));
+      assert.ok(await cost() > 0, 'the generated history has spend today');
+      // The next hour alone: the page looks again (the chart's axis grows), its text the same, so it is left as drawn.
+      now += 3600;
+      await page.waitForFunction(() => document.documentElement.dataset.looked === '1 same');
+      // The next day: today is another day, with no spend yet.
+      now += 86400;
+      await page.waitForFunction(() => /^\d+ drawn$/.test(document.documentElement.dataset.looked ?? ''));
+      assert.equal(await cost(), 0);
+    } finally {
+      await context.close();
+      await server.close();
+      served.close();
+    }
+  });
+
   it('the tool view\'s figures equal the report by tool', async () => {
     const v = await visit('/tools?period=all');
     const r = usageReport(h.app.db, { by: ['tool'] });
@@ -317,6 +342,13 @@ describe('the dashboard in Chromium', () => {
 
     // A model hidden from the daily chart's legend stays hidden: the redraw waits, "Show new data" offered (decision 0120).
     await settled(v.page);
+    // The chart resizes itself to the wider window a frame or more later (a ResizeObserver): its legend is where it
+    // will be clicked only once it has.
+    await v.page.waitForFunction(() => {
+      const canvas = document.querySelector('canvas')!;
+      const chart = (window as unknown as { Chart: { getChart(c: HTMLCanvasElement): { width: number } | undefined } }).Chart.getChart(canvas);
+      return chart !== undefined && Math.round(chart.width) === Math.round(canvas.parentElement!.clientWidth);
+    });
     const legend = await v.page.evaluate(() => {
       const canvas = document.querySelector('canvas')!;
       const box = (window as unknown as { Chart: { getChart(c: HTMLCanvasElement): { legend: { legendHitBoxes: { left: number; top: number; width: number; height: number }[] } } } }).Chart.getChart(canvas).legend.legendHitBoxes[0]!;

@@ -603,7 +603,7 @@ describe('on the Hermes fixtures', () => {
     // Two servers started over the same data (one stopped and started again on the same port, say): their connections'
     // counters start alike, yet the versions differ, so a page open across the restart looks again.
     const connections = [0, 1].map(() => new Database(join(fixture.home, 'hermetic.db'), { readonly: true }));
-    const servers = await Promise.all(connections.map((c) => startWebServer({ source: sqliteSource(c), port: 0 })));
+    const servers = await Promise.all(connections.map((c) => startWebServer({ source: sqliteSource(c), port: 0, now: () => fixture.now * 1000 })));
     try {
       const [a, b] = await Promise.all(servers.map(async (w) => ((await (await fetch(new URL('/api/version', w.url))).json()) as { version: string }).version));
       assert.equal(a!.replace(/^[^:]*:/, ''), b!.replace(/^[^:]*:/, ''), 'the same counter');
@@ -616,6 +616,28 @@ describe('on the Hermes fixtures', () => {
     const refused = await fetch(new URL('/api/version?since=1', fixture.url));
     assert.equal(refused.status, 400);
     assert.equal((await refused.json()).error.code, 'HERMETIC_WEB_INVALID');
+  });
+
+  it('/api/version moves when the clock enters another hour, with no new data: a window ending now is drawn again (decision 0119 addendum)', async () => {
+    const served = new Database(join(fixture.home, 'hermetic.db'), { readonly: true });
+    const hour = 3600 * Math.floor(fixture.now / 3600);
+    let now = hour + 60;
+    const web = await startWebServer({ source: sqliteSource(served), port: 0, now: () => now * 1000 });
+    const get = async (): Promise<string> => ((await (await fetch(new URL('/api/version', web.url))).json()) as { version: string }).version;
+    try {
+      const first = await get();
+      now = hour + 3599;
+      assert.equal(await get(), first, 'the same hour, the same version');
+      now = hour + 3600;
+      const next = await get();
+      assert.notEqual(next, first, 'the next hour');
+      assert.equal(next.slice(0, next.lastIndexOf(':')), first.slice(0, first.lastIndexOf(':')), 'the data\'s part unchanged');
+      now = hour + 3600 + 1800;
+      assert.equal(await get(), next);
+    } finally {
+      await web.close();
+      served.close();
+    }
   });
 
   it('refreshMs: null (--refresh off) answers no version and asks the source nothing; a value out of range is refused at start', async () => {
