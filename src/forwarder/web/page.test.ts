@@ -13,7 +13,9 @@ import { uncostSessions } from './testing.js';
 import { createIdSource } from '../../shared/ids.js';
 import { StateDbWriter } from '../../state-db/writer/index.js';
 import { sqliteSource } from './data/sqlite.js';
-import { startWebServer } from './server.js';
+import { startWebServer, type WebServerOptions } from './server.js';
+import type { UsageSource } from './data/source.js';
+import type { Page } from 'playwright-core';
 import { TITLE_CAP } from './data/rows.js';
 import { sharedBrowser } from '../../shared/testing/browser.js';
 
@@ -22,6 +24,26 @@ const UNCOSTED = 4;
 // The page asks whether the data changed every 200 ms (decision 0119): the live test's redraws come at once.
 const h = dashboardInBrowser({ refreshMs: 200, prepare: (home) => { uncostSessions(join(home, 'hermetic.db'), UNCOSTED); } });
 const { visit, settled, windowOf, figures, equalsReport } = h;
+
+/**
+ * `fn` on a page of `path` served by a server of its own over the rig's dataset: its source wrapped by `wrap`, the
+ * server started with `options` (its own clock, say); all of it closed after.
+ */
+async function onOwnServer(path: string, fn: (page: Page) => Promise<void>, { wrap = (s) => s, ...options }: { wrap?: (source: UsageSource) => UsageSource } & Partial<WebServerOptions> = {}): Promise<void> {
+  const served = new Database(join(h.app.home, 'hermetic.db'), { readonly: true });
+  const server = await startWebServer({ source: wrap(sqliteSource(served)), port: 0, now: () => h.app.now * 1000, onError: (e) => { throw e; }, ...options });
+  const context = await (await sharedBrowser()).newContext();
+  try {
+    const page = await context.newPage();
+    await page.goto(new URL(path, server.url).href);
+    await settled(page);
+    await fn(page);
+  } finally {
+    await context.close();
+    await server.close();
+    served.close();
+  }
+}
 
 describe('the dashboard in Chromium', () => {
   it('the overview\'s figures equal the report\'s JSON; the charts are drawn', async () => {
@@ -199,56 +221,28 @@ describe('the dashboard in Chromium', () => {
     assert.equal(await custom.page.$eval('select[name="top"]', (e) => (e as HTMLSelectElement).value), '10');
     await custom.done();
     // \`hermetic web --utc\` over the fleet store (here: the same dataset, its source saying it is the fleet's).
-    const served = new Database(join(h.app.home, 'hermetic.db'), { readonly: true });
-    const server = await startWebServer({ source: { ...sqliteSource(served), fleet: true }, port: 0, utc: true, now: () => h.app.now * 1000, onError: (e) => { throw e; } });
-    const context = await (await sharedBrowser()).newContext();
-    try {
-      const page = await context.newPage();
-      await page.goto(new URL('/report?period=all&by=weekday', server.url).href);
-      await settled(page);
+    await onOwnServer('/report?period=all&by=weekday', async (page) => {
       assert.equal(await page.$eval('code.command', (c) => c.textContent), 'hermetic report --from postgres://… --period all --by weekday --top 10 --utc');
-    } finally {
-      await context.close();
-      await server.close();
-      served.close();
-    }
+    }, { wrap: (source) => ({ ...source, fleet: true }), utc: true });
   });
 
   it('the report view says where a list stopped at its bytes: its rows those of the bounded report, the rest in the last row (decision 0120)', async () => {
     // The server's own bound is 2 MiB, more than this dataset's rows; the same source with a bound of 3,000 bytes
     // stops where a large dataset's list would.
-    const served = new Database(join(h.app.home, 'hermetic.db'), { readonly: true });
-    const source = sqliteSource(served);
-    const bytes = 3000;
-    const bounded = (request: ReportRequest) => ({ ...request, bounds: request.bounds && { ...request.bounds, bytes } });
-    const server = await startWebServer({ source: { ...source, report: (request) => source.report(bounded(request)) }, port: 0, now: () => h.app.now * 1000, onError: (e) => { throw e; } });
-    const context = await (await sharedBrowser()).newContext();
-    try {
-      const page = await context.newPage();
-      await page.goto(new URL('/report?period=all&by=weekday&by=model&top=all', server.url).href);
-      await settled(page);
+    const bounded = (request: ReportRequest) => ({ ...request, bounds: request.bounds && { ...request.bounds, bytes: 3000 } });
+    await onOwnServer('/report?period=all&by=weekday&by=model&top=all', async (page) => {
       const want = usageReport(h.app.db, bounded({ ...windowOf({ period: 'all' }), by: ['weekday', 'model'], top: 1_000_000, bounds: { titleCharacters: TITLE_CAP, bytes: 2 ** 21 } }));
       assert.ok(want.stopped && want.stopped.rows >= 2, 'the bounded report stopped');
       const note = await page.$eval('.list-stopped', (p) => p.textContent);
       assert.equal(note, `The page stops at ${want.stopped!.rows} rows: their rows reached the 3 KB a page carries. The rest are summed in the last row; the command above, or the CSV, lists more.`);
       const costs = (await figures(page)).tables['report-table']!.filter(([, c]) => c === 'cost_usd').map(([label, , x]) => [label, x]);
       assert.deepEqual(costs, want.rows.map((r) => [r.other_rows !== undefined ? `${r.other_rows as number} more` : String(r.weekday), r.cost_usd]));
-    } finally {
-      await context.close();
-      await server.close();
-      served.close();
-    }
+    }, { wrap: (source) => ({ ...source, report: (request) => source.report(bounded(request)) }) });
   });
 
   it('an open page of today is drawn again when its clock enters the next day, with no new data (decision 0119 addendum)', async () => {
-    const served = new Database(join(h.app.home, 'hermetic.db'), { readonly: true });
     let now = h.app.now;
-    const server = await startWebServer({ source: sqliteSource(served), port: 0, now: () => now * 1000, refreshMs: 200, onError: (e) => { throw e; } });
-    const context = await (await sharedBrowser()).newContext();
-    try {
-      const page = await context.newPage();
-      await page.goto(new URL('/?period=today', server.url).href);
-      await settled(page);
+    await onOwnServer('/?period=today', async (page) => {
       const cost = () => page.$eval('[data-figure="cost_usd"]', (e) => Number(e.getAttribute('data-value')));
       assert.ok(await cost() > 0, 'the generated history has spend today');
       // The next hour alone: the page looks again (the chart's axis grows), its text the same, so it is left as drawn.
@@ -258,11 +252,7 @@ describe('the dashboard in Chromium', () => {
       now += 86400;
       await page.waitForFunction(() => /^\d+ drawn$/.test(document.documentElement.dataset.looked ?? ''));
       assert.equal(await cost(), 0);
-    } finally {
-      await context.close();
-      await server.close();
-      served.close();
-    }
+    }, { now: () => now * 1000, refreshMs: 200 });
   });
 
   it('the tool view\'s figures equal the report by tool', async () => {
