@@ -89,7 +89,9 @@ test('a run a client submits appears without a reload; "Complete" shows the stat
     // An approval request parks the run; its choices are buttons; "once" answers it through Hermes's own route.
     await page.getByRole('button', { name: 'Request approval' }).click();
     await row.locator('.badge', { hasText: 'waiting_for_approval' }).waitFor();
+    // The run's badge and its pending approvals come from two polls: the choices are read once they are drawn.
     const choices = page.getByRole('group', { name: /^Choices for / });
+    await choices.getByRole('button', { name: 'deny' }).waitFor();
     assert.deepEqual(await choices.getByRole('button').allInnerTexts(), ['once', 'session', 'always', 'deny']);
     await choices.getByRole('button', { name: 'once' }).click();
     await page.getByText('No approval pending.').waitFor();
