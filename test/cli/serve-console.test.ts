@@ -104,7 +104,7 @@ test('a run a client submits appears without a reload; "Complete" shows the stat
     await page.locator('#events li strong', { hasText: 'run.completed' }).waitFor();
     await page.locator('#events li', { hasText: '"output": "All done."' }).waitFor();
     await page.locator('#status-object', { hasText: '"status": "completed"' }).waitFor();
-    assert.match(await page.locator('#notice').innerText(), /Complete: done\./);
+    await page.locator('#notice', { hasText: 'Complete: done.' }).waitFor();
     assert.deepEqual(s.problems, []);
   } finally {
     await s.close();
