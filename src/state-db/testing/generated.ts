@@ -1,5 +1,6 @@
 // Generated stores for tests, made once and shared: generate() writes into a cache folder named by a hash of the
-// options and of every source file the generator runs (src/state-db/, src/shared/), and each test gets a copy where
+// options and of every source file the generator may run (src/state-db/, src/shared/, their tests and test helpers
+// aside: a change to a browser or PostgreSQL helper makes no store again), and each test gets a copy where
 // it asked for one. Test processes of one run share a store, and the next run reuses it until the generator changes
 // (decision 0034). A copy is what that generator run wrote, byte for byte: nothing in a store depends on its path.
 import { createHash } from 'node:crypto';
@@ -14,10 +15,11 @@ const SRC = fileURLToPath(new URL('../../', import.meta.url));
 /** The files of a generated store that generate() may leave beside `out`. */
 const BESIDE = ['-wal'];
 
+/** The files under `dir` the generator may run: not tests, and not the test helpers' `testing/` folders. */
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const path = join(dir, e.name);
-    if (e.isDirectory()) return sources(path);
+    if (e.isDirectory()) return e.name === 'testing' ? [] : sources(path);
     return e.name.endsWith('.test.ts') ? [] : [path];
   });
 }
