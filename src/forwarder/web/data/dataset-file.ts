@@ -39,8 +39,10 @@ export function datasetFileSource(path: string, open: () => Db, source: (db: Db)
     // Which opening, and the file's identity too: a dataset built again in its place starts its own count, and a file
     // made just after a delete may be given the freed inode (ext4 does) while the new connection counts from 1 again.
     version: async () => {
-      const inner = await opened().version();
-      return inner === null ? null : `${current!.opening}:${current!.id}:${inner}`;
+      const source = opened();
+      const at = current!; // the opening asked, whatever another request opens meanwhile
+      const inner = await source.version();
+      return inner === null ? null : `${at.opening}:${at.id}:${inner}`;
     },
     values: async (request, column, limit) => opened().values(request, column, limit),
     session: async (key, page) => opened().session(key, page),
