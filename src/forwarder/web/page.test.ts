@@ -240,17 +240,27 @@ describe('the dashboard in Chromium', () => {
     }, { wrap: (source) => ({ ...source, report: (request) => source.report(bounded(request)) }) });
   });
 
-  it('an open page of today is drawn again when its clock enters the next day, with no new data (decision 0119 addendum)', async () => {
+  it('an open page of today is drawn again when its clock enters the next hour (the chart\'s axis) and the next day, with no new data (decision 0119 addendum)', async () => {
     let now = h.app.now;
     await onOwnServer('/?period=today', async (page) => {
       const cost = () => page.$eval('[data-figure="cost_usd"]', (e) => Number(e.getAttribute('data-value')));
       assert.ok(await cost() > 0, 'the generated history has spend today');
-      // The next hour alone: the page looks again (the chart's axis grows), its text the same, so it is left as drawn.
+      // The hourly chart's axis: every hour of today up to the clock's, the quiet ones too (the table lists only hours
+      // with spend).
+      const hours = () => page.evaluate(() => {
+        const canvas = [...document.querySelectorAll('figure')].find((f) => f.querySelector('figcaption')?.textContent === 'Spend per hour by model')!.querySelector('canvas')!;
+        return (window as unknown as { Chart: { getChart(c: HTMLCanvasElement): { data: { labels: string[] } } } }).Chart.getChart(canvas).data.labels;
+      });
+      const before = await hours();
+      const table = await page.textContent('#daily-table');
+      // The next hour alone: the page looks again, and draws the quiet hour the axis gained though no text changed.
       now += 3600;
-      await page.waitForFunction(() => document.documentElement.dataset.looked === '1 same');
+      await page.waitForFunction(() => document.documentElement.dataset.looked === '1 drawn');
+      assert.deepEqual(await hours(), [...before, `${String((Number(before.at(-1)!.slice(0, 2)) + 1) % 24).padStart(2, '0')}:00`]);
+      assert.equal(await page.textContent('#daily-table'), table);
       // The next day: today is another day, with no spend yet.
       now += 86400;
-      await page.waitForFunction(() => /^\d+ drawn$/.test(document.documentElement.dataset.looked ?? ''));
+      await page.waitForFunction(() => document.documentElement.dataset.looked === '2 drawn');
       assert.equal(await cost(), 0);
     }, { now: () => now * 1000, refreshMs: 200 });
   });

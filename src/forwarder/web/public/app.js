@@ -2,7 +2,7 @@
 // inside the app with history.pushState (so back and forward work, and every state has a URL to share).
 import { get } from './api.js';
 import { drawnAgain, follow } from './live.js';
-import { pruneCharts } from './charts.js';
+import { chartFigures, pruneCharts } from './charts.js';
 import { renderControls } from './controls.js';
 import { h } from './dom.js';
 import { setZone } from './format.js';
@@ -109,10 +109,12 @@ async function lookOnce({ holds, force }) {
     return outcome;
   };
   if (mine !== generation || url !== location.pathname + location.search) return discard('moved');
-  const shown = document.getElementById('main').textContent;
+  // What the view reads as: its text and its charts' figures (a chart may show what its table leaves out).
+  const reads = (el) => `${el.textContent}\u0000${chartFigures(el)}`;
+  const shown = reads(document.getElementById('main'));
   const box = document.createElement('div');
   box.append(...built.nodes);
-  if (!force && box.textContent === shown) return discard('same');
+  if (!force && reads(box) === shown) return discard('same');
   if (!force && holds()) return discard('held');
   const drawing = ++generation;
   document.documentElement.dataset.ready = '';

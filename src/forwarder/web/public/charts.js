@@ -5,6 +5,8 @@ import { h, shown } from './dom.js';
 
 const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
 const live = new Set();
+/** The figures each chart was given (its labels and series), by canvas: what a live look compares besides the text. */
+const figures = new WeakMap();
 
 export const colour = (i) => PALETTE[i % PALETTE.length];
 
@@ -23,12 +25,21 @@ export function pruneCharts() {
 }
 
 /**
+ * The figures of the charts in `root`, as one string: a live look compares it with the view built again, since a
+ * chart can change where its table does not (the hourly axis lists the quiet hours too; decision 0119's addendum).
+ */
+export function chartFigures(root) {
+  return [...root.querySelectorAll('canvas')].map((c) => figures.get(c) ?? '').join('\u0000');
+}
+
+/**
  * A chart in a figure: `config` is Chart.js's (type, data, options); `label` names it for screen readers, who are
  * pointed at the table that follows.
  */
 export function chart(label, config, tableNode) {
   const canvas = h('canvas', { role: 'img', 'aria-label': `${label} (chart; the table below has the same figures)` });
   const figure = h('figure', { class: 'chart' }, h('figcaption', {}, label), h('div', { class: 'canvas-box' }, canvas), tableNode);
+  figures.set(canvas, JSON.stringify([config.data.labels ?? [], config.data.datasets.map((d) => [d.label ?? null, d.data])]));
   const { text, grid } = themeColours();
   if (window.Chart) {
     const Chart = window.Chart;
