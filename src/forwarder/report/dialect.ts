@@ -2,7 +2,8 @@
 // Monday, how a session and a store are identified (the fleet adds the machine), how `--by machine` reads, the
 // no-index hint, and parameters. Everything else in the report is one code path (plan.ts).
 
-export interface Key { name: string; sql: string }
+/** A report key: its name, its SQL on the ledger row `l`, and whether it is a number (else text, or NULL). */
+export interface Key { name: string; sql: string; numeric?: boolean }
 export type Params = Record<string, number | string | null>;
 
 export interface Dialect {
@@ -23,6 +24,12 @@ export interface Dialect {
   sum(sql: string): string;
   /** A statement with `@name` parameters as the driver takes it. */
   bind(sql: string, params: Params): { sql: string; values: Params | unknown[] };
+  /**
+   * An ORDER BY term that orders as SQLite does in both dialects: NULL below every value (first going up, last going
+   * down) and text by its bytes (code points), whatever the database's collation. A `--top` cut on rows of equal cost
+   * (a model without prices) then keeps the same rows on the fleet store as on a machine's own dataset.
+   */
+  order(sql: string, how?: { numeric?: boolean | undefined; desc?: boolean }): string;
 }
 
 /**
@@ -65,6 +72,8 @@ export function sqliteDialect(machine: { hostname: string; machineId: string | n
     // numbers JavaScript reads are, and beyond that rounds instead of failing. NULL over no rows, as SUM.
     sum: (sql) => `SUM(CAST(${sql} AS REAL))`,
     bind: (sql, params) => ({ sql, values: params }),
+    // SQLite's own: NULL is the least value, text compares by BINARY (memcmp of UTF-8).
+    order: (sql, how = {}) => `${sql}${how.desc ? ' DESC' : ''}`,
   };
 }
 
@@ -82,6 +91,9 @@ export function postgresDialect(schema: string): Dialect & { readonly schema: st
     noIndex: (sql) => sql,
     // SUM of a bigint is a numeric: it does not overflow.
     sum: (sql) => `SUM(${sql})`,
+    // PostgreSQL puts NULL above every value and sorts text by the database's collation (often a language's):
+    // byte order ("C", on a UTF-8 database the code points) and NULL below, as in SQLite.
+    order: (sql, how = {}) => `${sql}${how.numeric ? '' : ' COLLATE "C"'}${how.desc ? ' DESC NULLS LAST' : ' NULLS FIRST'}`,
     bind(sql, params) {
       const values: unknown[] = [];
       const index = new Map<string, number>();

@@ -42,8 +42,9 @@ before(async () => {
   homes = [dirname(a!), dirname(b!)];
   dbA = new Database(a!, { readonly: true });
   dbB = new Database(b!, { readonly: true });
-  aloneUrl = pg.createDatabase();
-  fleetUrl = pg.createDatabase();
+  // Both in a database whose text sorts by ICU's en-US rules, not by bytes as the dataset's SQLite does.
+  aloneUrl = pg.createDatabase(undefined, { icu: true });
+  fleetUrl = pg.createDatabase(undefined, { icu: true });
   await shipDatasets(aloneUrl, [[a!, A]]);
   await shipDatasets(fleetUrl, [[a!, A], [b!, B]]);
 });
@@ -74,6 +75,10 @@ describe('the report on the fleet store', () => {
     { by: ['tree'] }, { by: ['tree', 'day'], top: 3 }, { by: ['tool', 'tree'], top: 2 },
     // Weekdays and hours of the day: the offset's CASE in PostgreSQL's integer arithmetic (decision 0116).
     { by: ['weekday'] }, { by: ['hour_of_day', 'model'], top: 4 }, { by: ['tool', 'weekday'], utc: true }, { by: ['weekday', 'hour_of_day'], since: NOW - 7 * 86400, until: NOW },
+    // Rows of equal cost (a model without prices) cut by --top: ties go by the keys, a missing project (NULL) first
+    // and text by its bytes, as SQLite orders them, in PostgreSQL too.
+    { by: ['project', 'hour'], top: 1, since: NOW - 9 * 86400, filter: { model: ['qwen3-coder'] } },
+    { by: ['project'], top: 2, filter: { model: ['qwen3-coder'] } }, { by: ['session'], top: 3, filter: { model: ['qwen3-coder'] } },
   ];
   for (const shape of shapes) {
     it(`one machine: ${JSON.stringify(shape)} equals the report of its own dataset`, async () => {

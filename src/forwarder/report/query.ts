@@ -115,13 +115,13 @@ function keysOf(dim: Dimension, utc: boolean, dialect: Dialect, local: string | 
   const day = utc ? 'l.day_utc' : 'l.day';
   switch (dim) {
     // The cell's start (epoch seconds), named in the report's zone once the rows are read (hourLabel).
-    case 'hour': return [{ name: 'hour', sql: 'l.at' }];
+    case 'hour': return [{ name: 'hour', sql: 'l.at', numeric: true }];
     // From the cell's local time (localTimeSql), as hours are named: ISO's 1 (Monday) to 7, and the hour 0 to 23,
     // named once the rows are read. Integer arithmetic in both dialects (the cell is whole seconds), which truncates
     // toward zero: the second of the day and the day's weekday are taken modulo, up again when negative, so a local
     // time before 1970 (the epoch's first hours west of UTC) is the evening of Wednesday 1969-12-31 (decision 0117).
-    case 'weekday': return [{ name: 'weekday', sql: `((((${local!}) - ${secondOfDay(local!)}) / 86400 + 3) % 7 + 7) % 7 + 1` }];
-    case 'hour_of_day': return [{ name: 'hour_of_day', sql: `${secondOfDay(local!)} / 3600` }];
+    case 'weekday': return [{ name: 'weekday', sql: `((((${local!}) - ${secondOfDay(local!)}) / 86400 + 3) % 7 + 7) % 7 + 1`, numeric: true }];
+    case 'hour_of_day': return [{ name: 'hour_of_day', sql: `${secondOfDay(local!)} / 3600`, numeric: true }];
     case 'day': return [{ name: 'day', sql: day }];
     // Monday of the ISO week.
     case 'week': return [{ name: 'week', sql: dialect.week(day) }];
@@ -217,7 +217,7 @@ function treeMembersSql(keys: readonly string[], dialect: Dialect): string {
  */
 export function* planTreeOf(id: string, dialect: Dialect): Plan<string | null> {
   const rows = yield {
-    sql: `WITH RECURSIVE ${treeRootsSql(dialect)} SELECT root FROM tree_roots WHERE session_id = @tree_of ORDER BY root LIMIT 1`,
+    sql: `WITH RECURSIVE ${treeRootsSql(dialect)} SELECT root FROM tree_roots WHERE session_id = @tree_of ORDER BY ${dialect.order('root')} LIMIT 1`,
     params: { tree_of: id },
   };
   const top = rows[0]?.root;
@@ -325,7 +325,9 @@ export function* planValues(request: ReportRequest, column: ValueFilter, limit: 
   const { where, params } = check({ ...request, by: [column] }, dialect);
   const [key] = keysOf(column, request.utc === true, dialect);
   const rows = yield {
-    sql: `SELECT ${dialect.noIndex(key!.sql)} AS k0, SUM(l.cost_usd) AS cost_usd FROM usage_ledger l WHERE ${where} GROUP BY k0 ORDER BY cost_usd DESC, k0 LIMIT ${Math.max(1, Math.trunc(limit))}`,
+    // Ordered outside the grouping: PostgreSQL takes an output column's name alone in ORDER BY, not in an expression.
+    sql: `SELECT k0, cost_usd FROM (SELECT ${dialect.noIndex(key!.sql)} AS k0, SUM(l.cost_usd) AS cost_usd FROM usage_ledger l WHERE ${where} GROUP BY k0) x
+      ORDER BY ${dialect.order('cost_usd', { numeric: true, desc: true })}, ${dialect.order('k0', { numeric: key!.numeric })} LIMIT ${Math.max(1, Math.trunc(limit))}`,
     params,
   };
   const costOf = (r: Record<string, unknown>) => Number(measure('cost_usd', r.cost_usd) ?? 0);
@@ -502,7 +504,8 @@ function* planGrouping(checked: ReturnType<typeof check>, top: number | undefine
   const grouped = stores <= 1
     ? `SELECT ${[...keyList, distinct, ...sums].join(', ')} FROM ${from} WHERE ${where} GROUP BY ${groupKeys.join(', ')}`
     : `SELECT ${groupKeys.map((k) => `g.${k}`).join(', ')}, SUM(g.sessions) AS sessions, ${figures.map((m) => `${dialect.sum(`g.${m}`)} AS ${m}`).join(', ')} FROM (SELECT ${[...keyList, `${dialect.noIndex(dialect.storeKey)} AS st`, distinct, ...sums].join(', ')} FROM ${from} WHERE ${where} GROUP BY ${[...groupKeys, 'st'].join(', ')}) g GROUP BY ${groupKeys.join(', ')}`;
-  const rank = `${tools ? 'tool_calls' : 'cost_usd'} DESC, ${shown.map((k) => `k${keys.indexOf(k)}`).join(', ')}`;
+  // Costliest first (an unknown cost last), then by the keys shown, in one order in both dialects.
+  const rank = [dialect.order(tools ? 'tool_calls' : 'cost_usd', { numeric: true, desc: true }), ...shown.map((k) => dialect.order(`k${keys.indexOf(k)}`, { numeric: k.numeric }))].join(', ');
   // With --top: the costliest rows (most called, for tools), how many rows there were and their sessions all told.
   // By session alone those two are the window's sessions, and a plain ORDER BY … LIMIT keeps it cheap.
   const bySessionOnly = keys.every((k) => HIDDEN_KEYS.has(k.name) || k.name === 'session_id');

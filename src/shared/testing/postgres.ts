@@ -18,8 +18,11 @@ export interface PgCluster {
   /** The directory of the Unix socket (for `?host=` URLs and psql -h). */
   readonly socketDir: string;
   readonly binDir: string;
-  /** A new empty database, and its URL. */
-  createDatabase(name?: string): string;
+  /**
+   * A new empty database, and its URL. `icu` gives it ICU's `en-US` collation by default (a server set up with a
+   * language's locale, as many are) instead of the cluster's `C`, byte order: what text is sorted by then differs.
+   */
+  createDatabase(name?: string, options?: { icu?: boolean }): string;
   /** Runs SQL with psql against a database (default `postgres`) and returns its unaligned, tuples-only output. */
   psql(sql: string, database?: string): string;
   /** Stops the server (`mode`: fast, the default, or immediate: a crash), keeping its data. */
@@ -156,9 +159,11 @@ export async function startPostgres(): Promise<PgCluster> {
   return {
     url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
     host: '127.0.0.1', port, user: USER, password: PASSWORD, socketDir: dir, binDir,
-    createDatabase(name) {
+    createDatabase(name, { icu = false } = {}) {
       const db = name ?? `t${process.pid}_${++n}_${Math.random().toString(36).slice(2, 8)}`;
-      psql(`CREATE DATABASE "${db}"${fileCopy ? ' STRATEGY = FILE_COPY' : ''}`);
+      // Another collation than template1's can only copy template0.
+      const locale = icu ? " TEMPLATE = template0 LOCALE_PROVIDER = icu ICU_LOCALE = 'en-US'" : '';
+      psql(`CREATE DATABASE "${db}"${fileCopy ? ' STRATEGY = FILE_COPY' : ''}${locale}`);
       return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${db}`;
     },
     psql, stop, start, destroy,

@@ -119,6 +119,39 @@ describe('the fleet\'s tool_calls, kept by triggers on parts', () => {
     }
   });
 
+  it('slowest calls tied in time go by session (and machine, store, call id) in byte order, as SQLite orders them, on a database whose collation is a language\'s, read either way', async () => {
+    const url = pg.createDatabase(undefined, { icu: true });
+    const sink = createPostgresSink(url);
+    await sink.open();
+    await sink.close();
+    const pool = createPool(postgresTarget(url), { max: 1 });
+    // ICU's en-US puts these _x, a, B, é, Z9; their bytes B, Z9, _x, a, é.
+    const sessions = ['B', 'a', '_x', 'é', 'Z9'];
+    try {
+      for (const s of sessions) {
+        await pool.query(`INSERT INTO hermetic.parts (machine_id, hostname, store, session_id, part_id, part_index, role, part_type, tool_name, tool_call_id, tool_result_for, created_at)
+          VALUES ($1, 'host', '/s.db', $2, 'p0', 0, 'assistant', 'tool_call', 'terminal', 'c1', NULL, 100), ($1, 'host', '/s.db', $2, 'p1', 0, 'tool', 'tool_result', NULL, NULL, 'c1', 105)`, [A.machineId, s]);
+        await pool.query(`INSERT INTO hermetic.tool_usage (machine_id, hostname, store, session_id, at, day, day_utc, profile, source, tool_name, calls, errors)
+          VALUES ($1, 'host', '/s.db', $2, 0, '1970-01-01', '1970-01-01', 'default', 'cli', 'terminal', 1, 0)`, [A.machineId, s]);
+      }
+      const bytes = [...sessions].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
+      // From the kept tool_calls (the dashboard's way on this schema), and by the plain grouping of parts.
+      assert.deepEqual((await postgresSource(url, ZONE).slowestCalls({}, 10)).map((c) => c.session_id), bytes);
+      const d = postgresDialect('hermetic');
+      const { tools, params } = reportCondition({}, d);
+      const { sql, values } = d.bind(slowestSql({}, tools, 10, true), params);
+      const c = await pool.connect();
+      try {
+        await c.query('SET search_path TO hermetic');
+        assert.deepEqual((await c.query(sql, values as unknown[])).rows.map((r) => r.session_id), bytes);
+      } finally {
+        c.release();
+      }
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('the slowest calls read from tool_calls are the plain query\'s, for every window, filter and limit; with the table dropped by hand, grouped from parts, and the table made again filled', async () => {
     const { url, db, pool } = await fleet();
     await shipDatasets(url, [[datasetA, A], [datasetB, B]]);

@@ -423,6 +423,13 @@ export const twoStores = (id: string, stores: readonly unknown[]) =>
 export const unknownParent = (id: unknown, store: string): SessionRow => ({ session_id: id as string, title: null, store, lineage_kind: null, started_at: null, model: null, cut: null });
 
 /**
+ * The slowest calls' keys for their ties, in byte order: SQLite's own, and on the fleet store (`machine`: PostgreSQL)
+ * `COLLATE "C"`, whatever the database's collation, so both list the same calls.
+ */
+const byBytes = (machine: boolean, alias: string): string =>
+  [...(machine ? ['machine_id'] : []), 'store', 'session_id', 'call_id'].map((c) => `${alias}.${c}${machine ? ' COLLATE "C"' : ''}`).join(', ');
+
+/**
  * The slowest tool calls: a call's time is from it to its first result. The sessions come first, from `tool_usage`
  * where the report counts their tool calls (`tools`: the window's cells and the filter); then only their tool parts
  * are read, by the parts' key, grouped by call id (parts has no index by call id; a join would search a session's
@@ -444,7 +451,7 @@ export function slowestSql(request: { since?: number | null; until?: number | nu
       WHERE p.part_type IN ('tool_call', 'tool_result') AND ${callId} IS NOT NULL
       GROUP BY ${m}p.store, p.session_id, ${callId}) x
     WHERE ${window} AND x.answered >= x.called
-    ORDER BY seconds DESC, x.called, ${machine ? 'x.machine_id, ' : ''}x.store, x.session_id, x.call_id LIMIT ${Math.trunc(limit)}`;
+    ORDER BY seconds DESC, x.called, ${byBytes(machine, 'x')} LIMIT ${Math.trunc(limit)}`;
 }
 
 /**
@@ -458,7 +465,7 @@ export function slowestKeptSql(request: { since?: number | null; until?: number 
     FROM (SELECT DISTINCT ${machine ? 'l.machine_id, ' : ''}l.store, l.session_id FROM tool_usage l WHERE ${tools}) s
       JOIN tool_calls c ON ${machine ? 'c.machine_id = s.machine_id AND ' : ''}c.store = s.store AND c.session_id = s.session_id
     WHERE ${window} AND c.answered >= c.called
-    ORDER BY seconds DESC, c.called, ${machine ? 'c.machine_id, ' : ''}c.store, c.session_id, c.call_id LIMIT ${Math.trunc(limit)}`;
+    ORDER BY seconds DESC, c.called, ${byBytes(machine, 'c')} LIMIT ${Math.trunc(limit)}`;
 }
 
 export type { SlowCall };
