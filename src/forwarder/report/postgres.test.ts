@@ -42,9 +42,9 @@ before(async () => {
   homes = [dirname(a!), dirname(b!)];
   dbA = new Database(a!, { readonly: true });
   dbB = new Database(b!, { readonly: true });
-  // Both in a database whose text sorts by ICU's en-US rules, not by bytes as the dataset's SQLite does.
-  aloneUrl = pg.createDatabase(undefined, { icu: true });
-  fleetUrl = pg.createDatabase(undefined, { icu: true });
+  // Both in databases whose text sorts by ICU's en-US rules, not by bytes as the dataset's SQLite does (createDatabase).
+  aloneUrl = pg.createDatabase();
+  fleetUrl = pg.createDatabase();
   await shipDatasets(aloneUrl, [[a!, A]]);
   await shipDatasets(fleetUrl, [[a!, A], [b!, B]]);
 });

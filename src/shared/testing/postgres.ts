@@ -19,10 +19,11 @@ export interface PgCluster {
   readonly socketDir: string;
   readonly binDir: string;
   /**
-   * A new empty database, and its URL. `icu` gives it ICU's `en-US` collation by default (a server set up with a
-   * language's locale, as many are) instead of the cluster's `C`, byte order: what text is sorted by then differs.
+   * A new empty database, and its URL. Its text sorts by ICU's `en-US` collation, as on a server set up with a
+   * language's locale (many are), not by bytes as the cluster's `C` and SQLite do: code that needs SQLite's order
+   * must ask for it (decision 0122).
    */
-  createDatabase(name?: string, options?: { icu?: boolean }): string;
+  createDatabase(name?: string): string;
   /** Runs SQL with psql against a database (default `postgres`) and returns its unaligned, tuples-only output. */
   psql(sql: string, database?: string): string;
   /** Stops the server (`mode`: fast, the default, or immediate: a crash), keeping its data. */
@@ -152,18 +153,18 @@ export async function startPostgres(): Promise<PgCluster> {
   const psql = (sql: string, database = 'postgres') =>
     runPg(join(binDir, 'psql'), ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-At', '-h', dir, '-p', String(port), '-U', USER, '-d', database], { input: sql, asUs: true });
   let n = 0;
-  // A new database copies template1's files (PostgreSQL 15's FILE_COPY, before it the only way) instead of writing
+  // A new database copies its template's files (PostgreSQL 15's FILE_COPY, before it the only way) instead of writing
   // every page of it through the WAL (15's default, WAL_LOG): about half the CPU of each database a test makes
   // (0.07–0.12 s against 0.14–0.23 s, server included; decision 0106). The database is the same.
-  const fileCopy = Number(readFileSync(join(data, 'PG_VERSION'), 'utf8').trim()) >= 15;
+  // From 15 on it also sorts text by ICU's en-US (a collation other than template1's can only copy template0, which is
+  // as empty): a server set up with a language's locale, not byte order (decision 0122). Before 15, the cluster's C.
+  const v15 = Number(readFileSync(join(data, 'PG_VERSION'), 'utf8').trim()) >= 15;
   return {
     url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
     host: '127.0.0.1', port, user: USER, password: PASSWORD, socketDir: dir, binDir,
-    createDatabase(name, { icu = false } = {}) {
+    createDatabase(name) {
       const db = name ?? `t${process.pid}_${++n}_${Math.random().toString(36).slice(2, 8)}`;
-      // Another collation than template1's can only copy template0.
-      const locale = icu ? " TEMPLATE = template0 LOCALE_PROVIDER = icu ICU_LOCALE = 'en-US'" : '';
-      psql(`CREATE DATABASE "${db}"${fileCopy ? ' STRATEGY = FILE_COPY' : ''}${locale}`);
+      psql(`CREATE DATABASE "${db}"${v15 ? " STRATEGY = FILE_COPY TEMPLATE = template0 LOCALE_PROVIDER = icu ICU_LOCALE = 'en-US'" : ''}`);
       return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${db}`;
     },
     psql, stop, start, destroy,

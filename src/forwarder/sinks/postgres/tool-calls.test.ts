@@ -120,7 +120,7 @@ describe('the fleet\'s tool_calls, kept by triggers on parts', () => {
   });
 
   it('slowest calls tied in time go by session (and machine, store, call id) in byte order, as SQLite orders them, on a database whose collation is a language\'s, read either way', async () => {
-    const url = pg.createDatabase(undefined, { icu: true });
+    const url = pg.createDatabase(); // en-US, not byte order
     const sink = createPostgresSink(url);
     await sink.open();
     await sink.close();
