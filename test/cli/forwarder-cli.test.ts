@@ -172,17 +172,31 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
         const s = JSON.parse(r.stdout) as Summary;
         return { per: s.stores.map((x) => x.sessions_written), outside: s.skipped.outside_window };
       };
-      const [june, lateMay30, untilMay29, between, weekAgo] = await Promise.all([
+      // A date is its midnight in the ledger's zone (HERMETIC_TZ, else the machine's): pinned to UTC here, so the test
+      // passes on a machine in any zone; then the same dates in Chatham (+12:45), where midnight is 11:15 UTC the day before.
+      const zone = process.env.HERMETIC_TZ;
+      const inZone = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
+        process.env.HERMETIC_TZ = name;
+        try {
+          return await run();
+        } finally {
+          if (zone === undefined) delete process.env.HERMETIC_TZ;
+          else process.env.HERMETIC_TZ = zone;
+        }
+      };
+      const [june, lateMay30, untilMay29, between, weekAgo] = await inZone('UTC', () => Promise.all([
         window('since-june', '--since', '2026-06-01'),
         window('since-0200', '--since', '2026-05-30T02:00:00Z'),
         window('until-may29', '--until', '2026-05-29'),
         window('between', '--since', '2026-05-29', '--until', '2026-05-31'),
         window('week', '--since', '7d'),
-      ]);
+      ]));
       assert.deepEqual(june, { per: [0, 0, 3], outside: 17 });
       assert.deepEqual(lateMay30, { per: [0, 11, 3], outside: 6 });
       assert.deepEqual(untilMay29, { per: [3, 0, 0], outside: 17 });
       assert.deepEqual(between, { per: [0, 14, 0], outside: 6 });
+      // In Chatham the window starts on 28 May at 11:15 UTC, and takes in the first store's three sessions of that evening.
+      assert.deepEqual(await inZone('Pacific/Chatham', () => window('between-chatham', '--since', '2026-05-29', '--until', '2026-05-31')), { per: [3, 14, 0], outside: 3 });
       // --since 7d against this clock: the fixtures (May–June 2026) are judged by their last activity like any store.
       const since = Date.now() / 1000 - 7 * 86_400;
       const active = [fixtures.basic, fixtures.channels, fixtures.usage].map((p) => storeValue(p, `SELECT COUNT(*) FROM sessions s WHERE MAX(s.started_at, COALESCE(s.ended_at, 0), COALESCE(s.last_activity_at, 0), COALESCE((SELECT MAX(timestamp) FROM messages m WHERE m.session_id = s.id), 0)) >= ${since}`) as number);
