@@ -166,9 +166,14 @@ function run(command, argv, { capture = false, env = process.env } = {}) {
  * another user. Folders of runs whose process is gone (killed before it could remove its own) go first.
  */
 const systemTmp = tmpdir();
+/** The generated stores' cache, one per user: another user's could not be written, and should not be trusted. */
+const storesFolder = `hermetic-test-stores-${process.getuid?.() ?? 'user'}`;
 for (const name of readdirSync(systemTmp)) {
   const m = /^hermetic-test-run-(\d+)-/.exec(name);
-  if (m && gone(Number(m[1]))) rmSync(join(systemTmp, name), { recursive: true, force: true });
+  if (!m || !gone(Number(m[1]))) continue;
+  try {
+    rmSync(join(systemTmp, name), { recursive: true, force: true });
+  } catch { /* another user's, which this one may not remove */ }
 }
 const scratch = mkdtempSync(join(systemTmp, `hermetic-test-run-${process.pid}-`));
 chmodSync(scratch, 0o1777);
@@ -191,7 +196,7 @@ const tests = await run(process.execPath, [
   ...flags, join('scripts', 'test-processes.mjs'), String(concurrency),
   ...(process.env.HERMETIC_TEST_TIMES ? ['--times', process.env.HERMETIC_TEST_TIMES] : []),
   ...queue,
-], { env: { ...process.env, HERMETIC_TEST: '1', TMPDIR: scratch, HERMETIC_TEST_STORES: join(systemTmp, 'hermetic-test-stores'), ...(bundles ? { HERMETIC_TEST_WRITER: resolve(runnable(WRITER)) } : {}) } });
+], { env: { ...process.env, HERMETIC_TEST: '1', TMPDIR: scratch, HERMETIC_TEST_STORES: join(systemTmp, storesFolder), ...(bundles ? { HERMETIC_TEST_WRITER: resolve(runnable(WRITER)) } : {}) } });
 
 rmSync(GROUPS, { recursive: true, force: true });
 rmSync(BUNDLES, { recursive: true, force: true });

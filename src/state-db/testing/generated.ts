@@ -54,8 +54,8 @@ function prune(cache: string): void {
 export function generatedStore(options: GenerateOptions): GenerateResult {
   const { out, replace: _replace, ...shape } = options;
   const key = createHash('sha256').update(JSON.stringify(shape, Object.keys(shape).sort())).digest('hex').slice(0, 24);
-  // The test runner names the cache (scripts/run-tests.mjs gives each run a temporary folder of its own).
-  const cache = process.env.HERMETIC_TEST_STORES || join(tmpdir(), 'hermetic-test-stores');
+  // The test runner names the cache (scripts/run-tests.mjs gives each run a temporary folder of its own); one per user.
+  const cache = process.env.HERMETIC_TEST_STORES || join(tmpdir(), `hermetic-test-stores-${process.getuid?.() ?? 'user'}`);
   const master = join(cache, generator().slice(0, 16), key);
   if (!existsSync(join(master, 'result.json'))) {
     prune(cache);
