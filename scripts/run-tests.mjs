@@ -189,6 +189,19 @@ if (typecheck) {
   checked = run(process.execPath, [tsc, '-p', 'tsconfig.json', '--noEmit', '--incremental', '--tsBuildInfoFile', join('.cache', 'tsc', 'tsconfig.tsbuildinfo'), '--pretty', 'false'], { capture: true });
 }
 
+/**
+ * What the test processes inherit: this environment less the user's own settings of Hermetic and Hermes (a home, a
+ * zone, an API or admin key, a server URL, a read-worker mode, a terminal width), which would change what the tests
+ * check, or make a refusal a test waits for never come. The runner's knobs stay: HERMETIC_TEST_*, and where the
+ * PostgreSQL and Chromium programs are (HERMETIC_PG_BIN, HERMETIC_CHROMIUM) and the crash soak's HERMETIC_CRASH_KILLS.
+ * A test that wants one of the others sets it itself (decision 0123).
+ */
+const RUNNER_KNOBS = /^HERMETIC_(TEST_|PG_BIN$|CHROMIUM$|CRASH_KILLS$)/;
+const USER_SETTING = /^(HERMETIC_|HERMES_|API_SERVER_)|^COLUMNS$/;
+const testEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => RUNNER_KNOBS.test(k) || !USER_SETTING.test(k)));
+const dropped = Object.keys(process.env).filter((k) => !(k in testEnv));
+if (dropped.length > 0) console.log(`run-tests: the tests run without ${dropped.sort().join(', ')} (settings of yours that would change what they check)`);
+
 // Every test process holds the admin answers it receives to the OpenAPI document (test/support/contract-check.ts).
 // Bundled, a failure's stack names the TypeScript lines (the bundles' source maps).
 const flags = bundles ? ['--enable-source-maps', '--import', `./${runnable(PRELOAD)}`] : ['--import', 'tsx', '--import', `./${PRELOAD}`];
@@ -196,7 +209,7 @@ const tests = await run(process.execPath, [
   ...flags, join('scripts', 'test-processes.mjs'), String(concurrency),
   ...(process.env.HERMETIC_TEST_TIMES ? ['--times', process.env.HERMETIC_TEST_TIMES] : []),
   ...queue,
-], { env: { ...process.env, HERMETIC_TEST: '1', TMPDIR: scratch, HERMETIC_TEST_STORES: join(systemTmp, storesFolder), ...(bundles ? { HERMETIC_TEST_WRITER: resolve(runnable(WRITER)) } : {}) } });
+], { env: { ...testEnv, HERMETIC_TEST: '1', TMPDIR: scratch, HERMETIC_TEST_STORES: join(systemTmp, storesFolder), ...(bundles ? { HERMETIC_TEST_WRITER: resolve(runnable(WRITER)) } : {}) } });
 
 rmSync(GROUPS, { recursive: true, force: true });
 rmSync(BUNDLES, { recursive: true, force: true });
