@@ -193,10 +193,11 @@ if (typecheck) {
  * What the test processes inherit: this environment less the user's own settings of Hermetic and Hermes (a home, a
  * zone, an API or admin key, a server URL, a read-worker mode, a terminal width), which would change what the tests
  * check, or make a refusal a test waits for never come. The runner's knobs stay: HERMETIC_TEST_*, and where the
- * PostgreSQL and Chromium programs are (HERMETIC_PG_BIN, HERMETIC_CHROMIUM) and the crash soak's HERMETIC_CRASH_KILLS.
+ * PostgreSQL and Chromium programs are (HERMETIC_PG_BIN, HERMETIC_CHROMIUM), and the soaks' lengths
+ * (HERMETIC_CRASH_KILLS, HERMETIC_LIVE_SECONDS).
  * A test that wants one of the others sets it itself (decision 0123).
  */
-const RUNNER_KNOBS = /^HERMETIC_(TEST_|PG_BIN$|CHROMIUM$|CRASH_KILLS$)/;
+const RUNNER_KNOBS = /^HERMETIC_(TEST_|PG_BIN$|CHROMIUM$|CRASH_KILLS$|LIVE_SECONDS$)/;
 const USER_SETTING = /^(HERMETIC_|HERMES_|API_SERVER_)|^COLUMNS$/;
 const testEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => RUNNER_KNOBS.test(k) || !USER_SETTING.test(k)));
 const dropped = Object.keys(process.env).filter((k) => !(k in testEnv));
