@@ -111,10 +111,14 @@ test('--from: a failure after rows were printed (a division by zero, a statement
   assert.equal(slow.out.length, 1);
 });
 
-/** `hermetic ...args | head -n lines` in bash: what head printed, and the bin's stderr and exit status. */
+/**
+ * `hermetic ...args | head -n lines` in bash: what head printed, and the bin's stderr and exit status. In the POSIX
+ * locale, which every system has: bash warns on stderr at its start when the user's locale is not installed here (an
+ * ssh session's LC_ALL from another machine), and the bin's output reads the same in any locale.
+ */
 function piped(args: string[], lines: number, env: NodeJS.ProcessEnv = {}): Promise<{ out: string; err: string; status: number }> {
   const child = spawn('bash', ['-c', `"$@" | head -n ${lines}; echo "exit \${PIPESTATUS[0]}" >&2`, 'bash', process.execPath, ...BIN_ARGS, ...args], {
-    env: { ...process.env, HERMETIC_QUERY_TRACE: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, LC_ALL: 'C', HERMETIC_QUERY_TRACE: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   let err = '';
