@@ -77,6 +77,13 @@ export function sqliteDialect(machine: { hostname: string; machineId: string | n
   };
 }
 
+/**
+ * An ORDER BY term that orders in PostgreSQL as SQLite does (`Dialect.order`): text by its bytes (`COLLATE "C"`, on a
+ * UTF-8 database the code points) whatever the database's collation (often a language's), and NULL below every value.
+ */
+export const postgresOrder = (sql: string, how: { numeric?: boolean | undefined; desc?: boolean } = {}): string =>
+  `${sql}${how.numeric ? '' : ' COLLATE "C"'}${how.desc ? ' DESC NULLS LAST' : ' NULLS FIRST'}`;
+
 /** The fleet store: every row carries its machine; `--by machine` is its host name and id. */
 export function postgresDialect(schema: string): Dialect & { readonly schema: string } {
   return {
@@ -91,9 +98,7 @@ export function postgresDialect(schema: string): Dialect & { readonly schema: st
     noIndex: (sql) => sql,
     // SUM of a bigint is a numeric: it does not overflow.
     sum: (sql) => `SUM(${sql})`,
-    // PostgreSQL puts NULL above every value and sorts text by the database's collation (often a language's):
-    // byte order ("C", on a UTF-8 database the code points) and NULL below, as in SQLite.
-    order: (sql, how = {}) => `${sql}${how.numeric ? '' : ' COLLATE "C"'}${how.desc ? ' DESC NULLS LAST' : ' NULLS FIRST'}`,
+    order: postgresOrder,
     bind(sql, params) {
       const values: unknown[] = [];
       const index = new Map<string, number>();

@@ -4,6 +4,7 @@ import { HermeticError } from '../../../shared/errors.js';
 import type { Attributes, CutLength, DelegationRow, SessionDetail, SessionRow, SlowCall, TextField, TranscriptMessage, TranscriptPage } from './source.js';
 import { callIdSql } from '../../sinks/sqlite/tool-calls.js';
 import { startedByParent } from '../../report/query.js';
+import { postgresOrder } from '../../report/dialect.js';
 
 export const SESSION_COLUMNS = ['store', 'session_id', 'title', 'profile', 'source', 'model', 'provider', 'parent_session_id', 'lineage_kind', 'lineage_root', 'is_sidechain', 'cwd', 'git_repo_root', 'git_branch', 'started_at', 'ended_at', 'end_reason', 'last_activity_at', 'message_count', 'tool_call_count', 'api_call_count', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'estimated_cost_usd', 'actual_cost_usd', 'cost_status', 'live_messages', 'archived_messages', 'inactive_messages', 'removed_from_store'];
 export const LINK_COLUMNS = ['store', 'session_id', 'title', 'lineage_kind', 'started_at', 'model'];
@@ -423,11 +424,11 @@ export const twoStores = (id: string, stores: readonly unknown[]) =>
 export const unknownParent = (id: unknown, store: string): SessionRow => ({ session_id: id as string, title: null, store, lineage_kind: null, started_at: null, model: null, cut: null });
 
 /**
- * The slowest calls' keys for their ties, in byte order: SQLite's own, and on the fleet store (`machine`: PostgreSQL)
- * `COLLATE "C"`, whatever the database's collation, so both list the same calls.
+ * The slowest calls' keys for their ties, in SQLite's order: its own, and on the fleet store (`machine`: PostgreSQL)
+ * the same whatever the database's collation (decision 0122), so both list the same calls.
  */
 const byBytes = (machine: boolean, alias: string): string =>
-  [...(machine ? ['machine_id'] : []), 'store', 'session_id', 'call_id'].map((c) => `${alias}.${c}${machine ? ' COLLATE "C"' : ''}`).join(', ');
+  [...(machine ? ['machine_id'] : []), 'store', 'session_id', 'call_id'].map((c) => (machine ? postgresOrder(`${alias}.${c}`) : `${alias}.${c}`)).join(', ');
 
 /**
  * The slowest tool calls: a call's time is from it to its first result. The sessions come first, from `tool_usage`

@@ -5,8 +5,8 @@ import { h, shown } from './dom.js';
 
 const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#bab0ac'];
 const live = new Set();
-/** The figures each chart was given (its labels and series), by canvas: what a live look compares besides the text. */
-const figures = new WeakMap();
+/** The data each chart was given, by canvas: its figures are what a live look compares besides the text. */
+const given = new WeakMap();
 
 export const colour = (i) => PALETTE[i % PALETTE.length];
 
@@ -29,7 +29,9 @@ export function pruneCharts() {
  * chart can change where its table does not (the hourly axis lists the quiet hours too; decision 0119's addendum).
  */
 export function chartFigures(root) {
-  return [...root.querySelectorAll('canvas')].map((c) => figures.get(c) ?? '').join('\u0000');
+  // Written out only here, when a look asks (not at every drawing): the labels and each series' label and values.
+  const figures = (data) => (data ? JSON.stringify([data.labels ?? [], data.datasets.map((d) => [d.label ?? null, d.data])]) : '');
+  return [...root.querySelectorAll('canvas')].map((c) => figures(given.get(c))).join('\u0000');
 }
 
 /**
@@ -39,7 +41,7 @@ export function chartFigures(root) {
 export function chart(label, config, tableNode) {
   const canvas = h('canvas', { role: 'img', 'aria-label': `${label} (chart; the table below has the same figures)` });
   const figure = h('figure', { class: 'chart' }, h('figcaption', {}, label), h('div', { class: 'canvas-box' }, canvas), tableNode);
-  figures.set(canvas, JSON.stringify([config.data.labels ?? [], config.data.datasets.map((d) => [d.label ?? null, d.data])]));
+  given.set(canvas, config.data);
   const { text, grid } = themeColours();
   if (window.Chart) {
     const Chart = window.Chart;
