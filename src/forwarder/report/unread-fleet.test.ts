@@ -175,6 +175,11 @@ describe('unread sessions and withheld tables on the fleet store', () => {
     // No count (none is known), but not silence either (decision 0105).
     assert.deepEqual(said.filter((l) => /backfill|windowed/.test(l)), ['unread The fleet\'s one machine does not say which sessions windowed backfills left unread (a forwarder older than dataset version 13 does not send it).']);
     assert.deepEqual(err, []);
+    // The first few silent machines by name, in byte order (as every order the report keeps), not the server's
+    // collation: this database's is ICU's en-US, which puts a-host before B-host (decision 0122).
+    const hosts = ['b-host', 'B-host', 'a-host', 'Z-host'].map((h, i) => `('${String(i).repeat(32)}', '${h}', 0, now())`);
+    pg.psql(`INSERT INTO hermetic.progress (machine_id, hostname, applied_seq, updated_at) VALUES ${hosts.join(', ')}`, url.split('/').pop()!);
+    assert.deepEqual(await readFleet(url, (c, d) => fleetUnreadUnknown(c, d)), { machines: 5, of: 5, names: ['B-host', 'Z-host', 'a-host'] });
     // Without `progress` (dropped by hand) the fleet does not know its machines: nothing said of them.
     pg.psql('DROP TABLE hermetic.progress', url.split('/').pop()!);
     assert.equal(await readFleet(url, (c, d) => fleetUnreadUnknown(c, d)), null);

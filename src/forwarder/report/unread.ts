@@ -60,11 +60,12 @@ export async function fleetUnreadUnknown(client: pg.PoolClient, dialect: Dialect
   // Denied: the unread note is withheld (fleetUnread says why and gives its GRANT), so there is no count to speak for.
   if (table.state === 'denied') return null;
   // The silent machines' host names too, the first few by name (each cut: a machine writes its own), so the report
-  // can say which forwarders to update.
+  // can say which forwarders to update. By name in byte order, as the report's other orders (decision 0122), whatever
+  // the server's collation.
   const silent = table.state === 'absent' ? 'progress' : `(SELECT p.* FROM progress p WHERE NOT EXISTS (SELECT 1 FROM backfill_unread b WHERE b.machine_id = p.machine_id))`;
   const known = table.state === 'absent' ? 'progress' : '(SELECT machine_id FROM progress UNION SELECT machine_id FROM backfill_unread)';
   const sql = `SELECT (SELECT COUNT(*) FROM ${silent} s) AS machines, (SELECT COUNT(*) FROM ${known} k) AS "of",
-       ARRAY(SELECT DISTINCT left(s.hostname, 64) AS name FROM ${silent} s WHERE s.hostname <> '' ORDER BY name LIMIT ${UNREAD_UNKNOWN_NAMES}) AS names`;
+       ARRAY(SELECT DISTINCT left(s.hostname, 64) COLLATE "C" AS name FROM ${silent} s WHERE s.hostname <> '' ORDER BY name LIMIT ${UNREAD_UNKNOWN_NAMES}) AS names`;
   const r = (await client.query(sql)).rows[0] as { machines: string; of: string; names: string[] };
   return { machines: Number(r.machines), of: Number(r.of), names: r.names };
 }
