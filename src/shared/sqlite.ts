@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { chmodSync, closeSync, constants, copyFileSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { byteSize } from './byte-size.js';
 import { HermeticError, type ErrorCode } from './errors.js';
 
 export type Db = Database.Database;
@@ -307,13 +308,31 @@ function sweepDeadCopies(): void {
   }
 }
 
+/** Why a store is copied at all, for the messages that say a copy failed (decision 0013). */
+const WHY_COPY = 'A store that SQLite cannot read in place without creating files beside it (in WAL mode with no -shm, as Hermes leaves it when it is not running, or one to recover) is read through a private copy:';
+
+/**
+ * Why the private copy of `path` could not be made, and what to do. It goes to TMPDIR, which is often a small tmpfs:
+ * a full one names the room the copy needs.
+ * @example copyProblem('/home/u/.hermes/state.db', enospc) // 'Cannot copy … (1.2 GB) into /tmp to read it: no space left there. …'
+ */
+export function copyProblem(path: string, e: NodeJS.ErrnoException, tmp = tmpdir()): string {
+  if (e.code !== 'ENOSPC' && e.code !== 'EDQUOT') return `Cannot copy ${path} to read it: ${reason(e)}.`;
+  let bytes = 0;
+  for (const s of ['', '-wal', '-journal']) {
+    const st = statOf(path + s);
+    if (!(st instanceof Error)) bytes += st.size;
+  }
+  return `Cannot copy ${path} (${byteSize(bytes)}) into ${tmp} to read it: no space left there. ${WHY_COPY} make room there, or set TMPDIR to a folder with room.`;
+}
+
 function openCopy(path: string, codes: SnapshotCodes, fail: (e: unknown, how: string) => never, failed: (e: unknown) => never): Snapshot {
   let dir: string;
   try {
     sweepDeadCopies();
     dir = mkdtempSync(join(tmpdir(), `hermetic-snapshot-${owner}-`));
   } catch (e) {
-    throw new HermeticError(codes.open, `Cannot make a temporary folder to read a copy of ${path}: ${reason(e as NodeJS.ErrnoException)}.`);
+    throw new HermeticError(codes.open, `Cannot make a temporary folder in ${tmpdir()} to read a copy of ${path}: ${reason(e as NodeJS.ErrnoException)}. ${WHY_COPY} set TMPDIR to a folder you may write.`);
   }
   const removeDir = () => rmSync(dir, { recursive: true, force: true });
   try {
@@ -324,7 +343,7 @@ function openCopy(path: string, codes: SnapshotCodes, fail: (e: unknown, how: st
         copyFileSync(path, copy, constants.COPYFILE_FICLONE);
         for (const s of ['-wal', '-journal']) if (existsSync(path + s)) copyFileSync(path + s, copy + s, constants.COPYFILE_FICLONE);
       } catch (e) {
-        throw new HermeticError(codes.open, `Cannot copy ${path} to read it: ${reason(e as NodeJS.ErrnoException)}.`);
+        throw new HermeticError(codes.open, copyProblem(path, e as NodeJS.ErrnoException));
       }
       if (fingerprint(path) === before) break;
       if (attempt === 3) throw new HermeticError(codes.open, `Cannot read ${path}: it kept changing while it was copied.`);

@@ -63,8 +63,8 @@ export function parseTime(flag: string, text: string, nowSeconds: number, zone: 
   return parsePoint(flag, text, nowSeconds, zone, end);
 }
 
-/** A file's size as a person reads it: `1.5 MB`, `12.0 kB`, `512 B`. */
-export const byteSize = (bytes: number) => (bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : bytes >= 1e3 ? `${(bytes / 1e3).toFixed(1)} kB` : `${bytes} B`);
+/** A file's size as a person reads it (src/shared/byte-size.ts). */
+export { byteSize } from '../../shared/byte-size.js';
 
 export const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
 

@@ -3,12 +3,14 @@
 // retried with backoff, a writer's lock waited out.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { HermeticError } from '../../shared/errors.js';
+import { copyProblem } from '../../shared/sqlite.js';
 import { createStore } from '../../state-db/schema/create.js';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { primaryCode, readStore } from './connection.js';
@@ -167,6 +169,47 @@ test('a WAL store with no -wal is read on a private copy: a write there never re
   assert.deepEqual(folder(dir), before);
   assert.deepEqual(readStore(path, (db) => db.prepare('SELECT id FROM sessions').pluck().all()), ['s1']);
 }));
+
+test('a private copy with no room says so: the room it needs, where, and TMPDIR; other failures keep their reason', withStore('wal', (path) => {
+  writeFileSync(`${path}-wal`, Buffer.alloc(1500));
+  const size = readFileSync(path).length + 1500;
+  const full = copyProblem(path, Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }), '/tmp/small');
+  assert.equal(full.startsWith(`Cannot copy ${path} (${(size / 1e3).toFixed(1)} kB) into /tmp/small to read it: no space left there. `), true, full);
+  assert.match(full, /read through a private copy: make room there, or set TMPDIR to a folder with room\.$/);
+  assert.match(copyProblem(path, Object.assign(new Error('EDQUOT: disk quota exceeded'), { code: 'EDQUOT' })), /no space left there/);
+  assert.equal(copyProblem(path, Object.assign(new Error('EACCES'), { code: 'EACCES' })), `Cannot copy ${path} to read it: permission denied.`);
+}));
+
+// A real full folder: a 1 MB tmpfs as TMPDIR, where the system lets this process mount one (root on Linux).
+const mountable = process.platform === 'linux' && process.getuid?.() === 0;
+test('a store whose private copy does not fit in TMPDIR fails with what to do, and leaves nothing there or beside the store', { skip: mountable ? false : 'mounting a small tmpfs needs root on Linux' }, (t) => withStore('wal', (path, dir) => {
+  const db = new (createRequire(import.meta.url)('better-sqlite3'))(path);
+  db.exec('CREATE TABLE pad (x); INSERT INTO pad VALUES (zeroblob(3000000))');
+  db.close();
+  const before = folder(dir);
+  const small = join(dir, '..', `${dir.split('/').pop()}-tmpfs`);
+  mkdirSync(small);
+  const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', small], { encoding: 'utf8' });
+  if (mount.status !== 0) {
+    rmdirSync(small);
+    return t.skip(`this system refused a tmpfs: ${mount.stderr.trim()}`);
+  }
+  const bytes = readFileSync(path).length;
+  const saved = process.env.TMPDIR;
+  try {
+    // Synchronous from here to the restore: no other test of a shared process runs with this TMPDIR.
+    process.env.TMPDIR = small;
+    assert.throws(() => readStore(path, () => 1), (e: HermeticError) => e.code === 'HERMETIC_READER_OPEN'
+      && e.message.startsWith(`Cannot copy ${path} (${(bytes / 1e6).toFixed(1)} MB) into ${small} to read it: no space left there.`) && /set TMPDIR to a folder with room/.test(e.message));
+    assert.deepEqual(readdirSync(small), [], 'the partial copy is removed');
+    assert.deepEqual(folder(dir), before);
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+    spawnSync('umount', ['-l', small]);
+    rmdirSync(small);
+  }
+})());
 
 test('a live WAL store (its -wal and -shm present) is read in place and its uncheckpointed rows are seen', () => {
   const { dir, cleanup } = tempDir('hermetic-reader-');
