@@ -1,7 +1,7 @@
 // better-sqlite3 openers: read-write stores with WAL and a busy timeout, read-only readers for foreign stores, and a
 // snapshot reader that leaves a store's folder exactly as it found it (decision 0013).
 import Database from 'better-sqlite3';
-import { chmodSync, closeSync, constants, copyFileSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, constants, copyFileSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statfsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { byteSize } from './byte-size.js';
@@ -311,19 +311,40 @@ function sweepDeadCopies(): void {
 /** Why a store is copied at all, for the messages that say a copy failed (decision 0013). */
 const WHY_COPY = 'A store that SQLite cannot read in place without creating files beside it (in WAL mode with no -shm, as Hermes leaves it when it is not running, or one to recover) is read through a private copy:';
 
-/**
- * Why the private copy of `path` could not be made, and what to do. It goes to TMPDIR, which is often a small tmpfs:
- * a full one names the room the copy needs.
- * @example copyProblem('/home/u/.hermes/state.db', enospc) // 'Cannot copy … (1.2 GB) into /tmp to read it: no space left there. …'
- */
-export function copyProblem(path: string, e: NodeJS.ErrnoException, tmp = tmpdir()): string {
-  if (e.code !== 'ENOSPC' && e.code !== 'EDQUOT') return `Cannot copy ${path} to read it: ${reason(e)}.`;
+/** The bytes a private copy of `path` takes: the store with its `-wal` and `-journal`. */
+function copyBytes(path: string): number {
   let bytes = 0;
   for (const s of ['', '-wal', '-journal']) {
     const st = statOf(path + s);
     if (!(st instanceof Error)) bytes += st.size;
   }
-  return `Cannot copy ${path} (${byteSize(bytes)}) into ${tmp} to read it: no space left there. ${WHY_COPY} make room there, or set TMPDIR to a folder with room.`;
+  return bytes;
+}
+
+/**
+ * Why the private copy of `path` could not be made, and what to do. It goes to TMPDIR, which is often a small tmpfs:
+ * a full one names the room the copy needs (and what was free, when it was looked at before copying).
+ * @example copyProblem('/home/u/.hermes/state.db', enospc) // 'Cannot copy … (1.2 GB) into /tmp to read it: no space left there. …'
+ */
+export function copyProblem(path: string, e: NodeJS.ErrnoException, tmp = tmpdir(), free: number | null = null): string {
+  if (e.code !== 'ENOSPC' && e.code !== 'EDQUOT') return `Cannot copy ${path} to read it: ${reason(e)}.`;
+  const room = free === null ? 'no space left there' : `only ${byteSize(free)} free there`;
+  return `Cannot copy ${path} (${byteSize(copyBytes(path))}) into ${tmp} to read it: ${room}. ${WHY_COPY} make room there, or set TMPDIR to a folder with room.`;
+}
+
+/**
+ * Refuses a copy that cannot fit before writing any of it: filling a small /tmp, even for a moment, fails other
+ * programs' writes too. Where the free space cannot be read, the copy is tried (its ENOSPC is then the answer).
+ */
+function checkRoom(path: string, dir: string, codes: SnapshotCodes): void {
+  let free: number;
+  try {
+    const st = statfsSync(dir);
+    free = st.bavail * st.bsize;
+  } catch {
+    return;
+  }
+  if (free < copyBytes(path)) throw new HermeticError(codes.open, copyProblem(path, Object.assign(new Error('no space'), { code: 'ENOSPC' }), dirname(dir), free));
 }
 
 function openCopy(path: string, codes: SnapshotCodes, fail: (e: unknown, how: string) => never, failed: (e: unknown) => never): Snapshot {
@@ -337,6 +358,7 @@ function openCopy(path: string, codes: SnapshotCodes, fail: (e: unknown, how: st
   const removeDir = () => rmSync(dir, { recursive: true, force: true });
   try {
     const copy = join(dir, 'store.db');
+    checkRoom(path, dir, codes);
     for (let attempt = 1; ; attempt++) {
       const before = fingerprint(path);
       try {

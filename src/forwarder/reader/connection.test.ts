@@ -177,12 +177,14 @@ test('a private copy with no room says so: the room it needs, where, and TMPDIR;
   assert.equal(full.startsWith(`Cannot copy ${path} (${(size / 1e3).toFixed(1)} kB) into /tmp/small to read it: no space left there. `), true, full);
   assert.match(full, /read through a private copy: make room there, or set TMPDIR to a folder with room\.$/);
   assert.match(copyProblem(path, Object.assign(new Error('EDQUOT: disk quota exceeded'), { code: 'EDQUOT' })), /no space left there/);
+  // Looked at before copying: what was free.
+  assert.match(copyProblem(path, Object.assign(new Error('no space'), { code: 'ENOSPC' }), '/tmp/small', 2048), /into \/tmp\/small to read it: only 2\.0 kB free there\. /);
   assert.equal(copyProblem(path, Object.assign(new Error('EACCES'), { code: 'EACCES' })), `Cannot copy ${path} to read it: permission denied.`);
 }));
 
 // A real full folder: a 1 MB tmpfs as TMPDIR, where the system lets this process mount one (root on Linux).
 const mountable = process.platform === 'linux' && process.getuid?.() === 0;
-test('a store whose private copy does not fit in TMPDIR fails with what to do, and leaves nothing there or beside the store', { skip: mountable ? false : 'mounting a small tmpfs needs root on Linux' }, (t) => withStore('wal', (path, dir) => {
+test('a store whose private copy does not fit in TMPDIR is refused before any of it is written, says what to do, and leaves nothing', { skip: mountable ? false : 'mounting a small tmpfs needs root on Linux' }, (t) => withStore('wal', (path, dir) => {
   const db = new (createRequire(import.meta.url)('better-sqlite3'))(path);
   db.exec('CREATE TABLE pad (x); INSERT INTO pad VALUES (zeroblob(3000000))');
   db.close();
@@ -200,7 +202,7 @@ test('a store whose private copy does not fit in TMPDIR fails with what to do, a
     // Synchronous from here to the restore: no other test of a shared process runs with this TMPDIR.
     process.env.TMPDIR = small;
     assert.throws(() => readStore(path, () => 1), (e: HermeticError) => e.code === 'HERMETIC_READER_OPEN'
-      && e.message.startsWith(`Cannot copy ${path} (${(bytes / 1e6).toFixed(1)} MB) into ${small} to read it: no space left there.`) && /set TMPDIR to a folder with room/.test(e.message));
+      && e.message.startsWith(`Cannot copy ${path} (${(bytes / 1e6).toFixed(1)} MB) into ${small} to read it: only 1.0 MB free there.`) && /set TMPDIR to a folder with room/.test(e.message));
     assert.deepEqual(readdirSync(small), [], 'the partial copy is removed');
     assert.deepEqual(folder(dir), before);
   } finally {
