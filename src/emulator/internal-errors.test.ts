@@ -23,9 +23,12 @@ const get = (path: string): HttpRequest => ({
 });
 
 /** An API whose runs service throws `error` from GET /v1/runs/{id}. */
-function api(error: unknown, reported: unknown[]): ApiDeps {
+function api(error: unknown, reported: unknown[], said: string[] = []): ApiDeps {
   const service = { get: () => { throw error; } };
-  return { service, registry: {}, gateway, clock: {}, durable: true, onInternalError: (e: unknown) => void reported.push(e) } as unknown as ApiDeps;
+  return {
+    service, registry: {}, gateway, clock: {}, durable: true, onInternalError: (e: unknown) => void reported.push(e),
+    onStoreFailure: (request: string, e: StoreUnavailable) => void said.push(`${request}: ${e.message}`),
+  } as unknown as ApiDeps;
 }
 
 const PAGE = '500 Internal Server Error\n\nServer got itself in trouble';
@@ -39,13 +42,15 @@ test('a bug in a /v1 handler is answered with aiohttp\'s 500 page and reported',
   assert.deepEqual(reported, [bug]);
 });
 
-test('where Hermes itself raises (a Python exception, a SQLite error) the page is Hermes\'s answer: nothing is reported', async () => {
-  for (const error of [new UnhandledHermesException('KeyError'), new StoreUnavailable('busy', 'locked')]) {
+test('where Hermes itself raises (a Python exception, a SQLite error) the page is Hermes\'s answer: no bug is reported; a store\'s failure is said', async () => {
+  for (const [error, says] of [[new UnhandledHermesException('KeyError'), []], [new StoreUnavailable('busy', 'locked'), ['GET /v1/runs/run_x: locked']]] as const) {
     const reported: unknown[] = [];
-    const res = await handleApi(get('/v1/runs/run_x'), api(error, reported));
+    const said: string[] = [];
+    const res = await handleApi(get('/v1/runs/run_x'), api(error, reported, said));
     assert.equal(res.status, 500);
     assert.equal(res.body, PAGE);
     assert.deepEqual(reported, []);
+    assert.deepEqual(said, says);
   }
 });
 

@@ -1,6 +1,7 @@
 // `hermetic serve` as a person meets it, through the real bin: help, plain refusals with codes and exit codes, the
 // start-up banner, and store paths that must already have their folder.
 import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { after, before, it } from 'node:test';
 import { serveOptions } from '../../src/emulator/serve/cli.js';
 import { HermeticError } from '../../src/shared/errors.js';
 import { runBin, runBinAsync, spawnServe } from '../support/process.js';
+import { waitFor } from '../support/wait.js';
 
 let dir: string;
 before(() => {
@@ -120,6 +122,33 @@ it('without --db, two servers keep private stores: a key used on one never repla
     b.child.kill('SIGTERM');
     assert.deepEqual([await a.exited, await b.exited], [0, 0]);
   }
+});
+
+it('a store that fails a request (a lock held past --lock-timeout) gets aiohttp\'s 500 page, says why on stderr, keeps nothing and lives on', async () => {
+  const db = join(dir, 'locked.db');
+  const server = await spawnServe(['--port', '0', '--db', db, '--lock-timeout', '0.2', '--quiet']);
+  const submit = () => fetch(`${server.url}/v1/runs`, { method: 'POST', headers: { 'Idempotency-Key': 'k' }, body: '{"input":"x"}' });
+  try {
+    const other = new Database(db);
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      const refused = await submit();
+      assert.deepEqual([refused.status, await refused.text()], [500, '500 Internal Server Error\n\nServer got itself in trouble']);
+      const line = await waitFor(() => server.output().split('\n').find((l) => l.includes('500 page')), 'the line that says why');
+      assert.match(line, /^hermetic: POST \/v1\/runs answered aiohttp's 500 page, as Hermes does when its store raises: The store is locked by another connection \(.+\): database is locked$/);
+    } finally {
+      other.exec('COMMIT');
+      other.close();
+    }
+    // Nothing of the refused request was kept: the key starts a new run.
+    const accepted = await submit();
+    assert.equal(accepted.status, 202);
+    assert.equal(((await accepted.json()) as { replayed: boolean }).replayed, false);
+  } finally {
+    server.child.kill('SIGTERM');
+    assert.equal(await server.exited, 0);
+  }
+  assert.doesNotMatch(server.output(), /internal error|^\s+at /m);
 });
 
 it('--run-table and --lock-timeout reach the emulator, and bad values are refused', () => {

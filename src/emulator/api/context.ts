@@ -3,6 +3,7 @@ import type { Clock } from '../../shared/clock.js';
 import type { GatewaySettings } from '../gateway.js';
 import type { HttpRequest, HttpResponse } from '../http.js';
 import type { RunRegistry } from '../runs/registry.js';
+import type { StoreUnavailable } from '../runs/run-table.js';
 import type { RunService } from '../runs/service.js';
 import type { SessionService } from '../sessions/index.js';
 import type { Route } from './routes.js';
@@ -18,6 +19,8 @@ export interface ApiDeps {
   readonly durable: boolean;
   /** A bug in Hermetic surfaced while answering (the client gets aiohttp's 500 page, as for a Hermes exception). */
   readonly onInternalError: (error: unknown) => void;
+  /** The store failed a request, which was answered aiohttp's 500 page (namespaces/store-failures.ts says why). */
+  readonly onStoreFailure: (request: string, error: StoreUnavailable) => void;
 }
 
 export interface ApiContext {

@@ -196,7 +196,8 @@ async function routed(req: HttpRequest, deps: ApiDeps, route: Route, params: Rec
     if (e instanceof RaisedAnswer) return { response: e.response, raised: true };
     // Where Hermes raises (a Python exception, a SQLite error) aiohttp answers its 500 page; so do we. Anything else
     // is a bug of ours: the client still gets the page (there is no better answer), and the bug is reported.
-    if (!(e instanceof UnhandledHermesException) && !(e instanceof StoreUnavailable)) deps.onInternalError(e);
+    if (e instanceof StoreUnavailable) deps.onStoreFailure(`${req.method} ${req.path}`, e);
+    else if (!(e instanceof UnhandledHermesException)) deps.onInternalError(e);
     return { response: internalErrorPage(acceptsHtml(req)), raised: true };
   }
 }

@@ -32,6 +32,7 @@ import { BorrowedClock, type NamespaceClock } from './borrowed-clock.js';
 import type { CheckpointPart } from './checkpoint-part.js';
 import { Checkpoints, type CheckpointSummary, type TimelineView } from './checkpoints.js';
 import { DEFAULT_NAMESPACE } from './names.js';
+import type { StoreFailureReporter } from './store-failures.js';
 
 /** What every namespace of one emulator shares. */
 export interface NamespaceShared {
@@ -40,6 +41,8 @@ export interface NamespaceShared {
   /** Opens a namespace's run table: the default one on options.db, the others on a store private to them. */
   openStore(name: string): RunTable;
   readonly onInternalError: (error: unknown) => void;
+  /** Says why a request got the 500 page because the store failed (store-failures.ts); one for the whole emulator. */
+  readonly onStoreFailure: StoreFailureReporter;
   /** The emulator's namespaces (the admin routes that list, reset or describe them). */
   readonly namespaces: ControlledNamespaces;
   /** The fault rules for every namespace (`"namespace": "*"`), tried after each namespace's own (decision 0066). */
@@ -261,7 +264,7 @@ export class Namespace implements ControlledNamespace {
 
   /** A gateway over this namespace's clock, settings and store: run memory, agent, services, handler deps. */
   #build(owner: OwnerIdentity, store: RunTable): Core {
-    const { options, lock, onInternalError } = this.#shared;
+    const { options, lock, onInternalError, onStoreFailure } = this.#shared;
     const { clock, gateway } = this;
     const ids = this.#idSource();
     const registry = new RunRegistry(clock, store, owner, lock);
@@ -284,7 +287,7 @@ export class Namespace implements ControlledNamespace {
     });
     const deps: AppDeps = {
       clock,
-      api: { service, sessions, registry, gateway, clock, durable: this.durable, onInternalError },
+      api: { service, sessions, registry, gateway, clock, durable: this.durable, onInternalError, onStoreFailure },
       admin: { clock, gateway, registry, agent, onInternalError, namespace: this, namespaces: this.#shared.namespaces, adminKey: options.adminKey },
     };
     return { ids, registry, agent, service, turns, deps };
