@@ -7,6 +7,7 @@ import { createFrontDoor } from './front-door.js';
 import type { GatewaySettings } from './gateway.js';
 import type { HttpRequest, HttpResponse } from './http.js';
 import { DEFAULT_NAMESPACE, Namespaces, namespaceProblem } from './namespaces/index.js';
+import { limitedWarnings } from './namespaces/warnings.js';
 import { parseEmulatorOptions, type EmulatorOptions } from './options.js';
 import { realLockWait } from './store/busy.js';
 import { openRunTable } from './store/db.js';
@@ -79,13 +80,11 @@ function hangUp(answer: HttpResponse): void {
 export function createEmulator(input?: EmulatorOptions): Emulator {
   const options = parseEmulatorOptions(input);
   const lock = realLockWait(options.lockTimeout * 1000);
-  let lastWarning = -Infinity;
-  const onBackgroundError = (e: Error): void => {
-    // A locked store can fail a background commit every few ms: say so once every 10 s, not each time.
-    if (performance.now() - lastWarning < 10_000) return;
-    lastWarning = performance.now();
-    console.warn(`hermetic: ${e.message}; held status writes are retried, and nothing that shows them is answered until they are saved`);
-  };
+  // What the emulator could not do, on stderr: each kind at most once every 10 s (a locked store can fail a background
+  // commit every few ms, or every request under load).
+  const warn = limitedWarnings();
+  const onBackgroundError = (e: Error): void =>
+    warn('held-writes', `${e.message}; held status writes are retried, and nothing that shows them is answered until they are saved`);
   // The default namespace's rows live in options.db; every other namespace's in a store private to it (decision 0019).
   // A private store (db: null) is an in-memory database kept across the namespace's emulated restarts.
   const openStore = (name: string) =>
@@ -96,7 +95,7 @@ export function createEmulator(input?: EmulatorOptions): Emulator {
     ((error: unknown): void => {
       console.error(`hermetic: internal error (a bug in Hermetic, not an emulated Hermes error; please report it):\n${(error as Error)?.stack ?? String(error)}`);
     });
-  const namespaces = new Namespaces({ options, lock, openStore, onInternalError });
+  const namespaces = new Namespaces({ options, lock, openStore, onInternalError, warn });
   const main = namespaces.default;
   const handleRequest = createFrontDoor(namespaces, options);
   // An in-process request holds the process open until it is answered (a streamed answer: until its body ends or is

@@ -7,7 +7,7 @@ import { EVERY_NAMESPACE, Faults } from '../faults/index.js';
 import type { ControlledNamespaces, NamespaceSummary } from '../admin/context.js';
 import { DEFAULT_NAMESPACE } from './names.js';
 import { Namespace, type NamespaceShared } from './namespace.js';
-import { storeFailureReporter, type StoreFailureReporter } from './store-failures.js';
+import { limitedWarnings, type Warn } from './warnings.js';
 
 export { DEFAULT_NAMESPACE, NAMESPACE_HEADER, NAMESPACE_PREFIX, namespaceProblem, selectNamespace } from './names.js';
 export { initialSettings, Namespace } from './namespace.js';
@@ -23,7 +23,7 @@ export class Namespaces implements ControlledNamespaces {
   /** Namespaces evicted to stay under the cap since the emulator started (metrics). */
   evicted = 0;
 
-  constructor(shared: Omit<NamespaceShared, 'namespaces' | 'faultsEverywhere' | 'onStoreFailure'> & { onStoreFailure?: StoreFailureReporter }) {
+  constructor(shared: Omit<NamespaceShared, 'namespaces' | 'faultsEverywhere' | 'warn'> & { warn?: Warn }) {
     const { options } = shared;
     // The rules for every namespace: one list, never asked to answer (each namespace's Faults tries them), so its
     // clock is never waited on; its draws follow a seed of its own.
@@ -37,7 +37,7 @@ export class Namespaces implements ControlledNamespaces {
       // ids would then refuse them there (the namespace could neither be made nor reset).
       reservedIds: new Set(options.faults.flatMap((r) => (r.namespace !== EVERY_NAMESPACE && r.id !== null ? [r.id] : []))),
     });
-    this.#shared = { ...shared, onStoreFailure: shared.onStoreFailure ?? storeFailureReporter(), namespaces: this, faultsEverywhere };
+    this.#shared = { ...shared, warn: shared.warn ?? limitedWarnings(), namespaces: this, faultsEverywhere };
     this.#max = shared.options.maxNamespaces;
     this.default = new Namespace(DEFAULT_NAMESPACE, this.#shared);
   }

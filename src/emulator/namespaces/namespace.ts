@@ -32,7 +32,7 @@ import { BorrowedClock, type NamespaceClock } from './borrowed-clock.js';
 import type { CheckpointPart } from './checkpoint-part.js';
 import { Checkpoints, type CheckpointSummary, type TimelineView } from './checkpoints.js';
 import { DEFAULT_NAMESPACE } from './names.js';
-import type { StoreFailureReporter } from './store-failures.js';
+import { backgroundFailureLine, storeFailureLine, type Warn } from './warnings.js';
 
 /** What every namespace of one emulator shares. */
 export interface NamespaceShared {
@@ -41,8 +41,8 @@ export interface NamespaceShared {
   /** Opens a namespace's run table: the default one on options.db, the others on a store private to them. */
   openStore(name: string): RunTable;
   readonly onInternalError: (error: unknown) => void;
-  /** Says why a request got the 500 page because the store failed (store-failures.ts); one for the whole emulator. */
-  readonly onStoreFailure: StoreFailureReporter;
+  /** Says on stderr what the emulator could not do, each kind at most once every 10 s (warnings.ts). */
+  readonly warn: Warn;
   /** The emulator's namespaces (the admin routes that list, reset or describe them). */
   readonly namespaces: ControlledNamespaces;
   /** The fault rules for every namespace (`"namespace": "*"`), tried after each namespace's own (decision 0066). */
@@ -156,12 +156,12 @@ export class Namespace implements ControlledNamespace {
     this.scenarios = new ScenarioBook(this, options.scenarios);
     // The recorder draws from whichever id stream the namespace has now (a reset starts a new one).
     const ids: IdSource = { uuid4Hex: () => this.#core.ids.uuid4Hex(), seeded: options.seed !== null };
-    this.#recorder = options.stateDb ? new StateDbRecorder(options.stateDb, { now: () => this.clock.now(), ids, eager: isDefault, onError: warn }) : null;
+    this.#recorder = options.stateDb ? new StateDbRecorder(options.stateDb, { now: () => this.clock.now(), ids, eager: isDefault, onError: (what, e) => shared.warn('state-db', backgroundFailureLine(what, e)) }) : null;
     // Sessions outlive the gateway's restarts, as Hermes's state.db does: the default namespace's beside its run rows
     // in the --db file, every other namespace's in memory, opened by its first write (decisions 0026, 0028).
     const sessionsFile = isDefault && options.db !== null && options.db !== ':memory:' ? options.db : ':memory:';
     const sessionTable = isDefault ? openSessionTable(sessionsFile, shared.lock) : new LazySessionTable(() => openSessionTable(':memory:', shared.lock));
-    this.sessions = new Sessions(sessionTable, shared.lock, (e) => warn('recording a turn into the sessions', e));
+    this.sessions = new Sessions(sessionTable, shared.lock, (e) => shared.warn('turns', backgroundFailureLine('recording a turn into the sessions', e)));
     const store = isDefault ? shared.openStore(name) : new LazyRunTable(() => shared.openStore(name));
     this.#core = this.#build(claimOwner(), store);
     this.#parts = [
@@ -264,7 +264,7 @@ export class Namespace implements ControlledNamespace {
 
   /** A gateway over this namespace's clock, settings and store: run memory, agent, services, handler deps. */
   #build(owner: OwnerIdentity, store: RunTable): Core {
-    const { options, lock, onInternalError, onStoreFailure } = this.#shared;
+    const { options, lock, onInternalError, warn } = this.#shared;
     const { clock, gateway } = this;
     const ids = this.#idSource();
     const registry = new RunRegistry(clock, store, owner, lock);
@@ -283,11 +283,11 @@ export class Namespace implements ControlledNamespace {
       gateway,
       lock,
       mirror: this.#recorder,
-      onMirrorError: (e) => warn('recording a session into the --state-db file', e),
+      onMirrorError: (e) => warn('state-db', backgroundFailureLine('recording a session into the --state-db file', e)),
     });
     const deps: AppDeps = {
       clock,
-      api: { service, sessions, registry, gateway, clock, durable: this.durable, onInternalError, onStoreFailure },
+      api: { service, sessions, registry, gateway, clock, durable: this.durable, onInternalError, onStoreFailure: (request, e) => warn('request', storeFailureLine(request, e)) },
       admin: { clock, gateway, registry, agent, onInternalError, namespace: this, namespaces: this.#shared.namespaces, adminKey: options.adminKey },
     };
     return { ids, registry, agent, service, turns, deps };
@@ -429,9 +429,4 @@ export class Namespace implements ControlledNamespace {
     this.sessions.close();
     this.#recorder?.close();
   }
-}
-
-/** A write Hermetic could not make in the background (the request it belongs to has been answered). */
-function warn(what: string, error: unknown): void {
-  console.warn(`hermetic: ${what} failed: ${(error as Error)?.message ?? String(error)}`);
 }
