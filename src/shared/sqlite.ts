@@ -264,6 +264,22 @@ export function openSnapshot(path: string, codes: SnapshotCodes, busyMs = 5000):
   return openCopy(path, codes, fail, failedAs(' (through a private copy)'));
 }
 
+/**
+ * A private copy of the SQLite file at `path` (with its -wal or -journal), read-write so SQLite can recover it there,
+ * removed by `close()`: for a database this user can read but not open in place (decision 0013).
+ */
+export function openPrivateCopy(path: string, codes: SnapshotCodes): Snapshot {
+  const fail = (e: unknown, how: string): never => {
+    if (e instanceof HermeticError) throw e;
+    throw new HermeticError(codes.open, `Cannot read ${path}${how}: ${(e as Error).message}.`);
+  };
+  const isStore = codes.isStore ?? isSqliteError;
+  return openCopy(path, codes, fail, (e) => {
+    if (e instanceof HermeticError || isStore(e)) fail(e, ' (through a private copy)');
+    throw e;
+  });
+}
+
 let swept = false;
 
 /** A process's start time (clock ticks since boot, /proc/<pid>/stat field 22), or '' where /proc is not there. */

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { accessSync, chmodSync, constants, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { HermeticError } from '../../../shared/errors.js';
-import type { Db } from '../../../shared/sqlite.js';
+import { openPrivateCopy, type Db } from '../../../shared/sqlite.js';
 import { DATASET_TABLES, DATASET_VERSION, type DatasetTable } from '../../dataset/columns.js';
 import { ledgerTimeZone } from '../../ledger/zone.js';
 import { ACTIVITY_TRIGGERS, DROPPED_INSERT_TRIGGERS, recomputeActivity } from './activity.js';
@@ -211,7 +211,12 @@ function writable(dir: string): boolean {
   }
 }
 
-/** Opens the dataset strictly read-only (for `hermetic query` and `status`); it must exist. */
+/**
+ * Opens the dataset strictly read-only (`report`, `query`, `status`, `web`, `export`); it must exist. In a folder this
+ * user may not write (read-only media, a backup, another user's dataset shared read-only) SQLite cannot make the
+ * -shm a WAL file needs beside it when none is there: the dataset is then read through a private copy in TMPDIR,
+ * removed when the connection closes (decision 0125).
+ */
 export function openDatasetReadOnly(home: string): Db {
   const path = join(home, DATASET_FILE);
   if (!existsSync(path)) {
@@ -220,24 +225,52 @@ export function openDatasetReadOnly(home: string): Db {
     throw new HermeticError('HERMETIC_DATASET_OPEN', `There is no dataset at ${path} yet; run "hermetic backfill" first.`);
   }
   try {
-    const db = new Database(path, { readonly: true, fileMustExist: true });
+    return checkedReadOnly(path, new Database(path, { readonly: true, fileMustExist: true }));
+  } catch (e) {
+    if (e instanceof HermeticError) throw e;
+    if (!((e as { code?: string }).code === 'SQLITE_CANTOPEN' && !writable(home) && readable(path))) {
+      throw new HermeticError('HERMETIC_DATASET_OPEN', `Cannot open the dataset at ${path}: ${(e as Error).message}.`);
+    }
+  }
+  const copy = openPrivateCopy(path, { open: 'HERMETIC_DATASET_OPEN', notSqlite: 'HERMETIC_DATASET_OPEN' });
+  // The caller closes the connection as any other: closing it removes the copy too (copy.close closes the connection
+  // with its own close, put back first).
+  const close = copy.db.close;
+  copy.db.close = () => {
+    copy.db.close = close;
+    copy.close();
+    return copy.db;
+  };
+  try {
+    return checkedReadOnly(path, copy.db);
+  } catch (e) {
+    if (e instanceof HermeticError) throw e;
+    throw new HermeticError('HERMETIC_DATASET_OPEN', `Cannot open the dataset at ${path} (through a private copy): ${(e as Error).message}.`);
+  }
+}
+
+/** `db` once it is known to be a dataset this Hermetic can read (its version, its tables); closed when it is not. */
+function checkedReadOnly(path: string, db: Db): Db {
+  try {
     db.pragma('busy_timeout = 5000');
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version > DATASET_VERSION) {
-      db.close();
       throw new HermeticError('HERMETIC_DATASET_VERSION', `${path} is at dataset version ${version}, newer than this Hermetic's ${DATASET_VERSION}; upgrade Hermetic to use it.`);
     }
-    if (version === DATASET_VERSION) {
-      try {
-        checkTables(db, path);
-      } catch (e) {
-        db.close();
-        throw e;
-      }
-    }
+    if (version === DATASET_VERSION) checkTables(db, path);
     return db;
   } catch (e) {
-    if (e instanceof HermeticError) throw e;
-    throw new HermeticError('HERMETIC_DATASET_OPEN', `Cannot open the dataset at ${path}: ${(e as Error).message}.`);
+    db.close();
+    throw e;
+  }
+}
+
+/** Whether this process may read the file at `path`. */
+function readable(path: string): boolean {
+  try {
+    accessSync(path, constants.R_OK);
+    return true;
+  } catch {
+    return false;
   }
 }
