@@ -1,7 +1,7 @@
 // better-sqlite3 openers: read-write stores with WAL and a busy timeout, read-only readers for foreign stores, and a
 // snapshot reader that leaves a store's folder exactly as it found it (decision 0013).
 import Database from 'better-sqlite3';
-import { chmodSync, closeSync, constants, copyFileSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statfsSync, statSync } from 'node:fs';
+import { accessSync, chmodSync, closeSync, constants, copyFileSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statfsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { byteSize } from './byte-size.js';
@@ -34,7 +34,24 @@ export function storePathProblem(path: string): string | null {
   if (parent instanceof Error) {
     return parent.code === 'ENOENT' || parent.code === 'ENOTDIR' ? `the folder ${dir} does not exist` : `${dir}: ${reason(parent)}`;
   }
-  return parent.isDirectory() ? null : `${dir} is not a folder`;
+  return parent.isDirectory() ? folderNotWritable(dir) : `${dir} is not a folder`;
+}
+
+/**
+ * Why this user cannot make files in `dir` (a read-only file system, no permission), or null when it can. SQLite
+ * makes a WAL file's -wal and -shm beside it, so a store in such a folder cannot be written even when it exists.
+ * @example folderNotWritable('/mnt/backup') // 'the folder /mnt/backup is on a read-only file system'
+ */
+export function folderNotWritable(dir: string): string | null {
+  try {
+    accessSync(dir, constants.W_OK | constants.X_OK);
+    return null;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EROFS') return `the folder ${dir} is on a read-only file system`;
+    if (code === 'EACCES' || code === 'EPERM') return `this user may not write in the folder ${dir}`;
+    return null;
+  }
 }
 
 /**
@@ -56,7 +73,9 @@ export function openReadWrite(path: string): Db {
     }
     return db;
   } catch (e) {
-    throw new HermeticError('HERMETIC_STORE_OPEN', `Cannot open the store at ${path}: ${(e as Error).message}.`);
+    // An existing store in a folder this user cannot write: SQLite's "unable to open database file" said as the folder's.
+    const why = path === ':memory:' ? null : folderNotWritable(dirname(path));
+    throw new HermeticError('HERMETIC_STORE_OPEN', `Cannot open the store at ${path}: ${why ?? (e as Error).message}.`);
   }
 }
 
@@ -181,7 +200,7 @@ function fingerprint(path: string): string {
   }).join(' ');
 }
 
-const READONLY_REFUSALS = new Set(['SQLITE_READONLY_ROLLBACK', 'SQLITE_READONLY_RECOVERY', 'SQLITE_READONLY_CANTINIT', 'SQLITE_CANTOPEN']);
+const READONLY_REFUSALS = new Set(['SQLITE_READONLY_ROLLBACK', 'SQLITE_READONLY_RECOVERY', 'SQLITE_READONLY_CANTINIT', 'SQLITE_READONLY_DIRECTORY', 'SQLITE_CANTOPEN']);
 
 /** Whether readSnapshot would read a private copy of the store (SQLite would otherwise create files beside it). */
 export function readsCopy(path: string): boolean {

@@ -2,11 +2,11 @@
 // by the writer's opener and the read-only one alike, and never met later by a statement as a bug.
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
-import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { copyFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { readOnlyFolder, type ReadOnlyFolder } from '../../../shared/testing/read-only-folder.js';
 import { tempDir } from '../../../state-db/testing/fixtures.js';
 import { DATASET_FILE, openDataset, openDatasetReadOnly } from './dataset.js';
 
@@ -28,24 +28,16 @@ test('a dataset missing a table (removed by hand) is refused by both openers, na
   }
 });
 
-test('a dataset in a folder this user may not write (read-only media, another user\'s) is read through a private copy, gone at close; nothing appears beside it', (t) => {
+test('a dataset in a folder this user may not write (read-only media, another user\'s) is read through a private copy, gone at close; nothing appears beside it; writing it is refused in words', (t) => {
   const { dir, cleanup } = tempDir('hermetic-dataset-readonly-');
   const folder = join(dir, 'ro');
-  const root = process.getuid?.() === 0;
-  let mounted = false;
+  let ro: ReadOnlyFolder | null = null;
   try {
     const db = openDataset(dir);
     db.prepare("INSERT INTO dataset_meta (key, value) VALUES ('probe', 'written before')").run();
     db.close();
-    mkdirSync(folder);
-    // Root may write in any folder: only a read-only mount stops it. Anyone else: a folder without write permission.
-    if (root) {
-      if (spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', folder]).status !== 0) return t.skip('this system refused a tmpfs');
-      mounted = true;
-    }
-    copyFileSync(join(dir, DATASET_FILE), join(folder, DATASET_FILE));
-    if (root) assert.equal(spawnSync('mount', ['-o', 'remount,ro', folder]).status, 0);
-    else chmodSync(folder, 0o555);
+    ro = readOnlyFolder(folder, (p) => copyFileSync(join(dir, DATASET_FILE), join(p, DATASET_FILE)));
+    if (!ro) return t.skip('this system refused a tmpfs');
     const before = readdirSync(folder);
     const copies = () => readdirSync(tmpdir()).filter((n) => n.startsWith(`hermetic-snapshot-${process.pid}-`));
     const ours = copies().length;
@@ -56,9 +48,12 @@ test('a dataset in a folder this user may not write (read-only media, another us
     assert.equal(copies().length, ours, 'the copy goes with the connection');
     assert.equal(read.open, false);
     assert.deepEqual(readdirSync(folder), before, 'nothing beside the dataset');
+    const why = ro.why;
+    assert.throws(() => openDataset(folder), (e: Error & { code?: string }) => e.code === 'HERMETIC_DATASET_OPEN'
+      && e.message === `Cannot write the dataset at ${join(folder, DATASET_FILE)}: ${why} (report, query, status and web can still read it).`);
+    assert.deepEqual(readdirSync(folder), before);
   } finally {
-    if (mounted) spawnSync('umount', ['-l', folder]);
-    else if (existsSync(folder)) chmodSync(folder, 0o755);
+    ro?.release();
     cleanup();
   }
 });

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { accessSync, chmodSync, constants, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { HermeticError } from '../../../shared/errors.js';
-import { openPrivateCopy, type Db } from '../../../shared/sqlite.js';
+import { folderNotWritable, openPrivateCopy, type Db } from '../../../shared/sqlite.js';
 import { DATASET_TABLES, DATASET_VERSION, type DatasetTable } from '../../dataset/columns.js';
 import { ledgerTimeZone } from '../../ledger/zone.js';
 import { ACTIVITY_TRIGGERS, DROPPED_INSERT_TRIGGERS, recomputeActivity } from './activity.js';
@@ -193,23 +193,16 @@ export function openDatasetFile(home: string, path: string, journal: 'wal' | 'as
     return db;
   } catch (e) {
     if (e instanceof HermeticError) throw e;
-    // SQLite's "unable to open database file" for a folder this user may not write in: said as the folder's problem,
-    // and of the dataset (not of the build file a first pass writes it as).
+    // SQLite's "unable to open database file" for a folder this user cannot write in (a new file, or a WAL file's -shm):
+    // said as the folder's problem, and of the dataset (not of the build file a first pass writes it as). The reading
+    // commands read such a dataset all the same (openDatasetReadOnly).
     const dataset = join(home, DATASET_FILE);
-    if (!existsSync(path) && !writable(home)) throw new HermeticError('HERMETIC_DATASET_OPEN', `Cannot create the dataset at ${dataset}: this user may not write in ${home} (permission denied).`);
+    const why = folderNotWritable(home);
+    if (why) throw new HermeticError('HERMETIC_DATASET_OPEN', `Cannot ${existsSync(dataset) ? 'write' : 'create'} the dataset at ${dataset}: ${why}${existsSync(dataset) ? ' (report, query, status and web can still read it)' : ''}.`);
     throw new HermeticError('HERMETIC_DATASET_OPEN', `Cannot open the dataset at ${journal === 'aside' ? `${dataset} (being built as ${path})` : path}: ${(e as Error).message}.`);
   }
 }
 
-/** Whether this process may create files in `dir`. */
-function writable(dir: string): boolean {
-  try {
-    accessSync(dir, constants.W_OK | constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Opens the dataset strictly read-only (`report`, `query`, `status`, `web`, `export`); it must exist. In a folder this
@@ -228,7 +221,7 @@ export function openDatasetReadOnly(home: string): Db {
     return checkedReadOnly(path, new Database(path, { readonly: true, fileMustExist: true }));
   } catch (e) {
     if (e instanceof HermeticError) throw e;
-    if (!((e as { code?: string }).code === 'SQLITE_CANTOPEN' && !writable(home) && readable(path))) {
+    if (!(IN_PLACE_REFUSALS.has((e as { code?: string }).code ?? '') && folderNotWritable(home) !== null && readable(path))) {
       throw new HermeticError('HERMETIC_DATASET_OPEN', `Cannot open the dataset at ${path}: ${(e as Error).message}.`);
     }
   }
@@ -248,6 +241,13 @@ export function openDatasetReadOnly(home: string): Db {
     throw new HermeticError('HERMETIC_DATASET_OPEN', `Cannot open the dataset at ${path} (through a private copy): ${(e as Error).message}.`);
   }
 }
+
+/**
+ * What SQLite says when a read-only connection cannot use a WAL file where it is: no -shm and no way to make one
+ * (CANTOPEN as root on read-only media, READONLY_DIRECTORY for a folder without write permission), or a -wal to
+ * recover without write access.
+ */
+const IN_PLACE_REFUSALS = new Set(['SQLITE_CANTOPEN', 'SQLITE_READONLY_DIRECTORY', 'SQLITE_READONLY_CANTINIT', 'SQLITE_READONLY_RECOVERY']);
 
 /** `db` once it is known to be a dataset this Hermetic can read (its version, its tables); closed when it is not. */
 function checkedReadOnly(path: string, db: Db): Db {
