@@ -251,16 +251,7 @@ export function openSnapshot(path: string, codes: SnapshotCodes, busyMs = 5000):
   // Bytes 18 and 19 are 2 in a WAL store: a read-only connection would then create the -wal and -shm it lacks.
   const walHeader = header[18] === 2 || header[19] === 2;
   const inPlace = has('-wal') ? has('-shm') : !walHeader;
-  const fail = (e: unknown, how: string): never => {
-    if (e instanceof HermeticError) throw e;
-    throw new HermeticError(codes.open, `Cannot read ${path}${how}: ${(e as Error).message}.`);
-  };
-  // What a read throws: the store's errors in words, anything else (a bug) untouched, with its stack.
-  const isStore = codes.isStore ?? isSqliteError;
-  const failedAs = (how: string) => (e: unknown): never => {
-    if (e instanceof HermeticError || isStore(e)) fail(e, how);
-    throw e;
-  };
+  const { fail, failedAs } = failures(path, codes);
   if (inPlace) {
     let db: Db | null = null;
     try {
@@ -288,15 +279,25 @@ export function openSnapshot(path: string, codes: SnapshotCodes, busyMs = 5000):
  * removed by `close()`: for a database this user can read but not open in place (decision 0013).
  */
 export function openPrivateCopy(path: string, codes: SnapshotCodes): Snapshot {
+  const { fail, failedAs } = failures(path, codes);
+  return openCopy(path, codes, fail, failedAs(' (through a private copy)'));
+}
+
+/**
+ * How a snapshot says a failure: `fail` turns an error into `codes.open` with the path; `failedAs` does so for what a
+ * read throws when it is the store's, and lets anything else (a bug) through untouched, with its stack.
+ */
+function failures(path: string, codes: SnapshotCodes): { fail: (e: unknown, how: string) => never; failedAs: (how: string) => (e: unknown) => never } {
   const fail = (e: unknown, how: string): never => {
     if (e instanceof HermeticError) throw e;
     throw new HermeticError(codes.open, `Cannot read ${path}${how}: ${(e as Error).message}.`);
   };
   const isStore = codes.isStore ?? isSqliteError;
-  return openCopy(path, codes, fail, (e) => {
-    if (e instanceof HermeticError || isStore(e)) fail(e, ' (through a private copy)');
+  const failedAs = (how: string) => (e: unknown): never => {
+    if (e instanceof HermeticError || isStore(e)) fail(e, how);
     throw e;
-  });
+  };
+  return { fail, failedAs };
 }
 
 let swept = false;
@@ -344,7 +345,7 @@ function sweepDeadCopies(): void {
 }
 
 /** Why a store is copied at all, for the messages that say a copy failed (decision 0013). */
-const WHY_COPY = 'A store that SQLite cannot read in place without creating files beside it (in WAL mode with no -shm, as Hermes leaves it when it is not running, or one to recover) is read through a private copy:';
+const WHY_COPY = 'A SQLite file that cannot be read in place without creating files beside it (in WAL mode with no -shm, as Hermes and the forwarder leave theirs when they stop, in a folder this user cannot write, or one to recover) is read through a private copy:';
 
 /** The bytes a private copy of `path` takes: the store with its `-wal` and `-journal`. */
 function copyBytes(path: string): number {

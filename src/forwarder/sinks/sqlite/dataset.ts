@@ -203,7 +203,6 @@ export function openDatasetFile(home: string, path: string, journal: 'wal' | 'as
   }
 }
 
-
 /**
  * Opens the dataset strictly read-only (`report`, `query`, `status`, `web`, `export`); it must exist. In a folder this
  * user may not write (read-only media, a backup, another user's dataset shared read-only) SQLite cannot make the
