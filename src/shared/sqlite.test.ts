@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { tempDir } from '../state-db/testing/fixtures.js';
 import { folderNotWritable, openReadWrite, storePathProblem } from './sqlite.js';
-import { readOnlyFolder } from './testing/read-only-folder.js';
+import { readOnlyFolder } from './testing/small-disks.js';
 
 test('a store in a folder this user cannot write: storePathProblem and openReadWrite say the folder\'s problem', (t) => {
   const { dir, cleanup } = tempDir('hermetic-sqlite-readonly-');

@@ -4,11 +4,11 @@
 // and catches up by itself. The injected SQLITE_FULL of pipeline/isolation.test.ts is the same promise without a disk.
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { mountable, smallDisk, type SmallDisk } from '../../src/shared/testing/small-disks.js';
 import { generatedStore } from '../../src/state-db/testing/generated.js';
 import { childEnv, COMPARED_TABLES, datasetCount, datasetDifferences, datasetRows, keptDifferencesIn, ledgerDifferences, spawnHermetic, STACK_LINE, type DatasetRows } from '../support/forwarder-harness.js';
 import { runMain } from '../support/process.js';
@@ -16,25 +16,20 @@ import { waitFor } from '../support/wait.js';
 
 const TABLES = [...COMPARED_TABLES, 'usage_ledger', 'tool_usage', 'delegations'];
 const FULL = /^hermetic: Cannot write to the dataset: database or disk is full\. \[HERMETIC_DATASET_WRITE\]$/m;
-const mountable = process.platform === 'linux' && process.getuid?.() === 0;
 
-describe('a dataset on a disk that fills up', { skip: mountable ? false : 'mounting a small tmpfs needs root on Linux' }, () => {
+describe('a dataset on a disk that fills up', { skip: mountable }, () => {
   let dir: string;
   let env: NodeJS.ProcessEnv;
   let store: string;
   /** The dataset the store gives on a disk with room. */
   let expected: DatasetRows;
-  const mounted: string[] = [];
-
-  /** A tmpfs of `size` (mount's units: 2m); null when this system refuses one. */
-  function smallDisk(name: string, size: string): string | null {
-    const path = join(dir, name);
-    mkdirSync(path);
-    if (spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', path]).status !== 0) return null;
-    mounted.push(path);
-    return path;
-  }
-  const grow = (path: string) => assert.equal(spawnSync('mount', ['-o', 'remount,size=64m', path]).status, 0, `remount ${path}`);
+  const disks: SmallDisk[] = [];
+  /** A 2 MB tmpfs in the test's folder; null when this system refuses one. */
+  const fullDisk = (name: string) => {
+    const disk = smallDisk(join(dir, name), '2m');
+    if (disk) disks.push(disk);
+    return disk;
+  };
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'hermetic-full-disk-'));
@@ -50,14 +45,14 @@ describe('a dataset on a disk that fills up', { skip: mountable ? false : 'mount
     assert.ok(statSync(join(room, 'hermetic.db')).size > 4e6, `${statSync(join(room, 'hermetic.db')).size} bytes`);
   });
   after(() => {
-    for (const path of mounted) spawnSync('umount', ['-l', path]);
+    for (const disk of disks) disk.release();
     rmSync(dir, { recursive: true, force: true });
   });
 
   it('backfill: one line and exit 1; what it published is whole; with room, the next run finishes it as one run with room would', async (t) => {
-    const disk = smallDisk('backfill', '2m');
+    const disk = fullDisk('backfill');
     if (!disk) return t.skip('this system refused a tmpfs');
-    const home = join(disk, 'home');
+    const home = join(disk.path, 'home');
     const first = spawnHermetic(['backfill', '--state-db', store, '--home', home], { env });
     assert.equal((await first.exited).code, 1);
     assert.match(first.stderr(), FULL);
@@ -81,7 +76,7 @@ describe('a dataset on a disk that fills up', { skip: mountable ? false : 'mount
     const again = spawnHermetic(['backfill', '--state-db', store, '--home', home], { env });
     assert.equal((await again.exited).code, 1);
     assert.match(again.stderr(), FULL);
-    grow(disk);
+    disk.grow('64m');
     const done = spawnHermetic(['backfill', '--state-db', store, '--home', home], { env });
     assert.equal((await done.exited).code, 0, done.stderr());
     assert.deepEqual(datasetDifferences(datasetRows(home, TABLES), expected), []);
@@ -90,12 +85,12 @@ describe('a dataset on a disk that fills up', { skip: mountable ? false : 'mount
   });
 
   it('forward: says it once, keeps running, and catches up by itself once there is room; SIGTERM ends it with 0', async (t) => {
-    const disk = smallDisk('forward', '2m');
+    const disk = fullDisk('forward');
     if (!disk) return t.skip('this system refused a tmpfs');
-    const home = join(disk, 'home');
+    const home = join(disk.path, 'home');
     const h = spawnHermetic(['forward', '--interval', '1s', '--state-db', store, '--home', home], { env });
     assert.ok(await h.line(/HERMETIC_DATASET_WRITE/), h.stderr());
-    grow(disk);
+    disk.grow('64m');
     await waitFor(() => datasetCount(home, 'messages') === expected.messages!.length, 'forward to catch up');
     h.child.kill('SIGTERM');
     assert.equal((await h.exited).code, 0, h.stderr());

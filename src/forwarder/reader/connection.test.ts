@@ -3,14 +3,14 @@
 // retried with backoff, a writer's lock waited out.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { HermeticError } from '../../shared/errors.js';
 import { copyProblem } from '../../shared/sqlite.js';
+import { mountable, smallDisk } from '../../shared/testing/small-disks.js';
 import { createStore } from '../../state-db/schema/create.js';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { primaryCode, readStore } from './connection.js';
@@ -183,19 +183,14 @@ test('a private copy with no room says so: the room it needs, where, and TMPDIR;
 }));
 
 // A real full folder: a 1 MB tmpfs as TMPDIR, where the system lets this process mount one (root on Linux).
-const mountable = process.platform === 'linux' && process.getuid?.() === 0;
-test('a store whose private copy does not fit in TMPDIR is refused before any of it is written, says what to do, and leaves nothing', { skip: mountable ? false : 'mounting a small tmpfs needs root on Linux' }, (t) => withStore('wal', (path, dir) => {
+test('a store whose private copy does not fit in TMPDIR is refused before any of it is written, says what to do, and leaves nothing', { skip: mountable }, (t) => withStore('wal', (path, dir) => {
   const db = new (createRequire(import.meta.url)('better-sqlite3'))(path);
   db.exec('CREATE TABLE pad (x); INSERT INTO pad VALUES (zeroblob(3000000))');
   db.close();
   const before = folder(dir);
-  const small = join(dir, '..', `${dir.split('/').pop()}-tmpfs`);
-  mkdirSync(small);
-  const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', small], { encoding: 'utf8' });
-  if (mount.status !== 0) {
-    rmdirSync(small);
-    return t.skip(`this system refused a tmpfs: ${mount.stderr.trim()}`);
-  }
+  const disk = smallDisk(join(dir, '..', `${dir.split('/').pop()}-tmpfs`), '1m');
+  if (!disk) return t.skip('this system refused a tmpfs');
+  const small = disk.path;
   const bytes = readFileSync(path).length;
   const saved = process.env.TMPDIR;
   try {
@@ -208,7 +203,7 @@ test('a store whose private copy does not fit in TMPDIR is refused before any of
   } finally {
     if (saved === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = saved;
-    spawnSync('umount', ['-l', small]);
+    disk.release();
     rmdirSync(small);
   }
 })());

@@ -6,7 +6,7 @@ import { copyFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { readOnlyFolder, type ReadOnlyFolder } from '../../../shared/testing/read-only-folder.js';
+import { readOnlyFolder, type ReadOnlyFolder } from '../../../shared/testing/small-disks.js';
 import { tempDir } from '../../../state-db/testing/fixtures.js';
 import { DATASET_FILE, openDataset, openDatasetReadOnly } from './dataset.js';
 
