@@ -70,6 +70,7 @@ export const ERROR_CODES = {
   HERMETIC_WEB_CROSS_SITE: { status: 403, summary: 'hermetic web refused a request another site\'s page made (its Sec-Fetch-Site is cross-site or same-site): an image, a fetch or a script from elsewhere reads nothing; following a link to the dashboard\'s page is answered.' },
   HERMETIC_WEB_METHOD: { status: 405, summary: 'hermetic web only reads: it answers GET and HEAD, and says so in Allow.' },
   HERMETIC_POLICY_LIST: { status: 500, summary: 'The machine-local usage-policy list cannot be read or is malformed; forwarding stops rather than guess (fail closed).' },
+  HERMETIC_POLICY_UNREAD: { status: 503, summary: 'A .hypignore could not be looked for because the process ran out of a resource for a moment (open files, memory); the session waits in quarantine and is judged again, never taken as ignored for it.' },
   HERMETIC_POLICY_PATH: { status: 400, summary: 'hermetic policy check was given a path that does not exist or is not a folder, or hermetic forget --scope a file (a folder that is gone can still be forgotten).' },
   HERMETIC_FORGET_NONE: { status: 400, summary: 'hermetic forget removed nothing: no forwarded session matches, or none that matches is ignored by the usage policy now (only sessions a .hypignore or the machine-local list now says `ignore` for are forgotten).' },
   HERMETIC_SINK_OTLP_URL: { status: 400, summary: 'An OTLP sink URL is not otlp+http://, otlp+https://, otlp+http-json:// or otlp+https-json:// followed by a host (and an optional path), or it carries a query or fragment.' },

@@ -81,3 +81,11 @@ test('an injected reader: EACCES means ignore, ENOENT means no file', () => {
   assert.deepEqual(readDotfile('/x', eacces), { class: 'ignore', declared: null, clamped: true });
   assert.equal(readDotfile('/x', enoent), null);
 });
+
+test('a reader that could not look (out of descriptors or memory) is no verdict: HERMETIC_POLICY_UNREAD, not ignore', () => {
+  for (const [code, words] of [['EMFILE', 'this process has too many files open (EMFILE)'], ['ENFILE', 'the system has too many files open (ENFILE)'], ['ENOMEM', 'out of memory (ENOMEM)']]) {
+    const failing = () => { throw Object.assign(new Error(code!), { code }); };
+    assert.throws(() => readDotfile('/x', failing), (e: Error & { code?: string }) => e.code === 'HERMETIC_POLICY_UNREAD'
+      && e.message === `Cannot look for /x/.hypignore: ${words}; the session is judged again later, not taken as ignored.`);
+  }
+});

@@ -1,6 +1,7 @@
 // The `.hypignore` file: its text format and what an unreadable one means (spec forwarding §4).
 import { join } from 'node:path';
-import { isAbsent, readTextFile, type ReadTextFile } from './io.js';
+import { HermeticError } from '../../shared/errors.js';
+import { errorCode, isAbsent, readTextFile, type ReadTextFile } from './io.js';
 
 export const DOTFILE_NAME = '.hypignore';
 
@@ -47,7 +48,19 @@ export function readDotfile(dir: string, readFile: ReadTextFile = readTextFile):
   try {
     text = readFile(join(dir, DOTFILE_NAME));
   } catch (e) {
-    return isAbsent(e) ? null : UNREADABLE_DOTFILE;
+    if (isAbsent(e)) return null;
+    // This process could not look (out of descriptors or memory): that says nothing of a file. The session waits in
+    // quarantine and is judged again, rather than taken as ignored (decision 0126).
+    const short = COULD_NOT_LOOK[errorCode(e) ?? ''];
+    if (short) throw new HermeticError('HERMETIC_POLICY_UNREAD', `Cannot look for ${join(dir, DOTFILE_NAME)}: ${short}; the session is judged again later, not taken as ignored.`);
+    return UNREADABLE_DOTFILE;
   }
   return parseDotfile(text);
 }
+
+/** Failures of the looking, not of a file: this process, or the system, out of a resource for a moment. */
+const COULD_NOT_LOOK: Record<string, string> = {
+  EMFILE: 'this process has too many files open (EMFILE)',
+  ENFILE: 'the system has too many files open (ENFILE)',
+  ENOMEM: 'out of memory (ENOMEM)',
+};
