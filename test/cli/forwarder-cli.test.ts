@@ -165,6 +165,17 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
         + 'backfill: 2 sessions outside the window were not read (hermetic status counts them as pending, and a report over their days says they are missing; a backfill without --since, or hermetic forward, reads them).\n']);
     });
 
+    it('a HERMETIC_TZ that is not a zone refuses backfill and forward before anything is read or made: exit 2, one line', async () => {
+      for (const command of ['backfill', 'forward']) {
+        const where = home(`bad-zone-${command}`);
+        const h = spawnHermetic([command, ...(command === 'forward' ? ['--once'] : []), '--state-db', fixtures.basic, '--home', where], { env: { ...env, HERMETIC_TZ: 'Mars/Olympus' } });
+        assert.equal((await h.exited).code, 2, command);
+        assert.equal(h.stderr(), `hermetic: "Mars/Olympus" (HERMETIC_TZ) is not a time zone; use an IANA name such as Europe/Berlin, or UTC. [HERMETIC_OPTIONS_INVALID]\nRun "hermetic ${command} --help" for the options.\n`);
+        assert.equal(h.stdout(), '');
+        assert.equal(existsSync(where), false, 'no home, no build file');
+      }
+    });
+
     it('--since and --until with ISO dates select exact sessions of the fixtures (mid-2026)', async () => {
       const window = async (name: string, ...flags: string[]) => {
         const r = await inProcess('backfill', ...all(), '--home', home(name), '--json', ...flags);

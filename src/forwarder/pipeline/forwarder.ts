@@ -242,6 +242,9 @@ export function createForwarder(input: ForwarderOptions = {}): Forwarder {
   // An explicit `hermesHome: undefined` means "no HERMES_HOME", where leaving it out means the environment's.
   const options: ForwarderOptions = 'hermesHome' in (input ?? {}) ? { ...checked, hermesHome: checked.hermesHome } : (({ hermesHome: _, ...rest }) => rest)(checked);
   const home = resolve(hermeticHome(options.home));
+  // HERMETIC_TZ is checked with the options, not first when a pass opens the dataset: there a bad zone was said as
+  // the store's failure (decision 0126, addendum).
+  explicitTimeZone(options.timeZone);
   const readWorker = readWorkerMode(options.readWorker);
   const now = options.now ?? Date.now;
   // Opened on the first write: a pass that writes nothing creates no dataset.

@@ -1,7 +1,7 @@
 // The embedded dataset: one SQLite file (default ~/.hermetic/hermetic.db) in WAL mode so queries run while the
 // forwarder writes, its schema generated from dataset/columns.ts and versioned with `PRAGMA user_version`.
 import Database from 'better-sqlite3';
-import { accessSync, chmodSync, constants, existsSync } from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { HermeticError } from '../../../shared/errors.js';
 import { folderNotWritable, openPrivateCopy, type Db } from '../../../shared/sqlite.js';
@@ -173,10 +173,11 @@ export function openDataset(home: string, options: DatasetOptions = {}): Db {
  * by one process alone (first-build.ts): its rollback journal in memory and no syncs, so each page is written once.
  */
 export function openDatasetFile(home: string, path: string, journal: 'wal' | 'aside', options: DatasetOptions = {}): Db {
+  let db: Db | null = null;
   try {
     makeDirs(home, 'HERMETIC_DATASET_OPEN', 0o700);
     const fresh = !existsSync(path);
-    const db = new Database(path);
+    db = new Database(path);
     db.pragma('busy_timeout = 5000');
     // A build holds its file's lock from its first write (the schema, below) to its close: build-files.ts tells a
     // build under way from one killed by it.
@@ -192,6 +193,9 @@ export function openDatasetFile(home: string, path: string, journal: 'wal' | 'as
     migrate(db, path, options);
     return db;
   } catch (e) {
+    db?.close();
+    // A build that failed to open is nobody's (its name is this process's): gone at once, not left to the next sweep.
+    if (journal === 'aside') for (const s of ['', '-journal']) rmSync(path + s, { force: true });
     if (e instanceof HermeticError) throw e;
     // SQLite's "unable to open database file" for a folder this user cannot write in (a new file, or a WAL file's -shm):
     // said as the folder's problem, and of the dataset (not of the build file a first pass writes it as). The reading

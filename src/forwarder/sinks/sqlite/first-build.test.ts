@@ -15,6 +15,7 @@ import { datasetDump, forwarderRig, type Rig } from '../../testing/index.js';
 import type { ForwarderOptions } from '../../pipeline/forwarder.js';
 import { buildAside } from '../../pipeline/forwarder.js';
 import { liveBuilds } from './build-files.js';
+import { startBuild } from './first-build.js';
 import { statusCommand } from '../../cli/status.js';
 import { openDataset, openDatasetReadOnly } from './dataset.js';
 import { printed } from '../../../shared/testing/console.js';
@@ -281,4 +282,14 @@ test('the size a build is published at: the option, else HERMETIC_BUILD_ASIDE, e
     assert.throws(() => buildAside(undefined, { HERMETIC_BUILD_ASIDE: bad }), (e: Error & { code?: string }) => e.code === 'HERMETIC_OPTIONS_INVALID' && e.message.includes('HERMETIC_BUILD_ASIDE'));
   }
   assert.throws(() => buildAside(-3), (e: Error & { code?: string }) => e.code === 'HERMETIC_OPTIONS_INVALID');
+});
+
+test('a build that cannot be opened (a time zone that is not one) is removed at once, not left to the next sweep', () => {
+  const { dir, cleanup } = tempDir('hermetic-build-fails-');
+  try {
+    assert.throws(() => startBuild(dir, { timeZone: 'Mars/Olympus' }), (e: Error & { code?: string }) => e.code === 'HERMETIC_OPTIONS_INVALID');
+    assert.deepEqual(readdirSync(dir), []);
+  } finally {
+    cleanup();
+  }
 });
