@@ -186,13 +186,11 @@ describe('unread sessions and withheld tables on the fleet store', () => {
   });
 
   it('a reader role granted SELECT before later versions added tables: the report runs and names the GRANT, the session page says it; granted, the owner\'s lines', async () => {
-    const db = fleetAUrl.split('/').pop()!;
-    const role = `reader_${db}`;
     // Granted on every table there was, then the tables fleet versions 2, 4 and 7 added taken back: as a role granted
     // before them has it.
-    pg.psql(`CREATE ROLE ${role} LOGIN PASSWORD 'reader-pw'; GRANT USAGE ON SCHEMA hermetic TO ${role}; GRANT SELECT ON ALL TABLES IN SCHEMA hermetic TO ${role};
-      REVOKE ALL ON hermetic.delegations, hermetic.row_issues, hermetic.backfill_unread FROM ${role}`, db);
-    const asRole = fleetAUrl.replace(`${pg.user}:${pg.password}`, `${role}:reader-pw`);
+    const db = fleetAUrl.split('/').pop()!;
+    const role = `reader_${db}`;
+    const asRole = pg.readerRole(fleetAUrl, role, ['delegations', 'row_issues', 'backfill_unread']);
     const owner = await lines(['--from', fleetAUrl]);
     assert.equal(owner.said.length, 2, `the owner's report has both notes: ${owner.said.join(' | ')}`);
     const denied = await lines(['--from', asRole]);

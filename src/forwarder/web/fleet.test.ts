@@ -237,9 +237,7 @@ describe('the fleet\'s page in Chromium', () => {
   it('a reader role granted SELECT before row_issues, backfill_unread and delegations were added: the overview says which notes it left out and the GRANT; a session page shows its transcript, the delegations withheld (decisions 0102, 0105)', async () => {
     const db = twinUrl.split('/').pop()!;
     const role = `reader_${db}`;
-    pg.psql(`CREATE ROLE ${role} LOGIN PASSWORD 'reader-pw'; GRANT USAGE ON SCHEMA hermetic TO ${role}; GRANT SELECT ON ALL TABLES IN SCHEMA hermetic TO ${role};
-      REVOKE ALL ON hermetic.row_issues, hermetic.backfill_unread, hermetic.delegations FROM ${role}`, db);
-    const asRole = twinUrl.replace(`${pg.user}:${pg.password}`, `${role}:reader-pw`);
+    const asRole = pg.readerRole(twinUrl, role, ['row_issues', 'backfill_unread', 'delegations']);
     await inBrowser(postgresSource(asRole, ZONE), '/?period=all', async (page) => {
       const notes = await page.$$eval('[data-figure="withheld"]', (els) => els.map((e) => [(e as HTMLElement).dataset.value, e.textContent]));
       assert.deepEqual(notes.map(([table]) => table), ['row_issues', 'backfill_unread']);
@@ -278,10 +276,7 @@ describe('following the fleet (decision 0119)', () => {
     await shipDatasets(url, [[dbB.name, B]]);
     const second = await version();
     assert.notEqual(second.version, first.version);
-    const role = `follower_${db}`;
-    pg.psql(`CREATE ROLE ${role} LOGIN PASSWORD 'follower-pw'; GRANT USAGE ON SCHEMA hermetic TO ${role}; GRANT SELECT ON ALL TABLES IN SCHEMA hermetic TO ${role};
-      REVOKE ALL ON hermetic.progress FROM ${role}`, db);
-    const asRole = await serve(postgresSource(url.replace(`${pg.user}:${pg.password}`, `${role}:follower-pw`), ZONE));
+    const asRole = await serve(postgresSource(pg.readerRole(url, `follower_${db}`, ['progress']), ZONE));
     assert.deepEqual(await version(asRole), { version: null, refresh_ms: 5000 });
     pg.psql('DROP TABLE hermetic.progress', db);
     assert.deepEqual(await version(), { version: null, refresh_ms: 5000 });

@@ -26,6 +26,11 @@ export interface PgCluster {
   createDatabase(name?: string): string;
   /** Runs SQL with psql against a database (default `postgres`) and returns its unaligned, tuples-only output. */
   psql(sql: string, database?: string): string;
+  /**
+   * A login role `name` that may read every table of the `hermetic` schema of the database at `url` but `revoked` (as
+   * a role granted before later versions added those tables), and the URL that connects as it.
+   */
+  readerRole(url: string, name: string, revoked: readonly string[]): string;
   /** Stops the server (`mode`: fast, the default, or immediate: a crash), keeping its data. */
   stop(mode?: 'fast' | 'immediate'): void;
   /** Starts it again on the same port. */
@@ -166,6 +171,12 @@ export async function startPostgres(): Promise<PgCluster> {
       const db = name ?? `t${process.pid}_${++n}_${Math.random().toString(36).slice(2, 8)}`;
       psql(`CREATE DATABASE "${db}"${v15 ? " STRATEGY = FILE_COPY TEMPLATE = template0 LOCALE_PROVIDER = icu ICU_LOCALE = 'en-US'" : ''}`);
       return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${db}`;
+    },
+    readerRole(url, name, revoked) {
+      const db = url.split('/').pop()!;
+      psql(`CREATE ROLE ${name} LOGIN PASSWORD '${name}-pw'; GRANT USAGE ON SCHEMA hermetic TO ${name}; GRANT SELECT ON ALL TABLES IN SCHEMA hermetic TO ${name};
+        REVOKE ALL ON ${revoked.map((t) => `hermetic.${t}`).join(', ')} FROM ${name}`, db);
+      return url.replace(`${USER}:${PASSWORD}`, `${name}:${name}-pw`);
     },
     psql, stop, start, destroy,
   };
