@@ -362,10 +362,10 @@ function copyBytes(path: string): number {
  * a full one names the room the copy needs (and what was free, when it was looked at before copying).
  * @example copyProblem('/home/u/.hermes/state.db', enospc) // 'Cannot copy … (1.2 GB) into /tmp to read it: no space left there. …'
  */
-export function copyProblem(path: string, e: NodeJS.ErrnoException, tmp = tmpdir(), free: number | null = null): string {
+export function copyProblem(path: string, e: NodeJS.ErrnoException, tmp = tmpdir(), free: number | null = null, bytes = copyBytes(path)): string {
   if (e.code !== 'ENOSPC' && e.code !== 'EDQUOT') return `Cannot copy ${path} to read it: ${reason(e)}.`;
   const room = free === null ? 'no space left there' : `only ${byteSize(free)} free there`;
-  return `Cannot copy ${path} (${byteSize(copyBytes(path))}) into ${tmp} to read it: ${room}. ${WHY_COPY} make room there, or set TMPDIR to a folder with room.`;
+  return `Cannot copy ${path} (${byteSize(bytes)}) into ${tmp} to read it: ${room}. ${WHY_COPY} make room there, or set TMPDIR to a folder with room.`;
 }
 
 /**
@@ -380,7 +380,8 @@ function checkRoom(path: string, dir: string, codes: SnapshotCodes): void {
   } catch {
     return;
   }
-  if (free < copyBytes(path)) throw new HermeticError(codes.open, copyProblem(path, Object.assign(new Error('no space'), { code: 'ENOSPC' }), dirname(dir), free));
+  const bytes = copyBytes(path);
+  if (free < bytes) throw new HermeticError(codes.open, copyProblem(path, Object.assign(new Error('no space'), { code: 'ENOSPC' }), dirname(dir), free, bytes));
 }
 
 function openCopy(path: string, codes: SnapshotCodes, fail: (e: unknown, how: string) => never, failed: (e: unknown) => never): Snapshot {

@@ -19,7 +19,7 @@ export interface ApiDeps {
   readonly durable: boolean;
   /** A bug in Hermetic surfaced while answering (the client gets aiohttp's 500 page, as for a Hermes exception). */
   readonly onInternalError: (error: unknown) => void;
-  /** The store failed a request, which was answered aiohttp's 500 page (namespaces/store-failures.ts says why). */
+  /** The store failed a request, which was answered aiohttp's 500 page (namespaces/warnings.ts says why). */
   readonly onStoreFailure: (request: string, error: StoreUnavailable) => void;
 }
 

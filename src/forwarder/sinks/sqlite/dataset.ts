@@ -202,7 +202,10 @@ export function openDatasetFile(home: string, path: string, journal: 'wal' | 'as
     // commands read such a dataset all the same (openDatasetReadOnly).
     const dataset = join(home, DATASET_FILE);
     const why = folderNotWritable(home);
-    if (why) throw new HermeticError('HERMETIC_DATASET_OPEN', `Cannot ${existsSync(dataset) ? 'write' : 'create'} the dataset at ${dataset}: ${why}${existsSync(dataset) ? ' (report, query, status and web can still read it)' : ''}.`);
+    if (why) {
+      const there = existsSync(dataset);
+      throw new HermeticError('HERMETIC_DATASET_OPEN', `Cannot ${there ? 'write' : 'create'} the dataset at ${dataset}: ${why}${there ? ' (report, query, status and web can still read it)' : ''}.`);
+    }
     throw new HermeticError('HERMETIC_DATASET_OPEN', `Cannot open the dataset at ${journal === 'aside' ? `${dataset} (being built as ${path})` : path}: ${(e as Error).message}.`);
   }
 }
