@@ -88,7 +88,8 @@ export function esmBundle(esbuild, repo, { urlOf, ...options }) {
 }
 
 /**
- * The CLI bundled (decision 0085) into `outDir`/bundle/: main.js and stop-signals.js, the modules they share split
+ * The CLI bundled (decision 0085) into `outDir`/bundle/: main.js, stop-signals.js and the read worker's read-worker.js
+ * (decision 0128), the modules they share split
  * into chunks beside them (one copy of each, so the bin's early signal hold is main's). A command then loads a dozen
  * files instead of 120–200 modules, each of which costs node's ESM loader about a millisecond: 60–80 ms of CPU less
  * per start. Made beside the per-file build, which it relies on: every module keeps, as `import.meta.url`, its place
@@ -101,7 +102,11 @@ export async function bundleCli(esbuild, repo, outDir) {
   const out = join(outDir, 'bundle');
   rmSync(out, { recursive: true, force: true });
   await esmBundle(esbuild, repo, {
-    entryPoints: { main: join(src, 'cli', 'main.ts'), 'stop-signals': join(src, 'cli', 'stop-signals.ts') },
+    entryPoints: {
+      main: join(src, 'cli', 'main.ts'), 'stop-signals': join(src, 'cli', 'stop-signals.ts'),
+      // The read worker's thread loads this instead of its ~70 modules one by one (decision 0128).
+      'read-worker': join(src, 'forwarder', 'pipeline', 'read-worker.ts'),
+    },
     outdir: out,
     chunkNames: '[name]-[hash]',
     // From outDir/bundle/<file>.js, every module's per-file place is one folder up.

@@ -17,7 +17,9 @@ import { copyFixture } from '../../src/state-db/testing/fixtures.js';
 import { generatedStore } from '../../src/state-db/testing/generated.js';
 import { StateDbWriter } from '../../src/state-db/writer/index.js';
 import { dispatchDelegation } from '../../src/state-db/writer/delegations.js';
-import { childEnv, spawnHermetic, STACK_LINE, storeHistoryCounts, storeLiveCounts, storeValue } from '../support/forwarder-harness.js';
+import {
+  childEnv, datasetDifferences, datasetRows, spawnHermetic, STACK_LINE, storeHistoryCounts, storeLiveCounts, storeValue,
+} from '../support/forwarder-harness.js';
 import { runMain } from '../support/process.js';
 import { DEADLINE_MS, waitFor } from '../support/wait.js';
 import { DATASET_VERSION } from '../../src/forwarder/dataset/columns.js';
@@ -45,7 +47,12 @@ interface Run { status: number | null; stdout: string; stderr: string }
 
 /** `hermetic ...args` to its end, as its own process; never a stack trace. */
 async function hermetic(...args: string[]): Promise<Run> {
-  const h = spawnHermetic(args, { env });
+  return hermeticWith({}, ...args);
+}
+
+/** `hermetic` with these variables added to the environment. */
+async function hermeticWith(extra: NodeJS.ProcessEnv, ...args: string[]): Promise<Run> {
+  const h = spawnHermetic(args, { env: { ...env, ...extra } });
   const { code, signal } = await h.exited;
   stderrSeen.push(h.stderr());
   assert.doesNotMatch(h.stderr(), STACK_LINE, args.join(' '));
@@ -98,6 +105,18 @@ const SKIPPED_NONE = { unchanged: 0, outside_window: 0, ignored_by_policy: 0, qu
 // Each case has its own stores and homes, so they run side by side (the bin's start-up dominates).
 describe('the forwarder commands', { concurrency: 2 }, () => {
   describe('hermetic backfill', () => {
+    it('with HERMETIC_READ_WORKER=only the worker thread (bundled beside the CLI, decision 0128) reads every session, and the dataset is the calling thread\'s', async () => {
+      const [worker, plain] = await Promise.all([
+        hermeticWith({ HERMETIC_READ_WORKER: 'only' }, 'backfill', ...all(), '--home', home('worker-only'), '--json'),
+        hermeticWith({ HERMETIC_READ_WORKER: 'off' }, 'backfill', ...all(), '--home', home('worker-off'), '--json'),
+      ]);
+      assert.deepEqual([worker.status, worker.stderr, plain.status, plain.stderr], [0, '', 0, '']);
+      const byWorker = (r: Run) => (JSON.parse(r.stdout) as Summary).stores.map((s) => [s.sessions_written, s.read_by_worker]);
+      assert.deepEqual(byWorker(worker), [[3, 3], [14, 14], [3, 3]]);
+      assert.deepEqual(byWorker(plain), [[3, 0], [14, 0], [3, 0]]);
+      assert.deepEqual(datasetDifferences(datasetRows(home('worker-only')), datasetRows(home('worker-off'))), []);
+    });
+
     it('summarises a backfill of the Hermes fixtures in words and in JSON with exact counts; a second run writes nothing', async () => {
       const [words, json] = await Promise.all([hermetic('backfill', ...all(), '--home', home('words')), hermetic('backfill', ...all(), '--home', home('json'), '--json')]);
       // 20 sessions and 165 messages: what the stores hold (every message of these stores is live).

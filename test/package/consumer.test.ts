@@ -222,7 +222,7 @@ test('the tarball carries the build and its declarations, and the example files,
 
 test('the packed bin runs its bundled CLI (dist/bundle/, made by prepack after tsc)', () => {
   const paths = packed!.files.map((f) => f.path);
-  assert.ok(paths.includes('dist/bundle/main.js') && paths.includes('dist/bundle/stop-signals.js'), 'the bundle is packed');
+  assert.ok(['main', 'stop-signals', 'read-worker'].every((f) => paths.includes(`dist/bundle/${f}.js`)), 'the bundle is packed, the read worker\'s entry too');
   const bin = join(dir, 'consumer', 'node_modules', 'hermetic', 'bin', 'hermetic.js');
   const r = spawnSync(process.execPath, [bin, '--version'], { encoding: 'utf8' });
   assert.deepEqual([r.status, r.stdout, r.stderr], [0, `${(JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version}\n`, '']);

@@ -1,8 +1,9 @@
 // The writing thread's side of the read worker (decision 0027): one worker thread per process, started by the first
 // pass that wants it and kept for the next ones (it ends after a minute without work, and never keeps the process
 // alive). A pass hands it a job, takes what it posts without yielding to the event loop (a pass is synchronous), and
-// lets it go. The worker is loaded from the file beside this one: read-worker.js when running from the build,
-// read-worker.ts through tsx when running from the sources.
+// lets it go. The worker is loaded from the file beside this one: read-worker.js when running from the build (its
+// bundle, when there is one: workerEntry), read-worker.ts through tsx when running from the sources.
+import { statSync } from 'node:fs';
 import { extname } from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { fromWire, type PackedRows } from '../dataset/packed.js';
@@ -11,31 +12,48 @@ import { workerFlags } from '../../shared/worker-flags.js';
 
 /**
  * Runs in the new thread as plain CommonJS, so it loads anywhere: registers tsx when the worker is TypeScript, then
- * imports the worker and serves jobs. A module that cannot be loaded is said, not thrown (nobody would hear it).
+ * imports the worker and serves jobs. A module that cannot be loaded, or that cannot serve (no serveReadJobs: a broken
+ * bundle), is said, not thrown: a worker that died silently would leave a pass in `only` mode waiting for it forever.
  */
-const BOOT = `
+export const WORKER_BOOT = `
 const { workerData } = require('node:worker_threads');
 (async () => {
   if (workerData.tsx) (await import(workerData.tsx)).register();
-  return import(workerData.entry);
-})().then(
-  (m) => m.serveReadJobs(workerData.port),
-  (e) => workerData.port.postMessage({ kind: 'boot-failed', job: 0, message: String((e && e.message) || e) }),
-);
+  const m = await import(workerData.entry);
+  m.serveReadJobs(workerData.port);
+})().catch((e) => workerData.port.postMessage({ kind: 'boot-failed', job: 0, message: String((e && e.message) || e) }));
 `;
 
 /** A worker left without work this long ends (the next pass that wants one starts another). */
 const IDLE_MS = 60_000;
 
-/** Where the worker module is, and the tsx loader it needs when it is TypeScript (null when it cannot be found). */
-function workerEntry(): { entry: string; tsx: string | null } | null {
+/**
+ * Where the worker module is, and the tsx loader it needs when it is TypeScript (null when it cannot be found). From
+ * the build, the worker bundled beside the CLI (dist/bundle/read-worker.js, decision 0128) when it was made from that
+ * build (not older than it, the rule bin/hermetic.js applies to the CLI's bundle): its thread then starts in about a
+ * third of the time.
+ */
+export function workerEntry(): { entry: string; tsx: string | null } | null {
   const ext = extname(new URL(import.meta.url).pathname);
-  const entry = new URL(`./read-worker${ext}`, import.meta.url).href;
-  if (ext !== '.ts') return { entry, tsx: null };
+  const entry = new URL(`./read-worker${ext}`, import.meta.url);
+  if (ext !== '.ts') return { entry: bundledWorker(entry).href, tsx: null };
   try {
-    return { entry, tsx: import.meta.resolve('tsx/esm/api') };
+    return { entry: entry.href, tsx: import.meta.resolve('tsx/esm/api') };
   } catch {
     return null;
+  }
+}
+
+/**
+ * The bundled worker (from dist/forwarder/pipeline/, two folders up) when it is not older than `perFile`, else `perFile`.
+ * @example bundledWorker(new URL('file:///p/dist/forwarder/pipeline/read-worker.js')) // file:///p/dist/bundle/read-worker.js
+ */
+export function bundledWorker(perFile: URL): URL {
+  const bundled = new URL('../../bundle/read-worker.js', perFile);
+  try {
+    return statSync(bundled).mtimeMs >= statSync(perFile).mtimeMs ? bundled : perFile;
+  } catch {
+    return perFile;
   }
 }
 
@@ -60,10 +78,10 @@ function startThread(): Thread | null {
   const options = { eval: true, workerData: { port: port2, ...where }, transferList: [port2], resourceLimits: { maxYoungGenerationSizeMb: 8 } };
   let worker: Worker;
   try {
-    worker = new Worker(BOOT, { ...options, execArgv: workerFlags(process.execArgv) });
+    worker = new Worker(WORKER_BOOT, { ...options, execArgv: workerFlags(process.execArgv) });
   } catch {
     try {
-      worker = new Worker(BOOT, { ...options, execArgv: [] });
+      worker = new Worker(WORKER_BOOT, { ...options, execArgv: [] });
     } catch {
       port1.close();
       return null;
