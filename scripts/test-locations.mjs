@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { relative, resolve } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** A location in a bundle of a run: `[file://][/…/].cache/test-bundles/<pid>/<path>.js:<line>[:<column>]`. */
@@ -36,7 +37,13 @@ export function mapLocations(text, maps, cwd = process.cwd()) {
 /** A stage of the reporter's stream: its text (strings or bytes) with bundle locations mapped. */
 export async function* sourceLocations(source) {
   const maps = new Map();
+  // Bytes are decoded across chunks, so a character split between two is not lost.
+  const bytes = new StringDecoder('utf8');
   for await (const chunk of source) {
-    yield typeof chunk === 'string' || Buffer.isBuffer(chunk) ? mapLocations(String(chunk), maps) : chunk;
+    if (typeof chunk === 'string') yield mapLocations(chunk, maps);
+    else if (Buffer.isBuffer(chunk)) yield mapLocations(bytes.write(chunk), maps);
+    else yield chunk;
   }
+  const rest = bytes.end();
+  if (rest) yield mapLocations(rest, maps);
 }

@@ -64,15 +64,17 @@ test('a location no map covers, or of a bundle without a map, stays as it is', (
   assert.equal(mapLocations(`test at ${at}`, maps, repo), 'test at src/a.test.ts:4:9', 'a location relative to the folder is mapped too');
 });
 
-test('the reporter stage maps each chunk of text and passes other values through', async () => {
+test('the reporter stage maps each chunk of text, bytes split inside a character included, and passes other values through', async () => {
   const line = stderr.split('\n').find((l) => l.includes('at fails'))!;
-  const chunks = [`✖ fails\n${line}\n`, 42];
+  // As bytes, '✖' (three of them) split between two chunks.
+  const text = Buffer.from(`✖ fails\n${line}\n`);
+  const chunks = [text.subarray(0, 1), text.subarray(1), 42];
   async function* source(): AsyncGenerator<unknown> {
     yield* chunks;
   }
   const out: unknown[] = [];
   for await (const chunk of sourceLocations(source())) out.push(chunk);
-  assert.equal(out.length, 2);
-  assert.match(String(out[0]), /^✖ fails\n +at fails \(.*src\/a\.test\.ts:4:9\)\n$/);
-  assert.equal(out[1], 42);
+  assert.equal(out.length, 3);
+  assert.match(out.slice(0, 2).join(''), /^✖ fails\n +at fails \(.*src\/a\.test\.ts:4:9\)\n$/);
+  assert.equal(out[2], 42);
 });

@@ -30,8 +30,8 @@ const IDLE_MS = 60_000;
 /**
  * Where the worker module is, and the tsx loader it needs when it is TypeScript (null when it cannot be found). From
  * the build, the worker bundled beside the CLI (dist/bundle/read-worker.js, decision 0128) when it was made from that
- * build (not older than it, the rule bin/hermetic.js applies to the CLI's bundle): its thread then starts in about a
- * third of the time.
+ * build (not older than it, the rule bin/hermetic.js applies to the CLI's bundle): its thread then loads a dozen files
+ * instead of about 70 modules, about 60 ms less.
  */
 export function workerEntry(): { entry: string; tsx: string | null } | null {
   const ext = extname(new URL(import.meta.url).pathname);
