@@ -89,12 +89,12 @@ export function esmBundle(esbuild, repo, { urlOf, ...options }) {
 
 /**
  * The CLI bundled (decision 0085) into `outDir`/bundle/: main.js, stop-signals.js and the read worker's read-worker.js
- * (decision 0128), the modules they share split
- * into chunks beside them (one copy of each, so the bin's early signal hold is main's). A command then loads a dozen
- * files instead of 120–200 modules, each of which costs node's ESM loader about a millisecond: 60–80 ms of CPU less
- * per start. Made beside the per-file build, which it relies on: every module keeps, as `import.meta.url`, its place
- * in that build (`outDir`/<its path>.js), so what it finds beside itself (package.json, the assets, the read worker's
- * entry) it finds there. bin/hermetic.js runs it when it is not older than that build.
+ * (decision 0128), the modules they share split into chunks beside them (one copy of each, so the bin's early signal
+ * hold is main's). A command then loads a dozen files instead of 120–200 modules, each of which costs node's ESM
+ * loader about a millisecond: 60–80 ms of CPU less per start. Made beside the per-file build, which it relies on: every
+ * module keeps, as `import.meta.url`, its place in that build (`outDir`/<its path>.js), so what it finds beside itself
+ * (package.json, the assets) it finds there. bin/hermetic.js runs it when it is not older than that build, and the read
+ * worker's thread likewise (read-ahead.ts).
  * @example await bundleCli(esbuild, '/work/hermetic', '/work/hermetic/dist')
  */
 export async function bundleCli(esbuild, repo, outDir) {

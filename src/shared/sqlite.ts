@@ -251,8 +251,8 @@ export function openSnapshot(path: string, codes: SnapshotCodes, busyMs = 5000):
   // Bytes 18 and 19 are 2 in a WAL store: a read-only connection would then create the -wal and -shm it lacks.
   const walHeader = header[18] === 2 || header[19] === 2;
   const inPlace = has('-wal') ? has('-shm') : !walHeader;
-  const { fail, failedAs } = failures(path, codes);
   if (inPlace) {
+    const { fail, failedAs } = failures(path, codes);
     let db: Db | null = null;
     try {
       db = new Database(path, { readonly: true, fileMustExist: true });
@@ -271,7 +271,7 @@ export function openSnapshot(path: string, codes: SnapshotCodes, busyMs = 5000):
       if (!READONLY_REFUSALS.has((e as { code?: string }).code ?? '')) fail(e, '');
     }
   }
-  return openCopy(path, codes, fail, failedAs(' (through a private copy)'));
+  return openPrivateCopy(path, codes);
 }
 
 /**
