@@ -9,8 +9,11 @@ import { after, test } from 'node:test';
 import { generatedStore } from '../../state-db/testing/generated.js';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { readStore, StoreReader } from '../reader/index.js';
-import { coreFree, READ_WORKER_MIN_SESSIONS, SessionFeed, type CoreJudge } from './feed.js';
+import { coreFree, READ_WORKER_MIN_SESSIONS, SessionFeed, WorkerQuiet, type CoreJudge } from './feed.js';
 import { CpuMeter, MAX_WINDOW_MS, MIN_WINDOW_MS } from './cpu-meter.js';
+import type { WorkerWhere } from './read-ahead.js';
+import { SLOT, STATE } from './read-protocol.js';
+import type { HermeticError } from '../../shared/errors.js';
 
 test('without a measure of the cores: a core is free with two or more cores and a load below one less than their number; never with one core', () => {
   assert.deepEqual([coreFree(2, null, 0.3), coreFree(2, null, 0.99), coreFree(2, null, 1), coreFree(2, null, 4.5), coreFree(1, null, 0), coreFree(8, null, 6.5), coreFree(8, null, 7.2)], [true, true, false, false, false, true, false]);
@@ -115,5 +118,111 @@ test('auto: no core free, judged late or at once: this thread reads every sessio
     const r = feedAll({ ready: () => ++calls > readyAfter, free: () => false });
     assert.equal(r.indexes.length, READ_WORKER_MIN_SESSIONS + 20);
     assert.deepEqual([r.byWorker, r.parallel], [0, false]);
+  }
+});
+
+/**
+ * A read worker's module whose thread ends in its first job (as one out of memory does): it takes `take` sessions,
+ * posts the first as deleted since it was listed, tells `channel` it has taken them, and exits.
+ */
+function endingWorker(take: number, channel: string): WorkerWhere {
+  const source = `export function serveReadJobs(port) {
+  port.on('message', ({ id, control }) => {
+    Atomics.store(control, ${SLOT.state}, ${STATE.running});
+    const first = Atomics.add(control, ${SLOT.next}, ${take});
+    port.postMessage({ kind: 'session', job: id, index: first, read: null });
+    Atomics.add(control, ${SLOT.posted}, 1);
+    Atomics.notify(control, ${SLOT.posted});
+    const told = new BroadcastChannel(${JSON.stringify(channel)});
+    told.postMessage('taken');
+    told.close();
+    process.exit(9);
+  });
+}`;
+  return { entry: `data:text/javascript,${encodeURIComponent(source)}`, tsx: null };
+}
+
+/** A feed over the generated store of `feedAll`, with the worker's module given. */
+function feedWith(mode: 'auto' | 'only', worker: WorkerWhere, quietThrows = false): { feed: SessionFeed; ids: string[]; done: () => void } {
+  const { path } = generatedStore({ out: join(storeDir, 'ending.db'), sessions: READ_WORKER_MIN_SESSIONS + 20, messages: (READ_WORKER_MIN_SESSIONS + 20) * 8, seed: 'feed-ending', replace: true });
+  const ids = (new Database(path, { readonly: true }).prepare('SELECT id FROM sessions ORDER BY id').pluck().all() as string[]);
+  const db = new Database(path, { readonly: true });
+  const reader = new StoreReader(db, path);
+  const ref = { path, profile: 'default', hermesHome: dirname(path), backend: 'sqlite' as const, warning: null, exists: true };
+  const feed = new SessionFeed({ reader, ref, redact: false, origin: 'backfill', ids, priorOf: () => null, mode, window: { sessions: 8, messages: 400 }, cores: { ready: () => true, free: () => true }, worker, quietThrows });
+  return { feed, ids, done: () => { feed.close(); db.close(); } };
+}
+
+test('only: a worker whose thread ends mid-pass fails the pass, told without the event loop, after what it posted', () => {
+  const { feed, done } = feedWith('only', endingWorker(3, 'hermetic-feed-only'));
+  try {
+    // Synchronous from the start: the thread's 'exit' event cannot run, so its end is seen by looking at the thread.
+    const first = feed.next();
+    assert.deepEqual(first, { index: 0, read: null }, 'what it posted before it ended is taken first');
+    assert.throws(() => feed.next(), (e: HermeticError) => {
+      assert.equal(e.code, 'HERMETIC_INTERNAL');
+      assert.match(e.message, /^The read worker stopped in the pass over .*ending\.db \(its thread ended\); HERMETIC_READ_WORKER=only reads with nothing else: run the pass again without it\.$/);
+      return true;
+    });
+  } finally {
+    done();
+  }
+});
+
+test('auto: the sessions a worker took before its thread ended are read by this thread; every session once', async () => {
+  const told = new BroadcastChannel('hermetic-feed-auto');
+  const taken = new Promise((resolve) => { told.onmessage = resolve; });
+  const { feed, ids, done } = feedWith('auto', endingWorker(3, 'hermetic-feed-auto'));
+  try {
+    await taken; // it has taken sessions 0–2 and posted 0; its 'exit' event may have run by now, or not
+    told.close();
+    const indexes: number[] = [];
+    for (let item = feed.next(); item !== null; item = feed.next()) {
+      assert.equal(item.read !== null, item.index !== 0, `session ${item.index}: only the one it posted is gone`);
+      indexes.push(item.index);
+    }
+    assert.deepEqual(indexes.sort((a, b) => a - b), ids.map((_, i) => i));
+    assert.equal(feed.readByWorker, 1);
+    assert.match(feed.workerStopped ?? '', /^its thread (ended|exited with code 9)$/);
+  } finally {
+    done();
+  }
+});
+
+test('a quiet worker is waited for with turns of the event loop, where its end is told on any platform (no task id to look at)', async () => {
+  // Hides its task id, as a platform without /proc would; ends only when told, after this thread found it quiet.
+  const source = `import { workerData } from 'node:worker_threads';
+export function serveReadJobs(port) {
+  Atomics.store(workerData.tid, 0, 0);
+  port.on('message', ({ control }) => {
+    Atomics.store(control, ${SLOT.state}, ${STATE.running});
+    Atomics.add(control, ${SLOT.next}, 2);
+    const told = new BroadcastChannel('hermetic-feed-quiet');
+    told.onmessage = () => process.exit(9);
+  });
+}`;
+  const { feed, done } = feedWith('only', { entry: `data:text/javascript,${encodeURIComponent(source)}`, tsx: null }, true);
+  const tell = new BroadcastChannel('hermetic-feed-quiet');
+  try {
+    assert.throws(() => feed.next(), WorkerQuiet, 'a second without a word from a running thread');
+    tell.postMessage('end');
+    let quiet = 0;
+    for (;;) {
+      try {
+        feed.next();
+        assert.fail('nothing was posted');
+      } catch (e) {
+        if (!(e instanceof WorkerQuiet)) {
+          assert.match((e as Error).message, /^The read worker stopped in the pass over .* \(its thread exited with code 9\);/);
+          break;
+        }
+        quiet++;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+    assert.ok(quiet < 30, `${quiet} quiet waits`);
+  } finally {
+    tell.close();
+    done();
   }
 });

@@ -1,6 +1,7 @@
 // The sessions of a pass, read and projected, one at a time in whatever order they are ready: read on this thread,
 // or by the read worker while this thread writes (decision 0027). Both take indexes from one shared counter, so each
-// session is read once. With the worker off (or a small pass) this is simply a loop over the list.
+// session is read once. With the worker off (or a small pass) this is simply a loop over the list. A worker whose thread
+// ends in a pass leaves the sessions it took unread: `auto` reads them here, `only` fails (decision 0129).
 import { availableParallelism, loadavg } from 'node:os';
 import { HermeticError } from '../../shared/errors.js';
 import { isLock } from '../reader/connection.js';
@@ -8,7 +9,7 @@ import type { StoreRef } from '../reader/discover.js';
 import type { StoreReader } from '../reader/index.js';
 import type { SessionRecords } from '../sinks/sink.js';
 import { cpuMeter } from './cpu-meter.js';
-import { newControl, ReadAhead } from './read-ahead.js';
+import { newControl, ReadAhead, type WorkerWhere } from './read-ahead.js';
 import type { ReadWorkerMode } from './read-mode.js';
 import { SLOT } from './read-protocol.js';
 import { CHUNK_ROWS, readSession, type Long, type Prior, type ReadContext } from './read-session.js';
@@ -49,6 +50,20 @@ export interface FeedOptions {
   chunkRows?: number;
   /** Whether a core is free for the worker, and whether that can be told yet (default: this process's meter). */
   cores?: CoreJudge;
+  /** The worker's module (default: read-worker's, workerEntry): tests give one that misbehaves. */
+  worker?: WorkerWhere;
+  /**
+   * The caller can let the event loop run while it waits for the worker: `next()` then throws WorkerQuiet after a
+   * second the worker posted nothing, and is called again after (the worker thread's end is told there everywhere).
+   */
+  quietThrows?: boolean;
+}
+
+/** The worker posted nothing for a while and its thread still runs, as far as can be told: ask `next()` again. */
+export class WorkerQuiet extends Error {
+  constructor() {
+    super('The read worker has posted nothing for a second.');
+  }
 }
 
 /** `auto`'s judge of the machine (tests give their own). */
@@ -71,6 +86,12 @@ export class SessionFeed {
   #waited = false;
   /** Sessions the worker read (the rest this thread read). */
   readByWorker = 0;
+  /** Why the worker's thread ended in this pass (its sessions then read here), or null. */
+  workerStopped: string | null = null;
+  /** Which indexes `next()` has handed out: what a worker that ended had taken is what is missing. */
+  readonly #given: Uint8Array;
+  /** Indexes the worker took and never posted, read by this thread before any new one. */
+  #orphans: number[] = [];
   /**
    * The session this thread's last read of met a writer's lock (it threw): read first by the next `next()`, so the
    * caller may wait for the lock and ask again without losing it (decision 0104). Null otherwise.
@@ -86,6 +107,7 @@ export class SessionFeed {
   constructor(o: FeedOptions) {
     this.#o = o;
     this.#ctx = { ref: o.ref, redact: o.redact, origin: o.origin, chunkRows: o.chunkRows ?? CHUNK_ROWS };
+    this.#given = new Uint8Array(o.ids.length);
     if (o.mode === 'only') {
       if (o.ids.length > 0) this.#start();
     } else if (o.mode === 'auto' && o.ids.length >= READ_WORKER_MIN_SESSIONS) {
@@ -102,7 +124,7 @@ export class SessionFeed {
       origin: o.origin, ids: [...o.ids], priors: o.ids.map((id) => o.priorOf(id)),
       schema: { cookie: o.reader.db.pragma('schema_version', { simple: true }) as number, columns: o.reader.columns },
       window: o.window, chunkRows: this.#ctx.chunkRows,
-    }, this.#control);
+    }, this.#control, o.worker);
     if (!this.#worker && o.mode === 'only') throw new HermeticError('HERMETIC_INTERNAL', 'The read worker could not be started.');
     this.#alone = this.#worker === null;
   }
@@ -133,6 +155,7 @@ export class SessionFeed {
           if (m.kind === 'session') {
             this.readByWorker++;
             this.#waited = false;
+            this.#given[m.index] = 1;
             return { index: m.index, read: m.read };
           }
           if (m.kind === 'fatal') throw new HermeticError(m.code, m.message);
@@ -140,6 +163,12 @@ export class SessionFeed {
           if (m.kind === 'bug') throw Object.assign(new Error(m.message), { stack: m.stack });
           if (m.kind === 'boot-failed') {
             if (this.#o.mode === 'only') throw new HermeticError('HERMETIC_INTERNAL', `The read worker could not be started: ${m.message}`);
+            this.#alone = true;
+          }
+          if (m.kind === 'stopped') {
+            if (this.#o.mode === 'only') throw new HermeticError('HERMETIC_INTERNAL', `The read worker stopped in the pass over ${this.#o.ref.path} (${m.message}); HERMETIC_READ_WORKER=only reads with nothing else: run the pass again without it.`);
+            this.workerStopped = m.message;
+            this.#orphans = this.#untaken();
             this.#alone = true;
           }
           continue;
@@ -154,13 +183,15 @@ export class SessionFeed {
           continue;
         }
         this.#waited = false;
-        const index = this.#again ?? Atomics.add(this.#control, SLOT.next, 1);
+        const index = this.#again ?? this.#orphans.pop() ?? Atomics.add(this.#control, SLOT.next, 1);
         this.#again = null;
         if (index < this.#o.ids.length) {
           const id = this.#o.ids[index]!;
           try {
             // A writer's lock is waited for by the caller, in slices (decision 0104).
-            return { index, read: this.#o.reader.shortWaits(() => readSession(this.#o.reader, id, this.#o.priorOf(id), this.#ctx)) };
+            const read = this.#o.reader.shortWaits(() => readSession(this.#o.reader, id, this.#o.priorOf(id), this.#ctx));
+            this.#given[index] = 1;
+            return { index, read };
           } catch (e) {
             if (isLock(e)) this.#again = index;
             throw e;
@@ -169,8 +200,16 @@ export class SessionFeed {
       }
       // Every index is taken: what is left is the worker's, unless it never started (in `only` mode it is waited for).
       if (!w || w.finished || this.#alone || (this.#o.mode !== 'only' && w.closeIfIdle())) return null;
-      w.wait();
+      if (w.wait() && this.#o.quietThrows) throw new WorkerQuiet();
     }
+  }
+
+  /** The indexes taken from the shared counter (by either thread) that `next()` has not handed out, last first. */
+  #untaken(): number[] {
+    const taken = Math.min(Atomics.load(this.#control, SLOT.next), this.#o.ids.length);
+    const out: number[] = [];
+    for (let i = taken - 1; i >= 0; i--) if (!this.#given[i] && i !== this.#again) out.push(i);
+    return out;
   }
 
   /** Whether the last `next()` threw a writer's lock met by this thread's read, whose session the next call reads. */

@@ -2,8 +2,10 @@
 // pass that wants it and kept for the next ones (it ends after a minute without work, and never keeps the process
 // alive). A pass hands it a job, takes what it posts without yielding to the event loop (a pass is synchronous), and
 // lets it go. The worker is loaded from the file beside this one: read-worker.js when running from the build (its
-// bundle, when there is one: workerEntry), read-worker.ts through tsx when running from the sources.
-import { statSync } from 'node:fs';
+// bundle, when there is one: workerEntry), read-worker.ts through tsx when running from the sources. A thread that
+// ends while a pass waits for it (out of memory, a crash) is noticed without the event loop (stoppedWhy) and said by
+// take() as a `stopped` message (decision 0129).
+import { existsSync, statSync } from 'node:fs';
 import { extname } from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { fromWire, type PackedRows } from '../dataset/packed.js';
@@ -11,12 +13,17 @@ import { SLOT, SLOTS, STATE, type JobMessage, type ReadJob, type WorkerMessage }
 import { workerFlags } from '../../shared/worker-flags.js';
 
 /**
- * Runs in the new thread as plain CommonJS, so it loads anywhere: registers tsx when the worker is TypeScript, then
+ * Runs in the new thread as plain CommonJS, so it loads anywhere: says which thread it is (Linux: its task id, which
+ * the writing thread looks for to tell the thread still runs), registers tsx when the worker is TypeScript, then
  * imports the worker and serves jobs. A module that cannot be loaded, or that cannot serve (no serveReadJobs: a broken
  * bundle), is said, not thrown: a worker that died silently would leave a pass in `only` mode waiting for it forever.
  */
 export const WORKER_BOOT = `
 const { workerData } = require('node:worker_threads');
+try {
+  const task = /\\/task\\/(\\d+)$/.exec(require('node:fs').readlinkSync('/proc/thread-self'));
+  if (task) Atomics.store(workerData.tid, 0, Number(task[1]));
+} catch {}
 (async () => {
   if (workerData.tsx) (await import(workerData.tsx)).register();
   const m = await import(workerData.entry);
@@ -64,18 +71,44 @@ interface Thread {
   /** Its modules failed to load: no job will ever run on it. */
   broken: string | null;
   idle: NodeJS.Timeout | null;
+  /** Why it ended, once its 'exit' event ran (its 'error' first, when it had one: ERR_WORKER_OUT_OF_MEMORY). */
+  ended: string | null;
+  error: string | null;
+  /** Started on a module the caller named (a test's): for one pass, never kept for the next. */
+  own: boolean;
+  /** Its task id, written by the thread as it starts (Linux; 0 elsewhere, or before then). */
+  tid: Int32Array;
+}
+
+/** Where a worker's module is (workerEntry), as WORKER_BOOT loads it. */
+export interface WorkerWhere {
+  entry: string;
+  tsx: string | null;
 }
 
 let thread: Thread | null = null;
 let jobs = 0;
 
-function startThread(): Thread | null {
-  const where = workerEntry();
+/**
+ * Why the thread ended, or null while it runs (as far as can be told). Its 'exit' event runs only on the event loop,
+ * which a pass waiting for the worker does not turn while it waits; on Linux its task is gone from /proc as soon as the
+ * thread has ended, which a synchronous wait can look at. Elsewhere the async passes turn the event loop while the
+ * worker is quiet (SessionFeed.next's WorkerQuiet).
+ */
+function stoppedWhy(t: Thread): string | null {
+  if (t.ended !== null) return t.ended;
+  const tid = Atomics.load(t.tid, 0);
+  return tid > 0 && !existsSync(`/proc/self/task/${tid}`) ? 'its thread ended' : null;
+}
+
+function startThread(given?: WorkerWhere): Thread | null {
+  const where = given ?? workerEntry();
   if (!where) return null;
   const { port1, port2 } = new MessageChannel();
   // A small young generation: each session's garbage dies there, and the old generation stays small and flat
   // (with V8's default the worker's heap grew with the store; decision 0027).
-  const options = { eval: true, workerData: { port: port2, ...where }, transferList: [port2], resourceLimits: { maxYoungGenerationSizeMb: 8 } };
+  const tid = new Int32Array(new SharedArrayBuffer(4));
+  const options = { eval: true, workerData: { port: port2, tid, ...where }, transferList: [port2], resourceLimits: { maxYoungGenerationSizeMb: 8 } };
   let worker: Worker;
   try {
     worker = new Worker(WORKER_BOOT, { ...options, execArgv: workerFlags(process.execArgv) });
@@ -87,10 +120,14 @@ function startThread(): Thread | null {
       return null;
     }
   }
-  const t: Thread = { worker, port: port1, broken: null, idle: null };
-  // Failures arrive as messages; an 'error' event nobody listens to would end the process.
-  worker.on('error', () => {});
-  worker.on('exit', () => {
+  const t: Thread = { worker, port: port1, broken: null, idle: null, ended: null, error: null, own: given !== undefined, tid };
+  // Failures arrive as messages; an 'error' event nobody listens to would end the process. One that ends the thread
+  // (out of memory, an exception outside a job) is kept to say why it ended.
+  worker.on('error', (e) => {
+    t.error = e instanceof Error ? e.message : String(e);
+  });
+  worker.on('exit', (code) => {
+    t.ended = t.error ?? `its thread exited with code ${code}`;
     if (thread === t) thread = null;
     port1.close();
   });
@@ -105,6 +142,8 @@ export class ReadAhead {
   readonly #job: number;
   #seen = 0;
   #finished = false;
+  /** Why the thread ended, once a wait saw it had: take() says it after what the thread posted before. */
+  #stopped: string | null = null;
 
   private constructor(t: Thread, job: number, control: Int32Array) {
     this.#t = t;
@@ -112,11 +151,18 @@ export class ReadAhead {
     this.control = control;
   }
 
-  /** Hands the job to the worker (started here when the process has none); null when no worker can run here. */
-  static start(job: ReadJob, control: Int32Array): ReadAhead | null {
-    if (thread?.broken) return null;
-    thread ??= startThread();
-    const t = thread;
+  /**
+   * Hands the job to the worker (started here when the process has none); null when no worker can run here. `where`:
+   * a module of the caller's instead (a test's), on a thread of its own for this job.
+   */
+  static start(job: ReadJob, control: Int32Array, where?: WorkerWhere): ReadAhead | null {
+    let t: Thread | null;
+    if (where) t = startThread(where);
+    else {
+      if (thread?.broken) return null;
+      thread ??= startThread();
+      t = thread;
+    }
     if (!t) return null;
     if (t.idle) clearTimeout(t.idle);
     t.idle = null;
@@ -141,7 +187,13 @@ export class ReadAhead {
     for (;;) {
       this.#seen = Atomics.load(this.control, SLOT.posted);
       const got = receiveMessageOnPort(this.#t.port);
-      if (!got) return null;
+      if (!got) {
+        if (this.#stopped === null || this.#finished) return null;
+        // Everything it posted before it ended has been taken: what it took and did not post is the caller's.
+        this.#finished = true;
+        if (thread === this.#t) thread = null;
+        return { kind: 'stopped', job: this.#job, message: this.#stopped };
+      }
       const m = got.message as WorkerMessage;
       if (m.kind === 'boot-failed') {
         this.#t.broken = m.message;
@@ -168,9 +220,17 @@ export class ReadAhead {
     return !this.#finished && Atomics.load(this.control, SLOT.state) === STATE.running;
   }
 
-  /** Sleeps until the worker posts again, or `ms` have passed (a worker that failed to load cannot wake us). */
-  wait(ms = 1000): void {
-    Atomics.wait(this.control, SLOT.posted, this.#seen, ms);
+  /**
+   * Sleeps until the worker posts again, or `ms` have passed (a worker that failed to load cannot wake us), and looks
+   * whether its thread has ended (the next take() then says so). True when it stayed quiet and, as far as can be told,
+   * runs: a caller that can turn the event loop should, so a thread's end is told on every platform.
+   */
+  wait(ms = 1000): boolean {
+    if (this.#finished) return false;
+    this.#stopped ??= this.#t.ended;
+    if (this.#stopped !== null || Atomics.wait(this.control, SLOT.posted, this.#seen, ms) !== 'timed-out') return false;
+    this.#stopped = stoppedWhy(this.#t);
+    return this.#stopped === null;
   }
 
   /**
@@ -186,7 +246,7 @@ export class ReadAhead {
     Atomics.store(this.control, SLOT.abort, 1);
     Atomics.notify(this.control, SLOT.taken);
     const t = this.#t;
-    if (t.broken) {
+    if (t.broken || t.own || this.#stopped !== null) {
       if (thread === t) thread = null;
       void t.worker.terminate().catch(() => {});
       return;

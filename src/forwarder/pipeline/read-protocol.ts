@@ -58,4 +58,9 @@ export type WorkerMessage =
   /** A bug (not the store's failure): the pass fails with it, its stack included. */
   | { kind: 'bug'; job: number; message: string; stack: string }
   /** The worker's modules could not be loaded: it will run no job. */
-  | { kind: 'boot-failed'; job: 0; message: string };
+  | { kind: 'boot-failed'; job: 0; message: string }
+  /**
+   * Never posted: said by read-ahead.ts when the thread ended in a job (out of memory, a crash) and everything it
+   * posted before has been taken. The sessions it took and did not post were read by nobody.
+   */
+  | { kind: 'stopped'; job: number; message: string };

@@ -19,7 +19,7 @@ import { HermeticError } from '../../shared/errors.js';
 import { delegationChanges, marksOf } from './delegations.js';
 import { SETTLED_INTERVAL, WATCH_SECONDS, type EditChecks } from './edits.js';
 import { IGNORED, PARTIAL, standingFingerprint } from './cursor-marks.js';
-import { SessionFeed } from './feed.js';
+import { SessionFeed, WorkerQuiet, type FeedItem } from './feed.js';
 import { planPass, type PassPlan } from './plan.js';
 import { CHUNK_ROWS, type Prior } from './read-session.js';
 import { judge, stillIgnored } from './project.js';
@@ -28,7 +28,7 @@ import type { ReadWorkerMode } from './read-mode.js';
 import { countSession, countWritten, emptyResult, type StepResult } from './result.js';
 import { batchCommitter, writeIsolated } from './write.js';
 import { writeLong, type LongContext } from './long-session.js';
-import { newerSchemaWarning, orphanWarning, undecodableWarning } from './store-warnings.js';
+import { newerSchemaWarning, orphanWarning, undecodableWarning, workerStoppedWarning } from './store-warnings.js';
 
 export type { PolicyDrop, StepResult } from './result.js';
 
@@ -122,6 +122,23 @@ function* lockWait<T>(options: StepOptions, read: () => T, isLockedOut: (e: unkn
       return read();
     } catch (e) {
       if (!isLockedOut(e) || performance.now() >= patience) throw e;
+    }
+    yield;
+    if (options.keepGoing?.() === false) return STOPPED;
+  }
+}
+
+/**
+ * The feed's next session: a writer's lock met reading it waited for as lockWait does; a read worker that stays quiet
+ * waited for as long as its thread runs, with a turn of the event loop between tries (where its end, and a stop, are
+ * seen: decision 0129).
+ */
+function* nextRead(options: StepOptions, feed: SessionFeed): Generator<void, FeedItem | null | typeof STOPPED, void> {
+  for (;;) {
+    try {
+      return yield* lockWait(options, () => feed.next(), (e) => feed.lockedOut && isLock(e));
+    } catch (e) {
+      if (!(e instanceof WorkerQuiet)) throw e;
     }
     yield;
     if (options.keepGoing?.() === false) return STOPPED;
@@ -316,7 +333,7 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
     mode: options.readWorker ?? 'auto',
     // The worker may run a few batches ahead of the writes (what it posted waits packed, outside the heap).
     window: { sessions: batchSessions * 4, messages: batchMessages * 4 },
-    chunkRows,
+    chunkRows, quietThrows: true,
   });
   // The store's row as a batch that is not the pass's last writes it: its cursor stays where the last pass left it.
   const midRow = () => storeRow(ref, result, {
@@ -334,7 +351,7 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
       while (taken < todo.length && batch.writes.length < batchSessions && messages < batchMessages) {
         // A writer's lock met reading a session is waited for here, in slices a stop can end (the batch so far is
         // then not written: the next pass reads it again).
-        const item = yield* lockWait(options, () => feed.next(), (e) => feed.lockedOut && isLock(e));
+        const item = yield* nextRead(options, feed);
         if (item === STOPPED) return false;
         if (item === null) throw new HermeticError('HERMETIC_INTERNAL', `The pass over ${ref.path} ran out of sessions: ${taken} of ${todo.length} read.`);
         taken++;
@@ -390,6 +407,7 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
     }
   } finally {
     result.readByWorker += feed.readByWorker;
+    result.warning = [result.warning, workerStoppedWarning(feed.workerStopped)].filter(Boolean).join('; ') || null;
     feed.close();
   }
 }

@@ -1,5 +1,6 @@
 // What a pass says of a store beside its counts: a schema newer than any known that lacks core columns, sessions whose
-// id is not valid UTF-8, messages whose session has no row. Sentences, each null when there is nothing to say.
+// id is not valid UTF-8, messages whose session has no row, a read worker that ended. Sentences, each null when there is
+// nothing to say.
 import type { SessionMark, StoreReader } from '../reader/index.js';
 
 /** The newest schema version Hermes has shipped that this Hermetic was built against (state-db.md). */
@@ -30,4 +31,10 @@ export function orphanWarning(orphans: ReadonlyMap<string, number>): string | nu
   const names = [...orphans.keys()].slice(0, 3).join(', ');
   const whose = orphans.size === 1 ? `session ${names}, which has` : `${orphans.size} sessions (${names}${orphans.size > 3 ? ', …' : ''}), which have`;
   return `${messages} message${messages === 1 ? '' : 's'} of ${whose} no row in the store's sessions table: not read until Hermes writes ${orphans.size === 1 ? 'it' : 'them'}`;
+}
+
+/** What a pass says when its read worker's thread ended in it (feed.ts): nothing is missing, this thread read the rest. */
+export function workerStoppedWarning(why: string | null): string | null {
+  if (why === null) return null;
+  return `the read worker stopped during the pass (${why}); the sessions it had taken were read by the writing thread, and nothing is missing`;
 }
