@@ -179,7 +179,7 @@ export class SessionFeed {
         // itself: reading here is for while the worker starts, or when it falls behind.
         if (w && !w.finished && !this.#alone && w.running && !this.#waited) {
           this.#waited = true;
-          w.wait(2);
+          w.nap(2);
           continue;
         }
         this.#waited = false;

@@ -220,10 +220,15 @@ export class ReadAhead {
     return !this.#finished && Atomics.load(this.control, SLOT.state) === STATE.running;
   }
 
+  /** Sleeps until the worker posts again, or `ms` have passed: a short wait before this thread reads a session itself. */
+  nap(ms: number): void {
+    Atomics.wait(this.control, SLOT.posted, this.#seen, ms);
+  }
+
   /**
-   * Sleeps until the worker posts again, or `ms` have passed (a worker that failed to load cannot wake us), and looks
-   * whether its thread has ended (the next take() then says so). True when it stayed quiet and, as far as can be told,
-   * runs: a caller that can turn the event loop should, so a thread's end is told on every platform.
+   * Sleeps until the worker posts again, or a second has passed (a worker that failed to load cannot wake us), and
+   * looks whether its thread has ended (the next take() then says so). True when it stayed quiet and, as far as can be
+   * told, runs: a caller that can turn the event loop should, so a thread's end is told on every platform.
    */
   wait(ms = 1000): boolean {
     if (this.#finished) return false;
