@@ -101,6 +101,11 @@ export const MIGRATIONS: readonly Migration[] = [
     doc: 'backfill_unread: per machine, the sessions its windowed backfills left unread (numbers only), so a fleet report says them (dataset version 13, decision 0102).',
     sql: (s) => createTable(s, BACKFILL_UNREAD),
   },
+  {
+    version: 8,
+    doc: 'tool_calls: of a call id with two tool names, the greater by bytes, as each machine\'s dataset keeps it, on a database of any collation; the table counted again from parts (decision 0130).',
+    sql: (s) => toolCallsSchema(s),
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

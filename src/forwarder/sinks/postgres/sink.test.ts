@@ -296,7 +296,7 @@ describe('migrations', () => {
     }
   });
 
-  it('a fleet schema of version 1 gains the delegations table (version 2), the digest of what it applied (3), row_issues (4, decision 0092), the index of uncosted sessions (5, decision 0098), the kept tool calls (6, decision 0099) and backfill_unread (7, decision 0102), and takes their rows', async () => {
+  it('a fleet schema of version 1 gains the delegations table (version 2), the digest of what it applied (3), row_issues (4, decision 0092), the index of uncosted sessions (5, decision 0098), the kept tool calls (6, decision 0099), backfill_unread (7, decision 0102) and the kept tool calls in byte order (8, decision 0130), and takes their rows', async () => {
     const url = pg.createDatabase();
     const db = url.split('/').pop()!;
     const first = createPostgresSink(url);
@@ -308,7 +308,7 @@ describe('migrations', () => {
     const again = createPostgresSink(url);
     await again.open();
     try {
-      assert.equal(pg.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM hermetic.schema_version", db).trim(), '1,2,3,4,5,6,7');
+      assert.equal(pg.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM hermetic.schema_version", db).trim(), '1,2,3,4,5,6,7,8');
       // Version 5: the sessions with no cost recorded, keyed as the table is (what report/uncosted.ts starts from).
       assert.equal(pg.psql("SELECT pg_get_indexdef('hermetic.sessions_uncosted'::regclass)", db).trim(), 'CREATE INDEX sessions_uncosted ON hermetic.sessions USING btree (machine_id, store, session_id) WHERE ((estimated_cost_usd IS NULL) AND (actual_cost_usd IS NULL))');
       await again.write(datasetBatch(datasets.get('generated')!, A, 1));

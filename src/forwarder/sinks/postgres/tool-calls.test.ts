@@ -2,6 +2,7 @@
 // `parts` they stand for — after inserts, upserts, deletes, hand edits, a machine's rows dropped, TRUNCATE, with call
 // ids repeated and longer than a B-tree entry, names and times tied — and the dashboard's slowest calls read from them
 // are the plain query's answer, row for row, over a generated fleet; a version-5 fleet with data gets the table filled.
+import Database from 'better-sqlite3';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -152,6 +153,58 @@ describe('the fleet\'s tool_calls, kept by triggers on parts', () => {
     }
   });
 
+  it('a call id with two tool names keeps the greater by bytes, as SQLite does, on a database whose collation is a language\'s: grouped, merged, read either way, and put right by the migration to 8', async () => {
+    const url = pg.createDatabase(); // en-US: B-tool above a-tool; by bytes a-tool above B-tool
+    const db = url.split('/').pop()!;
+    const sink = createPostgresSink(url);
+    await sink.open();
+    await sink.close();
+    const pool = createPool(postgresTarget(url), { max: 1 });
+    const names = ['B-tool', 'a-tool'];
+    // SQLite's own answer, the dataset's rule (its MAX and its merge's >, BINARY).
+    const sqlite = new Database(':memory:');
+    const want = sqlite.prepare("SELECT MAX(x) FROM (SELECT 'B-tool' AS x UNION ALL SELECT 'a-tool')").pluck().get() as string;
+    sqlite.close();
+    assert.equal(want, 'a-tool');
+    const part = (session: string, id: string, name: string | null, type = 'tool_call', at = 100) => pool.query(`INSERT INTO hermetic.parts (machine_id, hostname, store, session_id, part_id, part_index, role, part_type, tool_name, tool_call_id, tool_result_for, created_at)
+      VALUES ($1, 'host', '/s.db', $2, $3, 0, 'assistant', $4, $5, $6, $7, $8)`, [A.machineId, session, `${id}-${name ?? 'result'}`, type, name, type === 'tool_call' ? id : null, type === 'tool_result' ? id : null, at]);
+    const kept = async () => (await pool.query('SELECT session_id, tool FROM hermetic.tool_calls ORDER BY session_id')).rows.map((r) => `${r.session_id} ${r.tool}`);
+    try {
+      // Both names in one statement (the grouping), and one after the other in either order (the merge).
+      await pool.query(`INSERT INTO hermetic.parts (machine_id, hostname, store, session_id, part_id, part_index, role, part_type, tool_name, tool_call_id, created_at)
+        VALUES ($1, 'host', '/s.db', 'together', 'p0', 0, 'assistant', 'tool_call', $2, 'c1', 100), ($1, 'host', '/s.db', 'together', 'p1', 1, 'assistant', 'tool_call', $3, 'c1', 101)`, [A.machineId, ...names]);
+      for (const [session, order] of [['upper-first', names], ['lower-first', [...names].reverse()]] as const) for (const name of order) await part(session, 'c1', name);
+      for (const session of ['together', 'upper-first', 'lower-first']) await part(session, 'c1', null, 'tool_result', 105);
+      assert.deepEqual(await kept(), ['lower-first a-tool', 'together a-tool', 'upper-first a-tool']);
+      assert.deepEqual(await toolCallsDrift(pool, 'hermetic'), NONE);
+      for (const session of ['together', 'upper-first', 'lower-first']) {
+        await pool.query(`INSERT INTO hermetic.tool_usage (machine_id, hostname, store, session_id, at, day, day_utc, profile, source, tool_name, calls, errors)
+          VALUES ($1, 'host', '/s.db', $2, 0, '1970-01-01', '1970-01-01', 'default', 'cli', 'a-tool', 1, 0)`, [A.machineId, session]);
+      }
+      // The dashboard's slowest calls, from the kept table and by the plain grouping of parts.
+      assert.deepEqual((await postgresSource(url, ZONE).slowestCalls({}, 10)).map((c) => c.tool), [want, want, want]);
+      const d = postgresDialect('hermetic');
+      const { tools, params } = reportCondition({}, d);
+      const { sql, values } = d.bind(slowestSql({}, tools, 10, true), params);
+      const c = await pool.connect();
+      try {
+        await c.query('SET search_path TO hermetic');
+        assert.deepEqual((await c.query(sql, values as unknown[])).rows.map((r) => r.tool), [want, want, want]);
+      } finally {
+        c.release();
+      }
+      // A fleet store of version 7 kept the greater in the database's collation: the migration to 8 counts it again.
+      pg.psql("UPDATE hermetic.tool_calls SET tool = 'B-tool'; DELETE FROM hermetic.schema_version WHERE version >= 8", db);
+      const reopened = createPostgresSink(url);
+      await reopened.open();
+      await reopened.close();
+      assert.equal(pg.psql("SELECT MAX(version) FROM hermetic.schema_version", db).trim(), '8');
+      assert.deepEqual(await kept(), ['lower-first a-tool', 'together a-tool', 'upper-first a-tool']);
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('the slowest calls read from tool_calls are the plain query\'s, for every window, filter and limit; with the table dropped by hand, grouped from parts, and the table made again filled', async () => {
     const { url, db, pool } = await fleet();
     await shipDatasets(url, [[datasetA, A], [datasetB, B]]);
@@ -216,7 +269,7 @@ describe('the fleet\'s tool_calls, kept by triggers on parts', () => {
       const sink = createPostgresSink(url);
       await sink.open();
       try {
-        assert.equal(pg.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM hermetic.schema_version", db).trim(), '1,2,3,4,5,6,7');
+        assert.equal(pg.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM hermetic.schema_version", db).trim(), '1,2,3,4,5,6,7,8');
         const calls = Number(pg.psql('SELECT COUNT(*) FROM hermetic.tool_calls', db).trim());
         assert.ok(calls > 100, `filled: ${calls} calls`);
         assert.deepEqual(await toolCallsDrift(pool, 'hermetic'), NONE);

@@ -17,12 +17,14 @@ const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
 /**
  * One row per call id of `from`'s tool parts (aliased `p`), grouped as `slowestSql` groups them. The key is the call
  * id's SHA-256, not the id: an id is any text a store holds, and one past a B-tree entry's size (about 2.7 kB) would
- * make every batch of its machine fail, where `parts` (which keys no call id) took it.
+ * make every batch of its machine fail, where `parts` (which keys no call id) took it. Of a call id with two tool names
+ * the greater by bytes (`COLLATE "C"`, here and in the merge), as each machine's dataset keeps it, whatever the
+ * database's collation (decision 0130).
  */
 export function groupedToolCallsSql(from: string): string {
   const id = callIdSql('p');
   return `SELECT p.machine_id, p.store, p.session_id, sha256(convert_to(${id}, 'UTF8')) AS call_key, ${id} AS call_id,
-      MAX(CASE WHEN p.part_type = 'tool_call' THEN p.tool_name END) AS tool,
+      MAX(CASE WHEN p.part_type = 'tool_call' THEN p.tool_name COLLATE "C" END) AS tool,
       MIN(CASE WHEN p.part_type = 'tool_call' THEN p.created_at END) AS called,
       MIN(CASE WHEN p.part_type = 'tool_result' THEN p.created_at END) AS answered
     FROM ${from} WHERE p.part_type IN ('tool_call', 'tool_result') AND ${id} IS NOT NULL
@@ -62,7 +64,7 @@ export function toolCallsSchema(schema: string): string[] {
   const t = `${s}.${FLEET_TOOL_CALLS}`;
   const merge = `INSERT INTO ${t} AS c (${COLUMNS}) ${groupedToolCallsSql('added p')}
   ON CONFLICT (machine_id, store, session_id, call_key) DO UPDATE SET
-    tool = CASE WHEN excluded.tool IS NULL THEN c.tool WHEN c.tool IS NULL OR excluded.tool > c.tool THEN excluded.tool ELSE c.tool END,
+    tool = CASE WHEN excluded.tool IS NULL THEN c.tool WHEN c.tool IS NULL OR excluded.tool COLLATE "C" > c.tool COLLATE "C" THEN excluded.tool ELSE c.tool END,
     called = CASE WHEN excluded.called IS NULL THEN c.called WHEN c.called IS NULL OR excluded.called < c.called THEN excluded.called ELSE c.called END,
     answered = CASE WHEN excluded.answered IS NULL THEN c.answered WHEN c.answered IS NULL OR excluded.answered < c.answered THEN excluded.answered ELSE c.answered END;`;
   const trigger = (name: string, event: string, referencing: string, fnName: string) => [

@@ -435,8 +435,9 @@ const byBytes = (machine: boolean, alias: string): string =>
  * where the report counts their tool calls (`tools`: the window's cells and the filter); then only their tool parts
  * are read, by the parts' key, grouped by call id (parts has no index by call id; a join would search a session's
  * parts once per call). Ties go by call time, then store, session and call id, so every way of reading them agrees.
- * `machine` adds the fleet's machine to every key. The plain query: an SQLite dataset, and a fleet store of schema
- * version 6 on, read `tool_calls` instead (`slowestKeptSql`), which keeps the same groups.
+ * `machine` adds the fleet's machine to every key, and takes a call's greatest tool name by bytes as SQLite does
+ * (decision 0130). The plain query: an SQLite dataset, and a fleet store of schema version 6 on, read `tool_calls`
+ * instead (`slowestKeptSql`), which keeps the same groups.
  */
 export function slowestSql(request: { since?: number | null; until?: number | null }, tools: string, limit: number, machine = false): string {
   const window = [request.since != null ? 'x.called >= @since' : null, request.until != null ? 'x.called < @until' : null].filter(Boolean).join(' AND ') || '1 = 1';
@@ -444,7 +445,7 @@ export function slowestSql(request: { since?: number | null; until?: number | nu
   const callId = callIdSql('p');
   const m = machine ? 'p.machine_id, ' : '';
   return `SELECT ${cutText('x.tool', FIELD_CAP)} AS tool, x.session_id, x.store, ${machine ? 'x.machine_id, ' : ''}x.called AS started_at, x.answered - x.called AS seconds FROM (
-      SELECT ${m}p.store, p.session_id, ${callId} AS call_id, MAX(CASE WHEN p.part_type = 'tool_call' THEN p.tool_name END) AS tool,
+      SELECT ${m}p.store, p.session_id, ${callId} AS call_id, MAX(CASE WHEN p.part_type = 'tool_call' THEN p.tool_name${machine ? ' COLLATE "C"' : ''} END) AS tool,
         MIN(CASE WHEN p.part_type = 'tool_call' THEN p.created_at END) AS called,
         MIN(CASE WHEN p.part_type = 'tool_result' THEN p.created_at END) AS answered
       FROM (SELECT DISTINCT ${machine ? 'l.machine_id, ' : ''}l.store, l.session_id FROM tool_usage l WHERE ${tools}) s
