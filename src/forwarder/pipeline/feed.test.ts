@@ -184,6 +184,9 @@ test('auto: the sessions a worker took before its thread ended are read by this 
     assert.deepEqual(indexes.sort((a, b) => a - b), ids.map((_, i) => i));
     assert.equal(feed.readByWorker, 1);
     assert.match(feed.workerStopped ?? '', /^its thread (ended|exited with code 9)$/);
+    // Once the event loop has run, the thread's own account.
+    for (let turns = 0; feed.workerStopped === 'its thread ended' && turns < 1000; turns++) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal(feed.workerStopped, 'its thread exited with code 9');
   } finally {
     done();
   }

@@ -86,8 +86,8 @@ export class SessionFeed {
   #waited = false;
   /** Sessions the worker read (the rest this thread read). */
   readByWorker = 0;
-  /** Why the worker's thread ended in this pass (its sessions then read here), or null. */
-  workerStopped: string | null = null;
+  /** The worker's thread ended in this pass (its sessions then read here). */
+  #workerStopped = false;
   /** Which indexes `next()` has handed out: what a worker that ended had taken is what is missing. */
   readonly #given: Uint8Array;
   /** Indexes the worker took and never posted, read by this thread before any new one. */
@@ -167,7 +167,7 @@ export class SessionFeed {
           }
           if (m.kind === 'stopped') {
             if (this.#o.mode === 'only') throw new HermeticError('HERMETIC_INTERNAL', `The read worker stopped in the pass over ${this.#o.ref.path} (${m.message}); HERMETIC_READ_WORKER=only reads with nothing else: run the pass again without it.`);
-            this.workerStopped = m.message;
+            this.#workerStopped = true;
             this.#orphans = this.#untaken();
             this.#alone = true;
           }
@@ -202,6 +202,14 @@ export class SessionFeed {
       if (!w || w.finished || this.#alone || (this.#o.mode !== 'only' && w.closeIfIdle())) return null;
       if (w.wait() && this.#o.quietThrows) throw new WorkerQuiet();
     }
+  }
+
+  /**
+   * Why the worker's thread ended in this pass, or null: as it was seen, or better once the event loop has run since
+   * (its 'error', such as running out of memory).
+   */
+  get workerStopped(): string | null {
+    return this.#workerStopped ? this.#worker?.stoppedWhy ?? null : null;
   }
 
   /** The indexes taken from the shared counter (by either thread) that `next()` has not handed out, last first. */

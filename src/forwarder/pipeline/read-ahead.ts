@@ -177,6 +177,11 @@ export class ReadAhead {
     return this.#finished;
   }
 
+  /** Why its thread ended, once a wait saw it had: its 'error' or exit code once the event loop has told them. */
+  get stoppedWhy(): string | null {
+    return this.#stopped === null ? null : this.#t.ended ?? this.#stopped;
+  }
+
   /** Why the worker cannot run (its modules did not load), once it said so. */
   get broken(): string | null {
     return this.#t.broken;
