@@ -25,6 +25,7 @@ import { CHUNK_ROWS, type Prior } from './read-session.js';
 import { judge, stillIgnored } from './project.js';
 import { backoffSeconds, stillWaiting } from './quarantine.js';
 import type { ReadWorkerMode } from './read-mode.js';
+import type { WorkerWhere } from './read-ahead.js';
 import { countSession, countWritten, emptyResult, type StepResult } from './result.js';
 import { batchCommitter, writeIsolated } from './write.js';
 import { writeLong, type LongContext } from './long-session.js';
@@ -71,6 +72,8 @@ export interface StepOptions {
   schemaCache?: Map<string, { cookie: number; columns: Map<string, Set<string>> }>;
   /** Whether a read worker reads sessions beside this thread (feed.ts; default `auto`). */
   readWorker?: ReadWorkerMode;
+  /** The read worker's module (default: read-worker's): tests give one that misbehaves. */
+  readWorkerModule?: WorkerWhere;
   /** Between batches: false stops the pass there (what is committed stays; the next pass does the rest). */
   keepGoing?: () => boolean;
   /**
@@ -333,7 +336,7 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
     mode: options.readWorker ?? 'auto',
     // The worker may run a few batches ahead of the writes (what it posted waits packed, outside the heap).
     window: { sessions: batchSessions * 4, messages: batchMessages * 4 },
-    chunkRows, quietThrows: true,
+    chunkRows, quietThrows: true, worker: options.readWorkerModule,
   });
   // The store's row as a batch that is not the pass's last writes it: its cursor stays where the last pass left it.
   const midRow = () => storeRow(ref, result, {
