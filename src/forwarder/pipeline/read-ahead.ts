@@ -89,6 +89,9 @@ export interface WorkerWhere {
 let thread: Thread | null = null;
 let jobs = 0;
 
+/** What is known of a thread seen gone before its 'exit' event says why. */
+export const THREAD_ENDED = 'its thread ended: out of memory, or a crash';
+
 /**
  * Why the thread ended, or null while it runs (as far as can be told). Its 'exit' event runs only on the event loop,
  * which a pass waiting for the worker does not turn while it waits; on Linux its task is gone from /proc as soon as the
@@ -98,7 +101,7 @@ let jobs = 0;
 function stoppedWhy(t: Thread): string | null {
   if (t.ended !== null) return t.ended;
   const tid = Atomics.load(t.tid, 0);
-  return tid > 0 && !existsSync(`/proc/self/task/${tid}`) ? 'its thread ended' : null;
+  return tid > 0 && !existsSync(`/proc/self/task/${tid}`) ? THREAD_ENDED : null;
 }
 
 function startThread(given?: WorkerWhere): Thread | null {
