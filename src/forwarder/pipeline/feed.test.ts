@@ -11,7 +11,8 @@ import { tempDir } from '../../state-db/testing/fixtures.js';
 import { readStore, StoreReader } from '../reader/index.js';
 import { coreFree, READ_WORKER_MIN_SESSIONS, SessionFeed, WorkerQuiet, type CoreJudge } from './feed.js';
 import { CpuMeter, MAX_WINDOW_MS, MIN_WINDOW_MS } from './cpu-meter.js';
-import { THREAD_ENDED, type WorkerWhere } from './read-ahead.js';
+import { THREAD_ENDED } from './read-ahead.js';
+import type { WorkerWhere } from './read-mode.js';
 import { SLOT, STATE } from './read-protocol.js';
 import type { HermeticError } from '../../shared/errors.js';
 

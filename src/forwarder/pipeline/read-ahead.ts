@@ -9,6 +9,7 @@ import { existsSync, statSync } from 'node:fs';
 import { extname } from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { fromWire, type PackedRows } from '../dataset/packed.js';
+import type { WorkerWhere } from './read-mode.js';
 import { SLOT, SLOTS, STATE, type JobMessage, type ReadJob, type WorkerMessage } from './read-protocol.js';
 import { workerFlags } from '../../shared/worker-flags.js';
 
@@ -40,7 +41,7 @@ const IDLE_MS = 60_000;
  * build (not older than it, the rule bin/hermetic.js applies to the CLI's bundle): its thread then loads a dozen files
  * instead of about 70 modules, about 60 ms less.
  */
-export function workerEntry(): { entry: string; tsx: string | null } | null {
+export function workerEntry(): WorkerWhere | null {
   const ext = extname(new URL(import.meta.url).pathname);
   const entry = new URL(`./read-worker${ext}`, import.meta.url);
   if (ext !== '.ts') return { entry: bundledWorker(entry).href, tsx: null };
@@ -78,12 +79,6 @@ interface Thread {
   own: boolean;
   /** Its task id, written by the thread as it starts (Linux; 0 elsewhere, or before then). */
   tid: Int32Array;
-}
-
-/** Where a worker's module is (workerEntry), as WORKER_BOOT loads it. */
-export interface WorkerWhere {
-  entry: string;
-  tsx: string | null;
 }
 
 let thread: Thread | null = null;
