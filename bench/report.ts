@@ -4,8 +4,9 @@
 //   R1  usageReport in process, per shape (the terminal's default view, a few --by groupings, tools), median of the
 //       rounds, against `SELECT count(*) FROM usage_ledger` on the same connection. The goal is an answer well under a
 //       second; the ratio says how many plain scans of the ledger's rows each shape costs.
-//   R2  the CLI end to end (`node dist/cli/main.js report …`, a process per run) against the same process printing
-//       its --version (start-up and module loading alone). Needs the build (`npm run bench` builds it first).
+//   R2  the CLI end to end as a user runs it (`node bin/hermetic.js report …`: the bundled CLI when the build has one,
+//       a process per run) against the same process printing its --version (start-up and module loading alone). Needs
+//       the build (`npm run bench` builds it first, bundle included).
 //   R3  `hermetic status`'s rows per table as it reads them (row_counts, kept by the writer: decision 0069) against
 //       COUNT(*) of each table, what it ran before; the numbers must agree.
 // Also printed: the generation and the backfill (its time with the ledger's triggers and rebuilds), the ledger's
@@ -31,6 +32,7 @@ const DAYS = Number(process.env.BENCH_REPORT_DAYS ?? 365);
 const ROUNDS = Number(process.env.BENCH_REPORT_ROUNDS ?? 7);
 const here = dirname(fileURLToPath(import.meta.url));
 const MAIN = join(here, '..', 'dist', 'cli', 'main.js');
+const BIN = join(here, '..', 'bin', 'hermetic.js');
 
 const load = () => `load ${loadavg().map((x) => x.toFixed(2)).join(' ')}`;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -114,7 +116,7 @@ try {
 
   if (existsSync(MAIN)) {
     const run = (args: string[]) => {
-      const [t, r] = time(() => spawnSync(process.execPath, [MAIN, ...args], { encoding: 'utf8', maxBuffer: 1 << 28, env: { ...process.env, NO_COLOR: '1' } }));
+      const [t, r] = time(() => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', maxBuffer: 1 << 28, env: { ...process.env, NO_COLOR: '1' } }));
       if (r.status !== 0) throw new Error(`hermetic ${args.join(' ')}: ${r.status ?? r.signal} ${r.error?.message ?? ''} ${r.stderr}`);
       return t;
     };
