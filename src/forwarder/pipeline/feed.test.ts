@@ -13,7 +13,7 @@ import { coreFree, READ_WORKER_MIN_SESSIONS, SessionFeed, WorkerQuiet, type Core
 import { CpuMeter, MAX_WINDOW_MS, MIN_WINDOW_MS } from './cpu-meter.js';
 import { THREAD_ENDED } from './read-ahead.js';
 import type { WorkerWhere } from './read-mode.js';
-import { SLOT, STATE } from './read-protocol.js';
+import { fakeWorker, POST_FIRST_AS_GONE } from './testing/workers.js';
 import type { HermeticError } from '../../shared/errors.js';
 
 test('without a measure of the cores: a core is free with two or more cores and a load below one less than their number; never with one core', () => {
@@ -123,25 +123,16 @@ test('auto: no core free, judged late or at once: this thread reads every sessio
 });
 
 /**
- * A read worker's module whose thread ends in its first job (as one out of memory does): it takes `take` sessions,
- * posts the first as deleted since it was listed, tells `channel` it has taken them, and exits.
+ * A read worker whose thread ends in its first job (as one out of memory does): it takes `take` sessions, posts the
+ * first as deleted since it was listed, tells `channel` it has taken them, and exits.
  */
-function endingWorker(take: number, channel: string): WorkerWhere {
-  const source = `export function serveReadJobs(port) {
-  port.on('message', ({ id, control }) => {
-    Atomics.store(control, ${SLOT.state}, ${STATE.running});
-    const first = Atomics.add(control, ${SLOT.next}, ${take});
-    port.postMessage({ kind: 'session', job: id, index: first, read: null });
-    Atomics.add(control, ${SLOT.posted}, 1);
-    Atomics.notify(control, ${SLOT.posted});
+const endingWorker = (take: number, channel: string): WorkerWhere => fakeWorker({
+  take, then: `${POST_FIRST_AS_GONE}
     const told = new BroadcastChannel(${JSON.stringify(channel)});
     told.postMessage('taken');
     told.close();
-    process.exit(9);
-  });
-}`;
-  return { entry: `data:text/javascript,${encodeURIComponent(source)}`, tsx: null };
-}
+    process.exit(9);`,
+});
 
 /** A feed over the generated store of `feedAll`, with the worker's module given. */
 function feedWith(mode: 'auto' | 'only', worker: WorkerWhere, quietThrows = false): { feed: SessionFeed; ids: string[]; done: () => void } {
@@ -195,17 +186,8 @@ test('auto: the sessions a worker took before its thread ended are read by this 
 
 test('a quiet worker is waited for with turns of the event loop, where its end is told on any platform (no task id to look at)', async () => {
   // Hides its task id, as a platform without /proc would; ends only when told, after this thread found it quiet.
-  const source = `import { workerData } from 'node:worker_threads';
-export function serveReadJobs(port) {
-  Atomics.store(workerData.tid, 0, 0);
-  port.on('message', ({ control }) => {
-    Atomics.store(control, ${SLOT.state}, ${STATE.running});
-    Atomics.add(control, ${SLOT.next}, 2);
-    const told = new BroadcastChannel('hermetic-feed-quiet');
-    told.onmessage = () => process.exit(9);
-  });
-}`;
-  const { feed, done } = feedWith('only', { entry: `data:text/javascript,${encodeURIComponent(source)}`, tsx: null }, true);
+  const worker = fakeWorker({ take: 2, hideTask: true, then: "new BroadcastChannel('hermetic-feed-quiet').onmessage = () => process.exit(9);" });
+  const { feed, done } = feedWith('only', worker, true);
   const tell = new BroadcastChannel('hermetic-feed-quiet');
   try {
     assert.throws(() => feed.next(), WorkerQuiet, 'a second without a word from a running thread');

@@ -8,20 +8,11 @@ import { tempDir } from '../../state-db/testing/fixtures.js';
 import { createPolicyResolver } from '../policy/index.js';
 import { discoverStores } from '../reader/index.js';
 import { SqliteSink } from '../sinks/sqlite/sink.js';
-import { SLOT, STATE } from './read-protocol.js';
+import { fakeWorker } from './testing/workers.js';
 import { stepStoreInSteps, type StepResult } from './step.js';
 
 /** A worker that hides its task id, takes two sessions, stays quiet for 1.5 s and exits. */
-const QUIET_THEN_GONE = `import { workerData } from 'node:worker_threads';
-export function serveReadJobs(port) {
-  Atomics.store(workerData.tid, 0, 0);
-  port.on('message', ({ control }) => {
-    Atomics.store(control, ${SLOT.state}, ${STATE.running});
-    Atomics.add(control, ${SLOT.next}, 2);
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1500);
-    process.exit(9);
-  });
-}`;
+const QUIET_THEN_GONE = fakeWorker({ take: 2, hideTask: true, then: 'Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1500); process.exit(9);' });
 
 test('only: a worker quiet past a look and then gone fails the pass with its own reason, told by a turn of the event loop', async () => {
   const { dir, cleanup } = tempDir('hermetic-worker-stopped-');
@@ -30,7 +21,7 @@ test('only: a worker quiet past a look and then gone fails the pass with its own
   try {
     const steps = stepStoreInSteps(discoverStores({ home: dir, explicit: [path] })[0]!, {
       sink, policy: createPolicyResolver({ stateDir: join(dir, 'home'), now: () => 0 }), redact: false, origin: 'backfill', now: () => Date.now() / 1000,
-      readWorker: 'only', readWorkerModule: { entry: `data:text/javascript,${encodeURIComponent(QUIET_THEN_GONE)}`, tsx: null },
+      readWorker: 'only', readWorkerModule: QUIET_THEN_GONE,
     });
     // Driven as the CLI's passes are: a turn of the event loop at every pause.
     let pauses = 0;

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
+import type { QueryResultRow } from 'pg';
 import { tempDir } from '../../../state-db/testing/fixtures.js';
 import { sharedPostgres, type PgCluster } from '../../../shared/testing/postgres.js';
 import { Zone } from '../../ledger/zone.js';
@@ -47,6 +48,20 @@ async function fleet(): Promise<{ url: string; db: string; pool: ReturnType<type
   await sink.open();
   await sink.close();
   return { url, db: url.split('/').pop()!, pool: createPool(postgresTarget(url), { max: 1 }) };
+}
+
+/** The slowest calls by the plain grouping of parts (the dashboard's way before fleet schema version 6). */
+async function plainSlowest(pool: ReturnType<typeof createPool>, request: ReportRequest = {}, limit = 10): Promise<QueryResultRow[]> {
+  const d = postgresDialect('hermetic');
+  const { tools, params } = reportCondition(request, d);
+  const { sql, values } = d.bind(slowestSql(request, tools, limit, true), params);
+  const c = await pool.connect();
+  try {
+    await c.query('SET search_path TO hermetic');
+    return (await c.query(sql, values as unknown[])).rows;
+  } finally {
+    c.release();
+  }
 }
 
 describe('the fleet\'s tool_calls, kept by triggers on parts', () => {
@@ -138,16 +153,7 @@ describe('the fleet\'s tool_calls, kept by triggers on parts', () => {
       const bytes = [...sessions].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
       // From the kept tool_calls (the dashboard's way on this schema), and by the plain grouping of parts.
       assert.deepEqual((await postgresSource(url, ZONE).slowestCalls({}, 10)).map((c) => c.session_id), bytes);
-      const d = postgresDialect('hermetic');
-      const { tools, params } = reportCondition({}, d);
-      const { sql, values } = d.bind(slowestSql({}, tools, 10, true), params);
-      const c = await pool.connect();
-      try {
-        await c.query('SET search_path TO hermetic');
-        assert.deepEqual((await c.query(sql, values as unknown[])).rows.map((r) => r.session_id), bytes);
-      } finally {
-        c.release();
-      }
+      assert.deepEqual((await plainSlowest(pool)).map((r) => r.session_id), bytes);
     } finally {
       await pool.end();
     }
@@ -183,16 +189,7 @@ describe('the fleet\'s tool_calls, kept by triggers on parts', () => {
       }
       // The dashboard's slowest calls, from the kept table and by the plain grouping of parts.
       assert.deepEqual((await postgresSource(url, ZONE).slowestCalls({}, 10)).map((c) => c.tool), [want, want, want]);
-      const d = postgresDialect('hermetic');
-      const { tools, params } = reportCondition({}, d);
-      const { sql, values } = d.bind(slowestSql({}, tools, 10, true), params);
-      const c = await pool.connect();
-      try {
-        await c.query('SET search_path TO hermetic');
-        assert.deepEqual((await c.query(sql, values as unknown[])).rows.map((r) => r.tool), [want, want, want]);
-      } finally {
-        c.release();
-      }
+      assert.deepEqual((await plainSlowest(pool)).map((r) => r.tool), [want, want, want]);
       // A fleet store of version 7 kept the greater in the database's collation: the migration to 8 counts it again.
       pg.psql("UPDATE hermetic.tool_calls SET tool = 'B-tool'; DELETE FROM hermetic.schema_version WHERE version >= 8", db);
       const reopened = createPostgresSink(url);
@@ -218,19 +215,8 @@ describe('the fleet\'s tool_calls, kept by triggers on parts', () => {
         { since: END + 86_400 }, { filter: { model: [models[0]!] } }, { filter: { source: [sources.at(-1)!] }, since: END - 3 * 86_400 },
         { filter: { task: ['main'], model: models.slice(0, 2) } }, { filter: { session: ['no such session'] } },
       ];
-      const d = postgresDialect('hermetic');
       /** The plain query's answer, as the fleet gave it before version 6. */
-      const plain = async (r: ReportRequest, limit: number) => {
-        const { tools, params } = reportCondition(r, d);
-        const { sql, values } = d.bind(slowestSql(r, tools, limit, true), params);
-        const c = await pool.connect();
-        try {
-          await c.query('SET search_path TO hermetic');
-          return (await c.query(sql, values as unknown[])).rows.map((x) => ({ ...x, started_at: Number(x.started_at), seconds: Number(x.seconds) }));
-        } finally {
-          c.release();
-        }
-      };
+      const plain = async (r: ReportRequest, limit: number): Promise<QueryResultRow[]> => (await plainSlowest(pool, r, limit)).map((x) => ({ ...x, started_at: Number(x.started_at), seconds: Number(x.seconds) }));
       const answers = new Map<string, unknown>();
       for (const r of requests) {
         for (const limit of [1, 10, 1_000_000]) {
