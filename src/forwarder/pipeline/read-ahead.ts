@@ -5,12 +5,13 @@
 // bundle, when there is one: workerEntry), read-worker.ts through tsx when running from the sources. A thread that
 // ends while a pass waits for it (out of memory, a crash) is noticed without the event loop (stoppedWhy) and said by
 // take() as a `stopped` message (decision 0129).
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { extname } from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { fromWire, type PackedRows } from '../dataset/packed.js';
 import type { WorkerWhere } from './read-mode.js';
 import { SLOT, SLOTS, STATE, type JobMessage, type ReadJob, type WorkerMessage } from './read-protocol.js';
+import { taskGone, taskSlot, TASK_ID_BOOT, THREAD_ENDED } from '../../shared/thread-task.js';
 import { workerFlags } from '../../shared/worker-flags.js';
 
 /**
@@ -21,10 +22,7 @@ import { workerFlags } from '../../shared/worker-flags.js';
  */
 export const WORKER_BOOT = `
 const { workerData } = require('node:worker_threads');
-try {
-  const task = /\\/task\\/(\\d+)$/.exec(require('node:fs').readlinkSync('/proc/thread-self'));
-  if (task) Atomics.store(workerData.tid, 0, Number(task[1]));
-} catch {}
+${TASK_ID_BOOT}
 (async () => {
   if (workerData.tsx) (await import(workerData.tsx)).register();
   const m = await import(workerData.entry);
@@ -84,9 +82,6 @@ interface Thread {
 let thread: Thread | null = null;
 let jobs = 0;
 
-/** What is known of a thread seen gone before its 'exit' event says why. */
-export const THREAD_ENDED = 'its thread ended: out of memory, or a crash';
-
 /**
  * Why the thread ended, or null while it runs (as far as can be told). Its 'exit' event runs only on the event loop,
  * which a pass waiting for the worker does not turn while it waits; on Linux its task is gone from /proc as soon as the
@@ -95,8 +90,7 @@ export const THREAD_ENDED = 'its thread ended: out of memory, or a crash';
  */
 function stoppedWhy(t: Thread): string | null {
   if (t.ended !== null) return t.ended;
-  const tid = Atomics.load(t.tid, 0);
-  return tid > 0 && !existsSync(`/proc/self/task/${tid}`) ? THREAD_ENDED : null;
+  return taskGone(t.tid) ? THREAD_ENDED : null;
 }
 
 function startThread(given?: WorkerWhere): Thread | null {
@@ -105,7 +99,7 @@ function startThread(given?: WorkerWhere): Thread | null {
   const { port1, port2 } = new MessageChannel();
   // A small young generation: each session's garbage dies there, and the old generation stays small and flat
   // (with V8's default the worker's heap grew with the store; decision 0027).
-  const tid = new Int32Array(new SharedArrayBuffer(4));
+  const tid = taskSlot();
   const options = { eval: true, workerData: { port: port2, tid, ...where }, transferList: [port2], resourceLimits: { maxYoungGenerationSizeMb: 8 } };
   let worker: Worker;
   try {
