@@ -81,8 +81,8 @@ test('the real meter reads the machine: others kept between none and all of the 
 /** Every session of a generated store through a feed in `auto`, with a judge of the cores given. */
 function feedAll(judge: CoreJudge): { indexes: number[]; byWorker: number; parallel: boolean } {
   const { path } = generatedStore({ out: join(storeDir, 'state.db'), sessions: READ_WORKER_MIN_SESSIONS + 20, messages: (READ_WORKER_MIN_SESSIONS + 20) * 8, seed: 'feed-join', replace: true });
-  const ids = (new Database(path, { readonly: true }).prepare('SELECT id FROM sessions ORDER BY id').pluck().all() as string[]);
   return readStore(path, (db) => {
+    const ids = db.prepare('SELECT id FROM sessions ORDER BY id').pluck().all() as string[];
     const reader = new StoreReader(db, path);
     const ref = { path, profile: 'default', hermesHome: dirname(path), backend: 'sqlite' as const, warning: null, exists: true };
     const feed = new SessionFeed({ reader, ref, redact: false, origin: 'backfill', ids, priorOf: () => null, mode: 'auto', window: { sessions: 8, messages: 400 }, cores: judge });
@@ -137,8 +137,8 @@ const endingWorker = (take: number, channel: string): WorkerWhere => fakeWorker(
 /** A feed over the generated store of `feedAll`, with the worker's module given. */
 function feedWith(mode: 'auto' | 'only', worker: WorkerWhere, quietThrows = false): { feed: SessionFeed; ids: string[]; done: () => void } {
   const { path } = generatedStore({ out: join(storeDir, 'ending.db'), sessions: READ_WORKER_MIN_SESSIONS + 20, messages: (READ_WORKER_MIN_SESSIONS + 20) * 8, seed: 'feed-ending', replace: true });
-  const ids = (new Database(path, { readonly: true }).prepare('SELECT id FROM sessions ORDER BY id').pluck().all() as string[]);
   const db = new Database(path, { readonly: true });
+  const ids = db.prepare('SELECT id FROM sessions ORDER BY id').pluck().all() as string[];
   const reader = new StoreReader(db, path);
   const ref = { path, profile: 'default', hermesHome: dirname(path), backend: 'sqlite' as const, warning: null, exists: true };
   const feed = new SessionFeed({ reader, ref, redact: false, origin: 'backfill', ids, priorOf: () => null, mode, window: { sessions: 8, messages: 400 }, cores: { ready: () => true, free: () => true }, worker, quietThrows });
