@@ -11,8 +11,7 @@ import { tempDir } from '../../state-db/testing/fixtures.js';
 import { readStore, StoreReader } from '../reader/index.js';
 import { coreFree, READ_WORKER_MIN_SESSIONS, SessionFeed, WorkerQuiet, type CoreJudge } from './feed.js';
 import { CpuMeter, MAX_WINDOW_MS, MIN_WINDOW_MS } from './cpu-meter.js';
-import { THREAD_ENDED } from '../../shared/thread-task.js';
-import type { WorkerWhere } from './read-mode.js';
+import { THREAD_ENDED, type WorkerWhere } from '../../shared/thread-task.js';
 import { fakeWorker, POST_FIRST_AS_GONE } from './testing/workers.js';
 import type { HermeticError } from '../../shared/errors.js';
 

@@ -10,7 +10,8 @@ import type { StoreReader } from '../reader/index.js';
 import type { SessionRecords } from '../sinks/sink.js';
 import { cpuMeter } from './cpu-meter.js';
 import { newControl, ReadAhead } from './read-ahead.js';
-import type { ReadWorkerMode, WorkerWhere } from './read-mode.js';
+import type { WorkerWhere } from '../../shared/thread-task.js';
+import type { ReadWorkerMode } from './read-mode.js';
 import { SLOT } from './read-protocol.js';
 import { CHUNK_ROWS, readSession, type Long, type Prior, type ReadContext } from './read-session.js';
 

@@ -9,9 +9,8 @@ import { statSync } from 'node:fs';
 import { extname } from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { fromWire, type PackedRows } from '../dataset/packed.js';
-import type { WorkerWhere } from './read-mode.js';
 import { SLOT, SLOTS, STATE, type JobMessage, type ReadJob, type WorkerMessage } from './read-protocol.js';
-import { taskGone, taskSlot, TASK_ID_BOOT, THREAD_ENDED } from '../../shared/thread-task.js';
+import { taskGone, taskSlot, TASK_ID_BOOT, THREAD_ENDED, type WorkerWhere } from '../../shared/thread-task.js';
 import { workerFlags } from '../../shared/worker-flags.js';
 
 /**

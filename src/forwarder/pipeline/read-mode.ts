@@ -1,6 +1,6 @@
-// Whether a pass reads through the read worker (HERMETIC_READ_WORKER), and which module the worker loads: in a module of
-// its own, importing nothing, so the public types that name them (ForwarderOptions, StepOptions) reach no reader or
-// SQLite declaration (test/package/consumer.test.ts compiles a consumer without better-sqlite3's types).
+// Whether a pass reads through the read worker (HERMETIC_READ_WORKER): in a module of its own, importing nothing, so
+// the public types that name it (ForwarderOptions, StepOptions) reach no reader or SQLite declaration
+// (test/package/consumer.test.ts compiles a consumer without better-sqlite3's types).
 /**
  * `auto`: a worker joins passes with at least READ_WORKER_MIN_SESSIONS sessions to read, while this thread also reads
  * whenever the worker has nothing ready (so a worker that is slow to start costs nothing); `off`: never; `only`: the
@@ -8,9 +8,3 @@
  */
 export type ReadWorkerMode = 'auto' | 'off' | 'only';
 export const READ_WORKER_MODES: readonly ReadWorkerMode[] = ['auto', 'off', 'only'];
-
-/** Where a read worker's module is (read-ahead.ts workerEntry), as its boot code loads it; tests give their own. */
-export interface WorkerWhere {
-  entry: string;
-  tsx: string | null;
-}

@@ -1,6 +1,6 @@
 // Read worker modules for tests that need one to misbehave (decision 0129): given to a pass through
 // StepOptions.readWorkerModule or FeedOptions.worker, each loads on a thread of its own from a data: URL.
-import type { WorkerWhere } from '../read-mode.js';
+import type { WorkerWhere } from '../../../shared/thread-task.js';
 import { SLOT, STATE } from '../read-protocol.js';
 
 /**

@@ -11,7 +11,7 @@ import { HermeticError, type ErrorCode } from '../../../shared/errors.js';
 import type { MirrorResult } from './mirror.js';
 import type { MirrorJob } from './settings.js';
 import type { MirrorAnswer } from './worker.js';
-import { taskGone, taskSlot, TASK_ID_BOOT, THREAD_ENDED } from '../../../shared/thread-task.js';
+import { taskGone, taskSlot, TASK_ID_BOOT, THREAD_ENDED, type WorkerWhere } from '../../../shared/thread-task.js';
 import { workerFlags } from '../../../shared/worker-flags.js';
 
 const BOOT = `
@@ -33,10 +33,10 @@ interface MirrorThread { worker: Worker; port: MessagePort; tid: Int32Array }
 
 let thread: MirrorThread | null = null;
 /** The module the thread serves jobs from: worker.ts's, or a test's (mirrorThreadModule). */
-let given: { entry: string; tsx: string | null } | null = null;
+let given: WorkerWhere | null = null;
 
 /** Tests: the next mirror thread loads `where` instead of worker.ts (null: worker.ts again); ends the current one. */
-export function mirrorThreadModule(where: { entry: string; tsx: string | null } | null): void {
+export function mirrorThreadModule(where: WorkerWhere | null): void {
   given = where;
   stopMirrorThread();
 }
