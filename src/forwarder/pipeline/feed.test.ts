@@ -160,6 +160,35 @@ test('only: a worker whose thread ends mid-pass fails the pass, told without the
   }
 });
 
+test('only, with turns of the event loop allowed: the failure names the thread\'s own end, not the look at it', async () => {
+  const told = new BroadcastChannel('hermetic-feed-only-turns');
+  const taken = new Promise((resolve) => { told.onmessage = resolve; });
+  const { feed, done } = feedWith('only', endingWorker(3, 'hermetic-feed-only-turns'), true);
+  try {
+    await taken;
+    told.close();
+    let turns = 0;
+    for (;;) {
+      try {
+        const item = feed.next();
+        assert.deepEqual(item, { index: 0, read: null }, 'only what it posted is handed out');
+      } catch (e) {
+        if (e instanceof WorkerQuiet) {
+          turns++;
+          await new Promise((resolve) => setImmediate(resolve));
+          continue;
+        }
+        assert.equal((e as HermeticError).code, 'HERMETIC_INTERNAL');
+        assert.match((e as Error).message, /^The read worker stopped in the pass over .*ending\.db \(its thread exited with code 9\); HERMETIC_READ_WORKER=only/);
+        break;
+      }
+    }
+    assert.ok(turns < 100, `${turns} turns`);
+  } finally {
+    done();
+  }
+});
+
 test('auto: the sessions a worker took before its thread ended are read by this thread; every session once', async () => {
   const told = new BroadcastChannel('hermetic-feed-auto');
   const taken = new Promise((resolve) => { told.onmessage = resolve; });

@@ -10,12 +10,15 @@ import type { StoreReader } from '../reader/index.js';
 import type { SessionRecords } from '../sinks/sink.js';
 import { cpuMeter } from './cpu-meter.js';
 import { newControl, ReadAhead } from './read-ahead.js';
-import type { WorkerWhere } from '../../shared/thread-task.js';
+import { THREAD_ENDED, type WorkerWhere } from '../../shared/thread-task.js';
 import type { ReadWorkerMode } from './read-mode.js';
 import { SLOT } from './read-protocol.js';
 import { CHUNK_ROWS, readSession, type Long, type Prior, type ReadContext } from './read-session.js';
 
 export const READ_WORKER_MIN_SESSIONS = 200;
+
+/** How long an `only` pass whose worker ended waits for the event loop to say why (a turn or two, in practice). */
+const ONLY_REASON_MS = 500;
 
 /** The cores others may keep busy, at most, for one to count as free: the worker would get most of what is left. */
 export const FREE_CORE_SLACK = 0.4;
@@ -60,7 +63,10 @@ export interface FeedOptions {
   quietThrows?: boolean;
 }
 
-/** The worker posted nothing for a while and its thread still runs, as far as can be told: ask `next()` again. */
+/**
+ * The worker posted nothing for a while and its thread still runs, as far as can be told (or, in `only`, it ended and
+ * the event loop has yet to say why): turn the event loop and ask `next()` again.
+ */
 export class WorkerQuiet extends Error {
   constructor() {
     super('The read worker has posted nothing for a second.');
@@ -98,6 +104,11 @@ export class SessionFeed {
    * caller may wait for the lock and ask again without losing it (decision 0104). Null otherwise.
    */
   #again: number | null = null;
+  /**
+   * `only`'s worker thread ended, seen by looking at it before the event loop said why: until this time the caller is
+   * asked to turn the loop (WorkerQuiet), so the failure names the thread's own reason (out of memory, its exit code).
+   */
+  #onlyEndedBy: number | null = null;
 
   /** `auto` waits for a window long enough to tell whether a core is free: decided on a later `next()`. */
   #decideLater = false;
@@ -148,6 +159,7 @@ export class SessionFeed {
   /** The next session read, or null when every one has been handed out. Throws the worker's failure to read the store. */
   next(): FeedItem | null {
     if (this.#decideLater) this.#maybeJoin();
+    if (this.#onlyEndedBy !== null) this.#failOnly();
     for (;;) {
       const w = this.#worker;
       if (w && !w.finished) {
@@ -167,7 +179,10 @@ export class SessionFeed {
             this.#alone = true;
           }
           if (m.kind === 'stopped') {
-            if (this.#o.mode === 'only') throw new HermeticError('HERMETIC_INTERNAL', `The read worker stopped in the pass over ${this.#o.ref.path} (${m.message}); HERMETIC_READ_WORKER=only reads with nothing else: run the pass again without it.`);
+            if (this.#o.mode === 'only') {
+              this.#onlyEndedBy = performance.now() + ONLY_REASON_MS;
+              this.#failOnly();
+            }
             this.#workerStopped = true;
             this.#orphans = this.#untaken();
             this.#alone = true;
@@ -203,6 +218,16 @@ export class SessionFeed {
       if (!w || w.finished || this.#alone || (this.#o.mode !== 'only' && w.closeIfIdle())) return null;
       if (w.wait() && this.#o.quietThrows) throw new WorkerQuiet();
     }
+  }
+
+  /**
+   * Fails an `only` pass whose worker thread ended: at once where its reason is known or the caller cannot turn the
+   * event loop; else after the turns that tell it (its 'error' or 'exit' event), for ONLY_REASON_MS at most.
+   */
+  #failOnly(): never {
+    const why = this.#worker?.stoppedWhy ?? THREAD_ENDED;
+    if (why === THREAD_ENDED && this.#o.quietThrows && performance.now() < this.#onlyEndedBy!) throw new WorkerQuiet();
+    throw new HermeticError('HERMETIC_INTERNAL', `The read worker stopped in the pass over ${this.#o.ref.path} (${why}); HERMETIC_READ_WORKER=only reads with nothing else: run the pass again without it.`);
   }
 
   /**
