@@ -57,4 +57,14 @@ describe('parseFlags', () => {
     assert.equal(refusal(['--out', '']), '--out must not be empty.');
     assert.deepEqual(parseFlags(['--state-db', 'a', '--state-db=b', '--', '--x'], SPEC, 1), { values: { 'state-db': ['a', 'b'] }, positionals: ['--x'] });
   });
+
+  it('takes a word whose name part holds white space as an argument: SQL that opens with a comment', () => {
+    const sql = '-- spend by model\nSELECT model, SUM(cost_usd) AS usd FROM usage_ledger WHERE day >= \'2026-11-01\' GROUP BY model';
+    assert.deepEqual(parseFlags([sql, '--json'], SPEC, 1), { values: { json: true }, positionals: [sql] });
+    assert.deepEqual(parseFlags(['--json', '-1 AS x'], SPEC, 1), { values: { json: true }, positionals: ['-1 AS x'] });
+    // A flag's value may hold spaces after its `=`; a name without any is still checked.
+    assert.deepEqual(parseFlags(['--out=my folder/x'], SPEC), { values: { out: 'my folder/x' }, positionals: [] });
+    assert.equal(refusal(['--jsn', 'SELECT 1'], 1), 'Unknown option "--jsn"; did you mean "--json"?');
+    assert.equal(refusal(['-- c\nSELECT 1']), 'Unexpected argument "-- c\\nSELECT 1".');
+  });
 });

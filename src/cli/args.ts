@@ -45,7 +45,8 @@ export function usageError(message: string): never {
 const quote = (s: string) => JSON.stringify(s);
 
 /**
- * Parses `--name value`, `--name=value`, boolean `--name` and the declared short flags; `--` ends the flags. A
+ * Parses `--name value`, `--name=value`, boolean `--name` and the declared short flags; `--` ends the flags, and a
+ * word whose name part holds white space is no flag (`-- a comment` opening SQL). A
  * string flag takes the next word as its value even when it starts with one dash ("--port -1", "--out -"), but not
  * when it is another flag ("--out --force" is a missing value). Each flag may be given once, unless it is declared `multiple`.
  * @example parseFlags(['--port', '-1'], { port: { type: 'string' } }) // { values: { port: '-1' }, positionals: [] }
@@ -68,7 +69,10 @@ export function parseFlags<S extends Record<string, FlagSpec>>(argv: readonly st
       positionals.push(...argv.slice(i + 1));
       break;
     }
-    if (word.startsWith('--')) {
+    // No flag's name holds a space or a line break: such a word is an argument (SQL that starts with a `--` comment).
+    if (word.startsWith('-') && /\s/.test(word.split('=', 1)[0]!)) {
+      positionals.push(word);
+    } else if (word.startsWith('--')) {
       const eq = word.indexOf('=');
       const name = word.slice(2, eq < 0 ? undefined : eq);
       const flag = spec[name];
