@@ -213,7 +213,7 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
         // The summary above the table is the one without --by: its averages, trend and course included.
         const previous = before && (await source.report({ ...base, since: before.since, until: before.until, by: [] }, zone));
         const view: SummaryView = {
-          totals: report, tables: [{ title: `By ${by.map((d) => d.replace(/_/g, ' ')).join(' and ')}`, report }], emptyDataset: await source.emptyDataset(),
+          totals: report, tables: [{ title: `By ${report.by.map((d) => d.replace(/_/g, " ")).join(" and ")}`, report }], emptyDataset: await source.emptyDataset(),
           previous: previous && { period: previous.period, totals: previous.totals }, days: windowDays(window, nowS), ...(await notes(report.totals)),
         };
         console.log(renderSummary(view, color, width));

@@ -31,7 +31,7 @@ describe('--max-cost (decision 0115)', () => {
     const lines = describeOverBudget(overBudget(sessions, 1)!);
     assert.equal(lines[0], 'over budget: 12 of 12 rows by session and task cost more than $1.00 (--max-cost):');
     assert.equal(lines[1], '  s0 (untitled) · vision  $100');
-    assert.equal(lines[2], '  s1 (t␛[31m1) · main  $99.00');
+    assert.equal(lines[2], '  s1 (t␛[31m1) · main     $99.00', 'the costs in one column');
     assert.deepEqual([lines.length, lines.at(-1)], [12, '  and 2 more']);
     // The window alone (no grouping), and a grouping of one row.
     assert.deepEqual(describeOverBudget(overBudget(reportOf([], [{ cost_usd: 1234.5 }]), 1000)!), ['over budget: this window cost $1,235, more than $1,000 (--max-cost).']);

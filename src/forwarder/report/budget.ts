@@ -5,7 +5,7 @@
 import { HermeticError } from '../../shared/errors.js';
 import type { Dimension, ReportRow, UsageReport } from './query.js';
 import { formatCost, keyText } from './render.js';
-import { fitParts, fitText } from './wrap.js';
+import { displayWidth, fitParts, fitText, padText } from './wrap.js';
 
 /** The exit code of a report with rows over its `--max-cost`. */
 export const OVER_BUDGET_EXIT = 3;
@@ -103,7 +103,11 @@ export function describeOverBudget(o: OverBudget): string[] {
   if (o.by.length === 0) return [`over budget: this window cost ${overText(o.over[0]!.cost_usd as number, o.limit)}, more than ${limit} (--max-cost).`];
   const [one, many] = o.by.length === 1 ? NOUN[o.by[0]!] : ['row', `rows by ${o.by.join(' and ')}`];
   const what = o.of === 1 ? `the only ${one}` : `${o.over.length.toLocaleString('en-US')} of ${o.of.toLocaleString('en-US')} ${many}`;
-  const named = o.over.slice(0, OVER_BUDGET_NAMED).map((r) => `  ${rowName(r, o.by)}  ${overText(r.cost_usd as number, o.limit)}`);
+  // The costs in one column, after the widest name (each name is cut to OVER_BUDGET_KEY_COLUMNS a key).
+  const rows = o.over.slice(0, OVER_BUDGET_NAMED);
+  const names = rows.map((r) => rowName(r, o.by));
+  const width = Math.max(...names.map(displayWidth));
+  const named = rows.map((r, i) => `  ${padText(names[i]!, width)}  ${overText(r.cost_usd as number, o.limit)}`);
   const rest = o.over.length - named.length;
   return [`over budget: ${what} cost more than ${limit} (--max-cost):`, ...named, ...(rest > 0 ? [`  and ${rest.toLocaleString('en-US')} more`] : [])];
 }

@@ -627,13 +627,17 @@ describe('hermetic report (in process)', () => {
     assert.deepEqual(JSON.parse(json.out.join('\n')), usageReport(db, { by: ['session'], top: 1 }), 'the JSON is the report, unchanged');
     // The limit as it was given (0.887, not $0.89: decision 0117).
     assert.equal(json.err[0], `hermetic: over budget: ${above.length} of ${sessions.length} sessions cost more than $${limit.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 3 })} (--max-cost):`);
-    assert.equal(json.err[1], `  ${String(above[0]!.session_id)} (${String(above[0]!.title ?? 'untitled')})  ${formatCost(above[0]!.cost_usd as number)}`);
+    // The names padded to the widest of those named, so the costs stand in one column.
+    const names = above.slice(0, 10).map((r) => `${String(r.session_id)} (${String(r.title ?? 'untitled')})`);
+    const width = Math.max(...names.map((n) => n.length));
+    assert.equal(json.err[1], `  ${names[0]!.padEnd(width)}  ${formatCost(above[0]!.cost_usd as number)}`);
+    assert.equal(new Set(json.err.slice(1, 1 + names.length).map((l) => l.lastIndexOf(' $'))).size, 1, 'one column of costs');
     assert.equal(json.err.length, 1 + Math.min(above.length, 10) + (above.length > 10 ? 1 : 0));
     // Pairs of keys, and a window with nothing over.
     const days = await run(['--by', 'day', '--by', 'model', '--csv', '--max-cost', '0']);
     assert.equal(days.value, 3);
     assert.match(days.err[0]!, /^hermetic: over budget: \d+ of \d+ rows by day and model cost more than \$0\.00 \(--max-cost\):$/);
-    assert.match(days.err[1]!, /^  2026-\d\d-\d\d · \S+  \$[\d.,]+$/);
+    assert.match(days.err[1]!, /^  2026-\d\d-\d\d · \S+ +\$[\d.,]+$/);
     const none = await run(['--by', 'model', '--filter', 'model=nonexistent', '--max-cost', '0']);
     assert.deepEqual([none.value, none.err], [0, []]);
     // Refused: tool rows have no cost; an amount that is not one.
@@ -897,6 +901,9 @@ describe('the table at a width', () => {
         if (width === 200) assert.match(lines[1]!, /cache wr$/);
       }
     }
+    // A dimension given twice is grouped by once, and titled so (as --json's "by" says).
+    const twice = (await report(['--since', '7d', '--by', 'day', '--by', 'model', '--by', 'day'], false, 80)).split('\n');
+    assert.ok(twice.includes('By day and model') && !twice.some((l) => l.startsWith('By day and model and')), twice.slice(0, 12).join('\n'));
   });
 });
 
