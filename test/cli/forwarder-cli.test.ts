@@ -5,7 +5,7 @@
 // is then not what the test is about, and each costs about 0.3 s of CPU (decision 0106).
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -626,6 +626,32 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       const words = await inProcess('status', '--state-db', missing, '--home', relative);
       assert.match(words.stdout, new RegExp(`^dataset: ${join(process.cwd(), relative, 'hermetic.db')} \\(not created yet; run hermetic backfill\\)\n`));
       assert.match(words.stdout, /\n {2}missing: .* does not exist \(yet: forward waits for Hermes to create it\)\n/);
+    });
+
+    it('a store read before and then removed is waited for again, not "yet"; one it cannot read says why on a line of its own', async () => {
+      const h = home('status-gone');
+      const path = buildStore('status-gone', (w, clock) => {
+        w.createSession({ id: 'one', source: 'cli', started_at: clock.t });
+        w.appendMessages('one', [{ role: 'user', content: 'hi' }]);
+      });
+      assert.equal((await inProcess('backfill', '--state-db', path, '--home', h)).status, 0);
+      const cut = join(dir, 'status-cut.db');
+      copyFileSync(path, cut);
+      for (const f of [path, `${path}-wal`, `${path}-shm`]) rmSync(f, { force: true });
+      const gone = await inProcess('status', '--state-db', path, '--home', h);
+      assert.match(gone.stdout, /\n {2}missing: .* does not exist \(it was read before: forward waits for it to come back\)\n/);
+      // A store cut short after its first two pages: no schema or journal to show, and the reader's sentence once.
+      truncateSync(cut, 8192);
+      const junk = await inProcess('status', '--state-db', cut, '--home', h, '--json');
+      const said = (JSON.parse(junk.stdout) as { stores: { path: string; read_error: string }[] }).stores.find((x) => x.path === cut)!.read_error;
+      assert.ok(said.startsWith(`Cannot read ${cut}: `), said);
+      const words = (await inProcess('status', '--state-db', cut, '--home', h)).stdout;
+      assert.ok(words.includes(`\n  cannot read it: ${said.slice(`Cannot read ${cut}: `.length)}\n`), words);
+      assert.doesNotMatch(words, /schema v\?|cannot read: Cannot read/);
+      // The rows line fits 80 columns (piped), each item whole.
+      const rows = words.slice(words.indexOf('rows: '), words.indexOf('\nstore ')).split('\n');
+      assert.ok(rows.length > 1 && rows.every((l) => l.length <= 80) && rows.slice(1).every((l) => /^ {6}\S/.test(l)), rows.join('\n'));
+      assert.match(rows.join(' '), /sessions 1, .*messages 1,/);
     });
   });
 

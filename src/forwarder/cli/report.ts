@@ -10,11 +10,12 @@ import type { Db } from '../../shared/sqlite.js';
 import { DATASET_VERSION } from '../dataset/columns.js';
 import { hermeticHome } from '../home.js';
 import { explicitTimeZone, systemTimeZone, Zone } from '../ledger/zone.js';
-import { DEFAULT_WIDTH, PERIODS, fleetUnread, fleetUnreadUnknown, type UnreadUnknown, unreadUnknownText, ledgerZone, MAX_TOP, parseFilters, planFilterMiss, type FilterMiss, fleetRowIssues, rowIssuesIn, type RowIssueCount, planUncosted, uncostedIn, unreadDays, unreadIn, unreadText, type UnreadSpan, renderCsv, renderMarkdown, renderSummary, resolveWindow, windowOrderProblem, course, previousWindow, windowDays, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
+import { PERIODS, fleetUnread, fleetUnreadUnknown, type UnreadUnknown, unreadUnknownText, ledgerZone, MAX_TOP, parseFilters, planFilterMiss, type FilterMiss, fleetRowIssues, rowIssuesIn, type RowIssueCount, planUncosted, uncostedIn, unreadDays, unreadIn, unreadText, type UnreadSpan, renderCsv, renderMarkdown, renderSummary, resolveWindow, windowOrderProblem, course, previousWindow, windowDays, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
 import { checkBudgetGrouping, describeOverBudget, OVER_BUDGET_EXIT, overBudget, parseMaxCost } from '../report/budget.js';
 import { sqliteDialect } from '../report/dialect.js';
 import { planSummary, type SummaryRequest } from '../report/summary.js';
 import { planReport, runSqlite } from '../report/query.js';
+import { terminalWidth } from '../report/wrap.js';
 import { terminalSafeJson } from '../../shared/terminal-text.js';
 import { openDataset, openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
 import { COMMON_FLAGS, fleetFrom } from './common.js';
@@ -121,14 +122,6 @@ export interface ReportIo {
   color?: boolean;
   /** The width the tables fit in (default: terminalWidth()). */
   width?: number;
-}
-
-/** $COLUMNS when it is set, else the terminal's width, else (piped) 80. */
-export function terminalWidth(env: NodeJS.ProcessEnv = process.env, stdout: { isTTY?: boolean; columns?: number } = process.stdout): number {
-  const columns = Number(env.COLUMNS);
-  if (Number.isInteger(columns) && columns > 0) return columns;
-  if (stdout.isTTY === true && stdout.columns !== undefined && stdout.columns > 0) return stdout.columns;
-  return DEFAULT_WIDTH;
 }
 
 /** The dataset, read-only; one written by an older Hermetic is migrated first (before version 3 that builds its usage ledger). */

@@ -109,6 +109,7 @@ export async function statusReport(home: string, stateDbs: readonly string[]): P
 /** What `status` says of one store: read once, read-only (a PostgreSQL store: its server asked for its version only). */
 async function storeStatus(r: StoreRef, db: Db | null, ignored: ReturnType<typeof stillIgnored>): Promise<StoreStatus> {
   let schema: number | null = null, journal: string | null = null, readError: string | null = null, kind: ErrorKind | null = null;
+  const row = db?.prepare('SELECT * FROM stores WHERE store = ?').get(r.path) as Record<string, unknown> | undefined;
   if (r.problem) [readError, kind] = [`${r.problem.message} [${r.problem.code}]`, errorKind(r.problem)];
   else if (r.source) {
     // Asked of the server itself, read-only, on a short connection: is the source there, and which version is it.
@@ -122,7 +123,9 @@ async function storeStatus(r: StoreRef, db: Db | null, ignored: ReturnType<typeo
     }
   } else if (!r.exists) {
     const why = r.backend === 'postgres' ? 'does not exist' : r.absent ?? 'does not exist';
-    readError = `${r.path} ${why}${r.backend === 'postgres' ? ': this profile uses the PostgreSQL backend' : why === 'does not exist' ? ' (yet: forward waits for Hermes to create it)' : ''}`;
+    // Never read: Hermes has yet to make it. Read before: it was removed, and forward reads it again once it is back.
+    const wait = row?.last_tick_at ? ' (it was read before: forward waits for it to come back)' : ' (yet: forward waits for Hermes to create it)';
+    readError = `${r.path} ${why}${r.backend === 'postgres' ? ': this profile uses the PostgreSQL backend' : why === 'does not exist' ? wait : ''}`;
     kind = 'missing';
   }
   let pending: Pending | null = null;
@@ -140,7 +143,6 @@ async function storeStatus(r: StoreRef, db: Db | null, ignored: ReturnType<typeo
       [readError, kind] = [failure.message, errorKind(failure)];
     }
   }
-  const row = db?.prepare('SELECT * FROM stores WHERE store = ?').get(r.path) as Record<string, unknown> | undefined;
   const issues = (db?.prepare('SELECT COUNT(*) AS entries, COUNT(DISTINCT session_id || char(0) || message_id) FILTER (WHERE message_id > 0) AS messages, COUNT(DISTINCT session_id) AS sessions FROM row_issues WHERE store = ?').get(r.path) as StoreStatus['row_issues'] | undefined) ?? { entries: 0, messages: 0, sessions: 0 };
   const quarantined = db ? (db.prepare('SELECT session_id, failures, last_error, retry_at FROM quarantine WHERE store = ? ORDER BY retry_at LIMIT 20').all(r.path) as { session_id: string; failures: number; last_error: string; retry_at: number }[]).map((q) => ({ ...q, retry_at: iso(q.retry_at)! })) : [];
   return {

@@ -10,6 +10,7 @@ import { STATUS_HELP } from './help.js';
 import { stillWaiting } from '../pipeline/quarantine.js';
 import { statusReport, type StoreStatus } from './status-report.js';
 import { terminalSafeJson, terminalText } from '../../shared/terminal-text.js';
+import { terminalWidth } from '../report/wrap.js';
 
 /** A lag as a person reads it: 42 s, 3 min, 5 h 10 min, 2 d 4 h. */
 export function lagText(seconds: number): string {
@@ -31,7 +32,7 @@ export async function statusCommand(argv: string[]): Promise<number> {
   }
   const missing = building ? ` (not created yet: the first pass of a backfill or forward, process ${building.pid}, is writing it, ${byteSize(building.bytes)} so far; it appears when that pass ends)` : ' (not created yet; run hermetic backfill)';
   console.log(`dataset: ${datasetPath}${exists ? (redacted ? ' (text stored through the secret redactor)' : '') : missing}`);
-  console.log(`rows: ${Object.entries(rows).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  for (const line of listLines('rows: ', Object.entries(rows).map(([k, v]) => `${k} ${v}`), terminalWidth())) console.log(line);
   if (policyError) console.log(`usage policy: ${policyError}; nothing is forwarded until it is fixed`);
   if (stores.length === 0) console.log(`stores: none found (looked for ${whereLooked()})`);
   for (const s of stores) {
@@ -40,7 +41,12 @@ export async function statusCommand(argv: string[]): Promise<number> {
     if (s.backend === 'postgres' && s.read_error) console.log(`  cannot read: ${s.read_error}`);
     else if (s.backend === 'postgres') console.log(`  schema v${s.schema_version ?? '?'}, read through a local mirror`);
     else if (!s.exists) console.log(`  missing: ${s.read_error}`);
-    else console.log(`  schema v${s.schema_version ?? '?'}, ${s.journal_mode ?? '?'} journal${s.read_error ? `; cannot read: ${s.read_error}` : ''}`);
+    else {
+      if (s.schema_version !== null || s.journal_mode !== null) console.log(`  schema v${s.schema_version ?? '?'}, ${s.journal_mode ?? '?'} journal`);
+      // The reader's own sentence ("Cannot read …: why. [CODE]"), on a line of its own.
+      const prefix = `Cannot read ${s.path}: `;
+      if (s.read_error) console.log(`  cannot read it: ${s.read_error.startsWith(prefix) ? s.read_error.slice(prefix.length) : s.read_error}`);
+    }
     if (s.identity) console.log(`  identity: ${s.identity}${s.replaced ? ' (replaced since it was last read: the next pass reads it whole)' : ''}`);
     if (s.warning && s.warning !== s.read_error) console.log(`  warning: ${s.warning}`);
     console.log(`  cursor: message id ${s.cursor_max_message_id ?? '-'}, ${s.sessions_tracked} sessions tracked, last tick ${s.last_tick_at ?? 'never'}`);
@@ -63,6 +69,26 @@ export async function statusCommand(argv: string[]): Promise<number> {
     else if (k.lag_rows > 0 || k.snapshot_pending) console.log('  fed by a backfill or forward that names it (--sink URL, or sinks: in the config file); hermetic sinks remove URL stops it');
   }
   return 0;
+}
+
+/**
+ * Items joined by commas after `label`, in lines of at most `width` columns (the later ones indented under the first
+ * item); an item is never split.
+ * @example listLines('rows: ', ['sessions 3', 'messages 41'], 20) // ['rows: sessions 3,', '      messages 41']
+ */
+export function listLines(label: string, items: readonly string[], width: number): string[] {
+  const indent = ' '.repeat(label.length);
+  const lines: string[] = [];
+  let line = '';
+  items.forEach((item, i) => {
+    const text = i < items.length - 1 ? `${item},` : item;
+    const head = lines.length === 0 ? label : indent;
+    if (line !== '' && head.length + line.length + 1 + text.length > width) {
+      lines.push(head + line);
+      line = text;
+    } else line = line === '' ? text : `${line} ${text}`;
+  });
+  return [...lines, (lines.length === 0 ? label : indent) + line];
 }
 
 /**

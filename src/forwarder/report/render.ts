@@ -4,7 +4,9 @@ import { MEASURES, type Dimension, type ReportRow, type UsageReport } from './qu
 import { describeFilterMiss, type FilterMiss } from './filter-miss.js';
 import type { RowIssueCount } from './row-issues.js';
 import { cacheHitRate, type SummaryTables } from './summary.js';
-import { displayWidth, fitParts, fitText, padText, widthUpTo, wrapWords } from './wrap.js';
+import { DEFAULT_WIDTH, displayWidth, fitParts, fitText, padText, widthUpTo, wrapWords } from './wrap.js';
+
+export { DEFAULT_WIDTH };
 import { BIDI_CONTROLS, controlPicture, terminalText } from '../../shared/terminal-text.js';
 
 /** `$1,234`, `$12.34`, `$0.0042`, `$0.00`. */
@@ -130,8 +132,6 @@ const TREE_DROP_ORDER = ['cache wr', 'cache rd', 'calls', 'errors', 'sessions'];
 const LAST_DROPS = ['output', 'input'];
 /** A session id that cannot be shown whole keeps at least this much (its date and time). */
 const SESSION_FLOOR = 16;
-/** The width a table fits in when nothing else is known (piped output). */
-export const DEFAULT_WIDTH = 80;
 
 /**
  * A table that fits in `width` terminal columns (default 80). Figures are never cut; nor are day, week and month. The

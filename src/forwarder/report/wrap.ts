@@ -190,3 +190,14 @@ export function wrapWords(text: string, room: number, nextRoom = room): string[]
   }
   return [...lines, line];
 }
+
+/** The width a table fits in when nothing else is known (piped output). */
+export const DEFAULT_WIDTH = 80;
+
+/** $COLUMNS when it is set, else the terminal's width, else (piped) 80. */
+export function terminalWidth(env: NodeJS.ProcessEnv = process.env, stdout: { isTTY?: boolean; columns?: number } = process.stdout): number {
+  const columns = Number(env.COLUMNS);
+  if (Number.isInteger(columns) && columns > 0) return columns;
+  if (stdout.isTTY === true && stdout.columns !== undefined && stdout.columns > 0) return stdout.columns;
+  return DEFAULT_WIDTH;
+}
