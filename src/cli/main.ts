@@ -53,8 +53,8 @@ Options:
   -v, --version  show the version
 
 Exit codes: 0 done, 2 the command line was refused (see --help), 1 the command
-failed; serve, forward and web stop cleanly with 0 on Ctrl-C (SIGINT) or
-SIGTERM. Error codes: docs/reference/errors.md
+failed, 3 a report over its --max-cost; serve, forward and web stop cleanly
+with 0 on Ctrl-C (SIGINT) or SIGTERM. Error codes: docs/reference/errors.md
 `;
 
 function version(): string {

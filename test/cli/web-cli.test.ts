@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { after, before, it } from 'node:test';
@@ -13,6 +14,7 @@ import { rowIssuesIn, uncostedIn, usageReport } from '../../src/forwarder/report
 import { forwarderRig } from '../../src/forwarder/testing/index.js';
 import { copyFixture, tempDir } from '../../src/state-db/testing/fixtures.js';
 import { runBinAsync, spawnBin } from '../support/process.js';
+import { waitFor } from '../support/wait.js';
 import { parseFlags } from '../../src/cli/args.js';
 import { FLAGS, webCommand } from '../../src/forwarder/cli/web.js';
 
@@ -30,8 +32,8 @@ before(() => {
 after(() => cleanup());
 
 /** Starts `hermetic web ...args` and resolves once it printed its URL. */
-async function startWeb(args: string[]) {
-  const p = spawnBin(['web', ...args]);
+async function startWeb(args: string[], env?: NodeJS.ProcessEnv) {
+  const p = spawnBin(['web', ...args], { env });
   const deadline = setTimeout(() => p.child.kill('SIGKILL'), 60_000); // only a hang; a slow start is not a failure
   assert.ok(await p.until((o) => /dashboard is at http:\/\/\S+/.test(o)), p.output());
   clearTimeout(deadline);
@@ -148,4 +150,36 @@ it('--allowed-host: a name that is none is refused in one line (exit 2); \'*\' t
   }
   assert.equal(await p.exited, 0, p.output());
   assert.equal(p.stderr(), 'hermetic web: --allowed-host \'*\': the dashboard answers as any name, so a page on another site can read it through your browser (DNS rebinding).\n');
+});
+
+it('--open hands the URL to the desktop\'s opener, and says so when the opener finds no browser', { skip: process.platform === 'darwin' || process.platform === 'win32' ? 'xdg-open is Linux\'s opener' : false }, async () => {
+  // A fake xdg-open first on PATH: it notes the URL it was given, then exits with the code its folder's name says.
+  const t = tempDir('hermetic-web-open-');
+  try {
+    for (const code of [0, 3]) {
+      const bin = join(t.dir, `exit-${code}`);
+      mkdirSync(bin);
+      writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\necho "$1" > "${bin}/asking"\nmv "${bin}/asking" "${bin}/asked"\nexit ${code}\n`);
+      chmodSync(join(bin, 'xdg-open'), 0o755);
+      const { p, url } = await startWeb(['--home', home, '--port', '0', '--open'], { PATH: `${bin}:${process.env.PATH}` });
+      try {
+        await waitFor(() => existsSync(join(bin, 'asked')), `the opener, asked to open the URL (${p.output()})`);
+        assert.equal(readFileSync(join(bin, 'asked'), 'utf8').trim(), url);
+        if (code === 3) {
+          await waitFor(() => p.output().includes('could not open a browser'), `its word on the opener (${p.output()})`);
+          assert.ok(p.output().includes(`hermetic: could not open a browser (xdg-open exited with code 3); open ${url} yourself.`), p.output());
+        } else {
+          // The stop is said after anything the opener's end would have said: nothing of it for an opener that worked.
+          p.child.kill('SIGTERM');
+          await p.exited;
+          assert.ok(!p.output().includes('could not open'), p.output());
+        }
+      } finally {
+        p.child.kill('SIGTERM');
+        await p.exited;
+      }
+    }
+  } finally {
+    t.cleanup();
+  }
 });

@@ -51,7 +51,10 @@ export interface WebIo {
 function openBrowser(url: string): void {
   const [cmd, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
   const child = spawn(cmd as string, args as string[], { stdio: 'ignore', detached: true });
-  child.on('error', () => console.error(`hermetic: could not open a browser (${cmd} failed); open ${url} yourself.`));
+  const failed = (why: string) => console.error(`hermetic: could not open a browser (${why}); open ${url} yourself.`);
+  child.on('error', () => failed(`${cmd} failed`));
+  // An opener that runs and finds no browser (xdg-open on a machine without a desktop exits 3) says so by its code.
+  child.on('exit', (code) => { if (code !== null && code !== 0) failed(`${cmd} exited with code ${code}`); });
   child.unref();
 }
 
