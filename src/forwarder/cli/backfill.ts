@@ -4,7 +4,7 @@ import { parseFlags, usageError } from '../../cli/args.js';
 import { HermeticError } from '../../shared/errors.js';
 import { createForwarder, findStores } from '../pipeline/forwarder.js';
 import { explicitProblem, type StoreRef } from '../reader/discover.js';
-import { COMMON_FLAGS, delegationsClause, EVENTS, interruption, noStoreFound, missingAsPath, parseTime, plural, policyDropLines, progressBar, rewritten, shipJson, storeErrorKind, storeMissing, totals, type Totals } from './common.js';
+import { clampedText, COMMON_FLAGS, delegationsClause, EVENTS, interruption, noStoreFound, missingAsPath, parseTime, plural, policyDropLines, progressBar, rewritten, shipJson, storeErrorKind, storeMissing, totals, type Totals } from './common.js';
 import { BACKFILL_HELP } from './help.js';
 import { SINK_FLAGS, sinkSetup, type SinkSetup } from './sinks.js';
 import type { ShipResult } from '../sinks/remote/shipper.js';
@@ -91,12 +91,12 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
         stores: results.map((r) => ({
           path: r.store, profile: r.profile, backend: r.backend, schema_version: r.schemaVersion, journal_mode: r.journalMode, read: r.read,
           sessions_written: r.sessionsWritten, messages: r.messages, parts: r.parts, messages_removed: r.messagesRemoved, parts_removed: r.partsRemoved,
-          row_issues: r.rowIssues, read_by_worker: r.readByWorker, warning: r.warning, error: r.error, error_kind: storeErrorKind(r, missing.has(r.store)),
+          row_issues: r.rowIssues, usage_clamped: r.usageClamped, read_by_worker: r.readByWorker, warning: r.warning, error: r.error, error_kind: storeErrorKind(r, missing.has(r.store)),
         })),
         sessions: t.sessionsWritten, messages: t.messages, parts: t.parts, messages_removed: t.messagesRemoved, parts_removed: t.partsRemoved,
         skipped: { unchanged: t.sessionsUnchanged, outside_window: t.sessionsOutsideWindow, ignored_by_policy: t.sessionsIgnored, quarantined: t.sessionsQuarantined, waiting_in_quarantine: t.sessionsWaiting },
         delegations: t.delegationsWritten, delegations_removed: t.delegationsRemoved,
-        row_issues: t.rowIssues, removed_from_store: t.sessionsRemoved, failed_stores: failed.length, wrote_nothing: t.sessionsWritten + t.sessionsIgnored + t.sessionsRemoved + t.delegationsWritten + t.delegationsRemoved === 0,
+        row_issues: t.rowIssues, usage_clamped: t.usageClamped, removed_from_store: t.sessionsRemoved, failed_stores: failed.length, wrote_nothing: t.sessionsWritten + t.sessionsIgnored + t.sessionsRemoved + t.delegationsWritten + t.delegationsRemoved === 0,
         ...scanCounters(t),
         seconds: Math.round(seconds * 1000) / 1000,
         ...(shipped.length > 0 ? { sinks: shipped.map(shipJson) } : {}),
@@ -128,7 +128,7 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
       console.log(`backfill: nothing ${failure || unwritten > 0 ? 'was written' : 'to write'}: ${why}${skipped.length ? ` (${skipped.join(', ')})` : ''}.`);
     } else {
       const stores = failure ? `${failure}; ${plural(results.length - failed.length, 'store')} read` : plural(t.stores, 'store');
-      console.log(`backfill: ${stores}, ${plural(t.sessionsWritten, 'session')} written (${plural(t.messages, 'message')}, ${plural(t.parts, 'part')}${rewritten(t)})${delegations ? `, ${delegations}` : ''}${skipped.length ? `; ${skipped.join(', ')}` : ''}${t.rowIssues ? `; ${plural(t.rowIssues, 'row issue')} recorded` : ''} in ${seconds.toFixed(1)} s → ${forwarder.home}/hermetic.db`);
+      console.log(`backfill: ${stores}, ${plural(t.sessionsWritten, 'session')} written (${plural(t.messages, 'message')}, ${plural(t.parts, 'part')}${rewritten(t)})${delegations ? `, ${delegations}` : ''}${skipped.length ? `; ${skipped.join(', ')}` : ''}${t.rowIssues ? `; ${plural(t.rowIssues, 'row issue')} recorded` : ''}${clampedText(t)} in ${seconds.toFixed(1)} s → ${forwarder.home}/hermetic.db`);
     }
     // A windowed backfill leaves the rest unread: said where it happens, since a report cannot tell (status counts them).
     if (t.sessionsOutsideWindow > 0) {

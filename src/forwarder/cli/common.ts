@@ -68,7 +68,7 @@ export { byteSize } from '../../shared/byte-size.js';
 
 export const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
 
-const COUNTED = ['sessionsSeen', 'sessionsWritten', 'sessionsUnchanged', 'sessionsOutsideWindow', 'sessionsIgnored', 'sessionsRemoved', 'sessionsQuarantined', 'sessionsWaiting', 'messages', 'parts', 'messagesRemoved', 'partsRemoved', 'messagesRewritten', 'partsRewritten', 'rowIssues', 'delegationsWritten', 'delegationsRemoved'] as const;
+const COUNTED = ['sessionsSeen', 'sessionsWritten', 'sessionsUnchanged', 'sessionsOutsideWindow', 'sessionsIgnored', 'sessionsRemoved', 'sessionsQuarantined', 'sessionsWaiting', 'messages', 'parts', 'messagesRemoved', 'partsRemoved', 'messagesRewritten', 'partsRewritten', 'rowIssues', 'usageClamped', 'delegationsWritten', 'delegationsRemoved'] as const;
 
 /** A pass's counts over every store. */
 export type Totals = { stores: number } & Pick<StepResult, (typeof COUNTED)[number]>;
@@ -119,6 +119,14 @@ export function policyDropLines(drops: readonly PolicyDrop[]): string[] {
 /** ", 3 messages rewritten" when a pass removed messages (a rewrite: /retry, a rewind, compaction), else "". */
 export function rewritten(t: Pick<StepResult, 'messagesRemoved'>): string {
   return t.messagesRemoved > 0 ? `; ${plural(t.messagesRemoved, 'message')} removed or rewritten` : '';
+}
+
+/**
+ * "; 1 usage drop clamped …" when Hermes's counters of a session went down since the last read (absolute-mode counters
+ * after an agent restart): the drop is not subtracted (usage_events.clamped = 1), else "".
+ */
+export function clampedText(t: Pick<StepResult, 'usageClamped'>): string {
+  return t.usageClamped > 0 ? `; ${plural(t.usageClamped, 'usage drop')} clamped to 0 (Hermes's counters went down: usage_events.clamped)` : '';
 }
 
 /** The background delegations a pass wrote and those Hermes pruned (decision 0054), as a clause; '' when none. */

@@ -34,6 +34,11 @@ test('a tick line says what was new, what was rewritten or dropped, and the row 
   assert.equal(tickLine(tick({ delegationsWritten: 2, delegationsRemoved: 1 })), 'forward: default: 2 delegations written, 1 pruned by Hermes (kept)');
   assert.equal(tickLine(tick({ sessionsWritten: 1, messages: 4, parts: 4, rowIssues: 3, sessionsRemoved: 1 })),
     'forward: default: 1 session written (4 new messages, 4 new parts), 1 removed in Hermes; 3 row issues recorded');
+  // Sessions new to the dataset are said as new; a drop of Hermes's counters clamped in usage_events is said too.
+  assert.equal(tickLine(tick({ sessionsWritten: 2, sessionsNew: 1, messages: 4, parts: 4 })), 'forward: default: 2 sessions written, 1 of them new (4 new messages, 4 new parts)');
+  assert.equal(tickLine(tick({ sessionsWritten: 1, sessionsNew: 1, messages: 2, parts: 2 })), 'forward: default: 1 new session written (2 new messages, 2 new parts)');
+  assert.equal(tickLine(tick({ sessionsWritten: 1, usageClamped: 1 })),
+    "forward: default: 1 session written (0 new messages, 0 new parts); 1 usage drop clamped to 0 (Hermes's counters went down: usage_events.clamped)");
 });
 
 // What `forward --json` prints of each tick (decision 0052): the event first, then the keys the tick line always had.
@@ -53,7 +58,7 @@ test('a missing store is said idle once, nothing while it stays missing, then ac
     { event: 'hermes.source_activated', at: AT, store: '/h/state.db', profile: 'default', backend: 'sqlite', schema_version: 30, journal_mode: 'wal' },
     {
       event: 'hermes.poll_tick', at: AT, store: '/h/state.db', profile: 'default', sessions_written: 2, sessions_appended: 0, sessions_rewritten: 1, sessions_new: 1, sessions_partial: 0, messages: 5, parts: 6,
-      messages_removed: 0, parts_removed: 0, removed_from_store: 0, quarantined: 0, checked_for_edits: 0, edited_in_place: 0, delegations_written: 0, delegations_removed: 0, row_issues: 0, error: null, error_kind: null, warning: null,
+      messages_removed: 0, parts_removed: 0, removed_from_store: 0, quarantined: 0, checked_for_edits: 0, edited_in_place: 0, delegations_written: 0, delegations_removed: 0, row_issues: 0, usage_clamped: 0, error: null, error_kind: null, warning: null,
     },
   ]);
   // Read again: a tick line only. Gone again: idle again, once.
@@ -90,7 +95,7 @@ test('a store present from the start is not activated; one that cannot be read f
 
 test('a tick line keeps the keys it always had, in order, after the event; quarantine and policy drops are said', () => {
   const [line, ...drops] = tickEvents([tick({ sessionsWritten: 1, sessionsQuarantined: 1, warning: '2 messages of session x, which has no row', policyDrops: [{ sessionId: 'secret', scope: '/p', reason: '/p/.hypignore says ignore' }] })], () => false, new Set(), AT);
-  assert.deepEqual(Object.keys(line!), ['event', 'at', 'store', 'profile', 'sessions_written', 'sessions_appended', 'sessions_rewritten', 'sessions_new', 'sessions_partial', 'messages', 'parts', 'messages_removed', 'parts_removed', 'removed_from_store', 'quarantined', 'checked_for_edits', 'edited_in_place', 'delegations_written', 'delegations_removed', 'row_issues', 'error', 'error_kind', 'warning']);
+  assert.deepEqual(Object.keys(line!), ['event', 'at', 'store', 'profile', 'sessions_written', 'sessions_appended', 'sessions_rewritten', 'sessions_new', 'sessions_partial', 'messages', 'parts', 'messages_removed', 'parts_removed', 'removed_from_store', 'quarantined', 'checked_for_edits', 'edited_in_place', 'delegations_written', 'delegations_removed', 'row_issues', 'usage_clamped', 'error', 'error_kind', 'warning']);
   assert.deepEqual([line!.event, line!.quarantined, line!.error_kind, line!.warning], ['hermes.poll_tick', 1, 'quarantine', '2 messages of session x, which has no row']);
   assert.deepEqual(drops, [{ event: 'plugin.hermes.usage_policy_drop', at: AT, store: '/h/state.db', profile: 'default', session_id: 'secret', scope: '/p', reason: '/p/.hypignore says ignore' }]);
 });

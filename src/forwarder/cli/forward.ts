@@ -8,7 +8,7 @@ import type { StepResult } from '../pipeline/step.js';
 import type { StoreRef } from '../reader/discover.js';
 import type { ShipResult } from '../sinks/remote/shipper.js';
 import { durationSeconds } from '../../shared/duration.js';
-import { COMMON_FLAGS, delegationsClause, noStoreFound, errorKind, EVENTS, missingAsPath, plural, policyDropEvents, policyDropLines, shipJson, storeErrorKind, storeMissing } from './common.js';
+import { clampedText, COMMON_FLAGS, delegationsClause, noStoreFound, errorKind, EVENTS, missingAsPath, plural, policyDropEvents, policyDropLines, shipJson, storeErrorKind, storeMissing } from './common.js';
 import { FORWARD_HELP } from './help.js';
 import { SINK_FLAGS, sinkSetup } from './sinks.js';
 
@@ -29,6 +29,13 @@ function changes(r: StepResult): string {
   ].filter(Boolean).join('; ');
 }
 
+/** "2 sessions written, 1 of them new", "1 new session written", or read again whole when the store file was replaced. */
+function sessionsText(r: StepResult): string {
+  if (r.replaced) return `${plural(r.sessionsWritten, 'session')} read again whole: the store file was replaced`;
+  if (r.sessionsNew > 0 && r.sessionsNew === r.sessionsWritten) return `${plural(r.sessionsWritten, 'new session')} written`;
+  return `${plural(r.sessionsWritten, 'session')} written${r.sessionsNew > 0 ? `, ${r.sessionsNew} of them new` : ''}`;
+}
+
 /** What a tick did to one store, in words: what was new, not the sessions' whole counts. */
 export function tickLine(r: StepResult): string {
   const what = [
@@ -40,11 +47,11 @@ export function tickLine(r: StepResult): string {
   ].filter(Boolean);
   // A long session the tick stopped in (after some of its chunks) is in the dataset in part: said, never as nothing new.
   const partly = r.sessionsPartial > 0 && `${plural(r.sessionsPartial, 'long session')} written in part, the rest next time`;
-  const written = r.sessionsWritten > 0 || what.length === 0 ? `${r.sessionsWritten === 0 && partly ? partly : `${plural(r.sessionsWritten, 'session')} ${r.replaced ? 'read again whole: the store file was replaced' : 'written'}`} (${changes(r)})` : '';
+  const written = r.sessionsWritten > 0 || what.length === 0 ? `${r.sessionsWritten === 0 && partly ? partly : sessionsText(r)} (${changes(r)})` : '';
   if (partly && r.sessionsWritten > 0) what.push(partly);
   // Values changed or left out in what was written (as backfill says): `hermetic status` counts them all.
   const issues = r.rowIssues > 0 ? `; ${plural(r.rowIssues, 'row issue')} recorded` : '';
-  return `forward: ${r.profile}: ${[written, ...what].filter(Boolean).join(', ')}${issues}`;
+  return `forward: ${r.profile}: ${[written, ...what].filter(Boolean).join(', ')}${issues}${clampedText(r)}`;
 }
 
 /**
@@ -73,7 +80,7 @@ export function tickEvents(results: readonly StepResult[], missing: (store: stri
       sessions_rewritten: r.sessionsRewritten + r.sessionsReplaced - r.sessionsNew, sessions_new: r.sessionsNew, sessions_partial: r.sessionsPartial, messages: r.messages, parts: r.parts, messages_removed: r.messagesRemoved,
       parts_removed: r.partsRemoved, removed_from_store: r.sessionsRemoved, quarantined: r.sessionsQuarantined,
       checked_for_edits: r.sessionsChecked, edited_in_place: r.sessionsEdited, delegations_written: r.delegationsWritten,
-      delegations_removed: r.delegationsRemoved, row_issues: r.rowIssues, error: r.error,
+      delegations_removed: r.delegationsRemoved, row_issues: r.rowIssues, usage_clamped: r.usageClamped, error: r.error,
       error_kind: storeErrorKind(r, false), warning: r.warning,
     });
     out.push(...policyDropEvents(r, at));

@@ -67,10 +67,13 @@ test('absolute-mode counters that drop after a restart give a clamped event, the
   const id = w.createSession({ source: 'telegram' });
   w.appendMessage(id, { role: 'user', content: 'hi' });
   const seen: [number, number][] = [[1000, 1], [2500, 3], [700, 1], [900, 2]];
+  const clamped: number[] = [];
   for (const [input, calls] of seen) {
     w.updateTokenCounts(id, { input_tokens: input, api_calls: calls }, 'absolute');
-    rig.forwarder.forwardOnce();
+    clamped.push(rig.forwarder.forwardOnce()[0]!.usageClamped);
   }
+  // The pass that wrote the clamped event counts it (its tick line says it).
+  assert.deepEqual(clamped, [0, 0, 1, 0]);
   const events = rig.query<Ev>('SELECT seq, input_tokens, api_call_count, clamped FROM usage_events ORDER BY seq');
   assert.deepEqual(events, [
     { seq: 1, input_tokens: 1000, api_call_count: 1, clamped: 0 },

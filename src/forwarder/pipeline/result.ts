@@ -48,6 +48,11 @@ export interface StepResult {
   partsRewritten: number;
   /** row_issues rows written: each a value that was changed or left out (issue 16 §5). */
   rowIssues: number;
+  /**
+   * Usage events written with counters that went down in Hermes (absolute-mode counters after an agent restart): each
+   * such drop is clamped to 0 in `usage_events` (`clamped` = 1) and said by the pass (forwarding.md §6.2, item 13).
+   */
+  usageClamped: number;
   /** Delegations written (new or changed in `async_delegations`), and marked removed because Hermes deleted them (decision 0054). */
   delegationsWritten: number;
   delegationsRemoved: number;
@@ -62,7 +67,7 @@ export function emptyResult(ref: StoreRef): StepResult {
     store: ref.path, profile: ref.profile, backend: ref.backend, warning: ref.warning, read: null, schemaVersion: null,
     journalMode: null, replaced: false, sessionsSeen: 0, sessionsUnchanged: 0, sessionsOutsideWindow: 0, sessionsWritten: 0,
     sessionsIgnored: 0, sessionsRemoved: 0, sessionsQuarantined: 0, sessionsWaiting: 0, sessionsChecked: 0, sessionsEdited: 0, sessionsAppended: 0,
-    sessionsRewritten: 0, sessionsReplaced: 0, sessionsNew: 0, sessionsPartial: 0, messages: 0, parts: 0, messagesRemoved: 0, partsRemoved: 0, messagesRewritten: 0, partsRewritten: 0, rowIssues: 0,
+    sessionsRewritten: 0, sessionsReplaced: 0, sessionsNew: 0, sessionsPartial: 0, messages: 0, parts: 0, messagesRemoved: 0, partsRemoved: 0, messagesRewritten: 0, partsRewritten: 0, rowIssues: 0, usageClamped: 0,
     delegationsWritten: 0, delegationsRemoved: 0, readByWorker: 0, policyDrops: [], error: null,
   };
 }
@@ -91,6 +96,7 @@ export function countWritten(result: StepResult, landed: readonly SessionWrite[]
       continue;
     }
     countSession(result, p.delta.kind, p.issues.length, w.base === null);
+    if (p.usageEvent?.clamped === 1) result.usageClamped++;
   }
   result.messages += written.messagesAdded;
   result.parts += written.partsAdded;
