@@ -83,7 +83,7 @@ function buildStore(name: string, build: (w: StateDbWriter, clock: { t: number }
 
 interface Summary {
   event: 'hermes.backfill.scan_complete';
-  stores: { path: string; profile: string; backend: string; schema_version: number; journal_mode: string; read: string; sessions_written: number; messages: number; parts: number; messages_removed: number; parts_removed: number; row_issues: number; read_by_worker: number; warning: null; error: null | { code: string; message: string }; error_kind: string | null }[];
+  stores: { path: string; profile: string; backend: string; schema_version: number; journal_mode: string; read: string; sessions_written: number; messages: number; parts: number; messages_removed: number; parts_removed: number; row_issues: number; usage_clamped: number; read_by_worker: number; warning: null; error: null | { code: string; message: string }; error_kind: string | null }[];
   sessions: number; messages: number; parts: number; messages_removed: number; parts_removed: number;
   skipped: Record<string, number>;
   row_issues: number; removed_from_store: number; failed_stores: number; wrote_nothing: boolean;
@@ -129,16 +129,16 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       // One line, hermes.backfill.scan_complete, the summary's keys as they were and the reference's counters.
       assert.match(json.stdout, /^\{"event":"hermes\.backfill\.scan_complete",[^\n]*\}\n$/);
       const s = JSON.parse(json.stdout) as Summary;
-      assert.deepEqual(Object.keys(s), ['event', 'stores', 'sessions', 'messages', 'parts', 'messages_removed', 'parts_removed', 'skipped', 'delegations', 'delegations_removed', 'row_issues', 'removed_from_store', 'failed_stores', 'wrote_nothing',
+      assert.deepEqual(Object.keys(s), ['event', 'stores', 'sessions', 'messages', 'parts', 'messages_removed', 'parts_removed', 'skipped', 'delegations', 'delegations_removed', 'row_issues', 'usage_clamped', 'removed_from_store', 'failed_stores', 'wrote_nothing',
         'sessions_seen', 'sessions_skipped_window', 'sessions_skipped', 'sessions_projected', 'messages_projected', 'seconds']);
       const store = (path: string, sessions: number, messages: number, parts: number) => ({
         path, profile: 'default', backend: 'sqlite', schema_version: 30, journal_mode: 'delete', read: 'in-place', sessions_written: sessions,
-        messages, parts, messages_removed: 0, parts_removed: 0, row_issues: 0, read_by_worker: 0, warning: null, error: null, error_kind: null,
+        messages, parts, messages_removed: 0, parts_removed: 0, row_issues: 0, usage_clamped: 0, read_by_worker: 0, warning: null, error: null, error_kind: null,
       });
       assert.deepEqual({ ...s, seconds: 0 }, {
         event: 'hermes.backfill.scan_complete',
         stores: [store(fixtures.basic, 3, 42, 69), store(fixtures.channels, 14, 102, 166), store(fixtures.usage, 3, 21, 30)],
-        sessions: 20, messages: 165, parts: 265, messages_removed: 0, parts_removed: 0, skipped: SKIPPED_NONE, delegations: 0, delegations_removed: 0, row_issues: 0, removed_from_store: 0,
+        sessions: 20, messages: 165, parts: 265, messages_removed: 0, parts_removed: 0, skipped: SKIPPED_NONE, delegations: 0, delegations_removed: 0, row_issues: 0, usage_clamped: 0, removed_from_store: 0,
         failed_stores: 0, wrote_nothing: false, sessions_seen: 20, sessions_skipped_window: 0, sessions_skipped: 0, sessions_projected: 20, messages_projected: 165, seconds: 0,
       });
       // The stores hold 20 sessions and 165 messages (above): what the counters say.

@@ -29,11 +29,14 @@ function changes(r: StepResult): string {
   ].filter(Boolean).join('; ');
 }
 
-/** "2 sessions written, 1 of them new", "1 new session written", or read again whole when the store file was replaced. */
+/**
+ * "3 sessions written", "2 sessions written, 1 of them new" (new ones named where they are not all: a first tick's are),
+ * or read again whole when the store file was replaced.
+ */
 function sessionsText(r: StepResult): string {
   if (r.replaced) return `${plural(r.sessionsWritten, 'session')} read again whole: the store file was replaced`;
-  if (r.sessionsNew > 0 && r.sessionsNew === r.sessionsWritten) return `${plural(r.sessionsWritten, 'new session')} written`;
-  return `${plural(r.sessionsWritten, 'session')} written${r.sessionsNew > 0 ? `, ${r.sessionsNew} of them new` : ''}`;
+  const some = r.sessionsNew > 0 && r.sessionsNew < r.sessionsWritten;
+  return `${plural(r.sessionsWritten, 'session')} written${some ? `, ${r.sessionsNew} of them new` : ''}`;
 }
 
 /** What a tick did to one store, in words: what was new, not the sessions' whole counts. */
