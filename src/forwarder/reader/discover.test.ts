@@ -101,6 +101,16 @@ test('explicit paths are the only ones read, resolved and de-duplicated, with th
   assert.deepEqual(stores.map((r) => [r.path, r.profile, r.exists]), [[a, 'ops', false], [join(home, 'x.db'), 'default', false]]);
 }));
 
+test('a folder named state.db holding none is the store\'s own path (a folder where the file should be), not state.db/state.db', withHome((home) => {
+  const folder = join(home, 'h', 'state.db');
+  mkdirSync(folder, { recursive: true });
+  const [ref] = discoverStores({ home, explicit: [folder] });
+  assert.deepEqual([ref!.path, ref!.exists, ref!.absent], [folder, false, 'is a folder, not the store file Hermes writes']);
+  // A Hermes home that happens to be named so, holding its state.db, is still a home.
+  touch(join(folder, 'state.db'));
+  assert.deepEqual(discoverStores({ home, explicit: [folder] }).map((r) => [r.path, r.exists]), [[join(folder, 'state.db'), true]]);
+}));
+
 test('a profile whose config.yaml selects PostgreSQL is a PostgreSQL store, named by its source, never its stale state.db (§6.1 item 11, decision 0038)', withHome((home) => {
   const pg = join(home, '.hermes', 'profiles', 'pg');
   touch(join(pg, 'config.yaml'), 'database:\n  backend: PostgreSQL\n');

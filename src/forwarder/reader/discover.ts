@@ -114,10 +114,15 @@ export function storeFile(path: string): Pick<StoreRef, 'exists' | 'absent'> & {
   }
 }
 
-/** A --state-db path as a store: absolute, and a folder taken for the state.db in it (a Hermes home). */
+/**
+ * A --state-db path as a store: absolute, and a folder taken for the state.db in it (a Hermes home); but a folder named
+ * state.db holding none is the store's own path, said as a folder where the file should be (not state.db/state.db).
+ */
 export function explicitStore(path: string): string {
   const p = resolve(path);
-  return isDir(p) ? join(p, 'state.db') : p;
+  if (!isDir(p)) return p;
+  const inside = join(p, 'state.db');
+  return basename(p) === 'state.db' && !existsSync(inside) ? p : inside;
 }
 
 /** Why a --state-db path names no store, in words, or null when it names one. */
