@@ -394,4 +394,30 @@ describe('the dashboard in Chromium', () => {
     await drawn(third);
     await v.done();
   });
+
+  it('a link followed opens its page at the top and back returns to where the reader was; the skip link draws nothing again; no list says "null"', async () => {
+    const v = await visit('/', { height: 500 });
+    const { page } = v;
+    // A list with nothing to add (no intro, no button) once wrote its missing parts as the text "null".
+    assert.deepEqual(await page.$$eval('section.sessions', (els) => els.flatMap((e) => [...e.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent))), []);
+    const link = page.locator('section.sessions a[data-nav]').first();
+    await link.scrollIntoViewIfNeeded();
+    const before = await page.evaluate(() => window.scrollY);
+    assert.ok(before > 300, `scrolled to ${before}`);
+    await link.click();
+    await settled(page);
+    assert.match(new URL(page.url()).pathname, /^\/session/);
+    assert.equal(await page.evaluate(() => window.scrollY), 0, 'the session page opens at its top');
+    await page.goBack();
+    await settled(page);
+    assert.equal(await page.evaluate(() => window.scrollY), before, 'back to where the reader was');
+    // The skip link moves to #main: a move within the page, which asks for nothing and draws nothing.
+    const asked = v.requests.length;
+    await page.focus('a.skip');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => location.hash === '#main');
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.ready), '/', 'not drawn again');
+    assert.equal(v.requests.length, asked);
+    await v.done();
+  });
 });

@@ -23,6 +23,14 @@ let lastOptions = null;
 /** The URL the page last finished drawing: drawing it again (a live redraw, the theme) keeps where the reader was. */
 let drawn = null;
 
+/**
+ * Where the next page drawn is scrolled to: the top for a link followed, where the reader was for back and forward
+ * (kept in the history entry), null to leave it (the first page, a redraw). The browser's own restoration would act
+ * before the page is drawn, so it is turned off.
+ */
+let scrollNext = null;
+history.scrollRestoration = 'manual';
+
 /** The view's answers fetched and its nodes built, off the page. */
 async function build(state) {
   // The window's filter values, the zone and whether this is the fleet store; the overview reads it too. A session
@@ -44,6 +52,8 @@ function put(state, { options, nodes }, again) {
   const scrolled = window.scrollY;
   main.replaceChildren(...nodes);
   if (again) window.scrollTo(0, scrolled);
+  else if (scrollNext !== null) window.scrollTo(0, scrollNext);
+  scrollNext = null;
   pruneCharts();
   document.title = `${TITLES[state.view]} — Hermetic`;
 }
@@ -128,11 +138,21 @@ document.addEventListener('click', (e) => {
   const a = e.target.closest?.('a[data-nav]');
   if (!a || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
   e.preventDefault();
-  if (a.getAttribute('href') !== location.pathname + location.search) history.pushState(null, '', a.getAttribute('href'));
+  if (a.getAttribute('href') !== location.pathname + location.search) {
+    // Where the reader was on this page, for coming back to it; the new page opens at its top.
+    history.replaceState({ ...(history.state ?? {}), scrollY: window.scrollY }, '');
+    history.pushState(null, '', a.getAttribute('href'));
+    scrollNext = 0;
+  }
   window.dispatchEvent(new Event('hermetic:navigate'));
-  document.getElementById('main').focus({ preventScroll: false });
+  document.getElementById('main').focus({ preventScroll: true });
 });
-window.addEventListener('popstate', render);
+window.addEventListener('popstate', (e) => {
+  // A move within the page (the skip link's #main) changes no view: nothing to draw again.
+  if (location.pathname + location.search === drawn) return;
+  scrollNext = typeof e.state?.scrollY === 'number' ? e.state.scrollY : 0;
+  render();
+});
 window.addEventListener('hermetic:navigate', render);
 
 // Light and dark: the system's choice unless the toggle says otherwise (remembered on this browser).

@@ -192,14 +192,15 @@ function costliest(report, state, list) {
         button.replaceChildren(`Could not load more: ${err.message} (try again)`);
       }
     };
-    section.replaceChildren(
+    // replaceChildren writes a null as the text "null": the parts a list may lack are left out first.
+    section.replaceChildren(...[
       h('h2', { id: list.id }, list.heading),
       list.intro ? h('p', { class: 'muted' }, list.intro) : null,
       table(list.caption, list.columns, r.rows, { id: list.table }),
       // A list stopped at its bytes (decision 0094) says so; asking for more would bring the same rows.
       r.stopped ? h('p', { class: 'muted list-stopped' }, `The list stops at ${count(r.stopped.rows)} ${list.noun}: their rows reached the ${size(r.stopped.bytes)} a list carries. The rest are summed in its last row.`)
         : rest > 0 && next > shown ? h('button', { type: 'button', class: 'more', dataset: { more: list.more }, onclick: more }, `Show ${count(Math.min(next - shown, rest))} more`) : null,
-    );
+    ].filter(Boolean));
   };
   fill(report);
   return section;
