@@ -147,7 +147,12 @@ describe('the dashboard in Chromium: sessions, keyboard, themes, sizes', () => {
     }
     // A session with none of them set: no details, no marks.
     const v = await visit(`/session?id=${PLAIN_SESSION}`);
-    assert.deepEqual(await v.page.$$eval('.facts dt', (els) => els.map((e) => e.textContent)), ['Model', 'Provider', 'Profile', 'Source', 'Started', 'Ended', 'Project', 'Messages']);
+    assert.deepEqual(await v.page.$$eval('.facts dt', (els) => els.map((e) => e.textContent)), ['Model', 'Provider', 'Profile', 'Source', 'Started', 'Ended', 'Project', 'Messages', 'Cost']);
+    // The session's own total, as the report gives it, also where it has no descendants to be summed with.
+    const own = usageReport(h.app.db, { filter: { session: [PLAIN_SESSION] } }).totals;
+    const n = (x: number) => x.toLocaleString('en-US');
+    assert.match(await v.page.$eval('.facts dt:last-of-type + dd', (e) => e.textContent!),
+      new RegExp(`^\\$[\\d.,]+: ${n(own.api_calls!)} API calls?, ${n(own.input_tokens!)} input and ${n(own.output_tokens!)} output tokens?$`));
     assert.equal(await v.page.$$eval('.reactions, .platform-id, .badge.observed, details.model-config', (els) => els.length), 0);
     await v.done();
   });

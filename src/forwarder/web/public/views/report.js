@@ -91,7 +91,8 @@ export async function report(state, pending) {
       measure('Output', 'output_tokens', short), measure('Cache read', 'cache_read_tokens', short), measure('Cache write', 'cache_write_tokens', short)];
   const title = `By ${r.by.map((d) => (LABEL[d] ?? d).toLowerCase()).join(' and ')}`;
   // The page is the table: shown whole, not in the scrolling box of the overview's tables.
-  const rows = table(`${title}: ${tools ? 'tool calls' : 'cost, sessions and tokens'} (the period's rows add up to its totals)`, [...keys, ...figures], r.rows, { id: 'report-table' });
+  // What adds up: the measures; a session counts in every row it has usage (or calls) in.
+  const rows = table(`${title}: ${tools ? 'tool calls (the rows\' calls and failures add up to the period\'s totals' : 'cost, sessions and tokens (the rows\' cost and tokens add up to the period\'s totals'}; a session counts in each row it is in)`, [...keys, ...figures], r.rows, { id: 'report-table' });
   rows.classList.add('whole');
   return [
     h('h1', {}, 'Report'),

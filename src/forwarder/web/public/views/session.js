@@ -150,10 +150,13 @@ export async function session(state) {
   /** A row's text with an ellipsis when the server cut it (decision 0094). */
   const shown = (field) => (s[field] === null || s[field] === undefined ? null : cut[field] ? `${s[field]}…` : s[field]);
   const prompt = s.system_prompt_length;
+  const t = v.usage.totals;
   const facts = [
     ['Model', s.model], ['Provider', s.provider], ['Profile', s.profile], ['Source', s.source],
     ['Started', time(s.started_at)], ['Ended', s.ended_at === null ? 'open' : `${time(s.ended_at)}${s.end_reason ? ` (${s.end_reason})` : ''}`],
     ['Project', s.git_repo_root !== null && s.git_repo_root !== undefined ? shown('git_repo_root') : shown('cwd')], ['Messages', `${count(s.live_messages)}${compacted > 0 ? ` live, and ${count(compacted)} compacted away (kept in the transcript, marked)` : ''}`],
+    // What the session alone cost, all time (the usage table below splits it by model and task).
+    ['Cost', `${cost(t.cost_usd)}: ${count(t.api_calls)} ${t.api_calls === 1 ? 'API call' : 'API calls'}, ${count(t.input_tokens)} input and ${count(t.output_tokens)} output ${t.output_tokens === 1 ? 'token' : 'tokens'}`],
   ];
   // The system prompt is not sent with the session: its length, and a link to it whole.
   if (prompt) facts.push(['System prompt', h('span', { class: 'system-prompt' }, `${count(prompt.characters)} characters `, showAll(sessionTextHref(where, 'system_prompt'), `Show (${size(prompt.bytes)})`))]);
@@ -168,7 +171,8 @@ export async function session(state) {
     h('h1', {}, sessionTitle(s)),
     cut.title ? h('p', { class: 'cut', dataset: { field: 'title' } }, `Cut: the first ${count(v.limits.title_characters)} of the title's ${count(cut.title.characters)} characters are shown. `,
       showAll(sessionTextHref(where, 'title'), `Show all (${size(cut.title.bytes)})`)) : null,
-    h('p', { class: 'muted' }, h('code', {}, s.session_id)),
+    // The id under the title; an untitled session's heading is its id already.
+    s.title ? h('p', { class: 'muted' }, h('code', {}, s.session_id)) : h('p', { class: 'muted' }, 'Untitled session'),
     h('dl', { class: 'facts' }, facts.map(([k, val]) => [h('dt', {}, k), h('dd', {}, val ?? '–')]), details),
     h('section', { class: 'lineage', 'aria-labelledby': 'lineage' }, h('h2', { id: 'lineage' }, 'Lineage'),
       h('ul', {},
