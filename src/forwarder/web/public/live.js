@@ -75,7 +75,7 @@ export async function follow(look) {
       if (outcome === 'held') {
         heldAt = at;
         show.hidden = false;
-        tell('New data: "Show new data" in the header draws it.');
+        tell('New data: the "Show new data" button draws it.');
         return;
       }
       pending = at !== version; // a version that came while it looked is looked at next

@@ -10,21 +10,23 @@ import { withheldNotes } from './withheld.js';
 const KINDS = [['input_tokens', 'Input'], ['output_tokens', 'Output'], ['cache_read_tokens', 'Cache read'], ['cache_write_tokens', 'Cache write'], ['reasoning_tokens', 'Reasoning']];
 const TITLES = { model: 'By model', provider: 'By provider', profile: 'By profile', source: 'By source', project: 'By project', task: 'By task', machine: 'By machine' };
 
-function card(label, figure, value, text) {
-  return h('div', { class: 'card' }, h('div', { class: 'label' }, label), h('div', { class: 'figure', dataset: { figure, value: value === null ? 'null' : String(value) } }, text));
+function card(label, figure, value, text, note = null) {
+  return h('div', { class: 'card' }, h('div', { class: 'label' }, label), h('div', { class: 'figure', dataset: { figure, value: value === null ? 'null' : String(value) } }, text),
+    note ? h('div', { class: 'note' }, note) : null);
 }
 
 function totalsCards(o) {
   const t = o.totals;
   return h('section', { class: 'cards', 'aria-label': 'Totals for the period' },
-    card('Cost', 'cost_usd', t.cost_usd, cost(t.cost_usd)),
+    // Which cost is shown, as the terminal report says it beside its figure.
+    card('Cost', 'cost_usd', t.cost_usd, cost(t.cost_usd), 'billed where Hermes recorded it, else estimated'),
     card('Input tokens', 'input_tokens', t.input_tokens, count(t.input_tokens)),
     card('Output tokens', 'output_tokens', t.output_tokens, count(t.output_tokens)),
     card('Cache-hit rate', 'cache_hit_rate', o.cache_hit_rate, percent(o.cache_hit_rate)),
     card('Sessions', 'sessions', t.sessions, count(t.sessions)),
     card('API calls', 'api_calls', t.api_calls, count(t.api_calls)),
     card('Tool calls', 'tool_calls', t.tool_calls, count(t.tool_calls)),
-    card('Estimated', 'estimated_cost_usd', t.estimated_cost_usd, cost(t.estimated_cost_usd)));
+    card('Estimated cost', 'estimated_cost_usd', t.estimated_cost_usd, cost(t.estimated_cost_usd), 'Hermes\'s estimate of it all'));
 }
 
 /**
