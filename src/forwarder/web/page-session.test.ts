@@ -86,7 +86,7 @@ describe('the dashboard in Chromium: sessions, keyboard, themes, sizes', () => {
     const { session_id: id, store } = h.app.db.prepare('SELECT session_id, store FROM sessions ORDER BY started_at LIMIT 1').get() as { session_id: string; store: string };
     const first = h.app.db.prepare('SELECT created_at FROM messages WHERE session_id = ? AND store = ? ORDER BY seq LIMIT 1').pluck().get(id, store) as number;
     // The harness builds the ledger in Europe/Berlin; the browser runs in UTC.
-    const berlin = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Berlin', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' }).format(new Date(first * 1000));
+    const berlin = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Berlin', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' }).format(new Date(first * 1000));
     const v = await visit(`/session?id=${encodeURIComponent(id)}&store=${encodeURIComponent(store)}`);
     assert.equal(await v.page.$eval('.transcript > li .seq', (e) => e.textContent), `#0 · ${berlin}`);
     await v.done();
@@ -119,7 +119,7 @@ describe('the dashboard in Chromium: sessions, keyboard, themes, sizes', () => {
       const { page } = v;
       const lines = await page.$$eval('.details-list > li', (els) => els.map((e) => e.textContent));
       const activity = lines.findIndex((l) => l!.startsWith('Last activity: '));
-      assert.match(lines[activity]!, /^Last activity: running terminal \(\d\d\/\d\d\/2026, \d\d:\d\d\)$/);
+      assert.match(lines[activity]!, /^Last activity: running terminal \(2026-\d\d-\d\d \d\d:\d\d\)$/);
       assert.deepEqual(lines.filter((_, i) => i !== activity), [
         'Title: by the model (llm)', 'Chat: dm', 'Pinned', 'Archived', 'Tools offered: terminal, web_search', 'Handed off to telegram: done',
         'Compression: 2 failures in a row, last error: context window exceeded <img src=x onerror=alert(1)>', 'Pricing table 2026-06-01', 'queue_position: 3',
@@ -138,7 +138,7 @@ describe('the dashboard in Chromium: sessions, keyboard, themes, sizes', () => {
       assert.equal(await page.$(`${msg(1)} .platform-id`), null);
       const reactions = await page.$$eval(`${msg(2)} .reaction`, (els) => els.map((e) => [(e as HTMLElement).dataset.emoji, e.querySelector('.count')?.textContent ?? null, e.getAttribute('title')]));
       assert.deepEqual(reactions.map(([emoji, n]) => [emoji, n]), [['👍', '2'], ['🎉', null]]);
-      assert.match(reactions[0]![2]!, /^👍 by user, \d\d\/\d\d\/2026, \d\d:\d\d, seen\n👍 by other, \d\d\/\d\d\/2026, \d\d:\d\d$/);
+      assert.match(reactions[0]![2]!, /^👍 by user, 2026-\d\d-\d\d \d\d:\d\d, seen\n👍 by other, 2026-\d\d-\d\d \d\d:\d\d$/);
       assert.match(reactions[1]![2]!, /^🎉 by assistant, /);
       assert.equal(await page.getAttribute(`${msg(2)} .reactions`, 'aria-label'), 'Reactions: 👍 ×2 🎉');
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
@@ -168,7 +168,7 @@ describe('the dashboard in Chromium: sessions, keyboard, themes, sizes', () => {
     writer.prepare('UPDATE delegations SET removed_from_store = 1, goal = ? WHERE delegation_id = ?').run(long, rows()[0]!.delegation_id);
     writer.close();
     const want = rows();
-    const berlin = (s: number) => new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Berlin', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' }).format(new Date(s * 1000));
+    const berlin = (s: number) => new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Berlin', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' }).format(new Date(s * 1000));
     for (const width of [1280, 380]) {
       const v = await visit(`/session?id=${encodeURIComponent(parent.id)}&store=${encodeURIComponent(parent.store)}`, { width });
       const { page } = v;

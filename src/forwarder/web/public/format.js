@@ -43,13 +43,18 @@ export function percent(v) {
 let zone = 'UTC';
 export function setZone(name) { zone = name; }
 
-/** Epoch seconds as a date and time in the ledger's zone. */
+/**
+ * Epoch seconds as a date and time in the ledger's zone, written as the period line and `hermetic report` write them:
+ * `2026-11-28 04:34`.
+ */
 export function time(s) {
   if (s === null || s === undefined) return '–';
   // A number no date can hold (a platform's microseconds where Hermes keeps seconds, in a field the forwarder keeps as
   // given) is shown as the number it is: formatting it would throw, and fail the whole page.
   if (!Number.isFinite(new Date(s * 1000).getTime())) return String(s);
-  return new Intl.DateTimeFormat('en-GB', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' }).format(new Date(s * 1000));
+  const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(new Date(s * 1000));
+  const part = Object.fromEntries(parts.map((p) => [p.type, p.value]));
+  return `${part.year}-${part.month}-${part.day} ${part.hour}:${part.minute}`;
 }
 
 export function seconds(s) {
