@@ -273,6 +273,11 @@ describe('the dashboard in Chromium', () => {
     assert.deepEqual(tables['tools-table']!.filter(([, c]) => c === 'tool_calls').map(([, , x]) => x), r.rows.map((x) => x.tool_calls));
     assert.ok(tables['slowest-table']!.length > 0);
     await v.done();
+    // A window with no tool call says so, instead of an empty chart and a table of headers.
+    const none = await visit('/tools?period=custom&since=2001-01-01&until=2001-01-02');
+    assert.deepEqual([await none.page.textContent('p.empty'), await none.page.$('#tools-table'), await none.page.$('canvas')],
+      ['No tool calls in this period: a longer period, or fewer filters, may have some.', null, null]);
+    await none.done();
   });
 
   // Last: it adds sessions to the store, which the tests above do not expect.

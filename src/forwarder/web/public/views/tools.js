@@ -10,12 +10,14 @@ export async function tools(state) {
   const r = await get('/api/tools', usageParams(state));
   const rows = r.rows.filter((x) => x.other_rows === undefined);
   const name = (x) => x.tool || '(unknown)';
+  // A period (or filter) with no tool call at all says so, instead of an empty chart and a table of headers.
+  const none = rows.length === 0 && !r.totals.tool_calls && !r.totals.tool_errors;
   return [
     h('h1', {}, 'Tools'),
     h('section', { class: 'cards', 'aria-label': 'Tool totals for the period' },
       h('div', { class: 'card' }, h('div', { class: 'label' }, 'Tool calls'), h('div', { class: 'figure', dataset: { figure: 'tool_calls', value: String(r.totals.tool_calls) } }, count(r.totals.tool_calls))),
       h('div', { class: 'card' }, h('div', { class: 'label' }, 'Failed results'), h('div', { class: 'figure', dataset: { figure: 'tool_errors', value: String(r.totals.tool_errors) } }, count(r.totals.tool_errors)))),
-    chart('Calls by tool', {
+    none ? h('p', { class: 'muted empty' }, 'No tool calls in this period: a longer period, or fewer filters, may have some.') : chart('Calls by tool', {
       type: 'bar',
       data: { labels: rows.map(name), datasets: [
         { label: 'Calls', data: rows.map((x) => x.tool_calls), backgroundColor: colour(0) },
@@ -30,7 +32,7 @@ export async function tools(state) {
       { label: 'Sessions', num: true, key: 'sessions', raw: (x) => x.sessions, value: (x) => count(x.sessions) },
     ], rows, { id: 'tools-table' })),
     h('h2', {}, 'Slowest calls'),
-    r.slowest.length === 0 ? h('p', { class: 'muted' }, 'No call in this period has both its own and its result\'s time.') :
+    r.slowest.length === 0 ? h('p', { class: 'muted' }, none ? 'None: no tool calls in this period.' : 'No call in this period has both its own and its result\'s time.') :
       table('The slowest tool calls (from the call to its result)', [
         { label: 'Tool', value: (x) => x.tool || '(unknown)' },
         { label: 'Took', num: true, key: 'seconds', raw: (x) => x.seconds, value: (x) => seconds(x.seconds) },
