@@ -49,6 +49,12 @@ describe('the dashboard in Chromium', () => {
   it('the overview\'s figures equal the report\'s JSON; the charts are drawn', async () => {
     const v = await visit('/');
     await equalsReport(v.page, windowOf({ period: '30d' }));
+    // The spend-per-day table's models in the legend's order: the costliest first.
+    const daily = (await figures(v.page)).tables['daily-table']!;
+    const spent = new Map<string, number>();
+    for (const [, column, x] of daily) spent.set(column, (spent.get(column) ?? 0) + (x ?? 0));
+    const order = [...spent.values()];
+    assert.ok(order.length > 2 && order.every((x, i) => i === 0 || x <= order[i - 1]! + 1e-9), JSON.stringify([...spent]));
     // Under the cards, as the terminal report says it: the sessions whose $0.00 is not a measured cost.
     const sessions = usageReport(h.app.db, windowOf({ period: '30d' })).totals.sessions!;
     assert.deepEqual(await v.page.$eval('.uncosted', (e) => [e.getAttribute('data-value'), e.textContent]),

@@ -104,9 +104,10 @@ function dailyChart(daily) {
   const rest = ranked.slice(shown.length);
   const datasets = shown.map((m, i) => ({ label: m || '(no model)', data: days.map((d) => at.get(`${d}\u0000${m}`) ?? 0), backgroundColor: colour(i), stack: 'cost' }));
   if (rest.length) datasets.push({ label: `${rest.length} other models`, data: days.map((d) => rest.reduce((t, m) => t + (at.get(`${d}\u0000${m}`) ?? 0), 0)), backgroundColor: '#9aa0a6', stack: 'cost' });
-  // The table lists the hours (or days) with spend; the chart's axis has the quiet hours too.
-  const rows = days.filter((d) => models.some((m) => at.has(`${d}\u0000${m}`))).map((d) => ({ day: d, cells: models.map((m) => at.get(`${d}\u0000${m}`) ?? null) }));
-  const columns = [{ label: unit === 'hour' ? 'Hour' : 'Day', value: (r) => r.day }, ...models.map((m, i) => ({ label: m || '(no model)', num: true, key: `cost_usd:${m}`, raw: (r) => r.cells[i], value: (r) => (r.cells[i] === null ? '' : cost(r.cells[i])) }))];
+  // The table lists the hours (or days) with spend; the chart's axis has the quiet hours too. Its columns are the
+  // legend's order (the costliest model first), then the rest.
+  const rows = days.filter((d) => models.some((m) => at.has(`${d}\u0000${m}`))).map((d) => ({ day: d, cells: ranked.map((m) => at.get(`${d}\u0000${m}`) ?? null) }));
+  const columns = [{ label: unit === 'hour' ? 'Hour' : 'Day', value: (r) => r.day }, ...ranked.map((m, i) => ({ label: m || '(no model)', num: true, key: `cost_usd:${m}`, raw: (r) => r.cells[i], value: (r) => (r.cells[i] === null ? '' : cost(r.cells[i])) }))];
   return chart(`Spend per ${unit} by model`, {
     type: 'bar',
     data: { labels: days.map(label), datasets },
