@@ -148,8 +148,9 @@ document.addEventListener('click', (e) => {
   document.getElementById('main').focus({ preventScroll: true });
 });
 window.addEventListener('popstate', (e) => {
-  // A move within the page (the skip link's #main) changes no view: nothing to draw again.
-  if (location.pathname + location.search === drawn) return;
+  // A move within the page drawn (the skip link's #main) changes no view: nothing to draw again. Unless a drawing is
+  // under way (back from a link just followed): then the page it left is drawn again, and that drawing is dropped.
+  if (location.pathname + location.search === drawn && document.documentElement.dataset.ready === drawn) return;
   scrollNext = typeof e.state?.scrollY === 'number' ? e.state.scrollY : 0;
   render();
 });
