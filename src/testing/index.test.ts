@@ -150,6 +150,34 @@ test('useHermetic refuses a url that is present but undefined, empty or not http
   assert.equal(registered.length, 4);
 });
 
+test('useHermetic refuses a test that starts while another of its file runs, and leaves the running one its namespace', async () => {
+  // The hooks as a framework calls them for two overlapping tests (describe.concurrent): each given its test's context.
+  const hook: Record<string, (context?: unknown) => Promise<void>> = {};
+  const hooks: TestHooks = { before: (fn) => (hook.before = fn), after: (fn) => (hook.after = fn), beforeEach: (fn) => (hook.beforeEach = fn), afterEach: (fn) => (hook.afterEach = fn) };
+  const hermes = useHermetic(hooks, { transport: 'fetch', apiKey: KEY, time: T0, frozen: true });
+  await hook.before!();
+  try {
+    const [a, b] = [{ name: 'a' }, { name: 'b' }];
+    await hook.beforeEach!(a);
+    const mine = hermes.name;
+    const runId = await submit(hermes);
+    await assert.rejects(hook.beforeEach!(b), /^Error: useHermetic: this test started while another test of the file was running \(concurrent tests\).*const ns = hermes\.server\.namespace\(\); … await ns\.reset\(\)\.$/);
+    // The refused test's afterEach ends nothing: the running test keeps its namespace and its run.
+    await hook.afterEach!(b);
+    assert.equal(hermes.name, mine);
+    assert.equal((await hermes.admin.run(runId)).status, 'running');
+    await hook.afterEach!(a);
+    assert.throws(() => hermes.url, /inside a test/);
+    // One at a time again: the next test starts, in a fresh namespace.
+    await hook.beforeEach!(b);
+    assert.notEqual(hermes.name, mine);
+    assert.deepEqual((await hermes.admin.runs()).runs, []);
+    await hook.afterEach!(b);
+  } finally {
+    await hook.after!();
+  }
+});
+
 test('useHermetic refuses hooks it cannot use, and a namespace outside a test', () => {
   assert.throws(() => useHermetic({ beforeEach: () => undefined, afterEach: () => undefined }), /before\/beforeAll/);
   const registered: Array<() => Promise<void>> = [];

@@ -158,7 +158,8 @@ function serverUrl(url: unknown): string {
   return url;
 }
 
-type Hook = (fn: () => Promise<void>) => unknown;
+/** A hook: its function is given the test's context by node:test and vitest (`beforeEach((t) => …)`). */
+type Hook = (fn: (context?: unknown) => Promise<void>) => unknown;
 
 /** The hooks of node:test (before, after) or vitest (beforeAll, afterAll): pass the module, or pick them. */
 export interface TestHooks {
@@ -180,6 +181,9 @@ export interface UseOptions extends StartOptions {
   prefix?: string;
 }
 
+/** Said to a test that starts while another of its file runs. */
+const OVERLAP = 'useHermetic: this test started while another test of the file was running (concurrent tests), and one useHermetic is one test\'s namespace at a time, so it did not start. Run the file\'s tests one at a time (the default of node:test and vitest), or give each concurrent test a namespace of its own: const ns = hermes.server.namespace(); … await ns.reset().';
+
 /** The current test's namespace, plus the server they all share. */
 export interface HermeticSuite extends HermeticNamespace {
   /** The shared server (after the file's `before` hook ran). */
@@ -189,7 +193,9 @@ export interface HermeticSuite extends HermeticNamespace {
 }
 
 /**
- * Wires a Hermetic into a test file: one server for the file, a fresh namespace per test, reset after each.
+ * Wires a Hermetic into a test file: one server for the file, a fresh namespace per test, reset after each. The file's
+ * tests run one at a time (the default of node:test and vitest): a test that starts while another runs is refused;
+ * concurrent tests take `hermes.server.namespace()` each.
  * @example
  *   import * as nodeTest from 'node:test';            // or: import * as vitest from 'vitest';
  *   const hermes = useHermetic(nodeTest, { apiKey: 'test-key-0123456789abcdef' });
@@ -210,6 +216,8 @@ export function useHermetic(hooks: TestHooks, options: UseOptions = {}): Hermeti
   if ('url' in options) serverUrl(url);
   let server: Hermetic | null = null;
   let current: HermeticNamespace | null = null;
+  /** The context its beforeEach was given (node:test's `t`, vitest's): only that test's afterEach ends its namespace. */
+  let owner: unknown = undefined;
   let extra: HermeticNamespace[] = [];
 
   before(async () => {
@@ -219,13 +227,19 @@ export function useHermetic(hooks: TestHooks, options: UseOptions = {}): Hermeti
     await server?.close();
     server = null;
   });
-  hooks.beforeEach(async () => {
+  hooks.beforeEach(async (context) => {
+    // Tests of the file that overlap (describe.concurrent, { concurrency: true }) would share one namespace and reset
+    // it under each other: the later one does not start, and says why (decision 0024).
+    if (current !== null) throw new Error(OVERLAP);
     current = running().namespace(uniqueNamespace(prefix));
+    owner = context;
     extra = [];
   });
-  hooks.afterEach(async () => {
+  hooks.afterEach(async (context) => {
+    if (context !== owner) return; // a test refused above: the namespace is the running test's
     const used = [current, ...extra];
     current = null;
+    owner = undefined;
     extra = [];
     await Promise.all(used.map((ns) => ns?.reset()));
   });
