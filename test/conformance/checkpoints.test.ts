@@ -124,11 +124,11 @@ describeTransports('checkpoints', (open) => {
     await admin(h, 'POST', '/checkpoints', {});
     const elsewhere = await h.request('POST', `/ns/two/__admin/checkpoints/${encodeURIComponent('cp_1@one')}/restore`, { body: '{}' });
     assert.equal(elsewhere.status, 409);
-    assert.deepEqual(elsewhere.json(), { error: { code: 'HERMETIC_CHECKPOINT_FOREIGN', message: 'cp_1@one is a checkpoint of namespace "one", not of this namespace ("two"): a namespace is only restored from its own checkpoints (/ns/one/__admin/… reaches that one).' } });
+    assert.deepEqual(elsewhere.json(), { error: { code: 'HERMETIC_CHECKPOINT_FOREIGN', message: 'cp_1@one is a checkpoint id of namespace "one" (whether or not it was taken there), not of this namespace ("two"): a namespace is only restored from its own checkpoints (/ns/one/__admin/… reaches that one).' } });
     // The default namespace's ids have no suffix: the same number elsewhere is still another namespace's.
     const fromDefault = await h.request('POST', '/ns/one/__admin/checkpoints/cp_1/restore', { body: '{}' });
     assert.equal(fromDefault.status, 409);
-    assert.match(fromDefault.json().error.message, /^cp_1 is a checkpoint of namespace "default", not of this namespace \("one"\)/);
+    assert.match(fromDefault.json().error.message, /^cp_1 is a checkpoint id of namespace "default" \(whether or not it was taken there\), not of this namespace \("one"\)/);
     const inDefault = await admin(h, 'POST', '/checkpoints/cp_1@one/restore', {});
     assert.deepEqual([inDefault.status, inDefault.json.error.code], [409, 'HERMETIC_CHECKPOINT_FOREIGN']);
     assert.equal((await h.request('POST', '/ns/one/__admin/checkpoints/cp_1@one/restore', { body: '{}' })).status, 200);

@@ -259,7 +259,7 @@ export class Checkpoints {
         const path = of === DEFAULT_NAMESPACE ? '/__admin/…' : `/ns/${of}/__admin/…`;
         throw new HermeticError(
           'HERMETIC_CHECKPOINT_FOREIGN',
-          `${shown} is a checkpoint of namespace "${of}", not of this namespace ("${this.namespace}"): a namespace is only restored from its own checkpoints (${path} reaches that one).`,
+          `${shown} is a checkpoint id of namespace "${of}" (whether or not it was taken there), not of this namespace ("${this.namespace}"): a namespace is only restored from its own checkpoints (${path} reaches that one).`,
         );
       }
     }
