@@ -160,4 +160,17 @@ describeTransports('namespaces', (open) => {
     assert.deepEqual((await h.admin.faults()).faults, []);
     assert.equal((await h.admin.countRequests({ operation: 'submit' })).count, 0);
   });
+
+  it('a control call for a run of another namespace says whose it is and the path that reaches it', async () => {
+    const h = await open();
+    const { run_id } = await submitIn(h, 'prefix', 'w-own');
+    const there = await h.request('POST', `/__admin/runs/${run_id}/complete`, { body: '{"output":"x"}' });
+    assert.deepEqual([there.status, there.json()], [404, { error: { code: 'HERMETIC_RUN_UNKNOWN', message: `No live run ${run_id} in this gateway (unknown id, or lost in a restart). It is a run of namespace "w-own", not of this one ("default"): /ns/w-own/__admin/… reaches it.` } }]);
+    // And from another namespace to the default's.
+    const mine = (await submitIn(h, 'prefix', 'default')).run_id;
+    const back = await h.request('POST', `/ns/w-other/__admin/runs/${mine}/complete`, { body: '{"output":"x"}' });
+    assert.match(back.json().error.message, /It is a run of namespace "default", not of this one \("w-other"\): \/__admin\/… reaches it\.$/);
+    // A run no namespace knows is said as before.
+    assert.deepEqual((await h.request('POST', '/__admin/runs/run_nope/complete', { body: '{}' })).json().error.message, 'No live run run_nope in this gateway (unknown id, or lost in a restart).');
+  });
 });

@@ -51,6 +51,8 @@ export interface NamespaceSummary {
 export interface ControlledNamespaces {
   /** The default first, then the others in order of first use. */
   summaries(): NamespaceSummary[];
+  /** The namespace other than `except` that knows run `runId`, if any. */
+  holding(runId: string, except: string): string | null;
   /** Resets every namespace (the default starts over, the others are forgotten); the names it reset. */
   resetAll(): string[];
   /** The Prometheus text of every namespace (src/emulator/metrics/). */

@@ -17,9 +17,18 @@ import {
   subsystemRedaction,
 } from '../control/agent-events.js';
 import { onlyKeys, type AdminContext } from './context.js';
+import { DEFAULT_NAMESPACE } from '../namespaces/names.js';
+
+/** " It is a run of namespace "x": …" when another namespace knows the run (a test's client and its admin calls apart). */
+function elsewhere(runId: string, here: string, namespaces: AdminContext['deps']['namespaces']): string {
+  const there = namespaces.holding(runId, here);
+  if (there === null) return '';
+  const path = there === DEFAULT_NAMESPACE ? '/__admin/…' : `/ns/${there}/__admin/…`;
+  return ` It is a run of namespace "${there}", not of this one ("${here}"): ${path} reaches it.`;
+}
 
 /** The live run, or a clear error: unknown, finished, or (for most actions) not started yet. */
-function liveRun({ params, deps: { registry } }: AdminContext, mustBeStarted = true): LiveRun {
+function liveRun({ params, deps: { registry, namespace, namespaces } }: AdminContext, mustBeStarted = true): LiveRun {
   const runId = params.run_id!;
   const run = registry.live.get(runId);
   if (!run) {
@@ -27,7 +36,7 @@ function liveRun({ params, deps: { registry } }: AdminContext, mustBeStarted = t
     if (status && isTerminal(statusOf(status))) {
       throw new HermeticError('HERMETIC_RUN_TERMINAL', `Run ${runId} has already finished (${statusOf(status)}); its agent can no longer act.`);
     }
-    throw new HermeticError('HERMETIC_RUN_UNKNOWN', `No live run ${runId} in this gateway (unknown id, or lost in a restart).`);
+    throw new HermeticError('HERMETIC_RUN_UNKNOWN', `No live run ${runId} in this gateway (unknown id, or lost in a restart).${elsewhere(runId, namespace.name, namespaces)}`);
   }
   if (mustBeStarted && !run.started) {
     throw new HermeticError('HERMETIC_RUN_NOT_STARTED', `Run ${runId} is still queued; POST /__admin/runs/${runId}/start to start its agent now.`);

@@ -134,6 +134,12 @@ export class Namespaces implements ControlledNamespaces {
     }));
   }
 
+  /** The namespace other than `except` that knows run `runId` (live or remembered), if any: told to a caller who asked the wrong one. */
+  holding(runId: string, except: string): string | null {
+    for (const ns of this.list()) if (ns.name !== except && (ns.registry.live.has(runId) || ns.registry.statuses.has(runId))) return ns.name;
+    return null;
+  }
+
   /** Resets every namespace: the default starts over, the others are closed and forgotten; the names reset. */
   resetAll(): string[] {
     const names = this.list().map((ns) => ns.name);
