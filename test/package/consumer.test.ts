@@ -218,6 +218,10 @@ test('the tarball carries the build and its declarations, and the example files,
   }
   assert.deepEqual(paths.filter((p) => p.includes('.test.')), []);
   assert.ok(!existsSync(join(dir, 'consumer', 'node_modules', '@types', 'better-sqlite3')));
+  // Its source maps carry their sources: src/ is not packed, and a stack trace or a debugger mapped through them
+  // would otherwise name files that are not there.
+  const map = JSON.parse(readFileSync(join(dir, 'consumer', 'node_modules', 'hermetic', 'dist', 'testing', 'index.js.map'), 'utf8')) as { sources: string[]; sourcesContent?: string[] };
+  assert.deepEqual([map.sources, map.sourcesContent?.[0]?.includes('export function useHermetic')], [['../../src/testing/index.ts'], true]);
 });
 
 test('the packed bin runs its bundled CLI (dist/bundle/, made by prepack after tsc)', () => {
