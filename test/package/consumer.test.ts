@@ -17,7 +17,8 @@ const GOOD = `
 import {
   AdminClientError, ControlledClock, EPOCH_MAX, ERROR_CODES, HermeticError, createAdminClient, createEmulator, startServer,
   type AdminApprovalEvent, type AdminClient, type AdminRunInfo, type EmulatorOptions, type ErrorCode, type FetchFunction,
-  type FetchLike, type RunStatus,
+  type FetchLike, type RunStatus, type AdminJournalEntry, type AdminCheckpoint, type AdminRequestFilter, type FaultPresetName,
+  type FaultRuleInput,
 } from 'hermetic';
 
 const options: EmulatorOptions = {
@@ -38,6 +39,13 @@ const done: { run_id: string; status: RunStatus } = await admin.complete('run_x'
 await admin.event('run_x', { event: 'tool.started', tool: 'terminal', preview: 'ls' }).catch(() => undefined);
 await admin.steerPolicy('run_x', { accept: false }).catch(() => undefined);
 await admin.sweep();
+// The answers' and the inputs' own types, named by a client's helpers.
+const filter: AdminRequestFilter = { operation: 'submit' };
+const entries: AdminJournalEntry[] = (await admin.requests(filter)).requests;
+const preset: FaultPresetName = 'hermes_throttled';
+const rule: FaultRuleInput = { preset };
+const saved: AdminCheckpoint = await admin.checkpoint();
+void [entries, rule, saved.id];
 const response: Response = await hermes.fetch(new Request('http://hermes.test/health'));
 
 /** A client that takes a fetch, typed as fetch itself (as the OpenAI and Anthropic SDKs, ky, ofetch do). */
