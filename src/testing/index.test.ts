@@ -178,6 +178,11 @@ test('useHermetic refuses a test that starts while another of its file runs, and
   }
 });
 
+test('start() refuses a transport it does not know, naming the one meant, and starts nothing', async () => {
+  await assert.rejects(start({ transport: 'fech' as 'fetch' }), { code: 'HERMETIC_OPTIONS_INVALID', message: 'Option "transport" must be "http" or "fetch"; got "fech". Did you mean "fetch"?' });
+  await assert.rejects(start({ transport: 'websocket' as 'http' }), { code: 'HERMETIC_OPTIONS_INVALID', message: 'Option "transport" must be "http" or "fetch"; got "websocket".' });
+});
+
 test('useHermetic refuses hooks it cannot use, and a namespace outside a test', () => {
   assert.throws(() => useHermetic({ beforeEach: () => undefined, afterEach: () => undefined }), /before\/beforeAll/);
   const registered: Array<() => Promise<void>> = [];

@@ -12,6 +12,7 @@ import { NAMESPACE_HEADER } from '../emulator/namespaces/names.js';
 import { startServer } from '../emulator/serve/node.js';
 import { HermeticError } from '../shared/errors.js';
 import { createIdSource } from '../shared/ids.js';
+import { suggest } from '../shared/options.js';
 
 export {
   createAdminClient,
@@ -112,6 +113,8 @@ function open(root: string, fetchImpl: FetchLike, adminKey: string | null, emula
   };
 }
 
+const TRANSPORTS = ['http', 'fetch'];
+
 /**
  * Starts an emulator for a test file: a real server on a free port (or in process with `transport: 'fetch'`).
  * @example
@@ -123,6 +126,11 @@ function open(root: string, fetchImpl: FetchLike, adminKey: string | null, emula
  */
 export async function start(options: StartOptions = {}): Promise<Hermetic> {
   const { transport = 'http', ...emulatorOptions } = options;
+  // Checked as the emulator's own options are (a JavaScript caller has no type to catch 'fech').
+  if (transport !== 'http' && transport !== 'fetch') {
+    const hint = suggest(String(transport), TRANSPORTS);
+    throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "transport" must be "http" or "fetch"; got ${JSON.stringify(transport)}.${hint ? ` Did you mean "${hint}"?` : ''}`);
+  }
   const adminKey = emulatorOptions.adminKey ?? null;
   if (transport === 'fetch') {
     const emulator = createEmulator(emulatorOptions);
