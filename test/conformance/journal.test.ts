@@ -52,16 +52,16 @@ describeTransports('request journal', (open) => {
     assert.deepEqual(
       requests.map(({ duration_ms, ...e }) => e),
       [
-        { seq: 1, time: T0, method: 'POST', path: '/v1/runs', operation: 'submit', status: 202, run_id: runId, replayed: false, fault_id: null, checkpoint: null },
-        { seq: 2, time: T0, method: 'POST', path: '/v1/runs', operation: 'submit', status: 202, run_id: runId, replayed: true, fault_id: null, checkpoint: null },
-        { seq: 3, time: T0, method: 'GET', path: `/v1/runs/${runId}`, operation: 'get', status: 200, run_id: runId, replayed: null, fault_id: null, checkpoint: null },
-        { seq: 4, time: T0, method: 'GET', path: '/v1/nothing', operation: 'other', status: 404, run_id: null, replayed: null, fault_id: null, checkpoint: null },
-        { seq: 5, time: T0, method: 'GET', path: '/health', operation: 'health', status: 200, run_id: null, replayed: null, fault_id: null, checkpoint: null },
+        { seq: 1, time: T0, method: 'POST', path: '/v1/runs', operation: 'submit', status: 202, run_id: runId, replayed: false, fault_id: null, checkpoint: null, idempotency_key: 'k1' },
+        { seq: 2, time: T0, method: 'POST', path: '/v1/runs', operation: 'submit', status: 202, run_id: runId, replayed: true, fault_id: null, checkpoint: null, idempotency_key: 'k1' },
+        { seq: 3, time: T0, method: 'GET', path: `/v1/runs/${runId}`, operation: 'get', status: 200, run_id: runId, replayed: null, fault_id: null, checkpoint: null, idempotency_key: null },
+        { seq: 4, time: T0, method: 'GET', path: '/v1/nothing', operation: 'other', status: 404, run_id: null, replayed: null, fault_id: null, checkpoint: null, idempotency_key: null },
+        { seq: 5, time: T0, method: 'GET', path: '/health', operation: 'health', status: 200, run_id: null, replayed: null, fault_id: null, checkpoint: null, idempotency_key: null },
       ],
     );
   });
 
-  it('never records bodies, query strings or headers: a secret sent in each is nowhere in the journal, the metrics or the request log', async () => {
+  it('never records bodies, query strings or headers (a submit\'s Idempotency-Key aside): a secret sent in each is nowhere in the journal, the metrics or the request log', async () => {
     const records: RequestRecord[] = [];
     const h = await open({ onRequest: (r) => void records.push(r) });
     const secret = 'sk-SECRET-0123456789abcdefXYZ';

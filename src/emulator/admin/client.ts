@@ -302,7 +302,7 @@ export type AdminRequestOperation =
   | 'sessions' | 'session_create' | 'session' | 'session_update' | 'session_delete' | 'session_messages' | 'session_chat'
   | 'unsupported' | 'other';
 
-/** One request in the namespace's journal: metadata only, never bodies, query strings or headers. */
+/** One request in the namespace's journal: metadata only, never bodies, query strings or headers (but a submit's key). */
 export interface AdminJournalEntry {
   /** 1, 2, 3, … in arrival order within the namespace (from 1 again after a reset). */
   seq: number;
@@ -323,6 +323,8 @@ export interface AdminJournalEntry {
   fault_id: string | null;
   /** The checkpoint taken right after it (automatic checkpoints on: GET /__admin/timeline), if any. */
   checkpoint: string | null;
+  /** A submit's Idempotency-Key as sent (cut at 512 characters): a retry's is its first try's; null otherwise. */
+  idempotency_key: string | null;
 }
 
 /** Journal filters (a query string); every one narrows. Lists may be arrays or comma-separated. */

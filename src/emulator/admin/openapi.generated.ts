@@ -6451,7 +6451,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
         "additionalProperties": false
       },
       "AdminJournalEntry": {
-        "description": "One request in the namespace's journal: metadata only, never bodies, query strings or headers.",
+        "description": "One request in the namespace's journal: metadata only, never bodies, query strings or headers (but a submit's key).",
         "type": "object",
         "properties": {
           "seq": {
@@ -6479,6 +6479,10 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "checkpoint": {
             "description": "The checkpoint taken right after it (automatic checkpoints on: GET /__admin/timeline), if any.",
             "type": ["string", "null"]
+          },
+          "idempotency_key": {
+            "description": "A submit's Idempotency-Key as sent (cut at 512 characters): a retry's is its first try's; null otherwise.",
+            "type": ["string", "null"]
           }
         },
         "required": [
@@ -6492,7 +6496,8 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "run_id",
           "replayed",
           "fault_id",
-          "checkpoint"
+          "checkpoint",
+          "idempotency_key"
         ],
         "additionalProperties": false
       },

@@ -19,12 +19,15 @@ test('the ring keeps the newest `capacity` entries, oldest first, and counts wha
 
 test('entries keep every field; a submit has replayed true or false, everything else null', () => {
   const j = new RequestJournal(10);
-  j.record(5.25, 'POST', '/v1/runs', 'submit', 202, 1.23456, 'run_a', true, 'f1');
+  j.record(5.25, 'POST', '/v1/runs', 'submit', 202, 1.23456, 'run_a', true, 'f1', null, 'key-1');
   j.record(6, 'GET', '/nope', 'other', 404, 0.1, null, null, null);
-  assert.deepEqual(j.query(), [
-    { seq: 1, time: 5.25, method: 'POST', path: '/v1/runs', operation: 'submit', status: 202, duration_ms: 1.235, run_id: 'run_a', replayed: true, fault_id: 'f1', checkpoint: null },
-    { seq: 2, time: 6, method: 'GET', path: '/nope', operation: 'other', status: 404, duration_ms: 0.1, run_id: null, replayed: null, fault_id: null, checkpoint: null },
+  j.record(7, 'POST', '/v1/runs', 'submit', 202, 1, 'run_b', false, null, null, 'k'.repeat(600));
+  assert.deepEqual(j.query().slice(0, 2), [
+    { seq: 1, time: 5.25, method: 'POST', path: '/v1/runs', operation: 'submit', status: 202, duration_ms: 1.235, run_id: 'run_a', replayed: true, fault_id: 'f1', checkpoint: null, idempotency_key: 'key-1' },
+    { seq: 2, time: 6, method: 'GET', path: '/nope', operation: 'other', status: 404, duration_ms: 0.1, run_id: null, replayed: null, fault_id: null, checkpoint: null, idempotency_key: null },
   ]);
+  // A key is kept as paths are: at most JOURNAL_TEXT_MAX characters (the ring's memory stays bounded).
+  assert.equal(j.query()[2]!.idempotency_key, `${'k'.repeat(511)}…`);
 });
 
 test('capacity 0 records nothing', () => {

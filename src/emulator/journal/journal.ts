@@ -1,6 +1,6 @@
 // A namespace's request journal: a capped ring of what clients asked and what they were answered, metadata only
-// (time, method, path, operation, status, duration, run id, replay, fault id, checkpoint — never bodies, query strings or
-// headers). Recording is O(1) and, once the ring is full, allocates nothing; memory never exceeds the cap (decision 0022).
+// (time, method, path, operation, status, duration, run id, replay, fault id, checkpoint, and a submit's
+// Idempotency-Key — never bodies, query strings or other headers). Recording is O(1) and, once the ring is full, allocates nothing; memory never exceeds the cap (decision 0022).
 import type { RequestOperation } from '../namespaces/operation.js';
 
 /** One journaled request, as GET /__admin/requests shows it (Hermes-style snake_case, like every control answer). */
@@ -24,6 +24,11 @@ export interface JournalEntry {
   fault_id: string | null;
   /** The checkpoint taken right after it (automatic checkpoints on; decision 0065), if any. */
   checkpoint: string | null;
+  /**
+   * A submit's Idempotency-Key as sent (cut at JOURNAL_TEXT_MAX), so a test can tell a client's retry kept its key;
+   * null for a submit without one and for every other request.
+   */
+  idempotency_key: string | null;
 }
 
 /** Which entries a query or count selects; every field narrows (null or absent: any). */
@@ -57,10 +62,10 @@ const REPLAY_NO = 1;
 const REPLAY_YES = 2;
 
 // Per slot: NUMS numbers (seq, time, duration, status × 4 + replay) and REFS references (method, path, operation,
-// run id, fault id, checkpoint), each slot's fields side by side, so recording touches one or two cache lines, not ten arrays —
+// run id, fault id, checkpoint, idempotency key), each slot's fields side by side, so recording touches one or two cache lines, not ten arrays —
 // with a thousand namespaces, each ring is cold when its next request comes.
 const NUMS = 4;
-const REFS = 6;
+const REFS = 7;
 
 /** The characters a journal entry keeps of a path or a run id (a ring of thousands holds a bounded size). */
 export const JOURNAL_TEXT_MAX = 512;
@@ -112,6 +117,7 @@ export class RequestJournal {
     replayed: boolean | null,
     faultId: string | null,
     checkpoint: string | null = null,
+    idempotencyKey: string | null = null,
   ): number {
     if (this.capacity === 0) return -1;
     let slot: number;
@@ -138,6 +144,7 @@ export class RequestJournal {
     refs[r + 3] = runId === null ? null : clip(runId);
     refs[r + 4] = faultId;
     refs[r + 5] = checkpoint;
+    refs[r + 6] = idempotencyKey === null ? null : clip(idempotencyKey);
     return nums[n]!;
   }
 
@@ -198,7 +205,8 @@ export class RequestJournal {
     for (let i = from; i < entries.length; i++) {
       const e = entries[i]!;
       this.#nextSeq = e.seq;
-      this.record(e.time, e.method, e.path, e.operation, e.status, e.duration_ms, e.run_id, e.replayed, e.fault_id, e.checkpoint ?? null);
+      // A checkpoint taken before the journal kept keys has none: null.
+      this.record(e.time, e.method, e.path, e.operation, e.status, e.duration_ms, e.run_id, e.replayed, e.fault_id, e.checkpoint ?? null, e.idempotency_key ?? null);
     }
     this.#nextSeq = snapshot.next_seq;
     this.#evicted = snapshot.evicted + from;
@@ -250,6 +258,7 @@ export class RequestJournal {
       replayed: replay === REPLAY_NONE ? null : replay === REPLAY_YES,
       fault_id: refs[r + 4]!,
       checkpoint: refs[r + 5]!,
+      idempotency_key: refs[r + 6]!,
     };
   }
 

@@ -126,7 +126,9 @@ export class RequestTraffic {
     this.#total++;
     // The control plane is the test's own plumbing, not what the client under test sent: not journaled.
     if (operation !== 'admin') {
-      const seq = this.journal.record(this.clock().now(), req.method, req.path, operation, status, durationMs, runId, replayed, trace.faultId, trace.checkpoint);
+      // A submit's key as the client sent it (Hermes strips it before use): what a retry must repeat.
+      const idempotencyKey = operation === 'submit' ? req.header('idempotency-key') ?? null : null;
+      const seq = this.journal.record(this.clock().now(), req.method, req.path, operation, status, durationMs, runId, replayed, trace.faultId, trace.checkpoint, idempotencyKey);
       trace.seq = seq;
     }
     if (!this.listener) return;
