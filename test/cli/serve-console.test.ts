@@ -128,6 +128,13 @@ test('a fault preset added in the console refuses the next submit, and its hit s
     assert.equal((await submit('e2e-faults', 'admitted now')).status, 202);
     await rule.getByRole('button', { name: /^Remove / }).click();
     await page.getByText('No fault rules').waitFor();
+    // The journal shows both submits, the refused one with the fault, and a keyed submit's key.
+    const keyed = await fetch(`${server.url}/v1/runs`, { method: 'POST', headers: { Authorization: `Bearer ${API_KEY}`, 'x-hermetic-namespace': 'e2e-faults', 'Idempotency-Key': 'order-42' }, body: '{"input":"keyed"}' });
+    assert.equal(keyed.status, 202);
+    await page.goto(`${server.url}/__admin/ui/#/e2e-faults/journal`);
+    const row = page.locator('table tr', { hasText: 'order-42' });
+    await row.waitFor();
+    assert.equal(await page.locator('table tr', { hasText: '429' }).count(), 1);
     assert.deepEqual(s.problems, []);
   } finally {
     await s.close();

@@ -43,9 +43,11 @@ export function journalView(main, ctx) {
         ctx.call('countRequests', { query }),
       ]);
       fill(count, String(counted.count), evicted ? ` (${evicted} older entries were pushed out)` : '');
-      fill(box, table('Journaled requests, oldest first', ['#', 'Time', 'Method', 'Path', 'Operation', 'Status', 'ms', 'Run', 'Fault'],
+      // Key: a submit's Idempotency-Key as the client sent it (a retry's is its first try's).
+      fill(box, table('Journaled requests, oldest first', ['#', 'Time', 'Method', 'Path', 'Operation', 'Status', 'ms', 'Run', 'Key', 'Fault'],
         requests.map((r) => [String(r.seq), when(r.time), r.method, h('code', {}, r.path), r.operation, badge(String(r.status)),
-          r.duration_ms.toFixed(1), r.run_id ? h('a', { href: ctx.href('runs', r.run_id) }, h('code', {}, r.run_id)) : '—', r.fault_id ?? '—']),
+          r.duration_ms.toFixed(1), r.run_id ? h('a', { href: ctx.href('runs', r.run_id) }, h('code', {}, r.run_id)) : '—',
+          r.idempotency_key === null || r.idempotency_key === undefined ? '—' : h('code', {}, r.idempotency_key), r.fault_id ?? '—']),
         'No requests match.'));
     },
   };
