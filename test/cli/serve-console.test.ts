@@ -162,6 +162,45 @@ test('the clock advances from the console, and a checkpoint is saved', async () 
   }
 });
 
+test('the poll keeps a keyboard user\'s focus, the skip link keeps the place, an empty Set is no time, a reset of all asks twice', async () => {
+  const s = await openConsole('#/e2e-focus/runs');
+  try {
+    const { page } = s;
+    await signIn(page);
+    const first = ((await (await submit('e2e-focus', 'one')).json()) as { run_id: string }).run_id;
+    const link = page.locator('#runs-table a', { hasText: first });
+    await link.focus();
+    // A redraw with a new row in it (the poll brings the second run): the focus is on the same link after it.
+    const second = ((await (await submit('e2e-focus', 'two')).json()) as { run_id: string }).run_id;
+    await page.locator('#runs-table a', { hasText: second }).waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), first);
+    // The skip link moves the focus to the section; the address, a place in the console, stays (it made a namespace "main").
+    await page.focus('a.skip');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.activeElement?.id === 'main');
+    assert.equal(new URL(page.url()).hash, '#/e2e-focus/runs');
+    assert.equal(await page.locator('#section-title').innerText(), 'Runs — e2e-focus');
+    // Set with nothing in the field says so and leaves the clock (Number('') is 0: 1970).
+    await page.goto(`${server.url}/__admin/ui/#/e2e-focus/time`);
+    await page.locator('#clock-now', { hasText: `(${T0}), frozen` }).waitFor();
+    await page.getByRole('button', { name: 'Set', exact: true }).click();
+    await page.locator('#problem', { hasText: 'Set: give the time to set, in epoch seconds.' }).waitFor();
+    await page.locator('#clock-now', { hasText: `(${T0}), frozen` }).waitFor();
+    // Resetting every namespace asks a second press; leaving the button disarms it.
+    await page.goto(`${server.url}/__admin/ui/#/e2e-focus/namespaces`);
+    const all = page.locator('#reset-all');
+    await all.click();
+    assert.match(await all.innerText(), /^Press again to reset every namespace/);
+    await page.getByRole('link', { name: 'e2e-focus' }).first().focus();
+    assert.equal(await all.innerText(), 'Reset every namespace…');
+    const names = (await (await fetch(`${server.url}/__admin/namespaces`, { headers: { Authorization: `Bearer ${ADMIN_KEY}` } })).json()) as { namespaces: { name: string }[] };
+    assert.ok(names.namespaces.some((n) => n.name === 'e2e-focus') && !names.namespaces.some((n) => n.name === 'main'), JSON.stringify(names));
+    assert.deepEqual(s.problems, []);
+  } finally {
+    await s.close();
+  }
+});
+
 test('keyboard only: skip link, the section tabs, focus moved to the section heading', async () => {
   const s = await openConsole('#/e2e-keys/runs');
   try {

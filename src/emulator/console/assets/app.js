@@ -22,6 +22,8 @@ let keyRequired = false;
 let pollTimer = null;
 
 function readHash() {
+  // Only `#/…` is a place: another fragment (the skip link's #main) leaves the console where it is.
+  if (!location.hash.startsWith('#/') && location.hash !== '') return place;
   const [ns, section, run] = location.hash.replace(/^#\/?/, '').split('/').map((p) => decodeURIComponent(p));
   return {
     ns: ns || 'default',
@@ -39,7 +41,11 @@ function notify(message) {
   fill($('notice'), message);
 }
 
+/** The problem shown came from the poll (not from a user's action): the next poll that succeeds takes it away. */
+let polledProblem = false;
+
 function problem(error) {
+  polledProblem = false;
   const text = error instanceof ApiError ? `${error.message}${error.code ? ` (${error.code}, HTTP ${error.status})` : ` (HTTP ${error.status})`}` : String(error?.message ?? error);
   fill($('notice'));
   fill($('problem'), text);
@@ -90,8 +96,11 @@ async function refresh() {
   try {
     await refreshNamespaces();
     if (view) await view.refresh();
+    if (polledProblem) fill($('problem'));
+    polledProblem = false;
   } catch (e) {
     problem(e);
+    polledProblem = true;
   }
 }
 
@@ -106,6 +115,8 @@ function schedule() {
 function mount(focus) {
   const next = readHash();
   const sameView = view && next.ns === place.ns && next.section === place.section;
+  // Another section or run: what went wrong on the last one is not this one's.
+  if (!sameView || next.run !== place.run) fill($('problem'));
   place = next;
   renderTabs();
   if (sameView && view.select) {
@@ -161,7 +172,12 @@ async function start() {
   $('namespace').addEventListener('change', (event) => {
     location.hash = hashOf({ ns: event.target.value, section: place.section, run: null });
   });
-  window.addEventListener('hashchange', () => mount(true));
+  window.addEventListener('hashchange', () => { if (location.hash === '' || location.hash.startsWith('#/')) mount(true); });
+  // The skip link moves the focus to the section, and leaves the address (a place in the console) as it is.
+  document.querySelector('a.skip')?.addEventListener('click', (event) => {
+    event.preventDefault();
+    $('main').focus();
+  });
   const health = await call('health', 'default').catch((e) => { problem(e); return null; });
   keyRequired = !!health?.admin_key_required;
   if (keyRequired && !keys.admin()) {

@@ -23,11 +23,27 @@ function append(el, children) {
   }
 }
 
-/** Replaces an element's children. */
+/**
+ * Replaces an element's children. The poll redraws every second: children that read the same are left in place (a
+ * keyboard user's focus, and a reader's place, stay), and a control that had the focus has it again after a redraw.
+ */
 export function fill(el, ...children) {
-  el.replaceChildren();
-  append(el, children);
+  const next = document.createElement('div');
+  append(next, children);
+  if (next.innerHTML === el.innerHTML) return el;
+  const focused = focusKey(el);
+  el.replaceChildren(...next.childNodes);
+  if (focused !== null) [...el.querySelectorAll('a, button, input, select, textarea, [tabindex]')].find((c) => keyOf(c) === focused)?.focus();
   return el;
+}
+
+/** What names a control across a redraw: its id, else what it is, where it leads and what it says. */
+const keyOf = (c) => c.id || `${c.tagName}|${c.getAttribute('href') ?? ''}|${c.getAttribute('aria-label') ?? ''}|${c.textContent}`;
+
+/** The focused control inside `el`, as keyOf names it; null when the focus is elsewhere. */
+function focusKey(el) {
+  const active = document.activeElement;
+  return active instanceof HTMLElement && active !== el && el.contains(active) ? keyOf(active) : null;
 }
 
 /** A labelled form control: <label for>text</label><control id>. */

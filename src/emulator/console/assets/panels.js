@@ -45,7 +45,7 @@ export function journalView(main, ctx) {
       fill(count, String(counted.count), evicted ? ` (${evicted} older entries were pushed out)` : '');
       // Key: a submit's Idempotency-Key as the client sent it (a retry's is its first try's).
       fill(box, table('Journaled requests, oldest first', ['#', 'Time', 'Method', 'Path', 'Operation', 'Status', 'ms', 'Run', 'Key', 'Fault'],
-        requests.map((r) => [String(r.seq), when(r.time), r.method, h('code', {}, r.path), r.operation, badge(String(r.status)),
+        requests.map((r) => [String(r.seq), when(r.time), r.method, h('code', {}, r.path), r.operation, [badge(String(r.status)), r.replayed ? ' replayed' : null],
           r.duration_ms.toFixed(1), r.run_id ? h('a', { href: ctx.href('runs', r.run_id) }, h('code', {}, r.run_id)) : '—',
           r.idempotency_key === null || r.idempotency_key === undefined ? '—' : h('code', {}, r.idempotency_key), r.fault_id ?? '—']),
         'No requests match.'));
@@ -129,19 +129,8 @@ export function timeView(main, ctx) {
   const auto = h('button', { type: 'button', id: 'checkpoints-auto' }, 'Automatic checkpoints: off');
   let frozen = false;
   let autoOn = false;
-  const armed = { reset: false };
-  const resetButton = h('button', { type: 'button', class: 'danger', id: 'reset' }, 'Reset this namespace…');
-  resetButton.addEventListener('click', () => {
-    if (!armed.reset) {
-      armed.reset = true;
-      resetButton.textContent = 'Press again to reset: every run, row, fault and scenario goes';
-      return;
-    }
-    armed.reset = false;
-    resetButton.textContent = 'Reset this namespace…';
-    void ctx.act('Reset', () => ctx.call('reset', { body: {} }));
-  });
-  resetButton.addEventListener('blur', () => { armed.reset = false; resetButton.textContent = 'Reset this namespace…'; });
+  const resetButton = twoPress({ id: 'reset' }, 'Reset this namespace…', 'Press again to reset: every run, row, fault and scenario goes',
+    () => ctx.act('Reset', () => ctx.call('reset', { body: {} })));
   freeze.addEventListener('click', () => ctx.act(frozen ? 'Unfreeze' : 'Freeze', () => ctx.call('clock', { body: { freeze: !frozen } })));
   auto.addEventListener('click', () => ctx.act('Automatic checkpoints', () => ctx.call('setTimeline', { body: { auto: !autoOn } })));
   main.append(
@@ -149,7 +138,12 @@ export function timeView(main, ctx) {
       h('p', {}, 'Now: ', now),
       h('form', { class: 'row', onsubmit: (e) => { e.preventDefault(); void ctx.act('Advance', () => ctx.call('clock', { body: { advance: Number(advance.value) } })); } },
         field('Advance by (seconds)', advance), h('button', { type: 'submit', id: 'clock-advance-go' }, 'Advance')),
-      h('form', { class: 'row', onsubmit: (e) => { e.preventDefault(); void ctx.act('Set', () => ctx.call('clock', { body: { set: Number(set.value) } })); } },
+      h('form', { class: 'row', onsubmit: (e) => {
+        e.preventDefault();
+        // An empty field is no time (Number('') is 0: the clock would go back to 1970).
+        if (set.value.trim() === '') return ctx.problem(new Error('Set: give the time to set, in epoch seconds.'));
+        void ctx.act('Set', () => ctx.call('clock', { body: { set: Number(set.value) } }));
+      } },
         field('Set to (epoch seconds)', set), h('button', { type: 'submit' }, 'Set')),
       freeze),
     section('checkpoints-title', 'Checkpoints',
@@ -178,16 +172,36 @@ export function timeView(main, ctx) {
   };
 }
 
+/** A button that asks to be pressed twice (the first press says what the second does; leaving it disarms it). */
+function twoPress(attrs, label, armedLabel, action) {
+  const button = h('button', { type: 'button', class: 'danger', ...attrs }, label);
+  let armed = false;
+  const disarm = () => { armed = false; button.textContent = label; };
+  button.addEventListener('click', () => {
+    if (!armed) {
+      armed = true;
+      button.textContent = armedLabel;
+      return;
+    }
+    disarm();
+    void action();
+  });
+  button.addEventListener('blur', disarm);
+  return button;
+}
+
 export function namespacesView(main, ctx) {
   const box = h('div', { id: 'namespaces-table' });
   main.append(section('namespaces-list-title', 'Namespaces',
     h('p', { class: 'hint' }, 'A namespace is created by its first request (x-hermetic-namespace header or a /ns/<name>/ prefix).'),
     box,
-    h('button', { type: 'button', class: 'danger', onclick: () => ctx.act('Reset every namespace', () => ctx.call('reset', { body: { all: true } })) }, 'Reset every namespace')));
+    twoPress({ id: 'reset-all' }, 'Reset every namespace…', 'Press again to reset every namespace: the default starts over, the others are forgotten',
+      () => ctx.act('Reset every namespace', () => ctx.call('reset', { body: { all: true } })))));
   return {
     async refresh() {
       const { namespaces } = await ctx.call('namespaces');
-      fill(box, table('Namespaces, the default first', ['Name', 'Runs', 'Live', 'First used'],
+      // First used: by the wall clock (a namespace's own clock may be anywhere).
+      fill(box, table('Namespaces, the default first', ['Name', 'Runs', 'Live', 'First used (wall clock)'],
         namespaces.map((n) => [h('a', { href: ctx.href('runs', null, n.name), 'aria-current': n.name === ctx.ns ? 'true' : false }, n.name),
           String(n.runs), String(n.live_runs), when(n.created_at)])));
     },
