@@ -186,6 +186,13 @@ test('the poll keeps a keyboard user\'s focus, the skip link keeps the place, an
     await page.getByRole('button', { name: 'Set', exact: true }).click();
     await page.locator('#problem', { hasText: 'Set: give the time to set, in epoch seconds.' }).waitFor();
     await page.locator('#clock-now', { hasText: `(${T0}), frozen` }).waitFor();
+    // On a phone, a wide table scrolls in its box, not the page.
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const section of ['runs', 'journal']) {
+      await page.goto(`${server.url}/__admin/ui/#/e2e-focus/${section}`);
+      await page.locator('table').first().waitFor();
+      assert.equal(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), 0, `${section} at 390 px`);
+    }
     // Resetting every namespace asks a second press; leaving the button disarms it.
     await page.goto(`${server.url}/__admin/ui/#/e2e-focus/namespaces`);
     const all = page.locator('#reset-all');

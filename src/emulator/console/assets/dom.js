@@ -58,10 +58,11 @@ export function field(label, control, hint) {
 /** A table with a caption and a header row; `rows` are arrays of cells (nodes or text). */
 export function table(caption, headings, rows, empty = 'Nothing yet.') {
   if (!rows.length) return h('p', { class: 'empty' }, empty);
-  return h('table', {},
+  // In a box of its own that scrolls sideways: a wide table on a phone scrolls, not the page.
+  return h('div', { class: 'table-wrap' }, h('table', {},
     h('caption', {}, caption),
     h('thead', {}, h('tr', {}, headings.map((t) => h('th', { scope: 'col' }, t)))),
-    h('tbody', {}, rows.map((cells) => h('tr', {}, cells.map((c) => h('td', {}, c))))));
+    h('tbody', {}, rows.map((cells) => h('tr', {}, cells.map((c) => h('td', {}, c)))))));
 }
 
 /** Epoch seconds → "2026-09-11 14:56:40 UTC". */
