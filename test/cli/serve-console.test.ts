@@ -174,6 +174,15 @@ test('the poll keeps a keyboard user\'s focus, the skip link keeps the place, an
     const second = ((await (await submit('e2e-focus', 'two')).json()) as { run_id: string }).run_id;
     await page.locator('#runs-table a', { hasText: second }).waitFor();
     assert.equal(await page.evaluate(() => document.activeElement?.textContent), first);
+    // A run's policy form starts from the run's own policies (it sends every field: empty, it cleared the other).
+    const admin = { Authorization: `Bearer ${ADMIN_KEY}`, 'x-hermetic-namespace': 'e2e-focus' };
+    assert.equal((await fetch(`${server.url}/__admin/runs/${first}/steer-policy`, { method: 'POST', headers: admin, body: '{"accept": false, "raise": "nope"}' })).status, 200);
+    assert.equal((await fetch(`${server.url}/__admin/runs/${first}/stop-policy`, { method: 'POST', headers: admin, body: '{"acknowledge": false}' })).status, 200);
+    await page.goto(`${server.url}/__admin/ui/#/e2e-focus/runs/${first}`);
+    await page.locator('#run-info', { hasText: 'refused, raises "nope" (first)' }).waitFor();
+    assert.deepEqual([await page.inputValue('#steer-accept'), await page.inputValue('#steer-raise'), await page.inputValue('#stop-ack')], ['false', 'nope', 'false']);
+    await page.goto(`${server.url}/__admin/ui/#/e2e-focus/runs`);
+    await page.locator('#runs-table a', { hasText: first }).waitFor();
     // The skip link moves the focus to the section; the address, a place in the console, stays (it made a namespace "main").
     await page.focus('a.skip');
     await page.keyboard.press('Enter');

@@ -24,15 +24,14 @@ function append(el, children) {
 }
 
 /**
- * Replaces an element's children. The poll redraws every second: children that read the same are left in place (a
- * keyboard user's focus, and a reader's place, stay), and a control that had the focus has it again after a redraw.
+ * Replaces an element's children. The poll redraws every second: a control that had the focus in them has it again
+ * after the redraw (a keyboard user would lose it every second). The children are always the new ones: a caller may
+ * keep references to them.
  */
 export function fill(el, ...children) {
-  const next = document.createElement('div');
-  append(next, children);
-  if (next.innerHTML === el.innerHTML) return el;
   const focused = focusKey(el);
-  el.replaceChildren(...next.childNodes);
+  el.replaceChildren();
+  append(el, children);
   if (focused !== null) [...el.querySelectorAll('a, button, input, select, textarea, [tabindex]')].find((c) => keyOf(c) === focused)?.focus();
   return el;
 }

@@ -100,6 +100,8 @@ export function runsView(main, ctx) {
       approvals: h('div', { id: 'approvals' }),
       events: h('ol', { id: 'events', class: 'events', 'aria-live': 'polite' }),
       attach: h('button', { type: 'button', id: 'attach' }, 'Attach to the event stream'),
+      // The policy form, filled once from the run's own policies (it sends every field: an empty one would clear it).
+      policy: { steerAccept, steerRaise, stopAck, filled: false },
     };
     page.attach.addEventListener('click', () => (detach ? stopStream() : attach()));
     fill(detail,
@@ -171,11 +173,18 @@ export function runsView(main, ctx) {
     const facts = [
       ['Status', badge(info.status)], ['Started', info.started ? 'yes' : 'no'], ['Stop requested', info.stop_requested ? 'yes' : 'no'],
       ['Pending approvals', info.pending_approvals.length], ['Pending steer', info.pending_steer.length],
-      ['Steer', info.accept_steer === null ? 'default' : info.accept_steer ? 'accepted' : 'refused'],
+      ['Steer', `${info.accept_steer === null ? 'default' : info.accept_steer ? 'accepted' : 'refused'}${info.steer_raises ? `, raises ${JSON.stringify(info.steer_raises)} (first)` : ''}`],
       ['Stop', info.acknowledge_stop === null ? 'default' : info.acknowledge_stop ? 'honoured' : 'ignored'],
       ['Buffered events', info.buffered_events ?? 'buffer gone'], ['Scenario', info.scenario ?? 'none'],
     ];
     fill(page.infoBox, facts.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
+    const p = page.policy;
+    if (!p.filled) {
+      p.filled = true;
+      p.steerAccept.value = info.accept_steer === false ? 'false' : 'true';
+      p.steerRaise.value = info.steer_raises ?? '';
+      p.stopAck.value = info.acknowledge_stop === false ? 'false' : 'true';
+    }
   };
 
   const select = (run) => {
