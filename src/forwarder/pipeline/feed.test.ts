@@ -13,6 +13,7 @@ import { coreFree, READ_WORKER_MIN_SESSIONS, SessionFeed, WorkerQuiet, type Core
 import { CpuMeter, MAX_WINDOW_MS, MIN_WINDOW_MS } from './cpu-meter.js';
 import { THREAD_ENDED, type WorkerWhere } from '../../shared/thread-task.js';
 import { fakeWorker, POST_FIRST_AS_GONE } from './testing/workers.js';
+import { SLOT } from './read-protocol.js';
 import type { HermeticError } from '../../shared/errors.js';
 
 test('without a measure of the cores: a core is free with two or more cores and a load below one less than their number; never with one core', () => {
@@ -123,13 +124,16 @@ test('auto: no core free, judged late or at once: this thread reads every sessio
 
 /**
  * A read worker whose thread ends in its first job (as one out of memory does): it takes `take` sessions, posts the
- * first as deleted since it was listed, tells `channel` it has taken them, and exits.
+ * first as deleted since it was listed, tells `channel` it has taken them, and exits once this thread has taken what
+ * it posted (a message posted just before a thread exits may never arrive: then this thread would read that session
+ * itself, which is right, but not what these tests look at).
  */
 const endingWorker = (take: number, channel: string): WorkerWhere => fakeWorker({
   take, then: `${POST_FIRST_AS_GONE}
     const told = new BroadcastChannel(${JSON.stringify(channel)});
     told.postMessage('taken');
     told.close();
+    Atomics.wait(control, ${SLOT.taken}, 0);
     process.exit(9);`,
 });
 
