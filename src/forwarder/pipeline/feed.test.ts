@@ -125,8 +125,8 @@ test('auto: no core free, judged late or at once: this thread reads every sessio
 /**
  * A read worker whose thread ends in its first job (as one out of memory does): it takes `take` sessions, posts the
  * first as deleted since it was listed, tells `channel` it has taken them, and exits once this thread has taken what
- * it posted (a message posted just before a thread exits may never arrive: then this thread would read that session
- * itself, which is right, but not what these tests look at).
+ * it posted. (Exiting at once raced its post: the feed could see the thread gone before the message arrived, and
+ * then read that session itself — rightly, but not what these tests look at; seen once in a fresh clone's run.)
  */
 const endingWorker = (take: number, channel: string): WorkerWhere => fakeWorker({
   take, then: `${POST_FIRST_AS_GONE}
