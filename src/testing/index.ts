@@ -113,7 +113,7 @@ function open(root: string, fetchImpl: FetchLike, adminKey: string | null, emula
   };
 }
 
-const TRANSPORTS = ['http', 'fetch'];
+const TRANSPORTS: readonly string[] = ['http', 'fetch'] satisfies NonNullable<StartOptions['transport']>[];
 
 /**
  * Starts an emulator for a test file: a real server on a free port (or in process with `transport: 'fetch'`).
@@ -127,9 +127,9 @@ const TRANSPORTS = ['http', 'fetch'];
 export async function start(options: StartOptions = {}): Promise<Hermetic> {
   const { transport = 'http', ...emulatorOptions } = options;
   // Checked as the emulator's own options are (a JavaScript caller has no type to catch 'fech').
-  if (transport !== 'http' && transport !== 'fetch') {
+  if (!TRANSPORTS.includes(transport)) {
     const hint = suggest(String(transport), TRANSPORTS);
-    throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "transport" must be "http" or "fetch"; got ${JSON.stringify(transport)}.${hint ? ` Did you mean "${hint}"?` : ''}`);
+    throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Option "transport" must be ${TRANSPORTS.map((t) => `"${t}"`).join(' or ')}; got ${JSON.stringify(transport)}.${hint ? ` Did you mean "${hint}"?` : ''}`);
   }
   const adminKey = emulatorOptions.adminKey ?? null;
   if (transport === 'fetch') {

@@ -21,9 +21,11 @@ let view = null;
 let keyRequired = false;
 let pollTimer = null;
 
+/** Whether the address names a place in the console (`#/…`, or none): another fragment (the skip link's #main) does not. */
+const atPlace = () => location.hash === '' || location.hash.startsWith('#/');
+
 function readHash() {
-  // Only `#/…` is a place: another fragment (the skip link's #main) leaves the console where it is.
-  if (!location.hash.startsWith('#/') && location.hash !== '') return place;
+  if (!atPlace()) return place;
   const [ns, section, run] = location.hash.replace(/^#\/?/, '').split('/').map((p) => decodeURIComponent(p));
   return {
     ns: ns || 'default',
@@ -44,8 +46,8 @@ function notify(message) {
 /** The problem shown came from the poll (not from a user's action): the next poll that succeeds takes it away. */
 let polledProblem = false;
 
-function problem(error) {
-  polledProblem = false;
+function problem(error, polled = false) {
+  polledProblem = polled;
   const text = error instanceof ApiError ? `${error.message}${error.code ? ` (${error.code}, HTTP ${error.status})` : ` (HTTP ${error.status})`}` : String(error?.message ?? error);
   fill($('notice'));
   fill($('problem'), text);
@@ -99,8 +101,7 @@ async function refresh() {
     if (polledProblem) fill($('problem'));
     polledProblem = false;
   } catch (e) {
-    problem(e);
-    polledProblem = true;
+    problem(e, true);
   }
 }
 
@@ -172,7 +173,7 @@ async function start() {
   $('namespace').addEventListener('change', (event) => {
     location.hash = hashOf({ ns: event.target.value, section: place.section, run: null });
   });
-  window.addEventListener('hashchange', () => { if (location.hash === '' || location.hash.startsWith('#/')) mount(true); });
+  window.addEventListener('hashchange', () => { if (atPlace()) mount(true); });
   // The skip link moves the focus to the section, and leaves the address (a place in the console) as it is.
   document.querySelector('a.skip')?.addEventListener('click', (event) => {
     event.preventDefault();
