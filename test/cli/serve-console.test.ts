@@ -135,6 +135,14 @@ test('a fault preset added in the console refuses the next submit, and its hit s
     const row = page.locator('table tr', { hasText: 'order-42' });
     await row.waitFor();
     assert.equal(await page.locator('table tr', { hasText: '429' }).count(), 1);
+    // Clearing the journal asks a second press: the first only says what the second does.
+    const clear = page.locator('#journal-clear');
+    await clear.click();
+    assert.match(await clear.innerText(), /^Press again to clear the journal/);
+    assert.equal(await row.count(), 1);
+    await clear.click();
+    await page.getByText('No requests match.').waitFor();
+    assert.equal(await clear.innerText(), 'Clear the journal…');
     assert.deepEqual(s.problems, []);
   } finally {
     await s.close();

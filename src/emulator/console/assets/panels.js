@@ -33,7 +33,8 @@ export function journalView(main, ctx) {
     h('p', { class: 'hint' }, 'What clients sent to this namespace (control requests are not journaled), newest 200 shown.'),
     form,
     h('p', {}, 'Matching requests: ', count),
-    h('button', { type: 'button', class: 'danger', onclick: () => ctx.act('Clear the journal', () => ctx.call('clearRequests', { body: {} })) }, 'Clear the journal'),
+    twoPress({ id: 'journal-clear' }, 'Clear the journal…', 'Press again to clear the journal: every entry of this namespace goes',
+      () => ctx.act('Clear the journal', () => ctx.call('clearRequests', { body: {} }))),
     box));
   return {
     async refresh() {
@@ -69,7 +70,8 @@ export function faultsView(main, ctx) {
       jsonForm(ctx, { action: 'Rule', noun: 'rule', label: 'Rule (JSON, as POST /__admin/faults takes it)', textarea: rule, route: 'addFault', button: 'Add rule' })),
     section('fault-list-title', 'Rules',
       h('p', {}, 'Requests affected since the namespace started: ', total),
-      h('button', { type: 'button', class: 'danger', onclick: () => ctx.act('Remove every rule', () => ctx.call('clearFaults')) }, 'Remove every rule'),
+      twoPress({ id: 'faults-clear' }, 'Remove every rule…', 'Press again to remove every fault rule of this namespace',
+        () => ctx.act('Remove every rule', () => ctx.call('clearFaults'))),
       box));
   ctx.call('faultPresets').then(({ presets: list }) => {
     presetList = list;
