@@ -162,6 +162,20 @@ test('the clock advances from the console, and a checkpoint is saved', async () 
     await page.getByRole('button', { name: 'Save a checkpoint' }).click();
     await page.locator('#checkpoints-table tr', { hasText: 'cp_1@e2e-clock' }).waitFor();
     await page.locator('#checkpoints-branch', { hasText: 'main at cp_1@e2e-clock' }).waitFor();
+    // Branches: one made at the checkpoint, checked out, and the one left deleted.
+    await page.locator('#branches-table tr', { hasText: 'main (current)' }).waitFor();
+    await page.getByRole('button', { name: 'Create branch' }).click();
+    await page.locator('#problem', { hasText: 'New branch: give it a name.' }).waitFor();
+    await page.getByLabel('Branch name').fill('retry');
+    await page.getByLabel('At', { exact: true }).selectOption('cp_1@e2e-clock');
+    await page.getByRole('button', { name: 'Create branch' }).click();
+    await page.locator('#branches-table tr', { hasText: /retry\s*cp_1@e2e-clock/ }).waitFor();
+    await page.getByRole('button', { name: 'Check out retry' }).click();
+    await page.locator('#branches-table tr', { hasText: 'retry (current)' }).waitFor();
+    await page.locator('#checkpoints-branch', { hasText: 'retry at cp_1@e2e-clock' }).waitFor();
+    await page.getByRole('button', { name: 'Delete branch main' }).click();
+    await page.locator('#notice', { hasText: 'Delete branch main: done.' }).waitFor();
+    assert.deepEqual(await page.locator('#branches-table tbody tr td:first-child').allInnerTexts(), ['retry (current)']);
     await page.getByRole('button', { name: 'Automatic checkpoints: off' }).click();
     await page.getByRole('button', { name: 'Automatic checkpoints: on' }).waitFor();
     assert.deepEqual(s.problems, []);

@@ -129,6 +129,9 @@ export function timeView(main, ctx) {
   const checkpoints = h('div', { id: 'checkpoints-table' });
   const branch = h('output', { id: 'checkpoints-branch' });
   const auto = h('button', { type: 'button', id: 'checkpoints-auto' }, 'Automatic checkpoints: off');
+  const branches = h('div', { id: 'branches-table' });
+  const branchName = h('input', { id: 'branch-name', placeholder: 'retry', size: '16', autocomplete: 'off', spellcheck: 'false' });
+  const branchAt = h('select', { id: 'branch-at' }, h('option', { value: '' }, 'the head'));
   let frozen = false;
   let autoOn = false;
   const resetButton = twoPress({ id: 'reset' }, 'Reset this namespace…', 'Press again to reset: every run, row, fault and scenario goes',
@@ -155,6 +158,21 @@ export function timeView(main, ctx) {
         h('button', { type: 'button', id: 'checkpoint-save', onclick: () => ctx.act('Save checkpoint', () => ctx.call('checkpoint', { body: {} })) }, 'Save a checkpoint'),
         auto),
       checkpoints),
+    section('branches-title', 'Branches',
+      h('p', { class: 'hint' }, 'A branch is a line of checkpoints to come back to. Checking one out takes its head\'s state (a branch with no checkpoint yet keeps the state as it is); deleting one forgets its name, not its checkpoints.'),
+      branches,
+      h('form', { class: 'row', 'aria-label': 'New branch', onsubmit: (e) => {
+        e.preventDefault();
+        const name = branchName.value.trim();
+        if (name === '') return ctx.problem(new Error('New branch: give it a name.'));
+        const body = branchAt.value ? { checkpoint: branchAt.value } : {};
+        void ctx.act(`Branch ${name}`, async () => {
+          const made = await ctx.call('createBranch', { param: name, body });
+          branchName.value = '';
+          return made;
+        });
+      } },
+        field('Branch name', branchName), field('At', branchAt), h('button', { type: 'submit', id: 'branch-create' }, 'Create branch'))),
     section('reset-title', 'Reset', resetButton));
   return {
     async refresh() {
@@ -170,6 +188,17 @@ export function timeView(main, ctx) {
           h('button', { type: 'button', 'aria-label': `Restore ${c.id}`, onclick: () => ctx.act(`Restore ${c.id}`, () => ctx.call('restoreCheckpoint', { param: c.id, body: {} })) }, 'Restore'),
           h('button', { type: 'button', 'aria-label': `Delete ${c.id}`, onclick: () => ctx.act(`Delete ${c.id}`, () => ctx.call('deleteCheckpoint', { param: c.id })) }, 'Delete')]),
         'No checkpoints yet.'));
+      fill(branches, table('Branches', ['Branch', 'Head', '', ''],
+        Object.entries(timeline.branches).map(([name, head]) => [[h('code', {}, name), name === timeline.branch ? ' (current)' : null], head ? h('code', {}, head) : 'no checkpoint yet',
+          h('button', { type: 'button', 'aria-label': `Check out ${name}`, onclick: () => ctx.act(`Check out ${name}`, () => ctx.call('checkoutBranch', { param: name, body: {} })) }, 'Check out'),
+          name === timeline.branch ? '' : h('button', { type: 'button', 'aria-label': `Delete branch ${name}`, onclick: () => ctx.act(`Delete branch ${name}`, () => ctx.call('deleteBranch', { param: name })) }, 'Delete')])));
+      // The checkpoints a new branch may start at; the choice made stays while it is still there.
+      const ids = ['', ...timeline.checkpoints.map((c) => c.id)];
+      if ([...branchAt.options].map((o) => o.value).join('\n') !== ids.join('\n')) {
+        const chosen = branchAt.value;
+        fill(branchAt, ids.map((id) => h('option', { value: id }, id || 'the head')));
+        branchAt.value = ids.includes(chosen) ? chosen : '';
+      }
     },
   };
 }
