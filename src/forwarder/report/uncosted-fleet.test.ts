@@ -75,6 +75,8 @@ before(async () => {
   const other = within.find((s) => s.source !== within[0]!.source)!;
   const [u1, u2, u3, billed, ledgerOnly] = [within[0]!, other, ...within.filter((s) => s !== within[0] && s !== other)];
   for (const s of [u1!, u2!, u3!]) none(s.session_id);
+  // The third as Hermes writes usage it cannot price (decision 0132): an estimate of 0, the status unknown.
+  db.prepare("UPDATE sessions SET estimated_cost_usd = 0, cost_status = 'unknown', cost_source = 'none' WHERE session_id = ?").run(u3!.session_id);
   uncosted = [u1!, u2!, u3!];
   // Only a billed cost on the session (its ledger rows at 0): costed, not counted.
   none(billed!.session_id);

@@ -1,21 +1,22 @@
-// How many of the sessions a report counts have no cost at all from Hermes (neither an estimate nor a billed cost:
-// a store from before Hermes kept costs, or usage it could not price), so the terminal report does not pass their
-// $0.00 off as a measured cost. One plan for the embedded dataset and the fleet store (decision 0090): a session is
-// told apart by its keys in the dialect (the fleet adds its machine), the window and filter are the report's own.
+// How many of the sessions a report counts have no cost from Hermes (the rule: dataset/uncosted.ts), so the terminal
+// report does not pass their $0.00 off as a measured cost. One plan for the embedded dataset and the fleet store
+// (decision 0090): a session is told apart by its keys in the dialect (the fleet adds its machine), the window and
+// filter are the report's own.
 import type { Db } from '../../shared/sqlite.js';
+import { uncostedSession } from '../dataset/uncosted.js';
 import { sameSession, sqliteDialect, type Dialect } from './dialect.js';
 import { reportCondition, runSqlite, type Plan, type ReportRequest } from './query.js';
 
 /**
- * The sessions the report counts in the request's window and filter (a ledger row `l` of theirs matches) whose
- * estimated and actual costs are both NULL and none of whose ledger rows, in the window or not, has a cost.
+ * The sessions the report counts in the request's window and filter (a ledger row `l` of theirs matches) with no cost
+ * from Hermes (`uncostedSession`) and none of whose ledger rows, in the window or not, has a cost.
  */
 export function* planUncosted(request: Pick<ReportRequest, 'since' | 'until' | 'filter'>, dialect: Dialect): Plan<number> {
   const { ledger, params } = reportCondition(request, dialect);
   // The same session as `s`: each key of the dialect on the ledger row equals the session's.
   const same = (alias: string) => sameSession(dialect, alias, 's');
   const [row] = yield {
-    sql: `SELECT COUNT(*) AS n FROM sessions s WHERE s.estimated_cost_usd IS NULL AND s.actual_cost_usd IS NULL
+    sql: `SELECT COUNT(*) AS n FROM sessions s WHERE ${uncostedSession('s')}
     AND EXISTS (SELECT 1 FROM usage_ledger l WHERE ${same('l')} AND ${ledger})
     AND NOT EXISTS (SELECT 1 FROM usage_ledger c WHERE ${same('c')} AND c.cost_usd <> 0)`,
     params,

@@ -127,7 +127,9 @@ export async function dashboardRig(options: DashboardRigOptions = {}): Promise<D
 /**
  * Edits the dataset at `path` so that `count` sessions whose usage all lies in 20 to 10 days before `now` (the first by
  * their last usage) have no cost from Hermes at all, as a store from before Hermes kept costs leaves them (decision
- * 0090): neither cost on the session, every ledger row at $0. Returns their ids: counted in 30 days, not in 7.
+ * 0090): neither cost on the session, every ledger row at $0. Returns their ids: counted in 30 days, not in 7. The
+ * generated store's own unpriced sessions (its local model's, status `unknown`: decision 0132) are marked estimated
+ * first, so these are the only sessions without a cost.
  */
 export function uncostSessions(path: string, count: number, now = DASHBOARD_NOW): string[] {
   const db = new Database(path);
@@ -136,6 +138,7 @@ export function uncostSessions(path: string, count: number, now = DASHBOARD_NOW)
       ORDER BY MAX(at), session_id LIMIT ?`).pluck().all(now - 20 * 86_400, now - 10 * 86_400, count) as string[];
     if (ids.length < count) throw new Error(`only ${ids.length} sessions of ${count} have all their usage 20 to 10 days back`);
     db.transaction(() => {
+      db.prepare("UPDATE sessions SET cost_status = 'estimated' WHERE cost_status = 'unknown'").run();
       for (const id of ids) {
         db.prepare('UPDATE sessions SET estimated_cost_usd = NULL, actual_cost_usd = NULL WHERE session_id = ?').run(id);
         db.prepare('UPDATE usage_ledger SET cost_usd = 0, estimated_cost_usd = 0, actual_cost_usd = NULL WHERE session_id = ?').run(id);

@@ -94,13 +94,15 @@ export function callUsage(route: Route, r: Rng): Usage {
   const cacheRead = r.chance(0.7) ? r.int(0, 12000) : 0;
   const cacheWrite = r.chance(0.3) ? r.int(0, 2000) : 0;
   const est = Math.round(((input + cacheWrite) * route.price[0] + output * route.price[1] + cacheRead * route.price[0] * 0.1) / 1e6 * 1e8) / 1e8;
-  const included = route.billing_provider === 'custom';
+  // A local endpoint with no price: Hermes's `_unknown_cost('none')` (agent/usage_pricing.py), whose missing amount its
+  // delta SQL adds as 0 (decision 0132).
+  const unpriced = route.billing_provider === 'custom';
   return {
     input_tokens: input, output_tokens: output, cache_read_tokens: cacheRead, cache_write_tokens: cacheWrite,
-    reasoning_tokens: r.chance(0.5) ? r.int(0, 600) : 0, estimated_cost_usd: included ? 0 : est,
+    reasoning_tokens: r.chance(0.5) ? r.int(0, 600) : 0, estimated_cost_usd: unpriced ? 0 : est,
     actual_cost_usd: route.billing_provider === 'nous' ? Math.round(est * 0.97 * 1e8) / 1e8 : null,
-    cost_status: included ? 'included' : route.billing_provider === 'nous' ? 'actual' : 'estimated',
-    cost_source: included ? 'none' : route.billing_provider === 'nous' ? 'provider_cost_api' : 'provider_models_api',
+    cost_status: unpriced ? 'unknown' : route.billing_provider === 'nous' ? 'actual' : 'estimated',
+    cost_source: unpriced ? 'none' : route.billing_provider === 'nous' ? 'provider_cost_api' : 'provider_models_api',
     pricing_version: '2026-06-01', model: route.model, billing_provider: route.billing_provider,
     billing_base_url: route.billing_base_url, billing_mode: route.billing_mode,
   };

@@ -4,6 +4,7 @@
 // `progress` (per machine, the last change-log sequence applied, written with the rows) and `schema_version`; and
 // `tool_calls`, kept from `parts` by the database itself (tool-calls.ts, decision 0099).
 import { BACKFILL_UNREAD, DAILY_USAGE, DELEGATIONS, MESSAGES, MODEL_USAGE, PARTS, ROW_ISSUES, SESSIONS, TOOL_USAGE, USAGE_EVENTS, USAGE_LEDGER, type ColumnType, type DatasetTable } from '../../dataset/columns.js';
+import { uncostedSession } from '../../dataset/uncosted.js';
 import type { ShippedTable } from '../remote/contract.js';
 import { toolCallsSchema } from './tool-calls.js';
 
@@ -41,12 +42,12 @@ export function createTable(schema: string, t: DatasetTable): string[] {
 }
 
 /**
- * The sessions Hermes recorded no cost for (fleet schema version 5, decision 0098): the report's and the dashboard's
- * count of them (report/uncosted.ts) starts from these, a handful, instead of reading every session of the fleet. Its
- * keys are the primary key's, so any row the table takes fits in it.
+ * The sessions Hermes recorded no cost for (fleet schema version 5, decision 0098; its rule widened by version 9,
+ * decision 0132): the report's and the dashboard's count of them (report/uncosted.ts) starts from these, a handful,
+ * instead of reading every session of the fleet. Its keys are the primary key's, so any row the table takes fits in it.
  */
 function uncostedIndex(schema: string): string {
-  return `CREATE INDEX IF NOT EXISTS sessions_uncosted ON ${q(schema)}.sessions (machine_id, store, session_id) WHERE estimated_cost_usd IS NULL AND actual_cost_usd IS NULL`;
+  return `CREATE INDEX IF NOT EXISTS sessions_uncosted ON ${q(schema)}.sessions (machine_id, store, session_id) WHERE ${uncostedSession()}`;
 }
 
 function createProgress(schema: string): string {
@@ -105,6 +106,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 8,
     doc: 'tool_calls: of a call id with two tool names, the greater by bytes, as each machine\'s dataset keeps it, on a database of any collation; the table counted again from parts (decision 0130).',
     sql: (s) => toolCallsSchema(s),
+  },
+  {
+    version: 9,
+    doc: 'sessions_uncosted: also the sessions whose cost status is unknown (usage Hermes could not price, recorded as 0), as the count now reads them (decision 0132).',
+    sql: (s) => [`DROP INDEX IF EXISTS ${q(s)}.sessions_uncosted`, uncostedIndex(s)],
   },
 ];
 

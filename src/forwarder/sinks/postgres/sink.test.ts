@@ -17,6 +17,9 @@ import { createPostgresSink, postgresTarget } from './index.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 
+/** The fleet's index of uncosted sessions as PostgreSQL writes it back (fleet schema versions 5 and 9). */
+const UNCOSTED_INDEX = "CREATE INDEX sessions_uncosted ON hermetic.sessions USING btree (machine_id, store, session_id) WHERE (((estimated_cost_usd IS NULL) AND (actual_cost_usd IS NULL)) OR (cost_status = 'unknown'::text))";
+
 let pg: PgCluster;
 let dir: string;
 let cleanup: () => void;
@@ -296,7 +299,7 @@ describe('migrations', () => {
     }
   });
 
-  it('a fleet schema of version 1 gains the delegations table (version 2), the digest of what it applied (3), row_issues (4, decision 0092), the index of uncosted sessions (5, decision 0098), the kept tool calls (6, decision 0099), backfill_unread (7, decision 0102) and the kept tool calls in byte order (8, decision 0130), and takes their rows', async () => {
+  it('a fleet schema of version 1 gains the delegations table (version 2), the digest of what it applied (3), row_issues (4, decision 0092), the index of uncosted sessions (5, decision 0098), the kept tool calls (6, decision 0099), backfill_unread (7, decision 0102), the kept tool calls in byte order (8, decision 0130) and the wider index of uncosted sessions (9, decision 0132), and takes their rows', async () => {
     const url = pg.createDatabase();
     const db = url.split('/').pop()!;
     const first = createPostgresSink(url);
@@ -308,9 +311,10 @@ describe('migrations', () => {
     const again = createPostgresSink(url);
     await again.open();
     try {
-      assert.equal(pg.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM hermetic.schema_version", db).trim(), '1,2,3,4,5,6,7,8');
-      // Version 5: the sessions with no cost recorded, keyed as the table is (what report/uncosted.ts starts from).
-      assert.equal(pg.psql("SELECT pg_get_indexdef('hermetic.sessions_uncosted'::regclass)", db).trim(), 'CREATE INDEX sessions_uncosted ON hermetic.sessions USING btree (machine_id, store, session_id) WHERE ((estimated_cost_usd IS NULL) AND (actual_cost_usd IS NULL))');
+      assert.equal(pg.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM hermetic.schema_version", db).trim(), '1,2,3,4,5,6,7,8,9');
+      // Version 5: the sessions with no cost recorded, keyed as the table is (what report/uncosted.ts starts from);
+      // version 9: by the rule the count reads (dataset/uncosted.ts), unpriced usage too.
+      assert.equal(pg.psql("SELECT pg_get_indexdef('hermetic.sessions_uncosted'::regclass)", db).trim(), UNCOSTED_INDEX);
       await again.write(datasetBatch(datasets.get('generated')!, A, 1));
     } finally {
       await again.close();
@@ -319,6 +323,22 @@ describe('migrations', () => {
     assert.ok(Number(pg.psql('SELECT COUNT(*) FROM hermetic.delegations', db).trim()) > 0, 'the generated store\'s delegations');
     assert.ok(Number(pg.psql('SELECT COUNT(*) FROM hermetic.row_issues', db).trim()) > 0, 'the generated store\'s row issues');
     assert.equal(pg.psql('SELECT machine_id || \' \' || stores FROM hermetic.backfill_unread', db).trim(), `${A.machineId} []`, 'the machine\'s row: nothing left unread, known');
+  });
+
+  it('a fleet schema of version 8 has its index of uncosted sessions made again by the wider rule (version 9, decision 0132)', async () => {
+    const url = pg.createDatabase();
+    const db = url.split('/').pop()!;
+    const first = createPostgresSink(url);
+    await first.open();
+    await first.close();
+    // As version 8 left it: the index of sessions with neither cost.
+    pg.psql(`DROP INDEX hermetic.sessions_uncosted; CREATE INDEX sessions_uncosted ON hermetic.sessions (machine_id, store, session_id)
+      WHERE estimated_cost_usd IS NULL AND actual_cost_usd IS NULL; DELETE FROM hermetic.schema_version WHERE version > 8`, db);
+    const again = createPostgresSink(url);
+    await again.open();
+    await again.close();
+    assert.equal(pg.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM hermetic.schema_version", db).trim(), '1,2,3,4,5,6,7,8,9');
+    assert.equal(pg.psql("SELECT pg_get_indexdef('hermetic.sessions_uncosted'::regclass)", db).trim(), UNCOSTED_INDEX);
   });
 
   it('a column columns.ts has and the table lacks is added; a schema from a newer Hermetic is refused, untouched', async () => {
