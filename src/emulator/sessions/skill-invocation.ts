@@ -1,7 +1,8 @@
 // A /skill turn as the user typed it. Hermes expands `/work fix the title leak` into a user message that embeds the
 // whole skill body; its session previews show `/work — fix the title leak` instead (agent/skill_commands.py:
 // describe_skill_invocation and extract_user_instruction_from_skill_message; decision 0134). Pure.
-import { pySplit, pyStrip } from '../../shared/python/index.js';
+import { pyStrip } from '../../shared/python/index.js';
+import { pySplit } from '../../shared/python/strings.js';
 
 /** _SKILL_INVOCATION_PREFIX: how every expanded skill turn begins (SKILL_SCAFFOLD_SQL_LIKE is it plus `%`). */
 export const SKILL_INVOCATION_PREFIX = '[IMPORTANT: The user has invoked the ';

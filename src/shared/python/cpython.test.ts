@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import {
-  canonicalDumps, dumps, dumpsSorted, parsePyJson, pyFloatStr, pyLen, pyRepr, pyRound, pySplit, pyStr, pyStrip, pyStrRepr,
-  pyTruthy,
+  canonicalDumps, dumps, dumpsSorted, parsePyJson, pyFloatStr, pyLen, pyRepr, pyRound, pyStr, pyStrip, pyStrRepr, pyTruthy,
 } from './index.js';
+import { pySplit } from './strings.js';
 
 interface Vectors {
   python: string;
