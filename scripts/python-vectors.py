@@ -1,5 +1,5 @@
 """Regenerates src/shared/python/cpython-vectors.json: what CPython itself answers for the Python semantics Hermetic
-reimplements (str, repr, bool, json.dumps in Hermes's three styles, float repr, round, strip, len).
+reimplements (str, repr, bool, json.dumps in Hermes's three styles, float repr, round, strip, split, len).
 Run: python3 scripts/python-vectors.py  (the committed file was made with CPython 3.11)."""
 import json, math, random, sys
 
@@ -16,6 +16,7 @@ VALUES = [
 STRINGS = [
     '', ' ', '  x  ', '\t\n\x0b\x0c\r x \x1c\x1d\x1e\x1f', '\x85x\xa0', '\u1680\u2000\u200a x \u2028\u2029\u202f\u205f\u3000',
     '\ufeffx\ufeff', '\u200bx\u200b', '\u180ex', 'x\U0001F600', '\ud800x', 'a\udc00\ud800b', 'é', 'e\u0301',
+    'fix   the\ttitle\x1eleak\n', ' a\x85b\u3000c ',
 ]
 FLOATS = [0.0625, 0.125, 2.675, 1.0005, 0.0005, 1.2345, -1.2345, 123.4565, 1e-10, 0.1 + 0.2, 2.5, 3.5, 1e20, 5e-4]
 
@@ -32,7 +33,7 @@ def main():
             'dumps_sorted': json.dumps(v, sort_keys=True, separators=(',', ':')),
             'canonical': json.dumps(v, sort_keys=True, separators=(',', ':'), ensure_ascii=False),
         })
-    strings = [{'s': s, 'strip': s.strip(), 'len': len(s), 'repr': repr(s)} for s in STRINGS]
+    strings = [{'s': s, 'strip': s.strip(), 'split': s.split(), 'len': len(s), 'repr': repr(s)} for s in STRINGS]
     floats = [{'x': repr(x), 'repr': repr(x), 'round3': repr(round(x, 3)), 'round0': repr(round(x, 0))}
               for x in FLOATS if math.isfinite(x)]
     out = {'python': sys.version.split()[0], 'values': values, 'strings': strings, 'floats': floats}

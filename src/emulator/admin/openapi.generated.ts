@@ -6772,7 +6772,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "last_active": { "type": "number" },
           "preview": {
             "type": "string",
-            "description": "The first user message: newlines as spaces, stripped, 60 characters and \"...\" when longer."
+            "description": "The first user message: newlines as spaces, stripped, an expanded /skill turn as typed (\"/work — fix it\"), else the text before any \\x1e; 60 characters and \"...\" when longer."
           },
           "_lineage_root_id": { "type": "string" },
           "pinned": { "type": "boolean" },

@@ -186,7 +186,11 @@ export const HERMES_SCHEMAS: Readonly<Record<string, Schema>> = {
         api_call_count: integer,
         parent_session_id: nullableString,
         last_active: number,
-        preview: { type: 'string', description: 'The first user message: newlines as spaces, stripped, 60 characters and "..." when longer.' },
+        preview: {
+          type: 'string',
+          description: 'The first user message: newlines as spaces, stripped, an expanded /skill turn as typed ("/work — fix it"), '
+            + 'else the text before any \\x1e; 60 characters and "..." when longer.',
+        },
         _lineage_root_id: string,
         pinned: boolean,
         archived: boolean,

@@ -156,7 +156,9 @@ export class Namespace implements ControlledNamespace {
     this.scenarios = new ScenarioBook(this, options.scenarios);
     // The recorder draws from whichever id stream the namespace has now (a reset starts a new one).
     const ids: IdSource = { uuid4Hex: () => this.#core.ids.uuid4Hex(), seeded: options.seed !== null };
-    this.#recorder = options.stateDb ? new StateDbRecorder(options.stateDb, { now: () => this.clock.now(), ids, eager: isDefault, onError: (what, e) => shared.warn('state-db', backgroundFailureLine(what, e)) }) : null;
+    // A new --state-db file's generation token from a stream of its own: the namespace's ids stay where they were.
+    const fileIds = createIdSource(seed === null ? undefined : `${seed}\0state.db`);
+    this.#recorder = options.stateDb ? new StateDbRecorder(options.stateDb, { now: () => this.clock.now(), ids, fileIds, eager: isDefault, onError: (what, e) => shared.warn('state-db', backgroundFailureLine(what, e)) }) : null;
     // Sessions outlive the gateway's restarts, as Hermes's state.db does: the default namespace's beside its run rows
     // in the --db file, every other namespace's in memory, opened by its first write (decisions 0026, 0028).
     const sessionsFile = isDefault && options.db !== null && options.db !== ':memory:' ? options.db : ':memory:';

@@ -8,16 +8,24 @@
 import { existsSync } from 'node:fs';
 import type { IdSource } from '../../shared/ids.js';
 import { isLockedOut, openReadWrite, type Db } from '../../shared/sqlite.js';
-import { createStore, LATEST_LEVEL } from '../../state-db/schema/index.js';
+import { createStore, LATEST_LEVEL, securePrivateFiles } from '../../state-db/schema/index.js';
 import { StateDbWriter } from '../../state-db/writer/index.js';
 import type { NewSession } from '../sessions/table.js';
 import type { FinishedTurn, TurnSink, TurnStart } from './turns.js';
 
 const END_REASONS: Record<string, string> = { completed: 'done', failed: 'failed', cancelled: 'cancelled' };
 
-/** Opens an existing store as it is, or creates one at the current schema (WAL). */
-export function openStateDb(path: string): Db {
-  return existsSync(path) ? openReadWrite(path) : createStore({ path, level: LATEST_LEVEL, journal: 'wal' });
+/**
+ * Opens an existing store as it is, or creates one at the current schema (WAL) stamped with a generation token from
+ * `ids` (decision 0134). Either way the file and its -wal and -shm end up 0600, as each of Hermes's writable opens
+ * leaves them (_secure_state_db_files: before SQLite opens the file and after its WAL setup).
+ */
+export function openStateDb(path: string, ids?: IdSource): Db {
+  if (!existsSync(path)) return createStore({ path, level: LATEST_LEVEL, journal: 'wal', ids });
+  securePrivateFiles(path);
+  const db = openReadWrite(path);
+  securePrivateFiles(path);
+  return db;
 }
 
 /** The row POST /api/sessions inserts (Hermes's INSERT names these columns; the title is set after). */
@@ -55,14 +63,21 @@ export class StateDbRecorder implements TurnSink {
    */
   constructor(
     private readonly path: string,
-    private readonly options: { now: () => number; ids: IdSource; eager?: boolean; onError?: (what: string, error: unknown) => void },
+    private readonly options: {
+      now: () => number;
+      ids: IdSource;
+      /** Where a new file's generation token comes from: a stream of its own, so recording moves no other id. */
+      fileIds?: IdSource;
+      eager?: boolean;
+      onError?: (what: string, error: unknown) => void;
+    },
   ) {
     if (options.eager) void this.#writer;
   }
 
   get #writer(): StateDbWriter {
     if (this.#open === null) {
-      const db = openStateDb(this.path);
+      const db = openStateDb(this.path, this.options.fileIds);
       // A lock is never waited for on the event loop: the write is held and tried again (#retryLater).
       db.pragma('busy_timeout = 0');
       // session_daily_usage.day in local time, as SessionDB's date(?, 'unixepoch', 'localtime') names it (decision 0079).

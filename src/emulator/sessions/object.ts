@@ -2,7 +2,11 @@
 // §6): a fixed key list walked in order, only keys the row has, SQLite 0/1 flags as booleans, REAL columns as floats,
 // then `has_system_prompt` / `has_model_config`. Pure; wire/ writes the bytes.
 import { parsePyJson, PyFloat, pyStrip, pyTruthy, type PyDict, type PyValue } from '../../shared/python/index.js';
+import { describeSkillInvocation, SKILL_EXCERPT_JOINT } from './skill-invocation.js';
 import type { ListedSessionRow, MessageRow, SessionRow } from './table.js';
+
+/** _PREVIEW_MAX_CHARS. */
+const PREVIEW_MAX_CHARS = 60;
 
 /** _session_response's safe_keys at the pin (RP): the order of every session object. */
 const SESSION_KEYS = [
@@ -33,12 +37,19 @@ export function sessionObject(row: SessionView): PyDict {
   return out;
 }
 
-/** hermes_state_common._shape_preview over the raw head: stripped, then 60 characters and `...` when longer. */
+/**
+ * hermes_state_common._shape_preview over the raw head the list query read (store/session-table.ts): stripped as Python
+ * strips, newlines as spaces, an expanded /skill turn as the user typed it, else the text before the excerpt joint;
+ * then 60 code points and `...` when longer (decision 0134).
+ * @example shapePreview('hello\x1eworld') // 'hello'
+ */
 export function shapePreview(raw: string): string {
-  const text = pyStrip(raw);
+  let text = pyStrip(raw);
   if (!text) return '';
+  text = text.replace(/\n/g, ' ').replace(/\r/g, ' ');
+  text = describeSkillInvocation(text) ?? text.split(SKILL_EXCERPT_JOINT)[0]!;
   const chars = Array.from(text);
-  return chars.length > 60 ? `${chars.slice(0, 60).join('')}...` : text;
+  return chars.length > PREVIEW_MAX_CHARS ? `${chars.slice(0, PREVIEW_MAX_CHARS).join('')}...` : text;
 }
 
 export const CONTENT_JSON_PREFIX = '\x00json:';

@@ -37,7 +37,7 @@ export interface SessionRow {
 /** A row as list_sessions_rich returns it: the session plus its recency and the raw head of its first user message. */
 export interface ListedSessionRow extends SessionRow {
   last_active: number;
-  /** The first user message's content (newlines as spaces, first 63 characters), '' when there is none. */
+  /** The first user message's head as _PREVIEW_RAW_SELECT reads it (63 characters; a /skill turn's wider), '' when none. */
   preview_raw: string;
 }
 

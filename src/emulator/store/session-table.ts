@@ -18,6 +18,7 @@ import type {
   SessionsSnapshot,
   SessionTable,
 } from '../sessions/table.js';
+import { SKILL_EXCERPT_JOINT, SKILL_INVOCATION_PREFIX } from '../sessions/skill-invocation.js';
 import { unavailable, whileBusy } from './busy.js';
 import { openEmulatorStore } from './db.js';
 
@@ -33,8 +34,20 @@ const MESSAGE_COLUMNS = [
 ] as const;
 const UPDATABLE = new Set<string>(SESSION_COLUMNS.filter((c) => c !== 'profile' && c !== 'id'));
 
-/** The first user message, newlines as spaces, its first 63 characters (hermes_state_common._PREVIEW_RAW_SELECT). */
-const PREVIEW_RAW = `COALESCE((SELECT SUBSTR(REPLACE(REPLACE(m.content, X'0A', ' '), X'0D', ' '), 1, 63)
+/** _PREVIEW_CONTENT_SQL: the message with newlines as spaces. */
+const PREVIEW_CONTENT = "REPLACE(REPLACE(m.content, X'0A', ' '), X'0D', ' ')";
+/** _PREVIEW_SCAFFOLDED_SQL: an expanded /skill turn, by SQLite's LIKE (so ASCII letters in any case; decision 0134). */
+const SCAFFOLDED = `m.content LIKE '${SKILL_INVOCATION_PREFIX}%'`;
+/**
+ * The first user message as hermes_state_common._PREVIEW_RAW_SELECT reads it for _shape_preview: newlines as spaces,
+ * its first 63 characters; an expanded /skill turn whole up to 800, past that its first and last 400 around
+ * SKILL_EXCERPT_JOINT, where the instruction the user typed lands (decision 0134).
+ */
+const PREVIEW_RAW = `COALESCE((SELECT CASE
+      WHEN ${SCAFFOLDED} AND LENGTH(m.content) > 800
+        THEN SUBSTR(${PREVIEW_CONTENT}, 1, 400) || char(${SKILL_EXCERPT_JOINT.codePointAt(0)}) || SUBSTR(${PREVIEW_CONTENT}, -400)
+      WHEN ${SCAFFOLDED} THEN SUBSTR(${PREVIEW_CONTENT}, 1, 800)
+      ELSE SUBSTR(${PREVIEW_CONTENT}, 1, 63) END
     FROM api_session_messages m
     WHERE m.profile = s.profile AND m.session_id = s.id AND m.role = 'user' AND m.content IS NOT NULL
     ORDER BY m.timestamp, m.id LIMIT 1), '')`;

@@ -6,11 +6,12 @@ import { test } from 'node:test';
 import {
   canonicalDumps, dumps, dumpsSorted, parsePyJson, pyFloatStr, pyLen, pyRepr, pyRound, pyStr, pyStrip, pyStrRepr, pyTruthy,
 } from './index.js';
+import { pySplit } from './strings.js';
 
 interface Vectors {
   python: string;
   values: Array<{ json: string; str: string; repr: string; bool: boolean; dumps: string; dumps_sorted: string; canonical: string }>;
-  strings: Array<{ s: string; strip: string; len: number; repr: string }>;
+  strings: Array<{ s: string; strip: string; split: string[]; len: number; repr: string }>;
   floats: Array<{ x: string; repr: string; round3: string; round0: string }>;
 }
 
@@ -33,9 +34,10 @@ for (const v of vectors.values) {
   });
 }
 
-test('str.strip(), len() and repr() of strings with Python whitespace, surrogates and controls', () => {
+test('str.strip(), str.split(), len() and repr() of strings with Python whitespace, surrogates and controls', () => {
   for (const s of vectors.strings) {
     assert.equal(pyStrip(s.s), s.strip, `strip ${JSON.stringify(s.s)}`);
+    assert.deepEqual(pySplit(s.s), s.split, `split ${JSON.stringify(s.s)}`);
     assert.equal(pyLen(s.s), s.len, `len ${JSON.stringify(s.s)}`);
     assert.equal(pyStrRepr(s.s), s.repr, `repr ${JSON.stringify(s.s)}`);
   }

@@ -1,5 +1,5 @@
-// Python str helpers: strip() with Python's whitespace set, len() in code points, lone surrogates, and bytes read as
-// Python's strict UTF-8 codec reads them.
+// Python str helpers: strip() and split() with Python's whitespace set, len() in code points, lone surrogates, and
+// bytes read as Python's strict UTF-8 codec reads them.
 
 /** Python str.isspace() for one UTF-16 unit (all Python whitespace is in the BMP). */
 function isPySpace(c: number): boolean {
@@ -18,6 +18,21 @@ export function pyStrip(s: string): string {
   while (start < end && isPySpace(s.charCodeAt(start))) start++;
   while (end > start && isPySpace(s.charCodeAt(end - 1))) end--;
   return start === 0 && end === s.length ? s : s.slice(start, end);
+}
+
+/** Python str.split() with no arguments: the runs between whitespace (Python's set, \x1c-\x1f included), none empty. */
+export function pySplit(s: string): string[] {
+  const out: string[] = [];
+  let start = -1;
+  for (let i = 0; i <= s.length; i++) {
+    if (i < s.length && !isPySpace(s.charCodeAt(i))) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      out.push(s.slice(start, i));
+      start = -1;
+    }
+  }
+  return out;
 }
 
 const SURROGATE = /[\ud800-\udfff]/;

@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generate, generateAsync, PROFILES } from './index.js';
 import { dumpSql } from '../testing/dump.js';
-import { expectedTableInfo, tablesAt, LATEST_LEVEL } from '../schema/index.js';
+import { applicationIdFor, expectedTableInfo, tablesAt, LATEST_LEVEL } from '../schema/index.js';
 import { tempDir } from '../testing/fixtures.js';
 import { pathToFileURL } from 'node:url';
 import { builtModule } from '../../../test/support/cli-build.js';
@@ -66,6 +66,33 @@ test('the same seed gives a byte-identical SQL dump; another seed does not', () 
     assert.equal(dump('b.db', 's1', 'delete'), a);
     assert.notEqual(dump('c.db', 's2', 'wal'), a);
   } finally {
+    cleanup();
+  }
+});
+
+test('a generated store is stamped as Hermes stamps a new file (one seed, one identity) and is owner-only (decision 0134)', () => {
+  const { dir, cleanup } = tempDir();
+  const umask = process.umask(0o022);
+  try {
+    const identity = (out: string, seed: string, profile?: string) => {
+      generate({ out: join(dir, out), sessions: 3, seed, ...(profile ? { profile } : {}) });
+      for (const file of [out, `${out}-wal`].map((f) => join(dir, f)).filter(existsSync)) {
+        assert.equal(statSync(file).mode & 0o777, 0o600, file);
+      }
+      const db = new Database(join(dir, out), { readonly: true });
+      const generation = db.prepare("SELECT value FROM state_meta WHERE key = 'db_file_generation'").pluck().get() as string;
+      const applicationId = db.pragma('application_id', { simple: true });
+      db.close();
+      assert.match(generation, /^[0-9a-f]{12}4[0-9a-f]{3}[89ab][0-9a-f]{15}$/, 'uuid.uuid4().hex');
+      assert.equal(applicationId, applicationIdFor(generation));
+      return { generation, applicationId };
+    };
+    const a = identity('a.db', 's1');
+    assert.deepEqual(identity('b.db', 's1'), a);
+    assert.notDeepEqual(identity('c.db', 's2'), a);
+    identity('tail.db', 's1', 'wal-tail');
+  } finally {
+    process.umask(umask);
     cleanup();
   }
 });

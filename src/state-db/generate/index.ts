@@ -207,7 +207,8 @@ function* build(options: GenerateOptions, profile: ProfileSettings | undefined, 
   if (walTail && journal !== 'wal') throw new HermeticError('HERMETIC_CLI_USAGE', 'A -wal tail needs the WAL journal mode.');
   const r = new Rng(seed);
   const building = walTail ? `${path}.src` : path;
-  const db = createStore({ path: building, level, createdAt, journal, fts: options.fts ?? true, generation: r.hex(32) });
+  // The file's generation token, uuid4-shaped as Hermes mints it (the same four draws r.hex(32) made before it).
+  const db = createStore({ path: building, level, createdAt, journal, fts: options.fts ?? true, ids: r.idSource() });
   if (options.usageEvents) addUsageEvents(db);
   let result: GenerateResult;
   try {

@@ -4,11 +4,14 @@ import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { createIdSource, type IdSource } from '../../shared/ids.js';
 import type { Db } from '../../shared/sqlite.js';
 import { alterColumnSql, createTableSql } from './ddl.js';
 import { dropFtsStatements, ftsLayout, ftsRebuildStatements, ftsStatements } from './fts.js';
 import { INDEXES, TRIGGERS } from './indexes.js';
 import { checkLevel, chronological, storedVersion } from './layout.js';
+import { stampIdentity } from './identity.js';
+import { securePrivateFiles } from './private-files.js';
 import { TABLES } from './tables.js';
 import type { Level } from './types.js';
 import { createDirs } from '../../shared/dirs.js';
@@ -25,12 +28,15 @@ export interface CreateStoreOptions {
   journal?: JournalMode;
   /** Build the FTS5 search tables and triggers (default true). */
   fts?: boolean;
-  /** Value for state_meta.db_file_generation (level 28+; default a fixed placeholder). */
+  /**
+   * state_meta.db_file_generation (level 28+), as given: a test's own name. Without it a uuid4 hex token is minted from
+   * `ids`, as Hermes mints one; the application_id is derived from the token either way (decision 0134).
+   */
   generation?: string;
+  /** Where a minted token comes from (default: the OS's randomness, as Hermes's uuid.uuid4()); seeded, the same store. */
+  ids?: IdSource;
 }
 
-/** Hermes stamps its stores with this application_id (read from the real v30 fixtures). */
-export const HERMES_APPLICATION_ID = 0x5eed0000;
 /** Levels from which the application id and the file-generation key exist [I] (decision 0010). */
 const STAMP_LEVEL = 28;
 
@@ -48,20 +54,20 @@ export function createStore(options: CreateStoreOptions): Db {
     createDirs(dirname(path));
     for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(path + suffix, { force: true });
   }
+  // The token is drawn whatever the level, so a seeded caller's later draws do not depend on it.
+  const generation = options.generation ?? (options.ids ?? createIdSource()).uuid4Hex();
+  // Owner-only from the first byte, and the sidecars WAL setup makes (Hermes's _secure_state_db_files).
+  securePrivateFiles(path, { createMain: true });
   const db = new Database(path);
   db.pragma(`journal_mode = ${journal === 'wal' ? 'WAL' : 'DELETE'}`);
+  securePrivateFiles(path);
   db.pragma('foreign_keys = ON');
   db.transaction(() => {
     createFresh(db, createdAt, fts);
-    if (createdAt >= STAMP_LEVEL) stamp(db, options.generation);
-    for (let l = createdAt + 1; l <= level; l++) migrateStep(db, l, createdAt, fts, options.generation);
+    if (createdAt >= STAMP_LEVEL) stampIdentity(db, generation);
+    for (let l = createdAt + 1; l <= level; l++) migrateStep(db, l, createdAt, fts, generation);
   })();
   return db;
-}
-
-function stamp(db: Db, generation = '00000000000000000000000000000000'): void {
-  db.pragma(`application_id = ${HERMES_APPLICATION_ID}`);
-  db.prepare('INSERT OR REPLACE INTO state_meta(key, value) VALUES (?, ?)').run('db_file_generation', generation);
 }
 
 function createFresh(db: Db, level: Level, fts: boolean): void {
@@ -72,7 +78,7 @@ function createFresh(db: Db, level: Level, fts: boolean): void {
   db.prepare('INSERT INTO schema_version(version) VALUES (?)').run(storedVersion(level));
 }
 
-/** Applies the changes of exactly one level to a store at level - 1. */
+/** Applies the changes of exactly one level to a store at level - 1 (`generation`: the token a v28 store is stamped with). */
 export function migrateStep(db: Db, level: Level, createdAt: Level, fts: boolean, generation?: string): void {
   for (const t of TABLES) {
     if (t.since === level) {
@@ -98,7 +104,7 @@ export function migrateStep(db: Db, level: Level, createdAt: Level, fts: boolean
     const layout = ftsLayout(level, createdAt);
     for (const s of [...ftsStatements(layout, level), ...ftsRebuildStatements(layout, level)]) db.exec(s);
   }
-  if (level === STAMP_LEVEL) stamp(db, generation);
+  if (level === STAMP_LEVEL) stampIdentity(db, generation ?? createIdSource().uuid4Hex());
   db.prepare('UPDATE schema_version SET version = ?').run(storedVersion(level));
 }
 

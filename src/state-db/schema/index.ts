@@ -7,4 +7,6 @@ export {
   checkLevel, storedVersion, tablesAt, physicalColumns, declaredColumns, expectedTableInfo, primaryKeyAt,
 } from './layout.js';
 export { createTableSql, columnSql } from './ddl.js';
-export { createStore, migrateStep, promptHash, HERMES_APPLICATION_ID, type CreateStoreOptions, type JournalMode } from './create.js';
+export { createStore, migrateStep, promptHash, type CreateStoreOptions, type JournalMode } from './create.js';
+export { applicationIdFor, GENERATION_KEY, stampIdentity } from './identity.js';
+export { securePrivateFiles } from './private-files.js';
