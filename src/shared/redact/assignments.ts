@@ -30,22 +30,90 @@ const LOWER_ENV = new RegExp(
 /** Keywords a config-file key must contain (P4), also the P4 gate. */
 const CFG_NAMES = `(?:ap${CI_I}[ _.\\-]?key|token|secret|passwd|password|credent${CI_I}al|auth)`;
 const CFG_GATE = new RegExp(CFG_NAMES, 'iu');
-/** P4 value after the key (group 1): optional quote, shortest non-ws non-`&` run, same quote, then ws, `&` or end. */
-const CFG_VALUE = `=(['"]?)([^${PY_S_BODY}&]+?)\\2(?=[${PY_S_BODY}&]|$)`;
+/**
+ * P4 value after the key: optional quote, shortest non-ws non-`&` run, the same quote (the group numbered `quote`), then
+ * ws, `&` or end.
+ */
+const cfgValue = (quote: number) => `=(['"]?)([^${PY_S_BODY}&]+?)\\${quote}(?=[${PY_S_BODY}&]|$)`;
+const CFG_VALUE = cfgValue(2);
 const KEY_CHARS = `A-Za-z0-9_.\\-${CI_I_EXTRA}`;
 const KEY_CHARS_NO_DOT = `A-Za-z0-9_\\-${CI_I_EXTRA}`;
 
 /**
  * P4a: a dotted key (`spring.datasource.password`) not preceded by a key character. Hermes's
  * possessive quantifiers border characters outside their class, so plain greedy ones match alike.
+ * The pattern as Hermes writes it; `maskDottedAssignments` finds what it finds without its backtracking.
  */
-const CFG_DOTTED = new RegExp(
+export const CFG_DOTTED = new RegExp(
   `(?<![${KEY_CHARS}])(` +
     `[${KEY_CHARS_NO_DOT}]+\\.[${KEY_CHARS}]*${CFG_NAMES}[${KEY_CHARS}]*` +
     `|[${KEY_CHARS}]*${CFG_NAMES}[${KEY_CHARS}]*\\.[${KEY_CHARS}]+` +
     `)${CFG_VALUE}`,
   'giu',
 );
+
+/**
+ * Maximal runs of key characters, under CFG_DOTTED's flags (so the same characters fold into the class), with the one
+ * white space a key may hold: the one inside a keyword written `api key`.
+ */
+const KEY_RUN = new RegExp(`(?:[${KEY_CHARS}]|(?<=ap${CI_I}) (?=key))+`, 'giu');
+/** The keyword `api key` with its space at a given place (sticky). */
+const API_SPACE = new RegExp(`ap${CI_I} key`, 'iuy');
+/** CFG_VALUE on its own, at a key's end (sticky). */
+const VALUE_AT = new RegExp(cfgValue(1), 'iuy');
+
+/** Whether `key` has `api key` with its space at `at` starting at or after `from` and ending at or before `to`. */
+function apiSpaceWithin(key: string, at: number, from: number, to: number): boolean {
+  API_SPACE.lastIndex = at - 3;
+  return at - 3 >= from && at + 4 <= to && API_SPACE.test(key);
+}
+
+/**
+ * Whether `key` (key characters up to an `=`) is a P4a key. Its one keyword may hold its one space (`api key`): then
+ * that is the keyword. The first alternative: the part before the first dot is not empty and has no space, and a
+ * keyword follows that dot. The second: a keyword lies wholly before a dot that is not the key's last character.
+ */
+function isDottedKey(key: string): boolean {
+  const space = key.indexOf(' ');
+  if (space >= 0 && key.indexOf(' ', space + 1) >= 0) return false;
+  const first = key.indexOf('.');
+  if (first > 0 && (space < 0 || space > first)) {
+    if (space < 0 ? CFG_GATE.test(key.slice(first + 1)) : apiSpaceWithin(key, space, first + 1, key.length)) return true;
+  }
+  const last = key.lastIndexOf('.', key.length - 2);
+  if (last <= 0) return false;
+  return space < 0 ? CFG_GATE.test(key.slice(0, last)) : apiSpaceWithin(key, space, 0, last);
+}
+
+/**
+ * P4a, matching exactly what `text.replace(CFG_DOTTED, maskAssignment)` matches, in linear time. The key cannot start
+ * after a key character and is followed by `=`, which is not one: so it ends a run of key characters (with the spaces
+ * of `api key`), and only runs followed by `=` are tried, from their start or after one of their spaces. The pattern
+ * itself backtracks over every split of a long run with a keyword and no `=` after it: cubic in the run's length (2 s
+ * for 10 KB of `password.`; Hermes's Python is slower still), where a forwarder redacts whole tool outputs. `assignments.test.ts` holds the two equal (`replace`: what a
+ * match becomes, the mask by default).
+ */
+export function maskDottedAssignments(text: string, replace: (match: string, name: string, quote: string, value: string) => string = maskAssignment): string {
+  let out = '';
+  let copied = 0;
+  KEY_RUN.lastIndex = 0;
+  for (let run = KEY_RUN.exec(text); run !== null; run = KEY_RUN.exec(text)) {
+    const end = run.index + run[0].length;
+    if (text.charCodeAt(end) !== 61 /* = */) continue;
+    VALUE_AT.lastIndex = end;
+    const value = VALUE_AT.exec(text);
+    if (value === null) continue;
+    // A key starts the run, or follows one of its spaces (the pattern's look-behind passes there too); the leftmost wins.
+    let at = 0;
+    while (at >= 0 && !isDottedKey(run[0].slice(at))) at = run[0].indexOf(' ', at) + 1 || -1;
+    if (at < 0) continue;
+    const start = run.index + at;
+    out += text.slice(copied, start) + replace(text.slice(start, VALUE_AT.lastIndex), text.slice(start, end), value[1]!, value[2]!);
+    // The search goes on after the match, as a global replace does (a value is followed by white space, `&` or the end).
+    copied = KEY_RUN.lastIndex = VALUE_AT.lastIndex;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
 
 /** P4b: at a line start, optional indent and `export `, then a key holding a keyword. */
 const CFG_ANCHORED = new RegExp(
@@ -77,5 +145,5 @@ export function hasConfigKeyword(text: string): boolean {
 
 /** P4a then P4b: config-file keys (`spring.datasource.password=x`, line-start `password=x`). */
 export function maskConfigAssignments(text: string): string {
-  return text.replace(CFG_DOTTED, maskAssignment).replace(CFG_ANCHORED, maskAssignment);
+  return maskDottedAssignments(text).replace(CFG_ANCHORED, maskAssignment);
 }
