@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { HermeticError } from '../../shared/errors.js';
 import { parseJournalFilter } from './filter.js';
-import { RequestJournal } from './journal.js';
+import { JournalSlots, RequestJournal } from './journal.js';
 
 /** Records n GETs of run r<i> answered 200 at time 100 + i. */
 function filled(capacity: number, n: number): RequestJournal {
@@ -132,4 +134,42 @@ test('a path or run id longer than 512 characters is kept cut, ending in …; a 
   for (let i = 0; i < 4; i++) j.record(2, 'GET', '/health', 'health', 200, 0.1, null, null, null);
   j.setFault(seq, 'fault_2');
   assert.ok(j.query().every((x) => x.fault_id === null), 'an entry pushed out is not touched');
+});
+
+test('what an entry keeps is a copy of its own: a path cut from a long target does not keep the target alive', () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const j = new RequestJournal(1000);
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  for (let i = 0; i < 1000; i++) {
+    // A fresh 64 KB target each time; the journal keeps a short path and a cut long one sliced from it.
+    const target = `/v1/runs/${'r'.repeat(64 * 1024)}${i}`;
+    j.record(i, 'GET', target.slice(0, 20), 'get', 404, 0.1, target.slice(9), null, null);
+  }
+  gc();
+  const grown = process.memoryUsage().heapUsed - before;
+  // 1,000 entries of two short texts: about 1 MB. Holding the targets would be 64 MB (two bytes a character: 128).
+  assert.ok(grown < 16 * 1024 * 1024, `${(grown / 1048576).toFixed(1)} MB for 1,000 entries`);
+  assert.equal(j.query()[999]!.run_id, `${'r'.repeat(511)}…`);
+});
+
+test('journals share their slots: one that finds none left keeps those it has as its ring; a reset gives them back', () => {
+  const slots = new JournalSlots(20);
+  const a = new RequestJournal(100, slots);
+  const b = new RequestJournal(100, slots);
+  for (let i = 1; i <= 30; i++) a.record(i, 'GET', `/a/${i}`, 'get', 200, 0.1, null, null, null);
+  // 4, 8, 16, then the 4 left of 20: a holds its newest 20.
+  assert.deepEqual([a.size, a.evicted, a.query()[0]!.path, a.query()[19]!.path, slots.used], [20, 10, '/a/11', '/a/30', 20]);
+  // b still gets a ring's first 4 slots (every namespace journals its first requests), and no more.
+  for (let i = 1; i <= 10; i++) b.record(i, 'GET', `/b/${i}`, 'get', 200, 0.1, null, null, null);
+  assert.deepEqual([b.size, b.evicted, b.query().map((e) => e.seq), slots.used], [4, 6, [7, 8, 9, 10], 24]);
+  b.setFault(9, 'f9');
+  assert.equal(b.query({ runId: null }).find((e) => e.seq === 9)!.fault_id, 'f9');
+  // A reset (or its namespace closed) gives the slots back; the other ring, full, keeps its size until its own reset.
+  a.reset();
+  assert.equal(slots.used, 4);
+  b.reset();
+  for (let i = 1; i <= 12; i++) b.record(i, 'GET', `/b/${i}`, 'get', 200, 0.1, null, null, null);
+  assert.deepEqual([b.size, b.evicted, slots.used], [12, 0, 16]);
 });

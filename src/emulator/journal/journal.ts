@@ -1,6 +1,7 @@
 // A namespace's request journal: a capped ring of what clients asked and what they were answered, metadata only
 // (time, method, path, operation, status, duration, run id, replay, fault id, checkpoint, and a submit's
-// Idempotency-Key — never bodies, query strings or other headers). Recording is O(1) and, once the ring is full, allocates nothing; memory never exceeds the cap (decision 0022).
+// Idempotency-Key — never bodies, query strings or other headers). Recording is O(1) and, once the ring is full,
+// allocates nothing; memory never exceeds the cap, nor the slots all journals share (decision 0022).
 import type { RequestOperation } from '../namespaces/operation.js';
 
 /** One journaled request, as GET /__admin/requests shows it (Hermes-style snake_case, like every control answer). */
@@ -70,9 +71,46 @@ const REFS = 7;
 /** The characters a journal entry keeps of a path or a run id (a ring of thousands holds a bounded size). */
 export const JOURNAL_TEXT_MAX = 512;
 
-/** A path or run id as an entry keeps it: longer ones cut, ending in "…". */
-/** A path or id as the journal keeps it: at most JOURNAL_TEXT_MAX characters, cut with an ellipsis. */
-export const clip = (text: string): string => (text.length > JOURNAL_TEXT_MAX ? `${text.slice(0, JOURNAL_TEXT_MAX - 1)}…` : text);
+/**
+ * A path or id as the journal keeps it: at most JOURNAL_TEXT_MAX characters, cut with an ellipsis, and a copy of its
+ * own. A slice of a longer string (a path cut from an 8 KB request target, the cut itself) keeps the whole of that
+ * string alive in V8 for as long as the entry lives: 7 KB an entry, found by a flood of long paths (decision 0022
+ * addendum). Joining and slicing again makes V8 copy just these characters.
+ */
+export const clip = (text: string): string => ` ${text.length > JOURNAL_TEXT_MAX ? `${text.slice(0, JOURNAL_TEXT_MAX - 1)}…` : text}`.slice(1);
+
+/**
+ * Slots every journal of an emulator holds together (decision 0022 addendum): each namespace's ring grows by taking
+ * slots from here and, when none are left, keeps the slots it has and overwrites its oldest entries, so the sum over
+ * 10,000 namespaces is bounded (an entry's texts are at most three of JOURNAL_TEXT_MAX characters). A ring's first
+ * FIRST_ALLOCATION slots are always granted: every namespace journals its first requests.
+ */
+export class JournalSlots {
+  #free: number;
+
+  constructor(readonly max: number) {
+    this.#free = max;
+  }
+
+  /** Up to `n` slots (at least `atLeast`, even past the max); how many were taken. */
+  take(n: number, atLeast = 0): number {
+    const k = Math.max(atLeast, Math.min(n, Math.max(0, this.#free)));
+    this.#free -= k;
+    return k;
+  }
+
+  give(n: number): void {
+    this.#free += n;
+  }
+
+  /** Slots held by the journals now. */
+  get used(): number {
+    return this.max - this.#free;
+  }
+}
+
+/** The slots an emulator's journals share unless its journal size asks for more (`JournalSlots`): 500,000. */
+export const JOURNAL_SLOTS = 500_000;
 
 export class RequestJournal {
   readonly capacity: number;
@@ -86,10 +124,15 @@ export class RequestJournal {
   #size = 0;
   #nextSeq = 1;
   #evicted = 0;
+  /** The ring's size: `capacity`, or the slots it had when the shared ones ran out (until a reset). */
+  #cap: number;
+  readonly #slots: JournalSlots | null;
 
-  /** `capacity` 0 disables the journal: record() does nothing. */
-  constructor(capacity: number) {
+  /** `capacity` 0 disables the journal: record() does nothing. `slots`: the pool shared with other journals. */
+  constructor(capacity: number, slots: JournalSlots | null = null) {
     this.capacity = Math.max(0, Math.floor(capacity));
+    this.#cap = this.capacity;
+    this.#slots = slots;
   }
 
   get enabled(): boolean {
@@ -121,13 +164,13 @@ export class RequestJournal {
   ): number {
     if (this.capacity === 0) return -1;
     let slot: number;
-    if (this.#size < this.capacity) {
+    if (this.#size === this.#allocated && this.#size < this.#cap) this.#grow();
+    if (this.#size < this.#cap) {
       // Not yet full: entries sit at 0 … size-1 (no wrap happens before the ring is full).
-      if (this.#size === this.#allocated) this.#grow();
       slot = this.#size++;
     } else {
       slot = this.#start;
-      this.#start = this.#start + 1 === this.capacity ? 0 : this.#start + 1;
+      this.#start = this.#start + 1 === this.#cap ? 0 : this.#start + 1;
       this.#evicted++;
     }
     const n = slot * NUMS;
@@ -156,7 +199,7 @@ export class RequestJournal {
     if (this.#size === 0 || seq < 0) return;
     const offset = seq - this.#nums[this.#start * NUMS]!;
     if (offset < 0 || offset >= this.#size) return;
-    this.#refs[((this.#start + offset) % this.capacity) * REFS + 4] = faultId;
+    this.#refs[((this.#start + offset) % this.#cap) * REFS + 4] = faultId;
   }
 
   /** Matching entries, oldest first (with a limit: the most recent `limit` of them). */
@@ -186,11 +229,13 @@ export class RequestJournal {
     return n;
   }
 
-  /** As new: empty, numbering from 1, the arrays released. */
+  /** As new: empty, numbering from 1, the arrays and their shared slots released (also when its namespace goes). */
   reset(): void {
     this.clear();
     this.#nextSeq = 1;
+    this.#slots?.give(this.#allocated);
     this.#allocate(0);
+    this.#cap = this.capacity;
   }
 
   snapshot(): JournalSnapshot {
@@ -223,7 +268,7 @@ export class RequestJournal {
     const refs = this.#refs;
     for (let i = 0; i < this.#size; i++) {
       let slot = this.#start + i;
-      if (slot >= this.capacity) slot -= this.capacity;
+      if (slot >= this.#cap) slot -= this.#cap;
       const n = slot * NUMS;
       const r = slot * REFS;
       if (after !== null && nums[n]! <= after) continue;
@@ -262,8 +307,12 @@ export class RequestJournal {
     };
   }
 
+  /** Twice the slots (up to the cap), as many as the shared pool gives; none given: the ring is full as it is. */
   #grow(): void {
-    this.#allocate(Math.min(this.capacity, Math.max(FIRST_ALLOCATION, this.#allocated * 2)));
+    const want = Math.min(this.#cap, Math.max(FIRST_ALLOCATION, this.#allocated * 2));
+    const add = this.#slots ? this.#slots.take(want - this.#allocated, Math.max(0, Math.min(want, FIRST_ALLOCATION) - this.#allocated)) : want - this.#allocated;
+    if (add > 0) this.#allocate(this.#allocated + add);
+    if (this.#allocated < want) this.#cap = this.#allocated;
   }
 
   /** New arrays of `slots` slots keeping entries 0 … size-1 (only called while the ring has not wrapped). */

@@ -5,7 +5,7 @@ import type { Clock } from '../../shared/clock.js';
 import type { HttpRequest, HttpResponse } from '../http.js';
 import { describeRequest, type RequestInfo, type RequestOperation } from '../namespaces/operation.js';
 import { OPERATIONS } from '../api/routes.js';
-import { RequestJournal } from './journal.js';
+import { RequestJournal, type JournalSlots } from './journal.js';
 
 /** One request on its way through a namespace's pipeline; the faults part sets `faultId` when a rule affects it. */
 export interface RequestTrace {
@@ -71,8 +71,9 @@ export class RequestTraffic {
     journalSize: number,
     private readonly clock: () => Clock,
     private readonly listener: RequestListener | null,
+    journalSlots: JournalSlots | null = null,
   ) {
-    this.journal = new RequestJournal(journalSize);
+    this.journal = new RequestJournal(journalSize, journalSlots);
   }
 
   begin(req: HttpRequest): RequestTrace {

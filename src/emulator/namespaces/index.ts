@@ -4,6 +4,7 @@
 import { ControlledClock } from '../../shared/clock.js';
 import { HermeticError } from '../../shared/errors.js';
 import { EVERY_NAMESPACE, Faults } from '../faults/index.js';
+import { JOURNAL_SLOTS, JournalSlots } from '../journal/journal.js';
 import type { ControlledNamespaces, NamespaceSummary } from '../admin/context.js';
 import { DEFAULT_NAMESPACE } from './names.js';
 import { Namespace, type NamespaceShared } from './namespace.js';
@@ -23,7 +24,7 @@ export class Namespaces implements ControlledNamespaces {
   /** Namespaces evicted to stay under the cap since the emulator started (metrics). */
   evicted = 0;
 
-  constructor(shared: Omit<NamespaceShared, 'namespaces' | 'faultsEverywhere' | 'warn'> & { warn?: Warn }) {
+  constructor(shared: Omit<NamespaceShared, 'namespaces' | 'faultsEverywhere' | 'warn' | 'journalSlots'> & { warn?: Warn }) {
     const { options } = shared;
     // The rules for every namespace: one list, never asked to answer (each namespace's Faults tries them), so its
     // clock is never waited on; its draws follow a seed of its own.
@@ -37,7 +38,9 @@ export class Namespaces implements ControlledNamespaces {
       // ids would then refuse them there (the namespace could neither be made nor reset).
       reservedIds: new Set(options.faults.flatMap((r) => (r.namespace !== EVERY_NAMESPACE && r.id !== null ? [r.id] : []))),
     });
-    this.#shared = { ...shared, warn: shared.warn ?? limitedWarnings(), namespaces: this, faultsEverywhere };
+    // The journals' shared slots: enough for a journal of the size asked, twice (decision 0022 addendum).
+    const journalSlots = new JournalSlots(Math.max(JOURNAL_SLOTS, shared.options.journalSize * 2));
+    this.#shared = { ...shared, warn: shared.warn ?? limitedWarnings(), namespaces: this, faultsEverywhere, journalSlots };
     this.#max = shared.options.maxNamespaces;
     this.default = new Namespace(DEFAULT_NAMESPACE, this.#shared);
   }

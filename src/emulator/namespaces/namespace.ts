@@ -11,7 +11,7 @@ import { finish, handle, type AppDeps } from '../app.js';
 import { Faults } from '../faults/index.js';
 import { normaliseCap, type GatewaySettings } from '../gateway.js';
 import type { HttpRequest, HttpResponse } from '../http.js';
-import type { RequestJournal } from '../journal/journal.js';
+import type { JournalSlots, RequestJournal } from '../journal/journal.js';
 import { RequestTraffic } from '../journal/traffic.js';
 import type { ParsedEmulatorOptions } from '../options.js';
 import { StateDbRecorder } from '../record/state-db.js';
@@ -47,6 +47,8 @@ export interface NamespaceShared {
   readonly namespaces: ControlledNamespaces;
   /** The fault rules for every namespace (`"namespace": "*"`), tried after each namespace's own (decision 0066). */
   readonly faultsEverywhere: Faults;
+  /** The slots every namespace's request journal takes from (journal/journal.ts `JournalSlots`). */
+  readonly journalSlots: JournalSlots;
 }
 
 /** The gateway settings the options describe (a reset goes back to these). */
@@ -146,7 +148,7 @@ export class Namespace implements ControlledNamespace {
     this.checkpoints = new Checkpoints(name);
     this.autoCheckpoints = options.autoCheckpoints;
     this.gateway = initialSettings(options);
-    this.traffic = new RequestTraffic(name, options.journalSize, () => this.clock, options.onRequest);
+    this.traffic = new RequestTraffic(name, options.journalSize, () => this.clock, options.onRequest, shared.journalSlots);
     // Probability draws follow the namespace's seed as its ids do (no seed: random draws).
     const seed = options.seed === null ? null : isDefault ? options.seed : `${options.seed}/ns/${name}`;
     // The option's rules for this namespace: those for each namespace, and those naming it (the rules for every
@@ -430,5 +432,7 @@ export class Namespace implements ControlledNamespace {
     registry.store.close();
     this.sessions.close();
     this.#recorder?.close();
+    // Its journal's slots go back to the other namespaces'.
+    this.traffic.journal.reset();
   }
 }
