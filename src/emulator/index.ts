@@ -11,6 +11,7 @@ import { limitedWarnings } from './namespaces/warnings.js';
 import { parseEmulatorOptions, type EmulatorOptions } from './options.js';
 import { realLockWait } from './store/busy.js';
 import { openRunTable } from './store/db.js';
+import { PRIVATE_STORE } from '../shared/sqlite.js';
 
 export type { EmulatorOptions } from './options.js';
 export type { FetchFunction } from './fetch.js';
@@ -88,7 +89,7 @@ export function createEmulator(input?: EmulatorOptions): Emulator {
   // The default namespace's rows live in options.db; every other namespace's in a store private to it (decision 0019).
   // A private store (db: null) is an in-memory database kept across the namespace's emulated restarts.
   const openStore = (name: string) =>
-    openRunTable(name === DEFAULT_NAMESPACE ? (options.db ?? ':memory:') : ':memory:', { kind: options.runTable, lock, onBackgroundError });
+    openRunTable(name === DEFAULT_NAMESPACE ? (options.db ?? PRIVATE_STORE) : PRIVATE_STORE, { kind: options.runTable, lock, onBackgroundError });
   /** Our own bugs are never dressed up as Hermes's answers without a trace: they are reported with their stack. */
   const onInternalError =
     options.onInternalError ??

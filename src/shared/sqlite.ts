@@ -21,12 +21,22 @@ const reason = (e: NodeJS.ErrnoException) =>
   e.code === 'EACCES' || e.code === 'EPERM' ? 'permission denied' : e.code === 'ENOENT' ? 'the file does not exist' : e.message;
 
 /**
+ * SQLite's empty file name: a private store of this connection on disk, in a temporary file deleted as soon as it is
+ * made (SQLITE_TMPDIR, TMPDIR or /var/tmp). Its pages past the cache spill to that file, so a store every client can
+ * fill (a namespace's runs and sessions) grows the disk, as Hermes's state.db does, not the process (decision 0136).
+ */
+export const PRIVATE_STORE = '';
+
+/** Whether `path` names no file of the user's: SQLite's in-memory store or a private one. */
+export const isPrivateStore = (path: string): boolean => path === ':memory:' || path === PRIVATE_STORE;
+
+/**
  * Why no store file can be opened or created at `path`, in words ("the folder /x does not exist"), or null when
  * SQLite may try. Hermetic never creates a folder the user named: a typo should fail, not grow a tree.
  * @example storePathProblem('/etc/passwd/s.db') // '/etc/passwd is not a folder'
  */
 export function storePathProblem(path: string): string | null {
-  if (path === ':memory:') return null;
+  if (isPrivateStore(path)) return null;
   const own = statOf(path);
   if (!(own instanceof Error)) return own.isDirectory() ? 'it is a folder, not a file' : null;
   const dir = dirname(path);
@@ -63,10 +73,10 @@ export function openReadWrite(path: string): Db {
   const problem = storePathProblem(path);
   if (problem) throw new HermeticError('HERMETIC_STORE_OPEN', `Cannot open the store at ${path}: ${problem}.`);
   try {
-    const fresh = path === ':memory:' || !existsSync(path);
+    const fresh = isPrivateStore(path) || !existsSync(path);
     const db = new Database(path);
     db.pragma('busy_timeout = 5000');
-    if (path !== ':memory:') {
+    if (!isPrivateStore(path)) {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       if (fresh) chmodSync(path, 0o600);
@@ -74,7 +84,7 @@ export function openReadWrite(path: string): Db {
     return db;
   } catch (e) {
     // An existing store in a folder this user cannot write: SQLite's "unable to open database file" said as the folder's.
-    const why = path === ':memory:' ? null : folderNotWritable(dirname(path));
+    const why = isPrivateStore(path) ? null : folderNotWritable(dirname(path));
     throw new HermeticError('HERMETIC_STORE_OPEN', `Cannot open the store at ${path}: ${why ?? (e as Error).message}.`);
   }
 }

@@ -33,6 +33,7 @@ import type { CheckpointPart } from './checkpoint-part.js';
 import { Checkpoints, type CheckpointSummary, type TimelineView } from './checkpoints.js';
 import { DEFAULT_NAMESPACE } from './names.js';
 import { backgroundFailureLine, storeFailureLine, type Warn } from './warnings.js';
+import { PRIVATE_STORE } from '../../shared/sqlite.js';
 
 /** What every namespace of one emulator shares. */
 export interface NamespaceShared {
@@ -163,8 +164,8 @@ export class Namespace implements ControlledNamespace {
     this.#recorder = options.stateDb ? new StateDbRecorder(options.stateDb, { now: () => this.clock.now(), ids, fileIds, eager: isDefault, onError: (what, e) => shared.warn('state-db', backgroundFailureLine(what, e)) }) : null;
     // Sessions outlive the gateway's restarts, as Hermes's state.db does: the default namespace's beside its run rows
     // in the --db file, every other namespace's in memory, opened by its first write (decisions 0026, 0028).
-    const sessionsFile = isDefault && options.db !== null && options.db !== ':memory:' ? options.db : ':memory:';
-    const sessionTable = isDefault ? openSessionTable(sessionsFile, shared.lock) : new LazySessionTable(() => openSessionTable(':memory:', shared.lock));
+    const sessionsFile = isDefault && options.db !== null && options.db !== ':memory:' ? options.db : PRIVATE_STORE;
+    const sessionTable = isDefault ? openSessionTable(sessionsFile, shared.lock) : new LazySessionTable(() => openSessionTable(PRIVATE_STORE, shared.lock));
     this.sessions = new Sessions(sessionTable, shared.lock, (e) => shared.warn('turns', backgroundFailureLine('recording a turn into the sessions', e)));
     const store = isDefault ? shared.openStore(name) : new LazyRunTable(() => shared.openStore(name));
     this.#core = this.#build(claimOwner(), store);

@@ -1,13 +1,18 @@
 // Opens the emulator's SQLite store, brings its schema up to date, and puts a run table over it.
-import { openReadWrite, type Db } from '../../shared/sqlite.js';
+import { openReadWrite, PRIVATE_STORE, type Db } from '../../shared/sqlite.js';
 import type { LockWait, RunTable, StoreUnavailable } from '../runs/run-table.js';
 import { STATEMENT_BUSY_MS } from './busy.js';
 import { FastRunTable } from './fast-run-table.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { PlainRunTable } from './plain-run-table.js';
 
+/** The pages a private store (a namespace's, or the default one's without --db) keeps in memory, in KiB. */
+const PRIVATE_CACHE_KIB = 1024;
+
 export function openEmulatorStore(path: string): Db {
   const db = openReadWrite(path);
+  // A private store keeps 1 MiB of pages in memory and the rest in its temporary file: 10,000 namespaces stay bounded.
+  if (path === PRIVATE_STORE) db.pragma(`cache_size = -${PRIVATE_CACHE_KIB}`);
   // The emulator's rows must survive a killed process (the OS keeps written pages), not a power cut: skipping the
   // fsyncs at checkpoints keeps keyed admission fast (decision 0005; coverage.md states the power-loss difference).
   db.pragma('synchronous = OFF');
