@@ -307,7 +307,8 @@ export class Namespace implements ControlledNamespace {
     registry.stopSweeps();
     this.scenarios.cancelPlays();
     registry.clearMemory();
-    turns.reset();
+    // What the agents had persisted stays (their tool calls too); the turns under way go with the process.
+    turns.crash();
     releaseOwner(registry.owner);
     let store = registry.store;
     if (this.#shared.options.db === ':memory:') {

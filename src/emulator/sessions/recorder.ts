@@ -1,9 +1,10 @@
-// A run's turn in the API server's sessions: the agent opens the run's session when it starts (a row the client
-// created is kept) and flushes the turn's messages and token totals when it returns, as Hermes's AIAgent does in the
-// profile's state.db. The agent cannot wait, and a row written per admitted run would cost keyed admission much of
-// its throughput (decision 0005). So a session a run opens is written when something could see it — any session
-// route first commits what is waiting (`settled`) — or with its run's turn; turns are committed together, at most
-// COALESCE_MS after the first of them (or once MAX_PENDING wait). A lock held by another connection keeps the writes
+// A run's turn in the API server's sessions, as Hermes's AIAgent writes it into the profile's state.db: the agent opens
+// the run's session when it starts (a row the client created is kept), then persists the user message, each model
+// response's tool calls and each tool result as they happen, its activity heartbeat, and the final answer with the
+// turn's tokens when it returns (decision 0133). The agent cannot wait, and a row written per admitted run would cost
+// keyed admission much of its throughput (decision 0005). So the writes wait in memory and are committed together, at
+// most COALESCE_MS after the first of them (or once MAX_PENDING wait), and before anything could show them: every
+// session route first commits what is waiting (`settled`). A lock held by another connection keeps the writes
 // waiting, in order, retried off the loop.
 import { dumps, scrubSurrogates, type PlainJson } from '../../shared/python/index.js';
 import type { MessageInput } from '../../state-db/writer/types.js';
@@ -75,25 +76,41 @@ export class SessionRecorder implements TurnSink {
     });
   }
 
+  appended(turn: TurnStart, messages: readonly MessageInput[]): void {
+    this.#takeSession(turn);
+    const rows = messages.map(storedMessage);
+    this.#write(`recording messages of session ${turn.sessionId}`, (ops) => ops.append(turn.profile, turn.sessionId, rows, null));
+  }
+
+  touched(turn: TurnStart, at: number): void {
+    this.#takeSession(turn);
+    this.#write(`recording the activity of session ${turn.sessionId}`, (ops) => ops.touch(turn.profile, turn.sessionId, at));
+  }
+
   finished(turn: FinishedTurn): void {
+    this.#takeSession(turn);
+    const messages = turn.messages.map(storedMessage);
+    const u = turn.usage;
+    // Hermes's agent adds each API call's usage as it returns; the turn counts its calls (record/turns.ts).
+    const usage: UsageDelta | null = u && {
+      input: u.input_tokens,
+      output: u.output_tokens,
+      reasoning: u.reasoning_tokens ?? 0,
+      apiCalls: u.api_calls,
+      cost: u.estimated_cost_usd ?? 0,
+    };
+    if (messages.length === 0 && usage === null) return;
+    this.#write(`recording a turn of session ${turn.sessionId}`, (ops) => ops.append(turn.profile, turn.sessionId, messages, usage));
+  }
+
+  /** A session the agent opened joins the waiting writes before the first write into it. */
+  #takeSession(turn: TurnStart): void {
     const key = `${turn.profile}\0${turn.sessionId}`;
     const opened = this.#opened.get(key);
     if (opened) {
       this.#opened.delete(key);
       this.#pending.push(opened);
     }
-    const messages = turn.messages.map(storedMessage);
-    const u = turn.usage;
-    // Hermes's agent adds each API call's usage as it returns: a turn's calls are its assistant messages, or the count
-    // a subagent reported (the same rule as the --state-db recorder).
-    const usage: UsageDelta | null = u && {
-      input: u.input_tokens,
-      output: u.output_tokens,
-      reasoning: u.reasoning_tokens ?? 0,
-      apiCalls: u.api_calls ?? Math.max(1, turn.messages.filter((m) => m.role === 'assistant').length),
-      cost: u.estimated_cost_usd ?? 0,
-    };
-    this.#write(`recording a turn of session ${turn.sessionId}`, (ops) => ops.append(turn.profile, turn.sessionId, messages, usage));
   }
 
   /**
