@@ -75,6 +75,23 @@ describeTransports('turns as they happen (decision 0133)', (open) => {
     await h.close();
   });
 
+  it('runs on one session back to back keep their order: each user message after the answer before it', async () => {
+    const path = statePath();
+    const h = await open({ stateDb: path });
+    for (const text of ['one', 'two']) {
+      await h.admin.complete(await submit(h, `{"input":"${text}","session_id":"conv-seq"}`), { output: `re: ${text}` });
+    }
+    // A third run starts: its user message waits to be committed beside the answer before it, and a route commits both.
+    await submit(h, '{"input":"three","session_id":"conv-seq"}');
+    const expected = ['one', 're: one', 'two', 're: two', 'three'];
+    const rows = await apiMessages(h, 'conv-seq');
+    assert.deepEqual(rows.map((m) => m.content), expected);
+    const ids = rows.map((m) => m.id as number);
+    assert.deepEqual([...ids].sort((a, b) => a - b), ids, 'ids in the order written');
+    await h.close();
+    assert.deepEqual(fileMessages(path, 'conv-seq').map((m) => m.content), expected);
+  });
+
   it('tool calls started back to back are one model response: one assistant row holding both, then the results, one API call for it', async () => {
     const path = statePath();
     const h = await open({ stateDb: path });

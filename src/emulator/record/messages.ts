@@ -75,8 +75,11 @@ const DESCRIPTION_MAX = 120;
 
 /** bound_activity_description: stripped (Python's whitespace), past 120 code points cut to 119 and an ellipsis. */
 export function activityDescription(text: string): string {
-  const chars = Array.from(pyStrip(text));
-  return chars.length <= DESCRIPTION_MAX ? chars.join('') : `${chars.slice(0, DESCRIPTION_MAX - 1).join('')}\u2026`;
+  const stripped = pyStrip(text);
+  // At most 120 UTF-16 units is at most 120 code points: only a longer text is counted and cut.
+  if (stripped.length <= DESCRIPTION_MAX) return stripped;
+  const chars = Array.from(stripped);
+  return chars.length <= DESCRIPTION_MAX ? stripped : `${chars.slice(0, DESCRIPTION_MAX - 1).join('')}\u2026`;
 }
 
 /** The number a control event's duration stands for (an int, a bigint or a float). */

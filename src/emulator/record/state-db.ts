@@ -13,7 +13,7 @@ import { isLockedOut, openReadWrite, type Db } from '../../shared/sqlite.js';
 import { createStore, LATEST_LEVEL } from '../../state-db/schema/index.js';
 import { StateDbWriter, type MessageInput } from '../../state-db/writer/index.js';
 import type { NewSession } from '../sessions/table.js';
-import type { FinishedTurn, TurnSink, TurnStart } from './turns.js';
+import type { Beat, FinishedTurn, Opening, TurnSink, TurnStart } from './turns.js';
 
 const END_REASONS: Record<string, string> = { completed: 'done', failed: 'failed', cancelled: 'cancelled' };
 
@@ -40,6 +40,13 @@ interface Held {
 }
 
 const busy = isLockedOut;
+
+/** SessionDB.touch_session_activity: forward only; stores before schema v26 have no such columns. */
+function touch(w: StateDbWriter, sessionId: string, beat: Beat): void {
+  if (!w.has('sessions', 'last_activity_at')) return;
+  w.stmt(`UPDATE sessions SET last_activity_at = ?, last_activity_description = ?, last_activity_provenance = 'unknown'
+    WHERE id = ? AND (last_activity_at IS NULL OR last_activity_at < ?)`).run(beat.at, beat.description, sessionId, beat.at);
+}
 
 export class StateDbRecorder implements TurnSink {
   #open: StateDbWriter | null = null;
@@ -125,24 +132,27 @@ export class StateDbRecorder implements TurnSink {
     return this.#held.length;
   }
 
-  started(turn: TurnStart): void {
+  started(turn: TurnStart, opening: Opening): void {
     // Hermes's agent creates the session if missing (started_at: the agent's start, before its first message); a
     // later run on it resumes it (reopen_session clears the end). The profile is named, `default` included, and the
-    // session key is the agent's gateway_session_key (decision 0133).
+    // session key is the agent's gateway_session_key (decision 0133). Then what it writes before its first model
+    // call: the user message and its first heartbeat (three writes in Hermes, one transaction here).
     const parent = turn.delegatedFrom;
     const identity = { started_at: turn.at, profile_name: turn.profile, session_key: turn.sessionKey ?? undefined };
+    const last = opening.messages.at(-1)?.timestamp;
     this.#write(parent === undefined ? `the start of run ${turn.runId}` : `subagent session ${turn.sessionId}`, (w) => w.tx(() => {
       if (parent === undefined) w.createSession({ id: turn.sessionId, source: 'api_server', model: turn.model, ...identity });
       else w.createSession({ id: turn.sessionId, source: 'subagent', model: turn.model, parent_session_id: parent, model_config: { _delegate_from: parent }, ...identity });
       // create_session's upsert fills what an existing row (one POST /api/sessions made) lacks, never what it has.
-      const fill = (['model', 'profile_name', 'session_key'] as const).filter((c) => w.has('sessions', c));
       const values: Record<string, unknown> = { model: turn.model, ...identity };
-      const given = fill.filter((c) => values[c] !== undefined);
-      if (given.length > 0) {
-        w.stmt(`UPDATE sessions SET ${given.map((c) => `${c} = COALESCE(${c}, ?)`).join(', ')} WHERE id = ?`).run(...given.map((c) => values[c]), turn.sessionId);
+      const fill = (['model', 'profile_name', 'session_key'] as const).filter((c) => values[c] !== undefined && w.has('sessions', c));
+      if (fill.length > 0) {
+        w.stmt(`UPDATE sessions SET ${fill.map((c) => `${c} = COALESCE(${c}, ?)`).join(', ')} WHERE id = ?`).run(...fill.map((c) => values[c]), turn.sessionId);
       }
       w.reopenSession(turn.sessionId);
-    }));
+      if (opening.messages.length > 0) w.appendMessages(turn.sessionId, [...opening.messages]);
+      if (opening.beat) touch(w, turn.sessionId, opening.beat);
+    }), typeof last === 'number' ? { sessionId: turn.sessionId, lastAt: last } : undefined);
   }
 
   appended(turn: TurnStart, messages: readonly MessageInput[]): void {
@@ -151,13 +161,8 @@ export class StateDbRecorder implements TurnSink {
       typeof last === 'number' ? { sessionId: turn.sessionId, lastAt: last } : undefined);
   }
 
-  touched(turn: TurnStart, at: number, description: string): void {
-    // SessionDB.touch_session_activity: forward only; the stores before schema v26 have no such columns.
-    this.#write(`the activity of session ${turn.sessionId}`, (w) => {
-      if (!w.has('sessions', 'last_activity_at')) return;
-      w.stmt(`UPDATE sessions SET last_activity_at = ?, last_activity_description = ?, last_activity_provenance = 'unknown'
-        WHERE id = ? AND (last_activity_at IS NULL OR last_activity_at < ?)`).run(at, description, turn.sessionId, at);
-    });
+  touched(turn: TurnStart, beat: Beat): void {
+    this.#write(`the activity of session ${turn.sessionId}`, (w) => touch(w, turn.sessionId, beat));
   }
 
   lastMessageAt(sessionId: string): number | null {

@@ -61,15 +61,27 @@ export interface FinishedTurn extends TurnStart {
   readonly status: string;
 }
 
+/** The agent's activity heartbeat (SessionDB.touch_session_activity): last_activity_at moves forward to `at`. */
+export interface Beat {
+  readonly at: number;
+  readonly description: string;
+}
+
+/** What the agent writes as it starts, before its first model call: its user message (a child's goal), a heartbeat. */
+export interface Opening {
+  readonly messages: readonly MessageInput[];
+  readonly beat: Beat | null;
+}
+
 export interface TurnSink {
-  started(turn: TurnStart): void;
+  /** The agent started: its session (created if missing, reopened), then what it writes before its first call. */
+  started(turn: TurnStart, opening: Opening): void;
   /**
-   * Messages the agent persisted mid-turn, in order, each with its time (nudged after the session's last): the user
-   * message, a model response's tool calls, a tool result.
+   * Messages the agent persisted mid-turn, in order, each with its time (nudged after the session's last): a model
+   * response's tool calls, a tool result.
    */
   appended(turn: TurnStart, messages: readonly MessageInput[]): void;
-  /** The agent's activity heartbeat (SessionDB.touch_session_activity): last_activity_at moves forward to `at`. */
-  touched(turn: TurnStart, at: number, description: string): void;
+  touched(turn: TurnStart, beat: Beat): void;
   finished(turn: FinishedTurn): void;
   /** The time of the session's newest message already stored (another process may have written it); null: none. */
   lastMessageAt?(sessionId: string): number | null;
@@ -195,10 +207,12 @@ export class TurnRecorder implements RunObserver {
     };
     const turn = newTurn(start);
     this.#turns.set(run.runId, turn);
-    for (const sink of this.sinks) sink.started(start);
     // Crash-resilience (agent/turn_context.py): the user message is persisted before the first model call.
-    this.#append(start, [{ role: 'user', content: userContent(run.userMessage), timestamp: start.at }]);
-    this.#touch(turn, start.at, 'starting API call #1');
+    const opening: Opening = {
+      messages: this.#stamp(start, [{ role: 'user', content: userContent(run.userMessage), timestamp: start.at }]),
+      beat: this.#beat(turn, start.at, 'starting API call #1'),
+    };
+    for (const sink of this.sinks) sink.started(start, opening);
   }
 
   steerDelivered(run: LiveRun, text: string): void {
@@ -285,12 +299,16 @@ export class TurnRecorder implements RunObserver {
     return [this.#response(turn, batch.calls, batch.at, batch.reasoning)];
   }
 
-  /** touch_session_activity, at most once a minute per agent (its first touch always). */
-  #touch(turn: Turn, at: number, description: string): void {
-    if (turn.beat !== null && at - turn.beat < HEARTBEAT_SECONDS) return;
+  /** touch_session_activity, at most once a minute per agent (its first touch always): the beat to write, if any. */
+  #beat(turn: Turn, at: number, description: string): Beat | null {
+    if (turn.beat !== null && at - turn.beat < HEARTBEAT_SECONDS) return null;
     turn.beat = at;
-    const text = activityDescription(description);
-    for (const sink of this.sinks) sink.touched(turn.start, at, text);
+    return { at, description: activityDescription(description) };
+  }
+
+  #touch(turn: Turn, at: number, description: string): void {
+    const beat = this.#beat(turn, at, description);
+    if (beat) for (const sink of this.sinks) sink.touched(turn.start, beat);
   }
 
   /**
@@ -319,8 +337,8 @@ export class TurnRecorder implements RunObserver {
       };
       child = { start, goal: typeof goal === 'string' ? goal : '' };
       turn.children.set(id, child);
-      for (const sink of this.sinks) sink.started(start);
-      this.#append(start, [{ role: 'user', content: child.goal, timestamp: start.at }]);
+      const opening: Opening = { messages: this.#stamp(start, [{ role: 'user', content: child.goal, timestamp: start.at }]), beat: null };
+      for (const sink of this.sinks) sink.started(start, opening);
     }
     if (event.event === 'subagent.start') return;
     turn.children.delete(id);
@@ -362,30 +380,32 @@ export class TurnRecorder implements RunObserver {
     this.#finish(turn.start, messages, usage, typeof final === 'string' ? final : 'failed');
   }
 
-  /** Times `all` after the session's last message (the final ones at now) and hands them to the sinks. */
-  #stamp(start: TurnStart, all: readonly MessageInput[]): MessageInput[] {
-    // Equal or earlier times (than the session's last message) are nudged by 1 µs to keep the order (the writer's rule).
+  /**
+   * Times `messages` (rows this recorder just made, stamped in place) after the session's last message, the final ones
+   * at now: equal or earlier times are nudged by 1 µs to keep the order (the writer's rule).
+   */
+  #stamp(start: TurnStart, messages: MessageInput[]): MessageInput[] {
+    if (messages.length === 0) return messages;
     const session = `${start.profile}\0${start.sessionId}`;
     // A session this process has not recorded yet may have messages from an earlier process on the same store.
     let last = this.#lastAt.get(session) ?? this.#stored(start.sessionId);
-    const at = this.now();
-    const messages = all.map((m) => {
-      let ts = m.timestamp ?? at;
+    let at: number | undefined;
+    for (const m of messages) {
+      let ts = m.timestamp ?? (at ??= this.now());
       if (ts <= last) ts = last + 1e-6;
-      last = ts;
-      return { ...m, timestamp: ts };
-    });
-    if (messages.length > 0) this.#lastAt.set(session, last);
+      m.timestamp = last = ts;
+    }
+    this.#lastAt.set(session, last);
     return messages;
   }
 
-  #append(start: TurnStart, all: readonly MessageInput[]): void {
+  #append(start: TurnStart, all: MessageInput[]): void {
     if (all.length === 0) return;
     const messages = this.#stamp(start, all);
     for (const sink of this.sinks) sink.appended(start, messages);
   }
 
-  #finish(start: TurnStart, all: readonly MessageInput[], usage: TurnUsage | null, status: string): void {
+  #finish(start: TurnStart, all: MessageInput[], usage: TurnUsage | null, status: string): void {
     const done: FinishedTurn = { ...start, messages: this.#stamp(start, all), usage, status };
     for (const sink of this.sinks) sink.finished(done);
   }
