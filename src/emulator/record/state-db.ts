@@ -13,7 +13,7 @@ import { isLockedOut, openReadWrite, type Db } from '../../shared/sqlite.js';
 import { createStore, LATEST_LEVEL } from '../../state-db/schema/index.js';
 import { StateDbWriter, type MessageInput } from '../../state-db/writer/index.js';
 import type { NewSession } from '../sessions/table.js';
-import type { Beat, FinishedTurn, Opening, TurnSink, TurnStart } from './turns.js';
+import type { Beat, FinishedTurn, Opening, TurnSink, TurnStart } from './turn-sink.js';
 
 const END_REASONS: Record<string, string> = { completed: 'done', failed: 'failed', cancelled: 'cancelled' };
 

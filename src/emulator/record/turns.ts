@@ -14,80 +14,8 @@ import {
   userContent,
 } from './messages.js';
 
-export { toJson } from './messages.js';
+import type { Beat, FinishedTurn, Opening, TurnSink, TurnStart, TurnUsage } from './turn-sink.js';
 
-/** The agent has started: its session (created if missing, as Hermes's AIAgent does). */
-export interface TurnStart {
-  readonly runId: string;
-  /** The /p/<name>/ profile the run was admitted under ('default' without a prefix). */
-  readonly profile: string;
-  /** str() of the run's session_id. */
-  readonly sessionId: string;
-  /** The run's model, or the gateway's model name when the run's is not a string. */
-  readonly model: string;
-  readonly at: number;
-  /** The X-Hermes-Session-Key the run came with (the agent's gateway_session_key); null without one. */
-  readonly sessionKey: string | null;
-  /**
-   * A delegate subagent's own session: the session that delegated to it. Hermes's child agent runs with platform
-   * `subagent`, the parent's session store, `parent_session_id` and `model_config._delegate_from` set to the parent.
-   */
-  readonly delegatedFrom?: string;
-}
-
-/** What a turn's API calls used, added to its session's counters (Hermes's agent adds each call's usage). */
-export interface TurnUsage {
-  readonly input_tokens: number;
-  readonly output_tokens: number;
-  readonly reasoning_tokens?: number;
-  /** The API calls it covers: the turn's model responses (its assistant rows), or the count a subagent reported. */
-  readonly api_calls: number;
-  readonly estimated_cost_usd?: number;
-  /**
-   * usage_pricing.estimate_usage_cost's verdict: `unknown`/`none` for a model it cannot price (the emulator's), or
-   * `estimated` for a cost the control plane reported (whose pricing source nobody told: null).
-   */
-  readonly cost_status: string;
-  readonly cost_source: string | null;
-}
-
-/** The agent returned: what its last persist writes. */
-export interface FinishedTurn extends TurnStart {
-  /** Written now, each with its time: the final answer (a subagent's summary); empty when there is none. */
-  readonly messages: readonly MessageInput[];
-  /** The turn's usage (a result's, or a subagent's reported spend); null: nothing to account. */
-  readonly usage: TurnUsage | null;
-  /** The run's status after Hermes classified the result (completed, failed, cancelled). */
-  readonly status: string;
-}
-
-/** The agent's activity heartbeat (SessionDB.touch_session_activity): last_activity_at moves forward to `at`. */
-export interface Beat {
-  readonly at: number;
-  readonly description: string;
-}
-
-/** What the agent writes as it starts, before its first model call: its user message (a child's goal), a heartbeat. */
-export interface Opening {
-  readonly messages: readonly MessageInput[];
-  readonly beat: Beat | null;
-}
-
-export interface TurnSink {
-  /** The agent started: its session (created if missing, reopened), then what it writes before its first call. */
-  started(turn: TurnStart, opening: Opening): void;
-  /**
-   * Messages the agent persisted mid-turn, in order, each with its time (nudged after the session's last): a model
-   * response's tool calls, a tool result.
-   */
-  appended(turn: TurnStart, messages: readonly MessageInput[]): void;
-  touched(turn: TurnStart, beat: Beat): void;
-  finished(turn: FinishedTurn): void;
-  /** The time of the session's newest message already stored (another process may have written it); null: none. */
-  lastMessageAt?(sessionId: string): number | null;
-  /** An emulated crash: whatever the agent had not persisted is lost. */
-  reset(): void;
-}
 
 /**
  * agent/session_activity.py SESSION_ACTIVITY_HEARTBEAT_MIN_INTERVAL_SECONDS: an agent writes its heartbeat at most
@@ -113,6 +41,8 @@ interface Turn {
   steer: string | null;
   /** Tool calls numbered so far: the next call id's position. */
   calls: number;
+  /** The call ids' prefix (a SHA-256 of the run id), computed at the turn's first call. */
+  prefix: string | null;
   /** Assistant rows the turn wrote: its model responses, hence its API calls. */
   responses: number;
   /** When the turn's heartbeat was last written (null: not yet). */
@@ -158,7 +88,8 @@ const costVerdict = (cost: number | undefined) =>
   cost !== undefined && cost > 0 ? { cost_status: 'estimated', cost_source: null } : { cost_status: 'unknown', cost_source: 'none' };
 
 const newTurn = (start: TurnStart): Turn => ({
-  start, open: new Map(), batch: null, reasoning: null, steer: null, calls: 0, responses: 0, beat: null, children: new Map(), ended: new Set(),
+  start, open: new Map(), batch: null, reasoning: null, steer: null, calls: 0, prefix: null, responses: 0, beat: null, children: new Map(),
+  ended: new Set(),
 });
 
 /** What a checkpoint keeps of the recorder (copies: the recorder goes on changing its own). */
@@ -186,8 +117,6 @@ export class TurnRecorder implements RunObserver {
    * a session's messages never go back in time, even on a frozen clock. Saved with a checkpoint's core state.
    */
   #lastAt = new Map<string, number>();
-  /** The call-id prefix of each run (a SHA-256 of its id): computed once per run, not per call. */
-  readonly #prefixes = new Map<string, string>();
 
   constructor(
     private readonly now: () => number,
@@ -274,9 +203,8 @@ export class TurnRecorder implements RunObserver {
 
   /** A new tool call of the turn, with the next id. */
   #call(turn: Turn, tool: string, args: string): ToolCall {
-    let prefix = this.#prefixes.get(turn.start.runId);
-    if (prefix === undefined) this.#prefixes.set(turn.start.runId, (prefix = callPrefix(turn.start.runId)));
-    return { id: callId(prefix, turn.calls++), type: 'function', function: { name: tool, arguments: args } };
+    turn.prefix ??= callPrefix(turn.start.runId);
+    return { id: callId(turn.prefix, turn.calls++), type: 'function', function: { name: tool, arguments: args } };
   }
 
   #takeReasoning(turn: Turn): string | null {
@@ -364,7 +292,6 @@ export class TurnRecorder implements RunObserver {
     const turn = this.#turns.get(run.runId);
     if (!turn) return;
     this.#turns.delete(run.runId);
-    this.#prefixes.delete(run.runId);
     // Calls asked for and never answered: their row was persisted before their tools ran.
     this.#append(turn.start, this.#close(turn));
     const final = status.get('status');
@@ -433,7 +360,6 @@ export class TurnRecorder implements RunObserver {
   restore(state: TurnsState): void {
     this.#lastAt = new Map(state.times);
     this.#turns = new Map([...state.turns].map(([id, t]) => [id, copyTurn(t)]));
-    this.#prefixes.clear();
   }
 
   /**
@@ -448,7 +374,6 @@ export class TurnRecorder implements RunObserver {
   /** Turns under way are dropped (a reset, or after a crash); the sessions' times stay (sessions outlive a restart). */
   reset(): void {
     this.#turns.clear();
-    this.#prefixes.clear();
     for (const sink of this.sinks) sink.reset();
   }
 }

@@ -8,7 +8,7 @@
 // waiting, in order, retried off the loop.
 import { dumps, scrubSurrogates, type PlainJson } from '../../shared/python/index.js';
 import type { MessageInput } from '../../state-db/writer/types.js';
-import type { Beat, FinishedTurn, Opening, TurnSink, TurnStart } from '../record/turns.js';
+import type { Beat, FinishedTurn, Opening, TurnSink, TurnStart } from '../record/turn-sink.js';
 import { lockBackoff, StoreUnavailable, type LockWait } from '../runs/run-table.js';
 import { CONTENT_JSON_PREFIX } from './object.js';
 import type { NewMessage, SessionOps, SessionTable, UsageDelta } from './table.js';
