@@ -166,3 +166,48 @@ it('the transcripts the emulator recorded are forwarded message for message: tex
   const asForwarded = forwarded.map((m) => ({ ...m, tool_calls: typeof m.tool_calls === 'string' ? JSON.parse(m.tool_calls) : m.tool_calls }));
   assert.deepEqual(asForwarded, expected);
 });
+
+it('a forwarder tailing the file while a run plays sees its turn grow, and ends where a backfill of the finished file does (decision 0133)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hermetic-halves-'));
+  const store = join(dir, 'state.db');
+  const tailing = join(dir, 'tailing');
+  const h = await openHarness('fetch', { stateDb: store });
+  const tick = async () => {
+    const r = await runMain(['forward', '--once', '--state-db', store, '--home', tailing]);
+    assert.equal(r.status, 0, r.stderr);
+  };
+  const rows = async (home: string) => {
+    const r = await runMain(['query', '--home', home, '--json',
+      "SELECT m.seq, m.role, m.content, m.tool_calls, m.tool_call_id, m.created_at FROM messages m WHERE m.session_id = 'conv-tail' ORDER BY m.seq"]);
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout) as Array<Record<string, unknown>>;
+  };
+  const calls = (v: unknown) => (v === null ? 0 : (JSON.parse(v as string) as unknown[]).length);
+  const shape = (list: Array<Record<string, unknown>>) => list.map((m) => [m.role, m.content, calls(m.tool_calls)]);
+
+  const run = await submit(h, '{"input":"read both","session_id":"conv-tail","model":"gpt-5"}');
+  await tick();
+  assert.deepEqual(shape(await rows(tailing)), [['user', 'read both', 0]], 'the user message before the first model call');
+  await h.admin.event(run, { event: 'tool.started', tool: 'read_file', arguments: { path: 'a' } });
+  await h.admin.event(run, { event: 'tool.started', tool: 'read_file', arguments: { path: 'b' } });
+  await h.admin.event(run, { event: 'tool.completed', tool: 'read_file', result: 'A' });
+  await tick();
+  assert.deepEqual(shape(await rows(tailing)), [['user', 'read both', 0], ['assistant', null, 2], ['tool', 'A', 0]], 'the response\'s two calls in one row, the first result');
+  await h.admin.event(run, { event: 'tool.completed', tool: 'read_file', result: 'B' });
+  await h.admin.complete(run, { output: 'Both read.', usage: { input_tokens: 30, output_tokens: 6 } });
+  await tick();
+  await h.close();
+
+  const whole = join(dir, 'whole');
+  const backfill = await runMain(['backfill', '--state-db', store, '--home', whole, '--json']);
+  assert.equal(backfill.status, 0, backfill.stderr);
+  assert.deepEqual(await rows(tailing), await rows(whole));
+  assert.equal((await rows(whole)).length, 5);
+  const counters = async (home: string) => {
+    const r = await runMain(['query', '--home', home, '--json', "SELECT message_count, tool_call_count, api_call_count, input_tokens FROM sessions WHERE session_id = 'conv-tail'"]);
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout) as unknown;
+  };
+  assert.deepEqual(await counters(tailing), await counters(whole));
+  assert.deepEqual(await counters(whole), [{ message_count: 5, tool_call_count: 2, api_call_count: 2, input_tokens: 30 }]);
+});

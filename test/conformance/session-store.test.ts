@@ -220,7 +220,7 @@ describeTransports('session store', (open) => {
     }
   });
 
-  it('a dm crashed by an emulated restart drops its connection; nothing of the turn is kept', async () => {
+  it('a dm crashed by an emulated restart drops its connection; what its agent had persisted, the user message, stays (decision 0133)', async () => {
     const h = await open();
     const id = await createSession(h, '{}');
     const chat = h.request('POST', `/api/sessions/${id}/chat`, { body: '{"message": "lost"}' }).then(
@@ -230,6 +230,8 @@ describeTransports('session store', (open) => {
     await waitFor(async () => (await h.admin.runs()).runs.some((r) => r.live), 'the chat turn to go live');
     await h.admin.restart();
     assert.equal(await chat, 'dropped');
-    assert.equal((await h.request('GET', `/api/sessions/${id}`)).json().session.message_count, 0);
+    assert.equal((await h.request('GET', `/api/sessions/${id}`)).json().session.message_count, 1);
+    const kept = (await h.request('GET', `/api/sessions/${id}/messages`)).json().data as Array<{ role: string; content: string }>;
+    assert.deepEqual(kept.map((m) => [m.role, m.content]), [['user', 'lost']]);
   });
 });

@@ -96,7 +96,7 @@ describeTransports('state.db recording', (open) => {
     }
   });
 
-  it('a second run on the same session_id appends to that session; a restart loses the unflushed turn', async () => {
+  it('a second run on the same session_id appends to that session; a restart keeps what the agent had persisted (decision 0133)', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'hermetic-statedb-')), 'state.db');
     const h = await open({ stateDb: path });
     for (const text of ['one', 'two']) {
@@ -111,7 +111,11 @@ describeTransports('state.db recording', (open) => {
     try {
       const count = (id: string) => db.prepare('SELECT message_count FROM sessions WHERE id = ?').pluck().get(id);
       assert.equal(count('conv-2'), 4);
-      assert.equal(count('conv-3'), 0, 'the session row exists (created at agent start) but the turn never flushed');
+      // The user message (written before the first model call) and the tool call (written before its tool ran); the
+      // answer never came.
+      assert.equal(count('conv-3'), 2);
+      assert.deepEqual(db.prepare("SELECT role, tool_calls IS NOT NULL FROM messages WHERE session_id = 'conv-3' ORDER BY id").raw().all(), [['user', 0], ['assistant', 1]]);
+      assert.equal(db.prepare("SELECT ended_at FROM sessions WHERE id = 'conv-3'").pluck().get(), null, 'a run the process lost has no end');
     } finally {
       db.close();
     }

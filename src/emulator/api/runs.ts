@@ -34,7 +34,7 @@ export async function submitRun(ctx: ApiContext): Promise<HttpResponse> {
   const request = validateRunBody(parsed.value);
   if ('status' in request) return errorResponse(request);
   // Steps 11–15.
-  const admitted = await service.submit({ scope: ctx.scope, idempotencyKey: key || null, fingerprint: print, request, capacityFault: ctx.req.faultChecks?.capacity, header: (name) => ctx.req.header(name), profile: ctx.profile ?? DEFAULT_PROFILE });
+  const admitted = await service.submit({ scope: ctx.scope, idempotencyKey: key || null, fingerprint: print, request, capacityFault: ctx.req.faultChecks?.capacity, header: (name) => ctx.req.header(name), profile: ctx.profile ?? DEFAULT_PROFILE, sessionKey: sessionKey.key || null });
   if (!admitted.ok) return errorResponse(admitted.error);
   const { runId, status, replayed } = admitted.value;
   const headers: Array<[string, string]> = [];

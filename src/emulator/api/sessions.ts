@@ -79,7 +79,7 @@ export async function sessionChat(ctx: ApiContext): Promise<HttpResponse> {
   if (!found.ok) return errorResponse(found.error);
   const body = bodyObject(await readJson(ctx.req));
   if (!body.ok) return errorResponse(body.error);
-  const played = await sessions.chat(found.value, body.value, (name) => ctx.req.header(name));
+  const played = await sessions.chat(found.value, body.value, (name) => ctx.req.header(name), sessionKey.key || null);
   if (!played.ok) return errorResponse(played.error);
   const outcome = played.value;
   if (outcome.kind === 'dropped') return { status: 0, headers: [], body: null, drop: true };

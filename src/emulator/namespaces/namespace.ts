@@ -15,7 +15,8 @@ import type { JournalSlots, RequestJournal } from '../journal/journal.js';
 import { RequestTraffic } from '../journal/traffic.js';
 import type { ParsedEmulatorOptions } from '../options.js';
 import { StateDbRecorder } from '../record/state-db.js';
-import { TurnRecorder, type TurnSink, type TurnsState } from '../record/turns.js';
+import type { TurnSink } from '../record/turn-sink.js';
+import { TurnRecorder, type TurnsState } from '../record/turns.js';
 import { FakeAgent } from '../runs/agent.js';
 import { claimOwner, releaseOwner, type OwnerIdentity } from '../runs/owner.js';
 import { RunRegistry, type MemorySnapshot } from '../runs/registry.js';
@@ -312,7 +313,8 @@ export class Namespace implements ControlledNamespace {
     registry.stopSweeps();
     this.scenarios.cancelPlays();
     registry.clearMemory();
-    turns.reset();
+    // What the agents had persisted stays (their tool calls too); the turns under way go with the process.
+    turns.crash();
     releaseOwner(registry.owner);
     let store = registry.store;
     if (this.#shared.options.db === ':memory:') {

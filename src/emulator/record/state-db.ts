@@ -1,17 +1,19 @@
 // Records the runs the emulator plays into a Hermes-shaped state.db, as Hermes's API server does: the session
-// (source api_server, the run's model; reopened when a later run resumes it) when the agent starts, the turn's
-// messages flushed in one transaction when the agent returns (user, assistant tool calls, tool results, final
-// answer), the run's tokens added as the agent's per-call updates add them, and the end stamp on a terminal status;
-// and the sessions clients create and change through /api/sessions, as SessionDB writes them. The file is another
-// process's too: a write it finds locked waits in order and is tried again, off the request; one that fails is said,
-// never thrown into a run. Decisions 0004 and 0026 record the choices; record/turns.ts builds the turns.
+// (source api_server, the run's model, its profile and session key; reopened when a later run resumes it) when the
+// agent starts, then each message as the agent persists it — the user message, a model response's tool calls, each
+// tool result — and its activity heartbeat, each write its own transaction as Hermes's flushes are; when the agent
+// returns, the final answer, the run's tokens added as the agent's per-call updates add them, and the end stamp on a
+// terminal status; and the sessions clients create and change through /api/sessions, as SessionDB writes them. The
+// file is another process's too: a write it finds locked waits in order and is tried again, off the request; one that
+// fails is said, never thrown into a run. Decisions 0004, 0026 and 0133 record the choices; record/turns.ts builds
+// the turns.
 import { existsSync } from 'node:fs';
 import type { IdSource } from '../../shared/ids.js';
 import { isLockedOut, openReadWrite, type Db } from '../../shared/sqlite.js';
 import { createStore, LATEST_LEVEL, securePrivateFiles } from '../../state-db/schema/index.js';
-import { StateDbWriter } from '../../state-db/writer/index.js';
+import { StateDbWriter, type MessageInput } from '../../state-db/writer/index.js';
 import type { NewSession } from '../sessions/table.js';
-import type { FinishedTurn, TurnSink, TurnStart } from './turns.js';
+import type { Beat, FinishedTurn, Opening, TurnSink, TurnStart } from './turn-sink.js';
 
 const END_REASONS: Record<string, string> = { completed: 'done', failed: 'failed', cancelled: 'cancelled' };
 
@@ -46,6 +48,13 @@ interface Held {
 }
 
 const busy = isLockedOut;
+
+/** SessionDB.touch_session_activity: forward only; stores before schema v26 have no such columns. */
+function touch(w: StateDbWriter, sessionId: string, beat: Beat): void {
+  if (!w.has('sessions', 'last_activity_at')) return;
+  w.stmt(`UPDATE sessions SET last_activity_at = ?, last_activity_description = ?, last_activity_provenance = 'unknown'
+    WHERE id = ? AND (last_activity_at IS NULL OR last_activity_at < ?)`).run(beat.at, beat.description, sessionId, beat.at);
+}
 
 export class StateDbRecorder implements TurnSink {
   #open: StateDbWriter | null = null;
@@ -138,14 +147,37 @@ export class StateDbRecorder implements TurnSink {
     return this.#held.length;
   }
 
-  started(turn: TurnStart): void {
-    // Hermes's agent creates the session if missing; a later run on it resumes it (reopen_session clears the end).
+  started(turn: TurnStart, opening: Opening): void {
+    // Hermes's agent creates the session if missing (started_at: the agent's start, before its first message); a
+    // later run on it resumes it (reopen_session clears the end). The profile is named, `default` included, and the
+    // session key is the agent's gateway_session_key (decision 0133). Then what it writes before its first model
+    // call: the user message and its first heartbeat (three writes in Hermes, one transaction here).
     const parent = turn.delegatedFrom;
+    const identity = { started_at: turn.at, profile_name: turn.profile, session_key: turn.sessionKey ?? undefined };
+    const last = opening.messages.at(-1)?.timestamp;
     this.#write(parent === undefined ? `the start of run ${turn.runId}` : `subagent session ${turn.sessionId}`, (w) => w.tx(() => {
-      if (parent === undefined) w.createSession({ id: turn.sessionId, source: 'api_server', model: turn.model });
-      else w.createSession({ id: turn.sessionId, source: 'subagent', model: turn.model, parent_session_id: parent, model_config: { _delegate_from: parent } });
+      if (parent === undefined) w.createSession({ id: turn.sessionId, source: 'api_server', model: turn.model, ...identity });
+      else w.createSession({ id: turn.sessionId, source: 'subagent', model: turn.model, parent_session_id: parent, model_config: { _delegate_from: parent }, ...identity });
+      // create_session's upsert fills what an existing row (one POST /api/sessions made) lacks, never what it has.
+      const values: Record<string, unknown> = { model: turn.model, ...identity };
+      const fill = (['model', 'profile_name', 'session_key'] as const).filter((c) => values[c] !== undefined && w.has('sessions', c));
+      if (fill.length > 0) {
+        w.stmt(`UPDATE sessions SET ${fill.map((c) => `${c} = COALESCE(${c}, ?)`).join(', ')} WHERE id = ?`).run(...fill.map((c) => values[c]), turn.sessionId);
+      }
       w.reopenSession(turn.sessionId);
-    }));
+      if (opening.messages.length > 0) w.appendMessages(turn.sessionId, [...opening.messages]);
+      if (opening.beat) touch(w, turn.sessionId, opening.beat);
+    }), typeof last === 'number' ? { sessionId: turn.sessionId, lastAt: last } : undefined);
+  }
+
+  appended(turn: TurnStart, messages: readonly MessageInput[]): void {
+    const last = messages.at(-1)?.timestamp;
+    this.#write(`the messages of session ${turn.sessionId}`, (w) => void w.appendMessages(turn.sessionId, [...messages]),
+      typeof last === 'number' ? { sessionId: turn.sessionId, lastAt: last } : undefined);
+  }
+
+  touched(turn: TurnStart, beat: Beat): void {
+    this.#write(`the activity of session ${turn.sessionId}`, (w) => touch(w, turn.sessionId, beat));
   }
 
   lastMessageAt(sessionId: string): number | null {
@@ -166,16 +198,17 @@ export class StateDbRecorder implements TurnSink {
     const last = turn.messages.at(-1)?.timestamp;
     const what = turn.delegatedFrom === undefined ? `the turn of run ${turn.runId}` : `the turn of subagent session ${turn.sessionId}`;
     this.#write(what, (w) => w.tx(() => {
-      w.appendMessages(turn.sessionId, [...turn.messages]);
-      if (turn.usage) {
-        // Hermes's agent adds each API call's usage as it returns (delta mode, one call each): a run's calls are its
-        // assistant messages (or the count a subagent reported); the run's usage is their sum.
-        const { api_calls, ...tokens } = turn.usage;
-        const calls = api_calls ?? Math.max(1, turn.messages.filter((m) => m.role === 'assistant').length);
-        w.updateTokenCounts(turn.sessionId, { ...tokens, api_calls: calls, model: turn.model }, 'delta');
-      }
+      if (turn.messages.length > 0) w.appendMessages(turn.sessionId, [...turn.messages]);
+      // Hermes's agent adds each API call's usage as it returns (delta mode); a turn's calls and their sum, here, with
+      // the cost verdict each call carries (cost_status/cost_source: COALESCE(?, column)).
+      if (turn.usage) w.updateTokenCounts(turn.sessionId, { ...turn.usage, model: turn.model }, 'delta');
       const reason = END_REASONS[turn.status];
       if (reason) w.endSession(turn.sessionId, reason);
+      // _reset_activity_labels_after_turn: the heartbeat's label goes when the turn ends; its time stays.
+      if (w.has('sessions', 'last_activity_description')) {
+        w.stmt(`UPDATE sessions SET last_activity_description = '', last_activity_provenance = 'unknown'
+          WHERE id = ? AND (COALESCE(last_activity_description, '') <> '' OR COALESCE(last_activity_provenance, 'unknown') <> 'unknown')`).run(turn.sessionId);
+      }
     }), typeof last === 'number' ? { sessionId: turn.sessionId, lastAt: last } : undefined);
   }
 
@@ -220,8 +253,8 @@ export class StateDbRecorder implements TurnSink {
   }
 
   reset(): void {
-    // Nothing of a turn is held here between its start and its flush (record/turns.ts holds the turn). Writes waiting
-    // for the lock happened before the crash or reset, and stay.
+    // Nothing of a turn is held here (record/turns.ts holds the turn). Writes waiting for the lock happened before the
+    // crash or reset, and stay.
   }
 
   /** Makes what is held, waiting up to 2 s for the lock; what still cannot be made is said. */

@@ -1,128 +1,52 @@
-// A run's turn as Hermes's agent leaves it in its session store: the session opened when the agent starts, then the
-// turn's messages when it returns (user, assistant tool calls, tool results, final answer), each stamped when it was
-// created, with the token totals. Built once per run and handed to every sink (the API server's sessions, the
-// --state-db recorder), so both show the same messages, ids and times. Decision 0004 (shapes), 0026 (one session model
-// for both halves), 0079 (content as the agent flushes it, steer text, creation times).
-import { createHash } from 'node:crypto';
-import { isDict, PyFloat, pyStr, type PlainJson, type PyDict, type PyValue } from '../../shared/python/index.js';
+// A run's turn as Hermes's agent writes it into its session store, as it happens: the session when the agent starts,
+// the user message before the first model call, a model response's tool calls before its tools run, each tool result
+// as its tool returns, the activity heartbeat, then the final answer and the turn's usage when it returns. Built once
+// per run and handed to every sink (the API server's sessions, the --state-db recorder), so both hold the same rows,
+// ids and times. Decisions 0004 (shapes), 0026 (one session model for both halves), 0079 (content, steer text,
+// creation times), 0133 (written as they happen; tool calls started back to back are one response).
+import { PyFloat, pyStr, type PyDict, type PyValue } from '../../shared/python/index.js';
 import type { MessageInput, ToolCall } from '../../state-db/writer/types.js';
 import type { AgentResult, ProgressEvent } from '../runs/agent.js';
 import type { RunObserver } from '../runs/observer.js';
 import type { LiveRun } from '../runs/registry.js';
+import {
+  activityDescription, argumentsText, callId, callPrefix, failedToolResult, NO_ARGUMENTS, steerMarker, toolCompletedActivity,
+  userContent,
+} from './messages.js';
 
-/** The agent has started: its session (created if missing, as Hermes's AIAgent does). */
-export interface TurnStart {
-  readonly runId: string;
-  /** The /p/<name>/ profile the run was admitted under ('default' without a prefix). */
-  readonly profile: string;
-  /** str() of the run's session_id. */
-  readonly sessionId: string;
-  /** The run's model, or the gateway's model name when the run's is not a string. */
-  readonly model: string;
+import type { Beat, FinishedTurn, Opening, TurnSink, TurnStart, TurnUsage } from './turn-sink.js';
+
+
+/**
+ * agent/session_activity.py SESSION_ACTIVITY_HEARTBEAT_MIN_INTERVAL_SECONDS: an agent writes its heartbeat at most
+ * once a minute (its first touch always). Hermes measures it on the monotonic clock; here, the namespace's clock.
+ */
+const HEARTBEAT_SECONDS = 60;
+
+/** A model response under way: tool calls started back to back, written as one assistant row when it closes. */
+interface Batch {
+  readonly calls: ToolCall[];
   readonly at: number;
-  /**
-   * A delegate subagent's own session: the session that delegated to it. Hermes's child agent runs with platform
-   * `subagent`, the parent's session store, `parent_session_id` and `model_config._delegate_from` set to the parent.
-   */
-  readonly delegatedFrom?: string;
+  readonly reasoning: string | null;
 }
-
-/** What a turn's API calls used, added to its session's counters (Hermes's agent adds each call's usage). */
-export interface TurnUsage {
-  readonly input_tokens: number;
-  readonly output_tokens: number;
-  readonly reasoning_tokens?: number;
-  /** The API calls it covers; absent: one per assistant message of the turn. */
-  readonly api_calls?: number;
-  readonly estimated_cost_usd?: number;
-}
-
-/** The agent returned: what it flushes in one transaction. */
-export interface FinishedTurn extends TurnStart {
-  /** In order, each with its timestamp (equal times nudged by 1 µs, as the writer does). */
-  readonly messages: readonly MessageInput[];
-  /** The turn's usage (a completed or interrupted result, or a subagent's reported spend); null: none. */
-  readonly usage: TurnUsage | null;
-  /** The run's status after Hermes classified the result (completed, failed, cancelled). */
-  readonly status: string;
-}
-
-export interface TurnSink {
-  started(turn: TurnStart): void;
-  finished(turn: FinishedTurn): void;
-  /** The time of the session's newest message already stored (another process may have written it); null: none. */
-  lastMessageAt?(sessionId: string): number | null;
-  /** An emulated crash: whatever the agent had not flushed is lost. */
-  reset(): void;
-}
-
-/** PyValue → plain JSON (ints and floats both become numbers; bigints that fit stay exact as numbers). */
-export function toJson(v: PyValue): PlainJson {
-  if (v === null || typeof v === 'string' || typeof v === 'boolean' || typeof v === 'number') return v;
-  if (typeof v === 'bigint') return Number(v);
-  if (v instanceof PyFloat) return v.value;
-  if (Array.isArray(v)) return v.map(toJson);
-  return Object.fromEntries([...v].map(([k, x]) => [k, toJson(x)]));
-}
-
-/**
- * A tool call's arguments as the text the model would have sent: compact JSON, keys in the order given (a PyDict keeps
- * it), with Python's `Infinity`, `-Infinity` and `NaN` for the floats JSON has no word for (what `json.dumps` writes;
- * JSON.stringify wrote `null`).
- */
-function argumentsText(v: PyValue): string {
-  if (v instanceof PyFloat || typeof v === 'number') {
-    const x = v instanceof PyFloat ? v.value : v;
-    return Number.isFinite(x) ? JSON.stringify(toJson(v)) : Number.isNaN(x) ? 'NaN' : x > 0 ? 'Infinity' : '-Infinity';
-  }
-  if (typeof v === 'bigint') return v.toString();
-  if (v === null || typeof v !== 'object') return JSON.stringify(v);
-  if (Array.isArray(v)) return `[${v.map(argumentsText).join(',')}]`;
-  return `{${[...v].map(([k, x]) => `${JSON.stringify(k)}:${argumentsText(x)}`).join(',')}}`;
-}
-
-const IMAGE_PART_TYPES = new Set(['image', 'image_url', 'input_image']);
-
-/**
- * The user message as the agent's flush writes it (agent/session_persistence.py `_durable_content`): a list of parts
- * becomes its text — each `text` part's `str(text)`, each image part `[screenshot]`, joined by newlines, other parts
- * dropped, NULL when nothing is left; SessionDB's `\x00json:` form is only for what is not a string or a list.
- */
-function userContent(content: PyValue): MessageInput['content'] {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return toJson(content) as PlainJson[];
-  const text: string[] = [];
-  for (const part of content) {
-    if (!isDict(part)) continue;
-    const type = part.get('type');
-    if (type === 'text') text.push(pyStr(part.has('text') ? part.get('text')! : ''));
-    else if (typeof type === 'string' && IMAGE_PART_TYPES.has(type)) text.push('[screenshot]');
-  }
-  return text.length > 0 ? text.join('\n') : null;
-}
-
-/** What a turn remembers of one progress event: three slots of a flat list (no object per event). */
-const TOOL_STARTED = 0;
-const TOOL_COMPLETED = 1;
-const REASONING = 2;
-/** Steer text delivered at a tool boundary: it rides on the next tool result (Hermes appends it to the batch's last). */
-const STEER = 3;
-/** Slots per step: kind, tool or text, arguments or result, the time it happened. */
-const STRIDE = 4;
-/** apply_pending_steer_to_tool_results's marker (agent/agent_runtime_helpers.py, Hermes PR #12116). */
-const steerMarker = (text: string): string => `\n\n[USER STEER (injected mid-run, not tool output): ${text}]`;
-const NO_ARGUMENTS = '{}';
 
 interface Turn {
-  start: TurnStart;
-  user: MessageInput;
-  /**
-   * [kind, tool or text, arguments or result, time, …]: a turn may stream thousands of events, so they are kept as
-   * primitives (tool names shared through `names`) and the messages built once, when the agent returns. The time is
-   * when the event happened: the agent stamps each live message when it is created (decision 0079).
-   */
-  steps: Array<number | string | null>;
-  names: Map<string, string>;
+  readonly start: TurnStart;
+  /** Open tool calls by tool name, oldest first (a tool.completed answers the oldest of its tool). */
+  open: Map<string, ToolCall[]>;
+  batch: Batch | null;
+  /** Interim assistant text (reasoning.available) waiting for the next assistant message. */
+  reasoning: string | null;
+  /** Steer text delivered and not yet written into a tool result (joined as AIAgent.steer joins it). */
+  steer: string | null;
+  /** Tool calls numbered so far: the next call id's position. */
+  calls: number;
+  /** The call ids' prefix (a SHA-256 of the run id), computed at the turn's first call. */
+  prefix: string | null;
+  /** Assistant rows the turn wrote: its model responses, hence its API calls. */
+  responses: number;
+  /** When the turn's heartbeat was last written (null: not yet). */
+  beat: number | null;
   /** Subagents started and not yet complete, by child session id (their sessions are open). */
   children: Map<string, Child>;
   /** Child sessions this turn completed: ended and written once, so a repeated event for one writes nothing again. */
@@ -159,71 +83,38 @@ function count(v: PyValue | undefined): number | undefined {
 const childStatus = (status: PyValue | undefined, summary: string): string =>
   status === 'completed' || (status === undefined && summary !== '') ? 'completed' : status === 'interrupted' ? 'cancelled' : 'failed';
 
-/**
- * `call_` + 24 hex, derived from the run id (16 hex of its SHA-256, once per turn) and the call's position (8 hex):
- * the same on every sink and every replay of a seeded run, and drawn from no id stream (recording changes no other id).
- */
-const callPrefix = (runId: string): string => `call_${createHash('sha256').update(runId).digest('hex').slice(0, 16)}`;
-const callId = (prefix: string, n: number): string => prefix + n.toString(16).padStart(8, '0');
+/** estimate_usage_cost's answer for the emulator's calls: a reported cost is an estimate, else no price is known. */
+const costVerdict = (cost: number | undefined) =>
+  cost !== undefined && cost > 0 ? { cost_status: 'estimated', cost_source: null } : { cost_status: 'unknown', cost_source: 'none' };
 
-/** The turn's messages so far (user, tool calls, results), and the reasoning waiting for the final answer. */
-function turnMessages(runId: string, turn: Turn): MessageInput[] & { reasoning: string | null } {
-  const messages: MessageInput[] = [turn.user];
-  /** Open tool calls by tool name, oldest first (tool.completed answers the oldest). */
-  const open = new Map<string, ToolCall[]>();
-  /** Interim assistant text (reasoning.available) waiting for the next assistant message. */
-  let reasoning: string | null = null;
-  let prefix: string | null = null;
-  let n = 0;
-  /** Steer text delivered and not yet written into a tool result (joined as AIAgent.steer joins it). */
-  let steer: string | null = null;
-  const { steps } = turn;
-  for (let i = 0; i < steps.length; i += STRIDE) {
-    const kind = steps[i];
-    const a = steps[i + 1] as string;
-    const b = steps[i + 2] as string;
-    const timestamp = steps[i + 3] as number;
-    if (kind === STEER) steer = steer === null ? a : `${steer}\n${a}`;
-    else if (kind === REASONING) reasoning = a || reasoning;
-    else if (kind === TOOL_STARTED) {
-      const call: ToolCall = { id: callId((prefix ??= callPrefix(runId)), n++), type: 'function', function: { name: a, arguments: b } };
-      messages.push({ role: 'assistant', content: null, tool_calls: [call], finish_reason: 'tool_calls', reasoning, timestamp });
-      reasoning = null;
-      const queue = open.get(a) ?? [];
-      queue.push(call);
-      open.set(a, queue);
-    } else {
-      // A result no tool.started announced still answers a call: Hermes's agent only runs tools the model called, so
-      // the call it answers is recorded first (no arguments), and the transcript keeps every result paired.
-      let call = open.get(a)?.shift();
-      if (call === undefined) {
-        call = { id: callId((prefix ??= callPrefix(runId)), n++), type: 'function', function: { name: a, arguments: NO_ARGUMENTS } };
-        messages.push({ role: 'assistant', content: null, tool_calls: [call], finish_reason: 'tool_calls', reasoning, timestamp });
-        reasoning = null;
-      }
-      messages.push({ role: 'tool', content: steer === null ? b : b + steerMarker(steer), tool_call_id: call.id, tool_name: a, timestamp });
-      steer = null;
-    }
-  }
-  return Object.assign(messages, { reasoning });
-}
+const newTurn = (start: TurnStart): Turn => ({
+  start, open: new Map(), batch: null, reasoning: null, steer: null, calls: 0, prefix: null, responses: 0, beat: null, children: new Map(),
+  ended: new Set(),
+});
 
 /** What a checkpoint keeps of the recorder (copies: the recorder goes on changing its own). */
 export interface TurnsState {
   /** Each session's last message time. */
   readonly times: ReadonlyMap<string, number>;
-  /** The turns of runs under way: what they will flush when their agent returns. */
+  /** The turns of runs under way, as far as they were written. */
   readonly turns: ReadonlyMap<string, Turn>;
 }
 
-const copyTurn = (t: Turn): Turn => ({ start: t.start, user: t.user, steps: [...t.steps], names: new Map(t.names), children: new Map(t.children), ended: new Set(t.ended) });
+/** A deep enough copy: the lists and maps a turn changes (tool calls themselves never change once made). */
+const copyTurn = (t: Turn): Turn => ({
+  ...t,
+  open: new Map([...t.open].map(([name, calls]) => [name, [...calls]])),
+  batch: t.batch && { ...t.batch, calls: [...t.batch.calls] },
+  children: new Map(t.children),
+  ended: new Set(t.ended),
+});
 
-/** Watches the fake agent (RunObserver) and hands each turn to the sinks. */
+/** Watches the fake agent (RunObserver) and hands each turn to the sinks as it happens. */
 export class TurnRecorder implements RunObserver {
   #turns = new Map<string, Turn>();
   /**
-   * The time of each session's last recorded message (by profile and session id): a later turn's messages come after
-   * it, so a session's messages never go back in time, even on a frozen clock. Saved with a checkpoint's core state.
+   * The time of each session's last recorded message (by profile and session id): a later message comes after it, so
+   * a session's messages never go back in time, even on a frozen clock. Saved with a checkpoint's core state.
    */
   #lastAt = new Map<string, number>();
 
@@ -241,39 +132,117 @@ export class TurnRecorder implements RunObserver {
       sessionId: pyStr(status.get('session_id') ?? run.runId),
       model: typeof model === 'string' ? model : this.modelName(),
       at: this.now(),
+      sessionKey: run.sessionKey ?? null,
     };
-    const content = run.userMessage;
-    // The agent appends (and stamps) the user message when it starts the turn.
-    const user: MessageInput = { role: 'user', content: userContent(content), timestamp: start.at };
-    this.#turns.set(run.runId, { start, user, steps: [], names: new Map(), children: new Map(), ended: new Set() });
-    for (const sink of this.sinks) sink.started(start);
+    const turn = newTurn(start);
+    this.#turns.set(run.runId, turn);
+    // Crash-resilience (agent/turn_context.py): the user message is persisted before the first model call.
+    const opening: Opening = {
+      messages: this.#stamp(start, [{ role: 'user', content: userContent(run.userMessage), timestamp: start.at }]),
+      beat: this.#beat(turn, start.at, 'starting API call #1'),
+    };
+    for (const sink of this.sinks) sink.started(start, opening);
   }
 
   steerDelivered(run: LiveRun, text: string): void {
-    this.#turns.get(run.runId)?.steps.push(STEER, text, null, this.now());
+    const turn = this.#turns.get(run.runId);
+    if (turn) turn.steer = turn.steer === null ? text : `${turn.steer}\n${text}`;
+  }
+
+  approvalRequested(run: LiveRun): void {
+    // Asked from inside a running tool: the response that called it is over.
+    const turn = this.#turns.get(run.runId);
+    if (turn) this.#append(turn.start, this.#close(turn));
   }
 
   progress(run: LiveRun, event: ProgressEvent): void {
     const turn = this.#turns.get(run.runId);
     if (!turn) return;
     const at = this.now();
-    if (event.event === 'reasoning.available') turn.steps.push(REASONING, event.text, null, at);
-    else if (event.event === 'tool.started' || event.event === 'tool.completed') {
-      let tool = turn.names.get(event.tool);
-      if (tool === undefined) turn.names.set(event.tool, (tool = event.tool));
-      if (event.event === 'tool.started') {
+    switch (event.event) {
+      case 'reasoning.available':
+        this.#append(turn.start, this.#close(turn));
+        turn.reasoning = event.text || turn.reasoning;
+        return;
+      case 'tool.started': {
         const args = event.arguments;
-        turn.steps.push(TOOL_STARTED, tool, args === undefined ? NO_ARGUMENTS : typeof args === 'string' ? args : argumentsText(args), at);
-      } else {
-        turn.steps.push(TOOL_COMPLETED, tool, event.result ?? (event.error ? 'Error' : ''), at);
+        const call = this.#call(turn, event.tool, args === undefined ? NO_ARGUMENTS : typeof args === 'string' ? args : argumentsText(args));
+        const queue = turn.open.get(event.tool);
+        if (queue) queue.push(call);
+        else turn.open.set(event.tool, [call]);
+        // Calls started back to back, nothing else between them, are one model response (decision 0133).
+        turn.batch ??= { calls: [], at, reasoning: this.#takeReasoning(turn) };
+        turn.batch.calls.push(call);
+        this.#touch(turn, at, `executing tool: ${event.tool}`);
+        return;
       }
-    } else if (event.event === 'subagent.start' || event.event === 'subagent.complete') this.#subagent(turn, event);
+      case 'tool.completed': {
+        const rows = this.#close(turn);
+        // A result no tool.started announced still answers a call: Hermes's agent only runs tools the model called, so
+        // the call it answers is recorded first (no arguments), and the transcript keeps every result paired.
+        let call = turn.open.get(event.tool)?.shift();
+        if (call === undefined) {
+          call = this.#call(turn, event.tool, NO_ARGUMENTS);
+          rows.push(this.#response(turn, [call], at, this.#takeReasoning(turn)));
+        }
+        const result = event.result ?? (event.error ? failedToolResult(event.tool) : '');
+        const content = turn.steer === null ? result : result + steerMarker(turn.steer);
+        turn.steer = null;
+        rows.push({ role: 'tool', content, tool_call_id: call.id, tool_name: event.tool, timestamp: at });
+        this.#append(turn.start, rows);
+        this.#touch(turn, at, toolCompletedActivity(event.tool, event.duration, event.error));
+        return;
+      }
+      case 'subagent.start':
+      case 'subagent.complete':
+        this.#append(turn.start, this.#close(turn));
+        this.#subagent(turn, event);
+        return;
+    }
+  }
+
+  /** A new tool call of the turn, with the next id. */
+  #call(turn: Turn, tool: string, args: string): ToolCall {
+    turn.prefix ??= callPrefix(turn.start.runId);
+    return { id: callId(turn.prefix, turn.calls++), type: 'function', function: { name: tool, arguments: args } };
+  }
+
+  #takeReasoning(turn: Turn): string | null {
+    const text = turn.reasoning;
+    turn.reasoning = null;
+    return text;
+  }
+
+  /** An assistant row asking for tool calls: one model response, one API call. */
+  #response(turn: Turn, calls: ToolCall[], at: number, reasoning: string | null): MessageInput {
+    turn.responses++;
+    return { role: 'assistant', content: null, tool_calls: calls, finish_reason: 'tool_calls', reasoning, timestamp: at };
+  }
+
+  /** Closes the model response under way: its assistant row, to be written now (none when no batch is open). */
+  #close(turn: Turn): MessageInput[] {
+    const batch = turn.batch;
+    if (batch === null) return [];
+    turn.batch = null;
+    return [this.#response(turn, batch.calls, batch.at, batch.reasoning)];
+  }
+
+  /** touch_session_activity, at most once a minute per agent (its first touch always): the beat to write, if any. */
+  #beat(turn: Turn, at: number, description: string): Beat | null {
+    if (turn.beat !== null && at - turn.beat < HEARTBEAT_SECONDS) return null;
+    turn.beat = at;
+    return { at, description: activityDescription(description) };
+  }
+
+  #touch(turn: Turn, at: number, description: string): void {
+    const beat = this.#beat(turn, at, description);
+    if (beat) for (const sink of this.sinks) sink.touched(turn.start, beat);
   }
 
   /**
    * A delegate subagent's own session, as Hermes's child agent keeps it in the parent's store: opened when it starts,
-   * its conversation (the goal, then its summary) and its spend written when it completes, before the parent's turn.
-   * An event that names no `child_session_id` has no session to record, nor one naming the run's own session (a child
+   * with its goal as the user message its turn persists first; its answer and spend written when it completes. An
+   * event that names no `child_session_id` has no session to record, nor one naming the run's own session (a child
    * always has a session of its own: it would write into the parent's). A child Hermes ended is not run again: an event
    * for a child this turn already completed records nothing more. Decision 0004 (addenda on subagents).
    */
@@ -290,19 +259,21 @@ export class TurnRecorder implements RunObserver {
         sessionId: id,
         model: typeof model === 'string' && model !== '' ? model : turn.start.model,
         at: this.now(),
+        // A delegate child carries no routing key of its parent's (hermes_state's lineage backfill skips it).
+        sessionKey: null,
         delegatedFrom: turn.start.sessionId,
       };
       child = { start, goal: typeof goal === 'string' ? goal : '' };
       turn.children.set(id, child);
-      for (const sink of this.sinks) sink.started(start);
+      const opening: Opening = { messages: this.#stamp(start, [{ role: 'user', content: child.goal, timestamp: start.at }]), beat: null };
+      for (const sink of this.sinks) sink.started(start, opening);
     }
     if (event.event === 'subagent.start') return;
     turn.children.delete(id);
     turn.ended.add(id);
     const summary = event.kwargs.get('summary');
     const text = typeof summary === 'string' ? summary : '';
-    const messages: MessageInput[] = [{ role: 'user', content: child.goal, timestamp: child.start.at }];
-    if (text !== '') messages.push({ role: 'assistant', content: text, finish_reason: 'stop' });
+    const messages: MessageInput[] = text !== '' ? [{ role: 'assistant', content: text, finish_reason: 'stop' }] : [];
     // Its spend as reported; an event that reports none adds nothing (no call is invented).
     const [input, output, reasoning, calls, cost] = SPEND_KEYS.map((key) => (key === 'cost_usd' ? amount : count)(event.kwargs.get(key)));
     const reported = [input, output, reasoning, calls, cost].some((v) => v !== undefined);
@@ -310,47 +281,59 @@ export class TurnRecorder implements RunObserver {
       input_tokens: input ?? 0,
       output_tokens: output ?? 0,
       ...(reasoning !== undefined ? { reasoning_tokens: reasoning } : {}),
-      ...(calls !== undefined ? { api_calls: calls } : {}),
+      api_calls: calls ?? 1,
       ...(cost !== undefined ? { estimated_cost_usd: cost } : {}),
+      ...costVerdict(cost),
     };
-    this.#flush(child.start, messages, usage, childStatus(event.kwargs.get('status'), text));
+    this.#finish(child.start, messages, usage, childStatus(event.kwargs.get('status'), text));
   }
 
   finished(run: LiveRun, result: AgentResult, status: PyDict): void {
     const turn = this.#turns.get(run.runId);
     if (!turn) return;
     this.#turns.delete(run.runId);
-    const built = turnMessages(run.runId, turn);
-    const all: MessageInput[] = [...built];
+    // Calls asked for and never answered: their row was persisted before their tools ran.
+    this.#append(turn.start, this.#close(turn));
     const final = status.get('status');
+    const messages: MessageInput[] = [];
     if (final === 'completed' && 'output' in result) {
-      all.push({
-        role: 'assistant',
-        content: typeof result.output === 'string' ? result.output : null,
-        finish_reason: 'stop',
-        reasoning: built.reasoning,
-      });
+      turn.responses++;
+      messages.push({ role: 'assistant', content: typeof result.output === 'string' ? result.output : null, finish_reason: 'stop', reasoning: turn.reasoning });
     }
-    const usage = 'usage' in result ? { input_tokens: result.usage.input_tokens, output_tokens: result.usage.output_tokens } : null;
-    this.#flush(turn.start, all, usage, typeof final === 'string' ? final : 'failed');
+    // Each model response is one API call; a result that reports usage made at least one.
+    const usage: TurnUsage | null = 'usage' in result
+      ? { input_tokens: result.usage.input_tokens, output_tokens: result.usage.output_tokens, api_calls: Math.max(1, turn.responses), ...costVerdict(undefined) }
+      : null;
+    this.#finish(turn.start, messages, usage, typeof final === 'string' ? final : 'failed');
   }
 
-  /** Hands a finished turn to the sinks: each message at the time it was created (the final answer at this flush). */
-  #flush(start: TurnStart, all: readonly MessageInput[], usage: TurnUsage | null, status: string): void {
-    // Equal or earlier times (than the turn's previous message, or the session's last one) are nudged by 1 µs to keep
-    // the order (the writer's rule).
+  /**
+   * Times `messages` (rows this recorder just made, stamped in place) after the session's last message, the final ones
+   * at now: equal or earlier times are nudged by 1 µs to keep the order (the writer's rule).
+   */
+  #stamp(start: TurnStart, messages: MessageInput[]): MessageInput[] {
+    if (messages.length === 0) return messages;
     const session = `${start.profile}\0${start.sessionId}`;
     // A session this process has not recorded yet may have messages from an earlier process on the same store.
     let last = this.#lastAt.get(session) ?? this.#stored(start.sessionId);
-    const at = this.now();
-    const messages = all.map((m) => {
-      let ts = m.timestamp ?? at;
+    let at: number | undefined;
+    for (const m of messages) {
+      let ts = m.timestamp ?? (at ??= this.now());
       if (ts <= last) ts = last + 1e-6;
-      last = ts;
-      return { ...m, timestamp: ts };
-    });
-    if (messages.length > 0) this.#lastAt.set(session, last);
-    const done: FinishedTurn = { ...start, messages, usage, status };
+      m.timestamp = last = ts;
+    }
+    this.#lastAt.set(session, last);
+    return messages;
+  }
+
+  #append(start: TurnStart, all: MessageInput[]): void {
+    if (all.length === 0) return;
+    const messages = this.#stamp(start, all);
+    for (const sink of this.sinks) sink.appended(start, messages);
+  }
+
+  #finish(start: TurnStart, all: MessageInput[], usage: TurnUsage | null, status: string): void {
+    const done: FinishedTurn = { ...start, messages: this.#stamp(start, all), usage, status };
     for (const sink of this.sinks) sink.finished(done);
   }
 
@@ -370,15 +353,25 @@ export class TurnRecorder implements RunObserver {
   }
 
   /**
-   * Puts back snapshot(): a run restored mid-turn flushes the turn it had then, once (not the steps it played after
-   * the checkpoint, nor nothing). An empty state forgets every session's time and turn (a namespace reset).
+   * Puts back snapshot(): a run restored mid-turn goes on from what its turn had written at the checkpoint (the API
+   * server's sessions are restored to the same moment; the --state-db file, a record, is not rewound). An empty state
+   * forgets every session's time and turn (a namespace reset).
    */
   restore(state: TurnsState): void {
     this.#lastAt = new Map(state.times);
     this.#turns = new Map([...state.turns].map(([id, t]) => [id, copyTurn(t)]));
   }
 
-  /** Turns under way are lost (a restart or a reset); the sessions' times stay (sessions outlive a restart). */
+  /**
+   * An emulated crash and restart: what the agents had persisted stays, and so does a response's tool calls (Hermes
+   * writes them before its tools start); the turns under way are lost, as the process that ran them.
+   */
+  crash(): void {
+    for (const turn of this.#turns.values()) this.#append(turn.start, this.#close(turn));
+    this.reset();
+  }
+
+  /** Turns under way are dropped (a reset, or after a crash); the sessions' times stay (sessions outlive a restart). */
   reset(): void {
     this.#turns.clear();
     for (const sink of this.sinks) sink.reset();

@@ -20,6 +20,8 @@ export interface RunInput {
   header(name: string): string | undefined;
   /** The /p/<name>/ profile ('default' when absent). */
   readonly profile?: string;
+  /** The validated X-Hermes-Session-Key (null or absent: none): the agent's gateway_session_key. */
+  readonly sessionKey?: string | null;
 }
 
 /**
@@ -162,6 +164,7 @@ export class FakeAgent {
       startTimer: null,
       userMessage,
       profile: input?.profile ?? 'default',
+      sessionKey: input?.sessionKey ?? null,
     };
     this.registry.track(run);
     const startDelay = (input && this.script?.spawned(run, input)) ?? this.defaults.startDelay;
@@ -183,6 +186,7 @@ export class FakeAgent {
       startTimer: null,
       userMessage: clonePy(saved.userMessage),
       profile: saved.profile ?? 'default',
+      sessionKey: saved.sessionKey ?? null,
     };
     this.registry.track(run);
     if (saved.steerRaises !== null) this.#steerRaises.set(run, saved.steerRaises);
@@ -233,6 +237,7 @@ export class FakeAgent {
     // An approval is raised from inside a tool call, so it is a tool boundary too: the steer text accepted before it
     // reaches the model with that tool's result, never as pending_steer (decision 0029). Steer is refused while parked.
     this.#deliverSteer(run);
+    this.observer?.approvalRequested?.(run);
     const event: PyDict = new Map(notification);
     // The approval entry's setdefault (uuid4().hex, after the given keys), then the gateway's copy: `command`
     // force-redacted in place when present (None → ""), the rest untouched (redaction.md §3).

@@ -14,6 +14,8 @@ export interface RunObserver {
    * result that ends the batch, before the next model call (decision 0029). Called before that boundary's progress.
    */
   steerDelivered?(run: LiveRun, text: string): void;
+  /** A tool under way asked for approval (Hermes raises it from inside the tool call). Called before the event is sent. */
+  approvalRequested?(run: LiveRun): void;
   /** The agent returned; `status` is the run's status after Hermes classified the result. */
   finished(run: LiveRun, result: AgentResult, status: PyDict): void;
   /** An emulated crash: whatever the agent had not flushed is lost. */

@@ -27,6 +27,8 @@ export interface LiveRun {
   readonly userMessage: PyValue;
   /** The /p/<name>/ profile it was admitted under ('default' without a prefix): whose sessions it writes. */
   readonly profile: string;
+  /** The X-Hermes-Session-Key it came with (its agent's gateway_session_key); null without one. */
+  readonly sessionKey: string | null;
 }
 
 /** A live run as a checkpoint keeps it: its fields, when its start timer was due, its steer policy's exception. */
@@ -42,6 +44,8 @@ export interface LiveRunSnapshot {
   readonly startAt: number | null;
   readonly userMessage: PyValue;
   readonly profile: string;
+  /** Absent in a checkpoint taken before runs kept it. */
+  readonly sessionKey?: string | null;
   readonly steerRaises: string | null;
 }
 
@@ -335,6 +339,7 @@ export class RunRegistry {
         startAt: run.startTimer ? run.startTimer.due : null,
         userMessage: clonePy(run.userMessage),
         profile: run.profile,
+        sessionKey: run.sessionKey,
         steerRaises: steerRaises(run),
       })),
     };

@@ -26,6 +26,8 @@ export interface Submission {
   header?: (name: string) => string | undefined;
   /** The /p/<name>/ profile ('default' without a prefix): the sessions the run's agent writes to. */
   profile?: string;
+  /** The validated X-Hermes-Session-Key, null without one: the agent's gateway_session_key. */
+  sessionKey?: string | null;
 }
 
 export interface Admission {
@@ -43,6 +45,8 @@ export interface ChatTurnRun {
   readonly instructions: PyValue | undefined;
   readonly header: (name: string) => string | undefined;
   readonly profile: string;
+  /** The validated X-Hermes-Session-Key, null without one. */
+  readonly sessionKey?: string | null;
 }
 
 /** The owner stamp of a chat turn: no request's ownership scope (a SHA-256 hex) is ever empty, so no client sees it. */
@@ -121,6 +125,7 @@ export class RunService {
         instructions: sub.request.instructions,
         header: sub.header ?? (() => undefined),
         profile: sub.profile,
+        sessionKey: sub.sessionKey ?? null,
       });
     };
 
@@ -187,6 +192,7 @@ export class RunService {
       instructions: turn.instructions,
       header: turn.header,
       profile: turn.profile,
+      sessionKey: turn.sessionKey ?? null,
     });
     return runId;
   }

@@ -24,6 +24,8 @@ export interface ChatTurn {
   /** The model the session row stores (null: none). */
   readonly storedModel: string | null;
   readonly header: (name: string) => string | undefined;
+  /** The validated X-Hermes-Session-Key (null or absent: none). */
+  readonly sessionKey?: string | null;
 }
 
 export type ChatOutcome =
@@ -61,6 +63,7 @@ export function playChat(deps: ChatDeps, turn: ChatTurn): Promise<ChatOutcome> {
       instructions: turn.instructions,
       header: turn.header,
       profile: turn.profile,
+      sessionKey: turn.sessionKey ?? null,
     });
     forget = agent.whenEnded(runId, (ending) => {
       detach();

@@ -1,13 +1,14 @@
-// A run's turn in the API server's sessions: the agent opens the run's session when it starts (a row the client
-// created is kept) and flushes the turn's messages and token totals when it returns, as Hermes's AIAgent does in the
-// profile's state.db. The agent cannot wait, and a row written per admitted run would cost keyed admission much of
-// its throughput (decision 0005). So a session a run opens is written when something could see it — any session
-// route first commits what is waiting (`settled`) — or with its run's turn; turns are committed together, at most
-// COALESCE_MS after the first of them (or once MAX_PENDING wait). A lock held by another connection keeps the writes
+// A run's turn in the API server's sessions, as Hermes's AIAgent writes it into the profile's state.db: the agent opens
+// the run's session when it starts (a row the client created is kept), then persists the user message, each model
+// response's tool calls and each tool result as they happen, its activity heartbeat, and the final answer with the
+// turn's tokens when it returns (decision 0133). The agent cannot wait, and a row written per admitted run would cost
+// keyed admission much of its throughput (decision 0005). So the writes wait in memory and are committed together, at
+// most COALESCE_MS after the first of them (or once MAX_PENDING wait), and before anything could show them: every
+// session route first commits what is waiting (`settled`). A lock held by another connection keeps the writes
 // waiting, in order, retried off the loop.
 import { dumps, scrubSurrogates, type PlainJson } from '../../shared/python/index.js';
 import type { MessageInput } from '../../state-db/writer/types.js';
-import type { FinishedTurn, TurnSink, TurnStart } from '../record/turns.js';
+import type { Beat, FinishedTurn, Opening, TurnSink, TurnStart } from '../record/turn-sink.js';
 import { lockBackoff, StoreUnavailable, type LockWait } from '../runs/run-table.js';
 import { CONTENT_JSON_PREFIX } from './object.js';
 import type { NewMessage, SessionOps, SessionTable, UsageDelta } from './table.js';
@@ -33,7 +34,38 @@ export function storedMessage(m: MessageInput): NewMessage {
   };
 }
 
-type Write = { what: string; apply: (ops: SessionOps) => void };
+type Write = { readonly what: string; apply(ops: SessionOps): void };
+
+/**
+ * What an agent writes as it starts: its session (a row the client created is kept, a missing model filled), the user
+ * message and the first heartbeat. Kept as data until applied: a run admitted and never looked at costs no more.
+ */
+class OpeningWrite implements Write {
+  constructor(
+    private readonly turn: TurnStart,
+    private readonly opening: Opening,
+  ) {}
+
+  get what(): string {
+    return `opening session ${this.turn.sessionId}`;
+  }
+
+  apply(ops: SessionOps): void {
+    const { turn, opening } = this;
+    ops.ensure({
+      profile: turn.profile,
+      id: turn.sessionId,
+      started_at: turn.at,
+      model: turn.model,
+      system_prompt: null,
+      ...(turn.delegatedFrom === undefined
+        ? { source: 'api_server', model_config: null }
+        : { source: 'subagent', model_config: dumps({ _delegate_from: turn.delegatedFrom }), parent_session_id: turn.delegatedFrom }),
+    });
+    if (opening.messages.length > 0) ops.append(turn.profile, turn.sessionId, opening.messages.map(storedMessage), null);
+    if (opening.beat) ops.touch(turn.profile, turn.sessionId, opening.beat.at);
+  }
+}
 
 /** Wall-clock milliseconds the agent's writes may wait for company before they are committed. */
 const COALESCE_MS = 20;
@@ -43,8 +75,12 @@ const MAX_PENDING = 512;
 export class SessionRecorder implements TurnSink {
   /** Writes not committed yet, oldest first: flushed together at the end of the event-loop turn (group commit). */
   #pending: Write[] = [];
-  /** Sessions runs opened that no one could see yet, by profile and id (written before anything that could show them). */
-  #opened = new Map<string, Write>();
+  /**
+   * What runs wrote as their agent started (the session row, the user message, the first heartbeat) that no one could
+   * see yet, by profile and session id: written before anything that could show them, or ahead of the next write into
+   * the session. A row per admitted run would cost keyed admission much of its throughput (decision 0133 measured it).
+   */
+  #opened = new Map<string, Write[]>();
   #timer: ReturnType<typeof setTimeout> | null = null;
   /** While another connection holds the lock: the retry loop readers wait for. */
   #retrying: Promise<void> | null = null;
@@ -56,44 +92,49 @@ export class SessionRecorder implements TurnSink {
     private readonly onError: (error: unknown) => void,
   ) {}
 
-  started(turn: TurnStart): void {
+  started(turn: TurnStart, opening: Opening): void {
     const key = `${turn.profile}\0${turn.sessionId}`;
-    if (this.#opened.has(key)) return;
-    this.#opened.set(key, {
-      what: `opening session ${turn.sessionId}`,
-      apply: (ops) =>
-        ops.ensure({
-          profile: turn.profile,
-          id: turn.sessionId,
-          started_at: turn.at,
-          model: turn.model,
-          system_prompt: null,
-          ...(turn.delegatedFrom === undefined
-            ? { source: 'api_server', model_config: null }
-            : { source: 'subagent', model_config: dumps({ _delegate_from: turn.delegatedFrom }), parent_session_id: turn.delegatedFrom }),
-        }),
-    });
+    const write = new OpeningWrite(turn, opening);
+    const writes = this.#opened.get(key);
+    if (writes) writes.push(write);
+    else this.#opened.set(key, [write]);
+  }
+
+  appended(turn: TurnStart, messages: readonly MessageInput[]): void {
+    this.#takeSession(turn);
+    const rows = messages.map(storedMessage);
+    this.#write(`recording messages of session ${turn.sessionId}`, (ops) => ops.append(turn.profile, turn.sessionId, rows, null));
+  }
+
+  touched(turn: TurnStart, beat: Beat): void {
+    this.#takeSession(turn);
+    this.#write(`recording the activity of session ${turn.sessionId}`, (ops) => ops.touch(turn.profile, turn.sessionId, beat.at));
   }
 
   finished(turn: FinishedTurn): void {
-    const key = `${turn.profile}\0${turn.sessionId}`;
-    const opened = this.#opened.get(key);
-    if (opened) {
-      this.#opened.delete(key);
-      this.#pending.push(opened);
-    }
+    this.#takeSession(turn);
     const messages = turn.messages.map(storedMessage);
     const u = turn.usage;
-    // Hermes's agent adds each API call's usage as it returns: a turn's calls are its assistant messages, or the count
-    // a subagent reported (the same rule as the --state-db recorder).
+    // Hermes's agent adds each API call's usage as it returns; the turn counts its calls (record/turns.ts).
     const usage: UsageDelta | null = u && {
       input: u.input_tokens,
       output: u.output_tokens,
       reasoning: u.reasoning_tokens ?? 0,
-      apiCalls: u.api_calls ?? Math.max(1, turn.messages.filter((m) => m.role === 'assistant').length),
+      apiCalls: u.api_calls,
       cost: u.estimated_cost_usd ?? 0,
     };
+    if (messages.length === 0 && usage === null) return;
     this.#write(`recording a turn of session ${turn.sessionId}`, (ops) => ops.append(turn.profile, turn.sessionId, messages, usage));
+  }
+
+  /** A session the agent opened joins the waiting writes before the first write into it. */
+  #takeSession(turn: TurnStart): void {
+    const key = `${turn.profile}\0${turn.sessionId}`;
+    const opened = this.#opened.get(key);
+    if (opened) {
+      this.#opened.delete(key);
+      this.#pending.push(...opened);
+    }
   }
 
   /**
@@ -161,10 +202,13 @@ export class SessionRecorder implements TurnSink {
     this.#retrying = null;
   }
 
-  /** The opened sessions join the waiting writes, ahead of them (an upsert that only fills a missing model: their order among others is free). */
+  /**
+   * What the agents opened joins the waiting writes, after them: every write into a session already waiting is older
+   * than what is still held for it (#takeSession moves that first), so each session keeps its order.
+   */
   #takeOpened(): void {
     if (this.#opened.size === 0) return;
-    this.#pending = [...this.#opened.values(), ...this.#pending];
+    for (const writes of this.#opened.values()) this.#pending.push(...writes);
     this.#opened.clear();
   }
 

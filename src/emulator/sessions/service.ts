@@ -264,7 +264,8 @@ export class SessionService {
    * POST /api/sessions/{id}/chat after the 404 check and the body parsed as an object (spec §6): the user turn, the
    * system message, the model lock, then one agent turn. Resolves when the agent's task has ended.
    */
-  async chat(session: SessionRow, body: PyDict, header: (name: string) => string | undefined): Promise<Result<ChatOutcome>> {
+  /** `sessionKey`: the validated X-Hermes-Session-Key (null: none), the chat agent's gateway_session_key. */
+  async chat(session: SessionRow, body: PyDict, header: (name: string) => string | undefined, sessionKey: string | null = null): Promise<Result<ChatOutcome>> {
     const raw = pyOr(body, 'message', 'input');
     if (!hasVisiblePayload(raw)) return fail(sessionErrors.missingMessage());
     let userMessage: PyValue;
@@ -301,6 +302,7 @@ export class SessionService {
       runtime,
       storedModel: session.model,
       header,
+      sessionKey,
     });
     // The turn's messages are in the session before the reply leaves (they wait only if the store was locked).
     try {

@@ -129,6 +129,8 @@ export interface SessionOps {
   end(profile: string, id: string, reason: string, at: number): void;
   /** A turn's messages in order, the counters moved, optionally the usage of its API calls added. */
   append(profile: string, sessionId: string, messages: readonly NewMessage[], usage: UsageDelta | null): void;
+  /** touch_session_activity: `last_activity_at` moves to `at`, never back. */
+  touch(profile: string, sessionId: string, at: number): void;
   /** The page of list_sessions_rich, then the pinned rows the window left out (same filters, newest first). */
   list(query: ListQuery): ListedSessionRow[];
   messages(profile: string, sessionId: string, page: { limit: number; offset: number | bigint; latest: boolean }): MessageRow[];

@@ -84,6 +84,7 @@ const EMPTY_SESSIONS: SessionOps = {
   update: readOnly,
   end: readOnly,
   append: readOnly,
+  touch: readOnly,
   delete: readOnly,
   replaceAll: readOnly,
 };

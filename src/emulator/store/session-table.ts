@@ -206,6 +206,11 @@ class Ops implements SessionOps {
     }
   }
 
+  touch(profile: string, sessionId: string, at: number): void {
+    this.#stmt('UPDATE api_sessions SET last_activity_at = ? WHERE profile = ? AND id = ? AND (last_activity_at IS NULL OR last_activity_at < ?)')
+      .run(at, profile, sessionId, at);
+  }
+
   list(q: ListQuery): ListedSessionRow[] {
     const base = baseWhere(q);
     const search = q.search === null ? null : searchWhere(q.search);

@@ -141,6 +141,8 @@ function keyTexts(str: (s: string) => string, sep: string): (k: string) => strin
 
 /** json.dumps() defaults: what Hermes writes on the wire. */
 const WIRE: Style = { item: ', ', str: strAscii, keyText: keyTexts(strAscii, ': '), sortKeys: false };
+/** ensure_ascii=False with the default separators: the JSON Hermes's tools return (tools/registry.py tool_error). */
+const UNICODE: Style = { item: ', ', str: strRaw, keyText: keyTexts(strRaw, ': '), sortKeys: false };
 /** sort_keys=True, separators=(",", ":"): Hermes's durable status_json. */
 const SORTED_COMPACT: Style = { item: ',', str: strAscii, keyText: keyTexts(strAscii, ':'), sortKeys: true };
 /** The same with ensure_ascii=False: the idempotency fingerprint's canonical text. */
@@ -215,6 +217,11 @@ export type PlainJson = null | boolean | number | string | PlainJson[] | { [key:
 /** json.dumps(value) with all defaults: ", " / ": " separators, ensure_ascii=True, insertion order. */
 export function dumps(value: PyValue | PlainJson): string {
   return encode(value, WIRE);
+}
+
+/** json.dumps(value, ensure_ascii=False): default separators, non-ASCII raw, insertion order. */
+export function dumpsUnicode(value: PyValue | PlainJson): string {
+  return encode(value, UNICODE);
 }
 
 /**

@@ -3,6 +3,6 @@
 export { PyFloat, PyJsonError, clonePy, type PyDict, type PyValue } from './values.js';
 export { parsePyJson } from './parse.js';
 export { decodeAndParse } from './decode.js';
-export { canonicalDumps, compareCodePoints, dumps, dumpsSorted, pyFloatRepr, type PlainJson } from './dump.js';
+export { canonicalDumps, compareCodePoints, dumps, dumpsSorted, dumpsUnicode, pyFloatRepr, type PlainJson } from './dump.js';
 export { decodeSurrogateEscape, hasLoneSurrogate, pyLen, pyStrip, scrubSurrogates, utf8SequenceLength, withoutLoneSurrogates } from './strings.js';
 export { isDict, pyFloatStr, pyRepr, pyRound, pyStr, pyStrRepr, pyTruthy, sqliteBindable, SQLITE_INT_MAX, SQLITE_INT_MIN } from './builtins.js';

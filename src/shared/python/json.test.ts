@@ -7,6 +7,7 @@ import {
   decodeAndParse,
   dumps,
   dumpsSorted,
+  dumpsUnicode,
   hasLoneSurrogate,
   parsePyJson,
   pyFloatRepr,
@@ -121,6 +122,16 @@ test('dumps keeps insertion order, including integer-like keys', () => {
   const v = parsePyJson('{"b":1,"1":2}');
   assert.equal(dumps(v), '{"b": 1, "1": 2}');
   assert.equal(dumps(parsePyJson('{"10":0,"2":0,"a":0,"0":0}')), '{"10": 0, "2": 0, "a": 0, "0": 0}');
+});
+
+// ---------------------------------------------------------------------------------------------
+// dumpsUnicode (ensure_ascii=False, default separators): tools/registry.py tool_error
+// ---------------------------------------------------------------------------------------------
+
+test('dumpsUnicode keeps non-ASCII raw, escapes quotes, backslashes and C0 controls, keeps key order', () => {
+  // python3.11: json.dumps({"error": "é \"x\" \\ \n\u2028", "a": [1, 2.5]}, ensure_ascii=False)
+  const v = parsePyJson('{"error": "\u00e9 \\"x\\" \\\\ \\n\\u2028", "a": [1, 2.5]}');
+  assert.equal(dumpsUnicode(v), '{"error": "\u00e9 \\"x\\" \\\\ \\n\u2028", "a": [1, 2.5]}');
 });
 
 // ---------------------------------------------------------------------------------------------
