@@ -14,6 +14,8 @@ export interface GatewaySettings {
   maxConcurrentRuns: number;
   /** API_SERVER_MODEL_NAME, else the profile name, else hermes-agent. */
   modelName: string;
+  /** The model the agent runs when a request names none (config.yaml `model.default`); null: the advertised name. */
+  agentModel: string | null;
   /** API_SERVER_CORS_ORIGINS; empty means any Origin header is refused. */
   corsOrigins: string[];
   /** Named profiles served under /p/<name>/ (multiplexing is on when this has entries). */

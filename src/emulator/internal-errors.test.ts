@@ -11,7 +11,7 @@ import { UnhandledHermesException } from './runs/hermes-errors.js';
 import { StoreUnavailable } from './runs/run-table.js';
 
 const gateway: GatewaySettings = {
-  apiKey: null, draining: false, maxConcurrentRuns: 10, modelName: 'hermes-agent', corsOrigins: [], profiles: new Map(),
+  apiKey: null, draining: false, maxConcurrentRuns: 10, modelName: 'hermes-agent', agentModel: null, corsOrigins: [], profiles: new Map(),
 };
 
 const get = (path: string): HttpRequest => ({

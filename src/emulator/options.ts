@@ -127,6 +127,11 @@ const SCHEMA = {
   maxConcurrentRuns: is.integer,
   /** API_SERVER_MODEL_NAME, the model the gateway advertises (default 'hermes-agent'). */
   modelName: is.string,
+  /**
+   * The model the agent runs when a run names none or names the advertised one (Hermes's config.yaml `model.default`),
+   * as the sessions and a --state-db file record it (default null: the advertised name).
+   */
+  agentModel: is.nullable(is.string),
   /** API_SERVER_CORS_ORIGINS (default none: any request with an Origin header is refused). */
   corsOrigins: is.stringArray,
   /** Named profiles served under /p/<name>/, each with its own key (default none: no multiplexing). */
@@ -193,6 +198,7 @@ export function parseEmulatorOptions(input: EmulatorOptions | undefined) {
     onInternalError: null,
     maxConcurrentRuns: 10,
     modelName: 'hermes-agent',
+    agentModel: null,
     corsOrigins: [],
     profiles: {},
     draining: false,

@@ -211,3 +211,30 @@ describeTransports('turns as they happen (decision 0133)', (open) => {
     assert.deepEqual(usage, [['unknown', 'none']]);
   });
 });
+
+describeTransports('the model a run records (api_server.py _request_agent_overrides)', (open) => {
+  it('a run naming no model, an empty one, one not text or the advertised one runs the agent model; another runs as named, stripped', async () => {
+    const path = statePath();
+    const h = await open({ stateDb: path, agentModel: 'anthropic/claude-sonnet-4.6' });
+    const cases: [string, string][] = [
+      ['{"input":"a","session_id":"m-none"}', 'anthropic/claude-sonnet-4.6'],
+      ['{"input":"a","session_id":"m-empty","model":"  "}', 'anthropic/claude-sonnet-4.6'],
+      ['{"input":"a","session_id":"m-number","model":7}', 'anthropic/claude-sonnet-4.6'],
+      ['{"input":"a","session_id":"m-alias","model":"hermes-agent"}', 'anthropic/claude-sonnet-4.6'],
+      ['{"input":"a","session_id":"m-own","model":" gpt-5 "}', 'gpt-5'],
+    ];
+    for (const [body, model] of cases) {
+      const run = await submit(h, body);
+      await h.admin.complete(run, { output: 'ok', usage: { input_tokens: 3, output_tokens: 1 } });
+      const id = JSON.parse(body).session_id as string;
+      const session = (await h.request('GET', `/api/sessions/${id}`)).json().session as Row;
+      assert.equal(session.model, model, `${body}: the session`);
+      assert.equal(fileSays(path, (db) => db.prepare('SELECT model FROM sessions WHERE id = ?').pluck().get(id)), model, `${body}: the state.db file`);
+    }
+    // Without --agent-model, the advertised name (as before).
+    const plain = await open({});
+    const run = await submit(plain, '{"input":"a","session_id":"m-default"}');
+    await plain.admin.complete(run, { output: 'ok' });
+    assert.equal((await plain.request('GET', '/api/sessions/m-default')).json().session.model, 'hermes-agent');
+  });
+});

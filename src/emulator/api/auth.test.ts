@@ -8,7 +8,7 @@ const gateway = (apiKey: string | null): GatewaySettings => ({
   apiKey,
   draining: false,
   maxConcurrentRuns: 10,
-  modelName: 'hermes-agent',
+  modelName: 'hermes-agent', agentModel: null,
   corsOrigins: [],
   profiles: new Map([['alice', { apiKey: 'alice-key' }]]),
 });

@@ -60,6 +60,7 @@ export function initialSettings(options: ParsedEmulatorOptions): GatewaySettings
     draining: options.draining,
     maxConcurrentRuns: normaliseCap(options.maxConcurrentRuns),
     modelName: options.modelName,
+    agentModel: options.agentModel,
     corsOrigins: [...options.corsOrigins],
     profiles: new Map(Object.entries(options.profiles)),
   };
@@ -275,7 +276,7 @@ export class Namespace implements ControlledNamespace {
     const ids = this.#idSource();
     const registry = new RunRegistry(clock, store, owner, lock);
     const sinks: TurnSink[] = [this.sessions.recorder, ...(this.#recorder ? [this.#recorder] : [])];
-    const turns = new TurnRecorder(() => clock.now(), () => gateway.modelName, sinks);
+    const turns = new TurnRecorder(() => clock.now(), () => gateway.modelName, sinks, () => gateway.agentModel);
     const agent = new FakeAgent(registry, clock, ids, { ...options.agent }, turns);
     agent.script = this.scenarios;
     const service = new RunService(registry, gateway, ids, agent);

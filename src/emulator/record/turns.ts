@@ -4,7 +4,7 @@
 // per run and handed to every sink (the API server's sessions, the --state-db recorder), so both hold the same rows,
 // ids and times. Decisions 0004 (shapes), 0026 (one session model for both halves), 0079 (content, steer text,
 // creation times), 0133 (written as they happen; tool calls started back to back are one response).
-import { PyFloat, pyStr, type PyDict, type PyValue } from '../../shared/python/index.js';
+import { PyFloat, pyStr, pyStrip, type PyDict, type PyValue } from '../../shared/python/index.js';
 import type { MessageInput, ToolCall } from '../../state-db/writer/types.js';
 import type { AgentResult, ProgressEvent } from '../runs/agent.js';
 import type { RunObserver } from '../runs/observer.js';
@@ -122,15 +122,25 @@ export class TurnRecorder implements RunObserver {
     private readonly now: () => number,
     private readonly modelName: () => string,
     private readonly sinks: readonly TurnSink[],
+    private readonly agentModel: () => string | null = () => null,
   ) {}
 
+  /**
+   * The model the run's agent runs (api_server.py `_request_agent_overrides`): the run's own `model`, stripped, unless
+   * it is empty, not text, or the advertised name, which all mean the gateway's default (`--agent-model`).
+   */
+  #agentModelOf(status: PyDict): string {
+    const asked = status.get('model');
+    const model = typeof asked === 'string' ? pyStrip(asked) : '';
+    return model && model !== this.modelName() ? model : this.agentModel() ?? this.modelName();
+  }
+
   started(run: LiveRun, status: PyDict): void {
-    const model = status.get('model');
     const start: TurnStart = {
       runId: run.runId,
       profile: run.profile,
       sessionId: pyStr(status.get('session_id') ?? run.runId),
-      model: typeof model === 'string' ? model : this.modelName(),
+      model: this.#agentModelOf(status),
       at: this.now(),
       sessionKey: run.sessionKey ?? null,
     };

@@ -40,6 +40,10 @@ Options:
   --max-concurrent-runs N   capacity (default 10; 0 disables)
   --model NAME              advertised model name (default
                             API_SERVER_MODEL_NAME, else hermes-agent)
+  --agent-model NAME        the model the agent runs when a run names none or
+                            the advertised one (Hermes's model.default), as
+                            sessions and --state-db record it (default: the
+                            advertised name)
   --cors-origins LIST       comma-separated allowed origins (default
                             API_SERVER_CORS_ORIGINS; none refuses any Origin)
   --time EPOCH              start the clock at this epoch time in seconds, 0 to
@@ -128,7 +132,7 @@ const SERVE_FLAGS = {
   // store the runs are recorded into, any other file the emulator's own database.
   port: { type: 'string', lone: looksLikePort }, host: { type: 'string', lone: looksLikeHost },
   db: { type: 'string', lone: (w: string) => looksLikePath(w) && !namesAStore(w) }, 'state-db': { type: 'string', lone: namesAStore },
-  'api-key': { type: 'string' }, 'max-concurrent-runs': { type: 'string' }, model: { type: 'string' },
+  'api-key': { type: 'string' }, 'max-concurrent-runs': { type: 'string' }, model: { type: 'string' }, 'agent-model': { type: 'string' },
   'cors-origins': { type: 'string', empty: true }, time: { type: 'string' }, frozen: { type: 'boolean' },
   seed: { type: 'string' }, 'run-table': { type: 'string' }, 'lock-timeout': { type: 'string' },
   draining: { type: 'boolean' }, profile: { type: 'string', multiple: true }, 'admin-key': { type: 'string' },
@@ -226,6 +230,7 @@ export function serveOptions(argv: string[], env: NodeJS.ProcessEnv, cwd: string
       stateDb: v['state-db'] ?? file.stateDb ?? null,
       maxConcurrentRuns: integer('max-concurrent-runs', v['max-concurrent-runs'], -1_000_000, 1_000_000) ?? file.maxConcurrentRuns ?? 10,
       modelName: v.model ?? env.API_SERVER_MODEL_NAME ?? file.modelName ?? 'hermes-agent',
+      agentModel: v['agent-model'] ?? file.agentModel,
       corsOrigins: cors === undefined ? [...(file.corsOrigins ?? [])] : cors.split(',').map(pyStrip).filter(Boolean),
       time: time ?? file.time ?? null,
       frozen: frozenFlag(v) ?? file.frozen ?? false,

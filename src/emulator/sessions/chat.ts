@@ -46,7 +46,7 @@ export interface ChatDeps {
 export function playChat(deps: ChatDeps, turn: ChatTurn): Promise<ChatOutcome> {
   const { service, registry, agent, gateway } = deps;
   // The agent runs the lock's or the requested model, else the session's stored model, else the gateway's default.
-  const model = turn.runtime.route?.model ?? turn.storedModel ?? gateway.modelName;
+  const model = turn.runtime.route?.model ?? turn.storedModel ?? gateway.agentModel ?? gateway.modelName;
   const provider = turn.runtime.route?.provider ?? '';
   return new Promise<ChatOutcome>((resolve) => {
     let forget = (): void => {};
