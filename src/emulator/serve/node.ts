@@ -13,10 +13,15 @@ import { BodyBudget, type BodyLease } from './body-budget.js';
 export { BODY_BUDGET, BodyBudget } from './body-budget.js';
 
 /**
- * node's maxHeaderSize: room for the longest head aiohttp's parser reads before it refuses one (a target of 8190
- * bytes, then 129 headers of a name and a value up to 8190 bytes each); past it node answers 431 itself.
+ * node's maxHeaderSize: room for the longest head aiohttp's parser reads to its end, so that parserRefusal sees every
+ * head aiohttp answers after its last byte (decision 0135). Node counts the target, names and values (not the
+ * separators) and refuses a head whose count reaches this with its own 431. aiohttp reads at most 129 headers (it
+ * refuses the 129th when the head ends, and stops at the 130th name); the first header's name and value count
+ * together, each later value alone, each later name together with the one before it (parser-limits.ts): so a target
+ * of 8190 bytes, the first header 8190, 128 values of 8190 and 128 names two of which never pass 8190 together.
+ * That is also about what a connection's unfinished head holds in aiohttp (1.6 MB), or here.
  */
-const MAX_HEAD_BYTES = MAX_LINE_SIZE + 64 + (MAX_HEADERS + 1) * (2 * MAX_FIELD_SIZE + 4);
+export const MAX_HEAD_BYTES = MAX_LINE_SIZE + MAX_FIELD_SIZE + MAX_HEADERS * MAX_FIELD_SIZE + (MAX_HEADERS / 2) * MAX_FIELD_SIZE + 1;
 
 export interface ServerOptions extends EmulatorOptions {
   /** Default 8642, Hermes's own; 0 picks a free port. */
