@@ -38,6 +38,8 @@ const OWN = [
   'src/forwarder/sinks/postgres/hostile.test.ts',
   // Measures its own RSS over 40,000 namespaces: a process of its own, so no other suite's memory is counted.
   'src/emulator/namespaces/bounds.test.ts',
+  // Measures its own heap after full collections: what parses allocate, what a waiting run keeps (decision 0135).
+  'src/emulator/serve/body-memory.test.ts',
   // A Chromium each, driven through a dashboard (decision 0041).
   'src/forwarder/web/page.test.ts', 'src/forwarder/web/page-session.test.ts',
   // The fleet's dashboard: a PostgreSQL cluster and a Chromium.

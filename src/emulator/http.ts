@@ -23,8 +23,25 @@ export interface HttpRequest {
    * cannot be read to its end (in process: the Request's body stream failed).
    */
   readBody(limit: number): Promise<Uint8Array | 'too-large'>;
+  /**
+   * What the body holds in memory, charged to the server's budget (serve/body-budget.ts): the transport counts the
+   * bytes received, the readers what they decode and parse (api/body.ts). Absent in process (decision 0135).
+   */
+  readonly bodyCharge?: BodyCharge;
   /** Set by the namespace's fault rules when one is armed at Hermes's own checks (faults/index.ts). */
   readonly faultChecks?: FaultChecks;
+}
+
+/** A body's share of the memory request bodies may hold at once (decision 0135). */
+export interface BodyCharge {
+  /** Counts bytes that already exist (a chunk received or decoded); never waits. */
+  take(bytes: number): void;
+  /** Null while the holder may make more bytes; else a promise resolved once it may (the budget has room again). */
+  room(): Promise<void> | null;
+  /** Holds `bytes` before they are made: null when held at once, else a promise resolved once they are. */
+  want(bytes: number): Promise<void> | null;
+  /** Gives bytes back (no more than are held). */
+  give(bytes: number): void;
 }
 
 /**

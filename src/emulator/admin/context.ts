@@ -9,7 +9,8 @@ import type { Checkpoints, CheckpointSummary, TimelineView } from '../namespaces
 import type { FakeAgent } from '../runs/agent.js';
 import type { RunRegistry } from '../runs/registry.js';
 import type { ScenarioBook } from '../scenarios/book.js';
-import { decodeAndParse, type PyDict, type PyValue } from '../../shared/python/index.js';
+import type { PyDict, PyValue } from '../../shared/python/index.js';
+import { parseBody } from '../api/body.js';
 
 export { field, onlyKeys } from '../control/fields.js';
 
@@ -94,12 +95,19 @@ export class AdminText {
 
 export async function readAdminBody(req: HttpRequest): Promise<PyDict> {
   if (req.method === 'GET') return new Map();
-  const bytes = await req.readBody(10_000_000);
+  let bytes: Uint8Array | 'too-large';
+  try {
+    bytes = await req.readBody(10_000_000);
+  } catch {
+    // The client went away before its body ended (nobody reads this answer), or its stream failed.
+    throw new HermeticError('HERMETIC_ADMIN_BAD_JSON', 'The control request body could not be read to its end.');
+  }
   if (bytes === 'too-large') throw new HermeticError('HERMETIC_ADMIN_BAD_JSON', 'The control request body is larger than 10 MB.');
   if (bytes.byteLength === 0) return new Map();
   let value: PyValue;
   try {
-    value = decodeAndParse(bytes);
+    // Charged to the server's body budget as Hermes's bodies are (decision 0135).
+    value = await parseBody(bytes, undefined, req.bodyCharge);
   } catch (e) {
     throw new HermeticError('HERMETIC_ADMIN_BAD_JSON', `The control request body is not valid JSON (${(e as Error).message}).`);
   }

@@ -1,7 +1,10 @@
 // Request bodies with a Content-Encoding, decoded as aiohttp 3.14.3's parser does before request.json() sees them
 // (auto_decompress; http_parser.py DeflateBuffer, compression_utils.py ZLibDecompressor; decision 0046). Streamed
-// through node:zlib and stopped as soon as the output passes the limit, so a decompression bomb never allocates more.
+// through node:zlib and stopped as soon as the output passes the limit, so a decompression bomb never allocates more;
+// the output is charged to the server's body budget as it comes out, the decoder paused while there is no room
+// (decision 0135).
 import { constants, createBrotliDecompress, createGunzip, createInflate, createInflateRaw, type Gunzip } from 'node:zlib';
+import type { BodyCharge } from '../http.js';
 
 /**
  * What a body's decoding came to: the decoded bytes; 'too-large' past the limit (aiohttp's client_max_size, raised
@@ -49,12 +52,16 @@ function engineFor(coding: Exclude<Coding, 'zstd'>, raw: boolean): Engine {
   }
 }
 
-/** One member (gzip) or stream (zlib, deflate, Brotli) from `input`: its output, and how many input bytes it used. */
+/**
+ * One member (gzip) or stream (zlib, deflate, Brotli) from `input`: its output, and how many input bytes it used. Each
+ * chunk of output is charged as it comes; the caller gives back what a failure leaves.
+ */
 function member(
   coding: Exclude<Coding, 'zstd'>,
   raw: boolean,
   input: Uint8Array,
   budget: number,
+  charge: Charged,
 ): Promise<{ output: Buffer[]; size: number; used: number } | 'too-large' | 'invalid' | 'unfinished-deflate'> {
   return new Promise((resolve) => {
     const engine = engineFor(coding, raw);
@@ -72,7 +79,15 @@ function member(
         output.length = 0;
         engine.destroy();
         settle('too-large');
-      } else output.push(chunk);
+        return;
+      }
+      output.push(chunk);
+      charge.take(chunk.length);
+      const room = charge.room();
+      if (room) {
+        engine.pause();
+        void room.then(() => engine.resume());
+      }
     });
     engine.on('error', (e: NodeJS.ErrnoException) => {
       // "unexpected end of file": a deflate stream without its end marker (only `deflate` runs without the sync flush).
@@ -83,13 +98,38 @@ function member(
   });
 }
 
+/** A body charge that remembers what it took, so a failure gives it all back. */
+class Charged {
+  taken = 0;
+  constructor(readonly charge: BodyCharge | undefined) {}
+  take(bytes: number): void {
+    this.taken += bytes;
+    this.charge?.take(bytes);
+  }
+  room(): Promise<void> | null {
+    return this.charge?.room() ?? null;
+  }
+  giveBack(): void {
+    this.charge?.give(this.taken);
+    this.taken = 0;
+  }
+}
+
 /**
  * The body as aiohttp hands it to request.read(), at most `limit` bytes of output. Concatenated members and streams
  * are decoded one after another (ZLibDecompressor.decompress_sync starts a fresh decompressor on what follows the end
- * of one), so bytes after the end that are not another stream are refused.
+ * of one), so bytes after the end that are not another stream are refused. The output is held in `charge` (the
+ * decoded bytes; nothing when decoding fails); the input is the caller's to give back.
  */
-export async function decodeBody(body: Uint8Array, coding: Exclude<Coding, 'zstd'>, limit: number): Promise<Decoded> {
+export async function decodeBody(body: Uint8Array, coding: Exclude<Coding, 'zstd'>, limit: number, charge?: BodyCharge): Promise<Decoded> {
   if (body.length === 0) return body;
+  const charged = new Charged(charge);
+  const decoded = await decodeMembers(body, coding, limit, charged);
+  if (typeof decoded === 'string') charged.giveBack();
+  return decoded;
+}
+
+async function decodeMembers(body: Uint8Array, coding: Exclude<Coding, 'zstd'>, limit: number, charged: Charged): Promise<Decoded> {
   // RFC 1950's CM nibble: for `deflate`, a first byte whose low nibble is not 8 means raw deflate, for every stream
   // that follows too (http_parser.py DeflateBuffer.feed_data looks once).
   const raw = coding === 'deflate' && (body[0]! & 0x0f) !== 8;
@@ -97,7 +137,7 @@ export async function decodeBody(body: Uint8Array, coding: Exclude<Coding, 'zstd
   let total = 0;
   let rest = body;
   while (rest.length > 0) {
-    const one = await member(coding, raw, rest, limit - total);
+    const one = await member(coding, raw, rest, limit - total, charged);
     if (typeof one === 'string') return one;
     parts.push(...one.output);
     total += one.size;
@@ -106,5 +146,11 @@ export async function decodeBody(body: Uint8Array, coding: Exclude<Coding, 'zstd
     if (coding === 'br' || one.used === 0) return 'invalid';
     rest = rest.subarray(one.used);
   }
-  return parts.length === 1 ? parts[0]! : Buffer.concat(parts, total);
+  if (parts.length <= 1) return parts[0] ?? Buffer.alloc(0);
+  // The copy is held before it is made; the parts it replaces are let go with it.
+  const room = charged.charge?.want(total);
+  if (room) await room;
+  const whole = Buffer.concat(parts, total);
+  charged.charge?.give(total);
+  return whole;
 }

@@ -2,13 +2,13 @@
 // The step numbers refer to spec runs-api §5.1, §9, §10 and §11.
 import type { HttpResponse } from '../http.js';
 import { fingerprint } from '../runs/fingerprint.js';
-import { hermesErrors, type Result } from '../runs/hermes-errors.js';
-import { isDict, pyStrip, type PyDict, type PyValue } from '../../shared/python/index.js';
+import { hermesErrors, type HermesError, type Result } from '../runs/hermes-errors.js';
+import { isDict, pyStrip, valueCost, type PyDict, type PyValue } from '../../shared/python/index.js';
 import type { StopOutcome } from '../runs/service.js';
-import { parseSessionKey, validateRunBody, validIdempotencyKey } from '../runs/validate.js';
+import { parseSessionKey, validateRunBody, validIdempotencyKey, type RunRequest } from '../runs/validate.js';
 import { errorResponse, jsonResponse, sessionKeyErrorResponse } from '../wire/responses.js';
 import { DEFAULT_PROFILE } from './auth.js';
-import { readJson } from './body.js';
+import { keepOfBody, readJson } from './body.js';
 import { drainingFor, type ApiContext } from './context.js';
 
 /** POST /v1/runs (auth already passed: step 2 continues with draining). */
@@ -23,17 +23,13 @@ export async function submitRun(ctx: ApiContext): Promise<HttpResponse> {
   }
   const sessionKey = parseSessionKey(rawSessionKey);
   if ('invalid' in sessionKey) return sessionKeyErrorResponse(sessionKey.invalid);
-  // Step 4: request.json(), holding Hermes's pending-work reservation while it suspends.
-  const parsed = await readBodyAsPendingWork(ctx);
-  if (!parsed) return errorResponse(hermesErrors.invalidJson());
-  // Steps 6–7: Idempotency-Key, then the fingerprint (computed before the body is validated).
-  const key = pyStrip(ctx.req.header('idempotency-key') ?? '');
-  if (key !== '' && !validIdempotencyKey(key)) return errorResponse(hermesErrors.invalidIdempotencyKey());
-  const print = key !== '' ? fingerprint(parsed.value, sessionKey.key) : null;
-  // Steps 8–10.
-  const request = validateRunBody(parsed.value);
-  if ('status' in request) return errorResponse(request);
+  // Step 4: request.json(), holding Hermes's pending-work reservation while it suspends. The parsed body is handed
+  // straight to admissionOf and lives no longer than that call: a named variable here would keep it (and every value
+  // the run does not need) alive across the commit awaited below (decision 0135).
+  const admission = admissionOf(ctx, sessionKey.key, await readBodyAsPendingWork(ctx));
+  if ('status' in admission) return errorResponse(admission);
   // Steps 11–15.
+  const { key, print, request } = admission;
   const admitted = await service.submit({ scope: ctx.scope, idempotencyKey: key || null, fingerprint: print, request, capacityFault: ctx.req.faultChecks?.capacity, header: (name) => ctx.req.header(name), profile: ctx.profile ?? DEFAULT_PROFILE, sessionKey: sessionKey.key || null });
   if (!admitted.ok) return errorResponse(admitted.error);
   const { runId, status, replayed } = admitted.value;
@@ -42,6 +38,32 @@ export async function submitRun(ctx: ApiContext): Promise<HttpResponse> {
   if (sessionKey.key) headers.push(['X-Hermes-Session-Key', sessionKey.key]);
   const body = new Map<string, PyValue>([['run_id', runId], ['status', status], ['replayed', replayed]]);
   return jsonResponse(202, body, headers);
+}
+
+/**
+ * Steps 4–10 on the parsed body: Invalid JSON, the Idempotency-Key, the fingerprint (computed before the body is
+ * validated), then validation. What the run keeps of the body (its input, history, session id, model and
+ * instructions) is all that stays charged to the server's body budget after this (keepOfBody).
+ */
+function admissionOf(
+  ctx: ApiContext,
+  sessionKey: string,
+  parsed: { value: PyValue } | undefined,
+): HermesError | { key: string; print: string | null; request: RunRequest } {
+  if (!parsed) return hermesErrors.invalidJson();
+  const key = pyStrip(ctx.req.header('idempotency-key') ?? '');
+  if (key !== '' && !validIdempotencyKey(key)) return hermesErrors.invalidIdempotencyKey();
+  const print = key !== '' ? fingerprint(parsed.value, sessionKey) : null;
+  const request = validateRunBody(parsed.value);
+  if ('status' in request) return request;
+  keepOfBody(ctx.req, runRequestCost(request));
+  return { key, print, request };
+}
+
+function runRequestCost(request: RunRequest): number {
+  let cost = valueCost(request.userMessage) + valueCost(request.sessionId) + valueCost(request.model?.value) + valueCost(request.instructions);
+  for (const turn of request.history) cost += valueCost(turn.role) + valueCost(turn.content);
+  return cost;
 }
 
 /**

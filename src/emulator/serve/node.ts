@@ -8,12 +8,20 @@ import { headerFromWire, headerWireText, reasonPhrase, type HttpRequest, type Ht
 import { finish } from '../app.js';
 import { internalErrorPage, parserRefusalPage } from '../wire/responses.js';
 import { MAX_FIELD_SIZE, MAX_HEADERS, MAX_LINE_SIZE, parserRefusal } from './parser-limits.js';
+import { BodyBudget, type BodyLease } from './body-budget.js';
+
+export { BODY_BUDGET, BodyBudget } from './body-budget.js';
 
 /**
- * node's maxHeaderSize: room for the longest head aiohttp's parser reads before it refuses one (a target of 8190
- * bytes, then 129 headers of a name and a value up to 8190 bytes each); past it node answers 431 itself.
+ * node's maxHeaderSize: room for the longest head aiohttp's parser reads to its end, so that parserRefusal sees every
+ * head aiohttp answers after its last byte (decision 0135). Node counts the target, names and values (not the
+ * separators) and refuses a head whose count reaches this with its own 431. aiohttp reads at most 129 headers (it
+ * refuses the 129th when the head ends, and stops at the 130th name); the first header's name and value count
+ * together, each later value alone, each later name together with the one before it (parser-limits.ts): so a target
+ * of 8190 bytes, the first header 8190, 128 values of 8190 and 128 names two of which never pass 8190 together.
+ * That is also about what a connection's unfinished head holds in aiohttp (1.6 MB), or here.
  */
-const MAX_HEAD_BYTES = MAX_LINE_SIZE + 64 + (MAX_HEADERS + 1) * (2 * MAX_FIELD_SIZE + 4);
+export const MAX_HEAD_BYTES = MAX_LINE_SIZE + MAX_FIELD_SIZE + MAX_HEADERS * MAX_FIELD_SIZE + (MAX_HEADERS / 2) * MAX_FIELD_SIZE + 1;
 
 export interface ServerOptions extends EmulatorOptions {
   /** Default 8642, Hermes's own; 0 picks a free port. */
@@ -22,8 +30,11 @@ export interface ServerOptions extends EmulatorOptions {
   host?: string;
   /** Serve an existing emulator instead of creating one from the options. */
   emulator?: Emulator;
-  /** Bytes of request bodies held at once (default BODY_BUDGET, 128 MiB): a body past it waits its turn. */
-  bodyBudget?: number;
+  /**
+   * Bytes request bodies may hold at once (default BODY_BUDGET, 128 MiB), or a budget to share: a body past it waits
+   * for room (decision 0135).
+   */
+  bodyBudget?: number | BodyBudget;
 }
 
 export interface ServerHandle {
@@ -32,47 +43,6 @@ export interface ServerHandle {
   readonly host: string;
   readonly emulator: Emulator;
   close(): Promise<void>;
-}
-
-/** Request bodies one server holds in memory at once, at most (bytes): a body read past it waits its turn. */
-export const BODY_BUDGET = 128 * 1024 * 1024;
-
-/**
- * The bytes of request bodies a server may hold at once. A body reserves, before its first byte is read, what it may
- * come to (its Content-Length, or the route's limit when it has none) and gives it back when its answer is done; one
- * that does not fit waits, first come first served, its socket unread (the kernel's buffers, not ours, hold what the
- * client sent meanwhile). So memory stays bounded whatever many clients send at once, and nothing is refused for it.
- */
-export class BodyBudget {
-  #free: number;
-  readonly #waiting: { bytes: number; go: () => void }[] = [];
-
-  constructor(readonly size = BODY_BUDGET) {
-    this.#free = size;
-  }
-
-  /** Resolves once `bytes` are reserved; the release function gives them back (once). */
-  reserve(bytes: number): Promise<() => void> {
-    const want = Math.min(bytes, this.size);
-    return new Promise((resolve) => {
-      const go = () => {
-        this.#free -= want;
-        let released = false;
-        resolve(() => {
-          if (released) return;
-          released = true;
-          this.#free += want;
-          this.#next();
-        });
-      };
-      if (this.#waiting.length === 0 && want <= this.#free) go();
-      else this.#waiting.push({ bytes: want, go });
-    });
-  }
-
-  #next(): void {
-    while (this.#waiting.length > 0 && this.#waiting[0]!.bytes <= this.#free) this.#waiting.shift()!.go();
-  }
 }
 
 /**
@@ -88,7 +58,7 @@ function headerOf(req: IncomingMessage, name: string): string | undefined {
   return headerFromWire(req.headersDistinct[name]![0]!);
 }
 
-function fromNode(req: IncomingMessage, res: ServerResponse, budget: BodyBudget): HttpRequest {
+function fromNode(req: IncomingMessage, lease: BodyLease | undefined): HttpRequest {
   // aiohttp's parser (`_on_status_complete`) splits an origin-form target at its first '?', then cuts a fragment
   // ('#…') off what follows, or off the path when there is no query; an absolute-form one is parsed as a URL
   // (decision 0070).
@@ -117,18 +87,9 @@ function fromNode(req: IncomingMessage, res: ServerResponse, budget: BodyBudget)
       if (typeof v === 'string' && !v.includes(',')) return [headerFromWire(v)];
       return req.headersDistinct[name]!.map(headerFromWire);
     },
-    async readBody(limit) {
-      // What the body may come to, reserved before its first byte is read, given back when the answer is done.
-      // A request with neither a length nor chunks has no body (HTTP/1.1): it reserves nothing.
-      const length = req.headers['content-length'];
-      const declared = length === undefined ? (req.headers['transfer-encoding'] === undefined ? 0 : NaN) : Number(length);
-      const release = await budget.reserve(Number.isSafeInteger(declared) && declared >= 0 ? Math.min(declared, limit + 1) : limit + 1);
-      if (res.writableFinished || res.destroyed) release();
-      else {
-        res.once('close', release);
-        res.once('finish', release);
-      }
-      return new Promise((resolve) => {
+    bodyCharge: lease,
+    readBody(limit) {
+      return new Promise((resolve, reject) => {
         const chunks: Buffer[] = [];
         let total = 0;
         let settled = false;
@@ -136,17 +97,39 @@ function fromNode(req: IncomingMessage, res: ServerResponse, budget: BodyBudget)
           if (!settled) resolve(value);
           settled = true;
         };
+        // A body cut short (its client left, or its stream failed) cannot be read to its end: aiohttp's read() raises
+        // (ContentLengthError on the lost connection), which Hermes answers as any bad body; no part of it is parsed.
+        // A body that had all arrived and been handed over is read all the same, as aiohttp reads it from its buffer.
+        const cut = () => {
+          if (settled) return;
+          if (req.complete && req.readableLength === 0) settle(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+          else reject(new Error('The client went away before its request body ended.'));
+          settled = true;
+        };
+        // A client that left before the read began (the handler awaited something first): no event will say so again.
+        if (req.destroyed) return cut();
         req.on('data', (chunk: Buffer) => {
           if (settled) return;
           total += chunk.length;
           if (total > limit) {
+            lease?.give(total - chunk.length);
             chunks.length = 0;
             settle('too-large');
-          } else chunks.push(chunk);
+            return;
+          }
+          chunks.push(chunk);
+          if (!lease) return;
+          // Counted as received; past the budget, the socket is left unread until there is room (decision 0135).
+          lease.take(chunk.length);
+          const room = lease.room();
+          if (room) {
+            req.pause();
+            void room.then(() => req.resume());
+          }
         });
         req.on('end', () => settle(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-        req.on('error', () => settle(new Uint8Array(0)));
-        req.on('close', () => settle(Buffer.concat(chunks)));
+        req.on('error', cut);
+        req.on('close', cut);
       });
     },
   };
@@ -266,7 +249,7 @@ export const portTaken = (e: unknown): e is HermeticError => isHermeticError(e) 
 export async function startServer(options: ServerOptions = {}): Promise<ServerHandle> {
   const { port = 8642, host = '127.0.0.1', emulator: given, bodyBudget, ...emulatorOptions } = options;
   const emulator = given ?? createEmulator(emulatorOptions);
-  const budget = new BodyBudget(bodyBudget);
+  const budget = bodyBudget instanceof BodyBudget ? bodyBudget : new BodyBudget(bodyBudget);
   // Heads up to aiohttp's own limits get through node's parser (whose default is 16 KiB, answered 431), so that
   // parserRefusal answers them as aiohttp does; Host is checked there too (decision 0046).
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
@@ -277,10 +260,17 @@ export async function startServer(options: ServerOptions = {}): Promise<ServerHa
       return;
     }
     if (expectsContinue(req)) res.writeContinue();
+    // A request that may have a body gets a share of the budget, given back when its handler has settled: what it
+    // read, decoded and parsed is the handler's until then (decision 0135).
+    const lease = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined ? budget.lease() : undefined;
     emulator
-      .handle(fromNode(req, res, budget))
-      .then((response) => writeNode(res, response))
+      .handle(fromNode(req, lease))
+      .then((response) => {
+        lease?.end();
+        writeNode(res, response);
+      })
       .catch(() => {
+        lease?.end();
         // Never leave a client hanging: a failure before the head is sent is aiohttp's 500 page.
         if (!res.headersSent) writeNode(res, finish(internalErrorPage(false), emulator.clock));
         else res.destroy();

@@ -77,6 +77,26 @@ describe('node:http answers as aiohttp', () => {
     assert.deepEqual(parse(await raw(server, 'GET /health HTTP/1.1\r\n\r\n')), page("Missing 'Host' header in request."));
   });
 
+  it("the longest head aiohttp reads to its end gets aiohttp's answer; a head longer than that, node's 431 (decision 0135)", async () => {
+    // Target 8190 bytes; Host and its value 8190 together; then 128 headers of 8190-byte values whose names, two
+    // neighbours together, come to 8190. aiohttp reads all of it and refuses the 129th header when the head ends.
+    const headers = [`Host: ${'h'.repeat(8186)}`];
+    for (let i = 2; i <= 129; i++) headers.push(`${i % 2 === 0 ? 'N'.repeat(8186) : `X-${String(i).padStart(2, '0').slice(-2)}`}: ${'v'.repeat(8190)}`);
+    const head = (last: string) => `GET /${'a'.repeat(8189)} HTTP/1.1\r\n${[...headers.slice(0, -1), last].join('\r\n')}\r\n\r\n`;
+    const longest = head(headers.at(-1)!);
+    assert.equal(parse(await raw(server, longest)).body, 'Too many headers received');
+    // One byte more anywhere passes one of aiohttp's limits, which aiohttp refuses before the head ends.
+    const answer = await new Promise<string>((resolve) => {
+      const socket = connect(server.port, '127.0.0.1');
+      let text = '';
+      socket.on('data', (c) => (text += c.toString('latin1')));
+      socket.on('error', () => {});
+      socket.on('close', () => resolve(text));
+      socket.write(head(`${headers.at(-1)!}v`));
+    });
+    assert.equal(answer.split('\r\n')[0], 'HTTP/1.1 431 Request Header Fields Too Large');
+  });
+
   it('a repeated header is read as its first value: Idempotency-Key, X-Hermes-Session-Key, Origin', async () => {
     const body = '{"input":"x"}';
     const post = (headers: string) =>

@@ -70,17 +70,19 @@ function decodeBytes(bytes: Uint8Array, charset: string): string {
       return webDecode('utf-16be', bytes, charset);
     case 'cp1252': {
       // Node's TextDecoder treats windows-1252 as ISO-8859-1, so map 0x80-0x9f by hand; the five
-      // bytes Python's cp1252 leaves undefined are decode errors.
+      // bytes Python's cp1252 leaves undefined are decode errors. Built 8192 characters at a time: a string grown by
+      // one character at a time costs a node of 32 bytes for each until it is flattened (decision 0135).
       let s = '';
-      for (let i = 0; i < bytes.length; i++) {
-        const b = bytes[i]!;
-        if (b < 0x80 || b > 0x9f) {
-          s += String.fromCharCode(b);
-          continue;
+      const codes = new Uint16Array(Math.min(bytes.length, 8192));
+      for (let i = 0; i < bytes.length; i += 8192) {
+        const n = Math.min(8192, bytes.length - i);
+        for (let j = 0; j < n; j++) {
+          const b = bytes[i + j]!;
+          const c = b < 0x80 || b > 0x9f ? b : CP1252_HIGH.charCodeAt(b - 0x80);
+          if (c === 0 && b !== 0) throw new PyJsonError(`'charmap' codec can't decode byte at position ${i + j}`);
+          codes[j] = c;
         }
-        const c = CP1252_HIGH.charCodeAt(b - 0x80);
-        if (c === 0) throw new PyJsonError(`'charmap' codec can't decode byte at position ${i}`);
-        s += String.fromCharCode(c);
+        s += String.fromCharCode(...codes.subarray(0, n));
       }
       return s;
     }
@@ -90,14 +92,17 @@ function decodeBytes(bytes: Uint8Array, charset: string): string {
   }
 }
 
-/** aiohttp `await request.json()`: strict decode with the request charset (default utf-8), then json.loads. */
-export function decodeAndParse(bytes: Uint8Array, charset?: string): PyValue {
-  let text: string;
+/** aiohttp's `request.text()`: strict decode with the request charset (default utf-8); PyJsonError when it fails. */
+export function decodeText(bytes: Uint8Array, charset?: string): string {
   try {
-    text = charset ? decodeBytes(bytes, charset) : utf8Decoder.decode(bytes);
+    return charset ? decodeBytes(bytes, charset) : utf8Decoder.decode(bytes);
   } catch (e) {
     if (e instanceof PyJsonError) throw e;
     throw new PyJsonError(`cannot decode request body: ${(e as Error).message}`);
   }
-  return parsePyJson(text);
+}
+
+/** aiohttp `await request.json()`: strict decode with the request charset (default utf-8), then json.loads. */
+export function decodeAndParse(bytes: Uint8Array, charset?: string): PyValue {
+  return parsePyJson(decodeText(bytes, charset));
 }
