@@ -20,6 +20,15 @@ import { createServer, type AddressInfo, type Socket } from 'node:net';
 /** The fleet's index of uncosted sessions as PostgreSQL writes it back (fleet schema versions 5 and 9). */
 const UNCOSTED_INDEX = "CREATE INDEX sessions_uncosted ON hermetic.sessions USING btree (machine_id, store, session_id) WHERE (((estimated_cost_usd IS NULL) AND (actual_cost_usd IS NULL)) OR (cost_status = 'unknown'::text))";
 
+/** A new database with the fleet schema made by a sink's first open: its URL, and its name for psql. */
+async function migratedFleet(): Promise<{ url: string; db: string }> {
+  const url = pg.createDatabase();
+  const first = createPostgresSink(url);
+  await first.open();
+  await first.close();
+  return { url, db: url.split('/').pop()! };
+}
+
 let pg: PgCluster;
 let dir: string;
 let cleanup: () => void;
@@ -300,11 +309,7 @@ describe('migrations', () => {
   });
 
   it('a fleet schema of version 1 gains the delegations table (version 2), the digest of what it applied (3), row_issues (4, decision 0092), the index of uncosted sessions (5, decision 0098), the kept tool calls (6, decision 0099), backfill_unread (7, decision 0102), the kept tool calls in byte order (8, decision 0130) and the wider index of uncosted sessions (9, decision 0132), and takes their rows', async () => {
-    const url = pg.createDatabase();
-    const db = url.split('/').pop()!;
-    const first = createPostgresSink(url);
-    await first.open();
-    await first.close();
+    const { url, db } = await migratedFleet();
     // As version 1 left it: no delegations, row_issues, tool_calls or backfill_unread table.
     pg.psql(`DROP TABLE hermetic.delegations; DROP TABLE hermetic.row_issues; DROP TABLE hermetic.backfill_unread; DROP INDEX hermetic.sessions_uncosted; DROP TABLE hermetic.tool_calls;
       DROP FUNCTION hermetic.tool_calls_added, hermetic.tool_calls_removed, hermetic.tool_calls_changed, hermetic.tool_calls_emptied CASCADE; DELETE FROM hermetic.schema_version WHERE version > 1`, db);
@@ -326,11 +331,7 @@ describe('migrations', () => {
   });
 
   it('a fleet schema of version 8 has its index of uncosted sessions made again by the wider rule (version 9, decision 0132)', async () => {
-    const url = pg.createDatabase();
-    const db = url.split('/').pop()!;
-    const first = createPostgresSink(url);
-    await first.open();
-    await first.close();
+    const { url, db } = await migratedFleet();
     // As version 8 left it: the index of sessions with neither cost.
     pg.psql(`DROP INDEX hermetic.sessions_uncosted; CREATE INDEX sessions_uncosted ON hermetic.sessions (machine_id, store, session_id)
       WHERE estimated_cost_usd IS NULL AND actual_cost_usd IS NULL; DELETE FROM hermetic.schema_version WHERE version > 8`, db);
@@ -342,11 +343,7 @@ describe('migrations', () => {
   });
 
   it('a column columns.ts has and the table lacks is added; a schema from a newer Hermetic is refused, untouched', async () => {
-    const url = pg.createDatabase();
-    const db = url.split('/').pop()!;
-    const first = createPostgresSink(url);
-    await first.open();
-    await first.close();
+    const { url, db } = await migratedFleet();
     pg.psql('ALTER TABLE hermetic.sessions DROP COLUMN title', db);
     const again = createPostgresSink(url);
     await again.open();
