@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isPathUnsafe, normalizeSource, parseQueryInt, pyInt, queryBool, sanitizeTitle, sessionIdProblem, TitleTooLong } from './rules.js';
+import { isPathUnsafe, normalizeSource, parseQueryInt, queryBool, sanitizeTitle, sessionIdProblem, TitleTooLong } from './rules.js';
+import { pyInt } from '../../shared/python/index.js';
 
 test('sanitize_title: controls and format characters dropped, whitespace collapsed, blank is none, over 100 throws', () => {
   assert.equal(sanitizeTitle('  a \t b '), 'a b');

@@ -1,7 +1,7 @@
 // Hermes's small rules for the session routes, as pure functions: SessionDB.sanitize_title, gateway.session's
 // _is_path_unsafe, the source allow-list, the query-parameter parsers (Python int(), _coerce_request_bool) and
 // _clean_runtime_id. Spec sessions-api §3.1, §4.1–§4.4.
-import { pyLen, pyStrip, scrubSurrogates } from '../../shared/python/index.js';
+import { pyInt, pyLen, pyStrip, scrubSurrogates } from '../../shared/python/index.js';
 
 /** SessionDB.MAX_TITLE_LENGTH. */
 export const MAX_TITLE_LENGTH = 100;
@@ -56,39 +56,6 @@ export function normalizeSource(text: string): string {
   const lowered = pyStrip(text).toLowerCase();
   if (!SOURCES.has(lowered)) return 'api_server';
   return lowered === 'browser' ? 'hermes_browser' : lowered;
-}
-
-/** sys.get_int_max_str_digits() on Python 3.11: int() of a string with more digits raises ValueError. */
-export const MAX_INT_DIGITS = 4300;
-
-/**
- * Python int(text) for a query string: whitespace, a sign, `_` between digits, any Unicode decimal digits; exact at
- * any size (a bigint), and null (ValueError) past 4300 digits, underscores not counted.
- * @example pyInt(' +1_0 ') // 10n
- */
-export function pyInt(text: string): bigint | null {
-  const s = pyStrip(text);
-  if (!/^[+-]?\p{Nd}(?:_?\p{Nd})*$/u.test(s)) return null;
-  let digits = '';
-  for (const ch of s) {
-    if (ch === '+' || ch === '-' || ch === '_') continue;
-    digits += String(digitValue(ch));
-  }
-  if (digits.length > MAX_INT_DIGITS) return null;
-  const value = BigInt(digits);
-  return s.startsWith('-') ? -value : value;
-}
-
-/**
- * The value of one Unicode decimal digit. Digits come in whole runs of ten (0 … 9), and a stretch of consecutive
- * digit code points always starts with a zero (the mathematical digits are five runs in a row).
- */
-function digitValue(ch: string): number {
-  const cp = ch.codePointAt(0)!;
-  if (cp <= 0x39) return cp - 0x30;
-  let start = cp;
-  while (/^\p{Nd}$/u.test(String.fromCodePoint(start - 1))) start--;
-  return (cp - start) % 10;
 }
 
 /** _parse_nonnegative_int: int() of the raw value; a failure or a negative number gives the default; then capped. */

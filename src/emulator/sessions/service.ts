@@ -4,7 +4,7 @@
 // store first, so nothing a client is told can be lost by a crash.
 import type { Clock } from '../../shared/clock.js';
 import type { IdSource } from '../../shared/ids.js';
-import { compareCodePoints, isDict, pyStr, pyStrip, pyTruthy, sqliteBindable, SQLITE_INT_MAX, type PyDict, type PyValue } from '../../shared/python/index.js';
+import { compareCodePoints, isDict, pyInt, pyStr, pyStrip, pyTruthy, sqliteBindable, SQLITE_INT_MAX, type PyDict, type PyValue } from '../../shared/python/index.js';
 import type { GatewaySettings } from '../gateway.js';
 import { fail, ok, UnhandledHermesException, type Result } from '../runs/hermes-errors.js';
 import { lockBackoff, StoreUnavailable, type LockWait } from '../runs/run-table.js';
@@ -14,7 +14,7 @@ import { sessionErrors } from './errors.js';
 import { messageObject, sessionObject, shapePreview } from './object.js';
 import type { SessionRecorder } from './recorder.js';
 import { effectiveRuntime, lockConfig, lockError, runtimeFromBody } from './runtime.js';
-import { mintSessionId, normalizeSource, parseQueryInt, pyInt, queryBool, sanitizeTitle, sessionIdProblem, TitleTooLong } from './rules.js';
+import { mintSessionId, normalizeSource, parseQueryInt, queryBool, sanitizeTitle, sessionIdProblem, TitleTooLong } from './rules.js';
 import type { SessionOps, SessionRow, SessionTable } from './table.js';
 
 /** The canonical peer chat (tools.bot_mode_probe.BOT_CHAT_TITLE): the only title the list resurrects. */

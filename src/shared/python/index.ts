@@ -7,3 +7,4 @@ export { canonicalDumps, compareCodePoints, dumps, dumpsSorted, dumpsUnicode, py
 export { decodeSurrogateEscape, hasLoneSurrogate, pyLen, pyStrip, scrubSurrogates, utf8SequenceLength, withoutLoneSurrogates } from './strings.js';
 export { isDict, pyFloatStr, pyRepr, pyRound, pyStr, pyStrRepr, pyTruthy, sqliteBindable, SQLITE_INT_MAX, SQLITE_INT_MIN } from './builtins.js';
 export { parseCost, valueCost } from './cost.js';
+export { MAX_INT_DIGITS, pyInt } from './int.js';

@@ -1,12 +1,11 @@
 // json.loads with CPython 3.11 semantics (strict=True): numbers keep int/float, duplicate keys keep their first
 // position with the last value, NaN/Infinity accepted, lone surrogate escapes kept.
+import { MAX_INT_DIGITS } from './int.js';
 import { PyFloat, PyJsonError, type PyDict, type PyValue } from './values.js';
 
 // Python 3.11's recursion limit is 1000 and the request handler already sits some frames deep, so
 // very deep nesting raises RecursionError (caught upstream as invalid JSON). We cut off at 900.
 const MAX_DEPTH = 900;
-// sys.get_int_max_str_digits() default (CVE-2020-10735): int('1'*4301) raises ValueError.
-const MAX_INT_DIGITS = 4300;
 
 /** Python-style JSONDecodeError message: "msg: line L column C (char N)". */
 function decodeError(msg: string, text: string, pos: number): PyJsonError {

@@ -2,31 +2,10 @@
 // decision 0134): a uuid4().hex token in state_meta.db_file_generation, minted once per file (the first opener wins),
 // and PRAGMA application_id derived from it while the header still says 0, so a file copied over another is told apart.
 import type { Db } from '../../shared/sqlite.js';
-import { pyStrip } from '../../shared/python/index.js';
+import { pyInt } from '../../shared/python/index.js';
 
 /** _STATE_DB_GENERATION_KEY. */
 export const GENERATION_KEY = 'db_file_generation';
-
-/** The value of one Unicode decimal digit (Python's int() reads any): digits come in runs of ten, each from its zero. */
-function digitValue(ch: string): number {
-  const cp = ch.codePointAt(0)!;
-  let start = cp;
-  while (/^\p{Nd}$/u.test(String.fromCodePoint(start - 1))) start--;
-  return (cp - start) % 10;
-}
-
-/** Python int(text, 16): whitespace, a sign, an optional 0x, `_` between digits; null where Python raises ValueError. */
-function pyIntHex(text: string): bigint | null {
-  let s = pyStrip(text);
-  const negative = s.startsWith('-');
-  if (negative || s.startsWith('+')) s = s.slice(1);
-  // After the prefix an underscore may come first; without it, never.
-  if (/^0[xX]/.test(s)) s = s.slice(s[2] === '_' ? 3 : 2);
-  if (!/^[\p{Nd}a-fA-F](?:_?[\p{Nd}a-fA-F])*$/u.test(s)) return null;
-  let value = 0n;
-  for (const ch of s) if (ch !== '_') value = value * 16n + BigInt(/[a-fA-F]/.test(ch) ? parseInt(ch, 16) : digitValue(ch));
-  return negative ? -value : value;
-}
 
 /**
  * `(int(token[:8], 16) & 0x7FFFFFFF) or 1`: the application_id Hermes writes for a generation token, or null for a
@@ -34,7 +13,7 @@ function pyIntHex(text: string): bigint | null {
  * @example applicationIdFor('5eed0000000000000000000000000001') // 0x5EED0000
  */
 export function applicationIdFor(token: string): number | null {
-  const head = pyIntHex(Array.from(token).slice(0, 8).join(''));
+  const head = pyInt(Array.from(token).slice(0, 8).join(''), 16);
   if (head === null) return null;
   return Number(head & 0x7fffffffn) || 1;
 }
