@@ -2,13 +2,13 @@
 // minted generation token and the application_id derived from it, owner-only with its -wal and -shm — and a seeded
 // emulator makes the same file without its own ids moving.
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { createEmulator } from '../index.js';
 import { applicationIdFor, createStore, LATEST_LEVEL } from '../../state-db/schema/index.js';
+import { tempDir } from '../../state-db/testing/fixtures.js';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 
@@ -40,7 +40,7 @@ async function record(stateDb: string, seed?: string) {
 }
 
 test('a new --state-db file gets a uuid4 generation and Hermes\'s application_id, 0600 with its -wal and -shm', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'hermetic-statedb-file-'));
+  const { dir, cleanup } = tempDir('hermetic-statedb-file-');
   const umask = process.umask(0o022);
   try {
     const made = await record(join(dir, 'state.db'));
@@ -51,12 +51,12 @@ test('a new --state-db file gets a uuid4 generation and Hermes\'s application_id
     assert.notEqual((await record(join(dir, 'other.db'))).generation, made.generation, 'unseeded: a new token each file');
   } finally {
     process.umask(umask);
-    rmSync(dir, { recursive: true, force: true });
+    cleanup();
   }
 });
 
 test('a seeded emulator makes the same file identity each time, and recording moves none of its other ids', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'hermetic-statedb-file-'));
+  const { dir, cleanup } = tempDir('hermetic-statedb-file-');
   try {
     const a = await record(join(dir, 'a.db'), 'seed-1');
     const b = await record(join(dir, 'b.db'), 'seed-1');
@@ -70,12 +70,12 @@ test('a seeded emulator makes the same file identity each time, and recording mo
       await hermes.close();
     }
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    cleanup();
   }
 });
 
 test('an existing store is tightened to 0600 when the recorder opens it, and keeps its identity', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'hermetic-statedb-file-'));
+  const { dir, cleanup } = tempDir('hermetic-statedb-file-');
   try {
     const path = join(dir, 'state.db');
     createStore({ path, level: LATEST_LEVEL, journal: 'wal', generation: '5eed0000000000000000000000000001' }).close();
@@ -84,6 +84,6 @@ test('an existing store is tightened to 0600 when the recorder opens it, and kee
     assert.deepEqual([kept.generation, kept.applicationId], ['5eed0000000000000000000000000001', 0x5eed0000]);
     assert.deepEqual(kept.modes, [0o600, 0o600, 0o600]);
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    cleanup();
   }
 });
