@@ -49,15 +49,18 @@ export async function parseBody(bytes: Uint8Array, charset: string | undefined, 
 }
 
 /**
- * A handler is done with the value its body was parsed into but for what it keeps (`kept` bytes, valueCost): the
- * rest is given back to the budget at once rather than when the answer is made.
+ * A handler is done with the value its body was parsed into but for what it keeps (`kept()` bytes, valueCost): the
+ * rest is given back to the budget at once rather than when the answer is made. `kept` is asked only when the body is
+ * charged (over `hermetic serve`; in process nothing is).
  */
-export function keepOfBody(req: HttpRequest, kept: number): void {
+export function keepOfBody(req: HttpRequest, kept: () => number): void {
   const charge = req.bodyCharge;
   const held = charge && valueHeld.get(charge);
-  if (!charge || held === undefined || kept >= held) return;
-  valueHeld.set(charge, kept);
-  charge.give(held - kept);
+  if (!charge || held === undefined) return;
+  const keep = kept();
+  if (keep >= held) return;
+  valueHeld.set(charge, keep);
+  charge.give(held - keep);
 }
 
 /**

@@ -56,7 +56,7 @@ function admissionOf(
   const print = key !== '' ? fingerprint(parsed.value, sessionKey) : null;
   const request = validateRunBody(parsed.value);
   if ('status' in request) return request;
-  keepOfBody(ctx.req, runRequestCost(request));
+  keepOfBody(ctx.req, () => runRequestCost(request));
   return { key, print, request };
 }
 
