@@ -162,10 +162,15 @@ export class Namespace implements ControlledNamespace {
     // The recorder draws from whichever id stream the namespace has now (a reset starts a new one).
     const ids: IdSource = { uuid4Hex: () => this.#core.ids.uuid4Hex(), seeded: options.seed !== null };
     // A new --state-db file's generation token from a stream of its own: the namespace's ids stay where they were.
-    const fileIds = createIdSource(seed === null ? undefined : `${seed}\0state.db`);
-    this.#recorder = options.stateDb ? new StateDbRecorder(options.stateDb, { now: () => this.clock.now(), ids, fileIds, eager: isDefault, onError: (what, e) => shared.warn('state-db', backgroundFailureLine(what, e)) }) : null;
+    this.#recorder = options.stateDb
+      ? new StateDbRecorder(options.stateDb, {
+        now: () => this.clock.now(), ids, fileIds: createIdSource(seed === null ? undefined : `${seed}\0state.db`), eager: isDefault,
+        onError: (what, e) => shared.warn('state-db', backgroundFailureLine(what, e)),
+      })
+      : null;
     // Sessions outlive the gateway's restarts, as Hermes's state.db does: the default namespace's beside its run rows
-    // in the --db file, every other namespace's in memory, opened by its first write (decisions 0026, 0028).
+    // in the --db file, every other namespace's (and the default's without one) in a private store on disk, opened by
+    // its first write (decisions 0026, 0028, 0136).
     const sessionsFile = isDefault && options.db !== null && options.db !== ':memory:' ? options.db : PRIVATE_STORE;
     const sessionTable = isDefault ? openSessionTable(sessionsFile, shared.lock) : new LazySessionTable(() => openSessionTable(PRIVATE_STORE, shared.lock));
     this.sessions = new Sessions(sessionTable, shared.lock, (e) => shared.warn('turns', backgroundFailureLine('recording a turn into the sessions', e)));
