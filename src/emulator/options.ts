@@ -3,6 +3,7 @@
 import { epochProblem, type ControlledClock } from '../shared/clock.js';
 import { HermeticError } from '../shared/errors.js';
 import { check, is, parseOptions, within, type OptionsInput } from '../shared/options.js';
+import { HERMES_PROFILE_ID } from '../state-db/home.js';
 import type { RequestListener } from './journal/traffic.js';
 import { parseFaultRules, type ParsedFaultRule } from './faults/index.js';
 import { loadFaultFile } from './faults/file.js';
@@ -142,8 +143,16 @@ const SCHEMA = {
   time: is.nullable(epoch),
   /** Start with the clock frozen: only POST /__admin/clock (or clock.set/advance) moves it (default false). */
   frozen: is.boolean,
-  /** Also record every run into this Hermes-shaped state.db (created at the current schema if missing). */
+  /**
+   * Also record every run into this Hermes-shaped state.db (created at the current schema if missing): one file for
+   * every profile.
+   */
   stateDb: is.nullable(is.string),
+  /**
+   * Also record every run into a Hermes home at this folder, each profile into its own store as Hermes keeps them:
+   * `<home>/state.db` for the default profile, `<home>/profiles/<name>/state.db` for each named one (decision 0140).
+   */
+  stateHome: is.nullable(is.string),
   /** Seed for run ids and request ids (default: random). */
   seed: is.nullable(is.string),
   /** Use this clock instead of making one from `time` and `frozen` (it is not closed with the emulator). */
@@ -205,6 +214,7 @@ export function parseEmulatorOptions(input: EmulatorOptions | undefined) {
     time: null,
     frozen: false,
     stateDb: null,
+    stateHome: null,
     seed: null,
     clock: undefined,
     agent: agent(undefined, 'agent'),
@@ -217,6 +227,16 @@ export function parseEmulatorOptions(input: EmulatorOptions | undefined) {
   });
   if (options.apiKey === '') throw new HermeticError('HERMETIC_OPTIONS_INVALID', 'Option "apiKey" must not be empty; use null for no key.');
   if (options.adminKey === '') throw new HermeticError('HERMETIC_OPTIONS_INVALID', 'Option "adminKey" must not be empty; use null for an open control plane.');
+  if (options.stateDb !== null && options.stateHome !== null) {
+    throw new HermeticError('HERMETIC_OPTIONS_INVALID', 'Options "stateDb" and "stateHome" are two places to record the same runs; give one.');
+  }
+  if (options.stateHome !== null) {
+    for (const name of Object.keys(options.profiles)) {
+      if (name !== 'default' && !HERMES_PROFILE_ID.test(name)) {
+        throw new HermeticError('HERMETIC_OPTIONS_INVALID', `Profile "${name}" cannot have a folder in the "stateHome" Hermes home: Hermes names profile folders with [a-z0-9][a-z0-9_-]{0,63}.`);
+      }
+    }
+  }
   return options;
 }
 

@@ -72,6 +72,8 @@ it('every other flag mistake is refused with HERMETIC_CLI_USAGE and one sentence
     [['--db', ''], '--db must not be empty.'],
     [['--state-db', ''], '--state-db must not be empty.'],
     [['--seed', ''], '--seed must not be empty.'],
+    [['--state-home', '/tmp', '--state-db', '/tmp/s.db'], '--state-db and --state-home both record the runs (one file, or a Hermes home of one per profile): give one.'],
+    [['--state-home', '/tmp', '--profile', 'a.b=k'], 'Profile "a.b" cannot have a folder in the --state-home Hermes home: Hermes names profiles with [a-z0-9][a-z0-9_-]{0,63}.'],
     [[], 'API_SERVER_PORT must be between 0 and 65535; got 99999.', { API_SERVER_PORT: '99999' }],
   ] as const) {
     assert.throws(() => serveOptions([...args], { ...env }), (e: HermeticError) => {
@@ -81,11 +83,14 @@ it('every other flag mistake is refused with HERMETIC_CLI_USAGE and one sentence
   }
 });
 
-it('a --db or --state-db whose folder is missing, or that is under a file or is a folder, fails with exit 1 and creates nothing', async () => {
+it('a --db, --state-db or --state-home whose folder is missing, or that is under a file or is a folder, fails with exit 1 and creates nothing', async () => {
   const work = join(dir, 'stores');
   mkdirSync(work);
   writeFileSync(join(work, 'file'), 'x');
   writeFileSync(join(work, 'empty.db'), '');
+  const home = join(work, 'home');
+  mkdirSync(join(home, 'profiles', 'work'), { recursive: true });
+  writeFileSync(join(home, 'profiles', 'work', 'state.db'), '');
   const missing = join(work, 'no', 'such', 'runs.db');
   await Promise.all([
     expectLines(['serve', '--port', '0', '--db', missing], 1,
@@ -99,8 +104,16 @@ it('a --db or --state-db whose folder is missing, or that is under a file or is 
       `Cannot open the --state-db store at ${join(work, 'file')}: it is not a SQLite database (it does not start with SQLite's header). [HERMETIC_STORE_OPEN]`),
     expectLines(['serve', '--port', '0', '--db', ':memory:', '--state-db', join(work, 'empty.db')], 1,
       `Cannot open the --state-db store at ${join(work, 'empty.db')}: it is empty, so it is not a SQLite database. [HERMETIC_STORE_OPEN]`),
+    expectLines(['serve', '--port', '0', '--db', ':memory:', '--state-home', join(work, 'no')], 1,
+      `Cannot record into the --state-home Hermes home at ${join(work, 'no')}: it does not exist. [HERMETIC_STORE_OPEN]`),
+    expectLines(['serve', '--port', '0', '--db', ':memory:', '--state-home', join(work, 'file')], 1,
+      `Cannot record into the --state-home Hermes home at ${join(work, 'file')}: it is a file, not a folder. [HERMETIC_STORE_OPEN]`),
+    // A profile's store already there is recorded into as it is: it must be a SQLite store.
+    expectLines(['serve', '--port', '0', '--db', ':memory:', '--state-home', home, '--profile', 'work=k'], 1,
+      `Cannot open the --state-home (profile work) store at ${join(home, 'profiles', 'work', 'state.db')}: it is empty, so it is not a SQLite database. [HERMETIC_STORE_OPEN]`),
   ]);
-  assert.deepEqual(readdirSync(work).sort(), ['empty.db', 'file']);
+  assert.deepEqual(readdirSync(work).sort(), ['empty.db', 'file', 'home']);
+  assert.deepEqual(readdirSync(home), ['profiles'], 'no state.db made for the default profile');
   assert.equal(readFileSync(join(work, 'file'), 'utf8'), 'x');
   assert.equal(existsSync(join(work, 'no')), false);
 });

@@ -188,6 +188,7 @@ it('a JSON and a YAML config file give the same options, checked by the option s
     host: '127.0.0.1',
     adminKey: null,
     profiles: { alice: { apiKey: 'alice-file-key' }, bob: { apiKey: null } },
+    stateHome: null,
     insecureAdmin: false,
     quiet: false,
   } as unknown as ReturnType<typeof strip>);
@@ -197,6 +198,7 @@ it('a JSON and a YAML config file give the same options, checked by the option s
   const abs = write('conf/abs.yaml', `db: ":memory:"\nstateDb: ${join(dir, 'x.db')}\n`);
   assert.deepEqual([options(['--config', abs]).db, options(['--config', abs]).stateDb], [':memory:', join(dir, 'x.db')]);
   assert.equal(options(['--config', json, '--db', 'here.db']).db, 'here.db');
+  assert.equal(options(['--config', write('conf/home/h.yaml', 'stateHome: hermes\n')]).stateHome, join(dir, 'conf/home/hermes'));
   // An empty file (comments only) is no configuration.
   assert.equal(options(['--config', write('empty.yaml', '# nothing yet\n')]).port, 8642);
 });

@@ -14,7 +14,7 @@ import type { HttpRequest, HttpResponse } from '../http.js';
 import type { JournalSlots, RequestJournal } from '../journal/journal.js';
 import { RequestTraffic } from '../journal/traffic.js';
 import type { ParsedEmulatorOptions } from '../options.js';
-import { StateDbRecorder } from '../record/state-db.js';
+import { StateFiles } from '../record/state-files.js';
 import type { TurnSink } from '../record/turn-sink.js';
 import { TurnRecorder, type TurnsState } from '../record/turns.js';
 import { FakeAgent } from '../runs/agent.js';
@@ -123,7 +123,8 @@ export class Namespace implements ControlledNamespace {
   /** The clock the namespace made (null: it runs on the caller's, through #borrowed). */
   readonly #ownClock: ControlledClock | null;
   readonly #borrowed: BorrowedClock | null;
-  readonly #recorder: StateDbRecorder | null;
+  /** The --state-db or --state-home recording, or null. */
+  readonly #recorder: StateFiles | null;
   /** The parts a checkpoint saves, in the order they are restored (the core first: it fails before anything changed). */
   readonly #parts: ReadonlyArray<readonly [string, CheckpointPart]>;
   #core: Core;
@@ -161,9 +162,10 @@ export class Namespace implements ControlledNamespace {
     this.scenarios = new ScenarioBook(this, options.scenarios);
     // The recorder draws from whichever id stream the namespace has now (a reset starts a new one).
     const ids: IdSource = { uuid4Hex: () => this.#core.ids.uuid4Hex(), seeded: options.seed !== null };
-    // A new --state-db file's generation token from a stream of its own: the namespace's ids stay where they were.
-    this.#recorder = options.stateDb
-      ? new StateDbRecorder(options.stateDb, {
+    // A new state.db file's generation token from a stream of its own: the namespace's ids stay where they were.
+    const target = options.stateDb !== null ? { file: options.stateDb } : options.stateHome !== null ? { home: options.stateHome } : null;
+    this.#recorder = target
+      ? new StateFiles(target, {
         now: () => this.clock.now(), ids, fileIds: createIdSource(seed === null ? undefined : `${seed}\0state.db`), eager: isDefault,
         onError: (what, e) => shared.warn('state-db', backgroundFailureLine(what, e)),
       })

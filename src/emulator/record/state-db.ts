@@ -13,7 +13,7 @@ import { isLockedOut, openReadWrite, type Db } from '../../shared/sqlite.js';
 import { createStore, LATEST_LEVEL, securePrivateFiles } from '../../state-db/schema/index.js';
 import { StateDbWriter, type MessageInput } from '../../state-db/writer/index.js';
 import type { NewSession } from '../sessions/table.js';
-import type { Beat, FinishedTurn, Opening, TurnSink, TurnStart } from './turn-sink.js';
+import type { Beat, FinishedTurn, Opening, TurnStart } from './turn-sink.js';
 
 const END_REASONS: Record<string, string> = { completed: 'done', failed: 'failed', cancelled: 'cancelled' };
 
@@ -56,7 +56,8 @@ function touch(w: StateDbWriter, sessionId: string, beat: Beat): void {
     WHERE id = ? AND (last_activity_at IS NULL OR last_activity_at < ?)`).run(beat.at, beat.description, sessionId, beat.at);
 }
 
-export class StateDbRecorder implements TurnSink {
+/** One file's recorder; record/state-files.ts picks the file for each profile and hands it the writes. */
+export class StateDbRecorder {
   #open: StateDbWriter | null = null;
   /** Writes waiting for the lock, oldest first: a later write never overtakes an earlier one. */
   #held: Held[] = [];

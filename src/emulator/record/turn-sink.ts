@@ -70,8 +70,11 @@ export interface TurnSink {
   appended(turn: TurnStart, messages: readonly MessageInput[]): void;
   touched(turn: TurnStart, beat: Beat): void;
   finished(turn: FinishedTurn): void;
-  /** The time of the session's newest message already stored (another process may have written it); null: none. */
-  lastMessageAt?(sessionId: string): number | null;
+  /**
+   * The time of the profile's session's newest message already stored (another process may have written it); null:
+   * none.
+   */
+  lastMessageAt?(profile: string, sessionId: string): number | null;
   /** An emulated crash: whatever the agent had not persisted is lost. */
   reset(): void;
 }

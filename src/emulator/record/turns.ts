@@ -325,7 +325,7 @@ export class TurnRecorder implements RunObserver {
     if (messages.length === 0) return messages;
     const session = `${start.profile}\0${start.sessionId}`;
     // A session this process has not recorded yet may have messages from an earlier process on the same store.
-    let last = this.#lastAt.get(session) ?? this.#stored(start.sessionId);
+    let last = this.#lastAt.get(session) ?? this.#stored(start.profile, start.sessionId);
     let at: number | undefined;
     for (const m of messages) {
       let ts = m.timestamp ?? (at ??= this.now());
@@ -348,10 +348,10 @@ export class TurnRecorder implements RunObserver {
   }
 
   /** The newest message time the sinks hold for a session (-Infinity: none). */
-  #stored(sessionId: string): number {
+  #stored(profile: string, sessionId: string): number {
     let last = -Infinity;
     for (const sink of this.sinks) {
-      const t = sink.lastMessageAt?.(sessionId);
+      const t = sink.lastMessageAt?.(profile, sessionId);
       if (typeof t === 'number' && t > last) last = t;
     }
     return last;

@@ -1,12 +1,14 @@
 // `hermetic serve`: flags (and Hermes's own API_SERVER_* variables) → emulator options → a running server that
 // stops cleanly on SIGINT/SIGTERM.
-import { resolve } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { looksLikeHost, looksLikePath, looksLikePort, parseFlags, wholeNumber, type FlagSpec } from '../../cli/args.js';
 import { listenForStop } from '../../cli/stop-signals.js';
 import { epochProblem } from '../../shared/clock.js';
 import { HermeticError } from '../../shared/errors.js';
 import { pyStrip } from '../../shared/python/index.js';
-import { sqliteFileProblem, storePathProblem } from '../../shared/sqlite.js';
+import { folderNotWritable, sqliteFileProblem, storePathProblem } from '../../shared/sqlite.js';
+import { profileHome } from '../../state-db/home.js';
 import { HERMES_VERSION } from '../api/meta.js';
 import { loadFaultFile } from '../faults/file.js';
 import { loadScenarioFile, ScenarioSet } from '../scenarios/index.js';
@@ -35,6 +37,9 @@ Options:
                             even an emulated restart
   --state-db PATH           also record every run into this Hermes-shaped
                             state.db (created if missing; its folder must exist)
+  --state-home DIR          or record into a Hermes home at DIR (it must exist),
+                            each profile in its own store as Hermes keeps them:
+                            DIR/state.db, DIR/profiles/<name>/state.db
   --api-key K               require "Authorization: Bearer K" (default
                             API_SERVER_KEY; none = Hermes's test listener)
   --max-concurrent-runs N   capacity (default 10; 0 disables)
@@ -131,7 +136,7 @@ const SERVE_FLAGS = {
   // A stray word names the flag it looks meant for (`serve 9000`: did you mean "--port 9000"?); a `state.db` is the
   // store the runs are recorded into, any other file the emulator's own database.
   port: { type: 'string', lone: looksLikePort }, host: { type: 'string', lone: looksLikeHost },
-  db: { type: 'string', lone: (w: string) => looksLikePath(w) && !namesAStore(w) }, 'state-db': { type: 'string', lone: namesAStore },
+  db: { type: 'string', lone: (w: string) => looksLikePath(w) && !namesAStore(w) }, 'state-db': { type: 'string', lone: namesAStore }, 'state-home': { type: 'string' },
   'api-key': { type: 'string' }, 'max-concurrent-runs': { type: 'string' }, model: { type: 'string' }, 'agent-model': { type: 'string' },
   'cors-origins': { type: 'string', empty: true }, time: { type: 'string' }, frozen: { type: 'boolean' },
   seed: { type: 'string' }, 'run-table': { type: 'string' }, 'lock-timeout': { type: 'string' },
@@ -151,7 +156,7 @@ export interface ServeSettings extends ServerOptions {
   /** No line per request on the console. */
   quiet: boolean;
   /** How refusals name the db and stateDb paths: the flag, or the config file they came from. */
-  storeLabels: { db: string; stateDb: string };
+  storeLabels: { db: string; stateDb: string; stateHome: string };
 }
 
 /** A flag that takes one of a few words: the word's value, or a refusal naming them. */
@@ -228,6 +233,7 @@ export function serveOptions(argv: string[], env: NodeJS.ProcessEnv, cwd: string
       apiKey,
       adminKey,
       stateDb: v['state-db'] ?? file.stateDb ?? null,
+      stateHome: v['state-home'] ?? file.stateHome ?? null,
       maxConcurrentRuns: integer('max-concurrent-runs', v['max-concurrent-runs'], -1_000_000, 1_000_000) ?? file.maxConcurrentRuns ?? 10,
       modelName: v.model ?? env.API_SERVER_MODEL_NAME ?? file.modelName ?? 'hermes-agent',
       agentModel: v['agent-model'] ?? file.agentModel,
@@ -250,10 +256,23 @@ export function serveOptions(argv: string[], env: NodeJS.ProcessEnv, cwd: string
     storeLabels: {
       db: v.db === undefined && file.db != null ? `db (from ${config!.name})` : '--db',
       stateDb: v['state-db'] === undefined && file.stateDb != null ? `stateDb (from ${config!.name})` : '--state-db',
+      stateHome: v['state-home'] === undefined && file.stateHome != null ? `stateHome (from ${config!.name})` : '--state-home',
     },
   };
   refuseOpenControlPlane(settings);
+  refuseTwoRecordings(settings);
   return settings;
+}
+
+/** --state-db and --state-home are two places for the same recording; a profile folder needs a Hermes profile id. */
+function refuseTwoRecordings({ stateDb, stateHome, profiles, storeLabels: labels }: ServeSettings): void {
+  if (stateDb != null && stateHome != null) {
+    throw new HermeticError('HERMETIC_CLI_USAGE', `${labels.stateDb} and ${labels.stateHome} both record the runs (one file, or a Hermes home of one per profile): give one.`);
+  }
+  const bad = stateHome == null ? undefined : Object.keys(profiles ?? {}).find((name) => profileHome(stateHome, name) === null);
+  if (bad !== undefined) {
+    throw new HermeticError('HERMETIC_CLI_USAGE', `Profile "${bad}" cannot have a folder in the ${labels.stateHome} Hermes home: Hermes names profiles with [a-z0-9][a-z0-9_-]{0,63}.`);
+  }
 }
 
 /** Beyond loopback, an open control plane would let the network drive runs and change the gateway. */
@@ -265,15 +284,41 @@ function refuseOpenControlPlane({ host, adminKey, insecureAdmin }: ServeSettings
   );
 }
 
-/** A --db or --state-db the user named must already have its folder: a typo fails with HERMETIC_STORE_OPEN. */
+/**
+ * A --db or --state-db the user named must already have its folder, and a --state-home must exist: a typo fails with
+ * HERMETIC_STORE_OPEN.
+ */
 function prepareStores(options: ServeSettings): void {
-  const { db, stateDb } = options.storeLabels;
-  for (const [label, path, isStateDb] of [[db, options.db ?? null, false], [stateDb, options.stateDb ?? null, true]] as const) {
+  const { db, stateDb, stateHome } = options.storeLabels;
+  const stores: [string, string | null, boolean][] = [[db, options.db ?? null, false], [stateDb, options.stateDb ?? null, true]];
+  const home = options.stateHome ?? null;
+  if (home !== null) {
+    const problem = folderProblem(home);
+    if (problem) throw new HermeticError('HERMETIC_STORE_OPEN', `Cannot record into the ${stateHome} Hermes home at ${home}: ${problem}.`);
+    // The stores already there are recorded into as they are; a profile's folder is made by its first run.
+    for (const profile of ['default', ...Object.keys(options.profiles ?? {})]) {
+      const folder = profileHome(home, profile);
+      if (folder !== null && existsSync(join(folder, 'state.db'))) stores.push([`${stateHome} (profile ${profile})`, join(folder, 'state.db'), true]);
+    }
+  }
+  for (const [label, path, isStateDb] of stores) {
     if (path === null || path === ':memory:') continue;
     // An existing --state-db is recorded into as it is, so it must already be a SQLite store.
     const problem = storePathProblem(path) ?? (isStateDb ? sqliteFileProblem(path) : null);
     if (problem) throw new HermeticError('HERMETIC_STORE_OPEN', `Cannot open the ${label} store at ${path}: ${problem}.`);
   }
+}
+
+/** Why `dir` cannot be a Hermes home to record into (missing, not a folder, not writable), or null. */
+function folderProblem(dir: string): string | null {
+  let stat;
+  try {
+    stat = statSync(dir);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? 'it does not exist' : (e as Error).message;
+  }
+  return stat.isDirectory() ? folderNotWritable(dir) : 'it is a file, not a folder';
 }
 
 /** What the banner says about the control plane (never the key itself). */
@@ -342,6 +387,7 @@ export async function serveCommand(argv: string[], out: (line: string) => void =
       out(`hermetic: Hermes Agent v${HERMES_VERSION} /v1/runs emulator listening on ${server.url}`);
       out(`  store: ${describeStore(options.db)}`);
       if (options.stateDb) out(`  state.db: ${options.stateDb} (every run is recorded as Hermes's API server records it)`);
+      if (options.stateHome) out(`  state home: ${options.stateHome} (every run is recorded into its profile's state.db, as Hermes's API server records it)`);
       out(`  auth:  ${options.apiKey ? 'API key required (Authorization: Bearer …)' : "none (Hermes's test-only listener)"}`);
       const profiles = describeProfiles(options.profiles);
       if (profiles) out(`  profiles: ${profiles}`);

@@ -39,7 +39,7 @@ export const CODE_ONLY_OPTIONS: Readonly<Record<string, string>> = {
  * Options that may name files: a relative path in a config file is relative to the file's folder. `faults` is a list
  * of rules, or (in a file only) the path of a JSON file of them, as `--faults FILE` reads.
  */
-export const PATH_OPTIONS = ['db', 'stateDb', 'scenarios', 'faults'] as const;
+export const PATH_OPTIONS = ['db', 'stateDb', 'stateHome', 'scenarios', 'faults'] as const;
 
 export interface ConfigFile {
   /** The file as named on the command line, and where it was found. */

@@ -24,12 +24,12 @@ const RECOVERABLE_END_REASONS = new Set(['ws_orphan_reap', 'agent_close']);
 const PATCHABLE = new Set(['title', 'end_reason', 'pinned', 'archived', 'hidden', 'unread']);
 const PATCH_FLAGS = ['pinned', 'archived', 'hidden', 'unread'] as const;
 
-/** Where API-created sessions are also written (the --state-db recorder), or null. */
+/** Where API-created sessions are also written (the --state-db or --state-home recording), by profile, or null. */
 export interface SessionMirror {
-  sessionCreated(row: { id: string; source: string; model: string | null; model_config: string | null; system_prompt: string | null; started_at: number; title: string | null }): void;
-  sessionUpdated(id: string, fields: Record<string, unknown>): void;
-  sessionEnded(id: string, reason: string, at: number): void;
-  sessionDeleted(id: string): void;
+  sessionCreated(profile: string, row: { id: string; source: string; model: string | null; model_config: string | null; system_prompt: string | null; started_at: number; title: string | null }): void;
+  sessionUpdated(profile: string, id: string, fields: Record<string, unknown>): void;
+  sessionEnded(profile: string, id: string, reason: string, at: number): void;
+  sessionDeleted(profile: string, id: string): void;
 }
 
 export interface SessionServiceDeps {
@@ -115,7 +115,7 @@ export class SessionService {
       if (!again.ok) return again;
       if (again.value) {
         const { id } = again.value;
-        this.#mirror((m) => m.sessionUpdated(id, { archived: 0, ended_at: null, end_reason: null }));
+        this.#mirror((m) => m.sessionUpdated(profile, id, { archived: 0, ended_at: null, end_reason: null }));
         rows = again.value.rows;
       }
     }
@@ -185,7 +185,7 @@ export class SessionService {
     if (outcome.kind === 'unbindable') throw new UnhandledHermesException('sqlite3 could not bind the INSERT (UnicodeEncodeError)');
     if (outcome.kind === 'too-long') throw new UnhandledHermesException('sanitize_title raised ValueError inside the create transaction');
     if (outcome.kind === 'title-taken') return fail(sessionErrors.titleTaken(outcome.holder));
-    this.#mirror((m) => m.sessionCreated({ ...row, title }));
+    this.#mirror((m) => m.sessionCreated(profile, { ...row, title }));
     return ok(wrap(outcome.row));
   }
 
@@ -244,8 +244,8 @@ export class SessionService {
     const { conflict, row } = updated.value as { conflict?: string; row?: SessionRow };
     if (conflict !== undefined) return fail(sessionErrors.title(`Title '${title}' is already in use by session ${conflict}`));
     this.#mirror((m) => {
-      m.sessionUpdated(id, changes);
-      if (endReason !== null && endBinds) m.sessionEnded(id, endReason, now);
+      m.sessionUpdated(profile, id, changes);
+      if (endReason !== null && endBinds) m.sessionEnded(profile, id, endReason, now);
     });
     if (!endBinds) throw new UnhandledHermesException('sqlite3 could not bind end_session\'s end_reason (UnicodeEncodeError)');
     // `db.get_session(id) or session`: a row deleted since the 404 check answers as it was first read (decision 0078).
@@ -256,7 +256,7 @@ export class SessionService {
   async delete(profile: string, id: string): Promise<Result<PyDict>> {
     const deleted = await this.#store('write', 'deleting a session', (ops) => ops.delete(profile, id));
     if (!deleted.ok) return deleted;
-    if (deleted.value) this.#mirror((m) => m.sessionDeleted(id));
+    if (deleted.value) this.#mirror((m) => m.sessionDeleted(profile, id));
     return ok(new Map<string, PyValue>([['object', 'hermes.session.deleted'], ['id', id], ['deleted', deleted.value]]));
   }
 
@@ -292,7 +292,7 @@ export class SessionService {
       if (!saved?.ok) {
         return fail({ status: 500, message: 'Could not persist the requested session model lock', type: 'invalid_request_error', code: 'model_lock_persistence_failed' });
       }
-      this.#mirror((m) => m.sessionUpdated(session.id, lock));
+      this.#mirror((m) => m.sessionUpdated(session.profile, session.id, lock));
     }
     const outcome = await playChat(this.deps.chat, {
       profile: session.profile,
