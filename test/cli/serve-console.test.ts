@@ -175,6 +175,8 @@ test('the clock advances from the console, and a checkpoint is saved', async () 
     await page.locator('#checkpoints-branch', { hasText: 'retry at cp_1@e2e-clock' }).waitFor();
     await page.getByRole('button', { name: 'Delete branch main' }).click();
     await page.locator('#notice', { hasText: 'Delete branch main: done.' }).waitFor();
+    // The notice comes before the refresh that redraws the table: wait for the row to go, not for time.
+    await page.locator('#branches-table tbody tr', { hasText: 'main' }).waitFor({ state: 'detached' });
     assert.deepEqual(await page.locator('#branches-table tbody tr td:first-child').allInnerTexts(), ['retry (current)']);
     await page.getByRole('button', { name: 'Automatic checkpoints: off' }).click();
     await page.getByRole('button', { name: 'Automatic checkpoints: on' }).waitFor();
