@@ -3,9 +3,10 @@
 // response's tool calls and each tool result as they happen, its activity heartbeat, and the final answer with the
 // turn's tokens when it returns (decision 0133). The agent cannot wait, and a row written per admitted run would cost
 // keyed admission much of its throughput (decision 0005). So the writes wait in memory and are committed together, at
-// most COALESCE_MS after the first of them (or once MAX_PENDING wait), and before anything could show them: every
-// session route first commits what is waiting (`settled`). A lock held by another connection keeps the writes
-// waiting, in order, retried off the loop.
+// most COALESCE_MS after the first of them, or at once when MAX_PENDING writes or MAX_PENDING_TEXT characters of text
+// wait (an in-process caller that never lets the event loop turn never lets the timer fire: decision 0137), and before
+// anything could show them: every session route first commits what is waiting (`settled`). A lock held by another
+// connection keeps the writes waiting, in order, retried off the loop.
 import { dumps, scrubSurrogates, type PlainJson } from '../../shared/python/index.js';
 import type { MessageInput } from '../../state-db/writer/types.js';
 import type { Beat, FinishedTurn, Opening, TurnSink, TurnStart } from '../record/turn-sink.js';
@@ -34,13 +35,26 @@ export function storedMessage(m: MessageInput): NewMessage {
   };
 }
 
-type Write = { readonly what: string; apply(ops: SessionOps): void };
+/** The characters of text a stored row holds (its string columns), and a little for the row itself. */
+function rowText(row: NewMessage): number {
+  let n = ROW_TEXT;
+  for (const v of [row.content, row.tool_call_id, row.tool_calls, row.tool_name, row.reasoning, row.reasoning_content, row.display_kind]) {
+    if (v !== null) n += v.length;
+  }
+  return n;
+}
+
+/** `text`: the characters it holds until it is committed (message rows; a write without rows holds next to none). */
+type Write = { readonly what: string; readonly text: number; apply(ops: SessionOps): void };
 
 /**
  * What an agent writes as it starts: its session (a row the client created is kept, a missing model filled), the user
  * message and the first heartbeat. Kept as data until applied: a run admitted and never looked at costs no more.
  */
 class OpeningWrite implements Write {
+  /** The rows it writes, made when it joins the waiting writes (they share the run's strings). */
+  #rows: NewMessage[] | null = null;
+
   constructor(
     private readonly turn: TurnStart,
     private readonly opening: Opening,
@@ -48,6 +62,14 @@ class OpeningWrite implements Write {
 
   get what(): string {
     return `opening session ${this.turn.sessionId}`;
+  }
+
+  get text(): number {
+    return this.#stored().reduce((n, row) => n + rowText(row), ROW_TEXT);
+  }
+
+  #stored(): NewMessage[] {
+    return (this.#rows ??= this.opening.messages.map(storedMessage));
   }
 
   apply(ops: SessionOps): void {
@@ -62,7 +84,7 @@ class OpeningWrite implements Write {
         ? { source: 'api_server', model_config: null }
         : { source: 'subagent', model_config: dumps({ _delegate_from: turn.delegatedFrom }), parent_session_id: turn.delegatedFrom }),
     });
-    if (opening.messages.length > 0) ops.append(turn.profile, turn.sessionId, opening.messages.map(storedMessage), null);
+    if (opening.messages.length > 0) ops.append(turn.profile, turn.sessionId, this.#stored(), null);
     if (opening.beat) ops.touch(turn.profile, turn.sessionId, opening.beat.at);
   }
 }
@@ -71,10 +93,19 @@ class OpeningWrite implements Write {
 const COALESCE_MS = 20;
 /** Waiting writes that are committed at once, whatever the time. */
 const MAX_PENDING = 512;
+/**
+ * Characters of text waiting that are committed at once, whatever the time: what waits stays this small however large
+ * the messages (a 10 MB input is committed with its run's end, not held with 511 others; decision 0137).
+ */
+export const MAX_PENDING_TEXT = 1_048_576;
+/** What a write or a row is counted as beside its text. */
+const ROW_TEXT = 64;
 
 export class SessionRecorder implements TurnSink {
   /** Writes not committed yet, oldest first: flushed together at the end of the event-loop turn (group commit). */
   #pending: Write[] = [];
+  /** The characters of text the waiting writes hold (their `text`). */
+  #pendingText = 0;
   /**
    * What runs wrote as their agent started (the session row, the user message, the first heartbeat) that no one could
    * see yet, by profile and session id: written before anything that could show them, or ahead of the next write into
@@ -103,12 +134,12 @@ export class SessionRecorder implements TurnSink {
   appended(turn: TurnStart, messages: readonly MessageInput[]): void {
     this.#takeSession(turn);
     const rows = messages.map(storedMessage);
-    this.#write(`recording messages of session ${turn.sessionId}`, (ops) => ops.append(turn.profile, turn.sessionId, rows, null));
+    this.#write(`recording messages of session ${turn.sessionId}`, (ops) => ops.append(turn.profile, turn.sessionId, rows, null), rows);
   }
 
   touched(turn: TurnStart, beat: Beat): void {
     this.#takeSession(turn);
-    this.#write(`recording the activity of session ${turn.sessionId}`, (ops) => ops.touch(turn.profile, turn.sessionId, beat.at));
+    this.#write(`recording the activity of session ${turn.sessionId}`, (ops) => ops.touch(turn.profile, turn.sessionId, beat.at), []);
   }
 
   finished(turn: FinishedTurn): void {
@@ -124,16 +155,19 @@ export class SessionRecorder implements TurnSink {
       cost: u.estimated_cost_usd ?? 0,
     };
     if (messages.length === 0 && usage === null) return;
-    this.#write(`recording a turn of session ${turn.sessionId}`, (ops) => ops.append(turn.profile, turn.sessionId, messages, usage));
+    this.#write(`recording a turn of session ${turn.sessionId}`, (ops) => ops.append(turn.profile, turn.sessionId, messages, usage), messages);
   }
 
-  /** A session the agent opened joins the waiting writes before the first write into it. */
+  /**
+   * A session the agent opened joins the waiting writes before the first write into it (its run may end with nothing
+   * more to write: what it opened is then committed as any waiting write is, not left for the next run's).
+   */
   #takeSession(turn: TurnStart): void {
     const key = `${turn.profile}\0${turn.sessionId}`;
     const opened = this.#opened.get(key);
     if (opened) {
       this.#opened.delete(key);
-      this.#pending.push(...opened);
+      this.#enqueue(opened);
     }
   }
 
@@ -168,6 +202,7 @@ export class SessionRecorder implements TurnSink {
         for (const w of batch) w.apply(ops);
       });
       this.#pending = this.#pending.slice(batch.length);
+      this.#pendingText = this.#pending.reduce((n, w) => n + w.text, 0);
       return true;
     } catch (e) {
       if (e instanceof StoreUnavailable && e.reason === 'busy') return false;
@@ -182,6 +217,7 @@ export class SessionRecorder implements TurnSink {
         this.onError(e);
       }
       this.#pending.shift();
+      this.#pendingText -= next.text;
     }
     return true;
   }
@@ -197,6 +233,7 @@ export class SessionRecorder implements TurnSink {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
     this.#pending = [];
+    this.#pendingText = 0;
     this.#opened.clear();
     this.#generation++;
     this.#retrying = null;
@@ -208,14 +245,26 @@ export class SessionRecorder implements TurnSink {
    */
   #takeOpened(): void {
     if (this.#opened.size === 0) return;
-    for (const writes of this.#opened.values()) this.#pending.push(...writes);
+    for (const writes of this.#opened.values()) this.#add(writes);
     this.#opened.clear();
   }
 
-  #write(what: string, apply: (ops: SessionOps) => void): void {
-    this.#pending.push({ what, apply });
+  #add(writes: readonly Write[]): void {
+    for (const w of writes) {
+      this.#pending.push(w);
+      this.#pendingText += w.text;
+    }
+  }
+
+  #write(what: string, apply: (ops: SessionOps) => void, rows: readonly NewMessage[]): void {
+    this.#enqueue([{ what, apply, text: rows.reduce((n, row) => n + rowText(row), ROW_TEXT) }]);
+  }
+
+  /** Writes join the waiting ones: committed at once past either bound, else within COALESCE_MS. */
+  #enqueue(writes: readonly Write[]): void {
+    this.#add(writes);
     if (this.#retrying) return;
-    if (this.#pending.length >= MAX_PENDING) {
+    if (this.#pending.length >= MAX_PENDING || this.#pendingText >= MAX_PENDING_TEXT) {
       this.flush();
       return;
     }
