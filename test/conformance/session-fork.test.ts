@@ -82,6 +82,8 @@ describeTransports('session fork (decision 0141)', (open) => {
   it('401 before anything; 404 for an unknown source before the body; the body\'s 400s', async () => {
     const h = await open();
     assertBytes(await h.request('POST', '/api/sessions/s/fork', { auth: false, body: 'not json' }), 401, AUTH);
+    assertBytes(await h.request('POST', '/api/sessions/s/fork', { headers: { Authorization: 'HermesRoom abc' }, body: '{}' }), 401, AUTH);
+    assertBytes(await h.request('POST', '/ns/unseen/api/sessions/s/fork', { auth: false, body: '{}' }), 401, AUTH);
     assertBytes(await fork(h, 'nope', 'not json'), 404, std('Session not found: nope', 'session_not_found'));
     await createSession(h, '{"id": "s"}');
     assertBytes(await fork(h, 's', 'not json'), 400, std('Invalid JSON in request body'));
