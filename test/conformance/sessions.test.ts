@@ -257,7 +257,9 @@ describeTransports('session routes (spec sessions-api §10)', (open) => {
     assert.deepEqual(caps.endpoints.session_chat, { method: 'POST', path: '/api/sessions/{session_id}/chat' });
     assert.equal(caps.features.session_resources, true);
     // The routes Hermes has that are not emulated say so.
-    for (const [method, path] of [['POST', '/api/sessions/x/fork'], ['POST', '/api/sessions/x/chat/stream'], ['POST', '/api/sessions/x/model']]) {
+    // fork is served (decision 0141, session-fork.test.ts); its unknown source is Hermes's 404.
+    assert.equal((await h.request('POST', '/api/sessions/x/fork', { body: '{}' })).json().error.code, 'session_not_found');
+    for (const [method, path] of [['POST', '/api/sessions/x/chat/stream'], ['POST', '/api/sessions/x/model']]) {
       const reply = await h.request(method!, path!, { body: '{}' });
       assert.equal(reply.status, 501, path);
       assert.equal(reply.json().error.code, 'HERMETIC_UNSUPPORTED_ROUTE');
@@ -272,7 +274,7 @@ describeTransports('session routes (spec sessions-api §10)', (open) => {
       assert.equal(reply.status, 501, what);
       assert.equal(reply.json().error.code, 'HERMETIC_UNSUPPORTED_ROUTE', what);
     };
-    for (const path of ['/api/sessions/s2/fork', '/api/sessions/s2/chat/stream', '/api/sessions/s2/model']) {
+    for (const path of ['/api/sessions/s2/chat/stream', '/api/sessions/s2/model']) {
       // spec sessions-api §2: the key check comes before anything else the handler does.
       assertBytes(await h.request('POST', path, { auth: false, body: '{}' }), 401, auth);
       assertBytes(await h.request('POST', path, { auth: false }), 401, auth);
@@ -294,7 +296,7 @@ describeTransports('session routes (spec sessions-api §10)', (open) => {
 
   it('without any API key configured, the session routes that are not emulated let the request through to the 501', async () => {
     const h = await open({ apiKey: null });
-    for (const path of ['/api/sessions/s2/fork', '/api/sessions/s2/chat/stream', '/api/sessions/s2/model']) {
+    for (const path of ['/api/sessions/s2/chat/stream', '/api/sessions/s2/model']) {
       const reply = await h.request('POST', path, { auth: false, body: '{}' });
       assert.equal(reply.status, 501, path);
       assert.equal(reply.json().error.code, 'HERMETIC_UNSUPPORTED_ROUTE');

@@ -1380,6 +1380,120 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
         "security": [{ "hermesApiKey": [] }, {}]
       }
     },
+    "/api/sessions/{session_id}/fork": {
+      "servers": [
+        { "url": "/", "description": "The default namespace." },
+        {
+          "url": "/ns/{namespace}",
+          "description": "Another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." }
+          }
+        },
+        {
+          "url": "/p/{profile}",
+          "description": "A named Hermes profile (its own API key).",
+          "variables": { "profile": { "default": "default" } }
+        },
+        {
+          "url": "/ns/{namespace}/p/{profile}",
+          "description": "A named Hermes profile of another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." },
+            "profile": { "default": "default" }
+          }
+        }
+      ],
+      "parameters": [
+        { "name": "session_id", "in": "path", "required": true, "schema": { "type": "string" } },
+        { "$ref": "#/components/parameters/namespace" }
+      ],
+      "post": {
+        "operationId": "hermes.session_fork",
+        "summary": "Branch a session: a child holding a copy of its messages",
+        "description": "The source is looked up before the body is read (404 first). The source ends `branched` (a first end reason stays), the child is created under it (`parent_session_id`) with its model and system prompt and a copy of its messages (new ids), then titled; a title refused after that leaves the child created (decision 0141).",
+        "tags": ["Hermes sessions"],
+        "x-hermetic-operation": "session_fork",
+        "requestBody": {
+          "required": true,
+          "description": "Read as aiohttp's request.json(); must be an object.",
+          "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesSessionForkRequest" } } }
+        },
+        "responses": {
+          "201": {
+            "description": "The child session.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesSessionAnswer" } } }
+          },
+          "400": {
+            "description": "- Invalid JSON in the body, a body that is not an object, a non-integer Content-Length; an empty id or one with CR, LF or NUL (`invalid_session_id`), a title too long or held by another session (`invalid_title`).\n- A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or wrong API key (these routes take no room grant).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
+          },
+          "403": {
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
+          },
+          "404": {
+            "description": "- Unknown session id in this profile (`session_not_found`).\n- An unknown /p/{profile}/ prefix.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermesProfileNotFound" }
+                  ]
+                }
+              }
+            }
+          },
+          "409": {
+            "description": "The id exists (`session_exists`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "413": {
+            "description": "Content-Length above 10 000 000 (`body_too_large`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
+          "500": {
+            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
+            "content": {
+              "text/plain": { "schema": { "type": "string" } },
+              "text/html": { "schema": { "type": "string" } }
+            }
+          },
+          "503": {
+            "description": "- The session store is locked past the lock timeout or failed (`session_db_unavailable`).\n- The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
+          }
+        },
+        "security": [{ "hermesApiKey": [] }, {}]
+      }
+    },
     "/api/sessions/{session_id}/chat": {
       "servers": [
         { "url": "/", "description": "The default namespace." },
@@ -2026,93 +2140,6 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "404": {
             "description": "An unknown /p/{profile}/ prefix.",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
-          },
-          "417": {
-            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
-            "content": { "text/plain": { "schema": { "type": "string" } } }
-          },
-          "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
-            "content": {
-              "text/plain": { "schema": { "type": "string" } },
-              "text/html": { "schema": { "type": "string" } }
-            }
-          },
-          "501": {
-            "description": "HERMETIC_UNSUPPORTED_ROUTE.",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
-          },
-          "503": {
-            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
-          }
-        },
-        "security": [{ "hermesApiKey": [] }, {}]
-      }
-    },
-    "/api/sessions/{session_id}/fork": {
-      "servers": [
-        { "url": "/", "description": "The default namespace." },
-        {
-          "url": "/ns/{namespace}",
-          "description": "Another namespace.",
-          "variables": {
-            "namespace": { "default": "default", "description": "Any namespace name; created on first use." }
-          }
-        },
-        {
-          "url": "/p/{profile}",
-          "description": "A named Hermes profile (its own API key).",
-          "variables": { "profile": { "default": "default" } }
-        },
-        {
-          "url": "/ns/{namespace}/p/{profile}",
-          "description": "A named Hermes profile of another namespace.",
-          "variables": {
-            "namespace": { "default": "default", "description": "Any namespace name; created on first use." },
-            "profile": { "default": "default" }
-          }
-        }
-      ],
-      "parameters": [
-        { "name": "session_id", "in": "path", "required": true, "schema": { "type": "string" } },
-        { "$ref": "#/components/parameters/namespace" }
-      ],
-      "post": {
-        "operationId": "hermes.unsupported POST /api/sessions/{session_id}/fork",
-        "summary": "Served by Hermes, not emulated",
-        "description": "Hermes's 401 for a missing or wrong API key, as its handler checks the key before anything else (decision 0049); then a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
-        "tags": ["Not emulated"],
-        "x-hermetic-operation": "unsupported",
-        "responses": {
-          "400": {
-            "description": "- A non-integer Content-Length (`invalid_content_length`).\n- A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "anyOf": [
-                    { "$ref": "#/components/schemas/HermesError" },
-                    { "$ref": "#/components/schemas/HermeticError" }
-                  ]
-                }
-              }
-            }
-          },
-          "401": {
-            "description": "Missing or wrong API key (these routes take no room grant).",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
-          },
-          "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
-            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
-          },
-          "404": {
-            "description": "An unknown /p/{profile}/ prefix.",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
-          },
-          "413": {
-            "description": "Content-Length above 10 000 000 (`body_too_large`).",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
           },
           "417": {
             "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
@@ -6938,6 +6965,19 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "provider_id": {},
           "model_options": {},
           "require_model_lock": {}
+        }
+      },
+      "HermesSessionForkRequest": {
+        "type": "object",
+        "description": "Every field is optional; other fields are ignored.",
+        "properties": {
+          "id": {
+            "description": "Or `session_id`. A truthy value is str()-ed and stripped (no length or path check); else `api_<epoch>_<8 hex>` is minted."
+          },
+          "session_id": {},
+          "title": {
+            "description": "str()-ed and sanitized; absent or null: the next title in the source's lineage (`<title> #N`, `fork`)."
+          }
         }
       },
       "HermesSessionUpdateRequest": {

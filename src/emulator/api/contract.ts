@@ -251,6 +251,15 @@ export const HERMES_SCHEMAS: Readonly<Record<string, Schema>> = {
       model: {}, model_id: {}, provider: {}, provider_id: {}, model_options: {}, require_model_lock: {},
     },
   },
+  HermesSessionForkRequest: {
+    type: 'object',
+    description: 'Every field is optional; other fields are ignored.',
+    properties: {
+      id: { description: 'Or `session_id`. A truthy value is str()-ed and stripped (no length or path check); else `api_<epoch>_<8 hex>` is minted.' },
+      session_id: {},
+      title: { description: 'str()-ed and sanitized; absent or null: the next title in the source\'s lineage (`<title> #N`, `fork`).' },
+    },
+  },
   HermesSessionUpdateRequest: {
     type: 'object',
     description: 'Only these fields; the flags must be JSON booleans.',
@@ -505,6 +514,23 @@ export const HERMES_OPERATIONS: Readonly<Record<string, HermesOperation>> = {
       '400': err('A bad order, limit or offset (`invalid_pagination`).'),
       '401': keyOnly,
       '404': sessionNotFound,
+      '503': sessionsUnavailable,
+    },
+  },
+  'POST /api/sessions/{session_id}/fork': {
+    operationId: 'hermes.session_fork',
+    summary: 'Branch a session: a child holding a copy of its messages',
+    description:
+      'The source is looked up before the body is read (404 first). The source ends `branched` (a first end reason stays), the child is created under it (`parent_session_id`) with its model and system prompt and a copy of its messages (new ids), then titled; a title refused after that leaves the child created (decision 0141).',
+    tag: SESSIONS,
+    body: { schema: ref('HermesSessionForkRequest'), description: "Read as aiohttp's request.json(); must be an object." },
+    answers: {
+      '201': { description: 'The child session.', json: ref('HermesSessionAnswer') },
+      '400': err(`${bodyErrors}; an empty id or one with CR, LF or NUL (\`invalid_session_id\`), a title too long or held by another session (\`invalid_title\`).`),
+      '401': keyOnly,
+      '404': sessionNotFound,
+      '409': err('The id exists (`session_exists`).'),
+      '413': err('Content-Length above 10 000 000 (`body_too_large`).'),
       '503': sessionsUnavailable,
     },
   },

@@ -61,6 +61,16 @@ export async function sessionMessages(ctx: ApiContext): Promise<HttpResponse> {
   return render(200)(await sessions.messages(profileOf(ctx), id, parseQuery(ctx.req.query)));
 }
 
+/** POST /api/sessions/{session_id}/fork: the key only (no draining check), the source (404), the body, then the fork. */
+export async function forkSession(ctx: ApiContext): Promise<HttpResponse> {
+  const { sessions } = ctx.deps;
+  const found = await sessions.find(profileOf(ctx), ctx.params.session_id!);
+  if (!found.ok) return errorResponse(found.error);
+  const body = bodyObject(await readJson(ctx.req));
+  if (!body.ok) return errorResponse(body.error);
+  return render(201)(await sessions.fork(profileOf(ctx), found.value, body.value));
+}
+
 /**
  * POST /api/sessions/{session_id}/chat: admitted like an agent request (draining refuses it after auth), the
  * X-Hermes-Session-Key header, the session (404), the body, then one agent turn; answered when the agent returns.

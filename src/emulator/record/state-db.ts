@@ -12,7 +12,9 @@ import type { IdSource } from '../../shared/ids.js';
 import { isLockedOut, openReadWrite, type Db } from '../../shared/sqlite.js';
 import { createStore, LATEST_LEVEL, securePrivateFiles } from '../../state-db/schema/index.js';
 import { StateDbWriter, type MessageInput } from '../../state-db/writer/index.js';
+import type { ForkRecord } from '../sessions/service.js';
 import type { NewSession } from '../sessions/table.js';
+import { recordFork } from './fork.js';
 import type { Beat, FinishedTurn, Opening, TurnStart } from './turn-sink.js';
 
 const END_REASONS: Record<string, string> = { completed: 'done', failed: 'failed', cancelled: 'cancelled' };
@@ -251,6 +253,11 @@ export class StateDbRecorder {
     this.#write(`the deletion of session ${id}`, (w) => w.tx(() => {
       if (w.stmt('SELECT 1 FROM sessions WHERE id = ?').get(id)) w.deleteSession(id);
     }));
+  }
+
+  /** POST /api/sessions/{id}/fork (record/fork.ts); `profileName` as SessionDB derives it from the file's place. */
+  sessionForked(fork: ForkRecord, profileName: string | null): void {
+    this.#write(`the fork ${fork.id} of session ${fork.sourceId}`, (w) => recordFork(w, fork, profileName));
   }
 
   reset(): void {

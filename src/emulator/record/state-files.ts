@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { HermeticError } from '../../shared/errors.js';
 import type { IdSource } from '../../shared/ids.js';
 import { profileHome } from '../../state-db/home.js';
-import type { SessionMirror } from '../sessions/service.js';
+import type { ForkRecord, SessionMirror } from '../sessions/service.js';
 import { StateDbRecorder, type ApiSessionRow } from './state-db.js';
 import type { Beat, FinishedTurn, Opening, TurnSink, TurnStart } from './turn-sink.js';
 
@@ -101,6 +101,12 @@ export class StateFiles implements TurnSink, SessionMirror {
 
   sessionDeleted(profile: string, id: string): void {
     this.#recorder(profile).sessionDeleted(id);
+  }
+
+  sessionForked(profile: string, fork: ForkRecord): void {
+    // SessionDB stamps a new row with the profile its file belongs to (_own_profile_name): known in a Hermes home; a
+    // --state-db file is in none, and the fork takes its parent's.
+    this.#recorder(profile).sessionForked(fork, 'home' in this.target ? profile : null);
   }
 
   reset(): void {

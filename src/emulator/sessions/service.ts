@@ -11,6 +11,7 @@ import { lockBackoff, StoreUnavailable, type LockWait } from '../runs/run-table.
 import { playChat, type ChatDeps, type ChatOutcome } from './chat.js';
 import { ContentError, hasVisiblePayload, normalizeContent } from './content.js';
 import { sessionErrors } from './errors.js';
+import { BRANCHED, forkedMessages, forkId, lineageBase, lineagePattern, mintForkId, nextTitleInLineage, UNTITLED_BASE } from './fork.js';
 import { messageObject, sessionObject, shapePreview } from './object.js';
 import type { SessionRecorder } from './recorder.js';
 import { effectiveRuntime, lockConfig, lockError, runtimeFromBody } from './runtime.js';
@@ -30,6 +31,18 @@ export interface SessionMirror {
   sessionUpdated(profile: string, id: string, fields: Record<string, unknown>): void;
   sessionEnded(profile: string, id: string, reason: string, at: number): void;
   sessionDeleted(profile: string, id: string): void;
+  /** POST /api/sessions/{id}/fork: the source ended `branched`, the fork made and its messages copied, then its title (null: none set). */
+  sessionForked(profile: string, fork: ForkRecord): void;
+}
+
+/** What a fork wrote, for the recording to write as SessionDB would (decision 0141). */
+export interface ForkRecord {
+  sourceId: string;
+  id: string;
+  model: string | null;
+  system_prompt: string | null;
+  at: number;
+  title: string | null;
 }
 
 export interface SessionServiceDeps {
@@ -258,6 +271,57 @@ export class SessionService {
     if (!deleted.ok) return deleted;
     if (deleted.value) this.#mirror((m) => m.sessionDeleted(profile, id));
     return ok(new Map<string, PyValue>([['object', 'hermes.session.deleted'], ['id', id], ['deleted', deleted.value]]));
+  }
+
+  /**
+   * POST /api/sessions/{id}/fork after the 404 check and the body parsed as an object (decision 0141): the id, 409 when
+   * it exists, then SessionDB's steps — the source ended `branched`, the fork created under it, the source's live
+   * messages copied, the title (the body's, else the next in the source's lineage) — in one transaction. A title
+   * SessionDB refuses is Hermes's 400 with the fork kept, as Hermes's separate writes leave it.
+   */
+  async fork(profile: string, source: SessionRow, body: PyDict): Promise<Result<PyDict>> {
+    const now = this.deps.clock.now();
+    const ids = this.deps.ids();
+    const chosen = forkId(body, () => mintForkId(now, ids.uuid4Hex()));
+    if (!chosen) return fail(sessionErrors.sessionId('Invalid session ID'));
+    // db.get_session(fork_id) binds the id first: a lone surrogate is sqlite3's UnicodeEncodeError, uncaught (0118).
+    if (!sqliteBindable(chosen.id)) throw new UnhandledHermesException('sqlite3 could not bind the fork id (UnicodeEncodeError)');
+    const rawTitle = body.get('title');
+    const given = rawTitle === undefined || rawTitle === null ? null : pyStr(rawTitle);
+    let id = chosen.id;
+    const forked = await this.#store('write', 'forking a session', (ops) => {
+      // A seeded id stream starts over in a new process: a minted id skips the ids the store holds, as create's does.
+      if (chosen.minted && ids.seeded) while (ops.get(profile, id)) id = mintForkId(now, ids.uuid4Hex());
+      if (ops.get(profile, id)) return { kind: 'exists' as const };
+      ops.end(profile, source.id, BRANCHED, now);
+      ops.ensure({ profile, id, source: 'api_server', model: source.model, model_config: null, system_prompt: source.system_prompt, started_at: now, parent_session_id: source.id });
+      const copied = forkedMessages(ops.messages(profile, source.id, { limit: -1, offset: 0, latest: false }), now);
+      ops.replaceMessages(profile, id, copied.messages, copied.toolCalls);
+      let wanted = given;
+      if (wanted === null) {
+        const base = lineageBase(source.title || UNTITLED_BASE);
+        wanted = nextTitleInLineage(base, ops.lineageTitles(profile, base, lineagePattern(base)));
+      }
+      // set_session_title: sanitize_title (too long raises), then another row holding it raises; "" clears it.
+      let title: string | null;
+      try {
+        title = sanitizeTitle(wanted);
+      } catch (e) {
+        if (!(e instanceof TitleTooLong)) throw e;
+        return { kind: 'title' as const, message: e.message };
+      }
+      const holder = title ? ops.titleHolder(profile, title, id) : undefined;
+      if (holder !== undefined) return { kind: 'title' as const, message: `Title '${title}' is already in use by session ${holder}` };
+      ops.update(profile, id, { title });
+      return { kind: 'forked' as const, title, row: ops.get(profile, id)! };
+    });
+    if (!forked.ok) return forked;
+    const outcome = forked.value;
+    if (outcome.kind === 'exists') return fail(sessionErrors.exists(id));
+    const title = outcome.kind === 'forked' ? outcome.title : null;
+    this.#mirror((m) => m.sessionForked(profile, { sourceId: source.id, id, model: source.model, system_prompt: source.system_prompt, at: now, title }));
+    if (outcome.kind === 'title') return fail(sessionErrors.title(outcome.message));
+    return ok(wrap(outcome.row));
   }
 
   /**

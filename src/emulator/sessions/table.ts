@@ -129,6 +129,13 @@ export interface SessionOps {
   end(profile: string, id: string, reason: string, at: number): void;
   /** A turn's messages in order, the counters moved, optionally the usage of its API calls added. */
   append(profile: string, sessionId: string, messages: readonly NewMessage[], usage: UsageDelta | null): void;
+  /**
+   * replace_messages: the session's rows deleted, `messages` inserted with new ids, `message_count` and
+   * `tool_call_count` set to theirs (a fork's copy; decision 0141).
+   */
+  replaceMessages(profile: string, sessionId: string, messages: readonly NewMessage[], toolCalls: number): void;
+  /** The titles get_next_title_in_lineage weighs: `title = base OR title LIKE pattern ESCAPE '\\'`, SQLite's LIKE. */
+  lineageTitles(profile: string, base: string, pattern: string): string[];
   /** touch_session_activity: `last_activity_at` moves to `at`, never back. */
   touch(profile: string, sessionId: string, at: number): void;
   /** The page of list_sessions_rich, then the pinned rows the window left out (same filters, newest first). */

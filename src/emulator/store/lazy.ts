@@ -78,6 +78,7 @@ const EMPTY_SESSIONS: SessionOps = {
   titleHolder: () => undefined,
   list: () => [],
   messages: () => [],
+  lineageTitles: () => [],
   snapshot: (): SessionsSnapshot => ({ sessions: [], messages: [], messageSeqs: {} }),
   create: readOnly,
   ensure: readOnly,
@@ -85,6 +86,7 @@ const EMPTY_SESSIONS: SessionOps = {
   end: readOnly,
   append: readOnly,
   touch: readOnly,
+  replaceMessages: readOnly,
   delete: readOnly,
   replaceAll: readOnly,
 };

@@ -206,6 +206,28 @@ class Ops implements SessionOps {
     }
   }
 
+  replaceMessages(profile: string, sessionId: string, messages: readonly NewMessage[], toolCalls: number): void {
+    this.#stmt('DELETE FROM api_session_messages WHERE profile = ? AND session_id = ?').run(profile, sessionId);
+    this.#stmt('UPDATE api_sessions SET message_count = 0, tool_call_count = 0 WHERE profile = ? AND id = ?').run(profile, sessionId);
+    const insert = this.#stmt(
+      `INSERT INTO api_session_messages (id, profile, session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp,
+         token_count, finish_reason, reasoning, reasoning_content, display_kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    let id = this.#lastId(profile);
+    for (const m of messages) {
+      insert.run(++id, profile, sessionId, m.role, m.content, m.tool_call_id, m.tool_calls, m.tool_name, m.timestamp, m.token_count,
+        m.finish_reason, m.reasoning, m.reasoning_content, m.display_kind);
+    }
+    if (messages.length > 0) this.#setLastId(profile, id);
+    this.#stmt('UPDATE api_sessions SET message_count = ?, tool_call_count = ? WHERE profile = ? AND id = ?')
+      .run(messages.length, toolCalls, profile, sessionId);
+  }
+
+  lineageTitles(profile: string, base: string, pattern: string): string[] {
+    return this.#stmt("SELECT title FROM api_sessions WHERE profile = ? AND (title = ? OR title LIKE ? ESCAPE '\\')")
+      .pluck().all(profile, base, pattern) as string[];
+  }
+
   touch(profile: string, sessionId: string, at: number): void {
     this.#stmt('UPDATE api_sessions SET last_activity_at = ? WHERE profile = ? AND id = ? AND (last_activity_at IS NULL OR last_activity_at < ?)')
       .run(at, profile, sessionId, at);
