@@ -299,8 +299,8 @@ export type AdminSteerPolicy =
 /** What a journaled request did (control-plane requests are not journaled). */
 export type AdminRequestOperation =
   | 'submit' | 'get' | 'events' | 'approval' | 'steer' | 'stop' | 'health' | 'capabilities'
-  | 'sessions' | 'session_create' | 'session' | 'session_update' | 'session_delete' | 'session_messages' | 'session_chat'
-  | 'unsupported' | 'other';
+  | 'sessions' | 'session_create' | 'session' | 'session_update' | 'session_delete' | 'session_messages' | 'session_fork'
+  | 'session_chat' | 'unsupported' | 'other';
 
 /** One request in the namespace's journal: metadata only, never bodies, query strings or headers (but a submit's key). */
 export interface AdminJournalEntry {

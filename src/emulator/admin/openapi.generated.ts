@@ -6222,6 +6222,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "session_update",
           "session_delete",
           "session_messages",
+          "session_fork",
           "session_chat",
           "unsupported",
           "other"
@@ -6545,6 +6546,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "session_update",
           "session_delete",
           "session_messages",
+          "session_fork",
           "session_chat",
           "unsupported",
           "other"

@@ -18,6 +18,7 @@ export type FaultOperation =
   | 'session_update'
   | 'session_delete'
   | 'session_messages'
+  | 'session_fork'
   | 'session_chat'
   | 'unsupported'
   | 'other';
