@@ -77,7 +77,14 @@ export const JOURNAL_TEXT_MAX = 512;
  * string alive in V8 for as long as the entry lives: 7 KB an entry, found by a flood of long paths (decision 0022
  * addendum). Joining and slicing again makes V8 copy just these characters.
  */
-export const clip = (text: string): string => ` ${text.length > JOURNAL_TEXT_MAX ? `${text.slice(0, JOURNAL_TEXT_MAX - 1)}…` : text}`.slice(1);
+export const clip = (text: string): string =>
+  text.length < OWN_BELOW ? text : ` ${text.length > JOURNAL_TEXT_MAX ? `${text.slice(0, JOURNAL_TEXT_MAX - 1)}…` : text}`.slice(1);
+
+/**
+ * V8 never makes a slice or a join shorter than this (SlicedString::kMinLength, ConsString::kMinLength): such a string
+ * always holds its own characters, so clip() need not copy it (a keyed POST's path, a short Idempotency-Key).
+ */
+const OWN_BELOW = 13;
 
 /**
  * Slots every journal of an emulator holds together (decision 0022 addendum): each namespace's ring grows by taking
@@ -126,6 +133,12 @@ export class RequestJournal {
   #evicted = 0;
   /** The ring's size: `capacity`, or the slots it had when the shared ones ran out (until a reset). */
   #cap: number;
+  /**
+   * The copies the last entry keeps of its path and run id: an entry with the same texts shares them rather than
+   * copying again (a client polling one run asks the same path over and over).
+   */
+  #lastPath = '';
+  #lastRunId = '';
   readonly #slots: JournalSlots | null;
 
   /** `capacity` 0 disables the journal: record() does nothing. `slots`: the pool shared with other journals. */
@@ -182,9 +195,9 @@ export class RequestJournal {
     const r = slot * REFS;
     const refs = this.#refs;
     refs[r] = method;
-    refs[r + 1] = clip(path);
+    refs[r + 1] = this.#lastPath = path === this.#lastPath ? this.#lastPath : clip(path);
     refs[r + 2] = operation;
-    refs[r + 3] = runId === null ? null : clip(runId);
+    refs[r + 3] = runId === null ? null : (this.#lastRunId = runId === this.#lastRunId ? this.#lastRunId : clip(runId));
     refs[r + 4] = faultId;
     refs[r + 5] = checkpoint;
     refs[r + 6] = idempotencyKey === null ? null : clip(idempotencyKey);
@@ -226,6 +239,8 @@ export class RequestJournal {
     this.#evicted = 0;
     // Drop the references so cleared requests' paths and ids can be collected.
     this.#refs.fill(null);
+    this.#lastPath = '';
+    this.#lastRunId = '';
     return n;
   }
 

@@ -32,8 +32,12 @@ interface Batch {
 
 interface Turn {
   readonly start: TurnStart;
-  /** Open tool calls by tool name, oldest first (a tool.completed answers the oldest of its tool). */
-  open: Map<string, ToolCall[]>;
+  /**
+   * Open tool calls by tool name, oldest first (a tool.completed answers the oldest of its tool). This and the two
+   * collections below are made by their first entry: a run that streams no tool call keeps none of them (every live
+   * run holds its turn, and an empty Map or Set costs about 200 bytes of heap).
+   */
+  open: Map<string, ToolCall[]> | null;
   batch: Batch | null;
   /** Interim assistant text (reasoning.available) waiting for the next assistant message. */
   reasoning: string | null;
@@ -48,9 +52,9 @@ interface Turn {
   /** When the turn's heartbeat was last written (null: not yet). */
   beat: number | null;
   /** Subagents started and not yet complete, by child session id (their sessions are open). */
-  children: Map<string, Child>;
+  children: Map<string, Child> | null;
   /** Child sessions this turn completed: ended and written once, so a repeated event for one writes nothing again. */
-  ended: Set<string>;
+  ended: Set<string> | null;
 }
 
 /** A delegate subagent under way: its session and the goal it was given (its first user message). */
@@ -88,8 +92,7 @@ const costVerdict = (cost: number | undefined) =>
   cost !== undefined && cost > 0 ? { cost_status: 'estimated', cost_source: null } : { cost_status: 'unknown', cost_source: 'none' };
 
 const newTurn = (start: TurnStart): Turn => ({
-  start, open: new Map(), batch: null, reasoning: null, steer: null, calls: 0, prefix: null, responses: 0, beat: null, children: new Map(),
-  ended: new Set(),
+  start, open: null, batch: null, reasoning: null, steer: null, calls: 0, prefix: null, responses: 0, beat: null, children: null, ended: null,
 });
 
 /** What a checkpoint keeps of the recorder (copies: the recorder goes on changing its own). */
@@ -103,10 +106,10 @@ export interface TurnsState {
 /** A deep enough copy: the lists and maps a turn changes (tool calls themselves never change once made). */
 const copyTurn = (t: Turn): Turn => ({
   ...t,
-  open: new Map([...t.open].map(([name, calls]) => [name, [...calls]])),
+  open: t.open && new Map([...t.open].map(([name, calls]) => [name, [...calls]])),
   batch: t.batch && { ...t.batch, calls: [...t.batch.calls] },
-  children: new Map(t.children),
-  ended: new Set(t.ended),
+  children: t.children && new Map(t.children),
+  ended: t.ended && new Set(t.ended),
 });
 
 /** Watches the fake agent (RunObserver) and hands each turn to the sinks as it happens. */
@@ -177,9 +180,10 @@ export class TurnRecorder implements RunObserver {
       case 'tool.started': {
         const args = event.arguments;
         const call = this.#call(turn, event.tool, args === undefined ? NO_ARGUMENTS : typeof args === 'string' ? args : argumentsText(args));
-        const queue = turn.open.get(event.tool);
+        const open = (turn.open ??= new Map());
+        const queue = open.get(event.tool);
         if (queue) queue.push(call);
-        else turn.open.set(event.tool, [call]);
+        else open.set(event.tool, [call]);
         // Calls started back to back, nothing else between them, are one model response (decision 0133).
         turn.batch ??= { calls: [], at, reasoning: this.#takeReasoning(turn) };
         turn.batch.calls.push(call);
@@ -190,7 +194,7 @@ export class TurnRecorder implements RunObserver {
         const rows = this.#close(turn);
         // A result no tool.started announced still answers a call: Hermes's agent only runs tools the model called, so
         // the call it answers is recorded first (no arguments), and the transcript keeps every result paired.
-        let call = turn.open.get(event.tool)?.shift();
+        let call = turn.open?.get(event.tool)?.shift();
         if (call === undefined) {
           call = this.#call(turn, event.tool, NO_ARGUMENTS);
           rows.push(this.#response(turn, [call], at, this.#takeReasoning(turn)));
@@ -258,8 +262,8 @@ export class TurnRecorder implements RunObserver {
    */
   #subagent(turn: Turn, event: SubagentEvent): void {
     const id = event.kwargs.get('child_session_id');
-    if (typeof id !== 'string' || id === '' || id === turn.start.sessionId || turn.ended.has(id)) return;
-    let child = turn.children.get(id);
+    if (typeof id !== 'string' || id === '' || id === turn.start.sessionId || turn.ended?.has(id)) return;
+    let child = turn.children?.get(id);
     if (!child) {
       const model = event.kwargs.get('model');
       const goal = event.kwargs.get('goal') ?? event.preview;
@@ -274,13 +278,13 @@ export class TurnRecorder implements RunObserver {
         delegatedFrom: turn.start.sessionId,
       };
       child = { start, goal: typeof goal === 'string' ? goal : '' };
-      turn.children.set(id, child);
+      (turn.children ??= new Map()).set(id, child);
       const opening: Opening = { messages: this.#stamp(start, [{ role: 'user', content: child.goal, timestamp: start.at }]), beat: null };
       for (const sink of this.sinks) sink.started(start, opening);
     }
     if (event.event === 'subagent.start') return;
-    turn.children.delete(id);
-    turn.ended.add(id);
+    turn.children?.delete(id);
+    (turn.ended ??= new Set()).add(id);
     const summary = event.kwargs.get('summary');
     const text = typeof summary === 'string' ? summary : '';
     const messages: MessageInput[] = text !== '' ? [{ role: 'assistant', content: text, finish_reason: 'stop' }] : [];
