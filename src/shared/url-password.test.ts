@@ -1,7 +1,7 @@
 // How Hermetic prints a URL it was given: the password hidden wherever it sits, the rest as written.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { hidePassword, hideSecrets, userInfoProblem } from './url-password.js';
+import { hidePassword, hideSecrets, passwordMissing, userInfoProblem } from './url-password.js';
 
 test('the password in the user info or a password= parameter is ***; the rest of the URL is kept as written', () => {
   const cases: [string, string][] = [
@@ -50,4 +50,13 @@ test('a user info with an unencoded @ or / is named before anything connects; an
   for (const url of ['postgres://me:p%40ss%2Fw@db/x', 'postgres://me@db/x', 'postgres://db/x?q=a@b', 'otlp+http://collector:4318/v1', 'sqlite:///tmp/a@b.db', 'postgres://db/fleet']) {
     assert.equal(userInfoProblem(url), null, url);
   }
+});
+
+test('passwordMissing tells the driver\'s error for a server that asks a password none was given, and nothing else', () => {
+  assert.equal(passwordMissing(new Error('SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a string')), true);
+  assert.equal(passwordMissing(new Error('SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a non-empty string')), true);
+  assert.equal(passwordMissing(Object.assign(new Error('password authentication failed for user "me"'), { code: '28P01' })), false);
+  assert.equal(passwordMissing(new Error('SASL: SCRAM-SERVER-FIRST-MESSAGE: serverData must be a string')), false);
+  assert.equal(passwordMissing(null), false);
+  assert.equal(passwordMissing('client password must be a string'), false);
 });

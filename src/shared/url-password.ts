@@ -61,3 +61,17 @@ export function userInfoProblem(url: string): string | null {
 export function hideSecrets(text: string): string {
   return hidePassword(redactSensitiveText(text) ?? '');
 }
+
+/**
+ * Whether a PostgreSQL connection failed because the server asked for a password and none was given: no password in
+ * the URL, PGPASSWORD or ~/.pgpass. The server's SCRAM exchange then ends in the driver with an error of its own that
+ * has no SQLSTATE (a cleartext or md5 exchange gets the server's 28P01 instead), so it is told by its words.
+ * @example passwordMissing(new Error('SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a string')) // true
+ */
+export function passwordMissing(e: unknown): boolean {
+  const message = (e as { message?: unknown } | null)?.message;
+  return typeof message === 'string' && /^SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a (non-empty )?string/.test(message);
+}
+
+/** Where a PostgreSQL password may be given, said after `passwordMissing`. */
+export const PASSWORD_PLACES = 'give it in the URL (postgres://user:PASSWORD@host/db), or in PGPASSWORD or ~/.pgpass';

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { tempDir } from '../../state-db/testing/fixtures.js';
-import { sharedPostgres, type PgCluster } from '../../shared/testing/postgres.js';
+import { sharedPostgres, withoutPgPassword, type PgCluster } from '../../shared/testing/postgres.js';
 import { queryCommand } from '../cli/query.js';
 import { reportCommand } from '../cli/report.js';
 import { Zone } from '../ledger/zone.js';
@@ -215,6 +215,9 @@ describe('hermetic report and query --from postgres://', () => {
     assert.equal(pg.psql(`SELECT COUNT(*) > 0 FROM hermetic.sessions`, fleetUrl.split('/').pop()!).trim(), 't');
     const wrong = fleetUrl.replace(`:${pg.password}@`, ':wrong-secret@');
     await assert.rejects(queryCommand(['--from', wrong, 'SELECT 1']), (e: { code: string; message: string }) => e.code === 'HERMETIC_FLEET_AUTH' && !e.message.includes('wrong-secret') && e.message.includes(':***@'));
+    const bare = fleetUrl.replace(`:${pg.password}@`, '@');
+    await withoutPgPassword(() => assert.rejects(queryCommand(['--from', bare, 'SELECT 1']), (e: { code: string; message: string }) => e.code === 'HERMETIC_FLEET_AUTH'
+      && /^PostgreSQL asks for a password and none was given \(postgres:\/\/[^:@]+@.*; give it in the URL .*, or in PGPASSWORD or ~\/\.pgpass\.$/.test(e.message)));
     const nowhere = fleetUrl.replace(/\/[^/?]+(\?|$)/, '/no_such_database$1');
     await assert.rejects(reportCommand(['--from', nowhere]), (e: { code: string; message: string }) => e.code === 'HERMETIC_FLEET_NO_DATABASE' && /does not exist/.test(e.message) && !e.message.includes(pg.password));
     await assert.rejects(reportCommand(['--from', pg.createDatabase()]), (e: { code: string; message: string }) => e.code === 'HERMETIC_FLEET_SCHEMA' && /no "hermetic" schema/.test(e.message) && !e.message.includes(pg.password));

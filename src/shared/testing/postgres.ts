@@ -192,3 +192,23 @@ export function sharedPostgres(): Promise<PgCluster> {
   shared ??= startPostgres();
   return shared;
 }
+
+/**
+ * Runs `fn` where a URL without a password finds none elsewhere: no PGPASSWORD, a PGPASSFILE that does not exist (so
+ * not the user's ~/.pgpass). Only a connection whose URL has no password reads them, so other tests running in the
+ * process meanwhile are not changed.
+ * @example await withoutPgPassword(() => assert.rejects(sink.open()))
+ */
+export async function withoutPgPassword<T>(fn: () => Promise<T>): Promise<T> {
+  const saved = { PGPASSWORD: process.env.PGPASSWORD, PGPASSFILE: process.env.PGPASSFILE };
+  delete process.env.PGPASSWORD;
+  process.env.PGPASSFILE = join(tmpdir(), 'hermetic-no-pgpass-here', '.pgpass');
+  try {
+    return await fn();
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import pg from 'pg';
 import { HermeticError } from '../../../shared/errors.js';
-import { freePort, sharedPostgres } from '../../../shared/testing/postgres.js';
+import { freePort, sharedPostgres, withoutPgPassword } from '../../../shared/testing/postgres.js';
 import { copyFixture, tempDir } from '../../../state-db/testing/fixtures.js';
 import { statusCommand } from '../../cli/status.js';
 import { forwarderRig } from '../../testing/index.js';
@@ -117,6 +117,27 @@ test('a bad URL, an unreachable server, refused credentials and a missing schema
       [`postgres://${cluster.user}:***@127.0.0.1:${cluster.port}/${dbName}`, 'HERMETIC_READER_PG_AUTH'],
       [url.replace(`:${cluster.password}@`, ':***@'), 'HERMETIC_READER_PG_SCHEMA'],
     ]);
+  } finally {
+    rig.cleanup();
+    cleanup();
+  }
+});
+
+test('a HERMES_DATABASE_URL without a password, none in PGPASSWORD or ~/.pgpass, for a server that asks one: HERMETIC_READER_PG_AUTH saying where to give it, in the pass and in status', async () => {
+  // The driver ends the server's SCRAM exchange with an error of its own, without a SQLSTATE: backfill and status
+  // ended with a stack trace (HERMETIC_INTERNAL).
+  const { dir, cleanup } = tempDir('hermetic-pgacc-');
+  const bare = `postgres://${cluster.user}@127.0.0.1:${cluster.port}/${dbName}`;
+  const home = pgHome(dir, 'nopass', bare);
+  const rig = forwarderRig([home], { dir });
+  try {
+    await withoutPgPassword(async () => {
+      const [r] = await rig.forwarder.forwardOnceAsync();
+      assert.equal(r!.error?.code, 'HERMETIC_READER_PG_AUTH');
+      assert.equal(r!.error!.message, `PostgreSQL at ${bare} (schema ${SCHEMA}) asks for a password and HERMES_DATABASE_URL gives none (give it in the URL (postgres://user:PASSWORD@host/db), or in PGPASSWORD or ~/.pgpass): SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a string. Nothing was read.`);
+      const { json } = await status(['--home', rig.home, '--state-db', home]);
+      assert.match(String(json.stores[0]!.read_error), /asks for a password and HERMES_DATABASE_URL gives none .*\[HERMETIC_READER_PG_AUTH\]$/);
+    });
   } finally {
     rig.cleanup();
     cleanup();

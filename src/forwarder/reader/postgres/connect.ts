@@ -3,6 +3,7 @@
 // run, commit, close. Failures become HERMETIC_READER_PG_* with a sentence and never the password.
 import pg from 'pg';
 import { HermeticError, type ErrorCode } from '../../../shared/errors.js';
+import { PASSWORD_PLACES, passwordMissing } from '../../../shared/url-password.js';
 
 export interface PgTarget {
   url: string;
@@ -50,6 +51,9 @@ export function pgFailure(target: PgTarget, e: unknown): unknown {
   const at = `PostgreSQL at ${target.display} (schema ${target.schema})`;
   const make = (c: ErrorCode, sentence: string) => new HermeticError(c, sentence);
   if (err?.name === 'SqliteError') return make('HERMETIC_DATASET_WRITE', `The local mirror of ${at} could not be written: ${text}; nothing was read this time.`);
+  if (passwordMissing(e)) {
+    return make('HERMETIC_READER_PG_AUTH', `${at} asks for a password and HERMES_DATABASE_URL gives none (${PASSWORD_PLACES}): ${text}. Nothing was read.`);
+  }
   if (code === '28P01' || code === '28000') return make('HERMETIC_READER_PG_AUTH', `${at} refused the credentials of HERMES_DATABASE_URL: ${text}. Nothing was read.`);
   if (CONNECT.has(code) || code.startsWith('08') || code.startsWith('57P') || code === '3D000' || /timeout|timed out|Connection terminated|connect/i.test(text) && !/^[0-9A-Z]{5}$/.test(code)) {
     return make('HERMETIC_READER_PG_CONNECT', `Cannot reach ${at}: ${text}. Nothing was read this time; the next pass tries again.`);

@@ -3,12 +3,14 @@
 // when only a person can (authentication, a missing database, a schema we cannot use, data refused). Every message
 // is scrubbed: the password never appears, whatever the driver or server put in its text.
 import { SinkError } from '../remote/contract.js';
+import { PASSWORD_PLACES, passwordMissing } from '../../../shared/url-password.js';
 import { redactUrl } from './url.js';
 
 /** Node socket errors that mean "not reachable now". */
 const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND', 'ECONNABORTED', 'ENOENT']);
 
-interface Class { code: string; retriable: boolean; say: string }
+/** `next`: what to do, where the code's usual advice does not fit. */
+interface Class { code: string; retriable: boolean; say: string; next?: string }
 
 /** What to do about a statement_timeout too short for the sink. */
 const RAISE = 'raise it for the sink\'s role (ALTER ROLE name SET statement_timeout = \'5min\', or 0 for none; ALTER ROLE … IN DATABASE … for this database only)';
@@ -61,6 +63,8 @@ function classOf(e: { code?: unknown; message?: unknown }): Class {
   if (code === '57P01' || code === '57P02' || code === '57P03' || code === '57014' || code.startsWith('08') || code.startsWith('53') || code === '58000' || code === '58030') {
     return { code: 'HERMETIC_SINK_UNAVAILABLE', retriable: true, say: 'PostgreSQL is shutting down, starting, out of connections or resources, or cancelled the statement' };
   }
+  // No password anywhere (URL, PGPASSWORD, ~/.pgpass) for a server that asks one by SCRAM: the driver's own error.
+  if (passwordMissing(e)) return { code: 'HERMETIC_SINK_AUTH', retriable: false, say: 'PostgreSQL asks for a password and none was given', next: PASSWORD_PLACES };
   if (code === '28P01' || code === '28000') return { code: 'HERMETIC_SINK_AUTH', retriable: false, say: 'PostgreSQL refused the user name or password' };
   if (code === '3D000') return { code: 'HERMETIC_SINK_NO_DATABASE', retriable: false, say: 'the database in the URL does not exist' };
   if (code === '42P01') return { code: 'HERMETIC_SINK_SCHEMA', retriable: false, say: 'a table of the sink\'s schema is missing (dropped by hand?); `hermetic sinks remove URL`, then name the sink again, sends a new copy of this machine\'s rows that creates it again' };
@@ -90,7 +94,7 @@ export function toSinkError(e: unknown, display: string, secrets: readonly strin
   if (reading && c.code === 'HERMETIC_SINK_REJECTED') c.say = 'PostgreSQL refused a value of the query (a bug in Hermetic: please report it)';
   const detail = scrub(typeof err.message === 'string' && err.message !== '' ? err.message : String(e), secrets);
   const pgCode = typeof err.code === 'string' ? ` [${err.code}]` : '';
-  const next = c.code === 'HERMETIC_SINK_AUTH' || c.code === 'HERMETIC_SINK_NO_DATABASE' ? 'fix the URL and try again'
+  const next = c.next !== undefined ? c.next : c.code === 'HERMETIC_SINK_AUTH' || c.code === 'HERMETIC_SINK_NO_DATABASE' ? 'fix the URL and try again'
     : reading ? (c.retriable ? 'nothing was read; try again when it answers' : 'nothing was read')
       : c.retriable ? 'the batch is kept and retried' : 'nothing of the batch was applied';
   return new SinkError(c.code, `${c.say} (${display}): ${detail}${pgCode}; ${next}.`, c.retriable);

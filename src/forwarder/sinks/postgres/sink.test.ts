@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { copyFixture, FIXTURES, tempDir } from '../../../state-db/testing/fixtures.js';
 import { generatedStore } from '../../../state-db/testing/generated.js';
-import { sharedPostgres, type PgCluster } from '../../../shared/testing/postgres.js';
+import { sharedPostgres, withoutPgPassword, type PgCluster } from '../../../shared/testing/postgres.js';
 import { forwarderRig } from '../../testing/index.js';
 import { SinkError, type DeltaBatch, type Origin } from '../remote/contract.js';
 import { createPool } from './pool.js';
@@ -407,6 +407,17 @@ describe('failures are classified and never show the password', () => {
     const sink = createPostgresSink(`postgres://${pg.user}:not-the-${pg.password}@127.0.0.1:${pg.port}/postgres`);
     await assert.rejects(sink.open(), (e: SinkError) => e.code === 'HERMETIC_SINK_AUTH' && !e.retriable && noPassword(e) && /password authentication failed/.test(e.message) && e.message.includes(':***@'));
     await sink.close();
+  });
+
+  it('no password in the URL, PGPASSWORD or ~/.pgpass for a server that asks one: HERMETIC_SINK_AUTH, fatal, saying where to give it', async () => {
+    // The driver ends the server's SCRAM exchange with an error of its own, without a SQLSTATE: it was HERMETIC_SINK_FAILED.
+    await withoutPgPassword(async () => {
+      const sink = createPostgresSink(`postgres://${pg.user}@127.0.0.1:${pg.port}/postgres`);
+      await assert.rejects(sink.open(), (e: SinkError) => e.code === 'HERMETIC_SINK_AUTH' && !e.retriable
+        && e.message.startsWith(`PostgreSQL asks for a password and none was given (postgres://${pg.user}@127.0.0.1:${pg.port}/postgres): `)
+        && e.message.endsWith('; give it in the URL (postgres://user:PASSWORD@host/db), or in PGPASSWORD or ~/.pgpass.'));
+      await sink.close();
+    });
   });
 
   it('a missing database: HERMETIC_SINK_NO_DATABASE, fatal', async () => {
