@@ -46,6 +46,12 @@ const calls = (v: number | null) => (v === null ? '-' : v < 10_000 ? count(v) : 
 /** A count as `calls` writes it and its noun, singular for one: `1 session`, `12.3k API calls`. */
 const counted = (v: number | null, noun: string) => `${calls(v)} ${v === 1 ? noun : `${noun}s`}`;
 
+/** Which of the window's sessions have no cost, in words: "this session", "any of these 3", "2 of these 5". */
+function uncostedWords(n: number, sessions: number | null): string {
+  if (n === sessions) return `Hermes recorded no cost for ${n === 1 ? 'this session' : `any of these ${calls(n)} sessions`}`;
+  return `Hermes recorded no cost for ${calls(n)} of these ${counted(sessions, 'session')}`;
+}
+
 interface Style { bold(s: string): string; dim(s: string): string; cost(s: string): string }
 const PLAIN: Style = { bold: (s) => s, dim: (s) => s, cost: (s) => s };
 const ANSI: Style = { bold: (s) => `\x1b[1m${s}\x1b[22m`, dim: (s) => `\x1b[2m${s}\x1b[22m`, cost: (s) => `\x1b[32m${s}\x1b[39m` };
@@ -373,7 +379,7 @@ export function renderSummary(view: SummaryView, color: boolean, width = DEFAULT
   out.push(
     ...line('cost', `${style.cost(formatCost(t.cost_usd))} (the billed cost where Hermes has one, else the estimate)`),
     ...line('', `estimated ${formatCost(t.estimated_cost_usd)} · ${t.actual_cost_usd === null ? 'no billed cost recorded' : `billed ${formatCost(t.actual_cost_usd)}`}`),
-    ...(view.uncosted ? line('', `Hermes recorded no cost for ${calls(view.uncosted)} of these ${counted(t.sessions, 'session')}: ${view.uncosted === 1 ? 'its' : 'their'} $0.00 is not a measured cost`) : []),
+    ...(view.uncosted ? line('', `${uncostedWords(view.uncosted, t.sessions)}: ${view.uncosted === 1 ? 'its' : 'their'} $0.00 is not a measured cost`) : []),
     ...(average ? line('', average) : []),
     ...(view.course ? line('', `on course for ${formatCost(view.course.cost)} by the end of ${view.course.end}, if the rest of it goes as it has so far`) : []),
     ...line('tokens', `${formatTokens(t.input_tokens)} input · ${formatTokens(t.output_tokens)} output · ${formatTokens(t.reasoning_tokens)} reasoning`),

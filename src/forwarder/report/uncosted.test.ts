@@ -32,10 +32,11 @@ it('sessions with no cost at all are counted and said under the cost; none count
   const sessions = (old.prepare('SELECT COUNT(*) AS n FROM sessions').get() as { n: number }).n;
   assert.equal(uncostedIn(old, {}), sessions);
   const view: SummaryView = { ...summaryTables(old, {}, NOW), zoneName: 'UTC', uncosted: uncostedIn(old, {}) };
-  assert.match(renderSummary(view, false, 80), new RegExp(`Hermes recorded no cost for ${sessions} of these ${sessions} sessions: their \\$0\\.00 is\\n +not a measured cost`));
+  assert.match(renderSummary(view, false, 80), new RegExp(`Hermes recorded no cost for any of these ${sessions} sessions: their \\$0\\.00 is\\n +not a measured cost`));
   // One session, or one of several, in the singular (as the dashboard says it).
   const one = (uncosted: number, all: number) => renderSummary({ ...view, totals: { ...view.totals, totals: { ...view.totals.totals, sessions: all } }, uncosted }, false, 200);
-  assert.match(one(1, 1), /Hermes recorded no cost for 1 of these 1 session: its \$0\.00 is not a measured cost/);
+  assert.match(one(1, 1), /Hermes recorded no cost for this session: its \$0\.00 is not a measured cost/);
+  assert.match(one(3, 3), /Hermes recorded no cost for any of these 3 sessions: their \$0\.00 is not a measured cost/);
   assert.match(one(1, 5), /Hermes recorded no cost for 1 of these 5 sessions: its \$0\.00 is not a measured cost/);
   const current = dataset('v30');
   assert.doesNotMatch(renderSummary({ ...summaryTables(current, {}, NOW), zoneName: 'UTC', uncosted: 0 }, false, 80), /no cost for/);

@@ -36,7 +36,8 @@ function totalsCards(o) {
 function uncosted(n, sessions) {
   if (!n) return null;
   return h('p', { class: 'muted uncosted', dataset: { figure: 'uncosted', value: String(n) } },
-    `Hermes recorded no cost for ${count(n)} of these ${count(sessions)} ${sessions === 1 ? 'session' : 'sessions'}: ${n === 1 ? 'its' : 'their'} $0.00 is not a measured cost.`);
+    `Hermes recorded no cost for ${n !== sessions ? `${count(n)} of these ${count(sessions)} ${sessions === 1 ? 'session' : 'sessions'}`
+      : n === 1 ? 'this session' : `any of these ${count(n)} sessions`}: ${n === 1 ? 'its' : 'their'} $0.00 is not a measured cost.`);
 }
 
 /** Values the forwarder changed or left out in the period's sessions (the embedded dataset keeps them), as `hermetic report` says it. */
