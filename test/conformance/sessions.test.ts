@@ -257,13 +257,14 @@ describeTransports('session routes (spec sessions-api §10)', (open) => {
     assert.deepEqual(caps.endpoints.session_chat, { method: 'POST', path: '/api/sessions/{session_id}/chat' });
     assert.equal(caps.features.session_resources, true);
     // The routes Hermes has that are not emulated say so.
-    // fork is served (decision 0141, session-fork.test.ts); its unknown source is Hermes's 404.
-    assert.equal((await h.request('POST', '/api/sessions/x/fork', { body: '{}' })).json().error.code, 'session_not_found');
-    for (const [method, path] of [['POST', '/api/sessions/x/chat/stream'], ['POST', '/api/sessions/x/model']]) {
-      const reply = await h.request(method!, path!, { body: '{}' });
-      assert.equal(reply.status, 501, path);
-      assert.equal(reply.json().error.code, 'HERMETIC_UNSUPPORTED_ROUTE');
+    // fork and the model lock are served (decisions 0141, 0142: session-fork.test.ts, session-model-lock.test.ts); an
+    // unknown session is Hermes's 404.
+    for (const path of ['/api/sessions/x/fork', '/api/sessions/x/model']) {
+      assert.equal((await h.request('POST', path, { body: '{}' })).json().error.code, 'session_not_found', path);
     }
+    const stream = await h.request('POST', '/api/sessions/x/chat/stream', { body: '{}' });
+    assert.equal(stream.status, 501);
+    assert.equal(stream.json().error.code, 'HERMETIC_UNSUPPORTED_ROUTE');
   });
 
   it('the session routes that are not emulated check the key first: Hermes\'s 401, and 501 only for a request Hermes would serve', async () => {
@@ -274,7 +275,7 @@ describeTransports('session routes (spec sessions-api §10)', (open) => {
       assert.equal(reply.status, 501, what);
       assert.equal(reply.json().error.code, 'HERMETIC_UNSUPPORTED_ROUTE', what);
     };
-    for (const path of ['/api/sessions/s2/chat/stream', '/api/sessions/s2/model']) {
+    for (const path of ['/api/sessions/s2/chat/stream']) {
       // spec sessions-api §2: the key check comes before anything else the handler does.
       assertBytes(await h.request('POST', path, { auth: false, body: '{}' }), 401, auth);
       assertBytes(await h.request('POST', path, { auth: false }), 401, auth);
@@ -294,13 +295,14 @@ describeTransports('session routes (spec sessions-api §10)', (open) => {
     await notEmulated(await h.request('GET', '/v1/models'), '/v1/models');
   });
 
-  it('without any API key configured, the session routes that are not emulated let the request through to the 501', async () => {
+  it('without any API key configured, the session route that is not emulated lets the request through to the 501', async () => {
     const h = await open({ apiKey: null });
-    for (const path of ['/api/sessions/s2/chat/stream', '/api/sessions/s2/model']) {
-      const reply = await h.request('POST', path, { auth: false, body: '{}' });
-      assert.equal(reply.status, 501, path);
-      assert.equal(reply.json().error.code, 'HERMETIC_UNSUPPORTED_ROUTE');
-    }
+    const reply = await h.request('POST', '/api/sessions/s2/chat/stream', { auth: false, body: '{}' });
+    assert.equal(reply.status, 501);
+    assert.equal(reply.json().error.code, 'HERMETIC_UNSUPPORTED_ROUTE');
+    // The model lock is served (decision 0142): with no key configured it reaches the session.
+    const lock = await h.request('POST', '/api/sessions/s2/model', { auth: false, body: '{}' });
+    assert.equal(lock.json().error.code, 'session_not_found');
   });
 
   it('pinned sessions outside the window are appended and do not count towards has_more', async () => {

@@ -1621,6 +1621,123 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
         "security": [{ "hermesApiKey": [] }, {}]
       }
     },
+    "/api/sessions/{session_id}/model": {
+      "servers": [
+        { "url": "/", "description": "The default namespace." },
+        {
+          "url": "/ns/{namespace}",
+          "description": "Another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." }
+          }
+        },
+        {
+          "url": "/p/{profile}",
+          "description": "A named Hermes profile (its own API key).",
+          "variables": { "profile": { "default": "default" } }
+        },
+        {
+          "url": "/ns/{namespace}/p/{profile}",
+          "description": "A named Hermes profile of another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." },
+            "profile": { "default": "default" }
+          }
+        }
+      ],
+      "parameters": [
+        { "name": "session_id", "in": "path", "required": true, "schema": { "type": "string" } },
+        { "$ref": "#/components/parameters/namespace" }
+      ],
+      "post": {
+        "operationId": "hermes.session_model_lock",
+        "summary": "Lock a session to a model (the Browser model lock)",
+        "description": "The session is looked up before the body is read (404 first). The lock is saved on the row as a chat's `require_model_lock` saves it: `model_config.browser_model_lock` confirmed, the row's model set to it, the stored system prompt cleared; later chats without a model run under it (decision 0142). No agent turn, no draining check.",
+        "tags": ["Hermes sessions"],
+        "x-hermetic-operation": "session_model_lock",
+        "requestBody": {
+          "required": true,
+          "description": "Read as aiohttp's request.json(); must be an object.",
+          "content": {
+            "application/json": { "schema": { "$ref": "#/components/schemas/HermesSessionModelLockRequest" } }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "The lock, accepted.",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesSessionModelLock" } } }
+          },
+          "400": {
+            "description": "- Invalid JSON in the body, a body that is not an object, a non-integer Content-Length; no model or provider (`missing_model`).\n- A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or wrong API key (these routes take no room grant).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
+          },
+          "403": {
+            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
+          },
+          "404": {
+            "description": "- Unknown session id in this profile (`session_not_found`).\n- An unknown /p/{profile}/ prefix.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermesProfileNotFound" }
+                  ]
+                }
+              }
+            }
+          },
+          "409": {
+            "description": "A provider without a model: the lock cannot be routed (`model_lock_unavailable`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "413": {
+            "description": "Content-Length above 10 000 000 (`body_too_large`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
+          "500": {
+            "description": "- The lock could not be saved (`model_lock_persistence_failed`): a model sqlite3 cannot bind, or the store failed the write.\n- aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
+            "content": {
+              "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } },
+              "text/plain": { "schema": { "type": "string" } },
+              "text/html": { "schema": { "type": "string" } }
+            }
+          },
+          "503": {
+            "description": "- The session store is locked past the lock timeout or failed (`session_db_unavailable`).\n- The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
+          }
+        },
+        "security": [{ "hermesApiKey": [] }, {}]
+      }
+    },
     "/health/detailed": {
       "servers": [
         { "url": "/", "description": "The default namespace." },
@@ -2256,93 +2373,6 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
                 }
               }
             }
-          }
-        },
-        "security": [{ "hermesApiKey": [] }, {}]
-      }
-    },
-    "/api/sessions/{session_id}/model": {
-      "servers": [
-        { "url": "/", "description": "The default namespace." },
-        {
-          "url": "/ns/{namespace}",
-          "description": "Another namespace.",
-          "variables": {
-            "namespace": { "default": "default", "description": "Any namespace name; created on first use." }
-          }
-        },
-        {
-          "url": "/p/{profile}",
-          "description": "A named Hermes profile (its own API key).",
-          "variables": { "profile": { "default": "default" } }
-        },
-        {
-          "url": "/ns/{namespace}/p/{profile}",
-          "description": "A named Hermes profile of another namespace.",
-          "variables": {
-            "namespace": { "default": "default", "description": "Any namespace name; created on first use." },
-            "profile": { "default": "default" }
-          }
-        }
-      ],
-      "parameters": [
-        { "name": "session_id", "in": "path", "required": true, "schema": { "type": "string" } },
-        { "$ref": "#/components/parameters/namespace" }
-      ],
-      "post": {
-        "operationId": "hermes.unsupported POST /api/sessions/{session_id}/model",
-        "summary": "Served by Hermes, not emulated",
-        "description": "Hermes's 401 for a missing or wrong API key, as its handler checks the key before anything else (decision 0049); then a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
-        "tags": ["Not emulated"],
-        "x-hermetic-operation": "unsupported",
-        "responses": {
-          "400": {
-            "description": "- A non-integer Content-Length (`invalid_content_length`).\n- A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "anyOf": [
-                    { "$ref": "#/components/schemas/HermesError" },
-                    { "$ref": "#/components/schemas/HermeticError" }
-                  ]
-                }
-              }
-            }
-          },
-          "401": {
-            "description": "Missing or wrong API key (these routes take no room grant).",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
-          },
-          "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
-            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
-          },
-          "404": {
-            "description": "An unknown /p/{profile}/ prefix.",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
-          },
-          "413": {
-            "description": "Content-Length above 10 000 000 (`body_too_large`).",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
-          },
-          "417": {
-            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
-            "content": { "text/plain": { "schema": { "type": "string" } } }
-          },
-          "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
-            "content": {
-              "text/plain": { "schema": { "type": "string" } },
-              "text/html": { "schema": { "type": "string" } }
-            }
-          },
-          "501": {
-            "description": "HERMETIC_UNSUPPORTED_ROUTE.",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
-          },
-          "503": {
-            "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
           }
         },
         "security": [{ "hermesApiKey": [] }, {}]
@@ -6224,6 +6254,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "session_messages",
           "session_fork",
           "session_chat",
+          "session_model_lock",
           "unsupported",
           "other"
         ]
@@ -6548,6 +6579,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "session_messages",
           "session_fork",
           "session_chat",
+          "session_model_lock",
           "unsupported",
           "other"
         ]
@@ -7023,6 +7055,21 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "model_lock": { "type": "string" }
         },
         "required": ["provider", "model", "route_source"],
+        "additionalProperties": false
+      },
+      "HermesSessionModelLockRequest": {
+        "type": "object",
+        "description": "A model (or `model_id`; `provider::model` names the provider too) is required; other fields are ignored. `require_model_lock` is always on here.",
+        "properties": { "model": {}, "model_id": {}, "provider": {}, "provider_id": {}, "model_options": {} }
+      },
+      "HermesSessionModelLock": {
+        "type": "object",
+        "properties": {
+          "object": { "const": "hermes.session.model_lock" },
+          "session_id": { "type": "string" },
+          "runtime": { "$ref": "#/components/schemas/HermesSessionRuntime" }
+        },
+        "required": ["object", "session_id", "runtime"],
         "additionalProperties": false
       },
       "HermesSessionChat": {

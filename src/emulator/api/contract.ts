@@ -295,6 +295,18 @@ export const HERMES_SCHEMAS: Readonly<Record<string, Schema>> = {
     required: ['provider', 'model', 'route_source'],
     additionalProperties: false,
   },
+  HermesSessionModelLockRequest: {
+    type: 'object',
+    description: 'A model (or `model_id`; `provider::model` names the provider too) is required; other fields are ignored. `require_model_lock` is always on here.',
+    properties: {
+      model: {}, model_id: {}, provider: {}, provider_id: {}, model_options: {},
+    },
+  },
+  HermesSessionModelLock: closed({
+    object: { const: 'hermes.session.model_lock' },
+    session_id: string,
+    runtime: ref('HermesSessionRuntime'),
+  }),
   HermesSessionChat: closed({
     object: { const: 'hermes.session.chat.completion' },
     session_id: string,
@@ -556,6 +568,24 @@ export const HERMES_OPERATIONS: Readonly<Record<string, HermesOperation>> = {
       '413': err('Content-Length above 10 000 000 (`body_too_large`).'),
       '500': [err('A model lock that could not be saved (`model_lock_persistence_failed`).'), COMMON_ANSWERS['500'] as HermesAnswer],
       '503': [sessionsUnavailable, draining],
+    },
+  },
+  'POST /api/sessions/{session_id}/model': {
+    operationId: 'hermes.session_model_lock',
+    summary: 'Lock a session to a model (the Browser model lock)',
+    description:
+      "The session is looked up before the body is read (404 first). The lock is saved on the row as a chat's `require_model_lock` saves it: `model_config.browser_model_lock` confirmed, the row's model set to it, the stored system prompt cleared; later chats without a model run under it (decision 0142). No agent turn, no draining check.",
+    tag: SESSIONS,
+    body: { schema: ref('HermesSessionModelLockRequest'), description: "Read as aiohttp's request.json(); must be an object." },
+    answers: {
+      '200': { description: 'The lock, accepted.', json: ref('HermesSessionModelLock') },
+      '400': err(`${bodyErrors}; no model or provider (\`missing_model\`).`),
+      '401': keyOnly,
+      '404': sessionNotFound,
+      '409': err('A provider without a model: the lock cannot be routed (`model_lock_unavailable`).'),
+      '413': err('Content-Length above 10 000 000 (`body_too_large`).'),
+      '500': [err('The lock could not be saved (`model_lock_persistence_failed`): a model sqlite3 cannot bind, or the store failed the write.'), COMMON_ANSWERS['500'] as HermesAnswer],
+      '503': sessionsUnavailable,
     },
   },
   'GET /health': health,

@@ -72,6 +72,19 @@ export async function forkSession(ctx: ApiContext): Promise<HttpResponse> {
 }
 
 /**
+ * POST /api/sessions/{session_id}/model (the Browser model lock, decision 0142): the key only (no draining check), the
+ * session (404), the body, then the lock; answered 200 once it is in the store.
+ */
+export async function lockSessionModel(ctx: ApiContext): Promise<HttpResponse> {
+  const { sessions } = ctx.deps;
+  const found = await sessions.find(profileOf(ctx), ctx.params.session_id!);
+  if (!found.ok) return errorResponse(found.error);
+  const body = bodyObject(await readJson(ctx.req));
+  if (!body.ok) return errorResponse(body.error);
+  return render(200)(await sessions.lockModel(found.value, body.value));
+}
+
+/**
  * POST /api/sessions/{session_id}/chat: admitted like an agent request (draining refuses it after auth), the
  * X-Hermes-Session-Key header, the session (404), the body, then one agent turn; answered when the agent returns.
  */

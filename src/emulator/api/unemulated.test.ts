@@ -29,7 +29,6 @@ const KEY_FIRST: Case[] = [
   ['GET', '/api/model/options', '/api/model/options'],
   ['GET', '/v1/skills', '/v1/skills'],
   ['GET', '/v1/toolsets', '/v1/toolsets'],
-  ['POST', '/api/sessions/s1/model', '/api/sessions/{session_id}/model'],
   // Registered by Hermes, not listed by /v1/capabilities.
   ['GET', '/v1/responses/resp_1', '/v1/responses/{response_id}'],
   ['DELETE', '/v1/responses/resp_1', '/v1/responses/{response_id}'],

@@ -29,4 +29,6 @@ export const sessionErrors = {
   systemMessage: () => std(400, 'system_message must be a string', 'invalid_system_message'),
   missingModel: () => std(400, 'require_model_lock was set but no model/provider was provided', 'missing_model'),
   lockUnroutable: () => std(409, 'Requested Browser model lock cannot be routed; refusing silent global fallback', 'model_lock_unavailable'),
+  /** _persist_session_runtime_lock returned False (the lock's write failed): the chat's and the model route's 500. */
+  lockNotPersisted: () => std(500, 'Could not persist the requested session model lock', 'model_lock_persistence_failed'),
 } as const;

@@ -136,3 +136,13 @@ export function runtimeMetadata(r: RuntimeRequest, actual: { provider: string; m
   if (modelLock) out.set('model_lock', modelLock);
   return out;
 }
+
+/**
+ * The `runtime` of POST /api/sessions/{id}/model's answer: `_sanitize_runtime_metadata` over the route's provider and
+ * model (else the requested ones), the route source (else `raw_request`), the request, and `model_lock: "accepted"`.
+ * Only a routed lock reaches it (`lockError` passed), so here the route is the raw request's.
+ */
+export function lockAcceptedRuntime(r: RuntimeRequest): PyDict {
+  const actual = { provider: r.route?.provider || r.provider, model: r.route?.model || r.model };
+  return runtimeMetadata(r, actual, 'accepted');
+}

@@ -14,7 +14,7 @@ import { sessionErrors } from './errors.js';
 import { BRANCHED, forkedMessages, forkId, lineageBase, lineagePattern, mintForkId, nextTitleInLineage, UNTITLED_BASE } from './fork.js';
 import { messageObject, sessionObject, shapePreview } from './object.js';
 import type { SessionRecorder } from './recorder.js';
-import { effectiveRuntime, lockConfig, lockError, runtimeFromBody } from './runtime.js';
+import { effectiveRuntime, lockAcceptedRuntime, lockConfig, lockError, runtimeFromBody, type RuntimeRequest } from './runtime.js';
 import { mintSessionId, normalizeSource, parseQueryInt, queryBool, sanitizeTitle, sessionIdProblem, TitleTooLong } from './rules.js';
 import type { SessionOps, SessionRow, SessionTable } from './table.js';
 
@@ -345,18 +345,8 @@ export class SessionService {
     const refused = lockError(runtime);
     if (refused) return fail(refused);
     if (runtime.requireLock && !runtime.persisted) {
-      // _persist_session_runtime_lock → SessionDB.update_session_runtime_lock: a newly confirmed lock is kept on the
-      // row, its model becomes the row's (`COALESCE(?, model)`), and the stored system prompt is cleared (decision 0118).
-      // A model sqlite3 cannot bind (a lone surrogate) fails that write, which the handler turns into its own 500.
-      const lock: Record<string, unknown> = { model_config: lockConfig(runtime, this.deps.clock.now()), system_prompt: null, system_prompt_hash: null };
-      if (runtime.model) lock.model = runtime.model;
-      const saved = sqliteBindable(runtime.model)
-        ? await this.#store('write', 'saving a model lock', (ops) => ops.update(session.profile, session.id, lock as Partial<SessionRow>))
-        : null;
-      if (!saved?.ok) {
-        return fail({ status: 500, message: 'Could not persist the requested session model lock', type: 'invalid_request_error', code: 'model_lock_persistence_failed' });
-      }
-      this.#mirror((m) => m.sessionUpdated(session.profile, session.id, lock));
+      const saved = await this.#persistLock(session, runtime);
+      if (!saved.ok) return saved;
     }
     const outcome = await playChat(this.deps.chat, {
       profile: session.profile,
@@ -376,6 +366,42 @@ export class SessionService {
       throw e;
     }
     return ok(outcome);
+  }
+
+  /**
+   * POST /api/sessions/{id}/model after the 404 check and the body parsed as an object (`_handle_session_model_lock`,
+   * decision 0142): the body's model asked for with `require_model_lock` forced on, `_runtime_lock_error`'s refusals,
+   * the lock written as the chat writes a newly confirmed one (every time: this route never reuses a stored lock),
+   * then the runtime it was accepted for. No agent turn.
+   */
+  async lockModel(session: SessionRow, body: PyDict): Promise<Result<PyDict>> {
+    const runtime: RuntimeRequest = { ...runtimeFromBody(body, this.deps.gateway.modelName), requireLock: true };
+    const refused = lockError(runtime);
+    if (refused) return fail(refused);
+    const saved = await this.#persistLock(session, runtime);
+    if (!saved.ok) return saved;
+    return ok(new Map<string, PyValue>([
+      ['object', 'hermes.session.model_lock'],
+      ['session_id', session.id],
+      ['runtime', lockAcceptedRuntime(runtime)],
+    ]));
+  }
+
+  /**
+   * _persist_session_runtime_lock → SessionDB.update_session_runtime_lock: a newly confirmed lock is kept on the row,
+   * its model becomes the row's (`COALESCE(?, model)`), and the stored system prompt is cleared (decision 0118). A
+   * model sqlite3 cannot bind (a lone surrogate) or a store that fails the write is the handler's own JSON 500. The
+   * lock is committed before the caller answers; the recording mirrors it.
+   */
+  async #persistLock(session: SessionRow, runtime: RuntimeRequest): Promise<Result<void>> {
+    const lock: Record<string, unknown> = { model_config: lockConfig(runtime, this.deps.clock.now()), system_prompt: null, system_prompt_hash: null };
+    if (runtime.model) lock.model = runtime.model;
+    const saved = sqliteBindable(runtime.model)
+      ? await this.#store('write', 'saving a model lock', (ops) => ops.update(session.profile, session.id, lock as Partial<SessionRow>))
+      : null;
+    if (!saved?.ok) return fail(sessionErrors.lockNotPersisted());
+    this.#mirror((m) => m.sessionUpdated(session.profile, session.id, lock));
+    return ok(undefined);
   }
 
   /** GET /api/sessions/{id}/messages after the 404 check (spec §6): a page, latest 500 by default. */
