@@ -68,7 +68,7 @@ export { byteSize } from '../../shared/byte-size.js';
 
 export const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
 
-const COUNTED = ['sessionsSeen', 'sessionsWritten', 'sessionsUnchanged', 'sessionsOutsideWindow', 'sessionsIgnored', 'sessionsRemoved', 'sessionsQuarantined', 'sessionsWaiting', 'messages', 'parts', 'messagesRemoved', 'partsRemoved', 'messagesRewritten', 'partsRewritten', 'rowIssues', 'usageClamped', 'delegationsWritten', 'delegationsRemoved'] as const;
+const COUNTED = ['sessionsSeen', 'sessionsWritten', 'sessionsUnchanged', 'sessionsOutsideWindow', 'sessionsIgnored', 'sessionsRemoved', 'sessionsQuarantined', 'sessionsWaiting', 'messages', 'parts', 'messagesRemoved', 'partsRemoved', 'messagesRewritten', 'partsRewritten', 'rowIssues', 'usageClamped', 'delegationsWritten', 'delegationsRemoved', 'sessionsToLocalOnly', 'sessionsToFull'] as const;
 
 /** A pass's counts over every store. */
 export type Totals = { stores: number } & Pick<StepResult, (typeof COUNTED)[number]>;
@@ -139,6 +139,24 @@ export function delegationsClause(t: Pick<StepResult, 'delegationsWritten' | 'de
 }
 
 /**
+ * The sessions already forwarded that the usage policy moved after a pass (decisions 0063, 0143), as a clause; '' when
+ * none. The dataset changed although nothing was read: a summary says it, never "nothing new" over it.
+ * @example movesClause({ sessionsToLocalOnly: 3, sessionsToFull: 0 }) // '3 sessions moved to local-only by the usage policy'
+ */
+export function movesClause(t: Pick<StepResult, 'sessionsToLocalOnly' | 'sessionsToFull'>): string {
+  const parts = [
+    t.sessionsToLocalOnly > 0 && `${plural(t.sessionsToLocalOnly, 'session')} moved to local-only`,
+    t.sessionsToFull > 0 && `${plural(t.sessionsToFull, 'session')} moved to full`,
+  ].filter(Boolean);
+  return parts.length === 0 ? '' : `${parts.join(' and ')} by the usage policy`;
+}
+
+/** The JSON fields of the usage policy's moves (backfill's summary and its stores, forward's `hermes.poll_tick`). */
+export function movesJson(t: Pick<StepResult, 'sessionsToLocalOnly' | 'sessionsToFull'>): { moved_to_local_only: number; moved_to_full: number } {
+  return { moved_to_local_only: t.sessionsToLocalOnly, moved_to_full: t.sessionsToFull };
+}
+
+/**
  * Ctrl-C (SIGINT) for a command whose pass lets the event loop run between batches: the first stops the pass after
  * the batch it is writing (keepGoing turns false); a second one ends the process at once.
  */
@@ -176,6 +194,8 @@ export const EVENTS = {
   sourceActivated: 'hermes.source_activated',
   /** forward: a session the usage policy ignored (one line each). */
   usagePolicyDrop: 'plugin.hermes.usage_policy_drop',
+  /** forward: the usage policy moved sessions of a store the tick did not read (a `--state-db` tick; decision 0143). */
+  policyMoves: 'hermetic.policy_moves',
   /** backfill: its summary, the only line it prints. */
   scanComplete: 'hermes.backfill.scan_complete',
   /** forward --once: what one sink's shipment did. */
