@@ -108,12 +108,15 @@ export const POLICY_DROPS_NAMED = 3;
  */
 export function policyDropLines(drops: readonly PolicyDrop[]): string[] {
   // Ids and folders come from the store (a session's id and cwd): shown harmless, as report shows them (terminalText).
-  if (drops.length <= POLICY_DROPS_NAMED) return drops.map((d) => terminalText(`hermetic: session ${d.sessionId} not recorded: ${d.reason}`));
+  // A session the dataset held had its rows removed: said, not only "not recorded" (decision 0143).
+  if (drops.length <= POLICY_DROPS_NAMED) return drops.map((d) => terminalText(`hermetic: session ${d.sessionId} not recorded${d.removed ? ', and its rows forwarded before removed from the dataset' : ''}: ${d.reason}`));
+  const removed = drops.filter((d) => d.removed).length;
   const first = terminalText(drops.slice(0, POLICY_DROPS_NAMED).map((d) => d.sessionId).join(', '));
   const reasons = new Set(drops.map((d) => terminalText(d.reason)));
   const where = reasons.size === 1 ? `all because ${[...reasons][0]!}` : `under ${plural(new Set(drops.map((d) => d.scope)).size, 'folder')}`;
   const more = (drops.length - POLICY_DROPS_NAMED).toLocaleString('en-US');
-  return [`hermetic: ${plural(drops.length, 'session')} not recorded, ignored by the usage policy: ${first} and ${more} more (${where}; "hermetic policy check DIR" explains a folder)`];
+  const held = removed > 0 ? ` (${removed.toLocaleString('en-US')} of them forwarded before: their rows removed from the dataset)` : '';
+  return [`hermetic: ${plural(drops.length, 'session')} not recorded${held}, ignored by the usage policy: ${first} and ${more} more (${where}; "hermetic policy check DIR" explains a folder)`];
 }
 
 /** ", 3 messages rewritten" when a pass removed messages (a rewrite: /retry, a rewind, compaction), else "". */
@@ -277,7 +280,7 @@ export function storeErrorKind(r: Pick<StepResult, 'error' | 'sessionsQuarantine
 
 /** One `plugin.hermes.usage_policy_drop` line per session the usage policy kept out of a store's pass. */
 export function policyDropEvents(r: Pick<StepResult, 'store' | 'profile' | 'policyDrops'>, at: string): Record<string, unknown>[] {
-  return r.policyDrops.map((d) => ({ event: EVENTS.usagePolicyDrop, at, store: r.store, profile: r.profile, session_id: d.sessionId, scope: d.scope, reason: d.reason }));
+  return r.policyDrops.map((d) => ({ event: EVENTS.usagePolicyDrop, at, store: r.store, profile: r.profile, session_id: d.sessionId, scope: d.scope, reason: d.reason, removed_from_dataset: d.removed === true }));
 }
 
 /** A sink's shipment as JSON (backfill's `sinks`, forward's `hermetic.sink_ship` lines): the ShipResult, and its error's kind. */

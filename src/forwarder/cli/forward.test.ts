@@ -97,7 +97,7 @@ test('a tick line keeps the keys it always had, in order, after the event; quara
   const [line, ...drops] = tickEvents([tick({ sessionsWritten: 1, sessionsQuarantined: 1, warning: '2 messages of session x, which has no row', policyDrops: [{ sessionId: 'secret', scope: '/p', reason: '/p/.hypignore says ignore' }] })], () => false, new Set(), AT);
   assert.deepEqual(Object.keys(line!), ['event', 'at', 'store', 'profile', 'sessions_written', 'sessions_appended', 'sessions_rewritten', 'sessions_new', 'sessions_partial', 'messages', 'parts', 'messages_removed', 'parts_removed', 'removed_from_store', 'quarantined', 'checked_for_edits', 'edited_in_place', 'delegations_written', 'delegations_removed', 'row_issues', 'usage_clamped', 'moved_to_local_only', 'moved_to_full', 'error', 'error_kind', 'warning']);
   assert.deepEqual([line!.event, line!.quarantined, line!.error_kind, line!.warning], ['hermes.poll_tick', 1, 'quarantine', '2 messages of session x, which has no row']);
-  assert.deepEqual(drops, [{ event: 'plugin.hermes.usage_policy_drop', at: AT, store: '/h/state.db', profile: 'default', session_id: 'secret', scope: '/p', reason: '/p/.hypignore says ignore' }]);
+  assert.deepEqual(drops, [{ event: 'plugin.hermes.usage_policy_drop', at: AT, store: '/h/state.db', profile: 'default', session_id: 'secret', scope: '/p', reason: '/p/.hypignore says ignore', removed_from_dataset: false }]);
 });
 
 test('a pass the dataset stopped is hermes.poll_failed for no store, with its kind', () => {

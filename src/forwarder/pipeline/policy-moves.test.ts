@@ -103,3 +103,33 @@ test('the moves of a store the pass did not read go to onOtherMoves, per store (
     b.cleanup();
   }
 });
+
+test('a session forwarded before its folder became ignore stays until it changes; then its removal is said as such (decision 0143)', () => {
+  const { dir, cleanup, path, db, w } = hermesStore('hermetic-policy-moves-ignore-', 'ignore');
+  const telegram = w.createSession({ source: 'telegram' });
+  w.appendMessages(telegram, [{ role: 'user', content: 'hi' }]);
+  let clock = 1_800_000_000_000;
+  const rig = forwarderRig([path], { dir, now: () => clock });
+  const channel = join(dir, 'hermes', 'channels', 'telegram');
+  try {
+    rig.forwarder.backfill();
+    mkdirSync(channel, { recursive: true });
+    writeFileSync(join(channel, '.hypignore'), 'ignore\n');
+    clock += 10_000;
+    const [kept] = rig.forwarder.forwardOnce();
+    assert.deepEqual([kept!.sessionsIgnored, kept!.sessionsToLocalOnly, kept!.policyDrops], [0, 0, []]);
+    // Changed in Hermes: read again, ignored now, its rows removed; a session new to the dataset is only not recorded.
+    w.appendMessages(telegram, [{ role: 'assistant', content: 'hello', finish_reason: 'stop' }]);
+    const fresh = w.createSession({ source: 'telegram' });
+    w.appendMessages(fresh, [{ role: 'user', content: 'first' }]);
+    clock += 10_000;
+    const [r] = rig.forwarder.forwardOnce();
+    assert.equal(r!.sessionsIgnored, 2);
+    assert.deepEqual(r!.policyDrops.map((d) => [d.sessionId, d.removed]).sort(), [[fresh, undefined], [telegram, true]].sort());
+    assert.deepEqual(rig.query('SELECT session_id FROM sessions'), []);
+  } finally {
+    db.close();
+    rig.cleanup();
+    cleanup();
+  }
+});

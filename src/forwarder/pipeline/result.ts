@@ -4,7 +4,11 @@ import type { StoreRef } from '../reader/discover.js';
 import type { SessionDelta } from '../dataset/delta.js';
 import type { SessionWrite, Written } from '../sinks/sink.js';
 
-export interface PolicyDrop { sessionId: string; scope: string | null; reason: string }
+/**
+ * A session the usage policy kept out of a pass. `removed`: the dataset held it (forwarded before its folder became
+ * `ignore`), and its rows were removed with this write (decision 0143); absent when it was not there.
+ */
+export interface PolicyDrop { sessionId: string; scope: string | null; reason: string; removed?: true }
 
 export interface StepResult {
   store: string;
