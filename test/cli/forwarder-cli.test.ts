@@ -129,17 +129,17 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       // One line, hermes.backfill.scan_complete, the summary's keys as they were and the reference's counters.
       assert.match(json.stdout, /^\{"event":"hermes\.backfill\.scan_complete",[^\n]*\}\n$/);
       const s = JSON.parse(json.stdout) as Summary;
-      assert.deepEqual(Object.keys(s), ['event', 'stores', 'sessions', 'messages', 'parts', 'messages_removed', 'parts_removed', 'skipped', 'delegations', 'delegations_removed', 'row_issues', 'usage_clamped', 'removed_from_store', 'failed_stores', 'wrote_nothing',
+      assert.deepEqual(Object.keys(s), ['event', 'stores', 'sessions', 'messages', 'parts', 'messages_removed', 'parts_removed', 'skipped', 'delegations', 'delegations_removed', 'row_issues', 'usage_clamped', 'removed_from_store', 'failed_stores', 'wrote_nothing', 'moved_to_local_only', 'moved_to_full',
         'sessions_seen', 'sessions_skipped_window', 'sessions_skipped', 'sessions_projected', 'messages_projected', 'seconds']);
       const store = (path: string, sessions: number, messages: number, parts: number) => ({
         path, profile: 'default', backend: 'sqlite', schema_version: 30, journal_mode: 'delete', read: 'in-place', sessions_written: sessions,
-        messages, parts, messages_removed: 0, parts_removed: 0, row_issues: 0, usage_clamped: 0, read_by_worker: 0, warning: null, error: null, error_kind: null,
+        messages, parts, messages_removed: 0, parts_removed: 0, row_issues: 0, usage_clamped: 0, moved_to_local_only: 0, moved_to_full: 0, read_by_worker: 0, warning: null, error: null, error_kind: null,
       });
       assert.deepEqual({ ...s, seconds: 0 }, {
         event: 'hermes.backfill.scan_complete',
         stores: [store(fixtures.basic, 3, 42, 69), store(fixtures.channels, 14, 102, 166), store(fixtures.usage, 3, 21, 30)],
         sessions: 20, messages: 165, parts: 265, messages_removed: 0, parts_removed: 0, skipped: SKIPPED_NONE, delegations: 0, delegations_removed: 0, row_issues: 0, usage_clamped: 0, removed_from_store: 0,
-        failed_stores: 0, wrote_nothing: false, sessions_seen: 20, sessions_skipped_window: 0, sessions_skipped: 0, sessions_projected: 20, messages_projected: 165, seconds: 0,
+        failed_stores: 0, wrote_nothing: false, moved_to_local_only: 0, moved_to_full: 0, sessions_seen: 20, sessions_skipped_window: 0, sessions_skipped: 0, sessions_projected: 20, messages_projected: 165, seconds: 0,
       });
       // The stores hold 20 sessions and 165 messages (above): what the counters say.
       assert.equal([fixtures.basic, fixtures.channels, fixtures.usage].map((p) => storeValue(p, 'SELECT COUNT(*) FROM sessions') as number).reduce((a, b) => a + b, 0), s.sessions_seen);
@@ -790,6 +790,54 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
   });
 
   describe('hermetic forward', () => {
+    it('says the sessions a changed usage policy moved, to local-only and back to full, in words and in --json (decision 0143)', async () => {
+      const secret = join(dir, 'moves', 'secret');
+      const open = join(dir, 'moves', 'open');
+      mkdirSync(secret, { recursive: true });
+      mkdirSync(open, { recursive: true });
+      const store = buildStore('moves/state', (w) => {
+        for (const cwd of [secret, secret, secret, open]) w.appendMessages(w.createSession({ source: 'cli', cwd }), [{ role: 'user', content: 'hello' }]);
+      });
+      let other = '';
+      const otherStore = buildStore('moves/other', (w) => {
+        other = w.createSession({ source: 'cli', cwd: secret });
+        w.appendMessages(other, [{ role: 'user', content: 'hello' }]);
+      });
+      const h = home('moves');
+      const policies = async () => JSON.parse((await inProcess('query', 'SELECT policy, COUNT(*) AS n FROM sessions GROUP BY policy ORDER BY policy', '--home', h, '--json')).stdout) as unknown;
+      assert.equal((await inProcess('backfill', '--state-db', store, '--state-db', otherStore, '--home', h)).status, 0);
+      // Nothing moved: nothing said of it, and the fields are 0.
+      assert.deepEqual(await inProcess('forward', '--once', '--state-db', store, '--state-db', otherStore, '--home', h), {
+        status: 0, stdout: '', stderr: 'forward: default: nothing new (4 sessions up to date)\nforward: default: nothing new (1 session up to date)\n' });
+      const still = await inProcess('forward', '--once', '--json', '--state-db', store, '--home', h);
+      assert.deepEqual(lines(still.stdout).map((l) => [l.event, l.moved_to_local_only, l.moved_to_full]), [['hermes.poll_tick', 0, 0]]);
+      const quiet = JSON.parse((await inProcess('backfill', '--json', '--state-db', store, '--home', h)).stdout) as Summary & Record<string, unknown>;
+      assert.deepEqual([quiet.wrote_nothing, quiet.moved_to_local_only, quiet.moved_to_full], [true, 0, 0]);
+
+      writeFileSync(join(secret, '.hypignore'), 'local-only\n');
+      const moved = await inProcess('forward', '--once', '--state-db', store, '--home', h);
+      // The other store, not read by this tick, had its session moved too: said by its path.
+      assert.deepEqual(moved, { status: 0, stdout: '', stderr: `forward: default: 3 sessions moved to local-only by the usage policy\nforward: ${otherStore}: 1 session moved to local-only by the usage policy (a store this tick did not read)\n` });
+      assert.deepEqual(await policies(), [{ policy: 'full', n: 1 }, { policy: 'local-only', n: 4 }]);
+
+      rmSync(join(secret, '.hypignore'));
+      const back = await inProcess('forward', '--once', '--json', '--state-db', store, '--home', h);
+      assert.equal(back.status, 0);
+      assert.deepEqual(lines(back.stdout).map((l) => [l.event, l.store, l.sessions_written, l.moved_to_local_only, l.moved_to_full]), [
+        ['hermes.poll_tick', store, 0, 0, 3],
+        ['hermetic.policy_moves', otherStore, undefined, 0, 1],
+      ]);
+
+      writeFileSync(join(secret, '.hypignore'), 'local-only\n');
+      const words = await inProcess('backfill', '--state-db', store, '--state-db', otherStore, '--home', h);
+      assert.deepEqual(words, { status: 0, stderr: '', stdout: `backfill: 4 sessions moved to local-only by the usage policy; nothing new to write (5 sessions unchanged) → ${h}/hermetic.db\n` });
+      rmSync(join(secret, '.hypignore'));
+      // One store read: the other store's move is in the pass's totals, not in a store of its own.
+      const json = JSON.parse((await inProcess('backfill', '--json', '--state-db', store, '--home', h)).stdout) as Summary & Record<string, unknown>;
+      assert.deepEqual([json.wrote_nothing, json.moved_to_local_only, json.moved_to_full, json.stores.map((s) => [(s as Record<string, unknown>).moved_to_local_only, (s as Record<string, unknown>).moved_to_full])], [false, 0, 4, [[0, 3]]]);
+      assert.deepEqual(await policies(), [{ policy: 'full', n: 5 }]);
+    });
+
     it('--once exits 0 when it read every store, 1 when one is missing, 2 for a bad --interval', async () => {
       const [ok, missing, bad, again] = await Promise.all([
         hermetic('forward', '--once', '--state-db', fixtures.usage, '--home', home('once')),

@@ -4,10 +4,11 @@ import { parseFlags, usageError } from '../../cli/args.js';
 import { HermeticError } from '../../shared/errors.js';
 import { createForwarder, findStores } from '../pipeline/forwarder.js';
 import { explicitProblem, type StoreRef } from '../reader/discover.js';
-import { clampedText, COMMON_FLAGS, delegationsClause, EVENTS, interruption, noStoreFound, missingAsPath, parseTime, plural, policyDropLines, progressBar, rewritten, shipJson, storeErrorKind, storeMissing, totals, type Totals } from './common.js';
+import { clampedText, COMMON_FLAGS, delegationsClause, movesClause, movesJson, EVENTS, interruption, noStoreFound, missingAsPath, parseTime, plural, policyDropLines, progressBar, rewritten, shipJson, storeErrorKind, storeMissing, totals, type Totals } from './common.js';
 import { BACKFILL_HELP } from './help.js';
 import { SINK_FLAGS, sinkSetup, type SinkSetup } from './sinks.js';
 import type { ShipResult } from '../sinks/remote/shipper.js';
+import type { StoreMoves } from '../pipeline/result.js';
 
 /** The flags backfill parses (its help page documents each: help.test.ts). */
 export const FLAGS = { ...COMMON_FLAGS, ...SINK_FLAGS, since: { type: 'string' }, until: { type: 'string' }, redact: { type: 'boolean' } } as const;
@@ -66,11 +67,18 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
       current = ref.profile;
       if (storeMissing(ref)) missing.add(ref.path);
     };
-    const results = (await forwarder.backfillAsync({ since, until, keepGoing: stop.keepGoing, onStore, onProgress: (d, t) => bar?.update(d, t) }))
+    /** The usage policy's moves of stores this pass did not read (a --state-db pass): in the totals. */
+    let otherMoves: StoreMoves[] = [];
+    const results = (await forwarder.backfillAsync({ since, until, keepGoing: stop.keepGoing, onStore, onProgress: (d, t) => bar?.update(d, t), onOtherMoves: (m) => { otherMoves = m; } }))
       .map((r) => missingAsPath(r, missing.has(r.store)));
     bar?.end();
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const t = totals(results);
+    for (const m of otherMoves) {
+      t.sessionsToLocalOnly += m.toLocalOnly;
+      t.sessionsToFull += m.toFull;
+    }
+    const moved = t.sessionsToLocalOnly + t.sessionsToFull;
     const failed = results.filter((r) => r.error);
     if (stop.interrupted) {
       // Messages too: a long session is written in chunks (decision 0055), so some may be in before its session is.
@@ -91,12 +99,15 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
         stores: results.map((r) => ({
           path: r.store, profile: r.profile, backend: r.backend, schema_version: r.schemaVersion, journal_mode: r.journalMode, read: r.read,
           sessions_written: r.sessionsWritten, messages: r.messages, parts: r.parts, messages_removed: r.messagesRemoved, parts_removed: r.partsRemoved,
-          row_issues: r.rowIssues, usage_clamped: r.usageClamped, read_by_worker: r.readByWorker, warning: r.warning, error: r.error, error_kind: storeErrorKind(r, missing.has(r.store)),
+          row_issues: r.rowIssues, usage_clamped: r.usageClamped, ...movesJson(r), read_by_worker: r.readByWorker, warning: r.warning, error: r.error, error_kind: storeErrorKind(r, missing.has(r.store)),
         })),
         sessions: t.sessionsWritten, messages: t.messages, parts: t.parts, messages_removed: t.messagesRemoved, parts_removed: t.partsRemoved,
         skipped: { unchanged: t.sessionsUnchanged, outside_window: t.sessionsOutsideWindow, ignored_by_policy: t.sessionsIgnored, quarantined: t.sessionsQuarantined, waiting_in_quarantine: t.sessionsWaiting },
         delegations: t.delegationsWritten, delegations_removed: t.delegationsRemoved,
-        row_issues: t.rowIssues, usage_clamped: t.usageClamped, removed_from_store: t.sessionsRemoved, failed_stores: failed.length, wrote_nothing: t.sessionsWritten + t.sessionsIgnored + t.sessionsRemoved + t.delegationsWritten + t.delegationsRemoved === 0,
+        row_issues: t.rowIssues, usage_clamped: t.usageClamped, removed_from_store: t.sessionsRemoved, failed_stores: failed.length,
+        // The dataset unchanged by the pass: the usage policy's moves change it (decision 0143).
+        wrote_nothing: t.sessionsWritten + t.sessionsIgnored + t.sessionsRemoved + t.delegationsWritten + t.delegationsRemoved + moved === 0,
+        ...movesJson(t),
         ...scanCounters(t),
         seconds: Math.round(seconds * 1000) / 1000,
         ...(shipped.length > 0 ? { sinks: shipped.map(shipJson) } : {}),
@@ -125,10 +136,13 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
     const failure = failed.length === 0 ? null : datasetFailed ? 'the dataset could not be written (see above)' : `${failed.length} of ${plural(results.length, 'store')} could not be read (see above)`;
     if (!wrote) {
       const why = failure ?? (unwritten > 0 ? `${plural(unwritten, 'session')} could not be written` : t.sessionsUnchanged > 0 ? (t.sessionsOutsideWindow > 0 ? 'no session in the window changed since it was last read' : 'nothing changed since it was last read') : t.sessionsSeen === 0 ? 'the store has no session yet' : 'no session was active in the window');
-      console.log(`backfill: nothing ${failure || unwritten > 0 ? 'was written' : 'to write'}: ${why}${skipped.length ? ` (${skipped.join(', ')})` : ''}.`);
+      const counted = skipped.length ? ` (${skipped.join(', ')})` : '';
+      // Sessions the usage policy moved are the dataset changing (decision 0143): said first, never "nothing to write" alone.
+      if (moved > 0 && !failure && unwritten === 0) console.log(`backfill: ${movesClause(t)}; nothing new to write${counted} → ${forwarder.home}/hermetic.db`);
+      else console.log(`backfill: nothing ${failure || unwritten > 0 ? 'was written' : 'to write'}: ${why}${counted}${moved > 0 ? `; ${movesClause(t)}` : ''}.`);
     } else {
       const stores = failure ? `${failure}; ${plural(results.length - failed.length, 'store')} read` : plural(t.stores, 'store');
-      console.log(`backfill: ${stores}, ${plural(t.sessionsWritten, 'session')} written (${plural(t.messages, 'message')}, ${plural(t.parts, 'part')}${rewritten(t)})${delegations ? `, ${delegations}` : ''}${skipped.length ? `; ${skipped.join(', ')}` : ''}${t.rowIssues ? `; ${plural(t.rowIssues, 'row issue')} recorded` : ''}${clampedText(t)} in ${seconds.toFixed(1)} s → ${forwarder.home}/hermetic.db`);
+      console.log(`backfill: ${stores}, ${plural(t.sessionsWritten, 'session')} written (${plural(t.messages, 'message')}, ${plural(t.parts, 'part')}${rewritten(t)})${delegations ? `, ${delegations}` : ''}${skipped.length ? `; ${skipped.join(', ')}` : ''}${t.rowIssues ? `; ${plural(t.rowIssues, 'row issue')} recorded` : ''}${clampedText(t)}${moved > 0 ? `; ${movesClause(t)}` : ''} in ${seconds.toFixed(1)} s → ${forwarder.home}/hermetic.db`);
     }
     // A windowed backfill leaves the rest unread: said where it happens, since a report cannot tell (status counts them).
     if (t.sessionsOutsideWindow > 0) {

@@ -58,8 +58,8 @@ describe('event lines', () => {
     const r = { store: '/h/state.db', profile: 'work', policyDrops: [{ sessionId: 's1', scope: '/p/secret', reason: '/p/.hypignore says ignore' }, { sessionId: 's2', scope: null, reason: 'no scope' }] };
     const lines = policyDropEvents(r, '2026-01-01T00:00:00.000Z');
     assert.deepEqual(lines, [
-      { event: 'plugin.hermes.usage_policy_drop', at: '2026-01-01T00:00:00.000Z', store: '/h/state.db', profile: 'work', session_id: 's1', scope: '/p/secret', reason: '/p/.hypignore says ignore' },
-      { event: 'plugin.hermes.usage_policy_drop', at: '2026-01-01T00:00:00.000Z', store: '/h/state.db', profile: 'work', session_id: 's2', scope: null, reason: 'no scope' },
+      { event: 'plugin.hermes.usage_policy_drop', at: '2026-01-01T00:00:00.000Z', store: '/h/state.db', profile: 'work', session_id: 's1', scope: '/p/secret', reason: '/p/.hypignore says ignore', removed_from_dataset: false },
+      { event: 'plugin.hermes.usage_policy_drop', at: '2026-01-01T00:00:00.000Z', store: '/h/state.db', profile: 'work', session_id: 's2', scope: null, reason: 'no scope', removed_from_dataset: false },
     ]);
     assert.equal(Object.keys(lines[0]!)[0], 'event');
   });

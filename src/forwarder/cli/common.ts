@@ -68,7 +68,7 @@ export { byteSize } from '../../shared/byte-size.js';
 
 export const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
 
-const COUNTED = ['sessionsSeen', 'sessionsWritten', 'sessionsUnchanged', 'sessionsOutsideWindow', 'sessionsIgnored', 'sessionsRemoved', 'sessionsQuarantined', 'sessionsWaiting', 'messages', 'parts', 'messagesRemoved', 'partsRemoved', 'messagesRewritten', 'partsRewritten', 'rowIssues', 'usageClamped', 'delegationsWritten', 'delegationsRemoved'] as const;
+const COUNTED = ['sessionsSeen', 'sessionsWritten', 'sessionsUnchanged', 'sessionsOutsideWindow', 'sessionsIgnored', 'sessionsRemoved', 'sessionsQuarantined', 'sessionsWaiting', 'messages', 'parts', 'messagesRemoved', 'partsRemoved', 'messagesRewritten', 'partsRewritten', 'rowIssues', 'usageClamped', 'delegationsWritten', 'delegationsRemoved', 'sessionsToLocalOnly', 'sessionsToFull'] as const;
 
 /** A pass's counts over every store. */
 export type Totals = { stores: number } & Pick<StepResult, (typeof COUNTED)[number]>;
@@ -108,12 +108,15 @@ export const POLICY_DROPS_NAMED = 3;
  */
 export function policyDropLines(drops: readonly PolicyDrop[]): string[] {
   // Ids and folders come from the store (a session's id and cwd): shown harmless, as report shows them (terminalText).
-  if (drops.length <= POLICY_DROPS_NAMED) return drops.map((d) => terminalText(`hermetic: session ${d.sessionId} not recorded: ${d.reason}`));
+  // A session the dataset held had its rows removed: said, not only "not recorded" (decision 0143).
+  if (drops.length <= POLICY_DROPS_NAMED) return drops.map((d) => terminalText(`hermetic: session ${d.sessionId} not recorded${d.removed ? ', and its rows forwarded before removed from the dataset' : ''}: ${d.reason}`));
+  const removed = drops.filter((d) => d.removed).length;
   const first = terminalText(drops.slice(0, POLICY_DROPS_NAMED).map((d) => d.sessionId).join(', '));
   const reasons = new Set(drops.map((d) => terminalText(d.reason)));
   const where = reasons.size === 1 ? `all because ${[...reasons][0]!}` : `under ${plural(new Set(drops.map((d) => d.scope)).size, 'folder')}`;
   const more = (drops.length - POLICY_DROPS_NAMED).toLocaleString('en-US');
-  return [`hermetic: ${plural(drops.length, 'session')} not recorded, ignored by the usage policy: ${first} and ${more} more (${where}; "hermetic policy check DIR" explains a folder)`];
+  const held = removed > 0 ? ` (${removed.toLocaleString('en-US')} of them forwarded before: their rows removed from the dataset)` : '';
+  return [`hermetic: ${plural(drops.length, 'session')} not recorded${held}, ignored by the usage policy: ${first} and ${more} more (${where}; "hermetic policy check DIR" explains a folder)`];
 }
 
 /** ", 3 messages rewritten" when a pass removed messages (a rewrite: /retry, a rewind, compaction), else "". */
@@ -136,6 +139,24 @@ export function delegationsClause(t: Pick<StepResult, 'delegationsWritten' | 'de
     t.delegationsRemoved > 0 && `${t.delegationsRemoved} pruned by Hermes (kept)`,
   ].filter(Boolean);
   return parts.join(', ');
+}
+
+/**
+ * The sessions already forwarded that the usage policy moved after a pass (decisions 0063, 0143), as a clause; '' when
+ * none. The dataset changed although nothing was read: a summary says it, never "nothing new" over it.
+ * @example movesClause({ sessionsToLocalOnly: 3, sessionsToFull: 0 }) // '3 sessions moved to local-only by the usage policy'
+ */
+export function movesClause(t: Pick<StepResult, 'sessionsToLocalOnly' | 'sessionsToFull'>): string {
+  const parts = [
+    t.sessionsToLocalOnly > 0 && `${plural(t.sessionsToLocalOnly, 'session')} moved to local-only`,
+    t.sessionsToFull > 0 && `${plural(t.sessionsToFull, 'session')} moved to full`,
+  ].filter(Boolean);
+  return parts.length === 0 ? '' : `${parts.join(' and ')} by the usage policy`;
+}
+
+/** The JSON fields of the usage policy's moves (backfill's summary and its stores, forward's `hermes.poll_tick`). */
+export function movesJson(t: Pick<StepResult, 'sessionsToLocalOnly' | 'sessionsToFull'>): { moved_to_local_only: number; moved_to_full: number } {
+  return { moved_to_local_only: t.sessionsToLocalOnly, moved_to_full: t.sessionsToFull };
 }
 
 /**
@@ -176,6 +197,8 @@ export const EVENTS = {
   sourceActivated: 'hermes.source_activated',
   /** forward: a session the usage policy ignored (one line each). */
   usagePolicyDrop: 'plugin.hermes.usage_policy_drop',
+  /** forward: the usage policy moved sessions of a store the tick did not read (a `--state-db` tick; decision 0143). */
+  policyMoves: 'hermetic.policy_moves',
   /** backfill: its summary, the only line it prints. */
   scanComplete: 'hermes.backfill.scan_complete',
   /** forward --once: what one sink's shipment did. */
@@ -257,7 +280,7 @@ export function storeErrorKind(r: Pick<StepResult, 'error' | 'sessionsQuarantine
 
 /** One `plugin.hermes.usage_policy_drop` line per session the usage policy kept out of a store's pass. */
 export function policyDropEvents(r: Pick<StepResult, 'store' | 'profile' | 'policyDrops'>, at: string): Record<string, unknown>[] {
-  return r.policyDrops.map((d) => ({ event: EVENTS.usagePolicyDrop, at, store: r.store, profile: r.profile, session_id: d.sessionId, scope: d.scope, reason: d.reason }));
+  return r.policyDrops.map((d) => ({ event: EVENTS.usagePolicyDrop, at, store: r.store, profile: r.profile, session_id: d.sessionId, scope: d.scope, reason: d.reason, removed_from_dataset: d.removed === true }));
 }
 
 /** A sink's shipment as JSON (backfill's `sinks`, forward's `hermetic.sink_ship` lines): the ShipResult, and its error's kind. */

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { emptyResult } from '../pipeline/result.js';
-import { forwardCommand, passFailedEvent, tickEvents, tickLine } from './forward.js';
+import { forwardCommand, otherMovesLines, passFailedEvent, tickEvents, tickLine } from './forward.js';
 import { printed } from '../../shared/testing/console.js';
 
 const tick = (over: Partial<ReturnType<typeof emptyResult>>) => ({
@@ -58,7 +58,7 @@ test('a missing store is said idle once, nothing while it stays missing, then ac
     { event: 'hermes.source_activated', at: AT, store: '/h/state.db', profile: 'default', backend: 'sqlite', schema_version: 30, journal_mode: 'wal' },
     {
       event: 'hermes.poll_tick', at: AT, store: '/h/state.db', profile: 'default', sessions_written: 2, sessions_appended: 0, sessions_rewritten: 1, sessions_new: 1, sessions_partial: 0, messages: 5, parts: 6,
-      messages_removed: 0, parts_removed: 0, removed_from_store: 0, quarantined: 0, checked_for_edits: 0, edited_in_place: 0, delegations_written: 0, delegations_removed: 0, row_issues: 0, usage_clamped: 0, error: null, error_kind: null, warning: null,
+      messages_removed: 0, parts_removed: 0, removed_from_store: 0, quarantined: 0, checked_for_edits: 0, edited_in_place: 0, delegations_written: 0, delegations_removed: 0, row_issues: 0, usage_clamped: 0, moved_to_local_only: 0, moved_to_full: 0, error: null, error_kind: null, warning: null,
     },
   ]);
   // Read again: a tick line only. Gone again: idle again, once.
@@ -95,9 +95,9 @@ test('a store present from the start is not activated; one that cannot be read f
 
 test('a tick line keeps the keys it always had, in order, after the event; quarantine and policy drops are said', () => {
   const [line, ...drops] = tickEvents([tick({ sessionsWritten: 1, sessionsQuarantined: 1, warning: '2 messages of session x, which has no row', policyDrops: [{ sessionId: 'secret', scope: '/p', reason: '/p/.hypignore says ignore' }] })], () => false, new Set(), AT);
-  assert.deepEqual(Object.keys(line!), ['event', 'at', 'store', 'profile', 'sessions_written', 'sessions_appended', 'sessions_rewritten', 'sessions_new', 'sessions_partial', 'messages', 'parts', 'messages_removed', 'parts_removed', 'removed_from_store', 'quarantined', 'checked_for_edits', 'edited_in_place', 'delegations_written', 'delegations_removed', 'row_issues', 'usage_clamped', 'error', 'error_kind', 'warning']);
+  assert.deepEqual(Object.keys(line!), ['event', 'at', 'store', 'profile', 'sessions_written', 'sessions_appended', 'sessions_rewritten', 'sessions_new', 'sessions_partial', 'messages', 'parts', 'messages_removed', 'parts_removed', 'removed_from_store', 'quarantined', 'checked_for_edits', 'edited_in_place', 'delegations_written', 'delegations_removed', 'row_issues', 'usage_clamped', 'moved_to_local_only', 'moved_to_full', 'error', 'error_kind', 'warning']);
   assert.deepEqual([line!.event, line!.quarantined, line!.error_kind, line!.warning], ['hermes.poll_tick', 1, 'quarantine', '2 messages of session x, which has no row']);
-  assert.deepEqual(drops, [{ event: 'plugin.hermes.usage_policy_drop', at: AT, store: '/h/state.db', profile: 'default', session_id: 'secret', scope: '/p', reason: '/p/.hypignore says ignore' }]);
+  assert.deepEqual(drops, [{ event: 'plugin.hermes.usage_policy_drop', at: AT, store: '/h/state.db', profile: 'default', session_id: 'secret', scope: '/p', reason: '/p/.hypignore says ignore', removed_from_dataset: false }]);
 });
 
 test('a pass the dataset stopped is hermes.poll_failed for no store, with its kind', () => {
@@ -129,4 +129,20 @@ test('forward --once on a missing store: HERMETIC_READER_PATH as backfill says i
   } finally {
     cleanup();
   }
+});
+
+test('a tick that only moved sessions by the usage policy says so, each way, in words and in its poll_tick (decision 0143)', () => {
+  assert.equal(tickLine(tick({ sessionsToLocalOnly: 3 })), 'forward: default: 3 sessions moved to local-only by the usage policy');
+  assert.equal(tickLine(tick({ sessionsToFull: 1 })), 'forward: default: 1 session moved to full by the usage policy');
+  assert.equal(tickLine(tick({ sessionsWritten: 1, messages: 2, parts: 2, sessionsToLocalOnly: 2, sessionsToFull: 1 })),
+    'forward: default: 1 session written (2 new messages, 2 new parts), 2 sessions moved to local-only and 1 session moved to full by the usage policy');
+  // Nothing moved: nothing said of moves.
+  assert.doesNotMatch(tickLine(tick({ sessionsWritten: 1, messages: 2, parts: 2 })), /moved/);
+  const [line] = tickEvents([tick({ sessionsToLocalOnly: 3, sessionsToFull: 1 })], () => false, new Set(), AT);
+  assert.deepEqual([line!.moved_to_local_only, line!.moved_to_full, line!.sessions_written], [3, 1, 0]);
+  // A store the tick did not read: a line of its own, by its path.
+  const other = [{ store: '/o/state.db', toLocalOnly: 0, toFull: 2 }];
+  assert.deepEqual(otherMovesLines(other, AT, false), ['forward: /o/state.db: 2 sessions moved to full by the usage policy (a store this tick did not read)']);
+  assert.deepEqual(otherMovesLines(other, AT, true), [{ event: 'hermetic.policy_moves', at: AT, store: '/o/state.db', moved_to_local_only: 0, moved_to_full: 2 }]);
+  assert.deepEqual(otherMovesLines([], AT, true), []);
 });

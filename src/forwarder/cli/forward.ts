@@ -5,10 +5,12 @@ import { parseFlags, usageError, type FlagValues } from '../../cli/args.js';
 import { listenForStop, releaseStopSignals, type StopRequest } from '../../cli/stop-signals.js';
 import { createForwarder, findStores } from '../pipeline/forwarder.js';
 import type { StepResult } from '../pipeline/step.js';
+import type { StoreMoves } from '../pipeline/result.js';
+import { terminalText } from '../../shared/terminal-text.js';
 import type { StoreRef } from '../reader/discover.js';
 import type { ShipResult } from '../sinks/remote/shipper.js';
 import { durationSeconds } from '../../shared/duration.js';
-import { clampedText, COMMON_FLAGS, delegationsClause, noStoreFound, errorKind, EVENTS, missingAsPath, plural, policyDropEvents, policyDropLines, shipJson, storeErrorKind, storeMissing } from './common.js';
+import { clampedText, COMMON_FLAGS, delegationsClause, movesClause, movesJson, noStoreFound, errorKind, EVENTS, missingAsPath, plural, policyDropEvents, policyDropLines, shipJson, storeErrorKind, storeMissing } from './common.js';
 import { FORWARD_HELP } from './help.js';
 import { SINK_FLAGS, sinkSetup } from './sinks.js';
 
@@ -47,6 +49,7 @@ export function tickLine(r: StepResult): string {
     r.sessionsRemoved && `${r.sessionsRemoved} removed in Hermes`,
     r.sessionsIgnored && `${r.sessionsIgnored} ignored by usage policy`,
     r.sessionsQuarantined && `${r.sessionsQuarantined} quarantined`,
+    movesClause(r),
   ].filter(Boolean);
   // A long session the tick stopped in (after some of its chunks) is in the dataset in part: said, never as nothing new.
   const partly = r.sessionsPartial > 0 && `${plural(r.sessionsPartial, 'long session')} written in part, the rest next time`;
@@ -83,12 +86,23 @@ export function tickEvents(results: readonly StepResult[], missing: (store: stri
       sessions_rewritten: r.sessionsRewritten + r.sessionsReplaced - r.sessionsNew, sessions_new: r.sessionsNew, sessions_partial: r.sessionsPartial, messages: r.messages, parts: r.parts, messages_removed: r.messagesRemoved,
       parts_removed: r.partsRemoved, removed_from_store: r.sessionsRemoved, quarantined: r.sessionsQuarantined,
       checked_for_edits: r.sessionsChecked, edited_in_place: r.sessionsEdited, delegations_written: r.delegationsWritten,
-      delegations_removed: r.delegationsRemoved, row_issues: r.rowIssues, usage_clamped: r.usageClamped, error: r.error,
+      delegations_removed: r.delegationsRemoved, row_issues: r.rowIssues, usage_clamped: r.usageClamped, ...movesJson(r), error: r.error,
       error_kind: storeErrorKind(r, false), warning: r.warning,
     });
     out.push(...policyDropEvents(r, at));
   }
   return out;
+}
+
+/**
+ * What `forward` says of the usage policy's moves in stores the tick did not read (decision 0143): a
+ * `hermetic.policy_moves` line each with --json, else a line each.
+ */
+export function otherMovesLines(moves: readonly StoreMoves[], at: string, json: boolean): (string | Record<string, unknown>)[] {
+  return moves.map((m) => {
+    const counts = { sessionsToLocalOnly: m.toLocalOnly, sessionsToFull: m.toFull };
+    return json ? { event: EVENTS.policyMoves, at, store: m.store, ...movesJson(counts) } : terminalText(`forward: ${m.store}: ${movesClause(counts)} (a store this tick did not read)`);
+  });
 }
 
 /** A tick the dataset (or the usage-policy list) stopped before any store was done: `hermes.poll_failed` for no store. */
@@ -146,10 +160,13 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
     if (ref.gone) gone.add(ref.path);
     else gone.delete(ref.path);
   };
+  /** The usage policy's moves of stores the last tick did not read: said after its stores. */
+  let otherMoves: StoreMoves[] = [];
   /** The pass of one tick; a HermeticError that stopped it (the dataset, the policy list) is a `hermes.poll_failed` line too. */
   const pass = async (keepGoing?: () => boolean) => {
     try {
-      const results = await forwarder.forwardOnceAsync({ onStore, ...(keepGoing ? { keepGoing } : {}) });
+      const onOtherMoves = (moves: StoreMoves[]) => { otherMoves = moves; };
+      const results = await forwarder.forwardOnceAsync({ onStore, onOtherMoves, ...(keepGoing ? { keepGoing } : {}) });
       return results.map((r) => missingAsPath(r, missing.has(r.store)));
     } catch (e) {
       if (values.json && String((e as { code?: unknown }).code).startsWith('HERMETIC_')) json(passFailedEvent(e as { code: string; message: string }, new Date().toISOString()));
@@ -171,7 +188,7 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
         said.set(r.store, state);
       }
       if (values.json) continue;
-      if (r.sessionsWritten + r.sessionsPartial + r.sessionsRemoved + r.sessionsQuarantined + r.sessionsIgnored + r.delegationsWritten + r.delegationsRemoved > 0) {
+      if (r.sessionsWritten + r.sessionsPartial + r.sessionsRemoved + r.sessionsQuarantined + r.sessionsIgnored + r.delegationsWritten + r.delegationsRemoved + r.sessionsToLocalOnly + r.sessionsToFull > 0) {
         say(tickLine(r));
         spoken.add(r.store);
       } else if (!r.error && (once || !spoken.has(r.store))) {
@@ -181,6 +198,11 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
         spoken.add(r.store);
       }
     }
+    for (const line of otherMovesLines(otherMoves, new Date().toISOString(), values.json === true)) {
+      if (typeof line === 'string') say(line);
+      else json(line);
+    }
+    otherMoves = [];
     // Sessions the usage policy ignores: each named when there are a few, else one line for every store.
     for (const line of policyDropLines(results.flatMap((r) => r.policyDrops))) say(line);
   };

@@ -78,7 +78,8 @@ ${READ_OPTIONS}
   --json              the summary as one JSON line (its event:
                       hermes.backfill.scan_complete): each store, the
                       sessions, messages and parts written, what was skipped
-                      and why, each sink
+                      and why, the sessions the usage policy moved
+                      (moved_to_local_only, moved_to_full), each sink
 ${SINK_OPTIONS}
 ${HELP_OPTION}
 
@@ -115,6 +116,8 @@ ${READ_OPTIONS}
                       not there (removed: true when it was read before),
                       hermes.source_activated when it is read;
                       plugin.hermes.usage_policy_drop per ignored session;
+                      hermetic.policy_moves for a store not read whose
+                      sessions the usage policy moved;
                       hermetic.sink_ship per sink with --once, and in the
                       loop per sink pass that sent or failed (all in
                       docs/reference/errors.md)

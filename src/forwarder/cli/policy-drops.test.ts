@@ -42,6 +42,17 @@ describe('policyDropLines', () => {
     ]);
   });
 
+  it('a session the dataset held: its rows removed are said, one by one and in the sum (decision 0143)', () => {
+    assert.deepEqual(policyDropLines([{ ...drop('a'), removed: true }, drop('b')]), [
+      'hermetic: session a not recorded, and its rows forwarded before removed from the dataset: /home/u/secret/.hypignore says ignore',
+      'hermetic: session b not recorded: /home/u/secret/.hypignore says ignore',
+    ]);
+    const drops = [...Array.from({ length: 2 }, (_, i) => ({ ...drop(`r${i}`), removed: true as const })), drop('n0'), drop('n1')];
+    assert.deepEqual(policyDropLines(drops), [
+      'hermetic: 4 sessions not recorded (2 of them forwarded before: their rows removed from the dataset), ignored by the usage policy: r0, r1, n0 and 1 more (all because /home/u/secret/.hypignore says ignore; "hermetic policy check DIR" explains a folder)',
+    ]);
+  });
+
   it('several reasons: how many folders instead', () => {
     const drops = [drop('a'), drop('b', '/srv/x'), drop('c'), drop('d', '/srv/y')];
     assert.deepEqual(policyDropLines(drops), [
@@ -116,7 +127,7 @@ it('--json: backfill counts the 12 ignored sessions as skipped; forward says eac
     assert.deepEqual(lines.map((l) => l.event), ['hermes.poll_tick', ...hidden.map(() => 'plugin.hermes.usage_policy_drop')]);
     const reason = `${join(secret, '.hypignore')} says ignore`;
     assert.deepEqual(lines.slice(1).map((l): Record<string, unknown> => ({ ...l, at: null })).sort((a, b) => String(a.session_id).localeCompare(String(b.session_id))),
-      hidden.map((id) => ({ event: 'plugin.hermes.usage_policy_drop', at: null, store: path, profile: 'default', session_id: id, scope: join(secret, id), reason })));
+      hidden.map((id) => ({ event: 'plugin.hermes.usage_policy_drop', at: null, store: path, profile: 'default', session_id: id, scope: join(secret, id), reason, removed_from_dataset: false })));
   } finally {
     cleanup();
   }

@@ -14,7 +14,8 @@ import { BuildDropped, type Sink } from '../sinks/sink.js';
 import { LazySqliteSink } from '../sinks/sqlite/lazy.js';
 import { SqliteSink } from '../sinks/sqlite/sink.js';
 import { DATASET_FILE } from '../sinks/sqlite/dataset.js';
-import { PolicyMover } from './policy-moves.js';
+import { PolicyMover, type PolicyMove } from './policy-moves.js';
+import { countMoves, type StoreMoves } from './result.js';
 import { BUILD_ASIDE_MESSAGES } from '../sinks/sqlite/first-build.js';
 import { stepStore, stepStoreInSteps, StoreStopped, type StepOptions, type StepResult } from './step.js';
 import { CHUNK_ROWS } from './read-session.js';
@@ -103,6 +104,11 @@ export interface PassOptions {
    * the pass there (what is committed stays; a later pass goes on).
    */
   keepGoing?: () => boolean;
+  /**
+   * The usage policy's moves after the pass (decision 0143) of stores it has no result of (a `--state-db` pass over one
+   * store judges the dataset's other stores too); the moves of the stores it read are counted in their results.
+   */
+  onOtherMoves?: (moves: StoreMoves[]) => void;
 }
 
 export interface Forwarder {
@@ -277,19 +283,21 @@ export function createForwarder(input: ForwarderOptions = {}): Forwarder {
   const mover = new PolicyMover(policy);
   // The usage policy's moves run on the SQLite dataset itself: a sink of another kind (the `sink` option) gets none.
   const datasetNow = () => (sink instanceof LazySqliteSink ? sink.existing()?.db ?? null : sink instanceof SqliteSink ? sink.db : null);
-  const movePolicies = (existed: boolean, o: PassOptions) => {
+  /** The moves made (none when it was not time to look, or the dataset was busy). */
+  const movePolicies = (existed: boolean, o: PassOptions): PolicyMove[] => {
     const t = now();
-    if (!existed || o.keepGoing?.() === false || t - movesAt < POLICY_MOVES_EVERY_MS) return;
+    if (!existed || o.keepGoing?.() === false || t - movesAt < POLICY_MOVES_EVERY_MS) return [];
     movesAt = t;
     const dataset = datasetNow();
-    if (dataset === null) return;
+    if (dataset === null) return [];
     try {
-      mover.check(dataset, t);
+      return mover.check(dataset, t);
     } catch (e) {
       // A dataset busy with another process: the next pass tries again.
       const code = primaryCode(e);
       if (code !== 'SQLITE_BUSY' && code !== 'SQLITE_LOCKED') throw e;
       movesAt = -Infinity;
+      return [];
     }
   };
   // The dataset removed or replaced under a running forwarder (its home deleted, a backup restored): what it knew of
@@ -335,7 +343,9 @@ export function createForwarder(input: ForwarderOptions = {}): Forwarder {
     return { notice: replacedNotice(), existed: datasetNow() !== null };
   };
   const endPass = (out: StepResult[], begun: { notice: string | null; existed: boolean }, o: PassOptions) => {
-    movePolicies(begun.existed, o);
+    // The moves are the dataset changing: counted in the results, so a summary never reads "nothing new" over them.
+    const elsewhere = countMoves(out, movePolicies(begun.existed, o));
+    if (elsewhere.length > 0) o.onOtherMoves?.(elsewhere);
     return said(out, begun.notice);
   };
   /** A store's result, or the result of the store it turned out to be once it vanished under the pass. */

@@ -29,6 +29,8 @@ export interface LongContext {
   failuresOf: (id: string) => number;
   priorOf: (id: string) => Prior | null;
   baseOf: (id: string) => CursorBase | null;
+  /** Whether the dataset holds the session's rows (an ignored one's are then removed). */
+  heldOf: (id: string) => boolean;
 }
 
 /**
@@ -41,6 +43,7 @@ export function* writeLong(mark: SessionMark, c: LongContext): Generator<void, b
   const { options, result, now } = c;
   const id = mark.id;
   let base = c.baseOf(id);
+  const held = c.heldOf(id);
   const fresh = base === null;
   let kind: SessionDelta['kind'] | null = null;
   let issues = 0;
@@ -67,7 +70,7 @@ export function* writeLong(mark: SessionMark, c: LongContext): Generator<void, b
       return false;
     }
     if (judged.drop) {
-      result.policyDrops.push(judged.drop);
+      result.policyDrops.push(held ? { ...judged.drop, removed: true } : judged.drop);
       result.sessionsIgnored++;
       return false;
     }

@@ -41,3 +41,95 @@ test('a folder that becomes local-only moves the sessions forwarded before; full
     cleanup();
   }
 });
+
+test('a pass counts the sessions it moved in its store\'s result, each way, and none when nothing moved (decision 0143)', async () => {
+  const { dir, cleanup, path, db, w } = hermesStore('hermetic-policy-moves-said-', 'said');
+  const telegram = [w.createSession({ source: 'telegram' }), w.createSession({ source: 'telegram' })];
+  const cron = w.createSession({ source: 'cron' });
+  for (const id of [...telegram, cron]) w.appendMessages(id, [{ role: 'user', content: 'hi' }]);
+  db.close();
+  let clock = 1_800_000_000_000;
+  const rig = forwarderRig([path], { dir, now: () => clock });
+  const moved = (rs: { sessionsToLocalOnly: number; sessionsToFull: number; sessionsWritten: number }[]) => rs.map((r) => [r.sessionsToLocalOnly, r.sessionsToFull, r.sessionsWritten]);
+  const channel = join(dir, 'hermes', 'channels', 'telegram');
+  try {
+    assert.deepEqual(moved(rig.forwarder.backfill()), [[0, 0, 3]]);
+    clock += 10_000;
+    assert.deepEqual(moved(rig.forwarder.forwardOnce()), [[0, 0, 0]]);
+    mkdirSync(channel, { recursive: true });
+    writeFileSync(join(channel, '.hypignore'), 'local-only\n');
+    clock += 10_000;
+    assert.deepEqual(moved(rig.forwarder.forwardOnce()), [[2, 0, 0]]);
+    // Judged again with nothing changed: nothing moved, nothing counted.
+    clock += 10_000;
+    assert.deepEqual(moved(await rig.forwarder.forwardOnceAsync()), [[0, 0, 0]]);
+    rmSync(join(channel, '.hypignore'));
+    clock += 10_000;
+    assert.deepEqual(moved(await rig.forwarder.backfillAsync()), [[0, 2, 0]]);
+    // `ignore` moves nothing here (forget's to apply): nothing counted.
+    writeFileSync(join(channel, '.hypignore'), 'ignore\n');
+    clock += 10_000;
+    assert.deepEqual(moved(rig.forwarder.backfill()), [[0, 0, 0]]);
+  } finally {
+    rig.cleanup();
+    cleanup();
+  }
+});
+
+test('the moves of a store the pass did not read go to onOtherMoves, per store (decision 0143)', () => {
+  const a = hermesStore('hermetic-policy-moves-other-a-', 'other-a');
+  const b = hermesStore('hermetic-policy-moves-other-b-', 'other-b');
+  for (const s of [a, b]) {
+    s.w.appendMessages(s.w.createSession({ source: 'cli', cwd: join(a.dir, 'project') }), [{ role: 'user', content: 'hi' }]);
+    s.db.close();
+  }
+  mkdirSync(join(a.dir, 'project'), { recursive: true });
+  let clock = 1_800_000_000_000;
+  const home = join(a.dir, 'hermetic-home');
+  const both = forwarderRig([a.path, b.path], { dir: a.dir, home, now: () => clock });
+  const one = forwarderRig([a.path], { dir: a.dir, home, now: () => clock });
+  try {
+    both.forwarder.backfill();
+    writeFileSync(join(a.dir, 'project', '.hypignore'), 'local-only\n');
+    clock += 10_000;
+    const others: unknown[] = [];
+    const results = one.forwarder.forwardOnce({ onOtherMoves: (m) => others.push(...m) });
+    assert.deepEqual(results.map((r) => [r.store, r.sessionsToLocalOnly, r.sessionsToFull]), [[a.path, 1, 0]]);
+    assert.deepEqual(others, [{ store: b.path, toLocalOnly: 1, toFull: 0 }]);
+  } finally {
+    one.cleanup();
+    both.cleanup();
+    a.cleanup();
+    b.cleanup();
+  }
+});
+
+test('a session forwarded before its folder became ignore stays until it changes; then its removal is said as such (decision 0143)', () => {
+  const { dir, cleanup, path, db, w } = hermesStore('hermetic-policy-moves-ignore-', 'ignore');
+  const telegram = w.createSession({ source: 'telegram' });
+  w.appendMessages(telegram, [{ role: 'user', content: 'hi' }]);
+  let clock = 1_800_000_000_000;
+  const rig = forwarderRig([path], { dir, now: () => clock });
+  const channel = join(dir, 'hermes', 'channels', 'telegram');
+  try {
+    rig.forwarder.backfill();
+    mkdirSync(channel, { recursive: true });
+    writeFileSync(join(channel, '.hypignore'), 'ignore\n');
+    clock += 10_000;
+    const [kept] = rig.forwarder.forwardOnce();
+    assert.deepEqual([kept!.sessionsIgnored, kept!.sessionsToLocalOnly, kept!.policyDrops], [0, 0, []]);
+    // Changed in Hermes: read again, ignored now, its rows removed; a session new to the dataset is only not recorded.
+    w.appendMessages(telegram, [{ role: 'assistant', content: 'hello', finish_reason: 'stop' }]);
+    const fresh = w.createSession({ source: 'telegram' });
+    w.appendMessages(fresh, [{ role: 'user', content: 'first' }]);
+    clock += 10_000;
+    const [r] = rig.forwarder.forwardOnce();
+    assert.equal(r!.sessionsIgnored, 2);
+    assert.deepEqual(r!.policyDrops.map((d) => [d.sessionId, d.removed]).sort(), [[fresh, undefined], [telegram, true]].sort());
+    assert.deepEqual(rig.query('SELECT session_id FROM sessions'), []);
+  } finally {
+    db.close();
+    rig.cleanup();
+    cleanup();
+  }
+});

@@ -4,7 +4,11 @@ import type { StoreRef } from '../reader/discover.js';
 import type { SessionDelta } from '../dataset/delta.js';
 import type { SessionWrite, Written } from '../sinks/sink.js';
 
-export interface PolicyDrop { sessionId: string; scope: string | null; reason: string }
+/**
+ * A session the usage policy kept out of a pass. `removed`: the dataset held it (forwarded before its folder became
+ * `ignore`), and its rows were removed with this write (decision 0143); absent when it was not there.
+ */
+export interface PolicyDrop { sessionId: string; scope: string | null; reason: string; removed?: true }
 
 export interface StepResult {
   store: string;
@@ -58,6 +62,12 @@ export interface StepResult {
   delegationsRemoved: number;
   /** Sessions the read worker read and projected (the rest were read on the calling thread); decision 0027. */
   readByWorker: number;
+  /**
+   * Sessions of this store already in the dataset that the usage policy moved after the pass (decisions 0063, 0143):
+   * to `local-only` (left out of exports; remote sinks delete them), and back to `full`. Not counted as written.
+   */
+  sessionsToLocalOnly: number;
+  sessionsToFull: number;
   policyDrops: PolicyDrop[];
   error: { code: string; message: string } | null;
 }
@@ -68,7 +78,7 @@ export function emptyResult(ref: StoreRef): StepResult {
     journalMode: null, replaced: false, sessionsSeen: 0, sessionsUnchanged: 0, sessionsOutsideWindow: 0, sessionsWritten: 0,
     sessionsIgnored: 0, sessionsRemoved: 0, sessionsQuarantined: 0, sessionsWaiting: 0, sessionsChecked: 0, sessionsEdited: 0, sessionsAppended: 0,
     sessionsRewritten: 0, sessionsReplaced: 0, sessionsNew: 0, sessionsPartial: 0, messages: 0, parts: 0, messagesRemoved: 0, partsRemoved: 0, messagesRewritten: 0, partsRewritten: 0, rowIssues: 0, usageClamped: 0,
-    delegationsWritten: 0, delegationsRemoved: 0, readByWorker: 0, policyDrops: [], error: null,
+    delegationsWritten: 0, delegationsRemoved: 0, readByWorker: 0, sessionsToLocalOnly: 0, sessionsToFull: 0, policyDrops: [], error: null,
   };
 }
 
@@ -106,4 +116,28 @@ export function countWritten(result: StepResult, landed: readonly SessionWrite[]
   result.partsRewritten += written.partsRewritten;
   result.delegationsWritten += written.delegationsWritten;
   result.delegationsRemoved += written.delegationsRemoved;
+}
+
+/** The usage policy's moves of one store (policy-moves.ts), per class they went to. */
+export interface StoreMoves { store: string; toLocalOnly: number; toFull: number }
+
+/**
+ * Adds the usage policy's moves to the results of the stores they belong to; returns the moves of stores this pass
+ * has no result of (a `--state-db` pass over one store moves the dataset's others too), one entry per store.
+ */
+export function countMoves(results: readonly StepResult[], moves: readonly { store: string; to: 'full' | 'local-only' }[]): StoreMoves[] {
+  const elsewhere = new Map<string, StoreMoves>();
+  for (const m of moves) {
+    const r = results.find((x) => x.store === m.store);
+    if (r) {
+      if (m.to === 'local-only') r.sessionsToLocalOnly++;
+      else r.sessionsToFull++;
+      continue;
+    }
+    const e = elsewhere.get(m.store) ?? { store: m.store, toLocalOnly: 0, toFull: 0 };
+    if (m.to === 'local-only') e.toLocalOnly++;
+    else e.toFull++;
+    elsewhere.set(m.store, e);
+  }
+  return [...elsewhere.values()];
 }

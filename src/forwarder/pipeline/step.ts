@@ -325,6 +325,11 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
     return c && !plan.replaced ? { fingerprint: c.fingerprint, maxMessageId: c.maxMessageId } : null;
   };
   const failuresOf = (id: string) => (cursors.quarantine.get(id)?.failures ?? 0) + 1;
+  /** Whether the dataset holds the session's rows: written before, not ignored since (a drop then removes them). */
+  const heldOf = (id: string) => {
+    const c = cursors.sessions.get(id);
+    return c !== undefined && !c.fingerprint.startsWith(IGNORED);
+  };
   const removed = [...plan.removed];
   let done = 0;
   let taken = 0;
@@ -343,7 +348,7 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
     identity: facts.identity, max_message_id: plan.replaced ? 0 : cursors.maxMessageId, usage_stamp: plan.replaced ? null : cursors.usageStamp,
     last_tick_at: null, delegation_marks: cursors.row?.delegation_marks ?? null, unread: cursors.row?.unread ?? null,
   });
-  const longCtx: LongContext = { reader, options, result, commit, now, redact, chunkRows, midRow, failuresOf, priorOf, baseOf, ref };
+  const longCtx: LongContext = { reader, options, result, commit, now, redact, chunkRows, midRow, failuresOf, priorOf, baseOf, heldOf, ref };
   try {
     for (;;) {
       const batch: Batch = { store: {}, reset: first && plan.replaced, writes: [], removed: first ? removed.splice(0) : [], quarantine: { failed: [], cleared: first ? [...plan.settled] : [] }, redacted: redact };
@@ -371,7 +376,7 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
           result.sessionsQuarantined++;
           continue;
         }
-        if (judged.drop) result.policyDrops.push(judged.drop);
+        if (judged.drop) result.policyDrops.push(heldOf(mark.id) ? { ...judged.drop, removed: true } : judged.drop);
         if (judged.write.projection) messages += judged.write.projection.messages.length;
         batch.writes.push(judged.write);
         if (cursors.quarantine.has(mark.id)) batch.quarantine.cleared.push(mark.id);
