@@ -8,8 +8,9 @@ import { storeFailure } from '../reader/index.js';
 import { spelledAsKnown, storeFile, type StoreRef } from '../reader/discover.js';
 import type { Db } from '../../shared/sqlite.js';
 import { pendingOf, type Pending } from '../pipeline/pending.js';
-import { stillIgnored } from '../pipeline/project.js';
-import { createPolicyResolver } from '../policy/index.js';
+import { judgeScopes, stillIgnored } from '../pipeline/project.js';
+import { sessionsWithScopes } from '../pipeline/dataset-scopes.js';
+import { createPolicyResolver, type PolicyResolver } from '../policy/index.js';
 import { HermeticError } from '../../shared/errors.js';
 import { DATASET_FILE, openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
 import { readCursors } from '../sinks/sqlite/sink.js';
@@ -41,6 +42,11 @@ export interface StoreStatus {
   /** Values changed or left out on the way into the dataset (issue 16 §5): entries, and the messages and sessions they touch. */
   row_issues: { entries: number; messages: number; sessions: number };
   quarantined: { session_id: string; failures: number; last_error: string; retry_at: string }[];
+  /**
+   * Sessions forwarded before whose folder the usage policy now ignores (decisions 0063, 0144): they stay in the
+   * dataset until `hermetic forget` removes them; `why` is the policy's reason for the first of them.
+   */
+  ignored_in_dataset: { sessions: number; why: string | null };
   /**
    * What the dataset does not hold yet (spec forwarding §6.3 item 23): what the next pass would read, and how long
    * the oldest of it has waited. Null when the store cannot be read here (missing, unreadable, PostgreSQL).
@@ -93,7 +99,8 @@ export async function statusReport(home: string, stateDbs: readonly string[]): P
     const refs = spelledAsKnown(findStores({ stateDbs: [...stateDbs] }), known);
     for (const k of known) if (!refs.some((r) => r.path === k)) refs.push({ path: k, profile: '?', hermesHome: '', backend: 'sqlite', warning: null, ...storeFile(k) });
     const stores: StoreStatus[] = [];
-    for (const r of refs) stores.push(await storeStatus(r, db, ignored));
+    const ignoredNow = db && policyError === null ? ignoredInDataset(db, resolver) : new Map<string, StoreStatus['ignored_in_dataset']>();
+    for (const r of refs) stores.push(await storeStatus(r, db, ignored, ignoredNow.get(r.path) ?? { sessions: 0, why: null }));
     // Kept exact by the writer in the transactions that change the rows (decision 0069): read, not counted.
     const rows = db ? tableRows(db) : Object.fromEntries(COUNTED_TABLES.map((t) => [t, 0]));
     const sinks: SinkStatus[] = db ? sinkStatus(db, Date.now() / 1000) : [];
@@ -106,8 +113,24 @@ export async function statusReport(home: string, stateDbs: readonly string[]): P
   }
 }
 
+/**
+ * The dataset's sessions the usage policy would ignore now, by store: forwarded before their folder became `ignore`,
+ * kept until `hermetic forget` (a pass never removes them unless they change in Hermes). Judged as a pass judges them.
+ */
+function ignoredInDataset(db: Db, policy: PolicyResolver): Map<string, StoreStatus['ignored_in_dataset']> {
+  const out = new Map<string, StoreStatus['ignored_in_dataset']>();
+  for (const { row, scopes } of sessionsWithScopes(db)) {
+    const verdict = judgeScopes(scopes, policy);
+    if ('error' in verdict || verdict.cls !== 'ignore') continue;
+    const store = out.get(row.store) ?? { sessions: 0, why: verdict.why || null };
+    store.sessions++;
+    out.set(row.store, store);
+  }
+  return out;
+}
+
 /** What `status` says of one store: read once, read-only (a PostgreSQL store: its server asked for its version only). */
-async function storeStatus(r: StoreRef, db: Db | null, ignored: ReturnType<typeof stillIgnored>): Promise<StoreStatus> {
+async function storeStatus(r: StoreRef, db: Db | null, ignored: ReturnType<typeof stillIgnored>, ignoredNow: StoreStatus['ignored_in_dataset']): Promise<StoreStatus> {
   let schema: number | null = null, journal: string | null = null, readError: string | null = null, kind: ErrorKind | null = null;
   const row = db?.prepare('SELECT * FROM stores WHERE store = ?').get(r.path) as Record<string, unknown> | undefined;
   if (r.problem) [readError, kind] = [`${r.problem.message} [${r.problem.code}]`, errorKind(r.problem)];
@@ -156,5 +179,6 @@ async function storeStatus(r: StoreRef, db: Db | null, ignored: ReturnType<typeo
     row_issues: issues,
     pending: pending && { sessions: pending.sessions, messages: pending.messages, removed: pending.removed, waiting: pending.waiting, undecodable: pending.undecodable, delegations: pending.delegations, orphan_messages: pending.orphans.messages, orphan_sessions: pending.orphans.sessions, oldest_at: iso(pending.oldestAt), lag_seconds: pending.oldestAt === null ? null : Math.max(0, Math.round(now - pending.oldestAt)) },
     quarantined,
+    ignored_in_dataset: ignoredNow,
   };
 }

@@ -57,6 +57,10 @@ export async function statusCommand(argv: string[]): Promise<number> {
     if (s.row_issues.entries > 0) console.log(`  ${rowIssuesText(s.row_issues)}`);
     // The id and the error come from the store: shown harmless (terminalText), as report shows them.
     for (const q of s.quarantined) console.log(`  ${quarantineText(q, Date.now() / 1000)}`);
+    const { sessions: kept, why } = s.ignored_in_dataset;
+    if (kept > 0) {
+      console.log(`  ignored now: ${kept} ${kept === 1 ? 'session' : 'sessions'} forwarded before the usage policy ignored ${kept === 1 ? 'its' : 'their'} folder${why ? ` (${why})` : ''}; ${kept === 1 ? 'it stays' : 'they stay'} until hermetic forget --scope DIR removes ${kept === 1 ? 'it' : 'them'}`);
+    }
   }
   for (const k of sinks) {
     console.log(`sink ${k.display}`);
