@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { it } from 'node:test';
 import Database from 'better-sqlite3';
 import { describeTransports, std, type Harness, type Reply } from '../support/harness.js';
-import { assertBytes, createSession, S, wrapped } from '../support/sessions.js';
+import { assertBytes, chatReply, createSession, S, wrapped } from '../support/sessions.js';
 
 const AUTH = '{"error": {"message": "Invalid gateway API key (API_SERVER_KEY)", "type": "gateway_auth_error", "code": "gateway_auth_failed"}}';
 const ALICE = { Authorization: 'Bearer alice-key-0123456789' };
@@ -24,20 +24,6 @@ const accepted = (id: string, provider: string, model: string) =>
   `{"object": "hermes.session.model_lock", "session_id": "${id}", "runtime": {"provider": "${provider}", "model": "${model}", ` +
   `"route_source": "raw_request", "requested": {"provider": "${provider}", "model": "${model}"}, "model_lock": "accepted"}}`;
 
-/** A chat turn in the session, completed by the control plane with `ok`. */
-async function chat(h: Harness, id: string, body: string): Promise<Reply> {
-  let answered = false;
-  const reply = h.request('POST', `/api/sessions/${id}/chat`, { body }).finally(() => (answered = true));
-  while (!answered) {
-    const live = (await h.admin.runs()).runs.filter((r) => r.live);
-    if (live.length === 1) {
-      await h.admin.complete(live[0]!.run_id, { output: 'ok' });
-      break;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  return reply;
-}
 
 const chatRuntime = (reply: Reply) => JSON.stringify(reply.json().runtime);
 
@@ -49,15 +35,15 @@ describeTransports('session model lock (decision 0142)', (open) => {
     // GET shows it as a chat's confirmed lock leaves the row (update_session_runtime_lock).
     assertBytes(await h.request('GET', '/api/sessions/s'), 200, wrapped(S('s', null, { model: 'm2', has_model_config: true })));
     // A chat without a model runs under the stored lock; one that names a model runs that model, the lock kept.
-    const under = await chat(h, 's', '{"message": "hi"}');
+    const under = await chatReply(h, 's', '{"message": "hi"}');
     assert.equal(under.status, 200, under.text);
     assert.equal(chatRuntime(under), JSON.stringify({ provider: 'openrouter', model: 'm2', route_source: 'session_model_lock', requested: { provider: 'openrouter', model: 'm2' }, model_lock: 'confirmed' }));
-    const other = await chat(h, 's', '{"message": "hi", "model": "gpt-x"}');
+    const other = await chatReply(h, 's', '{"message": "hi", "model": "gpt-x"}');
     assert.equal(chatRuntime(other), JSON.stringify({ provider: '', model: 'gpt-x', route_source: 'raw_request', requested: { provider: '', model: 'gpt-x' } }));
-    assert.equal(JSON.parse(chatRuntime(await chat(h, 's', '{"message": "again"}'))).route_source, 'session_model_lock');
+    assert.equal(JSON.parse(chatRuntime(await chatReply(h, 's', '{"message": "again"}'))).route_source, 'session_model_lock');
     // A second lock replaces the first: `model_id` and `provider_id`, stripped.
     assertBytes(await lock(h, 's', '{"model_id": " gpt-5 ", "provider_id": "openai"}'), 200, accepted('s', 'openai', 'gpt-5'));
-    assert.equal(JSON.parse(chatRuntime(await chat(h, 's', '{"message": "hi"}'))).model, 'gpt-5');
+    assert.equal(JSON.parse(chatRuntime(await chatReply(h, 's', '{"message": "hi"}'))).model, 'gpt-5');
     // A model alone: no provider. A session without a prompt or model takes the lock the same way.
     await createSession(h, '{"id": "bare"}');
     assertBytes(await lock(h, 'bare', '{"model": "llama", "model_options": {"fast": true}}'), 200, accepted('bare', '', 'llama'));

@@ -3,25 +3,11 @@
 // model lock rewrites the row's model and system prompt. Over both transports.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { describeTransports, std, type Harness, type Reply } from '../support/harness.js';
-import { assertBytes, createSession } from '../support/sessions.js';
+import { describeTransports, std, type Harness } from '../support/harness.js';
+import { assertBytes, chatReply, createSession } from '../support/sessions.js';
 
 const ABORT = '500 Internal Server Error\n\nServer got itself in trouble';
 
-/** A chat's answer; a turn the agent starts is ended through the control plane. */
-async function chatReply(h: Harness, id: string, body: string): Promise<Reply> {
-  let answered = false;
-  const reply = h.request('POST', `/api/sessions/${id}/chat`, { body }).finally(() => (answered = true));
-  while (!answered) {
-    const live = (await h.admin.runs()).runs.filter((r) => r.live);
-    if (live.length === 1) {
-      await h.admin.complete(live[0]!.run_id, { output: 'ok' });
-      break;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  return reply;
-}
 
 const chatTurn = async (h: Harness, id: string, body: string): Promise<number> => (await chatReply(h, id, body)).status;
 

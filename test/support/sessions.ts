@@ -51,3 +51,21 @@ export function assertBytes(reply: Reply, status: number, body: string): void {
   assert.equal(reply.status, status);
   assert.equal(reply.headers['content-type'], 'application/json; charset=utf-8');
 }
+
+/**
+ * A chat's answer (POST /api/sessions/{id}/chat): a turn the agent starts is ended through the control plane with
+ * `output`; an answer that comes first (a refusal) is returned as it is.
+ */
+export async function chatReply(h: Harness, id: string, body: string, output = 'ok'): Promise<Reply> {
+  let answered = false;
+  const reply = h.request('POST', `/api/sessions/${id}/chat`, { body }).finally(() => (answered = true));
+  while (!answered) {
+    const live = (await h.admin.runs()).runs.filter((r) => r.live);
+    if (live.length === 1) {
+      await h.admin.complete(live[0]!.run_id, { output });
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return reply;
+}
