@@ -257,23 +257,24 @@ describeTransports('session routes (spec sessions-api §10)', (open) => {
     assert.deepEqual(caps.endpoints.session_chat, { method: 'POST', path: '/api/sessions/{session_id}/chat' });
     assert.equal(caps.features.session_resources, true);
     // The routes Hermes has that are not emulated say so.
-    // fork and the model lock are served (decisions 0141, 0142: session-fork.test.ts, session-model-lock.test.ts); an
-    // unknown session is Hermes's 404.
-    for (const path of ['/api/sessions/x/fork', '/api/sessions/x/model']) {
+    // fork, the model lock and the chat stream are served (decisions 0141, 0142, 0145: session-fork.test.ts,
+    // session-model-lock.test.ts, session-chat-stream.test.ts); an unknown session is Hermes's 404.
+    for (const path of ['/api/sessions/x/fork', '/api/sessions/x/model', '/api/sessions/x/chat/stream']) {
       assert.equal((await h.request('POST', path, { body: '{}' })).json().error.code, 'session_not_found', path);
     }
-    const stream = await h.request('POST', '/api/sessions/x/chat/stream', { body: '{}' });
-    assert.equal(stream.status, 501);
-    assert.equal(stream.json().error.code, 'HERMETIC_UNSUPPORTED_ROUTE');
   });
 
-  it('the session routes that are not emulated check the key first: Hermes\'s 401, and 501 only for a request Hermes would serve', async () => {
+  it('the chat stream checks the key first: Hermes\'s 401, the profile\'s own key; routes not emulated then say 501', async () => {
     const auth = '{"error": {"message": "Invalid gateway API key (API_SERVER_KEY)", "type": "gateway_auth_error", "code": "gateway_auth_failed"}}';
     const alice = { Authorization: 'Bearer alice-key-0123456789' };
     const h = await open({ profiles: { alice: { apiKey: 'alice-key-0123456789' } } });
     const notEmulated = async (reply: { status: number; json(): any }, what: string) => {
       assert.equal(reply.status, 501, what);
       assert.equal(reply.json().error.code, 'HERMETIC_UNSUPPORTED_ROUTE', what);
+    };
+    const missing = (reply: { status: number; json(): any }, what: string) => {
+      assert.equal(reply.status, 404, what);
+      assert.equal(reply.json().error.code, 'session_not_found', what);
     };
     for (const path of ['/api/sessions/s2/chat/stream']) {
       // spec sessions-api §2: the key check comes before anything else the handler does.
@@ -285,9 +286,9 @@ describeTransports('session routes (spec sessions-api §10)', (open) => {
       assertBytes(await h.request('POST', `/ns/unseen${path}`, { auth: false, body: '{}' }), 401, auth);
       // The profile's own key, not the listener's.
       assertBytes(await h.request('POST', `/p/alice${path}`, { body: '{}' }), 401, auth);
-      await notEmulated(await h.request('POST', `/p/alice${path}`, { headers: alice, body: '{}' }), `alice ${path}`);
-      // The right key: the route is Hermes's, not emulated (decision 0026).
-      await notEmulated(await h.request('POST', path, { body: '{}' }), path);
+      missing(await h.request('POST', `/p/alice${path}`, { headers: alice, body: '{}' }), `alice ${path}`);
+      // The right key: the route is served (decision 0145), and the session is unknown.
+      missing(await h.request('POST', path, { body: '{}' }), path);
     }
     assert.ok(!(await h.admin.namespaces()).namespaces.some((n) => n.name === 'unseen'), 'a refused request creates no namespace');
     // Routes outside /api/sessions that Hermes guards with the key refuse the same way (decision 0049).
@@ -295,14 +296,13 @@ describeTransports('session routes (spec sessions-api §10)', (open) => {
     await notEmulated(await h.request('GET', '/v1/models'), '/v1/models');
   });
 
-  it('without any API key configured, the session route that is not emulated lets the request through to the 501', async () => {
+  it('without any API key configured, the chat stream and the model lock reach the session', async () => {
     const h = await open({ apiKey: null });
-    const reply = await h.request('POST', '/api/sessions/s2/chat/stream', { auth: false, body: '{}' });
-    assert.equal(reply.status, 501);
-    assert.equal(reply.json().error.code, 'HERMETIC_UNSUPPORTED_ROUTE');
-    // The model lock is served (decision 0142): with no key configured it reaches the session.
-    const lock = await h.request('POST', '/api/sessions/s2/model', { auth: false, body: '{}' });
-    assert.equal(lock.json().error.code, 'session_not_found');
+    // Both are served (decisions 0142, 0145): with no key configured they reach the session.
+    for (const path of ['/api/sessions/s2/chat/stream', '/api/sessions/s2/model']) {
+      const reply = await h.request('POST', path, { auth: false, body: '{}' });
+      assert.equal(reply.json().error.code, 'session_not_found', path);
+    }
   });
 
   it('pinned sessions outside the window are appended and do not count towards has_more', async () => {

@@ -30,6 +30,8 @@ export interface RequestOptions {
   auth?: boolean;
   /** events(): the client reads nothing of the body until `stream.resume()` (a client that stops reading). */
   stalled?: boolean;
+  /** events(): the request's method (GET unless given; a session chat stream is a POST with a body). */
+  method?: string;
 }
 
 /** A live event stream: text accumulates as it arrives. */
@@ -148,12 +150,13 @@ async function fetchHarness(options: EmulatorOptions, bugs: unknown[]): Promise<
       return { status: res.status, headers: Object.fromEntries(res.headers), text, json: () => JSON.parse(text) };
     },
     async events(path, o = {}) {
-      const res = await emulator.fetch(toRequest('GET', path, o));
+      const method = o.method ?? 'GET';
+      const res = await emulator.fetch(toRequest(method, path, o));
       const headers = Object.fromEntries(res.headers);
       if (res.status !== 200 || !res.body) {
         const s = makeStream(res.status, headers, () => {});
         s.stream.body = await res.text();
-        checkAnswer({ method: 'GET', url: path, status: res.status, contentType: res.headers.get('content-type'), text: s.stream.body });
+        checkAnswer({ method, url: path, status: res.status, contentType: res.headers.get('content-type'), text: s.stream.body });
         s.end();
         return s.stream;
       }
@@ -230,8 +233,9 @@ async function httpHarness(options: EmulatorOptions, bugs: unknown[]): Promise<H
       });
     },
     events(path, o = {}) {
+      const method = o.method ?? 'GET';
       return new Promise((resolve, reject) => {
-        const req = send('GET', path, o);
+        const req = send(method, path, o);
         req.on('response', (res) => {
           const headers: Record<string, string> = {};
           for (const [k, v] of Object.entries(res.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
@@ -251,7 +255,7 @@ async function httpHarness(options: EmulatorOptions, bugs: unknown[]): Promise<H
               s.stream.body = body;
               s.end();
               try {
-                checkAnswer({ method: 'GET', url: path, status: res.statusCode!, contentType: headers['content-type'] ?? null, text: body });
+                checkAnswer({ method, url: path, status: res.statusCode!, contentType: headers['content-type'] ?? null, text: body });
               } catch (e) {
                 reject(e);
                 return;
@@ -267,7 +271,7 @@ async function httpHarness(options: EmulatorOptions, bugs: unknown[]): Promise<H
           resolve(s.stream);
         });
         req.on('error', reject);
-        req.end();
+        req.end(o.body);
       });
     },
     abandon(path, o = {}) {

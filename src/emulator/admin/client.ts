@@ -300,7 +300,7 @@ export type AdminSteerPolicy =
 export type AdminRequestOperation =
   | 'submit' | 'get' | 'events' | 'approval' | 'steer' | 'stop' | 'health' | 'capabilities'
   | 'sessions' | 'session_create' | 'session' | 'session_update' | 'session_delete' | 'session_messages' | 'session_fork'
-  | 'session_chat' | 'session_model_lock' | 'unsupported' | 'other';
+  | 'session_chat' | 'session_chat_stream' | 'session_model_lock' | 'unsupported' | 'other';
 
 /** One request in the namespace's journal: metadata only, never bodies, query strings or headers (but a submit's key). */
 export interface AdminJournalEntry {

@@ -1621,6 +1621,140 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
         "security": [{ "hermesApiKey": [] }, {}]
       }
     },
+    "/api/sessions/{session_id}/chat/stream": {
+      "servers": [
+        { "url": "/", "description": "The default namespace." },
+        {
+          "url": "/ns/{namespace}",
+          "description": "Another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." }
+          }
+        },
+        {
+          "url": "/p/{profile}",
+          "description": "A named Hermes profile (its own API key).",
+          "variables": { "profile": { "default": "default" } }
+        },
+        {
+          "url": "/ns/{namespace}/p/{profile}",
+          "description": "A named Hermes profile of another namespace.",
+          "variables": {
+            "namespace": { "default": "default", "description": "Any namespace name; created on first use." },
+            "profile": { "default": "default" }
+          }
+        }
+      ],
+      "parameters": [
+        { "name": "session_id", "in": "path", "required": true, "schema": { "type": "string" } },
+        { "$ref": "#/components/parameters/namespace" }
+      ],
+      "post": {
+        "operationId": "hermes.session_chat_stream",
+        "summary": "One agent turn in a session, told as server-sent events",
+        "description": "The sync chat's checks in its order, then 200 at once (decision 0145). Each frame is `event: <name>` and `data: <JSON>` (non-ASCII raw) and a blank line: `run.started`, `message.started`, `assistant.delta`, `tool.started`, `tool.completed`, `tool.progress` (reasoning), `assistant.completed` and `run.completed` (its messages, usage, runtime, pending_steer), or `error`; then `done`, and the body ends. Every payload carries `session_id`, `run_id`, `seq` and `ts`; `: keepalive` after 30 s of silence. The turn's run is the client's: GET /v1/runs/{run_id} shows it.",
+        "tags": ["Hermes sessions"],
+        "x-hermetic-operation": "session_chat_stream",
+        "parameters": [{ "$ref": "#/components/parameters/X-Hermes-Session-Key" }],
+        "requestBody": {
+          "required": true,
+          "description": "Read as aiohttp's request.json(); must be an object.",
+          "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesSessionChatRequest" } } }
+        },
+        "responses": {
+          "200": {
+            "description": "The stream (no security headers).",
+            "headers": {
+              "X-Hermes-Session-Id": { "$ref": "#/components/headers/X-Hermes-Session-Id" },
+              "X-Hermes-Session-Key": { "$ref": "#/components/headers/X-Hermes-Session-Key" }
+            },
+            "content": {
+              "text/event-stream": {
+                "schema": {
+                  "type": "string",
+                  "description": "data: <HermesRunEvent JSON> lines, each followed by a blank line; comment lines start with \":\"."
+                }
+              }
+            }
+          },
+          "400": {
+            "description": "- Invalid JSON in the body, a body that is not an object, a non-integer Content-Length; no message (`missing_message`), a system_message that is not a string, `missing_model`.\n- A bad X-Hermes-Session-Key.\n- A content part that is not text or an image, or a bad image part (`unsupported_content_type`, `invalid_image_url`, `invalid_content_part`).\n- A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermesSessionKeyError" },
+                    { "$ref": "#/components/schemas/HermesContentError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
+          },
+          "401": {
+            "description": "Missing or wrong API key (these routes take no room grant).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
+          },
+          "403": {
+            "description": "- X-Hermes-Session-Key while the listener has no API key configured (decision 0096).\n- An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
+            "content": {
+              "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } },
+              "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } }
+            }
+          },
+          "404": {
+            "description": "- Unknown session id in this profile (`session_not_found`).\n- An unknown /p/{profile}/ prefix.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermesProfileNotFound" }
+                  ]
+                }
+              }
+            }
+          },
+          "409": {
+            "description": "A model lock that cannot be routed (`model_lock_unavailable`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "413": {
+            "description": "Content-Length above 10 000 000 (`body_too_large`).",
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
+          },
+          "417": {
+            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
+            "content": { "text/plain": { "schema": { "type": "string" } } }
+          },
+          "500": {
+            "description": "- A model lock that could not be saved (`model_lock_persistence_failed`).\n- aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
+            "content": {
+              "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } },
+              "text/plain": { "schema": { "type": "string" } },
+              "text/html": { "schema": { "type": "string" } }
+            }
+          },
+          "503": {
+            "description": "- The session store is locked past the lock timeout or failed (`session_db_unavailable`).\n- The gateway is draining (`gateway_draining`).\n- The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
+            "headers": { "Retry-After": { "$ref": "#/components/headers/Retry-After" } },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "anyOf": [
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermesError" },
+                    { "$ref": "#/components/schemas/HermeticError" }
+                  ]
+                }
+              }
+            }
+          }
+        },
+        "security": [{ "hermesApiKey": [] }, {}]
+      }
+    },
     "/api/sessions/{session_id}/model": {
       "servers": [
         { "url": "/", "description": "The default namespace." },
@@ -2276,103 +2410,6 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "503": {
             "description": "The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
             "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
-          }
-        },
-        "security": [{ "hermesApiKey": [] }, {}]
-      }
-    },
-    "/api/sessions/{session_id}/chat/stream": {
-      "servers": [
-        { "url": "/", "description": "The default namespace." },
-        {
-          "url": "/ns/{namespace}",
-          "description": "Another namespace.",
-          "variables": {
-            "namespace": { "default": "default", "description": "Any namespace name; created on first use." }
-          }
-        },
-        {
-          "url": "/p/{profile}",
-          "description": "A named Hermes profile (its own API key).",
-          "variables": { "profile": { "default": "default" } }
-        },
-        {
-          "url": "/ns/{namespace}/p/{profile}",
-          "description": "A named Hermes profile of another namespace.",
-          "variables": {
-            "namespace": { "default": "default", "description": "Any namespace name; created on first use." },
-            "profile": { "default": "default" }
-          }
-        }
-      ],
-      "parameters": [
-        { "name": "session_id", "in": "path", "required": true, "schema": { "type": "string" } },
-        { "$ref": "#/components/parameters/namespace" }
-      ],
-      "post": {
-        "operationId": "hermes.unsupported POST /api/sessions/{session_id}/chat/stream",
-        "summary": "Served by Hermes, not emulated",
-        "description": "Hermes's 401 for a missing or wrong API key, then its 503 while the gateway drains, as it admits an agent turn (decision 0049); then a clear 501 rather than a 404 that looks like Hermes's own (docs/reference/coverage.md).",
-        "tags": ["Not emulated"],
-        "x-hermetic-operation": "unsupported",
-        "responses": {
-          "400": {
-            "description": "- A non-integer Content-Length (`invalid_content_length`).\n- A bad namespace name or two different namespace selectors (HERMETIC_NAMESPACE_INVALID).",
-            "content": {
-              "application/json": {
-                "schema": {
-                  "anyOf": [
-                    { "$ref": "#/components/schemas/HermesError" },
-                    { "$ref": "#/components/schemas/HermeticError" }
-                  ]
-                }
-              }
-            }
-          },
-          "401": {
-            "description": "Missing or wrong API key (these routes take no room grant).",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesAuthError" } } }
-          },
-          "403": {
-            "description": "An `Origin` that is not allowed (no CORS origins configured: any `Origin`): a bare 403, no body.",
-            "content": { "application/octet-stream": { "schema": { "type": "string", "maxLength": 0 } } }
-          },
-          "404": {
-            "description": "An unknown /p/{profile}/ prefix.",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesProfileNotFound" } } }
-          },
-          "413": {
-            "description": "Content-Length above 10 000 000 (`body_too_large`).",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermesError" } } }
-          },
-          "417": {
-            "description": "aiohttp's page for an HTTP/1.1 `Expect` header other than `100-continue` (`Unknown Expect: …`), before any middleware.",
-            "content": { "text/plain": { "schema": { "type": "string" } } }
-          },
-          "500": {
-            "description": "aiohttp's page for an exception in a handler (a store failure, a Bearer token that is not UTF-8, or a bug of Hermetic's).",
-            "content": {
-              "text/plain": { "schema": { "type": "string" } },
-              "text/html": { "schema": { "type": "string" } }
-            }
-          },
-          "501": {
-            "description": "HERMETIC_UNSUPPORTED_ROUTE.",
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/HermeticError" } } }
-          },
-          "503": {
-            "description": "- The gateway is draining (`gateway_draining`).\n- The first request of a namespace past --max-namespaces, with no idle namespace to evict (HERMETIC_NAMESPACE_LIMIT).",
-            "headers": { "Retry-After": { "$ref": "#/components/headers/Retry-After" } },
-            "content": {
-              "application/json": {
-                "schema": {
-                  "anyOf": [
-                    { "$ref": "#/components/schemas/HermesError" },
-                    { "$ref": "#/components/schemas/HermeticError" }
-                  ]
-                }
-              }
-            }
           }
         },
         "security": [{ "hermesApiKey": [] }, {}]
@@ -6254,6 +6291,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "session_messages",
           "session_fork",
           "session_chat",
+          "session_chat_stream",
           "session_model_lock",
           "unsupported",
           "other"
@@ -6579,6 +6617,7 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
           "session_messages",
           "session_fork",
           "session_chat",
+          "session_chat_stream",
           "session_model_lock",
           "unsupported",
           "other"
@@ -6706,7 +6745,18 @@ export const OPENAPI_DOCUMENT: AdminOpenApiDocument = {
             "$ref": "#/components/schemas/HermesRunEvent"
           },
           "output": { "type": ["string", "null"] },
-          "usage": { "$ref": "#/components/schemas/HermesUsage" },
+          "usage": {
+            "description": "The run's usage; a session chat stream's turn (decision 0145) adds the runtime it ran with.",
+            "type": "object",
+            "properties": {
+              "input_tokens": { "type": "number" },
+              "output_tokens": { "type": "number" },
+              "total_tokens": { "type": "number" },
+              "runtime": { "$ref": "#/components/schemas/HermesSessionRuntime" }
+            },
+            "required": ["input_tokens", "output_tokens", "total_tokens"],
+            "additionalProperties": false
+          },
           "pending_steer": { "type": "string" },
           "error": { "type": "string" }
         },

@@ -109,7 +109,13 @@ export const HERMES_SCHEMAS: Readonly<Record<string, Schema>> = {
         last_event: string,
         approval: { description: 'While waiting_for_approval: the whole approval.request event.', ...ref('HermesRunEvent') },
         output: { type: ['string', 'null'] },
-        usage: ref('HermesUsage'),
+        usage: {
+          description: "The run's usage; a session chat stream's turn (decision 0145) adds the runtime it ran with.",
+          type: 'object',
+          properties: { input_tokens: number, output_tokens: number, total_tokens: number, runtime: ref('HermesSessionRuntime') },
+          required: ['input_tokens', 'output_tokens', 'total_tokens'],
+          additionalProperties: false,
+        },
         pending_steer: string,
         error: string,
       },
@@ -556,6 +562,30 @@ export const HERMES_OPERATIONS: Readonly<Record<string, HermesOperation>> = {
     body: { schema: ref('HermesSessionChatRequest'), description: "Read as aiohttp's request.json(); must be an object." },
     answers: {
       '200': { description: "The agent's reply.", json: ref('HermesSessionChat'), headers: ['X-Hermes-Session-Id', 'X-Hermes-Session-Key'] },
+      '400': [
+        err(`${bodyErrors}; no message (\`missing_message\`), a system_message that is not a string, \`missing_model\`.`),
+        { description: 'A bad X-Hermes-Session-Key.', json: ref('HermesSessionKeyError') },
+        { description: 'A content part that is not text or an image, or a bad image part (`unsupported_content_type`, `invalid_image_url`, `invalid_content_part`).', json: ref('HermesContentError') },
+      ],
+      '401': keyOnly,
+      '403': [err('X-Hermes-Session-Key while the listener has no API key configured (decision 0096).'), COMMON_ANSWERS['403'] as HermesAnswer],
+      '404': sessionNotFound,
+      '409': err('A model lock that cannot be routed (`model_lock_unavailable`).'),
+      '413': err('Content-Length above 10 000 000 (`body_too_large`).'),
+      '500': [err('A model lock that could not be saved (`model_lock_persistence_failed`).'), COMMON_ANSWERS['500'] as HermesAnswer],
+      '503': [sessionsUnavailable, draining],
+    },
+  },
+  'POST /api/sessions/{session_id}/chat/stream': {
+    operationId: 'hermes.session_chat_stream',
+    summary: 'One agent turn in a session, told as server-sent events',
+    description:
+      "The sync chat's checks in its order, then 200 at once (decision 0145). Each frame is `event: <name>` and `data: <JSON>` (non-ASCII raw) and a blank line: `run.started`, `message.started`, `assistant.delta`, `tool.started`, `tool.completed`, `tool.progress` (reasoning), `assistant.completed` and `run.completed` (its messages, usage, runtime, pending_steer), or `error`; then `done`, and the body ends. Every payload carries `session_id`, `run_id`, `seq` and `ts`; `: keepalive` after 30 s of silence. The turn's run is the client's: GET /v1/runs/{run_id} shows it.",
+    tag: SESSIONS,
+    headers: ['X-Hermes-Session-Key'],
+    body: { schema: ref('HermesSessionChatRequest'), description: "Read as aiohttp's request.json(); must be an object." },
+    answers: {
+      '200': { description: 'The stream (no security headers).', eventStream: true, headers: ['X-Hermes-Session-Id', 'X-Hermes-Session-Key'] },
       '400': [
         err(`${bodyErrors}; no message (\`missing_message\`), a system_message that is not a string, \`missing_model\`.`),
         { description: 'A bad X-Hermes-Session-Key.', json: ref('HermesSessionKeyError') },

@@ -37,9 +37,12 @@ export const ENDPOINTS: Array<[string, string, string]> = [
 
 /**
  * The session endpoints the emulator serves (spec sessions-api §1), named as /v1/capabilities names them: also the
- * operations of their routes (routes.ts). Chat/stream is not served.
+ * operations of their routes (routes.ts).
  */
-export const EMULATED_SESSION_ENDPOINTS = ['sessions', 'session_create', 'session', 'session_update', 'session_delete', 'session_messages', 'session_fork', 'session_chat', 'session_model_lock'] as const;
+export const EMULATED_SESSION_ENDPOINTS = [
+  'sessions', 'session_create', 'session', 'session_update', 'session_delete', 'session_messages', 'session_fork', 'session_chat',
+  'session_chat_stream', 'session_model_lock',
+] as const;
 const EMULATED: ReadonlySet<string> = new Set(EMULATED_SESSION_ENDPOINTS);
 
 /**
@@ -76,7 +79,6 @@ const GUARDS: Readonly<Record<string, UnemulatedGuard>> = {
   responses: 'admitted',
   skills: 'key',
   toolsets: 'key',
-  session_chat_stream: 'admitted',
   browser_control_register: 'feature',
   browser_control_ws: 'feature-page',
   artifact_upload: 'feature',

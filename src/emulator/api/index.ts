@@ -26,7 +26,7 @@ import { capabilities, health } from './meta.js';
 import { runEvents } from './run-events.js';
 import { approveRun, getRun, steerRun, stopRun, submitRun } from './runs.js';
 import { decodeSegment, matchRoute, type Operation, type Route, type RouteMatch } from './routes.js';
-import { createSession, deleteSession, forkSession, getSession, listSessions, lockSessionModel, patchSession, sessionChat, sessionMessages } from './sessions.js';
+import { createSession, deleteSession, forkSession, getSession, listSessions, lockSessionModel, patchSession, sessionChat, sessionChatStream, sessionMessages } from './sessions.js';
 import { ALWAYS_REFUSED, guardAnswer, unsupported } from './unemulated.js';
 
 export type { ApiDeps } from './context.js';
@@ -49,6 +49,7 @@ const HANDLERS: { readonly [O in Operation]: Handler } = {
   session_messages: sessionMessages,
   session_fork: forkSession,
   session_chat: sessionChat,
+  session_chat_stream: sessionChatStream,
   session_model_lock: lockSessionModel,
   unsupported,
 };

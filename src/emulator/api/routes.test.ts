@@ -41,7 +41,6 @@ test('the routes Hermes serves and the emulator does not: the key where Hermes c
     'POST /v1/responses key admitted',
     'GET /v1/skills key key',
     'GET /v1/toolsets key key',
-    'POST /api/sessions/{session_id}/chat/stream key admitted',
     // The browser-control flag comes first in Hermes (off at the pin's defaults: 404), so no key is asked; register
     // and upload return a JSON 404, ws and download raise aiohttp's.
     'POST /v1/browser-control/register none feature',

@@ -52,6 +52,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/api/sessions/{session_id}/messages', operation: 'session_messages', auth: 'key' },
   { method: 'POST', path: '/api/sessions/{session_id}/fork', operation: 'session_fork', auth: 'key' },
   { method: 'POST', path: '/api/sessions/{session_id}/chat', operation: 'session_chat', auth: 'key' },
+  { method: 'POST', path: '/api/sessions/{session_id}/chat/stream', operation: 'session_chat_stream', auth: 'key' },
   { method: 'POST', path: '/api/sessions/{session_id}/model', operation: 'session_model_lock', auth: 'key' },
   // Hermes serves these too; the emulator says plainly that it does not (501 HERMETIC_UNSUPPORTED_ROUTE), once the
   // request is one Hermes would serve: each is guarded as Hermes's handler begins (endpoints.ts, decision 0049). Most

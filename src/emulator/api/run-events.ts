@@ -7,6 +7,7 @@ import type { BufferItem, EventBuffer } from '../runs/event-log.js';
 import { hermesErrors } from '../runs/hermes-errors.js';
 import type { RunRegistry } from '../runs/registry.js';
 import { errorResponse } from '../wire/responses.js';
+import type { PyDict } from '../../shared/python/index.js';
 import { CLOSED_FRAME, dataFrame, KEEPALIVE_FRAME, SSE_HEADERS } from '../wire/sse.js';
 import type { ApiContext } from './context.js';
 
@@ -42,29 +43,52 @@ export async function runEvents(ctx: ApiContext): Promise<HttpResponse> {
     status: 200,
     headers: [...SSE_HEADERS],
     body: null,
-    stream: (sink) => subscribe(runId, attached, sink, clock, registry),
+    stream: (sink) =>
+      subscribe(runId, attached, sink, clock, registry, {
+        frame: dataFrame,
+        endFrame: CLOSED_FRAME,
+        // Hermes's finally: the run's buffer goes, whichever subscriber left (spec §8.6).
+        exited: () => registry.releaseBuffer(runId, attached),
+      }),
   };
 }
 
-/** One subscriber's loop: drain what is queued, then wait for the next item or 30 s of silence. */
-function subscribe(runId: string, buffer: EventBuffer, sink: StreamSink, clock: Clock, registry: RunRegistry): void {
+/** How a subscriber writes its events and what it does as it leaves (the run events route, a session chat stream). */
+export interface Framing {
+  /** An event's bytes; null when they cannot be written (Python's encode raised: the handler's loop ends there). */
+  frame(event: PyDict, name: string | undefined): string | null;
+  /** Written once the end sentinel is taken (null: nothing, the body just ends). */
+  endFrame: string | null;
+  /** The handler's finally, however it exits. */
+  exited(): void;
+  /** A write failed: the client went away (before `exited`). */
+  departed?(): void;
+  /** Frames may hold non-ASCII text (ensure_ascii=False): count their UTF-8 bytes towards the drain check. */
+  utf8?: boolean;
+}
+
+/**
+ * One subscriber's loop: drain what is queued, then wait for the next item or 30 s of silence. Used by the run events
+ * route and the session chat stream (decision 0145), which write frames the same way and differ only in `framing`.
+ */
+export function subscribe(runId: string, buffer: EventBuffer, sink: StreamSink, clock: Clock, registry: RunRegistry, framing: Framing): void {
   let done = false;
   let keepalive: Timer | null = null;
   let cancelWait: () => void = () => {};
   let detach: () => void = () => {};
 
   /** The handler's end; `cut`: the gateway crashed under it, so the connection drops instead of the body ending. */
-  const exit = (cut = false): void => {
+  const exit = (cut = false, departed = false): void => {
     if (done) return;
     done = true;
     keepalive?.cancel();
     cancelWait();
     buffer.subscribers--;
     detach();
+    if (departed) framing.departed?.();
     if (cut && sink.abort) sink.abort();
     else sink.end();
-    // Hermes's finally: the run's buffer goes, whichever subscriber left (spec §8.6).
-    registry.releaseBuffer(runId, buffer);
+    framing.exited();
   };
 
   /** Bytes written since the last drain check (aiohttp's buffer_size). */
@@ -79,7 +103,8 @@ function subscribe(runId: string, buffer: EventBuffer, sink: StreamSink, clock: 
    */
   const write = (frame: string, then: () => void): boolean => {
     if (!sink.write(frame)) return false;
-    unchecked += frame.length; // frames are ASCII (json.dumps escapes the rest): characters are bytes
+    // json.dumps's frames are ASCII (characters are bytes); ensure_ascii=False ones are counted in UTF-8.
+    unchecked += framing.utf8 ? Buffer.byteLength(frame) : frame.length;
     if (unchecked > DRAIN_CHECK_BYTES) {
       unchecked = 0;
       const drain = sink.drained?.();
@@ -89,7 +114,7 @@ function subscribe(runId: string, buffer: EventBuffer, sink: StreamSink, clock: 
           parked = false;
           if (done) return;
           if (ok) then();
-          else exit();
+          else exit(false, true);
         });
       }
     }
@@ -100,11 +125,18 @@ function subscribe(runId: string, buffer: EventBuffer, sink: StreamSink, clock: 
   const deliver = (item: BufferItem): boolean => {
     if (item.kind === 'end') {
       // Hermes's handler breaks out of its loop (and deletes the buffer) once this write has returned.
-      if (!write(CLOSED_FRAME, () => exit()) || !parked) exit();
+      if (framing.endFrame === null) exit();
+      else if (!write(framing.endFrame, () => exit())) exit(false, true);
+      else if (!parked) exit();
       return false;
     }
-    if (!write(dataFrame(item.event), pump)) {
+    const frame = framing.frame(item.event, item.name);
+    if (frame === null) {
       exit();
+      return false;
+    }
+    if (!write(frame, pump)) {
+      exit(false, true);
       return false;
     }
     return !parked;
@@ -128,7 +160,7 @@ function subscribe(runId: string, buffer: EventBuffer, sink: StreamSink, clock: 
     // keep-alive ends the timed-out queue.get() and starts a new one, at the back of the waiters, as Hermes does.
     keepalive = clock.every(KEEPALIVE_SECONDS, () => {
       cancelWait();
-      if (!write(KEEPALIVE_FRAME, pump)) exit();
+      if (!write(KEEPALIVE_FRAME, pump)) exit(false, true);
       else if (parked) keepalive?.cancel();
       else take();
     });

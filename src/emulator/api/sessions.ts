@@ -1,15 +1,18 @@
 // Handlers for the /api/sessions routes (spec sessions-api §3–§6): parse in Hermes's order, ask the sessions
 // service, render. Auth has passed (the route table's 'key' rule: the plain API-key check, no room grants).
-import { pyStrip } from '../../shared/python/index.js';
+import { pyStrip, type PyDict } from '../../shared/python/index.js';
 import type { HttpResponse } from '../http.js';
 import { hermesErrors, UnhandledHermesException, type Result } from '../runs/hermes-errors.js';
 import { parseSessionKey } from '../runs/validate.js';
 import { bodyObject } from '../sessions/index.js';
+import type { SessionRow } from '../sessions/table.js';
 import { errorResponse, jsonResponse, sessionKeyErrorResponse } from '../wire/responses.js';
+import { namedFrame, SSE_HEADERS } from '../wire/sse.js';
 import { DEFAULT_PROFILE } from './auth.js';
 import { readJson } from './body.js';
 import { drainingFor, type ApiContext } from './context.js';
 import { parseQuery } from './query.js';
+import { subscribe } from './run-events.js';
 
 const profileOf = (ctx: ApiContext): string => ctx.profile ?? DEFAULT_PROFILE;
 const render = (status: number) => (r: Result<Parameters<typeof jsonResponse>[1]>): HttpResponse =>
@@ -84,31 +87,74 @@ export async function lockSessionModel(ctx: ApiContext): Promise<HttpResponse> {
   return render(200)(await sessions.lockModel(found.value, body.value));
 }
 
+/** What both chat routes read before their turn: the session, its body and the validated session key. */
+type ChatRequest = { session: SessionRow; body: PyDict; sessionKey: string | null };
+
 /**
- * POST /api/sessions/{session_id}/chat: admitted like an agent request (draining refuses it after auth), the
- * X-Hermes-Session-Key header, the session (404), the body, then one agent turn; answered when the agent returns.
+ * The chat routes' prelude, as Hermes's two handlers begin: admitted like an agent request (draining refuses it after
+ * auth), the X-Hermes-Session-Key header, the session (404), then the body.
  */
-export async function sessionChat(ctx: ApiContext): Promise<HttpResponse> {
+async function chatRequest(ctx: ApiContext): Promise<{ ok: true; value: ChatRequest } | { ok: false; response: HttpResponse }> {
   const { sessions, gateway } = ctx.deps;
-  if (drainingFor(ctx)) return errorResponse(hermesErrors.draining());
+  const refuse = (response: HttpResponse) => ({ ok: false as const, response });
+  if (drainingFor(ctx)) return refuse(errorResponse(hermesErrors.draining()));
   const rawKey = ctx.req.header('x-hermes-session-key');
   if (rawKey !== undefined && pyStrip(rawKey) !== '' && gateway.apiKey === null) {
     // Hermes reads the listener's own key here (`if not self._api_key`), not the profile's (decision 0096).
-    return errorResponse(hermesErrors.sessionKeyNeedsAuth());
+    return refuse(errorResponse(hermesErrors.sessionKeyNeedsAuth()));
   }
   const sessionKey = parseSessionKey(rawKey);
-  if ('invalid' in sessionKey) return sessionKeyErrorResponse(sessionKey.invalid);
+  if ('invalid' in sessionKey) return refuse(sessionKeyErrorResponse(sessionKey.invalid));
   const found = await sessions.find(profileOf(ctx), ctx.params.session_id!);
-  if (!found.ok) return errorResponse(found.error);
+  if (!found.ok) return refuse(errorResponse(found.error));
   const body = bodyObject(await readJson(ctx.req));
-  if (!body.ok) return errorResponse(body.error);
-  const played = await sessions.chat(found.value, body.value, (name) => ctx.req.header(name), sessionKey.key || null);
+  if (!body.ok) return refuse(errorResponse(body.error));
+  return { ok: true, value: { session: found.value, body: body.value, sessionKey: sessionKey.key || null } };
+}
+
+/** X-Hermes-Session-Id, then X-Hermes-Session-Key when one was given. */
+const sessionHeaders = (id: string, key: string | null): Array<[string, string]> =>
+  key ? [['X-Hermes-Session-Id', id], ['X-Hermes-Session-Key', key]] : [['X-Hermes-Session-Id', id]];
+
+/** POST /api/sessions/{session_id}/chat: the chat's prelude, then one agent turn; answered when the agent returns. */
+export async function sessionChat(ctx: ApiContext): Promise<HttpResponse> {
+  const asked = await chatRequest(ctx);
+  if (!asked.ok) return asked.response;
+  const { session, body, sessionKey } = asked.value;
+  const played = await ctx.deps.sessions.chat(session, body, (name) => ctx.req.header(name), sessionKey);
   if (!played.ok) return errorResponse(played.error);
   const outcome = played.value;
   if (outcome.kind === 'dropped') return { status: 0, headers: [], body: null, drop: true };
   // An exception escaping the agent escapes the handler too: aiohttp's 500 page (api/index.ts).
   if (outcome.kind === 'raised') throw new UnhandledHermesException('the agent raised during a session chat');
-  const headers: Array<[string, string]> = [['X-Hermes-Session-Id', found.value.id]];
-  if (sessionKey.key) headers.push(['X-Hermes-Session-Key', sessionKey.key]);
-  return jsonResponse(200, outcome.body, headers);
+  return jsonResponse(200, outcome.body, sessionHeaders(session.id, sessionKey));
+}
+
+/**
+ * POST /api/sessions/{session_id}/chat/stream (decision 0145): the chat's prelude and checks, then `200
+ * text/event-stream` at once; the turn's named events are written as they come (keep-alives after 30 s of silence),
+ * and the body ends after `done`. A client gone mid-turn interrupts the agent.
+ */
+export async function sessionChatStream(ctx: ApiContext): Promise<HttpResponse> {
+  const asked = await chatRequest(ctx);
+  if (!asked.ok) return asked.response;
+  const { session, body, sessionKey } = asked.value;
+  const { sessions, registry, clock } = ctx.deps;
+  const started = await sessions.chatStream(session, body, (name) => ctx.req.header(name), sessionKey, ctx.scope);
+  if (!started.ok) return errorResponse(started.error);
+  const turn = started.value;
+  turn.buffer.subscribers++;
+  return {
+    status: 200,
+    headers: [...SSE_HEADERS, ...sessionHeaders(session.id, sessionKey)],
+    body: null,
+    stream: (sink) =>
+      subscribe(turn.runId, turn.buffer, sink, clock, registry, {
+        frame: (event, name) => namedFrame(name ?? 'message', event),
+        endFrame: null,
+        exited: () => {},
+        departed: () => turn.departed(),
+        utf8: true,
+      }),
+  };
 }

@@ -45,7 +45,6 @@ const KEY_FIRST: Case[] = [
 const ADMITTED: Case[] = [
   ['POST', '/v1/chat/completions', '/v1/chat/completions'],
   ['POST', '/v1/responses', '/v1/responses'],
-  ['POST', '/api/sessions/s1/chat/stream', '/api/sessions/{session_id}/chat/stream'],
 ];
 /** `_check_auth`, then `_draining_response()`, in the handler itself: the same answers. */
 const DRAINING: Case[] = [['POST', '/api/jobs/0123456789ab/run', '/api/jobs/{job_id}/run']];

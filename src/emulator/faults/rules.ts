@@ -10,7 +10,7 @@ import type { FaultAction, FaultOperation, FaultPresetName, FaultRule } from './
 
 export const FAULT_OPERATIONS: readonly FaultOperation[] = [
   'submit', 'get', 'events', 'approval', 'steer', 'stop', 'health', 'capabilities',
-  'sessions', 'session_create', 'session', 'session_update', 'session_delete', 'session_messages', 'session_fork', 'session_chat', 'session_model_lock',
+  'sessions', 'session_create', 'session', 'session_update', 'session_delete', 'session_messages', 'session_fork', 'session_chat', 'session_chat_stream', 'session_model_lock',
   'unsupported', 'other',
 ];
 export const FAULT_ACTIONS: readonly FaultAction[] = [

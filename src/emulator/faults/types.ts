@@ -20,6 +20,7 @@ export type FaultOperation =
   | 'session_messages'
   | 'session_fork'
   | 'session_chat'
+  | 'session_chat_stream'
   | 'session_model_lock'
   | 'unsupported'
   | 'other';

@@ -113,8 +113,8 @@ test('unknown filter names and bad values are refused with the rule they break',
     });
   refuses('operations=get', 'Unknown query parameter "operations" for the request journal. Did you mean "operation"?');
   refuses('q=1', 'Unknown query parameter "q" for the request journal. Known: operation, status, run_id, method, since, after, limit.');
-  refuses('operation=submti', 'Query parameter "operation" must be one of submit, get, events, approval, steer, stop, health, capabilities, sessions, session_create, session, session_update, session_delete, session_messages, session_fork, session_chat, session_model_lock, unsupported, other; got "submti". Did you mean "submit"?');
-  refuses('operation=admin', 'Query parameter "operation" must be one of submit, get, events, approval, steer, stop, health, capabilities, sessions, session_create, session, session_update, session_delete, session_messages, session_fork, session_chat, session_model_lock, unsupported, other; got "admin".');
+  refuses('operation=submti', 'Query parameter "operation" must be one of submit, get, events, approval, steer, stop, health, capabilities, sessions, session_create, session, session_update, session_delete, session_messages, session_fork, session_chat, session_chat_stream, session_model_lock, unsupported, other; got "submti". Did you mean "submit"?');
+  refuses('operation=admin', 'Query parameter "operation" must be one of submit, get, events, approval, steer, stop, health, capabilities, sessions, session_create, session, session_update, session_delete, session_messages, session_fork, session_chat, session_chat_stream, session_model_lock, unsupported, other; got "admin".');
   refuses('status=20', 'Query parameter "status" must be an HTTP status (404), a class (4xx), or 0 (a dropped connection); got "20".');
   refuses('since=yesterday', 'Query parameter "since" must be a time in epoch seconds on the namespace\'s clock; got "yesterday".');
   refuses('limit=-1', 'Query parameter "limit" must be a whole number, 0 or more; got "-1".');

@@ -143,7 +143,7 @@ export class TurnRecorder implements RunObserver {
       runId: run.runId,
       profile: run.profile,
       sessionId: pyStr(status.get('session_id') ?? run.runId),
-      model: this.#agentModelOf(status),
+      model: run.agentModel ?? this.#agentModelOf(status),
       at: this.now(),
       sessionKey: run.sessionKey ?? null,
     };

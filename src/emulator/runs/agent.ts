@@ -22,6 +22,8 @@ export interface RunInput {
   readonly profile?: string;
   /** The validated X-Hermes-Session-Key (null or absent: none): the agent's gateway_session_key. */
   readonly sessionKey?: string | null;
+  /** The model the agent runs when the status's `model` does not say it (a session chat stream's status keeps the body's). */
+  readonly agentModel?: string;
 }
 
 /**
@@ -114,6 +116,23 @@ function progressFields(ev: ProgressEvent): Array<[string, PyValue]> {
   }
 }
 
+/**
+ * A run whose turn a session chat stream plays (decision 0145): Hermes's `_handle_session_chat_stream` hands the agent
+ * its own callbacks and sets the run's statuses itself, so the run's events go to the tap instead of the run's buffer
+ * and its lifecycle updates are the tap's. The agent still delivers steer, records the turn and ends the task.
+ */
+export interface TurnTap {
+  /** The task started (status `running`, as the agent's start sets it). */
+  started(): void;
+  /** A callback event (stream_delta_callback, tool_progress_callback). */
+  progress(ev: ProgressEvent): void;
+  /**
+   * The agent's loop returned (with the steer text it leaves undelivered: the result's pending_steer, '' for none), or
+   * it raised, or its task was cancelled before it started: the tap sets the status the ending leads to.
+   */
+  ending(ending: AgentEnding | { kind: 'cancelled' }, pendingSteer: string): void;
+}
+
 export interface Usage {
   input_tokens: number;
   output_tokens: number;
@@ -134,6 +153,8 @@ export class FakeAgent {
   script: AgentScript | null = null;
   /** Callers waiting for a run's task to end, by run id (the sync session chat waits for its turn this way). */
   readonly #endings = new Map<string, (ending: AgentEnding) => void>();
+  /** Runs whose callbacks and statuses a session chat stream holds, by run id (removed when the task ends). */
+  readonly #taps = new Map<string, TurnTap>();
 
   constructor(
     private readonly registry: RunRegistry,
@@ -151,6 +172,11 @@ export class FakeAgent {
     };
   }
 
+  /** Hands the run's callbacks and status updates to `tap` until its task ends (a session chat stream's turn). */
+  tap(runId: string, tap: TurnTap): void {
+    this.#taps.set(runId, tap);
+  }
+
   /** Creates the background task; it sets `running` on the next microtask (or after startDelay on the clock). */
   spawn(runId: string, userMessage: PyValue, input?: RunInput): LiveRun {
     const run: LiveRun = {
@@ -165,6 +191,7 @@ export class FakeAgent {
       userMessage,
       profile: input?.profile ?? 'default',
       sessionKey: input?.sessionKey ?? null,
+      ...(input?.agentModel === undefined ? {} : { agentModel: input.agentModel }),
     };
     this.registry.track(run);
     const startDelay = (input && this.script?.spawned(run, input)) ?? this.defaults.startDelay;
@@ -187,6 +214,7 @@ export class FakeAgent {
       userMessage: clonePy(saved.userMessage),
       profile: saved.profile ?? 'default',
       sessionKey: saved.sessionKey ?? null,
+      ...(saved.agentModel === undefined ? {} : { agentModel: saved.agentModel }),
     };
     this.registry.track(run);
     if (saved.steerRaises !== null) this.#steerRaises.set(run, saved.steerRaises);
@@ -206,6 +234,7 @@ export class FakeAgent {
       return;
     }
     run.started = true;
+    this.#taps.get(run.runId)?.started();
     this.observer?.started(run, this.registry.statuses.get(run.runId)!);
     this.script?.started(run);
   }
@@ -217,13 +246,16 @@ export class FakeAgent {
   }
 
   progress(run: LiveRun, ev: ProgressEvent): void {
-    this.registry.emit(run.runId, ev.event, progressFields(ev));
+    const tap = this.#taps.get(run.runId);
+    if (tap) tap.progress(ev);
+    else this.registry.emit(run.runId, ev.event, progressFields(ev));
     // A tool boundary is where Hermes injects accepted steer text (into the tool's result: decision 0029); the
     // recorder hears it first, so a tool.completed's own result carries it (decision 0079).
     if (ev.event === 'tool.started' || ev.event === 'tool.completed') this.#deliverSteer(run);
     this.observer?.progress(run, ev);
-    // message.delta never touches the status; the rest record last_event and keep the status (spec §6.1).
-    if (ev.event !== 'message.delta') this.registry.update(run.runId, 'progress', [], [], ev.event);
+    // message.delta never touches the status; the rest record last_event and keep the status (spec §6.1). A session
+    // chat stream's callbacks only queue frames: its status keeps last_event `run.started` (decision 0145).
+    if (ev.event !== 'message.delta' && !tap) this.registry.update(run.runId, 'progress', [], [], ev.event);
   }
 
   /** Hands the run's accepted steer text to the tool result under way (the recorder writes it there), and clears it. */
@@ -365,6 +397,15 @@ export class FakeAgent {
   finish(run: LiveRun, result: AgentResult): void {
     const { registry } = this;
     const runId = run.runId;
+    const tap = this.#taps.get(runId);
+    if (tap) {
+      // The stream's handler classifies no result: whatever the loop returned is a completed turn (decision 0145).
+      const explicit = result.kind === 'completed' ? result.pendingSteer : undefined;
+      tap.ending({ kind: 'returned', result }, (explicit === undefined ? run.pendingSteer.join('\n') : explicit) ?? '');
+      this.observer?.finished(run, result, registry.statuses.get(runId)!);
+      this.#end(run, { kind: 'returned', result });
+      return;
+    }
     if (result.kind === 'interrupted' && run.stopRequested) {
       this.#cancel(run, result);
       return;
@@ -394,6 +435,15 @@ export class FakeAgent {
   raise(run: LiveRun, exc: AgentException): void {
     const { registry } = this;
     const runId = run.runId;
+    const tap = this.#taps.get(runId);
+    if (tap) {
+      tap.ending({ kind: 'raised', exception: exc }, '');
+      const error = exc.kind === 'provider_auth' ? `\u26a0\ufe0f Provider authentication failed: ${exc.message}` : redactApiErrorText(exc.message);
+      const seen: AgentResult = exc.kind === 'cancelled' ? { kind: 'interrupted', output: null, usage: zeroUsage() } : { kind: 'failed', error };
+      this.observer?.finished(run, seen, registry.statuses.get(runId)!);
+      this.#end(run, { kind: 'raised', exception: exc });
+      return;
+    }
     if (exc.kind === 'cancelled') {
       registry.update(runId, 'cancel');
       registry.emit(runId, 'run.cancelled');
@@ -408,8 +458,12 @@ export class FakeAgent {
   }
 
   #cancel(run: LiveRun, result: AgentResult = { kind: 'interrupted', output: null, usage: zeroUsage() }): void {
-    this.registry.emit(run.runId, 'run.cancelled');
-    this.registry.update(run.runId, 'cancel');
+    const tap = this.#taps.get(run.runId);
+    if (tap) tap.ending({ kind: 'cancelled' }, '');
+    else {
+      this.registry.emit(run.runId, 'run.cancelled');
+      this.registry.update(run.runId, 'cancel');
+    }
     if (run.started) this.observer?.finished(run, result, this.registry.statuses.get(run.runId)!);
     this.#end(run, { kind: 'returned', result });
   }
@@ -417,6 +471,7 @@ export class FakeAgent {
   /** The task is over: the script stops playing it, then the stream gets its sentinel and capacity is released. */
   #end(run: LiveRun, ending: AgentEnding): void {
     this.script?.ended(run);
+    this.#taps.delete(run.runId);
     this.registry.finishTask(run.runId);
     const waiter = this.#endings.get(run.runId);
     if (waiter) {

@@ -2,8 +2,8 @@
 // buffered from admission on; concurrent subscribers compete (each item goes to exactly one waiting taker, FIFO).
 import type { PyDict } from '../../shared/python/index.js';
 
-/** An event dict, or the end-of-run sentinel. */
-export type BufferItem = { kind: 'event'; event: PyDict } | { kind: 'end' };
+/** An event dict (with its SSE event name, for a session chat stream's frames), or the end-of-run sentinel. */
+export type BufferItem = { kind: 'event'; event: PyDict; name?: string } | { kind: 'end' };
 
 export type Taker = (item: BufferItem) => void;
 

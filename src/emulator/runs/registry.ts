@@ -29,6 +29,8 @@ export interface LiveRun {
   readonly profile: string;
   /** The X-Hermes-Session-Key it came with (its agent's gateway_session_key); null without one. */
   readonly sessionKey: string | null;
+  /** The model its agent runs when the status's `model` does not say it (a session chat stream, decision 0145). */
+  readonly agentModel?: string;
 }
 
 /** A live run as a checkpoint keeps it: its fields, when its start timer was due, its steer policy's exception. */
@@ -46,6 +48,7 @@ export interface LiveRunSnapshot {
   readonly profile: string;
   /** Absent in a checkpoint taken before runs kept it. */
   readonly sessionKey?: string | null;
+  readonly agentModel?: string;
   readonly steerRaises: string | null;
 }
 
@@ -340,6 +343,7 @@ export class RunRegistry {
         userMessage: clonePy(run.userMessage),
         profile: run.profile,
         sessionKey: run.sessionKey,
+        ...(run.agentModel === undefined ? {} : { agentModel: run.agentModel }),
         steerRaises: steerRaises(run),
       })),
     };

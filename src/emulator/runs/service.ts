@@ -47,6 +47,12 @@ export interface ChatTurnRun {
   readonly profile: string;
   /** The validated X-Hermes-Session-Key, null without one. */
   readonly sessionKey?: string | null;
+  /**
+   * A session chat stream's turn (decision 0145): the request's ownership scope (GET /v1/runs/{id} shows it to that
+   * scope, as Hermes's `_run_owners`), and the `model` its status shows (`body.get("model", model_name)`).
+   */
+  readonly owner?: string;
+  readonly statusModel?: PyValue;
 }
 
 /** The owner stamp of a chat turn: no request's ownership scope (a SHA-256 hex) is ever empty, so no client sees it. */
@@ -184,8 +190,10 @@ export class RunService {
    */
   admitChatTurn(turn: ChatTurnRun): string {
     const runId = this.#mintRunId();
-    this.registry.admit(runId, UNOWNED, newStatus(runId, this.registry.clock.now(), turn.sessionId, turn.model));
+    const shown = turn.statusModel === undefined ? turn.model : turn.statusModel;
+    this.registry.admit(runId, turn.owner ?? UNOWNED, newStatus(runId, this.registry.clock.now(), turn.sessionId, shown));
     this.agent.spawn(runId, turn.userMessage, {
+      ...(turn.statusModel === undefined ? {} : { agentModel: turn.model }),
       userMessage: turn.userMessage,
       model: turn.model,
       sessionId: turn.sessionId,

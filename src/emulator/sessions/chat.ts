@@ -42,12 +42,19 @@ export interface ChatDeps {
   readonly gateway: GatewaySettings;
 }
 
+/** The model and provider the agent runs a turn with: the lock's or the requested model, else the session's stored model, else the gateway's default. */
+export function turnModel(deps: ChatDeps, turn: ChatTurn): { provider: string; model: string } {
+  const { gateway } = deps;
+  return {
+    model: turn.runtime.route?.model ?? turn.storedModel ?? gateway.agentModel ?? gateway.modelName,
+    provider: turn.runtime.route?.provider ?? '',
+  };
+}
+
 /** Plays one chat turn and resolves with the answer once the agent's task has ended. */
 export function playChat(deps: ChatDeps, turn: ChatTurn): Promise<ChatOutcome> {
-  const { service, registry, agent, gateway } = deps;
-  // The agent runs the lock's or the requested model, else the session's stored model, else the gateway's default.
-  const model = turn.runtime.route?.model ?? turn.storedModel ?? gateway.agentModel ?? gateway.modelName;
-  const provider = turn.runtime.route?.provider ?? '';
+  const { service, registry, agent } = deps;
+  const actual = turnModel(deps, turn);
   return new Promise<ChatOutcome>((resolve) => {
     let forget = (): void => {};
     const detach = registry.onCrash(() => {
@@ -58,7 +65,7 @@ export function playChat(deps: ChatDeps, turn: ChatTurn): Promise<ChatOutcome> {
     // The agent starts on a later microtask or timer, so the ending is awaited before it can come.
     const runId = service.admitChatTurn({
       sessionId: turn.sessionId,
-      model,
+      model: actual.model,
       userMessage: turn.userMessage,
       instructions: turn.instructions,
       header: turn.header,
@@ -67,42 +74,55 @@ export function playChat(deps: ChatDeps, turn: ChatTurn): Promise<ChatOutcome> {
     });
     forget = agent.whenEnded(runId, (ending) => {
       detach();
-      resolve(answer(turn, ending, { provider, model }));
+      resolve(answer(turn, ending, actual));
     });
   });
 }
 
 const ZERO_USAGE = (): Array<[string, PyValue]> => [['input_tokens', 0], ['output_tokens', 0], ['total_tokens', 0]];
 
+/** What a turn gave back: the reply, the usage (with its runtime) and the runtime, as Hermes reads `_run_agent`'s (result, usage). */
+export interface TurnReply {
+  readonly content: PyValue;
+  readonly usage: PyDict;
+  readonly runtime: PyDict;
+}
+
+/**
+ * _run_agent's (result, usage) as the chat handlers read them, or null when an exception escapes it (only the
+ * provider-credential failure becomes a reply).
+ */
+export function turnReply(turn: ChatTurn, ending: AgentEnding, actual: { provider: string; model: string }): TurnReply | null {
+  const lock = turn.runtime.requireLock;
+  if (ending.kind === 'raised') {
+    if (ending.exception.kind !== 'provider_auth') return null;
+    return {
+      content: `\u26a0\ufe0f Provider authentication failed: ${ending.exception.message}`,
+      usage: new Map(ZERO_USAGE()),
+      runtime: runtimeMetadata(turn.runtime, { provider: '', model: '' }, lock ? 'accepted' : ''),
+    };
+  }
+  const { result } = ending;
+  // A completed or interrupted loop returns its final response; a failed one has none.
+  const runtime = runtimeMetadata(turn.runtime, actual, lock ? 'confirmed' : '');
+  const u = result.kind === 'failed' ? null : result.usage;
+  const usage = new Map<string, PyValue>(u ? [['input_tokens', u.input_tokens], ['output_tokens', u.output_tokens], ['total_tokens', u.total_tokens]] : ZERO_USAGE());
+  usage.set('runtime', runtime);
+  return { content: result.kind === 'failed' ? null : result.output, usage, runtime };
+}
+
 /** The answer Hermes builds from _run_agent's (result, usage): the reply, the usage with its runtime, the runtime. */
 function answer(turn: ChatTurn, ending: AgentEnding, actual: { provider: string; model: string }): ChatOutcome {
-  const lock = turn.runtime.requireLock;
-  let content: PyValue;
-  let usage: PyDict;
-  let runtime: PyDict;
-  if (ending.kind === 'raised') {
-    // _run_agent turns only the provider-credential failure into a reply; any other exception escapes the handler.
-    if (ending.exception.kind !== 'provider_auth') return { kind: 'raised' };
-    content = `\u26a0\ufe0f Provider authentication failed: ${ending.exception.message}`;
-    usage = new Map(ZERO_USAGE());
-    runtime = runtimeMetadata(turn.runtime, { provider: '', model: '' }, lock ? 'accepted' : '');
-  } else {
-    const { result } = ending;
-    // A completed or interrupted loop returns its final response; a failed one has none.
-    content = result.kind === 'failed' ? null : result.output;
-    runtime = runtimeMetadata(turn.runtime, actual, lock ? 'confirmed' : '');
-    const u = result.kind === 'failed' ? null : result.usage;
-    usage = new Map<string, PyValue>(u ? [['input_tokens', u.input_tokens], ['output_tokens', u.output_tokens], ['total_tokens', u.total_tokens]] : ZERO_USAGE());
-    usage.set('runtime', runtime);
-  }
+  const reply = turnReply(turn, ending, actual);
+  if (!reply) return { kind: 'raised' };
   return {
     kind: 'answer',
     body: new Map<string, PyValue>([
       ['object', 'hermes.session.chat.completion'],
       ['session_id', turn.sessionId],
-      ['message', new Map<string, PyValue>([['role', 'assistant'], ['content', content]])],
-      ['usage', usage],
-      ['runtime', runtime],
+      ['message', new Map<string, PyValue>([['role', 'assistant'], ['content', reply.content]])],
+      ['usage', reply.usage],
+      ['runtime', reply.runtime],
     ]),
   };
 }

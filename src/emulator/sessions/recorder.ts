@@ -116,6 +116,8 @@ export class SessionRecorder implements TurnSink {
   /** While another connection holds the lock: the retry loop readers wait for. */
   #retrying: Promise<void> | null = null;
   #generation = 0;
+  /** Runs whose turn's messages a session chat stream keeps (decision 0145), by run id. */
+  #watched = new Map<string, MessageInput[]>();
 
   constructor(
     private readonly table: SessionTable,
@@ -131,7 +133,19 @@ export class SessionRecorder implements TurnSink {
     else this.#opened.set(key, [write]);
   }
 
+  /** Keeps the messages `runId`'s own turn writes (not a subagent's), until `stop` (TurnMessages, decision 0145). */
+  watch(runId: string): { messages: MessageInput[]; stop(): void } {
+    const messages: MessageInput[] = [];
+    this.#watched.set(runId, messages);
+    return { messages, stop: () => void (this.#watched.get(runId) === messages && this.#watched.delete(runId)) };
+  }
+
+  #keep(turn: TurnStart, messages: readonly MessageInput[]): void {
+    if (turn.delegatedFrom === undefined) this.#watched.get(turn.runId)?.push(...messages);
+  }
+
   appended(turn: TurnStart, messages: readonly MessageInput[]): void {
+    this.#keep(turn, messages);
     this.#takeSession(turn);
     const rows = messages.map(storedMessage);
     this.#write(`recording messages of session ${turn.sessionId}`, (ops) => ops.append(turn.profile, turn.sessionId, rows, null), rows);
@@ -143,6 +157,7 @@ export class SessionRecorder implements TurnSink {
   }
 
   finished(turn: FinishedTurn): void {
+    this.#keep(turn, turn.messages);
     this.#takeSession(turn);
     const messages = turn.messages.map(storedMessage);
     const u = turn.usage;

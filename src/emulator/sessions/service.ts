@@ -8,7 +8,8 @@ import { compareCodePoints, isDict, pyInt, pyStr, pyStrip, pyTruthy, sqliteBinda
 import type { GatewaySettings } from '../gateway.js';
 import { fail, ok, UnhandledHermesException, type Result } from '../runs/hermes-errors.js';
 import { lockBackoff, StoreUnavailable, type LockWait } from '../runs/run-table.js';
-import { playChat, type ChatDeps, type ChatOutcome } from './chat.js';
+import { playChat, type ChatDeps, type ChatOutcome, type ChatTurn } from './chat.js';
+import { streamChat, type StreamedChat } from './chat-stream.js';
 import { ContentError, hasVisiblePayload, normalizeContent } from './content.js';
 import { sessionErrors } from './errors.js';
 import { BRANCHED, forkedMessages, forkId, lineageBase, lineagePattern, mintForkId, nextTitleInLineage, UNTITLED_BASE } from './fork.js';
@@ -325,11 +326,10 @@ export class SessionService {
   }
 
   /**
-   * POST /api/sessions/{id}/chat after the 404 check and the body parsed as an object (spec §6): the user turn, the
-   * system message, the model lock, then one agent turn. Resolves when the agent's task has ended.
+   * The checks both chat routes make after the 404 check and the body parsed as an object (spec §6): the user turn, the
+   * system message, the model lock (a newly confirmed one saved before any turn), then the turn to play.
    */
-  /** `sessionKey`: the validated X-Hermes-Session-Key (null: none), the chat agent's gateway_session_key. */
-  async chat(session: SessionRow, body: PyDict, header: (name: string) => string | undefined, sessionKey: string | null = null): Promise<Result<ChatOutcome>> {
+  async #chatTurn(session: SessionRow, body: PyDict, header: (name: string) => string | undefined, sessionKey: string | null): Promise<Result<ChatTurn>> {
     const raw = pyOr(body, 'message', 'input');
     if (!hasVisiblePayload(raw)) return fail(sessionErrors.missingMessage());
     let userMessage: PyValue;
@@ -348,7 +348,7 @@ export class SessionService {
       const saved = await this.#persistLock(session, runtime);
       if (!saved.ok) return saved;
     }
-    const outcome = await playChat(this.deps.chat, {
+    return ok({
       profile: session.profile,
       sessionId: session.id,
       userMessage,
@@ -358,6 +358,17 @@ export class SessionService {
       header,
       sessionKey,
     });
+  }
+
+  /**
+   * POST /api/sessions/{id}/chat after the 404 check and the body parsed as an object (spec §6): the chat's checks,
+   * then one agent turn. Resolves when the agent's task has ended.
+   */
+  /** `sessionKey`: the validated X-Hermes-Session-Key (null: none), the chat agent's gateway_session_key. */
+  async chat(session: SessionRow, body: PyDict, header: (name: string) => string | undefined, sessionKey: string | null = null): Promise<Result<ChatOutcome>> {
+    const turn = await this.#chatTurn(session, body, header, sessionKey);
+    if (!turn.ok) return turn;
+    const outcome = await playChat(this.deps.chat, turn.value);
     // The turn's messages are in the session before the reply leaves (they wait only if the store was locked).
     try {
       await this.settled();
@@ -366,6 +377,19 @@ export class SessionService {
       throw e;
     }
     return ok(outcome);
+  }
+
+  /**
+   * POST /api/sessions/{id}/chat/stream after the 404 check and the body parsed as an object (decision 0145): the
+   * sync chat's checks, then the turn admitted as a run `scope` owns, its events queued for the stream as they happen.
+   */
+  async chatStream(session: SessionRow, body: PyDict, header: (name: string) => string | undefined, sessionKey: string | null, scope: string): Promise<Result<StreamedChat>> {
+    const turn = await this.#chatTurn(session, body, header, sessionKey);
+    if (!turn.ok) return turn;
+    // body.get("model", self._model_name): a `model` key's value as sent (null included), else the advertised name.
+    const statusModel = body.has('model') ? body.get('model')! : this.deps.gateway.modelName;
+    const messageId = `msg_${this.deps.ids().uuid4Hex()}`;
+    return ok(streamChat(this.deps.chat, this.deps.recorder, { ...turn.value, scope, statusModel, messageId }));
   }
 
   /**

@@ -4,7 +4,7 @@
 import { badge, field, fill, h, pretty, table, when } from './dom.js';
 
 const OPERATIONS = ['', 'submit', 'get', 'events', 'approval', 'steer', 'stop', 'health', 'capabilities', 'sessions',
-  'session_create', 'session', 'session_update', 'session_delete', 'session_messages', 'session_fork', 'session_chat', 'session_model_lock',
+  'session_create', 'session', 'session_update', 'session_delete', 'session_messages', 'session_fork', 'session_chat', 'session_chat_stream', 'session_model_lock',
   'unsupported', 'other'];
 
 const section = (id, title, ...children) => h('section', { 'aria-labelledby': id }, h('h3', { id }, title), ...children);
