@@ -377,6 +377,21 @@ const sessionsUnavailable = err('The session store is locked past the lock timeo
 const keyOnly = { description: 'Missing or wrong API key (these routes take no room grant).', json: ref('HermesAuthError') } as const;
 const draining: HermesAnswer = { description: 'The gateway is draining (`gateway_draining`).', json: ref('HermesError'), headers: ['Retry-After'] };
 const bodyErrors = 'Invalid JSON in the body, a body that is not an object, a non-integer Content-Length';
+/** What the sync chat and its stream refuse, in the same order (decision 0145: one set of checks for both). */
+const chatRefusals: Record<string, HermesAnswer | HermesAnswer[]> = {
+  '400': [
+    err(`${bodyErrors}; no message (\`missing_message\`), a system_message that is not a string, \`missing_model\`.`),
+    { description: 'A bad X-Hermes-Session-Key.', json: ref('HermesSessionKeyError') },
+    { description: 'A content part that is not text or an image, or a bad image part (`unsupported_content_type`, `invalid_image_url`, `invalid_content_part`).', json: ref('HermesContentError') },
+  ],
+  '401': keyOnly,
+  '403': [err('X-Hermes-Session-Key while the listener has no API key configured (decision 0096).'), COMMON_ANSWERS['403'] as HermesAnswer],
+  '404': sessionNotFound,
+  '409': err('A model lock that cannot be routed (`model_lock_unavailable`).'),
+  '413': err('Content-Length above 10 000 000 (`body_too_large`).'),
+  '500': [err('A model lock that could not be saved (`model_lock_persistence_failed`).'), COMMON_ANSWERS['500'] as HermesAnswer],
+  '503': [sessionsUnavailable, draining],
+};
 
 const health: HermesOperation = {
   operationId: 'hermes.health',
@@ -562,18 +577,7 @@ export const HERMES_OPERATIONS: Readonly<Record<string, HermesOperation>> = {
     body: { schema: ref('HermesSessionChatRequest'), description: "Read as aiohttp's request.json(); must be an object." },
     answers: {
       '200': { description: "The agent's reply.", json: ref('HermesSessionChat'), headers: ['X-Hermes-Session-Id', 'X-Hermes-Session-Key'] },
-      '400': [
-        err(`${bodyErrors}; no message (\`missing_message\`), a system_message that is not a string, \`missing_model\`.`),
-        { description: 'A bad X-Hermes-Session-Key.', json: ref('HermesSessionKeyError') },
-        { description: 'A content part that is not text or an image, or a bad image part (`unsupported_content_type`, `invalid_image_url`, `invalid_content_part`).', json: ref('HermesContentError') },
-      ],
-      '401': keyOnly,
-      '403': [err('X-Hermes-Session-Key while the listener has no API key configured (decision 0096).'), COMMON_ANSWERS['403'] as HermesAnswer],
-      '404': sessionNotFound,
-      '409': err('A model lock that cannot be routed (`model_lock_unavailable`).'),
-      '413': err('Content-Length above 10 000 000 (`body_too_large`).'),
-      '500': [err('A model lock that could not be saved (`model_lock_persistence_failed`).'), COMMON_ANSWERS['500'] as HermesAnswer],
-      '503': [sessionsUnavailable, draining],
+      ...chatRefusals,
     },
   },
   'POST /api/sessions/{session_id}/chat/stream': {
@@ -586,18 +590,7 @@ export const HERMES_OPERATIONS: Readonly<Record<string, HermesOperation>> = {
     body: { schema: ref('HermesSessionChatRequest'), description: "Read as aiohttp's request.json(); must be an object." },
     answers: {
       '200': { description: 'The stream (no security headers).', eventStream: true, headers: ['X-Hermes-Session-Id', 'X-Hermes-Session-Key'] },
-      '400': [
-        err(`${bodyErrors}; no message (\`missing_message\`), a system_message that is not a string, \`missing_model\`.`),
-        { description: 'A bad X-Hermes-Session-Key.', json: ref('HermesSessionKeyError') },
-        { description: 'A content part that is not text or an image, or a bad image part (`unsupported_content_type`, `invalid_image_url`, `invalid_content_part`).', json: ref('HermesContentError') },
-      ],
-      '401': keyOnly,
-      '403': [err('X-Hermes-Session-Key while the listener has no API key configured (decision 0096).'), COMMON_ANSWERS['403'] as HermesAnswer],
-      '404': sessionNotFound,
-      '409': err('A model lock that cannot be routed (`model_lock_unavailable`).'),
-      '413': err('Content-Length above 10 000 000 (`body_too_large`).'),
-      '500': [err('A model lock that could not be saved (`model_lock_persistence_failed`).'), COMMON_ANSWERS['500'] as HermesAnswer],
-      '503': [sessionsUnavailable, draining],
+      ...chatRefusals,
     },
   },
   'POST /api/sessions/{session_id}/model': {

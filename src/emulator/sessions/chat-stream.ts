@@ -9,7 +9,7 @@ import type { MessageInput } from '../../state-db/writer/types.js';
 import type { AgentEnding, ProgressEvent } from '../runs/agent.js';
 import { EventBuffer } from '../runs/event-log.js';
 import { redactApiErrorText } from '../runs/hermes-errors.js';
-import { turnModel, turnReply, type ChatDeps, type ChatTurn } from './chat.js';
+import { chatTurnRun, turnModel, turnReply, type ChatDeps, type ChatTurn } from './chat.js';
 import { runtimeMetadata } from './runtime.js';
 
 /** The messages each run's turn persists, as the agent persists them (the sessions recorder hands them over). */
@@ -67,17 +67,7 @@ export function streamChat(deps: ChatDeps, turns: TurnMessages, turn: StreamTurn
   const actual = turnModel(deps, turn);
   const lock = turn.runtime.requireLock;
   const buffer = new EventBuffer(clock.now());
-  const runId = service.admitChatTurn({
-    sessionId: turn.sessionId,
-    model: actual.model,
-    userMessage: turn.userMessage,
-    instructions: turn.instructions,
-    header: turn.header,
-    profile: turn.profile,
-    sessionKey: turn.sessionKey ?? null,
-    owner: turn.scope,
-    statusModel: turn.statusModel,
-  });
+  const runId = service.admitChatTurn({ ...chatTurnRun(turn, actual.model), owner: turn.scope, statusModel: turn.statusModel });
   const transcript = turns.watch(runId);
   let seq = 0;
 

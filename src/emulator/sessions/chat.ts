@@ -7,7 +7,7 @@ import type { PyDict, PyValue } from '../../shared/python/index.js';
 import type { GatewaySettings } from '../gateway.js';
 import type { AgentEnding, FakeAgent } from '../runs/agent.js';
 import type { RunRegistry } from '../runs/registry.js';
-import { UNOWNED, type RunService } from '../runs/service.js';
+import { UNOWNED, type ChatTurnRun, type RunService } from '../runs/service.js';
 import { runtimeMetadata, type RuntimeRequest } from './runtime.js';
 
 /** The owner stamp of a chat turn: no request's ownership scope (a SHA-256 hex) is ever empty. */
@@ -52,6 +52,19 @@ export function turnModel(deps: ChatDeps, turn: ChatTurn): { provider: string; m
 }
 
 /** Plays one chat turn and resolves with the answer once the agent's task has ended. */
+/** What the run service admits for a chat turn (the sync chat's, a stream's), running `model`. */
+export function chatTurnRun(turn: ChatTurn, model: string): ChatTurnRun {
+  return {
+    sessionId: turn.sessionId,
+    model,
+    userMessage: turn.userMessage,
+    instructions: turn.instructions,
+    header: turn.header,
+    profile: turn.profile,
+    sessionKey: turn.sessionKey ?? null,
+  };
+}
+
 export function playChat(deps: ChatDeps, turn: ChatTurn): Promise<ChatOutcome> {
   const { service, registry, agent } = deps;
   const actual = turnModel(deps, turn);
@@ -63,15 +76,7 @@ export function playChat(deps: ChatDeps, turn: ChatTurn): Promise<ChatOutcome> {
       resolve({ kind: 'dropped' });
     });
     // The agent starts on a later microtask or timer, so the ending is awaited before it can come.
-    const runId = service.admitChatTurn({
-      sessionId: turn.sessionId,
-      model: actual.model,
-      userMessage: turn.userMessage,
-      instructions: turn.instructions,
-      header: turn.header,
-      profile: turn.profile,
-      sessionKey: turn.sessionKey ?? null,
-    });
+    const runId = service.admitChatTurn(chatTurnRun(turn, actual.model));
     forget = agent.whenEnded(runId, (ending) => {
       detach();
       resolve(answer(turn, ending, actual));
