@@ -2,7 +2,7 @@
 // service, render. Auth has passed (the route table's 'key' rule: the plain API-key check, no room grants).
 import { pyStrip, type PyDict } from '../../shared/python/index.js';
 import type { HttpResponse } from '../http.js';
-import { hermesErrors, UnhandledHermesException, type Result } from '../runs/hermes-errors.js';
+import { hermesErrors, ok, UnhandledHermesException, type Result } from '../runs/hermes-errors.js';
 import { parseSessionKey } from '../runs/validate.js';
 import { bodyObject } from '../sessions/index.js';
 import type { SessionRow } from '../sessions/table.js';
@@ -17,6 +17,14 @@ import { subscribe } from './run-events.js';
 const profileOf = (ctx: ApiContext): string => ctx.profile ?? DEFAULT_PROFILE;
 const render = (status: number) => (r: Result<Parameters<typeof jsonResponse>[1]>): HttpResponse =>
   r.ok ? jsonResponse(status, r.value) : errorResponse(r.error);
+
+/** The session of the path (its 404 comes before the body is read, as Hermes's handlers look it up first), then the body. */
+async function sessionAndBody(ctx: ApiContext): Promise<Result<{ session: SessionRow; body: PyDict }>> {
+  const found = await ctx.deps.sessions.find(profileOf(ctx), ctx.params.session_id!);
+  if (!found.ok) return found;
+  const body = bodyObject(await readJson(ctx.req));
+  return body.ok ? ok({ session: found.value, body: body.value }) : body;
+}
 
 /** GET /api/sessions */
 export async function listSessions(ctx: ApiContext): Promise<HttpResponse> {
@@ -37,13 +45,9 @@ export async function getSession(ctx: ApiContext): Promise<HttpResponse> {
 
 /** PATCH /api/sessions/{session_id}: 404 before the body is read. */
 export async function patchSession(ctx: ApiContext): Promise<HttpResponse> {
-  const { sessions } = ctx.deps;
-  const id = ctx.params.session_id!;
-  const found = await sessions.find(profileOf(ctx), id);
-  if (!found.ok) return errorResponse(found.error);
-  const body = bodyObject(await readJson(ctx.req));
-  if (!body.ok) return errorResponse(body.error);
-  return render(200)(await sessions.patch(profileOf(ctx), id, body.value, found.value));
+  const asked = await sessionAndBody(ctx);
+  if (!asked.ok) return errorResponse(asked.error);
+  return render(200)(await ctx.deps.sessions.patch(profileOf(ctx), ctx.params.session_id!, asked.value.body, asked.value.session));
 }
 
 /** DELETE /api/sessions/{session_id} */
@@ -66,12 +70,9 @@ export async function sessionMessages(ctx: ApiContext): Promise<HttpResponse> {
 
 /** POST /api/sessions/{session_id}/fork: the key only (no draining check), the source (404), the body, then the fork. */
 export async function forkSession(ctx: ApiContext): Promise<HttpResponse> {
-  const { sessions } = ctx.deps;
-  const found = await sessions.find(profileOf(ctx), ctx.params.session_id!);
-  if (!found.ok) return errorResponse(found.error);
-  const body = bodyObject(await readJson(ctx.req));
-  if (!body.ok) return errorResponse(body.error);
-  return render(201)(await sessions.fork(profileOf(ctx), found.value, body.value));
+  const asked = await sessionAndBody(ctx);
+  if (!asked.ok) return errorResponse(asked.error);
+  return render(201)(await ctx.deps.sessions.fork(profileOf(ctx), asked.value.session, asked.value.body));
 }
 
 /**
@@ -79,12 +80,9 @@ export async function forkSession(ctx: ApiContext): Promise<HttpResponse> {
  * session (404), the body, then the lock; answered 200 once it is in the store.
  */
 export async function lockSessionModel(ctx: ApiContext): Promise<HttpResponse> {
-  const { sessions } = ctx.deps;
-  const found = await sessions.find(profileOf(ctx), ctx.params.session_id!);
-  if (!found.ok) return errorResponse(found.error);
-  const body = bodyObject(await readJson(ctx.req));
-  if (!body.ok) return errorResponse(body.error);
-  return render(200)(await sessions.lockModel(found.value, body.value));
+  const asked = await sessionAndBody(ctx);
+  if (!asked.ok) return errorResponse(asked.error);
+  return render(200)(await ctx.deps.sessions.lockModel(asked.value.session, asked.value.body));
 }
 
 /** What both chat routes read before their turn: the session, its body and the validated session key. */
@@ -95,7 +93,7 @@ type ChatRequest = { session: SessionRow; body: PyDict; sessionKey: string | nul
  * auth), the X-Hermes-Session-Key header, the session (404), then the body.
  */
 async function chatRequest(ctx: ApiContext): Promise<{ ok: true; value: ChatRequest } | { ok: false; response: HttpResponse }> {
-  const { sessions, gateway } = ctx.deps;
+  const { gateway } = ctx.deps;
   const refuse = (response: HttpResponse) => ({ ok: false as const, response });
   if (drainingFor(ctx)) return refuse(errorResponse(hermesErrors.draining()));
   const rawKey = ctx.req.header('x-hermes-session-key');
@@ -105,11 +103,9 @@ async function chatRequest(ctx: ApiContext): Promise<{ ok: true; value: ChatRequ
   }
   const sessionKey = parseSessionKey(rawKey);
   if ('invalid' in sessionKey) return refuse(sessionKeyErrorResponse(sessionKey.invalid));
-  const found = await sessions.find(profileOf(ctx), ctx.params.session_id!);
-  if (!found.ok) return refuse(errorResponse(found.error));
-  const body = bodyObject(await readJson(ctx.req));
-  if (!body.ok) return refuse(errorResponse(body.error));
-  return { ok: true, value: { session: found.value, body: body.value, sessionKey: sessionKey.key || null } };
+  const asked = await sessionAndBody(ctx);
+  if (!asked.ok) return refuse(errorResponse(asked.error));
+  return { ok: true, value: { ...asked.value, sessionKey: sessionKey.key || null } };
 }
 
 /** X-Hermes-Session-Id, then X-Hermes-Session-Key when one was given. */

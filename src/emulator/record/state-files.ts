@@ -3,8 +3,8 @@
 // `<home>/state.db`, each named profile's in its own home, `<home>/profiles/<name>/state.db` (hermes_cli/profiles.py
 // get_profile_dir), its folders made owner-only on the profile's first write. Each file has one recorder (record/
 // state-db.ts), opened by its first write; the namespace hands every turn and session change here.
-import { mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { createDirs } from '../../shared/dirs.js';
 import { HermeticError } from '../../shared/errors.js';
 import type { IdSource } from '../../shared/ids.js';
 import { profileHome } from '../../state-db/home.js';
@@ -15,13 +15,13 @@ import type { Beat, FinishedTurn, Opening, TurnSink, TurnStart } from './turn-si
 /** Where the recording goes: one file, or a Hermes home. */
 export type StateTarget = { file: string } | { home: string };
 
-/** The store a profile's rows go to under `target`, and the folders to make for it (none for one file or the home). */
-export function stateFileOf(target: StateTarget, profile: string): { path: string; folders: string[] } {
-  if ('file' in target) return { path: target.file, folders: [] };
+/** The store a profile's rows go to under `target`, and the profile's own folder to make (none: one file, the home). */
+export function stateFileOf(target: StateTarget, profile: string): { path: string; folder: string | null } {
+  if ('file' in target) return { path: target.file, folder: null };
   // Checked when the options were read; a name here that is not a profile id is a bug, never a path to follow.
   const home = profileHome(target.home, profile);
   if (home === null) throw new HermeticError('HERMETIC_INTERNAL', `Profile "${profile}" has no folder in a Hermes home.`);
-  return { path: join(home, 'state.db'), folders: home === target.home ? [] : [dirname(home), home] };
+  return { path: join(home, 'state.db'), folder: home === target.home ? null : home };
 }
 
 export interface StateFilesOptions {
@@ -47,17 +47,15 @@ export class StateFiles implements TurnSink, SessionMirror {
 
   /** The recorder of the profile's file, made (its folders with it) when the profile first writes. */
   #recorder(profile: string): StateDbRecorder {
-    const { path, folders } = stateFileOf(this.target, profile);
+    const { path, folder } = stateFileOf(this.target, profile);
     let recorder = this.#byPath.get(path);
     if (!recorder) {
-      // Owner-only, as the state.db inside; an existing folder keeps its mode. A folder that cannot be made is said
-      // as the file it was for (the recorder's open fails the same way, once).
-      for (const folder of folders) {
-        try {
-          mkdirSync(folder, { mode: 0o700 });
-        } catch (e) {
-          if ((e as NodeJS.ErrnoException).code !== 'EEXIST') this.options.onError(`making ${folder} for ${path}`, e);
-        }
+      // Owner-only (`profiles/` too), as the state.db inside; an existing folder keeps its mode. A folder that cannot
+      // be made is said (the recorder's open then fails the same way, once).
+      try {
+        if (folder !== null) createDirs(folder, 0o700);
+      } catch (e) {
+        this.options.onError(`making ${folder} for ${path}`, e);
       }
       const { now, ids, fileIds, onError } = this.options;
       recorder = new StateDbRecorder(path, { now, ids, fileIds, eager: profile === 'default' && this.options.eager, onError });

@@ -38,6 +38,9 @@ export interface StreamedChat {
   departed(): void;
 }
 
+/** What a turn that gave no reply says (the run's `error`, the `error` frame): the exception's text, redacted. */
+const failureText = (ending: AgentEnding): string => redactApiErrorText(ending.kind === 'raised' ? ending.exception.message : '');
+
 /** _turn_transcript_messages → _message_response: the safe keys an agent message holds, in their order. */
 const TRANSCRIPT_KEYS = ['role', 'content', 'tool_call_id', 'tool_calls', 'tool_name', 'finish_reason', 'reasoning', 'reasoning_content'] as const;
 
@@ -118,8 +121,7 @@ export function streamChat(deps: ChatDeps, turns: TurnMessages, turn: StreamTurn
       }
       const reply = turnReply(turn, ending, actual);
       if (!reply) {
-        const error = redactApiErrorText(ending.kind === 'raised' ? ending.exception.message : '');
-        registry.update(runId, 'fail', [['error', error]]);
+        registry.update(runId, 'fail', [['error', failureText(ending)]]);
         return;
       }
       const tail: Array<[string, PyValue]> = pendingSteer ? [['pending_steer', pendingSteer]] : [];
@@ -133,8 +135,7 @@ export function streamChat(deps: ChatDeps, turns: TurnMessages, turn: StreamTurn
     if (ending.kind === 'raised' && ending.exception.kind === 'cancelled') return close();
     const reply = turnReply(turn, ending, actual);
     if (!reply) {
-      const message = redactApiErrorText(ending.kind === 'raised' ? ending.exception.message : '');
-      push('error', [['message', message]]);
+      push('error', [['message', failureText(ending)]]);
       return close();
     }
     push('assistant.completed', [

@@ -54,6 +54,7 @@ type Write = { readonly what: string; readonly text: number; apply(ops: SessionO
 class OpeningWrite implements Write {
   /** The rows it writes, made when it joins the waiting writes (they share the run's strings). */
   #rows: NewMessage[] | null = null;
+  #text: number | null = null;
 
   constructor(
     private readonly turn: TurnStart,
@@ -64,8 +65,9 @@ class OpeningWrite implements Write {
     return `opening session ${this.turn.sessionId}`;
   }
 
+  /** Counted once: the rows it writes are made once, and a partial commit counts what is left again. */
   get text(): number {
-    return this.#stored().reduce((n, row) => n + rowText(row), ROW_TEXT);
+    return (this.#text ??= this.#stored().reduce((n, row) => n + rowText(row), ROW_TEXT));
   }
 
   #stored(): NewMessage[] {
