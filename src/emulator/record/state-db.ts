@@ -4,8 +4,8 @@
 // tool result — and its activity heartbeat, each write its own transaction as Hermes's flushes are; when the agent
 // returns, the final answer, the run's tokens added as the agent's per-call updates add them, and the end stamp on a
 // terminal status; and the sessions clients create and change through /api/sessions, as SessionDB writes them. The
-// file is another process's too: a write it finds locked waits in order and is tried again, off the request; one that
-// fails is said, never thrown into a run. Decisions 0004, 0026 and 0133 record the choices; record/turns.ts builds
+// file is another process's too: a write it finds locked waits in order and is tried again, off the request, up to
+// held-writes.ts's bounds (decision 0148); one that fails or finds them full is said, never thrown into a run. Decisions 0004, 0026 and 0133 record the choices; record/turns.ts builds
 // the turns.
 import { existsSync } from 'node:fs';
 import type { IdSource } from '../../shared/ids.js';
@@ -15,6 +15,7 @@ import { StateDbWriter, type MessageInput } from '../../state-db/writer/index.js
 import type { ForkRecord } from '../sessions/service.js';
 import type { NewSession } from '../sessions/table.js';
 import { recordFork } from './fork.js';
+import { fitsHeld, HELD_BOUNDS, heldFullText, messagesText, ROW_TEXT, type HeldBounds } from './held-writes.js';
 import type { Beat, FinishedTurn, Opening, TurnStart } from './turn-sink.js';
 
 const END_REASONS: Record<string, string> = { completed: 'done', failed: 'failed', cancelled: 'cancelled' };
@@ -35,8 +36,6 @@ export function openStateDb(path: string, ids?: IdSource): Db {
 /** The row POST /api/sessions inserts (Hermes's INSERT names these columns; the title is set after). */
 export type ApiSessionRow = Omit<NewSession, 'profile'> & { title: string | null };
 
-/** Writes held while the file is locked, at most: past it a write is dropped, and that is said. */
-const MAX_HELD = 10_000;
 /** How long a held write waits before it is tried again (real time: another process holds the lock). */
 const RETRY_MS = 100;
 
@@ -44,6 +43,8 @@ const RETRY_MS = 100;
 interface Held {
   at: number;
   what: string;
+  /** The characters of text it holds (held-writes.ts). */
+  text: number;
   run: (w: StateDbWriter) => void;
   /** A turn's session and its last message time (a later turn of it comes after, even while this one waits). */
   turn?: { sessionId: string; lastAt: number };
@@ -63,6 +64,10 @@ export class StateDbRecorder {
   #open: StateDbWriter | null = null;
   /** Writes waiting for the lock, oldest first: a later write never overtakes an earlier one. */
   #held: Held[] = [];
+  /** The text the held writes hold. */
+  #heldText = 0;
+  /** Writes dropped past the held bounds while the lock is held: said at the first, counted until the lock is free. */
+  #dropped = 0;
   #retry: NodeJS.Timeout | null = null;
   /** The time of the write being made: a held write keeps the stamps of when it happened. */
   #at = 0;
@@ -82,6 +87,8 @@ export class StateDbRecorder {
       fileIds?: IdSource;
       eager?: boolean;
       onError?: (what: string, error: unknown) => void;
+      /** What may wait for the lock (held-writes.ts; tests give less). */
+      held?: HeldBounds;
     },
   ) {
     if (options.eager) void this.#writer;
@@ -99,11 +106,17 @@ export class StateDbRecorder {
   }
 
   /** Makes a write now, or holds it behind those waiting for the lock. */
-  #write(what: string, run: (w: StateDbWriter) => void, turn?: Held['turn']): void {
-    const held: Held = { at: this.options.now(), what, run, ...(turn ? { turn } : {}) };
+  #write(what: string, run: (w: StateDbWriter) => void, turn?: Held['turn'], messages?: readonly MessageInput[]): void {
+    const text = messages ? messagesText(messages) : ROW_TEXT;
+    const held: Held = { at: this.options.now(), what, text, run, ...(turn ? { turn } : {}) };
     if (this.#held.length === 0 && this.#attempt(held)) return;
-    if (this.#held.length >= MAX_HELD) return this.#fail(held, new Error(`${MAX_HELD} writes are already waiting for the file's lock`));
+    const bounds = this.options.held ?? HELD_BOUNDS;
+    if (!fitsHeld(this.#held.length, this.#heldText, 1, text, bounds)) {
+      if (this.#dropped++ === 0) this.#fail(held, new Error(heldFullText(this.#held.length, this.#heldText, bounds)));
+      return;
+    }
     this.#held.push(held);
+    this.#heldText += text;
     this.#retryLater();
   }
 
@@ -141,7 +154,11 @@ export class StateDbRecorder {
   #drain(): void {
     while (this.#held.length > 0) {
       if (!this.#attempt(this.#held[0]!)) return this.#retryLater();
-      this.#held.shift();
+      this.#heldText -= this.#held.shift()!.text;
+    }
+    if (this.#dropped > 0) {
+      this.options.onError?.(`recording into ${this.path}`, new Error(`${this.#dropped} writes were dropped while another connection held the lock`));
+      this.#dropped = 0;
     }
   }
 
@@ -170,13 +187,13 @@ export class StateDbRecorder {
       w.reopenSession(turn.sessionId);
       if (opening.messages.length > 0) w.appendMessages(turn.sessionId, [...opening.messages]);
       if (opening.beat) touch(w, turn.sessionId, opening.beat);
-    }), typeof last === 'number' ? { sessionId: turn.sessionId, lastAt: last } : undefined);
+    }), typeof last === 'number' ? { sessionId: turn.sessionId, lastAt: last } : undefined, opening.messages);
   }
 
   appended(turn: TurnStart, messages: readonly MessageInput[]): void {
     const last = messages.at(-1)?.timestamp;
     this.#write(`the messages of session ${turn.sessionId}`, (w) => void w.appendMessages(turn.sessionId, [...messages]),
-      typeof last === 'number' ? { sessionId: turn.sessionId, lastAt: last } : undefined);
+      typeof last === 'number' ? { sessionId: turn.sessionId, lastAt: last } : undefined, messages);
   }
 
   touched(turn: TurnStart, beat: Beat): void {
@@ -212,7 +229,7 @@ export class StateDbRecorder {
         w.stmt(`UPDATE sessions SET last_activity_description = '', last_activity_provenance = 'unknown'
           WHERE id = ? AND (COALESCE(last_activity_description, '') <> '' OR COALESCE(last_activity_provenance, 'unknown') <> 'unknown')`).run(turn.sessionId);
       }
-    }), typeof last === 'number' ? { sessionId: turn.sessionId, lastAt: last } : undefined);
+    }), typeof last === 'number' ? { sessionId: turn.sessionId, lastAt: last } : undefined, turn.messages);
   }
 
   /**
@@ -276,6 +293,7 @@ export class StateDbRecorder {
       this.#retry = null;
       if (this.#held.length > 0) this.#fail(this.#held[0]!, new Error(`the file stayed locked: ${this.#held.length} writes were not made`));
       this.#held = [];
+      this.#heldText = 0;
     }
     if (this.#open?.db.open) this.#open.db.close();
     this.#open = null;

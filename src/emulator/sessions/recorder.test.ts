@@ -5,12 +5,17 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PRIVATE_STORE } from '../../shared/sqlite.js';
 import { createEmulator } from '../index.js';
 import type { FinishedTurn, TurnStart } from '../record/turn-sink.js';
 import { realLockWait } from '../store/busy.js';
 import { openSessionTable } from '../store/session-table.js';
 import { waitFor } from '../../../test/support/wait.js';
+import { MAX_HELD_TEXT, MAX_HELD_WRITES } from '../record/held-writes.js';
 import { MAX_PENDING_TEXT, SessionRecorder } from './recorder.js';
 
 function recorderOverAStore() {
@@ -107,5 +112,77 @@ test('in process, runs of a 1 MB input keep none of it in the heap once they are
     assert.equal(sessions.data.length, 101, 'every run made its session');
   } finally {
     await h.close();
+  }
+});
+
+/** A recorder over a store file another connection can lock, and the lines it says. */
+function recorderOverAFile() {
+  const dir = mkdtempSync(join(tmpdir(), 'hermetic-recorder-'));
+  const path = join(dir, 'emulator.db');
+  const table = openSessionTable(path, realLockWait(1000));
+  const said: string[] = [];
+  const recorder = new SessionRecorder(table, realLockWait(1000), (e) => said.push((e as Error).message));
+  const committed = (sessionId: string): boolean => table.writeNow('looking', (ops) => ops.get('default', sessionId) !== undefined);
+  table.writeNow('opening', () => undefined);
+  const other = new Database(path);
+  const close = () => {
+    recorder.clear();
+    table.close();
+    if (other.inTransaction) other.exec('ROLLBACK');
+    other.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { recorder, committed, said, other, close };
+}
+
+test('while another connection holds the lock, what waits stops at MAX_HELD_TEXT: later writes are dropped and said', async () => {
+  const { recorder, committed, said, other, close } = recorderOverAFile();
+  const size = 1_048_576;
+  const turns = Math.ceil(MAX_HELD_TEXT / size) + 20;
+  try {
+    other.exec('BEGIN IMMEDIATE');
+    for (let i = 0; i < turns; i++) {
+      const start = turnOf(i);
+      recorder.started(start, { messages: [{ role: 'user', content: String(i).padEnd(size, 'x'), timestamp: start.at }], beat: null });
+      recorder.finished(finishedOf(start));
+    }
+    assert.equal(said.length, 1, said.join('\n'));
+    assert.match(said[0]!, /another connection has held the lock while \d+ writes \(6\d(\.\d)? MiB of text\) wait; later writes are dropped/);
+    other.exec('COMMIT');
+    await recorder.settled();
+    let kept = 0;
+    for (let i = 0; i < turns; i++) if (committed(`s${i}`)) kept++;
+    // What waited was kept, in order, and made once the lock was released; what came past the bound was not.
+    assert.ok(kept >= MAX_HELD_TEXT / size - 2 && kept <= MAX_HELD_TEXT / size, `${kept} of ${turns} turns kept`);
+    assert.ok(committed('s0') && !committed(`s${turns - 1}`));
+    await waitFor(() => said.length === 2, 'the count of dropped writes said');
+    assert.match(said[1]!, /^\d+ writes were dropped while another connection held the lock$/);
+  } finally {
+    close();
+  }
+});
+
+test('while another connection holds the lock, at most MAX_HELD_WRITES writes wait, however small', async () => {
+  const { recorder, committed, said, other, close } = recorderOverAFile();
+  const turns = MAX_HELD_WRITES / 2 + 100;
+  try {
+    other.exec('BEGIN IMMEDIATE');
+    for (let i = 0; i < turns; i++) {
+      const start = turnOf(i);
+      recorder.started(start, { messages: [{ role: 'user', content: 'hi', timestamp: start.at }], beat: null });
+      recorder.finished(finishedOf(start));
+    }
+    // The first MAX_PENDING writes were tried at once (no event-loop turn) and found the lock held: the rest waited.
+    assert.equal(said.length, 1, said.join('\n'));
+    assert.match(said[0]!, /while 10000 writes \([\d.]+ MiB of text\) wait; later writes are dropped/);
+    other.exec('COMMIT');
+    await recorder.settled();
+    let kept = 0;
+    for (let i = 0; i < turns; i++) if (committed(`s${i}`)) kept++;
+    assert.equal(kept, MAX_HELD_WRITES / 2, 'two writes a turn: its start and its end');
+    await waitFor(() => said.length === 2, 'the count of dropped writes said');
+    assert.equal(said[1], '200 writes were dropped while another connection held the lock');
+  } finally {
+    close();
   }
 });

@@ -6,9 +6,11 @@
 // most COALESCE_MS after the first of them, or at once when MAX_PENDING writes or MAX_PENDING_TEXT characters of text
 // wait (an in-process caller that never lets the event loop turn never lets the timer fire: decision 0137), and before
 // anything could show them: every session route first commits what is waiting (`settled`). A lock held by another
-// connection keeps the writes waiting, in order, retried off the loop.
+// connection keeps the writes waiting, in order, retried off the loop, up to record/held-writes.ts's bounds: past
+// them a write is dropped and that is said (decision 0148).
 import { dumps, scrubSurrogates, type PlainJson } from '../../shared/python/index.js';
 import type { MessageInput } from '../../state-db/writer/types.js';
+import { fitsHeld, heldFullText, ROW_TEXT } from '../record/held-writes.js';
 import type { Beat, FinishedTurn, Opening, TurnSink, TurnStart } from '../record/turn-sink.js';
 import { lockBackoff, StoreUnavailable, type LockWait } from '../runs/run-table.js';
 import { CONTENT_JSON_PREFIX } from './object.js';
@@ -100,8 +102,6 @@ const MAX_PENDING = 512;
  * the messages (a 10 MB input is committed with its run's end, not held with 511 others; decision 0137).
  */
 export const MAX_PENDING_TEXT = 1_048_576;
-/** What a write or a row is counted as beside its text. */
-const ROW_TEXT = 64;
 
 export class SessionRecorder implements TurnSink {
   /** Writes not committed yet, oldest first: flushed together at the end of the event-loop turn (group commit). */
@@ -118,6 +118,8 @@ export class SessionRecorder implements TurnSink {
   /** While another connection holds the lock: the retry loop readers wait for. */
   #retrying: Promise<void> | null = null;
   #generation = 0;
+  /** Writes dropped while the lock is held (record/held-writes.ts's bounds): said once at the first, counted to its end. */
+  #dropped = 0;
   /** Runs whose turn's messages a session chat stream keeps (decision 0145), by run id. */
   #watched = new Map<string, MessageInput[]>();
 
@@ -254,6 +256,7 @@ export class SessionRecorder implements TurnSink {
     this.#opened.clear();
     this.#generation++;
     this.#retrying = null;
+    this.#dropped = 0;
   }
 
   /**
@@ -277,10 +280,22 @@ export class SessionRecorder implements TurnSink {
     this.#enqueue([{ what, apply, text: rows.reduce((n, row) => n + rowText(row), ROW_TEXT) }]);
   }
 
-  /** Writes join the waiting ones: committed at once past either bound, else within COALESCE_MS. */
+  /**
+   * Writes join the waiting ones: committed at once past either bound, else within COALESCE_MS. While another
+   * connection holds the lock they wait up to the held bounds; past them they are dropped (said at the first).
+   */
   #enqueue(writes: readonly Write[]): void {
+    if (this.#retrying) {
+      const text = writes.reduce((n, w) => n + w.text, 0);
+      if (!fitsHeld(this.#pending.length, this.#pendingText, writes.length, text)) {
+        if (this.#dropped === 0) this.onError(new Error(heldFullText(this.#pending.length, this.#pendingText)));
+        this.#dropped += writes.length;
+        return;
+      }
+      this.#add(writes);
+      return;
+    }
     this.#add(writes);
-    if (this.#retrying) return;
     if (this.#pending.length >= MAX_PENDING || this.#pendingText >= MAX_PENDING_TEXT) {
       this.flush();
       return;
@@ -303,6 +318,9 @@ export class SessionRecorder implements TurnSink {
       }
     })().finally(() => {
       if (this.#retrying === retrying) this.#retrying = null;
+      if (generation !== this.#generation) return; // cleared: a count of its own, reset there
+      if (this.#dropped > 0) this.onError(new Error(`${this.#dropped} writes were dropped while another connection held the lock`));
+      this.#dropped = 0;
     });
     this.#retrying = retrying;
   }
