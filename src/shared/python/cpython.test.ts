@@ -7,6 +7,7 @@ import {
   canonicalDumps, dumps, dumpsSorted, parsePyJson, pyFloatStr, pyLen, pyRepr, pyRound, pyStr, pyStrip, pyStrRepr, pyTruthy,
 } from './index.js';
 import { pySplit } from './strings.js';
+import fc from 'fast-check';
 
 interface Vectors {
   python: string;
@@ -55,4 +56,30 @@ test('float repr and round(x, 3) / round(x, 0) as CPython', () => {
 test('plain JS objects dump as dicts in property order, undefined left out', () => {
   assert.equal(dumps({ a: [1, 'é', null], b: true, c: undefined }), '{"a": [1, "\\u00e9", null], "b": true}');
   assert.equal(dumps({ t: 1780000603.5, n: 3 }), '{"t": 1780000603.5, "n": 3}');
+});
+
+/** repr() of a str a character at a time, as the rule reads: the reference pyStrRepr's one scan must equal. */
+function reprByChar(s: string): string {
+  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+  const nonPrintable = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
+  let out = quote;
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!;
+    if (ch === '\\') out += '\\\\';
+    else if (ch === quote) out += `\\${quote}`;
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\r') out += '\\r';
+    else if (ch === '\t') out += '\\t';
+    else if (ch === ' ' || !nonPrintable.test(ch)) out += ch;
+    else out += cp < 0x100 ? `\\x${cp.toString(16).padStart(2, '0')}` : cp < 0x10000 ? `\\u${cp.toString(16).padStart(4, '0')}` : `\\U${cp.toString(16).padStart(8, '0')}`;
+  }
+  return out + quote;
+}
+
+test('repr() of a str in one scan equals the character-at-a-time rule, over text of every kind of code point', () => {
+  const interesting = fc.constantFrom('\\', "'", '"', ' ', '\n', '\r', '\t', '\x00', '\x7f', '\x85', '\xa0', '\xad', '\xe9', '\u2028', '\u200b', '\u3000', '\ud800', '\udfff', '\u{1f600}', '\u{e0001}', '\u{10ffff}');
+  const any = fc.integer({ min: 0, max: 0x10ffff }).map((cp) => String.fromCodePoint(cp));
+  fc.assert(fc.property(fc.string({ unit: fc.oneof(interesting, any, fc.constantFrom('a', 'b', 'z')) }), (s) => {
+    assert.equal(pyStrRepr(s), reprByChar(s));
+  }), { numRuns: 2000 });
 });
