@@ -151,17 +151,54 @@ describeTransports('session fork (decision 0141)', (open) => {
     const db = new Database(path, { readonly: true });
     try {
       const rows = db.prepare('SELECT id, source, parent_session_id, end_reason, ended_at, started_at, title, title_source, message_count, system_prompt, system_prompt_hash IS NOT NULL AS hashed FROM sessions ORDER BY id').all();
-      // The recording ends a run's session `done` (decision 0004), and end_session's first reason stays: `src` keeps it.
+      // `src`, open in the emulated Hermes, ends `branched`: the `done` the recorder stamped at its runs' end gives way.
       assert.deepEqual(rows, [
         { id: 'bare', source: 'api_server', parent_session_id: null, end_reason: 'branched', ended_at: 1789169800, started_at: 1789169800, title: null, title_source: null, message_count: 0, system_prompt: null, hashed: 0 },
         { id: 'bare2', source: 'api_server', parent_session_id: 'bare', end_reason: null, ended_at: null, started_at: 1789169800, title: 'fork', title_source: 'user', message_count: 0, system_prompt: null, hashed: 0 },
         { id: 'kid', source: 'api_server', parent_session_id: 'src', end_reason: null, ended_at: null, started_at: 1789169800, title: 'Plan #2', title_source: 'user', message_count: 4, system_prompt: null, hashed: 1 },
-        { id: 'src', source: 'api_server', parent_session_id: null, end_reason: 'done', ended_at: 1789169800, started_at: 1789169800, title: 'Plan', title_source: null, message_count: 4, system_prompt: 'Be brief.', hashed: 0 },
+        { id: 'src', source: 'api_server', parent_session_id: null, end_reason: 'branched', ended_at: 1789169800, started_at: 1789169800, title: 'Plan', title_source: null, message_count: 4, system_prompt: 'Be brief.', hashed: 0 },
       ]);
       const messages = (session: string) => db.prepare('SELECT id, role, content, timestamp, display_identity FROM messages WHERE session_id = ? ORDER BY id').all(session) as Array<Record<string, unknown>>;
       const [from, to] = [messages('src'), messages('kid')];
       assert.deepEqual(to.map(({ id: _, ...rest }) => rest), from.map(({ id: _, ...rest }) => rest));
       assert.ok((to[0]!.id as number) > (from.at(-1)!.id as number));
+    } finally {
+      db.close();
+    }
+  });
+  it('--state-db: an end the emulated Hermes makes on an open session replaces a run\'s `done` stamp, and later runs keep it; an earlier end stays', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'hermetic-fork-')), 'state.db');
+    const h = await open({ stateDb: path });
+    // Hermes's API server leaves a run's session open; the recorder stamps `done` when the run ends (decision 0004).
+    await sessionWithTurn(h, 'ran');
+    await sessionWithTurn(h, 'patched');
+    const live = await submit(h, '{"input": "still going", "session_id": "live"}');
+    // Ended by the client before the fork: end_session keeps that first end, in Hermes and in the recording.
+    await createSession(h, '{"id": "closed"}');
+    assert.equal((await h.request('PATCH', '/api/sessions/closed', { body: '{"end_reason": "done"}' })).status, 200);
+    await h.admin.clock({ advance: 5 });
+    for (const source of ['ran', 'live', 'closed']) assert.equal((await fork(h, source, `{"id": "${source}-2"}`)).status, 201);
+    assert.equal((await h.request('PATCH', '/api/sessions/patched', { body: '{"end_reason": "user_exit"}' })).status, 200);
+    // A run that ends after the fork leaves the `branched` end as it is (the first reason wins); a later run in a
+    // session Hermes ended leaves that end too (the API server's agent reopens nothing; only the recorder's stamp goes).
+    await h.admin.complete(live, { output: 'finished' });
+    await sessionWithTurn(h, 'ran', 'again');
+    await sessionWithTurn(h, 'patched', 'again');
+    const ends: Array<[string, string, number]> = [];
+    for (const id of ['closed', 'live', 'patched', 'ran']) {
+      const { end_reason, ended_at } = (await h.request('GET', `/api/sessions/${id}`)).json().session;
+      ends.push([id, end_reason, ended_at]);
+    }
+    assert.deepEqual(ends, [['closed', 'done', 1789169800], ['live', 'branched', 1789169805], ['patched', 'user_exit', 1789169805], ['ran', 'branched', 1789169805]]);
+    await h.close();
+    const db = new Database(path, { readonly: true });
+    try {
+      // The recording holds the same ends, so Hermes's list would show each fork as a branch child of its source.
+      const recorded = db.prepare("SELECT id, end_reason, ended_at FROM sessions WHERE id IN ('closed', 'live', 'patched', 'ran') ORDER BY id").raw().all();
+      assert.deepEqual(recorded, ends);
+      const branches = db.prepare(`SELECT c.id FROM sessions c JOIN sessions p ON p.id = c.parent_session_id
+        WHERE p.end_reason = 'branched' AND c.started_at >= p.ended_at ORDER BY c.id`).pluck().all();
+      assert.deepEqual(branches, ['live-2', 'ran-2']);
     } finally {
       db.close();
     }

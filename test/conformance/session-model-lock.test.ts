@@ -2,12 +2,14 @@
 // 0142), over both transports: the lock's answer, the row it leaves (as a chat's confirmed lock leaves it), the chats
 // that then run under it, _runtime_lock_error's refusals, the key, the session, the body, profiles and --state-db.
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { it } from 'node:test';
 import Database from 'better-sqlite3';
+import { createStore, LATEST_LEVEL } from '../../src/state-db/schema/index.js';
 import { describeTransports, std, type Harness, type Reply } from '../support/harness.js';
+import { submit } from '../support/runs.js';
 import { assertBytes, chatReply, createSession, S, wrapped } from '../support/sessions.js';
 
 const AUTH = '{"error": {"message": "Invalid gateway API key (API_SERVER_KEY)", "type": "gateway_auth_error", "code": "gateway_auth_failed"}}';
@@ -26,6 +28,34 @@ const accepted = (id: string, provider: string, model: string) =>
 
 
 const chatRuntime = (reply: Reply) => JSON.stringify(reply.json().runtime);
+
+/** The lock update_session_runtime_lock stores, as json.dumps writes it, at the frozen test time. */
+const LOCK = (provider: string, model: string, options = '{}') =>
+  `{"provider": "${provider}", "model": "${model}", "model_options": ${options}, "route_source": "raw_request", "confirmed": true, "updated_at": 1789169800.0}`;
+
+/** A store Hermes wrote before the emulator records into it: `rows` inserted as they are, prompts content-addressed. */
+function hermesStore(path: string, rows: Array<{ id: string; model?: string; model_config: unknown; system_prompt_hash?: string }>): void {
+  const db = createStore({ path, level: LATEST_LEVEL });
+  try {
+    const prompt = db.prepare('INSERT INTO system_prompts (hash, prompt) VALUES (?, ?)');
+    const insert = db.prepare("INSERT INTO sessions (id, source, model, model_config, system_prompt_hash, started_at) VALUES (?, 'cli', ?, ?, ?, 1789160000)");
+    for (const r of rows) {
+      if (r.system_prompt_hash) prompt.run(r.system_prompt_hash, `prompt ${r.system_prompt_hash}`);
+      insert.run(r.id, r.model ?? null, r.model_config, r.system_prompt_hash ?? null);
+    }
+  } finally {
+    db.close();
+  }
+}
+
+function readRows(path: string, sql: string): unknown[] {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db.prepare(sql).all();
+  } finally {
+    db.close();
+  }
+}
 
 describeTransports('session model lock (decision 0142)', (open) => {
   it('a lock accepted: 200 with its runtime; the row takes its model, loses its prompt, holds the lock; chats run under it', async () => {
@@ -116,5 +146,85 @@ describeTransports('session model lock (decision 0142)', (open) => {
     } finally {
       db.close();
     }
+  });
+  it('the lock is merged into the row\'s model_config: a delegate subagent\'s session keeps its marker and goes with its parent', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'hermetic-lock-')), 'state.db');
+    const h = await open({ stateDb: path });
+    const run = await submit(h, '{"input": "research", "session_id": "parent-1"}');
+    await h.admin.event(run, { event: 'subagent.start', goal: 'find papers', subagent_id: 'sa-1', child_session_id: 'child-1', model: 'm' });
+    await h.admin.event(run, { event: 'subagent.complete', subagent_id: 'sa-1', child_session_id: 'child-1', status: 'completed', summary: 'Found 3.' });
+    await h.admin.complete(run, { output: 'done' });
+    assertBytes(await lock(h, 'child-1', '{"model": "m2"}'), 200, accepted('child-1', '', 'm2'));
+    // A chat's require_model_lock merges the same way, replacing the lock in place.
+    const chat = await chatReply(h, 'child-1', '{"message": "hi", "model": "openrouter::m3", "require_model_lock": true}');
+    assert.equal(chat.status, 200, chat.text);
+    const child = (await h.request('GET', '/api/sessions/child-1')).json().session;
+    assert.deepEqual([child.model, child.parent_session_id, child.has_model_config], ['m3', 'parent-1', true]);
+    // The recording merged the lock into the row it wrote for the child (its marker first, as Hermes's merge keeps it).
+    assert.deepEqual(readRows(path, "SELECT model_config FROM sessions WHERE id = 'child-1'"), [
+      { model_config: `{"_delegate_from": "parent-1", "browser_model_lock": ${LOCK('openrouter', 'm3')}}` },
+    ]);
+    // Still a delegate child: SessionDB.delete_session takes it with its parent (a lock written as the whole
+    // model_config lost the marker, and the child outlived its parent).
+    assert.equal((await h.request('DELETE', '/api/sessions/parent-1')).json().deleted, true);
+    assertBytes(await h.request('GET', '/api/sessions/child-1'), 404, std('Session not found: child-1', 'session_not_found'));
+  });
+
+  it('--state-db: a row Hermes wrote keeps its other model_config keys, in order, as json.dumps rewrites them', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'hermetic-lock-')), 'state.db');
+    hermesStore(path, [
+      {
+        id: 'kept', model: 'claude', system_prompt_hash: 'h1',
+        model_config: '{"_branched_from":"p","browser_model_lock":{"model":"old","confirmed":true},"yolo_mode":true,"provider":"anthropic","n":1e5,"s":"\u00e9","dup":1,"dup":2}',
+      },
+      { id: 'lineage', model_config: '{"_reset_from": "old-1", "gateway_runtime": {"provider": "nous"}}' },
+      { id: 'garbage', model_config: 'not json' },
+      { id: 'array', model_config: '[1, 2]' },
+      { id: 'blank', model_config: '   ' },
+      { id: 'bystander', model_config: '{"a":1}', system_prompt_hash: 'h2' },
+    ]);
+    const h = await open({ stateDb: path });
+    // The API routes know these sessions once created; the recording keeps the rows the file already has.
+    for (const id of ['kept', 'lineage', 'garbage', 'array', 'blank']) await createSession(h, `{"id": "${id}"}`);
+    assertBytes(await lock(h, 'kept', '{"model": "openrouter::m2"}'), 200, accepted('kept', 'openrouter', 'm2'));
+    for (const id of ['garbage', 'array', 'blank']) assert.equal((await lock(h, id, '{"model": "m"}')).status, 200);
+    const chat = await chatReply(h, 'lineage', '{"message": "hi", "model": "m3", "model_options": {"fast": true}, "require_model_lock": true}');
+    assert.equal(chat.status, 200, chat.text);
+    // The API's own rows held nothing else: its answers are as before.
+    assertBytes(await h.request('GET', '/api/sessions/kept'), 200, wrapped(S('kept', null, { model: 'm2', has_model_config: true })));
+    await h.close();
+    assert.deepEqual(readRows(path, 'SELECT id, model, model_config, system_prompt_hash FROM sessions ORDER BY id'), [
+      { id: 'array', model: 'm', model_config: `{"browser_model_lock": ${LOCK('', 'm')}}`, system_prompt_hash: null },
+      { id: 'blank', model: 'm', model_config: `{"browser_model_lock": ${LOCK('', 'm')}}`, system_prompt_hash: null },
+      { id: 'bystander', model: null, model_config: '{"a":1}', system_prompt_hash: 'h2' },
+      { id: 'garbage', model: 'm', model_config: `{"browser_model_lock": ${LOCK('', 'm')}}`, system_prompt_hash: null },
+      {
+        id: 'kept', model: 'm2', system_prompt_hash: null,
+        model_config: `{"_branched_from": "p", "browser_model_lock": ${LOCK('openrouter', 'm2')}, "yolo_mode": true, "provider": "anthropic", "n": 100000.0, "s": "\\u00e9", "dup": 2}`,
+      },
+      {
+        id: 'lineage', model: 'm3', system_prompt_hash: null,
+        model_config: `{"_reset_from": "old-1", "gateway_runtime": {"provider": "nous"}, "browser_model_lock": ${LOCK('', 'm3', '{"fast": true}')}}`,
+      },
+    ]);
+    // The prompt no row references any more is gone (_delete_unreferenced_system_prompts); the other stays.
+    assert.deepEqual(readRows(path, 'SELECT hash FROM system_prompts ORDER BY hash'), [{ hash: 'h2' }]);
+  });
+
+  it('--state-home: a named profile\'s lock is merged into the row its own store already holds', async () => {
+    const home = join(mkdtempSync(join(tmpdir(), 'hermetic-lock-home-')), 'hermes');
+    mkdirSync(join(home, 'profiles', 'alice'), { recursive: true });
+    const store = join(home, 'profiles', 'alice', 'state.db');
+    hermesStore(store, [{ id: 's', model_config: '{"_branched_from": "p", "yolo_mode": false}' }]);
+    const h = await open({ stateHome: home, profiles: { alice: { apiKey: ALICE.Authorization.slice(7) } } });
+    await createSession(h, '{"id": "s", "model": "mine"}');
+    await createSession(h, '{"id": "s"}', '/p/alice/api/sessions', ALICE);
+    assertBytes(await lock(h, 's', '{"model": "pp::m"}', '/p/alice'), 200, accepted('s', 'pp', 'm'));
+    await h.close();
+    assert.deepEqual(readRows(store, "SELECT model, model_config FROM sessions WHERE id = 's'"), [
+      { model: 'm', model_config: `{"_branched_from": "p", "yolo_mode": false, "browser_model_lock": ${LOCK('pp', 'm')}}` },
+    ]);
+    // The default profile's session of the same id is untouched.
+    assert.deepEqual(readRows(join(home, 'state.db'), "SELECT model, model_config FROM sessions WHERE id = 's'"), [{ model: 'mine', model_config: `{"browser_model_lock": {"provider": "", "model": "mine", "model_options": {}, "route_source": "raw_request", "confirmed": false, "updated_at": 1789169800.0}}` }]);
   });
 });

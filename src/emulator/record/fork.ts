@@ -1,12 +1,14 @@
 // POST /api/sessions/{id}/fork recorded into a state.db as SessionDB writes it (decision 0141): end_session(source,
-// 'branched') (the first reason wins), create_session(fork, 'api_server', model, system_prompt, parent) with its
-// parent's cwd and git columns NULL-filled, replace_messages(fork, get_messages(source)) over the file's own rows of
-// the source (live rows, id order; new ids; the columns _message_row_params writes), then set_session_title.
+// 'branched') (the first reason wins; a run's end stamp gives way when the emulated source was open: decision 0147),
+// create_session(fork, 'api_server', model, system_prompt, parent) with its parent's cwd and git columns NULL-filled,
+// replace_messages(fork, get_messages(source)) over the file's own rows of the source (live rows, id order; new ids;
+// the columns _message_row_params writes), then set_session_title.
 import { displayIdentity } from '../../state-db/display-identity.js';
 import type { StateDbWriter } from '../../state-db/writer/index.js';
 import { BRANCHED, copiedContent, copiedDisplayMetadata, copiedTimestamp, copiedToolCalls } from '../sessions/fork.js';
 import type { ForkRecord } from '../sessions/service.js';
 import { scrubSurrogates } from '../../shared/python/index.js';
+import { endAsHermes } from './session-end.js';
 
 type StoredMessage = Record<string, unknown> & { role: string; timestamp: unknown };
 
@@ -20,7 +22,7 @@ const reasoningJson = (v: unknown): unknown => (v ? v : null);
  */
 export function recordFork(w: StateDbWriter, fork: ForkRecord, profileName: string | null): void {
   w.tx(() => {
-    w.endSession(fork.sourceId, BRANCHED, fork.at);
+    endAsHermes(w, fork.sourceId, BRANCHED, fork.at, fork.sourceWasOpen);
     w.createSession({
       id: fork.id, source: 'api_server', model: fork.model, system_prompt: fork.system_prompt,
       parent_session_id: fork.sourceId, started_at: fork.at, profile_name: profileName ?? undefined,

@@ -1,24 +1,24 @@
 // Records the runs the emulator plays into a Hermes-shaped state.db, as Hermes's API server does: the session
-// (source api_server, the run's model, its profile and session key; reopened when a later run resumes it) when the
+// (source api_server, the run's model, its profile and session key; an earlier run's end stamp cleared) when the
 // agent starts, then each message as the agent persists it — the user message, a model response's tool calls, each
 // tool result — and its activity heartbeat, each write its own transaction as Hermes's flushes are; when the agent
 // returns, the final answer, the run's tokens added as the agent's per-call updates add them, and the end stamp on a
 // terminal status; and the sessions clients create and change through /api/sessions, as SessionDB writes them. The
 // file is another process's too: a write it finds locked waits in order and is tried again, off the request, up to
-// held-writes.ts's bounds (decision 0148); one that fails or finds them full is said, never thrown into a run. Decisions 0004, 0026 and 0133 record the choices; record/turns.ts builds
-// the turns.
+// held-writes.ts's bounds; one that fails or finds them full is said, never thrown into a run. Decisions 0004, 0026,
+// 0133, 0147 and 0148 record the choices; record/turns.ts builds the turns.
 import { existsSync } from 'node:fs';
 import type { IdSource } from '../../shared/ids.js';
 import { isLockedOut, openReadWrite, type Db } from '../../shared/sqlite.js';
 import { createStore, LATEST_LEVEL, securePrivateFiles } from '../../state-db/schema/index.js';
 import { StateDbWriter, type MessageInput } from '../../state-db/writer/index.js';
-import type { ForkRecord } from '../sessions/service.js';
+import type { ForkRecord, ModelLockRecord } from '../sessions/service.js';
 import type { NewSession } from '../sessions/table.js';
 import { recordFork } from './fork.js';
 import { fitsHeld, HELD_BOUNDS, heldFullText, messagesText, ROW_TEXT, type HeldBounds } from './held-writes.js';
+import { recordModelLock } from './model-lock.js';
+import { endAsHermes, reopenForRun, RUN_END_REASONS } from './session-end.js';
 import type { Beat, FinishedTurn, Opening, TurnStart } from './turn-sink.js';
-
-const END_REASONS: Record<string, string> = { completed: 'done', failed: 'failed', cancelled: 'cancelled' };
 
 /**
  * Opens an existing store as it is, or creates one at the current schema (WAL) stamped with a generation token from
@@ -169,8 +169,8 @@ export class StateDbRecorder {
 
   started(turn: TurnStart, opening: Opening): void {
     // Hermes's agent creates the session if missing (started_at: the agent's start, before its first message); a
-    // later run on it resumes it (reopen_session clears the end). The profile is named, `default` included, and the
-    // session key is the agent's gateway_session_key (decision 0133). Then what it writes before its first model
+    // later run on it clears the end stamp an earlier run left (an end Hermes made stays: record/session-end.ts). The
+    // profile is named, `default` included, and the session key is the agent's gateway_session_key (decision 0133). Then what it writes before its first model
     // call: the user message and its first heartbeat (three writes in Hermes, one transaction here).
     const parent = turn.delegatedFrom;
     const identity = { started_at: turn.at, profile_name: turn.profile, session_key: turn.sessionKey ?? undefined };
@@ -184,7 +184,7 @@ export class StateDbRecorder {
       if (fill.length > 0) {
         w.stmt(`UPDATE sessions SET ${fill.map((c) => `${c} = COALESCE(${c}, ?)`).join(', ')} WHERE id = ?`).run(...fill.map((c) => values[c]), turn.sessionId);
       }
-      w.reopenSession(turn.sessionId);
+      reopenForRun(w, turn.sessionId);
       if (opening.messages.length > 0) w.appendMessages(turn.sessionId, [...opening.messages]);
       if (opening.beat) touch(w, turn.sessionId, opening.beat);
     }), typeof last === 'number' ? { sessionId: turn.sessionId, lastAt: last } : undefined, opening.messages);
@@ -222,7 +222,7 @@ export class StateDbRecorder {
       // Hermes's agent adds each API call's usage as it returns (delta mode); a turn's calls and their sum, here, with
       // the cost verdict each call carries (cost_status/cost_source: COALESCE(?, column)).
       if (turn.usage) w.updateTokenCounts(turn.sessionId, { ...turn.usage, model: turn.model }, 'delta');
-      const reason = END_REASONS[turn.status];
+      const reason = RUN_END_REASONS[turn.status];
       if (reason) w.endSession(turn.sessionId, reason);
       // _reset_activity_labels_after_turn: the heartbeat's label goes when the turn ends; its time stays.
       if (w.has('sessions', 'last_activity_description')) {
@@ -260,9 +260,14 @@ export class StateDbRecorder {
     }));
   }
 
-  /** end_session through PATCH {"end_reason": …}: the first reason wins. */
-  sessionEnded(id: string, reason: string, at: number): void {
-    this.#write(`the end of session ${id}`, (w) => void w.endSession(id, reason, at));
+  /** end_session through PATCH {"end_reason": …}: the first reason wins, a run's end stamp giving way (record/session-end.ts). */
+  sessionEnded(id: string, reason: string, at: number, wasOpen: boolean): void {
+    this.#write(`the end of session ${id}`, (w) => endAsHermes(w, id, reason, at, wasOpen));
+  }
+
+  /** POST /api/sessions/{id}/model and the chat's require_model_lock (record/model-lock.ts). */
+  sessionLocked(id: string, lock: ModelLockRecord): void {
+    this.#write(`the model lock of session ${id}`, (w) => recordModelLock(w, id, lock));
   }
 
   /** DELETE /api/sessions/{id}: SessionDB.delete_session (messages, then the row; children orphaned). */

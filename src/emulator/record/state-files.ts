@@ -8,7 +8,7 @@ import { createDirs } from '../../shared/dirs.js';
 import { HermeticError } from '../../shared/errors.js';
 import type { IdSource } from '../../shared/ids.js';
 import { profileHome } from '../../state-db/home.js';
-import type { ForkRecord, SessionMirror } from '../sessions/service.js';
+import type { ForkRecord, ModelLockRecord, SessionMirror } from '../sessions/service.js';
 import { StateDbRecorder, type ApiSessionRow } from './state-db.js';
 import type { Beat, FinishedTurn, Opening, TurnSink, TurnStart } from './turn-sink.js';
 
@@ -93,8 +93,12 @@ export class StateFiles implements TurnSink, SessionMirror {
     this.#recorder(profile).sessionUpdated(id, fields);
   }
 
-  sessionEnded(profile: string, id: string, reason: string, at: number): void {
-    this.#recorder(profile).sessionEnded(id, reason, at);
+  sessionEnded(profile: string, id: string, reason: string, at: number, wasOpen: boolean): void {
+    this.#recorder(profile).sessionEnded(id, reason, at, wasOpen);
+  }
+
+  sessionLocked(profile: string, id: string, lock: ModelLockRecord): void {
+    this.#recorder(profile).sessionLocked(id, lock);
   }
 
   sessionDeleted(profile: string, id: string): void {

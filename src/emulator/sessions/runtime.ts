@@ -4,6 +4,7 @@
 import { dumps, isDict, PyFloat, pyStr, pyTruthy, type PyDict, type PyValue } from '../../shared/python/index.js';
 import type { HermesError } from '../runs/hermes-errors.js';
 import { sessionErrors } from './errors.js';
+import { BROWSER_MODEL_LOCK, parseModelConfig } from './model-config.js';
 import { cleanRuntimeId } from './rules.js';
 
 export interface RuntimeRequest {
@@ -85,17 +86,16 @@ export function runtimeFromBody(body: PyDict, virtualModel: string): RuntimeRequ
 export function effectiveRuntime(body: PyDict, modelConfig: string | null, virtualModel: string): RuntimeRequest {
   const fromBody = runtimeFromBody(body, virtualModel);
   if (fromBody.model || fromBody.provider || modelConfig === null) return fromBody;
+  // _parse_session_model_config: json.loads, any failure an empty config; the lock found among the row's other keys.
   let lock: PyValue | undefined;
   try {
-    const config = JSON.parse(modelConfig) as Record<string, unknown>;
-    lock = config && typeof config === 'object' ? (config.browser_model_lock as PyValue) : undefined;
+    lock = parseModelConfig(modelConfig).get(BROWSER_MODEL_LOCK);
   } catch {
     return fromBody;
   }
-  const l = lock as unknown as Record<string, PyValue> | undefined;
-  if (!l || typeof l !== 'object' || !coerceRequestBool(l.confirmed)) return fromBody;
-  const model = clean(l.model);
-  const provider = clean(l.provider, 80);
+  if (!isDict(lock) || !coerceRequestBool(lock.get('confirmed'))) return fromBody;
+  const model = clean(lock.get('model'));
+  const provider = clean(lock.get('provider'), 80);
   if (!model && !provider) return fromBody;
   const route = model ? (provider ? { model, provider } : { model }) : null;
   return { provider, model, route, routeSource: 'session_model_lock', requireLock: true, persisted: true, modelOptions: fromBody.modelOptions };
@@ -109,17 +109,22 @@ export function lockError(r: RuntimeRequest): HermesError | null {
   return null;
 }
 
-/** The model_config POST /api/sessions stores for a requested model (a Browser model lock, confirmed or not). */
-export function lockConfig(r: RuntimeRequest, now: number): string | null {
-  if (!r.model && !r.provider) return null;
-  return dumps(new Map<string, PyValue>([['browser_model_lock', new Map<string, PyValue>([
+/** The lock dict itself (update_session_runtime_lock's `lock`, in its key order), stamped `now`. */
+export function lockEntry(r: RuntimeRequest, now: number): PyDict {
+  return new Map<string, PyValue>([
     ['provider', r.provider],
     ['model', r.model],
     ['model_options', r.modelOptions],
     ['route_source', r.routeSource],
     ['confirmed', r.requireLock],
     ['updated_at', new PyFloat(now)],
-  ])]]));
+  ]);
+}
+
+/** The model_config POST /api/sessions stores for a requested model (a Browser model lock, confirmed or not). */
+export function lockConfig(r: RuntimeRequest, now: number): string | null {
+  if (!r.model && !r.provider) return null;
+  return dumps(new Map<string, PyValue>([[BROWSER_MODEL_LOCK, lockEntry(r, now)]]));
 }
 
 /**

@@ -4,7 +4,7 @@
 // store first, so nothing a client is told can be lost by a crash.
 import type { Clock } from '../../shared/clock.js';
 import type { IdSource } from '../../shared/ids.js';
-import { compareCodePoints, isDict, pyInt, pyStr, pyStrip, pyTruthy, sqliteBindable, SQLITE_INT_MAX, type PyDict, type PyValue } from '../../shared/python/index.js';
+import { compareCodePoints, isDict, pyInt, PyJsonError, pyStr, pyStrip, pyTruthy, sqliteBindable, SQLITE_INT_MAX, type PyDict, type PyValue } from '../../shared/python/index.js';
 import type { GatewaySettings } from '../gateway.js';
 import { fail, ok, UnhandledHermesException, type Result } from '../runs/hermes-errors.js';
 import { lockBackoff, StoreUnavailable, type LockWait } from '../runs/run-table.js';
@@ -15,7 +15,8 @@ import { sessionErrors } from './errors.js';
 import { BRANCHED, forkedMessages, forkId, lineageBase, lineagePattern, mintForkId, nextTitleInLineage, UNTITLED_BASE } from './fork.js';
 import { messageObject, sessionObject, shapePreview } from './object.js';
 import type { SessionRecorder } from './recorder.js';
-import { effectiveRuntime, lockAcceptedRuntime, lockConfig, lockError, runtimeFromBody, type RuntimeRequest } from './runtime.js';
+import { BROWSER_MODEL_LOCK, mergeModelConfig } from './model-config.js';
+import { effectiveRuntime, lockAcceptedRuntime, lockConfig, lockEntry, lockError, runtimeFromBody, type RuntimeRequest } from './runtime.js';
 import { mintSessionId, normalizeSource, parseQueryInt, queryBool, sanitizeTitle, sessionIdProblem, TitleTooLong } from './rules.js';
 import type { SessionOps, SessionRow, SessionTable } from './table.js';
 
@@ -30,7 +31,13 @@ const PATCH_FLAGS = ['pinned', 'archived', 'hidden', 'unread'] as const;
 export interface SessionMirror {
   sessionCreated(profile: string, row: { id: string; source: string; model: string | null; model_config: string | null; system_prompt: string | null; started_at: number; title: string | null }): void;
   sessionUpdated(profile: string, id: string, fields: Record<string, unknown>): void;
-  sessionEnded(profile: string, id: string, reason: string, at: number): void;
+  /**
+   * end_session (PATCH's end_reason). `wasOpen`: the emulated row was open, so Hermes's end took effect (its first
+   * reason); false: the row kept the end it had (decision 0147).
+   */
+  sessionEnded(profile: string, id: string, reason: string, at: number, wasOpen: boolean): void;
+  /** update_session_runtime_lock: the lock merged into the row's own model_config (decision 0147). */
+  sessionLocked(profile: string, id: string, lock: ModelLockRecord): void;
   sessionDeleted(profile: string, id: string): void;
   /** POST /api/sessions/{id}/fork: the source ended `branched`, the fork made and its messages copied, then its title (null: none set). */
   sessionForked(profile: string, fork: ForkRecord): void;
@@ -44,6 +51,16 @@ export interface ForkRecord {
   system_prompt: string | null;
   at: number;
   title: string | null;
+  /** The emulated source was open, so end_session ended it `branched` (decision 0147). */
+  sourceWasOpen: boolean;
+}
+
+/** What a model lock wrote, for the recording to merge into its own row as SessionDB would (decision 0147). */
+export interface ModelLockRecord {
+  /** The `browser_model_lock` dict, `updated_at` included: the same bytes in the store and the recording. */
+  entry: PyDict;
+  /** `model = COALESCE(?, model)`: the locked model, or null (a provider alone keeps the row's). */
+  model: string | null;
 }
 
 export interface SessionServiceDeps {
@@ -251,15 +268,15 @@ export class SessionService {
         if (holder !== undefined) return { conflict: holder };
       }
       ops.update(profile, id, changes as Partial<SessionRow>);
-      if (endReason !== null && endBinds) ops.end(profile, id, endReason, now);
-      return { row: ops.get(profile, id) };
+      const ended = endReason !== null && endBinds && ops.end(profile, id, endReason, now);
+      return { row: ops.get(profile, id), ended };
     });
     if (!updated.ok) return updated;
-    const { conflict, row } = updated.value as { conflict?: string; row?: SessionRow };
+    const { conflict, row, ended } = updated.value as { conflict?: string; row?: SessionRow; ended?: boolean };
     if (conflict !== undefined) return fail(sessionErrors.title(`Title '${title}' is already in use by session ${conflict}`));
     this.#mirror((m) => {
       m.sessionUpdated(profile, id, changes);
-      if (endReason !== null && endBinds) m.sessionEnded(profile, id, endReason, now);
+      if (endReason !== null && endBinds) m.sessionEnded(profile, id, endReason, now, ended === true);
     });
     if (!endBinds) throw new UnhandledHermesException('sqlite3 could not bind end_session\'s end_reason (UnicodeEncodeError)');
     // `db.get_session(id) or session`: a row deleted since the 404 check answers as it was first read (decision 0078).
@@ -290,11 +307,12 @@ export class SessionService {
     const rawTitle = body.get('title');
     const given = rawTitle === undefined || rawTitle === null ? null : pyStr(rawTitle);
     let id = chosen.id;
+    let sourceWasOpen = false;
     const forked = await this.#store('write', 'forking a session', (ops) => {
       // A seeded id stream starts over in a new process: a minted id skips the ids the store holds, as create's does.
       if (chosen.minted && ids.seeded) while (ops.get(profile, id)) id = mintForkId(now, ids.uuid4Hex());
       if (ops.get(profile, id)) return { kind: 'exists' as const };
-      ops.end(profile, source.id, BRANCHED, now);
+      sourceWasOpen = ops.end(profile, source.id, BRANCHED, now);
       ops.ensure({ profile, id, source: 'api_server', model: source.model, model_config: null, system_prompt: source.system_prompt, started_at: now, parent_session_id: source.id });
       const copied = forkedMessages(ops.messages(profile, source.id, { limit: -1, offset: 0, latest: false }), now);
       ops.replaceMessages(profile, id, copied.messages, copied.toolCalls);
@@ -320,7 +338,7 @@ export class SessionService {
     const outcome = forked.value;
     if (outcome.kind === 'exists') return fail(sessionErrors.exists(id));
     const title = outcome.kind === 'forked' ? outcome.title : null;
-    this.#mirror((m) => m.sessionForked(profile, { sourceId: source.id, id, model: source.model, system_prompt: source.system_prompt, at: now, title }));
+    this.#mirror((m) => m.sessionForked(profile, { sourceId: source.id, id, model: source.model, system_prompt: source.system_prompt, at: now, title, sourceWasOpen }));
     if (outcome.kind === 'title') return fail(sessionErrors.title(outcome.message));
     return ok(wrap(outcome.row));
   }
@@ -412,19 +430,34 @@ export class SessionService {
   }
 
   /**
-   * _persist_session_runtime_lock → SessionDB.update_session_runtime_lock: a newly confirmed lock is kept on the row,
-   * its model becomes the row's (`COALESCE(?, model)`), and the stored system prompt is cleared (decision 0118). A
-   * model sqlite3 cannot bind (a lone surrogate) or a store that fails the write is the handler's own JSON 500. The
-   * lock is committed before the caller answers; the recording mirrors it.
+   * _persist_session_runtime_lock → SessionDB.update_session_runtime_lock: a newly confirmed lock is merged into the
+   * row's model_config under `browser_model_lock` (its other keys kept: decision 0147), its model becomes the row's
+   * (`COALESCE(?, model)`), and the stored system prompt is cleared (decision 0118). A row gone since the 404 check is
+   * left alone, as the merge finds no row. A model sqlite3 cannot bind (a lone surrogate), a model_config json.loads
+   * raises on, or a store that fails the write is the handler's own JSON 500. The lock is committed before the
+   * caller answers; the recording merges it into its own row.
    */
   async #persistLock(session: SessionRow, runtime: RuntimeRequest): Promise<Result<void>> {
-    const lock: Record<string, unknown> = { model_config: lockConfig(runtime, this.deps.clock.now()), system_prompt: null, system_prompt_hash: null };
-    if (runtime.model) lock.model = runtime.model;
+    const lock: ModelLockRecord = { entry: lockEntry(runtime, this.deps.clock.now()), model: runtime.model || null };
+    const patch = new Map<string, PyValue>([[BROWSER_MODEL_LOCK, lock.entry]]);
+    const { profile, id } = session;
     const saved = sqliteBindable(runtime.model)
-      ? await this.#store('write', 'saving a model lock', (ops) => ops.update(session.profile, session.id, lock as Partial<SessionRow>))
+      ? await this.#store('write', 'saving a model lock', (ops) => {
+          const row = ops.get(profile, id);
+          if (!row) return 'missing' as const;
+          let merged: string | null;
+          try {
+            merged = mergeModelConfig(row.model_config, patch);
+          } catch (e) {
+            if (e instanceof PyJsonError) return 'raised' as const;
+            throw e;
+          }
+          ops.update(profile, id, { model_config: merged, system_prompt: null, ...(lock.model ? { model: lock.model } : {}) });
+          return 'written' as const;
+        })
       : null;
-    if (!saved?.ok) return fail(sessionErrors.lockNotPersisted());
-    this.#mirror((m) => m.sessionUpdated(session.profile, session.id, lock));
+    if (!saved?.ok || saved.value === 'raised') return fail(sessionErrors.lockNotPersisted());
+    if (saved.value === 'written') this.#mirror((m) => m.sessionLocked(profile, id, lock));
     return ok(undefined);
   }
 

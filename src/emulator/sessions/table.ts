@@ -125,8 +125,8 @@ export interface SessionOps {
   /** Another row holding `title`, if any (the row `id` itself excluded). */
   titleHolder(profile: string, title: string, id: string): string | undefined;
   update(profile: string, id: string, changes: Partial<Omit<SessionRow, 'profile' | 'id'>>): void;
-  /** end_session: the first reason wins. */
-  end(profile: string, id: string, reason: string, at: number): void;
+  /** end_session: the first reason wins. True when it ended the row (it was open). */
+  end(profile: string, id: string, reason: string, at: number): boolean;
   /** A turn's messages in order, the counters moved, optionally the usage of its API calls added. */
   append(profile: string, sessionId: string, messages: readonly NewMessage[], usage: UsageDelta | null): void;
   /**

@@ -161,13 +161,13 @@ class Ops implements SessionOps {
     );
   }
 
-  end(profile: string, id: string, reason: string, at: number): void {
-    this.#stmt('UPDATE api_sessions SET ended_at = ?, end_reason = ? WHERE profile = ? AND id = ? AND ended_at IS NULL').run(
+  end(profile: string, id: string, reason: string, at: number): boolean {
+    return this.#stmt('UPDATE api_sessions SET ended_at = ?, end_reason = ? WHERE profile = ? AND id = ? AND ended_at IS NULL').run(
       at,
       reason,
       profile,
       id,
-    );
+    ).changes > 0;
   }
 
   /**

@@ -1,6 +1,6 @@
 // Python semantics both halves need, once: CPython 3.11 `json` (loads with aiohttp's body decoding, the three dumps
 // styles Hermes uses), float repr, str()/repr(), bool(), round(), str.strip() and len(). Tested against CPython.
-export { PyFloat, PyJsonError, clonePy, type PyDict, type PyValue } from './values.js';
+export { PyFloat, PyJsonDecodeError, PyJsonError, clonePy, type PyDict, type PyValue } from './values.js';
 export { parsePyJson } from './parse.js';
 export { decodeAndParse, decodeText } from './decode.js';
 export { canonicalDumps, compareCodePoints, dumps, dumpsSorted, dumpsUnicode, pyFloatRepr, type PlainJson } from './dump.js';

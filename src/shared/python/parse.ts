@@ -1,21 +1,21 @@
 // json.loads with CPython 3.11 semantics (strict=True): numbers keep int/float, duplicate keys keep their first
 // position with the last value, NaN/Infinity accepted, lone surrogate escapes kept.
 import { MAX_INT_DIGITS } from './int.js';
-import { PyFloat, PyJsonError, type PyDict, type PyValue } from './values.js';
+import { PyFloat, PyJsonDecodeError, PyJsonError, type PyDict, type PyValue } from './values.js';
 
 // Python 3.11's recursion limit is 1000 and the request handler already sits some frames deep, so
 // very deep nesting raises RecursionError (caught upstream as invalid JSON). We cut off at 900.
 const MAX_DEPTH = 900;
 
 /** Python-style JSONDecodeError message: "msg: line L column C (char N)". */
-function decodeError(msg: string, text: string, pos: number): PyJsonError {
+function decodeError(msg: string, text: string, pos: number): PyJsonDecodeError {
   let line = 1;
   let lastNl = -1;
   for (let i = text.indexOf('\n'); i !== -1 && i < pos; i = text.indexOf('\n', i + 1)) {
     line++;
     lastNl = i;
   }
-  return new PyJsonError(`${msg}: line ${line} column ${pos - lastNl} (char ${pos})`);
+  return new PyJsonDecodeError(`${msg}: line ${line} column ${pos - lastNl} (char ${pos})`);
 }
 
 function hexVal(c: number): number {

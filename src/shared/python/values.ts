@@ -19,6 +19,13 @@ export class PyJsonError extends Error {
   override name = 'PyJsonError';
 }
 
+/**
+ * Python's json.JSONDecodeError: the text is not a JSON document. The other PyJsonErrors of json.loads are what Python
+ * raises past its limits (RecursionError for deep nesting, ValueError for an int of over 4300 digits), which callers
+ * that catch only JSONDecodeError let through.
+ */
+export class PyJsonDecodeError extends PyJsonError {}
+
 /** A deep copy (PyFloat, being immutable, is shared). */
 export function clonePy<T extends PyValue>(value: T): T {
   const v: PyValue = value;
