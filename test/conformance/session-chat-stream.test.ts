@@ -8,37 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { it } from 'node:test';
 import Database from 'better-sqlite3';
-import { describeTransports, type Harness, type Stream } from '../support/harness.js';
+import { frames, openChatStream as open } from '../support/chat-stream.js';
+import { describeTransports } from '../support/harness.js';
 import { createSession } from '../support/sessions.js';
 import { waitFor } from '../support/wait.js';
 
 const ALICE = { Authorization: 'Bearer alice-key-0123456789' };
 const TS = '1789169800.0';
-
-interface Frame {
-  event: string;
-  data: any;
-}
-
-/** The stream's frames: `event:` and `data:` lines, each frame ended by a blank line. */
-function frames(text: string): Frame[] {
-  return text
-    .split('\n\n')
-    .filter((f) => f !== '')
-    .map((f) => {
-      const [head, data] = f.split('\n');
-      return { event: head!.slice('event: '.length), data: JSON.parse(data!.slice('data: '.length)) };
-    });
-}
-
-/** Opens a stream on session `id` and waits for message.started: the agent has started. */
-async function open(h: Harness, id: string, body: string, headers: Record<string, string> = {}, prefix = ''): Promise<{ stream: Stream; runId: string; messageId: string }> {
-  const stream = await h.events(`${prefix}/api/sessions/${id}/chat/stream`, { method: 'POST', body, headers });
-  assert.equal(stream.status, 200, stream.body);
-  await stream.until((t) => t.includes('event: message.started'));
-  const [started, message] = frames(stream.text());
-  return { stream, runId: started!.data.run_id, messageId: message!.data.message.id };
-}
 
 /** `_sse_frame(payload, event=name, ensure_ascii=False)`, the common keys after the event's own. */
 const frame = (name: string, own: string, session: string, runId: string, seq: number): string =>
