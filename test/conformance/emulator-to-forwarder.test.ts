@@ -192,7 +192,7 @@ it('a forwarder tailing the file while a run plays sees its turn grow, and ends 
   await h.admin.event(run, { event: 'tool.started', tool: 'read_file', arguments: { path: 'b' } });
   await h.admin.event(run, { event: 'tool.completed', tool: 'read_file', result: 'A' });
   await tick();
-  assert.deepEqual(shape(await rows(tailing)), [['user', 'read both', 0], ['assistant', null, 2], ['tool', 'A', 0]], 'the response\'s two calls in one row, the first result');
+  assert.deepEqual(shape(await rows(tailing)), [['user', 'read both', 0], ['assistant', '', 2], ['tool', 'A', 0]], 'the response\'s two calls in one row, the first result');
   await h.admin.event(run, { event: 'tool.completed', tool: 'read_file', result: 'B' });
   await h.admin.complete(run, { output: 'Both read.', usage: { input_tokens: 30, output_tokens: 6 } });
   await tick();

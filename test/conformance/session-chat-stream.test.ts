@@ -8,37 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { it } from 'node:test';
 import Database from 'better-sqlite3';
-import { describeTransports, type Harness, type Stream } from '../support/harness.js';
+import { frames, openChatStream as open } from '../support/chat-stream.js';
+import { describeTransports } from '../support/harness.js';
 import { createSession } from '../support/sessions.js';
 import { waitFor } from '../support/wait.js';
 
 const ALICE = { Authorization: 'Bearer alice-key-0123456789' };
 const TS = '1789169800.0';
-
-interface Frame {
-  event: string;
-  data: any;
-}
-
-/** The stream's frames: `event:` and `data:` lines, each frame ended by a blank line. */
-function frames(text: string): Frame[] {
-  return text
-    .split('\n\n')
-    .filter((f) => f !== '')
-    .map((f) => {
-      const [head, data] = f.split('\n');
-      return { event: head!.slice('event: '.length), data: JSON.parse(data!.slice('data: '.length)) };
-    });
-}
-
-/** Opens a stream on session `id` and waits for message.started: the agent has started. */
-async function open(h: Harness, id: string, body: string, headers: Record<string, string> = {}, prefix = ''): Promise<{ stream: Stream; runId: string; messageId: string }> {
-  const stream = await h.events(`${prefix}/api/sessions/${id}/chat/stream`, { method: 'POST', body, headers });
-  assert.equal(stream.status, 200, stream.body);
-  await stream.until((t) => t.includes('event: message.started'));
-  const [started, message] = frames(stream.text());
-  return { stream, runId: started!.data.run_id, messageId: message!.data.message.id };
-}
 
 /** `_sse_frame(payload, event=name, ensure_ascii=False)`, the common keys after the event's own. */
 const frame = (name: string, own: string, session: string, runId: string, seq: number): string =>
@@ -110,12 +86,22 @@ describeTransports('session chat stream (decision 0145)', (openHarness) => {
     assert.ok(text.includes(`event: tool.completed\ndata: {"message_id": "${messageId}", "tool_name": "terminal", "preview": null, "args": null, "session_id": "s"`), text);
     const completed = all[5]!.data;
     assert.equal(completed.messages.length, 3);
-    const [call, result, reply] = completed.messages;
-    assert.deepEqual(Object.keys(call), ['role', 'content', 'tool_calls', 'finish_reason', 'reasoning']);
-    assert.equal(call.tool_calls[0].function.name, 'terminal');
-    assert.equal(call.tool_calls[0].function.arguments, '{"command":"ls -la"}');
-    assert.deepEqual(result, { role: 'tool', content: 'a.txt', tool_call_id: call.tool_calls[0].id, tool_name: 'terminal' });
-    assert.deepEqual(reply, { role: 'assistant', content: 'One file.', finish_reason: 'stop', reasoning: null });
+    // The agent's dicts as _message_response projects them (decision 0146): a response of calls alone has the empty
+    // content, each call its call_id and Responses item id; the tool message its call id and tool name; no timestamp.
+    const id = completed.messages[0].tool_calls[0].id;
+    assert.match(id, /^call_[0-9a-f]{24}$/);
+    const messages = text.slice(text.indexOf('"messages": ') + '"messages": '.length, text.indexOf(', "usage": ', text.indexOf('event: run.completed')));
+    assert.equal(
+      messages,
+      `[{"role": "assistant", "content": "", "tool_calls": [{"id": "${id}", "call_id": "${id}", "response_item_id": "fc_${id.slice(5)}", ` +
+        '"type": "function", "function": {"name": "terminal", "arguments": "{\\"command\\":\\"ls -la\\"}"}}], "finish_reason": "tool_calls", "reasoning": null}, ' +
+        `{"role": "tool", "content": "a.txt", "tool_call_id": "${id}", "tool_name": "terminal"}, ` +
+        '{"role": "assistant", "content": "One file.", "finish_reason": "stop", "reasoning": null}]',
+    );
+    // The rows the session keeps are the same dicts.
+    const stored = (await h.request('GET', '/api/sessions/s/messages')).json().data;
+    assert.deepEqual(stored[1].tool_calls, completed.messages[0].tool_calls);
+    assert.equal(stored[1].content, '');
     // The requested model is the run's status model (the body's), and the one the agent ran.
     assert.equal((await h.request('GET', `/v1/runs/${runId}`)).json().model, 'gpt-x');
     assert.equal(completed.runtime.model, 'gpt-x');

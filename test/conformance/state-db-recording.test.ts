@@ -342,7 +342,7 @@ describeTransports('state.db recording', (open) => {
     const expected = {
       parts: [['user', 'look\n[screenshot]\nhere'], ['assistant', 'Seen.']],
       image: [['user', '[screenshot]'], ['assistant', 'A picture.']],
-      lone: [['user', 'a\ufffdb \ud83d\ude00'], ['assistant', null], ['tool', 'out\ufffd'], ['assistant', 'done\ufffd']],
+      lone: [['user', 'a\ufffdb \ud83d\ude00'], ['assistant', ''], ['tool', 'out\ufffd'], ['assistant', 'done\ufffd']],
     };
     assert.deepEqual(api, expected, 'the API server\'s sessions');
     const db = new Database(path, { readonly: true });
@@ -450,7 +450,7 @@ describeTransports('state.db recording', (open) => {
     await h.admin.event(runId, { event: 'tool.completed', tool: 'terminal', result: 'two' });
     await h.admin.complete(runId, { output: 'second timeline' });
     const messages = (await h.request('GET', '/api/sessions/cp-sess/messages')).json().data as Array<{ role: string; content: string | null }>;
-    assert.deepEqual(messages.map((m) => [m.role, m.content]), [['user', 'ls it'], ['assistant', null], ['tool', 'two'], ['assistant', 'second timeline']]);
+    assert.deepEqual(messages.map((m) => [m.role, m.content]), [['user', 'ls it'], ['assistant', ''], ['tool', 'two'], ['assistant', 'second timeline']]);
     assert.equal((await h.request('GET', '/api/sessions/cp-sess')).json().session.tool_call_count, 1);
     await h.close();
   });

@@ -58,7 +58,7 @@ describeTransports('turns as they happen (decision 0133)', (open) => {
 
     await h.admin.event(run, { event: 'tool.started', tool: 'terminal', preview: 'ls', arguments: { command: 'ls' } });
     await h.admin.event(run, { event: 'tool.completed', tool: 'terminal', duration: 0.2, result: 'README.md\nsrc' });
-    expected.push(['assistant', null, ['terminal']], ['tool', 'README.md\nsrc', null]);
+    expected.push(['assistant', '', ['terminal']], ['tool', 'README.md\nsrc', null]);
     assert.deepEqual(shape(await apiMessages(h, 'conv-live')), expected, 'the call and its result, while the run goes on');
     assert.deepEqual(shape(fileMessages(path, 'conv-live')), expected, 'the file, while the run goes on');
     const session = (await h.request('GET', '/api/sessions/conv-live')).json().session as Row;
@@ -108,8 +108,8 @@ describeTransports('turns as they happen (decision 0133)', (open) => {
 
     const rows = await apiMessages(h, 'conv-par');
     const expected = [
-      ['user', 'read both', null], ['assistant', null, ['read_file', 'read_file']], ['tool', 'A', null], ['tool', 'B', null],
-      ['assistant', null, ['terminal']], ['tool', 'ok', null], ['assistant', 'Done.', null],
+      ['user', 'read both', null], ['assistant', '', ['read_file', 'read_file']], ['tool', 'A', null], ['tool', 'B', null],
+      ['assistant', '', ['terminal']], ['tool', 'ok', null], ['assistant', 'Done.', null],
     ];
     assert.deepEqual(shape(rows), expected);
     const calls = rows[1]!.tool_calls as Array<{ id: string; function: { arguments: string } }>;

@@ -45,6 +45,16 @@ describe('fault rules', () => {
     });
   });
 
+  it('sse_drop and sse_stall take the two event streams, the run events by default; any other operation is refused', () => {
+    assert.equal(rule({ action: 'sse_drop', operation: 'session_chat_stream' }).operation, 'session_chat_stream');
+    assert.equal(rule({ action: 'sse_stall', operation: 'events' }).operation, 'events');
+    assert.equal(rule({ action: 'sse_drop' }).operation, 'events');
+    assert.throws(
+      () => rule({ action: 'sse_stall', operation: 'session_chat' }),
+      (e: unknown) => e instanceof HermeticError && e.message === 'Fault rule: action "sse_stall" only applies to operations "events" and "session_chat_stream" (only an event stream has events), not "session_chat".',
+    );
+  });
+
   it('a respond body: a string as it is (text/plain unless given), JSON as json.dumps, null for none', () => {
     assert.deepEqual([rule({ action: 'respond', status: 200, body: 'hi' }).body, rule({ action: 'respond', status: 200, body: 'hi' }).headers], ['hi', { 'Content-Type': 'text/plain; charset=utf-8' }]);
     const json = rule({ action: 'respond', status: 200, body: { b: 1.5, a: null }, headers: { 'X-A': '1' } });

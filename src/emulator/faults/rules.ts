@@ -33,12 +33,15 @@ const ACTION_FIELDS: Record<FaultAction, readonly string[]> = {
   drain: [],
 };
 const ALL_FIELDS = [...MATCH_FIELDS, ...new Set(Object.values(ACTION_FIELDS).flat())];
-/** Actions that exist at one operation only (Hermes's checks live in submit; only an event stream has events). */
-const ONLY_OPERATION: Partial<Record<FaultAction, FaultOperation>> = {
-  throttle: 'submit',
-  drain: 'submit',
-  sse_drop: 'events',
-  sse_stall: 'events',
+/**
+ * Actions that exist at some operations only, the first the one a rule without `operation` gets: Hermes's checks live
+ * in submit; only an event stream has events, and there are two (the run's events, a session chat stream: decision 0146).
+ */
+const ONLY_OPERATIONS: Partial<Record<FaultAction, readonly FaultOperation[]>> = {
+  throttle: ['submit'],
+  drain: ['submit'],
+  sse_drop: ['events', 'session_chat_stream'],
+  sse_stall: ['events', 'session_chat_stream'],
 };
 
 /** Rule ids: safe in a path, a label and a file name; `presets` names GET /__admin/faults/presets. */
@@ -137,11 +140,12 @@ export function parseFaultRule(input: PyValue, where: string, codes: FaultErrorC
     invalid(`field "${key}" does not apply to action "${action}" (it is for ${owners.join(', ')}).`);
   }
   let operation = oneOf('operation', FAULT_OPERATIONS, null);
-  const only = ONLY_OPERATION[action];
-  if (only && operation !== null && operation !== only) {
-    invalid(`action "${action}" only applies to operation "${only}" (${only === 'submit' ? "Hermes's check is in POST /v1/runs" : 'only an event stream has events'}), not "${operation}".`);
+  const only = ONLY_OPERATIONS[action];
+  if (only && operation !== null && !only.includes(operation)) {
+    const named = only.length === 1 ? `operation "${only[0]}"` : `operations ${only.map((o) => `"${o}"`).join(' and ')}`;
+    invalid(`action "${action}" only applies to ${named} (${only[0] === 'submit' ? "Hermes's check is in POST /v1/runs" : 'only an event stream has events'}), not "${operation}".`);
   }
-  operation ??= only ?? null;
+  operation ??= only?.[0] ?? null;
   const method = str('method');
   if (method !== null && !TOKEN.test(method)) invalid(`field "method" must be an HTTP method such as "GET", not ${shown(method)}.`);
   const pathPrefix = str('path_prefix');

@@ -4,8 +4,14 @@
 import type { HttpResponse, StreamSink } from '../http.js';
 
 /**
+ * Whether a written chunk is an event: a run's `data:` frame or a session chat stream's `event:` one (each frame is one
+ * write). Keep-alives and the end are comments (`:`), never counted.
+ */
+const isEvent = (chunk: string): boolean => chunk.startsWith('data:') || chunk.startsWith('event:');
+
+/**
  * Arms `response`'s stream (a 200 event stream) with the fault. `take()` is asked when the fault would act (after
- * `afterEvents` data frames): true spends the rule and the fault acts; false (spent meanwhile) lets the stream run on.
+ * `afterEvents` event frames): true spends the rule and the fault acts; false (spent meanwhile) lets the stream run on.
  * A stream that ends before that point is not affected and spends nothing.
  */
 export function armStream(
@@ -40,7 +46,7 @@ export function armStream(
         // Stalled: Hermes keeps writing into a connection that no longer moves; nothing reaches the client.
         if (state === 'stall') return true;
         const ok = sink.write(chunk);
-        if (ok && waiting && chunk.startsWith('data:') && ++events >= afterEvents) trip();
+        if (ok && waiting && isEvent(chunk) && ++events >= afterEvents) trip();
         return ok;
       },
       drained() {

@@ -34,8 +34,9 @@ export type FaultOperation =
  * - `drop`: the connection is dropped without an answer (the request never reaches Hermes).
  * - `admit_then_drop`: Hermes handles the request (a submit admits its run), then the connection drops before the
  *   answer; spent only by a 2xx answer.
- * - `sse_drop`: an event stream's connection drops after `after_events` events (no `: stream closed`).
+ * - `sse_drop`: an event stream's connection drops after `after_events` events (no `: stream closed`, no `done`).
  * - `sse_stall`: an event stream sends `after_events` events, then nothing more (no events, keep-alives or end).
+ *   Both apply to `events` (the default) and to `session_chat_stream`; a rule for any other operation is refused.
  * - `throttle`: Hermes's own capacity check refuses (429, `Retry-After: 1`) at its place in POST /v1/runs: after
  *   validation and the idempotency lookup, so a replay or a 400 is answered as before and does not spend the rule.
  * - `drain`: Hermes's own draining check refuses (503, `Retry-After: 1`) at its place: right after auth, replays too.

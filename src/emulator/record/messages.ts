@@ -3,7 +3,7 @@
 // and the activity heartbeat's descriptions. Pure; record/turns.ts decides when each is written (decision 0133).
 import { createHash } from 'node:crypto';
 import { dumpsUnicode, isDict, PyFloat, pyRound, pyStr, pyStrip, type PlainJson, type PyValue } from '../../shared/python/index.js';
-import type { MessageInput } from '../../state-db/writer/types.js';
+import type { MessageInput, ToolCall } from '../../state-db/writer/types.js';
 
 /** PyValue → plain JSON (ints and floats both become numbers; bigints that fit stay exact as numbers). */
 export function toJson(v: PyValue): PlainJson {
@@ -59,6 +59,19 @@ export function userContent(content: PyValue): MessageInput['content'] {
  */
 export const callPrefix = (runId: string): string => `call_${createHash('sha256').update(runId).digest('hex').slice(0, 16)}`;
 export const callId = (prefix: string, n: number): string => prefix + n.toString(16).padStart(8, '0');
+
+/**
+ * A tool call as the agent's message keeps it (agent/chat_completion_helpers.py `build_assistant_message`, decision
+ * 0146): its id, the same as `call_id`, the Responses item id `_derive_responses_function_call_id` makes of a `call_`
+ * id (`fc_` and the rest), the type and the function. Stored in the row as it is.
+ */
+export const toolCall = (id: string, name: string, args: string): ToolCall => ({
+  id,
+  call_id: id,
+  response_item_id: `fc_${id.slice('call_'.length)}`,
+  type: 'function',
+  function: { name, arguments: args },
+});
 
 /** apply_pending_steer_to_tool_results's marker (agent/agent_runtime_helpers.py, Hermes PR #12116). */
 export const steerMarker = (text: string): string => `\n\n[USER STEER (injected mid-run, not tool output): ${text}]`;

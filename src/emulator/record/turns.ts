@@ -10,8 +10,8 @@ import type { AgentResult, ProgressEvent } from '../runs/agent.js';
 import type { RunObserver } from '../runs/observer.js';
 import type { LiveRun } from '../runs/registry.js';
 import {
-  activityDescription, argumentsText, callId, callPrefix, failedToolResult, NO_ARGUMENTS, steerMarker, toolCompletedActivity,
-  userContent,
+  activityDescription, argumentsText, callId, callPrefix, failedToolResult, NO_ARGUMENTS, steerMarker, toolCall,
+  toolCompletedActivity, userContent,
 } from './messages.js';
 
 import type { Beat, FinishedTurn, Opening, TurnSink, TurnStart, TurnUsage } from './turn-sink.js';
@@ -218,7 +218,7 @@ export class TurnRecorder implements RunObserver {
   /** A new tool call of the turn, with the next id. */
   #call(turn: Turn, tool: string, args: string): ToolCall {
     turn.prefix ??= callPrefix(turn.start.runId);
-    return { id: callId(turn.prefix, turn.calls++), type: 'function', function: { name: tool, arguments: args } };
+    return toolCall(callId(turn.prefix, turn.calls++), tool, args);
   }
 
   #takeReasoning(turn: Turn): string | null {
@@ -230,7 +230,8 @@ export class TurnRecorder implements RunObserver {
   /** An assistant row asking for tool calls: one model response, one API call. */
   #response(turn: Turn, calls: ToolCall[], at: number, reasoning: string | null): MessageInput {
     turn.responses++;
-    return { role: 'assistant', content: null, tool_calls: calls, finish_reason: 'tool_calls', reasoning, timestamp: at };
+    // A response of calls alone: the agent keeps flatten_message_text(None), the empty text (decision 0146).
+    return { role: 'assistant', content: '', tool_calls: calls, finish_reason: 'tool_calls', reasoning, timestamp: at };
   }
 
   /** Closes the model response under way: its assistant row, to be written now (none when no batch is open). */

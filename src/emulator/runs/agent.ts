@@ -6,6 +6,7 @@ import { PyFloat, clonePy, type PyDict, type PyValue, pyRound, pyTruthy } from '
 import { redactApiErrorText } from './hermes-errors.js';
 import type { RunObserver } from './observer.js';
 import type { LiveRun, LiveRunSnapshot, RunRegistry } from './registry.js';
+import { streamTurnStatuses, type StreamTurnRun } from './stream-turn.js';
 
 /** What a run was submitted with, for a scripted agent that chooses its behaviour by it (scenarios). */
 export interface RunInput {
@@ -24,6 +25,8 @@ export interface RunInput {
   readonly sessionKey?: string | null;
   /** The model the agent runs when the status's `model` does not say it (a session chat stream's status keeps the body's). */
   readonly agentModel?: string;
+  /** A session chat stream's turn (decision 0146). */
+  readonly streamTurn?: StreamTurnRun;
 }
 
 /**
@@ -177,6 +180,11 @@ export class FakeAgent {
     this.#taps.set(runId, tap);
   }
 
+  /** Takes `tap` back (its stream was cut by an emulated crash), if the run still has it. */
+  untap(runId: string, tap: TurnTap): void {
+    if (this.#taps.get(runId) === tap) this.#taps.delete(runId);
+  }
+
   /** Creates the background task; it sets `running` on the next microtask (or after startDelay on the clock). */
   spawn(runId: string, userMessage: PyValue, input?: RunInput): LiveRun {
     const run: LiveRun = {
@@ -192,6 +200,7 @@ export class FakeAgent {
       profile: input?.profile ?? 'default',
       sessionKey: input?.sessionKey ?? null,
       ...(input?.agentModel === undefined ? {} : { agentModel: input.agentModel }),
+      ...(input?.streamTurn === undefined ? {} : { streamTurn: input.streamTurn }),
     };
     this.registry.track(run);
     const startDelay = (input && this.script?.spawned(run, input)) ?? this.defaults.startDelay;
@@ -215,8 +224,11 @@ export class FakeAgent {
       profile: saved.profile ?? 'default',
       sessionKey: saved.sessionKey ?? null,
       ...(saved.agentModel === undefined ? {} : { agentModel: saved.agentModel }),
+      ...(saved.streamTurn === undefined ? {} : { streamTurn: { sessionId: saved.streamTurn.sessionId, runtime: clonePy(saved.streamTurn.runtime) } }),
     };
     this.registry.track(run);
+    // A stream turn's stream was cut by the restore; its run keeps the stream's status rules, with no frames.
+    if (run.streamTurn) this.#taps.set(run.runId, streamTurnStatuses(this.registry, run.runId, run.streamTurn));
     if (saved.steerRaises !== null) this.#steerRaises.set(run, saved.steerRaises);
     if (saved.stopRequested && saved.started) this.releaseApprovalsOnStop(run);
     if (saved.startAt !== null) run.startTimer = this.clock.schedule(saved.startAt - this.clock.now(), () => this.#start(run));

@@ -9,6 +9,7 @@ import { SWEEPABLE, isTerminal, nextStatus, TRANSITIONS, type Trigger } from './
 import { applyUpdate, statusOf } from './status.js';
 import { ownerAlive, type OwnerIdentity } from './owner.js';
 import type { LockWait, RunTable } from './run-table.js';
+import type { StreamTurnRun } from './stream-turn.js';
 
 /** What Hermes keeps while a run's background task is alive (agent, approval session, stop mark). */
 export interface LiveRun {
@@ -31,6 +32,8 @@ export interface LiveRun {
   readonly sessionKey: string | null;
   /** The model its agent runs when the status's `model` does not say it (a session chat stream, decision 0145). */
   readonly agentModel?: string;
+  /** A session chat stream's turn: no task, no approval session, statuses by the stream's rules (decision 0146). */
+  readonly streamTurn?: StreamTurnRun;
 }
 
 /** A live run as a checkpoint keeps it: its fields, when its start timer was due, its steer policy's exception. */
@@ -49,6 +52,8 @@ export interface LiveRunSnapshot {
   /** Absent in a checkpoint taken before runs kept it. */
   readonly sessionKey?: string | null;
   readonly agentModel?: string;
+  /** Absent for a run of POST /v1/runs or the sync chat. */
+  readonly streamTurn?: StreamTurnRun;
   readonly steerRaises: string | null;
 }
 
@@ -344,6 +349,7 @@ export class RunRegistry {
         profile: run.profile,
         sessionKey: run.sessionKey,
         ...(run.agentModel === undefined ? {} : { agentModel: run.agentModel }),
+        ...(run.streamTurn === undefined ? {} : { streamTurn: { sessionId: run.streamTurn.sessionId, runtime: clonePy(run.streamTurn.runtime) } }),
         steerRaises: steerRaises(run),
       })),
     };

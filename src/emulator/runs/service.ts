@@ -12,6 +12,7 @@ import type { FakeAgent } from './agent.js';
 import type { LiveRun, RunRegistry } from './registry.js';
 import { newStatus, statusOf } from './status.js';
 import { steerText } from './steer-text.js';
+import type { StreamTurnRun } from './stream-turn.js';
 import type { RunRequest } from './validate.js';
 
 export interface Submission {
@@ -53,6 +54,8 @@ export interface ChatTurnRun {
    */
   readonly owner?: string;
   readonly statusModel?: PyValue;
+  /** What the stream's status writes need; its run has no task and no approval session (decision 0146). */
+  readonly streamTurn?: StreamTurnRun;
 }
 
 /** The owner stamp of a chat turn: no request's ownership scope (a SHA-256 hex) is ever empty, so no client sees it. */
@@ -201,6 +204,7 @@ export class RunService {
       header: turn.header,
       profile: turn.profile,
       sessionKey: turn.sessionKey ?? null,
+      ...(turn.streamTurn === undefined ? {} : { streamTurn: turn.streamTurn }),
     });
     return runId;
   }
@@ -245,7 +249,8 @@ export class RunService {
     if (!dict) return fail(hermesErrors.runNotFound(runId));
     if (isTerminal(statusOf(dict))) return this.#reveal(runId, ok({ kind: 'status', status: dict }));
     const run = this.registry.live.get(runId);
-    if (!run) return fail(hermesErrors.runNotActive(runId));
+    // Hermes finds neither a task nor an agent: a stream turn registers no task, and its agent only once it runs.
+    if (!run || (run.streamTurn && !run.started)) return fail(hermesErrors.runNotActive(runId));
     this.registry.update(runId, 'stop');
     run.stopRequested = true;
     if (run.started) this.agent.interrupt(run);
@@ -264,7 +269,8 @@ export class RunService {
     if (!CHOICES.has(choice)) return fail(hermesErrors.approvalChoiceInvalid());
     const all = coerceBool(body.get('all')) || coerceBool(body.get('resolve_all'));
     const run = this.registry.live.get(runId);
-    if (!run) return fail(hermesErrors.approvalNotActive(runId));
+    // _run_approval_sessions: set by POST /v1/runs alone, so a stream turn's run never has one.
+    if (!run || run.streamTurn) return fail(hermesErrors.approvalNotActive(runId));
     const resolved = this.agent.resolveApprovals(run, choice, requestId || null, all);
     if (resolved <= 0) return fail(hermesErrors.approvalNotPending(runId));
     this.registry.update(runId, 'approvalResponded');

@@ -6,10 +6,11 @@
 // its statuses are the stream's own, not the /v1/runs task's. Pure domain: api/sessions.ts writes the frames.
 import { PyFloat, type PyDict, type PyValue } from '../../shared/python/index.js';
 import type { MessageInput } from '../../state-db/writer/types.js';
-import type { AgentEnding, ProgressEvent } from '../runs/agent.js';
+import type { AgentEnding, ProgressEvent, TurnTap } from '../runs/agent.js';
 import { EventBuffer } from '../runs/event-log.js';
-import { redactApiErrorText } from '../runs/hermes-errors.js';
-import { chatTurnRun, turnModel, turnReply, type ChatDeps, type ChatTurn } from './chat.js';
+import { cancelled, failureText, streamTurnStatuses } from '../runs/stream-turn.js';
+import { displayArgs } from '../runs/tool-args.js';
+import { chatTurnRun, replyRuntime, turnModel, turnReply, type ChatDeps, type ChatTurn } from './chat.js';
 import { runtimeMetadata } from './runtime.js';
 
 /** The messages each run's turn persists, as the agent persists them (the sessions recorder hands them over). */
@@ -38,16 +39,17 @@ export interface StreamedChat {
   departed(): void;
 }
 
-/** What a turn that gave no reply says (the run's `error`, the `error` frame): the exception's text, redacted. */
-const failureText = (ending: AgentEnding): string => redactApiErrorText(ending.kind === 'raised' ? ending.exception.message : '');
-
-/** _turn_transcript_messages → _message_response: the safe keys an agent message holds, in their order. */
+/**
+ * `_message_response`'s safe keys in their order, as far as an agent message can hold them: no row id, session id or
+ * token count (the store adds those), no timestamp (not stamped when built at v0.20.0), no display kind on a plain turn.
+ */
 const TRANSCRIPT_KEYS = ['role', 'content', 'tool_call_id', 'tool_calls', 'tool_name', 'finish_reason', 'reasoning', 'reasoning_content'] as const;
 
 /**
  * This turn's assistant and tool messages in client-safe shape (`_turn_transcript_messages`): the agent's in-memory
- * message dicts after the user turn, `_message_response`'s keys the dict has. An agent message carries no row id,
- * session id or token count (the store adds those); see decision 0145 for what is inferred here.
+ * message dicts after the user turn, the safe keys the dict has (decision 0146). The rows the agent persists are those
+ * dicts as written: an assistant message always has its content, finish reason and reasoning (null when none), its
+ * tool calls with `call_id` and `response_item_id`; a tool message its call id and tool name.
  */
 export function transcriptMessages(rows: readonly MessageInput[]): PyValue[] {
   const out: PyValue[] = [];
@@ -70,7 +72,9 @@ export function streamChat(deps: ChatDeps, turns: TurnMessages, turn: StreamTurn
   const actual = turnModel(deps, turn);
   const lock = turn.runtime.requireLock;
   const buffer = new EventBuffer(clock.now());
-  const runId = service.admitChatTurn({ ...chatTurnRun(turn, actual.model), owner: turn.scope, statusModel: turn.statusModel });
+  const streamTurn = { sessionId: turn.sessionId, runtime: replyRuntime(turn, actual) };
+  const runId = service.admitChatTurn({ ...chatTurnRun(turn, actual.model), owner: turn.scope, statusModel: turn.statusModel, streamTurn });
+  const statuses = streamTurnStatuses(registry, runId, streamTurn);
   const transcript = turns.watch(runId);
   let seq = 0;
 
@@ -91,14 +95,14 @@ export function streamChat(deps: ChatDeps, turns: TurnMessages, turn: StreamTurn
     buffer.push({ kind: 'end' });
   };
 
-  agent.tap(runId, {
+  const tap: TurnTap = {
     started() {
       // _run_and_signal: run.started queued, the status `running` with last_event run.started, then message.started.
       push('run.started', [
         ['user_message', new Map<string, PyValue>([['role', 'user'], ['content', turn.userMessage]])],
         ['runtime', runtimeMetadata(turn.runtime, { provider: '', model: '' }, lock ? 'accepted' : '')],
       ]);
-      registry.update(runId, 'progress', [], [], 'run.started');
+      statuses.started();
       push('message.started', [['message', new Map<string, PyValue>([['id', turn.messageId], ['role', 'assistant']])]]);
     },
     progress(ev: ProgressEvent) {
@@ -108,31 +112,22 @@ export function streamChat(deps: ChatDeps, turns: TurnMessages, turn: StreamTurn
       } else if (ev.event === 'reasoning.available') {
         push('tool.progress', [messageId, ['tool_name', '_thinking'], ['delta', ev.text]]);
       } else if (ev.event === 'tool.started') {
-        push('tool.started', [messageId, ['tool_name', ev.tool], ['preview', ev.preview], ['args', ev.arguments ?? null]]);
+        // The agent's tool.started: the preview it built, and the call's arguments as shown (tool-args.ts).
+        push('tool.started', [messageId, ['tool_name', ev.tool], ['preview', ev.preview], ['args', displayArgs(ev.tool, ev.arguments)]]);
       } else if (ev.event === 'tool.completed') {
+        // The agent calls back `("tool.completed", name, None, None, duration=…, is_error=…)`: a failure is one too.
         push('tool.completed', [messageId, ['tool_name', ev.tool], ['preview', null], ['args', null]]);
       }
-      // subagent.* are not among the events the stream's callback forwards.
+      // subagent.* are not among the events the stream's callback forwards; the agent never sends tool.failed.
     },
-    ending(ending: AgentEnding | { kind: 'cancelled' }, pendingSteer: string) {
-      if (ending.kind === 'cancelled' || (ending.kind === 'raised' && ending.exception.kind === 'cancelled')) {
-        registry.update(runId, 'cancel');
-        return;
-      }
-      const reply = turnReply(turn, ending, actual);
-      if (!reply) {
-        registry.update(runId, 'fail', [['error', failureText(ending)]]);
-        return;
-      }
-      const tail: Array<[string, PyValue]> = pendingSteer ? [['pending_steer', pendingSteer]] : [];
-      registry.update(runId, 'complete', [['session_id', turn.sessionId], ['usage', reply.usage]], tail);
-    },
-  });
+    ending: statuses.ending,
+  };
+  agent.tap(runId, tap);
 
   // The agent's task ended: its turn is persisted (the transcript is whole), so the closing events can be told.
   const forget = agent.whenEnded(runId, (ending) => {
     detach();
-    if (ending.kind === 'raised' && ending.exception.kind === 'cancelled') return close();
+    if (cancelled(ending)) return close();
     const reply = turnReply(turn, ending, actual);
     if (!reply) {
       push('error', [['message', failureText(ending)]]);
@@ -150,10 +145,12 @@ export function streamChat(deps: ChatDeps, turns: TurnMessages, turn: StreamTurn
     ]);
     close();
   });
-  // An emulated crash takes the task with it: no closing events (the stream is cut by its writer).
+  // An emulated crash takes the task with it: no closing events (the stream is cut by its writer). A checkpoint's
+  // restore puts the run back with the stream's status rules and no frames (agent.ts `revive`, decision 0146).
   const detach = registry.onCrash(() => {
     detach();
     forget();
+    agent.untap(runId, tap);
     transcript.stop();
   });
 

@@ -8,6 +8,7 @@ import type { GatewaySettings } from '../gateway.js';
 import type { AgentEnding, FakeAgent } from '../runs/agent.js';
 import type { RunRegistry } from '../runs/registry.js';
 import { UNOWNED, type ChatTurnRun, type RunService } from '../runs/service.js';
+import { turnUsage } from '../runs/stream-turn.js';
 import { runtimeMetadata, type RuntimeRequest } from './runtime.js';
 
 /** The owner stamp of a chat turn: no request's ownership scope (a SHA-256 hex) is ever empty. */
@@ -51,7 +52,6 @@ export function turnModel(deps: ChatDeps, turn: ChatTurn): { provider: string; m
   };
 }
 
-/** Plays one chat turn and resolves with the answer once the agent's task has ended. */
 /** What the run service admits for a chat turn (the sync chat's, a stream's), running `model`. */
 export function chatTurnRun(turn: ChatTurn, model: string): ChatTurnRun {
   return {
@@ -65,6 +65,7 @@ export function chatTurnRun(turn: ChatTurn, model: string): ChatTurnRun {
   };
 }
 
+/** Plays one chat turn and resolves with the answer once the agent's task has ended. */
 export function playChat(deps: ChatDeps, turn: ChatTurn): Promise<ChatOutcome> {
   const { service, registry, agent } = deps;
   const actual = turnModel(deps, turn);
@@ -84,8 +85,6 @@ export function playChat(deps: ChatDeps, turn: ChatTurn): Promise<ChatOutcome> {
   });
 }
 
-const ZERO_USAGE = (): Array<[string, PyValue]> => [['input_tokens', 0], ['output_tokens', 0], ['total_tokens', 0]];
-
 /** What a turn gave back: the reply, the usage (with its runtime) and the runtime, as Hermes reads `_run_agent`'s (result, usage). */
 export interface TurnReply {
   readonly content: PyValue;
@@ -103,18 +102,19 @@ export function turnReply(turn: ChatTurn, ending: AgentEnding, actual: { provide
     if (ending.exception.kind !== 'provider_auth') return null;
     return {
       content: `\u26a0\ufe0f Provider authentication failed: ${ending.exception.message}`,
-      usage: new Map(ZERO_USAGE()),
+      usage: turnUsage(ending, new Map())!,
       runtime: runtimeMetadata(turn.runtime, { provider: '', model: '' }, lock ? 'accepted' : ''),
     };
   }
   const { result } = ending;
   // A completed or interrupted loop returns its final response; a failed one has none.
-  const runtime = runtimeMetadata(turn.runtime, actual, lock ? 'confirmed' : '');
-  const u = result.kind === 'failed' ? null : result.usage;
-  const usage = new Map<string, PyValue>(u ? [['input_tokens', u.input_tokens], ['output_tokens', u.output_tokens], ['total_tokens', u.total_tokens]] : ZERO_USAGE());
-  usage.set('runtime', runtime);
-  return { content: result.kind === 'failed' ? null : result.output, usage, runtime };
+  const runtime = replyRuntime(turn, actual);
+  return { content: result.kind === 'failed' ? null : result.output, usage: turnUsage(ending, runtime)!, runtime };
 }
+
+/** `_sanitize_runtime_metadata` of the runtime the agent ran a turn with (`confirmed` under a lock). */
+export const replyRuntime = (turn: ChatTurn, actual: { provider: string; model: string }): PyDict =>
+  runtimeMetadata(turn.runtime, actual, turn.runtime.requireLock ? 'confirmed' : '');
 
 /** The answer Hermes builds from _run_agent's (result, usage): the reply, the usage with its runtime, the runtime. */
 function answer(turn: ChatTurn, ending: AgentEnding, actual: { provider: string; model: string }): ChatOutcome {
