@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { seeded } from '../../../test/support/random.js';
 import {
   canonicalDumps,
   decodeAndParse,
@@ -387,16 +388,6 @@ test('hasLoneSurrogate detects unpaired surrogates only', () => {
 // properties
 // ---------------------------------------------------------------------------------------------
 
-/** Deterministic PRNG so fast-check can shrink/replay permutations from a seed. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function shuffleKeys(v: PyValue, rnd: () => number): PyValue {
   if (Array.isArray(v)) return v.map((x) => shuffleKeys(x, rnd));
@@ -425,7 +416,7 @@ function spacedDumps(v: PyValue, rnd: () => number): string {
 test('property: canonicalDumps is stable under key-order permutation and whitespace changes', () => {
   fc.assert(
     fc.property(fc.jsonValue(), fc.integer(), (v, seed) => {
-      const rnd = mulberry32(seed);
+      const rnd = seeded(seed);
       const parsed = parsePyJson(JSON.stringify(v));
       const canon = canonicalDumps(parsed);
       const variants = [

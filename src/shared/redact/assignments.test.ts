@@ -3,6 +3,7 @@
 // keywords, quotes, `=`, `&`, white space and the letters Python folds into `i`, `k` and `s`.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { seeded as random } from '../../../test/support/random.js';
 import { CFG_DOTTED, maskConfigAssignments, maskDottedAssignments } from './assignments.js';
 
 /** Each match written out whole, so two scans that differ in any part of one differ in the text. */
@@ -12,17 +13,6 @@ const PIECES = ['a', 'Z', '0', '9', '_', '-', '.', '.', '=', '=', "'", '"', ' ',
   'pass', 'word', 'password', 'passwd', 'token', 'secret', 'api', 'key', 'api_key', 'apiKey', 'api.key', 'api key',
   'ap\u0131 key', ' key', 'ap', 'auth', 'credential', 'credent\u0130al', 'CREDENT\u0131AL', '\u0130', '\u0131', '\u212a', '\u017f',
   'spring.datasource', '.password'];
-
-/** A small seeded generator (mulberry32): the same texts on every run. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 it('finds what the pattern finds, on 20,000 generated texts', () => {
   const r = random(0x5eed);

@@ -3,6 +3,7 @@
 // one look, where the pattern backtracks over the run from each of its digits.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { seeded as random } from '../../../test/support/random.js';
 import { maskTelegramTokens, TELEGRAM } from './shapes.js';
 
 const reference = (text: string) => text.replace(TELEGRAM, (_m, bot: string | undefined, digits: string) => `${bot ?? ''}${digits}:***`);
@@ -11,17 +12,6 @@ const TOKEN = 'AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw';
 const PIECES = ['1', '2', '9', '0', '12345678', '1234567', '\u0663', '\u0663\u0663\u0663\u0663', '\u{1d7ce}', '\u{1d7ce}\u{1d7cf}',
   'bot', 'bo', 't', 'b', ':', ':', TOKEN, TOKEN.slice(0, 29), TOKEN.slice(0, 30), '-', '_', 'a', 'Z', ' ', '\n', 'é', '.', 'x',
   `:${TOKEN}`, `:${TOKEN}`, `:${TOKEN.slice(0, 29)}`, '12345678', 'bot1234', '5678', '12345678'];
-
-/** A small seeded generator (mulberry32): the same texts on every run. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 it('finds what the pattern finds, on 20,000 generated texts', () => {
   const r = random(0x7e1e);
