@@ -82,6 +82,9 @@ try {
     ['--by hour --by source, the whole year', () => usageReport(db, { ...year, by: ['hour', 'source'] })],
     ['--by tree --top 5, the whole year', () => usageReport(db, { ...year, by: ['tree'], top: 5 })],
     ['--by tree --top 5, last 30 days', () => usageReport(db, { ...win({ since: '30d' }), by: ['tree'], top: 5 })],
+    // The terminal's calls by program (decision 0149): the window's sessions' parts read once, then grouped.
+    ['--by command, the whole year', () => usageReport(db, { ...year, by: ['command'] })],
+    ['--by command --by day --top 10, last 30 days', () => usageReport(db, { ...win({ since: '30d' }), by: ['command', 'day'], top: 10 })],
   ];
   const baseline = () => db.prepare('SELECT count(*) FROM usage_ledger').pluck().get();
   for (const [, fn] of shapes) fn(); // warm the page cache and the JIT

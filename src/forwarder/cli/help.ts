@@ -286,7 +286,7 @@ default: the last 30 days):
                    ends there
 Grouping (repeatable: --by day --by model gives one row per day and model):
   --by hour|day|week|month|weekday|hour_of_day|model|provider|profile|
-       source|project|task|session|tree|tool|machine
+       source|project|task|session|tree|tool|command|machine
                    an hour is named by its local time (2026-12-05 14:00; an
                    hour the clocks repeat carries its offset): --since 12h
                    --by hour shows what ran overnight; a week is named by its
@@ -303,21 +303,29 @@ Grouping (repeatable: --by day --by model gives one row per day and model):
                    sessions it holds; tool counts tool calls and the
                    results that say they failed (it groups by tool, time,
                    profile, source, project, session, tree or machine only);
+                   command does the same for the terminal tool's calls, one
+                   row per program their command lines run (cd DIR &&,
+                   VAR=value, sudo, env, time, nohup … skipped; a pipe under
+                   its first program), with the time from call to result
+                   added up and a typical call's (median); it groups as tool
+                   does, not with it, and not on the fleet store (--from);
                    machine rows carry the host name and machine id
-  --top N          keep the N costliest rows (most called, for tools); the
-                   rest are summed into one row (without --by: each table of
-                   the summary but the days)
+  --top N          keep the N costliest rows (most called, for tools and
+                   commands); the rest are summed into one row (without --by:
+                   each table of the summary but the days)
 Filter (repeatable; values of one column are alternatives, columns combine):
   --filter COLUMN=VALUE
                    model, provider, profile, source, project, task, session
                    or tree; project= is no project; tree=ID is the tree --by
                    tree names ID (that session with all it started); tool
-                   calls filtered by model, provider or task are those of the
-                   sessions with such usage
+                   calls and commands filtered by model, provider or task are
+                   those of the sessions with such usage
 Output (one of; default tables as wide as the terminal, or $COLUMNS, or 80 when
 piped):
   --json           {"period": {"since", "until"}, "by": [...], "totals": {...},
                    "rows": [...]}; every value exactly as the dataset has it
+                   (--by command adds totals.commands, what its rows add up
+                   to)
   --csv            the rows as CSV; text a spreadsheet would run as a formula
                    (=, +, -, @) is led by ', control characters shown
   --markdown       the rows as a Markdown table, text escaped to read as written

@@ -34,9 +34,10 @@ export function parseMaxCost(text: string): number {
   return v;
 }
 
-/** Refuses a grouping whose rows have no cost (tool calls): a limit on it could never be passed. */
+/** Refuses a grouping whose rows have no cost (tool calls, terminal commands): a limit on it could never be passed. */
 export function checkBudgetGrouping(by: readonly string[]): void {
   if (by.includes('tool')) throw new HermeticError('HERMETIC_REPORT_INVALID', '--max-cost judges cost, and rows by tool count tool calls, which carry none; drop --by tool.');
+  if (by.includes('command')) throw new HermeticError('HERMETIC_REPORT_INVALID', '--max-cost judges cost, and rows by command count terminal calls, which carry none; drop --by command.');
 }
 
 /**
@@ -52,7 +53,7 @@ const NOUN: Readonly<Record<Dimension, [one: string, many: string]>> = {
   hour: ['hour', 'hours'], day: ['day', 'days'], week: ['week', 'weeks'], month: ['month', 'months'], weekday: ['weekday', 'weekdays'],
   hour_of_day: ['hour of the day', 'hours of the day'], model: ['model', 'models'],
   provider: ['provider', 'providers'], profile: ['profile', 'profiles'], source: ['source', 'sources'], project: ['project', 'projects'],
-  task: ['task', 'tasks'], session: ['session', 'sessions'], tree: ['tree', 'trees'], tool: ['tool', 'tools'], machine: ['machine', 'machines'],
+  task: ['task', 'tasks'], session: ['session', 'sessions'], tree: ['tree', 'trees'], tool: ['tool', 'tools'], command: ['command', 'commands'], machine: ['machine', 'machines'],
 };
 
 /** The columns a title or other key keeps in the message (a session id is kept whole: it is what a user copies). */

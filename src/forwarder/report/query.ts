@@ -9,8 +9,9 @@ import type { Db } from '../../shared/sqlite.js';
 import { Zone } from '../ledger/zone.js';
 import { EPOCH_MAX, EPOCH_MIN } from '../normalize/time.js';
 import { HIDDEN_KEYS, sameSession, sqliteDialect, type Dialect, type Key, type Params } from './dialect.js';
+import { COMMAND_TABLE, COMMAND_TOTALS_SQL, commandUsageSteps, DROP_COMMAND_USAGE, medianSql, registerCommandProgram, seconds, type CommandTotals, type Step } from './commands.js';
 
-export const DIMENSIONS = ['hour', 'day', 'week', 'month', 'weekday', 'hour_of_day', 'model', 'provider', 'profile', 'source', 'project', 'task', 'session', 'tree', 'tool', 'machine'] as const;
+export const DIMENSIONS = ['hour', 'day', 'week', 'month', 'weekday', 'hour_of_day', 'model', 'provider', 'profile', 'source', 'project', 'task', 'session', 'tree', 'tool', 'command', 'machine'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 export const TIME_DIMENSIONS: readonly Dimension[] = ['hour', 'day', 'week', 'month'];
 /**
@@ -32,8 +33,10 @@ export const ID_FILTERS: readonly FilterName[] = ['session', 'tree'];
 export type ValueFilter = Exclude<FilterName, 'session' | 'tree'>;
 export type ReportFilter = Partial<Record<FilterName, readonly string[]>>;
 
-/** Dimensions tool calls do not have (Hermes records usage per call, not per tool). */
+/** Dimensions tool calls do not have (Hermes records usage per call, not per tool), terminal commands included. */
 const NOT_FOR_TOOLS: readonly Dimension[] = ['model', 'provider', 'task'];
+/** The figures of rows by command (decision 0149), after the measures: they add up to `totals.commands`. */
+export const COMMAND_FIGURES = ['tool_calls', 'tool_errors', 'timed_calls', 'seconds', 'median_seconds'] as const;
 
 /** The additive measures, in output order (`sessions` is a distinct count: a session active on two days counts on both). */
 export const MEASURES = ['sessions', 'api_calls', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'estimated_cost_usd', 'actual_cost_usd', 'cost_usd'] as const;
@@ -88,7 +91,8 @@ const MIN_ROW_BYTES = 200;
 export interface UsageReport {
   period: { since: string | null; until: string | null };
   by: Dimension[];
-  totals: Measures & { tool_calls: number; tool_errors: number };
+  /** With `--by command`, also `commands`: the window's terminal calls, which its rows add up to (decision 0149). */
+  totals: Measures & { tool_calls: number; tool_errors: number; commands?: CommandTotals };
   rows: ReportRow[];
   /**
    * Present only when a bounded list (`bounds`) stopped before `top`: how many rows it kept, and the bytes it stops at;
@@ -98,14 +102,17 @@ export interface UsageReport {
 }
 
 /** A step of the report: yields statements, gets each one's rows back, returns its result. */
-export type Plan<T> = Generator<{ sql: string; params: Params }, T, Record<string, unknown>[]>;
+export type Plan<T> = Generator<Step, T, Record<string, unknown>[]>;
 
 /** Runs a plan on SQLite, synchronously. */
 export function runSqlite<T>(db: Db, plan: Plan<T>, dialect: Dialect = sqliteDialect()): T {
   let step = plan.next();
   while (!step.done) {
+    if (step.value.program) registerCommandProgram(db);
     const { sql, values } = dialect.bind(step.value.sql, step.value.params);
-    step = plan.next(db.prepare(sql).all(values) as Record<string, unknown>[]);
+    const stmt = db.prepare(sql);
+    // A statement that returns no rows (the table `--by command` makes and drops) is run, and answers none.
+    step = plan.next(stmt.reader ? (stmt.all(values) as Record<string, unknown>[]) : (stmt.run(values), []));
   }
   return step.value;
 }
@@ -130,6 +137,7 @@ function keysOf(dim: Dimension, utc: boolean, dialect: Dialect, local: string | 
     // The tree's first session (tree_roots), beside the keys that tell its store (and machine) apart.
     case 'tree': return [...dialect.sessionKeys.filter((k) => k.name !== 'session_id'), { name: 'tree', sql: 'COALESCE(t.root, l.session_id)' }];
     case 'tool': return [{ name: 'tool', sql: 'l.tool_name' }];
+    case 'command': return [{ name: 'command', sql: 'l.command' }];
     case 'machine': return [...dialect.machineKeys];
     default: return [{ name: dim, sql: `l.${dim}` }];
   }
@@ -149,12 +157,31 @@ export function checkDimensions(by: readonly string[]): Dimension[] {
     if (!out.includes(d as Dimension)) out.push(d as Dimension);
   }
   if (out.includes('tool')) {
+    if (out.includes('command')) {
+      throw new HermeticError('HERMETIC_REPORT_INVALID', 'Commands are the calls of one tool, terminal: group by command or by tool, not both.');
+    }
     const bad = out.filter((d) => NOT_FOR_TOOLS.includes(d));
     if (bad.length > 0) {
-      throw new HermeticError('HERMETIC_REPORT_INVALID', `Tool calls cannot be grouped by ${bad.join(' or ')}: Hermes records usage per call, not per tool; group tools by ${DIMENSIONS.filter((d) => d !== 'tool' && !NOT_FOR_TOOLS.includes(d)).join(', ')}.`);
+      throw new HermeticError('HERMETIC_REPORT_INVALID', `Tool calls cannot be grouped by ${bad.join(' or ')}: Hermes records usage per call, not per tool; group tools by ${DIMENSIONS.filter((d) => d !== 'tool' && d !== 'command' && !NOT_FOR_TOOLS.includes(d)).join(', ')}.`);
+    }
+  }
+  if (out.includes('command')) {
+    const bad = out.filter((d) => NOT_FOR_TOOLS.includes(d));
+    if (bad.length > 0) {
+      throw new HermeticError('HERMETIC_REPORT_INVALID', `Terminal commands cannot be grouped by ${bad.join(' or ')}: Hermes records usage per call, not per tool; group commands by ${DIMENSIONS.filter((d) => d !== 'command' && d !== 'tool' && !NOT_FOR_TOOLS.includes(d)).join(', ')}.`);
     }
   }
   return out;
+}
+
+/**
+ * Refuses a grouping the fleet store cannot give: by command, each terminal call's program is read from its arguments
+ * by a function of this process (decision 0149), which only a machine's own dataset is read with.
+ */
+export function checkOnFleet(by: readonly string[], fleet: boolean): void {
+  if (fleet && by.includes('command')) {
+    throw new HermeticError('HERMETIC_REPORT_INVALID', 'The fleet store cannot be grouped by command: a terminal call\'s program is read from its arguments on a machine\'s own dataset; run the report there, without --from.');
+  }
 }
 
 /** Rows of equal cost in the order of their keys' text (code units, as the report and its values list them). */
@@ -270,6 +297,7 @@ interface Checked {
 
 function check(request: ReportRequest, dialect: Dialect = sqliteDialect()): Checked {
   const by = checkDimensions(request.by ?? []);
+  checkOnFleet(by, dialect.name === 'postgres');
   const since = request.since ?? null;
   const until = request.until ?? null;
   if (since !== null && until !== null && since > until) {
@@ -419,7 +447,7 @@ export function hourLabel(zone: Zone, at: number): string {
 }
 
 /** The rows of a grouping and, for a bounded list of sessions, where it stopped (null when it did not). */
-function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'], dialect: Dialect, zone: Zone): Plan<{ rows: ReportRow[]; stopped: UsageReport['stopped'] | null }> {
+function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'], dialect: Dialect, zone: Zone): Plan<{ rows: ReportRow[]; stopped: UsageReport['stopped'] | null; commands?: CommandTotals }> {
   const checked = check(request, dialect);
   const { by, top: asked } = checked;
   // A bounded list (decisions 0094, 0120) reads no more rows than could fit in its bytes: as a --top of that many.
@@ -430,17 +458,42 @@ function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'],
     for (const m of MEASURES) row[m] = totals[m];
     return { rows: [row], stopped: null };
   }
+  // By command, the window's terminal calls are read once into the connection's own table, grouped from there.
+  const commands = by.includes('command') ? yield* planCommandUsage(checked) : undefined;
   const g = yield* planGrouping(checked, top, totals, dialect, zone);
   const raw = yield { sql: g.sql, params: g.params };
-  const { rows, hiddenOf } = rowsOf(raw, g, zone);
+  const medians = commands ? yield* planMedians(g) : undefined;
+  const { rows, hiddenOf } = rowsOf(raw, g, zone, medians);
   // Titles for the rows kept only, in rank order; a bounded list stops once its rows reach its bytes.
   const named = yield* nameRows(rows, hiddenOf, g, bounds, request.locate === true);
   const keep = named.keep ?? top;
   const n = Number(raw[0]?.n ?? 0);
-  if (keep !== undefined && n > keep) rows.push(yield* otherRow(rows, raw, n, keep, totals, g));
+  if (keep !== undefined && n > keep) rows.push(yield* otherRow(rows, raw, n, keep, { ...totals, ...(commands ? { commands } : {}) }, g));
   sortRows(rows, raw, by, g);
-  return { rows, stopped: named.stopped };
+  if (commands) yield DROP_COMMAND_USAGE;
+  return { rows, stopped: named.stopped, ...(commands ? { commands } : {}) };
 }
+
+/** Fills `COMMAND_TABLE` with the window's terminal calls (commands.ts) and reads their totals, median included. */
+function* planCommandUsage(checked: Checked): Plan<CommandTotals> {
+  for (const step of commandUsageSteps(checked.toolWhere, checked.params)) yield step;
+  const [t] = yield { sql: COMMAND_TOTALS_SQL, params: {} };
+  const [m] = yield { sql: medianSql(`${COMMAND_TABLE} l`, []), params: {} };
+  return {
+    sessions: Number(t?.sessions ?? 0), tool_calls: Number(t?.tool_calls ?? 0), tool_errors: Number(t?.tool_errors ?? 0),
+    timed_calls: Number(t?.timed_calls ?? 0), seconds: seconds(t?.ms ?? 0)!, median_seconds: seconds(m?.median_ms),
+  };
+}
+
+/** The median time of each group's timed calls (commands.ts medianSql), by the JSON of the group's keys as SQL gives them. */
+function* planMedians(g: Grouping): Plan<Map<string, number | null>> {
+  const withClause = g.ctes.length > 0 ? `WITH RECURSIVE ${g.ctes.join(', ')} ` : '';
+  const rows = yield { sql: withClause + medianSql(g.from, g.keys.map((k) => k.sql), g.where), params: g.params };
+  return new Map(rows.map((r) => [groupKey(r, g.keys.length), seconds(r.median_ms)]));
+}
+
+/** A group's keys (`k0`, `k1`, … of a statement's row) as one text, to find the group again. */
+const groupKey = (r: Record<string, unknown>, n: number): string => JSON.stringify(Array.from({ length: n }, (_, i) => r[`k${i}`] ?? null));
 
 /** What a grouping reads and how (`planGrouping`): its keys, table, the grouped statement and the ranked one. */
 interface Grouping {
@@ -448,6 +501,8 @@ interface Grouping {
   /** The keys a row shows (not a session's store or machine). */
   shown: Key[];
   tools: boolean;
+  /** By command: the rows are terminal calls (`COMMAND_TABLE`), counted as tools are, with their times. */
+  commands: boolean;
   sessionKey: boolean;
   treeKey: boolean;
   /** Whether the rows part the sessions (by session, or by tree, alone): each session is in one row. */
@@ -472,9 +527,11 @@ interface Grouping {
  */
 function* planGrouping(checked: ReturnType<typeof check>, top: number | undefined, totals: UsageReport['totals'], dialect: Dialect, zone: Zone): Plan<Grouping> {
   const { by, utc, where: ledgerWhere, toolWhere, params } = checked;
-  const tools = by.includes('tool');
-  const where = tools ? toolWhere : ledgerWhere;
-  const table = tools ? 'tool_usage' : 'usage_ledger';
+  const commands = by.includes('command');
+  // Rows by command count as tools do (calls, failures); their table holds the window's and filter's calls already.
+  const tools = by.includes('tool') || commands;
+  const where = commands ? '1 = 1' : tools ? toolWhere : ledgerWhere;
+  const table = commands ? COMMAND_TABLE : tools ? 'tool_usage' : 'usage_ledger';
   // A weekday or hour of day needs the zone's offsets over the cells the window holds.
   let local: string | null = null;
   if (by.some((d) => CYCLE_DIMENSIONS.includes(d))) {
@@ -488,8 +545,12 @@ function* planGrouping(checked: ReturnType<typeof check>, top: number | undefine
   const from = treeKey ? `${table} l LEFT JOIN tree_roots t ON ${sameSession(dialect, 't', 'l')}` : `${table} l`;
   const ctes = treeKey ? [treeRootsSql(dialect)] : [];
   const withClause = ctes.length > 0 ? `WITH RECURSIVE ${ctes.join(', ')} ` : '';
-  const figures = tools ? ['tool_calls', 'tool_errors'] : USAGE_SUMS;
-  const sums = tools ? [`${dialect.sum('l.calls')} AS tool_calls`, `${dialect.sum('l.errors')} AS tool_errors`] : USAGE_SUMS.map((m) => `${dialect.sum(`l.${m}`)} AS ${m}`);
+  const figures = commands ? ['tool_calls', 'tool_errors', 'timed_calls', 'ms'] : tools ? ['tool_calls', 'tool_errors'] : USAGE_SUMS;
+  const sums = [
+    ...(tools ? [`${dialect.sum('l.calls')} AS tool_calls`, `${dialect.sum('l.errors')} AS tool_errors`] : USAGE_SUMS.map((m) => `${dialect.sum(`l.${m}`)} AS ${m}`)),
+    // Whole milliseconds, summed as integers: the rows' times add up to the totals' exactly.
+    ...(commands ? ['SUM(l.timed) AS timed_calls', 'SUM(l.ms) AS ms'] : []),
+  ];
   // The tables are clustered by time, so a window is one range of them and no window one scan; grouped by a session's
   // columns as they are, SQLite would walk the per-session index instead, a lookup per row. A unary + (a no-op on any
   // value; SQLite's way to say "not through an index") keeps it to the scan. PostgreSQL has no need of it.
@@ -513,7 +574,7 @@ function* planGrouping(checked: ReturnType<typeof check>, top: number | undefine
   const sql = withClause + (top === undefined ? grouped
     : bySessionOnly ? `SELECT x.*, ${totals.sessions ?? 0} AS n, ${totals.sessions ?? 0} AS all_sessions FROM (${grouped}) x ORDER BY ${rank} LIMIT ${top}`
       : `SELECT * FROM (SELECT x.*, ROW_NUMBER() OVER (ORDER BY ${rank}) AS rn, COUNT(*) OVER () AS n, SUM(sessions) OVER () AS all_sessions FROM (${grouped}) x) r WHERE rn <= ${top} ORDER BY rn`);
-  return { keys, shown, tools, sessionKey, treeKey, partsSessions: bySessionOnly || byTreeOnly, from, ctes, where, params, dialect, grouped, rank, sql };
+  return { keys, shown, tools, commands, sessionKey, treeKey, partsSessions: bySessionOnly || byTreeOnly, from, ctes, where, params, dialect, grouped, rank, sql };
 }
 
 /**
@@ -521,7 +582,7 @@ function* planGrouping(checked: ReturnType<typeof check>, top: number | undefine
  * names), figures as numbers. A session's store (and machine, in the fleet) is part of its key (two profiles may
  * share an id) but not shown: it is kept aside (`hiddenOf`) for its title.
  */
-function rowsOf(raw: readonly Record<string, unknown>[], g: Grouping, zone: Zone): { rows: ReportRow[]; hiddenOf: Map<ReportRow, Record<string, unknown>> } {
+function rowsOf(raw: readonly Record<string, unknown>[], g: Grouping, zone: Zone, medians?: Map<string, number | null>): { rows: ReportRow[]; hiddenOf: Map<ReportRow, Record<string, unknown>> } {
   const hiddenOf = new Map<ReportRow, Record<string, unknown>>();
   const rows: ReportRow[] = raw.map((r) => {
     const row: ReportRow = {};
@@ -540,6 +601,11 @@ function rowsOf(raw: readonly Record<string, unknown>[], g: Grouping, zone: Zone
     if (g.tools) {
       row.tool_calls = Number(r.tool_calls ?? 0);
       row.tool_errors = Number(r.tool_errors ?? 0);
+    }
+    if (g.commands) {
+      row.timed_calls = Number(r.timed_calls ?? 0);
+      row.seconds = seconds(r.ms ?? 0);
+      row.median_seconds = medians?.get(groupKey(r, g.keys.length)) ?? null;
     }
     return row;
   });
@@ -598,7 +664,13 @@ function* otherRow(rows: readonly ReportRow[], raw: readonly Record<string, unkn
   other.sessions = g.partsSessions ? Number(raw[0]!.all_sessions) - rows.reduce((t, r) => t + Number(r.sessions), 0)
     : Number((yield restSessions(g.grouped, g.rank, g.keys, keep, g))[0]?.n ?? 0);
   for (const m of USAGE_SUMS) other[m] = g.tools ? null : less(m, totals[m]);
-  if (g.tools) {
+  if (g.commands) {
+    // The rest of the terminal calls: the figures that add up; the median of the rest is not one of them.
+    const all = totals.commands!;
+    for (const m of ['tool_calls', 'tool_errors', 'timed_calls'] as const) other[m] = all[m] - rows.reduce((t, r) => t + Number(r[m] ?? 0), 0);
+    other.seconds = (Math.round(all.seconds * 1000) - rows.reduce((t, r) => t + Math.round(Number(r.seconds ?? 0) * 1000), 0)) / 1000;
+    other.median_seconds = null;
+  } else if (g.tools) {
     other.tool_calls = less('tool_calls', totals.tool_calls);
     other.tool_errors = less('tool_errors', totals.tool_errors);
   }
@@ -677,8 +749,8 @@ export function usageReport(db: Db, request: ReportRequest = {}, dialect: Dialec
 export function* planReport(request: ReportRequest, zone: Zone, dialect: Dialect, known?: UsageReport['totals']): Plan<UsageReport> {
   const by = checkDimensions(request.by ?? []);
   const totals = known ?? (yield* planTotals(request, dialect));
-  const { rows, stopped } = yield* planBoundedRows(request, totals, dialect, zone);
-  return { period: periodIn(zone, request), by, totals, rows, ...(stopped ? { stopped } : {}) };
+  const { rows, stopped, commands } = yield* planBoundedRows(request, totals, dialect, zone);
+  return { period: periodIn(zone, request), by, totals: commands ? { ...totals, commands } : totals, rows, ...(stopped ? { stopped } : {}) };
 }
 
 /** The window in a zone, as ISO times with its offset. */

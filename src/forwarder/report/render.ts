@@ -1,6 +1,6 @@
 // How a report reads: the terminal view (a summary, then tables fitted to the terminal's width, 80 columns when piped;
 // colour only on a terminal), and the same rows as CSV or Markdown. Pure text from `usageReport` results; no SQL here.
-import { MEASURES, type Dimension, type ReportRow, type UsageReport } from './query.js';
+import { COMMAND_FIGURES, MEASURES, type Dimension, type ReportRow, type UsageReport } from './query.js';
 import { describeFilterMiss, type FilterMiss } from './filter-miss.js';
 import type { RowIssueCount } from './row-issues.js';
 import { cacheHitRate, type SummaryTables } from './summary.js';
@@ -40,6 +40,23 @@ export function formatTokens(v: number | null): string {
   return v.toExponential(2);
 }
 
+/**
+ * A time in seconds as people read it: `0.42s`, `8.1s`, `42s`, `3m 05s`, `2h 07m`, `3d 04h`; `-` when not known.
+ * @example formatSeconds(185) // '3m 05s'
+ */
+export function formatSeconds(v: number | null): string {
+  if (v === null || !Number.isFinite(v)) return '-';
+  const two = (x: number) => String(x).padStart(2, '0');
+  if (v < 9.95) return `${v.toFixed(v < 0.995 ? 2 : 1)}s`;
+  const s = Math.round(v);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ${two(s % 60)}s`;
+  const m = Math.round(v / 60);
+  if (m < 24 * 60) return `${Math.floor(m / 60)}h ${two(m % 60)}m`;
+  const h = Math.round(v / 3600);
+  return `${Math.floor(h / 24).toLocaleString('en-US')}d ${two(h % 24)}h`;
+}
+
 const count = (v: number | null) => (v === null ? '-' : v.toLocaleString('en-US'));
 /** Whole numbers up to 9,999 as they are, larger ones short. */
 const calls = (v: number | null) => (v === null ? '-' : v < 10_000 ? count(v) : formatTokens(v));
@@ -56,7 +73,7 @@ interface Style { bold(s: string): string; dim(s: string): string; cost(s: strin
 const PLAIN: Style = { bold: (s) => s, dim: (s) => s, cost: (s) => s };
 const ANSI: Style = { bold: (s) => `\x1b[1m${s}\x1b[22m`, dim: (s) => `\x1b[2m${s}\x1b[22m`, cost: (s) => `\x1b[32m${s}\x1b[39m` };
 
-const KEY_LABEL: Record<string, string> = { hour_of_day: 'hour of day', session_id: 'session', title: 'title', tree_title: 'title', tool: 'tool', machine_id: 'machine id' };
+const KEY_LABEL: Record<string, string> = { hour_of_day: 'hour of day', session_id: 'session', title: 'title', tree_title: 'title', tool: 'tool', command: 'command', machine_id: 'machine id' };
 /** Keys holding a session id (a session's, or a tree's first session's): kept whole as long as anything can give way. */
 const SESSION_IDS: readonly string[] = ['session_id', 'tree'];
 /** Keys holding a title: the first to give way. */
@@ -118,6 +135,17 @@ function usageColumns(bySession: boolean, marks: boolean): Column[] {
   return bySession ? all.filter((c) => !['sessions', 'cache wr'].includes(c.label)) : all;
 }
 
+/** The figures of a table by command: calls, failed results, the time they took all told, a typical call's, sessions. */
+function commandColumns(): Column[] {
+  return [
+    { label: 'calls', align: 'right', text: (r) => calls(r.tool_calls as number) },
+    { label: 'failed', align: 'right', text: (r) => calls(r.tool_errors as number) },
+    { label: 'time', align: 'right', text: (r) => formatSeconds(r.timed_calls ? r.seconds as number : null) },
+    { label: 'median', align: 'right', text: (r) => formatSeconds(r.median_seconds as number | null) },
+    { label: 'sessions', align: 'right', text: (r) => count(r.sessions as number) },
+  ];
+}
+
 function toolColumns(): Column[] {
   return [
     { label: 'calls', align: 'right', text: (r) => calls(r.tool_calls as number) },
@@ -132,6 +160,8 @@ const FIXED_KEYS: readonly string[] = ['hour', 'day', 'week', 'month', 'weekday'
 const KEY_FLOOR = 12;
 /** When the keys cannot keep that much, figures are left out, in this order (cost, input and output stay here). */
 const DROP_ORDER = ['cache wr', 'sessions', 'cache rd', 'calls', 'errors'];
+/** By command, the calls stay; what a typical call took goes before the time all told. */
+const COMMAND_DROP_ORDER = ['sessions', 'median', 'failed', 'time'];
 /** By tree, how many sessions a tree holds is what the grouping is for: it goes last of these. */
 const TREE_DROP_ORDER = ['cache wr', 'cache rd', 'calls', 'errors', 'sessions'];
 /** On a narrow terminal, when the keys cannot keep even their labels, these go too (cost always stays). */
@@ -154,9 +184,10 @@ export function renderTable(report: UsageReport, color = false, options: { omitO
   const width = options.width ?? DEFAULT_WIDTH;
   const keys = keyColumns(report.by);
   const tools = report.by.includes('tool');
+  const commands = report.by.includes('command');
   const rows = options.omitOther ? report.rows.filter((r) => r.other_rows === undefined) : report.rows;
-  const marks = !tools && marksEstimates(rows);
-  const allFigures = tools ? toolColumns() : usageColumns(report.by.includes('session'), marks);
+  const marks = !tools && !commands && marksEstimates(rows);
+  const allFigures = commands ? commandColumns() : tools ? toolColumns() : usageColumns(report.by.includes('session'), marks);
   const keyCols: Column[] = keys.map((k, i) => ({
     label: KEY_LABEL[k] ?? k, align: 'left', flex: !FIXED_KEYS.includes(k), keepEnd: KEEP_END.includes(k),
     text: (r: ReportRow) => (r.other_rows !== undefined ? (i === 0 ? `(${r.other_rows} more)` : '') : keyText(r[k] as string | number | null, k)),
@@ -193,7 +224,7 @@ export function renderTable(report: UsageReport, color = false, options: { omitO
     }
   };
   const floors = floorsAt((label) => Math.max(KEY_FLOOR, label), null);
-  drop(report.by.includes('tree') ? TREE_DROP_ORDER : DROP_ORDER, floors);
+  drop(commands ? COMMAND_DROP_ORDER : report.by.includes('tree') ? TREE_DROP_ORDER : DROP_ORDER, floors);
   shrink(floors);
   const labelFloors = floorsAt((label) => Math.max(4, label), null);
   drop(LAST_DROPS, labelFloors);
@@ -215,6 +246,9 @@ export function renderTable(report: UsageReport, color = false, options: { omitO
     out.push(...wrapWords(hint, width).map((l) => style.dim(l)));
   }
   if (marks) out.push(...wrapWords(`(${ESTIMATE_MARK}: counts Hermes's estimate where no billed cost was recorded)`, width).map((l) => style.dim(l)));
+  if (commands && rows.length > 0) {
+    out.push(...wrapWords('(each call under the first program its command line runs; failed: its result says so (an exit code other than 0, an error); time: from call to result, added up; median: a typical call\'s)', width).map((l) => style.dim(l)));
+  }
   return out.join('\n');
 }
 
@@ -404,7 +438,7 @@ export function renderSummary(view: SummaryView, color: boolean, width = DEFAULT
 /** Every column of a report's rows, keys first (as in the JSON). */
 export function rowColumns(report: UsageReport): string[] {
   const keys = keyColumns(report.by);
-  const measures: string[] = [...MEASURES, ...(report.by.includes('tool') ? ['tool_calls', 'tool_errors'] : [])];
+  const measures: string[] = [...MEASURES, ...(report.by.includes('tool') ? ['tool_calls', 'tool_errors'] : report.by.includes('command') ? COMMAND_FIGURES : [])];
   const extra = report.rows.some((r) => r.other_rows !== undefined) ? ['other_rows'] : [];
   return [...keys, ...measures, ...extra];
 }
@@ -454,8 +488,9 @@ export function markdownText(value: string): string {
 }
 
 /**
- * The rows as a Markdown table (costs in dollars, counts with separators); a --top's rest is labelled `(N more)` in
- * its first key, as on a terminal (CSV leaves its keys empty: `other_rows` tells it apart there).
+ * The rows as a Markdown table (costs in dollars, counts with separators, times as formatSeconds writes them); a
+ * --top's rest is labelled `(N more)` in its first key, as on a terminal (CSV leaves its keys empty: `other_rows`
+ * tells it apart there).
  */
 export function renderMarkdown(report: UsageReport): string {
   const cols = rowColumns(report);
@@ -463,6 +498,7 @@ export function renderMarkdown(report: UsageReport): string {
   const cell = (c: string, v: unknown) => {
     if (v === null || v === undefined) return '';
     if (c.endsWith('_usd')) return formatCost(v as number);
+    if (c === 'seconds' || c === 'median_seconds') return formatSeconds(v as number);
     if (typeof v === 'number') return v.toLocaleString('en-US');
     return markdownText(String(v));
   };

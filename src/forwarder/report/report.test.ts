@@ -102,7 +102,7 @@ describe('usageReport', () => {
   });
 
   it('the rows of every dimension, and of pairs of them, add up to the totals', () => {
-    const usage = DIMENSIONS.filter((d) => d !== 'tool');
+    const usage = DIMENSIONS.filter((d) => d !== 'tool' && d !== 'command');
     for (const d of usage) addsUp(usageReport(db, { by: [d] }), d);
     for (const [a, b] of [['day', 'model'], ['week', 'task'], ['month', 'source'], ['project', 'provider'], ['profile', 'session']] as const) {
       addsUp(usageReport(db, { by: [a, b], since: NOW - 10 * 86400, until: NOW }), `${a}+${b}`);
@@ -141,7 +141,11 @@ describe('usageReport', () => {
       utc: fc.boolean(),
       filter: fc.option(fc.oneof(fc.record({ tree: fc.subarray(trees, { minLength: 1, maxLength: 3 }) }), fc.record({ model: fc.subarray(models, { minLength: 1, maxLength: 2 }) }),
         fc.record({ tree: fc.subarray(trees, { minLength: 1, maxLength: 2 }), model: fc.subarray(models, { minLength: 1, maxLength: 3 }) })), { nil: undefined }),
-    }).filter((r) => !(r.by.includes('tool') && r.by.some((d) => ['model', 'provider', 'task'].includes(d))));
+    // Tool calls and terminal commands (one of them) group by neither model, provider nor task.
+    }).filter((r) => {
+      const calls = r.by.filter((d) => d === 'tool' || d === 'command').length;
+      return calls === 0 || (calls === 1 && !r.by.some((d) => ['model', 'provider', 'task'].includes(d)));
+    });
     fc.assert(fc.property(request, (q) => {
       const since = NOW - q.from * 86400;
       const until = q.days === undefined ? null : since + q.days * 86400;
@@ -149,9 +153,11 @@ describe('usageReport', () => {
       const whole = usageReport(db, base);
       const label = JSON.stringify(q);
       const tools = q.by.includes('tool');
+      const commands = q.by.includes('command');
       const total = (r: UsageReport, m: string) => r.rows.reduce((n, x) => n + Number(x[m] ?? 0), 0);
       const sums = (r: UsageReport, l: string) => {
         if (tools) assert.equal(total(r, 'tool_calls'), r.totals.tool_calls, l);
+        else if (commands) for (const m of ['tool_calls', 'tool_errors', 'timed_calls'] as const) assert.equal(total(r, m), r.totals.commands![m], `${l} ${m}`);
         else if (r.rows.length > 0) addsUp(r, l);
         else assert.deepEqual([r.totals.sessions, r.totals.api_calls, r.totals.cost_usd], [0, 0, 0], `${l}: no rows, nothing counted`);
       };
@@ -466,7 +472,7 @@ describe('usageReport', () => {
     });
     refused({ since: NOW, until: NOW - 60 }, 'The window starts after it ends (since 2026-07-15T10:30:00.000Z, until 2026-07-15T10:29:00.000Z); swap them.');
     refused({ by: ['modle'] }, '"modle" is not a report dimension; did you mean "model"?');
-    refused({ by: ['colour'] }, '"colour" is not a report dimension; use hour, day, week, month, weekday, hour_of_day, model, provider, profile, source, project, task, session, tree, tool, machine.');
+    refused({ by: ['colour'] }, '"colour" is not a report dimension; use hour, day, week, month, weekday, hour_of_day, model, provider, profile, source, project, task, session, tree, tool, command, machine.');
     refused({ by: ['tool', 'model', 'task'] }, 'Tool calls cannot be grouped by model or task: Hermes records usage per call, not per tool; group tools by hour, day, week, month, weekday, hour_of_day, profile, source, project, session, tree, machine.');
     refused({ top: 0 }, 'top must be a whole number of rows, 1 or more; got 0.');
   });
@@ -998,6 +1004,14 @@ describe('several stores', () => {
         addsUp(usageReport(ro, { by: ['model'], top: 2 }), 'top 2 models');
         addsUp(usageReport(ro, { by: ['session'], top: 3 }), 'top 3 sessions');
         assert.equal(usageReport(ro, { by: ['source'] }).rows.reduce((t, r) => t + Number(r.sessions), 0), 40, 'a session has one source');
+        // Terminal commands: each store's calls its own, the same session id counted in each (decision 0149).
+        const commands = usageReport(ro, { by: ['command', 'session'] });
+        const terminal = tools.rows.find((r) => r.tool === 'terminal')!;
+        assert.deepEqual([commands.totals.commands!.tool_calls, commands.totals.commands!.tool_errors], [terminal.tool_calls, terminal.tool_errors]);
+        assert.equal(commands.rows.reduce((t, r) => t + Number(r.tool_calls), 0), terminal.tool_calls);
+        const one = usageReport(ro, { by: ['command'], place: { store: a.path } });
+        assert.equal(one.totals.commands!.tool_calls * 2, terminal.tool_calls, 'one store holds half');
+        assert.equal(one.totals.commands!.sessions * 2, commands.totals.commands!.sessions, 'sessions counted per store');
       } finally {
         ro.close();
       }

@@ -110,6 +110,12 @@ describe('usage endpoints equal usageReport', () => {
     assert.equal(web.status, 200);
     assert.deepEqual(web.body, cli);
     assert.ok(cli.rows.length > 1);
+    // By command too (decision 0149): the terminal's calls by program, read through the same plan.
+    const commands = await printed(() => reportCommand(['--home', app.home, '--since', '7d', '--by', 'command', '--by', 'source', '--top', '4', '--json'], { now: () => app.now * 1000 }));
+    const byCommand = await api('/api/report?period=7d&by=command&by=source&top=4');
+    assert.equal(byCommand.status, 200);
+    assert.deepEqual(byCommand.body, JSON.parse(commands.out.join('\n')));
+    assert.ok((byCommand.body as UsageReport).totals.commands!.tool_calls > 0);
   });
 
   it('/api/report.csv is `hermetic report --csv` for the same query, saved as a file; by session, long titles cut and marked', async () => {

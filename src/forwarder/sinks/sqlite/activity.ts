@@ -6,22 +6,11 @@
 import type { Db } from '../../../shared/sqlite.js';
 import { MESSAGES, PARTS, type DatasetTable } from '../../dataset/columns.js';
 import { isPacked, valueAt } from '../../dataset/packed.js';
+import { toolErrorSql } from '../../dataset/tool-error.js';
 import type { Rows } from '../sink.js';
 
-/**
- * A tool result that says its call failed: a JSON object with a non-zero exit_code, an error, success false, or status
- * error/failed. Text that names none of those keys is not parsed at all, and the rest is parsed once (one
- * json_extract of the four paths): most results cost a few byte searches.
- */
-export function toolErrorSql(text: string): string {
-  const v = `json_extract(${text}, '$.exit_code', '$.error', '$.success', '$.status')`;
-  // CASE, not AND: SQLite evaluates both sides of an AND in a value, and json_extract() throws on text that is not JSON.
-  return `(CASE WHEN substr(ltrim(${text}), 1, 1) = '{' AND (instr(${text}, '"exit_code"') OR instr(${text}, '"error"') OR instr(${text}, '"success"') OR instr(${text}, '"status"')) AND json_valid(${text})
-    THEN (SELECT (json_type(v, '$[0]') IN ('integer', 'real') AND v ->> '$[0]' <> 0)
-      OR (json_type(v, '$[1]') NOT IN ('null', 'false') AND COALESCE(v ->> '$[1]', '') NOT IN ('', '{}', '[]'))
-      OR json_type(v, '$[2]') = 'false' OR v ->> '$[3]' IN ('error', 'failed') FROM (SELECT ${v} AS v)) IS 1
-    ELSE 0 END)`;
-}
+// The rule is shared with the report's terminal commands (dataset/tool-error.ts); its JavaScript twin is here.
+export { toolErrorSql };
 
 const quarter = (t: string) => `CAST(${t} / 900 AS INTEGER)`;
 /** Whether a part counts: a tool call, or a tool result that says it failed. */
