@@ -218,6 +218,16 @@ describe('the dashboard in Chromium', () => {
     const tools = await visit('/report?period=all&by=tool&by=day');
     assert.deepEqual((await figures(tools.page)).tables['report-table']!.filter(([, c]) => c === 'tool_calls').map(([, , x]) => x), usageReport(h.app.db, { ...all, by: ['tool', 'day'], top: 10 }).rows.map((r) => r.tool_calls));
     await tools.done();
+    // By command (decision 0149): the calls, failures and times of usageReport's rows.
+    const commands = await visit('/report?period=all&by=command');
+    const commandRows = usageReport(h.app.db, { ...all, by: ['command'], top: 10 }).rows;
+    assert.ok(commandRows.length > 0 && commandRows.some((r) => Number(r.tool_calls) > 0), 'the fixture has terminal calls');
+    const shown = (await figures(commands.page)).tables['report-table']!;
+    for (const key of ['tool_calls', 'tool_errors', 'seconds', 'median_seconds']) {
+      assert.deepEqual(shown.filter(([, c]) => c === key).map(([, , x]) => x), commandRows.map((r) => r[key as keyof typeof r] ?? null), key);
+    }
+    assert.equal(await commands.page.$eval('code.command', (c) => c.textContent), 'hermetic report --period all --by command --top 10');
+    await commands.done();
     await v.done();
   });
 

@@ -3,14 +3,14 @@
 // the URL (/report?by=weekday&by=model&top=20), beside the period and the filters every view keeps.
 import { get } from '../api.js';
 import { h, table } from '../dom.js';
-import { cost, count, sessionTitle, short, size } from '../format.js';
+import { cost, count, seconds, sessionTitle, short, size } from '../format.js';
 import { FILTERS, go, sessionHref, usageParams } from '../state.js';
 
-/** The dimensions offered, in the order `hermetic report --help` lists them (machine only on the fleet store). */
+/** The dimensions offered, in the order `hermetic report --help` lists them (machine only on the fleet store, command only off it). */
 const DIMENSIONS = [
   ['day', 'Day'], ['week', 'Week'], ['month', 'Month'], ['hour', 'Hour'], ['weekday', 'Weekday'], ['hour_of_day', 'Hour of the day'],
   ['model', 'Model'], ['provider', 'Provider'], ['profile', 'Profile'], ['source', 'Source'], ['project', 'Project'], ['task', 'Task'],
-  ['session', 'Session'], ['tree', 'Session with all it started'], ['tool', 'Tool'], ['machine', 'Machine'],
+  ['session', 'Session'], ['tree', 'Session with all it started'], ['tool', 'Tool'], ['command', 'Command'], ['machine', 'Machine'],
 ];
 const LABEL = Object.fromEntries(DIMENSIONS);
 /** The most rows the API keeps (the report's MAX_TOP). */
@@ -62,9 +62,10 @@ export async function report(state, pending) {
   for (const d of by) q.append('by', d);
   if (top !== 'all') q.set('top', top);
   const r = await get('/api/report', q);
-  const tools = r.by.includes('tool');
+  const commands = r.by.includes('command');
+  const tools = commands || r.by.includes('tool');
   const choose = (name, value, choices) => h('select', { name }, choices.map(([v, label]) => h('option', { value: v, selected: v === value }, label)));
-  const offered = DIMENSIONS.filter(([d]) => d !== 'machine' || fleet);
+  const offered = DIMENSIONS.filter(([d]) => (d === 'machine' ? fleet : d === 'command' ? !fleet : true));
   const form = h('form', {
     class: 'grouping', 'aria-label': 'Grouping',
     onsubmit: (e) => {
@@ -85,14 +86,18 @@ export async function report(state, pending) {
     keys[0] = { ...keys[0], value: (row) => (row.other_rows !== undefined ? `${count(row.other_rows)} more` : first(row)) };
   }
   const measure = (label, key, format) => ({ label, num: true, key, raw: (x) => x[key], value: (x) => format(x[key]) });
-  const figures = tools
+  // Commands (decision 0149): also the time from call to result, added up, and a typical call's (empty on the rest row).
+  const figures = commands
+    ? [measure('Calls', 'tool_calls', count), measure('Failed', 'tool_errors', count), measure('Time', 'seconds', seconds),
+      measure('Median', 'median_seconds', seconds), measure('Sessions', 'sessions', count)]
+    : tools
     ? [measure('Calls', 'tool_calls', count), measure('Failed', 'tool_errors', count), measure('Sessions', 'sessions', count)]
     : [measure('Cost', 'cost_usd', cost), measure('Sessions', 'sessions', count), measure('API calls', 'api_calls', count), measure('Input', 'input_tokens', short),
       measure('Output', 'output_tokens', short), measure('Cache read', 'cache_read_tokens', short), measure('Cache write', 'cache_write_tokens', short)];
   const title = `By ${r.by.map((d) => (LABEL[d] ?? d).toLowerCase()).join(' and ')}`;
   // The page is the table: shown whole, not in the scrolling box of the overview's tables.
   // What adds up: the measures; a session counts in every row it has usage (or calls) in.
-  const rows = table(`${title}: ${tools ? 'tool calls (the rows\' calls and failures add up to the period\'s totals' : 'cost, sessions and tokens (the rows\' cost and tokens add up to the period\'s totals'}; a session counts in each row it is in)`, [...keys, ...figures], r.rows, { id: 'report-table' });
+  const rows = table(`${title}: ${commands ? 'terminal calls by the program each runs, their failures and time from call to result (calls, failures and time add up to the period\'s totals' : tools ? 'tool calls (the rows\' calls and failures add up to the period\'s totals' : 'cost, sessions and tokens (the rows\' cost and tokens add up to the period\'s totals'}; a session counts in each row it is in)`, [...keys, ...figures], r.rows, { id: 'report-table' });
   rows.classList.add('whole');
   return [
     h('h1', {}, 'Report'),
