@@ -1,5 +1,6 @@
 """Regenerates src/shared/python/cpython-vectors.json: what CPython itself answers for the Python semantics Hermetic
-reimplements (str, repr, bool, json.dumps in Hermes's three styles, float repr, round, strip, split, len).
+reimplements (str, repr, bool, json.dumps in Hermes's three styles, float repr, round, strip, split, len, and the
+code points str.isprintable() holds for).
 Run: python3 scripts/python-vectors.py  (the committed file was made with CPython 3.11)."""
 import json, math, random, sys
 
@@ -17,6 +18,9 @@ STRINGS = [
     '', ' ', '  x  ', '\t\n\x0b\x0c\r x \x1c\x1d\x1e\x1f', '\x85x\xa0', '\u1680\u2000\u200a x \u2028\u2029\u202f\u205f\u3000',
     '\ufeffx\ufeff', '\u200bx\u200b', '\u180ex', 'x\U0001F600', '\ud800x', 'a\udc00\ud800b', 'é', 'e\u0301',
     'fix   the\ttitle\x1eleak\n', ' a\x85b\u3000c ',
+    # Assigned after Unicode 14.0, so unassigned (not printable) to CPython 3.11: emoji of 15.0-16.0 (🩷 🫨 🛜), a Kannada
+    # sign, Kawi, a CJK extension I ideograph, a Unicode 16 symbol; beside emoji CPython 3.11 knows (decision 0150).
+    'love \U0001FA77 \U0001FAE8 \U0001F6DC \u2764', '\u0cf3\U00011F04\U0002EBF0\U0001CC00\u31ef\u2427', 'it\'s \U0001FA77',
 ]
 FLOATS = [0.0625, 0.125, 2.675, 1.0005, 0.0005, 1.2345, -1.2345, 123.4565, 1e-10, 0.1 + 0.2, 2.5, 3.5, 1e20, 5e-4]
 
@@ -36,7 +40,15 @@ def main():
     strings = [{'s': s, 'strip': s.strip(), 'split': s.split(), 'len': len(s), 'repr': repr(s)} for s in STRINGS]
     floats = [{'x': repr(x), 'repr': repr(x), 'round3': repr(round(x, 3)), 'round0': repr(round(x, 0))}
               for x in FLOATS if math.isfinite(x)]
-    out = {'python': sys.version.split()[0], 'values': values, 'strings': strings, 'floats': floats}
+    # str.isprintable() over every code point, as [first, last] ranges where it holds: what repr() leaves unescaped.
+    printable, start = [], None
+    for cp in range(0x110001):
+        if cp < 0x110000 and chr(cp).isprintable():
+            start = cp if start is None else start
+        elif start is not None:
+            printable.append([start, cp - 1])
+            start = None
+    out = {'python': sys.version.split()[0], 'values': values, 'strings': strings, 'floats': floats, 'printable': printable}
     with open('src/shared/python/cpython-vectors.json', 'w') as f:
         json.dump(out, f, indent=1, ensure_ascii=True)
         f.write('\n')

@@ -2,6 +2,7 @@
 import { pyFloatRepr } from './dump.js';
 import { hasLoneSurrogate } from './strings.js';
 import { PyFloat, type PyDict, type PyValue } from './values.js';
+import { PRINTABLE_AFTER_UNICODE_14 } from './unicode-14.js';
 
 export const isDict = (v: PyValue | undefined): v is PyDict => v instanceof Map;
 
@@ -66,12 +67,13 @@ export function pyRepr(v: PyValue): string {
 
 const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
 /**
- * The characters repr() escapes inside each quote: backslash, the quote, and those str.isprintable() is false for
- * (space excepted; Node's Unicode tables may be newer than Python 3.11's).
+ * The characters repr() escapes inside each quote: backslash, the quote, and those str.isprintable() is false for on
+ * CPython 3.11 (space excepted): Node's categories, plus what Unicode added after 14.0, which Node's newer tables call
+ * printable and CPython 3.11 does not know (an emoji of Unicode 15 such as 🩷 is `\U0001fa77` in its repr).
  */
 const ESCAPED = {
-  "'": /[\\'\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}]|(?! )\p{Zs}/gu,
-  '"': /[\\"\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}]|(?! )\p{Zs}/gu,
+  "'": new RegExp(`[\\\\'\\p{Cc}\\p{Cf}\\p{Cs}\\p{Co}\\p{Cn}\\p{Zl}\\p{Zp}${PRINTABLE_AFTER_UNICODE_14}]|(?! )\\p{Zs}`, 'gu'),
+  '"': new RegExp(`[\\\\"\\p{Cc}\\p{Cf}\\p{Cs}\\p{Co}\\p{Cn}\\p{Zl}\\p{Zp}${PRINTABLE_AFTER_UNICODE_14}]|(?! )\\p{Zs}`, 'gu'),
 };
 
 /** CPython's escape of one character ESCAPED matched. */

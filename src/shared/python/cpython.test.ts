@@ -7,6 +7,7 @@ import {
   canonicalDumps, dumps, dumpsSorted, parsePyJson, pyFloatStr, pyLen, pyRepr, pyRound, pyStr, pyStrip, pyStrRepr, pyTruthy,
 } from './index.js';
 import { pySplit } from './strings.js';
+import { PRINTABLE_AFTER_UNICODE_14 } from './unicode-14.js';
 import fc from 'fast-check';
 
 interface Vectors {
@@ -14,6 +15,8 @@ interface Vectors {
   values: Array<{ json: string; str: string; repr: string; bool: boolean; dumps: string; dumps_sorted: string; canonical: string }>;
   strings: Array<{ s: string; strip: string; split: string[]; len: number; repr: string }>;
   floats: Array<{ x: string; repr: string; round3: string; round0: string }>;
+  /** The code points str.isprintable() holds for, as [first, last] ranges. */
+  printable: Array<[number, number]>;
 }
 
 const vectors = JSON.parse(readFileSync(new URL('./cpython-vectors.json', import.meta.url), 'utf8')) as Vectors;
@@ -44,6 +47,18 @@ test('str.strip(), str.split(), len() and repr() of strings with Python whitespa
   }
 });
 
+test('repr() of each code point alone escapes it exactly where CPython 3.11 finds it not printable (Unicode 14.0)', () => {
+  const printable = new Uint8Array(0x110000);
+  for (const [first, last] of vectors.printable) printable.fill(1, first, last + 1);
+  const wrong: string[] = [];
+  for (let cp = 0; cp < 0x110000; cp++) {
+    if (cp === 0x22 || cp === 0x27 || cp === 0x5c) continue; // the quotes and the backslash: the vectors' strings
+    const ch = String.fromCodePoint(cp);
+    if ((pyStrRepr(ch) === `'${ch}'`) !== (printable[cp] === 1)) wrong.push(cp.toString(16));
+  }
+  assert.deepEqual(wrong.slice(0, 20), [], `${wrong.length} code points`);
+});
+
 test('float repr and round(x, 3) / round(x, 0) as CPython', () => {
   for (const f of vectors.floats) {
     const x = Number(f.x);
@@ -61,7 +76,7 @@ test('plain JS objects dump as dicts in property order, undefined left out', () 
 /** repr() of a str a character at a time, as the rule reads: the reference pyStrRepr's one scan must equal. */
 function reprByChar(s: string): string {
   const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-  const nonPrintable = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
+  const nonPrintable = new RegExp(`[\\p{Cc}\\p{Cf}\\p{Cs}\\p{Co}\\p{Cn}\\p{Zl}\\p{Zp}\\p{Zs}${PRINTABLE_AFTER_UNICODE_14}]`, 'u');
   let out = quote;
   for (const ch of s) {
     const cp = ch.codePointAt(0)!;
