@@ -65,6 +65,14 @@ describe('commandProgram', () => {
     ]);
   });
 
+  it('a here-document\'s body is its command\'s input, not commands: the line after its delimiter runs next', () => {
+    named([
+      ["source /dev/stdin <<'EOF'\nexport A=1\nEOF\nnpm test", 'npm'], ['cd /srv <<EOF\nrm -rf build\nEOF\nmake', 'make'],
+      ['cd x <<-END\n\tbody\n\tEND\nls', 'ls'], ['cd x <<A <<"B"\na1\nA\nb1\nB\nls', 'ls'], ['cd x <<EOF; make\nbody\nEOF', 'make'],
+      ['set -e <<< "x"\nls', 'ls'], ['cd x <<EOF\nEOFnot\n EOF\nEOF\nls', 'ls'], ['cd x <<EOF\nnever ended', 'cd'],
+    ]);
+  });
+
   it('a line that runs no program: blank, a comment, only assignments or operators, an empty quoted word', () => {
     named([['', EMPTY_COMMAND], ['   \n\t', EMPTY_COMMAND], ['# nothing', EMPTY_COMMAND], ['FOO=1', EMPTY_COMMAND], ['A=1 B=2;', EMPTY_COMMAND],
       [';;', EMPTY_COMMAND], ['&& ||', EMPTY_COMMAND], ['"" x', EMPTY_COMMAND], ['( )', EMPTY_COMMAND]]);

@@ -43,17 +43,23 @@ const WORD_END = /[ \t\r\f\v\n;&|<>()]/;
 
 /**
  * The line's tokens, read as far as asked: words with their quoting removed (`quoted` when any quote or escape was in
- * one, `plain` how many of its first characters were unquoted), and operators; comments and line continuations left
- * out. `$(…)`, `${…}` and backquotes stay inside their word as written.
+ * one, `plain` how many of its first characters were unquoted), and operators; comments, line continuations and the
+ * bodies of here-documents left out. `$(…)`, `${…}` and backquotes stay inside their word as written.
  */
 function* tokens(s: string): Generator<Token> {
   let i = 0;
   const n = s.length;
+  /** Here-documents opened on the current line (`<<` or `<<-` and the delimiter word after it), their bodies next. */
+  const heredocs: { delimiter: string | null; tabs: boolean }[] = [];
   while (i < n) {
     const c = s[i]!;
     if (BLANK.test(c)) { i++; continue; }
     if (c === '\\' && s[i + 1] === '\n') { i += 2; continue; }
-    if (c === '\n') { i++; yield { op: '\n' }; continue; }
+    if (c === '\n') {
+      i = skipBodies(s, i + 1, heredocs);
+      yield { op: '\n' };
+      continue;
+    }
     if (c === '#') {
       while (i < n && s[i] !== '\n') i++;
       continue;
@@ -63,6 +69,7 @@ function* tokens(s: string): Generator<Token> {
     const op = OPERATORS.find((o) => s.startsWith(o, i + digits));
     if (op && (digits === 0 || REDIRECTIONS.has(op))) {
       i += digits + op.length;
+      if (op === '<<' || op === '<<-') heredocs.push({ delimiter: null, tabs: op === '<<-' });
       yield { op };
       continue;
     }
@@ -105,8 +112,29 @@ function* tokens(s: string): Generator<Token> {
         i = j + 1;
       } else word += s[i++];
     }
+    const open = heredocs.at(-1);
+    if (open !== undefined && open.delimiter === null) open.delimiter = word;
     yield { word, quoted, plain: plain < 0 ? word.length : plain };
   }
+}
+
+/**
+ * Past the bodies of the here-documents a line opened (`from` is the start of the line after it): each body's lines up
+ * to the one that is its delimiter (leading tabs dropped for `<<-`), or the end of the text; the list left empty.
+ */
+function skipBodies(s: string, from: number, heredocs: { delimiter: string | null; tabs: boolean }[]): number {
+  let i = from;
+  for (const { delimiter, tabs } of heredocs) {
+    if (delimiter === null) continue;
+    while (i < s.length) {
+      const eol = s.indexOf('\n', i);
+      const line = s.slice(i, eol < 0 ? s.length : eol);
+      i = eol < 0 ? s.length : eol + 1;
+      if ((tabs ? line.replace(/^\t+/, '') : line) === delimiter) break;
+    }
+  }
+  heredocs.length = 0;
+  return i;
 }
 
 /** The index just past the bracket that closes the one at `open` (`(` or `{`), quotes inside skipped; the end if none. */
