@@ -57,9 +57,13 @@ export function time(s) {
   return `${part.year}-${part.month}-${part.day} ${part.hour}:${part.minute}`;
 }
 
+/** `4.3 s`, `42 s`, `3 min 5 s`: a time in seconds as the tools, delegations and report views show it; `–` for nothing. */
 export function seconds(s) {
   if (s === null || s === undefined) return '–';
-  return s >= 60 ? `${Math.floor(s / 60)} min ${Math.round(s % 60)} s` : `${s.toFixed(s < 10 ? 1 : 0)} s`;
+  if (s < 9.95) return `${s.toFixed(1)} s`;
+  // Rounded once, to whole seconds, before the minutes are split off: 119.6 is 2 min 0 s, not 1 min 60 s.
+  const whole = Math.round(s);
+  return whole >= 60 ? `${Math.floor(whole / 60)} min ${whole % 60} s` : `${whole} s`;
 }
 
 /** `n` and the noun, plural when n is not 1 ("1 attempt", "3 attempts"). */
