@@ -203,4 +203,31 @@ describeTransports('session fork (decision 0141)', (open) => {
       db.close();
     }
   });
+  it('--state-db: a client\'s end named as a run\'s stamp (`done`, `failed`, `cancelled`) stays through later runs, as in the API', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'hermetic-fork-')), 'state.db');
+    const h = await open({ stateDb: path });
+    await sessionWithTurn(h, 'ran');
+    await createSession(h, '{"id": "fresh"}');
+    await h.admin.clock({ advance: 5 });
+    // The client ends both, `ran` after its run's end was stamped (the API store's row was open: the end takes effect).
+    for (const [id, reason] of [['ran', 'cancelled'], ['fresh', 'done']]) {
+      assert.equal((await h.request('PATCH', `/api/sessions/${id}`, { body: `{"end_reason": "${reason}"}` })).status, 200);
+    }
+    await h.admin.clock({ advance: 5 });
+    await sessionWithTurn(h, 'ran', 'again');
+    await sessionWithTurn(h, 'fresh', 'again');
+    const ends: Array<[string, string, number]> = [];
+    for (const id of ['fresh', 'ran']) {
+      const { end_reason, ended_at } = (await h.request('GET', `/api/sessions/${id}`)).json().session;
+      ends.push([id, end_reason, ended_at]);
+    }
+    assert.deepEqual(ends, [['fresh', 'done', 1789169805], ['ran', 'cancelled', 1789169805]]);
+    await h.close();
+    const db = new Database(path, { readonly: true });
+    try {
+      assert.deepEqual(db.prepare("SELECT id, end_reason, ended_at FROM sessions WHERE id IN ('fresh', 'ran') ORDER BY id").raw().all(), ends);
+    } finally {
+      db.close();
+    }
+  });
 });

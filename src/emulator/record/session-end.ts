@@ -24,7 +24,8 @@ export function endAsHermes(w: StateDbWriter, id: string, reason: string, at: nu
 
 /**
  * A later run starting in the session (decision 0004: the end is the last run's): the recorder's own end stamp is
- * cleared; an end Hermes made (a fork's `branched`, PATCH's end_reason) stays, as the API server's agent leaves it.
+ * cleared; an end Hermes made (a fork's `branched`, PATCH's end_reason) stays, as the API server's agent leaves it. A
+ * PATCH may name a stamp's reason (`done`): the recorder does not call this on a row the emulated Hermes ended (0150).
  */
 export function reopenForRun(w: StateDbWriter, id: string): void {
   w.stmt(`UPDATE sessions SET ended_at = NULL, end_reason = NULL WHERE id = ? AND end_reason IN (${STAMPS.map(() => '?').join(', ')})`)

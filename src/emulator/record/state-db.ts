@@ -64,6 +64,11 @@ export class StateDbRecorder {
   #open: StateDbWriter | null = null;
   /** Writes waiting for the lock, oldest first: a later write never overtakes an earlier one. */
   #held: Held[] = [];
+  /**
+   * Sessions the emulated Hermes has ended in this file (PATCH's end_reason), as the writes are made: a later run leaves
+   * their end alone though it reads as one of the recorder's own stamps (`done`, `failed`, `cancelled`).
+   */
+  #endedByHermes = new Set<string>();
   /** The text the held writes hold. */
   #heldText = 0;
   /** Writes dropped past the held bounds while the lock is held: said at the first, counted until the lock is free. */
@@ -184,7 +189,7 @@ export class StateDbRecorder {
       if (fill.length > 0) {
         w.stmt(`UPDATE sessions SET ${fill.map((c) => `${c} = COALESCE(${c}, ?)`).join(', ')} WHERE id = ?`).run(...fill.map((c) => values[c]), turn.sessionId);
       }
-      reopenForRun(w, turn.sessionId);
+      if (!this.#endedByHermes.has(turn.sessionId)) reopenForRun(w, turn.sessionId);
       if (opening.messages.length > 0) w.appendMessages(turn.sessionId, [...opening.messages]);
       if (opening.beat) touch(w, turn.sessionId, opening.beat);
     }), typeof last === 'number' ? { sessionId: turn.sessionId, lastAt: last } : undefined, opening.messages);
@@ -262,7 +267,10 @@ export class StateDbRecorder {
 
   /** end_session through PATCH {"end_reason": …}: the first reason wins, a run's end stamp giving way (record/session-end.ts). */
   sessionEnded(id: string, reason: string, at: number, wasOpen: boolean): void {
-    this.#write(`the end of session ${id}`, (w) => endAsHermes(w, id, reason, at, wasOpen));
+    this.#write(`the end of session ${id}`, (w) => {
+      endAsHermes(w, id, reason, at, wasOpen);
+      this.#endedByHermes.add(id);
+    });
   }
 
   /** POST /api/sessions/{id}/model and the chat's require_model_lock (record/model-lock.ts). */
@@ -274,6 +282,7 @@ export class StateDbRecorder {
   sessionDeleted(id: string): void {
     this.#write(`the deletion of session ${id}`, (w) => w.tx(() => {
       if (w.stmt('SELECT 1 FROM sessions WHERE id = ?').get(id)) w.deleteSession(id);
+      this.#endedByHermes.delete(id);
     }));
   }
 
