@@ -210,6 +210,8 @@ export function commandProgram(line: string): string {
       // Its arguments, up to the operator after them: a separator goes on to the next command, anything else ends here.
       let next = r.next();
       while (next !== null && !('op' in next && !REDIRECTIONS.has(next.op))) next = r.next();
+      // `cd x || exit 1; make`: what runs when the step fails is skipped too (a group in braces or brackets whole).
+      if (next !== null && 'op' in next && next.op === '||') next = pastFallback(r);
       if (next === null || !('op' in next) || !SEPARATORS.has(next.op)) return name;
       pending = name;
       continue;
@@ -222,6 +224,24 @@ export function commandProgram(line: string): string {
     if (after !== null) r.unread(after);
   }
   return pending ?? EMPTY_COMMAND;
+}
+
+/**
+ * After a setup step's `||`: the tokens of what runs when it fails, up to the separator after them (outside any
+ * `{ … }` or `( … )` they open), which is returned; null at the end of the line.
+ */
+function pastFallback(r: Reader): Token | null {
+  let depth = 0;
+  for (let tok = r.next(); tok !== null; tok = r.next()) {
+    if ('op' in tok) {
+      if (tok.op === '(') depth++;
+      else if (tok.op === ')') depth = Math.max(0, depth - 1);
+      else if (REDIRECTIONS.has(tok.op)) r.next();
+      else if (depth === 0 && SEPARATORS.has(tok.op)) return tok;
+    } else if (!tok.quoted && tok.word === '{') depth++;
+    else if (!tok.quoted && tok.word === '}') depth = Math.max(0, depth - 1);
+  }
+  return null;
 }
 
 /**

@@ -61,8 +61,13 @@ export function time(s) {
 export function seconds(s) {
   if (s === null || s === undefined) return '–';
   if (s < 9.95) return `${s.toFixed(1)} s`;
-  // Rounded once, to whole seconds, before the minutes are split off: 119.6 is 2 min 0 s, not 1 min 60 s.
+  // Rounded once, to whole seconds, before the minutes are split off: 119.6 is 2 min 0 s, not 1 min 60 s. From an
+  // hour on, hours and minutes (a year of terminal calls is "4629 h 38 min", not "277778 min 40 s").
   const whole = Math.round(s);
+  if (whole >= 3600) {
+    const minutes = Math.round(s / 60);
+    return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+  }
   return whole >= 60 ? `${Math.floor(whole / 60)} min ${whole % 60} s` : `${whole} s`;
 }
 
