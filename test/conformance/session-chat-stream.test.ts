@@ -56,7 +56,7 @@ describeTransports('session chat stream (decision 0145)', (openHarness) => {
         frame('tool.progress', `${msg}, "tool_name": "_thinking", "delta": "thinking…"`, 's', runId, 4) +
         frame('assistant.delta', `${msg}, "delta": "llo"`, 's', runId, 5) +
         `event: assistant.completed\ndata: {"session_id": "s", ${msg}, "content": "Héllo", "completed": true, "partial": false, "interrupted": false, "runtime": ${runtime}, "run_id": "${runId}", "seq": 6, "ts": ${TS}}\n\n` +
-        `event: run.completed\ndata: {"session_id": "s", ${msg}, "completed": true, "messages": [{"role": "assistant", "content": "Héllo", "finish_reason": "stop", "reasoning": "thinking…"}], "usage": ${usage}, "runtime": ${runtime}, "run_id": "${runId}", "seq": 7, "ts": ${TS}}\n\n` +
+        `event: run.completed\ndata: {"session_id": "s", ${msg}, "completed": true, "messages": [{"role": "assistant", "content": "Héllo", "finish_reason": "stop", "reasoning": null}], "usage": ${usage}, "runtime": ${runtime}, "run_id": "${runId}", "seq": 7, "ts": ${TS}}\n\n` +
         frame('done', '', 's', runId, 8),
     );
     const done = await h.request('GET', `/v1/runs/${runId}`);

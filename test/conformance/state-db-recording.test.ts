@@ -66,7 +66,8 @@ describeTransports('state.db recording', (open) => {
       assert.equal(calls[0]!.function.name, 'terminal');
       assert.equal(calls[0]!.function.arguments, '{"command":"ls"}');
       assert.match(calls[0]!.id, /^call_[0-9a-f]{24}$/);
-      assert.equal(rows[1]!.reasoning, 'I will run ls');
+      // reasoning.available carries the response's visible text: the call row's content, no reasoning (decision 0151).
+      assert.deepEqual([rows[1]!.content, rows[1]!.reasoning], ['I will run ls', null]);
       assert.equal(rows[1]!.finish_reason, 'tool_calls');
       assert.deepEqual([rows[2]!.tool_call_id, rows[2]!.tool_name, rows[2]!.content], [calls[0]!.id, 'terminal', 'README.md\nsrc']);
       assert.deepEqual([rows[3]!.content, rows[3]!.finish_reason], ['Two entries.', 'stop']);
@@ -342,7 +343,7 @@ describeTransports('state.db recording', (open) => {
     const expected = {
       parts: [['user', 'look\n[screenshot]\nhere'], ['assistant', 'Seen.']],
       image: [['user', '[screenshot]'], ['assistant', 'A picture.']],
-      lone: [['user', 'a\ufffdb \ud83d\ude00'], ['assistant', ''], ['tool', 'out\ufffd'], ['assistant', 'done\ufffd']],
+      lone: [['user', 'a\ufffdb \ud83d\ude00'], ['assistant', 'think\ufffd'], ['tool', 'out\ufffd'], ['assistant', 'done\ufffd']],
     };
     assert.deepEqual(api, expected, 'the API server\'s sessions');
     const db = new Database(path, { readonly: true });
@@ -352,7 +353,7 @@ describeTransports('state.db recording', (open) => {
       assert.deepEqual({ parts: rows('conv-parts'), image: rows('conv-image'), lone: rows('conv-lone') }, expected, 'the state.db');
       const bad = db.prepare("SELECT count(*) FROM messages WHERE instr(CAST(content AS BLOB), x'ED') > 0 OR instr(CAST(reasoning AS BLOB), x'ED') > 0").pluck().get();
       assert.equal(bad, 0, 'no surrogate bytes (invalid UTF-8) in the file');
-      assert.equal(db.prepare("SELECT reasoning FROM messages WHERE session_id = 'conv-lone' AND tool_calls IS NOT NULL").pluck().get(), 'think\ufffd');
+      assert.equal(db.prepare("SELECT reasoning FROM messages WHERE session_id = 'conv-lone' AND tool_calls IS NOT NULL").pluck().get(), null);
       const calls = db.prepare("SELECT tool_calls FROM messages WHERE session_id = 'conv-lone' AND tool_calls IS NOT NULL").pluck().get() as string;
       assert.ok(calls.includes('\\\\ud800'), 'tool_calls keep json.dumps\'s ensure_ascii escape');
     } finally {

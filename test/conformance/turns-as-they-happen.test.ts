@@ -108,14 +108,14 @@ describeTransports('turns as they happen (decision 0133)', (open) => {
 
     const rows = await apiMessages(h, 'conv-par');
     const expected = [
-      ['user', 'read both', null], ['assistant', '', ['read_file', 'read_file']], ['tool', 'A', null], ['tool', 'B', null],
+      ['user', 'read both', null], ['assistant', 'both at once', ['read_file', 'read_file']], ['tool', 'A', null], ['tool', 'B', null],
       ['assistant', '', ['terminal']], ['tool', 'ok', null], ['assistant', 'Done.', null],
     ];
     assert.deepEqual(shape(rows), expected);
     const calls = rows[1]!.tool_calls as Array<{ id: string; function: { arguments: string } }>;
     assert.deepEqual(calls.map((c) => c.function.arguments), ['{"path":"a"}', '{"path":"b"}']);
     assert.deepEqual([rows[2]!.tool_call_id, rows[3]!.tool_call_id], calls.map((c) => c.id), 'each result answers its call, in order');
-    assert.equal(rows[1]!.reasoning, 'both at once');
+    assert.equal(rows[1]!.reasoning, null, 'the event told the response\'s text, no reasoning (decision 0151)');
     const session = (await h.request('GET', '/api/sessions/conv-par')).json().session as Row;
     // Three model responses: the two reads, the terminal call, the answer.
     assert.deepEqual([session.message_count, session.tool_call_count, session.api_call_count], [7, 3, 3]);

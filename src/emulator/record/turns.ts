@@ -3,7 +3,8 @@
 // as its tool returns, the activity heartbeat, then the final answer and the turn's usage when it returns. Built once
 // per run and handed to every sink (the API server's sessions, the --state-db recorder), so both hold the same rows,
 // ids and times. Decisions 0004 (shapes), 0026 (one session model for both halves), 0079 (content, steer text,
-// creation times), 0133 (written as they happen; tool calls started back to back are one response).
+// creation times), 0133 (written as they happen; tool calls started back to back are one response), 0151 (what
+// reasoning.available stands for in the rows; the heartbeat's texts).
 import { PyFloat, pyStr, pyStrip, type PyDict, type PyValue } from '../../shared/python/index.js';
 import type { MessageInput, ToolCall } from '../../state-db/writer/types.js';
 import type { AgentResult, ProgressEvent } from '../runs/agent.js';
@@ -27,7 +28,8 @@ const HEARTBEAT_SECONDS = 60;
 interface Batch {
   readonly calls: ToolCall[];
   readonly at: number;
-  readonly reasoning: string | null;
+  /** The response's visible text, as its reasoning.available told it (null: none). */
+  readonly text: string | null;
 }
 
 interface Turn {
@@ -39,8 +41,12 @@ interface Turn {
    */
   open: Map<string, ToolCall[]> | null;
   batch: Batch | null;
-  /** Interim assistant text (reasoning.available) waiting for the next assistant message. */
-  reasoning: string | null;
+  /**
+   * The visible text of the model response under way, as reasoning.available carries it (conversation_loop.py sends
+   * the response's content, its reasoning tags stripped, cut to 500 characters): the content of the next assistant
+   * row that asks for tool calls (decision 0151).
+   */
+  text: string | null;
   /** Steer text delivered and not yet written into a tool result (joined as AIAgent.steer joins it). */
   steer: string | null;
   /** Tool calls numbered so far: the next call id's position. */
@@ -92,7 +98,7 @@ const costVerdict = (cost: number | undefined) =>
   cost !== undefined && cost > 0 ? { cost_status: 'estimated', cost_source: null } : { cost_status: 'unknown', cost_source: 'none' };
 
 const newTurn = (start: TurnStart): Turn => ({
-  start, open: null, batch: null, reasoning: null, steer: null, calls: 0, prefix: null, responses: 0, beat: null, children: null, ended: null,
+  start, open: null, batch: null, text: null, steer: null, calls: 0, prefix: null, responses: 0, beat: null, children: null, ended: null,
 });
 
 /** What a checkpoint keeps of the recorder (copies: the recorder goes on changing its own). */
@@ -175,7 +181,7 @@ export class TurnRecorder implements RunObserver {
     switch (event.event) {
       case 'reasoning.available':
         this.#append(turn.start, this.#close(turn));
-        turn.reasoning = event.text || turn.reasoning;
+        turn.text = event.text || turn.text;
         return;
       case 'tool.started': {
         const args = event.arguments;
@@ -185,7 +191,7 @@ export class TurnRecorder implements RunObserver {
         if (queue) queue.push(call);
         else open.set(event.tool, [call]);
         // Calls started back to back, nothing else between them, are one model response (decision 0133).
-        turn.batch ??= { calls: [], at, reasoning: this.#takeReasoning(turn) };
+        turn.batch ??= { calls: [], at, text: this.#takeText(turn) };
         turn.batch.calls.push(call);
         this.#touch(turn, at, `executing tool: ${event.tool}`);
         return;
@@ -197,7 +203,7 @@ export class TurnRecorder implements RunObserver {
         let call = turn.open?.get(event.tool)?.shift();
         if (call === undefined) {
           call = this.#call(turn, event.tool, NO_ARGUMENTS);
-          rows.push(this.#response(turn, [call], at, this.#takeReasoning(turn)));
+          rows.push(this.#response(turn, [call], at, this.#takeText(turn)));
         }
         const result = event.result ?? (event.error ? failedToolResult(event.tool) : '');
         const content = turn.steer === null ? result : result + steerMarker(turn.steer);
@@ -221,17 +227,21 @@ export class TurnRecorder implements RunObserver {
     return toolCall(callId(turn.prefix, turn.calls++), tool, args);
   }
 
-  #takeReasoning(turn: Turn): string | null {
-    const text = turn.reasoning;
-    turn.reasoning = null;
+  #takeText(turn: Turn): string | null {
+    const text = turn.text;
+    turn.text = null;
     return text;
   }
 
-  /** An assistant row asking for tool calls: one model response, one API call. */
-  #response(turn: Turn, calls: ToolCall[], at: number, reasoning: string | null): MessageInput {
+  /**
+   * An assistant row asking for tool calls: one model response, one API call. Its content is the text the response
+   * showed (reasoning.available), else the empty text of a response of calls alone (flatten_message_text(None),
+   * decision 0146). No reasoning: the event carries the visible text, not what build_assistant_message captures as
+   * `reasoning` / `reasoning_content` (decision 0151).
+   */
+  #response(turn: Turn, calls: ToolCall[], at: number, text: string | null): MessageInput {
     turn.responses++;
-    // A response of calls alone: the agent keeps flatten_message_text(None), the empty text (decision 0146).
-    return { role: 'assistant', content: '', tool_calls: calls, finish_reason: 'tool_calls', reasoning, timestamp: at };
+    return { role: 'assistant', content: text ?? '', tool_calls: calls, finish_reason: 'tool_calls', reasoning: null, timestamp: at };
   }
 
   /** Closes the model response under way: its assistant row, to be written now (none when no batch is open). */
@@ -239,7 +249,7 @@ export class TurnRecorder implements RunObserver {
     const batch = turn.batch;
     if (batch === null) return [];
     turn.batch = null;
-    return [this.#response(turn, batch.calls, batch.at, batch.reasoning)];
+    return [this.#response(turn, batch.calls, batch.at, batch.text)];
   }
 
   /** touch_session_activity, at most once a minute per agent (its first touch always): the beat to write, if any. */
@@ -313,7 +323,8 @@ export class TurnRecorder implements RunObserver {
     const messages: MessageInput[] = [];
     if (final === 'completed' && 'output' in result) {
       turn.responses++;
-      messages.push({ role: 'assistant', content: typeof result.output === 'string' ? result.output : null, finish_reason: 'stop', reasoning: turn.reasoning });
+      // The final response's visible text is the run's output; a reasoning.available before it told that same text.
+      messages.push({ role: 'assistant', content: typeof result.output === 'string' ? result.output : null, finish_reason: 'stop', reasoning: null });
     }
     // Each model response is one API call; a result that reports usage made at least one.
     const usage: TurnUsage | null = 'usage' in result
