@@ -174,15 +174,59 @@ describeTransports('turns as they happen (decision 0133)', (open) => {
     assert.deepEqual(activity(), [T0, 'starting API call #1', 'unknown']);
     await h.admin.clock({ advance: 90 });
     await h.admin.event(run, { event: 'tool.started', tool: 'terminal', arguments: { command: 'make' } });
-    // Hermes's agent writes the heartbeat at most once a minute: 90 s later, the tool's start is written.
-    assert.deepEqual(activity(), [T0 + 90, 'executing tool: terminal', 'unknown']);
+    // Hermes's agent writes the heartbeat at most once a minute: 90 s later, the response that asks for the tool lands,
+    // and its "API call #1 completed" is the first touch of that instant (decision 0151).
+    assert.deepEqual(activity(), [T0 + 90, 'API call #1 completed', 'unknown']);
     const listed = (await h.request('GET', '/api/sessions')).json().data as Row[];
     assert.deepEqual(listed.map((s) => [s.id, s.last_active]), [['conv-beat', T0 + 90]]);
     await h.admin.clock({ advance: 10 });
     await h.admin.event(run, { event: 'tool.completed', tool: 'terminal', duration: 10, result: 'built' });
-    assert.deepEqual(activity(), [T0 + 90, 'executing tool: terminal', 'unknown'], 'not again within the minute');
+    assert.deepEqual(activity(), [T0 + 90, 'API call #1 completed', 'unknown'], 'not again within the minute');
     await h.admin.complete(run, { output: 'Built.' });
     assert.deepEqual(activity(), [T0 + 90, '', 'unknown'], 'the label cleared, the time kept');
+    await h.close();
+  });
+
+  it('the heartbeat says what Hermes\'s agent touches first at each moment: stream chunks, a landed call, a concurrent batch, an approval wait (decision 0151)', async () => {
+    const path = statePath();
+    const h = await open({ stateDb: path });
+    const run = await submit(h, '{"input":"read both","session_id":"conv-beats"}');
+    const activity = () => fileSays(path, (db) => db.prepare("SELECT last_activity_at, last_activity_description FROM sessions WHERE id = 'conv-beats'").raw().get());
+    const lastActive = async () => ((await h.request('GET', '/api/sessions')).json().data as Row[]).find((s) => s.id === 'conv-beats')!.last_active;
+    const at = async (seconds: number, act: () => Promise<unknown>) => {
+      await h.admin.clock({ advance: seconds });
+      await act();
+    };
+    assert.deepEqual(activity(), [T0, 'starting API call #1']);
+    // A stream chunk (message.delta) touches "receiving stream response"; the first one within the minute is not written.
+    await at(30, () => h.admin.event(run, { event: 'message.delta', delta: 'Let me ' }));
+    assert.deepEqual(activity(), [T0, 'starting API call #1']);
+    await at(40, () => h.admin.event(run, { event: 'message.delta', delta: 'read them.' }));
+    assert.deepEqual(activity(), [T0 + 70, 'receiving stream response']);
+    assert.equal(await lastActive(), T0 + 70, 'the API server\'s session moved with it, no message newer');
+    // The response lands with its text (its "API call #1 completed" within the minute); 60 s later its two calls start:
+    // a concurrent batch, told once it closes, at its first call's time.
+    await at(5, () => h.admin.event(run, { event: 'reasoning.available', text: 'Let me read them.' }));
+    await at(60, () => h.admin.event(run, { event: 'tool.started', tool: 'read_file', arguments: { path: 'a' } }));
+    await at(1, () => h.admin.event(run, { event: 'tool.started', tool: 'search_files', arguments: { pattern: 'b' } }));
+    assert.deepEqual(activity(), [T0 + 70, 'receiving stream response'], 'the batch is still open');
+    await at(1, () => h.admin.event(run, { event: 'tool.completed', tool: 'read_file', duration: 2, result: 'A' }));
+    assert.deepEqual(activity(), [T0 + 135, 'executing 2 tools concurrently: read_file, search_files']);
+    await h.admin.event(run, { event: 'tool.completed', tool: 'search_files', duration: 1, result: 'B' });
+    // The next model call's response lands 70 s later: its number is the turn's second.
+    await at(70, () => h.admin.event(run, { event: 'tool.started', tool: 'terminal', arguments: { command: 'rm -rf build' } }));
+    assert.deepEqual(activity(), [T0 + 207, 'API call #2 completed']);
+    // An approval waited 95 s: the wait's touches every 10 s meet the minute at its 60th second.
+    await at(3, () => h.admin.approvalRequest(run, { command: 'rm -rf build', request_id: 'R1' }));
+    await h.admin.clock({ advance: 95 });
+    assert.equal((await h.request('POST', `/v1/runs/${run}/approval`, { body: '{"choice":"once"}' })).status, 200);
+    await h.admin.event(run, { event: 'tool.completed', tool: 'terminal', duration: 98, result: 'ok' });
+    assert.deepEqual(activity(), [T0 + 270, 'waiting for user approval (60s elapsed)']);
+    // The final response lands 61 s later: written, then the turn's end clears the label and keeps the time.
+    await at(61, () => h.admin.complete(run, { output: 'Done.', usage: { input_tokens: 5, output_tokens: 2 } }));
+    assert.deepEqual(activity(), [T0 + 366, '']);
+    const session = (await h.request('GET', '/api/sessions/conv-beats')).json().session as Row;
+    assert.equal(session.api_call_count, 3, 'three model calls, as the heartbeat numbered them');
     await h.close();
   });
 

@@ -30,6 +30,12 @@ interface Batch {
   readonly at: number;
   /** The response's visible text, as its reasoning.available told it (null: none). */
   readonly text: string | null;
+  /**
+   * The batch's tool starts, when their heartbeat waits for the batch to close (null: written as they came). A batch
+   * begun after its response had landed touches first "executing tool: X" or, for two calls or more, "executing N tools
+   * concurrently: …" (tool_executor.py l.761): which one is known only once the batch closes.
+   */
+  readonly starts: Array<{ readonly at: number; readonly tool: string }> | null;
 }
 
 interface Turn {
@@ -57,6 +63,13 @@ interface Turn {
   responses: number;
   /** When the turn's heartbeat was last written (null: not yet). */
   beat: number | null;
+  /**
+   * Whether the model call under way has its response (a reasoning.available, a tool started): false from the agent's
+   * start and again once a response's calls are all answered (the loop starts the next call at once).
+   */
+  landed: boolean;
+  /** When the approval the agent waits for was asked (null: none): its wait touches the heartbeat every 10 s. */
+  waiting: number | null;
   /** Subagents started and not yet complete, by child session id (their sessions are open). */
   children: Map<string, Child> | null;
   /** Child sessions this turn completed: ended and written once, so a repeated event for one writes nothing again. */
@@ -98,7 +111,7 @@ const costVerdict = (cost: number | undefined) =>
   cost !== undefined && cost > 0 ? { cost_status: 'estimated', cost_source: null } : { cost_status: 'unknown', cost_source: 'none' };
 
 const newTurn = (start: TurnStart): Turn => ({
-  start, open: null, batch: null, text: null, steer: null, calls: 0, prefix: null, responses: 0, beat: null, children: null, ended: null,
+  start, open: null, batch: null, text: null, steer: null, calls: 0, prefix: null, responses: 0, beat: null, landed: false, waiting: null, children: null, ended: null,
 });
 
 /** What a checkpoint keeps of the recorder (copies: the recorder goes on changing its own). */
@@ -113,7 +126,7 @@ export interface TurnsState {
 const copyTurn = (t: Turn): Turn => ({
   ...t,
   open: t.open && new Map([...t.open].map(([name, calls]) => [name, [...calls]])),
-  batch: t.batch && { ...t.batch, calls: [...t.batch.calls] },
+  batch: t.batch && { ...t.batch, calls: [...t.batch.calls], starts: t.batch.starts && [...t.batch.starts] },
   children: t.children && new Map(t.children),
   ended: t.ended && new Set(t.ended),
 });
@@ -171,16 +184,28 @@ export class TurnRecorder implements RunObserver {
   approvalRequested(run: LiveRun): void {
     // Asked from inside a running tool: the response that called it is over.
     const turn = this.#turns.get(run.runId);
-    if (turn) this.#append(turn.start, this.#close(turn));
+    if (!turn) return;
+    const at = this.now();
+    this.#waited(turn, at);
+    this.#append(turn.start, this.#close(turn));
+    turn.waiting = at;
   }
 
   progress(run: LiveRun, event: ProgressEvent): void {
     const turn = this.#turns.get(run.runId);
     if (!turn) return;
     const at = this.now();
+    this.#waited(turn, at);
     switch (event.event) {
+      case 'message.delta':
+        // A chunk of the model's stream: each touches "receiving stream response" (chat_completion_helpers.py l.3148).
+        // While no model call is under way (a response's tools run) a delta is a script's, and touches nothing.
+        if (!turn.landed) this.#touch(turn, at, 'receiving stream response');
+        return;
       case 'reasoning.available':
         this.#append(turn.start, this.#close(turn));
+        // Sent once the response is in (conversation_loop.py l.5700), after its "API call #N completed".
+        this.#land(turn, at);
         turn.text = event.text || turn.text;
         return;
       case 'tool.started': {
@@ -191,9 +216,17 @@ export class TurnRecorder implements RunObserver {
         if (queue) queue.push(call);
         else open.set(event.tool, [call]);
         // Calls started back to back, nothing else between them, are one model response (decision 0133).
-        turn.batch ??= { calls: [], at, text: this.#takeText(turn) };
-        turn.batch.calls.push(call);
-        this.#touch(turn, at, `executing tool: ${event.tool}`);
+        if (turn.batch === null) {
+          // The response that asks for them lands now, unless a reasoning.available already told it: then the
+          // instant's first touch is "API call #N completed", and the tools' own come after it (never due with it).
+          const landing = !turn.landed;
+          this.#land(turn, at);
+          turn.batch = { calls: [], at, text: this.#takeText(turn), starts: landing ? null : [] };
+        }
+        const batch = turn.batch;
+        batch.calls.push(call);
+        if (batch.starts) batch.starts.push({ at, tool: event.tool });
+        else if (batch.calls.length > 1) this.#touch(turn, at, `executing tool: ${event.tool}`);
         return;
       }
       case 'tool.completed': {
@@ -202,6 +235,8 @@ export class TurnRecorder implements RunObserver {
         // the call it answers is recorded first (no arguments), and the transcript keeps every result paired.
         let call = turn.open?.get(event.tool)?.shift();
         if (call === undefined) {
+          // Its response lands now if no call had: then "API call #N completed" is the instant's first touch.
+          this.#land(turn, at);
           call = this.#call(turn, event.tool, NO_ARGUMENTS);
           rows.push(this.#response(turn, [call], at, this.#takeText(turn)));
         }
@@ -210,7 +245,11 @@ export class TurnRecorder implements RunObserver {
         turn.steer = null;
         rows.push({ role: 'tool', content, tool_call_id: call.id, tool_name: event.tool, timestamp: at });
         this.#append(turn.start, rows);
+        // "tool completed: …" comes first at this instant; when the response's calls are all answered, "tool results
+        // posted, continuing iteration #N" and "starting API call #N+1" follow it at once (conversation_loop.py l.6484,
+        // l.1426), never due with it: the next model call is under way.
         this.#touch(turn, at, toolCompletedActivity(event.tool, event.duration, event.error));
+        if (turn.batch === null && ![...(turn.open?.values() ?? [])].some((q) => q.length > 0)) turn.landed = false;
         return;
       }
       case 'subagent.start':
@@ -249,7 +288,47 @@ export class TurnRecorder implements RunObserver {
     const batch = turn.batch;
     if (batch === null) return [];
     turn.batch = null;
+    if (batch.starts) {
+      // The heartbeat the batch's starts waited for, in their order: the batch's own first (tool_executor.py l.761 for
+      // a concurrent one, else `_begin_tool_execution`'s l.571), then each later call's.
+      const [first, ...rest] = batch.starts;
+      const names = batch.calls.map((c) => c.function.name);
+      this.#touch(turn, first!.at, names.length > 1 ? `executing ${names.length} tools concurrently: ${names.join(', ')}` : `executing tool: ${first!.tool}`);
+      for (const s of rest) this.#touch(turn, s.at, `executing tool: ${s.tool}`);
+    }
     return [this.#response(turn, batch.calls, batch.at, batch.text)];
+  }
+
+  /**
+   * The model call under way has its response: "API call #N completed" (conversation_loop.py l.3467), the first touch
+   * of that instant. N is the turn's next model response (its rows so far, plus this one).
+   */
+  #land(turn: Turn, at: number): void {
+    if (turn.landed) return;
+    turn.landed = true;
+    this.#touch(turn, at, `API call #${turn.responses + 1} completed`);
+  }
+
+  /**
+   * An approval the agent waited for is over (the next thing it does comes at `until`). tools/approval.py polls once a
+   * second and touches "waiting for user approval (Ns elapsed)" every 10 s of the wait (`touch_activity_if_due`,
+   * tools/environments/base.py), never at the moment it is answered; those touches meet the once-a-minute limit. Only
+   * the last one written is handed to the sinks: each write replaces the one before (time and description).
+   */
+  #waited(turn: Turn, until: number): void {
+    const since = turn.waiting;
+    if (since === null) return;
+    turn.waiting = null;
+    let last: number | null = null;
+    for (;;) {
+      const due = turn.beat === null ? since : turn.beat + HEARTBEAT_SECONDS;
+      const k = Math.max(1, Math.ceil((due - since) / 10 - 1e-9));
+      const at = since + 10 * k;
+      if (at >= until) break;
+      turn.beat = at;
+      last = k;
+    }
+    if (last !== null) this.#send(turn, { at: since + 10 * last, description: activityDescription(`waiting for user approval (${10 * last}s elapsed)`) });
   }
 
   /** touch_session_activity, at most once a minute per agent (its first touch always): the beat to write, if any. */
@@ -261,7 +340,11 @@ export class TurnRecorder implements RunObserver {
 
   #touch(turn: Turn, at: number, description: string): void {
     const beat = this.#beat(turn, at, description);
-    if (beat) for (const sink of this.sinks) sink.touched(turn.start, beat);
+    if (beat) this.#send(turn, beat);
+  }
+
+  #send(turn: Turn, beat: Beat): void {
+    for (const sink of this.sinks) sink.touched(turn.start, beat);
   }
 
   /**
@@ -317,11 +400,15 @@ export class TurnRecorder implements RunObserver {
     const turn = this.#turns.get(run.runId);
     if (!turn) return;
     this.#turns.delete(run.runId);
+    const at = this.now();
+    this.#waited(turn, at);
     // Calls asked for and never answered: their row was persisted before their tools ran.
     this.#append(turn.start, this.#close(turn));
     const final = status.get('status');
     const messages: MessageInput[] = [];
     if (final === 'completed' && 'output' in result) {
+      // The final response lands (unless a reasoning.available told it already); the turn's end clears the label after.
+      this.#land(turn, at);
       turn.responses++;
       // The final response's visible text is the run's output; a reasoning.available before it told that same text.
       messages.push({ role: 'assistant', content: typeof result.output === 'string' ? result.output : null, finish_reason: 'stop', reasoning: null });
