@@ -49,3 +49,6 @@ export function heldFullText(held: number, heldText: number, bounds = HELD_BOUND
   return `another connection has held the lock while ${held} writes (${mib(heldText)} of text) wait; later writes are dropped`
     + ` until it is released (at most ${bounds.writes} writes or ${mib(bounds.text)} wait)`;
 }
+
+/** The sentence said once the lock is free, when writes were dropped meanwhile. */
+export const heldDroppedText = (dropped: number): string => `${dropped} writes were dropped while another connection held the lock`;

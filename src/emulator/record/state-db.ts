@@ -15,7 +15,7 @@ import { StateDbWriter, type MessageInput } from '../../state-db/writer/index.js
 import type { ForkRecord, ModelLockRecord } from '../sessions/service.js';
 import type { NewSession } from '../sessions/table.js';
 import { recordFork } from './fork.js';
-import { fitsHeld, HELD_BOUNDS, heldFullText, messagesText, ROW_TEXT, type HeldBounds } from './held-writes.js';
+import { fitsHeld, HELD_BOUNDS, heldDroppedText, heldFullText, messagesText, ROW_TEXT, type HeldBounds } from './held-writes.js';
 import { recordModelLock } from './model-lock.js';
 import { endAsHermes, reopenForRun, RUN_END_REASONS } from './session-end.js';
 import type { Beat, FinishedTurn, Opening, TurnStart } from './turn-sink.js';
@@ -162,7 +162,7 @@ export class StateDbRecorder {
       this.#heldText -= this.#held.shift()!.text;
     }
     if (this.#dropped > 0) {
-      this.options.onError?.(`recording into ${this.path}`, new Error(`${this.#dropped} writes were dropped while another connection held the lock`));
+      this.options.onError?.(`recording into ${this.path}`, new Error(heldDroppedText(this.#dropped)));
       this.#dropped = 0;
     }
   }

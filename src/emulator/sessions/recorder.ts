@@ -10,7 +10,7 @@
 // them a write is dropped and that is said (decision 0148).
 import { dumps, scrubSurrogates, type PlainJson } from '../../shared/python/index.js';
 import type { MessageInput } from '../../state-db/writer/types.js';
-import { fitsHeld, heldFullText, ROW_TEXT } from '../record/held-writes.js';
+import { fitsHeld, heldDroppedText, heldFullText, ROW_TEXT } from '../record/held-writes.js';
 import type { Beat, FinishedTurn, Opening, TurnSink, TurnStart } from '../record/turn-sink.js';
 import { lockBackoff, StoreUnavailable, type LockWait } from '../runs/run-table.js';
 import { CONTENT_JSON_PREFIX } from './object.js';
@@ -319,7 +319,7 @@ export class SessionRecorder implements TurnSink {
     })().finally(() => {
       if (this.#retrying === retrying) this.#retrying = null;
       if (generation !== this.#generation) return; // cleared: a count of its own, reset there
-      if (this.#dropped > 0) this.onError(new Error(`${this.#dropped} writes were dropped while another connection held the lock`));
+      if (this.#dropped > 0) this.onError(new Error(heldDroppedText(this.#dropped)));
       this.#dropped = 0;
     });
     this.#retrying = retrying;

@@ -156,20 +156,15 @@ export function checkDimensions(by: readonly string[]): Dimension[] {
     }
     if (!out.includes(d as Dimension)) out.push(d as Dimension);
   }
-  if (out.includes('tool')) {
-    if (out.includes('command')) {
-      throw new HermeticError('HERMETIC_REPORT_INVALID', 'Commands are the calls of one tool, terminal: group by command or by tool, not both.');
-    }
-    const bad = out.filter((d) => NOT_FOR_TOOLS.includes(d));
-    if (bad.length > 0) {
-      throw new HermeticError('HERMETIC_REPORT_INVALID', `Tool calls cannot be grouped by ${bad.join(' or ')}: Hermes records usage per call, not per tool; group tools by ${DIMENSIONS.filter((d) => d !== 'tool' && d !== 'command' && !NOT_FOR_TOOLS.includes(d)).join(', ')}.`);
-    }
+  if (out.includes('tool') && out.includes('command')) {
+    throw new HermeticError('HERMETIC_REPORT_INVALID', 'Commands are the calls of one tool, terminal: group by command or by tool, not both.');
   }
-  if (out.includes('command')) {
-    const bad = out.filter((d) => NOT_FOR_TOOLS.includes(d));
-    if (bad.length > 0) {
-      throw new HermeticError('HERMETIC_REPORT_INVALID', `Terminal commands cannot be grouped by ${bad.join(' or ')}: Hermes records usage per call, not per tool; group commands by ${DIMENSIONS.filter((d) => d !== 'command' && d !== 'tool' && !NOT_FOR_TOOLS.includes(d)).join(', ')}.`);
-    }
+  // Tool calls, terminal commands among them, have none of the usage dimensions.
+  const calls = out.includes('tool') ? { what: 'Tool calls', group: 'tools' } : out.includes('command') ? { what: 'Terminal commands', group: 'commands' } : null;
+  const bad = calls ? out.filter((d) => NOT_FOR_TOOLS.includes(d)) : [];
+  if (calls && bad.length > 0) {
+    const fit = DIMENSIONS.filter((d) => d !== 'tool' && d !== 'command' && !NOT_FOR_TOOLS.includes(d));
+    throw new HermeticError('HERMETIC_REPORT_INVALID', `${calls.what} cannot be grouped by ${bad.join(' or ')}: Hermes records usage per call, not per tool; group ${calls.group} by ${fit.join(', ')}.`);
   }
   return out;
 }
