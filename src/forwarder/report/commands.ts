@@ -7,7 +7,7 @@
 import type { Db } from '../../shared/sqlite.js';
 import { toolErrorSql } from '../dataset/tool-error.js';
 import type { Params } from './dialect.js';
-import { NO_CALL, programOfCommand } from './program.js';
+import { NO_CALL, programOfCommand } from '../dataset/program.js';
 
 /** The tool whose calls run command lines, and the argument Hermes's terminal tool takes the line in. */
 export const TERMINAL_TOOL = 'terminal';
