@@ -132,6 +132,7 @@ export const PARTS: DatasetTable = {
     c('model', 'TEXT', 'Model (assistant parts only).'),
     c('created_at', 'REAL', 'Epoch seconds.', true),
     c('attributes', 'JSON', 'Provenance and extras: `hermes.kind`, `hermes.display_kind`, `usage.total_tokens`, `content.native_type`, …'),
+    c('program', 'TEXT', 'On a call of the terminal tool (`tool_name` `terminal`): the program its command line runs, as `hermetic report --by command` groups it (decisions 0149, 0152): the first program word after `NAME=value` assignments, wrappers (`sudo`, `env`, `time`, `nohup`, `nice`, `timeout`, `exec`, `doas`) and setup steps chained before it (`cd DIR &&`, `source …;`, `set -e;`), by its last path part (`/usr/bin/git` is `git`); `(empty)` when the line runs none, `(no command)` when the arguments hold no `command` text. Named from `tool_args` as stored, by the rules `dataset_meta.program_rules` names, and named again when a Hermetic with other rules opens the dataset. NULL on every other part (NULL everywhere on rows of a dataset before version 15, which its migration names).'),
   ],
 };
 
@@ -444,7 +445,7 @@ export const DATASET_META: DatasetTable = {
   name: 'dataset_meta',
   internal: true,
   since: 3,
-  doc: 'Settings the dataset was built with: `ledger_time_zone` (the zone of `usage_ledger.day`; the ledger is rebuilt when the forwarder runs with another), `ledger_rules` (the version of the attribution rules) and `redact` (`on` once text was written through the secret redactor: every later run redacts too).',
+  doc: 'Settings the dataset was built with: `ledger_time_zone` (the zone of `usage_ledger.day`; the ledger is rebuilt when the forwarder runs with another), `ledger_rules` (the version of the attribution rules), `program_rules` (the version of the rules that named `parts.program`, decision 0152) and `redact` (`on` once text was written through the secret redactor: every later run redacts too).',
   primaryKey: ['key'],
   columns: [
     c('key', 'TEXT', 'Setting.', true),
@@ -500,8 +501,9 @@ export const DATASET_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PART
  * 10: stores.unread (decision 0062); 11: tool_calls and row_counts, kept by the writer (decision 0069); 12: row_issues
  * shipped to remote sinks (its change-log triggers; decision 0092); 13: backfill_unread, what windowed backfills left unread,
  * kept from stores.unread and shipped (decision 0102); 14: call_usage, newer Hermes's per-call usage by quarter hour,
- * which the ledger places usage in time by (decision 0112).
+ * which the ledger places usage in time by (decision 0112); 15: parts.program, the program of each terminal call, and
+ * the index of the terminal tool's parts (decision 0152).
  */
-export const DATASET_VERSION = 14;
+export const DATASET_VERSION = 15;
 
 export type RecordOf = Record<string, unknown>;

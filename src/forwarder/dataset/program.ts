@@ -2,7 +2,18 @@
 // of the line that is a program, read with the shell's quoting, after what only prepares the run — `VAR=value`
 // assignments, wrappers that run the rest of the line (`sudo`, `env`, `time`, `nohup`, …) with their options, and
 // setup steps chained before it (`cd DIR &&`, `source venv/bin/activate;`, `set -e;`) — named by its last path part.
-// Pure: no I/O; SQLite calls it through a function the report registers (commands.ts).
+// Pure: no I/O. The writer stores each terminal call's program on its part (`parts.program`, decision 0152); a
+// change to any rule here changes stored names, so it comes with PROGRAM_RULES + 1, and every store names again.
+
+/**
+ * The version of the naming rules in this file (decision 0152). Bump it with any change that names a line otherwise:
+ * a dataset opened by this Hermetic names its terminal calls again when its `dataset_meta.program_rules` differs, and
+ * the fleet store names again the rows of each machine whose `progress.program_rules` is older.
+ */
+export const PROGRAM_RULES = 1;
+
+/** The tool whose calls run command lines: Hermes's terminal tool, which takes the line in its `command` argument. */
+export const TERMINAL_TOOL = 'terminal';
 
 /** A call whose arguments hold no command text: none, not a JSON object, or a `command` that is not a string. */
 export const NO_COMMAND = '(no command)';
@@ -289,4 +300,21 @@ function skipOptions(r: Reader, w: { short: string; long: readonly string[]; ope
  */
 export function programOfCommand(command: unknown): string {
   return typeof command === 'string' ? commandProgram(command) : NO_COMMAND;
+}
+
+/**
+ * The program of a terminal call from its arguments as the dataset stores them (`parts.tool_args`, JSON text): the
+ * `command` of a JSON object when it is text, `NO_COMMAND` for anything else (none, text that is not JSON, a list, a
+ * number). What the writer stores in `parts.program`, and what naming again reads (decision 0152).
+ * @example programOfArgs('{"command":"cd web && npm test"}') // 'npm'
+ */
+export function programOfArgs(args: unknown): string {
+  if (typeof args !== 'string') return NO_COMMAND;
+  let value: unknown;
+  try {
+    value = JSON.parse(args);
+  } catch {
+    return NO_COMMAND;
+  }
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? programOfCommand((value as { command?: unknown }).command) : NO_COMMAND;
 }

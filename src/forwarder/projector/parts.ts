@@ -3,6 +3,7 @@
 // parts; the finish reason and a stored token count ride the last part of the row.
 import type { NormalMessage } from '../normalize/index.js';
 import type { RecordOf } from '../dataset/columns.js';
+import { programOfArgs, TERMINAL_TOOL } from '../dataset/program.js';
 import { redactValue } from './redact-json.js';
 
 const BOOKKEEPING = new Set(['session_meta', 'system', 'hidden', 'auto_continue', 'model_switch', 'failed_turn', 'process_complete', 'async_delegation_complete', 'display_other']);
@@ -33,7 +34,7 @@ export function partsOf(m: NormalMessage, ctx: PartContext): RecordOf[] {
       store, session_id: sessionId, part_id: `hermes-${sessionId}-${m.logicalId}-${k}#0`, message_id: m.id, part_index: k,
       role: m.role, part_type: partType, content_text: null, tool_name: null, tool_call_id: null, tool_args: null,
       tool_result_for: null, status: null, model: m.role === 'assistant' ? ctx.model : null, created_at: m.createdAt,
-      attributes: null, ...extra,
+      attributes: null, program: null, ...extra,
     };
   };
   const hermes = {
@@ -44,8 +45,9 @@ export function partsOf(m: NormalMessage, ctx: PartContext): RecordOf[] {
   if (m.reasoning) parts.push(base('reasoning', { content_text: redact(m.reasoning) }));
   for (const call of m.toolCalls ?? []) {
     const args = call.args === null || call.args === undefined ? null : json(redactValue(call.args, redact));
+    // A terminal call's program, named from the arguments as stored (decision 0152): naming again reads the same text.
     parts.push(base('tool_call', { tool_name: call.name, tool_call_id: call.id, tool_args: args,
-      attributes: call.flattened ? json({ hermes: { flattened_call: true } }) : null }));
+      attributes: call.flattened ? json({ hermes: { flattened_call: true } }) : null, program: call.name === TERMINAL_TOOL ? programOfArgs(args) : null }));
   }
   if (m.role === 'tool') {
     const answered = m.toolCallId;

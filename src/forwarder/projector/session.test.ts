@@ -45,7 +45,7 @@ const input = (fields: Partial<ProjectInput> = {}): ProjectInput => ({
 
 const part = (fields: Record<string, unknown>) => ({
   store: STORE, session_id: 'S', role: 'user', content_text: null, tool_name: null, tool_call_id: null, tool_args: null,
-  tool_result_for: null, status: null, model: null, attributes: null, ...fields,
+  tool_result_for: null, status: null, model: null, attributes: null, program: null, ...fields,
 });
 
 test('golden projection of an open interactive session: parts in order, ids, usage and stop reason on the row\'s last part (§5.2 #17)', () => {
@@ -54,7 +54,7 @@ test('golden projection of an open interactive session: parts in order, ids, usa
     part({ part_id: 'hermes-S-1-0#0', message_id: 1, part_index: 0, part_type: 'text', content_text: 'Please list files.', created_at: T0 + 1 }),
     part({ part_id: 'hermes-S-2-0#0', message_id: 2, part_index: 0, role: 'assistant', part_type: 'reasoning', content_text: 'Need to look.', model: 'gpt-5', created_at: T0 + 2 }),
     part({ part_id: 'hermes-S-2-1#0', message_id: 2, part_index: 1, role: 'assistant', part_type: 'tool_call', tool_name: 'terminal', tool_call_id: 'call_1',
-      tool_args: '{"command":"ls"}', model: 'gpt-5', created_at: T0 + 2, status: '{"finish_reason":"tool_calls"}', attributes: '{"usage":{"total_tokens":42}}' }),
+      tool_args: '{"command":"ls"}', model: 'gpt-5', created_at: T0 + 2, status: '{"finish_reason":"tool_calls"}', attributes: '{"usage":{"total_tokens":42}}', program: 'ls' }),
     part({ part_id: 'hermes-S-3-0#0', message_id: 3, part_index: 0, role: 'tool', part_type: 'tool_result', content_text: '{"output": "a.py"}',
       tool_name: 'terminal', tool_call_id: 'call_1', tool_result_for: 'call_1', created_at: T0 + 3 }),
     part({ part_id: 'hermes-S-4-0#0', message_id: 4, part_index: 0, role: 'assistant', part_type: 'text', content_text: 'Found a.py.', model: 'gpt-5',
@@ -98,6 +98,7 @@ test('an ended session has exactly one session-end part: role system, status blo
     role: 'system', part_type: 'status', content_text: null, tool_name: null, tool_call_id: null, tool_args: null, tool_result_for: null,
     status: '{"status":"session_end","end_reason":"user_exit"}', model: null, created_at: ended,
     attributes: '{"hermes":{"session_end":true,"api_call_count":2,"estimated_cost_usd":0.0125,"actual_cost_usd":0.011},"usage":{"input_tokens":1200,"output_tokens":300,"cache_read_tokens":5000,"cache_write_tokens":40,"reasoning_tokens":25}}',
+    program: null,
   }]);
   assert.equal(ends[0]!.part_id, 'hermes-S-session_end-1784003600750000#0');
   assert.equal(p.parts[p.parts.length - 1], ends[0]);

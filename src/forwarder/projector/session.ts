@@ -137,6 +137,7 @@ function project(input: ProjectInput, appended: boolean): Projection | null {
     tool_args: null, tool_result_for: null, status: json({ status: 'session_end', end_reason: str(s.end_reason) }), model: null,
     created_at: endedAt,
     attributes: json({ hermes: { session_end: true, api_call_count: count(s.api_call_count), estimated_cost_usd: numOrNull(s.estimated_cost_usd), actual_cost_usd: numOrNull(s.actual_cost_usd) }, usage: counters }),
+    program: null,
   };
   const parent = input.parents[0];
   const root = input.parents.length > 0 ? String(input.parents[input.parents.length - 1]!.id) : sessionId;

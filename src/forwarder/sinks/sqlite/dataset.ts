@@ -12,6 +12,7 @@ import { LedgerWriter } from './ledger.js';
 import { recountRows, ROW_COUNT_TRIGGERS } from './row-counts.js';
 import { keepBackfillUnread } from './backfill-unread.js';
 import { recomputeToolCalls, TOOL_CALL_SCHEMA } from './tool-calls.js';
+import { keepProgramsNamed, nameTerminalCalls, TERMINAL_INDEX_SQL } from './programs.js';
 import { seedChangeLog, shipExistingTable, updateTriggers } from '../remote/changelog.js';
 import { REMOVED } from '../sink.js';
 import { makeDirs } from '../../../shared/dirs.js';
@@ -135,6 +136,13 @@ const MIGRATIONS: ((db: Db, options: DatasetOptions) => void)[] = [
   // has the per-call table marks its usage with it (normalize/usage-mark.ts CALLS_MARK), so its sessions with usage
   // are read again on its next pass (tails kept: only what changed is written) and get their rows.
   (db) => createTables(db, 14),
+  // 15 (decision 0152): parts.program, each terminal call's program, and the index of the terminal tool's parts; every
+  // call already here named now (a dataset that feeds remote sinks logs those rows: each sink receives their names).
+  (db) => {
+    addMissing(db);
+    db.exec(TERMINAL_INDEX_SQL);
+    nameTerminalCalls(db);
+  },
 ];
 
 /**
@@ -153,7 +161,11 @@ function migrate(db: Db, path: string, options: DatasetOptions): void {
   if (version > DATASET_VERSION) {
     throw new HermeticError('HERMETIC_DATASET_VERSION', `${path} is at dataset version ${version}, newer than this Hermetic's ${DATASET_VERSION}; upgrade Hermetic to use it.`);
   }
-  if (version === DATASET_VERSION) return checkTables(db, path);
+  if (version === DATASET_VERSION) {
+    checkTables(db, path);
+    // Programs named by other rules than this Hermetic's are named again (decision 0152).
+    return keepProgramsNamed(db);
+  }
   db.transaction(() => {
     for (let v = version; v < DATASET_VERSION; v++) MIGRATIONS[v]!(db, options);
     db.pragma(`user_version = ${DATASET_VERSION}`);
