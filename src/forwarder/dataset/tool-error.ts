@@ -16,3 +16,52 @@ export function toolErrorSql(text: string): string {
       OR json_type(v, '$[2]') = 'false' OR v ->> '$[3]' IN ('error', 'failed') FROM (SELECT ${v} AS v)) IS 1
     ELSE 0 END)`;
 }
+
+/** The fleet store's twin of toolErrorSql (decision 0152): a function of its schema, made by fleet schema version 10. */
+export const TOOL_ERROR_FUNCTION = 'hermetic_tool_error';
+
+/**
+ * `TOOL_ERROR_FUNCTION` in schema `schema` (quoted), PostgreSQL's reading of the rule toolErrorSql says in SQLite's:
+ * the same text tested first (a `{` after spaces, one of the four keys named), then parsed as `json` (not `jsonb`: it
+ * keeps a key named twice, and of such keys the first is read, as SQLite's json_extract reads it), then the first
+ * value of each key judged as SQLite judges it: an exit code that is a number other than 0; an error that is not
+ * null, false, empty text, `{}` or `[]` (as text or as an empty object or list); success false; status `error` or
+ * `failed`. Text PostgreSQL cannot parse says nothing failed, as text SQLite cannot parse does; where the two parsers
+ * differ (a `\u0000` escape, a lone surrogate, nesting past SQLite's 1,000 levels) the two verdicts may too. Held
+ * equal to toolErrorSql over generated documents by `report/commands-fleet.test.ts`.
+ */
+export function toolErrorFunctionSql(schema: string): string {
+  return `CREATE OR REPLACE FUNCTION ${schema}.${TOOL_ERROR_FUNCTION}(t text) RETURNS boolean LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp AS $hermetic$
+DECLARE
+  doc json;
+  code json;
+  err json;
+  ok json;
+  st json;
+BEGIN
+  IF t IS NULL OR substr(ltrim(t), 1, 1) <> '{'
+    OR (strpos(t, '"exit_code"') = 0 AND strpos(t, '"error"') = 0 AND strpos(t, '"success"') = 0 AND strpos(t, '"status"') = 0) THEN
+    RETURN false;
+  END IF;
+  BEGIN
+    doc := t::json;
+    IF json_typeof(doc) <> 'object' THEN RETURN false; END IF;
+    SELECT (array_agg(e.value ORDER BY e.n) FILTER (WHERE e.key = 'exit_code'))[1], (array_agg(e.value ORDER BY e.n) FILTER (WHERE e.key = 'error'))[1],
+      (array_agg(e.value ORDER BY e.n) FILTER (WHERE e.key = 'success'))[1], (array_agg(e.value ORDER BY e.n) FILTER (WHERE e.key = 'status'))[1]
+      INTO code, err, ok, st FROM json_each(doc) WITH ORDINALITY AS e(key, value, n);
+    RETURN COALESCE(json_typeof(code) = 'number' AND (code::text)::numeric <> 0, false)
+      OR CASE json_typeof(err)
+        WHEN 'string' THEN (err #>> '{}') NOT IN ('', '{}', '[]')
+        WHEN 'number' THEN true
+        WHEN 'boolean' THEN err::text = 'true'
+        WHEN 'object' THEN EXISTS (SELECT 1 FROM json_each(err))
+        WHEN 'array' THEN json_array_length(err) > 0
+        ELSE false END
+      OR COALESCE(json_typeof(ok) = 'boolean' AND ok::text = 'false', false)
+      OR COALESCE(json_typeof(st) = 'string' AND (st #>> '{}') IN ('error', 'failed'), false);
+  EXCEPTION WHEN others THEN
+    RETURN false;
+  END;
+END $hermetic$`;
+}

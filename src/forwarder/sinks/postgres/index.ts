@@ -12,6 +12,8 @@ import { SinkError, type AppliedMark, type DeltaBatch, type Origin, type RemoteS
 import { isStatementTimeout, rowTimeout, toSinkError } from './errors.js';
 import { createMissingTables, migrate } from './migrate.js';
 import { createPool } from './pool.js';
+import { nameFleetPrograms } from './programs.js';
+import { PROGRAM_RULES } from '../../dataset/program.js';
 import { SHIPPED, q } from './schema.js';
 import { postgresTarget, type PostgresTarget } from './url.js';
 import { deleteStatements, lastPerKey, upsertStatements, type Statement, type UpsertStrategy } from './write.js';
@@ -109,6 +111,8 @@ class Sink implements PostgresSink {
       client.on('error', onError);
       try {
         await migrate(client, this.schema);
+        // The machines whose terminal programs are named by older rules, named again (decision 0152).
+        await nameFleetPrograms(client, this.schema);
         this.#staging = (await client.query("SELECT has_database_privilege(current_database(), 'TEMPORARY') AS t")).rows[0].t === true;
       } finally {
         client.off('error', onError);
@@ -239,13 +243,14 @@ class Sink implements PostgresSink {
     // The highest number applied, with the range and digest of the log batch that brought it (a snapshot keeps none).
     const log = batch.fromSeq < batch.toSeq && batch.logDigest !== undefined;
     await client.query(
-      `INSERT INTO ${q(this.schema)}.progress AS p (machine_id, hostname, applied_seq, applied_from, applied_digest, updated_at) VALUES ($1, $2, $3, $4, $5, now())
-       ON CONFLICT (machine_id) DO UPDATE SET hostname = EXCLUDED.hostname, applied_seq = CASE WHEN $6 THEN EXCLUDED.applied_seq ELSE GREATEST(p.applied_seq, EXCLUDED.applied_seq) END,
+      `INSERT INTO ${q(this.schema)}.progress AS p (machine_id, hostname, applied_seq, applied_from, applied_digest, updated_at, program_rules) VALUES ($1, $2, $3, $4, $5, now(), $7)
+       ON CONFLICT (machine_id) DO UPDATE SET hostname = EXCLUDED.hostname, program_rules = EXCLUDED.program_rules, applied_seq = CASE WHEN $6 THEN EXCLUDED.applied_seq ELSE GREATEST(p.applied_seq, EXCLUDED.applied_seq) END,
          applied_from = CASE WHEN $6 OR EXCLUDED.applied_seq > p.applied_seq THEN EXCLUDED.applied_from WHEN EXCLUDED.applied_seq = p.applied_seq THEN COALESCE(EXCLUDED.applied_from, p.applied_from) ELSE p.applied_from END,
          applied_digest = CASE WHEN $6 OR EXCLUDED.applied_seq > p.applied_seq THEN EXCLUDED.applied_digest WHEN EXCLUDED.applied_seq = p.applied_seq THEN COALESCE(EXCLUDED.applied_digest, p.applied_digest) ELSE p.applied_digest END,
          updated_at = EXCLUDED.updated_at`,
       // A snapshot's first batch starts the machine over: what it records replaces what any other copy recorded.
-      [batch.origin.machineId, batch.origin.hostname, batch.toSeq, log ? batch.fromSeq : null, log ? batch.logDigest : null, batch.first === true],
+      // The rules its terminal programs are named by: the dataset's, which this Hermetic named again at open.
+      [batch.origin.machineId, batch.origin.hostname, batch.toSeq, log ? batch.fromSeq : null, log ? batch.logDigest : null, batch.first === true, PROGRAM_RULES],
     );
     await client.query('COMMIT');
   }

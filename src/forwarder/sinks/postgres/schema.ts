@@ -6,7 +6,9 @@
 import { BACKFILL_UNREAD, DAILY_USAGE, DELEGATIONS, MESSAGES, MODEL_USAGE, PARTS, ROW_ISSUES, SESSIONS, TOOL_USAGE, USAGE_EVENTS, USAGE_LEDGER, type ColumnType, type DatasetTable } from '../../dataset/columns.js';
 import { uncostedSession } from '../../dataset/uncosted.js';
 import type { ShippedTable } from '../remote/contract.js';
-import { toolCallsSchema } from './tool-calls.js';
+import { TERMINAL_TOOL } from '../../dataset/program.js';
+import { toolErrorFunctionSql } from '../../dataset/tool-error.js';
+import { toolCallsChangedSql, toolCallsSchema } from './tool-calls.js';
 
 /** The tables of the fleet schema's first version (dataset version 3's shipped tables). */
 const FIRST_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PARTS, MODEL_USAGE, USAGE_EVENTS, DAILY_USAGE, USAGE_LEDGER, TOOL_USAGE];
@@ -36,10 +38,23 @@ export function createTable(schema: string, t: DatasetTable): string[] {
   // The ledger and tool usage are clustered by time in the dataset; across machines, a report's window is a range of `at`.
   if (t.primaryKey[0] === 'at') out.push(`CREATE INDEX IF NOT EXISTS ${q(`${t.name}_at`)} ON ${q(schema)}.${q(t.name)} (at)`);
   if (t === SESSIONS) out.push(uncostedIndex(schema));
-  // The tool calls kept from the parts (fleet schema version 6, decision 0099): a `parts` made again has its triggers.
-  if (t === PARTS) out.push(...toolCallsSchema(schema));
+  // The tool calls kept from the parts (fleet schema version 6, decision 0099): a `parts` made again has its triggers,
+  // and the index of the terminal tool's parts (version 10, decision 0152).
+  if (t === PARTS) out.push(...toolCallsSchema(schema), terminalIndex(schema));
   return out;
 }
+
+/**
+ * The terminal tool's parts by session (fleet schema version 10, decision 0152): `report --by command` reads a
+ * session's terminal calls and results by it, and naming again reads a machine's calls by it, instead of every part.
+ * Its keys are the primary key's first three, so any row the table takes fits in it.
+ */
+function terminalIndex(schema: string): string {
+  return `CREATE INDEX IF NOT EXISTS parts_terminal ON ${q(schema)}.parts (machine_id, store, session_id) WHERE tool_name = '${TERMINAL_TOOL}'`;
+}
+
+/** `progress.program_rules` (fleet schema version 10): the naming rules the machine's terminal programs are named by. */
+const progressRules = (schema: string) => `ALTER TABLE ${q(schema)}.progress ADD COLUMN IF NOT EXISTS program_rules integer`;
 
 /**
  * The sessions Hermes recorded no cost for (fleet schema version 5, decision 0098; its rule widened by version 9,
@@ -112,6 +127,17 @@ export const MIGRATIONS: readonly Migration[] = [
     doc: 'sessions_uncosted: also the sessions whose cost status is unknown (usage Hermes could not price, recorded as 0), as the count now reads them (decision 0132).',
     sql: (s) => [`DROP INDEX IF EXISTS ${q(s)}.sessions_uncosted`, uncostedIndex(s)],
   },
+  {
+    version: 10,
+    doc: 'parts.program: each terminal call\'s program, as its machine named it, and progress.program_rules, the rules each machine\'s names are by (named again by the next forwarder with newer rules); parts_terminal, the terminal tool\'s parts by session; hermetic_tool_error, the rule a tool result says it failed by; tool_calls counted again only when an update changes what it reads (decision 0152).',
+    sql: (s) => [
+      `ALTER TABLE ${q(s)}.parts ADD COLUMN IF NOT EXISTS program text`,
+      progressRules(s),
+      terminalIndex(s),
+      toolErrorFunctionSql(q(s)),
+      toolCallsChangedSql(s),
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
@@ -123,7 +149,7 @@ export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
  */
 export function missingColumns(schema: string, have: ReadonlyMap<string, ReadonlySet<string>>): string[] {
   const out: string[] = [];
-  if (!have.has('progress')) out.push(createProgress(schema), ...MIGRATIONS.find((m) => m.version === 3)!.sql(schema));
+  if (!have.has('progress')) out.push(createProgress(schema), ...MIGRATIONS.find((m) => m.version === 3)!.sql(schema), progressRules(schema));
   for (const t of SHIPPED_TABLES) {
     const cols = have.get(t.name);
     if (!cols) continue;

@@ -308,15 +308,17 @@ describe('migrations', () => {
     }
   });
 
-  it('a fleet schema of version 1 gains the delegations table (version 2), the digest of what it applied (3), row_issues (4, decision 0092), the index of uncosted sessions (5, decision 0098), the kept tool calls (6, decision 0099), backfill_unread (7, decision 0102), the kept tool calls in byte order (8, decision 0130) and the wider index of uncosted sessions (9, decision 0132), and takes their rows', async () => {
+  it('a fleet schema of version 1 gains the delegations table (version 2), the digest of what it applied (3), row_issues (4, decision 0092), the index of uncosted sessions (5, decision 0098), the kept tool calls (6, decision 0099), backfill_unread (7, decision 0102), the kept tool calls in byte order (8, decision 0130), the wider index of uncosted sessions (9, decision 0132) and the programs of terminal calls (10, decision 0152), and takes their rows', async () => {
     const { url, db } = await migratedFleet();
     // As version 1 left it: no delegations, row_issues, tool_calls or backfill_unread table.
     pg.psql(`DROP TABLE hermetic.delegations; DROP TABLE hermetic.row_issues; DROP TABLE hermetic.backfill_unread; DROP INDEX hermetic.sessions_uncosted; DROP TABLE hermetic.tool_calls;
-      DROP FUNCTION hermetic.tool_calls_added, hermetic.tool_calls_removed, hermetic.tool_calls_changed, hermetic.tool_calls_emptied CASCADE; DELETE FROM hermetic.schema_version WHERE version > 1`, db);
+      DROP FUNCTION hermetic.tool_calls_added, hermetic.tool_calls_removed, hermetic.tool_calls_changed, hermetic.tool_calls_emptied CASCADE;
+      DROP INDEX hermetic.parts_terminal; ALTER TABLE hermetic.parts DROP COLUMN program; ALTER TABLE hermetic.progress DROP COLUMN program_rules;
+      DROP FUNCTION hermetic.hermetic_tool_error; DELETE FROM hermetic.schema_version WHERE version > 1`, db);
     const again = createPostgresSink(url);
     await again.open();
     try {
-      assert.equal(pg.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM hermetic.schema_version", db).trim(), '1,2,3,4,5,6,7,8,9');
+      assert.equal(pg.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM hermetic.schema_version", db).trim(), '1,2,3,4,5,6,7,8,9,10');
       // Version 5: the sessions with no cost recorded, keyed as the table is (what report/uncosted.ts starts from);
       // version 9: by the rule the count reads (dataset/uncosted.ts), unpriced usage too.
       assert.equal(pg.psql("SELECT pg_get_indexdef('hermetic.sessions_uncosted'::regclass)", db).trim(), UNCOSTED_INDEX);
@@ -338,7 +340,7 @@ describe('migrations', () => {
     const again = createPostgresSink(url);
     await again.open();
     await again.close();
-    assert.equal(pg.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM hermetic.schema_version", db).trim(), '1,2,3,4,5,6,7,8,9');
+    assert.equal(pg.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM hermetic.schema_version", db).trim(), '1,2,3,4,5,6,7,8,9,10');
     assert.equal(pg.psql("SELECT pg_get_indexdef('hermetic.sessions_uncosted'::regclass)", db).trim(), UNCOSTED_INDEX);
   });
 

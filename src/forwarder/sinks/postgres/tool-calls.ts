@@ -36,6 +36,21 @@ const COLUMNS = 'machine_id, store, session_id, call_key, call_id, tool, called,
 /** The sessions holding a tool part in transition table `rows`. */
 const sessionsOf = (rows: string) => `SELECT DISTINCT machine_id, store, session_id FROM ${rows} WHERE part_type IN ('tool_call', 'tool_result')`;
 
+/** The columns of a part the grouping reads (groupedToolCallsSql): a change to any other leaves `tool_calls` as it is. */
+const READ = 'machine_id, store, session_id, part_type, tool_call_id, tool_result_for, tool_name, created_at';
+const toolRows = (rows: string) => `SELECT ${READ} FROM ${rows} WHERE part_type IN ('tool_call', 'tool_result')`;
+/**
+ * The sessions an UPDATE changed what the grouping reads of (fleet schema version 10, decision 0152): the tool parts
+ * before and after, compared as multisets of those columns. An update of the other columns (a terminal call's
+ * `program` named again, a result's text) counts nothing again; PostgreSQL allows no column list on a trigger with
+ * transition tables, so the trigger looks for itself.
+ */
+const changedSessions = `SELECT DISTINCT machine_id, store, session_id FROM ((${toolRows('old_parts')} EXCEPT ALL ${toolRows('new_parts')})
+    UNION ALL (${toolRows('new_parts')} EXCEPT ALL ${toolRows('old_parts')})) d`;
+
+/** The function the UPDATE trigger runs (replaced by fleet schema version 10 to count again only what changed). */
+export const toolCallsChangedSql = (schema: string): string => fn(schema, 'tool_calls_changed', recount(schema, changedSessions));
+
 /** A trigger function's body, skipped while the table is gone (dropped by hand; made again at the next open or copy). */
 function fn(schema: string, name: string, body: string): string {
   const table = `${q(schema)}.${FLEET_TOOL_CALLS}`;
@@ -85,7 +100,7 @@ export function toolCallsSchema(schema: string): string[] {
 )`,
     fn(schema, 'tool_calls_added', merge),
     fn(schema, 'tool_calls_removed', recount(schema, sessionsOf('removed'))),
-    fn(schema, 'tool_calls_changed', recount(schema, `${sessionsOf('old_parts')} UNION ${sessionsOf('new_parts')}`)),
+    toolCallsChangedSql(schema),
     fn(schema, 'tool_calls_emptied', `DELETE FROM ${t};`),
     ...trigger('parts_tool_calls_insert', 'INSERT', 'REFERENCING NEW TABLE AS added', 'tool_calls_added'),
     ...trigger('parts_tool_calls_delete', 'DELETE', 'REFERENCING OLD TABLE AS removed', 'tool_calls_removed'),
