@@ -14,7 +14,7 @@ import { PERIODS, fleetUnread, fleetUnreadUnknown, type UnreadUnknown, unreadUnk
 import { checkBudgetGrouping, describeOverBudget, OVER_BUDGET_EXIT, overBudget, parseMaxCost } from '../report/budget.js';
 import { sqliteDialect } from '../report/dialect.js';
 import { planSummary, type SummaryRequest } from '../report/summary.js';
-import { checkOnFleet, planReport, runSqlite } from '../report/query.js';
+import { planReport, runSqlite } from '../report/query.js';
 import { terminalWidth } from '../report/wrap.js';
 import { terminalSafeJson } from '../../shared/terminal-text.js';
 import { openDataset, openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
@@ -165,7 +165,6 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
     const base: ReportRequest = { since: window.since, until: window.until, utc: values.utc === true, ...(Object.keys(filter).length > 0 ? { filter } : {}) };
     const by = values.by ?? [];
     if (maxCost !== undefined) checkBudgetGrouping(by);
-    checkOnFleet(by, values.from !== undefined);
     const color = io.color ?? (process.stdout.isTTY === true && !process.env.NO_COLOR);
     const width = io.width ?? terminalWidth();
     // A filter that leaves the window empty is said to be why (and what the window does have).

@@ -4,88 +4,26 @@
 // and window adds up to the terminal's calls; JSON, CSV, Markdown and the terminal table; the refusals.
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { ToolCall } from '../../state-db/writer/types.js';
 import { printed } from '../../shared/testing/console.js';
 import { reportCommand } from '../cli/report.js';
-import { hermesStore, forwarderRig } from '../testing/index.js';
-import { postgresDialect } from './dialect.js';
+import { commandsStore, NOW, T0, T1, T2, type CommandsStore } from './testing/commands.js';
+import { tempDir } from '../../state-db/testing/fixtures.js';
+import { PROGRAM_RULES } from '../dataset/program.js';
+import { join } from 'node:path';
 import { renderCsv, renderMarkdown, renderTable, usageReport, type ReportRequest, type UsageReport } from './index.js';
-import { COMMAND_FIGURES, MEASURES, planReport } from './query.js';
-import { Zone } from '../ledger/zone.js';
+import { COMMAND_FIGURES, MEASURES } from './query.js';
 import { formatSeconds } from './render.js';
-
-const T0 = Date.UTC(2026, 5, 10, 9) / 1000; // Wednesday 2026-06-10 09:00 UTC
-const T1 = T0 + 86400 + 3600; // Thursday 10:00
-const T2 = T1 + 7200; // Thursday 12:00
-const NOW = T0 + 5 * 86400;
 
 let home: string;
 let db: Database.Database;
 let cleanup: () => void;
-const ids: Record<'a' | 'b' | 'c', string> = { a: '', b: '', c: '' };
-
-const call = (id: string, args: string | object, name = 'terminal'): ToolCall => ({ id, type: 'function', function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) } });
-const result = (id: string, at: number, body: object, name = 'terminal') => ({ role: 'tool', tool_call_id: id, tool_name: name, content: JSON.stringify(body), timestamp: at });
-const ok = { output: 'done', exit_code: 0, error: null };
+let ids: CommandsStore['ids'];
 
 before(() => {
-  let clock = T0;
-  const store = hermesStore('hermetic-commands-', 'commands', () => clock);
-  const { w, path, dir } = store;
-  const usage = (id: string) => w.updateTokenCounts(id, { input_tokens: 1000, output_tokens: 100, estimated_cost_usd: 0.01, model: 'gpt-5' });
-  // A: a CLI session on Wednesday, every shape of command in its 09:00 hour, one more call at 10:00.
-  ids.a = w.createSession({ source: 'cli', model: 'gpt-5', started_at: T0 });
-  w.appendMessages(ids.a, [
-    { role: 'user', content: 'build it', timestamp: T0 },
-    { role: 'assistant', content: '', timestamp: T0 + 10, tool_calls: [call('a1', { command: 'cd web && FOO=1 sudo -u app npm test' }), call('a2', { command: 'git status | head -5' }), call('a3', { command: '"my tool" --x', workdir: '/tmp' })] },
-    result('a2', T0 + 10.5, ok),
-    result('a1', T0 + 12.5, { output: '1 failing', exit_code: 1, error: null }),
-    result('a3', T0 + 13, { output: '', exit_code: 0, error: 'boom' }),
-    { role: 'assistant', content: '', timestamp: T0 + 20, tool_calls: [call('a4', { command: '' }), call('a5', { command: 42 }), call('a6', '["ls"]'), call('a7', 'ls -la'), call('a8', { cmd: 'ls' }), call('a9', { command: 'env -i PATH=/bin python3 x.py', background: true }), call('r1', { path: 'x' }, 'read_file')] },
-    result('a4', T0 + 21, ok),
-    result('a5', T0 + 22, { output: '', exit_code: -1, error: 'Failed to execute command', status: 'error' }),
-    result('a6', T0 + 23, ok),
-    result('a7', T0 + 24, ok),
-    result('a8', T0 + 25, { success: false }),
-    result('r1', T0 + 26, { error: 'no such file' }, 'read_file'),
-    // A failed result whose call is not in the store.
-    result('ghost', T0 + 30, { output: '', exit_code: 2, error: null }),
-    { role: 'assistant', content: '', timestamp: T0 + 3605, tool_calls: [call('b1', { command: 'git log --oneline' })] },
-    result('b1', T0 + 3606.25, ok),
-    { role: 'assistant', content: 'done', timestamp: T0 + 3610, finish_reason: 'stop' },
-  ]);
-  usage(ids.a);
-  // B: a Telegram session on Thursday.
-  clock = T1;
-  ids.b = w.createSession({ source: 'telegram', model: 'gpt-5', started_at: T1 });
-  w.appendMessages(ids.b, [
-    { role: 'user', content: 'deploy', timestamp: T1 },
-    { role: 'assistant', content: '', timestamp: T1 + 1, tool_calls: [call('b2', { command: 'timeout 60 npm run build' })] },
-    result('b2', T1 + 41, { output: 'error TS2322', exit_code: 2, error: null }),
-    { role: 'assistant', content: '', timestamp: T1 + 42, tool_calls: [call('b3', { command: 'cd /srv && git pull' })] },
-    result('b3', T1 + 44, ok),
-  ]);
-  usage(ids.b);
-  // C: one call id used twice (as Hermes's own fixtures hold): two calls, timed once, from the first call to the first result.
-  clock = T2;
-  ids.c = w.createSession({ source: 'cli', model: 'gpt-5', started_at: T2 });
-  w.appendMessages(ids.c, [
-    { role: 'user', content: 'make', timestamp: T2 },
-    { role: 'assistant', content: '', timestamp: T2 + 1, tool_calls: [call('dup', { command: 'make' })] },
-    result('dup', T2 + 2, ok),
-    { role: 'assistant', content: '', timestamp: T2 + 10, tool_calls: [call('dup', { command: 'make' })] },
-    result('dup', T2 + 15, { output: '', exit_code: 1, error: null }),
-  ]);
-  usage(ids.c);
-  store.db.close();
-  const rig = forwarderRig([path], { dir, timeZone: 'UTC' });
-  rig.forwarder.backfill();
-  rig.forwarder.close();
-  home = rig.home;
-  cleanup = store.cleanup;
-  db = new Database(join(home, 'hermetic.db'), { readonly: true });
+  const store = commandsStore();
+  ({ home, ids, cleanup } = store);
+  db = new Database(store.dataset, { readonly: true });
 });
 after(() => {
   db.close();
@@ -190,6 +128,35 @@ describe('--by command', () => {
     assert.deepEqual(usageReport(db, { by: ['command'], filter: { model: ['nonexistent'] } }).rows, []);
   });
 
+  it('reads each call\'s stored program; a dataset named by other rules, or from before programs were stored, is named here from the arguments: the same report (decision 0152)', () => {
+    const shapes: ReportRequest[] = [{ by: ['command'] }, { by: ['command', 'day'], top: 3 }, { by: ['session', 'command'] }, { by: ['tree', 'command'] },
+      { by: ['hour_of_day', 'command'] }, { by: ['command'], filter: { source: ['telegram'] } }, { by: ['command'], since: T0, until: T0 + 3600 }];
+    const { dir, cleanup: done } = tempDir('hermetic-commands-twin-');
+    const path = join(dir, 'hermetic.db');
+    db.exec(`VACUUM INTO '${path.replace(/'/g, "''")}'`);
+    const other = new Database(path);
+    try {
+      // Stored by this Hermetic's rules: the stored names are what the report reads (a failed result takes its call's).
+      other.exec("UPDATE parts SET program = 'stored' WHERE program IS NOT NULL");
+      assert.deepEqual(usageReport(other, { by: ['command'] }).rows.map((x) => [x.command, x.tool_calls, x.tool_errors]), [['stored', 14, 6], ['(no call)', 0, 1]]);
+      // Named by other rules: each call named from its arguments here, by this Hermetic's rules, as the writer would.
+      other.prepare("UPDATE dataset_meta SET value = ? WHERE key = 'program_rules'").run(String(PROGRAM_RULES + 1));
+      for (const shape of shapes) assert.deepEqual(usageReport(other, shape), usageReport(db, shape), JSON.stringify(shape));
+      // A dataset of version 14, read without migrating it (a reader never writes): no column, no index, named here too.
+      other.exec("DROP INDEX parts_terminal; ALTER TABLE parts DROP COLUMN program; DELETE FROM dataset_meta WHERE key = 'program_rules'; PRAGMA user_version = 14");
+      other.close();
+      const old = new Database(path, { readonly: true });
+      try {
+        for (const shape of shapes) assert.deepEqual(usageReport(old, shape), usageReport(db, shape), JSON.stringify(shape));
+      } finally {
+        old.close();
+      }
+    } finally {
+      if (other.open) other.close();
+      done();
+    }
+  });
+
   it('--top keeps the most run programs and sums the rest into one row, whose median is not one figure', () => {
     const whole = usageReport(db, { by: ['command'] });
     const top = usageReport(db, { by: ['command'], top: 3 });
@@ -201,17 +168,15 @@ describe('--by command', () => {
     assert.equal(top.rows.length, 4);
   });
 
-  it('refuses what --by tool refuses, --by tool with it, --max-cost, and the fleet store', async () => {
+  it('refuses what --by tool refuses, --by tool with it, and --max-cost (the fleet store is no longer refused: decision 0152)', async () => {
     const refused = (request: ReportRequest, message: string) => assert.throws(() => usageReport(db, request), { code: 'HERMETIC_REPORT_INVALID', message });
     refused({ by: ['command', 'tool'] }, 'Commands are the calls of one tool, terminal: group by command or by tool, not both.');
     refused({ by: ['tool', 'command'] }, 'Commands are the calls of one tool, terminal: group by command or by tool, not both.');
     refused({ by: ['command', 'model', 'task'] }, 'Terminal commands cannot be grouped by model or task: Hermes records usage per call, not per tool; group commands by hour, day, week, month, weekday, hour_of_day, profile, source, project, session, tree, machine.');
-    const fleet = 'The fleet store cannot be grouped by command: a terminal call\'s program is read from its arguments on a machine\'s own dataset; run the report there, without --from.';
-    assert.throws(() => planReport({ by: ['command'] }, new Zone('UTC'), postgresDialect('hermetic')).next(), { code: 'HERMETIC_REPORT_INVALID', message: fleet });
     const cli = (args: string[]) => reportCommand(['--period', 'all', ...args], { now: () => NOW * 1000 });
     await assert.rejects(cli(['--home', home, '--by', 'command', '--max-cost', '1']), { code: 'HERMETIC_REPORT_INVALID', message: '--max-cost judges cost, and rows by command count terminal calls, which carry none; drop --by command.' });
-    // Refused before the fleet store is reached (nothing listens at this address).
-    await assert.rejects(cli(['--from', 'postgres://nobody@127.0.0.1:1/none', '--by', 'command']), { code: 'HERMETIC_REPORT_INVALID', message: fleet });
+    // The fleet store is asked now (nothing listens at this address): no refusal before connecting.
+    await assert.rejects(cli(['--from', 'postgres://nobody@127.0.0.1:1/none', '--by', 'command']), { code: 'HERMETIC_FLEET_UNAVAILABLE' });
     await assert.rejects(cli(['--home', home, '--by', 'command', '--by', 'provider']), { code: 'HERMETIC_REPORT_INVALID' });
   });
 });

@@ -1,21 +1,24 @@
-// `--by command` (decision 0149): the terminal tool's calls in a window, each under the program its command line runs
-// (program.ts), with the results that say they failed and the time from call to result. The window's calls are read
-// once into a table of the connection's own (`temp.command_usage`), shaped as `tool_usage` is — a row per counted part
-// with the keys of its cell — so the report groups, ranks, cuts and names it as it does tool calls, and its totals,
-// medians and the rest of a --top read those rows instead of the transcripts again. The dataset only (SQLite): what a
-// call's arguments say is read by a function of this process.
+// `--by command` (decisions 0149, 0152): the terminal tool's calls in a window, each under the program its command line
+// runs (dataset/program.ts), with the results that say they failed and the time from call to result. The window's calls
+// are gathered once, shaped as `tool_usage` is — a row per counted part with the keys of its cell — so the report
+// groups, ranks, cuts and names them as it does tool calls, and its totals, medians and the rest of a --top read those
+// rows instead of the transcripts again. Each call's program is stored on its part (`parts.program`, named by the
+// writer); a dataset whose names are by other rules than this Hermetic's (or one from before they were stored, read
+// without migrating it) is named here instead, by a function of this process — the plain twin. On the dataset the
+// rows are a table of the connection's own (`temp.command_usage`); on the fleet store, whose report runs in a
+// read-only transaction, the same statement is a common table expression of each statement that reads them.
 import type { Db } from '../../shared/sqlite.js';
-import { toolErrorSql } from '../dataset/tool-error.js';
-import type { Params } from './dialect.js';
-import { NO_CALL, programOfCommand } from '../dataset/program.js';
+import { TOOL_ERROR_FUNCTION, toolErrorSql } from '../dataset/tool-error.js';
+import { NO_CALL, PROGRAM_RULES, programOfArgs, TERMINAL_TOOL } from '../dataset/program.js';
+import { sessionKeysOn, type Dialect, type Params } from './dialect.js';
+import { HermeticError } from '../../shared/errors.js';
 
-/** The tool whose calls run command lines, and the argument Hermes's terminal tool takes the line in. */
-export const TERMINAL_TOOL = 'terminal';
+export { TERMINAL_TOOL };
 
-/** The rows of the window's terminal calls, made for one report and dropped after it (a TEMP table: this connection's). */
-export const COMMAND_TABLE = 'temp.command_usage';
+/** The name the statements read the window's calls by: the connection's table on SQLite, a CTE on PostgreSQL. */
+export const COMMAND_TABLE = 'command_usage';
 
-/** The SQL function that names a command's program (programOfCommand), registered on a connection when a plan needs it. */
+/** The SQL function that names a call's program from its arguments (programOfArgs): the plain twin's, SQLite only. */
 export const PROGRAM_FUNCTION = 'hermetic_command_program';
 
 /** The figures of a row by command, as a report gives them. */
@@ -38,71 +41,145 @@ const registered = new WeakSet<Db>();
 /** Makes `PROGRAM_FUNCTION` known to this connection (once; a function of this process, so never in a stored schema). */
 export function registerCommandProgram(db: Db): void {
   if (registered.has(db)) return;
-  db.function(PROGRAM_FUNCTION, { deterministic: true }, (command: unknown) => programOfCommand(command));
+  db.function(PROGRAM_FUNCTION, { deterministic: true }, (args: unknown) => programOfArgs(args));
   registered.add(db);
 }
 
-/** A call part's `command` argument when it is text (else NULL): its arguments a JSON object with a string there. */
-const commandText = (args: string) => `CASE WHEN json_valid(${args}) AND json_type(${args}, '$.command') = 'text' THEN json_extract(${args}, '$.command') END`;
-
-/** The start of the terminal cell (a `tool_usage` row's `at`) that holds time `t` of session part `p`, or NULL. */
-const cellOf = (p: string, t: string) => `(SELECT MAX(v.at) FROM tool_usage v WHERE v.store = ${p}.store AND v.session_id = ${p}.session_id AND v.tool_name = '${TERMINAL_TOOL}' AND v.at <= ${t})`;
+/**
+ * How a store's terminal calls are read (`planCommandSource`): the program stored or named here, whether the dataset
+ * has the index of the terminal tool's parts (version 15), and where a call's times come from.
+ */
+export interface CommandSource {
+  /** `stored`: `parts.program`; `named`: from `tool_args` by PROGRAM_FUNCTION (SQLite only). */
+  program: 'stored' | 'named';
+  /** SQLite: the partial index `parts_terminal` is there to read the terminal tool's parts by. */
+  indexed: boolean;
+  /**
+   * `dataset`: the dataset's `tool_calls` (decision 0069); `fleet`: the fleet's (decision 0099, by the call id's key);
+   * `grouped`: the fleet's parts grouped by call id, for a role that may not read its `tool_calls`.
+   */
+  times: 'dataset' | 'fleet' | 'grouped';
+}
 
 /**
- * The statement that fills `COMMAND_TABLE` for a window and filter (`where`, the report's condition on a `tool_usage`
- * row `l`), row for row what `tool_usage`'s terminal rows count there: each terminal call part, and each terminal result
- * part that says it failed (`toolErrorSql`, the writer's rule), at its cell, with that cell's keys (time, day, profile,
- * source, project). Only the sessions with terminal rows in the window are read, their parts by key; a result's text is
- * judged only where its cell counted a failure. A failed result takes the program of its call (the first with its
- * id, wherever in the session it is), `NO_CALL` when there is none. A call's time is its id's in `tool_calls`, the
- * dashboard's slowest calls' (decision 0069): from its first call to its first result, given to that first call, where
- * the result came after it and the row is not stale.
+ * What the store offers `--by command`, asked once per report. The dataset: its program named by this Hermetic's
+ * rules when `dataset_meta.program_rules` says so and the column is there, else named here. The fleet store: the
+ * programs its machines named (fleet schema version 10; a store before it is refused, with what makes it ready), its
+ * failure rule, and its `tool_calls` when this role may read it.
  */
-export function commandUsageSql(where: string): string {
-  /** Another call part of the same id (the session's own, terminal or not). */
-  const sameId = 'c.is_call AND c.store = x.store AND c.session_id = x.session_id AND c.call_id = x.call_id';
-  // The id's first call (the earliest, then by part id), answered after it, its row not stale. Most ids have one call.
-  const timed = `x.is_call AND k.called = x.t AND k.stale = 0 AND k.answered >= k.called
-    AND (k.calls = 1 OR NOT EXISTS (SELECT 1 FROM terminal_parts c WHERE ${sameId} AND c.t = x.t AND c.part_id < x.part_id))`;
-  return `CREATE TEMP TABLE command_usage AS
-    WITH command_sessions AS (
-      SELECT l.store, l.session_id, MAX(l.errors) > 0 AS failing FROM tool_usage l
-      WHERE l.tool_name = '${TERMINAL_TOOL}' AND ${where} GROUP BY +l.store, +l.session_id),
+export function* planCommandSource(dialect: Dialect): Generator<{ sql: string; params: Params }, CommandSource, Record<string, unknown>[]> {
+  if (dialect.name === 'sqlite') {
+    const [r] = yield {
+      sql: `SELECT (SELECT value FROM dataset_meta WHERE key = 'program_rules') AS rules,
+        (SELECT COUNT(*) FROM pragma_table_info('parts') WHERE name = 'program') AS stored,
+        (SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = 'parts_terminal') AS indexed`,
+      params: {},
+    };
+    const stored = Number(r?.stored ?? 0) > 0 && Number(r?.rules) === PROGRAM_RULES;
+    return { program: stored ? 'stored' : 'named', indexed: Number(r?.indexed ?? 0) > 0, times: 'dataset' };
+  }
+  const [r] = yield {
+    sql: `SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('parts') AND attname = 'program' AND NOT attisdropped) AS stored,
+      to_regprocedure('${TOOL_ERROR_FUNCTION}(text)') IS NOT NULL AS judged,
+      CASE WHEN to_regclass('tool_calls') IS NULL THEN false ELSE has_table_privilege(to_regclass('tool_calls'), 'SELECT') END AS kept`,
+    params: {},
+  };
+  if (r?.stored !== true || r?.judged !== true) {
+    throw new HermeticError('HERMETIC_FLEET_SCHEMA', 'The fleet store holds no terminal programs yet (its schema is older than version 10, decision 0152): the first forwarder of this version to open it adds them; report by command once one has shipped.');
+  }
+  return { program: 'stored', indexed: false, times: r.kept === true ? 'fleet' : 'grouped' };
+}
+
+/**
+ * The statement that gathers the window's terminal calls for a window and filter (`where`, the report's condition on
+ * a `tool_usage` row `l`), row for row what `tool_usage`'s terminal rows count there: each terminal call part, and each
+ * terminal result part that says it failed (the writer's rule: `toolErrorSql`, on the fleet its twin), at its cell,
+ * with that cell's keys (time, day, profile, source, project; on the fleet the machine). Only the sessions with
+ * terminal rows in the window are read, their terminal parts alone; a result's text is judged only where its cell
+ * counted a failure. A failed result takes the program of its call (the first with its id, wherever in the session
+ * it is), `NO_CALL` when there is none. A call's time is its id's in `tool_calls`, the dashboard's slowest calls'
+ * (decision 0069): from its first call to its first result, given to that first call, where the result came after it
+ * and the row is not stale.
+ */
+export function commandUsageSql(where: string, dialect: Dialect, source: CommandSource): string {
+  const on = (a: string, b: string) => sessionKeysOn(dialect, a).map((k, i) => `${k} = ${sessionKeysOn(dialect, b)[i]}`).join(' AND ');
+  const keys = (a: string) => sessionKeysOn(dialect, a).join(', ');
+  const sqlite = dialect.name === 'sqlite';
+  // SQLite keeps the tables in the order written with CROSS JOIN; PostgreSQL plans its own (and takes no ON after CROSS).
+  const join = sqlite ? 'CROSS JOIN' : 'JOIN';
+  /** The start of the terminal cell (a `tool_usage` row's `at`) that holds the part's time, or NULL. */
+  const cell = `(SELECT MAX(v.at) FROM tool_usage v WHERE ${on('v', 'p')} AND v.tool_name = '${TERMINAL_TOOL}' AND v.at <= p.created_at)`;
+  const program = source.program === 'stored' ? 'p.program' : `${PROGRAM_FUNCTION}(p.tool_args)`;
+  const failed = sqlite ? toolErrorSql('p.content_text') : `CASE WHEN ${TOOL_ERROR_FUNCTION}(p.content_text) THEN 1 ELSE 0 END`;
+  // The calls of an id in order (the earliest, then by part id, by its bytes): the first is the one timed, and the one
+  // whose program a failed result of the id takes. Most ids have one call.
+  const rank = `ROW_NUMBER() OVER (PARTITION BY ${keys('p')}, p.part_type, ${callId('p')} ORDER BY ${dialect.order('p.created_at', { numeric: true })}, ${dialect.order('p.part_id')})`;
+  const times = source.times === 'dataset'
+    ? { from: 'tool_calls k', on: `${on('k', 'x')} AND k.call_id = x.call_id`, fresh: ' AND k.stale = 0', cte: '' }
+    : source.times === 'fleet'
+      ? { from: 'tool_calls k', on: `${on('k', 'x')} AND k.call_key = sha256(convert_to(x.call_id, 'UTF8'))`, fresh: '', cte: '' }
+      : {
+        from: 'call_times k', on: `${on('k', 'x')} AND k.call_id = x.call_id`, fresh: '',
+        // The grouping the fleet's tool_calls keeps (sinks/postgres/tool-calls.ts), of the window's sessions alone.
+        cte: `, call_times AS (SELECT ${keys('p')}, ${callId('p')} AS call_id, MIN(CASE WHEN p.part_type = 'tool_call' THEN p.created_at END) AS called,
+            MIN(CASE WHEN p.part_type = 'tool_result' THEN p.created_at END) AS answered
+          FROM command_sessions s JOIN parts p ON ${on('p', 's')} WHERE p.part_type IN ('tool_call', 'tool_result') AND ${callId('p')} IS NOT NULL
+          GROUP BY ${keys('p')}, ${callId('p')})`,
+      };
+  const timed = `k.called = x.t AND k.answered >= k.called${times.fresh}`;
+  const cellColumns = ['at', 'day', 'day_utc', ...carried(dialect), 'profile', 'source', 'project'].map((c) => `l.${c}`).join(', ');
+  const parts = source.indexed ? 'parts p INDEXED BY parts_terminal' : 'parts p';
+  return `WITH command_sessions AS (
+      SELECT ${keys('l')}, CASE WHEN MAX(l.errors) > 0 THEN 1 ELSE 0 END AS failing FROM tool_usage l
+      WHERE l.tool_name = '${TERMINAL_TOOL}' AND ${where} GROUP BY ${sessionKeysOn(dialect, 'l').map((k) => dialect.noIndex(k)).join(', ')}),
     terminal_parts AS MATERIALIZED (
-      SELECT p.store, p.session_id, p.part_id, p.part_type = 'tool_call' AS is_call,
-        CASE WHEN p.part_type = 'tool_call' THEN p.tool_call_id ELSE p.tool_result_for END AS call_id, p.created_at AS t,
-        ${cellOf('p', 'p.created_at')} AS at,
-        CASE WHEN p.part_type = 'tool_call' THEN ${PROGRAM_FUNCTION}(${commandText('p.tool_args')}) END AS command,
+      SELECT ${keys('p')}, p.part_id, CASE WHEN p.part_type = 'tool_call' THEN 1 ELSE 0 END AS is_call, ${callId('p')} AS call_id,
+        p.created_at AS t, ${cell} AS at, CASE WHEN p.part_type = 'tool_call' THEN ${program} END AS command,
         CASE WHEN p.part_type = 'tool_call' THEN 0
-          WHEN (SELECT e.errors FROM tool_usage e WHERE e.at = ${cellOf('p', 'p.created_at')} AND e.store = p.store AND e.session_id = p.session_id AND e.tool_name = '${TERMINAL_TOOL}') > 0
-          THEN ${toolErrorSql('p.content_text')} ELSE 0 END AS failed
-      FROM command_sessions s CROSS JOIN parts p ON p.store = s.store AND p.session_id = s.session_id
-      WHERE (p.part_type = 'tool_call' OR (s.failing AND p.part_type = 'tool_result')) AND p.tool_name = '${TERMINAL_TOOL}')
-    SELECT l.at, l.day, l.day_utc, l.store, l.session_id, l.profile, l.source, l.project,
-      CASE WHEN x.is_call THEN x.command
-        ELSE COALESCE((SELECT c.command FROM terminal_parts c WHERE ${sameId} ORDER BY c.t, c.part_id LIMIT 1), '${NO_CALL}') END AS command,
+          WHEN (SELECT e.errors FROM tool_usage e WHERE e.at = ${cell} AND ${on('e', 'p')} AND e.tool_name = '${TERMINAL_TOOL}') > 0 THEN ${failed}
+          ELSE 0 END AS failed,
+        ${rank} AS rn
+      FROM command_sessions s ${join} ${parts} ON ${on('p', 's')}
+      WHERE p.tool_name = '${TERMINAL_TOOL}' AND (p.part_type = 'tool_call' OR (s.failing = 1 AND p.part_type = 'tool_result')))${times.cte}
+    SELECT ${cellColumns},
+      CASE WHEN x.is_call = 1 THEN x.command ELSE COALESCE(f.command, '${NO_CALL}') END AS command,
       x.is_call AS calls, 1 - x.is_call AS errors,
       CASE WHEN ${timed} THEN 1 ELSE 0 END AS timed,
-      CASE WHEN ${timed} THEN CAST(ROUND((k.answered - k.called) * 1000) AS INTEGER) ELSE 0 END AS ms
+      CASE WHEN ${timed} THEN ${dialect.name === 'sqlite' ? 'CAST(ROUND((k.answered - k.called) * 1000) AS INTEGER)' : 'CAST(trunc((k.answered - k.called) * 1000 + 0.5) AS bigint)'} ELSE 0 END AS ms
     FROM terminal_parts x
-      CROSS JOIN tool_usage l ON l.at = x.at AND l.store = x.store AND l.session_id = x.session_id AND l.tool_name = '${TERMINAL_TOOL}'
-      LEFT JOIN tool_calls k ON x.is_call AND k.store = x.store AND k.session_id = x.session_id AND k.call_id = x.call_id
-    WHERE (x.is_call OR x.failed) AND x.t - x.at < 3600 AND ${where}`;
+      ${join} tool_usage l ON l.at = x.at AND ${on('l', 'x')} AND l.tool_name = '${TERMINAL_TOOL}'
+      LEFT JOIN terminal_parts f ON x.is_call = 0 AND f.is_call = 1 AND f.rn = 1 AND ${on('f', 'x')} AND f.call_id = x.call_id
+      LEFT JOIN ${times.from} ON x.is_call = 1 AND x.rn = 1 AND ${times.on}
+    WHERE (x.is_call = 1 OR x.failed = 1) AND x.t - x.at < 3600 AND ${where}`;
+}
+
+/** A part's call id: its own for a call, the one it answers for a result. */
+const callId = (p: string) => `CASE WHEN ${p}.part_type = 'tool_call' THEN ${p}.tool_call_id ELSE ${p}.tool_result_for END`;
+
+/**
+ * The columns of a `tool_usage` row the dialect's keys name besides the cell's (`l.store`, `l.session_id`; on the
+ * fleet `l.machine_id` and `l.hostname` too): the gathered rows carry them for every grouping and filter.
+ */
+function carried(dialect: Dialect): string[] {
+  const names = [...dialect.sessionKeys, ...dialect.machineKeys].map((k) => /^l\.([a-z_]+)$/.exec(k.sql)?.[1]).filter((n): n is string => n !== undefined);
+  return [...new Set(names)];
 }
 
 /** A statement of a plan, and whether it calls `PROGRAM_FUNCTION` (then the runner registers it first). */
 export type Step = { sql: string; params: Params; program?: true };
 
-/** The statements that make `COMMAND_TABLE` afresh for a window (a table left by a report that failed is dropped). */
-export function commandUsageSteps(where: string, params: Params): Step[] {
-  return [
-    { sql: `DROP TABLE IF EXISTS ${COMMAND_TABLE}`, params: {} },
-    { sql: commandUsageSql(where), params, program: true },
-  ];
+/**
+ * How the report reads the window's calls: on SQLite the statements that make the connection's table afresh (a table
+ * left by a report that failed is dropped) and the one that drops it after; on PostgreSQL none, and the common table
+ * expression every statement reading `COMMAND_TABLE` starts with.
+ */
+export function commandUsagePlan(where: string, params: Params, dialect: Dialect, source: CommandSource): { make: Step[]; drop: Step[]; ctes: string[] } {
+  const sql = commandUsageSql(where, dialect, source);
+  if (dialect.name === 'postgres') return { make: [], drop: [], ctes: [`${COMMAND_TABLE} AS MATERIALIZED (${sql})`] };
+  const drop: Step = { sql: `DROP TABLE IF EXISTS temp.${COMMAND_TABLE}`, params: {} };
+  const make: Step = { sql: `CREATE TEMP TABLE ${COMMAND_TABLE} AS ${sql}`, params, ...(source.program === 'named' ? { program: true as const } : {}) };
+  return { make: [drop, make], drop: [drop], ctes: [] };
 }
-
-/** The statement that drops `COMMAND_TABLE` once the report has its rows. */
-export const DROP_COMMAND_USAGE: Step = { sql: `DROP TABLE IF EXISTS ${COMMAND_TABLE}`, params: {} };
 
 /**
  * The median of `ms` over the timed rows of `from` (`l`), per group of `keys` (SQL on `l`, named `k0`, `k1`, … in the
@@ -118,9 +195,16 @@ export function medianSql(from: string, keys: readonly string[], where = '1 = 1'
     WHERE i IN ((n + 1) / 2, (n + 2) / 2)${groups.length > 0 ? ` GROUP BY ${groups.join(', ')}` : ''}`;
 }
 
-/** The totals of `COMMAND_TABLE`: calls, failed results, timed calls and their time, distinct sessions (per store). */
-export const COMMAND_TOTALS_SQL = `SELECT (SELECT COUNT(*) FROM (SELECT DISTINCT store, session_id FROM ${COMMAND_TABLE})) AS sessions,
-  SUM(calls) AS tool_calls, SUM(errors) AS tool_errors, SUM(timed) AS timed_calls, SUM(ms) AS ms FROM ${COMMAND_TABLE}`;
+/**
+ * The totals of `COMMAND_TABLE` and their median, in one row: calls, failed results, timed calls and their time,
+ * distinct sessions (per store, and on the fleet per machine).
+ */
+export function commandTotalsSql(dialect: Dialect): string {
+  const sessions = sessionKeysOn(dialect, 'c').join(', ');
+  return `SELECT t.*, m.median_ms FROM (SELECT (SELECT COUNT(*) FROM (SELECT DISTINCT ${sessions} FROM ${COMMAND_TABLE} c) d) AS sessions,
+    SUM(calls) AS tool_calls, SUM(errors) AS tool_errors, SUM(timed) AS timed_calls, SUM(ms) AS ms FROM ${COMMAND_TABLE}) t
+    CROSS JOIN (${medianSql(`${COMMAND_TABLE} l`, [])}) m`;
+}
 
 /** Milliseconds (a sum or a median) as the report's seconds; null stays null. */
 export const seconds = (ms: unknown): number | null => (ms === null || ms === undefined ? null : Number(ms) / 1000);

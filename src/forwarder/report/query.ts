@@ -9,7 +9,7 @@ import type { Db } from '../../shared/sqlite.js';
 import { Zone } from '../ledger/zone.js';
 import { EPOCH_MAX, EPOCH_MIN } from '../normalize/time.js';
 import { HIDDEN_KEYS, sameSession, sqliteDialect, type Dialect, type Key, type Params } from './dialect.js';
-import { COMMAND_TABLE, COMMAND_TOTALS_SQL, commandUsageSteps, DROP_COMMAND_USAGE, medianSql, registerCommandProgram, seconds, type CommandTotals, type Step } from './commands.js';
+import { COMMAND_TABLE, commandTotalsSql, commandUsagePlan, medianSql, planCommandSource, registerCommandProgram, seconds, type CommandTotals, type Step } from './commands.js';
 
 export const DIMENSIONS = ['hour', 'day', 'week', 'month', 'weekday', 'hour_of_day', 'model', 'provider', 'profile', 'source', 'project', 'task', 'session', 'tree', 'tool', 'command', 'machine'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
@@ -169,16 +169,6 @@ export function checkDimensions(by: readonly string[]): Dimension[] {
   return out;
 }
 
-/**
- * Refuses a grouping the fleet store cannot give: by command, each terminal call's program is read from its arguments
- * by a function of this process (decision 0149), which only a machine's own dataset is read with.
- */
-export function checkOnFleet(by: readonly string[], fleet: boolean): void {
-  if (fleet && by.includes('command')) {
-    throw new HermeticError('HERMETIC_REPORT_INVALID', 'The fleet store cannot be grouped by command: a terminal call\'s program is read from its arguments on a machine\'s own dataset; run the report there, without --from.');
-  }
-}
-
 /** Rows of equal cost in the order of their keys' text (code units, as the report and its values list them). */
 const byText = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
 
@@ -292,7 +282,6 @@ interface Checked {
 
 function check(request: ReportRequest, dialect: Dialect = sqliteDialect()): Checked {
   const by = checkDimensions(request.by ?? []);
-  checkOnFleet(by, dialect.name === 'postgres');
   const since = request.since ?? null;
   const until = request.until ?? null;
   if (since !== null && until !== null && since > until) {
@@ -453,9 +442,11 @@ function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'],
     for (const m of MEASURES) row[m] = totals[m];
     return { rows: [row], stopped: null };
   }
-  // By command, the window's terminal calls are read once into the connection's own table, grouped from there.
-  const commands = by.includes('command') ? yield* planCommandUsage(checked) : undefined;
-  const g = yield* planGrouping(checked, top, totals, dialect, zone);
+  // By command, the window's terminal calls are gathered once (the connection's own table; on the fleet store a common
+  // table expression of each statement that reads them), and grouped from there.
+  const gathered = by.includes('command') ? yield* planCommandUsage(checked, dialect) : undefined;
+  const commands = gathered?.totals;
+  const g = yield* planGrouping(checked, top, totals, dialect, zone, gathered?.ctes ?? []);
   const raw = yield { sql: g.sql, params: g.params };
   const medians = commands ? yield* planMedians(g) : undefined;
   const { rows, hiddenOf } = rowsOf(raw, g, zone, medians);
@@ -465,25 +456,33 @@ function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'],
   const n = Number(raw[0]?.n ?? 0);
   if (keep !== undefined && n > keep) rows.push(yield* otherRow(rows, raw, n, keep, { ...totals, ...(commands ? { commands } : {}) }, g));
   sortRows(rows, raw, by, g);
-  if (commands) yield DROP_COMMAND_USAGE;
+  if (gathered) for (const step of gathered.drop) yield step;
   return { rows, stopped: named.stopped, ...(commands ? { commands } : {}) };
 }
 
-/** Fills `COMMAND_TABLE` with the window's terminal calls (commands.ts) and reads their totals, median included. */
-function* planCommandUsage(checked: Checked): Plan<CommandTotals> {
-  for (const step of commandUsageSteps(checked.toolWhere, checked.params)) yield step;
-  const [t] = yield { sql: COMMAND_TOTALS_SQL, params: {} };
-  const [m] = yield { sql: medianSql(`${COMMAND_TABLE} l`, []), params: {} };
-  return {
+/**
+ * Gathers the window's terminal calls as `COMMAND_TABLE` (commands.ts) and reads their totals, median included: the
+ * statements that drop the table after the report (SQLite), and the common table expressions every statement reading
+ * it starts with (PostgreSQL).
+ */
+function* planCommandUsage(checked: Checked, dialect: Dialect): Plan<{ totals: CommandTotals; ctes: string[]; drop: Step[] }> {
+  const source = yield* planCommandSource(dialect);
+  const { make, drop, ctes } = commandUsagePlan(checked.toolWhere, checked.params, dialect, source);
+  for (const step of make) yield step;
+  const [t] = yield { sql: withCtes(ctes, commandTotalsSql(dialect)), params: checked.params };
+  const totals = {
     sessions: Number(t?.sessions ?? 0), tool_calls: Number(t?.tool_calls ?? 0), tool_errors: Number(t?.tool_errors ?? 0),
-    timed_calls: Number(t?.timed_calls ?? 0), seconds: seconds(t?.ms ?? 0)!, median_seconds: seconds(m?.median_ms),
+    timed_calls: Number(t?.timed_calls ?? 0), seconds: seconds(t?.ms ?? 0)!, median_seconds: seconds(t?.median_ms),
   };
+  return { totals, ctes, drop };
 }
+
+/** A statement that starts with common table expressions, recursive ones among them (`WITH RECURSIVE` takes both). */
+const withCtes = (ctes: readonly string[], sql: string): string => (ctes.length > 0 ? `WITH RECURSIVE ${ctes.join(', ')} ${sql}` : sql);
 
 /** The median time of each group's timed calls (commands.ts medianSql), by the JSON of the group's keys as SQL gives them. */
 function* planMedians(g: Grouping): Plan<Map<string, number | null>> {
-  const withClause = g.ctes.length > 0 ? `WITH RECURSIVE ${g.ctes.join(', ')} ` : '';
-  const rows = yield { sql: withClause + medianSql(g.from, g.keys.map((k) => k.sql), g.where), params: g.params };
+  const rows = yield { sql: withCtes(g.ctes, medianSql(g.from, g.keys.map((k) => k.sql), g.where)), params: g.params };
   return new Map(rows.map((r) => [groupKey(r, g.keys.length), seconds(r.median_ms)]));
 }
 
@@ -520,7 +519,7 @@ interface Grouping {
  * offsets over it), the table (tool_usage for tools), the grouped rows (sessions counted per store when there are
  * several), and with --top the costliest of them.
  */
-function* planGrouping(checked: ReturnType<typeof check>, top: number | undefined, totals: UsageReport['totals'], dialect: Dialect, zone: Zone): Plan<Grouping> {
+function* planGrouping(checked: ReturnType<typeof check>, top: number | undefined, totals: UsageReport['totals'], dialect: Dialect, zone: Zone, gathered: readonly string[]): Plan<Grouping> {
   const { by, utc, where: ledgerWhere, toolWhere, params } = checked;
   const commands = by.includes('command');
   // Rows by command count as tools do (calls, failures); their table holds the window's and filter's calls already.
@@ -530,7 +529,7 @@ function* planGrouping(checked: ReturnType<typeof check>, top: number | undefine
   // A weekday or hour of day needs the zone's offsets over the cells the window holds.
   let local: string | null = null;
   if (by.some((d) => CYCLE_DIMENSIONS.includes(d))) {
-    const [span] = yield { sql: `SELECT MIN(l.at) AS lo, MAX(l.at) AS hi FROM ${table} l WHERE ${where}`, params };
+    const [span] = yield { sql: withCtes(gathered, `SELECT MIN(l.at) AS lo, MAX(l.at) AS hi FROM ${table} l WHERE ${where}`), params };
     local = localTimeSql(zone, Number(span?.lo ?? 0), Number(span?.hi ?? 0));
   }
   const keys = by.flatMap((d) => keysOf(d, utc, dialect, local));
@@ -538,7 +537,7 @@ function* planGrouping(checked: ReturnType<typeof check>, top: number | undefine
   // By tree, each row of the table joined to its session's tree root (a session the dataset does not list: its own).
   const treeKey = by.includes('tree');
   const from = treeKey ? `${table} l LEFT JOIN tree_roots t ON ${sameSession(dialect, 't', 'l')}` : `${table} l`;
-  const ctes = treeKey ? [treeRootsSql(dialect)] : [];
+  const ctes = [...gathered, ...(treeKey ? [treeRootsSql(dialect)] : [])];
   const withClause = ctes.length > 0 ? `WITH RECURSIVE ${ctes.join(', ')} ` : '';
   const figures = commands ? ['tool_calls', 'tool_errors', 'timed_calls', 'ms'] : tools ? ['tool_calls', 'tool_errors'] : USAGE_SUMS;
   const sums = [
