@@ -99,7 +99,8 @@ export function* planCommandSource(dialect: Dialect): Generator<{ sql: string; p
  * counted a failure. A failed result takes the program of its call (the first with its id, wherever in the session
  * it is), `NO_CALL` when there is none. A call's time is its id's in `tool_calls`, the dashboard's slowest calls'
  * (decision 0069): from its first call to its first result, given to that first call, where the result came after it
- * and the row is not stale.
+ * and the row is not stale: `ms`, in whole milliseconds, NULL for a call whose time is not known (and for a failed
+ * result), so the timed calls are those with one.
  */
 export function commandUsageSql(where: string, dialect: Dialect, source: CommandSource): string {
   const on = (a: string, b: string) => sessionKeysOn(dialect, a).map((k, i) => `${k} = ${sessionKeysOn(dialect, b)[i]}`).join(' AND ');
@@ -110,10 +111,22 @@ export function commandUsageSql(where: string, dialect: Dialect, source: Command
   /** The start of the terminal cell (a `tool_usage` row's `at`) that holds the part's time, or NULL. */
   const cell = `(SELECT MAX(v.at) FROM tool_usage v WHERE ${on('v', 'p')} AND v.tool_name = '${TERMINAL_TOOL}' AND v.at <= p.created_at)`;
   const program = source.program === 'stored' ? 'p.program' : `${PROGRAM_FUNCTION}(p.tool_args)`;
-  const failed = sqlite ? toolErrorSql('p.content_text') : `CASE WHEN ${TOOL_ERROR_FUNCTION}(p.content_text) THEN 1 ELSE 0 END`;
-  // The calls of an id in order (the earliest, then by part id, by its bytes): the first is the one timed, and the one
-  // whose program a failed result of the id takes. Most ids have one call.
-  const rank = `ROW_NUMBER() OVER (PARTITION BY ${keys('p')}, p.part_type, ${callId('p')} ORDER BY ${dialect.order('p.created_at', { numeric: true })}, ${dialect.order('p.part_id')})`;
+  // Whether the result part `x` says it failed, its text read by its key: asked only where its cell counted a failure,
+  // so the gathered parts are read from the index alone, without their rows.
+  const judged = sqlite ? toolErrorSql('q.content_text') : `CASE WHEN ${TOOL_ERROR_FUNCTION}(q.content_text) THEN 1 ELSE 0 END`;
+  const failed = `(SELECT ${judged} FROM parts q WHERE ${on('q', 'x')} AND q.part_id = x.part_id)`;
+  // Of an id's calls (most ids have one) the first — the earliest, then by part id, by its bytes — is the one timed,
+  // and the one whose program a failed result of the id takes. SQLite looks for an earlier one only where the id has
+  // several calls (`tool_calls.calls`), and finds a result's call by an index it makes on the gathered parts; the fleet
+  // (whose correlated lookups would scan them) numbers each id's calls once.
+  const sameId = `c.is_call = 1 AND ${on('c', 'x')} AND c.call_id = x.call_id`;
+  const rank = sqlite ? '' : `, ROW_NUMBER() OVER (PARTITION BY ${keys('p')}, p.part_type, ${callId('p')} ORDER BY ${dialect.order('p.created_at', { numeric: true })}, ${dialect.order('p.part_id')}) AS rn`;
+  const first = sqlite
+    ? `(k.calls = 1 OR NOT EXISTS (SELECT 1 FROM terminal_parts c WHERE ${sameId} AND c.t = x.t AND c.part_id < x.part_id))`
+    : 'x.rn = 1';
+  const callOf = sqlite
+    ? { join: '', program: `(SELECT c.command FROM terminal_parts c WHERE ${sameId} ORDER BY c.t, c.part_id LIMIT 1)` }
+    : { join: `\n      LEFT JOIN terminal_parts f ON x.is_call = 0 AND f.is_call = 1 AND f.rn = 1 AND ${on('f', 'x')} AND f.call_id = x.call_id`, program: 'f.command' };
   const times = source.times === 'dataset'
     ? { from: 'tool_calls k', on: `${on('k', 'x')} AND k.call_id = x.call_id`, fresh: ' AND k.stale = 0', cte: '' }
     : source.times === 'fleet'
@@ -126,7 +139,7 @@ export function commandUsageSql(where: string, dialect: Dialect, source: Command
           FROM command_sessions s JOIN parts p ON ${on('p', 's')} WHERE p.part_type IN ('tool_call', 'tool_result') AND ${callId('p')} IS NOT NULL
           GROUP BY ${keys('p')}, ${callId('p')})`,
       };
-  const timed = `k.called = x.t AND k.answered >= k.called${times.fresh}`;
+  const timed = `x.is_call = 1 AND k.called = x.t AND k.answered >= k.called${times.fresh} AND ${first}`;
   const cellColumns = ['at', 'day', 'day_utc', ...carried(dialect), 'profile', 'source', 'project'].map((c) => `l.${c}`).join(', ');
   const parts = source.indexed ? 'parts p INDEXED BY parts_terminal' : 'parts p';
   return `WITH command_sessions AS (
@@ -134,23 +147,17 @@ export function commandUsageSql(where: string, dialect: Dialect, source: Command
       WHERE l.tool_name = '${TERMINAL_TOOL}' AND ${where} GROUP BY ${sessionKeysOn(dialect, 'l').map((k) => dialect.noIndex(k)).join(', ')}),
     terminal_parts AS MATERIALIZED (
       SELECT ${keys('p')}, p.part_id, CASE WHEN p.part_type = 'tool_call' THEN 1 ELSE 0 END AS is_call, ${callId('p')} AS call_id,
-        p.created_at AS t, ${cell} AS at, CASE WHEN p.part_type = 'tool_call' THEN ${program} END AS command,
-        CASE WHEN p.part_type = 'tool_call' THEN 0
-          WHEN (SELECT e.errors FROM tool_usage e WHERE e.at = ${cell} AND ${on('e', 'p')} AND e.tool_name = '${TERMINAL_TOOL}') > 0 THEN ${failed}
-          ELSE 0 END AS failed,
-        ${rank} AS rn
+        p.created_at AS t, ${cell} AS at, CASE WHEN p.part_type = 'tool_call' THEN ${program} END AS command${rank}
       FROM command_sessions s ${join} ${parts} ON ${on('p', 's')}
       WHERE p.tool_name = '${TERMINAL_TOOL}' AND (p.part_type = 'tool_call' OR (s.failing = 1 AND p.part_type = 'tool_result')))${times.cte}
     SELECT ${cellColumns},
-      CASE WHEN x.is_call = 1 THEN x.command ELSE COALESCE(f.command, '${NO_CALL}') END AS command,
+      CASE WHEN x.is_call = 1 THEN x.command ELSE COALESCE(${callOf.program}, '${NO_CALL}') END AS command,
       x.is_call AS calls, 1 - x.is_call AS errors,
-      CASE WHEN ${timed} THEN 1 ELSE 0 END AS timed,
-      CASE WHEN ${timed} THEN ${dialect.name === 'sqlite' ? 'CAST(ROUND((k.answered - k.called) * 1000) AS INTEGER)' : 'CAST(trunc((k.answered - k.called) * 1000 + 0.5) AS bigint)'} ELSE 0 END AS ms
+      CASE WHEN ${timed} THEN ${dialect.name === 'sqlite' ? 'CAST(ROUND((k.answered - k.called) * 1000) AS INTEGER)' : 'CAST(trunc((k.answered - k.called) * 1000 + 0.5) AS bigint)'} END AS ms
     FROM terminal_parts x
-      ${join} tool_usage l ON l.at = x.at AND ${on('l', 'x')} AND l.tool_name = '${TERMINAL_TOOL}'
-      LEFT JOIN terminal_parts f ON x.is_call = 0 AND f.is_call = 1 AND f.rn = 1 AND ${on('f', 'x')} AND f.call_id = x.call_id
-      LEFT JOIN ${times.from} ON x.is_call = 1 AND x.rn = 1 AND ${times.on}
-    WHERE (x.is_call = 1 OR x.failed = 1) AND x.t - x.at < 3600 AND ${where}`;
+      ${join} tool_usage l ON l.at = x.at AND ${on('l', 'x')} AND l.tool_name = '${TERMINAL_TOOL}'${callOf.join}
+      LEFT JOIN ${times.from} ON x.is_call = 1 AND ${times.on}
+    WHERE (x.is_call = 1 OR (l.errors > 0 AND ${failed} = 1)) AND x.t - x.at < 3600 AND ${where}`;
 }
 
 /** A part's call id: its own for a call, the one it answers for a result. */
@@ -182,7 +189,7 @@ export function commandUsagePlan(where: string, params: Params, dialect: Dialect
 }
 
 /**
- * The median of `ms` over the timed rows of `from` (`l`), per group of `keys` (SQL on `l`, named `k0`, `k1`, … in the
+ * The median of `ms` over the timed rows of `from` (`l`: those whose `ms` is known), per group of `keys` (SQL on `l`, named `k0`, `k1`, … in the
  * answer) or over all without keys: the middle row's, or the mean of the two middle ones, as `median_ms`.
  */
 export function medianSql(from: string, keys: readonly string[], where = '1 = 1'): string {
@@ -191,7 +198,7 @@ export function medianSql(from: string, keys: readonly string[], where = '1 = 1'
   const partition = groups.length > 0 ? `PARTITION BY ${groups.join(', ')} ` : '';
   return `SELECT ${[...groups, 'AVG(ms) AS median_ms'].join(', ')} FROM (
       SELECT ${[...groups, 'ms'].join(', ')}, ROW_NUMBER() OVER (${partition}ORDER BY ms) AS i, COUNT(*) OVER (${partition.trim()}) AS n
-      FROM (SELECT ${[...named, 'l.ms AS ms'].join(', ')} FROM ${from} WHERE ${where} AND l.timed = 1) t) m
+      FROM (SELECT ${[...named, 'l.ms AS ms'].join(', ')} FROM ${from} WHERE ${where} AND l.ms IS NOT NULL) t) m
     WHERE i IN ((n + 1) / 2, (n + 2) / 2)${groups.length > 0 ? ` GROUP BY ${groups.join(', ')}` : ''}`;
 }
 
@@ -202,7 +209,7 @@ export function medianSql(from: string, keys: readonly string[], where = '1 = 1'
 export function commandTotalsSql(dialect: Dialect): string {
   const sessions = sessionKeysOn(dialect, 'c').join(', ');
   return `SELECT t.*, m.median_ms FROM (SELECT (SELECT COUNT(*) FROM (SELECT DISTINCT ${sessions} FROM ${COMMAND_TABLE} c) d) AS sessions,
-    SUM(calls) AS tool_calls, SUM(errors) AS tool_errors, SUM(timed) AS timed_calls, SUM(ms) AS ms FROM ${COMMAND_TABLE}) t
+    SUM(calls) AS tool_calls, SUM(errors) AS tool_errors, COUNT(ms) AS timed_calls, SUM(ms) AS ms FROM ${COMMAND_TABLE}) t
     CROSS JOIN (${medianSql(`${COMMAND_TABLE} l`, [])}) m`;
 }
 

@@ -542,8 +542,9 @@ function* planGrouping(checked: ReturnType<typeof check>, top: number | undefine
   const figures = commands ? ['tool_calls', 'tool_errors', 'timed_calls', 'ms'] : tools ? ['tool_calls', 'tool_errors'] : USAGE_SUMS;
   const sums = [
     ...(tools ? [`${dialect.sum('l.calls')} AS tool_calls`, `${dialect.sum('l.errors')} AS tool_errors`] : USAGE_SUMS.map((m) => `${dialect.sum(`l.${m}`)} AS ${m}`)),
-    // Whole milliseconds, summed as integers: the rows' times add up to the totals' exactly.
-    ...(commands ? ['SUM(l.timed) AS timed_calls', 'SUM(l.ms) AS ms'] : []),
+    // Whole milliseconds, summed as integers: the rows' times add up to the totals' exactly. A call whose time is not
+    // known has none (NULL): the timed calls are those that have one.
+    ...(commands ? ['COUNT(l.ms) AS timed_calls', 'SUM(l.ms) AS ms'] : []),
   ];
   // The tables are clustered by time, so a window is one range of them and no window one scan; grouped by a session's
   // columns as they are, SQLite would walk the per-session index instead, a lookup per row. A unary + (a no-op on any
