@@ -90,13 +90,14 @@ describe('the report on the fleet store', () => {
     const trees = usageReport(dbA, { by: ['tree'] }).rows.map((r) => String(r.tree));
     const models = usageReport(dbA, { by: ['model'] }).rows.map((r) => String(r.model));
     const shape = fc.record({
-      // Not by command: the fleet store refuses it (decision 0149, tested in commands.test.ts).
-      by: fc.uniqueArray(fc.constantFrom(...DIMENSIONS.filter((d) => d !== 'machine' && d !== 'command')), { minLength: 1, maxLength: 2 }),
+      // By command too (decision 0152: the programs each machine stored; commands-fleet.test.ts tests every shape).
+      by: fc.uniqueArray(fc.constantFrom(...DIMENSIONS.filter((d) => d !== 'machine')), { minLength: 1, maxLength: 2 }),
       top: fc.option(fc.integer({ min: 1, max: 8 }), { nil: undefined }),
       from: fc.integer({ min: 0, max: 31 }), days: fc.option(fc.integer({ min: 0, max: 33 }), { nil: undefined }),
       utc: fc.boolean(),
       filter: fc.option(fc.oneof(fc.record({ tree: fc.subarray(trees, { minLength: 1, maxLength: 3 }) }), fc.record({ model: fc.subarray(models, { minLength: 1, maxLength: 2 }) })), { nil: undefined }),
-    }).filter((r) => !(r.by.includes('tool') && r.by.some((d) => ['model', 'provider', 'task'].includes(d))));
+    }).filter((r) => !(r.by.includes('tool') && r.by.includes('command'))
+      && !((r.by.includes('tool') || r.by.includes('command')) && r.by.some((d) => ['model', 'provider', 'task'].includes(d))));
     await fc.assert(fc.asyncProperty(shape, async (q) => {
       const since = NOW - q.from * 86400;
       const request = { by: q.by, since, until: q.days === undefined ? null : since + q.days * 86400, utc: q.utc, ...(q.top ? { top: q.top } : {}), ...(q.filter ? { filter: q.filter } : {}) };

@@ -1,0 +1,207 @@
+// `--by command` on the fleet store (decision 0152): the store of every shape (testing/commands.ts) shipped as its
+// machine gives the rows of its own dataset for every combination decision 0149 allows, the rows add up to
+// totals.commands and that is the terminal's row by tool; two machines stay apart; a role that may not read the
+// fleet's tool_calls gets the same times; a fleet of version 9 is refused until a forwarder migrates it, which names
+// the calls shipped before; a machine whose names are by older rules is named again by the next forwarder to open
+// the store, one with newer rules is left alone; the failure rule's PostgreSQL twin judges as SQLite's does.
+import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
+import fc from 'fast-check';
+import { after, before, describe, it } from 'node:test';
+import { sharedPostgres, type PgCluster } from '../../shared/testing/postgres.js';
+import { printed } from '../../shared/testing/console.js';
+import { reportCommand } from '../cli/report.js';
+import { PROGRAM_RULES } from '../dataset/program.js';
+import { TOOL_ERROR_FUNCTION, toolErrorSql } from '../dataset/tool-error.js';
+import { Zone } from '../ledger/zone.js';
+import { createPostgresSink, postgresTarget } from '../sinks/postgres/index.js';
+import { createPool } from '../sinks/postgres/pool.js';
+import { readFleet } from '../sinks/postgres/read.js';
+import { datasetBatch, toolCallsDrift } from '../sinks/postgres/testing/rows.js';
+import { shipDatasets } from '../sinks/postgres/testing/fleet.js';
+import type { Origin } from '../sinks/remote/contract.js';
+import { usageReport, type ReportRequest, type UsageReport } from './index.js';
+import { runPostgres } from './postgres.js';
+import { planReport } from './query.js';
+import { commandsStore, NOW, T0, T1, T2, type CommandsStore } from './testing/commands.js';
+
+const A: Origin = { machineId: 'a'.repeat(32), hostname: 'laptop-a' };
+const B: Origin = { machineId: 'b'.repeat(32), hostname: 'gateway-b' };
+let cluster: PgCluster;
+let store: CommandsStore;
+let db: Database.Database;
+/** Machine A alone, and A and B (the same history) together. */
+let aloneUrl: string;
+let fleetUrl: string;
+
+before(async () => {
+  cluster = await sharedPostgres();
+  store = commandsStore();
+  db = new Database(store.dataset, { readonly: true });
+  aloneUrl = cluster.createDatabase();
+  fleetUrl = cluster.createDatabase();
+  await shipDatasets(aloneUrl, [[store.dataset, A]]);
+  await shipDatasets(fleetUrl, [[store.dataset, A], [store.dataset, B]]);
+});
+after(() => {
+  db.close();
+  store.cleanup();
+});
+
+const fleetReport = (url: string, request: ReportRequest) =>
+  readFleet(url, (c, d) => runPostgres(c, planReport(request, new Zone('UTC'), d), d));
+const dbOf = (url: string) => url.split('/').pop()!;
+
+/** The rows add up to totals.commands: calls, failed results, timed calls and their milliseconds. */
+function addsUp(r: UsageReport, label: string): void {
+  const t = r.totals.commands!;
+  for (const m of ['tool_calls', 'tool_errors', 'timed_calls'] as const) assert.equal(r.rows.reduce((n, x) => n + Number(x[m]), 0), t[m], `${label} ${m}`);
+  assert.equal(Math.round(r.rows.reduce((n, x) => n + Number(x.seconds) * 1000, 0)), Math.round(t.seconds * 1000), `${label} seconds`);
+}
+
+describe('--by command on the fleet store', () => {
+  const combinations: ReportRequest[] = [
+    { by: ['command'] }, { by: ['command'], top: 3 }, { by: ['command'], top: 1 },
+    ...['hour', 'day', 'week', 'month', 'weekday', 'hour_of_day', 'profile', 'source', 'project', 'session', 'tree'].flatMap((d): ReportRequest[] => [
+      { by: ['command', d] }, { by: [d, 'command'] }, { by: ['command', d], top: 3 }]),
+    { by: ['command'], utc: true }, { by: ['day', 'command'], utc: true },
+    // Windows, one cut inside an hour; filters, by model through the sessions with such usage.
+    { by: ['command'], since: T0, until: T0 + 3600 }, { by: ['command'], since: T0 + 1800, until: T0 + 7200 }, { by: ['command', 'day'], since: T1, until: NOW },
+    { by: ['command'], since: T2, until: T2 + 12 }, { by: ['command'], since: NOW - 60, until: NOW },
+    { by: ['command'], filter: { source: ['telegram'] } }, { by: ['command'], filter: { session: [''] } }, { by: ['command'], filter: { model: ['gpt-5'] } },
+    { by: ['command'], filter: { model: ['nonexistent'] } }, { by: ['command'], filter: { project: [''] } },
+  ];
+  for (const request of combinations) {
+    it(`one machine: ${JSON.stringify(request)} gives its own dataset's report`, async () => {
+      const shape = { ...request, ...(request.filter?.session ? { filter: { session: [store.ids.c] } } : {}) };
+      const fleet = await fleetReport(aloneUrl, shape);
+      assert.deepEqual(fleet, usageReport(db, shape), JSON.stringify(shape));
+      addsUp(fleet, JSON.stringify(shape));
+    });
+  }
+
+  it('the placeholders keep their meaning, and the rows add up to totals.commands, the terminal\'s row by tool, in every window', async () => {
+    const all = await fleetReport(aloneUrl, { by: ['command'] });
+    assert.deepEqual(all.rows.map((r) => r.command).filter((c) => String(c).startsWith('(')).sort(), ['(empty)', '(no call)', '(no command)']);
+    for (const [since, until] of [[null, null], [T0, T0 + 3600], [T0 + 3600, T1 + 3600], [T1, NOW], [T0 + 1800, T0 + 7200], [T2, T2 + 12]] as const) {
+      const r = await fleetReport(aloneUrl, { since, until, by: ['command'] });
+      addsUp(r, `${since}..${until}`);
+      const terminal = (await fleetReport(aloneUrl, { since, until, by: ['tool'] })).rows.find((x) => x.tool === 'terminal');
+      assert.deepEqual([r.totals.commands!.tool_calls, r.totals.commands!.tool_errors], [Number(terminal?.tool_calls ?? 0), Number(terminal?.tool_errors ?? 0)], `${since}..${until}`);
+    }
+  });
+
+  it('two machines with the same history: each machine\'s rows are its dataset\'s, the totals twice one machine\'s', async () => {
+    const own = usageReport(db, { by: ['command'] });
+    const fleet = await fleetReport(fleetUrl, { by: ['machine', 'command'] });
+    addsUp(fleet, 'by machine and command');
+    for (const machine of [A, B]) {
+      const rows = fleet.rows.filter((r) => r.machine_id === machine.machineId).map(({ machine: host, machine_id: id, ...rest }) => (assert.equal(host, machine.hostname), assert.equal(id, machine.machineId), rest));
+      assert.deepEqual(rows.sort((x, y) => String(x.command) < String(y.command) ? -1 : 1), [...own.rows].sort((x, y) => String(x.command) < String(y.command) ? -1 : 1));
+    }
+    const both = (await fleetReport(fleetUrl, { by: ['command'] })).totals.commands!;
+    const one = own.totals.commands!;
+    assert.deepEqual(both, { sessions: 2 * one.sessions, tool_calls: 2 * one.tool_calls, tool_errors: 2 * one.tool_errors, timed_calls: 2 * one.timed_calls, seconds: 2 * one.seconds, median_seconds: one.median_seconds });
+    // Sessions of one id on two machines stay two.
+    assert.equal((await fleetReport(fleetUrl, { by: ['session', 'command'] })).rows.length, 2 * usageReport(db, { by: ['session', 'command'] }).rows.length);
+  });
+
+  it('hermetic report --from --by command prints what the dataset\'s prints: JSON, CSV and Markdown', async () => {
+    const run = async (source: string[], form: string[]) => {
+      const { value, out } = await printed(() => reportCommand([...source, '--period', 'all', '--by', 'command', '--by', 'day', '--top', '4', ...form], { now: () => NOW * 1000, width: 100, color: false }));
+      assert.equal(value, 0);
+      return out.join('\n');
+    };
+    for (const form of [['--json'], ['--csv'], ['--markdown']]) {
+      assert.equal(await run(['--from', aloneUrl], form), await run(['--home', store.home], form), form[0]);
+    }
+    const text = await run(['--from', aloneUrl], []);
+    assert.match(text, /^By command and day$/m);
+  });
+
+  it('a role that may not read the fleet\'s tool_calls: the times from its parts, the same rows', async () => {
+    const url = cluster.readerRole(aloneUrl, 'no_calls_reader', ['tool_calls']);
+    for (const request of [{ by: ['command'] }, { by: ['command', 'session'], top: 2 }, { by: ['command'], since: T0, until: T0 + 3600 }] as ReportRequest[]) {
+      assert.deepEqual(await fleetReport(url, request), usageReport(db, request), JSON.stringify(request));
+    }
+  });
+});
+
+describe('the fleet\'s terminal programs across versions and rules', () => {
+  it('a fleet of version 9 is refused by command until a forwarder migrates it, which names the calls shipped before', async () => {
+    const url = cluster.createDatabase();
+    await shipDatasets(url, [[store.dataset, A]]);
+    // As version 9 left it: no programs, no rules, no index, no failure rule; the UPDATE trigger as version 6 made it.
+    cluster.psql(`DROP INDEX hermetic.parts_terminal; ALTER TABLE hermetic.parts DROP COLUMN program; ALTER TABLE hermetic.progress DROP COLUMN program_rules;
+      DROP FUNCTION hermetic.${TOOL_ERROR_FUNCTION}; DELETE FROM hermetic.schema_version WHERE version > 9`, dbOf(url));
+    await assert.rejects(fleetReport(url, { by: ['command'] }), { code: 'HERMETIC_FLEET_SCHEMA', message: 'The fleet store holds no terminal programs yet (its schema is older than version 10, decision 0152): the first forwarder of this version to open it adds them; report by command once one has shipped.' });
+    // Other groupings read it as before.
+    assert.deepEqual(await fleetReport(url, { by: ['tool'] }), usageReport(db, { by: ['tool'] }));
+    const sink = createPostgresSink(url);
+    await sink.open();
+    await sink.close();
+    assert.equal(cluster.psql('SELECT MAX(version) FROM hermetic.schema_version', dbOf(url)).trim(), '10');
+    assert.equal(cluster.psql('SELECT program_rules FROM hermetic.progress', dbOf(url)).trim(), String(PROGRAM_RULES));
+    for (const request of [{ by: ['command'] }, { by: ['command', 'tree'], top: 3 }] as ReportRequest[]) assert.deepEqual(await fleetReport(url, request), usageReport(db, request));
+    // Naming them touched no tool call: the kept table is still the grouping of the parts.
+    const pool = createPool(postgresTarget(url), { max: 1 });
+    try {
+      assert.deepEqual(await toolCallsDrift(pool, 'hermetic'), { extra: [], missing: [] });
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('a machine named by older rules is named again by the next forwarder to open the store; one by newer rules is left alone until it ships', async () => {
+    const url = cluster.createDatabase();
+    await shipDatasets(url, [[store.dataset, A], [store.dataset, B]]);
+    const d = dbOf(url);
+    cluster.psql(`UPDATE hermetic.parts SET program = 'by-other-rules' WHERE program IS NOT NULL;
+      UPDATE hermetic.progress SET program_rules = CASE WHEN machine_id = '${A.machineId}' THEN ${PROGRAM_RULES - 1} ELSE ${PROGRAM_RULES + 1} END`, d);
+    const sink = createPostgresSink(url);
+    await sink.open();
+    try {
+      const programs = (machine: Origin) => cluster.psql(`SELECT string_agg(DISTINCT program, ',' ORDER BY program) FROM hermetic.parts WHERE machine_id = '${machine.machineId}' AND program IS NOT NULL`, d).trim();
+      const rules = (machine: Origin) => cluster.psql(`SELECT program_rules FROM hermetic.progress WHERE machine_id = '${machine.machineId}'`, d).trim();
+      const own = [...new Set(db.prepare('SELECT program FROM parts WHERE program IS NOT NULL').pluck().all() as string[])].sort().join(',');
+      assert.deepEqual([programs(A), rules(A)], [own, String(PROGRAM_RULES)]);
+      assert.deepEqual([programs(B), rules(B)], ['by-other-rules', String(PROGRAM_RULES + 1)]);
+      // B ships again (its forwarder now of these rules): its own names, its rules recorded.
+      await sink.write({ ...datasetBatch(store.dataset, B, 2, 1), first: true });
+      assert.deepEqual([programs(B), rules(B)], [own, String(PROGRAM_RULES)]);
+      const fleet = await fleetReport(url, { by: ['machine', 'command'] });
+      assert.equal(fleet.totals.commands!.tool_calls, 2 * usageReport(db, { by: ['command'] }).totals.commands!.tool_calls);
+    } finally {
+      await sink.close();
+    }
+  });
+
+  it('property: the failure rule\'s PostgreSQL twin judges a tool result as SQLite\'s rule does', async () => {
+    const url = cluster.createDatabase();
+    const sink = createPostgresSink(url);
+    await sink.open();
+    await sink.close();
+    const sqlite = new Database(':memory:');
+    const judge = sqlite.prepare(`SELECT ${toolErrorSql('@t')} AS f`).pluck();
+    const pool = createPool(postgresTarget(url), { max: 1 });
+    try {
+      const value = fc.oneof(fc.constantFrom(0, 1, -1, 0.0, 2.5, -0.5, 1e3, true, false, null, '', 'error', 'failed', 'ok', '0', '{}', '[]', ' ', {}, [], { a: 1 }, [0], 'Error'),
+        fc.integer(), fc.string({ maxLength: 6 }));
+      const key = fc.constantFrom('exit_code', 'error', 'success', 'status', 'output', 'exit_code_meaning');
+      const doc = fc.oneof(
+        // Objects with the four keys, a key twice (the first is read), spaces, nesting.
+        fc.array(fc.tuple(key, value), { maxLength: 5 }).map((pairs) => `{${pairs.map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(', ')}}`),
+        fc.array(fc.tuple(key, value), { maxLength: 4 }).map((pairs) => `  {"nested": {${pairs.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}, "exit_code": 0}`),
+        // Text that is not a JSON object, or not JSON at all, naming the keys anyway.
+        fc.constantFrom('exit ok', '{"exit_code": 1', '{"exit_code": 1,}', '["exit_code", 1]', '{"error": "x"} trailing', '{exit_code: 1}', '{"status": "error"}\n', '\t{"success": false}', '{"error": NaN}', '{"exit_code": 01}', '{"exit_code": 1e2}', '{"exit_code": -0}', '{"error": {  }}', '{"error": [ ]}', '{"error":"\\u0041"}', ''),
+      );
+      await fc.assert(fc.asyncProperty(fc.array(doc, { minLength: 1, maxLength: 20 }), async (docs) => {
+        const theirs = (await pool.query(`SELECT hermetic.${TOOL_ERROR_FUNCTION}(t) AS f FROM unnest($1::text[]) WITH ORDINALITY AS u(t, n) ORDER BY n`, [docs])).rows.map((r) => (r.f === true ? 1 : 0));
+        assert.deepEqual(theirs, docs.map((t) => judge.get({ t })), JSON.stringify(docs));
+      }), { numRuns: 150 });
+    } finally {
+      await pool.end();
+      sqlite.close();
+    }
+  });
+});
