@@ -308,7 +308,7 @@ Grouping (repeatable: --by day --by model gives one row per day and model):
                    VAR=value, sudo, env, time, nohup … skipped; a pipe under
                    its first program), with the time from call to result
                    added up and a typical call's (median); it groups as tool
-                   does, not with it, and not on the fleet store (--from);
+                   does, not with it, on the fleet store (--from) too;
                    machine rows carry the host name and machine id
   --top N          keep the N costliest rows (most called, for tools and
                    commands); the rest are summed into one row (without --by:

@@ -15,6 +15,7 @@ import { checkBudgetGrouping, describeOverBudget, OVER_BUDGET_EXIT, overBudget, 
 import { sqliteDialect } from '../report/dialect.js';
 import { planSummary, type SummaryRequest } from '../report/summary.js';
 import { planReport, runSqlite } from '../report/query.js';
+import { fleetOtherRules, otherRulesText, type OtherRules } from '../report/commands.js';
 import { terminalWidth } from '../report/wrap.js';
 import { terminalSafeJson } from '../../shared/terminal-text.js';
 import { openDataset, openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
@@ -47,6 +48,8 @@ interface ReportSource {
   unreadUnknown?(): Promise<UnreadUnknown | null>;
   /** Why a filtered window shows no usage (null: the window has none, filter or not). */
   filterMiss(request: ReportRequest): Promise<FilterMiss | null>;
+  /** The fleet store: its machines whose terminal programs other rules named (decision 0152). */
+  otherRules?(): Promise<OtherRules | null>;
   /** What the report left out because this role may not read a table, with the GRANT to run (the fleet store only). */
   unreadable?(): string[];
   close(): void | Promise<void>;
@@ -56,7 +59,7 @@ interface ReportSource {
 const LEFT_OUT: Readonly<Record<string, string>> = {
   row_issues: 'the values the forwarders repaired are not counted',
   backfill_unread: 'the sessions windowed backfills left unread are not said',
-  progress: 'how many machines do not say what windowed backfills left unread is not said',
+  progress: 'how many machines do not say what windowed backfills left unread, or whose commands other rules named, is not said',
 };
 
 /** This machine as `--by machine` shows it on its own dataset: its host name and, once a sink made one, its id. */
@@ -110,6 +113,7 @@ async function fleetSource(url: string): Promise<ReportSource> {
     // How many machines that count cannot speak for: those whose forwarder sends no row (decision 0105).
     unreadUnknown: () => fleet.read((c, d) => fleetUnreadUnknown(c, d, onDenied)),
     filterMiss: (request) => fleet.read((c, d) => runPostgres(c, planFilterMiss(request, d), d)),
+    otherRules: () => fleet.read((c, d) => fleetOtherRules(c, d, onDenied)),
     unreadable: () => [...denied].map(([table, grant]) => `hermetic: this role may not read the fleet's ${table} table, so ${LEFT_OUT[table] ?? 'its figures are left out'} here; have the schema's owner run: ${grant};`),
     close: () => fleet.close(),
   };
@@ -196,6 +200,9 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
     };
     if (formats.length > 0 || by.length > 0) {
       const report = await source.report({ ...base, by, top }, zone);
+      // By command on the fleet store: machines whose programs another Hermetic's rules named are said (decision 0152).
+      const other = report.by.includes('command') ? await source.otherRules?.() : null;
+      if (other && other.machines > 0) console.error(`hermetic: ${otherRulesText(other)}`);
       // The documents' shapes are fixed: what they lack is said beside them.
       if (unread && formats.length > 0) console.error(`hermetic: ${unreadText(unread)}`);
       if (unreadUnknown && formats.length > 0) console.error(`hermetic: ${unreadUnknownText(unreadUnknown, unread !== undefined)}`);

@@ -166,9 +166,14 @@ describe('the fleet\'s terminal programs across versions and rules', () => {
       const own = [...new Set(db.prepare('SELECT program FROM parts WHERE program IS NOT NULL').pluck().all() as string[])].sort().join(',');
       assert.deepEqual([programs(A), rules(A)], [own, String(PROGRAM_RULES)]);
       assert.deepEqual([programs(B), rules(B)], ['by-other-rules', String(PROGRAM_RULES + 1)]);
-      // B ships again (its forwarder now of these rules): its own names, its rules recorded.
+      // A report by command says so, beside its rows (stderr: the JSON's shape is fixed); other groupings do not.
+      const cli = (by: string) => printed(() => reportCommand(['--from', url, '--period', 'all', '--by', by, '--json'], { now: () => NOW * 1000 }));
+      assert.deepEqual((await cli('command')).err, [`hermetic: the commands of 1 machine (gateway-b) are named by other rules than this Hermetic's (version ${PROGRAM_RULES}): older ones are named again when a forwarder of this version next opens the fleet store, newer ones are their forwarder's own.`]);
+      assert.deepEqual((await cli('tool')).err, []);
+      // B ships again (its forwarder now of these rules): its own names, its rules recorded; nothing to say.
       await sink.write({ ...datasetBatch(store.dataset, B, 2, 1), first: true });
       assert.deepEqual([programs(B), rules(B)], [own, String(PROGRAM_RULES)]);
+      assert.deepEqual((await cli('command')).err, []);
       const fleet = await fleetReport(url, { by: ['machine', 'command'] });
       assert.equal(fleet.totals.commands!.tool_calls, 2 * usageReport(db, { by: ['command'] }).totals.commands!.tool_calls);
     } finally {

@@ -7,11 +7,13 @@
 // without migrating it) is named here instead, by a function of this process — the plain twin. On the dataset the
 // rows are a table of the connection's own (`temp.command_usage`); on the fleet store, whose report runs in a
 // read-only transaction, the same statement is a common table expression of each statement that reads them.
+import type pg from 'pg';
 import type { Db } from '../../shared/sqlite.js';
 import { TOOL_ERROR_FUNCTION, toolErrorSql } from '../dataset/tool-error.js';
 import { NO_CALL, PROGRAM_RULES, programOfArgs, TERMINAL_TOOL } from '../dataset/program.js';
 import { sessionKeysOn, type Dialect, type Params } from './dialect.js';
 import { HermeticError } from '../../shared/errors.js';
+import { fleetTable } from './fleet-table.js';
 
 export { TERMINAL_TOOL };
 
@@ -215,3 +217,34 @@ export function commandTotalsSql(dialect: Dialect): string {
 
 /** Milliseconds (a sum or a median) as the report's seconds; null stays null. */
 export const seconds = (ms: unknown): number | null => (ms === null || ms === undefined ? null : Number(ms) / 1000);
+
+/** The fleet's machines whose terminal programs are named by other rules than this Hermetic's (decision 0152). */
+export interface OtherRules {
+  machines: number;
+  /** The first few of their host names, in byte order. */
+  names: string[];
+}
+
+/**
+ * The fleet's machines whose stored programs another Hermetic's rules named (`progress.program_rules`), said beside a
+ * report by command so the names are not taken for this Hermetic's: older ones are named again by the next forwarder
+ * of this version to open the store; newer ones are its machine's own. Null where that cannot be read (a fleet before
+ * version 10, which refuses the grouping anyway, or a role that may not read `progress`: `onDenied` gets its GRANT).
+ */
+export async function fleetOtherRules(client: pg.PoolClient, dialect: Dialect & { readonly schema: string }, onDenied?: (table: string, grant: string) => void): Promise<OtherRules | null> {
+  const progress = await fleetTable(client, dialect.schema, 'progress');
+  if (progress.state === 'denied') onDenied?.('progress', progress.grant);
+  if (progress.state !== 'readable') return null;
+  const has = await client.query("SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('progress') AND attname = 'program_rules' AND NOT attisdropped");
+  if (has.rows.length === 0) return null;
+  const r = (await client.query(`SELECT COUNT(*) AS machines, ARRAY(SELECT DISTINCT left(hostname, 64) COLLATE "C" AS name FROM progress
+      WHERE program_rules IS DISTINCT FROM $1 AND hostname <> '' ORDER BY name LIMIT 5) AS names FROM progress WHERE program_rules IS DISTINCT FROM $1`, [PROGRAM_RULES])).rows[0] as { machines: string; names: string[] };
+  return { machines: Number(r.machines), names: r.names };
+}
+
+/** The note a report by command on the fleet store prints when some machines' programs are named by other rules. */
+export function otherRulesText(other: OtherRules): string {
+  const some = other.machines === 1 ? '1 machine' : `${other.machines} machines`;
+  const named = other.names.length > 0 ? ` (${other.names.join(', ')}${other.machines > other.names.length ? ', …' : ''})` : '';
+  return `the commands of ${some}${named} are named by other rules than this Hermetic's (version ${PROGRAM_RULES}): older ones are named again when a forwarder of this version next opens the fleet store, newer ones are their forwarder's own.`;
+}

@@ -6,7 +6,7 @@ import { h, table } from '../dom.js';
 import { cost, count, seconds, sessionTitle, short, size } from '../format.js';
 import { FILTERS, go, sessionHref, usageParams } from '../state.js';
 
-/** The dimensions offered, in the order `hermetic report --help` lists them (machine only on the fleet store, command only off it). */
+/** The dimensions offered, in the order `hermetic report --help` lists them (machine only on the fleet store). */
 const DIMENSIONS = [
   ['day', 'Day'], ['week', 'Week'], ['month', 'Month'], ['hour', 'Hour'], ['weekday', 'Weekday'], ['hour_of_day', 'Hour of the day'],
   ['model', 'Model'], ['provider', 'Provider'], ['profile', 'Profile'], ['source', 'Source'], ['project', 'Project'], ['task', 'Task'],
@@ -65,7 +65,7 @@ export async function report(state, pending) {
   const commands = r.by.includes('command');
   const tools = commands || r.by.includes('tool');
   const choose = (name, value, choices) => h('select', { name }, choices.map(([v, label]) => h('option', { value: v, selected: v === value }, label)));
-  const offered = DIMENSIONS.filter(([d]) => (d === 'machine' ? fleet : d === 'command' ? !fleet : true));
+  const offered = DIMENSIONS.filter(([d]) => (d === 'machine' ? fleet : true));
   const form = h('form', {
     class: 'grouping', 'aria-label': 'Grouping',
     onsubmit: (e) => {
