@@ -23,8 +23,9 @@ export const TOOL_ERROR_FUNCTION = 'hermetic_tool_error';
 /**
  * `TOOL_ERROR_FUNCTION` in schema `schema` (quoted), PostgreSQL's reading of the rule toolErrorSql says in SQLite's:
  * the same text tested first (a `{` after spaces, one of the four keys named), then parsed as `json` (not `jsonb`: it
- * keeps a key named twice, and of such keys the first is read, as SQLite's json_extract reads it), then the first
- * value of each key judged as SQLite judges it: an exit code that is a number other than 0; an error that is not
+ * keeps a key named twice, and of such keys the first is read, as SQLite's json_extract reads it: looked for among
+ * the object's pairs in order only when a key's name is in the text twice), then the first value of each key judged
+ * as SQLite judges it: an exit code that is a number other than 0; an error that is not
  * null, false, empty text, `{}` or `[]` (as text or as an empty object or list); success false; status `error` or
  * `failed`. Text PostgreSQL cannot parse says nothing failed, as text SQLite cannot parse does; where the two parsers
  * differ (a `\u0000` escape, a lone surrogate, nesting past SQLite's 1,000 levels) the two verdicts may too. Held
@@ -47,9 +48,14 @@ BEGIN
   BEGIN
     doc := t::json;
     IF json_typeof(doc) <> 'object' THEN RETURN false; END IF;
-    SELECT (array_agg(e.value ORDER BY e.n) FILTER (WHERE e.key = 'exit_code'))[1], (array_agg(e.value ORDER BY e.n) FILTER (WHERE e.key = 'error'))[1],
-      (array_agg(e.value ORDER BY e.n) FILTER (WHERE e.key = 'success'))[1], (array_agg(e.value ORDER BY e.n) FILTER (WHERE e.key = 'status'))[1]
-      INTO code, err, ok, st FROM json_each(doc) WITH ORDINALITY AS e(key, value, n);
+    IF ${['exit_code', 'error', 'success', 'status'].map((k) => `strpos(substr(t, strpos(t, '"${k}"') + 1), '"${k}"') = 0`).join(' AND ')} THEN
+      -- Each key's name is in the text at most once: the object has it at most once, and -> reads it.
+      code := doc -> 'exit_code'; err := doc -> 'error'; ok := doc -> 'success'; st := doc -> 'status';
+    ELSE
+      SELECT (array_agg(e.value ORDER BY e.n) FILTER (WHERE e.key = 'exit_code'))[1], (array_agg(e.value ORDER BY e.n) FILTER (WHERE e.key = 'error'))[1],
+        (array_agg(e.value ORDER BY e.n) FILTER (WHERE e.key = 'success'))[1], (array_agg(e.value ORDER BY e.n) FILTER (WHERE e.key = 'status'))[1]
+        INTO code, err, ok, st FROM json_each(doc) WITH ORDINALITY AS e(key, value, n);
+    END IF;
     RETURN COALESCE(json_typeof(code) = 'number' AND (code::text)::numeric <> 0, false)
       OR CASE json_typeof(err)
         WHEN 'string' THEN (err #>> '{}') NOT IN ('', '{}', '[]')

@@ -113,22 +113,23 @@ export function commandUsageSql(where: string, dialect: Dialect, source: Command
   /** The start of the terminal cell (a `tool_usage` row's `at`) that holds the part's time, or NULL. */
   const cell = `(SELECT MAX(v.at) FROM tool_usage v WHERE ${on('v', 'p')} AND v.tool_name = '${TERMINAL_TOOL}' AND v.at <= p.created_at)`;
   const program = source.program === 'stored' ? 'p.program' : `${PROGRAM_FUNCTION}(p.tool_args)`;
-  // Whether the result part `x` says it failed, its text read by its key: asked only where its cell counted a failure,
-  // so the gathered parts are read from the index alone, without their rows.
+  // Whether the result part `x` says it failed, its text read by its key: asked only where its cell counted a failure
+  // (a CASE, which no planner splits to ask it sooner), so the gathered parts are read from the index alone.
   const judged = sqlite ? toolErrorSql('q.content_text') : `CASE WHEN ${TOOL_ERROR_FUNCTION}(q.content_text) THEN 1 ELSE 0 END`;
   const failed = `(SELECT ${judged} FROM parts q WHERE ${on('q', 'x')} AND q.part_id = x.part_id)`;
   // Of an id's calls (most ids have one) the first — the earliest, then by part id, by its bytes — is the one timed,
   // and the one whose program a failed result of the id takes. SQLite looks for an earlier one only where the id has
-  // several calls (`tool_calls.calls`), and finds a result's call by an index it makes on the gathered parts; the fleet
-  // (whose correlated lookups would scan them) numbers each id's calls once.
+  // several calls (`tool_calls.calls`), and finds a result's call by an index it makes on the gathered parts. The fleet,
+  // whose planner cannot see into the gathered parts to join them well, orders each id's parts once, calls first: the
+  // first is the first call, and every part of the id carries its program.
   const sameId = `c.is_call = 1 AND ${on('c', 'x')} AND c.call_id = x.call_id`;
-  const rank = sqlite ? '' : `, ROW_NUMBER() OVER (PARTITION BY ${keys('p')}, p.part_type, ${callId('p')} ORDER BY ${dialect.order('p.created_at', { numeric: true })}, ${dialect.order('p.part_id')}) AS rn`;
+  const order = `PARTITION BY ${keys('p')}, ${callId('p')} ORDER BY CASE WHEN p.part_type = 'tool_call' THEN 0 ELSE 1 END, ${dialect.order('p.created_at', { numeric: true })}, ${dialect.order('p.part_id')}`;
+  const rank = sqlite ? '' : `, ROW_NUMBER() OVER (${order}) AS rn,
+        CASE WHEN ${callId('p')} IS NOT NULL THEN FIRST_VALUE(CASE WHEN p.part_type = 'tool_call' THEN ${program} END) OVER (${order}) END AS first_command`;
   const first = sqlite
     ? `(k.calls = 1 OR NOT EXISTS (SELECT 1 FROM terminal_parts c WHERE ${sameId} AND c.t = x.t AND c.part_id < x.part_id))`
     : 'x.rn = 1';
-  const callOf = sqlite
-    ? { join: '', program: `(SELECT c.command FROM terminal_parts c WHERE ${sameId} ORDER BY c.t, c.part_id LIMIT 1)` }
-    : { join: `\n      LEFT JOIN terminal_parts f ON x.is_call = 0 AND f.is_call = 1 AND f.rn = 1 AND ${on('f', 'x')} AND f.call_id = x.call_id`, program: 'f.command' };
+  const callOf = sqlite ? `(SELECT c.command FROM terminal_parts c WHERE ${sameId} ORDER BY c.t, c.part_id LIMIT 1)` : 'x.first_command';
   const times = source.times === 'dataset'
     ? { from: 'tool_calls k', on: `${on('k', 'x')} AND k.call_id = x.call_id`, fresh: ' AND k.stale = 0', cte: '' }
     : source.times === 'fleet'
@@ -153,13 +154,13 @@ export function commandUsageSql(where: string, dialect: Dialect, source: Command
       FROM command_sessions s ${join} ${parts} ON ${on('p', 's')}
       WHERE p.tool_name = '${TERMINAL_TOOL}' AND (p.part_type = 'tool_call' OR (s.failing = 1 AND p.part_type = 'tool_result')))${times.cte}
     SELECT ${cellColumns},
-      CASE WHEN x.is_call = 1 THEN x.command ELSE COALESCE(${callOf.program}, '${NO_CALL}') END AS command,
+      CASE WHEN x.is_call = 1 THEN x.command ELSE COALESCE(${callOf}, '${NO_CALL}') END AS command,
       x.is_call AS calls, 1 - x.is_call AS errors,
       CASE WHEN ${timed} THEN ${dialect.name === 'sqlite' ? 'CAST(ROUND((k.answered - k.called) * 1000) AS INTEGER)' : 'CAST(trunc((k.answered - k.called) * 1000 + 0.5) AS bigint)'} END AS ms
     FROM terminal_parts x
-      ${join} tool_usage l ON l.at = x.at AND ${on('l', 'x')} AND l.tool_name = '${TERMINAL_TOOL}'${callOf.join}
+      ${join} tool_usage l ON l.at = x.at AND ${on('l', 'x')} AND l.tool_name = '${TERMINAL_TOOL}'
       LEFT JOIN ${times.from} ON x.is_call = 1 AND ${times.on}
-    WHERE (x.is_call = 1 OR (l.errors > 0 AND ${failed} = 1)) AND x.t - x.at < 3600 AND ${where}`;
+    WHERE CASE WHEN x.is_call = 1 THEN 1 WHEN l.errors > 0 THEN ${failed} ELSE 0 END = 1 AND x.t - x.at < 3600 AND ${where}`;
 }
 
 /** A part's call id: its own for a call, the one it answers for a result. */
