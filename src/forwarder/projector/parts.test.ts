@@ -102,3 +102,17 @@ test('textOf joins text blocks one per line, else the reply text, else "" for em
   assert.equal(textOf(one({ content: '' })), '');
   assert.equal(textOf(one({ content: null })), null);
 });
+
+test('a terminal call carries the program its stored arguments run (decision 0152); other calls and parts carry none', () => {
+  const m = one({ role: 'assistant', tool_calls: JSON.stringify([
+    { id: 'c1', type: 'function', function: { name: 'terminal', arguments: '{"command": "cd web && OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwx sudo npm test"}' } },
+    { id: 'c2', type: 'function', function: { name: 'terminal', arguments: '{"cmd": "ls"}' } },
+    { id: 'c3', type: 'function', function: { name: 'terminal', arguments: 'ls -la' } },
+    { id: 'c4', type: 'function', function: { name: 'read_file', arguments: '{"command": "ls"}' } },
+  ]) });
+  // Named from the arguments as stored: after the redactor, whatever it masks.
+  const redacting: PartContext = { ...ctx, redact: (t) => (t === null ? null : t.replace(/sk-proj-[a-z]+/g, 'sk-pro...uvwx')) };
+  assert.deepEqual(partsOf(m, redacting).map((p) => [p.tool_call_id, p.program]), [['c1', 'npm'], ['c2', '(no command)'], ['c3', '(no command)'], ['c4', null]]);
+  assert.ok(String(partsOf(m, redacting)[0]!.tool_args).includes('sk-pro...uvwx'));
+  assert.deepEqual(partsOf(one({ role: 'tool', content: '{"exit_code": 1}', tool_call_id: 'c1', tool_name: 'terminal' }), ctx).map((p) => p.program), [null]);
+});
