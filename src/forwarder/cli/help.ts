@@ -8,7 +8,8 @@ const DATASET = `The dataset is <home>/hermetic.db; home is --home, else $HERMET
 
 /** Which Hermes stores are read: the commands that look for them. */
 const STORES = `Stores: $HERMES_HOME/state.db, ~/.hermes/state.db and every
-profiles/<name>/state.db under them, unless --state-db is given (repeatable; a
+profiles/<name>/state.db under them (a folder Hermes takes for no profile, such
+as work.bak, is said and not read), unless --state-db is given (repeatable; a
 folder stands for the state.db in it). A profile whose config.yaml selects
 database.backend: postgres is read from PostgreSQL (HERMES_DATABASE_URL from the
 environment, its .env or database.url), read-only, through a local mirror in
