@@ -216,6 +216,7 @@ or a refused command line; 1 the machine-local list exists but cannot be read
 `;
 
 export const FORGET_HELP = `Usage: hermetic forget (--session ID ... | --scope DIR) [options]
+       hermetic forget --store PATH ... [options]
 
 Removes from the dataset what was forwarded before its folder became ignore:
 every row of the matching sessions (messages, parts, usage, issues), in one
@@ -223,20 +224,32 @@ transaction per store, at once rather than when each session next changes. Only
 sessions the usage policy ignores now are removed; any other that matches is
 named on stderr and kept (put "ignore" in a .hypignore above it first).
 
+With --store, removes every row read from a store that no pass reads any more
+(a demo store given to backfill once, a copy): its sessions with all they hold,
+its cursors and its row of stores, whatever the usage policy says. A store that
+backfill and forward read on their own ($HERMES_HOME, ~/.hermes and their
+profiles) is refused: the next pass would read it again.
+
 Options:
   --session ID        this session (repeatable)
   --scope DIR         every session whose scope (its working directory, or its
                       channel's or source's folder) is DIR or under it; DIR may
                       be gone already
-  --state-db PATH     only the sessions read from this store (repeatable; a
-                      folder stands for the state.db in it)
+  --store PATH        every row read from this store (repeatable; as hermetic
+                      status names it, or its path: a folder stands for the
+                      state.db in it; it may be gone already)
+  --state-db PATH     with --session or --scope: only the sessions read from
+                      this store (repeatable)
   --home DIR          the dataset's folder (default $HERMETIC_HOME, else
                       ~/.hermetic)
   --json              {"forgotten", "kept", "messages_removed", "parts_removed"}
+                      (with --store: {"stores": [{"store", "sessions",
+                      "messages_removed", "parts_removed"}]})
 ${HELP_OPTION}
 
 Exit codes: 0 done; 2 nothing was removed (HERMETIC_FORGET_NONE: no forwarded
-session matches, or none that matches is ignored now) or a refused command
+session or store matches, or no session that matches is ignored now;
+HERMETIC_FORGET_READ: the store is read by every pass) or a refused command
 line; 1 there is no dataset yet.
 
 ${DATASET}

@@ -10,7 +10,7 @@ import { Shipper } from './shipper.js';
 import { sinkStatus } from './status.js';
 import { readSqliteSinkFile, SqliteFileSink } from './sqlite-file.js';
 import { startReceiver } from '../otlp/testing/receiver.js';
-import { forgetSessions } from '../../pipeline/forget.js';
+import { forgetSessions, forgetStores } from '../../pipeline/forget.js';
 import { createPolicyResolver } from '../../policy/index.js';
 import { SqliteSink } from '../sqlite/sink.js';
 import { createWorld, expectedRows, heldRows, SECRET } from './testing/world.js';
@@ -149,6 +149,32 @@ test('hermetic forget: the forgotten session\'s rows, its row issues among them,
     }
     assert.equal((await world.ship(url)).state, 'caught-up');
     assert.equal(Object.values(held()).flat().filter((r) => r.session_id === world.sessions.main).length, 0, 'nothing of it is left at the sink');
+    assert.deepEqual(heldRows(held()), expectedRows(world.dataset, false));
+  } finally {
+    await world.cleanup();
+  }
+});
+
+test('hermetic forget --store: every row of the store is deleted at the sink (decision 0157)', async () => {
+  const world = createWorld();
+  try {
+    const path = join(world.dir, 'copy.db');
+    const url = `sqlite://${path}`;
+    const held = () => readSqliteSinkFile(path, world.origin.machineId);
+    assert.equal((await world.ship(url)).state, 'caught-up');
+    assert.ok((held().messages ?? []).length > 0 && (held().usage_ledger ?? []).length > 0);
+    const sink = SqliteSink.open(world.home);
+    try {
+      const [r] = forgetStores(sink, [join(world.dir, 'hermes')], []);
+      assert.equal(r!.sessions, 3);
+    } finally {
+      sink.close();
+    }
+    assert.equal((await world.ship(url)).state, 'caught-up');
+    // What backfills left unread is one row over every store: none is left to hold any.
+    const { backfill_unread: unread, ...rest } = held();
+    assert.deepEqual(Object.entries(rest).filter(([, rows]) => rows.length > 0).map(([t]) => t), [], 'nothing of the store is left at the sink');
+    assert.deepEqual(unread!.map((r) => r.stores), ['[]']);
     assert.deepEqual(heldRows(held()), expectedRows(world.dataset, false));
   } finally {
     await world.cleanup();
