@@ -1,6 +1,7 @@
 // `hermetic forget --store` (decision 0157): every row read from a store no pass reads any more goes, in every table
 // that names a store, and nothing of another store; the kept counts stay true; read again, the store comes back as it
 // was. A store the passes read on their own, or one the dataset does not hold, is refused before anything goes.
+import Database from 'better-sqlite3';
 import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -120,6 +121,31 @@ test('a store is named as the dataset keys it, by its folder, or through a link 
     assert.equal(storeKey(join(dir, 'gone', 'state.db'), [...known, join(dir, 'gone', 'state.db')]), join(dir, 'gone', 'state.db'));
     assert.equal(storeKey(join(dir, 'elsewhere'), known), null);
   } finally {
+    cleanup();
+  }
+});
+
+test('a dataset another process keeps locked: forget says so and removes nothing, and works once it is free', () => {
+  const { dir, cleanup, a, b } = twoStores('hermetic-forget-store-busy-');
+  const rig = forwarderRig([a, b], { dir });
+  try {
+    rig.forwarder.backfill();
+    rig.forwarder.close();
+    const sink = SqliteSink.open(rig.home);
+    const other = new Database(join(rig.home, 'hermetic.db'));
+    try {
+      sink.db.pragma('busy_timeout = 0');
+      other.exec('BEGIN IMMEDIATE');
+      assert.throws(() => forgetStores(sink, [a], []), (e: any) => e.code === 'HERMETIC_DATASET_WRITE' && e.message.startsWith(`Another process kept the dataset ${join(rig.home, 'hermetic.db')} locked (a backfill or forward writing it); store ${a} was not removed`));
+      other.exec('ROLLBACK');
+      assert.ok((sink.db.prepare('SELECT COUNT(*) FROM messages WHERE store = ?').pluck().get(a) as number) > 0, 'nothing was removed');
+      assert.equal(forgetStores(sink, [a], [])[0]!.store, a);
+    } finally {
+      other.close();
+      sink.close();
+    }
+  } finally {
+    rig.cleanup();
     cleanup();
   }
 });

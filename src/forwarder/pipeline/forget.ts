@@ -9,6 +9,7 @@
 import { isAbsolute } from 'node:path';
 import { HermeticError } from '../../shared/errors.js';
 import { realPathOf } from '../../shared/real-path.js';
+import { isLockedOut } from '../../shared/sqlite-errors.js';
 import { isWithin, realPath, spellings, type PolicyResolver } from '../policy/index.js';
 import { NOTHING_WRITTEN, type SessionWrite, type Written } from '../sinks/sink.js';
 import type { SqliteSink } from '../sinks/sqlite/sink.js';
@@ -83,10 +84,10 @@ export function forgetSessions(sink: SqliteSink, policy: PolicyResolver, request
       const fingerprint = ignoredFingerprint(judgedBy.get(m)!, c?.fingerprint ?? '');
       return { sessionId: m.sessionId, projection: null, policy: 'full', fingerprint, maxMessageId: c?.maxMessageId ?? 0, usageMark: c?.usageMark ?? '', ledger: null, base: null };
     });
-    const w = sink.write({
+    const w = unlessBusy(sink, `the sessions of ${store} were not removed`, () => sink.write({
       store: cursors.row ?? { store, profile: '?', max_message_id: 0 }, reset: false, writes, removed: [],
       quarantine: { failed: [], cleared: matches.map((m) => m.sessionId) },
-    });
+    }));
     out.written = { ...out.written, messagesRemoved: out.written.messagesRemoved + w.messagesRemoved, partsRemoved: out.written.partsRemoved + w.partsRemoved };
   }
   return out;
@@ -130,5 +131,15 @@ export function forgetStores(sink: SqliteSink, given: readonly string[], readByD
     }
     if (!keys.includes(key)) keys.push(key);
   }
-  return keys.map((store) => ({ store, ...sink.forgetStore(store) }));
+  return keys.map((store) => ({ store, ...unlessBusy(sink, `store ${store} was not removed`, () => sink.forgetStore(store)) }));
+}
+
+/** A write that met the dataset locked by another process past the wait: said with what was not done, not as a bug. */
+function unlessBusy<T>(sink: SqliteSink, notDone: string, write: () => T): T {
+  try {
+    return write();
+  } catch (e) {
+    if (!isLockedOut(e)) throw e;
+    throw new HermeticError('HERMETIC_DATASET_WRITE', `Another process kept the dataset ${sink.db.name} locked (a backfill or forward writing it); ${notDone} (what was removed before it stays removed): run hermetic forget again.`);
+  }
 }
