@@ -26,21 +26,22 @@ function rowsOf(db: Db, store: string): Record<string, unknown[]> {
   return out;
 }
 
-function twoStores(prefix: string) {
+/** Two generated stores (a `demo` and an `other`) backfilled into one dataset; `done` removes it all. */
+function backfilledTwo(prefix: string) {
   const { dir, cleanup } = tempDir(prefix);
   const a = generate({ out: join(dir, 'demo', 'state.db'), sessions: 12, messages: 300, seed: 'forget-store-a' }).path;
   const b = generate({ out: join(dir, 'other', 'state.db'), sessions: 9, messages: 200, seed: 'forget-store-b' }).path;
-  return { dir, cleanup, a, b };
+  const rig = forwarderRig([a, b], { dir });
+  rig.forwarder.backfill();
+  rig.forwarder.close();
+  return { dir, a, b, home: rig.home, done: () => { rig.cleanup(); cleanup(); } };
 }
 
 test('forget --store removes every row of the store in every table that names one, nothing of another; read again, it is back as it was', () => {
-  const { dir, cleanup, a, b } = twoStores('hermetic-forget-store-');
-  const rig = forwarderRig([a, b], { dir });
+  const { dir, a, b, home, done } = backfilledTwo('hermetic-forget-store-');
   try {
-    rig.forwarder.backfill();
-    rig.forwarder.close();
     let before: { a: Record<string, unknown[]>; b: Record<string, unknown[]> };
-    const sink = SqliteSink.open(rig.home);
+    const sink = SqliteSink.open(home);
     try {
       before = { a: rowsOf(sink.db, a), b: rowsOf(sink.db, b) };
       // The store is rich enough to say something: rows in the transcript, usage, activity and tool calls.
@@ -59,10 +60,10 @@ test('forget --store removes every row of the store in every table that names on
       sink.close();
     }
     // Its cursors went with it: a backfill of it reads it whole again, as it was.
-    const again = forwarderRig([a], { dir, home: rig.home });
+    const again = forwarderRig([a], { dir, home: home });
     again.forwarder.backfill();
     again.forwarder.close();
-    const after = SqliteSink.open(rig.home);
+    const after = SqliteSink.open(home);
     try {
       const back = rowsOf(after.db, a);
       // Only the stores row's bookkeeping of the pass itself (its times) may differ.
@@ -74,21 +75,17 @@ test('forget --store removes every row of the store in every table that names on
       after.close();
     }
   } finally {
-    rig.cleanup();
-    cleanup();
+    done();
   }
 });
 
 test('forget --store refuses a store the dataset does not hold, and one every pass reads on its own; nothing is removed', () => {
-  const { dir, cleanup, a, b } = twoStores('hermetic-forget-store-no-');
+  const { dir, a, b, home, done } = backfilledTwo('hermetic-forget-store-no-');
   // b is also this user's Hermes home: ~/.hermes/state.db, found by every backfill and forward.
   mkdirSync(join(dir, 'user'), { recursive: true });
   symlinkSync(join(dir, 'other'), join(dir, 'user', '.hermes'));
-  const rig = forwarderRig([a, b], { dir });
   try {
-    rig.forwarder.backfill();
-    rig.forwarder.close();
-    const sink = SqliteSink.open(rig.home);
+    const sink = SqliteSink.open(home);
     try {
       const count = () => sink.db.prepare('SELECT COUNT(*) FROM messages').pluck().get();
       const n = count();
@@ -100,8 +97,7 @@ test('forget --store refuses a store the dataset does not hold, and one every pa
       sink.close();
     }
   } finally {
-    rig.cleanup();
-    cleanup();
+    done();
   }
 });
 
@@ -126,17 +122,14 @@ test('a store is named as the dataset keys it, by its folder, or through a link 
 });
 
 test('a dataset another process keeps locked: forget says so and removes nothing, and works once it is free', () => {
-  const { dir, cleanup, a, b } = twoStores('hermetic-forget-store-busy-');
-  const rig = forwarderRig([a, b], { dir });
+  const { a, home, done } = backfilledTwo('hermetic-forget-store-busy-');
   try {
-    rig.forwarder.backfill();
-    rig.forwarder.close();
-    const sink = SqliteSink.open(rig.home);
-    const other = new Database(join(rig.home, 'hermetic.db'));
+    const sink = SqliteSink.open(home);
+    const other = new Database(join(home, 'hermetic.db'));
     try {
       sink.db.pragma('busy_timeout = 0');
       other.exec('BEGIN IMMEDIATE');
-      assert.throws(() => forgetStores(sink, [a], []), (e: any) => e.code === 'HERMETIC_DATASET_WRITE' && e.message.startsWith(`Another process kept the dataset ${join(rig.home, 'hermetic.db')} locked (a backfill or forward writing it); store ${a} was not removed`));
+      assert.throws(() => forgetStores(sink, [a], []), (e: any) => e.code === 'HERMETIC_DATASET_WRITE' && e.message.startsWith(`Another process kept the dataset ${join(home, 'hermetic.db')} locked (a backfill or forward writing it); store ${a} was not removed`));
       other.exec('ROLLBACK');
       assert.ok((sink.db.prepare('SELECT COUNT(*) FROM messages WHERE store = ?').pluck().get(a) as number) > 0, 'nothing was removed');
       assert.equal(forgetStores(sink, [a], [])[0]!.store, a);
@@ -145,7 +138,6 @@ test('a dataset another process keeps locked: forget says so and removes nothing
       sink.close();
     }
   } finally {
-    rig.cleanup();
-    cleanup();
+    done();
   }
 });
