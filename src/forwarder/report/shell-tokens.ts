@@ -28,6 +28,7 @@ export interface HereDoc {
   body?: string;
 }
 
+/** Every operator (operatorAt finds the longest at a place). */
 const OPERATORS = ['&&', '||', ';;&', ';;', ';&', '|&', '&>>', '&>', '<<<', '<<-', '<<', '<&', '<>', '>>', '>&', '>|', ';', '&', '|', '(', ')', '<', '>'];
 /** Operators that take the next word as their target (a file, a descriptor, a here-document's delimiter, a string). */
 export const REDIRECTIONS: ReadonlySet<string> = new Set(['&>>', '&>', '<<<', '<<-', '<<', '<&', '<>', '>>', '>&', '>|', '<', '>']);
@@ -49,59 +50,86 @@ const classOf = (s: string, i: number): number => {
   return k < 128 ? CLASS[k]! : 0;
 };
 
+/** One token object for each operator that carries nothing else. */
+const OP_TOKENS: ReadonlyMap<string, Op> = new Map([...OPERATORS, '\n'].map((op) => [op, Object.freeze({ op })]));
+
 /**
- * The tokens of `s`, read as far as asked. `$(…)`, `${…}`, backquotes and process substitutions (`<(…)`) stay inside
- * their word as written; `((…))` at a word's start is one word (an arithmetic command); `$'…'` is decoded.
+ * The tokens of `s`, read as far as asked (`next()`, null at the end). `$(…)`, `${…}`, backquotes and process
+ * substitutions (`<(…)`) stay inside their word as written; `((…))` at a word's start is one word (an arithmetic
+ * command); `$'…'` is decoded.
  */
-export function* tokens(s: string): Generator<Token> {
-  let i = 0;
-  const n = s.length;
+export class Lexer {
+  readonly #s: string;
+  #i = 0;
   /** Here-documents opened on the current line, their bodies read at its end. */
-  const open: HereDoc[] = [];
-  while (i < n) {
-    const c = s[i]!;
-    const k = classOf(s, i);
-    if (k === BLANK) { i++; continue; }
-    if (c === '\\' && s[i + 1] === '\n') { i += 2; continue; }
-    if (k === NEWLINE) {
-      i = readBodies(s, i + 1, open);
-      yield { op: '\n' };
-      continue;
-    }
-    if (c === '#') {
-      const eol = s.indexOf('\n', i);
-      i = eol < 0 ? n : eol;
-      continue;
-    }
-    if (c === '(' && s[i + 1] === '(') {
-      // An arithmetic command, `((…))`: one word to its matching brackets (bash would try subshells when it is not
-      // arithmetic; `((cd x) && make)` is read as arithmetic here).
-      const end = closing(s, i);
-      yield { word: s.slice(i, end), quoted: false, plain: end - i };
-      i = end;
-      continue;
-    }
-    // An operator; a redirection may name its descriptor first: 2>, 2>&1.
-    const digits = c >= '0' && c <= '9' ? /^\d+(?=[<>])/.exec(s.slice(i, i + 12))?.[0].length ?? 0 : 0;
-    const substitution = (c === '<' || c === '>') && s[i + 1] === '(';
-    const op = (k === OPERATOR || digits > 0) && !substitution ? OPERATORS.find((o) => s.startsWith(o, i + digits)) : undefined;
-    if (op !== undefined && (digits === 0 || REDIRECTIONS.has(op))) {
-      i += digits + op.length;
-      if (op === '<<' || op === '<<-') {
-        const heredoc: HereDoc = { delimiter: null, tabs: op === '<<-' };
-        open.push(heredoc);
-        yield { op, heredoc };
-      } else yield { op };
-      continue;
-    }
-    const w = readWord(s, i);
-    i = w.end;
-    const last = open.at(-1);
-    if (last !== undefined && last.delimiter === null) last.delimiter = w.word;
-    yield { word: w.word, quoted: w.quoted, plain: w.plain };
+  readonly #open: HereDoc[] = [];
+
+  constructor(s: string) {
+    this.#s = s;
   }
-  // A body still open at the end of the text runs to it (bash warns, and reads it so).
-  readBodies(s, n, open);
+
+  next(): Token | null {
+    const s = this.#s;
+    const n = s.length;
+    let i = this.#i;
+    while (i < n) {
+      const c = s[i]!;
+      const k = classOf(s, i);
+      if (k === BLANK) { i++; continue; }
+      if (c === '\\' && s[i + 1] === '\n') { i += 2; continue; }
+      if (k === NEWLINE) {
+        this.#i = readBodies(s, i + 1, this.#open);
+        return OP_TOKENS.get('\n')!;
+      }
+      if (c === '#') {
+        const eol = s.indexOf('\n', i);
+        i = eol < 0 ? n : eol;
+        continue;
+      }
+      if (c === '(' && s[i + 1] === '(') {
+        // An arithmetic command, `((…))`: one word to its matching brackets (bash would try subshells when it is not
+        // arithmetic; `((cd x) && make)` is read as arithmetic here).
+        const end = closing(s, i);
+        this.#i = end;
+        return { word: s.slice(i, end), quoted: false, plain: end - i };
+      }
+      // An operator; a redirection may name its descriptor first: 2>, 2>&1.
+      const digits = c >= '0' && c <= '9' ? /^\d+(?=[<>])/.exec(s.slice(i, i + 12))?.[0].length ?? 0 : 0;
+      const substitution = (c === '<' || c === '>') && s[i + 1] === '(';
+      const op = (k === OPERATOR || digits > 0) && !substitution ? operatorAt(s, i + digits) : undefined;
+      if (op !== undefined && (digits === 0 || REDIRECTIONS.has(op))) {
+        this.#i = i + digits + op.length;
+        if (op !== '<<' && op !== '<<-') return OP_TOKENS.get(op)!;
+        const heredoc: HereDoc = { delimiter: null, tabs: op === '<<-' };
+        this.#open.push(heredoc);
+        return { op, heredoc };
+      }
+      const w = readWord(s, i);
+      this.#i = w.end;
+      const last = this.#open.at(-1);
+      if (last !== undefined && last.delimiter === null) last.delimiter = w.word;
+      return { word: w.word, quoted: w.quoted, plain: w.plain };
+    }
+    // A body still open at the end of the text runs to it (bash warns, and reads it so).
+    this.#i = readBodies(s, n, this.#open);
+    return null;
+  }
+}
+
+/** The longest operator at `i`, if one starts there (OPERATORS, read a character at a time). */
+function operatorAt(s: string, i: number): string | undefined {
+  const d = s[i + 1];
+  const e = s[i + 2];
+  switch (s[i]) {
+    case '&': return d === '&' ? '&&' : d === '>' ? (e === '>' ? '&>>' : '&>') : '&';
+    case '|': return d === '|' ? '||' : d === '&' ? '|&' : '|';
+    case ';': return d === ';' ? (e === '&' ? ';;&' : ';;') : d === '&' ? ';&' : ';';
+    case '<': return d === '<' ? (e === '<' ? '<<<' : e === '-' ? '<<-' : '<<') : d === '&' ? '<&' : d === '>' ? '<>' : '<';
+    case '>': return d === '>' ? '>>' : d === '&' ? '>&' : d === '|' ? '>|' : '>';
+    case '(': return '(';
+    case ')': return ')';
+    default: return undefined;
+  }
 }
 
 /** One word from `i`: its text with quotes removed, whether it had any, and the index after it. */
@@ -258,7 +286,7 @@ function closing(s: string, open: number): number {
  * costs nothing: no token is read ahead twice.
  */
 export class Reader {
-  readonly #it: Iterator<Token>;
+  readonly #lexer: Lexer;
   #ahead: Token[] = [];
   #head = 0;
   /** How many `\n` operators wait in the queue. */
@@ -266,7 +294,7 @@ export class Reader {
   #done = false;
 
   constructor(text: string) {
-    this.#it = tokens(text);
+    this.#lexer = new Lexer(text);
   }
 
   next(): Token | null {
@@ -312,11 +340,8 @@ export class Reader {
 
   #pull(): Token | null {
     if (this.#done) return null;
-    const r = this.#it.next();
-    if (r.done) {
-      this.#done = true;
-      return null;
-    }
-    return r.value;
+    const t = this.#lexer.next();
+    if (t === null) this.#done = true;
+    return t;
   }
 }
