@@ -9,13 +9,14 @@ import { REDIRECTIONS, type HereDoc, type Reader, type Word } from './shell-toke
  * What a command runs. `program`: its program. `step`: a command that prepares, tests, waits or prints — named only when
  * nothing else runs. `exit`: a step that ends the script (`exit`, `return`): what a fallback ends with.
  * `wraps`: the command's own words come next (a wrapper or runner was read; `packages` when they name a package:
- * `npx prettier@3` is `prettier`).
+ * `npx prettier@3` is `prettier`; `environment` when `NAME=value` sets a variable even quoted: `env "PATH=$PATH" make`).
  */
 export interface Ran {
   readonly name: string | null;
   readonly kind: 'program' | 'step' | 'exit';
   readonly wraps?: boolean;
   readonly packages?: boolean;
+  readonly environment?: boolean;
 }
 
 /** A line's program as the naming gives it (null: none), for a shell's command string. */
@@ -40,15 +41,17 @@ interface Options {
   readonly operands?: number;
   /** The command is a package name, maybe with a version: `prettier@3`, `@biomejs/biome@1`. */
   readonly packages?: boolean;
+  /** `NAME=value` words before the command set variables, quoted or not (`env`, `sudo` read them themselves). */
+  readonly environment?: boolean;
 }
 
 const NPX: Options = { values: 'pw', long: ['package', 'workspace'], script: { short: 'c', long: 'call' }, packages: true };
 
 /** Words that run the rest of the line as a command (0149), and exec-style runners (0154). */
 const WRAPPERS: ReadonlyMap<string, Options> = new Map(Object.entries({
-  sudo: { values: 'CDgprRtTuU', long: ['chdir', 'chroot', 'close-from', 'command-timeout', 'group', 'host', 'other-user', 'prompt', 'role', 'type', 'user'] },
+  sudo: { values: 'CDgprRtTuU', long: ['chdir', 'chroot', 'close-from', 'command-timeout', 'group', 'host', 'other-user', 'prompt', 'role', 'type', 'user'], environment: true },
   doas: { values: 'Cu' },
-  env: { values: 'CSu', long: ['chdir', 'split-string', 'unset'] },
+  env: { values: 'CSu', long: ['chdir', 'split-string', 'unset'], environment: true },
   time: { values: 'fo', long: ['format', 'output'] },
   nohup: {},
   nice: { values: 'n', long: ['adjustment'] },
@@ -57,7 +60,7 @@ const WRAPPERS: ReadonlyMap<string, Options> = new Map(Object.entries({
   command: {},
   builtin: {},
   busybox: {},
-  'cross-env': {},
+  'cross-env': { environment: true },
   stdbuf: { values: 'ioe', long: ['input', 'output', 'error'] },
   setsid: {},
   ionice: { values: 'cn', long: ['class', 'classdata'] },
@@ -97,11 +100,11 @@ const RUNNERS: ReadonlyMap<string, ReadonlyMap<string, Options>> = new Map(Objec
   direnv: { exec: { operands: 1 } },
 }).map(([name, subcommands]) => [name, new Map(Object.entries(subcommands))]));
 
-/** Steps that prepare the shell for what follows (0149, 0154). */
+/** Steps that prepare the shell, or the files, for what follows (0149, 0154). */
 const SETUP = ['cd', 'pushd', 'popd', 'source', '.', 'export', 'set', 'unset', 'shopt', 'ulimit', 'umask', 'alias', 'unalias', 'trap',
-  'declare', 'typeset', 'local', 'readonly', 'eval', 'deactivate'];
+  'declare', 'typeset', 'local', 'readonly', 'eval', 'deactivate', 'mkdir', 'chmod', 'touch'];
 /** Steps that test, wait or print: the condition before the command, the pause before it, the line it says (0154). */
-const CHECKS = ['[', 'test', 'true', 'false', ':', 'read', 'let', 'which', 'type', 'hash', 'sleep', 'wait', 'echo', 'printf'];
+const CHECKS = ['[', 'test', 'true', 'false', ':', 'read', 'let', 'which', 'type', 'hash', 'sleep', 'wait', 'echo', 'printf', 'pwd'];
 const STEPS: ReadonlySet<string> = new Set([...SETUP, ...CHECKS]);
 /** Steps that leave the script or loop: a fallback that ends in one only reports the failure. */
 const EXITS: ReadonlySet<string> = new Set(['exit', 'return', 'break', 'continue']);
@@ -124,9 +127,9 @@ export function lastPart(word: string): string {
 }
 
 /** `NAME=value` (or `NAME+=value`) with the name unquoted: the shell sets a variable, it runs nothing. */
-export const isAssignment = (t: Word): boolean => {
+export const isAssignment = (t: Word, quotedToo = false): boolean => {
   const m = /^[A-Za-z_][A-Za-z0-9_]*\+?=/.exec(t.word);
-  return m !== null && m[0].length <= t.plain;
+  return m !== null && (quotedToo || m[0].length <= t.plain);
 };
 
 /**
@@ -156,6 +159,7 @@ export function resolve(r: Reader, first: Word, nest: Nest, packages = false): R
     return script === null ? { name, kind: 'program' } : nested(nest(script), name);
   }
   if (PYTHON.test(name)) return { name: pythonModule(r) ?? name, kind: 'program' };
+  if (name === 'cat') return { name, kind: catsText(r) ? 'step' : 'program' };
   if (EXITS.has(name)) return { name, kind: 'exit' };
   return { name, kind: STEPS.has(name) ? 'step' : 'program' };
 }
@@ -164,7 +168,7 @@ export function resolve(r: Reader, first: Word, nest: Nest, packages = false): R
 function wrapped(r: Reader, name: string, options: Options, nest: Nest): Ran {
   const script = readOptions(r, options, false);
   if (script !== null) return nested(nest(script), name);
-  return { name, kind: 'step', wraps: true, packages: options.packages === true };
+  return { name, kind: 'step', wraps: true, packages: options.packages === true, environment: options.environment === true };
 }
 
 /** A shell's command line named: its program; a step's name when it ran only steps; the shell when none or too deep. */
@@ -273,6 +277,27 @@ function shell(r: Reader, name: string, nest: Nest): Ran {
   if (typeof input === 'string') return nested(nest(input), name);
   if (input.body === undefined) r.toLineEnd();
   return input.body === undefined ? { name, kind: 'program' } : nested(nest(input.body), name);
+}
+
+/**
+ * Whether `cat` prints text the line holds — its input a here-document or here-string, no file named — as `echo` does:
+ * then it is a step (`cat > x.py <<'EOF'` … `EOF` then `python x.py` is `python`). Reads its words as far as it knows.
+ */
+function catsText(r: Reader): boolean {
+  let text = false;
+  for (let t = r.peek(); t !== null; t = r.peek()) {
+    if ('op' in t) {
+      if (!REDIRECTIONS.has(t.op)) break;
+      r.next();
+      r.word();
+      if (t.op === '<<' || t.op === '<<-' || t.op === '<<<') text = true;
+      else if (t.op === '<' || t.op === '<>') text = false;
+      continue;
+    }
+    if (!t.word.startsWith('-')) return false;
+    r.next();
+  }
+  return text;
 }
 
 /** `python -m MODULE`'s module (`python3 -m pytest` is `pytest`); null when it runs a script, `-c` code or nothing. */

@@ -79,6 +79,7 @@ describe('commandProgram', () => {
       ["source /dev/stdin <<'EOF'\nexport A=1\nEOF\nnpm test", 'npm'], ['cd /srv <<EOF\nrm -rf build\nEOF\nmake', 'make'],
       ['cd x <<-END\n\tbody\n\tEND\nls', 'ls'], ['cd x <<A <<"B"\na1\nA\nb1\nB\nls', 'ls'], ['cd x <<EOF; make\nbody\nEOF', 'make'],
       ['set -e <<< "x"\nls', 'ls'], ['cd x <<EOF\nEOFnot\n EOF\nEOF\nls', 'ls'], ['cd x <<EOF\nnever ended', 'cd'],
+      ['cd x <<EOF\r\nbody\r\nEOF\r\nmake\r\n', 'make'],
     ]);
   });
 
@@ -91,8 +92,10 @@ describe('commandProgram', () => {
     named([['"unterminated', 'unterminated'], ["'open x", 'open x'], ['$(never closed', '$(never closed'], ['`tick', '`tick']]);
   });
 
-  it('a long line is named by its first words (the reading stops at the program)', () => {
+  it('a long line is named, its here-document read once (the reading stops at the program)', () => {
     assert.equal(commandProgram(`cat <<'EOF' > big.txt\n${'x'.repeat(5_000_000)}\nEOF`), 'cat');
+    assert.equal(commandProgram(`cat <<'EOF' > big.txt\n${'x\n'.repeat(1_000_000)}EOF\nmake`), 'make');
+    assert.equal(commandProgram(`git commit -m "${'x'.repeat(5_000_000)}`), 'git');
   });
 });
 
@@ -183,6 +186,16 @@ describe('commandProgram: steps that only test, wait, print or prepare (decision
       ['trap cleanup EXIT; make', 'make'], ['shopt -s globstar; popd; ls', 'ls'], ['exec >log 2>&1; make', 'make'], ['[ -f x ] && exit 0; make', 'make'],
       ['[ -f x ]', '['], ['[[ -n $x ]]', '[['], ['(( i++ ))', '(('], ['sleep 5', 'sleep'], ['echo hi', 'echo'], ['echo "a|b" | wc', 'echo'], ['exit 1', 'exit'],
       ['true', 'true'], ['sleep 1 & wait', 'sleep'], ['command -v jq', 'command'], ['conda activate x', 'conda'], ['cd x; echo done', 'echo'],
+      ['pwd && ls -la', 'ls'], ['mkdir -p build && cd build && cmake ..', 'cmake'], ['chmod +x run.sh && ./run.sh', 'run.sh'], ['touch .env; npm start', 'npm'],
+      ['mkdir -p x', 'mkdir'],
+    ]);
+  });
+
+  it('cat printing a here-document or here-string, no file named, is a step as echo is', () => {
+    named([
+      ["cat > x.py <<'EOF'\nprint(1)\nEOF\npython x.py", 'python'], ['cat <<EOF > cfg.json && node app.js\n{}\nEOF', 'node'], ['cat -n - <<< x; make', 'make'],
+      ["cat <<'EOF'\nhello\nEOF", 'cat'], ['cat <<EOF | bash\nmake\nEOF', 'cat'], ['cat file && make', 'cat'], ['cat x <<EOF\ny\nEOF\nmake', 'cat'],
+      ['cat <<EOF < file\nx\nEOF\nmake', 'cat'],
     ]);
   });
 
@@ -190,7 +203,7 @@ describe('commandProgram: steps that only test, wait, print or prepare (decision
     named([
       ['[ -f x ] || exit 1; make', 'make'], ['[ -d build ] || mkdir build && cd build && cmake ..', 'cmake'],
       ['[ -d node_modules ] || npm ci', 'npm'], ['test -f .env || cp .env.example .env', 'cp'], ['command -v jq >/dev/null || sudo apt-get install -y jq', 'apt-get'],
-      ['which node || (curl -fsSL x | bash)', 'curl'], ['[ -f x ] || { echo building; make; }', 'make'], ['cd x || mkdir x', 'mkdir'],
+      ['which node || (curl -fsSL x | bash)', 'curl'], ['[ -f x ] || { echo building; make; }', 'make'], ['cd x || mkdir x', 'cd'], ['cd x || git clone u x', 'git'],
       ['[[ -f a || -f b ]] && make', 'make'], ['[ -f x ] || [ -f y ] || exit 1', '['], ['[ -d x ] || git clone u x; cd x', 'git'],
       ['[ -f x ] || { echo no; exit 1; }', '['], ['false || true', 'false'],
     ]);
@@ -238,6 +251,10 @@ describe('commandProgram: runners run the program after them (decision 0154)', (
       ['ionice -c3 -n 7 make', 'make'], ['taskset -c 0-3 make -j4', 'make'], ['xvfb-run -a -s "-screen 0 1x1x24" npm test', 'npm'],
       ['cross-env NODE_ENV=test jest', 'jest'], ['busybox sh -c "ls"', 'ls'], ['caffeinate -i make', 'make'], ['chronic unbuffer make', 'make'],
     ]);
+  });
+
+  it('env, sudo and cross-env read NAME=value themselves, quoted or not; elsewhere a quoted one is a word', () => {
+    named([['sudo env "PATH=$PATH" make', 'make'], ["env 'A=1' B=\"2\" node x", 'node'], ['sudo "FOO=1" make', 'make'], ['nohup "A=1" x', 'A=1']]);
   });
 });
 

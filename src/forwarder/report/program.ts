@@ -135,7 +135,9 @@ function pastFallback(next: () => Event | null, depth: number): { program: strin
  */
 function* commands(r: Reader, nest: Nest): Generator<Event> {
   let depth = 0;
+  /** What the wrapper just read says of the words after it (program-words.ts `Ran`). */
   let packages = false;
+  let environment = false;
   for (let t = r.next(); t !== null; t = r.next()) {
     if ('op' in t) {
       if (REDIRECTIONS.has(t.op)) r.word();
@@ -172,9 +174,10 @@ function* commands(r: Reader, nest: Nest): Generator<Event> {
         continue;
       }
     }
-    if (isAssignment(t)) continue;
+    if (isAssignment(t, environment)) continue;
     const ran = resolve(r, t, nest, packages);
     packages = ran.packages === true;
+    environment = ran.environment === true;
     yield { ran };
     if (ran.wraps !== true) skipArgs(r);
   }

@@ -238,8 +238,7 @@ function ansiC(s: string, from: number): { text: string; end: number } {
 
 /**
  * Past the bodies of the here-documents a line opened (`from` is the start of the line after it): each body's lines up
- * to the one that is its delimiter (leading tabs dropped for `<<-`), or the end of the text, kept on its record; the
- * list left empty.
+ * to the one that is its delimiter, or the end of the text, kept on its record; the list left empty.
  */
 function readBodies(s: string, from: number, open: HereDoc[]): number {
   let i = from;
@@ -249,7 +248,8 @@ function readBodies(s: string, from: number, open: HereDoc[]): number {
     let end = s.length;
     while (i < s.length) {
       const eol = s.indexOf('\n', i);
-      const line = s.slice(i, eol < 0 ? s.length : eol);
+      // The delimiter's line, its tabs dropped for `<<-`, a carriage return left by CRLF text too.
+      const line = s.slice(i, eol < 0 ? s.length : eol).replace(/\r$/, '');
       if ((heredoc.tabs ? line.replace(/^\t+/, '') : line) === heredoc.delimiter) {
         end = i;
         i = eol < 0 ? s.length : eol + 1;
