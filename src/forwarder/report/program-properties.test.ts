@@ -1,10 +1,10 @@
-// Properties of `commandProgram` over generated lines (decision 0154), seeded so every run draws the same ones: it never
-// throws and always names something (a program, a step, or `(empty)`); no name reads as a placeholder, none is longer
-// than 200 characters; a line given to a shell (`bash -c '…'`, `sudo bash -lc "…"`, `sh <<< '…'`) is named as the line
-// itself; what only prepares, wraps, tests or opens a compound command before a program leaves it the name; lines of
-// only assignments, operators, redirections and reserved words are `(empty)`. Hostile shapes a megabyte long and
-// nestings thousands deep are named too: the reading is linear (program.ts, shell-tokens.ts say why), so these finish in
-// a blink — no time is asserted, a quadratic reading would show as a hung test.
+// Properties of `commandProgram` over generated lines (decision 0154), seeded so every run draws the same ones: it
+// never throws and always names something (a program, a step, or `(empty)`); no name reads as a placeholder, none is
+// longer than 200 characters; a line given to a shell (`bash -c '…'`, `sudo bash -lc "…"`, `sh <<< '…'`) is named as
+// the line itself; what only prepares, wraps, tests or opens a compound command before a program leaves it the name;
+// lines of only assignments, operators, redirections and reserved words are `(empty)`. Hostile shapes a megabyte long
+// and nestings thousands deep are named too: the reading is linear (program.ts, shell-tokens.ts say why), so these
+// finish in a blink — no time is asserted, a quadratic reading would show as a hung test.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { seeded } from '../../../test/support/random.js';
@@ -128,7 +128,7 @@ describe('commandProgram on hostile shapes, a megabyte long or thousands deep', 
       '\n', 'x\\\n', '#', 'python -u ', 'bash -c "', '\u2028', '\0', '\ud800',
     ];
     for (const shape of shapes) wellFormed(shape.repeat(Math.ceil(MB / shape.length)));
-    // Deep: brackets, groups, substitutions, loops and shells, nested thousands of times (a depth counter, no recursion).
+    // Deep: brackets, groups, substitutions, loops and shells, nested many times (a depth counter, no recursion).
     const deep = 100_000;
     const nestings: readonly (readonly [string, string, string])[] = [
       ['( ', ')', 'make'], ['{ ', '; }', 'make'], ['if true; then ', '; fi', 'make'], ['for x in a; do ', '; done', 'make'], ['! ', '', 'make'],

@@ -6,10 +6,11 @@
 import { REDIRECTIONS, type HereDoc, type Reader, type Word } from './shell-tokens.js';
 
 /**
- * What a command runs. `program`: its program. `step`: a command that prepares, tests, waits or prints — named only when
- * nothing else runs. `exit`: a step that ends the script (`exit`, `return`): what a fallback ends with.
+ * What a command runs. `program`: its program. `step`: a command that prepares, tests, waits or prints — named only
+ * when nothing else runs. `exit`: a step that ends the script (`exit`, `return`): what a fallback ends with.
  * `wraps`: the command's own words come next (a wrapper or runner was read; `packages` when they name a package:
- * `npx prettier@3` is `prettier`; `environment` when `NAME=value` sets a variable even quoted: `env "PATH=$PATH" make`).
+ * `npx prettier@3` is `prettier`; `environment` when `NAME=value` sets a variable even quoted:
+ * `env "PATH=$PATH" make`).
  */
 export interface Ran {
   readonly name: string | null;
@@ -29,7 +30,7 @@ export interface Named {
 /** Names a command line a shell is given; undefined when the nesting is too deep to look into. */
 export type Nest = (script: string) => Named | null | undefined;
 
-/** How a wrapper's or runner's options read: what takes a value, what holds a command line, what comes before the command. */
+/** How a wrapper's or runner's options read: what takes a value, what holds a command line, what comes first. */
 interface Options {
   /** Short options that take a value (the rest of the word, or the next word). */
   readonly values?: string;
@@ -84,7 +85,7 @@ const UV_RUN: Options = {
 };
 const CONDA_RUN: Options = { values: 'np', long: ['name', 'prefix', 'cwd'] };
 
-/** Runners whose subcommand runs a program (`uv run pytest` is `pytest`); their other subcommands are the runner's own. */
+/** Runners whose subcommand runs a program (`uv run pytest` is `pytest`); other subcommands are the runner's own. */
 const RUNNERS: ReadonlyMap<string, ReadonlyMap<string, Options>> = new Map(Object.entries({
   uv: { run: UV_RUN },
   poetry: { run: {} },
@@ -135,7 +136,7 @@ export const isAssignment = (t: Word, quotedToo = false): boolean => {
 /**
  * What the command whose first word is `first` runs. Reads the words the name needs (a wrapper's options, a shell's
  * options and string, a runner's subcommand); the rest of the command's words are left to the caller.
- * @example resolve(reader of 'run --fast', word 'uv', …) // { name: 'uv', kind: 'step', wraps: true }, 'run --fast' read
+ * @example resolve(reader of 'run --fast', word 'uv', …) // { name: 'uv', kind: 'step', wraps: true }; 'run' read
  */
 export function resolve(r: Reader, first: Word, nest: Nest, packages = false): Ran {
   let name = lastPart(first.word);

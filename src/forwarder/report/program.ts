@@ -75,8 +75,8 @@ function shown(name: string): string {
 }
 
 /**
- * The choice: the first program. A step (`cd x`, `[ -f y ]`, `sleep 1`, a wrapper with nothing after it) is passed when a
- * separator follows it; before a pipe or `&` it is what the line runs. A step's fallback (`cd x || exit 1`,
+ * The choice: the first program. A step (`cd x`, `[ -f y ]`, `sleep 1`, a wrapper with nothing after it) is passed when
+ * a separator follows it; before a pipe or `&` it is what the line runs. A step's fallback (`cd x || exit 1`,
  * `[ -d node_modules ] || npm ci`) is passed with it, up to the separator that ends it; its program, when it runs one
  * before any `exit`, names the line if nothing else runs. With only steps, the last one names the line.
  */

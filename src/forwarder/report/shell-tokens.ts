@@ -12,7 +12,7 @@ export interface Op {
   readonly heredoc?: HereDoc;
 }
 
-/** A word without its quotes: `quoted` when any quote or escape was in it, `plain` how many first characters were not. */
+/** A word without its quotes: `quoted` when a quote or escape was in it, `plain` how many first characters were not. */
 export interface Word {
   readonly word: string;
   readonly quoted: boolean;
@@ -215,7 +215,7 @@ function backquoted(s: string, open: number): number {
 
 const ANSI: Readonly<Record<string, string>> = { n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' };
 
-/** The text of `$'…'` from just inside its quote (bash's escapes: `\n`, `\xHH`, `\NNN`, `\uHHHH`, …) and the index after it. */
+/** The text of `$'…'` from just inside its quote (bash's escapes: `\n`, `\xHH`, `\NNN`, `\uHHHH`, …); the end. */
 function ansiC(s: string, from: number): { text: string; end: number } {
   let text = '';
   let i = from;
@@ -263,7 +263,7 @@ function readBodies(s: string, from: number, open: HereDoc[]): number {
   return i;
 }
 
-/** The index just past the bracket that closes the one at `open` (`(` or `{`), quotes inside skipped; the end if none. */
+/** The index just past the bracket closing the one at `open` (`(` or `{`), quotes inside skipped; the end if none. */
 function closing(s: string, open: number): number {
   const [up, down] = s[open] === '(' ? ['(', ')'] : ['{', '}'];
   let depth = 0;
