@@ -318,11 +318,13 @@ Grouping (repeatable: --by day --by model gives one row per day and model):
                    results that say they failed (it groups by tool, time,
                    profile, source, project, session, tree or machine only);
                    command does the same for the terminal tool's calls, one
-                   row per program their command lines run (cd DIR &&,
-                   VAR=value, sudo, env, time, nohup … skipped; a pipe under
-                   its first program), with the time from call to result
-                   added up and a typical call's (median); it groups as tool
-                   does, not with it, and not on the fleet store (--from);
+                   row per program their command lines run first (cd DIR &&,
+                   VAR=value, sudo, env, timeout, [ -f x ] &&, sleep, echo …
+                   skipped; npx jest is jest, uv run pytest is pytest,
+                   bash -c "make" is make, for/if/while bodies looked into; a
+                   pipe under its first program), with the time from call to
+                   result added up and a typical call's (median); it groups as
+                   tool does, not with it, and not on the fleet store (--from);
                    machine rows carry the host name and machine id
   --top N          keep the N costliest rows (most called, for tools and
                    commands); the rest are summed into one row (without --by:
