@@ -71,7 +71,7 @@ export function exitCode(e: HermeticError): 1 | 2 {
  * Refusals of a well-formed command line whose message already says what to do next: nothing matched what it names
  * (decision 0100's left item). They keep exit 2, as their help pages document, without pointing at the options.
  */
-const NOT_THE_OPTIONS = new Set(['HERMETIC_FORGET_NONE', 'HERMETIC_SINK_UNKNOWN']);
+const NOT_THE_OPTIONS = new Set(['HERMETIC_FORGET_NONE', 'HERMETIC_FORGET_READ', 'HERMETIC_SINK_UNKNOWN']);
 
 /** Where a refused command line's reader should look next. */
 function helpFor(argv: string[]): string {

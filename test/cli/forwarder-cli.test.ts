@@ -697,7 +697,15 @@ describe('the forwarder commands', { concurrency: 2 }, () => {
       const odd = await inProcess('forget', '--session', 'a\nb\u001b[31m', '--home', h);
       assert.deepEqual(odd, { status: 2, stdout: '', stderr: 'hermetic: No forwarded session with id a⏎b␛[31m; nothing was removed. [HERMETIC_FORGET_NONE]\n' });
       const both = await inProcess('forget', '--scope', secret, '--session', 'x', '--home', h);
-      assert.deepEqual(both, { status: 2, stdout: '', stderr: refusal('forget', 'forget needs --session ID (repeatable) or --scope DIR, not both.', 'HERMETIC_CLI_USAGE') });
+      assert.deepEqual(both, { status: 2, stdout: '', stderr: refusal('forget', 'forget needs one of --session ID (repeatable), --scope DIR or --store PATH (repeatable).', 'HERMETIC_CLI_USAGE') });
+      // --store: every row read from the store goes, whatever the policy says; then it is no store of the dataset.
+      const whole = await inProcess('forget', '--store', store, '--home', h);
+      assert.deepEqual(whole, { status: 0, stderr: '', stdout: `forget: store ${store} removed (1 session, 2 messages, 2 parts, with their usage, issues and cursors).\n` });
+      assert.deepEqual(JSON.parse((await inProcess('query', 'SELECT (SELECT COUNT(*) FROM sessions) + (SELECT COUNT(*) FROM stores) + (SELECT COUNT(*) FROM session_cursors) AS n', '--home', h, '--json')).stdout), [{ n: 0 }]);
+      const again = await inProcess('forget', '--store', store, '--home', h);
+      assert.deepEqual(again, { status: 2, stdout: '', stderr: `hermetic: The dataset holds no store ${store} (it holds none); nothing was removed. [HERMETIC_FORGET_NONE]\n` });
+      const mixed = await inProcess('forget', '--store', store, '--state-db', store, '--home', h);
+      assert.deepEqual(mixed, { status: 2, stdout: '', stderr: refusal('forget', 'forget --store names the stores itself; leave out --state-db.', 'HERMETIC_CLI_USAGE') });
     });
   });
 

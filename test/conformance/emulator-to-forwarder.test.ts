@@ -119,7 +119,8 @@ it('the transcripts the emulator recorded are forwarded message for message: tex
   // Part lists, unicode beyond the BMP, lone surrogates, a tool error, reasoning, a very long answer, a cancelled run.
   const long = 'λ😀'.repeat(60_000) + ' end';
   const a = await submit(h, '{"input":[{"role":"user","content":[{"type":"text","text":"café \\ud800"},{"type":"image_url","image_url":{"url":"data:x"}}]}],"session_id":"t-a","model":"gpt-5"}');
-  await h.admin.event(a, { event: 'reasoning.available', text: 'read it first' });
+  // An inline <think> block: the row's reasoning (and reasoning_content), as build_assistant_message keeps it (0153).
+  await h.admin.event(a, { event: 'reasoning.available', text: '<think>plan: read it</think>read it first' });
   await h.admin.event(a, { event: 'tool.started', tool: 'read_file', arguments: { path: 'ünï.txt' } });
   await h.admin.event(a, { event: 'tool.completed', tool: 'read_file', error: true });
   await h.admin.event(a, { event: 'tool.started', tool: 'terminal', arguments: { command: 'cat x' } });
@@ -144,6 +145,7 @@ it('the transcripts the emulator recorded are forwarded message for message: tex
   }
   assert.equal(stored.get('t-a')![0]!.content, 'café \ufffd\n[screenshot]');
   assert.equal(stored.get('t-a')!.at(-1)!.content, long);
+  assert.deepEqual([stored.get('t-a')![1]!.content, stored.get('t-a')![1]!.reasoning], ['read it first', 'plan: read it']);
   assert.deepEqual(stored.get('t-b')!.map((r) => r.role), ['user', 'assistant'], 'a cancelled run keeps its user message and the call it made');
   // The emulator's own routes say the same as the file.
   for (const [id, rows] of stored) {

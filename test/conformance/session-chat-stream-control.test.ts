@@ -87,6 +87,33 @@ describeTransports('session chat stream under control (decision 0146)', (openHar
     assert.deepEqual([status.status, status.last_event, 'output' in status], ['completed', 'run.completed', false]);
   });
 
+  it('the control plane cannot park a stream turn on an approval (409 HERMETIC_RUN_NO_APPROVAL); a scenario\'s approval step passes', async () => {
+    const h = await openHarness();
+    await createSession(h, '{"id": "s"}');
+    const { stream, runId } = await openChatStream(h, 's', '{"message": "hi"}');
+    const parked = await h.request('POST', `/__admin/runs/${runId}/approval-request`, { body: '{"preset": "shell", "command": "rm -rf build", "description": "recursive delete"}' });
+    assert.equal(parked.status, 409);
+    assert.equal(parked.json().error.code, 'HERMETIC_RUN_NO_APPROVAL');
+    const running = (await h.request('GET', `/v1/runs/${runId}`)).json();
+    assert.deepEqual([running.status, running.last_event, 'approval' in running], ['running', 'run.started', false]);
+    await h.admin.complete(runId, { output: 'ok' });
+    assert.deepEqual(frames(await stream.ended).map((f) => f.event), ['run.started', 'message.started', 'assistant.completed', 'run.completed', 'done']);
+
+    // In Hermes the tool is answered at once and the agent goes on: the script's next step plays at its own time.
+    await h.admin.scenarios({ scenarios: [{ name: 'ask', match: { input: 'delete' }, steps: [
+      { at: 1, approval: { preset: 'shell', command: 'rm -rf build', description: 'recursive delete' }, on_deny: [{ at: 1, fail: { error: 'denied' } }] },
+      { at: 2, complete: { output: 'deleted' } },
+    ] }] });
+    const turn = await openChatStream(h, 's', '{"message": "delete"}');
+    await h.admin.clock({ advance: 1 });
+    const at1 = (await h.request('GET', `/v1/runs/${turn.runId}`)).json();
+    assert.deepEqual([at1.status, 'approval' in at1], ['running', false]);
+    await h.admin.clock({ advance: 1 });
+    const events = frames(await turn.stream.ended);
+    assert.deepEqual(events.map((f) => f.event), ['run.started', 'message.started', 'assistant.completed', 'run.completed', 'done']);
+    assert.equal(events[2]!.data.content, 'deleted');
+  });
+
   it('steer is accepted and sends no frame; undelivered, it rides on run.completed; approval: 409 approval_not_active', async () => {
     const h = await openHarness();
     await createSession(h, '{"id": "s"}');

@@ -1,9 +1,14 @@
 // What the agent writes into a message row, as Hermes's agent and tools spell it: the user message as its persist
-// projects it, a tool call's arguments as the model's JSON text, the call ids, a failed tool's result, the steer marker
-// and the activity heartbeat's descriptions. Pure; record/turns.ts decides when each is written (decision 0133).
+// projects it, a model response's text as build_assistant_message stores it, a tool call's arguments as the model's
+// JSON text, the call ids, a failed tool's result, the steer marker and the activity heartbeat's descriptions. Pure;
+// record/turns.ts decides when each is written (decisions 0133, 0153).
 import { createHash } from 'node:crypto';
-import { dumpsUnicode, isDict, PyFloat, pyRound, pyStr, pyStrip, type PlainJson, type PyValue } from '../../shared/python/index.js';
+import {
+  dumpsUnicode, isDict, PyFloat, pyRound, pyStr, pyStrip, scrubSurrogates, type PlainJson, type PyValue,
+} from '../../shared/python/index.js';
+import { redactSensitiveText } from '../../shared/redact/index.js';
 import type { MessageInput, ToolCall } from '../../state-db/writer/types.js';
+import { inlineThinkReasoning, stripThinkBlocks } from './think-blocks.js';
 
 /** PyValue → plain JSON (ints and floats both become numbers; bigints that fit stay exact as numbers). */
 export function toJson(v: PyValue): PlainJson {
@@ -51,6 +56,34 @@ export function userContent(content: PyValue): MessageInput['content'] {
     else if (typeof type === 'string' && IMAGE_PART_TYPES.has(type)) text.push('[screenshot]');
   }
   return text.length > 0 ? text.join('\n') : null;
+}
+
+/**
+ * Hermes's secret redactor as build_assistant_message calls it: unforced, so it follows the HERMES_REDACT_SECRETS switch
+ * (config `security.redact_secrets`), which agent/redact.py reads once, at import. The emulator runs Hermes's default,
+ * on, as the approval subsystem's own pass does (control/agent-events.ts `subsystemRedaction`); nothing turns it off
+ * (decision 0153).
+ */
+const agentRedaction = (text: string): string => redactSensitiveText(text, { force: false, enabled: true })!;
+
+/** The columns of an assistant row that the response's text decides. */
+export type AssistantText = Pick<MessageInput, 'content' | 'reasoning' | 'reasoning_content'>;
+
+/**
+ * What agent/chat_completion_helpers.py `build_assistant_message` stores of a model response whose content is `text`
+ * and whose provider sent no reasoning of its own (the emulator's never does): `content` is the text with its lone
+ * surrogates replaced, its think blocks and stray tool-call XML removed (`strip_think_blocks`), `.strip()`ped and
+ * redacted; `reasoning` is the insides of its `<think>` blocks, null when it has none, and `reasoning_content` the same
+ * reasoning, present only when there is some (the additive fallback). Decision 0153.
+ */
+export function assistantText(text: string): AssistantText {
+  const found = inlineThinkReasoning(text);
+  let content = scrubSurrogates(text);
+  if (content !== '') content = pyStrip(stripThinkBlocks(content));
+  if (content !== '') content = agentRedaction(content);
+  if (found === null) return { content, reasoning: null };
+  const reasoning = scrubSurrogates(found);
+  return { content, reasoning, reasoning_content: reasoning };
 }
 
 /**

@@ -4,15 +4,15 @@
 // per run and handed to every sink (the API server's sessions, the --state-db recorder), so both hold the same rows,
 // ids and times. Decisions 0004 (shapes), 0026 (one session model for both halves), 0079 (content, steer text,
 // creation times), 0133 (written as they happen; tool calls started back to back are one response), 0151 (what
-// reasoning.available stands for in the rows; the heartbeat's texts).
+// reasoning.available stands for in the rows; the heartbeat's texts), 0153 (a response's text as Hermes stores it).
 import { PyFloat, pyStr, pyStrip, type PyDict, type PyValue } from '../../shared/python/index.js';
 import type { MessageInput, ToolCall } from '../../state-db/writer/types.js';
 import type { AgentResult, ProgressEvent } from '../runs/agent.js';
 import type { RunObserver } from '../runs/observer.js';
 import type { LiveRun } from '../runs/registry.js';
 import {
-  activityDescription, argumentsText, callId, callPrefix, failedToolResult, NO_ARGUMENTS, steerMarker, toolCall,
-  toolCompletedActivity, userContent,
+  activityDescription, argumentsText, assistantText, callId, callPrefix, failedToolResult, NO_ARGUMENTS, steerMarker,
+  toolCall, toolCompletedActivity, userContent,
 } from './messages.js';
 
 import type { Beat, FinishedTurn, Opening, TurnSink, TurnStart, TurnUsage } from './turn-sink.js';
@@ -273,14 +273,15 @@ export class TurnRecorder implements RunObserver {
   }
 
   /**
-   * An assistant row asking for tool calls: one model response, one API call. Its content is the text the response
-   * showed (reasoning.available), else the empty text of a response of calls alone (flatten_message_text(None),
-   * decision 0146). No reasoning: the event carries the visible text, not what build_assistant_message captures as
-   * `reasoning` / `reasoning_content` (decision 0151).
+   * An assistant row asking for tool calls: one model response, one API call. Its text is the one the response showed
+   * (reasoning.available), stored as build_assistant_message stores a response with that content: think blocks
+   * stripped, redacted, reasoning only from inline `<think>` blocks, which the event Hermes sends never carries
+   * (decisions 0151, 0153). A response of calls alone has the empty text (flatten_message_text(None), decision 0146).
    */
   #response(turn: Turn, calls: ToolCall[], at: number, text: string | null): MessageInput {
     turn.responses++;
-    return { role: 'assistant', content: text ?? '', tool_calls: calls, finish_reason: 'tool_calls', reasoning: null, timestamp: at };
+    const said = text === null ? { content: '', reasoning: null } : assistantText(text);
+    return { role: 'assistant', ...said, tool_calls: calls, finish_reason: 'tool_calls', timestamp: at };
   }
 
   /** Closes the model response under way: its assistant row, to be written now (none when no batch is open). */
@@ -381,7 +382,8 @@ export class TurnRecorder implements RunObserver {
     (turn.ended ??= new Set()).add(id);
     const summary = event.kwargs.get('summary');
     const text = typeof summary === 'string' ? summary : '';
-    const messages: MessageInput[] = text !== '' ? [{ role: 'assistant', content: text, finish_reason: 'stop' }] : [];
+    // The child's final response, as its own agent stores it (build_assistant_message, decision 0153).
+    const messages: MessageInput[] = text !== '' ? [{ role: 'assistant', ...assistantText(text), finish_reason: 'stop' }] : [];
     // Its spend as reported; an event that reports none adds nothing (no call is invented).
     const [input, output, reasoning, calls, cost] = SPEND_KEYS.map((key) => (key === 'cost_usd' ? amount : count)(event.kwargs.get(key)));
     const reported = [input, output, reasoning, calls, cost].some((v) => v !== undefined);
@@ -410,8 +412,12 @@ export class TurnRecorder implements RunObserver {
       // The final response lands (unless a reasoning.available told it already); the turn's end clears the label after.
       this.#land(turn, at);
       turn.responses++;
-      // The final response's visible text is the run's output; a reasoning.available before it told that same text.
-      messages.push({ role: 'assistant', content: typeof result.output === 'string' ? result.output : null, finish_reason: 'stop', reasoning: null });
+      // The run's output is the agent's final_response: the response's content with its think blocks stripped,
+      // `.strip()`ped, not redacted (conversation_loop.py l.6874), which is what the gateway sends. The row is the
+      // response as build_assistant_message stores it, redacted (decision 0153). A reasoning.available before it told
+      // the same text, and adds nothing (decision 0151).
+      const said = typeof result.output === 'string' ? assistantText(result.output) : { content: null, reasoning: null };
+      messages.push({ role: 'assistant', ...said, finish_reason: 'stop' });
     }
     // Each model response is one API call; a result that reports usage made at least one.
     const usage: TurnUsage | null = 'usage' in result

@@ -3,6 +3,7 @@
 import type { Clock } from '../../shared/clock.js';
 import type { IdSource } from '../../shared/ids.js';
 import { PyFloat, clonePy, type PyDict, type PyValue, pyRound, pyTruthy } from '../../shared/python/index.js';
+import { HermeticError } from '../../shared/errors.js';
 import { redactApiErrorText } from './hermes-errors.js';
 import type { RunObserver } from './observer.js';
 import type { LiveRun, LiveRunSnapshot, RunRegistry } from './registry.js';
@@ -278,6 +279,11 @@ export class FakeAgent {
 
   /** Parks the run on a dangerous-command approval; returns the approval.request event dict. */
   requestApproval(run: LiveRun, notification: PyDict): PyDict {
+    // Hermes's session chat stream registers no notifier: tools/approval.py answers the tool at once, pending
+    // approval, and nothing waits (decision 0155). So no script can park such a run.
+    if (run.streamTurn) {
+      throw new HermeticError('HERMETIC_RUN_NO_APPROVAL', `Run ${run.runId} is a session chat stream's turn; Hermes's stream has no approval notifier, so its tools are answered at once as pending approval and the run never waits for one.`);
+    }
     // An approval is raised from inside a tool call, so it is a tool boundary too: the steer text accepted before it
     // reaches the model with that tool's result, never as pending_steer (decision 0029). Steer is refused while parked.
     this.#deliverSteer(run);

@@ -1,11 +1,12 @@
 // `hermetic forget --session ID | --scope DIR`: removes from the dataset what was forwarded before its folder became
-// `ignore` (pipeline/forget.ts); sessions that are not ignored now are named and kept.
+// `ignore` (pipeline/forget.ts); sessions that are not ignored now are named and kept. `--store PATH`: every row read
+// from a store no pass reads any more.
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseFlags, usageError } from '../../cli/args.js';
 import { HermeticError } from '../../shared/errors.js';
-import { forgetSessions } from '../pipeline/forget.js';
-import { hermeticHome } from '../pipeline/forwarder.js';
+import { forgetSessions, forgetStores } from '../pipeline/forget.js';
+import { findStores, hermeticHome } from '../pipeline/forwarder.js';
 import { createPolicyResolver } from '../policy/index.js';
 import { explicitStore } from '../reader/discover.js';
 import { DATASET_FILE } from '../sinks/sqlite/dataset.js';
@@ -21,12 +22,17 @@ function scopeFolder(path: string): string {
 }
 
 /** The flags forget parses (its help page documents each: help.test.ts). */
-export const FLAGS = { ...COMMON_FLAGS, session: { type: 'string', multiple: true }, scope: { type: 'string' } } as const;
+export const FLAGS = { ...COMMON_FLAGS, session: { type: 'string', multiple: true }, scope: { type: 'string' }, store: { type: 'string', multiple: true } } as const;
 
 export async function forgetCommand(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, FLAGS);
   if (values.help) return console.log(FORGET_HELP), 0;
-  if ((values.session === undefined) === (values.scope === undefined)) usageError('forget needs --session ID (repeatable) or --scope DIR, not both.');
+  const asked = [values.session, values.scope, values.store].filter((v) => v !== undefined).length;
+  if (asked !== 1) usageError('forget needs one of --session ID (repeatable), --scope DIR or --store PATH (repeatable).');
+  if (values.store !== undefined) {
+    if (values['state-db'] !== undefined) usageError('forget --store names the stores itself; leave out --state-db.');
+    return forgetStoresCommand(values.store, values.home, values.json === true);
+  }
   // A folder that is gone (a deleted project, one the machine's list ignores) can still be forgotten: only a file is
   // refused, as it cannot hold sessions.
   const scope = values.scope === undefined ? undefined : scopeFolder(values.scope);
@@ -49,6 +55,26 @@ export async function forgetCommand(argv: string[]): Promise<number> {
         : `None of the ${plural(r.kept.length, 'session')} ${what} is ignored by the usage policy now; nothing was removed (put "ignore" in a .hypignore above it first).`);
     }
     if (!values.json) console.log(`forget: ${plural(r.forgotten.length, 'session')} removed (${plural(r.written.messagesRemoved, 'message')}, ${plural(r.written.partsRemoved, 'part')}, with their usage and issues)${r.kept.length ? `; ${r.kept.length} kept` : ''}.`);
+    return 0;
+  } finally {
+    sink.close();
+  }
+}
+
+/** `forget --store PATH`: every row read from each store, removed (pipeline/forget.ts forgetStores). */
+function forgetStoresCommand(given: string[], homeOption: string | undefined, json: boolean): number {
+  const home = resolve(hermeticHome(homeOption));
+  if (!existsSync(join(home, DATASET_FILE))) throw new HermeticError('HERMETIC_DATASET_OPEN', `There is no dataset at ${join(home, DATASET_FILE)} yet; there is nothing to forget.`);
+  const sink = SqliteSink.open(home);
+  try {
+    const r = forgetStores(sink, given, findStores());
+    if (json) {
+      console.log(JSON.stringify({ stores: r.map((s) => ({ store: s.store, sessions: s.sessions, messages_removed: s.messagesRemoved, parts_removed: s.partsRemoved })) }, null, 2));
+      return 0;
+    }
+    for (const s of r) {
+      console.log(terminalText(`forget: store ${s.store} removed (${plural(s.sessions, 'session')}, ${plural(s.messagesRemoved, 'message')}, ${plural(s.partsRemoved, 'part')}, with their usage, issues and cursors).`));
+    }
     return 0;
   } finally {
     sink.close();

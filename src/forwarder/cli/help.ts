@@ -8,7 +8,8 @@ const DATASET = `The dataset is <home>/hermetic.db; home is --home, else $HERMET
 
 /** Which Hermes stores are read: the commands that look for them. */
 const STORES = `Stores: $HERMES_HOME/state.db, ~/.hermes/state.db and every
-profiles/<name>/state.db under them, unless --state-db is given (repeatable; a
+profiles/<name>/state.db under them (a folder Hermes takes for no profile, such
+as work.bak, is said and not read), unless --state-db is given (repeatable; a
 folder stands for the state.db in it). A profile whose config.yaml selects
 database.backend: postgres is read from PostgreSQL (HERMES_DATABASE_URL from the
 environment, its .env or database.url), read-only, through a local mirror in
@@ -215,6 +216,7 @@ or a refused command line; 1 the machine-local list exists but cannot be read
 `;
 
 export const FORGET_HELP = `Usage: hermetic forget (--session ID ... | --scope DIR) [options]
+       hermetic forget --store PATH ... [options]
 
 Removes from the dataset what was forwarded before its folder became ignore:
 every row of the matching sessions (messages, parts, usage, issues), in one
@@ -222,20 +224,32 @@ transaction per store, at once rather than when each session next changes. Only
 sessions the usage policy ignores now are removed; any other that matches is
 named on stderr and kept (put "ignore" in a .hypignore above it first).
 
+With --store, removes every row read from a store that no pass reads any more
+(a demo store given to backfill once, a copy): its sessions with all they hold,
+its cursors and its row of stores, whatever the usage policy says. A store that
+backfill and forward read on their own ($HERMES_HOME, ~/.hermes and their
+profiles) is refused: the next pass would read it again.
+
 Options:
   --session ID        this session (repeatable)
   --scope DIR         every session whose scope (its working directory, or its
                       channel's or source's folder) is DIR or under it; DIR may
                       be gone already
-  --state-db PATH     only the sessions read from this store (repeatable; a
-                      folder stands for the state.db in it)
+  --store PATH        every row read from this store (repeatable; as hermetic
+                      status names it, or its path: a folder stands for the
+                      state.db in it; it may be gone already)
+  --state-db PATH     with --session or --scope: only the sessions read from
+                      this store (repeatable)
   --home DIR          the dataset's folder (default $HERMETIC_HOME, else
                       ~/.hermetic)
   --json              {"forgotten", "kept", "messages_removed", "parts_removed"}
+                      (with --store: {"stores": [{"store", "sessions",
+                      "messages_removed", "parts_removed"}]})
 ${HELP_OPTION}
 
 Exit codes: 0 done; 2 nothing was removed (HERMETIC_FORGET_NONE: no forwarded
-session matches, or none that matches is ignored now) or a refused command
+session or store matches, or no session that matches is ignored now;
+HERMETIC_FORGET_READ: the store is read by every pass) or a refused command
 line; 1 there is no dataset yet.
 
 ${DATASET}
@@ -304,11 +318,13 @@ Grouping (repeatable: --by day --by model gives one row per day and model):
                    results that say they failed (it groups by tool, time,
                    profile, source, project, session, tree or machine only);
                    command does the same for the terminal tool's calls, one
-                   row per program their command lines run (cd DIR &&,
-                   VAR=value, sudo, env, time, nohup … skipped; a pipe under
-                   its first program), with the time from call to result
-                   added up and a typical call's (median); it groups as tool
-                   does, not with it, on the fleet store (--from) too;
+                   row per program their command lines run first (cd DIR &&,
+                   VAR=value, sudo, env, timeout, [ -f x ] &&, sleep, echo …
+                   skipped; npx jest is jest, uv run pytest is pytest,
+                   bash -c "make" is make, for/if/while bodies looked into; a
+                   pipe under its first program), with the time from call to
+                   result added up and a typical call's (median); it groups as
+                   tool does, not with it, on the fleet store (--from) too;
                    machine rows carry the host name and machine id
   --top N          keep the N costliest rows (most called, for tools and
                    commands); the rest are summed into one row (without --by:

@@ -1,14 +1,23 @@
-// The program a terminal command line runs, as `hermetic report --by command` names it (decision 0149): the first word
-// of the line that is a program, read with the shell's quoting, after what only prepares the run — `VAR=value`
-// assignments, wrappers that run the rest of the line (`sudo`, `env`, `time`, `nohup`, …) with their options, and
-// setup steps chained before it (`cd DIR &&`, `source venv/bin/activate;`, `set -e;`) — named by its last path part.
-// Pure: no I/O. The writer stores each terminal call's program on its part (`parts.program`, decision 0152); a
-// change to any rule here changes stored names, so it comes with PROGRAM_RULES + 1, and every store names again.
+// The program a terminal command line runs, as `hermetic report --by command` names it (decisions 0149, 0154): the
+// first program the line runs, read with the shell's grammar — through wrappers and runners (`sudo`, `timeout 30`,
+// `uv run`), into the command line a shell is given (`bash -lc "…"`), into the bodies of loops, conditionals and groups
+// — past the steps that only prepare, test, wait or print (`cd DIR &&`, `[ -f x ] &&`, `sleep 2;`, `echo hi;`), which
+// name the line only when nothing else runs. One name a line, so each call lands in one row. Pure: no I/O. The writer
+// stores each terminal call's program on its part (`parts.program`, decision 0152): a change to any rule here (or in
+// program-words.ts, shell-tokens.ts) changes stored names, so it comes with PROGRAM_RULES + 1, and stores name again.
+//
+// Linear time: the tokens are read once, front to back, and the reading stops at the name (shell-tokens.ts); a shell's
+// command line is named again at most MAX_NESTING deep, each a part of the text around it, so a line of n characters
+// costs at most (MAX_NESTING + 1) · n steps whatever its shape. Nothing recurses on the line's own nesting of brackets,
+// loops or groups (a depth counter does), so deep nesting cannot overflow the stack.
+import { isAssignment, resolve, type Named, type Nest, type Ran } from './program-words.js';
+import { REDIRECTIONS, Reader } from './shell-tokens.js';
 
 /**
- * The version of the naming rules in this file (decision 0152). Bump it with any change that names a line otherwise:
- * a dataset opened by this Hermetic names its terminal calls again when its `dataset_meta.program_rules` differs, and
- * the fleet store names again the rows of each machine whose `progress.program_rules` is older.
+ * The version of the naming rules (this file, program-words.ts and shell-tokens.ts; decision 0152). Bump it with any
+ * change that names a line otherwise: a dataset opened by this Hermetic names its terminal calls again when its
+ * `dataset_meta.program_rules` differs, and the fleet store names again the rows of each machine whose
+ * `progress.program_rules` is older.
  */
 export const PROGRAM_RULES = 1;
 
@@ -22,275 +31,32 @@ export const EMPTY_COMMAND = '(empty)';
 /** A failed result whose call is not in the dataset (no call part of its session carries its id). */
 export const NO_CALL = '(no call)';
 
-/**
- * Words that run the rest of the line as a command: the letters of their short options that take a value, and the
- * long options that do (`--user root`; `--user=root` and `-uroot` are one word either way); `timeout` also takes its
- * duration before the command.
- */
-const WRAPPERS: Readonly<Record<string, { short: string; long: readonly string[]; operands?: number }>> = {
-  sudo: { short: 'CDgprRtTuU', long: ['chdir', 'chroot', 'close-from', 'command-timeout', 'group', 'host', 'other-user', 'prompt', 'role', 'type', 'user'] },
-  doas: { short: 'Cu', long: [] },
-  env: { short: 'CSu', long: ['chdir', 'split-string', 'unset'] },
-  time: { short: 'fo', long: ['format', 'output'] },
-  nohup: { short: '', long: [] },
-  nice: { short: 'n', long: ['adjustment'] },
-  timeout: { short: 'ks', long: ['kill-after', 'signal'], operands: 1 },
-  exec: { short: 'a', long: [] },
-};
+/** How many shells deep a command line is looked into (`bash -c "sh -c 'make'"` is two); deeper, the shell is named. */
+const MAX_NESTING = 8;
+/** The longest name given; a longer word (a whole `$(…)`, a quoted paragraph) is cut, ending in `…`. */
+const MAX_NAME = 200;
 
-/** Steps that prepare the shell for the command after them: skipped when `&&`, `;` or a new line follows them. */
-const SETUP: ReadonlySet<string> = new Set(['cd', 'pushd', 'source', '.', 'export', 'set', 'unset']);
+/** Operators after which the next command runs in turn, so a step before them is passed. */
+const SEPARATORS: ReadonlySet<string> = new Set(['&&', ';', '\n', ';;', ';&', ';;&']);
+/** Operators that end a `case` branch: a pattern comes next. */
+const CASE_ENDS: ReadonlySet<string> = new Set([';;', ';&', ';;&']);
+/** Reserved words that open a compound command (closed by CLOSERS); their bodies are read as commands. */
+const OPENERS: ReadonlySet<string> = new Set(['{', 'if', 'while', 'until', 'for', 'select', 'case']);
+const CLOSERS: ReadonlySet<string> = new Set(['}', 'fi', 'done', 'esac']);
+/** Reserved words read past: what follows them is a command. */
+const PREFIXES: ReadonlySet<string> = new Set(['then', 'do', 'else', 'elif', '!', 'function']);
 
-/** Operators after which a new command starts; any other operator ends the one it follows. */
-const SEPARATORS: ReadonlySet<string> = new Set(['&&', ';', '\n']);
-
-type Token = { op: string } | { word: string; quoted: boolean; plain: number };
-
-const OPERATORS = ['&&', '||', ';;', '|&', '&>>', '&>', '<<<', '<<-', '<<', '<&', '<>', '>>', '>&', '>|', ';', '&', '|', '(', ')', '<', '>'];
-/** Operators that take the next word as their target (a file, a descriptor, a here-document's delimiter). */
-const REDIRECTIONS: ReadonlySet<string> = new Set(['&>>', '&>', '<<<', '<<-', '<<', '<&', '<>', '>>', '>&', '>|', '<', '>']);
-const BLANK = /[ \t\r\f\v]/;
-const WORD_END = /[ \t\r\f\v\n;&|<>()]/;
+/** What the grammar finds, in order: each command's `Ran`, and each control operator with the nesting it is at. */
+type Event = { readonly ran: Ran } | { readonly op: string; readonly depth: number };
 
 /**
- * The line's tokens, read as far as asked: words with their quoting removed (`quoted` when any quote or escape was in
- * one, `plain` how many of its first characters were unquoted), and operators; comments, line continuations and the
- * bodies of here-documents left out. `$(…)`, `${…}` and backquotes stay inside their word as written.
- */
-function* tokens(s: string): Generator<Token> {
-  let i = 0;
-  const n = s.length;
-  /** Here-documents opened on the current line (`<<` or `<<-` and the delimiter word after it), their bodies next. */
-  const heredocs: { delimiter: string | null; tabs: boolean }[] = [];
-  while (i < n) {
-    const c = s[i]!;
-    if (BLANK.test(c)) { i++; continue; }
-    if (c === '\\' && s[i + 1] === '\n') { i += 2; continue; }
-    if (c === '\n') {
-      i = skipBodies(s, i + 1, heredocs);
-      yield { op: '\n' };
-      continue;
-    }
-    if (c === '#') {
-      while (i < n && s[i] !== '\n') i++;
-      continue;
-    }
-    // A redirection may name its descriptor first: 2>, 2>&1.
-    const digits = /^\d+(?=[<>])/.exec(s.slice(i, i + 12))?.[0].length ?? 0;
-    const op = OPERATORS.find((o) => s.startsWith(o, i + digits));
-    if (op && (digits === 0 || REDIRECTIONS.has(op))) {
-      i += digits + op.length;
-      if (op === '<<' || op === '<<-') heredocs.push({ delimiter: null, tabs: op === '<<-' });
-      yield { op };
-      continue;
-    }
-    let word = '';
-    let quoted = false;
-    let plain = -1;
-    const quote = () => {
-      if (!quoted) plain = word.length;
-      quoted = true;
-    };
-    while (i < n && !WORD_END.test(s[i]!)) {
-      const ch = s[i]!;
-      if (ch === '\\') {
-        quote();
-        if (s[i + 1] !== '\n') word += s[i + 1] ?? '';
-        i += 2;
-      } else if (ch === "'") {
-        quote();
-        const end = s.indexOf("'", i + 1);
-        word += s.slice(i + 1, end < 0 ? n : end);
-        i = end < 0 ? n : end + 1;
-      } else if (ch === '"') {
-        quote();
-        i++;
-        while (i < n && s[i] !== '"') {
-          if (s[i] === '\\' && i + 1 < n && '"\\$`\n'.includes(s[i + 1]!)) {
-            if (s[i + 1] !== '\n') word += s[i + 1];
-            i += 2;
-          } else word += s[i++];
-        }
-        i++;
-      } else if (ch === '$' && (s[i + 1] === '(' || s[i + 1] === '{')) {
-        const end = closing(s, i + 1);
-        word += s.slice(i, end);
-        i = end;
-      } else if (ch === '`') {
-        let j = i + 1;
-        while (j < n && s[j] !== '`') j += s[j] === '\\' ? 2 : 1;
-        word += s.slice(i, Math.min(j + 1, n));
-        i = j + 1;
-      } else word += s[i++];
-    }
-    const open = heredocs.at(-1);
-    if (open !== undefined && open.delimiter === null) open.delimiter = word;
-    yield { word, quoted, plain: plain < 0 ? word.length : plain };
-  }
-}
-
-/**
- * Past the bodies of the here-documents a line opened (`from` is the start of the line after it): each body's lines up
- * to the one that is its delimiter (leading tabs dropped for `<<-`), or the end of the text; the list left empty.
- */
-function skipBodies(s: string, from: number, heredocs: { delimiter: string | null; tabs: boolean }[]): number {
-  let i = from;
-  for (const { delimiter, tabs } of heredocs) {
-    if (delimiter === null) continue;
-    while (i < s.length) {
-      const eol = s.indexOf('\n', i);
-      const line = s.slice(i, eol < 0 ? s.length : eol);
-      i = eol < 0 ? s.length : eol + 1;
-      if ((tabs ? line.replace(/^\t+/, '') : line) === delimiter) break;
-    }
-  }
-  heredocs.length = 0;
-  return i;
-}
-
-/** The index just past the bracket that closes the one at `open` (`(` or `{`), quotes inside skipped; the end if none. */
-function closing(s: string, open: number): number {
-  const [up, down] = s[open] === '(' ? ['(', ')'] : ['{', '}'];
-  let depth = 0;
-  for (let i = open; i < s.length; i++) {
-    const c = s[i]!;
-    if (c === '\\') i++;
-    else if (c === "'" || c === '"') {
-      const end = s.indexOf(c, i + 1);
-      if (end < 0) return s.length;
-      i = end;
-    } else if (c === up) depth++;
-    else if (c === down && --depth === 0) return i + 1;
-  }
-  return s.length;
-}
-
-/** `NAME=value` (or `NAME+=value`) with the name unquoted: the shell sets a variable, it runs nothing. */
-const isAssignment = (t: { word: string; plain: number }): boolean => {
-  const m = /^[A-Za-z_][A-Za-z0-9_]*\+?=/.exec(t.word);
-  return m !== null && m[0].length <= t.plain;
-};
-
-/** A path's last part: `/usr/bin/git` and `git` are one program; `./scripts/build.sh` is `build.sh`. */
-function lastPart(word: string): string {
-  const trimmed = word.replace(/\/+$/, '');
-  const at = trimmed.lastIndexOf('/');
-  return at < 0 ? trimmed : trimmed.slice(at + 1) || word;
-}
-
-/** The tokens of a line, one at a time, with room to give one back. */
-class Reader {
-  readonly #it: Iterator<Token>;
-  readonly #back: Token[] = [];
-  constructor(it: Iterator<Token>) {
-    this.#it = it;
-  }
-
-  next(): Token | null {
-    if (this.#back.length > 0) return this.#back.pop()!;
-    const t = this.#it.next();
-    return t.done ? null : t.value;
-  }
-
-  unread(t: Token): void {
-    this.#back.push(t);
-  }
-}
-
-/**
- * The program a command line runs first (decision 0149), or `EMPTY_COMMAND` when it runs none. A pipeline or a chain
- * is named by its first program (`cat log | grep x` is `cat`, `make && make test` is `make`); what a shell keyword
- * (`for`, `if`, `while`) or `bash -c` runs is not looked into: the keyword or the shell is the program.
+ * The program a command line runs first (decisions 0149, 0154), or `EMPTY_COMMAND` when it runs none.
  * @example commandProgram('cd web && FOO=1 sudo -u app /usr/bin/npm test') // 'npm'
+ * @example commandProgram(`bash -lc 'for f in *.py; do pytest "$f"; done'`) // 'pytest'
  */
 export function commandProgram(line: string): string {
-  const r = new Reader(tokens(line));
-  /** A wrapper or setup step already read: the program when nothing follows it. */
-  let pending: string | null = null;
-  for (let tok = r.next(); tok !== null; tok = r.next()) {
-    if ('op' in tok) {
-      if (REDIRECTIONS.has(tok.op)) r.next();
-      else if (pending !== null && !SEPARATORS.has(tok.op) && tok.op !== '(') return pending;
-      continue;
-    }
-    if (!tok.quoted && (tok.word === '{' || tok.word === '!')) continue;
-    if (isAssignment(tok)) continue;
-    const name = lastPart(tok.word);
-    if (name === '') return EMPTY_COMMAND;
-    if (SETUP.has(name)) {
-      // Its arguments, up to the operator after them: a separator goes on to the next command, anything else ends here.
-      let next = r.next();
-      while (next !== null && !('op' in next && !REDIRECTIONS.has(next.op))) next = r.next();
-      // `cd x || exit 1; make`: what runs when the step fails is skipped too (a group in braces or brackets whole).
-      if (next !== null && 'op' in next && next.op === '||') next = pastFallback(r);
-      if (next === null || !('op' in next) || !SEPARATORS.has(next.op)) return name;
-      pending = name;
-      continue;
-    }
-    const wrapper = WRAPPERS[name];
-    if (wrapper === undefined) return name;
-    // The token after its options starts the command it runs (an assignment, another wrapper, the program).
-    pending = name;
-    const after = skipOptions(r, wrapper);
-    if (after !== null) r.unread(after);
-  }
-  return pending ?? EMPTY_COMMAND;
-}
-
-/**
- * After a setup step's `||`: the tokens of what runs when it fails, up to the separator after them (outside any
- * `{ … }` or `( … )` they open), which is returned; null at the end of the line.
- */
-function pastFallback(r: Reader): Token | null {
-  let depth = 0;
-  for (let tok = r.next(); tok !== null; tok = r.next()) {
-    if ('op' in tok) {
-      if (tok.op === '(') depth++;
-      else if (tok.op === ')') depth = Math.max(0, depth - 1);
-      else if (REDIRECTIONS.has(tok.op)) r.next();
-      else if (depth === 0 && SEPARATORS.has(tok.op)) return tok;
-    } else if (!tok.quoted && tok.word === '{') depth++;
-    else if (!tok.quoted && tok.word === '}') depth = Math.max(0, depth - 1);
-  }
-  return null;
-}
-
-/**
- * After a wrapper: its options skipped (and their values, and `timeout`'s duration); the first token past them, or null
- * at the end of the line.
- */
-function skipOptions(r: Reader, w: { short: string; long: readonly string[]; operands?: number }): Token | null {
-  let operands = w.operands ?? 0;
-  let options = true;
-  for (let tok = r.next(); tok !== null; tok = r.next()) {
-    if ('op' in tok) return tok;
-    const word = tok.word;
-    if (options && !tok.quoted && word === '--') {
-      options = false;
-      continue;
-    }
-    if (options && !tok.quoted && word.startsWith('--')) {
-      if (!word.includes('=') && w.long.includes(word.slice(2))) r.next();
-      continue;
-    }
-    if (options && !tok.quoted && word.length > 1 && word.startsWith('-')) {
-      // A cluster of letters: the first that takes a value takes the rest of the word, or the next word.
-      for (let k = 1; k < word.length; k++) {
-        if (w.short.includes(word[k]!)) {
-          if (k === word.length - 1) r.next();
-          break;
-        }
-      }
-      continue;
-    }
-    if (operands > 0) {
-      operands--;
-      options = false;
-      continue;
-    }
-    return tok;
-  }
-  return null;
+  const named = nameLine(line, 0);
+  return named === null ? EMPTY_COMMAND : shown(named.name);
 }
 
 /**
@@ -317,4 +83,161 @@ export function programOfArgs(args: unknown): string {
     return NO_COMMAND;
   }
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? programOfCommand((value as { command?: unknown }).command) : NO_COMMAND;
+}
+
+/** A line's name at a shell nesting `level` (0: the call's own line); null when it runs nothing. */
+function nameLine(text: string, level: number): Named | null {
+  const nest: Nest = (script) => (level < MAX_NESTING ? nameLine(script, level + 1) : undefined);
+  return choose(commands(new Reader(text), nest));
+}
+
+/**
+ * A name as the report shows it: never one of the placeholders (a program written `"(empty)"` is `'(empty)'`), never
+ * longer than MAX_NAME characters.
+ */
+function shown(name: string): string {
+  const safe = name.startsWith('(') && name.endsWith(')') ? `'${name}'` : name;
+  if (safe.length <= MAX_NAME) return safe;
+  const cut = safe.slice(0, MAX_NAME - 1);
+  // Not half of a surrogate pair.
+  return `${/[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut}…`;
+}
+
+/**
+ * The choice: the first program. A step (`cd x`, `[ -f y ]`, `sleep 1`, a wrapper with nothing after it) is passed when
+ * a separator follows it; before a pipe or `&` it is what the line runs. A step's fallback (`cd x || exit 1`,
+ * `[ -d node_modules ] || npm ci`) is passed with it, up to the separator that ends it; its program, when it runs one
+ * before any `exit`, names the line if nothing else runs. With only steps, the last one names the line.
+ */
+function choose(events: Iterator<Event>): Named | null {
+  const next = (): Event | null => {
+    const e = events.next();
+    return e.done === true ? null : e.value;
+  };
+  let step: string | null = null;
+  let fallback: string | null = null;
+  let e = next();
+  while (e !== null) {
+    if ('op' in e) {
+      e = next();
+      continue;
+    }
+    const { name, kind } = e.ran;
+    if (kind === 'program') return name === null ? null : { name, program: true };
+    step = name;
+    const after = next();
+    if (after === null || 'ran' in after) e = after;
+    else if (SEPARATORS.has(after.op)) e = next();
+    else if (after.op === '||') {
+      const f = pastFallback(next, after.depth);
+      fallback ??= f.program;
+      e = f.after;
+    } else return { name: name!, program: true };
+  }
+  if (fallback !== null) return { name: fallback, program: true };
+  return step === null ? null : { name: step, program: false };
+}
+
+/**
+ * Past a step's fallback, whose `||` is at nesting `depth`: up to the separator that ends it at that nesting (a
+ * `{ … }` or `( … )` it opens read whole). Its program: the first it runs, unless a step such as `exit` comes first.
+ */
+function pastFallback(next: () => Event | null, depth: number): { program: string | null; after: Event | null } {
+  let program: string | null = null;
+  let decided = false;
+  for (let e = next(); e !== null; e = next()) {
+    if ('op' in e) {
+      if (SEPARATORS.has(e.op) && e.depth <= depth) return { program, after: next() };
+    } else if (!decided && e.ran.kind !== 'step') {
+      program = e.ran.kind === 'program' ? e.ran.name : null;
+      decided = true;
+    }
+  }
+  return { program, after: null };
+}
+
+/**
+ * The grammar, as far as naming needs it: each simple command resolved (program-words.ts) and the rest of its words
+ * passed; redirections with their targets, assignments, `(`, `{`, `!` and the reserved words of loops and
+ * conditionals passed, their nesting counted; a loop's head (`for f in …;`), a `case`'s word and patterns, `[[ … ]]`
+ * and `(( … ))` read whole. Lazy: the caller stops reading at the name.
+ */
+function* commands(r: Reader, nest: Nest): Generator<Event> {
+  let depth = 0;
+  /** What the wrapper just read says of the words after it (program-words.ts `Ran`). */
+  let packages = false;
+  let environment = false;
+  for (let t = r.next(); t !== null; t = r.next()) {
+    if ('op' in t) {
+      if (REDIRECTIONS.has(t.op)) r.word();
+      else if (t.op === '(') depth++;
+      else if (t.op === ')') depth = Math.max(0, depth - 1);
+      else {
+        yield { op: t.op, depth };
+        if (CASE_ENDS.has(t.op)) skipPattern(r);
+      }
+      continue;
+    }
+    if (!t.quoted) {
+      const w = t.word;
+      if (OPENERS.has(w)) {
+        depth++;
+        if (w === 'for' || w === 'select') skipLoopHead(r);
+        else if (w === 'case') {
+          r.word();
+          if (peeksWord(r, 'in')) r.next();
+          skipPattern(r);
+        }
+        continue;
+      }
+      if (CLOSERS.has(w)) {
+        depth = Math.max(0, depth - 1);
+        continue;
+      }
+      if (PREFIXES.has(w)) continue;
+      if (w === '[[' || w.startsWith('((')) {
+        // A test or arithmetic: a step. `[[ … ]]` holds `&&`, `||`, `<` and brackets of its own, read to its `]]`.
+        if (w === '[[') for (let u = r.next(); u !== null && !('word' in u && !u.quoted && u.word === ']]'); u = r.next());
+        yield { ran: { name: w === '[[' ? '[[' : '((', kind: 'step' } };
+        skipArgs(r);
+        continue;
+      }
+    }
+    if (isAssignment(t, environment)) continue;
+    const ran = resolve(r, t, nest, packages);
+    packages = ran.packages === true;
+    environment = ran.environment === true;
+    yield { ran };
+    if (ran.wraps !== true) skipArgs(r);
+  }
+}
+
+/** Whether the next token is the unquoted word `word`. */
+function peeksWord(r: Reader, word: string): boolean {
+  const t = r.peek();
+  return t !== null && 'word' in t && !t.quoted && t.word === word;
+}
+
+/** Past a command's remaining words and redirections, up to the operator after it (left unread). */
+function skipArgs(r: Reader): void {
+  for (let t = r.peek(); t !== null; t = r.peek()) {
+    if ('op' in t && !REDIRECTIONS.has(t.op)) return;
+    r.next();
+    if ('op' in t) r.word();
+  }
+}
+
+/** Past a `for` or `select` head: its name, `in` and the words, and the `;` or new line before `do`. */
+function skipLoopHead(r: Reader): void {
+  r.word();
+  if (peeksWord(r, 'in')) while (r.word() !== null);
+  const t = r.peek();
+  if (t !== null && 'op' in t && (t.op === ';' || t.op === '\n')) r.next();
+}
+
+/** Past a `case` pattern (`a|b)`, `(x)`, `*)`), after `in` or a branch's `;;`, unless `esac` comes. */
+function skipPattern(r: Reader): void {
+  for (let t = r.peek(); t !== null && 'op' in t && (t.op === '\n' || t.op === ';'); t = r.peek()) r.next();
+  if (peeksWord(r, 'esac')) return;
+  for (let t = r.next(); t !== null && !('op' in t && t.op === ')'); t = r.next());
 }

@@ -4,10 +4,16 @@
 // Their cursors become what a pass writes for a session it ignored (cursor-marks.ts IGNORED: the scopes that ignored
 // it, then its fingerprint): an unchanged session is not read again while the policy still ignores it, and once the
 // ignore is lifted the next pass reads it again and `status` counts it as pending.
+// `forget --store` removes every row read from a store no pass reads any more (a demo store, a copy), whatever the
+// policy says: the store, its sessions and its cursors all go.
 import { isAbsolute } from 'node:path';
+import { HermeticError } from '../../shared/errors.js';
+import { realPathOf } from '../../shared/real-path.js';
+import { isLockedOut } from '../../shared/sqlite-errors.js';
 import { isWithin, realPath, spellings, type PolicyResolver } from '../policy/index.js';
 import { NOTHING_WRITTEN, type SessionWrite, type Written } from '../sinks/sink.js';
 import type { SqliteSink } from '../sinks/sqlite/sink.js';
+import { explicitStore, type StoreRef } from '../reader/discover.js';
 import { sessionsWithScopes } from './dataset-scopes.js';
 import { judgeScopes } from './project.js';
 import { ignoredFingerprint } from './cursor-marks.js';
@@ -78,11 +84,62 @@ export function forgetSessions(sink: SqliteSink, policy: PolicyResolver, request
       const fingerprint = ignoredFingerprint(judgedBy.get(m)!, c?.fingerprint ?? '');
       return { sessionId: m.sessionId, projection: null, policy: 'full', fingerprint, maxMessageId: c?.maxMessageId ?? 0, usageMark: c?.usageMark ?? '', ledger: null, base: null };
     });
-    const w = sink.write({
+    const w = unlessBusy(sink, `the sessions of ${store} were not removed`, () => sink.write({
       store: cursors.row ?? { store, profile: '?', max_message_id: 0 }, reset: false, writes, removed: [],
       quarantine: { failed: [], cleared: matches.map((m) => m.sessionId) },
-    });
+    }));
     out.written = { ...out.written, messagesRemoved: out.written.messagesRemoved + w.messagesRemoved, partsRemoved: out.written.partsRemoved + w.partsRemoved };
   }
   return out;
+}
+
+/** A store `forget --store` removed, and what went with it. */
+export interface StoreForgetResult { store: string; sessions: number; messagesRemoved: number; partsRemoved: number }
+
+/**
+ * The dataset's key for a store named on the command line: as written (a PostgreSQL store's key), else the path made
+ * absolute (a folder standing for the state.db in it), else a key naming the same file through other links; null when
+ * the dataset holds no such store.
+ * @example storeKey('demo', ['/home/u/demo/state.db']) // '/home/u/demo/state.db' (run in /home/u)
+ */
+export function storeKey(given: string, known: readonly string[]): string | null {
+  if (known.includes(given)) return given;
+  const path = explicitStore(given);
+  if (known.includes(path)) return path;
+  const real = realPathOf(path);
+  return known.find((k) => !k.startsWith('postgres://') && realPathOf(k) === real) ?? null;
+}
+
+/**
+ * Removes every row read from each named store (`hermetic forget --store`), a transaction each, after checking them
+ * all: a store the dataset does not hold, or one that a backfill or forward here reads on its own (`readByDefault`,
+ * the stores discovery finds in HERMES_HOME and ~/.hermes), is refused before anything is removed; the second would be
+ * read again by the next pass.
+ */
+export function forgetStores(sink: SqliteSink, given: readonly string[], readByDefault: readonly StoreRef[]): StoreForgetResult[] {
+  const known = sink.db.prepare('SELECT store FROM stores ORDER BY store').pluck().all() as string[];
+  const keys: string[] = [];
+  for (const g of given) {
+    const key = storeKey(g, known);
+    if (key === null) {
+      const held = known.length === 0 ? 'it holds none' : `it holds ${known.slice(0, 5).join(', ')}${known.length > 5 ? ` and ${known.length - 5} more` : ''}`;
+      throw new HermeticError('HERMETIC_FORGET_NONE', `The dataset holds no store ${g.startsWith('postgres://') ? g : explicitStore(g)} (${held}); nothing was removed.`);
+    }
+    const found = readByDefault.find((r) => r.exists && (r.path === key || (!r.source && realPathOf(r.path) === realPathOf(key))));
+    if (found) {
+      throw new HermeticError('HERMETIC_FORGET_READ', `${key} is a store every backfill and forward here reads (it is in ${found.hermesHome}): removed, it would be read again by the next pass. Nothing was removed.`);
+    }
+    if (!keys.includes(key)) keys.push(key);
+  }
+  return keys.map((store) => ({ store, ...unlessBusy(sink, `store ${store} was not removed`, () => sink.forgetStore(store)) }));
+}
+
+/** A write that met the dataset locked by another process past the wait: said with what was not done, not as a bug. */
+function unlessBusy<T>(sink: SqliteSink, notDone: string, write: () => T): T {
+  try {
+    return write();
+  } catch (e) {
+    if (!isLockedOut(e)) throw e;
+    throw new HermeticError('HERMETIC_DATASET_WRITE', `Another process kept the dataset ${sink.db.name} locked (a backfill or forward writing it); ${notDone} (what was removed before it stays removed): run hermetic forget again.`);
+  }
 }

@@ -48,6 +48,23 @@ test('HERMES_HOME comes first, then ~/.hermes, each with its profiles in name or
   ]);
 }));
 
+test('a folder under profiles/ that Hermes takes for no profile is not read, and said: a copy, a capital, default', withHome((home) => {
+  const root = join(home, '.hermes');
+  touch(join(root, 'state.db'));
+  touch(join(root, 'profiles', 'work', 'state.db'));
+  for (const name of ['work.bak', 'Work', 'default', '-x', '_x', 'a'.repeat(65)]) touch(join(root, 'profiles', name, 'state.db'));
+  mkdirSync(join(root, 'profiles', 'Empty'), { recursive: true }); // no store in it: nothing to say
+  touch(join(root, 'profiles', `${'b'.repeat(64)}`, 'state.db'));
+  touch(join(root, 'profiles', 'a_b-9', 'state.db'));
+  const stores = discoverStores({ home });
+  assert.deepEqual(stores.map((r) => r.profile), ['default', 'a_b-9', 'b'.repeat(64), 'work']);
+  const skipped = ['-x', 'Work', '_x', 'a'.repeat(65), 'default', 'work.bak'].map((n) => join(root, 'profiles', n, 'state.db'));
+  assert.equal(stores[0]!.warning, `not read: ${skipped.join(', ')} (Hermes uses no profile by those names: a profile is named with a-z, 0-9, _ and -, first a letter or digit, and not "default"); give --state-db to read one`);
+  for (const r of stores.slice(1)) assert.equal(r.warning, null);
+  // Named with --state-db, such a store is read as any other.
+  assert.deepEqual(discoverStores({ home, explicit: [join(root, 'profiles', 'work.bak')] }).map((r) => [r.profile, r.exists]), [['work.bak', true]]);
+}));
+
 test('HERMES_HOME equal to ~/.hermes is read once', withHome((home) => {
   touch(join(home, '.hermes', 'state.db'));
   assert.equal(discoverStores({ home, hermesHome: join(home, '.hermes') }).length, 1);

@@ -8,6 +8,7 @@ import { realPathOf } from '../../shared/real-path.js';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { HermeticError, type ErrorCode } from '../../shared/errors.js';
+import { HERMES_PROFILE_ID } from '../../state-db/home.js';
 import { pgSource, type PgSource } from './postgres/settings.js';
 
 /** The YAML parser, loaded the first time a config.yaml is there to read (most runs have none to parse). */
@@ -133,6 +134,9 @@ export function explicitProblem(path: string): string | null {
   return storeFile(p).unreachable ? `${p} cannot be reached: permission denied on ${dirname(p)} or a folder above it` : `${p} does not exist`;
 }
 
+/** A folder Hermes lists as a profile (list_profiles): a profile id, not `default` (the name of the home itself). */
+export const isProfileName = (name: string): boolean => HERMES_PROFILE_ID.test(name) && name !== 'default';
+
 /** The profile a store path belongs to: `<root>/profiles/<name>/state.db` → name, else `default`. */
 export function profileOf(path: string): string {
   const dir = dirname(path);
@@ -216,10 +220,22 @@ export function discoverStores(options: DiscoverOptions): StoreRef[] {
       }
       continue;
     }
+    const unused: string[] = [];
     for (const name of names) {
       if (!isDir(join(profiles, name))) continue;
+      // Hermes's own list of profiles (hermes_cli/profiles.py list_profiles) passes over a folder whose name is not a
+      // profile id, and `default` (the home itself): never Hermes's store, often a copy (`work.bak`), read twice.
+      if (!isProfileName(name)) {
+        if (isFile(join(profiles, name, 'state.db'))) unused.push(name);
+        continue;
+      }
       const p = ref(join(profiles, name, 'state.db'), name, options);
       if (p.exists || p.backend === 'postgres' || p.problem) out.push(p);
+    }
+    if (unused.length > 0) {
+      const which = unused.map((n) => join(profiles, n, 'state.db')).join(', ');
+      const note = `not read: ${which} (Hermes uses no profile by ${unused.length === 1 ? 'that name' : 'those names'}: a profile is named with a-z, 0-9, _ and -, first a letter or digit, and not "default"); give --state-db to read ${unused.length === 1 ? 'it' : 'one'}`;
+      main.warning = [main.warning, note].filter(Boolean).join('; '); // listed: its home is a folder
     }
   }
   // A profile folder that is a link to another store's folder is that store.

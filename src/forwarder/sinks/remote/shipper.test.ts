@@ -10,21 +10,37 @@ import { Shipper } from './shipper.js';
 import { sinkStatus } from './status.js';
 import { readSqliteSinkFile, SqliteFileSink } from './sqlite-file.js';
 import { startReceiver } from '../otlp/testing/receiver.js';
-import { forgetSessions } from '../../pipeline/forget.js';
+import { forgetSessions, forgetStores } from '../../pipeline/forget.js';
 import { createPolicyResolver } from '../../policy/index.js';
 import { SqliteSink } from '../sqlite/sink.js';
-import { createWorld, expectedRows, heldRows, SECRET } from './testing/world.js';
+import { createWorld, expectedRows, heldRows, SECRET, type World } from './testing/world.js';
+import type { RecordOf } from '../../dataset/columns.js';
+
+/** The sqlite:// sink in the world's folder: its file, its URL, and what it holds of this machine. */
+function copySink(world: World): { path: string; url: string; held: () => Record<string, RecordOf[]> } {
+  const path = join(world.dir, 'copy.db');
+  return { path, url: `sqlite://${path}`, held: () => readSqliteSinkFile(path, world.origin.machineId) };
+}
+
+/** `fn` on the world's dataset opened as the forwarder's sink, closed after. */
+function onDataset<T>(world: World, fn: (sink: SqliteSink) => T): T {
+  const sink = SqliteSink.open(world.home);
+  try {
+    return fn(sink);
+  } finally {
+    sink.close();
+  }
+}
 
 test('a new sink gets a snapshot of the dataset, then the log; the log is pruned once it acknowledged', async () => {
   const world = createWorld();
   try {
-    const path = join(world.dir, 'copy.db');
-    const url = `sqlite://${path}`;
+    const { url, held } = copySink(world);
     assert.equal(triggersOn(world.dataset), false, 'no sink yet: no triggers');
     const first = await world.ship(url, { limits: { rows: 7 } });
     assert.equal(first.state, 'caught-up');
     assert.ok(first.batches > 3, `several bounded batches (${first.batches})`);
-    assert.deepEqual(heldRows(readSqliteSinkFile(path, world.origin.machineId)), expectedRows(world.dataset, false));
+    assert.deepEqual(heldRows(held()), expectedRows(world.dataset, false));
     assert.equal(triggersOn(world.dataset), true);
     const row = sinkRow(world.dataset, url)!;
     assert.equal(row.snapshot, null);
@@ -33,7 +49,7 @@ test('a new sink gets a snapshot of the dataset, then the log; the log is pruned
     assert.ok(pendingEntries(world.dataset, row.acked_seq) > 0, 'the tick logged its changes');
     const second = await world.ship(url);
     assert.equal(second.state, 'caught-up');
-    assert.deepEqual(heldRows(readSqliteSinkFile(path, world.origin.machineId)), expectedRows(world.dataset, false));
+    assert.deepEqual(heldRows(held()), expectedRows(world.dataset, false));
     assert.equal(sinkRow(world.dataset, url)!.acked_seq, logHead(world.dataset));
     assert.equal(pendingEntries(world.dataset, 0), 0, 'every entry acknowledged is pruned');
   } finally {
@@ -71,9 +87,7 @@ test('without a registered sink the dataset keeps no log; the last sink removed 
 test('a session that becomes local-only is deleted at the sink, rows and all (its row issues too); full again, it is sent whole again', async () => {
   const world = createWorld();
   try {
-    const path = join(world.dir, 'copy.db');
-    const url = `sqlite://${path}`;
-    const held = () => readSqliteSinkFile(path, world.origin.machineId);
+    const { url, held } = copySink(world);
     const rowsOf = (id: string) => Object.values(held()).flat().filter((r) => r.session_id === id).length;
     /** The main session's repaired values at the sink (decision 0092): it shares the second's folder. */
     const issuesOfMain = () => (held().row_issues ?? []).filter((r) => r.session_id === world.sessions.main).length;
@@ -105,9 +119,7 @@ test('a session that becomes local-only is deleted at the sink, rows and all (it
 test('a policy move (a .hypignore written, nothing new in Hermes) takes a delegation\'s row issues with the delegation, and brings them back (decision 0092)', async () => {
   const world = createWorld();
   try {
-    const path = join(world.dir, 'copy.db');
-    const url = `sqlite://${path}`;
-    const held = () => readSqliteSinkFile(path, world.origin.machineId);
+    const { url, held } = copySink(world);
     const issuesOf = (id: string) => (held().row_issues ?? []).filter((r) => r.session_id === id).length;
     const policyOf = () => world.dataset.prepare('SELECT policy FROM delegations WHERE delegation_id = ?').pluck().get(world.delegations.main);
     assert.equal((await world.ship(url)).state, 'caught-up');
@@ -133,22 +145,34 @@ test('a policy move (a .hypignore written, nothing new in Hermes) takes a delega
 test('hermetic forget: the forgotten session\'s rows, its row issues among them, are deleted at the sink (decision 0092)', async () => {
   const world = createWorld();
   try {
-    const path = join(world.dir, 'copy.db');
-    const url = `sqlite://${path}`;
-    const held = () => readSqliteSinkFile(path, world.origin.machineId);
+    const { url, held } = copySink(world);
     assert.equal((await world.ship(url)).state, 'caught-up');
     assert.equal((held().row_issues ?? []).filter((r) => r.session_id === world.sessions.main).length, 1);
     mkdirSync(join(world.dir, 'work'), { recursive: true });
     writeFileSync(join(world.dir, 'work', '.hypignore'), 'ignore\n');
-    const sink = SqliteSink.open(world.home);
-    try {
-      const r = forgetSessions(sink, createPolicyResolver({ stateDir: world.home, now: Date.now }), { sessions: [world.sessions.main] });
-      assert.deepEqual(r.forgotten.map((f) => f.sessionId), [world.sessions.main]);
-    } finally {
-      sink.close();
-    }
+    const r = onDataset(world, (sink) => forgetSessions(sink, createPolicyResolver({ stateDir: world.home, now: Date.now }), { sessions: [world.sessions.main] }));
+    assert.deepEqual(r.forgotten.map((f) => f.sessionId), [world.sessions.main]);
     assert.equal((await world.ship(url)).state, 'caught-up');
     assert.equal(Object.values(held()).flat().filter((r) => r.session_id === world.sessions.main).length, 0, 'nothing of it is left at the sink');
+    assert.deepEqual(heldRows(held()), expectedRows(world.dataset, false));
+  } finally {
+    await world.cleanup();
+  }
+});
+
+test('hermetic forget --store: every row of the store is deleted at the sink (decision 0157)', async () => {
+  const world = createWorld();
+  try {
+    const { url, held } = copySink(world);
+    assert.equal((await world.ship(url)).state, 'caught-up');
+    assert.ok((held().messages ?? []).length > 0 && (held().usage_ledger ?? []).length > 0);
+    const [r] = onDataset(world, (sink) => forgetStores(sink, [join(world.dir, 'hermes')], []));
+    assert.equal(r!.sessions, 3);
+    assert.equal((await world.ship(url)).state, 'caught-up');
+    // What backfills left unread is one row over every store: none is left to hold any.
+    const { backfill_unread: unread, ...rest } = held();
+    assert.deepEqual(Object.entries(rest).filter(([, rows]) => rows.length > 0).map(([t]) => t), [], 'nothing of the store is left at the sink');
+    assert.deepEqual(unread!.map((r) => r.stores), ['[]']);
     assert.deepEqual(heldRows(held()), expectedRows(world.dataset, false));
   } finally {
     await world.cleanup();
@@ -437,8 +461,7 @@ test('close: a write that outlasts the grace is cut short (RemoteSink.abort); no
 test('a destination holding changes this dataset did not send (a home restored from a backup, or copied) stops the sink before anything is skipped; a fresh copy then makes it whole', async () => {
   const world = createWorld();
   try {
-    const path = join(world.dir, 'copy.db');
-    const url = `sqlite://${path}`;
+    const { path, url, held } = copySink(world);
     assert.equal((await world.ship(url)).state, 'caught-up');
     // A replay of this dataset's own batch after a crash is still skipped (the conformance suite's kill -9 test); here
     // another copy of the home, under the same machine id, sent its own changes 1 … 40 above this cursor first.
@@ -464,7 +487,7 @@ test('a destination holding changes this dataset did not send (a home restored f
     const after = await world.ship(url);
     assert.deepEqual([after.state, after.skipped], ['caught-up', 0]);
     assert.ok(after.batches >= 1);
-    assert.deepEqual(heldRows(readSqliteSinkFile(path, world.origin.machineId)), expectedRows(world.dataset, false));
+    assert.deepEqual(heldRows(held()), expectedRows(world.dataset, false));
   } finally {
     await world.cleanup();
   }

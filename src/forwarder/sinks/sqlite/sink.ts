@@ -4,7 +4,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { endianness } from 'node:os';
 import type { Db } from '../../../shared/sqlite.js';
 import { KEEP_BACKFILL_UNREAD } from './backfill-unread.js';
-import { CALL_USAGE, CURSORS, DAILY_USAGE, DATASET_META, DELEGATIONS, MESSAGES, MODEL_USAGE, PARTS, QUARANTINE, ROW_ISSUES, SESSIONS, STORES, USAGE_EVENTS, type DatasetTable, type RecordOf } from '../../dataset/columns.js';
+import { CALL_USAGE, CURSORS, DAILY_USAGE, DATASET_META, DATASET_TABLES, DELEGATIONS, MESSAGES, MODEL_USAGE, PARTS, QUARANTINE, ROW_ISSUES, SESSION_ACTIVITY, SESSIONS, STORES, TOOL_ACTIVITY, TOOL_CALLS, USAGE_EVENTS, type DatasetTable, type RecordOf } from '../../dataset/columns.js';
 import type { Ledger, Tail } from '../../projector/index.js';
 import { InsertedActivity } from './activity.js';
 import { CursorMoved, NOTHING_WRITTEN, REMOVED, type Batch, type Cursors, type DelegationChanges, type Rows, type SessionCursor, type SessionWrite, type Sink, type Written } from '../sink.js';
@@ -49,6 +49,9 @@ const DELEGATION_FIELD_END = 'async_delegations/';
 
 /** Removed messages past which their parts are found by one scan of the session's parts, not a range each. */
 const RANGE_DELETES = 256;
+
+/** What `forgetStore` removed. */
+export interface StoreForgotten { sessions: number; messagesRemoved: number; partsRemoved: number }
 
 export class SqliteSink implements Sink {
   readonly db: Db;
@@ -241,6 +244,30 @@ export class SqliteSink implements Sink {
     if (delta.daily) for (const x of p.dailyUsage) this.#put.daily!(x);
     if (delta.daily) for (const x of p.usageCalls ?? []) this.#put.calls!(x);
     if (p.usageEvent) this.#put.event!(p.usageEvent);
+  }
+
+  /**
+   * Removes every row read from `store` (`hermetic forget --store`): its sessions and all they hold, its cursors,
+   * quarantine, unread windows and its row of `stores`, in one transaction. Remote sinks receive the deletes through
+   * the change log's triggers, as any other. Returns what went.
+   */
+  forgetStore(store: string): StoreForgotten {
+    const gone = this.db.transaction((): StoreForgotten => {
+      const sessions = this.db.prepare(`SELECT COUNT(*) FROM ${SESSIONS.name} WHERE store = ?`).pluck().get(store) as number;
+      const remove = (t: DatasetTable) => this.db.prepare(`DELETE FROM "${t.name}" WHERE store = ?`).run(store).changes;
+      // The counts kept from the transcript first: the triggers of its deletes then find nothing to take back.
+      const derived = [SESSION_ACTIVITY, TOOL_ACTIVITY, TOOL_CALLS];
+      for (const t of derived) remove(t);
+      const out = { sessions, messagesRemoved: remove(MESSAGES), partsRemoved: remove(PARTS) };
+      for (const t of DATASET_TABLES) {
+        if (t !== MESSAGES && t !== PARTS && !derived.includes(t) && t.columns.some((c) => c.name === 'store')) remove(t);
+      }
+      // What windowed backfills left unread, over the stores left (its one row names none).
+      this.#keepUnread.run();
+      return out;
+    }).immediate();
+    this.#afterCommit();
+    return gone;
   }
 
   write(batch: Batch): Written {

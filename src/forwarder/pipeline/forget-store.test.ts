@@ -1,0 +1,143 @@
+// `hermetic forget --store` (decision 0157): every row read from a store no pass reads any more goes, in every table
+// that names a store, and nothing of another store; the kept counts stay true; read again, the store comes back as it
+// was. A store the passes read on their own, or one the dataset does not hold, is refused before anything goes.
+import Database from 'better-sqlite3';
+import assert from 'node:assert/strict';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { Db } from '../../shared/sqlite.js';
+import { DATASET_TABLES } from '../dataset/columns.js';
+import { generate } from '../../state-db/generate/index.js';
+import { tempDir } from '../../state-db/testing/fixtures.js';
+import { recountRows, tableRows } from '../sinks/sqlite/row-counts.js';
+import { SqliteSink } from '../sinks/sqlite/sink.js';
+import { forwarderRig } from '../testing/index.js';
+import { forgetStores, storeKey } from './forget.js';
+import { findStores } from './forwarder.js';
+
+/** The tables that name a store, each with its rows of `store` in key order. */
+function rowsOf(db: Db, store: string): Record<string, unknown[]> {
+  const out: Record<string, unknown[]> = {};
+  for (const t of DATASET_TABLES) {
+    if (!t.columns.some((c) => c.name === 'store')) continue;
+    out[t.name] = db.prepare(`SELECT * FROM "${t.name}" WHERE store = ? ORDER BY ${t.primaryKey.map((k) => `"${k}"`).join(', ')}`).all(store);
+  }
+  return out;
+}
+
+/** Two generated stores (a `demo` and an `other`) backfilled into one dataset; `done` removes it all. */
+function backfilledTwo(prefix: string) {
+  const { dir, cleanup } = tempDir(prefix);
+  const a = generate({ out: join(dir, 'demo', 'state.db'), sessions: 12, messages: 300, seed: 'forget-store-a' }).path;
+  const b = generate({ out: join(dir, 'other', 'state.db'), sessions: 9, messages: 200, seed: 'forget-store-b' }).path;
+  const rig = forwarderRig([a, b], { dir });
+  rig.forwarder.backfill();
+  rig.forwarder.close();
+  return { dir, a, b, home: rig.home, done: () => { rig.cleanup(); cleanup(); } };
+}
+
+test('forget --store removes every row of the store in every table that names one, nothing of another; read again, it is back as it was', () => {
+  const { dir, a, b, home, done } = backfilledTwo('hermetic-forget-store-');
+  try {
+    let before: { a: Record<string, unknown[]>; b: Record<string, unknown[]> };
+    const sink = SqliteSink.open(home);
+    try {
+      before = { a: rowsOf(sink.db, a), b: rowsOf(sink.db, b) };
+      // The store is rich enough to say something: rows in the transcript, usage, activity and tool calls.
+      for (const t of ['sessions', 'messages', 'parts', 'model_usage', 'usage_ledger', 'session_activity', 'tool_activity', 'tool_calls', 'session_cursors', 'stores']) {
+        assert.ok(before.a[t]!.length > 0, `store a has ${t}`);
+      }
+      const r = forgetStores(sink, [join(dir, 'demo')], []);
+      assert.deepEqual(r, [{ store: a, sessions: before.a.sessions!.length, messagesRemoved: before.a.messages!.length, partsRemoved: before.a.parts!.length }]);
+      for (const [t, rows] of Object.entries(rowsOf(sink.db, a))) assert.equal(rows.length, 0, `nothing of store a is left in ${t}`);
+      assert.deepEqual(rowsOf(sink.db, b), before.b, 'store b is as it was');
+      // The counts status shows stay the tables' own.
+      const kept = tableRows(sink.db);
+      recountRows(sink.db);
+      assert.deepEqual(tableRows(sink.db), kept);
+    } finally {
+      sink.close();
+    }
+    // Its cursors went with it: a backfill of it reads it whole again, as it was.
+    const again = forwarderRig([a], { dir, home: home });
+    again.forwarder.backfill();
+    again.forwarder.close();
+    const after = SqliteSink.open(home);
+    try {
+      const back = rowsOf(after.db, a);
+      // Only the stores row's bookkeeping of the pass itself (its times) may differ.
+      const { stores: s1, ...rest1 } = back;
+      const { stores: s0, ...rest0 } = before.a;
+      assert.deepEqual(rest1, rest0);
+      assert.equal(s1!.length, s0!.length);
+    } finally {
+      after.close();
+    }
+  } finally {
+    done();
+  }
+});
+
+test('forget --store refuses a store the dataset does not hold, and one every pass reads on its own; nothing is removed', () => {
+  const { dir, a, b, home, done } = backfilledTwo('hermetic-forget-store-no-');
+  // b is also this user's Hermes home: ~/.hermes/state.db, found by every backfill and forward.
+  mkdirSync(join(dir, 'user'), { recursive: true });
+  symlinkSync(join(dir, 'other'), join(dir, 'user', '.hermes'));
+  try {
+    const sink = SqliteSink.open(home);
+    try {
+      const count = () => sink.db.prepare('SELECT COUNT(*) FROM messages').pluck().get();
+      const n = count();
+      const byDefault = findStores({ userHome: join(dir, 'user'), hermesHome: undefined });
+      assert.throws(() => forgetStores(sink, [a, b], byDefault), (e: any) => e.code === 'HERMETIC_FORGET_READ' && e.message === `${b} is a store every backfill and forward here reads (it is in ${join(dir, 'user', '.hermes')}): removed, it would be read again by the next pass. Nothing was removed.`);
+      assert.throws(() => forgetStores(sink, [a, join(dir, 'nowhere')], []), (e: any) => e.code === 'HERMETIC_FORGET_NONE' && e.message === `The dataset holds no store ${join(dir, 'nowhere')} (it holds ${a}, ${b}); nothing was removed.`);
+      assert.equal(count(), n, 'nothing was removed');
+    } finally {
+      sink.close();
+    }
+  } finally {
+    done();
+  }
+});
+
+test('a store is named as the dataset keys it, by its folder, or through a link to it; a gone file by its path', () => {
+  const { dir, cleanup } = tempDir('hermetic-forget-key-');
+  try {
+    const key = join(dir, 'demo', 'state.db');
+    mkdirSync(join(dir, 'demo'));
+    writeFileSync(key, '');
+    symlinkSync(join(dir, 'demo'), join(dir, 'link'));
+    const pg = 'postgres://hermes@db:5432/hermes#public';
+    const known = [key, pg];
+    assert.equal(storeKey(pg, known), pg);
+    assert.equal(storeKey(key, known), key);
+    assert.equal(storeKey(join(dir, 'demo'), known), key);
+    assert.equal(storeKey(join(dir, 'link', 'state.db'), known), key);
+    assert.equal(storeKey(join(dir, 'gone', 'state.db'), [...known, join(dir, 'gone', 'state.db')]), join(dir, 'gone', 'state.db'));
+    assert.equal(storeKey(join(dir, 'elsewhere'), known), null);
+  } finally {
+    cleanup();
+  }
+});
+
+test('a dataset another process keeps locked: forget says so and removes nothing, and works once it is free', () => {
+  const { a, home, done } = backfilledTwo('hermetic-forget-store-busy-');
+  try {
+    const sink = SqliteSink.open(home);
+    const other = new Database(join(home, 'hermetic.db'));
+    try {
+      sink.db.pragma('busy_timeout = 0');
+      other.exec('BEGIN IMMEDIATE');
+      assert.throws(() => forgetStores(sink, [a], []), (e: any) => e.code === 'HERMETIC_DATASET_WRITE' && e.message.startsWith(`Another process kept the dataset ${join(home, 'hermetic.db')} locked (a backfill or forward writing it); store ${a} was not removed`));
+      other.exec('ROLLBACK');
+      assert.ok((sink.db.prepare('SELECT COUNT(*) FROM messages WHERE store = ?').pluck().get(a) as number) > 0, 'nothing was removed');
+      assert.equal(forgetStores(sink, [a], [])[0]!.store, a);
+    } finally {
+      other.close();
+      sink.close();
+    }
+  } finally {
+    done();
+  }
+});
