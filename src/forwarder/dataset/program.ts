@@ -60,12 +60,27 @@ export function commandProgram(line: string): string {
 }
 
 /**
+ * Lines named before, by their text: an agent runs the same `git status` and `npm test` again and again, and a backfill
+ * names every call it writes. Short lines only, and a bounded count (cleared when full): at most ~2 MB.
+ */
+const NAMED = new Map<string, string>();
+const NAMED_MAX = 4096;
+const NAMED_LINE_MAX = 256;
+
+/**
  * The program of a terminal call from its `command` argument (null when the call has no command text): the argument's
  * program, `EMPTY_COMMAND` when it runs none, `NO_COMMAND` without one. What SQLite's report function answers.
  * @example programOfCommand('ls -la') // 'ls'
  */
 export function programOfCommand(command: unknown): string {
-  return typeof command === 'string' ? commandProgram(command) : NO_COMMAND;
+  if (typeof command !== 'string') return NO_COMMAND;
+  if (command.length > NAMED_LINE_MAX) return commandProgram(command);
+  let name = NAMED.get(command);
+  if (name === undefined) {
+    if (NAMED.size >= NAMED_MAX) NAMED.clear();
+    NAMED.set(command, (name = commandProgram(command)));
+  }
+  return name;
 }
 
 /**
