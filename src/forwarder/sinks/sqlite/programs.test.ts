@@ -9,7 +9,7 @@ import { generatedStore } from '../../../state-db/testing/generated.js';
 import { tempDir } from '../../../state-db/testing/fixtures.js';
 import { DATASET_VERSION } from '../../dataset/columns.js';
 import { PROGRAM_RULES, programOfArgs } from '../../dataset/program.js';
-import { forwarderRig } from '../../testing/index.js';
+import { forwarderRig, hermesStore } from '../../testing/index.js';
 import { registerSink } from '../remote/changelog.js';
 import { openDataset } from './dataset.js';
 import { nameTerminalCalls, storedProgramRules } from './programs.js';
@@ -120,6 +120,44 @@ describe('parts.program', () => {
       }
     } finally {
       c.done();
+    }
+  });
+});
+
+describe('parts.program beside a Hermetic of other rules (decision 0158)', () => {
+  it('a running forwarder whose dataset another Hermetic named by other rules names it again before it writes: the names stay those of the recorded rules', () => {
+    const s = hermesStore('hermetic-programs-rules-', 'rules');
+    try {
+      const id = s.w.createSession({ source: 'cli', model: 'gpt-5' });
+      const call = (n: number, command: string) => {
+        s.w.appendMessages(id, [{ role: 'user', content: `q${n}` }, { role: 'assistant', content: null, tool_calls: [{ id: `c${n}`, type: 'function', function: { name: 'terminal', arguments: JSON.stringify({ command }) } }] }]);
+        s.w.appendMessage(id, { role: 'tool', tool_call_id: `c${n}`, tool_name: 'terminal', content: '{"exit_code": 0}' });
+      };
+      call(1, 'git status');
+      const rig = forwarderRig([s.path], { dir: s.dir });
+      try {
+        rig.forwarder.backfill();
+        call(2, 'git diff');
+        assert.equal(rig.forwarder.forwardOnce()[0]!.error, null);
+        // Meanwhile a Hermetic of other rules (which name git otherwise) opens the dataset read-write and names it.
+        const other = new Database(join(rig.home, 'hermetic.db'));
+        const otherRules = (args: unknown) => (programOfArgs(args) === 'git' ? 'git-by-other-rules' : programOfArgs(args));
+        other.transaction(() => nameTerminalCalls(other, otherRules, PROGRAM_RULES + 1))();
+        other.close();
+        // The running forwarder writes a new call.
+        call(3, 'git log');
+        assert.equal(rig.forwarder.forwardOnce()[0]!.error, null);
+        const rows = rig.query<{ tool_args: string; program: string }>("SELECT tool_args, program FROM parts WHERE tool_name = 'terminal' AND part_type = 'tool_call' ORDER BY created_at, part_id");
+        assert.equal(rows.length, 3);
+        const rules = rig.query<{ value: string }>("SELECT value FROM dataset_meta WHERE key = 'program_rules'")[0]!.value;
+        const namer = Number(rules) === PROGRAM_RULES ? programOfArgs : otherRules;
+        assert.deepEqual(rows.map((r) => r.program), rows.map((r) => namer(r.tool_args)), `every name is by the rules the dataset records (${rules})`);
+      } finally {
+        rig.cleanup();
+      }
+    } finally {
+      s.db.close();
+      s.cleanup();
     }
   });
 });

@@ -15,6 +15,8 @@ import { InsertedToolCalls } from './tool-calls.js';
 import { AUTOCHECKPOINT_PAGES, openDataset, type DatasetOptions } from './dataset.js';
 import { ledgerTimeZone } from '../../ledger/zone.js';
 import { datasetSetting, LedgerWriter } from './ledger.js';
+import { nameTerminalCalls, PROGRAM_RULES_KEY } from './programs.js';
+import { PROGRAM_RULES } from '../../dataset/program.js';
 
 type Stmt = { run(...params: unknown[]): { changes: number } };
 type Tx = ReturnType<Db['transaction']>;
@@ -63,6 +65,8 @@ export class SqliteSink implements Sink {
   /** The stores it holds, asked by every pass (discover.ts spelledAsKnown): prepared once. */
   readonly #storeKeys: { all(): unknown[] };
   readonly #apply: Tx;
+  /** The rules the dataset's stored programs are named by (`dataset_meta.program_rules`), as text. */
+  readonly #programRules: { get(): unknown };
   #redacts = false;
   readonly #ledger: LedgerWriter;
   readonly #activity: InsertedActivity;
@@ -115,6 +119,7 @@ export class SqliteSink implements Sink {
       cursor: db.prepare('SELECT fingerprint, max_message_id FROM session_cursors WHERE store = ? AND session_id = ?').raw(),
     };
     this.#storeKeys = db.prepare(`SELECT store FROM ${STORES.name}`).pluck();
+    this.#programRules = db.prepare(`SELECT value FROM ${DATASET_META.name} WHERE key = ?`).pluck().bind(PROGRAM_RULES_KEY);
     this.#apply = db.transaction((batch: Batch) => this.#applyBatch(batch));
   }
 
@@ -132,6 +137,10 @@ export class SqliteSink implements Sink {
   #applyBatch(batch: Batch): Written {
     // What an attempt that threw had inserted was rolled back with it: so is its tally.
     this.#counts.clear();
+    // Another Hermetic, of other naming rules, may have named the dataset's programs since this one opened it (it
+    // opened read-write beside this running forwarder): they are named by these rules again before this batch adds
+    // names by them, so every stored name is by the rules `dataset_meta` records (decision 0158).
+    if (this.#programRules.get() !== String(PROGRAM_RULES)) nameTerminalCalls(this.db);
     const written = this.#applyRows(batch);
     this.#toolCalls.settle();
     this.#counts.flush();
