@@ -173,6 +173,11 @@ describe('the fleet\'s terminal programs across versions and rules', () => {
       // B ships again (its forwarder now of these rules): its own names, its rules recorded; nothing to say.
       await sink.write({ ...datasetBatch(store.dataset, B, 2, 1), first: true });
       assert.deepEqual([programs(B), rules(B)], [own, String(PROGRAM_RULES)]);
+      // A batch read from a dataset that another Hermetic's rules named records those rules (decision 0158).
+      await sink.write({ ...datasetBatch(store.dataset, B, 3, 2), programRules: PROGRAM_RULES + 1 });
+      assert.equal(rules(B), String(PROGRAM_RULES + 1));
+      await sink.write({ ...datasetBatch(store.dataset, B, 4, 3), programRules: PROGRAM_RULES });
+      assert.equal(rules(B), String(PROGRAM_RULES));
       assert.deepEqual((await cli('command')).err, []);
       const fleet = await fleetReport(url, { by: ['machine', 'command'] });
       assert.equal(fleet.totals.commands!.tool_calls, 2 * usageReport(db, { by: ['command'] }).totals.commands!.tool_calls);

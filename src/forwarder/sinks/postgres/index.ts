@@ -249,8 +249,9 @@ class Sink implements PostgresSink {
          applied_digest = CASE WHEN $6 OR EXCLUDED.applied_seq > p.applied_seq THEN EXCLUDED.applied_digest WHEN EXCLUDED.applied_seq = p.applied_seq THEN COALESCE(EXCLUDED.applied_digest, p.applied_digest) ELSE p.applied_digest END,
          updated_at = EXCLUDED.updated_at`,
       // A snapshot's first batch starts the machine over: what it records replaces what any other copy recorded.
-      // The rules its terminal programs are named by: the dataset's, which this Hermetic named again at open.
-      [batch.origin.machineId, batch.origin.hostname, batch.toSeq, log ? batch.fromSeq : null, log ? batch.logDigest : null, batch.first === true, PROGRAM_RULES],
+      // The rules its terminal programs are named by: the dataset's when the batch was read (another Hermetic may have
+      // named it by its own since this one opened it; decision 0158), else this Hermetic's.
+      [batch.origin.machineId, batch.origin.hostname, batch.toSeq, log ? batch.fromSeq : null, log ? batch.logDigest : null, batch.first === true, batch.programRules ?? PROGRAM_RULES],
     );
     await client.query('COMMIT');
   }

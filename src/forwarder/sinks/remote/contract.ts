@@ -41,6 +41,12 @@ export interface DeltaBatch {
    * not keep rows the dataset has since lost, a forgotten session's above all). A replay of it does the same again.
    */
   first?: boolean;
+  /**
+   * The rules the dataset's stored terminal programs were named by when the batch was read (`dataset_meta.
+   * program_rules`, decision 0152): the rows it sends are named by them, whatever rules the shipping process has (a
+   * Hermetic of other rules may have named the dataset since this one opened it). Absent: the process's own.
+   */
+  programRules?: number;
   upserts: { table: ShippedTable; rows: RecordOf[] }[];
   deletes: { table: ShippedTable; keys: RecordOf[] }[];
 }

@@ -6,6 +6,8 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { logHead, pendingEntries, registerSink, removeSink, sinkRow, triggersOn } from './changelog.js';
+import { DeltaReader } from './deltas.js';
+import { PROGRAM_RULES } from '../../dataset/program.js';
 import { Shipper } from './shipper.js';
 import { sinkStatus } from './status.js';
 import { readSqliteSinkFile, SqliteFileSink } from './sqlite-file.js';
@@ -174,6 +176,24 @@ test('hermetic forget --store: every row of the store is deleted at the sink (de
     assert.deepEqual(Object.entries(rest).filter(([, rows]) => rows.length > 0).map(([t]) => t), [], 'nothing of the store is left at the sink');
     assert.deepEqual(unread!.map((r) => r.stores), ['[]']);
     assert.deepEqual(heldRows(held()), expectedRows(world.dataset, false));
+  } finally {
+    await world.cleanup();
+  }
+});
+
+test('a batch carries the naming rules the dataset records when it is read, not the shipping process\'s (decision 0158)', async () => {
+  const world = createWorld();
+  try {
+    registerSink(world.dataset, { id: 'sqlite:x', display: 'sqlite:x' }, 1);
+    const reader = new DeltaReader(world.dataset, world.origin);
+    const rulesOf = () => reader.next(sinkRow(world.dataset, 'sqlite:x')!, false)!.batch.programRules;
+    assert.equal(rulesOf(), PROGRAM_RULES);
+    // Another Hermetic, of other rules, named the dataset since this process opened it.
+    world.dataset.prepare("UPDATE dataset_meta SET value = ? WHERE key = 'program_rules'").run(String(PROGRAM_RULES + 1));
+    assert.equal(rulesOf(), PROGRAM_RULES + 1);
+    // A dataset that records none (before version 15): the batch says nothing, and the sink takes its own.
+    world.dataset.prepare("DELETE FROM dataset_meta WHERE key = 'program_rules'").run();
+    assert.equal(rulesOf(), undefined);
   } finally {
     await world.cleanup();
   }
