@@ -16,6 +16,7 @@ import { TOOL_ERROR_FUNCTION, toolErrorSql } from '../dataset/tool-error.js';
 import { Zone } from '../ledger/zone.js';
 import { createPostgresSink, postgresTarget } from '../sinks/postgres/index.js';
 import { createPool } from '../sinks/postgres/pool.js';
+import { nameFleetPrograms } from '../sinks/postgres/programs.js';
 import { readFleet } from '../sinks/postgres/read.js';
 import { datasetBatch, toolCallsDrift } from '../sinks/postgres/testing/rows.js';
 import { shipDatasets } from '../sinks/postgres/testing/fleet.js';
@@ -183,6 +184,26 @@ describe('the fleet\'s terminal programs across versions and rules', () => {
       assert.equal(fleet.totals.commands!.tool_calls, 2 * usageReport(db, { by: ['command'] }).totals.commands!.tool_calls);
     } finally {
       await sink.close();
+    }
+  });
+
+  it('naming a machine again reads its calls a page at a time: every call named, whatever the page size', async () => {
+    const url = cluster.createDatabase();
+    await shipDatasets(url, [[store.dataset, A]]);
+    const d = dbOf(url);
+    cluster.psql(`UPDATE hermetic.parts SET program = NULL WHERE program IS NOT NULL; UPDATE hermetic.progress SET program_rules = NULL`, d);
+    const pool = createPool(postgresTarget(url), { max: 1 });
+    const client = await pool.connect();
+    try {
+      const calls = Number(cluster.psql(`SELECT COUNT(*) FROM hermetic.parts WHERE tool_name = 'terminal' AND part_type = 'tool_call'`, d).trim());
+      assert.ok(calls > 4, `several pages of 2 (${calls} calls)`);
+      assert.deepEqual(await nameFleetPrograms(client, 'hermetic', (args) => `named:${String(args).length}`, PROGRAM_RULES, 2), [A.machineId]);
+      const left = cluster.psql(`SELECT COUNT(*) FROM hermetic.parts WHERE tool_name = 'terminal' AND part_type = 'tool_call' AND (program IS NULL OR program NOT LIKE 'named:%')`, d).trim();
+      assert.equal(left, '0');
+      assert.equal(cluster.psql(`SELECT program_rules FROM hermetic.progress`, d).trim(), String(PROGRAM_RULES));
+    } finally {
+      client.release();
+      await pool.end();
     }
   });
 

@@ -15,16 +15,16 @@ import { q } from './schema.js';
  */
 const shipped = (program: string) => redactSensitiveText(program) ?? program;
 
-/** Calls written back per statement. */
+/** Calls read, named and written back per statement. */
 const CHUNK = 5000;
 
 /**
  * Names again the terminal calls of every machine whose `progress.program_rules` is older than `rules` (or unknown),
  * each machine in a transaction of its own that holds its progress row first (as a batch of that machine does, so the
- * two take turns), and writes only the names that change; returns the machines named. `name` and `rules` are this
- * Hermetic's unless a test gives others.
+ * two take turns), and writes only the names that change; returns the machines named. `name`, `rules` and the
+ * number of calls read at a time (`pageSize`) are this Hermetic's unless a test gives others.
  */
-export async function nameFleetPrograms(client: PoolClient, schema: string, name: (args: unknown) => string = programOfArgs, rules: number = PROGRAM_RULES): Promise<string[]> {
+export async function nameFleetPrograms(client: PoolClient, schema: string, name: (args: unknown) => string = programOfArgs, rules: number = PROGRAM_RULES, pageSize: number = CHUNK): Promise<string[]> {
   const s = q(schema);
   const stale = await client.query<{ machine_id: string }>(`SELECT machine_id FROM ${s}.progress WHERE program_rules IS NULL OR program_rules < $1 ORDER BY machine_id`, [rules]);
   const named: string[] = [];
@@ -38,14 +38,21 @@ export async function nameFleetPrograms(client: PoolClient, schema: string, name
         await client.query('COMMIT');
         continue;
       }
-      const calls = await client.query<{ store: string; session_id: string; part_id: string; tool_args: string | null; program: string | null }>(
-        `SELECT store, session_id, part_id, tool_args, program FROM ${s}.parts WHERE machine_id = $1 AND tool_name = '${TERMINAL_TOOL}' AND part_type = 'tool_call'`, [machine]);
-      const changed = calls.rows.map((r) => ({ ...r, named: shipped(name(r.tool_args)) })).filter((r) => r.named !== r.program);
-      for (let i = 0; i < changed.length; i += CHUNK) {
-        const chunk = changed.slice(i, i + CHUNK);
+      // A page of calls at a time, by key (a machine may hold millions): memory stays one page whatever it holds.
+      let after: [string, string, string] = ['', '', ''];
+      for (;;) {
+        const page = await client.query<{ store: string; session_id: string; part_id: string; tool_args: string | null; program: string | null }>(
+          `SELECT store, session_id, part_id, tool_args, program FROM ${s}.parts
+            WHERE machine_id = $1 AND tool_name = '${TERMINAL_TOOL}' AND part_type = 'tool_call' AND (store, session_id, part_id) > ($2, $3, $4)
+            ORDER BY store, session_id, part_id LIMIT $5`, [machine, ...after, pageSize]);
+        if (page.rows.length === 0) break;
+        const last = page.rows[page.rows.length - 1]!;
+        after = [last.store, last.session_id, last.part_id];
+        const changed = page.rows.map((r) => ({ ...r, named: shipped(name(r.tool_args)) })).filter((r) => r.named !== r.program);
+        if (changed.length === 0) continue;
         await client.query(`UPDATE ${s}.parts p SET program = n.program FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS n(store, session_id, part_id, program)
           WHERE p.machine_id = $1 AND p.store = n.store AND p.session_id = n.session_id AND p.part_id = n.part_id`,
-        [machine, chunk.map((r) => r.store), chunk.map((r) => r.session_id), chunk.map((r) => r.part_id), chunk.map((r) => r.named)]);
+        [machine, changed.map((r) => r.store), changed.map((r) => r.session_id), changed.map((r) => r.part_id), changed.map((r) => r.named)]);
       }
       await client.query(`UPDATE ${s}.progress SET program_rules = $2 WHERE machine_id = $1`, [machine, rules]);
       await client.query('COMMIT');
