@@ -14,8 +14,8 @@ import {
   parseRaise,
   parseSteerPolicy,
   parseStopPolicy,
-  subsystemRedaction,
 } from '../control/agent-events.js';
+import { redactUnforced } from '../../shared/redact/index.js';
 import { onlyKeys, type AdminContext } from './context.js';
 import { DEFAULT_NAMESPACE } from '../namespaces/names.js';
 
@@ -110,7 +110,7 @@ export function eventHandler(ctx: AdminContext) {
  * the notification dict, key for key, or `{"preset": "shell", …}` for the full dangerous-command dict.
  */
 export function approvalRequestHandler(ctx: AdminContext): PyDict {
-  const notification = approvalNotification(ctx.body, subsystemRedaction);
+  const notification = approvalNotification(ctx.body, redactUnforced);
   const run = liveRun(ctx);
   return ctx.deps.agent.requestApproval(run, notification);
 }

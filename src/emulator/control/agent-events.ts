@@ -5,7 +5,6 @@
 import { HermeticError } from '../../shared/errors.js';
 import { suggest } from '../../shared/options.js';
 import { PyFloat, type PyDict, type PyValue } from '../../shared/python/index.js';
-import { redactSensitiveText } from '../../shared/redact/index.js';
 import { SUBAGENT_KEYS, zeroUsage, type AgentException, type ProgressEvent, type Usage } from '../runs/agent.js';
 import { field, onlyKeys } from './fields.js';
 
@@ -115,8 +114,6 @@ export function parseCallbackEvent(body: PyDict): CallbackEvent {
   }
 }
 
-/** The approval subsystem's own pass over command and description: unforced, with Hermes's switch on (its default). */
-export const subsystemRedaction = (text: string): string => redactSensitiveText(text, { force: false, enabled: true })!;
 
 const SHELL_FIELDS = ['preset', 'command', 'description', 'pattern_key', 'pattern_keys', 'allow_permanent', 'allow_session', 'smart_denied', 'request_id'];
 

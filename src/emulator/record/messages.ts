@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import {
   dumpsUnicode, isDict, PyFloat, pyRound, pyStr, pyStrip, scrubSurrogates, type PlainJson, type PyValue,
 } from '../../shared/python/index.js';
-import { redactSensitiveText } from '../../shared/redact/index.js';
+import { redactUnforced } from '../../shared/redact/index.js';
 import type { MessageInput, ToolCall } from '../../state-db/writer/types.js';
 import { inlineThinkReasoning, stripThinkBlocks } from './think-blocks.js';
 
@@ -58,14 +58,6 @@ export function userContent(content: PyValue): MessageInput['content'] {
   return text.length > 0 ? text.join('\n') : null;
 }
 
-/**
- * Hermes's secret redactor as build_assistant_message calls it: unforced, so it follows the HERMES_REDACT_SECRETS switch
- * (config `security.redact_secrets`), which agent/redact.py reads once, at import. The emulator runs Hermes's default,
- * on, as the approval subsystem's own pass does (control/agent-events.ts `subsystemRedaction`); nothing turns it off
- * (decision 0153).
- */
-const agentRedaction = (text: string): string => redactSensitiveText(text, { force: false, enabled: true })!;
-
 /** The columns of an assistant row that the response's text decides. */
 export type AssistantText = Pick<MessageInput, 'content' | 'reasoning' | 'reasoning_content'>;
 
@@ -80,7 +72,8 @@ export function assistantText(text: string): AssistantText {
   const found = inlineThinkReasoning(text);
   let content = scrubSurrogates(text);
   if (content !== '') content = pyStrip(stripThinkBlocks(content));
-  if (content !== '') content = agentRedaction(content);
+  // Unforced, so it follows HERMES_REDACT_SECRETS, read once at import: on, Hermes's default (decision 0153).
+  if (content !== '') content = redactUnforced(content);
   if (found === null) return { content, reasoning: null };
   const reasoning = scrubSurrogates(found);
   return { content, reasoning, reasoning_content: reasoning };

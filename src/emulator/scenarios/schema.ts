@@ -15,8 +15,8 @@ import {
   parseRaise,
   parseSteerPolicy,
   parseStopPolicy,
-  subsystemRedaction,
 } from '../control/agent-events.js';
+import { redactUnforced } from '../../shared/redact/index.js';
 import type { AgentException, ProgressEvent, Usage } from '../runs/agent.js';
 
 export const STEP_KINDS = ['event', 'approval', 'complete', 'fail', 'raise', 'cancel', 'steer_policy', 'stop_policy', 'hang'] as const;
@@ -199,7 +199,7 @@ function parseAction(kind: StepKind, raw: PyDict, stepPath: string, at: number):
     case 'event':
       return { kind, event: parseEvent(body, path) };
     case 'approval': {
-      const notification = reader(path, () => approvalNotification(body, subsystemRedaction));
+      const notification = reader(path, () => approvalNotification(body, redactUnforced));
       const timeout = raw.has('timeout') ? seconds(raw.get('timeout'), `${stepPath}.timeout`) : APPROVAL_TIMEOUT;
       const branches: Partial<Record<Outcome, readonly Step[]>> = {};
       for (const [outcome, key] of Object.entries(BRANCH_KEYS) as Array<[Outcome, string]>) {

@@ -36,10 +36,7 @@ export async function forgetCommand(argv: string[]): Promise<number> {
   // A folder that is gone (a deleted project, one the machine's list ignores) can still be forgotten: only a file is
   // refused, as it cannot hold sessions.
   const scope = values.scope === undefined ? undefined : scopeFolder(values.scope);
-  const home = resolve(hermeticHome(values.home));
-  if (!existsSync(join(home, DATASET_FILE))) throw new HermeticError('HERMETIC_DATASET_OPEN', `There is no dataset at ${join(home, DATASET_FILE)} yet; there is nothing to forget.`);
-  const sink = SqliteSink.open(home);
-  try {
+  return onDataset(values.home, (sink, home) => {
     const policy = createPolicyResolver({ stateDir: home, now: Date.now });
     const stores = values['state-db']?.map(explicitStore);
     const r = forgetSessions(sink, policy, { sessions: values.session, scope, stores });
@@ -56,6 +53,16 @@ export async function forgetCommand(argv: string[]): Promise<number> {
     }
     if (!values.json) console.log(`forget: ${plural(r.forgotten.length, 'session')} removed (${plural(r.written.messagesRemoved, 'message')}, ${plural(r.written.partsRemoved, 'part')}, with their usage and issues)${r.kept.length ? `; ${r.kept.length} kept` : ''}.`);
     return 0;
+  });
+}
+
+/** `fn` on the dataset under Hermetic's home (`--home`), closed after; refused when there is none yet. */
+function onDataset<T>(homeOption: string | undefined, fn: (sink: SqliteSink, home: string) => T): T {
+  const home = resolve(hermeticHome(homeOption));
+  if (!existsSync(join(home, DATASET_FILE))) throw new HermeticError('HERMETIC_DATASET_OPEN', `There is no dataset at ${join(home, DATASET_FILE)} yet; there is nothing to forget.`);
+  const sink = SqliteSink.open(home);
+  try {
+    return fn(sink, home);
   } finally {
     sink.close();
   }
@@ -63,10 +70,7 @@ export async function forgetCommand(argv: string[]): Promise<number> {
 
 /** `forget --store PATH`: every row read from each store, removed (pipeline/forget.ts forgetStores). */
 function forgetStoresCommand(given: string[], homeOption: string | undefined, json: boolean): number {
-  const home = resolve(hermeticHome(homeOption));
-  if (!existsSync(join(home, DATASET_FILE))) throw new HermeticError('HERMETIC_DATASET_OPEN', `There is no dataset at ${join(home, DATASET_FILE)} yet; there is nothing to forget.`);
-  const sink = SqliteSink.open(home);
-  try {
+  return onDataset(homeOption, (sink) => {
     const r = forgetStores(sink, given, findStores());
     if (json) {
       console.log(JSON.stringify({ stores: r.map((s) => ({ store: s.store, sessions: s.sessions, messages_removed: s.messagesRemoved, parts_removed: s.partsRemoved })) }, null, 2));
@@ -76,7 +80,5 @@ function forgetStoresCommand(given: string[], homeOption: string | undefined, js
       console.log(terminalText(`forget: store ${s.store} removed (${plural(s.sessions, 'session')}, ${plural(s.messagesRemoved, 'message')}, ${plural(s.partsRemoved, 'part')}, with their usage, issues and cursors).`));
     }
     return 0;
-  } finally {
-    sink.close();
-  }
+  });
 }

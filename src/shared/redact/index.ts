@@ -70,3 +70,9 @@ export function redactSensitiveText(text: string | null, options: RedactOptions 
   if (!force && !enabled) return text;
   return redactPasses(text);
 }
+
+/**
+ * `redact_sensitive_text(text)` unforced, as Hermes's agent and approval subsystem call it, with the
+ * HERMES_REDACT_SECRETS switch at its default (on): what the emulator runs, which has no switch to turn it off.
+ */
+export const redactUnforced = (text: string): string => redactSensitiveText(text, { force: false, enabled: true })!;

@@ -5,8 +5,8 @@
 // Batches are bounded by entries and by bytes. A delegation's row issues leave by the delegation's policy (decision 0092).
 import type { Db } from '../../../shared/sqlite.js';
 import type { DatasetTable, RecordOf } from '../../dataset/columns.js';
-import { CHANGE_LOG, DATASET_META } from '../../dataset/columns.js';
-import { PROGRAM_RULES_KEY } from '../sqlite/programs.js';
+import { CHANGE_LOG } from '../../dataset/columns.js';
+import { storedProgramRules } from '../sqlite/programs.js';
 import { entriesDigest, logHead, SHIPPED, SHIPPED_BY_NAME, type SinkRow } from './changelog.js';
 import type { DeltaBatch, Origin, ShippedTable } from './contract.js';
 import { redactRow } from './redact-row.js';
@@ -87,13 +87,6 @@ export class DeltaReader {
     this.#limits = { ...DEFAULT_LIMITS, ...limits };
   }
 
-  /** The rules the dataset's terminal programs are named by (decision 0152), or undefined where none is recorded. */
-  #programRules(): number | undefined {
-    const value = this.#stmt(`SELECT value FROM ${DATASET_META.name} WHERE key = '${PROGRAM_RULES_KEY}'`).pluck().get();
-    const rules = Number(value);
-    return value !== undefined && value !== null && Number.isInteger(rules) ? rules : undefined;
-  }
-
   #stmt(sql: string): Stmt {
     let s = this.#stmts.get(sql);
     if (!s) this.#stmts.set(sql, (s = this.#db.prepare(sql) as unknown as Stmt));
@@ -105,8 +98,9 @@ export class DeltaReader {
     // One read transaction: the rows, the log and its head are seen as of one moment, and the naming rules with them.
     return this.#db.transaction(() => {
       const next = row.snapshot !== null ? this.#snapshot(row, JSON.parse(row.snapshot) as SnapshotPosition, redact) : this.#log(row, redact);
-      const rules = next === null ? undefined : this.#programRules();
-      if (next !== null && rules !== undefined) next.batch.programRules = rules;
+      // The rules the rows' terminal programs were named by (decision 0152), where the dataset records any.
+      const rules = next === null ? null : storedProgramRules(this.#db);
+      if (next !== null && rules !== null && Number.isInteger(rules)) next.batch.programRules = rules;
       return next;
     })();
   }

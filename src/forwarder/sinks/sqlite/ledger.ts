@@ -23,6 +23,11 @@ export function datasetSetting(db: Db, key: string): string | null {
   return row?.value ?? null;
 }
 
+/** Records a setting of `dataset_meta` (`datasetSetting` reads it). */
+export function setDatasetSetting(db: Db, key: string, value: string): void {
+  db.prepare(`INSERT OR REPLACE INTO ${DATASET_META.name} (key, value) VALUES (?, ?)`).run(key, value);
+}
+
 export class LedgerWriter {
   readonly db: Db;
   readonly zone: Zone;
@@ -96,9 +101,8 @@ export class LedgerWriter {
       for (; i < sessions.length && sessions[i]![0] === store && ids.length < 200; i++) ids.push(sessions[i]![1]);
       this.rebuild(store, ids);
     }
-    const set = this.db.prepare(`INSERT OR REPLACE INTO ${DATASET_META.name} (key, value) VALUES (?, ?)`);
-    set.run('ledger_time_zone', this.zone.name);
-    set.run('ledger_rules', LEDGER_RULES);
+    setDatasetSetting(this.db, 'ledger_time_zone', this.zone.name);
+    setDatasetSetting(this.db, 'ledger_rules', LEDGER_RULES);
   }
 
   /** Whether the ledger on disk was built in another zone or with other rules (then `rebuildAll` is due). */

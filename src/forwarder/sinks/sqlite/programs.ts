@@ -5,7 +5,8 @@
 // those calls again through the change log, and nothing else. Plus the index `hermetic report --by command` reads the
 // terminal tool's parts by, instead of the whole transcript of every session that ran a command.
 import type { Db } from '../../../shared/sqlite.js';
-import { DATASET_META, PARTS } from '../../dataset/columns.js';
+import { PARTS } from '../../dataset/columns.js';
+import { datasetSetting, setDatasetSetting } from './ledger.js';
 import { PROGRAM_RULES, programOfArgs, TERMINAL_TOOL } from '../../dataset/program.js';
 
 /** The `dataset_meta` key that says which rules named the stored programs. */
@@ -21,8 +22,8 @@ export const TERMINAL_INDEX_SQL = `CREATE INDEX IF NOT EXISTS ${TERMINAL_INDEX} 
 
 /** The rules version the dataset's stored programs were named by (null: not recorded, a dataset before version 15). */
 export function storedProgramRules(db: Db): number | null {
-  const row = db.prepare(`SELECT value FROM ${DATASET_META.name} WHERE key = ?`).get(PROGRAM_RULES_KEY) as { value: string | null } | undefined;
-  return row?.value === undefined || row.value === null ? null : Number(row.value);
+  const value = datasetSetting(db, PROGRAM_RULES_KEY);
+  return value === null ? null : Number(value);
 }
 
 /**
@@ -41,7 +42,7 @@ export function nameTerminalCalls(db: Db, name: (args: unknown) => string = prog
   }
   const update = db.prepare(`UPDATE ${PARTS.name} SET program = ? WHERE store = ? AND session_id = ? AND part_id = ?`);
   for (const [store, session, part, program] of changed) update.run(program, store, session, part);
-  db.prepare(`INSERT INTO ${DATASET_META.name} (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`).run(PROGRAM_RULES_KEY, String(rules));
+  setDatasetSetting(db, PROGRAM_RULES_KEY, String(rules));
   return changed.length;
 }
 

@@ -14,7 +14,7 @@ import { RowCounts } from './row-counts.js';
 import { InsertedToolCalls } from './tool-calls.js';
 import { AUTOCHECKPOINT_PAGES, openDataset, type DatasetOptions } from './dataset.js';
 import { ledgerTimeZone } from '../../ledger/zone.js';
-import { datasetSetting, LedgerWriter } from './ledger.js';
+import { datasetSetting, LedgerWriter, setDatasetSetting } from './ledger.js';
 import { nameTerminalCalls, PROGRAM_RULES_KEY } from './programs.js';
 import { PROGRAM_RULES } from '../../dataset/program.js';
 
@@ -150,7 +150,7 @@ export class SqliteSink implements Sink {
   #applyRows(batch: Batch): Written {
     const store = String(batch.store.store);
     if (batch.redacted && !this.redacts()) {
-      this.db.prepare(`INSERT OR REPLACE INTO ${DATASET_META.name} (key, value) VALUES ('redact', 'on')`).run();
+      setDatasetSetting(this.db, 'redact', 'on');
       this.#redacts = true;
     }
     const d = this.#del;
