@@ -4,7 +4,8 @@
 // throwaway cluster, as that many machines. Then, each figure against a baseline measured in the same round (the
 // machine is shared and noisy; nothing here passes or fails):
 //   F1  the report CLI in process (`reportCommand(['--from', url, …])`, its output captured): the default view (30
-//       days), the whole year, --by day --by model, --by session --top 20, --by machine; median of the rounds, against
+//       days), the whole year, --by day --by model, --by session --top 20, --by machine, --by command (30 days
+//       and the year), --by tool (the year); median of the rounds, against
 //       `SELECT count(*) FROM usage_ledger` over the same fleet (its own connection and transaction, as the report's).
 //   F2  the dashboard's endpoints over HTTP on its real server (`postgresSource`): /api/overview (with its uncosted and
 //       row-issue counts), /api/daily, /api/sessions, /api/breakdown, /api/tools, /api/options and the busiest
@@ -98,6 +99,9 @@ try {
     ['report --period all --by day --by model', cli(['--period', 'all', '--by', 'day', '--by', 'model'])],
     ['report --period all --by session --top 20', cli(['--period', 'all', '--by', 'session', '--top', '20'])],
     ['report --by machine (30 days)', cli(['--by', 'machine'])],
+    ['report --by command (30 days)', cli(['--by', 'command'])],
+    ['report --period all --by command', cli(['--period', 'all', '--by', 'command'])],
+    ['report --period all --by tool', cli(['--period', 'all', '--by', 'tool'])],
   ];
 
   const source = postgresSource(url, new Zone('UTC'));

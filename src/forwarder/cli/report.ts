@@ -94,14 +94,14 @@ function datasetSource(home: string): ReportSource {
  * statements over a fleet of a year.
  */
 async function fleetSource(url: string): Promise<ReportSource> {
-  const [{ openFleet }, { runPostgres }] = await Promise.all([import('../sinks/postgres/read.js'), import('../report/postgres.js')]);
+  const [{ openFleet }, { runPostgres, fleetUsageReport }] = await Promise.all([import('../sinks/postgres/read.js'), import('../report/postgres.js')]);
   const fleet = openFleet(url);
   // Tables a later fleet version added that this role may not read: their notes are left out, and said why once.
   const denied = new Map<string, string>();
   const onDenied = (table: string, grant: string) => denied.set(table, grant);
   return {
     zone: new Zone(explicitTimeZone() ?? systemTimeZone()),
-    report: (request, zone) => fleet.read((c, d) => runPostgres(c, planReport(request, zone, d), d)),
+    report: (request, zone) => fleetUsageReport(fleet, request, zone),
     summary: (request, now, zone) => fleet.read((c, d) => runPostgres(c, planSummary(request, now, zone, d), d)),
     emptyDataset: () => fleet.read(async (c) => (await c.query('SELECT 1 FROM usage_ledger LIMIT 1')).rows.length === 0),
     // The values each machine's forwarder repaired: the dataset's plan, each session keyed by its machine too (decision 0092).

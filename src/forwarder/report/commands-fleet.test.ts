@@ -1,6 +1,7 @@
-// `--by command` on the fleet store (decision 0152): the store of every shape (testing/commands.ts) shipped as its
-// machine gives the rows of its own dataset for every combination decision 0149 allows, the rows add up to
-// totals.commands and that is the terminal's row by tool; two machines stay apart; a role that may not read the
+// `--by command` on the fleet store (decisions 0152, 0159): the store of every shape (testing/commands.ts) shipped as
+// its machine gives the rows of its own dataset for every combination decision 0149 allows, whether the read gathers
+// the calls once into a temporary table of its own or each statement gathers them (a role without TEMP); the rows add
+// up to totals.commands and that is the terminal's row by tool; two machines stay apart; a role that may not read the
 // fleet's tool_calls gets the same times; a fleet of version 9 is refused until a forwarder migrates it, which names
 // the calls shipped before; a machine whose names are by older rules is named again by the next forwarder to open
 // the store, one with newer rules is left alone; the failure rule's PostgreSQL twin judges as SQLite's does.
@@ -17,12 +18,13 @@ import { Zone } from '../ledger/zone.js';
 import { createPostgresSink, postgresTarget } from '../sinks/postgres/index.js';
 import { createPool } from '../sinks/postgres/pool.js';
 import { nameFleetPrograms } from '../sinks/postgres/programs.js';
-import { readFleet } from '../sinks/postgres/read.js';
+import { openFleet, readFleet } from '../sinks/postgres/read.js';
 import { datasetBatch, toolCallsDrift } from '../sinks/postgres/testing/rows.js';
 import { shipDatasets } from '../sinks/postgres/testing/fleet.js';
 import type { Origin } from '../sinks/remote/contract.js';
 import { usageReport, type ReportRequest, type UsageReport } from './index.js';
-import { runPostgres } from './postgres.js';
+import { commandScratch } from './commands.js';
+import { fleetUsageReport, runPostgres } from './postgres.js';
 import { planReport } from './query.js';
 import { commandsStore, NOW, T0, T1, T2, type CommandsStore } from './testing/commands.js';
 
@@ -49,8 +51,29 @@ after(() => {
   store.cleanup();
 });
 
-const fleetReport = (url: string, request: ReportRequest) =>
+/** A report as `hermetic report --from` reads it: by command, its calls gathered once into the read's own table. */
+async function fleetReport(url: string, request: ReportRequest): Promise<UsageReport> {
+  const fleet = openFleet(url);
+  try {
+    return await fleetUsageReport(fleet, request, new Zone('UTC'));
+  } finally {
+    await fleet.close();
+  }
+}
+/** The same read without a table of its own (a role without TEMP, a standby): each statement gathers the calls again. */
+const gatheredEachTime = (url: string, request: ReportRequest) =>
   readFleet(url, (c, d) => runPostgres(c, planReport(request, new Zone('UTC'), d), d));
+
+/** The statements a report by command runs in a read with `scratch` (or without), and what the read saw of itself. */
+async function statementsOf(url: string, scratch: boolean): Promise<{ sql: string[]; made: boolean; readOnly: string; report: UsageReport }> {
+  return readFleet(url, async (c, d) => {
+    const sql: string[] = [];
+    const logged = new Proxy(c, { get: (t, k) => (k === 'query' ? (q: string, v?: unknown[]) => (sql.push(q), t.query(q, v)) : Reflect.get(t, k)) });
+    const report = await runPostgres(logged, planReport({ by: ['command', 'day'], top: 2 }, new Zone('UTC'), d), d);
+    const seen = (await c.query(`SELECT to_regclass('pg_temp.command_usage') IS NOT NULL AS made, current_setting('transaction_read_only') AS ro`)).rows[0];
+    return { sql, made: seen.made, readOnly: seen.ro, report };
+  }, scratch ? { scratch: commandScratch } : {});
+}
 const dbOf = (url: string) => url.split('/').pop()!;
 
 /** The rows add up to totals.commands: calls, failed results, timed calls and their milliseconds. */
@@ -78,6 +101,7 @@ describe('--by command on the fleet store', () => {
       const fleet = await fleetReport(aloneUrl, shape);
       assert.deepEqual(fleet, usageReport(db, shape), JSON.stringify(shape));
       addsUp(fleet, JSON.stringify(shape));
+      assert.deepEqual(await gatheredEachTime(aloneUrl, shape), fleet, `${JSON.stringify(shape)} gathered by each statement`);
     });
   }
 
@@ -118,6 +142,29 @@ describe('--by command on the fleet store', () => {
     }
     const text = await run(['--from', aloneUrl], []);
     assert.match(text, /^By command and day$/m);
+  });
+
+  it('the calls are gathered once, into a temporary table the read makes before it turns read-only; a role without TEMP gathers them in each statement, the same rows', async () => {
+    const own = usageReport(db, { by: ['command', 'day'], top: 2 });
+    const once = await statementsOf(aloneUrl, true);
+    assert.deepEqual(once.report, own);
+    assert.deepEqual([once.made, once.readOnly], [true, 'on']);
+    assert.equal(once.sql.filter((q) => q.startsWith('INSERT INTO pg_temp.command_usage')).length, 1);
+    assert.ok(!once.sql.some((q) => q.includes('command_usage AS MATERIALIZED')), 'no statement gathers them again');
+    // Nothing of the fleet's may be written in such a read, and its table is gone when it ends.
+    await assert.rejects(readFleet(aloneUrl, (c) => c.query('DELETE FROM hermetic.sessions'), { scratch: commandScratch }), /read-only transaction/);
+    assert.equal(await readFleet(aloneUrl, async (c) => (await c.query(`SELECT to_regclass('pg_temp.command_usage') AS t`)).rows[0].t), null);
+    const d = dbOf(aloneUrl);
+    const url = cluster.readerRole(aloneUrl, 'no_temp_reader', []);
+    cluster.psql(`REVOKE TEMPORARY ON DATABASE ${d} FROM PUBLIC`, d);
+    try {
+      const each = await statementsOf(url, true);
+      assert.deepEqual(each.report, own);
+      assert.deepEqual([each.made, each.readOnly], [false, 'on']);
+      assert.ok(each.sql.some((q) => q.includes('command_usage AS MATERIALIZED')) && !each.sql.some((q) => q.startsWith('INSERT')));
+    } finally {
+      cluster.psql(`GRANT TEMPORARY ON DATABASE ${d} TO PUBLIC`, d);
+    }
   });
 
   it('a role that may not read the fleet\'s tool_calls: the times from its parts, the same rows', async () => {

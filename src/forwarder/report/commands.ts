@@ -6,7 +6,9 @@
 // writer); a dataset whose names are by other rules than this Hermetic's (or one from before they were stored, read
 // without migrating it) is named here instead, by a function of this process — the plain twin. On the dataset the
 // rows are a table of the connection's own (`temp.command_usage`); on the fleet store, whose report runs in a
-// read-only transaction, the same statement is a common table expression of each statement that reads them.
+// read-only transaction, a temporary table the read made before it turned read-only (`commandScratch`), or where the
+// server would not make one (no TEMP privilege, a standby), the same statement as a common table expression of each
+// statement that reads them.
 import type pg from 'pg';
 import type { Db } from '../../shared/sqlite.js';
 import { TOOL_ERROR_FUNCTION, toolErrorSql } from '../dataset/tool-error.js';
@@ -61,6 +63,11 @@ export interface CommandSource {
    * `grouped`: the fleet's parts grouped by call id, for a role that may not read its `tool_calls`.
    */
   times: 'dataset' | 'fleet' | 'grouped';
+  /**
+   * PostgreSQL: the read made its own `pg_temp.command_usage` (`commandScratch`), so the calls are gathered once into
+   * it; else each statement that reads them gathers them again as a common table expression.
+   */
+  scratch: boolean;
 }
 
 /**
@@ -78,18 +85,29 @@ export function* planCommandSource(dialect: Dialect): Generator<{ sql: string; p
       params: {},
     };
     const stored = Number(r?.stored ?? 0) > 0 && Number(r?.rules) === PROGRAM_RULES;
-    return { program: stored ? 'stored' : 'named', indexed: Number(r?.indexed ?? 0) > 0, times: 'dataset' };
+    return { program: stored ? 'stored' : 'named', indexed: Number(r?.indexed ?? 0) > 0, times: 'dataset', scratch: false };
   }
   const [r] = yield {
     sql: `SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('parts') AND attname = 'program' AND NOT attisdropped) AS stored,
       to_regprocedure('${TOOL_ERROR_FUNCTION}(text)') IS NOT NULL AS judged,
-      CASE WHEN to_regclass('tool_calls') IS NULL THEN false ELSE has_table_privilege(to_regclass('tool_calls'), 'SELECT') END AS kept`,
+      CASE WHEN to_regclass('tool_calls') IS NULL THEN false ELSE has_table_privilege(to_regclass('tool_calls'), 'SELECT') END AS kept,
+      to_regclass('pg_temp.${COMMAND_TABLE}') IS NOT NULL AS scratch`,
     params: {},
   };
   if (r?.stored !== true || r?.judged !== true) {
     throw new HermeticError('HERMETIC_FLEET_SCHEMA', 'The fleet store holds no terminal programs yet (its schema is older than version 10, decision 0152): the first forwarder of this version to open it adds them; report by command once one has shipped.');
   }
-  return { program: 'stored', indexed: false, times: r.kept === true ? 'fleet' : 'grouped' };
+  return { program: 'stored', indexed: false, times: r.kept === true ? 'fleet' : 'grouped', scratch: r.scratch === true };
+}
+
+/**
+ * The fleet read's own table for a report by command (sinks/postgres/read.ts `scratch`): empty, shaped as the
+ * statement that gathers the calls makes its rows (so its types are that statement's), dropped when the read ends.
+ * On a fleet before version 10 (no `parts.program`) the server refuses it, and the report says why (planCommandSource).
+ */
+export function commandScratch(dialect: Dialect): string[] {
+  const shape = commandUsageSql('false', dialect, { program: 'stored', indexed: false, times: 'grouped', scratch: false });
+  return [`CREATE TEMPORARY TABLE ${COMMAND_TABLE} ON COMMIT DROP AS ${shape} WITH NO DATA`];
 }
 
 /**
@@ -180,12 +198,18 @@ export type Step = { sql: string; params: Params; program?: true };
 
 /**
  * How the report reads the window's calls: on SQLite the statements that make the connection's table afresh (a table
- * left by a report that failed is dropped) and the one that drops it after; on PostgreSQL none, and the common table
- * expression every statement reading `COMMAND_TABLE` starts with.
+ * left by a report that failed is dropped) and the one that drops it after; on PostgreSQL those that fill the read's
+ * temporary table and empty it after, or, where the read has none, the common table expression every statement
+ * reading `COMMAND_TABLE` starts with.
  */
 export function commandUsagePlan(where: string, params: Params, dialect: Dialect, source: CommandSource): { make: Step[]; drop: Step[]; ctes: string[] } {
   const sql = commandUsageSql(where, dialect, source);
-  if (dialect.name === 'postgres') return { make: [], drop: [], ctes: [`${COMMAND_TABLE} AS MATERIALIZED (${sql})`] };
+  if (dialect.name === 'postgres') {
+    if (!source.scratch) return { make: [], drop: [], ctes: [`${COMMAND_TABLE} AS MATERIALIZED (${sql})`] };
+    // Emptied first: a read may report by command twice.
+    const empty: Step = { sql: `DELETE FROM pg_temp.${COMMAND_TABLE}`, params: {} };
+    return { make: [empty, { sql: `INSERT INTO pg_temp.${COMMAND_TABLE} ${sql}`, params }], drop: [empty], ctes: [] };
+  }
   const drop: Step = { sql: `DROP TABLE IF EXISTS temp.${COMMAND_TABLE}`, params: {} };
   const make: Step = { sql: `CREATE TEMP TABLE ${COMMAND_TABLE} AS ${sql}`, params, ...(source.program === 'named' ? { program: true as const } : {}) };
   return { make: [drop, make], drop: [drop], ctes: [] };

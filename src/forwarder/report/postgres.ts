@@ -1,8 +1,11 @@
 // The report's plans (query.ts, summary.ts) driven on PostgreSQL: each statement of a plan run on a connection the
 // caller opened (sinks/postgres/read.ts: a read-only transaction on the fleet schema), rows handed back to the plan.
 import type pg from 'pg';
+import type { FleetReader } from '../sinks/postgres/read.js';
+import type { Zone } from '../ledger/zone.js';
+import { commandScratch } from './commands.js';
 import type { Dialect } from './dialect.js';
-import type { Plan } from './query.js';
+import { planReport, type Plan, type ReportRequest, type UsageReport } from './query.js';
 
 /** Runs a plan on PostgreSQL (inside the caller's transaction). */
 export async function runPostgres<T>(client: pg.PoolClient, plan: Plan<T>, dialect: Dialect): Promise<T> {
@@ -12,4 +15,13 @@ export async function runPostgres<T>(client: pg.PoolClient, plan: Plan<T>, diale
     step = plan.next((await client.query(sql, values as unknown[])).rows as Record<string, unknown>[]);
   }
   return step.value;
+}
+
+/**
+ * A usage report of the fleet store, read in one transaction of its own; by command, the read makes its table of the
+ * window's terminal calls first (commands.ts `commandScratch`), so they are gathered once, not once per statement.
+ */
+export function fleetUsageReport(fleet: FleetReader, request: ReportRequest, zone: Zone): Promise<UsageReport> {
+  const scratch = request.by?.includes('command') ? { scratch: commandScratch } : {};
+  return fleet.read((c, d) => runPostgres(c, planReport(request, zone, d), d), scratch);
 }

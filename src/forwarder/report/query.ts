@@ -442,8 +442,8 @@ function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'],
     for (const m of MEASURES) row[m] = totals[m];
     return { rows: [row], stopped: null };
   }
-  // By command, the window's terminal calls are gathered once (the connection's own table; on the fleet store a common
-  // table expression of each statement that reads them), and grouped from there.
+  // By command, the window's terminal calls are gathered once (a temporary table; on a fleet store that would not make
+  // one, a common table expression of each statement that reads them), and grouped from there.
   const gathered = by.includes('command') ? yield* planCommandUsage(checked, dialect) : undefined;
   const commands = gathered?.totals;
   const g = yield* planGrouping(checked, top, totals, dialect, zone, gathered?.ctes ?? []);
@@ -462,8 +462,8 @@ function* planBoundedRows(request: ReportRequest, totals: UsageReport['totals'],
 
 /**
  * Gathers the window's terminal calls as `COMMAND_TABLE` (commands.ts) and reads their totals, median included: the
- * statements that drop the table after the report (SQLite), and the common table expressions every statement reading
- * it starts with (PostgreSQL).
+ * statements that drop or empty the table after the report, and the common table expressions every statement reading
+ * it starts with (a fleet read without its temporary table).
  */
 function* planCommandUsage(checked: Checked, dialect: Dialect): Plan<{ totals: CommandTotals; ctes: string[]; drop: Step[] }> {
   const source = yield* planCommandSource(dialect);

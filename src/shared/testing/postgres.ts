@@ -178,7 +178,7 @@ export async function startPostgres(): Promise<PgCluster> {
     readerRole(url, name, revoked) {
       const db = url.split('/').pop()!;
       psql(`CREATE ROLE ${name} LOGIN PASSWORD '${name}-pw'; GRANT USAGE ON SCHEMA hermetic TO ${name}; GRANT SELECT ON ALL TABLES IN SCHEMA hermetic TO ${name};
-        REVOKE ALL ON ${revoked.map((t) => `hermetic.${t}`).join(', ')} FROM ${name}`, db);
+        ${revoked.length > 0 ? `REVOKE ALL ON ${revoked.map((t) => `hermetic.${t}`).join(', ')} FROM ${name}` : ''}`, db);
       return url.replace(`${USER}:${PASSWORD}`, `${name}:${name}-pw`);
     },
     psql, stop, start, destroy,

@@ -52,10 +52,25 @@ export function permissionDenied(e: unknown, target: PostgresTarget): HermeticEr
 
 type FleetFn<T> = (client: pg.PoolClient, dialect: ReturnType<typeof postgresDialect>, target: PostgresTarget) => Promise<T>;
 
+/** How a read opens its transaction. */
+export interface ReadOptions {
+  /** Refuse a store without Hermetic's tables (default true). */
+  requireSchema?: boolean;
+  /**
+   * Statements that make the read's own temporary tables (`ON COMMIT DROP`), run before the transaction turns
+   * read-only: all or none (a savepoint), and none is no failure — a role without TEMP, or a standby, reads without
+   * them. The read's statements find out by looking (`to_regclass('pg_temp.…')`).
+   */
+  scratch?: (dialect: ReturnType<typeof postgresDialect>) => readonly string[];
+}
+
 export interface FleetReader {
   readonly target: PostgresTarget;
-  /** Runs `fn` in one read-only, repeatable-read transaction (search_path: the schema, then public). */
-  read<T>(fn: FleetFn<T>, options?: { requireSchema?: boolean }): Promise<T>;
+  /**
+   * Runs `fn` in one read-only, repeatable-read transaction (search_path: the schema, then public); with `scratch`
+   * the transaction makes its temporary tables first, then turns read-only before `fn` runs.
+   */
+  read<T>(fn: FleetFn<T>, options?: ReadOptions): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -90,14 +105,23 @@ export function openFleet(url: string, connections = 1): FleetReader {
       // A connection that cannot even roll back is closed rather than handed to the next read.
       let broken = false;
       try {
-        await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY').catch((e) => { throw fail(e); });
+        const dialect = postgresDialect(target.schema);
+        const scratch = options.scratch?.(dialect) ?? [];
+        // A read that makes temporary tables starts read-write and turns read-only once they are made (PostgreSQL
+        // allows that turn at any point, and refuses CREATE in a read-only transaction, but not writes to a
+        // temporary table); nothing of the fleet's is written before the turn.
+        await client.query(`BEGIN ISOLATION LEVEL REPEATABLE READ${scratch.length > 0 ? '' : ' READ ONLY'}`).catch((e) => { throw fail(e); });
         if (options.requireSchema !== false) {
           if ((await fleetTable(client, target.schema, 'usage_ledger').catch((e) => { throw fail(e); })).state === 'absent') {
             throw new HermeticError('HERMETIC_FLEET_SCHEMA', `The fleet store ${target.display} has no "${target.schema}" schema with Hermetic's tables yet: run a forwarder with --sink ${target.display} first (or give ?schema=NAME).`);
           }
         }
         await client.query(`SET LOCAL search_path TO ${q(target.schema)}, public`).catch((e) => { throw fail(e); });
-        const out = await fn(client, postgresDialect(target.schema), target);
+        if (scratch.length > 0) {
+          await makeScratch(client, scratch).catch((e) => { throw fail(e); });
+          await client.query('SET TRANSACTION READ ONLY').catch((e) => { throw fail(e); });
+        }
+        const out = await fn(client, dialect, target);
         await client.query('COMMIT').catch(() => undefined);
         return out;
       } catch (e) {
@@ -113,12 +137,29 @@ export function openFleet(url: string, connections = 1): FleetReader {
 }
 
 /**
+ * Makes a read's temporary tables, all or none: a statement the server refuses (no TEMP privilege on the database, a
+ * standby in recovery, a fleet schema without a table the statement reads) takes back the ones before it, and the
+ * read goes on without them. A connection that fails is a failure of the read.
+ */
+async function makeScratch(client: pg.PoolClient, statements: readonly string[]): Promise<void> {
+  await client.query('SAVEPOINT hermetic_scratch');
+  try {
+    for (const sql of statements) await client.query(sql);
+    await client.query('RELEASE SAVEPOINT hermetic_scratch');
+  } catch (e) {
+    if (typeof (e as { code?: unknown }).code !== 'string') throw e;
+    await client.query('ROLLBACK TO SAVEPOINT hermetic_scratch');
+    await client.query('RELEASE SAVEPOINT hermetic_scratch');
+  }
+}
+
+/**
  * Opens the fleet store at `url`, runs `fn` in a read-only transaction (search_path: the schema, then public), and
  * closes it. Connection and server failures become HermeticErrors (HERMETIC_FLEET_*),
  * password scrubbed.
  * @example await readFleet('postgres://me@db/fleet', async (client, dialect) => runPostgres(client, planTotals({}, dialect), dialect))
  */
-export async function readFleet<T>(url: string, fn: FleetFn<T>, options: { requireSchema?: boolean } = {}): Promise<T> {
+export async function readFleet<T>(url: string, fn: FleetFn<T>, options: ReadOptions = {}): Promise<T> {
   const fleet = openFleet(url);
   try {
     return await fleet.read(fn, options);

@@ -6,7 +6,7 @@ import { HermeticError } from '../../../shared/errors.js';
 import { DELEGATIONS, MESSAGES, SESSIONS } from '../../dataset/columns.js';
 import type { Dialect } from '../../report/dialect.js';
 import { planReport, planValues, reportCondition, type ReportRequest } from '../../report/query.js';
-import { runPostgres } from '../../report/postgres.js';
+import { fleetUsageReport, runPostgres } from '../../report/postgres.js';
 import { planUncosted } from '../../report/uncosted.js';
 import { fleetRowIssues } from '../../report/row-issues.js';
 import { Zone } from '../../ledger/zone.js';
@@ -183,7 +183,7 @@ export function postgresSource(url: string, zone: Zone): UsageSource {
   return {
     fleet: true,
     zone: () => zone,
-    report: (request) => fleet.read((c, d) => runPostgres(c, planReport(request, request.utc ? new Zone('UTC') : zone, d), d)),
+    report: (request) => fleetUsageReport(fleet, request, request.utc ? new Zone('UTC') : zone),
     // Each machine's batch moves its `progress` row in the batch's own transaction: the rows' digest changes with any
     // shipment. Null without the table, or for a role that may not read it (the page then does not follow).
     version: () => fleet.read(async (c, _d, target) => {
