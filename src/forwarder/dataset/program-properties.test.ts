@@ -125,7 +125,7 @@ describe('commandProgram on hostile shapes, a megabyte long or thousands deep', 
       '"', "'", '\\', '`', '$(', '${', '(', ')', '((', '{ ', '} ', 'if ', 'fi ', 'for x in a; do ', 'done ', 'case x in a) cd y;; ', ';; x) ', '[[ ',
       '<(', "$'", "$'\\x41", '$"', '"$(', 'cd x; ', 'cd x || exit; ', '[ -f x ] || ', 'A=1 ', 'sudo -E ', 'nohup ', 'timeout 1 ', 'npx ', 'uv run ',
       '2>/dev/null ', '< ', '<<E\n', 'cd x <<E\n', 'bash <<E;', 'bash <<< ', 'bash -c ', "sh -c 'cd x'; ", 'su -c ', 'echo x; ', 'sleep 1 && ',
-      '\n', 'x\\\n', '#', 'python -u ', 'bash -c "', '\u2028', '\0', '\ud800',
+      '\n', 'x\\\n', '#', 'python -u ', 'bash -c "', '\u2028', '\0', '\ud800', '((a)', '((a) ', '((cd x) && ',
     ];
     for (const shape of shapes) wellFormed(shape.repeat(Math.ceil(MB / shape.length)));
     // Deep: brackets, groups, substitutions, loops and shells, nested many times (a depth counter, no recursion).
@@ -135,6 +135,8 @@ describe('commandProgram on hostile shapes, a megabyte long or thousands deep', 
       ['bash <<E\n', '\nE', 'bash'], ['[[ ', ' ]]', '[['], ['$(', ')', `${'$('.repeat(99)}$…`], ['"$(', ')"', `${'$("'.repeat(66)}$…`],
     ];
     for (const [open, close, name] of nestings) assert.equal(wellFormed(`${open.repeat(deep)}make${close.repeat(deep)}`), name, open);
+    // `((` that are subshells, each of whose second bracket closes before another word: each would look to its match.
+    for (const [open, close] of [['(', ')x'], ['((', ') x)'], ['(', ') ']]) wellFormed(`${open.repeat(deep)}make${close.repeat(deep)}`);
     let shells = 'make';
     for (let k = 0; k < 12; k++) shells = `bash -c ${singleQuoted(shells)}`;
     assert.equal(wellFormed(shells), 'bash');

@@ -173,6 +173,9 @@ describe('commandProgram: the bodies of loops, conditionals and groups (decision
     named([
       ['{ cd x; make; }', 'make'], ['{ cd x; } && make', 'make'], ['( cd x && make )', 'make'], ['(cd x) && make', 'make'], ['time { make; }', 'make'],
       ['time (sleep 1; ls)', 'ls'], ['! grep x f', 'grep'], ['f() { make; }; f', 'f'], ['function deploy { make; }; deploy', 'deploy'],
+      // `((` is arithmetic only where its second bracket's match is followed by `)`, as bash reads it; else two subshells.
+      ['((cd x) && make)', 'make'], ['((cd web; npm ci) && npm test)', 'npm'], ['((a)+(b))', 'a'], ['(( (a) + (b) ))', '(('], ['((x))', '(('],
+      ['(( x++ )) && make', 'make'], ['((cd x) )', 'cd'],
     ]);
   });
 });

@@ -19,7 +19,7 @@ import { REDIRECTIONS, Reader } from './shell-tokens.js';
  * `dataset_meta.program_rules` differs, and the fleet store names again the rows of each machine whose
  * `progress.program_rules` is older.
  */
-export const PROGRAM_RULES = 1;
+export const PROGRAM_RULES = 2;
 
 /** The tool whose calls run command lines: Hermes's terminal tool, which takes the line in its `command` argument. */
 export const TERMINAL_TOOL = 'terminal';

@@ -63,6 +63,8 @@ export class Lexer {
   #i = 0;
   /** Here-documents opened on the current line, their bodies read at its end. */
   readonly #open: HereDoc[] = [];
+  /** Characters read so far to tell an arithmetic `((` from two subshells. */
+  #looked = 0;
 
   constructor(s: string) {
     this.#s = s;
@@ -87,11 +89,17 @@ export class Lexer {
         continue;
       }
       if (c === '(' && s[i + 1] === '(') {
-        // An arithmetic command, `((…))`: one word to its matching brackets (bash would try subshells when it is not
-        // arithmetic; `((cd x) && make)` is read as arithmetic here).
-        const end = closing(s, i);
-        this.#i = end;
-        return { word: s.slice(i, end), quoted: false, plain: end - i };
+        // An arithmetic command, `((…))`, one word to its brackets, when the second bracket's match is followed at once
+        // by a `)` (bash's rule); else two subshells, as bash reads `((cd x) && make)`. Nested `((` that are not
+        // arithmetic would each look to their match: past a budget of a few times the text, `((` is taken as
+        // arithmetic without looking, so the reading stays linear.
+        const inner = this.#looked <= 4 * n ? closing(s, i + 1) : -1;
+        if (inner >= 0) this.#looked += inner - i;
+        if (inner < 0 || inner >= n || s[inner] === ')') {
+          const end = inner < 0 ? closing(s, i) : Math.min(inner + 1, n);
+          this.#i = end;
+          return { word: s.slice(i, end), quoted: false, plain: end - i };
+        }
       }
       // An operator; a redirection may name its descriptor first: 2>, 2>&1.
       const digits = c >= '0' && c <= '9' ? /^\d+(?=[<>])/.exec(s.slice(i, i + 12))?.[0].length ?? 0 : 0;
