@@ -70,14 +70,15 @@ function onDataset<T>(homeOption: string | undefined, fn: (sink: SqliteSink, hom
 
 /** `forget --store PATH`: every row read from each store, removed (pipeline/forget.ts forgetStores). */
 function forgetStoresCommand(given: string[], homeOption: string | undefined, json: boolean): number {
-  return onDataset(homeOption, (sink) => {
-    const r = forgetStores(sink, given, findStores());
+  return onDataset(homeOption, (sink, home) => {
+    const r = forgetStores(sink, given, findStores(), home);
     if (json) {
-      console.log(JSON.stringify({ stores: r.map((s) => ({ store: s.store, sessions: s.sessions, messages_removed: s.messagesRemoved, parts_removed: s.partsRemoved })) }, null, 2));
+      console.log(JSON.stringify({ stores: r.map((s) => ({ store: s.store, sessions: s.sessions, messages_removed: s.messagesRemoved, parts_removed: s.partsRemoved, mirror_removed: s.mirror })) }, null, 2));
       return 0;
     }
     for (const s of r) {
-      console.log(terminalText(`forget: store ${s.store} removed (${plural(s.sessions, 'session')}, ${plural(s.messagesRemoved, 'message')}, ${plural(s.partsRemoved, 'part')}, with their usage, issues and cursors).`));
+      const mirror = s.mirror === null ? '' : `; its local mirror ${s.mirror} deleted`;
+      console.log(terminalText(`forget: store ${s.store} removed (${plural(s.sessions, 'session')}, ${plural(s.messagesRemoved, 'message')}, ${plural(s.partsRemoved, 'part')}, with their usage, issues and cursors)${mirror}.`));
     }
     return 0;
   });

@@ -226,7 +226,8 @@ named on stderr and kept (put "ignore" in a .hypignore above it first).
 
 With --store, removes every row read from a store that no pass reads any more
 (a demo store given to backfill once, a copy): its sessions with all they hold,
-its cursors and its row of stores, whatever the usage policy says. A store that
+its cursors and its row of stores, whatever the usage policy says; for a
+PostgreSQL profile, its local mirror in <home>/mirrors too. A store that
 backfill and forward read on their own ($HERMES_HOME, ~/.hermes and their
 profiles) is refused: the next pass would read it again.
 
@@ -244,7 +245,8 @@ Options:
                       ~/.hermetic)
   --json              {"forgotten", "kept", "messages_removed", "parts_removed"}
                       (with --store: {"stores": [{"store", "sessions",
-                      "messages_removed", "parts_removed"}]})
+                      "messages_removed", "parts_removed", "mirror_removed"}]};
+                      mirror_removed: the mirror's path, or null)
 ${HELP_OPTION}
 
 Exit codes: 0 done; 2 nothing was removed (HERMETIC_FORGET_NONE: no forwarded

@@ -48,8 +48,8 @@ test('forget --store removes every row of the store in every table that names on
       for (const t of ['sessions', 'messages', 'parts', 'model_usage', 'usage_ledger', 'session_activity', 'tool_activity', 'tool_calls', 'session_cursors', 'stores']) {
         assert.ok(before.a[t]!.length > 0, `store a has ${t}`);
       }
-      const r = forgetStores(sink, [join(dir, 'demo')], []);
-      assert.deepEqual(r, [{ store: a, sessions: before.a.sessions!.length, messagesRemoved: before.a.messages!.length, partsRemoved: before.a.parts!.length }]);
+      const r = forgetStores(sink, [join(dir, 'demo')], [], home);
+      assert.deepEqual(r, [{ store: a, sessions: before.a.sessions!.length, messagesRemoved: before.a.messages!.length, partsRemoved: before.a.parts!.length, mirror: null }]);
       for (const [t, rows] of Object.entries(rowsOf(sink.db, a))) assert.equal(rows.length, 0, `nothing of store a is left in ${t}`);
       assert.deepEqual(rowsOf(sink.db, b), before.b, 'store b is as it was');
       // The counts status shows stay the tables' own.
@@ -90,8 +90,8 @@ test('forget --store refuses a store the dataset does not hold, and one every pa
       const count = () => sink.db.prepare('SELECT COUNT(*) FROM messages').pluck().get();
       const n = count();
       const byDefault = findStores({ userHome: join(dir, 'user'), hermesHome: undefined });
-      assert.throws(() => forgetStores(sink, [a, b], byDefault), (e: any) => e.code === 'HERMETIC_FORGET_READ' && e.message === `${b} is a store every backfill and forward here reads (it is in ${join(dir, 'user', '.hermes')}): removed, it would be read again by the next pass. Nothing was removed.`);
-      assert.throws(() => forgetStores(sink, [a, join(dir, 'nowhere')], []), (e: any) => e.code === 'HERMETIC_FORGET_NONE' && e.message === `The dataset holds no store ${join(dir, 'nowhere')} (it holds ${a}, ${b}); nothing was removed.`);
+      assert.throws(() => forgetStores(sink, [a, b], byDefault, home), (e: any) => e.code === 'HERMETIC_FORGET_READ' && e.message === `${b} is a store every backfill and forward here reads (it is in ${join(dir, 'user', '.hermes')}): removed, it would be read again by the next pass. Nothing was removed.`);
+      assert.throws(() => forgetStores(sink, [a, join(dir, 'nowhere')], [], home), (e: any) => e.code === 'HERMETIC_FORGET_NONE' && e.message === `The dataset holds no store ${join(dir, 'nowhere')} (it holds ${a}, ${b}); nothing was removed.`);
       assert.equal(count(), n, 'nothing was removed');
     } finally {
       sink.close();
@@ -129,10 +129,10 @@ test('a dataset another process keeps locked: forget says so and removes nothing
     try {
       sink.db.pragma('busy_timeout = 0');
       other.exec('BEGIN IMMEDIATE');
-      assert.throws(() => forgetStores(sink, [a], []), (e: any) => e.code === 'HERMETIC_DATASET_WRITE' && e.message.startsWith(`Another process kept the dataset ${join(home, 'hermetic.db')} locked (a backfill or forward writing it); store ${a} was not removed`));
+      assert.throws(() => forgetStores(sink, [a], [], home), (e: any) => e.code === 'HERMETIC_DATASET_WRITE' && e.message.startsWith(`Another process kept the dataset ${join(home, 'hermetic.db')} locked (a backfill or forward writing it); store ${a} was not removed`));
       other.exec('ROLLBACK');
       assert.ok((sink.db.prepare('SELECT COUNT(*) FROM messages WHERE store = ?').pluck().get(a) as number) > 0, 'nothing was removed');
-      assert.equal(forgetStores(sink, [a], [])[0]!.store, a);
+      assert.equal(forgetStores(sink, [a], [], home)[0]!.store, a);
     } finally {
       other.close();
       sink.close();

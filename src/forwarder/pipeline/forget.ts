@@ -6,6 +6,7 @@
 // ignore is lifted the next pass reads it again and `status` counts it as pending.
 // `forget --store` removes every row read from a store no pass reads any more (a demo store, a copy), whatever the
 // policy says: the store, its sessions and its cursors all go.
+import { existsSync, rmSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { HermeticError } from '../../shared/errors.js';
 import { realPathOf } from '../../shared/real-path.js';
@@ -14,6 +15,7 @@ import { isWithin, realPath, spellings, type PolicyResolver } from '../policy/in
 import { NOTHING_WRITTEN, type SessionWrite, type Written } from '../sinks/sink.js';
 import type { SqliteSink } from '../sinks/sqlite/sink.js';
 import { explicitStore, type StoreRef } from '../reader/discover.js';
+import { mirrorFile } from '../reader/postgres/settings.js';
 import { sessionsWithScopes } from './dataset-scopes.js';
 import { judgeScopes } from './project.js';
 import { ignoredFingerprint } from './cursor-marks.js';
@@ -93,8 +95,11 @@ export function forgetSessions(sink: SqliteSink, policy: PolicyResolver, request
   return out;
 }
 
-/** A store `forget --store` removed, and what went with it. */
-export interface StoreForgetResult { store: string; sessions: number; messagesRemoved: number; partsRemoved: number }
+/**
+ * A store `forget --store` removed, and what went with it: for a PostgreSQL store, the path of its local mirror (a copy
+ * of its sessions, reader/postgres/mirror.ts) when one was there and is gone too.
+ */
+export interface StoreForgetResult { store: string; sessions: number; messagesRemoved: number; partsRemoved: number; mirror: string | null }
 
 /**
  * The dataset's key for a store named on the command line: as written (a PostgreSQL store's key), else the path made
@@ -116,7 +121,7 @@ export function storeKey(given: string, known: readonly string[]): string | null
  * the stores discovery finds in HERMES_HOME and ~/.hermes), is refused before anything is removed; the second would be
  * read again by the next pass.
  */
-export function forgetStores(sink: SqliteSink, given: readonly string[], readByDefault: readonly StoreRef[]): StoreForgetResult[] {
+export function forgetStores(sink: SqliteSink, given: readonly string[], readByDefault: readonly StoreRef[], home: string): StoreForgetResult[] {
   const known = sink.db.prepare('SELECT store FROM stores ORDER BY store').pluck().all() as string[];
   const keys: string[] = [];
   for (const g of given) {
@@ -131,7 +136,21 @@ export function forgetStores(sink: SqliteSink, given: readonly string[], readByD
     }
     if (!keys.includes(key)) keys.push(key);
   }
-  return keys.map((store) => ({ store, ...unlessBusy(sink, `store ${store} was not removed`, () => sink.forgetStore(store)) }));
+  return keys.map((store) => {
+    const removed = unlessBusy(sink, `store ${store} was not removed`, () => sink.forgetStore(store));
+    return { store, ...removed, mirror: store.startsWith('postgres://') ? removeMirror(home, store) : null };
+  });
+}
+
+/**
+ * Deletes the local mirror a PostgreSQL store was read through (with its journal files), once its rows are gone: a
+ * copy of its sessions left on disk would keep what the user asked to forget. Its path when there was one.
+ */
+function removeMirror(home: string, identity: string): string | null {
+  const file = mirrorFile(home, { identity });
+  const there = existsSync(file);
+  for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(file + suffix, { force: true });
+  return there ? file : null;
 }
 
 /** A write that met the dataset locked by another process past the wait: said with what was not done, not as a bug. */

@@ -2,8 +2,8 @@
 // state.db and in PostgreSQL gives the same dataset, row for row (the store's name aside), tick after tick — new
 // messages, a /retry, a rewind, a deleted session — and a tick with nothing new writes nothing.
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { after, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { createIdSource } from '../../../shared/ids.js';
@@ -13,7 +13,10 @@ import { completeDelegation, dispatchDelegation } from '../../../state-db/writer
 import { setMessageReaction, stampDisplayKind } from '../../../state-db/writer/edits.js';
 import { copyFixture, tempDir } from '../../../state-db/testing/fixtures.js';
 import { DATASET_TABLES } from '../../dataset/columns.js';
+import { forgetStores } from '../../pipeline/forget.js';
+import { SqliteSink } from '../../sinks/sqlite/sink.js';
 import { forwarderRig, type Rig } from '../../testing/index.js';
+import { mirrorFile } from './settings.js';
 import { stopMirrorThread } from './thread.js';
 import { hermesPgSchema, loadStateDb } from './testing.js';
 
@@ -107,6 +110,27 @@ for (const [fixture, sync] of [['channels', true], ['usage', false]] as const) {
     }
   });
 }
+
+test('forget --store of a PostgreSQL profile removes its rows and deletes its local mirror, a copy of its sessions (decision 0157)', async () => {
+  const t = await twin('channels');
+  try {
+    const [rb] = t.b.forwarder.backfill();
+    t.b.forwarder.close();
+    const mirror = mirrorFile(t.b.home, { identity: rb!.store });
+    assert.ok(existsSync(mirror), 'the pass read the profile through its mirror');
+    const sink = SqliteSink.open(t.b.home);
+    try {
+      const [r] = forgetStores(sink, [rb!.store], [], t.b.home);
+      assert.deepEqual([r!.store, r!.sessions, r!.mirror], [rb!.store, rb!.sessionsWritten, mirror]);
+      assert.equal(sink.db.prepare('SELECT COUNT(*) FROM sessions').pluck().get(), 0);
+    } finally {
+      sink.close();
+    }
+    assert.deepEqual(readdirSync(join(t.b.home, 'mirrors')).filter((f) => f.startsWith(basename(mirror))), [], 'nothing of the mirror is left');
+  } finally {
+    t.cleanup();
+  }
+});
 
 test('ticks: new messages, a /retry, a rewind, a deleted session and a new one reach the dataset as they do from the state.db; an idle tick writes nothing; a schema made again is read whole', async () => {
   const t = await twin('basic');

@@ -168,7 +168,7 @@ test('hermetic forget --store: every row of the store is deleted at the sink (de
     const { url, held } = copySink(world);
     assert.equal((await world.ship(url)).state, 'caught-up');
     assert.ok((held().messages ?? []).length > 0 && (held().usage_ledger ?? []).length > 0);
-    const [r] = onDataset(world, (sink) => forgetStores(sink, [join(world.dir, 'hermes')], []));
+    const [r] = onDataset(world, (sink) => forgetStores(sink, [join(world.dir, 'hermes')], [], world.home));
     assert.equal(r!.sessions, 3);
     assert.equal((await world.ship(url)).state, 'caught-up');
     // What backfills left unread is one row over every store: none is left to hold any.
