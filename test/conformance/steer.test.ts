@@ -1,8 +1,23 @@
 // Spec runs-api §18 vectors 70–76: steer.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { describeTransports, std } from '../support/harness.js';
+import { describeTransports, std, type Harness } from '../support/harness.js';
 import { assertJson, assertSecurityHeaders, runningBody, status, submit } from '../support/runs.js';
+
+const usage = '{"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}';
+
+/** The run completed with 'Done.' and `pending` (pending_steer's JSON) last in run.completed, the stream's end, and last in its status. */
+async function assertCompletedWith(h: Harness, runId: string, text: string, pending: string): Promise<void> {
+  assert.ok(
+    text.endsWith(`data: {"event": "run.completed", "run_id": "${runId}", "timestamp": 1789169800.0, "output": "Done.", "usage": ${usage}, "pending_steer": ${pending}}\n\n: stream closed\n\n`),
+    text,
+  );
+  assertJson(
+    await status(h, runId),
+    200,
+    runningBody(runId, `, "last_event": "run.completed", "output": "Done.", "usage": ${usage}, "pending_steer": ${pending}`).replace('"running"', '"completed"'),
+  );
+}
 
 describeTransports('vectors 70–76: steer', (open) => {
   it('70: steering a running run is accepted and streamed as run.steered (text not echoed)', async () => {
@@ -120,8 +135,6 @@ describeTransports('vectors 70–76: steer', (open) => {
 });
 
 describeTransports('pending_steer on completion (redaction.md §5)', (open) => {
-  const usage = '{"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}';
-
   it('steer texts accepted after the last tool boundary join with newlines, after usage in run.completed and at the end of the status', async () => {
     const h = await open();
     const runId = await submit(h);
@@ -130,16 +143,7 @@ describeTransports('pending_steer on completion (redaction.md §5)', (open) => {
     await h.request('POST', `/v1/runs/${runId}/steer`, { body: '{"input":"  first  "}' });
     await h.request('POST', `/v1/runs/${runId}/steer`, { body: '{"text":"second"}' });
     await h.admin.complete(runId, { output: 'Done.' });
-    const text = await stream.ended;
-    assert.ok(
-      text.endsWith(`data: {"event": "run.completed", "run_id": "${runId}", "timestamp": 1789169800.0, "output": "Done.", "usage": ${usage}, "pending_steer": "first\\nsecond"}\n\n: stream closed\n\n`),
-      text,
-    );
-    assertJson(
-      await status(h, runId),
-      200,
-      runningBody(runId, `, "last_event": "run.completed", "output": "Done.", "usage": ${usage}, "pending_steer": "first\\nsecond"`).replace('"running"', '"completed"'),
-    );
+    await assertCompletedWith(h, runId, await stream.ended, '"first\\nsecond"');
   });
 
   it('an explicit pending_steer from the agent result is used as given; with no prior event it lands after last_event', async () => {
@@ -169,7 +173,6 @@ describeTransports('pending_steer on completion (redaction.md §5)', (open) => {
 });
 
 describeTransports('steer delivered at tool boundaries, approvals included (decision 0029)', (open) => {
-  const usage = '{"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}';
   const REQUEST = { command: 'rm -rf build', pattern_key: 'recursive delete', description: 'recursive delete' };
 
   it('a steer, then two approvals raised from tool calls and resolved, then completion: no pending_steer anywhere', async () => {
@@ -219,15 +222,6 @@ describeTransports('steer delivered at tool boundaries, approvals included (deci
     await h.request('POST', `/v1/runs/${runId}/steer`, { body: '{"input":"focus on tests"}' });
     assert.deepEqual((await h.admin.run(runId)).pending_steer, ['focus on tests']);
     await h.admin.complete(runId, { output: 'Done.' });
-    const text = await stream.ended;
-    assert.ok(
-      text.endsWith(`data: {"event": "run.completed", "run_id": "${runId}", "timestamp": 1789169800.0, "output": "Done.", "usage": ${usage}, "pending_steer": "focus on tests"}\n\n: stream closed\n\n`),
-      text,
-    );
-    assertJson(
-      await status(h, runId),
-      200,
-      runningBody(runId, `, "last_event": "run.completed", "output": "Done.", "usage": ${usage}, "pending_steer": "focus on tests"`).replace('"running"', '"completed"'),
-    );
+    await assertCompletedWith(h, runId, await stream.ended, '"focus on tests"');
   });
 });

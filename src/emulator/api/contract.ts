@@ -359,6 +359,9 @@ const unauthorized: readonly HermesAnswer[] = [
   { description: 'Missing or wrong API key.', json: ref('HermesAuthError') },
   err('A room grant, which the emulator never honours (`invalid_room_grant`).'),
 ];
+/** A route that reads no room grant: only the key can be wrong. */
+const noRoomGrant: HermesAnswer = { description: 'Missing or wrong API key (this route takes no room grant).', json: ref('HermesAuthError') };
+const bodyTooLarge = err('Content-Length above 10 000 000 (`body_too_large`).');
 
 /** What the front door can answer on any route before the route's handler runs (spec runs-api §1.2, §2.5). */
 export const COMMON_ANSWERS: Readonly<Record<string, HermesAnswer | readonly HermesAnswer[]>> = {
@@ -388,7 +391,7 @@ const chatRefusals: Record<string, HermesAnswer | HermesAnswer[]> = {
   '403': [err('X-Hermes-Session-Key while the listener has no API key configured (decision 0096).'), COMMON_ANSWERS['403'] as HermesAnswer],
   '404': sessionNotFound,
   '409': err('A model lock that cannot be routed (`model_lock_unavailable`).'),
-  '413': err('Content-Length above 10 000 000 (`body_too_large`).'),
+  '413': bodyTooLarge,
   '500': [err('A model lock that could not be saved (`model_lock_persistence_failed`).'), COMMON_ANSWERS['500'] as HermesAnswer],
   '503': [sessionsUnavailable, draining],
 };
@@ -419,7 +422,7 @@ export const HERMES_OPERATIONS: Readonly<Record<string, HermesOperation>> = {
       '401': unauthorized,
       '403': [err('X-Hermes-Session-Key while the listener has no API key configured (decision 0096).'), COMMON_ANSWERS['403'] as HermesAnswer],
       '409': err('The Idempotency-Key was used with a different request (`idempotency_key_conflict`).'),
-      '413': err('Content-Length above 10 000 000 (`body_too_large`).'),
+      '413': bodyTooLarge,
       '429': { description: 'At capacity (`rate_limit_exceeded`).', json: ref('HermesError'), headers: ['Retry-After'] },
       '503': { description: 'The gateway is draining (`gateway_draining`).', json: ref('HermesError'), headers: ['Retry-After'] },
     },
@@ -438,7 +441,7 @@ export const HERMES_OPERATIONS: Readonly<Record<string, HermesOperation>> = {
     tag: RUNS,
     answers: {
       '200': { description: 'The stream (no security headers).', eventStream: true },
-      '401': { description: 'Missing or wrong API key (this route takes no room grant).', json: ref('HermesAuthError') },
+      '401': noRoomGrant,
       '404': err('Unknown run, or its event buffer is gone (`run_not_found`).'),
     },
   },
@@ -453,7 +456,7 @@ export const HERMES_OPERATIONS: Readonly<Record<string, HermesOperation>> = {
       '401': unauthorized,
       '404': runNotFound,
       '409': err('The run has finished (`approval_not_active`) or nothing matched (`approval_not_pending`).'),
-      '413': err('Content-Length above 10 000 000 (`body_too_large`).'),
+      '413': bodyTooLarge,
     },
   },
   'POST /v1/runs/{run_id}/steer': {
@@ -464,10 +467,10 @@ export const HERMES_OPERATIONS: Readonly<Record<string, HermesOperation>> = {
     answers: {
       '200': { description: 'Accepted.', json: ref('HermesSteerAccepted') },
       '400': err('Invalid JSON, not an object, no steer text (`invalid_steer_input`), a non-integer Content-Length.'),
-      '401': { description: 'Missing or wrong API key (this route takes no room grant).', json: ref('HermesAuthError') },
+      '401': noRoomGrant,
       '404': runNotFound,
       '409': err('The run is not running (`run_not_accepting_steer`) or the agent declined (`steer_not_accepted`).'),
-      '413': err('Content-Length above 10 000 000 (`body_too_large`).'),
+      '413': bodyTooLarge,
       '500': [err('agent.steer() raised (`steer_failed`).'), COMMON_ANSWERS['500'] as HermesAnswer],
     },
   },
@@ -485,7 +488,7 @@ export const HERMES_OPERATIONS: Readonly<Record<string, HermesOperation>> = {
       '401': unauthorized,
       '404': runNotFound,
       '409': err('Another live gateway process owns the run (`run_not_active`).'),
-      '413': err('Content-Length above 10 000 000 (`body_too_large`).'),
+      '413': bodyTooLarge,
     },
   },
   'GET /api/sessions': {
@@ -506,7 +509,7 @@ export const HERMES_OPERATIONS: Readonly<Record<string, HermesOperation>> = {
       '400': err(`${bodyErrors}; an invalid or too long id (\`invalid_session_id\`), a system_prompt that is not a string, a title another session holds (\`invalid_title\`), \`missing_model\`.`),
       '401': keyOnly,
       '409': err('The id exists (`session_exists`), or a model lock that cannot be routed (`model_lock_unavailable`).'),
-      '413': err('Content-Length above 10 000 000 (`body_too_large`).'),
+      '413': bodyTooLarge,
       '503': sessionsUnavailable,
     },
   },
@@ -527,7 +530,7 @@ export const HERMES_OPERATIONS: Readonly<Record<string, HermesOperation>> = {
       '400': err(`${bodyErrors}; unknown fields (\`unsupported_session_field\`), a flag that is not a boolean (\`invalid_session_field\`), a title too long or held by another session (\`invalid_title\`).`),
       '401': keyOnly,
       '404': sessionNotFound,
-      '413': err('Content-Length above 10 000 000 (`body_too_large`).'),
+      '413': bodyTooLarge,
       '503': sessionsUnavailable,
     },
   },
@@ -563,7 +566,7 @@ export const HERMES_OPERATIONS: Readonly<Record<string, HermesOperation>> = {
       '401': keyOnly,
       '404': sessionNotFound,
       '409': err('The id exists (`session_exists`).'),
-      '413': err('Content-Length above 10 000 000 (`body_too_large`).'),
+      '413': bodyTooLarge,
       '503': sessionsUnavailable,
     },
   },
@@ -606,7 +609,7 @@ export const HERMES_OPERATIONS: Readonly<Record<string, HermesOperation>> = {
       '401': keyOnly,
       '404': sessionNotFound,
       '409': err('A provider without a model: the lock cannot be routed (`model_lock_unavailable`).'),
-      '413': err('Content-Length above 10 000 000 (`body_too_large`).'),
+      '413': bodyTooLarge,
       '500': [err('The lock could not be saved (`model_lock_persistence_failed`): a model sqlite3 cannot bind, or the store failed the write.'), COMMON_ANSWERS['500'] as HermesAnswer],
       '503': sessionsUnavailable,
     },
@@ -720,7 +723,7 @@ const BY_GUARD: Readonly<Record<UnemulatedGuard, HermesOperation>> = {
 /** Hermes's body-limit middleware, before any handler of a POST, PUT or PATCH: on the not-emulated ones too. */
 const BODY_LIMIT = {
   '400': err('A non-integer Content-Length (`invalid_content_length`).'),
-  '413': err('Content-Length above 10 000 000 (`body_too_large`).'),
+  '413': bodyTooLarge,
 };
 
 /** The entry of a route of the table, by its method, path, operation and guard. */

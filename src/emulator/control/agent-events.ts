@@ -45,6 +45,11 @@ function duration(body: PyDict): PyValue {
   return BAD('Field "duration" must be a number (an int stays an int, a float is rounded to 3 places).');
 }
 
+/** A call whose event reaches the stream; `ignoredFields`: keys of the body Hermes does not pass on. */
+function forwarded(event: ProgressEvent, ignoredFields: string[] = []): CallbackEvent {
+  return { kind: 'forwarded', ignoredFields, event };
+}
+
 function dropped(name: string): CallbackEvent {
   const route = ROUTE_HINTS[name];
   let hint: string | null = null;
@@ -66,48 +71,37 @@ export function parseCallbackEvent(body: PyDict): CallbackEvent {
   switch (name) {
     case 'tool.started':
       onlyKeys(body, ['event', 'tool', 'preview', 'arguments'], name);
-      return {
-        kind: 'forwarded',
-        ignoredFields: [],
-        event: {
-          event: name,
-          tool: field.string(body, 'tool'),
-          preview: field.nullableString(body, 'preview', null),
-          ...(body.has('arguments') ? { arguments: body.get('arguments')! } : {}),
-        },
-      };
+      return forwarded({
+        event: name,
+        tool: field.string(body, 'tool'),
+        preview: field.nullableString(body, 'preview', null),
+        ...(body.has('arguments') ? { arguments: body.get('arguments')! } : {}),
+      });
     case 'tool.completed':
       onlyKeys(body, ['event', 'tool', 'duration', 'error', 'result'], name);
-      return {
-        kind: 'forwarded',
-        ignoredFields: [],
-        event: {
-          event: name,
-          tool: field.string(body, 'tool'),
-          duration: duration(body),
-          error: field.boolean(body, 'error', false),
-          ...(body.has('result') ? { result: field.string(body, 'result') } : {}),
-        },
-      };
+      return forwarded({
+        event: name,
+        tool: field.string(body, 'tool'),
+        duration: duration(body),
+        error: field.boolean(body, 'error', false),
+        ...(body.has('result') ? { result: field.string(body, 'result') } : {}),
+      });
     case 'reasoning.available':
       onlyKeys(body, ['event', 'text'], name);
       // Hermes sends `preview or ""`.
-      return { kind: 'forwarded', ignoredFields: [], event: { event: name, text: field.nullableString(body, 'text', '') || '' } };
+      return forwarded({ event: name, text: field.nullableString(body, 'text', '') || '' });
     case 'message.delta': {
       onlyKeys(body, ['event', 'delta'], name);
       // The agent signals a tool boundary with delta None; Hermes's stream-delta callback returns on it.
       if (body.get('delta') === null) return { kind: 'dropped', name, hint: null };
-      return { kind: 'forwarded', ignoredFields: [], event: { event: name, delta: field.string(body, 'delta') } };
+      return forwarded({ event: name, delta: field.string(body, 'delta') });
     }
     case 'subagent.start':
     case 'subagent.complete': {
       const kwargs: PyDict = new Map([...body].filter(([k]) => k !== 'event' && k !== 'preview'));
       const known: readonly string[] = SUBAGENT_KEYS;
-      return {
-        kind: 'forwarded',
-        ignoredFields: [...kwargs.keys()].filter((k) => !known.includes(k)),
-        event: { event: name, preview: body.get('preview') ?? null, kwargs },
-      };
+      const ignored = [...kwargs.keys()].filter((k) => !known.includes(k));
+      return forwarded({ event: name, preview: body.get('preview') ?? null, kwargs }, ignored);
     }
     default:
       return dropped(name);

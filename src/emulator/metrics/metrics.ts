@@ -142,22 +142,19 @@ export class EmulatorMetrics {
     perNamespace('hermetic_journal_entries', 'Entries held in the request journal.', (ns) => ns.traffic.journal.size);
     perNamespace('hermetic_journal_capacity', "The request journal's cap (0: disabled; summed for \"_other\").", (ns) => ns.traffic.journal.capacity);
     perNamespace('hermetic_journal_evicted', 'Journal entries pushed out by newer ones since the journal was last cleared.', (ns) => ns.traffic.journal.evicted);
-    const count = new Gauge({
-      name: 'hermetic_namespaces',
-      help: 'Namespaces in use (the default included).',
-      registers,
-      collect() {
-        count.set(source.size);
-      },
-    });
-    const cap = new Gauge({
-      name: 'hermetic_namespaces_max',
-      help: 'The cap on namespaces (--max-namespaces).',
-      registers,
-      collect() {
-        cap.set(source.max);
-      },
-    });
+    /** A gauge of the whole emulator, read from the namespaces at each scrape. */
+    const wholeGauge = (name: string, help: string, value: () => number) => {
+      const gauge: Gauge = new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          gauge.set(value());
+        },
+      });
+    };
+    wholeGauge('hermetic_namespaces', 'Namespaces in use (the default included).', () => source.size);
+    wholeGauge('hermetic_namespaces_max', 'The cap on namespaces (--max-namespaces).', () => source.max);
     const evicted = new Counter({
       name: 'hermetic_namespaces_evicted_total',
       help: 'Idle namespaces closed and forgotten to stay under the cap.',

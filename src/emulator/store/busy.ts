@@ -33,6 +33,15 @@ export function unavailable(e: unknown, what: string): StoreUnavailable {
     : new StoreUnavailable('failed', `The store failed (${what}): ${detail}`, { cause: e });
 }
 
+/** `attempt()`'s result, or its failure as the domain sees it (StoreUnavailable naming `what`): one try, no waiting. */
+export function orUnavailable<T>(what: string, attempt: () => T): T {
+  try {
+    return attempt();
+  } catch (e) {
+    throw unavailable(e, what);
+  }
+}
+
 /** Runs `attempt` until it stops failing with a held lock, or the deadline passes (then StoreUnavailable 'busy'). */
 export async function whileBusy<T>(wait: LockWait, what: string, attempt: () => T): Promise<T> {
   const deadline = wait.now() + wait.timeoutMs;

@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { Db } from '../../shared/sqlite.js';
 import { StoreUnavailable, type Admission, type AdmitRequest, type IdempotencyRow, type RunTable } from '../runs/run-table.js';
-import { backoff, isBusy, unavailable, type LockWait } from './busy.js';
+import { backoff, isBusy, orUnavailable, unavailable, type LockWait } from './busy.js';
 import { Pruner } from './prune.js';
 import { RunIndex } from './run-index.js';
 
@@ -239,11 +239,7 @@ export class FastRunTable implements RunTable {
 
   lookup(scope: string, key: string, now: number): IdempotencyRow | undefined {
     this.#commitSiblings();
-    try {
-      return this.#lookupTx(scope, key, now);
-    } catch (e) {
-      throw unavailable(e, 'looking up an Idempotency-Key');
-    }
+    return orUnavailable('looking up an Idempotency-Key', () => this.#lookupTx(scope, key, now));
   }
 
   /**
@@ -398,38 +394,22 @@ export class FastRunTable implements RunTable {
 
   findRun(scope: string, runId: string): IdempotencyRow | undefined {
     this.#commitSiblings();
-    try {
-      const row = this.#runs.row(runId);
-      return row?.scope === scope ? row : undefined;
-    } catch (e) {
-      throw unavailable(e, 'reading a run');
-    }
+    const row = orUnavailable('reading a run', () => this.#runs.row(runId));
+    return row?.scope === scope ? row : undefined;
   }
 
   hasRun(runId: string): boolean {
-    try {
-      return this.#runs.row(runId) !== undefined;
-    } catch (e) {
-      throw unavailable(e, 'reading a run');
-    }
+    return orUnavailable('reading a run', () => this.#runs.row(runId) !== undefined);
   }
 
   rows(): IdempotencyRow[] {
     this.#tryCommit();
-    try {
-      return this.#all();
-    } catch (e) {
-      throw unavailable(e, 'reading every row');
-    }
+    return orUnavailable('reading every row', () => this.#all());
   }
 
   replaceAll(rows: readonly IdempotencyRow[]): void {
     if (this.#queue.length > 0) this.#drain();
-    try {
-      this.#transact(() => this.#replaceTx.immediate(rows));
-    } catch (e) {
-      throw unavailable(e, 'replacing every row');
-    }
+    orUnavailable('replacing every row', () => this.#transact(() => this.#replaceTx.immediate(rows)));
     this.#pending.clear();
     this.#isolateWrites = false;
   }

@@ -4,7 +4,7 @@
 // the fast table (fast-run-table.ts) is held to by store/run-table.conformance.ts, and `--run-table plain` serves it.
 import type { Db } from '../../shared/sqlite.js';
 import { StoreUnavailable, type Admission, type AdmitRequest, type IdempotencyRow, type RunTable } from '../runs/run-table.js';
-import { unavailable, whileBusy, type LockWait } from './busy.js';
+import { orUnavailable, unavailable, whileBusy, type LockWait } from './busy.js';
 import { RETENTION_SECONDS } from './prune.js';
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled', 'interrupted']);
@@ -87,11 +87,7 @@ export class PlainRunTable implements RunTable {
 
   lookup(scope: string, key: string, now: number): IdempotencyRow | undefined {
     this.#tryCommit();
-    try {
-      return this.#lookup(scope, key, now);
-    } catch (e) {
-      throw unavailable(e, 'looking up an Idempotency-Key');
-    }
+    return orUnavailable('looking up an Idempotency-Key', () => this.#lookup(scope, key, now));
   }
 
   /** Hermes writes at once; a write that fails (a held lock, a failed statement) waits for the next commit(). */
@@ -134,11 +130,7 @@ export class PlainRunTable implements RunTable {
   /** Reads the committed row (held writes are tried first; a reader sees what is committed). */
   #read(runId: string): IdempotencyRow | undefined {
     this.#tryCommit();
-    try {
-      return this.#byRunId(runId);
-    } catch (e) {
-      throw unavailable(e, 'reading a run');
-    }
+    return orUnavailable('reading a run', () => this.#byRunId(runId));
   }
 
   #tryCommit(): void {
@@ -151,19 +143,11 @@ export class PlainRunTable implements RunTable {
 
   rows(): IdempotencyRow[] {
     this.#tryCommit();
-    try {
-      return this.#all();
-    } catch (e) {
-      throw unavailable(e, 'reading every row');
-    }
+    return orUnavailable('reading every row', () => this.#all());
   }
 
   replaceAll(rows: readonly IdempotencyRow[]): void {
-    try {
-      this.#replace(rows);
-    } catch (e) {
-      throw unavailable(e, 'replacing every row');
-    }
+    orUnavailable('replacing every row', () => this.#replace(rows));
     this.#pending.clear();
   }
 

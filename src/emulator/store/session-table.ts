@@ -19,7 +19,7 @@ import type {
   SessionTable,
 } from '../sessions/table.js';
 import { SKILL_EXCERPT_JOINT, SKILL_INVOCATION_PREFIX } from '../sessions/skill-invocation.js';
-import { unavailable, whileBusy } from './busy.js';
+import { orUnavailable, whileBusy } from './busy.js';
 import { openEmulatorStore } from './db.js';
 
 const SESSION_COLUMNS = [
@@ -365,11 +365,7 @@ export class SqliteSessionTable implements SessionTable {
   }
 
   writeNow<T>(what: string, fn: (ops: SessionOps) => T): T {
-    try {
-      return this.#run(what, fn, 'immediate');
-    } catch (e) {
-      throw unavailable(e, what);
-    }
+    return orUnavailable(what, () => this.#run(what, fn, 'immediate'));
   }
 
   close(): void {

@@ -5,9 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { copyFixture, tempDir } from '../../state-db/testing/fixtures.js';
-import { SqliteSink } from '../sinks/sqlite/sink.js';
-import { forwarderRig, hermesStore, sinkFailingFor } from '../testing/index.js';
+import { failingSessionRig, forwarderRig, hermesStore } from '../testing/index.js';
 
 const DAY_MS = 86_400_000;
 
@@ -50,25 +48,16 @@ test('the clock set back a day: the heartbeat, the usage policy\'s moves and the
 });
 
 test('the clock set back a day: a quarantined session is retried after its backoff, not a day later', () => {
-  const { dir, cleanup } = tempDir('hermetic-clock-back-q-');
-  const path = copyFixture('basic', dir);
-  const home = join(dir, 'home');
-  const real = SqliteSink.open(home);
-  const bad = '20260528_214744_414d27';
-  let failing = true;
-  const sink = sinkFailingFor(real, bad, () => failing);
-  let now = 1_800_000_000_000;
-  const rig = forwarderRig([path], { dir, home, sink, now: () => now, readWorker: 'off' });
+  const rig = failingSessionRig('hermetic-clock-back-q-', { readWorker: 'off' });
   try {
     assert.equal(rig.forwarder.backfill()[0]!.sessionsQuarantined, 1);
-    failing = false;
-    now -= DAY_MS;
-    now += 40_000;
+    rig.failing = false;
+    rig.now -= DAY_MS;
+    rig.now += 40_000;
     const [r] = rig.forwarder.forwardOnce();
     assert.deepEqual([r!.sessionsWaiting, r!.sessionsWritten], [0, 1], 'retried once its 30 s backoff passed');
     assert.equal(rig.query<{ n: number }>('SELECT COUNT(*) AS n FROM quarantine')[0]!.n, 0);
   } finally {
     rig.cleanup();
-    cleanup();
   }
 });

@@ -6,18 +6,10 @@ import { test } from 'node:test';
 import { copyFixture, tempDir } from '../../state-db/testing/fixtures.js';
 import type { Batch, Sink } from '../sinks/sink.js';
 import { SqliteSink } from '../sinks/sqlite/sink.js';
-import { forwarderRig, sinkFailingFor } from '../testing/index.js';
+import { FAILING_SESSION, failingSessionRig, forwarderRig } from '../testing/index.js';
 
 test('a session whose rows fail to write is quarantined with backoff; the rest of the batch lands', () => {
-  const { dir, cleanup } = tempDir();
-  const path = copyFixture('basic', dir);
-  const home = join(dir, 'home');
-  const real = SqliteSink.open(home);
-  const bad = '20260528_214744_414d27';
-  let failing = true;
-  const sink = sinkFailingFor(real, bad, () => failing);
-  let now = 1_800_000_000_000;
-  const rig = forwarderRig([path], { dir, home, sink, now: () => now });
+  const rig = failingSessionRig();
   try {
     const [r] = rig.forwarder.backfill();
     assert.equal(r!.error, null);
@@ -25,21 +17,20 @@ test('a session whose rows fail to write is quarantined with backoff; the rest o
     assert.equal(r!.sessionsQuarantined, 1);
     assert.deepEqual(rig.query('SELECT session_id FROM sessions ORDER BY session_id').map((x) => x.session_id), ['20260528_203640_3697a7', '20260528_235851_29303a']);
     const [q] = rig.query<{ session_id: string; failures: number; retry_at: number; last_error: string }>('SELECT * FROM quarantine');
-    assert.deepEqual(q, { store: path, session_id: bad, failures: 1, retry_at: 1_800_000_030, last_error: 'writing its rows failed: Cannot write to the dataset: disk says no to this one.' });
+    assert.deepEqual(q, { store: rig.path, session_id: FAILING_SESSION, failures: 1, retry_at: 1_800_000_030, last_error: 'writing its rows failed: Cannot write to the dataset: disk says no to this one.' });
 
     // Before the backoff ends it waits; after, it is retried and lands, and the quarantine entry goes.
-    failing = false;
-    now += 10_000;
+    rig.failing = false;
+    rig.now += 10_000;
     const [wait] = rig.forwarder.forwardOnce();
     assert.deepEqual([wait!.sessionsWaiting, wait!.sessionsWritten], [1, 0]);
-    now += 30_000;
+    rig.now += 30_000;
     const [retry] = rig.forwarder.forwardOnce();
     assert.deepEqual([retry!.sessionsWritten, retry!.sessionsUnchanged], [1, 2]);
     assert.equal(rig.query('SELECT COUNT(*) AS n FROM quarantine')[0]!.n, 0);
     assert.equal(rig.query('SELECT COUNT(*) AS n FROM sessions')[0]!.n, 3);
   } finally {
     rig.cleanup();
-    cleanup();
   }
 });
 

@@ -9,7 +9,7 @@ import { createIdSource } from '../../shared/ids.js';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { createStore, LATEST_LEVEL } from '../../state-db/schema/index.js';
 import { StateDbWriter } from '../../state-db/writer/index.js';
-import { createForwarder, type PassOptions } from './forwarder.js';
+import { createForwarder, type ForwarderOptions, type PassOptions } from './forwarder.js';
 
 /** A store of `sessions` sessions of one turn each, at `path` (its folder made). */
 function store(path: string, seed: string, sessions: number): void {
@@ -21,14 +21,25 @@ function store(path: string, seed: string, sessions: number): void {
   db.close();
 }
 
-test('a profile removed under a running forwarder is said removed in each pass, writes nothing, and is read again when back', () => {
+/** A user home in a temp folder: the home's store (`main`, one session) and profile work's (`work`, `workSessions`). */
+function twoProfiles(workSessions: number): { dir: string; cleanup: () => void; hermes: string; main: string; work: string } {
   const { dir, cleanup } = tempDir('hermetic-removed-store-');
   const hermes = join(dir, '.hermes');
   const main = join(hermes, 'state.db');
   const work = join(hermes, 'profiles', 'work', 'state.db');
   store(main, 'main', 1);
-  store(work, 'work', 2);
-  const forwarder = createForwarder({ userHome: dir, hermesHome: undefined, home: join(dir, 'hermetic'), readWorker: 'off', now: () => 1_800_000_000_000 });
+  store(work, 'work', workSessions);
+  return { dir, cleanup, hermes, main, work };
+}
+
+/** A forwarder of the user home `dir` (its dataset in `dir/hermetic`), reading on one thread, on a fixed clock. */
+function forwarderOf(dir: string): ForwarderOptions {
+  return { userHome: dir, hermesHome: undefined, home: join(dir, 'hermetic'), readWorker: 'off', now: () => 1_800_000_000_000 };
+}
+
+test('a profile removed under a running forwarder is said removed in each pass, writes nothing, and is read again when back', () => {
+  const { dir, cleanup, hermes, main, work } = twoProfiles(2);
+  const forwarder = createForwarder(forwarderOf(dir));
   const pass = () => forwarder.forwardOnce().map((r) => [r.profile, r.store, r.sessionsWritten, r.error?.message ?? null]);
   try {
     assert.deepEqual(pass(), [['default', main, 1, null], ['work', work, 2, null]]);
@@ -66,7 +77,7 @@ test('a store made again with the inode, size and change counter of the one remo
   store(main, 'main', 1);
   // Other sessions in a file of the same size and commits: copied into the removed file's inode, it has its stamp.
   store(other, 'mabn', 1);
-  const forwarder = createForwarder({ userHome: dir, hermesHome: undefined, home: join(dir, 'hermetic'), readWorker: 'off', now: () => 1_800_000_000_000 });
+  const forwarder = createForwarder(forwarderOf(dir));
   const pass = () => forwarder.forwardOnce().map((r) => [r.sessionsWritten, r.error?.message ?? null]);
   try {
     assert.deepEqual(pass(), [[1, null]]);
@@ -83,13 +94,8 @@ test('a store made again with the inode, size and change counter of the one remo
 });
 
 test('a store never read is not said removed, and a fresh forwarder knows nothing of stores gone before it', () => {
-  const { dir, cleanup } = tempDir('hermetic-removed-store-');
-  const hermes = join(dir, '.hermes');
-  const main = join(hermes, 'state.db');
-  const work = join(hermes, 'profiles', 'work', 'state.db');
-  store(main, 'main', 1);
-  store(work, 'work', 1);
-  const options = { userHome: dir, hermesHome: undefined, home: join(dir, 'hermetic'), readWorker: 'off' as const, now: () => 1_800_000_000_000 };
+  const { dir, cleanup, hermes, main } = twoProfiles(1);
+  const options = forwarderOf(dir);
   const first = createForwarder(options);
   try {
     assert.equal(first.forwardOnce().length, 2);
@@ -107,12 +113,8 @@ test('a store never read is not said removed, and a fresh forwarder knows nothin
 });
 
 test('a store removed between discovery and its step (mid-tick) is said removed, not as a store that could not be opened', async () => {
-  const { dir, cleanup } = tempDir('hermetic-removed-store-');
-  const hermes = join(dir, '.hermes');
-  const work = join(hermes, 'profiles', 'work', 'state.db');
-  store(join(hermes, 'state.db'), 'main', 1);
-  store(work, 'work', 2);
-  const forwarder = createForwarder({ userHome: dir, hermesHome: undefined, home: join(dir, 'hermetic'), readWorker: 'off', now: () => 1_800_000_000_000 });
+  const { dir, cleanup, hermes, work } = twoProfiles(2);
+  const forwarder = createForwarder(forwarderOf(dir));
   try {
     for (const run of [(o: PassOptions) => forwarder.forwardOnce(o), (o: PassOptions) => forwarder.forwardOnceAsync(o)]) {
       store(work, 'work', 2);

@@ -7,10 +7,11 @@ import { join } from 'node:path';
 import { createIdSource } from '../../shared/ids.js';
 import { createStore } from '../../state-db/schema/create.js';
 import { StateDbWriter } from '../../state-db/writer/index.js';
-import { tempDir } from '../../state-db/testing/fixtures.js';
+import { copyFixture, tempDir } from '../../state-db/testing/fixtures.js';
 import { DATASET_TABLES } from '../dataset/columns.js';
 import { createForwarder, type Forwarder, type ForwarderOptions } from '../pipeline/forwarder.js';
 import type { Batch, Sink } from '../sinks/sink.js';
+import { SqliteSink } from '../sinks/sqlite/sink.js';
 import { COUNTED_TABLES } from '../sinks/sqlite/row-counts.js';
 import { toolCallsFromParts } from '../sinks/sqlite/tool-calls.js';
 
@@ -141,4 +142,30 @@ export function sinkFailingFor(real: Sink, sessionId: string, failing: () => boo
     dataVersion: () => real.dataVersion(),
     close: () => real.close(),
   };
+}
+
+/** The `basic` fixture's session that `failingSessionRig` fails to write. */
+export const FAILING_SESSION = '20260528_214744_414d27';
+
+/** A rig whose writes of FAILING_SESSION fail while `failing` is true, on a clock (`now`, ms) the test moves. */
+export interface FailingSessionRig extends Rig {
+  /** The copy of the `basic` fixture it forwards. */
+  path: string;
+  failing: boolean;
+  now: number;
+}
+
+/**
+ * The `basic` fixture forwarded into a SQLite dataset (`home/`) through `sinkFailingFor` FAILING_SESSION, the clock at
+ * 1 800 000 000 000 ms: how quarantine tests begin. `cleanup` closes the rig and removes the folder.
+ * @example const q = failingSessionRig(); q.forwarder.backfill(); q.failing = false; q.now += 30_000;
+ */
+export function failingSessionRig(prefix?: string, options: Pick<ForwarderOptions, 'readWorker'> = {}): FailingSessionRig {
+  const { dir, cleanup } = tempDir(prefix);
+  const path = copyFixture('basic', dir);
+  const home = join(dir, 'home');
+  const state = { failing: true, now: 1_800_000_000_000 };
+  const sink = sinkFailingFor(SqliteSink.open(home), FAILING_SESSION, () => state.failing);
+  const rig = forwarderRig([path], { dir, home, sink, now: () => state.now, ...options });
+  return Object.assign(state, rig, { path, cleanup: () => { rig.cleanup(); cleanup(); } });
 }

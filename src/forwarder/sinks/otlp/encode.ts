@@ -3,11 +3,11 @@
 // times, so the bytes are deterministic: no SDK tracer, no clock, no random id (decision 0039).
 import { SpanKind, SpanStatusCode, TraceFlags, ValueType, type HrTime } from '@opentelemetry/api';
 import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
-import { AggregationTemporality, DataPointType, type MetricData, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
+import { AggregationTemporality, DataPointType, type MetricData, type MetricDescriptor, type ResourceMetrics, type SumMetricData } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { JsonMetricsSerializer, JsonTraceSerializer, ProtobufMetricsSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { Origin } from '../remote/contract.js';
-import type { MetricsModel, PointModel } from './model/metrics.js';
+import type { MetricsModel, PointModel, SumPointModel } from './model/metrics.js';
 import type { SpanModel } from './model/traces.js';
 import { SCOPE, SERVICE_NAME } from './model/vocabulary.js';
 import type { OtlpEncoding } from './options.js';
@@ -88,6 +88,17 @@ export function encodeSpans(spans: SpanModel[], origin: Origin, encoding: OtlpEn
 
 const at = (p: PointModel) => ({ startTime: hrTime(p.start), endTime: hrTime(p.time), attributes: p.attributes });
 
+/** A cumulative sum of Hermes's counters: not monotonic, they can go down (absolute-mode counters after an agent restart). */
+function counterSum(descriptor: MetricDescriptor, points: readonly SumPointModel[]): SumMetricData {
+  return {
+    descriptor,
+    aggregationTemporality: AggregationTemporality.CUMULATIVE,
+    dataPointType: DataPointType.SUM,
+    isMonotonic: false,
+    dataPoints: points.map((p) => ({ ...at(p), value: p.value })),
+  };
+}
+
 export function encodeMetrics(m: MetricsModel, origin: Origin, encoding: OtlpEncoding): Uint8Array {
   const metrics: MetricData[] = [];
   if (m.tokenUsage.length) {
@@ -101,23 +112,10 @@ export function encodeMetrics(m: MetricsModel, origin: Origin, encoding: OtlpEnc
     });
   }
   if (m.tokens.length) {
-    metrics.push({
-      descriptor: { name: 'hermetic.usage.tokens', description: 'Hermes\'s token counters of a conversation (input net of cache, output, cache read, cache write, reasoning).', unit: '{token}', valueType: ValueType.INT },
-      aggregationTemporality: AggregationTemporality.CUMULATIVE,
-      dataPointType: DataPointType.SUM,
-      // Not monotonic: Hermes's counters can go down (absolute-mode counters after an agent restart).
-      isMonotonic: false,
-      dataPoints: m.tokens.map((p) => ({ ...at(p), value: p.value })),
-    });
+    metrics.push(counterSum({ name: 'hermetic.usage.tokens', description: 'Hermes\'s token counters of a conversation (input net of cache, output, cache read, cache write, reasoning).', unit: '{token}', valueType: ValueType.INT }, m.tokens));
   }
   if (m.cost.length) {
-    metrics.push({
-      descriptor: { name: 'hermetic.usage.cost', description: 'Cost of a conversation in US dollars, estimated or billed, as Hermes recorded it.', unit: 'USD', valueType: ValueType.DOUBLE },
-      aggregationTemporality: AggregationTemporality.CUMULATIVE,
-      dataPointType: DataPointType.SUM,
-      isMonotonic: false,
-      dataPoints: m.cost.map((p) => ({ ...at(p), value: p.value })),
-    });
+    metrics.push(counterSum({ name: 'hermetic.usage.cost', description: 'Cost of a conversation in US dollars, estimated or billed, as Hermes recorded it.', unit: 'USD', valueType: ValueType.DOUBLE }, m.cost));
   }
   const request: ResourceMetrics = { resource: originResource(origin), scopeMetrics: [{ scope: SCOPE, metrics }] };
   const body = encoding === 'json' ? JsonMetricsSerializer.serializeRequest(request) : ProtobufMetricsSerializer.serializeRequest(request);
