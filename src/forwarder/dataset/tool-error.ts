@@ -29,10 +29,12 @@ export const TOOL_ERROR_FUNCTION = 'hermetic_tool_error';
  * null, false, empty text, `{}` or `[]` (as text or as an empty object or list); success false; status `error` or
  * `failed`. Text PostgreSQL cannot parse says nothing failed, as text SQLite cannot parse does; where the two parsers
  * differ (a `\u0000` escape, a lone surrogate, nesting past SQLite's 1,000 levels) the two verdicts may too. Held
- * equal to toolErrorSql over generated documents by `report/commands-fleet.test.ts`.
+ * equal to toolErrorSql over generated documents by `report/commands-fleet.test.ts`. `PARALLEL UNSAFE`: its
+ * `EXCEPTION` block starts a subtransaction, which PostgreSQL refuses inside a parallel query (fleet schema version 11;
+ * version 10 had it `PARALLEL SAFE`, and a parallel plan that called it failed; decision 0160).
  */
 export function toolErrorFunctionSql(schema: string): string {
-  return `CREATE OR REPLACE FUNCTION ${schema}.${TOOL_ERROR_FUNCTION}(t text) RETURNS boolean LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+  return `CREATE OR REPLACE FUNCTION ${schema}.${TOOL_ERROR_FUNCTION}(t text) RETURNS boolean LANGUAGE plpgsql IMMUTABLE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp AS $hermetic$
 DECLARE
   doc json;

@@ -18,6 +18,7 @@ import { Zone } from '../ledger/zone.js';
 import { createPostgresSink, postgresTarget } from '../sinks/postgres/index.js';
 import { createPool } from '../sinks/postgres/pool.js';
 import { nameFleetPrograms } from '../sinks/postgres/programs.js';
+import { SCHEMA_VERSION } from '../sinks/postgres/schema.js';
 import { openFleet, readFleet } from '../sinks/postgres/read.js';
 import { datasetBatch, toolCallsDrift } from '../sinks/postgres/testing/rows.js';
 import { shipDatasets } from '../sinks/postgres/testing/fleet.js';
@@ -188,7 +189,7 @@ describe('the fleet\'s terminal programs across versions and rules', () => {
     const sink = createPostgresSink(url);
     await sink.open();
     await sink.close();
-    assert.equal(cluster.psql('SELECT MAX(version) FROM hermetic.schema_version', dbOf(url)).trim(), '10');
+    assert.equal(cluster.psql('SELECT MAX(version) FROM hermetic.schema_version', dbOf(url)).trim(), String(SCHEMA_VERSION));
     assert.equal(cluster.psql('SELECT program_rules FROM hermetic.progress', dbOf(url)).trim(), String(PROGRAM_RULES));
     for (const request of [{ by: ['command'] }, { by: ['command', 'tree'], top: 3 }] as ReportRequest[]) assert.deepEqual(await fleetReport(url, request), usageReport(db, request));
     // Naming them touched no tool call: the kept table is still the grouping of the parts.
@@ -232,6 +233,25 @@ describe('the fleet\'s terminal programs across versions and rules', () => {
     } finally {
       await sink.close();
     }
+  });
+
+  it('a plan PostgreSQL runs in parallel never calls the failure rule there; a forwarder of this version makes it PARALLEL UNSAFE (decision 0160)', async () => {
+    const url = cluster.createDatabase();
+    await shipDatasets(url, [[store.dataset, A]]);
+    const d = dbOf(url);
+    // As fleet schema version 10 left the rule (PARALLEL SAFE), with every query that may run in parallel run so: its
+    // EXCEPTION block then failed ("cannot start subtransactions during a parallel operation").
+    const force = Number(cluster.psql('SHOW server_version_num', d).trim()) >= 160000 ? 'debug_parallel_query' : 'force_parallel_mode';
+    cluster.psql(`ALTER FUNCTION hermetic.${TOOL_ERROR_FUNCTION}(text) PARALLEL SAFE; DELETE FROM hermetic.schema_version WHERE version > 10; ALTER DATABASE ${d} SET ${force} = on`, d);
+    const request: ReportRequest = { by: ['command', 'day'] };
+    assert.deepEqual(await gatheredEachTime(url, request), usageReport(db, request));
+    assert.deepEqual(await fleetReport(url, request), usageReport(db, request));
+    const sink = createPostgresSink(url);
+    await sink.open();
+    await sink.close();
+    assert.equal(cluster.psql(`SELECT proparallel FROM pg_proc WHERE proname = '${TOOL_ERROR_FUNCTION}'`, d).trim(), 'u');
+    assert.equal(cluster.psql('SELECT MAX(version) FROM hermetic.schema_version', d).trim(), String(SCHEMA_VERSION));
+    assert.deepEqual(await gatheredEachTime(url, request), usageReport(db, request));
   });
 
   it('naming a machine again reads its calls a page at a time: every call named, whatever the page size', async () => {

@@ -205,10 +205,13 @@ export type Step = { sql: string; params: Params; program?: true };
 export function commandUsagePlan(where: string, params: Params, dialect: Dialect, source: CommandSource): { make: Step[]; drop: Step[]; ctes: string[] } {
   const sql = commandUsageSql(where, dialect, source);
   if (dialect.name === 'postgres') {
-    if (!source.scratch) return { make: [], drop: [], ctes: [`${COMMAND_TABLE} AS MATERIALIZED (${sql})`] };
+    // Never a parallel plan: a fleet of schema version 10 has hermetic_tool_error PARALLEL SAFE, which it is not
+    // (decision 0160).
+    const serial: Step = { sql: 'SET LOCAL max_parallel_workers_per_gather = 0', params: {} };
+    if (!source.scratch) return { make: [serial], drop: [], ctes: [`${COMMAND_TABLE} AS MATERIALIZED (${sql})`] };
     // Emptied first: a read may report by command twice.
     const empty: Step = { sql: `DELETE FROM pg_temp.${COMMAND_TABLE}`, params: {} };
-    return { make: [empty, { sql: `INSERT INTO pg_temp.${COMMAND_TABLE} ${sql}`, params }], drop: [empty], ctes: [] };
+    return { make: [serial, empty, { sql: `INSERT INTO pg_temp.${COMMAND_TABLE} ${sql}`, params }], drop: [empty], ctes: [] };
   }
   const drop: Step = { sql: `DROP TABLE IF EXISTS temp.${COMMAND_TABLE}`, params: {} };
   const make: Step = { sql: `CREATE TEMP TABLE ${COMMAND_TABLE} AS ${sql}`, params, ...(source.program === 'named' ? { program: true as const } : {}) };

@@ -138,6 +138,11 @@ export const MIGRATIONS: readonly Migration[] = [
       toolCallsChangedSql(s),
     ],
   },
+  {
+    version: 11,
+    doc: 'hermetic_tool_error made again PARALLEL UNSAFE: its EXCEPTION block starts a subtransaction, which a parallel query refuses (decision 0160).',
+    sql: (s) => [toolErrorFunctionSql(q(s))],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
