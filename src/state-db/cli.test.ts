@@ -25,6 +25,11 @@ test('a profile accepts flags that repeat its own values', async () => {
     const g = await capture(['generate', '--out', join(dir, 'v9.db'), '--profile', 'v9', '--schema', '9', '--created-at', '9', '--sessions', '2']);
     assert.equal(g.code, 0);
     assert.match(g.out, /: schema v9, wal journal, /);
+    // One is one: "1 session", as many as there are otherwise.
+    const one = await capture(['generate', '--out', join(dir, 'one.db'), '--sessions', '1', '--messages', '1']);
+    assert.match(one.out, /, wal journal, 1 session, \d+ messages$/);
+    const tail = await capture(['generate', '--out', join(dir, 'tail.db'), '--profile', 'wal-tail', '--sessions', '3']);
+    assert.match(tail.out, /, 3 sessions, \d+ messages, 1 session only in -wal$/);
   } finally {
     cleanup();
   }

@@ -128,8 +128,8 @@ async function generateCommand(argv: string[], now: () => number): Promise<numbe
     return 130;
   }
   console.log(`wrote ${result.path}: schema v${Math.min(result.level, 30)}${result.createdAt !== result.level ? ` (created at v${result.createdAt})` : ''}, ` +
-    `${result.journal} journal, ${result.sessions} sessions, ${result.messages} messages` +
-    (result.walOnlySessions ? `, ${result.walOnlySessions} sessions only in -wal` : ''));
+    `${result.journal} journal, ${counted(result.sessions, 'session')}, ${counted(result.messages, 'message')}` +
+    (result.walOnlySessions ? `, ${counted(result.walOnlySessions, 'session')} only in -wal` : ''));
   return 0;
 }
 
@@ -182,3 +182,6 @@ export async function statedbCommand(argv: string[], now: () => number = Date.no
       throw new HermeticError('HERMETIC_CLI_USAGE', `Unknown statedb command "${command}"; use generate or inspect.`);
   }
 }
+
+/** `n` and the word, in the plural unless n is 1: "1 session", "12 sessions". */
+const counted = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
