@@ -3,7 +3,7 @@
 // was. A store the passes read on their own, or one the dataset does not hold, is refused before anything goes.
 import Database from 'better-sqlite3';
 import assert from 'node:assert/strict';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Db } from '../../shared/sqlite.js';
@@ -13,6 +13,7 @@ import { tempDir } from '../../state-db/testing/fixtures.js';
 import { recountRows, tableRows } from '../sinks/sqlite/row-counts.js';
 import { SqliteSink } from '../sinks/sqlite/sink.js';
 import { forwarderRig } from '../testing/index.js';
+import { mirrorFile } from '../reader/postgres/settings.js';
 import { forgetStores, storeKey } from './forget.js';
 import { findStores } from './forwarder.js';
 
@@ -139,5 +140,27 @@ test('a dataset another process keeps locked: forget says so and removes nothing
     }
   } finally {
     done();
+  }
+});
+
+test('forget --store of a PostgreSQL store deletes what a rebuild of its mirror cut short left too, and no other store\'s mirror', () => {
+  const { dir, cleanup } = tempDir('hermetic-forget-mirror-');
+  const home = join(dir, 'home');
+  const sink = SqliteSink.open(home);
+  try {
+    const pg = 'postgres://hermes@db:5432/hermes#hermes_default_0123456789ab';
+    const other = 'postgres://hermes@db:5432/hermes#other';
+    sink.db.prepare("INSERT INTO stores (store, profile, max_message_id) VALUES (?, 'default', 0)").run(pg);
+    const mirror = mirrorFile(home, { identity: pg });
+    const kept = mirrorFile(home, { identity: other });
+    mkdirSync(join(home, 'mirrors'));
+    // A forwarder killed while it built the mirror anew leaves its half-made copy, named by its process and thread.
+    for (const f of [mirror, `${mirror}-journal`, `${mirror}.4242-0.new`, `${mirror}.4242-0.new-journal`, kept, `${kept}.4242-0.new`]) writeFileSync(f, 'sessions');
+    const [r] = forgetStores(sink, [pg], [], home);
+    assert.equal(r!.mirror, mirror);
+    assert.deepEqual(readdirSync(join(home, 'mirrors')).sort(), [`${kept}`, `${kept}.4242-0.new`].map((f) => f.slice(join(home, 'mirrors').length + 1)).sort());
+  } finally {
+    sink.close();
+    cleanup();
   }
 });

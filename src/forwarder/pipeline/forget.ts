@@ -6,8 +6,8 @@
 // ignore is lifted the next pass reads it again and `status` counts it as pending.
 // `forget --store` removes every row read from a store no pass reads any more (a demo store, a copy), whatever the
 // policy says: the store, its sessions and its cursors all go.
-import { existsSync, rmSync } from 'node:fs';
-import { isAbsolute } from 'node:path';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import { HermeticError } from '../../shared/errors.js';
 import { realPathOf } from '../../shared/real-path.js';
 import { isLockedOut } from '../../shared/sqlite-errors.js';
@@ -143,13 +143,17 @@ export function forgetStores(sink: SqliteSink, given: readonly string[], readByD
 }
 
 /**
- * Deletes the local mirror a PostgreSQL store was read through (with its journal files), once its rows are gone: a
- * copy of its sessions left on disk would keep what the user asked to forget. Its path when there was one.
+ * Deletes the local mirror a PostgreSQL store was read through (with its journal files, and what a rebuild cut short
+ * left beside it: `<mirror>.<pid>-<thread>.new`, reader/postgres/mirror.ts), once its rows are gone: a copy of its
+ * sessions left on disk would keep what the user asked to forget. Its path when there was one.
  */
 function removeMirror(home: string, identity: string): string | null {
   const file = mirrorFile(home, { identity });
   const there = existsSync(file);
   for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(file + suffix, { force: true });
+  const dir = dirname(file);
+  const rebuilt = new RegExp(`^${basename(file).replace(/\./g, '\\.')}\\.\\d+-\\d+\\.new(?:-journal)?$`);
+  for (const name of existsSync(dir) ? readdirSync(dir) : []) if (rebuilt.test(name)) rmSync(join(dir, name), { force: true });
   return there ? file : null;
 }
 

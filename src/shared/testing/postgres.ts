@@ -131,8 +131,8 @@ function templateCluster(binDir: string): string | null {
   return template;
 }
 
-/** Makes and starts a new cluster. */
-export async function startPostgres(): Promise<PgCluster> {
+/** Makes and starts a new cluster; `settings` (`name=value`) are given to the server after the usual ones. */
+export async function startPostgres(settings: readonly string[] = []): Promise<PgCluster> {
   const binDir = postgresBinDir();
   const dir = pgTempDir(tmpdir());
   const data = join(dir, 'data');
@@ -146,7 +146,7 @@ export async function startPostgres(): Promise<PgCluster> {
   // A throwaway server: no fsync, and none of the background work (autovacuum's visits to each test's database, WAL
   // kept for replicas) a test never looks at; about a tenth of its CPU (decision 0127). Commits stay synchronous: the
   // crash tests stop it with `immediate` and count what was acknowledged.
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=200 -c autovacuum=off -c wal_level=minimal -c max_wal_senders=0`;
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=200 -c autovacuum=off -c wal_level=minimal -c max_wal_senders=0${settings.map((s) => ` -c ${s}`).join('')}`;
   let destroyed = false;
   const start = () => { runPg(join(binDir, 'pg_ctl'), ['-D', data, '-l', join(dir, 'log'), '-o', options, '-w', '-t', '60', 'start']); };
   const stop = (mode: 'fast' | 'immediate' = 'fast') => { runPg(join(binDir, 'pg_ctl'), ['-D', data, '-m', mode, '-w', '-t', '60', 'stop']); };

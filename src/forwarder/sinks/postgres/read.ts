@@ -122,7 +122,9 @@ export function openFleet(url: string, connections = 1): FleetReader {
           await client.query('SET TRANSACTION READ ONLY').catch((e) => { throw fail(e); });
         }
         const out = await fn(client, dialect, target);
-        await client.query('COMMIT').catch(() => undefined);
+        // A read keeps nothing. One that made its tables ends by ROLLBACK: they gave it a transaction id and catalog
+        // WAL, so a COMMIT would wait for a synchronous standby (forever, while it is down); an abort never waits.
+        await client.query(scratch.length > 0 ? 'ROLLBACK' : 'COMMIT').catch(() => undefined);
         return out;
       } catch (e) {
         broken = await client.query('ROLLBACK').then(() => false, () => true);
@@ -148,7 +150,9 @@ async function makeScratch(client: pg.PoolClient, statements: readonly string[])
     await client.query('RELEASE SAVEPOINT hermetic_scratch');
   } catch (e) {
     if (typeof (e as { code?: unknown }).code !== 'string') throw e;
-    await client.query('ROLLBACK TO SAVEPOINT hermetic_scratch');
+    // A connection that cannot take the tables back (lost, or ended by the server: 57P01, a socket's ECONNRESET)
+    // fails the read with its own cause, not the driver's word for the statement after it.
+    await client.query('ROLLBACK TO SAVEPOINT hermetic_scratch').catch(() => { throw e; });
     await client.query('RELEASE SAVEPOINT hermetic_scratch');
   }
 }
