@@ -40,6 +40,8 @@ interface ReportSource {
   emptyDataset(): Promise<boolean>;
   /** Values the forwarder changed or left out in the window's sessions; null where the source does not keep them. */
   rowIssues(request: ReportRequest): Promise<RowIssueCount | null>;
+  /** The command that lists those values where they are (the fleet store's own; the summary's default otherwise). */
+  issuesQuery?: string;
   /** Sessions in the window with no cost recorded at all; null where the source does not tell. */
   uncosted(request: ReportRequest): Promise<number | null>;
   /** Sessions a windowed backfill left unread that reach into the window; null where the source does not tell. */
@@ -54,6 +56,9 @@ interface ReportSource {
   unreadable?(): string[];
   close(): void | Promise<void>;
 }
+
+/** A word for a POSIX shell, in single quotes unless it needs none. */
+const shellQuoted = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
 
 /** What a note left out for a table the role may not read is (decision 0102). */
 const LEFT_OUT: Readonly<Record<string, string>> = {
@@ -106,6 +111,8 @@ async function fleetSource(url: string): Promise<ReportSource> {
     emptyDataset: () => fleet.read(async (c) => (await c.query('SELECT 1 FROM usage_ledger LIMIT 1')).rows.length === 0),
     // The values each machine's forwarder repaired: the dataset's plan, each session keyed by its machine too (decision 0092).
     rowIssues: (request) => fleet.read((c, d) => fleetRowIssues(c, request, d, onDenied)),
+    // Each machine's repaired values are on the fleet store, read there (the URL as status shows it, password hidden).
+    issuesQuery: `hermetic query --from ${shellQuoted(fleet.target.display)} "SELECT hostname, * FROM row_issues"`,
     // Sessions with no cost at all: the same rule as the dataset's, each session keyed by its machine too.
     uncosted: (request) => fleet.read((c, d) => runPostgres(c, planUncosted(request, d), d)),
     // What each machine's windowed backfills left unread, as each one's dataset says it, added up (decision 0102).
@@ -181,7 +188,7 @@ export async function reportCommand(argv: string[], io: ReportIo = {}): Promise<
     const unreadUnknown = silent !== null && silent.machines > 0 ? silent : undefined;
     // What a terminal summary says beside its figures, with --by or without: the same lines either way.
     const notes = async (totals: UsageReport['totals']) => ({
-      zoneName: zone.name, rowIssues: (await source.rowIssues(base)) ?? undefined, uncosted: (await source.uncosted(base)) ?? undefined,
+      zoneName: zone.name, rowIssues: (await source.rowIssues(base)) ?? undefined, issuesQuery: source.issuesQuery, uncosted: (await source.uncosted(base)) ?? undefined,
       filterMiss: await filterMiss(totals), course: course(values.period, window, nowS, zone, totals.cost_usd), unread, unreadUnknown,
     });
     const before = previousWindow(values.period, window, nowS, zone);

@@ -274,6 +274,8 @@ export interface SummaryView extends SummaryTables {
   zoneName: string;
   /** Values the forwarder changed or left out in the window's sessions (the embedded dataset; none: not known). */
   rowIssues?: RowIssueCount;
+  /** The command that lists them (default: `hermetic query "SELECT * FROM row_issues"`; on the fleet store its own). */
+  issuesQuery?: string | undefined;
   /** A filter is why the window shows no usage: which part matched nothing (read only then). */
   filterMiss?: FilterMiss;
   /** Sessions of the window Hermes recorded no cost for at all (the embedded dataset; none: not known). */
@@ -426,7 +428,7 @@ export function renderSummary(view: SummaryView, color: boolean, width = DEFAULT
   const issues = view.rowIssues;
   if (issues && issues.entries > 0) {
     out.push(...line('repaired', `${calls(issues.entries)} ${issues.entries === 1 ? 'value' : 'values'} changed or left out while forwarding, in ${calls(issues.sessions)} ${issues.sessions === 1 ? 'session' : 'sessions'}`),
-      ...line('', '(hermetic query "SELECT * FROM row_issues" lists them)'));
+      ...line('', `(${view.issuesQuery ?? 'hermetic query "SELECT * FROM row_issues"'} lists them)`));
   }
   for (const table of view.tables) {
     if (table.report.rows.length === 0) continue;

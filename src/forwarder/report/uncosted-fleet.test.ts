@@ -13,6 +13,7 @@ import { tempDir } from '../../state-db/testing/fixtures.js';
 import { sharedPostgres } from '../../shared/testing/postgres.js';
 import { printed } from '../../shared/testing/console.js';
 import { reportCommand } from '../cli/report.js';
+import { postgresTarget } from '../sinks/postgres/index.js';
 import { readFleet } from '../sinks/postgres/read.js';
 import { generatedDataset, shipDatasets } from '../sinks/postgres/testing/fleet.js';
 import type { Origin } from '../sinks/remote/contract.js';
@@ -154,15 +155,17 @@ const repairedLines = async (source: string[]) => {
   const { value, out } = await printed(() => reportCommand([...source, '--since', new Date(since * 1000).toISOString(), '--until', new Date(until * 1000).toISOString()], { now: () => NOW * 1000, color: false, width: 1000 }));
   assert.equal(value, 0);
   // The label's padding follows the widest label shown: compared with single spaces.
-  return out.join('\n').split('\n').map((l) => l.trim().replace(/ +/g, ' ')).filter((l) => /changed or left out while forwarding|SELECT \* FROM row_issues/.test(l));
+  return out.join('\n').split('\n').map((l) => l.trim().replace(/ +/g, ' ')).filter((l) => /changed or left out while forwarding|FROM row_issues" lists them/.test(l));
 };
 
 it('report --from says the same repaired-values line as report --home: of one machine alone, and of two added up', async () => {
   const own = await repairedLines(['--home', home]);
   assert.deepEqual(own, ['repaired 3 values changed or left out while forwarding, in 2 sessions', '(hermetic query "SELECT * FROM row_issues" lists them)']);
-  assert.deepEqual(await repairedLines(['--from', fleetAUrl]), own, 'machine A alone on the fleet: the same lines');
+  // On the fleet the values are listed there, each with its machine (the URL as status shows it, password hidden).
+  const there = (url: string) => `(hermetic query --from '${postgresTarget(url).display}' "SELECT hostname, * FROM row_issues" lists them)`;
+  assert.deepEqual(await repairedLines(['--from', fleetAUrl]), [own[0], there(fleetAUrl)], 'machine A alone on the fleet: the same count');
   assert.deepEqual((await repairedLines(['--home', homeB]))[0], 'repaired 1 value changed or left out while forwarding, in 1 session');
-  assert.deepEqual(await repairedLines(['--from', fleetUrl]), ['repaired 4 values changed or left out while forwarding, in 3 sessions', own[1]], 'both machines: their counts added up');
+  assert.deepEqual(await repairedLines(['--from', fleetUrl]), ['repaired 4 values changed or left out while forwarding, in 3 sessions', there(fleetUrl)], 'both machines: their counts added up');
 });
 
 it('a fleet store no forwarder shipping row issues has opened since it was made has no count, and the report no line', async () => {
