@@ -252,7 +252,8 @@ ${HELP_OPTION}
 Exit codes: 0 done; 2 nothing was removed (HERMETIC_FORGET_NONE: no forwarded
 session or store matches, or no session that matches is ignored now;
 HERMETIC_FORGET_READ: the store is read by every pass) or a refused command
-line; 1 there is no dataset yet.
+line; 1 there is no dataset yet, or a store's local mirror could not be
+deleted (HERMETIC_FORGET_MIRROR: none of its rows were removed).
 
 ${DATASET}
 `;

@@ -3,7 +3,7 @@
 // was. A store the passes read on their own, or one the dataset does not hold, is refused before anything goes.
 import Database from 'better-sqlite3';
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Db } from '../../shared/sqlite.js';
@@ -140,6 +140,30 @@ test('a dataset another process keeps locked: forget says so and removes nothing
     }
   } finally {
     done();
+  }
+});
+
+test('a mirror that cannot be deleted stops forget --store with a sentence before any row goes; once it can, forget goes on', () => {
+  const { dir, cleanup } = tempDir('hermetic-forget-mirror-stuck-');
+  const home = join(dir, 'home');
+  const sink = SqliteSink.open(home);
+  try {
+    const pg = 'postgres://hermes@db:5432/hermes#hermes_default_0123456789ab';
+    sink.db.prepare("INSERT INTO stores (store, profile, max_message_id) VALUES (?, 'default', 0)").run(pg);
+    const mirror = mirrorFile(home, { identity: pg });
+    // Something rm cannot take without being told to: a folder where the mirror's -wal would be.
+    mkdirSync(`${mirror}-wal`, { recursive: true });
+    writeFileSync(join(`${mirror}-wal`, 'x'), '');
+    assert.throws(() => forgetStores(sink, [pg], [], home), (e: any) => e.code === 'HERMETIC_FORGET_MIRROR'
+      && e.message.startsWith(`The local mirror of ${pg} could not be deleted (${mirror}-wal: `)
+      && e.message.endsWith(`); nothing of the store was removed. Delete the file, or let this user write ${join(home, 'mirrors')}, and run hermetic forget again.`));
+    assert.equal(sink.db.prepare('SELECT COUNT(*) FROM stores WHERE store = ?').pluck().get(pg), 1, 'the store is still known');
+    rmSync(`${mirror}-wal`, { recursive: true });
+    assert.equal(forgetStores(sink, [pg], [], home)[0]!.store, pg);
+    assert.equal(sink.db.prepare('SELECT COUNT(*) FROM stores WHERE store = ?').pluck().get(pg), 0);
+  } finally {
+    sink.close();
+    cleanup();
   }
 });
 

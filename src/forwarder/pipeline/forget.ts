@@ -137,23 +137,34 @@ export function forgetStores(sink: SqliteSink, given: readonly string[], readByD
     if (!keys.includes(key)) keys.push(key);
   }
   return keys.map((store) => {
+    // The mirror first: one that cannot be deleted stops here with the store's rows kept, so forget can be run again;
+    // a mirror gone with the rows kept is only a cache, made again if the store is ever read again.
+    const mirror = store.startsWith('postgres://') ? removeMirror(home, store) : null;
     const removed = unlessBusy(sink, `store ${store} was not removed`, () => sink.forgetStore(store));
-    return { store, ...removed, mirror: store.startsWith('postgres://') ? removeMirror(home, store) : null };
+    return { store, ...removed, mirror };
   });
 }
 
 /**
  * Deletes the local mirror a PostgreSQL store was read through (with its journal files, and what a rebuild cut short
- * left beside it: `<mirror>.<pid>-<thread>.new`, reader/postgres/mirror.ts), once its rows are gone: a copy of its
- * sessions left on disk would keep what the user asked to forget. Its path when there was one.
+ * left beside it: `<mirror>.<pid>-<thread>.new`, reader/postgres/mirror.ts): a copy of its sessions left on disk would
+ * keep what the user asked to forget. Its path when there was one; HERMETIC_FORGET_MIRROR when a file cannot be
+ * deleted (nothing of the store's rows is removed then).
  */
 function removeMirror(home: string, identity: string): string | null {
   const file = mirrorFile(home, { identity });
   const there = existsSync(file);
-  for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(file + suffix, { force: true });
   const dir = dirname(file);
   const rebuilt = new RegExp(`^${basename(file).replace(/\./g, '\\.')}\\.\\d+-\\d+\\.new(?:-journal)?$`);
-  for (const name of existsSync(dir) ? readdirSync(dir) : []) if (rebuilt.test(name)) rmSync(join(dir, name), { force: true });
+  const leftovers = existsSync(dir) ? readdirSync(dir).filter((name) => rebuilt.test(name)).map((name) => join(dir, name)) : [];
+  for (const path of [...['', '-wal', '-shm', '-journal'].map((suffix) => file + suffix), ...leftovers]) {
+    try {
+      rmSync(path, { force: true });
+    } catch (e) {
+      const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+      throw new HermeticError('HERMETIC_FORGET_MIRROR', `The local mirror of ${identity} could not be deleted (${path}: ${why}); nothing of the store was removed. Delete the file, or let this user write ${dir}, and run hermetic forget again.`);
+    }
+  }
   return there ? file : null;
 }
 
