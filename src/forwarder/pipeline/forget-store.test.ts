@@ -143,14 +143,23 @@ test('a dataset another process keeps locked: forget says so and removes nothing
   }
 });
 
-test('a mirror that cannot be deleted stops forget --store with a sentence before any row goes; once it can, forget goes on', () => {
-  const { dir, cleanup } = tempDir('hermetic-forget-mirror-stuck-');
+/** A dataset that knows one PostgreSQL store (its `stores` row alone), with the path of that store's mirror. */
+function withPgStore(prefix: string, body: (sink: SqliteSink, home: string, pg: string, mirror: string) => void): void {
+  const { dir, cleanup } = tempDir(prefix);
   const home = join(dir, 'home');
   const sink = SqliteSink.open(home);
   try {
     const pg = 'postgres://hermes@db:5432/hermes#hermes_default_0123456789ab';
     sink.db.prepare("INSERT INTO stores (store, profile, max_message_id) VALUES (?, 'default', 0)").run(pg);
-    const mirror = mirrorFile(home, { identity: pg });
+    body(sink, home, pg, mirrorFile(home, { identity: pg }));
+  } finally {
+    sink.close();
+    cleanup();
+  }
+}
+
+test('a mirror that cannot be deleted stops forget --store with a sentence before any row goes; once it can, forget goes on', () => {
+  withPgStore('hermetic-forget-mirror-stuck-', (sink, home, pg, mirror) => {
     // Something rm cannot take without being told to: a folder where the mirror's -wal would be.
     mkdirSync(`${mirror}-wal`, { recursive: true });
     writeFileSync(join(`${mirror}-wal`, 'x'), '');
@@ -161,30 +170,17 @@ test('a mirror that cannot be deleted stops forget --store with a sentence befor
     rmSync(`${mirror}-wal`, { recursive: true });
     assert.equal(forgetStores(sink, [pg], [], home)[0]!.store, pg);
     assert.equal(sink.db.prepare('SELECT COUNT(*) FROM stores WHERE store = ?').pluck().get(pg), 0);
-  } finally {
-    sink.close();
-    cleanup();
-  }
+  });
 });
 
 test('forget --store of a PostgreSQL store deletes what a rebuild of its mirror cut short left too, and no other store\'s mirror', () => {
-  const { dir, cleanup } = tempDir('hermetic-forget-mirror-');
-  const home = join(dir, 'home');
-  const sink = SqliteSink.open(home);
-  try {
-    const pg = 'postgres://hermes@db:5432/hermes#hermes_default_0123456789ab';
-    const other = 'postgres://hermes@db:5432/hermes#other';
-    sink.db.prepare("INSERT INTO stores (store, profile, max_message_id) VALUES (?, 'default', 0)").run(pg);
-    const mirror = mirrorFile(home, { identity: pg });
-    const kept = mirrorFile(home, { identity: other });
+  withPgStore('hermetic-forget-mirror-', (sink, home, pg, mirror) => {
+    const kept = mirrorFile(home, { identity: 'postgres://hermes@db:5432/hermes#other' });
     mkdirSync(join(home, 'mirrors'));
     // A forwarder killed while it built the mirror anew leaves its half-made copy, named by its process and thread.
     for (const f of [mirror, `${mirror}-journal`, `${mirror}.4242-0.new`, `${mirror}.4242-0.new-journal`, kept, `${kept}.4242-0.new`]) writeFileSync(f, 'sessions');
     const [r] = forgetStores(sink, [pg], [], home);
     assert.equal(r!.mirror, mirror);
     assert.deepEqual(readdirSync(join(home, 'mirrors')).sort(), [`${kept}`, `${kept}.4242-0.new`].map((f) => f.slice(join(home, 'mirrors').length + 1)).sort());
-  } finally {
-    sink.close();
-    cleanup();
-  }
+  });
 });
