@@ -70,12 +70,14 @@ export function rowInserter(db: Db, t: DatasetTable, counts: RowCounts, verb = '
         const from = one ? 2 : 0;
         let k = 0;
         for (let j = i; j < i + size; j++) k = packed ? unpackRow(packed, j, values, k, from) : fromRecord(records![j]!, values, k, from);
+        // Spread, not the array: better-sqlite3 reads arguments directly but an array element by element through V8's
+        // API, ~20 ns a value more (decision 0060, December 7 addendum: messages insert 15% faster).
         if (one) {
           shared.store = packed ? valueAt(packed, i, 0) : records![i]!.store;
           shared.session = packed ? valueAt(packed, i, 1) : records![i]!.session_id;
-          inserted += sharedStatement(s).run(values, shared).changes;
+          inserted += sharedStatement(s).run(...values, shared).changes;
         } else {
-          inserted += statement(s).run(values).changes;
+          inserted += statement(s).run(...values).changes;
         }
       }
     }
