@@ -12,6 +12,7 @@ import { generate } from '../../state-db/generate/index.js';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { recountRows, tableRows } from '../sinks/sqlite/row-counts.js';
 import { SqliteSink } from '../sinks/sqlite/sink.js';
+import { logHead, registerSink, SHIPPED } from '../sinks/remote/changelog.js';
 import { forwarderRig } from '../testing/index.js';
 import { mirrorFile } from '../reader/postgres/settings.js';
 import { forgetStores, storeKey } from './forget.js';
@@ -26,6 +27,9 @@ function rowsOf(db: Db, store: string): Record<string, unknown[]> {
   }
   return out;
 }
+
+/** The dataset's triggers, by name, with their SQL. */
+const triggersOf = (db: Db) => db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name").all();
 
 /** Two generated stores (a `demo` and an `other`) backfilled into one dataset; `done` removes it all. */
 function backfilledTwo(prefix: string) {
@@ -45,6 +49,7 @@ test('forget --store removes every row of the store in every table that names on
     const sink = SqliteSink.open(home);
     try {
       before = { a: rowsOf(sink.db, a), b: rowsOf(sink.db, b) };
+      const triggers = triggersOf(sink.db);
       // The store is rich enough to say something: rows in the transcript, usage, activity and tool calls.
       for (const t of ['sessions', 'messages', 'parts', 'model_usage', 'usage_ledger', 'session_activity', 'tool_activity', 'tool_calls', 'session_cursors', 'stores']) {
         assert.ok(before.a[t]!.length > 0, `store a has ${t}`);
@@ -53,10 +58,11 @@ test('forget --store removes every row of the store in every table that names on
       assert.deepEqual(r, [{ store: a, sessions: before.a.sessions!.length, messagesRemoved: before.a.messages!.length, partsRemoved: before.a.parts!.length, mirror: null }]);
       for (const [t, rows] of Object.entries(rowsOf(sink.db, a))) assert.equal(rows.length, 0, `nothing of store a is left in ${t}`);
       assert.deepEqual(rowsOf(sink.db, b), before.b, 'store b is as it was');
-      // The counts status shows stay the tables' own.
+      // The counts status shows stay the tables' own, and the triggers set aside for the deletes are back as they were.
       const kept = tableRows(sink.db);
       recountRows(sink.db);
       assert.deepEqual(tableRows(sink.db), kept);
+      assert.deepEqual(triggersOf(sink.db), triggers);
     } finally {
       sink.close();
     }
@@ -74,6 +80,54 @@ test('forget --store removes every row of the store in every table that names on
       assert.equal(s1!.length, s0!.length);
     } finally {
       after.close();
+    }
+  } finally {
+    done();
+  }
+});
+
+test('forget --store that fails part-way leaves no trace: every row, count and trigger is as it was', () => {
+  const { dir, a, home, done } = backfilledTwo('hermetic-forget-store-fail-');
+  try {
+    const sink = SqliteSink.open(home);
+    try {
+      // A table deleted after the transcript refuses: by then messages and parts are gone and their triggers set aside.
+      sink.db.exec("CREATE TRIGGER refuse AFTER DELETE ON usage_ledger BEGIN SELECT RAISE(ABORT, 'refused by a test'); END");
+      const rows = rowsOf(sink.db, a);
+      const counts = tableRows(sink.db);
+      const triggers = triggersOf(sink.db);
+      assert.throws(() => forgetStores(sink, [join(dir, 'demo')], [], home), /refused by a test/);
+      assert.deepEqual(rowsOf(sink.db, a), rows);
+      assert.deepEqual(tableRows(sink.db), counts);
+      assert.deepEqual(triggersOf(sink.db), triggers);
+      // And the counts are the tables' own.
+      recountRows(sink.db);
+      assert.deepEqual(tableRows(sink.db), counts);
+    } finally {
+      sink.close();
+    }
+  } finally {
+    done();
+  }
+});
+
+test('forget --store with a remote sink registered logs every row it removes, as a row-by-row delete would', () => {
+  const { dir, a, home, done } = backfilledTwo('hermetic-forget-store-log-');
+  try {
+    const sink = SqliteSink.open(home);
+    try {
+      registerSink(sink.db, { id: 'pg-test', display: 'postgres://test' }, 1);
+      const from = logHead(sink.db);
+      const before = rowsOf(sink.db, a);
+      forgetStores(sink, [join(dir, 'demo')], [], home);
+      const logged = sink.db.prepare('SELECT tbl, COUNT(*) AS n FROM change_log WHERE seq > ? GROUP BY tbl').all(from) as { tbl: string; n: number }[];
+      const byTable = Object.fromEntries(logged.map((r) => [r.tbl, r.n]));
+      for (const t of SHIPPED) {
+        if ((before[t.name]?.length ?? 0) > 0) assert.equal(byTable[t.name], before[t.name]!.length, `every ${t.name} row removed is logged`);
+      }
+      assert.ok(byTable.messages! > 0 && byTable.parts! > 0);
+    } finally {
+      sink.close();
     }
   } finally {
     done();

@@ -30,11 +30,14 @@ const dropTool = `UPDATE tool_activity SET calls = calls - (OLD.part_type = 'too
   WHERE store = OLD.store AND session_id = OLD.session_id AND quarter = ${quarter('OLD.created_at')} AND tool_name = COALESCE(OLD.tool_name, '');
   DELETE FROM tool_activity WHERE store = OLD.store AND session_id = OLD.session_id AND quarter = ${quarter('OLD.created_at')} AND tool_name = COALESCE(OLD.tool_name, '') AND calls <= 0 AND errors <= 0;`;
 
+/** The delete triggers' names: `forgetStore` sets them aside once it has removed the store's counts itself. */
+export const ACTIVITY_DELETE_TRIGGERS = ['messages_activity_delete', 'parts_activity_delete'] as const;
+
 /** The triggers: deletes and updates (created by the dataset's migration to version 3). */
 export const ACTIVITY_TRIGGERS = [
-  `CREATE TRIGGER IF NOT EXISTS messages_activity_delete AFTER DELETE ON messages BEGIN ${dropMessage} END`,
+  `CREATE TRIGGER IF NOT EXISTS ${ACTIVITY_DELETE_TRIGGERS[0]} AFTER DELETE ON messages BEGIN ${dropMessage} END`,
   `CREATE TRIGGER IF NOT EXISTS messages_activity_update AFTER UPDATE OF store, session_id, created_at, role ON messages BEGIN ${dropMessage} ${addMessage} END`,
-  `CREATE TRIGGER IF NOT EXISTS parts_activity_delete AFTER DELETE ON parts WHEN ${counted('OLD')} BEGIN ${dropTool} END`,
+  `CREATE TRIGGER IF NOT EXISTS ${ACTIVITY_DELETE_TRIGGERS[1]} AFTER DELETE ON parts WHEN ${counted('OLD')} BEGIN ${dropTool} END`,
   // An update is two triggers: the old row uncounted (when it counted), the new one counted (when it counts).
   `CREATE TRIGGER IF NOT EXISTS parts_activity_update_old AFTER UPDATE OF store, session_id, created_at, part_type, tool_name, content_text ON parts WHEN ${counted('OLD')} BEGIN ${dropTool} END`,
   `CREATE TRIGGER IF NOT EXISTS parts_activity_update_new AFTER UPDATE OF store, session_id, created_at, part_type, tool_name, content_text ON parts WHEN ${counted('NEW')} BEGIN ${addTool} END`,

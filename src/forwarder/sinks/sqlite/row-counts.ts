@@ -12,9 +12,12 @@ import { DATASET_TABLES, ROW_COUNTS } from '../../dataset/columns.js';
 export const COUNTED_TABLES: readonly string[] = DATASET_TABLES.filter((t) => !t.internal).map((t) => t.name);
 const COUNTED = new Set(COUNTED_TABLES);
 
+/** The name of `table`'s delete trigger, which takes each deleted row off its count. */
+export const rowCountTrigger = (table: string): string => `row_counts_${table}_delete`;
+
 /** A delete trigger per counted table (created by the dataset's migration to version 11). */
 export const ROW_COUNT_TRIGGERS: readonly string[] = COUNTED_TABLES.map((t) =>
-  `CREATE TRIGGER IF NOT EXISTS "row_counts_${t}_delete" AFTER DELETE ON "${t}" BEGIN UPDATE ${ROW_COUNTS.name} SET rows = rows - 1 WHERE tbl = '${t}'; END`);
+  `CREATE TRIGGER IF NOT EXISTS "${rowCountTrigger(t)}" AFTER DELETE ON "${t}" BEGIN UPDATE ${ROW_COUNTS.name} SET rows = rows - 1 WHERE tbl = '${t}'; END`);
 
 /** Counts every counted table from scratch (the migration's fill, and the plain twin tests compare with). */
 export function recountRows(db: Db): void {

@@ -6,12 +6,13 @@ import type { Db } from '../../../shared/sqlite.js';
 import { KEEP_BACKFILL_UNREAD } from './backfill-unread.js';
 import { CALL_USAGE, CURSORS, DAILY_USAGE, DATASET_META, DATASET_TABLES, DELEGATIONS, MESSAGES, MODEL_USAGE, PARTS, QUARANTINE, ROW_ISSUES, SESSION_ACTIVITY, SESSIONS, STORES, TOOL_ACTIVITY, TOOL_CALLS, USAGE_EVENTS, type DatasetTable, type RecordOf } from '../../dataset/columns.js';
 import type { Ledger, Tail } from '../../projector/index.js';
-import { InsertedActivity } from './activity.js';
+import { ACTIVITY_DELETE_TRIGGERS, InsertedActivity } from './activity.js';
 import { CursorMoved, NOTHING_WRITTEN, REMOVED, type Batch, type Cursors, type DelegationChanges, type Rows, type SessionCursor, type SessionWrite, type Sink, type Written } from '../sink.js';
 import { Checkpointer } from './checkpointer.js';
 import { rowInserter } from './insert.js';
-import { RowCounts } from './row-counts.js';
-import { InsertedToolCalls } from './tool-calls.js';
+import { RowCounts, rowCountTrigger } from './row-counts.js';
+import { InsertedToolCalls, TOOL_CALLS_DELETE_TRIGGER } from './tool-calls.js';
+import { withTriggersAside } from './triggers-aside.js';
 import { AUTOCHECKPOINT_PAGES, openDataset, type DatasetOptions } from './dataset.js';
 import { ledgerTimeZone } from '../../ledger/zone.js';
 import { datasetSetting, LedgerWriter, setDatasetSetting } from './ledger.js';
@@ -263,17 +264,28 @@ export class SqliteSink implements Sink {
   forgetStore(store: string): StoreForgotten {
     const gone = this.db.transaction((): StoreForgotten => {
       const sessions = this.db.prepare(`SELECT COUNT(*) FROM ${SESSIONS.name} WHERE store = ?`).pluck().get(store) as number;
-      const remove = (t: DatasetTable) => this.db.prepare(`DELETE FROM "${t.name}" WHERE store = ?`).run(store).changes;
-      // The counts kept from the transcript first: the triggers of its deletes then find nothing to take back.
+      const tables = DATASET_TABLES.filter((t) => t.columns.some((c) => c.name === 'store'));
+      // The counts kept from the transcript go first, so the transcript's own delete triggers would find nothing to
+      // take back; those triggers and each table's row-count trigger are set aside for the deletes (each fires once a
+      // row: ~10 s at a million messages) and the counts taken off here. The change log's triggers stay: a remote
+      // sink learns of each row removed (decision 0157 addendum).
       const derived = [SESSION_ACTIVITY, TOOL_ACTIVITY, TOOL_CALLS];
-      for (const t of derived) remove(t);
-      const out = { sessions, messagesRemoved: remove(MESSAGES), partsRemoved: remove(PARTS) };
-      for (const t of DATASET_TABLES) {
-        if (t !== MESSAGES && t !== PARTS && !derived.includes(t) && t.columns.some((c) => c.name === 'store')) remove(t);
-      }
-      // What windowed backfills left unread, over the stores left (its one row names none).
-      this.#keepUnread.run();
-      return out;
+      const setAside = [...ACTIVITY_DELETE_TRIGGERS, TOOL_CALLS_DELETE_TRIGGER, ...tables.map((t) => rowCountTrigger(t.name))];
+      return withTriggersAside(this.db, setAside, (aside) => {
+        this.#counts.clear();
+        const remove = (t: DatasetTable) => {
+          const n = this.db.prepare(`DELETE FROM "${t.name}" WHERE store = ?`).run(store).changes;
+          if (aside.has(rowCountTrigger(t.name))) this.#counts.add(t.name, -n);
+          return n;
+        };
+        for (const t of derived) remove(t);
+        const out = { sessions, messagesRemoved: remove(MESSAGES), partsRemoved: remove(PARTS) };
+        for (const t of tables) if (t !== MESSAGES && t !== PARTS && !derived.includes(t)) remove(t);
+        this.#counts.flush();
+        // What windowed backfills left unread, over the stores left (its one row names none).
+        this.#keepUnread.run();
+        return out;
+      });
     }).immediate();
     this.#afterCommit();
     return gone;

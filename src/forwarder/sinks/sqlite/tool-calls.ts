@@ -47,13 +47,16 @@ const dropPart = `UPDATE ${T} SET
   WHERE store = OLD.store AND session_id = OLD.session_id AND call_id = ${callIdSql('OLD')};
   DELETE FROM ${T} WHERE store = OLD.store AND session_id = OLD.session_id AND call_id = ${callIdSql('OLD')} AND calls <= 0 AND results <= 0;`;
 
+/** The delete trigger's name: `forgetStore` sets it aside once it has removed the store's calls itself. */
+export const TOOL_CALLS_DELETE_TRIGGER = 'parts_tool_calls_delete';
+
 /**
  * The index of stale calls and the triggers (created by the dataset's migration to version 11). No index by duration:
  * at 1M messages its inserts, each at a random place in a 24 MB index, cost a backfill half as much CPU again.
  */
 export const TOOL_CALL_SCHEMA: readonly string[] = [
   `CREATE INDEX IF NOT EXISTS ${T}_stale ON ${T} (store, session_id) WHERE stale = 1`,
-  `CREATE TRIGGER IF NOT EXISTS parts_tool_calls_delete AFTER DELETE ON parts WHEN ${isToolPart('OLD')} BEGIN ${dropPart} END`,
+  `CREATE TRIGGER IF NOT EXISTS ${TOOL_CALLS_DELETE_TRIGGER} AFTER DELETE ON parts WHEN ${isToolPart('OLD')} BEGIN ${dropPart} END`,
   `CREATE TRIGGER IF NOT EXISTS parts_tool_calls_update_old AFTER UPDATE OF store, session_id, part_type, tool_call_id, tool_result_for, tool_name, created_at ON parts WHEN ${isToolPart('OLD')} BEGIN ${dropPart} END`,
   `CREATE TRIGGER IF NOT EXISTS parts_tool_calls_update_new AFTER UPDATE OF store, session_id, part_type, tool_call_id, tool_result_for, tool_name, created_at ON parts WHEN ${isToolPart('NEW')} BEGIN ${addPart} END`,
 ];
