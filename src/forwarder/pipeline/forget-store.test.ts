@@ -86,52 +86,51 @@ test('forget --store removes every row of the store in every table that names on
   }
 });
 
-test('forget --store that fails part-way leaves no trace: every row, count and trigger is as it was', () => {
-  const { dir, a, home, done } = backfilledTwo('hermetic-forget-store-fail-');
+/** Runs `check` on the dataset of `backfilledTwo`, opened; closes and removes it all after. */
+function withTwo(prefix: string, check: (two: ReturnType<typeof backfilledTwo>, sink: SqliteSink) => void): void {
+  const two = backfilledTwo(prefix);
   try {
-    const sink = SqliteSink.open(home);
+    const sink = SqliteSink.open(two.home);
     try {
-      // A table deleted after the transcript refuses: by then messages and parts are gone and their triggers set aside.
-      sink.db.exec("CREATE TRIGGER refuse AFTER DELETE ON usage_ledger BEGIN SELECT RAISE(ABORT, 'refused by a test'); END");
-      const rows = rowsOf(sink.db, a);
-      const counts = tableRows(sink.db);
-      const triggers = triggersOf(sink.db);
-      assert.throws(() => forgetStores(sink, [join(dir, 'demo')], [], home), /refused by a test/);
-      assert.deepEqual(rowsOf(sink.db, a), rows);
-      assert.deepEqual(tableRows(sink.db), counts);
-      assert.deepEqual(triggersOf(sink.db), triggers);
-      // And the counts are the tables' own.
-      recountRows(sink.db);
-      assert.deepEqual(tableRows(sink.db), counts);
+      check(two, sink);
     } finally {
       sink.close();
     }
   } finally {
-    done();
+    two.done();
   }
+}
+
+test('forget --store that fails part-way leaves no trace: every row, count and trigger is as it was', () => {
+  withTwo('hermetic-forget-store-fail-', ({ dir, a, home }, sink) => {
+    // A table deleted after the transcript refuses: by then messages and parts are gone and their triggers set aside.
+    sink.db.exec("CREATE TRIGGER refuse AFTER DELETE ON usage_ledger BEGIN SELECT RAISE(ABORT, 'refused by a test'); END");
+    const rows = rowsOf(sink.db, a);
+    const counts = tableRows(sink.db);
+    const triggers = triggersOf(sink.db);
+    assert.throws(() => forgetStores(sink, [join(dir, 'demo')], [], home), /refused by a test/);
+    assert.deepEqual(rowsOf(sink.db, a), rows);
+    assert.deepEqual(tableRows(sink.db), counts);
+    assert.deepEqual(triggersOf(sink.db), triggers);
+    // And the counts are the tables' own.
+    recountRows(sink.db);
+    assert.deepEqual(tableRows(sink.db), counts);
+  });
 });
 
 test('forget --store with a remote sink registered logs every row it removes, as a row-by-row delete would', () => {
-  const { dir, a, home, done } = backfilledTwo('hermetic-forget-store-log-');
-  try {
-    const sink = SqliteSink.open(home);
-    try {
-      registerSink(sink.db, { id: 'pg-test', display: 'postgres://test' }, 1);
-      const from = logHead(sink.db);
-      const before = rowsOf(sink.db, a);
-      forgetStores(sink, [join(dir, 'demo')], [], home);
-      const logged = sink.db.prepare('SELECT tbl, COUNT(*) AS n FROM change_log WHERE seq > ? GROUP BY tbl').all(from) as { tbl: string; n: number }[];
-      const byTable = Object.fromEntries(logged.map((r) => [r.tbl, r.n]));
-      for (const t of SHIPPED) {
-        if ((before[t.name]?.length ?? 0) > 0) assert.equal(byTable[t.name], before[t.name]!.length, `every ${t.name} row removed is logged`);
-      }
-      assert.ok(byTable.messages! > 0 && byTable.parts! > 0);
-    } finally {
-      sink.close();
+  withTwo('hermetic-forget-store-log-', ({ dir, a, home }, sink) => {
+    registerSink(sink.db, { id: 'pg-test', display: 'postgres://test' }, 1);
+    const from = logHead(sink.db);
+    const before = rowsOf(sink.db, a);
+    forgetStores(sink, [join(dir, 'demo')], [], home);
+    const logged = sink.db.prepare('SELECT tbl, COUNT(*) AS n FROM change_log WHERE seq > ? GROUP BY tbl').all(from) as { tbl: string; n: number }[];
+    const byTable = Object.fromEntries(logged.map((r) => [r.tbl, r.n]));
+    for (const t of SHIPPED) {
+      if ((before[t.name]?.length ?? 0) > 0) assert.equal(byTable[t.name], before[t.name]!.length, `every ${t.name} row removed is logged`);
     }
-  } finally {
-    done();
-  }
+    assert.ok(byTable.messages! > 0 && byTable.parts! > 0);
+  });
 });
 
 test('forget --store refuses a store the dataset does not hold, and one every pass reads on its own; nothing is removed', () => {
