@@ -234,6 +234,16 @@ describeTransports('routes Hermes serves and the emulator does not', (open) => {
     }
   });
 
+  it('the 501 names what the emulator does serve: the runs, every session route of the table, health and capabilities', async () => {
+    const h = await open();
+    const reply = await send(h, 'GET', '/v1/models');
+    notEmulated(reply, 'GET /v1/models');
+    assert.equal(
+      reply.json().error.message,
+      'Hermes serves GET /v1/models, but Hermetic emulates only /v1/runs, /api/sessions (list, create, get, update, delete, messages, fork, chat, chat stream, model lock), /health, /v1/health and /v1/capabilities.',
+    );
+  });
+
   it('no key configured: every key-guarded request goes through to the 501, whatever it presents', async () => {
     const h = await open({ apiKey: null });
     for (const [method, path] of GUARDED) {

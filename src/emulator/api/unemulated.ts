@@ -12,7 +12,7 @@ import { errorResponse, jsonResponse, notFoundText, RaisedAnswer } from '../wire
 import { roomGrantInvalid } from './auth.js';
 import { readJson } from './body.js';
 import { drainingFor, type ApiContext } from './context.js';
-import type { UnemulatedGuard } from './endpoints.js';
+import { EMULATED_SESSION_ENDPOINTS, type UnemulatedGuard } from './endpoints.js';
 
 const std = (status: number, message: string, code: string): HermesError => ({ status, message, type: 'invalid_request_error', code });
 
@@ -88,6 +88,16 @@ export async function guardAnswer(req: HttpRequest, guard: UnemulatedGuard | und
   }
 }
 
+/** How the 501 names each session route the emulator serves: a new one does not compile until it is named here. */
+const SESSION_ROUTE_WORDS: Record<(typeof EMULATED_SESSION_ENDPOINTS)[number], string> = {
+  sessions: 'list', session_create: 'create', session: 'get', session_update: 'update', session_delete: 'delete',
+  session_messages: 'messages', session_fork: 'fork', session_chat: 'chat', session_chat_stream: 'chat stream',
+  session_model_lock: 'model lock',
+};
+
+/** What the emulator serves, as the 501 says it. */
+const EMULATED = `/v1/runs, /api/sessions (${EMULATED_SESSION_ENDPOINTS.map((e) => SESSION_ROUTE_WORDS[e]).join(', ')}), /health, /v1/health and /v1/capabilities`;
+
 /**
  * A Hermes route the emulator does not reproduce: Hermes's own answers up to where it would serve the request (the
  * draining 503 of an agent turn, the browser-control flag's 404, the refusals of credentials the emulator cannot
@@ -98,7 +108,7 @@ export async function unsupported(ctx: ApiContext): Promise<HttpResponse> {
   if (answer) return answer;
   const error = new HermeticError(
     'HERMETIC_UNSUPPORTED_ROUTE',
-    `Hermes serves ${ctx.req.method} ${ctx.req.path}, but Hermetic emulates only /v1/runs, /api/sessions (list, create, get, update, delete, messages, chat), /health, /v1/health and /v1/capabilities.`,
+    `Hermes serves ${ctx.req.method} ${ctx.req.path}, but Hermetic emulates only ${EMULATED}.`,
   );
   return { status: 501, headers: [['Content-Type', 'application/json; charset=utf-8']], body: JSON.stringify(error.toJSON()) };
 }
