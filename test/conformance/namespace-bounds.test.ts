@@ -76,7 +76,7 @@ describeTransports('namespace bounds', (open) => {
       error: {
         code: 'HERMETIC_NAMESPACE_LIMIT',
         message:
-          'This server already holds 3 namespaces (--max-namespaces 3), each with a run, a stream or a request in progress, so none can be evicted; reset some (POST /__admin/reset) or raise the cap.',
+          'This server already holds 3 namespaces (--max-namespaces 3), and every one but the default (never evicted) has a run, a stream or a request in progress, so none can be evicted; reset some (POST /__admin/reset) or raise the cap.',
       },
     });
     assert.deepEqual(await names(h), ['default', 'c', 'b'], 'the refused request created nothing');

@@ -106,7 +106,7 @@ export class Namespaces implements ControlledNamespaces {
     if (!claim) return false;
     throw new HermeticError(
       'HERMETIC_NAMESPACE_LIMIT',
-      `This server already holds ${this.size} namespaces (--max-namespaces ${this.#max}), each with a run, a stream or a request in progress, so none can be evicted; reset some (POST /__admin/reset) or raise the cap.`,
+      `This server already holds ${this.size} namespaces (--max-namespaces ${this.#max}), and every one but the default (never evicted) has a run, a stream or a request in progress, so none can be evicted; reset some (POST /__admin/reset) or raise the cap.`,
     );
   }
 
