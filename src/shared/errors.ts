@@ -25,7 +25,7 @@ export const ERROR_CODES = {
   HERMETIC_RUN_TERMINAL: { status: 409, summary: 'The run has already finished; the fake agent can no longer act on it.' },
   HERMETIC_RUN_NOT_STARTED: { status: 409, summary: 'The run is still queued; its fake agent has not started yet.' },
   HERMETIC_RUN_NO_APPROVAL: { status: 409, summary: 'The run is a session chat stream\'s turn: Hermes\'s stream registers no approval notifier, so a dangerous command is answered at once as pending approval and the run never waits for one.' },
-  HERMETIC_SCENARIO_INVALID: { status: 400, summary: 'A scenario (POST /__admin/scenarios, the scenarios option, a --scenarios file) is malformed: an unknown field, a wrong step kind or body, a bad regular expression, steps out of order; or the file cannot be read or parsed. The message says where.' },
+  HERMETIC_SCENARIO_INVALID: { status: 400, summary: 'A scenario (POST /__admin/scenarios, a --scenarios file or a file the scenarios option names) is malformed: an unknown field, a wrong step kind or body, a bad regular expression, steps out of order; or the file cannot be read or parsed. The message says where.' },
   HERMETIC_SCENARIO_LIMIT: { status: 409, summary: 'The namespace would hold more than 1000 scenarios; delete some first.' },
   HERMETIC_SCENARIO_UNKNOWN: { status: 404, summary: 'No scenario with this name in this namespace (DELETE /__admin/scenarios?name=…).' },
   HERMETIC_OPTIONS_UNKNOWN: { status: 400, summary: 'An option name is not known (a suggestion is given when one is close).' },
