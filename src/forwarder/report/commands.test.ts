@@ -215,6 +215,11 @@ describe('hermetic report --by command', () => {
     assert.match(text, /^npm +2 +2 +43s +21s +2$/m);
     assert.match(text, /^python3 +1 +0 +- +- +1$/m);
     assert.match(text, /^\(each call under the first program its command line runs;/m);
+    // The rows shown that name no program are said; a row not shown is not.
+    const note = text.slice(text.indexOf('(each call')).replace(/\n/g, ' ');
+    assert.match(note, /; \(no command\) holds calls whose arguments have no command text; \(empty\) holds command lines that run no program \(blank, a comment, only assignments\); \(no call\) holds failed results whose call is not in the dataset\)$/);
+    const top = (await run(['--top', '2'])).out.join('\n');
+    assert.match(top.replace(/\n/g, ' '), /a typical call's; \(no command\) holds calls whose arguments have no command text\)$/);
     assert.ok(text.split('\n').every((l) => l.length <= 80), text);
     const table = renderTable(usageReport(db, { by: ['command'] }), false, { width: 30 });
     assert.match(table, /^command +calls +time$/m, 'a narrow terminal keeps the calls and the time');

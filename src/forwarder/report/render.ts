@@ -1,6 +1,7 @@
 // How a report reads: the terminal view (a summary, then tables fitted to the terminal's width, 80 columns when piped;
 // colour only on a terminal), and the same rows as CSV or Markdown. Pure text from `usageReport` results; no SQL here.
 import { COMMAND_FIGURES, MEASURES, type Dimension, type ReportRow, type UsageReport } from './query.js';
+import { EMPTY_COMMAND, NO_CALL, NO_COMMAND } from '../dataset/program.js';
 import { describeFilterMiss, type FilterMiss } from './filter-miss.js';
 import type { RowIssueCount } from './row-issues.js';
 import { cacheHitRate, type SummaryTables } from './summary.js';
@@ -135,6 +136,13 @@ function usageColumns(bySession: boolean, marks: boolean): Column[] {
   return bySession ? all.filter((c) => !['sessions', 'cache wr'].includes(c.label)) : all;
 }
 
+/** What the rows by command that name no program hold, said under the table when one is shown. */
+const COMMAND_LABELS: readonly [string, string][] = [
+  [NO_COMMAND, 'holds calls whose arguments have no command text'],
+  [EMPTY_COMMAND, 'holds command lines that run no program (blank, a comment, only assignments)'],
+  [NO_CALL, 'holds failed results whose call is not in the dataset'],
+];
+
 /** The figures of a table by command: calls, failed results, the time they took all told, a typical call's, sessions. */
 function commandColumns(): Column[] {
   return [
@@ -247,7 +255,10 @@ export function renderTable(report: UsageReport, color = false, options: { omitO
   }
   if (marks) out.push(...wrapWords(`(${ESTIMATE_MARK}: counts Hermes's estimate where no billed cost was recorded)`, width).map((l) => style.dim(l)));
   if (commands && rows.length > 0) {
-    out.push(...wrapWords('(each call under the first program its command line runs; failed: its result says so (an exit code other than 0, an error); time: from call to result, added up; median: a typical call\'s)', width).map((l) => style.dim(l)));
+    // The rows that name no program say what they are, when shown.
+    const shown = new Set(rows.map((r) => r.command));
+    const odd = COMMAND_LABELS.filter(([label]) => shown.has(label)).map(([label, what]) => `; ${label} ${what}`).join('');
+    out.push(...wrapWords(`(each call under the first program its command line runs; failed: its result says so (an exit code other than 0, an error); time: from call to result, added up; median: a typical call's${odd})`, width).map((l) => style.dim(l)));
   }
   return out.join('\n');
 }
