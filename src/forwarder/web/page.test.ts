@@ -18,6 +18,7 @@ import type { UsageSource } from './data/source.js';
 import type { Page } from 'playwright-core';
 import { TITLE_CAP } from './data/rows.js';
 import { sharedBrowser } from '../../shared/testing/browser.js';
+import { NO_COMMAND } from '../dataset/program.js';
 
 /** Sessions of 20 to 10 days back have no cost recorded (decision 0090): counted in 30 days, not in 7. */
 const UNCOSTED = 4;
@@ -227,7 +228,22 @@ describe('the dashboard in Chromium', () => {
       assert.deepEqual(shown.filter(([, c]) => c === key).map(([, , x]) => x), commandRows.map((r) => r[key as keyof typeof r] ?? null), key);
     }
     assert.equal(await commands.page.$eval('code.command', (c) => c.textContent), 'hermetic report --period all --by command --top 10');
+    assert.equal(await commands.page.$('p.nameless'), null, 'every row names a program: no note');
     await commands.done();
+    // A call whose arguments hold no command text: its row says what it holds, as the terminal's note does.
+    const db = new Database(join(h.app.home, 'hermetic.db'));
+    const call = db.prepare("SELECT store, session_id, part_id, program FROM parts WHERE tool_name = 'terminal' AND part_type = 'tool_call' LIMIT 1").get() as Record<string, string>;
+    const setProgram = db.prepare('UPDATE parts SET program = ? WHERE store = ? AND session_id = ? AND part_id = ?');
+    setProgram.run(NO_COMMAND, call.store, call.session_id, call.part_id);
+    try {
+      const nameless = await visit('/report?period=all&by=command');
+      assert.ok(usageReport(h.app.db, { ...all, by: ['command'], top: 10 }).rows.some((r) => r.command === NO_COMMAND));
+      assert.equal(await nameless.page.$eval('p.nameless', (p) => p.textContent), `${NO_COMMAND} holds calls whose arguments have no command text.`);
+      await nameless.done();
+    } finally {
+      setProgram.run(call.program, call.store, call.session_id, call.part_id);
+      db.close();
+    }
     await v.done();
   });
 

@@ -29,6 +29,20 @@ function keyCell(state, dim, row) {
   return String(v);
 }
 
+/** The rows by command that name no program (dataset/program.ts NO_COMMAND, EMPTY_COMMAND, NO_CALL), and what each holds. */
+const NAMELESS = [
+  ['(no command)', 'holds calls whose arguments have no command text'],
+  ['(empty)', 'holds command lines that run no program (blank, a comment, only assignments)'],
+  ['(no call)', 'holds failed results whose call is not in the dataset'],
+];
+
+/** Under a table by command, what its rows that name no program hold; null when it shows none. */
+function nameless(rows) {
+  const shown = new Set(rows.map((row) => row.command));
+  const said = NAMELESS.filter(([label]) => shown.has(label)).map(([label, what]) => `${label} ${what}`);
+  return said.length === 0 ? null : h('p', { class: 'muted nameless' }, `${said.join('; ')}.`);
+}
+
 /**
  * The terminal command that prints the same rows: the store, the period, the filters, the grouping and the zone, each
  * value quoted for a shell (a custom `since` may hold a space: `2026-07-01 10:00`). On the fleet store it reads the
@@ -107,6 +121,7 @@ export async function report(state, pending) {
       h('a', { href: `/api/report.csv?${q}`, download: '', class: 'csv' }, 'Download as CSV')),
     r.rows.length === 0 ? h('p', { class: 'notice' }, 'No usage in this period.') : null,
     rows,
+    commands ? nameless(r.rows) : null,
     // A list stopped at its bytes (decision 0120): the rest is in its last row; the terminal and the CSV have them all.
     r.stopped ? h('p', { class: 'muted list-stopped' }, `The page stops at ${count(r.stopped.rows)} rows: their rows reached the ${size(r.stopped.bytes)} a page carries. The rest are summed in the last row; the command above, or the CSV, lists more.`) : null,
   ];
