@@ -3,7 +3,7 @@
 // instead of hanging the suite.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -11,10 +11,12 @@ import { createDirs, DirsError, makeDirs } from './dirs.js';
 import { HermeticError } from './errors.js';
 import { pathToFileURL } from 'node:url';
 import { builtModule } from '../../test/support/cli-build.js';
+import { cannotDropRoot, unprivileged } from './testing/unprivileged.js';
 
 let dir: string;
 before(() => {
   dir = mkdtempSync(join(tmpdir(), 'hermetic-dirs-'));
+  chmodSync(dir, 0o755); // for the child as nobody (./testing/unprivileged.ts)
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -59,10 +61,13 @@ test('a file in the way: the caller\'s code and a sentence naming it; nothing is
   assert.ok(!existsSync(join(file, 'below')));
 });
 
-test('a folder that refuses new entries: permission denied, said once', { skip: process.getuid?.() === 0 ? 'root may write anywhere' : false }, () => {
+test('a folder that refuses new entries: permission denied, said once', { skip: cannotDropRoot }, () => {
   const locked = join(dir, 'locked');
-  mkdirSync(locked, { mode: 0o500 });
-  assert.throws(() => makeDirs(join(locked, 'x', 'y'), 'HERMETIC_DATASET_OPEN'),
+  // Anyone may enter it (the refusal is mkdir's in it, not a look at it), nobody write in it; root may write anywhere,
+  // so as root makeDirs runs as nobody.
+  mkdirSync(locked, { mode: 0o555 });
+  const nobody = unprivileged(new URL('./dirs.ts', import.meta.url), { makeDirs });
+  assert.throws(() => nobody.makeDirs(join(locked, 'x', 'y'), 'HERMETIC_DATASET_OPEN'),
     refusal('HERMETIC_DATASET_OPEN', `Cannot create ${join(locked, 'x', 'y')}: permission denied in the folder ${locked} (EACCES).`));
 });
 
