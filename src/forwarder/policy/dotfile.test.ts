@@ -4,11 +4,12 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { cannotDropRoot, unprivileged } from '../../shared/testing/unprivileged.js';
 import { parseDotfile, readDotfile } from './dotfile.js';
 
 const root = mkdtempSync(join(tmpdir(), 'hermetic-dotfile-'));
+chmodSync(root, 0o755); // for the child as nobody (src/shared/testing/unprivileged.ts)
 after(() => rmSync(root, { recursive: true, force: true }));
-const isRoot = process.getuid?.() === 0;
 
 test('the two implemented tokens are read as written', () => {
   assert.deepEqual(parseDotfile('ignore\n'), { class: 'ignore', declared: 'ignore', clamped: false });
@@ -52,14 +53,16 @@ test('the .hypignore in the folder is read and parsed', () => {
   assert.deepEqual(readDotfile(dir), { class: 'local-only', declared: 'local-only', clamped: false });
 });
 
-test('an existing .hypignore that cannot be read (chmod 000) means ignore, flagged', { skip: isRoot && 'root reads a chmod 000 file anyway' }, () => {
+test('an existing .hypignore that cannot be read (chmod 000) means ignore, flagged', { skip: cannotDropRoot }, () => {
   const dir = join(root, 'unreadable');
   mkdirSync(dir);
   const file = join(dir, '.hypignore');
   writeFileSync(file, 'local-only\n');
   chmodSync(file, 0o000);
+  // Root reads a chmod 000 file anyway: as root, readDotfile runs as nobody.
+  const nobody = unprivileged(new URL('./dotfile.ts', import.meta.url), { readDotfile });
   try {
-    assert.deepEqual(readDotfile(dir), { class: 'ignore', declared: null, clamped: true });
+    assert.deepEqual(nobody.readDotfile(dir), { class: 'ignore', declared: null, clamped: true });
   } finally {
     chmodSync(file, 0o644);
   }

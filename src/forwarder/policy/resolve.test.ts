@@ -5,13 +5,15 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import { HermeticError } from '../../shared/errors.js';
+import { cannotDropRoot, unprivileged } from '../../shared/testing/unprivileged.js';
 import { localListPath } from './local-list.js';
 import { createPolicyResolver, type Verdict } from './resolve.js';
+import { resolveOnce } from './testing.js';
 
 // realpath, so the expected paths in reasons are exact even where the temp folder sits behind a link (macOS /tmp).
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'hermetic-policy-')));
+chmodSync(root, 0o755); // for the child as nobody (src/shared/testing/unprivileged.ts)
 after(() => rmSync(root, { recursive: true, force: true }));
-const isRoot = process.getuid?.() === 0;
 let n = 0;
 
 /** A fresh sandbox: a tree folder for scopes and a state folder for the list. */
@@ -91,12 +93,14 @@ test('an unknown token (full included) clamps to ignore with the warning flag', 
   });
 });
 
-test('an existing .hypignore that cannot be read means ignore', { skip: isRoot && 'root reads a chmod 000 file anyway' }, () => {
-  const { at, dotfile, policy } = sandbox();
+test('an existing .hypignore that cannot be read means ignore', { skip: cannotDropRoot }, () => {
+  const { at, dotfile, stateDir } = sandbox();
   dotfile(at('u'), 'local-only\n');
   chmodSync(at('u', '.hypignore'), 0o000);
+  // Root reads a chmod 000 file anyway: as root, a new resolver (as the sandbox's) judges it as nobody.
+  const nobody = unprivileged(new URL('./testing.ts', import.meta.url), { resolveOnce });
   try {
-    expect(policy.resolve(at('u')), {
+    expect(nobody.resolveOnce(stateDir, at('u')), {
       class: 'ignore', declared: null, clamped: true, governingFile: at('u', '.hypignore'),
       reason: `${at('u', '.hypignore')} exists but cannot be read, so it means ignore`,
     });
