@@ -16,7 +16,6 @@ import { cannotDropRoot, unprivileged } from './testing/unprivileged.js';
 let dir: string;
 before(() => {
   dir = mkdtempSync(join(tmpdir(), 'hermetic-dirs-'));
-  chmodSync(dir, 0o755); // for the child as nobody (./testing/unprivileged.ts)
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -63,11 +62,11 @@ test('a file in the way: the caller\'s code and a sentence naming it; nothing is
 
 test('a folder that refuses new entries: permission denied, said once', { skip: cannotDropRoot }, () => {
   const locked = join(dir, 'locked');
-  // Anyone may enter it (the refusal is mkdir's in it, not a look at it), nobody write in it; root may write anywhere,
-  // so as root makeDirs runs as nobody.
-  mkdirSync(locked, { mode: 0o555 });
-  const nobody = unprivileged(new URL('./dirs.ts', import.meta.url), { makeDirs });
-  assert.throws(() => nobody.makeDirs(join(locked, 'x', 'y'), 'HERMETIC_DATASET_OPEN'),
+  // It may be entered (the refusal is mkdir's in it, not a look at it), not written in; root may write anywhere, so as
+  // root makeDirs runs without root's overrides of file modes.
+  mkdirSync(locked, { mode: 0o500 });
+  const bound = unprivileged(new URL('./dirs.ts', import.meta.url), { makeDirs });
+  assert.throws(() => bound.makeDirs(join(locked, 'x', 'y'), 'HERMETIC_DATASET_OPEN'),
     refusal('HERMETIC_DATASET_OPEN', `Cannot create ${join(locked, 'x', 'y')}: permission denied in the folder ${locked} (EACCES).`));
 });
 

@@ -8,7 +8,6 @@ import { cannotDropRoot, unprivileged } from '../../shared/testing/unprivileged.
 import { parseDotfile, readDotfile } from './dotfile.js';
 
 const root = mkdtempSync(join(tmpdir(), 'hermetic-dotfile-'));
-chmodSync(root, 0o755); // for the child as nobody (src/shared/testing/unprivileged.ts)
 after(() => rmSync(root, { recursive: true, force: true }));
 
 test('the two implemented tokens are read as written', () => {
@@ -59,10 +58,10 @@ test('an existing .hypignore that cannot be read (chmod 000) means ignore, flagg
   const file = join(dir, '.hypignore');
   writeFileSync(file, 'local-only\n');
   chmodSync(file, 0o000);
-  // Root reads a chmod 000 file anyway: as root, readDotfile runs as nobody.
-  const nobody = unprivileged(new URL('./dotfile.ts', import.meta.url), { readDotfile });
+  // Root reads a chmod 000 file anyway: as root, readDotfile runs as bound.
+  const bound = unprivileged(new URL('./dotfile.ts', import.meta.url), { readDotfile });
   try {
-    assert.deepEqual(nobody.readDotfile(dir), { class: 'ignore', declared: null, clamped: true });
+    assert.deepEqual(bound.readDotfile(dir), { class: 'ignore', declared: null, clamped: true });
   } finally {
     chmodSync(file, 0o644);
   }

@@ -12,7 +12,6 @@ import { resolveOnce } from './testing.js';
 
 // realpath, so the expected paths in reasons are exact even where the temp folder sits behind a link (macOS /tmp).
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'hermetic-policy-')));
-chmodSync(root, 0o755); // for the child as nobody (src/shared/testing/unprivileged.ts)
 after(() => rmSync(root, { recursive: true, force: true }));
 let n = 0;
 
@@ -97,10 +96,10 @@ test('an existing .hypignore that cannot be read means ignore', { skip: cannotDr
   const { at, dotfile, stateDir } = sandbox();
   dotfile(at('u'), 'local-only\n');
   chmodSync(at('u', '.hypignore'), 0o000);
-  // Root reads a chmod 000 file anyway: as root, a new resolver (as the sandbox's) judges it as nobody.
-  const nobody = unprivileged(new URL('./testing.ts', import.meta.url), { resolveOnce });
+  // Root reads a chmod 000 file anyway: as root, a new resolver (as the sandbox's) judges it as bound.
+  const bound = unprivileged(new URL('./testing.ts', import.meta.url), { resolveOnce });
   try {
-    expect(nobody.resolveOnce(stateDir, at('u')), {
+    expect(bound.resolveOnce(stateDir, at('u')), {
       class: 'ignore', declared: null, clamped: true, governingFile: at('u', '.hypignore'),
       reason: `${at('u', '.hypignore')} exists but cannot be read, so it means ignore`,
     });

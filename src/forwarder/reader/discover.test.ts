@@ -195,40 +195,38 @@ test('the homes searched are HERMES_HOME (when set), then ~/.hermes, each once, 
 }));
 
 // A Hermes home whose folders a person (or a backup tool) made unreadable under a running forward (decision 0101).
-// Root reads every folder: as root, the stores are looked for as nobody, in a home open to it but for those folders.
-const nobody = unprivileged(new URL('./discover.ts', import.meta.url), { discoverStores, explicitProblem });
+// Root reads every folder: as root, the stores are looked for without root's overrides of file modes.
+const bound = unprivileged(new URL('./discover.ts', import.meta.url), { discoverStores, explicitProblem });
 
 test('a profiles folder that cannot be listed is said on the home\'s store, not thrown; its profiles come back once it can', { skip: cannotDropRoot }, withHome((home) => {
-  chmodSync(home, 0o755);
   const root = join(home, '.hermes');
   touch(join(root, 'state.db'));
   touch(join(root, 'profiles', 'work', 'state.db'));
   chmodSync(join(root, 'profiles'), 0o000);
   try {
-    const refs = nobody.discoverStores({ home });
+    const refs = bound.discoverStores({ home });
     assert.deepEqual(refs.map((r) => [r.profile, r.exists]), [['default', true]]);
     assert.equal(refs[0]!.warning, `${join(root, 'profiles')} cannot be listed (permission denied): the profiles in it are not read`);
   } finally {
     chmodSync(join(root, 'profiles'), 0o755);
   }
-  assert.deepEqual(nobody.discoverStores({ home }).map((r) => [r.profile, r.exists, r.warning]), [['default', true, null], ['work', true, null]]);
+  assert.deepEqual(bound.discoverStores({ home }).map((r) => [r.profile, r.exists, r.warning]), [['default', true, null], ['work', true, null]]);
 }));
 
 test('a store behind a folder that cannot be entered is said as permission denied, not as missing', { skip: cannotDropRoot }, withHome((home) => {
-  chmodSync(home, 0o755);
   const root = join(home, '.hermes');
   touch(join(root, 'state.db'));
   touch(join(root, 'profiles', 'work', 'state.db'));
   chmodSync(join(root, 'profiles', 'work'), 0o000);
   chmodSync(root, 0o600);
   try {
-    const refs = nobody.discoverStores({ home });
+    const refs = bound.discoverStores({ home });
     const problem = (dir: string) => ({ code: 'HERMETIC_READER_OPEN', message: `${join(dir, 'state.db')} cannot be reached: permission denied on ${dir} or a folder above it` });
     assert.deepEqual(refs.map((r) => [r.profile, r.exists, r.problem]), [['default', false, problem(root)]]);
     // Named with --state-db, the same (backfill refuses it up front with these words).
-    assert.equal(nobody.explicitProblem(join(root, 'state.db')), problem(root).message);
+    assert.equal(bound.explicitProblem(join(root, 'state.db')), problem(root).message);
     chmodSync(root, 0o755);
-    assert.deepEqual(nobody.discoverStores({ home }).map((r) => [r.profile, r.exists, r.problem]), [['default', true, undefined], ['work', false, problem(join(root, 'profiles', 'work'))]]);
+    assert.deepEqual(bound.discoverStores({ home }).map((r) => [r.profile, r.exists, r.problem]), [['default', true, undefined], ['work', false, problem(join(root, 'profiles', 'work'))]]);
   } finally {
     chmodSync(root, 0o755);
     chmodSync(join(root, 'profiles', 'work'), 0o755);
