@@ -73,3 +73,50 @@ test('a run of 32 rows of one session binds the store and session once; a run wh
     db.close();
   }
 });
+
+test('a value SQLite cannot bind is refused as the array form refused it, never spread into other columns or taken for names', () => {
+  // Spread, an array binds as its elements and a plain object as named parameters: ['x'] would go in as 'x', and []
+  // beside ['p', 'q'] would shift the row's values a column along, without a word.
+  const bad: Record<string, unknown[]> = {
+    'one element': [['x']], 'an empty and a pair': [[], ['p', 'q']], 'an object': [{ a: 1 }],
+    'an object naming the shared keys': [{ store: '/s', session: 'a' }], 'a null-prototype object': [Object.create(null)], 'a date': [new Date(0)],
+  };
+  for (const [what, values] of Object.entries(bad)) {
+    for (const rows of [1, 32]) {
+      for (const packed of [false, true]) {
+        const db = new Database(':memory:');
+        try {
+          db.exec('CREATE TABLE t (store, session_id, k, v)');
+          const put = rowInserter(db, TABLE, new RowCounts(db));
+          // A run of 32 of one session goes through the statement that binds the store and session by name.
+          const records: RecordOf[] = Array.from({ length: rows }, (_, i) => ({ store: '/s', session_id: 'a', k: values.length > 1 ? values[0] : i, v: values.at(-1) }));
+          assert.throws(() => put(packed ? packRows(TABLE, records) : records), (e: Error) => e instanceof TypeError && /t\.(k|v): SQLite3 can only bind numbers, strings, bigints, buffers, and null/.test(e.message),
+            `${what}, ${rows} row(s), ${packed ? 'packed' : 'records'}`);
+          assert.equal(db.prepare('SELECT COUNT(*) FROM t').pluck().get(), 0);
+        } finally {
+          db.close();
+        }
+      }
+    }
+  }
+});
+
+test('buffers, typed arrays, bigints and undefined bind as they did through the array', () => {
+  const db = new Database(':memory:');
+  try {
+    db.exec('CREATE TABLE t (store, session_id, k, v)');
+    const put = rowInserter(db, TABLE, new RowCounts(db));
+    const values = [Buffer.from('ab'), new Uint8Array([1, 2]), 2n ** 62n, undefined, null];
+    const want: unknown[] = [];
+    for (const rows of [1, 5, 32]) {
+      const records: RecordOf[] = Array.from({ length: rows }, (_, i) => ({ store: '/s', session_id: 'a', k: i, v: values[i % values.length] }));
+      put(records);
+      put(packRows(TABLE, records));
+      const stored = records.map((r) => (r.v instanceof Uint8Array ? Buffer.from(r.v) : r.v ?? null));
+      want.push(...stored, ...stored);
+    }
+    assert.deepEqual(db.prepare('SELECT v FROM t ORDER BY rowid').safeIntegers().pluck().all(), want);
+  } finally {
+    db.close();
+  }
+});

@@ -10,6 +10,12 @@ import type { RowCounts } from './row-counts.js';
 const SIZES = [32, 16, 8, 4, 2, 1];
 
 /**
+ * Whether better-sqlite3 would not take `v` as one value. Rows go as spread arguments, where an array binds as its
+ * elements and a plain object as named parameters: such a value is refused as the array form refused it (decision 0163).
+ */
+const unbindable = (v: unknown): boolean => typeof v === 'object' && v !== null && !ArrayBuffer.isView(v);
+
+/**
  * Inserts rows of `t` (records, or packed by the read worker: each value is then taken straight from the packing) and
  * returns how many. A session's 49 messages are two statements (32 + 16) and one more (1), not 32 + 17 single rows:
  * a one-row statement costs about twice as much per row as a 32-row one. The rows SQLite inserted (not those an
@@ -32,9 +38,11 @@ export function rowInserter(db: Db, t: DatasetTable, counts: RowCounts, verb = '
   const statement = (s: number) => (stmts[s] ??= db.prepare(head + Array.from({ length: SIZES[s]! }, () => tuple).join(', ')));
   const sharedStatement = (s: number) => (sharedStmts[s] ??= db.prepare(head + Array.from({ length: SIZES[s]! }, () => sharedTuple).join(', ')));
   const shared = { store: null as unknown, session: null as unknown };
+  const refused = (c: number) => new TypeError(`${t.name}.${names[c]}: SQLite3 can only bind numbers, strings, bigints, buffers, and null`);
   const fromRecord = (r: RecordOf, into: unknown[], at: number, from: number): number => {
     for (let c = from; c < names.length; c++) {
       const v = r[names[c]!];
+      if (unbindable(v)) throw refused(c);
       into[at++] = v === undefined ? null : v;
     }
     return at;
@@ -59,6 +67,10 @@ export function rowInserter(db: Db, t: DatasetTable, counts: RowCounts, verb = '
   return (rows) => {
     const packed = isPacked(rows) ? rows : null;
     if (packed && packed.width !== names.length) throw new Error(`packed ${t.name} rows have ${packed.width} values, not ${names.length}`);
+    // Values that are not a string, number or null travel in `other`: looked for only when one is unbindable.
+    if (packed && packed.other.some(unbindable)) {
+      for (let k = 0; ; k++) if (unbindable(valueAt(packed, Math.floor(k / packed.width), k % packed.width))) throw refused(k % packed.width);
+    }
     const records = packed ? null : (rows as readonly RecordOf[]);
     let i = 0;
     let inserted = 0;
