@@ -51,3 +51,18 @@ test('outside a transaction it refuses, and drops nothing', () => {
   assert.throws(() => withTriggersAside(db, ['t_delete'], () => 1), /inside a transaction/);
   assert.deepEqual(triggers(), before);
 });
+
+test('a caller that catches the failure and commits still has its triggers: the work runs in a savepoint of its own', () => {
+  const { db, triggers, count } = counted();
+  const before = triggers();
+  db.exec('BEGIN');
+  assert.throws(() => withTriggersAside(db, ['t_delete', 'odd "name"'], () => {
+    db.prepare('DELETE FROM t WHERE x = 1').run();
+    throw new Error('work failed');
+  }), /work failed/);
+  db.prepare('DELETE FROM t WHERE x = 2').run();
+  db.exec('COMMIT');
+  assert.deepEqual(triggers(), before);
+  assert.equal(db.prepare('SELECT COUNT(*) FROM t').pluck().get(), 2, "the work was undone, the caller's own delete kept");
+  assert.deepEqual([count('t'), count('other')], [-1, -1], "the caller's delete fired both");
+});
