@@ -6,7 +6,7 @@ export const ERROR_CODES = {
   HERMETIC_ADMIN_BAD_JSON: { status: 400, summary: 'A control request body is not a JSON object.' },
   HERMETIC_ADMIN_BAD_FIELD: { status: 400, summary: 'A control request field is missing or has the wrong type.' },
   HERMETIC_NAMESPACE_INVALID: { status: 400, summary: 'A namespace name (x-hermetic-namespace header or /ns/<name> prefix) is not valid, or the two disagree.' },
-  HERMETIC_NAMESPACE_LIMIT: { status: 503, summary: 'The server holds as many namespaces as --max-namespaces allows and every one of them but the default (which is never evicted) has a run, a stream or a request in progress, so none could be evicted for a new one.' },
+  HERMETIC_NAMESPACE_LIMIT: { status: 503, summary: 'The server holds as many namespaces as --max-namespaces allows and every one of them but the default (which is never evicted) has a run, a stream or a request in progress, so none could be evicted for a new one; with --max-namespaces 1 (the default alone) every other namespace is refused.' },
   HERMETIC_ADMIN_UNAUTHORIZED: { status: 401, summary: 'The server has an admin key and this control request did not send it (x-hermetic-admin-key, or Authorization: Bearer on /__admin routes), or sent another; only GET /__admin/health and the console files (GET /__admin/ui/, which hold no data) are open.' },
   HERMETIC_CHECKPOINT_UNKNOWN: { status: 404, summary: 'No checkpoint with this id in this namespace (never taken, deleted, or let go to stay within the namespace\'s bounds).' },
   HERMETIC_CHECKPOINT_FOREIGN: { status: 409, summary: 'The checkpoint id names another namespace\'s checkpoint (cp_N is the default namespace\'s, cp_N@<name> namespace <name>\'s); a namespace is only restored from its own.' },

@@ -94,4 +94,21 @@ describeTransports('namespace bounds', (open) => {
     assert.deepEqual((await h.request('POST', '/__admin/reset', { body: '{"all": true}' })).json(), { reset: ['default', 'b', 'd'] });
     assert.deepEqual(await names(h), ['default']);
   });
+
+  it('with --max-namespaces 1 (the default alone) every other namespace is refused, and the 503 says the cap is why', async () => {
+    const h = await open({ maxNamespaces: 1 });
+    assert.equal((await h.request('GET', '/v1/runs/run_x')).status, 404, 'the default namespace serves');
+    for (const [path, headers] of [['/ns/a/v1/runs/run_x', {}], ['/v1/runs/run_x', { 'x-hermetic-namespace': 'b' }]] as const) {
+      const refused = await h.request('GET', path, { headers });
+      assert.equal(refused.status, 503);
+      // No namespace is busy and a reset frees nothing: the message says neither.
+      assert.deepEqual(refused.json(), {
+        error: {
+          code: 'HERMETIC_NAMESPACE_LIMIT',
+          message: 'This server holds only the default namespace (--max-namespaces 1), which is never evicted, so no other can be made; raise the cap.',
+        },
+      });
+    }
+    assert.deepEqual(await names(h), ['default']);
+  });
 });

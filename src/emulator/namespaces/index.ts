@@ -104,6 +104,10 @@ export class Namespaces implements ControlledNamespaces {
       return true;
     }
     if (!claim) return false;
+    // A cap of 1 holds the default alone: nothing is busy, and no reset makes room.
+    if (this.#max === 1) {
+      throw new HermeticError('HERMETIC_NAMESPACE_LIMIT', 'This server holds only the default namespace (--max-namespaces 1), which is never evicted, so no other can be made; raise the cap.');
+    }
     throw new HermeticError(
       'HERMETIC_NAMESPACE_LIMIT',
       `This server already holds ${this.size} namespaces (--max-namespaces ${this.#max}), and every one but the default (never evicted) has a run, a stream or a request in progress, so none can be evicted; reset some (POST /__admin/reset) or raise the cap.`,
