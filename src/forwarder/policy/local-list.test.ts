@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { HermeticError } from '../../shared/errors.js';
+import { cannotDropRoot, unprivileged } from '../../shared/testing/unprivileged.js';
 import { isWithin, localListPath, matchLocalList, parseLocalList, readLocalList } from './local-list.js';
 
 const root = mkdtempSync(join(tmpdir(), 'hermetic-list-'));
 after(() => rmSync(root, { recursive: true, force: true }));
-const isRoot = process.getuid?.() === 0;
 let n = 0;
 
 /** A fresh state folder whose list file holds `text` (or no list at all when text is undefined). */
@@ -87,11 +87,15 @@ test('a list that exists but cannot be read throws HERMETIC_POLICY_LIST (fail cl
   const folder = stateWith();
   mkdirSync(folder.file);
   throwsPolicyList(() => readLocalList(folder.stateDir), `The usage-policy list ${folder.file} exists but cannot be read (it is a folder).`);
-  if (isRoot) return; // root reads a chmod 000 file anyway
+});
+
+test('a list this user may not read (chmod 000) throws HERMETIC_POLICY_LIST (fail closed)', { skip: cannotDropRoot }, () => {
   const locked = stateWith('{"version": 1, "dirs": []}');
   chmodSync(locked.file, 0o000);
+  // Root reads a chmod 000 file anyway: as root, the list is read without root's overrides of file modes.
+  const bound = unprivileged(new URL('./local-list.ts', import.meta.url), { readLocalList });
   try {
-    throwsPolicyList(() => readLocalList(locked.stateDir), `The usage-policy list ${locked.file} cannot be read: permission denied (on the file, or on a folder above it).`);
+    throwsPolicyList(() => bound.readLocalList(locked.stateDir), `The usage-policy list ${locked.file} cannot be read: permission denied (on the file, or on a folder above it).`);
   } finally {
     chmodSync(locked.file, 0o644);
   }
