@@ -69,7 +69,7 @@ export function rowInserter(db: Db, t: DatasetTable, counts: RowCounts, verb = '
     if (packed && packed.width !== names.length) throw new Error(`packed ${t.name} rows have ${packed.width} values, not ${names.length}`);
     // Values that are not a string, number or null travel in `other`: looked for only when one is unbindable.
     if (packed && packed.other.some(unbindable)) {
-      for (let k = 0; ; k++) if (unbindable(valueAt(packed, Math.floor(k / packed.width), k % packed.width))) throw refused(k % packed.width);
+      for (let k = 0; k < rows.length * packed.width; k++) if (unbindable(valueAt(packed, Math.floor(k / packed.width), k % packed.width))) throw refused(k % packed.width);
     }
     const records = packed ? null : (rows as readonly RecordOf[]);
     let i = 0;
