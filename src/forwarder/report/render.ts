@@ -136,8 +136,11 @@ function usageColumns(bySession: boolean, marks: boolean): Column[] {
   return bySession ? all.filter((c) => !['sessions', 'cache wr'].includes(c.label)) : all;
 }
 
-/** What the rows by command that name no program hold, said under the table when one is shown. */
-const COMMAND_LABELS: readonly [string, string][] = [
+/**
+ * What the rows by command that name no program hold, said under the table when one is shown. The dashboard's report
+ * view (plain JS, public/views/report.js `NAMELESS`) says the same; page.test.ts holds the two equal.
+ */
+export const COMMAND_LABELS: readonly [string, string][] = [
   [NO_COMMAND, 'holds calls whose arguments have no command text'],
   [EMPTY_COMMAND, 'holds command lines that run no program (blank, a comment, only assignments)'],
   [NO_CALL, 'holds failed results whose call is not in the dataset'],

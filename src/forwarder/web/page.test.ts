@@ -4,6 +4,7 @@
 // (page-session.test.ts: a session, the keyboard, the themes, window sizes).
 // Every test also holds that the page logged no error and asked no other origin for anything.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
@@ -19,6 +20,7 @@ import type { Page } from 'playwright-core';
 import { TITLE_CAP } from './data/rows.js';
 import { sharedBrowser } from '../../shared/testing/browser.js';
 import { NO_COMMAND } from '../dataset/program.js';
+import { COMMAND_LABELS } from '../report/render.js';
 
 /** Sessions of 20 to 10 days back have no cost recorded (decision 0090): counted in 30 days, not in 7. */
 const UNCOSTED = 4;
@@ -238,13 +240,18 @@ describe('the dashboard in Chromium', () => {
     try {
       const nameless = await visit('/report?period=all&by=command');
       assert.ok(usageReport(h.app.db, { ...all, by: ['command'], top: 10 }).rows.some((r) => r.command === NO_COMMAND));
-      assert.equal(await nameless.page.$eval('p.nameless', (p) => p.textContent), `${NO_COMMAND} holds calls whose arguments have no command text.`);
+      assert.equal(await nameless.page.$eval('p.nameless', (p) => p.textContent), `${NO_COMMAND} ${COMMAND_LABELS.find(([label]) => label === NO_COMMAND)![1]}.`);
       await nameless.done();
     } finally {
       setProgram.run(call.program, call.store, call.session_id, call.part_id);
       db.close();
     }
     await v.done();
+  });
+
+  it('the report view names the rows that name no program as the terminal does (the page cannot import render.ts)', () => {
+    const page = readFileSync(new URL('./public/views/report.js', import.meta.url), 'utf8');
+    for (const [label, what] of COMMAND_LABELS) assert.ok(page.includes(`[${JSON.stringify(label).replaceAll('"', "'")}, '${what}']`), label);
   });
 
   it('the report view\'s command prints its rows: a custom since with a space quoted, a top past the cap the menu\'s first; on the fleet store --from, in UTC --utc (decision 0117)', async () => {

@@ -29,7 +29,7 @@ function keyCell(state, dim, row) {
   return String(v);
 }
 
-/** The rows by command that name no program (dataset/program.ts NO_COMMAND, EMPTY_COMMAND, NO_CALL), and what each holds. */
+/** The rows by command that name no program, and what each holds: render.ts COMMAND_LABELS, held equal by page.test.ts. */
 const NAMELESS = [
   ['(no command)', 'holds calls whose arguments have no command text'],
   ['(empty)', 'holds command lines that run no program (blank, a comment, only assignments)'],
