@@ -9,7 +9,8 @@ import { after, test } from 'node:test';
 import { generatedStore } from '../../state-db/testing/generated.js';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { readStore, StoreReader } from '../reader/index.js';
-import { coreFree, READ_WORKER_MIN_SESSIONS, SessionFeed, WorkerQuiet, type CoreJudge } from './feed.js';
+import { coreFree, READ_WORKER_MIN_SESSIONS, SessionFeed, warmIfWorth, WorkerQuiet, type CoreJudge } from './feed.js';
+import { warmReadWorker } from './read-ahead.js';
 import { CpuMeter, MAX_WINDOW_MS, MIN_WINDOW_MS } from './cpu-meter.js';
 import { THREAD_ENDED, type WorkerWhere } from '../../shared/thread-task.js';
 import { fakeWorker, POST_FIRST_AS_GONE } from './testing/workers.js';
@@ -28,6 +29,24 @@ test('what other processes keep busy decides over the load average: a just-ended
   assert.equal(coreFree(8, 6.4, 0), true);
   assert.equal(coreFree(8, 6.5, 0), false);
   assert.equal(coreFree(1, 0, 0), false);
+});
+
+test('the worker starts ahead of the plan only for a first read of a store with enough sessions, auto or only, with two cores (decision 0164)', () => {
+  let counted = 0;
+  const sessions = (n: number) => () => (counted++, n);
+  const base = { mode: 'auto' as const, ownWorker: false, firstRead: true, cores: 2 };
+  assert.equal(warmIfWorth({ ...base, mode: 'off', sessions: sessions(5000) }), false);
+  assert.equal(warmIfWorth({ ...base, ownWorker: true, sessions: sessions(5000) }), false);
+  assert.equal(warmIfWorth({ ...base, firstRead: false, sessions: sessions(5000) }), false);
+  assert.equal(warmIfWorth({ ...base, cores: 1, sessions: sessions(5000) }), false);
+  assert.equal(counted, 0, 'the store is counted only when nothing else rules the worker out');
+  assert.equal(warmIfWorth({ ...base, sessions: sessions(READ_WORKER_MIN_SESSIONS - 1) }), false);
+  assert.equal(counted, 1);
+  assert.equal(warmIfWorth({ ...base, mode: 'only', sessions: sessions(READ_WORKER_MIN_SESSIONS) }), true);
+  // The process's one thread: warming again (or a pass starting it) finds the same one.
+  const id = warmReadWorker();
+  assert.equal(typeof id, 'number');
+  assert.equal(warmReadWorker(), id);
 });
 
 test("others' busy cores: the machine's busy milliseconds less this process's, over the window; a window too short says nothing and keeps growing", () => {

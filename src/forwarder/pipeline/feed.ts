@@ -9,13 +9,26 @@ import type { StoreRef } from '../reader/discover.js';
 import type { StoreReader } from '../reader/index.js';
 import type { SessionRecords } from '../sinks/sink.js';
 import { cpuMeter } from './cpu-meter.js';
-import { newControl, ReadAhead } from './read-ahead.js';
+import { newControl, ReadAhead, warmReadWorker } from './read-ahead.js';
 import { THREAD_ENDED, type WorkerWhere } from '../../shared/thread-task.js';
 import type { ReadWorkerMode } from './read-mode.js';
 import { SLOT } from './read-protocol.js';
 import { CHUNK_ROWS, readSession, type Long, type Prior, type ReadContext } from './read-session.js';
 
 export const READ_WORKER_MIN_SESSIONS = 200;
+
+/**
+ * Starts the worker thread before a pass plans (decision 0164) when the pass will likely want it: `auto` or `only`
+ * on the process's own worker, more than one core, a store read for the first time (no cursor of it yet: every
+ * session is to read) that holds at least READ_WORKER_MIN_SESSIONS sessions (`sessions`, asked last). Its ~100 ms
+ * of loading then overlaps the plan's queries. The pass still decides whether it reads (SessionFeed: a free core);
+ * a thread no pass takes ends after a minute.
+ */
+export function warmIfWorth(o: { mode: ReadWorkerMode; ownWorker: boolean; firstRead: boolean; sessions: () => number; cores?: number }): boolean {
+  const worth = o.mode !== 'off' && !o.ownWorker && o.firstRead && (o.cores ?? availableParallelism()) >= 2 && o.sessions() >= READ_WORKER_MIN_SESSIONS;
+  if (worth) warmReadWorker();
+  return worth;
+}
 
 /** How long an `only` pass whose worker ended waits for the event loop to say why (a turn or two, in practice). */
 const ONLY_REASON_MS = 500;

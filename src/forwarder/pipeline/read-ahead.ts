@@ -252,12 +252,31 @@ export class ReadAhead {
       void t.worker.terminate().catch(() => {});
       return;
     }
-    t.idle = setTimeout(() => {
-      if (thread === t) thread = null;
-      void t.worker.terminate().catch(() => {});
-    }, IDLE_MS);
-    t.idle.unref();
+    endWhenIdle(t);
   }
+}
+
+/** The thread ends after IDLE_MS unless a pass takes it first (ReadAhead.start clears the timer). */
+function endWhenIdle(t: Thread): void {
+  t.idle = setTimeout(() => {
+    if (thread === t) thread = null;
+    void t.worker.terminate().catch(() => {});
+  }, IDLE_MS);
+  t.idle.unref();
+}
+
+/**
+ * Starts the process's worker thread ahead of a pass that will likely hand it a job (feed.ts worthWarming), so its
+ * ~100 ms of loading runs beside the pass's planning instead of after it. Whether it then reads is still the pass's
+ * choice (a free core, enough sessions); a thread no pass takes ends after IDLE_MS, as one a pass let go. Returns the
+ * thread's id (the one the next pass gets), or null where no worker can run.
+ */
+export function warmReadWorker(): number | null {
+  if (!thread) {
+    thread = startThread();
+    if (thread) endWhenIdle(thread);
+  }
+  return thread?.worker.threadId ?? null;
 }
 
 /** A fresh control array for one pass. */

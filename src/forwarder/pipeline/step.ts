@@ -19,7 +19,7 @@ import { HermeticError } from '../../shared/errors.js';
 import { delegationChanges, marksOf } from './delegations.js';
 import { SETTLED_INTERVAL, WATCH_SECONDS, type EditChecks } from './edits.js';
 import { IGNORED, PARTIAL, standingFingerprint } from './cursor-marks.js';
-import { SessionFeed, WorkerQuiet, type FeedItem } from './feed.js';
+import { SessionFeed, warmIfWorth, WorkerQuiet, type FeedItem } from './feed.js';
 import { planPass, type PassPlan } from './plan.js';
 import { CHUNK_ROWS, type Prior } from './read-session.js';
 import { judge, stillIgnored } from './project.js';
@@ -216,6 +216,8 @@ export function* stepStoreInSteps(ref: StoreRef, options: StepOptions): Generato
       const c = openStore(file, { attempts: 1, busyMs: LOCK_SLICE_MS });
       try {
         const reader = new StoreReader(c.db, file, options.schemaCache);
+        // The read worker loads beside the plan's queries when the pass will likely want it (decision 0164).
+        warmIfWorth({ mode: options.readWorker ?? 'auto', ownWorker: options.readWorkerModule !== undefined, firstRead: cursors.sessions.size === 0, sessions: () => reader.sessionCount() });
         return { conn: c, reader, plan: planPass(reader, cursors, { window: options.window, now: options.now(), checks, ignored: stillIgnored(options.policy) }) };
       } catch (e) {
         c.close();

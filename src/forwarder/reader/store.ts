@@ -346,6 +346,11 @@ export class StoreReader {
     return row && this.#utf8('sessions', 'id', row, SESSION_TEXT_COLUMNS);
   }
 
+  /** How many rows `sessions` holds (0 without the table). */
+  sessionCount(): number {
+    return this.has('sessions') ? (this.db.prepare('SELECT COUNT(*) FROM sessions').pluck().get() as number) : 0;
+  }
+
   /** Every message row of the session, all generations, in id order; or the first `limit` of them. */
   messages(id: string, limit = -1): Row[] {
     this.#messages ??= this.db.prepare(`SELECT ${selectList(this.columns.get('messages'), MESSAGE_READ_COLUMNS)} FROM messages WHERE session_id = ? ORDER BY id LIMIT ?`).raw();

@@ -42,7 +42,8 @@ export function rowInserter(db: Db, t: DatasetTable, counts: RowCounts, verb = '
   const fromRecord = (r: RecordOf, into: unknown[], at: number, from: number): number => {
     for (let c = from; c < names.length; c++) {
       const v = r[names[c]!];
-      if (unbindable(v)) throw refused(c);
+      // unbindable(v), written out: V8 left the call in place, 15 ns a value (decision 0164).
+      if (typeof v === 'object' && v !== null && !ArrayBuffer.isView(v)) throw refused(c);
       into[at++] = v === undefined ? null : v;
     }
     return at;
