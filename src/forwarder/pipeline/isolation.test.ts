@@ -63,3 +63,42 @@ test('a dataset that cannot be written (a full disk) fails the pass with HERMETI
     cleanup();
   }
 });
+
+test('a dataset another process keeps locked past the wait (a forget --store) fails the pass as that, quarantines nothing, and the next pass writes it all', () => {
+  const { dir, cleanup } = tempDir();
+  const path = copyFixture('usage', dir);
+  const home = join(dir, 'home');
+  const real = SqliteSink.open(home);
+  let locked = true;
+  let attempts = 0;
+  const sink: Sink = {
+    write(batch: Batch) {
+      if (locked) {
+        attempts++;
+        throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+      }
+      return real.write(batch);
+    },
+    cursors: (s) => real.cursors(s),
+    dataVersion: () => real.dataVersion(),
+    close: () => real.close(),
+  };
+  const rig = forwarderRig([path], { dir, home, sink });
+  try {
+    const [r] = rig.forwarder.forwardOnce();
+    assert.deepEqual(r!.error, {
+      code: 'HERMETIC_DATASET_WRITE',
+      message: 'Another process kept the dataset locked longer than this one waits (a forget, a backfill or another forward writing to it): nothing of this batch was written, and the next pass reads it again.',
+    });
+    // Not split session by session: each would wait out the lock again.
+    assert.equal(attempts, 1);
+    assert.deepEqual([r!.sessionsWritten, r!.sessionsQuarantined], [0, 0]);
+    locked = false;
+    const [next] = rig.forwarder.forwardOnce();
+    assert.deepEqual([next!.error, next!.sessionsWritten], [null, 3]);
+    assert.equal(rig.query<{ n: number }>('SELECT COUNT(*) AS n FROM quarantine')[0]!.n, 0);
+  } finally {
+    rig.cleanup();
+    cleanup();
+  }
+});

@@ -2,6 +2,7 @@
 // rows is split so the others land and that one is quarantined.
 import { HermeticError } from '../../shared/errors.js';
 import { primaryCode } from '../../shared/sqlite.js';
+import { isLockedOut } from '../../shared/sqlite-errors.js';
 import type { CursorCache } from '../checkpoint/cursors.js';
 import { CursorMoved, NOTHING_WRITTEN, type Batch, type SessionWrite, type Sink, type Written } from '../sinks/sink.js';
 import { backoffSeconds } from './quarantine.js';
@@ -17,8 +18,12 @@ export function batchCommitter(sink: Sink, cache: CursorCache | undefined): (bat
       written = sink.write(batch);
     } catch (e) {
       if (e instanceof HermeticError || (primaryCode(e) === null && !(e instanceof CursorMoved))) throw e;
-      // The SQLite code stays readable for writeIsolated.
-      throw Object.assign(new HermeticError('HERMETIC_DATASET_WRITE', `Cannot write to the dataset: ${(e as Error).message}.`), { sqliteCode: (e as { code?: unknown }).code, cause: e });
+      // A lock held past the wait is another process's write (a `forget --store` of a big store takes seconds): said
+      // as such, not as SQLite's "database is locked". The SQLite code stays readable for writeIsolated.
+      const message = isLockedOut(e)
+        ? 'Another process kept the dataset locked longer than this one waits (a forget, a backfill or another forward writing to it): nothing of this batch was written, and the next pass reads it again.'
+        : `Cannot write to the dataset: ${(e as Error).message}.`;
+      throw Object.assign(new HermeticError('HERMETIC_DATASET_WRITE', message), { sqliteCode: (e as { code?: unknown }).code, cause: e });
     }
     cache?.committed(batch);
     return written;
