@@ -155,6 +155,12 @@ const SCHEMA = {
   stateHome: is.nullable(is.string),
   /** Seed for run ids and request ids (default: random). */
   seed: is.nullable(is.string),
+  /**
+   * HERMES_REDACT_SECRETS (`security.redact_secrets`): whether Hermes's unforced redaction runs, that is the assistant
+   * text a run records (into a state.db and the session routes) and the approval subsystem's pass over the shell
+   * preset's command and description. The runs API's own, forced, redaction runs either way (default true, as Hermes).
+   */
+  redactSecrets: is.boolean,
   /** Use this clock instead of making one from `time` and `frozen` (it is not closed with the emulator). */
   clock,
   /** The fake agent's defaults for every new run. */
@@ -216,6 +222,7 @@ export function parseEmulatorOptions(input: EmulatorOptions | undefined) {
     stateDb: null,
     stateHome: null,
     seed: null,
+    redactSecrets: true,
     clock: undefined,
     agent: agent(undefined, 'agent'),
     faults: [],

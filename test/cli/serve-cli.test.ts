@@ -178,6 +178,24 @@ it('--run-table and --lock-timeout reach the emulator, and bad values are refuse
   });
 });
 
+it('HERMES_REDACT_SECRETS is read as Hermes reads it, over the config file\'s redactSecrets; unset and absent, the option is left to its default (on)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hermetic-redact-'));
+  const config = join(dir, 'hermetic.json');
+  writeFileSync(config, JSON.stringify({ redactSecrets: false }));
+  const read = (argv: string[], env: NodeJS.ProcessEnv) => {
+    const o = serveOptions(argv, env);
+    assert.ok(o !== 'help');
+    return o.redactSecrets;
+  };
+  assert.equal(read([], {}), undefined);
+  assert.equal(read([], { HERMES_REDACT_SECRETS: 'false' }), false);
+  assert.equal(read([], { HERMES_REDACT_SECRETS: '' }), false);
+  assert.equal(read([], { HERMES_REDACT_SECRETS: 'Yes' }), true);
+  assert.equal(read(['--config', config], {}), false);
+  assert.equal(read(['--config', config], { HERMES_REDACT_SECRETS: 'on' }), true);
+  rmSync(dir, { recursive: true, force: true });
+});
+
 it('flags override Hermes environment variables; defaults are 127.0.0.1:8642', () => {
   const fromEnv = serveOptions([], { API_SERVER_KEY: 'env-key-0123456789', API_SERVER_PORT: '9000', API_SERVER_CORS_ORIGINS: 'http://a, http://b' });
   assert.ok(fromEnv !== 'help');

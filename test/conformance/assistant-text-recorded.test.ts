@@ -76,6 +76,22 @@ describeTransports('a response\'s text as the agent stores it (decision 0153)', 
     assert.deepEqual(fileRows(path, 'conv-text'), expected);
   });
 
+  it('with HERMES_REDACT_SECRETS off (redactSecrets: false) the responses are stored as given, only stripped (decision 0165)', async () => {
+    const path = statePath();
+    const h = await open({ stateDb: path, redactSecrets: false });
+    const run = await submit(h, `{"input":"use ${SECRET}","session_id":"conv-raw"}`);
+    await h.admin.event(run, { event: 'reasoning.available', text: `  Reading the config with ${SECRET}.\n` });
+    await h.admin.event(run, { event: 'tool.started', tool: 'read_file', arguments: { path: '.env' } });
+    await h.admin.event(run, { event: 'tool.completed', tool: 'read_file', result: 'ok' });
+    await h.admin.complete(run, { output: `The key is ${SECRET}.` });
+    const expected = [
+      row('user', `use ${SECRET}`), row('assistant', `Reading the config with ${SECRET}.`), row('tool', 'ok'), row('assistant', `The key is ${SECRET}.`),
+    ];
+    assert.deepEqual(await apiRows(h, 'conv-raw'), expected);
+    await h.close();
+    assert.deepEqual(fileRows(path, 'conv-raw'), expected);
+  });
+
   it('inline <think> blocks are the row\'s reasoning and reasoning_content, unredacted; other tag forms only go', async () => {
     const path = statePath();
     const h = await open({ stateDb: path });

@@ -101,6 +101,26 @@ describeTransports('secret redaction on /v1/runs', (open) => {
     assert.equal((await status(h, runId)).json().approval.command, HEADER_TWICE);
   });
 
+  it('with HERMES_REDACT_SECRETS off (redactSecrets: false) the shell preset skips the subsystem pass: the command is redacted once, the description not at all; the forced passes stay', async () => {
+    const h = await open({ redactSecrets: false });
+    const runId = await submit(h);
+    const preset = await h.request('POST', `/__admin/runs/${runId}/approval-request`, {
+      body: JSON.stringify({ preset: 'shell', command: HEADER, description: HEADER, request_id: 'R3' }),
+    });
+    assert.ok(
+      preset.text.startsWith(`{"command": "${HEADER_ONCE}", "pattern_key": "${HEADER}", "pattern_keys": ["${HEADER}"], "description": "${HEADER}", `),
+      preset.text,
+    );
+    // A scenario's preset is the same dict.
+    await h.admin.scenarios({ scenarios: [{ match: { input: 'scripted' }, steps: [{ at: 0, approval: { preset: 'shell', command: HEADER, description: HEADER, request_id: 'R4' } }] }] });
+    const scripted = await submit(h, '{"input":"scripted"}');
+    await h.admin.clock({ advance: 1 });
+    const approval = (await status(h, scripted)).json().approval;
+    assert.deepEqual([approval.command, approval.description], [HEADER_ONCE, HEADER]);
+    // What the runs API redacts itself, it redacts whatever the switch says.
+    assertJson(await h.request('GET', `/v1/runs/${KEY}`), 404, std(`Run not found: ${KEY_ONCE}`, 'run_not_found'));
+  });
+
   it('tool previews, reasoning, deltas, output and pending_steer stay raw', async () => {
     const h = await open();
     const runId = await submit(h);

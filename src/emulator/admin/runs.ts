@@ -15,7 +15,6 @@ import {
   parseSteerPolicy,
   parseStopPolicy,
 } from '../control/agent-events.js';
-import { redactUnforced } from '../../shared/redact/index.js';
 import { onlyKeys, type AdminContext } from './context.js';
 import { DEFAULT_NAMESPACE } from '../namespaces/names.js';
 
@@ -110,7 +109,7 @@ export function eventHandler(ctx: AdminContext) {
  * the notification dict, key for key, or `{"preset": "shell", …}` for the full dangerous-command dict.
  */
 export function approvalRequestHandler(ctx: AdminContext): PyDict {
-  const notification = approvalNotification(ctx.body, redactUnforced);
+  const notification = approvalNotification(ctx.body);
   const run = liveRun(ctx);
   return ctx.deps.agent.requestApproval(run, notification);
 }

@@ -112,11 +112,23 @@ export function parseCallbackEvent(body: PyDict): CallbackEvent {
 const SHELL_FIELDS = ['preset', 'command', 'description', 'pattern_key', 'pattern_keys', 'allow_permanent', 'allow_session', 'smart_denied', 'request_id'];
 
 /**
+ * An approval notification as the control plane or a scenario gives it, before the approval subsystem's own pass:
+ * `redacts` names the keys that pass goes over (unforced, so HERMES_REDACT_SECRETS decides: FakeAgent.requestApproval).
+ */
+export interface ApprovalNotice {
+  dict: PyDict;
+  redacts: readonly string[];
+}
+
+/** The keys the approval subsystem passes through the redactor when it builds a dangerous command's dict. */
+const SHELL_REDACTS = ['command', 'description'] as const;
+
+/**
  * The approval subsystem's dict for a dangerous shell command (redaction.md §3), in its key order:
  * command, pattern_key, pattern_keys, description, allow_permanent, allow_session, [smart_denied], [request_id].
- * `redact` is the subsystem's own (unforced) pass over command and description.
+ * Command and description as given: the subsystem's own unforced pass over them is the agent's (SHELL_REDACTS).
  */
-function shellNotification(body: PyDict, redact: (text: string) => string): PyDict {
+function shellNotification(body: PyDict): PyDict {
   onlyKeys(body, SHELL_FIELDS, 'the shell approval preset');
   const description = field.string(body, 'description');
   // Hermes's dangerous-pattern detector uses the description as the pattern key.
@@ -131,10 +143,10 @@ function shellNotification(body: PyDict, redact: (text: string) => string): PyDi
     BAD('With "smart_denied": true the approval subsystem sends "allow_permanent": false and "allow_session": false.');
   }
   const dict: PyDict = new Map<string, PyValue>([
-    ['command', redact(field.string(body, 'command'))],
+    ['command', field.string(body, 'command')],
     ['pattern_key', patternKey],
     ['pattern_keys', patternKeys],
-    ['description', redact(description)],
+    ['description', description],
     ['allow_permanent', allowPermanent],
     ['allow_session', allowSession],
   ]);
@@ -145,12 +157,13 @@ function shellNotification(body: PyDict, redact: (text: string) => string): PyDi
 
 /**
  * The notification dict the approval subsystem hands the gateway: the body itself, every key in the order given
- * (Hermes adds only `request_id`, later), or with `"preset": "shell"` the full dict for a dangerous shell command.
+ * (Hermes adds only `request_id`, later), or with `"preset": "shell"` the full dict for a dangerous shell command,
+ * whose command and description the subsystem redacts.
  */
-export function approvalNotification(body: PyDict, redact: (text: string) => string): PyDict {
-  if (!body.has('preset')) return new Map(body);
+export function approvalNotification(body: PyDict): ApprovalNotice {
+  if (!body.has('preset')) return { dict: new Map(body), redacts: [] };
   const preset = body.get('preset');
-  if (preset === 'shell') return shellNotification(body, redact);
+  if (preset === 'shell') return { dict: shellNotification(body), redacts: SHELL_REDACTS };
   return BAD(`Field "preset" must be "shell"; got ${JSON.stringify(preset)}. Without "preset" the body is sent as given.`);
 }
 

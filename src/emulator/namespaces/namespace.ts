@@ -283,8 +283,8 @@ export class Namespace implements ControlledNamespace {
     const ids = this.#idSource();
     const registry = new RunRegistry(clock, store, owner, lock);
     const sinks: TurnSink[] = [this.sessions.recorder, ...(this.#recorder ? [this.#recorder] : [])];
-    const turns = new TurnRecorder(() => clock.now(), () => gateway.modelName, sinks, () => gateway.agentModel);
-    const agent = new FakeAgent(registry, clock, ids, { ...options.agent }, turns);
+    const turns = new TurnRecorder(() => clock.now(), () => gateway.modelName, sinks, () => gateway.agentModel, options.redactSecrets);
+    const agent = new FakeAgent(registry, clock, ids, { ...options.agent }, turns, options.redactSecrets);
     agent.script = this.scenarios;
     const service = new RunService(registry, gateway, ids, agent);
     registry.startSweeps();

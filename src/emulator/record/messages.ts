@@ -65,15 +65,16 @@ export type AssistantText = Pick<MessageInput, 'content' | 'reasoning' | 'reason
  * What agent/chat_completion_helpers.py `build_assistant_message` stores of a model response whose content is `text`
  * and whose provider sent no reasoning of its own (the emulator's never does): `content` is the text with its lone
  * surrogates replaced, its think blocks and stray tool-call XML removed (`strip_think_blocks`), `.strip()`ped and
- * redacted; `reasoning` is the insides of its `<think>` blocks, null when it has none, and `reasoning_content` the same
+ * redacted unless `redactSecrets` is off; `reasoning` is the insides of its `<think>` blocks, null when it has none, and `reasoning_content` the same
  * reasoning, present only when there is some (the additive fallback). Decision 0153.
  */
-export function assistantText(text: string): AssistantText {
+export function assistantText(text: string, redactSecrets: boolean): AssistantText {
   const found = inlineThinkReasoning(text);
   let content = scrubSurrogates(text);
   if (content !== '') content = pyStrip(stripThinkBlocks(content));
-  // Unforced, so it follows HERMES_REDACT_SECRETS, read once at import: on, Hermes's default (decision 0153).
-  if (content !== '') content = redactUnforced(content);
+  // Unforced, so it follows HERMES_REDACT_SECRETS, read once at import: the `redactSecrets` option (decisions 0153,
+  // 0165).
+  if (content !== '') content = redactUnforced(content, redactSecrets);
   if (found === null) return { content, reasoning: null };
   const reasoning = scrubSurrogates(found);
   return { content, reasoning, reasoning_content: reasoning };

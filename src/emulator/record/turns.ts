@@ -145,6 +145,8 @@ export class TurnRecorder implements RunObserver {
     private readonly modelName: () => string,
     private readonly sinks: readonly TurnSink[],
     private readonly agentModel: () => string | null = () => null,
+    /** HERMES_REDACT_SECRETS (the `redactSecrets` option): whether the assistant text recorded is redacted. */
+    private readonly redactSecrets = true,
   ) {}
 
   /**
@@ -280,7 +282,7 @@ export class TurnRecorder implements RunObserver {
    */
   #response(turn: Turn, calls: ToolCall[], at: number, text: string | null): MessageInput {
     turn.responses++;
-    const said = text === null ? { content: '', reasoning: null } : assistantText(text);
+    const said = text === null ? { content: '', reasoning: null } : assistantText(text, this.redactSecrets);
     return { role: 'assistant', ...said, tool_calls: calls, finish_reason: 'tool_calls', timestamp: at };
   }
 
@@ -383,7 +385,7 @@ export class TurnRecorder implements RunObserver {
     const summary = event.kwargs.get('summary');
     const text = typeof summary === 'string' ? summary : '';
     // The child's final response, as its own agent stores it (build_assistant_message, decision 0153).
-    const messages: MessageInput[] = text !== '' ? [{ role: 'assistant', ...assistantText(text), finish_reason: 'stop' }] : [];
+    const messages: MessageInput[] = text !== '' ? [{ role: 'assistant', ...assistantText(text, this.redactSecrets), finish_reason: 'stop' }] : [];
     // Its spend as reported; an event that reports none adds nothing (no call is invented).
     const [input, output, reasoning, calls, cost] = SPEND_KEYS.map((key) => (key === 'cost_usd' ? amount : count)(event.kwargs.get(key)));
     const reported = [input, output, reasoning, calls, cost].some((v) => v !== undefined);
@@ -416,7 +418,7 @@ export class TurnRecorder implements RunObserver {
       // `.strip()`ped, not redacted (conversation_loop.py l.6874), which is what the gateway sends. The row is the
       // response as build_assistant_message stores it, redacted (decision 0153). A reasoning.available before it told
       // the same text, and adds nothing (decision 0151).
-      const said = typeof result.output === 'string' ? assistantText(result.output) : { content: null, reasoning: null };
+      const said = typeof result.output === 'string' ? assistantText(result.output, this.redactSecrets) : { content: null, reasoning: null };
       messages.push({ role: 'assistant', ...said, finish_reason: 'stop' });
     }
     // Each model response is one API call; a result that reports usage made at least one.

@@ -5,6 +5,8 @@ import type { IdSource } from '../../shared/ids.js';
 import { PyFloat, clonePy, type PyDict, type PyValue, pyRound, pyTruthy } from '../../shared/python/index.js';
 import { HermeticError } from '../../shared/errors.js';
 import { redactApiErrorText } from './hermes-errors.js';
+import { redactUnforced } from '../../shared/redact/index.js';
+import type { ApprovalNotice } from '../control/agent-events.js';
 import type { RunObserver } from './observer.js';
 import type { LiveRun, LiveRunSnapshot, RunRegistry } from './registry.js';
 import { streamTurnStatuses, type StreamTurnRun } from './stream-turn.js';
@@ -166,6 +168,8 @@ export class FakeAgent {
     private readonly ids: IdSource,
     public defaults: AgentDefaults,
     private readonly observer: RunObserver | null = null,
+    /** HERMES_REDACT_SECRETS (the `redactSecrets` option): whether the approval subsystem's own unforced pass runs. */
+    private readonly redactSecrets = true,
   ) {}
 
   /** Calls `fn` once when the run's task ends (completes, fails, raises, is cancelled); returns its removal. */
@@ -278,7 +282,7 @@ export class FakeAgent {
   }
 
   /** Parks the run on a dangerous-command approval; returns the approval.request event dict. */
-  requestApproval(run: LiveRun, notification: PyDict): PyDict {
+  requestApproval(run: LiveRun, notification: ApprovalNotice): PyDict {
     // Hermes's session chat stream registers no notifier: tools/approval.py answers the tool at once, pending
     // approval, and nothing waits (decision 0155). So no script can park such a run.
     if (run.streamTurn) {
@@ -288,7 +292,13 @@ export class FakeAgent {
     // reaches the model with that tool's result, never as pending_steer (decision 0029). Steer is refused while parked.
     this.#deliverSteer(run);
     this.observer?.approvalRequested?.(run);
-    const event: PyDict = new Map(notification);
+    const event: PyDict = new Map(notification.dict);
+    // The approval subsystem's own pass when it built the dict (the shell preset's command and description): unforced,
+    // so HERMES_REDACT_SECRETS decides (redaction.md §1.1, §3).
+    for (const key of notification.redacts) {
+      const value = event.get(key);
+      if (typeof value === 'string') event.set(key, redactUnforced(value, this.redactSecrets));
+    }
     // The approval entry's setdefault (uuid4().hex, after the given keys), then the gateway's copy: `command`
     // force-redacted in place when present (None → ""), the rest untouched (redaction.md §3).
     if (!event.has('request_id')) event.set('request_id', this.ids.uuid4Hex());

@@ -226,7 +226,7 @@ export class ScenarioBook implements AgentScript {
         // A chat stream's turn never waits: Hermes answers its tool at once, pending approval (decision 0155). The
         // script plays on with its next step, as the agent reads that answer and goes on.
         if (run.streamTurn) return;
-        const entry = agent.requestApproval(run, new Map(a.notification));
+        const entry = agent.requestApproval(run, a.notification);
         const since = clock.now();
         play.waiting = { entry, since, timeoutAt: since + a.timeout, step: play.index - 1 };
         play.timer = clock.schedule(a.timeout, () => this.#timedOut(play));

@@ -8,6 +8,7 @@ import {
   DROPPED_AGENT_EVENTS,
   FORWARDED_EVENTS,
   approvalNotification,
+  type ApprovalNotice,
   parseCallbackEvent,
   parseFailure,
   parseFinalAnswer,
@@ -16,7 +17,6 @@ import {
   parseSteerPolicy,
   parseStopPolicy,
 } from '../control/agent-events.js';
-import { redactUnforced } from '../../shared/redact/index.js';
 import type { AgentException, ProgressEvent, Usage } from '../runs/agent.js';
 
 export const STEP_KINDS = ['event', 'approval', 'complete', 'fail', 'raise', 'cancel', 'steer_policy', 'stop_policy', 'hang'] as const;
@@ -37,7 +37,7 @@ export type ScenarioUsage = Usage | 'from_input';
 export type Action =
   /** A progress-callback call; null: a name Hermes's callback drops (nothing reaches the stream or the status). */
   | { kind: 'event'; event: ProgressEvent | null }
-  | { kind: 'approval'; notification: PyDict; timeout: number; branches: Partial<Record<Outcome, readonly Step[]>> }
+  | { kind: 'approval'; notification: ApprovalNotice; timeout: number; branches: Partial<Record<Outcome, readonly Step[]>> }
   | { kind: 'complete'; output: PyValue; usage: ScenarioUsage; pendingSteer?: string | null }
   | { kind: 'fail'; error: PyValue }
   | { kind: 'raise'; exception: AgentException }
@@ -199,7 +199,7 @@ function parseAction(kind: StepKind, raw: PyDict, stepPath: string, at: number):
     case 'event':
       return { kind, event: parseEvent(body, path) };
     case 'approval': {
-      const notification = reader(path, () => approvalNotification(body, redactUnforced));
+      const notification = reader(path, () => approvalNotification(body));
       const timeout = raw.has('timeout') ? seconds(raw.get('timeout'), `${stepPath}.timeout`) : APPROVAL_TIMEOUT;
       const branches: Partial<Record<Outcome, readonly Step[]>> = {};
       for (const [outcome, key] of Object.entries(BRANCH_KEYS) as Array<[Outcome, string]>) {

@@ -7,6 +7,7 @@ import { listenForStop } from '../../cli/stop-signals.js';
 import { epochProblem } from '../../shared/clock.js';
 import { HermeticError } from '../../shared/errors.js';
 import { pyStrip } from '../../shared/python/index.js';
+import { redactSwitch } from '../../shared/redact/index.js';
 import { folderNotWritable, sqliteFileProblem, storePathProblem } from '../../shared/sqlite.js';
 import { profileHome } from '../../state-db/home.js';
 import { HERMES_VERSION } from '../api/meta.js';
@@ -113,6 +114,13 @@ Options:
   --quiet                   print no line per request (by default: method, path,
                             status, duration, namespace, operation)
   -h, --help                show this help
+
+Environment: Hermes's API_SERVER_KEY, API_SERVER_PORT, API_SERVER_HOST,
+API_SERVER_CORS_ORIGINS and API_SERVER_MODEL_NAME stand in for their flags.
+HERMES_REDACT_SECRETS (security.redact_secrets; the config file's
+redactSecrets): on unless set to other than 1, true, yes or on; off, the
+assistant text runs record and the shell approval preset's command and
+description are not redacted. The runs API's own redaction runs either way.
 `;
 
 function usage(message: string): never {
@@ -241,6 +249,8 @@ export function serveOptions(argv: string[], env: NodeJS.ProcessEnv, cwd: string
       time: time ?? file.time ?? null,
       frozen: frozenFlag(v) ?? file.frozen ?? false,
       seed: v.seed ?? file.seed ?? null,
+      // Hermes's own switch, read as Hermes reads it (an empty value is off); else the config file's, else on.
+      redactSecrets: env.HERMES_REDACT_SECRETS === undefined ? file.redactSecrets : redactSwitch(env.HERMES_REDACT_SECRETS),
       draining: v.draining ?? file.draining,
       profiles: profileOptions(v.profile ?? [], env, file.profiles),
       faults: v.faults === undefined ? undefined : loadFaultFile(resolve(cwd, v.faults), v.faults),

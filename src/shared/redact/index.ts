@@ -72,7 +72,15 @@ export function redactSensitiveText(text: string | null, options: RedactOptions 
 }
 
 /**
- * `redact_sensitive_text(text)` unforced, as Hermes's agent and approval subsystem call it, with the
- * HERMES_REDACT_SECRETS switch at its default (on): what the emulator runs, which has no switch to turn it off.
+ * The HERMES_REDACT_SECRETS switch as Hermes reads it, once, at import: `os.getenv(name, "true").lower()` is one of
+ * 1, true, yes, on. Unset is on; set to anything else (the empty string included) is off.
+ * @example redactSwitch(undefined) // true
+ * @example redactSwitch('False') // false
  */
-export const redactUnforced = (text: string): string => redactSensitiveText(text, { force: false, enabled: true })!;
+export const redactSwitch = (value: string | undefined): boolean => ['1', 'true', 'yes', 'on'].includes((value ?? 'true').toLowerCase());
+
+/**
+ * `redact_sensitive_text(text)` unforced, as Hermes's agent and approval subsystem call it: `enabled` is the
+ * HERMES_REDACT_SECRETS switch (the emulator's `redactSecrets` option). Off, the text comes back untouched.
+ */
+export const redactUnforced = (text: string, enabled: boolean): string => redactSensitiveText(text, { force: false, enabled })!;

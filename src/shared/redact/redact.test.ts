@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { maskPythonReprFields } from './structured.js';
-import { redactSensitiveText } from './index.js';
+import { redactSensitiveText, redactSwitch } from './index.js';
 
 const redact = (text: string): string => redactSensitiveText(text)!;
 
@@ -156,6 +156,12 @@ describe('spec redaction §1.1: entry behaviour', () => {
     assert.equal(redactSensitiveText(input, { force: false }), 'key sk-pro...1234');
     assert.equal(redactSensitiveText(input, { force: false, enabled: true }), 'key sk-pro...1234');
     assert.equal(redactSensitiveText(input, { force: false, enabled: false }), input);
+  });
+
+  test('the switch is read as Hermes reads HERMES_REDACT_SECRETS: unset is on; 1, true, yes, on in any case are on; anything else is off', () => {
+    assert.equal(redactSwitch(undefined), true);
+    for (const on of ['1', 'true', 'TRUE', 'Yes', 'on', 'ON']) assert.equal(redactSwitch(on), true, on);
+    for (const off of ['', '0', 'false', 'False', 'no', 'off', ' true', 'enabled']) assert.equal(redactSwitch(off), false, off);
   });
 
   test('non-strings are the caller\'s to convert with Python str(); the module refuses them', () => {
