@@ -34,50 +34,22 @@ test('a session whose rows fail to write is quarantined with backoff; the rest o
   }
 });
 
-test('a dataset that cannot be written (a full disk) fails the pass with HERMETIC_DATASET_WRITE; nothing is half-written and the next pass does it all', () => {
+/**
+ * A pass over the `usage` fixture whose sink refuses every write with SQLite's `code` and `message` (each counted)
+ * until the second pass: the first fails with `said` and writes nothing, the second writes every session.
+ */
+function refusedThenWritten(code: string, message: string, said: string): void {
   const { dir, cleanup } = tempDir();
   const path = copyFixture('usage', dir);
   const home = join(dir, 'home');
   const real = SqliteSink.open(home);
-  let full = true;
-  const sink: Sink = {
-    write(batch: Batch) {
-      if (full) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
-      return real.write(batch);
-    },
-    cursors: (s) => real.cursors(s),
-    dataVersion: () => real.dataVersion(),
-    close: () => real.close(),
-  };
-  const rig = forwarderRig([path], { dir, home, sink });
-  try {
-    const [r] = rig.forwarder.forwardOnce();
-    assert.deepEqual(r!.error, { code: 'HERMETIC_DATASET_WRITE', message: 'Cannot write to the dataset: database or disk is full.' });
-    assert.deepEqual([r!.sessionsWritten, r!.sessionsQuarantined], [0, 0]);
-    full = false;
-    const [next] = rig.forwarder.forwardOnce();
-    assert.deepEqual([next!.error, next!.sessionsWritten], [null, 3]);
-    assert.equal(rig.query<{ n: number }>('SELECT COUNT(*) AS n FROM quarantine')[0]!.n, 0);
-  } finally {
-    rig.cleanup();
-    cleanup();
-  }
-});
-
-test('a dataset another process keeps locked past the wait (a forget --store) fails the pass as that, quarantines nothing, and the next pass writes it all', () => {
-  const { dir, cleanup } = tempDir();
-  const path = copyFixture('usage', dir);
-  const home = join(dir, 'home');
-  const real = SqliteSink.open(home);
-  let locked = true;
+  let refusing = true;
   let attempts = 0;
   const sink: Sink = {
     write(batch: Batch) {
-      if (locked) {
-        attempts++;
-        throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
-      }
-      return real.write(batch);
+      if (!refusing) return real.write(batch);
+      attempts++;
+      throw Object.assign(new Error(message), { code });
     },
     cursors: (s) => real.cursors(s),
     dataVersion: () => real.dataVersion(),
@@ -86,14 +58,11 @@ test('a dataset another process keeps locked past the wait (a forget --store) fa
   const rig = forwarderRig([path], { dir, home, sink });
   try {
     const [r] = rig.forwarder.forwardOnce();
-    assert.deepEqual(r!.error, {
-      code: 'HERMETIC_DATASET_WRITE',
-      message: 'Another process kept the dataset locked longer than this one waits (a forget, a backfill or another forward writing to it): nothing of this batch was written, and the next pass reads it again.',
-    });
-    // Not split session by session: each would wait out the lock again.
+    assert.deepEqual(r!.error, { code: 'HERMETIC_DATASET_WRITE', message: said });
+    // Not split session by session: each write would fail the same way (a lock would be waited out again).
     assert.equal(attempts, 1);
     assert.deepEqual([r!.sessionsWritten, r!.sessionsQuarantined], [0, 0]);
-    locked = false;
+    refusing = false;
     const [next] = rig.forwarder.forwardOnce();
     assert.deepEqual([next!.error, next!.sessionsWritten], [null, 3]);
     assert.equal(rig.query<{ n: number }>('SELECT COUNT(*) AS n FROM quarantine')[0]!.n, 0);
@@ -101,4 +70,13 @@ test('a dataset another process keeps locked past the wait (a forget --store) fa
     rig.cleanup();
     cleanup();
   }
+}
+
+test('a dataset that cannot be written (a full disk) fails the pass with HERMETIC_DATASET_WRITE; nothing is half-written and the next pass does it all', () => {
+  refusedThenWritten('SQLITE_FULL', 'database or disk is full', 'Cannot write to the dataset: database or disk is full.');
+});
+
+test('a dataset another process keeps locked past the wait (a forget --store) fails the pass as that, quarantines nothing, and the next pass writes it all', () => {
+  refusedThenWritten('SQLITE_BUSY', 'database is locked',
+    'Another process kept the dataset locked longer than this one waits (a forget, a backfill or another forward writing to it): nothing of this batch was written, and the next pass reads it again.');
 });
