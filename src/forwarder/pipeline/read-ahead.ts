@@ -266,7 +266,7 @@ function endWhenIdle(t: Thread): void {
 }
 
 /**
- * Starts the process's worker thread ahead of a pass that will likely hand it a job (feed.ts worthWarming), so its
+ * Starts the process's worker thread ahead of a pass that will likely hand it a job (feed.ts warmIfWorth), so its
  * ~100 ms of loading runs beside the pass's planning instead of after it. Whether it then reads is still the pass's
  * choice (a free core, enough sessions); a thread no pass takes ends after IDLE_MS, as one a pass let go. Returns the
  * thread's id (the one the next pass gets), or null where no worker can run.
