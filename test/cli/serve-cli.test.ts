@@ -223,10 +223,33 @@ it('flags override Hermes environment variables; defaults are 127.0.0.1:8642', (
   assert.deepEqual(noOrigins.corsOrigins, []);
 });
 
+it('HERMES_REDACT_SECRETS=false reaches the server: the banner says redaction is off, and the recorded answer is kept as given (decision 0165)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hermetic-redact-serve-'));
+  const stateDb = join(dir, 'state.db');
+  const secret = 'sk-proj-abcdefghijklmnop1234';
+  const server = await spawnServe(['--port', '0', '--quiet', '--state-db', stateDb], { HERMES_REDACT_SECRETS: 'false' });
+  try {
+    assert.match(server.output(), /redaction: off \(HERMES_REDACT_SECRETS\)/);
+    const run = ((await (await fetch(`${server.url}/v1/runs`, { method: 'POST', body: '{"input":"hi","session_id":"s1"}' })).json()) as { run_id: string }).run_id;
+    assert.equal((await fetch(`${server.url}/__admin/runs/${run}/complete`, { method: 'POST', body: JSON.stringify({ output: `The key is ${secret}.` }) })).status, 200);
+  } finally {
+    server.child.kill('SIGINT');
+    assert.equal(await server.exited, 0);
+  }
+  const db = new Database(stateDb, { readonly: true });
+  try {
+    assert.deepEqual(db.prepare("SELECT content FROM messages WHERE role = 'assistant'").pluck().all(), [`The key is ${secret}.`]);
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 it('the banner names the address, the store and a curl example; a taken port is a plain error', async () => {
   const server = await spawnServe(['--port', '0', '--db', ':memory:']);
   try {
     assert.match(server.output(), /store: :memory: \(Hermes's in-memory fallback/);
+    assert.doesNotMatch(server.output(), /redaction:/, 'redaction on, as by default, is not a line of its own');
     assert.match(server.output(), /try: {3}curl -s -X POST http:\/\/127\.0\.0\.1:\d+\/v1\/runs/);
     const port = new URL(server.url).port;
     await expectLines(['serve', '--port', port, '--db', ':memory:'], 1, `Cannot listen on 127.0.0.1:${port}: the port is already in use; give another with --port N (0 picks a free one). [HERMETIC_SERVE_LISTEN]`);
