@@ -35,10 +35,11 @@ test('a session whose rows fail to write is quarantined with backoff; the rest o
 });
 
 /**
- * A pass over the `usage` fixture whose sink refuses every write with SQLite's `code` and `message` (each counted)
- * until the second pass: the first fails with `said` and writes nothing, the second writes every session.
+ * A pass (a forward's, or `pass` given: a backfill's) over the `usage` fixture whose sink refuses every write with
+ * SQLite's `code` and `message` (each counted) until the second pass: the first fails with `said` and writes nothing,
+ * the second writes every session.
  */
-function refusedThenWritten(code: string, message: string, said: string): void {
+function refusedThenWritten(code: string, message: string, said: string, pass: 'forwardOnce' | 'backfill' = 'forwardOnce'): void {
   const { dir, cleanup } = tempDir();
   const path = copyFixture('usage', dir);
   const home = join(dir, 'home');
@@ -57,13 +58,13 @@ function refusedThenWritten(code: string, message: string, said: string): void {
   };
   const rig = forwarderRig([path], { dir, home, sink });
   try {
-    const [r] = rig.forwarder.forwardOnce();
+    const [r] = rig.forwarder[pass]();
     assert.deepEqual(r!.error, { code: 'HERMETIC_DATASET_WRITE', message: said });
     // Not split session by session: each write would fail the same way (a lock would be waited out again).
     assert.equal(attempts, 1);
     assert.deepEqual([r!.sessionsWritten, r!.sessionsQuarantined], [0, 0]);
     refusing = false;
-    const [next] = rig.forwarder.forwardOnce();
+    const [next] = rig.forwarder[pass]();
     assert.deepEqual([next!.error, next!.sessionsWritten], [null, 3]);
     assert.equal(rig.query<{ n: number }>('SELECT COUNT(*) AS n FROM quarantine')[0]!.n, 0);
   } finally {
@@ -79,4 +80,10 @@ test('a dataset that cannot be written (a full disk) fails the pass with HERMETI
 test('a dataset another process keeps locked past the wait (a forget --store) fails the pass as that, quarantines nothing, and the next pass writes it all', () => {
   refusedThenWritten('SQLITE_BUSY', 'database is locked',
     'Another process kept the dataset locked longer than this one waits (a forget, a backfill or another forward writing to it): nothing of this batch was written, and the next pass reads it again.');
+});
+
+test('a backfill that meets the dataset locked says so as a backfill: no next pass will come, the user runs it again', () => {
+  refusedThenWritten('SQLITE_BUSY', 'database is locked',
+    'Another process kept the dataset locked longer than this one waits (a forget, a forward or another backfill writing to it): nothing of this batch was written (what was written before it stays): run hermetic backfill again, and it goes on from there.',
+    'backfill');
 });

@@ -182,7 +182,7 @@ export function* stepStoreInSteps(ref: StoreRef, options: StepOptions): Generato
   // The file read: the store itself, or the local mirror of a PostgreSQL store (refreshed first; decision 0038).
   const file = ref.file ?? ref.path;
   const cursors = options.cursorCache ? options.cursorCache.load(ref.path) : options.sink.cursors(ref.path);
-  const commit = batchCommitter(options.sink, options.cursorCache);
+  const commit = batchCommitter(options.sink, options.cursorCache, options.origin);
   /** The failure said in the result, and in the store's row when the dataset already knows the store. */
   const failed = (failure: HermeticError) => {
     const message = file === ref.path ? failure.message : failure.message.split(file).join(ref.path);

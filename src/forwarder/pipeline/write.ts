@@ -7,11 +7,14 @@ import type { CursorCache } from '../checkpoint/cursors.js';
 import { CursorMoved, NOTHING_WRITTEN, type Batch, type SessionWrite, type Sink, type Written } from '../sinks/sink.js';
 import { backoffSeconds } from './quarantine.js';
 
+const LOCKED_BY = 'Another process kept the dataset locked longer than this one waits';
+
 /**
  * Commits batches to the sink. A SQLite failure, or a session another process wrote meanwhile, is
- * HERMETIC_DATASET_WRITE (the dataset's, not the store's); anything else is a bug and is thrown as it is.
+ * HERMETIC_DATASET_WRITE (the dataset's, not the store's); anything else is a bug and is thrown as it is. `origin`
+ * words a lock's message: a forward's next pass reads the batch again, a backfill has none and is run again.
  */
-export function batchCommitter(sink: Sink, cache: CursorCache | undefined): (batch: Batch) => Written {
+export function batchCommitter(sink: Sink, cache: CursorCache | undefined, origin: 'backfill' | 'forward'): (batch: Batch) => Written {
   return (batch) => {
     let written: Written;
     try {
@@ -20,9 +23,9 @@ export function batchCommitter(sink: Sink, cache: CursorCache | undefined): (bat
       if (e instanceof HermeticError || (primaryCode(e) === null && !(e instanceof CursorMoved))) throw e;
       // A lock held past the wait is another process's write (a `forget --store` of a big store takes seconds): said
       // as such, not as SQLite's "database is locked". The SQLite code stays readable for writeIsolated.
-      const message = isLockedOut(e)
-        ? 'Another process kept the dataset locked longer than this one waits (a forget, a backfill or another forward writing to it): nothing of this batch was written, and the next pass reads it again.'
-        : `Cannot write to the dataset: ${(e as Error).message}.`;
+      const message = !isLockedOut(e) ? `Cannot write to the dataset: ${(e as Error).message}.`
+        : origin === 'forward' ? `${LOCKED_BY} (a forget, a backfill or another forward writing to it): nothing of this batch was written, and the next pass reads it again.`
+        : `${LOCKED_BY} (a forget, a forward or another backfill writing to it): nothing of this batch was written (what was written before it stays): run hermetic backfill again, and it goes on from there.`;
       throw Object.assign(new HermeticError('HERMETIC_DATASET_WRITE', message), { sqliteCode: (e as { code?: unknown }).code, cause: e });
     }
     cache?.committed(batch);
