@@ -229,7 +229,7 @@ it('HERMES_REDACT_SECRETS=false reaches the server: the banner says redaction is
   const secret = 'sk-proj-abcdefghijklmnop1234';
   const server = await spawnServe(['--port', '0', '--quiet', '--state-db', stateDb], { HERMES_REDACT_SECRETS: 'false' });
   try {
-    assert.match(server.output(), /redaction: off \(HERMES_REDACT_SECRETS\)/);
+    assert.match(server.output(), /redaction: off \(HERMES_REDACT_SECRETS, or redactSecrets in the config\)/);
     const run = ((await (await fetch(`${server.url}/v1/runs`, { method: 'POST', body: '{"input":"hi","session_id":"s1"}' })).json()) as { run_id: string }).run_id;
     assert.equal((await fetch(`${server.url}/__admin/runs/${run}/complete`, { method: 'POST', body: JSON.stringify({ output: `The key is ${secret}.` }) })).status, 200);
   } finally {

@@ -400,7 +400,7 @@ export async function serveCommand(argv: string[], out: (line: string) => void =
       if (options.stateHome) out(`  state home: ${options.stateHome} (every run is recorded into its profile's state.db, as Hermes's API server records it)`);
       out(`  auth:  ${options.apiKey ? 'API key required (Authorization: Bearer …)' : "none (Hermes's test-only listener)"}`);
       // Off only when asked for (often a variable left in the shell from a Hermes set up that way): said, not silent.
-      if (options.redactSecrets === false) out('  redaction: off (HERMES_REDACT_SECRETS): recorded assistant text and shell approval descriptions are kept as given');
+      if (options.redactSecrets === false) out('  redaction: off (HERMES_REDACT_SECRETS, or redactSecrets in the config): recorded assistant text and shell approval descriptions are kept as given');
       const profiles = describeProfiles(options.profiles);
       if (profiles) out(`  profiles: ${profiles}`);
       out(`  admin: ${describeAdmin(options)}`);
