@@ -118,9 +118,10 @@ Options:
 Environment: Hermes's API_SERVER_KEY, API_SERVER_PORT, API_SERVER_HOST,
 API_SERVER_CORS_ORIGINS and API_SERVER_MODEL_NAME stand in for their flags.
 HERMES_REDACT_SECRETS (security.redact_secrets; the config file's
-redactSecrets): on unless set to other than 1, true, yes or on; off, the
-assistant text runs record and the shell approval preset's command and
-description are not redacted. The runs API's own redaction runs either way.
+redactSecrets): on, unless set to a value other than 1, true, yes or on (in
+any case). Off, the assistant text runs record and the shell approval
+preset's command and description are not redacted. The runs API's own
+redaction runs either way.
 `;
 
 function usage(message: string): never {
