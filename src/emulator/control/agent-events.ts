@@ -5,7 +5,7 @@
 import { HermeticError } from '../../shared/errors.js';
 import { suggest } from '../../shared/options.js';
 import { PyFloat, type PyDict, type PyValue } from '../../shared/python/index.js';
-import { SUBAGENT_KEYS, zeroUsage, type AgentException, type ProgressEvent, type Usage } from '../runs/agent.js';
+import { SUBAGENT_KEYS, zeroUsage, type AgentException, type ApprovalNotice, type ProgressEvent, type Usage } from '../runs/agent.js';
 import { field, onlyKeys } from './fields.js';
 
 /** Callback event names Hermes turns into SSE events (message.delta comes through the stream-delta callback). */
@@ -110,15 +110,6 @@ export function parseCallbackEvent(body: PyDict): CallbackEvent {
 
 
 const SHELL_FIELDS = ['preset', 'command', 'description', 'pattern_key', 'pattern_keys', 'allow_permanent', 'allow_session', 'smart_denied', 'request_id'];
-
-/**
- * An approval notification as the control plane or a scenario gives it, before the approval subsystem's own pass:
- * `redacts` names the keys that pass goes over (unforced, so HERMES_REDACT_SECRETS decides: FakeAgent.requestApproval).
- */
-export interface ApprovalNotice {
-  dict: PyDict;
-  redacts: readonly string[];
-}
 
 /** The keys the approval subsystem passes through the redactor when it builds a dangerous command's dict. */
 const SHELL_REDACTS = ['command', 'description'] as const;

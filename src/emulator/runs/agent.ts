@@ -6,7 +6,6 @@ import { PyFloat, clonePy, type PyDict, type PyValue, pyRound, pyTruthy } from '
 import { HermeticError } from '../../shared/errors.js';
 import { redactApiErrorText } from './hermes-errors.js';
 import { redactUnforced } from '../../shared/redact/index.js';
-import type { ApprovalNotice } from '../control/agent-events.js';
 import type { RunObserver } from './observer.js';
 import type { LiveRun, LiveRunSnapshot, RunRegistry } from './registry.js';
 import { streamTurnStatuses, type StreamTurnRun } from './stream-turn.js';
@@ -151,6 +150,15 @@ const usageDict = (u: Usage): PyDict =>
     ['output_tokens', u.output_tokens],
     ['total_tokens', u.total_tokens],
   ]);
+
+/**
+ * An approval notification as the control plane or a scenario gives it, before the approval subsystem's own pass:
+ * `redacts` names the keys that pass goes over (unforced, so HERMES_REDACT_SECRETS decides: requestApproval).
+ */
+export interface ApprovalNotice {
+  dict: PyDict;
+  redacts: readonly string[];
+}
 
 export class FakeAgent {
   /** Runs whose agent.steer() raises, with the exception text. */

@@ -8,7 +8,6 @@ import {
   DROPPED_AGENT_EVENTS,
   FORWARDED_EVENTS,
   approvalNotification,
-  type ApprovalNotice,
   parseCallbackEvent,
   parseFailure,
   parseFinalAnswer,
@@ -17,7 +16,7 @@ import {
   parseSteerPolicy,
   parseStopPolicy,
 } from '../control/agent-events.js';
-import type { AgentException, ProgressEvent, Usage } from '../runs/agent.js';
+import type { AgentException, ApprovalNotice, ProgressEvent, Usage } from '../runs/agent.js';
 
 export const STEP_KINDS = ['event', 'approval', 'complete', 'fail', 'raise', 'cancel', 'steer_policy', 'stop_policy', 'hang'] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
