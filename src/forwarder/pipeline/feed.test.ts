@@ -31,14 +31,15 @@ test('what other processes keep busy decides over the load average: a just-ended
   assert.equal(coreFree(1, 0, 0), false);
 });
 
-test('the worker starts ahead of the plan only for a first read of a store with enough sessions, auto or only, with two cores (decision 0164)', () => {
+test('the worker starts ahead of the plan only for a first, whole read of a store with enough sessions, auto or only, with two cores (decision 0164)', () => {
   let counted = 0;
   const sessions = (n: number) => () => (counted++, n);
-  const base = { mode: 'auto' as const, ownWorker: false, firstRead: true, cores: 2 };
+  const base = { mode: 'auto' as const, ownWorker: false, firstRead: true, windowed: false, cores: 2 };
   assert.equal(warmIfWorth({ ...base, mode: 'off', sessions: sessions(5000) }), false);
   assert.equal(warmIfWorth({ ...base, ownWorker: true, sessions: sessions(5000) }), false);
   assert.equal(warmIfWorth({ ...base, firstRead: false, sessions: sessions(5000) }), false);
   assert.equal(warmIfWorth({ ...base, cores: 1, sessions: sessions(5000) }), false);
+  assert.equal(warmIfWorth({ ...base, windowed: true, sessions: sessions(5000) }), false); // --since may select none
   assert.equal(counted, 0, 'the store is counted only when nothing else rules the worker out');
   assert.equal(warmIfWorth({ ...base, sessions: sessions(READ_WORKER_MIN_SESSIONS - 1) }), false);
   assert.equal(counted, 1);

@@ -20,12 +20,14 @@ export const READ_WORKER_MIN_SESSIONS = 200;
 /**
  * Starts the worker thread before a pass plans (decision 0164) when the pass will likely want it: `auto` or `only`
  * on the process's own worker, more than one core, a store read for the first time (no cursor of it yet: every
- * session is to read) that holds at least READ_WORKER_MIN_SESSIONS sessions (`sessions`, asked last). Its ~100 ms
- * of loading then overlaps the plan's queries. The pass still decides whether it reads (SessionFeed: a free core);
- * a thread no pass takes ends after a minute.
+ * session is to read) and whole (no `--since`/`--until` window, which may select few sessions or none: the plan
+ * tells, and the pass starts the worker then if it wants it), that holds at least READ_WORKER_MIN_SESSIONS sessions
+ * (`sessions`, asked last). Its ~100 ms of loading then overlaps the plan's queries. The pass still decides whether
+ * it reads (SessionFeed: a free core); a thread no pass takes ends after a minute.
  */
-export function warmIfWorth(o: { mode: ReadWorkerMode; ownWorker: boolean; firstRead: boolean; sessions: () => number; cores?: number }): boolean {
-  const worth = o.mode !== 'off' && !o.ownWorker && o.firstRead && (o.cores ?? availableParallelism()) >= 2 && o.sessions() >= READ_WORKER_MIN_SESSIONS;
+export function warmIfWorth(o: { mode: ReadWorkerMode; ownWorker: boolean; firstRead: boolean; windowed: boolean; sessions: () => number; cores?: number }): boolean {
+  const worth = o.mode !== 'off' && !o.ownWorker && o.firstRead && !o.windowed && (o.cores ?? availableParallelism()) >= 2
+    && o.sessions() >= READ_WORKER_MIN_SESSIONS;
   if (worth) warmReadWorker();
   return worth;
 }

@@ -217,7 +217,8 @@ export function* stepStoreInSteps(ref: StoreRef, options: StepOptions): Generato
       try {
         const reader = new StoreReader(c.db, file, options.schemaCache);
         // The read worker loads beside the plan's queries when the pass will likely want it (decision 0164).
-        warmIfWorth({ mode: options.readWorker ?? 'auto', ownWorker: options.readWorkerModule !== undefined, firstRead: cursors.sessions.size === 0, sessions: () => reader.sessionCount() });
+        warmIfWorth({ mode: options.readWorker ?? 'auto', ownWorker: options.readWorkerModule !== undefined, firstRead: cursors.sessions.size === 0,
+          windowed: options.window?.since !== undefined || options.window?.until !== undefined, sessions: () => reader.sessionCount() });
         return { conn: c, reader, plan: planPass(reader, cursors, { window: options.window, now: options.now(), checks, ignored: stillIgnored(options.policy) }) };
       } catch (e) {
         c.close();
