@@ -2,7 +2,8 @@
 // after the batch it is writing: what it committed stays, and the next run goes on from there.
 import { parseFlags, usageError } from '../../cli/args.js';
 import { HermeticError } from '../../shared/errors.js';
-import { createForwarder, findStores } from '../pipeline/forwarder.js';
+import { createForwarder } from '../pipeline/forwarder.js';
+import { findStores } from '../pipeline/stores.js';
 import { explicitProblem, type StoreRef } from '../reader/discover.js';
 import { clampedText, COMMON_FLAGS, delegationsClause, movesClause, movesJson, EVENTS, interruption, noStoreFound, missingAsPath, parseTime, plural, policyDropLines, progressBar, rewritten, shipJson, storeErrorKind, storeMissing, totals, type Totals } from './common.js';
 import { BACKFILL_HELP } from './help.js';

@@ -12,7 +12,7 @@ import { durationSeconds } from '../../shared/duration.js';
 import { hidePassword, userInfoProblem } from '../../shared/url-password.js';
 import type { PolicyDrop, StepResult } from '../pipeline/step.js';
 import type { StoreRef } from '../reader/discover.js';
-import { searchedHomes } from '../pipeline/forwarder.js';
+import { searchedHomes } from '../pipeline/stores.js';
 import type { ShipResult } from '../sinks/remote/shipper.js';
 
 /**

@@ -3,7 +3,8 @@
 // batch it is writing).
 import { parseFlags, usageError, type FlagValues } from '../../cli/args.js';
 import { listenForStop, releaseStopSignals, type StopRequest } from '../../cli/stop-signals.js';
-import { createForwarder, findStores } from '../pipeline/forwarder.js';
+import { createForwarder } from '../pipeline/forwarder.js';
+import { findStores } from '../pipeline/stores.js';
 import type { StepResult } from '../pipeline/step.js';
 import type { StoreMoves } from '../pipeline/result.js';
 import { terminalText } from '../../shared/terminal-text.js';

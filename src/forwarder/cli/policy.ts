@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseFlags, usageError } from '../../cli/args.js';
 import { HermeticError } from '../../shared/errors.js';
-import { hermeticHome } from '../pipeline/forwarder.js';
+import { hermeticHome } from '../home.js';
 import { createPolicyResolver, explainPolicy } from '../policy/index.js';
 import { POLICY_HELP } from './help.js';
 

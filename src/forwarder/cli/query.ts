@@ -7,7 +7,7 @@ import { datasetNames, namesHint } from './query-names.js';
 import { stdoutRoom } from '../../cli/output.js';
 import { HermeticError } from '../../shared/errors.js';
 import { damagedFile, primaryCode } from '../../shared/sqlite-errors.js';
-import { hermeticHome } from '../pipeline/forwarder.js';
+import { hermeticHome } from '../home.js';
 import { displayWidth, fitText, padText, widthUpTo, wrapWords } from '../report/wrap.js';
 import { terminalSafeJson, terminalText } from '../../shared/terminal-text.js';
 import { openDatasetReadOnly } from '../sinks/sqlite/dataset.js';

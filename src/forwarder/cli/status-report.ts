@@ -3,7 +3,7 @@
 // as text or JSON by cli/status.ts. Bounded: counts, never whole cursor maps.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { findStores } from '../pipeline/forwarder.js';
+import { findStores } from '../pipeline/stores.js';
 import { storeFailure } from '../reader/index.js';
 import { spelledAsKnown, storeFile, type StoreRef } from '../reader/discover.js';
 import type { Db } from '../../shared/sqlite.js';

@@ -3,7 +3,7 @@
 // status-report.ts.
 import { resolve } from 'node:path';
 import { parseFlags } from '../../cli/args.js';
-import { hermeticHome } from '../pipeline/forwarder.js';
+import { hermeticHome } from '../home.js';
 import type { SinkStatus } from '../sinks/remote/status.js';
 import { byteSize, COMMON_FLAGS, plural, whereLooked } from './common.js';
 import { STATUS_HELP } from './help.js';

@@ -16,7 +16,7 @@ import { logHead, registerSink, SHIPPED } from '../sinks/remote/changelog.js';
 import { forwarderRig } from '../testing/index.js';
 import { mirrorFile } from '../reader/postgres/settings.js';
 import { forgetStores, storeKey } from './forget.js';
-import { findStores } from './forwarder.js';
+import { findStores } from './stores.js';
 
 /** The tables that name a store, each with its rows of `store` in key order. */
 function rowsOf(db: Db, store: string): Record<string, unknown[]> {

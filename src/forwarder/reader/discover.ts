@@ -193,7 +193,7 @@ export function storeRoots(options: Pick<DiscoverOptions, 'home' | 'hermesHome'>
 
 /**
  * Every store to read, each once (however many links lead to it), in a stable order.
- * @example discoverStores({ home: '/home/u', hermesHome: '/srv/hermes' }) // HERMES_HOME comes from pipeline/forwarder.ts findStores
+ * @example discoverStores({ home: '/home/u', hermesHome: '/srv/hermes' }) // HERMES_HOME comes from pipeline/stores.ts findStores
  */
 export function discoverStores(options: DiscoverOptions): StoreRef[] {
   if (options.explicit && options.explicit.length > 0) {

@@ -13,7 +13,7 @@ import { tempDir } from '../../../state-db/testing/fixtures.js';
 import { generatedStore } from '../../../state-db/testing/generated.js';
 import { datasetDump, forwarderRig, type Rig } from '../../testing/index.js';
 import type { ForwarderOptions } from '../../pipeline/forwarder.js';
-import { buildAside } from '../../pipeline/forwarder.js';
+import { buildAside } from '../../pipeline/forwarder-options.js';
 import { liveBuilds } from './build-files.js';
 import { startBuild } from './first-build.js';
 import { statusCommand } from '../../cli/status.js';

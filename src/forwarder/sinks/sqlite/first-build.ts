@@ -6,7 +6,7 @@
 // Until then nobody sees it, and nothing of it was acknowledged: a process killed before leaves a build file that the
 // next process that writes removes (lazy.ts), and the next pass starts over. When another process created the
 // dataset meanwhile, the link fails, the build is dropped, and the pass that built it runs again over the dataset that
-// is there (forwarder.ts).
+// is there (pipeline/passes.ts).
 import { existsSync, linkSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { HermeticError } from '../../../shared/errors.js';

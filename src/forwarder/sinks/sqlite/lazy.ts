@@ -120,7 +120,7 @@ export class LazySqliteSink implements Sink {
     this.#identity = fileIdentity(join(this.home, DATASET_FILE));
   }
 
-  /** The end of a pass: a build is published (BuildDropped when it cannot be: forwarder.ts runs the pass again, or fails it). */
+  /** The end of a pass: a build is published (BuildDropped when it cannot be: pipeline/passes.ts runs the pass again, or fails it). */
   settle(): void {
     if (this.#building) this.#publish();
   }
