@@ -3,6 +3,7 @@
 // to remote sinks); full again, they are full again; `ignore` is left to `hermetic forget`; a pass that just wrote every
 // session (a first backfill) does not judge them twice.
 import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -36,6 +37,41 @@ test('a folder that becomes local-only moves the sessions forwarded before; full
     clock += 10_000;
     rig.forwarder.backfill();
     assert.deepEqual(policies(), { [telegram]: 'full', [cron]: 'full' });
+  } finally {
+    rig.cleanup();
+    cleanup();
+  }
+});
+
+test('the full look at every session comes each minute, and at once after the clock was set back (not a day later)', () => {
+  const { dir, cleanup, path, db, w } = hermesStore('hermetic-policy-moves-clock-', 'clock');
+  const telegram = w.createSession({ source: 'telegram' });
+  w.appendMessages(telegram, [{ role: 'user', content: 'hi' }]);
+  db.close();
+  let clock = 1_800_000_000_000;
+  const rig = forwarderRig([path], { dir, now: () => clock });
+  const policy = () => rig.query<{ policy: string }>('SELECT policy FROM sessions')[0]!.policy;
+  // A row's class changed behind the scopes' back (by hand, or by a Hermetic of other rules): only a full look sees it.
+  const setBehind = () => {
+    const edit = new Database(join(rig.home, 'hermetic.db'));
+    edit.prepare("UPDATE sessions SET policy = 'local-only'").run();
+    edit.close();
+  };
+  try {
+    rig.forwarder.backfill();
+    clock += 10_000;
+    rig.forwarder.forwardOnce(); // the first look at a dataset that was there: a full one
+    setBehind();
+    clock += 10_000;
+    rig.forwarder.forwardOnce();
+    assert.equal(policy(), 'local-only', 'within the minute only the scopes are judged again, and none changed class');
+    clock += 60_000;
+    rig.forwarder.forwardOnce();
+    assert.equal(policy(), 'full', 'a minute on, the full look puts the row back in its class');
+    setBehind();
+    clock -= 86_400_000;
+    rig.forwarder.forwardOnce();
+    assert.equal(policy(), 'full', 'the clock set back a day: the full look is due at once');
   } finally {
     rig.cleanup();
     cleanup();

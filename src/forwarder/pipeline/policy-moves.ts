@@ -75,7 +75,8 @@ export class PolicyMover {
       const v = judgeScopes([scope], this.policy);
       return 'error' in v ? 'error' : v.cls;
     };
-    if (this.#classes !== null && nowMs - this.#fullAt < FULL_EVERY_MS) {
+    // A clock set back before the last full look (NTP, a VM resumed) makes one due now, not when the clock catches up.
+    if (this.#classes !== null && nowMs >= this.#fullAt && nowMs - this.#fullAt < FULL_EVERY_MS) {
       let changed = false;
       const own = db.prepare('SELECT DISTINCT scope FROM sessions WHERE scope IS NOT NULL').pluck().all() as string[];
       for (const scope of new Set([...this.#classes.keys(), ...own])) {
