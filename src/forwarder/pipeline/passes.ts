@@ -23,7 +23,7 @@ import { stepStore, stepStoreInSteps, StoreStopped, type StepOptions, type StepR
 import { vanished } from './stores.js';
 
 /** Message rows a forward tick compares for edits in place at most (a few milliseconds; decision 0053). */
-export const EDIT_CHECK_ROWS = 20_000;
+const EDIT_CHECK_ROWS = 20_000;
 /** How often a forwarder applies the usage policy's changes to what it forwarded (spec forwarding §4: within 5 s). */
 const POLICY_MOVES_EVERY_MS = 4000;
 /** A clock set back by more than this between two passes makes them forget the times they remember. */
