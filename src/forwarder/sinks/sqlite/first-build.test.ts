@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { tempDir } from '../../../state-db/testing/fixtures.js';
 import { generatedStore } from '../../../state-db/testing/generated.js';
-import { datasetDump, forwarderRig, type Rig } from '../../testing/index.js';
+import { datasetDump, forwarderRig, sinkFailingFor, type Rig } from '../../testing/index.js';
 import type { ForwarderOptions } from '../../pipeline/forwarder.js';
 import { buildAside } from '../../pipeline/forwarder-options.js';
 import { liveBuilds } from './build-files.js';
@@ -84,6 +84,49 @@ test('a first backfill builds the dataset aside, unseen until its pass ends, and
   // The next pass finds the published dataset and its cursors: nothing to write.
   assert.equal(rig.forwarder.backfill()[0]!.sessionsWritten, 0);
 }));
+
+test('sessions a build wrote and then failed, rewrote or wrote again within it end as written in place: nothing left twice', () => {
+  const home = join(tmp.dir, 'touched');
+  const copy = join(tmp.dir, 'touched-state.db');
+  fs.copyFileSync(store, copy);
+  const build = startBuild(home);
+  const hermes = new Database(copy);
+  const ids = hermes.prepare('SELECT id FROM sessions ORDER BY id').pluck().all() as string[];
+  const failingId = ids[Math.floor(ids.length / 2)]!;
+  let failing = true;
+  let clock = 1_800_000_000_000;
+  const rig = forwarderRig([copy], { dir: tmp.dir, home, readWorker: 'off', now: () => clock, sink: sinkFailingFor(build, failingId, () => failing) });
+  const inBuild = { query: <T>(sql: string, ...params: unknown[]) => build.db.prepare(sql).all(...params) as T[] };
+  try {
+    // Its batch fails and is written again session by session; it is quarantined, the rest land.
+    const [first] = rig.forwarder.backfill();
+    assert.equal(first!.sessionsQuarantined, 1);
+    assert.equal(first!.sessionsWritten, SESSIONS - 1);
+    // Two sessions the build wrote change in Hermes: one loses its last rows, one is cut to its first message.
+    const cut = (id: string, keep: string) => {
+      hermes.prepare(`DELETE FROM messages WHERE session_id = ? AND id > (${keep})`).run(id, id);
+      hermes.prepare('UPDATE sessions SET message_count = (SELECT COUNT(*) FROM messages WHERE session_id = ?) WHERE id = ?').run(id, id);
+    };
+    cut(ids[0]!, 'SELECT MAX(id) - 2 FROM messages WHERE session_id = ?');
+    cut(ids[1]!, 'SELECT MIN(id) FROM messages WHERE session_id = ?');
+    failing = false;
+    clock += 24 * 3600_000;
+    const [second] = rig.forwarder.backfill();
+    assert.equal(second!.error, null);
+    assert.equal(second!.sessionsWritten, 3);
+    assert.deepEqual(inBuild.query('SELECT * FROM quarantine'), [], 'the quarantine row of the session now written went');
+    const clean = forwarderRig([copy], { dir: tmp.dir, home: join(tmp.dir, 'touched-clean'), readWorker: 'off', buildAside: 0 });
+    try {
+      assert.equal(clean.forwarder.backfill()[0]!.error, null);
+      assert.deepEqual(datasetDump(inBuild), datasetDump(clean), 'nothing of the rows the build wrote first was left');
+    } finally {
+      clean.cleanup();
+    }
+  } finally {
+    hermes.close();
+    rig.cleanup();
+  }
+});
 
 test('a build that reaches its size is published mid-pass, and the rest of the pass is written in place', () => inHome('mid-pass', { buildAside: 200 }, (rig, home) => {
   const seen: boolean[] = [];
