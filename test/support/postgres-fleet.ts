@@ -10,7 +10,7 @@ import { expectedRows, heldRows } from '../../src/forwarder/sinks/remote/testing
 import { createPool } from '../../src/forwarder/sinks/postgres/pool.js';
 import { SHIPPED_TABLES } from '../../src/forwarder/sinks/postgres/schema.js';
 import { postgresTarget } from '../../src/forwarder/sinks/postgres/url.js';
-import { fleetRows, toolCallsDrift } from '../../src/forwarder/sinks/postgres/testing/rows.js';
+import { fleetRows, toolCallsDrift, verdictDrift } from '../../src/forwarder/sinks/postgres/testing/rows.js';
 
 export interface ChildOptions { home: string; dir: string; stateDb: string; url: string; rows: number; backfill: boolean }
 
@@ -70,6 +70,7 @@ export async function assertFleetHolds(url: string, home: string): Promise<numbe
     assert.deepEqual(heldRows(held), want, `machine ${origin.machineId}: the fleet holds its dataset row for row`);
     // And the tool calls the fleet keeps from its parts are their grouping (decision 0099).
     assert.deepEqual(await toolCallsDrift(pool, target.schema), { extra: [], missing: [] }, 'the fleet\'s tool_calls are its parts\' grouping');
+    assert.deepEqual(await verdictDrift(pool, target.schema), [], 'the fleet\'s stored verdicts are its rule\'s (decision 0167)');
     return Object.values(want).reduce((n, rows) => n + rows.length, 0);
   } finally {
     dataset.close();

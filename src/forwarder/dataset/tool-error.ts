@@ -21,6 +21,13 @@ export function toolErrorSql(text: string): string {
 export const TOOL_ERROR_FUNCTION = 'hermetic_tool_error';
 
 /**
+ * The fleet's stored verdict of each terminal result (`parts.failed`, fleet schema version 12, decision 0167):
+ * `TOOL_ERROR_FUNCTION` of its text, kept by PostgreSQL as the row is written (a generated column), NULL on every other
+ * part. A migration that makes the function again with another rule must store the column again in the same step.
+ */
+export const FAILED_COLUMN = 'failed';
+
+/**
  * `TOOL_ERROR_FUNCTION` in schema `schema` (quoted), PostgreSQL's reading of the rule toolErrorSql says in SQLite's:
  * the same text tested first (a `{` after spaces, one of the four keys named), then parsed as `json` (not `jsonb`: it
  * keeps a key named twice, and of such keys the first is read, as SQLite's json_extract reads it: looked for among

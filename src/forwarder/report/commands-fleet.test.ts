@@ -4,7 +4,9 @@
 // up to totals.commands and that is the terminal's row by tool; two machines stay apart; a role that may not read the
 // fleet's tool_calls gets the same times; a fleet of version 9 is refused until a forwarder migrates it, which names
 // the calls shipped before; a machine whose names are by older rules is named again by the next forwarder to open
-// the store, one with newer rules is left alone; the failure rule's PostgreSQL twin judges as SQLite's does.
+// the store, one with newer rules is left alone; each terminal result's verdict is stored as it is written, and a
+// fleet without them (version 11) gives the same rows by the rule; the failure rule's PostgreSQL twin judges as
+// SQLite's does.
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
@@ -20,7 +22,7 @@ import { createPool } from '../sinks/postgres/pool.js';
 import { nameFleetPrograms } from '../sinks/postgres/programs.js';
 import { SCHEMA_VERSION } from '../sinks/postgres/schema.js';
 import { openFleet, readFleet } from '../sinks/postgres/read.js';
-import { datasetBatch, toolCallsDrift } from '../sinks/postgres/testing/rows.js';
+import { datasetBatch, toolCallsDrift, verdictDrift } from '../sinks/postgres/testing/rows.js';
 import { shipDatasets } from '../sinks/postgres/testing/fleet.js';
 import type { Origin } from '../sinks/remote/contract.js';
 import { usageReport, type ReportRequest, type UsageReport } from './index.js';
@@ -180,8 +182,8 @@ describe('the fleet\'s terminal programs across versions and rules', () => {
   it('a fleet of version 9 is refused by command until a forwarder migrates it, which names the calls shipped before', async () => {
     const url = cluster.createDatabase();
     await shipDatasets(url, [[store.dataset, A]]);
-    // As version 9 left it: no programs, no rules, no index, no failure rule; the UPDATE trigger as version 6 made it.
-    cluster.psql(`DROP INDEX hermetic.parts_terminal; ALTER TABLE hermetic.parts DROP COLUMN program; ALTER TABLE hermetic.progress DROP COLUMN program_rules;
+    // As version 9 left it: no programs, no rules, no index, no failure rule nor verdicts; the UPDATE trigger as version 6 made it.
+    cluster.psql(`DROP INDEX hermetic.parts_terminal; ALTER TABLE hermetic.parts DROP COLUMN failed, DROP COLUMN program; ALTER TABLE hermetic.progress DROP COLUMN program_rules;
       DROP FUNCTION hermetic.${TOOL_ERROR_FUNCTION}; DELETE FROM hermetic.schema_version WHERE version > 9`, dbOf(url));
     await assert.rejects(fleetReport(url, { by: ['command'] }), { code: 'HERMETIC_FLEET_SCHEMA', message: 'The fleet store holds no terminal programs yet (its schema is older than version 10, decision 0152): the first forwarder of this version to open it adds them; report by command once one has shipped.' });
     // Other groupings read it as before.
@@ -239,10 +241,12 @@ describe('the fleet\'s terminal programs across versions and rules', () => {
     const url = cluster.createDatabase();
     await shipDatasets(url, [[store.dataset, A]]);
     const d = dbOf(url);
-    // As fleet schema version 10 left the rule (PARALLEL SAFE), with every query that may run in parallel run so: its
-    // EXCEPTION block then failed ("cannot start subtransactions during a parallel operation").
+    // As fleet schema version 10 left the rule (PARALLEL SAFE; no stored verdicts, so the report runs it), with every
+    // query that may run in parallel run so: its EXCEPTION block then failed ("cannot start subtransactions during a
+    // parallel operation").
     const force = Number(cluster.psql('SHOW server_version_num', d).trim()) >= 160000 ? 'debug_parallel_query' : 'force_parallel_mode';
-    cluster.psql(`ALTER FUNCTION hermetic.${TOOL_ERROR_FUNCTION}(text) PARALLEL SAFE; DELETE FROM hermetic.schema_version WHERE version > 10; ALTER DATABASE ${d} SET ${force} = on`, d);
+    cluster.psql(`ALTER TABLE hermetic.parts DROP COLUMN failed; ALTER FUNCTION hermetic.${TOOL_ERROR_FUNCTION}(text) PARALLEL SAFE;
+      DELETE FROM hermetic.schema_version WHERE version > 10; ALTER DATABASE ${d} SET ${force} = on`, d);
     const request: ReportRequest = { by: ['command', 'day'] };
     assert.deepEqual(await gatheredEachTime(url, request), usageReport(db, request));
     assert.deepEqual(await fleetReport(url, request), usageReport(db, request));
@@ -252,6 +256,50 @@ describe('the fleet\'s terminal programs across versions and rules', () => {
     assert.equal(cluster.psql(`SELECT proparallel FROM pg_proc WHERE proname = '${TOOL_ERROR_FUNCTION}'`, d).trim(), 'u');
     assert.equal(cluster.psql('SELECT MAX(version) FROM hermetic.schema_version', d).trim(), String(SCHEMA_VERSION));
     assert.deepEqual(await gatheredEachTime(url, request), usageReport(db, request));
+  });
+
+  it('each terminal result\'s verdict is stored as it is written, and read; a fleet of version 11 (none stored) gives the same rows by the rule until a forwarder stores them (decision 0167)', async () => {
+    const url = cluster.createDatabase();
+    await shipDatasets(url, [[store.dataset, A]]);
+    const d = dbOf(url);
+    const pool = createPool(postgresTarget(url), { max: 1 });
+    try {
+      // The machine's own verdicts (SQLite's rule over the same text), and none on any other part.
+      const own = db.prepare(`SELECT COUNT(*) FROM parts WHERE tool_name = 'terminal' AND part_type = 'tool_result' AND ${toolErrorSql('content_text')}`).pluck().get() as number;
+      assert.ok(own > 0, 'the store has failed terminal results');
+      assert.equal(cluster.psql(`SELECT COUNT(*) FILTER (WHERE failed) || ' ' || COUNT(*) FILTER (WHERE failed IS NOT NULL AND (tool_name <> 'terminal' OR part_type <> 'tool_result')) FROM hermetic.parts`, d).trim(), `${own} 0`);
+      assert.deepEqual(await verdictDrift(pool, 'hermetic'), []);
+      const requests: ReportRequest[] = [{ by: ['command'] }, { by: ['command', 'day'], top: 2 }, { by: ['command'], since: T0 + 1800, until: T0 + 7200 }, { by: ['session', 'command'] }];
+      const judges = (sql: string[]) => sql.filter((q) => q.startsWith('INSERT INTO pg_temp.command_usage')).map((q) => q.includes(TOOL_ERROR_FUNCTION));
+      // Stored: the gathering reads the verdicts, and runs the rule on no text.
+      assert.deepEqual(judges((await statementsOf(url, true)).sql), [false]);
+      for (const request of requests) assert.deepEqual(await fleetReport(url, request), usageReport(db, request), JSON.stringify(request));
+      // As version 11 left it: no verdicts stored. The report judges each result by the rule, the plain twin: the same rows.
+      cluster.psql('ALTER TABLE hermetic.parts DROP COLUMN failed; DELETE FROM hermetic.schema_version WHERE version > 11', d);
+      assert.equal(await verdictDrift(pool, 'hermetic'), null);
+      const twin = await statementsOf(url, true);
+      assert.deepEqual([judges(twin.sql), twin.report], [[true], usageReport(db, { by: ['command', 'day'], top: 2 })]);
+      for (const request of requests) {
+        assert.deepEqual(await fleetReport(url, request), usageReport(db, request), `${JSON.stringify(request)} judged`);
+        assert.deepEqual(await gatheredEachTime(url, request), usageReport(db, request), `${JSON.stringify(request)} judged, gathered by each statement`);
+      }
+      // A forwarder's open stores them for the rows already there.
+      const sink = createPostgresSink(url);
+      await sink.open();
+      await sink.close();
+      assert.equal(cluster.psql('SELECT MAX(version) FROM hermetic.schema_version', d).trim(), String(SCHEMA_VERSION));
+      assert.deepEqual(await verdictDrift(pool, 'hermetic'), []);
+      assert.equal(cluster.psql('SELECT COUNT(*) FROM hermetic.parts WHERE failed', d).trim(), String(own));
+      assert.deepEqual(judges((await statementsOf(url, true)).sql), [false]);
+      for (const request of requests) assert.deepEqual(await fleetReport(url, request), usageReport(db, request), `${JSON.stringify(request)} stored again`);
+      // Any writer keeps it: a hand edit of a result's text, of its tool, of its type.
+      const [first] = (await pool.query(`SELECT store, session_id, part_id FROM hermetic.parts WHERE tool_name = 'terminal' AND part_type = 'tool_result' AND NOT failed ORDER BY part_id LIMIT 1`)).rows;
+      const edit = async (set: string) => (await pool.query(`UPDATE hermetic.parts SET ${set} WHERE store = $1 AND session_id = $2 AND part_id = $3 RETURNING failed`, [first.store, first.session_id, first.part_id])).rows[0].failed;
+      assert.deepEqual([await edit(`content_text = '{"exit_code": 2}'`), await edit(`tool_name = 'read_file'`), await edit(`tool_name = 'terminal', part_type = 'tool_call'`), await edit(`part_type = 'tool_result'`), await edit(`content_text = 'ok'`)], [true, null, null, true, false]);
+      assert.deepEqual(await verdictDrift(pool, 'hermetic'), []);
+    } finally {
+      await pool.end();
+    }
   });
 
   it('naming a machine again reads its calls a page at a time: every call named, whatever the page size', async () => {

@@ -11,7 +11,7 @@
 // statement that reads them.
 import type pg from 'pg';
 import type { Db } from '../../shared/sqlite.js';
-import { TOOL_ERROR_FUNCTION, toolErrorSql } from '../dataset/tool-error.js';
+import { FAILED_COLUMN, TOOL_ERROR_FUNCTION, toolErrorSql } from '../dataset/tool-error.js';
 import { NO_CALL, PROGRAM_RULES, programOfArgs, TERMINAL_TOOL } from '../dataset/program.js';
 import { sessionKeysOn, type Dialect, type Params } from './dialect.js';
 import { HermeticError } from '../../shared/errors.js';
@@ -68,6 +68,12 @@ export interface CommandSource {
    * it; else each statement that reads them gathers them again as a common table expression.
    */
   scratch: boolean;
+  /**
+   * Whether a terminal result failed: `stored`, the fleet's `parts.failed` (fleet schema version 12, decision 0167),
+   * kept by PostgreSQL as each part is written; `judged`, the rule run on the result's text here (SQLite's
+   * `toolErrorSql`, the fleet's `hermetic_tool_error`: the plain twin, for a fleet a forwarder has not migrated yet).
+   */
+  verdict: 'stored' | 'judged';
 }
 
 /**
@@ -85,19 +91,20 @@ export function* planCommandSource(dialect: Dialect): Generator<{ sql: string; p
       params: {},
     };
     const stored = Number(r?.stored ?? 0) > 0 && Number(r?.rules) === PROGRAM_RULES;
-    return { program: stored ? 'stored' : 'named', indexed: Number(r?.indexed ?? 0) > 0, times: 'dataset', scratch: false };
+    return { program: stored ? 'stored' : 'named', indexed: Number(r?.indexed ?? 0) > 0, times: 'dataset', scratch: false, verdict: 'judged' };
   }
   const [r] = yield {
     sql: `SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('parts') AND attname = 'program' AND NOT attisdropped) AS stored,
       to_regprocedure('${TOOL_ERROR_FUNCTION}(text)') IS NOT NULL AS judged,
       CASE WHEN to_regclass('tool_calls') IS NULL THEN false ELSE has_table_privilege(to_regclass('tool_calls'), 'SELECT') END AS kept,
-      to_regclass('pg_temp.${COMMAND_TABLE}') IS NOT NULL AS scratch`,
+      to_regclass('pg_temp.${COMMAND_TABLE}') IS NOT NULL AS scratch,
+      EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('parts') AND attname = '${FAILED_COLUMN}' AND NOT attisdropped) AS verdicts`,
     params: {},
   };
   if (r?.stored !== true || r?.judged !== true) {
     throw new HermeticError('HERMETIC_FLEET_SCHEMA', 'The fleet store holds no terminal programs yet (its schema is older than version 10, decision 0152): the first forwarder of this version to open it adds them; report by command once one has shipped.');
   }
-  return { program: 'stored', indexed: false, times: r.kept === true ? 'fleet' : 'grouped', scratch: r.scratch === true };
+  return { program: 'stored', indexed: false, times: r.kept === true ? 'fleet' : 'grouped', scratch: r.scratch === true, verdict: r.verdicts === true ? 'stored' : 'judged' };
 }
 
 /**
@@ -106,7 +113,8 @@ export function* planCommandSource(dialect: Dialect): Generator<{ sql: string; p
  * On a fleet before version 10 (no `parts.program`) the server refuses it, and the report says why (planCommandSource).
  */
 export function commandScratch(dialect: Dialect): string[] {
-  const shape = commandUsageSql('false', dialect, { program: 'stored', indexed: false, times: 'grouped', scratch: false });
+  // Judged, not stored: the shape asks only what a fleet of version 10 has (the columns are the same either way).
+  const shape = commandUsageSql('false', dialect, { program: 'stored', indexed: false, times: 'grouped', scratch: false, verdict: 'judged' });
   return [`CREATE TEMPORARY TABLE ${COMMAND_TABLE} ON COMMIT DROP AS ${shape} WITH NO DATA`];
 }
 
@@ -132,9 +140,12 @@ export function commandUsageSql(where: string, dialect: Dialect, source: Command
   const cell = `(SELECT MAX(v.at) FROM tool_usage v WHERE ${on('v', 'p')} AND v.tool_name = '${TERMINAL_TOOL}' AND v.at <= p.created_at)`;
   const program = source.program === 'stored' ? 'p.program' : `${PROGRAM_FUNCTION}(p.tool_args)`;
   // Whether the result part `x` says it failed, its text read by its key: asked only where its cell counted a failure
-  // (a CASE, which no planner splits to ask it sooner), so the gathered parts are read from the index alone.
+  // (a CASE, which no planner splits to ask it sooner), so the gathered parts are read from the index alone. Where the
+  // fleet stores the verdict, only the results it says failed are gathered, and the cell's count is all that is asked.
+  const stored = !sqlite && source.verdict === 'stored';
   const judged = sqlite ? toolErrorSql('q.content_text') : `CASE WHEN ${TOOL_ERROR_FUNCTION}(q.content_text) THEN 1 ELSE 0 END`;
-  const failed = `(SELECT ${judged} FROM parts q WHERE ${on('q', 'x')} AND q.part_id = x.part_id)`;
+  const failed = stored ? '1' : `(SELECT ${judged} FROM parts q WHERE ${on('q', 'x')} AND q.part_id = x.part_id)`;
+  const results = `s.failing = 1 AND p.part_type = 'tool_result'${stored ? ` AND p.${FAILED_COLUMN}` : ''}`;
   // Of an id's calls (most ids have one) the first — the earliest, then by part id, by its bytes — is the one timed,
   // and the one whose program a failed result of the id takes. SQLite looks for an earlier one only where the id has
   // several calls (`tool_calls.calls`), and finds a result's call by an index it makes on the gathered parts. The fleet,
@@ -163,22 +174,28 @@ export function commandUsageSql(where: string, dialect: Dialect, source: Command
   const timed = `x.is_call = 1 AND k.called = x.t AND k.answered >= k.called${times.fresh} AND ${first}`;
   const cellColumns = ['at', 'day', 'day_utc', ...carried(dialect), 'profile', 'source', 'project'].map((c) => `l.${c}`).join(', ');
   const parts = source.indexed ? 'parts p INDEXED BY parts_terminal' : 'parts p';
+  // The part's cell: on SQLite its start found first (`cell`, by the session's index) and its row joined by it; on
+  // PostgreSQL the row itself, the session's latest terminal row at or before the part, in one lookup (decision 0167).
+  const at = sqlite ? `, ${cell} AS at` : '';
+  const inCell = sqlite
+    ? `${join} tool_usage l ON l.at = x.at AND ${on('l', 'x')} AND l.tool_name = '${TERMINAL_TOOL}'`
+    : `JOIN LATERAL (SELECT v.* FROM tool_usage v WHERE ${on('v', 'x')} AND v.tool_name = '${TERMINAL_TOOL}' AND v.at <= x.t ORDER BY v.at DESC LIMIT 1) l ON true`;
   return `WITH command_sessions AS (
       SELECT ${keys('l')}, CASE WHEN MAX(l.errors) > 0 THEN 1 ELSE 0 END AS failing FROM tool_usage l
       WHERE l.tool_name = '${TERMINAL_TOOL}' AND ${where} GROUP BY ${sessionKeysOn(dialect, 'l').map((k) => dialect.noIndex(k)).join(', ')}),
     terminal_parts AS MATERIALIZED (
       SELECT ${keys('p')}, p.part_id, CASE WHEN p.part_type = 'tool_call' THEN 1 ELSE 0 END AS is_call, ${callId('p')} AS call_id,
-        p.created_at AS t, ${cell} AS at, CASE WHEN p.part_type = 'tool_call' THEN ${program} END AS command${rank}
+        p.created_at AS t${at}, CASE WHEN p.part_type = 'tool_call' THEN ${program} END AS command${rank}
       FROM command_sessions s ${join} ${parts} ON ${on('p', 's')}
-      WHERE p.tool_name = '${TERMINAL_TOOL}' AND (p.part_type = 'tool_call' OR (s.failing = 1 AND p.part_type = 'tool_result')))${times.cte}
+      WHERE p.tool_name = '${TERMINAL_TOOL}' AND (p.part_type = 'tool_call' OR (${results})))${times.cte}
     SELECT ${cellColumns},
       CASE WHEN x.is_call = 1 THEN x.command ELSE COALESCE(${callOf}, '${NO_CALL}') END AS command,
       x.is_call AS calls, 1 - x.is_call AS errors,
       CASE WHEN ${timed} THEN ${dialect.name === 'sqlite' ? 'CAST(ROUND((k.answered - k.called) * 1000) AS INTEGER)' : 'CAST(trunc((k.answered - k.called) * 1000 + 0.5) AS bigint)'} END AS ms
     FROM terminal_parts x
-      ${join} tool_usage l ON l.at = x.at AND ${on('l', 'x')} AND l.tool_name = '${TERMINAL_TOOL}'
+      ${inCell}
       LEFT JOIN ${times.from} ON x.is_call = 1 AND ${times.on}
-    WHERE CASE WHEN x.is_call = 1 THEN 1 WHEN l.errors > 0 THEN ${failed} ELSE 0 END = 1 AND x.t - x.at < 3600 AND ${where}`;
+    WHERE CASE WHEN x.is_call = 1 THEN 1 WHEN l.errors > 0 THEN ${failed} ELSE 0 END = 1 AND x.t - l.at < 3600 AND ${where}`;
 }
 
 /** A part's call id: its own for a call, the one it answers for a result. */

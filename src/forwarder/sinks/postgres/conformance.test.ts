@@ -6,7 +6,7 @@ import { builtModule } from '../../../../test/support/cli-build.js';
 import { createPool } from './pool.js';
 import { SHIPPED_TABLES } from './schema.js';
 import assert from 'node:assert/strict';
-import { fleetRows, toolCallsDrift } from './testing/rows.js';
+import { fleetRows, toolCallsDrift, verdictDrift } from './testing/rows.js';
 import { postgresTarget } from './url.js';
 
 remoteSinkConformance('postgres', {
@@ -27,6 +27,8 @@ remoteSinkConformance('postgres', {
           for (const t of SHIPPED_TABLES) out[t.name] = exists ? await fleetRows(pool, target.schema, t, origin.machineId) : [];
           // At every step, the tool calls the fleet keeps from its parts are their grouping (decision 0099).
           if (exists) assert.deepEqual(await toolCallsDrift(pool, target.schema), { extra: [], missing: [] }, 'tool_calls kept from parts');
+          // And each terminal result's stored verdict is the fleet's rule of its text (decision 0167).
+          if (exists) assert.deepEqual(await verdictDrift(pool, target.schema), [], 'parts.failed kept by the rule');
           return out;
         } finally {
           await pool.end();

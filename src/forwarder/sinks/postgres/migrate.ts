@@ -3,7 +3,7 @@
 // further is refused (fatal), never changed.
 import type { PoolClient } from 'pg';
 import { SinkError } from '../remote/contract.js';
-import { MIGRATIONS, SCHEMA_VERSION, SHIPPED_TABLES, createTable, missingColumns, q } from './schema.js';
+import { MIGRATIONS, SCHEMA_VERSION, SHIPPED_TABLES, createTable, failedColumn, missingColumns, q } from './schema.js';
 import { FLEET_TOOL_CALLS, toolCallsSchema } from './tool-calls.js';
 
 /** The advisory lock's first key: "HRMT"; the second is the schema name's hash, so schemas migrate independently. */
@@ -68,6 +68,8 @@ export async function createMissingTables(client: PoolClient, schema: string): P
   await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_KEY, schema]);
   // A `parts` made again brings its tool calls' triggers and table (createTable); a `tool_calls` gone alone is made again.
   for (const t of SHIPPED_TABLES) if (!have.has(t.name)) for (const sql of createTable(schema, t)) await client.query(sql);
+  // A `parts` made again has its stored verdicts too (fleet schema version 12; its rule is there: the schema is current).
+  if (!have.has('parts')) await client.query(failedColumn(schema));
   if (have.has('parts') && gone) for (const sql of toolCallsSchema(schema)) await client.query(sql);
 }
 

@@ -7,7 +7,7 @@ import { BACKFILL_UNREAD, DAILY_USAGE, DELEGATIONS, MESSAGES, MODEL_USAGE, PARTS
 import { uncostedSession } from '../../dataset/uncosted.js';
 import type { ShippedTable } from '../remote/contract.js';
 import { TERMINAL_TOOL } from '../../dataset/program.js';
-import { toolErrorFunctionSql } from '../../dataset/tool-error.js';
+import { FAILED_COLUMN, TOOL_ERROR_FUNCTION, toolErrorFunctionSql } from '../../dataset/tool-error.js';
 import { toolCallsChangedSql, toolCallsSchema } from './tool-calls.js';
 
 /** The tables of the fleet schema's first version (dataset version 3's shipped tables). */
@@ -51,6 +51,17 @@ export function createTable(schema: string, t: DatasetTable): string[] {
  */
 function terminalIndex(schema: string): string {
   return `CREATE INDEX IF NOT EXISTS parts_terminal ON ${q(schema)}.parts (machine_id, store, session_id) WHERE tool_name = '${TERMINAL_TOOL}'`;
+}
+
+/**
+ * `parts.failed` (fleet schema version 12, decision 0167): whether a terminal result says its call failed, by the
+ * fleet's rule (`hermetic_tool_error`), stored by PostgreSQL itself as each row is written or changed — by any writer,
+ * any path — so a report by command reads a verdict instead of parsing each result. NULL on every other part. Made
+ * after the rule (version 10), so a `parts` made by version 1 or again by a first copy gets it by this statement;
+ * adding it to a table with rows writes the table again, the rule judging each terminal result once.
+ */
+export function failedColumn(schema: string): string {
+  return `ALTER TABLE ${q(schema)}.parts ADD COLUMN IF NOT EXISTS ${FAILED_COLUMN} boolean GENERATED ALWAYS AS (CASE WHEN tool_name = '${TERMINAL_TOOL}' AND part_type = 'tool_result' THEN ${q(schema)}.${TOOL_ERROR_FUNCTION}(content_text) END) STORED`;
 }
 
 /** `progress.program_rules` (fleet schema version 10): the naming rules the machine's terminal programs are named by. */
@@ -143,6 +154,11 @@ export const MIGRATIONS: readonly Migration[] = [
     doc: 'hermetic_tool_error made again PARALLEL UNSAFE: its EXCEPTION block starts a subtransaction, which a parallel query refuses (decision 0160).',
     sql: (s) => [toolErrorFunctionSql(q(s))],
   },
+  {
+    version: 12,
+    doc: 'parts.failed: whether each terminal result says its call failed, stored by PostgreSQL as the row is written (a generated column of hermetic_tool_error), so a report by command reads the verdict instead of judging the text (decision 0167).',
+    sql: (s) => [failedColumn(s)],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
@@ -160,5 +176,7 @@ export function missingColumns(schema: string, have: ReadonlyMap<string, Readonl
     if (!cols) continue;
     for (const c of t.columns) if (!cols.has(c.name)) out.push(`ALTER TABLE ${q(schema)}.${q(t.name)} ADD COLUMN IF NOT EXISTS ${q(c.name)} ${PG_TYPE[c.type]}`);
   }
+  // The stored verdict dropped by hand (or a `parts` made again, whose version-1 statement has none): made again.
+  if (have.has('parts') && !have.get('parts')!.has(FAILED_COLUMN)) out.push(failedColumn(schema));
   return out;
 }

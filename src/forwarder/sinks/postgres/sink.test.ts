@@ -12,7 +12,7 @@ import { forwarderRig } from '../../testing/index.js';
 import { SinkError, type DeltaBatch, type Origin } from '../remote/contract.js';
 import { createPool } from './pool.js';
 import { MIGRATIONS, SHIPPED_TABLES } from './schema.js';
-import { datasetBatch, datasetRows, fleetRows, toolCallsDrift } from './testing/rows.js';
+import { datasetBatch, datasetRows, fleetRows, toolCallsDrift, verdictDrift } from './testing/rows.js';
 import { createPostgresSink, postgresTarget } from './index.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
@@ -67,6 +67,8 @@ async function assertEqualsDataset(url: string, datasetPath: string, origin: Ori
     }
     // The tool calls the fleet keeps from its parts are their grouping, whatever the batches did (decision 0099).
     assert.deepEqual(await toolCallsDrift(pool, schema), { extra: [], missing: [] }, 'tool_calls kept from parts');
+    // And each terminal result's stored verdict is the rule's (decision 0167).
+    assert.deepEqual(await verdictDrift(pool, schema), [], 'parts.failed kept by the rule');
   } finally {
     db.close();
     await pool.end();
@@ -300,7 +302,9 @@ describe('migrations', () => {
       const keys = byTable(pg.psql(`SELECT c.relname, a.attname FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) WHERE i.indrelid IN (${SHIPPED_TABLES.map((t) => `'hermetic.${t.name}'::regclass`).join(', ')}) AND i.indisprimary ORDER BY c.relname, array_position(i.indkey, a.attnum)`, db));
       for (const t of SHIPPED_TABLES) {
         const type = { INTEGER: 'bigint', REAL: 'double precision', TEXT: 'text', JSON: 'text' } as const;
-        assert.deepEqual(columns.get(t.name), ['machine_id text', 'hostname text', ...t.columns.map((c) => `${c.name} ${type[c.type]}`)]);
+        // Beside the dataset's, parts has the fleet's own stored verdict of a terminal result (decision 0167).
+        const own = t.name === 'parts' ? ['failed boolean'] : [];
+        assert.deepEqual(columns.get(t.name), ['machine_id text', 'hostname text', ...t.columns.map((c) => `${c.name} ${type[c.type]}`), ...own]);
         assert.deepEqual(keys.get(t.name), ['machine_id', ...t.primaryKey]);
       }
       // They all write at once too, each its own machine.
@@ -311,12 +315,12 @@ describe('migrations', () => {
     }
   });
 
-  it('a fleet schema of version 1 gains the delegations table (version 2), the digest of what it applied (3), row_issues (4, decision 0092), the index of uncosted sessions (5, decision 0098), the kept tool calls (6, decision 0099), backfill_unread (7, decision 0102), the kept tool calls in byte order (8, decision 0130), the wider index of uncosted sessions (9, decision 0132) and the programs of terminal calls (10, decision 0152), and takes their rows', async () => {
+  it('a fleet schema of version 1 gains the delegations table (version 2), the digest of what it applied (3), row_issues (4, decision 0092), the index of uncosted sessions (5, decision 0098), the kept tool calls (6, decision 0099), backfill_unread (7, decision 0102), the kept tool calls in byte order (8, decision 0130), the wider index of uncosted sessions (9, decision 0132), the programs of terminal calls (10, decision 0152) and the stored verdicts of terminal results (12, decision 0167), and takes their rows', async () => {
     const { url, db } = await migratedFleet();
     // As version 1 left it: no delegations, row_issues, tool_calls or backfill_unread table.
     pg.psql(`DROP TABLE hermetic.delegations; DROP TABLE hermetic.row_issues; DROP TABLE hermetic.backfill_unread; DROP INDEX hermetic.sessions_uncosted; DROP TABLE hermetic.tool_calls;
       DROP FUNCTION hermetic.tool_calls_added, hermetic.tool_calls_removed, hermetic.tool_calls_changed, hermetic.tool_calls_emptied CASCADE;
-      DROP INDEX hermetic.parts_terminal; ALTER TABLE hermetic.parts DROP COLUMN program; ALTER TABLE hermetic.progress DROP COLUMN program_rules;
+      DROP INDEX hermetic.parts_terminal; ALTER TABLE hermetic.parts DROP COLUMN failed, DROP COLUMN program; ALTER TABLE hermetic.progress DROP COLUMN program_rules;
       DROP FUNCTION hermetic.hermetic_tool_error; DELETE FROM hermetic.schema_version WHERE version > 1`, db);
     const again = createPostgresSink(url);
     await again.open();

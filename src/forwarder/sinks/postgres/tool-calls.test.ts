@@ -17,7 +17,7 @@ import { postgresSource } from '../../web/data/postgres.js';
 import { slowestSql } from '../../web/data/rows.js';
 import type { Origin } from '../remote/contract.js';
 import { createPool } from './pool.js';
-import { datasetBatch, toolCallsDrift } from './testing/rows.js';
+import { datasetBatch, toolCallsDrift, verdictDrift } from './testing/rows.js';
 import { generatedDataset, shipDatasets } from './testing/fleet.js';
 import { createPostgresSink, postgresTarget } from './index.js';
 import { SCHEMA_VERSION } from './schema.js';
@@ -69,7 +69,7 @@ async function plainSlowest(pool: ReturnType<typeof createPool>, request: Report
 }
 
 describe('the fleet\'s tool_calls, kept by triggers on parts', () => {
-  it('property: inserts, upserts, deletes, hand edits, a machine dropped, TRUNCATE — the kept calls equal the grouping of parts after each', async () => {
+  it('property: inserts, upserts, deletes, hand edits, a machine dropped, TRUNCATE — the kept calls equal the grouping of parts after each, and each result\'s stored verdict is the rule\'s', async () => {
     const { pool } = await fleet();
     const LONG = `long-${'x'.repeat(9000)}`;
     // Few ids, names and times, so ids repeat within a session and times and names tie; names in both cases and one
@@ -78,7 +78,9 @@ describe('the fleet\'s tool_calls, kept by triggers on parts', () => {
     const id = fc.constantFrom('call_0', 'call_1', '', LONG);
     const name = fc.constantFrom('terminal', 'read_file', null, 'B', 'a', 'é', '\u{1F600}');
     const time = fc.constantFrom(0, 1, 2, 5, 5.5, 60);
-    const part = fc.record({ m: fc.nat(1), s: fc.nat(2), type: fc.constantFrom('tool_call', 'tool_result', 'tool_result', 'text'), id: fc.option(id, { freq: 8 }), name, time });
+    // A result's text, which its stored verdict (decision 0167) is judged from.
+    const text = fc.constantFrom(null, '{"exit_code": 1}', '{"exit_code": 0}', 'plain');
+    const part = fc.record({ m: fc.nat(1), s: fc.nat(2), type: fc.constantFrom('tool_call', 'tool_result', 'tool_result', 'text'), id: fc.option(id, { freq: 8 }), name, time, text });
     const op = fc.oneof(
       { weight: 4, arbitrary: fc.record({ kind: fc.constant('insert' as const), parts: fc.array(part, { minLength: 1, maxLength: 12 }) }) },
       // Parts already there written again with other values (INSERT … ON CONFLICT DO UPDATE, as the staging path does), beside new ones.
@@ -86,19 +88,19 @@ describe('the fleet\'s tool_calls, kept by triggers on parts', () => {
       { weight: 2, arbitrary: fc.record({ kind: fc.constant('delete' as const), s: fc.nat(2), from: fc.nat(40) }) },
       { weight: 2, arbitrary: fc.record({ kind: fc.constant('thin' as const), s: fc.nat(2), every: fc.integer({ min: 2, max: 4 }), at: fc.nat(3) }) },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant('forget' as const), s: fc.nat(2) }) },
-      { weight: 3, arbitrary: fc.record({ kind: fc.constant('edit' as const), k: fc.nat(60), id: fc.option(id), name, time, type: fc.constantFrom('tool_call', 'tool_result', 'text'), s: fc.nat(2) }) },
+      { weight: 3, arbitrary: fc.record({ kind: fc.constant('edit' as const), k: fc.nat(60), id: fc.option(id), name, time, type: fc.constantFrom('tool_call', 'tool_result', 'text'), s: fc.nat(2), text }) },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant('machine' as const), m: fc.nat(1) }) },
       { weight: 1, arbitrary: fc.constant({ kind: 'truncate' as const }) },
     );
     let n = 0;
-    const row = (p: { m: number; s: number; type: string; id: string | null; name: string | null; time: number }, partId = `p${n++}`) =>
-      [`m${p.m}`, 'host', '/s.db', `s${p.s}`, partId, 0, 'assistant', p.type, p.name, p.type === 'tool_call' ? p.id : null, p.type === 'tool_result' ? p.id : null, p.time];
+    const row = (p: { m: number; s: number; type: string; id: string | null; name: string | null; time: number; text: string | null }, partId = `p${n++}`) =>
+      [`m${p.m}`, 'host', '/s.db', `s${p.s}`, partId, 0, 'assistant', p.type, p.name, p.type === 'tool_call' ? p.id : null, p.type === 'tool_result' ? p.id : null, p.time, p.text];
     const insert = async (rows: unknown[][], upsert: boolean) => {
       const values: unknown[] = [];
       const tuples = rows.map((r) => `(${r.map((v) => `$${values.push(v)}`).join(', ')})`);
-      await pool.query(`INSERT INTO hermetic.parts (machine_id, hostname, store, session_id, part_id, part_index, role, part_type, tool_name, tool_call_id, tool_result_for, created_at)
+      await pool.query(`INSERT INTO hermetic.parts (machine_id, hostname, store, session_id, part_id, part_index, role, part_type, tool_name, tool_call_id, tool_result_for, created_at, content_text)
         VALUES ${tuples.join(', ')}${upsert ? ` ON CONFLICT (machine_id, store, session_id, part_id) DO UPDATE SET part_type = EXCLUDED.part_type, tool_name = EXCLUDED.tool_name,
-          tool_call_id = EXCLUDED.tool_call_id, tool_result_for = EXCLUDED.tool_result_for, created_at = EXCLUDED.created_at` : ''}`, values);
+          tool_call_id = EXCLUDED.tool_call_id, tool_result_for = EXCLUDED.tool_result_for, created_at = EXCLUDED.created_at, content_text = EXCLUDED.content_text` : ''}`, values);
     };
     /** The k-th part there (modulo their number), or none. */
     const nth = async (k: number) => (await pool.query('SELECT machine_id, store, session_id, part_id FROM hermetic.parts ORDER BY machine_id, session_id, part_id OFFSET $1 LIMIT 1', [k])).rows[0] as Record<string, string> | undefined;
@@ -125,13 +127,14 @@ describe('the fleet\'s tool_calls, kept by triggers on parts', () => {
           else if (o.kind === 'edit') {
             const there = await nth(o.k);
             // A hand edit of every column the grouping reads, the session included (the part moves to another).
-            if (there) await pool.query(`UPDATE hermetic.parts SET part_type = $5, tool_name = $6, tool_call_id = $7, tool_result_for = $8, created_at = $9, session_id = $10
-              WHERE machine_id = $1 AND store = $2 AND session_id = $3 AND part_id = $4`, [there.machine_id, there.store, there.session_id, there.part_id, o.type, o.name, o.type === 'tool_call' ? o.id : null, o.type === 'tool_result' ? o.id : null, o.time, `s${o.s}`]).catch((e: { code?: string }) => {
+            if (there) await pool.query(`UPDATE hermetic.parts SET part_type = $5, tool_name = $6, tool_call_id = $7, tool_result_for = $8, created_at = $9, session_id = $10, content_text = $11
+              WHERE machine_id = $1 AND store = $2 AND session_id = $3 AND part_id = $4`, [there.machine_id, there.store, there.session_id, there.part_id, o.type, o.name, o.type === 'tool_call' ? o.id : null, o.type === 'tool_result' ? o.id : null, o.time, `s${o.s}`, o.text]).catch((e: { code?: string }) => {
               if (e.code !== '23505') throw e; // the part's id already in the other session: refused, nothing changed
             });
           } else if (o.kind === 'machine') await pool.query('DELETE FROM hermetic.parts WHERE machine_id = $1', [`m${o.m}`]);
           else await pool.query('TRUNCATE hermetic.parts');
           assert.deepEqual(await toolCallsDrift(pool, 'hermetic'), NONE, `after ${o.kind}`);
+          assert.deepEqual(await verdictDrift(pool, 'hermetic'), [], `verdicts after ${o.kind}`);
         }
       }), { numRuns: 60, seed: 99 });
     } finally {

@@ -7,6 +7,8 @@ import type { DeltaBatch, Origin, ShippedTable } from '../../remote/contract.js'
 import { SHIPPED_TABLES, q } from '../schema.js';
 import { groupedToolCallsSql } from '../tool-calls.js';
 import { pgValue } from '../write.js';
+import { FAILED_COLUMN, TOOL_ERROR_FUNCTION } from '../../../dataset/tool-error.js';
+import { TERMINAL_TOOL } from '../../../dataset/program.js';
 
 /** Every row of the dataset's shipped tables as upserts of one batch (fromSeq, toSeq]. */
 export function datasetBatch(datasetPath: string, origin: Origin, toSeq = 1, fromSeq = 0): DeltaBatch {
@@ -45,4 +47,15 @@ export async function toolCallsDrift(pool: pg.Pool | pg.PoolClient, schema: stri
   const grouped = `SELECT ${cols} FROM (${groupedToolCallsSql(`${q(schema)}.parts p`)}) g`;
   const [extra, missing] = await Promise.all([`${kept} EXCEPT ALL ${grouped}`, `${grouped} EXCEPT ALL ${kept}`].map(async (sql) => (await pool.query(sql)).rows as RecordOf[]));
   return { extra: extra!, missing: missing! };
+}
+
+/**
+ * The parts whose stored verdict (`parts.failed`, fleet schema version 12, decision 0167) is not what the fleet's rule
+ * says of them now: none when PostgreSQL kept it through every write; null where the schema has no such column.
+ */
+export async function verdictDrift(pool: pg.Pool | pg.PoolClient, schema: string): Promise<RecordOf[] | null> {
+  const has = await pool.query('SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = $2 AND NOT attisdropped', [`${q(schema)}.parts`, FAILED_COLUMN]);
+  if (has.rows.length === 0) return null;
+  const rule = `CASE WHEN part_type = 'tool_result' AND tool_name = '${TERMINAL_TOOL}' THEN ${q(schema)}.${TOOL_ERROR_FUNCTION}(content_text) END`;
+  return (await pool.query(`SELECT machine_id, store, session_id, part_id, ${FAILED_COLUMN} AS stored, ${rule} AS judged FROM ${q(schema)}.parts WHERE ${FAILED_COLUMN} IS DISTINCT FROM ${rule}`)).rows as RecordOf[];
 }
