@@ -258,7 +258,7 @@ describe('the fleet\'s terminal programs across versions and rules', () => {
     assert.deepEqual(await gatheredEachTime(url, request), usageReport(db, request));
   });
 
-  it('each terminal result\'s verdict is stored as it is written, and read; a fleet of version 11 (none stored) gives the same rows by the rule until a forwarder stores them (decision 0167)', async () => {
+  it('each terminal result\'s verdict is stored as it is written, and read, and each part\'s cell found by the index of cells; a fleet of version 11 (neither) gives the same rows by the rule until a forwarder makes them (decision 0167)', async () => {
     const url = cluster.createDatabase();
     await shipDatasets(url, [[store.dataset, A]]);
     const d = dbOf(url);
@@ -270,15 +270,20 @@ describe('the fleet\'s terminal programs across versions and rules', () => {
       assert.equal(cluster.psql(`SELECT COUNT(*) FILTER (WHERE failed) || ' ' || COUNT(*) FILTER (WHERE failed IS NOT NULL AND (tool_name <> 'terminal' OR part_type <> 'tool_result')) FROM hermetic.parts`, d).trim(), `${own} 0`);
       assert.deepEqual(await verdictDrift(pool, 'hermetic'), []);
       const requests: ReportRequest[] = [{ by: ['command'] }, { by: ['command', 'day'], top: 2 }, { by: ['command'], since: T0 + 1800, until: T0 + 7200 }, { by: ['session', 'command'] }];
-      const judges = (sql: string[]) => sql.filter((q) => q.startsWith('INSERT INTO pg_temp.command_usage')).map((q) => q.includes(TOOL_ERROR_FUNCTION));
+      // Whether the gathering runs the rule, and whether it finds cells by the index of version 12 (keys byte-wise).
+      const judges = (sql: string[]) => sql.filter((q) => q.startsWith('INSERT INTO pg_temp.command_usage')).map((q) => [q.includes(TOOL_ERROR_FUNCTION), q.includes('COLLATE "C" =')]);
       // Stored: the gathering reads the verdicts, and runs the rule on no text.
-      assert.deepEqual(judges((await statementsOf(url, true)).sql), [false]);
+      assert.deepEqual(judges((await statementsOf(url, true)).sql), [[false, true]]);
       for (const request of requests) assert.deepEqual(await fleetReport(url, request), usageReport(db, request), JSON.stringify(request));
+      // The index of cells dropped by hand: found by the session's keys as before, the same rows.
+      cluster.psql('DROP INDEX hermetic.tool_usage_terminal', d);
+      assert.deepEqual(judges((await statementsOf(url, true)).sql), [[false, false]]);
+      for (const request of requests) assert.deepEqual(await fleetReport(url, request), usageReport(db, request), `${JSON.stringify(request)} without the index of cells`);
       // As version 11 left it: no verdicts stored. The report judges each result by the rule, the plain twin: the same rows.
       cluster.psql('ALTER TABLE hermetic.parts DROP COLUMN failed; DELETE FROM hermetic.schema_version WHERE version > 11', d);
       assert.equal(await verdictDrift(pool, 'hermetic'), null);
       const twin = await statementsOf(url, true);
-      assert.deepEqual([judges(twin.sql), twin.report], [[true], usageReport(db, { by: ['command', 'day'], top: 2 })]);
+      assert.deepEqual([judges(twin.sql), twin.report], [[[true, false]], usageReport(db, { by: ['command', 'day'], top: 2 })]);
       for (const request of requests) {
         assert.deepEqual(await fleetReport(url, request), usageReport(db, request), `${JSON.stringify(request)} judged`);
         assert.deepEqual(await gatheredEachTime(url, request), usageReport(db, request), `${JSON.stringify(request)} judged, gathered by each statement`);
@@ -290,7 +295,7 @@ describe('the fleet\'s terminal programs across versions and rules', () => {
       assert.equal(cluster.psql('SELECT MAX(version) FROM hermetic.schema_version', d).trim(), String(SCHEMA_VERSION));
       assert.deepEqual(await verdictDrift(pool, 'hermetic'), []);
       assert.equal(cluster.psql('SELECT COUNT(*) FROM hermetic.parts WHERE failed', d).trim(), String(own));
-      assert.deepEqual(judges((await statementsOf(url, true)).sql), [false]);
+      assert.deepEqual(judges((await statementsOf(url, true)).sql), [[false, true]]);
       for (const request of requests) assert.deepEqual(await fleetReport(url, request), usageReport(db, request), `${JSON.stringify(request)} stored again`);
       // Any writer keeps it: a hand edit of a result's text, of its tool, of its type.
       const [first] = (await pool.query(`SELECT store, session_id, part_id FROM hermetic.parts WHERE tool_name = 'terminal' AND part_type = 'tool_result' AND NOT failed ORDER BY part_id LIMIT 1`)).rows;

@@ -22,6 +22,9 @@ export { TERMINAL_TOOL };
 /** The name the statements read the window's calls by: the connection's table on SQLite, a CTE on PostgreSQL. */
 export const COMMAND_TABLE = 'command_usage';
 
+/** The fleet's index of the terminal tool's cells in byte order (sinks/postgres/schema.ts, fleet schema version 12). */
+const TERMINAL_CELLS = 'tool_usage_terminal';
+
 /** The SQL function that names a call's program from its arguments (programOfArgs): the plain twin's, SQLite only. */
 export const PROGRAM_FUNCTION = 'hermetic_command_program';
 
@@ -74,6 +77,11 @@ export interface CommandSource {
    * `toolErrorSql`, the fleet's `hermetic_tool_error`: the plain twin, for a fleet a forwarder has not migrated yet).
    */
   verdict: 'stored' | 'judged';
+  /**
+   * PostgreSQL: the index of the terminal tool's cells in byte order is there (`tool_usage_terminal`, fleet schema
+   * version 12), so a part's cell is looked up by keys compared as it compares them.
+   */
+  cellIndex: boolean;
 }
 
 /**
@@ -91,20 +99,21 @@ export function* planCommandSource(dialect: Dialect): Generator<{ sql: string; p
       params: {},
     };
     const stored = Number(r?.stored ?? 0) > 0 && Number(r?.rules) === PROGRAM_RULES;
-    return { program: stored ? 'stored' : 'named', indexed: Number(r?.indexed ?? 0) > 0, times: 'dataset', scratch: false, verdict: 'judged' };
+    return { program: stored ? 'stored' : 'named', indexed: Number(r?.indexed ?? 0) > 0, times: 'dataset', scratch: false, verdict: 'judged', cellIndex: false };
   }
   const [r] = yield {
     sql: `SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('parts') AND attname = 'program' AND NOT attisdropped) AS stored,
       to_regprocedure('${TOOL_ERROR_FUNCTION}(text)') IS NOT NULL AS judged,
       CASE WHEN to_regclass('tool_calls') IS NULL THEN false ELSE has_table_privilege(to_regclass('tool_calls'), 'SELECT') END AS kept,
       to_regclass('pg_temp.${COMMAND_TABLE}') IS NOT NULL AS scratch,
-      EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('parts') AND attname = '${FAILED_COLUMN}' AND NOT attisdropped) AS verdicts`,
+      EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('parts') AND attname = '${FAILED_COLUMN}' AND NOT attisdropped) AS verdicts,
+      to_regclass('${TERMINAL_CELLS}') IS NOT NULL AS cells`,
     params: {},
   };
   if (r?.stored !== true || r?.judged !== true) {
     throw new HermeticError('HERMETIC_FLEET_SCHEMA', 'The fleet store holds no terminal programs yet (its schema is older than version 10, decision 0152): the first forwarder of this version to open it adds them; report by command once one has shipped.');
   }
-  return { program: 'stored', indexed: false, times: r.kept === true ? 'fleet' : 'grouped', scratch: r.scratch === true, verdict: r.verdicts === true ? 'stored' : 'judged' };
+  return { program: 'stored', indexed: false, times: r.kept === true ? 'fleet' : 'grouped', scratch: r.scratch === true, verdict: r.verdicts === true ? 'stored' : 'judged', cellIndex: r.cells === true };
 }
 
 /**
@@ -114,7 +123,7 @@ export function* planCommandSource(dialect: Dialect): Generator<{ sql: string; p
  */
 export function commandScratch(dialect: Dialect): string[] {
   // Judged, not stored: the shape asks only what a fleet of version 10 has (the columns are the same either way).
-  const shape = commandUsageSql('false', dialect, { program: 'stored', indexed: false, times: 'grouped', scratch: false, verdict: 'judged' });
+  const shape = commandUsageSql('false', dialect, { program: 'stored', indexed: false, times: 'grouped', scratch: false, verdict: 'judged', cellIndex: false });
   return [`CREATE TEMPORARY TABLE ${COMMAND_TABLE} ON COMMIT DROP AS ${shape} WITH NO DATA`];
 }
 
@@ -132,6 +141,8 @@ export function commandScratch(dialect: Dialect): string[] {
  */
 export function commandUsageSql(where: string, dialect: Dialect, source: CommandSource): string {
   const on = (a: string, b: string) => sessionKeysOn(dialect, a).map((k, i) => `${k} = ${sessionKeysOn(dialect, b)[i]}`).join(' AND ');
+  // The same keys compared byte by byte, as `tool_usage_terminal` orders them (equal text is equal bytes; decision 0167).
+  const bytewise = (a: string, b: string) => sessionKeysOn(dialect, a).map((k, i) => `${k} COLLATE "C" = ${sessionKeysOn(dialect, b)[i]}`).join(' AND ');
   const keys = (a: string) => sessionKeysOn(dialect, a).join(', ');
   const sqlite = dialect.name === 'sqlite';
   // SQLite keeps the tables in the order written with CROSS JOIN; PostgreSQL plans its own (and takes no ON after CROSS).
@@ -179,7 +190,7 @@ export function commandUsageSql(where: string, dialect: Dialect, source: Command
   const at = sqlite ? `, ${cell} AS at` : '';
   const inCell = sqlite
     ? `${join} tool_usage l ON l.at = x.at AND ${on('l', 'x')} AND l.tool_name = '${TERMINAL_TOOL}'`
-    : `JOIN LATERAL (SELECT v.* FROM tool_usage v WHERE ${on('v', 'x')} AND v.tool_name = '${TERMINAL_TOOL}' AND v.at <= x.t ORDER BY v.at DESC LIMIT 1) l ON true`;
+    : `JOIN LATERAL (SELECT v.* FROM tool_usage v WHERE ${source.cellIndex ? bytewise('v', 'x') : on('v', 'x')} AND v.tool_name = '${TERMINAL_TOOL}' AND v.at <= x.t ORDER BY v.at DESC LIMIT 1) l ON true`;
   return `WITH command_sessions AS (
       SELECT ${keys('l')}, CASE WHEN MAX(l.errors) > 0 THEN 1 ELSE 0 END AS failing FROM tool_usage l
       WHERE l.tool_name = '${TERMINAL_TOOL}' AND ${where} GROUP BY ${sessionKeysOn(dialect, 'l').map((k) => dialect.noIndex(k)).join(', ')}),

@@ -38,6 +38,7 @@ export function createTable(schema: string, t: DatasetTable): string[] {
   // The ledger and tool usage are clustered by time in the dataset; across machines, a report's window is a range of `at`.
   if (t.primaryKey[0] === 'at') out.push(`CREATE INDEX IF NOT EXISTS ${q(`${t.name}_at`)} ON ${q(schema)}.${q(t.name)} (at)`);
   if (t === SESSIONS) out.push(uncostedIndex(schema));
+  if (t === TOOL_USAGE) out.push(terminalCellsIndex(schema));
   // The tool calls kept from the parts (fleet schema version 6, decision 0099): a `parts` made again has its triggers,
   // and the index of the terminal tool's parts (version 10, decision 0152).
   if (t === PARTS) out.push(...toolCallsSchema(schema), terminalIndex(schema));
@@ -62,6 +63,22 @@ function terminalIndex(schema: string): string {
  */
 export function failedColumn(schema: string): string {
   return `ALTER TABLE ${q(schema)}.parts ADD COLUMN IF NOT EXISTS ${FAILED_COLUMN} boolean GENERATED ALWAYS AS (CASE WHEN tool_name = '${TERMINAL_TOOL}' AND part_type = 'tool_result' THEN ${q(schema)}.${TOOL_ERROR_FUNCTION}(content_text) END) STORED`;
+}
+
+/** The index of the terminal tool's cells (fleet schema version 12, decision 0167). */
+export const TERMINAL_CELLS_INDEX = 'tool_usage_terminal';
+
+/**
+ * The terminal tool's `tool_usage` rows by session and time, its text keys in byte order (fleet schema version 12,
+ * decision 0167): a report by command finds each gathered part's cell, the session's latest terminal row at or before
+ * it, by one descent of this index (report/commands.ts), its keys compared byte by byte (`COLLATE "C"`; equal text is
+ * equal bytes in any deterministic collation, so the rows found are the same) instead of by the database's collation,
+ * which made most of a lookup's cost on a database that sorts by a language. Its keys are the primary key's, so any
+ * row the table takes fits in it.
+ */
+function terminalCellsIndex(schema: string): string {
+  const c = (k: string) => `${k} COLLATE "C"`;
+  return `CREATE INDEX IF NOT EXISTS ${TERMINAL_CELLS_INDEX} ON ${q(schema)}.tool_usage (${c('machine_id')}, ${c('store')}, ${c('session_id')}, at) WHERE tool_name = '${TERMINAL_TOOL}'`;
 }
 
 /** `progress.program_rules` (fleet schema version 10): the naming rules the machine's terminal programs are named by. */
@@ -156,8 +173,8 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 12,
-    doc: 'parts.failed: whether each terminal result says its call failed, stored by PostgreSQL as the row is written (a generated column of hermetic_tool_error), so a report by command reads the verdict instead of judging the text (decision 0167).',
-    sql: (s) => [failedColumn(s)],
+    doc: 'parts.failed: whether each terminal result says its call failed, stored by PostgreSQL as the row is written (a generated column of hermetic_tool_error), so a report by command reads the verdict instead of judging the text; tool_usage_terminal, the terminal tool\'s cells by session and time in byte order, so it finds each call\'s cell by one descent (decision 0167).',
+    sql: (s) => [failedColumn(s), terminalCellsIndex(s)],
   },
 ];
 

@@ -21,6 +21,7 @@ import { createServer, type AddressInfo, type Socket } from 'node:net';
 const ALL_VERSIONS = MIGRATIONS.map((m) => m.version).join(',');
 
 /** The fleet's index of uncosted sessions as PostgreSQL writes it back (fleet schema versions 5 and 9). */
+const TERMINAL_CELLS_INDEX = 'CREATE INDEX tool_usage_terminal ON hermetic.tool_usage USING btree (machine_id COLLATE "C", store COLLATE "C", session_id COLLATE "C", at) WHERE (tool_name = \'terminal\'::text)';
 const UNCOSTED_INDEX = "CREATE INDEX sessions_uncosted ON hermetic.sessions USING btree (machine_id, store, session_id) WHERE (((estimated_cost_usd IS NULL) AND (actual_cost_usd IS NULL)) OR (cost_status = 'unknown'::text))";
 
 /** A new database with the fleet schema made by a sink's first open: its URL, and its name for psql. */
@@ -320,7 +321,7 @@ describe('migrations', () => {
     // As version 1 left it: no delegations, row_issues, tool_calls or backfill_unread table.
     pg.psql(`DROP TABLE hermetic.delegations; DROP TABLE hermetic.row_issues; DROP TABLE hermetic.backfill_unread; DROP INDEX hermetic.sessions_uncosted; DROP TABLE hermetic.tool_calls;
       DROP FUNCTION hermetic.tool_calls_added, hermetic.tool_calls_removed, hermetic.tool_calls_changed, hermetic.tool_calls_emptied CASCADE;
-      DROP INDEX hermetic.parts_terminal; ALTER TABLE hermetic.parts DROP COLUMN failed, DROP COLUMN program; ALTER TABLE hermetic.progress DROP COLUMN program_rules;
+      DROP INDEX hermetic.parts_terminal; DROP INDEX hermetic.tool_usage_terminal; ALTER TABLE hermetic.parts DROP COLUMN failed, DROP COLUMN program; ALTER TABLE hermetic.progress DROP COLUMN program_rules;
       DROP FUNCTION hermetic.hermetic_tool_error; DELETE FROM hermetic.schema_version WHERE version > 1`, db);
     const again = createPostgresSink(url);
     await again.open();
@@ -329,6 +330,8 @@ describe('migrations', () => {
       // Version 5: the sessions with no cost recorded, keyed as the table is (what report/uncosted.ts starts from);
       // version 9: by the rule the count reads (dataset/uncosted.ts), unpriced usage too.
       assert.equal(pg.psql("SELECT pg_get_indexdef('hermetic.sessions_uncosted'::regclass)", db).trim(), UNCOSTED_INDEX);
+      // Version 12: the terminal tool's cells by session and time, the text keys in byte order.
+      assert.equal(pg.psql("SELECT pg_get_indexdef('hermetic.tool_usage_terminal'::regclass)", db).trim(), TERMINAL_CELLS_INDEX);
       await again.write(datasetBatch(datasets.get('generated')!, A, 1));
     } finally {
       await again.close();
