@@ -8,7 +8,8 @@
 // rows are a table of the connection's own (`temp.command_usage`); on the fleet store, whose report runs in a
 // read-only transaction, a temporary table the read made before it turned read-only (`commandScratch`), or where the
 // server would not make one (no TEMP privilege, a standby), the same statement as a common table expression of each
-// statement that reads them.
+// statement that reads them. On the fleet a result's failure is the verdict PostgreSQL stored as the row was written
+// (`parts.failed`, fleet schema version 12, decision 0167), or on a fleet without it, the rule run on its text here.
 import type pg from 'pg';
 import type { Db } from '../../shared/sqlite.js';
 import { FAILED_COLUMN, TOOL_ERROR_FUNCTION, toolErrorSql } from '../dataset/tool-error.js';
