@@ -31,6 +31,10 @@
 //   BENCH_FWD_RSS_SIZES=25000,50000,100000 BENCH_FWD_LONG_RSS_SIZES=12500,25000,50000
 //   BENCH_FWD_ONLY=f1,f1p,f2,f3,f3l BENCH_FWD_KEEP=1 (keep the temporary folder)
 //   BENCH_FWD_MODES=auto,off BENCH_FWD_PROCESS_ROUNDS=3 BENCH_FWD_LONG=30000 BENCH_FWD_LONG_TICKS=10
+//   BENCH_FWD_TEXT=kb: the F1/F2 store's texts made the size of a real transcript's (the generator writes a few dozen
+//       characters a message; decision 0169): each message's text grows by a log-normal number of characters (median
+//       ~150 for a user, ~600 for an assistant, ~1,500 for a tool result, at most 60,000), a tool result's JSON
+//       carrying it as its `output`. About 1.5 KB a message on average; the per-byte costs then dominate.
 // Every figure is printed with the machine's load (`uptime`) when it was taken.
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
@@ -58,6 +62,8 @@ const PROCESS_ROUNDS = Number(process.env.BENCH_FWD_PROCESS_ROUNDS ?? 3);
 const LONG = Number(process.env.BENCH_FWD_LONG ?? 30_000);
 const LONG_TICKS = Number(process.env.BENCH_FWD_LONG_TICKS ?? 10);
 const ONLY = new Set((process.env.BENCH_FWD_ONLY ?? 'f1,f1p,f2,f3,f3l').split(',').map((x) => x.trim().toLowerCase()));
+const TEXT = process.env.BENCH_FWD_TEXT ?? 'generated';
+if (TEXT !== 'generated' && TEXT !== 'kb') throw new Error(`BENCH_FWD_TEXT is generated or kb, not ${TEXT}`);
 const GOALS = { backfill: 0.5, tick: 2, emptyMs: 5, rssMb: 256 };
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -71,11 +77,51 @@ const load = () => `load ${loadavg().map((x) => x.toFixed(2)).join(' ')}`;
 
 interface Store { path: string; sessions: number; messages: number; genMs: number }
 
-/** A generated store (default profile, current schema), its WAL checkpointed away. */
-function makeStore(dir: string, name: string, messages: number, sessions: number): Store {
+/** A generated store (default profile, current schema), its WAL checkpointed away; texts of real size with BENCH_FWD_TEXT=kb. */
+function makeStore(dir: string, name: string, messages: number, sessions: number, realText = false): Store {
   const t0 = performance.now();
   const r = generate({ out: join(dir, name, 'state.db'), sessions, messages, seed: 'bench-forwarder' });
+  if (realText) growTexts(r.path);
   return { path: r.path, sessions: r.sessions, messages: r.messages, genMs: performance.now() - t0 };
+}
+
+/**
+ * Each message's text grown to a real transcript's size (BENCH_FWD_TEXT=kb), deterministically: a log-normal length by
+ * role (median 150 characters for a user, 600 for an assistant, 1,500 for a tool, 200 else; sigma 1.2; at most 60,000)
+ * of words cut from one long text; a tool result's JSON carries it as `output`, structured content is left alone.
+ */
+function growTexts(path: string): void {
+  let seed = 0x9e3779b9;
+  const random = () => ((seed = (Math.imul(seed ^ (seed >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0) / 2 ** 32);
+  const normal = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  const words = 'def class import return const function value path file error warning test build result output the a of to in is for on with src lib package json yaml config server client'.split(' ');
+  const text = Array.from({ length: 60_000 }, () => words[Math.floor(random() * words.length)]).join(' ');
+  const median: Record<string, number> = { user: 150, assistant: 600, tool: 1500 };
+  const db = new Database(path);
+  try {
+    const rows = db.prepare('SELECT id, role, content FROM messages ORDER BY id').all() as { id: number; role: string; content: string | null }[];
+    const set = db.prepare('UPDATE messages SET content = ? WHERE id = ?');
+    db.transaction(() => {
+      for (const r of rows) {
+        if (r.content?.startsWith('\x00json:')) continue;
+        const n = Math.min(60_000, Math.floor((median[r.role] ?? 200) * Math.exp(1.2 * normal())));
+        const at = Math.floor(random() * (text.length - n - 1));
+        const piece = text.slice(at, at + n);
+        let grown = `${r.content ?? ''} ${piece}`;
+        if (r.role === 'tool' && r.content?.startsWith('{')) {
+          try {
+            grown = JSON.stringify({ ...JSON.parse(r.content), output: piece });
+          } catch {
+            // Not JSON after all: the text grows as any other.
+          }
+        }
+        set.run(grown, r.id);
+      }
+    })();
+    db.pragma('wal_checkpoint(TRUNCATE)');
+  } finally {
+    db.close();
+  }
 }
 
 /** A connection held open on the store, like a running Hermes: the store keeps its -wal and -shm. */
@@ -421,13 +467,13 @@ function main(): void {
   const dir = mkdtempSync(join(tmpdir(), 'hermetic-bench-forwarder-'));
   const started = performance.now();
   try {
-    console.log(`forwarder bench: ${int(MESSAGES)} messages / ~${int(SESSIONS)} sessions; F1 ${ROUNDS} rounds, F2 ${TICKS} tick pairs, F3 sizes ${RSS_SIZES.map(int).join(', ')} (node ${process.version})`);
+    console.log(`forwarder bench: ${int(MESSAGES)} messages / ~${int(SESSIONS)} sessions${TEXT === 'kb' ? ', texts of real size (BENCH_FWD_TEXT=kb)' : ''}; F1 ${ROUNDS} rounds, F2 ${TICKS} tick pairs, F3 sizes ${RSS_SIZES.map(int).join(', ')} (node ${process.version})`);
     const stores = new Map<number, Store>();
     const need = new Set<number>();
     if (ONLY.has('f1') || ONLY.has('f1p') || ONLY.has('f2')) need.add(MESSAGES);
     if (ONLY.has('f3')) for (const s of RSS_SIZES) need.add(s);
     for (const size of sorted([...need])) {
-      const s = makeStore(dir, `store-${size}`, size, size === MESSAGES ? SESSIONS : Math.max(1, Math.round(size / 50)));
+      const s = makeStore(dir, `store-${size}`, size, size === MESSAGES ? SESSIONS : Math.max(1, Math.round(size / 50)), TEXT === 'kb' && size === MESSAGES);
       stores.set(size, s);
       console.log(`generated ${s.path}: ${int(s.sessions)} sessions / ${int(s.messages)} messages in ${(s.genMs / 1000).toFixed(1)} s`);
     }

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { tempDir } from '../../../state-db/testing/fixtures.js';
 import { MESSAGES, PARTS, type DatasetTable, type RecordOf } from '../../dataset/columns.js';
 import { packRows } from '../../dataset/packed.js';
-import { InsertedActivity, recomputeActivity, toolErrorJs, toolErrorSql } from './activity.js';
+import { bracketsOver, InsertedActivity, recomputeActivity, toolErrorJs, toolErrorSql } from './activity.js';
 import { openDataset } from './dataset.js';
 import type { Db } from '../../../shared/sqlite.js';
 
@@ -73,6 +73,16 @@ test('the activity counted from the inserted rows equals a count from the tables
     db.close();
     cleanup();
   }
+});
+
+test('bracketsOver says whether a text holds more than the limit of { and [ together, whatever else it holds', () => {
+  const count = (text: string) => [...text].filter((c) => c === '{' || c === '[').length;
+  fc.assert(fc.property(fc.array(fc.constantFrom('{', '[', ']', '}', 'a', '\u201c', ' '), { maxLength: 60 }), fc.integer({ min: 0, max: 30 }), (chars, limit) => {
+    const text = chars.join('');
+    assert.equal(bracketsOver(text, limit), count(text) > limit, text);
+  }), { numRuns: 2000 });
+  assert.equal(bracketsOver(`${'{'.repeat(600)}${'['.repeat(401)}`, 1000), true);
+  assert.equal(bracketsOver(`${'{'.repeat(600)}${'['.repeat(400)}${'x'.repeat(5000)}`, 1000), false);
 });
 
 test('toolErrorJs answers as toolErrorSql wherever it answers, and answers for plain results', () => {
