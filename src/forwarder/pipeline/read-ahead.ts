@@ -8,7 +8,7 @@
 import { statSync } from 'node:fs';
 import { extname } from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import { fromWire, type PackedRows } from '../dataset/packed.js';
+import { fromWireAll, type PackedRows } from '../dataset/packed.js';
 import { SLOT, SLOTS, STATE, type JobMessage, type ReadJob, type WorkerMessage } from './read-protocol.js';
 import { taskGone, taskSlot, TASK_ID_BOOT, THREAD_ENDED, type WorkerWhere } from '../../shared/thread-task.js';
 import { workerFlags } from '../../shared/worker-flags.js';
@@ -204,7 +204,8 @@ export class ReadAhead {
         else {
           Atomics.add(this.control, SLOT.takenMessages, read.messages.length);
           Atomics.notify(this.control, SLOT.taken);
-          return { ...m, read: { ...read, messages: fromWire(read.messages as PackedRows), parts: fromWire(read.parts as PackedRows) } };
+          const [messages, parts] = fromWireAll([read.messages as PackedRows, read.parts as PackedRows]);
+          return { ...m, read: { ...read, messages, parts } };
         }
       } else this.#finished = true;
       return m;

@@ -3,7 +3,7 @@
 // indexes from the shared control array as the writing thread does, and never runs more than the job's window ahead.
 // Started by read-ahead.ts, once per process; it writes nothing anywhere.
 import { MESSAGES, PARTS } from '../dataset/columns.js';
-import { packRows, toWire } from '../dataset/packed.js';
+import { packTables, toWireAll } from '../dataset/packed.js';
 import { readStore, storeFailure, StoreReader } from '../reader/index.js';
 import type { MessagePort } from 'node:worker_threads';
 import { SLOT, STATE, type JobMessage, type WorkerMessage } from './read-protocol.js';
@@ -41,11 +41,11 @@ function runJob({ id, job, control }: JobMessage, port: MessagePort): void {
           post({ kind: 'session', job: id, index, read });
           continue;
         }
-        const messages = toWire(packRows(MESSAGES, read.messages));
-        const parts = toWire(packRows(PARTS, read.parts));
+        // One text for both: a message's content and its text part's cross once (decision 0169).
+        const { rows: [messages, parts], transfer } = toWireAll(packTables([[MESSAGES, read.messages], [PARTS, read.parts]]));
         Atomics.add(control, SLOT.postedSessions, 1);
         Atomics.add(control, SLOT.postedMessages, read.messages.length);
-        post({ kind: 'session', job: id, index, read: { ...read, messages: messages.rows, parts: parts.rows } }, [...messages.transfer, ...parts.transfer]);
+        post({ kind: 'session', job: id, index, read: { ...read, messages, parts } }, transfer);
       }
     });
     post({ kind: 'done', job: id });
