@@ -100,7 +100,7 @@ function withStore(fn: (s: Store, dir: string) => void): void {
 }
 
 /** withStore with a forwarder of that store whose dataset is in `<dir>/chunked`. */
-function withRig(options: { chunkRows: number; readWorker: ReadWorkerMode }, fn: (s: Store, rig: Rig) => void): void {
+function withRig(options: { chunkRows: number; chunkChars?: number; readWorker: ReadWorkerMode }, fn: (s: Store, rig: Rig) => void): void {
   withStore((s, dir) => {
     const rig = forwarderRig([s.path], { dir, home: join(dir, 'chunked'), ...options });
     try {
@@ -124,6 +124,38 @@ test('backfilled in chunks of any size, on either thread, a store is what one wh
     assertCleanBackfill(rig, s.path, `a backfill in chunks of ${chunkRows} (${readWorker})`);
   })), { numRuns: 16 });
 });
+
+test('chunks cut by the size of their texts, not their number of rows, write what one whole read writes, backfilled and forwarded (decision 0171)', () => {
+  fc.assert(fc.property(ops, ops, ops, fc.integer({ min: 20, max: 400 }), fc.constantFrom(...modes), (a, b, after, chunkChars, readWorker) => withRig({ chunkRows: 10_000, chunkChars, readWorker }, (s, rig) => {
+    s.play(s.sessions[0]!, a);
+    s.play(s.sessions[1]!, b);
+    const partial: Batch[] = [];
+    const [r] = rig.forwarder.backfill({ beforeWrite: (batch) => { if (batch.writes.some((x) => x.fingerprint.startsWith(PARTIAL))) partial.push(batch); } });
+    assert.equal(r!.error, null);
+    assert.equal(r!.sessionsWritten, 2);
+    // Texts alone past the budget, over more than one row: the session was read in chunks.
+    const texts = s.db.prepare('SELECT MAX(t) FROM (SELECT TOTAL(length(content)) AS t FROM messages GROUP BY session_id HAVING COUNT(*) > 1)').pluck().get() as number | null;
+    if ((texts ?? 0) > chunkChars) assert.ok(partial.length > 0, 'a session whose texts pass the budget was written in chunks');
+    assertCleanBackfill(rig, s.path, `a backfill in chunks of ${chunkChars} characters (${readWorker})`);
+    s.play(s.sessions[0]!, after);
+    s.play(s.sessions[1]!, after);
+    assert.equal(rig.forwarder.forwardOnce()[0]!.error, null);
+    assertCleanBackfill(rig, s.path, `a forward tick in chunks of ${chunkChars} characters (${readWorker})`);
+  })), { numRuns: 16 });
+});
+
+test('a row longer than the budget is read alone, and a session of one such row is read whole', () => withStore((s, dir) => {
+  const [sid] = s.sessions;
+  s.play(sid!, [{ kind: 'turn', tools: 1, named: true }]);
+  s.db.prepare("UPDATE messages SET content = ? WHERE id = (SELECT MIN(id) FROM messages WHERE session_id = ?)").run('x'.repeat(5000), sid);
+  const rig = forwarderRig([s.path], { dir, home: join(dir, 'long-rows'), readWorker: 'off', chunkChars: 100 });
+  try {
+    assert.equal(rig.forwarder.backfill()[0]!.error, null);
+    assertCleanBackfill(rig, s.path, 'a backfill with a budget smaller than one row');
+  } finally {
+    rig.cleanup();
+  }
+}));
 
 test('rows appended or rewritten after a chunked backfill are forwarded as a whole read would leave them', () => {
   fc.assert(fc.property(ops, ops, fc.integer({ min: 1, max: 6 }), (before, after, chunkRows) => withRig({ chunkRows, readWorker: 'off' }, (s, rig) => {

@@ -19,13 +19,13 @@ import { sessionFailure, type Prior, type ReadContext } from './read-session.js'
 export type ChunksRead = 'done' | 'stopped' | 'interrupted' | 'gone' | { error: string };
 
 /**
- * Reads session `id` in chunks of `ctx.chunkRows` rows and hands each chunk's projection to `write` (`last`: the
+ * Reads session `id` in chunks of `ctx.chunkRows` rows (fewer when their values pass `ctx.chunkChars` characters:
+ * StoreReader.messagesWithin, decision 0171) and hands each chunk's projection to `write` (`last`: the
  * session's rows end there) in order; `write` commits it and says whether to go on. Pauses after each chunk but the
  * last (whoever drives it may let the event loop run), then goes on while `more()` says so. A failure of the
  * session's own is returned, never thrown.
  */
 export function* readInChunks(reader: StoreReader, id: string, prior: Prior | null, ctx: ReadContext, write: Write, more: () => boolean): Generator<void, ChunksRead> {
-  const chunk = ctx.chunkRows;
   // Writes one chunk; then, before the next, pauses and asks whether to go on.
   function* put(p: Projection, last: boolean): Generator<void, ChunksRead | null> {
     if (!write(p, last)) return 'stopped';
@@ -37,7 +37,7 @@ export function* readInChunks(reader: StoreReader, id: string, prior: Prior | nu
     return yield* reader.snapshotSteps(function* (): Generator<void, ChunksRead> {
       const session = reader.session(id);
       if (!session) return 'gone';
-      const whole = wholeSessionOf(runsOf(reader, id, chunk));
+      const whole = wholeSessionOf(runsOf(reader, id, ctx));
       const base: Base = {
         store: ctx.ref.path, profile: ctx.ref.profile, hermesHome: ctx.ref.hermesHome, session, modelUsage: reader.modelUsage(id),
         parents: reader.parents(session), systemPrompt: reader.systemPrompt(session), dailyUsage: reader.dailyUsage(id), usageCalls: reader.usageCalls(id),
@@ -49,12 +49,12 @@ export function* readInChunks(reader: StoreReader, id: string, prior: Prior | nu
       if (written && !prior?.whole && reader.prefixUnchanged(id, written.rows)) {
         // Hermes only appended since (or a pass stopped half-way through the session): its tail goes on.
         for (;;) {
-          const rows = reader.messagesAfter(id, written.rows.maxMessageId, chunk);
+          const { rows, more } = reader.messagesWithin(id, written.rows.maxMessageId, ctx.chunkRows, ctx.chunkChars);
           const p = projectAppended({ ...base, messages: rows, tail: written });
           // A tail from another pass keeps only its latest calls: a result may answer an older one (or a route moved).
           // Then what was written is rewritten from where it differs, below.
           if (p === null) break;
-          const end = yield* put(p, rows.length < chunk);
+          const end = yield* put(p, !more);
           if (end) return end;
           written = p.tail;
           base.ledger = p.ledger;
@@ -62,7 +62,7 @@ export function* readInChunks(reader: StoreReader, id: string, prior: Prior | nu
       }
       if (written === null) {
         // Nothing to compare with: written from its first row.
-        for (const [p, last] of fromStart(reader, id, base, chunk)) {
+        for (const [p, last] of fromStart(reader, id, base, ctx)) {
           const end = yield* put(p, last);
           if (end) return end;
         }
@@ -71,8 +71,8 @@ export function* readInChunks(reader: StoreReader, id: string, prior: Prior | nu
       // Hermes changed rows the tail saw: the chunks are projected once for their hashes at the tail's checkpoints, and
       // again to write them from the first message that differs, as a whole read rewrites (tail.ts firstDifference).
       const hashes = new Map<number, string>();
-      for (const [p] of fromStart(reader, id, base, chunk, probesOf(written))) for (const [seq, h] of p.probed!) hashes.set(seq, h);
-      return yield* rewrite(fromStart(reader, id, base, chunk), written, firstDifference(written, hashes), put);
+      for (const [p] of fromStart(reader, id, base, ctx, probesOf(written))) for (const [seq, h] of p.probed!) hashes.set(seq, h);
+      return yield* rewrite(fromStart(reader, id, base, ctx), written, firstDifference(written, hashes), put);
     });
   } catch (e) {
     const failure = sessionFailure(e);
@@ -89,18 +89,18 @@ type Base = Omit<ProjectInput, 'messages' | 'tail'> & { whole: WholeSession };
  * The session's chunks projected from its first row, each continuing the one before with every call seen so far
  * (`last`: the rows end there). `probes`: seqs whose transcript hash each projection reports (and then no records).
  */
-function* fromStart(reader: StoreReader, id: string, base: Base, chunk: number, probes?: ReadonlySet<number>): Generator<[Projection, boolean]> {
+function* fromStart(reader: StoreReader, id: string, base: Base, ctx: ReadContext, probes?: ReadonlySet<number>): Generator<[Projection, boolean]> {
   const calls = new Map<string, string>();
   let tail: Tail | null = null;
   let ledger = base.ledger ?? null;
   for (;;) {
-    const rows: Row[] = tail ? reader.messagesAfter(id, tail.rows.maxMessageId, chunk) : reader.messages(id, chunk);
+    const { rows, more } = reader.messagesWithin(id, tail ? tail.rows.maxMessageId : Number.NEGATIVE_INFINITY, ctx.chunkRows, ctx.chunkChars);
     // Looked at for the hashes at those seqs only: no records are built.
     const input = { ...base, messages: rows, ledger, calls, ...(probes ? { probes, hashOnly: true } : {}) };
     const p: Projection | null = tail ? projectAppended({ ...input, tail }) : projectSession({ ...input, tail: null });
     // Knowing every row's identity and every call before it, a chunk never needs the rows before it.
     if (p === null) throw new HermeticError('HERMETIC_INTERNAL', `A chunk of session ${id} could not be projected after the one before it.`);
-    const last = rows.length < chunk;
+    const last = !more;
     yield [p, last];
     if (last) return;
     tail = p.tail;
@@ -142,13 +142,13 @@ export function* rewrite(chunks: Iterable<[Projection, boolean]>, old: Tail, fro
   return 'done';
 }
 
-/** The session's rows, a run of `chunk` at a time (each run may be let go once the next is asked for). */
-function* runsOf(reader: StoreReader, id: string, chunk: number): Generator<Row[]> {
+/** The session's rows, a chunk at a time (each run may be let go once the next is asked for). */
+function* runsOf(reader: StoreReader, id: string, ctx: ReadContext): Generator<Row[]> {
   let after: number | null = null;
   for (;;) {
-    const rows: Row[] = after === null ? reader.messages(id, chunk) : reader.messagesAfter(id, after, chunk);
+    const { rows, more } = reader.messagesWithin(id, after ?? Number.NEGATIVE_INFINITY, ctx.chunkRows, ctx.chunkChars);
     if (rows.length > 0) yield rows;
-    if (rows.length < chunk) return;
+    if (!more) return;
     after = Number(rows[rows.length - 1]!.id);
   }
 }

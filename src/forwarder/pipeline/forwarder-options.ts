@@ -40,6 +40,8 @@ export interface ForwarderOptions {
   timeZone?: string;
   /** Message rows a session is read with at once; a longer one is read and written in chunks (decision 0055). */
   chunkRows?: number;
+  /** Characters of values a session is read with at once, likewise (decision 0171; default 2 Mi). */
+  chunkChars?: number;
   /**
    * A home with no dataset gets its first one built aside and published whole at the end of the pass, or once this
    * many messages are in (decision 0058); 0 writes it in place from the first batch. Default `$HERMETIC_BUILD_ASIDE`,
@@ -104,6 +106,7 @@ const FORWARDER_OPTIONS: { [K in keyof Required<ForwarderOptions>]: Check<Forwar
   // Checked here, not at the first write: a zone Intl does not know would fail every store of every pass.
   timeZone: optional(check((v, name) => (isTimeZone(nonEmpty(v, name)) ? v as string : invalid(name, 'an IANA time zone such as Europe/Berlin, or UTC', v)))),
   chunkRows: optional(check((v, name) => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : invalid(name, 'a positive whole number of message rows', v)))),
+  chunkChars: optional(check((v, name) => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : invalid(name, 'a positive whole number of characters', v)))),
   buildAside: optional(check((v, name) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : invalid(name, 'a whole number of messages (0: none)', v)))),
 };
 /** No option has a default here: each is resolved where it is used (its environment variable, then its default). */

@@ -25,6 +25,7 @@ export interface LongContext {
   now: number;
   redact: boolean;
   chunkRows: number;
+  chunkChars: number;
   midRow: () => RecordOf;
   failuresOf: (id: string) => number;
   priorOf: (id: string) => Prior | null;
@@ -54,7 +55,7 @@ export function* writeLong(mark: SessionMark, c: LongContext): Generator<void, b
     c.commit(batch);
     result.sessionsQuarantined++;
   };
-  const ctx = { ref: c.ref, redact: c.redact, origin: options.origin, chunkRows: c.chunkRows };
+  const ctx = { ref: c.ref, redact: c.redact, origin: options.origin, chunkRows: c.chunkRows, chunkChars: c.chunkChars };
   const outcome = yield* readInChunks(c.reader, id, c.priorOf(id), ctx, (p, last) => {
     const judged = judge(id, last ? mark.fingerprint : `${PARTIAL}${mark.fingerprint}`, p, options.policy, base);
     if ('error' in judged) {

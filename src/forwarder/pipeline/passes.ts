@@ -62,6 +62,7 @@ export interface PassSetup {
   redact: boolean;
   readWorker: ReadWorkerMode;
   chunkRows: number;
+  chunkChars: number;
 }
 
 /** How a pass began: the notice of a dataset replaced, and whether a dataset was there before it. */
@@ -196,7 +197,7 @@ export class Passes {
   }
 
   #stepOptions(origin: Origin, o: PassOptions): StepOptions {
-    const { sink, policy, redact, now, readWorker, chunkRows } = this.#setup;
+    const { sink, policy, redact, now, readWorker, chunkRows, chunkChars } = this.#setup;
     const m = this.#memory;
     const forward = origin === 'forward';
     return {
@@ -204,7 +205,7 @@ export class Passes {
       window: { since: o.since, until: o.until }, stamps: forward ? m.stamps : undefined, heartbeats: forward ? m.heartbeats : undefined,
       checkedAt: m.checkedAt, owed: m.owed, checkBudget: forward ? EDIT_CHECK_ROWS : Infinity, checkSettled: forward,
       cursorCache: m.cursorCache, schemaCache: m.schemaCache, readWorker, onProgress: o.onProgress, beforeWrite: o.beforeWrite, keepGoing: o.keepGoing,
-      chunkRows,
+      chunkRows, chunkChars,
     };
   }
 

@@ -37,8 +37,9 @@ export interface ReadJob {
   schema: { cookie: number; columns: Map<string, Set<string>> };
   /** How far ahead the worker may read: sessions and message rows posted but not yet taken. */
   window: { sessions: number; messages: number };
-  /** A session with more message rows is left to the writing thread (read-session.ts LONG). */
+  /** A session with more message rows, or more bytes of values, is left to the writing thread (read-session.ts LONG). */
   chunkRows: number;
+  chunkChars: number;
 }
 
 /** A job as the writing thread posts it to the worker, with the control array of its pass. */

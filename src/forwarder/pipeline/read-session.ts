@@ -16,10 +16,18 @@ export interface ReadContext {
    * left to the writing thread, which reads and writes it in chunks of this many (chunks.ts; decision 0055).
    */
   chunkRows: number;
+  /** The most characters of values a chunk holds (CHUNK_CHARS unless a test says otherwise; decision 0171). */
+  chunkChars: number;
 }
 
 /** Message rows read at once, unless the pass says otherwise: about 30 MB of rows and records in flight. */
 export const CHUNK_ROWS = 10_000;
+
+/**
+ * Characters of values read at once, unless the pass says otherwise: fewer rows than CHUNK_ROWS when their texts are
+ * long. A chunk's rows and records take several times that in memory at their peak (decision 0171).
+ */
+export const CHUNK_CHARS = 2 * 1024 * 1024;
 
 /** A session too long to read at once: the writing thread reads and writes it in chunks (chunks.ts). */
 export interface Long { long: true }
@@ -69,8 +77,8 @@ export function readSession(reader: StoreReader, id: string, prior: Prior | null
       const chunk = ctx.chunkRows;
       const usable = tail && tail.v === TAIL_VERSION && tail.redact === ctx.redact;
       if (usable && !prior?.whole && reader.prefixUnchanged(id, tail.rows)) {
-        const after = reader.messagesAfter(id, tail.rows.maxMessageId, chunk + 1);
-        if (after.length > chunk) return LONG;
+        const { rows: after, more } = reader.messagesWithin(id, tail.rows.maxMessageId, chunk, ctx.chunkChars);
+        if (more) return LONG;
         // With archived rows in the prefix, a new row's logical id depends on whether it repeats one of them.
         const archived = tail.rows.inactive + tail.rows.compacted > 0;
         if (!archived || !reader.repeatsIdentity(id, tail.rows.maxMessageId, after)) {
@@ -82,8 +90,8 @@ export function readSession(reader: StoreReader, id: string, prior: Prior | null
       }
       // Nothing written to compare with, or a transcript Hermes changed under its tail (then rewritten from the first
       // message that differs): read whole, unless it is longer than a chunk.
-      const rows = reader.messages(id, chunk + 1);
-      return rows.length > chunk ? LONG : projectSession({ ...input, messages: rows });
+      const { rows, more } = reader.messagesWithin(id, Number.NEGATIVE_INFINITY, chunk, ctx.chunkChars);
+      return more ? LONG : projectSession({ ...input, messages: rows });
     });
   } catch (e) {
     const failure = sessionFailure(e);

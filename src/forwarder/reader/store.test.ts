@@ -73,6 +73,25 @@ test('a session\'s messages come in id order with tool-call and reasoning fields
   assert.deepEqual(read((r) => r.messages('empty')), []);
 }));
 
+test('messagesWithin reads at most a number of rows and only as many as hold a budget of characters, one at least, and says whether rows are left', withWriter(31, (w, read) => {
+  w.createSession({ id: 's1', source: 'cli', started_at: T0 });
+  const ids = w.appendMessages('s1', ['a'.repeat(100), 'b'.repeat(100), 'c'.repeat(5000), 'd'.repeat(100)].map((content, i) => ({ role: 'user' as const, content, timestamp: T0 + i })));
+  const got = (after: number, limit: number, budget: number) => read((r) => {
+    const { rows, more } = r.messagesWithin('s1', after, limit, budget);
+    return [rows.map((m) => m.id), more];
+  });
+  const all = read((r) => r.messages('s1'));
+  const size = (i: number) => Object.values(all[i]!).reduce<number>((n, v) => n + (typeof v === 'string' ? v.length : 8), 0);
+  assert.deepEqual(got(Number.NEGATIVE_INFINITY, 10, 1e9), [ids, false]);
+  assert.deepEqual(got(Number.NEGATIVE_INFINITY, 4, 1e9), [ids, false], 'exactly the limit: nothing left');
+  assert.deepEqual(got(Number.NEGATIVE_INFINITY, 3, 1e9), [ids.slice(0, 3), true]);
+  assert.deepEqual(got(Number.NEGATIVE_INFINITY, 10, size(0) + size(1)), [ids.slice(0, 2), true], 'cut before the row that passes the budget');
+  assert.deepEqual(got(ids[1]!, 10, 10), [[ids[2]], true], 'a row longer than the budget is read alone');
+  assert.deepEqual(got(ids[2]!, 10, 10), [[ids[3]], false]);
+  assert.deepEqual(got(ids[3]!, 10, 10), [[], false]);
+  assert.deepEqual(read((r) => r.messagesWithin('s1', Number.NEGATIVE_INFINITY, 10, 1e9).rows), all, 'the same rows as messages()');
+}));
+
 test('messages of every generation are read (archived and rewound rows too), so the normalizer can tell them apart', withWriter(31, (w, read) => {
   w.createSession({ id: 's1', source: 'cli', started_at: T0 });
   const ids = w.appendMessages('s1', [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'user', content: 'c' }]);

@@ -100,6 +100,7 @@ export class StoreReader {
   readonly path: string;
   #messages: ReturnType<Db['prepare']> | null = null;
   #after: ReturnType<Db['prepare']> | null = null;
+  #within: ReturnType<Db['prepare']> | null = null;
   #edited: ReturnType<Db['prepare']> | null = null;
   #prefix: { rows: ReturnType<Db['prepare']>; inactive: ReturnType<Db['prepare']> | null } | null = null;
   #same: ReturnType<Db['prepare']> | null = null;
@@ -356,6 +357,35 @@ export class StoreReader {
     this.#messages ??= this.db.prepare(`SELECT ${selectList(this.columns.get('messages'), MESSAGE_READ_COLUMNS)} FROM messages WHERE session_id = ? ORDER BY id LIMIT ?`).raw();
     // Rows as arrays, made objects here: better-sqlite3 builds an object key by key in C++, which costs twice as much.
     return (this.#messages.all([id, limit]) as unknown[][]).map((v) => this.#utf8('messages', 'id', asRow(v), MESSAGE_TEXT_COLUMNS));
+  }
+
+  /**
+   * The session's message rows with ids above `afterId` (-Infinity: from its first), in id order: at most `limit`, and
+   * only as many as hold `budget` characters of values together, one at least (decision 0171); `more`: rows are left
+   * after them. Read row by row, so a chunk of long texts is cut before it is all in memory: a chunk of ten thousand
+   * rows of kilobyte texts held hundreds of megabytes.
+   */
+  messagesWithin(id: string, afterId: number, limit: number, budget: number): { rows: Row[]; more: boolean } {
+    this.#within ??= this.db.prepare(`SELECT ${selectList(this.columns.get('messages'), MESSAGE_READ_COLUMNS)} FROM messages WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?`).raw();
+    const raw: unknown[][] = [];
+    let size = 0;
+    let more = false;
+    // One row past the limit tells whether rows are left. No other statement may run while this one iterates.
+    for (const v of this.#within.iterate([id, afterId, limit + 1]) as Iterable<unknown[]>) {
+      if (raw.length === limit) {
+        more = true;
+        break;
+      }
+      let s = 0;
+      for (const x of v) s += typeof x === 'string' ? x.length : x instanceof Uint8Array ? x.length : 8;
+      if (raw.length > 0 && size + s > budget) {
+        more = true;
+        break;
+      }
+      size += s;
+      raw.push(v);
+    }
+    return { rows: raw.map((v) => this.#utf8('messages', 'id', asRow(v), MESSAGE_TEXT_COLUMNS)), more };
   }
 
   /**
