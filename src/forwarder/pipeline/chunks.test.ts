@@ -13,6 +13,7 @@ import { StateDbWriter, type MessageInput } from '../../state-db/writer/index.js
 import { normalizeMessages, wholeSessionOf, type Row } from '../normalize/index.js';
 import type { Batch } from '../sinks/sink.js';
 import { assertCleanBackfill, forwarderRig, type Rig } from '../testing/index.js';
+import { readStore, StoreReader } from '../reader/index.js';
 import type { ReadWorkerMode } from './read-mode.js';
 import { PARTIAL } from './cursor-marks.js';
 import { rewrite } from './chunks.js';
@@ -142,6 +143,34 @@ test('chunks cut by the size of their texts, not their number of rows, write wha
     assert.equal(rig.forwarder.forwardOnce()[0]!.error, null);
     assertCleanBackfill(rig, s.path, `a forward tick in chunks of ${chunkChars} characters (${readWorker})`);
   })), { numRuns: 16 });
+});
+
+test('a batch takes sessions until they hold the budget of characters, each session whole (decision 0171)', () => {
+  const { dir, cleanup } = tempDir('hermetic-chunks-batch-');
+  const path = join(dir, 'state.db');
+  const db = createStore({ path, level: 31, journal: 'wal', fts: false, generation: 'gen-a' });
+  try {
+    const w = new StateDbWriter(db, { now: () => T0, ids: createIdSource('batch') });
+    // Four sessions alike: the same rows, ids of the same length, so each counts the same characters.
+    const ids = Array.from({ length: 4 }, () => w.createSession({ source: 'cli', model: 'opus' }));
+    for (const id of ids) w.appendMessages(id, [{ role: 'user', content: 'ask '.repeat(50) }, { role: 'assistant', content: 'answer '.repeat(80), finish_reason: 'stop' }]);
+    const [one, ...rest] = readStore(path, (conn) => ids.map((id) => new StoreReader(conn, path).messagesWithin(id, Number.NEGATIVE_INFINITY, 1e6, 1e12).chars));
+    assert.ok(rest.every((c) => c === one), 'the sessions count alike');
+    for (const [budget, want] of [[one!, [1, 1, 1, 1]], [2 * one! - 1, [2, 2]], [2 * one!, [2, 2]], [2 * one! + 1, [3, 1]]] as const) {
+      const rig = forwarderRig([path], { dir, home: join(dir, `budget-${budget}`), readWorker: 'off', chunkChars: budget });
+      try {
+        const batches: number[] = [];
+        assert.equal(rig.forwarder.backfill({ beforeWrite: (b) => void batches.push(b.writes.length) })[0]!.error, null);
+        assert.deepEqual(batches, want, `a budget of ${budget} characters, sessions of ${one}`);
+        assertCleanBackfill(rig, path, `a backfill in batches of ${budget} characters`);
+      } finally {
+        rig.cleanup();
+      }
+    }
+  } finally {
+    db.close();
+    cleanup();
+  }
 });
 
 test('a row longer than the budget is read alone, and a session of one such row is read whole', () => withStore((s, dir) => {

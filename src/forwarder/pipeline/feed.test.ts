@@ -105,7 +105,7 @@ function feedAll(judge: CoreJudge): { indexes: number[]; byWorker: number; paral
     const ids = db.prepare('SELECT id FROM sessions ORDER BY id').pluck().all() as string[];
     const reader = new StoreReader(db, path);
     const ref = { path, profile: 'default', hermesHome: dirname(path), backend: 'sqlite' as const, warning: null, exists: true };
-    const feed = new SessionFeed({ reader, ref, redact: false, origin: 'backfill', ids, priorOf: () => null, mode: 'auto', window: { sessions: 8, messages: 400 }, cores: judge });
+    const feed = new SessionFeed({ reader, ref, redact: false, origin: 'backfill', ids, priorOf: () => null, mode: 'auto', window: { sessions: 8, messages: 400, chars: 1 << 30 }, cores: judge });
     const indexes: number[] = [];
     try {
       for (let item = feed.next(); item !== null; item = feed.next()) {
@@ -164,7 +164,7 @@ function feedWith(mode: 'auto' | 'only', worker: WorkerWhere, quietThrows = fals
   const ids = db.prepare('SELECT id FROM sessions ORDER BY id').pluck().all() as string[];
   const reader = new StoreReader(db, path);
   const ref = { path, profile: 'default', hermesHome: dirname(path), backend: 'sqlite' as const, warning: null, exists: true };
-  const feed = new SessionFeed({ reader, ref, redact: false, origin: 'backfill', ids, priorOf: () => null, mode, window: { sessions: 8, messages: 400 }, cores: { ready: () => true, free: () => true }, worker, quietThrows });
+  const feed = new SessionFeed({ reader, ref, redact: false, origin: 'backfill', ids, priorOf: () => null, mode, window: { sessions: 8, messages: 400, chars: 1 << 30 }, cores: { ready: () => true, free: () => true }, worker, quietThrows });
   return { feed, ids, done: () => { feed.close(); db.close(); } };
 }
 

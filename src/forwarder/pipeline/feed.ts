@@ -64,7 +64,7 @@ export interface FeedOptions {
   /** What each session's cursor holds (its ledger, and the tail its delta is computed against). */
   priorOf: (id: string) => Prior | null;
   mode: ReadWorkerMode;
-  window: { sessions: number; messages: number };
+  window: { sessions: number; messages: number; chars: number };
   /** A session with more message rows is not read here but left to the writing thread (default CHUNK_ROWS; read-session.ts LONG). */
   chunkRows?: number;
   /** …or more characters of values (default CHUNK_CHARS; decision 0171). */

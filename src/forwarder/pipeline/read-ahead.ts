@@ -203,6 +203,7 @@ export class ReadAhead {
         if (read === null || 'error' in read || 'long' in read) Atomics.notify(this.control, SLOT.taken);
         else {
           Atomics.add(this.control, SLOT.takenMessages, read.messages.length);
+          Atomics.add(this.control, SLOT.takenChars, m.chars ?? 0);
           Atomics.notify(this.control, SLOT.taken);
           const [messages, parts] = fromWireAll([read.messages as PackedRows, read.parts as PackedRows]);
           return { ...m, read: { ...read, messages, parts } };

@@ -19,10 +19,27 @@ export const SLOT = {
   takenMessages: 6,
   /** Set by the writing thread to stop the worker at the next session. */
   abort: 7,
+  /**
+   * Characters of the texts posted and taken (decision 0171), as running sums that may wrap past 2**31: their
+   * difference, taken `| 0`, is what is ahead.
+   */
+  postedChars: 8,
+  takenChars: 9,
 } as const;
-export const SLOTS = 8;
+export const SLOTS = 10;
 
 export const STATE = { idle: 0, running: 1, closed: 2 } as const;
+
+/**
+ * Whether the worker may read another session: it is less than the window ahead of the writing thread in sessions,
+ * in message rows and in characters of text (decision 0171), by what the control array says now.
+ */
+export function roomAhead(control: Int32Array, window: { sessions: number; messages: number; chars: number }): boolean {
+  const sessionsAhead = Atomics.load(control, SLOT.postedSessions) - Atomics.load(control, SLOT.taken);
+  const messagesAhead = Atomics.load(control, SLOT.postedMessages) - Atomics.load(control, SLOT.takenMessages);
+  const charsAhead = (Atomics.load(control, SLOT.postedChars) - Atomics.load(control, SLOT.takenChars)) | 0;
+  return sessionsAhead < window.sessions && messagesAhead < window.messages && charsAhead < window.chars;
+}
 
 export interface ReadJob {
   ref: { path: string; profile: string; hermesHome: string };
@@ -36,7 +53,7 @@ export interface ReadJob {
   /** The store's columns as the writing thread introspected them, valid while the schema cookie is this. */
   schema: { cookie: number; columns: Map<string, Set<string>> };
   /** How far ahead the worker may read: sessions and message rows posted but not yet taken. */
-  window: { sessions: number; messages: number };
+  window: { sessions: number; messages: number; chars: number };
   /** A session with more message rows, or more bytes of values, is left to the writing thread (read-session.ts LONG). */
   chunkRows: number;
   chunkChars: number;
@@ -51,7 +68,7 @@ export interface JobMessage {
 
 /** What the worker posts; `job` is the id of the job it belongs to (0 for the worker as a whole). */
 export type WorkerMessage =
-  | { kind: 'session'; job: number; index: number; read: SessionRecords | null | { error: string } | Long }
+  | { kind: 'session'; job: number; index: number; read: SessionRecords | null | { error: string } | Long; chars?: number }
   /** Every index is taken and every read posted (or the job was let go). */
   | { kind: 'done'; job: number }
   /** Reading the store failed for good (after the reader's retries): the pass fails with this code. */

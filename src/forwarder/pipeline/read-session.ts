@@ -77,21 +77,21 @@ export function readSession(reader: StoreReader, id: string, prior: Prior | null
       const chunk = ctx.chunkRows;
       const usable = tail && tail.v === TAIL_VERSION && tail.redact === ctx.redact;
       if (usable && !prior?.whole && reader.prefixUnchanged(id, tail.rows)) {
-        const { rows: after, more } = reader.messagesWithin(id, tail.rows.maxMessageId, chunk, ctx.chunkChars);
+        const { rows: after, more, chars } = reader.messagesWithin(id, tail.rows.maxMessageId, chunk, ctx.chunkChars);
         if (more) return LONG;
         // With archived rows in the prefix, a new row's logical id depends on whether it repeats one of them.
         const archived = tail.rows.inactive + tail.rows.compacted > 0;
         if (!archived || !reader.repeatsIdentity(id, tail.rows.maxMessageId, after)) {
           const appended = projectAppended({ ...input, messages: after, tail });
-          if (appended) return appended;
+          if (appended) return Object.assign(appended, { chars });
         }
         // The rows before cannot be left aside: a long session then goes on in chunks, which know all its rows.
         if (tail.rows.rows + after.length > chunk) return LONG;
       }
       // Nothing written to compare with, or a transcript Hermes changed under its tail (then rewritten from the first
       // message that differs): read whole, unless it is longer than a chunk.
-      const { rows, more } = reader.messagesWithin(id, Number.NEGATIVE_INFINITY, chunk, ctx.chunkChars);
-      return more ? LONG : projectSession({ ...input, messages: rows });
+      const { rows, more, chars } = reader.messagesWithin(id, Number.NEGATIVE_INFINITY, chunk, ctx.chunkChars);
+      return more ? LONG : Object.assign(projectSession({ ...input, messages: rows }), { chars });
     });
   } catch (e) {
     const failure = sessionFailure(e);

@@ -6,7 +6,7 @@ import { MESSAGES, PARTS } from '../dataset/columns.js';
 import { packTables, toWireAll } from '../dataset/packed.js';
 import { readStore, storeFailure, StoreReader } from '../reader/index.js';
 import type { MessagePort } from 'node:worker_threads';
-import { SLOT, STATE, type JobMessage, type WorkerMessage } from './read-protocol.js';
+import { roomAhead, SLOT, STATE, type JobMessage, type WorkerMessage } from './read-protocol.js';
 import { readSession } from './read-session.js';
 
 /** Serves the jobs the writing thread posts on `port`, one at a time (read-ahead.ts starts this thread). */
@@ -42,10 +42,13 @@ function runJob({ id, job, control }: JobMessage, port: MessagePort): void {
           continue;
         }
         // One text for both: a message's content and its text part's cross once (decision 0169).
-        const { rows: [messages, parts], transfer } = toWireAll(packTables([[MESSAGES, read.messages], [PARTS, read.parts]]));
+        const packed = packTables([[MESSAGES, read.messages], [PARTS, read.parts]]);
+        const chars = packed[0]!.text.length;
+        const { rows: [messages, parts], transfer } = toWireAll(packed);
         Atomics.add(control, SLOT.postedSessions, 1);
         Atomics.add(control, SLOT.postedMessages, read.messages.length);
-        post({ kind: 'session', job: id, index, read: { ...read, messages, parts } }, transfer);
+        Atomics.add(control, SLOT.postedChars, chars);
+        post({ kind: 'session', job: id, index, read: { ...read, messages, parts }, chars }, transfer);
       }
     });
     post({ kind: 'done', job: id });
@@ -58,13 +61,11 @@ function runJob({ id, job, control }: JobMessage, port: MessagePort): void {
 }
 
 /** Sleeps while the worker is a window ahead of the writing thread; false when it was told to stop. */
-function waitForRoom(control: Int32Array, window: { sessions: number; messages: number }): boolean {
+function waitForRoom(control: Int32Array, window: { sessions: number; messages: number; chars: number }): boolean {
   for (;;) {
     if (Atomics.load(control, SLOT.abort) !== 0) return false;
     const taken = Atomics.load(control, SLOT.taken);
-    const sessionsAhead = Atomics.load(control, SLOT.postedSessions) - taken;
-    const messagesAhead = Atomics.load(control, SLOT.postedMessages) - Atomics.load(control, SLOT.takenMessages);
-    if (sessionsAhead < window.sessions && messagesAhead < window.messages) return true;
+    if (roomAhead(control, window)) return true;
     Atomics.wait(control, SLOT.taken, taken, 1000);
   }
 }

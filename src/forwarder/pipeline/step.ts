@@ -346,7 +346,7 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
     reader, ref, redact, origin: options.origin, ids: todo.map((m) => m.id), priorOf,
     mode: options.readWorker ?? 'auto',
     // The worker may run a few batches ahead of the writes (what it posted waits packed, outside the heap).
-    window: { sessions: batchSessions * 4, messages: batchMessages * 4 },
+    window: { sessions: batchSessions * 4, messages: batchMessages * 4, chars: chunkChars * 4 },
     chunkRows, chunkChars, quietThrows: true, worker: options.readWorkerModule,
   });
   // The store's row as a batch that is not the pass's last writes it: its cursor stays where the last pass left it.
@@ -360,9 +360,11 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
       const batch: Batch = { store: {}, reset: first && plan.replaced, writes: [], removed: first ? removed.splice(0) : [], quarantine: { failed: [], cleared: first ? [...plan.settled] : [] }, redacted: redact };
       first = false;
       let messages = 0;
+      // Characters of text the batch holds: a batch of sessions of long texts closes early, as a chunk would (0171).
+      let chars = 0;
       // A session longer than a chunk, met while filling this batch: written after it, in chunks (chunks.ts).
       let long: SessionMark | null = null;
-      while (taken < todo.length && batch.writes.length < batchSessions && messages < batchMessages) {
+      while (taken < todo.length && batch.writes.length < batchSessions && messages < batchMessages && chars < chunkChars) {
         // A writer's lock met reading a session is waited for here, in slices a stop can end (the batch so far is
         // then not written: the next pass reads it again).
         const item = yield* nextRead(options, feed);
@@ -383,7 +385,10 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
           continue;
         }
         if (judged.drop) result.policyDrops.push(heldOf(mark.id) ? { ...judged.drop, removed: true } : judged.drop);
-        if (judged.write.projection) messages += judged.write.projection.messages.length;
+        if (judged.write.projection) {
+          messages += judged.write.projection.messages.length;
+          chars += judged.write.projection.chars ?? 0;
+        }
         batch.writes.push(judged.write);
         if (cursors.quarantine.has(mark.id)) batch.quarantine.cleared.push(mark.id);
       }
@@ -425,3 +430,4 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
     feed.close();
   }
 }
+

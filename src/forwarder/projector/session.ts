@@ -51,6 +51,8 @@ export interface ProjectInput {
 
 export interface Projection {
   session: RecordOf;
+  /** Characters of the rows it was projected from, when the reader counted them: what a batch is cut by (decision 0171). */
+  chars?: number;
   /** Messages and parts to add (after what `delta` removes): all of them, or those from the first one that changed. */
   messages: RecordOf[];
   parts: RecordOf[];

@@ -362,10 +362,10 @@ export class StoreReader {
   /**
    * The session's message rows with ids above `afterId` (-Infinity: from its first), in id order: at most `limit`, and
    * only as many as hold `budget` characters of values together, one at least (decision 0171); `more`: rows are left
-   * after them. Read row by row, so a chunk of long texts is cut before it is all in memory: a chunk of ten thousand
+   * after them; `chars`: the characters of those read. Read row by row, so a chunk of long texts is cut before it is all in memory: a chunk of ten thousand
    * rows of kilobyte texts held hundreds of megabytes.
    */
-  messagesWithin(id: string, afterId: number, limit: number, budget: number): { rows: Row[]; more: boolean } {
+  messagesWithin(id: string, afterId: number, limit: number, budget: number): { rows: Row[]; more: boolean; chars: number } {
     this.#within ??= this.db.prepare(`SELECT ${selectList(this.columns.get('messages'), MESSAGE_READ_COLUMNS)} FROM messages WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?`).raw();
     const raw: unknown[][] = [];
     let size = 0;
@@ -385,7 +385,7 @@ export class StoreReader {
       size += s;
       raw.push(v);
     }
-    return { rows: raw.map((v) => this.#utf8('messages', 'id', asRow(v), MESSAGE_TEXT_COLUMNS)), more };
+    return { rows: raw.map((v) => this.#utf8('messages', 'id', asRow(v), MESSAGE_TEXT_COLUMNS)), more, chars: size };
   }
 
   /**
