@@ -28,6 +28,17 @@ export const TOOL_ERROR_FUNCTION = 'hermetic_tool_error';
 export const FAILED_COLUMN = 'failed';
 
 /**
+ * SQL: whether the table `parts` (a regclass name, as SQL text) has `FAILED_COLUMN` as version 12 makes it, a column
+ * PostgreSQL generates by `TOOL_ERROR_FUNCTION` of the text — not a column of that name made or altered by hand (a
+ * plain boolean, another expression), whose values nothing keeps (decision 0170). Asked of the catalogue: any role.
+ */
+export function storedVerdictSql(parts: string): string {
+  return `EXISTS (SELECT 1 FROM pg_attribute a JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+    WHERE a.attrelid = to_regclass(${parts}) AND a.attname = '${FAILED_COLUMN}' AND NOT a.attisdropped AND a.attgenerated = 's'
+      AND strpos(pg_get_expr(d.adbin, d.adrelid), '${TOOL_ERROR_FUNCTION}(content_text)') > 0)`;
+}
+
+/**
  * `TOOL_ERROR_FUNCTION` in schema `schema` (quoted), PostgreSQL's reading of the rule toolErrorSql says in SQLite's:
  * the same text tested first (a `{` after spaces, one of the four keys named), then parsed as `json` (not `jsonb`: it
  * keeps a key named twice, and of such keys the first is read, as SQLite's json_extract reads it: looked for among

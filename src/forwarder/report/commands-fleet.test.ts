@@ -307,6 +307,27 @@ describe('the fleet\'s terminal programs across versions and rules', () => {
     }
   });
 
+  it('a fleet whose parts.failed was made again by hand (a plain column, another expression) is judged by the rule, and the next forwarder makes it again by the rule (decision 0170)', async () => {
+    const url = cluster.createDatabase();
+    await shipDatasets(url, [[store.dataset, A]]);
+    const d = dbOf(url);
+    const pool = createPool(postgresTarget(url), { max: 1 });
+    try {
+      const requests: ReportRequest[] = [{ by: ['command'] }, { by: ['day', 'command'] }];
+      for (const hand of ['boolean', 'boolean DEFAULT true', "boolean GENERATED ALWAYS AS (part_type = 'tool_result') STORED"]) {
+        cluster.psql(`ALTER TABLE hermetic.parts DROP COLUMN failed; ALTER TABLE hermetic.parts ADD COLUMN failed ${hand}`, d);
+        for (const request of requests) assert.deepEqual(await fleetReport(url, request), usageReport(db, request), `${hand}: judged, ${JSON.stringify(request)}`);
+        const sink = createPostgresSink(url);
+        await sink.open();
+        await sink.close();
+        assert.deepEqual(await verdictDrift(pool, 'hermetic'), [], `${hand}: made again by the rule`);
+        for (const request of requests) assert.deepEqual(await fleetReport(url, request), usageReport(db, request), `${hand}: stored, ${JSON.stringify(request)}`);
+      }
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('naming a machine again reads its calls a page at a time: every call named, whatever the page size', async () => {
     const url = cluster.createDatabase();
     await shipDatasets(url, [[store.dataset, A]]);

@@ -12,7 +12,7 @@
 // (`parts.failed`, fleet schema version 12, decision 0167), or on a fleet without it, the rule run on its text here.
 import type pg from 'pg';
 import type { Db } from '../../shared/sqlite.js';
-import { FAILED_COLUMN, TOOL_ERROR_FUNCTION, toolErrorSql } from '../dataset/tool-error.js';
+import { FAILED_COLUMN, storedVerdictSql, TOOL_ERROR_FUNCTION, toolErrorSql } from '../dataset/tool-error.js';
 import { NO_CALL, PROGRAM_RULES, programOfArgs, TERMINAL_TOOL } from '../dataset/program.js';
 import { sessionKeysOn, type Dialect, type Params } from './dialect.js';
 import { HermeticError } from '../../shared/errors.js';
@@ -107,7 +107,7 @@ export function* planCommandSource(dialect: Dialect): Generator<{ sql: string; p
       to_regprocedure('${TOOL_ERROR_FUNCTION}(text)') IS NOT NULL AS judged,
       CASE WHEN to_regclass('tool_calls') IS NULL THEN false ELSE has_table_privilege(to_regclass('tool_calls'), 'SELECT') END AS kept,
       to_regclass('pg_temp.${COMMAND_TABLE}') IS NOT NULL AS scratch,
-      EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('parts') AND attname = '${FAILED_COLUMN}' AND NOT attisdropped) AS verdicts,
+      ${storedVerdictSql("'parts'")} AS verdicts,
       to_regclass('${TERMINAL_CELLS}') IS NOT NULL AS cells`,
     params: {},
   };

@@ -5,6 +5,7 @@ import type { PoolClient } from 'pg';
 import { SinkError } from '../remote/contract.js';
 import { MIGRATIONS, SCHEMA_VERSION, SHIPPED_TABLES, createTable, failedColumn, missingColumns, q } from './schema.js';
 import { FLEET_TOOL_CALLS, toolCallsSchema } from './tool-calls.js';
+import { FAILED_COLUMN, storedVerdictSql } from '../../dataset/tool-error.js';
 
 /** The advisory lock's first key: "HRMT"; the second is the schema name's hash, so schemas migrate independently. */
 const LOCK_KEY = 0x48524d54;
@@ -36,6 +37,8 @@ export async function migrate(client: PoolClient, schema: string): Promise<numbe
       await client.query(`INSERT INTO ${q(schema)}.schema_version (version, doc) VALUES ($1, $2)`, [m.version, m.doc]);
     }
     for (const sql of missingColumns(schema, await columnsOf(client, schema))) await client.query(sql);
+    // `parts.failed` made or altered by hand (a plain column, another expression): made again by the rule.
+    if (await verdictMadeByHand(client, schema)) for (const sql of [`ALTER TABLE ${q(schema)}.parts DROP COLUMN ${FAILED_COLUMN}`, failedColumn(schema)]) await client.query(sql);
     // `tool_calls` dropped by hand: made and filled again (its triggers skip writing while it is gone).
     if (await toolCallsGone(client, schema)) for (const sql of toolCallsSchema(schema)) await client.query(sql);
     await client.query('COMMIT');
@@ -81,6 +84,17 @@ export async function createMissingTables(client: PoolClient, schema: string): P
 async function toolCallsGone(client: PoolClient, schema: string): Promise<boolean> {
   const r = await client.query('SELECT to_regclass($1) IS NOT NULL AS parts, to_regclass($2) IS NOT NULL AS calls', [`${q(schema)}.parts`, `${q(schema)}.${FLEET_TOOL_CALLS}`]);
   return r.rows[0].parts === true && r.rows[0].calls !== true;
+}
+
+/**
+ * Whether `parts` has a `failed` column PostgreSQL does not generate by the rule (decision 0170): a plain column or
+ * another expression put there by hand, which no writer keeps and a report would read as the stored verdicts.
+ */
+async function verdictMadeByHand(client: PoolClient, schema: string): Promise<boolean> {
+  const parts = `${q(schema)}.parts`;
+  const r = await client.query(`SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass($1) AND attname = '${FAILED_COLUMN}' AND NOT attisdropped)
+    AND NOT ${storedVerdictSql('$1')} AS hand`, [parts]);
+  return r.rows[0].hand === true;
 }
 
 /** The schema's tables and their columns. */
