@@ -38,6 +38,9 @@ export function storedVerdictSql(parts: string): string {
       AND strpos(pg_get_expr(d.adbin, d.adrelid), '${TOOL_ERROR_FUNCTION}(content_text)') > 0)`;
 }
 
+/** The deepest nesting SQLite's JSON parser accepts: a document nested deeper is not JSON to it. */
+export const SQLITE_JSON_DEPTH = 1000;
+
 /**
  * `TOOL_ERROR_FUNCTION` in schema `schema` (quoted), PostgreSQL's reading of the rule toolErrorSql says in SQLite's:
  * the same text tested first (a `{` after spaces, one of the four keys named), then parsed as `json` (not `jsonb`: it
@@ -46,7 +49,9 @@ export function storedVerdictSql(parts: string): string {
  * as SQLite judges it: an exit code that is a number other than 0; an error that is not
  * null, false, empty text, `{}` or `[]` (as text or as an empty object or list); success false; status `error` or
  * `failed`. Text PostgreSQL cannot parse says nothing failed, as text SQLite cannot parse does; where the two parsers
- * differ (a `\u0000` escape, a lone surrogate, nesting past SQLite's 1,000 levels) the two verdicts may too. Held
+ * differ, SQLite's reading is taken (fleet schema version 13, decision 0170): a `\u0000` or surrogate escape, which
+ * SQLite reads and PostgreSQL will not decode, is read as another character; nesting past SQLite's 1,000 levels
+ * (SQLITE_JSON_DEPTH) is not JSON. An exit code too small for a double (1e-400: 0 to SQLite) still differs. Held
  * equal to toolErrorSql over generated documents by `report/commands-fleet.test.ts`. `PARALLEL UNSAFE`: its
  * `EXCEPTION` block starts a subtransaction, which PostgreSQL refuses inside a parallel query (fleet schema version 11;
  * version 10 had it `PARALLEL SAFE`, and a parallel plan that called it failed; decision 0160).
@@ -66,8 +71,20 @@ BEGIN
     RETURN false;
   END IF;
   BEGIN
+    -- A NUL or surrogate escape (binary output, Python's surrogateescape) SQLite reads and PostgreSQL refuses to
+    -- decode: spelled as U+FFFD, six characters for six, which no key or value the rule compares can become.
+    IF strpos(t, '\\u') > 0 THEN t := regexp_replace(t, '\\\\u(0000|[dD][89abcdefABCDEF][0-9a-fA-F]{2})', '\\\\ufffd', 'g'); END IF;
     doc := t::json;
     IF json_typeof(doc) <> 'object' THEN RETURN false; END IF;
+    -- Nesting past SQLite's 1,000 levels: not JSON to SQLite, so nothing failed (asked only past 1,000 brackets).
+    IF length(t) > ${SQLITE_JSON_DEPTH} AND length(t) - length(translate(t, '[{', '')) > ${SQLITE_JSON_DEPTH} AND EXISTS (
+      WITH RECURSIVE w(v, d) AS (SELECT doc, 1 UNION ALL SELECT c.value, w.d + 1 FROM w CROSS JOIN LATERAL (
+          SELECT e.value FROM json_each(CASE WHEN json_typeof(w.v) = 'object' THEN w.v END) e
+          UNION ALL SELECT a.value FROM json_array_elements(CASE WHEN json_typeof(w.v) = 'array' THEN w.v END) a) c
+        WHERE json_typeof(c.value) IN ('object', 'array') AND w.d <= ${SQLITE_JSON_DEPTH})
+      SELECT 1 FROM w WHERE w.d > ${SQLITE_JSON_DEPTH}) THEN
+      RETURN false;
+    END IF;
     IF ${['exit_code', 'error', 'success', 'status'].map((k) => `strpos(substr(t, strpos(t, '"${k}"') + 1), '"${k}"') = 0`).join(' AND ')} THEN
       -- Each key's name is in the text at most once: the object has it at most once, and -> reads it.
       code := doc -> 'exit_code'; err := doc -> 'error'; ok := doc -> 'success'; st := doc -> 'status';

@@ -5,8 +5,8 @@
 // fleet's tool_calls gets the same times; a fleet of version 9 is refused until a forwarder migrates it, which names
 // the calls shipped before; a machine whose names are by older rules is named again by the next forwarder to open
 // the store, one with newer rules is left alone; each terminal result's verdict is stored as it is written, and a
-// fleet without them (version 11) gives the same rows by the rule; the failure rule's PostgreSQL twin judges as
-// SQLite's does.
+// fleet without them (version 11) gives the same rows by the rule, as does one whose `failed` was made by hand; the
+// failure rule's PostgreSQL twin judges as SQLite's does, where their JSON parsers differ too (decision 0170).
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
@@ -345,6 +345,50 @@ describe('the fleet\'s terminal programs across versions and rules', () => {
     } finally {
       client.release();
       await pool.end();
+    }
+  });
+
+  it('where PostgreSQL\'s JSON parser differs from SQLite\'s, the fleet\'s rule reads as SQLite does: NUL and surrogate escapes, nesting past 1,000 levels; a fleet of version 12 has its verdicts of such results stored again (decision 0170)', async () => {
+    const url = cluster.createDatabase();
+    await shipDatasets(url, [[store.dataset, A], [store.dataset, B]]);
+    const d = dbOf(url);
+    const sqlite = new Database(':memory:');
+    const judge = sqlite.prepare(`SELECT ${toolErrorSql('@t')} AS f`).pluck();
+    const nested = (n: number, open: string, close: string) => `{"error": "x", "a": ${open.repeat(n)}1${close.repeat(n)}}`;
+    const docs = [
+      '{"exit_code": 1, "output": "\\u0000"}', '{"error": "\\u0000"}', '{"\\u0000": 1, "status": "failed"}', '{"status": "error\\u0000"}',
+      '{"exit_code": 2, "output": "\\udcff\\udc80"}', '{"error": "\\ud800"}', '{"exit_code": 1, "o": "\\uD83D\\uDE00"}', '{"status": "error", "o": "\\\\u0000"}',
+      '{"exit_code": 1, "o": "\\\\\\u0000"}', nested(999, '[', ']'), nested(1000, '[', ']'), nested(999, '{"a": ', '}'), nested(1000, '{"a": ', '}'),
+      nested(3000, '[', ']'), `{"error": "x", "a": "${'['.repeat(3000)}"}`, `{"error": "x", "a": [${'[], '.repeat(2000)}[]]}`,
+    ];
+    const pool = createPool(postgresTarget(url), { max: 1 });
+    try {
+      const theirs = async () => (await pool.query(`SELECT hermetic.${TOOL_ERROR_FUNCTION}(t) AS f FROM unnest($1::text[]) WITH ORDINALITY AS u(t, n) ORDER BY n`, [docs])).rows.map((r) => (r.f === true ? 1 : 0));
+      const ours = docs.map((t) => judge.get({ t }));
+      assert.ok(ours.includes(0) && ours.includes(1));
+      assert.deepEqual(await theirs(), ours);
+      // A fleet of version 12, whose rule read those with an escape or past 1,000 brackets otherwise (here: said nothing
+      // failed), stored them so.
+      const again = docs.filter((t) => t.includes('\\u') || t.split('').filter((c) => c === '[' || c === '{').length > 1000);
+      assert.ok(again.length < docs.length && again.some((t) => judge.get({ t }) === 1));
+      cluster.psql(`CREATE OR REPLACE FUNCTION hermetic.${TOOL_ERROR_FUNCTION}(t text) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN RETURN false; END $$;
+        DELETE FROM hermetic.schema_version WHERE version > 12`, d);
+      const results = (await pool.query(`SELECT machine_id, store, session_id, part_id FROM hermetic.parts WHERE tool_name = 'terminal' AND part_type = 'tool_result' ORDER BY machine_id, part_id LIMIT ${again.length}`)).rows;
+      assert.equal(results.length, again.length);
+      for (const [i, r] of results.entries()) await pool.query('UPDATE hermetic.parts SET content_text = $1 WHERE machine_id = $2 AND store = $3 AND session_id = $4 AND part_id = $5', [again[i], r.machine_id, r.store, r.session_id, r.part_id]);
+      const stored = async () => (await pool.query(`SELECT p.failed FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(machine, id, n) JOIN hermetic.parts p ON p.machine_id = u.machine AND p.part_id = u.id AND p.tool_name = 'terminal' ORDER BY n`, [results.map((r) => r.machine_id), results.map((r) => r.part_id)])).rows.map((r) => (r.failed === true ? 1 : 0));
+      assert.ok((await stored()).every((f) => f === 0));
+      const sink = createPostgresSink(url);
+      await sink.open();
+      await sink.close();
+      assert.equal(cluster.psql('SELECT MAX(version) FROM hermetic.schema_version', d).trim(), String(SCHEMA_VERSION));
+      assert.deepEqual(await stored(), again.map((t) => judge.get({ t })));
+      assert.deepEqual(await verdictDrift(pool, 'hermetic'), []);
+      assert.deepEqual(await toolCallsDrift(pool, 'hermetic'), { extra: [], missing: [] }, 'the rows written again keep their calls');
+      assert.deepEqual(await fleetReport(url, { by: ['command'] }), await gatheredEachTime(url, { by: ['command'] }));
+    } finally {
+      await pool.end();
+      sqlite.close();
     }
   });
 

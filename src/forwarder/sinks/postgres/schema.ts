@@ -7,7 +7,7 @@ import { BACKFILL_UNREAD, DAILY_USAGE, DELEGATIONS, MESSAGES, MODEL_USAGE, PARTS
 import { uncostedSession } from '../../dataset/uncosted.js';
 import type { ShippedTable } from '../remote/contract.js';
 import { TERMINAL_TOOL } from '../../dataset/program.js';
-import { FAILED_COLUMN, TOOL_ERROR_FUNCTION, toolErrorFunctionSql } from '../../dataset/tool-error.js';
+import { FAILED_COLUMN, SQLITE_JSON_DEPTH, TOOL_ERROR_FUNCTION, toolErrorFunctionSql } from '../../dataset/tool-error.js';
 import { toolCallsChangedSql, toolCallsSchema } from './tool-calls.js';
 
 /** The tables of the fleet schema's first version (dataset version 3's shipped tables). */
@@ -63,6 +63,18 @@ function terminalIndex(schema: string): string {
  */
 export function failedColumn(schema: string): string {
   return `ALTER TABLE ${q(schema)}.parts ADD COLUMN IF NOT EXISTS ${FAILED_COLUMN} boolean GENERATED ALWAYS AS (CASE WHEN tool_name = '${TERMINAL_TOOL}' AND part_type = 'tool_result' THEN ${q(schema)}.${TOOL_ERROR_FUNCTION}(content_text) END) STORED`;
+}
+
+/**
+ * The stored verdicts of the terminal results whose text the rule of fleet schema version 13 may judge otherwise
+ * (an escape `\u`, more than SQLITE_JSON_DEPTH brackets), stored again: a generated column is computed again when
+ * its row is updated. Only the rows whose verdict moves are written (decision 0170).
+ */
+function verdictsAgain(schema: string): string {
+  const t = `${q(schema)}.parts`;
+  return `UPDATE ${t} SET content_text = content_text WHERE tool_name = '${TERMINAL_TOOL}' AND part_type = 'tool_result'
+    AND (strpos(content_text, '\\u') > 0 OR length(content_text) - length(translate(content_text, '[{', '')) > ${SQLITE_JSON_DEPTH})
+    AND ${FAILED_COLUMN} IS DISTINCT FROM ${q(schema)}.${TOOL_ERROR_FUNCTION}(content_text)`;
 }
 
 /** The index of the terminal tool's cells (fleet schema version 12, decision 0167). */
@@ -175,6 +187,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 12,
     doc: 'parts.failed: whether each terminal result says its call failed, stored by PostgreSQL as the row is written (a generated column of hermetic_tool_error), so a report by command reads the verdict instead of judging the text; tool_usage_terminal, the terminal tool\'s cells by session and time in byte order, so it finds each call\'s cell by one descent (decision 0167).',
     sql: (s) => [failedColumn(s), terminalCellsIndex(s)],
+  },
+  {
+    version: 13,
+    doc: 'hermetic_tool_error made again reading what SQLite reads: a NUL or surrogate escape as another character, nesting past 1,000 levels as not JSON; the verdicts stored of the results it may judge otherwise stored again (decision 0170).',
+    sql: (s) => [toolErrorFunctionSql(q(s)), verdictsAgain(s)],
   },
 ];
 

@@ -316,7 +316,7 @@ describe('migrations', () => {
     }
   });
 
-  it('a fleet schema of version 1 gains the delegations table (version 2), the digest of what it applied (3), row_issues (4, decision 0092), the index of uncosted sessions (5, decision 0098), the kept tool calls (6, decision 0099), backfill_unread (7, decision 0102), the kept tool calls in byte order (8, decision 0130), the wider index of uncosted sessions (9, decision 0132), the programs of terminal calls (10, decision 0152) and the stored verdicts of terminal results (12, decision 0167), and takes their rows', async () => {
+  it('a fleet schema of version 1 gains the delegations table (version 2), the digest of what it applied (3), row_issues (4, decision 0092), the index of uncosted sessions (5, decision 0098), the kept tool calls (6, decision 0099), backfill_unread (7, decision 0102), the kept tool calls in byte order (8, decision 0130), the wider index of uncosted sessions (9, decision 0132), the programs of terminal calls (10, decision 0152), the stored verdicts of terminal results (12, decision 0167) and the rule read as SQLite reads it (13, decision 0170), and takes their rows', async () => {
     const { url, db } = await migratedFleet();
     // As version 1 left it: no delegations, row_issues, tool_calls or backfill_unread table.
     pg.psql(`DROP TABLE hermetic.delegations; DROP TABLE hermetic.row_issues; DROP TABLE hermetic.backfill_unread; DROP INDEX hermetic.sessions_uncosted; DROP TABLE hermetic.tool_calls;
