@@ -68,6 +68,7 @@ export interface JobMessage {
 
 /** What the worker posts; `job` is the id of the job it belongs to (0 for the worker as a whole). */
 export type WorkerMessage =
+  /** `chars`: the characters of the session's packed text, what the worker's lead is counted in (decision 0171). */
   | { kind: 'session'; job: number; index: number; read: SessionRecords | null | { error: string } | Long; chars?: number }
   /** Every index is taken and every read posted (or the job was let go). */
   | { kind: 'done'; job: number }
