@@ -92,6 +92,20 @@ test('messagesWithin reads at most a number of rows and only as many as hold a b
   assert.deepEqual(read((r) => r.messagesWithin('s1', Number.NEGATIVE_INFINITY, 10, 1e9).rows), all, 'the same rows as messages()');
 }));
 
+test('editedRows hands the rows one at a time, not a long session\'s api_content all at once (0171 addendum)', withWriter(31, (w, read) => {
+  w.createSession({ id: 's1', source: 'cli', started_at: T0 });
+  const ids = w.appendMessages('s1', ['a', 'b', 'c'].map((content, i) => ({ role: 'user' as const, content, timestamp: T0 + i })));
+  for (const id of ids) w.db.prepare('UPDATE messages SET api_content = ? WHERE id = ?').run(`sent ${id} ${'x'.repeat(1000)}`, id);
+  read((r) => {
+    const rows = r.editedRows('s1', ids[2]!);
+    assert.ok(!Array.isArray(rows), 'an iterator, not every row read');
+    const first = rows.next();
+    assert.equal((first.value as unknown[])[0], ids[0]);
+    assert.deepEqual([...rows].map((v) => v[0]), ids.slice(1));
+    assert.equal(r.session('s1')!.id, 's1', 'consumed, the connection is free again');
+  });
+}));
+
 test('messages of every generation are read (archived and rewound rows too), so the normalizer can tell them apart', withWriter(31, (w, read) => {
   w.createSession({ id: 's1', source: 'cli', started_at: T0 });
   const ids = w.appendMessages('s1', [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'user', content: 'c' }]);

@@ -420,15 +420,17 @@ export class StoreReader {
   /**
    * The session's rows up to `upToId` with one of the columns Hermes edits in place set, each as its id and those
    * columns (EDITED_COLUMNS, NULL where the store lacks one), in id order: what pipeline/edits.ts digests to notice an edit no counter shows (decision 0053).
+   * One row at a time: `api_content` may be as long as the row's content, on every row of a long session (decision
+   * 0171's addendum). No other statement may run on the connection until the rows are consumed or let go.
    */
-  editedRows(id: string, upToId: number): unknown[][] {
+  editedRows(id: string, upToId: number): IterableIterator<unknown[]> {
     if (!this.#edited) {
       const have = this.columns.get('messages');
       const set = EDITED_COLUMNS.filter((c) => have?.has(c)).map((c) => `"${c}" IS NOT NULL`);
       // Only rows with one of them set: most rows have none, and the digest skips those (projector/tail.ts).
       this.#edited = this.db.prepare(`SELECT id, ${selectList(have, EDITED_COLUMNS)} FROM messages WHERE session_id = ? AND id <= ? AND (${set.length > 0 ? set.join(' OR ') : '0'}) ORDER BY id`).raw();
     }
-    return this.#edited.all([id, upToId]) as unknown[][];
+    return this.#edited.iterate([id, upToId]) as IterableIterator<unknown[]>;
   }
 
   /**
