@@ -99,7 +99,6 @@ export class StoreReader {
   readonly columns: Map<string, Set<string>>;
   readonly path: string;
   #messages: ReturnType<Db['prepare']> | null = null;
-  #after: ReturnType<Db['prepare']> | null = null;
   #within: ReturnType<Db['prepare']> | null = null;
   #edited: ReturnType<Db['prepare']> | null = null;
   #prefix: { rows: ReturnType<Db['prepare']>; inactive: ReturnType<Db['prepare']> | null } | null = null;
@@ -362,8 +361,9 @@ export class StoreReader {
   /**
    * The session's message rows with ids above `afterId` (-Infinity: from its first), in id order: at most `limit`, and
    * only as many as hold `budget` characters of values together, one at least (decision 0171); `more`: rows are left
-   * after them; `chars`: the characters of those read. Read row by row, so a chunk of long texts is cut before it is all in memory: a chunk of ten thousand
-   * rows of kilobyte texts held hundreds of megabytes.
+   * after them; `chars`: the characters of those read. Read row by row, so a chunk of long texts is cut before it is
+   * all in memory: a chunk of ten thousand rows of kilobyte texts held hundreds of megabytes. What every read of a
+   * session's rows for the pipeline goes through (a whole session, what a tick appended, a chunk).
    */
   messagesWithin(id: string, afterId: number, limit: number, budget: number): { rows: Row[]; more: boolean; chars: number } {
     this.#within ??= this.db.prepare(`SELECT ${selectList(this.columns.get('messages'), MESSAGE_READ_COLUMNS)} FROM messages WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?`).raw();
@@ -386,15 +386,6 @@ export class StoreReader {
       raw.push(v);
     }
     return { rows: raw.map((v) => this.#utf8('messages', 'id', asRow(v), MESSAGE_TEXT_COLUMNS)), more, chars: size };
-  }
-
-  /**
-   * The session's message rows with ids above `afterId` (the rows Hermes appended since a tick), in id order; or the
-   * first `limit` of them.
-   */
-  messagesAfter(id: string, afterId: number, limit = -1): Row[] {
-    this.#after ??= this.db.prepare(`SELECT ${selectList(this.columns.get('messages'), MESSAGE_READ_COLUMNS)} FROM messages WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?`).raw();
-    return (this.#after.all([id, afterId, limit]) as unknown[][]).map((v) => this.#utf8('messages', 'id', asRow(v), MESSAGE_TEXT_COLUMNS));
   }
 
   /**
