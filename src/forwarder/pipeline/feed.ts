@@ -12,7 +12,7 @@ import { cpuMeter } from './cpu-meter.js';
 import { newControl, ReadAhead, warmReadWorker } from './read-ahead.js';
 import { THREAD_ENDED, type WorkerWhere } from '../../shared/thread-task.js';
 import type { ReadWorkerMode } from './read-mode.js';
-import { SLOT } from './read-protocol.js';
+import { SLOT, type ReadWindow } from './read-protocol.js';
 import { CHUNK_CHARS, CHUNK_ROWS, readSession, type Long, type Prior, type ReadContext } from './read-session.js';
 
 export const READ_WORKER_MIN_SESSIONS = 200;
@@ -64,7 +64,7 @@ export interface FeedOptions {
   /** What each session's cursor holds (its ledger, and the tail its delta is computed against). */
   priorOf: (id: string) => Prior | null;
   mode: ReadWorkerMode;
-  window: { sessions: number; messages: number; chars: number };
+  window: ReadWindow;
   /** A session with more message rows is not read here but left to the writing thread (default CHUNK_ROWS; read-session.ts LONG). */
   chunkRows?: number;
   /** …or more characters of values (default CHUNK_CHARS; decision 0171). */

@@ -30,11 +30,18 @@ export const SLOTS = 10;
 
 export const STATE = { idle: 0, running: 1, closed: 2 } as const;
 
+/** How far ahead the worker may read: sessions, message rows and characters of text posted but not yet taken. */
+export interface ReadWindow {
+  sessions: number;
+  messages: number;
+  chars: number;
+}
+
 /**
  * Whether the worker may read another session: it is less than the window ahead of the writing thread in sessions,
  * in message rows and in characters of text (decision 0171), by what the control array says now.
  */
-export function roomAhead(control: Int32Array, window: { sessions: number; messages: number; chars: number }): boolean {
+export function roomAhead(control: Int32Array, window: ReadWindow): boolean {
   const sessionsAhead = Atomics.load(control, SLOT.postedSessions) - Atomics.load(control, SLOT.taken);
   const messagesAhead = Atomics.load(control, SLOT.postedMessages) - Atomics.load(control, SLOT.takenMessages);
   const charsAhead = (Atomics.load(control, SLOT.postedChars) - Atomics.load(control, SLOT.takenChars)) | 0;
@@ -52,9 +59,8 @@ export interface ReadJob {
   priors: (Prior | null)[];
   /** The store's columns as the writing thread introspected them, valid while the schema cookie is this. */
   schema: { cookie: number; columns: Map<string, Set<string>> };
-  /** How far ahead the worker may read: sessions and message rows posted but not yet taken. */
-  window: { sessions: number; messages: number; chars: number };
-  /** A session with more message rows, or more bytes of values, is left to the writing thread (read-session.ts LONG). */
+  window: ReadWindow;
+  /** A session with more message rows, or more characters of values, is left to the writing thread (read-session.ts LONG). */
   chunkRows: number;
   chunkChars: number;
 }

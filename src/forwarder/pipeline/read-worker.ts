@@ -6,7 +6,7 @@ import { MESSAGES, PARTS } from '../dataset/columns.js';
 import { packTables, toWireAll } from '../dataset/packed.js';
 import { readStore, storeFailure, StoreReader } from '../reader/index.js';
 import type { MessagePort } from 'node:worker_threads';
-import { roomAhead, SLOT, STATE, type JobMessage, type WorkerMessage } from './read-protocol.js';
+import { roomAhead, SLOT, STATE, type JobMessage, type ReadWindow, type WorkerMessage } from './read-protocol.js';
 import { readSession } from './read-session.js';
 
 /** Serves the jobs the writing thread posts on `port`, one at a time (read-ahead.ts starts this thread). */
@@ -61,7 +61,7 @@ function runJob({ id, job, control }: JobMessage, port: MessagePort): void {
 }
 
 /** Sleeps while the worker is a window ahead of the writing thread; false when it was told to stop. */
-function waitForRoom(control: Int32Array, window: { sessions: number; messages: number; chars: number }): boolean {
+function waitForRoom(control: Int32Array, window: ReadWindow): boolean {
   for (;;) {
     if (Atomics.load(control, SLOT.abort) !== 0) return false;
     const taken = Atomics.load(control, SLOT.taken);
