@@ -15,7 +15,10 @@ export interface DatasetTable {
   doc: string;
   columns: DatasetColumn[];
   primaryKey: string[];
-  /** Stored as a clustered b-tree on the primary key (one b-tree per row written: faster bulk writes). */
+  /**
+   * Stored as a clustered b-tree on the primary key (one b-tree per row written: faster bulk writes). Not for a table
+   * of long rows: such a b-tree keeps at most ~1 KB of a row on its leaf and spills the rest (decision 0172).
+   */
   withoutRowid?: boolean;
   indexes?: string[][];
   /** Internal bookkeeping of the forwarder, not part of the forwarded data. */
@@ -87,7 +90,7 @@ export const MESSAGES: DatasetTable = {
   name: 'messages',
   doc: 'One row per message of the history Hermes shows: the live transcript it replays (active rows) and the messages in-place compaction summarized away (`compacted` = 1; a clone compaction carried on is one message, kept once), bookkeeping rows included and told apart by `kind`; rewound or replaced rows are counted on the session, not listed. The live transcript is `WHERE compacted IS NOT 1 ORDER BY seq`.',
   primaryKey: ['store', 'session_id', 'seq'],
-  withoutRowid: true,
+  withoutRowid: false, // decision 0172
   columns: [
     c('store', 'TEXT', 'The state.db it came from.', true),
     c('session_id', 'TEXT', 'Owning session.', true),
@@ -114,7 +117,7 @@ export const PARTS: DatasetTable = {
   name: 'parts',
   doc: 'One row per part of a message, in HypAware\'s `ai_gateway_messages` vocabulary, plus one `status` part per end of a session.',
   primaryKey: ['store', 'session_id', 'part_id'],
-  withoutRowid: true,
+  withoutRowid: false, // decision 0172
   columns: [
     c('store', 'TEXT', 'The state.db it came from.', true),
     c('session_id', 'TEXT', 'Owning session.', true),
@@ -502,8 +505,21 @@ export const DATASET_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PART
  * shipped to remote sinks (its change-log triggers; decision 0092); 13: backfill_unread, what windowed backfills left unread,
  * kept from stores.unread and shipped (decision 0102); 14: call_usage, newer Hermes's per-call usage by quarter hour,
  * which the ledger places usage in time by (decision 0112); 15: parts.program, the program of each terminal call, and
- * the index of the terminal tool's parts (decision 0152).
+ * the index of the terminal tool's parts (decision 0152); 16: `messages` and `parts` stored as rowid tables, their
+ * columns unchanged (decision 0172).
  */
-export const DATASET_VERSION = 15;
+export const DATASET_VERSION = 16;
+
+/**
+ * Versions whose migration changed only how tables are stored, not their columns: an export made at the version before
+ * one of them holds the same tables (export/parquet/export.ts).
+ */
+export const STORAGE_ONLY_VERSIONS: ReadonlySet<number> = new Set([16]);
+
+/** The version whose columns dataset version `v` has: `v`, or the last before it that changed a column. */
+export function columnsVersion(v: number): number {
+  while (STORAGE_ONLY_VERSIONS.has(v)) v--;
+  return v;
+}
 
 export type RecordOf = Record<string, unknown>;

@@ -11,7 +11,7 @@ import { copyFixture, FIXTURES, tempDir } from '../../../state-db/testing/fixtur
 import { generatedStore } from '../../../state-db/testing/generated.js';
 import { openDatasetReadOnly } from '../../sinks/sqlite/dataset.js';
 import { forwarderRig, type Rig } from '../../testing/index.js';
-import { DATASET_TABLES, DATASET_VERSION, type DatasetTable } from '../../dataset/columns.js';
+import { DATASET_TABLES, DATASET_VERSION, columnsVersion, type DatasetTable } from '../../dataset/columns.js';
 import { EXPORTED_TABLES, exportParquet, PARTITIONED, readManifest, windowDays, type ExportRequest } from './index.js';
 import { epochMicros, kindOf, TIME_COLUMNS } from './schema.js';
 import { assertSameRow, duckTypes, expectedTypes, openDuck, plainColumns, source, type Duck } from './testing.js';
@@ -279,6 +279,22 @@ test('incremental: a window, the next window, the first again: each day rewritte
   // No temporary files are left, and only our names are in the folder (the lock's empty file stays: decision 0084).
   const names = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? names(join(dir, e.name)).map((n) => `${e.name}/${n}`) : [e.name]));
   assert.deepEqual(names(out).filter((n) => !/^(manifest\.json|\.hermetic-export\.lock|[a-z_]+\/data\.parquet|(messages|parts)\/day=\d{4}-\d{2}-\d{2}\/data\.parquet)$/.test(n)), []);
+});
+
+test('a window continues an export made at a version that differs only in storage (decision 0172), not at one whose columns differ', () => {
+  const out = join(tmp.dir, 'out-versions');
+  const days = Object.keys(datasetPerDay(generated, 'messages'));
+  const window = { since: Date.parse(`${days[0]}T00:00:00Z`) / 1000, until: Date.parse(`${days[1]}T00:00:00Z`) / 1000 };
+  run(generated, out, window);
+  const madeAt = (version: number) => writeFileSync(join(out, 'manifest.json'), JSON.stringify({ ...readManifest(out)!, dataset_version: version }));
+  // The oldest version with this version's columns (15 while 16 only stored two tables differently), and the one before.
+  const same = columnsVersion(DATASET_VERSION);
+  madeAt(same);
+  assert.equal(run(generated, out, window).datasetVersion, DATASET_VERSION);
+  madeAt(same - 1);
+  assert.throws(() => run(generated, out, window), (e: Error & { code?: string }) =>
+    e.code === 'HERMETIC_EXPORT_INVALID' && e.message.includes(`exported from dataset version ${same - 1}`) && e.message.includes('without --since/--until'));
+  assert.equal(run(generated, out).datasetVersion, DATASET_VERSION, 'a whole export rewrites it');
 });
 
 test('the manifest is rebuilt from the files themselves, and temporary files an interrupted export left are removed', async () => {

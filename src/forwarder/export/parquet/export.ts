@@ -5,7 +5,7 @@
 import { dirname, join, parse } from 'node:path';
 import { HermeticError } from '../../../shared/errors.js';
 import type { Db } from '../../../shared/sqlite.js';
-import { DATASET_TABLES, type DatasetTable } from '../../dataset/columns.js';
+import { columnsVersion, DATASET_TABLES, type DatasetTable } from '../../dataset/columns.js';
 import { ledgerZone } from '../../report/query.js';
 import { exportDays, PARTITIONED, windowDays } from './days.js';
 import { isFileSystemError, lockOut, MANIFEST_FILE, outError, removeLeftovers, tableFile } from './layout.js';
@@ -80,7 +80,8 @@ export function exportParquet(db: Db, request: ExportRequest): ExportSummary {
     if (previous?.dataset !== undefined && previous.dataset !== dataset) {
       throw new HermeticError('HERMETIC_EXPORT_INVALID', `${out} holds an export of another dataset (${previous.dataset}); choose another --out, or remove ${join(out, MANIFEST_FILE)} to replace that export with this one.`);
     }
-    if (windowed && previous && previous.dataset_version !== datasetVersion) {
+    // A version that changed only how tables are stored (decision 0172) left the exported tables as they were.
+    if (windowed && previous && columnsVersion(previous.dataset_version) !== columnsVersion(datasetVersion)) {
       throw new HermeticError('HERMETIC_EXPORT_INVALID', `${out} was exported from dataset version ${previous.dataset_version} and this dataset is at version ${datasetVersion}, so its tables differ; export without --since/--until once to rewrite it whole.`);
     }
     removeLeftovers(out, EXPORTED_TABLES.map((t) => t.name));

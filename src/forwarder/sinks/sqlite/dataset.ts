@@ -143,7 +143,29 @@ const MIGRATIONS: ((db: Db, options: DatasetOptions) => void)[] = [
     db.exec(TERMINAL_INDEX_SQL);
     nameTerminalCalls(db);
   },
+  // 16 (decision 0172): messages and parts as rowid tables, their rows, indexes and triggers as they were.
+  (db) => {
+    for (const t of DATASET_TABLES) if (t.withoutRowid !== true) restoreRowid(db, t);
+  },
 ];
+
+/**
+ * Stores table `t` as its definition says, a rowid table, when the file keeps it WITHOUT ROWID: copied into a new
+ * table in key order, which then takes the old one's name, indexes and triggers (SQLite's own recipe for a change
+ * ALTER TABLE cannot make). Its rows, their values and every count kept of them are unchanged; no trigger fires.
+ */
+function restoreRowid(db: Db, t: DatasetTable): void {
+  const sql = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").pluck().get(t.name) as string | undefined;
+  if (sql === undefined || !/\)\s*WITHOUT\s+ROWID\s*$/i.test(sql)) return;
+  const attached = db.prepare("SELECT sql FROM sqlite_master WHERE tbl_name = ? AND type IN ('index', 'trigger') AND sql IS NOT NULL ORDER BY type = 'trigger', rowid").pluck().all(t.name) as string[];
+  const aside = `${t.name}__rowid`;
+  const cols = t.columns.map((c) => q(c.name)).join(', ');
+  db.exec(createTableSql({ ...t, name: aside }));
+  db.exec(`INSERT INTO ${q(aside)} (${cols}) SELECT ${cols} FROM ${q(t.name)} ORDER BY ${t.primaryKey.map(q).join(', ')}`);
+  db.exec(`DROP TABLE ${q(t.name)}`);
+  db.exec(`ALTER TABLE ${q(aside)} RENAME TO ${q(t.name)}`);
+  for (const s of attached) db.exec(s);
+}
 
 /**
  * A dataset of this version has every table of dataset/columns.ts: one removed by hand is said as damage, with what to
