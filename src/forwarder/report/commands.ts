@@ -63,6 +63,11 @@ export interface CommandSource {
   /** SQLite: the partial index `parts_terminal` is there to read the terminal tool's parts by. */
   indexed: boolean;
   /**
+   * SQLite: `parts` is a rowid table (dataset version 16, decision 0172), so a gathered result's text is read by its
+   * rowid, one descent, not by its key through the key's index; false on a dataset not yet migrated.
+   */
+  rowids: boolean;
+  /**
    * `dataset`: the dataset's `tool_calls` (decision 0069); `fleet`: the fleet's (decision 0099, by the call id's key);
    * `grouped`: the fleet's parts grouped by call id, for a role that may not read its `tool_calls`.
    */
@@ -96,11 +101,12 @@ export function* planCommandSource(dialect: Dialect): Generator<{ sql: string; p
     const [r] = yield {
       sql: `SELECT (SELECT value FROM dataset_meta WHERE key = 'program_rules') AS rules,
         (SELECT COUNT(*) FROM pragma_table_info('parts') WHERE name = 'program') AS stored,
-        (SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = 'parts_terminal') AS indexed`,
+        (SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = 'parts_terminal') AS indexed,
+        (SELECT instr(upper(sql), 'WITHOUT ROWID') = 0 FROM sqlite_master WHERE type = 'table' AND name = 'parts') AS rowids`,
       params: {},
     };
     const stored = Number(r?.stored ?? 0) > 0 && Number(r?.rules) === PROGRAM_RULES;
-    return { program: stored ? 'stored' : 'named', indexed: Number(r?.indexed ?? 0) > 0, times: 'dataset', scratch: false, verdict: 'judged', cellIndex: false };
+    return { program: stored ? 'stored' : 'named', indexed: Number(r?.indexed ?? 0) > 0, rowids: Number(r?.rowids ?? 0) > 0, times: 'dataset', scratch: false, verdict: 'judged', cellIndex: false };
   }
   const [r] = yield {
     sql: `SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('parts') AND attname = 'program' AND NOT attisdropped) AS stored,
@@ -114,7 +120,7 @@ export function* planCommandSource(dialect: Dialect): Generator<{ sql: string; p
   if (r?.stored !== true || r?.judged !== true) {
     throw new HermeticError('HERMETIC_FLEET_SCHEMA', 'The fleet store holds no terminal programs yet (its schema is older than version 10, decision 0152): the first forwarder of this version to open it adds them; report by command once one has shipped.');
   }
-  return { program: 'stored', indexed: false, times: r.kept === true ? 'fleet' : 'grouped', scratch: r.scratch === true, verdict: r.verdicts === true ? 'stored' : 'judged', cellIndex: r.cells === true };
+  return { program: 'stored', indexed: false, rowids: false, times: r.kept === true ? 'fleet' : 'grouped', scratch: r.scratch === true, verdict: r.verdicts === true ? 'stored' : 'judged', cellIndex: r.cells === true };
 }
 
 /**
@@ -124,7 +130,7 @@ export function* planCommandSource(dialect: Dialect): Generator<{ sql: string; p
  */
 export function commandScratch(dialect: Dialect): string[] {
   // Judged, not stored: the shape asks only what a fleet of version 10 has (the columns are the same either way).
-  const shape = commandUsageSql('false', dialect, { program: 'stored', indexed: false, times: 'grouped', scratch: false, verdict: 'judged', cellIndex: false });
+  const shape = commandUsageSql('false', dialect, { program: 'stored', indexed: false, rowids: false, times: 'grouped', scratch: false, verdict: 'judged', cellIndex: false });
   return [`CREATE TEMPORARY TABLE ${COMMAND_TABLE} ON COMMIT DROP AS ${shape} WITH NO DATA`];
 }
 
@@ -156,7 +162,7 @@ export function commandUsageSql(where: string, dialect: Dialect, source: Command
   // fleet stores the verdict, only the results it says failed are gathered, and the cell's count is all that is asked.
   const stored = !sqlite && source.verdict === 'stored';
   const judged = sqlite ? toolErrorSql('q.content_text') : `CASE WHEN ${TOOL_ERROR_FUNCTION}(q.content_text) THEN 1 ELSE 0 END`;
-  const failed = stored ? '1' : `(SELECT ${judged} FROM parts q WHERE ${on('q', 'x')} AND q.part_id = x.part_id)`;
+  const failed = stored ? '1' : `(SELECT ${judged} FROM parts q WHERE ${source.rowids ? 'q.rowid = x.rid' : `${on('q', 'x')} AND q.part_id = x.part_id`})`;
   const results = `s.failing = 1 AND p.part_type = 'tool_result'${stored ? ` AND p.${FAILED_COLUMN}` : ''}`;
   // Of an id's calls (most ids have one) the first — the earliest, then by part id, by its bytes — is the one timed,
   // and the one whose program a failed result of the id takes. SQLite looks for an earlier one only where the id has
@@ -196,7 +202,7 @@ export function commandUsageSql(where: string, dialect: Dialect, source: Command
       SELECT ${keys('l')}, CASE WHEN MAX(l.errors) > 0 THEN 1 ELSE 0 END AS failing FROM tool_usage l
       WHERE l.tool_name = '${TERMINAL_TOOL}' AND ${where} GROUP BY ${sessionKeysOn(dialect, 'l').map((k) => dialect.noIndex(k)).join(', ')}),
     terminal_parts AS MATERIALIZED (
-      SELECT ${keys('p')}, p.part_id, CASE WHEN p.part_type = 'tool_call' THEN 1 ELSE 0 END AS is_call, ${callId('p')} AS call_id,
+      SELECT ${keys('p')}, p.part_id,${source.rowids ? ' p.rowid AS rid,' : ''} CASE WHEN p.part_type = 'tool_call' THEN 1 ELSE 0 END AS is_call, ${callId('p')} AS call_id,
         p.created_at AS t${at}, CASE WHEN p.part_type = 'tool_call' THEN ${program} END AS command${rank}
       FROM command_sessions s ${join} ${parts} ON ${on('p', 's')}
       WHERE p.tool_name = '${TERMINAL_TOOL}' AND (p.part_type = 'tool_call' OR (${results})))${times.cte}

@@ -12,7 +12,7 @@ import { LedgerWriter } from './ledger.js';
 import { recountRows, ROW_COUNT_TRIGGERS } from './row-counts.js';
 import { keepBackfillUnread } from './backfill-unread.js';
 import { recomputeToolCalls, TOOL_CALL_SCHEMA } from './tool-calls.js';
-import { keepProgramsNamed, nameTerminalCalls, TERMINAL_INDEX_SQL } from './programs.js';
+import { keepProgramsNamed, nameTerminalCalls, TERMINAL_INDEX, TERMINAL_INDEX_SQL } from './programs.js';
 import { seedChangeLog, shipExistingTable, updateTriggers } from '../remote/changelog.js';
 import { REMOVED } from '../sink.js';
 import { makeDirs } from '../../../shared/dirs.js';
@@ -143,9 +143,12 @@ const MIGRATIONS: ((db: Db, options: DatasetOptions) => void)[] = [
     db.exec(TERMINAL_INDEX_SQL);
     nameTerminalCalls(db);
   },
-  // 16 (decision 0172): messages and parts as rowid tables, their rows, indexes and triggers as they were.
+  // 16 (decision 0172): messages and parts as rowid tables, their rows, indexes and triggers as they were; the index of
+  // the terminal tool's parts made again with the key it no longer carries on its own.
   (db) => {
+    db.exec(`DROP INDEX IF EXISTS ${TERMINAL_INDEX}`);
     for (const t of DATASET_TABLES) if (t.withoutRowid !== true) restoreRowid(db, t);
+    db.exec(TERMINAL_INDEX_SQL);
   },
 ];
 

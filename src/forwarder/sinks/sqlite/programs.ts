@@ -15,10 +15,11 @@ export const PROGRAM_RULES_KEY = 'program_rules';
 /**
  * The terminal tool's parts by session (calls and results; a partial index, so the other tools' parts cost nothing),
  * with what the report reads of a call: it answers from the index alone, without the row. Results need their text
- * (whether they failed), read from the row only in the sessions and cells that counted a failure.
+ * (whether they failed), read from the row only in the sessions and cells that counted a failure. `part_id` is named
+ * since `parts` became a rowid table (decision 0172): its entries no longer carry the key on their own.
  */
 export const TERMINAL_INDEX = 'parts_terminal';
-export const TERMINAL_INDEX_SQL = `CREATE INDEX IF NOT EXISTS ${TERMINAL_INDEX} ON ${PARTS.name} (store, session_id, part_type, created_at, tool_call_id, tool_result_for, program) WHERE tool_name = '${TERMINAL_TOOL}'`;
+export const TERMINAL_INDEX_SQL = `CREATE INDEX IF NOT EXISTS ${TERMINAL_INDEX} ON ${PARTS.name} (store, session_id, part_type, created_at, tool_call_id, tool_result_for, program, part_id) WHERE tool_name = '${TERMINAL_TOOL}'`;
 
 /** The rules version the dataset's stored programs were named by (null: not recorded, a dataset before version 15). */
 export function storedProgramRules(db: Db): number | null {

@@ -1,6 +1,6 @@
 // `messages` and `parts` are rowid tables from dataset version 16 (decision 0172): a new dataset is made so, and a
 // dataset of version 15, which kept them WITHOUT ROWID, is stored again by its migration with every row, index,
-// trigger, count and change-log entry as it was, and its triggers still working after.
+// trigger, count and change-log entry as it was, its triggers still working after and its reports the same.
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
@@ -10,7 +10,11 @@ import { tempDir } from '../../../state-db/testing/fixtures.js';
 import { DATASET_TABLES, DATASET_VERSION } from '../../dataset/columns.js';
 import { forwarderRig } from '../../testing/index.js';
 import { registerSink } from '../remote/changelog.js';
-import { createTableSql, openDataset } from './dataset.js';
+import { usageReport, type ReportRequest } from '../../report/index.js';
+import { planCommandSource } from '../../report/commands.js';
+import { sqliteDialect } from '../../report/dialect.js';
+import { createTableSql, openDataset, openDatasetReadOnly } from './dataset.js';
+import { TERMINAL_INDEX, TERMINAL_INDEX_SQL } from './programs.js';
 
 const TABLES = ['messages', 'parts'] as const;
 let home: string;
@@ -41,6 +45,16 @@ const counts = (db: Database.Database) => ({
   logged: db.prepare('SELECT COUNT(*) FROM change_log').pluck().get(),
 });
 
+const REPORTS: ReportRequest[] = [{ by: ['command'] }, { by: ['command', 'day'] }, { by: ['tool'] }];
+const reports = (db: Database.Database) => REPORTS.map((r) => usageReport(db, r));
+/** Whether `--by command` reads a gathered result's text by its rowid (planCommandSource, driven on `db`). */
+function readsByRowid(db: Database.Database): boolean {
+  const plan = planCommandSource(sqliteDialect());
+  let step = plan.next();
+  while (!step.done) step = plan.next(db.prepare(step.value.sql).all(step.value.params) as Record<string, unknown>[]);
+  return step.value.rowids;
+}
+
 /** A copy of the backfilled dataset as version 15 left it: both tables WITHOUT ROWID, a remote sink registered. */
 function version15(): { dir: string; done: () => void } {
   const t = tempDir('hermetic-rowid-copy-');
@@ -57,6 +71,8 @@ function version15(): { dir: string; done: () => void } {
       db.exec(`INSERT INTO "${name}_old" SELECT * FROM "${name}"; DROP TABLE "${name}"; ALTER TABLE "${name}_old" RENAME TO "${name}"`);
       for (const s of keep) db.exec(s);
     }
+    // Version 15's index of the terminal tool's parts: its entries carried the key, so it did not name `part_id`.
+    db.exec("DROP INDEX parts_terminal; CREATE INDEX parts_terminal ON parts (store, session_id, part_type, created_at, tool_call_id, tool_result_for, program) WHERE tool_name = 'terminal'");
   })();
   db.pragma('user_version = 15');
   db.close();
@@ -85,6 +101,13 @@ describe('messages and parts as rowid tables', () => {
       const shape = attached(old);
       const before = counts(old);
       old.close();
+      // Read as it is by this Hermetic's read-only commands (the same columns): its reports are the migrated one's.
+      const readOnly = openDatasetReadOnly(c.dir);
+      const reported = reports(readOnly);
+      assert.equal(readsByRowid(readOnly), false);
+      readOnly.close();
+      const failed = reported[0]!.rows.reduce((n, r) => n + Number(r.tool_errors ?? 0), 0);
+      assert.ok(reported[0]!.rows.length > 3 && failed > 0, `terminal programs and failures to report: ${reported[0]!.rows.length}, ${failed}`);
       assert.ok(shape.length >= 10, `indexes and triggers of the two tables: ${shape.length}`);
       assert.ok(shape.some((s) => (s as { name: string }).name.startsWith('change_log_')), 'the change log triggers are there to keep');
 
@@ -93,9 +116,13 @@ describe('messages and parts as rowid tables', () => {
         assert.equal(db.pragma('user_version', { simple: true }), DATASET_VERSION);
         for (const name of TABLES) assert.doesNotMatch(tableSql(db, name), /WITHOUT ROWID/);
         assert.deepEqual(TABLES.map((n) => rowsOf(db, n)), rows);
-        assert.deepEqual(attached(db), shape);
+        const index = (rows: unknown[]) => rows.filter((r) => (r as { name: string }).name !== TERMINAL_INDEX);
+        assert.deepEqual(index(attached(db)), index(shape));
+        assert.equal(db.prepare('SELECT sql FROM sqlite_master WHERE name = ?').pluck().get(TERMINAL_INDEX), TERMINAL_INDEX_SQL.replace(' IF NOT EXISTS', ''));
         // No trigger fired: the counts and the change log are as they were, and nothing was left aside.
         assert.deepEqual(counts(db), before);
+        assert.equal(readsByRowid(db), true);
+        assert.deepEqual(reports(db), reported);
         assert.equal(db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name LIKE '%\\_\\_rowid' ESCAPE '\\'").pluck().get(), 0);
         assert.deepEqual(db.pragma('integrity_check'), [{ integrity_check: 'ok' }]);
         // The triggers taken over work: a session's rows deleted take its activity and counts with them, logged.
