@@ -168,7 +168,7 @@ test('a batch takes sessions until they hold the budget of characters, each sess
     // Four sessions alike: the same rows, ids of the same length, so each counts the same characters.
     const ids = Array.from({ length: 4 }, () => w.createSession({ source: 'cli', model: 'opus' }));
     for (const id of ids) w.appendMessages(id, [{ role: 'user', content: 'ask '.repeat(50) }, { role: 'assistant', content: 'answer '.repeat(80), finish_reason: 'stop' }]);
-    const [one, ...rest] = readStore(path, (conn) => ids.map((id) => new StoreReader(conn, path).messagesWithin(id, Number.NEGATIVE_INFINITY, 1e6, 1e12).chars));
+    const [one, ...rest] = readStore(path, (conn) => ids.map((id) => new StoreReader(conn, path).messagesWithin(id, Number.NEGATIVE_INFINITY, { rows: 1e6, chars: 1e12 }).chars));
     assert.ok(rest.every((c) => c === one), 'the sessions count alike');
     for (const [budget, want] of [[one!, [1, 1, 1, 1]], [2 * one! - 1, [2, 2]], [2 * one!, [2, 2]], [2 * one! + 1, [3, 1]]] as const) {
       const rig = forwarderRig([path], { dir, home: join(dir, `budget-${budget}`), readWorker: 'off', chunkChars: budget });

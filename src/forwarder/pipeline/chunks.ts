@@ -19,7 +19,7 @@ import { sessionFailure, type Prior, type ReadContext } from './read-session.js'
 export type ChunksRead = 'done' | 'stopped' | 'interrupted' | 'gone' | { error: string };
 
 /**
- * Reads session `id` in chunks of `ctx.chunkRows` rows (fewer when their values pass `ctx.chunkChars` characters:
+ * Reads session `id` in chunks of `ctx.chunk.rows` rows (fewer when their values pass `ctx.chunk.chars` characters:
  * StoreReader.messagesWithin, decision 0171) and hands each chunk's projection to `write` (`last`: the
  * session's rows end there) in order; `write` commits it and says whether to go on. Pauses after each chunk but the
  * last (whoever drives it may let the event loop run), then goes on while `more()` says so. A failure of the
@@ -49,7 +49,7 @@ export function* readInChunks(reader: StoreReader, id: string, prior: Prior | nu
       if (written && !prior?.whole && reader.prefixUnchanged(id, written.rows)) {
         // Hermes only appended since (or a pass stopped half-way through the session): its tail goes on.
         for (;;) {
-          const { rows, more } = reader.messagesWithin(id, written.rows.maxMessageId, ctx.chunkRows, ctx.chunkChars);
+          const { rows, more } = reader.messagesWithin(id, written.rows.maxMessageId, ctx.chunk);
           const p = projectAppended({ ...base, messages: rows, tail: written });
           // A tail from another pass keeps only its latest calls: a result may answer an older one (or a route moved).
           // Then what was written is rewritten from where it differs, below.
@@ -94,7 +94,7 @@ function* fromStart(reader: StoreReader, id: string, base: Base, ctx: ReadContex
   let tail: Tail | null = null;
   let ledger = base.ledger ?? null;
   for (;;) {
-    const { rows, more } = reader.messagesWithin(id, tail ? tail.rows.maxMessageId : Number.NEGATIVE_INFINITY, ctx.chunkRows, ctx.chunkChars);
+    const { rows, more } = reader.messagesWithin(id, tail ? tail.rows.maxMessageId : Number.NEGATIVE_INFINITY, ctx.chunk);
     // Looked at for the hashes at those seqs only: no records are built.
     const input = { ...base, messages: rows, ledger, calls, ...(probes ? { probes, hashOnly: true } : {}) };
     const p: Projection | null = tail ? projectAppended({ ...input, tail }) : projectSession({ ...input, tail: null });
@@ -146,7 +146,7 @@ export function* rewrite(chunks: Iterable<[Projection, boolean]>, old: Tail, fro
 function* runsOf(reader: StoreReader, id: string, ctx: ReadContext): Generator<Row[]> {
   let after: number | null = null;
   for (;;) {
-    const { rows, more } = reader.messagesWithin(id, after ?? Number.NEGATIVE_INFINITY, ctx.chunkRows, ctx.chunkChars);
+    const { rows, more } = reader.messagesWithin(id, after ?? Number.NEGATIVE_INFINITY, ctx.chunk);
     if (rows.length > 0) yield rows;
     if (!more) return;
     after = Number(rows[rows.length - 1]!.id);

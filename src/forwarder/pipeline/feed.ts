@@ -13,7 +13,7 @@ import { newControl, ReadAhead, warmReadWorker } from './read-ahead.js';
 import { THREAD_ENDED, type WorkerWhere } from '../../shared/thread-task.js';
 import type { ReadWorkerMode } from './read-mode.js';
 import { SLOT, type ReadWindow } from './read-protocol.js';
-import { CHUNK_CHARS, CHUNK_ROWS, readSession, type Long, type Prior, type ReadContext } from './read-session.js';
+import { CHUNK, readSession, type ChunkSize, type Long, type Prior, type ReadContext } from './read-session.js';
 
 export const READ_WORKER_MIN_SESSIONS = 200;
 
@@ -65,10 +65,8 @@ export interface FeedOptions {
   priorOf: (id: string) => Prior | null;
   mode: ReadWorkerMode;
   window: ReadWindow;
-  /** A session with more message rows is not read here but left to the writing thread (default CHUNK_ROWS; read-session.ts LONG). */
-  chunkRows?: number;
-  /** …or more characters of values (default CHUNK_CHARS; decision 0171). */
-  chunkChars?: number;
+  /** A session that does not fit in a chunk is not read here but left to the writing thread (default CHUNK; read-session.ts LONG). */
+  chunk?: ChunkSize;
   /** Whether a core is free for the worker, and whether that can be told yet (default: this process's meter). */
   cores?: CoreJudge;
   /** The worker's module (default: read-worker's, workerEntry): tests give one that misbehaves. */
@@ -135,7 +133,7 @@ export class SessionFeed {
 
   constructor(o: FeedOptions) {
     this.#o = o;
-    this.#ctx = { ref: o.ref, redact: o.redact, origin: o.origin, chunkRows: o.chunkRows ?? CHUNK_ROWS, chunkChars: o.chunkChars ?? CHUNK_CHARS };
+    this.#ctx = { ref: o.ref, redact: o.redact, origin: o.origin, chunk: o.chunk ?? CHUNK };
     this.#given = new Uint8Array(o.ids.length);
     if (o.mode === 'only') {
       if (o.ids.length > 0) this.#start();
@@ -152,7 +150,7 @@ export class SessionFeed {
       ref: { path: o.ref.path, profile: o.ref.profile, hermesHome: o.ref.hermesHome }, file: o.reader.db.name, redact: o.redact,
       origin: o.origin, ids: [...o.ids], priors: o.ids.map((id) => o.priorOf(id)),
       schema: { cookie: o.reader.db.pragma('schema_version', { simple: true }) as number, columns: o.reader.columns },
-      window: o.window, chunkRows: this.#ctx.chunkRows, chunkChars: this.#ctx.chunkChars,
+      window: o.window, chunk: this.#ctx.chunk,
     }, this.#control, o.worker);
     if (!this.#worker && o.mode === 'only') throw new HermeticError('HERMETIC_INTERNAL', 'The read worker could not be started.');
     this.#alone = this.#worker === null;

@@ -11,7 +11,7 @@ import type { Sink } from '../sinks/sink.js';
 import { LazySqliteSink } from '../sinks/sqlite/lazy.js';
 import { buildAside, checkForwarderOptions, readWorkerMode, type ForwarderOptions } from './forwarder-options.js';
 import { Passes, type PassOptions } from './passes.js';
-import { CHUNK_CHARS, CHUNK_ROWS } from './read-session.js';
+import { chunkOf } from './read-session.js';
 import type { StepResult } from './step.js';
 import { forwarderStores, storesOfPasses } from './stores.js';
 
@@ -49,8 +49,7 @@ export function createForwarder(input: ForwarderOptions = {}): Forwarder {
   const policy = createPolicyResolver({ stateDir: home, now });
   const stores = forwarderStores(options, home, sink);
   const passes = new Passes({
-    home, sink, policy, stores: storesOfPasses(stores), now, redact: options.redact ?? false, readWorker, chunkRows: options.chunkRows ?? CHUNK_ROWS,
-    chunkChars: options.chunkChars ?? CHUNK_CHARS,
+    home, sink, policy, stores: storesOfPasses(stores), now, redact: options.redact ?? false, readWorker, chunk: chunkOf(options),
   });
   return {
     home, sink, stores,

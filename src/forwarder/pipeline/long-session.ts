@@ -8,7 +8,7 @@ import type { SessionMark, StoreReader } from '../reader/index.js';
 import type { Batch, CursorBase, Written } from '../sinks/sink.js';
 import { readInChunks } from './chunks.js';
 import { PARTIAL } from './cursor-marks.js';
-import type { Prior } from './read-session.js';
+import type { ChunkSize, Prior } from './read-session.js';
 import { judge } from './project.js';
 import { backoffSeconds } from './quarantine.js';
 import { countSession, countWritten, type StepResult } from './result.js';
@@ -24,8 +24,7 @@ export interface LongContext {
   commit: (b: Batch) => Written;
   now: number;
   redact: boolean;
-  chunkRows: number;
-  chunkChars: number;
+  chunk: ChunkSize;
   midRow: () => RecordOf;
   failuresOf: (id: string) => number;
   priorOf: (id: string) => Prior | null;
@@ -55,7 +54,7 @@ export function* writeLong(mark: SessionMark, c: LongContext): Generator<void, b
     c.commit(batch);
     result.sessionsQuarantined++;
   };
-  const ctx = { ref: c.ref, redact: c.redact, origin: options.origin, chunkRows: c.chunkRows, chunkChars: c.chunkChars };
+  const ctx = { ref: c.ref, redact: c.redact, origin: options.origin, chunk: c.chunk };
   const outcome = yield* readInChunks(c.reader, id, c.priorOf(id), ctx, (p, last) => {
     const judged = judge(id, last ? mark.fingerprint : `${PARTIAL}${mark.fingerprint}`, p, options.policy, base);
     if ('error' in judged) {

@@ -18,6 +18,7 @@ import { SETTLED_INTERVAL, WATCH_SECONDS } from './edits.js';
 import { PassMemory } from './pass-memory.js';
 import { PolicyMover, type PolicyMove } from './policy-moves.js';
 import type { ReadWorkerMode } from './read-mode.js';
+import type { ChunkSize } from './read-session.js';
 import { countMoves, type StoreMoves } from './result.js';
 import { stepStore, stepStoreInSteps, StoreStopped, type StepOptions, type StepResult } from './step.js';
 import { vanished } from './stores.js';
@@ -61,8 +62,7 @@ export interface PassSetup {
   now: () => number;
   redact: boolean;
   readWorker: ReadWorkerMode;
-  chunkRows: number;
-  chunkChars: number;
+  chunk: ChunkSize;
 }
 
 /** How a pass began: the notice of a dataset replaced, and whether a dataset was there before it. */
@@ -197,7 +197,7 @@ export class Passes {
   }
 
   #stepOptions(origin: Origin, o: PassOptions): StepOptions {
-    const { sink, policy, redact, now, readWorker, chunkRows, chunkChars } = this.#setup;
+    const { sink, policy, redact, now, readWorker, chunk } = this.#setup;
     const m = this.#memory;
     const forward = origin === 'forward';
     return {
@@ -205,7 +205,7 @@ export class Passes {
       window: { since: o.since, until: o.until }, stamps: forward ? m.stamps : undefined, heartbeats: forward ? m.heartbeats : undefined,
       checkedAt: m.checkedAt, owed: m.owed, checkBudget: forward ? EDIT_CHECK_ROWS : Infinity, checkSettled: forward,
       cursorCache: m.cursorCache, schemaCache: m.schemaCache, readWorker, onProgress: o.onProgress, beforeWrite: o.beforeWrite, keepGoing: o.keepGoing,
-      chunkRows, chunkChars,
+      chunk,
     };
   }
 

@@ -2,7 +2,7 @@
 // shared Int32Array through which they claim sessions, wake each other and keep the worker at most a window ahead.
 import type { ErrorCode } from '../../shared/errors.js';
 import type { SessionRecords } from '../sinks/sink.js';
-import type { Long, Prior } from './read-session.js';
+import type { ChunkSize, Long, Prior } from './read-session.js';
 
 /** Slots of the control array. */
 export const SLOT = {
@@ -60,9 +60,8 @@ export interface ReadJob {
   /** The store's columns as the writing thread introspected them, valid while the schema cookie is this. */
   schema: { cookie: number; columns: Map<string, Set<string>> };
   window: ReadWindow;
-  /** A session with more message rows, or more characters of values, is left to the writing thread (read-session.ts LONG). */
-  chunkRows: number;
-  chunkChars: number;
+  /** A session that does not fit in a chunk is left to the writing thread (read-session.ts LONG). */
+  chunk: ChunkSize;
 }
 
 /** A job as the writing thread posts it to the worker, with the control array of its pass. */

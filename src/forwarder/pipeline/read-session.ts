@@ -12,12 +12,16 @@ export interface ReadContext {
   redact: boolean;
   origin: 'backfill' | 'forward';
   /**
-   * The most message rows a session is read with at once (CHUNK_ROWS unless a test says otherwise): a longer one is
-   * left to the writing thread, which reads and writes it in chunks of this many (chunks.ts; decision 0055).
+   * The most a session is read with at once (CHUNK unless a test says otherwise): a longer one is left to the writing
+   * thread, which reads and writes it in chunks of this size (chunks.ts; decision 0055).
    */
-  chunkRows: number;
-  /** The most characters of values a chunk holds (CHUNK_CHARS unless a test says otherwise; decision 0171). */
-  chunkChars: number;
+  chunk: ChunkSize;
+}
+
+/** The most a chunk of a session holds: message rows, and characters of their values (decisions 0055, 0171). */
+export interface ChunkSize {
+  rows: number;
+  chars: number;
 }
 
 /** Message rows read at once, unless the pass says otherwise: about 30 MB of rows and records in flight. */
@@ -28,6 +32,13 @@ export const CHUNK_ROWS = 10_000;
  * long. A chunk's rows and records take several times that in memory at their peak (decision 0171).
  */
 export const CHUNK_CHARS = 2 * 1024 * 1024;
+
+export const CHUNK: ChunkSize = Object.freeze({ rows: CHUNK_ROWS, chars: CHUNK_CHARS });
+
+/** The chunk the forwarder's options ask for (`chunkRows`, `chunkChars`), CHUNK's where they say nothing. */
+export function chunkOf(o: { chunkRows?: number; chunkChars?: number }): ChunkSize {
+  return { rows: o.chunkRows ?? CHUNK_ROWS, chars: o.chunkChars ?? CHUNK_CHARS };
+}
 
 /** A session too long to read at once: the writing thread reads and writes it in chunks (chunks.ts). */
 export interface Long { long: true }
@@ -74,10 +85,9 @@ export function readSession(reader: StoreReader, id: string, prior: Prior | null
         ledger: prior?.ledger ?? null, redact: ctx.redact, origin: ctx.origin, tail: prior?.tail ?? null,
       };
       const tail = prior?.tail;
-      const chunk = ctx.chunkRows;
       const usable = tail && tail.v === TAIL_VERSION && tail.redact === ctx.redact;
       if (usable && !prior?.whole && reader.prefixUnchanged(id, tail.rows)) {
-        const { rows: after, more, chars } = reader.messagesWithin(id, tail.rows.maxMessageId, chunk, ctx.chunkChars);
+        const { rows: after, more, chars } = reader.messagesWithin(id, tail.rows.maxMessageId, ctx.chunk);
         if (more) return LONG;
         // With archived rows in the prefix, a new row's logical id depends on whether it repeats one of them.
         const archived = tail.rows.inactive + tail.rows.compacted > 0;
@@ -86,11 +96,11 @@ export function readSession(reader: StoreReader, id: string, prior: Prior | null
           if (appended) return Object.assign(appended, { chars });
         }
         // The rows before cannot be left aside: a long session then goes on in chunks, which know all its rows.
-        if (tail.rows.rows + after.length > chunk) return LONG;
+        if (tail.rows.rows + after.length > ctx.chunk.rows) return LONG;
       }
       // Nothing written to compare with, or a transcript Hermes changed under its tail (then rewritten from the first
       // message that differs): read whole, unless it is longer than a chunk.
-      const { rows, more, chars } = reader.messagesWithin(id, Number.NEGATIVE_INFINITY, chunk, ctx.chunkChars);
+      const { rows, more, chars } = reader.messagesWithin(id, Number.NEGATIVE_INFINITY, ctx.chunk);
       return more ? LONG : Object.assign(projectSession({ ...input, messages: rows }), { chars });
     });
   } catch (e) {

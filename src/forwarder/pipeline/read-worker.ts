@@ -27,7 +27,7 @@ function runJob({ id, job, control }: JobMessage, port: MessagePort): void {
     let pending: number | null = null;
     readStore(job.file, (db) => {
       const reader = new StoreReader(db, job.ref.path, new Map([[job.ref.path, job.schema]]));
-      const ctx = { ref: job.ref, redact: job.redact, origin: job.origin, chunkRows: job.chunkRows, chunkChars: job.chunkChars };
+      const ctx = { ref: job.ref, redact: job.redact, origin: job.origin, chunk: job.chunk };
       for (;;) {
         if (!waitForRoom(control, job.window)) return;
         // A session taken before a failed attempt (the reader retries on a busy store) is read again first.

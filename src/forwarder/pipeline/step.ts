@@ -21,7 +21,7 @@ import { SETTLED_INTERVAL, WATCH_SECONDS, type EditChecks } from './edits.js';
 import { IGNORED, PARTIAL, standingFingerprint } from './cursor-marks.js';
 import { SessionFeed, warmIfWorth, WorkerQuiet, type FeedItem } from './feed.js';
 import { planPass, type PassPlan } from './plan.js';
-import { CHUNK_CHARS, CHUNK_ROWS, type Prior } from './read-session.js';
+import { CHUNK, type ChunkSize, type Prior } from './read-session.js';
 import { judge, stillIgnored } from './project.js';
 import { backoffSeconds, stillWaiting } from './quarantine.js';
 import type { ReadWorkerMode } from './read-mode.js';
@@ -83,10 +83,8 @@ export interface StepOptions {
   mirrorRefreshed?: HermeticError | MirrorResult;
   /** A test hook: called before each batch is written (crash tests kill the process here). */
   beforeWrite?: (batch: Batch) => void;
-  /** Message rows a session is read with at once (default read-session.ts CHUNK_ROWS; decision 0055). */
-  chunkRows?: number;
-  /** Characters of values a session is read with at once (default read-session.ts CHUNK_CHARS; decision 0171). */
-  chunkChars?: number;
+  /** The most a session is read with at once (default read-session.ts CHUNK; decisions 0055, 0171). */
+  chunk?: ChunkSize;
 }
 
 /** The stores-table row of `ref`, with the facts this pass learnt. */
@@ -319,8 +317,7 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
   const redact = options.redact || (options.sink.redacts?.() ?? false);
   const batchSessions = options.batchSessions ?? 20;
   const batchMessages = options.batchMessages ?? 500;
-  const chunkRows = options.chunkRows ?? CHUNK_ROWS;
-  const chunkChars = options.chunkChars ?? CHUNK_CHARS;
+  const chunk = options.chunk ?? CHUNK;
   // A replaced store is read whole: its sessions' tails describe another file.
   const priorOf = (id: string) => {
     const c = cursors.sessions.get(id);
@@ -346,15 +343,15 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
     reader, ref, redact, origin: options.origin, ids: todo.map((m) => m.id), priorOf,
     mode: options.readWorker ?? 'auto',
     // The worker may run a few batches ahead of the writes (what it posted waits packed, outside the heap).
-    window: { sessions: batchSessions * 4, messages: batchMessages * 4, chars: chunkChars * 4 },
-    chunkRows, chunkChars, quietThrows: true, worker: options.readWorkerModule,
+    window: { sessions: batchSessions * 4, messages: batchMessages * 4, chars: chunk.chars * 4 },
+    chunk, quietThrows: true, worker: options.readWorkerModule,
   });
   // The store's row as a batch that is not the pass's last writes it: its cursor stays where the last pass left it.
   const midRow = () => storeRow(ref, result, {
     identity: facts.identity, max_message_id: plan.replaced ? 0 : cursors.maxMessageId, usage_stamp: plan.replaced ? null : cursors.usageStamp,
     last_tick_at: null, delegation_marks: cursors.row?.delegation_marks ?? null, unread: cursors.row?.unread ?? null,
   });
-  const longCtx: LongContext = { reader, options, result, commit, now, redact, chunkRows, chunkChars, midRow, failuresOf, priorOf, baseOf, heldOf, ref };
+  const longCtx: LongContext = { reader, options, result, commit, now, redact, chunk, midRow, failuresOf, priorOf, baseOf, heldOf, ref };
   try {
     for (;;) {
       const batch: Batch = { store: {}, reset: first && plan.replaced, writes: [], removed: first ? removed.splice(0) : [], quarantine: { failed: [], cleared: first ? [...plan.settled] : [] }, redacted: redact };
@@ -364,7 +361,7 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
       let chars = 0;
       // A session longer than a chunk, met while filling this batch: written after it, in chunks (chunks.ts).
       let long: SessionMark | null = null;
-      while (taken < todo.length && batch.writes.length < batchSessions && messages < batchMessages && chars < chunkChars) {
+      while (taken < todo.length && batch.writes.length < batchSessions && messages < batchMessages && chars < chunk.chars) {
         // A writer's lock met reading a session is waited for here, in slices a stop can end (the batch so far is
         // then not written: the next pass reads it again).
         const item = yield* nextRead(options, feed);

@@ -77,7 +77,7 @@ test('messagesWithin reads at most a number of rows and only as many as hold a b
   w.createSession({ id: 's1', source: 'cli', started_at: T0 });
   const ids = w.appendMessages('s1', ['a'.repeat(100), 'b'.repeat(100), 'c'.repeat(5000), 'd'.repeat(100)].map((content, i) => ({ role: 'user' as const, content, timestamp: T0 + i })));
   const got = (after: number, limit: number, budget: number) => read((r) => {
-    const { rows, more } = r.messagesWithin('s1', after, limit, budget);
+    const { rows, more } = r.messagesWithin('s1', after, { rows: limit, chars: budget });
     return [rows.map((m) => m.id), more];
   });
   const all = read((r) => r.messages('s1'));
@@ -89,7 +89,7 @@ test('messagesWithin reads at most a number of rows and only as many as hold a b
   assert.deepEqual(got(ids[1]!, 10, 10), [[ids[2]], true], 'a row longer than the budget is read alone');
   assert.deepEqual(got(ids[2]!, 10, 10), [[ids[3]], false]);
   assert.deepEqual(got(ids[3]!, 10, 10), [[], false]);
-  assert.deepEqual(read((r) => r.messagesWithin('s1', Number.NEGATIVE_INFINITY, 10, 1e9).rows), all, 'the same rows as messages()');
+  assert.deepEqual(read((r) => r.messagesWithin('s1', Number.NEGATIVE_INFINITY, { rows: 10, chars: 1e9 }).rows), all, 'the same rows as messages()');
 }));
 
 test('editedRows hands the rows one at a time, not a long session\'s api_content all at once (0171 addendum)', withWriter(31, (w, read) => {

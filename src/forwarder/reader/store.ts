@@ -365,7 +365,8 @@ export class StoreReader {
    * all in memory: a chunk of ten thousand rows of kilobyte texts held hundreds of megabytes. What every read of a
    * session's rows for the pipeline goes through (a whole session, what a tick appended, a chunk).
    */
-  messagesWithin(id: string, afterId: number, limit: number, budget: number): { rows: Row[]; more: boolean; chars: number } {
+  messagesWithin(id: string, afterId: number, chunk: { rows: number; chars: number }): { rows: Row[]; more: boolean; chars: number } {
+    const { rows: limit, chars: budget } = chunk;
     this.#within ??= this.db.prepare(`SELECT ${selectList(this.columns.get('messages'), MESSAGE_READ_COLUMNS)} FROM messages WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?`).raw();
     const raw: unknown[][] = [];
     let size = 0;
