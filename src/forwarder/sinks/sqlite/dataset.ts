@@ -5,6 +5,7 @@ import { accessSync, chmodSync, constants, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { HermeticError } from '../../../shared/errors.js';
 import { folderNotWritable, openPrivateCopy, type Db } from '../../../shared/sqlite.js';
+import { isLockedOut, primaryCode } from '../../../shared/sqlite-errors.js';
 import { DATASET_TABLES, DATASET_VERSION, type DatasetTable } from '../../dataset/columns.js';
 import { ledgerTimeZone } from '../../ledger/zone.js';
 import { ACTIVITY_TRIGGERS, DROPPED_INSERT_TRIGGERS, recomputeActivity } from './activity.js';
@@ -163,10 +164,20 @@ function restoreRowid(db: Db, t: DatasetTable): void {
   const attached = db.prepare("SELECT sql FROM sqlite_master WHERE tbl_name = ? AND type IN ('index', 'trigger') AND sql IS NOT NULL ORDER BY type = 'trigger', rowid").pluck().all(t.name) as string[];
   const aside = `${t.name}__rowid`;
   const cols = t.columns.map((c) => q(c.name)).join(', ');
-  db.exec(createTableSql({ ...t, name: aside }));
+  // Made anew (no IF NOT EXISTS): a table of that name already there is someone's, refused, never filled and renamed.
+  db.exec(createTableSql({ ...t, name: aside }).replace('CREATE TABLE IF NOT EXISTS', 'CREATE TABLE'));
   db.exec(`INSERT INTO ${q(aside)} (${cols}) SELECT ${cols} FROM ${q(t.name)} ORDER BY ${t.primaryKey.map(q).join(', ')}`);
   db.exec(`DROP TABLE ${q(t.name)}`);
-  db.exec(`ALTER TABLE ${q(aside)} RENAME TO ${q(t.name)}`);
+  // A user's view or trigger that names the table (a view over `messages`, a trigger of another table reading `parts`)
+  // stays, and reads the new table by its name. Without the legacy rename SQLite checks the whole schema at RENAME
+  // and refuses it while the name is missing, so the dataset could never be migrated (SQLite's recipe says the same).
+  const legacy = db.pragma('legacy_alter_table', { simple: true }) as number;
+  db.pragma('legacy_alter_table = ON');
+  try {
+    db.exec(`ALTER TABLE ${q(aside)} RENAME TO ${q(t.name)}`);
+  } finally {
+    db.pragma(`legacy_alter_table = ${legacy ? 'ON' : 'OFF'}`);
+  }
   for (const s of attached) db.exec(s);
 }
 
@@ -181,20 +192,45 @@ function checkTables(db: Db, path: string): void {
   throw new HermeticError('HERMETIC_DATASET_OPEN', `The dataset at ${path} has no ${missing.join(', ')} table${missing.length === 1 ? '' : 's'} (removed by hand?): move it aside and run hermetic backfill to build it again from Hermes's stores, which Hermetic never writes.`);
 }
 
+const newer = (path: string, version: number) =>
+  new HermeticError('HERMETIC_DATASET_VERSION', `${path} is at dataset version ${version}, newer than this Hermetic's ${DATASET_VERSION}; upgrade Hermetic to use it.`);
+
 function migrate(db: Db, path: string, options: DatasetOptions): void {
   const version = db.pragma('user_version', { simple: true }) as number;
-  if (version > DATASET_VERSION) {
-    throw new HermeticError('HERMETIC_DATASET_VERSION', `${path} is at dataset version ${version}, newer than this Hermetic's ${DATASET_VERSION}; upgrade Hermetic to use it.`);
+  if (version > DATASET_VERSION) throw newer(path, version);
+  if (version < DATASET_VERSION) {
+    try {
+      db.transaction(() => {
+        // Read again under the write lock: another process that opened the dataset at the same time may have migrated
+        // it while this one waited for the lock, and its migrations are not run twice (decision 0172 addendum).
+        const locked = db.pragma('user_version', { simple: true }) as number;
+        if (locked > DATASET_VERSION) throw newer(path, locked);
+        for (let v = locked; v < DATASET_VERSION; v++) MIGRATIONS[v]!(db, options);
+        db.pragma(`user_version = ${DATASET_VERSION}`);
+      }).immediate();
+    } catch (e) {
+      throw upgradeFailed(e, path, version);
+    }
+    return;
   }
-  if (version === DATASET_VERSION) {
-    checkTables(db, path);
-    // Programs named by other rules than this Hermetic's are named again (decision 0152).
-    return keepProgramsNamed(db);
-  }
-  db.transaction(() => {
-    for (let v = version; v < DATASET_VERSION; v++) MIGRATIONS[v]!(db, options);
-    db.pragma(`user_version = ${DATASET_VERSION}`);
-  }).immediate();
+  checkTables(db, path);
+  // Programs named by other rules than this Hermetic's are named again (decision 0152).
+  keepProgramsNamed(db);
+}
+
+/**
+ * A migration that failed, in words: its one transaction rolled back, so the dataset is as it was. A lock held past the
+ * wait is left to openDatasetFile's words (the same for any write at open); a file this user cannot write, to its
+ * check of the folder.
+ */
+function upgradeFailed(e: unknown, path: string, version: number): unknown {
+  const code = primaryCode(e);
+  if (e instanceof HermeticError || code === null || isLockedOut(e) || code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN') return e;
+  const full = code === 'SQLITE_FULL';
+  const why = full
+    ? 'the disk is full (an upgrade may write the largest tables once more, about their size again, until it ends)'
+    : (e as Error).message;
+  return Object.assign(new HermeticError('HERMETIC_DATASET_OPEN', `Cannot upgrade the dataset at ${path} from dataset version ${version} to ${DATASET_VERSION}: ${why}. Nothing of it was changed${full ? ': make room and run this again' : ''}.`), { cause: e });
 }
 
 /**
@@ -234,6 +270,10 @@ export function openDatasetFile(home: string, path: string, journal: 'wal' | 'as
     // A build that failed to open is nobody's (its name is this process's): gone at once, not left to the next sweep.
     if (journal === 'aside') for (const s of ['', '-journal']) rmSync(path + s, { force: true });
     if (e instanceof HermeticError) throw e;
+    if (isLockedOut(e)) {
+      // Not SQLite's "database is locked": whose lock it may be, and that waiting for it is all it takes.
+      throw Object.assign(new HermeticError('HERMETIC_DATASET_OPEN', `Another process kept the dataset at ${path} locked longer than this one waits (5 s): a backfill, a forward or a forget writing to it, or upgrading it to this version (once, seconds for a large dataset). Nothing was written: run this again when it is done.`), { cause: e });
+    }
     // SQLite's "unable to open database file" for a folder this user cannot write in (a new file, or a WAL file's -shm):
     // said as the folder's problem, and of the dataset (not of the build file a first pass writes it as). The reading
     // commands read such a dataset all the same (openDatasetReadOnly).

@@ -1,8 +1,12 @@
 // `messages` and `parts` are rowid tables from dataset version 16 (decision 0172): a new dataset is made so, and a
 // dataset of version 15, which kept them WITHOUT ROWID, is stored again by its migration with every row, index,
-// trigger, count and change-log entry as it was, its triggers still working after and its reports the same.
+// trigger, count and change-log entry as it was, its triggers still working after and its reports the same. A user's
+// views and triggers naming the tables survive it; a failed one changes nothing and says so; a process that waited
+// for another's migration does not run it again, and one that waits too long says why in words.
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { generatedStore } from '../../../state-db/testing/generated.js';
@@ -16,6 +20,7 @@ import { sqliteDialect } from '../../report/dialect.js';
 import { createTableSql, openDataset, openDatasetReadOnly } from './dataset.js';
 import { TERMINAL_INDEX, TERMINAL_INDEX_SQL } from './programs.js';
 
+const require = createRequire(import.meta.url);
 const TABLES = ['messages', 'parts'] as const;
 let home: string;
 let cleanup: () => void;
@@ -75,6 +80,7 @@ function version15(): { dir: string; done: () => void } {
     db.exec("DROP INDEX parts_terminal; CREATE INDEX parts_terminal ON parts (store, session_id, part_type, created_at, tool_call_id, tool_result_for, program) WHERE tool_name = 'terminal'");
   })();
   db.pragma('user_version = 15');
+  db.pragma('journal_mode = WAL'); // as every dataset is (VACUUM INTO makes a file of the rollback journal)
   db.close();
   return { dir: t.dir, done: t.cleanup };
 }
@@ -139,6 +145,120 @@ describe('messages and parts as rowid tables', () => {
       // Opened again, nothing is stored again.
       const again = openDataset(c.dir, { timeZone: 'UTC' });
       again.close();
+    } finally {
+      c.done();
+    }
+  });
+});
+
+/** The state a failed or skipped migration must leave: version 15, both tables WITHOUT ROWID, the old index, the rows. */
+function asVersion15(dir: string): { version: unknown; layouts: string[]; terminal: string; rows: number[] } {
+  const db = new Database(join(dir, 'hermetic.db'), { readonly: true });
+  try {
+    return {
+      version: db.pragma('user_version', { simple: true }),
+      layouts: TABLES.map((n) => (/WITHOUT ROWID$/.test(tableSql(db, n)) ? 'without rowid' : 'rowid')),
+      terminal: db.prepare('SELECT sql FROM sqlite_master WHERE name = ?').pluck().get(TERMINAL_INDEX) as string,
+      rows: TABLES.map((n) => db.prepare(`SELECT COUNT(*) FROM "${n}"`).pluck().get() as number),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Another process holding the dataset's write lock for `ms`, as a long migration does; `then` is run in its transaction
+ * before it commits. Resolves once the lock is held; `exited` when the process is gone.
+ */
+async function holder(dir: string, ms: number, then = ''): Promise<{ exited: Promise<void> }> {
+  const script = `const D = require(${JSON.stringify(require.resolve('better-sqlite3'))});
+    const db = new D(${JSON.stringify(join(dir, 'hermetic.db'))}); db.exec('BEGIN IMMEDIATE'); process.stdout.write('locked');
+    setTimeout(() => { db.exec(${JSON.stringify(then)}); db.exec('COMMIT'); db.close(); }, ${ms});`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.once('data', () => resolve());
+    child.once('exit', (code) => reject(new Error(`the lock holder exited ${code}`)));
+  });
+  return { exited };
+}
+
+describe('migration 16 beside what else is in the dataset and who else opens it (decision 0172 addendum)', () => {
+  it("a user's view over messages and trigger reading parts stay, and the migration runs (legacy rename)", () => {
+    const c = version15();
+    try {
+      const user = new Database(join(c.dir, 'hermetic.db'));
+      user.exec(`CREATE VIEW my_messages AS SELECT * FROM messages;
+        CREATE TABLE my_notes (note TEXT); CREATE TRIGGER my_note AFTER INSERT ON my_notes BEGIN
+          UPDATE my_notes SET note = note || (SELECT COUNT(*) FROM parts) WHERE rowid = new.rowid; END;
+        CREATE TRIGGER my_parts AFTER DELETE ON parts BEGIN INSERT INTO my_notes VALUES ('gone:'); END`);
+      const mine = user.prepare("SELECT name, sql FROM sqlite_master WHERE name LIKE 'my\\_%' ESCAPE '\\' ORDER BY name").all();
+      user.close();
+      const db = openDataset(c.dir, { timeZone: 'UTC' });
+      try {
+        assert.equal(db.pragma('user_version', { simple: true }), DATASET_VERSION);
+        for (const name of TABLES) assert.doesNotMatch(tableSql(db, name), /WITHOUT ROWID/);
+        assert.deepEqual(db.prepare("SELECT name, sql FROM sqlite_master WHERE name LIKE 'my\\_%' ESCAPE '\\' ORDER BY name").all(), mine);
+        assert.equal(db.pragma('legacy_alter_table', { simple: true }), 0, 'the connection is left as it was');
+        // They read the new tables by their names.
+        assert.equal(db.prepare('SELECT COUNT(*) FROM my_messages').pluck().get(), db.prepare('SELECT COUNT(*) FROM messages').pluck().get());
+        const parts = db.prepare('SELECT COUNT(*) FROM parts').pluck().get() as number;
+        db.prepare('DELETE FROM parts WHERE rowid = (SELECT MIN(rowid) FROM parts)').run();
+        assert.equal(db.prepare('SELECT note FROM my_notes').pluck().get(), `gone:${parts - 1}`);
+      } finally {
+        db.close();
+      }
+    } finally {
+      c.done();
+    }
+  });
+
+  it('a table already named as the copy is refused, not filled: nothing changes, and the error says the upgrade failed', () => {
+    const c = version15();
+    try {
+      // A table of parts' columns under the copy's name, holding a row of its own: it must not end up in `parts`.
+      const user = new Database(join(c.dir, 'hermetic.db'));
+      const def = DATASET_TABLES.find((x) => x.name === 'parts')!;
+      user.exec(createTableSql({ ...def, name: 'parts__rowid', withoutRowid: false }));
+      user.exec("INSERT INTO parts__rowid SELECT * FROM parts LIMIT 1; UPDATE parts__rowid SET part_id = 'not-hermetic'");
+      user.close();
+      const before = asVersion15(c.dir);
+      assert.deepEqual(before.layouts, ['without rowid', 'without rowid']);
+      assert.throws(() => openDataset(c.dir, { timeZone: 'UTC' }), (e: Error & { code?: string }) => e.code === 'HERMETIC_DATASET_OPEN'
+        && e.message === `Cannot upgrade the dataset at ${join(c.dir, 'hermetic.db')} from dataset version 15 to 16: table "parts__rowid" already exists. Nothing of it was changed.`);
+      // messages had been stored again before parts failed: rolled back with the rest, the old index back too.
+      assert.deepEqual(asVersion15(c.dir), before);
+    } finally {
+      c.done();
+    }
+  });
+
+  it('a migration another process finished while this one waited for the lock is not run again', async () => {
+    const c = version15();
+    try {
+      // The other process says version 16 (its tables left WITHOUT ROWID as a mark) and commits a second after this one
+      // read version 15 and started to wait; a stale version would run migration 16 again over its work.
+      const other = await holder(c.dir, 1000, 'PRAGMA user_version = 16');
+      const db = openDataset(c.dir, { timeZone: 'UTC' });
+      db.close();
+      await other.exited;
+      const after = asVersion15(c.dir);
+      assert.equal(after.version, 16);
+      assert.deepEqual(after.layouts, ['without rowid', 'without rowid']);
+    } finally {
+      c.done();
+    }
+  });
+
+  it('a lock held past the wait (another process migrating a large dataset) is said in words; nothing changes', async () => {
+    const c = version15();
+    try {
+      const before = asVersion15(c.dir);
+      const other = await holder(c.dir, 6000);
+      assert.throws(() => openDataset(c.dir, { timeZone: 'UTC' }), (e: Error & { code?: string }) => e.code === 'HERMETIC_DATASET_OPEN'
+        && e.message === `Another process kept the dataset at ${join(c.dir, 'hermetic.db')} locked longer than this one waits (5 s): a backfill, a forward or a forget writing to it, or upgrading it to this version (once, seconds for a large dataset). Nothing was written: run this again when it is done.`);
+      await other.exited;
+      assert.deepEqual(asVersion15(c.dir), before);
     } finally {
       c.done();
     }
