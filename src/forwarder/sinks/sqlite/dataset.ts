@@ -163,9 +163,13 @@ function restoreRowid(db: Db, t: DatasetTable): void {
   if (sql === undefined || !/\)\s*WITHOUT\s+ROWID\s*$/i.test(sql)) return;
   const attached = db.prepare("SELECT sql FROM sqlite_master WHERE tbl_name = ? AND type IN ('index', 'trigger') AND sql IS NOT NULL ORDER BY type = 'trigger', rowid").pluck().all(t.name) as string[];
   const aside = `${t.name}__rowid`;
-  const cols = t.columns.map((c) => q(c.name)).join(', ');
-  // Made anew (no IF NOT EXISTS): a table of that name already there is someone's, refused, never filled and renamed.
-  db.exec(createTableSql({ ...t, name: aside }).replace('CREATE TABLE IF NOT EXISTS', 'CREATE TABLE'));
+  // Made from the file's own definition, WITHOUT ROWID left out, so a column a user added to the table (and its
+  // default) is copied with the rest, not dropped. Made anew (no IF NOT EXISTS): a table of that name already there is
+  // someone's, refused, never filled and renamed.
+  const made = sql.replace(/\)\s*WITHOUT\s+ROWID\s*$/i, ')').replace(/^CREATE\s+TABLE\s+("(?:[^"]|"")*"|\S+?)\s*\(/i, `CREATE TABLE ${q(aside)} (`);
+  if (!made.startsWith(`CREATE TABLE ${q(aside)} (`)) throw new Error(`restoreRowid: cannot read the definition of ${t.name}: ${sql}`);
+  db.exec(made);
+  const cols = (db.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(t.name) as string[]).map((n) => `"${n.replaceAll('"', '""')}"`).join(', ');
   db.exec(`INSERT INTO ${q(aside)} (${cols}) SELECT ${cols} FROM ${q(t.name)} ORDER BY ${t.primaryKey.map(q).join(', ')}`);
   db.exec(`DROP TABLE ${q(t.name)}`);
   // A user's view or trigger that names the table (a view over `messages`, a trigger of another table reading `parts`)

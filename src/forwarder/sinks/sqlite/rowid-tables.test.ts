@@ -1,7 +1,7 @@
 // `messages` and `parts` are rowid tables from dataset version 16 (decision 0172): a new dataset is made so, and a
 // dataset of version 15, which kept them WITHOUT ROWID, is stored again by its migration with every row, index,
 // trigger, count and change-log entry as it was, its triggers still working after and its reports the same. A user's
-// views and triggers naming the tables survive it; a failed one changes nothing and says so; a process that waited
+// views, triggers and columns survive it; a failed one changes nothing and says so; a process that waited
 // for another's migration does not run it again, and one that waits too long says why in words.
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
@@ -205,6 +205,27 @@ describe('migration 16 beside what else is in the dataset and who else opens it 
         const parts = db.prepare('SELECT COUNT(*) FROM parts').pluck().get() as number;
         db.prepare('DELETE FROM parts WHERE rowid = (SELECT MIN(rowid) FROM parts)').run();
         assert.equal(db.prepare('SELECT note FROM my_notes').pluck().get(), `gone:${parts - 1}`);
+      } finally {
+        db.close();
+      }
+    } finally {
+      c.done();
+    }
+  });
+
+  it("a column a user added to messages is copied with its values and default, not dropped", () => {
+    const c = version15();
+    try {
+      const user = new Database(join(c.dir, 'hermetic.db'));
+      user.exec("ALTER TABLE messages ADD COLUMN my_tag TEXT DEFAULT 'none'; UPDATE messages SET my_tag = 'mine' WHERE session_id = (SELECT MIN(session_id) FROM messages)");
+      const tags = user.prepare('SELECT my_tag, COUNT(*) FROM messages GROUP BY 1 ORDER BY 1').raw().all();
+      user.close();
+      assert.equal(tags.length, 2);
+      const db = openDataset(c.dir, { timeZone: 'UTC' });
+      try {
+        assert.doesNotMatch(tableSql(db, 'messages'), /WITHOUT ROWID/);
+        assert.deepEqual(db.prepare('SELECT my_tag, COUNT(*) FROM messages GROUP BY 1 ORDER BY 1').raw().all(), tags);
+        assert.equal((db.prepare("SELECT dflt_value FROM pragma_table_info('messages') WHERE name = 'my_tag'").pluck().get()), "'none'");
       } finally {
         db.close();
       }
