@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { looksLikeWhen, parseFlags, usageError, wholeNumber } from '../../cli/args.js';
 import { HermeticError } from '../../shared/errors.js';
 import type { Db } from '../../shared/sqlite.js';
-import { DATASET_VERSION } from '../dataset/columns.js';
+import { columnsVersion, DATASET_VERSION } from '../dataset/columns.js';
 import { hermeticHome } from '../home.js';
 import { explicitTimeZone, systemTimeZone, Zone } from '../ledger/zone.js';
 import { PERIODS, fleetUnread, fleetUnreadUnknown, type UnreadUnknown, unreadUnknownText, ledgerZone, MAX_TOP, parseFilters, planFilterMiss, type FilterMiss, fleetRowIssues, rowIssuesIn, type RowIssueCount, planUncosted, uncostedIn, unreadDays, unreadIn, unreadText, type UnreadSpan, renderCsv, renderMarkdown, renderSummary, resolveWindow, windowOrderProblem, course, previousWindow, windowDays, summaryTables, usageReport, type ReportRequest, type SummaryTables, type SummaryView, type UsageReport } from '../report/index.js';
@@ -135,11 +135,15 @@ export interface ReportIo {
   width?: number;
 }
 
-/** The dataset, read-only; one written by an older Hermetic is migrated first (before version 3 that builds its usage ledger). */
+/**
+ * The dataset, read-only; one written by an older Hermetic whose columns differ is migrated first (before version 3
+ * that builds its usage ledger). One that differs only in how its tables are stored (version 15, decision 0172) is read
+ * as it is, also in a folder this user may not write: the forwarder stores it again when it next writes.
+ */
 export function openForReport(home: string): Db {
   let db = openDatasetReadOnly(home);
   const version = db.pragma('user_version', { simple: true }) as number;
-  if (version < DATASET_VERSION) {
+  if (columnsVersion(version) < columnsVersion(DATASET_VERSION)) {
     db.close();
     // Before version 3 the upgrade builds the usage ledger from every session (it can take a while); later ones add columns.
     console.error(`hermetic: upgrading the dataset from version ${version} to ${DATASET_VERSION}${version < 3 ? ' (building its usage ledger)' : ''} before the first report…`);

@@ -7,8 +7,11 @@ import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { openForReport } from '../../cli/report.js';
+import { readOnlyFolder, type ReadOnlyFolder } from '../../../shared/testing/small-disks.js';
 import { generatedStore } from '../../../state-db/testing/generated.js';
 import { tempDir } from '../../../state-db/testing/fixtures.js';
 import { DATASET_TABLES, DATASET_VERSION } from '../../dataset/columns.js';
@@ -146,6 +149,40 @@ describe('messages and parts as rowid tables', () => {
       const again = openDataset(c.dir, { timeZone: 'UTC' });
       again.close();
     } finally {
+      c.done();
+    }
+  });
+
+  it('report, export and web read a version-15 dataset as it is, without storing it again: also in a folder this user may not write', (t) => {
+    const c = version15();
+    let ro: ReadOnlyFolder | null = null;
+    const said: unknown[] = [];
+    const error = console.error;
+    console.error = (...a: unknown[]) => void said.push(a);
+    try {
+      const old = new Database(join(c.dir, 'hermetic.db'), { readonly: true });
+      const reported = reports(old);
+      old.close();
+      // Writable: the reader leaves the storing to the forwarder (decision 0172), and says nothing of an upgrade.
+      const db = openForReport(c.dir);
+      assert.equal(db.pragma('user_version', { simple: true }), 15);
+      assert.deepEqual(reports(db), reported);
+      db.close();
+      const after = new Database(join(c.dir, 'hermetic.db'), { readonly: true });
+      for (const name of TABLES) assert.match(tableSql(after, name), /WITHOUT ROWID$/);
+      after.close();
+      // A read-only backup of it (README: read through a private copy): read, not refused for want of an upgrade.
+      const folder = join(c.dir, 'ro');
+      ro = readOnlyFolder(folder, (p) => copyFileSync(join(c.dir, 'hermetic.db'), join(p, 'hermetic.db')));
+      if (!ro) return t.skip('this system refused a tmpfs');
+      const backup = openForReport(folder);
+      assert.equal(backup.pragma('user_version', { simple: true }), 15);
+      assert.deepEqual(reports(backup), reported);
+      backup.close();
+      assert.deepEqual(said, []);
+    } finally {
+      console.error = error;
+      ro?.release();
       c.done();
     }
   });
