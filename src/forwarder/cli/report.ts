@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { looksLikeWhen, parseFlags, usageError, wholeNumber } from '../../cli/args.js';
 import { HermeticError } from '../../shared/errors.js';
-import type { Db } from '../../shared/sqlite.js';
+import { folderNotWritable, type Db } from '../../shared/sqlite.js';
 import { columnsVersion, DATASET_VERSION } from '../dataset/columns.js';
 import { hermeticHome } from '../home.js';
 import { explicitTimeZone, systemTimeZone, Zone } from '../ledger/zone.js';
@@ -18,7 +18,7 @@ import { planReport, runSqlite } from '../report/query.js';
 import { fleetOtherRules, otherRulesText, type OtherRules } from '../report/commands.js';
 import { terminalWidth } from '../report/wrap.js';
 import { terminalSafeJson } from '../../shared/terminal-text.js';
-import { openDataset, openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
+import { DATASET_FILE, openDataset, openDatasetReadOnly } from '../sinks/sqlite/dataset.js';
 import { COMMON_FLAGS, fleetFrom } from './common.js';
 import { REPORT_HELP } from './help.js';
 
@@ -145,6 +145,11 @@ export function openForReport(home: string): Db {
   const version = db.pragma('user_version', { simple: true }) as number;
   if (columnsVersion(version) < columnsVersion(DATASET_VERSION)) {
     db.close();
+    const why = folderNotWritable(home);
+    if (why !== null) {
+      const path = join(home, DATASET_FILE);
+      throw new HermeticError('HERMETIC_DATASET_OPEN', `The dataset at ${path} was written by an older Hermetic (dataset version ${version}) and is upgraded before this one reads it, but ${why}; run hermetic report once as a user who may write there, or copy the folder to one you may write and give --home the copy.`);
+    }
     // Before version 3 the upgrade builds the usage ledger from every session (it can take a while); later ones add columns.
     console.error(`hermetic: upgrading the dataset from version ${version} to ${DATASET_VERSION}${version < 3 ? ' (building its usage ledger)' : ''} before the first report…`);
     openDataset(home).close();

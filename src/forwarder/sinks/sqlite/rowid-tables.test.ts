@@ -153,7 +153,7 @@ describe('messages and parts as rowid tables', () => {
     }
   });
 
-  it('report, export and web read a version-15 dataset as it is, without storing it again: also in a folder this user may not write', (t) => {
+  it('report, export and web read a version-15 dataset as it is, without storing it again, also in a folder this user may not write; an older one there is refused in words', (t) => {
     const c = version15();
     let ro: ReadOnlyFolder | null = null;
     const said: unknown[] = [];
@@ -180,6 +180,18 @@ describe('messages and parts as rowid tables', () => {
       assert.deepEqual(reports(backup), reported);
       backup.close();
       assert.deepEqual(said, []);
+      // One whose columns are older must be upgraded first, which a read-only folder refuses: said so, with what to do.
+      ro.release();
+      ro = null;
+      const older = join(c.dir, 'ro14');
+      const v14 = new Database(join(c.dir, 'hermetic.db'));
+      v14.pragma('user_version = 14');
+      v14.close();
+      ro = readOnlyFolder(older, (p) => copyFileSync(join(c.dir, 'hermetic.db'), join(p, 'hermetic.db')));
+      if (!ro) return t.skip('this system refused a tmpfs');
+      const why = ro.why;
+      assert.throws(() => openForReport(older), (e: Error & { code?: string }) => e.code === 'HERMETIC_DATASET_OPEN'
+        && e.message === `The dataset at ${join(older, 'hermetic.db')} was written by an older Hermetic (dataset version 14) and is upgraded before this one reads it, but ${why}; run hermetic report once as a user who may write there, or copy the folder to one you may write and give --home the copy.`);
     } finally {
       console.error = error;
       ro?.release();
