@@ -5,7 +5,7 @@ import { HermeticError } from '../../shared/errors.js';
 import { createForwarder } from '../pipeline/forwarder.js';
 import { findStores } from '../pipeline/stores.js';
 import { explicitProblem, type StoreRef } from '../reader/discover.js';
-import { clampedText, COMMON_FLAGS, delegationsClause, movesClause, movesJson, EVENTS, interruption, noStoreFound, missingAsPath, parseTime, plural, policyDropLines, progressBar, rewritten, shipJson, storeErrorKind, storeMissing, totals, type Totals } from './common.js';
+import { clampedText, COMMON_FLAGS, delegationsClause, movesClause, movesJson, EVENTS, interruption, noStoreFound, missingAsPath, parseTime, plural, policyDropLines, progressBar, rewritten, saidUpgrade, shipJson, storeErrorKind, storeMissing, totals, type Totals } from './common.js';
 import { BACKFILL_HELP } from './help.js';
 import { SINK_FLAGS, sinkSetup, type SinkSetup } from './sinks.js';
 import type { ShipResult } from '../sinks/remote/shipper.js';
@@ -57,7 +57,7 @@ export async function backfillCommand(argv: string[], now = Date.now): Promise<n
   if (findStores({ stateDbs: values['state-db'] ?? [] }).length === 0) throw noStoreFound();
   // Sink URLs and the config file are checked before anything is read.
   const setup = await sinkSetup(values);
-  const forwarder = createForwarder({ home: values.home, stateDbs: values['state-db'] ?? [], redact: values.redact === true });
+  const forwarder = createForwarder({ home: values.home, stateDbs: values['state-db'] ?? [], redact: values.redact === true, onDatasetUpgrade: saidUpgrade });
   const stop = interruption();
   try {
     let current = '';

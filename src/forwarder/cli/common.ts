@@ -66,6 +66,11 @@ export function parseTime(flag: string, text: string, nowSeconds: number, zone: 
 /** A file's size as a person reads it (src/shared/byte-size.ts). */
 export { byteSize } from '../../shared/byte-size.js';
 
+/** Said before a writing command upgrades a dataset of an older Hermetic (once; seconds for a large one: decision 0172). */
+export function saidUpgrade(from: number, to: number, path: string): void {
+  console.error(`hermetic: upgrading the dataset at ${path} from version ${from} to ${to} (once; a large dataset takes seconds)…`);
+}
+
 export const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
 
 const COUNTED = ['sessionsSeen', 'sessionsWritten', 'sessionsUnchanged', 'sessionsOutsideWindow', 'sessionsIgnored', 'sessionsRemoved', 'sessionsQuarantined', 'sessionsWaiting', 'messages', 'parts', 'messagesRemoved', 'partsRemoved', 'messagesRewritten', 'partsRewritten', 'rowIssues', 'usageClamped', 'delegationsWritten', 'delegationsRemoved', 'sessionsToLocalOnly', 'sessionsToFull'] as const;

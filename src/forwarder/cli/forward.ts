@@ -11,7 +11,7 @@ import { terminalText } from '../../shared/terminal-text.js';
 import type { StoreRef } from '../reader/discover.js';
 import type { ShipResult } from '../sinks/remote/shipper.js';
 import { durationSeconds } from '../../shared/duration.js';
-import { clampedText, COMMON_FLAGS, delegationsClause, movesClause, movesJson, noStoreFound, errorKind, EVENTS, missingAsPath, plural, policyDropEvents, policyDropLines, shipJson, storeErrorKind, storeMissing } from './common.js';
+import { clampedText, COMMON_FLAGS, delegationsClause, movesClause, movesJson, noStoreFound, errorKind, EVENTS, missingAsPath, plural, policyDropEvents, policyDropLines, saidUpgrade, shipJson, storeErrorKind, storeMissing } from './common.js';
 import { FORWARD_HELP } from './help.js';
 import { SINK_FLAGS, sinkSetup } from './sinks.js';
 
@@ -144,7 +144,7 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
     if (r.batches > 0 || r.skipped > 0 || r.error) shipEvent(r);
   };
   const shipper = remote?.openShipper({ home: setup.home, sinks: setup.sinks, specs: setup.specs, redact: setup.redact, say: (line) => say(line), once: values.once === true, onShipped: values.json && stop ? shipped : undefined }) ?? null;
-  const forwarder = createForwarder({ home: values.home, stateDbs: values['state-db'] ?? [], redact: values.redact === true });
+  const forwarder = createForwarder({ home: values.home, stateDbs: values['state-db'] ?? [], redact: values.redact === true, onDatasetUpgrade: saidUpgrade });
   const said = new Map<string, string>();
   /** Whether anything has been said of a store's sessions yet (an unchanged first tick says it is up to date). */
   const spoken = new Set<string>();

@@ -48,6 +48,12 @@ export interface ForwarderOptions {
    * else 250,000.
    */
   buildAside?: number;
+  /**
+   * Called once, before the dataset written by an older Hermetic is upgraded to this one's version as the forwarder
+   * opens it to write (seconds for a large dataset: decision 0172), with the two versions and its path: so a command
+   * can say why it is quiet meanwhile.
+   */
+  onDatasetUpgrade?: (from: number, to: number, path: string) => void;
 }
 
 /** The read worker's mode: the option, else HERMETIC_READ_WORKER, else `auto`. */
@@ -108,6 +114,7 @@ const FORWARDER_OPTIONS: { [K in keyof Required<ForwarderOptions>]: Check<Forwar
   chunkRows: optional(check((v, name) => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : invalid(name, 'a positive whole number of message rows', v)))),
   chunkChars: optional(check((v, name) => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : invalid(name, 'a positive whole number of characters', v)))),
   buildAside: optional(check((v, name) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : invalid(name, 'a whole number of messages (0: none)', v)))),
+  onDatasetUpgrade: optional(check((v, name) => (typeof v === 'function' ? (v as (from: number, to: number, path: string) => void) : invalid(name, 'a function', v)))),
 };
 /** No option has a default here: each is resolved where it is used (its environment variable, then its default). */
 const NO_DEFAULTS = Object.fromEntries(Object.keys(FORWARDER_OPTIONS).map((k) => [k, undefined])) as never;

@@ -45,7 +45,7 @@ export function createForwarder(input: ForwarderOptions = {}): Forwarder {
   const readWorker = readWorkerMode(options.readWorker);
   const now = options.now ?? Date.now;
   // Opened on the first write: a pass that writes nothing creates no dataset.
-  const sink = options.sink ?? new LazySqliteSink(home, { timeZone: options.timeZone, buildAside: buildAside(options.buildAside) });
+  const sink = options.sink ?? new LazySqliteSink(home, { timeZone: options.timeZone, buildAside: buildAside(options.buildAside), onUpgrade: options.onDatasetUpgrade });
   const policy = createPolicyResolver({ stateDir: home, now });
   const stores = forwarderStores(options, home, sink);
   const passes = new Passes({

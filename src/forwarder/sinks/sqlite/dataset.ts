@@ -71,6 +71,8 @@ function createTables(db: Db, v: number): void {
 export interface DatasetOptions {
   /** The usage ledger's time zone (default `HERMETIC_TZ`, else the one it was built in, else the machine's; decision 0031). */
   timeZone?: string;
+  /** Called under the write lock before a dataset of an older version (not a new one) is upgraded to this one's. */
+  onUpgrade?: (from: number, to: number, path: string) => void;
 }
 
 /** Migrations by version: index i brings the dataset from version i to i + 1. */
@@ -209,6 +211,7 @@ function migrate(db: Db, path: string, options: DatasetOptions): void {
         // it while this one waited for the lock, and its migrations are not run twice (decision 0172 addendum).
         const locked = db.pragma('user_version', { simple: true }) as number;
         if (locked > DATASET_VERSION) throw newer(path, locked);
+        if (locked > 0 && locked < DATASET_VERSION) options.onUpgrade?.(locked, DATASET_VERSION, path);
         for (let v = locked; v < DATASET_VERSION; v++) MIGRATIONS[v]!(db, options);
         db.pragma(`user_version = ${DATASET_VERSION}`);
       }).immediate();

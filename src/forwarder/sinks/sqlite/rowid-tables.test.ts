@@ -11,6 +11,9 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openForReport } from '../../cli/report.js';
+import { backfillCommand } from '../../cli/backfill.js';
+import { forwardCommand } from '../../cli/forward.js';
+import { printed } from '../../../shared/testing/console.js';
 import { readOnlyFolder, type ReadOnlyFolder } from '../../../shared/testing/small-disks.js';
 import { generatedStore } from '../../../state-db/testing/generated.js';
 import { tempDir } from '../../../state-db/testing/fixtures.js';
@@ -26,12 +29,14 @@ import { TERMINAL_INDEX, TERMINAL_INDEX_SQL } from './programs.js';
 const require = createRequire(import.meta.url);
 const TABLES = ['messages', 'parts'] as const;
 let home: string;
+let storePath: string;
 let cleanup: () => void;
 
 before(() => {
   const t = tempDir('hermetic-rowid-');
   cleanup = t.cleanup;
   const g = generatedStore({ out: join(t.dir, 'hermes', 'state.db'), sessions: 12, messages: 900, seed: 'rowid', end: 1_780_000_000, days: 5 });
+  storePath = g.path;
   const rig = forwarderRig([g.path], { dir: t.dir, timeZone: 'UTC' });
   rig.forwarder.backfill();
   rig.forwarder.close();
@@ -330,6 +335,34 @@ describe('migration 16 beside what else is in the dataset and who else opens it 
       await other.exited;
       assert.deepEqual(asVersion15(c.dir), before);
     } finally {
+      c.done();
+    }
+  });
+  it('backfill and forward say once, before it, that they upgrade an older dataset; not a new one, not again', async () => {
+    const c = version15();
+    const fresh = tempDir('hermetic-rowid-fresh-');
+    try {
+      const line = `hermetic: upgrading the dataset at ${join(c.dir, 'hermetic.db')} from version 15 to ${DATASET_VERSION} (once; a large dataset takes seconds)…`;
+      const tz = process.env.HERMETIC_TZ;
+      process.env.HERMETIC_TZ = 'UTC';
+      try {
+        const first = await printed(() => forwardCommand(['--once', '--state-db', storePath, '--home', c.dir]));
+        assert.equal(first.value, 0);
+        assert.deepEqual(first.err.filter((l) => l.includes('upgrading')), [line]);
+        const again = await printed(() => backfillCommand(['--state-db', storePath, '--home', c.dir]));
+        assert.deepEqual(again.err.filter((l) => l.includes('upgrading')), []);
+        const made = await printed(() => backfillCommand(['--state-db', storePath, '--home', fresh.dir]));
+        assert.equal(made.value, 0);
+        assert.deepEqual(made.err.filter((l) => l.includes('upgrading')), []);
+      } finally {
+        if (tz === undefined) delete process.env.HERMETIC_TZ;
+        else process.env.HERMETIC_TZ = tz;
+      }
+      const db = new Database(join(c.dir, 'hermetic.db'), { readonly: true });
+      assert.equal(db.pragma('user_version', { simple: true }), DATASET_VERSION);
+      db.close();
+    } finally {
+      fresh.cleanup();
       c.done();
     }
   });
