@@ -13,7 +13,8 @@ import { newControl, ReadAhead, warmReadWorker } from './read-ahead.js';
 import { THREAD_ENDED, type WorkerWhere } from '../../shared/thread-task.js';
 import type { ReadWorkerMode } from './read-mode.js';
 import { SLOT, type ReadWindow } from './read-protocol.js';
-import { CHUNK, readSession, type ChunkSize, type Long, type Prior, type ReadContext } from './read-session.js';
+import { CHUNK, type ChunkSize } from './chunk-size.js';
+import { readSession, type Long, type Prior, type ReadContext } from './read-session.js';
 
 export const READ_WORKER_MIN_SESSIONS = 200;
 

@@ -11,7 +11,7 @@ import type { Sink } from '../sinks/sink.js';
 import { LazySqliteSink } from '../sinks/sqlite/lazy.js';
 import { buildAside, checkForwarderOptions, readWorkerMode, type ForwarderOptions } from './forwarder-options.js';
 import { Passes, type PassOptions } from './passes.js';
-import { chunkOf } from './read-session.js';
+import { chunkOf } from './chunk-size.js';
 import type { StepResult } from './step.js';
 import { forwarderStores, storesOfPasses } from './stores.js';
 

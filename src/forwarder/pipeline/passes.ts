@@ -18,7 +18,7 @@ import { SETTLED_INTERVAL, WATCH_SECONDS } from './edits.js';
 import { PassMemory } from './pass-memory.js';
 import { PolicyMover, type PolicyMove } from './policy-moves.js';
 import type { ReadWorkerMode } from './read-mode.js';
-import type { ChunkSize } from './read-session.js';
+import type { ChunkSize } from './chunk-size.js';
 import { countMoves, type StoreMoves } from './result.js';
 import { stepStore, stepStoreInSteps, StoreStopped, type StepOptions, type StepResult } from './step.js';
 import { vanished } from './stores.js';

@@ -2,7 +2,8 @@
 // shared Int32Array through which they claim sessions, wake each other and keep the worker at most a window ahead.
 import type { ErrorCode } from '../../shared/errors.js';
 import type { SessionRecords } from '../sinks/sink.js';
-import type { ChunkSize, Long, Prior } from './read-session.js';
+import type { ChunkSize } from './chunk-size.js';
+import type { Long, Prior } from './read-session.js';
 
 /** Slots of the control array. */
 export const SLOT = {
