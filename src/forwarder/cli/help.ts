@@ -152,7 +152,9 @@ Options:
                       ~/.hermetic)
   --json              the same as JSON: {"dataset", "dataset_exists",
                       "dataset_building" (a first pass writing it:
-                      {"pid", "bytes"}, else null), "usage_policy_error",
+                      {"pid", "bytes"}, else null), "dataset_size"
+                      ({"bytes", "free_bytes"}, null without a dataset),
+                      "usage_policy_error",
                       "stores", "rows", "sinks"}
 ${HELP_OPTION}
 

@@ -65,10 +65,21 @@ export interface StatusReport {
   dataset_exists: boolean;
   /** A first backfill's build under way (decision 0058), when there is no dataset yet. */
   dataset_building: { pid: number; bytes: number } | null;
+  /**
+   * The dataset file's size and how much of it is free pages (left by deletes, or by an upgrade that stored tables
+   * again: decision 0172), which SQLite reuses for later writes and only a VACUUM gives back; null without a dataset.
+   */
+  dataset_size: { bytes: number; free_bytes: number } | null;
   usage_policy_error: string | null;
   stores: StoreStatus[];
   rows: Record<string, number>;
   sinks: SinkStatus[];
+}
+
+/** The dataset file's pages, all and free, in bytes (the -wal file aside). */
+function datasetSize(db: Db): { bytes: number; free_bytes: number } {
+  const page = db.pragma('page_size', { simple: true }) as number;
+  return { bytes: (db.pragma('page_count', { simple: true }) as number) * page, free_bytes: (db.pragma('freelist_count', { simple: true }) as number) * page };
 }
 
 const NO_CURSORS = (): Cursors => ({ row: null, identity: null, maxMessageId: 0, usageStamp: null, sessions: new Map(), quarantine: new Map() });
@@ -106,7 +117,7 @@ export async function statusReport(home: string, stateDbs: readonly string[]): P
     const sinks: SinkStatus[] = db ? sinkStatus(db, Date.now() / 1000) : [];
     // A first backfill builds the dataset aside and publishes it when its pass ends (decision 0058): said, not "none".
     const building = db ? null : (liveBuilds(home)[0] ?? null);
-    const report: StatusReport = { dataset: datasetPath, dataset_exists: db !== null, dataset_building: building && { pid: building.pid, bytes: building.bytes }, usage_policy_error: policyError, stores, rows, sinks };
+    const report: StatusReport = { dataset: datasetPath, dataset_exists: db !== null, dataset_building: building && { pid: building.pid, bytes: building.bytes }, dataset_size: db ? datasetSize(db) : null, usage_policy_error: policyError, stores, rows, sinks };
     return { report, redacted: db ? datasetSetting(db, 'redact') === 'on' : false };
   } finally {
     db?.close();

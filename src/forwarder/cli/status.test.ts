@@ -1,7 +1,7 @@
 // What `hermetic status` says in words: how long changes have waited, and the row issues a store's sessions have.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { lagText, quarantineText, rowIssuesText, sinkLagText } from './status.js';
+import { lagText, quarantineText, rowIssuesText, sinkLagText, sizeLine } from './status.js';
 
 test('a lag reads in the two largest units a person needs', () => {
   assert.deepEqual([0, 42.4, 59.6, 60, 3599, 3600, 3659, 3660, 86399, 86400, 90000, 12 * 86400 + 3 * 3600 + 5].map(lagText),
@@ -27,4 +27,12 @@ test('a quarantined session: when it is tried again; a retry time past any backo
   assert.equal(quarantineText(q(now + 60), now), 'quarantined: s⏎1 (2 failures, retry after 2027-01-15T08:01:00.000Z): disk says no');
   assert.equal(quarantineText(q(now - 60), now), 'quarantined: s⏎1 (2 failures, retry after 2027-01-15T07:59:00.000Z): disk says no');
   assert.equal(quarantineText(q(now + 86_400), now), 'quarantined: s⏎1 (2 failures, retried by the next pass; the clock went back since its retry was set): disk says no');
+});
+
+test('the dataset\'s size; its free pages too, with how to give them back, when they are a quarter of it and 16 MB or more', () => {
+  assert.equal(sizeLine({ bytes: 92_311_552, free_bytes: 0 }), 'size: 92.3 MB');
+  assert.equal(sizeLine({ bytes: 100e6, free_bytes: 24e6 }), 'size: 100.0 MB');
+  assert.equal(sizeLine({ bytes: 40e6, free_bytes: 15e6 }), 'size: 40.0 MB');
+  assert.equal(sizeLine({ bytes: 797_319_168, free_bytes: 346_000_000 }),
+    'size: 797.3 MB, of which 346.0 MB free pages SQLite reuses for later writes (VACUUM it with any SQLite client, while no forwarder runs, to give them back)');
 });

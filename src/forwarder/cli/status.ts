@@ -12,6 +12,15 @@ import { statusReport, type StoreStatus } from './status-report.js';
 import { terminalSafeJson, terminalText } from '../../shared/terminal-text.js';
 import { terminalWidth } from '../report/wrap.js';
 
+/**
+ * The dataset's size, and its free pages when they are a quarter of it or more (and at least 16 MB): what a VACUUM
+ * would give back, said with how to run it safely.
+ */
+export function sizeLine(size: { bytes: number; free_bytes: number }): string {
+  const free = size.free_bytes >= 16e6 && size.free_bytes * 4 >= size.bytes;
+  return `size: ${byteSize(size.bytes)}${free ? `, of which ${byteSize(size.free_bytes)} free pages SQLite reuses for later writes (VACUUM it with any SQLite client, while no forwarder runs, to give them back)` : ''}`;
+}
+
 /** A lag as a person reads it: 42 s, 3 min, 5 h 10 min, 2 d 4 h. */
 export function lagText(seconds: number): string {
   const s = Math.max(0, Math.round(seconds));
@@ -25,13 +34,14 @@ export async function statusCommand(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, COMMON_FLAGS);
   if (values.help) return console.log(STATUS_HELP), 0;
   const { report, redacted } = await statusReport(resolve(hermeticHome(values.home)), values['state-db'] ?? []);
-  const { dataset: datasetPath, dataset_exists: exists, dataset_building: building, usage_policy_error: policyError, stores, rows, sinks } = report;
+  const { dataset: datasetPath, dataset_exists: exists, dataset_building: building, dataset_size: size, usage_policy_error: policyError, stores, rows, sinks } = report;
   if (values.json) {
     console.log(terminalSafeJson(JSON.stringify(report, null, 2)));
     return 0;
   }
   const missing = building ? ` (not created yet: the first pass of a backfill or forward, process ${building.pid}, is writing it, ${byteSize(building.bytes)} so far; it appears when that pass ends)` : ' (not created yet; run hermetic backfill)';
   console.log(`dataset: ${datasetPath}${exists ? (redacted ? ' (text stored through the secret redactor)' : '') : missing}`);
+  if (size) console.log(sizeLine(size));
   for (const line of listLines('rows: ', Object.entries(rows).map(([k, v]) => `${k} ${v}`), terminalWidth())) console.log(line);
   if (policyError) console.log(`usage policy: ${policyError}; nothing is forwarded until it is fixed`);
   if (stores.length === 0) console.log(`stores: none found (looked for ${whereLooked()})`);

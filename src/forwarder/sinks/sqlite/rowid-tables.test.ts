@@ -7,12 +7,13 @@ import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openForReport } from '../../cli/report.js';
 import { backfillCommand } from '../../cli/backfill.js';
 import { forwardCommand } from '../../cli/forward.js';
+import { statusCommand } from '../../cli/status.js';
 import { printed } from '../../../shared/testing/console.js';
 import { readOnlyFolder, type ReadOnlyFolder } from '../../../shared/testing/small-disks.js';
 import { generatedStore } from '../../../state-db/testing/generated.js';
@@ -361,6 +362,11 @@ describe('migration 16 beside what else is in the dataset and who else opens it 
       const db = new Database(join(c.dir, 'hermetic.db'), { readonly: true });
       assert.equal(db.pragma('user_version', { simple: true }), DATASET_VERSION);
       db.close();
+      // status says the file's size and the free pages the old tables left (what a VACUUM would give back).
+      const status = await printed(() => statusCommand(['--home', c.dir, '--state-db', storePath, '--json']));
+      const size = (JSON.parse(status.out.join('\n')) as { dataset_size: { bytes: number; free_bytes: number } }).dataset_size;
+      assert.equal(size.bytes, statSync(join(c.dir, 'hermetic.db')).size);
+      assert.ok(size.free_bytes > 0 && size.free_bytes < size.bytes, `free pages after the upgrade: ${size.free_bytes} of ${size.bytes}`);
     } finally {
       fresh.cleanup();
       c.done();
