@@ -6,7 +6,7 @@ import { copyFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { readOnlyFolder, type ReadOnlyFolder } from '../../../shared/testing/small-disks.js';
+import { readOnlyFolder, smallDisk, type ReadOnlyFolder } from '../../../shared/testing/small-disks.js';
 import { tempDir } from '../../../state-db/testing/fixtures.js';
 import { DATASET_FILE, openDataset, openDatasetReadOnly } from './dataset.js';
 
@@ -54,6 +54,20 @@ test('a dataset in a folder this user may not write (read-only media, another us
     assert.deepEqual(readdirSync(folder), before);
   } finally {
     ro?.release();
+    cleanup();
+  }
+});
+
+test('a new dataset whose tables do not fit on the disk is refused in words, as tables not created, not as an upgrade', (t) => {
+  const { dir, cleanup } = tempDir('hermetic-dataset-full-');
+  const disk = smallDisk(join(dir, 'full'), '64k');
+  try {
+    if (!disk) return t.skip('this system refused a tmpfs');
+    const home = join(disk.path, 'home');
+    assert.throws(() => openDataset(home), (e: Error & { code?: string }) => e.code === 'HERMETIC_DATASET_OPEN'
+      && e.message === `Cannot create the dataset's tables at ${join(home, DATASET_FILE)}: the disk is full. Nothing of it was changed: make room and run this again.`);
+  } finally {
+    disk?.release();
     cleanup();
   }
 });

@@ -234,10 +234,12 @@ function upgradeFailed(e: unknown, path: string, version: number): unknown {
   const code = primaryCode(e);
   if (e instanceof HermeticError || code === null || isLockedOut(e) || code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN') return e;
   const full = code === 'SQLITE_FULL';
-  const why = full
-    ? 'the disk is full (an upgrade may write the largest tables once more, about their size again, until it ends)'
-    : (e as Error).message;
-  return Object.assign(new HermeticError('HERMETIC_DATASET_OPEN', `Cannot upgrade the dataset at ${path} from dataset version ${version} to ${DATASET_VERSION}: ${why}. Nothing of it was changed${full ? ': make room and run this again' : ''}.`), { cause: e });
+  const why = !full ? (e as Error).message
+    : version === 0 ? 'the disk is full'
+      : 'the disk is full (an upgrade may write the largest tables once more, about their size again, until it ends)';
+  // Version 0 is a file just made: its tables were being created, not upgraded.
+  const what = version === 0 ? `Cannot create the dataset's tables at ${path}` : `Cannot upgrade the dataset at ${path} from dataset version ${version} to ${DATASET_VERSION}`;
+  return Object.assign(new HermeticError('HERMETIC_DATASET_OPEN', `${what}: ${why}. Nothing of it was changed${full ? ': make room and run this again' : ''}.`), { cause: e });
 }
 
 /**
