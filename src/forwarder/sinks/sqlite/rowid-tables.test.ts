@@ -339,6 +339,7 @@ describe('migration 16 beside what else is in the dataset and who else opens it 
       c.done();
     }
   });
+
   it('backfill and forward say once, before it, that they upgrade an older dataset; not a new one, not again', async () => {
     const c = version15();
     const fresh = tempDir('hermetic-rowid-fresh-');
