@@ -499,7 +499,10 @@ interface Grouping {
   commands: boolean;
   sessionKey: boolean;
   treeKey: boolean;
-  /** Whether the rows part the sessions (by session, or by tree, alone): each session is in one row. */
+  /**
+   * Whether the rows part the sessions, each session in one row: by session or by tree alone, or on the dataset by
+   * what is one value a session (bySessionFacts).
+   */
   partsSessions: boolean;
   from: string;
   ctes: string[];
@@ -569,7 +572,7 @@ function* planGrouping(checked: ReturnType<typeof check>, top: number | undefine
   const sql = withClause + (top === undefined ? grouped
     : bySessionOnly ? `SELECT x.*, ${totals.sessions ?? 0} AS n, ${totals.sessions ?? 0} AS all_sessions FROM (${grouped}) x ORDER BY ${rank} LIMIT ${top}`
       : `SELECT * FROM (SELECT x.*, ROW_NUMBER() OVER (ORDER BY ${rank}) AS rn, COUNT(*) OVER () AS n, SUM(sessions) OVER () AS all_sessions FROM (${grouped}) x) r WHERE rn <= ${top} ORDER BY rn`);
-  return { keys, shown, tools, commands, sessionKey, treeKey, partsSessions: bySessionOnly || byTreeOnly, from, ctes, where, params, dialect, grouped, rank, sql };
+  return { keys, shown, tools, commands, sessionKey, treeKey, partsSessions: bySessionOnly || byTreeOnly || bySessionFacts(by, dialect), from, ctes, where, params, dialect, grouped, rank, sql };
 }
 
 /**
@@ -646,6 +649,21 @@ function* nameRows(rows: ReportRow[], hiddenOf: Map<ReportRow, Record<string, un
     }
   }
   return { keep: undefined, stopped: null };
+}
+
+/**
+ * Dimensions that hold one value per session in the dataset: the ledger's and `tool_usage`'s rows of a session are all
+ * made together from its one `sessions` row (ledger/allocate.ts), its profile, source and project (git root or cwd).
+ */
+const SESSION_FACTS: readonly Dimension[] = ['session', 'tree', 'profile', 'source', 'project'];
+
+/**
+ * Whether a grouping on the dataset is by session facts alone, so its rows part the sessions and a --top's rest holds
+ * the sessions the kept rows do not (no second scan to count them). Not on the fleet store, whose rows of one session
+ * may come in two batches.
+ */
+function bySessionFacts(by: readonly Dimension[], dialect: Dialect): boolean {
+  return dialect.name === 'sqlite' && by.length > 0 && by.every((d) => SESSION_FACTS.includes(d));
 }
 
 /** The rest of a --top (or a bounded list), summed into one row: the totals less the rows kept. */

@@ -55,3 +55,41 @@ it('the rest of a --top by model, by day and model, and by tool and day counts e
     assert.ok(summed > Number(rest.sessions), `${c.by.join('+')}: sessions span the left-out groups (${summed} summed, ${rest.sessions} distinct)`);
   }
 });
+
+it('the rest of a --top by what is one value a session (source, project, profile, with a tree) holds the sessions the kept rows do not', () => {
+  const cases: { by: ('source' | 'project' | 'profile' | 'tree')[]; top: number; filter?: { model: string[] } }[] = [
+    { by: ['source'], top: 1 },
+    { by: ['project'], top: 2 },
+    { by: ['source', 'project'], top: 3 },
+    { by: ['profile', 'source'], top: 1 },
+    { by: ['project', 'tree'], top: 4 },
+  ];
+  const models = db.prepare('SELECT DISTINCT model FROM usage_ledger ORDER BY model').pluck().all() as string[];
+  cases.push({ by: ['source'], top: 1, filter: { model: [models[0]!] } });
+  for (const c of cases) {
+    const label = `${c.by.join('+')}${c.filter ? ` of ${c.filter.model[0]}` : ''}`;
+    const r = usageReport(db, { by: c.by, top: c.top, ...(c.filter ? { filter: c.filter } : {}) });
+    const rest = r.rows.at(-1)!;
+    assert.ok(Number(rest.other_rows ?? 0) > 0, `${label}: a rest row`);
+    // Computed again from the ledger's rows: the distinct sessions (in the filter) outside the kept rows' keys.
+    const kept = r.rows.slice(0, -1);
+    const tree = c.by.includes('tree') ? new Map(kept.map((k) => [String(k.session_id ?? k.tree ?? ''), true])) : null;
+    const keyOf = (row: Record<string, unknown>) => c.by.map((d) => String(d === 'tree' ? row.tree ?? row.lineage_root ?? row.session_id : row[d] ?? '')).join('\u0000');
+    if (tree) {
+      // By tree the rest is checked against the report without --top: the groups it left out, each session once.
+      const all = usageReport(db, { by: c.by, ...(c.filter ? { filter: c.filter } : {}) }).rows;
+      const left = all.filter((x) => !kept.some((k) => keyOf(k) === keyOf(x)));
+      assert.equal(rest.sessions, left.reduce((t, x) => t + Number(x.sessions), 0), `${label}: the left-out groups' sessions`);
+      continue;
+    }
+    const inFilter = c.filter ? ` WHERE model IN (${c.filter.model.map(() => '?').join(', ')})` : '';
+    const keys = new Set(kept.map(keyOf));
+    const sessions = new Set<string>();
+    for (const row of db.prepare(`SELECT * FROM usage_ledger${inFilter}`).all(...(c.filter?.model ?? [])) as Record<string, unknown>[]) {
+      if (!keys.has(keyOf(row))) sessions.add(`${row.store}\u0000${row.session_id}`);
+    }
+    assert.equal(rest.sessions, sessions.size, `${label}: the rest's distinct sessions`);
+    // Each session in one row: the rows' sessions add up to the window's.
+    assert.equal(r.rows.reduce((t, x) => t + Number(x.sessions), 0), Number(r.totals.sessions), `${label}: rows part the sessions`);
+  }
+});
