@@ -162,8 +162,10 @@ describe('usageReport', () => {
         else assert.deepEqual([r.totals.sessions, r.totals.api_calls, r.totals.cost_usd], [0, 0, 0], `${l}: no rows, nothing counted`);
       };
       sums(whole, label);
-      // A session is in one tree: by tree (or session) alone, the rows' sessions are the window's.
-      if (q.by.length === 1 && (q.by[0] === 'tree' || q.by[0] === 'session')) assert.equal(total(whole, 'sessions'), whole.totals.sessions, label);
+      // A session is in one tree, and has one profile, source and project: by those alone, the rows' sessions are the
+      // window's, with or without --top (whose rest then counts its sessions by subtraction: decision 0174).
+      const facts = q.by.every((d) => ['tree', 'session', 'profile', 'source', 'project'].includes(d));
+      if (facts) assert.equal(total(whole, 'sessions'), whole.totals.sessions, label);
       if (q.top === undefined) return;
       const cut = usageReport(db, { ...base, top: q.top });
       const keyOf = (r: Record<string, unknown>) => JSON.stringify(q.by.map((d) => (d === 'session' ? r.session_id : r[d])));
@@ -172,6 +174,7 @@ describe('usageReport', () => {
       assert.equal(kept.length, Math.min(q.top, whole.rows.length), label);
       for (const r of kept) assert.deepEqual(r, rows.get(keyOf(r)), `${label}: a kept row is the whole report's`);
       sums(cut, `${label} --top`);
+      if (facts) assert.equal(total(cut, 'sessions'), cut.totals.sessions, `${label} --top: sessions`);
       const other = cut.rows.find((r) => r.other_rows !== undefined);
       assert.equal(other?.other_rows, whole.rows.length > q.top ? whole.rows.length - q.top : undefined, label);
     }), { numRuns: 150 });
