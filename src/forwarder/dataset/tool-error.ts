@@ -28,6 +28,13 @@ export const TOOL_ERROR_FUNCTION = 'hermetic_tool_error';
 export const FAILED_COLUMN = 'failed';
 
 /**
+ * The fleet's index of the terminal tool's cells in byte order (fleet schema version 12, decision 0167), by which a
+ * report by command finds each part's cell: named here, as FAILED_COLUMN is, for the sink that makes it and the report
+ * that asks whether it is there.
+ */
+export const TERMINAL_CELLS_INDEX = 'tool_usage_terminal';
+
+/**
  * SQL: whether the table `parts` (a regclass name, as SQL text) has `FAILED_COLUMN` as version 12 makes it, a column
  * PostgreSQL generates by `TOOL_ERROR_FUNCTION` of the text — not a column of that name made or altered by hand (a
  * plain boolean, another expression), whose values nothing keeps (decision 0170). Asked of the catalogue: any role.

@@ -66,7 +66,7 @@ export interface FeedOptions {
   priorOf: (id: string) => Prior | null;
   mode: ReadWorkerMode;
   window: ReadWindow;
-  /** A session that does not fit in a chunk is not read here but left to the writing thread (default CHUNK; read-session.ts LONG). */
+  /** A session that does not fit in a chunk is not read here but left to the writing thread (default chunk-size.ts CHUNK; read-session.ts LONG). */
   chunk?: ChunkSize;
   /** Whether a core is free for the worker, and whether that can be told yet (default: this process's meter). */
   cores?: CoreJudge;

@@ -19,8 +19,6 @@ export interface ReadContext {
   chunk: ChunkSize;
 }
 
-
-
 /** A session too long to read at once: the writing thread reads and writes it in chunks (chunks.ts). */
 export interface Long { long: true }
 export const LONG: Long = Object.freeze({ long: true });

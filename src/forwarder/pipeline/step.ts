@@ -84,7 +84,7 @@ export interface StepOptions {
   mirrorRefreshed?: HermeticError | MirrorResult;
   /** A test hook: called before each batch is written (crash tests kill the process here). */
   beforeWrite?: (batch: Batch) => void;
-  /** The most a session is read with at once (default read-session.ts CHUNK; decisions 0055, 0171). */
+  /** The most a session is read with at once (default chunk-size.ts CHUNK; decisions 0055, 0171). */
   chunk?: ChunkSize;
 }
 
@@ -428,4 +428,3 @@ function* writePass(ref: StoreRef, options: StepOptions, cursors: Cursors, reade
     feed.close();
   }
 }
-

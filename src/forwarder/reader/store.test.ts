@@ -11,11 +11,14 @@ import { createIdSource } from '../../shared/ids.js';
 import { createStore } from '../../state-db/schema/create.js';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { StateDbWriter } from '../../state-db/writer/index.js';
-import { MESSAGE_READ_COLUMNS, SESSION_COLUMNS } from './columns.js';
+import { MESSAGE_READ_COLUMNS, selectList, SESSION_COLUMNS } from './columns.js';
 import { readStore } from './connection.js';
 import { StoreReader } from './store.js';
 
 const T0 = 1784000000;
+
+/** A session's rows, all of them, as the pipeline reads them. */
+const whole = (r: StoreReader, id: string) => r.messagesWithin(id, Number.NEGATIVE_INFINITY, { rows: Number.MAX_SAFE_INTEGER - 1, chars: Infinity }).rows;
 
 function withWriter(level: number, fn: (w: StateDbWriter, read: <T>(f: (r: StoreReader) => T) => T, path: string) => void, createdAt = level): () => void {
   return () => {
@@ -63,14 +66,14 @@ test('a session\'s messages come in id order with tool-call and reasoning fields
     { role: 'assistant', content: null, tool_calls: calls, reasoning: 'look', reasoning_content: 'native', finish_reason: 'tool_calls', timestamp: T0 + 2 },
     { role: 'tool', content: 'a.py', tool_call_id: 'call_1', tool_name: 'terminal', timestamp: T0 + 3 },
   ]);
-  const rows = read((r) => r.messages('s1'));
+  const rows = read((r) => whole(r, 's1'));
   assert.deepEqual(Object.keys(rows[0]!), MESSAGE_READ_COLUMNS);
   assert.deepEqual(rows.map((m) => [m.id, m.role, m.content, m.tool_calls, m.tool_call_id, m.tool_name, m.reasoning, m.reasoning_content, m.finish_reason, m.timestamp]), [
     [a, 'user', 'list', null, null, null, null, null, null, T0 + 1],
     [b, 'assistant', null, '[{"id": "call_1", "type": "function", "function": {"name": "terminal", "arguments": "{\\"command\\": \\"ls\\"}"}}]', null, null, 'look', 'native', 'tool_calls', T0 + 2],
     [c, 'tool', 'a.py', null, 'call_1', 'terminal', null, null, null, T0 + 3],
   ]);
-  assert.deepEqual(read((r) => r.messages('empty')), []);
+  assert.deepEqual(read((r) => whole(r, 'empty')), []);
 }));
 
 test('messagesWithin reads at most a number of rows and only as many as hold a budget of characters, one at least, and says whether rows are left', withWriter(31, (w, read) => {
@@ -80,7 +83,8 @@ test('messagesWithin reads at most a number of rows and only as many as hold a b
     const { rows, more } = r.messagesWithin('s1', after, { rows: limit, chars: budget });
     return [rows.map((m) => m.id), more];
   });
-  const all = read((r) => r.messages('s1'));
+  // The rows by one plain SELECT of the same columns, the reference the chunked reads are held to.
+  const all = read((r) => r.db.prepare(`SELECT ${selectList(r.columns.get('messages'), MESSAGE_READ_COLUMNS)} FROM messages WHERE session_id = ? ORDER BY id`).all('s1') as Record<string, unknown>[]);
   const size = (i: number) => Object.values(all[i]!).reduce<number>((n, v) => n + (typeof v === 'string' ? v.length : 8), 0);
   assert.deepEqual(got(Number.NEGATIVE_INFINITY, 10, 1e9), [ids, false]);
   assert.deepEqual(got(Number.NEGATIVE_INFINITY, 4, 1e9), [ids, false], 'exactly the limit: nothing left');
@@ -89,7 +93,7 @@ test('messagesWithin reads at most a number of rows and only as many as hold a b
   assert.deepEqual(got(ids[1]!, 10, 10), [[ids[2]], true], 'a row longer than the budget is read alone');
   assert.deepEqual(got(ids[2]!, 10, 10), [[ids[3]], false]);
   assert.deepEqual(got(ids[3]!, 10, 10), [[], false]);
-  assert.deepEqual(read((r) => r.messagesWithin('s1', Number.NEGATIVE_INFINITY, { rows: 10, chars: 1e9 }).rows), all, 'the same rows as messages()');
+  assert.deepEqual(read((r) => r.messagesWithin('s1', Number.NEGATIVE_INFINITY, { rows: 10, chars: 1e9 }).rows), all, 'the same rows as one plain SELECT');
 }));
 
 test('editedRows hands the rows one at a time, not a long session\'s api_content all at once (0171 addendum)', withWriter(31, (w, read) => {
@@ -110,7 +114,7 @@ test('messages of every generation are read (archived and rewound rows too), so 
   w.createSession({ id: 's1', source: 'cli', started_at: T0 });
   const ids = w.appendMessages('s1', [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }, { role: 'user', content: 'c' }]);
   w.rewind('s1', ids[0]!);
-  assert.deepEqual(read((r) => r.messages('s1').map((m) => [m.id, m.active])), [[ids[0], 1], [ids[1], 0], [ids[2], 0]]);
+  assert.deepEqual(read((r) => whole(r, 's1').map((m) => [m.id, m.active])), [[ids[0], 1], [ids[1], 0], [ids[2], 0]]);
 }));
 
 test('on v25+ the system prompt is joined from system_prompts; an inline prompt is preferred; an unknown hash gives null (§6.1 item 4)', withWriter(31, (w, read) => {

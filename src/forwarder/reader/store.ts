@@ -98,7 +98,6 @@ export class StoreReader {
   readonly db: Db;
   readonly columns: Map<string, Set<string>>;
   readonly path: string;
-  #messages: ReturnType<Db['prepare']> | null = null;
   #within: ReturnType<Db['prepare']> | null = null;
   #edited: ReturnType<Db['prepare']> | null = null;
   #prefix: { rows: ReturnType<Db['prepare']>; inactive: ReturnType<Db['prepare']> | null } | null = null;
@@ -351,22 +350,16 @@ export class StoreReader {
     return this.has('sessions') ? (this.db.prepare('SELECT COUNT(*) FROM sessions').pluck().get() as number) : 0;
   }
 
-  /** Every message row of the session, all generations, in id order; or the first `limit` of them. */
-  messages(id: string, limit = -1): Row[] {
-    this.#messages ??= this.db.prepare(`SELECT ${selectList(this.columns.get('messages'), MESSAGE_READ_COLUMNS)} FROM messages WHERE session_id = ? ORDER BY id LIMIT ?`).raw();
-    // Rows as arrays, made objects here: better-sqlite3 builds an object key by key in C++, which costs twice as much.
-    return (this.#messages.all([id, limit]) as unknown[][]).map((v) => this.#utf8('messages', 'id', asRow(v), MESSAGE_TEXT_COLUMNS));
-  }
-
   /**
-   * The session's message rows with ids above `afterId` (-Infinity: from its first), in id order: at most `limit`, and
-   * only as many as hold `budget` characters of values together, one at least (decision 0171); `more`: rows are left
-   * after them; `chars`: the characters of those read. Read row by row, so a chunk of long texts is cut before it is
+   * The session's message rows, every generation, with ids above `afterId` (-Infinity: from its first), in id order: at
+   * most `chunk.rows`, and only as many as hold `chunk.chars` characters of values together, one at least (decision
+   * 0171); `more`: rows are left after them; `chars`: the characters of those read. Read row by row, so a chunk of long texts is cut before it is
    * all in memory: a chunk of ten thousand rows of kilobyte texts held hundreds of megabytes. What every read of a
    * session's rows for the pipeline goes through (a whole session, what a tick appended, a chunk).
    */
   messagesWithin(id: string, afterId: number, chunk: { rows: number; chars: number }): { rows: Row[]; more: boolean; chars: number } {
     const { rows: limit, chars: budget } = chunk;
+    // Rows as arrays, made objects here: better-sqlite3 builds an object key by key in C++, which costs twice as much.
     this.#within ??= this.db.prepare(`SELECT ${selectList(this.columns.get('messages'), MESSAGE_READ_COLUMNS)} FROM messages WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?`).raw();
     const raw: unknown[][] = [];
     let size = 0;

@@ -12,7 +12,7 @@
 // (`parts.failed`, fleet schema version 12, decision 0167), or on a fleet without it, the rule run on its text here.
 import type pg from 'pg';
 import type { Db } from '../../shared/sqlite.js';
-import { FAILED_COLUMN, storedVerdictSql, TOOL_ERROR_FUNCTION, toolErrorSql } from '../dataset/tool-error.js';
+import { FAILED_COLUMN, storedVerdictSql, TERMINAL_CELLS_INDEX, TOOL_ERROR_FUNCTION, toolErrorSql } from '../dataset/tool-error.js';
 import { NO_CALL, PROGRAM_RULES, programOfArgs, TERMINAL_TOOL } from '../dataset/program.js';
 import { sessionKeysOn, type Dialect, type Params } from './dialect.js';
 import { HermeticError } from '../../shared/errors.js';
@@ -22,9 +22,6 @@ export { TERMINAL_TOOL };
 
 /** The name the statements read the window's calls by: the connection's table on SQLite, a CTE on PostgreSQL. */
 export const COMMAND_TABLE = 'command_usage';
-
-/** The fleet's index of the terminal tool's cells in byte order (sinks/postgres/schema.ts, fleet schema version 12). */
-const TERMINAL_CELLS = 'tool_usage_terminal';
 
 /** The SQL function that names a call's program from its arguments (programOfArgs): the plain twin's, SQLite only. */
 export const PROGRAM_FUNCTION = 'hermetic_command_program';
@@ -114,7 +111,7 @@ export function* planCommandSource(dialect: Dialect): Generator<{ sql: string; p
       CASE WHEN to_regclass('tool_calls') IS NULL THEN false ELSE has_table_privilege(to_regclass('tool_calls'), 'SELECT') END AS kept,
       to_regclass('pg_temp.${COMMAND_TABLE}') IS NOT NULL AS scratch,
       ${storedVerdictSql("'parts'")} AS verdicts,
-      to_regclass('${TERMINAL_CELLS}') IS NOT NULL AS cells`,
+      to_regclass('${TERMINAL_CELLS_INDEX}') IS NOT NULL AS cells`,
     params: {},
   };
   if (r?.stored !== true || r?.judged !== true) {

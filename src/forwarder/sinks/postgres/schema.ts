@@ -7,7 +7,7 @@ import { BACKFILL_UNREAD, DAILY_USAGE, DELEGATIONS, MESSAGES, MODEL_USAGE, PARTS
 import { uncostedSession } from '../../dataset/uncosted.js';
 import type { ShippedTable } from '../remote/contract.js';
 import { TERMINAL_TOOL } from '../../dataset/program.js';
-import { FAILED_COLUMN, SQLITE_JSON_DEPTH, TOOL_ERROR_FUNCTION, toolErrorFunctionSql } from '../../dataset/tool-error.js';
+import { FAILED_COLUMN, SQLITE_JSON_DEPTH, TERMINAL_CELLS_INDEX, TOOL_ERROR_FUNCTION, toolErrorFunctionSql } from '../../dataset/tool-error.js';
 import { toolCallsChangedSql, toolCallsSchema } from './tool-calls.js';
 
 /** The tables of the fleet schema's first version (dataset version 3's shipped tables). */
@@ -76,9 +76,6 @@ function verdictsAgain(schema: string): string {
     AND (strpos(content_text, '\\u') > 0 OR length(content_text) - length(translate(content_text, '[{', '')) > ${SQLITE_JSON_DEPTH})
     AND ${FAILED_COLUMN} IS DISTINCT FROM ${q(schema)}.${TOOL_ERROR_FUNCTION}(content_text)`;
 }
-
-/** The index of the terminal tool's cells (fleet schema version 12, decision 0167). */
-export const TERMINAL_CELLS_INDEX = 'tool_usage_terminal';
 
 /**
  * The terminal tool's `tool_usage` rows by session and time, its text keys in byte order (fleet schema version 12,

@@ -6,7 +6,7 @@
 import type { Db } from '../../../shared/sqlite.js';
 import { MESSAGES, PARTS, type DatasetTable } from '../../dataset/columns.js';
 import { isPacked, valueAt } from '../../dataset/packed.js';
-import { toolErrorSql } from '../../dataset/tool-error.js';
+import { SQLITE_JSON_DEPTH, toolErrorSql } from '../../dataset/tool-error.js';
 import type { Rows } from '../sink.js';
 
 // The rule is shared with the report's terminal commands (dataset/tool-error.ts); its JavaScript twin is here.
@@ -70,8 +70,6 @@ function mayBeError(text: unknown): text is string {
   return text.charCodeAt(i) === 123 && ERROR_KEYS.some((key) => text.includes(key));
 }
 
-/** Past this many brackets a document may nest deeper than SQLite's JSON parser accepts (1,000 levels). */
-const MAX_BRACKETS = 1000;
 
 /**
  * Whether `text` has more than `limit` `{` and `[` (string contents counted too: an upper bound of the nesting). Each
@@ -94,7 +92,7 @@ export function bracketsOver(text: string, limit: number): boolean {
  */
 export function toolErrorJs(text: unknown): boolean | null {
   if (!mayBeError(text)) return false;
-  if (text.includes('\\u') || bracketsOver(text, MAX_BRACKETS)) return null;
+  if (text.includes('\\u') || bracketsOver(text, SQLITE_JSON_DEPTH)) return null;
   for (const key of ERROR_KEYS) {
     const at = text.indexOf(key);
     if (at >= 0 && text.indexOf(key, at + 1) >= 0) return null;
