@@ -3,7 +3,7 @@
 // indexes from the shared control array as the writing thread does, and never runs more than the job's window ahead.
 // Started by read-ahead.ts, once per process; it writes nothing anywhere.
 import { MESSAGES, PARTS } from '../dataset/columns.js';
-import { packTables, toWireAll } from '../dataset/packed.js';
+import { packedSize, packTables, toWireAll } from '../dataset/packed.js';
 import { readStore, storeFailure, StoreReader } from '../reader/index.js';
 import type { MessagePort } from 'node:worker_threads';
 import { roomAhead, SLOT, STATE, type JobMessage, type ReadWindow, type WorkerMessage } from './read-protocol.js';
@@ -43,7 +43,7 @@ function runJob({ id, job, control }: JobMessage, port: MessagePort): void {
         }
         // One text for both: a message's content and its text part's cross once (decision 0169).
         const packed = packTables([[MESSAGES, read.messages], [PARTS, read.parts]]);
-        const chars = packed[0]!.text.length;
+        const chars = packedSize(packed[0]!);
         const { rows: [messages, parts], transfer } = toWireAll(packed);
         Atomics.add(control, SLOT.postedSessions, 1);
         Atomics.add(control, SLOT.postedMessages, read.messages.length);

@@ -41,7 +41,11 @@ test('the activity counted from the inserted rows equals a count from the tables
     const results = [
       '{"exit_code": 1}', '{"exit_code": 0}', '  {"error": "boom"}', '{"error": ""}', '{"error": {}}', '{"success": false}', '{"status": "failed"}',
       '{"status": "ok"}', 'an "error" in prose', '{"error": "x"', null, '\t{"error": "tab before the brace"}', '{"exit_code": 2.5}',
+      '{"output": "no key named"}', '{"error": "\\u0041 an escape"}',
     ];
+    // Each again as a long text, which the packed rows carry as UTF-8 bytes (decision 0175): an output beside the keys.
+    const lengthen = (t: string | null) => (t === null ? null : t.trimStart().startsWith('{') ? t.replace('{', `{"output": "${'\u2014'.repeat(300)}", `) : `${t}${' \u2026'.repeat(150)}`);
+    results.push(...results.map(lengthen));
     const sessions: [string, RecordOf[], RecordOf[]][] = [];
     for (const [s, pack] of [['plain', false], ['packed', true]] as const) {
       const messages = Array.from({ length: 40 }, (_, i) => message(s, i, i % 3 === 0 ? 'user' : 'assistant', T0 + i * 100));

@@ -5,7 +5,7 @@
 // by triggers. The plain twin, `recomputeActivity`, counts them again from the tables; tests hold the two equal.
 import type { Db } from '../../../shared/sqlite.js';
 import { MESSAGES, PARTS, type DatasetTable } from '../../dataset/columns.js';
-import { isPacked, valueAt } from '../../dataset/packed.js';
+import { isPacked, longBytesAt, valueAt } from '../../dataset/packed.js';
 import { SQLITE_JSON_DEPTH, toolErrorSql } from '../../dataset/tool-error.js';
 import type { Rows } from '../sink.js';
 
@@ -55,6 +55,24 @@ function reader(rows: Rows, t: DatasetTable): (i: number, col: string) => unknow
     return (i, col) => valueAt(rows, i, index.get(col)!);
   }
   return (i, col) => rows[i]![col] ?? null;
+}
+
+const PART_TEXT = PARTS.columns.findIndex((c) => c.name === 'content_text');
+const decoder = new TextDecoder();
+
+/**
+ * A tool result's text for toolErrorJs: a long one still in UTF-8 (packed, decision 0175) decoded only when it may say
+ * it failed, else told apart as '' (no JSON object can be empty); read from the bytes exactly as mayBeError reads the
+ * text, since every character it looks for is ASCII and UTF-8 never has those bytes inside a longer character.
+ */
+function resultText(rows: Rows, i: number, at: (i: number, col: string) => unknown): unknown {
+  const bytes = isPacked(rows) ? longBytesAt(rows, i, PART_TEXT) : null;
+  if (bytes === null) return at(i, 'content_text');
+  let k = 0;
+  while (bytes[k] === 32) k++;
+  if (bytes[k] !== 123) return '';
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return ERROR_KEYS.some((key) => b.includes(key)) ? decoder.decode(bytes) : '';
 }
 
 /** SQLite's CAST(t / 900 AS INTEGER) for the times it can be told exactly here (a finite number of reasonable size). */
@@ -181,7 +199,7 @@ export class InsertedActivity {
       }
       const call = type === 'tool_call';
       if (!call) {
-        const text = at(i, 'content_text');
+        const text = resultText(rows, i, at);
         const verdict = toolErrorJs(text);
         if (verdict === null ? this.#failed.get({ text }) !== 1 : !verdict) continue;
       }

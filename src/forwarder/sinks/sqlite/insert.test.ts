@@ -48,6 +48,53 @@ test('property: any rows, records or packed, come back in order with every value
   }), { numRuns: 150 });
 });
 
+const TYPED: DatasetTable = {
+  name: 't', doc: '', primaryKey: ['store', 'session_id', 'k'],
+  columns: [
+    { name: 'store', type: 'TEXT', doc: '' }, { name: 'session_id', type: 'TEXT', doc: '' }, { name: 'k', type: 'INTEGER', doc: '' },
+    { name: 'v', type: 'TEXT', doc: '' }, { name: 'w', type: 'JSON', doc: '' },
+  ],
+};
+const TYPED_DDL = '(store TEXT, session_id TEXT, k INTEGER, v TEXT, w JSON)';
+/** Long strings, packed as UTF-8 bytes in a TEXT column (decision 0175): ASCII, any code point, lone surrogates. */
+const longText = fc.oneof(
+  fc.string({ minLength: 256, maxLength: 600 }),
+  fc.string({ unit: 'binary', minLength: 256, maxLength: 600 }),
+  fc.tuple(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 }), fc.integer({ min: 40, max: 200 })).map(([t, n]) => t.repeat(n).padEnd(256, '\u2014')),
+);
+const typedValue = fc.oneof(value, longText);
+
+test('property: packed rows with long texts store in a typed table exactly what one plain INSERT a row stores', () => {
+  fc.assert(fc.property(fc.array(fc.record({ store: fc.constantFrom('/s1', '/s2'), v: typedValue, w: typedValue }), { maxLength: 70 }), (given) => {
+    const db = new Database(':memory:');
+    try {
+      db.exec(`CREATE TABLE t ${TYPED_DDL}; CREATE TABLE o ${TYPED_DDL}`);
+      const records: RecordOf[] = given.map((r, k) => ({ store: r.store, session_id: 'a', k, v: r.v, w: r.w }));
+      records.sort((a, b) => String(a.store).localeCompare(String(b.store)));
+      rowInserter(db, TYPED, new RowCounts(db))(packRows(TYPED, records));
+      const one = db.prepare('INSERT INTO o VALUES (?, ?, ?, ?, ?)');
+      for (const r of records) one.run(r.store, r.session_id, r.k, r.v, r.w);
+      const read = (t: string) => db.prepare(`SELECT store, session_id, k, v, typeof(v), hex(v), w, typeof(w) FROM ${t} ORDER BY rowid`).raw().all();
+      assert.deepEqual(read('t'), read('o'));
+    } finally {
+      db.close();
+    }
+  }), { numRuns: 120 });
+});
+
+test('a long text packed beside a BLOB in its rows stays a BLOB, and the text stays text', () => {
+  const db = new Database(':memory:');
+  try {
+    db.exec(`CREATE TABLE t ${TYPED_DDL}`);
+    const long = `\u201c${'x'.repeat(300)}\u201d`;
+    const records: RecordOf[] = [{ store: '/s', session_id: 'a', k: 1, v: Buffer.from('ab'), w: null }, { store: '/s', session_id: 'a', k: 2, v: long, w: null }];
+    rowInserter(db, TYPED, new RowCounts(db))(packRows(TYPED, records));
+    assert.deepEqual(db.prepare('SELECT typeof(v), v FROM t ORDER BY k').raw().all(), [['blob', Buffer.from('ab')], ['text', long]]);
+  } finally {
+    db.close();
+  }
+});
+
 test('a run of 32 rows of one session binds the store and session once; a run whose session changes does not', () => {
   const db = new Database(':memory:');
   try {

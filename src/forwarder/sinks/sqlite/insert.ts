@@ -1,6 +1,7 @@
 // Inserting many rows of one dataset table from JavaScript: several rows per statement, so a backfill's hundreds of
 // thousands of messages and parts cross into SQLite in few calls (decision 0040). Shared by the sink and the ledger,
 // and the one way rows go into a forwarded table: what each statement inserted goes to the `row_counts` tally.
+import type { Statement } from 'better-sqlite3';
 import type { Db } from '../../../shared/sqlite.js';
 import type { DatasetTable, RecordOf } from '../../dataset/columns.js';
 import { isPacked, unpackRow, valueAt, type PackedRows } from '../../dataset/packed.js';
@@ -28,15 +29,23 @@ export function rowInserter(db: Db, t: DatasetTable, counts: RowCounts, verb = '
   // (@store, @session) that every row's tuple refers to, not once a row (decision 0111).
   const keyed = names[0] === 'store' && names[1] === 'session_id';
   const head = `${verb} INTO "${t.name}" (${names.map((n) => `"${n}"`).join(', ')}) VALUES `;
-  const tuple = `(${names.map(() => '?').join(', ')})`;
-  const sharedTuple = `(@store, @session${', ?'.repeat(names.length - 2)})`;
-  // Prepared on first use: most tables never see a run of 32.
-  const stmts: (ReturnType<Db['prepare']> | undefined)[] = SIZES.map(() => undefined);
-  const sharedStmts: (ReturnType<Db['prepare']> | undefined)[] = SIZES.map(() => undefined);
+  // Packed rows holding long strings read them in a TEXT column as `CAST(? AS TEXT)`, bound as their UTF-8 bytes: never
+  // decoded to a string on this thread, nor encoded again to bind (decision 0175). In a column declared TEXT the cast
+  // stores what its affinity would (a number becomes the same text); the rows take the plain statements when one of
+  // their values is itself a BLOB, which must stay one.
+  const asBytes = t.columns.map((c) => c.type === 'TEXT');
+  const param = (c: number, cast: boolean) => (cast && asBytes[c] ? 'CAST(? AS TEXT)' : '?');
+  const tuple = (cast: boolean) => `(${names.map((_, c) => param(c, cast)).join(', ')})`;
+  const sharedTuple = (cast: boolean) => `(@store, @session${names.slice(2).map((_, c) => `, ${param(c + 2, cast)}`).join('')})`;
+  // Prepared on first use, per form (a row's own key or the shared one; plain or cast) and size: most tables never see
+  // a run of 32.
+  const cache: (Statement<unknown[]> | undefined)[][] = [[], [], [], []];
+  const statement = (s: number, one: boolean, cast: boolean): Statement<unknown[]> => {
+    const form = (one ? 1 : 0) + (cast ? 2 : 0);
+    return (cache[form]![s] ??= db.prepare(head + Array.from({ length: SIZES[s]! }, () => (one ? sharedTuple(cast) : tuple(cast))).join(', ')));
+  };
   const buffers = SIZES.map((n) => new Array<unknown>(names.length * n));
   const sharedBuffers = SIZES.map((n) => new Array<unknown>((names.length - 2) * n));
-  const statement = (s: number) => (stmts[s] ??= db.prepare(head + Array.from({ length: SIZES[s]! }, () => tuple).join(', ')));
-  const sharedStatement = (s: number) => (sharedStmts[s] ??= db.prepare(head + Array.from({ length: SIZES[s]! }, () => sharedTuple).join(', ')));
   const shared = { store: null as unknown, session: null as unknown };
   const refused = (c: number) => new TypeError(`${t.name}.${names[c]}: SQLite3 can only bind numbers, strings, bigints, buffers, and null`);
   const fromRecord = (r: RecordOf, into: unknown[], at: number, from: number): number => {
@@ -73,6 +82,7 @@ export function rowInserter(db: Db, t: DatasetTable, counts: RowCounts, verb = '
       for (let k = 0; k < rows.length * packed.width; k++) if (unbindable(valueAt(packed, Math.floor(k / packed.width), k % packed.width))) throw refused(k % packed.width);
     }
     const records = packed ? null : (rows as readonly RecordOf[]);
+    const cast = packed !== null && packed.bytes !== null && !packed.other.some((v) => ArrayBuffer.isView(v));
     let i = 0;
     let inserted = 0;
     for (let s = 0; s < SIZES.length; s++) {
@@ -82,15 +92,15 @@ export function rowInserter(db: Db, t: DatasetTable, counts: RowCounts, verb = '
         const values = one ? sharedBuffers[s]! : buffers[s]!;
         const from = one ? 2 : 0;
         let k = 0;
-        for (let j = i; j < i + size; j++) k = packed ? unpackRow(packed, j, values, k, from) : fromRecord(records![j]!, values, k, from);
+        for (let j = i; j < i + size; j++) k = packed ? unpackRow(packed, j, values, k, from, cast ? asBytes : undefined) : fromRecord(records![j]!, values, k, from);
         // Spread, not the array: better-sqlite3 reads arguments directly but an array element by element through V8's
         // API, ~20 ns a value more (decision 0060, December 7 addendum: messages insert 15% faster).
         if (one) {
           shared.store = packed ? valueAt(packed, i, 0) : records![i]!.store;
           shared.session = packed ? valueAt(packed, i, 1) : records![i]!.session_id;
-          inserted += sharedStatement(s).run(...values, shared).changes;
+          inserted += statement(s, true, cast).run(...values, shared).changes;
         } else {
-          inserted += statement(s).run(...values).changes;
+          inserted += statement(s, false, cast).run(...values).changes;
         }
       }
     }
