@@ -156,3 +156,11 @@ test("the bytes cross without the room reserved for them: an ASCII text's buffer
   assert.ok(p.bytes!.buffer.byteLength <= 1_000_000 * 1.25 + 65_536, `${p.bytes!.buffer.byteLength} bytes sent`);
   assert.equal(packedSize(p), 1_000_000);
 });
+
+test('a text past a megabyte, two bytes a character for most of it, crosses whole in a buffer of about its own size', () => {
+  const huge = `${'\u00e9'.repeat(1_500_000)}${'a'.repeat(1_000_000)}`;
+  const p = packRows(MIXED, [{ t: huge, j: null, n: 1 }, { t: `${'b'.repeat(LONG_TEXT)}`, j: null, n: 2 }]);
+  assert.equal(p.bytes?.length, 4_000_000 + LONG_TEXT);
+  assert.ok(p.bytes!.buffer.byteLength <= 2 * (4_000_000 + LONG_TEXT), `${p.bytes!.buffer.byteLength} bytes held`);
+  assert.deepEqual([valueAt(p, 0, 0), valueAt(p, 1, 0)], [huge, 'b'.repeat(LONG_TEXT)]);
+});

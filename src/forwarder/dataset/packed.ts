@@ -89,7 +89,9 @@ const decoder = new TextDecoder();
  * that is well formed: UTF-8 cannot carry a lone surrogate (the caller keeps such a string in the text).
  */
 function putBytes(pool: TextPool, v: string): Placed {
-  const most = v.length * 3;
+  // Room for the most UTF-8 a string can take, three bytes a character; a string past a megabyte is measured instead,
+  // so a huge text never reserves three times itself.
+  const most = v.length > 1 << 20 ? Buffer.byteLength(v, 'utf8') : v.length * 3;
   if (pool.used + most > pool.bytes.length) {
     const grown = new Uint8Array(Math.max(pool.bytes.length * 2, pool.used + most, 1 << 16));
     grown.set(pool.bytes.subarray(0, pool.used));
