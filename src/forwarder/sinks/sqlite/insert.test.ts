@@ -95,6 +95,21 @@ test('a long text packed beside a BLOB in its rows stays a BLOB, and the text st
   }
 });
 
+
+test('a long text packed as UTF-8 goes into a UTF-16 database as the same text: the bytes are cast only where they are its encoding', () => {
+  for (const encoding of ['UTF-16le', 'UTF-16be', 'UTF-8']) {
+    const db = new Database(':memory:');
+    try {
+      db.pragma(`encoding = '${encoding}'`);
+      db.exec(`CREATE TABLE t ${TYPED_DDL}`);
+      const long = `\u201c${'\u4e2d'.repeat(150)}\u0000${'x'.repeat(150)}\u201d \u{1F600}`;
+      rowInserter(db, TYPED, new RowCounts(db))(packRows(TYPED, [{ store: '/s', session_id: 'a', k: 1, v: long, w: long }]));
+      assert.deepEqual(db.prepare('SELECT typeof(v), v = w, v, w FROM t').raw().all(), [['text', 1, long, long]], encoding);
+    } finally {
+      db.close();
+    }
+  }
+});
 test('a run of 32 rows of one session binds the store and session once; a run whose session changes does not', () => {
   const db = new Database(':memory:');
   try {

@@ -32,7 +32,9 @@ export function rowInserter(db: Db, t: DatasetTable, counts: RowCounts, verb = '
   // Packed rows holding long strings read them in a TEXT column as `CAST(? AS TEXT)`, bound as their UTF-8 bytes: never
   // decoded to a string on this thread, nor encoded again to bind (decision 0175). In a column declared TEXT the cast
   // stores what its affinity would (a number becomes the same text); the rows take the plain statements when one of
-  // their values is itself a BLOB, which must stay one.
+  // their values is itself a BLOB, which must stay one, or when the database's text is not UTF-8 (a file made UTF-16
+  // elsewhere: SQLite would read the bytes as UTF-16; given strings, it converts them).
+  let utf8: boolean | undefined;
   const asBytes = t.columns.map((c) => c.type === 'TEXT');
   const param = (c: number, cast: boolean) => (cast && asBytes[c] ? 'CAST(? AS TEXT)' : '?');
   const tuple = (cast: boolean) => `(${names.map((_, c) => param(c, cast)).join(', ')})`;
@@ -82,7 +84,8 @@ export function rowInserter(db: Db, t: DatasetTable, counts: RowCounts, verb = '
       for (let k = 0; k < rows.length * packed.width; k++) if (unbindable(valueAt(packed, Math.floor(k / packed.width), k % packed.width))) throw refused(k % packed.width);
     }
     const records = packed ? null : (rows as readonly RecordOf[]);
-    const cast = packed !== null && packed.bytes !== null && !packed.other.some((v) => ArrayBuffer.isView(v));
+    const cast = packed !== null && packed.bytes !== null && !packed.other.some((v) => ArrayBuffer.isView(v))
+      && (utf8 ??= db.pragma('encoding', { simple: true }) === 'UTF-8');
     let i = 0;
     let inserted = 0;
     for (let s = 0; s < SIZES.length; s++) {
