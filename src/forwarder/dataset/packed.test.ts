@@ -129,6 +129,19 @@ test('a long string with a lone surrogate stays in the text (UTF-8 would replace
   assert.equal(valueAt(p, 0, 0), broken);
 });
 
+test('a long string that begins with U+FEFF is decoded with it: a byte order mark is text, not taken off', () => {
+  // A tool name or call id such as this one is read back by valueAt for the activity and tool_calls tables.
+  const marked = `\ufeff${'T'.repeat(LONG_TEXT)}`;
+  const p = packRows(MIXED, [{ t: marked, j: marked, n: 1 }, { t: `\ufeff${'short'}`, j: null, n: 2 }]);
+  assert.equal(longBytesAt(p, 0, 0)?.length, utf8(marked));
+  assert.deepEqual([valueAt(p, 0, 0), valueAt(p, 0, 1)], [marked, marked]);
+  const row: unknown[] = [];
+  unpackRow(p, 0, row, 0);
+  assert.deepEqual(row, [marked, marked, 1]);
+  const [sent] = fromWireAll([toWire(packRows(MIXED, [{ t: '\ufeffshort', j: null, n: 2 }])).rows]);
+  assert.equal(valueAt(sent!, 0, 0), '\ufeffshort', 'the short texts too, when the first of them begins with one');
+});
+
 test('long strings of one length are compared, not hashed: equal ones stored once, different ones each, past a full bucket too', () => {
   const n = LONG_TEXT + 10;
   const texts = Array.from({ length: 12 }, (_, i) => `${String(i).padStart(2, '0')}${'z'.repeat(n - 2)}`);

@@ -82,7 +82,8 @@ interface TextPool {
 const newPool = (): TextPool => ({ pieces: [], at: 0, long: new Map(), bytes: new Uint8Array(0), used: 0 });
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+/** ignoreBOM: a text that begins with U+FEFF keeps it (by default TextDecoder takes it off as a byte order mark). */
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
  * A long string's UTF-8 appended to the pool's bytes (room grown by doubling), and where it went. Only for a string
