@@ -3,10 +3,12 @@
 // share nothing, a session that changes inside a run, and keys that are not strings.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
-import type { DatasetTable, RecordOf } from '../../dataset/columns.js';
-import { packRows } from '../../dataset/packed.js';
+import { MESSAGES, PARTS, type DatasetTable, type RecordOf } from '../../dataset/columns.js';
+import { fromWireAll, packRows, packTables, toWireAll, valueAt, type PackedRows } from '../../dataset/packed.js';
+import { createTableSql } from './dataset.js';
 import { rowInserter } from './insert.js';
 import { RowCounts } from './row-counts.js';
 
@@ -110,6 +112,49 @@ test('a long text packed as UTF-8 goes into a UTF-16 database as the same text: 
     }
   }
 });
+/** Texts of a session: none, short, long (with ends and starts UTF-8 or a decoder could get wrong), lengths shared. */
+const sessionText = fc.oneof(
+  fc.constantFrom(null, ''),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.tuple(fc.integer({ min: 250, max: 262 }), fc.constantFrom('a', '\u00e9', '\u4e2d', '\u{1F600}', '\u0000', '\ud800', '\ufeff')).map(([n, c]) => `${'x'.repeat(n)}${c}`),
+  fc.tuple(fc.constantFrom('a', '\u{1F600}', '\udc00', '\ufeff', ' {"error": 1} '), fc.integer({ min: 250, max: 262 })).map(([c, n]) => `${c}${'y'.repeat(n)}`),
+  fc.tuple(fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }), fc.integer({ min: 7, max: 40 })).map(([t, n]) => t.repeat(n)),
+);
+
+test("property: a session's messages and parts, packed over one text and posted to another thread, store in the dataset's tables what their records store", () => {
+  fc.assert(fc.property(fc.array(fc.tuple(sessionText, sessionText, sessionText), { minLength: 1, maxLength: 40 }), (given) => {
+    // Each text in a TEXT column and again in a JSON one, of this row or the next table: met first as bytes or not.
+    const messages: RecordOf[] = given.map(([a, b, c], i) => ({
+      store: '/s', session_id: 'x', message_id: i, logical_id: i, seq: i, role: 'assistant', kind: 'message', content: a, content_format: 'text',
+      tool_calls: b, tool_name: c, tool_call_id: b, reasoning: a, model: null, finish_reason: null, created_at: i, compacted: 0, attributes: c,
+    }));
+    const parts: RecordOf[] = given.map(([a, b, c], i) => ({
+      store: '/s', session_id: 'x', part_id: `p${i}`, message_id: i, part_index: 0, role: 'tool', part_type: 'tool_result', content_text: a,
+      tool_name: c, tool_call_id: b, tool_args: a, tool_result_for: b, status: b, model: null, created_at: i, attributes: null, program: c,
+    }));
+    const { rows, transfer } = toWireAll(packTables([[MESSAGES, messages], [PARTS, parts]]));
+    const { port1, port2 } = new MessageChannel();
+    port1.postMessage(rows, transfer);
+    const sent = fromWireAll(receiveMessageOnPort(port2)!.message as PackedRows[]);
+    port1.close();
+    const dbs = [new Database(':memory:'), new Database(':memory:')] as const;
+    try {
+      for (const [t, records, packed] of [[MESSAGES, messages, sent[0]!], [PARTS, parts, sent[1]!]] as const) {
+        // What the activity and tool_calls read of the rows: every value as it was given.
+        for (let i = 0; i < records.length; i++) t.columns.forEach((c, k) => assert.equal(valueAt(packed, i, k), records[i]![c.name], c.name));
+        for (const [db, put] of [[dbs[0], packed], [dbs[1], records]] as const) {
+          db.exec(createTableSql(t));
+          rowInserter(db, t, new RowCounts(db))(put);
+        }
+        const read = (db: Database.Database) => db.prepare(`SELECT ${t.columns.map((c) => `typeof("${c.name}"), hex("${c.name}")`).join(', ')} FROM ${t.name} ORDER BY rowid`).raw().all();
+        assert.deepEqual(read(dbs[0]), read(dbs[1]), t.name);
+      }
+    } finally {
+      for (const db of dbs) db.close();
+    }
+  }), { numRuns: 100 });
+});
+
 test('a run of 32 rows of one session binds the store and session once; a run whose session changes does not', () => {
   const db = new Database(':memory:');
   try {
