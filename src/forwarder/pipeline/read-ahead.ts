@@ -213,16 +213,6 @@ export class ReadAhead {
     }
   }
 
-  /** Whether the worker is reading for this job (it has started it and not yet said it is done). */
-  get running(): boolean {
-    return !this.#finished && Atomics.load(this.control, SLOT.state) === STATE.running;
-  }
-
-  /** Sleeps until the worker posts again, or `ms` have passed: a short wait before this thread reads a session itself. */
-  nap(ms: number): void {
-    Atomics.wait(this.control, SLOT.posted, this.#seen, ms);
-  }
-
   /**
    * Sleeps until the worker posts again, or a second has passed (a worker that failed to load cannot wake us), and
    * looks whether its thread has ended (the next take() then says so). True when it stayed quiet and, as far as can be

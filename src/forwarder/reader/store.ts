@@ -62,10 +62,14 @@ export interface SessionMark {
 }
 
 /**
- * A message row from its column values (in MESSAGE_READ_COLUMNS order): one object literal, generated once, so every
- * row is built whole with the same shape (setting the columns one by one costs twice as much over a backfill).
+ * A row from its column values in `columns` order: one object literal, generated once, so every row is built whole
+ * with the same shape (better-sqlite3 setting the columns one by one costs twice as much: over a backfill's messages,
+ * and over a session's ~60 columns once a session).
  */
-const asRow = new Function('v', `return { ${MESSAGE_READ_COLUMNS.map((c, i) => `${JSON.stringify(c)}: v[${i}]`).join(', ')} };`) as (values: unknown[]) => Row;
+const rowBuilder = (columns: readonly string[]) =>
+  new Function('v', `return { ${columns.map((c, i) => `${JSON.stringify(c)}: v[${i}]`).join(', ')} };`) as (values: unknown[]) => Row;
+const asRow = rowBuilder(MESSAGE_READ_COLUMNS);
+const asSessionRow = rowBuilder(SESSION_COLUMNS);
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -340,8 +344,9 @@ export class StoreReader {
   }
 
   session(id: string): Row | undefined {
-    this.#session ??= this.db.prepare(`SELECT ${selectList(this.columns.get('sessions'), SESSION_COLUMNS)} FROM sessions WHERE id = ?`);
-    const row = this.#session.get(id) as Row | undefined;
+    this.#session ??= this.db.prepare(`SELECT ${selectList(this.columns.get('sessions'), SESSION_COLUMNS)} FROM sessions WHERE id = ?`).raw();
+    const values = this.#session.get(id) as unknown[] | undefined;
+    const row = values && asSessionRow(values);
     return row && this.#utf8('sessions', 'id', row, SESSION_TEXT_COLUMNS);
   }
 
