@@ -206,7 +206,7 @@ export class SessionFeed {
       }
       if (this.#o.mode !== 'only' || this.#alone) {
         // The worker has no session ready: this thread (the one that writes) reads one itself at once. Napping 2 ms for
-        // the worker first left it idle for ~460 ms of a 100k-message pass of small sessions (decision 0176).
+        // the worker first left this thread idle for ~460 ms of a 100k-message pass of small sessions (decision 0176).
         const index = this.#again ?? this.#orphans.pop() ?? Atomics.add(this.#control, SLOT.next, 1);
         this.#again = null;
         if (index < this.#o.ids.length) {
