@@ -28,6 +28,8 @@
 // The forwarder is imported from src/ through tsx. Stores are generated once per run into a temporary folder.
 //   npx tsx bench/forwarder.ts            (npm run bench runs it too; BENCH_ONLY=forwarder for it alone)
 //   BENCH_FWD_MESSAGES=100000 BENCH_FWD_SESSIONS=2000 BENCH_FWD_ROUNDS=5 BENCH_FWD_TICKS=25
+//       (BENCH_FWD_SESSIONS=5000: the generator's own default of 20 messages a session, where per-session costs show;
+//       decision 0176)
 //   BENCH_FWD_RSS_SIZES=25000,50000,100000 BENCH_FWD_LONG_RSS_SIZES=12500,25000,50000
 //   BENCH_FWD_ONLY=f1,f1p,f2,f3,f3l BENCH_FWD_KEEP=1 (keep the temporary folder)
 //   BENCH_FWD_MODES=auto,off BENCH_FWD_PROCESS_ROUNDS=3 BENCH_FWD_LONG=30000 BENCH_FWD_LONG_TICKS=10
