@@ -358,9 +358,9 @@ export class StoreReader {
   /**
    * The session's message rows, every generation, with ids above `afterId` (-Infinity: from its first), in id order: at
    * most `chunk.rows`, and only as many as hold `chunk.chars` characters of values together, one at least (decision
-   * 0171); `more`: rows are left after them; `chars`: the characters of those read. Read row by row, so a chunk of long texts is cut before it is
-   * all in memory: a chunk of ten thousand rows of kilobyte texts held hundreds of megabytes. What every read of a
-   * session's rows for the pipeline goes through (a whole session, what a tick appended, a chunk).
+   * 0171); `more`: rows are left after them; `chars`: the characters of those read. Read row by row, so a chunk of long
+   * texts is cut before it is all in memory: a chunk of ten thousand rows of kilobyte texts held hundreds of megabytes.
+   * What every read of a session's rows for the pipeline goes through (a whole session, what a tick appended, a chunk).
    */
   messagesWithin(id: string, afterId: number, chunk: { rows: number; chars: number }): { rows: Row[]; more: boolean; chars: number } {
     const { rows: limit, chars: budget } = chunk;

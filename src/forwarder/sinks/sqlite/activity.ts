@@ -88,7 +88,6 @@ function mayBeError(text: unknown): text is string {
   return text.charCodeAt(i) === 123 && ERROR_KEYS.some((key) => text.includes(key));
 }
 
-
 /**
  * Whether `text` has more than `limit` `{` and `[` (string contents counted too: an upper bound of the nesting). Each
  * bracket found by indexOf, a native scan: a character loop over a tool result of kilobytes cost ~30 times as much.

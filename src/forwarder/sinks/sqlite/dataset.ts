@@ -28,7 +28,8 @@ export const AUTOCHECKPOINT_PAGES = 8192;
  */
 export const WAL_KEPT_BYTES = 4 * 1024 * 1024;
 
-const q = (n: string) => `"${n}"`;
+/** An SQL identifier, quoted (a name a user gave a column may hold a quote). */
+const q = (n: string) => `"${n.replaceAll('"', '""')}"`;
 
 export function createTableSql(t: DatasetTable): string {
   // AUTOINCREMENT can only be said on the column itself.
@@ -171,7 +172,7 @@ function restoreRowid(db: Db, t: DatasetTable): void {
   const made = sql.replace(/\)\s*WITHOUT\s+ROWID\s*$/i, ')').replace(/^CREATE\s+TABLE\s+("(?:[^"]|"")*"|\S+?)\s*\(/i, `CREATE TABLE ${q(aside)} (`);
   if (!made.startsWith(`CREATE TABLE ${q(aside)} (`)) throw new Error(`restoreRowid: cannot read the definition of ${t.name}: ${sql}`);
   db.exec(made);
-  const cols = (db.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(t.name) as string[]).map((n) => `"${n.replaceAll('"', '""')}"`).join(', ');
+  const cols = (db.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(t.name) as string[]).map(q).join(', ');
   db.exec(`INSERT INTO ${q(aside)} (${cols}) SELECT ${cols} FROM ${q(t.name)} ORDER BY ${t.primaryKey.map(q).join(', ')}`);
   db.exec(`DROP TABLE ${q(t.name)}`);
   // A user's view or trigger that names the table (a view over `messages`, a trigger of another table reading `parts`)
