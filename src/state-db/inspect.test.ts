@@ -159,3 +159,12 @@ test('a SQLite database that is not a Hermes store is reported with a note', () 
     cleanup();
   }
 });
+
+test('a table whose name holds a double quote is counted like any other (its name quoted, the " doubled)', (t) => {
+  const { dir, cleanup } = tempDir();
+  t.after(cleanup);
+  const db = new Database(join(dir, 'quoted.db'));
+  db.exec('CREATE TABLE "say ""hi""" (x); INSERT INTO "say ""hi""" VALUES (1), (2)');
+  db.close();
+  assert.deepEqual(inspectStore(join(dir, 'quoted.db')).counts, { 'say "hi"': 2 });
+});

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { readSnapshot, type Db } from '../shared/sqlite.js';
 import { expectedTableInfo, tablesAt } from './schema/layout.js';
 import { LATEST_LEVEL, type TableInfoRow } from './schema/types.js';
+import { quoteName } from '../shared/sql-name.js';
 
 export interface InspectReport {
   path: string;
@@ -56,11 +57,11 @@ export function inspectStore(path: string): InspectReport {
 function report(path: string, db: Db): InspectReport {
   const names = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
   const counts: Record<string, number> = {};
-  for (const n of names) counts[n] = (db.prepare(`SELECT COUNT(*) AS n FROM "${n}"`).get() as { n: number }).n;
+  for (const n of names) counts[n] = (db.prepare(`SELECT COUNT(*) AS n FROM ${quoteName(n)}`).get() as { n: number }).n;
   const version = names.includes('schema_version')
     ? ((db.prepare('SELECT MAX(version) AS v FROM schema_version').get() as { v: number | null }).v ?? null) : null;
   const level = version === null ? null : version >= 30 && names.includes('session_daily_usage') ? LATEST_LEVEL : Math.min(version, 30);
-  const live = (t: string) => db.prepare(`PRAGMA table_info("${t}")`).all() as TableInfoRow[];
+  const live = (t: string) => db.prepare(`PRAGMA table_info(${quoteName(t)})`).all() as TableInfoRow[];
   const differences: string[] = [];
   let createdAt: number | null = null;
   if (level !== null) {

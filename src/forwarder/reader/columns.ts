@@ -3,6 +3,7 @@
 import type { Db } from '../../shared/sqlite.js';
 // tables.ts alone: the schema's face also loads store creation (DDL, migrations), which a reader never needs.
 import { MESSAGES, SESSIONS, SESSION_MODEL_USAGE, tableDef } from '../../state-db/schema/tables.js';
+import { quoteName } from '../../shared/sql-name.js';
 
 export const SESSION_COLUMNS = SESSIONS.columns.map((c) => c.name);
 export const MESSAGE_COLUMNS = MESSAGES.columns.map((c) => c.name);
@@ -21,14 +22,12 @@ export const DELEGATION_READ_COLUMNS = tableDef('async_delegations')!.columns.ma
 /** Those whose values make a row's digest (the JSON documents by their length): a change of any is a change of the row. */
 export const DELEGATION_MARK_COLUMNS = DELEGATION_READ_COLUMNS.filter((c) => c !== 'delegation_id');
 
-const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
-
 /** The store's capability map: table → its columns. */
 export function introspect(db: Db): Map<string, Set<string>> {
   const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[];
   const out = new Map<string, Set<string>>();
   for (const t of tables) {
-    const cols = db.prepare(`PRAGMA table_info(${quote(t)})`).all() as { name: string }[];
+    const cols = db.prepare(`PRAGMA table_info(${quoteName(t)})`).all() as { name: string }[];
     out.set(t, new Set(cols.map((c) => c.name)));
   }
   return out;
@@ -37,5 +36,5 @@ export function introspect(db: Db): Map<string, Set<string>> {
 /** `a, b, NULL AS c`: every wanted column, whether the table has it or not. */
 export function selectList(have: Set<string> | undefined, wanted: readonly string[], alias = ''): string {
   const prefix = alias ? `${alias}.` : '';
-  return wanted.map((c) => (have?.has(c) ? `${prefix}${quote(c)}` : `NULL AS ${quote(c)}`)).join(', ');
+  return wanted.map((c) => (have?.has(c) ? `${prefix}${quoteName(c)}` : `NULL AS ${quoteName(c)}`)).join(', ');
 }

@@ -8,6 +8,7 @@ import { anyReplacement, CALLS_MARK, DELEGATION_TEXT_COLUMNS, EDITED_COLUMNS, EP
 import { USAGE_EVENTS_TABLE } from '../../state-db/schema/usage-events.js';
 import { BUSY_TIMEOUT_MS, LOCK_SLICE_MS, retrying } from './connection.js';
 import { DELEGATION_MARK_COLUMNS, DELEGATION_READ_COLUMNS, introspect, MESSAGE_READ_COLUMNS, MODEL_USAGE_COLUMNS, selectList, SESSION_COLUMNS } from './columns.js';
+import { quoteName } from '../../shared/sql-name.js';
 
 export type Row = Record<string, unknown>;
 
@@ -168,15 +169,15 @@ export class StoreReader {
   marks(): SessionMark[] {
     if (!this.has('sessions')) return [];
     const have = this.columns.get('sessions')!;
+    const col = (c: string) => (have.has(c) ? `s.${quoteName(c)}` : 'NULL');
     // The fingerprint is built by SQLite, one string per row instead of 50 values to materialize and encode: a JSON
     // array keeps NULL, text and numbers apart in one call (twice as fast as quote() per column joined by ||); a BLOB,
     // which json_array would read as JSONB, goes in quoted. Sorted here, not by ORDER BY: walking the TEXT primary
     // key's index costs a table lookup per row.
-    const fp = `json_array(${FINGERPRINT.map((c) => (have.has(c) ? `CASE WHEN typeof(s."${c}") = 'blob' THEN quote(s."${c}") ELSE s."${c}" END` : 'NULL')).join(', ')})`;
-    const time = (c: string) => (have.has(c) ? `s."${c}"` : 'NULL');
+    const fp = `json_array(${FINGERPRINT.map((c) => (have.has(c) ? `CASE WHEN typeof(${col(c)}) = 'blob' THEN quote(${col(c)}) ELSE ${col(c)} END` : 'NULL')).join(', ')})`;
     // An id's bytes come along only when it has a character outside printable ASCII: rare, and the only ids that can
     // be invalid UTF-8. An id that is no text at all (a BLOB, NULL; the key allows both) comes with its type.
-    const rows = (this.db.prepare(`SELECT s.id, ${fp}, ${time('started_at')}, ${time('ended_at')}, ${time('last_activity_at')}, ${time('parent_session_id')}, ${time('billing_base_url')},
+    const rows = (this.db.prepare(`SELECT s.id, ${fp}, ${col('started_at')}, ${col('ended_at')}, ${col('last_activity_at')}, ${col('parent_session_id')}, ${col('billing_base_url')},
         CASE WHEN s.id GLOB '*[^ -~]*' THEN CAST(s.id AS BLOB) END, CASE WHEN typeof(s.id) <> 'text' THEN typeof(s.id) END FROM sessions s`).raw().all() as unknown[][])
       .sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : String(a[0]) > String(b[0]) ? 1 : 0));
     const urls = new Map<unknown, string>();
@@ -232,7 +233,7 @@ export class StoreReader {
    */
   delegationStamp(): string | null {
     if (!this.has('async_delegations')) return null;
-    const col = (c: string) => (this.has('async_delegations', c) ? `"${c}"` : 'NULL');
+    const col = (c: string) => (this.has('async_delegations', c) ? quoteName(c) : 'NULL');
     const sums = ['updated_at', 'dispatched_at', 'completed_at', 'delivered_at', 'delivery_attempts'].map((c) => `TOTAL(${col(c)})`);
     const lengths = ['task_json', 'event_json', 'result_json'].map((c) => `TOTAL(length(${col(c)}))`);
     const rows = this.db.prepare(`SELECT quote(${col('state')}), quote(${col('delivery_state')}), COUNT(*), MAX(${col('updated_at')}), ${[...sums, ...lengths].join(', ')}
@@ -247,7 +248,10 @@ export class StoreReader {
   delegationValues(): Map<string, string> {
     if (!this.has('async_delegations')) return new Map();
     const have = this.columns.get('async_delegations')!;
-    const value = (c: string) => (!have.has(c) ? "'-'" : c.endsWith('_json') ? `typeof("${c}") || ifnull(length("${c}"), '')` : `quote("${c}")`);
+    const value = (c: string) => {
+      const n = quoteName(c);
+      return !have.has(c) ? "'-'" : c.endsWith('_json') ? `typeof(${n}) || ifnull(length(${n}), '')` : `quote(${n})`;
+    };
     const rows = this.db.prepare(`SELECT delegation_id, ${DELEGATION_MARK_COLUMNS.map(value).join(" || '|' || ")} FROM async_delegations`).raw().all() as [unknown, string | null][];
     return new Map(rows.map(([id, v]) => [String(id), v ?? '']));
   }
@@ -416,7 +420,7 @@ export class StoreReader {
   editedRows(id: string, upToId: number): IterableIterator<unknown[]> {
     if (!this.#edited) {
       const have = this.columns.get('messages');
-      const set = EDITED_COLUMNS.filter((c) => have?.has(c)).map((c) => `"${c}" IS NOT NULL`);
+      const set = EDITED_COLUMNS.filter((c) => have?.has(c)).map((c) => `${quoteName(c)} IS NOT NULL`);
       // Only rows with one of them set: most rows have none, and the digest skips those (projector/tail.ts).
       this.#edited = this.db.prepare(`SELECT id, ${selectList(have, EDITED_COLUMNS)} FROM messages WHERE session_id = ? AND id <= ? AND (${set.length > 0 ? set.join(' OR ') : '0'}) ORDER BY id`).raw();
     }
@@ -449,7 +453,7 @@ export class StoreReader {
       const v = row[c];
       if (typeof v !== 'string' || !v.includes('\uFFFD')) continue;
       let stmt = this.#bytes.get(`${table}.${c}`);
-      if (!stmt) this.#bytes.set(`${table}.${c}`, (stmt = this.db.prepare(`SELECT CAST("${c}" AS BLOB) FROM "${table}" WHERE "${key}" = ?`).pluck()));
+      if (!stmt) this.#bytes.set(`${table}.${c}`, (stmt = this.db.prepare(`SELECT CAST(${quoteName(c)} AS BLOB) FROM ${quoteName(table)} WHERE ${quoteName(key)} = ?`).pluck()));
       const bytes = stmt.get(row[key] as string | number) as Uint8Array | null;
       if (bytes && !wellFormed(bytes)) (bad ??= []).push(c);
     }
@@ -602,8 +606,14 @@ const CALL_COUNTERS = ['api_call_count', 'input_tokens', 'output_tokens', 'cache
  * scan), for the columns this store's table has.
  */
 function usageCallsSql(have: Set<string>, all: boolean): string {
-  const route = CALL_ROUTE.map((c) => (have.has(c) ? `COALESCE(CAST("${c}" AS TEXT), '') AS "${c}"` : `'' AS "${c}"`));
-  const sums = CALL_COUNTERS.map((c) => (have.has(c) ? `TOTAL(CASE WHEN typeof("${c}") IN ('integer', 'real') AND "${c}" > 0 THEN "${c}" ELSE 0 END) AS "${c}"` : `0 AS "${c}"`));
+  const route = CALL_ROUTE.map((c) => {
+    const n = quoteName(c);
+    return have.has(c) ? `COALESCE(CAST(${n} AS TEXT), '') AS ${n}` : `'' AS ${n}`;
+  });
+  const sums = CALL_COUNTERS.map((c) => {
+    const n = quoteName(c);
+    return have.has(c) ? `TOTAL(CASE WHEN typeof(${n}) IN ('integer', 'real') AND ${n} > 0 THEN ${n} ELSE 0 END) AS ${n}` : `0 AS ${n}`;
+  });
   const time = `typeof(recorded_at) IN ('integer', 'real') AND recorded_at BETWEEN ${EPOCH_MIN} AND ${EPOCH_MAX}`;
   const keys = [1, 2, 3, 4, 5, 6].map((i) => i + (all ? 1 : 0)).join(', ');
   return `SELECT ${all ? "CAST(session_id AS TEXT) AS session_id, " : ''}CAST(recorded_at / 900 AS INTEGER) AS quarter, ${route.join(', ')}, COUNT(*) AS calls, ${sums.join(', ')}
@@ -613,6 +623,6 @@ function usageCallsSql(have: Set<string>, all: boolean): string {
 
 /** Whether some index of `table` has `column` as its first column (so `WHERE column = ?` does not scan the table). */
 function leadsAnIndex(db: Db, table: string, column: string): boolean {
-  const indexes = db.prepare(`PRAGMA index_list("${table}")`).all() as { name: string }[];
-  return indexes.some((i) => (db.prepare(`PRAGMA index_info("${i.name.replace(/"/g, '""')}")`).all() as { seqno: number; name: string | null }[]).some((c) => c.seqno === 0 && c.name === column));
+  const indexes = db.prepare(`PRAGMA index_list(${quoteName(table)})`).all() as { name: string }[];
+  return indexes.some((i) => (db.prepare(`PRAGMA index_info(${quoteName(i.name)})`).all() as { seqno: number; name: string | null }[]).some((c) => c.seqno === 0 && c.name === column));
 }

@@ -3,8 +3,7 @@
 // falls back, or says which GRANT to run, instead of meeting PostgreSQL's permission error. No pg at run time: the
 // dataset's report imports it.
 import type pg from 'pg';
-
-const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
+import { quoteName as q } from '../../shared/sql-name.js';
 
 /** Whether this role may read a table of the fleet schema: `absent` (an older fleet), or `denied` with the GRANT to run. */
 export type FleetTable = { state: 'readable' } | { state: 'absent' } | {

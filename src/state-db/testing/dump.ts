@@ -1,5 +1,6 @@
 // A deterministic SQL dump of a store (schema then rows in rowid order), for byte-for-byte comparisons.
 import type { Db } from '../../shared/sqlite.js';
+import { quoteName } from '../../shared/sql-name.js';
 
 function literal(v: unknown): string {
   if (v === null || v === undefined) return 'NULL';
@@ -18,10 +19,10 @@ export function dumpSql(db: Db): string {
   for (const o of objects) {
     if (o.type !== 'table' || /^CREATE VIRTUAL/i.test(o.sql)) continue;
     const withoutRowid = /WITHOUT ROWID\s*$/i.test(o.sql);
-    const cols = (db.prepare(`PRAGMA table_info("${o.name}")`).all() as { name: string; pk: number }[]);
-    const order = withoutRowid ? cols.filter((c) => c.pk > 0).map((c) => `"${c.name}"`).join(', ') : 'rowid';
-    const rows = db.prepare(`SELECT * FROM "${o.name}" ORDER BY ${order}`).raw().iterate() as Iterable<unknown[]>;
-    for (const row of rows) out.push(`INSERT INTO "${o.name}" VALUES(${row.map(literal).join(',')});`);
+    const cols = (db.prepare(`PRAGMA table_info(${quoteName(o.name)})`).all() as { name: string; pk: number }[]);
+    const order = withoutRowid ? cols.filter((c) => c.pk > 0).map((c) => quoteName(c.name)).join(', ') : 'rowid';
+    const rows = db.prepare(`SELECT * FROM ${quoteName(o.name)} ORDER BY ${order}`).raw().iterate() as Iterable<unknown[]>;
+    for (const row of rows) out.push(`INSERT INTO ${quoteName(o.name)} VALUES(${row.map(literal).join(',')});`);
   }
   return out.join('\n') + '\n';
 }

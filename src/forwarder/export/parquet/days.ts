@@ -10,6 +10,7 @@ import { dayFile, listDays, outError, removeDay } from './layout.js';
 import { fileMetadata, META } from './manifest.js';
 import type { WrittenFile } from './write-file.js';
 import { createDirs } from '../../../shared/dirs.js';
+import { quoteName } from '../../../shared/sql-name.js';
 
 /** Tables with one folder per UTC day of `created_at`; each row's day never depends on when it is exported. */
 export const PARTITIONED: ReadonlySet<string> = new Set(['messages', 'parts']);
@@ -70,7 +71,7 @@ class Fingerprint {
 function staleDays(db: Db, out: string, table: DatasetTable, window: DayWindow, scope: string): string[] {
   const outside = listDays(out, table.name).filter((day) => !inWindow(day, window));
   if (outside.length === 0) return [];
-  const now = new Map((db.prepare(`SELECT floor(created_at / ${DAY}) AS d, ${FINGERPRINT_SQL} AS f FROM "${table.name}"${scope ? ` WHERE ${scope}` : ''} GROUP BY d`).raw().all() as [number, string][])
+  const now = new Map((db.prepare(`SELECT floor(created_at / ${DAY}) AS d, ${FINGERPRINT_SQL} AS f FROM ${quoteName(table.name)}${scope ? ` WHERE ${scope}` : ''} GROUP BY d`).raw().all() as [number, string][])
     .map(([d, f]) => [utcDay(d * DAY), f]));
   return outside.filter((day) => fileMetadata(dayFile(out, table.name, day)).get(META.fingerprint) !== now.get(day));
 }
@@ -90,9 +91,9 @@ export function exportDays(db: Db, out: string, table: DatasetTable, window: Day
   if (window.last !== null) where.push('created_at < ?'), params.push(dayStart(window.last) + DAY);
   let condition = where.length ? `(${where.join(' AND ')})` : '';
   if (repair.length) condition = `${condition} OR floor(created_at / ${DAY}) IN (${repair.map((d) => dayStart(d) / DAY).join(', ')})`;
-  const names = table.columns.map((c) => `"${c.name}"`).join(', ');
+  const names = table.columns.map((c) => quoteName(c.name)).join(', ');
   if (scope) condition = condition ? `(${condition}) AND ${scope}` : scope;
-  const sql = `SELECT ${names}, floor(created_at / ${DAY}) AS day_number FROM "${table.name}"${condition ? ` WHERE ${condition}` : ''} ORDER BY day_number, ${DAY_ORDER[table.name]}`;
+  const sql = `SELECT ${names}, floor(created_at / ${DAY}) AS day_number FROM ${quoteName(table.name)}${condition ? ` WHERE ${condition}` : ''} ORDER BY day_number, ${DAY_ORDER[table.name]}`;
   const dayAt = table.columns.length;
   const createdAt = table.columns.findIndex((c) => c.name === 'created_at');
   const messageId = table.columns.findIndex((c) => c.name === 'message_id');

@@ -15,6 +15,7 @@ import { DEFAULT_BUDGET, RowProblem, writeParquetFile, type RowGroupBudget } fro
 import type { TableSummary } from './days.js';
 import { createDirs } from '../../../shared/dirs.js';
 import { realPathOf } from '../../../shared/real-path.js';
+import { quoteName } from '../../../shared/sql-name.js';
 
 /** The forwarded data (the forwarder's own bookkeeping tables are not exported). */
 export const EXPORTED_TABLES: readonly DatasetTable[] = DATASET_TABLES.filter((t) => !t.internal);
@@ -158,10 +159,10 @@ export function exportParquet(db: Db, request: ExportRequest): ExportSummary {
  */
 function withoutLocalOnly(table: DatasetTable): string {
   if (table.columns.some((c) => c.name === 'policy')) return "policy <> 'local-only'";
-  return `NOT EXISTS (SELECT 1 FROM sessions AS s WHERE s.store = "${table.name}".store AND s.session_id = "${table.name}".session_id AND s.policy = 'local-only')`;
+  return `NOT EXISTS (SELECT 1 FROM sessions AS s WHERE s.store = ${quoteName(table.name)}.store AND s.session_id = ${quoteName(table.name)}.session_id AND s.policy = 'local-only')`;
 }
 
-const columnList = (table: DatasetTable) => table.columns.map((c) => `"${c.name}"`).join(', ');
+const columnList = (table: DatasetTable) => table.columns.map((c) => quoteName(c.name)).join(', ');
 
 /** Names a row in an error by its primary key. */
 function keyNamer(table: DatasetTable): (row: unknown[]) => string {
@@ -190,7 +191,7 @@ function exportWhole(db: Db, out: string, table: DatasetTable, scope: string, me
   } catch (e) {
     throw outError(out, e);
   }
-  const rows = db.prepare(`SELECT ${columnList(table)} FROM "${table.name}"${scope ? ` WHERE ${scope}` : ''} ORDER BY ${table.primaryKey.map((k) => `"${k}"`).join(', ')}`).raw().iterate() as IterableIterator<unknown[]>;
+  const rows = db.prepare(`SELECT ${columnList(table)} FROM ${quoteName(table.name)}${scope ? ` WHERE ${scope}` : ''} ORDER BY ${table.primaryKey.map(quoteName).join(', ')}`).raw().iterate() as IterableIterator<unknown[]>;
   try {
     const file = write(out, table, tableFile(out, table.name), rows, metadata, budget);
     return { table: table.name, rows: file.rows, files: 1, bytes: file.bytes };

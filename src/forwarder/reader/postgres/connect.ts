@@ -4,6 +4,7 @@
 import pg from 'pg';
 import { HermeticError, type ErrorCode } from '../../../shared/errors.js';
 import { PASSWORD_PLACES, passwordMissing } from '../../../shared/url-password.js';
+import { quoteName } from '../../../shared/sql-name.js';
 
 export interface PgTarget {
   url: string;
@@ -102,7 +103,7 @@ export async function readOnly<T>(target: PgTarget, fn: (client: pg.Client) => P
  */
 export async function pgSchemaVersion(target: PgTarget): Promise<number | null> {
   return readOnly(target, async (c) => {
-    const s = `"${target.schema.replace(/"/g, '""')}"`;
+    const s = quoteName(target.schema);
     if (!(await c.query('SELECT to_regclass($1) AS r', [`${s}.schema_version`])).rows[0]?.r) {
       throw Object.assign(new Error(`schema "${target.schema}" holds no schema_version table`), { code: '3F000' });
     }

@@ -19,6 +19,7 @@ import { sqliteContent } from './content.js';
 import { pgFailure, readOnly } from './connect.js';
 import type { MirrorJob } from './settings.js';
 import { makeDirs } from '../../../shared/dirs.js';
+import { quoteName as q } from '../../../shared/sql-name.js';
 
 export type { MirrorJob } from './settings.js';
 
@@ -52,8 +53,6 @@ const PAGE = 2000;
 
 interface Column { name: string; type: string }
 interface Shape { tables: Map<string, Column[]>; keys: Map<string, string[]> }
-
-const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /** SQLite's declared type for a PostgreSQL column type: the affinity Hermes's SQLite DDL gives the same column. */
 export function affinity(pgType: string): string {

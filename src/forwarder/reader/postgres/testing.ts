@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { dumps as pyJson } from '../../../shared/python/index.js';
 import { PG_BYTES_PREFIX, PG_JSON_PREFIX, SQLITE_JSON_PREFIX } from './content.js';
+import { quoteName as q } from '../../../shared/sql-name.js';
 
 /**
  * Hermes's session tables in PostgreSQL, background delegations included (the cron, delivery, gateway and lease
@@ -13,7 +14,7 @@ import { PG_BYTES_PREFIX, PG_JSON_PREFIX, SQLITE_JSON_PREFIX } from './content.j
  * an identity column; search_vector is a stored generated tsvector; two statement triggers bump state_change_revision.
  */
 export function hermesPgSchema(schema: string, schemaVersion = 30): string {
-  const s = `"${schema}"`;
+  const s = q(schema);
   return `
 CREATE SCHEMA ${s};
 SET search_path TO ${s}, pg_catalog;
@@ -104,7 +105,6 @@ export function pgContent(value: unknown): unknown {
   return value;
 }
 
-const q = (n: string) => `"${n.replace(/"/g, '""')}"`;
 const KEYS: Record<string, string[]> = {
   system_prompts: ['hash'], sessions: ['id'], messages: ['id'], state_meta: ['key'], async_delegations: ['delegation_id'],
   session_model_usage: ['session_id', 'model', 'billing_provider', 'billing_base_url', 'billing_mode', 'task'],

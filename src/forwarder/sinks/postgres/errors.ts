@@ -5,6 +5,7 @@
 import { SinkError } from '../remote/contract.js';
 import { PASSWORD_PLACES, passwordMissing } from '../../../shared/url-password.js';
 import { redactUrl } from './url.js';
+import { quoteName } from '../../../shared/sql-name.js';
 
 /** Node socket errors that mean "not reachable now". */
 const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND', 'ECONNABORTED', 'ENOENT']);
@@ -40,7 +41,7 @@ export function rowTimeout(e: unknown, table: string, setting: { timeout: string
     true, { cause: e });
 }
 
-const quoteIdent = (name: string) => (/^[a-z_][a-z0-9_$]*$/.test(name) ? name : `"${name.replace(/"/g, '""')}"`);
+const quoteIdent = (name: string) => (/^[a-z_][a-z0-9_$]*$/.test(name) ? name : quoteName(name));
 
 function classOf(e: { code?: unknown; message?: unknown }): Class {
   const code = typeof e.code === 'string' ? e.code : '';

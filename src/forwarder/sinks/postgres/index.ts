@@ -14,9 +14,10 @@ import { createMissingTables, migrate } from './migrate.js';
 import { createPool } from './pool.js';
 import { nameFleetPrograms } from './programs.js';
 import { PROGRAM_RULES } from '../../dataset/program.js';
-import { SHIPPED, q } from './schema.js';
+import { SHIPPED } from './schema.js';
 import { postgresTarget, type PostgresTarget } from './url.js';
 import { deleteStatements, lastPerKey, upsertStatements, type Statement, type UpsertStrategy } from './write.js';
+import { quoteName as q } from '../../../shared/sql-name.js';
 
 /**
  * A part of a batch that is sent as its own statements: a table's deletes or upserts, all of them or a piece of

@@ -3,9 +3,10 @@
 // further is refused (fatal), never changed.
 import type { PoolClient } from 'pg';
 import { SinkError } from '../remote/contract.js';
-import { MIGRATIONS, SCHEMA_VERSION, SHIPPED_TABLES, createTable, failedColumn, missingColumns, q } from './schema.js';
+import { MIGRATIONS, SCHEMA_VERSION, SHIPPED_TABLES, createTable, failedColumn, missingColumns } from './schema.js';
 import { FLEET_TOOL_CALLS, toolCallsSchema } from './tool-calls.js';
 import { FAILED_COLUMN, storedVerdictSql } from '../../dataset/tool-error.js';
+import { quoteName as q } from '../../../shared/sql-name.js';
 
 /** The advisory lock's first key: "HRMT"; the second is the schema name's hash, so schemas migrate independently. */
 const LOCK_KEY = 0x48524d54;

@@ -7,7 +7,7 @@
 import type { PoolClient } from 'pg';
 import { redactSensitiveText } from '../../../shared/redact/index.js';
 import { PROGRAM_RULES, programOfArgs, TERMINAL_TOOL } from '../../dataset/program.js';
-import { q } from './schema.js';
+import { quoteName as q } from '../../../shared/sql-name.js';
 
 /**
  * A name as a machine ships it: masked as every text leaving a machine is (remote/redact-row.ts), so a name read from

@@ -9,8 +9,8 @@ import { fleetTable } from '../../report/fleet-table.js';
 import { SinkError } from '../remote/contract.js';
 import { toSinkError } from './errors.js';
 import { createPool } from './pool.js';
-import { q } from './schema.js';
 import { postgresTarget, type PostgresTarget } from './url.js';
+import { quoteName as q } from '../../../shared/sql-name.js';
 
 export { fleetTable, type FleetTable } from '../../report/fleet-table.js';
 

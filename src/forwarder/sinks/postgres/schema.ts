@@ -9,6 +9,7 @@ import type { ShippedTable } from '../remote/contract.js';
 import { TERMINAL_TOOL } from '../../dataset/program.js';
 import { FAILED_COLUMN, SQLITE_JSON_DEPTH, TERMINAL_CELLS_INDEX, TOOL_ERROR_FUNCTION, toolErrorFunctionSql } from '../../dataset/tool-error.js';
 import { toolCallsChangedSql, toolCallsSchema } from './tool-calls.js';
+import { quoteName as q } from '../../../shared/sql-name.js';
 
 /** The tables of the fleet schema's first version (dataset version 3's shipped tables). */
 const FIRST_TABLES: readonly DatasetTable[] = [SESSIONS, MESSAGES, PARTS, MODEL_USAGE, USAGE_EVENTS, DAILY_USAGE, USAGE_LEDGER, TOOL_USAGE];
@@ -17,8 +18,6 @@ export const SHIPPED_TABLES: readonly DatasetTable[] = [...FIRST_TABLES, DELEGAT
 export const SHIPPED: ReadonlyMap<ShippedTable, DatasetTable> = new Map(SHIPPED_TABLES.map((t) => [t.name as ShippedTable, t]));
 
 export const PG_TYPE: Record<ColumnType, string> = { INTEGER: 'bigint', REAL: 'double precision', TEXT: 'text', JSON: 'text' };
-
-export const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /** The fleet key of a table: the machine, then the dataset's primary key. */
 export const fleetKey = (t: DatasetTable): string[] => ['machine_id', ...t.primaryKey];

@@ -6,11 +6,10 @@
 // a deleted or changed part's sessions are counted again from `parts`. Nothing is shipped: the dataset's own table
 // (decision 0069) stays the dataset's.
 import { callIdSql } from '../sqlite/tool-calls.js';
+import { quoteName as q } from '../../../shared/sql-name.js';
 
 export const FLEET_TOOL_CALLS = 'tool_calls';
 
-/** An identifier quoted (as schema.ts's `q`, which imports this file). */
-const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
 /** A string literal of `s`. */
 const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
 

@@ -3,7 +3,8 @@
 // array per column through `unnest` (a statement has 2 + columns parameters whatever its row count, far under PostgreSQL's 65,535), or
 // as a multi-row VALUES list cut to fit them (`values`, the plain twin the bench compares).
 import type { DatasetTable, RecordOf } from '../../dataset/columns.js';
-import { PG_TYPE, fleetKey, q } from './schema.js';
+import { PG_TYPE, fleetKey } from './schema.js';
+import { quoteName as q } from '../../../shared/sql-name.js';
 
 export type UpsertStrategy = 'copy' | 'unnest' | 'values';
 /**

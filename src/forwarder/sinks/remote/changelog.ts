@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../../../shared/sqlite.js';
 import { BACKFILL_UNREAD, CHANGE_LOG, DAILY_USAGE, DELEGATIONS, MESSAGES, MODEL_USAGE, PARTS, REMOTE_SINKS, ROW_ISSUES, SESSIONS, TOOL_USAGE, USAGE_EVENTS, USAGE_LEDGER, type DatasetTable } from '../../dataset/columns.js';
 import type { ShippedTable } from './contract.js';
+import { quoteName as q } from '../../../shared/sql-name.js';
 
 /**
  * The shipped tables, in the order a snapshot sends them (tables added later go last: a snapshot under way goes on;
@@ -14,8 +15,6 @@ import type { ShippedTable } from './contract.js';
 export const SHIPPED: readonly (DatasetTable & { name: ShippedTable })[] = [SESSIONS, MESSAGES, PARTS, MODEL_USAGE, USAGE_EVENTS, DAILY_USAGE, USAGE_LEDGER, TOOL_USAGE, DELEGATIONS, ROW_ISSUES, BACKFILL_UNREAD] as (DatasetTable & { name: ShippedTable })[];
 
 export const SHIPPED_BY_NAME: ReadonlyMap<string, DatasetTable & { name: ShippedTable }> = new Map(SHIPPED.map((t) => [t.name, t]));
-
-const q = (n: string) => `"${n}"`;
 
 /** The key of NEW or OLD as the JSON array the log holds. */
 const keyOf = (t: DatasetTable, row: 'NEW' | 'OLD') => `json_array(${t.primaryKey.map((c) => `${row}.${q(c)}`).join(', ')})`;

@@ -10,6 +10,7 @@ import { storedProgramRules } from '../sqlite/programs.js';
 import { entriesDigest, logHead, SHIPPED, SHIPPED_BY_NAME, type SinkRow } from './changelog.js';
 import type { DeltaBatch, Origin, ShippedTable } from './contract.js';
 import { redactRow } from './redact-row.js';
+import { quoteName as q } from '../../../shared/sql-name.js';
 
 export interface BatchLimits {
   /** Rows (snapshot) or log entries (log) per batch. */
@@ -41,8 +42,6 @@ interface SnapshotPosition {
   table: ShippedTable;
   after: unknown[] | null;
 }
-
-const q = (n: string) => `"${n}"`;
 
 /** Shipped tables whose rows carry their own usage policy, and those whose rows are a session's (by `session_id`). */
 const OWN_POLICY: ReadonlySet<DatasetTable> = new Set(SHIPPED.filter((t) => t.columns.some((c) => c.name === 'policy')));

@@ -10,8 +10,7 @@ import type { RecordOf } from '../../dataset/columns.js';
 import { addMissingColumns } from '../sqlite/dataset.js';
 import { SHIPPED, SHIPPED_BY_NAME } from './changelog.js';
 import { SinkError, type AppliedMark, type DeltaBatch, type Origin, type RemoteSink } from './contract.js';
-
-const q = (n: string) => `"${n}"`;
+import { quoteName as q } from '../../../shared/sql-name.js';
 
 /** The table of origins: each machine's last applied change-log number. */
 export const ORIGINS_TABLE = 'hermetic_origins';

@@ -18,6 +18,7 @@ import { seedChangeLog, shipExistingTable, updateTriggers } from '../remote/chan
 import { REMOVED } from '../sink.js';
 import { makeDirs } from '../../../shared/dirs.js';
 import { liveBuilds } from './build-files.js';
+import { quoteName as q } from '../../../shared/sql-name.js';
 
 export const DATASET_FILE = 'hermetic.db';
 /** Checkpoint every 32 MiB of WAL, not 4: fewer second writes in a backfill (see also sink.ts's checkpoint thread). */
@@ -27,9 +28,6 @@ export const AUTOCHECKPOINT_PAGES = 8192;
  * (32 MiB and more beside a dataset of a few): room a small disk needs for data (decision 0101).
  */
 export const WAL_KEPT_BYTES = 4 * 1024 * 1024;
-
-/** An SQL identifier, quoted (a name a user gave a column may hold a quote). */
-const q = (n: string) => `"${n.replaceAll('"', '""')}"`;
 
 export function createTableSql(t: DatasetTable): string {
   // AUTOINCREMENT can only be said on the column itself.

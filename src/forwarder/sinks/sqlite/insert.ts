@@ -6,6 +6,7 @@ import type { Db } from '../../../shared/sqlite.js';
 import type { DatasetTable, RecordOf } from '../../dataset/columns.js';
 import { isPacked, unpackRow, valueAt, type PackedRows } from '../../dataset/packed.js';
 import type { RowCounts } from './row-counts.js';
+import { quoteName } from '../../../shared/sql-name.js';
 
 /** Rows per statement, largest first: a run of rows goes as 32s, and what is left as one statement per set bit. */
 const SIZES = [32, 16, 8, 4, 2, 1];
@@ -28,7 +29,7 @@ export function rowInserter(db: Db, t: DatasetTable, counts: RowCounts, verb = '
   // Tables keyed by store and session first: a statement whose rows share both binds them once, as named parameters
   // (@store, @session) that every row's tuple refers to, not once a row (decision 0111).
   const keyed = names[0] === 'store' && names[1] === 'session_id';
-  const head = `${verb} INTO "${t.name}" (${names.map((n) => `"${n}"`).join(', ')}) VALUES `;
+  const head = `${verb} INTO ${quoteName(t.name)} (${names.map(quoteName).join(', ')}) VALUES `;
   // Packed rows holding long strings read them in a TEXT column as `CAST(? AS TEXT)`, bound as their UTF-8 bytes: never
   // decoded to a string on this thread, nor encoded again to bind (decision 0175). In a column declared TEXT the cast
   // stores what its affinity would (a number becomes the same text); the rows take the plain statements when one of

@@ -7,6 +7,7 @@
 // (decision 0040). The plain twin, `recountRows`, counts the tables; tests hold the two equal.
 import { hasTable, type Db } from '../../../shared/sqlite.js';
 import { DATASET_TABLES, ROW_COUNTS } from '../../dataset/columns.js';
+import { quoteName } from '../../../shared/sql-name.js';
 
 /** The tables counted: the forwarded ones (`status` shows them), not the forwarder's own state. */
 export const COUNTED_TABLES: readonly string[] = DATASET_TABLES.filter((t) => !t.internal).map((t) => t.name);
@@ -17,13 +18,13 @@ export const rowCountTrigger = (table: string): string => `row_counts_${table}_d
 
 /** A delete trigger per counted table (created by the dataset's migration to version 11). */
 export const ROW_COUNT_TRIGGERS: readonly string[] = COUNTED_TABLES.map((t) =>
-  `CREATE TRIGGER IF NOT EXISTS "${rowCountTrigger(t)}" AFTER DELETE ON "${t}" BEGIN UPDATE ${ROW_COUNTS.name} SET rows = rows - 1 WHERE tbl = '${t}'; END`);
+  `CREATE TRIGGER IF NOT EXISTS ${quoteName(rowCountTrigger(t))} AFTER DELETE ON ${quoteName(t)} BEGIN UPDATE ${ROW_COUNTS.name} SET rows = rows - 1 WHERE tbl = '${t}'; END`);
 
 /** Counts every counted table from scratch (the migration's fill, and the plain twin tests compare with). */
 export function recountRows(db: Db): void {
   db.prepare(`DELETE FROM ${ROW_COUNTS.name}`).run();
   const put = db.prepare(`INSERT INTO ${ROW_COUNTS.name} (tbl, rows) VALUES (?, ?)`);
-  for (const t of COUNTED_TABLES) put.run(t, db.prepare(`SELECT COUNT(*) FROM "${t}"`).pluck().get());
+  for (const t of COUNTED_TABLES) put.run(t, db.prepare(`SELECT COUNT(*) FROM ${quoteName(t)}`).pluck().get());
 }
 
 /**
@@ -62,5 +63,5 @@ export function tableRows(db: Db): Record<string, number> {
   const kept = hasTable(db, ROW_COUNTS.name)
     ? new Map(db.prepare(`SELECT tbl, rows FROM ${ROW_COUNTS.name}`).raw().all() as [string, number][])
     : new Map<string, number>();
-  return Object.fromEntries(COUNTED_TABLES.map((t) => [t, kept.get(t) ?? (hasTable(db, t) ? db.prepare(`SELECT COUNT(*) FROM "${t}"`).pluck().get() as number : 0)]));
+  return Object.fromEntries(COUNTED_TABLES.map((t) => [t, kept.get(t) ?? (hasTable(db, t) ? db.prepare(`SELECT COUNT(*) FROM ${quoteName(t)}`).pluck().get() as number : 0)]));
 }

@@ -18,6 +18,7 @@ import { ledgerTimeZone } from '../../ledger/zone.js';
 import { datasetSetting, LedgerWriter, setDatasetSetting } from './ledger.js';
 import { nameTerminalCalls, PROGRAM_RULES_KEY } from './programs.js';
 import { PROGRAM_RULES } from '../../dataset/program.js';
+import { quoteName } from '../../../shared/sql-name.js';
 
 type Stmt = { run(...params: unknown[]): { changes: number } };
 type Tx = ReturnType<Db['transaction']>;
@@ -94,7 +95,7 @@ export class SqliteSink implements Sink {
     this.#activity = new InsertedActivity(db);
     this.#toolCalls = new InsertedToolCalls(db);
     this.#keepUnread = db.prepare(KEEP_BACKFILL_UNREAD);
-    const del = (table: string) => db.prepare(`DELETE FROM "${table}" WHERE store = ? AND session_id = ?`);
+    const del = (table: string) => db.prepare(`DELETE FROM ${quoteName(table)} WHERE store = ? AND session_id = ?`);
     this.#del = {
       messages: del('messages'), parts: del('parts'), usage: del('model_usage'), issues: del('row_issues'), daily: del('daily_usage'), calls: del('call_usage'),
       events: del('usage_events'),
@@ -274,7 +275,7 @@ export class SqliteSink implements Sink {
       return withTriggersAside(this.db, setAside, (aside) => {
         this.#counts.clear();
         const remove = (t: DatasetTable) => {
-          const n = this.db.prepare(`DELETE FROM "${t.name}" WHERE store = ?`).run(store).changes;
+          const n = this.db.prepare(`DELETE FROM ${quoteName(t.name)} WHERE store = ?`).run(store).changes;
           if (aside.has(rowCountTrigger(t.name))) this.#counts.add(t.name, -n);
           return n;
         };

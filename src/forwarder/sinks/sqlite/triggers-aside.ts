@@ -3,6 +3,7 @@
 // statement does not need them (`forgetStore`, decision 0157 addendum). DDL is transactional in SQLite: when the work
 // fails, its savepoint rolls back and the triggers come back with it (decision 0163).
 import type { Db } from '../../../shared/sqlite.js';
+import { quoteName } from '../../../shared/sql-name.js';
 
 /**
  * Drops those of `names` the dataset has, runs `work` (told which were dropped: a dataset older than a trigger lacks
@@ -16,7 +17,7 @@ export function withTriggersAside<T>(db: Db, names: readonly string[], work: (as
   return db.transaction((): T => {
     const stored = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN (SELECT value FROM json_each(?)) ORDER BY rowid")
       .raw().all(JSON.stringify(names)) as [string, string][];
-    for (const [name] of stored) db.exec(`DROP TRIGGER "${name.replaceAll('"', '""')}"`);
+    for (const [name] of stored) db.exec(`DROP TRIGGER ${quoteName(name)}`);
     const out = work(new Set(stored.map(([name]) => name)));
     for (const [, sql] of stored) db.exec(sql);
     return out;

@@ -11,12 +11,12 @@ import { planUncosted } from '../../report/uncosted.js';
 import { fleetRowIssues } from '../../report/row-issues.js';
 import { Zone } from '../../ledger/zone.js';
 import { fleetTable, openFleet } from '../../sinks/postgres/read.js';
-import { q } from '../../sinks/postgres/schema.js';
 import { fleetUnread, fleetUnreadUnknown } from '../../report/unread.js';
 import type { PostgresTarget } from '../../sinks/postgres/url.js';
 import { ATTRIBUTES_CAP, FIELD_CAP, cutText, descendantsSql, lineageOf, LIST_ROWS, PAGE_BYTES, TEXT_CAP, TITLE_CAP, callsSql, delegationRow, delegationsSql, linkColumnsSql, linkRow, messageColumns, message, noMessage, noSessionText, noText, PageBudget, sessionColumnsSql, sessionDetail, sessionTextSql, slowestKeptSql, slowestSql, textSql, transcriptPages, twoStores, unknownParent, type RawCall, type RawMessage } from './rows.js';
 import type { DelegationRow, MessageText, SessionKey, SessionRow, SessionView, SlowCall, TextField, TranscriptPage, UsageSource } from './source.js';
 import type { FleetReader } from '../../sinks/postgres/read.js';
+import { quoteName as q } from '../../../shared/sql-name.js';
 
 /** The tables of the overview's notes that a later fleet version added (decision 0102), and the fleet's machines (0105). */
 const OVERVIEW_NOTES = ['row_issues', 'backfill_unread', 'progress'] as const;

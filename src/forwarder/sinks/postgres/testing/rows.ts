@@ -4,17 +4,18 @@ import Database from 'better-sqlite3';
 import type pg from 'pg';
 import type { DatasetTable, RecordOf } from '../../../dataset/columns.js';
 import type { DeltaBatch, Origin, ShippedTable } from '../../remote/contract.js';
-import { SHIPPED_TABLES, q } from '../schema.js';
+import { SHIPPED_TABLES } from '../schema.js';
 import { groupedToolCallsSql } from '../tool-calls.js';
 import { pgValue } from '../write.js';
 import { FAILED_COLUMN, TOOL_ERROR_FUNCTION } from '../../../dataset/tool-error.js';
 import { TERMINAL_TOOL } from '../../../dataset/program.js';
+import { quoteName as q } from '../../../../shared/sql-name.js';
 
 /** Every row of the dataset's shipped tables as upserts of one batch (fromSeq, toSeq]. */
 export function datasetBatch(datasetPath: string, origin: Origin, toSeq = 1, fromSeq = 0): DeltaBatch {
   const db = new Database(datasetPath, { readonly: true });
   try {
-    const upserts = SHIPPED_TABLES.map((t) => ({ table: t.name as ShippedTable, rows: db.prepare(`SELECT * FROM "${t.name}"`).all() as RecordOf[] }));
+    const upserts = SHIPPED_TABLES.map((t) => ({ table: t.name as ShippedTable, rows: db.prepare(`SELECT * FROM ${q(t.name)}`).all() as RecordOf[] }));
     return { origin, fromSeq, toSeq, upserts, deletes: [] };
   } finally {
     db.close();
@@ -26,7 +27,7 @@ const byKey = (t: DatasetTable) => (a: RecordOf, b: RecordOf) => { const [x, y] 
 
 /** A table's rows in the dataset, as PostgreSQL should hold them (U+0000 as U+FFFD), in key order. */
 export function datasetRows(db: Database.Database, t: DatasetTable): RecordOf[] {
-  const rows = db.prepare(`SELECT * FROM "${t.name}"`).all() as RecordOf[];
+  const rows = db.prepare(`SELECT * FROM ${q(t.name)}`).all() as RecordOf[];
   return rows.map((r) => Object.fromEntries(t.columns.map((c) => [c.name, pgValue(r[c.name])]))).sort(byKey(t));
 }
 
