@@ -2,7 +2,7 @@
 // refuses past 4300 digits), ids with odd characters, long transcripts, runs and their sessions. Over both transports.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { describeTransports, K, std } from '../support/harness.js';
+import { describeTransports, heldRequest, std } from '../support/harness.js';
 import { submit } from '../support/runs.js';
 import { assertBytes, createSession } from '../support/sessions.js';
 
@@ -88,26 +88,10 @@ describeTransports('session routes: adversarial edges (decision 0078)', (open, t
     if (transport !== 'fetch') return t.skip('needs a body stream the test controls');
     const h = await open();
     await createSession(h, '{"id": "gone", "title": "Old"}');
-    let reading!: () => void;
-    const reached = new Promise<void>((resolve) => (reading = resolve));
-    let send!: (text: string) => void;
-    const body = new ReadableStream<Uint8Array>({
-      pull: (controller) => new Promise<void>((resolve) => {
-        reading();
-        send = (text) => {
-          controller.enqueue(new TextEncoder().encode(text));
-          controller.close();
-          resolve();
-        };
-      }),
-    }, { highWaterMark: 0 });
-    const patched = h.emulator.fetch(new Request('http://emulator.test/api/sessions/gone', {
-      method: 'PATCH', body, duplex: 'half', headers: { Authorization: `Bearer ${K}`, 'Content-Type': 'application/json' },
-    } as RequestInit));
-    await reached;
+    const patch = heldRequest(h, 'PATCH', '/api/sessions/gone');
+    await patch.reached;
     assert.equal((await h.request('DELETE', '/api/sessions/gone')).status, 200);
-    send('{"title": "New", "pinned": true}');
-    const reply = await patched;
+    const reply = await patch.send('{"title": "New", "pinned": true}');
     assert.equal(reply.status, 200);
     const session = (await reply.json()).session;
     assert.deepEqual([session.id, session.title, session.pinned], ['gone', 'Old', false]);

@@ -324,6 +324,31 @@ export function describeTransports(name: string, suite: (open: (options?: Emulat
 export const std = (message: string, code: string | null = null, type = 'invalid_request_error'): string =>
   `{"error": {"message": ${JSON.stringify(message)}, "type": "${type}", "param": null, "code": ${code === null ? 'null' : `"${code}"`}}}`;
 
+/**
+ * An in-process request whose body the test holds: `reached` resolves when the handler starts reading it (its checks
+ * before the body done), and `send` gives it and returns the answer. Only in process can a test know the handler got
+ * there without a clock; over HTTP the same code runs.
+ */
+export function heldRequest(h: Harness, method: string, path: string): { reached: Promise<void>; send(text: string): Promise<Response> } {
+  let reading!: () => void;
+  const reached = new Promise<void>((resolve) => (reading = resolve));
+  let deliver!: (text: string) => void;
+  const body = new ReadableStream<Uint8Array>({
+    pull: (controller) => new Promise<void>((resolve) => {
+      reading();
+      deliver = (text) => {
+        controller.enqueue(new TextEncoder().encode(text));
+        controller.close();
+        resolve();
+      };
+    }),
+  }, { highWaterMark: 0 });
+  const answer = h.emulator.fetch(new Request(`http://emulator.test${path}`, {
+    method, body, duplex: 'half', headers: { Authorization: `Bearer ${K}`, 'Content-Type': 'application/json' },
+  } as RequestInit));
+  return { reached, send: (text) => (deliver(text), answer) };
+}
+
 export const RUN_ID = /^run_[0-9a-f]{12}4[0-9a-f]{3}[89ab][0-9a-f]{15}$/;
 
 /** Lets queued microtasks (the fake agent's start) run. */

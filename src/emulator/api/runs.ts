@@ -127,6 +127,6 @@ export async function steerRun(ctx: ApiContext): Promise<HttpResponse> {
   const parsed = await readJson(ctx.req);
   if (!parsed) return errorResponse(hermesErrors.steerInvalidJson());
   if (!isDict(parsed.value)) return errorResponse(hermesErrors.steerNotObject());
-  const result = service.steer(target.value, parsed.value);
+  const result = await service.steer(target.value, parsed.value);
   return result.ok ? jsonResponse(200, result.value) : errorResponse(result.error);
 }

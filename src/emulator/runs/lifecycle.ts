@@ -36,7 +36,11 @@ export const TRANSITIONS = {
   approvalRequest: { from: ['running', 'waiting_for_approval', 'stopping'], to: 'waiting_for_approval', lastEvent: 'approval.request' },
   /** Quirk: forces `running` unconditionally, even while `stopping` (§7.2). */
   approvalResponded: { from: NON_TERMINAL, to: 'running', lastEvent: 'approval.responded' },
-  steered: { from: ['running'], to: 'running', lastEvent: 'run.steered' },
+  /**
+   * Quirk: steer is gated on `running` before its body is read, then forces `running` whatever the run became while
+   * the body arrived — parked on an approval, stopping, even ended (decision 0177).
+   */
+  steered: { from: [...NON_TERMINAL, 'completed', 'failed', 'cancelled', 'interrupted'], to: 'running', lastEvent: 'run.steered' },
   stop: { from: NON_TERMINAL, to: 'stopping', lastEvent: 'run.stopping' },
   /** Completion can win the race against an accepted stop (§11). */
   complete: { from: NON_TERMINAL, to: 'completed', lastEvent: 'run.completed' },

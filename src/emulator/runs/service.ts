@@ -13,7 +13,7 @@ import type { LiveRun, RunRegistry } from './registry.js';
 import { newStatus, statusOf } from './status.js';
 import { steerText } from './steer-text.js';
 import type { StreamTurnRun } from './stream-turn.js';
-import type { RunRequest } from './validate.js';
+import { coerceRequestBool, type RunRequest } from './validate.js';
 
 export interface Submission {
   scope: string;
@@ -61,20 +61,16 @@ export interface ChatTurnRun {
 /** The owner stamp of a chat turn: no request's ownership scope (a SHA-256 hex) is ever empty, so no client sees it. */
 export const UNOWNED = '';
 
+/** What a steer's checks found before its body: the run's agent and the status dict they read. */
+export interface SteerTarget {
+  readonly run: LiveRun;
+  readonly status: PyDict;
+}
+
 export type StopOutcome = { kind: 'status'; status: PyDict } | { kind: 'stopping'; runId: string };
 
 const CHOICES = new Set(['once', 'session', 'always', 'deny']);
 const CHOICE_ALIASES: Record<string, string> = { approve: 'once', approved: 'once', allow: 'once' };
-
-/** Hermes's _coerce_request_bool (spec §9 step 7). */
-function coerceBool(v: PyValue | undefined): boolean {
-  if (typeof v === 'boolean') return v;
-  if (typeof v === 'string') return ['1', 'true', 'yes', 'on'].includes(pyStrip(v).toLowerCase());
-  if (typeof v === 'number') return v !== 0;
-  if (typeof v === 'bigint') return v !== 0n;
-  if (v instanceof PyFloat) return v.value !== 0;
-  return false;
-}
 
 const sameFingerprint = (a: string, b: string): boolean =>
   a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
@@ -267,7 +263,7 @@ export class RunService {
     const requestId = typeof rawRequestId === 'string' ? pyStrip(rawRequestId) : '';
     if (rawRequestId !== null && (!requestId || pyLen(requestId) > 256)) return fail(hermesErrors.approvalRequestInvalid());
     if (!CHOICES.has(choice)) return fail(hermesErrors.approvalChoiceInvalid());
-    const all = coerceBool(body.get('all')) || coerceBool(body.get('resolve_all'));
+    const all = coerceRequestBool(body.get('all')) || coerceRequestBool(body.get('resolve_all'));
     const run = this.registry.live.get(runId);
     // _run_approval_sessions: set by POST /v1/runs alone, so a stream turn's run never has one.
     if (!run || run.streamTurn) return fail(hermesErrors.approvalNotActive(runId));
@@ -281,19 +277,22 @@ export class RunService {
     return this.#reveal(runId, ok(new Map<string, PyValue>([['object', 'hermes.run.approval_response'], ['run_id', runId], ...fields])));
   }
 
-  /** The checks before a steer body is read (spec §10 steps 2–3). */
-  steerTarget(scope: string, runId: string): Result<LiveRun> {
+  /** The checks before a steer body is read (spec §10 steps 2–3): the run's agent, and the status the gate saw. */
+  steerTarget(scope: string, runId: string): Result<SteerTarget> {
     const dict = this.registry.resolve(scope, runId);
     if (!dict) return fail(hermesErrors.runNotFound(runId));
     const run = this.registry.live.get(runId);
     if (statusOf(dict) !== 'running' || !run || !run.started) return fail(hermesErrors.steerNotAccepting(runId));
-    return ok(run);
+    return ok({ run, status: dict });
   }
 
-  /** POST /v1/runs/{id}/steer with a parsed object body (spec §10 steps 5–7). */
-  steer(run: LiveRun, body: PyDict): Result<PyDict> {
-    // The body was read after the gate; a run that ended meanwhile no longer has an agent to steer.
-    if (this.registry.live.get(run.runId) !== run) return fail(hermesErrors.steerNotAccepting(run.runId));
+  /**
+   * POST /v1/runs/{id}/steer with a parsed object body (spec §10 steps 5–7). Hermes took the agent before the body and
+   * does not look again: the run may have parked, stopped or ended meanwhile, and is steered and set running all the
+   * same (decision 0177). Only an emulated crash or a restored checkpoint (its memory replaced) refuses it here.
+   */
+  steer({ run, status }: SteerTarget, body: PyDict): Result<PyDict> | Promise<Result<PyDict>> {
+    if (this.registry.statuses.get(run.runId) !== status) return fail(hermesErrors.steerNotAccepting(run.runId));
     const raw = [body.get('input'), body.get('message'), body.get('text')].find((v) => pyTruthy(v));
     const text = pyStrip(steerText(raw ?? ''));
     if (!text) return fail(hermesErrors.steerMissingText());
@@ -303,7 +302,7 @@ export class RunService {
     if (!accepted) return fail(hermesErrors.steerNotAccepted(run.runId));
     this.registry.update(run.runId, 'steered');
     this.registry.emit(run.runId, 'run.steered', [['accepted', true]]);
-    return ok(new Map<string, PyValue>([['object', 'hermes.run.steer'], ['run_id', run.runId], ['accepted', true]]));
+    return this.#reveal(run.runId, ok(new Map<string, PyValue>([['object', 'hermes.run.steer'], ['run_id', run.runId], ['accepted', true]])));
   }
 
   /**

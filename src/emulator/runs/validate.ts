@@ -1,5 +1,5 @@
 // Hermes's checks on request bodies, as pure functions over decoded JSON (spec runs-api §5.3, §5.4, §9, §10).
-import { pyLen, pyStrip, type PyDict, type PyValue, isDict, pyStr, pyTruthy, sqliteBindable } from '../../shared/python/index.js';
+import { pyLen, pyStrip, type PyDict, type PyValue, isDict, PyFloat, pyStr, pyTruthy, sqliteBindable } from '../../shared/python/index.js';
 import { hermesErrors, UnhandledHermesException, type HermesError } from './hermes-errors.js';
 
 export interface RunRequest {
@@ -21,6 +21,23 @@ function flattenContent(content: PyValue): string {
     if (isDict(part) && part.get('type') === 'text') texts.push(pyStr(part.get('text') ?? ''));
   }
   return texts.join(' ');
+}
+
+/**
+ * Hermes's `_coerce_request_bool`: a bool as itself; a string stripped (Python's whitespace) and lower-cased, then
+ * `1|true|yes|on` or `0|false|no|off`; a number by its truth; anything else (and null) the default. Read for the
+ * approval's `all`/`resolve_all` (spec runs-api §9) and a session request's model lock.
+ */
+export function coerceRequestBool(v: PyValue | undefined, fallback = false): boolean {
+  if (typeof v === 'boolean') return v;
+  if (typeof v === 'string') {
+    const s = pyStrip(v).toLowerCase();
+    if (s === '1' || s === 'true' || s === 'yes' || s === 'on') return true;
+    if (s === '0' || s === 'false' || s === 'no' || s === 'off') return false;
+    return fallback;
+  }
+  if (typeof v === 'number' || typeof v === 'bigint' || v instanceof PyFloat) return pyTruthy(v);
+  return fallback;
 }
 
 /** Steps 8–9 of §5.1. Throws UnhandledHermesException where Python would raise (non-object root, odd last input). */

@@ -1,8 +1,9 @@
 // The model a session request asks for, as the API server reads it (`_session_runtime_request_from_body`,
 // `_runtime_lock_error`, the persisted Browser model lock and `_sanitize_runtime_metadata`). The emulator has no
 // model_routes, so a model is either the advertised virtual name (no model) or a raw request. Spec sessions-api §4.1.
-import { dumps, isDict, PyFloat, pyStr, pyTruthy, type PyDict, type PyValue } from '../../shared/python/index.js';
+import { dumps, isDict, PyFloat, pyStr, pyStrip, pyTruthy, type PyDict, type PyValue } from '../../shared/python/index.js';
 import type { HermesError } from '../runs/hermes-errors.js';
+import { coerceRequestBool } from '../runs/validate.js';
 import { sessionErrors } from './errors.js';
 import { BROWSER_MODEL_LOCK, parseModelConfig } from './model-config.js';
 import { cleanRuntimeId } from './rules.js';
@@ -18,20 +19,6 @@ export interface RuntimeRequest {
   /** The lock came from the session row (confirmed earlier), not from this body. */
   readonly persisted: boolean;
   readonly modelOptions: PyDict;
-}
-
-/** _coerce_request_bool for a JSON value. */
-export function coerceRequestBool(v: PyValue | undefined, fallback = false): boolean {
-  if (typeof v === 'boolean') return v;
-  if (v === undefined || v === null) return fallback;
-  if (typeof v === 'string') {
-    const s = v.trim().toLowerCase();
-    if (['1', 'true', 'yes', 'on'].includes(s)) return true;
-    if (['0', 'false', 'no', 'off'].includes(s)) return false;
-    return fallback;
-  }
-  if (typeof v === 'number' || typeof v === 'bigint' || v instanceof PyFloat) return pyTruthy(v);
-  return fallback;
 }
 
 /** Python's `a or b` over dict lookups. */
@@ -50,7 +37,7 @@ function splitProvider(model: string): [string, string] {
   const at = model.indexOf('::');
   if (at >= 0) {
     const provider = model.slice(0, at);
-    const rest = model.slice(at + 2).trim();
+    const rest = pyStrip(model.slice(at + 2));
     if (/^[a-zA-Z0-9_.-]{2,64}$/.test(provider) && rest) return [provider, rest];
   }
   return ['', model];
