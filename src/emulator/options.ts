@@ -13,7 +13,10 @@ import { scenariosOption } from './scenarios/file.js';
 import type { ScenarioSet } from './scenarios/schema.js';
 
 const profile = {
-  /** That profile's own API_SERVER_KEY; null (default) fails closed: every request is 401. */
+  /**
+   * That profile's own API_SERVER_KEY; null (default), or a key Hermes cannot use (under 16 characters stripped, or
+   * its placeholder `your_api_key_here`), fails closed: every request is 401.
+   */
   apiKey: is.nullable(is.string),
 };
 

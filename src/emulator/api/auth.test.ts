@@ -10,7 +10,7 @@ const gateway = (apiKey: string | null): GatewaySettings => ({
   maxConcurrentRuns: 10,
   modelName: 'hermes-agent', agentModel: null,
   corsOrigins: [],
-  profiles: new Map([['alice', { apiKey: 'alice-key' }]]),
+  profiles: new Map([['alice', { apiKey: 'alice-key-0123456789' }]]),
 });
 
 test('the ownership scope matches spec §3.2 example', () => {
@@ -67,5 +67,5 @@ test('the Bearer key: exact scheme, stripped, the profile\'s own', () => {
   assert.equal(authenticate(request('bearer test-key-0123456789abcdef'), g, null, false), 'denied');
   assert.equal(authenticate(request(), g, null, false), 'denied');
   assert.equal(authenticate(request('Bearer test-key-0123456789abcdef'), g, 'alice', false), 'denied');
-  assert.equal(authenticate(request('Bearer alice-key'), g, 'alice', false), 'ok');
+  assert.equal(authenticate(request('Bearer alice-key-0123456789'), g, 'alice', false), 'ok');
 });

@@ -3,15 +3,28 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { GatewaySettings } from '../gateway.js';
 import type { HttpRequest } from '../http.js';
 import type { HermesError } from '../runs/hermes-errors.js';
-import { hasLoneSurrogate, pyStrip } from '../../shared/python/index.js';
+import { hasLoneSurrogate, pyLen, pyStrip } from '../../shared/python/index.js';
 
 export const DEFAULT_PROFILE = 'default';
 const UNAUTHENTICATED = 'unauthenticated-test-listener';
 
-/** The key a request must present: the listener's for unprefixed routes and /p/default/, else the profile's. */
+/**
+ * `has_usable_secret(key, min_length=16)`, what Hermes asks of a named profile's key: at least 16 characters stripped
+ * (Python's `len`: code points), and not a placeholder (lowercased; of its placeholders only this one is that long).
+ */
+export const usableProfileKey = (key: string): boolean => {
+  const cleaned = pyStrip(key);
+  return pyLen(cleaned) >= 16 && cleaned.toLowerCase() !== 'your_api_key_here';
+};
+
+/**
+ * The key a request must present: the listener's for unprefixed routes and /p/default/, else the profile's; a
+ * profile's key Hermes cannot use is no key at all, and the profile fails closed.
+ */
 export function expectedKey(gateway: GatewaySettings, profile: string | null): string | null {
   if (profile === null || profile === DEFAULT_PROFILE) return gateway.apiKey;
-  return gateway.profiles.get(profile)?.apiKey ?? null;
+  const key = gateway.profiles.get(profile)?.apiKey ?? null;
+  return key !== null && usableProfileKey(key) ? key : null;
 }
 
 /**

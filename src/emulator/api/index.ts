@@ -101,8 +101,15 @@ function resolve(req: HttpRequest): { match: RouteMatch; profile: string | null 
   return { match, profile: match.kind === 'route' && profile !== '' ? profile : null };
 }
 
+/**
+ * `profile_matches_home` without multiplexing: `normalize_profile_name` reads `default` in any case (`casefold`), so
+ * `/p/DEFAULT/` names the gateway's own home as `/p/default/` does. No other character folds into these ASCII letters.
+ */
+const namesOwnHome = (profile: string): boolean => profile.length === 7 && profile.toLowerCase() === DEFAULT_PROFILE;
+
 function gate(req: HttpRequest, gateway: GatewaySettings): Gate {
-  const { match, profile } = resolve(req);
+  const { match, profile: named } = resolve(req);
+  const profile = named !== null && gateway.profiles.size === 0 && namesOwnHome(named) ? DEFAULT_PROFILE : named;
   // 0. aiohttp's Application._handle, after the router and before any middleware: an Expect header on an HTTP/1.1
   // request other than 100-continue is `_default_expect_handler`'s 417, whatever the path (decision 0070).
   const expect = req.header('expect');

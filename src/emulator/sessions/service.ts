@@ -312,6 +312,9 @@ export class SessionService {
       // A seeded id stream starts over in a new process: a minted id skips the ids the store holds, as create's does.
       if (chosen.minted && ids.seeded) while (ops.get(profile, id)) id = mintForkId(now, ids.uuid4Hex());
       if (ops.get(profile, id)) return { kind: 'exists' as const };
+      // The source was read before the body; deleted since, end_session changes nothing and create_session's INSERT
+      // names a parent that is gone, which SessionDB's connection (foreign keys on) refuses: raised, nothing written.
+      if (!ops.get(profile, source.id)) return { kind: 'orphan' as const };
       sourceWasOpen = ops.end(profile, source.id, BRANCHED, now);
       ops.ensure({ profile, id, source: 'api_server', model: source.model, model_config: null, system_prompt: source.system_prompt, started_at: now, parent_session_id: source.id });
       const copied = forkedMessages(ops.messages(profile, source.id, { limit: -1, offset: 0, latest: false }), now);
@@ -337,6 +340,7 @@ export class SessionService {
     if (!forked.ok) return forked;
     const outcome = forked.value;
     if (outcome.kind === 'exists') return fail(sessionErrors.exists(id));
+    if (outcome.kind === 'orphan') throw new UnhandledHermesException('create_session: FOREIGN KEY constraint failed (the source was deleted)');
     const title = outcome.kind === 'forked' ? outcome.title : null;
     this.#mirror((m) => m.sessionForked(profile, { sourceId: source.id, id, model: source.model, system_prompt: source.system_prompt, at: now, title, sourceWasOpen }));
     if (outcome.kind === 'title') return fail(sessionErrors.title(outcome.message));

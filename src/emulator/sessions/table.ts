@@ -127,7 +127,7 @@ export interface SessionOps {
   update(profile: string, id: string, changes: Partial<Omit<SessionRow, 'profile' | 'id'>>): void;
   /** end_session: the first reason wins. True when it ended the row (it was open). */
   end(profile: string, id: string, reason: string, at: number): boolean;
-  /** A turn's messages in order, the counters moved, optionally the usage of its API calls added. */
+  /** A turn's messages in order, the counters moved, optionally the usage of its API calls added; none for a row gone. */
   append(profile: string, sessionId: string, messages: readonly NewMessage[], usage: UsageDelta | null): void;
   /**
    * replace_messages: the session's rows deleted, `messages` inserted with new ids, `message_count` and

@@ -183,6 +183,9 @@ class Ops implements SessionOps {
   }
 
   append(profile: string, sessionId: string, messages: readonly NewMessage[], usage: UsageDelta | null): void {
+    // messages.session_id references sessions(id) and SessionDB's connection enforces it: a session deleted while its
+    // turn ran takes none of the turn's later rows (the agent made its row once, at the start; its flush fails).
+    if (!this.#stmt('SELECT 1 FROM api_sessions WHERE profile = ? AND id = ?').get(profile, sessionId)) return;
     const insert = this.#stmt(
       `INSERT INTO api_session_messages (id, profile, session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp,
          token_count, finish_reason, reasoning, reasoning_content, display_kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
