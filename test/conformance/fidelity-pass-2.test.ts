@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { openChatStream } from '../support/chat-stream.js';
-import { describeTransports, heldRequest, std } from '../support/harness.js';
+import { describeTransports, std } from '../support/harness.js';
 import { status } from '../support/runs.js';
-import { assertBytes, createSession, list, S, wrapped } from '../support/sessions.js';
+import { assertBytes, createSession, heldPastDelete, list, S, wrapped } from '../support/sessions.js';
 
 const AUTH = '{"error": {"message": "Invalid gateway API key (API_SERVER_KEY)", "type": "gateway_auth_error", "code": "gateway_auth_failed"}}';
 const UNKNOWN_PROFILE = '{"error": "Unknown or unconfigured profile"}';
@@ -58,13 +58,10 @@ describeTransports('decision 0178: the emulator against Hermes, adversarially', 
     // code runs; only the test's hold on the body needs the in-process transport.
     if (transport !== 'fetch') return t.skip('needs a body stream the test controls');
     const h = await open();
-    await createSession(h, '{"id": "src", "title": "Trip"}');
-    const fork = heldRequest(h, 'POST', '/api/sessions/src/fork');
-    await fork.reached;
-    assert.equal((await h.request('DELETE', '/api/sessions/src')).status, 200);
+    const send = await heldPastDelete(h, 'POST', '/api/sessions/src/fork', 'src', '{"id": "src", "title": "Trip"}');
     // _handle_fork_session read the source before the body; end_session then changes nothing, and create_session's
     // INSERT names a parent that is gone: SessionDB's connection enforces foreign keys, so it raises.
-    const reply = await fork.send('{"id": "b1"}');
+    const reply = await send('{"id": "b1"}');
     assert.deepEqual([reply.status, await reply.text()], [500, PAGE_500]);
     assertBytes(await h.request('GET', '/api/sessions/b1'), 404, std('Session not found: b1', 'session_not_found'));
     assertBytes(await h.request('GET', '/api/sessions'), 200, list([]));

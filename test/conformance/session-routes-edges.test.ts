@@ -2,9 +2,9 @@
 // refuses past 4300 digits), ids with odd characters, long transcripts, runs and their sessions. Over both transports.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { describeTransports, heldRequest, std } from '../support/harness.js';
+import { describeTransports, std } from '../support/harness.js';
 import { submit } from '../support/runs.js';
-import { assertBytes, createSession } from '../support/sessions.js';
+import { assertBytes, createSession, heldPastDelete } from '../support/sessions.js';
 
 const PAGE = 'limit and offset must be non-negative integers';
 const ABORT = '500 Internal Server Error\n\nServer got itself in trouble';
@@ -87,11 +87,8 @@ describeTransports('session routes: adversarial edges (decision 0078)', (open, t
     // opened first would stay open and hold the process.
     if (transport !== 'fetch') return t.skip('needs a body stream the test controls');
     const h = await open();
-    await createSession(h, '{"id": "gone", "title": "Old"}');
-    const patch = heldRequest(h, 'PATCH', '/api/sessions/gone');
-    await patch.reached;
-    assert.equal((await h.request('DELETE', '/api/sessions/gone')).status, 200);
-    const reply = await patch.send('{"title": "New", "pinned": true}');
+    const send = await heldPastDelete(h, 'PATCH', '/api/sessions/gone', 'gone', '{"id": "gone", "title": "Old"}');
+    const reply = await send('{"title": "New", "pinned": true}');
     assert.equal(reply.status, 200);
     const session = (await reply.json()).session;
     assert.deepEqual([session.id, session.title, session.pinned], ['gone', 'Old', false]);

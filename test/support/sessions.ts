@@ -1,7 +1,7 @@
 // The session objects of spec sessions-api §10, as the exact bytes Hermes writes: S(id, title) for create/get/update
 // answers (24 keys), L(id, title) for list rows (with last_active and preview), E(message, code) for errors.
 import assert from 'node:assert/strict';
-import type { Harness, Reply } from './harness.js';
+import { heldRequest, type Harness, type Reply } from './harness.js';
 
 /** A float as Python's json.dumps writes it, e.g. py('1789169800.0'). */
 export const py = (literal: string): { py: string } => ({ py: literal });
@@ -68,4 +68,16 @@ export async function chatReply(h: Harness, id: string, body: string, output = '
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   return reply;
+}
+
+/**
+ * `method path` held past its checks, its body not sent, while session `id` (created with `create`) is deleted; gives
+ * what sends the body and returns the answer. In process only (heldRequest); over HTTP the same code runs.
+ */
+export async function heldPastDelete(h: Harness, method: string, path: string, id: string, create: string): Promise<(body: string) => Promise<Response>> {
+  await createSession(h, create);
+  const held = heldRequest(h, method, path);
+  await held.reached;
+  assert.equal((await h.request('DELETE', `/api/sessions/${id}`)).status, 200);
+  return held.send;
 }
