@@ -232,3 +232,16 @@ test('a store behind a folder that cannot be entered is said as permission denie
     chmodSync(join(root, 'profiles', 'work'), 0o755);
   }
 }));
+
+test('a --state-db folder that cannot be entered is said as permission denied, not as a folder with no state.db', { skip: cannotDropRoot }, withHome((home) => {
+  const root = join(home, '.hermes');
+  touch(join(root, 'state.db'));
+  chmodSync(root, 0o600);
+  try {
+    assert.equal(bound.explicitProblem(root), `${join(root, 'state.db')} cannot be reached: permission denied on ${root} or a folder above it`);
+  } finally {
+    chmodSync(root, 0o755);
+  }
+  assert.equal(bound.explicitProblem(root), null);
+  assert.equal(bound.explicitProblem(home), `${home} is a folder with no state.db in it`);
+}));

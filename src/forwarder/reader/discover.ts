@@ -129,9 +129,15 @@ export function explicitStore(path: string): string {
 /** Why a --state-db path names no store, in words, or null when it names one. */
 export function explicitProblem(path: string): string | null {
   const p = resolve(path);
-  if (isDir(p)) return isFile(join(p, 'state.db')) || backendOf(p).backend === 'postgres' ? null : `${p} is a folder with no state.db in it`;
+  const denied = (store: string) => `${store} cannot be reached: permission denied on ${dirname(store)} or a folder above it`;
+  if (isDir(p)) {
+    const inside = join(p, 'state.db');
+    if (isFile(inside) || backendOf(p).backend === 'postgres') return null;
+    // A folder that cannot be entered may hold a store: said as that, not as a folder without one.
+    return storeFile(inside).unreachable ? denied(inside) : `${p} is a folder with no state.db in it`;
+  }
   if (existsSync(p)) return null;
-  return storeFile(p).unreachable ? `${p} cannot be reached: permission denied on ${dirname(p)} or a folder above it` : `${p} does not exist`;
+  return storeFile(p).unreachable ? denied(p) : `${p} does not exist`;
 }
 
 /** A folder Hermes lists as a profile (list_profiles): a profile id, not `default` (the name of the home itself). */
