@@ -91,7 +91,7 @@ test('no dataset: HERMETIC_DATASET_OPEN, exit 1', async () => {
   assert.ok(!existsSync(join(tmp.dir, 'never')), 'no folder made for nothing');
 });
 
-test('the command line refused (exit 2): no format, another format, no --out, a window that does not parse or ends before it starts, a window into an export of another dataset version', async () => {
+test('the command line refused (exit 2): no format, another format, no --out, a window that does not parse, ends before it starts or starts after now, a window into an export of another dataset version', async () => {
   const out = join(tmp.dir, 'out-refused');
   const home = ['--home', rig.home];
   assert.deepEqual(await hermetic('export', '--out', out, ...home), { code: 2, out: '', err: refused('Name the format: hermetic export parquet --out DIR.', 'HERMETIC_CLI_USAGE') });
@@ -103,6 +103,12 @@ test('the command line refused (exit 2): no format, another format, no --out, a 
   assert.deepEqual(await hermetic('export', 'parquet', '--out', out, '--since', '2026-06-01', '--until', '2026-05-01', ...home), {
     code: 2, out: '', err: refused('The window starts (2026-06-01T00:00:00.000Z) after it ends (2026-05-02T00:00:00.000Z); swap --since and --until.', 'HERMETIC_EXPORT_INVALID'),
   });
+  // A start after now, with no end, holds nothing: refused as report refuses it (not an export of no day).
+  for (const since of ['9999-12-31', '0d']) {
+    assert.deepEqual(await hermetic('export', 'parquet', '--out', out, '--since', since, ...home), {
+      code: 2, out: '', err: refused(`--since ${since} is after now: nothing can have been recorded yet.`, 'HERMETIC_EXPORT_INVALID'),
+    });
+  }
   assert.deepEqual(await hermetic('export', 'parquet', '--out', out, '--unti', '1d', ...home), { code: 2, out: '', err: refused('Unknown option "--unti"; did you mean "--until"?', 'HERMETIC_CLI_USAGE') });
   assert.ok(!existsSync(out), 'nothing written');
   // A window into a folder exported from another dataset version: its days would mix two schemas.

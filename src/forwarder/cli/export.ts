@@ -57,9 +57,10 @@ export async function exportCommand(argv: string[], io: ExportIo = {}): Promise<
     const zone = ledgerZone(db);
     const since = values.since === undefined ? null : parsePoint('since', values.since, now / 1000, zone);
     const until = values.until === undefined ? null : parsePoint('until', values.until, now / 1000, zone, true);
-    // A start at the end of an --until day (--since 2026-03-30 --until 2026-03-29), or two equal times, is an empty
-    // window that exportParquet would take: refused as report refuses it (a start after the end, exportParquet says).
-    const order = since !== null && until !== null && since === until ? windowOrderProblem({ since, until }, values) : null;
+    // A start at the end of an --until day (--since 2026-03-30 --until 2026-03-29), two equal times, or a start after
+    // now with no end, is an empty window that exportParquet would take: refused as report refuses it (a start after
+    // the end, exportParquet says).
+    const order = since !== null && (until === null ? since > now / 1000 : since === until) ? windowOrderProblem({ since, until: until ?? now / 1000 }, values) : null;
     if (order !== null) throw new HermeticError('HERMETIC_EXPORT_INVALID', order);
     const summary = exportParquet(db, { out: values.out, since, until, now, includeLocalOnly: values['include-local-only'] === true });
     if (values.json) console.log(terminalSafeJson(JSON.stringify(summary, null, 2)));
