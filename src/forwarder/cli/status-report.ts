@@ -87,13 +87,23 @@ const NO_CURSORS = (): Cursors => ({ row: null, identity: null, maxMessageId: 0,
 const iso = (t: number | null | undefined) => (typeof t === 'number' ? new Date(t * 1000).toISOString() : null);
 
 /**
+ * `db` when it holds a dataset, else null (closed): an empty file, or another SQLite file, named hermetic.db has version 0
+ * and none of its tables yet; the next pass makes them in it (as report's upgrade does), so it reads as not created.
+ */
+function heldDataset(db: Db): Db | null {
+  if (db.pragma('user_version', { simple: true }) !== 0) return db;
+  db.close();
+  return null;
+}
+
+/**
  * Everything `status` says of the dataset in `home` and the stores it reads (`stateDbs` as --state-db gives them),
  * and whether the dataset stores text through the redactor (said on the terminal, not in the JSON).
  * @example const { report } = await statusReport('/home/me/.hermetic', []);
  */
 export async function statusReport(home: string, stateDbs: readonly string[]): Promise<{ report: StatusReport; redacted: boolean }> {
   const datasetPath = join(home, DATASET_FILE);
-  const db = existsSync(datasetPath) ? openDatasetReadOnly(home) : null;
+  const db = existsSync(datasetPath) ? heldDataset(openDatasetReadOnly(home)) : null;
   // Sessions the usage policy ignored count as pending once it no longer does (the next pass reads them).
   const resolver = createPolicyResolver({ stateDir: home, now: Date.now });
   const ignored = stillIgnored(resolver);

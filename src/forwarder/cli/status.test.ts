@@ -1,7 +1,12 @@
 // What `hermetic status` says in words: how long changes have waited, and the row issues a store's sessions have.
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import Database from 'better-sqlite3';
+import { tempDir } from '../../state-db/testing/fixtures.js';
 import { lagText, quarantineText, rowIssuesText, sinkLagText, sizeLine } from './status.js';
+import { statusReport } from './status-report.js';
 
 test('a lag reads in the two largest units a person needs', () => {
   assert.deepEqual([0, 42.4, 59.6, 60, 3599, 3600, 3659, 3660, 86399, 86400, 90000, 12 * 86400 + 3 * 3600 + 5].map(lagText),
@@ -35,4 +40,22 @@ test('the dataset\'s size; its free pages too, with how to give them back, when 
   assert.equal(sizeLine({ bytes: 40e6, free_bytes: 15e6 }), 'size: 40.0 MB');
   assert.equal(sizeLine({ bytes: 797_319_168, free_bytes: 346_000_000 }),
     'size: 797.3 MB, of which 346.0 MB free pages SQLite reuses for later writes (VACUUM it with any SQLite client, while no forwarder runs, to give them back)');
+});
+
+test('a hermetic.db with no dataset in it yet (an empty file, another SQLite file) is said as not created, not as a bug', async () => {
+  const { dir, cleanup } = tempDir('hermetic-status-empty-');
+  try {
+    const path = join(dir, 'hermetic.db');
+    const none = join(dir, 'hermes');
+    writeFileSync(path, '');
+    const empty = (await statusReport(dir, [none])).report;
+    assert.deepEqual([empty.dataset_exists, empty.dataset_size, Object.values(empty.rows).every((n) => n === 0)], [false, null, true]);
+    assert.deepEqual(empty.stores.map((s) => [s.path, s.error_kind]), [[none, 'missing']]);
+    const other = new Database(path);
+    other.exec('CREATE TABLE t (x)');
+    other.close();
+    assert.equal((await statusReport(dir, [none])).report.dataset_exists, false);
+  } finally {
+    cleanup();
+  }
 });
