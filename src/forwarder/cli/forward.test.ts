@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { tempDir } from '../../state-db/testing/fixtures.js';
 import { emptyResult } from '../pipeline/result.js';
-import { forwardCommand, otherMovesLines, passFailedEvent, tickEvents, tickLine } from './forward.js';
+import { forwardCommand, otherMovesLines, passFailedEvent, stateLine, tickEvents, tickLine } from './forward.js';
 import { printed } from '../../shared/testing/console.js';
 
 const tick = (over: Partial<ReturnType<typeof emptyResult>>) => ({
@@ -145,4 +145,17 @@ test('a tick that only moved sessions by the usage policy says so, each way, in 
   assert.deepEqual(otherMovesLines(other, AT, false), ['forward: /o/state.db: 2 sessions moved to full by the usage policy (a store this tick did not read)']);
   assert.deepEqual(otherMovesLines(other, AT, true), [{ event: 'hermetic.policy_moves', at: AT, store: '/o/state.db', moved_to_local_only: 0, moved_to_full: 2 }]);
   assert.deepEqual(otherMovesLines([], AT, true), []);
+});
+
+test('a store is said read again after an error only: a warning that clears (the dataset replaced) left it read all along', () => {
+  const where = { missing: false, gone: false, once: false };
+  const replaced = 'the dataset at /d/hermetic.db was removed or replaced while this forwarder ran: it writes to the file there now';
+  const said: (string | null)[] = [];
+  let before: string | undefined;
+  for (const r of [tick({}), tick({ warning: replaced }), tick({}), tick({}), tick({ error: missingOpen }), tick({}), tick({})]) {
+    const { state, line } = stateLine(r, before, { ...where, missing: r.error !== null });
+    said.push(line);
+    before = state;
+  }
+  assert.deepEqual(said, [null, `hermetic: warning: ${replaced}`, null, null, `hermetic: ${missingOpen.message}; waiting for it to appear [${missingOpen.code}]`, 'hermetic: reading /h/state.db again', null]);
 });

@@ -106,6 +106,22 @@ export function otherMovesLines(moves: readonly StoreMoves[], at: string, json: 
   });
 }
 
+/**
+ * A store's state after a tick, and the line that says it when it changed from `before` (the state said last), else
+ * null: idle and error states are said once per change, not every tick. The loop waits for a missing store (one it
+ * read before: for it to come back); --once says it read nothing there, as backfill does. "Reading it again" follows
+ * an error only: a warning that clears (the dataset replaced under the loop) left the store read all along.
+ * @example stateLine(result, said.get(result.store), { missing: false, gone: false, once: false })
+ */
+export function stateLine(r: StepResult, before: string | undefined, where: { missing: boolean; gone: boolean; once: boolean }): { state: string; line: string | null } {
+  const state = r.error ? `${r.error.code}:${r.error.message}` : r.warning ? `warn:${r.warning}` : 'ok';
+  if (before === state) return { state, line: null };
+  const waits = where.gone ? '; waiting for it to come back' : '; waiting for it to appear';
+  if (r.error) return { state, line: `hermetic: ${r.error.message}${where.missing ? (where.once ? '; nothing was read' : waits) : ''} [${r.error.code}]` };
+  if (r.warning) return { state, line: `hermetic: warning: ${r.warning}` };
+  return { state, line: before !== undefined && !before.startsWith('warn:') ? `hermetic: reading ${r.store} again` : null };
+}
+
 /** A tick the dataset (or the usage-policy list) stopped before any store was done: `hermes.poll_failed` for no store. */
 export function passFailedEvent(e: { code: string; message: string }, at: string): Record<string, unknown> {
   return { event: EVENTS.pollFailed, at, store: null, profile: null, error: { code: e.code, message: e.message }, error_kind: errorKind(e) };
@@ -177,17 +193,9 @@ async function forward(values: FlagValues<typeof FLAGS>, stop: StopRequest | nul
   const report = (results: StepResult[], once: boolean) => {
     if (values.json) for (const line of tickEvents(results, (s) => missing.has(s), idle, new Date().toISOString(), (s) => gone.has(s))) json(line);
     for (const r of results) {
-      // Idle and error states are said once per change, not every tick.
-      const state = r.error ? `${r.error.code}:${r.error.message}` : r.warning ? `warn:${r.warning}` : 'ok';
-      if (said.get(r.store) !== state) {
-        // The loop waits for a missing store (one it read before: for it to come back); --once says it read nothing
-        // there, as backfill does.
-        const waits = gone.has(r.store) ? '; waiting for it to come back' : '; waiting for it to appear';
-        if (r.error) say(`hermetic: ${r.error.message}${missing.has(r.store) ? (once ? '; nothing was read' : waits) : ''} [${r.error.code}]`);
-        else if (r.warning) say(`hermetic: warning: ${r.warning}`);
-        else if (said.has(r.store)) say(`hermetic: reading ${r.store} again`);
-        said.set(r.store, state);
-      }
+      const { state, line } = stateLine(r, said.get(r.store), { missing: missing.has(r.store), gone: gone.has(r.store), once });
+      if (line !== null) say(line);
+      said.set(r.store, state);
       if (values.json) continue;
       if (r.sessionsWritten + r.sessionsPartial + r.sessionsRemoved + r.sessionsQuarantined + r.sessionsIgnored + r.delegationsWritten + r.delegationsRemoved + r.sessionsToLocalOnly + r.sessionsToFull > 0) {
         say(tickLine(r));
