@@ -115,6 +115,8 @@ describe('parseTime (backfill\'s --since and --until)', () => {
     refused('2026-03-01T10:60Z', '--since "2026-03-01T10:60Z" is not a real time: minutes run from 00 to 59.');
     refused('2026-03-01T10:00:60', '--since "2026-03-01T10:00:60" is not a real time: seconds run from 00 to 59.');
     refused('999999999d', '--since 999999999d reaches back more than 100 years; leave --since out for everything.');
+    // backfill has no --period: a date before 1970 is said as a look back too long is.
+    refused('1969-12-31', '--since 1969-12-31 is before 1970, when no usage can have been recorded; leave --since out for everything.');
     refused('soon', '--since must be a duration such as 7d, 12h or 30m, or an ISO date such as 2026-11-01; got "soon".');
   });
 

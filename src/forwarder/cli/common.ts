@@ -60,7 +60,7 @@ export function parseTime(flag: string, text: string, nowSeconds: number, zone: 
     return nowSeconds - ago;
   }
   if (readIsoTime(text.trim()) === null) usageError(`--${flag} must be a duration such as 7d, 12h or 30m, or an ISO date such as 2026-11-01; got "${text}".`);
-  return parsePoint(flag, text, nowSeconds, zone, end);
+  return parsePoint(flag, text, nowSeconds, zone, end, `leave --${flag} out for everything`);
 }
 
 /** A file's size as a person reads it (src/shared/byte-size.ts). */

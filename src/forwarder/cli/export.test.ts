@@ -77,6 +77,11 @@ test('a --since or --until that names no real date or time is refused (exit 2), 
   for (const [flag, value, why] of impossible) {
     assert.deepEqual(await hermetic('export', 'parquet', '--out', out, flag, value, ...home), { code: 2, out: '', err: refused(`${flag} ${why}.`, 'HERMETIC_CLI_USAGE') });
   }
+  // export has no --period: what reaches back past 1970 says to leave the flag out.
+  for (const value of ['1969-12-31', '99999d']) {
+    const why = value === '99999d' ? 'reaches back more than 100 years' : 'is before 1970, when no usage can have been recorded';
+    assert.deepEqual(await hermetic('export', 'parquet', '--out', out, '--since', value, ...home), { code: 2, out: '', err: refused(`--since ${value} ${why}; leave --since out for everything.`, 'HERMETIC_CLI_USAGE') });
+  }
   assert.ok(!existsSync(out), 'nothing written');
   const leap = await hermetic('export', 'parquet', '--out', join(tmp.dir, 'out-leap'), '--since', '2028-02-29', '--until', '2028-02-29', '--json', ...home);
   assert.equal(leap.code, 0, leap.err);

@@ -55,8 +55,8 @@ export async function exportCommand(argv: string[], io: ExportIo = {}): Promise<
   try {
     // --since/--until read as `hermetic report` reads them (7d, 4w, 12h, ISO dates at the ledger's local midnight).
     const zone = ledgerZone(db);
-    const since = values.since === undefined ? null : parsePoint('since', values.since, now / 1000, zone);
-    const until = values.until === undefined ? null : parsePoint('until', values.until, now / 1000, zone, true);
+    const since = values.since === undefined ? null : parsePoint('since', values.since, now / 1000, zone, false, 'leave --since out for everything');
+    const until = values.until === undefined ? null : parsePoint('until', values.until, now / 1000, zone, true, 'leave --until out for everything');
     // A start at the end of an --until day (--since 2026-03-30 --until 2026-03-29), two equal times, or a start after
     // now with no end, is an empty window that exportParquet would take: refused as report refuses it (a start after
     // the end, exportParquet says).

@@ -28,15 +28,16 @@ export function addDays(day: string, n: number): string {
  * A point in time from `7d` (whole days and weeks count back from today's local midnight: `1d` is today's start,
  * `7d` the start of the day six days ago), `12h`/`30m` (that long before now), `YYYY-MM-DD` (its local midnight, or,
  * as an end, the next day's: the day is included), or an ISO date-time (a zone offset, else local wall time). A date
- * or time that does not exist (2026-02-30, 2026-02-29, 25:00, 24:00, 10:60) is refused.
+ * or time that does not exist (2026-02-30, 2026-02-29, 25:00, 24:00, 10:60) is refused. `everything`: how a command
+ * that reaches back past 1970 gets all of it instead (report's --period all; leaving the flag out elsewhere).
  */
-export function parsePoint(flag: string, text: string, now: number, zone: Zone, end = false): number {
+export function parsePoint(flag: string, text: string, now: number, zone: Zone, end = false, everything = 'use --period all for everything'): number {
   const t = text.trim();
   const ago = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)$/.exec(t);
   if (ago) {
     const n = Number(ago[1]);
     // Hermes has no usage from before 1970: a longer look back is a typo, and past this dates stop being dates.
-    if (n * UNIT_SECONDS[ago[2]!]! > MAX_BACK) usageError(`--${flag} ${t} reaches back more than 100 years; use --period all for everything.`);
+    if (n * UNIT_SECONDS[ago[2]!]! > MAX_BACK) usageError(`--${flag} ${t} reaches back more than 100 years; ${everything}.`);
     if (ago[2] === 'd' || ago[2] === 'w') {
       const days = ago[2] === 'w' ? n * 7 : n;
       if (!Number.isInteger(days)) usageError(`--${flag} counts whole days: ${t} is not a whole number of days.`);
@@ -49,7 +50,7 @@ export function parsePoint(flag: string, text: string, now: number, zone: Zone, 
   if (iso !== null) {
     if ('problem' in iso) usageError(`--${flag} ${iso.problem}.`);
     // As a look back of more than 100 years: before 1970 there is no usage, and dates stop being read as dates.
-    if (Number(iso.day.slice(0, 4)) < 1970) usageError(`--${flag} ${t} is before 1970, when no usage can have been recorded; use --period all for everything.`);
+    if (Number(iso.day.slice(0, 4)) < 1970) usageError(`--${flag} ${t} is before 1970, when no usage can have been recorded; ${everything}.`);
     const t0 = iso.time === null ? zone.startOfDay(end ? addDays(iso.day, 1) : iso.day)
       : iso.offsetMinutes === null ? zone.timeOf(iso.day, iso.time.hour, iso.time.minute) + iso.time.second : utcSeconds(iso);
     // The end of 9999-12-31 is in the year 10000, which no window (nor its ISO times, in --json) can name.
