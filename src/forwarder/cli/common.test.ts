@@ -4,7 +4,9 @@
 // Also: backfill's --since/--until read strictly (an impossible date is refused, never rolled over), and a missing
 // store said as HERMETIC_READER_PATH, and no store at all said with the folders searched.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ERROR_CODES } from '../../shared/errors.js';
 import { emptyResult } from '../pipeline/result.js';
@@ -152,5 +154,16 @@ describe('no store found, in the commands\' words', () => {
     assert.equal(noStoreFound({ HERMES_HOME: '' }, '/home/u').message, e.message);
     assert.match(noStoreFound({ HERMES_HOME: '/srv/hermes' }, '/home/u').message, /\(looked for \/srv\/hermes\/state\.db, \/home\/u\/\.hermes\/state\.db and the profiles\/<name>\/state\.db beside them\); give/);
     assert.match(noStoreFound({ HERMES_HOME: '/home/u/.hermes/' }, '/home/u').message, /\(looked for \/home\/u\/\.hermes\/state\.db and the profiles\/<name>\/state\.db beside it\); give/);
+  });
+
+  it('a HERMES_HOME that names a file (the store itself) is said as one, with the folder it should name', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hermetic-hermes-home-file-'));
+    try {
+      const store = join(dir, 'state.db');
+      writeFileSync(store, '');
+      assert.equal(noStoreFound({ HERMES_HOME: store }, '/home/u').message, `No Hermes store was found (looked for ${store}/state.db, /home/u/.hermes/state.db and the profiles/<name>/state.db beside them; HERMES_HOME names a file, not Hermes's folder: set it to ${dir}); give --state-db PATH, or make one to try with "hermetic statedb generate --out state.db".`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

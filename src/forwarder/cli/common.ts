@@ -1,7 +1,7 @@
 // What the forwarder commands share: their flags, durations and times as people write them, the summary line, and
 // the event names and error kinds of their JSON lines (decision 0052).
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { looksLikePath, usageError, type FlagSpec } from '../../cli/args.js';
 import { HermeticError, type ErrorCode } from '../../shared/errors.js';
 import { readIsoTime } from '../../shared/iso-time.js';
@@ -21,9 +21,10 @@ import type { ShipResult } from '../sinks/remote/shipper.js';
  * @example whereLooked({}, '/home/u') // '/home/u/.hermes/state.db and the profiles/<name>/state.db beside it; HERMES_HOME is not set'
  */
 export function whereLooked(env: NodeJS.ProcessEnv = process.env, userHome: string = homedir()): string {
-  const { roots, hermesHomeSet } = searchedHomes({ userHome }, env);
+  const { roots, hermesHomeSet, hermesHomeFile } = searchedHomes({ userHome }, env);
   const stores = roots.map((r) => join(r, 'state.db'));
-  return terminalText(`${stores.join(', ')} and the profiles/<name>/state.db beside ${roots.length === 1 ? 'it' : 'them'}${hermesHomeSet ? '' : '; HERMES_HOME is not set'}`);
+  const hermesHome = !hermesHomeSet ? '; HERMES_HOME is not set' : hermesHomeFile ? `; HERMES_HOME names a file, not Hermes's folder: set it to ${dirname(hermesHomeFile)}` : '';
+  return terminalText(`${stores.join(', ')} and the profiles/<name>/state.db beside ${roots.length === 1 ? 'it' : 'them'}${hermesHome}`);
 }
 
 /** What backfill and `forward --once` say when no Hermes store is anywhere they look (HERMETIC_READER_OPEN, exit 1). */

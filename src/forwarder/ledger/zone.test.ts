@@ -40,3 +40,13 @@ test('the ledger\'s zone: the option, HERMETIC_TZ, the zone it was built in, the
     return true;
   });
 });
+
+test('a zone typed in another letter case is the zone as Intl spells it; other names stay as typed', () => {
+  // One spelling per zone: a case variant would be another `ledger_time_zone`, and rebuild the whole ledger for it.
+  assert.equal(explicitTimeZone(undefined, { HERMETIC_TZ: 'america/new_york' }), 'America/New_York');
+  assert.equal(explicitTimeZone('utc'), 'UTC');
+  assert.equal(explicitTimeZone('EUROPE/BERLIN'), 'Europe/Berlin');
+  // ICU would rename these (an older spelling, a link's target): they are kept as the user named them.
+  assert.equal(explicitTimeZone('Asia/Kathmandu'), 'Asia/Kathmandu');
+  assert.equal(explicitTimeZone('US/Eastern'), 'US/Eastern');
+});

@@ -44,8 +44,11 @@ export function explicitTimeZone(option?: string, env: NodeJS.ProcessEnv = proce
   const name = option ?? (env.HERMETIC_TZ || undefined);
   if (name === undefined) return undefined;
   try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return name; // as named: ICU would rename some (Asia/Kathmandu → Asia/Katmandu)
+    const spelled = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+    // As named: ICU would rename some (Asia/Kathmandu → Asia/Katmandu, a link to its target). Only the letter case is
+    // Intl's (america/new_york → America/New_York): one spelling a zone, so a case variant is not another zone to
+    // rebuild the ledger in, nor a lower-case title.
+    return spelled.toLowerCase() === name.toLowerCase() ? spelled : name;
   } catch {
     throw new HermeticError('HERMETIC_OPTIONS_INVALID', `"${name}"${option === undefined ? ' (HERMETIC_TZ)' : ''} is not a time zone; use an IANA name such as Europe/Berlin, or UTC.`);
   }

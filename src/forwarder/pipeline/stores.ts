@@ -1,7 +1,9 @@
 // The stores a forwarder's passes read: discovered (reader/discover.ts) with HERMES_HOME resolved, a PostgreSQL store
 // through its mirror, a store under another spelling of a file the dataset knows kept under that key; a store file a
 // pass found, gone since, kept in later passes as not there; and a store that vanished under its step said removed.
+import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
+import { resolve } from 'node:path';
 import { discoverStores, spelledAsKnown, storeFile, storeRoots, type StoreRef } from '../reader/discover.js';
 import { mirrorFile } from '../reader/postgres/settings.js';
 import type { Sink } from '../sinks/sink.js';
@@ -28,13 +30,14 @@ function hermesHomeOf(search: StoreSearch, env: NodeJS.ProcessEnv): string | und
 }
 
 /**
- * The Hermes homes findStores searches when no --state-db is given (HERMES_HOME's first, when set), and whether
- * HERMES_HOME was set: what the commands say when they found no store.
+ * The Hermes homes findStores searches when no --state-db is given (HERMES_HOME's first, when set), whether
+ * HERMES_HOME was set, and the file it names when it names one (a store, not Hermes's folder): what the commands say
+ * when they found no store.
  * @example searchedHomes({ userHome: '/home/u' }, {}) // { roots: ['/home/u/.hermes'], hermesHomeSet: false }
  */
-export function searchedHomes(search: StoreSearch = {}, env: NodeJS.ProcessEnv = process.env): { roots: string[]; hermesHomeSet: boolean } {
+export function searchedHomes(search: StoreSearch = {}, env: NodeJS.ProcessEnv = process.env): { roots: string[]; hermesHomeSet: boolean; hermesHomeFile: string | null } {
   const hermesHome = hermesHomeOf(search, env) || undefined;
-  return { roots: storeRoots({ home: search.userHome ?? homedir(), hermesHome }), hermesHomeSet: hermesHome !== undefined };
+  return { roots: storeRoots({ home: search.userHome ?? homedir(), hermesHome }), hermesHomeSet: hermesHome !== undefined, hermesHomeFile: hermesHome !== undefined && statSync(hermesHome, { throwIfNoEntry: false })?.isFile() ? resolve(hermesHome) : null };
 }
 
 /**

@@ -2,7 +2,7 @@
 // by the writer's opener and the read-only one alike, and never met later by a statement as a bug.
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
-import { copyFileSync, readdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -68,6 +68,21 @@ test('a new dataset whose tables do not fit on the disk is refused in words, as 
       && e.message === `Cannot create the dataset's tables at ${join(home, DATASET_FILE)}: the disk is full. Nothing of it was changed: make room and run this again.`);
   } finally {
     disk?.release();
+    cleanup();
+  }
+});
+
+test('a folder named hermetic.db is said as a folder, by both openers, not as SQLite\'s disk I/O error', () => {
+  const { dir, cleanup } = tempDir('hermetic-dataset-folder-');
+  try {
+    const path = join(dir, DATASET_FILE);
+    mkdirSync(path);
+    const said = (e: Error & { code?: string }) => e.code === 'HERMETIC_DATASET_OPEN'
+      && e.message === `Cannot open the dataset at ${path}: it is a folder, not a dataset file; move it aside, and the next backfill or forward makes the dataset there.`;
+    assert.throws(() => openDataset(dir), said);
+    assert.throws(() => openDatasetReadOnly(dir), said);
+    assert.deepEqual(readdirSync(path), [], 'nothing made inside it');
+  } finally {
     cleanup();
   }
 });

@@ -1,7 +1,7 @@
 // The embedded dataset: one SQLite file (default ~/.hermetic/hermetic.db) in WAL mode so queries run while the
 // forwarder writes, its schema generated from dataset/columns.ts and versioned with `PRAGMA user_version`.
 import Database from 'better-sqlite3';
-import { accessSync, chmodSync, constants, existsSync, rmSync } from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { HermeticError } from '../../../shared/errors.js';
 import { folderNotWritable, openPrivateCopy, type Db } from '../../../shared/sqlite.js';
@@ -257,6 +257,7 @@ export function openDatasetFile(home: string, path: string, journal: 'wal' | 'as
   let db: Db | null = null;
   try {
     makeDirs(home, 'HERMETIC_DATASET_OPEN', 0o700);
+    refuseFolder(path);
     const fresh = !existsSync(path);
     db = new Database(path);
     db.pragma('busy_timeout = 5000');
@@ -295,6 +296,17 @@ export function openDatasetFile(home: string, path: string, journal: 'wal' | 'as
   }
 }
 
+/** A folder where the dataset file goes, said as one: SQLite says "disk I/O error" or "unable to open database file". */
+function refuseFolder(path: string): void {
+  let folder = false;
+  try {
+    folder = statSync(path).isDirectory();
+  } catch {
+    // Not there, or not to be looked at: opening it says why.
+  }
+  if (folder) throw new HermeticError('HERMETIC_DATASET_OPEN', `Cannot open the dataset at ${path}: it is a folder, not a dataset file; move it aside, and the next backfill or forward makes the dataset there.`);
+}
+
 /**
  * Opens the dataset strictly read-only (`report`, `query`, `status`, `web`, `export`); it must exist. In a folder this
  * user may not write (read-only media, a backup, another user's dataset shared read-only) SQLite cannot make the
@@ -308,6 +320,7 @@ export function openDatasetReadOnly(home: string): Db {
     if (building) throw new HermeticError('HERMETIC_DATASET_OPEN', `There is no dataset at ${path} yet: the first pass of a backfill or forward (process ${building.pid}) is writing it, and it appears when that pass ends; try again then.`);
     throw new HermeticError('HERMETIC_DATASET_OPEN', `There is no dataset at ${path} yet; run "hermetic backfill" first.`);
   }
+  refuseFolder(path);
   try {
     return checkedReadOnly(path, new Database(path, { readonly: true, fileMustExist: true }));
   } catch (e) {
