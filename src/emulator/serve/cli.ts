@@ -69,8 +69,8 @@ Options:
   --profile NAME[=KEY]      also serve Hermes profile NAME under /p/NAME/ with
                             its own API key (repeatable); without =KEY the key
                             is HERMETIC_PROFILE_<NAME>_KEY, else none: every
-                            request 401, as Hermes (so with a KEY under 16
-                            characters)
+                            request 401, as Hermes (a KEY under 16 characters
+                            counts as none)
   --admin-key K             require K on every /__admin route but
                             GET /__admin/health and the console's files
                             (GET /__admin/ui/), as "x-hermetic-admin-key: K" or
